@@ -1,0 +1,754 @@
+//! The chunk payload (what a frame's compressed bytes decompress to), in four sections:
+//!
+//! 1. **keyframe**: the entities alive at the chunk's start (id, kind, flags, absolute pose), so
+//!    every chunk decodes on its own;
+//! 2. **snapshot** (only if the chunk's snapshot flag is set): `varint length` + opaque user bytes;
+//! 3. **event stream**: `varint byte length`, then per non-empty tick `varint tick (relative to the
+//!    chunk start)`, `u16 BE event count`, events in stream encoding (the batch encoding, except
+//!    that `EntityAdd` and `Teleport` carry no pose and `Pose`/`Position`/`Rotation` do not appear:
+//!    every pose lives in section 4);
+//! 4. **movement**: per entity the relative ticks of its pose samples (as runs), its teleport
+//!    resets, then column by column (x, y, z, yaw, pitch) each entity's predictor and divisor, and
+//!    then each column's residuals for all entities together (like values grouped, for zstd).
+//!
+//! Chunks are compressed with zstd into frames (see [`crate::format::frame`]).
+
+use std::collections::HashMap;
+
+use crate::error::{Error, Result};
+use crate::format::bytes::{ByteReader, put_ivarint, put_uvarint};
+use crate::format::event::{Event, kind};
+use crate::format::frame::FrameHeader;
+use crate::format::index::{FLAG_CUSTOM_EVENTS, FLAG_SNAPSHOT};
+use crate::format::movement::{self, ColumnCoding, PREDICTOR_COUNT};
+use crate::format::pose::Pose;
+use crate::format::state::{EntityState, EntityTable};
+use crate::format::{DATA_VERSION, Limits};
+
+/// Accumulates the ticks of one chunk and encodes its payload. Reusable across chunks (buffers
+/// keep their capacity, so steady-state encoding does not allocate).
+#[derive(Debug, Default)]
+pub struct ChunkEncoder {
+    start_tick: u32,
+    last_tick: Option<u32>,
+    keyframe: Vec<EntityState>,
+    snapshot: Option<Vec<u8>>,
+    stream: Vec<u8>,
+    flags: u8,
+    tracks: HashMap<u32, TrackBuf>,
+    event_count: u64,
+    sample_count: u64,
+    scratch: Vec<i64>,
+    codings: Vec<ColumnCoding>,
+    order: Vec<u32>,
+}
+
+#[derive(Debug, Default)]
+struct TrackBuf {
+    ticks: Vec<u32>,
+    cols: [Vec<i64>; 5],
+    resets: Vec<u32>,
+}
+
+impl TrackBuf {
+    fn clear(&mut self) {
+        self.ticks.clear();
+        self.resets.clear();
+        for c in &mut self.cols {
+            c.clear();
+        }
+    }
+    fn sample(&mut self, rel: u32, pose: &Pose, reset: bool) {
+        let p = pose.to_array();
+        if self.ticks.last() == Some(&rel) {
+            for (c, v) in self.cols.iter_mut().zip(p) {
+                *c.last_mut().expect("sample present") = v;
+            }
+        } else {
+            self.ticks.push(rel);
+            for (c, v) in self.cols.iter_mut().zip(p) {
+                c.push(v);
+            }
+        }
+        let idx = (self.ticks.len() - 1) as u32;
+        if reset && self.resets.last() != Some(&idx) {
+            self.resets.push(idx);
+        }
+    }
+}
+
+impl ChunkEncoder {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Starts a new chunk at `start_tick` whose keyframe is `table`'s current state.
+    pub fn begin(&mut self, start_tick: u32, table: &EntityTable, snapshot: Option<Vec<u8>>) {
+        self.start_tick = start_tick;
+        self.last_tick = None;
+        self.keyframe.clear();
+        self.keyframe.extend(table.entities.values().copied());
+        self.flags = if snapshot.is_some() { FLAG_SNAPSHOT } else { 0 };
+        self.snapshot = snapshot;
+        self.stream.clear();
+        self.event_count = 0;
+        self.sample_count = 0;
+        // Drop tracks of entities that were idle for a whole chunk; clear the rest.
+        self.tracks.retain(|_, t| !t.ticks.is_empty());
+        for t in self.tracks.values_mut() {
+            t.clear();
+        }
+    }
+
+    /// Whether any tick has been added since `begin`.
+    pub fn is_empty(&self) -> bool {
+        self.last_tick.is_none()
+    }
+    pub fn start_tick(&self) -> u32 {
+        self.start_tick
+    }
+    pub fn last_tick(&self) -> Option<u32> {
+        self.last_tick
+    }
+    pub fn has_snapshot(&self) -> bool {
+        self.snapshot.is_some()
+    }
+    /// Rough uncompressed size so far (for cutting chunks by bytes).
+    pub fn approx_bytes(&self) -> usize {
+        self.stream.len()
+            + self.sample_count as usize * 6
+            + self.snapshot.as_ref().map_or(0, Vec::len)
+            + self.keyframe.len() * 24
+    }
+    pub fn event_count(&self) -> u64 {
+        self.event_count
+    }
+    pub fn sample_count(&self) -> u64 {
+        self.sample_count
+    }
+
+    /// Adds one tick's events, applying them to `table` (the writer's running state).
+    /// Ticks must increase strictly within a chunk.
+    pub fn push_tick(&mut self, tick: u32, events: &[Event], table: &mut EntityTable) -> Result<()> {
+        if tick < self.start_tick || self.last_tick.is_some_and(|l| tick <= l) {
+            return Err(Error::invalid(format!(
+                "tick {tick} is not after the previous tick {:?} of the chunk starting at {}",
+                self.last_tick, self.start_tick
+            )));
+        }
+        if events.len() > u16::MAX as usize {
+            return Err(Error::invalid("more than 65535 events in one tick"));
+        }
+        let rel = tick - self.start_tick;
+        let record_start = self.stream.len();
+        put_uvarint(&mut self.stream, u64::from(rel));
+        let count_pos = self.stream.len();
+        self.stream.extend_from_slice(&[0, 0]);
+        let mut count: u32 = 0;
+        for e in events {
+            // A pose for an entity never added adds it implicitly (kind 0), so that readers, which
+            // never see pose events in the stream, rebuild the same entity table as the writer.
+            if matches!(
+                e,
+                Event::Pose { .. } | Event::Position { .. } | Event::Rotation { .. } | Event::Teleport { .. }
+            ) {
+                let id = e.entity().expect("pose events name an entity");
+                if table.get(id).is_none() {
+                    table.apply(&Event::EntityAdd {
+                        entity: id,
+                        kind: 0,
+                        pose: Pose::default(),
+                    });
+                    self.stream.push(kind::ENTITY_ADD);
+                    put_uvarint(&mut self.stream, u64::from(id));
+                    put_uvarint(&mut self.stream, 0);
+                    count += 1;
+                }
+            }
+            let moved = table.apply(e);
+            match e {
+                Event::EntityAdd { entity, kind: k, .. } => {
+                    self.stream.push(kind::ENTITY_ADD);
+                    put_uvarint(&mut self.stream, u64::from(*entity));
+                    put_uvarint(&mut self.stream, u64::from(*k));
+                    count += 1;
+                }
+                Event::Teleport { entity, .. } => {
+                    self.stream.push(kind::TELEPORT);
+                    put_uvarint(&mut self.stream, u64::from(*entity));
+                    count += 1;
+                }
+                Event::Pose { .. } | Event::Position { .. } | Event::Rotation { .. } => {}
+                Event::Custom { .. } | Event::Extension { .. } => {
+                    self.flags |= FLAG_CUSTOM_EVENTS;
+                    e.encode(&mut self.stream);
+                    count += 1;
+                }
+                other => {
+                    other.encode(&mut self.stream);
+                    count += 1;
+                }
+            }
+            if moved {
+                let id = e.entity().expect("pose events name an entity");
+                let pose = table.get(id).expect("entity just updated").pose;
+                let reset = matches!(e, Event::Teleport { .. });
+                let t = self.tracks.entry(id).or_default();
+                let before = t.ticks.len();
+                t.sample(rel, &pose, reset);
+                self.sample_count += (t.ticks.len() - before) as u64;
+            }
+        }
+        if count == 0 {
+            self.stream.truncate(record_start);
+        } else {
+            let count = u16::try_from(count).map_err(|_| {
+                self.stream.truncate(record_start);
+                Error::invalid("more than 65535 stored events in one tick")
+            })?;
+            self.stream[count_pos..count_pos + 2].copy_from_slice(&count.to_be_bytes());
+            self.event_count += u64::from(count);
+        }
+        self.last_tick = Some(tick);
+        Ok(())
+    }
+
+    /// Index/frame flags of the chunk being built.
+    pub fn flags(&self) -> u8 {
+        self.flags
+    }
+
+    /// Encodes the payload (uncompressed). The chunk spans `start_tick..=last_tick`.
+    pub fn encode_payload(&mut self, out: &mut Vec<u8>) {
+        out.clear();
+        // 1. keyframe
+        put_uvarint(out, self.keyframe.len() as u64);
+        let mut prev = 0u32;
+        for (i, e) in self.keyframe.iter().enumerate() {
+            put_uvarint(out, u64::from(if i == 0 { e.id } else { e.id - prev }));
+            prev = e.id;
+            put_uvarint(out, u64::from(e.kind));
+            put_uvarint(out, u64::from(e.flags));
+            for v in e.pose.to_array() {
+                put_ivarint(out, v);
+            }
+        }
+        // 2. snapshot
+        if let Some(s) = &self.snapshot {
+            put_uvarint(out, s.len() as u64);
+            out.extend_from_slice(s);
+        }
+        // 3. event stream
+        put_uvarint(out, self.stream.len() as u64);
+        out.extend_from_slice(&self.stream);
+        // 4. movement
+        self.order.clear();
+        self.order.extend(
+            self.tracks
+                .iter()
+                .filter(|(_, t)| !t.ticks.is_empty())
+                .map(|(id, _)| *id),
+        );
+        self.order.sort_unstable();
+        put_uvarint(out, self.order.len() as u64);
+        let mut prev = 0u32;
+        for (i, id) in self.order.iter().enumerate() {
+            let t = &self.tracks[id];
+            put_uvarint(out, u64::from(if i == 0 { *id } else { id - prev }));
+            prev = *id;
+            encode_runs(&t.ticks, out);
+            put_uvarint(out, t.resets.len() as u64);
+            let mut p = 0u32;
+            for &r in &t.resets {
+                put_uvarint(out, u64::from(r - p));
+                p = r;
+            }
+        }
+        let n = self.order.len();
+        self.codings.resize_with(n * 5, ColumnCoding::default);
+        for col in 0..5 {
+            for (i, id) in self.order.iter().enumerate() {
+                let t = &self.tracks[id];
+                let base = keyframe_value(&self.keyframe, *id, col);
+                let coding = &mut self.codings[col * n + i];
+                movement::choose(&t.cols[col], base, &t.resets, &mut self.scratch, coding);
+                out.push(coding.predictor);
+                put_uvarint(out, coding.divisor);
+            }
+        }
+        for col in 0..5 {
+            for i in 0..n {
+                for &r in &self.codings[col * n + i].residuals {
+                    put_ivarint(out, r);
+                }
+            }
+        }
+    }
+
+    /// Encodes and compresses the chunk into a frame header + compressed payload.
+    pub fn finish_frame(
+        &mut self,
+        compressor: &mut zstd::bulk::Compressor<'_>,
+        scratch: &mut Vec<u8>,
+    ) -> Result<(FrameHeader, Vec<u8>)> {
+        let last = self
+            .last_tick
+            .ok_or_else(|| Error::InvalidState("cannot finish an empty chunk".into()))?;
+        self.encode_payload(scratch);
+        let compressed = compressor.compress(scratch)?;
+        let header = FrameHeader::for_payload(
+            self.flags,
+            DATA_VERSION,
+            self.start_tick,
+            last - self.start_tick + 1,
+            u32::try_from(scratch.len()).map_err(|_| Error::limit("chunk payload over 4 GiB"))?,
+            &compressed,
+        );
+        Ok((header, compressed))
+    }
+}
+
+fn keyframe_value(keyframe: &[EntityState], id: u32, col: usize) -> Option<i64> {
+    keyframe
+        .binary_search_by_key(&id, |e| e.id)
+        .ok()
+        .map(|i| keyframe[i].pose.to_array()[col])
+}
+
+/// Sorted relative ticks as runs: `varint run count`, then per run `varint gap` (from the end of
+/// the previous run, or from 0) and `varint length`.
+fn encode_runs(ticks: &[u32], out: &mut Vec<u8>) {
+    let mut runs: Vec<(u32, u32)> = Vec::new();
+    for &t in ticks {
+        match runs.last_mut() {
+            Some((s, l)) if *s + *l == t => *l += 1,
+            _ => runs.push((t, 1)),
+        }
+    }
+    put_uvarint(out, runs.len() as u64);
+    let mut end = 0u32;
+    for (s, l) in runs {
+        put_uvarint(out, u64::from(s - end));
+        put_uvarint(out, u64::from(l));
+        end = s + l;
+    }
+}
+
+/// One entity's pose samples within a decoded chunk.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Track {
+    pub entity: u32,
+    /// Relative ticks of the samples, strictly increasing.
+    pub ticks: Vec<u32>,
+    pub poses: Vec<Pose>,
+    /// Sample indices that follow a teleport.
+    pub resets: Vec<u32>,
+}
+
+impl Track {
+    /// Index of the last sample at or before relative tick `rel`.
+    pub fn sample_at_or_before(&self, rel: u32) -> Option<usize> {
+        self.ticks.partition_point(|&t| t <= rel).checked_sub(1)
+    }
+    /// Index of the sample exactly at `rel`.
+    pub fn sample_at(&self, rel: u32) -> Option<usize> {
+        self.ticks.binary_search(&rel).ok()
+    }
+}
+
+/// The non-pose events of one tick.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TickRecord {
+    pub rel: u32,
+    /// Events in recorded order; `EntityAdd`/`Teleport` have their pose filled in.
+    pub events: Vec<Event>,
+}
+
+/// One decoded tick: pose updates first (entities that moved, by id, not already covered by an
+/// `EntityAdd` or `Teleport` of the same tick), then the other events in recorded order.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DecodedTick {
+    pub tick: u32,
+    pub events: Vec<Event>,
+}
+
+/// A fully decoded chunk.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DecodedChunk {
+    pub start_tick: u32,
+    pub tick_count: u32,
+    pub flags: u8,
+    pub keyframe: Vec<EntityState>,
+    pub snapshot: Option<Vec<u8>>,
+    pub records: Vec<TickRecord>,
+    /// Sorted by entity id.
+    pub tracks: Vec<Track>,
+}
+
+impl DecodedChunk {
+    /// Decodes a payload. `flags`, `start_tick`, `tick_count` come from the frame header.
+    pub fn decode(
+        payload: &[u8],
+        flags: u8,
+        start_tick: u32,
+        tick_count: u32,
+        limits: &Limits,
+    ) -> Result<DecodedChunk> {
+        if tick_count as usize > limits.max_chunk_ticks {
+            return Err(Error::limit(format!(
+                "chunk spans {tick_count} ticks; limit {}",
+                limits.max_chunk_ticks
+            )));
+        }
+        let mut r = ByteReader::new(payload);
+        // 1. keyframe (each entry takes at least 8 bytes)
+        let n = r.len_varint(r.remaining() / 8, "keyframe entity count")?;
+        let mut keyframe = Vec::with_capacity(n);
+        let mut id = 0u32;
+        for i in 0..n {
+            let d = r.uvarint32()?;
+            id = if i == 0 {
+                d
+            } else {
+                id.checked_add(d)
+                    .filter(|_| d > 0)
+                    .ok_or_else(|| Error::corrupt("keyframe ids not increasing"))?
+            };
+            let kind = r.uvarint32()?;
+            let flags = r.uvarint32()?;
+            let pose = crate::format::event::get_pose(&mut r)?;
+            keyframe.push(EntityState {
+                id,
+                kind,
+                flags,
+                pose,
+            });
+        }
+        // 2. snapshot
+        let snapshot = if flags & FLAG_SNAPSHOT != 0 {
+            let len = r.len_varint(r.remaining(), "snapshot length")?;
+            Some(r.bytes(len)?.to_vec())
+        } else {
+            None
+        };
+        // 3. stream
+        let stream_len = r.len_varint(r.remaining(), "event stream length")?;
+        let stream = r.bytes(stream_len)?;
+        let mut records = decode_stream(stream, tick_count)?;
+        // 4. movement
+        let tracks = decode_movement(&mut r, &keyframe, tick_count)?;
+        if !r.is_empty() {
+            return Err(Error::corrupt(format!(
+                "chunk at tick {start_tick} has {} trailing bytes",
+                r.remaining()
+            )));
+        }
+        // Fill the poses of EntityAdd / Teleport from the tracks.
+        for rec in &mut records {
+            for e in &mut rec.events {
+                if let Event::EntityAdd { entity, pose, .. } | Event::Teleport { entity, pose } = e {
+                    let t = tracks
+                        .binary_search_by_key(entity, |t| t.entity)
+                        .ok()
+                        .map(|i| &tracks[i]);
+                    let s = t.and_then(|t| t.sample_at(rec.rel).map(|s| t.poses[s]));
+                    *pose = s.ok_or_else(|| {
+                        Error::corrupt(format!(
+                            "entity {entity} added or teleported at tick {} without a pose",
+                            start_tick + rec.rel
+                        ))
+                    })?;
+                }
+            }
+        }
+        Ok(DecodedChunk {
+            start_tick,
+            tick_count,
+            flags,
+            keyframe,
+            snapshot,
+            records,
+            tracks,
+        })
+    }
+
+    /// Rough heap size, for cache accounting.
+    pub fn heap_bytes(&self) -> usize {
+        let tracks: usize = self
+            .tracks
+            .iter()
+            .map(|t| t.ticks.len() * 4 + t.poses.len() * 40 + t.resets.len() * 4 + 64)
+            .sum();
+        let records: usize = self
+            .records
+            .iter()
+            .map(|r| {
+                32 + r
+                    .events
+                    .iter()
+                    .map(|e| match e {
+                        Event::Custom { data, .. } | Event::Extension { data, .. } => {
+                            64 + data.len()
+                        }
+                        _ => 64,
+                    })
+                    .sum::<usize>()
+            })
+            .sum();
+        std::mem::size_of::<Self>()
+            + self.keyframe.len() * std::mem::size_of::<EntityState>()
+            + self.snapshot.as_ref().map_or(0, Vec::len)
+            + tracks
+            + records
+    }
+
+    /// One past the last tick of the chunk.
+    pub fn end_tick(&self) -> u64 {
+        u64::from(self.start_tick) + u64::from(self.tick_count)
+    }
+
+    /// Entity state at absolute tick `tick` (clamped into the chunk): keyframe, then every event
+    /// and pose sample up to and including `tick`.
+    pub fn state_at(&self, tick: u32) -> EntityTable {
+        let rel = tick.saturating_sub(self.start_tick);
+        let mut table = EntityTable::default();
+        for e in &self.keyframe {
+            table.entities.insert(e.id, *e);
+        }
+        for rec in self.records.iter().take_while(|r| r.rel <= rel) {
+            for e in &rec.events {
+                table.apply(e);
+            }
+        }
+        for t in &self.tracks {
+            if let Some(i) = t.sample_at_or_before(rel)
+                && let Some(s) = table.entities.get_mut(&t.entity)
+            {
+                s.pose = t.poses[i];
+            }
+        }
+        table
+    }
+
+    /// Every non-empty tick of the chunk in order, as a reader would straight-decode it.
+    pub fn ticks(&self) -> Vec<DecodedTick> {
+        let mut by_tick: Vec<Vec<(u32, Pose)>> = vec![Vec::new(); self.tick_count as usize];
+        for t in &self.tracks {
+            for (&rel, pose) in t.ticks.iter().zip(&t.poses) {
+                by_tick[rel as usize].push((t.entity, *pose));
+            }
+        }
+        let mut out = Vec::new();
+        let mut ri = 0;
+        for (rel, poses) in by_tick.into_iter().enumerate() {
+            let rel = rel as u32;
+            let rec = self.records.get(ri).filter(|r| r.rel == rel);
+            if poses.is_empty() && rec.is_none() {
+                continue;
+            }
+            let mut events = Vec::with_capacity(poses.len() + rec.map_or(0, |r| r.events.len()));
+            for (entity, pose) in poses {
+                let covered = rec.is_some_and(|r| {
+                    r.events.iter().any(|e| {
+                        matches!(e, Event::EntityAdd { entity: x, .. } | Event::Teleport { entity: x, .. } if *x == entity)
+                    })
+                });
+                if !covered {
+                    events.push(Event::Pose { entity, pose });
+                }
+            }
+            if let Some(r) = rec {
+                events.extend(r.events.iter().cloned());
+                ri += 1;
+            }
+            out.push(DecodedTick {
+                tick: self.start_tick + rel,
+                events,
+            });
+        }
+        out
+    }
+}
+
+fn decode_stream(stream: &[u8], tick_count: u32) -> Result<Vec<TickRecord>> {
+    let mut r = ByteReader::new(stream);
+    let mut records: Vec<TickRecord> = Vec::new();
+    while !r.is_empty() {
+        let rel = r.uvarint32()?;
+        if rel >= tick_count || records.last().is_some_and(|p| rel <= p.rel) {
+            return Err(Error::corrupt(format!(
+                "event stream tick {rel} out of order or outside the chunk"
+            )));
+        }
+        let count = r.u16_be()? as usize;
+        // each event takes at least 2 bytes
+        if count * 2 > r.remaining() {
+            return Err(Error::corrupt("event count larger than the stream"));
+        }
+        let mut events = Vec::with_capacity(count);
+        for _ in 0..count {
+            let k = r.u8()?;
+            let e = match k {
+                kind::ENTITY_ADD => Event::EntityAdd {
+                    entity: r.uvarint32()?,
+                    kind: r.uvarint32()?,
+                    pose: Pose::default(),
+                },
+                kind::TELEPORT => Event::Teleport {
+                    entity: r.uvarint32()?,
+                    pose: Pose::default(),
+                },
+                kind::POSE | kind::POSITION | kind::ROTATION => {
+                    return Err(Error::corrupt("pose event inside an event stream"));
+                }
+                _ => {
+                    // Same encoding as a batch: step back over the kind byte.
+                    let mut sub = ByteReader::new(&stream[r.position() - 1..]);
+                    let e = Event::decode(&mut sub)?;
+                    r.bytes(sub.position() - 1)?;
+                    e
+                }
+            };
+            events.push(e);
+        }
+        records.push(TickRecord { rel, events });
+    }
+    Ok(records)
+}
+
+fn decode_movement(
+    r: &mut ByteReader<'_>,
+    keyframe: &[EntityState],
+    tick_count: u32,
+) -> Result<Vec<Track>> {
+    // Each track needs at least 3 header bytes plus 2 bytes per column.
+    let n = r.len_varint(r.remaining() / 13, "moving entity count")?;
+    let mut tracks: Vec<Track> = Vec::with_capacity(n);
+    let mut id = 0u32;
+    let mut total_samples = 0usize;
+    for i in 0..n {
+        let d = r.uvarint32()?;
+        id = if i == 0 {
+            d
+        } else {
+            id.checked_add(d)
+                .filter(|_| d > 0)
+                .ok_or_else(|| Error::corrupt("movement entity ids not increasing"))?
+        };
+        let runs = r.len_varint(tick_count as usize, "run count")?;
+        let mut ticks = Vec::new();
+        let mut end = 0u64;
+        for _ in 0..runs {
+            let gap = r.uvarint()?;
+            let len = r.uvarint()?;
+            let start = end + gap;
+            end = start + len;
+            if len == 0 || end > u64::from(tick_count) {
+                return Err(Error::corrupt("pose sample run outside the chunk"));
+            }
+            // Every sample needs at least one residual byte in each of five columns.
+            total_samples += len as usize;
+            if total_samples * 5 > r.remaining() {
+                return Err(Error::corrupt("more pose samples than residual bytes"));
+            }
+            ticks.extend(start as u32..end as u32);
+        }
+        let nres = r.len_varint(ticks.len(), "reset count")?;
+        let mut resets = Vec::with_capacity(nres);
+        let mut p = 0u64;
+        for j in 0..nres {
+            let d = r.uvarint()?;
+            p += d;
+            if (j > 0 && d == 0) || p >= ticks.len() as u64 {
+                return Err(Error::corrupt("teleport reset index out of range"));
+            }
+            resets.push(p as u32);
+        }
+        tracks.push(Track {
+            entity: id,
+            poses: Vec::new(),
+            ticks,
+            resets,
+        });
+    }
+    let mut codings = vec![(0u8, 0u64); n * 5];
+    for col in 0..5 {
+        for i in 0..n {
+            let pred = r.u8()?;
+            if pred >= PREDICTOR_COUNT {
+                return Err(Error::corrupt(format!("unknown predictor {pred}")));
+            }
+            let div = r.uvarint()?;
+            if div == 0 {
+                return Err(Error::corrupt("zero divisor"));
+            }
+            codings[col * n + i] = (pred, div);
+        }
+    }
+    let mut res = Vec::new();
+    let mut vals = Vec::new();
+    for t in &mut tracks {
+        t.poses.resize(t.ticks.len(), Pose::default());
+    }
+    for col in 0..5 {
+        for (i, t) in tracks.iter_mut().enumerate() {
+            let (pred, div) = codings[col * n + i];
+            res.clear();
+            for _ in 0..t.ticks.len() {
+                res.push(r.ivarint()?.wrapping_mul(div as i64));
+            }
+            let base = keyframe_value(keyframe, t.entity, col);
+            movement::reconstruct(&res, base, &t.resets, pred, &mut vals);
+            for (p, &v) in t.poses.iter_mut().zip(&vals) {
+                match col {
+                    0 => p.x = v,
+                    1 => p.y = v,
+                    2 => p.z = v,
+                    3 => p.yaw = v,
+                    _ => p.pitch = v,
+                }
+            }
+        }
+    }
+    Ok(tracks)
+}
+
+/// Decompresses and checks a frame's payload, then decodes it.
+pub fn decode_frame(
+    header: &FrameHeader,
+    compressed: &[u8],
+    decompressor: &mut zstd::bulk::Decompressor<'_>,
+    limits: &Limits,
+) -> Result<DecodedChunk> {
+    header.verify_payload(compressed)?;
+    if header.data_version > DATA_VERSION {
+        return Err(Error::Unsupported(format!(
+            "chunk data version {}; this build reads up to {DATA_VERSION}",
+            header.data_version
+        )));
+    }
+    let len = header.uncompressed_len as usize;
+    if len > limits.max_chunk_bytes {
+        return Err(Error::limit(format!(
+            "chunk of {len} bytes uncompressed; limit {}",
+            limits.max_chunk_bytes
+        )));
+    }
+    let payload = decompressor
+        .decompress(compressed, len)
+        .map_err(|e| Error::corrupt(format!("chunk at tick {}: {e}", header.start_tick)))?;
+    if payload.len() != len {
+        return Err(Error::corrupt(format!(
+            "chunk at tick {} decompressed to {} bytes, expected {len}",
+            header.start_tick,
+            payload.len()
+        )));
+    }
+    DecodedChunk::decode(
+        &payload,
+        header.flags,
+        header.start_tick,
+        header.tick_count,
+        limits,
+    )
+}

@@ -1,0 +1,155 @@
+//! The chunk index, entry for entry as in the seed: start tick (varint), tick count (varint),
+//! flags (1 byte), byte offset (8 bytes BE), compressed length (varint), uncompressed length (varint).
+
+use crate::error::{Error, Result};
+use crate::format::bytes::{ByteReader, put_uvarint};
+
+/// Index flag: the chunk carries a snapshot of user world state.
+pub const FLAG_SNAPSHOT: u8 = 1 << 0;
+/// Index flag: the chunk's event stream has custom or extension events (world changes to replay).
+pub const FLAG_CUSTOM_EVENTS: u8 = 1 << 1;
+
+/// One index entry.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct IndexEntry {
+    /// Absolute tick of the chunk's first tick.
+    pub start_tick: u32,
+    /// Ticks spanned by the chunk.
+    pub tick_count: u32,
+    pub flags: u8,
+    /// Compacted: file offset of the chunk frame. Segmented: `(segment << 32) | offset in segment`.
+    pub offset: u64,
+    /// Length of the compressed payload (after the frame header).
+    pub compressed_len: u32,
+    /// Length of the payload once decompressed.
+    pub uncompressed_len: u32,
+}
+
+impl IndexEntry {
+    pub fn has_snapshot(&self) -> bool {
+        self.flags & FLAG_SNAPSHOT != 0
+    }
+    /// One past the last tick of the chunk.
+    pub fn end_tick(&self) -> u64 {
+        u64::from(self.start_tick) + u64::from(self.tick_count)
+    }
+    /// Segment number of a segmented offset.
+    pub fn segment(&self) -> u32 {
+        (self.offset >> 32) as u32
+    }
+    /// Offset within the segment of a segmented offset.
+    pub fn segment_offset(&self) -> u32 {
+        self.offset as u32
+    }
+
+    pub fn encode(&self, out: &mut Vec<u8>) {
+        put_uvarint(out, u64::from(self.start_tick));
+        put_uvarint(out, u64::from(self.tick_count));
+        out.push(self.flags);
+        out.extend_from_slice(&self.offset.to_be_bytes());
+        put_uvarint(out, u64::from(self.compressed_len));
+        put_uvarint(out, u64::from(self.uncompressed_len));
+    }
+
+    pub fn decode(r: &mut ByteReader<'_>) -> Result<IndexEntry> {
+        Ok(IndexEntry {
+            start_tick: r.uvarint32()?,
+            tick_count: r.uvarint32()?,
+            flags: r.u8()?,
+            offset: r.u64_be()?,
+            compressed_len: r.uvarint32()?,
+            uncompressed_len: r.uvarint32()?,
+        })
+    }
+}
+
+/// Encodes a whole index.
+pub fn encode_index(entries: &[IndexEntry]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(entries.len() * 16);
+    for e in entries {
+        e.encode(&mut out);
+    }
+    out
+}
+
+/// Decodes `count` entries from exactly `bytes`, checking order (ascending, non-overlapping).
+pub fn decode_index(bytes: &[u8], count: u32) -> Result<Vec<IndexEntry>> {
+    // Each entry takes at least 13 bytes, so a count larger than that is corrupt; checked before allocating.
+    if u64::from(count) * 13 > bytes.len() as u64 {
+        return Err(Error::corrupt(format!(
+            "index claims {count} chunks in {} bytes",
+            bytes.len()
+        )));
+    }
+    let mut r = ByteReader::new(bytes);
+    let mut out = Vec::with_capacity(count as usize);
+    let mut prev_end = 0u64;
+    for i in 0..count {
+        let e = IndexEntry::decode(&mut r)?;
+        if e.tick_count == 0 {
+            return Err(Error::corrupt(format!("index entry {i} spans no ticks")));
+        }
+        if i > 0 && u64::from(e.start_tick) < prev_end {
+            return Err(Error::corrupt(format!(
+                "index entry {i} starts at tick {} before the previous chunk ends ({prev_end})",
+                e.start_tick
+            )));
+        }
+        prev_end = e.end_tick();
+        out.push(e);
+    }
+    if !r.is_empty() {
+        return Err(Error::corrupt(format!(
+            "index has {} trailing bytes",
+            r.remaining()
+        )));
+    }
+    Ok(out)
+}
+
+/// Index of the chunk containing `tick`, or the last chunk starting before it (ticks may be absent).
+pub fn find_chunk(entries: &[IndexEntry], tick: u32) -> Option<usize> {
+    let n = entries.partition_point(|e| e.start_tick <= tick);
+    n.checked_sub(1)
+}
+
+/// Index of the nearest chunk at or before `chunk` that carries a snapshot.
+pub fn snapshot_at_or_before(entries: &[IndexEntry], chunk: usize) -> Option<usize> {
+    (0..=chunk).rev().find(|&i| entries[i].has_snapshot())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn index_round_trip_and_lookup() {
+        let entries = vec![
+            IndexEntry {
+                start_tick: 0,
+                tick_count: 100,
+                flags: FLAG_SNAPSHOT,
+                offset: 300,
+                compressed_len: 50,
+                uncompressed_len: 400,
+            },
+            IndexEntry {
+                start_tick: 150,
+                tick_count: 100,
+                flags: 0,
+                offset: (2 << 32) | 12,
+                compressed_len: 70,
+                uncompressed_len: 900,
+            },
+        ];
+        let bytes = encode_index(&entries);
+        assert_eq!(decode_index(&bytes, 2).unwrap(), entries);
+        assert_eq!(find_chunk(&entries, 0), Some(0));
+        assert_eq!(find_chunk(&entries, 120), Some(0));
+        assert_eq!(find_chunk(&entries, 150), Some(1));
+        assert_eq!(snapshot_at_or_before(&entries, 1), Some(0));
+        assert_eq!(entries[1].segment(), 2);
+        assert!(decode_index(&bytes, 3).is_err());
+        assert!(decode_index(&bytes[..bytes.len() - 1], 2).is_err());
+    }
+}

@@ -1,0 +1,442 @@
+//! NBT metadata: an arbitrary compound the user owns, plus the library's own keys under the single
+//! key `"tickreel"` (entity table, event-type registry, gaps, stats, analysis). Encoding is
+//! deterministic (compound keys sorted) so that identical metadata gives identical bytes.
+
+use std::collections::{BTreeMap, HashMap};
+
+use fastnbt::Value;
+use serde::ser::{SerializeMap, SerializeSeq};
+use serde::{Serialize, Serializer};
+
+use crate::error::{Error, Result};
+
+/// Key under which the library keeps its own metadata in the root compound.
+pub const LIBRARY_KEY: &str = "tickreel";
+/// Deepest nesting of compounds/lists accepted on read (Minecraft's own limit).
+pub const MAX_NBT_DEPTH: usize = 512;
+
+/// An entity known to the recording (who is who).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct EntityInfo {
+    pub id: u32,
+    /// Game-defined kind (e.g. a Minecraft entity type id).
+    pub kind: u32,
+    pub uuid: Option<uuid::Uuid>,
+    pub name: Option<String>,
+}
+
+/// A registered custom event type.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EventType {
+    pub id: u32,
+    pub name: String,
+    /// Schema version of the event's payload, owned by the game.
+    pub version: u32,
+}
+
+/// Ticks that were dropped by the backpressure policy (inclusive range).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Gap {
+    pub from: u32,
+    pub to: u32,
+}
+
+/// Counters kept by the writer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Stats {
+    /// Non-empty ticks written.
+    pub ticks_written: u64,
+    /// Events written, pose updates excluded.
+    pub events: u64,
+    /// Pose samples written.
+    pub pose_samples: u64,
+    /// Uncompressed payload bytes of all chunks.
+    pub uncompressed_bytes: u64,
+    /// Ticks dropped by backpressure.
+    pub dropped_ticks: u64,
+}
+
+/// The library's own metadata.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct LibraryMeta {
+    pub entities: Vec<EntityInfo>,
+    pub event_types: Vec<EventType>,
+    pub gaps: Vec<Gap>,
+    pub stats: Stats,
+    /// Analysis appended by compaction (per-entity figures), kept as NBT.
+    pub analysis: Option<Value>,
+    /// Library keys this build does not know, preserved as they are.
+    pub extra: HashMap<String, Value>,
+}
+
+/// The whole metadata section.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Metadata {
+    /// The user's own keys (the root compound minus `"tickreel"`).
+    pub user: HashMap<String, Value>,
+    pub library: LibraryMeta,
+}
+
+impl Metadata {
+    /// Encodes as an NBT root compound with sorted keys.
+    pub fn encode(&self) -> Result<Vec<u8>> {
+        if self.user.contains_key(LIBRARY_KEY) {
+            return Err(Error::Metadata(format!(
+                "the key \"{LIBRARY_KEY}\" is reserved for the library"
+            )));
+        }
+        let mut root = self.user.clone();
+        root.insert(LIBRARY_KEY.to_string(), self.library.to_value());
+        fastnbt::to_bytes(&Sorted(&Value::Compound(root)))
+            .map_err(|e| Error::Metadata(format!("cannot encode metadata: {e}")))
+    }
+
+    /// Decodes untrusted bytes (depth-checked before parsing).
+    pub fn decode(bytes: &[u8]) -> Result<Metadata> {
+        check_nbt_depth(bytes)?;
+        let opts = fastnbt::DeOpts::new().max_seq_len(bytes.len());
+        let root: Value = fastnbt::from_bytes_with_opts(bytes, opts)
+            .map_err(|e| Error::corrupt(format!("metadata is not valid NBT: {e}")))?;
+        let Value::Compound(mut root) = root else {
+            return Err(Error::corrupt("metadata root is not a compound"));
+        };
+        let library = match root.remove(LIBRARY_KEY) {
+            Some(v) => LibraryMeta::from_value(v)?,
+            None => LibraryMeta::default(),
+        };
+        Ok(Metadata {
+            user: root,
+            library,
+        })
+    }
+}
+
+impl LibraryMeta {
+    fn to_value(&self) -> Value {
+        let mut m = self.extra.clone();
+        let entities = self
+            .entities
+            .iter()
+            .map(|e| {
+                let mut c = HashMap::new();
+                c.insert("id".into(), Value::Int(e.id as i32));
+                c.insert("kind".into(), Value::Int(e.kind as i32));
+                if let Some(u) = e.uuid {
+                    let (a, b) = u.as_u64_pair();
+                    c.insert("uuid_most".into(), Value::Long(a as i64));
+                    c.insert("uuid_least".into(), Value::Long(b as i64));
+                }
+                if let Some(n) = &e.name {
+                    c.insert("name".into(), Value::String(n.clone()));
+                }
+                Value::Compound(c)
+            })
+            .collect();
+        m.insert("entities".into(), Value::List(entities));
+        let types = self
+            .event_types
+            .iter()
+            .map(|t| {
+                let mut c = HashMap::new();
+                c.insert("id".into(), Value::Int(t.id as i32));
+                c.insert("name".into(), Value::String(t.name.clone()));
+                c.insert("version".into(), Value::Int(t.version as i32));
+                Value::Compound(c)
+            })
+            .collect();
+        m.insert("event_types".into(), Value::List(types));
+        let gaps = self
+            .gaps
+            .iter()
+            .map(|g| {
+                let mut c = HashMap::new();
+                c.insert("from".into(), Value::Int(g.from as i32));
+                c.insert("to".into(), Value::Int(g.to as i32));
+                Value::Compound(c)
+            })
+            .collect();
+        m.insert("gaps".into(), Value::List(gaps));
+        let s = &self.stats;
+        let mut st = HashMap::new();
+        st.insert("ticks_written".into(), Value::Long(s.ticks_written as i64));
+        st.insert("events".into(), Value::Long(s.events as i64));
+        st.insert("pose_samples".into(), Value::Long(s.pose_samples as i64));
+        st.insert(
+            "uncompressed_bytes".into(),
+            Value::Long(s.uncompressed_bytes as i64),
+        );
+        st.insert("dropped_ticks".into(), Value::Long(s.dropped_ticks as i64));
+        m.insert("stats".into(), Value::Compound(st));
+        if let Some(a) = &self.analysis {
+            m.insert("analysis".into(), a.clone());
+        }
+        Value::Compound(m)
+    }
+
+    fn from_value(v: Value) -> Result<LibraryMeta> {
+        let Value::Compound(mut m) = v else {
+            return Err(Error::corrupt("library metadata is not a compound"));
+        };
+        let mut out = LibraryMeta::default();
+        if let Some(list) = m.remove("entities") {
+            for c in compounds(list, "entities")? {
+                let uuid = match (get_long(&c, "uuid_most"), get_long(&c, "uuid_least")) {
+                    (Some(a), Some(b)) => Some(uuid::Uuid::from_u64_pair(a as u64, b as u64)),
+                    _ => None,
+                };
+                out.entities.push(EntityInfo {
+                    id: get_int(&c, "id").unwrap_or(0) as u32,
+                    kind: get_int(&c, "kind").unwrap_or(0) as u32,
+                    uuid,
+                    name: get_string(&c, "name"),
+                });
+            }
+        }
+        if let Some(list) = m.remove("event_types") {
+            for c in compounds(list, "event_types")? {
+                out.event_types.push(EventType {
+                    id: get_int(&c, "id").unwrap_or(0) as u32,
+                    name: get_string(&c, "name").unwrap_or_default(),
+                    version: get_int(&c, "version").unwrap_or(0) as u32,
+                });
+            }
+        }
+        if let Some(list) = m.remove("gaps") {
+            for c in compounds(list, "gaps")? {
+                out.gaps.push(Gap {
+                    from: get_int(&c, "from").unwrap_or(0) as u32,
+                    to: get_int(&c, "to").unwrap_or(0) as u32,
+                });
+            }
+        }
+        if let Some(Value::Compound(s)) = m.remove("stats") {
+            let g = |k: &str| get_long(&s, k).unwrap_or(0) as u64;
+            out.stats = Stats {
+                ticks_written: g("ticks_written"),
+                events: g("events"),
+                pose_samples: g("pose_samples"),
+                uncompressed_bytes: g("uncompressed_bytes"),
+                dropped_ticks: g("dropped_ticks"),
+            };
+        }
+        out.analysis = m.remove("analysis");
+        out.extra = m;
+        Ok(out)
+    }
+}
+
+fn compounds(v: Value, what: &str) -> Result<Vec<HashMap<String, Value>>> {
+    match v {
+        Value::List(items) => items
+            .into_iter()
+            .map(|i| match i {
+                Value::Compound(c) => Ok(c),
+                _ => Err(Error::corrupt(format!("{what}: entry is not a compound"))),
+            })
+            .collect(),
+        _ => Err(Error::corrupt(format!("{what} is not a list"))),
+    }
+}
+
+fn get_int(c: &HashMap<String, Value>, k: &str) -> Option<i32> {
+    match c.get(k)? {
+        Value::Int(v) => Some(*v),
+        _ => None,
+    }
+}
+
+fn get_long(c: &HashMap<String, Value>, k: &str) -> Option<i64> {
+    match c.get(k)? {
+        Value::Long(v) => Some(*v),
+        Value::Int(v) => Some(i64::from(*v)),
+        _ => None,
+    }
+}
+
+fn get_string(c: &HashMap<String, Value>, k: &str) -> Option<String> {
+    match c.get(k)? {
+        Value::String(s) => Some(s.clone()),
+        _ => None,
+    }
+}
+
+/// Serialises a `Value` with compound keys in sorted order (fastnbt's own order follows a HashMap).
+struct Sorted<'a>(&'a Value);
+
+impl Serialize for Sorted<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        match self.0 {
+            Value::Compound(map) => {
+                let sorted: BTreeMap<&String, &Value> = map.iter().collect();
+                let mut m = s.serialize_map(Some(sorted.len()))?;
+                for (k, v) in sorted {
+                    m.serialize_entry(k, &Sorted(v))?;
+                }
+                m.end()
+            }
+            Value::List(items) => {
+                let mut seq = s.serialize_seq(Some(items.len()))?;
+                for i in items {
+                    seq.serialize_element(&Sorted(i))?;
+                }
+                seq.end()
+            }
+            other => other.serialize(s),
+        }
+    }
+}
+
+/// Walks NBT bytes without recursion and rejects nesting deeper than [`MAX_NBT_DEPTH`], so that a
+/// hostile file cannot overflow the parser's stack. Lengths are bounds-checked against the input.
+pub fn check_nbt_depth(bytes: &[u8]) -> Result<()> {
+    use crate::format::bytes::ByteReader;
+    enum Frame {
+        Compound,
+        List { tag: u8, left: u32 },
+    }
+    fn skip_scalar(r: &mut ByteReader<'_>, tag: u8) -> Result<bool> {
+        let n = match tag {
+            1 => 1,
+            2 => 2,
+            3 | 5 => 4,
+            4 | 6 => 8,
+            7 => (r.u32_be()? as usize).saturating_mul(1),
+            8 => r.u16_be()? as usize,
+            11 => (r.u32_be()? as usize).saturating_mul(4),
+            12 => (r.u32_be()? as usize).saturating_mul(8),
+            9 | 10 => return Ok(false),
+            t => return Err(Error::corrupt(format!("metadata: unknown NBT tag {t}"))),
+        };
+        r.bytes(n)?;
+        Ok(true)
+    }
+    let mut r = ByteReader::new(bytes);
+    let root = r.u8()?;
+    if root != 10 {
+        return Err(Error::corrupt("metadata root is not an NBT compound"));
+    }
+    let name_len = r.u16_be()? as usize;
+    r.bytes(name_len)?;
+    let mut stack = vec![Frame::Compound];
+    while let Some(top) = stack.last_mut() {
+        let tag = match top {
+            Frame::Compound => {
+                let tag = r.u8()?;
+                if tag == 0 {
+                    stack.pop();
+                    continue;
+                }
+                let n = r.u16_be()? as usize;
+                r.bytes(n)?;
+                tag
+            }
+            Frame::List { tag, left } => {
+                if *left == 0 {
+                    stack.pop();
+                    continue;
+                }
+                *left -= 1;
+                *tag
+            }
+        };
+        if !skip_scalar(&mut r, tag)? {
+            if stack.len() >= MAX_NBT_DEPTH {
+                return Err(Error::limit(format!(
+                    "metadata nests deeper than {MAX_NBT_DEPTH} levels"
+                )));
+            }
+            if tag == 10 {
+                stack.push(Frame::Compound);
+            } else {
+                let elem = r.u8()?;
+                let len = r.u32_be()?;
+                if len > 0 && elem == 0 {
+                    return Err(Error::corrupt("metadata: non-empty list of End tags"));
+                }
+                stack.push(Frame::List { tag: elem, left: len });
+            }
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sample() -> Metadata {
+        let mut user = HashMap::new();
+        user.insert("map".into(), Value::String("parkour_1".into()));
+        user.insert("anticheat_flags".into(), Value::List(vec![Value::Int(3)]));
+        user.insert(
+            "nested".into(),
+            Value::Compound(HashMap::from([("a".to_string(), Value::Double(1.5))])),
+        );
+        Metadata {
+            user,
+            library: LibraryMeta {
+                entities: vec![EntityInfo {
+                    id: 1,
+                    kind: 147,
+                    uuid: Some(uuid::Uuid::from_u128(0x1234)),
+                    name: Some("Steve".into()),
+                }],
+                event_types: vec![EventType {
+                    id: 1000,
+                    name: "minecraft:block_change".into(),
+                    version: 2,
+                }],
+                gaps: vec![Gap { from: 5, to: 9 }],
+                stats: Stats {
+                    ticks_written: 10,
+                    events: 3,
+                    pose_samples: 20,
+                    uncompressed_bytes: 99,
+                    dropped_ticks: 5,
+                },
+                analysis: None,
+                extra: HashMap::new(),
+            },
+        }
+    }
+
+    #[test]
+    fn metadata_round_trip_and_determinism() {
+        let m = sample();
+        let a = m.encode().unwrap();
+        let b = m.clone().encode().unwrap();
+        assert_eq!(a, b);
+        assert_eq!(Metadata::decode(&a).unwrap(), m);
+    }
+
+    #[test]
+    fn reserved_key_and_deep_nesting_rejected() {
+        let mut m = sample();
+        m.user.insert(LIBRARY_KEY.into(), Value::Int(1));
+        assert!(m.encode().is_err());
+        // root compound, then 10,000 nested lists of lists
+        let mut b = vec![10, 0, 0];
+        for _ in 0..10_000 {
+            b.extend_from_slice(&[9, 0, 1, b'x']);
+            b.extend_from_slice(&[9]);
+            b.extend_from_slice(&1u32.to_be_bytes());
+        }
+        let mut bytes = vec![10, 0, 0, 9, 0, 1, b'x', 9, 0, 0, 0, 1];
+        for _ in 0..10_000 {
+            bytes.extend_from_slice(&[9, 0, 0, 0, 1]);
+        }
+        assert!(matches!(
+            Metadata::decode(&bytes),
+            Err(Error::LimitExceeded(_))
+        ));
+        let _ = b;
+    }
+
+    #[test]
+    fn truncated_metadata_is_an_error() {
+        let a = sample().encode().unwrap();
+        for cut in 0..a.len() {
+            assert!(Metadata::decode(&a[..cut]).is_err());
+        }
+    }
+}

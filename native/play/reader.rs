@@ -1,0 +1,350 @@
+//! Opens a recording through range reads and decodes chunks, seeks and iterates ticks.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use crate::error::{Error, Result};
+use crate::format::Limits;
+use crate::format::chunk::{DecodedChunk, DecodedTick, decode_frame};
+use crate::format::frame::{FRAME_HEADER_LEN, FrameHeader};
+use crate::format::header::{HEADER_LEN, Header, Layout};
+use crate::format::index::{IndexEntry, decode_index, find_chunk, snapshot_at_or_before};
+use crate::format::metadata::Metadata;
+use crate::format::state::EntityTable;
+use crate::storage::{FileSource, Source};
+
+/// Bytes read by the first read of a recording (header + metadata + index usually fit).
+pub const FIRST_READ: usize = 256 << 10;
+
+/// Where a reader fetches chunk frames from, given an index entry.
+pub trait FrameSource: Send + Sync + std::fmt::Debug {
+    /// The frame's bytes: 36-byte frame header followed by the compressed payload.
+    fn read_frame(&self, entry: &IndexEntry) -> Result<Vec<u8>>;
+    fn describe(&self) -> String;
+}
+
+/// Frames of a compacted file: the index offset is a file offset.
+#[derive(Debug)]
+pub struct CompactedFrames {
+    source: Arc<dyn Source>,
+}
+
+impl FrameSource for CompactedFrames {
+    fn read_frame(&self, e: &IndexEntry) -> Result<Vec<u8>> {
+        self.source
+            .read_exact_at(e.offset, FRAME_HEADER_LEN + e.compressed_len as usize)
+    }
+    fn describe(&self) -> String {
+        self.source.describe()
+    }
+}
+
+/// Options for opening a recording.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct ReaderOptions {
+    pub limits: Limits,
+}
+
+/// The state at one tick, as returned by [`Reader::seek`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SeekState {
+    pub tick: u32,
+    /// Every live entity with its kind, flags and pose at `tick`.
+    pub entities: EntityTable,
+    /// Index of the chunk containing `tick`.
+    pub chunk: usize,
+    /// Index of the nearest chunk at or before it that carries a snapshot.
+    pub snapshot_chunk: Option<usize>,
+}
+
+/// What `verify` found.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct VerifyReport {
+    pub chunks: usize,
+    pub ticks: u64,
+    pub pose_samples: u64,
+    pub events: u64,
+}
+
+/// A recording opened for reading. Cheap to share between threads (`&self` everywhere).
+#[derive(Debug)]
+pub struct Reader {
+    frames: Arc<dyn FrameSource>,
+    header: Header,
+    metadata: Metadata,
+    index: Vec<IndexEntry>,
+    limits: Limits,
+    dictionary: Option<Arc<Vec<u8>>>,
+}
+
+impl Reader {
+    /// Opens a compacted `.reel` file.
+    pub fn open_path(path: impl AsRef<Path>) -> Result<Reader> {
+        Reader::open(Arc::new(FileSource::open(path)?))
+    }
+
+    /// Opens a compacted recording from any range-read source.
+    pub fn open(source: Arc<dyn Source>) -> Result<Reader> {
+        Reader::open_with(source, ReaderOptions::default())
+    }
+
+    pub fn open_with(source: Arc<dyn Source>, options: ReaderOptions) -> Result<Reader> {
+        let (header, metadata, index) = read_prefix(source.as_ref(), &options.limits)?;
+        if header.layout != Layout::Compacted {
+            return Err(Error::invalid(format!(
+                "{} is the metadata file of a live recording; open its directory instead",
+                source.describe()
+            )));
+        }
+        let len = source.len()?;
+        if len < header.data_end {
+            return Err(Error::truncated(format!(
+                "{} has {len} bytes; its header says {}",
+                source.describe(),
+                header.data_end
+            )));
+        }
+        for (i, e) in index.iter().enumerate() {
+            let end = e.offset + FRAME_HEADER_LEN as u64 + u64::from(e.compressed_len);
+            if e.offset < header.body_end() || end > header.data_end {
+                return Err(Error::corrupt(format!(
+                    "index entry {i} points outside the chunk area"
+                )));
+            }
+        }
+        Reader::from_parts(
+            header,
+            metadata,
+            index,
+            Arc::new(CompactedFrames { source }),
+            options.limits,
+        )
+    }
+
+    /// Assembles a reader from parsed parts (used for live recording directories).
+    pub fn from_parts(
+        header: Header,
+        metadata: Metadata,
+        index: Vec<IndexEntry>,
+        frames: Arc<dyn FrameSource>,
+        limits: Limits,
+    ) -> Result<Reader> {
+        let dictionary = crate::dictionary::lookup(header.dictionary_id)?;
+        Ok(Reader {
+            frames,
+            header,
+            metadata,
+            index,
+            limits,
+            dictionary,
+        })
+    }
+
+    pub fn header(&self) -> &Header {
+        &self.header
+    }
+    pub fn metadata(&self) -> &Metadata {
+        &self.metadata
+    }
+    pub fn index(&self) -> &[IndexEntry] {
+        &self.index
+    }
+    pub fn limits(&self) -> &Limits {
+        &self.limits
+    }
+    pub fn describe(&self) -> String {
+        self.frames.describe()
+    }
+    /// Tick rate in ticks per second.
+    pub fn tick_rate(&self) -> f64 {
+        self.header.tick_rate()
+    }
+    /// First tick with data, if any.
+    pub fn first_tick(&self) -> Option<u32> {
+        self.index.first().map(|e| e.start_tick)
+    }
+    /// Last tick covered by a chunk, if any.
+    pub fn last_tick(&self) -> Option<u32> {
+        self.index.last().map(|e| (e.end_tick() - 1) as u32)
+    }
+
+    /// Index of the chunk that holds `tick` (or the last one before it).
+    pub fn chunk_for_tick(&self, tick: u32) -> Option<usize> {
+        find_chunk(&self.index, tick)
+    }
+
+    /// Reads, checks and decodes chunk `i`.
+    pub fn read_chunk(&self, i: usize) -> Result<DecodedChunk> {
+        let entry = self
+            .index
+            .get(i)
+            .ok_or_else(|| Error::invalid(format!("chunk {i} of {}", self.index.len())))?;
+        let bytes = self.frames.read_frame(entry)?;
+        let fh = FrameHeader::decode(&bytes)?;
+        if fh.start_tick != entry.start_tick
+            || fh.tick_count != entry.tick_count
+            || fh.compressed_len != entry.compressed_len
+            || fh.uncompressed_len != entry.uncompressed_len
+            || fh.flags != entry.flags
+        {
+            return Err(Error::corrupt(format!(
+                "chunk {i}: frame header disagrees with the index"
+            )));
+        }
+        let mut dec = match &self.dictionary {
+            Some(d) => zstd::bulk::Decompressor::with_dictionary(d)?,
+            None => zstd::bulk::Decompressor::new()?,
+        };
+        decode_frame(&fh, &bytes[FRAME_HEADER_LEN..], &mut dec, &self.limits)
+    }
+
+    /// Clamps `tick` into the recording, or fails if it is empty.
+    pub fn clamp_tick(&self, tick: u32) -> Result<u32> {
+        match (self.first_tick(), self.last_tick()) {
+            (Some(f), Some(l)) => Ok(tick.clamp(f, l)),
+            _ => Err(Error::InvalidState("the recording has no ticks".into())),
+        }
+    }
+
+    /// The state at `tick` (clamped into the recording): decodes only the chunk holding it.
+    pub fn seek(&self, tick: u32) -> Result<SeekState> {
+        let tick = self.clamp_tick(tick)?;
+        let chunk = self.chunk_for_tick(tick).expect("clamped tick has a chunk");
+        let decoded = self.read_chunk(chunk)?;
+        Ok(self.seek_in(&decoded, chunk, tick))
+    }
+
+    /// The state at `tick` from an already decoded chunk `chunk`.
+    pub fn seek_in(&self, decoded: &DecodedChunk, chunk: usize, tick: u32) -> SeekState {
+        SeekState {
+            tick,
+            entities: decoded.state_at(tick),
+            chunk,
+            snapshot_chunk: snapshot_at_or_before(&self.index, chunk),
+        }
+    }
+
+    /// Iterates decoded ticks in `from..=to`, one chunk decoded at a time.
+    pub fn ticks(&self, from: u32, to: u32) -> TickIter<'_> {
+        let start = self.chunk_for_tick(from).unwrap_or(0);
+        TickIter {
+            reader: self,
+            next_chunk: start,
+            from,
+            to,
+            buf: Vec::new().into_iter(),
+            done: false,
+        }
+    }
+
+    /// Reads and decodes every chunk, checking checksums and index consistency.
+    pub fn verify(&self) -> Result<VerifyReport> {
+        let mut report = VerifyReport::default();
+        for i in 0..self.index.len() {
+            let c = self
+                .read_chunk(i)
+                .map_err(|e| annotate(e, &format!("chunk {i}")))?;
+            report.chunks += 1;
+            report.ticks += u64::from(c.tick_count);
+            report.pose_samples += c.tracks.iter().map(|t| t.ticks.len() as u64).sum::<u64>();
+            report.events += c.records.iter().map(|r| r.events.len() as u64).sum::<u64>();
+        }
+        let expected = self.header.tick_count;
+        if let (Some(f), Some(l)) = (self.first_tick(), self.last_tick())
+            && (l - f + 1 != expected || f != self.header.first_tick)
+        {
+            return Err(Error::corrupt(format!(
+                "header says {expected} ticks from {}, index covers {f}..={l}",
+                self.header.first_tick
+            )));
+        }
+        if self.index.len() != self.header.chunk_count as usize {
+            return Err(Error::corrupt("chunk count disagrees with the index"));
+        }
+        Ok(report)
+    }
+}
+
+fn annotate(e: Error, what: &str) -> Error {
+    match e {
+        Error::Corrupt(m) => Error::Corrupt(format!("{what}: {m}")),
+        Error::Truncated(m) => Error::Truncated(format!("{what}: {m}")),
+        other => other,
+    }
+}
+
+/// Reads and checks header, metadata and index from the start of a source.
+pub fn read_prefix(source: &dyn Source, limits: &Limits) -> Result<(Header, Metadata, Vec<IndexEntry>)> {
+    let first = source.read_up_to(0, FIRST_READ)?;
+    let header = Header::decode(&first)?;
+    let meta_len = header.metadata_len as usize;
+    let index_len = header.index_len as usize;
+    if meta_len > limits.max_metadata_bytes {
+        return Err(Error::limit(format!(
+            "metadata of {meta_len} bytes; limit {}",
+            limits.max_metadata_bytes
+        )));
+    }
+    if index_len > limits.max_index_bytes {
+        return Err(Error::limit(format!(
+            "index of {index_len} bytes; limit {}",
+            limits.max_index_bytes
+        )));
+    }
+    let need = HEADER_LEN + meta_len + index_len;
+    let prefix = if need <= first.len() {
+        first
+    } else {
+        source.read_exact_at(0, need)?
+    };
+    let body = &prefix[HEADER_LEN..need];
+    if xxhash_rust::xxh64::xxh64(body, 0) != header.body_checksum {
+        return Err(Error::corrupt("metadata/index checksum mismatch"));
+    }
+    let metadata = Metadata::decode(&body[..meta_len])?;
+    let index = decode_index(&body[meta_len..], header.chunk_count)?;
+    Ok((header, metadata, index))
+}
+
+/// Iterator over decoded ticks; yields an error (once) if a chunk cannot be read.
+pub struct TickIter<'a> {
+    reader: &'a Reader,
+    next_chunk: usize,
+    from: u32,
+    to: u32,
+    buf: std::vec::IntoIter<DecodedTick>,
+    done: bool,
+}
+
+impl Iterator for TickIter<'_> {
+    type Item = Result<DecodedTick>;
+    fn next(&mut self) -> Option<Self::Item> {
+        loop {
+            if let Some(t) = self.buf.next() {
+                if t.tick < self.from {
+                    continue;
+                }
+                if t.tick > self.to {
+                    self.done = true;
+                    return None;
+                }
+                return Some(Ok(t));
+            }
+            if self.done || self.next_chunk >= self.reader.index.len() {
+                return None;
+            }
+            if self.reader.index[self.next_chunk].start_tick > self.to {
+                return None;
+            }
+            let i = self.next_chunk;
+            self.next_chunk += 1;
+            match self.reader.read_chunk(i) {
+                Ok(c) => self.buf = c.ticks().into_iter(),
+                Err(e) => {
+                    self.done = true;
+                    return Some(Err(e));
+                }
+            }
+        }
+    }
+}
