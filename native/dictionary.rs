@@ -16,7 +16,9 @@ fn registry() -> &'static RwLock<HashMap<u16, Arc<Vec<u8>>>> {
 /// Registers (or replaces) dictionary `id`. Id 0 means "no dictionary" and cannot be registered.
 pub fn register(id: u16, bytes: Vec<u8>) -> Result<()> {
     if id == 0 {
-        return Err(Error::invalid("dictionary id 0 is reserved for no dictionary"));
+        return Err(Error::invalid(
+            "dictionary id 0 is reserved for no dictionary",
+        ));
     }
     registry().write().insert(id, Arc::new(bytes));
     Ok(())

@@ -257,10 +257,7 @@ impl Simulator {
                 data.extend_from_slice(&bx.to_be_bytes());
                 data.extend_from_slice(&(GROUND as i32 - 1).to_be_bytes());
                 data.extend_from_slice(&bz.to_be_bytes());
-                events.push(Event::Custom {
-                    type_id: 1,
-                    data,
-                });
+                events.push(Event::Custom { type_id: 1, data });
             }
         }
         for i in replace {

@@ -1,1 +1,58 @@
-fn main() {}
+//! The `tickreel` command-line tool: inspect, verify, import/export, demo, bench, ...
+//! Each subcommand lives in its own module under `cmd/`.
+
+mod bench;
+mod cmd;
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+#[derive(Parser)]
+#[command(
+    name = "tickreel",
+    version,
+    about = "Record, inspect and replay tickreel recordings"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Header, metadata and index summary of a recording.
+    Info(cmd::info::Args),
+    /// Ticks and events as JSON lines.
+    Dump(cmd::dump::Args),
+    /// Check every checksum and the index; non-zero exit on damage.
+    Verify(cmd::verify::Args),
+    /// Import a movement trace CSV (tick,entity,x,y,z,yaw,pitch[,on_ground,teleport,checkpoint]).
+    Import(cmd::import::Args),
+    /// Export entity poses as CSV (the inverse of import).
+    Export(cmd::export::Args),
+    /// Record a simulated server, verify, seek and summarise (the README's first command).
+    Demo(cmd::demo::Args),
+    /// Run the benchmarks and print the headline figures.
+    Bench(bench::Args),
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Info(a) => cmd::info::run(a),
+        Command::Dump(a) => cmd::dump::run(a),
+        Command::Verify(a) => cmd::verify::run(a),
+        Command::Import(a) => cmd::import::run(a),
+        Command::Export(a) => cmd::export::run(a),
+        Command::Demo(a) => cmd::demo::run(a),
+        Command::Bench(a) => bench::run(a),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("tickreel: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}

@@ -144,7 +144,17 @@ mod tests {
 
     #[test]
     fn varint_round_trip_edges() {
-        for v in [0u64, 1, 127, 128, 255, 16383, 16384, u32::MAX as u64, u64::MAX] {
+        for v in [
+            0u64,
+            1,
+            127,
+            128,
+            255,
+            16383,
+            16384,
+            u32::MAX as u64,
+            u64::MAX,
+        ] {
             let mut out = Vec::new();
             put_uvarint(&mut out, v);
             assert_eq!(out.len(), uvarint_len(v));

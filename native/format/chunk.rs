@@ -129,7 +129,12 @@ impl ChunkEncoder {
 
     /// Adds one tick's events, applying them to `table` (the writer's running state).
     /// Ticks must increase strictly within a chunk.
-    pub fn push_tick(&mut self, tick: u32, events: &[Event], table: &mut EntityTable) -> Result<()> {
+    pub fn push_tick(
+        &mut self,
+        tick: u32,
+        events: &[Event],
+        table: &mut EntityTable,
+    ) -> Result<()> {
         if tick < self.start_tick || self.last_tick.is_some_and(|l| tick <= l) {
             return Err(Error::invalid(format!(
                 "tick {tick} is not after the previous tick {:?} of the chunk starting at {}",
@@ -150,7 +155,10 @@ impl ChunkEncoder {
             // never see pose events in the stream, rebuild the same entity table as the writer.
             if matches!(
                 e,
-                Event::Pose { .. } | Event::Position { .. } | Event::Rotation { .. } | Event::Teleport { .. }
+                Event::Pose { .. }
+                    | Event::Position { .. }
+                    | Event::Rotation { .. }
+                    | Event::Teleport { .. }
             ) {
                 let id = e.entity().expect("pose events name an entity");
                 if table.get(id).is_none() {
@@ -167,7 +175,9 @@ impl ChunkEncoder {
             }
             let moved = table.apply(e);
             match e {
-                Event::EntityAdd { entity, kind: k, .. } => {
+                Event::EntityAdd {
+                    entity, kind: k, ..
+                } => {
                     self.stream.push(kind::ENTITY_ADD);
                     put_uvarint(&mut self.stream, u64::from(*entity));
                     put_uvarint(&mut self.stream, u64::from(*k));
@@ -446,7 +456,8 @@ impl DecodedChunk {
         // Fill the poses of EntityAdd / Teleport from the tracks.
         for rec in &mut records {
             for e in &mut rec.events {
-                if let Event::EntityAdd { entity, pose, .. } | Event::Teleport { entity, pose } = e {
+                if let Event::EntityAdd { entity, pose, .. } | Event::Teleport { entity, pose } = e
+                {
                     let t = tracks
                         .binary_search_by_key(entity, |t| t.entity)
                         .ok()

@@ -265,7 +265,9 @@ pub fn decode_batch(bytes: &[u8]) -> Result<Vec<Event>> {
 pub fn decode_batch_into(bytes: &[u8], out: &mut Vec<Event>) -> Result<()> {
     out.clear();
     let mut r = ByteReader::new(bytes);
-    let n = r.u16_be().map_err(|_| Error::invalid("tick batch shorter than its 2-byte count"))?;
+    let n = r
+        .u16_be()
+        .map_err(|_| Error::invalid("tick batch shorter than its 2-byte count"))?;
     out.reserve(usize::from(n).min(bytes.len()));
     for i in 0..n {
         let e = Event::decode(&mut r).map_err(|e| {

@@ -353,7 +353,10 @@ pub fn check_nbt_depth(bytes: &[u8]) -> Result<()> {
                 if len > 0 && elem == 0 {
                     return Err(Error::corrupt("metadata: non-empty list of End tags"));
                 }
-                stack.push(Frame::List { tag: elem, left: len });
+                stack.push(Frame::List {
+                    tag: elem,
+                    left: len,
+                });
             }
         }
     }

@@ -46,10 +46,7 @@ impl History {
             (_, 0) => 0,
             (_, 1) | (PRED_PREVIOUS, _) => a,
             (PRED_LINEAR, _) | (PRED_QUADRATIC, 2) => a.wrapping_mul(2).wrapping_sub(b),
-            (PRED_QUADRATIC, _) => a
-                .wrapping_sub(b)
-                .wrapping_mul(3)
-                .wrapping_add(c),
+            (PRED_QUADRATIC, _) => a.wrapping_sub(b).wrapping_mul(3).wrapping_add(c),
             (PRED_DAMPED, _) => a.wrapping_add(a.wrapping_sub(b) >> 1),
             _ => a,
         }
@@ -162,7 +159,11 @@ mod tests {
         assert_eq!(best.predictor, PRED_QUADRATIC);
         assert!(best.divisor % 256 == 0, "divisor {}", best.divisor);
         let mut back = Vec::new();
-        let undivided: Vec<i64> = best.residuals.iter().map(|r| r * best.divisor as i64).collect();
+        let undivided: Vec<i64> = best
+            .residuals
+            .iter()
+            .map(|r| r * best.divisor as i64)
+            .collect();
         reconstruct(&undivided, None, &[], best.predictor, &mut back);
         assert_eq!(back, values);
     }

@@ -274,7 +274,10 @@ fn annotate(e: Error, what: &str) -> Error {
 }
 
 /// Reads and checks header, metadata and index from the start of a source.
-pub fn read_prefix(source: &dyn Source, limits: &Limits) -> Result<(Header, Metadata, Vec<IndexEntry>)> {
+pub fn read_prefix(
+    source: &dyn Source,
+    limits: &Limits,
+) -> Result<(Header, Metadata, Vec<IndexEntry>)> {
     let first = source.read_up_to(0, FIRST_READ)?;
     let header = Header::decode(&first)?;
     let meta_len = header.metadata_len as usize;

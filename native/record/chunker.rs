@@ -91,7 +91,12 @@ impl Chunker {
 
     /// Continues after ticks already written elsewhere (resume): the entity table at that point
     /// and the tick of the last snapshot.
-    pub fn resume_from(&mut self, table: EntityTable, last_tick: Option<u32>, last_snapshot: Option<u32>) {
+    pub fn resume_from(
+        &mut self,
+        table: EntityTable,
+        last_tick: Option<u32>,
+        last_snapshot: Option<u32>,
+    ) {
         self.table = table;
         self.last_tick = last_tick;
         self.last_snapshot = last_snapshot;
@@ -159,7 +164,9 @@ impl Chunker {
             return Ok(None);
         }
         self.open = false;
-        let (header, payload) = self.enc.finish_frame(&mut self.compressor, &mut self.scratch)?;
+        let (header, payload) = self
+            .enc
+            .finish_frame(&mut self.compressor, &mut self.scratch)?;
         self.events += self.enc.event_count();
         self.pose_samples += self.enc.sample_count();
         self.uncompressed_bytes += u64::from(header.uncompressed_len);

@@ -19,8 +19,12 @@ pub struct FileSource {
 impl FileSource {
     pub fn open(path: impl AsRef<Path>) -> Result<FileSource> {
         let path = path.as_ref().to_path_buf();
-        let file = File::open(&path)
-            .map_err(|e| Error::Io(std::io::Error::new(e.kind(), format!("{}: {e}", path.display()))))?;
+        let file = File::open(&path).map_err(|e| {
+            Error::Io(std::io::Error::new(
+                e.kind(),
+                format!("{}: {e}", path.display()),
+            ))
+        })?;
         Ok(FileSource { file, path })
     }
 }
@@ -85,7 +89,10 @@ pub fn sync_dir(dir: &Path) -> Result<()> {
 
 /// Replaces `path` with `parts` concatenated, atomically: temp file, write, fsync, rename, fsync dir.
 pub fn write_atomic(path: &Path, parts: &[&[u8]]) -> Result<()> {
-    let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    let dir = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
     let name = path
         .file_name()
         .ok_or_else(|| Error::invalid(format!("{} has no file name", path.display())))?;

@@ -3,7 +3,7 @@
 
 mod file;
 
-pub use file::{FileSource, MemSource, write_atomic, sync_dir};
+pub use file::{FileSource, MemSource, sync_dir, write_atomic};
 
 use crate::error::Result;
 

@@ -1,0 +1,43 @@
+//! `tickreel bench`: benchmarks that print their figures as one flat JSON object.
+//! Each area adds a module with `pub fn run(quick: bool, out: &mut Figures)`.
+
+mod baseline;
+mod format;
+
+use serde_json::{Map, Value};
+
+/// The flat JSON object being filled.
+pub type Figures = Map<String, Value>;
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// Print one flat JSON object (the default output is also JSON, pretty-printed).
+    #[arg(long)]
+    pub json: bool,
+    /// Smaller workloads: the same keys in under a minute.
+    #[arg(long)]
+    pub quick: bool,
+}
+
+pub fn run(a: Args) -> tickreel::Result<()> {
+    let mut out = Figures::new();
+    out.insert("quick".into(), Value::Bool(a.quick));
+    format::run(a.quick, &mut out);
+    let obj = Value::Object(out);
+    if a.json {
+        println!("{obj}");
+    } else {
+        println!("{}", serde_json::to_string_pretty(&obj).expect("json"));
+    }
+    Ok(())
+}
+
+/// Inserts a number rounded to 3 significant decimals.
+pub fn put(out: &mut Figures, key: &str, v: f64) {
+    let rounded = if v.abs() >= 100.0 {
+        v.round()
+    } else {
+        (v * 1000.0).round() / 1000.0
+    };
+    out.insert(key.into(), serde_json::json!(rounded));
+}

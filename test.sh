@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Runs every test: formatting and lints, Rust tests, the C examples under sanitizers, the Java tests.
+# Installs what it needs (idempotently) on a fresh machine. Usage: ./test.sh
+set -euo pipefail
+cd "$(dirname "$0")"
+export CARGO_TERM_COLOR=never
+
+step() { printf '\n== %s ==\n' "$*"; }
+
+step "cargo fmt --check"
+cargo fmt --all -- --check
+
+step "cargo clippy"
+cargo clippy --all-targets -- -D warnings
+
+step "cargo test"
+cargo test --all-targets
+
+for extra in tests/*.sh; do
+  [ -e "$extra" ] || continue
+  step "$extra"
+  bash "$extra"
+done
+
+step "all tests passed"

@@ -1,0 +1,48 @@
+//! Shared helpers for integration tests.
+#![allow(dead_code)]
+
+use std::path::Path;
+
+use tickreel::Event;
+use tickreel::format::state::EntityTable;
+use tickreel::record::{ChunkPolicy, ReelOptions, ReelWriter};
+use tickreel::sim::{SimConfig, Simulator};
+
+pub fn sim_ticks(players: u32, ticks: u32, seed: u64) -> Vec<(u32, Vec<Event>)> {
+    let mut sim = Simulator::new(SimConfig {
+        players,
+        seed,
+        teleport_chance: 0.002,
+        churn_chance: 0.002,
+        custom_event_chance: 0.01,
+    });
+    (0..ticks).map(|_| sim.step()).collect()
+}
+
+pub fn write_reel(path: &Path, ticks: &[(u32, Vec<Event>)], policy: ChunkPolicy) -> u64 {
+    let mut w = ReelWriter::create(
+        path,
+        ReelOptions {
+            policy,
+            ..ReelOptions::default()
+        },
+    )
+    .unwrap();
+    for (t, e) in ticks {
+        w.write_tick(*t, e).unwrap();
+    }
+    w.finish().unwrap()
+}
+
+/// The entity table after applying every tick up to and including `upto`, straight from the input.
+pub fn expected_states(ticks: &[(u32, Vec<Event>)]) -> Vec<(u32, EntityTable)> {
+    let mut table = EntityTable::default();
+    let mut out = Vec::new();
+    for (t, events) in ticks {
+        for e in events {
+            table.apply(e);
+        }
+        out.push((*t, table.clone()));
+    }
+    out
+}
