@@ -33,6 +33,8 @@ enum Command {
     Export(cmd::export::Args),
     /// Record a simulated server, verify, seek and summarise (the README's first command).
     Demo(cmd::demo::Args),
+    /// Record a synthetic server through the real pipeline (prints `flushed TICK` lines).
+    Simulate(cmd::simulate::Args),
     /// Run the benchmarks and print the headline figures.
     Bench(bench::Args),
 }
@@ -46,6 +48,7 @@ fn main() -> ExitCode {
         Command::Import(a) => cmd::import::run(a),
         Command::Export(a) => cmd::export::run(a),
         Command::Demo(a) => cmd::demo::run(a),
+        Command::Simulate(a) => cmd::simulate::run(a),
         Command::Bench(a) => bench::run(a),
     };
     match result {
