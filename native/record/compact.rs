@@ -70,9 +70,9 @@ impl Analysis {
             a.max = p;
         }
         a.ticks_present += 1;
-        for k in 0..3 {
-            a.min[k] = a.min[k].min(p[k]);
-            a.max[k] = a.max[k].max(p[k]);
+        for (k, v) in p.iter().enumerate() {
+            a.min[k] = a.min[k].min(*v);
+            a.max[k] = a.max[k].max(*v);
         }
         if let (Some(l), false) = (a.last, teleport) {
             let d = [l.x_f64() - p[0], l.y_f64() - p[1], l.z_f64() - p[2]];
@@ -81,7 +81,7 @@ impl Analysis {
         a.last = Some(*pose);
     }
 
-    fn to_nbt(&self, ticks: u64) -> Value {
+    fn to_nbt(&self) -> Value {
         let mut total = 0.0;
         let list = self
             .entities
@@ -90,27 +90,24 @@ impl Analysis {
                 total += a.distance;
                 let mut c = HashMap::new();
                 c.insert("id".into(), Value::Int(*id as i32));
-                c.insert("ticks_present".into(), Value::Long(a.ticks_present as i64));
+                c.insert(
+                    "ticks".into(),
+                    Value::Int(a.ticks_present.min(i32::MAX as u64) as i32),
+                );
                 c.insert("distance".into(), Value::Double(a.distance));
-                c.insert(
-                    "min".into(),
-                    Value::List(a.min.iter().map(|v| Value::Double(*v)).collect()),
-                );
-                c.insert(
-                    "max".into(),
-                    Value::List(a.max.iter().map(|v| Value::Double(*v)).collect()),
-                );
+                let bbox = a
+                    .min
+                    .iter()
+                    .chain(&a.max)
+                    .map(|v| Value::Double(*v))
+                    .collect();
+                c.insert("bbox".into(), Value::List(bbox));
                 Value::Compound(c)
             })
             .collect();
         let mut root = HashMap::new();
         root.insert("entities".into(), Value::List(list));
-        root.insert(
-            "entity_count".into(),
-            Value::Int(self.entities.len() as i32),
-        );
-        root.insert("total_distance".into(), Value::Double(total));
-        root.insert("ticks".into(), Value::Long(ticks as i64));
+        root.insert("distance".into(), Value::Double(total));
         Value::Compound(root)
     }
 }
@@ -191,7 +188,7 @@ pub fn compact(
         }
         progress(i as u64 + 1, total);
     }
-    w.set_analysis(analysis.to_nbt(report.ticks));
+    w.set_analysis(analysis.to_nbt());
     report.bytes_out = w.finish()?;
     let back = Reader::open_path(out)?;
     report.chunks_out = back.index().len();

@@ -15,6 +15,13 @@ pub(crate) struct FinishState {
     cv: Condvar,
 }
 
+fn dup(r: &std::result::Result<PathBuf, Error>) -> Result<PathBuf> {
+    match r {
+        Ok(p) => Ok(p.clone()),
+        Err(e) => Err(e.duplicate()),
+    }
+}
+
 impl FinishState {
     pub(crate) fn complete(&self, r: Result<PathBuf>) {
         *self.result.lock() = Some(r);
@@ -36,11 +43,7 @@ impl FinishHandle {
     }
     /// The final file's path once compaction has completed (or its error); `None` while pending.
     pub fn poll(&self) -> Option<Result<PathBuf>> {
-        self.state
-            .result
-            .lock()
-            .as_ref()
-            .map(|r| r.as_ref().map(Clone::clone).map_err(Error::duplicate))
+        self.state.result.lock().as_ref().map(dup)
     }
     /// Whether compaction has completed (successfully or not).
     pub fn is_done(&self) -> bool {
@@ -52,11 +55,7 @@ impl FinishHandle {
         while g.is_none() {
             self.state.cv.wait(&mut g);
         }
-        g.as_ref()
-            .expect("set")
-            .as_ref()
-            .map(Clone::clone)
-            .map_err(Error::duplicate)
+        dup(g.as_ref().expect("set"))
     }
     /// Blocks up to `timeout`; `None` if still pending.
     pub fn wait_timeout(&self, timeout: Duration) -> Option<Result<PathBuf>> {
@@ -64,7 +63,6 @@ impl FinishHandle {
         if g.is_none() {
             self.state.cv.wait_for(&mut g, timeout);
         }
-        g.as_ref()
-            .map(|r| r.as_ref().map(Clone::clone).map_err(Error::duplicate))
+        g.as_ref().map(dup)
     }
 }

@@ -325,8 +325,8 @@ impl RecWriter {
             self.update_library_meta();
             let job = CompactJob::Memory {
                 frames: std::mem::take(&mut self.pending),
-                header: self.header.clone(),
-                metadata: self.metadata.clone(),
+                header: Box::new(self.header.clone()),
+                metadata: Box::new(self.metadata.clone()),
                 out,
                 options,
                 handle,
@@ -514,8 +514,8 @@ pub(crate) enum CompactJob {
     /// A recording that finished before its first flush: frames still in memory.
     Memory {
         frames: Vec<Frame>,
-        header: Header,
-        metadata: Metadata,
+        header: Box<Header>,
+        metadata: Box<Metadata>,
         out: PathBuf,
         options: CompactOptions,
         handle: FinishHandle,
@@ -594,7 +594,7 @@ pub(crate) fn compaction_loop(rx: Receiver<CompactJob>, engine: Arc<EngineShared
                 options,
                 handle,
             } => {
-                let r = memory_reader(frames, header, metadata)
+                let r = memory_reader(frames, *header, *metadata)
                     .and_then(|reader| compact(&reader, &out, options, &mut |_, _| {}))
                     .map(|_| out);
                 (r, handle)

@@ -72,8 +72,10 @@ pub fn run(a: Args) -> tickreel::Result<()> {
     let mut submitted = 0u64;
     let report = |last: &mut Option<u32>, rec: &tickreel::Recorder| {
         let f = rec.stats().flushed_tick;
-        if f.is_some() && f != *last {
-            println!("flushed {}", f.expect("some"));
+        if let Some(t) = f
+            && f != *last
+        {
+            println!("flushed {t}");
             *last = f;
         }
     };
