@@ -113,6 +113,7 @@ pub(crate) struct EngineShared {
     pub inflight: AtomicUsize,
     pub max_inflight: usize,
     pub stalled: Mutex<bool>,
+    pub stalled_flag: std::sync::atomic::AtomicBool,
     pub stall_cv: Condvar,
     pub active: AtomicUsize,
     pub dropped_total: AtomicU64,
@@ -152,6 +153,9 @@ impl EngineShared {
         self.inflight.fetch_sub(n, Ordering::AcqRel);
     }
     pub(crate) fn wait_if_stalled(&self) {
+        if !self.stalled_flag.load(Ordering::Acquire) {
+            return;
+        }
         let mut g = self.stalled.lock();
         while *g {
             self.stall_cv.wait(&mut g);
@@ -177,6 +181,7 @@ impl Drop for EngineInner {
 impl EngineInner {
     fn stop(&self) {
         *self.shared.stalled.lock() = false;
+        self.shared.stalled_flag.store(false, Ordering::Release);
         self.shared.stall_cv.notify_all();
         for w in &self.writers {
             let _ = w.send(Msg::Shutdown);
@@ -214,6 +219,7 @@ impl Engine {
             inflight: AtomicUsize::new(0),
             max_inflight: options.max_inflight_bytes,
             stalled: Mutex::new(false),
+            stalled_flag: std::sync::atomic::AtomicBool::new(false),
             stall_cv: Condvar::new(),
             active: AtomicUsize::new(0),
             dropped_total: AtomicU64::new(0),
@@ -336,6 +342,10 @@ impl Engine {
     #[doc(hidden)]
     pub fn set_writers_stalled(&self, stalled: bool) {
         *self.inner.shared.stalled.lock() = stalled;
+        self.inner
+            .shared
+            .stalled_flag
+            .store(stalled, Ordering::Release);
         self.inner.shared.stall_cv.notify_all();
     }
 }
