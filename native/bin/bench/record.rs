@@ -59,6 +59,8 @@ fn rec_options() -> RecorderOptions {
     }
 }
 
+/// Ticks are submitted tick-major across recordings (as a server does), so the loops index by tick.
+#[allow(clippy::needless_range_loop)]
 /// ns per player-tick of `submit_tick` with `recs` recordings of `players` players each.
 fn submit_cost(recs: u32, players: u32, ticks: u32) -> (f64, f64) {
     let dir = tempfile::tempdir().expect("tempdir");
@@ -110,6 +112,7 @@ fn submit_cost(recs: u32, players: u32, ticks: u32) -> (f64, f64) {
     (submit.as_nanos() as f64 / pt, floor.as_nanos() as f64 / pt)
 }
 
+#[allow(clippy::needless_range_loop)]
 pub fn run(quick: bool, out: &mut Figures) {
     let ticks = if quick { 400 } else { 2000 };
     // Headline: 10 recordings of 10 players (a server of 100 players in 10 instances).
