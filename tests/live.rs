@@ -332,3 +332,41 @@ fn a_damaged_metadata_file_is_rebuilt_from_the_segments() {
     let r = Reader::open_live(&live).unwrap();
     assert_eq!(states(&r), common::expected_states(&ticks));
 }
+
+#[test]
+fn a_registered_dictionary_compresses_live_and_compacted_chunks() {
+    use tickreel::record::CompactOptions;
+    // train on payload-like samples: encoded ticks of other simulated sessions
+    let samples: Vec<Vec<u8>> = (0..200u64)
+        .map(|s| {
+            let ticks = common::sim_ticks(4, 50, 1000 + s);
+            ticks.iter().flat_map(|(_, e)| batch(e)).collect()
+        })
+        .collect();
+    let dict = tickreel::dictionary::train(&samples, 16 << 10).unwrap();
+    tickreel::dictionary::register(4242, dict).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("dict.reel");
+    let engine = Engine::new(EngineOptions::default()).unwrap();
+    let mut opts = small_flush();
+    opts.info.dictionary_id = 4242;
+    opts.compaction = CompactOptions { zstd_level: 12, ..CompactOptions::default() };
+    let rec = engine.start_recording(&path, opts).unwrap();
+    let ticks = common::sim_ticks(4, 300, 77);
+    for (t, e) in &ticks {
+        rec.submit_tick(*t, &batch(e)).unwrap();
+    }
+    rec.flush().unwrap();
+    let out = rec.finish().unwrap().wait().unwrap();
+    let r = Reader::open_path(&out).unwrap();
+    assert_eq!(r.header().dictionary_id, 4242);
+    assert_eq!(states(&r), common::expected_states(&ticks));
+    // an unregistered dictionary id is a clear error, not garbage
+    let mut bytes = std::fs::read(&out).unwrap();
+    let mut h = tickreel::format::header::Header::decode(&bytes).unwrap();
+    h.dictionary_id = 999;
+    bytes[..256].copy_from_slice(&h.encode());
+    let other = dir.path().join("other.reel");
+    std::fs::write(&other, bytes).unwrap();
+    assert!(matches!(Reader::open_path(&other), Err(Error::Unsupported(_))));
+}

@@ -22,6 +22,8 @@ pub struct CompactOptions {
     pub chunk_ticks: u32,
     /// Read the result back and check it before reporting success.
     pub verify: bool,
+    /// Compress the output with this registered zstd dictionary (`None`: keep the source's).
+    pub dictionary_id: Option<u16>,
 }
 
 impl Default for CompactOptions {
@@ -30,6 +32,7 @@ impl Default for CompactOptions {
             zstd_level: 9,
             chunk_ticks: 200,
             verify: true,
+            dictionary_id: None,
         }
     }
 }
@@ -126,7 +129,7 @@ pub fn compact(
         timestamp_ms: h.timestamp_ms,
         tick_rate_millihz: h.tick_rate_millihz,
         game_data_version: h.game_data_version,
-        dictionary_id: h.dictionary_id,
+        dictionary_id: options.dictionary_id.unwrap_or(h.dictionary_id),
     };
     let mut w = ReelWriter::create(
         out,

@@ -25,6 +25,7 @@ pub fn run(a: Args) -> tickreel::Result<()> {
         zstd_level: a.level,
         chunk_ticks: a.chunk_ticks,
         verify: true,
+        dictionary_id: None,
     };
     let rep = compact(&reader, &a.out, options, &mut |done, _| {
         bar.set_position(done)
