@@ -104,8 +104,8 @@ fn trace() -> Vec<In> {
                 tick,
                 entity,
                 pose,
-                on_ground: match (tick + entity) % 4 {
-                    0 => Some(true),
+                on_ground: match (tick + entity + 3) % 4 {
+                    0 => Some(true), // also on each entity's first row
                     1 => Some(false),
                     2 => None, // unchanged
                     _ => Some(tick % 2 == 0),
