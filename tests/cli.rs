@@ -223,6 +223,10 @@ fn malformed_csv_fails_with_the_line_number() {
             &["line 3", "already has a row"],
         ),
         ("0,-1,0,64,0,0,0\n", &["line 2", "entity"]),
+        (
+            "0,1,0,64,0,0,0\n4294967295,1,0,64,0,0,0\n",
+            &["line 3", "too far"],
+        ),
     ];
     for (body, needles) in cases {
         let csv = dir.path().join("bad.csv");

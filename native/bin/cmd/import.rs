@@ -271,6 +271,16 @@ pub fn import(csv: &Path, out: &Path, options: ReelOptions) -> tickreel::Result<
             )));
         }
         let row = parse_row(&fields, &cols).map_err(at)?;
+        // The header counts the ticks spanned in a u32.
+        if let Some(first) = summary.first_tick
+            && u64::from(row.tick) - u64::from(first.min(row.tick)) >= u64::from(u32::MAX)
+        {
+            return Err(at(format!(
+                "tick {} is too far from the first tick {first}: a recording spans at most {} ticks",
+                row.tick,
+                u32::MAX
+            )));
+        }
         // Close the pending tick when this row starts a later one.
         if let Some(p) = &pending {
             if row.tick < p.tick {
