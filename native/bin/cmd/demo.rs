@@ -1,6 +1,392 @@
-#[derive(clap::Args)]
-pub struct Args {}
+//! `tickreel demo`: the README's first command. Records a simulated multi-player session (players
+//! walking, sprinting, jumping, turning, teleporting, leaving and joining, placing blocks), writes
+//! it as a compacted `.reel`, verifies it, seeks to random ticks (each checked against what was
+//! recorded), decodes it end to end, and prints a summary with sizes and timings.
+//!
+//! The work is done by [`run_demo`] in stages ([`record`], [`verify`], [`seek`], [`decode`]) that
+//! return a [`DemoReport`]; [`print_report`] renders it. Later stages of the project extend the
+//! demo here (recording through the live pipeline, racing a ghost).
 
-pub fn run(_a: Args) -> tickreel::Result<()> {
-    Err(tickreel::Error::InvalidState("TODO-demo".into()))
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use fastnbt::Value as Nbt;
+use tickreel::format::event::encode_batch;
+use tickreel::format::metadata::{EntityInfo, EventType};
+use tickreel::format::state::EntityTable;
+use tickreel::play::Reader;
+use tickreel::record::{ReelOptions, ReelWriter};
+use tickreel::sim::{SimConfig, Simulator};
+use tickreel::{Error, Event};
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// Simulated players online at once.
+    #[arg(long, default_value_t = 20)]
+    pub players: u32,
+    /// Seconds of game time to record (20 ticks per second).
+    #[arg(long, default_value_t = 120.0)]
+    pub seconds: f64,
+    /// Directory for the recording (created if missing).
+    #[arg(long, default_value = "demo-out")]
+    pub out: PathBuf,
+    /// Random seed of the simulation.
+    #[arg(long, default_value_t = 42)]
+    pub seed: u64,
+    /// Random seeks to time (each checked against the recorded state).
+    #[arg(long, default_value_t = 200)]
+    pub seeks: usize,
+}
+
+/// What the demo does.
+#[derive(Debug, Clone)]
+pub struct DemoConfig {
+    pub players: u32,
+    pub seconds: f64,
+    pub out_dir: PathBuf,
+    pub seed: u64,
+    pub seeks: usize,
+}
+
+/// Ticks per second of the simulated server.
+pub const TICK_RATE: f64 = 20.0;
+/// Custom event type id of the simulator's block changes.
+pub const BLOCK_CHANGE: u32 = 1;
+
+impl DemoConfig {
+    /// Ticks to record.
+    pub fn ticks(&self) -> u32 {
+        (self.seconds * TICK_RATE).round() as u32
+    }
+    /// The recording's path.
+    pub fn reel_path(&self) -> PathBuf {
+        self.out_dir.join("demo.reel")
+    }
+    fn sim(&self) -> SimConfig {
+        SimConfig {
+            players: self.players,
+            seed: self.seed,
+            teleport_chance: 0.001,
+            churn_chance: 0.0005,
+            custom_event_chance: 0.02,
+        }
+    }
+}
+
+/// Everything the demo measured.
+#[derive(Debug, Clone)]
+pub struct DemoReport {
+    pub path: PathBuf,
+    pub players: u32,
+    pub ticks: u32,
+    /// Distinct players seen (churn replaces leavers with new players).
+    pub players_seen: usize,
+    pub file_size: u64,
+    /// The session in the batch encoding a server submits (absolute poses, no compression).
+    pub raw_bytes: u64,
+    /// Chunk payloads before zstd.
+    pub payload_bytes: u64,
+    pub chunks: usize,
+    pub snapshot_chunks: usize,
+    pub pose_samples: u64,
+    pub events: u64,
+    /// Time spent in the writer (the simulation itself excluded).
+    pub write_time: Duration,
+    pub verify_time: Duration,
+    /// Each seek's latency, sorted.
+    pub seek_times: Vec<Duration>,
+    pub decode_time: Duration,
+    /// Pose samples seen by the end-to-end decode.
+    pub decoded_samples: u64,
+}
+
+impl DemoReport {
+    pub fn player_seconds(&self) -> f64 {
+        f64::from(self.players) * f64::from(self.ticks) / TICK_RATE
+    }
+    pub fn bytes_per_player_second(&self) -> f64 {
+        self.file_size as f64 / self.player_seconds().max(f64::MIN_POSITIVE)
+    }
+    /// The latency below which a fraction `q` of the seeks fell (nearest rank).
+    pub fn seek_quantile(&self, q: f64) -> Duration {
+        let n = self.seek_times.len();
+        if n == 0 {
+            return Duration::ZERO;
+        }
+        let rank = ((q * n as f64).ceil() as usize).clamp(1, n);
+        self.seek_times[rank - 1]
+    }
+    /// Player-ticks decoded per second.
+    pub fn decode_rate(&self) -> f64 {
+        self.decoded_samples as f64 / self.decode_time.as_secs_f64().max(1e-9)
+    }
+}
+
+pub fn run(a: Args) -> tickreel::Result<()> {
+    if a.players == 0 {
+        return Err(Error::InvalidArgument(
+            "--players must be at least 1".into(),
+        ));
+    }
+    if !(a.seconds.is_finite() && a.seconds > 0.0 && a.seconds * TICK_RATE <= f64::from(u32::MAX)) {
+        return Err(Error::InvalidArgument(format!(
+            "--seconds {} is not a positive duration",
+            a.seconds
+        )));
+    }
+    let cfg = DemoConfig {
+        players: a.players,
+        seconds: a.seconds,
+        out_dir: a.out,
+        seed: a.seed,
+        seeks: a.seeks,
+    };
+    println!(
+        "tickreel demo: {} simulated players, {} s of play ({} ticks at {TICK_RATE} ticks/s)",
+        cfg.players,
+        cfg.seconds,
+        cfg.ticks()
+    );
+    let report = run_demo(&cfg)?;
+    print_report(&report);
+    Ok(())
+}
+
+/// Runs every stage of the demo.
+pub fn run_demo(cfg: &DemoConfig) -> tickreel::Result<DemoReport> {
+    std::fs::create_dir_all(&cfg.out_dir)?;
+    let path = cfg.reel_path();
+    let mut rng = fastrand::Rng::with_seed(cfg.seed ^ 0x5eed_5eed);
+    let ticks = cfg.ticks().max(1);
+    let targets: Vec<u32> = (0..cfg.seeks).map(|_| rng.u32(0..ticks)).collect();
+    let rec = record(cfg, &path, &targets)?;
+    let (reader, verify_time) = verify(&path)?;
+    let seek_times = seek(&reader, &targets, &rec.truth)?;
+    let (decode_time, decoded_samples) = decode(&reader, &rec.final_state)?;
+    let index = reader.index();
+    let stats = &reader.metadata().library.stats;
+    Ok(DemoReport {
+        path,
+        players: cfg.players,
+        ticks: cfg.ticks(),
+        players_seen: rec.players_seen,
+        file_size: rec.file_size,
+        raw_bytes: rec.raw_bytes,
+        payload_bytes: stats.uncompressed_bytes,
+        chunks: index.len(),
+        snapshot_chunks: index.iter().filter(|e| e.has_snapshot()).count(),
+        pose_samples: stats.pose_samples,
+        events: stats.events,
+        write_time: rec.write_time,
+        verify_time,
+        seek_times,
+        decode_time,
+        decoded_samples,
+    })
+}
+
+/// What [`record`] wrote, with the ground truth to check the file against.
+#[derive(Debug, Clone)]
+pub struct Recorded {
+    pub file_size: u64,
+    pub raw_bytes: u64,
+    pub write_time: Duration,
+    pub players_seen: usize,
+    /// The entity state after each requested tick, as the simulator produced it.
+    pub truth: HashMap<u32, EntityTable>,
+    /// The entity state after the last tick.
+    pub final_state: EntityTable,
+}
+
+/// Simulates `cfg.ticks()` ticks and writes them to `path` with a [`ReelWriter`]; records the
+/// true entity state after each tick in `targets`.
+pub fn record(cfg: &DemoConfig, path: &Path, targets: &[u32]) -> tickreel::Result<Recorded> {
+    let mut sim = Simulator::new(cfg.sim());
+    let mut options = ReelOptions::compacted();
+    options.info.tick_rate_millihz = (TICK_RATE * 1000.0) as u32;
+    options.info.timestamp_ms = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as i64);
+    options.info.world_id = *uuid::Uuid::new_v4().as_bytes();
+    let mut w = ReelWriter::create(path, options)?;
+    w.register_event_type(EventType {
+        id: BLOCK_CHANGE,
+        name: "demo:block_change".into(),
+        version: 1,
+    });
+    let demo: HashMap<String, Nbt> = HashMap::from([
+        ("players".to_string(), Nbt::Int(cfg.players as i32)),
+        ("seconds".to_string(), Nbt::Double(cfg.seconds)),
+        ("seed".to_string(), Nbt::Long(cfg.seed as i64)),
+    ]);
+    w.user_metadata_mut()
+        .insert("demo".into(), Nbt::Compound(demo));
+    let wanted: std::collections::HashSet<u32> = targets.iter().copied().collect();
+    let mut truth = HashMap::new();
+    let mut table = EntityTable::default();
+    let mut raw = Vec::new();
+    let mut raw_bytes = 0u64;
+    let mut write_time = Duration::ZERO;
+    let mut players_seen = 0;
+    for _ in 0..cfg.ticks() {
+        let (tick, events) = sim.step();
+        raw.clear();
+        encode_batch(&events, &mut raw)?;
+        raw_bytes += raw.len() as u64;
+        let started = Instant::now();
+        for e in &events {
+            if let Event::EntityAdd { entity, kind, .. } = *e {
+                players_seen += 1;
+                w.register_entity(EntityInfo {
+                    id: entity,
+                    kind,
+                    uuid: Some(uuid::Uuid::from_u128(0x7e57_0000_0000 + u128::from(entity))),
+                    name: Some(format!("player{entity}")),
+                });
+            }
+        }
+        w.write_tick(tick, &events)?;
+        write_time += started.elapsed();
+        for e in &events {
+            table.apply(e);
+        }
+        if wanted.contains(&tick) {
+            truth.insert(tick, table.clone());
+        }
+    }
+    let started = Instant::now();
+    let file_size = w.finish()?;
+    write_time += started.elapsed();
+    Ok(Recorded {
+        file_size,
+        raw_bytes,
+        write_time,
+        players_seen,
+        truth,
+        final_state: table,
+    })
+}
+
+/// Opens the file and checks every checksum and the index.
+pub fn verify(path: &Path) -> tickreel::Result<(Reader, Duration)> {
+    let started = Instant::now();
+    let reader = super::open(path)?;
+    reader.verify().map_err(|e| super::in_file(path, e))?;
+    Ok((reader, started.elapsed()))
+}
+
+/// Seeks to each target (in the given, random order) and checks the state against `truth`.
+/// Returns the latencies, sorted.
+pub fn seek(
+    reader: &Reader,
+    targets: &[u32],
+    truth: &HashMap<u32, EntityTable>,
+) -> tickreel::Result<Vec<Duration>> {
+    let mut times = Vec::with_capacity(targets.len());
+    for &t in targets {
+        let started = Instant::now();
+        let state = reader.seek(t)?;
+        times.push(started.elapsed());
+        let expected = truth
+            .get(&t)
+            .ok_or_else(|| Error::InvalidState(format!("no recorded state for tick {t}")))?;
+        if state.tick != t || &state.entities != expected {
+            return Err(Error::Corrupt(format!(
+                "seek to tick {t} disagrees with what was recorded"
+            )));
+        }
+    }
+    times.sort_unstable();
+    Ok(times)
+}
+
+/// Decodes every tick from the start, rebuilds the entity state, and checks the end state.
+/// Returns the time taken and the pose samples decoded.
+pub fn decode(reader: &Reader, final_state: &EntityTable) -> tickreel::Result<(Duration, u64)> {
+    let (Some(first), Some(last)) = (reader.first_tick(), reader.last_tick()) else {
+        return Ok((Duration::ZERO, 0));
+    };
+    let started = Instant::now();
+    let mut table = EntityTable::default();
+    let mut samples = 0u64;
+    for t in reader.ticks(first, last) {
+        for e in &t?.events {
+            if matches!(
+                e,
+                Event::Pose { .. } | Event::EntityAdd { .. } | Event::Teleport { .. }
+            ) {
+                samples += 1;
+            }
+            table.apply(e);
+        }
+    }
+    let elapsed = started.elapsed();
+    if &table != final_state {
+        return Err(Error::Corrupt(
+            "the state after decoding every tick disagrees with what was recorded".into(),
+        ));
+    }
+    Ok((elapsed, samples))
+}
+
+fn ms(d: Duration) -> f64 {
+    d.as_secs_f64() * 1000.0
+}
+
+/// Prints the summary.
+pub fn print_report(r: &DemoReport) {
+    let mib = |b: u64| b as f64 / (1024.0 * 1024.0);
+    println!();
+    println!("recording        {}", r.path.display());
+    println!(
+        "session          {} players online ({} over the session), {} ticks = {:.0} player-seconds",
+        r.players,
+        r.players_seen,
+        r.ticks,
+        r.player_seconds()
+    );
+    println!(
+        "content          {} pose samples, {} other events, {} chunks ({} with a snapshot)",
+        r.pose_samples, r.events, r.chunks, r.snapshot_chunks
+    );
+    println!(
+        "file size        {} bytes ({:.2} MiB), {:.1} bytes per player-second",
+        r.file_size,
+        mib(r.file_size),
+        r.bytes_per_player_second()
+    );
+    println!(
+        "compression      {:.1}x smaller than the raw tick batches ({} bytes), {:.1}x smaller than the chunk payloads before zstd ({} bytes)",
+        r.raw_bytes as f64 / r.file_size.max(1) as f64,
+        r.raw_bytes,
+        r.payload_bytes as f64 / r.file_size.max(1) as f64,
+        r.payload_bytes
+    );
+    println!(
+        "write            {:.1} ms ({:.0} player-ticks/s)",
+        ms(r.write_time),
+        r.pose_samples as f64 / r.write_time.as_secs_f64().max(1e-9)
+    );
+    println!(
+        "verify           {:.1} ms, every checksum ok",
+        ms(r.verify_time)
+    );
+    println!(
+        "seek             {} random seeks, p50 {:.3} ms, p99 {:.3} ms, max {:.3} ms; every state matched the recording",
+        r.seek_times.len(),
+        ms(r.seek_quantile(0.5)),
+        ms(r.seek_quantile(0.99)),
+        ms(r.seek_times.last().copied().unwrap_or_default())
+    );
+    println!(
+        "decode           {:.1} ms for every tick, {:.2} M player-ticks/s; end state matched",
+        ms(r.decode_time),
+        r.decode_rate() / 1e6
+    );
+    println!();
+    println!(
+        "inspect it with: tickreel info {0} | tickreel dump {0} --to 20 | tickreel export {0} poses.csv",
+        r.path.display()
+    );
 }

@@ -1,6 +1,198 @@
-#[derive(clap::Args)]
-pub struct Args {}
+//! `tickreel info FILE [--json]`: header fields, metadata and an index summary.
 
-pub fn run(_a: Args) -> tickreel::Result<()> {
-    Err(tickreel::Error::InvalidState("TODO-info".into()))
+use std::path::PathBuf;
+
+use serde_json::{Value, json};
+use tickreel::format::header::Layout;
+use tickreel::format::index::FLAG_CUSTOM_EVENTS;
+use tickreel::play::Reader;
+
+use super::json::{hex, nbt_to_json, utc_timestamp};
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// A `.reel` file.
+    pub file: PathBuf,
+    /// Print one JSON object instead of text.
+    #[arg(long)]
+    pub json: bool,
+}
+
+pub fn run(a: Args) -> tickreel::Result<()> {
+    let r = super::open(&a.file)?;
+    let file_size = std::fs::metadata(&a.file)?.len();
+    let info = describe(&r, &a.file.display().to_string(), file_size)?;
+    if a.json {
+        println!("{info}");
+    } else {
+        print_text(&r, &info);
+    }
+    Ok(())
+}
+
+/// A 16-byte id as a UUID string.
+fn uuid_str(b: &[u8; 16]) -> String {
+    uuid::Uuid::from_bytes(*b).hyphenated().to_string()
+}
+
+/// Everything `info` reports, as one JSON object (the `--json` output; the text form prints it).
+pub fn describe(r: &Reader, file: &str, file_size: u64) -> tickreel::Result<Value> {
+    let h = r.header();
+    let index = r.index();
+    let compressed: u64 = index.iter().map(|e| u64::from(e.compressed_len)).sum();
+    let uncompressed: u64 = index.iter().map(|e| u64::from(e.uncompressed_len)).sum();
+    let snapshots = index.iter().filter(|e| e.has_snapshot()).count();
+    let custom = index
+        .iter()
+        .filter(|e| e.flags & FLAG_CUSTOM_EVENTS != 0)
+        .count();
+    // The whole metadata root compound: the user's keys plus the library's under "tickreel".
+    let root: fastnbt::Value = fastnbt::from_bytes(&r.metadata().encode()?)
+        .map_err(|e| tickreel::Error::Metadata(format!("cannot re-read metadata: {e}")))?;
+    let ratio = if compressed > 0 {
+        uncompressed as f64 / compressed as f64
+    } else {
+        0.0
+    };
+    let duration_s = f64::from(h.tick_count) / r.tick_rate().max(f64::MIN_POSITIVE);
+    Ok(json!({
+        "file": file,
+        "file_size": file_size,
+        "version": h.version,
+        "data_version": h.data_version,
+        "layout": match h.layout {
+            Layout::Compacted => "compacted",
+            Layout::Segmented => "segmented",
+        },
+        "world_id": uuid_str(&h.world_id),
+        "world_id_hex": hex(&h.world_id),
+        "world_version": uuid_str(&h.world_version),
+        "world_version_hex": hex(&h.world_version),
+        "timestamp_ms": h.timestamp_ms,
+        "timestamp_utc": utc_timestamp(h.timestamp_ms),
+        "dictionary_id": h.dictionary_id,
+        "tick_rate": r.tick_rate(),
+        "game_data_version": h.game_data_version,
+        "first_tick": h.first_tick,
+        "last_tick": r.last_tick(),
+        "tick_count": h.tick_count,
+        "duration_s": duration_s,
+        "chunk_count": h.chunk_count,
+        "metadata": nbt_to_json(&root),
+        "index": {
+            "chunks": index.len(),
+            "snapshot_chunks": snapshots,
+            "custom_event_chunks": custom,
+            "compressed_bytes": compressed,
+            "uncompressed_bytes": uncompressed,
+            "ratio": ratio,
+            "file_size": file_size,
+        },
+    }))
+}
+
+fn print_text(r: &Reader, j: &Value) {
+    let h = r.header();
+    let m = r.metadata();
+    let lib = &m.library;
+    println!(
+        "file              {} ({} bytes)",
+        j["file"].as_str().unwrap_or(""),
+        j["file_size"]
+    );
+    println!(
+        "format            version {}, data version {}, layout {}",
+        h.version,
+        h.data_version,
+        j["layout"].as_str().unwrap_or("")
+    );
+    println!("world id          {}", j["world_id"].as_str().unwrap_or(""));
+    println!(
+        "world version     {}",
+        j["world_version"].as_str().unwrap_or("")
+    );
+    println!(
+        "timestamp         {} ({} ms)",
+        utc_timestamp(h.timestamp_ms),
+        h.timestamp_ms
+    );
+    println!(
+        "dictionary id     {}{}",
+        h.dictionary_id,
+        if h.dictionary_id == 0 { " (none)" } else { "" }
+    );
+    println!("tick rate         {} ticks/s", r.tick_rate());
+    println!("game data version {}", h.game_data_version);
+    match r.last_tick() {
+        Some(last) => println!(
+            "ticks             {} ticks, {}..={last} ({:.1} s)",
+            h.tick_count,
+            h.first_tick,
+            j["duration_s"].as_f64().unwrap_or(0.0)
+        ),
+        None => println!("ticks             none"),
+    }
+    let ix = &j["index"];
+    println!(
+        "chunks            {} ({} with a snapshot, {} with custom events)",
+        h.chunk_count, ix["snapshot_chunks"], ix["custom_event_chunks"]
+    );
+    println!(
+        "chunk bytes       {} compressed, {} uncompressed, ratio {:.2}x",
+        ix["compressed_bytes"],
+        ix["uncompressed_bytes"],
+        ix["ratio"].as_f64().unwrap_or(0.0)
+    );
+    println!("metadata");
+    if m.user.is_empty() {
+        println!("  user              (empty)");
+    } else {
+        let mut user = j["metadata"].clone();
+        if let Some(o) = user.as_object_mut() {
+            o.remove(tickreel::format::metadata::LIBRARY_KEY);
+        }
+        println!("  user              {user}");
+    }
+    println!("  entities          {}", lib.entities.len());
+    for e in lib.entities.iter().take(10) {
+        println!(
+            "    {:>8}  kind {:<5} {} {}",
+            e.id,
+            e.kind,
+            e.name.as_deref().unwrap_or("-"),
+            e.uuid.map(|u| u.to_string()).unwrap_or_default()
+        );
+    }
+    if lib.entities.len() > 10 {
+        println!("    ... and {} more", lib.entities.len() - 10);
+    }
+    println!("  event types       {}", lib.event_types.len());
+    for t in &lib.event_types {
+        println!("    {:>8}  {} (schema {})", t.id, t.name, t.version);
+    }
+    if lib.gaps.is_empty() {
+        println!("  gaps              none");
+    } else {
+        let gaps: Vec<String> = lib
+            .gaps
+            .iter()
+            .map(|g| format!("{}..={}", g.from, g.to))
+            .collect();
+        println!("  gaps              {}", gaps.join(", "));
+    }
+    let s = &lib.stats;
+    println!(
+        "  stats             {} ticks written, {} events, {} pose samples, {} uncompressed bytes, {} dropped ticks",
+        s.ticks_written, s.events, s.pose_samples, s.uncompressed_bytes, s.dropped_ticks
+    );
+    if lib.analysis.is_some() {
+        let a = &j["metadata"][tickreel::format::metadata::LIBRARY_KEY]["analysis"];
+        println!("  analysis          {a}");
+    }
+    if !lib.extra.is_empty() {
+        let mut keys: Vec<&String> = lib.extra.keys().collect();
+        keys.sort();
+        let keys: Vec<&str> = keys.iter().map(|k| k.as_str()).collect();
+        println!("  other keys        {}", keys.join(", "));
+    }
 }

@@ -6,6 +6,7 @@ pub mod dump;
 pub mod export;
 pub mod import;
 pub mod info;
+pub mod json;
 pub mod progress;
 pub mod recover;
 pub mod simulate;
@@ -13,9 +14,48 @@ pub mod verify;
 
 use std::path::Path;
 
+use tickreel::Error;
 use tickreel::play::Reader;
 
-/// Opens a recording given on the command line: a `.reel` file or a live recording directory.
+/// Opens a recording given on the command line (a `.reel` file or a live recording directory);
+/// errors name the file.
 pub fn open(path: &Path) -> tickreel::Result<Reader> {
-    Reader::open_any(path)
+    Reader::open_any(path).map_err(|e| in_file(path, e))
+}
+
+/// Prefixes an error's message with the file it concerns, unless it already names it (I/O errors
+/// from opening do).
+pub fn in_file(path: &Path, e: Error) -> Error {
+    context(e, &path.display().to_string())
+}
+
+/// Prefixes an error's message with `ctx` (kept as it is if the message already contains `ctx`).
+pub fn context(e: Error, ctx: &str) -> Error {
+    let f = |m: String| {
+        if m.contains(ctx) {
+            m
+        } else {
+            format!("{ctx}: {m}")
+        }
+    };
+    match e {
+        Error::Corrupt(m) => Error::Corrupt(f(m)),
+        Error::Truncated(m) => Error::Truncated(f(m)),
+        Error::LimitExceeded(m) => Error::LimitExceeded(f(m)),
+        Error::Unsupported(m) => Error::Unsupported(f(m)),
+        Error::Metadata(m) => Error::Metadata(f(m)),
+        Error::InvalidArgument(m) => Error::InvalidArgument(f(m)),
+        Error::InvalidState(m) => Error::InvalidState(f(m)),
+        Error::Io(io) => Error::Io(std::io::Error::new(io.kind(), f(io.to_string()))),
+        other => other,
+    }
+}
+
+/// Writes to stdout; a closed pipe (`tickreel dump f | head`) ends output quietly.
+pub fn stdout_ok(r: std::io::Result<()>) -> tickreel::Result<bool> {
+    match r {
+        Ok(()) => Ok(true),
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(false),
+        Err(e) => Err(e.into()),
+    }
 }

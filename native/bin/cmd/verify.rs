@@ -8,7 +8,7 @@ pub struct Args {
 
 pub fn run(a: Args) -> tickreel::Result<()> {
     let r = super::open(&a.file)?;
-    let rep = r.verify()?;
+    let rep = r.verify().map_err(|e| super::in_file(&a.file, e))?;
     println!(
         "ok: {} chunks, {} ticks, {} pose samples, {} events",
         rep.chunks, rep.ticks, rep.pose_samples, rep.events
