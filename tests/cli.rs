@@ -322,7 +322,7 @@ fn info_json_reports_header_metadata_and_index() {
     assert_eq!(j["file_size"], size);
     assert_eq!(j["metadata"]["map"], "parkour_1");
     assert_eq!(j["metadata"]["attempt"], 3);
-    let stats = &j["metadata"]["tickreel"]["stats"];
+    let stats = &j["stats"];
     assert_eq!(stats["ticks_written"], 230);
     assert_eq!(
         stats["pose_samples"],

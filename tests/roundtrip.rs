@@ -278,3 +278,23 @@ fn empty_recording_is_valid() {
     assert!(r.seek(0).is_err());
     r.verify().unwrap();
 }
+
+#[test]
+fn a_recording_spanning_every_u32_tick_is_refused_cleanly() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("span.reel");
+    let mut w = ReelWriter::create(&path, ReelOptions::default()).unwrap();
+    let pose = Pose::default();
+    w.write_tick(
+        0,
+        &[Event::EntityAdd {
+            entity: 1,
+            kind: 0,
+            pose,
+        }],
+    )
+    .unwrap();
+    w.write_tick(u32::MAX, &[Event::Pose { entity: 1, pose }])
+        .unwrap();
+    assert!(matches!(w.finish(), Err(tickreel::Error::LimitExceeded(_))));
+}

@@ -421,13 +421,7 @@ mod tests {
         let mut m = sample();
         m.user.insert(LIBRARY_KEY.into(), Value::Int(1));
         assert!(m.encode().is_err());
-        // root compound, then 10,000 nested lists of lists
-        let mut b = vec![10, 0, 0];
-        for _ in 0..10_000 {
-            b.extend_from_slice(&[9, 0, 1, b'x']);
-            b.extend_from_slice(&[9]);
-            b.extend_from_slice(&1u32.to_be_bytes());
-        }
+        // root compound holding a list of lists of lists ... 10,000 deep
         let mut bytes = vec![10, 0, 0, 9, 0, 1, b'x', 9, 0, 0, 0, 1];
         for _ in 0..10_000 {
             bytes.extend_from_slice(&[9, 0, 0, 0, 1]);
@@ -436,7 +430,6 @@ mod tests {
             Metadata::decode(&bytes),
             Err(Error::LimitExceeded(_))
         ));
-        let _ = b;
     }
 
     #[test]

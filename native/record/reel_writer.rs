@@ -180,7 +180,12 @@ pub(crate) fn compacted_prefix(
         dictionary_id: info.dictionary_id,
         metadata_len: u32::try_from(meta.len()).map_err(|_| Error::limit("metadata over 4 GiB"))?,
         index_len: u32::try_from(index.len()).map_err(|_| Error::limit("index over 4 GiB"))?,
-        tick_count: last_tick.map_or(0, |l| l - first_tick + 1),
+        tick_count: match last_tick {
+            Some(l) => (l - first_tick)
+                .checked_add(1)
+                .ok_or_else(|| Error::limit("a recording spans at most 2^32 - 1 ticks"))?,
+            None => 0,
+        },
         chunk_count: entries.len() as u32,
         tick_rate_millihz: info.tick_rate_millihz,
         game_data_version: info.game_data_version,

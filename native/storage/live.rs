@@ -116,7 +116,8 @@ pub fn encode_meta_file(
     match (index.first(), index.last()) {
         (Some(f), Some(l)) => {
             header.first_tick = f.start_tick;
-            header.tick_count = (l.end_tick() - u64::from(f.start_tick)) as u32;
+            header.tick_count = u32::try_from(l.end_tick() - u64::from(f.start_tick))
+                .map_err(|_| Error::limit("a recording spans at most 2^32 - 1 ticks"))?;
         }
         _ => {
             header.first_tick = 0;

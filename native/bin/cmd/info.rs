@@ -79,6 +79,13 @@ pub fn describe(r: &Reader, file: &str, file_size: u64) -> tickreel::Result<Valu
         "duration_s": duration_s,
         "chunk_count": h.chunk_count,
         "metadata": nbt_to_json(&root),
+        "stats": {
+            "ticks_written": r.metadata().library.stats.ticks_written,
+            "events": r.metadata().library.stats.events,
+            "pose_samples": r.metadata().library.stats.pose_samples,
+            "uncompressed_bytes": r.metadata().library.stats.uncompressed_bytes,
+            "dropped_ticks": r.metadata().library.stats.dropped_ticks,
+        },
         "index": {
             "chunks": index.len(),
             "snapshot_chunks": snapshots,
