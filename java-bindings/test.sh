@@ -45,4 +45,13 @@ set -e
 passed=$(sed -n 's/^\[ *\([0-9]*\) tests successful.*/\1/p' "$log" | tail -1)
 failed=$(sed -n 's/^\[ *\([0-9]*\) tests failed.*/\1/p' "$log" | tail -1)
 echo "java: ${passed:-0} passed, ${failed:-0} failed"
-exit "$rc"
+[ "$rc" -eq 0 ] || exit "$rc"
+
+echo "== examples/java/CourseServer.java =="
+example_out="$build/example-out"
+rm -rf "$example_out"
+java -cp "$build/tickreel.jar" "$here/../examples/java/CourseServer.java" "$example_out" > "$build/example.log" 2>&1 \
+  || { cat "$build/example.log"; echo "the Java example failed" >&2; exit 1; }
+grep -q "new best" "$build/example.log" && grep -q "verified: VerifyReport" "$build/example.log" \
+  || { cat "$build/example.log"; echo "the Java example did not finish its runs and review" >&2; exit 1; }
+tail -12 "$build/example.log"
