@@ -158,4 +158,60 @@ class ClassLoaderTest {
             }
         }
     }
+
+    /** Loads a modified copy of the bindings and returns the failure of {@code Tickreel.load()}. */
+    private static Throwable loadModifiedCopy(Path dir, String pkg, String from, String to) throws Exception {
+        Path sources = dir.resolve(pkg + "-src");
+        TestSupport.relocate(TestSupport.mainSources(), sources, pkg);
+        int changed = 0;
+        try (java.util.stream.Stream<Path> files = Files.walk(sources)) {
+            for (Path f : (Iterable<Path>) files.filter(Files::isRegularFile)::iterator) {
+                String text = Files.readString(f);
+                if (text.contains(from)) {
+                    Files.writeString(f, text.replace(from, to));
+                    changed++;
+                }
+            }
+        }
+        assertTrue(changed > 0, from);
+        Path classes = dir.resolve(pkg + "-classes");
+        Files.createDirectories(classes);
+        TestSupport.compile(List.of(sources), null, classes);
+        Path lib = classes.resolve(NativeLoader.resourceName());
+        Files.createDirectories(lib.getParent());
+        try (URLClassLoader jar = new URLClassLoader(new URL[] {TestSupport.jar().toUri().toURL()}, null);
+                InputStream in = jar.getResourceAsStream(NativeLoader.resourceName())) {
+            Files.copy(in, lib);
+        }
+        try (URLClassLoader loader = pluginLoader(classes)) {
+            java.lang.reflect.Method load = loader.loadClass(pkg + ".Tickreel").getMethod("load");
+            try {
+                load.invoke(null);
+                return null;
+            } catch (java.lang.reflect.InvocationTargetException e) {
+                // A second attempt reports the same failure instead of retrying.
+                try {
+                    load.invoke(null);
+                    throw new AssertionError("second load succeeded");
+                } catch (java.lang.reflect.InvocationTargetException again) {
+                    assertEquals(e.getCause().getMessage(), again.getCause().getMessage());
+                }
+                return e.getCause();
+            }
+        }
+    }
+
+    @Test
+    void aJarAndLibraryFromDifferentBuildsGiveAClearError(@TempDir Path dir) throws Exception {
+        // A native method the library does not have: RegisterNatives fails inside JNI_OnLoad.
+        Throwable renamed = loadModifiedCopy(dir, "mismatch.methods", "replayTicks(", "replayTicksV2(");
+        assertEquals("mismatch.methods.TickreelException", renamed.getClass().getName());
+        assertEquals("LIBRARY", renamed.getClass().getMethod("kind").invoke(renamed).toString());
+        assertTrue(renamed.getMessage().contains("replayTicks"), renamed.getMessage());
+        // Same methods, different contract version.
+        Throwable abi = loadModifiedCopy(dir, "mismatch.abi",
+                "static final int ABI_VERSION = 1;", "static final int ABI_VERSION = 999;");
+        assertEquals("mismatch.abi.TickreelException", abi.getClass().getName());
+        assertTrue(abi.getMessage().contains("ABI version 1"), abi.getMessage());
+    }
 }
