@@ -32,7 +32,7 @@ javac --release 17 -Xlint:all -Werror -encoding UTF-8 \
 echo "== JUnit =="
 log="$build/junit.log"
 set +e
-java -Xss4m \
+java \
   -Dtickreel.test.jar="$build/tickreel.jar" \
   -Dtickreel.test.sources="$here/src/main/java" \
   -Dtickreel.test.probe="$here/src/test/probe" \
