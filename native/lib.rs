@@ -4,11 +4,13 @@
 //! - [`storage`]: where bytes live (local files, range-read sources);
 //! - [`record`]: the write path ([`record::ReelWriter`] for finished files);
 //! - [`play`]: the read path ([`play::Reader`]);
+//! - [`jni`]: the JNI glue behind `java-bindings/`;
 //! - [`sim`]: a synthetic server used by the demo, tests and benchmarks.
 
 pub mod dictionary;
 pub mod error;
 pub mod format;
+pub mod jni;
 pub mod play;
 pub mod record;
 pub mod sim;

@@ -4,6 +4,7 @@
 mod baseline;
 mod format;
 mod record;
+mod jni;
 
 use serde_json::{Map, Value};
 
@@ -25,6 +26,7 @@ pub fn run(a: Args) -> tickreel::Result<()> {
     out.insert("quick".into(), Value::Bool(a.quick));
     format::run(a.quick, &mut out);
     record::run(a.quick, &mut out);
+    jni::run(a.quick, &mut out);
     let obj = Value::Object(out);
     if a.json {
         println!("{obj}");

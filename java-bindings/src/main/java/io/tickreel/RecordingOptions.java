@@ -1,0 +1,211 @@
+package io.tickreel;
+
+import java.time.Instant;
+import java.util.Objects;
+import java.util.UUID;
+
+/**
+ * How a recording is identified and chunked: world identity, start time, tick rate, the game's
+ * data version, compression dictionary, and the chunking policy. Immutable; build one with
+ * {@link #builder()}. {@link #defaults()} suits a 20 ticks/s server.
+ */
+public final class RecordingOptions {
+    private final UUID worldId;
+    private final UUID worldVersion;
+    private final Instant startedAt;
+    private final double ticksPerSecond;
+    private final int gameDataVersion;
+    private final int dictionaryId;
+    private final int chunkTicks;
+    private final int chunkBytes;
+    private final int snapshotInterval;
+    private final int compressionLevel;
+
+    private RecordingOptions(Builder b) {
+        worldId = b.worldId;
+        worldVersion = b.worldVersion;
+        startedAt = b.startedAt != null ? b.startedAt : Instant.now();
+        ticksPerSecond = b.ticksPerSecond;
+        gameDataVersion = b.gameDataVersion;
+        dictionaryId = b.dictionaryId;
+        chunkTicks = b.chunkTicks;
+        chunkBytes = b.chunkBytes;
+        snapshotInterval = b.snapshotInterval;
+        compressionLevel = b.compressionLevel;
+    }
+
+    /** A builder with the defaults. */
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** The defaults: 20 ticks/s, 10 s chunks, a snapshot every 30 s, started now. */
+    public static RecordingOptions defaults() {
+        return builder().build();
+    }
+
+    /** The world's id. */
+    public UUID worldId() {
+        return worldId;
+    }
+
+    /** The world's version. */
+    public UUID worldVersion() {
+        return worldVersion;
+    }
+
+    /** When the recording started. */
+    public Instant startedAt() {
+        return startedAt;
+    }
+
+    /** The game's tick rate. */
+    public double ticksPerSecond() {
+        return ticksPerSecond;
+    }
+
+    /** The game's own data version. */
+    public int gameDataVersion() {
+        return gameDataVersion;
+    }
+
+    /** The compression dictionary id (0 = none). */
+    public int dictionaryId() {
+        return dictionaryId;
+    }
+
+    /** Most ticks one chunk spans. */
+    public int chunkTicks() {
+        return chunkTicks;
+    }
+
+    /** Uncompressed bytes after which a chunk is cut. */
+    public int chunkBytes() {
+        return chunkBytes;
+    }
+
+    /** Ticks between snapshots. */
+    public int snapshotInterval() {
+        return snapshotInterval;
+    }
+
+    /** The zstd compression level. */
+    public int compressionLevel() {
+        return compressionLevel;
+    }
+
+    /** The native options array (layout: native/jni/writer.rs {@code OPTIONS_LEN}). */
+    long[] toNative() {
+        return new long[] {
+            worldId.getMostSignificantBits(),
+            worldId.getLeastSignificantBits(),
+            worldVersion.getMostSignificantBits(),
+            worldVersion.getLeastSignificantBits(),
+            startedAt.toEpochMilli(),
+            Math.round(ticksPerSecond * 1000.0),
+            gameDataVersion & 0xFFFF_FFFFL,
+            dictionaryId,
+            chunkTicks,
+            chunkBytes,
+            snapshotInterval,
+            compressionLevel
+        };
+    }
+
+    /** Builds {@link RecordingOptions}; every setter checks its argument. */
+    public static final class Builder {
+        private UUID worldId = new UUID(0, 0);
+        private UUID worldVersion = new UUID(0, 0);
+        private Instant startedAt;
+        private double ticksPerSecond = 20.0;
+        private int gameDataVersion;
+        private int dictionaryId;
+        private int chunkTicks = 200;
+        private int chunkBytes = 1 << 20;
+        private int snapshotInterval = 600;
+        private int compressionLevel = 3;
+
+        private Builder() {}
+
+        /** The world's id (default: all zero). */
+        public Builder worldId(UUID id) {
+            worldId = Objects.requireNonNull(id, "worldId");
+            return this;
+        }
+
+        /** The world's version (default: all zero). */
+        public Builder worldVersion(UUID version) {
+            worldVersion = Objects.requireNonNull(version, "worldVersion");
+            return this;
+        }
+
+        /** When the recording started (default: when {@link #build()} is called). */
+        public Builder startedAt(Instant t) {
+            startedAt = Objects.requireNonNull(t, "startedAt");
+            return this;
+        }
+
+        /** The game's tick rate (default 20). */
+        public Builder ticksPerSecond(double rate) {
+            if (!(rate > 0) || rate > 1_000_000) {
+                throw new IllegalArgumentException("tick rate must be in (0, 1e6], got " + rate);
+            }
+            ticksPerSecond = rate;
+            return this;
+        }
+
+        /** The game's own data version, e.g. a Minecraft data version (default 0). */
+        public Builder gameDataVersion(int version) {
+            gameDataVersion = version;
+            return this;
+        }
+
+        /** A registered compression dictionary id, 1..65535, or 0 for none (default). */
+        public Builder dictionaryId(int id) {
+            if (id < 0 || id > 0xFFFF) {
+                throw new IllegalArgumentException("dictionary id must be in 0..65535, got " + id);
+            }
+            dictionaryId = id;
+            return this;
+        }
+
+        /** Most ticks one chunk spans (default 200). */
+        public Builder chunkTicks(int ticks) {
+            chunkTicks = positive(ticks, "chunk ticks");
+            return this;
+        }
+
+        /** Cut a chunk once its uncompressed payload reaches this many bytes (default 1 MiB). */
+        public Builder chunkBytes(int bytes) {
+            chunkBytes = positive(bytes, "chunk bytes");
+            return this;
+        }
+
+        /** Ticks between snapshots (default 600). */
+        public Builder snapshotInterval(int ticks) {
+            snapshotInterval = positive(ticks, "snapshot interval");
+            return this;
+        }
+
+        /** The zstd level, -7..22 (default 3). */
+        public Builder compressionLevel(int level) {
+            if (level < -7 || level > 22) {
+                throw new IllegalArgumentException("compression level must be in -7..22, got " + level);
+            }
+            compressionLevel = level;
+            return this;
+        }
+
+        /** The options. */
+        public RecordingOptions build() {
+            return new RecordingOptions(this);
+        }
+
+        private static int positive(int v, String what) {
+            if (v <= 0) {
+                throw new IllegalArgumentException(what + " must be positive, got " + v);
+            }
+            return v;
+        }
+    }
+}

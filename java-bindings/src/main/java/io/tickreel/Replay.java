@@ -1,0 +1,189 @@
+package io.tickreel;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.UUID;
+import java.util.function.Consumer;
+
+/**
+ * A finished recording opened for reading: its header, metadata, the state at any tick, and its
+ * ticks. Opening reads only the header, metadata and index; chunks are read on demand.
+ * Safe to use from many threads at once; closing while another thread's call is in flight is safe
+ * (that call completes, later ones throw {@link IllegalStateException}).
+ */
+public final class Replay implements AutoCloseable {
+    private final NativeHandle handle;
+    private final Path path;
+    private volatile Map<String, Object> rawMetadata;
+
+    private Replay(Path path, long h) {
+        this.path = path;
+        this.handle = new NativeHandle(this, h, "Replay");
+    }
+
+    /**
+     * Opens a {@code .reel} file.
+     *
+     * @throws TickreelException if it cannot be read or is not a valid recording
+     */
+    public static Replay open(Path path) {
+        Objects.requireNonNull(path, "path");
+        NativeLoader.ensureLoaded();
+        return new Replay(path, NativeBridge.replayOpen(path.toString()));
+    }
+
+    /** The file this replay was opened from. */
+    public Path path() {
+        return path;
+    }
+
+    /** What the header says. */
+    public ReplayInfo info() {
+        return ReplayInfo.fromNative(NativeBridge.replayInfo(handle.get()));
+    }
+
+    /**
+     * The user's metadata: the root compound without the library's {@code "tickreel"} key, as
+     * Java values ({@link Byte}, {@link Short}, {@link Integer}, {@link Long}, {@link Float},
+     * {@link Double}, {@code byte[]}, {@link String}, {@link List}, {@link Map}, {@code int[]},
+     * {@code long[]}). Unmodifiable.
+     */
+    public Map<String, Object> metadata() {
+        Map<String, Object> user = new LinkedHashMap<>(raw());
+        user.remove("tickreel");
+        return Collections.unmodifiableMap(user);
+    }
+
+    /** The library's own metadata compound (entities, event types, gaps, stats), as Java values. */
+    public Map<String, Object> libraryMetadata() {
+        Object lib = raw().get("tickreel");
+        if (lib instanceof Map) {
+            @SuppressWarnings("unchecked")
+            Map<String, Object> m = (Map<String, Object>) lib;
+            return m;
+        }
+        return Map.of();
+    }
+
+    /** The registered entities (who is who). */
+    public List<EntityInfo> entities() {
+        List<EntityInfo> out = new ArrayList<>();
+        for (Map<String, Object> c : compounds("entities")) {
+            UUID uuid = c.get("uuid_most") instanceof Number && c.get("uuid_least") instanceof Number
+                    ? new UUID(((Number) c.get("uuid_most")).longValue(), ((Number) c.get("uuid_least")).longValue())
+                    : null;
+            Object name = c.get("name");
+            out.add(new EntityInfo(intOf(c, "id"), intOf(c, "kind"), uuid, name instanceof String ? (String) name : null));
+        }
+        return Collections.unmodifiableList(out);
+    }
+
+    /** The registered custom event types. */
+    public List<EventType> eventTypes() {
+        List<EventType> out = new ArrayList<>();
+        for (Map<String, Object> c : compounds("event_types")) {
+            Object name = c.get("name");
+            out.add(new EventType(intOf(c, "id"), name instanceof String ? (String) name : "", intOf(c, "version")));
+        }
+        return Collections.unmodifiableList(out);
+    }
+
+    /**
+     * The state at {@code tick} (clamped into the recording): every live entity with its kind,
+     * flags and pose. Decodes only the chunk holding the tick.
+     *
+     * @throws IllegalStateException if the recording has no ticks
+     */
+    public ReplayState seek(int tick) {
+        long[] a = NativeBridge.replaySeek(handle.get(), tick);
+        int n = (int) a[3];
+        List<EntityState> entities = new ArrayList<>(n);
+        for (int i = 0, o = 4; i < n; i++, o += 8) {
+            entities.add(new EntityState(
+                    (int) a[o], (int) a[o + 1], (int) a[o + 2], new Pose(a[o + 3], a[o + 4], a[o + 5], a[o + 6], a[o + 7])));
+        }
+        return new ReplayState((int) a[0], entities);
+    }
+
+    /** The recorded ticks in {@code from..to} (inclusive), in order. */
+    public List<ReplayTick> ticks(int from, int to) {
+        List<ReplayTick> out = new ArrayList<>();
+        forEachTick(from, to, out::add);
+        return out;
+    }
+
+    /** Calls {@code action} for each recorded tick in {@code from..to} (inclusive), in order. */
+    public void forEachTick(int from, int to, Consumer<? super ReplayTick> action) {
+        Objects.requireNonNull(action, "action");
+        if (from < 0 || to < from) {
+            throw new IllegalArgumentException("bad tick range " + from + ".." + to);
+        }
+        int next = from;
+        while (true) {
+            byte[] bytes = NativeBridge.replayTicks(handle.get(), next, to);
+            List<ReplayTick> ticks = TickReader.decodeTicks(bytes);
+            if (ticks.isEmpty()) {
+                return;
+            }
+            for (ReplayTick t : ticks) {
+                action.accept(t);
+            }
+            int last = ticks.get(ticks.size() - 1).tick();
+            if (last >= to) {
+                return;
+            }
+            next = last + 1;
+        }
+    }
+
+    /**
+     * Reads, checks and decodes every chunk.
+     *
+     * @throws TickreelException describing the first damaged chunk
+     */
+    public VerifyReport verify() {
+        long[] a = NativeBridge.replayVerify(handle.get());
+        return new VerifyReport(a[0], a[1], a[2], a[3]);
+    }
+
+    /** Releases the recording. Idempotent. */
+    @Override
+    public void close() {
+        handle.close();
+    }
+
+    private Map<String, Object> raw() {
+        long h = handle.get();
+        Map<String, Object> m = rawMetadata;
+        if (m == null) {
+            m = Nbt.readRoot(NativeBridge.replayMetadata(h));
+            rawMetadata = m;
+        }
+        return m;
+    }
+
+    private List<Map<String, Object>> compounds(String key) {
+        Object list = libraryMetadata().get(key);
+        List<Map<String, Object>> out = new ArrayList<>();
+        if (list instanceof List) {
+            for (Object o : (List<?>) list) {
+                if (o instanceof Map) {
+                    @SuppressWarnings("unchecked")
+                    Map<String, Object> c = (Map<String, Object>) o;
+                    out.add(c);
+                }
+            }
+        }
+        return out;
+    }
+
+    private static int intOf(Map<String, Object> c, String key) {
+        Object v = c.get(key);
+        return v instanceof Number ? ((Number) v).intValue() : 0;
+    }
+}

@@ -1,0 +1,17 @@
+package io.tickreel;
+
+import java.util.List;
+
+/**
+ * One recorded tick read back from a recording: pose updates first (one per moved entity), then
+ * the other events in recorded order.
+ *
+ * @param tick the tick
+ * @param events its events
+ */
+public record ReplayTick(int tick, List<Event> events) {
+    /** Copies the list. */
+    public ReplayTick {
+        events = List.copyOf(events);
+    }
+}

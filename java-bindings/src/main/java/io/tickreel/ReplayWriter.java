@@ -1,0 +1,140 @@
+package io.tickreel;
+
+import java.nio.ByteBuffer;
+import java.nio.file.Path;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * Writes a finished {@code .reel} file from ticks submitted in order, on the calling thread:
+ * encoding and compression happen inside {@link #writeTick}, and the file appears atomically on
+ * {@link #finish()}. Suited to tools, tests and offline conversion; a live server records through
+ * the background write path instead.
+ *
+ * <pre>{@code
+ * try (ReplayWriter w = ReplayWriter.create(path, RecordingOptions.defaults())) {
+ *     TickWriter t = new TickWriter();
+ *     w.writeTick(0, t.clear().entityAdd(1, 0, 0.5, 64, 0.5, 90, 0));
+ *     w.writeTick(1, t.clear().pose(1, 0.6, 64, 0.5, 91, 0));
+ *     w.finish();
+ * }
+ * }</pre>
+ *
+ * <p>Closing without {@link #finish()} discards the recording. Safe to share between threads
+ * (calls are serialised), though ticks must still arrive in increasing order.
+ */
+public final class ReplayWriter implements AutoCloseable {
+    private final NativeHandle handle;
+    private final Path path;
+
+    private ReplayWriter(Path path, long h) {
+        this.path = path;
+        this.handle = new NativeHandle(this, h, "ReplayWriter");
+    }
+
+    /**
+     * Starts a recording to be written to {@code path} on {@link #finish()}.
+     *
+     * @throws TickreelException if the native library cannot be loaded or the dictionary is unknown
+     */
+    public static ReplayWriter create(Path path, RecordingOptions options) {
+        Objects.requireNonNull(path, "path");
+        Objects.requireNonNull(options, "options");
+        NativeLoader.ensureLoaded();
+        return new ReplayWriter(path, NativeBridge.writerCreate(path.toString(), options.toNative()));
+    }
+
+    /** Where the file is written. */
+    public Path path() {
+        return path;
+    }
+
+    /**
+     * Appends one tick (ticks strictly increasing; empty ticks may be skipped).
+     *
+     * @param tick the tick number, not negative
+     * @param events the tick's events; may be cleared and reused once this returns
+     * @throws IllegalArgumentException for a tick not after the previous one
+     */
+    public void writeTick(int tick, TickWriter events) {
+        Objects.requireNonNull(events, "events");
+        long h = handle.get();
+        ByteBuffer buf = events.sealDirect();
+        NativeBridge.writerTick(h, tick, buf, 0, events.size());
+    }
+
+    /**
+     * Appends one tick already in the tick batch encoding: the bytes between the buffer's position
+     * and limit. The buffer must be direct and must not change during the call.
+     *
+     * @throws IllegalArgumentException for a heap buffer or a malformed batch
+     */
+    public void writeTick(int tick, ByteBuffer batch) {
+        Objects.requireNonNull(batch, "batch");
+        long h = handle.get();
+        if (!batch.isDirect()) {
+            throw new IllegalArgumentException("the batch must be a direct ByteBuffer");
+        }
+        NativeBridge.writerTick(h, tick, batch, batch.position(), batch.remaining());
+    }
+
+    /** Supplies snapshot bytes (the game's blocks and entities); the next tick starts a chunk with them. */
+    public void offerSnapshot(byte[] snapshot) {
+        Objects.requireNonNull(snapshot, "snapshot");
+        NativeBridge.writerSnapshot(handle.get(), snapshot);
+    }
+
+    /** Records who an entity is (replaces an earlier registration of the same id). */
+    public void registerEntity(EntityInfo entity) {
+        Objects.requireNonNull(entity, "entity");
+        java.util.UUID u = entity.uuid();
+        NativeBridge.writerRegisterEntity(
+                handle.get(),
+                entity.id(),
+                entity.kind(),
+                u != null,
+                u != null ? u.getMostSignificantBits() : 0,
+                u != null ? u.getLeastSignificantBits() : 0,
+                entity.name());
+    }
+
+    /** Registers a custom event type (replaces an earlier registration of the same id). */
+    public void registerEventType(EventType type) {
+        Objects.requireNonNull(type, "type");
+        NativeBridge.writerRegisterEventType(handle.get(), type.id(), type.name(), type.version());
+    }
+
+    /**
+     * Sets one user metadata key (NBT-friendly values: numbers, strings, arrays, lists, maps,
+     * UUIDs; see {@link Replay#metadata()}). The key {@code "tickreel"} is reserved.
+     */
+    public void putMetadata(String key, Object value) {
+        Objects.requireNonNull(key, "key");
+        Objects.requireNonNull(value, "value");
+        putMetadata(Map.of(key, value));
+    }
+
+    /** Sets several user metadata keys at once. */
+    public void putMetadata(Map<String, ?> entries) {
+        Objects.requireNonNull(entries, "entries");
+        if (entries.containsKey("tickreel")) {
+            throw new IllegalArgumentException("the metadata key \"tickreel\" is reserved for the library");
+        }
+        byte[] nbt = Nbt.writeRoot(entries);
+        NativeBridge.writerPutMetadata(handle.get(), nbt);
+    }
+
+    /**
+     * Writes the file (temporary file, fsync, atomic rename) and returns its size in bytes.
+     * The writer cannot be used afterwards except to {@link #close()} it.
+     */
+    public long finish() {
+        return NativeBridge.writerFinish(handle.get());
+    }
+
+    /** Releases the writer; discards the recording if it was not finished. Idempotent. */
+    @Override
+    public void close() {
+        handle.close();
+    }
+}

@@ -1,0 +1,254 @@
+package io.tickreel;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.function.Executable;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Misuse and damaged input give clear exceptions, never a crash. */
+class BadInputTest {
+    private static void assertClosed(Executable call) {
+        IllegalStateException e = assertThrows(IllegalStateException.class, call);
+        assertTrue(e.getMessage().contains("closed"), e.getMessage());
+    }
+
+    @Test
+    void closedWriterThrowsIllegalState(@TempDir Path dir) {
+        ReplayWriter w = ReplayWriter.create(dir.resolve("a.reel"), RecordingOptions.defaults());
+        w.close();
+        w.close(); // idempotent
+        TickWriter t = new TickWriter().pose(1, 0, 0, 0, 0, 0);
+        assertClosed(() -> w.writeTick(0, t));
+        assertClosed(() -> w.writeTick(0, ByteBuffer.allocateDirect(2)));
+        assertClosed(() -> w.offerSnapshot(new byte[1]));
+        assertClosed(() -> w.registerEntity(new EntityInfo(1, 0, null, null)));
+        assertClosed(() -> w.registerEventType(new EventType(1, "x", 1)));
+        assertClosed(() -> w.putMetadata("k", 1));
+        assertClosed(w::finish);
+        // Closing without finishing discards the recording.
+        assertTrue(Files.notExists(dir.resolve("a.reel")));
+    }
+
+    @Test
+    void finishedWriterThrowsIllegalState(@TempDir Path dir) {
+        try (ReplayWriter w = ReplayWriter.create(dir.resolve("a.reel"), RecordingOptions.defaults())) {
+            w.writeTick(0, new TickWriter().entityAdd(1, 0, 0, 0, 0, 0, 0));
+            w.finish();
+            IllegalStateException e = assertThrows(IllegalStateException.class,
+                    () -> w.writeTick(1, new TickWriter()));
+            assertTrue(e.getMessage().contains("finished"), e.getMessage());
+            assertThrows(IllegalStateException.class, w::finish);
+            assertThrows(IllegalStateException.class, () -> w.putMetadata("k", 1));
+        }
+    }
+
+    @Test
+    void closedReplayThrowsIllegalState(@TempDir Path dir) {
+        Path reel = ReplayTest.record(dir, 2, 20);
+        Replay r = Replay.open(reel);
+        r.close();
+        r.close();
+        assertClosed(r::info);
+        assertClosed(r::metadata);
+        assertClosed(r::entities);
+        assertClosed(r::eventTypes);
+        assertClosed(() -> r.seek(0));
+        assertClosed(() -> r.ticks(0, 1));
+        assertClosed(r::verify);
+    }
+
+    @Test
+    void staleForeignAndBogusHandles(@TempDir Path dir) {
+        Path reel = ReplayTest.record(dir, 1, 5);
+        Replay r = Replay.open(reel);
+        long h = handleOf(r);
+        r.close();
+        // A stale handle (closed) stays closed even after its slot is reused.
+        try (Replay again = Replay.open(reel)) {
+            assertThrows(IllegalStateException.class, () -> NativeBridge.replayInfo(h));
+            assertEquals(1, again.seek(0).entities().size());
+            // A handle of another type is refused.
+            long other = handleOf(again);
+            assertThrows(IllegalArgumentException.class, () -> NativeBridge.writerFinish(other));
+        }
+        for (long bogus : new long[] {0, -1, 1, Long.MAX_VALUE, Long.MIN_VALUE, 12345L << 32 | 7}) {
+            assertThrows(IllegalStateException.class, () -> NativeBridge.replayInfo(bogus));
+            NativeBridge.close(bogus); // harmless
+        }
+    }
+
+    /** The native handle behind a replay (white-box, through the package-private field). */
+    private static long handleOf(Replay r) {
+        try {
+            java.lang.reflect.Field f = Replay.class.getDeclaredField("handle");
+            f.setAccessible(true);
+            return ((NativeHandle) f.get(r)).get();
+        } catch (ReflectiveOperationException e) {
+            throw new AssertionError(e);
+        }
+    }
+
+    @Test
+    void wrongBuffersThrowIllegalArgument(@TempDir Path dir) {
+        try (ReplayWriter w = ReplayWriter.create(dir.resolve("b.reel"), RecordingOptions.defaults())) {
+            // A heap buffer, checked in Java and (bypassing that) in native code.
+            ByteBuffer heap = ByteBuffer.wrap(new TickWriter().pose(1, 0, 0, 0, 0, 0).toByteArray());
+            assertThrows(IllegalArgumentException.class, () -> w.writeTick(0, heap));
+            long h = handleOfWriter(w);
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                    () -> NativeBridge.writerTick(h, 0, heap, 0, heap.remaining()));
+            assertTrue(e.getMessage().contains("direct"), e.getMessage());
+            assertThrows(IllegalArgumentException.class, () -> NativeBridge.writerTick(h, 0, null, 0, 0));
+            // A range beyond the buffer's capacity, or negative.
+            ByteBuffer small = ByteBuffer.allocateDirect(4);
+            assertThrows(IllegalArgumentException.class, () -> NativeBridge.writerTick(h, 0, small, 0, 5));
+            assertThrows(IllegalArgumentException.class, () -> NativeBridge.writerTick(h, 0, small, 3, 2));
+            assertThrows(IllegalArgumentException.class, () -> NativeBridge.writerTick(h, 0, small, -1, 2));
+            assertThrows(IllegalArgumentException.class, () -> NativeBridge.writerTick(h, 0, small, 0, -2));
+            // Too short for what it claims: two events announced, one present; empty; trailing bytes.
+            byte[] one = new TickWriter().pose(1, 1, 2, 3, 4, 5).toByteArray();
+            ByteBuffer lying = ByteBuffer.allocateDirect(one.length).put(one).flip();
+            lying.put(1, (byte) 2);
+            assertThrows(IllegalArgumentException.class, () -> w.writeTick(0, lying));
+            assertThrows(IllegalArgumentException.class, () -> w.writeTick(0, ByteBuffer.allocateDirect(0)));
+            assertThrows(IllegalArgumentException.class, () -> w.writeTick(0, ByteBuffer.allocateDirect(1)));
+            ByteBuffer trailing = ByteBuffer.allocateDirect(one.length + 1).put(one).put((byte) 0).flip();
+            assertThrows(IllegalArgumentException.class, () -> w.writeTick(0, trailing));
+            ByteBuffer unknownKind = ByteBuffer.allocateDirect(3).put(new byte[] {0, 1, 0x33}).flip();
+            assertThrows(IllegalArgumentException.class, () -> w.writeTick(0, unknownKind));
+            // A valid direct buffer with position/limit is accepted; ticks must increase.
+            ByteBuffer framed = ByteBuffer.allocateDirect(one.length + 3);
+            framed.position(3);
+            framed.put(one).flip().position(3);
+            w.writeTick(5, framed);
+            assertThrows(IllegalArgumentException.class, () -> w.writeTick(5, new TickWriter()));
+            assertThrows(IllegalArgumentException.class, () -> w.writeTick(4, new TickWriter()));
+            assertThrows(IllegalArgumentException.class, () -> w.writeTick(-1, new TickWriter()));
+            w.writeTick(6, new TickWriter());
+            w.finish();
+        }
+    }
+
+    private static long handleOfWriter(ReplayWriter w) {
+        try {
+            java.lang.reflect.Field f = ReplayWriter.class.getDeclaredField("handle");
+            f.setAccessible(true);
+            return ((NativeHandle) f.get(w)).get();
+        } catch (ReflectiveOperationException e) {
+            throw new AssertionError(e);
+        }
+    }
+
+    @Test
+    void badArgumentsThrowIllegalArgument(@TempDir Path dir) {
+        assertThrows(NullPointerException.class, () -> ReplayWriter.create(null, RecordingOptions.defaults()));
+        assertThrows(IllegalArgumentException.class, () -> RecordingOptions.builder().ticksPerSecond(0));
+        assertThrows(IllegalArgumentException.class, () -> RecordingOptions.builder().chunkTicks(0));
+        assertThrows(IllegalArgumentException.class, () -> RecordingOptions.builder().dictionaryId(70000));
+        assertThrows(IllegalArgumentException.class, () -> RecordingOptions.builder().compressionLevel(99));
+        // The native side checks the options array too.
+        long[] bad = RecordingOptions.defaults().toNative();
+        bad[8] = 0;
+        assertThrows(IllegalArgumentException.class,
+                () -> NativeBridge.writerCreate(dir.resolve("x.reel").toString(), bad));
+        assertThrows(IllegalArgumentException.class,
+                () -> NativeBridge.writerCreate(dir.resolve("x.reel").toString(), new long[3]));
+        assertThrows(IllegalArgumentException.class, () -> NativeBridge.writerCreate(null, bad));
+        assertThrows(IllegalArgumentException.class, () -> NativeBridge.replayOpen(null));
+        // An unknown dictionary is a TickreelException from the core.
+        TickreelException dict = assertThrows(TickreelException.class, () -> ReplayWriter.create(
+                dir.resolve("d.reel"), RecordingOptions.builder().dictionaryId(4242).build()));
+        assertTrue(dict.getMessage().contains("4242"), dict.getMessage());
+        try (ReplayWriter w = ReplayWriter.create(dir.resolve("m.reel"), RecordingOptions.defaults())) {
+            assertThrows(IllegalArgumentException.class, () -> w.putMetadata("tickreel", 1));
+            assertThrows(IllegalArgumentException.class, () -> w.putMetadata("k", new Object()));
+            assertThrows(IllegalArgumentException.class, () -> w.putMetadata("k", List.of(1, "two")));
+            long h = handleOfWriter(w);
+            assertThrows(IllegalArgumentException.class, () -> NativeBridge.writerPutMetadata(h, new byte[] {1, 2}));
+            assertThrows(IllegalArgumentException.class,
+                    () -> NativeBridge.writerPutMetadata(h, Nbt.writeRoot(Map.of("tickreel", 1))));
+            assertThrows(IllegalArgumentException.class, () -> NativeBridge.writerSnapshot(h, null));
+            assertThrows(IllegalArgumentException.class, () -> NativeBridge.writerRegisterEventType(h, 1, null, 1));
+            w.registerEntity(new EntityInfo(-1, -1, new UUID(-1, -1), "max"));
+            w.finish();
+        }
+        try (Replay r = Replay.open(dir.resolve("m.reel"))) {
+            assertEquals(List.of(new EntityInfo(-1, -1, new UUID(-1, -1), "max")), r.entities());
+            assertThrows(IllegalArgumentException.class, () -> r.seek(-1));
+            assertThrows(IllegalArgumentException.class, () -> r.ticks(5, 4));
+            assertThrows(IllegalArgumentException.class, () -> r.ticks(-1, 4));
+        }
+    }
+
+    @Test
+    void corruptFilesThrowTickreelException(@TempDir Path dir) throws IOException {
+        Path missing = dir.resolve("missing.reel");
+        assertEquals(TickreelException.Kind.IO,
+                assertThrows(TickreelException.class, () -> Replay.open(missing)).kind());
+
+        Path garbage = dir.resolve("garbage.reel");
+        Files.write(garbage, "this is not a replay at all, just text".repeat(20).getBytes());
+        assertEquals(TickreelException.Kind.CORRUPT,
+                assertThrows(TickreelException.class, () -> Replay.open(garbage)).kind());
+
+        Path reel = ReplayTest.record(dir, 3, 150);
+        byte[] good = Files.readAllBytes(reel);
+
+        Path truncated = dir.resolve("truncated.reel");
+        Files.write(truncated, java.util.Arrays.copyOf(good, good.length - 10));
+        TickreelException t = assertThrows(TickreelException.class, () -> Replay.open(truncated));
+        assertEquals(TickreelException.Kind.TRUNCATED, t.kind());
+
+        Path empty = dir.resolve("empty.reel");
+        Files.write(empty, new byte[0]);
+        assertThrows(TickreelException.class, () -> Replay.open(empty));
+
+        // Damage in the metadata/index area fails the checksum on open.
+        byte[] meta = good.clone();
+        meta[300] ^= 0x40;
+        Path badMeta = dir.resolve("meta.reel");
+        Files.write(badMeta, meta);
+        assertEquals(TickreelException.Kind.CORRUPT,
+                assertThrows(TickreelException.class, () -> Replay.open(badMeta)).kind());
+
+        // Damage in the last chunk opens fine but fails when that chunk is read.
+        byte[] chunk = good.clone();
+        chunk[chunk.length - 5] ^= 0x01;
+        Path badChunk = dir.resolve("chunk.reel");
+        Files.write(badChunk, chunk);
+        try (Replay r = Replay.open(badChunk)) {
+            assertEquals(3, r.seek(10).entities().size());
+            assertEquals(TickreelException.Kind.CORRUPT,
+                    assertThrows(TickreelException.class, () -> r.seek(149)).kind());
+            assertThrows(TickreelException.class, r::verify);
+            assertThrows(TickreelException.class, () -> r.ticks(0, 149));
+            // Still usable after the error.
+            assertEquals(20, r.ticks(0, 19).size());
+        }
+    }
+
+    @Test
+    void corruptBatchesFromNativeAreReported() {
+        byte[] bad = {0, 0, 0, 5, 0, 0, 0, 9, 0, 1};
+        assertEquals(TickreelException.Kind.CORRUPT,
+                assertThrows(TickreelException.class, () -> TickReader.decodeTicks(bad)).kind());
+    }
+
+    @Test
+    void exceptionKindsMapFromNativeCodes() {
+        for (TickreelException.Kind k : TickreelException.Kind.values()) {
+            assertEquals(k, new TickreelException("x", k.code()).kind());
+        }
+        assertEquals(TickreelException.Kind.INTERNAL, new TickreelException("x", 999).kind());
+    }
+}

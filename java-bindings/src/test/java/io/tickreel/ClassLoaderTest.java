@@ -1,0 +1,217 @@
+package io.tickreel;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.InputStream;
+import java.net.URL;
+import java.net.URLClassLoader;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.function.Function;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Plugin environments: several class loaders each bundling tickreel, and a copy of the bindings
+ * relocated into another package (as the shade plugin does).
+ */
+class ClassLoaderTest {
+    private static final String EXPECTED = "ok ticks=120 entities=3 x2=31.75 names=3 meta=probe read=120";
+
+    /** Compiles the probe against the given bindings classpath. */
+    private static Path compileProbe(Path probeSources, String classPath, Path out) throws Exception {
+        Files.createDirectories(out);
+        TestSupport.compile(List.of(probeSources), classPath, out);
+        return out;
+    }
+
+    @SuppressWarnings("unchecked")
+    private static String runProbe(ClassLoader loader, Path workDir) throws Exception {
+        Files.createDirectories(workDir);
+        Class<?> c = Class.forName("probe.PluginProbe", true, loader);
+        Function<String, String> probe = (Function<String, String>) c.getConstructor().newInstance();
+        return probe.apply(workDir.toString());
+    }
+
+    private static URLClassLoader pluginLoader(Path... entries) throws Exception {
+        URL[] urls = new URL[entries.length];
+        for (int i = 0; i < entries.length; i++) {
+            urls[i] = entries[i].toUri().toURL();
+        }
+        // The platform loader as parent: nothing of tickreel is visible from above, as in a server.
+        return new URLClassLoader(urls, ClassLoader.getPlatformClassLoader());
+    }
+
+    private static String libraryOf(String result) {
+        return result.substring(result.indexOf(" library=") + 9);
+    }
+
+    @Test
+    void twoPluginsWithTheirOwnCopyWorkAtOnce(@TempDir Path dir) throws Exception {
+        Path jar = TestSupport.jar();
+        Path probe = compileProbe(TestSupport.probeSources(), jar.toString(), dir.resolve("probe"));
+        List<URLClassLoader> loaders = List.of(pluginLoader(jar, probe), pluginLoader(jar, probe));
+        ExecutorService pool = Executors.newFixedThreadPool(2);
+        try {
+            List<Future<String>> results = new ArrayList<>();
+            for (int i = 0; i < loaders.size(); i++) {
+                ClassLoader l = loaders.get(i);
+                Path work = dir.resolve("plugin" + i);
+                results.add(pool.submit((Callable<String>) () -> runProbe(l, work)));
+            }
+            String a = results.get(0).get();
+            String b = results.get(1).get();
+            String wantError = " error=io.tickreel.TickreelException:CORRUPT library=";
+            assertTrue(a.startsWith(EXPECTED + wantError), a);
+            assertTrue(b.startsWith(EXPECTED + wantError), b);
+            assertNotEquals(libraryOf(a), libraryOf(b), "each class loader loads its own library file");
+            assertNotEquals(libraryOf(a), Tickreel.nativeLibraryPath());
+            // Each loader's classes are distinct from ours and from each other's.
+            Class<?> ca = Class.forName("io.tickreel.Replay", false, loaders.get(0));
+            Class<?> cb = Class.forName("io.tickreel.Replay", false, loaders.get(1));
+            assertNotEquals(ca, cb);
+            assertNotEquals(Replay.class, ca);
+            // Running again in the same loaders reuses the loaded library.
+            assertEquals(a.replace("plugin0", "x"), runProbe(loaders.get(0), dir.resolve("plugin0")).replace("plugin0", "x"));
+        } finally {
+            pool.shutdown();
+            for (URLClassLoader l : loaders) {
+                l.close();
+            }
+        }
+    }
+
+    @Test
+    void aRelocatedCopyOfTheBindingsWorks(@TempDir Path dir) throws Exception {
+        String pkg = "shaded.plugin.tickreel";
+        Path sources = dir.resolve("relocated-src");
+        TestSupport.relocate(TestSupport.mainSources(), sources, pkg);
+        Path probeSources = dir.resolve("relocated-probe");
+        TestSupport.relocate(TestSupport.probeSources(), probeSources, pkg);
+        Path classes = dir.resolve("relocated-classes");
+        Files.createDirectories(classes);
+        TestSupport.compile(List.of(sources), null, classes);
+        assertTrue(Files.exists(classes.resolve("shaded/plugin/tickreel/NativeBridge.class")));
+        assertTrue(Files.notExists(classes.resolve("io")));
+        // The native library goes along as a resource, as a shaded jar carries it.
+        String resource = NativeLoader.resourceName();
+        try (URLClassLoader jar = new URLClassLoader(new URL[] {TestSupport.jar().toUri().toURL()}, null);
+                InputStream in = jar.getResourceAsStream(resource)) {
+            Path dest = classes.resolve(resource);
+            Files.createDirectories(dest.getParent());
+            Files.copy(in, dest);
+        }
+        Path probe = compileProbe(probeSources, classes.toString(), dir.resolve("probe"));
+        try (URLClassLoader loader = pluginLoader(classes, probe)) {
+            String result = runProbe(loader, dir.resolve("work"));
+            assertTrue(result.startsWith(EXPECTED + " error=shaded.plugin.tickreel.TickreelException:CORRUPT library="),
+                    result);
+            // Misuse in the relocated copy raises the JDK exceptions, as in the original.
+            Class<?> writer = loader.loadClass(pkg + ".ReplayWriter");
+            Class<?> options = loader.loadClass(pkg + ".RecordingOptions");
+            Object w = writer.getMethod("create", Path.class, options)
+                    .invoke(null, dir.resolve("r.reel"), options.getMethod("defaults").invoke(null));
+            writer.getMethod("close").invoke(w);
+            try {
+                writer.getMethod("finish").invoke(w);
+                throw new AssertionError("finish after close succeeded");
+            } catch (java.lang.reflect.InvocationTargetException e) {
+                assertEquals(IllegalStateException.class, e.getCause().getClass());
+            }
+        }
+    }
+
+    @Test
+    void theLibraryPathPropertyIsHonouredAndShared(@TempDir Path dir) throws Exception {
+        Path jar = TestSupport.jar();
+        Path lib = dir.resolve("given").resolve(System.mapLibraryName("tickreel"));
+        Files.createDirectories(lib.getParent());
+        try (URLClassLoader l = new URLClassLoader(new URL[] {jar.toUri().toURL()}, null);
+                InputStream in = l.getResourceAsStream(NativeLoader.resourceName())) {
+            Files.copy(in, lib);
+        }
+        Path probe = compileProbe(TestSupport.probeSources(), jar.toString(), dir.resolve("probe"));
+        String previous = System.getProperty(NativeLoader.PATH_PROPERTY);
+        System.setProperty(NativeLoader.PATH_PROPERTY, lib.toString());
+        try (URLClassLoader first = pluginLoader(jar, probe); URLClassLoader second = pluginLoader(jar, probe)) {
+            String a = runProbe(first, dir.resolve("a"));
+            assertTrue(a.startsWith(EXPECTED), a);
+            assertEquals(lib.toString(), libraryOf(a), "the given file is loaded as it is");
+            assertTrue(Files.exists(lib), "a given file is not deleted");
+            // The JVM refuses one file in two class loaders: the second gets a private copy.
+            String b = runProbe(second, dir.resolve("b"));
+            assertTrue(b.startsWith(EXPECTED), b);
+            assertNotEquals(lib.toString(), libraryOf(b));
+        } finally {
+            if (previous == null) {
+                System.clearProperty(NativeLoader.PATH_PROPERTY);
+            } else {
+                System.setProperty(NativeLoader.PATH_PROPERTY, previous);
+            }
+        }
+    }
+
+    /** Loads a modified copy of the bindings and returns the failure of {@code Tickreel.load()}. */
+    private static Throwable loadModifiedCopy(Path dir, String pkg, String from, String to) throws Exception {
+        Path sources = dir.resolve(pkg + "-src");
+        TestSupport.relocate(TestSupport.mainSources(), sources, pkg);
+        int changed = 0;
+        try (java.util.stream.Stream<Path> files = Files.walk(sources)) {
+            for (Path f : (Iterable<Path>) files.filter(Files::isRegularFile)::iterator) {
+                String text = Files.readString(f);
+                if (text.contains(from)) {
+                    Files.writeString(f, text.replace(from, to));
+                    changed++;
+                }
+            }
+        }
+        assertTrue(changed > 0, from);
+        Path classes = dir.resolve(pkg + "-classes");
+        Files.createDirectories(classes);
+        TestSupport.compile(List.of(sources), null, classes);
+        Path lib = classes.resolve(NativeLoader.resourceName());
+        Files.createDirectories(lib.getParent());
+        try (URLClassLoader jar = new URLClassLoader(new URL[] {TestSupport.jar().toUri().toURL()}, null);
+                InputStream in = jar.getResourceAsStream(NativeLoader.resourceName())) {
+            Files.copy(in, lib);
+        }
+        try (URLClassLoader loader = pluginLoader(classes)) {
+            java.lang.reflect.Method load = loader.loadClass(pkg + ".Tickreel").getMethod("load");
+            try {
+                load.invoke(null);
+                return null;
+            } catch (java.lang.reflect.InvocationTargetException e) {
+                // A second attempt reports the same failure instead of retrying.
+                try {
+                    load.invoke(null);
+                    throw new AssertionError("second load succeeded");
+                } catch (java.lang.reflect.InvocationTargetException again) {
+                    assertEquals(e.getCause().getMessage(), again.getCause().getMessage());
+                }
+                return e.getCause();
+            }
+        }
+    }
+
+    @Test
+    void aJarAndLibraryFromDifferentBuildsGiveAClearError(@TempDir Path dir) throws Exception {
+        // A native method the library does not have: RegisterNatives fails inside JNI_OnLoad.
+        Throwable renamed = loadModifiedCopy(dir, "mismatch.methods", "replayTicks(", "replayTicksV2(");
+        assertEquals("mismatch.methods.TickreelException", renamed.getClass().getName());
+        assertEquals("LIBRARY", renamed.getClass().getMethod("kind").invoke(renamed).toString());
+        assertTrue(renamed.getMessage().contains("replayTicks"), renamed.getMessage());
+        // Same methods, different contract version.
+        Throwable abi = loadModifiedCopy(dir, "mismatch.abi",
+                "static final int ABI_VERSION = 1;", "static final int ABI_VERSION = 999;");
+        assertEquals("mismatch.abi.TickreelException", abi.getClass().getName());
+        assertTrue(abi.getMessage().contains("ABI version 1"), abi.getMessage());
+    }
+}

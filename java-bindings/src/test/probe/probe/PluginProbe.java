@@ -1,0 +1,72 @@
+package probe;
+
+import io.tickreel.EntityInfo;
+import io.tickreel.RecordingOptions;
+import io.tickreel.Replay;
+import io.tickreel.ReplayState;
+import io.tickreel.ReplayWriter;
+import io.tickreel.TickWriter;
+import io.tickreel.Tickreel;
+import io.tickreel.TickreelException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.UUID;
+import java.util.function.Function;
+
+/**
+ * Stands in for a server plugin that bundles tickreel: loaded by the tests through its own class
+ * loader (possibly with the bindings relocated to another package), it records a run, reads it
+ * back and provokes an error, and reports what it saw as one line.
+ */
+public final class PluginProbe implements Function<String, String> {
+    @Override
+    public String apply(String directory) {
+        try {
+            Path dir = Path.of(directory);
+            Path reel = dir.resolve("probe.reel");
+            int players = 3;
+            int ticks = 120;
+            try (ReplayWriter w = ReplayWriter.create(reel, RecordingOptions.builder().chunkTicks(40).build())) {
+                for (int p = 1; p <= players; p++) {
+                    w.registerEntity(EntityInfo.player(p, new UUID(7, p), "player" + p));
+                }
+                w.putMetadata("plugin", "probe");
+                TickWriter t = new TickWriter(64);
+                for (int tick = 0; tick < ticks; tick++) {
+                    t.clear();
+                    for (int p = 1; p <= players; p++) {
+                        if (tick == 0) {
+                            t.entityAdd(p, 0, p, 64, 0, 0, 0);
+                        } else {
+                            t.pose(p, p + tick * 0.25, 64, tick * 0.1, tick * 3.0, -10);
+                        }
+                    }
+                    w.writeTick(tick, t);
+                }
+                w.finish();
+            }
+            String seen;
+            try (Replay r = Replay.open(reel)) {
+                ReplayState s = r.seek(ticks - 1);
+                double x = s.entity(2).orElseThrow().pose().x();
+                seen = "ticks=" + r.info().tickCount()
+                        + " entities=" + s.entities().size()
+                        + " x2=" + x
+                        + " names=" + r.entities().size()
+                        + " meta=" + r.metadata().get("plugin")
+                        + " read=" + r.ticks(0, ticks - 1).size();
+            }
+            Path bad = dir.resolve("bad.reel");
+            Files.write(bad, new byte[300]);
+            String error = "none";
+            try (Replay r = Replay.open(bad)) {
+                error = "opened";
+            } catch (TickreelException e) {
+                error = e.getClass().getName() + ":" + e.kind();
+            }
+            return "ok " + seen + " error=" + error + " library=" + Tickreel.nativeLibraryPath();
+        } catch (Exception e) {
+            return "failed " + e;
+        }
+    }
+}
