@@ -44,7 +44,7 @@ fn fill(t: u32, events: &mut Vec<Event>) {
         } else {
             events.push(Event::Pose { entity: p, pose });
         }
-        if t % 20 == 0 {
+        if t.is_multiple_of(20) {
             events.push(Event::Flags {
                 entity: p,
                 flags: (t / 20 + p) & 7,
