@@ -8,6 +8,7 @@
 
 pub mod dictionary;
 pub mod error;
+pub mod ffi;
 pub mod format;
 pub mod play;
 pub mod record;
