@@ -9,6 +9,7 @@
 
 pub mod dictionary;
 pub mod error;
+pub mod ffi;
 pub mod format;
 pub mod jni;
 pub mod play;

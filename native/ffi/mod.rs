@@ -1,0 +1,21 @@
+//! The C ABI: `include/tickreel.h`, generated from this module by cbindgen (see `build.rs` and
+//! `cbindgen.toml`, whose preamble documents the contract every function follows).
+//!
+//! Thin on purpose: argument checks, the panic boundary, result codes and handles. Each entry
+//! point runs its body through [`result::guard`], which catches panics (`TICKREEL_RESULT_PANIC`)
+//! and records the calling thread's last error. Handles are tokens in a generation-checked table
+//! ([`handle`]), so a freed or foreign handle is an error, not undefined behaviour. Raw-pointer
+//! arguments are checked and converted in [`args`], the one place that states the caller
+//! contracts. Logic belongs in the core, where the Rust API and the JNI bindings get it too.
+
+pub mod args;
+pub mod batch;
+pub mod handle;
+pub mod reader;
+pub mod result;
+pub mod writer;
+
+pub use batch::TickreelBatch;
+pub use reader::{TickreelEntityState, TickreelReader, TickreelVerifyReport};
+pub use result::TickreelResult;
+pub use writer::{TickreelWriter, TickreelWriterOptions};

@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# Builds the cdylib, compiles the C examples against include/tickreel.h with gcc under
+# AddressSanitizer + UndefinedBehaviorSanitizer (-Werror), and runs them with leak detection.
+# Run by ./test.sh; on its own: bash tests/c.sh
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+if ! command -v gcc >/dev/null; then
+  echo "tests/c.sh: gcc is missing; installing it" >&2
+  apt-get update -qq && apt-get install -y -qq gcc libc6-dev >/dev/null
+fi
+# gcc -print-file-name prints the bare name when it cannot find the library.
+for lib in libasan.so libubsan.so; do
+  if [ "$(gcc -print-file-name=$lib)" = "$lib" ]; then
+    echo "tests/c.sh: $lib is missing; installing libasan8 libubsan1" >&2
+    apt-get update -qq && apt-get install -y -qq libasan8 libubsan1 >/dev/null
+    break
+  fi
+done
+
+cargo build --lib --quiet
+target_dir="${CARGO_TARGET_DIR:-target}"
+libdir="$(cd "$target_dir/debug" && pwd)"
+[ -f "$libdir/libtickreel.so" ] || { echo "tests/c.sh: $libdir/libtickreel.so not built" >&2; exit 1; }
+
+out=examples/c/build
+mkdir -p "$out"
+cflags=(-std=c11 -g -O1 -Wall -Wextra -Werror -fsanitize=address,undefined -fno-omit-frame-pointer
+        -fno-sanitize-recover=all -Iinclude)
+for prog in record_replay bad_input; do
+  gcc "${cflags[@]}" -o "$out/$prog" "examples/c/$prog.c" -L"$libdir" -ltickreel -lm
+done
+
+scratch="$(mktemp -d)"
+trap 'rm -rf "$scratch"' EXIT
+export LD_LIBRARY_PATH="$libdir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:strict_string_checks=1:detect_stack_use_after_return=1
+export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
+
+status=0
+for prog in record_replay bad_input; do
+  mkdir -p "$scratch/$prog"
+  echo "-- $prog"
+  # A sanitizer report fails the run (abort/halt on error); its output is kept in the log.
+  if ! "$out/$prog" "$scratch/$prog" >"$scratch/$prog.log" 2>&1; then
+    cat "$scratch/$prog.log"
+    echo "tests/c.sh: $prog failed" >&2
+    status=1
+    continue
+  fi
+  if grep -qE 'Sanitizer|runtime error:' "$scratch/$prog.log"; then
+    cat "$scratch/$prog.log"
+    echo "tests/c.sh: $prog printed a sanitizer report" >&2
+    status=1
+    continue
+  fi
+  if [ "$prog" = bad_input ]; then grep -E '^(FAIL|[0-9]+ passed)' "$scratch/$prog.log"; else cat "$scratch/$prog.log"; fi
+done
+exit $status

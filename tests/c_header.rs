@@ -1,0 +1,134 @@
+//! The committed C header `include/tickreel.h` must be what cbindgen generates from `native/ffi/`
+//! now, and every function in it must be documented (including its thread-safety).
+//!
+//! `build.rs` regenerates the header on every build that touches `native/ffi/` or `cbindgen.toml`
+//! into `$OUT_DIR/tickreel.h` (a temporary location, outside the source tree); this test compares
+//! that with the committed one. Outside CI, builds also refresh `include/tickreel.h`, so the
+//! usual fix is to commit it; in CI nothing is written, and a stale header fails here.
+
+use std::path::Path;
+
+/// The header cbindgen generated for this build (or the `#error` line build.rs wrote instead).
+const GENERATED: &str = include_str!(concat!(env!("OUT_DIR"), "/tickreel.h"));
+const GENERATED_PATH: &str = concat!(env!("OUT_DIR"), "/tickreel.h");
+
+fn committed() -> String {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("include/tickreel.h");
+    std::fs::read_to_string(&path).unwrap_or_else(|e| {
+        panic!(
+            "cannot read {}: {e}\nregenerate it with: cp {GENERATED_PATH} include/tickreel.h",
+            path.display()
+        )
+    })
+}
+
+#[test]
+fn committed_header_is_current() {
+    assert!(
+        !GENERATED.starts_with("#error"),
+        "cbindgen failed in build.rs: {GENERATED}"
+    );
+    let committed = committed();
+    if committed != GENERATED {
+        let line = committed
+            .lines()
+            .zip(GENERATED.lines())
+            .position(|(a, b)| a != b)
+            .map_or_else(|| "the end".to_owned(), |i| format!("line {}", i + 1));
+        panic!(
+            "include/tickreel.h is stale (first difference at {line}).\n\
+             Regenerate it with `cargo build` outside CI (build.rs rewrites it when native/ffi/ or \
+             cbindgen.toml changed), or directly with:\n    cp {GENERATED_PATH} include/tickreel.h\n\
+             and commit it."
+        );
+    }
+}
+
+/// Every function declaration, with the comment block right above it.
+fn functions(header: &str) -> Vec<(String, String)> {
+    let lines: Vec<&str> = header.lines().collect();
+    let mut out = Vec::new();
+    for (i, line) in lines.iter().enumerate() {
+        let Some(open) = line.find("tickreel_").filter(|_| line.contains('(')) else {
+            continue;
+        };
+        if line.starts_with(' ') || line.starts_with('*') || line.starts_with('/') {
+            continue; // inside a comment or a continuation line
+        }
+        let name = line[open..line.find('(').unwrap()].to_owned();
+        let mut doc = Vec::new();
+        let mut j = i;
+        if j > 0 && lines[j - 1].trim() == "*/" {
+            while j > 0 {
+                j -= 1;
+                doc.push(lines[j]);
+                if lines[j].starts_with("/**") {
+                    break;
+                }
+            }
+        }
+        doc.reverse();
+        out.push((name, doc.join("\n")));
+    }
+    out
+}
+
+#[test]
+fn every_function_carries_its_doc_comment_and_thread_safety() {
+    let header = committed();
+    let fns = functions(&header);
+    assert!(
+        fns.len() >= 30,
+        "only {} functions found in the header",
+        fns.len()
+    );
+    for (name, doc) in &fns {
+        assert!(
+            doc.starts_with("/**"),
+            "{name} has no doc comment in the header"
+        );
+        assert!(
+            doc.contains("Thread safety:"),
+            "{name}'s doc does not state its thread safety"
+        );
+    }
+    for expected in [
+        "tickreel_last_error",
+        "tickreel_batch_new",
+        "tickreel_batch_free",
+        "tickreel_writer_create",
+        "tickreel_writer_write_tick",
+        "tickreel_writer_finish",
+        "tickreel_reader_open",
+        "tickreel_reader_seek",
+        "tickreel_reader_verify",
+    ] {
+        assert!(
+            fns.iter().any(|(n, _)| n == expected),
+            "{expected} missing from the header"
+        );
+    }
+}
+
+#[test]
+fn header_is_prefixed_and_guarded() {
+    let header = committed();
+    assert!(header.contains("#ifndef TICKREEL_H\n#define TICKREEL_H"));
+    assert!(header.contains("TICKREEL_RESULT_OK = 0,"));
+    assert!(header.contains("TICKREEL_RESULT_BUFFER_TOO_SMALL = 103,"));
+    // Only the C layer is exported: no core type leaks into the header.
+    for line in header
+        .lines()
+        .filter(|l| l.starts_with("typedef") || l.starts_with("#define"))
+    {
+        let name = line
+            .trim_end_matches(';')
+            .split_whitespace()
+            .nth(if line.starts_with("#define") { 1 } else { 2 })
+            .unwrap_or("");
+        assert!(
+            name.starts_with("Tickreel") || name.starts_with("TICKREEL_") || name == "{",
+            "unprefixed name in the header: {line}"
+        );
+    }
+}
