@@ -151,16 +151,19 @@ impl ChunkEncoder {
         self.stream.extend_from_slice(&[0, 0]);
         let mut count: u32 = 0;
         for e in events {
-            // A pose for an entity never added adds it implicitly (kind 0), so that readers, which
-            // never see pose events in the stream, rebuild the same entity table as the writer.
+            // A pose or flags event for an entity that is not alive adds it implicitly (kind 0, at
+            // the origin, as `EntityTable::apply` does), with a pose sample, so that readers, which
+            // never see pose events in the stream, rebuild the same entity table as the writer, and
+            // so that every (re)creation of an entity has a sample that supersedes older ones.
             if matches!(
                 e,
                 Event::Pose { .. }
                     | Event::Position { .. }
                     | Event::Rotation { .. }
                     | Event::Teleport { .. }
+                    | Event::Flags { .. }
             ) {
-                let id = e.entity().expect("pose events name an entity");
+                let id = e.entity().expect("pose and flags events name an entity");
                 if table.get(id).is_none() {
                     table.apply(&Event::EntityAdd {
                         entity: id,
@@ -171,6 +174,10 @@ impl ChunkEncoder {
                     put_uvarint(&mut self.stream, u64::from(id));
                     put_uvarint(&mut self.stream, 0);
                     count += 1;
+                    let t = self.tracks.entry(id).or_default();
+                    let before = t.ticks.len();
+                    t.sample(rel, &Pose::default(), false);
+                    self.sample_count += (t.ticks.len() - before) as u64;
                 }
             }
             let moved = table.apply(e);
