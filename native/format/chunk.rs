@@ -417,6 +417,9 @@ impl DecodedChunk {
                 limits.max_chunk_ticks
             )));
         }
+        if u64::from(start_tick) + u64::from(tick_count) > 1 << 32 {
+            return Err(Error::corrupt("chunk reaches past tick 2^32 - 1"));
+        }
         let mut r = ByteReader::new(payload);
         // 1. keyframe (each entry takes at least 8 bytes)
         let n = r.len_varint(r.remaining() / 8, "keyframe entity count")?;
@@ -659,11 +662,12 @@ fn decode_movement(
         for _ in 0..runs {
             let gap = r.uvarint()?;
             let len = r.uvarint()?;
-            let start = end + gap;
-            end = start + len;
-            if len == 0 || end > u64::from(tick_count) {
-                return Err(Error::corrupt("pose sample run outside the chunk"));
-            }
+            let start = end.checked_add(gap);
+            end = match start.and_then(|s| s.checked_add(len)) {
+                Some(e) if len > 0 && e <= u64::from(tick_count) => e,
+                _ => return Err(Error::corrupt("pose sample run outside the chunk")),
+            };
+            let start = end - len;
             // Every sample needs at least one residual byte in each of five columns.
             total_samples += len as usize;
             if total_samples * 5 > r.remaining() {
@@ -676,7 +680,7 @@ fn decode_movement(
         let mut p = 0u64;
         for j in 0..nres {
             let d = r.uvarint()?;
-            p += d;
+            p = p.saturating_add(d);
             if (j > 0 && d == 0) || p >= ticks.len() as u64 {
                 return Err(Error::corrupt("teleport reset index out of range"));
             }
