@@ -57,3 +57,22 @@ impl Error {
         Error::LimitExceeded(msg.into())
     }
 }
+
+impl Error {
+    /// A copy of the error (I/O errors keep their kind and message).
+    pub fn duplicate(&self) -> Error {
+        match self {
+            Error::Io(e) => Error::Io(io::Error::new(e.kind(), e.to_string())),
+            Error::Corrupt(m) => Error::Corrupt(m.clone()),
+            Error::Truncated(m) => Error::Truncated(m.clone()),
+            Error::LimitExceeded(m) => Error::LimitExceeded(m.clone()),
+            Error::Unsupported(m) => Error::Unsupported(m.clone()),
+            Error::InvalidArgument(m) => Error::InvalidArgument(m.clone()),
+            Error::InvalidState(m) => Error::InvalidState(m.clone()),
+            Error::Locked(m) => Error::Locked(m.clone()),
+            Error::Backpressure(m) => Error::Backpressure(m.clone()),
+            Error::NotReady(m) => Error::NotReady(m.clone()),
+            Error::Metadata(m) => Error::Metadata(m.clone()),
+        }
+    }
+}

@@ -17,3 +17,4 @@ pub mod storage;
 pub use error::{Error, Result};
 pub use format::event::Event;
 pub use format::pose::Pose;
+pub use record::{Engine, EngineOptions, Recorder, RecorderOptions};

@@ -33,6 +33,12 @@ enum Command {
     Export(cmd::export::Args),
     /// Record a simulated server, verify, seek and summarise (the README's first command).
     Demo(cmd::demo::Args),
+    /// Recover a live recording directory after a crash (truncate torn tails, rebuild the index).
+    Recover(cmd::recover::Args),
+    /// Compact a live recording directory (or a .reel) into one .reel file.
+    Compact(cmd::compact::Args),
+    /// Record a synthetic server through the real pipeline (prints `flushed TICK` lines).
+    Simulate(cmd::simulate::Args),
     /// Run the benchmarks and print the headline figures.
     Bench(bench::Args),
 }
@@ -46,6 +52,9 @@ fn main() -> ExitCode {
         Command::Import(a) => cmd::import::run(a),
         Command::Export(a) => cmd::export::run(a),
         Command::Demo(a) => cmd::demo::run(a),
+        Command::Recover(a) => cmd::recover::run(a),
+        Command::Compact(a) => cmd::compact::run(a),
+        Command::Simulate(a) => cmd::simulate::run(a),
         Command::Bench(a) => bench::run(a),
     };
     match result {

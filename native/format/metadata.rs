@@ -114,7 +114,7 @@ impl Metadata {
 impl LibraryMeta {
     fn to_value(&self) -> Value {
         let mut m = self.extra.clone();
-        let entities = self
+        let entities: Vec<Value> = self
             .entities
             .iter()
             .map(|e| {
@@ -132,8 +132,10 @@ impl LibraryMeta {
                 Value::Compound(c)
             })
             .collect();
-        m.insert("entities".into(), Value::List(entities));
-        let types = self
+        if !self.entities.is_empty() {
+            m.insert("entities".into(), Value::List(entities));
+        }
+        let types: Vec<Value> = self
             .event_types
             .iter()
             .map(|t| {
@@ -144,29 +146,28 @@ impl LibraryMeta {
                 Value::Compound(c)
             })
             .collect();
-        m.insert("event_types".into(), Value::List(types));
-        let gaps = self
+        if !types.is_empty() {
+            m.insert("event_types".into(), Value::List(types));
+        }
+        let gaps: Vec<Value> = self
             .gaps
             .iter()
-            .map(|g| {
-                let mut c = HashMap::new();
-                c.insert("from".into(), Value::Int(g.from as i32));
-                c.insert("to".into(), Value::Int(g.to as i32));
-                Value::Compound(c)
-            })
+            .map(|g| Value::IntArray(fastnbt::IntArray::new(vec![g.from as i32, g.to as i32])))
             .collect();
-        m.insert("gaps".into(), Value::List(gaps));
+        if !gaps.is_empty() {
+            m.insert("gaps".into(), Value::List(gaps));
+        }
         let s = &self.stats;
-        let mut st = HashMap::new();
-        st.insert("ticks_written".into(), Value::Long(s.ticks_written as i64));
-        st.insert("events".into(), Value::Long(s.events as i64));
-        st.insert("pose_samples".into(), Value::Long(s.pose_samples as i64));
-        st.insert(
-            "uncompressed_bytes".into(),
-            Value::Long(s.uncompressed_bytes as i64),
+        m.insert(
+            "stats".into(),
+            Value::LongArray(fastnbt::LongArray::new(vec![
+                s.ticks_written as i64,
+                s.events as i64,
+                s.pose_samples as i64,
+                s.uncompressed_bytes as i64,
+                s.dropped_ticks as i64,
+            ])),
         );
-        st.insert("dropped_ticks".into(), Value::Long(s.dropped_ticks as i64));
-        m.insert("stats".into(), Value::Compound(st));
         if let Some(a) = &self.analysis {
             m.insert("analysis".into(), a.clone());
         }
@@ -201,22 +202,25 @@ impl LibraryMeta {
                 });
             }
         }
-        if let Some(list) = m.remove("gaps") {
-            for c in compounds(list, "gaps")? {
-                out.gaps.push(Gap {
-                    from: get_int(&c, "from").unwrap_or(0) as u32,
-                    to: get_int(&c, "to").unwrap_or(0) as u32,
-                });
+        if let Some(Value::List(list)) = m.remove("gaps") {
+            for g in list {
+                match g {
+                    Value::IntArray(a) if a.len() == 2 => out.gaps.push(Gap {
+                        from: a[0] as u32,
+                        to: a[1] as u32,
+                    }),
+                    _ => return Err(Error::corrupt("gaps: entry is not a pair of ints")),
+                }
             }
         }
-        if let Some(Value::Compound(s)) = m.remove("stats") {
-            let g = |k: &str| get_long(&s, k).unwrap_or(0) as u64;
+        if let Some(Value::LongArray(a)) = m.remove("stats") {
+            let g = |i: usize| a.get(i).copied().unwrap_or(0) as u64;
             out.stats = Stats {
-                ticks_written: g("ticks_written"),
-                events: g("events"),
-                pose_samples: g("pose_samples"),
-                uncompressed_bytes: g("uncompressed_bytes"),
-                dropped_ticks: g("dropped_ticks"),
+                ticks_written: g(0),
+                events: g(1),
+                pose_samples: g(2),
+                uncompressed_bytes: g(3),
+                dropped_ticks: g(4),
             };
         }
         out.analysis = m.remove("analysis");

@@ -83,6 +83,40 @@ impl Reader {
         Reader::open(Arc::new(FileSource::open(path)?))
     }
 
+    /// Opens a live recording directory (metadata file + segments), as of its last flush.
+    pub fn open_live(dir: impl AsRef<Path>) -> Result<Reader> {
+        Reader::open_live_with(dir, ReaderOptions::default())
+    }
+
+    pub fn open_live_with(dir: impl AsRef<Path>, options: ReaderOptions) -> Result<Reader> {
+        let dir = dir.as_ref();
+        let meta = FileSource::open(dir.join(crate::storage::live::META_FILE))?;
+        let (header, metadata, index) = read_prefix(&meta, &options.limits)?;
+        if header.layout != Layout::Segmented {
+            return Err(Error::corrupt(format!(
+                "{}: metadata file is not of a live recording",
+                dir.display()
+            )));
+        }
+        Reader::from_parts(
+            header,
+            metadata,
+            index,
+            Arc::new(crate::storage::live::SegmentFrames::new(dir)),
+            options.limits,
+        )
+    }
+
+    /// Opens a compacted file or a live recording directory, whichever `path` is.
+    pub fn open_any(path: impl AsRef<Path>) -> Result<Reader> {
+        let path = path.as_ref();
+        if path.is_dir() {
+            Reader::open_live(path)
+        } else {
+            Reader::open_path(path)
+        }
+    }
+
     /// Opens a compacted recording from any range-read source.
     pub fn open(source: Arc<dyn Source>) -> Result<Reader> {
         Reader::open_with(source, ReaderOptions::default())

@@ -122,6 +122,14 @@ impl Chunker {
         self.pending_snapshot = Some(bytes);
     }
 
+    /// Whether a tick at `tick` would start a snapshot (interval elapsed or snapshot offered).
+    pub fn snapshot_due(&self, tick: u32) -> bool {
+        self.pending_snapshot.is_some()
+            || self
+                .last_snapshot
+                .is_none_or(|s| tick.saturating_sub(s) >= self.policy.snapshot_interval)
+    }
+
     /// Adds a tick. Returns the frame of a chunk that had to be cut first, if any.
     pub fn push_tick(&mut self, tick: u32, events: &[Event]) -> Result<Option<Frame>> {
         if let Some(l) = self.last_tick
@@ -131,10 +139,7 @@ impl Chunker {
                 "tick {tick} is not after the last recorded tick {l}"
             )));
         }
-        let snapshot_due = self.pending_snapshot.is_some()
-            || self
-                .last_snapshot
-                .is_none_or(|s| tick.saturating_sub(s) >= self.policy.snapshot_interval);
+        let snapshot_due = self.snapshot_due(tick);
         let mut out = None;
         if self.open {
             let span_full = tick - self.enc.start_tick() >= self.policy.chunk_ticks;

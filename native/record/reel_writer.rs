@@ -247,6 +247,17 @@ impl ReelWriter {
         }
     }
 
+    /// Records dropped-tick gaps (carried over by compaction).
+    pub fn set_gaps(&mut self, gaps: Vec<crate::format::metadata::Gap>, dropped_ticks: u64) {
+        self.metadata.library.gaps = gaps;
+        self.metadata.library.stats.dropped_ticks = dropped_ticks;
+    }
+
+    /// Sets the analysis metadata (per-entity figures) written into the library keys.
+    pub fn set_analysis(&mut self, analysis: fastnbt::Value) {
+        self.metadata.library.analysis = Some(analysis);
+    }
+
     /// Supplies snapshot bytes; the next tick starts a chunk carrying them.
     pub fn offer_snapshot(&mut self, bytes: Vec<u8>) {
         self.chunker.offer_snapshot(bytes);

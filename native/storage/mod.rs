@@ -2,6 +2,7 @@
 //! local file, an in-memory buffer and (later) object storage plug into the same read path.
 
 mod file;
+pub mod live;
 
 pub use file::{FileSource, MemSource, sync_dir, write_atomic};
 

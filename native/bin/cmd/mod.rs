@@ -1,17 +1,21 @@
 //! One module per subcommand. Each exposes `Args` (clap) and `run(Args) -> tickreel::Result<()>`.
 
+pub mod compact;
 pub mod demo;
 pub mod dump;
 pub mod export;
 pub mod import;
 pub mod info;
+pub mod progress;
+pub mod recover;
+pub mod simulate;
 pub mod verify;
 
 use std::path::Path;
 
 use tickreel::play::Reader;
 
-/// Opens a recording given on the command line.
+/// Opens a recording given on the command line: a `.reel` file or a live recording directory.
 pub fn open(path: &Path) -> tickreel::Result<Reader> {
-    Reader::open_path(path)
+    Reader::open_any(path)
 }

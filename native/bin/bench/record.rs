@@ -1,0 +1,256 @@
+//! Issue-3 figures: server-thread cost of `submit_tick` next to a memcpy + queue-push floor, writer
+//! capacity and its speed next to raw zstd, compaction throughput and size, a short run's size.
+
+use std::time::{Duration, Instant};
+
+use crossbeam_channel::bounded;
+use tickreel::format::event::{Event, encode_batch};
+use tickreel::record::{Backpressure, CompactOptions, FlushPolicy, compact};
+use tickreel::sim::{SimConfig, Simulator};
+use tickreel::storage::live::live_dir_for;
+use tickreel::{Engine, EngineOptions, RecorderOptions};
+
+use super::{Figures, put};
+
+/// Batches of `ticks` ticks for a recording of `players` players (one movement event per player
+/// per tick, plus the occasional flag change the simulator makes).
+fn batches(players: u32, ticks: u32, seed: u64) -> Vec<Vec<u8>> {
+    let mut sim = Simulator::new(SimConfig {
+        players,
+        seed,
+        teleport_chance: 0.0,
+        ..SimConfig::default()
+    });
+    sim.step(); // the add events
+    (0..ticks)
+        .map(|_| {
+            let (_, events) = sim.step();
+            let moves: Vec<Event> = events
+                .into_iter()
+                .filter(|e| matches!(e, Event::Pose { .. }))
+                .collect();
+            let mut b = Vec::new();
+            encode_batch(&moves, &mut b).expect("batch");
+            b
+        })
+        .collect()
+}
+
+fn big_engine() -> Engine {
+    Engine::new(EngineOptions {
+        queue_capacity: 1 << 20,
+        max_inflight_bytes: 1 << 30,
+        ..EngineOptions::default()
+    })
+    .expect("engine")
+}
+
+fn rec_options() -> RecorderOptions {
+    RecorderOptions {
+        backpressure: Backpressure::Block {
+            deadline: Duration::from_secs(10),
+        },
+        flush: FlushPolicy {
+            max_pending_bytes: 4 << 20,
+            interval: Duration::from_secs(3600),
+            on_player_leave: false,
+        },
+        ..RecorderOptions::default()
+    }
+}
+
+/// Ticks are submitted tick-major across recordings (as a server does), so the loops index by tick.
+#[allow(clippy::needless_range_loop)]
+/// ns per player-tick of `submit_tick` with `recs` recordings of `players` players each.
+fn submit_cost(recs: u32, players: u32, ticks: u32) -> (f64, f64) {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let data: Vec<Vec<Vec<u8>>> = (0..recs)
+        .map(|r| batches(players, ticks, u64::from(r)))
+        .collect();
+    let engine = big_engine();
+    let recorders: Vec<_> = (0..recs)
+        .map(|r| {
+            engine
+                .start_recording(dir.path().join(format!("s{r}.reel")), rec_options())
+                .expect("start")
+        })
+        .collect();
+    // The writer works on the other core meanwhile; the queue is large enough never to block.
+    let start = Instant::now();
+    for t in 0..ticks as usize {
+        for (r, rec) in recorders.iter().enumerate() {
+            rec.submit_tick(t as u32, &data[r][t]).expect("submit");
+        }
+    }
+    let submit = start.elapsed();
+    for r in &recorders {
+        r.abort().expect("abort");
+    }
+    engine.shutdown();
+    // Floor: copy the same bytes into a pooled buffer and push it onto a bounded channel that a
+    // consumer thread drains and recycles.
+    let (tx, rx) = bounded::<Vec<u8>>(1 << 20);
+    let (pool_tx, pool_rx) = bounded::<Vec<u8>>(4096);
+    let consumer = std::thread::spawn(move || {
+        while let Ok(b) = rx.recv() {
+            let _ = pool_tx.try_send(b);
+        }
+    });
+    let start = Instant::now();
+    for t in 0..ticks as usize {
+        for d in &data {
+            let mut b = pool_rx.try_recv().unwrap_or_default();
+            b.clear();
+            b.extend_from_slice(&d[t]);
+            tx.send(b).expect("send");
+        }
+    }
+    let floor = start.elapsed();
+    drop(tx);
+    consumer.join().expect("consumer");
+    let pt = f64::from(recs) * f64::from(players) * f64::from(ticks);
+    (submit.as_nanos() as f64 / pt, floor.as_nanos() as f64 / pt)
+}
+
+#[allow(clippy::needless_range_loop)]
+pub fn run(quick: bool, out: &mut Figures) {
+    let ticks = if quick { 400 } else { 2000 };
+    // Headline: 10 recordings of 10 players (a server of 100 players in 10 instances).
+    let (submit, floor) = submit_cost(10, 10, ticks);
+    put(out, "submit_ns_per_player_tick", submit);
+    put(out, "submit_floor_ns_per_player_tick", floor);
+    put(out, "submit_vs_floor_ratio", submit / floor);
+    let (s1, f1) = submit_cost(100, 1, ticks / 2);
+    put(out, "submit_ns_per_player_tick_1_player_recordings", s1);
+    put(
+        out,
+        "submit_floor_ns_per_player_tick_1_player_recordings",
+        f1,
+    );
+    let (s100, f100) = submit_cost(1, 100, ticks);
+    put(out, "submit_ns_per_player_tick_100_player_recording", s100);
+    put(
+        out,
+        "submit_floor_ns_per_player_tick_100_player_recording",
+        f100,
+    );
+
+    // Writer capacity: queue everything while the writer is held, then time the writer alone.
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (recs, players, wticks) = if quick {
+        (10, 100, 200)
+    } else {
+        (20, 100, 600)
+    };
+    let data: Vec<Vec<Vec<u8>>> = (0..recs)
+        .map(|r| batches(players, wticks, 100 + u64::from(r)))
+        .collect();
+    let engine = big_engine();
+    let recorders: Vec<_> = (0..recs)
+        .map(|r| {
+            engine
+                .start_recording(dir.path().join(format!("w{r}.reel")), rec_options())
+                .expect("start")
+        })
+        .collect();
+    engine.set_writers_stalled(true);
+    for t in 0..wticks as usize {
+        for (r, rec) in recorders.iter().enumerate() {
+            rec.submit_tick(t as u32, &data[r][t]).expect("submit");
+        }
+    }
+    let start = Instant::now();
+    engine.set_writers_stalled(false);
+    // Done when every queued tick has been decoded, chunked and compressed (before the final
+    // fsyncs, which measure the disk rather than the writer).
+    while engine.stats().inflight_bytes > 0 {
+        std::thread::sleep(Duration::from_micros(200));
+    }
+    let writer = start.elapsed().as_secs_f64();
+    for r in &recorders {
+        r.flush().expect("flush");
+    }
+    let player_ticks = f64::from(recs * players * wticks);
+    put(out, "writer_player_ticks_per_s", player_ticks / writer);
+    put(out, "writer_players_at_20tps", player_ticks / writer / 20.0);
+    let input_bytes: usize = data.iter().flatten().map(Vec::len).sum();
+    // Raw zstd (level 3, the live level) over the same uncompressed batch bytes, per 200-tick chunk.
+    let start = Instant::now();
+    let mut zsize = 0usize;
+    for d in &data {
+        for chunk in d.chunks(200) {
+            let joined: Vec<u8> = chunk.concat();
+            zsize += zstd::bulk::compress(&joined, 3).expect("zstd").len();
+        }
+    }
+    let zstd_s = start.elapsed().as_secs_f64();
+    put(
+        out,
+        "writer_vs_zstd_ratio",
+        (input_bytes as f64 / writer) / (input_bytes as f64 / zstd_s),
+    );
+    let seg_bytes: u64 = recorders.iter().map(|r| r.stats().bytes_written).sum();
+    put(
+        out,
+        "zstd_only_vs_writer_size_ratio",
+        zsize as f64 / seg_bytes as f64,
+    );
+
+    drop(recorders);
+    engine.shutdown();
+
+    // Compaction of one live recording of 100 players (5 minutes; 1 in quick mode).
+    let engine = big_engine();
+    let cpath = dir.path().join("c.reel");
+    let rec = engine
+        .start_recording(&cpath, rec_options())
+        .expect("start");
+    let cticks = if quick { 1200 } else { 6000 };
+    for (t, b) in batches(100, cticks, 7).iter().enumerate() {
+        rec.submit_tick(t as u32, b).expect("submit");
+    }
+    rec.flush().expect("flush");
+    let seg0 = rec.stats().bytes_written;
+    drop(rec);
+    engine.shutdown();
+    let reader = tickreel::play::Reader::open_live(live_dir_for(&cpath)).expect("live");
+    let start = Instant::now();
+    let rep = compact(
+        &reader,
+        &dir.path().join("compacted.reel"),
+        CompactOptions::default(),
+        &mut |_, _| {},
+    )
+    .expect("compact");
+    let secs = start.elapsed().as_secs_f64();
+    put(out, "compaction_mb_per_s", seg0 as f64 / secs / 1e6);
+    put(
+        out,
+        "compacted_vs_segments_ratio",
+        rep.bytes_out as f64 / seg0 as f64,
+    );
+
+    // A 3-second one-player run through the engine.
+    let engine = Engine::new(EngineOptions::default()).expect("engine");
+    let path = dir.path().join("short.reel");
+    let rec = engine
+        .start_recording(&path, RecorderOptions::default())
+        .expect("start");
+    let mut sim = Simulator::new(SimConfig {
+        players: 1,
+        ..SimConfig::default()
+    });
+    for _ in 0..60 {
+        let (t, e) = sim.step();
+        let mut b = Vec::new();
+        encode_batch(&e, &mut b).expect("batch");
+        rec.submit_tick(t, &b).expect("submit");
+    }
+    let p = rec.finish().expect("finish").wait().expect("compacted");
+    put(
+        out,
+        "short_run_bytes",
+        std::fs::metadata(p).expect("size").len() as f64,
+    );
+    engine.shutdown();
+}

@@ -1,0 +1,216 @@
+//! Compaction: a recording (live directory, or frames held in memory) -> one `.reel` file, streaming
+//! chunk by chunk (never the whole recording in memory), re-chunked and recompressed at a higher
+//! zstd level, with analysis metadata appended, verified by reading it back.
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::Path;
+
+use fastnbt::Value;
+
+use crate::error::{Error, Result};
+use crate::format::event::Event;
+use crate::format::pose::Pose;
+use crate::play::Reader;
+use crate::record::chunker::ChunkPolicy;
+use crate::record::reel_writer::{RecordingInfo, ReelOptions, ReelWriter};
+
+/// How compaction writes the final file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CompactOptions {
+    pub zstd_level: i32,
+    /// Chunk span of the compacted file.
+    pub chunk_ticks: u32,
+    /// Read the result back and check it before reporting success.
+    pub verify: bool,
+    /// Compress the output with this registered zstd dictionary (`None`: keep the source's).
+    pub dictionary_id: Option<u16>,
+}
+
+impl Default for CompactOptions {
+    fn default() -> Self {
+        CompactOptions {
+            zstd_level: 9,
+            chunk_ticks: 200,
+            verify: true,
+            dictionary_id: None,
+        }
+    }
+}
+
+/// What compaction produced.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct CompactReport {
+    pub chunks_in: usize,
+    pub chunks_out: usize,
+    /// Compressed bytes of the source chunks (frames included).
+    pub bytes_in: u64,
+    /// Size of the compacted file.
+    pub bytes_out: u64,
+    pub ticks: u64,
+}
+
+/// Per-entity figures gathered while compacting.
+#[derive(Debug, Clone, Default)]
+struct EntityAnalysis {
+    ticks_present: u64,
+    distance: f64,
+    min: [f64; 3],
+    max: [f64; 3],
+    last: Option<Pose>,
+}
+
+#[derive(Debug, Default)]
+struct Analysis {
+    entities: BTreeMap<u32, EntityAnalysis>,
+}
+
+impl Analysis {
+    fn observe(&mut self, entity: u32, pose: &Pose, teleport: bool) {
+        let a = self.entities.entry(entity).or_default();
+        let p = [pose.x_f64(), pose.y_f64(), pose.z_f64()];
+        if a.ticks_present == 0 {
+            a.min = p;
+            a.max = p;
+        }
+        a.ticks_present += 1;
+        for (k, v) in p.iter().enumerate() {
+            a.min[k] = a.min[k].min(*v);
+            a.max[k] = a.max[k].max(*v);
+        }
+        if let (Some(l), false) = (a.last, teleport) {
+            let d = [l.x_f64() - p[0], l.y_f64() - p[1], l.z_f64() - p[2]];
+            a.distance += (d[0] * d[0] + d[1] * d[1] + d[2] * d[2]).sqrt();
+        }
+        a.last = Some(*pose);
+    }
+
+    fn to_nbt(&self) -> Value {
+        let mut total = 0.0;
+        let list = self
+            .entities
+            .iter()
+            .map(|(id, a)| {
+                total += a.distance;
+                let mut c = HashMap::new();
+                c.insert("id".into(), Value::Int(*id as i32));
+                c.insert(
+                    "ticks".into(),
+                    Value::Int(a.ticks_present.min(i32::MAX as u64) as i32),
+                );
+                c.insert("distance".into(), Value::Double(a.distance));
+                let bbox = a
+                    .min
+                    .iter()
+                    .chain(&a.max)
+                    .map(|v| Value::Double(*v))
+                    .collect();
+                c.insert("bbox".into(), Value::List(bbox));
+                Value::Compound(c)
+            })
+            .collect();
+        let mut root = HashMap::new();
+        root.insert("entities".into(), Value::List(list));
+        root.insert("distance".into(), Value::Double(total));
+        Value::Compound(root)
+    }
+}
+
+/// Compacts everything `source` holds into the file `out`. `progress(done_chunks, total)`.
+pub fn compact(
+    source: &Reader,
+    out: &Path,
+    options: CompactOptions,
+    progress: &mut dyn FnMut(u64, u64),
+) -> Result<CompactReport> {
+    let h = source.header();
+    let info = RecordingInfo {
+        world_id: h.world_id,
+        world_version: h.world_version,
+        timestamp_ms: h.timestamp_ms,
+        tick_rate_millihz: h.tick_rate_millihz,
+        game_data_version: h.game_data_version,
+        dictionary_id: options.dictionary_id.unwrap_or(h.dictionary_id),
+    };
+    let mut w = ReelWriter::create(
+        out,
+        ReelOptions {
+            info,
+            policy: ChunkPolicy {
+                chunk_ticks: options.chunk_ticks,
+                // Snapshots are carried over exactly where the source has them.
+                snapshot_interval: u32::MAX,
+                zstd_level: options.zstd_level,
+                ..ChunkPolicy::default()
+            },
+        },
+    )?;
+    let meta = source.metadata();
+    *w.user_metadata_mut() = meta.user.clone();
+    for e in &meta.library.entities {
+        w.register_entity(e.clone());
+    }
+    for t in &meta.library.event_types {
+        w.register_event_type(t.clone());
+    }
+    w.set_gaps(meta.library.gaps.clone(), meta.library.stats.dropped_ticks);
+    let mut analysis = Analysis::default();
+    let mut report = CompactReport {
+        chunks_in: source.index().len(),
+        ..CompactReport::default()
+    };
+    let total = source.index().len() as u64;
+    let (mut src_samples, mut src_events) = (0u64, 0u64);
+    for (i, entry) in source.index().iter().enumerate() {
+        let chunk = source.read_chunk(i)?;
+        report.bytes_in += u64::from(entry.compressed_len) + 36;
+        src_samples += chunk
+            .tracks
+            .iter()
+            .map(|t| t.ticks.len() as u64)
+            .sum::<u64>();
+        src_events += chunk
+            .records
+            .iter()
+            .map(|r| r.events.len() as u64)
+            .sum::<u64>();
+        if let Some(s) = &chunk.snapshot {
+            w.offer_snapshot(s.clone());
+        }
+        for t in chunk.ticks() {
+            for e in &t.events {
+                match e {
+                    Event::Pose { entity, pose } | Event::EntityAdd { entity, pose, .. } => {
+                        analysis.observe(*entity, pose, false)
+                    }
+                    Event::Teleport { entity, pose } => analysis.observe(*entity, pose, true),
+                    _ => {}
+                }
+            }
+            w.write_tick(t.tick, &t.events)?;
+            report.ticks += 1;
+        }
+        progress(i as u64 + 1, total);
+    }
+    w.set_analysis(analysis.to_nbt());
+    report.bytes_out = w.finish()?;
+    let back = Reader::open_path(out)?;
+    report.chunks_out = back.index().len();
+    if options.verify {
+        let v = back.verify()?;
+        let (a, b) = (source.first_tick(), source.last_tick());
+        if (back.first_tick(), back.last_tick()) != (a, b) {
+            return Err(Error::corrupt(format!(
+                "compacted file covers {:?}..{:?}, source {a:?}..{b:?}",
+                back.first_tick(),
+                back.last_tick()
+            )));
+        }
+        if v.pose_samples != src_samples || v.events != src_events {
+            return Err(Error::corrupt(format!(
+                "compacted file has {} pose samples and {} events; the source has {src_samples} and {src_events}",
+                v.pose_samples, v.events
+            )));
+        }
+    }
+    Ok(report)
+}

@@ -1,0 +1,351 @@
+//! The runtime shared by every recording of a server: writer thread(s) and one compaction worker.
+
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use crossbeam_channel::{Receiver, Sender, bounded, unbounded};
+use parking_lot::{Condvar, Mutex};
+
+use crate::error::{Error, Result};
+use crate::format::metadata::{EntityInfo, EventType};
+use crate::record::finish::FinishHandle;
+use crate::record::pool::BufferPool;
+use crate::record::recorder::{RecShared, Recorder, RecorderOptions};
+use crate::record::writer::{CompactJob, RecWriter, compaction_loop, writer_loop};
+use crate::storage::live::live_dir_for;
+
+/// Options of the engine.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct EngineOptions {
+    /// Writer threads; recordings are spread over them (default 1).
+    pub writer_threads: usize,
+    /// Tick messages that may wait in each writer's queue (default 65,536).
+    pub queue_capacity: usize,
+    /// Bytes of submitted ticks that may be in flight, engine-wide (default 64 MiB).
+    pub max_inflight_bytes: usize,
+    /// Reusable tick buffers kept in the pool (default 4,096).
+    pub pool_buffers: usize,
+}
+
+impl Default for EngineOptions {
+    fn default() -> Self {
+        EngineOptions {
+            writer_threads: 1,
+            queue_capacity: 65_536,
+            max_inflight_bytes: 64 << 20,
+            pool_buffers: 4096,
+        }
+    }
+}
+
+/// Engine-wide counters.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct EngineStats {
+    pub active_recordings: usize,
+    pub queue_depth: usize,
+    pub inflight_bytes: usize,
+    pub dropped_ticks: u64,
+    pub bytes_written: u64,
+    pub last_flush_latency_us: u64,
+    pub compactions_pending: u64,
+    pub compactions_done: u64,
+    pub compactions_failed: u64,
+}
+
+/// Messages to a writer thread. One recording always goes to the same writer, so its messages
+/// keep their order.
+pub(crate) enum Msg {
+    Open {
+        id: u64,
+        rec: Box<RecWriter>,
+    },
+    Tick {
+        id: u64,
+        tick: u32,
+        buf: Vec<u8>,
+    },
+    PlayerLeft {
+        id: u64,
+    },
+    Snapshot {
+        id: u64,
+        bytes: Vec<u8>,
+    },
+    Entity {
+        id: u64,
+        info: EntityInfo,
+    },
+    EventType {
+        id: u64,
+        t: EventType,
+    },
+    UserMeta {
+        id: u64,
+        key: String,
+        value: fastnbt::Value,
+    },
+    Flush {
+        id: u64,
+        ack: Sender<Result<()>>,
+    },
+    Finish {
+        id: u64,
+        handle: FinishHandle,
+    },
+    Abort {
+        id: u64,
+        ack: Sender<Result<()>>,
+    },
+    Close {
+        id: u64,
+    },
+    Shutdown,
+}
+
+/// State the engine shares with its threads and recorders.
+#[derive(Debug)]
+pub(crate) struct EngineShared {
+    pub pool: BufferPool,
+    pub inflight: AtomicUsize,
+    pub max_inflight: usize,
+    pub stalled: Mutex<bool>,
+    pub stalled_flag: std::sync::atomic::AtomicBool,
+    pub stall_cv: Condvar,
+    pub active: AtomicUsize,
+    pub dropped_total: AtomicU64,
+    pub bytes_written: AtomicU64,
+    pub last_flush_us: AtomicU64,
+    pub compactions_pending: AtomicU64,
+    pub compactions_done: AtomicU64,
+    pub compactions_failed: AtomicU64,
+    /// Paths with a recorder open in this process.
+    pub open_paths: Mutex<HashSet<PathBuf>>,
+}
+
+impl EngineShared {
+    #[inline]
+    pub(crate) fn reserve_bytes(&self, n: usize) -> bool {
+        let prev = self.inflight.fetch_add(n, Ordering::AcqRel);
+        if prev + n > self.max_inflight && prev > 0 {
+            self.inflight.fetch_sub(n, Ordering::AcqRel);
+            return false;
+        }
+        true
+    }
+    /// Retries `reserve_bytes` until `deadline` (the `Block` policy).
+    pub(crate) fn wait_reserve(&self, n: usize, deadline: Instant) -> bool {
+        loop {
+            if self.reserve_bytes(n) {
+                return true;
+            }
+            if Instant::now() >= deadline {
+                return false;
+            }
+            std::thread::sleep(Duration::from_micros(100));
+        }
+    }
+    #[inline]
+    pub(crate) fn release_bytes(&self, n: usize) {
+        self.inflight.fetch_sub(n, Ordering::AcqRel);
+    }
+    pub(crate) fn wait_if_stalled(&self) {
+        if !self.stalled_flag.load(Ordering::Acquire) {
+            return;
+        }
+        let mut g = self.stalled.lock();
+        while *g {
+            self.stall_cv.wait(&mut g);
+        }
+    }
+}
+
+#[derive(Debug)]
+struct EngineInner {
+    shared: Arc<EngineShared>,
+    writers: Vec<Sender<Msg>>,
+    compact_tx: Sender<CompactJob>,
+    threads: Mutex<Vec<JoinHandle<()>>>,
+    next_id: AtomicU64,
+}
+
+impl Drop for EngineInner {
+    fn drop(&mut self) {
+        self.stop();
+    }
+}
+
+impl EngineInner {
+    fn stop(&self) {
+        *self.shared.stalled.lock() = false;
+        self.shared.stalled_flag.store(false, Ordering::Release);
+        self.shared.stall_cv.notify_all();
+        for w in &self.writers {
+            let _ = w.send(Msg::Shutdown);
+        }
+        let threads: Vec<_> = self.threads.lock().drain(..).collect();
+        let (writers, compactor): (Vec<_>, Vec<_>) = threads
+            .into_iter()
+            .partition(|t| t.thread().name() != Some("tickreel-compactor"));
+        for t in writers {
+            let _ = t.join();
+        }
+        let _ = self.compact_tx.send(CompactJob::Shutdown);
+        for t in compactor {
+            let _ = t.join();
+        }
+    }
+}
+
+/// The recording runtime. Clone it freely; threads stop on `shutdown` or when the last clone and
+/// every recorder are gone.
+#[derive(Debug, Clone)]
+pub struct Engine {
+    inner: Arc<EngineInner>,
+}
+
+impl Engine {
+    pub fn new(options: EngineOptions) -> Result<Engine> {
+        if options.writer_threads == 0 || options.queue_capacity == 0 {
+            return Err(Error::invalid(
+                "an engine needs at least one writer thread and a queue",
+            ));
+        }
+        let shared = Arc::new(EngineShared {
+            pool: BufferPool::new(options.pool_buffers),
+            inflight: AtomicUsize::new(0),
+            max_inflight: options.max_inflight_bytes,
+            stalled: Mutex::new(false),
+            stalled_flag: std::sync::atomic::AtomicBool::new(false),
+            stall_cv: Condvar::new(),
+            active: AtomicUsize::new(0),
+            dropped_total: AtomicU64::new(0),
+            bytes_written: AtomicU64::new(0),
+            last_flush_us: AtomicU64::new(0),
+            compactions_pending: AtomicU64::new(0),
+            compactions_done: AtomicU64::new(0),
+            compactions_failed: AtomicU64::new(0),
+            open_paths: Mutex::new(HashSet::new()),
+        });
+        let (compact_tx, compact_rx): (Sender<CompactJob>, Receiver<CompactJob>) = unbounded();
+        let mut threads = Vec::new();
+        let mut writers = Vec::new();
+        for i in 0..options.writer_threads {
+            let (tx, rx) = bounded(options.queue_capacity);
+            let sh = shared.clone();
+            let ctx = compact_tx.clone();
+            threads.push(
+                std::thread::Builder::new()
+                    .name(format!("tickreel-writer-{i}"))
+                    .spawn(move || writer_loop(rx, sh, ctx))?,
+            );
+            writers.push(tx);
+        }
+        let sh = shared.clone();
+        threads.push(
+            std::thread::Builder::new()
+                .name("tickreel-compactor".into())
+                .spawn(move || compaction_loop(compact_rx, sh))?,
+        );
+        Ok(Engine {
+            inner: Arc::new(EngineInner {
+                shared,
+                writers,
+                compact_tx,
+                threads: Mutex::new(threads),
+                next_id: AtomicU64::new(1),
+            }),
+        })
+    }
+
+    /// Starts (or, if its live directory exists, resumes) the recording whose final file is `path`.
+    /// A fresh recording costs no file until its first flush; a run finished before that goes
+    /// straight to the compacted file.
+    pub fn start_recording(
+        &self,
+        path: impl AsRef<Path>,
+        options: RecorderOptions,
+    ) -> Result<Recorder> {
+        let path = path.as_ref().to_path_buf();
+        let inner = &self.inner;
+        if !inner.shared.open_paths.lock().insert(path.clone()) {
+            return Err(Error::Locked(format!(
+                "{} is already being recorded in this process",
+                path.display()
+            )));
+        }
+        let result = self.start_inner(&path, options);
+        if result.is_err() {
+            inner.shared.open_paths.lock().remove(&path);
+        }
+        result
+    }
+
+    fn start_inner(&self, path: &Path, options: RecorderOptions) -> Result<Recorder> {
+        let inner = &self.inner;
+        let id = inner.next_id.fetch_add(1, Ordering::Relaxed);
+        let live = live_dir_for(path);
+        let resumed = if live.is_dir() {
+            Some(RecWriter::resume(&live)?)
+        } else {
+            if !options.overwrite && path.exists() {
+                return Err(Error::InvalidState(format!(
+                    "{} already exists (a finished recording); set overwrite to replace it",
+                    path.display()
+                )));
+            }
+            None
+        };
+        let last_tick = resumed.as_ref().and_then(|r| r.last_tick());
+        let shared = Arc::new(RecShared::new(id, path.to_path_buf(), &options, last_tick));
+        let rec = RecWriter::new(shared.clone(), inner.shared.clone(), options, resumed)?;
+        let tx = inner.writers[(id as usize) % inner.writers.len()].clone();
+        tx.send(Msg::Open {
+            id,
+            rec: Box::new(rec),
+        })
+        .map_err(|_| Error::InvalidState("the engine has shut down".into()))?;
+        inner.shared.active.fetch_add(1, Ordering::Relaxed);
+        Ok(Recorder {
+            shared,
+            engine: inner.shared.clone(),
+            tx,
+        })
+    }
+
+    /// Engine-wide counters.
+    pub fn stats(&self) -> EngineStats {
+        let s = &self.inner.shared;
+        EngineStats {
+            active_recordings: s.active.load(Ordering::Relaxed),
+            queue_depth: self.inner.writers.iter().map(Sender::len).sum(),
+            inflight_bytes: s.inflight.load(Ordering::Relaxed),
+            dropped_ticks: s.dropped_total.load(Ordering::Relaxed),
+            bytes_written: s.bytes_written.load(Ordering::Relaxed),
+            last_flush_latency_us: s.last_flush_us.load(Ordering::Relaxed),
+            compactions_pending: s.compactions_pending.load(Ordering::Relaxed),
+            compactions_done: s.compactions_done.load(Ordering::Relaxed),
+            compactions_failed: s.compactions_failed.load(Ordering::Relaxed),
+        }
+    }
+
+    /// Flushes open recordings and stops the threads after pending compactions complete. Recorders
+    /// still held afterwards return `InvalidState`.
+    pub fn shutdown(&self) {
+        self.inner.stop();
+    }
+
+    /// Test hook: holds every writer thread before its next message while `stalled` is true.
+    #[doc(hidden)]
+    pub fn set_writers_stalled(&self, stalled: bool) {
+        *self.inner.shared.stalled.lock() = stalled;
+        self.inner
+            .shared
+            .stalled_flag
+            .store(stalled, Ordering::Release);
+        self.inner.shared.stall_cv.notify_all();
+    }
+}

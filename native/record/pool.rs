@@ -1,0 +1,34 @@
+//! A bounded pool of byte buffers, so that `submit_tick` does not allocate in steady state.
+
+use crossbeam_channel::{Receiver, Sender, bounded};
+
+/// Buffers larger than this are not returned to the pool (an unusually large tick should not pin memory).
+const MAX_POOLED_CAPACITY: usize = 256 << 10;
+
+#[derive(Debug)]
+pub(crate) struct BufferPool {
+    tx: Sender<Vec<u8>>,
+    rx: Receiver<Vec<u8>>,
+}
+
+impl BufferPool {
+    pub(crate) fn new(buffers: usize) -> BufferPool {
+        let (tx, rx) = bounded(buffers.max(1));
+        BufferPool { tx, rx }
+    }
+    /// A cleared buffer: from the pool, or a new one when the pool is empty.
+    #[inline]
+    pub(crate) fn take(&self, min_capacity: usize) -> Vec<u8> {
+        let mut b = self.rx.try_recv().unwrap_or_default();
+        b.clear();
+        b.reserve(min_capacity);
+        b
+    }
+    /// Returns a buffer (dropped if the pool is full or the buffer is oversized).
+    #[inline]
+    pub(crate) fn give(&self, b: Vec<u8>) {
+        if b.capacity() <= MAX_POOLED_CAPACITY {
+            let _ = self.tx.try_send(b);
+        }
+    }
+}

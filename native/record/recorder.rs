@@ -1,0 +1,443 @@
+//! The `Recorder` handle a game server holds per recording. `submit_tick` is the server-thread hot
+//! path: O(1) checks, a copy into a pooled buffer, one push onto a bounded lock-free queue.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU8, AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use crossbeam_channel::{SendTimeoutError, Sender, TrySendError};
+use parking_lot::Mutex;
+
+use crate::error::{Error, Result};
+use crate::format::metadata::{EntityInfo, EventType, Gap};
+use crate::record::chunker::ChunkPolicy;
+use crate::record::compact::CompactOptions;
+use crate::record::engine::{EngineShared, Msg};
+use crate::record::finish::FinishHandle;
+use crate::record::reel_writer::RecordingInfo;
+
+/// What to do when the writer falls behind and the queue or the in-flight byte budget is full.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Backpressure {
+    /// Wait up to `deadline` for room; then drop the tick (counted, recorded as a gap) and
+    /// return `Error::Backpressure`.
+    Block { deadline: Duration },
+    /// Drop the tick at once, count it and record the gap; `submit_tick` returns `Submitted::Dropped`.
+    Drop,
+}
+
+/// When buffered chunks are written to the live directory and made durable.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FlushPolicy {
+    /// Flush once this many compressed bytes are waiting (default 256 KiB).
+    pub max_pending_bytes: usize,
+    /// Flush at least this often while ticks arrive (default 5 s).
+    pub interval: Duration,
+    /// Flush when a `PlayerLeave` event is recorded or `player_left` is called (default true).
+    pub on_player_leave: bool,
+}
+
+impl Default for FlushPolicy {
+    fn default() -> Self {
+        FlushPolicy {
+            max_pending_bytes: 256 << 10,
+            interval: Duration::from_secs(5),
+            on_player_leave: true,
+        }
+    }
+}
+
+/// Called on the writer thread when a snapshot is due, with the tick it will start at.
+pub type SnapshotProvider = Arc<dyn Fn(u32) -> Option<Vec<u8>> + Send + Sync>;
+
+/// Options of one recording.
+#[derive(Clone)]
+pub struct RecorderOptions {
+    pub info: RecordingInfo,
+    /// Chunking of the live segments (zstd level 3 by default: fast).
+    pub chunk: ChunkPolicy,
+    pub flush: FlushPolicy,
+    pub backpressure: Backpressure,
+    /// How `finish` compacts.
+    pub compaction: CompactOptions,
+    pub snapshot_provider: Option<SnapshotProvider>,
+    /// Largest accepted tick batch (default 1 MiB).
+    pub max_batch_bytes: usize,
+    /// Replace an existing finished file at the path instead of refusing.
+    pub overwrite: bool,
+}
+
+impl Default for RecorderOptions {
+    fn default() -> Self {
+        RecorderOptions {
+            info: RecordingInfo::default(),
+            chunk: ChunkPolicy::default(),
+            flush: FlushPolicy::default(),
+            backpressure: Backpressure::Block {
+                deadline: Duration::from_millis(50),
+            },
+            compaction: CompactOptions::default(),
+            snapshot_provider: None,
+            max_batch_bytes: 1 << 20,
+            overwrite: false,
+        }
+    }
+}
+
+impl std::fmt::Debug for RecorderOptions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RecorderOptions")
+            .field("info", &self.info)
+            .field("chunk", &self.chunk)
+            .field("flush", &self.flush)
+            .field("backpressure", &self.backpressure)
+            .field("compaction", &self.compaction)
+            .field("snapshot_provider", &self.snapshot_provider.is_some())
+            .field("max_batch_bytes", &self.max_batch_bytes)
+            .finish()
+    }
+}
+
+/// Outcome of a successful `submit_tick`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Submitted {
+    Queued,
+    /// The tick was dropped by the `Drop` backpressure policy (counted and recorded as a gap).
+    Dropped,
+}
+
+/// Counters of one recording.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct RecorderStats {
+    pub submitted_ticks: u64,
+    pub dropped_ticks: u64,
+    /// Ticks the writer refused (malformed batch, out of order); see `status()`.
+    pub rejected_ticks: u64,
+    /// Compressed bytes written to the live directory.
+    pub bytes_written: u64,
+    pub flushes: u64,
+    pub last_flush_latency_us: u64,
+    /// Every tick up to and including this one is durably on disk.
+    pub flushed_tick: Option<u32>,
+    /// Messages waiting in this recording's writer queue (shared with other recordings).
+    pub queue_depth: usize,
+}
+
+pub(crate) const OPEN: u8 = 0;
+pub(crate) const FINISHING: u8 = 1;
+pub(crate) const CLOSED: u8 = 2;
+pub(crate) const ABORTED: u8 = 3;
+
+const NONE: u64 = u64::MAX;
+
+/// State shared between a `Recorder` handle and the writer thread.
+#[derive(Debug)]
+pub(crate) struct RecShared {
+    pub id: u64,
+    pub path: PathBuf,
+    pub state: AtomicU8,
+    pub last_submitted: AtomicU64,
+    pub submitted: AtomicU64,
+    pub dropped: AtomicU64,
+    pub rejected: AtomicU64,
+    pub bytes_written: AtomicU64,
+    pub flushes: AtomicU64,
+    pub last_flush_us: AtomicU64,
+    pub flushed_tick: AtomicU64,
+    pub error: Mutex<Option<String>>,
+    pub gaps: Mutex<Vec<Gap>>,
+    pub backpressure: Backpressure,
+    pub max_batch: usize,
+}
+
+impl RecShared {
+    pub(crate) fn new(
+        id: u64,
+        path: PathBuf,
+        opts: &RecorderOptions,
+        last_tick: Option<u32>,
+    ) -> RecShared {
+        RecShared {
+            id,
+            path,
+            state: AtomicU8::new(OPEN),
+            last_submitted: AtomicU64::new(last_tick.map_or(NONE, u64::from)),
+            submitted: AtomicU64::new(0),
+            dropped: AtomicU64::new(0),
+            rejected: AtomicU64::new(0),
+            bytes_written: AtomicU64::new(0),
+            flushes: AtomicU64::new(0),
+            last_flush_us: AtomicU64::new(0),
+            flushed_tick: AtomicU64::new(last_tick.map_or(NONE, u64::from)),
+            error: Mutex::new(None),
+            gaps: Mutex::new(Vec::new()),
+            backpressure: opts.backpressure,
+            max_batch: opts.max_batch_bytes,
+        }
+    }
+
+    pub(crate) fn set_error(&self, msg: String) {
+        *self.error.lock() = Some(msg);
+    }
+
+    fn record_drop(&self, tick: u32) {
+        self.dropped.fetch_add(1, Ordering::Relaxed);
+        let mut g = self.gaps.lock();
+        match g.last_mut() {
+            Some(gap) if gap.to.checked_add(1) == Some(tick) => gap.to = tick,
+            _ => g.push(Gap {
+                from: tick,
+                to: tick,
+            }),
+        }
+    }
+}
+
+/// One recording being written. Cheap to share between threads (`&self` methods); ticks of one
+/// recording must be submitted in increasing order (from one thread at a time).
+#[derive(Debug)]
+pub struct Recorder {
+    pub(crate) shared: Arc<RecShared>,
+    pub(crate) engine: Arc<EngineShared>,
+    pub(crate) tx: Sender<Msg>,
+}
+
+impl Recorder {
+    /// The final `.reel` path of this recording.
+    pub fn path(&self) -> &Path {
+        &self.shared.path
+    }
+
+    /// Queues one tick's events in batch encoding (see `format::event`). Server thread: validates
+    /// only what is O(1), copies into a pooled buffer and pushes onto the writer's queue; never I/O.
+    pub fn submit_tick(&self, tick: u32, batch: &[u8]) -> Result<Submitted> {
+        let sh = &*self.shared;
+        if sh.state.load(Ordering::Acquire) != OPEN {
+            return Err(Error::InvalidState(
+                "the recording is no longer open".into(),
+            ));
+        }
+        if batch.len() < 2 {
+            return Err(Error::invalid(
+                "a tick batch needs at least its 2-byte event count",
+            ));
+        }
+        if batch.len() > sh.max_batch {
+            return Err(Error::invalid(format!(
+                "tick batch of {} bytes exceeds the limit of {}",
+                batch.len(),
+                sh.max_batch
+            )));
+        }
+        let last = sh.last_submitted.load(Ordering::Relaxed);
+        if last != NONE && u64::from(tick) <= last {
+            return Err(Error::invalid(format!(
+                "tick {tick} is not after the last submitted tick {last}"
+            )));
+        }
+        sh.last_submitted.store(u64::from(tick), Ordering::Relaxed);
+        let len = batch.len();
+        let deadline = match sh.backpressure {
+            Backpressure::Block { deadline } => Some(deadline),
+            Backpressure::Drop => None,
+        };
+        let started = deadline.map(|_| Instant::now());
+        if !self.engine.reserve_bytes(len) {
+            let ok = match (deadline, started) {
+                (Some(d), Some(s)) => self.engine.wait_reserve(len, s + d),
+                _ => false,
+            };
+            if !ok {
+                return self.dropped(tick);
+            }
+        }
+        let mut buf = self.engine.pool.take(len);
+        buf.extend_from_slice(batch);
+        let msg = Msg::Tick {
+            id: sh.id,
+            tick,
+            buf,
+        };
+        let sent = match (deadline, started) {
+            (Some(d), Some(s)) => match self
+                .tx
+                .send_timeout(msg, (s + d).saturating_duration_since(Instant::now()))
+            {
+                Ok(()) => Ok(()),
+                Err(SendTimeoutError::Timeout(m)) => Err(Some(m)),
+                Err(SendTimeoutError::Disconnected(_)) => Err(None),
+            },
+            _ => match self.tx.try_send(msg) {
+                Ok(()) => Ok(()),
+                Err(TrySendError::Full(m)) => Err(Some(m)),
+                Err(TrySendError::Disconnected(_)) => Err(None),
+            },
+        };
+        match sent {
+            Ok(()) => {
+                sh.submitted.fetch_add(1, Ordering::Relaxed);
+                Ok(Submitted::Queued)
+            }
+            Err(returned) => {
+                self.engine.release_bytes(len);
+                match returned {
+                    Some(Msg::Tick { buf, .. }) => {
+                        self.engine.pool.give(buf);
+                        self.dropped(tick)
+                    }
+                    _ => Err(Error::InvalidState("the engine has shut down".into())),
+                }
+            }
+        }
+    }
+
+    fn dropped(&self, tick: u32) -> Result<Submitted> {
+        self.shared.record_drop(tick);
+        self.engine.dropped_total.fetch_add(1, Ordering::Relaxed);
+        match self.shared.backpressure {
+            Backpressure::Drop => Ok(Submitted::Dropped),
+            Backpressure::Block { deadline } => Err(Error::Backpressure(format!(
+                "tick {tick} dropped: the writer had no room for {deadline:?}"
+            ))),
+        }
+    }
+
+    fn send(&self, msg: Msg) -> Result<()> {
+        if self.shared.state.load(Ordering::Acquire) != OPEN {
+            return Err(Error::InvalidState(
+                "the recording is no longer open".into(),
+            ));
+        }
+        self.tx
+            .send(msg)
+            .map_err(|_| Error::InvalidState("the engine has shut down".into()))
+    }
+
+    /// A player left: triggers a flush (per the flush policy) so that their part is durable.
+    /// Record the `PlayerLeave` event itself in the tick batch; this call adds no event.
+    pub fn player_left(&self, _entity: u32) -> Result<()> {
+        self.send(Msg::PlayerLeft { id: self.shared.id })
+    }
+
+    /// Supplies snapshot bytes (blocks, entities, whatever the game needs to rebuild its world);
+    /// the next tick starts a chunk carrying them.
+    pub fn offer_snapshot(&self, bytes: Vec<u8>) -> Result<()> {
+        self.send(Msg::Snapshot {
+            id: self.shared.id,
+            bytes,
+        })
+    }
+
+    /// Records who an entity is (uuid, name) in the metadata.
+    pub fn register_entity(&self, info: EntityInfo) -> Result<()> {
+        self.send(Msg::Entity {
+            id: self.shared.id,
+            info,
+        })
+    }
+
+    /// Registers a custom event type (id, name, schema version) in the metadata.
+    pub fn register_event_type(&self, t: EventType) -> Result<()> {
+        self.send(Msg::EventType {
+            id: self.shared.id,
+            t,
+        })
+    }
+
+    /// Sets one key of the user's metadata compound.
+    pub fn set_user_metadata(&self, key: impl Into<String>, value: fastnbt::Value) -> Result<()> {
+        let key = key.into();
+        if key == crate::format::metadata::LIBRARY_KEY {
+            return Err(Error::invalid("the metadata key \"tickreel\" is reserved"));
+        }
+        self.send(Msg::UserMeta {
+            id: self.shared.id,
+            key,
+            value,
+        })
+    }
+
+    /// Asks the writer to flush now; returns once the flush is durable.
+    pub fn flush(&self) -> Result<()> {
+        let (tx, rx) = crossbeam_channel::bounded(1);
+        self.send(Msg::Flush {
+            id: self.shared.id,
+            ack: tx,
+        })?;
+        rx.recv()
+            .map_err(|_| Error::InvalidState("the writer stopped".into()))?
+    }
+
+    /// Counters of this recording.
+    pub fn stats(&self) -> RecorderStats {
+        let sh = &*self.shared;
+        let flushed = sh.flushed_tick.load(Ordering::Relaxed);
+        RecorderStats {
+            submitted_ticks: sh.submitted.load(Ordering::Relaxed),
+            dropped_ticks: sh.dropped.load(Ordering::Relaxed),
+            rejected_ticks: sh.rejected.load(Ordering::Relaxed),
+            bytes_written: sh.bytes_written.load(Ordering::Relaxed),
+            flushes: sh.flushes.load(Ordering::Relaxed),
+            last_flush_latency_us: sh.last_flush_us.load(Ordering::Relaxed),
+            flushed_tick: (flushed != NONE).then_some(flushed as u32),
+            queue_depth: self.tx.len(),
+        }
+    }
+
+    /// The last error the writer reported for this recording, if any.
+    pub fn status(&self) -> Result<()> {
+        match &*self.shared.error.lock() {
+            Some(m) => Err(Error::InvalidState(format!("writer error: {m}"))),
+            None => Ok(()),
+        }
+    }
+
+    /// Ends the recording: remaining ticks are written, then the compaction worker produces the
+    /// final `.reel` file. Returns a handle to poll or wait on.
+    pub fn finish(&self) -> Result<FinishHandle> {
+        self.transition(FINISHING)?;
+        let handle = FinishHandle::new();
+        self.tx
+            .send(Msg::Finish {
+                id: self.shared.id,
+                handle: handle.clone(),
+            })
+            .map_err(|_| Error::InvalidState("the engine has shut down".into()))?;
+        Ok(handle)
+    }
+
+    /// Throws the recording away: queued ticks are discarded and its live directory is removed.
+    pub fn abort(&self) -> Result<()> {
+        self.transition(ABORTED)?;
+        let (tx, rx) = crossbeam_channel::bounded(1);
+        self.tx
+            .send(Msg::Abort {
+                id: self.shared.id,
+                ack: tx,
+            })
+            .map_err(|_| Error::InvalidState("the engine has shut down".into()))?;
+        rx.recv()
+            .map_err(|_| Error::InvalidState("the writer stopped".into()))?
+    }
+
+    fn transition(&self, to: u8) -> Result<()> {
+        self.shared
+            .state
+            .compare_exchange(OPEN, to, Ordering::AcqRel, Ordering::Acquire)
+            .map(|_| ())
+            .map_err(|_| {
+                Error::InvalidState("the recording was already finished or aborted".into())
+            })
+    }
+}
+
+impl Drop for Recorder {
+    fn drop(&mut self) {
+        // Dropped while open: flush what was written and release the lock; the recording stays
+        // resumable (start_recording on the same path continues it).
+        if self.transition(CLOSED).is_ok() {
+            let _ = self.tx.send(Msg::Close { id: self.shared.id });
+        }
+    }
+}
