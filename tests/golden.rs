@@ -14,7 +14,7 @@ use fastnbt::Value;
 use tickreel::format::event::flag;
 use tickreel::format::header::Layout;
 use tickreel::format::index::{FLAG_CUSTOM_EVENTS, FLAG_SNAPSHOT};
-use tickreel::format::metadata::{EntityInfo, EventType};
+use tickreel::format::metadata::{EntityInfo, EventType, Gap};
 use tickreel::play::Reader;
 use tickreel::record::{ChunkPolicy, RecordingInfo, ReelOptions, ReelWriter};
 use tickreel::{Event, Pose};
@@ -208,6 +208,8 @@ fn generate() -> Vec<u8> {
         name: "minecraft:block_change".into(),
         version: 1,
     });
+    // Ticks 5 and 13 are absent; record them as dropped, to exercise the gap list.
+    w.set_gaps(vec![Gap { from: 5, to: 5 }, Gap { from: 13, to: 13 }], 2);
     for (t, events, snapshot) in ticks() {
         if let Some(s) = snapshot {
             w.offer_snapshot(s.to_vec());
@@ -293,7 +295,11 @@ fn the_committed_golden_file_decodes_to_its_content() {
     );
     assert_eq!(m.library.event_types[0].name, "minecraft:block_change");
     assert_eq!(m.library.stats.ticks_written, 18);
-    assert!(m.library.gaps.is_empty());
+    assert_eq!(m.library.stats.dropped_ticks, 2);
+    assert_eq!(
+        m.library.gaps,
+        [Gap { from: 5, to: 5 }, Gap { from: 13, to: 13 }]
+    );
 
     // Index: chunks [0, 8), [8, 16), [16, 20); snapshots at 0 (offered) and 16 (interval).
     let spans: Vec<_> = r
