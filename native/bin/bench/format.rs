@@ -5,7 +5,6 @@
 //! minutes. The same file gives every figure: size, encode and decode throughput, random seeks and
 //! single-chunk decodes. See BENCHMARKS.md for the model and the figures.
 
-use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use tickreel::Event;
@@ -22,26 +21,6 @@ const TICK_RATE: f64 = 20.0;
 /// Ticks generated and encoded at a time (a multiple of the baseline's 100-tick chunk, so that
 /// summing the baseline per block equals the baseline of the whole run).
 const BLOCK: u32 = 1200;
-
-/// A directory under the system temp dir, removed on drop.
-struct TempDir(PathBuf);
-
-impl TempDir {
-    fn new() -> std::io::Result<TempDir> {
-        let nanos = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.subsec_nanos());
-        let p = std::env::temp_dir().join(format!("tickreel-bench-{}-{nanos}", std::process::id()));
-        std::fs::create_dir_all(&p)?;
-        Ok(TempDir(p))
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
 
 fn ms(d: Duration) -> f64 {
     d.as_secs_f64() * 1000.0
@@ -62,8 +41,8 @@ pub fn run(quick: bool, out: &mut Figures) {
 
 fn measure(quick: bool, out: &mut Figures) -> tickreel::Result<()> {
     let ticks: u32 = if quick { 5 * 60 * 20 } else { 60 * 60 * 20 };
-    let dir = TempDir::new()?;
-    let path = dir.0.join("bench.reel");
+    let dir = tempfile::tempdir()?;
+    let path = dir.path().join("bench.reel");
 
     // Encode: the simulator runs outside the timed sections; the baseline is computed per block.
     let mut sim = Simulator::new(SimConfig {
