@@ -13,7 +13,7 @@
 //!
 //! Chunks are compressed with zstd into frames (see [`crate::format::frame`]).
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 
 use crate::error::{Error, Result};
 use crate::format::bytes::{ByteReader, put_ivarint, put_uvarint};
@@ -35,7 +35,7 @@ pub struct ChunkEncoder {
     snapshot: Option<Vec<u8>>,
     stream: Vec<u8>,
     flags: u8,
-    tracks: HashMap<u32, TrackBuf>,
+    tracks: FxHashMap<u32, TrackBuf>,
     event_count: u64,
     sample_count: u64,
     scratch: Vec<i64>,
@@ -151,70 +151,63 @@ impl ChunkEncoder {
         self.stream.extend_from_slice(&[0, 0]);
         let mut count: u32 = 0;
         for e in events {
-            // A pose or flags event for an entity that is not alive adds it implicitly (kind 0, at
-            // the origin, as `EntityTable::apply` does), with a pose sample, so that readers, which
-            // never see pose events in the stream, rebuild the same entity table as the writer, and
-            // so that every (re)creation of an entity has a sample that supersedes older ones.
-            if matches!(
-                e,
-                Event::Pose { .. }
-                    | Event::Position { .. }
-                    | Event::Rotation { .. }
-                    | Event::Teleport { .. }
-                    | Event::Flags { .. }
-            ) {
-                let id = e.entity().expect("pose and flags events name an entity");
-                if table.get(id).is_none() {
-                    table.apply(&Event::EntityAdd {
-                        entity: id,
-                        kind: 0,
-                        pose: Pose::default(),
-                    });
+            if let Some((pose, implicit)) = table.apply_pose(e) {
+                let id = e.entity().expect("pose events name an entity");
+                if implicit {
+                    // A pose for an entity never added adds it (kind 0), so that readers, which
+                    // never see pose events in the stream, rebuild the same entity table.
                     self.stream.push(kind::ENTITY_ADD);
                     put_uvarint(&mut self.stream, u64::from(id));
                     put_uvarint(&mut self.stream, 0);
                     count += 1;
-                    let t = self.tracks.entry(id).or_default();
-                    let before = t.ticks.len();
-                    t.sample(rel, &Pose::default(), false);
-                    self.sample_count += (t.ticks.len() - before) as u64;
                 }
-            }
-            let moved = table.apply(e);
-            match e {
-                Event::EntityAdd {
-                    entity, kind: k, ..
-                } => {
-                    self.stream.push(kind::ENTITY_ADD);
-                    put_uvarint(&mut self.stream, u64::from(*entity));
-                    put_uvarint(&mut self.stream, u64::from(*k));
-                    count += 1;
+                match e {
+                    Event::EntityAdd { kind: k, .. } => {
+                        self.stream.push(kind::ENTITY_ADD);
+                        put_uvarint(&mut self.stream, u64::from(id));
+                        put_uvarint(&mut self.stream, u64::from(*k));
+                        count += 1;
+                    }
+                    Event::Teleport { .. } => {
+                        self.stream.push(kind::TELEPORT);
+                        put_uvarint(&mut self.stream, u64::from(id));
+                        count += 1;
+                    }
+                    _ => {}
                 }
-                Event::Teleport { entity, .. } => {
-                    self.stream.push(kind::TELEPORT);
-                    put_uvarint(&mut self.stream, u64::from(*entity));
-                    count += 1;
-                }
-                Event::Pose { .. } | Event::Position { .. } | Event::Rotation { .. } => {}
-                Event::Custom { .. } | Event::Extension { .. } => {
-                    self.flags |= FLAG_CUSTOM_EVENTS;
-                    e.encode(&mut self.stream);
-                    count += 1;
-                }
-                other => {
-                    other.encode(&mut self.stream);
-                    count += 1;
-                }
-            }
-            if moved {
-                let id = e.entity().expect("pose events name an entity");
-                let pose = table.get(id).expect("entity just updated").pose;
                 let reset = matches!(e, Event::Teleport { .. });
                 let t = self.tracks.entry(id).or_default();
                 let before = t.ticks.len();
                 t.sample(rel, &pose, reset);
                 self.sample_count += (t.ticks.len() - before) as u64;
+                continue;
             }
+            // A Flags event for an entity that is not alive adds it too (kind 0, at the origin, as
+            // `EntityTable::apply` does), with a pose sample, so that its re-creation supersedes any
+            // sample from before a removal: seeking and the straight decode stay equal to the input.
+            if let Event::Flags { entity, .. } = *e
+                && table.get(entity).is_none()
+            {
+                table.apply(&Event::EntityAdd {
+                    entity,
+                    kind: 0,
+                    pose: Pose::default(),
+                });
+                self.stream.push(kind::ENTITY_ADD);
+                put_uvarint(&mut self.stream, u64::from(entity));
+                put_uvarint(&mut self.stream, 0);
+                count += 1;
+                let t = self.tracks.entry(entity).or_default();
+                let before = t.ticks.len();
+                t.sample(rel, &Pose::default(), false);
+                self.sample_count += (t.ticks.len() - before) as u64;
+            }
+            table.apply(e);
+            if matches!(e, Event::Custom { .. } | Event::Extension { .. }) {
+                self.flags |= FLAG_CUSTOM_EVENTS;
+            }
+            e.encode(&mut self.stream);
+            count += 1;
         }
         if count == 0 {
             self.stream.truncate(record_start);

@@ -66,6 +66,53 @@ impl EntityTable {
         }
     }
 
+    /// Applies a pose-bearing event (`EntityAdd`, `Pose`, `Position`, `Rotation`, `Teleport`) with
+    /// one map lookup. Returns the entity's new pose and whether the entity was implicitly added
+    /// (a pose for an entity never added); `None` for other events.
+    #[inline]
+    pub fn apply_pose(&mut self, e: &Event) -> Option<(Pose, bool)> {
+        use std::collections::btree_map::Entry;
+        let id = match *e {
+            Event::Pose { entity, .. }
+            | Event::Position { entity, .. }
+            | Event::Rotation { entity, .. }
+            | Event::Teleport { entity, .. } => entity,
+            Event::EntityAdd { .. } => {
+                self.apply(e);
+                let Event::EntityAdd { pose, .. } = e else {
+                    unreachable!()
+                };
+                return Some((*pose, false));
+            }
+            _ => return None,
+        };
+        let (state, added) = match self.entities.entry(id) {
+            Entry::Occupied(o) => (o.into_mut(), false),
+            Entry::Vacant(v) => (
+                v.insert(EntityState {
+                    id,
+                    ..EntityState::default()
+                }),
+                true,
+            ),
+        };
+        let p = &mut state.pose;
+        match *e {
+            Event::Pose { pose, .. } | Event::Teleport { pose, .. } => *p = pose,
+            Event::Position { x, y, z, .. } => {
+                p.x = x;
+                p.y = y;
+                p.z = z;
+            }
+            Event::Rotation { yaw, pitch, .. } => {
+                p.yaw = yaw;
+                p.pitch = pitch;
+            }
+            _ => {}
+        }
+        Some((*p, added))
+    }
+
     /// The entity, created with kind 0 at the origin if a pose event names an entity never added.
     fn entry(&mut self, id: u32) -> &mut EntityState {
         self.entities.entry(id).or_insert(EntityState {

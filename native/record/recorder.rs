@@ -238,15 +238,18 @@ impl Recorder {
         }
         sh.last_submitted.store(u64::from(tick), Ordering::Relaxed);
         let len = batch.len();
-        let deadline = match sh.backpressure {
-            Backpressure::Block { deadline } => Some(deadline),
+        // Fast path: room in the byte budget and the queue. The clock is read only when waiting.
+        let mut deadline_at: Option<Instant> = None;
+        let deadline = |at: &mut Option<Instant>| match sh.backpressure {
+            Backpressure::Block { deadline } => {
+                Some(*at.get_or_insert_with(|| Instant::now() + deadline))
+            }
             Backpressure::Drop => None,
         };
-        let started = deadline.map(|_| Instant::now());
         if !self.engine.reserve_bytes(len) {
-            let ok = match (deadline, started) {
-                (Some(d), Some(s)) => self.engine.wait_reserve(len, s + d),
-                _ => false,
+            let ok = match deadline(&mut deadline_at) {
+                Some(at) => self.engine.wait_reserve(len, at),
+                None => false,
             };
             if !ok {
                 return self.dropped(tick);
@@ -259,24 +262,26 @@ impl Recorder {
             tick,
             buf,
         };
-        let sent = match (deadline, started) {
-            (Some(d), Some(s)) => match self
-                .tx
-                .send_timeout(msg, (s + d).saturating_duration_since(Instant::now()))
-            {
-                Ok(()) => Ok(()),
-                Err(SendTimeoutError::Timeout(m)) => Err(Some(m)),
-                Err(SendTimeoutError::Disconnected(_)) => Err(None),
+        let sent = match self.tx.try_send(msg) {
+            Ok(()) => Ok(()),
+            Err(TrySendError::Full(m)) => match deadline(&mut deadline_at) {
+                Some(at) => match self
+                    .tx
+                    .send_timeout(m, at.saturating_duration_since(Instant::now()))
+                {
+                    Ok(()) => Ok(()),
+                    Err(SendTimeoutError::Timeout(m)) => Err(Some(m)),
+                    Err(SendTimeoutError::Disconnected(_)) => Err(None),
+                },
+                None => Err(Some(m)),
             },
-            _ => match self.tx.try_send(msg) {
-                Ok(()) => Ok(()),
-                Err(TrySendError::Full(m)) => Err(Some(m)),
-                Err(TrySendError::Disconnected(_)) => Err(None),
-            },
+            Err(TrySendError::Disconnected(_)) => Err(None),
         };
         match sent {
             Ok(()) => {
-                sh.submitted.fetch_add(1, Ordering::Relaxed);
+                // One submitter per recording at a time (documented), so no read-modify-write needed.
+                let n = sh.submitted.load(Ordering::Relaxed);
+                sh.submitted.store(n + 1, Ordering::Relaxed);
                 Ok(Submitted::Queued)
             }
             Err(returned) => {

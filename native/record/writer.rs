@@ -397,6 +397,9 @@ pub(crate) fn writer_loop(
         engine.active.fetch_sub(1, Ordering::Relaxed);
     };
     let mut idle = 0u32;
+    // In-flight bytes are released in batches: one shared atomic update per 64 KiB (or when the
+    // queue runs dry) instead of one per tick keeps the counter's cache line off the hot path.
+    let mut unreleased = 0usize;
     loop {
         engine.wait_if_stalled();
         // Poll, and nap when idle: a blocked receiver would make every producer pay for a wake-up
@@ -407,6 +410,9 @@ pub(crate) fn writer_loop(
                 Some(m)
             }
             Err(TryRecvError::Empty) => {
+                if unreleased > 0 {
+                    engine.release_bytes(std::mem::take(&mut unreleased));
+                }
                 idle = idle.saturating_add(1);
                 let nap = match idle {
                     0..=16 => Duration::from_micros(50),
@@ -432,7 +438,10 @@ pub(crate) fn writer_loop(
                         let _ = r.flush();
                     }
                 }
-                engine.release_bytes(len);
+                unreleased += len;
+                if unreleased >= 64 << 10 {
+                    engine.release_bytes(std::mem::take(&mut unreleased));
+                }
                 engine.pool.give(buf);
             }
             Some(Msg::PlayerLeft { id }) => {
