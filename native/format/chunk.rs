@@ -182,6 +182,26 @@ impl ChunkEncoder {
                 self.sample_count += (t.ticks.len() - before) as u64;
                 continue;
             }
+            // A Flags event for an entity that is not alive adds it too (kind 0, at the origin, as
+            // `EntityTable::apply` does), with a pose sample, so that its re-creation supersedes any
+            // sample from before a removal: seeking and the straight decode stay equal to the input.
+            if let Event::Flags { entity, .. } = *e
+                && table.get(entity).is_none()
+            {
+                table.apply(&Event::EntityAdd {
+                    entity,
+                    kind: 0,
+                    pose: Pose::default(),
+                });
+                self.stream.push(kind::ENTITY_ADD);
+                put_uvarint(&mut self.stream, u64::from(entity));
+                put_uvarint(&mut self.stream, 0);
+                count += 1;
+                let t = self.tracks.entry(entity).or_default();
+                let before = t.ticks.len();
+                t.sample(rel, &Pose::default(), false);
+                self.sample_count += (t.ticks.len() - before) as u64;
+            }
             table.apply(e);
             if matches!(e, Event::Custom { .. } | Event::Extension { .. }) {
                 self.flags |= FLAG_CUSTOM_EVENTS;
@@ -389,6 +409,9 @@ impl DecodedChunk {
                 "chunk spans {tick_count} ticks; limit {}",
                 limits.max_chunk_ticks
             )));
+        }
+        if u64::from(start_tick) + u64::from(tick_count) > 1 << 32 {
+            return Err(Error::corrupt("chunk reaches past tick 2^32 - 1"));
         }
         let mut r = ByteReader::new(payload);
         // 1. keyframe (each entry takes at least 8 bytes)
@@ -632,11 +655,12 @@ fn decode_movement(
         for _ in 0..runs {
             let gap = r.uvarint()?;
             let len = r.uvarint()?;
-            let start = end + gap;
-            end = start + len;
-            if len == 0 || end > u64::from(tick_count) {
-                return Err(Error::corrupt("pose sample run outside the chunk"));
-            }
+            let start = end.checked_add(gap);
+            end = match start.and_then(|s| s.checked_add(len)) {
+                Some(e) if len > 0 && e <= u64::from(tick_count) => e,
+                _ => return Err(Error::corrupt("pose sample run outside the chunk")),
+            };
+            let start = end - len;
             // Every sample needs at least one residual byte in each of five columns.
             total_samples += len as usize;
             if total_samples * 5 > r.remaining() {
@@ -649,7 +673,7 @@ fn decode_movement(
         let mut p = 0u64;
         for j in 0..nres {
             let d = r.uvarint()?;
-            p += d;
+            p = p.saturating_add(d);
             if (j > 0 && d == 0) || p >= ticks.len() as u64 {
                 return Err(Error::corrupt("teleport reset index out of range"));
             }

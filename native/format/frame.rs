@@ -98,6 +98,9 @@ impl FrameHeader {
         if h.tick_count == 0 {
             return Err(Error::corrupt("chunk frame spans no ticks"));
         }
+        if u64::from(h.start_tick) + u64::from(h.tick_count) > 1 << 32 {
+            return Err(Error::corrupt("chunk frame reaches past tick 2^32 - 1"));
+        }
         Ok(h)
     }
 

@@ -89,6 +89,11 @@ pub fn decode_index(bytes: &[u8], count: u32) -> Result<Vec<IndexEntry>> {
         if e.tick_count == 0 {
             return Err(Error::corrupt(format!("index entry {i} spans no ticks")));
         }
+        if e.end_tick() > 1 << 32 {
+            return Err(Error::corrupt(format!(
+                "index entry {i} reaches past tick 2^32 - 1"
+            )));
+        }
         if i > 0 && u64::from(e.start_tick) < prev_end {
             return Err(Error::corrupt(format!(
                 "index entry {i} starts at tick {} before the previous chunk ends ({prev_end})",

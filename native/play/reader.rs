@@ -139,8 +139,10 @@ impl Reader {
             )));
         }
         for (i, e) in index.iter().enumerate() {
-            let end = e.offset + FRAME_HEADER_LEN as u64 + u64::from(e.compressed_len);
-            if e.offset < header.body_end() || end > header.data_end {
+            let end = e
+                .offset
+                .checked_add(FRAME_HEADER_LEN as u64 + u64::from(e.compressed_len));
+            if e.offset < header.body_end() || end.is_none_or(|end| end > header.data_end) {
                 return Err(Error::corrupt(format!(
                     "index entry {i} points outside the chunk area"
                 )));
@@ -285,7 +287,8 @@ impl Reader {
         }
         let expected = self.header.tick_count;
         if let (Some(f), Some(l)) = (self.first_tick(), self.last_tick())
-            && (l - f + 1 != expected || f != self.header.first_tick)
+            && (u64::from(l) - u64::from(f) + 1 != u64::from(expected)
+                || f != self.header.first_tick)
         {
             return Err(Error::corrupt(format!(
                 "header says {expected} ticks from {}, index covers {f}..={l}",
