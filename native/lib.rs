@@ -9,6 +9,7 @@
 pub mod dictionary;
 pub mod error;
 pub mod format;
+pub mod ghost;
 pub mod play;
 pub mod record;
 pub mod sim;
