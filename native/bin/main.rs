@@ -35,6 +35,8 @@ enum Command {
     Demo(cmd::demo::Args),
     /// Run the benchmarks and print the headline figures.
     Bench(bench::Args),
+    /// One entity's run as a ghost: sampled poses as CSV, or its splits.
+    Ghost(cmd::ghost::Args),
 }
 
 fn main() -> ExitCode {
@@ -47,6 +49,7 @@ fn main() -> ExitCode {
         Command::Export(a) => cmd::export::run(a),
         Command::Demo(a) => cmd::demo::run(a),
         Command::Bench(a) => bench::run(a),
+        Command::Ghost(a) => cmd::ghost::run(a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -3,6 +3,7 @@
 pub mod demo;
 pub mod dump;
 pub mod export;
+pub mod ghost;
 pub mod import;
 pub mod info;
 pub mod verify;
