@@ -1,6 +1,7 @@
 //! The `tickreel` command-line tool: inspect, verify, import/export, demo, bench, ...
 //! Each subcommand lives in its own module under `cmd/`.
 
+mod alloc_count;
 mod bench;
 mod cmd;
 

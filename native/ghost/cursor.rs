@@ -104,12 +104,15 @@ impl GhostTrack {
 pub struct GhostCursor {
     track: Arc<GhostTrack>,
     time_shift: f64,
+    /// The run's last tick, as `f64`.
+    end: f64,
     seg: usize,
     seg_t0: f64,
     seg_t1: f64,
     inv_h: f64,
     coef: [[f64; 4]; COLS],
     flag_i: usize,
+    flag_value: u32,
     flag_t0: f64,
     flag_t1: f64,
 }
@@ -117,15 +120,18 @@ pub struct GhostCursor {
 impl GhostCursor {
     /// A cursor at the start of `track`.
     pub fn new(track: Arc<GhostTrack>) -> GhostCursor {
+        let end = f64::from(track.duration_ticks());
         let mut c = GhostCursor {
             track,
             time_shift: 0.0,
+            end,
             seg: 0,
             seg_t0: f64::INFINITY,
             seg_t1: f64::NEG_INFINITY,
             inv_h: 0.0,
             coef: [[0.0; 4]; COLS],
             flag_i: 0,
+            flag_value: 0,
             flag_t0: 0.0,
             flag_t1: 0.0,
         };
@@ -157,14 +163,18 @@ impl GhostCursor {
     #[inline]
     pub fn sample(&mut self, t: f64) -> GhostSample {
         let tt = t - self.time_shift;
-        let n = self.track.t.len();
-        let end = f64::from(self.track.t[n - 1]);
         if tt.is_nan() || tt < 0.0 {
             // before the start (or NaN)
             return self.at_sample(0, tt, GhostState::NotStarted, 0);
         }
-        if tt >= end {
-            return self.at_sample(n - 1, tt, GhostState::Finished, self.track.flag_v.len() - 1);
+        if tt >= self.end {
+            let tr = &*self.track;
+            return self.at_sample(
+                tr.t.len() - 1,
+                tt,
+                GhostState::Finished,
+                tr.flag_v.len() - 1,
+            );
         }
         if !(tt >= self.seg_t0 && tt < self.seg_t1) {
             self.locate(tt);
@@ -181,7 +191,7 @@ impl GhostCursor {
             z: e(&self.coef[Z]),
             yaw: e(&self.coef[YAW]),
             pitch: e(&self.coef[PITCH]),
-            flags: self.track.flag_v[self.flag_i],
+            flags: self.flag_value,
             state: GhostState::Running,
         }
     }
@@ -242,6 +252,7 @@ impl GhostCursor {
     fn load_flag(&mut self, i: usize) {
         let ft = &self.track.flag_t;
         self.flag_i = i;
+        self.flag_value = self.track.flag_v[i];
         self.flag_t0 = f64::from(ft[i]);
         self.flag_t1 = ft.get(i + 1).map_or(f64::INFINITY, |&t| f64::from(t));
     }

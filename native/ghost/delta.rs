@@ -41,8 +41,8 @@ pub struct DeltaOptions {
 impl Default for DeltaOptions {
     fn default() -> Self {
         DeltaOptions {
-            window_behind: 20,
-            window_ahead: 60,
+            window_behind: 10,
+            window_ahead: 40,
             reacquire_distance: 8.0,
             sign_band_seconds: 0.1,
             step_seconds: 0.02,

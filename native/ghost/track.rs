@@ -190,25 +190,35 @@ pub(crate) fn estimate_velocities(
         while b < n && marks[b] & mark::BREAK == 0 {
             b += 1;
         }
-        for c in 0..COLS {
-            let p = &cols[c];
-            for i in a..b {
-                if c < YAW && marks[i] & mark::RECORDED_VELOCITY != 0 {
-                    continue;
+        if b - a == 1 {
+            let recorded = marks[a] & mark::RECORDED_VELOCITY != 0;
+            for (c, v) in vel.iter_mut().enumerate() {
+                if !(c < YAW && recorded) {
+                    v[a] = 0.0;
                 }
-                let back = (i > a).then(|| {
-                    let h = f64::from(t[i] - t[i - 1]);
-                    (h, col_diff(c, p[i], p[i - 1]) / h)
-                });
-                let ahead = (i + 1 < b).then(|| {
-                    let h = f64::from(t[i + 1] - t[i]);
-                    (h, col_diff(c, p[i + 1], p[i]) / h)
-                });
-                vel[c][i] = match (back, ahead) {
-                    (Some((h0, d0)), Some((h1, d1))) => (h1 * d0 + h0 * d1) / (h0 + h1),
-                    (Some((_, d)), None) | (None, Some((_, d))) => d,
-                    (None, None) => 0.0,
-                };
+            }
+        } else {
+            for c in 0..COLS {
+                let p = &cols[c];
+                let keep = c < YAW;
+                let v = &mut vel[c];
+                // secant of the segment before sample i, and its length in ticks
+                let mut h0 = f64::from(t[a + 1] - t[a]);
+                let mut d0 = col_diff(c, p[a + 1], p[a]) / h0;
+                if !(keep && marks[a] & mark::RECORDED_VELOCITY != 0) {
+                    v[a] = d0;
+                }
+                for i in a + 1..b - 1 {
+                    let h1 = f64::from(t[i + 1] - t[i]);
+                    let d1 = col_diff(c, p[i + 1], p[i]) / h1;
+                    if !(keep && marks[i] & mark::RECORDED_VELOCITY != 0) {
+                        v[i] = (h1 * d0 + h0 * d1) / (h0 + h1);
+                    }
+                    (h0, d0) = (h1, d1);
+                }
+                if !(keep && marks[b - 1] & mark::RECORDED_VELOCITY != 0) {
+                    v[b - 1] = d0;
+                }
             }
         }
         a = b;
