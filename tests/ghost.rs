@@ -193,6 +193,54 @@ fn hermite_stays_within_the_segment_bounding_box_and_is_not_linear() {
 }
 
 #[test]
+fn uneven_tick_spacing_interpolates_short_gaps_and_holds_long_ones() {
+    // Entity 3 is sent on uneven ticks: short gaps (a lower send rate), then it stands still for
+    // 30 ticks (nothing sent), then moves again. Entity 9 moves every tick.
+    let mut sent = vec![0u32, 1, 2, 4, 5, 7, 8, 10];
+    sent.extend([40, 41, 43, 44, 47, 48, 50]);
+    let x_at = |t: u32| f64::from(t.min(10) + t.saturating_sub(39)) * 0.25;
+    let mut ticks = Vec::new();
+    for t in 0..=50u32 {
+        let mut events = vec![Event::Pose {
+            entity: 9,
+            pose: Pose::from_f64(f64::from(t), 70.0, 5.0, 0.0, 0.0),
+        }];
+        if sent.contains(&t) {
+            events.push(Event::Pose {
+                entity: 3,
+                pose: Pose::from_f64(x_at(t), 64.0, 0.0, f64::from(t) * 1.40625, 0.0),
+            });
+        }
+        ticks.push((t, events));
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("uneven.reel");
+    write(&path, &ticks);
+    let g = Arc::new(GhostTrack::load_path(&path, 3, GhostRange::all()).unwrap());
+    let mut c = GhostCursor::new(g.clone());
+    let states = common::expected_states(&ticks);
+    for (t, table) in &states {
+        let s = c.sample(f64::from(*t));
+        let want = exact(&table.get(3).unwrap().pose);
+        if sent.contains(t) || (11..40).contains(t) {
+            // recorded ticks exactly; the long stand-still held, not crept across
+            assert_eq!(pose_of(&s), want, "tick {t}");
+        } else {
+            // a missing tick of a short gap: between its neighbours, not held
+            let prev = sent.iter().rev().find(|&&u| u < *t).unwrap();
+            let next = sent.iter().find(|&&u| u > *t).unwrap();
+            let (lo, hi) = (x_at(*prev), x_at(*next));
+            assert!(
+                s.x > lo && s.x < hi,
+                "tick {t}: {} not in ({lo}, {hi})",
+                s.x
+            );
+        }
+    }
+    assert_within_segment_boxes(&g, 10);
+}
+
+#[test]
 fn a_teleport_is_a_jump_not_a_streak() {
     let mut b = RunBuilder::new(1, 20.0);
     for t in 0..10u32 {
