@@ -164,6 +164,11 @@ impl From<&std::path::Path> for LoadFrom {
         LoadFrom::Path(p.to_path_buf())
     }
 }
+impl From<&str> for LoadFrom {
+    fn from(p: &str) -> Self {
+        LoadFrom::Path(PathBuf::from(p))
+    }
+}
 impl From<Arc<dyn Source>> for LoadFrom {
     fn from(s: Arc<dyn Source>) -> Self {
         LoadFrom::Source(s)

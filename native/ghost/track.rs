@@ -24,8 +24,8 @@ pub mod mark {
     pub const BREAK: u8 = 1 << 0;
     /// The velocity of this sample was recorded (an `Event::Velocity` at its tick).
     pub const RECORDED_VELOCITY: u8 = 1 << 1;
-    /// Synthesised: the pose held from an earlier sample (the run's first tick, the end of a
-    /// long gap, a splice point).
+    /// Synthesised, not recorded: a pose held from an earlier sample (the run's first or last
+    /// tick, the end of a long gap) or taken from the curve (a sum-of-best segment's end).
     pub const HELD: u8 = 1 << 2;
 }
 
