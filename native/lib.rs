@@ -2,8 +2,10 @@
 //!
 //! - [`format`]: the on-disk format, bytes only;
 //! - [`storage`]: where bytes live (local files, range-read sources);
-//! - [`record`]: the write path ([`record::ReelWriter`] for finished files);
+//! - [`record`]: the write path ([`Engine`], [`Recorder`], [`record::ReelWriter`]), compaction, recovery;
 //! - [`play`]: the read path ([`play::Reader`]);
+//! - [`ghost`]: ghost racing (tracks, interpolating cursor, splits, live delta);
+//! - [`ffi`]: the C ABI behind `include/tickreel.h`;
 //! - [`jni`]: the JNI glue behind `java-bindings/`;
 //! - [`sim`]: a synthetic server used by the demo, tests and benchmarks.
 
@@ -11,6 +13,7 @@ pub mod dictionary;
 pub mod error;
 pub mod ffi;
 pub mod format;
+pub mod ghost;
 pub mod jni;
 pub mod play;
 pub mod record;

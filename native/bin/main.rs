@@ -1,6 +1,7 @@
 //! The `tickreel` command-line tool: inspect, verify, import/export, demo, bench, ...
 //! Each subcommand lives in its own module under `cmd/`.
 
+mod alloc_count;
 mod bench;
 mod cmd;
 
@@ -41,6 +42,8 @@ enum Command {
     Simulate(cmd::simulate::Args),
     /// Run the benchmarks and print the headline figures.
     Bench(bench::Args),
+    /// One entity's run as a ghost: sampled poses as CSV, or its splits.
+    Ghost(cmd::ghost::Args),
 }
 
 fn main() -> ExitCode {
@@ -56,6 +59,7 @@ fn main() -> ExitCode {
         Command::Compact(a) => cmd::compact::run(a),
         Command::Simulate(a) => cmd::simulate::run(a),
         Command::Bench(a) => bench::run(a),
+        Command::Ghost(a) => cmd::ghost::run(a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

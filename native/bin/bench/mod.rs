@@ -3,8 +3,9 @@
 
 mod baseline;
 mod format;
-mod record;
+mod ghost;
 mod jni;
+mod record;
 
 use serde_json::{Map, Value};
 
@@ -27,6 +28,7 @@ pub fn run(a: Args) -> tickreel::Result<()> {
     format::run(a.quick, &mut out);
     record::run(a.quick, &mut out);
     jni::run(a.quick, &mut out);
+    ghost::run(a.quick, &mut out);
     let obj = Value::Object(out);
     if a.json {
         println!("{obj}");

@@ -4,6 +4,7 @@ pub mod compact;
 pub mod demo;
 pub mod dump;
 pub mod export;
+pub mod ghost;
 pub mod import;
 pub mod info;
 pub mod json;
