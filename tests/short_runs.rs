@@ -7,6 +7,14 @@ use std::collections::BTreeMap;
 use tickreel::format::event::encode_batch;
 use tickreel::{Engine, EngineOptions, Event, RecorderOptions};
 
+fn thread_names() -> Vec<String> {
+    std::fs::read_dir("/proc/self/task")
+        .unwrap()
+        .filter_map(|e| std::fs::read_to_string(e.ok()?.path().join("comm")).ok())
+        .map(|n| n.trim().to_string())
+        .collect()
+}
+
 fn batch(events: &[Event]) -> Vec<u8> {
     let mut b = Vec::new();
     encode_batch(events, &mut b).unwrap();
