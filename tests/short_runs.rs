@@ -72,8 +72,14 @@ fn many_short_runs_leave_no_stray_files_or_threads() {
     let max = sizes.iter().max().unwrap();
     assert!(*max <= 1024, "a 3-second one-player run costs {max} bytes");
     engine.shutdown();
-    assert_eq!(
-        std::fs::read_dir("/proc/self/task").unwrap().count(),
-        threads_before
-    );
+    // A joined thread can stay listed for a moment while the kernel finishes its exit.
+    let mut names = thread_names();
+    for _ in 0..100 {
+        if names.len() == threads_before {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(10));
+        names = thread_names();
+    }
+    assert_eq!(names.len(), threads_before, "threads left: {names:?}");
 }
