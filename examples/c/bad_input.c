@@ -296,7 +296,7 @@ static void bad_reads(const char *good_file) {
 
     size_t len = 0;
     uint8_t *bytes = slurp(good_file, &len);
-    EXPECT_TRUE(len > 1024);
+    EXPECT_TRUE(len > 512);
 
     spill(in_dir(path, sizeof path, "short.reel"), bytes, 100);
     EXPECT(tickreel_reader_open(path, &reader), TRUNCATED);
