@@ -1,24 +1,28 @@
 //! `tickreel demo`: the README's first command. Records a simulated multi-player session (players
-//! walking, sprinting, jumping, turning, teleporting, leaving and joining, placing blocks), writes
-//! it as a compacted `.reel`, verifies it, seeks to random ticks (each checked against what was
-//! recorded), decodes it end to end, and prints a summary with sizes and timings.
+//! walking, sprinting, jumping, turning, teleporting, leaving and joining, placing blocks, one of
+//! them crossing checkpoints) through the real pipeline (Engine, Recorder, writer thread, live
+//! segments, compaction), verifies the compacted file, seeks to random ticks (each checked against
+//! what was recorded), decodes it end to end, races a ghost of the checkpoint runner against a live
+//! run that trails it, and prints a summary with sizes and timings.
 //!
-//! The work is done by [`run_demo`] in stages ([`record`], [`verify`], [`seek`], [`decode`]) that
-//! return a [`DemoReport`]; [`print_report`] renders it. Later stages of the project extend the
-//! demo here (recording through the live pipeline, racing a ghost).
+//! The work is done by [`run_demo`] in stages ([`record`], [`verify`], [`seek`], [`decode`],
+//! [`race`]) that return a [`DemoReport`]; [`print_report`] renders it.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use fastnbt::Value as Nbt;
+use std::sync::Arc;
 use tickreel::format::event::encode_batch;
 use tickreel::format::metadata::{EntityInfo, EventType};
 use tickreel::format::state::EntityTable;
 use tickreel::play::Reader;
-use tickreel::record::{ReelOptions, ReelWriter};
+
+use tickreel::ghost::{GhostCursor, GhostRange, GhostTrack, LiveDelta, LiveSplits};
+use tickreel::record::{FlushPolicy, RecordingInfo};
 use tickreel::sim::{SimConfig, Simulator};
-use tickreel::{Error, Event};
+use tickreel::{Engine, EngineOptions, Error, Event, RecorderOptions};
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -93,6 +97,15 @@ pub struct DemoReport {
     pub events: u64,
     /// Time spent in the writer (the simulation itself excluded).
     pub write_time: Duration,
+    /// Server-thread time spent in `submit_tick`.
+    pub submit_time: Duration,
+    pub submitted_ticks: u64,
+    /// Live flushes (segment append + fsync + atomic metadata rewrite) while recording.
+    pub flushes: u64,
+    pub live_bytes: u64,
+    /// Time from `finish()` to the compacted, verified file.
+    pub compact_time: Duration,
+    pub race: Race,
     pub verify_time: Duration,
     /// Each seek's latency, sorted.
     pub seek_times: Vec<Duration>,
@@ -164,6 +177,7 @@ pub fn run_demo(cfg: &DemoConfig) -> tickreel::Result<DemoReport> {
     let (reader, verify_time) = verify(&path)?;
     let seek_times = seek(&reader, &targets, &rec.truth)?;
     let (decode_time, decoded_samples) = decode(&reader, &rec.final_state)?;
+    let race = race(&reader, RUNNER, RACE_TRAIL_TICKS)?;
     let index = reader.index();
     let stats = &reader.metadata().library.stats;
     Ok(DemoReport {
@@ -179,6 +193,12 @@ pub fn run_demo(cfg: &DemoConfig) -> tickreel::Result<DemoReport> {
         pose_samples: stats.pose_samples,
         events: stats.events,
         write_time: rec.write_time,
+        submit_time: rec.submit_time,
+        submitted_ticks: rec.submitted_ticks,
+        flushes: rec.flushes,
+        live_bytes: rec.live_bytes,
+        compact_time: rec.compact_time,
+        race,
         verify_time,
         seek_times,
         decode_time,
@@ -192,6 +212,11 @@ pub struct Recorded {
     pub file_size: u64,
     pub raw_bytes: u64,
     pub write_time: Duration,
+    pub submit_time: Duration,
+    pub submitted_ticks: u64,
+    pub flushes: u64,
+    pub live_bytes: u64,
+    pub compact_time: Duration,
     pub players_seen: usize,
     /// The entity state after each requested tick, as the simulator produced it.
     pub truth: HashMap<u32, EntityTable>,
@@ -199,55 +224,85 @@ pub struct Recorded {
     pub final_state: EntityTable,
 }
 
-/// Simulates `cfg.ticks()` ticks and writes them to `path` with a [`ReelWriter`]; records the
-/// true entity state after each tick in `targets`.
+/// The player whose run becomes the ghost: it crosses a checkpoint every [`CHECKPOINT_EVERY`] ticks.
+pub const RUNNER: u32 = 1;
+/// Ticks between the runner's checkpoints.
+pub const CHECKPOINT_EVERY: u32 = 300;
+/// How far the live racer trails the ghost, in ticks.
+pub const RACE_TRAIL_TICKS: u32 = 10;
+
+/// Simulates `cfg.ticks()` ticks and records them through the real pipeline: an [`Engine`], a
+/// `Recorder` fed one batch per tick (the server thread's only work), the writer thread flushing
+/// live segments, and the compaction worker producing `path`. Records the true entity state after
+/// each tick in `targets`.
 pub fn record(cfg: &DemoConfig, path: &Path, targets: &[u32]) -> tickreel::Result<Recorded> {
     let mut sim = Simulator::new(cfg.sim());
-    let mut options = ReelOptions::compacted();
-    options.info.tick_rate_millihz = (TICK_RATE * 1000.0) as u32;
-    options.info.timestamp_ms = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| d.as_millis() as i64);
-    options.info.world_id = *uuid::Uuid::new_v4().as_bytes();
-    let mut w = ReelWriter::create(path, options)?;
-    w.register_event_type(EventType {
+    let engine = Engine::new(EngineOptions::default())?;
+    let options = RecorderOptions {
+        info: RecordingInfo {
+            tick_rate_millihz: (TICK_RATE * 1000.0) as u32,
+            timestamp_ms: SystemTime::now()
+                .duration_since(UNIX_EPOCH)
+                .map_or(0, |d| d.as_millis() as i64),
+            world_id: *uuid::Uuid::new_v4().as_bytes(),
+            ..RecordingInfo::default()
+        },
+        // Small flushes so that the demo exercises the live segments and the metadata rewrite.
+        flush: FlushPolicy {
+            max_pending_bytes: 64 << 10,
+            interval: Duration::from_millis(250),
+            on_player_leave: true,
+        },
+        overwrite: true,
+        ..RecorderOptions::default()
+    };
+    let started_all = Instant::now();
+    let rec = engine.start_recording(path, options)?;
+    rec.register_event_type(EventType {
         id: BLOCK_CHANGE,
         name: "demo:block_change".into(),
         version: 1,
-    });
+    })?;
     let demo: HashMap<String, Nbt> = HashMap::from([
         ("players".to_string(), Nbt::Int(cfg.players as i32)),
         ("seconds".to_string(), Nbt::Double(cfg.seconds)),
         ("seed".to_string(), Nbt::Long(cfg.seed as i64)),
     ]);
-    w.user_metadata_mut()
-        .insert("demo".into(), Nbt::Compound(demo));
+    rec.set_user_metadata("demo", Nbt::Compound(demo))?;
     let wanted: std::collections::HashSet<u32> = targets.iter().copied().collect();
     let mut truth = HashMap::new();
     let mut table = EntityTable::default();
     let mut raw = Vec::new();
     let mut raw_bytes = 0u64;
-    let mut write_time = Duration::ZERO;
+    let mut submit_time = Duration::ZERO;
     let mut players_seen = 0;
+    let mut submitted_ticks = 0u64;
     for _ in 0..cfg.ticks() {
-        let (tick, events) = sim.step();
-        raw.clear();
-        encode_batch(&events, &mut raw)?;
-        raw_bytes += raw.len() as u64;
-        let started = Instant::now();
+        let (tick, mut events) = sim.step();
+        if tick > 0 && tick % CHECKPOINT_EVERY == 0 && table.get(RUNNER).is_some() {
+            events.push(Event::Checkpoint {
+                entity: RUNNER,
+                index: tick / CHECKPOINT_EVERY,
+            });
+        }
         for e in &events {
             if let Event::EntityAdd { entity, kind, .. } = *e {
                 players_seen += 1;
-                w.register_entity(EntityInfo {
+                rec.register_entity(EntityInfo {
                     id: entity,
                     kind,
                     uuid: Some(uuid::Uuid::from_u128(0x7e57_0000_0000 + u128::from(entity))),
                     name: Some(format!("player{entity}")),
-                });
+                })?;
             }
         }
-        w.write_tick(tick, &events)?;
-        write_time += started.elapsed();
+        raw.clear();
+        encode_batch(&events, &mut raw)?;
+        raw_bytes += raw.len() as u64;
+        let started = Instant::now();
+        rec.submit_tick(tick, &raw)?;
+        submit_time += started.elapsed();
+        submitted_ticks += 1;
         for e in &events {
             table.apply(e);
         }
@@ -255,16 +310,107 @@ pub fn record(cfg: &DemoConfig, path: &Path, targets: &[u32]) -> tickreel::Resul
             truth.insert(tick, table.clone());
         }
     }
+    rec.flush()?;
+    rec.status()?;
+    let stats = rec.stats();
     let started = Instant::now();
-    let file_size = w.finish()?;
-    write_time += started.elapsed();
+    let out = rec.finish()?.wait()?;
+    let compact_time = started.elapsed();
+    let write_time = started_all.elapsed();
+    engine.shutdown();
     Ok(Recorded {
-        file_size,
+        file_size: std::fs::metadata(&out)?.len(),
         raw_bytes,
         write_time,
+        submit_time,
+        submitted_ticks,
+        flushes: stats.flushes,
+        live_bytes: stats.bytes_written,
+        compact_time,
         players_seen,
         truth,
         final_state: table,
+    })
+}
+
+/// What the ghost race measured.
+#[derive(Debug, Clone, Default)]
+pub struct Race {
+    pub entity: u32,
+    pub load_time: Duration,
+    pub run_ticks: u32,
+    pub samples: u64,
+    pub sample_time: Duration,
+    /// Largest distance between the ghost and the recorded pose at recorded ticks (blocks).
+    pub max_error_at_recorded_ticks: f64,
+    /// Live delta readings (live ticks, seconds) at a few moments.
+    pub deltas: Vec<(u32, f64)>,
+    /// Split comparisons (checkpoint, seconds).
+    pub splits: Vec<(u32, f64)>,
+}
+
+/// Loads the runner's run as a ghost, samples it at 60 Hz over the whole run, and races it against
+/// a live run that is the same path `trail` ticks later: the live delta and every split must read
+/// `+trail` ticks.
+pub fn race(reader: &Reader, entity: u32, trail: u32) -> tickreel::Result<Race> {
+    let started = Instant::now();
+    let track = Arc::new(GhostTrack::load(reader, entity, GhostRange::all())?);
+    let load_time = started.elapsed();
+    let run_ticks = track.duration_ticks();
+    let mut cursor = GhostCursor::new(track.clone());
+    let rate = track.tick_rate();
+    let step = rate / 60.0;
+    let n = (f64::from(run_ticks) / step) as u64;
+    let started = Instant::now();
+    let mut sink = 0.0;
+    for i in 0..=n {
+        sink += cursor.sample(i as f64 * step).x;
+    }
+    let sample_time = started.elapsed();
+    std::hint::black_box(sink);
+    let mut max_err: f64 = 0.0;
+    for i in 0..track.len() {
+        let t = f64::from(track.tick(i) - track.origin_tick());
+        let s = cursor.sample(t);
+        let p = track.pose(i);
+        let d = ((s.x - p[0]).powi(2) + (s.y - p[1]).powi(2) + (s.z - p[2]).powi(2)).sqrt();
+        max_err = max_err.max(d);
+    }
+    // The live racer is the ghost's own path, `trail` ticks behind.
+    let mut delta = LiveDelta::new(track.clone());
+    let mut splits = LiveSplits::new(track.clone());
+    let mut deltas = Vec::new();
+    let mut split_out = Vec::new();
+    let checkpoints: Vec<(u32, u32)> = track
+        .splits()
+        .iter()
+        .map(|s| (s.checkpoint, s.tick))
+        .collect();
+    let marks: Vec<u32> = (1..4).map(|q| run_ticks * q / 4).collect();
+    let mut ghost_at = GhostCursor::new(track.clone());
+    for live_t in trail..=run_ticks + trail {
+        let own = ghost_at.sample(f64::from(live_t - trail));
+        let reading = delta.update(f64::from(live_t), own.position());
+        if marks.contains(&(live_t - trail)) {
+            deltas.push((live_t, reading.seconds()));
+        }
+        for &(cp, tick) in &checkpoints {
+            if tick + trail == live_t
+                && let Some(c) = splits.checkpoint(cp, f64::from(live_t))
+            {
+                split_out.push((cp, c.delta_seconds));
+            }
+        }
+    }
+    Ok(Race {
+        entity,
+        load_time,
+        run_ticks,
+        samples: n + 1,
+        sample_time,
+        max_error_at_recorded_ticks: max_err,
+        deltas,
+        splits: split_out,
     })
 }
 
@@ -364,9 +510,12 @@ pub fn print_report(r: &DemoReport) {
         r.payload_bytes
     );
     println!(
-        "write            {:.1} ms ({:.0} player-ticks/s)",
+        "record           {:.1} ms end to end through Engine + Recorder: server thread spent {:.2} us per tick in submit_tick; {} live flushes wrote {} bytes of segments; compaction {:.1} ms",
         ms(r.write_time),
-        r.pose_samples as f64 / r.write_time.as_secs_f64().max(1e-9)
+        r.submit_time.as_secs_f64() * 1e6 / r.submitted_ticks.max(1) as f64,
+        r.flushes,
+        r.live_bytes,
+        ms(r.compact_time)
     );
     println!(
         "verify           {:.1} ms, every checksum ok",
@@ -383,6 +532,39 @@ pub fn print_report(r: &DemoReport) {
         "decode           {:.1} ms for every tick, {:.2} M player-ticks/s; end state matched",
         ms(r.decode_time),
         r.decode_rate() / 1e6
+    );
+    let g = &r.race;
+    println!(
+        "ghost            player{} over {} ticks: loaded in {:.2} ms; {} samples at 60 Hz, {:.0} ns each; max {:.5} blocks from the recorded poses at recorded ticks",
+        g.entity,
+        g.run_ticks,
+        ms(g.load_time),
+        g.samples,
+        g.sample_time.as_nanos() as f64 / g.samples.max(1) as f64,
+        g.max_error_at_recorded_ticks
+    );
+    let deltas: Vec<String> = g
+        .deltas
+        .iter()
+        .map(|(t, s)| format!("tick {t}: {}", tickreel::ghost::SignedSeconds::new(*s)))
+        .collect();
+    println!(
+        "race             a live run {} ticks behind the ghost reads {}",
+        RACE_TRAIL_TICKS,
+        deltas.join(", ")
+    );
+    let splits: Vec<String> = g
+        .splits
+        .iter()
+        .map(|(c, s)| format!("#{c} {}", tickreel::ghost::SignedSeconds::new(*s)))
+        .collect();
+    println!(
+        "splits           {}",
+        if splits.is_empty() {
+            "(the runner left before a checkpoint)".to_string()
+        } else {
+            splits.join(", ")
+        }
     );
     println!();
     println!(
