@@ -426,7 +426,16 @@ fn demo_runs_with_small_settings() {
     ]);
     assert_ok(&o);
     let text = stdout(&o);
-    for needle in ["bytes per player-second", "p99", "every state matched"] {
+    for needle in [
+        "bytes per player-second",
+        "p99",
+        "every state matched",
+        "live flushes",
+        // the live racer trails the ghost by 10 ticks: every reading and split is +0.50 s
+        "ticks behind the ghost reads tick",
+        "splits           #1 +0.50 s",
+        "max 0.00000 blocks",
+    ] {
         assert!(
             text.contains(needle),
             "demo output lacks {needle:?}:\n{text}"
