@@ -298,3 +298,67 @@ fn a_recording_spanning_every_u32_tick_is_refused_cleanly() {
         .unwrap();
     assert!(matches!(w.finish(), Err(tickreel::Error::LimitExceeded(_))));
 }
+
+#[test]
+fn bad_options_and_oversized_events_are_refused_before_anything_is_written() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("opts.reel");
+    for policy in [
+        ChunkPolicy {
+            chunk_ticks: 0,
+            ..ChunkPolicy::default()
+        },
+        ChunkPolicy {
+            chunk_ticks: (1 << 20) + 1,
+            ..ChunkPolicy::default()
+        },
+        ChunkPolicy {
+            snapshot_interval: 0,
+            ..ChunkPolicy::default()
+        },
+        ChunkPolicy {
+            zstd_level: 1000,
+            ..ChunkPolicy::default()
+        },
+    ] {
+        let r = ReelWriter::create(
+            &path,
+            ReelOptions {
+                policy,
+                ..ReelOptions::default()
+            },
+        );
+        assert!(
+            matches!(r, Err(tickreel::Error::InvalidArgument(_))),
+            "{policy:?}"
+        );
+    }
+    let mut o = ReelOptions::default();
+    o.info.tick_rate_millihz = 0;
+    assert!(ReelWriter::create(&path, o).is_err());
+    assert!(ReelWriter::create(dir.path().join("missing/x.reel"), ReelOptions::default()).is_err());
+    // a custom event larger than readers accept is refused, and the writer stays usable
+    let mut w = ReelWriter::create(&path, ReelOptions::default()).unwrap();
+    let big = Event::Custom {
+        type_id: 1,
+        data: vec![0; (1 << 20) + 1],
+    };
+    assert!(matches!(
+        w.write_tick(0, &[big]),
+        Err(tickreel::Error::InvalidArgument(_))
+    ));
+    w.write_tick(
+        1,
+        &[Event::Custom {
+            type_id: 1,
+            data: vec![7; 1 << 20],
+        }],
+    )
+    .unwrap();
+    w.finish().unwrap();
+    let r = Reader::open_path(&path).unwrap();
+    r.verify().unwrap();
+    assert_eq!(r.ticks(0, 10).count(), 1);
+    // a directory is not a recording file
+    assert!(Reader::open_path(dir.path()).is_err());
+}

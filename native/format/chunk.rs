@@ -141,9 +141,7 @@ impl ChunkEncoder {
                 self.last_tick, self.start_tick
             )));
         }
-        if events.len() > u16::MAX as usize {
-            return Err(Error::invalid("more than 65535 events in one tick"));
-        }
+        validate_events(events)?;
         let rel = tick - self.start_tick;
         let record_start = self.stream.len();
         put_uvarint(&mut self.stream, u64::from(rel));
@@ -316,6 +314,33 @@ impl ChunkEncoder {
         );
         Ok((header, compressed))
     }
+}
+
+/// Checks what `push_tick` would refuse, before anything is changed: event count, custom/extension
+/// payload sizes (so that the writer never produces a chunk its own reader refuses), extension kinds.
+pub fn validate_events(events: &[Event]) -> Result<()> {
+    if events.len() > u16::MAX as usize {
+        return Err(Error::invalid("more than 65535 events in one tick"));
+    }
+    for e in events {
+        if let Event::Custom { data, .. } | Event::Extension { data, .. } = e
+            && data.len() > crate::format::event::MAX_CUSTOM_EVENT_BYTES
+        {
+            return Err(Error::invalid(format!(
+                "a custom event of {} bytes; at most {}",
+                data.len(),
+                crate::format::event::MAX_CUSTOM_EVENT_BYTES
+            )));
+        }
+        if let Event::Extension { kind: k, .. } = e
+            && !(kind::EXTENSION_FIRST..=kind::EXTENSION_LAST).contains(k)
+        {
+            return Err(Error::invalid(format!(
+                "0x{k:02x} is not an extension kind"
+            )));
+        }
+    }
+    Ok(())
 }
 
 fn keyframe_value(keyframe: &[EntityState], id: u32, col: usize) -> Option<i64> {

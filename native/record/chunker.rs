@@ -20,6 +20,39 @@ pub struct ChunkPolicy {
     pub zstd_level: i32,
 }
 
+impl ChunkPolicy {
+    /// Checks the policy against what readers accept.
+    pub fn validate(&self) -> crate::Result<()> {
+        let max_ticks = crate::format::Limits::default().max_chunk_ticks as u32;
+        if self.chunk_ticks == 0 || self.chunk_ticks > max_ticks {
+            return Err(crate::Error::invalid(format!(
+                "chunk_ticks {} must be 1..={max_ticks}",
+                self.chunk_ticks
+            )));
+        }
+        if self.snapshot_interval == 0 {
+            return Err(crate::Error::invalid(
+                "snapshot_interval must be at least 1",
+            ));
+        }
+        let max_bytes = crate::format::Limits::default().max_chunk_bytes / 2;
+        if self.chunk_bytes == 0 || self.chunk_bytes > max_bytes {
+            return Err(crate::Error::invalid(format!(
+                "chunk_bytes {} must be 1..={max_bytes}",
+                self.chunk_bytes
+            )));
+        }
+        let levels = zstd::compression_level_range();
+        if !levels.contains(&self.zstd_level) {
+            return Err(crate::Error::invalid(format!(
+                "zstd level {} outside {levels:?}",
+                self.zstd_level
+            )));
+        }
+        Ok(())
+    }
+}
+
 impl Default for ChunkPolicy {
     fn default() -> Self {
         ChunkPolicy {
@@ -68,6 +101,7 @@ impl std::fmt::Debug for Chunker {
 
 impl Chunker {
     pub fn new(policy: ChunkPolicy, dictionary: Option<&[u8]>) -> Result<Chunker> {
+        policy.validate()?;
         let compressor = match dictionary {
             Some(d) => zstd::bulk::Compressor::with_dictionary(policy.zstd_level, d)?,
             None => zstd::bulk::Compressor::new(policy.zstd_level)?,
@@ -139,6 +173,7 @@ impl Chunker {
                 "tick {tick} is not after the last recorded tick {l}"
             )));
         }
+        crate::format::chunk::validate_events(events)?;
         let snapshot_due = self.snapshot_due(tick);
         let mut out = None;
         if self.open {

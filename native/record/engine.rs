@@ -286,6 +286,8 @@ impl Engine {
 
     fn start_inner(&self, path: &Path, options: RecorderOptions) -> Result<Recorder> {
         let inner = &self.inner;
+        options.info.validate()?;
+        options.chunk.validate()?;
         let id = inner.next_id.fetch_add(1, Ordering::Relaxed);
         let live = live_dir_for(path);
         let resumed = if live.is_dir() {

@@ -33,6 +33,16 @@ pub struct RecordingInfo {
     pub dictionary_id: u16,
 }
 
+impl RecordingInfo {
+    /// Checks the values a reader depends on.
+    pub fn validate(&self) -> Result<()> {
+        if self.tick_rate_millihz == 0 {
+            return Err(Error::invalid("the tick rate must be positive"));
+        }
+        Ok(())
+    }
+}
+
 impl Default for RecordingInfo {
     fn default() -> Self {
         RecordingInfo {
@@ -216,6 +226,16 @@ impl ReelWriter {
     /// Starts a file at `path` (written only on [`ReelWriter::finish`]).
     pub fn create(path: impl AsRef<Path>, options: ReelOptions) -> Result<ReelWriter> {
         let path = path.as_ref().to_path_buf();
+        options.info.validate()?;
+        match path.parent().filter(|p| !p.as_os_str().is_empty()) {
+            Some(dir) if !dir.is_dir() => {
+                return Err(Error::invalid(format!(
+                    "{} is not a directory",
+                    dir.display()
+                )));
+            }
+            _ => {}
+        }
         let dict = crate::dictionary::lookup(options.info.dictionary_id)?;
         let chunker = Chunker::new(options.policy, dict.as_deref().map(|v| v.as_slice()))?;
         let spill = sibling(&path, "body.tmp");
