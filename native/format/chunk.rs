@@ -444,14 +444,7 @@ impl DecodedChunk {
         let mut keyframe = Vec::with_capacity(n);
         let mut id = 0u32;
         for i in 0..n {
-            let d = r.uvarint32()?;
-            id = if i == 0 {
-                d
-            } else {
-                id.checked_add(d)
-                    .filter(|_| d > 0)
-                    .ok_or_else(|| Error::corrupt("keyframe ids not increasing"))?
-            };
+            id = next_id(&mut r, i, id, "keyframe")?;
             let kind = r.uvarint32()?;
             let flags = r.uvarint32()?;
             let pose = crate::format::event::get_pose(&mut r)?;
@@ -609,6 +602,17 @@ impl DecodedChunk {
     }
 }
 
+/// Reads the `i`-th of a list of strictly increasing entity ids stored as deltas (the first absolute).
+fn next_id(r: &mut ByteReader<'_>, i: usize, prev: u32, what: &str) -> Result<u32> {
+    let d = r.uvarint32()?;
+    if i == 0 {
+        return Ok(d);
+    }
+    prev.checked_add(d)
+        .filter(|_| d > 0)
+        .ok_or_else(|| Error::corrupt(format!("{what} entity ids not increasing")))
+}
+
 fn decode_stream(stream: &[u8], tick_count: u32) -> Result<Vec<TickRecord>> {
     let mut r = ByteReader::new(stream);
     let mut records: Vec<TickRecord> = Vec::new();
@@ -666,14 +670,7 @@ fn decode_movement(
     let mut id = 0u32;
     let mut total_samples = 0usize;
     for i in 0..n {
-        let d = r.uvarint32()?;
-        id = if i == 0 {
-            d
-        } else {
-            id.checked_add(d)
-                .filter(|_| d > 0)
-                .ok_or_else(|| Error::corrupt("movement entity ids not increasing"))?
-        };
+        id = next_id(&mut r, i, id, "movement")?;
         let runs = r.len_varint(tick_count as usize, "run count")?;
         let mut ticks = Vec::new();
         let mut end = 0u64;
