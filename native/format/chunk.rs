@@ -670,7 +670,7 @@ fn decode_movement(
     let mut id = 0u32;
     let mut total_samples = 0usize;
     for i in 0..n {
-        id = next_id(&mut r, i, id, "movement")?;
+        id = next_id(r, i, id, "movement")?;
         let runs = r.len_varint(tick_count as usize, "run count")?;
         let mut ticks = Vec::new();
         let mut end = 0u64;
