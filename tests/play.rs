@@ -711,3 +711,61 @@ fn a_growing_recording_is_followed_and_a_switch_over_is_seamless() {
     assert_eq!(ph.position(), full.last_tick().unwrap());
     assert!(n > 6);
 }
+
+#[test]
+fn the_play_command_prints_poses_as_json_lines() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = sim_file(dir.path(), 4, 300, 6);
+    let straight = Straight::of(&Reader::open_path(&path).unwrap());
+    let run = |args: &[&str]| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_tickreel"))
+            .arg("play")
+            .arg(&path)
+            .args(args)
+            .output()
+            .unwrap()
+    };
+    let parse = |out: &std::process::Output| -> Vec<serde_json::Value> {
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout.clone())
+            .unwrap()
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect()
+    };
+    let check_poses = |line: &serde_json::Value| {
+        let tick = line["tick"].as_u64().unwrap() as u32;
+        let want = straight.at(tick);
+        let got = line["entities"].as_array().unwrap();
+        assert_eq!(got.len(), want.len());
+        for (g, w) in got.iter().zip(want.entities.values()) {
+            assert_eq!(g["id"].as_u64().unwrap() as u32, w.id);
+            assert_eq!(g["x"].as_f64().unwrap(), w.pose.x_f64());
+            assert_eq!(g["yaw"].as_f64().unwrap(), w.pose.yaw_deg());
+        }
+    };
+    let lines = parse(&run(&["--from", "10", "--speed", "2", "--ticks", "5"]));
+    let ticks: Vec<u64> = lines.iter().map(|l| l["tick"].as_u64().unwrap()).collect();
+    assert_eq!(ticks, vec![10, 12, 14, 16, 18, 20]);
+    assert_eq!(lines[0]["motion"], "jump");
+    assert!(lines[1..].iter().all(|l| l["motion"] == "forward"));
+    lines.iter().for_each(check_poses);
+
+    let lines = parse(&run(&["--reverse", "--speed", "16"]));
+    let last = lines.last().unwrap();
+    assert_eq!(
+        (last["tick"].as_u64(), last["at_edge"].as_bool()),
+        (Some(0), Some(true))
+    );
+    assert_eq!(lines[0]["tick"].as_u64(), Some(299));
+    assert_eq!(lines.len(), 1 + 299usize.div_ceil(16));
+    lines.iter().for_each(check_poses);
+
+    let out = run(&["--speed", "32"]);
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("invalid argument"));
+}

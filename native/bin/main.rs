@@ -35,6 +35,8 @@ enum Command {
     Demo(cmd::demo::Args),
     /// Run the benchmarks and print the headline figures.
     Bench(bench::Args),
+    /// Play a recording: entity poses as JSON lines, one per simulated server tick.
+    Play(cmd::play::Args),
 }
 
 fn main() -> ExitCode {
@@ -47,6 +49,7 @@ fn main() -> ExitCode {
         Command::Export(a) => cmd::export::run(a),
         Command::Demo(a) => cmd::demo::run(a),
         Command::Bench(a) => bench::run(a),
+        Command::Play(a) => cmd::play::run(a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

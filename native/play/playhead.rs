@@ -120,7 +120,9 @@ pub struct Update {
     /// The data for the next ticks was not ready: the position moved less than asked (maybe not
     /// at all). The playhead catches up on later calls.
     pub stalled: bool,
-    /// The first (backward) or last (forward) tick of the recording is reached.
+    /// The position is the first (playing backward) or last (forward) tick of the recording:
+    /// further calls return [`Motion::Still`] until the direction changes or, for a recording
+    /// still being written, new ticks arrive.
     pub at_edge: bool,
     spans: Vec<TickSpan>,
     events: Vec<Event>,
@@ -825,6 +827,9 @@ impl Playhead {
         if moved > 0 {
             self.u.motion = Motion::Forward;
             self.stats.ticks_forward += u64::from(moved);
+        }
+        if self.pos >= last {
+            self.u.at_edge = true;
         }
         moved
     }

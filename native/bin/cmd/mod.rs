@@ -5,6 +5,7 @@ pub mod dump;
 pub mod export;
 pub mod import;
 pub mod info;
+pub mod play;
 pub mod verify;
 
 use std::path::Path;
