@@ -375,6 +375,8 @@ pub struct Playhead {
     u: Update,
     prev: Vec<EntityState>,
     gathered: Gathered,
+    /// The chunks of the last world rebuild (reused by the next one without asking the cache).
+    rb_memo: Vec<(usize, Arc<DecodedChunk>)>,
     prefetch_anchor: Option<(u64, usize, Direction, bool)>,
     options: PlayheadOptions,
     stats: PlayheadStats,
@@ -422,6 +424,7 @@ impl Playhead {
             u: Update::default(),
             prev: Vec::new(),
             gathered: Gathered::default(),
+            rb_memo: Vec::new(),
             prefetch_anchor: None,
             options,
             stats: PlayheadStats::default(),
@@ -497,6 +500,7 @@ impl Playhead {
             + self.prev.capacity() * std::mem::size_of::<EntityState>()
             + self.cursor.heap_bytes()
             + self.gathered.items.capacity() * std::mem::size_of::<(usize, Part, Fetch)>()
+            + self.rb_memo.capacity() * std::mem::size_of::<(usize, Arc<DecodedChunk>)>()
     }
 
     // ----- the calls that return an update -----
@@ -632,12 +636,11 @@ impl Playhead {
                     let first = view.reader.first_tick().unwrap_or(self.pos);
                     let q = self.pos.saturating_sub(want).max(first);
                     if q < self.pos {
-                        let (path, rb) = self.backward_plan(q);
-                        for k in path {
+                        for k in path_chunks(idx, self.pos, q) {
                             keys.push((k, Part::Decoded));
                             keys.push((k, Part::Reverse));
                         }
-                        if let Some((s, e)) = rb {
+                        if let Some((s, e)) = backward_rebuild(idx, self.pos, q) {
                             keys.extend((s..=e).map(|i| (i, Part::Decoded)));
                         }
                     }
@@ -665,6 +668,7 @@ impl Playhead {
             // Chunks may be numbered differently: re-seek to the same tick (a no-op for the
             // plugin: nothing added or removed, world unchanged).
             self.ctx = None;
+            self.rb_memo.clear();
             let t = self.pending_seek.unwrap_or(self.pos);
             self.pending_seek = Some(self.view.reader.clamp_tick(t).unwrap_or(t));
         }
@@ -735,17 +739,45 @@ impl Playhead {
     }
 
     /// Fetches every item of `self.gathered` (in the given mode).
-    fn gather(&mut self, keys: &[(usize, Part)], mode: Mode) {
+    fn gather(&mut self, keys: impl Iterator<Item = (usize, Part)>, mode: Mode) {
         let mut g = std::mem::take(&mut self.gathered);
         g.items.clear();
-        for &(k, part) in keys {
+        for (k, part) in keys {
             if g.items.iter().any(|(c, p, _)| *c == k && *p == part) {
                 continue;
             }
-            let f = self.fetch(k, part, mode);
+            let f = match self.held(k, part) {
+                Some(v) => Fetch::Ready(v),
+                None => self.fetch(k, part, mode),
+            };
             g.items.push((k, part, f));
         }
         self.gathered = g;
+    }
+
+    /// Data this playhead already holds (its current chunk and reverse log, the chunks of its
+    /// last world rebuild): no need to ask the cache.
+    fn held(&self, k: usize, part: Part) -> Option<Cached> {
+        if let Some(c) = &self.ctx
+            && c.index == k
+        {
+            match part {
+                Part::Decoded => return Some(Cached::Decoded(c.chunk.clone())),
+                Part::Reverse => {
+                    if let Some(l) = &c.log {
+                        return Some(Cached::Reverse(l.clone()));
+                    }
+                }
+            }
+        }
+        match part {
+            Part::Decoded => self
+                .rb_memo
+                .iter()
+                .find(|(i, _)| *i == k)
+                .map(|(_, c)| Cached::Decoded(c.clone())),
+            Part::Reverse => None,
+        }
     }
 
     /// Sets the cursor's chunk, placing the cursor at the current position.
@@ -841,30 +873,6 @@ impl Playhead {
         }
     }
 
-    /// Chunks holding ticks to undo to move back from the position to `q` (top-down), and the
-    /// range of chunks a world rebuild at `q` needs (if any of them has custom events).
-    fn backward_plan(&self, q: u32) -> (Vec<usize>, Option<(usize, usize)>) {
-        let idx = self.view.reader.index();
-        let mut path = Vec::new();
-        if q >= self.pos {
-            return (path, None);
-        }
-        let k_hi = find_chunk(idx, self.pos).expect("position has a chunk");
-        let k_lo = find_chunk(idx, q + 1).expect("position has a chunk");
-        let mut custom = false;
-        for k in (k_lo..=k_hi).rev() {
-            let e = &idx[k];
-            let lo = u64::from(q + 1).max(u64::from(e.start_tick));
-            let hi = (u64::from(self.pos) + 1).min(e.end_tick());
-            if lo < hi {
-                path.push(k);
-                custom |= e.flags & FLAG_CUSTOM_EVENTS != 0;
-            }
-        }
-        let rb = custom.then(|| rebuild_range(idx, q));
-        (path, rb)
-    }
-
     fn backward(&mut self, n: u32, mode: Mode) -> u32 {
         let view = self.view.clone();
         let idx = view.reader.index();
@@ -875,18 +883,17 @@ impl Playhead {
         }
         let mut q = self.pos.saturating_sub(n).max(first);
         let rb = loop {
-            let (path, rb) = self.backward_plan(q);
-            let mut keys: Vec<(usize, Part)> = Vec::with_capacity(path.len() * 2 + 4);
-            for &k in &path {
-                keys.push((k, Part::Decoded));
-                keys.push((k, Part::Reverse));
-            }
-            if let Some((s, e)) = rb {
-                keys.extend((s..=e).map(|i| (i, Part::Decoded)));
-            }
-            self.gather(&keys, mode);
+            let pos = self.pos;
+            let rb = backward_rebuild(idx, pos, q);
+            let keys = path_chunks(idx, pos, q)
+                .flat_map(|k| [(k, Part::Decoded), (k, Part::Reverse)])
+                .chain(
+                    rb.into_iter()
+                        .flat_map(|(s, e)| (s..=e).map(|i| (i, Part::Decoded))),
+                );
+            self.gather(keys, mode);
             // The top-most unreadable chunk on the path, if any.
-            let failed = path.iter().find_map(|&k| {
+            let failed = path_chunks(idx, pos, q).find_map(|k| {
                 [Part::Decoded, Part::Reverse]
                     .iter()
                     .find_map(|&p| match self.gathered.get(k, p) {
@@ -977,11 +984,11 @@ impl Playhead {
             return JumpResult::Done;
         };
         let (k, rb) = self.jump_plan(q, force_rebuild);
-        let mut keys = vec![(k, Part::Decoded)];
-        if let Some((s, e)) = rb {
-            keys.extend((s..=e).map(|i| (i, Part::Decoded)));
-        }
-        self.gather(&keys, mode);
+        let keys = std::iter::once((k, Part::Decoded)).chain(
+            rb.into_iter()
+                .flat_map(|(s, e)| (s..=e).map(|i| (i, Part::Decoded))),
+        );
+        self.gather(keys, mode);
         match self.gathered.get(k, Part::Decoded) {
             Some(Fetch::Failed(f)) if transient(f) && mode == Mode::NonBlocking => {
                 let f = f.clone();
@@ -1064,17 +1071,24 @@ impl Playhead {
         self.u.rb_snapshot_tick = snap.map(|i| idx[i].start_tick);
         self.u.rb_chunks.clear();
         self.u.rb_complete = true;
+        let mut memo = std::mem::take(&mut self.rb_memo);
+        memo.clear();
         for i in s..=e {
             let got = match self.gathered.get(i, Part::Decoded) {
                 Some(f) => f.clone(),
-                None => self.fetch(i, Part::Decoded, mode),
+                None => match self.held(i, Part::Decoded) {
+                    Some(v) => Fetch::Ready(v),
+                    None => self.fetch(i, Part::Decoded, mode),
+                },
             };
             match got {
                 Fetch::Ready(v) => {
                     if i == s && snap.is_some() {
                         self.u.rb_has_snapshot = true;
                     }
-                    self.u.rb_chunks.push(v.decoded());
+                    let c = v.decoded();
+                    memo.push((i, c.clone()));
+                    self.u.rb_chunks.push(c);
                 }
                 Fetch::Pending => self.u.rb_complete = false,
                 Fetch::Failed(f) => {
@@ -1083,6 +1097,7 @@ impl Playhead {
                 }
             }
         }
+        self.rb_memo = memo;
     }
 
     /// Asks the prefetch pool for what the next calls will need.
@@ -1131,6 +1146,32 @@ impl Playhead {
             }
         }
     }
+}
+
+/// Chunks holding ticks to undo to move back from `pos` to `q < pos`, top-down.
+fn path_chunks(idx: &[IndexEntry], pos: u32, q: u32) -> impl Iterator<Item = usize> + '_ {
+    let (k_hi, k_lo) = if q < pos {
+        (
+            find_chunk(idx, pos).unwrap_or(0),
+            find_chunk(idx, q + 1).unwrap_or(0),
+        )
+    } else {
+        (0, 1)
+    };
+    (k_lo..=k_hi).rev().filter(move |&k| {
+        let e = &idx[k];
+        let lo = u64::from(q + 1).max(u64::from(e.start_tick));
+        let hi = (u64::from(pos) + 1).min(e.end_tick());
+        lo < hi
+    })
+}
+
+/// The chunks a world rebuild at `q` needs after moving back from `pos`, if any chunk with
+/// ticks to undo has custom events (the world may change).
+fn backward_rebuild(idx: &[IndexEntry], pos: u32, q: u32) -> Option<(usize, usize)> {
+    path_chunks(idx, pos, q)
+        .any(|k| idx[k].flags & FLAG_CUSTOM_EVENTS != 0)
+        .then(|| rebuild_range(idx, q))
 }
 
 /// Chunks a world rebuild at `q` needs: from the nearest snapshot at or before `q`'s chunk (or

@@ -51,6 +51,44 @@ fn entry(list: &mut Vec<EntityState>, id: u32) -> &mut EntityState {
     &mut list[i]
 }
 
+/// Index of entity `id` in `list`, searching forward from `from` (tracks and lists are both
+/// sorted by id, so a pass over a tick's tracks walks the list once instead of searching it).
+#[inline]
+fn walk(list: &[EntityState], from: usize, id: u32) -> Result<usize, usize> {
+    let mut j = from;
+    while j < list.len() && list[j].id < id {
+        j += 1;
+    }
+    if j < list.len() && list[j].id == id {
+        Ok(j)
+    } else {
+        Err(j)
+    }
+}
+
+/// Sets the pose of entity `id` found by walking from `*j` (creating it, kind 0, if absent, as
+/// `apply(Event::Pose)` does); leaves `*j` at its index.
+#[inline]
+fn set_pose_walk(list: &mut Vec<EntityState>, j: &mut usize, id: u32, pose: Pose) {
+    match walk(list, *j, id) {
+        Ok(k) => {
+            list[k].pose = pose;
+            *j = k;
+        }
+        Err(k) => {
+            list.insert(
+                k,
+                EntityState {
+                    id,
+                    pose,
+                    ..EntityState::default()
+                },
+            );
+            *j = k;
+        }
+    }
+}
+
 /// Puts `s` into the list (replacing an entity with the same id).
 pub fn upsert(list: &mut Vec<EntityState>, s: EntityState) {
     match find(list, s.id) {
@@ -202,17 +240,17 @@ pub fn forward_tick(
         None => cur.covered.clear(),
     }
     let mut n = 0;
+    let mut j = 0;
     for (t, p) in chunk.tracks.iter().zip(cur.track_pos.iter_mut()) {
         let i = *p as usize;
         if i < t.ticks.len() && t.ticks[i] == rel {
             *p += 1;
             if !cur.covered.contains(&t.entity) {
-                let e = Event::Pose {
+                set_pose_walk(state, &mut j, t.entity, t.poses[i]);
+                emit(&Event::Pose {
                     entity: t.entity,
                     pose: t.poses[i],
-                };
-                apply(state, &e);
-                emit(&e);
+                });
                 n += 1;
             }
         }
@@ -286,6 +324,7 @@ impl ReverseLog {
                 Some(events) => cur.collect_covered(events),
                 None => cur.covered.clear(),
             }
+            let mut j = 0;
             for (ti, (t, p)) in chunk
                 .tracks
                 .iter()
@@ -298,7 +337,7 @@ impl ReverseLog {
                     if cur.covered.contains(&t.entity) {
                         continue;
                     }
-                    let prior = get(&state, t.entity).copied();
+                    let prior = walk(&state, j, t.entity).ok().map(|k| state[k]);
                     let default = pose_default(chunk, &log.track_base, ti, i);
                     if prior.is_none() || default.is_none() || prior.map(|s| s.pose) != default {
                         log.overrides.push(PoseOverride {
@@ -307,13 +346,7 @@ impl ReverseLog {
                             prior,
                         });
                     }
-                    apply(
-                        &mut state,
-                        &Event::Pose {
-                            entity: t.entity,
-                            pose: t.poses[i],
-                        },
-                    );
+                    set_pose_walk(&mut state, &mut j, t.entity, t.poses[i]);
                 }
             }
             if let Some(events) = rec {
@@ -391,6 +424,7 @@ pub fn undo_tick(
     let lo = log.overrides.partition_point(|o| o.rel < rel);
     let hi = log.overrides.partition_point(|o| o.rel <= rel);
     let overrides = &log.overrides[lo..hi];
+    let mut j = 0;
     for (ti, (t, p)) in chunk
         .tracks
         .iter()
@@ -403,10 +437,14 @@ pub fn undo_tick(
             if cur.covered.contains(&t.entity) {
                 continue;
             }
+            let at = walk(state, j, t.entity);
+            j = match at {
+                Ok(k) | Err(k) => k,
+            };
             if let Some(o) = overrides.iter().find(|o| o.track as usize == ti) {
                 restore(state, t.entity, o.prior);
             } else if let Some(pose) = pose_default(chunk, &log.track_base, ti, i - 1)
-                && let Ok(k) = find(state, t.entity)
+                && let Ok(k) = at
             {
                 state[k].pose = pose;
             }

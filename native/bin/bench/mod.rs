@@ -3,6 +3,7 @@
 
 mod baseline;
 mod format;
+mod play;
 
 use serde_json::{Map, Value};
 
@@ -23,6 +24,7 @@ pub fn run(a: Args) -> tickreel::Result<()> {
     let mut out = Figures::new();
     out.insert("quick".into(), Value::Bool(a.quick));
     format::run(a.quick, &mut out);
+    play::run(a.quick, &mut out);
     let obj = Value::Object(out);
     if a.json {
         println!("{obj}");
