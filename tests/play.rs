@@ -464,6 +464,7 @@ fn a_corrupt_chunk_is_reported_and_skipped_in_both_directions() {
         for _ in 0..2000 {
             ph.prepare();
             let u = ph.advance();
+            assert!(!u.stalled, "prepare loads where a skip lands");
             faults.extend(u.faults().iter().map(|f| f.chunk));
             assert!(
                 !bad_range.contains(&u.to) || u.motion == Motion::Still || {

@@ -647,7 +647,24 @@ impl Playhead {
                 }
             }
         }
+        // An unreadable chunk on the way is jumped over: also load where the jump lands (the
+        // next chunk forward, the previous one backward) and what its world rebuild needs.
+        let mut landing: Vec<(usize, Part)> = Vec::new();
         for (k, part) in keys {
+            if let Fetch::Failed(f) = self.fetch(k, part, Mode::Blocking)
+                && !transient(&f)
+            {
+                let target = match self.direction {
+                    Direction::Forward => idx.get(k + 1).map(|e| e.start_tick),
+                    Direction::Backward => idx[k].start_tick.checked_sub(1),
+                };
+                if let Some(t) = target.filter(|&t| t >= idx[0].start_tick) {
+                    let (s, e) = rebuild_range(idx, t);
+                    landing.extend((s..=e).map(|i| (i, Part::Decoded)));
+                }
+            }
+        }
+        for (k, part) in landing {
             let _ = self.fetch(k, part, Mode::Blocking);
         }
     }
