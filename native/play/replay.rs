@@ -619,52 +619,64 @@ mod tests {
 
     #[test]
     fn a_pose_change_of_a_recreated_entity_is_undone_exactly() {
-        // Entity 1 moves, is removed, is re-created by a Flags event (at the origin), then moves:
-        // the pose before the last move is the origin, not the previous sample.
-        let ticks = vec![
-            (
-                0,
-                vec![Event::EntityAdd {
-                    entity: 1,
-                    kind: 5,
-                    pose: pose(10),
-                }],
-            ),
-            (
-                1,
-                vec![Event::Pose {
-                    entity: 1,
-                    pose: pose(20),
-                }],
-            ),
-            (2, vec![Event::EntityRemove { entity: 1 }]),
-            (
-                3,
-                vec![Event::Flags {
-                    entity: 1,
-                    flags: 3,
-                }],
-            ),
-            (
-                4,
-                vec![Event::Pose {
-                    entity: 1,
-                    pose: pose(40),
-                }],
-            ),
-        ];
-        let chunk = chunk_of(&ticks);
+        // Entity 1 is added, moves, is removed, is re-created by a Flags event (kind 0, at the
+        // origin, no pose sample), then moves: the pose before the last move is the origin, not
+        // the previous sample. Built by hand: writers may encode the re-creation differently.
+        use crate::format::chunk::{TickRecord, Track};
+        let chunk = DecodedChunk {
+            start_tick: 0,
+            tick_count: 5,
+            flags: 0,
+            keyframe: Vec::new(),
+            snapshot: None,
+            records: vec![
+                TickRecord {
+                    rel: 0,
+                    events: vec![Event::EntityAdd {
+                        entity: 1,
+                        kind: 5,
+                        pose: pose(10),
+                    }],
+                },
+                TickRecord {
+                    rel: 2,
+                    events: vec![Event::EntityRemove { entity: 1 }],
+                },
+                TickRecord {
+                    rel: 3,
+                    events: vec![Event::Flags {
+                        entity: 1,
+                        flags: 3,
+                    }],
+                },
+            ],
+            tracks: vec![Track {
+                entity: 1,
+                ticks: vec![0, 1, 4],
+                poses: vec![pose(10), pose(20), pose(40)],
+                resets: Vec::new(),
+            }],
+        };
         let log = ReverseLog::build(&chunk);
         assert_eq!(log.overrides.len(), 1);
         let mut state = chunk.keyframe.clone();
+        let mut table = EntityTable::default();
+        let mut states = vec![table.clone()];
         let mut cur = Cursor::default();
         cur.place(&chunk, -1);
         for rel in 0..5 {
-            forward_tick(&chunk, &mut cur, rel, &mut state, |_| {});
+            forward_tick(&chunk, &mut cur, rel, &mut state, |e| {
+                table.apply(e);
+            });
+            assert_eq!(to_table(&state), table);
+            states.push(table.clone());
         }
-        undo_tick(&chunk, &log, &mut cur, 4, &mut state);
+        for rel in (0..5).rev() {
+            undo_tick(&chunk, &log, &mut cur, rel, &mut state);
+            assert_eq!(to_table(&state), states[rel as usize], "undo {rel}");
+        }
         assert_eq!(
-            state,
+            states[4].entities.values().copied().collect::<Vec<_>>(),
             vec![EntityState {
                 id: 1,
                 kind: 0,
