@@ -10,11 +10,12 @@
 //! tick's other events in recorded order.
 //!
 //! Backward, [`undo_tick`] turns the state at a tick into the state at the tick before, using a
-//! [`ReverseLog`]: built once per chunk by one forward pass (off the server thread, by the
-//! prefetch pool, and shared by every reverse viewer through the chunk cache). It stores the prior
-//! state of every entity touched by a non-pose event, and the prior state of pose changes only
-//! where the prior pose is not simply the previous pose sample (or the keyframe pose): so it is
-//! small, and undoing a tick costs about what applying it costs.
+//! [`ReverseLog`]: built once per chunk (off the server thread, by the prefetch pool, and shared
+//! by every reverse viewer through the chunk cache). It stores how to undo every non-pose event
+//! that touched an entity (the previous flags for a flags change, else the whole prior state), and
+//! the prior state of pose changes only where the prior pose is not simply the previous pose
+//! sample (or the keyframe pose). So it is small, building it costs a scan of the samples plus a
+//! little per event (not a replay), and undoing a tick costs about what applying it costs.
 
 use crate::format::chunk::DecodedChunk;
 use crate::format::event::Event;
@@ -266,11 +267,32 @@ pub fn forward_tick(
     n
 }
 
-/// The prior state of an entity before one event.
+/// How to undo one event that touched an entity.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct Undo {
-    entity: u32,
-    prior: Option<EntityState>,
+enum Undo {
+    /// A `Flags` event on a live entity: its previous flags (its pose is not involved).
+    Flags { entity: u32, flags: u32 },
+    /// Anything else: the entity's whole prior state (`None`: it was not alive).
+    State {
+        entity: u32,
+        prior: Option<EntityState>,
+    },
+}
+
+impl Undo {
+    /// The undo of event `e` on entity `id` whose state before it was `prior`.
+    fn of(e: &Event, id: u32, prior: Option<&EntityState>) -> Undo {
+        match (e, prior) {
+            (Event::Flags { .. }, Some(p)) => Undo::Flags {
+                entity: id,
+                flags: p.flags,
+            },
+            _ => Undo::State {
+                entity: id,
+                prior: prior.copied(),
+            },
+        }
+    }
 }
 
 /// A pose change whose prior state is not "the previous sample of the track (or the keyframe
@@ -295,8 +317,158 @@ pub struct ReverseLog {
 }
 
 impl ReverseLog {
-    /// Builds the log with one forward pass over the chunk from its keyframe.
+    /// Builds the log. Only the states an undo needs are computed: the prior state of every
+    /// entity a non-pose event touches, and the prior state of the few pose changes that do not
+    /// simply follow the previous sample. Between two events touching an entity its pose is its
+    /// last sample, so pose samples are only scanned, never applied: the cost is
+    /// O(samples + events), a fraction of replaying the chunk.
     pub fn build(chunk: &DecodedChunk) -> ReverseLog {
+        let tracks = &chunk.tracks;
+        let mut state: Vec<EntityState> = chunk.keyframe.clone();
+        // Keyframes are written sorted by id; be robust to any order anyway.
+        state.sort_by_key(|e| e.id);
+        let track_of = |id: u32| tracks.binary_search_by_key(&id, |t| t.entity).ok();
+        let track_base: Vec<Option<Pose>> = tracks
+            .iter()
+            .map(|t| get(&state, t.entity).map(|s| s.pose))
+            .collect();
+        // 1. Where non-pose events touch entities that have pose samples: (track, rel, covers),
+        //    `covers` for an EntityAdd/Teleport (its sample at that tick is not a pose event).
+        //    `Flags` events are left out: on a live entity they change neither presence nor pose;
+        //    on a dead one (re-created at the origin) the removal that killed it lies between the
+        //    same two samples, or the entity has no earlier sample and no keyframe pose, so the
+        //    next sample is special anyway.
+        let mut touches: Vec<(u32, u32, bool)> = Vec::new();
+        for r in &chunk.records {
+            for e in &r.events {
+                let Some(id) = touched(e) else { continue };
+                if matches!(e, Event::Flags { .. }) {
+                    continue;
+                }
+                if let Some(ti) = track_of(id) {
+                    let covers = matches!(e, Event::EntityAdd { .. } | Event::Teleport { .. });
+                    touches.push((ti as u32, r.rel, covers));
+                }
+            }
+        }
+        touches.sort_unstable();
+        // 2. The pose events whose prior state is not plainly known: the entity's first sample
+        //    when it is not in the keyframe, or a sample after an event touched the entity since
+        //    its previous sample (or since the chunk start). Others follow the previous sample on
+        //    a live entity: nothing to record.
+        let mut special: Vec<(u32, u32, u32)> = Vec::new(); // (rel, track, sample)
+        let mut ti_lo = 0;
+        for (ti, t) in tracks.iter().enumerate() {
+            let ti_hi = ti_lo + touches[ti_lo..].partition_point(|x| x.0 == ti as u32);
+            let mine = &touches[ti_lo..ti_hi];
+            ti_lo = ti_hi;
+            let mut k = 0; // first touch at or after the window start
+            for (i, &r) in t.ticks.iter().enumerate() {
+                let lo = if i > 0 { t.ticks[i - 1] } else { 0 };
+                while k < mine.len() && mine[k].1 < lo {
+                    k += 1;
+                }
+                let covered = mine[k..]
+                    .iter()
+                    .take_while(|x| x.1 <= r)
+                    .any(|x| x.1 == r && x.2);
+                if covered {
+                    continue;
+                }
+                let touched_since = mine.get(k).is_some_and(|x| x.1 < r);
+                if touched_since || (i == 0 && track_base[ti].is_none()) {
+                    special.push((r, ti as u32, i as u32));
+                }
+            }
+        }
+        special.sort_unstable();
+        // 3. One sweep in event order over the special pose events and the records, keeping the
+        //    touched entities' states exact. `last_set[ti]`: tick of the last change applied to
+        //    the entity by this sweep; a later sample means its pose is that sample's.
+        let mut last_set: Vec<Option<u32>> = vec![None; tracks.len()];
+        let sync =
+            |state: &mut Vec<EntityState>, last_set: &[Option<u32>], ti: usize, upto: u32| {
+                let t = &tracks[ti];
+                let n = t.ticks.partition_point(|&x| x < upto);
+                if let Some(s) = n.checked_sub(1)
+                    && last_set[ti].is_none_or(|l| t.ticks[s] > l)
+                    && let Ok(k) = find(state, t.entity)
+                {
+                    state[k].pose = t.poses[s];
+                }
+            };
+        let mut log = ReverseLog {
+            rec_undo: Vec::with_capacity(chunk.records.len() + 1),
+            undo: Vec::new(),
+            overrides: Vec::new(),
+            track_base,
+        };
+        log.rec_undo.push(0);
+        let mut si = 0;
+        for rec in chunk.records.iter().map(Some).chain(std::iter::once(None)) {
+            // Special pose events up to this record's tick (all of them after the last record).
+            while let Some(&(r, ti, i)) = special.get(si) {
+                if rec.is_some_and(|rec| r > rec.rel) {
+                    break;
+                }
+                let (ti, i) = (ti as usize, i as usize);
+                let t = &tracks[ti];
+                sync(&mut state, &last_set, ti, r);
+                let prior = get(&state, t.entity).copied();
+                let default = pose_default(chunk, &log.track_base, ti, i);
+                if prior.is_none() || default.is_none() || prior.map(|s| s.pose) != default {
+                    log.overrides.push(PoseOverride {
+                        rel: r,
+                        track: ti as u32,
+                        prior,
+                    });
+                }
+                let mut j = 0;
+                set_pose_walk(&mut state, &mut j, t.entity, t.poses[i]);
+                last_set[ti] = Some(r);
+                si += 1;
+            }
+            let Some(rec) = rec else { break };
+            for e in &rec.events {
+                if let Some(id) = touched(e) {
+                    // A flags change on a live entity needs only its previous flags: its pose
+                    // (stale in `state` here, see `sync`) is neither recorded nor changed.
+                    if let Event::Flags { flags, .. } = *e
+                        && let Ok(k) = find(&state, id)
+                    {
+                        log.undo.push(Undo::Flags {
+                            entity: id,
+                            flags: state[k].flags,
+                        });
+                        state[k].flags = flags;
+                        continue;
+                    }
+                    let ti = track_of(id);
+                    if let Some(ti) = ti {
+                        // A sample at this tick is a pose event before the records, unless an
+                        // EntityAdd/Teleport of this tick covers it (then it happens there).
+                        let covered = rec.events.iter().any(|x| {
+                            matches!(x, Event::EntityAdd { entity, .. } | Event::Teleport { entity, .. } if *entity == id)
+                        });
+                        let upto = if covered { rec.rel } else { rec.rel + 1 };
+                        sync(&mut state, &last_set, ti, upto);
+                    }
+                    log.undo.push(Undo::of(e, id, get(&state, id)));
+                    apply(&mut state, e);
+                    if let Some(ti) = ti {
+                        last_set[ti] = Some(rec.rel);
+                    }
+                }
+            }
+            log.rec_undo.push(log.undo.len() as u32);
+        }
+        log
+    }
+
+    /// Builds the log with a full forward replay of the chunk (every pose sample applied): the
+    /// reference that [`ReverseLog::build`] must equal.
+    #[cfg(test)]
+    pub(crate) fn build_full(chunk: &DecodedChunk) -> ReverseLog {
         let mut state: Vec<EntityState> = chunk.keyframe.clone();
         // Keyframes are written sorted by id; be robust to any order anyway.
         state.sort_by_key(|e| e.id);
@@ -352,10 +524,7 @@ impl ReverseLog {
             if let Some(events) = rec {
                 for e in events {
                     if let Some(id) = touched(e) {
-                        log.undo.push(Undo {
-                            entity: id,
-                            prior: get(&state, id).copied(),
-                        });
+                        log.undo.push(Undo::of(e, id, get(&state, id)));
                     }
                     apply(&mut state, e);
                 }
@@ -415,7 +584,14 @@ pub fn undo_tick(
             world = r.events.iter().any(is_world_event);
             let (a, b) = (log.rec_undo[ri] as usize, log.rec_undo[ri + 1] as usize);
             for u in log.undo[a..b].iter().rev() {
-                restore(state, u.entity, u.prior);
+                match *u {
+                    Undo::Flags { entity, flags } => {
+                        if let Ok(k) = find(state, entity) {
+                            state[k].flags = flags;
+                        }
+                    }
+                    Undo::State { entity, prior } => restore(state, entity, prior),
+                }
             }
             cur.rec_pos -= 1;
         }
@@ -591,6 +767,7 @@ mod tests {
             }
             // Backward with the log: every earlier state, down to the keyframe.
             let log = ReverseLog::build(&chunk);
+            assert_eq!(log, ReverseLog::build_full(&chunk), "seed {seed}");
             for rel in (0..chunk.tick_count).rev() {
                 undo_tick(&chunk, &log, &mut cur, rel, &mut state);
                 assert_eq!(
@@ -658,6 +835,7 @@ mod tests {
             }],
         };
         let log = ReverseLog::build(&chunk);
+        assert_eq!(log, ReverseLog::build_full(&chunk));
         assert_eq!(log.overrides.len(), 1);
         let mut state = chunk.keyframe.clone();
         let mut table = EntityTable::default();
@@ -684,5 +862,128 @@ mod tests {
                 pose: Pose::default()
             }]
         );
+    }
+
+    /// Straight decode from the keyframe must equal forward stepping, the sparse reverse log
+    /// must equal the full-replay one, and undoing must give back every state.
+    fn check_chunk(chunk: &DecodedChunk, what: &str) {
+        let straight = chunk.ticks();
+        let mut table = to_table(&chunk.keyframe);
+        let mut expected = vec![table.clone()];
+        let mut si = 0;
+        for rel in 0..chunk.tick_count {
+            if straight
+                .get(si)
+                .is_some_and(|t| t.tick == chunk.start_tick + rel)
+            {
+                for e in &straight[si].events {
+                    table.apply(e);
+                }
+                si += 1;
+            }
+            expected.push(table.clone());
+        }
+        let mut state = chunk.keyframe.clone();
+        state.sort_by_key(|e| e.id);
+        let mut cur = Cursor::default();
+        cur.place(chunk, -1);
+        for rel in 0..chunk.tick_count {
+            forward_tick(chunk, &mut cur, rel, &mut state, |_| {});
+            assert_eq!(
+                to_table(&state),
+                expected[rel as usize + 1],
+                "{what} rel {rel}"
+            );
+        }
+        let log = ReverseLog::build(chunk);
+        assert_eq!(log, ReverseLog::build_full(chunk), "{what}");
+        for rel in (0..chunk.tick_count).rev() {
+            undo_tick(chunk, &log, &mut cur, rel, &mut state);
+            assert_eq!(
+                to_table(&state),
+                expected[rel as usize],
+                "{what} undo {rel}"
+            );
+        }
+    }
+
+    #[test]
+    fn hand_built_chunks_with_unusual_shapes_undo_exactly() {
+        use crate::format::chunk::{TickRecord, Track};
+        for seed in 0..300 {
+            let mut rng = fastrand::Rng::with_seed(seed);
+            let ticks = 40;
+            let mut keyframe = Vec::new();
+            let mut tracks = Vec::new();
+            for id in 1..=6u32 {
+                if rng.bool() {
+                    keyframe.push(EntityState {
+                        id,
+                        kind: rng.u32(0..3),
+                        flags: rng.u32(0..4),
+                        pose: pose(rng.i64(-9..9)),
+                    });
+                }
+                if rng.u32(0..5) > 0 {
+                    let t: Vec<u32> = (0..ticks).filter(|_| rng.u32(0..3) == 0).collect();
+                    let poses = t.iter().map(|_| pose(rng.i64(-50..50))).collect();
+                    tracks.push(Track {
+                        entity: id,
+                        ticks: t,
+                        poses,
+                        resets: Vec::new(),
+                    });
+                }
+            }
+            let sample = |id: u32, rel: u32| -> Option<Pose> {
+                let t = tracks.iter().find(|t| t.entity == id)?;
+                t.sample_at(rel).map(|i| t.poses[i])
+            };
+            let mut records = Vec::new();
+            for rel in 0..ticks {
+                if rng.u32(0..5) >= 2 {
+                    continue;
+                }
+                let mut events = Vec::new();
+                for _ in 0..rng.usize(1..4) {
+                    let entity = rng.u32(1..7);
+                    events.push(match rng.u32(0..8) {
+                        0 | 1 => match sample(entity, rel) {
+                            Some(pose) => Event::EntityAdd {
+                                entity,
+                                kind: rng.u32(0..3),
+                                pose,
+                            },
+                            None => Event::EntityRemove { entity },
+                        },
+                        2 => match sample(entity, rel) {
+                            Some(pose) => Event::Teleport { entity, pose },
+                            None => Event::PlayerLeave { entity },
+                        },
+                        3 => Event::EntityRemove { entity },
+                        4 | 5 => Event::Flags {
+                            entity,
+                            flags: rng.u32(0..8),
+                        },
+                        6 => Event::Custom {
+                            type_id: 1,
+                            data: vec![1],
+                        },
+                        _ => Event::Checkpoint { entity, index: 0 },
+                    });
+                }
+                records.push(TickRecord { rel, events });
+            }
+            let chunk = DecodedChunk {
+                start_tick: 100,
+                tick_count: ticks,
+                flags: 0,
+                keyframe,
+                snapshot: None,
+                records,
+                tracks,
+            };
+            check_chunk(&chunk, &format!("seed {seed}"));
+        }
     }
 }
