@@ -44,6 +44,8 @@ enum Command {
     Bench(bench::Args),
     /// One entity's run as a ghost: sampled poses as CSV, or its splits.
     Ghost(cmd::ghost::Args),
+    /// Play a recording: entity poses as JSON lines, one per simulated server tick.
+    Play(cmd::play::Args),
 }
 
 fn main() -> ExitCode {
@@ -60,6 +62,7 @@ fn main() -> ExitCode {
         Command::Simulate(a) => cmd::simulate::run(a),
         Command::Bench(a) => bench::run(a),
         Command::Ghost(a) => cmd::ghost::run(a),
+        Command::Play(a) => cmd::play::run(a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -1,5 +1,22 @@
-//! The read path: opening recordings, decoding chunks, seeking.
+//! The read path: opening recordings, decoding chunks, seeking, and playback.
+//!
+//! - [`Reader`]: a recording opened through range reads; decodes chunks (not cached);
+//! - [`Recording`]: a reader shared by playheads, refreshable while the recording grows;
+//! - [`ChunkCache`]: decoded chunks shared by every playhead, bounded in bytes;
+//! - [`PrefetchPool`]: background threads decoding ahead of the playheads;
+//! - [`Playhead`]: one viewer's position: `advance()` per server tick, seek, step, speed, reverse.
 
+pub mod cache;
+pub mod playhead;
+pub mod prefetch;
 pub mod reader;
+pub mod recording;
+pub mod replay;
 
+pub use cache::{CacheStats, ChunkCache};
+pub use playhead::{
+    ChunkFault, Direction, Motion, Playhead, PlayheadOptions, PlayheadStats, Rebuild, Update, World,
+};
+pub use prefetch::{PrefetchPool, PrefetchStats};
 pub use reader::{Reader, ReaderOptions, SeekState, TickIter, VerifyReport};
+pub use recording::{PlaybackContext, Recording, View};

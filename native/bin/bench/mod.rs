@@ -5,6 +5,7 @@ mod baseline;
 mod format;
 mod ghost;
 mod jni;
+mod play;
 mod record;
 
 use serde_json::{Map, Value};
@@ -29,6 +30,7 @@ pub fn run(a: Args) -> tickreel::Result<()> {
     record::run(a.quick, &mut out);
     jni::run(a.quick, &mut out);
     ghost::run(a.quick, &mut out);
+    play::run(a.quick, &mut out);
     let obj = Value::Object(out);
     if a.json {
         println!("{obj}");

@@ -8,6 +8,7 @@ pub mod ghost;
 pub mod import;
 pub mod info;
 pub mod json;
+pub mod play;
 pub mod progress;
 pub mod recover;
 pub mod simulate;
