@@ -30,7 +30,7 @@ impl Default for CompactOptions {
     fn default() -> Self {
         CompactOptions {
             zstd_level: 9,
-            chunk_ticks: 200,
+            chunk_ticks: 100,
             verify: true,
             dictionary_id: None,
         }

@@ -3,7 +3,7 @@
 //!
 //! Workload: a recording of the simulated server (100 players, default `SimConfig`: walking,
 //! sprinting, jumping, turning, rare teleports) written by `ReelWriter` with the default chunk
-//! policy (200-tick chunks, a snapshot every 600 ticks); 1 hour (72,000 ticks), or 6 minutes with
+//! policy (100-tick chunks, a snapshot every 600 ticks); 1 hour (72,000 ticks), or 6 minutes with
 //! `--quick`. Prefetching is off while timing, so that background decoding does not compete with
 //! the measured thread on a small machine.
 

@@ -144,7 +144,7 @@ fn submit_cost(recs: u32, players: u32, ticks: u32) -> (f64, f64) {
 }
 
 /// The writer's encoding work alone (batch decode, chunking, prediction coding, zstd) next to raw
-/// zstd level 3 of the same batch bytes per 200-tick chunk, interleaved, median of 5 rounds.
+/// zstd level 3 of the same batch bytes per 100-tick chunk, interleaved, median of 5 rounds.
 fn encode_vs_zstd(batches: &[Vec<u8>]) -> f64 {
     use tickreel::format::event::decode_batch_into;
     use tickreel::record::{ChunkPolicy, Chunker};
@@ -160,7 +160,7 @@ fn encode_vs_zstd(batches: &[Vec<u8>]) -> f64 {
         ch.finish_chunk().expect("chunk");
         let ours = start.elapsed().as_secs_f64();
         let start = Instant::now();
-        for c in batches.chunks(200) {
+        for c in batches.chunks(100) {
             zstd::bulk::compress(&c.concat(), 3).expect("zstd");
         }
         ratios.push(start.elapsed().as_secs_f64() / ours);
@@ -231,11 +231,11 @@ pub fn run(quick: bool, out: &mut Figures) {
     put(out, "writer_player_ticks_per_s", player_ticks / writer);
     put(out, "writer_players_at_20tps", player_ticks / writer / 20.0);
     let input_bytes: usize = data.iter().flatten().map(Vec::len).sum();
-    // Raw zstd (level 3, the live level) over the same uncompressed batch bytes, per 200-tick chunk.
+    // Raw zstd (level 3, the live level) over the same uncompressed batch bytes, per 100-tick chunk.
     let start = Instant::now();
     let mut zsize = 0usize;
     for d in &data {
-        for chunk in d.chunks(200) {
+        for chunk in d.chunks(100) {
             let joined: Vec<u8> = chunk.concat();
             zsize += zstd::bulk::compress(&joined, 3).expect("zstd").len();
         }
