@@ -1,36 +1,41 @@
+import io.tickreel.Engine;
 import io.tickreel.EntityFlags;
-import io.tickreel.EntityInfo;
 import io.tickreel.Event;
-import io.tickreel.Pose;
-import io.tickreel.RecordingOptions;
+import io.tickreel.FinishHandle;
+import io.tickreel.Ghost;
+import io.tickreel.GhostCursor;
+import io.tickreel.GhostLoading;
+import io.tickreel.GhostSample;
+import io.tickreel.LiveDelta;
+import io.tickreel.Recorder;
+import io.tickreel.RecorderOptions;
 import io.tickreel.Replay;
 import io.tickreel.ReplayInfo;
 import io.tickreel.ReplayState;
-import io.tickreel.ReplayTick;
-import io.tickreel.ReplayWriter;
 import io.tickreel.TickWriter;
 import io.tickreel.Tickreel;
 import io.tickreel.TickreelException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Iterator;
 import java.util.List;
 import java.util.Random;
 import java.util.UUID;
 
 /**
  * A parkour course on a game server, reduced to its tick loop, as a Paper or Minestom plugin would
- * drive tickreel: players run the course, each run is recorded, the best run so far becomes a
- * ghost that the next runs race, and at the end a staff member reviews one run.
+ * drive tickreel: players run the course, each run is recorded live, the best run so far becomes a
+ * ghost that the next runs race (sampled every tick, with a live time delta), and at the end a
+ * staff member reviews one run.
  *
  * <p>Run: {@code java-bindings/build.sh && java -cp java-bindings/build/tickreel.jar
  * examples/java/CourseServer.java [output directory]}.
  *
- * <p>Today each run is written with {@link ReplayWriter} (encoding and compression on the calling
- * thread) and the ghost is read back tick by tick with {@link Replay#ticks}. With the live
- * recorder, the ghost cursor and the playhead bound in Java, the same places use
- * {@code Recorder.submit} (a copy and a queue push), {@code GhostCursor} (interpolated pose,
- * splits, live delta) and {@code Playhead} (stepping at any speed).
+ * <p>The server thread never waits on tickreel: {@link Recorder#submit} is a copy and a queue push,
+ * {@link Recorder#finish()} returns a handle polled every tick while the engine compacts, and the
+ * new best run's ghost is loaded in the background ({@link Ghost#loadAsync}) and polled too. The
+ * staff review seeks with {@link Replay#seek}; stepping at any speed will use {@code Playhead}.
  */
 public final class CourseServer {
     static final int TICKS_PER_SECOND = 20;
@@ -41,52 +46,20 @@ public final class CourseServer {
     /** A player on the server. */
     record Racer(int entityId, UUID uuid, String name, double pace) {}
 
-    /** The best run so far: its poses per tick since its start, and its split ticks. */
-    record Ghost(String owner, Path file, List<Pose> poses, List<Integer> splits) {
-        int finishTicks() {
-            return splits.get(splits.size() - 1);
-        }
+    /** The best run so far, as a ghost. */
+    record Best(String owner, int finishTicks, Ghost ghost) {}
 
-        /** The ghost's pose {@code ticks} after the start (it waits at the finish line). */
-        Pose at(int ticks) {
-            return poses.get(Math.min(ticks, poses.size() - 1));
-        }
+    /** A finished run whose final file the engine is still compacting. */
+    record Finishing(Racer racer, int ticks, List<Integer> splits, FinishHandle handle) {}
 
-        /** Reads a recorded run back: the runner's pose at every tick, and the checkpoint ticks. */
-        static Ghost load(String owner, Path file, int entity) {
-            try (Replay replay = Replay.open(file)) {
-                ReplayInfo info = replay.info();
-                int first = info.firstTick().orElseThrow();
-                List<Pose> poses = new ArrayList<>();
-                List<Integer> splits = new ArrayList<>();
-                Pose last = null;
-                for (ReplayTick t : replay.ticks(first, info.lastTick().orElseThrow())) {
-                    for (Event e : t.events()) {
-                        if (e instanceof Event.EntityAdd a && a.entity() == entity) {
-                            last = a.pose();
-                        } else if (e instanceof Event.Moved m && m.entity() == entity) {
-                            last = m.pose();
-                        } else if (e instanceof Event.Teleport tp && tp.entity() == entity) {
-                            last = tp.pose();
-                        } else if (e instanceof Event.Checkpoint c && c.entity() == entity) {
-                            splits.add(t.tick() - first);
-                        }
-                    }
-                    while (poses.size() <= t.tick() - first) {
-                        poses.add(last);
-                    }
-                }
-                return new Ghost(owner, file, poses, splits);
-            }
-        }
-    }
-
-    /** One attempt at the course, recorded to its own file. */
+    /** One attempt at the course, recorded to its own file, racing the best run's ghost. */
     static final class Run implements AutoCloseable {
         final Racer racer;
         final Path file;
-        final ReplayWriter writer;
-        final Ghost ghost;
+        final Recorder recorder;
+        final Best best;
+        final GhostCursor cursor;
+        final LiveDelta delta;
         final int startTick;
         final List<Integer> splits = new ArrayList<>();
         double x;
@@ -97,28 +70,38 @@ public final class CourseServer {
         int checkpoint;
         int flags;
 
-        Run(Racer racer, Path file, int startTick, Ghost ghost) {
+        Run(Engine engine, Racer racer, Path file, int startTick, Best best) {
             this.racer = racer;
             this.file = file;
             this.startTick = startTick;
-            this.ghost = ghost;
-            RecordingOptions options = RecordingOptions.builder()
+            this.best = best;
+            RecorderOptions options = RecorderOptions.builder()
                     .worldId(new UUID(0x5EED, 1))
                     .ticksPerSecond(TICKS_PER_SECOND)
                     .chunkTicks(100)
+                    .overwrite(true)
                     .build();
-            this.writer = ReplayWriter.create(file, options);
-            writer.registerEntity(EntityInfo.player(racer.entityId(), racer.uuid(), racer.name()));
-            writer.putMetadata("course", "canyon");
-            writer.putMetadata("runner", racer.uuid());
-            if (ghost != null) {
-                writer.putMetadata("raced_ghost_of", ghost.owner());
+            this.recorder = engine.startRecording(file, options);
+            recorder.registerPlayer(racer.entityId(), racer.uuid(), racer.name());
+            recorder.setUserMetadata("course", "canyon");
+            recorder.setUserMetadata("runner", racer.uuid());
+            if (best != null) {
+                recorder.setUserMetadata("raced_ghost_of", best.owner());
+                cursor = best.ghost().cursor();
+                delta = best.ghost().liveDelta();
+            } else {
+                cursor = null;
+                delta = null;
             }
         }
 
         @Override
         public void close() {
-            writer.close();
+            recorder.close();
+            if (cursor != null) {
+                cursor.close();
+                delta.close();
+            }
         }
     }
 
@@ -135,69 +118,129 @@ public final class CourseServer {
                 new Racer(103, UUID.nameUUIDFromBytes("kim".getBytes()), "Kim", 0.27));
         Run[] active = new Run[racers.size()];
         int[] restUntil = new int[racers.size()];
-        Ghost best = null;
+        Best best = null;
+        int bestTicks = Integer.MAX_VALUE;
+        GhostLoading nextGhost = null; // the new best run's ghost, loading in the background
+        String nextOwner = null;
+        int nextTicks = 0;
+        List<Finishing> finishing = new ArrayList<>();
         List<Path> finished = new ArrayList<>();
         TickWriter events = new TickWriter(256); // one per server thread, reused every tick
+        GhostSample ghost = new GhostSample(); // reused every tick
         int runs = 0;
 
-        // The server's tick loop (20 ticks/s; simulated here without sleeping).
-        for (int tick = 0; tick < 5 * 60 * TICKS_PER_SECOND; tick++) {
-            for (int i = 0; i < racers.size(); i++) {
-                Racer racer = racers.get(i);
-                Run run = active[i];
-                if (run == null) {
-                    if (tick >= restUntil[i]) {
+        try (Engine engine = new Engine()) { // plugin enable .. disable
+            // The server's tick loop (20 ticks/s; simulated here without sleeping).
+            for (int tick = 0; tick < 5 * 60 * TICKS_PER_SECOND; tick++) {
+                // Completed compactions and ghost loads, polled without waiting.
+                for (Iterator<Finishing> it = finishing.iterator(); it.hasNext(); ) {
+                    Finishing f = it.next();
+                    Path file = f.handle().poll().orElse(null);
+                    if (file == null) {
+                        continue;
+                    }
+                    it.remove();
+                    f.handle().close();
+                    finished.add(file);
+                    if (f.ticks() < bestTicks) {
+                        bestTicks = f.ticks();
+                        if (nextGhost != null) {
+                            nextGhost.close(); // an even better run came in: cancel that load
+                        }
+                        nextGhost = Ghost.loadAsync(file, f.racer().entityId());
+                        nextOwner = f.racer().name();
+                        nextTicks = f.ticks();
+                    }
+                }
+                if (nextGhost != null && nextGhost.isReady()) {
+                    Ghost g = nextGhost.take().orElseThrow();
+                    nextGhost.close();
+                    nextGhost = null;
+                    // Runs in progress keep racing the ghost they started with (cursors hold the data).
+                    if (best != null) {
+                        best.ghost().close();
+                    }
+                    best = new Best(nextOwner, nextTicks, g);
+                    System.out.printf("t=%5d ghost of %s loaded: %.2f s, splits %s%n", tick, nextOwner,
+                            g.durationSeconds(), g.splits().stream().map(s -> s.tick()).toList());
+                }
+
+                for (int i = 0; i < racers.size(); i++) {
+                    Racer racer = racers.get(i);
+                    Run run = active[i];
+                    if (run == null) {
+                        if (tick < restUntil[i]) {
+                            continue;
+                        }
                         Path file = dir.resolve(String.format("run-%03d-%s.reel", ++runs, racer.name().toLowerCase()));
-                        active[i] = new Run(racer, file, tick, best);
+                        run = active[i] = new Run(engine, racer, file, tick, best);
                     }
-                    continue;
+                    events.clear();
+                    if (tick == run.startTick) {
+                        events.entityAdd(racer.entityId(), 0, run.x, run.y, run.z, run.yaw, 0);
+                    } else if (move(run, rng, events)) {
+                        events.pose(racer.entityId(), run.x, run.y, run.z, run.yaw, 10 * Math.sin(tick * 0.2));
+                    }
+                    int flags = (run.y <= GROUND ? EntityFlags.ON_GROUND : 0) | EntityFlags.SPRINTING;
+                    if (flags != run.flags) {
+                        events.flags(racer.entityId(), flags);
+                        run.flags = flags;
+                    }
+                    boolean done = false;
+                    if (run.x >= CHECKPOINTS[run.checkpoint]) {
+                        events.checkpoint(racer.entityId(), run.checkpoint);
+                        run.splits.add(tick - run.startTick);
+                        done = ++run.checkpoint == CHECKPOINTS.length;
+                    }
+                    if (!run.recorder.submit(tick, events)) { // one native call per tick per recording
+                        System.out.println("  tick " + tick + " of " + racer.name() + " dropped (writer behind)");
+                    }
+                    int elapsed = tick - run.startTick;
+                    if (run.cursor != null) {
+                        // Where to draw the ghost this tick, and how far ahead or behind the player is.
+                        run.cursor.sample(elapsed, ghost);
+                        double delta = run.delta.update(elapsed, run.x, run.y, run.z);
+                        if (elapsed % 100 == 50 && !done) {
+                            System.out.printf("  t=%5d %-4s %s vs the ghost of %s (ghost at x=%.1f%s)%n", tick,
+                                    racer.name(), run.delta.formatted(), run.best.owner(), ghost.x(),
+                                    ghost.state() == GhostSample.State.FINISHED ? ", finished" : "");
+                            assert Double.isFinite(delta);
+                        }
+                    }
+                    if (done) {
+                        int time = elapsed;
+                        Finishing f = new Finishing(racer, time, List.copyOf(run.splits), run.recorder.finish());
+                        finishing.add(f);
+                        run.close();
+                        active[i] = null;
+                        restUntil[i] = tick + 2 * TICKS_PER_SECOND;
+                        boolean newBest = time < bestTicks
+                                && finishing.stream().noneMatch(o -> o != f && o.ticks() <= time);
+                        String verdict = newBest ? "  new best: the ghost for the next runs" : "";
+                        String vs = run.delta != null ? " (" + run.delta.formatted() + " at the line)" : "";
+                        System.out.printf("t=%5d %-4s finished in %5.2f s (splits %s)%s%s%n", tick, racer.name(),
+                                time / (double) TICKS_PER_SECOND, run.splits, vs, verdict);
+                    }
                 }
-                events.clear();
-                if (tick == run.startTick) {
-                    events.entityAdd(racer.entityId(), 0, run.x, run.y, run.z, run.yaw, 0);
-                } else if (move(run, rng, events)) {
-                    events.pose(racer.entityId(), run.x, run.y, run.z, run.yaw, 10 * Math.sin(tick * 0.2));
-                }
-                int flags = (run.y <= GROUND ? EntityFlags.ON_GROUND : 0) | EntityFlags.SPRINTING;
-                if (flags != run.flags) {
-                    events.flags(racer.entityId(), flags);
-                    run.flags = flags;
-                }
-                boolean done = false;
-                if (run.x >= CHECKPOINTS[run.checkpoint]) {
-                    events.checkpoint(racer.entityId(), run.checkpoint);
-                    run.splits.add(tick - run.startTick);
-                    done = ++run.checkpoint == CHECKPOINTS.length;
-                }
-                run.writer.writeTick(tick, events); // one native call per tick per recording
-                int elapsed = tick - run.startTick;
-                if (run.ghost != null && elapsed % 200 == 100 && !done) {
-                    double delta = run.ghost.at(elapsed).x() - run.x;
-                    System.out.printf("  t=%5d %-4s %5.1f blocks %s the ghost of %s%n", tick, racer.name(),
-                            Math.abs(delta), delta > 0 ? "behind" : "ahead of", run.ghost.owner());
-                }
-                if (done) {
-                    long size = run.writer.finish();
+            }
+            for (Run run : active) {
+                if (run != null) {
+                    run.recorder.abort(); // unfinished runs at shutdown are discarded
                     run.close();
-                    active[i] = null;
-                    restUntil[i] = tick + 2 * TICKS_PER_SECOND;
-                    finished.add(run.file);
-                    int time = tick - run.startTick;
-                    String verdict = "";
-                    if (best == null || time < best.finishTicks()) {
-                        best = Ghost.load(racer.name(), run.file, racer.entityId());
-                        verdict = "  new best: the ghost for the next runs";
-                    }
-                    System.out.printf("t=%5d %-4s finished in %5.2f s (splits %s, %d bytes)%s%n", tick,
-                            racer.name(), time / (double) TICKS_PER_SECOND, run.splits, size, verdict);
                 }
             }
-        }
-        for (Run run : active) {
-            if (run != null) {
-                run.close(); // unfinished runs at shutdown are discarded
+            for (Finishing f : finishing) {
+                finished.add(f.handle().await());
+                f.handle().close();
             }
-        }
+            if (nextGhost != null) {
+                nextGhost.close();
+            }
+            if (best != null) {
+                best.ghost().close();
+            }
+            System.out.printf("engine: %s%n", engine.stats());
+        } // closing the engine joins its threads: nothing of tickreel runs after plugin disable
 
         // A staff member reviews the last finished run: what it is, where everyone was, its splits.
         Path review = finished.get(finished.size() - 1);

@@ -27,7 +27,9 @@
 //! truncated data, limits, ...) becomes `TickreelException` with a kind code
 //! (see [`kind_code`]); a panic becomes `TickreelException` of kind `INTERNAL`.
 
+mod ghost;
 mod handles;
+mod recorder;
 mod replay;
 mod writer;
 
@@ -37,7 +39,7 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::OnceLock;
 
 use jni::objects::{GlobalRef, JByteBuffer, JClass, JObject, JString, JThrowable, JValue};
-use jni::sys::{JNI_ERR, JNI_VERSION_1_8, jboolean, jint, jlong, jobject};
+use jni::sys::{JNI_ERR, JNI_VERSION_1_8, jboolean, jdouble, jint, jlong, jobject};
 use jni::{JNIEnv, JavaVM, NativeMethod};
 
 use crate::error::Error;
@@ -45,7 +47,7 @@ use handles::{HandleError, Registry};
 
 /// Version of the contract between the Java classes and this library. The Java loader refuses a
 /// library whose version differs (a jar and a library from different builds).
-pub const ABI_VERSION: jint = 1;
+pub const ABI_VERSION: jint = 2;
 
 /// Prefix of the system property naming the bridge class, followed by the loading thread's id.
 pub const BRIDGE_PROPERTY_PREFIX: &str = "tickreel.jni.bridge.";
@@ -116,6 +118,11 @@ impl Fallback for jint {
 impl Fallback for jboolean {
     fn fallback() -> Self {
         0
+    }
+}
+impl Fallback for jdouble {
+    fn fallback() -> Self {
+        0.0
     }
 }
 impl Fallback for jobject {
@@ -387,6 +394,8 @@ fn methods() -> Vec<NativeMethod> {
     ];
     m.extend(writer::methods());
     m.extend(replay::methods());
+    m.extend(recorder::methods());
+    m.extend(ghost::methods());
     m
 }
 

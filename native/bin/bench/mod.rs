@@ -21,16 +21,30 @@ pub struct Args {
     /// Smaller workloads: the same keys in under a minute.
     #[arg(long)]
     pub quick: bool,
+    /// Run only this area (format, record, jni, ghost).
+    #[arg(long)]
+    pub only: Option<String>,
 }
 
 pub fn run(a: Args) -> tickreel::Result<()> {
     let mut out = Figures::new();
     out.insert("quick".into(), Value::Bool(a.quick));
-    format::run(a.quick, &mut out);
-    record::run(a.quick, &mut out);
-    jni::run(a.quick, &mut out);
-    ghost::run(a.quick, &mut out);
-    play::run(a.quick, &mut out);
+    let on = |area: &str| a.only.as_deref().is_none_or(|o| o == area);
+    if on("format") {
+        format::run(a.quick, &mut out);
+    }
+    if on("record") {
+        record::run(a.quick, &mut out);
+    }
+    if on("jni") {
+        jni::run(a.quick, &mut out);
+    }
+    if on("ghost") {
+        ghost::run(a.quick, &mut out);
+    }
+    if on("play") {
+        play::run(a.quick, &mut out);
+    }
     let obj = Value::Object(out);
     if a.json {
         println!("{obj}");

@@ -1,6 +1,12 @@
 package probe;
 
+import io.tickreel.Engine;
 import io.tickreel.EntityInfo;
+import io.tickreel.Ghost;
+import io.tickreel.GhostCursor;
+import io.tickreel.GhostSample;
+import io.tickreel.Recorder;
+import io.tickreel.RecorderOptions;
 import io.tickreel.RecordingOptions;
 import io.tickreel.Replay;
 import io.tickreel.ReplayState;
@@ -55,6 +61,29 @@ public final class PluginProbe implements Function<String, String> {
                         + " names=" + r.entities().size()
                         + " meta=" + r.metadata().get("plugin")
                         + " read=" + r.ticks(0, ticks - 1).size();
+            }
+            // The live write path and a ghost of the recorded run.
+            Path live = dir.resolve("live.reel");
+            try (Engine engine = new Engine();
+                    Recorder rec = engine.startRecording(live, RecorderOptions.builder().overwrite(true).build())) {
+                rec.registerPlayer(1, new UUID(7, 1), "player1");
+                TickWriter t = new TickWriter(64);
+                for (int tick = 0; tick < ticks; tick++) {
+                    t.clear();
+                    if (tick == 0) {
+                        t.entityAdd(1, 0, 0, 64, 0, 0, 0);
+                    } else {
+                        t.pose(1, tick * 0.5, 64, 0, 0, 0);
+                    }
+                    if (!rec.submit(tick, t)) {
+                        return "failed: tick " + tick + " dropped";
+                    }
+                }
+                rec.finish().await();
+            }
+            try (Ghost ghost = Ghost.load(live, 1); GhostCursor cursor = ghost.cursor()) {
+                GhostSample s = cursor.sample(100, new GhostSample());
+                seen += " live=" + ghost.durationTicks() + " ghostX=" + s.x();
             }
             Path bad = dir.resolve("bad.reel");
             Files.write(bad, new byte[300]);

@@ -10,7 +10,7 @@ import java.nio.ByteBuffer;
  */
 final class NativeBridge {
     /** Must equal the library's {@code ABI_VERSION} (native/jni/mod.rs). */
-    static final int ABI_VERSION = 1;
+    static final int ABI_VERSION = 2;
 
     private NativeBridge() {}
 
@@ -51,4 +51,78 @@ final class NativeBridge {
     static native long[] replayVerify(long handle);
 
     static native byte[] replayTicks(long handle, int from, int to);
+
+    // --- Engine, Recorder, FinishHandle (native/jni/recorder.rs) ---
+
+    static native long engineNew(long[] options);
+
+    static native long[] engineStats(long handle);
+
+    /** Shuts the engine down, joins its threads and closes the handle; idempotent. */
+    static native void engineClose(long handle);
+
+    /** Test hook: holds the engine's writer threads while {@code stalled}. */
+    static native void engineSetWritersStalled(long handle, boolean stalled);
+
+    static native long recorderStart(long engine, String path, long[] options);
+
+    /** One tick: {@code true} if queued, {@code false} if dropped by the drop policy. */
+    static native boolean recorderSubmit(long handle, int tick, ByteBuffer batch, int offset, int length);
+
+    static native void recorderPlayerLeft(long handle, int entity);
+
+    static native void recorderSnapshot(long handle, byte[] snapshot);
+
+    static native void recorderRegisterEntity(
+            long handle, int id, int kind, boolean hasUuid, long uuidMsb, long uuidLsb, String name);
+
+    static native void recorderRegisterEventType(long handle, int id, String name, int version);
+
+    static native void recorderPutMetadata(long handle, byte[] nbtCompound);
+
+    static native void recorderFlush(long handle);
+
+    static native long[] recorderStats(long handle);
+
+    static native void recorderStatus(long handle);
+
+    static native long recorderFinish(long handle);
+
+    static native void recorderAbort(long handle);
+
+    static native String finishPoll(long handle);
+
+    static native boolean finishIsDone(long handle);
+
+    static native String finishAwait(long handle, long timeoutNanos);
+
+    // --- Ghosts (native/jni/ghost.rs) ---
+
+    static native long ghostLoad(String path, int entity, int startKind, int start, int endKind, int end);
+
+    static native long ghostLoadAsync(String path, int entity, int startKind, int start, int endKind, int end);
+
+    static native boolean ghostLoadingIsReady(long handle);
+
+    static native long ghostLoadingTake(long handle);
+
+    static native long[] ghostInfo(long handle);
+
+    static native double ghostTickRate(long handle);
+
+    static native long[] ghostSplits(long handle);
+
+    static native long ghostCursorNew(long ghost);
+
+    static native void ghostCursorSample(long handle, double ticks, double[] out);
+
+    static native void ghostCursorSetTimeShift(long handle, double ticks);
+
+    static native long liveDeltaNew(long ghost);
+
+    static native double liveDeltaUpdate(long handle, double liveTicks, double x, double y, double z, double[] out);
+
+    static native void liveDeltaSetTimeShift(long handle, double ticks);
+
+    static native void liveDeltaReset(long handle);
 }

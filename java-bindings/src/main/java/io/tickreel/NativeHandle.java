@@ -2,6 +2,7 @@ package io.tickreel;
 
 import java.lang.ref.Cleaner;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongConsumer;
 
 /**
  * One native handle owned by a public object: closed explicitly by {@link #close()}, or by a
@@ -15,16 +16,18 @@ final class NativeHandle {
     /** The cleaning action; must not reference the owner. */
     private static final class State implements Runnable {
         final AtomicLong handle;
+        final LongConsumer closer;
 
-        State(long handle) {
+        State(long handle, LongConsumer closer) {
             this.handle = new AtomicLong(handle);
+            this.closer = closer;
         }
 
         @Override
         public void run() {
             long h = handle.getAndSet(0);
             if (h != 0) {
-                NativeBridge.close(h);
+                closer.accept(h);
             }
         }
     }
@@ -34,10 +37,15 @@ final class NativeHandle {
     private final String what;
 
     NativeHandle(Object owner, long handle, String what) {
+        this(owner, handle, what, NativeBridge::close);
+    }
+
+    /** A handle closed by {@code closer} (which must not reference the owner). */
+    NativeHandle(Object owner, long handle, String what, LongConsumer closer) {
         if (handle == 0) {
             throw new TickreelException(TickreelException.Kind.INTERNAL, "native returned no handle for " + what);
         }
-        this.state = new State(handle);
+        this.state = new State(handle, closer);
         this.cleanable = CLEANER.register(owner, state);
         this.what = what;
     }

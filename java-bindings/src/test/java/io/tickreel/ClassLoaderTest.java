@@ -24,7 +24,7 @@ import org.junit.jupiter.api.io.TempDir;
  * relocated into another package (as the shade plugin does).
  */
 class ClassLoaderTest {
-    private static final String EXPECTED = "ok ticks=120 entities=3 x2=31.75 names=3 meta=probe read=120";
+    private static final String EXPECTED = "ok ticks=120 entities=3 x2=31.75 names=3 meta=probe read=120 live=119 ghostX=50.0";
 
     /** Compiles the probe against the given bindings classpath. */
     private static Path compileProbe(Path probeSources, String classPath, Path out) throws Exception {
@@ -115,6 +115,15 @@ class ClassLoaderTest {
             assertTrue(result.startsWith(EXPECTED + " error=shaded.plugin.tickreel.TickreelException:CORRUPT library="),
                     result);
             // Misuse in the relocated copy raises the JDK exceptions, as in the original.
+            Class<?> engine = loader.loadClass(pkg + ".Engine");
+            Object eng = engine.getConstructor().newInstance();
+            engine.getMethod("close").invoke(eng);
+            try {
+                engine.getMethod("stats").invoke(eng);
+                throw new AssertionError("stats after close succeeded");
+            } catch (java.lang.reflect.InvocationTargetException x) {
+                assertEquals(IllegalStateException.class, x.getCause().getClass());
+            }
             Class<?> writer = loader.loadClass(pkg + ".ReplayWriter");
             Class<?> options = loader.loadClass(pkg + ".RecordingOptions");
             Object w = writer.getMethod("create", Path.class, options)
@@ -210,8 +219,8 @@ class ClassLoaderTest {
         assertTrue(renamed.getMessage().contains("replayTicks"), renamed.getMessage());
         // Same methods, different contract version.
         Throwable abi = loadModifiedCopy(dir, "mismatch.abi",
-                "static final int ABI_VERSION = 1;", "static final int ABI_VERSION = 999;");
+                "static final int ABI_VERSION = 2;", "static final int ABI_VERSION = 999;");
         assertEquals("mismatch.abi.TickreelException", abi.getClass().getName());
-        assertTrue(abi.getMessage().contains("ABI version 1"), abi.getMessage());
+        assertTrue(abi.getMessage().contains("ABI version 2"), abi.getMessage());
     }
 }

@@ -1,0 +1,82 @@
+package io.tickreel;
+
+import java.nio.file.Path;
+import java.util.Objects;
+
+/**
+ * The recording runtime of a server: background writer thread(s) and a compaction worker shared by
+ * every {@link Recorder}. Create one when the plugin enables, close it when it disables.
+ *
+ * <pre>{@code
+ * try (Engine engine = new Engine(EngineOptions.defaults())) {
+ *     Recorder rec = engine.startRecording(path, RecorderOptions.defaults());
+ *     ...
+ * }
+ * }</pre>
+ *
+ * <p>{@link #close()} flushes and closes the recordings still open (they stay resumable), lets
+ * pending compactions complete and joins every background thread before it returns, so no native
+ * thread outlives it (the JVM may unload the library once the plugin's class loader is collected).
+ * It is idempotent and safe while other threads call the engine or its recorders: those calls
+ * complete or fail with {@link IllegalStateException}. A {@link java.lang.ref.Cleaner} shuts a
+ * forgotten engine down.
+ */
+public final class Engine implements AutoCloseable {
+    private final NativeHandle handle;
+
+    /** An engine with the {@linkplain EngineOptions#defaults() default options}. */
+    public Engine() {
+        this(EngineOptions.defaults());
+    }
+
+    /**
+     * Starts an engine (its threads start now).
+     *
+     * @throws TickreelException if the native library cannot be loaded or a thread cannot start
+     */
+    public Engine(EngineOptions options) {
+        Objects.requireNonNull(options, "options");
+        NativeLoader.ensureLoaded();
+        this.handle = new NativeHandle(this, NativeBridge.engineNew(options.toNative()), "Engine",
+                NativeBridge::engineClose);
+    }
+
+    /**
+     * Starts (or, if its live directory exists after a crash or a {@link Recorder#close()}, resumes)
+     * the recording whose final file is {@code path}. Costs no file until the first flush.
+     *
+     * @throws IllegalStateException if the engine is closed, or {@code path} is a finished recording
+     *     and {@link RecorderOptions.Builder#overwrite(boolean)} is not set
+     * @throws TickreelException of kind {@code LOCKED} if the path is already being recorded
+     */
+    public Recorder startRecording(Path path, RecorderOptions options) {
+        Objects.requireNonNull(path, "path");
+        Objects.requireNonNull(options, "options");
+        long h = NativeBridge.recorderStart(handle.get(), path.toString(), options.toNative());
+        return new Recorder(this, path, h);
+    }
+
+    /** Engine-wide counters. */
+    public EngineStats stats() {
+        return EngineStats.fromNative(NativeBridge.engineStats(handle.get()));
+    }
+
+    /** Whether {@link #close()} was called. */
+    public boolean isClosed() {
+        return handle.isClosed();
+    }
+
+    /**
+     * Test hook, not an API: holds the writer threads before their next message while {@code
+     * stalled} (used by the benchmark to measure the server thread's own cost).
+     */
+    void setWritersStalled(boolean stalled) {
+        NativeBridge.engineSetWritersStalled(handle.get(), stalled);
+    }
+
+    /** Shuts the engine down and joins its threads. Idempotent. */
+    @Override
+    public void close() {
+        handle.close();
+    }
+}

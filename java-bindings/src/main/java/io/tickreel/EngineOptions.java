@@ -1,0 +1,105 @@
+package io.tickreel;
+
+/**
+ * Options of an {@link Engine}: writer threads, queue size and memory budget. Immutable; build one
+ * with {@link #builder()}. {@link #defaults()} suits one server (one writer thread).
+ */
+public final class EngineOptions {
+    private final int writerThreads;
+    private final int queueCapacity;
+    private final long maxInflightBytes;
+    private final int poolBuffers;
+
+    private EngineOptions(Builder b) {
+        writerThreads = b.writerThreads;
+        queueCapacity = b.queueCapacity;
+        maxInflightBytes = b.maxInflightBytes;
+        poolBuffers = b.poolBuffers;
+    }
+
+    /** A builder with the defaults. */
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** One writer thread, 65,536 queued ticks, 64 MiB in flight, 4,096 pooled buffers. */
+    public static EngineOptions defaults() {
+        return builder().build();
+    }
+
+    /** Writer threads; recordings are spread over them. */
+    public int writerThreads() {
+        return writerThreads;
+    }
+
+    /** Tick messages that may wait in each writer's queue. */
+    public int queueCapacity() {
+        return queueCapacity;
+    }
+
+    /** Bytes of submitted ticks that may be in flight, engine-wide. */
+    public long maxInflightBytes() {
+        return maxInflightBytes;
+    }
+
+    /** Reusable tick buffers kept in the pool. */
+    public int poolBuffers() {
+        return poolBuffers;
+    }
+
+    /** The native options array (layout: native/jni/recorder.rs {@code ENGINE_OPTIONS_LEN}). */
+    long[] toNative() {
+        return new long[] {writerThreads, queueCapacity, maxInflightBytes, poolBuffers};
+    }
+
+    /** Builds {@link EngineOptions}; every setter checks its argument. */
+    public static final class Builder {
+        private int writerThreads = 1;
+        private int queueCapacity = 65_536;
+        private long maxInflightBytes = 64L << 20;
+        private int poolBuffers = 4096;
+
+        private Builder() {}
+
+        /** Writer threads (default 1). */
+        public Builder writerThreads(int n) {
+            if (n <= 0 || n > 64) {
+                throw new IllegalArgumentException("writer threads must be in 1..64, got " + n);
+            }
+            writerThreads = n;
+            return this;
+        }
+
+        /** Tick messages that may wait in each writer's queue (default 65,536). */
+        public Builder queueCapacity(int n) {
+            if (n <= 0) {
+                throw new IllegalArgumentException("queue capacity must be positive, got " + n);
+            }
+            queueCapacity = n;
+            return this;
+        }
+
+        /** Bytes of submitted ticks that may be in flight before backpressure applies (default 64 MiB). */
+        public Builder maxInflightBytes(long bytes) {
+            if (bytes <= 0) {
+                throw new IllegalArgumentException("in-flight byte budget must be positive, got " + bytes);
+            }
+            maxInflightBytes = bytes;
+            return this;
+        }
+
+        /** Reusable tick buffers kept in the pool (default 4,096). */
+        public Builder poolBuffers(int n) {
+            if (n < 0) {
+                throw new IllegalArgumentException("pooled buffers must not be negative, got " + n);
+            }
+            poolBuffers = n;
+            return this;
+        }
+
+        /** The options. */
+        public EngineOptions build() {
+            return new EngineOptions(this);
+        }
+    }
+}

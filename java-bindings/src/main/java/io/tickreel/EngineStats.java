@@ -1,0 +1,29 @@
+package io.tickreel;
+
+/**
+ * Engine-wide counters, a snapshot taken by {@link Engine#stats()}.
+ *
+ * @param activeRecordings recordings open in the engine
+ * @param queueDepth messages waiting in the writers' queues
+ * @param inflightBytes bytes of submitted ticks not yet written
+ * @param droppedTicks ticks dropped by backpressure, all recordings
+ * @param bytesWritten compressed bytes written to live recordings
+ * @param lastFlushLatencyMicros duration of the last flush
+ * @param compactionsPending finished recordings waiting for or in compaction
+ * @param compactionsDone compactions completed
+ * @param compactionsFailed compactions that failed
+ */
+public record EngineStats(
+        long activeRecordings,
+        long queueDepth,
+        long inflightBytes,
+        long droppedTicks,
+        long bytesWritten,
+        long lastFlushLatencyMicros,
+        long compactionsPending,
+        long compactionsDone,
+        long compactionsFailed) {
+    static EngineStats fromNative(long[] v) {
+        return new EngineStats(v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8]);
+    }
+}

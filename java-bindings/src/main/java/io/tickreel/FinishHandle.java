@@ -1,0 +1,73 @@
+package io.tickreel;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * The completion of {@link Recorder#finish()}: the compaction worker writes the final {@code .reel}
+ * file in the background; the server thread polls ({@link #poll()}, {@link #isDone()}, never
+ * blocking) or another thread waits ({@link #await()}). A failed compaction is thrown by these
+ * methods as {@link TickreelException}; the live directory is then kept for {@code tickreel
+ * recover}.
+ */
+public final class FinishHandle implements AutoCloseable {
+    private final NativeHandle handle;
+
+    FinishHandle(long h) {
+        this.handle = new NativeHandle(this, h, "FinishHandle");
+    }
+
+    /** Whether compaction has completed (successfully or not). Never blocks. */
+    public boolean isDone() {
+        return NativeBridge.finishIsDone(handle.get());
+    }
+
+    /**
+     * The final file once compaction has completed, empty while it runs. Never blocks.
+     *
+     * @throws TickreelException if compaction failed
+     */
+    public Optional<Path> poll() {
+        return path(NativeBridge.finishPoll(handle.get()));
+    }
+
+    /**
+     * Waits for compaction to complete and returns the final file.
+     *
+     * @throws TickreelException if compaction failed
+     */
+    public Path await() {
+        return path(NativeBridge.finishAwait(handle.get(), -1)).orElseThrow();
+    }
+
+    /**
+     * Waits up to {@code timeout}; the final file, or empty if compaction is still running.
+     *
+     * @throws TickreelException if compaction failed
+     */
+    public Optional<Path> await(Duration timeout) {
+        Objects.requireNonNull(timeout, "timeout");
+        long nanos = timeout.isNegative() ? 0 : saturatedNanos(timeout);
+        return path(NativeBridge.finishAwait(handle.get(), nanos));
+    }
+
+    private static long saturatedNanos(Duration d) {
+        try {
+            return d.toNanos();
+        } catch (ArithmeticException e) {
+            return Long.MAX_VALUE;
+        }
+    }
+
+    private static Optional<Path> path(String p) {
+        return p == null ? Optional.empty() : Optional.of(Path.of(p));
+    }
+
+    /** Releases the handle (compaction goes on). Idempotent. */
+    @Override
+    public void close() {
+        handle.close();
+    }
+}

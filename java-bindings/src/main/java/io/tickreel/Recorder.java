@@ -1,0 +1,183 @@
+package io.tickreel;
+
+import java.nio.ByteBuffer;
+import java.nio.file.Path;
+import java.util.Map;
+import java.util.Objects;
+import java.util.UUID;
+
+/**
+ * One live recording, started by {@link Engine#startRecording}. The server thread encodes each
+ * tick with a reused {@link TickWriter} and hands it over with {@link #submit(int, TickWriter)}:
+ * one native call that copies the bytes into a pooled buffer and pushes them onto the writer's
+ * queue (no I/O, no compression on the server thread). Ticks must be submitted in increasing order,
+ * from one thread at a time; the other methods may be called from any thread.
+ *
+ * <pre>{@code
+ * Recorder rec = engine.startRecording(path, RecorderOptions.defaults());
+ * rec.registerPlayer(7, player.getUniqueId(), player.getName());
+ * TickWriter t = new TickWriter();
+ * for (...) rec.submit(tick, t.clear().pose(7, x, y, z, yaw, pitch));
+ * Path file = rec.finish().await();   // or poll() from the tick loop
+ * }</pre>
+ *
+ * <p>{@link #finish()} compacts into the final file; {@link #abort()} throws the recording away;
+ * {@link #close()} on a recording still open flushes it and leaves it resumable ({@code
+ * startRecording} on the same path continues it). After finish, abort or close, calls throw
+ * {@link IllegalStateException}, as do calls after the engine was closed.
+ */
+public final class Recorder implements AutoCloseable {
+    private final NativeHandle handle;
+    private final Path path;
+    /** Keeps the engine reachable (its cleaner would shut it down) while this recorder is. */
+    private final Engine engine;
+
+    Recorder(Engine engine, Path path, long h) {
+        this.engine = engine;
+        this.path = path;
+        this.handle = new NativeHandle(this, h, "Recorder");
+    }
+
+    /** The final {@code .reel} path of this recording. */
+    public Path path() {
+        return path;
+    }
+
+    /** The engine this recording runs in. */
+    public Engine engine() {
+        return engine;
+    }
+
+    /**
+     * Queues one tick's events: one native call, a copy and a queue push.
+     *
+     * @param tick the tick number, after the previous one submitted
+     * @param events the tick's events; may be cleared and reused once this returns
+     * @return {@code true} if queued, {@code false} if dropped by the {@linkplain
+     *     RecorderOptions.Builder#backpressureDrop() drop policy} (counted and recorded as a gap)
+     * @throws TickreelException of kind {@code BACKPRESSURE} if the {@linkplain
+     *     RecorderOptions.Builder#backpressureBlock block policy}'s deadline expired (the tick is
+     *     dropped and recorded as a gap)
+     * @throws IllegalArgumentException for a tick not after the previous one, or an oversized batch
+     * @throws IllegalStateException if the recording or its engine is closed or finished
+     */
+    public boolean submit(int tick, TickWriter events) {
+        long h = handle.get();
+        ByteBuffer buf = events.sealDirect();
+        return NativeBridge.recorderSubmit(h, tick, buf, 0, events.size());
+    }
+
+    /**
+     * Queues one tick already in the tick batch encoding: the bytes between the buffer's position
+     * and limit. The buffer must be direct and must not change during the call.
+     *
+     * @return {@code true} if queued, {@code false} if dropped by the drop policy
+     * @throws IllegalArgumentException for a heap buffer
+     */
+    public boolean submit(int tick, ByteBuffer batch) {
+        Objects.requireNonNull(batch, "batch");
+        long h = handle.get();
+        if (!batch.isDirect()) {
+            throw new IllegalArgumentException("the batch must be a direct ByteBuffer");
+        }
+        return NativeBridge.recorderSubmit(h, tick, batch, batch.position(), batch.remaining());
+    }
+
+    /**
+     * A player left: triggers a flush (per the flush policy) so that their part is durable. Record
+     * the {@code PlayerLeave} event itself in the tick ({@link TickWriter#playerLeave}).
+     */
+    public void playerLeft(int entity) {
+        NativeBridge.recorderPlayerLeft(handle.get(), entity);
+    }
+
+    /** Supplies snapshot bytes (the game's blocks and entities); the next tick starts a chunk with them. */
+    public void offerSnapshot(byte[] snapshot) {
+        Objects.requireNonNull(snapshot, "snapshot");
+        NativeBridge.recorderSnapshot(handle.get(), snapshot);
+    }
+
+    /** Records who an entity is (replaces an earlier registration of the same id). */
+    public void registerEntity(EntityInfo entity) {
+        Objects.requireNonNull(entity, "entity");
+        UUID u = entity.uuid();
+        NativeBridge.recorderRegisterEntity(handle.get(), entity.id(), entity.kind(), u != null,
+                u != null ? u.getMostSignificantBits() : 0, u != null ? u.getLeastSignificantBits() : 0,
+                entity.name());
+    }
+
+    /** Records a player: {@code registerEntity(EntityInfo.player(entity, uuid, name))}. */
+    public void registerPlayer(int entity, UUID uuid, String name) {
+        registerEntity(EntityInfo.player(entity, uuid, name));
+    }
+
+    /** Registers a custom event type (replaces an earlier registration of the same id). */
+    public void registerEventType(EventType type) {
+        Objects.requireNonNull(type, "type");
+        NativeBridge.recorderRegisterEventType(handle.get(), type.id(), type.name(), type.version());
+    }
+
+    /**
+     * Sets one user metadata key (NBT-friendly values: numbers, strings, arrays, lists, maps,
+     * UUIDs; see {@link Replay#metadata()}). The key {@code "tickreel"} is reserved.
+     */
+    public void setUserMetadata(String key, Object value) {
+        Objects.requireNonNull(key, "key");
+        Objects.requireNonNull(value, "value");
+        setUserMetadata(Map.of(key, value));
+    }
+
+    /** Sets several user metadata keys at once. */
+    public void setUserMetadata(Map<String, ?> entries) {
+        Objects.requireNonNull(entries, "entries");
+        if (entries.containsKey("tickreel")) {
+            throw new IllegalArgumentException("the metadata key \"tickreel\" is reserved for the library");
+        }
+        NativeBridge.recorderPutMetadata(handle.get(), Nbt.writeRoot(entries));
+    }
+
+    /** Asks the writer to flush now; returns once every tick submitted so far is durable. */
+    public void flush() {
+        NativeBridge.recorderFlush(handle.get());
+    }
+
+    /** Counters of this recording. */
+    public RecorderStats stats() {
+        return RecorderStats.fromNative(NativeBridge.recorderStats(handle.get()));
+    }
+
+    /**
+     * Checks the writer's status for this recording.
+     *
+     * @throws IllegalStateException with the writer's last error (a malformed tick, an I/O error)
+     */
+    public void status() {
+        NativeBridge.recorderStatus(handle.get());
+    }
+
+    /**
+     * Ends the recording: remaining ticks are written, then the compaction worker produces the
+     * final file. Returns at once; the handle says when the file is ready.
+     *
+     * @throws IllegalStateException if the recording was already finished, aborted or closed
+     */
+    public FinishHandle finish() {
+        return new FinishHandle(NativeBridge.recorderFinish(handle.get()));
+    }
+
+    /** Throws the recording away: queued ticks are discarded and its live directory is removed. */
+    public void abort() {
+        NativeBridge.recorderAbort(handle.get());
+    }
+
+    /**
+     * Releases the recorder. A recording still open is flushed and closed and stays resumable;
+     * after {@link #finish()} or {@link #abort()} this only releases the handle. Idempotent.
+     * The writer releases the path asynchronously: to resume the recording at once in the same
+     * process, do it after {@link Engine#close()} (in a new engine).
+     */
+    @Override
+    public void close() {
+        handle.close();
+    }
+}

@@ -1,0 +1,294 @@
+package io.tickreel;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Objects;
+import java.util.UUID;
+
+/**
+ * Options of one live recording ({@link Engine#startRecording}): identity (world, tick rate, game
+ * data version), chunking of the live segments, when they are flushed, what happens when the
+ * writer falls behind (backpressure), and how {@link Recorder#finish()} compacts. Immutable; build
+ * one with {@link #builder()}.
+ */
+public final class RecorderOptions {
+    /** What {@link Recorder#submit} does when the writer cannot keep up. */
+    public enum Backpressure {
+        /** Wait up to the deadline for room; then drop the tick and throw {@code BACKPRESSURE}. */
+        BLOCK,
+        /** Drop the tick at once (counted, recorded as a gap); {@code submit} returns {@code false}. */
+        DROP
+    }
+
+    private final RecordingOptions recording;
+    private final int flushBytes;
+    private final Duration flushInterval;
+    private final boolean flushOnPlayerLeave;
+    private final Backpressure backpressure;
+    private final Duration blockDeadline;
+    private final int compactionLevel;
+    private final int compactionChunkTicks;
+    private final boolean verifyCompaction;
+    private final int maxBatchBytes;
+    private final boolean overwrite;
+
+    private RecorderOptions(Builder b) {
+        recording = b.recording.build();
+        flushBytes = b.flushBytes;
+        flushInterval = b.flushInterval;
+        flushOnPlayerLeave = b.flushOnPlayerLeave;
+        backpressure = b.backpressure;
+        blockDeadline = b.blockDeadline;
+        compactionLevel = b.compactionLevel;
+        compactionChunkTicks = b.compactionChunkTicks;
+        verifyCompaction = b.verifyCompaction;
+        maxBatchBytes = b.maxBatchBytes;
+        overwrite = b.overwrite;
+    }
+
+    /** A builder with the defaults. */
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /**
+     * The defaults: 20 ticks/s, 10 s chunks (zstd 3), flush every 5 s or 256 KiB or when a player
+     * leaves, block up to 50 ms under backpressure, compact at zstd 9 and verify, started now.
+     */
+    public static RecorderOptions defaults() {
+        return builder().build();
+    }
+
+    /** Identity and chunking (as for a {@link ReplayWriter}). */
+    public RecordingOptions recording() {
+        return recording;
+    }
+
+    /** Compressed bytes waiting that trigger a flush. */
+    public int flushBytes() {
+        return flushBytes;
+    }
+
+    /** Longest time between flushes while ticks arrive. */
+    public Duration flushInterval() {
+        return flushInterval;
+    }
+
+    /** Whether a leaving player triggers a flush. */
+    public boolean flushOnPlayerLeave() {
+        return flushOnPlayerLeave;
+    }
+
+    /** The backpressure policy. */
+    public Backpressure backpressure() {
+        return backpressure;
+    }
+
+    /** How long {@link Backpressure#BLOCK} waits for room. */
+    public Duration blockDeadline() {
+        return blockDeadline;
+    }
+
+    /** The zstd level of the compacted file. */
+    public int compactionLevel() {
+        return compactionLevel;
+    }
+
+    /** Chunk span of the compacted file, in ticks. */
+    public int compactionChunkTicks() {
+        return compactionChunkTicks;
+    }
+
+    /** Whether the compacted file is read back and checked before {@code finish} reports success. */
+    public boolean verifyCompaction() {
+        return verifyCompaction;
+    }
+
+    /** Largest accepted tick batch in bytes. */
+    public int maxBatchBytes() {
+        return maxBatchBytes;
+    }
+
+    /** Whether an existing finished file at the path is replaced. */
+    public boolean overwrite() {
+        return overwrite;
+    }
+
+    /** The native options array (layout: native/jni/recorder.rs {@code RECORDER_OPTIONS_LEN}). */
+    long[] toNative() {
+        long[] base = recording.toNative();
+        long[] all = java.util.Arrays.copyOf(base, base.length + 10);
+        int i = base.length;
+        all[i++] = flushBytes;
+        all[i++] = flushInterval.toMillis();
+        all[i++] = flushOnPlayerLeave ? 1 : 0;
+        all[i++] = backpressure == Backpressure.DROP ? 1 : 0;
+        all[i++] = blockDeadline.toNanos();
+        all[i++] = compactionLevel;
+        all[i++] = compactionChunkTicks;
+        all[i++] = verifyCompaction ? 1 : 0;
+        all[i++] = maxBatchBytes;
+        all[i] = overwrite ? 1 : 0;
+        return all;
+    }
+
+    /** Builds {@link RecorderOptions}; every setter checks its argument. */
+    public static final class Builder {
+        private final RecordingOptions.Builder recording = RecordingOptions.builder();
+        private int flushBytes = 256 << 10;
+        private Duration flushInterval = Duration.ofSeconds(5);
+        private boolean flushOnPlayerLeave = true;
+        private Backpressure backpressure = Backpressure.BLOCK;
+        private Duration blockDeadline = Duration.ofMillis(50);
+        private int compactionLevel = 9;
+        private int compactionChunkTicks = 200;
+        private boolean verifyCompaction = true;
+        private int maxBatchBytes = 1 << 20;
+        private boolean overwrite;
+
+        private Builder() {}
+
+        /** The world's id (default: all zero). */
+        public Builder worldId(UUID id) {
+            recording.worldId(id);
+            return this;
+        }
+
+        /** The world's version (default: all zero). */
+        public Builder worldVersion(UUID version) {
+            recording.worldVersion(version);
+            return this;
+        }
+
+        /** When the recording started (default: when {@link #build()} is called). */
+        public Builder startedAt(Instant t) {
+            recording.startedAt(t);
+            return this;
+        }
+
+        /** The game's tick rate (default 20). */
+        public Builder ticksPerSecond(double rate) {
+            recording.ticksPerSecond(rate);
+            return this;
+        }
+
+        /** The game's own data version, e.g. a Minecraft data version (default 0). */
+        public Builder gameDataVersion(int version) {
+            recording.gameDataVersion(version);
+            return this;
+        }
+
+        /** Most ticks one live chunk spans (default 200). */
+        public Builder chunkTicks(int ticks) {
+            recording.chunkTicks(ticks);
+            return this;
+        }
+
+        /** Cut a live chunk once its uncompressed payload reaches this many bytes (default 1 MiB). */
+        public Builder chunkBytes(int bytes) {
+            recording.chunkBytes(bytes);
+            return this;
+        }
+
+        /** Ticks between snapshots (default 600). */
+        public Builder snapshotInterval(int ticks) {
+            recording.snapshotInterval(ticks);
+            return this;
+        }
+
+        /** The zstd level of the live segments, -7..22 (default 3: fast). */
+        public Builder compressionLevel(int level) {
+            recording.compressionLevel(level);
+            return this;
+        }
+
+        /** Flush once this many compressed bytes are waiting (default 256 KiB). */
+        public Builder flushBytes(int bytes) {
+            if (bytes <= 0) {
+                throw new IllegalArgumentException("flush bytes must be positive, got " + bytes);
+            }
+            flushBytes = bytes;
+            return this;
+        }
+
+        /** Flush at least this often while ticks arrive (default 5 s). */
+        public Builder flushInterval(Duration interval) {
+            Objects.requireNonNull(interval, "interval");
+            if (interval.isNegative() || interval.isZero()) {
+                throw new IllegalArgumentException("flush interval must be positive, got " + interval);
+            }
+            flushInterval = interval;
+            return this;
+        }
+
+        /** Flush when a player leaves (a {@code PlayerLeave} event or {@link Recorder#playerLeft}); default true. */
+        public Builder flushOnPlayerLeave(boolean on) {
+            flushOnPlayerLeave = on;
+            return this;
+        }
+
+        /**
+         * Under backpressure, wait up to {@code deadline} for room, then drop the tick and throw
+         * {@link TickreelException} of kind {@code BACKPRESSURE} (the default, 50 ms).
+         */
+        public Builder backpressureBlock(Duration deadline) {
+            Objects.requireNonNull(deadline, "deadline");
+            if (deadline.isNegative()) {
+                throw new IllegalArgumentException("deadline must not be negative, got " + deadline);
+            }
+            backpressure = Backpressure.BLOCK;
+            blockDeadline = deadline;
+            return this;
+        }
+
+        /** Under backpressure, drop the tick at once: {@link Recorder#submit} returns {@code false}. */
+        public Builder backpressureDrop() {
+            backpressure = Backpressure.DROP;
+            return this;
+        }
+
+        /** The zstd level of the compacted file, -7..22 (default 9). */
+        public Builder compactionLevel(int level) {
+            if (level < -7 || level > 22) {
+                throw new IllegalArgumentException("compaction level must be in -7..22, got " + level);
+            }
+            compactionLevel = level;
+            return this;
+        }
+
+        /** Chunk span of the compacted file in ticks (default 200). */
+        public Builder compactionChunkTicks(int ticks) {
+            if (ticks <= 0) {
+                throw new IllegalArgumentException("compaction chunk ticks must be positive, got " + ticks);
+            }
+            compactionChunkTicks = ticks;
+            return this;
+        }
+
+        /** Read the compacted file back and check it before reporting success (default true). */
+        public Builder verifyCompaction(boolean verify) {
+            verifyCompaction = verify;
+            return this;
+        }
+
+        /** Largest accepted tick batch in bytes (default 1 MiB). */
+        public Builder maxBatchBytes(int bytes) {
+            if (bytes < 2) {
+                throw new IllegalArgumentException("max batch bytes must be at least 2, got " + bytes);
+            }
+            maxBatchBytes = bytes;
+            return this;
+        }
+
+        /** Replace an existing finished file at the path instead of refusing (default false). */
+        public Builder overwrite(boolean replace) {
+            overwrite = replace;
+            return this;
+        }
+
+        /** The options. */
+        public RecorderOptions build() {
+            return new RecorderOptions(this);
+        }
+    }
+}

@@ -1,0 +1,310 @@
+package io.tickreel;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.ByteBuffer;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Records through {@link Engine} and {@link Recorder} (the live write path) and reads back with {@link Replay}. */
+class RecorderTest {
+    static final int PLAYERS = 3;
+
+    static double x(int p, int tick) {
+        return p * 10 + tick * 0.2806;
+    }
+
+    static double z(int tick) {
+        return Math.sin(tick * 0.1);
+    }
+
+    /** Submits ticks {@code from..to-1} of a three-player run. */
+    static void submitTicks(Recorder rec, TickWriter t, int from, int to) {
+        for (int tick = from; tick < to; tick++) {
+            t.clear();
+            for (int p = 1; p <= PLAYERS; p++) {
+                if (tick == 0) {
+                    t.entityAdd(p, 0, x(p, 0), 64, z(0), 0, 0);
+                } else {
+                    t.pose(p, x(p, tick), 64 + (tick % 10) * 0.1, z(tick), tick * 2.5, -5);
+                }
+            }
+            if (tick == 30) {
+                t.flags(1, EntityFlags.ON_GROUND).checkpoint(1, 0);
+            }
+            assertTrue(rec.submit(tick, t), "queued");
+        }
+    }
+
+    static RecorderOptions options() {
+        return RecorderOptions.builder()
+                .worldId(ReplayTest.WORLD)
+                .gameDataVersion(3955)
+                .chunkTicks(50)
+                .compactionChunkTicks(100)
+                .flushInterval(Duration.ofMillis(200))
+                .build();
+    }
+
+    @Test
+    void recordsThroughTheEngineAndReadsBack(@TempDir Path dir) {
+        Path reel = dir.resolve("live.reel");
+        int ticks = 150;
+        try (Engine engine = new Engine(EngineOptions.builder().queueCapacity(1024).build());
+                Recorder rec = engine.startRecording(reel, options())) {
+            assertEquals(reel, rec.path());
+            for (int p = 1; p <= PLAYERS; p++) {
+                rec.registerPlayer(p, new UUID(42, p), "runner" + p);
+            }
+            rec.registerEventType(new EventType(1, "block_change", 2));
+            rec.setUserMetadata("course", "lava-run");
+            rec.setUserMetadata(Map.of("best", 1234L, "tags", List.of("a", "b")));
+            TickWriter t = new TickWriter();
+            submitTicks(rec, t, 0, 100);
+            rec.flush();
+            RecorderStats mid = rec.stats();
+            assertEquals(100, mid.submittedTicks());
+            assertEquals(99, mid.flushedTick().orElseThrow(), "flush is durable up to the last tick");
+            assertTrue(mid.flushes() >= 1 && mid.bytesWritten() > 0, mid.toString());
+            assertTrue(Files.isDirectory(dir.resolve("live.reel.live")), "a live recording is a directory");
+            rec.playerLeft(3);
+            submitTicks(rec, t, 100, ticks);
+            rec.status();
+            assertEquals(1, engine.stats().activeRecordings());
+            try (FinishHandle done = rec.finish()) {
+                Path file = done.await();
+                assertEquals(reel, file);
+                assertTrue(done.isDone());
+                assertEquals(reel, done.poll().orElseThrow());
+                assertEquals(reel, done.await(Duration.ZERO).orElseThrow());
+            }
+            RecorderStats s = rec.stats();
+            assertEquals(ticks, s.submittedTicks());
+            assertEquals(0, s.droppedTicks());
+            assertEquals(0, s.rejectedTicks());
+            assertEquals(0, engine.stats().activeRecordings());
+        }
+        try (Replay r = Replay.open(reel)) {
+            ReplayInfo info = r.info();
+            assertEquals(ticks, info.tickCount());
+            assertEquals(0, info.firstTick().orElseThrow());
+            assertEquals(ticks - 1, info.lastTick().orElseThrow());
+            assertEquals(ReplayTest.WORLD, info.worldId());
+            assertEquals(3955, info.gameDataVersion());
+            assertEquals("lava-run", r.metadata().get("course"));
+            assertEquals(1234L, r.metadata().get("best"));
+            assertEquals(PLAYERS, r.entities().size());
+            assertEquals("runner2", r.entities().get(1).name());
+            assertEquals(List.of(new EventType(1, "block_change", 2)), r.eventTypes());
+            for (int tick : new int[] {0, 1, 49, 50, 99, 100, 149}) {
+                ReplayState st = r.seek(tick);
+                assertEquals(PLAYERS, st.entities().size());
+                for (int p = 1; p <= PLAYERS; p++) {
+                    Pose want = tick == 0
+                            ? Pose.of(x(p, 0), 64, z(0), 0, 0)
+                            : Pose.of(x(p, tick), 64 + (tick % 10) * 0.1, z(tick), tick * 2.5, -5);
+                    assertEquals(want, st.entity(p).orElseThrow().pose(), "player " + p + " at " + tick);
+                }
+            }
+            assertTrue(r.seek(31).entity(1).orElseThrow().has(EntityFlags.ON_GROUND));
+            assertEquals(ticks, r.verify().ticks());
+        }
+    }
+
+    @Test
+    void submitAfterFinishOrAbortIsIllegalState(@TempDir Path dir) {
+        try (Engine engine = new Engine()) {
+            TickWriter t = new TickWriter();
+            Recorder rec = engine.startRecording(dir.resolve("a.reel"), options());
+            submitTicks(rec, t, 0, 10);
+            FinishHandle h = rec.finish();
+            assertThrows(IllegalStateException.class, () -> rec.submit(10, t));
+            assertThrows(IllegalStateException.class, rec::finish);
+            assertThrows(IllegalStateException.class, rec::abort);
+            assertThrows(IllegalStateException.class, rec::flush);
+            assertEquals(dir.resolve("a.reel"), h.await());
+            rec.close();
+            rec.close();
+            assertThrows(IllegalStateException.class, () -> rec.submit(11, t));
+            assertThrows(IllegalStateException.class, rec::stats);
+            h.close();
+            assertThrows(IllegalStateException.class, h::isDone);
+
+            Recorder aborted = engine.startRecording(dir.resolve("b.reel"), options());
+            submitTicks(aborted, t, 0, 10);
+            aborted.flush();
+            aborted.abort();
+            assertThrows(IllegalStateException.class, () -> aborted.submit(10, t));
+            assertFalse(Files.exists(dir.resolve("b.reel")));
+            assertFalse(Files.exists(dir.resolve("b.reel.live")));
+            aborted.close();
+        }
+    }
+
+    @Test
+    void aClosedEngineRefusesEverything(@TempDir Path dir) {
+        Engine engine = new Engine();
+        TickWriter t = new TickWriter();
+        Recorder rec = engine.startRecording(dir.resolve("open.reel"), options());
+        submitTicks(rec, t, 0, 20);
+        engine.close();
+        assertTrue(engine.isClosed());
+        engine.close(); // idempotent
+        assertThrows(IllegalStateException.class, () -> engine.startRecording(dir.resolve("x.reel"), options()));
+        assertThrows(IllegalStateException.class, engine::stats);
+        assertThrows(IllegalStateException.class, () -> rec.submit(20, t));
+        assertThrows(IllegalStateException.class, rec::flush);
+        rec.close();
+        // The open recording was flushed and closed by the shutdown: it resumes in a new engine.
+        try (Engine again = new Engine(); Recorder resumed = again.startRecording(dir.resolve("open.reel"), options())) {
+            assertThrows(IllegalArgumentException.class, () -> resumed.submit(19, t), "ticks continue after 19");
+            submitTicks(resumed, t, 20, 40);
+            assertEquals(dir.resolve("open.reel"), resumed.finish().await());
+        }
+        try (Replay r = Replay.open(dir.resolve("open.reel"))) {
+            assertEquals(40, r.info().tickCount());
+        }
+    }
+
+    @Test
+    void closeLeavesARecordingResumable(@TempDir Path dir) {
+        Path reel = dir.resolve("resume.reel");
+        TickWriter t = new TickWriter();
+        try (Engine engine = new Engine(); Recorder rec = engine.startRecording(reel, options())) {
+            submitTicks(rec, t, 0, 60);
+            rec.flush();
+        }
+        try (Engine engine = new Engine()) {
+            try (Recorder rec = engine.startRecording(reel, options())) {
+                assertEquals(59, rec.stats().flushedTick().orElseThrow(), "resumed after tick 59");
+                submitTicks(rec, t, 60, 120);
+                rec.finish().await();
+            }
+            // Finished: starting again on the path is refused unless overwriting.
+            assertThrows(IllegalStateException.class, () -> engine.startRecording(reel, options()));
+            try (Recorder rec = engine.startRecording(reel, RecorderOptions.builder().overwrite(true).build())) {
+                rec.abort();
+            }
+        }
+        try (Replay r = Replay.open(reel)) {
+            assertEquals(120, r.info().tickCount());
+            assertEquals(Pose.of(x(2, 90), 64, z(90), 90 * 2.5, -5), r.seek(90).entity(2).orElseThrow().pose());
+        }
+    }
+
+    @Test
+    void badArgumentsAreRejected(@TempDir Path dir) {
+        try (Engine engine = new Engine(); Recorder rec = engine.startRecording(dir.resolve("bad.reel"), options())) {
+            TickWriter t = new TickWriter().pose(1, 0, 0, 0, 0, 0);
+            assertThrows(IllegalArgumentException.class, () -> rec.submit(-1, t));
+            assertThrows(IllegalArgumentException.class, () -> rec.submit(0, ByteBuffer.allocate(8)));
+            ByteBuffer tooShort = ByteBuffer.allocateDirect(1);
+            assertThrows(IllegalArgumentException.class, () -> rec.submit(0, tooShort));
+            assertTrue(rec.submit(5, t));
+            assertThrows(IllegalArgumentException.class, () -> rec.submit(5, t), "not after the last tick");
+            assertThrows(IllegalArgumentException.class, () -> rec.setUserMetadata("tickreel", 1));
+            assertThrows(TickreelException.class, () -> engine.startRecording(dir.resolve("bad.reel"), options()),
+                    "already recorded in this process");
+            try {
+                engine.startRecording(dir.resolve("bad.reel"), options());
+            } catch (TickreelException e) {
+                assertEquals(TickreelException.Kind.LOCKED, e.kind());
+            }
+            // A batch that is not a tick batch: accepted by the O(1) checks, refused by the writer.
+            ByteBuffer garbage = ByteBuffer.allocateDirect(4).put(0, (byte) 0).put(1, (byte) 9);
+            assertTrue(rec.submit(6, garbage));
+            rec.flush();
+            assertEquals(1, rec.stats().rejectedTicks());
+            assertThrows(IllegalStateException.class, rec::status);
+            rec.abort();
+        }
+        assertThrows(IllegalArgumentException.class, () -> EngineOptions.builder().writerThreads(0));
+        assertThrows(IllegalArgumentException.class, () -> RecorderOptions.builder().flushInterval(Duration.ZERO));
+        assertThrows(IllegalArgumentException.class, () -> RecorderOptions.builder().compactionLevel(99));
+    }
+
+    @Test
+    void theDropPolicyDropsWhileTheWriterIsStalled(@TempDir Path dir) {
+        EngineOptions small = EngineOptions.builder().maxInflightBytes(2_000).build();
+        try (Engine engine = new Engine(small)) {
+            TickWriter t = new TickWriter();
+            Recorder drop = engine.startRecording(dir.resolve("drop.reel"),
+                    RecorderOptions.builder().backpressureDrop().build());
+            Recorder block = engine.startRecording(dir.resolve("block.reel"),
+                    RecorderOptions.builder().backpressureBlock(Duration.ofMillis(5)).build());
+            engine.setWritersStalled(true);
+            int queued = 0;
+            int dropped = 0;
+            for (int tick = 0; tick < 200; tick++) {
+                t.clear();
+                for (int p = 0; p < 10; p++) {
+                    t.pose(p, p + tick, 64, 0, 0, 0);
+                }
+                if (drop.submit(tick, t)) {
+                    queued++;
+                } else {
+                    dropped++;
+                }
+            }
+            assertTrue(queued > 0 && dropped > 0, queued + " queued, " + dropped + " dropped");
+            assertEquals(dropped, drop.stats().droppedTicks());
+            assertEquals(queued, drop.stats().submittedTicks());
+            TickreelException e = assertThrows(TickreelException.class, () -> block.submit(0, t));
+            assertEquals(TickreelException.Kind.BACKPRESSURE, e.kind());
+            assertEquals(1, block.stats().droppedTicks());
+            assertTrue(engine.stats().droppedTicks() >= dropped + 1);
+            engine.setWritersStalled(false);
+            long waitUntil = System.nanoTime() + 30_000_000_000L;
+            while (engine.stats().inflightBytes() > 0 && System.nanoTime() < waitUntil) {
+                Thread.onSpinWait();
+            }
+            assertTrue(block.submit(1, t), "room again once the writer has caught up");
+            block.abort();
+            Path file = drop.finish().await();
+            try (Replay r = Replay.open(file)) {
+                assertTrue(r.info().tickCount() <= queued, r.info().toString());
+            }
+        }
+    }
+
+    @Test
+    void closingTheEngineWhileAnotherThreadSubmitsIsSafe(@TempDir Path dir) throws Exception {
+        for (int round = 0; round < 5; round++) {
+            Engine engine = new Engine();
+            Recorder rec = engine.startRecording(dir.resolve("race" + round + ".reel"), options());
+            AtomicReference<Throwable> ended = new AtomicReference<>();
+            Thread server = new Thread(() -> {
+                TickWriter t = new TickWriter();
+                try {
+                    for (int tick = 0; ; tick++) {
+                        try {
+                            rec.submit(tick, t.clear().pose(1, tick, 64, 0, 0, 0));
+                        } catch (TickreelException busy) {
+                            // the writer fell behind this tight loop: the tick was dropped, go on
+                            assertEquals(TickreelException.Kind.BACKPRESSURE, busy.kind());
+                        }
+                    }
+                } catch (Throwable x) {
+                    ended.set(x);
+                }
+            });
+            server.start();
+            Thread.sleep(5);
+            engine.close();
+            server.join(10_000);
+            assertFalse(server.isAlive());
+            assertEquals(IllegalStateException.class, ended.get().getClass(), String.valueOf(ended.get()));
+            rec.close();
+        }
+    }
+}
