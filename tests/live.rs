@@ -383,3 +383,37 @@ fn a_registered_dictionary_compresses_live_and_compacted_chunks() {
         Err(Error::Unsupported(_))
     ));
 }
+
+#[test]
+fn close_is_synchronous_and_a_stopped_engine_opens_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("close.reel");
+    let engine = Engine::new(EngineOptions::default()).unwrap();
+    let ticks = common::sim_ticks(2, 40, 21);
+    let rec = engine.start_recording(&path, small_flush()).unwrap();
+    for (t, e) in &ticks[..20] {
+        rec.submit_tick(*t, &batch(e)).unwrap();
+    }
+    rec.close().unwrap();
+    assert!(matches!(rec.close(), Err(Error::InvalidState(_))));
+    // the path is free (and resumable) as soon as close returns
+    let again = engine.start_recording(&path, small_flush()).unwrap();
+    assert_eq!(again.stats().flushed_tick, Some(19));
+    for (t, e) in &ticks[20..] {
+        again.submit_tick(*t, &batch(e)).unwrap();
+    }
+    let out = again.finish().unwrap().wait().unwrap();
+    assert_eq!(
+        states(&Reader::open_path(out).unwrap()),
+        common::expected_states(&ticks)
+    );
+    // shutdown from two threads at once: both return, and nothing opens afterwards
+    let e2 = engine.clone();
+    let t = std::thread::spawn(move || e2.shutdown());
+    engine.shutdown();
+    t.join().unwrap();
+    assert!(matches!(
+        engine.start_recording(dir.path().join("late.reel"), RecorderOptions::default()),
+        Err(Error::InvalidState(_))
+    ));
+}

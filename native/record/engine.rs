@@ -102,6 +102,7 @@ pub(crate) enum Msg {
     },
     Close {
         id: u64,
+        ack: Option<Sender<Result<()>>>,
     },
     Shutdown,
 }
@@ -170,6 +171,8 @@ struct EngineInner {
     compact_tx: Sender<CompactJob>,
     threads: Mutex<Vec<JoinHandle<()>>>,
     next_id: AtomicU64,
+    /// Held for the whole of a shutdown and while a recording is being opened; `true` once stopped.
+    stopped: Mutex<bool>,
 }
 
 impl Drop for EngineInner {
@@ -180,6 +183,12 @@ impl Drop for EngineInner {
 
 impl EngineInner {
     fn stop(&self) {
+        // A second caller waits until the first has joined every thread.
+        let mut stopped = self.stopped.lock();
+        if *stopped {
+            return;
+        }
+        *stopped = true;
         *self.shared.stalled.lock() = false;
         self.shared.stalled_flag.store(false, Ordering::Release);
         self.shared.stall_cv.notify_all();
@@ -257,6 +266,7 @@ impl Engine {
                 compact_tx,
                 threads: Mutex::new(threads),
                 next_id: AtomicU64::new(1),
+                stopped: Mutex::new(false),
             }),
         })
     }
@@ -271,6 +281,11 @@ impl Engine {
     ) -> Result<Recorder> {
         let path = path.as_ref().to_path_buf();
         let inner = &self.inner;
+        // No recording may be opened while (or after) the engine shuts down.
+        let stopped = inner.stopped.lock();
+        if *stopped {
+            return Err(Error::InvalidState("the engine has shut down".into()));
+        }
         if !inner.shared.open_paths.lock().insert(path.clone()) {
             return Err(Error::Locked(format!(
                 "{} is already being recorded in this process",
@@ -281,6 +296,7 @@ impl Engine {
         if result.is_err() {
             inner.shared.open_paths.lock().remove(&path);
         }
+        drop(stopped);
         result
     }
 
@@ -334,7 +350,8 @@ impl Engine {
         }
     }
 
-    /// Flushes open recordings and stops the threads after pending compactions complete. Recorders
+    /// Flushes open recordings and stops the threads after pending compactions complete; returns
+    /// once every thread has been joined (also when called from several threads at once). Recorders
     /// still held afterwards return `InvalidState`.
     pub fn shutdown(&self) {
         self.inner.stop();

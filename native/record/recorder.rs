@@ -403,13 +403,34 @@ impl Recorder {
     pub fn finish(&self) -> Result<FinishHandle> {
         self.transition(FINISHING)?;
         let handle = FinishHandle::new();
-        self.tx
+        if self
+            .tx
             .send(Msg::Finish {
                 id: self.shared.id,
                 handle: handle.clone(),
             })
-            .map_err(|_| Error::InvalidState("the engine has shut down".into()))?;
+            .is_err()
+        {
+            self.shared.state.store(OPEN, Ordering::Release);
+            return Err(Error::InvalidState("the engine has shut down".into()));
+        }
         Ok(handle)
+    }
+
+    /// Stops recording without finishing: what was submitted is flushed and the lock released, so
+    /// the recording can be resumed later (by `start_recording` on the same path). Returns once
+    /// that is done; dropping a `Recorder` does the same without waiting.
+    pub fn close(&self) -> Result<()> {
+        self.transition(CLOSED)?;
+        let (tx, rx) = crossbeam_channel::bounded(1);
+        self.tx
+            .send(Msg::Close {
+                id: self.shared.id,
+                ack: Some(tx),
+            })
+            .map_err(|_| Error::InvalidState("the engine has shut down".into()))?;
+        rx.recv()
+            .map_err(|_| Error::InvalidState("the writer stopped".into()))?
     }
 
     /// Throws the recording away: queued ticks are discarded and its live directory is removed.
@@ -442,7 +463,10 @@ impl Drop for Recorder {
         // Dropped while open: flush what was written and release the lock; the recording stays
         // resumable (start_recording on the same path continues it).
         if self.transition(CLOSED).is_ok() {
-            let _ = self.tx.send(Msg::Close { id: self.shared.id });
+            let _ = self.tx.send(Msg::Close {
+                id: self.shared.id,
+                ack: None,
+            });
         }
     }
 }

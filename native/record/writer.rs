@@ -353,10 +353,11 @@ impl RecWriter {
     }
 
     /// Stops writing but keeps the recording resumable.
-    fn close(mut self) {
+    fn close(mut self) -> Result<()> {
         if self.dirty || !self.pending.is_empty() {
-            let _ = self.flush();
+            self.flush()?;
         }
+        Ok(())
     }
 
     /// Discards everything, including the live directory.
@@ -502,16 +503,26 @@ pub(crate) fn writer_loop(
                 };
                 let _ = ack.send(res);
             }
-            Some(Msg::Close { id }) => {
-                if let Some(r) = recs.remove(&id) {
-                    end(&engine, &r);
-                    r.close();
+            Some(Msg::Close { id, ack }) => {
+                let res = match recs.remove(&id) {
+                    Some(r) => {
+                        let path = r.shared.path.clone();
+                        let res = r.close();
+                        // The lock is released (the RecWriter is gone) before the path is free.
+                        engine.open_paths.lock().remove(&path);
+                        engine.active.fetch_sub(1, Ordering::Relaxed);
+                        res
+                    }
+                    None => Ok(()),
+                };
+                if let Some(ack) = ack {
+                    let _ = ack.send(res);
                 }
             }
             Some(Msg::Shutdown) => {
                 for (_, r) in recs.drain() {
                     end(&engine, &r);
-                    r.close();
+                    let _ = r.close();
                 }
                 return;
             }
