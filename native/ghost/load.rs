@@ -181,12 +181,13 @@ impl From<Arc<Reader>> for LoadFrom {
 }
 
 /// A ghost being loaded on a background thread. `poll`, `is_ready` and `try_take` never block;
-/// `wait` does. Dropping the handle cancels the load (between chunks).
+/// `wait` does. Dropping the handle cancels the load (between chunks) and joins its thread.
 #[derive(Debug)]
 pub struct GhostLoad {
     rx: Option<Receiver<Result<GhostTrack>>>,
     result: Option<Result<GhostTrack>>,
     cancel: Arc<AtomicBool>,
+    thread: Option<std::thread::JoinHandle<()>>,
 }
 
 impl GhostLoad {
@@ -210,15 +211,17 @@ impl GhostLoad {
             .name(format!("tickreel-ghost-{entity}"))
             .spawn(job)
         {
-            Ok(_) => GhostLoad {
+            Ok(thread) => GhostLoad {
                 rx: Some(rx),
                 result: None,
                 cancel,
+                thread: Some(thread),
             },
             Err(e) => GhostLoad {
                 rx: None,
                 result: Some(Err(Error::Io(e))),
                 cancel,
+                thread: None,
             },
         }
     }
@@ -271,8 +274,13 @@ impl GhostLoad {
 }
 
 impl Drop for GhostLoad {
+    /// Cancels the load and joins its thread (it stops at the next chunk boundary), so that no
+    /// loader thread outlives its handle (a JVM may unload the library once handles are gone).
     fn drop(&mut self) {
         self.cancel.store(true, Ordering::Relaxed);
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
     }
 }
 
