@@ -229,9 +229,9 @@ impl ReelWriter {
         options.info.validate()?;
         match path.parent().filter(|p| !p.as_os_str().is_empty()) {
             Some(dir) if !dir.is_dir() => {
-                return Err(Error::invalid(format!(
-                    "{} is not a directory",
-                    dir.display()
+                return Err(Error::Io(std::io::Error::new(
+                    std::io::ErrorKind::NotFound,
+                    format!("{} is not an existing directory", dir.display()),
                 )));
             }
             _ => {}
