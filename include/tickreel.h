@@ -10,10 +10,13 @@
  * Panics. Every function catches internal panics (bugs) at the boundary and returns
  * TICKREEL_RESULT_PANIC; nothing unwinds into C.
  *
- * Handles. TickreelBatch*, TickreelWriter*, TickreelReader* are opaque handles: tokens
- * (generation | type tag | slot) disguised as pointers, never addresses; do not dereference them.
- * Create them with tickreel_*_new / _create / _open and release them with tickreel_*_free;
- * freeing NULL is a no-op. Guaranteed on every call: a freed handle (double free included) and a
+ * Handles. TickreelBatch*, TickreelWriter*, TickreelReader*, TickreelEngine*,
+ * TickreelRecorder*, TickreelFinish*, TickreelGhost*, TickreelGhostLoad*, TickreelCursor* and
+ * TickreelDelta* are opaque handles: tokens (generation | type tag | slot) disguised as pointers,
+ * never addresses; do not dereference them. Create them with tickreel_*_new / _create / _open /
+ * _start / _load (a TickreelFinish* comes from tickreel_recorder_finish) and release each with
+ * its tickreel_*_free; freeing NULL is a no-op. An engine owns background threads:
+ * tickreel_engine_free stops and joins them, so call it before the program exits. Guaranteed on every call: a freed handle (double free included) and a
  * handle of another type return TICKREEL_RESULT_INVALID_HANDLE, for ever (a slot whose generation
  * would wrap is retired, not reused). A value tickreel never returned is rejected unless its bits
  * happen to equal a live handle's. Freeing a handle while another thread is inside a call on it
@@ -29,7 +32,8 @@
  * Threads. Each function states its thread-safety. Handles may be passed between threads.
  *
  * Units. Positions are in blocks (stored to 1/4096 block), angles in degrees (stored to 1/65536
- * turn; yaw unbounded), velocities in blocks per tick (1/8000), ticks are uint32_t.
+ * turn; yaw unbounded), velocities in blocks per tick (1/8000), ticks are uint32_t. Ghost times
+ * are fractional ticks (double) from the start of the run; seconds = ticks / tick rate.
  */
 
 #ifndef TICKREEL_H
@@ -68,6 +72,53 @@
  * The entity is gliding (elytra).
  */
 #define TICKREEL_FLAG_GLIDING (1 << 4)
+
+/**
+ * `TickreelRecorderOptions.backpressure`: when the writer falls behind, wait up to
+ * `block_deadline_ms` for room, then drop the tick (counted, recorded as a gap) and return
+ * `TICKREEL_RESULT_BACKPRESSURE`. The default.
+ */
+#define TICKREEL_BACKPRESSURE_BLOCK 0
+
+/**
+ * `TickreelRecorderOptions.backpressure`: when the writer falls behind, drop the tick at once
+ * (counted, recorded as a gap); `tickreel_recorder_submit_tick` returns `TICKREEL_RESULT_OK`
+ * and sets `*out_dropped` to true.
+ */
+#define TICKREEL_BACKPRESSURE_DROP 1
+
+/**
+ * A bound of `TickreelGhostRange`: the entity's first pose (as a start) or last pose (as an
+ * end); the bound's `value` is ignored.
+ */
+#define TICKREEL_GHOST_BOUND_EDGE 0
+
+/**
+ * A bound of `TickreelGhostRange`: an absolute tick of the recording (`value`).
+ */
+#define TICKREEL_GHOST_BOUND_TICK 1
+
+/**
+ * A bound of `TickreelGhostRange`: a checkpoint marker (`value` is its index, as given to
+ * `tickreel_batch_checkpoint`). As a start, the last crossing before the run's end counts (after
+ * restarts); as an end, the first crossing after the start (strictly after it for a lap).
+ */
+#define TICKREEL_GHOST_BOUND_CHECKPOINT 2
+
+/**
+ * `TickreelGhostSample.state`: before the run's start; the ghost waits at its first pose.
+ */
+#define TICKREEL_GHOST_NOT_STARTED 0
+
+/**
+ * `TickreelGhostSample.state`: running.
+ */
+#define TICKREEL_GHOST_RUNNING 1
+
+/**
+ * `TickreelGhostSample.state`: at or after the finish; the ghost stays at its last pose.
+ */
+#define TICKREEL_GHOST_FINISHED 2
 
 /**
  * The result of every tickreel C function.
@@ -165,16 +216,359 @@ typedef uint32_t TickreelResult;
 typedef struct TickreelBatch TickreelBatch;
 
 /**
+ * Samples a ghost track at fractional ticks. Opaque: create with `tickreel_cursor_new`,
+ * release with `tickreel_cursor_free`.
+ */
+typedef struct TickreelCursor TickreelCursor;
+
+/**
+ * The live time delta of a live player against a ghost. Opaque: create with
+ * `tickreel_delta_new`, release with `tickreel_delta_free`.
+ */
+typedef struct TickreelDelta TickreelDelta;
+
+/**
+ * The recording runtime: writer thread(s) and a compaction worker, shared by every recording of
+ * a server. Opaque: create with `tickreel_engine_new`, release with `tickreel_engine_free`
+ * (which stops and joins its threads). The pointer is a handle, not an address.
+ */
+typedef struct TickreelEngine TickreelEngine;
+
+/**
+ * The completion of a finished recording's compaction into its final `.reel` file. Opaque:
+ * returned by `tickreel_recorder_finish`, released with `tickreel_finish_free`.
+ */
+typedef struct TickreelFinish TickreelFinish;
+
+/**
+ * A ghost track: one entity's run, decoded once into compact arrays. Opaque: create with
+ * `tickreel_ghost_load` (or `_load_from_reader`, or `tickreel_ghost_load_take`), release with
+ * `tickreel_ghost_free`. Cursors and deltas made from it keep the data alive on their own.
+ */
+typedef struct TickreelGhost TickreelGhost;
+
+/**
+ * A ghost track being loaded on a background thread. Opaque: create with
+ * `tickreel_ghost_load_async`, release with `tickreel_ghost_load_free`.
+ */
+typedef struct TickreelGhostLoad TickreelGhostLoad;
+
+/**
  * An open recording. Opaque: open with `tickreel_reader_open`, release with
  * `tickreel_reader_free`. The pointer is a handle, not an address: never dereference it.
  */
 typedef struct TickreelReader TickreelReader;
 
 /**
+ * One recording being written by an engine. Opaque: create with `tickreel_recorder_start`,
+ * release with `tickreel_recorder_free`. The pointer is a handle, not an address.
+ */
+typedef struct TickreelRecorder TickreelRecorder;
+
+/**
  * A writer of one compacted `.reel` file. Opaque: create with `tickreel_writer_create`, release
  * with `tickreel_writer_free`. The pointer is a handle, not an address: never dereference it.
  */
 typedef struct TickreelWriter TickreelWriter;
+
+/**
+ * Options of `tickreel_engine_new`. Fill with `tickreel_engine_options_default`, then change
+ * what you need.
+ */
+typedef struct TickreelEngineOptions {
+    /**
+     * Writer threads; recordings are spread over them (default 1). 1 to 64.
+     */
+    uint32_t writer_threads;
+    /**
+     * Tick messages that may wait in each writer's queue (default 65536). Must be > 0.
+     */
+    size_t queue_capacity;
+    /**
+     * Bytes of submitted ticks that may be in flight, engine-wide (default 64 MiB). A single
+     * tick is always accepted when nothing else is in flight.
+     */
+    size_t max_inflight_bytes;
+    /**
+     * Reusable tick buffers kept in the engine's pool (default 4096).
+     */
+    size_t pool_buffers;
+} TickreelEngineOptions;
+
+/**
+ * Engine-wide counters, as filled in by `tickreel_engine_stats`.
+ */
+typedef struct TickreelEngineStats {
+    /**
+     * Recordings open (started, not yet finished, aborted or freed).
+     */
+    size_t active_recordings;
+    /**
+     * Messages waiting in the writers' queues.
+     */
+    size_t queue_depth;
+    /**
+     * Bytes of submitted ticks not yet processed by a writer.
+     */
+    size_t inflight_bytes;
+    /**
+     * Ticks dropped by backpressure, over all recordings.
+     */
+    uint64_t dropped_ticks;
+    /**
+     * Compressed bytes written to live directories.
+     */
+    uint64_t bytes_written;
+    /**
+     * Duration of the last flush, in microseconds.
+     */
+    uint64_t last_flush_latency_us;
+    /**
+     * Finished recordings waiting for, or in, compaction.
+     */
+    uint64_t compactions_pending;
+    /**
+     * Compactions completed successfully.
+     */
+    uint64_t compactions_done;
+    /**
+     * Compactions that failed.
+     */
+    uint64_t compactions_failed;
+} TickreelEngineStats;
+
+/**
+ * Options of `tickreel_recorder_start`. Fill with `tickreel_recorder_options_default`, then
+ * change what you need. Flag fields are `uint32_t`: 0 is false, any other value true.
+ */
+typedef struct TickreelRecorderOptions {
+    /**
+     * Ticks per second times 1000 (default 20000: 20 ticks/s). Must be > 0.
+     */
+    uint32_t tick_rate_millihz;
+    /**
+     * The game's own data version (e.g. a Minecraft data version), opaque to tickreel.
+     */
+    uint32_t game_data_version;
+    /**
+     * Unix milliseconds when the recording started.
+     */
+    int64_t timestamp_ms;
+    /**
+     * World identity, opaque to tickreel (e.g. a UUID).
+     */
+    uint8_t world_id[16];
+    /**
+     * World version, opaque to tickreel.
+     */
+    uint8_t world_version[16];
+    /**
+     * Most ticks one live chunk spans (default 200). 1 to 1048576.
+     */
+    uint32_t chunk_ticks;
+    /**
+     * Ticks between snapshots (default 600). Must be > 0.
+     */
+    uint32_t snapshot_interval;
+    /**
+     * Zstd level of the live segments (default 3: fast).
+     */
+    int32_t zstd_level;
+    /**
+     * Flush at least this often while ticks arrive, in milliseconds (default 5000). Must be > 0.
+     */
+    uint32_t flush_interval_ms;
+    /**
+     * Flush once this many compressed bytes are waiting (default 256 KiB). Must be > 0.
+     */
+    size_t flush_max_pending_bytes;
+    /**
+     * Flush when a player leaves (a `PlayerLeave` event or `tickreel_recorder_player_left`)
+     * (default 1).
+     */
+    uint32_t flush_on_player_leave;
+    /**
+     * `TICKREEL_BACKPRESSURE_BLOCK` (default) or `TICKREEL_BACKPRESSURE_DROP`.
+     */
+    uint32_t backpressure;
+    /**
+     * With `TICKREEL_BACKPRESSURE_BLOCK`: the longest `tickreel_recorder_submit_tick` waits for
+     * room, in milliseconds (default 50).
+     */
+    uint32_t block_deadline_ms;
+    /**
+     * Zstd level of the final compacted file (default 9).
+     */
+    int32_t compaction_zstd_level;
+    /**
+     * Chunk span of the final compacted file (default 200). 1 to 1048576.
+     */
+    uint32_t compaction_chunk_ticks;
+    /**
+     * Read the final file back and check it before reporting the finish done (default 1).
+     */
+    uint32_t compaction_verify;
+    /**
+     * Largest accepted tick batch in bytes (default 1 MiB). Must be >= 2.
+     */
+    size_t max_batch_bytes;
+    /**
+     * Replace an existing finished file at the path instead of refusing (default 0).
+     */
+    uint32_t overwrite;
+} TickreelRecorderOptions;
+
+/**
+ * Counters of one recording, as filled in by `tickreel_recorder_stats`.
+ */
+typedef struct TickreelRecorderStats {
+    /**
+     * Ticks queued by `tickreel_recorder_submit_tick` / `_submit_batch`.
+     */
+    uint64_t submitted_ticks;
+    /**
+     * Ticks dropped by backpressure (recorded as gaps).
+     */
+    uint64_t dropped_ticks;
+    /**
+     * Ticks the writer refused (a malformed batch); see `tickreel_recorder_status`.
+     */
+    uint64_t rejected_ticks;
+    /**
+     * Compressed bytes written to the live directory.
+     */
+    uint64_t bytes_written;
+    /**
+     * Flushes done.
+     */
+    uint64_t flushes;
+    /**
+     * Duration of the last flush, in microseconds.
+     */
+    uint64_t last_flush_latency_us;
+    /**
+     * Messages waiting in this recording's writer queue (shared with other recordings).
+     */
+    size_t queue_depth;
+    /**
+     * Every tick up to and including this one is durably on disk; meaningful only when
+     * `has_flushed_tick` is true.
+     */
+    uint32_t flushed_tick;
+    /**
+     * Whether any tick is durable yet (`flushed_tick` is valid).
+     */
+    bool has_flushed_tick;
+} TickreelRecorderStats;
+
+/**
+ * Which part of an entity's recorded life is the run. `{0, 0, 0, 0}` (or a NULL pointer) is
+ * the whole presence of the entity.
+ */
+typedef struct TickreelGhostRange {
+    /**
+     * `TICKREEL_GHOST_BOUND_*`: where the run starts (its `t = 0`).
+     */
+    uint32_t start_kind;
+    /**
+     * The start tick or checkpoint index.
+     */
+    uint32_t start_value;
+    /**
+     * `TICKREEL_GHOST_BOUND_*`: where the run ends (the ghost's finish).
+     */
+    uint32_t end_kind;
+    /**
+     * The end tick or checkpoint index.
+     */
+    uint32_t end_value;
+} TickreelGhostRange;
+
+/**
+ * What `tickreel_ghost_info` reports about a ghost track.
+ */
+typedef struct TickreelGhostInfo {
+    /**
+     * The entity whose run it is.
+     */
+    uint32_t entity;
+    /**
+     * Absolute tick of the recording at which the run starts (its `t = 0`).
+     */
+    uint32_t origin_tick;
+    /**
+     * The run's length in ticks (its last sample's tick offset).
+     */
+    uint32_t duration_ticks;
+    /**
+     * Number of pose samples.
+     */
+    size_t sample_count;
+    /**
+     * Number of splits (checkpoint markers in the run), for `tickreel_ghost_splits`.
+     */
+    size_t split_count;
+    /**
+     * Ticks per second of the source recording (seconds = ticks / tick_rate).
+     */
+    double tick_rate;
+    /**
+     * The run's length in seconds.
+     */
+    double duration_seconds;
+} TickreelGhostInfo;
+
+/**
+ * One split of a ghost: a checkpoint marker and its tick offset from the run's start.
+ */
+typedef struct TickreelSplit {
+    /**
+     * The checkpoint index.
+     */
+    uint32_t checkpoint;
+    /**
+     * Ticks from the run's start.
+     */
+    uint32_t tick;
+} TickreelSplit;
+
+/**
+ * The ghost at one moment, as filled in by `tickreel_cursor_sample`.
+ */
+typedef struct TickreelGhostSample {
+    /**
+     * The time sampled on the ghost's own clock (after its time shift), in ticks.
+     */
+    double t;
+    /**
+     * Position in blocks.
+     */
+    double x;
+    /**
+     * Height in blocks.
+     */
+    double y;
+    /**
+     * Position in blocks.
+     */
+    double z;
+    /**
+     * Yaw in degrees, unbounded (continuous with the recorded values).
+     */
+    double yaw;
+    /**
+     * Pitch in degrees.
+     */
+    double pitch;
+    /**
+     * State flags (`TICKREEL_FLAG_*` bits and the game's own) in effect.
+     */
+    uint32_t flags;
+    /**
+     * `TICKREEL_GHOST_NOT_STARTED`, `TICKREEL_GHOST_RUNNING` or `TICKREEL_GHOST_FINISHED`.
+     */
+    uint32_t state;
+} TickreelGhostSample;
 
 /**
  * One entity's state at a tick, as filled in by `tickreel_reader_seek`.
@@ -488,6 +882,589 @@ TickreelResult tickreel_batch_custom(struct TickreelBatch *batch,
                                      uint32_t type_id,
                                      const uint8_t *data,
                                      size_t len);
+
+/**
+ * Fills `*out_options` with the engine defaults (1 writer thread, 65536 queued ticks, 64 MiB
+ * in flight, 4096 pooled buffers).
+ *
+ * # Safety
+ * `out_options` must be NULL or point to a writable `TickreelEngineOptions`.
+ *
+ * Thread safety: any thread.
+ */
+TickreelResult tickreel_engine_options_default(struct TickreelEngineOptions *out_options);
+
+/**
+ * Starts an engine: its writer thread(s) and compaction worker. `options` may be NULL for the
+ * defaults of `tickreel_engine_options_default`. Stores its handle in `*out_engine` (NULL on
+ * failure, when it can be written).
+ *
+ * Returns `TICKREEL_RESULT_INVALID_ARGUMENT` for an invalid option, `TICKREEL_RESULT_IO` if a
+ * thread cannot be started.
+ *
+ * # Safety
+ * `options` must be NULL or point to a readable `TickreelEngineOptions`; `out_engine` must be
+ * NULL or point to writable storage for one pointer.
+ *
+ * Thread safety: any thread. An engine may then be used from any thread.
+ */
+TickreelResult tickreel_engine_new(const struct TickreelEngineOptions *options,
+                                   struct TickreelEngine **out_engine);
+
+/**
+ * Shuts an engine down and frees it: open recordings are flushed and closed (they stay
+ * resumable: starting a recorder on the same path later continues them), pending compactions
+ * (recordings already finished) complete, then the threads are joined. Blocks until then.
+ * Recorders of this engine that are still held afterwards refuse every call with
+ * `TICKREEL_RESULT_INVALID_STATE` (free them); finish handles stay valid.
+ *
+ * Call it before the program exits, after freeing or finishing its recorders: the engine's
+ * threads are only stopped here. `tickreel_engine_free(NULL)` is a no-op returning
+ * `TICKREEL_RESULT_OK`; a freed or invalid handle returns `TICKREEL_RESULT_INVALID_HANDLE`.
+ *
+ * Thread safety: any thread. Calls on the same engine running in other threads finish
+ * normally (a recorder started meanwhile is closed by the shutdown); calls that start after
+ * this one get `TICKREEL_RESULT_INVALID_HANDLE`.
+ */
+TickreelResult tickreel_engine_free(struct TickreelEngine *engine);
+
+/**
+ * Stores the engine-wide counters in `*out_stats`.
+ *
+ * # Safety
+ * `out_stats` must be NULL or point to a writable `TickreelEngineStats`.
+ *
+ * Thread safety: any thread, concurrently with any other call.
+ */
+TickreelResult tickreel_engine_stats(struct TickreelEngine *engine,
+                                     struct TickreelEngineStats *out_stats);
+
+/**
+ * Fills `*out_options` with the recorder defaults (20 ticks/s, 200-tick live chunks at zstd
+ * level 3, a snapshot every 600 ticks, flush every 5 s / 256 KiB / on player leave, block up to
+ * 50 ms under backpressure, compaction at zstd level 9 with verification, batches up to 1 MiB,
+ * no overwrite).
+ *
+ * # Safety
+ * `out_options` must be NULL or point to a writable `TickreelRecorderOptions`.
+ *
+ * Thread safety: any thread.
+ */
+TickreelResult tickreel_recorder_options_default(struct TickreelRecorderOptions *out_options);
+
+/**
+ * Starts recording into the final file `path` (a NUL-terminated path in the platform's
+ * encoding). While recording, the data lives in a directory next to `path` (metadata file +
+ * append-only segments, durable at each flush); `tickreel_recorder_finish` compacts it into
+ * `path`. If that directory exists (a recording closed by `tickreel_recorder_free`, an engine
+ * shutdown or a crash), the recording is resumed: ticks must continue after its last tick.
+ * `options` may be NULL for the defaults of `tickreel_recorder_options_default`. Stores the
+ * recorder's handle in `*out_recorder` (NULL on failure, when it can be written).
+ *
+ * Returns `TICKREEL_RESULT_INVALID_ARGUMENT` for an empty path or an invalid option,
+ * `TICKREEL_RESULT_LOCKED` if `path` is already being recorded (in this process or another),
+ * `TICKREEL_RESULT_INVALID_STATE` if a finished file exists at `path` and `overwrite` is 0 or the
+ * engine has shut down, `TICKREEL_RESULT_IO` and the data errors for a live directory that
+ * cannot be resumed.
+ *
+ * # Safety
+ * `path` must be NULL or a NUL-terminated string; `options` must be NULL or point to a readable
+ * `TickreelRecorderOptions`; `out_recorder` must be NULL or point to writable storage for one
+ * pointer.
+ *
+ * Thread safety: any thread. A recorder may then be used from any thread, but its ticks must be
+ * submitted in increasing order, by one thread at a time.
+ */
+TickreelResult tickreel_recorder_start(struct TickreelEngine *engine,
+                                       const char *path,
+                                       const struct TickreelRecorderOptions *options,
+                                       struct TickreelRecorder **out_recorder);
+
+/**
+ * Frees a recorder. A recording still open is closed, not finished: queued ticks are written
+ * and flushed by the writer thread, and the recording stays resumable (`tickreel_recorder_start`
+ * on the same path continues it; a later `_finish` produces the file). A finished recording's
+ * compaction goes on (its finish handle stays valid). `tickreel_recorder_free(NULL)` is a no-op
+ * returning `TICKREEL_RESULT_OK`; a freed or invalid handle returns
+ * `TICKREEL_RESULT_INVALID_HANDLE`. Never does I/O; waits only while the writer's queue is full
+ * (to queue the close).
+ *
+ * Thread safety: any thread. A call on the same recorder still running in another thread
+ * finishes normally; calls that start after this one get `TICKREEL_RESULT_INVALID_HANDLE`.
+ */
+TickreelResult tickreel_recorder_free(struct TickreelRecorder *recorder);
+
+/**
+ * Queues one tick given as a batch-encoded buffer (see `tickreel_batch_bytes` for the
+ * encoding; the bytes are copied). The server-thread path: O(1) checks, a copy into a pooled
+ * buffer and a queue push; never I/O. The batch's events are decoded on the writer thread: a
+ * malformed batch is refused there (counted in `rejected_ticks`, reported by
+ * `tickreel_recorder_status`), not here. Ticks must be strictly increasing.
+ *
+ * When the writer falls behind, the backpressure policy applies. `TICKREEL_BACKPRESSURE_DROP`:
+ * the tick is dropped (counted, recorded as a gap) and the call returns `TICKREEL_RESULT_OK`
+ * with `*out_dropped` set to true. `TICKREEL_BACKPRESSURE_BLOCK`: the call waits up to the
+ * deadline, then drops the tick the same way and returns `TICKREEL_RESULT_BACKPRESSURE`.
+ * `*out_dropped` (if `out_dropped` is not NULL) is false when the tick was queued.
+ *
+ * Returns `TICKREEL_RESULT_NULL_ARGUMENT` if `batch` is NULL, `TICKREEL_RESULT_INVALID_ARGUMENT`
+ * for fewer than 2 bytes, more than `max_batch_bytes`, or a tick not after the previous one,
+ * `TICKREEL_RESULT_INVALID_STATE` once the recording was finished or aborted or the engine has
+ * shut down.
+ *
+ * # Safety
+ * `batch` must point to `len` readable bytes; `out_dropped` must be NULL or point to a writable
+ * `bool`.
+ *
+ * Thread safety: any thread, but one thread at a time per recorder (ticks in order).
+ */
+TickreelResult tickreel_recorder_submit_tick(struct TickreelRecorder *recorder,
+                                             uint32_t tick,
+                                             const uint8_t *batch,
+                                             size_t len,
+                                             bool *out_dropped);
+
+/**
+ * Queues one tick holding the events of a batch builder (the batch is left unchanged; clear it
+ * before building the next tick). Same rules and results as `tickreel_recorder_submit_tick`.
+ *
+ * # Safety
+ * `out_dropped` must be NULL or point to a writable `bool`.
+ *
+ * Thread safety: any thread, but one thread at a time per recorder (ticks in order). The batch
+ * must not be modified by another thread during the call (its lock is held while it is copied).
+ */
+TickreelResult tickreel_recorder_submit_batch(struct TickreelRecorder *recorder,
+                                              uint32_t tick,
+                                              struct TickreelBatch *batch,
+                                              bool *out_dropped);
+
+/**
+ * A player left: asks the writer to flush (if the flush policy's `flush_on_player_leave` is
+ * set) so that their part of the recording is durable. Adds no event: record the leave itself
+ * with `tickreel_batch_player_leave` in the tick's batch. Never does I/O; waits only
+ * while the writer's queue is full.
+ *
+ * Returns `TICKREEL_RESULT_INVALID_STATE` once the recording was finished or aborted.
+ *
+ * Thread safety: any thread, concurrently with other recorder calls.
+ */
+TickreelResult tickreel_recorder_player_left(struct TickreelRecorder *recorder, uint32_t entity);
+
+/**
+ * Supplies snapshot bytes (the game's own world state, opaque to tickreel, copied); the next
+ * tick starts a chunk carrying them. `bytes` may be NULL when `len` is 0. Never does I/O; waits
+ * only while the writer's queue is full.
+ *
+ * Returns `TICKREEL_RESULT_INVALID_STATE` once the recording was finished or aborted.
+ *
+ * # Safety
+ * `bytes` must point to `len` readable bytes (or `len` must be 0).
+ *
+ * Thread safety: any thread, concurrently with other recorder calls.
+ */
+TickreelResult tickreel_recorder_offer_snapshot(struct TickreelRecorder *recorder,
+                                                const uint8_t *bytes,
+                                                size_t len);
+
+/**
+ * Records who an entity is, in the recording's metadata: its game-defined `kind`, optionally a
+ * 16-byte UUID (`uuid`, NULL for none) and a UTF-8 name (`name`, NULL for none). Registering an
+ * id again replaces the earlier entry. Never does I/O; waits only while the writer's queue is
+ * full.
+ *
+ * Returns `TICKREEL_RESULT_INVALID_ARGUMENT` if `name` is not UTF-8,
+ * `TICKREEL_RESULT_INVALID_STATE` once the recording was finished or aborted.
+ *
+ * # Safety
+ * `uuid` must be NULL or point to 16 readable bytes; `name` must be NULL or a NUL-terminated
+ * string.
+ *
+ * Thread safety: any thread, concurrently with other recorder calls.
+ */
+TickreelResult tickreel_recorder_register_entity(struct TickreelRecorder *recorder,
+                                                 uint32_t entity,
+                                                 uint32_t kind,
+                                                 const uint8_t *uuid,
+                                                 const char *name);
+
+/**
+ * Registers a custom event type in the recording's metadata: its id (as used by
+ * `tickreel_batch_custom`), a UTF-8 name and the game's schema version of its payload. Never
+ * does I/O; waits only while the writer's queue is full.
+ *
+ * Returns `TICKREEL_RESULT_NULL_ARGUMENT` if `name` is NULL, `TICKREEL_RESULT_INVALID_ARGUMENT`
+ * if it is not UTF-8, `TICKREEL_RESULT_INVALID_STATE` once the recording was finished or aborted.
+ *
+ * # Safety
+ * `name` must be NULL or a NUL-terminated string.
+ *
+ * Thread safety: any thread, concurrently with other recorder calls.
+ */
+TickreelResult tickreel_recorder_register_event_type(struct TickreelRecorder *recorder,
+                                                     uint32_t type_id,
+                                                     const char *name,
+                                                     uint32_t version);
+
+/**
+ * Asks the writer to flush now and waits until every tick submitted before this call is durably
+ * in the live directory (segments fsynced, metadata rewritten atomically). Blocks for the I/O:
+ * not for the server thread.
+ *
+ * Returns `TICKREEL_RESULT_OK` once durable (a tick the writer refused is not an error here: see
+ * `tickreel_recorder_status`), `TICKREEL_RESULT_IO` if the flush failed,
+ * `TICKREEL_RESULT_INVALID_STATE` once the recording was finished or aborted.
+ *
+ * Thread safety: any thread, concurrently with other recorder calls.
+ */
+TickreelResult tickreel_recorder_flush(struct TickreelRecorder *recorder);
+
+/**
+ * Stores the recording's counters in `*out_stats`. Never blocks.
+ *
+ * # Safety
+ * `out_stats` must be NULL or point to a writable `TickreelRecorderStats`.
+ *
+ * Thread safety: any thread, concurrently with any other call; the counters are read one by one
+ * and may be mutually a little out of date.
+ */
+TickreelResult tickreel_recorder_stats(struct TickreelRecorder *recorder,
+                                       struct TickreelRecorderStats *out_stats);
+
+/**
+ * The writer's health for this recording: `TICKREEL_RESULT_OK` if it has reported no error,
+ * otherwise `TICKREEL_RESULT_INVALID_STATE` with the writer's last error as the calling
+ * thread's last error message (e.g. `tick 12 refused: ...` for a malformed batch, or a failed
+ * flush). The writer processes ticks asynchronously: call `tickreel_recorder_flush` first to be
+ * sure every submitted tick has been looked at. An error stays reported; the recording goes on
+ * (refused ticks are skipped). Never blocks.
+ *
+ * Thread safety: any thread, concurrently with other recorder calls.
+ */
+TickreelResult tickreel_recorder_status(struct TickreelRecorder *recorder);
+
+/**
+ * Ends the recording: the ticks still queued are written, then the engine's compaction worker
+ * produces the final `.reel` file (atomically, verified if so configured) and removes the live
+ * directory. Does not wait: stores a handle in `*out_finish` to poll (`tickreel_finish_poll`) or
+ * wait on (`tickreel_finish_wait`), to be freed with `tickreel_finish_free`. Afterwards the
+ * recorder refuses every call with `TICKREEL_RESULT_INVALID_STATE` except `_stats`, `_status`
+ * and `tickreel_recorder_free`, which must still be called.
+ *
+ * Returns `TICKREEL_RESULT_INVALID_STATE` if the recording was already finished or aborted (a
+ * second finish) or the engine has shut down. On failure `*out_finish` is set to NULL (when it
+ * can be written).
+ *
+ * # Safety
+ * `out_finish` must be NULL or point to writable storage for one pointer.
+ *
+ * Thread safety: any thread, concurrently with other recorder calls; only one finish or abort
+ * succeeds.
+ */
+TickreelResult tickreel_recorder_finish(struct TickreelRecorder *recorder,
+                                        struct TickreelFinish **out_finish);
+
+/**
+ * Throws the recording away: queued ticks are discarded and its live directory is removed.
+ * Blocks until the writer has done so. Afterwards the recorder behaves as after a finish.
+ *
+ * Returns `TICKREEL_RESULT_INVALID_STATE` if the recording was already finished or aborted or
+ * the engine has shut down, `TICKREEL_RESULT_IO` if the directory could not be removed.
+ *
+ * Thread safety: any thread, concurrently with other recorder calls; only one finish or abort
+ * succeeds.
+ */
+TickreelResult tickreel_recorder_abort(struct TickreelRecorder *recorder);
+
+/**
+ * Stores in `*out_done` whether the compaction has completed. Never blocks.
+ *
+ * Returns `TICKREEL_RESULT_OK` while it runs (`*out_done` false) and once it succeeded
+ * (`*out_done` true); if it failed, `*out_done` is true and the call returns the failure's code
+ * (e.g. `TICKREEL_RESULT_IO`, `TICKREEL_RESULT_CORRUPT`) with its message, every time it is
+ * asked.
+ *
+ * # Safety
+ * `out_done` must be NULL or point to a writable `bool`.
+ *
+ * Thread safety: any thread, concurrently with any other call on the handle.
+ */
+TickreelResult tickreel_finish_poll(struct TickreelFinish *finish, bool *out_done);
+
+/**
+ * Waits until the compaction has completed and copies the final file's path into `path_buf` as
+ * a NUL-terminated string (in the platform's encoding), storing its length in bytes, without the
+ * NUL, in `*out_len`. Blocks: not for the server thread (poll with `tickreel_finish_poll`
+ * there). With `capacity` 0 nothing is copied (`path_buf` may then be NULL): a wait and a length
+ * query. `out_len` may be NULL.
+ *
+ * Returns the compaction's failure code if it failed (every time it is asked), or
+ * `TICKREEL_RESULT_BUFFER_TOO_SMALL` if `capacity` is less than `*out_len + 1` (nothing is
+ * copied; calling again does not wait any more).
+ *
+ * # Safety
+ * `path_buf` must point to `capacity` writable bytes (or `capacity` must be 0); `out_len` must
+ * be NULL or point to a writable `size_t`.
+ *
+ * Thread safety: any thread, concurrently with any other call on the handle; several threads
+ * may wait.
+ */
+TickreelResult tickreel_finish_wait(struct TickreelFinish *finish,
+                                    char *path_buf,
+                                    size_t capacity,
+                                    size_t *out_len);
+
+/**
+ * Frees a finish handle. The compaction goes on regardless (freeing does not cancel it).
+ * `tickreel_finish_free(NULL)` is a no-op returning `TICKREEL_RESULT_OK`; a freed or invalid
+ * handle returns `TICKREEL_RESULT_INVALID_HANDLE`.
+ *
+ * Thread safety: any thread. A wait on the same handle in another thread finishes normally;
+ * calls that start after this one get `TICKREEL_RESULT_INVALID_HANDLE`.
+ */
+TickreelResult tickreel_finish_free(struct TickreelFinish *finish);
+
+/**
+ * Loads `entity`'s run in `range` (NULL: the entity's whole presence) from the finished `.reel`
+ * file at `path` and stores the ghost's handle in `*out_ghost` (NULL on failure, when it can be
+ * written). Reads only the chunks up to the run's end. Blocks for the I/O: on a server thread,
+ * use `tickreel_ghost_load_async`.
+ *
+ * Returns the reader's errors for the file (`TICKREEL_RESULT_IO`, `_CORRUPT`, `_TRUNCATED`...),
+ * `TICKREEL_RESULT_INVALID_ARGUMENT` for an invalid range, an entity with no pose in it, or a
+ * checkpoint the entity never reached.
+ *
+ * # Safety
+ * `path` must be NULL or a NUL-terminated string; `range` must be NULL or point to a readable
+ * `TickreelGhostRange`; `out_ghost` must be NULL or point to writable storage for one pointer.
+ *
+ * Thread safety: any thread. A ghost may then be used from any thread, by any number of
+ * threads at once (it is read only).
+ */
+TickreelResult tickreel_ghost_load(const char *path,
+                                   uint32_t entity,
+                                   const struct TickreelGhostRange *range,
+                                   struct TickreelGhost **out_ghost);
+
+/**
+ * Like `tickreel_ghost_load`, from a recording already open in `reader`.
+ *
+ * # Safety
+ * As `tickreel_ghost_load` (without `path`).
+ *
+ * Thread safety: any thread, concurrently with any other call on the reader.
+ */
+TickreelResult tickreel_ghost_load_from_reader(struct TickreelReader *reader,
+                                               uint32_t entity,
+                                               const struct TickreelGhostRange *range,
+                                               struct TickreelGhost **out_ghost);
+
+/**
+ * Starts loading `entity`'s run in `range` (NULL: its whole presence) from the `.reel` file at
+ * `path` on a background thread, and stores the load's handle in `*out_load` (NULL on failure,
+ * when it can be written). Never blocks: poll with `tickreel_ghost_load_poll` and take the
+ * ghost with `tickreel_ghost_load_take`. Errors of the load itself (file, range) are reported
+ * by `_take`.
+ *
+ * # Safety
+ * `path` must be NULL or a NUL-terminated string; `range` must be NULL or point to a readable
+ * `TickreelGhostRange`; `out_load` must be NULL or point to writable storage for one pointer.
+ *
+ * Thread safety: any thread. The load's handle may then be used from any thread; its calls are
+ * serialised by an internal lock.
+ */
+TickreelResult tickreel_ghost_load_async(const char *path,
+                                         uint32_t entity,
+                                         const struct TickreelGhostRange *range,
+                                         struct TickreelGhostLoad **out_load);
+
+/**
+ * Stores in `*out_ready` whether the load has finished (successfully or not) and its result is
+ * waiting to be taken with `tickreel_ghost_load_take`. Never blocks.
+ *
+ * # Safety
+ * `out_ready` must be NULL or point to a writable `bool`.
+ *
+ * Thread safety: any thread; calls on one load are serialised.
+ */
+TickreelResult tickreel_ghost_load_poll(struct TickreelGhostLoad *load, bool *out_ready);
+
+/**
+ * Takes the loaded ghost: stores its handle in `*out_ghost` (free it with `tickreel_ghost_free`).
+ * Never blocks.
+ *
+ * Returns `TICKREEL_RESULT_NOT_READY` while the load runs, the load's error code (e.g.
+ * `TICKREEL_RESULT_IO`, `_INVALID_ARGUMENT`) if it failed, `TICKREEL_RESULT_INVALID_STATE` if
+ * the result was already taken. `*out_ghost` is NULL unless the call succeeded (when it can be
+ * written).
+ *
+ * # Safety
+ * `out_ghost` must be NULL or point to writable storage for one pointer.
+ *
+ * Thread safety: any thread; calls on one load are serialised.
+ */
+TickreelResult tickreel_ghost_load_take(struct TickreelGhostLoad *load,
+                                        struct TickreelGhost **out_ghost);
+
+/**
+ * Frees a load's handle; a load still running is cancelled (between chunks) and its result
+ * dropped. `tickreel_ghost_load_free(NULL)` is a no-op returning `TICKREEL_RESULT_OK`; a freed
+ * or invalid handle returns `TICKREEL_RESULT_INVALID_HANDLE`. Does not wait for the background
+ * thread, which ends on its own.
+ *
+ * Thread safety: any thread. A call on the same load still running in another thread finishes
+ * normally; calls that start after this one get `TICKREEL_RESULT_INVALID_HANDLE`.
+ */
+TickreelResult tickreel_ghost_load_free(struct TickreelGhostLoad *load);
+
+/**
+ * Frees a ghost. Cursors and deltas made from it stay usable (they share its data).
+ * `tickreel_ghost_free(NULL)` is a no-op returning `TICKREEL_RESULT_OK`; a freed or invalid
+ * handle returns `TICKREEL_RESULT_INVALID_HANDLE`.
+ *
+ * Thread safety: any thread. Calls on the same ghost running in other threads finish normally;
+ * calls that start after this one get `TICKREEL_RESULT_INVALID_HANDLE`.
+ */
+TickreelResult tickreel_ghost_free(struct TickreelGhost *ghost);
+
+/**
+ * Stores what the ghost's run spans in `*out_info`: entity, origin tick, duration, sample and
+ * split counts, tick rate.
+ *
+ * # Safety
+ * `out_info` must be NULL or point to a writable `TickreelGhostInfo`.
+ *
+ * Thread safety: any thread, concurrently with any other call.
+ */
+TickreelResult tickreel_ghost_info(struct TickreelGhost *ghost, struct TickreelGhostInfo *out_info);
+
+/**
+ * Copies the ghost's splits (checkpoint markers in recorded order, with their tick offsets from
+ * the run's start) into `splits`, and stores their number in `*out_count`.
+ *
+ * `*out_count` is always set. If it exceeds `capacity`, nothing is copied and
+ * `TICKREEL_RESULT_BUFFER_TOO_SMALL` is returned. `splits` may be NULL when `capacity` is 0, to
+ * query the count.
+ *
+ * # Safety
+ * `splits` must point to `capacity` writable `TickreelSplit`s (or `capacity` must be 0);
+ * `out_count` must be NULL or point to a writable `size_t`.
+ *
+ * Thread safety: any thread, concurrently with any other call.
+ */
+TickreelResult tickreel_ghost_splits(struct TickreelGhost *ghost,
+                                     struct TickreelSplit *splits,
+                                     size_t capacity,
+                                     size_t *out_count);
+
+/**
+ * Creates a cursor over the ghost, at the start of its run with no time shift, and stores its
+ * handle in `*out_cursor` (NULL on failure, when it can be written).
+ *
+ * # Safety
+ * `out_cursor` must be NULL or point to writable storage for one pointer.
+ *
+ * Thread safety: any thread. A cursor keeps its position between calls: give each viewer (or
+ * thread) its own; calls on one cursor are serialised by an internal lock.
+ */
+TickreelResult tickreel_cursor_new(struct TickreelGhost *ghost, struct TickreelCursor **out_cursor);
+
+/**
+ * Frees a cursor. `tickreel_cursor_free(NULL)` is a no-op returning `TICKREEL_RESULT_OK`; a
+ * freed or invalid handle returns `TICKREEL_RESULT_INVALID_HANDLE`.
+ *
+ * Thread safety: any thread. A call on the same cursor still running in another thread
+ * finishes normally; calls that start after this one get `TICKREEL_RESULT_INVALID_HANDLE`.
+ */
+TickreelResult tickreel_cursor_free(struct TickreelCursor *cursor);
+
+/**
+ * Stores the ghost's pose at `t` ticks from the (shifted) start of its run in `*out_sample`.
+ * `t` is fractional: sample at your frame rate (e.g. `t += 20.0 / 60.0` per frame for a 20
+ * ticks/s recording shown at 60 Hz). Between samples the pose is a monotone cubic Hermite
+ * interpolation, never across a teleport; at every recorded tick it is exactly the recorded
+ * pose. Before the start (or for a NaN `t`) the ghost waits at its first pose
+ * (`TICKREEL_GHOST_NOT_STARTED`); at or after the finish it stays at its last
+ * (`TICKREEL_GHOST_FINISHED`). O(1) when `t` moves forward a little from the previous call;
+ * never allocates.
+ *
+ * # Safety
+ * `out_sample` must be NULL or point to a writable `TickreelGhostSample`.
+ *
+ * Thread safety: any thread; calls on one cursor are serialised.
+ */
+TickreelResult tickreel_cursor_sample(struct TickreelCursor *cursor,
+                                      double t,
+                                      struct TickreelGhostSample *out_sample);
+
+/**
+ * Delays the ghost by `ticks` (negative: it starts earlier): `tickreel_cursor_sample(c, t)`
+ * then shows the run at `t - ticks`.
+ *
+ * Returns `TICKREEL_RESULT_INVALID_ARGUMENT` if `ticks` is not finite.
+ *
+ * Thread safety: any thread; calls on one cursor are serialised.
+ */
+TickreelResult tickreel_cursor_set_time_shift(struct TickreelCursor *cursor, double ticks);
+
+/**
+ * Creates a live delta against the ghost (no time shift) and stores its handle in `*out_delta`
+ * (NULL on failure, when it can be written).
+ *
+ * # Safety
+ * `out_delta` must be NULL or point to writable storage for one pointer.
+ *
+ * Thread safety: any thread. A delta follows one live run: give each live player their own;
+ * calls on one delta are serialised by an internal lock.
+ */
+TickreelResult tickreel_delta_new(struct TickreelGhost *ghost, struct TickreelDelta **out_delta);
+
+/**
+ * Frees a delta. `tickreel_delta_free(NULL)` is a no-op returning `TICKREEL_RESULT_OK`; a freed
+ * or invalid handle returns `TICKREEL_RESULT_INVALID_HANDLE`.
+ *
+ * Thread safety: any thread. A call on the same delta still running in another thread finishes
+ * normally; calls that start after this one get `TICKREEL_RESULT_INVALID_HANDLE`.
+ */
+TickreelResult tickreel_delta_free(struct TickreelDelta *delta);
+
+/**
+ * The live player, `live_t` ticks after the start of their run, is at (`x`, `y`, `z`) blocks:
+ * matches that position to the nearest point of the ghost's path and stores how far behind
+ * (positive) or ahead (negative) of the ghost they are, in seconds, in `*out_seconds`. The
+ * value shown is smoothed (a sign flips only past 0.1 s, the value moves in steps of 0.02 s) so
+ * that it does not flicker. Costs O(a small window); never allocates.
+ *
+ * Returns `TICKREEL_RESULT_INVALID_ARGUMENT` if any argument is not finite.
+ *
+ * # Safety
+ * `out_seconds` must be NULL or point to a writable `double`.
+ *
+ * Thread safety: any thread; calls on one delta are serialised.
+ */
+TickreelResult tickreel_delta_update(struct TickreelDelta *delta,
+                                     double live_t,
+                                     double x,
+                                     double y,
+                                     double z,
+                                     double *out_seconds);
+
+/**
+ * Delays the ghost by `ticks` for this delta (as `tickreel_cursor_set_time_shift`).
+ *
+ * Returns `TICKREEL_RESULT_INVALID_ARGUMENT` if `ticks` is not finite.
+ *
+ * Thread safety: any thread; calls on one delta are serialised.
+ */
+TickreelResult tickreel_delta_set_time_shift(struct TickreelDelta *delta, double ticks);
+
+/**
+ * Forgets the previous match and the smoothed value: call when the live player starts a new
+ * attempt.
+ *
+ * Thread safety: any thread; calls on one delta are serialised.
+ */
+TickreelResult tickreel_delta_reset(struct TickreelDelta *delta);
 
 /**
  * Number of live handles of every type (handles returned by `*_new`/`*_open`/`*_create` and

@@ -4,17 +4,22 @@
  *   bad_input [SCRATCH_DIR]      (default: the current directory)
  *
  * NULL pointers, zero lengths, freed, foreign and made-up handles, malformed batches, out-of-order
- * ticks, truncated, corrupt and foreign files, too-small buffers. Prints one line per check and
+ * ticks, truncated, corrupt and foreign files, too-small buffers; for the live recorder also bad
+ * options, ticks after a finish, a double finish, an abort, a recorder outliving its engine, a
+ * finish that fails; for ghosts bad ranges, missing entities and checkpoints, non-finite times. Prints one line per check and
  * `N passed, M failed` at the end; exits non-zero if any check failed. Meant to run under
  * AddressSanitizer and UndefinedBehaviorSanitizer: none of this may crash or touch bad memory.
  */
+#define _POSIX_C_SOURCE 200809L /* nanosleep */
 #include "tickreel.h"
 
 #include <math.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 static int passed = 0, failed = 0;
 
@@ -346,6 +351,412 @@ static void bad_reads(const char *good_file) {
     EXPECT(tickreel_reader_free(reader), OK);
 }
 
+static void nap_ms(long ms) {
+    struct timespec t = {ms / 1000, (ms % 1000) * 1000000L};
+    nanosleep(&t, NULL);
+}
+
+static const uint8_t EMPTY_TICK[] = {0, 0};
+/* A tick holding one custom event (a chat line), encoded by the batch builder in main(). */
+static uint8_t CHAT_TICK[64];
+static size_t CHAT_LEN = 0;
+
+static void encode_chat_tick(void) {
+    TickreelBatch *batch = NULL;
+    EXPECT(tickreel_batch_new(&batch), OK);
+    EXPECT(tickreel_batch_custom(batch, 1, (const uint8_t *)"hi", 2), OK);
+    EXPECT(tickreel_batch_bytes(batch, CHAT_TICK, sizeof CHAT_TICK, &CHAT_LEN), OK);
+    EXPECT(tickreel_batch_free(batch), OK);
+}
+
+static void submit_chat(TickreelRecorder *rec, uint32_t tick, const char *what) {
+    expect(tickreel_recorder_submit_tick(rec, tick, CHAT_TICK, CHAT_LEN, NULL), TICKREEL_RESULT_OK,
+           what);
+}
+
+/* Waits for a finish and returns its result (the final path in `buf`). */
+static TickreelResult wait_finish(TickreelRecorder *rec, char *buf, size_t len) {
+    TickreelFinish *finish = NULL;
+    TickreelResult r = tickreel_recorder_finish(rec, &finish);
+    if (r != TICKREEL_RESULT_OK) {
+        return r;
+    }
+    r = tickreel_finish_wait(finish, buf, len, NULL);
+    tickreel_finish_free(finish);
+    return r;
+}
+
+static void bad_engine(void) {
+    puts("-- engine");
+    TickreelEngine *engine = (TickreelEngine *)(uintptr_t)1u; /* must be reset to NULL on failure */
+    TickreelEngineOptions eo;
+    EXPECT(tickreel_engine_new(NULL, NULL), NULL_ARGUMENT);
+    EXPECT(tickreel_engine_options_default(NULL), NULL_ARGUMENT);
+    EXPECT(tickreel_engine_options_default(&eo), OK);
+    EXPECT_TRUE(eo.writer_threads == 1 && eo.queue_capacity > 0);
+    eo.writer_threads = 0;
+    EXPECT(tickreel_engine_new(&eo, &engine), INVALID_ARGUMENT);
+    EXPECT_TRUE(engine == NULL);
+    eo.writer_threads = 1000;
+    EXPECT(tickreel_engine_new(&eo, &engine), INVALID_ARGUMENT);
+    eo.writer_threads = 1;
+    eo.queue_capacity = 0;
+    EXPECT(tickreel_engine_new(&eo, &engine), INVALID_ARGUMENT);
+    EXPECT(tickreel_engine_free(NULL), OK);
+    EXPECT(tickreel_recorder_free(NULL), OK);
+    EXPECT(tickreel_finish_free(NULL), OK);
+    EXPECT(tickreel_engine_new(NULL, &engine), OK);
+    TickreelEngineStats es;
+    EXPECT(tickreel_engine_stats(engine, NULL), NULL_ARGUMENT);
+    EXPECT(tickreel_engine_stats(NULL, &es), NULL_ARGUMENT);
+    EXPECT(tickreel_engine_stats(engine, &es), OK);
+    EXPECT_TRUE(es.active_recordings == 0 && es.compactions_done == 0);
+    EXPECT(tickreel_engine_stats((TickreelEngine *)(uintptr_t)0xdeadbeefu, &es), INVALID_HANDLE);
+    EXPECT(tickreel_engine_free(engine), OK);
+    EXPECT(tickreel_engine_free(engine), INVALID_HANDLE);
+    EXPECT(tickreel_engine_stats(engine, &es), INVALID_HANDLE);
+}
+
+static void bad_recorder(void) {
+    puts("-- recorder");
+    char path[4096], other[4096], got[4096];
+    TickreelEngine *engine = NULL;
+    EXPECT(tickreel_engine_new(NULL, &engine), OK);
+    in_dir(path, sizeof path, "live.reel");
+
+    TickreelRecorder *rec = (TickreelRecorder *)(uintptr_t)1u;
+    EXPECT(tickreel_recorder_start(engine, NULL, NULL, &rec), NULL_ARGUMENT);
+    EXPECT_TRUE(rec == NULL);
+    EXPECT(tickreel_recorder_start(engine, path, NULL, NULL), NULL_ARGUMENT);
+    EXPECT(tickreel_recorder_start(NULL, path, NULL, &rec), NULL_ARGUMENT);
+    EXPECT(tickreel_recorder_start(engine, "", NULL, &rec), INVALID_ARGUMENT);
+    TickreelRecorderOptions ro;
+    EXPECT(tickreel_recorder_options_default(NULL), NULL_ARGUMENT);
+    EXPECT(tickreel_recorder_options_default(&ro), OK);
+    EXPECT_TRUE(ro.backpressure == TICKREEL_BACKPRESSURE_BLOCK && ro.tick_rate_millihz == 20000);
+    ro.backpressure = 42;
+    EXPECT(tickreel_recorder_start(engine, path, &ro, &rec), INVALID_ARGUMENT);
+    EXPECT(tickreel_recorder_options_default(&ro), OK);
+    ro.zstd_level = 1000;
+    EXPECT(tickreel_recorder_start(engine, path, &ro, &rec), INVALID_ARGUMENT);
+    EXPECT(tickreel_recorder_options_default(&ro), OK);
+    ro.flush_interval_ms = 0;
+    EXPECT(tickreel_recorder_start(engine, path, &ro, &rec), INVALID_ARGUMENT);
+    EXPECT(tickreel_recorder_options_default(&ro), OK);
+    ro.tick_rate_millihz = 0;
+    EXPECT(tickreel_recorder_start(engine, path, &ro, &rec), INVALID_ARGUMENT);
+    EXPECT(tickreel_recorder_options_default(&ro), OK);
+    ro.compaction_chunk_ticks = 0;
+    EXPECT(tickreel_recorder_start(engine, path, &ro, &rec), INVALID_ARGUMENT);
+    EXPECT(tickreel_recorder_options_default(&ro), OK);
+    ro.max_batch_bytes = 1;
+    EXPECT(tickreel_recorder_start(engine, path, &ro, &rec), INVALID_ARGUMENT);
+    EXPECT_TRUE(rec == NULL);
+    /* An engine handle where a recorder is expected, and the other way round. */
+    EXPECT(tickreel_recorder_flush((TickreelRecorder *)(void *)engine), INVALID_HANDLE);
+    EXPECT_TRUE(strstr(tickreel_last_error_message(), "engine handle, not a recorder") != NULL);
+
+    EXPECT(tickreel_recorder_options_default(&ro), OK);
+    ro.max_batch_bytes = 1024;
+    EXPECT(tickreel_recorder_start(engine, path, &ro, &rec), OK);
+    EXPECT(tickreel_engine_free((TickreelEngine *)(void *)rec), INVALID_HANDLE);
+    TickreelRecorder *twice = NULL;
+    EXPECT(tickreel_recorder_start(engine, path, &ro, &twice), LOCKED);
+    EXPECT_TRUE(twice == NULL);
+
+    static const uint8_t short_count[] = {0};
+    static const uint8_t unknown_kind[] = {0, 1, 0x33};
+    static const uint8_t truncated_pose[] = {0, 1, 0x03, 0x01, 0x02};
+    bool dropped = true;
+    EXPECT(tickreel_recorder_submit_tick(rec, 1, NULL, 2, NULL), NULL_ARGUMENT);
+    EXPECT(tickreel_recorder_submit_tick(rec, 1, NULL, 0, NULL), NULL_ARGUMENT);
+    EXPECT(tickreel_recorder_submit_tick(rec, 1, EMPTY_TICK, 0, NULL), INVALID_ARGUMENT);
+    EXPECT(tickreel_recorder_submit_tick(rec, 1, short_count, sizeof short_count, NULL),
+           INVALID_ARGUMENT);
+    uint8_t *big = calloc(2000, 1);
+    EXPECT_TRUE(big != NULL);
+    EXPECT(tickreel_recorder_submit_tick(rec, 1, big, 2000, NULL), INVALID_ARGUMENT);
+    free(big);
+    EXPECT(tickreel_recorder_submit_tick((TickreelRecorder *)(uintptr_t)0xdeadbeefu, 1, EMPTY_TICK,
+                                         2, NULL),
+           INVALID_HANDLE);
+    EXPECT(tickreel_recorder_submit_tick(rec, 1, CHAT_TICK, CHAT_LEN, &dropped), OK);
+    EXPECT_TRUE(!dropped);
+    EXPECT(tickreel_recorder_submit_tick(rec, 1, EMPTY_TICK, sizeof EMPTY_TICK, NULL),
+           INVALID_ARGUMENT);
+    EXPECT(tickreel_recorder_submit_tick(rec, 0, EMPTY_TICK, sizeof EMPTY_TICK, NULL),
+           INVALID_ARGUMENT);
+    /* Malformed batches pass the O(1) checks of the server thread; the writer refuses them. */
+    EXPECT(tickreel_recorder_submit_tick(rec, 2, unknown_kind, sizeof unknown_kind, NULL), OK);
+    EXPECT(tickreel_recorder_submit_tick(rec, 3, truncated_pose, sizeof truncated_pose, NULL), OK);
+    TickreelBatch *batch = NULL;
+    EXPECT(tickreel_batch_new(&batch), OK);
+    EXPECT(tickreel_batch_add_entity(batch, 1, 1, 0.5, 64, 0.5, 0, 0), OK);
+    EXPECT(tickreel_recorder_submit_batch(rec, 4, NULL, NULL), NULL_ARGUMENT);
+    EXPECT(tickreel_recorder_submit_batch(rec, 4, (TickreelBatch *)(void *)rec, NULL),
+           INVALID_HANDLE);
+    EXPECT(tickreel_recorder_submit_batch(NULL, 4, batch, NULL), NULL_ARGUMENT);
+    EXPECT(tickreel_recorder_submit_batch(rec, 5, batch, &dropped), OK);
+    EXPECT(tickreel_batch_free(batch), OK);
+    EXPECT(tickreel_recorder_submit_batch(rec, 6, batch, NULL), INVALID_HANDLE);
+    EXPECT(tickreel_recorder_offer_snapshot(rec, NULL, 3), NULL_ARGUMENT);
+    EXPECT(tickreel_recorder_offer_snapshot(rec, NULL, 0), OK);
+    EXPECT(tickreel_recorder_register_event_type(rec, 1, NULL, 1), NULL_ARGUMENT);
+    EXPECT(tickreel_recorder_register_event_type(rec, 1, "\xff\xfe", 1), INVALID_ARGUMENT);
+    EXPECT(tickreel_recorder_register_entity(rec, 1, 1, NULL, "\xc3"), INVALID_ARGUMENT);
+    EXPECT(tickreel_recorder_register_entity(rec, 1, 1, NULL, "Alice"), OK);
+    EXPECT(tickreel_recorder_player_left(rec, 1), OK);
+    EXPECT(tickreel_recorder_stats(rec, NULL), NULL_ARGUMENT);
+
+    /* After a flush, the writer has looked at every tick: the malformed ones are reported. */
+    EXPECT(tickreel_recorder_flush(rec), OK);
+    EXPECT(tickreel_recorder_status(rec), INVALID_STATE);
+    EXPECT_TRUE(strstr(tickreel_last_error_message(), "refused") != NULL);
+    TickreelRecorderStats st;
+    EXPECT(tickreel_recorder_stats(rec, &st), OK);
+    EXPECT_TRUE(st.submitted_ticks == 4 && st.rejected_ticks == 2 && st.dropped_ticks == 0);
+    EXPECT_TRUE(st.has_flushed_tick && st.flushed_tick == 5);
+
+    /* Finish, then everything but stats, status and free is refused. */
+    EXPECT(tickreel_recorder_finish(rec, NULL), NULL_ARGUMENT);
+    TickreelFinish *finish = NULL, *again = (TickreelFinish *)(uintptr_t)1u;
+    EXPECT(tickreel_recorder_finish(rec, &finish), OK);
+    EXPECT(tickreel_recorder_finish(rec, &again), INVALID_STATE);
+    EXPECT_TRUE(again == NULL);
+    EXPECT(tickreel_recorder_submit_tick(rec, 9, EMPTY_TICK, sizeof EMPTY_TICK, NULL), INVALID_STATE);
+    EXPECT(tickreel_recorder_flush(rec), INVALID_STATE);
+    EXPECT(tickreel_recorder_player_left(rec, 1), INVALID_STATE);
+    EXPECT(tickreel_recorder_offer_snapshot(rec, NULL, 0), INVALID_STATE);
+    EXPECT(tickreel_recorder_abort(rec), INVALID_STATE);
+    EXPECT(tickreel_recorder_stats(rec, &st), OK);
+    bool done = false;
+    EXPECT(tickreel_finish_poll(finish, NULL), NULL_ARGUMENT);
+    EXPECT(tickreel_finish_poll((TickreelFinish *)(void *)rec, &done), INVALID_HANDLE);
+    size_t len = 0;
+    EXPECT(tickreel_finish_wait(finish, NULL, 0, &len), OK); /* a wait and a length query */
+    EXPECT_TRUE(len == strlen(path));
+    char tiny[4];
+    EXPECT(tickreel_finish_wait(finish, tiny, sizeof tiny, &len), BUFFER_TOO_SMALL);
+    EXPECT(tickreel_finish_wait(finish, NULL, 16, &len), NULL_ARGUMENT);
+    EXPECT(tickreel_finish_wait(finish, got, sizeof got, NULL), OK);
+    EXPECT_TRUE(strcmp(got, path) == 0);
+    EXPECT(tickreel_finish_poll(finish, &done), OK);
+    EXPECT_TRUE(done);
+    EXPECT(tickreel_finish_free(finish), OK);
+    EXPECT(tickreel_finish_free(finish), INVALID_HANDLE);
+    EXPECT(tickreel_finish_poll(finish, &done), INVALID_HANDLE);
+    EXPECT(tickreel_recorder_free(rec), OK);
+    EXPECT(tickreel_recorder_free(rec), INVALID_HANDLE);
+    EXPECT(tickreel_recorder_submit_tick(rec, 10, EMPTY_TICK, sizeof EMPTY_TICK, NULL),
+           INVALID_HANDLE);
+    TickreelReader *reader = NULL;
+    uint32_t first = 0, last = 0;
+    EXPECT(tickreel_reader_open(path, &reader), OK);
+    EXPECT(tickreel_reader_verify(reader, NULL), OK);
+    EXPECT(tickreel_reader_first_tick(reader, &first), OK);
+    EXPECT(tickreel_reader_last_tick(reader, &last), OK);
+    EXPECT_TRUE(first == 1 && last == 5);
+    EXPECT(tickreel_reader_free(reader), OK);
+    /* A finished file is not replaced unless asked to. */
+    EXPECT(tickreel_recorder_start(engine, path, NULL, &rec), INVALID_STATE);
+
+    /* Abort: the recording is thrown away. */
+    in_dir(other, sizeof other, "aborted.reel");
+    EXPECT(tickreel_recorder_start(engine, other, NULL, &rec), OK);
+    submit_chat(rec, 1, "submit before abort");
+    EXPECT(tickreel_recorder_flush(rec), OK);
+    EXPECT(tickreel_recorder_abort(rec), OK);
+    EXPECT(tickreel_recorder_abort(rec), INVALID_STATE);
+    EXPECT(tickreel_recorder_finish(rec, &finish), INVALID_STATE);
+    EXPECT(tickreel_recorder_free(rec), OK);
+    EXPECT(tickreel_reader_open(other, &reader), IO);
+
+    /* Freed while open: closed, not finished; starting again resumes it. */
+    in_dir(other, sizeof other, "resumed.reel");
+    EXPECT(tickreel_recorder_start(engine, other, NULL, &rec), OK);
+    submit_chat(rec, 1, "submit 1");
+    submit_chat(rec, 3, "submit 3");
+    EXPECT(tickreel_recorder_flush(rec), OK);
+    EXPECT(tickreel_recorder_free(rec), OK);
+    TickreelResult r = TICKREEL_RESULT_LOCKED;
+    for (int i = 0; i < 500 && r == TICKREEL_RESULT_LOCKED; i++) {
+        r = tickreel_recorder_start(engine, other, NULL, &rec); /* until the writer closed it */
+        if (r == TICKREEL_RESULT_LOCKED) {
+            nap_ms(2);
+        }
+    }
+    expect(r, TICKREEL_RESULT_OK, "tickreel_recorder_start resumes a freed recording");
+    EXPECT(tickreel_recorder_submit_tick(rec, 2, EMPTY_TICK, sizeof EMPTY_TICK, NULL),
+           INVALID_ARGUMENT);
+    submit_chat(rec, 4, "submit 4 after the resume");
+    EXPECT(wait_finish(rec, got, sizeof got), OK);
+    EXPECT(tickreel_recorder_free(rec), OK);
+    EXPECT(tickreel_reader_open(other, &reader), OK);
+    EXPECT(tickreel_reader_first_tick(reader, &first), OK);
+    EXPECT(tickreel_reader_last_tick(reader, &last), OK);
+    EXPECT_TRUE(first == 1 && last == 4);
+    EXPECT(tickreel_reader_free(reader), OK);
+
+    /* A finish whose file cannot be written fails, and says so every time it is asked. */
+    in_dir(other, sizeof other, "missing/dir/x.reel");
+    EXPECT(tickreel_recorder_start(engine, other, NULL, &rec), OK);
+    submit_chat(rec, 1, "submit into a missing directory");
+    EXPECT(tickreel_recorder_finish(rec, &finish), OK);
+    EXPECT(tickreel_finish_wait(finish, got, sizeof got, &len), IO);
+    EXPECT(tickreel_finish_poll(finish, &done), IO);
+    EXPECT_TRUE(done);
+    EXPECT(tickreel_finish_free(finish), OK);
+    EXPECT(tickreel_recorder_free(rec), OK);
+
+    /* The drop policy: a dropped tick is an outcome, not an error; the counters agree. */
+    EXPECT(tickreel_recorder_options_default(&ro), OK);
+    ro.backpressure = TICKREEL_BACKPRESSURE_DROP;
+    in_dir(other, sizeof other, "dropping.reel");
+    EXPECT(tickreel_recorder_start(engine, other, &ro, &rec), OK);
+    uint64_t queued = 0, drops = 0;
+    int ok = 1;
+    for (uint32_t t = 0; t < 2000; t++) {
+        dropped = false;
+        ok &= tickreel_recorder_submit_tick(rec, t, EMPTY_TICK, sizeof EMPTY_TICK, &dropped) ==
+              TICKREEL_RESULT_OK;
+        drops += dropped ? 1u : 0u;
+        queued += dropped ? 0u : 1u;
+    }
+    EXPECT_TRUE(ok);
+    EXPECT(tickreel_recorder_stats(rec, &st), OK);
+    EXPECT_TRUE(st.submitted_ticks == queued && st.dropped_ticks == drops);
+    EXPECT(tickreel_recorder_abort(rec), OK);
+    EXPECT(tickreel_recorder_free(rec), OK);
+
+    /* A recorder outliving its engine: the engine's shutdown closes it; later calls are refused. */
+    in_dir(other, sizeof other, "orphan.reel");
+    EXPECT(tickreel_recorder_start(engine, other, NULL, &rec), OK);
+    submit_chat(rec, 1, "submit before the engine goes");
+    EXPECT(tickreel_engine_free(engine), OK);
+    EXPECT(tickreel_recorder_submit_tick(rec, 2, EMPTY_TICK, sizeof EMPTY_TICK, NULL),
+           INVALID_STATE);
+    EXPECT(tickreel_recorder_flush(rec), INVALID_STATE);
+    EXPECT(tickreel_recorder_finish(rec, &finish), INVALID_STATE);
+    EXPECT(tickreel_recorder_free(rec), OK);
+    EXPECT(tickreel_recorder_start(engine, other, NULL, &rec), INVALID_HANDLE);
+    EXPECT(tickreel_engine_free(engine), INVALID_HANDLE);
+}
+
+static void bad_ghosts(const char *good_file) {
+    puts("-- ghosts");
+    char path[4096];
+    TickreelGhost *ghost = (TickreelGhost *)(uintptr_t)1u;
+    EXPECT(tickreel_ghost_load(NULL, 1, NULL, &ghost), NULL_ARGUMENT);
+    EXPECT_TRUE(ghost == NULL);
+    EXPECT(tickreel_ghost_load(good_file, 1, NULL, NULL), NULL_ARGUMENT);
+    EXPECT(tickreel_ghost_load(in_dir(path, sizeof path, "no-such-file.reel"), 1, NULL, &ghost), IO);
+    EXPECT(tickreel_ghost_load(in_dir(path, sizeof path, "short.reel"), 1, NULL, &ghost), TRUNCATED);
+    EXPECT(tickreel_ghost_load(good_file, 99, NULL, &ghost), INVALID_ARGUMENT);
+    EXPECT_TRUE(strstr(tickreel_last_error_message(), "no pose") != NULL);
+    TickreelGhostRange range = {7, 0, 0, 0};
+    EXPECT(tickreel_ghost_load(good_file, 1, &range, &ghost), INVALID_ARGUMENT);
+    range = (TickreelGhostRange){TICKREEL_GHOST_BOUND_EDGE, 0, TICKREEL_GHOST_BOUND_CHECKPOINT, 3};
+    EXPECT(tickreel_ghost_load(good_file, 1, &range, &ghost), INVALID_ARGUMENT);
+    EXPECT_TRUE(strstr(tickreel_last_error_message(), "checkpoint 3") != NULL);
+    EXPECT(tickreel_ghost_load_from_reader(NULL, 1, NULL, &ghost), NULL_ARGUMENT);
+
+    range = (TickreelGhostRange){TICKREEL_GHOST_BOUND_TICK, 10, TICKREEL_GHOST_BOUND_TICK, 60};
+    EXPECT(tickreel_ghost_load(good_file, 1, &range, &ghost), OK);
+    TickreelGhostInfo info;
+    EXPECT(tickreel_ghost_info(ghost, NULL), NULL_ARGUMENT);
+    EXPECT(tickreel_ghost_info(ghost, &info), OK);
+    EXPECT_TRUE(info.entity == 1 && info.origin_tick == 10 && info.duration_ticks == 50);
+    size_t count = 99;
+    EXPECT(tickreel_ghost_splits(ghost, NULL, 4, &count), NULL_ARGUMENT);
+    EXPECT(tickreel_ghost_splits(ghost, NULL, 0, NULL), NULL_ARGUMENT);
+    EXPECT(tickreel_ghost_splits(ghost, NULL, 0, &count), OK);
+    EXPECT_TRUE(count == 0);
+
+    TickreelCursor *cursor = NULL;
+    EXPECT(tickreel_cursor_new(ghost, NULL), NULL_ARGUMENT);
+    EXPECT(tickreel_cursor_new((TickreelGhost *)(uintptr_t)0xdeadbeefu, &cursor), INVALID_HANDLE);
+    EXPECT_TRUE(cursor == NULL);
+    EXPECT(tickreel_cursor_new(ghost, &cursor), OK);
+    TickreelGhostSample s;
+    EXPECT(tickreel_cursor_sample(cursor, 1.0, NULL), NULL_ARGUMENT);
+    EXPECT(tickreel_cursor_sample((TickreelCursor *)(void *)ghost, 1.0, &s), INVALID_HANDLE);
+    EXPECT(tickreel_cursor_sample(cursor, NAN, &s), OK);
+    EXPECT_TRUE(s.state == TICKREEL_GHOST_NOT_STARTED);
+    EXPECT(tickreel_cursor_sample(cursor, -INFINITY, &s), OK);
+    EXPECT_TRUE(s.state == TICKREEL_GHOST_NOT_STARTED && s.x == 1.0);
+    EXPECT(tickreel_cursor_sample(cursor, INFINITY, &s), OK);
+    EXPECT_TRUE(s.state == TICKREEL_GHOST_FINISHED && fabs(s.z - 6.0) < 0.001);
+    EXPECT(tickreel_cursor_sample(cursor, 20.0, &s), OK);
+    EXPECT_TRUE(s.state == TICKREEL_GHOST_RUNNING && fabs(s.z - 3.0) < 0.001 && fabs(s.yaw - 30.0) < 0.01);
+    EXPECT(tickreel_cursor_set_time_shift(cursor, INFINITY), INVALID_ARGUMENT);
+    EXPECT(tickreel_cursor_set_time_shift(cursor, NAN), INVALID_ARGUMENT);
+    EXPECT(tickreel_cursor_set_time_shift(cursor, 5.0), OK);
+    EXPECT(tickreel_cursor_sample(cursor, 25.0, &s), OK);
+    EXPECT_TRUE(fabs(s.z - 3.0) < 0.001);
+
+    TickreelDelta *delta = NULL;
+    double secs = 0;
+    EXPECT(tickreel_delta_new(ghost, NULL), NULL_ARGUMENT);
+    EXPECT(tickreel_delta_new((TickreelGhost *)(void *)cursor, &delta), INVALID_HANDLE);
+    EXPECT(tickreel_delta_new(ghost, &delta), OK);
+    EXPECT(tickreel_delta_update(delta, NAN, 1, 64, 0, &secs), INVALID_ARGUMENT);
+    EXPECT(tickreel_delta_update(delta, 1, 1, INFINITY, 0, &secs), INVALID_ARGUMENT);
+    EXPECT(tickreel_delta_update(delta, 1, 1, 64, 0, NULL), NULL_ARGUMENT);
+    EXPECT(tickreel_delta_update((TickreelDelta *)(void *)cursor, 1, 1, 64, 0, &secs),
+           INVALID_HANDLE);
+    EXPECT(tickreel_delta_set_time_shift(delta, -INFINITY), INVALID_ARGUMENT);
+    EXPECT(tickreel_delta_update(delta, 30, 1, 64, 2.0, &secs), OK); /* the ghost's +10 spot */
+    EXPECT_TRUE(fabs(secs - 1.0) < 0.05);
+    EXPECT(tickreel_delta_reset(delta), OK);
+
+    /* The ghost's handle may go first: the cursor and the delta keep its data. */
+    EXPECT(tickreel_ghost_free(ghost), OK);
+    EXPECT(tickreel_ghost_free(ghost), INVALID_HANDLE);
+    EXPECT(tickreel_ghost_info(ghost, &info), INVALID_HANDLE);
+    TickreelCursor *none = (TickreelCursor *)(uintptr_t)1u;
+    EXPECT(tickreel_cursor_new(ghost, &none), INVALID_HANDLE);
+    EXPECT_TRUE(none == NULL);
+    EXPECT(tickreel_cursor_sample(cursor, 20.0, &s), OK);
+    EXPECT(tickreel_delta_update(delta, 31, 1, 64, 2.1, &secs), OK);
+    EXPECT(tickreel_delta_free(delta), OK);
+    EXPECT(tickreel_delta_free(delta), INVALID_HANDLE);
+    EXPECT(tickreel_ghost_free(NULL), OK);
+    EXPECT(tickreel_cursor_free(NULL), OK);
+    EXPECT(tickreel_delta_free(NULL), OK);
+    EXPECT(tickreel_ghost_load_free(NULL), OK);
+
+    /* Loading in the background: errors come with the result; a result is taken once. */
+    TickreelGhostLoad *load = (TickreelGhostLoad *)(uintptr_t)1u;
+    bool ready = false;
+    EXPECT(tickreel_ghost_load_async(NULL, 1, NULL, &load), NULL_ARGUMENT);
+    EXPECT_TRUE(load == NULL);
+    EXPECT(tickreel_ghost_load_async(good_file, 1, &(TickreelGhostRange){9, 0, 0, 0}, &load),
+           INVALID_ARGUMENT);
+    EXPECT(tickreel_ghost_load_async(in_dir(path, sizeof path, "no-such-file.reel"), 1, NULL,
+                                     &load),
+           OK);
+    EXPECT(tickreel_ghost_load_poll(load, NULL), NULL_ARGUMENT);
+    EXPECT(tickreel_ghost_load_take(load, NULL), NULL_ARGUMENT);
+    for (int i = 0; i < 5000 && !ready; i++) {
+        EXPECT(tickreel_ghost_load_poll(load, &ready), OK);
+        if (!ready) {
+            nap_ms(1);
+        }
+    }
+    EXPECT_TRUE(ready);
+    EXPECT(tickreel_ghost_load_take(load, &ghost), IO);
+    EXPECT_TRUE(ghost == NULL);
+    EXPECT(tickreel_ghost_load_take(load, &ghost), INVALID_STATE);
+    EXPECT(tickreel_ghost_load_poll((TickreelGhostLoad *)(void *)cursor, &ready),
+           INVALID_HANDLE);
+    EXPECT(tickreel_ghost_load_free(load), OK);
+    EXPECT(tickreel_ghost_load_free(load), INVALID_HANDLE);
+    /* Freed while it runs: cancelled. */
+    EXPECT(tickreel_ghost_load_async(good_file, 2, NULL, &load), OK);
+    EXPECT(tickreel_ghost_load_free(load), OK);
+    EXPECT(tickreel_cursor_free(cursor), OK);
+}
+
 int main(int argc, char **argv) {
     snprintf(dir, sizeof dir, "%s", argc > 1 ? argv[1] : ".");
     char good[4096];
@@ -356,6 +767,10 @@ int main(int argc, char **argv) {
     bad_batches();
     bad_writes();
     bad_reads(good);
+    encode_chat_tick();
+    bad_engine();
+    bad_recorder();
+    bad_ghosts(good);
     EXPECT_TRUE(tickreel_handle_count() == 0);
     printf("%d passed, %d failed\n", passed, failed);
     return failed == 0 ? 0 : 1;

@@ -1,19 +1,28 @@
 /*
  * record_replay.c: records a few seconds of a simulated server through the tickreel C API,
- * reopens the file, seeks, and plays it back, checking every entity against the simulation.
+ * reopens the file, seeks, plays it back, and races a ghost, checking everything against the
+ * simulation.
  *
  *   record_replay [OUTPUT_DIR]      (default: the current directory)
  *
  * Four players walk in circles at 20 ticks/s for 6 seconds: one joins late, one teleports, one
  * leaves; flags, checkpoints, a chat message (a custom event) and snapshots are recorded too.
- * Exits 0 when everything read back matches what was recorded (within the format's precision).
+ * The run is recorded twice: live, through an engine and a recorder (the server's way: a copy
+ * and a queue push per tick, a background writer, a finish that compacts), and directly into a
+ * compacted file with a writer. Both files are replayed. Then one player's run between two
+ * checkpoints is loaded as a ghost and sampled at 60 Hz, and a live player trailing it gets a
+ * live delta. Exits 0 when everything read back matches what was recorded (within the format's
+ * precision).
  */
+#define _POSIX_C_SOURCE 200809L /* nanosleep */
 #include "tickreel.h"
 
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #define PLAYERS 4
 #define FIRST_TICK 1000u
@@ -23,6 +32,8 @@
 #define PI 3.14159265358979323846
 
 static const char *const NAMES[PLAYERS] = {"Alice", "Bob", "Carol", "Dave"};
+
+static int failures = 0;
 
 /* Aborts with tickreel's message when a call fails. */
 static void check(TickreelResult r, const char *what) {
@@ -100,7 +111,8 @@ static void build_tick(TickreelBatch *batch, uint32_t k) {
     }
 }
 
-static void record(const char *path) {
+/* Records straight into a compacted file with a writer (encoding on the calling thread). */
+static void record_with_writer(const char *path) {
     TickreelWriterOptions options;
     CHECK(tickreel_writer_options_default(&options));
     options.chunk_ticks = 40;       /* small chunks, so that seeking crosses several */
@@ -148,13 +160,130 @@ static void record(const char *path) {
     uint64_t size = 0;
     CHECK(tickreel_writer_finish(writer, &size));
     CHECK(tickreel_writer_free(writer));
-    printf("recorded %u ticks of %d players into %s (%llu bytes)\n", TICKS, PLAYERS, path,
+    printf("writer: recorded %u ticks of %d players into %s (%llu bytes)\n", TICKS, PLAYERS, path,
            (unsigned long long)size);
 }
 
-/* --- playback ------------------------------------------------------------------------------ */
+/* Encodes the batch into a growable buffer of our own, as an engine with its own encoder would. */
+static size_t encode(TickreelBatch *batch, uint8_t **bytes, size_t *capacity) {
+    size_t len = 0;
+    TickreelResult r = tickreel_batch_bytes(batch, *bytes, *capacity, &len);
+    if (r == TICKREEL_RESULT_BUFFER_TOO_SMALL) {
+        free(*bytes);
+        *capacity = len * 2;
+        *bytes = malloc(*capacity);
+        if (*bytes == NULL) {
+            fprintf(stderr, "out of memory\n");
+            exit(1);
+        }
+        r = tickreel_batch_bytes(batch, *bytes, *capacity, &len);
+    }
+    check(r, "tickreel_batch_bytes");
+    return len;
+}
 
-static int failures = 0;
+/* Records live, as a server does: an engine with background threads, one recorder per
+ * recording; each tick costs the server thread a copy and a queue push. Finishing compacts the
+ * live directory into the final file on the engine's compaction worker. */
+static void record_with_engine(const char *path) {
+    TickreelEngineOptions engine_options;
+    CHECK(tickreel_engine_options_default(&engine_options));
+    engine_options.writer_threads = 2;
+    TickreelEngine *engine = NULL;
+    CHECK(tickreel_engine_new(&engine_options, &engine));
+
+    TickreelRecorderOptions options;
+    CHECK(tickreel_recorder_options_default(&options));
+    options.chunk_ticks = 40; /* small chunks, so that seeking crosses several */
+    options.compaction_chunk_ticks = 40;
+    options.snapshot_interval = 80;
+    options.timestamp_ms = 1700000000000;
+    options.backpressure = TICKREEL_BACKPRESSURE_BLOCK; /* never drop here: every tick is checked */
+    options.block_deadline_ms = 5000;
+    options.overwrite = 1;
+    TickreelRecorder *rec = NULL;
+    CHECK(tickreel_recorder_start(engine, path, &options, &rec));
+    CHECK(tickreel_recorder_register_event_type(rec, CHAT_EVENT, "chat", 1));
+    for (int p = 0; p < PLAYERS; p++) {
+        CHECK(tickreel_recorder_register_entity(rec, (uint32_t)p + 1, PLAYER_KIND, NULL, NAMES[p]));
+    }
+    static const char world[] = "world snapshot v1";
+    CHECK(tickreel_recorder_offer_snapshot(rec, (const uint8_t *)world, sizeof world - 1));
+
+    TickreelBatch *batch = NULL;
+    CHECK(tickreel_batch_new(&batch));
+    uint8_t *bytes = NULL;
+    size_t capacity = 0;
+    for (uint32_t k = 0; k < TICKS; k++) {
+        build_tick(batch, k);
+        bool dropped = true;
+        if (k % 3 == 0) {
+            size_t len = encode(batch, &bytes, &capacity);
+            CHECK(tickreel_recorder_submit_tick(rec, FIRST_TICK + k, bytes, len, &dropped));
+        } else {
+            CHECK(tickreel_recorder_submit_batch(rec, FIRST_TICK + k, batch, &dropped));
+        }
+        if (dropped) {
+            fprintf(stderr, "tick %u was dropped\n", FIRST_TICK + k);
+            failures++;
+        }
+        if (k > 0 && simulate(0, k - 1).alive && !simulate(0, k).alive) {
+            CHECK(tickreel_recorder_player_left(rec, 1)); /* Alice left: make her part durable */
+        }
+        if (k == 59) {
+            /* Mid-run: make everything so far durable (blocks; a server would do this from
+             * another thread) and look at the counters. */
+            CHECK(tickreel_recorder_flush(rec));
+            TickreelRecorderStats stats;
+            CHECK(tickreel_recorder_stats(rec, &stats));
+            printf("engine: flushed through tick %u (%llu ticks submitted, %llu bytes written)\n",
+                   stats.flushed_tick, (unsigned long long)stats.submitted_ticks,
+                   (unsigned long long)stats.bytes_written);
+            if (!stats.has_flushed_tick || stats.flushed_tick != FIRST_TICK + k ||
+                stats.submitted_ticks != k + 1 || stats.dropped_ticks != 0) {
+                fprintf(stderr, "unexpected recorder stats after the flush\n");
+                failures++;
+            }
+        }
+    }
+    free(bytes);
+    CHECK(tickreel_batch_free(batch));
+    CHECK(tickreel_recorder_status(rec)); /* the writer refused nothing */
+
+    /* Finish: poll (as a server thread would, once per tick), then wait for the final path. */
+    TickreelFinish *finish = NULL;
+    CHECK(tickreel_recorder_finish(rec, &finish));
+    bool done = false;
+    unsigned polls = 0;
+    for (; polls < 1000 && !done; polls++) {
+        CHECK(tickreel_finish_poll(finish, &done));
+    }
+    char final_path[4096];
+    size_t len = 0;
+    CHECK(tickreel_finish_wait(finish, final_path, sizeof final_path, &len));
+    if (strcmp(final_path, path) != 0 || len != strlen(path)) {
+        fprintf(stderr, "finished as %s, expected %s\n", final_path, path);
+        failures++;
+    }
+    CHECK(tickreel_finish_free(finish));
+    TickreelRecorderStats stats;
+    CHECK(tickreel_recorder_stats(rec, &stats));
+    CHECK(tickreel_recorder_free(rec));
+    TickreelEngineStats engine_stats;
+    CHECK(tickreel_engine_stats(engine, &engine_stats));
+    if (engine_stats.compactions_done != 1 || engine_stats.active_recordings != 0) {
+        fprintf(stderr, "unexpected engine stats: %llu compactions, %zu active\n",
+                (unsigned long long)engine_stats.compactions_done, engine_stats.active_recordings);
+        failures++;
+    }
+    CHECK(tickreel_engine_free(engine)); /* joins the engine's threads */
+    printf("engine: recorded %llu ticks of %d players into %s (%llu flushes, finished after %u "
+           "polls)\n",
+           (unsigned long long)stats.submitted_ticks, PLAYERS, final_path,
+           (unsigned long long)stats.flushes, polls);
+}
+
+/* --- playback ------------------------------------------------------------------------------ */
 
 static void expect_close(double got, double want, double tolerance, const char *what, uint32_t k,
                          uint32_t id) {
@@ -266,16 +395,160 @@ static void replay(const char *path) {
     CHECK(tickreel_reader_free(reader));
 }
 
+/* --- ghost racing --------------------------------------------------------------------------- */
+
+#define FRAMES_PER_TICK 3 /* 60 Hz frames at 20 ticks/s */
+#define BOB 2u            /* entity id of player 1 */
+#define CAROL 3u          /* entity id of player 2, who teleports at +60 */
+
+/* Bob's lap from checkpoint 1 (tick +40) to checkpoint 2 (tick +80): loaded as a ghost, sampled
+ * at 60 Hz and compared with the simulation and with the recorded poses; then a live player
+ * trailing it by 5 ticks gets a live delta of +0.25 s. Carol's ghost, loaded in the background,
+ * holds its pose up to her teleport instead of sliding across it. */
+static void race_ghost(const char *path) {
+    const double pos = 0.5 / 4096.0 + 1e-9, angle = 0.5 * 360.0 / 65536.0 + 1e-9;
+    TickreelGhostRange lap = {TICKREEL_GHOST_BOUND_CHECKPOINT, 1, TICKREEL_GHOST_BOUND_CHECKPOINT,
+                              2};
+    TickreelGhost *ghost = NULL;
+    CHECK(tickreel_ghost_load(path, BOB, &lap, &ghost));
+    TickreelGhostInfo info;
+    CHECK(tickreel_ghost_info(ghost, &info));
+    TickreelSplit splits[4];
+    size_t split_count = 0;
+    CHECK(tickreel_ghost_splits(ghost, splits, 4, &split_count));
+    printf("ghost: %s's lap from tick %u, %u ticks (%.2f s), %zu samples, splits:", NAMES[BOB - 1],
+           info.origin_tick, info.duration_ticks, info.duration_seconds, info.sample_count);
+    for (size_t i = 0; i < split_count; i++) {
+        printf(" #%u at +%u", splits[i].checkpoint, splits[i].tick);
+    }
+    printf("\n");
+    if (info.entity != BOB || info.origin_tick != FIRST_TICK + 40 || info.duration_ticks != 40 ||
+        info.tick_rate != 20.0 || split_count != info.split_count || split_count != 2 ||
+        splits[0].checkpoint != 1 || splits[0].tick != 0 || splits[1].checkpoint != 2 ||
+        splits[1].tick != 40) {
+        fprintf(stderr, "unexpected ghost info\n");
+        failures++;
+    }
+
+    TickreelReader *reader = NULL;
+    CHECK(tickreel_reader_open(path, &reader));
+    TickreelCursor *cursor = NULL;
+    CHECK(tickreel_cursor_new(ghost, &cursor));
+    unsigned frames = info.duration_ticks * FRAMES_PER_TICK;
+    for (unsigned f = 0; f <= frames; f++) {
+        double t = (double)f / FRAMES_PER_TICK;
+        TickreelGhostSample g;
+        CHECK(tickreel_cursor_sample(cursor, t, &g));
+        uint32_t k = 40 + f / FRAMES_PER_TICK; /* the recorded tick at or before t */
+        uint32_t want_state = f == frames ? TICKREEL_GHOST_FINISHED : TICKREEL_GHOST_RUNNING;
+        if (g.state != want_state) {
+            fprintf(stderr, "frame %u: ghost state %u, expected %u\n", f, g.state, want_state);
+            failures++;
+        }
+        Player a = simulate(1, k);
+        if (f % FRAMES_PER_TICK == 0) {
+            /* At a recorded tick the ghost is exactly where the recording says. */
+            expect_close(g.x, a.x, pos, "ghost x", k, BOB);
+            expect_close(g.y, a.y, pos, "ghost y", k, BOB);
+            expect_close(g.z, a.z, pos, "ghost z", k, BOB);
+            expect_close(g.yaw, a.yaw, angle, "ghost yaw", k, BOB);
+            expect_close(g.pitch, a.pitch, angle, "ghost pitch", k, BOB);
+            if (g.flags != a.flags) {
+                fprintf(stderr, "tick +%u: ghost flags 0x%x, expected 0x%x\n", k, g.flags, a.flags);
+                failures++;
+            }
+            TickreelEntityState states[PLAYERS];
+            size_t count = 0;
+            CHECK(tickreel_reader_seek(reader, FIRST_TICK + k, states, PLAYERS, &count, NULL));
+            for (size_t i = 0; i < count; i++) {
+                if (states[i].id == BOB &&
+                    (states[i].x != g.x || states[i].y != g.y || states[i].z != g.z ||
+                     states[i].yaw != g.yaw || states[i].pitch != g.pitch)) {
+                    fprintf(stderr, "tick +%u: ghost (%.6f, %.6f) differs from the recorded pose "
+                            "(%.6f, %.6f)\n", k, g.x, g.z, states[i].x, states[i].z);
+                    failures++;
+                }
+            }
+        } else {
+            /* Between ticks: on the curve between the two recorded poses (no overshoot). */
+            Player b = simulate(1, k + 1);
+            if (g.x < fmin(a.x, b.x) - pos || g.x > fmax(a.x, b.x) + pos ||
+                g.z < fmin(a.z, b.z) - pos || g.z > fmax(a.z, b.z) + pos) {
+                fprintf(stderr, "frame %u: ghost at (%.4f, %.4f) outside (%.4f, %.4f)-(%.4f, %.4f)\n",
+                        f, g.x, g.z, a.x, a.z, b.x, b.z);
+                failures++;
+            }
+        }
+    }
+    printf("ghost: sampled %u frames at 60 Hz\n", frames + 1);
+
+    /* A live player running the same lap 5 ticks behind the ghost. */
+    TickreelDelta *delta = NULL;
+    CHECK(tickreel_delta_new(ghost, &delta));
+    CHECK(tickreel_ghost_free(ghost)); /* the cursor and the delta keep the track alive */
+    double seconds = 0;
+    for (uint32_t live = 5; live <= 35; live++) {
+        Player me = simulate(1, 40 + live - 5);
+        CHECK(tickreel_delta_update(delta, live, me.x, me.y, me.z, &seconds));
+        if (live >= 10 && fabs(seconds - 0.25) > 0.021) {
+            fprintf(stderr, "live tick %u: delta %+.3f s, expected +0.25 s\n", live, seconds);
+            failures++;
+        }
+    }
+    printf("ghost: live player trailing by 5 ticks: %+.2f s\n", seconds);
+    CHECK(tickreel_delta_free(delta));
+    CHECK(tickreel_cursor_free(cursor));
+
+    /* Carol, loaded without blocking: poll the load as a server thread would, once per tick. */
+    TickreelGhostLoad *load = NULL;
+    CHECK(tickreel_ghost_load_async(path, CAROL, NULL, &load));
+    bool ready = false;
+    unsigned polls = 0;
+    while (!ready) {
+        CHECK(tickreel_ghost_load_poll(load, &ready));
+        if (!ready) {
+            struct timespec nap = {0, 1000000};
+            nanosleep(&nap, NULL);
+            polls++;
+        }
+    }
+    CHECK(tickreel_ghost_load_take(load, &ghost));
+    CHECK(tickreel_ghost_load_free(load));
+    CHECK(tickreel_cursor_new(ghost, &cursor));
+    TickreelGhostSample before, held, after;
+    CHECK(tickreel_cursor_sample(cursor, 59.0, &before));
+    CHECK(tickreel_cursor_sample(cursor, 59.5, &held));
+    CHECK(tickreel_cursor_sample(cursor, 60.0, &after));
+    Player jump = simulate(2, 60);
+    if (held.x != before.x || held.z != before.z || fabs(after.x - jump.x) > pos ||
+        fabs(after.z - jump.z) > pos) {
+        fprintf(stderr, "teleport: ghost at (%.3f, %.3f) / (%.3f, %.3f) / (%.3f, %.3f)\n", before.x,
+                before.z, held.x, held.z, after.x, after.z);
+        failures++;
+    }
+    printf("ghost: %s loaded in the background after %u polls; holds (%.1f, %.1f) until her "
+           "teleport to (%.1f, %.1f)\n",
+           NAMES[CAROL - 1], polls, held.x, held.z, after.x, after.z);
+    CHECK(tickreel_cursor_free(cursor));
+    CHECK(tickreel_ghost_free(ghost));
+    CHECK(tickreel_reader_free(reader));
+}
+
 int main(int argc, char **argv) {
     const char *dir = argc > 1 ? argv[1] : ".";
-    char path[4096];
-    if (snprintf(path, sizeof path, "%s/record_replay.reel", dir) >= (int)sizeof path) {
+    char path[4096], writer_path[4096];
+    if (snprintf(path, sizeof path, "%s/record_replay.reel", dir) >= (int)sizeof path ||
+        snprintf(writer_path, sizeof writer_path, "%s/record_replay_writer.reel", dir) >=
+            (int)sizeof writer_path) {
         fprintf(stderr, "output path too long\n");
         return 2;
     }
     printf("tickreel %s\n", tickreel_version());
-    record(path);
+    record_with_engine(path);
     replay(path);
+    record_with_writer(writer_path);
+    replay(writer_path);
+    race_ghost(path);
     if (tickreel_handle_count() != 0) {
         fprintf(stderr, "%zu handles were not freed\n", tickreel_handle_count());
         failures++;

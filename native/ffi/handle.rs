@@ -73,6 +73,25 @@ const TAG_NAMES: &[(u8, &str)] = &[
         super::reader::ReaderObj::TAG,
         super::reader::ReaderObj::NAME,
     ),
+    (
+        super::engine::EngineObj::TAG,
+        super::engine::EngineObj::NAME,
+    ),
+    (
+        super::engine::RecorderObj::TAG,
+        super::engine::RecorderObj::NAME,
+    ),
+    (
+        super::engine::FinishObj::TAG,
+        super::engine::FinishObj::NAME,
+    ),
+    (super::ghost::GhostObj::TAG, super::ghost::GhostObj::NAME),
+    (super::ghost::CursorObj::TAG, super::ghost::CursorObj::NAME),
+    (super::ghost::DeltaObj::TAG, super::ghost::DeltaObj::NAME),
+    (
+        super::ghost::GhostLoadObj::TAG,
+        super::ghost::GhostLoadObj::NAME,
+    ),
 ];
 
 struct Slot {

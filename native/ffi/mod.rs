@@ -10,12 +10,22 @@
 
 pub mod args;
 pub mod batch;
+pub mod engine;
+pub mod ghost;
 pub mod handle;
 pub mod reader;
 pub mod result;
 pub mod writer;
 
 pub use batch::TickreelBatch;
+pub use engine::{
+    TickreelEngine, TickreelEngineOptions, TickreelEngineStats, TickreelFinish, TickreelRecorder,
+    TickreelRecorderOptions, TickreelRecorderStats,
+};
+pub use ghost::{
+    TickreelCursor, TickreelDelta, TickreelGhost, TickreelGhostInfo, TickreelGhostLoad,
+    TickreelGhostRange, TickreelGhostSample, TickreelSplit,
+};
 pub use reader::{TickreelEntityState, TickreelReader, TickreelVerifyReport};
 pub use result::TickreelResult;
 pub use writer::{TickreelWriter, TickreelWriterOptions};

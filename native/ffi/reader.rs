@@ -51,7 +51,7 @@ pub struct TickreelVerifyReport {
 
 /// The object behind a reader handle.
 pub(crate) struct ReaderObj {
-    reader: Reader,
+    pub(super) reader: Reader,
 }
 
 impl HandleType for ReaderObj {
