@@ -363,7 +363,7 @@ typedef struct TickreelRecorderOptions {
      */
     uint8_t world_version[16];
     /**
-     * Most ticks one live chunk spans (default 200). 1 to 1048576.
+     * Most ticks one live chunk spans (default 100). 1 to 1048576.
      */
     uint32_t chunk_ticks;
     /**
@@ -401,7 +401,7 @@ typedef struct TickreelRecorderOptions {
      */
     int32_t compaction_zstd_level;
     /**
-     * Chunk span of the final compacted file (default 200). 1 to 1048576.
+     * Chunk span of the final compacted file (default 100). 1 to 1048576.
      */
     uint32_t compaction_chunk_ticks;
     /**
@@ -664,7 +664,7 @@ typedef struct TickreelWriterOptions {
      */
     int32_t zstd_level;
     /**
-     * Most ticks one chunk spans (default 200). 1 to 1048576.
+     * Most ticks one chunk spans (default 100). 1 to 1048576.
      */
     uint32_t chunk_ticks;
     /**
@@ -940,7 +940,7 @@ TickreelResult tickreel_engine_stats(struct TickreelEngine *engine,
                                      struct TickreelEngineStats *out_stats);
 
 /**
- * Fills `*out_options` with the recorder defaults (20 ticks/s, 200-tick live chunks at zstd
+ * Fills `*out_options` with the recorder defaults (20 ticks/s, 100-tick live chunks at zstd
  * level 3, a snapshot every 600 ticks, flush every 5 s / 256 KiB / on player leave, block up to
  * 50 ms under backpressure, compaction at zstd level 9 with verification, batches up to 1 MiB,
  * no overwrite).
@@ -1654,7 +1654,7 @@ const char *tickreel_version(void);
 
 /**
  * Fills `*out_options` with the defaults for a finished file (20 ticks/s, zstd level 9,
- * 200-tick chunks, a snapshot every 600 ticks).
+ * 100-tick chunks, a snapshot every 600 ticks).
  *
  * # Safety
  * `out_options` must be NULL or point to a writable `TickreelWriterOptions`.

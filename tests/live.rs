@@ -417,3 +417,34 @@ fn close_is_synchronous_and_a_stopped_engine_opens_nothing() {
         Err(Error::InvalidState(_))
     ));
 }
+
+#[test]
+fn empty_ticks_at_the_edges_survive_compaction() {
+    let dir = tempfile::tempdir().unwrap();
+    let engine = Engine::new(EngineOptions::default()).unwrap();
+    let one = &common::sim_ticks(1, 1, 3)[0].1;
+    // a server that starts recording before anyone joins, and keeps recording after they leave
+    for (n, flush) in [(0, false), (1, true)] {
+        let path = dir.path().join(format!("empty-{n}.reel"));
+        let rec = engine.start_recording(&path, small_flush()).unwrap();
+        rec.submit_tick(1, &batch(&[])).unwrap();
+        rec.submit_tick(3, &batch(&[])).unwrap();
+        if flush {
+            rec.flush().unwrap();
+        }
+        rec.submit_tick(5, &batch(one)).unwrap();
+        rec.submit_tick(9, &batch(&[])).unwrap();
+        let out = rec.finish().unwrap().wait().unwrap();
+        let r = Reader::open_path(out).unwrap();
+        assert_eq!((r.first_tick(), r.last_tick()), (Some(1), Some(9)));
+        r.verify().unwrap();
+    }
+    // only empty ticks
+    let path = dir.path().join("only-empty.reel");
+    let rec = engine.start_recording(&path, small_flush()).unwrap();
+    rec.submit_tick(2, &batch(&[])).unwrap();
+    rec.submit_tick(4, &batch(&[])).unwrap();
+    let out = rec.finish().unwrap().wait().unwrap();
+    let r = Reader::open_path(out).unwrap();
+    assert_eq!((r.first_tick(), r.last_tick()), (Some(2), Some(4)));
+}

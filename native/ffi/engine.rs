@@ -132,7 +132,7 @@ pub struct TickreelRecorderOptions {
     pub world_id: [u8; 16],
     /// World version, opaque to tickreel.
     pub world_version: [u8; 16],
-    /// Most ticks one live chunk spans (default 200). 1 to 1048576.
+    /// Most ticks one live chunk spans (default 100). 1 to 1048576.
     pub chunk_ticks: u32,
     /// Ticks between snapshots (default 600). Must be > 0.
     pub snapshot_interval: u32,
@@ -152,7 +152,7 @@ pub struct TickreelRecorderOptions {
     pub block_deadline_ms: u32,
     /// Zstd level of the final compacted file (default 9).
     pub compaction_zstd_level: i32,
-    /// Chunk span of the final compacted file (default 200). 1 to 1048576.
+    /// Chunk span of the final compacted file (default 100). 1 to 1048576.
     pub compaction_chunk_ticks: u32,
     /// Read the final file back and check it before reporting the finish done (default 1).
     pub compaction_verify: u32,
@@ -462,7 +462,7 @@ pub unsafe extern "C" fn tickreel_engine_stats(
     })
 }
 
-/// Fills `*out_options` with the recorder defaults (20 ticks/s, 200-tick live chunks at zstd
+/// Fills `*out_options` with the recorder defaults (20 ticks/s, 100-tick live chunks at zstd
 /// level 3, a snapshot every 600 ticks, flush every 5 s / 256 KiB / on player leave, block up to
 /// 50 ms under backpressure, compaction at zstd level 9 with verification, batches up to 1 MiB,
 /// no overwrite).

@@ -38,7 +38,7 @@ pub struct TickreelWriterOptions {
     pub dictionary_id: u16,
     /// Zstd compression level (default 9 for finished files).
     pub zstd_level: i32,
-    /// Most ticks one chunk spans (default 200). 1 to 1048576.
+    /// Most ticks one chunk spans (default 100). 1 to 1048576.
     pub chunk_ticks: u32,
     /// Cut a chunk once its uncompressed payload reaches about this many bytes (default 1 MiB).
     /// Must be > 0.
@@ -138,7 +138,7 @@ fn with_writer<R>(
 }
 
 /// Fills `*out_options` with the defaults for a finished file (20 ticks/s, zstd level 9,
-/// 200-tick chunks, a snapshot every 600 ticks).
+/// 100-tick chunks, a snapshot every 600 ticks).
 ///
 /// # Safety
 /// `out_options` must be NULL or point to a writable `TickreelWriterOptions`.

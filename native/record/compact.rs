@@ -176,7 +176,15 @@ pub fn compact(
         if let Some(s) = &chunk.snapshot {
             w.offer_snapshot(s.clone());
         }
-        for t in chunk.ticks() {
+        let ticks = chunk.ticks();
+        // Empty ticks carry nothing, but a chunk's first and last tick bound the recording's span:
+        // keep them, so that the compacted file covers exactly the ticks the source covers.
+        let last = (chunk.end_tick() - 1) as u32;
+        if ticks.first().is_none_or(|t| t.tick > chunk.start_tick) {
+            w.write_tick(chunk.start_tick, &[])?;
+        }
+        let tail = ticks.last().is_none_or(|t| t.tick < last) && last > chunk.start_tick;
+        for t in ticks {
             for e in &t.events {
                 match e {
                     Event::Pose { entity, pose } | Event::EntityAdd { entity, pose, .. } => {
@@ -188,6 +196,9 @@ pub fn compact(
             }
             w.write_tick(t.tick, &t.events)?;
             report.ticks += 1;
+        }
+        if tail {
+            w.write_tick(last, &[])?;
         }
         progress(i as u64 + 1, total);
     }
