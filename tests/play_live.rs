@@ -466,3 +466,72 @@ fn an_aborted_live_recording_is_lost() {
     assert!(ph.update().faults().is_empty());
     engine.shutdown();
 }
+
+#[test]
+fn the_play_command_follows_a_recording_until_it_is_finished() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("cli.reel");
+    let bin = env!("CARGO_BIN_EXE_tickreel");
+    let o = out.to_str().unwrap();
+    // The player starts first and waits for the recording to appear (its first line says so
+    // before the writer is even started).
+    let mut player = Command::new(bin)
+        .args([
+            "play",
+            o,
+            "--follow",
+            "--poll-ms",
+            "20",
+            "--max-ms",
+            "60000",
+        ])
+        .args(["--speed", "2"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdout = BufReader::new(player.stdout.take().unwrap());
+    let mut first = String::new();
+    stdout.read_line(&mut first).unwrap();
+    let writer = Command::new(bin)
+        .args(["simulate", "--out", o, "--players", "3", "--ticks", "300"])
+        .args(["--tps", "200", "--flush-ms", "50", "--chunk-ticks", "20"])
+        .output()
+        .unwrap();
+    assert!(writer.status.success());
+    let rest: Vec<String> = stdout.lines().map(Result::unwrap).collect();
+    let played = player.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&played.stderr);
+    assert!(played.status.success(), "{err}");
+    let lines: Vec<serde_json::Value> = std::iter::once(first.trim_end().to_string())
+        .chain(rest)
+        .map(|l| serde_json::from_str(&l).unwrap())
+        .collect();
+    assert_eq!(lines[0]["waiting"], true, "{}", lines[0]);
+    let expected = straight(&out);
+    let mut ticks = Vec::new();
+    for l in &lines[1..] {
+        assert!(l.get("faults").is_none(), "{l}");
+        let tick = l["tick"].as_u64().unwrap() as u32;
+        let entities = l["entities"].as_array().unwrap();
+        let want = &expected[&tick];
+        assert_eq!(entities.len(), want.len(), "entities at tick {tick}");
+        for e in entities {
+            let w = want.get(e["id"].as_u64().unwrap() as u32).expect("alive");
+            assert_eq!(e["x"].as_f64().unwrap(), w.pose.x_f64(), "tick {tick}");
+            assert_eq!(e["yaw"].as_f64().unwrap(), w.pose.yaw_deg(), "tick {tick}");
+        }
+        ticks.push(tick);
+    }
+    assert!(ticks.windows(2).all(|w| w[0] <= w[1]), "always forward");
+    assert_eq!(ticks.last(), Some(&299));
+    assert_eq!(lines.last().unwrap()["at_edge"], true);
+    // Without the live directory or a file, --max-ms ends it with an error.
+    let none = Command::new(bin)
+        .args(["play", dir.path().join("none.reel").to_str().unwrap()])
+        .args(["--follow", "--max-ms", "200"])
+        .output()
+        .unwrap();
+    assert!(!none.status.success());
+    assert!(String::from_utf8_lossy(&none.stderr).contains("gave up"));
+}
