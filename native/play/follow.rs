@@ -135,7 +135,10 @@ struct Shared {
     live: PathBuf,
     final_path: Option<PathBuf>,
     options: FollowOptions,
+    /// Held for a whole poll (I/O included).
     poller: Mutex<Poller>,
+    /// State and counters as of the last poll: read without waiting for a poll in progress.
+    published: Mutex<(FollowState, FollowStats)>,
     stop: Mutex<bool>,
     wake: Condvar,
 }
@@ -193,6 +196,7 @@ impl LiveFollower {
                 lost_since: None,
                 stats: FollowStats::default(),
             }),
+            published: Mutex::new((FollowState::Waiting, FollowStats::default())),
             stop: Mutex::new(false),
             wake: Condvar::new(),
         });
@@ -207,6 +211,7 @@ impl LiveFollower {
                 p.stats.errors += 1;
                 p.stats.last_error = Some(e.to_string());
             }
+            *shared.published.lock() = (p.state, p.stats.clone());
         }
         let thread = if shared.options.background {
             let s = shared.clone();
@@ -232,8 +237,9 @@ impl LiveFollower {
         self.shared.poll_counted()
     }
 
+    /// The state as of the last poll (never waits for a poll in progress).
     pub fn state(&self) -> FollowState {
-        self.shared.poller.lock().state
+        self.shared.published.lock().0
     }
 
     /// Whether the recording is complete (switched to, or opened as, its final file).
@@ -241,8 +247,9 @@ impl LiveFollower {
         self.state() == FollowState::Finished
     }
 
+    /// Counters as of the last poll (never waits for a poll in progress).
     pub fn stats(&self) -> FollowStats {
-        self.shared.poller.lock().stats.clone()
+        self.shared.published.lock().1.clone()
     }
 
     /// The live directory followed.
@@ -290,6 +297,7 @@ impl Shared {
             p.stats.errors += 1;
             p.stats.last_error = Some(e.to_string());
         }
+        *self.published.lock() = (p.state, p.stats.clone());
         p.state
     }
 

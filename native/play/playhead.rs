@@ -30,8 +30,15 @@
 //!
 //! Also look at [`Update::stalled`] (the data for the next ticks was not decoded yet: nothing
 //! moved, or less than asked; the playhead catches up on later calls), [`Update::at_edge`] (the
-//! first or last tick is reached; a live recording continues when it grows) and
+//! first or last tick is reached; a live recording continues when it grows),
+//! [`Update::waiting`] (a live recording with no tick yet: no position, no entity; the first
+//! update after ticks arrive is a [`Motion::Jump`] that spawns everything) and
 //! [`Update::faults`] (chunks that could not be read; playback continues past them).
+//!
+//! When a followed recording is switched over to its compacted file
+//! ([`crate::play::LiveFollower`]), the playhead re-finds its tick in the new file on its next
+//! call: nothing to apply, the call plays on as usual (it may report a stall while the new file's
+//! chunk is decoded).
 //!
 //! # Blocking
 //!
