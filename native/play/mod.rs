@@ -4,9 +4,12 @@
 //! - [`Recording`]: a reader shared by playheads, refreshable while the recording grows;
 //! - [`ChunkCache`]: decoded chunks shared by every playhead, bounded in bytes;
 //! - [`PrefetchPool`]: background threads decoding ahead of the playheads;
+//! - [`LiveFollower`]: keeps a recording current while it is being written, then switches to
+//!   its final file;
 //! - [`Playhead`]: one viewer's position: `advance()` per server tick, seek, step, speed, reverse.
 
 pub mod cache;
+pub mod follow;
 pub mod playhead;
 pub mod prefetch;
 pub mod reader;
@@ -14,6 +17,7 @@ pub mod recording;
 pub mod replay;
 
 pub use cache::{CacheStats, ChunkCache};
+pub use follow::{FollowOptions, FollowState, FollowStats, LiveFollower};
 pub use playhead::{
     ChunkFault, Direction, Motion, Playhead, PlayheadOptions, PlayheadStats, Rebuild, Update, World,
 };

@@ -30,8 +30,15 @@
 //!
 //! Also look at [`Update::stalled`] (the data for the next ticks was not decoded yet: nothing
 //! moved, or less than asked; the playhead catches up on later calls), [`Update::at_edge`] (the
-//! first or last tick is reached; a live recording continues when it grows) and
+//! first or last tick is reached; a live recording continues when it grows),
+//! [`Update::waiting`] (a live recording with no tick yet: no position, no entity; the first
+//! update after ticks arrive is a [`Motion::Jump`] that spawns everything) and
 //! [`Update::faults`] (chunks that could not be read; playback continues past them).
+//!
+//! When a followed recording is switched over to its compacted file
+//! ([`crate::play::LiveFollower`]), the playhead re-finds its tick in the new file on its next
+//! call: nothing to apply, the call plays on as usual (it may report a stall while the new file's
+//! chunk is decoded).
 //!
 //! # Blocking
 //!
@@ -124,6 +131,10 @@ pub struct Update {
     /// further calls return [`Motion::Still`] until the direction changes or, for a recording
     /// still being written, new ticks arrive.
     pub at_edge: bool,
+    /// The recording has no tick yet (a live recording before its first flush): there is no
+    /// position and no entity. The first update after ticks appear is a [`Motion::Jump`] to the
+    /// requested tick (the first one for [`Playhead::new`]) that spawns everything.
+    pub waiting: bool,
     spans: Vec<TickSpan>,
     events: Vec<Event>,
     entities: Vec<EntityState>,
@@ -369,6 +380,10 @@ pub struct Playhead {
     acc: u32,
     owed: u32,
     pending_seek: Option<u32>,
+    /// The pending seek only re-finds the position in a switched-over view (nothing to apply).
+    reanchor: bool,
+    /// No position yet: the recording had no tick when last looked at.
+    waiting: bool,
     world_known: bool,
     ctx: Option<Ctx>,
     cursor: Cursor,
@@ -385,16 +400,15 @@ pub struct Playhead {
 impl Playhead {
     /// A paused playhead at the first tick (blocks to decode it). Its first update (from
     /// [`Playhead::update`]) is a [`Motion::Jump`] that spawns every entity and rebuilds the world.
+    /// On a recording without ticks yet it is [waiting](Update::waiting) for the first one.
     pub fn new(rec: Arc<Recording>) -> Result<Playhead> {
-        let first = rec
-            .view()
-            .reader
-            .first_tick()
-            .ok_or_else(|| Error::InvalidState("the recording has no ticks".into()))?;
+        let first = rec.view().reader.first_tick().unwrap_or(0);
         Playhead::with_options(rec, first, PlayheadOptions::default())
     }
 
-    /// A paused playhead at `tick` (clamped into the recording; blocks to decode it).
+    /// A paused playhead at `tick` (clamped into the recording; blocks to decode it). On a
+    /// recording without ticks yet it is [waiting](Update::waiting) and goes to `tick` (clamped)
+    /// once ticks appear.
     pub fn new_at(rec: Arc<Recording>, tick: u32) -> Result<Playhead> {
         Playhead::with_options(rec, tick, PlayheadOptions::default())
     }
@@ -406,7 +420,12 @@ impl Playhead {
     ) -> Result<Playhead> {
         let view = rec.view();
         let generation = rec.generation();
-        let tick = view.reader.clamp_tick(tick)?;
+        let empty = view.reader.first_tick().is_none();
+        let tick = if empty {
+            tick
+        } else {
+            view.reader.clamp_tick(tick)?
+        };
         let mut p = Playhead {
             rec,
             view,
@@ -418,6 +437,8 @@ impl Playhead {
             acc: 0,
             owed: 0,
             pending_seek: None,
+            reanchor: false,
+            waiting: false,
             world_known: false,
             ctx: None,
             cursor: Cursor::default(),
@@ -429,7 +450,13 @@ impl Playhead {
             options,
             stats: PlayheadStats::default(),
         };
-        p.seek(tick)?;
+        if empty {
+            p.begin();
+            p.wait_for_data();
+            p.finish();
+        } else {
+            p.seek(tick)?;
+        }
         Ok(p)
     }
 
@@ -437,9 +464,15 @@ impl Playhead {
     pub fn recording(&self) -> &Arc<Recording> {
         &self.rec
     }
-    /// The current position (a tick of the recording).
+    /// The current position (a tick of the recording; while [waiting](Playhead::is_waiting), the
+    /// tick asked for).
     pub fn position(&self) -> u32 {
         self.pos
+    }
+    /// Whether the playhead has no position yet because the recording had no tick when last
+    /// looked at (see [`Update::waiting`]).
+    pub fn is_waiting(&self) -> bool {
+        self.waiting
     }
     /// The update returned by the last call.
     pub fn update(&self) -> &Update {
@@ -509,17 +542,32 @@ impl Playhead {
     pub fn advance(&mut self) -> &Update {
         self.refresh_view();
         self.begin();
-        if let Some(t) = self.pending_seek {
-            match self.jump(t, Mode::NonBlocking, false) {
-                JumpResult::Done => self.pending_seek = None,
-                JumpResult::Stalled => self.stall(),
-                JumpResult::Failed(k, f) => {
-                    self.pending_seek = None;
-                    self.fault(k, f);
-                }
-            }
+        if self.wait_for_data() {
             self.finish();
             return &self.u;
+        }
+        if let Some(t) = self.pending_seek {
+            let carry_on = match self.jump(t, Mode::NonBlocking, false) {
+                JumpResult::Done => {
+                    self.pending_seek = None;
+                    self.settle_reanchor()
+                }
+                JumpResult::Stalled => {
+                    self.stall();
+                    false
+                }
+                JumpResult::Failed(k, f) => {
+                    self.pending_seek = None;
+                    self.reanchor = false;
+                    self.leave_waiting();
+                    self.fault(k, f);
+                    false
+                }
+            };
+            if !carry_on {
+                self.finish();
+                return &self.u;
+            }
         }
         if self.playing {
             self.acc += self.speed_fp;
@@ -550,8 +598,16 @@ impl Playhead {
     pub fn seek(&mut self, tick: u32) -> Result<&Update> {
         self.refresh_view();
         self.begin();
-        self.pending_seek = None;
+        self.reanchor = false;
         self.owed = 0;
+        if self.view.reader.first_tick().is_none() {
+            // Nothing to seek in yet: go there once ticks appear.
+            self.pending_seek = Some(tick);
+            self.wait_for_data();
+            self.finish();
+            return Ok(&self.u);
+        }
+        self.pending_seek = None;
         match self.jump(tick, Mode::Blocking, false) {
             JumpResult::Done | JumpResult::Stalled => {}
             JumpResult::Failed(_, f) => return Err(error_of(&f)),
@@ -564,12 +620,17 @@ impl Playhead {
     /// until the data is ready, then return the seek's [`Motion::Jump`] update.
     pub fn request_seek(&mut self, tick: u32) {
         self.owed = 0;
+        self.reanchor = false;
         let view = self.view.clone();
-        if let Ok(t) = view.reader.clamp_tick(tick) {
-            self.pending_seek = Some(t);
-            if let Some(k) = find_chunk(view.reader.index(), t) {
-                let _ = self.fetch(k, Part::Decoded, Mode::NonBlocking);
+        match view.reader.clamp_tick(tick) {
+            Ok(t) => {
+                self.pending_seek = Some(t);
+                if let Some(k) = find_chunk(view.reader.index(), t) {
+                    let _ = self.fetch(k, Part::Decoded, Mode::NonBlocking);
+                }
             }
+            // No tick yet: go there once ticks appear.
+            Err(_) => self.pending_seek = Some(tick),
         }
     }
 
@@ -588,6 +649,11 @@ impl Playhead {
         self.refresh_view();
         self.begin();
         self.owed = 0;
+        if self.wait_for_data() {
+            self.finish();
+            return &self.u;
+        }
+        self.reanchor = false;
         if let Some(t) = self.pending_seek.take() {
             let t = match d {
                 Direction::Forward => t.saturating_add(1),
@@ -613,8 +679,12 @@ impl Playhead {
         self.refresh_view();
         let view = self.view.clone();
         let idx = view.reader.index();
+        if idx.is_empty() {
+            return;
+        }
         let mut keys: Vec<(usize, Part)> = Vec::new();
         if let Some(t) = self.pending_seek {
+            let t = view.reader.clamp_tick(t).unwrap_or(t);
             let (k, rb) = self.jump_plan(t, false);
             keys.push((k, Part::Decoded));
             if let Some((s, e)) = rb {
@@ -683,12 +753,57 @@ impl Playhead {
         self.prefetch_anchor = None;
         if !same {
             // Chunks may be numbered differently: re-seek to the same tick (a no-op for the
-            // plugin: nothing added or removed, world unchanged).
+            // plugin: nothing added or removed, world unchanged; see `settle_reanchor`).
             self.ctx = None;
             self.rb_memo.clear();
+            if self.pending_seek.is_none() && !self.waiting {
+                self.reanchor = true;
+            }
             let t = self.pending_seek.unwrap_or(self.pos);
             self.pending_seek = Some(self.view.reader.clamp_tick(t).unwrap_or(t));
         }
+    }
+
+    /// While the recording has no tick: marks the playhead waiting (keeping where to go once
+    /// ticks appear) and returns true.
+    fn wait_for_data(&mut self) -> bool {
+        if self.view.reader.first_tick().is_some() {
+            return false;
+        }
+        if !self.waiting {
+            self.waiting = true;
+            self.reanchor = false;
+            self.ctx = None;
+            self.rb_memo.clear();
+            self.owed = 0;
+            self.pending_seek.get_or_insert(self.pos);
+        }
+        true
+    }
+
+    /// Ticks appeared but the first position could not be reached: take the nearest tick as the
+    /// position (playing on from it skips the unreadable chunk as usual).
+    fn leave_waiting(&mut self) {
+        if self.waiting {
+            self.waiting = false;
+            self.pos = self.view.reader.clamp_tick(self.pos).unwrap_or(self.pos);
+        }
+    }
+
+    /// After the re-seek of a switch-over: if it landed on the same tick with the same state and
+    /// nothing to rebuild, the update becomes [`Motion::Still`] (nothing to apply) and the call
+    /// carries on playing. Returns whether it does.
+    fn settle_reanchor(&mut self) -> bool {
+        if !std::mem::take(&mut self.reanchor) {
+            return false;
+        }
+        let same = self.u.from == self.pos && !self.u.rebuild && self.prev == self.u.entities;
+        if same {
+            self.u.motion = Motion::Still;
+            self.u.added.clear();
+            self.u.removed.clear();
+        }
+        same
     }
 
     fn begin(&mut self) {
@@ -699,6 +814,7 @@ impl Playhead {
         u.direction = self.direction;
         u.stalled = false;
         u.at_edge = false;
+        u.waiting = false;
         u.spans.clear();
         u.events.clear();
         u.added.clear();
@@ -714,6 +830,7 @@ impl Playhead {
 
     fn finish(&mut self) {
         self.u.to = self.pos;
+        self.u.waiting = self.waiting;
         self.gathered.items.clear();
         if self.u.motion == Motion::Jump {
             self.stats.jumps += 1;
@@ -1046,6 +1163,7 @@ impl Playhead {
             self.fill_rebuild(range, mode);
         }
         self.world_known = true;
+        self.waiting = false;
         JumpResult::Done
     }
 

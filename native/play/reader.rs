@@ -26,6 +26,24 @@ pub trait FrameSource: Send + Sync + std::fmt::Debug {
     /// The frame's bytes: 36-byte frame header followed by the compressed payload.
     fn read_frame(&self, entry: &IndexEntry) -> Result<Vec<u8>>;
     fn describe(&self) -> String;
+    /// Opens now whatever the frames of `index` will be read from, so that they stay readable
+    /// even if their files are deleted later (a live directory removed after compaction).
+    fn pin(&self, _index: &[IndexEntry]) -> Result<()> {
+        Ok(())
+    }
+}
+
+/// The frames of a recording that has none yet.
+#[derive(Debug)]
+struct NoFrames;
+
+impl FrameSource for NoFrames {
+    fn read_frame(&self, _entry: &IndexEntry) -> Result<Vec<u8>> {
+        Err(Error::InvalidState("the recording has no chunks".into()))
+    }
+    fn describe(&self) -> String {
+        "(no recording yet)".into()
+    }
 }
 
 /// Frames of a compacted file: the index offset is a file offset.
@@ -110,6 +128,24 @@ impl Reader {
             Arc::new(crate::storage::live::SegmentFrames::new(dir)),
             options.limits,
         )
+    }
+
+    /// A reader of a recording that has no chunk yet (a live recording before its first flush).
+    pub fn empty() -> Reader {
+        Reader {
+            frames: Arc::new(NoFrames),
+            header: Header::default(),
+            metadata: Metadata::default(),
+            index: Vec::new(),
+            limits: Limits::default(),
+            dictionary: None,
+        }
+    }
+
+    /// Opens every file the indexed frames are read from, so that they stay readable after the
+    /// files are deleted (see [`FrameSource::pin`]).
+    pub fn pin(&self) -> Result<()> {
+        self.frames.pin(&self.index)
     }
 
     /// Opens a compacted file or a live recording directory, whichever `path` is.

@@ -239,6 +239,16 @@ impl FrameSource for SegmentFrames {
     fn describe(&self) -> String {
         self.dir.display().to_string()
     }
+    fn pin(&self, index: &[IndexEntry]) -> Result<()> {
+        let mut last = None;
+        for e in index {
+            if last != Some(e.segment()) {
+                self.file(e.segment())?;
+                last = Some(e.segment());
+            }
+        }
+        Ok(())
+    }
 }
 
 /// One frame found by scanning a segment.

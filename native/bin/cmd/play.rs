@@ -1,16 +1,23 @@
 //! `tickreel play FILE`: drives a playhead with one `advance()` per simulated server tick (no
-//! sleeping) and prints every entity's pose as a JSON line per server tick.
+//! sleeping) and prints every entity's pose as a JSON line per server tick. With `--follow`, the
+//! recording may still be written: lines are printed as it grows (updates that change nothing are
+//! not printed), and the command ends once the recording is finished and played to its end.
 
 use std::io::{BufWriter, Write};
 use std::path::PathBuf;
+use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 use tickreel::format::state::EntityState;
-use tickreel::play::{Direction, Motion, Playhead, Recording, Update, World};
+use tickreel::play::{
+    Direction, FollowOptions, FollowState, LiveFollower, Motion, PlaybackContext, Playhead,
+    Recording, Update, World,
+};
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// A `.reel` file.
+    /// A `.reel` file or a live recording directory (with `--follow`, also the `.reel` path of a
+    /// recording still being written).
     pub file: PathBuf,
     /// Start at this tick (default: the first tick, or the last one with --reverse).
     #[arg(long)]
@@ -24,10 +31,23 @@ pub struct Args {
     /// Server ticks to simulate (default: until the first or last tick is reached).
     #[arg(long)]
     pub ticks: Option<u64>,
+    /// Follow a recording still being written: keep playing as it grows, until it is finished
+    /// (compacted) and played to its last tick.
+    #[arg(long, conflicts_with = "reverse")]
+    pub follow: bool,
+    /// With --follow: how often to look for new ticks (milliseconds).
+    #[arg(long, default_value_t = 100, requires = "follow")]
+    pub poll_ms: u64,
+    /// With --follow: give up (and fail) after this many milliseconds.
+    #[arg(long, requires = "follow")]
+    pub max_ms: Option<u64>,
 }
 
 pub fn run(a: Args) -> tickreel::Result<()> {
-    let rec = Recording::open_path(&a.file)?;
+    if a.follow {
+        return follow(a);
+    }
+    let rec = Recording::from_reader(super::open(&a.file)?, &PlaybackContext::global());
     let view = rec.view();
     let (first, last) = match (view.reader().first_tick(), view.reader().last_tick()) {
         (Some(f), Some(l)) => (f, l),
@@ -126,6 +146,9 @@ fn line(server_tick: u64, u: &Update) -> Value {
     if u.at_edge {
         o.insert("at_edge".into(), json!(true));
     }
+    if u.waiting {
+        o.insert("waiting".into(), json!(true));
+    }
     if !u.faults().is_empty() {
         let f: Vec<Value> = u
             .faults()
@@ -135,4 +158,74 @@ fn line(server_tick: u64, u: &Update) -> Value {
         o.insert("faults".into(), json!(f));
     }
     v
+}
+
+/// `--follow`: plays as the recording grows; ends when it is finished and played to the end.
+fn follow(a: Args) -> tickreel::Result<()> {
+    let started = Instant::now();
+    let follower = LiveFollower::open(
+        &a.file,
+        FollowOptions {
+            poll_interval: Duration::from_millis(a.poll_ms.max(1)),
+            ..FollowOptions::default()
+        },
+    )
+    .map_err(|e| super::in_file(&a.file, e))?;
+    let rec = follower.recording().clone();
+    let mut ph = match a.from {
+        Some(t) => Playhead::new_at(rec.clone(), t)?,
+        None => Playhead::new(rec.clone())?,
+    };
+    ph.set_speed(a.speed)?;
+    ph.play();
+    let mut out = BufWriter::new(std::io::stdout().lock());
+    let mut server_tick = 0u64;
+    let r = (|| -> tickreel::Result<()> {
+        writeln!(out, "{}", line(0, ph.update()))?;
+        loop {
+            if a.ticks.is_some_and(|n| server_tick >= n) {
+                break;
+            }
+            if let Some(ms) = a.max_ms
+                && started.elapsed() >= Duration::from_millis(ms)
+            {
+                out.flush()?;
+                return Err(tickreel::Error::NotReady(format!(
+                    "gave up after {ms} ms at tick {} ({:?})",
+                    ph.position(),
+                    follower.state()
+                )));
+            }
+            // Read before playing: if finished then, the view played is the final one.
+            let state = follower.state();
+            if state == FollowState::Lost {
+                out.flush()?;
+                return Err(tickreel::Error::InvalidState(format!(
+                    "{}: the recording was removed without a final file",
+                    a.file.display()
+                )));
+            }
+            server_tick += 1;
+            ph.prepare();
+            let u = ph.advance();
+            let idle = u.motion == Motion::Still && u.faults().is_empty();
+            if !idle {
+                writeln!(out, "{}", line(server_tick, u))?;
+            }
+            if state == FollowState::Finished && u.at_edge && !u.stalled && !u.waiting {
+                break;
+            }
+            if idle {
+                // At the live edge (or waiting for the first tick): let the writer get ahead.
+                out.flush()?;
+                std::thread::sleep(Duration::from_millis(5));
+            }
+        }
+        out.flush()?;
+        Ok(())
+    })();
+    match r {
+        Err(tickreel::Error::Io(e)) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        r => r,
+    }
 }

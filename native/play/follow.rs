@@ -1,0 +1,395 @@
+//! Following a recording while it is being written, from this process or another one (only the
+//! files are used).
+//!
+//! A [`LiveFollower`] owns a [`Recording`] and keeps its view current:
+//!
+//! * while the recording is live (`<final>.reel.live/`), it polls the metadata file
+//!   `meta.tkrl` (one `stat`: its inode, size and modification time change on every flush, since
+//!   the writer replaces it by rename) and, when it changed, opens the directory again and hands
+//!   the new reader to [`Recording::update`]: the cache identity is kept, playheads see the new
+//!   ticks on their next call. The writer makes frames durable before it rewrites the metadata
+//!   file, so a reader that only follows the metadata file never sees a half-written frame. The
+//!   segment files of each new reader are opened at once ([`Reader::pin`]), so a view stays
+//!   readable after the directory is removed;
+//! * when the metadata file is gone and the final `.reel` exists (compaction renames it into
+//!   place before removing the live directory), it checks that the file is the same recording
+//!   (start time, world, first tick, at least as many ticks) and switches to it with
+//!   [`Recording::switch_to`]; playheads re-find their tick in it without anything to apply;
+//! * before the first flush there is neither: the recording is empty and playheads
+//!   [wait](crate::play::Update::waiting); a recording that was never flushed may also appear
+//!   directly as the final file.
+//!
+//! I/O errors on the way (a segment deleted between reading the metadata file and opening it,
+//! a file renamed while being opened) are transient: the poll is retried on the next interval
+//! and nothing is remembered as a failure. Polling runs on a background thread (the default) so
+//! that [`crate::play::Playhead::advance`] never touches the files, or only on explicit
+//! [`LiveFollower::refresh`] calls.
+//!
+//! A writer that crashed leaves its live directory behind: the follower then waits at the edge
+//! until the recording is resumed (or recovered and compacted) by someone.
+
+use std::fs;
+use std::os::unix::fs::MetadataExt;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use parking_lot::{Condvar, Mutex};
+
+use crate::error::{Error, Result};
+use crate::play::reader::Reader;
+use crate::play::recording::{PlaybackContext, Recording};
+use crate::storage::live::{META_FILE, live_dir_for};
+
+/// How a [`LiveFollower`] polls.
+#[derive(Debug, Clone)]
+pub struct FollowOptions {
+    /// Time between two polls of the background thread.
+    pub poll_interval: Duration,
+    /// Poll on a background thread; if false, only [`LiveFollower::refresh`] polls.
+    pub background: bool,
+    /// A live directory gone with no matching final file for this long (an aborted recording)
+    /// makes the state [`FollowState::Lost`].
+    pub lost_after: Duration,
+    /// Cache and prefetch pool of the recording (`None`: the process-wide ones).
+    pub context: Option<PlaybackContext>,
+}
+
+impl Default for FollowOptions {
+    fn default() -> Self {
+        FollowOptions {
+            poll_interval: Duration::from_millis(100),
+            background: true,
+            lost_after: Duration::from_secs(5),
+            context: None,
+        }
+    }
+}
+
+/// Where a followed recording is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FollowState {
+    /// Nothing written yet: no live directory, no final file.
+    Waiting,
+    /// Following the live directory: more ticks may come.
+    Live,
+    /// Reading the final compacted file: the recording is complete, nothing more will come.
+    Finished,
+    /// The live directory went away and no matching final file appeared (the recording was
+    /// aborted). Polling goes on in case it comes back.
+    Lost,
+}
+
+/// Counters of a follower.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct FollowStats {
+    /// Polls done.
+    pub polls: u64,
+    /// Views installed from the live directory (each with more chunks than the one before).
+    pub updates: u64,
+    /// Switches to the final file (0 or 1).
+    pub switches: u64,
+    /// Polls that failed (all retried).
+    pub errors: u64,
+    /// The last failure, if any.
+    pub last_error: Option<String>,
+    /// Last tick of the current view.
+    pub last_tick: Option<u32>,
+}
+
+/// What identifies one version of the metadata file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Stamp {
+    dev: u64,
+    ino: u64,
+    len: u64,
+    mtime_ns: i128,
+}
+
+fn stamp_of(path: &Path) -> std::io::Result<Stamp> {
+    let m = fs::metadata(path)?;
+    Ok(Stamp {
+        dev: m.dev(),
+        ino: m.ino(),
+        len: m.len(),
+        mtime_ns: i128::from(m.mtime()) * 1_000_000_000 + i128::from(m.mtime_nsec()),
+    })
+}
+
+fn is_not_found(e: &Error) -> bool {
+    matches!(e, Error::Io(io) if io.kind() == std::io::ErrorKind::NotFound)
+}
+
+#[derive(Debug)]
+struct Poller {
+    state: FollowState,
+    stamp: Option<Stamp>,
+    lost_since: Option<Instant>,
+    stats: FollowStats,
+}
+
+#[derive(Debug)]
+struct Shared {
+    rec: Arc<Recording>,
+    live: PathBuf,
+    final_path: Option<PathBuf>,
+    options: FollowOptions,
+    /// Held for a whole poll (I/O included).
+    poller: Mutex<Poller>,
+    /// State and counters as of the last poll: read without waiting for a poll in progress.
+    published: Mutex<(FollowState, FollowStats)>,
+    stop: Mutex<bool>,
+    wake: Condvar,
+}
+
+/// Keeps a [`Recording`] up to date with a recording being written. See the
+/// [module documentation](self). Dropping it stops the background thread; the recording keeps
+/// its last view.
+#[derive(Debug)]
+pub struct LiveFollower {
+    shared: Arc<Shared>,
+    thread: Option<JoinHandle<()>>,
+}
+
+impl Recording {
+    /// Follows a recording given by its final `.reel` path or its live directory: see
+    /// [`LiveFollower::open`].
+    pub fn follow(path: impl AsRef<Path>, options: FollowOptions) -> Result<LiveFollower> {
+        LiveFollower::open(path, options)
+    }
+}
+
+/// The live directory and final file of `path` (either of them).
+fn paths_of(path: &Path) -> (PathBuf, Option<PathBuf>) {
+    let s = path.as_os_str().to_string_lossy();
+    if let Some(stem) = s.strip_suffix(".live") {
+        return (path.to_path_buf(), Some(PathBuf::from(stem)));
+    }
+    if path.is_dir() {
+        // A live directory under another name: no known final file.
+        return (path.to_path_buf(), None);
+    }
+    (live_dir_for(path), Some(path.to_path_buf()))
+}
+
+impl LiveFollower {
+    /// Follows the recording at `path`: its final `.reel` path (the live directory is
+    /// `<path>.live`) or its live directory. Polls once before returning (the recording then
+    /// holds whatever exists: live ticks, the final file, or nothing yet). Fails only if what
+    /// exists cannot be read for a reason other than a transient I/O error.
+    pub fn open(path: impl AsRef<Path>, options: FollowOptions) -> Result<LiveFollower> {
+        let (live, final_path) = paths_of(path.as_ref());
+        let ctx = options
+            .context
+            .clone()
+            .unwrap_or_else(PlaybackContext::global);
+        let rec = Recording::from_reader(Reader::empty(), &ctx);
+        let shared = Arc::new(Shared {
+            rec,
+            live,
+            final_path,
+            options,
+            poller: Mutex::new(Poller {
+                state: FollowState::Waiting,
+                stamp: None,
+                lost_since: None,
+                stats: FollowStats::default(),
+            }),
+            published: Mutex::new((FollowState::Waiting, FollowStats::default())),
+            stop: Mutex::new(false),
+            wake: Condvar::new(),
+        });
+        {
+            let mut p = shared.poller.lock();
+            p.stats.polls += 1;
+            if let Err(e) = shared.poll(&mut p) {
+                let transient = matches!(e, Error::Io(_));
+                if !transient {
+                    return Err(e);
+                }
+                p.stats.errors += 1;
+                p.stats.last_error = Some(e.to_string());
+            }
+            *shared.published.lock() = (p.state, p.stats.clone());
+        }
+        let thread = if shared.options.background {
+            let s = shared.clone();
+            Some(
+                std::thread::Builder::new()
+                    .name("tickreel-follow".into())
+                    .spawn(move || s.run())?,
+            )
+        } else {
+            None
+        };
+        Ok(LiveFollower { shared, thread })
+    }
+
+    /// The followed recording: give it to playheads.
+    pub fn recording(&self) -> &Arc<Recording> {
+        &self.shared.rec
+    }
+
+    /// Polls now (blocking on a little I/O) and returns the state. Errors are transient and
+    /// counted in [`FollowStats::errors`]; the next poll retries.
+    pub fn refresh(&self) -> FollowState {
+        self.shared.poll_counted()
+    }
+
+    /// The state as of the last poll (never waits for a poll in progress).
+    pub fn state(&self) -> FollowState {
+        self.shared.published.lock().0
+    }
+
+    /// Whether the recording is complete (switched to, or opened as, its final file).
+    pub fn is_finished(&self) -> bool {
+        self.state() == FollowState::Finished
+    }
+
+    /// Counters as of the last poll (never waits for a poll in progress).
+    pub fn stats(&self) -> FollowStats {
+        self.shared.published.lock().1.clone()
+    }
+
+    /// The live directory followed.
+    pub fn live_dir(&self) -> &Path {
+        &self.shared.live
+    }
+
+    /// The final file, if known.
+    pub fn final_path(&self) -> Option<&Path> {
+        self.shared.final_path.as_deref()
+    }
+}
+
+impl Drop for LiveFollower {
+    fn drop(&mut self) {
+        *self.shared.stop.lock() = true;
+        self.shared.wake.notify_all();
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}
+
+impl Shared {
+    /// The background thread: polls every interval until finished or stopped.
+    fn run(&self) {
+        loop {
+            if self.poll_counted() == FollowState::Finished {
+                return;
+            }
+            let mut stop = self.stop.lock();
+            if !*stop {
+                self.wake.wait_for(&mut stop, self.options.poll_interval);
+            }
+            if *stop {
+                return;
+            }
+        }
+    }
+
+    fn poll_counted(&self) -> FollowState {
+        let mut p = self.poller.lock();
+        p.stats.polls += 1;
+        if let Err(e) = self.poll(&mut p) {
+            p.stats.errors += 1;
+            p.stats.last_error = Some(e.to_string());
+        }
+        *self.published.lock() = (p.state, p.stats.clone());
+        p.state
+    }
+
+    /// One poll. Errors leave everything as it was (the next poll retries).
+    fn poll(&self, p: &mut Poller) -> Result<()> {
+        if p.state == FollowState::Finished {
+            return Ok(());
+        }
+        match stamp_of(&self.live.join(META_FILE)) {
+            Ok(s) => {
+                p.lost_since = None;
+                if p.stamp == Some(s) && p.state == FollowState::Live {
+                    return Ok(());
+                }
+                match Reader::open_live(&self.live).and_then(|r| r.pin().map(|()| r)) {
+                    Ok(r) => {
+                        self.install_live(p, r);
+                        p.stamp = Some(s);
+                        return Ok(());
+                    }
+                    // Being removed after compaction: look for the final file.
+                    Err(e) if is_not_found(&e) => {}
+                    Err(e) => return Err(e),
+                }
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => return Err(e.into()),
+        }
+        let fin = match &self.final_path {
+            Some(f) if f.is_file() => f,
+            _ => return self.nothing_there(p),
+        };
+        let r = Reader::open_path(fin)?;
+        if matches!(p.state, FollowState::Live | FollowState::Lost) {
+            let view = self.rec.view();
+            let (live, h) = (view.reader(), r.header());
+            let same = h.timestamp_ms == live.header().timestamp_ms
+                && h.world_id == live.header().world_id
+                && r.first_tick() == live.first_tick()
+                && r.last_tick() >= live.last_tick();
+            if !same {
+                // Another recording's file (the live one may have been aborted): keep waiting.
+                self.nothing_there(p)?;
+                return Err(Error::InvalidState(format!(
+                    "{} is not the compacted form of the followed recording",
+                    fin.display()
+                )));
+            }
+        }
+        p.stats.last_tick = r.last_tick();
+        self.rec.switch_to(r);
+        p.state = FollowState::Finished;
+        p.stats.switches += 1;
+        Ok(())
+    }
+
+    fn install_live(&self, p: &mut Poller, r: Reader) {
+        let cur = self.rec.view();
+        let changed = p.state != FollowState::Live
+            || r.index() != cur.reader().index()
+            || r.metadata() != cur.reader().metadata();
+        p.state = FollowState::Live;
+        if changed {
+            p.stats.last_tick = r.last_tick();
+            self.rec.update(r);
+            p.stats.updates += 1;
+        }
+    }
+
+    /// Neither the live metadata file nor the final file is there.
+    fn nothing_there(&self, p: &mut Poller) -> Result<()> {
+        if matches!(p.state, FollowState::Live | FollowState::Lost) {
+            let since = *p.lost_since.get_or_insert_with(Instant::now);
+            if since.elapsed() >= self.options.lost_after {
+                p.state = FollowState::Lost;
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn paths_from_either_name() {
+        let (l, f) = paths_of(Path::new("/x/run.reel"));
+        assert_eq!(l, PathBuf::from("/x/run.reel.live"));
+        assert_eq!(f, Some(PathBuf::from("/x/run.reel")));
+        let (l, f) = paths_of(Path::new("/x/run.reel.live"));
+        assert_eq!(l, PathBuf::from("/x/run.reel.live"));
+        assert_eq!(f, Some(PathBuf::from("/x/run.reel")));
+    }
+}
