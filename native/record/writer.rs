@@ -371,8 +371,14 @@ impl RecWriter {
     }
 }
 
-/// Removes a live directory's files (holding its lock until the end) and the directory.
+/// Removes a live directory's files (metadata file first, holding the lock until the end) and the
+/// directory.
 fn remove_live_dir(dir: &Path, lock: WriterLock) -> Result<()> {
+    // The metadata file goes first: a reader that can still open it finds every segment it names.
+    match fs::remove_file(dir.join(crate::storage::live::META_FILE)) {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(e.into()),
+        _ => {}
+    }
     for e in fs::read_dir(dir)? {
         let e = e?;
         if e.file_name() != crate::storage::live::LOCK_FILE {
