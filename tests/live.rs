@@ -448,3 +448,69 @@ fn empty_ticks_at_the_edges_survive_compaction() {
     let r = Reader::open_path(out).unwrap();
     assert_eq!((r.first_tick(), r.last_tick()), (Some(2), Some(4)));
 }
+
+#[test]
+fn metadata_calls_respect_the_backpressure_policy_when_the_queue_is_full() {
+    use tickreel::format::metadata::EntityInfo;
+    let dir = tempfile::tempdir().unwrap();
+    let engine = Engine::new(EngineOptions {
+        queue_capacity: 4,
+        ..EngineOptions::default()
+    })
+    .unwrap();
+    for backpressure in [
+        Backpressure::Drop,
+        Backpressure::Block {
+            deadline: Duration::from_millis(20),
+        },
+    ] {
+        let path = dir
+            .path()
+            .join(format!("{backpressure:?}.reel").replace(['{', '}', ' ', ':'], ""));
+        let rec = engine
+            .start_recording(
+                &path,
+                RecorderOptions {
+                    backpressure,
+                    ..RecorderOptions::default()
+                },
+            )
+            .unwrap();
+        std::thread::sleep(Duration::from_millis(50)); // let the writer take the Open message
+        engine.set_writers_stalled(true);
+        let ticks = common::sim_ticks(1, 10, 1);
+        for (t, e) in &ticks {
+            let _ = rec.submit_tick(*t, &batch(e));
+        }
+        let started = Instant::now();
+        let info = EntityInfo {
+            id: 1,
+            ..EntityInfo::default()
+        };
+        assert!(matches!(
+            rec.register_entity(info),
+            Err(Error::Backpressure(_))
+        ));
+        assert!(matches!(rec.player_left(1), Err(Error::Backpressure(_))));
+        assert!(matches!(
+            rec.offer_snapshot(vec![1]),
+            Err(Error::Backpressure(_))
+        ));
+        assert!(
+            started.elapsed() < Duration::from_secs(2),
+            "never blocked past the deadline"
+        );
+        engine.set_writers_stalled(false);
+        // once the writer has drained its queue, the same call goes through
+        let waited = Instant::now();
+        while engine.stats().queue_depth > 0 && waited.elapsed() < Duration::from_secs(10) {
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        rec.register_entity(EntityInfo {
+            id: 1,
+            ..EntityInfo::default()
+        })
+        .unwrap();
+        rec.abort().unwrap();
+    }
+}

@@ -195,7 +195,11 @@ impl RecShared {
 }
 
 /// One recording being written. Cheap to share between threads (`&self` methods); ticks of one
-/// recording must be submitted in increasing order (from one thread at a time).
+/// recording must be submitted in increasing order (from one thread at a time). Like
+/// `submit_tick`, the metadata calls (`player_left`, `offer_snapshot`, `register_*`,
+/// `set_user_metadata`) and `flush` never wait past the backpressure policy when the writer's queue
+/// is full (`Error::Backpressure`, nothing queued); `finish`, `close` and `abort` wait for room,
+/// since they must not be lost.
 #[derive(Debug)]
 pub struct Recorder {
     pub(crate) shared: Arc<RecShared>,
@@ -314,9 +318,22 @@ impl Recorder {
                 "the recording is no longer open".into(),
             ));
         }
-        self.tx
-            .send(msg)
-            .map_err(|_| Error::InvalidState("the engine has shut down".into()))
+        // Never blocks past the recorder's backpressure policy: with the queue full, `Block` waits
+        // up to its deadline and `Drop` not at all; then the call fails and nothing was queued.
+        let full = |_| Error::Backpressure("the writer's queue is full; nothing was queued".into());
+        let gone = || Error::InvalidState("the engine has shut down".into());
+        match self.tx.try_send(msg) {
+            Ok(()) => Ok(()),
+            Err(TrySendError::Disconnected(_)) => Err(gone()),
+            Err(TrySendError::Full(msg)) => match self.shared.backpressure {
+                Backpressure::Drop => Err(full(msg)),
+                Backpressure::Block { deadline } => match self.tx.send_timeout(msg, deadline) {
+                    Ok(()) => Ok(()),
+                    Err(SendTimeoutError::Timeout(m)) => Err(full(m)),
+                    Err(SendTimeoutError::Disconnected(_)) => Err(gone()),
+                },
+            },
+        }
     }
 
     /// A player left: triggers a flush (per the flush policy) so that their part is durable.
