@@ -29,6 +29,7 @@
 
 mod ghost;
 mod handles;
+mod playhead;
 mod recorder;
 mod replay;
 mod writer;
@@ -47,7 +48,7 @@ use handles::{HandleError, Registry};
 
 /// Version of the contract between the Java classes and this library. The Java loader refuses a
 /// library whose version differs (a jar and a library from different builds).
-pub const ABI_VERSION: jint = 2;
+pub const ABI_VERSION: jint = 3;
 
 /// Prefix of the system property naming the bridge class, followed by the loading thread's id.
 pub const BRIDGE_PROPERTY_PREFIX: &str = "tickreel.jni.bridge.";
@@ -396,6 +397,7 @@ fn methods() -> Vec<NativeMethod> {
     m.extend(replay::methods());
     m.extend(recorder::methods());
     m.extend(ghost::methods());
+    m.extend(playhead::methods());
     m
 }
 

@@ -10,7 +10,7 @@ import java.nio.ByteBuffer;
  */
 final class NativeBridge {
     /** Must equal the library's {@code ABI_VERSION} (native/jni/mod.rs). */
-    static final int ABI_VERSION = 2;
+    static final int ABI_VERSION = 3;
 
     private NativeBridge() {}
 
@@ -125,4 +125,18 @@ final class NativeBridge {
     static native void liveDeltaSetTimeShift(long handle, double ticks);
 
     static native void liveDeltaReset(long handle);
+
+    // --- Playhead (native/jni/playhead.rs) ---
+    /** A paused playhead at {@code tick} (clamped), or at the first tick when negative. */
+    static native long playheadOpen(String path, int tick);
+    /** The last update: {@code [from, to, motion, direction, stalled, atEdge, waiting, faults, n, n x 8 entity longs]}. */
+    static native long[] playheadCurrent(long handle);
+    static native long[] playheadAdvance(long handle);
+    static native long[] playheadSeek(long handle, int tick);
+    static native long[] playheadStep(long handle, boolean forward);
+    static native void playheadSetPlaying(long handle, boolean playing);
+    static native void playheadSetSpeed(long handle, double speed);
+    static native void playheadSetReverse(long handle, boolean reverse);
+    /** The position, or -1 while waiting for a live recording's first tick. */
+    static native long playheadPosition(long handle);
 }

@@ -1,0 +1,122 @@
+package io.tickreel;
+
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+
+/**
+ * What one {@link Playhead} call did: the position before and after, how it moved, and every live
+ * entity at the new position. A playhead returns the same object from every call, refilled, so a
+ * plugin that reads it each tick allocates nothing until it asks for {@link #entities()}. Copy
+ * what you need before the next call on the same playhead.
+ */
+public final class PlaybackUpdate {
+    /** How the position moved in one update. */
+    public enum Motion {
+        /** The position did not change (paused, at an edge, or stalled with nothing ready). */
+        STILL,
+        /** Forward play: the recorded ticks after {@link #from()} up to {@link #position()} happened in order. */
+        FORWARD,
+        /** Any other move (reverse play, seek, step back, a skipped unreadable chunk): apply {@link #entities()}. */
+        JUMP
+    }
+
+    private static final int HEADER = 9;
+    private static final int ENTITY_LONGS = 8;
+    private static final Motion[] MOTIONS = Motion.values();
+
+    private long[] raw = new long[HEADER];
+    private List<EntityState> entities;
+
+    PlaybackUpdate() {}
+
+    /** Refills this update from a native result; returns {@code this}. */
+    PlaybackUpdate fill(long[] a) {
+        if (a == null || a.length < HEADER) {
+            throw new TickreelException(TickreelException.Kind.INTERNAL, "malformed playback update from native code");
+        }
+        raw = a;
+        entities = null;
+        return this;
+    }
+
+    /** The position before the call. */
+    public int from() {
+        return (int) raw[0];
+    }
+
+    /** The position after the call. */
+    public int position() {
+        return (int) raw[1];
+    }
+
+    /** How the position moved. */
+    public Motion motion() {
+        int m = (int) raw[2];
+        return m >= 0 && m < MOTIONS.length ? MOTIONS[m] : Motion.STILL;
+    }
+
+    /** Whether play was running backward at the time of the call. */
+    public boolean reverse() {
+        return raw[3] != 0;
+    }
+
+    /**
+     * The data for the next ticks was not decoded yet: the position moved less than asked (maybe
+     * not at all). The playhead catches up on later calls.
+     */
+    public boolean stalled() {
+        return raw[4] != 0;
+    }
+
+    /**
+     * The position is the last tick (playing forward) or the first (backward): further
+     * {@link Playhead#advance()} calls stay still until the direction changes.
+     */
+    public boolean atEdge() {
+        return raw[5] != 0;
+    }
+
+    /** The recording has no tick yet (a live recording before its first flush): no position, no entity. */
+    public boolean waiting() {
+        return raw[6] != 0;
+    }
+
+    /** Chunks that could not be read or decoded during this call (they were skipped). */
+    public int faultCount() {
+        return (int) raw[7];
+    }
+
+    /** Number of live entities at {@link #position()}. */
+    public int entityCount() {
+        return (int) raw[8];
+    }
+
+    /**
+     * Every live entity at {@link #position()}, sorted by id, with kind, flags and pose (the same
+     * states {@link Replay#seek(int)} returns for that tick). Built on first use, then cached
+     * until the next call on the playhead.
+     */
+    public List<EntityState> entities() {
+        List<EntityState> e = entities;
+        if (e == null) {
+            long[] a = raw;
+            int n = (int) a[8];
+            List<EntityState> out = new ArrayList<>(n);
+            for (int i = 0, o = HEADER; i < n; i++, o += ENTITY_LONGS) {
+                out.add(new EntityState(
+                        (int) a[o], (int) a[o + 1], (int) a[o + 2], new Pose(a[o + 3], a[o + 4], a[o + 5], a[o + 6], a[o + 7])));
+            }
+            e = Collections.unmodifiableList(out);
+            entities = e;
+        }
+        return e;
+    }
+
+    @Override
+    public String toString() {
+        return "PlaybackUpdate[" + from() + " -> " + position() + ", " + motion()
+                + (stalled() ? ", stalled" : "") + (atEdge() ? ", at edge" : "") + (waiting() ? ", waiting" : "")
+                + ", faults=" + faultCount() + ", entities=" + entityCount() + "]";
+    }
+}

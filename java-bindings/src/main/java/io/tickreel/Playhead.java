@@ -1,0 +1,142 @@
+package io.tickreel;
+
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * Steps through a finished recording, one server tick at a time: play and pause, 0.25x to 16x,
+ * forward or in reverse, seek, and single steps. Made for a replay viewer on a game server:
+ * call {@link #advance()} once per server tick and apply the returned {@link PlaybackUpdate}
+ * (for {@link PlaybackUpdate.Motion#FORWARD FORWARD} the recorded ticks in order, otherwise the
+ * entity states). {@code advance()} never blocks: chunks are decoded ahead on background threads,
+ * and when they are late the update is {@link PlaybackUpdate#stalled() stalled} and later calls
+ * catch up. {@link #seek(int)} and the steps may block to decode a chunk.
+ *
+ * <p>A new playhead is paused at its start tick. Calls are serialised; the playhead returns the same
+ * {@link PlaybackUpdate} object from every call, so it is meant for one thread (the server's).
+ * Closing is safe while another thread's call is in flight; later calls throw
+ * {@link IllegalStateException}.
+ */
+public final class Playhead implements AutoCloseable {
+    /** Slowest speed, in recorded ticks per {@link #advance()}. */
+    public static final double MIN_SPEED = 0.25;
+    /** Fastest speed, in recorded ticks per {@link #advance()}. */
+    public static final double MAX_SPEED = 16.0;
+
+    private final NativeHandle handle;
+    private final PlaybackUpdate update = new PlaybackUpdate();
+
+    private Playhead(long h) {
+        this.handle = new NativeHandle(this, h, "Playhead");
+        update.fill(NativeBridge.playheadCurrent(handle.get()));
+    }
+
+    /**
+     * Opens the recording at {@code path} with a paused playhead at its first tick. The first
+     * {@link #update()} is a jump there that spawns every entity.
+     *
+     * @throws TickreelException if the file cannot be read or is not a valid recording
+     */
+    public static Playhead open(Path path) {
+        Objects.requireNonNull(path, "path");
+        NativeLoader.ensureLoaded();
+        return new Playhead(NativeBridge.playheadOpen(path.toString(), -1));
+    }
+
+    /**
+     * Opens the recording at {@code path} with a paused playhead at {@code startTick} (clamped into
+     * the recording).
+     *
+     * @throws IllegalArgumentException if {@code startTick} is negative
+     * @throws TickreelException if the file cannot be read or is not a valid recording
+     */
+    public static Playhead open(Path path, int startTick) {
+        Objects.requireNonNull(path, "path");
+        if (startTick < 0) {
+            throw new IllegalArgumentException("start tick must not be negative (got " + startTick + ")");
+        }
+        NativeLoader.ensureLoaded();
+        return new Playhead(NativeBridge.playheadOpen(path.toString(), startTick));
+    }
+
+    /** The update of the last call (right after opening: the jump to the start tick). */
+    public PlaybackUpdate update() {
+        handle.get();
+        return update;
+    }
+
+    /**
+     * Moves by one server tick's worth of playback (nothing while paused). Never blocks.
+     *
+     * @return this playhead's update object, refilled
+     */
+    public PlaybackUpdate advance() {
+        return update.fill(NativeBridge.playheadAdvance(handle.get()));
+    }
+
+    /**
+     * Moves to {@code tick} (clamped into the recording), blocking until it is decoded. Playing
+     * continues from there.
+     *
+     * @throws IllegalArgumentException if {@code tick} is negative
+     * @throws TickreelException if the chunk holding {@code tick} cannot be read (the position is unchanged)
+     */
+    public PlaybackUpdate seek(int tick) {
+        if (tick < 0) {
+            throw new IllegalArgumentException("tick must not be negative (got " + tick + ")");
+        }
+        return update.fill(NativeBridge.playheadSeek(handle.get(), tick));
+    }
+
+    /** Moves one recorded tick forward, playing or not (may block to decode the next chunk). */
+    public PlaybackUpdate stepForward() {
+        return update.fill(NativeBridge.playheadStep(handle.get(), true));
+    }
+
+    /** Moves one recorded tick back, playing or not (may block to decode the chunk). */
+    public PlaybackUpdate stepBack() {
+        return update.fill(NativeBridge.playheadStep(handle.get(), false));
+    }
+
+    /** Starts playing, in the current direction at the current speed, from the next {@link #advance()}. */
+    public void play() {
+        NativeBridge.playheadSetPlaying(handle.get(), true);
+    }
+
+    /** Stops playing: {@link #advance()} then returns {@link PlaybackUpdate.Motion#STILL STILL} updates. */
+    public void pause() {
+        NativeBridge.playheadSetPlaying(handle.get(), false);
+    }
+
+    /**
+     * Sets the speed in recorded ticks per {@link #advance()}, from {@link #MIN_SPEED} to
+     * {@link #MAX_SPEED}; fractions accumulate (at 0.25 one recorded tick every fourth call).
+     *
+     * @throws IllegalArgumentException if {@code speed} is outside that range or not a number
+     */
+    public void setSpeed(double speed) {
+        NativeBridge.playheadSetSpeed(handle.get(), speed);
+    }
+
+    /** Plays backward ({@code true}) or forward ({@code false}). */
+    public void setReverse(boolean reverse) {
+        NativeBridge.playheadSetReverse(handle.get(), reverse);
+    }
+
+    /** The current position, or -1 while waiting for a live recording's first tick. */
+    public int position() {
+        return (int) NativeBridge.playheadPosition(handle.get());
+    }
+
+    /** Every live entity at the current position (shorthand for {@code update().entities()}). */
+    public List<EntityState> entities() {
+        return update().entities();
+    }
+
+    /** Releases the playhead and its recording. Idempotent. */
+    @Override
+    public void close() {
+        handle.close();
+    }
+}

@@ -1,0 +1,146 @@
+package io.tickreel;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Plays recordings written by {@link ReplayTest#record} through {@link Playhead}, checked against {@link Replay#seek}. */
+class PlayheadTest {
+    static final int TICKS = 240;
+
+    /**
+     * Advances a playing playhead until it reaches the edge in its direction (or, forward, passes
+     * {@code stopAt}), checking every update against {@link Replay#seek}. An update that follows
+     * a stall may cover more ticks (the playhead catches up); every other update must cover exactly
+     * {@code step} ticks. Returns how many such exact updates were seen.
+     */
+    static int playThrough(Replay r, Playhead p, int step, int stopAt) {
+        boolean owed = false;
+        int exact = 0;
+        for (int calls = 0; calls < 1_000_000; calls++) {
+            PlaybackUpdate u = p.advance();
+            int moved = u.position() - u.from();
+            if (u.motion() == PlaybackUpdate.Motion.STILL) {
+                assertEquals(0, moved);
+                if (u.atEdge()) {
+                    return exact;
+                }
+                assertTrue(u.stalled(), "a playing playhead away from the edge only stands still when stalled");
+                owed = true;
+                Thread.onSpinWait();
+                continue;
+            }
+            assertEquals(u.reverse() ? PlaybackUpdate.Motion.JUMP : PlaybackUpdate.Motion.FORWARD, u.motion());
+            assertTrue(u.reverse() ? moved < 0 : moved > 0, "moves in the direction of play: " + u);
+            assertMatchesSeek(r, u);
+            if (!owed && !u.stalled() && !u.atEdge()) {
+                assertEquals(step, Math.abs(moved), "ticks covered by one advance: " + u);
+                exact++;
+            }
+            owed = u.stalled();
+            if (u.atEdge() || (!u.reverse() && u.position() >= stopAt)) {
+                return exact;
+            }
+        }
+        throw new AssertionError("the playhead never reached the edge");
+    }
+
+    static void assertMatchesSeek(Replay r, PlaybackUpdate u) {
+        assertEquals(r.seek(u.position()).entities(), u.entities(), "entities at tick " + u.position());
+        assertEquals(u.entities().size(), u.entityCount());
+        assertEquals(0, u.faultCount());
+        assertFalse(u.waiting());
+    }
+
+    @Test
+    void forwardToTheEndAndBackMatchesSeek(@TempDir Path dir) {
+        Path reel = ReplayTest.record(dir, 3, TICKS);
+        try (Replay r = Replay.open(reel); Playhead p = Playhead.open(reel)) {
+            PlaybackUpdate first = p.update();
+            assertEquals(0, first.position());
+            assertEquals(0, p.position());
+            assertEquals(PlaybackUpdate.Motion.JUMP, first.motion());
+            assertMatchesSeek(r, first);
+            assertEquals(3, first.entityCount());
+
+            // Paused: advance does not move.
+            PlaybackUpdate still = p.advance();
+            assertSame(first, still);
+            assertEquals(PlaybackUpdate.Motion.STILL, still.motion());
+            assertEquals(0, still.position());
+
+            p.play();
+            assertTrue(playThrough(r, p, 1, Integer.MAX_VALUE) > 0, "some advance covered exactly one tick");
+            assertEquals(TICKS - 1, p.position());
+            assertTrue(p.update().atEdge());
+            // Player 3 left at tick 100.
+            assertEquals(2, p.entities().size());
+
+            p.setReverse(true);
+            assertTrue(playThrough(r, p, 1, Integer.MAX_VALUE) > 0, "some reverse advance covered exactly one tick");
+            assertEquals(0, p.position());
+            assertTrue(p.update().atEdge());
+            assertTrue(p.update().reverse());
+            assertEquals(3, p.entities().size());
+        }
+    }
+
+    @Test
+    void doubleSpeedCoversTwoTicksPerAdvance(@TempDir Path dir) {
+        Path reel = ReplayTest.record(dir, 2, TICKS);
+        try (Replay r = Replay.open(reel); Playhead p = Playhead.open(reel, 10)) {
+            assertEquals(10, p.position());
+            p.setSpeed(2.0);
+            p.play();
+            assertTrue(playThrough(r, p, 2, 200) > 0, "some advance covered exactly two ticks");
+            assertTrue(p.position() >= 200);
+            // Stepping and seeking.
+            p.pause();
+            assertEquals(100, p.seek(100).position());
+            PlaybackUpdate f = p.stepForward();
+            assertEquals(101, f.position());
+            assertMatchesSeek(r, f);
+            PlaybackUpdate b = p.stepBack();
+            assertEquals(100, b.position());
+            assertMatchesSeek(r, b);
+            assertEquals(PlaybackUpdate.Motion.STILL, p.advance().motion());
+            PlaybackUpdate s = p.seek(50);
+            assertEquals(50, s.position());
+            assertEquals(PlaybackUpdate.Motion.JUMP, s.motion());
+            assertMatchesSeek(r, s);
+            assertEquals(TICKS - 1, p.seek(1_000_000).position());
+        }
+    }
+
+    @Test
+    void badSpeedAndClosedHandle(@TempDir Path dir) {
+        Path reel = ReplayTest.record(dir, 1, 60);
+        Playhead p = Playhead.open(reel);
+        assertThrows(IllegalArgumentException.class, () -> p.setSpeed(0.1));
+        assertThrows(IllegalArgumentException.class, () -> p.setSpeed(16.5));
+        assertThrows(IllegalArgumentException.class, () -> p.setSpeed(Double.NaN));
+        assertThrows(IllegalArgumentException.class, () -> p.seek(-1));
+        assertThrows(IllegalArgumentException.class, () -> Playhead.open(reel, -5));
+        p.setSpeed(Playhead.MIN_SPEED);
+        p.setSpeed(Playhead.MAX_SPEED);
+        p.close();
+        p.close();
+        assertThrows(IllegalStateException.class, p::advance);
+        assertThrows(IllegalStateException.class, () -> p.seek(3));
+        assertThrows(IllegalStateException.class, p::stepForward);
+        assertThrows(IllegalStateException.class, p::stepBack);
+        assertThrows(IllegalStateException.class, p::play);
+        assertThrows(IllegalStateException.class, p::pause);
+        assertThrows(IllegalStateException.class, () -> p.setSpeed(2));
+        assertThrows(IllegalStateException.class, () -> p.setReverse(true));
+        assertThrows(IllegalStateException.class, p::position);
+        assertThrows(IllegalStateException.class, p::update);
+        assertThrows(TickreelException.class, () -> Playhead.open(dir.resolve("missing.reel")));
+    }
+}
