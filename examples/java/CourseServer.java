@@ -1,5 +1,6 @@
 import io.tickreel.Engine;
 import io.tickreel.EntityFlags;
+import io.tickreel.EntityState;
 import io.tickreel.Event;
 import io.tickreel.FinishHandle;
 import io.tickreel.Ghost;
@@ -7,6 +8,8 @@ import io.tickreel.GhostCursor;
 import io.tickreel.GhostLoading;
 import io.tickreel.GhostSample;
 import io.tickreel.LiveDelta;
+import io.tickreel.PlaybackUpdate;
+import io.tickreel.Playhead;
 import io.tickreel.Recorder;
 import io.tickreel.RecorderOptions;
 import io.tickreel.Replay;
@@ -35,7 +38,8 @@ import java.util.UUID;
  * <p>The server thread never waits on tickreel: {@link Recorder#submit} is a copy and a queue push,
  * {@link Recorder#finish()} returns a handle polled every tick while the engine compacts, and the
  * new best run's ghost is loaded in the background ({@link Ghost#loadAsync}) and polled too. The
- * staff review seeks with {@link Replay#seek}; stepping at any speed will use {@code Playhead}.
+ * staff review seeks with {@link Replay#seek} and watches the run with a {@link Playhead} (one
+ * {@code advance()} per server tick, at 2x, then in reverse).
  */
 public final class CourseServer {
     static final int TICKS_PER_SECOND = 20;
@@ -263,6 +267,21 @@ public final class CourseServer {
                 }
             }));
             System.out.println("  verified: " + replay.verify());
+        } catch (TickreelException e) {
+            System.out.println("review failed: " + e.kind() + ": " + e.getMessage());
+        }
+        // The staff member watches the run: one advance() per server tick, at 2x, then rewinds.
+        try (Playhead playhead = Playhead.open(review)) {
+            playhead.setSpeed(2.0);
+            playhead.play();
+            for (int serverTick = 0; serverTick < 5; serverTick++) {
+                PlaybackUpdate u = playhead.advance();
+                EntityState runner = u.entities().isEmpty() ? null : u.entities().get(0);
+                System.out.printf("  playback %s%s%n", u,
+                        runner == null ? "" : String.format(" runner x=%.2f", runner.pose().x()));
+            }
+            playhead.setReverse(true);
+            System.out.println("  rewind " + playhead.advance());
         } catch (TickreelException e) {
             System.out.println("review failed: " + e.kind() + ": " + e.getMessage());
         }
