@@ -757,6 +757,84 @@ static void bad_ghosts(const char *good_file) {
     EXPECT(tickreel_cursor_free(cursor), OK);
 }
 
+static void bad_playheads(const char *good_file) {
+    puts("-- playheads");
+    char path[4096];
+    TickreelPlayhead *playhead = (TickreelPlayhead *)(uintptr_t)1u;
+    EXPECT(tickreel_playhead_open(NULL, 0, &playhead), NULL_ARGUMENT);
+    EXPECT_TRUE(playhead == NULL);
+    EXPECT(tickreel_playhead_open(good_file, 0, NULL), NULL_ARGUMENT);
+    EXPECT(tickreel_playhead_open(in_dir(path, sizeof path, "no-such-file.reel"), 0, &playhead), IO);
+    EXPECT(tickreel_playhead_open(in_dir(path, sizeof path, "short.reel"), 0, &playhead), TRUNCATED);
+    EXPECT_TRUE(playhead == NULL);
+
+    /* NULL and never-returned handles. */
+    TickreelUpdateInfo info;
+    EXPECT(tickreel_playhead_advance(NULL, &info), NULL_ARGUMENT);
+    EXPECT(tickreel_playhead_play(NULL), NULL_ARGUMENT);
+    EXPECT(tickreel_playhead_set_speed(NULL, 1.0), NULL_ARGUMENT);
+    EXPECT(tickreel_playhead_free(NULL), OK);
+    EXPECT(tickreel_playhead_pause((TickreelPlayhead *)(uintptr_t)0x1234u), INVALID_HANDLE);
+
+    EXPECT(tickreel_playhead_open(good_file, 500, &playhead), OK); /* clamped to the last tick */
+    uint32_t pos = 0;
+    EXPECT(tickreel_playhead_position(playhead, &pos), OK);
+    EXPECT_TRUE(pos == 99);
+    EXPECT(tickreel_playhead_position(playhead, NULL), NULL_ARGUMENT);
+    EXPECT(tickreel_playhead_advance(playhead, NULL), OK); /* out_info is optional */
+
+    /* Speeds outside 0.25..16 and NaN are refused; the limits themselves are fine. */
+    EXPECT(tickreel_playhead_set_speed(playhead, 0.2), INVALID_ARGUMENT);
+    EXPECT(tickreel_playhead_set_speed(playhead, 16.5), INVALID_ARGUMENT);
+    EXPECT(tickreel_playhead_set_speed(playhead, -1.0), INVALID_ARGUMENT);
+    EXPECT(tickreel_playhead_set_speed(playhead, NAN), INVALID_ARGUMENT);
+    EXPECT(tickreel_playhead_set_speed(playhead, INFINITY), INVALID_ARGUMENT);
+    EXPECT(tickreel_playhead_set_speed(playhead, 0.25), OK);
+    EXPECT(tickreel_playhead_set_speed(playhead, 16.0), OK);
+
+    /* Entities: NULL count, NULL array with a capacity, a buffer too small. */
+    TickreelEntityState states[3];
+    size_t count = 0;
+    EXPECT(tickreel_playhead_entities(playhead, states, 3, NULL), NULL_ARGUMENT);
+    EXPECT(tickreel_playhead_entities(playhead, NULL, 3, &count), NULL_ARGUMENT);
+    EXPECT(tickreel_playhead_entities(playhead, NULL, 0, &count), BUFFER_TOO_SMALL);
+    EXPECT_TRUE(count == 3);
+    count = 0;
+    states[0].id = 77;
+    EXPECT(tickreel_playhead_entities(playhead, states, 2, &count), BUFFER_TOO_SMALL);
+    EXPECT_TRUE(count == 3 && states[0].id == 77); /* nothing written */
+    EXPECT(tickreel_playhead_entities(playhead, states, 3, &count), OK);
+    EXPECT_TRUE(count == 3 && states[0].id == 1 && states[2].id == 3);
+
+    /* Edges: stepping past either end stays there; a seek past the end clamps. */
+    EXPECT(tickreel_playhead_step_forward(playhead, &info), OK);
+    EXPECT_TRUE(info.position == 99 && info.motion == TICKREEL_MOTION_STILL && info.at_edge);
+    EXPECT(tickreel_playhead_seek(playhead, 0, &info), OK);
+    EXPECT_TRUE(info.position == 0 && info.motion == TICKREEL_MOTION_JUMP);
+    EXPECT(tickreel_playhead_step_back(playhead, &info), OK);
+    EXPECT_TRUE(info.position == 0 && info.motion == TICKREEL_MOTION_STILL);
+    EXPECT(tickreel_playhead_seek(playhead, UINT32_MAX, &info), OK);
+    EXPECT_TRUE(info.position == 99 && info.entity_count == 3);
+
+    /* A reader handle is not a playhead handle, and the other way round. */
+    TickreelReader *reader = NULL;
+    EXPECT(tickreel_reader_open(good_file, &reader), OK);
+    EXPECT(tickreel_playhead_play((TickreelPlayhead *)reader), INVALID_HANDLE);
+    EXPECT_TRUE(strstr(tickreel_last_error_message(), "reader handle") != NULL);
+    EXPECT(tickreel_reader_verify((TickreelReader *)playhead, NULL), INVALID_HANDLE);
+    EXPECT(tickreel_playhead_free((TickreelPlayhead *)reader), INVALID_HANDLE);
+    EXPECT(tickreel_reader_free(reader), OK);
+
+    /* Freed: every call, a second free included, is refused. */
+    EXPECT(tickreel_playhead_free(playhead), OK);
+    EXPECT(tickreel_playhead_free(playhead), INVALID_HANDLE);
+    EXPECT(tickreel_playhead_advance(playhead, &info), INVALID_HANDLE);
+    EXPECT(tickreel_playhead_seek(playhead, 5, &info), INVALID_HANDLE);
+    EXPECT(tickreel_playhead_set_reverse(playhead, true), INVALID_HANDLE);
+    EXPECT(tickreel_playhead_entities(playhead, states, 3, &count), INVALID_HANDLE);
+    EXPECT_TRUE(strstr(tickreel_last_error_message(), "already freed") != NULL);
+}
+
 int main(int argc, char **argv) {
     snprintf(dir, sizeof dir, "%s", argc > 1 ? argv[1] : ".");
     char good[4096];
@@ -771,6 +849,7 @@ int main(int argc, char **argv) {
     bad_engine();
     bad_recorder();
     bad_ghosts(good);
+    bad_playheads(good);
     EXPECT_TRUE(tickreel_handle_count() == 0);
     printf("%d passed, %d failed\n", passed, failed);
     return failed == 0 ? 0 : 1;

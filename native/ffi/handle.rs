@@ -92,6 +92,10 @@ const TAG_NAMES: &[(u8, &str)] = &[
         super::ghost::GhostLoadObj::TAG,
         super::ghost::GhostLoadObj::NAME,
     ),
+    (
+        super::playhead::PlayheadObj::TAG,
+        super::playhead::PlayheadObj::NAME,
+    ),
 ];
 
 struct Slot {

@@ -13,6 +13,7 @@ pub mod batch;
 pub mod engine;
 pub mod ghost;
 pub mod handle;
+pub mod playhead;
 pub mod reader;
 pub mod result;
 pub mod writer;
@@ -26,6 +27,7 @@ pub use ghost::{
     TickreelCursor, TickreelDelta, TickreelGhost, TickreelGhostInfo, TickreelGhostLoad,
     TickreelGhostRange, TickreelGhostSample, TickreelSplit,
 };
+pub use playhead::{TickreelPlayhead, TickreelUpdateInfo};
 pub use reader::{TickreelEntityState, TickreelReader, TickreelVerifyReport};
 pub use result::TickreelResult;
 pub use writer::{TickreelWriter, TickreelWriterOptions};
