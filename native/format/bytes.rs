@@ -16,8 +16,22 @@ pub fn unzigzag(v: u64) -> i64 {
 }
 
 /// Appends `v` as an unsigned LEB128 varint (the Minecraft VarInt layout, up to 10 bytes for u64).
-#[inline]
-pub fn put_uvarint(out: &mut Vec<u8>, mut v: u64) {
+#[inline(always)]
+pub fn put_uvarint(out: &mut Vec<u8>, v: u64) {
+    if v < 1 << 56 {
+        // Up to 8 bytes without a loop: spread the 7-bit groups into bytes, set the continuation
+        // bits, append all 8 bytes and keep `len` of them.
+        let len = uvarint_len(v);
+        let x = spread7(v) | (CONTINUATION & ((1u64 << (8 * (len - 1))) - 1));
+        out.extend_from_slice(&x.to_le_bytes());
+        out.truncate(out.len() - (8 - len));
+    } else {
+        put_uvarint_long(out, v);
+    }
+}
+
+#[cold]
+fn put_uvarint_long(out: &mut Vec<u8>, mut v: u64) {
     while v >= 0x80 {
         out.push((v as u8) | 0x80);
         v >>= 7;
@@ -25,8 +39,35 @@ pub fn put_uvarint(out: &mut Vec<u8>, mut v: u64) {
     out.push(v as u8);
 }
 
+/// Appends each value zigzag-coded as a varint.
+pub fn put_ivarints(out: &mut Vec<u8>, values: &[i64]) {
+    out.reserve(values.len() * 8 + 8);
+    for &v in values {
+        put_ivarint(out, v);
+    }
+}
+
+/// The continuation bit of each of 8 bytes.
+const CONTINUATION: u64 = 0x8080_8080_8080_8080;
+
+/// Moves the 7-bit groups of `v` (< 2^56) into the low 7 bits of consecutive bytes.
+#[inline(always)]
+fn spread7(v: u64) -> u64 {
+    let x = (v & 0x0fff_ffff) | ((v & 0x00ff_ffff_f000_0000) << 4);
+    let x = (x & 0x0000_3fff_0000_3fff) | ((x & 0x0fff_c000_0fff_c000) << 2);
+    (x & 0x007f_007f_007f_007f) | ((x & 0x3f80_3f80_3f80_3f80) << 1)
+}
+
+/// Inverse of [`spread7`]: packs the low 7 bits of each byte together.
+#[inline(always)]
+fn pack7(x: u64) -> u64 {
+    let x = (x & 0x007f_007f_007f_007f) | ((x & 0x7f00_7f00_7f00_7f00) >> 1);
+    let x = (x & 0x0000_3fff_0000_3fff) | ((x & 0x3fff_0000_3fff_0000) >> 2);
+    (x & 0x0000_0000_0fff_ffff) | ((x & 0x0fff_ffff_0000_0000) >> 4)
+}
+
 /// Appends `v` zigzag-coded as a varint.
-#[inline]
+#[inline(always)]
 pub fn put_ivarint(out: &mut Vec<u8>, v: i64) {
     put_uvarint(out, zigzag(v));
 }
@@ -100,6 +141,21 @@ impl<'a> ByteReader<'a> {
     /// Reads an unsigned LEB128 varint of at most 10 bytes.
     #[inline]
     pub fn uvarint(&mut self) -> Result<u64> {
+        // Fast path: a varint of up to 8 bytes with 8 bytes readable, decoded without a loop.
+        if let Some(b) = self.buf.get(self.pos..self.pos + 8) {
+            let x = u64::from_le_bytes(b.try_into().expect("8 bytes"));
+            let ends = !x & CONTINUATION;
+            if ends != 0 {
+                let len = (ends.trailing_zeros() as usize + 1) / 8;
+                self.pos += len;
+                // keep the bytes up to and including the last one
+                return Ok(pack7(x & (ends ^ (ends - 1)) & !CONTINUATION));
+            }
+        }
+        self.uvarint_slow()
+    }
+
+    fn uvarint_slow(&mut self) -> Result<u64> {
         let mut result: u64 = 0;
         let mut shift = 0u32;
         loop {
@@ -169,6 +225,43 @@ mod tests {
         let mut out = Vec::new();
         put_uvarint(&mut out, 300);
         assert_eq!(out, [0xAC, 0x02]);
+    }
+
+    #[test]
+    fn fast_and_slow_varint_paths_agree() {
+        // every length from 1 to 10 bytes, at the start, middle and end of a buffer
+        let mut values: Vec<u64> = (0..64).flat_map(|b| [1u64 << b, (1u64 << b) - 1]).collect();
+        values.extend([u64::MAX, 0x0123_4567_89ab_cdef, (1 << 56) - 1, 1 << 56, 300]);
+        for &v in &values {
+            let mut enc = Vec::new();
+            put_uvarint(&mut enc, v);
+            let mut slow = Vec::new();
+            let mut w = v;
+            while w >= 0x80 {
+                slow.push((w as u8) | 0x80);
+                w >>= 7;
+            }
+            slow.push(w as u8);
+            assert_eq!(enc, slow, "encoding of {v}");
+            for pad in [0usize, 3, 12] {
+                let mut buf = enc.clone();
+                buf.extend(std::iter::repeat_n(0xAA, pad));
+                let mut r = ByteReader::new(&buf);
+                assert_eq!(r.uvarint().unwrap(), v, "{v} with {pad} bytes after");
+                assert_eq!(r.position(), enc.len());
+                let mut r = ByteReader::new(&buf);
+                assert_eq!(r.uvarint_slow().unwrap(), v);
+            }
+        }
+        // a truncated varint followed by nothing, and an 11-byte one, fail on both paths
+        let mut r = ByteReader::new(&[0x80; 9]);
+        assert!(r.uvarint().is_err());
+        let mut r = ByteReader::new(&[0xff; 16]);
+        assert!(r.uvarint().is_err());
+        let mut over = vec![0xff; 9];
+        over.push(0x02);
+        over.extend([0; 8]);
+        assert!(ByteReader::new(&over).uvarint().is_err());
     }
 
     #[test]
