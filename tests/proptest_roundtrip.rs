@@ -482,13 +482,12 @@ fn samples() -> &'static Samples {
         });
         let ticks = common::sim_ticks(5, 120, 3);
         let mut enc = ChunkEncoder::new();
-        let mut table = EntityTable::default();
         let mut payloads = Vec::new();
         for part in ticks.chunks(40) {
             let snapshot = (payloads.len() % 2 == 0).then(|| vec![1, 2, 3]);
-            enc.begin(part[0].0, &table, snapshot);
+            enc.begin(part[0].0, snapshot);
             for (t, e) in part {
-                enc.push_tick(*t, e, &mut table).unwrap();
+                enc.push_tick(*t, e).unwrap();
             }
             let mut out = Vec::new();
             enc.encode_payload(&mut out);

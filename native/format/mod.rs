@@ -2,6 +2,7 @@
 
 pub mod bytes;
 pub mod chunk;
+pub mod encoder;
 pub mod event;
 pub mod frame;
 pub mod header;

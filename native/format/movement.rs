@@ -76,19 +76,93 @@ impl History {
     }
 }
 
-/// Residuals of `values` under `pred`. `resets` are sorted sample indices where history restarts.
-pub fn residuals(values: &[i64], base: Option<i64>, resets: &[u32], pred: u8, out: &mut Vec<i64>) {
-    out.clear();
+/// One step of a walk over a column: a sample whose history is not yet three values deep (the
+/// first samples, and the two after each reset), or a run of samples whose history is simply the
+/// three values before each of them.
+enum Step<'h> {
+    Slow(usize, &'h History),
+    Fast(std::ops::Range<usize>),
+}
+
+/// Walks `values` as [`History`] sees them (seeded with `base`, reset at `resets`), so that the
+/// steady state can run as a tight loop over the slice instead of shifting a history per sample.
+#[inline]
+fn walk(values: &[i64], base: Option<i64>, resets: &[u32], mut f: impl FnMut(Step<'_>)) {
     let mut h = History::new(base);
     let mut ri = 0;
-    for (i, &v) in values.iter().enumerate() {
+    let mut i = 0;
+    let n = values.len();
+    while i < n {
         if ri < resets.len() && resets[ri] as usize == i {
             h.reset();
             ri += 1;
         }
-        out.push(v.wrapping_sub(h.predict(pred)));
-        h.push(v);
+        if h.n < 3 || i < 3 {
+            f(Step::Slow(i, &h));
+            h.push(values[i]);
+            i += 1;
+            continue;
+        }
+        let end = match resets.get(ri) {
+            Some(&r) if r as usize > i => (r as usize).min(n),
+            _ => n,
+        };
+        f(Step::Fast(i..end));
+        h = History {
+            h: [values[end - 1], values[end - 2], values[end - 3]],
+            n: 3,
+        };
+        i = end;
     }
+}
+
+/// Significant bits of a zigzagged residual: a closer proxy than whole varint bytes for what
+/// zstd's entropy stage pays, and cheap to compute.
+#[inline(always)]
+fn bits(r: i64) -> u64 {
+    u64::from(64 - (zigzag(r) | 1).leading_zeros())
+}
+
+/// Residuals of `values` under `pred`. `resets` are sorted sample indices where history restarts.
+pub fn residuals(values: &[i64], base: Option<i64>, resets: &[u32], pred: u8, out: &mut Vec<i64>) {
+    out.clear();
+    out.resize(values.len(), 0);
+    residuals_into(values, base, resets, pred, out);
+}
+
+/// [`residuals`] into a slice as long as `values`.
+fn residuals_into(values: &[i64], base: Option<i64>, resets: &[u32], pred: u8, out: &mut [i64]) {
+    walk(values, base, resets, |step| match step {
+        Step::Slow(i, h) => out[i] = values[i].wrapping_sub(h.predict(pred)),
+        Step::Fast(r) => {
+            let (v, o) = (&values[r.start - 3..r.end], &mut out[r]);
+            match pred {
+                PRED_PREVIOUS => {
+                    for (o, w) in o.iter_mut().zip(v.windows(4)) {
+                        *o = w[3].wrapping_sub(w[2]);
+                    }
+                }
+                PRED_LINEAR => {
+                    for (o, w) in o.iter_mut().zip(v.windows(4)) {
+                        let d = w[2].wrapping_sub(w[1]);
+                        *o = w[3].wrapping_sub(w[2].wrapping_add(d));
+                    }
+                }
+                PRED_QUADRATIC => {
+                    for (o, w) in o.iter_mut().zip(v.windows(4)) {
+                        let d = w[2].wrapping_sub(w[1]);
+                        *o = w[3].wrapping_sub(d.wrapping_mul(3).wrapping_add(w[0]));
+                    }
+                }
+                _ => {
+                    for (o, w) in o.iter_mut().zip(v.windows(4)) {
+                        let d = w[2].wrapping_sub(w[1]);
+                        *o = w[3].wrapping_sub(w[2].wrapping_add(d >> 1));
+                    }
+                }
+            }
+        }
+    });
 }
 
 /// Inverse of [`residuals`]: rebuilds values from residuals (already multiplied by the divisor).
@@ -107,56 +181,49 @@ pub fn reconstruct(res: &[i64], base: Option<i64>, resets: &[u32], pred: u8, out
     }
 }
 
-/// The chosen coding of one column: predictor, divisor, and the divided residuals.
-#[derive(Debug, Clone, Default)]
-pub struct ColumnCoding {
-    pub predictor: u8,
-    pub divisor: u64,
-    pub residuals: Vec<i64>,
-}
-
-/// Picks the predictor with the fewest residual bits and factors out the residuals' GCD.
+/// Picks the predictor with the fewest residual bits, writes its residuals divided by their
+/// greatest common divisor into `out` (as long as `values`), and returns (predictor, divisor).
 /// The four candidates are costed in one pass; only the winner's residuals are materialised.
-pub fn choose(
-    values: &[i64],
-    base: Option<i64>,
-    resets: &[u32],
-    _scratch: &mut Vec<i64>,
-    best: &mut ColumnCoding,
-) {
-    let mut cost = [0usize; PREDICTOR_COUNT as usize];
-    let mut h = History::new(base);
-    let mut ri = 0;
-    for (i, &v) in values.iter().enumerate() {
-        if ri < resets.len() && resets[ri] as usize == i {
-            h.reset();
-            ri += 1;
+pub fn choose(values: &[i64], base: Option<i64>, resets: &[u32], out: &mut [i64]) -> (u8, u64) {
+    let mut cost = [0u64; PREDICTOR_COUNT as usize];
+    walk(values, base, resets, |step| match step {
+        Step::Slow(i, h) => {
+            for (c, p) in cost.iter_mut().zip(h.predict_all()) {
+                *c += bits(values[i].wrapping_sub(p));
+            }
         }
-        let preds = h.predict_all();
-        for (c, p) in cost.iter_mut().zip(preds) {
-            // Significant bits of the zigzagged residual: a closer proxy than whole varint bytes
-            // for what zstd's entropy stage pays, and cheaper to compute.
-            *c += (64 - (zigzag(v.wrapping_sub(p)) | 1).leading_zeros()) as usize;
+        Step::Fast(r) => {
+            let [mut c0, mut c1, mut c2, mut c3] = cost;
+            for w in values[r.start - 3..r.end].windows(4) {
+                let (c, b, a, x) = (w[0], w[1], w[2], w[3]);
+                let d = a.wrapping_sub(b);
+                c0 += bits(x.wrapping_sub(a));
+                c1 += bits(x.wrapping_sub(a.wrapping_add(d)));
+                c2 += bits(x.wrapping_sub(d.wrapping_mul(3).wrapping_add(c)));
+                c3 += bits(x.wrapping_sub(a.wrapping_add(d >> 1)));
+            }
+            cost = [c0, c1, c2, c3];
         }
-        h.push(v);
-    }
+    });
     // Ties go to the simplest predictor.
     let pred = (0..PREDICTOR_COUNT)
         .min_by_key(|&p| cost[p as usize])
         .unwrap_or(PRED_PREVIOUS);
-    best.predictor = pred;
-    residuals(values, base, resets, pred, &mut best.residuals);
-    let g = best
-        .residuals
-        .iter()
-        .fold(0u64, |g, &r| gcd(g, r.unsigned_abs()));
-    let g = if g <= 1 { 1 } else { g };
-    best.divisor = g;
+    residuals_into(values, base, resets, pred, out);
+    let mut g = 0u64;
+    for &r in out.iter() {
+        g = gcd(g, r.unsigned_abs());
+        if g == 1 {
+            break;
+        }
+    }
+    let g = g.max(1);
     if g > 1 {
-        for r in &mut best.residuals {
+        for r in out.iter_mut() {
             *r /= g as i64;
         }
     }
+    (pred, g)
 }
 
 fn gcd(mut a: u64, mut b: u64) -> u64 {
@@ -189,17 +256,13 @@ mod tests {
     fn quadratic_motion_picks_a_higher_order_predictor_and_gcd() {
         // a falling body: constant second difference, all multiples of 256
         let values: Vec<i64> = (0..40).map(|i| (1000 - i * i * 3) * 256).collect();
-        let mut best = ColumnCoding::default();
-        choose(&values, None, &[], &mut Vec::new(), &mut best);
-        assert_eq!(best.predictor, PRED_QUADRATIC);
-        assert!(best.divisor % 256 == 0, "divisor {}", best.divisor);
+        let mut res = vec![0; values.len()];
+        let (pred, divisor) = choose(&values, None, &[], &mut res);
+        assert_eq!(pred, PRED_QUADRATIC);
+        assert!(divisor % 256 == 0, "divisor {divisor}");
         let mut back = Vec::new();
-        let undivided: Vec<i64> = best
-            .residuals
-            .iter()
-            .map(|r| r * best.divisor as i64)
-            .collect();
-        reconstruct(&undivided, None, &[], best.predictor, &mut back);
+        let undivided: Vec<i64> = res.iter().map(|r| r * divisor as i64).collect();
+        reconstruct(&undivided, None, &[], pred, &mut back);
         assert_eq!(back, values);
     }
 
@@ -221,15 +284,11 @@ mod tests {
     #[test]
     fn hostile_values_do_not_panic() {
         let values = [i64::MAX, i64::MIN, i64::MAX, 0, i64::MIN];
-        let mut best = ColumnCoding::default();
-        choose(&values, Some(i64::MIN), &[2], &mut Vec::new(), &mut best);
-        let undivided: Vec<i64> = best
-            .residuals
-            .iter()
-            .map(|r| r.wrapping_mul(best.divisor as i64))
-            .collect();
+        let mut res = vec![0; values.len()];
+        let (pred, divisor) = choose(&values, Some(i64::MIN), &[2], &mut res);
+        let undivided: Vec<i64> = res.iter().map(|r| r.wrapping_mul(divisor as i64)).collect();
         let mut back = Vec::new();
-        reconstruct(&undivided, Some(i64::MIN), &[2], best.predictor, &mut back);
+        reconstruct(&undivided, Some(i64::MIN), &[2], pred, &mut back);
         assert_eq!(back, values);
     }
 }

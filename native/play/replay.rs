@@ -702,14 +702,15 @@ mod tests {
     /// Encodes `ticks` as one chunk (through the writer's encoder) and decodes it back.
     fn chunk_of(ticks: &[(u32, Vec<Event>)]) -> DecodedChunk {
         let mut enc = ChunkEncoder::new();
-        let mut table = EntityTable::default();
-        enc.begin(ticks[0].0, &table, None);
+        enc.begin(ticks[0].0, None);
         for (t, e) in ticks {
-            enc.push_tick(*t, e, &mut table).unwrap();
+            enc.push_tick(*t, e).unwrap();
         }
         let mut comp = zstd::bulk::Compressor::new(1).unwrap();
         let mut scratch = Vec::new();
-        let (h, payload) = enc.finish_frame(&mut comp, &mut scratch).unwrap();
+        let (h, payload) = enc
+            .finish_frame(&mut comp, &mut scratch, &mut Vec::new())
+            .unwrap();
         let mut dec = zstd::bulk::Decompressor::new().unwrap();
         let _ = FRAME_HEADER_LEN;
         decode_frame(&h, &payload, &mut dec, &Limits::default()).unwrap()

@@ -65,6 +65,34 @@ impl Default for ChunkPolicy {
     }
 }
 
+/// A zstd context per level and payload buffers, shared by every chunker of a thread: a writer
+/// thread serving many recordings keeps one warm context (about 1 MiB at level 3) instead of one
+/// per recording.
+#[derive(Default)]
+struct Compression {
+    compressors: Vec<(i32, zstd::bulk::Compressor<'static>)>,
+    payload: Vec<u8>,
+    compressed: Vec<u8>,
+}
+
+fn shared_compressor<'a>(
+    compressors: &'a mut Vec<(i32, zstd::bulk::Compressor<'static>)>,
+    level: i32,
+) -> Result<&'a mut zstd::bulk::Compressor<'static>> {
+    let i = match compressors.iter().position(|(l, _)| *l == level) {
+        Some(i) => i,
+        None => {
+            compressors.push((level, zstd::bulk::Compressor::new(level)?));
+            compressors.len() - 1
+        }
+    };
+    Ok(&mut compressors[i].1)
+}
+
+thread_local! {
+    static COMPRESSION: std::cell::RefCell<Compression> = std::cell::RefCell::default();
+}
+
 /// A compressed chunk ready to be written.
 #[derive(Debug, Clone)]
 pub struct Frame {
@@ -76,9 +104,8 @@ pub struct Frame {
 pub struct Chunker {
     policy: ChunkPolicy,
     enc: ChunkEncoder,
-    table: EntityTable,
-    compressor: zstd::bulk::Compressor<'static>,
-    scratch: Vec<u8>,
+    /// Only for a recording with a dictionary; others share their thread's context.
+    own_compressor: Option<zstd::bulk::Compressor<'static>>,
     last_snapshot: Option<u32>,
     pending_snapshot: Option<Vec<u8>>,
     open: bool,
@@ -103,16 +130,17 @@ impl std::fmt::Debug for Chunker {
 impl Chunker {
     pub fn new(policy: ChunkPolicy, dictionary: Option<&[u8]>) -> Result<Chunker> {
         policy.validate()?;
-        let compressor = match dictionary {
-            Some(d) => zstd::bulk::Compressor::with_dictionary(policy.zstd_level, d)?,
-            None => zstd::bulk::Compressor::new(policy.zstd_level)?,
+        let own_compressor = match dictionary {
+            Some(d) => Some(zstd::bulk::Compressor::with_dictionary(
+                policy.zstd_level,
+                d,
+            )?),
+            None => None,
         };
         Ok(Chunker {
             policy,
             enc: ChunkEncoder::new(),
-            table: EntityTable::default(),
-            compressor,
-            scratch: Vec::new(),
+            own_compressor,
             last_snapshot: None,
             pending_snapshot: None,
             open: false,
@@ -132,13 +160,14 @@ impl Chunker {
         last_tick: Option<u32>,
         last_snapshot: Option<u32>,
     ) {
-        self.table = table;
+        self.enc.set_table(&table);
         self.last_tick = last_tick;
         self.last_snapshot = last_snapshot;
     }
 
-    pub fn table(&self) -> &EntityTable {
-        &self.table
+    /// The entity state after the last tick added.
+    pub fn table(&self) -> EntityTable {
+        self.enc.table()
     }
     pub fn last_tick(&self) -> Option<u32> {
         self.last_tick
@@ -190,10 +219,10 @@ impl Chunker {
             } else {
                 None
             };
-            self.enc.begin(tick, &self.table, snapshot);
+            self.enc.begin(tick, snapshot);
             self.open = true;
         }
-        self.enc.push_tick(tick, events, &mut self.table)?;
+        self.enc.push_tick(tick, events)?;
         self.last_tick = Some(tick);
         self.ticks_written += 1;
         Ok(out)
@@ -205,9 +234,19 @@ impl Chunker {
             return Ok(None);
         }
         self.open = false;
-        let (header, payload) = self
-            .enc
-            .finish_frame(&mut self.compressor, &mut self.scratch)?;
+        let level = self.policy.zstd_level;
+        let (header, payload) = COMPRESSION.with(|c| {
+            let Compression {
+                compressors,
+                payload,
+                compressed,
+            } = &mut *c.borrow_mut();
+            let compressor = match &mut self.own_compressor {
+                Some(own) => own,
+                None => shared_compressor(compressors, level)?,
+            };
+            self.enc.finish_frame(compressor, payload, compressed)
+        })?;
         self.events += self.enc.event_count();
         self.pose_samples += self.enc.sample_count();
         self.uncompressed_bytes += u64::from(header.uncompressed_len);

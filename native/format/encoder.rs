@@ -1,0 +1,702 @@
+//! The chunk encoder: accumulates one chunk's ticks and writes its payload (the layout is described
+//! in [`crate::format::chunk`]).
+//!
+//! Built for the live writer's hot path, where one writer thread interleaves ticks of many
+//! recordings: a pose event costs one hash lookup, a store into the entity's slot and one append to
+//! the chunk's sample log (a single growing buffer, so the working set per recording stays small).
+//! The log is regrouped by entity into columns only when the chunk is encoded. Steady-state
+//! encoding does not allocate: every buffer keeps its capacity across chunks.
+
+use rustc_hash::FxHashMap;
+
+use crate::error::{Error, Result};
+use crate::format::DATA_VERSION;
+use crate::format::bytes::{put_ivarint, put_ivarints, put_uvarint};
+use crate::format::event::{Event, MAX_CUSTOM_EVENT_BYTES, kind};
+use crate::format::frame::FrameHeader;
+use crate::format::index::{FLAG_CUSTOM_EVENTS, FLAG_SNAPSHOT};
+use crate::format::movement;
+use crate::format::pose::Pose;
+use crate::format::state::{EntityState, EntityTable};
+
+/// Marks a sample-log entry that follows a teleport (high bit of its slot number).
+const RESET_BIT: u32 = 1 << 31;
+
+/// One entity known to the encoder: its current state, and its samples in the open chunk.
+#[derive(Debug, Clone, Copy)]
+struct Slot {
+    id: u32,
+    alive: bool,
+    kind: u32,
+    flags: u32,
+    pose: Pose,
+    /// Distinct ticks sampled in the open chunk.
+    samples: u32,
+    /// Relative tick of the latest sample (meaningful when `samples > 0`).
+    last_rel: u32,
+}
+
+/// One pose sample in arrival order.
+#[derive(Debug, Clone, Copy)]
+struct LogSample {
+    /// Slot index, with [`RESET_BIT`] set after a teleport.
+    slot: u32,
+    rel: u32,
+    pose: [i64; 5],
+}
+
+/// Accumulates the ticks of one chunk and encodes its payload. Owns the running entity state, so
+/// consecutive chunks continue where the previous one ended. Reusable across chunks (buffers keep
+/// their capacity, so steady-state encoding does not allocate).
+#[derive(Debug, Default)]
+pub struct ChunkEncoder {
+    start_tick: u32,
+    last_tick: Option<u32>,
+    keyframe: Vec<EntityState>,
+    snapshot: Option<Vec<u8>>,
+    stream: Vec<u8>,
+    flags: u8,
+    event_count: u64,
+    sample_count: u64,
+    /// Stored events of the tick being added.
+    tick_events: u32,
+    slots: Vec<Slot>,
+    slot_of: FxHashMap<u32, u32>,
+    /// Slots whose entity is not alive (dropped at the next chunk start).
+    dead: usize,
+    log: Vec<LogSample>,
+}
+
+thread_local! {
+    /// `encode_payload`'s working buffers, shared by every encoder of a thread (a writer thread
+    /// serving many recordings keeps one warm set instead of one per recording).
+    static SCRATCH: std::cell::RefCell<Scratch> = std::cell::RefCell::default();
+}
+
+/// Buffers of `encode_payload`, kept for their capacity.
+#[derive(Debug, Default)]
+struct Scratch {
+    /// Slots with samples, by entity id.
+    order: Vec<u32>,
+    /// Per slot: first index of its samples in the flat columns, and the next free one.
+    start: Vec<u32>,
+    cursor: Vec<u32>,
+    last_reset: Vec<u32>,
+    ticks: Vec<u32>,
+    cols: [Vec<i64>; 5],
+    res: [Vec<i64>; 5],
+    /// (slot, sample index within the entity) of every teleport reset.
+    resets: Vec<(u32, u32)>,
+    /// Reset indices grouped by entity in `order`, and each entity's range in it.
+    reset_idx: Vec<u32>,
+    reset_range: Vec<(u32, u32)>,
+    bases: Vec<Option<[i64; 5]>>,
+}
+
+impl ChunkEncoder {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Replaces the running entity state (to continue a recording written earlier).
+    pub fn set_table(&mut self, table: &EntityTable) {
+        self.slots.clear();
+        self.slot_of.clear();
+        self.dead = 0;
+        self.log.clear();
+        for e in table.entities.values() {
+            self.slot_of.insert(e.id, self.slots.len() as u32);
+            self.slots.push(Slot {
+                id: e.id,
+                alive: true,
+                kind: e.kind,
+                flags: e.flags,
+                pose: e.pose,
+                samples: 0,
+                last_rel: 0,
+            });
+        }
+    }
+
+    /// The running entity state: every entity alive after the last tick added.
+    pub fn table(&self) -> EntityTable {
+        let mut t = EntityTable::default();
+        for s in self.slots.iter().filter(|s| s.alive) {
+            t.entities.insert(s.id, s.state());
+        }
+        t
+    }
+
+    /// Starts a new chunk at `start_tick` whose keyframe is the running entity state.
+    pub fn begin(&mut self, start_tick: u32, snapshot: Option<Vec<u8>>) {
+        self.start_tick = start_tick;
+        self.last_tick = None;
+        if self.dead > 0 {
+            self.slots.retain(|s| s.alive);
+            self.slot_of.clear();
+            for (i, s) in self.slots.iter().enumerate() {
+                self.slot_of.insert(s.id, i as u32);
+            }
+            self.dead = 0;
+        }
+        self.keyframe.clear();
+        self.keyframe.extend(self.slots.iter().map(Slot::state));
+        self.keyframe.sort_unstable_by_key(|e| e.id);
+        for s in &mut self.slots {
+            s.samples = 0;
+        }
+        self.log.clear();
+        self.flags = if snapshot.is_some() { FLAG_SNAPSHOT } else { 0 };
+        self.snapshot = snapshot;
+        self.stream.clear();
+        self.event_count = 0;
+        self.sample_count = 0;
+    }
+
+    /// Whether any tick has been added since `begin`.
+    pub fn is_empty(&self) -> bool {
+        self.last_tick.is_none()
+    }
+    pub fn start_tick(&self) -> u32 {
+        self.start_tick
+    }
+    pub fn last_tick(&self) -> Option<u32> {
+        self.last_tick
+    }
+    pub fn has_snapshot(&self) -> bool {
+        self.snapshot.is_some()
+    }
+    /// Rough uncompressed size so far (for cutting chunks by bytes).
+    pub fn approx_bytes(&self) -> usize {
+        self.stream.len()
+            + self.sample_count as usize * 6
+            + self.snapshot.as_ref().map_or(0, Vec::len)
+            + self.keyframe.len() * 24
+    }
+    pub fn event_count(&self) -> u64 {
+        self.event_count
+    }
+    pub fn sample_count(&self) -> u64 {
+        self.sample_count
+    }
+    /// Index/frame flags of the chunk being built.
+    pub fn flags(&self) -> u8 {
+        self.flags
+    }
+
+    /// Adds one tick's events, applying them to the running entity state.
+    /// Ticks must increase strictly within a chunk.
+    pub fn push_tick(&mut self, tick: u32, events: &[Event]) -> Result<()> {
+        if tick < self.start_tick || self.last_tick.is_some_and(|l| tick <= l) {
+            return Err(Error::invalid(format!(
+                "tick {tick} is not after the previous tick {:?} of the chunk starting at {}",
+                self.last_tick, self.start_tick
+            )));
+        }
+        validate_events(events)?;
+        let rel = tick - self.start_tick;
+        let record_start = self.stream.len();
+        put_uvarint(&mut self.stream, u64::from(rel));
+        let count_pos = self.stream.len();
+        self.stream.extend_from_slice(&[0, 0]);
+        self.tick_events = 0;
+        for e in events {
+            self.apply(rel, e);
+        }
+        let count = self.tick_events;
+        if count == 0 {
+            self.stream.truncate(record_start);
+        } else {
+            let count = u16::try_from(count).map_err(|_| {
+                self.stream.truncate(record_start);
+                Error::invalid("more than 65535 stored events in one tick")
+            })?;
+            self.stream[count_pos..count_pos + 2].copy_from_slice(&count.to_be_bytes());
+            self.event_count += u64::from(count);
+        }
+        self.last_tick = Some(tick);
+        Ok(())
+    }
+
+    /// Applies one event: pose-bearing events become samples (the stream keeps only what readers
+    /// cannot get from the movement section), the rest go to the event stream as they are.
+    #[inline]
+    fn apply(&mut self, rel: u32, e: &Event) {
+        match *e {
+            Event::Pose { entity, pose } => {
+                let s = self.touch_implicit(entity).0;
+                self.slots[s].pose = pose;
+                self.sample(s, rel, false);
+            }
+            Event::Position { entity, x, y, z } => {
+                let s = self.touch_implicit(entity).0;
+                let p = &mut self.slots[s].pose;
+                (p.x, p.y, p.z) = (x, y, z);
+                self.sample(s, rel, false);
+            }
+            Event::Rotation { entity, yaw, pitch } => {
+                let s = self.touch_implicit(entity).0;
+                let p = &mut self.slots[s].pose;
+                (p.yaw, p.pitch) = (yaw, pitch);
+                self.sample(s, rel, false);
+            }
+            Event::Teleport { entity, pose } => {
+                let s = self.touch_implicit(entity).0;
+                self.stream.push(kind::TELEPORT);
+                put_uvarint(&mut self.stream, u64::from(entity));
+                self.tick_events += 1;
+                self.slots[s].pose = pose;
+                self.sample(s, rel, true);
+            }
+            Event::EntityAdd {
+                entity,
+                kind: k,
+                pose,
+            } => {
+                let s = self.slot(entity);
+                self.revive(s, k, pose);
+                self.stream.push(kind::ENTITY_ADD);
+                put_uvarint(&mut self.stream, u64::from(entity));
+                put_uvarint(&mut self.stream, u64::from(k));
+                self.tick_events += 1;
+                self.sample(s, rel, false);
+            }
+            Event::Flags { entity, flags } => {
+                // Flags for an entity that is not alive add it (kind 0, at the origin, as
+                // `EntityTable::apply` does), with a pose sample, so that its re-creation
+                // supersedes any sample from before a removal.
+                let (s, implicit) = self.touch_implicit(entity);
+                if implicit {
+                    self.sample(s, rel, false);
+                }
+                self.slots[s].flags = flags;
+                e.encode(&mut self.stream);
+                self.tick_events += 1;
+            }
+            Event::EntityRemove { entity } | Event::PlayerLeave { entity } => {
+                if let Some(&s) = self.slot_of.get(&entity) {
+                    let slot = &mut self.slots[s as usize];
+                    if slot.alive {
+                        slot.alive = false;
+                        self.dead += 1;
+                    }
+                }
+                e.encode(&mut self.stream);
+                self.tick_events += 1;
+            }
+            Event::Custom { .. } | Event::Extension { .. } => {
+                self.flags |= FLAG_CUSTOM_EVENTS;
+                e.encode(&mut self.stream);
+                self.tick_events += 1;
+            }
+            Event::Checkpoint { .. } | Event::Velocity { .. } => {
+                e.encode(&mut self.stream);
+                self.tick_events += 1;
+            }
+        }
+    }
+
+    /// The slot of `entity`, created (not alive) if it has none.
+    #[inline]
+    fn slot(&mut self, entity: u32) -> usize {
+        if let Some(&s) = self.slot_of.get(&entity) {
+            return s as usize;
+        }
+        let s = self.slots.len();
+        self.slot_of.insert(entity, s as u32);
+        self.slots.push(Slot {
+            id: entity,
+            alive: false,
+            kind: 0,
+            flags: 0,
+            pose: Pose::default(),
+            samples: 0,
+            last_rel: 0,
+        });
+        self.dead += 1;
+        s
+    }
+
+    /// (Re)creates the entity in slot `s` with `kind` and `pose` (flags cleared).
+    #[inline]
+    fn revive(&mut self, s: usize, kind: u32, pose: Pose) {
+        let slot = &mut self.slots[s];
+        if !slot.alive {
+            slot.alive = true;
+            self.dead -= 1;
+        }
+        slot.kind = kind;
+        slot.flags = 0;
+        slot.pose = pose;
+    }
+
+    /// The slot of an entity an event names; an entity that is not alive is added implicitly
+    /// (kind 0 at the origin, written to the stream as an `EntityAdd` so that readers, which never
+    /// see pose events in the stream, rebuild the same entity table). Returns whether it was.
+    #[inline]
+    fn touch_implicit(&mut self, entity: u32) -> (usize, bool) {
+        let s = self.slot(entity);
+        if self.slots[s].alive {
+            return (s, false);
+        }
+        self.revive(s, 0, Pose::default());
+        self.stream.push(kind::ENTITY_ADD);
+        put_uvarint(&mut self.stream, u64::from(entity));
+        put_uvarint(&mut self.stream, 0);
+        self.tick_events += 1;
+        (s, true)
+    }
+
+    /// Logs slot `s`'s current pose as its sample at `rel` (a later sample of the same tick
+    /// replaces it).
+    #[inline]
+    fn sample(&mut self, s: usize, rel: u32, reset: bool) {
+        let slot = &mut self.slots[s];
+        if slot.samples == 0 || slot.last_rel != rel {
+            slot.samples += 1;
+            slot.last_rel = rel;
+            self.sample_count += 1;
+        }
+        self.log.push(LogSample {
+            slot: s as u32 | if reset { RESET_BIT } else { 0 },
+            rel,
+            pose: slot.pose.to_array(),
+        });
+    }
+
+    /// Encodes the payload (uncompressed). The chunk spans `start_tick..=last_tick`.
+    pub fn encode_payload(&mut self, out: &mut Vec<u8>) {
+        out.clear();
+        // 1. keyframe
+        put_uvarint(out, self.keyframe.len() as u64);
+        let mut prev = 0u32;
+        for (i, e) in self.keyframe.iter().enumerate() {
+            put_uvarint(out, u64::from(if i == 0 { e.id } else { e.id - prev }));
+            prev = e.id;
+            put_uvarint(out, u64::from(e.kind));
+            put_uvarint(out, u64::from(e.flags));
+            for v in e.pose.to_array() {
+                put_ivarint(out, v);
+            }
+        }
+        // 2. snapshot
+        if let Some(s) = &self.snapshot {
+            put_uvarint(out, s.len() as u64);
+            out.extend_from_slice(s);
+        }
+        // 3. event stream
+        put_uvarint(out, self.stream.len() as u64);
+        out.extend_from_slice(&self.stream);
+        // 4. movement
+        SCRATCH.with(|sc| self.encode_movement(&mut sc.borrow_mut(), out));
+    }
+
+    /// Section 4: per entity its sample ticks and resets, then per column each entity's coding,
+    /// then the residuals.
+    fn encode_movement(&self, sc: &mut Scratch, out: &mut Vec<u8>) {
+        self.group_samples(sc);
+        let n = sc.order.len();
+        put_uvarint(out, n as u64);
+        let mut prev = 0u32;
+        for (i, &s) in sc.order.iter().enumerate() {
+            let id = self.slots[s as usize].id;
+            put_uvarint(out, u64::from(if i == 0 { id } else { id - prev }));
+            prev = id;
+            let (a, b) = (
+                sc.start[s as usize] as usize,
+                sc.cursor[s as usize] as usize,
+            );
+            encode_runs(&sc.ticks[a..b], out);
+            let (ra, rb) = sc.reset_range[i];
+            let resets = &sc.reset_idx[ra as usize..rb as usize];
+            put_uvarint(out, resets.len() as u64);
+            let mut p = 0u32;
+            for &r in resets {
+                put_uvarint(out, u64::from(r - p));
+                p = r;
+            }
+        }
+        for col in 0..5 {
+            for (i, &s) in sc.order.iter().enumerate() {
+                let (a, b) = (
+                    sc.start[s as usize] as usize,
+                    sc.cursor[s as usize] as usize,
+                );
+                let (ra, rb) = sc.reset_range[i];
+                let (pred, divisor) = movement::choose(
+                    &sc.cols[col][a..b],
+                    sc.bases[i].map(|p| p[col]),
+                    &sc.reset_idx[ra as usize..rb as usize],
+                    &mut sc.res[col][a..b],
+                );
+                out.push(pred);
+                put_uvarint(out, divisor);
+            }
+        }
+        for col in 0..5 {
+            for &s in &sc.order {
+                let (a, b) = (
+                    sc.start[s as usize] as usize,
+                    sc.cursor[s as usize] as usize,
+                );
+                put_ivarints(out, &sc.res[col][a..b]);
+            }
+        }
+    }
+
+    /// Regroups the sample log by entity (in id order) into flat columns: each entity's samples
+    /// are `start[slot]..cursor[slot]`, a later sample of the same tick replacing the earlier one.
+    fn group_samples(&self, sc: &mut Scratch) {
+        let slots = &self.slots;
+        sc.order.clear();
+        sc.order
+            .extend((0..slots.len() as u32).filter(|&s| slots[s as usize].samples > 0));
+        sc.order.sort_unstable_by_key(|&s| slots[s as usize].id);
+        sc.start.clear();
+        sc.start.resize(slots.len(), 0);
+        let mut total = 0u32;
+        for &s in &sc.order {
+            sc.start[s as usize] = total;
+            total += slots[s as usize].samples;
+        }
+        sc.cursor.clear();
+        sc.cursor.extend_from_slice(&sc.start);
+        sc.last_reset.clear();
+        sc.last_reset.resize(slots.len(), u32::MAX);
+        let total = total as usize;
+        sc.ticks.resize(total, 0);
+        for c in sc.cols.iter_mut().chain(sc.res.iter_mut()) {
+            c.resize(total, 0);
+        }
+        sc.resets.clear();
+        for ls in &self.log {
+            let s = (ls.slot & !RESET_BIT) as usize;
+            let (start, c) = (sc.start[s], sc.cursor[s]);
+            let idx = if c > start && sc.ticks[c as usize - 1] == ls.rel {
+                c - 1
+            } else {
+                sc.ticks[c as usize] = ls.rel;
+                sc.cursor[s] = c + 1;
+                c
+            };
+            for (col, v) in sc.cols.iter_mut().zip(ls.pose) {
+                col[idx as usize] = v;
+            }
+            if ls.slot & RESET_BIT != 0 && sc.last_reset[s] != idx {
+                sc.last_reset[s] = idx;
+                sc.resets.push((s as u32, idx - start));
+            }
+        }
+        // Resets by entity order (the entity's own resets are already in sample order).
+        let start = &sc.start;
+        sc.resets.sort_by_key(|&(s, _)| start[s as usize]);
+        sc.reset_idx.clear();
+        sc.reset_range.clear();
+        sc.bases.clear();
+        let mut j = 0;
+        for &s in &sc.order {
+            let a = sc.reset_idx.len() as u32;
+            while j < sc.resets.len() && sc.resets[j].0 == s {
+                sc.reset_idx.push(sc.resets[j].1);
+                j += 1;
+            }
+            sc.reset_range.push((a, sc.reset_idx.len() as u32));
+            let id = slots[s as usize].id;
+            sc.bases.push(
+                self.keyframe
+                    .binary_search_by_key(&id, |e| e.id)
+                    .ok()
+                    .map(|i| self.keyframe[i].pose.to_array()),
+            );
+        }
+    }
+
+    /// Encodes and compresses the chunk into a frame header + compressed payload (of exactly its
+    /// length). `scratch` and `compress_buf` are working buffers.
+    pub fn finish_frame(
+        &mut self,
+        compressor: &mut zstd::bulk::Compressor<'_>,
+        scratch: &mut Vec<u8>,
+        compress_buf: &mut Vec<u8>,
+    ) -> Result<(FrameHeader, Vec<u8>)> {
+        let last = self
+            .last_tick
+            .ok_or_else(|| Error::InvalidState("cannot finish an empty chunk".into()))?;
+        self.encode_payload(scratch);
+        compress_buf.clear();
+        compress_buf.reserve(zstd::zstd_safe::compress_bound(scratch.len()));
+        compressor.compress_to_buffer(scratch, compress_buf)?;
+        let compressed = compress_buf.to_vec();
+        let header = FrameHeader::for_payload(
+            self.flags,
+            DATA_VERSION,
+            self.start_tick,
+            last - self.start_tick + 1,
+            u32::try_from(scratch.len()).map_err(|_| Error::limit("chunk payload over 4 GiB"))?,
+            &compressed,
+        );
+        Ok((header, compressed))
+    }
+}
+
+impl Slot {
+    fn state(&self) -> EntityState {
+        EntityState {
+            id: self.id,
+            kind: self.kind,
+            flags: self.flags,
+            pose: self.pose,
+        }
+    }
+}
+
+/// Checks what `push_tick` would refuse, before anything is changed: event count, custom/extension
+/// payload sizes (so that the writer never produces a chunk its own reader refuses), extension kinds.
+pub fn validate_events(events: &[Event]) -> Result<()> {
+    if events.len() > u16::MAX as usize {
+        return Err(Error::invalid("more than 65535 events in one tick"));
+    }
+    for e in events {
+        if let Event::Custom { data, .. } | Event::Extension { data, .. } = e
+            && data.len() > MAX_CUSTOM_EVENT_BYTES
+        {
+            return Err(Error::invalid(format!(
+                "a custom event of {} bytes; at most {MAX_CUSTOM_EVENT_BYTES}",
+                data.len(),
+            )));
+        }
+        if let Event::Extension { kind: k, .. } = e
+            && !(kind::EXTENSION_FIRST..=kind::EXTENSION_LAST).contains(k)
+        {
+            return Err(Error::invalid(format!(
+                "0x{k:02x} is not an extension kind"
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// Sorted relative ticks as runs: `varint run count`, then per run `varint gap` (from the end of
+/// the previous run, or from 0) and `varint length`.
+fn encode_runs(ticks: &[u32], out: &mut Vec<u8>) {
+    let runs =
+        ticks.windows(2).filter(|w| w[1] != w[0] + 1).count() + usize::from(!ticks.is_empty());
+    put_uvarint(out, runs as u64);
+    let mut end = 0u32;
+    let mut i = 0;
+    while i < ticks.len() {
+        let s = ticks[i];
+        let mut l = 1;
+        while i + l < ticks.len() && ticks[i + l] == s + l as u32 {
+            l += 1;
+        }
+        put_uvarint(out, u64::from(s - end));
+        put_uvarint(out, l as u64);
+        end = s + l as u32;
+        i += l;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pose(v: i64) -> Pose {
+        Pose {
+            x: v * 4096,
+            y: 64 * 4096 + v,
+            z: -v * 100,
+            yaw: v * 300,
+            pitch: v % 7,
+        }
+    }
+
+    /// Entities removed, re-added, implicitly added (by a pose or flags after removal), sampled
+    /// twice in one tick and teleported, across chunks: every tick's decoded state equals the
+    /// events applied straight to an `EntityTable`.
+    #[test]
+    fn state_survives_removal_readd_and_chunk_boundaries() {
+        let mut ticks: Vec<(u32, Vec<Event>)> = Vec::new();
+        for t in 0..60u32 {
+            let v = i64::from(t);
+            let mut e = vec![Event::Pose {
+                entity: 1,
+                pose: pose(v),
+            }];
+            // entity 3 lives for a few ticks of each chunk, so that chunks start with dead slots
+            if t % 13 == 1 {
+                e.push(Event::EntityAdd {
+                    entity: 3,
+                    kind: 1,
+                    pose: pose(v),
+                });
+            } else if t % 13 == 11 {
+                e.push(Event::EntityRemove { entity: 3 });
+            }
+            match t % 10 {
+                0 => e.push(Event::EntityAdd {
+                    entity: 2,
+                    kind: 7,
+                    pose: pose(-v),
+                }),
+                3 => e.push(Event::EntityRemove { entity: 2 }),
+                4 => e.push(Event::Position {
+                    entity: 2,
+                    x: v,
+                    y: 2,
+                    z: 3,
+                }),
+                5 => e.push(Event::PlayerLeave { entity: 2 }),
+                6 => e.push(Event::Flags {
+                    entity: 2,
+                    flags: 9,
+                }),
+                7 => {
+                    e.push(Event::Teleport {
+                        entity: 1,
+                        pose: pose(1000 + v),
+                    });
+                    e.push(Event::Rotation {
+                        entity: 1,
+                        yaw: -v,
+                        pitch: 4,
+                    });
+                }
+                _ => e.push(Event::Pose {
+                    entity: 2,
+                    pose: pose(2 * v),
+                }),
+            }
+            ticks.push((t, e));
+        }
+        let mut enc = ChunkEncoder::new();
+        let mut straight = EntityTable::default();
+        let mut comp = zstd::bulk::Compressor::new(1).unwrap();
+        let mut dec = zstd::bulk::Decompressor::new().unwrap();
+        for part in ticks.chunks(13) {
+            enc.begin(part[0].0, None);
+            let mut expected = Vec::new();
+            for (t, e) in part {
+                enc.push_tick(*t, e).unwrap();
+                for ev in e {
+                    straight.apply(ev);
+                }
+                expected.push((*t, straight.clone()));
+            }
+            assert_eq!(enc.table(), straight);
+            let (h, payload) = enc
+                .finish_frame(&mut comp, &mut Vec::new(), &mut Vec::new())
+                .unwrap();
+            let chunk = crate::format::chunk::decode_frame(
+                &h,
+                &payload,
+                &mut dec,
+                &crate::format::Limits::default(),
+            )
+            .unwrap();
+            for (t, table) in expected {
+                assert_eq!(chunk.state_at(t), table, "tick {t}");
+            }
+        }
+    }
+}
