@@ -39,11 +39,35 @@ fn put_uvarint_long(out: &mut Vec<u8>, mut v: u64) {
     out.push(v as u8);
 }
 
-/// Appends each value zigzag-coded as a varint.
+/// Appends each value zigzag-coded as a varint (the movement section's residual columns).
+/// Works in blocks written through a slice, so the loop carries no `Vec` length updates.
 pub fn put_ivarints(out: &mut Vec<u8>, values: &[i64]) {
-    out.reserve(values.len() * 8 + 8);
-    for &v in values {
-        put_ivarint(out, v);
+    const BLOCK: usize = 64;
+    for block in values.chunks(BLOCK) {
+        let start = out.len();
+        // every varint is at most 10 bytes; the 8-byte stores may overrun the last one by 7
+        out.resize(start + block.len() * 10 + 8, 0);
+        let buf = &mut out[start..];
+        let mut pos = 0;
+        for &v in block {
+            let u = zigzag(v);
+            if u < 1 << 56 {
+                let len = uvarint_len(u);
+                let x = spread7(u) | (CONTINUATION & ((1u64 << (8 * (len - 1))) - 1));
+                buf[pos..pos + 8].copy_from_slice(&x.to_le_bytes());
+                pos += len;
+            } else {
+                let mut w = u;
+                while w >= 0x80 {
+                    buf[pos] = (w as u8) | 0x80;
+                    w >>= 7;
+                    pos += 1;
+                }
+                buf[pos] = w as u8;
+                pos += 1;
+            }
+        }
+        out.truncate(start + pos);
     }
 }
 
@@ -77,6 +101,21 @@ pub fn put_ivarint(out: &mut Vec<u8>, v: i64) {
 pub fn uvarint_len(v: u64) -> usize {
     let bits = 64 - (v | 1).leading_zeros() as usize;
     bits.div_ceil(7)
+}
+
+/// The varint at `buf[pos..]` and its length, decoded without a loop, if it is at most 8 bytes
+/// long and 8 bytes are readable there (`None` otherwise: use a checked reader).
+#[inline(always)]
+pub fn uvarint_short(buf: &[u8], pos: usize) -> Option<(u64, usize)> {
+    let b = buf.get(pos..pos.checked_add(8)?)?;
+    let x = u64::from_le_bytes(b.try_into().expect("8 bytes"));
+    let ends = !x & CONTINUATION;
+    if ends == 0 {
+        return None;
+    }
+    let len = (ends.trailing_zeros() as usize + 1) / 8;
+    // keep the bytes up to and including the last one
+    Some((pack7(x & (ends ^ (ends - 1)) & !CONTINUATION), len))
 }
 
 /// A cursor over a byte slice whose reads are all bounds-checked.
@@ -141,18 +180,23 @@ impl<'a> ByteReader<'a> {
     /// Reads an unsigned LEB128 varint of at most 10 bytes.
     #[inline]
     pub fn uvarint(&mut self) -> Result<u64> {
-        // Fast path: a varint of up to 8 bytes with 8 bytes readable, decoded without a loop.
-        if let Some(b) = self.buf.get(self.pos..self.pos + 8) {
-            let x = u64::from_le_bytes(b.try_into().expect("8 bytes"));
-            let ends = !x & CONTINUATION;
-            if ends != 0 {
-                let len = (ends.trailing_zeros() as usize + 1) / 8;
-                self.pos += len;
-                // keep the bytes up to and including the last one
-                return Ok(pack7(x & (ends ^ (ends - 1)) & !CONTINUATION));
-            }
+        if let Some((v, len)) = uvarint_short(self.buf, self.pos) {
+            self.pos += len;
+            return Ok(v);
         }
         self.uvarint_slow()
+    }
+
+    /// The bytes not read yet.
+    #[inline]
+    pub fn rest(&self) -> &'a [u8] {
+        &self.buf[self.pos..]
+    }
+
+    /// Skips `n` bytes already looked at through [`ByteReader::rest`].
+    #[inline]
+    pub fn advance(&mut self, n: usize) {
+        self.pos = (self.pos + n).min(self.buf.len());
     }
 
     fn uvarint_slow(&mut self) -> Result<u64> {
@@ -262,6 +306,26 @@ mod tests {
         over.push(0x02);
         over.extend([0; 8]);
         assert!(ByteReader::new(&over).uvarint().is_err());
+    }
+
+    #[test]
+    fn put_ivarints_equals_one_at_a_time() {
+        let values: Vec<i64> = (0..300)
+            .map(|i: i64| match i % 5 {
+                0 => i,
+                1 => -i * 1_000_003,
+                2 => i64::MIN + i,
+                3 => i64::MAX - i,
+                _ => (i << 50) ^ 0x5555,
+            })
+            .collect();
+        let mut a = vec![7u8];
+        put_ivarints(&mut a, &values);
+        let mut b = vec![7u8];
+        for &v in &values {
+            put_ivarint(&mut b, v);
+        }
+        assert_eq!(a, b);
     }
 
     #[test]

@@ -7,7 +7,7 @@
 //! always `varint length + bytes`, so that a reader which does not know one skips it.
 
 use crate::error::{Error, Result};
-use crate::format::bytes::{ByteReader, put_ivarint, put_uvarint};
+use crate::format::bytes::{ByteReader, put_ivarint, put_uvarint, unzigzag, uvarint_short};
 use crate::format::pose::Pose;
 
 /// Event kind bytes. Values are part of the format and never reused.
@@ -239,6 +239,31 @@ pub(crate) fn get_pose(r: &mut ByteReader<'_>) -> Result<Pose> {
     })
 }
 
+/// The writer's common case: a `Pose` event whose six varints are each at most 8 bytes long with
+/// 8 bytes readable, decoded without per-field error handling. `None` (reader untouched) sends the
+/// caller to [`Event::decode`], which also reports what is wrong with a malformed event.
+#[inline]
+fn decode_pose_fast(r: &mut ByteReader<'_>) -> Option<Event> {
+    let b = r.rest();
+    if b.first() != Some(&kind::POSE) {
+        return None;
+    }
+    let (entity, mut p) = uvarint_short(b, 1)?;
+    p += 1;
+    let mut v = [0i64; 5];
+    for slot in &mut v {
+        let (x, len) = uvarint_short(b, p)?;
+        *slot = unzigzag(x);
+        p += len;
+    }
+    let entity = u32::try_from(entity).ok()?;
+    r.advance(p);
+    Some(Event::Pose {
+        entity,
+        pose: Pose::from_array(v),
+    })
+}
+
 /// Encodes one tick's events as a batch (`u16` count + events).
 pub fn encode_batch(events: &[Event], out: &mut Vec<u8>) -> Result<()> {
     if events.len() > MAX_EVENTS_PER_TICK {
@@ -270,6 +295,10 @@ pub fn decode_batch_into(bytes: &[u8], out: &mut Vec<Event>) -> Result<()> {
         .map_err(|_| Error::invalid("tick batch shorter than its 2-byte count"))?;
     out.reserve(usize::from(n).min(bytes.len()));
     for i in 0..n {
+        if let Some(e) = decode_pose_fast(&mut r) {
+            out.push(e);
+            continue;
+        }
         let e = Event::decode(&mut r).map_err(|e| {
             Error::invalid(format!("malformed tick batch at event {i} of {n}: {e}"))
         })?;
