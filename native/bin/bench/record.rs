@@ -247,6 +247,12 @@ pub fn run(quick: bool, out: &mut Figures) {
         (input_bytes as f64 / writer) / (input_bytes as f64 / zstd_s),
     );
     put(out, "writer_encode_vs_zstd_ratio", encode_vs_zstd(&data[0]));
+    // 1 when the predictor costing ran its AVX-512 copy (0: portable loop, e.g. TICKREEL_PORTABLE=1)
+    put(
+        out,
+        "writer_avx512",
+        f64::from(u8::from(tickreel::format::movement::avx512())),
+    );
     let seg_bytes: u64 = recorders.iter().map(|r| r.stats().bytes_written).sum();
     put(
         out,
