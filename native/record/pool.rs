@@ -16,12 +16,17 @@ impl BufferPool {
         let (tx, rx) = bounded(buffers.max(1));
         BufferPool { tx, rx }
     }
-    /// A cleared buffer: from the pool, or a new one when the pool is empty.
+    /// A cleared buffer of at least `min_capacity` bytes: from the pool, or a new one when the pool
+    /// is empty. A buffer that must grow grows to a power of two (at least 512 bytes), so that
+    /// buffers settle at the size of the largest ticks after a few uses instead of growing again
+    /// each time a slightly larger tick comes along.
     #[inline]
     pub(crate) fn take(&self, min_capacity: usize) -> Vec<u8> {
         let mut b = self.rx.try_recv().unwrap_or_default();
         b.clear();
-        b.reserve(min_capacity);
+        if b.capacity() < min_capacity {
+            b.reserve(min_capacity.max(512).next_power_of_two());
+        }
         b
     }
     /// Returns a buffer (dropped if the pool is full or the buffer is oversized).

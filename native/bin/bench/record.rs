@@ -60,9 +60,10 @@ fn rec_options() -> RecorderOptions {
 }
 
 /// ns per player-tick of `submit_tick` with `recs` recordings of `players` players each, and of
-/// the floor (copy the same bytes into a pooled buffer + one bounded-queue push). Measured with the
-/// writer held after a warm-up round has filled the buffer pool, so that the figure is the server
-/// thread's own cost and not time shared with the writer on this 2-core machine.
+/// the floor (copy the same bytes into a pooled buffer + one bounded-queue push), each the median
+/// over rounds of at most 4,000 submits. Measured with the writer held after a warm-up round has
+/// filled the buffer pool, so that the figure is the server thread's own cost and not time shared
+/// with the writer on this 2-core machine.
 /// Ticks are submitted tick-major across recordings (as a server does), so loops index by tick.
 #[allow(clippy::needless_range_loop)]
 fn submit_cost(recs: u32, players: u32, ticks: u32) -> (f64, f64) {
@@ -87,7 +88,7 @@ fn submit_cost(recs: u32, players: u32, ticks: u32) -> (f64, f64) {
     while engine.stats().inflight_bytes > 0 {
         std::thread::sleep(Duration::from_micros(200));
     }
-    let mut submit = Duration::ZERO;
+    let mut submit = Vec::new();
     let mut t = warm as usize;
     while t < (warm + ticks) as usize {
         // rounds no larger than the warmed pool, each measured with the writer held
@@ -99,7 +100,11 @@ fn submit_cost(recs: u32, players: u32, ticks: u32) -> (f64, f64) {
                 rec.submit_tick(tt as u32, &data[r][tt]).expect("submit");
             }
         }
-        submit += start.elapsed();
+        submit.push(per_player_tick(
+            start.elapsed(),
+            (end - t) * recs as usize,
+            players,
+        ));
         engine.set_writers_stalled(false);
         while engine.stats().inflight_bytes > 0 {
             std::thread::sleep(Duration::from_micros(200));
@@ -117,7 +122,7 @@ fn submit_cost(recs: u32, players: u32, ticks: u32) -> (f64, f64) {
         tx.try_send(Vec::new()).expect("warm");
     }
     while rx.try_recv().is_ok() {}
-    let mut floor = Duration::ZERO;
+    let mut floor = Vec::new();
     let mut t = warm as usize;
     while t < (warm + ticks) as usize {
         let end = (t + (4000 / recs as usize)).min((warm + ticks) as usize);
@@ -136,11 +141,26 @@ fn submit_cost(recs: u32, players: u32, ticks: u32) -> (f64, f64) {
                 tx.try_send(b).expect("send");
             }
         }
-        floor += start.elapsed();
+        floor.push(per_player_tick(
+            start.elapsed(),
+            (end - t) * data.len(),
+            players,
+        ));
         t = end;
     }
-    let pt = f64::from(recs) * f64::from(players) * f64::from(ticks);
-    (submit.as_nanos() as f64 / pt, floor.as_nanos() as f64 / pt)
+    (median(submit), median(floor))
+}
+
+/// ns per player-tick of one timed round of `batches` submits of `players` players each.
+fn per_player_tick(d: Duration, batches: usize, players: u32) -> f64 {
+    d.as_nanos() as f64 / (batches as f64 * f64::from(players))
+}
+
+/// Median of per-round figures: a round hit by one of this machine's stalls (see BENCHMARKS.md,
+/// Machine) does not decide the figure.
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v[v.len() / 2]
 }
 
 /// The writer's encoding work alone (batch decode, chunking, prediction coding, zstd) next to raw
@@ -169,7 +189,45 @@ fn encode_vs_zstd(batches: &[Vec<u8>]) -> f64 {
     ratios[2]
 }
 
-#[allow(clippy::needless_range_loop)]
+/// One writer round: every batch of `data` (per recording, per tick) queued while the writer is
+/// held, then the writer released and timed until every tick is decoded, chunked and compressed
+/// (before the final fsyncs, which measure the disk rather than the writer). Returns the seconds
+/// and the segment bytes written.
+fn writer_round(dir: &std::path::Path, data: &[Vec<Vec<u8>>]) -> (f64, u64) {
+    std::fs::create_dir_all(dir).expect("dir");
+    let engine = big_engine();
+    let recorders: Vec<_> = (0..data.len())
+        .map(|r| {
+            engine
+                .start_recording(dir.join(format!("w{r}.reel")), rec_options())
+                .expect("start")
+        })
+        .collect();
+    engine.set_writers_stalled(true);
+    #[allow(clippy::needless_range_loop)]
+    for t in 0..data[0].len() {
+        for (r, rec) in recorders.iter().enumerate() {
+            rec.submit_tick(t as u32, &data[r][t]).expect("submit");
+        }
+    }
+    let start = Instant::now();
+    engine.set_writers_stalled(false);
+    while engine.stats().inflight_bytes > 0 {
+        std::thread::sleep(Duration::from_micros(200));
+    }
+    let writer = start.elapsed().as_secs_f64();
+    for r in &recorders {
+        r.flush().expect("flush");
+    }
+    let bytes = recorders.iter().map(|r| r.stats().bytes_written).sum();
+    for r in &recorders {
+        r.abort().expect("abort");
+    }
+    drop(recorders);
+    engine.shutdown();
+    (writer, bytes)
+}
+
 pub fn run(quick: bool, out: &mut Figures) {
     let ticks = if quick { 400 } else { 2000 };
     // Headline: 10 recordings of 10 players (a server of 100 players in 10 instances).
@@ -192,60 +250,44 @@ pub fn run(quick: bool, out: &mut Figures) {
         f100,
     );
 
-    // Writer capacity: queue everything while the writer is held, then time the writer alone.
+    // Writer capacity: queue everything while the writer is held, then time the writer alone;
+    // next to raw zstd of the same bytes timed right after, median over rounds.
     let dir = tempfile::tempdir().expect("tempdir");
-    let (recs, players, wticks) = if quick {
-        (10, 100, 200)
+    let (recs, players, wticks, rounds) = if quick {
+        (10, 100, 200, 3)
     } else {
-        (20, 100, 600)
+        (20, 100, 600, 5)
     };
     let data: Vec<Vec<Vec<u8>>> = (0..recs)
         .map(|r| batches(players, wticks, 100 + u64::from(r)))
         .collect();
-    let engine = big_engine();
-    let recorders: Vec<_> = (0..recs)
-        .map(|r| {
-            engine
-                .start_recording(dir.path().join(format!("w{r}.reel")), rec_options())
-                .expect("start")
-        })
-        .collect();
-    engine.set_writers_stalled(true);
-    for t in 0..wticks as usize {
-        for (r, rec) in recorders.iter().enumerate() {
-            rec.submit_tick(t as u32, &data[r][t]).expect("submit");
-        }
-    }
-    let start = Instant::now();
-    engine.set_writers_stalled(false);
-    // Done when every queued tick has been decoded, chunked and compressed (before the final
-    // fsyncs, which measure the disk rather than the writer).
-    while engine.stats().inflight_bytes > 0 {
-        std::thread::sleep(Duration::from_micros(200));
-    }
-    let writer = start.elapsed().as_secs_f64();
-    for r in &recorders {
-        r.flush().expect("flush");
-    }
-    let player_ticks = f64::from(recs * players * wticks);
-    put(out, "writer_player_ticks_per_s", player_ticks / writer);
-    put(out, "writer_players_at_20tps", player_ticks / writer / 20.0);
     let input_bytes: usize = data.iter().flatten().map(Vec::len).sum();
-    // Raw zstd (level 3, the live level) over the same uncompressed batch bytes, per 100-tick chunk.
-    let start = Instant::now();
+    let player_ticks = f64::from(recs * players * wticks);
+    let mut speeds = Vec::new();
+    let mut ratios = Vec::new();
     let mut zsize = 0usize;
-    for d in &data {
-        for chunk in d.chunks(100) {
-            let joined: Vec<u8> = chunk.concat();
-            zsize += zstd::bulk::compress(&joined, 3).expect("zstd").len();
+    let mut seg_bytes = 0u64;
+    for round in 0..rounds {
+        let (writer, bytes) = writer_round(&dir.path().join(format!("r{round}")), &data);
+        seg_bytes = bytes;
+        // Raw zstd (level 3, the live level) over the same uncompressed batch bytes, per 100-tick
+        // chunk of each recording.
+        let start = Instant::now();
+        zsize = 0;
+        for d in &data {
+            for chunk in d.chunks(100) {
+                let joined: Vec<u8> = chunk.concat();
+                zsize += zstd::bulk::compress(&joined, 3).expect("zstd").len();
+            }
         }
+        let zstd_s = start.elapsed().as_secs_f64();
+        speeds.push(player_ticks / writer);
+        ratios.push((input_bytes as f64 / writer) / (input_bytes as f64 / zstd_s));
     }
-    let zstd_s = start.elapsed().as_secs_f64();
-    put(
-        out,
-        "writer_vs_zstd_ratio",
-        (input_bytes as f64 / writer) / (input_bytes as f64 / zstd_s),
-    );
+    let speed = median(speeds);
+    put(out, "writer_player_ticks_per_s", speed);
+    put(out, "writer_players_at_20tps", speed / 20.0);
+    put(out, "writer_vs_zstd_ratio", median(ratios));
     put(out, "writer_encode_vs_zstd_ratio", encode_vs_zstd(&data[0]));
     // 1 when the predictor costing ran its AVX-512 copy (0: portable loop, e.g. TICKREEL_PORTABLE=1)
     put(
@@ -253,15 +295,11 @@ pub fn run(quick: bool, out: &mut Figures) {
         "writer_avx512",
         f64::from(u8::from(tickreel::format::movement::avx512())),
     );
-    let seg_bytes: u64 = recorders.iter().map(|r| r.stats().bytes_written).sum();
     put(
         out,
         "zstd_only_vs_writer_size_ratio",
         zsize as f64 / seg_bytes as f64,
     );
-
-    drop(recorders);
-    engine.shutdown();
 
     // Compaction of one live recording of 100 players (5 minutes; 1 in quick mode).
     let engine = big_engine();
