@@ -75,18 +75,18 @@ pub(crate) enum Msg {
         id: u64,
         bytes: Vec<u8>,
     },
+    // Rare messages with large payloads are boxed, keeping `Msg` (and every queue slot) small.
     Entity {
         id: u64,
-        info: EntityInfo,
+        info: Box<EntityInfo>,
     },
     EventType {
         id: u64,
-        t: EventType,
+        t: Box<EventType>,
     },
     UserMeta {
         id: u64,
-        key: String,
-        value: fastnbt::Value,
+        meta: Box<(String, fastnbt::Value)>,
     },
     Flush {
         id: u64,
@@ -366,5 +366,20 @@ impl Engine {
             .stalled_flag
             .store(stalled, Ordering::Release);
         self.inner.shared.stall_cv.notify_all();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every queued tick occupies one `Msg` slot: rare large messages must stay boxed.
+    #[test]
+    fn queue_messages_stay_small() {
+        assert!(
+            std::mem::size_of::<Msg>() <= 48,
+            "Msg is {} bytes",
+            std::mem::size_of::<Msg>()
+        );
     }
 }

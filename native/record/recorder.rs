@@ -355,7 +355,7 @@ impl Recorder {
     pub fn register_entity(&self, info: EntityInfo) -> Result<()> {
         self.send(Msg::Entity {
             id: self.shared.id,
-            info,
+            info: Box::new(info),
         })
     }
 
@@ -363,7 +363,7 @@ impl Recorder {
     pub fn register_event_type(&self, t: EventType) -> Result<()> {
         self.send(Msg::EventType {
             id: self.shared.id,
-            t,
+            t: Box::new(t),
         })
     }
 
@@ -375,8 +375,7 @@ impl Recorder {
         }
         self.send(Msg::UserMeta {
             id: self.shared.id,
-            key,
-            value,
+            meta: Box::new((key, value)),
         })
     }
 

@@ -467,7 +467,7 @@ pub(crate) fn writer_loop(
                 if let Some(r) = recs.get_mut(&id) {
                     let list = &mut r.metadata.library.entities;
                     list.retain(|e| e.id != info.id);
-                    list.push(info);
+                    list.push(*info);
                     r.dirty = true;
                 }
             }
@@ -475,12 +475,13 @@ pub(crate) fn writer_loop(
                 if let Some(r) = recs.get_mut(&id) {
                     let list = &mut r.metadata.library.event_types;
                     list.retain(|e| e.id != t.id);
-                    list.push(t);
+                    list.push(*t);
                     r.dirty = true;
                 }
             }
-            Some(Msg::UserMeta { id, key, value }) => {
+            Some(Msg::UserMeta { id, meta }) => {
                 if let Some(r) = recs.get_mut(&id) {
+                    let (key, value) = *meta;
                     r.metadata.user.insert(key, value);
                     r.dirty = true;
                 }

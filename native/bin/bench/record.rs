@@ -59,6 +59,10 @@ fn rec_options() -> RecorderOptions {
     }
 }
 
+/// Queue slots of the engine (and the floor's channel) in the submit measurements: more than one
+/// round of submits.
+const SUBMIT_QUEUE: usize = 8192;
+
 /// ns per player-tick of `submit_tick` with `recs` recordings of `players` players each, and of
 /// the floor (copy the same bytes into a pooled buffer + one bounded-queue push), each the median
 /// over rounds of at most 4,000 submits. Measured with the writer held after a warm-up round has
@@ -68,11 +72,18 @@ fn rec_options() -> RecorderOptions {
 #[allow(clippy::needless_range_loop)]
 fn submit_cost(recs: u32, players: u32, ticks: u32) -> (f64, f64) {
     let dir = tempfile::tempdir().expect("tempdir");
-    let warm = ticks.min(4000 / recs);
+    // Warm-up: every slot of the queue and the floor's channel used twice, as in a server that
+    // has been running for a while (a first touch of each slot's page would otherwise be timed).
+    let warm = (2 * SUBMIT_QUEUE as u32).div_ceil(recs);
     let data: Vec<Vec<Vec<u8>>> = (0..recs)
         .map(|r| batches(players, warm + ticks, u64::from(r)))
         .collect();
-    let engine = big_engine();
+    let engine = Engine::new(EngineOptions {
+        queue_capacity: SUBMIT_QUEUE,
+        max_inflight_bytes: 1 << 30,
+        ..EngineOptions::default()
+    })
+    .expect("engine");
     let recorders: Vec<_> = (0..recs)
         .map(|r| {
             engine
@@ -85,13 +96,25 @@ fn submit_cost(recs: u32, players: u32, ticks: u32) -> (f64, f64) {
             rec.submit_tick(t as u32, &data[r][t]).expect("submit");
         }
     }
-    while engine.stats().inflight_bytes > 0 {
-        std::thread::sleep(Duration::from_micros(200));
+    let drain = || {
+        while engine.stats().inflight_bytes > 0 {
+            std::thread::sleep(Duration::from_micros(200));
+        }
+    };
+    drain();
+    // The floor's queue and pool, warmed as the engine's were.
+    let (tx, rx) = bounded::<Vec<u8>>(SUBMIT_QUEUE);
+    let (pool_tx, pool_rx) = bounded::<Vec<u8>>(4096);
+    for _ in 0..2 * SUBMIT_QUEUE {
+        tx.try_send(Vec::new()).expect("warm");
+        rx.try_recv().expect("warm");
     }
+    // Rounds no larger than the warmed pool; each submit round is followed by a floor round over
+    // the same ticks, both with the writer held, so that both see the same machine.
     let mut submit = Vec::new();
+    let mut floor = Vec::new();
     let mut t = warm as usize;
     while t < (warm + ticks) as usize {
-        // rounds no larger than the warmed pool, each measured with the writer held
         let end = (t + (4000 / recs as usize)).min((warm + ticks) as usize);
         engine.set_writers_stalled(true);
         let start = Instant::now();
@@ -102,30 +125,9 @@ fn submit_cost(recs: u32, players: u32, ticks: u32) -> (f64, f64) {
         }
         submit.push(per_player_tick(
             start.elapsed(),
-            (end - t) * recs as usize,
+            (end - t) * data.len(),
             players,
         ));
-        engine.set_writers_stalled(false);
-        while engine.stats().inflight_bytes > 0 {
-            std::thread::sleep(Duration::from_micros(200));
-        }
-        t = end;
-    }
-    for r in &recorders {
-        r.abort().expect("abort");
-    }
-    engine.shutdown();
-    let (tx, rx) = bounded::<Vec<u8>>(1 << 20);
-    let (pool_tx, pool_rx) = bounded::<Vec<u8>>(4096);
-    // warm the queue's slots as the engine's were warmed
-    for _ in 0..(warm as usize * data.len()).max(4000) {
-        tx.try_send(Vec::new()).expect("warm");
-    }
-    while rx.try_recv().is_ok() {}
-    let mut floor = Vec::new();
-    let mut t = warm as usize;
-    while t < (warm + ticks) as usize {
-        let end = (t + (4000 / recs as usize)).min((warm + ticks) as usize);
         while let Ok(b) = rx.try_recv() {
             let _ = pool_tx.try_send(b);
         }
@@ -146,8 +148,14 @@ fn submit_cost(recs: u32, players: u32, ticks: u32) -> (f64, f64) {
             (end - t) * data.len(),
             players,
         ));
+        engine.set_writers_stalled(false);
+        drain();
         t = end;
     }
+    for r in &recorders {
+        r.abort().expect("abort");
+    }
+    engine.shutdown();
     (median(submit), median(floor))
 }
 
