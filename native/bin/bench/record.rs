@@ -64,13 +64,14 @@ fn rec_options() -> RecorderOptions {
 const SUBMIT_QUEUE: usize = 8192;
 
 /// ns per player-tick of `submit_tick` with `recs` recordings of `players` players each, and of
-/// the floor (copy the same bytes into a pooled buffer + one bounded-queue push), each the median
-/// over rounds of at most 4,000 submits. Measured with the writer held after a warm-up round has
-/// filled the buffer pool, so that the figure is the server thread's own cost and not time shared
-/// with the writer on this 2-core machine.
+/// the floor ([`FloorQueue`]: copy the same bytes into a pooled buffer + one bounded-queue push),
+/// each the median over rounds of about 1,000 submits, and the median of the per-round ratios
+/// (each submit round is paired with a floor round over the same ticks). Measured with the writer
+/// held after a warm-up has filled the buffer pool, so that the figure is the server thread's own
+/// cost and not time shared with the writer on this 2-core machine.
 /// Ticks are submitted tick-major across recordings (as a server does), so loops index by tick.
 #[allow(clippy::needless_range_loop)]
-fn submit_cost(recs: u32, players: u32, ticks: u32) -> (f64, f64) {
+fn submit_cost(recs: u32, players: u32, ticks: u32) -> (f64, f64, f64) {
     let dir = tempfile::tempdir().expect("tempdir");
     // Warm-up: every slot of the queue and the floor's channel used twice, as in a server that
     // has been running for a while (a first touch of each slot's page would otherwise be timed).
@@ -91,10 +92,17 @@ fn submit_cost(recs: u32, players: u32, ticks: u32) -> (f64, f64) {
                 .expect("start")
         })
         .collect();
-    for t in 0..warm as usize {
-        for (r, rec) in recorders.iter().enumerate() {
-            rec.submit_tick(t as u32, &data[r][t]).expect("submit");
+    let floor_q = FloorQueue::new();
+    let round = (1000 / recs as usize).max(1);
+    for t in (0..warm as usize).step_by(round) {
+        let end = (t + round).min(warm as usize);
+        for tt in t..end {
+            for (r, rec) in recorders.iter().enumerate() {
+                rec.submit_tick(tt as u32, &data[r][tt]).expect("submit");
+                floor_q.push(&data[r][tt]);
+            }
         }
+        floor_q.drain();
     }
     let drain = || {
         while engine.stats().inflight_bytes > 0 {
@@ -102,53 +110,50 @@ fn submit_cost(recs: u32, players: u32, ticks: u32) -> (f64, f64) {
         }
     };
     drain();
-    // The floor's queue and pool, warmed as the engine's were.
-    let (tx, rx) = bounded::<Vec<u8>>(SUBMIT_QUEUE);
-    let (pool_tx, pool_rx) = bounded::<Vec<u8>>(4096);
-    for _ in 0..2 * SUBMIT_QUEUE {
-        tx.try_send(Vec::new()).expect("warm");
-        rx.try_recv().expect("warm");
-    }
-    // Rounds no larger than the warmed pool; each submit round is followed by a floor round over
-    // the same ticks, both with the writer held, so that both see the same machine.
+    // Each submit round is paired with a floor round over the same ticks, both with their
+    // consumer thread held, so that both see the same machine. The round's tick batches are read
+    // first, as a server has just built them, so neither pays for bringing the source bytes into
+    // the cache; and the pair's order alternates, so neither always runs in the other's wake.
     let mut submit = Vec::new();
     let mut floor = Vec::new();
     let mut t = warm as usize;
+    let mut submit_first = true;
     while t < (warm + ticks) as usize {
-        let end = (t + (4000 / recs as usize)).min((warm + ticks) as usize);
+        let end = (t + round).min((warm + ticks) as usize);
+        let touched = data
+            .iter()
+            .flat_map(|d| &d[t..end])
+            .fold(0u8, |a, b| a ^ b.iter().fold(0u8, |x, &y| x ^ y));
+        std::hint::black_box(touched);
         engine.set_writers_stalled(true);
-        let start = Instant::now();
-        for tt in t..end {
-            for (r, rec) in recorders.iter().enumerate() {
-                rec.submit_tick(tt as u32, &data[r][tt]).expect("submit");
+        let timed_submit = || {
+            let start = Instant::now();
+            for tt in t..end {
+                for (r, rec) in recorders.iter().enumerate() {
+                    rec.submit_tick(tt as u32, &data[r][tt]).expect("submit");
+                }
             }
-        }
-        submit.push(per_player_tick(
-            start.elapsed(),
-            (end - t) * data.len(),
-            players,
-        ));
-        while let Ok(b) = rx.try_recv() {
-            let _ = pool_tx.try_send(b);
-        }
-        for _ in pool_rx.len()..4000 {
-            let _ = pool_tx.try_send(Vec::with_capacity(4096));
-        }
-        let start = Instant::now();
-        for tt in t..end {
-            for d in &data {
-                let mut b = pool_rx.try_recv().unwrap_or_default();
-                b.clear();
-                b.extend_from_slice(&d[tt]);
-                tx.try_send(b).expect("send");
+            per_player_tick(start.elapsed(), (end - t) * data.len(), players)
+        };
+        let timed_floor = || {
+            let start = Instant::now();
+            for tt in t..end {
+                for d in &data {
+                    floor_q.push(&d[tt]);
+                }
             }
+            per_player_tick(start.elapsed(), (end - t) * data.len(), players)
+        };
+        if submit_first {
+            submit.push(timed_submit());
+            floor.push(timed_floor());
+        } else {
+            floor.push(timed_floor());
+            submit.push(timed_submit());
         }
-        floor.push(per_player_tick(
-            start.elapsed(),
-            (end - t) * data.len(),
-            players,
-        ));
+        submit_first = !submit_first;
         engine.set_writers_stalled(false);
+        floor_q.drain();
         drain();
         t = end;
     }
@@ -156,7 +161,70 @@ fn submit_cost(recs: u32, players: u32, ticks: u32) -> (f64, f64) {
         r.abort().expect("abort");
     }
     engine.shutdown();
-    (median(submit), median(floor))
+    let ratios = submit.iter().zip(&floor).map(|(s, f)| s / f).collect();
+    (median(submit), median(floor), median(ratios))
+}
+
+/// The floor: the least a hand-over to a writer thread costs. The caller copies the bytes into a
+/// pooled buffer and pushes it onto a bounded queue; a consumer thread, held while a round is
+/// timed (as the engine's writer is), takes the buffers off, reads them and returns them to the
+/// pool. So the queue slots and buffers travel between cores as the engine's do.
+struct FloorQueue {
+    tx: crossbeam_channel::Sender<Vec<u8>>,
+    pool: crossbeam_channel::Receiver<Vec<u8>>,
+    go: crossbeam_channel::Sender<()>,
+    done: crossbeam_channel::Receiver<()>,
+    consumer: Option<std::thread::JoinHandle<()>>,
+}
+
+impl FloorQueue {
+    fn new() -> FloorQueue {
+        let (tx, rx) = bounded::<Vec<u8>>(SUBMIT_QUEUE);
+        let (pool_tx, pool) = bounded::<Vec<u8>>(4096);
+        let (go, go_rx) = bounded::<()>(0);
+        let (done_tx, done) = bounded::<()>(0);
+        let consumer = std::thread::spawn(move || {
+            while go_rx.recv().is_ok() {
+                while let Ok(b) = rx.try_recv() {
+                    // read the bytes, as any consumer does
+                    std::hint::black_box(b.iter().fold(0u8, |a, &x| a ^ x));
+                    let _ = pool_tx.try_send(b);
+                }
+                let _ = done_tx.send(());
+            }
+        });
+        FloorQueue {
+            tx,
+            pool,
+            go,
+            done,
+            consumer: Some(consumer),
+        }
+    }
+
+    #[inline]
+    fn push(&self, bytes: &[u8]) {
+        let mut b = self.pool.try_recv().unwrap_or_default();
+        b.clear();
+        b.extend_from_slice(bytes);
+        self.tx.try_send(b).expect("floor queue has room");
+    }
+
+    /// Lets the consumer empty the queue, and waits until it has.
+    fn drain(&self) {
+        self.go.send(()).expect("consumer");
+        self.done.recv().expect("consumer");
+    }
+}
+
+impl Drop for FloorQueue {
+    fn drop(&mut self) {
+        let (go, _) = bounded(0);
+        drop(std::mem::replace(&mut self.go, go));
+        if let Some(c) = self.consumer.take() {
+            c.join().expect("consumer");
+        }
+    }
 }
 
 /// ns per player-tick of one timed round of `batches` submits of `players` players each.
@@ -239,18 +307,18 @@ fn writer_round(dir: &std::path::Path, data: &[Vec<Vec<u8>>]) -> (f64, u64) {
 pub fn run(quick: bool, out: &mut Figures) {
     let ticks = if quick { 400 } else { 2000 };
     // Headline: 10 recordings of 10 players (a server of 100 players in 10 instances).
-    let (submit, floor) = submit_cost(10, 10, ticks);
+    let (submit, floor, ratio) = submit_cost(10, 10, ticks);
     put(out, "submit_ns_per_player_tick", submit);
     put(out, "submit_floor_ns_per_player_tick", floor);
-    put(out, "submit_vs_floor_ratio", submit / floor);
-    let (s1, f1) = submit_cost(100, 1, ticks / 2);
+    put(out, "submit_vs_floor_ratio", ratio);
+    let (s1, f1, _) = submit_cost(100, 1, ticks / 2);
     put(out, "submit_ns_per_player_tick_1_player_recordings", s1);
     put(
         out,
         "submit_floor_ns_per_player_tick_1_player_recordings",
         f1,
     );
-    let (s100, f100) = submit_cost(1, 100, ticks);
+    let (s100, f100, _) = submit_cost(1, 100, ticks);
     put(out, "submit_ns_per_player_tick_100_player_recording", s100);
     put(
         out,
