@@ -110,14 +110,16 @@ fn submit_cost(recs: u32, players: u32, ticks: u32) -> (f64, f64, f64) {
         }
     };
     drain();
-    // Each submit round is paired with a floor round over the same ticks, both with their
-    // consumer thread held, so that both see the same machine. The round's tick batches are read
-    // first, as a server has just built them, so neither pays for bringing the source bytes into
-    // the cache; and the pair's order alternates, so neither always runs in the other's wake.
+    // Submits and the floor are timed tick by tick, interleaved (the order alternating per tick),
+    // so that both see the same machine at the same moment: the same CPU frequency, the same
+    // cache state after the consumers last ran, the same interruptions. The round's tick batches
+    // are read first, as a server has just built them, so neither pays for bringing the source
+    // bytes into the cache. The cost of reading the clock is measured and taken off each span.
+    let clock = clock_cost();
+    let span = |start: Instant| start.elapsed().saturating_sub(clock);
     let mut submit = Vec::new();
     let mut floor = Vec::new();
     let mut t = warm as usize;
-    let mut submit_first = true;
     while t < (warm + ticks) as usize {
         let end = (t + round).min((warm + ticks) as usize);
         let touched = data
@@ -126,32 +128,32 @@ fn submit_cost(recs: u32, players: u32, ticks: u32) -> (f64, f64, f64) {
             .fold(0u8, |a, b| a ^ b.iter().fold(0u8, |x, &y| x ^ y));
         std::hint::black_box(touched);
         engine.set_writers_stalled(true);
-        let timed_submit = || {
-            let start = Instant::now();
-            for tt in t..end {
+        let (mut s, mut f) = (Duration::ZERO, Duration::ZERO);
+        for tt in t..end {
+            let timed_submit = || {
+                let start = Instant::now();
                 for (r, rec) in recorders.iter().enumerate() {
                     rec.submit_tick(tt as u32, &data[r][tt]).expect("submit");
                 }
-            }
-            per_player_tick(start.elapsed(), (end - t) * data.len(), players)
-        };
-        let timed_floor = || {
-            let start = Instant::now();
-            for tt in t..end {
+                span(start)
+            };
+            let timed_floor = || {
+                let start = Instant::now();
                 for d in &data {
                     floor_q.push(&d[tt]);
                 }
+                span(start)
+            };
+            if tt % 2 == 0 {
+                s += timed_submit();
+                f += timed_floor();
+            } else {
+                f += timed_floor();
+                s += timed_submit();
             }
-            per_player_tick(start.elapsed(), (end - t) * data.len(), players)
-        };
-        if submit_first {
-            submit.push(timed_submit());
-            floor.push(timed_floor());
-        } else {
-            floor.push(timed_floor());
-            submit.push(timed_submit());
         }
-        submit_first = !submit_first;
+        submit.push(per_player_tick(s, (end - t) * data.len(), players));
+        floor.push(per_player_tick(f, (end - t) * data.len(), players));
         engine.set_writers_stalled(false);
         floor_q.drain();
         drain();
@@ -166,12 +168,13 @@ fn submit_cost(recs: u32, players: u32, ticks: u32) -> (f64, f64, f64) {
 }
 
 /// The floor: the least a hand-over to a writer thread costs. The caller copies the bytes into a
-/// pooled buffer and pushes it onto a bounded queue; a consumer thread, held while a round is
+/// pooled buffer (a stack, most recently returned first, as the engine's pool) and pushes it onto
+/// a bounded queue; a consumer thread, held while a round is
 /// timed (as the engine's writer is), takes the buffers off, reads them and returns them to the
 /// pool. So the queue slots and buffers travel between cores as the engine's do.
 struct FloorQueue {
     tx: crossbeam_channel::Sender<Vec<u8>>,
-    pool: crossbeam_channel::Receiver<Vec<u8>>,
+    pool: std::sync::Arc<parking_lot::Mutex<Vec<Vec<u8>>>>,
     go: crossbeam_channel::Sender<()>,
     done: crossbeam_channel::Receiver<()>,
     consumer: Option<std::thread::JoinHandle<()>>,
@@ -180,7 +183,8 @@ struct FloorQueue {
 impl FloorQueue {
     fn new() -> FloorQueue {
         let (tx, rx) = bounded::<Vec<u8>>(SUBMIT_QUEUE);
-        let (pool_tx, pool) = bounded::<Vec<u8>>(4096);
+        let pool = std::sync::Arc::new(parking_lot::Mutex::new(Vec::with_capacity(4096)));
+        let returned = pool.clone();
         let (go, go_rx) = bounded::<()>(0);
         let (done_tx, done) = bounded::<()>(0);
         let consumer = std::thread::spawn(move || {
@@ -188,7 +192,10 @@ impl FloorQueue {
                 while let Ok(b) = rx.try_recv() {
                     // read the bytes, as any consumer does
                     std::hint::black_box(b.iter().fold(0u8, |a, &x| a ^ x));
-                    let _ = pool_tx.try_send(b);
+                    let mut p = returned.lock();
+                    if p.len() < 4096 {
+                        p.push(b);
+                    }
                 }
                 let _ = done_tx.send(());
             }
@@ -204,7 +211,7 @@ impl FloorQueue {
 
     #[inline]
     fn push(&self, bytes: &[u8]) {
-        let mut b = self.pool.try_recv().unwrap_or_default();
+        let mut b = self.pool.lock().pop().unwrap_or_default();
         b.clear();
         b.extend_from_slice(bytes);
         self.tx.try_send(b).expect("floor queue has room");
@@ -230,6 +237,18 @@ impl Drop for FloorQueue {
 /// ns per player-tick of one timed round of `batches` submits of `players` players each.
 fn per_player_tick(d: Duration, batches: usize, players: u32) -> f64 {
     d.as_nanos() as f64 / (batches as f64 * f64::from(players))
+}
+
+/// The median cost of reading the clock (`Instant::now` then `elapsed`).
+fn clock_cost() -> Duration {
+    let mut v: Vec<Duration> = (0..1001)
+        .map(|_| {
+            let start = Instant::now();
+            start.elapsed()
+        })
+        .collect();
+    v.sort();
+    v[v.len() / 2]
 }
 
 /// Median of per-round figures: a round hit by one of this machine's stalls (see BENCHMARKS.md,
