@@ -351,7 +351,7 @@ pub fn run(quick: bool, out: &mut Figures) {
     let (recs, players, wticks, rounds) = if quick {
         (10, 100, 200, 3)
     } else {
-        (20, 100, 600, 5)
+        (20, 100, 600, 9)
     };
     let data: Vec<Vec<Vec<u8>>> = (0..recs)
         .map(|r| batches(players, wticks, 100 + u64::from(r)))
