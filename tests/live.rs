@@ -514,3 +514,186 @@ fn metadata_calls_respect_the_backpressure_policy_when_the_queue_is_full() {
         rec.abort().unwrap();
     }
 }
+
+/// Waits (up to 10 s) until the engine's queues are empty.
+fn wait_for_empty_queue(engine: &Engine) {
+    let waited = Instant::now();
+    while engine.stats().queue_depth > 0 && waited.elapsed() < Duration::from_secs(10) {
+        std::thread::sleep(Duration::from_millis(2));
+    }
+}
+
+/// Runs `f` on another thread; `None` if it has not returned within 20 s (it is then left
+/// running: a caller that held the writer releases it before failing, so the test fails instead of
+/// hanging).
+fn within<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> Option<T> {
+    let (tx, rx) = crossbeam_channel::bounded(1);
+    std::thread::spawn(move || {
+        let _ = tx.send(f());
+    });
+    rx.recv_timeout(Duration::from_secs(20)).ok()
+}
+
+/// Ticks of a recording, in the order a straight decode yields them.
+fn recorded_ticks(r: &Reader) -> Vec<u32> {
+    r.ticks(0, u32::MAX).map(|d| d.unwrap().tick).collect()
+}
+
+#[test]
+fn ending_a_recording_never_waits_for_room_in_a_full_queue_and_loses_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let engine = Engine::new(EngineOptions {
+        queue_capacity: 8,
+        ..EngineOptions::default()
+    })
+    .unwrap();
+    let opts = RecorderOptions {
+        backpressure: Backpressure::Drop,
+        ..small_flush()
+    };
+    let paths: Vec<_> = ["finished", "dropped", "closed", "aborted"]
+        .iter()
+        .map(|n| dir.path().join(format!("{n}.reel")))
+        .collect();
+    let recs: Vec<_> = paths
+        .iter()
+        .map(|p| engine.start_recording(p, opts.clone()).unwrap())
+        .collect();
+    wait_for_empty_queue(&engine);
+    engine.set_writers_stalled(true);
+    // Fill the queue from all four recordings; what did not fit was dropped.
+    let ticks = common::sim_ticks(2, 30, 9);
+    let mut queued = vec![Vec::new(); recs.len()];
+    for (t, e) in &ticks {
+        for (i, rec) in recs.iter().enumerate() {
+            if rec.submit_tick(*t, &batch(e)).unwrap() == Submitted::Queued {
+                queued[i].push(*t);
+            }
+        }
+    }
+    assert_eq!(engine.stats().queue_depth, 8, "the queue is full");
+    assert!(queued.iter().all(|q| !q.is_empty()));
+    // A new recording is refused at once (Drop policy) instead of waiting for room.
+    let (e, late, o) = (engine.clone(), dir.path().join("late.reel"), opts.clone());
+    let Some(refused) = within(move || e.start_recording(late, o).map(|_| ())) else {
+        engine.set_writers_stalled(false);
+        panic!("start_recording waited for room in the full queue");
+    };
+    assert!(
+        matches!(refused, Err(Error::Backpressure(_))),
+        "{refused:?}"
+    );
+
+    // End all four from other threads while the writer is held: finish and drop return at once;
+    // close and abort are queued at once, then wait for the writer.
+    let (done_tx, done_rx) = crossbeam_channel::unbounded();
+    let mut recs = recs.into_iter();
+    let (finished, dropped, closed, aborted) = (
+        recs.next().unwrap(),
+        recs.next().unwrap(),
+        recs.next().unwrap(),
+        recs.next().unwrap(),
+    );
+    let tx = done_tx.clone();
+    let t1 = std::thread::spawn(move || {
+        let h = finished.finish();
+        tx.send("finish").unwrap();
+        h
+    });
+    let tx = done_tx.clone();
+    let t2 = std::thread::spawn(move || {
+        drop(dropped);
+        tx.send("drop").unwrap();
+    });
+    let t3 = std::thread::spawn(move || closed.close());
+    let t4 = std::thread::spawn(move || aborted.abort());
+    let mut returned = Vec::new();
+    while returned.len() < 2 {
+        match done_rx.recv_timeout(Duration::from_secs(20)) {
+            Ok(what) => returned.push(what),
+            Err(_) => break,
+        }
+    }
+    let still_stalled_queue = engine.stats().queue_depth;
+    // Held longer than the writer's 20 ms check interval, its first check comes right after it
+    // takes the first message off the queue: the endings on the control channel must wait there
+    // for the rest of their recordings' messages.
+    std::thread::sleep(Duration::from_millis(100));
+    engine.set_writers_stalled(false);
+    assert_eq!(
+        returned.len(),
+        2,
+        "finish and drop returned while the writer was held: {returned:?}"
+    );
+    assert_eq!(still_stalled_queue, 8, "nothing was taken off the queue");
+
+    let handle = t1.join().unwrap().unwrap();
+    t2.join().unwrap();
+    t3.join().unwrap().unwrap();
+    t4.join().unwrap().unwrap();
+    // Every tick queued before the ending is in the finished file...
+    let out = handle.wait().unwrap();
+    let r = Reader::open_path(&out).unwrap();
+    r.verify().unwrap();
+    assert_eq!(recorded_ticks(&r), queued[0]);
+    // ...in the dropped and the closed recording's live directories (resumable)...
+    for (i, path) in [(1, &paths[1]), (2, &paths[2])] {
+        let waited = Instant::now();
+        let rec = loop {
+            match engine.start_recording(path, opts.clone()) {
+                Err(Error::Locked(_)) if waited.elapsed() < Duration::from_secs(10) => {
+                    std::thread::sleep(Duration::from_millis(5))
+                }
+                other => break other.unwrap(),
+            }
+        };
+        let r = Reader::open_live(live_dir_for(path)).unwrap();
+        assert_eq!(recorded_ticks(&r), queued[i], "recording {i}");
+        rec.abort().unwrap();
+    }
+    // ...and the aborted one left nothing.
+    assert!(!paths[3].exists() && !live_dir_for(&paths[3]).exists());
+    // With the queue drained, a new recording starts again.
+    engine
+        .start_recording(dir.path().join("late.reel"), opts)
+        .unwrap()
+        .abort()
+        .unwrap();
+}
+
+#[test]
+fn an_ending_that_waits_for_earlier_messages_takes_effect_at_shutdown() {
+    // The writer is held with a full queue when the engine shuts down: the finish that took the
+    // control channel still completes, after every tick queued before it.
+    let dir = tempfile::tempdir().unwrap();
+    let engine = Engine::new(EngineOptions {
+        queue_capacity: 4,
+        ..EngineOptions::default()
+    })
+    .unwrap();
+    let opts = RecorderOptions {
+        backpressure: Backpressure::Drop,
+        ..RecorderOptions::default()
+    };
+    let rec = engine
+        .start_recording(dir.path().join("a.reel"), opts)
+        .unwrap();
+    wait_for_empty_queue(&engine);
+    engine.set_writers_stalled(true);
+    let mut queued = Vec::new();
+    for (t, e) in common::sim_ticks(1, 10, 3) {
+        if rec.submit_tick(t, &batch(&e)).unwrap() == Submitted::Queued {
+            queued.push(t);
+        }
+    }
+    assert_eq!(queued.len(), 4);
+    let Some((handle, rec)) = within(move || (rec.finish(), rec)) else {
+        engine.set_writers_stalled(false);
+        panic!("finish waited for room in the full queue");
+    };
+    let handle = handle.unwrap();
+    drop(rec);
+    engine.shutdown(); // releases the held writer
+    let out = handle.wait().unwrap();
+    assert_eq!(recorded_ticks(&Reader::open_path(out).unwrap()), queued);
+}

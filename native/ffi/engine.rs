@@ -497,7 +497,9 @@ pub unsafe extern "C" fn tickreel_recorder_options_default(
 /// `TICKREEL_RESULT_LOCKED` if `path` is already being recorded (in this process or another),
 /// `TICKREEL_RESULT_INVALID_STATE` if a finished file exists at `path` and `overwrite` is 0 or the
 /// engine has shut down, `TICKREEL_RESULT_IO` and the data errors for a live directory that
-/// cannot be resumed.
+/// cannot be resumed, and `TICKREEL_RESULT_BACKPRESSURE` if the writer's queue stayed full past
+/// the recording's backpressure policy (at once with `TICKREEL_BACKPRESSURE_DROP`): nothing was
+/// started, try again later.
 ///
 /// # Safety
 /// `path` must be NULL or a NUL-terminated string; `options` must be NULL or point to a readable
@@ -536,8 +538,8 @@ pub unsafe extern "C" fn tickreel_recorder_start(
 /// on the same path continues it; a later `_finish` produces the file). A finished recording's
 /// compaction goes on (its finish handle stays valid). `tickreel_recorder_free(NULL)` is a no-op
 /// returning `TICKREEL_RESULT_OK`; a freed or invalid handle returns
-/// `TICKREEL_RESULT_INVALID_HANDLE`. Never does I/O; waits only while the writer's queue is full
-/// (to queue the close).
+/// `TICKREEL_RESULT_INVALID_HANDLE`. Never does I/O and never waits, not even for room in a full
+/// writer queue: the close then takes effect after every tick queued before it.
 ///
 /// Thread safety: any thread. A call on the same recorder still running in another thread
 /// finishes normally; calls that start after this one get `TICKREEL_RESULT_INVALID_HANDLE`.
@@ -798,6 +800,9 @@ pub extern "C" fn tickreel_recorder_status(recorder: *mut TickreelRecorder) -> T
 /// wait on (`tickreel_finish_wait`), to be freed with `tickreel_finish_free`. Afterwards the
 /// recorder refuses every call with `TICKREEL_RESULT_INVALID_STATE` except `_stats`, `_status`
 /// and `tickreel_recorder_free`, which must still be called.
+///
+/// Never waits for room in a full writer queue: the finish then takes effect after every tick
+/// queued before it.
 ///
 /// Returns `TICKREEL_RESULT_INVALID_STATE` if the recording was already finished or aborted (a
 /// second finish) or the engine has shut down. On failure `*out_finish` is set to NULL (when it
@@ -1208,7 +1213,7 @@ mod tests {
             let s = stats(r);
             assert_eq!(s.dropped_ticks + s.submitted_ticks, 6, "{s:?}");
             assert!(s.dropped_ticks > 0);
-            // Unstall first: freeing a recorder queues its close (waiting for room).
+            // Unstall so that the writer takes the queued ticks and the close.
             obj.engine.set_writers_stalled(false);
             assert_eq!(tickreel_recorder_free(r), OK);
             drop(obj);

@@ -7,14 +7,14 @@ use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use crossbeam_channel::{Receiver, Sender, bounded, unbounded};
+use crossbeam_channel::{Receiver, SendTimeoutError, Sender, TrySendError, bounded, unbounded};
 use parking_lot::{Condvar, Mutex};
 
 use crate::error::{Error, Result};
 use crate::format::metadata::{EntityInfo, EventType};
 use crate::record::finish::FinishHandle;
 use crate::record::pool::BufferPool;
-use crate::record::recorder::{RecShared, Recorder, RecorderOptions};
+use crate::record::recorder::{Backpressure, RecShared, Recorder, RecorderOptions};
 use crate::record::writer::{CompactJob, RecWriter, compaction_loop, writer_loop};
 use crate::storage::live::live_dir_for;
 
@@ -107,6 +107,17 @@ pub(crate) enum Msg {
     Shutdown,
 }
 
+/// An ending message (`Finish`, `Close` or `Abort`) that found its writer's queue full. It travels
+/// on the writer's control channel instead, so that ending a recording never waits for queue room
+/// (on a server thread, that room may be behind a slow fsync). The channel is unbounded, but each
+/// recording sends at most one ending message. The writer applies it once it has taken `after`
+/// messages of the recording off the queue: everything the recording queued before it.
+pub(crate) struct Ending {
+    pub id: u64,
+    pub after: u64,
+    pub msg: Msg,
+}
+
 /// State the engine shares with its threads and recorders.
 #[derive(Debug)]
 pub(crate) struct EngineShared {
@@ -168,6 +179,8 @@ impl EngineShared {
 struct EngineInner {
     shared: Arc<EngineShared>,
     writers: Vec<Sender<Msg>>,
+    /// Each writer's control channel (see [`Ending`]), by the same index as `writers`.
+    controls: Vec<Sender<Ending>>,
     compact_tx: Sender<CompactJob>,
     threads: Mutex<Vec<JoinHandle<()>>>,
     next_id: AtomicU64,
@@ -242,16 +255,19 @@ impl Engine {
         let (compact_tx, compact_rx): (Sender<CompactJob>, Receiver<CompactJob>) = unbounded();
         let mut threads = Vec::new();
         let mut writers = Vec::new();
+        let mut controls = Vec::new();
         for i in 0..options.writer_threads {
             let (tx, rx) = bounded(options.queue_capacity);
+            let (ctl_tx, ctl_rx) = unbounded();
             let sh = shared.clone();
             let ctx = compact_tx.clone();
             threads.push(
                 std::thread::Builder::new()
                     .name(format!("tickreel-writer-{i}"))
-                    .spawn(move || writer_loop(rx, sh, ctx))?,
+                    .spawn(move || writer_loop(rx, ctl_rx, sh, ctx))?,
             );
             writers.push(tx);
+            controls.push(ctl_tx);
         }
         let sh = shared.clone();
         threads.push(
@@ -263,6 +279,7 @@ impl Engine {
             inner: Arc::new(EngineInner {
                 shared,
                 writers,
+                controls,
                 compact_tx,
                 threads: Mutex::new(threads),
                 next_id: AtomicU64::new(1),
@@ -320,17 +337,36 @@ impl Engine {
         let last_tick = resumed.as_ref().and_then(|r| r.last_tick());
         let shared = Arc::new(RecShared::new(id, path.to_path_buf(), &options, last_tick));
         let rec = RecWriter::new(shared.clone(), inner.shared.clone(), options, resumed)?;
-        let tx = inner.writers[(id as usize) % inner.writers.len()].clone();
-        tx.send(Msg::Open {
+        let w = (id as usize) % inner.writers.len();
+        let tx = inner.writers[w].clone();
+        // Like every call a server thread makes, opening waits for queue room no longer than the
+        // recording's backpressure policy allows.
+        let msg = Msg::Open {
             id,
             rec: Box::new(rec),
-        })
-        .map_err(|_| Error::InvalidState("the engine has shut down".into()))?;
+        };
+        let gone = || Error::InvalidState("the engine has shut down".into());
+        let full = || {
+            Error::Backpressure("the writer's queue is full; the recording was not started".into())
+        };
+        match tx.try_send(msg) {
+            Ok(()) => {}
+            Err(TrySendError::Disconnected(_)) => return Err(gone()),
+            Err(TrySendError::Full(msg)) => match shared.backpressure {
+                Backpressure::Drop => return Err(full()),
+                Backpressure::Block { deadline } => match tx.send_timeout(msg, deadline) {
+                    Ok(()) => {}
+                    Err(SendTimeoutError::Timeout(_)) => return Err(full()),
+                    Err(SendTimeoutError::Disconnected(_)) => return Err(gone()),
+                },
+            },
+        }
         inner.shared.active.fetch_add(1, Ordering::Relaxed);
         Ok(Recorder {
             shared,
             engine: inner.shared.clone(),
             tx,
+            control: inner.controls[w].clone(),
         })
     }
 

@@ -13,7 +13,7 @@ use crate::error::{Error, Result};
 use crate::format::metadata::{EntityInfo, EventType, Gap};
 use crate::record::chunker::ChunkPolicy;
 use crate::record::compact::CompactOptions;
-use crate::record::engine::{EngineShared, Msg};
+use crate::record::engine::{Ending, EngineShared, Msg};
 use crate::record::finish::FinishHandle;
 use crate::record::reel_writer::RecordingInfo;
 
@@ -139,6 +139,8 @@ pub(crate) struct RecShared {
     pub state: AtomicU8,
     pub last_submitted: AtomicU64,
     pub submitted: AtomicU64,
+    /// Messages other than ticks (metadata, snapshots, flushes) accepted onto the queue.
+    pub other_sent: AtomicU64,
     pub dropped: AtomicU64,
     pub rejected: AtomicU64,
     pub bytes_written: AtomicU64,
@@ -164,6 +166,7 @@ impl RecShared {
             state: AtomicU8::new(OPEN),
             last_submitted: AtomicU64::new(last_tick.map_or(NONE, u64::from)),
             submitted: AtomicU64::new(0),
+            other_sent: AtomicU64::new(0),
             dropped: AtomicU64::new(0),
             rejected: AtomicU64::new(0),
             bytes_written: AtomicU64::new(0),
@@ -175,6 +178,12 @@ impl RecShared {
             backpressure: opts.backpressure,
             max_batch: opts.max_batch_bytes,
         }
+    }
+
+    /// Messages of this recording accepted onto the writer's queue so far (an ending message that
+    /// takes the control channel waits for this many; see [`Ending`]).
+    pub(crate) fn queued(&self) -> u64 {
+        self.submitted.load(Ordering::Relaxed) + self.other_sent.load(Ordering::Relaxed)
     }
 
     pub(crate) fn set_error(&self, msg: String) {
@@ -195,16 +204,20 @@ impl RecShared {
 }
 
 /// One recording being written. Cheap to share between threads (`&self` methods); ticks of one
-/// recording must be submitted in increasing order (from one thread at a time). Like
+/// recording must be submitted in increasing order (from one thread at a time).
+///
+/// No call waits for room in a full writer queue past the recording's backpressure policy. Like
 /// `submit_tick`, the metadata calls (`player_left`, `offer_snapshot`, `register_*`,
-/// `set_user_metadata`) and `flush` never wait past the backpressure policy when the writer's queue
-/// is full (`Error::Backpressure`, nothing queued); `finish`, `close` and `abort` wait for room,
-/// since they must not be lost.
+/// `set_user_metadata`) and `flush` then fail with `Error::Backpressure` and queue nothing. Ending
+/// a recording (`finish`, `close`, `abort`, or dropping the `Recorder`) never waits for room at all
+/// and is never lost: it takes effect after every message queued before it. `finish` and dropping
+/// return at once; `close`, `abort` and `flush` return when the writer has done their work.
 #[derive(Debug)]
 pub struct Recorder {
     pub(crate) shared: Arc<RecShared>,
     pub(crate) engine: Arc<EngineShared>,
     pub(crate) tx: Sender<Msg>,
+    pub(crate) control: Sender<Ending>,
 }
 
 impl Recorder {
@@ -322,7 +335,7 @@ impl Recorder {
         // up to its deadline and `Drop` not at all; then the call fails and nothing was queued.
         let full = |_| Error::Backpressure("the writer's queue is full; nothing was queued".into());
         let gone = || Error::InvalidState("the engine has shut down".into());
-        match self.tx.try_send(msg) {
+        let sent = match self.tx.try_send(msg) {
             Ok(()) => Ok(()),
             Err(TrySendError::Disconnected(_)) => Err(gone()),
             Err(TrySendError::Full(msg)) => match self.shared.backpressure {
@@ -333,6 +346,29 @@ impl Recorder {
                     Err(SendTimeoutError::Disconnected(_)) => Err(gone()),
                 },
             },
+        };
+        if sent.is_ok() {
+            self.shared.other_sent.fetch_add(1, Ordering::Relaxed);
+        }
+        sent
+    }
+
+    /// Sends an ending message without waiting for queue room: onto the queue when it has room,
+    /// else onto the writer's control channel, marked to take effect after every message this
+    /// recording has queued so far.
+    fn send_ending(&self, msg: Msg) -> Result<()> {
+        let gone = || Error::InvalidState("the engine has shut down".into());
+        match self.tx.try_send(msg) {
+            Ok(()) => Ok(()),
+            Err(TrySendError::Disconnected(_)) => Err(gone()),
+            Err(TrySendError::Full(msg)) => self
+                .control
+                .send(Ending {
+                    id: self.shared.id,
+                    after: self.shared.queued(),
+                    msg,
+                })
+                .map_err(|_| gone()),
         }
     }
 
@@ -420,8 +456,7 @@ impl Recorder {
         self.transition(FINISHING)?;
         let handle = FinishHandle::new();
         if self
-            .tx
-            .send(Msg::Finish {
+            .send_ending(Msg::Finish {
                 id: self.shared.id,
                 handle: handle.clone(),
             })
@@ -439,12 +474,10 @@ impl Recorder {
     pub fn close(&self) -> Result<()> {
         self.transition(CLOSED)?;
         let (tx, rx) = crossbeam_channel::bounded(1);
-        self.tx
-            .send(Msg::Close {
-                id: self.shared.id,
-                ack: Some(tx),
-            })
-            .map_err(|_| Error::InvalidState("the engine has shut down".into()))?;
+        self.send_ending(Msg::Close {
+            id: self.shared.id,
+            ack: Some(tx),
+        })?;
         rx.recv()
             .map_err(|_| Error::InvalidState("the writer stopped".into()))?
     }
@@ -453,12 +486,10 @@ impl Recorder {
     pub fn abort(&self) -> Result<()> {
         self.transition(ABORTED)?;
         let (tx, rx) = crossbeam_channel::bounded(1);
-        self.tx
-            .send(Msg::Abort {
-                id: self.shared.id,
-                ack: tx,
-            })
-            .map_err(|_| Error::InvalidState("the engine has shut down".into()))?;
+        self.send_ending(Msg::Abort {
+            id: self.shared.id,
+            ack: tx,
+        })?;
         rx.recv()
             .map_err(|_| Error::InvalidState("the writer stopped".into()))?
     }
@@ -479,7 +510,7 @@ impl Drop for Recorder {
         // Dropped while open: flush what was written and release the lock; the recording stays
         // resumable (start_recording on the same path continues it).
         if self.transition(CLOSED).is_ok() {
-            let _ = self.tx.send(Msg::Close {
+            let _ = self.send_ending(Msg::Close {
                 id: self.shared.id,
                 ack: None,
             });

@@ -22,7 +22,7 @@ use crate::play::Reader;
 use crate::play::reader::FrameSource;
 use crate::record::chunker::{Chunker, Frame};
 use crate::record::compact::{CompactOptions, compact};
-use crate::record::engine::{EngineShared, Msg};
+use crate::record::engine::{Ending, EngineShared, Msg};
 use crate::record::finish::FinishHandle;
 use crate::record::recorder::{RecShared, RecorderOptions};
 use crate::record::recover::recover_locked;
@@ -74,6 +74,8 @@ pub(crate) struct RecWriter {
     last_flush: Instant,
     dirty: bool,
     flush_requested: bool,
+    /// Messages of this recording taken off the queue (see [`Ending`]).
+    received: u64,
 }
 
 impl RecWriter {
@@ -145,6 +147,7 @@ impl RecWriter {
             last_flush: Instant::now(),
             dirty: false,
             flush_requested: false,
+            received: 0,
         };
         if let Some(r) = resumed {
             if r.header.dictionary_id != w.header.dictionary_id {
@@ -391,34 +394,49 @@ fn remove_live_dir(dir: &Path, lock: WriterLock) -> Result<()> {
     Ok(())
 }
 
+/// One writer thread's recordings and what its loop carries between messages.
+struct WriterThread {
+    recs: HashMap<u64, RecWriter>,
+    engine: Arc<EngineShared>,
+    compact_tx: Sender<CompactJob>,
+    /// Ending messages from the control channel that wait for earlier queued messages.
+    endings: Vec<Ending>,
+    /// In-flight bytes are released in batches: one shared atomic update per 64 KiB (or when the
+    /// queue runs dry) instead of one per tick keeps the counter's cache line off the hot path.
+    unreleased: usize,
+}
+
 /// The writer thread's loop.
 pub(crate) fn writer_loop(
     rx: Receiver<Msg>,
+    control: Receiver<Ending>,
     engine: Arc<EngineShared>,
     compact_tx: Sender<CompactJob>,
 ) {
-    let mut recs: HashMap<u64, RecWriter> = HashMap::new();
-    let mut next_check = Instant::now() + CHECK_INTERVAL;
-    let end = |engine: &EngineShared, rec: &RecWriter| {
-        engine.open_paths.lock().remove(&rec.shared.path);
-        engine.active.fetch_sub(1, Ordering::Relaxed);
+    let mut w = WriterThread {
+        recs: HashMap::new(),
+        engine,
+        compact_tx,
+        endings: Vec::new(),
+        unreleased: 0,
     };
+    let mut next_check = Instant::now() + CHECK_INTERVAL;
     let mut idle = 0u32;
-    // In-flight bytes are released in batches: one shared atomic update per 64 KiB (or when the
-    // queue runs dry) instead of one per tick keeps the counter's cache line off the hot path.
-    let mut unreleased = 0usize;
     loop {
-        engine.wait_if_stalled();
+        w.engine.wait_if_stalled();
         // Poll, and nap when idle: a blocked receiver would make every producer pay for a wake-up
         // syscall inside submit_tick (measured: ~2.5 us per submit to a one-player recording).
-        let msg = match rx.try_recv() {
+        match rx.try_recv() {
             Ok(m) => {
                 idle = 0;
-                Some(m)
+                if !w.handle(m) {
+                    w.shut_down(&control);
+                    return;
+                }
             }
             Err(TryRecvError::Empty) => {
-                if unreleased > 0 {
-                    engine.release_bytes(std::mem::take(&mut unreleased));
+                if w.unreleased > 0 {
+                    w.engine.release_bytes(std::mem::take(&mut w.unreleased));
                 }
                 idle = idle.saturating_add(1);
                 let nap = match idle {
@@ -428,96 +446,163 @@ pub(crate) fn writer_loop(
                 };
                 let until_check = next_check.saturating_duration_since(Instant::now());
                 std::thread::sleep(nap.min(until_check).max(Duration::from_micros(10)));
-                None
             }
-            Err(TryRecvError::Disconnected) => Some(Msg::Shutdown),
-        };
+            Err(TryRecvError::Disconnected) => {
+                w.shut_down(&control);
+                return;
+            }
+        }
+        let now = Instant::now();
+        if now >= next_check {
+            w.take_endings(&control, false);
+            for r in w.recs.values_mut() {
+                if r.flush_due(now) {
+                    let _ = r.flush();
+                }
+            }
+            next_check = now + CHECK_INTERVAL;
+        }
+    }
+}
+
+impl WriterThread {
+    fn end(&self, rec: &RecWriter) {
+        self.engine.open_paths.lock().remove(&rec.shared.path);
+        self.engine.active.fetch_sub(1, Ordering::Relaxed);
+    }
+
+    /// The recording a queued message is for, counting the message (see [`Ending`]).
+    fn rec_for(&mut self, id: u64) -> Option<&mut RecWriter> {
+        let r = self.recs.get_mut(&id)?;
+        r.received += 1;
+        Some(r)
+    }
+
+    /// Takes what waits on the control channel and applies every ending whose recording's earlier
+    /// messages have all been taken off the queue (`all`: every ending, at shutdown, when the
+    /// queue has been emptied).
+    fn take_endings(&mut self, control: &Receiver<Ending>, all: bool) {
+        self.endings.extend(control.try_iter());
+        let mut i = 0;
+        while i < self.endings.len() {
+            let e = &self.endings[i];
+            let due = all || self.recs.get(&e.id).is_some_and(|r| r.received >= e.after);
+            if due {
+                let e = self.endings.swap_remove(i);
+                self.handle(e.msg);
+            } else {
+                i += 1;
+            }
+        }
+    }
+
+    /// Every message before the shutdown has been handled: apply the waiting endings, then close
+    /// what is still open (flushed, resumable).
+    fn shut_down(&mut self, control: &Receiver<Ending>) {
+        if self.unreleased > 0 {
+            self.engine
+                .release_bytes(std::mem::take(&mut self.unreleased));
+        }
+        self.take_endings(control, true);
+        for (_, r) in std::mem::take(&mut self.recs) {
+            self.end(&r);
+            let _ = r.close();
+        }
+    }
+
+    /// Handles one message; `false` for `Shutdown`.
+    fn handle(&mut self, msg: Msg) -> bool {
         match msg {
-            None => {}
-            Some(Msg::Open { id, rec }) => {
-                recs.insert(id, *rec);
+            Msg::Open { id, rec } => {
+                self.recs.insert(id, *rec);
             }
-            Some(Msg::Tick { id, tick, buf }) => {
+            Msg::Tick { id, tick, buf } => {
                 let len = buf.len();
-                if let Some(r) = recs.get_mut(&id) {
+                if let Some(r) = self.rec_for(id) {
                     r.on_tick(tick, &buf);
                     if r.flush_requested {
                         let _ = r.flush();
                     }
                 }
-                unreleased += len;
-                if unreleased >= 64 << 10 {
-                    engine.release_bytes(std::mem::take(&mut unreleased));
+                self.unreleased += len;
+                if self.unreleased >= 64 << 10 {
+                    self.engine
+                        .release_bytes(std::mem::take(&mut self.unreleased));
                 }
-                engine.pool.give(buf);
+                self.engine.pool.give(buf);
             }
-            Some(Msg::PlayerLeft { id }) => {
-                if let Some(r) = recs.get_mut(&id)
+            Msg::PlayerLeft { id } => {
+                if let Some(r) = self.rec_for(id)
                     && r.opts.flush.on_player_leave
                 {
                     let _ = r.flush();
                 }
             }
-            Some(Msg::Snapshot { id, bytes }) => {
-                if let Some(r) = recs.get_mut(&id) {
+            Msg::Snapshot { id, bytes } => {
+                if let Some(r) = self.rec_for(id) {
                     r.chunker.offer_snapshot(bytes);
                 }
             }
-            Some(Msg::Entity { id, info }) => {
-                if let Some(r) = recs.get_mut(&id) {
+            Msg::Entity { id, info } => {
+                if let Some(r) = self.rec_for(id) {
                     let list = &mut r.metadata.library.entities;
                     list.retain(|e| e.id != info.id);
                     list.push(*info);
                     r.dirty = true;
                 }
             }
-            Some(Msg::EventType { id, t }) => {
-                if let Some(r) = recs.get_mut(&id) {
+            Msg::EventType { id, t } => {
+                if let Some(r) = self.rec_for(id) {
                     let list = &mut r.metadata.library.event_types;
                     list.retain(|e| e.id != t.id);
                     list.push(*t);
                     r.dirty = true;
                 }
             }
-            Some(Msg::UserMeta { id, meta }) => {
-                if let Some(r) = recs.get_mut(&id) {
+            Msg::UserMeta { id, meta } => {
+                if let Some(r) = self.rec_for(id) {
                     let (key, value) = *meta;
                     r.metadata.user.insert(key, value);
                     r.dirty = true;
                 }
             }
-            Some(Msg::Flush { id, ack }) => {
-                let res = match recs.get_mut(&id) {
+            Msg::Flush { id, ack } => {
+                let res = match self.rec_for(id) {
                     Some(r) => r.flush(),
                     None => Err(Error::InvalidState("unknown recording".into())),
                 };
                 let _ = ack.send(res);
             }
-            Some(Msg::Finish { id, handle }) => {
-                if let Some(r) = recs.remove(&id) {
-                    end(&engine, &r);
-                    engine.compactions_pending.fetch_add(1, Ordering::Relaxed);
-                    r.finish(handle, &compact_tx);
+            Msg::Finish { id, handle } => match self.recs.remove(&id) {
+                Some(r) => {
+                    self.end(&r);
+                    self.engine
+                        .compactions_pending
+                        .fetch_add(1, Ordering::Relaxed);
+                    r.finish(handle, &self.compact_tx);
                 }
-            }
-            Some(Msg::Abort { id, ack }) => {
-                let res = match recs.remove(&id) {
+                None => handle.state.complete(Err(Error::InvalidState(
+                    "the recording is no longer open".into(),
+                ))),
+            },
+            Msg::Abort { id, ack } => {
+                let res = match self.recs.remove(&id) {
                     Some(r) => {
-                        end(&engine, &r);
+                        self.end(&r);
                         r.abort()
                     }
                     None => Ok(()),
                 };
                 let _ = ack.send(res);
             }
-            Some(Msg::Close { id, ack }) => {
-                let res = match recs.remove(&id) {
+            Msg::Close { id, ack } => {
+                let res = match self.recs.remove(&id) {
                     Some(r) => {
                         let path = r.shared.path.clone();
                         let res = r.close();
                         // The lock is released (the RecWriter is gone) before the path is free.
-                        engine.open_paths.lock().remove(&path);
-                        engine.active.fetch_sub(1, Ordering::Relaxed);
+                        self.engine.open_paths.lock().remove(&path);
+                        self.engine.active.fetch_sub(1, Ordering::Relaxed);
                         res
                     }
                     None => Ok(()),
@@ -526,23 +611,9 @@ pub(crate) fn writer_loop(
                     let _ = ack.send(res);
                 }
             }
-            Some(Msg::Shutdown) => {
-                for (_, r) in recs.drain() {
-                    end(&engine, &r);
-                    let _ = r.close();
-                }
-                return;
-            }
+            Msg::Shutdown => return false,
         }
-        let now = Instant::now();
-        if now >= next_check {
-            for r in recs.values_mut() {
-                if r.flush_due(now) {
-                    let _ = r.flush();
-                }
-            }
-            next_check = now + CHECK_INTERVAL;
-        }
+        true
     }
 }
 

@@ -47,7 +47,9 @@ public final class Engine implements AutoCloseable {
      *
      * @throws IllegalStateException if the engine is closed, or {@code path} is a finished recording
      *     and {@link RecorderOptions.Builder#overwrite(boolean)} is not set
-     * @throws TickreelException of kind {@code LOCKED} if the path is already being recorded
+     * @throws TickreelException of kind {@code LOCKED} if the path is already being recorded, of
+     *     kind {@code BACKPRESSURE} if the writer's queue stayed full past the options'
+     *     backpressure policy (at once with {@code DROP}): nothing was started, try again later
      */
     public Recorder startRecording(Path path, RecorderOptions options) {
         Objects.requireNonNull(path, "path");
