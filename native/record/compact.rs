@@ -1,6 +1,7 @@
 //! Compaction: a recording (live directory, or frames held in memory) -> one `.reel` file, streaming
 //! chunk by chunk (never the whole recording in memory), re-chunked and recompressed at a higher
-//! zstd level, with analysis metadata appended, verified by reading it back.
+//! zstd level, with analysis metadata appended, written to a temporary file that is verified by
+//! reading it back and only then published at the final path.
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
@@ -12,7 +13,7 @@ use crate::format::event::Event;
 use crate::format::pose::Pose;
 use crate::play::Reader;
 use crate::record::chunker::ChunkPolicy;
-use crate::record::reel_writer::{RecordingInfo, ReelOptions, ReelWriter};
+use crate::record::reel_writer::{RecordingInfo, ReelOptions, ReelWriter, UnpublishedReel};
 
 /// How compaction writes the final file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -116,12 +117,29 @@ impl Analysis {
 }
 
 /// Compacts everything `source` holds into the file `out`. `progress(done_chunks, total)`.
+///
+/// The file is written under a temporary name next to `out`, read back and checked (if
+/// `options.verify`), and only then published at `out`: a file that fails verification never
+/// appears there, and a failure at any step leaves no temporary file.
 pub fn compact(
     source: &Reader,
     out: &Path,
     options: CompactOptions,
     progress: &mut dyn FnMut(u64, u64),
 ) -> Result<CompactReport> {
+    let (report, file) = compact_unpublished(source, out, options, progress)?;
+    file.publish(true)?;
+    Ok(report)
+}
+
+/// [`compact`] up to, not including, publication: the checked file, still under its temporary
+/// name next to `out`.
+pub(crate) fn compact_unpublished(
+    source: &Reader,
+    out: &Path,
+    options: CompactOptions,
+    progress: &mut dyn FnMut(u64, u64),
+) -> Result<(CompactReport, UnpublishedReel)> {
     let h = source.header();
     let info = RecordingInfo {
         world_id: h.world_id,
@@ -203,15 +221,16 @@ pub fn compact(
         progress(i as u64 + 1, total);
     }
     w.set_analysis(analysis.to_nbt());
-    report.bytes_out = w.finish()?;
-    let back = Reader::open_path(out)?;
-    report.chunks_out = back.index().len();
+    let (first, last) = (source.first_tick(), source.last_tick());
+    let file = w.finish_unpublished()?;
+    report.bytes_out = file.size();
+    report.chunks_out = file.chunks();
     if options.verify {
+        let back = Reader::open_path(file.temp_path())?;
         let v = back.verify()?;
-        let (a, b) = (source.first_tick(), source.last_tick());
-        if (back.first_tick(), back.last_tick()) != (a, b) {
+        if (back.first_tick(), back.last_tick()) != (first, last) {
             return Err(Error::corrupt(format!(
-                "compacted file covers {:?}..{:?}, source {a:?}..{b:?}",
+                "compacted file covers {:?}..{:?}, source {first:?}..{last:?}",
                 back.first_tick(),
                 back.last_tick()
             )));
@@ -222,6 +241,13 @@ pub fn compact(
                 v.pose_samples, v.events
             )));
         }
+        if v.chunks != file.chunks() {
+            return Err(Error::corrupt(format!(
+                "compacted file has {} chunks, {} were written",
+                v.chunks,
+                file.chunks()
+            )));
+        }
     }
-    Ok(report)
+    Ok((report, file))
 }

@@ -20,4 +20,4 @@ pub use recorder::{
     Submitted,
 };
 pub use recover::{RecoverReport, recover};
-pub use reel_writer::{RecordingInfo, ReelOptions, ReelWriter};
+pub use reel_writer::{PublishError, RecordingInfo, ReelOptions, ReelWriter, UnpublishedReel};

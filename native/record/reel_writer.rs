@@ -1,9 +1,12 @@
 //! Writes a finished, compacted `.reel` file from a sequence of ticks: frames are kept in memory
 //! up to a threshold and spilled to a temporary file beyond it, then header + metadata + index +
-//! frames are written to a temporary file that is fsynced and atomically renamed into place.
+//! frames are written to a temporary file (a unique name next to the final path) that is fsynced,
+//! and only then published: atomically renamed into place, or linked without replacing anything.
+//! Every temporary file is removed when a step fails.
 
-use std::fs::{self, File};
+use std::fs::Permissions;
 use std::io::{self, BufWriter, Read, Seek, Write};
+use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
 use crate::error::{Error, Result};
@@ -76,23 +79,26 @@ impl ReelOptions {
     }
 }
 
-/// Frames collected so far, in memory or spilled to a temporary file.
+/// Frames collected so far, in memory or spilled to a temporary file (removed on drop).
 #[derive(Debug)]
 pub(crate) struct FrameBody {
     mem: Vec<u8>,
-    spill: Option<(File, PathBuf)>,
+    spill: Option<tempfile::NamedTempFile>,
     len: u64,
-    spill_path: PathBuf,
+    /// Where a spill file goes, and its name's prefix.
+    spill_dir: PathBuf,
+    spill_prefix: String,
     pub(crate) entries: Vec<IndexEntry>,
 }
 
 impl FrameBody {
-    pub(crate) fn new(spill_path: PathBuf) -> FrameBody {
+    pub(crate) fn new(spill_dir: PathBuf, spill_prefix: String) -> FrameBody {
         FrameBody {
             mem: Vec::new(),
             spill: None,
             len: 0,
-            spill_path,
+            spill_dir,
+            spill_prefix,
             entries: Vec::new(),
         }
     }
@@ -109,7 +115,7 @@ impl FrameBody {
         });
         let head = h.encode();
         match &mut self.spill {
-            Some((file, _)) => {
+            Some(file) => {
                 file.write_all(&head)?;
                 file.write_all(&f.payload)?;
             }
@@ -117,15 +123,11 @@ impl FrameBody {
                 self.mem.extend_from_slice(&head);
                 self.mem.extend_from_slice(&f.payload);
                 if self.mem.len() > SPILL_THRESHOLD {
-                    let mut file = fs::OpenOptions::new()
-                        .read(true)
-                        .write(true)
-                        .create(true)
-                        .truncate(true)
-                        .open(&self.spill_path)?;
+                    // A unique name: two writers of the same final path never share a spill file.
+                    let mut file = temp_file(&self.spill_dir, &self.spill_prefix, ".body.tmp")?;
                     file.write_all(&self.mem)?;
                     self.mem = Vec::new();
-                    self.spill = Some((file, self.spill_path.clone()));
+                    self.spill = Some(file);
                 }
             }
         }
@@ -135,7 +137,8 @@ impl FrameBody {
 
     pub(crate) fn copy_into(&mut self, out: &mut impl Write) -> Result<()> {
         match &mut self.spill {
-            Some((file, _)) => {
+            Some(file) => {
+                let file = file.as_file_mut();
                 file.flush()?;
                 file.seek(io::SeekFrom::Start(0))?;
                 let mut r = (&*file).take(self.len);
@@ -151,12 +154,14 @@ impl FrameBody {
     }
 }
 
-impl Drop for FrameBody {
-    fn drop(&mut self) {
-        if let Some((_, p)) = self.spill.take() {
-            let _ = fs::remove_file(p);
-        }
-    }
+/// A new temporary file `dir/{prefix}XXXXXX{suffix}` (unique, created exclusively), removed when
+/// dropped unless persisted. Created with mode 0666 (before the umask), like `File::create`.
+fn temp_file(dir: &Path, prefix: &str, suffix: &str) -> Result<tempfile::NamedTempFile> {
+    Ok(tempfile::Builder::new()
+        .prefix(prefix)
+        .suffix(suffix)
+        .permissions(Permissions::from_mode(0o666))
+        .tempfile_in(dir)?)
 }
 
 /// Assembles the bytes that precede the frames of a compacted file: header, metadata, index.
@@ -238,12 +243,12 @@ impl ReelWriter {
         }
         let dict = crate::dictionary::lookup(options.info.dictionary_id)?;
         let chunker = Chunker::new(options.policy, dict.as_deref().map(|v| v.as_slice()))?;
-        let spill = sibling(&path, "body.tmp");
+        let (dir, prefix) = temp_location(&path);
         Ok(ReelWriter {
             path,
             options,
             chunker,
-            body: FrameBody::new(spill),
+            body: FrameBody::new(dir, prefix),
             metadata: Metadata::default(),
             first_tick: None,
         })
@@ -303,8 +308,16 @@ impl ReelWriter {
         self.write_tick(tick, &events)
     }
 
-    /// Writes the file and returns its size in bytes.
-    pub fn finish(mut self) -> Result<u64> {
+    /// Writes the file, publishes it at its path (replacing any file there) and returns its size
+    /// in bytes. On failure nothing is left behind: no temporary file, and the path untouched.
+    pub fn finish(self) -> Result<u64> {
+        self.finish_unpublished()?.publish(true)
+    }
+
+    /// Writes and fsyncs the file under a temporary name next to its path, without publishing it:
+    /// read or check it at [`UnpublishedReel::temp_path`], then [`UnpublishedReel::publish`] it.
+    /// On failure, or if the result is dropped unpublished, the temporary file is removed.
+    pub fn finish_unpublished(mut self) -> Result<UnpublishedReel> {
         if let Some(f) = self.chunker.finish_chunk()? {
             self.body.push(&f)?;
         }
@@ -321,27 +334,124 @@ impl ReelWriter {
             self.chunker.last_tick(),
             self.body.len(),
         )?;
-        let tmp = sibling(&self.path, "tmp");
+        let (dir, name) = temp_location(&self.path);
+        let mut tmp = temp_file(&dir, &name, ".tmp")?;
         {
-            let mut f = BufWriter::new(File::create(&tmp)?);
+            let mut f = BufWriter::new(tmp.as_file_mut());
             f.write_all(&prefix)?;
             self.body.copy_into(&mut f)?;
             let f = f.into_inner().map_err(|e| e.into_error())?;
             f.sync_all()?;
         }
-        fs::rename(&tmp, &self.path)?;
-        if let Some(dir) = self.path.parent().filter(|p| !p.as_os_str().is_empty()) {
-            sync_dir(dir)?;
-        }
-        Ok(prefix.len() as u64 + self.body.len())
+        Ok(UnpublishedReel {
+            tmp: tmp.into_temp_path(),
+            path: self.path,
+            size: prefix.len() as u64 + self.body.len(),
+            chunks: self.body.entries.len(),
+        })
     }
 }
 
-/// `dir/.name.suffix` next to `path`.
-pub(crate) fn sibling(path: &Path, suffix: &str) -> PathBuf {
+/// A compacted file written and fsynced under a temporary name in its final directory, not yet
+/// visible at its final path. Dropping it (or a failed publication) removes the temporary file.
+#[derive(Debug)]
+pub struct UnpublishedReel {
+    tmp: tempfile::TempPath,
+    path: PathBuf,
+    size: u64,
+    chunks: usize,
+}
+
+impl UnpublishedReel {
+    /// Where the file is until it is published (a readable, complete `.reel`).
+    pub fn temp_path(&self) -> &Path {
+        &self.tmp
+    }
+    /// The path it was written for.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+    /// Its size in bytes.
+    pub fn size(&self) -> u64 {
+        self.size
+    }
+    /// Its number of chunks.
+    pub fn chunks(&self) -> usize {
+        self.chunks
+    }
+
+    /// Moves the file to its path and fsyncs the directory; returns its size. `replace`: an
+    /// atomic rename that replaces whatever file is there. Otherwise an atomic no-clobber move
+    /// (`renameat2(RENAME_NOREPLACE)`, or hard link + unlink where that is not supported) that
+    /// fails with an I/O error of kind `AlreadyExists` if the path exists, even when another
+    /// process creates it at the same moment. On failure the temporary file is removed.
+    pub fn publish(self, replace: bool) -> Result<u64> {
+        let path = self.path.clone();
+        self.publish_at(&path, replace).map_err(|e| e.error)
+    }
+
+    /// Like [`UnpublishedReel::publish`], at another `path` in the same directory (a rename never
+    /// crosses file systems). If the move fails, the file stays unpublished and comes back in the
+    /// error, so that the caller can try another path (or drop it, which removes it).
+    pub fn publish_at(self, path: &Path, replace: bool) -> std::result::Result<u64, PublishError> {
+        let UnpublishedReel {
+            tmp,
+            path: own,
+            size,
+            chunks,
+        } = self;
+        let moved = if replace {
+            tmp.persist(path)
+        } else {
+            tmp.persist_noclobber(path)
+        };
+        if let Err(e) = moved {
+            return Err(PublishError {
+                error: Error::Io(e.error),
+                file: Some(Box::new(UnpublishedReel {
+                    tmp: e.path,
+                    path: own,
+                    size,
+                    chunks,
+                })),
+            });
+        }
+        if let Some(dir) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
+            // Published already: a failed directory fsync is reported, nothing is undone.
+            sync_dir(dir).map_err(|error| PublishError { error, file: None })?;
+        }
+        Ok(size)
+    }
+}
+
+/// Why [`UnpublishedReel::publish_at`] failed.
+#[derive(Debug)]
+pub struct PublishError {
+    pub error: Error,
+    /// The file, still unpublished, if it could not be moved (`None`: it was moved, but the
+    /// directory could not be made durable).
+    pub file: Option<Box<UnpublishedReel>>,
+}
+
+impl PublishError {
+    /// Whether the move was refused because something exists at the path (no-clobber moves).
+    pub fn is_conflict(&self) -> bool {
+        matches!(&self.error, Error::Io(e) if e.kind() == io::ErrorKind::AlreadyExists)
+            && self.file.is_some()
+    }
+}
+
+/// The directory a file for `path` is written in, and the prefix of its temporary files there:
+/// `dir/.NAME.XXXXXX.tmp` (spilled frames: `dir/.NAME.XXXXXX.body.tmp`).
+fn temp_location(path: &Path) -> (PathBuf, String) {
+    let dir = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."))
+        .to_path_buf();
     let name = path
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_else(|| "reel".into());
-    path.with_file_name(format!(".{name}.{suffix}"))
+    (dir, format!(".{name}."))
 }
