@@ -8,9 +8,18 @@ use std::path::Path;
 
 use fastnbt::Value;
 use tickreel::format::Limits;
+use tickreel::format::chunk::DecodedTick;
+use tickreel::format::event::encode_batch;
 use tickreel::play::{Reader, ReaderOptions};
-use tickreel::record::{CompactOptions, ReelOptions, ReelWriter, compact};
-use tickreel::{Error, Event, Pose};
+use tickreel::record::{ChunkPolicy, CompactOptions, ReelOptions, ReelWriter, compact};
+use tickreel::storage::live::live_dir_for;
+use tickreel::{Engine, EngineOptions, Error, Event, Pose, RecorderOptions};
+
+fn batch(events: &[Event]) -> Vec<u8> {
+    let mut b = Vec::new();
+    encode_batch(events, &mut b).unwrap();
+    b
+}
 
 fn at(x: f64, y: f64, z: f64) -> Pose {
     Pose::from_f64(x, y, z, 0.0, 0.0)
@@ -180,6 +189,121 @@ fn known_paths() -> Vec<(u32, Vec<Event>)> {
     ]
 }
 
+#[derive(Debug, Clone, PartialEq)]
+struct EntityFigures {
+    id: u32,
+    ticks: u32,
+    samples: u32,
+    distance: f64,
+    bbox: [f64; 6],
+}
+
+#[derive(Debug, Clone, PartialEq)]
+struct Totals {
+    ticks: u32,
+    entity_count: u32,
+    distance: f64,
+    bbox: Option<[f64; 6]>,
+}
+
+fn expected_known_paths() -> (Vec<EntityFigures>, Totals) {
+    let e = |id, ticks, samples, distance, bbox| EntityFigures {
+        id,
+        ticks,
+        samples,
+        distance,
+        bbox,
+    };
+    (
+        vec![
+            e(1, 19, 6, 16.0, [0.0, 60.0, 0.0, 6.0, 64.0, 10.0]),
+            e(2, 6, 4, 8.0, [10.0, 70.0, 10.0, 103.0, 70.0, 104.0]),
+            e(3, 16, 5, 11.0, [-5.0, 64.0, -5.0, 50.0, 84.0, 53.0]),
+            e(4, 0, 1, 0.0, [1.0, 1.0, 1.0, 1.0, 1.0, 1.0]),
+            e(6, 7, 2, 3.0, [2.0, 2.0, 2.0, 2.0, 2.0, 5.0]),
+        ],
+        Totals {
+            ticks: 20,
+            entity_count: 5,
+            distance: 38.0,
+            bbox: Some([-5.0, 1.0, -5.0, 103.0, 84.0, 104.0]),
+        },
+    )
+}
+
+fn int(c: &std::collections::HashMap<String, Value>, k: &str) -> u32 {
+    match c.get(k) {
+        Some(Value::Int(v)) => *v as u32,
+        other => panic!("analysis key {k}: {other:?} in {c:?}"),
+    }
+}
+
+fn double(c: &std::collections::HashMap<String, Value>, k: &str) -> f64 {
+    match c.get(k) {
+        Some(Value::Double(v)) => *v,
+        other => panic!("analysis key {k}: {other:?} in {c:?}"),
+    }
+}
+
+fn bbox(v: Option<&Value>) -> Option<[f64; 6]> {
+    let Value::List(l) = v? else {
+        panic!("bbox is not a list: {v:?}")
+    };
+    let d: Vec<f64> = l
+        .iter()
+        .map(|x| match x {
+            Value::Double(d) => *d,
+            other => panic!("bbox entry {other:?}"),
+        })
+        .collect();
+    Some(d.try_into().expect("six values"))
+}
+
+fn analysis(r: &Reader) -> (Vec<EntityFigures>, Totals) {
+    let Some(Value::Compound(a)) = &r.metadata().library.analysis else {
+        panic!("no analysis: {:?}", r.metadata().library)
+    };
+    let Some(Value::List(list)) = a.get("entities") else {
+        panic!("{a:?}")
+    };
+    let entities = list
+        .iter()
+        .map(|c| {
+            let Value::Compound(c) = c else { panic!() };
+            EntityFigures {
+                id: int(c, "id"),
+                ticks: int(c, "ticks"),
+                samples: int(c, "samples"),
+                distance: double(c, "distance"),
+                bbox: bbox(c.get("bbox")).expect("entity bbox"),
+            }
+        })
+        .collect();
+    let totals = Totals {
+        ticks: int(a, "ticks"),
+        entity_count: int(a, "entity_count"),
+        distance: double(a, "distance"),
+        bbox: bbox(a.get("bbox")),
+    };
+    (entities, totals)
+}
+
+/// `ticks` is defined as the ticks of the recording's span after which the entity is in the
+/// entity table (what `seek` gives): check the figures against that definition too.
+fn check_ticks_against_seek(r: &Reader, figures: &[EntityFigures]) {
+    let (first, last) = (r.first_tick().unwrap(), r.last_tick().unwrap());
+    for f in figures {
+        let n = (first..=last)
+            .filter(|t| r.seek(*t).unwrap().entities.entities.contains_key(&f.id))
+            .count();
+        assert_eq!(n as u32, f.ticks, "entity {}", f.id);
+    }
+}
+
+fn all_ticks(r: &Reader) -> Vec<DecodedTick> {
+    r.ticks(0, u32::MAX).map(|t| t.unwrap()).collect()
+}
+
 fn names(dir: &Path) -> BTreeSet<String> {
     std::fs::read_dir(dir)
         .unwrap()
@@ -189,6 +313,96 @@ fn names(dir: &Path) -> BTreeSet<String> {
 
 fn set(items: &[&str]) -> BTreeSet<String> {
     items.iter().map(|s| s.to_string()).collect()
+}
+
+fn small_chunks() -> RecorderOptions {
+    let mut o = RecorderOptions::default();
+    o.chunk.chunk_ticks = 4;
+    o
+}
+
+#[test]
+fn analysis_gives_exact_figures_through_compact() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("src.reel");
+    common::write_reel(
+        &src,
+        &known_paths(),
+        ChunkPolicy {
+            chunk_ticks: 4,
+            ..ChunkPolicy::default()
+        },
+    );
+    let source = Reader::open_path(&src).unwrap();
+    for chunk_ticks in [100, 3] {
+        let out = dir.path().join(format!("out-{chunk_ticks}.reel"));
+        let options = CompactOptions {
+            chunk_ticks,
+            ..CompactOptions::default()
+        };
+        compact(&source, &out, options, &mut |_, _| {}).unwrap();
+        let r = Reader::open_path(&out).unwrap();
+        assert_eq!(all_ticks(&r), all_ticks(&source));
+        let (entities, totals) = analysis(&r);
+        assert_eq!((entities.clone(), totals), expected_known_paths());
+        let samples: u32 = entities.iter().map(|e| e.samples).sum();
+        assert_eq!(u64::from(samples), r.metadata().library.stats.pose_samples);
+        check_ticks_against_seek(&r, &entities);
+    }
+}
+
+#[test]
+fn analysis_gives_exact_figures_through_recorder_finish() {
+    let dir = tempfile::tempdir().unwrap();
+    let engine = Engine::new(EngineOptions::default()).unwrap();
+    // never flushed (compacted from memory) and flushed midway (compacted from the live directory)
+    for flush_after in [None, Some(9)] {
+        let path = dir.path().join(format!("rec-{flush_after:?}.reel"));
+        let rec = engine.start_recording(&path, small_chunks()).unwrap();
+        for (t, e) in known_paths() {
+            rec.submit_tick(t, &batch(&e)).unwrap();
+            if Some(t) == flush_after {
+                rec.flush().unwrap();
+                assert!(live_dir_for(&path).is_dir());
+            }
+        }
+        let out = rec.finish().unwrap().wait().unwrap();
+        let r = Reader::open_path(&out).unwrap();
+        let (entities, totals) = analysis(&r);
+        assert_eq!(
+            (entities.clone(), totals),
+            expected_known_paths(),
+            "flush after {flush_after:?}"
+        );
+        check_ticks_against_seek(&r, &entities);
+    }
+    engine.shutdown();
+}
+
+#[test]
+fn an_empty_recording_has_empty_analysis_totals() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("empty.reel");
+    common::write_reel(&src, &[(3, vec![]), (7, vec![])], ChunkPolicy::default());
+    let out = dir.path().join("out.reel");
+    compact(
+        &Reader::open_path(&src).unwrap(),
+        &out,
+        CompactOptions::default(),
+        &mut |_, _| {},
+    )
+    .unwrap();
+    let (entities, totals) = analysis(&Reader::open_path(&out).unwrap());
+    assert!(entities.is_empty());
+    assert_eq!(
+        totals,
+        Totals {
+            ticks: 5,
+            entity_count: 0,
+            distance: 0.0,
+            bbox: None
+        }
+    );
 }
 
 #[test]

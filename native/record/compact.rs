@@ -11,6 +11,7 @@ use fastnbt::Value;
 use crate::error::{Error, Result};
 use crate::format::event::Event;
 use crate::format::pose::Pose;
+use crate::format::state::EntityState;
 use crate::play::Reader;
 use crate::record::chunker::ChunkPolicy;
 use crate::record::reel_writer::{RecordingInfo, ReelOptions, ReelWriter, UnpublishedReel};
@@ -50,68 +51,175 @@ pub struct CompactReport {
     pub ticks: u64,
 }
 
-/// Per-entity figures gathered while compacting.
-#[derive(Debug, Clone, Default)]
+/// Per-entity figures gathered while compacting (see FORMAT.md, section 4, `analysis`).
+#[derive(Debug, Clone)]
 struct EntityAnalysis {
-    ticks_present: u64,
+    /// Ticks of closed presence intervals counted so far.
+    ticks: u64,
+    /// The tick since which the entity is present (in the entity table), if it is.
+    since: Option<u32>,
+    samples: u64,
+    last_sample: Option<u32>,
     distance: f64,
     min: [f64; 3],
     max: [f64; 3],
-    last: Option<Pose>,
+    /// Where the next move is measured from: `None` after a removal.
+    from: Option<[f64; 3]>,
 }
 
+impl EntityAnalysis {
+    fn new(p: [f64; 3]) -> EntityAnalysis {
+        EntityAnalysis {
+            ticks: 0,
+            since: None,
+            samples: 0,
+            last_sample: None,
+            distance: 0.0,
+            min: p,
+            max: p,
+            from: None,
+        }
+    }
+
+    fn extend(&mut self, p: [f64; 3]) {
+        for (k, v) in p.iter().enumerate() {
+            self.min[k] = self.min[k].min(*v);
+            self.max[k] = self.max[k].max(*v);
+        }
+    }
+
+    /// A pose sample at `tick` (several pose-carrying events of one tick are one sample).
+    fn sample(&mut self, tick: u32, p: [f64; 3]) {
+        if self.last_sample != Some(tick) {
+            self.samples += 1;
+            self.last_sample = Some(tick);
+        }
+        self.extend(p);
+    }
+}
+
+fn position(pose: &Pose) -> [f64; 3] {
+    [pose.x_f64(), pose.y_f64(), pose.z_f64()]
+}
+
+fn dist(a: [f64; 3], b: [f64; 3]) -> f64 {
+    let d = [a[0] - b[0], a[1] - b[1], a[2] - b[2]];
+    (d[0] * d[0] + d[1] * d[1] + d[2] * d[2]).sqrt()
+}
+
+/// The analysis metadata, computed from the straight decode of the source (`DecodedChunk::ticks`,
+/// which skips empty ticks: presence is therefore counted from tick spans, not from the ticks the
+/// decode yields).
 #[derive(Debug, Default)]
 struct Analysis {
     entities: BTreeMap<u32, EntityAnalysis>,
 }
 
 impl Analysis {
-    fn observe(&mut self, entity: u32, pose: &Pose, teleport: bool) {
-        let a = self.entities.entry(entity).or_default();
-        let p = [pose.x_f64(), pose.y_f64(), pose.z_f64()];
-        if a.ticks_present == 0 {
-            a.min = p;
-            a.max = p;
-        }
-        a.ticks_present += 1;
-        for (k, v) in p.iter().enumerate() {
-            a.min[k] = a.min[k].min(*v);
-            a.max[k] = a.max[k].max(*v);
-        }
-        if let (Some(l), false) = (a.last, teleport) {
-            let d = [l.x_f64() - p[0], l.y_f64() - p[1], l.z_f64() - p[2]];
-            a.distance += (d[0] * d[0] + d[1] * d[1] + d[2] * d[2]).sqrt();
-        }
-        a.last = Some(*pose);
+    fn entity(&mut self, id: u32, p: [f64; 3]) -> &mut EntityAnalysis {
+        self.entities
+            .entry(id)
+            .or_insert_with(|| EntityAnalysis::new(p))
     }
 
-    fn to_nbt(&self) -> Value {
+    /// Entities in a chunk's keyframe are present from the chunk's start. Only matters when the
+    /// source does not start with an empty table (else they were all seen appearing).
+    fn keyframe(&mut self, start: u32, states: &[EntityState]) {
+        for s in states {
+            let p = position(&s.pose);
+            let a = self.entity(s.id, p);
+            if a.since.is_none() {
+                a.since = Some(start);
+                a.from = Some(p);
+                a.extend(p);
+            }
+        }
+    }
+
+    /// One event of the straight decode at `tick`. There, every pose sample is carried by exactly
+    /// one `Pose`, `EntityAdd` or `Teleport` event of its tick (both of the last two if one tick
+    /// has both), and `Position`/`Rotation` never appear.
+    fn event(&mut self, tick: u32, e: &Event) {
+        match *e {
+            Event::EntityAdd {
+                entity, ref pose, ..
+            }
+            | Event::Teleport { entity, ref pose } => {
+                // An appearance (or a replacement, or a jump) starts a new path: no distance.
+                let p = position(pose);
+                let a = self.entity(entity, p);
+                a.since.get_or_insert(tick);
+                a.sample(tick, p);
+                a.from = Some(p);
+            }
+            Event::Pose { entity, ref pose } => {
+                let p = position(pose);
+                let a = self.entity(entity, p);
+                a.since.get_or_insert(tick);
+                a.sample(tick, p);
+                if let Some(f) = a.from {
+                    a.distance += dist(f, p);
+                }
+                a.from = Some(p);
+            }
+            Event::EntityRemove { entity } | Event::PlayerLeave { entity } => {
+                if let Some(a) = self.entities.get_mut(&entity)
+                    && let Some(since) = a.since.take()
+                {
+                    // Present after ticks since..tick-1; gone after this one.
+                    a.ticks += u64::from(tick - since);
+                    a.from = None;
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// Closes the presence of every entity still there at the recording's last tick.
+    fn finish(&mut self, last: u32) {
+        for a in self.entities.values_mut() {
+            if let Some(since) = a.since.take() {
+                a.ticks += u64::from(last - since) + 1;
+            }
+        }
+    }
+
+    /// `span`: the ticks the recording spans (first..=last).
+    fn to_nbt(&self, span: u64) -> Value {
+        // Counts are Ints holding u32 bit patterns (as ids and ticks elsewhere in the metadata).
+        let count = |v: u64| Value::Int(v.min(u64::from(u32::MAX)) as u32 as i32);
+        let bbox = |min: &[f64; 3], max: &[f64; 3]| {
+            Value::List(min.iter().chain(max).map(|v| Value::Double(*v)).collect())
+        };
         let mut total = 0.0;
+        let mut all: Option<([f64; 3], [f64; 3])> = None;
         let list = self
             .entities
             .iter()
             .map(|(id, a)| {
                 total += a.distance;
+                let (min, max) = all.get_or_insert((a.min, a.max));
+                for k in 0..3 {
+                    min[k] = min[k].min(a.min[k]);
+                    max[k] = max[k].max(a.max[k]);
+                }
                 let mut c = HashMap::new();
                 c.insert("id".into(), Value::Int(*id as i32));
-                c.insert(
-                    "ticks".into(),
-                    Value::Int(a.ticks_present.min(i32::MAX as u64) as i32),
-                );
+                c.insert("ticks".into(), count(a.ticks));
+                c.insert("samples".into(), count(a.samples));
                 c.insert("distance".into(), Value::Double(a.distance));
-                let bbox = a
-                    .min
-                    .iter()
-                    .chain(&a.max)
-                    .map(|v| Value::Double(*v))
-                    .collect();
-                c.insert("bbox".into(), Value::List(bbox));
+                c.insert("bbox".into(), bbox(&a.min, &a.max));
                 Value::Compound(c)
             })
             .collect();
         let mut root = HashMap::new();
         root.insert("entities".into(), Value::List(list));
+        root.insert("ticks".into(), count(span));
+        root.insert("entity_count".into(), count(self.entities.len() as u64));
         root.insert("distance".into(), Value::Double(total));
+        if let Some((min, max)) = all {
+            root.insert("bbox".into(), bbox(&min, &max));
+        }
         Value::Compound(root)
     }
 }
@@ -194,6 +302,7 @@ pub(crate) fn compact_unpublished(
         if let Some(s) = &chunk.snapshot {
             w.offer_snapshot(s.clone());
         }
+        analysis.keyframe(chunk.start_tick, &chunk.keyframe);
         let ticks = chunk.ticks();
         // Empty ticks carry nothing, but a chunk's first and last tick bound the recording's span:
         // keep them, so that the compacted file covers exactly the ticks the source covers.
@@ -204,13 +313,7 @@ pub(crate) fn compact_unpublished(
         let tail = ticks.last().is_none_or(|t| t.tick < last) && last > chunk.start_tick;
         for t in ticks {
             for e in &t.events {
-                match e {
-                    Event::Pose { entity, pose } | Event::EntityAdd { entity, pose, .. } => {
-                        analysis.observe(*entity, pose, false)
-                    }
-                    Event::Teleport { entity, pose } => analysis.observe(*entity, pose, true),
-                    _ => {}
-                }
+                analysis.event(t.tick, e);
             }
             w.write_tick(t.tick, &t.events)?;
             report.ticks += 1;
@@ -220,8 +323,15 @@ pub(crate) fn compact_unpublished(
         }
         progress(i as u64 + 1, total);
     }
-    w.set_analysis(analysis.to_nbt());
     let (first, last) = (source.first_tick(), source.last_tick());
+    let span = match (first, last) {
+        (Some(f), Some(l)) => {
+            analysis.finish(l);
+            u64::from(l - f) + 1
+        }
+        _ => 0,
+    };
+    w.set_analysis(analysis.to_nbt(span));
     let file = w.finish_unpublished()?;
     report.bytes_out = file.size();
     report.chunks_out = file.chunks();
