@@ -104,6 +104,8 @@ fn recorder_options(a: &[i64]) -> Res<RecorderOptions> {
             chunk_ticks: ranged(b[6], "compaction chunk ticks")?,
             verify: b[7] != 0,
             dictionary_id: None,
+            // The recording's `overwrite` (below) decides.
+            overwrite: false,
         },
         snapshot_provider: None,
         max_batch_bytes: positive(b[8], "max batch bytes")?,

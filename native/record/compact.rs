@@ -4,7 +4,7 @@
 //! reading it back and only then published at the final path.
 
 use std::collections::{BTreeMap, HashMap};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use fastnbt::Value;
 
@@ -15,6 +15,7 @@ use crate::format::state::EntityState;
 use crate::play::Reader;
 use crate::record::chunker::ChunkPolicy;
 use crate::record::reel_writer::{RecordingInfo, ReelOptions, ReelWriter, UnpublishedReel};
+use crate::storage::live::{is_locked, live_dir_for};
 
 /// How compaction writes the final file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -26,6 +27,11 @@ pub struct CompactOptions {
     pub verify: bool,
     /// Compress the output with this registered zstd dictionary (`None`: keep the source's).
     pub dictionary_id: Option<u16>,
+    /// Replace a file that exists at the output path. If `false` (the default), the output is
+    /// published without replacing anything, atomically (another process creating the file at the
+    /// same moment is not replaced either), and [`compact`] fails with `InvalidState` if the path
+    /// exists. A recording's `finish` uses `RecorderOptions::overwrite` instead of this field.
+    pub overwrite: bool,
 }
 
 impl Default for CompactOptions {
@@ -35,6 +41,7 @@ impl Default for CompactOptions {
             chunk_ticks: 100,
             verify: true,
             dictionary_id: None,
+            overwrite: false,
         }
     }
 }
@@ -228,16 +235,30 @@ impl Analysis {
 ///
 /// The file is written under a temporary name next to `out`, read back and checked (if
 /// `options.verify`), and only then published at `out`: a file that fails verification never
-/// appears there, and a failure at any step leaves no temporary file.
+/// appears there, and a failure at any step leaves no temporary file. Unless `options.overwrite`
+/// is set, an existing file at `out` is not replaced: `InvalidState`, and nothing is written.
 pub fn compact(
     source: &Reader,
     out: &Path,
     options: CompactOptions,
     progress: &mut dyn FnMut(u64, u64),
 ) -> Result<CompactReport> {
+    let exists = || {
+        Error::InvalidState(format!(
+            "{} already exists; compaction does not replace it unless the overwrite option is set",
+            out.display()
+        ))
+    };
+    // Fails early; the publication itself is what guarantees that nothing is replaced.
+    if !options.overwrite && out.symlink_metadata().is_ok() {
+        return Err(exists());
+    }
     let (report, file) = compact_unpublished(source, out, options, progress)?;
-    file.publish(true)?;
-    Ok(report)
+    match file.publish_at(out, options.overwrite) {
+        Ok(_) => Ok(report),
+        Err(e) if e.is_conflict() => Err(exists()),
+        Err(e) => Err(e.error),
+    }
 }
 
 /// [`compact`] up to, not including, publication: the checked file, still under its temporary
@@ -360,4 +381,111 @@ pub(crate) fn compact_unpublished(
         }
     }
     Ok((report, file))
+}
+
+/// `dir/STEM.conflict-N.EXT` for `dir/STEM.EXT` (`dir/NAME.conflict-N` without an extension).
+pub(crate) fn conflict_path(out: &Path, n: u32) -> PathBuf {
+    let name = match (out.file_stem(), out.extension()) {
+        (Some(stem), Some(ext)) => format!(
+            "{}.conflict-{n}.{}",
+            stem.to_string_lossy(),
+            ext.to_string_lossy()
+        ),
+        _ => format!(
+            "{}.conflict-{n}",
+            out.file_name().unwrap_or_default().to_string_lossy()
+        ),
+    };
+    out.with_file_name(name)
+}
+
+/// Publishes a finished recording compacted from its live directory `dir`. If a file exists at
+/// `out` and `overwrite` is not set (another writer of the same path finished first), nothing is
+/// published and the live directory stays as it is: `Error::Locked` says so.
+pub(crate) fn publish_from_live(
+    file: UnpublishedReel,
+    out: &Path,
+    dir: &Path,
+    overwrite: bool,
+) -> Result<()> {
+    match file.publish_at(out, overwrite) {
+        Ok(_) => Ok(()),
+        Err(e) if e.is_conflict() => Err(Error::Locked(format!(
+            "{} already exists (another writer of the same path finished first) and the recording \
+             does not overwrite: it was not published and stays in its live directory {} (resume it, \
+             or compact it to another path)",
+            out.display(),
+            dir.display()
+        ))),
+        Err(e) => Err(e.error),
+    }
+}
+
+/// Publishes a finished recording compacted straight from memory (it never had a live directory).
+/// It is not published at `out`, but kept at the first free `conflict_path(out, n)` with
+/// `Error::Locked` naming both paths, if another writer records `out` (its live directory is
+/// locked; whatever `overwrite` says), or if a file exists at `out` and `overwrite` is not set.
+pub(crate) fn publish_from_memory(
+    file: UnpublishedReel,
+    out: &Path,
+    overwrite: bool,
+) -> Result<()> {
+    let live = live_dir_for(out);
+    let why = match is_locked(&live) {
+        Ok(false) => match file.publish_at(out, overwrite) {
+            Ok(_) => return Ok(()),
+            Err(e) if e.is_conflict() => {
+                let why = format!(
+                    "{} already exists (another writer of the same path finished first) and the \
+                     recording does not overwrite",
+                    out.display()
+                );
+                return keep_at_conflict_path(
+                    *e.file.expect("a conflict hands the file back"),
+                    out,
+                    why,
+                );
+            }
+            Err(e) => return Err(e.error),
+        },
+        Ok(true) => format!(
+            "{} is being recorded by another writer (its live directory {} is locked)",
+            out.display(),
+            live.display()
+        ),
+        Err(e) => format!(
+            "{} may be being recorded by another writer (its live directory {} exists, and its lock \
+             could not be checked: {e})",
+            out.display(),
+            live.display()
+        ),
+    };
+    keep_at_conflict_path(file, out, why)
+}
+
+fn keep_at_conflict_path(mut file: UnpublishedReel, out: &Path, why: String) -> Result<()> {
+    for n in 1..=1000 {
+        let at = conflict_path(out, n);
+        match file.publish_at(&at, false) {
+            Ok(_) => {
+                return Err(Error::Locked(format!(
+                    "{why}: the recording was not published there, it was kept at {}",
+                    at.display()
+                )));
+            }
+            Err(e) if e.is_conflict() => file = *e.file.expect("a conflict hands the file back"),
+            Err(e) => {
+                return Err(Error::Locked(format!(
+                    "{why}; keeping the recording at {} failed too, it is lost: {}",
+                    at.display(),
+                    e.error
+                )));
+            }
+        }
+    }
+    Err(Error::Locked(format!(
+        "{why}; {} to {} exist already, the recording is lost",
+        conflict_path(out, 1).display(),
+        conflict_path(out, 1000).display()
+    )))
 }

@@ -30,6 +30,16 @@ impl FinishState {
 }
 
 /// Completion of a finished recording's compaction.
+///
+/// The final file is written under a temporary name, verified, and only then published at the
+/// recording's path. Unless the recording was started with `RecorderOptions::overwrite`, it never
+/// replaces a file there: if another writer of the same path (another process, or another
+/// `Engine`) finished first, or, for a recording that never flushed, if another writer is
+/// recording the path live (its live directory is locked; `overwrite` does not matter then), the
+/// handle completes with `Error::Locked` naming the path and where the recording was kept: a
+/// recording that flushed stays in its live directory `<path>.live` (resume it, or compact it to
+/// another path), one that never flushed is published as `<stem>.conflict-<n>.<ext>` next to the
+/// path (the first free `n`, from 1).
 #[derive(Debug, Clone)]
 pub struct FinishHandle {
     pub(crate) state: Arc<FinishState>,

@@ -21,7 +21,9 @@ use crate::format::state::EntityTable;
 use crate::play::Reader;
 use crate::play::reader::FrameSource;
 use crate::record::chunker::{Chunker, Frame};
-use crate::record::compact::{CompactOptions, compact};
+use crate::record::compact::{
+    CompactOptions, compact_unpublished, publish_from_live, publish_from_memory,
+};
 use crate::record::engine::{Ending, EngineShared, Msg};
 use crate::record::finish::FinishHandle;
 use crate::record::recorder::{RecShared, RecorderOptions};
@@ -316,7 +318,10 @@ impl RecWriter {
     /// Ends the recording and hands it to the compaction worker.
     fn finish(mut self, handle: FinishHandle, compact_tx: &Sender<CompactJob>) {
         let out = self.shared.path.clone();
-        let options = self.opts.compaction;
+        let options = CompactOptions {
+            overwrite: self.opts.overwrite,
+            ..self.opts.compaction
+        };
         if self.lock.is_none() {
             // Never flushed: compact straight from memory, no directory is ever created.
             let r = self.chunker.finish_chunk().map(|f| {
@@ -696,8 +701,11 @@ pub(crate) fn compaction_loop(rx: Receiver<CompactJob>, engine: Arc<EngineShared
                 options,
                 handle,
             } => {
+                // The live directory is removed only once the file is published; if it cannot be
+                // (another writer's file is at the path), the directory stays, unlocked.
                 let r = Reader::open_live(&dir)
-                    .and_then(|reader| compact(&reader, &out, options, &mut |_, _| {}))
+                    .and_then(|reader| compact_unpublished(&reader, &out, options, &mut |_, _| {}))
+                    .and_then(|(_, file)| publish_from_live(file, &out, &dir, options.overwrite))
                     .and_then(|_| remove_live_dir(&dir, lock))
                     .map(|_| out);
                 (r, handle)
@@ -710,8 +718,10 @@ pub(crate) fn compaction_loop(rx: Receiver<CompactJob>, engine: Arc<EngineShared
                 options,
                 handle,
             } => {
+                // On a conflict with another writer of the path, the file is kept next to it.
                 let r = memory_reader(frames, *header, *metadata)
-                    .and_then(|reader| compact(&reader, &out, options, &mut |_, _| {}))
+                    .and_then(|reader| compact_unpublished(&reader, &out, options, &mut |_, _| {}))
+                    .and_then(|(_, file)| publish_from_memory(file, &out, options.overwrite))
                     .map(|_| out);
                 (r, handle)
             }

@@ -96,6 +96,24 @@ impl WriterLock {
     }
 }
 
+/// Whether a writer (another process, or another handle in this one) holds the lock of the live
+/// directory `dir`. `false` if `dir` or its lock file does not exist; nothing is created. An
+/// advisory lock cannot be queried, so this takes it for an instant if it is free (a writer trying
+/// to acquire it at that very instant is refused, as if `dir` were locked).
+pub fn is_locked(dir: &Path) -> Result<bool> {
+    let file = match File::open(dir.join(LOCK_FILE)) {
+        Ok(f) => f,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(false),
+        Err(e) => return Err(e.into()),
+    };
+    match file.try_lock() {
+        // Released when `file` is closed.
+        Ok(()) => Ok(false),
+        Err(fs::TryLockError::WouldBlock) => Ok(true),
+        Err(fs::TryLockError::Error(e)) => Err(e.into()),
+    }
+}
+
 /// Encodes the metadata file's bytes: header (segmented layout) + metadata + index.
 pub fn encode_meta_file(
     mut header: Header,

@@ -26,6 +26,8 @@ pub fn run(a: Args) -> tickreel::Result<()> {
         chunk_ticks: a.chunk_ticks,
         verify: true,
         dictionary_id: None,
+        // As before: the command replaces an existing OUT.
+        overwrite: true,
     };
     let rep = compact(&reader, &a.out, options, &mut |done, _| {
         bar.set_position(done)
