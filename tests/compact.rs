@@ -11,7 +11,9 @@ use tickreel::format::Limits;
 use tickreel::format::chunk::DecodedTick;
 use tickreel::format::event::encode_batch;
 use tickreel::play::{Reader, ReaderOptions};
-use tickreel::record::{ChunkPolicy, CompactOptions, ReelOptions, ReelWriter, compact};
+use tickreel::record::{
+    ChunkPolicy, CompactOptions, FlushPolicy, ReelOptions, ReelWriter, compact,
+};
 use tickreel::storage::live::live_dir_for;
 use tickreel::{Engine, EngineOptions, Error, Event, Pose, RecorderOptions};
 
@@ -315,8 +317,16 @@ fn set(items: &[&str]) -> BTreeSet<String> {
     items.iter().map(|s| s.to_string()).collect()
 }
 
+/// Small chunks, and flushed only when the test says so (not at a `PlayerLeave`, not by time).
 fn small_chunks() -> RecorderOptions {
-    let mut o = RecorderOptions::default();
+    let mut o = RecorderOptions {
+        flush: FlushPolicy {
+            interval: std::time::Duration::from_secs(3600),
+            on_player_leave: false,
+            ..FlushPolicy::default()
+        },
+        ..RecorderOptions::default()
+    };
     o.chunk.chunk_ticks = 4;
     o
 }
@@ -366,6 +376,7 @@ fn analysis_gives_exact_figures_through_recorder_finish() {
                 assert!(live_dir_for(&path).is_dir());
             }
         }
+        assert_eq!(live_dir_for(&path).is_dir(), flush_after.is_some());
         let out = rec.finish().unwrap().wait().unwrap();
         let r = Reader::open_path(&out).unwrap();
         let (entities, totals) = analysis(&r);
@@ -507,11 +518,17 @@ fn record(
     ticks: &[(u32, Vec<Event>)],
     overwrite: bool,
 ) -> tickreel::Recorder {
+    // Never flushed unless the test says so, however slow the machine.
+    let flush = FlushPolicy {
+        interval: std::time::Duration::from_secs(3600),
+        ..FlushPolicy::default()
+    };
     let rec = engine
         .start_recording(
             path,
             RecorderOptions {
                 overwrite,
+                flush,
                 ..RecorderOptions::default()
             },
         )
@@ -674,4 +691,102 @@ fn a_live_recording_that_loses_the_race_keeps_its_live_directory() {
     assert_eq!(again.finish().unwrap().wait().unwrap(), path);
     assert!(holds(&path, &a));
     assert_eq!(names(dir.path()), set(&["run.reel", "a.reel"]));
+}
+
+#[test]
+fn compaction_with_a_dictionary_reads_back_identically() {
+    let samples: Vec<Vec<u8>> = (0..200u64)
+        .map(|s| {
+            let ticks = common::sim_ticks(4, 50, 2000 + s);
+            ticks.iter().flat_map(|(_, e)| batch(e)).collect()
+        })
+        .collect();
+    let dict = tickreel::dictionary::train(&samples, 16 << 10).unwrap();
+    tickreel::dictionary::register(4343, dict).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("plain.reel");
+    let ticks = common::sim_ticks(4, 400, 91);
+    common::write_reel(
+        &src,
+        &ticks,
+        ChunkPolicy {
+            chunk_ticks: 30,
+            ..ChunkPolicy::default()
+        },
+    );
+    let source = Reader::open_path(&src).unwrap();
+    assert_eq!(source.header().dictionary_id, 0);
+    let out = dir.path().join("dict.reel");
+    let options = CompactOptions {
+        dictionary_id: Some(4343),
+        ..CompactOptions::default()
+    };
+    let rep = compact(&source, &out, options, &mut |_, _| {}).unwrap();
+    let r = Reader::open_path(&out).unwrap();
+    assert_eq!(r.header().dictionary_id, 4343);
+    assert_eq!(rep.chunks_out, r.index().len());
+    r.verify().unwrap();
+    assert_eq!(all_ticks(&r), all_ticks(&source));
+    assert_eq!(
+        (r.first_tick(), r.last_tick()),
+        (source.first_tick(), source.last_tick())
+    );
+    for t in [0, 17, 199, 399] {
+        assert_eq!(
+            r.seek(t).unwrap().entities,
+            source.seek(t).unwrap().entities
+        );
+    }
+    // and back to no dictionary: still the same ticks
+    let plain = dir.path().join("plain-again.reel");
+    let options = CompactOptions {
+        dictionary_id: Some(0),
+        ..CompactOptions::default()
+    };
+    compact(&r, &plain, options, &mut |_, _| {}).unwrap();
+    let p = Reader::open_path(&plain).unwrap();
+    assert_eq!(p.header().dictionary_id, 0);
+    assert_eq!(all_ticks(&p), all_ticks(&source));
+    // the chunks really were compressed with the dictionary (trained on this kind of data)
+    let size = |p: &Path| std::fs::metadata(p).unwrap().len();
+    assert!(size(&out) < size(&plain), "{} {}", size(&out), size(&plain));
+}
+
+#[test]
+fn finish_handle_poll_reports_pending_success_and_failure() {
+    let dir = tempfile::tempdir().unwrap();
+    let engine = Engine::new(EngineOptions::default()).unwrap();
+    let path = dir.path().join("ok.reel");
+    let rec = record(&engine, &path, &walk(0, 1), false);
+    // While the writer is held the finish cannot be handled: a held writer takes at most one more
+    // message (the one it may have been taking when held), and two ticks are queued before it.
+    engine.set_writers_stalled(true);
+    for t in [10, 11] {
+        let pose = at(f64::from(t), 64.0, 1.0);
+        rec.submit_tick(t, &batch(&[Event::Pose { entity: 1, pose }]))
+            .unwrap();
+    }
+    let h = rec.finish().unwrap();
+    assert!(h.poll().is_none());
+    assert!(!h.is_done());
+    engine.set_writers_stalled(false);
+    assert_eq!(h.wait().unwrap(), path);
+    assert!(h.is_done());
+    assert!(matches!(h.poll(), Some(Ok(p)) if p == path));
+    assert!(matches!(h.poll(), Some(Ok(p)) if p == path), "poll repeats");
+
+    // a compaction that fails: the directory of the path is gone by then
+    let sub = dir.path().join("sub");
+    std::fs::create_dir(&sub).unwrap();
+    let rec = record(&engine, &sub.join("gone.reel"), &walk(0, 1), false);
+    std::fs::remove_dir(&sub).unwrap();
+    let h = rec.finish().unwrap();
+    assert!(h.wait().is_err());
+    assert!(
+        matches!(h.poll(), Some(Err(Error::Io(_)))),
+        "{:?}",
+        h.poll()
+    );
+    assert_eq!(engine.stats().compactions_failed, 1);
+    engine.shutdown();
 }
