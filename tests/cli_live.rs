@@ -200,3 +200,80 @@ fn info_verify_dump_and_compact_read_a_live_directory() {
     );
     assert!(stdout(&tickreel(&["verify", c])).contains("600 ticks"));
 }
+
+/// `tickreel simulate` with the deterministic seed: runs paced (so that flushes happen while it
+/// runs), with time and size flushes out of the way; returns its `flushed` lines and the live
+/// recording's chunk count.
+fn churn_run(dir: &std::path::Path, name: &str, flush_on_leave: bool) -> (Vec<String>, usize) {
+    let out = dir.join(name);
+    let mut args = vec![
+        "simulate",
+        "--out",
+        out.to_str().unwrap(),
+        "--players",
+        "4",
+        "--ticks",
+        "1000",
+        "--tps",
+        "1000",
+        "--churn",
+        "0.01",
+        "--flush-ms",
+        "3600000",
+        "--flush-bytes",
+        "1000000000",
+        "--chunk-ticks",
+        "2000",
+        "--no-finish",
+    ];
+    if !flush_on_leave {
+        args.push("--no-flush-on-leave");
+    }
+    let s = stdout(&tickreel(&args));
+    let flushed: Vec<String> = s
+        .lines()
+        .filter(|l| l.starts_with("flushed "))
+        .map(String::from)
+        .collect();
+    let live = tickreel::storage::live::live_dir_for(&out);
+    let chunks = tickreel::play::Reader::open_live(&live)
+        .unwrap()
+        .index()
+        .len();
+    (flushed, chunks)
+}
+
+#[test]
+fn player_leaves_flush_unless_no_flush_on_leave() {
+    // the players who leave in this simulation (`simulate`'s settings, --churn 0.01)
+    let mut sim = tickreel::sim::Simulator::new(tickreel::sim::SimConfig {
+        players: 4,
+        seed: 42,
+        teleport_chance: 0.001,
+        churn_chance: 0.01,
+        custom_event_chance: 0.005,
+    });
+    let leave_ticks = (0..1000)
+        .filter(|_| {
+            sim.step()
+                .1
+                .iter()
+                .any(|e| matches!(e, tickreel::Event::PlayerLeave { .. }))
+        })
+        .count();
+    assert!(leave_ticks >= 10, "{leave_ticks} ticks with a leave");
+
+    let dir = tempfile::tempdir().unwrap();
+    let (off_lines, off_chunks) = churn_run(dir.path(), "off.reel", false);
+    // only the final flush
+    assert_eq!(off_lines, ["flushed 999"]);
+    let (on_lines, on_chunks) = churn_run(dir.path(), "on.reel", true);
+    // every leave flushes (cutting the open chunk) while the simulation runs
+    assert!(
+        on_chunks >= leave_ticks,
+        "{on_chunks} chunks, {leave_ticks} leaves"
+    );
+    assert!(on_chunks > off_chunks, "{on_chunks} vs {off_chunks} chunks");
+    assert!(on_lines.len() >= 2, "{on_lines:?}");
+    assert_eq!(on_lines.last().map(String::as_str), Some("flushed 999"));
+}

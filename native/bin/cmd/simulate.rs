@@ -9,13 +9,14 @@ use std::time::{Duration, Instant};
 use tickreel::format::event::encode_batch;
 use tickreel::record::{Backpressure, FlushPolicy};
 use tickreel::sim::{SimConfig, Simulator};
-use tickreel::{Engine, EngineOptions, RecorderOptions};
+use tickreel::{Engine, EngineOptions, Error, RecorderOptions};
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
     /// Final `.reel` path (the live directory is `<out>.live`).
     #[arg(long)]
     pub out: PathBuf,
+    /// Simulated players online at once.
     #[arg(long, default_value_t = 10)]
     pub players: u32,
     /// Ticks to simulate (from tick 0; ticks already recorded are skipped when resuming).
@@ -24,14 +25,21 @@ pub struct Args {
     /// Ticks per second to pace at; 0 = as fast as possible.
     #[arg(long, default_value_t = 0.0)]
     pub tps: f64,
+    /// Random seed of the simulation.
     #[arg(long, default_value_t = 42)]
     pub seed: u64,
+    /// Chance per player per tick of leaving (a new player joins in its place); 0 = never.
+    #[arg(long, default_value_t = 0.0005)]
+    pub churn: f64,
     /// Flush at least this often (milliseconds).
     #[arg(long, default_value_t = 5000)]
     pub flush_ms: u64,
     /// Flush once this many compressed bytes wait.
     #[arg(long, default_value_t = 256 * 1024)]
     pub flush_bytes: usize,
+    /// Do not flush when a player leaves (by default every tick with a player leave is flushed).
+    #[arg(long)]
+    pub no_flush_on_leave: bool,
     /// Ticks per chunk.
     #[arg(long, default_value_t = 200)]
     pub chunk_ticks: u32,
@@ -41,12 +49,24 @@ pub struct Args {
 }
 
 pub fn run(a: Args) -> tickreel::Result<()> {
+    if !(a.tps.is_finite() && a.tps >= 0.0) {
+        return Err(Error::InvalidArgument(format!(
+            "--tps {} is not a rate (0 = as fast as possible)",
+            a.tps
+        )));
+    }
+    if !(0.0..=1.0).contains(&a.churn) {
+        return Err(Error::InvalidArgument(format!(
+            "--churn {} is not a chance between 0 and 1",
+            a.churn
+        )));
+    }
     let engine = Engine::new(EngineOptions::default())?;
     let mut opts = RecorderOptions {
         flush: FlushPolicy {
             max_pending_bytes: a.flush_bytes,
             interval: Duration::from_millis(a.flush_ms),
-            on_player_leave: true,
+            on_player_leave: !a.no_flush_on_leave,
         },
         backpressure: Backpressure::Block {
             deadline: Duration::from_secs(5),
@@ -63,7 +83,7 @@ pub fn run(a: Args) -> tickreel::Result<()> {
         players: a.players,
         seed: a.seed,
         teleport_chance: 0.001,
-        churn_chance: 0.0005,
+        churn_chance: a.churn,
         custom_event_chance: 0.005,
     });
     let mut batch = Vec::new();
