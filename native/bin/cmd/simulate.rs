@@ -42,7 +42,7 @@ pub struct Args {
     /// Do not flush when a player leaves (by default every tick with a player leave is flushed).
     #[arg(long)]
     pub no_flush_on_leave: bool,
-    /// Ticks per chunk.
+    /// Ticks per chunk at most (a flush also ends the open chunk).
     #[arg(long, default_value_t = 200)]
     pub chunk_ticks: u32,
     /// Leave the recording live (do not compact).
