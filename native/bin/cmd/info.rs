@@ -156,9 +156,13 @@ fn print_text(r: &Reader, j: &Value) {
     if l.is_null() {
         println!("file              {file} ({} bytes)", j["file_size"]);
     } else {
+        let segments = l["segments"].as_u64().unwrap_or(0);
         println!(
-            "live directory    {file} ({} bytes in its files: {} of {META_FILE}, {} in {} segments)",
-            j["file_size"], l["meta_bytes"], l["segment_bytes"], l["segments"]
+            "live directory    {file} ({} bytes in its files: {} of {META_FILE}, {} in {segments} segment{})",
+            j["file_size"],
+            l["meta_bytes"],
+            l["segment_bytes"],
+            if segments == 1 { "" } else { "s" }
         );
     }
     println!(
