@@ -323,7 +323,7 @@ impl Hooks for DemoHooks<'_> {
         events: &mut Vec<Event>,
         submit: bool,
     ) -> tickreel::Result<()> {
-        if tick > 0 && tick % CHECKPOINT_EVERY == 0 && self.table.get(RUNNER).is_some() {
+        if tick > 0 && tick.is_multiple_of(CHECKPOINT_EVERY) && self.table.get(RUNNER).is_some() {
             events.push(Event::Checkpoint {
                 entity: RUNNER,
                 index: tick / CHECKPOINT_EVERY,
