@@ -22,7 +22,7 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Header, metadata and index summary of a recording.
+    /// Header, metadata, index summary and size on disk of a recording (a .reel or a live directory).
     Info(cmd::info::Args),
     /// Ticks and events as JSON lines.
     Dump(cmd::dump::Args),
@@ -32,13 +32,15 @@ enum Command {
     Import(cmd::import::Args),
     /// Export entity poses as CSV (the inverse of import).
     Export(cmd::export::Args),
-    /// Record a simulated server, verify, seek and summarise (the README's first command).
+    /// Record a simulated server (through `simulate`'s loop), verify, seek, race a ghost and
+    /// summarise (the README's first command).
     Demo(cmd::demo::Args),
     /// Recover a live recording directory after a crash (truncate torn tails, rebuild the index).
     Recover(cmd::recover::Args),
     /// Compact a live recording directory (or a .reel) into one .reel file.
     Compact(cmd::compact::Args),
-    /// Record a synthetic server through the real pipeline (prints `flushed TICK` lines).
+    /// Record a synthetic server through the real pipeline (prints `flushed TICK` lines; compacts
+    /// unless --no-finish).
     Simulate(cmd::simulate::Args),
     /// Run the benchmarks and print the headline figures.
     Bench(bench::Args),

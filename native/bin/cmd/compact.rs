@@ -6,7 +6,7 @@ use tickreel::record::{CompactOptions, compact};
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// A live recording directory or a `.reel` file.
+    /// A live recording directory (`NAME.reel.live`) or a `.reel` file.
     pub source: PathBuf,
     /// The compacted `.reel` to write.
     pub out: PathBuf,

@@ -8,21 +8,22 @@
 //! The work is done by [`run_demo`] in stages ([`record`], [`verify`], [`seek`], [`decode`],
 //! [`race`]) that return a [`DemoReport`]; [`print_report`] renders it.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use fastnbt::Value as Nbt;
 use std::sync::Arc;
-use tickreel::format::event::encode_batch;
 use tickreel::format::metadata::{EntityInfo, EventType};
 use tickreel::format::state::EntityTable;
 use tickreel::play::Reader;
 
 use tickreel::ghost::{GhostCursor, GhostRange, GhostTrack, LiveDelta, LiveSplits};
 use tickreel::record::{FlushPolicy, RecordingInfo};
-use tickreel::sim::{SimConfig, Simulator};
-use tickreel::{Engine, EngineOptions, Error, Event, RecorderOptions};
+use tickreel::sim::SimConfig;
+use tickreel::{Error, Event, Recorder, RecorderOptions};
+
+use super::simulate::{Hooks, Session};
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -231,13 +232,12 @@ pub const CHECKPOINT_EVERY: u32 = 300;
 /// How far the live racer trails the ghost, in ticks.
 pub const RACE_TRAIL_TICKS: u32 = 10;
 
-/// Simulates `cfg.ticks()` ticks and records them through the real pipeline: an [`Engine`], a
-/// `Recorder` fed one batch per tick (the server thread's only work), the writer thread flushing
-/// live segments, and the compaction worker producing `path`. Records the true entity state after
-/// each tick in `targets`.
+/// Simulates `cfg.ticks()` ticks and records them through the real pipeline with
+/// [`super::simulate::record`] (the loop of `tickreel simulate`): an `Engine`, a `Recorder` fed
+/// one batch per tick (the server thread's only work), the writer thread flushing live segments,
+/// and the compaction worker producing `path`. [`DemoHooks`] adds the runner's checkpoints,
+/// registers the players, and records the true entity state after each tick in `targets`.
 pub fn record(cfg: &DemoConfig, path: &Path, targets: &[u32]) -> tickreel::Result<Recorded> {
-    let mut sim = Simulator::new(cfg.sim());
-    let engine = Engine::new(EngineOptions::default())?;
     let options = RecorderOptions {
         info: RecordingInfo {
             tick_rate_millihz: (TICK_RATE * 1000.0) as u32,
@@ -256,81 +256,98 @@ pub fn record(cfg: &DemoConfig, path: &Path, targets: &[u32]) -> tickreel::Resul
         overwrite: true,
         ..RecorderOptions::default()
     };
-    let started_all = Instant::now();
-    let rec = engine.start_recording(path, options)?;
-    rec.register_event_type(EventType {
-        id: BLOCK_CHANGE,
-        name: "demo:block_change".into(),
-        version: 1,
-    })?;
-    let demo: HashMap<String, Nbt> = HashMap::from([
-        ("players".to_string(), Nbt::Int(cfg.players as i32)),
-        ("seconds".to_string(), Nbt::Double(cfg.seconds)),
-        ("seed".to_string(), Nbt::Long(cfg.seed as i64)),
-    ]);
-    rec.set_user_metadata("demo", Nbt::Compound(demo))?;
-    let wanted: std::collections::HashSet<u32> = targets.iter().copied().collect();
-    let mut truth = HashMap::new();
-    let mut table = EntityTable::default();
-    let mut raw = Vec::new();
-    let mut raw_bytes = 0u64;
-    let mut submit_time = Duration::ZERO;
-    let mut players_seen = 0;
-    let mut submitted_ticks = 0u64;
-    for _ in 0..cfg.ticks() {
-        let (tick, mut events) = sim.step();
-        if tick > 0 && tick % CHECKPOINT_EVERY == 0 && table.get(RUNNER).is_some() {
+    let session = Session {
+        out: path.to_path_buf(),
+        options,
+        sim: cfg.sim(),
+        ticks: cfg.ticks(),
+        tps: 0.0,
+        finish: true,
+    };
+    let mut hooks = DemoHooks {
+        cfg,
+        wanted: targets.iter().copied().collect(),
+        truth: HashMap::new(),
+        table: EntityTable::default(),
+        players_seen: 0,
+    };
+    let done = super::simulate::record(&session, &mut hooks)?;
+    let out = done
+        .finished
+        .ok_or_else(|| Error::InvalidState("the demo recording was not finished".into()))?;
+    Ok(Recorded {
+        file_size: std::fs::metadata(&out)?.len(),
+        raw_bytes: done.raw_bytes,
+        write_time: done.elapsed,
+        submit_time: done.submit_time,
+        submitted_ticks: done.submitted_ticks,
+        flushes: done.stats.flushes,
+        live_bytes: done.stats.bytes_written,
+        compact_time: done.compact_time,
+        players_seen: hooks.players_seen,
+        truth: hooks.truth,
+        final_state: hooks.table,
+    })
+}
+
+/// The demo's part of the recording loop.
+struct DemoHooks<'a> {
+    cfg: &'a DemoConfig,
+    /// Ticks whose state [`Recorded::truth`] keeps.
+    wanted: HashSet<u32>,
+    truth: HashMap<u32, EntityTable>,
+    /// The entity state after the last simulated tick.
+    table: EntityTable,
+    players_seen: usize,
+}
+
+impl Hooks for DemoHooks<'_> {
+    fn started(&mut self, rec: &Recorder, _resumed_after: Option<u32>) -> tickreel::Result<()> {
+        rec.register_event_type(EventType {
+            id: BLOCK_CHANGE,
+            name: "demo:block_change".into(),
+            version: 1,
+        })?;
+        let demo: HashMap<String, Nbt> = HashMap::from([
+            ("players".to_string(), Nbt::Int(self.cfg.players as i32)),
+            ("seconds".to_string(), Nbt::Double(self.cfg.seconds)),
+            ("seed".to_string(), Nbt::Long(self.cfg.seed as i64)),
+        ]);
+        rec.set_user_metadata("demo", Nbt::Compound(demo))
+    }
+
+    fn tick(
+        &mut self,
+        rec: &Recorder,
+        tick: u32,
+        events: &mut Vec<Event>,
+        submit: bool,
+    ) -> tickreel::Result<()> {
+        if tick > 0 && tick.is_multiple_of(CHECKPOINT_EVERY) && self.table.get(RUNNER).is_some() {
             events.push(Event::Checkpoint {
                 entity: RUNNER,
                 index: tick / CHECKPOINT_EVERY,
             });
         }
-        for e in &events {
+        for e in events.iter() {
             if let Event::EntityAdd { entity, kind, .. } = *e {
-                players_seen += 1;
-                rec.register_entity(EntityInfo {
-                    id: entity,
-                    kind,
-                    uuid: Some(uuid::Uuid::from_u128(0x7e57_0000_0000 + u128::from(entity))),
-                    name: Some(format!("player{entity}")),
-                })?;
+                self.players_seen += 1;
+                if submit {
+                    rec.register_entity(EntityInfo {
+                        id: entity,
+                        kind,
+                        uuid: Some(uuid::Uuid::from_u128(0x7e57_0000_0000 + u128::from(entity))),
+                        name: Some(format!("player{entity}")),
+                    })?;
+                }
             }
+            self.table.apply(e);
         }
-        raw.clear();
-        encode_batch(&events, &mut raw)?;
-        raw_bytes += raw.len() as u64;
-        let started = Instant::now();
-        rec.submit_tick(tick, &raw)?;
-        submit_time += started.elapsed();
-        submitted_ticks += 1;
-        for e in &events {
-            table.apply(e);
+        if self.wanted.contains(&tick) {
+            self.truth.insert(tick, self.table.clone());
         }
-        if wanted.contains(&tick) {
-            truth.insert(tick, table.clone());
-        }
+        Ok(())
     }
-    rec.flush()?;
-    rec.status()?;
-    let stats = rec.stats();
-    let started = Instant::now();
-    let out = rec.finish()?.wait()?;
-    let compact_time = started.elapsed();
-    let write_time = started_all.elapsed();
-    engine.shutdown();
-    Ok(Recorded {
-        file_size: std::fs::metadata(&out)?.len(),
-        raw_bytes,
-        write_time,
-        submit_time,
-        submitted_ticks,
-        flushes: stats.flushes,
-        live_bytes: stats.bytes_written,
-        compact_time,
-        players_seen,
-        truth,
-        final_state: table,
-    })
 }
 
 /// What the ghost race measured.

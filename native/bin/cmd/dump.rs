@@ -1,5 +1,6 @@
-//! `tickreel dump FILE [--from T] [--to T]`: every non-empty tick as one JSON line,
-//! `{"tick": T, "events": [...]}` (event forms in [`super::json::event_to_json`]).
+//! `tickreel dump FILE [--from T] [--to T]`: every non-empty tick of a `.reel` file or a live
+//! recording directory as one JSON line, `{"tick": T, "events": [...]}` (event forms in
+//! [`super::json::event_to_json`]).
 //!
 //! Each tick lists a `pose` event for every entity that moved (unless an `entity_add` or `teleport`
 //! of the same tick carries the pose), then the tick's other events in recorded order. If a chunk
@@ -14,7 +15,7 @@ use super::stdout_ok;
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// A `.reel` file.
+    /// A `.reel` file or a live recording directory (`NAME.reel.live`).
     pub file: PathBuf,
     /// First tick to print (default: the recording's first).
     #[arg(long)]

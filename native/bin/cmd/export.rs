@@ -22,7 +22,7 @@ use super::stdout_ok;
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// A `.reel` file.
+    /// A `.reel` file or a live recording directory (`NAME.reel.live`).
     pub file: PathBuf,
     /// The CSV to write (`-` for stdout).
     pub out: PathBuf,

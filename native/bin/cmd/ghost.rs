@@ -11,7 +11,7 @@ use tickreel::ghost::{GhostCursor, GhostRange, GhostTrack, RunEnd, RunStart};
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// A `.reel` file.
+    /// A `.reel` file or a live recording directory (`NAME.reel.live`).
     pub file: PathBuf,
     /// The entity whose run is the ghost.
     #[arg(long)]

@@ -1,17 +1,19 @@
-//! `tickreel info FILE [--json]`: header fields, metadata and an index summary.
+//! `tickreel info FILE [--json]`: header fields, metadata and an index summary, of a `.reel` file
+//! or a live recording directory.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
 use tickreel::format::header::Layout;
 use tickreel::format::index::FLAG_CUSTOM_EVENTS;
 use tickreel::play::Reader;
+use tickreel::storage::live::{META_FILE, list_segments, segment_name};
 
 use super::json::{hex, nbt_to_json, utc_timestamp};
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// A `.reel` file.
+    /// A `.reel` file or a live recording directory (`NAME.reel.live`).
     pub file: PathBuf,
     /// Print one JSON object instead of text.
     #[arg(long)]
@@ -20,8 +22,8 @@ pub struct Args {
 
 pub fn run(a: Args) -> tickreel::Result<()> {
     let r = super::open(&a.file)?;
-    let file_size = std::fs::metadata(&a.file)?.len();
-    let info = describe(&r, &a.file.display().to_string(), file_size)?;
+    let size = on_disk(&a.file).map_err(|e| super::in_file(&a.file, e))?;
+    let info = describe(&r, &a.file.display().to_string(), &size)?;
     if a.json {
         println!("{info}");
     } else {
@@ -30,13 +32,55 @@ pub fn run(a: Args) -> tickreel::Result<()> {
     Ok(())
 }
 
+/// The bytes a recording takes on disk.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct OnDisk {
+    /// A `.reel` file's size, or the sum of a live directory's metadata file and segments.
+    pub total: u64,
+    /// For a live directory: its files.
+    pub live: Option<LiveFiles>,
+}
+
+/// The files of a live recording directory (its empty lock file is not counted).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LiveFiles {
+    pub meta_bytes: u64,
+    pub segments: usize,
+    pub segment_bytes: u64,
+}
+
+/// What `path` (a `.reel` file or a live directory) takes on disk.
+pub fn on_disk(path: &Path) -> tickreel::Result<OnDisk> {
+    if !path.is_dir() {
+        let total = std::fs::metadata(path)?.len();
+        return Ok(OnDisk { total, live: None });
+    }
+    let meta_bytes = std::fs::metadata(path.join(META_FILE))?.len();
+    let segments = list_segments(path)?;
+    let mut segment_bytes = 0;
+    for &n in &segments {
+        segment_bytes += std::fs::metadata(path.join(segment_name(n)))?.len();
+    }
+    Ok(OnDisk {
+        total: meta_bytes + segment_bytes,
+        live: Some(LiveFiles {
+            meta_bytes,
+            segments: segments.len(),
+            segment_bytes,
+        }),
+    })
+}
+
 /// A 16-byte id as a UUID string.
 fn uuid_str(b: &[u8; 16]) -> String {
     uuid::Uuid::from_bytes(*b).hyphenated().to_string()
 }
 
 /// Everything `info` reports, as one JSON object (the `--json` output; the text form prints it).
-pub fn describe(r: &Reader, file: &str, file_size: u64) -> tickreel::Result<Value> {
+/// `file_size` is the recording's bytes on disk (for a live directory, its metadata file plus
+/// segments, detailed under `live_files`).
+pub fn describe(r: &Reader, file: &str, size: &OnDisk) -> tickreel::Result<Value> {
+    let file_size = size.total;
     let h = r.header();
     let index = r.index();
     let compressed: u64 = index.iter().map(|e| u64::from(e.compressed_len)).sum();
@@ -58,6 +102,11 @@ pub fn describe(r: &Reader, file: &str, file_size: u64) -> tickreel::Result<Valu
     Ok(json!({
         "file": file,
         "file_size": file_size,
+        "live_files": size.live.map(|l| json!({
+            "meta_bytes": l.meta_bytes,
+            "segments": l.segments,
+            "segment_bytes": l.segment_bytes,
+        })),
         "version": h.version,
         "data_version": h.data_version,
         "layout": match h.layout {
@@ -102,11 +151,20 @@ fn print_text(r: &Reader, j: &Value) {
     let h = r.header();
     let m = r.metadata();
     let lib = &m.library;
-    println!(
-        "file              {} ({} bytes)",
-        j["file"].as_str().unwrap_or(""),
-        j["file_size"]
-    );
+    let file = j["file"].as_str().unwrap_or("");
+    let l = &j["live_files"];
+    if l.is_null() {
+        println!("file              {file} ({} bytes)", j["file_size"]);
+    } else {
+        let segments = l["segments"].as_u64().unwrap_or(0);
+        println!(
+            "live directory    {file} ({} bytes in its files: {} of {META_FILE}, {} in {segments} segment{})",
+            j["file_size"],
+            l["meta_bytes"],
+            l["segment_bytes"],
+            if segments == 1 { "" } else { "s" }
+        );
+    }
     println!(
         "format            version {}, data version {}, layout {}",
         h.version,

@@ -6,7 +6,7 @@ use tickreel::record::recover::recover_with_progress;
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// A live recording directory (`<name>.reel.live`).
+    /// A live recording directory (`NAME.reel.live`).
     pub dir: PathBuf,
 }
 

@@ -1,8 +1,11 @@
+//! `tickreel verify FILE`: reads every chunk of a `.reel` file or a live recording directory and
+//! checks every checksum and the index; fails naming the damage.
+
 use std::path::PathBuf;
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// A `.reel` file.
+    /// A `.reel` file or a live recording directory (`NAME.reel.live`).
     pub file: PathBuf,
 }
 
