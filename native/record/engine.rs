@@ -107,6 +107,26 @@ pub(crate) enum Msg {
     Shutdown,
 }
 
+impl Msg {
+    /// The recording a message is for (`None` for `Shutdown`).
+    pub(crate) fn recording(&self) -> Option<u64> {
+        match self {
+            Msg::Open { id, .. }
+            | Msg::Tick { id, .. }
+            | Msg::PlayerLeft { id }
+            | Msg::Snapshot { id, .. }
+            | Msg::Entity { id, .. }
+            | Msg::EventType { id, .. }
+            | Msg::UserMeta { id, .. }
+            | Msg::Flush { id, .. }
+            | Msg::Finish { id, .. }
+            | Msg::Abort { id, .. }
+            | Msg::Close { id, .. } => Some(*id),
+            Msg::Shutdown => None,
+        }
+    }
+}
+
 /// An ending message (`Finish`, `Close` or `Abort`) that found its writer's queue full. It travels
 /// on the writer's control channel instead, so that ending a recording never waits for queue room
 /// (on a server thread, that room may be behind a slow fsync). The channel is unbounded, but each

@@ -190,7 +190,7 @@ impl RecShared {
         *self.error.lock() = Some(msg);
     }
 
-    fn record_drop(&self, tick: u32) {
+    pub(crate) fn record_drop(&self, tick: u32) {
         self.dropped.fetch_add(1, Ordering::Relaxed);
         let mut g = self.gaps.lock();
         match g.last_mut() {
