@@ -627,10 +627,7 @@ impl WriterThread {
     fn handle_guarded(&mut self, msg: Msg) -> bool {
         let id = msg.recording();
         let reply = Reply::of(&msg);
-        let budget = match &msg {
-            Msg::Tick { buf, .. } => buf.len(),
-            _ => 0,
-        };
+        let budget = msg.budget_bytes();
         match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| self.handle(msg))) {
             Ok(go_on) => go_on,
             Err(panic) => {
@@ -672,7 +669,7 @@ impl WriterThread {
                 self.recs.insert(id, *rec);
             }
             Msg::Tick { id, tick, buf } => {
-                let len = buf.len();
+                let len = buf.capacity();
                 if let Some(r) = self.rec_for(id) {
                     r.on_tick(tick, &buf);
                     if r.flush_requested {
@@ -692,6 +689,7 @@ impl WriterThread {
                 }
             }
             Msg::Snapshot { id, bytes } => {
+                self.unreleased += bytes.capacity();
                 if let Some(r) = self.rec_for(id) {
                     r.chunker.offer_snapshot(bytes);
                 }
