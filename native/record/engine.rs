@@ -25,9 +25,13 @@ pub struct EngineOptions {
     pub writer_threads: usize,
     /// Tick messages that may wait in each writer's queue (default 65,536).
     pub queue_capacity: usize,
-    /// Bytes of submitted ticks that may be in flight, engine-wide (default 64 MiB).
+    /// Bytes of submitted ticks and snapshots that may be in flight, engine-wide (default 64 MiB):
+    /// the capacity of the buffers holding them, so a queue of tiny ticks counts what it really
+    /// takes (at least 512 bytes a tick).
     pub max_inflight_bytes: usize,
-    /// Reusable tick buffers kept in the pool (default 4,096).
+    /// Reusable tick buffers kept in the pool (default 4,096), holding at most a quarter of
+    /// `max_inflight_bytes`. Queue, in-flight bytes and pool together bound the memory between
+    /// the server threads and the writers.
     pub pool_buffers: usize,
 }
 
@@ -105,6 +109,35 @@ pub(crate) enum Msg {
         ack: Option<Sender<Result<()>>>,
     },
     Shutdown,
+}
+
+impl Msg {
+    /// Bytes this message holds of the engine's in-flight budget (released by the writer).
+    pub(crate) fn budget_bytes(&self) -> usize {
+        match self {
+            Msg::Tick { buf, .. } => buf.capacity(),
+            Msg::Snapshot { bytes, .. } => bytes.capacity(),
+            _ => 0,
+        }
+    }
+
+    /// The recording a message is for (`None` for `Shutdown`).
+    pub(crate) fn recording(&self) -> Option<u64> {
+        match self {
+            Msg::Open { id, .. }
+            | Msg::Tick { id, .. }
+            | Msg::PlayerLeft { id }
+            | Msg::Snapshot { id, .. }
+            | Msg::Entity { id, .. }
+            | Msg::EventType { id, .. }
+            | Msg::UserMeta { id, .. }
+            | Msg::Flush { id, .. }
+            | Msg::Finish { id, .. }
+            | Msg::Abort { id, .. }
+            | Msg::Close { id, .. } => Some(*id),
+            Msg::Shutdown => None,
+        }
+    }
 }
 
 /// An ending message (`Finish`, `Close` or `Abort`) that found its writer's queue full. It travels
@@ -237,7 +270,7 @@ impl Engine {
             ));
         }
         let shared = Arc::new(EngineShared {
-            pool: BufferPool::new(options.pool_buffers),
+            pool: BufferPool::new(options.pool_buffers, options.max_inflight_bytes / 4),
             inflight: AtomicUsize::new(0),
             max_inflight: options.max_inflight_bytes,
             stalled: Mutex::new(false),

@@ -13,20 +13,39 @@ use parking_lot::Mutex;
 /// Buffers larger than this are not returned to the pool (an unusually large tick should not pin memory).
 const MAX_POOLED_CAPACITY: usize = 256 << 10;
 
+#[derive(Debug, Default)]
+struct Stack {
+    buffers: Vec<Vec<u8>>,
+    /// Total capacity of `buffers`.
+    bytes: usize,
+}
+
 #[derive(Debug)]
 pub(crate) struct BufferPool {
-    stack: Mutex<Vec<Vec<u8>>>,
+    stack: Mutex<Stack>,
     max: usize,
+    max_bytes: usize,
 }
 
 impl BufferPool {
-    /// A pool keeping at most `buffers` buffers (at least one).
-    pub(crate) fn new(buffers: usize) -> BufferPool {
+    /// A pool keeping at most `buffers` buffers (at least one) of at most `max_bytes` bytes of
+    /// capacity in all.
+    pub(crate) fn new(buffers: usize, max_bytes: usize) -> BufferPool {
         let max = buffers.max(1);
         BufferPool {
-            stack: Mutex::new(Vec::with_capacity(max)),
+            stack: Mutex::new(Stack {
+                buffers: Vec::with_capacity(max),
+                bytes: 0,
+            }),
             max,
+            max_bytes,
         }
+    }
+
+    /// Capacity of the buffers the pool holds.
+    #[cfg(test)]
+    fn bytes(&self) -> usize {
+        self.stack.lock().bytes
     }
 
     /// A cleared buffer of at least `min_capacity` bytes: the most recently returned one, or a new
@@ -35,7 +54,11 @@ impl BufferPool {
     /// ticks after a few uses instead of growing again each time a slightly larger tick comes along.
     #[inline]
     pub(crate) fn take(&self, min_capacity: usize) -> Vec<u8> {
-        let pooled = self.stack.try_lock().and_then(|mut s| s.pop());
+        let pooled = self.stack.try_lock().and_then(|mut s| {
+            let b = s.buffers.pop()?;
+            s.bytes -= b.capacity();
+            Some(b)
+        });
         let mut b = pooled.unwrap_or_default();
         b.clear();
         if b.capacity() < min_capacity {
@@ -44,22 +67,24 @@ impl BufferPool {
         b
     }
 
-    /// Returns a buffer (dropped if the pool is full or the buffer is oversized).
+    /// Returns a buffer (dropped if the pool is full, by count or bytes, or the buffer is oversized).
     #[inline]
     pub(crate) fn give(&self, b: Vec<u8>) {
-        if b.capacity() > MAX_POOLED_CAPACITY {
+        let cap = b.capacity();
+        if cap > MAX_POOLED_CAPACITY {
             return;
         }
         let mut s = self.stack.lock();
-        if s.len() < self.max {
-            s.push(b);
+        if s.buffers.len() < self.max && s.bytes + cap <= self.max_bytes {
+            s.bytes += cap;
+            s.buffers.push(b);
         }
         // A buffer not kept is freed after the lock is released (`b` outlives the guard).
     }
 
     #[cfg(test)]
     fn len(&self) -> usize {
-        self.stack.lock().len()
+        self.stack.lock().buffers.len()
     }
 }
 
@@ -69,7 +94,7 @@ mod tests {
 
     #[test]
     fn the_last_returned_buffer_is_reused_first() {
-        let pool = BufferPool::new(8);
+        let pool = BufferPool::new(8, 1 << 20);
         let a = pool.take(100);
         let b = pool.take(100);
         let (pa, pb) = (a.as_ptr(), b.as_ptr());
@@ -83,7 +108,7 @@ mod tests {
 
     #[test]
     fn buffers_are_cleared_and_grow_to_a_power_of_two() {
-        let pool = BufferPool::new(4);
+        let pool = BufferPool::new(4, 1 << 20);
         let mut b = pool.take(600);
         assert!(b.capacity() >= 1024);
         b.extend_from_slice(&[1, 2, 3]);
@@ -95,19 +120,30 @@ mod tests {
 
     #[test]
     fn the_pool_is_bounded_and_keeps_no_oversized_buffers() {
-        let pool = BufferPool::new(2);
+        let pool = BufferPool::new(2, 1 << 20);
         for _ in 0..5 {
             pool.give(Vec::with_capacity(64));
         }
         assert_eq!(pool.len(), 2);
-        let pool = BufferPool::new(2);
+        let pool = BufferPool::new(2, 1 << 20);
         pool.give(Vec::with_capacity(MAX_POOLED_CAPACITY + 1));
         assert_eq!(pool.len(), 0);
+        // The byte bound: three 1 KiB buffers fit in 3 KiB, a fourth does not.
+        let pool = BufferPool::new(100, 3 << 10);
+        for _ in 0..4 {
+            pool.give(Vec::with_capacity(1024));
+        }
+        assert_eq!(pool.len(), 3);
+        assert_eq!(pool.bytes(), 3 << 10);
+        let b = pool.take(10);
+        assert_eq!(pool.bytes(), 2 << 10);
+        pool.give(b);
+        assert_eq!(pool.bytes(), 3 << 10);
     }
 
     #[test]
     fn take_does_not_wait_for_a_held_lock() {
-        let pool = BufferPool::new(4);
+        let pool = BufferPool::new(4, 1 << 20);
         pool.give(Vec::with_capacity(64));
         let guard = pool.stack.lock();
         // With the lock held elsewhere, take hands out a fresh buffer instead of waiting.

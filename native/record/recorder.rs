@@ -190,7 +190,7 @@ impl RecShared {
         *self.error.lock() = Some(msg);
     }
 
-    fn record_drop(&self, tick: u32) {
+    pub(crate) fn record_drop(&self, tick: u32) {
         self.dropped.fetch_add(1, Ordering::Relaxed);
         let mut g = self.gaps.lock();
         match g.last_mut() {
@@ -263,16 +263,19 @@ impl Recorder {
             }
             Backpressure::Drop => None,
         };
-        if !self.engine.reserve_bytes(len) {
+        // The budget counts the buffer's capacity: what the queued tick really holds.
+        let mut buf = self.engine.pool.take(len);
+        let cap = buf.capacity();
+        if !self.engine.reserve_bytes(cap) {
             let ok = match deadline(&mut deadline_at) {
-                Some(at) => self.engine.wait_reserve(len, at),
+                Some(at) => self.engine.wait_reserve(cap, at),
                 None => false,
             };
             if !ok {
+                self.engine.pool.give(buf);
                 return self.dropped(tick);
             }
         }
-        let mut buf = self.engine.pool.take(len);
         buf.extend_from_slice(batch);
         let msg = Msg::Tick {
             id: sh.id,
@@ -302,7 +305,7 @@ impl Recorder {
                 Ok(Submitted::Queued)
             }
             Err(returned) => {
-                self.engine.release_bytes(len);
+                self.engine.release_bytes(cap);
                 match returned {
                     Some(Msg::Tick { buf, .. }) => {
                         self.engine.pool.give(buf);
@@ -381,10 +384,30 @@ impl Recorder {
     /// Supplies snapshot bytes (blocks, entities, whatever the game needs to rebuild its world);
     /// the next tick starts a chunk carrying them.
     pub fn offer_snapshot(&self, bytes: Vec<u8>) -> Result<()> {
-        self.send(Msg::Snapshot {
+        // Counted against the in-flight budget like ticks, under the same policy.
+        let cap = bytes.capacity();
+        if !self.engine.reserve_bytes(cap) {
+            let ok = match self.shared.backpressure {
+                Backpressure::Block { deadline } => {
+                    self.engine.wait_reserve(cap, Instant::now() + deadline)
+                }
+                Backpressure::Drop => false,
+            };
+            if !ok {
+                return Err(Error::Backpressure(format!(
+                    "a snapshot of {} bytes does not fit in the in-flight budget; nothing was queued",
+                    bytes.len()
+                )));
+            }
+        }
+        let r = self.send(Msg::Snapshot {
             id: self.shared.id,
             bytes,
-        })
+        });
+        if r.is_err() {
+            self.engine.release_bytes(cap);
+        }
+        r
     }
 
     /// Records who an entity is (uuid, name) in the metadata.

@@ -38,6 +38,20 @@ const IDLE_NAP: Duration = Duration::from_millis(5);
 /// How often the writer checks time-based flushes.
 const CHECK_INTERVAL: Duration = Duration::from_millis(20);
 
+/// How long a flush on player leave waits: a recording finished within this time (a one-player
+/// run ends with its player leaving) goes straight to its compacted file instead of first creating
+/// a live directory. The leave is durable at most this plus one check interval later.
+const LEAVE_FLUSH_GRACE: Duration = Duration::from_millis(20);
+
+/// First wait before retrying a failed flush; doubled after each failure up to [`RETRY_MAX`].
+const RETRY_FIRST: Duration = Duration::from_millis(50);
+const RETRY_MAX: Duration = Duration::from_secs(5);
+
+/// Compressed bytes a recording holds while its flushes fail, in multiples of its flush size (at
+/// least [`MIN_UNFLUSHED_CAP`]); ticks beyond are dropped and recorded as a gap.
+const UNFLUSHED_CAP_FLUSHES: usize = 4;
+const MIN_UNFLUSHED_CAP: usize = 1 << 20;
+
 /// What a resumed recording starts from.
 #[derive(Debug)]
 pub(crate) struct Resumed {
@@ -74,8 +88,19 @@ pub(crate) struct RecWriter {
     metadata: Metadata,
     events: Vec<Event>,
     last_flush: Instant,
+    /// Ticks were added since the last flush.
     dirty: bool,
+    /// Metadata (entities, event types, user keys) changed since the metadata file was written.
+    meta_dirty: bool,
+    /// Dropped ticks (the recorder's count) when the metadata file was last written: more since
+    /// means new gaps to write.
+    dropped_written: u64,
     flush_requested: bool,
+    /// A player left at this time: flush once [`LEAVE_FLUSH_GRACE`] has passed.
+    leave_flush_at: Option<Instant>,
+    /// After a failed flush: the next attempt waits until then, and the wait doubles.
+    retry_at: Option<Instant>,
+    retry_wait: Duration,
     /// Messages of this recording taken off the queue (see [`Ending`]).
     received: u64,
 }
@@ -148,7 +173,12 @@ impl RecWriter {
             events: Vec::new(),
             last_flush: Instant::now(),
             dirty: false,
+            meta_dirty: false,
+            dropped_written: 0,
             flush_requested: false,
+            leave_flush_at: None,
+            retry_at: None,
+            retry_wait: RETRY_FIRST,
             received: 0,
         };
         if let Some(r) = resumed {
@@ -170,6 +200,13 @@ impl RecWriter {
     }
 
     fn on_tick(&mut self, tick: u32, buf: &[u8]) {
+        if self.retry_at.is_some() && self.pending_bytes >= self.unflushed_cap() {
+            // Flushes are failing and this recording holds all it may: the tick is dropped and
+            // recorded as a gap, so memory stays bounded while the disk is unwritable.
+            self.shared.record_drop(tick);
+            self.engine.dropped_total.fetch_add(1, Ordering::Relaxed);
+            return;
+        }
         if let Err(e) = decode_batch_into(buf, &mut self.events) {
             self.reject(tick, e);
             return;
@@ -193,11 +230,25 @@ impl RecWriter {
             }
             Err(e) => self.reject(tick, e),
         }
-        if (leave && self.opts.flush.on_player_leave)
-            || self.pending_bytes >= self.opts.flush.max_pending_bytes
-        {
+        if leave {
+            self.player_left();
+        }
+        if self.pending_bytes >= self.opts.flush.max_pending_bytes {
             self.flush_requested = true;
         }
+    }
+
+    /// A player left (an event or `Recorder::player_left`): flush after a short grace, per policy.
+    fn player_left(&mut self) {
+        if self.opts.flush.on_player_leave && self.leave_flush_at.is_none() {
+            self.leave_flush_at = Some(Instant::now() + LEAVE_FLUSH_GRACE);
+        }
+    }
+
+    fn unflushed_cap(&self) -> usize {
+        (self.opts.flush.max_pending_bytes)
+            .saturating_mul(UNFLUSHED_CAP_FLUSHES)
+            .max(MIN_UNFLUSHED_CAP)
     }
 
     fn reject(&mut self, tick: u32, e: Error) {
@@ -211,30 +262,55 @@ impl RecWriter {
     }
 
     fn flush_due(&self, now: Instant) -> bool {
+        if self.retry_at.is_some_and(|at| now < at) {
+            return false;
+        }
         self.flush_requested
-            || (self.dirty && now.duration_since(self.last_flush) >= self.opts.flush.interval)
+            || self.leave_flush_at.is_some_and(|at| now >= at)
+            || ((self.dirty || self.meta_dirty)
+                && now.duration_since(self.last_flush) >= self.opts.flush.interval)
+    }
+
+    /// A flush the writer starts on its own (size, time, player leave): skipped while a failed one
+    /// waits for its retry time.
+    fn flush_if_due(&mut self, now: Instant) {
+        if self.flush_due(now) {
+            let _ = self.flush();
+        }
     }
 
     /// Cuts the open chunk, appends pending frames to the segment, fsyncs it, then rewrites the
-    /// metadata file atomically. Only then are the ticks reported as flushed.
+    /// metadata file atomically (also when only metadata or gaps changed). Only then are the ticks
+    /// reported as flushed. A recording that never flushed and has no frames keeps everything in
+    /// memory (its metadata travels with `finish`).
     fn flush(&mut self) -> Result<()> {
+        self.flush_to_disk(false)
+    }
+
+    /// [`Self::flush`]; `persist`: write changed metadata even if nothing was flushed before (a
+    /// recording closed to be resumed later keeps its metadata, ticks or not).
+    fn flush_to_disk(&mut self, persist: bool) -> Result<()> {
         self.flush_requested = false;
+        self.leave_flush_at = None;
         let started = Instant::now();
         if let Some(f) = self.chunker.finish_chunk()? {
             self.add_pending(f);
         }
         self.dirty = false;
         self.last_flush = started;
-        if self.pending.is_empty() {
+        let meta_changed =
+            self.meta_dirty || self.shared.dropped.load(Ordering::Relaxed) != self.dropped_written;
+        if self.pending.is_empty() && (!meta_changed || (self.lock.is_none() && !persist)) {
             return Ok(());
         }
-        let r = self.write_pending();
-        if let Err(e) = &r {
-            // The segment may end in a partial frame: continue in a fresh segment next time.
-            self.segment = None;
+        if let Err(e) = self.write_pending() {
+            self.retry_at = Some(started + self.retry_wait);
+            self.retry_wait = (self.retry_wait * 2).min(RETRY_MAX);
             self.shared.set_error(format!("flush failed: {e}"));
+            return Err(e);
         }
-        r?;
+        self.retry_at = None;
+        self.retry_wait = RETRY_FIRST;
         let us = started.elapsed().as_micros() as u64;
         self.shared.last_flush_us.store(us, Ordering::Relaxed);
         self.engine.last_flush_us.store(us, Ordering::Relaxed);
@@ -247,7 +323,31 @@ impl RecWriter {
         Ok(())
     }
 
+    /// Writes the pending frames and the metadata file. All or nothing as far as readers and
+    /// `flushed_tick` go: on an error the index is as before and the frames stay pending (a segment
+    /// may hold some of them, or a partial frame: writing continues in a fresh segment, and
+    /// recovery drops such copies as overlapping or truncates them as torn).
     fn write_pending(&mut self) -> Result<()> {
+        let indexed = self.index.len();
+        let r = self.write_frames_and_meta();
+        if r.is_err() {
+            self.index.truncate(indexed);
+            self.segment = None;
+        }
+        let written = r?;
+        self.pending.clear();
+        self.pending_bytes = 0;
+        self.meta_dirty = false;
+        self.shared
+            .bytes_written
+            .fetch_add(written, Ordering::Relaxed);
+        self.engine
+            .bytes_written
+            .fetch_add(written, Ordering::Relaxed);
+        Ok(())
+    }
+
+    fn write_frames_and_meta(&mut self) -> Result<u64> {
         if self.lock.is_none() {
             fs::create_dir_all(&self.live_dir)?;
             self.lock = Some(WriterLock::acquire(&self.live_dir)?);
@@ -256,18 +356,21 @@ impl RecWriter {
             }
         }
         let mut written = 0u64;
-        while !self.pending.is_empty() {
+        for f in &self.pending {
             if self
                 .segment
                 .as_ref()
                 .is_none_or(|s| s.len() >= MAX_SEGMENT_BYTES)
             {
+                // A full segment is made durable before the index can name its frames.
+                if let Some(full) = &self.segment {
+                    full.sync()?;
+                }
                 let n = self.next_segment;
                 self.segment = Some(SegmentWriter::create(&self.live_dir, n)?);
                 self.next_segment = n + 1;
             }
             let seg = self.segment.as_mut().expect("segment open");
-            let f = &self.pending[0];
             let offset = seg.append(&f.header, &f.payload)?;
             let h = f.header;
             self.index.push(IndexEntry {
@@ -279,22 +382,16 @@ impl RecWriter {
                 uncompressed_len: h.uncompressed_len,
             });
             written += (FRAME_HEADER_LEN + f.payload.len()) as u64;
-            self.pending.remove(0);
         }
-        self.pending_bytes = 0;
         if let Some(s) = &self.segment {
             s.sync()?;
         }
+        let dropped = self.shared.dropped.load(Ordering::Relaxed);
         self.update_library_meta();
         let bytes = encode_meta_file(self.header.clone(), &self.metadata, &self.index)?;
         write_meta_file(&self.live_dir, &bytes)?;
-        self.shared
-            .bytes_written
-            .fetch_add(written, Ordering::Relaxed);
-        self.engine
-            .bytes_written
-            .fetch_add(written, Ordering::Relaxed);
-        Ok(())
+        self.dropped_written = dropped;
+        Ok(written)
     }
 
     fn update_library_meta(&mut self) {
@@ -362,10 +459,7 @@ impl RecWriter {
 
     /// Stops writing but keeps the recording resumable.
     fn close(mut self) -> Result<()> {
-        if self.dirty || !self.pending.is_empty() {
-            self.flush()?;
-        }
-        Ok(())
+        self.flush_to_disk(true)
     }
 
     /// Discards everything, including the live directory.
@@ -406,6 +500,9 @@ struct WriterThread {
     compact_tx: Sender<CompactJob>,
     /// Ending messages from the control channel that wait for earlier queued messages.
     endings: Vec<Ending>,
+    /// Recordings retired by a panic, with its message: their later calls get it as their error
+    /// (until their ending message, which removes the entry).
+    retired: HashMap<u64, String>,
     /// In-flight bytes are released in batches: one shared atomic update per 64 KiB (or when the
     /// queue runs dry) instead of one per tick keeps the counter's cache line off the hot path.
     unreleased: usize,
@@ -423,6 +520,7 @@ pub(crate) fn writer_loop(
         engine,
         compact_tx,
         endings: Vec::new(),
+        retired: HashMap::new(),
         unreleased: 0,
     };
     let mut next_check = Instant::now() + CHECK_INTERVAL;
@@ -431,10 +529,25 @@ pub(crate) fn writer_loop(
         w.engine.wait_if_stalled();
         // Poll, and nap when idle: a blocked receiver would make every producer pay for a wake-up
         // syscall inside submit_tick (measured: ~2.5 us per submit to a one-player recording).
-        match rx.try_recv() {
+        // With no recording open nobody submits ticks: block until a message comes.
+        let next = if w.recs.is_empty() && w.endings.is_empty() {
+            if w.unreleased > 0 {
+                w.engine.release_bytes(std::mem::take(&mut w.unreleased));
+            }
+            match rx.recv_timeout(Duration::from_secs(1)) {
+                Ok(m) => Ok(m),
+                Err(crossbeam_channel::RecvTimeoutError::Timeout) => continue,
+                Err(crossbeam_channel::RecvTimeoutError::Disconnected) => {
+                    Err(TryRecvError::Disconnected)
+                }
+            }
+        } else {
+            rx.try_recv()
+        };
+        match next {
             Ok(m) => {
                 idle = 0;
-                if !w.handle(m) {
+                if !w.handle_guarded(m) {
                     w.shut_down(&control);
                     return;
                 }
@@ -461,9 +574,7 @@ pub(crate) fn writer_loop(
         if now >= next_check {
             w.take_endings(&control, false);
             for r in w.recs.values_mut() {
-                if r.flush_due(now) {
-                    let _ = r.flush();
-                }
+                r.flush_if_due(now);
             }
             next_check = now + CHECK_INTERVAL;
         }
@@ -494,7 +605,7 @@ impl WriterThread {
             let due = all || self.recs.get(&e.id).is_some_and(|r| r.received >= e.after);
             if due {
                 let e = self.endings.swap_remove(i);
-                self.handle(e.msg);
+                self.handle_guarded(e.msg);
             } else {
                 i += 1;
             }
@@ -515,6 +626,47 @@ impl WriterThread {
         }
     }
 
+    /// [`Self::handle`], surviving a panic (a bug) in one recording's work: that recording is
+    /// retired with the panic as its error (what it flushed stays on disk, resumable), a caller
+    /// waiting on the message gets the error, and the thread goes on serving the other recordings.
+    fn handle_guarded(&mut self, msg: Msg) -> bool {
+        let id = msg.recording();
+        let reply = Reply::of(&msg);
+        let budget = msg.budget_bytes();
+        match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| self.handle(msg))) {
+            Ok(go_on) => go_on,
+            Err(panic) => {
+                let what = panic
+                    .downcast_ref::<&str>()
+                    .map(|s| s.to_string())
+                    .or_else(|| panic.downcast_ref::<String>().cloned())
+                    .unwrap_or_else(|| "unknown panic".into());
+                let msg = format!("internal error on the writer thread: {what}");
+                if let Some(id) = id
+                    && let Some(r) = self.recs.remove(&id)
+                {
+                    r.shared.set_error(msg.clone());
+                    self.end(&r);
+                    self.retired.insert(id, msg.clone());
+                }
+                reply.fail(&msg);
+                // The tick's buffer was lost in the unwinding; its bytes leave the budget anyway.
+                self.unreleased += budget;
+                true
+            }
+        }
+    }
+
+    /// The error of a call on a recording this thread no longer has.
+    fn gone(&mut self, id: u64, ending: bool) -> Error {
+        let why = if ending {
+            self.retired.remove(&id)
+        } else {
+            self.retired.get(&id).cloned()
+        };
+        Error::InvalidState(why.unwrap_or_else(|| "the recording is no longer open".into()))
+    }
+
     /// Handles one message; `false` for `Shutdown`.
     fn handle(&mut self, msg: Msg) -> bool {
         match msg {
@@ -522,11 +674,11 @@ impl WriterThread {
                 self.recs.insert(id, *rec);
             }
             Msg::Tick { id, tick, buf } => {
-                let len = buf.len();
+                let len = buf.capacity();
                 if let Some(r) = self.rec_for(id) {
                     r.on_tick(tick, &buf);
                     if r.flush_requested {
-                        let _ = r.flush();
+                        r.flush_if_due(Instant::now());
                     }
                 }
                 self.unreleased += len;
@@ -537,13 +689,12 @@ impl WriterThread {
                 self.engine.pool.give(buf);
             }
             Msg::PlayerLeft { id } => {
-                if let Some(r) = self.rec_for(id)
-                    && r.opts.flush.on_player_leave
-                {
-                    let _ = r.flush();
+                if let Some(r) = self.rec_for(id) {
+                    r.player_left();
                 }
             }
             Msg::Snapshot { id, bytes } => {
+                self.unreleased += bytes.capacity();
                 if let Some(r) = self.rec_for(id) {
                     r.chunker.offer_snapshot(bytes);
                 }
@@ -553,7 +704,7 @@ impl WriterThread {
                     let list = &mut r.metadata.library.entities;
                     list.retain(|e| e.id != info.id);
                     list.push(*info);
-                    r.dirty = true;
+                    r.meta_dirty = true;
                 }
             }
             Msg::EventType { id, t } => {
@@ -561,20 +712,20 @@ impl WriterThread {
                     let list = &mut r.metadata.library.event_types;
                     list.retain(|e| e.id != t.id);
                     list.push(*t);
-                    r.dirty = true;
+                    r.meta_dirty = true;
                 }
             }
             Msg::UserMeta { id, meta } => {
                 if let Some(r) = self.rec_for(id) {
                     let (key, value) = *meta;
                     r.metadata.user.insert(key, value);
-                    r.dirty = true;
+                    r.meta_dirty = true;
                 }
             }
             Msg::Flush { id, ack } => {
                 let res = match self.rec_for(id) {
                     Some(r) => r.flush(),
-                    None => Err(Error::InvalidState("unknown recording".into())),
+                    None => Err(self.gone(id, false)),
                 };
                 let _ = ack.send(res);
             }
@@ -586,9 +737,7 @@ impl WriterThread {
                         .fetch_add(1, Ordering::Relaxed);
                     r.finish(handle, &self.compact_tx);
                 }
-                None => handle.state.complete(Err(Error::InvalidState(
-                    "the recording is no longer open".into(),
-                ))),
+                None => handle.state.complete(Err(self.gone(id, true))),
             },
             Msg::Abort { id, ack } => {
                 let res = match self.recs.remove(&id) {
@@ -596,7 +745,10 @@ impl WriterThread {
                         self.end(&r);
                         r.abort()
                     }
-                    None => Ok(()),
+                    None => match self.retired.contains_key(&id) {
+                        true => Err(self.gone(id, true)),
+                        false => Ok(()),
+                    },
                 };
                 let _ = ack.send(res);
             }
@@ -610,7 +762,10 @@ impl WriterThread {
                         self.engine.active.fetch_sub(1, Ordering::Relaxed);
                         res
                     }
-                    None => Ok(()),
+                    None => match self.retired.contains_key(&id) {
+                        true => Err(self.gone(id, true)),
+                        false => Ok(()),
+                    },
                 };
                 if let Some(ack) = ack {
                     let _ = ack.send(res);
@@ -619,6 +774,38 @@ impl WriterThread {
             Msg::Shutdown => return false,
         }
         true
+    }
+}
+
+/// Where the answer to a message goes, kept aside so that a panic while handling it still answers.
+enum Reply {
+    None,
+    Ack(Sender<Result<()>>),
+    Finish(FinishHandle),
+}
+
+impl Reply {
+    fn of(msg: &Msg) -> Reply {
+        match msg {
+            Msg::Flush { ack, .. } | Msg::Abort { ack, .. } => Reply::Ack(ack.clone()),
+            Msg::Close { ack: Some(ack), .. } => Reply::Ack(ack.clone()),
+            Msg::Finish { handle, .. } => Reply::Finish(handle.clone()),
+            _ => Reply::None,
+        }
+    }
+
+    fn fail(self, msg: &str) {
+        match self {
+            Reply::None => {}
+            Reply::Ack(ack) => {
+                let _ = ack.send(Err(Error::InvalidState(msg.into())));
+            }
+            Reply::Finish(handle) => {
+                if !handle.is_done() {
+                    handle.state.complete(Err(Error::InvalidState(msg.into())));
+                }
+            }
+        }
     }
 }
 

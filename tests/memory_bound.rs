@@ -1,0 +1,150 @@
+//! The memory between server threads and a stalled writer is bounded by the engine's options, as
+//! measured on the real heap: a global allocator here counts the bytes live on every thread. Alone
+//! in its test binary for that allocator.
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::sync::atomic::{AtomicIsize, Ordering};
+use std::time::{Duration, Instant};
+
+use tickreel::format::event::encode_batch;
+use tickreel::record::{Backpressure, Submitted};
+use tickreel::{Engine, EngineOptions, Error, Event, Pose, RecorderOptions};
+
+static LIVE: AtomicIsize = AtomicIsize::new(0);
+
+struct LiveBytes;
+
+// SAFETY: every method forwards its arguments unchanged to `System`; the only addition is an
+// atomic counter of live bytes, which touches no allocated memory.
+unsafe impl GlobalAlloc for LiveBytes {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        LIVE.fetch_add(layout.size() as isize, Ordering::Relaxed);
+        // SAFETY: the caller upholds `GlobalAlloc::alloc`'s contract; passed on as is.
+        unsafe { System.alloc(layout) }
+    }
+    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+        LIVE.fetch_add(layout.size() as isize, Ordering::Relaxed);
+        // SAFETY: as for `alloc`.
+        unsafe { System.alloc_zeroed(layout) }
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        LIVE.fetch_sub(layout.size() as isize, Ordering::Relaxed);
+        // SAFETY: `ptr` was allocated by `System` with `layout`.
+        unsafe { System.dealloc(ptr, layout) }
+    }
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        LIVE.fetch_add(
+            new_size as isize - layout.size() as isize,
+            Ordering::Relaxed,
+        );
+        // SAFETY: `ptr` was allocated by `System` with `layout`; the caller upholds `realloc`'s
+        // contract for `new_size`.
+        unsafe { System.realloc(ptr, layout, new_size) }
+    }
+}
+
+#[global_allocator]
+static GLOBAL: LiveBytes = LiveBytes;
+
+fn live() -> isize {
+    LIVE.load(Ordering::Relaxed)
+}
+
+const BUDGET: usize = 4 << 20;
+
+fn wait_drained(engine: &Engine) {
+    let start = Instant::now();
+    while (engine.stats().queue_depth > 0 || engine.stats().inflight_bytes > 0)
+        && start.elapsed() < Duration::from_secs(20)
+    {
+        std::thread::sleep(Duration::from_millis(2));
+    }
+}
+
+#[test]
+fn a_stalled_writer_holds_no_more_than_the_budget_on_the_heap() {
+    let dir = tempfile::tempdir().unwrap();
+    // The queue alone would let 65,536 ticks wait; the byte budget must bound them first.
+    let engine = Engine::new(EngineOptions {
+        queue_capacity: 65_536,
+        max_inflight_bytes: BUDGET,
+        ..EngineOptions::default()
+    })
+    .unwrap();
+    let rec = engine
+        .start_recording(
+            dir.path().join("flood.reel"),
+            RecorderOptions {
+                backpressure: Backpressure::Drop,
+                ..RecorderOptions::default()
+            },
+        )
+        .unwrap();
+    let mut empty = Vec::new();
+    encode_batch(&[], &mut empty).unwrap();
+    let pose = Pose::from_f64(1.0, 64.0, 1.0, 0.0, 0.0);
+    let mut big = Vec::new();
+    encode_batch(
+        &(0..4000)
+            .map(|entity| Event::Pose { entity, pose })
+            .collect::<Vec<_>>(),
+        &mut big,
+    )
+    .unwrap();
+    // The pool may keep a quarter of the budget; allow that plus 1 MiB of slack (the recorder's
+    // gap list, the sim-free batches above are already allocated).
+    let bound = (BUDGET + BUDGET / 4 + (1 << 20)) as isize;
+    let mut tick = 0u32;
+    std::thread::sleep(Duration::from_millis(50)); // the writer takes the Open message
+    engine.set_writers_stalled(true);
+    let before = live();
+
+    // 65,536 empty ticks: 2 bytes each, but each waits in a buffer of at least 512 bytes.
+    let mut queued = 0;
+    for _ in 0..65_536 {
+        if rec.submit_tick(tick, &empty).unwrap() == Submitted::Queued {
+            queued += 1;
+        }
+        tick += 1;
+    }
+    let grown = live() - before;
+    assert!(
+        grown <= bound,
+        "empty ticks: {grown} bytes live, bound {bound}"
+    );
+    assert!(queued < 65_536 && queued > 1000, "{queued} queued");
+    assert!(engine.stats().inflight_bytes <= BUDGET);
+
+    // Large ticks on top: still within the bound.
+    for _ in 0..200 {
+        let _ = rec.submit_tick(tick, &big).unwrap();
+        tick += 1;
+    }
+    let grown = live() - before;
+    assert!(
+        grown <= bound,
+        "large ticks: {grown} bytes live, bound {bound}"
+    );
+
+    // Snapshots count too: with the budget spent, a snapshot is refused, not queued.
+    let refused = rec.offer_snapshot(vec![7u8; 1 << 20]);
+    assert!(
+        matches!(refused, Err(Error::Backpressure(_))),
+        "{refused:?}"
+    );
+    let grown = live() - before;
+    assert!(
+        grown <= bound,
+        "snapshots: {grown} bytes live, bound {bound}"
+    );
+
+    engine.set_writers_stalled(false);
+    wait_drained(&engine);
+    let s = rec.stats();
+    assert_eq!(s.submitted_ticks + s.dropped_ticks, u64::from(tick));
+    assert!(s.dropped_ticks > 0);
+    // With the writer caught up, snapshots fit again.
+    rec.offer_snapshot(vec![7u8; 1 << 20]).unwrap();
+    rec.abort().unwrap();
+    engine.shutdown();
+}
