@@ -268,9 +268,11 @@ fn player_leaves_flush_unless_no_flush_on_leave() {
     // only the final flush
     assert_eq!(off_lines, ["flushed 999"]);
     let (on_lines, on_chunks) = churn_run(dir.path(), "on.reel", true);
-    // every leave flushes (cutting the open chunk) while the simulation runs
+    // Leaves flush (cutting the open chunk) while the simulation runs. A leave flush waits 20 ms
+    // for a finish that would make it moot, so leaves that close together share a flush: the
+    // 1-second run (--tps 1000) has between a few and one chunk per leave.
     assert!(
-        on_chunks >= leave_ticks,
+        on_chunks >= 3 && on_chunks <= leave_ticks + off_chunks,
         "{on_chunks} chunks, {leave_ticks} leaves"
     );
     assert!(on_chunks > off_chunks, "{on_chunks} vs {off_chunks} chunks");

@@ -1,5 +1,5 @@
 //! Many short runs (half of all parkour runs last under 3 s): no stray files, no stray threads,
-//! and a 3-second one-player run costs at most 1152 bytes. Alone in its test binary so that thread
+//! and a 3-second one-player run costs at most 1 KiB. Alone in its test binary so that thread
 //! counts are not disturbed by other tests.
 
 use std::collections::BTreeMap;
@@ -70,10 +70,7 @@ fn many_short_runs_leave_no_stray_files_or_threads() {
     );
     assert!(names.iter().all(|(n, d)| n.ends_with(".reel") && !d));
     let max = sizes.iter().max().unwrap();
-    // The target was 1 KiB (the largest of these 1000 runs took 1022 bytes) until the analysis
-    // metadata gained per-entity samples and totals: 105 more bytes for a one-entity recording,
-    // whose analysis is now 253 of its bytes (the largest run takes 1127). See BENCHMARKS.md.
-    assert!(*max <= 1152, "a 3-second one-player run costs {max} bytes");
+    assert!(*max <= 1024, "a 3-second one-player run costs {max} bytes");
     engine.shutdown();
     // A joined thread can stay listed for a moment while the kernel finishes its exit.
     let mut names = thread_names();

@@ -65,8 +65,6 @@ struct EntityAnalysis {
     ticks: u64,
     /// The tick since which the entity is present (in the entity table), if it is.
     since: Option<u32>,
-    samples: u64,
-    last_sample: Option<u32>,
     distance: f64,
     min: [f64; 3],
     max: [f64; 3],
@@ -79,8 +77,6 @@ impl EntityAnalysis {
         EntityAnalysis {
             ticks: 0,
             since: None,
-            samples: 0,
-            last_sample: None,
             distance: 0.0,
             min: p,
             max: p,
@@ -95,18 +91,26 @@ impl EntityAnalysis {
         }
     }
 
-    /// A pose sample at `tick` (several pose-carrying events of one tick are one sample).
-    fn sample(&mut self, tick: u32, p: [f64; 3]) {
-        if self.last_sample != Some(tick) {
-            self.samples += 1;
-            self.last_sample = Some(tick);
-        }
+    /// A pose sample.
+    fn sample(&mut self, p: [f64; 3]) {
         self.extend(p);
     }
 }
 
 fn position(pose: &Pose) -> [f64; 3] {
     [pose.x_f64(), pose.y_f64(), pose.z_f64()]
+}
+
+/// The largest f32 not above `v` (a box's lower corner rounded outwards).
+fn f32_at_most(v: f64) -> f32 {
+    let f = v as f32;
+    if f64::from(f) > v { f.next_down() } else { f }
+}
+
+/// The smallest f32 not below `v` (a box's upper corner rounded outwards).
+fn f32_at_least(v: f64) -> f32 {
+    let f = v as f32;
+    if f64::from(f) < v { f.next_up() } else { f }
 }
 
 fn dist(a: [f64; 3], b: [f64; 3]) -> f64 {
@@ -156,14 +160,14 @@ impl Analysis {
                 let p = position(pose);
                 let a = self.entity(entity, p);
                 a.since.get_or_insert(tick);
-                a.sample(tick, p);
+                a.sample(p);
                 a.from = Some(p);
             }
             Event::Pose { entity, ref pose } => {
                 let p = position(pose);
                 let a = self.entity(entity, p);
                 a.since.get_or_insert(tick);
-                a.sample(tick, p);
+                a.sample(p);
                 if let Some(f) = a.from {
                     a.distance += dist(f, p);
                 }
@@ -191,42 +195,35 @@ impl Analysis {
         }
     }
 
-    /// `span`: the ticks the recording spans (first..=last).
-    fn to_nbt(&self, span: u64) -> Value {
+    /// The analysis as NBT, kept small (it is a quarter of a 3-second run's file): Floats, with
+    /// boxes rounded outwards so that they still hold every position, and of the totals only the
+    /// distance (the span is in the header, the entity count is the list's length, the overall box
+    /// is the union of the entities' boxes).
+    fn to_nbt(&self) -> Value {
         // Counts are Ints holding u32 bit patterns (as ids and ticks elsewhere in the metadata).
         let count = |v: u64| Value::Int(v.min(u64::from(u32::MAX)) as u32 as i32);
         let bbox = |min: &[f64; 3], max: &[f64; 3]| {
-            Value::List(min.iter().chain(max).map(|v| Value::Double(*v)).collect())
+            let lo = min.iter().map(|v| Value::Float(f32_at_most(*v)));
+            let hi = max.iter().map(|v| Value::Float(f32_at_least(*v)));
+            Value::List(lo.chain(hi).collect())
         };
         let mut total = 0.0;
-        let mut all: Option<([f64; 3], [f64; 3])> = None;
         let list = self
             .entities
             .iter()
             .map(|(id, a)| {
                 total += a.distance;
-                let (min, max) = all.get_or_insert((a.min, a.max));
-                for k in 0..3 {
-                    min[k] = min[k].min(a.min[k]);
-                    max[k] = max[k].max(a.max[k]);
-                }
                 let mut c = HashMap::new();
                 c.insert("id".into(), Value::Int(*id as i32));
                 c.insert("ticks".into(), count(a.ticks));
-                c.insert("samples".into(), count(a.samples));
-                c.insert("distance".into(), Value::Double(a.distance));
+                c.insert("distance".into(), Value::Float(a.distance as f32));
                 c.insert("bbox".into(), bbox(&a.min, &a.max));
                 Value::Compound(c)
             })
             .collect();
         let mut root = HashMap::new();
         root.insert("entities".into(), Value::List(list));
-        root.insert("ticks".into(), count(span));
-        root.insert("entity_count".into(), count(self.entities.len() as u64));
-        root.insert("distance".into(), Value::Double(total));
-        if let Some((min, max)) = all {
-            root.insert("bbox".into(), bbox(&min, &max));
-        }
+        root.insert("distance".into(), Value::Float(total as f32));
         Value::Compound(root)
     }
 }
@@ -345,14 +342,10 @@ pub(crate) fn compact_unpublished(
         progress(i as u64 + 1, total);
     }
     let (first, last) = (source.first_tick(), source.last_tick());
-    let span = match (first, last) {
-        (Some(f), Some(l)) => {
-            analysis.finish(l);
-            u64::from(l - f) + 1
-        }
-        _ => 0,
-    };
-    w.set_analysis(analysis.to_nbt(span));
+    if let Some(l) = last {
+        analysis.finish(l);
+    }
+    w.set_analysis(analysis.to_nbt());
     let file = w.finish_unpublished()?;
     report.bytes_out = file.size();
     report.chunks_out = file.chunks();
@@ -488,4 +481,21 @@ fn keep_at_conflict_path(mut file: UnpublishedReel, out: &Path, why: String) -> 
         conflict_path(out, 1).display(),
         conflict_path(out, 1000).display()
     )))
+}
+
+#[cfg(test)]
+mod rounding_tests {
+    use super::{f32_at_least, f32_at_most};
+
+    #[test]
+    fn boxes_round_outwards_where_f32_cannot_hold_a_position() {
+        // 5000 + 1/4096 block: between two f32 values (their step at 5000 is 1/2048).
+        let v = 5000.0 + 1.0 / 4096.0;
+        let (lo, hi) = (f32_at_most(v), f32_at_least(v));
+        assert!(f64::from(lo) < v && f64::from(hi) > v);
+        assert_eq!(lo.next_up(), hi);
+        // Values an f32 holds stay exact; negative values round away from the box too.
+        assert_eq!((f32_at_most(64.5), f32_at_least(64.5)), (64.5, 64.5));
+        assert!(f64::from(f32_at_most(-v)) < -v && f64::from(f32_at_least(-v)) > -v);
+    }
 }
