@@ -105,7 +105,7 @@ fn resume_after_clean_stop_then_compaction_equals_input() {
         panic!("{a:?}")
     };
     assert!(ents.len() >= 6, "one analysis entry per entity");
-    let Some(fastnbt::Value::Double(total)) = a.get("distance") else {
+    let Some(fastnbt::Value::Float(total)) = a.get("distance") else {
         panic!("{a:?}")
     };
     assert!(*total > 100.0, "players walked: {total}");
