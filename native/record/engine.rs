@@ -58,6 +58,9 @@ pub struct EngineStats {
     pub compactions_pending: u64,
     pub compactions_done: u64,
     pub compactions_failed: u64,
+    /// Time the writer threads spent waiting for work since the engine started, in all (updated
+    /// every 20 ms or so). Against the time passed, it tells how busy the writers are.
+    pub writer_idle_us: u64,
 }
 
 /// Messages to a writer thread. One recording always goes to the same writer, so its messages
@@ -167,6 +170,7 @@ pub(crate) struct EngineShared {
     pub compactions_pending: AtomicU64,
     pub compactions_done: AtomicU64,
     pub compactions_failed: AtomicU64,
+    pub writer_idle_ns: AtomicU64,
     /// Paths with a recorder open in this process.
     pub open_paths: Mutex<HashSet<PathBuf>>,
 }
@@ -283,6 +287,7 @@ impl Engine {
             compactions_pending: AtomicU64::new(0),
             compactions_done: AtomicU64::new(0),
             compactions_failed: AtomicU64::new(0),
+            writer_idle_ns: AtomicU64::new(0),
             open_paths: Mutex::new(HashSet::new()),
         });
         let (compact_tx, compact_rx): (Sender<CompactJob>, Receiver<CompactJob>) = unbounded();
@@ -416,6 +421,7 @@ impl Engine {
             compactions_pending: s.compactions_pending.load(Ordering::Relaxed),
             compactions_done: s.compactions_done.load(Ordering::Relaxed),
             compactions_failed: s.compactions_failed.load(Ordering::Relaxed),
+            writer_idle_us: s.writer_idle_ns.load(Ordering::Relaxed) / 1000,
         }
     }
 

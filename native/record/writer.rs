@@ -525,6 +525,8 @@ pub(crate) fn writer_loop(
     };
     let mut next_check = Instant::now() + CHECK_INTERVAL;
     let mut idle = 0u32;
+    // Time spent waiting for work, published with the periodic checks.
+    let mut idle_ns = 0u64;
     loop {
         w.engine.wait_if_stalled();
         // Poll, and nap when idle: a blocked receiver would make every producer pay for a wake-up
@@ -534,7 +536,12 @@ pub(crate) fn writer_loop(
             if w.unreleased > 0 {
                 w.engine.release_bytes(std::mem::take(&mut w.unreleased));
             }
-            match rx.recv_timeout(Duration::from_secs(1)) {
+            let waited = Instant::now();
+            let r = rx.recv_timeout(Duration::from_secs(1));
+            w.engine
+                .writer_idle_ns
+                .fetch_add(waited.elapsed().as_nanos() as u64, Ordering::Relaxed);
+            match r {
                 Ok(m) => Ok(m),
                 Err(crossbeam_channel::RecvTimeoutError::Timeout) => continue,
                 Err(crossbeam_channel::RecvTimeoutError::Disconnected) => {
@@ -562,8 +569,10 @@ pub(crate) fn writer_loop(
                     17..=256 => Duration::from_micros(500),
                     _ => IDLE_NAP,
                 };
-                let until_check = next_check.saturating_duration_since(Instant::now());
+                let now = Instant::now();
+                let until_check = next_check.saturating_duration_since(now);
                 std::thread::sleep(nap.min(until_check).max(Duration::from_micros(10)));
+                idle_ns += now.elapsed().as_nanos() as u64;
             }
             Err(TryRecvError::Disconnected) => {
                 w.shut_down(&control);
@@ -572,6 +581,9 @@ pub(crate) fn writer_loop(
         }
         let now = Instant::now();
         if now >= next_check {
+            w.engine
+                .writer_idle_ns
+                .fetch_add(std::mem::take(&mut idle_ns), Ordering::Relaxed);
             w.take_endings(&control, false);
             for r in w.recs.values_mut() {
                 r.flush_if_due(now);

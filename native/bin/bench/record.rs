@@ -284,6 +284,55 @@ fn encode_vs_zstd(batches: &[Vec<u8>]) -> f64 {
     ratios[2]
 }
 
+/// The writer serving 200 recordings of 100 players submitted in real time at 20 ticks/s, with
+/// `RecorderOptions::default()` (flush every 5 s or 256 KiB, zstd 3): the share of wall time its
+/// thread was busy (not waiting for work; fsyncs count as busy) over 6 s, which holds one time
+/// flush of every recording, as every 5 s in a steady state. Returns the share and the players it
+/// would serve at 100 % (20,000 / share).
+fn writer_sustained(dir: &std::path::Path) -> (f64, f64) {
+    const RECS: u32 = 200;
+    const PLAYERS: u32 = 100;
+    const TICKS: u32 = 120; // 6 s
+    std::fs::create_dir_all(dir).expect("dir");
+    // Ten distinct recordings' batches, each used by 20 recordings (chunks compress on their own).
+    let data: Vec<Vec<Vec<u8>>> = (0..10).map(|r| batches(PLAYERS, TICKS, 500 + r)).collect();
+    let engine = Engine::new(EngineOptions::default()).expect("engine");
+    let recorders: Vec<_> = (0..RECS)
+        .map(|r| {
+            engine
+                .start_recording(dir.join(format!("s{r}.reel")), RecorderOptions::default())
+                .expect("start")
+        })
+        .collect();
+    let period = Duration::from_millis(50);
+    let start = Instant::now();
+    let idle0 = engine.stats().writer_idle_us;
+    for t in 0..TICKS {
+        for (r, rec) in recorders.iter().enumerate() {
+            rec.submit_tick(t, &data[r % data.len()][t as usize])
+                .expect("submit");
+        }
+        let next = start + period * (t + 1);
+        std::thread::sleep(next.saturating_duration_since(Instant::now()));
+    }
+    // The idle time is published every 20 ms: read it after one more publication.
+    std::thread::sleep(Duration::from_millis(30));
+    let wall = start.elapsed().as_secs_f64();
+    let idle = (engine.stats().writer_idle_us - idle0) as f64 / 1e6;
+    let busy = ((wall - idle) / wall).clamp(1e-6, 1.0);
+    let flushed = recorders.iter().filter(|r| r.stats().flushes > 0).count();
+    assert_eq!(
+        flushed, RECS as usize,
+        "every recording flushed in the window"
+    );
+    for r in &recorders {
+        r.abort().expect("abort");
+    }
+    drop(recorders);
+    engine.shutdown();
+    (busy, f64::from(RECS * PLAYERS) / busy)
+}
+
 /// One writer round: every batch of `data` (per recording, per tick) queued while the writer is
 /// held, then the writer released and timed until every tick is decoded, chunked and compressed
 /// (before the final fsyncs, which measure the disk rather than the writer). Returns the seconds
@@ -395,6 +444,11 @@ pub fn run(quick: bool, out: &mut Figures) {
         "zstd_only_vs_writer_size_ratio",
         zsize as f64 / seg_bytes as f64,
     );
+
+    // Sustained: 20,000 players in real time with the default flush policy, fsyncs included.
+    let (busy, sustained) = writer_sustained(&dir.path().join("sustained"));
+    put(out, "writer_busy_at_20000_players", busy);
+    put(out, "writer_players_at_20tps_sustained", sustained);
 
     // Compaction of one live recording of 100 players (5 minutes; 1 in quick mode).
     let engine = big_engine();
