@@ -454,3 +454,54 @@ fn a_panicking_snapshot_provider_retires_its_recording_and_spares_the_others() {
     let out = again.finish().unwrap().wait().unwrap();
     assert_eq!(Reader::open_path(out).unwrap().last_tick(), Some(10));
 }
+
+#[test]
+fn several_server_threads_record_through_two_writer_threads() {
+    // Minestom ticks instances on several threads: four threads submit to five recordings each,
+    // spread over two writer threads, with a queue small enough that some endings take the
+    // control channel. Every recording ends with exactly the ticks its thread queued.
+    let dir = tempfile::tempdir().unwrap();
+    let engine = Engine::new(EngineOptions {
+        writer_threads: 2,
+        queue_capacity: 64,
+        ..EngineOptions::default()
+    })
+    .unwrap();
+    let threads: Vec<_> = (0..4u64)
+        .map(|th| {
+            let engine = engine.clone();
+            let dir = dir.path().to_path_buf();
+            std::thread::spawn(move || {
+                let recs: Vec<_> = (0..5)
+                    .map(|i| {
+                        let path = dir.join(format!("t{th}-{i}.reel"));
+                        let mut o = options(FlushPolicy::default());
+                        o.backpressure = Backpressure::Block {
+                            deadline: Duration::from_secs(10),
+                        };
+                        engine.start_recording(path, o).unwrap()
+                    })
+                    .collect();
+                let ticks = common::sim_ticks(3, 200, th);
+                for (t, e) in &ticks {
+                    for rec in &recs {
+                        assert_eq!(rec.submit_tick(*t, &batch(e)).unwrap(), Submitted::Queued);
+                    }
+                }
+                let handles: Vec<_> = recs.iter().map(|r| r.finish().unwrap()).collect();
+                let want: Vec<u32> = ticks.iter().map(|(t, _)| *t).collect();
+                for h in handles {
+                    let r = Reader::open_path(h.wait().unwrap()).unwrap();
+                    r.verify().unwrap();
+                    assert_eq!(ticks_of(&r), want);
+                }
+            })
+        })
+        .collect();
+    for t in threads {
+        t.join().unwrap();
+    }
+    assert_eq!(engine.stats().active_recordings, 0);
+    assert_eq!(engine.stats().dropped_ticks, 0);
+    engine.shutdown();
+}

@@ -490,6 +490,8 @@ pub unsafe extern "C" fn tickreel_recorder_options_default(
 /// append-only segments, durable at each flush); `tickreel_recorder_finish` compacts it into
 /// `path`. If that directory exists (a recording closed by `tickreel_recorder_free`, an engine
 /// shutdown or a crash), the recording is resumed: ticks must continue after its last tick.
+/// Resuming recovers that directory on the calling thread (it reads every segment): resume off
+/// the server's tick thread. A fresh recording costs two `stat` calls and no file.
 /// `options` may be NULL for the defaults of `tickreel_recorder_options_default`. Stores the
 /// recorder's handle in `*out_recorder` (NULL on failure, when it can be written).
 ///

@@ -259,8 +259,8 @@ impl EngineInner {
     }
 }
 
-/// The recording runtime. Clone it freely; threads stop on `shutdown` or when the last clone and
-/// every recorder are gone.
+/// The recording runtime. Clone it freely; its threads stop on `shutdown` or when the last clone is
+/// dropped (recorders still held then return `InvalidState`; what they had queued is flushed).
 #[derive(Debug, Clone)]
 pub struct Engine {
     inner: Arc<EngineInner>,
@@ -327,8 +327,10 @@ impl Engine {
     }
 
     /// Starts (or, if its live directory exists, resumes) the recording whose final file is `path`.
-    /// A fresh recording costs no file until its first flush; a run finished before that goes
-    /// straight to the compacted file.
+    /// A fresh recording costs no file until its first flush (two `stat` calls on the calling
+    /// thread); a run finished before that goes straight to the compacted file. Resuming recovers
+    /// the live directory on the calling thread (it reads every segment and fsyncs what it
+    /// repairs): resume recordings off the server thread, e.g. while the plugin starts.
     pub fn start_recording(
         &self,
         path: impl AsRef<Path>,

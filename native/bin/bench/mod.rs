@@ -21,7 +21,7 @@ pub struct Args {
     /// Smaller workloads: the same keys in under a minute.
     #[arg(long)]
     pub quick: bool,
-    /// Run only this area (format, record, jni, ghost).
+    /// Run only this area (format, record, play, ghost, jni).
     #[arg(long)]
     pub only: Option<String>,
 }

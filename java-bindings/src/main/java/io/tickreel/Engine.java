@@ -43,7 +43,9 @@ public final class Engine implements AutoCloseable {
 
     /**
      * Starts (or, if its live directory exists after a crash or a {@link Recorder#close()}, resumes)
-     * the recording whose final file is {@code path}. Costs no file until the first flush.
+     * the recording whose final file is {@code path}. Costs no file until the first flush. Resuming
+     * recovers the live directory on the calling thread (it reads every segment): resume off the
+     * server's tick thread, e.g. in {@code onEnable}.
      *
      * @throws IllegalStateException if the engine is closed, or {@code path} is a finished recording
      *     and {@link RecorderOptions.Builder#overwrite(boolean)} is not set
