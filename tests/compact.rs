@@ -9,7 +9,6 @@ use std::path::Path;
 use fastnbt::Value;
 use tickreel::format::Limits;
 use tickreel::format::chunk::DecodedTick;
-use tickreel::format::event::encode_batch;
 use tickreel::play::{Reader, ReaderOptions};
 use tickreel::record::{
     ChunkPolicy, CompactOptions, FlushPolicy, ReelOptions, ReelWriter, compact,
@@ -17,11 +16,7 @@ use tickreel::record::{
 use tickreel::storage::live::live_dir_for;
 use tickreel::{Engine, EngineOptions, Error, Event, Pose, RecorderOptions};
 
-fn batch(events: &[Event]) -> Vec<u8> {
-    let mut b = Vec::new();
-    encode_batch(events, &mut b).unwrap();
-    b
-}
+use common::batch;
 
 fn at(x: f64, y: f64, z: f64) -> Pose {
     Pose::from_f64(x, y, z, 0.0, 0.0)

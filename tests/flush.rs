@@ -8,7 +8,6 @@ mod common;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use tickreel::format::event::encode_batch;
 use tickreel::format::metadata::EntityInfo;
 use tickreel::play::Reader;
 use tickreel::record::{Backpressure, FlushPolicy, Submitted};
@@ -16,11 +15,7 @@ use tickreel::sim::{SimConfig, Simulator};
 use tickreel::storage::live::live_dir_for;
 use tickreel::{Engine, EngineOptions, Event, Recorder, RecorderOptions};
 
-fn batch(events: &[Event]) -> Vec<u8> {
-    let mut b = Vec::new();
-    encode_batch(events, &mut b).unwrap();
-    b
-}
+use common::{batch, recorded_ticks, wait_for_empty_queue};
 
 fn options(flush: FlushPolicy) -> RecorderOptions {
     let mut o = RecorderOptions {
@@ -43,17 +38,6 @@ fn wait_flushed(rec: &Recorder, tick: u32) -> bool {
         std::thread::sleep(Duration::from_millis(2));
     }
     false
-}
-
-fn wait_for_empty_queue(engine: &Engine) {
-    let start = Instant::now();
-    while engine.stats().queue_depth > 0 && start.elapsed() < Duration::from_secs(10) {
-        std::thread::sleep(Duration::from_millis(2));
-    }
-}
-
-fn ticks_of(r: &Reader) -> Vec<u32> {
-    r.ticks(0, u32::MAX).map(|d| d.unwrap().tick).collect()
 }
 
 #[test]
@@ -225,7 +209,7 @@ fn metadata_and_gaps_that_change_after_the_last_flush_reach_the_files() {
         .collect();
     assert_eq!(in_gaps, dropped);
     // Every submitted tick is either in the file or in a gap.
-    let mut all = ticks_of(&r);
+    let mut all = recorded_ticks(&r);
     all.extend(&dropped);
     all.sort_unstable();
     assert_eq!(all, ticks.iter().map(|(t, _)| *t).collect::<Vec<_>>());
@@ -328,7 +312,7 @@ fn failing_flushes_keep_memory_bounded_record_a_gap_and_recover() {
         .flat_map(|g| g.from..=g.to)
         .collect();
     assert_eq!(gaps.len() as u64, s.dropped_ticks);
-    let mut all = ticks_of(&r);
+    let mut all = recorded_ticks(&r);
     let kept = all.len();
     all.extend(gaps);
     all.sort_unstable();
@@ -373,11 +357,11 @@ fn a_flush_that_fails_after_writing_frames_publishes_nothing_until_a_flush_succe
     assert_eq!(rec.stats().flushed_tick, Some(29));
     // Each tick exactly once, in the live directory and in the finished file.
     let want: Vec<u32> = ticks.iter().map(|(t, _)| *t).collect();
-    assert_eq!(ticks_of(&Reader::open_live(&live).unwrap()), want);
+    assert_eq!(recorded_ticks(&Reader::open_live(&live).unwrap()), want);
     let out = rec.finish().unwrap().wait().unwrap();
     let r = Reader::open_path(out).unwrap();
     r.verify().unwrap();
-    assert_eq!(ticks_of(&r), want);
+    assert_eq!(recorded_ticks(&r), want);
     for (t, state) in common::expected_states(&ticks) {
         assert_eq!(r.seek(t).unwrap().entities, state, "tick {t}");
     }
@@ -436,7 +420,7 @@ fn a_panicking_snapshot_provider_retires_its_recording_and_spares_the_others() {
     // The other recording on the same writer thread is unharmed.
     let out = good.finish().unwrap().wait().unwrap();
     assert_eq!(
-        ticks_of(&Reader::open_path(out).unwrap()),
+        recorded_ticks(&Reader::open_path(out).unwrap()),
         ticks.iter().map(|(t, _)| *t).collect::<Vec<_>>()
     );
     // No tick's bytes leak from the budget (released in batches once the queue runs dry).
@@ -493,7 +477,7 @@ fn several_server_threads_record_through_two_writer_threads() {
                 for h in handles {
                     let r = Reader::open_path(h.wait().unwrap()).unwrap();
                     r.verify().unwrap();
-                    assert_eq!(ticks_of(&r), want);
+                    assert_eq!(recorded_ticks(&r), want);
                 }
             })
         })

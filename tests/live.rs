@@ -6,18 +6,13 @@ mod common;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use tickreel::format::event::encode_batch;
 use tickreel::format::state::EntityTable;
 use tickreel::play::Reader;
 use tickreel::record::{Backpressure, FlushPolicy, Submitted, recover};
 use tickreel::storage::live::{list_segments, live_dir_for, segment_name};
-use tickreel::{Engine, EngineOptions, Error, Event, RecorderOptions};
+use tickreel::{Engine, EngineOptions, Error, RecorderOptions};
 
-fn batch(events: &[Event]) -> Vec<u8> {
-    let mut b = Vec::new();
-    encode_batch(events, &mut b).unwrap();
-    b
-}
+use common::{batch, recorded_ticks, wait_for_empty_queue};
 
 fn small_flush() -> RecorderOptions {
     let mut o = RecorderOptions {
@@ -515,14 +510,6 @@ fn metadata_calls_respect_the_backpressure_policy_when_the_queue_is_full() {
     }
 }
 
-/// Waits (up to 10 s) until the engine's queues are empty.
-fn wait_for_empty_queue(engine: &Engine) {
-    let waited = Instant::now();
-    while engine.stats().queue_depth > 0 && waited.elapsed() < Duration::from_secs(10) {
-        std::thread::sleep(Duration::from_millis(2));
-    }
-}
-
 /// Runs `f` on another thread; `None` if it has not returned within 20 s (it is then left
 /// running: a caller that held the writer releases it before failing, so the test fails instead of
 /// hanging).
@@ -532,11 +519,6 @@ fn within<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> Option<T
         let _ = tx.send(f());
     });
     rx.recv_timeout(Duration::from_secs(20)).ok()
-}
-
-/// Ticks of a recording, in the order a straight decode yields them.
-fn recorded_ticks(r: &Reader) -> Vec<u32> {
-    r.ticks(0, u32::MAX).map(|d| d.unwrap().tick).collect()
 }
 
 #[test]

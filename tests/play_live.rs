@@ -11,20 +11,15 @@ use std::process::{Command, Stdio};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use tickreel::format::event::encode_batch;
 use tickreel::format::state::EntityTable;
 use tickreel::play::{
     FollowOptions, FollowState, LiveFollower, Motion, PlaybackContext, Playhead, Reader, Update,
 };
 use tickreel::record::FlushPolicy;
 use tickreel::storage::live::live_dir_for;
-use tickreel::{Engine, EngineOptions, Event, RecorderOptions};
+use tickreel::{Engine, EngineOptions, RecorderOptions};
 
-fn batch(events: &[Event]) -> Vec<u8> {
-    let mut b = Vec::new();
-    encode_batch(events, &mut b).unwrap();
-    b
-}
+use common::batch;
 
 fn follow_options(poll_ms: u64) -> FollowOptions {
     FollowOptions {

@@ -3,10 +3,14 @@
 
 use std::path::Path;
 
-use tickreel::Event;
+use std::time::{Duration, Instant};
+
+use tickreel::format::event::encode_batch;
 use tickreel::format::state::EntityTable;
+use tickreel::play::Reader;
 use tickreel::record::{ChunkPolicy, ReelOptions, ReelWriter};
 use tickreel::sim::{SimConfig, Simulator};
+use tickreel::{Engine, Event};
 
 pub fn sim_ticks(players: u32, ticks: u32, seed: u64) -> Vec<(u32, Vec<Event>)> {
     let mut sim = Simulator::new(SimConfig {
@@ -45,4 +49,24 @@ pub fn expected_states(ticks: &[(u32, Vec<Event>)]) -> Vec<(u32, EntityTable)> {
         out.push((*t, table.clone()));
     }
     out
+}
+
+/// One tick's events in batch encoding (what `Recorder::submit_tick` takes).
+pub fn batch(events: &[Event]) -> Vec<u8> {
+    let mut b = Vec::new();
+    encode_batch(events, &mut b).unwrap();
+    b
+}
+
+/// Waits (up to 10 s) until the engine's queues are empty.
+pub fn wait_for_empty_queue(engine: &Engine) {
+    let start = Instant::now();
+    while engine.stats().queue_depth > 0 && start.elapsed() < Duration::from_secs(10) {
+        std::thread::sleep(Duration::from_millis(2));
+    }
+}
+
+/// The ticks of a recording, in the order a straight decode yields them.
+pub fn recorded_ticks(r: &Reader) -> Vec<u32> {
+    r.ticks(0, u32::MAX).map(|d| d.unwrap().tick).collect()
 }
