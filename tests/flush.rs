@@ -300,7 +300,12 @@ fn failing_flushes_keep_memory_bounded_record_a_gap_and_recover() {
     assert!(s.dropped_ticks < 2900, "{s:?}");
     // The disk is writable again: everything held is flushed, the dropped ticks are a gap.
     std::fs::remove_file(&live).unwrap();
-    rec.flush().unwrap();
+    // Retried on its own (backing off up to 5 s), without a call.
+    let start = Instant::now();
+    while rec.stats().flushed_tick.is_none() && start.elapsed() < Duration::from_secs(20) {
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    assert!(rec.stats().flushed_tick.is_some(), "{:?}", rec.stats());
     let out = rec.finish().unwrap().wait().unwrap();
     let r = Reader::open_path(out).unwrap();
     r.verify().unwrap();
@@ -488,4 +493,211 @@ fn several_server_threads_record_through_two_writer_threads() {
     assert_eq!(engine.stats().active_recordings, 0);
     assert_eq!(engine.stats().dropped_ticks, 0);
     engine.shutdown();
+}
+
+/// Runs `f` on another thread; `None` if it has not returned within 20 s (it is then left running,
+/// so that a test fails instead of hanging).
+fn within<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> Option<T> {
+    let (tx, rx) = crossbeam_channel::bounded(1);
+    std::thread::spawn(move || {
+        let _ = tx.send(f());
+    });
+    rx.recv_timeout(Duration::from_secs(20)).ok()
+}
+
+#[test]
+fn calls_racing_a_shutdown_are_answered() {
+    // The shutdown flushes 40 recordings with unflushed ticks (an fsync or more each), while
+    // other threads finish, close, flush and abort theirs: every call returns and every handle
+    // completes, with a result or an error, instead of waiting for an answer that never comes.
+    let dir = tempfile::tempdir().unwrap();
+    let engine = Engine::new(EngineOptions::default()).unwrap();
+    let ticks = common::sim_ticks(5, 30, 3);
+    let flush = FlushPolicy {
+        max_pending_bytes: usize::MAX,
+        interval: NEVER,
+        on_player_leave: false,
+    };
+    let recs: Vec<_> = (0..40)
+        .map(|i| {
+            let rec = engine
+                .start_recording(dir.path().join(format!("r{i}.reel")), options(flush))
+                .unwrap();
+            for (t, e) in &ticks {
+                rec.submit_tick(*t, &batch(e)).unwrap();
+            }
+            rec
+        })
+        .collect();
+    let e = engine.clone();
+    let shutdown = std::thread::spawn(move || e.shutdown());
+    let mut calls = Vec::new();
+    for (i, rec) in recs.into_iter().enumerate() {
+        std::thread::sleep(Duration::from_millis(1));
+        calls.push(std::thread::spawn(move || {
+            let answered = within(move || match i % 4 {
+                0 => rec.finish().map(|h| h.wait().map(|_| ())).and_then(|r| r),
+                1 => rec.close(),
+                2 => rec.flush().and_then(|_| rec.flush()),
+                _ => rec.abort(),
+            });
+            answered.is_some()
+        }));
+    }
+    let answered: Vec<bool> = calls.into_iter().map(|c| c.join().unwrap()).collect();
+    shutdown.join().unwrap();
+    assert!(answered.iter().all(|a| *a), "{answered:?}");
+}
+
+#[test]
+fn a_finish_waiting_behind_a_full_queue_completes_when_its_recording_is_retired() {
+    let dir = tempfile::tempdir().unwrap();
+    let engine = Engine::new(EngineOptions {
+        queue_capacity: 8,
+        ..EngineOptions::default()
+    })
+    .unwrap();
+    let mut o = options(FlushPolicy::default());
+    o.backpressure = Backpressure::Drop;
+    o.chunk.snapshot_interval = 4;
+    o.snapshot_provider = Some(std::sync::Arc::new(|tick| {
+        assert!(tick < 4, "plugin bug at tick {tick}");
+        None
+    }));
+    let rec = engine
+        .start_recording(dir.path().join("bad.reel"), o)
+        .unwrap();
+    wait_for_empty_queue(&engine);
+    engine.set_writers_stalled(true);
+    for (t, e) in common::sim_ticks(1, 8, 1) {
+        assert_eq!(rec.submit_tick(t, &batch(&e)).unwrap(), Submitted::Queued);
+    }
+    // The queue is full: the finish takes the control channel, behind ticks that will panic.
+    let handle = rec.finish().unwrap();
+    engine.set_writers_stalled(false);
+    let r = within(move || handle.wait()).expect("the finish completed");
+    let err = r.unwrap_err().to_string();
+    assert!(err.contains("plugin bug at tick 4"), "{err}");
+    // Calls on the retired recording say why, at once.
+    let err = rec.submit_tick(100, &batch(&[])).unwrap_err().to_string();
+    assert!(err.contains("plugin bug"), "{err}");
+    drop(rec);
+    engine.shutdown();
+}
+
+#[test]
+fn starting_a_recording_does_not_wait_behind_another_start() {
+    let dir = tempfile::tempdir().unwrap();
+    let engine = Engine::new(EngineOptions {
+        queue_capacity: 2,
+        ..EngineOptions::default()
+    })
+    .unwrap();
+    let first = engine
+        .start_recording(dir.path().join("a.reel"), RecorderOptions::default())
+        .unwrap();
+    wait_for_empty_queue(&engine);
+    engine.set_writers_stalled(true);
+    for (t, e) in common::sim_ticks(1, 4, 1) {
+        let _ = first.submit_tick(t, &batch(&e));
+    }
+    // One start waits for room for 10 s (Block policy); a Drop-policy start meanwhile is refused
+    // at once instead of waiting behind it.
+    let (e, p) = (engine.clone(), dir.path().join("blocked.reel"));
+    let blocked = std::thread::spawn(move || {
+        let o = RecorderOptions {
+            backpressure: Backpressure::Block {
+                deadline: Duration::from_secs(10),
+            },
+            ..RecorderOptions::default()
+        };
+        e.start_recording(p, o).map(|r| r.abort())
+    });
+    std::thread::sleep(Duration::from_millis(50));
+    let (e, p) = (engine.clone(), dir.path().join("dropped.reel"));
+    let refused = within(move || {
+        let o = RecorderOptions {
+            backpressure: Backpressure::Drop,
+            ..RecorderOptions::default()
+        };
+        e.start_recording(p, o).map(|_| ())
+    });
+    let still_blocked = !blocked.is_finished();
+    engine.set_writers_stalled(false);
+    assert!(
+        matches!(refused, Some(Err(tickreel::Error::Backpressure(_)))),
+        "{refused:?}"
+    );
+    assert!(still_blocked, "the other start was still waiting for room");
+    blocked.join().unwrap().unwrap().unwrap();
+    first.abort().unwrap();
+    engine.shutdown();
+}
+
+#[test]
+fn a_finish_whose_last_flush_fails_counts_as_a_failed_compaction() {
+    let dir = tempfile::tempdir().unwrap();
+    let engine = Engine::new(EngineOptions::default()).unwrap();
+    let path = dir.path().join("f.reel");
+    let rec = engine
+        .start_recording(&path, options(FlushPolicy::default()))
+        .unwrap();
+    let ticks = common::sim_ticks(2, 20, 2);
+    for (t, e) in &ticks[..10] {
+        rec.submit_tick(*t, &batch(e)).unwrap();
+    }
+    rec.flush().unwrap();
+    for (t, e) in &ticks[10..] {
+        rec.submit_tick(*t, &batch(e)).unwrap();
+    }
+    block(&live_dir_for(&path).join(".meta.tkrl.tmp"));
+    assert!(rec.finish().unwrap().wait().is_err());
+    let s = engine.stats();
+    assert_eq!(
+        (s.compactions_pending, s.compactions_failed),
+        (0, 1),
+        "{s:?}"
+    );
+    // What was flushed before is still there.
+    assert_eq!(
+        Reader::open_live(live_dir_for(&path)).unwrap().last_tick(),
+        Some(9)
+    );
+    engine.shutdown();
+}
+
+#[test]
+fn an_idle_recording_retries_its_failed_flush_once_the_disk_is_writable() {
+    let dir = tempfile::tempdir().unwrap();
+    let engine = Engine::new(EngineOptions::default()).unwrap();
+    let path = dir.path().join("idle.reel");
+    let live = live_dir_for(&path);
+    std::fs::write(&live, b"in the way").unwrap();
+    let rec = engine
+        .start_recording(
+            &path,
+            options(FlushPolicy {
+                max_pending_bytes: usize::MAX,
+                interval: Duration::from_millis(20),
+                on_player_leave: false,
+            }),
+        )
+        .unwrap();
+    for (t, e) in common::sim_ticks(2, 10, 1) {
+        rec.submit_tick(t, &batch(&e)).unwrap();
+    }
+    // The time flush fails (and fails again on its first retries); then no tick, no call.
+    let start = Instant::now();
+    while rec.status().is_ok() && start.elapsed() < Duration::from_secs(10) {
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    assert!(rec.status().is_err());
+    std::thread::sleep(Duration::from_millis(300));
+    std::fs::remove_file(&live).unwrap();
+    let start = Instant::now();
+    while rec.stats().flushed_tick.is_none() && start.elapsed() < Duration::from_secs(20) {
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    assert_eq!(rec.stats().flushed_tick, Some(9), "{:?}", rec.stats());
+    rec.abort().unwrap();
 }

@@ -8,7 +8,7 @@ use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use crossbeam_channel::{Receiver, SendTimeoutError, Sender, TrySendError, bounded, unbounded};
-use parking_lot::{Condvar, Mutex};
+use parking_lot::{Condvar, Mutex, RwLock};
 
 use crate::error::{Error, Result};
 use crate::format::metadata::{EntityInfo, EventType};
@@ -171,6 +171,10 @@ pub(crate) struct EngineShared {
     pub compactions_done: AtomicU64,
     pub compactions_failed: AtomicU64,
     pub writer_idle_ns: AtomicU64,
+    /// Set when a shutdown starts: recorders refuse calls from then on.
+    pub stopping: std::sync::atomic::AtomicBool,
+    /// Set once every thread has been joined: whoever still waits for an answer gets none.
+    pub threads_done: Arc<std::sync::atomic::AtomicBool>,
     /// Paths with a recorder open in this process.
     pub open_paths: Mutex<HashSet<PathBuf>>,
 }
@@ -221,8 +225,10 @@ struct EngineInner {
     compact_tx: Sender<CompactJob>,
     threads: Mutex<Vec<JoinHandle<()>>>,
     next_id: AtomicU64,
-    /// Held for the whole of a shutdown and while a recording is being opened; `true` once stopped.
-    stopped: Mutex<bool>,
+    /// Written for the whole of a shutdown, read while a recording is being opened (so that no
+    /// recording opens behind the shutdown, and openings do not wait for each other); `true` once
+    /// stopped.
+    stopped: RwLock<bool>,
 }
 
 impl Drop for EngineInner {
@@ -233,8 +239,9 @@ impl Drop for EngineInner {
 
 impl EngineInner {
     fn stop(&self) {
+        self.shared.stopping.store(true, Ordering::Release);
         // A second caller waits until the first has joined every thread.
-        let mut stopped = self.stopped.lock();
+        let mut stopped = self.stopped.write();
         if *stopped {
             return;
         }
@@ -256,6 +263,7 @@ impl EngineInner {
         for t in compactor {
             let _ = t.join();
         }
+        self.shared.threads_done.store(true, Ordering::Release);
     }
 }
 
@@ -288,6 +296,8 @@ impl Engine {
             compactions_done: AtomicU64::new(0),
             compactions_failed: AtomicU64::new(0),
             writer_idle_ns: AtomicU64::new(0),
+            stopping: std::sync::atomic::AtomicBool::new(false),
+            threads_done: Arc::new(std::sync::atomic::AtomicBool::new(false)),
             open_paths: Mutex::new(HashSet::new()),
         });
         let (compact_tx, compact_rx): (Sender<CompactJob>, Receiver<CompactJob>) = unbounded();
@@ -321,7 +331,7 @@ impl Engine {
                 compact_tx,
                 threads: Mutex::new(threads),
                 next_id: AtomicU64::new(1),
-                stopped: Mutex::new(false),
+                stopped: RwLock::new(false),
             }),
         })
     }
@@ -339,9 +349,13 @@ impl Engine {
         let path = path.as_ref().to_path_buf();
         let inner = &self.inner;
         // No recording may be opened while (or after) the engine shuts down.
-        let stopped = inner.stopped.lock();
+        let gone = || Error::InvalidState("the engine has shut down".into());
+        if inner.shared.stopping.load(Ordering::Acquire) {
+            return Err(gone());
+        }
+        let stopped = inner.stopped.read();
         if *stopped {
-            return Err(Error::InvalidState("the engine has shut down".into()));
+            return Err(gone());
         }
         if !inner.shared.open_paths.lock().insert(path.clone()) {
             return Err(Error::Locked(format!(

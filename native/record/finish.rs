@@ -3,7 +3,8 @@
 
 use std::path::PathBuf;
 use std::sync::Arc;
-use std::time::Duration;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
 
 use parking_lot::{Condvar, Mutex};
 
@@ -13,7 +14,12 @@ use crate::error::{Error, Result};
 pub(crate) struct FinishState {
     result: Mutex<Option<std::result::Result<PathBuf, Error>>>,
     cv: Condvar,
+    /// Set once every thread of the engine has been joined: a result not in by then never comes.
+    engine_down: Arc<AtomicBool>,
 }
+
+/// How often a waiter looks whether the engine went down without completing its handle.
+const DOWN_CHECK: Duration = Duration::from_millis(50);
 
 fn dup(r: &std::result::Result<PathBuf, Error>) -> Result<PathBuf> {
     match r {
@@ -26,6 +32,15 @@ impl FinishState {
     pub(crate) fn complete(&self, r: Result<PathBuf>) {
         *self.result.lock() = Some(r);
         self.cv.notify_all();
+    }
+
+    /// Completes a handle the engine can no longer complete (it was shut down first).
+    fn settle(&self, g: &mut Option<std::result::Result<PathBuf, Error>>) {
+        if g.is_none() && self.engine_down.load(Ordering::Acquire) {
+            *g = Some(Err(Error::InvalidState(
+                "the engine was shut down before the recording was finished".into(),
+            )));
+        }
     }
 }
 
@@ -46,33 +61,49 @@ pub struct FinishHandle {
 }
 
 impl FinishHandle {
-    pub(crate) fn new() -> FinishHandle {
+    /// A pending handle of an engine whose `engine_down` flag is set once all its threads are
+    /// joined.
+    pub(crate) fn new(engine_down: Arc<AtomicBool>) -> FinishHandle {
         FinishHandle {
-            state: Arc::new(FinishState::default()),
+            state: Arc::new(FinishState {
+                engine_down,
+                ..FinishState::default()
+            }),
         }
     }
     /// The final file's path once compaction has completed (or its error); `None` while pending.
+    /// A handle whose engine was shut down before it completed reports that error.
     pub fn poll(&self) -> Option<Result<PathBuf>> {
-        self.state.result.lock().as_ref().map(dup)
+        let mut g = self.state.result.lock();
+        self.state.settle(&mut g);
+        g.as_ref().map(dup)
     }
     /// Whether compaction has completed (successfully or not).
     pub fn is_done(&self) -> bool {
-        self.state.result.lock().is_some()
+        self.poll().is_some()
     }
-    /// Blocks until compaction has completed.
+    /// Blocks until compaction has completed (or the engine was shut down without completing it).
     pub fn wait(&self) -> Result<PathBuf> {
         let mut g = self.state.result.lock();
-        while g.is_none() {
-            self.state.cv.wait(&mut g);
+        loop {
+            self.state.settle(&mut g);
+            if let Some(r) = g.as_ref() {
+                return dup(r);
+            }
+            self.state.cv.wait_for(&mut g, DOWN_CHECK);
         }
-        dup(g.as_ref().expect("set"))
     }
     /// Blocks up to `timeout`; `None` if still pending.
     pub fn wait_timeout(&self, timeout: Duration) -> Option<Result<PathBuf>> {
+        let until = Instant::now() + timeout;
         let mut g = self.state.result.lock();
-        if g.is_none() {
-            self.state.cv.wait_for(&mut g, timeout);
+        loop {
+            self.state.settle(&mut g);
+            let left = until.saturating_duration_since(Instant::now());
+            if g.is_some() || left.is_zero() {
+                return g.as_ref().map(dup);
+            }
+            self.state.cv.wait_for(&mut g, left.min(DOWN_CHECK));
         }
-        g.as_ref().map(dup)
     }
 }

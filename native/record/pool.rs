@@ -10,8 +10,10 @@
 
 use parking_lot::Mutex;
 
-/// Buffers larger than this are not returned to the pool (an unusually large tick should not pin memory).
-const MAX_POOLED_CAPACITY: usize = 256 << 10;
+/// Buffers larger than this are not returned to the pool: an unusually large tick should not pin
+/// memory, and a big pooled buffer handed to a small tick would charge the in-flight budget for
+/// nothing (64 KiB holds a tick of about 2,800 moving players).
+const MAX_POOLED_CAPACITY: usize = 64 << 10;
 
 #[derive(Debug, Default)]
 struct Stack {

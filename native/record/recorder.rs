@@ -128,6 +128,8 @@ pub(crate) const OPEN: u8 = 0;
 pub(crate) const FINISHING: u8 = 1;
 pub(crate) const CLOSED: u8 = 2;
 pub(crate) const ABORTED: u8 = 3;
+/// Retired by the writer after an internal error (a panic in its work): see `status()`.
+pub(crate) const RETIRED: u8 = 4;
 
 const NONE: u64 = u64::MAX;
 
@@ -231,9 +233,7 @@ impl Recorder {
     pub fn submit_tick(&self, tick: u32, batch: &[u8]) -> Result<Submitted> {
         let sh = &*self.shared;
         if sh.state.load(Ordering::Acquire) != OPEN {
-            return Err(Error::InvalidState(
-                "the recording is no longer open".into(),
-            ));
+            return Err(self.not_open());
         }
         if batch.len() < 2 {
             return Err(Error::invalid(
@@ -328,11 +328,43 @@ impl Recorder {
         }
     }
 
+    /// The error of a call on a recording that is no longer open.
+    fn not_open(&self) -> Error {
+        if self.shared.state.load(Ordering::Acquire) == RETIRED
+            && let Some(m) = &*self.shared.error.lock()
+        {
+            return Error::InvalidState(format!("the recording was retired: {m}"));
+        }
+        Error::InvalidState("the recording is no longer open".into())
+    }
+
+    fn engine_gone() -> Error {
+        Error::InvalidState("the engine has shut down".into())
+    }
+
+    /// Waits for the writer's answer to a message, or until the engine has stopped without one.
+    fn wait_ack(&self, rx: &crossbeam_channel::Receiver<Result<()>>) -> Result<()> {
+        loop {
+            match rx.recv_timeout(Duration::from_millis(50)) {
+                Ok(r) => return r,
+                Err(crossbeam_channel::RecvTimeoutError::Disconnected) => {
+                    return Err(Self::engine_gone());
+                }
+                Err(crossbeam_channel::RecvTimeoutError::Timeout) => {
+                    if self.engine.threads_done.load(Ordering::Acquire) {
+                        return rx.try_recv().unwrap_or_else(|_| Err(Self::engine_gone()));
+                    }
+                }
+            }
+        }
+    }
+
     fn send(&self, msg: Msg) -> Result<()> {
         if self.shared.state.load(Ordering::Acquire) != OPEN {
-            return Err(Error::InvalidState(
-                "the recording is no longer open".into(),
-            ));
+            return Err(self.not_open());
+        }
+        if self.engine.stopping.load(Ordering::Acquire) {
+            return Err(Self::engine_gone());
         }
         // Never blocks past the recorder's backpressure policy: with the queue full, `Block` waits
         // up to its deadline and `Drop` not at all; then the call fails and nothing was queued.
@@ -360,7 +392,10 @@ impl Recorder {
     /// else onto the writer's control channel, marked to take effect after every message this
     /// recording has queued so far.
     fn send_ending(&self, msg: Msg) -> Result<()> {
-        let gone = || Error::InvalidState("the engine has shut down".into());
+        let gone = Self::engine_gone;
+        if self.engine.stopping.load(Ordering::Acquire) {
+            return Err(gone());
+        }
         match self.tx.try_send(msg) {
             Ok(()) => Ok(()),
             Err(TrySendError::Disconnected(_)) => Err(gone()),
@@ -445,8 +480,7 @@ impl Recorder {
             id: self.shared.id,
             ack: tx,
         })?;
-        rx.recv()
-            .map_err(|_| Error::InvalidState("the writer stopped".into()))?
+        self.wait_ack(&rx)
     }
 
     /// Counters of this recording.
@@ -477,7 +511,7 @@ impl Recorder {
     /// final `.reel` file. Returns a handle to poll or wait on.
     pub fn finish(&self) -> Result<FinishHandle> {
         self.transition(FINISHING)?;
-        let handle = FinishHandle::new();
+        let handle = FinishHandle::new(self.engine.threads_done.clone());
         if self
             .send_ending(Msg::Finish {
                 id: self.shared.id,
@@ -501,8 +535,7 @@ impl Recorder {
             id: self.shared.id,
             ack: Some(tx),
         })?;
-        rx.recv()
-            .map_err(|_| Error::InvalidState("the writer stopped".into()))?
+        self.wait_ack(&rx)
     }
 
     /// Throws the recording away: queued ticks are discarded and its live directory is removed.
@@ -513,8 +546,7 @@ impl Recorder {
             id: self.shared.id,
             ack: tx,
         })?;
-        rx.recv()
-            .map_err(|_| Error::InvalidState("the writer stopped".into()))?
+        self.wait_ack(&rx)
     }
 
     fn transition(&self, to: u8) -> Result<()> {
@@ -522,8 +554,9 @@ impl Recorder {
             .state
             .compare_exchange(OPEN, to, Ordering::AcqRel, Ordering::Acquire)
             .map(|_| ())
-            .map_err(|_| {
-                Error::InvalidState("the recording was already finished or aborted".into())
+            .map_err(|state| match state {
+                RETIRED => self.not_open(),
+                _ => Error::InvalidState("the recording was already finished or aborted".into()),
             })
     }
 }
@@ -532,7 +565,8 @@ impl Drop for Recorder {
     fn drop(&mut self) {
         // Dropped while open: flush what was written and release the lock; the recording stays
         // resumable (start_recording on the same path continues it).
-        if self.transition(CLOSED).is_ok() {
+        // A retired recording's writer keeps why it was retired until the recorder goes.
+        if self.transition(CLOSED).is_ok() || self.shared.state.load(Ordering::Acquire) == RETIRED {
             let _ = self.send_ending(Msg::Close {
                 id: self.shared.id,
                 ack: None,

@@ -26,7 +26,7 @@ use crate::record::compact::{
 };
 use crate::record::engine::{Ending, EngineShared, Msg};
 use crate::record::finish::FinishHandle;
-use crate::record::recorder::{RecShared, RecorderOptions};
+use crate::record::recorder::{RETIRED, RecShared, RecorderOptions};
 use crate::record::recover::recover_locked;
 use crate::storage::live::{
     MAX_SEGMENT_BYTES, SegmentWriter, WriterLock, encode_meta_file, live_dir_for, write_meta_file,
@@ -103,6 +103,8 @@ pub(crate) struct RecWriter {
     retry_wait: Duration,
     /// Messages of this recording taken off the queue (see [`Ending`]).
     received: u64,
+    /// The live directory's entry in its parent is durable (it was created and synced, or found).
+    dir_synced: bool,
 }
 
 impl RecWriter {
@@ -180,6 +182,7 @@ impl RecWriter {
             retry_at: None,
             retry_wait: RETRY_FIRST,
             received: 0,
+            dir_synced: false,
         };
         if let Some(r) = resumed {
             if r.header.dictionary_id != w.header.dictionary_id {
@@ -194,6 +197,7 @@ impl RecWriter {
             w.index = r.index;
             w.next_segment = r.next_segment;
             w.lock = Some(r.lock);
+            w.dir_synced = true;
         }
         w.chunker = chunker;
         Ok(w)
@@ -262,12 +266,15 @@ impl RecWriter {
     }
 
     fn flush_due(&self, now: Instant) -> bool {
-        if self.retry_at.is_some_and(|at| now < at) {
-            return false;
+        if let Some(at) = self.retry_at {
+            // A failed flush is retried at its time, whatever triggered it.
+            return now >= at;
         }
         self.flush_requested
             || self.leave_flush_at.is_some_and(|at| now >= at)
-            || ((self.dirty || self.meta_dirty)
+            || ((self.dirty
+                || self.meta_dirty
+                || self.shared.dropped.load(Ordering::Relaxed) != self.dropped_written)
                 && now.duration_since(self.last_flush) >= self.opts.flush.interval)
     }
 
@@ -351,9 +358,14 @@ impl RecWriter {
         if self.lock.is_none() {
             fs::create_dir_all(&self.live_dir)?;
             self.lock = Some(WriterLock::acquire(&self.live_dir)?);
+        }
+        if !self.dir_synced {
+            // The new directory's entry is durable before anything in it is reported flushed
+            // (retried by the next flush if it fails).
             if let Some(parent) = self.live_dir.parent().filter(|p| !p.as_os_str().is_empty()) {
                 crate::storage::sync_dir(parent)?;
             }
+            self.dir_synced = true;
         }
         let mut written = 0u64;
         for f in &self.pending {
@@ -366,9 +378,11 @@ impl RecWriter {
                 if let Some(full) = &self.segment {
                     full.sync()?;
                 }
+                // The number is used up even if creating fails half way (a file left behind
+                // must not make every later attempt fail).
                 let n = self.next_segment;
-                self.segment = Some(SegmentWriter::create(&self.live_dir, n)?);
                 self.next_segment = n + 1;
+                self.segment = Some(SegmentWriter::create(&self.live_dir, n)?);
             }
             let seg = self.segment.as_mut().expect("segment open");
             let offset = seg.append(&f.header, &f.payload)?;
@@ -427,7 +441,7 @@ impl RecWriter {
                 }
             });
             if let Err(e) = r {
-                handle.state.complete(Err(e));
+                self.failed_finish(handle, e);
                 return;
             }
             self.update_library_meta();
@@ -439,11 +453,11 @@ impl RecWriter {
                 options,
                 handle,
             };
-            let _ = compact_tx.send(job);
+            self.hand_over(job, compact_tx);
             return;
         }
         if let Err(e) = self.flush() {
-            handle.state.complete(Err(e));
+            self.failed_finish(handle, e);
             return;
         }
         self.segment = None;
@@ -454,7 +468,33 @@ impl RecWriter {
             options,
             handle,
         };
-        let _ = compact_tx.send(job);
+        self.hand_over(job, compact_tx);
+    }
+
+    /// A finish that failed before its compaction: counted as a failed compaction.
+    fn failed_finish(&self, handle: FinishHandle, e: Error) {
+        self.engine
+            .compactions_failed
+            .fetch_add(1, Ordering::Relaxed);
+        handle.state.complete(Err(e));
+    }
+
+    /// Hands a job to the compaction worker (counted pending until the worker is done with it).
+    fn hand_over(&self, job: CompactJob, compact_tx: &Sender<CompactJob>) {
+        self.engine
+            .compactions_pending
+            .fetch_add(1, Ordering::Relaxed);
+        if let Err(crossbeam_channel::SendError(job)) = compact_tx.send(job) {
+            self.engine
+                .compactions_pending
+                .fetch_sub(1, Ordering::Relaxed);
+            if let Some(handle) = job.handle() {
+                self.failed_finish(
+                    handle.clone(),
+                    Error::InvalidState("the compaction worker has stopped".into()),
+                );
+            }
+        }
     }
 
     /// Stops writing but keeps the recording resumable.
@@ -501,11 +541,26 @@ struct WriterThread {
     /// Ending messages from the control channel that wait for earlier queued messages.
     endings: Vec<Ending>,
     /// Recordings retired by a panic, with its message: their later calls get it as their error
-    /// (until their ending message, which removes the entry).
+    /// (until their ending message, which their `Recorder` sends when dropped at the latest).
     retired: HashMap<u64, String>,
     /// In-flight bytes are released in batches: one shared atomic update per 64 KiB (or when the
     /// queue runs dry) instead of one per tick keeps the counter's cache line off the hot path.
     unreleased: usize,
+}
+
+/// The text of a caught panic.
+fn panic_message(panic: &(dyn std::any::Any + Send)) -> String {
+    let what = panic
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| panic.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "unknown panic".into());
+    format!("internal error on the writer thread: {what}")
+}
+
+/// Runs `f`, turning a panic into its message.
+fn guarded<T>(f: impl FnOnce() -> T) -> std::result::Result<T, String> {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)).map_err(|p| panic_message(&*p))
 }
 
 /// The writer thread's loop.
@@ -537,16 +592,24 @@ pub(crate) fn writer_loop(
                 w.engine.release_bytes(std::mem::take(&mut w.unreleased));
             }
             let waited = Instant::now();
-            let r = rx.recv_timeout(Duration::from_secs(1));
+            let next = crossbeam_channel::select! {
+                recv(rx) -> m => m.map_err(|_| TryRecvError::Disconnected),
+                recv(control) -> e => {
+                    // An ending of a recording retired earlier, say: applied at the next check.
+                    w.endings.extend(e);
+                    Err(TryRecvError::Empty)
+                }
+                default(Duration::from_secs(1)) => Err(TryRecvError::Empty),
+            };
             w.engine
                 .writer_idle_ns
                 .fetch_add(waited.elapsed().as_nanos() as u64, Ordering::Relaxed);
-            match r {
-                Ok(m) => Ok(m),
-                Err(crossbeam_channel::RecvTimeoutError::Timeout) => continue,
-                Err(crossbeam_channel::RecvTimeoutError::Disconnected) => {
-                    Err(TryRecvError::Disconnected)
+            match next {
+                Err(TryRecvError::Empty) => {
+                    w.check(&control, Instant::now());
+                    continue;
                 }
+                other => other,
             }
         } else {
             rx.try_recv()
@@ -555,7 +618,7 @@ pub(crate) fn writer_loop(
             Ok(m) => {
                 idle = 0;
                 if !w.handle_guarded(m) {
-                    w.shut_down(&control);
+                    w.shut_down(&rx, &control);
                     return;
                 }
             }
@@ -575,7 +638,7 @@ pub(crate) fn writer_loop(
                 idle_ns += now.elapsed().as_nanos() as u64;
             }
             Err(TryRecvError::Disconnected) => {
-                w.shut_down(&control);
+                w.shut_down(&rx, &control);
                 return;
             }
         }
@@ -584,10 +647,7 @@ pub(crate) fn writer_loop(
             w.engine
                 .writer_idle_ns
                 .fetch_add(std::mem::take(&mut idle_ns), Ordering::Relaxed);
-            w.take_endings(&control, false);
-            for r in w.recs.values_mut() {
-                r.flush_if_due(now);
-            }
+            w.check(&control, now);
             next_check = now + CHECK_INTERVAL;
         }
     }
@@ -599,6 +659,31 @@ impl WriterThread {
         self.engine.active.fetch_sub(1, Ordering::Relaxed);
     }
 
+    /// The periodic work: endings that have become due, and flushes by time, leave and retry.
+    fn check(&mut self, control: &Receiver<Ending>, now: Instant) {
+        self.take_endings(control, false);
+        let mut panicked = Vec::new();
+        for (id, r) in self.recs.iter_mut() {
+            if let Err(m) = guarded(|| r.flush_if_due(now)) {
+                panicked.push((*id, m));
+            }
+        }
+        for (id, m) in panicked {
+            self.retire(id, m);
+        }
+    }
+
+    /// Retires a recording after a panic in its work: what it flushed stays on disk (resumable),
+    /// its calls get the panic as their error.
+    fn retire(&mut self, id: u64, msg: String) {
+        if let Some(r) = self.recs.remove(&id) {
+            r.shared.set_error(msg.clone());
+            r.shared.state.store(RETIRED, Ordering::Release);
+            self.end(&r);
+            self.retired.insert(id, msg);
+        }
+    }
+
     /// The recording a queued message is for, counting the message (see [`Ending`]).
     fn rec_for(&mut self, id: u64) -> Option<&mut RecWriter> {
         let r = self.recs.get_mut(&id)?;
@@ -608,13 +693,15 @@ impl WriterThread {
 
     /// Takes what waits on the control channel and applies every ending whose recording's earlier
     /// messages have all been taken off the queue (`all`: every ending, at shutdown, when the
-    /// queue has been emptied).
+    /// queue has been emptied). An ending of a retired recording is due at once.
     fn take_endings(&mut self, control: &Receiver<Ending>, all: bool) {
         self.endings.extend(control.try_iter());
         let mut i = 0;
         while i < self.endings.len() {
             let e = &self.endings[i];
-            let due = all || self.recs.get(&e.id).is_some_and(|r| r.received >= e.after);
+            let due = all
+                || self.retired.contains_key(&e.id)
+                || self.recs.get(&e.id).is_some_and(|r| r.received >= e.after);
             if due {
                 let e = self.endings.swap_remove(i);
                 self.handle_guarded(e.msg);
@@ -624,17 +711,34 @@ impl WriterThread {
         }
     }
 
-    /// Every message before the shutdown has been handled: apply the waiting endings, then close
-    /// what is still open (flushed, resumable).
-    fn shut_down(&mut self, control: &Receiver<Ending>) {
-        if self.unreleased > 0 {
-            self.engine
-                .release_bytes(std::mem::take(&mut self.unreleased));
-        }
+    /// Every message before the shutdown has been handled: apply the waiting endings, close what
+    /// is still open (flushed, resumable), then answer whatever was sent after the shutdown (an
+    /// error) and release what it held, so that no caller waits for an answer that never comes.
+    fn shut_down(&mut self, rx: &Receiver<Msg>, control: &Receiver<Ending>) {
         self.take_endings(control, true);
         for (_, r) in std::mem::take(&mut self.recs) {
             self.end(&r);
-            let _ = r.close();
+            let shared = r.shared.clone();
+            if let Err(m) = guarded(|| r.close()) {
+                shared.set_error(m);
+            }
+        }
+        let late = rx
+            .try_iter()
+            .chain(control.try_iter().map(|e| e.msg))
+            .chain(std::mem::take(&mut self.endings).into_iter().map(|e| e.msg));
+        for msg in late {
+            self.unreleased += msg.budget_bytes();
+            Reply::of(&msg).fail("the engine has shut down");
+            match msg {
+                Msg::Open { rec, .. } => self.end(&rec),
+                Msg::Tick { buf, .. } => self.engine.pool.give(buf),
+                _ => {}
+            }
+        }
+        if self.unreleased > 0 {
+            self.engine
+                .release_bytes(std::mem::take(&mut self.unreleased));
         }
     }
 
@@ -645,24 +749,15 @@ impl WriterThread {
         let id = msg.recording();
         let reply = Reply::of(&msg);
         let budget = msg.budget_bytes();
-        match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| self.handle(msg))) {
+        match guarded(|| self.handle(msg)) {
             Ok(go_on) => go_on,
-            Err(panic) => {
-                let what = panic
-                    .downcast_ref::<&str>()
-                    .map(|s| s.to_string())
-                    .or_else(|| panic.downcast_ref::<String>().cloned())
-                    .unwrap_or_else(|| "unknown panic".into());
-                let msg = format!("internal error on the writer thread: {what}");
-                if let Some(id) = id
-                    && let Some(r) = self.recs.remove(&id)
-                {
-                    r.shared.set_error(msg.clone());
-                    self.end(&r);
-                    self.retired.insert(id, msg.clone());
+            Err(msg) => {
+                if let Some(id) = id {
+                    self.retire(id, msg.clone());
                 }
                 reply.fail(&msg);
-                // The tick's buffer was lost in the unwinding; its bytes leave the budget anyway.
+                // The message's buffer was lost in the unwinding (every arm releases its bytes
+                // last, after any work that could panic); its bytes leave the budget anyway.
                 self.unreleased += budget;
                 true
             }
@@ -686,14 +781,13 @@ impl WriterThread {
                 self.recs.insert(id, *rec);
             }
             Msg::Tick { id, tick, buf } => {
-                let len = buf.capacity();
                 if let Some(r) = self.rec_for(id) {
                     r.on_tick(tick, &buf);
                     if r.flush_requested {
                         r.flush_if_due(Instant::now());
                     }
                 }
-                self.unreleased += len;
+                self.unreleased += buf.capacity();
                 if self.unreleased >= 64 << 10 {
                     self.engine
                         .release_bytes(std::mem::take(&mut self.unreleased));
@@ -706,10 +800,11 @@ impl WriterThread {
                 }
             }
             Msg::Snapshot { id, bytes } => {
-                self.unreleased += bytes.capacity();
+                let cap = bytes.capacity();
                 if let Some(r) = self.rec_for(id) {
                     r.chunker.offer_snapshot(bytes);
                 }
+                self.unreleased += cap;
             }
             Msg::Entity { id, info } => {
                 if let Some(r) = self.rec_for(id) {
@@ -744,9 +839,6 @@ impl WriterThread {
             Msg::Finish { id, handle } => match self.recs.remove(&id) {
                 Some(r) => {
                     self.end(&r);
-                    self.engine
-                        .compactions_pending
-                        .fetch_add(1, Ordering::Relaxed);
                     r.finish(handle, &self.compact_tx);
                 }
                 None => handle.state.complete(Err(self.gone(id, true))),
@@ -768,8 +860,13 @@ impl WriterThread {
                 let res = match self.recs.remove(&id) {
                     Some(r) => {
                         let path = r.shared.path.clone();
-                        let res = r.close();
-                        // The lock is released (the RecWriter is gone) before the path is free.
+                        let shared = r.shared.clone();
+                        // The lock is released (the RecWriter is gone) before the path is free,
+                        // also when closing panics.
+                        let res = guarded(|| r.close()).unwrap_or_else(|m| {
+                            shared.set_error(m.clone());
+                            Err(Error::InvalidState(m))
+                        });
                         self.engine.open_paths.lock().remove(&path);
                         self.engine.active.fetch_sub(1, Ordering::Relaxed);
                         res
@@ -843,6 +940,16 @@ pub(crate) enum CompactJob {
     Shutdown,
 }
 
+impl CompactJob {
+    /// The handle the job completes (`None` for `Shutdown`).
+    fn handle(&self) -> Option<&FinishHandle> {
+        match self {
+            CompactJob::Live { handle, .. } | CompactJob::Memory { handle, .. } => Some(handle),
+            CompactJob::Shutdown => None,
+        }
+    }
+}
+
 /// Frames held in memory, addressed by offsets into one buffer.
 #[derive(Debug)]
 struct MemFrames {
@@ -891,40 +998,11 @@ fn memory_reader(frames: Vec<Frame>, header: Header, metadata: Metadata) -> Resu
 /// The compaction worker's loop.
 pub(crate) fn compaction_loop(rx: Receiver<CompactJob>, engine: Arc<EngineShared>) {
     while let Ok(job) = rx.recv() {
-        let (result, handle) = match job {
-            CompactJob::Shutdown => return,
-            CompactJob::Live {
-                dir,
-                lock,
-                out,
-                options,
-                handle,
-            } => {
-                // The live directory is removed only once the file is published; if it cannot be
-                // (another writer's file is at the path), the directory stays, unlocked.
-                let r = Reader::open_live(&dir)
-                    .and_then(|reader| compact_unpublished(&reader, &out, options, &mut |_, _| {}))
-                    .and_then(|(_, file)| publish_from_live(file, &out, &dir, options.overwrite))
-                    .and_then(|_| remove_live_dir(&dir, lock))
-                    .map(|_| out);
-                (r, handle)
-            }
-            CompactJob::Memory {
-                frames,
-                header,
-                metadata,
-                out,
-                options,
-                handle,
-            } => {
-                // On a conflict with another writer of the path, the file is kept next to it.
-                let r = memory_reader(frames, *header, *metadata)
-                    .and_then(|reader| compact_unpublished(&reader, &out, options, &mut |_, _| {}))
-                    .and_then(|(_, file)| publish_from_memory(file, &out, options.overwrite))
-                    .map(|_| out);
-                (r, handle)
-            }
+        let Some(handle) = job.handle().cloned() else {
+            return; // Shutdown
         };
+        // A panic in one job (a bug) fails that job's handle, not the worker.
+        let result = guarded(|| compact_job(job)).unwrap_or_else(|m| Err(Error::InvalidState(m)));
         engine.compactions_pending.fetch_sub(1, Ordering::Relaxed);
         if result.is_ok() {
             engine.compactions_done.fetch_add(1, Ordering::Relaxed);
@@ -932,5 +1010,41 @@ pub(crate) fn compaction_loop(rx: Receiver<CompactJob>, engine: Arc<EngineShared
             engine.compactions_failed.fetch_add(1, Ordering::Relaxed);
         }
         handle.state.complete(result);
+    }
+}
+
+/// Compacts and publishes one finished recording; the path of its file.
+fn compact_job(job: CompactJob) -> Result<PathBuf> {
+    match job {
+        CompactJob::Shutdown => Err(Error::InvalidState("not a compaction".into())),
+        CompactJob::Live {
+            dir,
+            lock,
+            out,
+            options,
+            ..
+        } => {
+            // The live directory is removed only once the file is published; if it cannot be
+            // (another writer's file is at the path), the directory stays, unlocked.
+            Reader::open_live(&dir)
+                .and_then(|reader| compact_unpublished(&reader, &out, options, &mut |_, _| {}))
+                .and_then(|(_, file)| publish_from_live(file, &out, &dir, options.overwrite))
+                .and_then(|_| remove_live_dir(&dir, lock))
+                .map(|_| out)
+        }
+        CompactJob::Memory {
+            frames,
+            header,
+            metadata,
+            out,
+            options,
+            ..
+        } => {
+            // On a conflict with another writer of the path, the file is kept next to it.
+            memory_reader(frames, *header, *metadata)
+                .and_then(|reader| compact_unpublished(&reader, &out, options, &mut |_, _| {}))
+                .and_then(|(_, file)| publish_from_memory(file, &out, options.overwrite))
+                .map(|_| out)
+        }
     }
 }
