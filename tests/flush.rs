@@ -15,7 +15,7 @@ use tickreel::sim::{SimConfig, Simulator};
 use tickreel::storage::live::live_dir_for;
 use tickreel::{Engine, EngineOptions, Event, Recorder, RecorderOptions};
 
-use common::{batch, recorded_ticks, wait_for_empty_queue};
+use common::{batch, recorded_ticks, wait_for_empty_queue, within};
 
 fn options(flush: FlushPolicy) -> RecorderOptions {
     let mut o = RecorderOptions {
@@ -493,16 +493,6 @@ fn several_server_threads_record_through_two_writer_threads() {
     assert_eq!(engine.stats().active_recordings, 0);
     assert_eq!(engine.stats().dropped_ticks, 0);
     engine.shutdown();
-}
-
-/// Runs `f` on another thread; `None` if it has not returned within 20 s (it is then left running,
-/// so that a test fails instead of hanging).
-fn within<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> Option<T> {
-    let (tx, rx) = crossbeam_channel::bounded(1);
-    std::thread::spawn(move || {
-        let _ = tx.send(f());
-    });
-    rx.recv_timeout(Duration::from_secs(20)).ok()
 }
 
 #[test]

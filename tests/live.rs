@@ -12,7 +12,7 @@ use tickreel::record::{Backpressure, FlushPolicy, Submitted, recover};
 use tickreel::storage::live::{list_segments, live_dir_for, segment_name};
 use tickreel::{Engine, EngineOptions, Error, RecorderOptions};
 
-use common::{batch, recorded_ticks, wait_for_empty_queue};
+use common::{batch, recorded_ticks, wait_for_empty_queue, within};
 
 fn small_flush() -> RecorderOptions {
     let mut o = RecorderOptions {
@@ -508,17 +508,6 @@ fn metadata_calls_respect_the_backpressure_policy_when_the_queue_is_full() {
         .unwrap();
         rec.abort().unwrap();
     }
-}
-
-/// Runs `f` on another thread; `None` if it has not returned within 20 s (it is then left
-/// running: a caller that held the writer releases it before failing, so the test fails instead of
-/// hanging).
-fn within<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> Option<T> {
-    let (tx, rx) = crossbeam_channel::bounded(1);
-    std::thread::spawn(move || {
-        let _ = tx.send(f());
-    });
-    rx.recv_timeout(Duration::from_secs(20)).ok()
 }
 
 #[test]

@@ -70,3 +70,13 @@ pub fn wait_for_empty_queue(engine: &Engine) {
 pub fn recorded_ticks(r: &Reader) -> Vec<u32> {
     r.ticks(0, u32::MAX).map(|d| d.unwrap().tick).collect()
 }
+
+/// Runs `f` on another thread; `None` if it has not returned within 20 s (it is then left running,
+/// so that a test that held the writer can release it and fail instead of hanging).
+pub fn within<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> Option<T> {
+    let (tx, rx) = crossbeam_channel::bounded(1);
+    std::thread::spawn(move || {
+        let _ = tx.send(f());
+    });
+    rx.recv_timeout(Duration::from_secs(20)).ok()
+}
