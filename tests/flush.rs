@@ -691,3 +691,49 @@ fn an_idle_recording_retries_its_failed_flush_once_the_disk_is_writable() {
     assert_eq!(rec.stats().flushed_tick, Some(9), "{:?}", rec.stats());
     rec.abort().unwrap();
 }
+
+#[test]
+fn snapshots_come_from_the_provider_at_each_interval_and_from_an_offered_blob_at_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let engine = Engine::new(EngineOptions::default()).unwrap();
+    let mut o = options(FlushPolicy::default());
+    o.chunk.snapshot_interval = 20;
+    o.snapshot_provider = Some(std::sync::Arc::new(|tick| {
+        Some(format!("world at {tick}").into_bytes())
+    }));
+    let rec = engine
+        .start_recording(dir.path().join("snap.reel"), o)
+        .unwrap();
+    let ticks = common::sim_ticks(2, 60, 4);
+    for (t, e) in &ticks {
+        if *t == 33 {
+            // A blob offered by the plugin (a big world edit, say): the next tick starts a chunk
+            // with it, and the interval counts from there.
+            rec.offer_snapshot(b"edited world".to_vec()).unwrap();
+        }
+        rec.submit_tick(*t, &batch(e)).unwrap();
+    }
+    let r = Reader::open_path(rec.finish().unwrap().wait().unwrap()).unwrap();
+    let snapshots: Vec<(u32, Vec<u8>)> = (0..r.index().len())
+        .filter_map(|i| {
+            let c = r.read_chunk(i).unwrap();
+            assert_eq!(c.snapshot.is_some(), r.index()[i].has_snapshot());
+            c.snapshot.map(|s| (r.index()[i].start_tick, s))
+        })
+        .collect();
+    let want: Vec<(u32, Vec<u8>)> = vec![
+        (0, b"world at 0".to_vec()),
+        (20, b"world at 20".to_vec()),
+        (33, b"edited world".to_vec()),
+        (53, b"world at 53".to_vec()),
+    ];
+    assert_eq!(snapshots, want);
+    // A seek finds the nearest snapshot at or before its tick.
+    assert_eq!(
+        r.seek(40)
+            .unwrap()
+            .snapshot_chunk
+            .map(|c| r.index()[c].start_tick),
+        Some(33)
+    );
+}

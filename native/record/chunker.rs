@@ -186,6 +186,11 @@ impl Chunker {
         self.pending_snapshot = Some(bytes);
     }
 
+    /// Whether snapshot bytes were offered for the next chunk.
+    pub fn has_offered_snapshot(&self) -> bool {
+        self.pending_snapshot.is_some()
+    }
+
     /// Whether a tick at `tick` would start a snapshot (interval elapsed or snapshot offered).
     pub fn snapshot_due(&self, tick: u32) -> bool {
         self.pending_snapshot.is_some()

@@ -215,7 +215,10 @@ impl RecWriter {
             self.reject(tick, e);
             return;
         }
+        // The provider is asked when the interval is due, not when the plugin offered a snapshot
+        // itself (its bytes must not be replaced).
         if let Some(p) = &self.opts.snapshot_provider
+            && !self.chunker.has_offered_snapshot()
             && self.chunker.snapshot_due(tick)
             && let Some(bytes) = p(tick)
         {
