@@ -11,10 +11,10 @@ step "cargo fmt --check"
 cargo fmt --all -- --check
 
 step "cargo clippy"
-cargo clippy --all-targets -- -D warnings
+cargo clippy --workspace --all-targets -- -D warnings
 
 step "cargo test"
-cargo test --all-targets
+cargo test --workspace --all-targets
 
 for extra in tests/*.sh; do
   [ -e "$extra" ] || continue

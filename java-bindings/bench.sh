@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Prints one JSON object: ns per player-tick from Java through TickWriter + one Recorder.submit per
 # tick (JIT warmed, median of several runs), next to the same workload through Recorder::submit_tick
-# in Rust in the same run (`tickreel bench --only jni`, native/bin/bench/jni.rs). Both figures are
+# in Rust in the same run (`tickreel bench --only jni`, native/cli/src/bench/jni.rs). Both figures are
 # the server thread's cost: the measured rounds hold the writer thread (a test hook).
 # Usage: java-bindings/bench.sh [--quick]
 set -euo pipefail
@@ -11,7 +11,7 @@ build="$here/build"
 quick=""
 [ "${1:-}" = "--quick" ] && quick="--quick"
 
-"$here/build.sh" release >&2
+TICKREEL_CARGO_FEATURES=test-hooks "$here/build.sh" release >&2
 (cd "$root" && cargo build --release --bin tickreel >&2)
 rm -rf "$build/bench-classes"
 mkdir -p "$build/bench-classes"

@@ -2,6 +2,7 @@
 # Builds the Java bindings: the native library (cargo), the classes (javac --release 17) and a jar
 # with the library inside (META-INF/native/<os>-<arch>/). Everything goes under java-bindings/build/.
 # Usage: java-bindings/build.sh [cargo profile, default release]
+# TICKREEL_CARGO_FEATURES=test-hooks builds a library that also binds the test hooks (tests, bench).
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/.." && pwd)"
@@ -20,8 +21,9 @@ case "$(uname -m)" in
   *) arch="$(uname -m)" ;;
 esac
 
-echo "== cargo build --profile $profile (cdylib) =="
-(cd "$root" && cargo build --lib --profile "$profile")
+features="${TICKREEL_CARGO_FEATURES:-}"
+echo "== cargo build -p tickreel-bridge --profile $profile ${features:+--features $features} (cdylib) =="
+(cd "$root" && cargo build -p tickreel-bridge --lib --profile "$profile" ${features:+--features "$features"})
 target_dir="${CARGO_TARGET_DIR:-$root/target}"
 [ "$profile" = dev ] && out_dir=debug || out_dir="$profile"
 native="$target_dir/$out_dir/$lib"

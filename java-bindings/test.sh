@@ -20,7 +20,7 @@ if [ ! -f "$launcher" ]; then
 fi
 [ -f "$launcher" ] || { echo "JUnit console launcher not found at $launcher" >&2; exit 1; }
 
-"$here/build.sh" "$profile"
+TICKREEL_CARGO_FEATURES=test-hooks "$here/build.sh" "$profile"
 
 echo "== javac tests =="
 rm -rf "$build/test-classes"

@@ -18,7 +18,7 @@ for lib in libasan.so libubsan.so; do
   fi
 done
 
-cargo build --lib --quiet
+cargo build -p tickreel-bridge --lib --quiet
 target_dir="${CARGO_TARGET_DIR:-target}"
 libdir="$(cd "$target_dir/debug" && pwd)"
 [ -f "$libdir/libtickreel.so" ] || { echo "tests/c.sh: $libdir/libtickreel.so not built" >&2; exit 1; }

@@ -1,10 +1,12 @@
-//! The committed C header `include/tickreel.h` must be what cbindgen generates from `native/ffi/`
-//! now, and every function in it must be documented (including its thread-safety).
+//! The committed C header `include/tickreel.h` must be what cbindgen generates from
+//! `native/bridge/ffi/` now, and every function in it must be documented (including its
+//! thread-safety).
 //!
-//! `build.rs` regenerates the header on every build that touches `native/ffi/` or `cbindgen.toml`
-//! into `$OUT_DIR/tickreel.h` (a temporary location, outside the source tree); this test compares
-//! that with the committed one. Outside CI, builds also refresh `include/tickreel.h`, so the
-//! usual fix is to commit it; in CI nothing is written, and a stale header fails here.
+//! `build.rs` regenerates the header on every build that touches `native/bridge/ffi/` or
+//! `cbindgen.toml` into `$OUT_DIR/tickreel.h` (outside the source tree); this test compares that
+//! with the committed one. `TICKREEL_BLESS=1 cargo test --test c_header` writes the generated
+//! header to `include/tickreel.h` (the one command that changes it); without it a stale header
+//! fails here.
 
 use std::path::Path;
 
@@ -28,6 +30,10 @@ fn committed_header_is_current() {
         !GENERATED.starts_with("#error"),
         "cbindgen failed in build.rs: {GENERATED}"
     );
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("include/tickreel.h");
+    if std::env::var_os("TICKREEL_BLESS").is_some() {
+        std::fs::write(&path, GENERATED).expect("write include/tickreel.h");
+    }
     let committed = committed();
     if committed != GENERATED {
         let line = committed
@@ -37,9 +43,8 @@ fn committed_header_is_current() {
             .map_or_else(|| "the end".to_owned(), |i| format!("line {}", i + 1));
         panic!(
             "include/tickreel.h is stale (first difference at {line}).\n\
-             Regenerate it with `cargo build` outside CI (build.rs rewrites it when native/ffi/ or \
-             cbindgen.toml changed), or directly with:\n    cp {GENERATED_PATH} include/tickreel.h\n\
-             and commit it."
+             Regenerate it with `TICKREEL_BLESS=1 cargo test --test c_header` \
+             (or `cp {GENERATED_PATH} include/tickreel.h`) and commit it."
         );
     }
 }

@@ -9,7 +9,7 @@ import java.util.Arrays;
  * The Java side of {@code java-bindings/bench.sh}: nanoseconds per player-tick when a server
  * thread encodes each tick with {@link TickWriter} and submits it with one {@link Recorder#submit}
  * (one native call). The same workload runs through {@code Recorder::submit_tick} in Rust in
- * {@code native/bin/bench/jni.rs}; keep {@link #fill} and its {@code fill} identical, and the
+ * {@code native/cli/src/bench/jni.rs}; keep {@link #fill} and its {@code fill} identical, and the
  * rounds alike. Prints {@code jni_ns_per_player_tick=<median>}.
  *
  * <p>Each run: a warm-up round with the writer running, then a measured round with the writer

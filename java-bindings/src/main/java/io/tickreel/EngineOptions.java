@@ -47,7 +47,7 @@ public final class EngineOptions {
         return poolBuffers;
     }
 
-    /** The native options array (layout: native/jni/recorder.rs {@code ENGINE_OPTIONS_LEN}). */
+    /** The native options array (layout: native/bridge/jni/recorder.rs {@code ENGINE_OPTIONS_LEN}). */
     long[] toNative() {
         return new long[] {writerThreads, queueCapacity, maxInflightBytes, poolBuffers};
     }

@@ -18,7 +18,7 @@ public final class GhostSample {
 
     private static final State[] STATES = State.values();
 
-    /** {@code t, x, y, z, yaw, pitch, flags, state} (native/jni/ghost.rs {@code SAMPLE_LEN}). */
+    /** {@code t, x, y, z, yaw, pitch, flags, state} (native/bridge/jni/ghost.rs {@code SAMPLE_LEN}). */
     final double[] raw = new double[8];
 
     /** An empty sample (all zero, {@link State#NOT_STARTED}) to be filled by a cursor. */

@@ -9,7 +9,7 @@ import java.nio.ByteBuffer;
  * Callers must have called {@link NativeLoader#ensureLoaded()} first.
  */
 final class NativeBridge {
-    /** Must equal the library's {@code ABI_VERSION} (native/jni/mod.rs). */
+    /** Must equal the library's {@code ABI_VERSION} (native/bridge/jni/mod.rs). */
     static final int ABI_VERSION = 3;
 
     private NativeBridge() {}
@@ -21,7 +21,7 @@ final class NativeBridge {
     /** Closes any handle; closing twice or a stale handle is harmless. */
     static native void close(long handle);
 
-    // --- ReplayWriter (native/jni/writer.rs) ---
+    // --- ReplayWriter (native/bridge/jni/writer.rs) ---
 
     static native long writerCreate(String path, long[] options);
 
@@ -38,7 +38,7 @@ final class NativeBridge {
 
     static native long writerFinish(long handle);
 
-    // --- Replay (native/jni/replay.rs) ---
+    // --- Replay (native/bridge/jni/replay.rs) ---
 
     static native long replayOpen(String path);
 
@@ -52,7 +52,7 @@ final class NativeBridge {
 
     static native byte[] replayTicks(long handle, int from, int to);
 
-    // --- Engine, Recorder, FinishHandle (native/jni/recorder.rs) ---
+    // --- Engine, Recorder, FinishHandle (native/bridge/jni/recorder.rs) ---
 
     static native long engineNew(long[] options);
 
@@ -96,7 +96,7 @@ final class NativeBridge {
 
     static native String finishAwait(long handle, long timeoutNanos);
 
-    // --- Ghosts (native/jni/ghost.rs) ---
+    // --- Ghosts (native/bridge/jni/ghost.rs) ---
 
     static native long ghostLoad(String path, int entity, int startKind, int start, int endKind, int end);
 
@@ -126,7 +126,7 @@ final class NativeBridge {
 
     static native void liveDeltaReset(long handle);
 
-    // --- Playhead (native/jni/playhead.rs) ---
+    // --- Playhead (native/bridge/jni/playhead.rs) ---
     /** A paused playhead at {@code tick} (clamped), or at the first tick when negative. */
     static native long playheadOpen(String path, int tick);
     /** The last update: {@code [from, to, motion, direction, stalled, atEdge, waiting, faults, n, n x 8 entity longs]}. */

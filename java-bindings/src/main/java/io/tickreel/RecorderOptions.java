@@ -114,7 +114,7 @@ public final class RecorderOptions {
         return overwrite;
     }
 
-    /** The native options array (layout: native/jni/recorder.rs {@code RECORDER_OPTIONS_LEN}). */
+    /** The native options array (layout: native/bridge/jni/recorder.rs {@code RECORDER_OPTIONS_LEN}). */
     long[] toNative() {
         long[] base = recording.toNative();
         long[] all = java.util.Arrays.copyOf(base, base.length + 10);

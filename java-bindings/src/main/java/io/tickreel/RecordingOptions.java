@@ -94,7 +94,7 @@ public final class RecordingOptions {
         return compressionLevel;
     }
 
-    /** The native options array (layout: native/jni/writer.rs {@code OPTIONS_LEN}). */
+    /** The native options array (layout: native/bridge/jni/writer.rs {@code OPTIONS_LEN}). */
     long[] toNative() {
         return new long[] {
             worldId.getMostSignificantBits(),

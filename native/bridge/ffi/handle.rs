@@ -1,0 +1,324 @@
+//! The handle table: C handles are tokens, not addresses.
+//!
+//! A handle given to C (`TickreelReader *` and friends) is a pointer-sized integer disguised as a
+//! pointer to an incomplete type. tickreel never dereferences it: it decodes it into
+//! `(generation, type tag, slot index)` and looks the slot up in a global table of
+//! `Arc<object>`s. Layout on 64-bit targets (bit 63 on the left):
+//!
+//! ```text
+//! | generation: 32 bits | type tag: 8 bits | slot index: 24 bits |
+//! ```
+//!
+//! (32-bit targets: 12-bit generation, 4-bit tag, 16-bit index.)
+//!
+//! Guarantees, checked on every call:
+//! - NULL is never a handle (generations start at 1); `*_free(NULL)` is a no-op.
+//! - A handle of another type is rejected (`INVALID_HANDLE`): the tag must match the function's
+//!   type and the slot's current occupant.
+//! - A freed handle is rejected (`INVALID_HANDLE`) for ever, double frees included: freeing bumps
+//!   the slot's generation, and a slot whose generation would wrap around is retired rather than
+//!   reused, so a stale token can never match a later occupant.
+//! - A value tickreel never returned (garbage, an uninitialised variable, a real pointer) is
+//!   rejected unless its bits happen to equal those of a live handle of the right type: detected
+//!   with high probability, not guaranteed.
+//! - Freeing a handle while another thread is inside a call on it is memory-safe: the call holds
+//!   its own reference and finishes on the object; calls that start after the free get
+//!   `INVALID_HANDLE`. The object is destroyed when the last such call returns.
+
+use std::any::Any;
+use std::sync::{Arc, RwLock};
+
+use super::result::{FfiError, FfiResult};
+
+#[cfg(target_pointer_width = "64")]
+mod layout {
+    pub(super) const INDEX_BITS: u32 = 24;
+    pub(super) const TAG_BITS: u32 = 8;
+    pub(super) const GEN_BITS: u32 = 32;
+}
+#[cfg(target_pointer_width = "32")]
+mod layout {
+    pub(super) const INDEX_BITS: u32 = 16;
+    pub(super) const TAG_BITS: u32 = 4;
+    pub(super) const GEN_BITS: u32 = 12;
+}
+use layout::{GEN_BITS, INDEX_BITS, TAG_BITS};
+
+const INDEX_MASK: usize = (1 << INDEX_BITS) - 1;
+const TAG_MASK: usize = (1 << TAG_BITS) - 1;
+const GEN_MAX: usize = (1 << GEN_BITS) - 1;
+const _: () = assert!(INDEX_BITS + TAG_BITS + GEN_BITS == usize::BITS);
+
+/// Most live handles at once.
+pub(crate) const MAX_HANDLES: usize = INDEX_MASK + 1;
+
+/// A Rust type that C sees through a handle.
+pub(crate) trait HandleType: Any + Send + Sync + Sized {
+    /// The opaque C type the handle points to.
+    type Opaque;
+    /// Type tag in the token, nonzero and unique per type, at most `TAG_MASK`.
+    const TAG: u8;
+    /// What C calls it, for messages.
+    const NAME: &'static str;
+}
+
+/// Tags of every handle type, for messages about a handle of the wrong type.
+const TAG_NAMES: &[(u8, &str)] = &[
+    (super::batch::BatchObj::TAG, super::batch::BatchObj::NAME),
+    (
+        super::writer::WriterObj::TAG,
+        super::writer::WriterObj::NAME,
+    ),
+    (
+        super::reader::ReaderObj::TAG,
+        super::reader::ReaderObj::NAME,
+    ),
+    (
+        super::engine::EngineObj::TAG,
+        super::engine::EngineObj::NAME,
+    ),
+    (
+        super::engine::RecorderObj::TAG,
+        super::engine::RecorderObj::NAME,
+    ),
+    (
+        super::engine::FinishObj::TAG,
+        super::engine::FinishObj::NAME,
+    ),
+    (super::ghost::GhostObj::TAG, super::ghost::GhostObj::NAME),
+    (super::ghost::CursorObj::TAG, super::ghost::CursorObj::NAME),
+    (super::ghost::DeltaObj::TAG, super::ghost::DeltaObj::NAME),
+    (
+        super::ghost::GhostLoadObj::TAG,
+        super::ghost::GhostLoadObj::NAME,
+    ),
+    (
+        super::playhead::PlayheadObj::TAG,
+        super::playhead::PlayheadObj::NAME,
+    ),
+];
+
+struct Slot {
+    /// Generation of the current or next occupant (starts at 1).
+    generation: usize,
+    tag: u8,
+    obj: Option<Arc<dyn Any + Send + Sync>>,
+}
+
+struct Table {
+    slots: Vec<Slot>,
+    free: Vec<usize>,
+    live: usize,
+}
+
+static TABLE: RwLock<Table> = RwLock::new(Table {
+    slots: Vec::new(),
+    free: Vec::new(),
+    live: 0,
+});
+
+fn read() -> std::sync::RwLockReadGuard<'static, Table> {
+    // The table's invariants hold between statements; a poisoned lock only means some thread
+    // panicked elsewhere while holding it.
+    TABLE.read().unwrap_or_else(|e| e.into_inner())
+}
+
+fn write() -> std::sync::RwLockWriteGuard<'static, Table> {
+    TABLE.write().unwrap_or_else(|e| e.into_inner())
+}
+
+fn token(generation: usize, tag: u8, index: usize) -> usize {
+    (generation << (INDEX_BITS + TAG_BITS)) | (usize::from(tag) << INDEX_BITS) | index
+}
+
+fn split(token: usize) -> (usize, u8, usize) {
+    (
+        token >> (INDEX_BITS + TAG_BITS),
+        ((token >> INDEX_BITS) & TAG_MASK) as u8,
+        token & INDEX_MASK,
+    )
+}
+
+fn tag_name(tag: u8) -> Option<&'static str> {
+    TAG_NAMES.iter().find(|(t, _)| *t == tag).map(|(_, n)| *n)
+}
+
+/// Registers `obj` and returns its handle.
+pub(crate) fn insert<T: HandleType>(obj: T) -> FfiResult<*mut T::Opaque> {
+    debug_assert!(T::TAG != 0 && usize::from(T::TAG) <= TAG_MASK);
+    let obj: Arc<dyn Any + Send + Sync> = Arc::new(obj);
+    let mut t = write();
+    let index = match t.free.pop() {
+        Some(i) => i,
+        None if t.slots.len() < MAX_HANDLES => {
+            t.slots.push(Slot {
+                generation: 1,
+                tag: 0,
+                obj: None,
+            });
+            t.slots.len() - 1
+        }
+        None => {
+            return Err(tickreel::Error::limit(format!(
+                "{MAX_HANDLES} tickreel handles are live; free some"
+            ))
+            .into());
+        }
+    };
+    let slot = &mut t.slots[index];
+    slot.tag = T::TAG;
+    slot.obj = Some(obj);
+    let tok = token(slot.generation, T::TAG, index);
+    t.live += 1;
+    Ok(std::ptr::without_provenance_mut(tok))
+}
+
+/// Finds the slot of a live handle of type `T`, or says why the token is not one.
+fn locate<T: HandleType>(t: &Table, handle: *const T::Opaque) -> FfiResult<usize> {
+    let (generation, tag, index) = split(handle.addr());
+    let bad = |why: String| Err(FfiError::InvalidHandle(format!("{handle:p} {why}")));
+    if tag != T::TAG {
+        return match tag_name(tag) {
+            Some(other) => bad(format!("is a {other} handle, not a {}", T::NAME)),
+            None => bad(format!("is not a tickreel {} handle", T::NAME)),
+        };
+    }
+    let Some(slot) = t.slots.get(index) else {
+        return bad(format!("is not a tickreel {} handle", T::NAME));
+    };
+    if generation == 0 || generation > slot.generation {
+        return bad(format!("is not a tickreel {} handle", T::NAME));
+    }
+    if generation < slot.generation || slot.obj.is_none() || slot.tag != T::TAG {
+        return bad(format!("is a {} handle that was already freed", T::NAME));
+    }
+    Ok(index)
+}
+
+/// The object behind a live handle of type `T`.
+pub(crate) fn get<T: HandleType>(handle: *mut T::Opaque) -> FfiResult<Arc<T>> {
+    if handle.is_null() {
+        return Err(FfiError::Null(T::NAME));
+    }
+    let obj = {
+        let t = read();
+        let index = locate::<T>(&t, handle)?;
+        t.slots[index]
+            .obj
+            .clone()
+            .expect("located slot is occupied")
+    };
+    Ok(obj.downcast::<T>().expect("tag identifies the type"))
+}
+
+/// Unregisters a handle and returns its object (`None` for NULL). The caller drops it, outside
+/// the table lock; the object dies when the last call still using it returns.
+pub(crate) fn remove<T: HandleType>(handle: *mut T::Opaque) -> FfiResult<Option<Arc<T>>> {
+    if handle.is_null() {
+        return Ok(None);
+    }
+    let obj = {
+        let mut t = write();
+        let index = locate::<T>(&t, handle)?;
+        let slot = &mut t.slots[index];
+        let obj = slot.obj.take().expect("located slot is occupied");
+        slot.tag = 0;
+        slot.generation += 1;
+        if slot.generation <= GEN_MAX {
+            t.free.push(index);
+        } // else: retired for ever, so that no stale token can match a later occupant
+        t.live -= 1;
+        obj
+    };
+    Ok(Some(obj.downcast::<T>().expect("tag identifies the type")))
+}
+
+/// Number of live handles of every type (handles returned by `*_new`/`*_open`/`*_create` and
+/// not yet freed). Useful to check, in tests, that a program frees everything it creates.
+///
+/// Thread safety: any thread; the count may be outdated by the time it returns if other threads
+/// create or free handles meanwhile.
+#[unsafe(no_mangle)]
+pub extern "C" fn tickreel_handle_count() -> usize {
+    std::panic::catch_unwind(|| read().live).unwrap_or(0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    struct Thing(u32);
+    struct ThingOpaque;
+    impl HandleType for Thing {
+        type Opaque = ThingOpaque;
+        const TAG: u8 = 0x0E;
+        const NAME: &'static str = "thing";
+    }
+    struct Other;
+    impl HandleType for Other {
+        type Opaque = ThingOpaque;
+        const TAG: u8 = 0x0D;
+        const NAME: &'static str = "other";
+    }
+
+    fn is_invalid<T>(r: FfiResult<T>, what: &str) {
+        match r {
+            Err(FfiError::InvalidHandle(m)) => assert!(m.contains(what), "{m}"),
+            Err(e) => panic!("expected an invalid handle, got {e:?}"),
+            Ok(_) => panic!("expected an invalid handle, got a live object"),
+        }
+    }
+
+    #[test]
+    fn tokens_round_trip_and_are_never_null() {
+        assert_eq!(split(token(1, 3, 0)), (1, 3, 0));
+        assert_eq!(
+            split(token(GEN_MAX, 0x0F, INDEX_MASK)),
+            (GEN_MAX, 0x0F, INDEX_MASK)
+        );
+        assert_ne!(token(1, 0, 0), 0);
+    }
+
+    #[test]
+    fn stale_wrong_type_and_garbage_handles_are_rejected() {
+        let h = insert(Thing(7)).unwrap();
+        assert_eq!(get::<Thing>(h).unwrap().0, 7);
+        is_invalid(get::<Other>(h), "not a tickreel other handle");
+        let garbage: *mut ThingOpaque = std::ptr::without_provenance_mut(0x1234_5678);
+        is_invalid(get::<Thing>(garbage), "not a tickreel thing handle");
+        // Free while a "call" still holds the object: the object stays alive for that call.
+        let held = get::<Thing>(h).unwrap();
+        assert!(remove::<Thing>(h).unwrap().is_some());
+        assert_eq!(held.0, 7);
+        is_invalid(get::<Thing>(h), "already freed");
+        is_invalid(remove::<Thing>(h), "already freed");
+        // The slot is reused with a new generation; the stale token still fails.
+        let h2 = insert(Thing(8)).unwrap();
+        is_invalid(get::<Thing>(h), "already freed");
+        assert_eq!(get::<Thing>(h2).unwrap().0, 8);
+        assert!(remove::<Thing>(h2).unwrap().is_some());
+        assert!(remove::<Thing>(std::ptr::null_mut()).unwrap().is_none());
+        assert!(matches!(
+            get::<Thing>(std::ptr::null_mut()),
+            Err(FfiError::Null("thing"))
+        ));
+    }
+
+    #[test]
+    fn slots_at_the_last_generation_are_retired() {
+        let h = insert(Thing(1)).unwrap();
+        let (_, _, index) = split(h.addr());
+        {
+            let mut t = write();
+            t.slots[index].generation = GEN_MAX;
+        }
+        let h = std::ptr::without_provenance_mut::<ThingOpaque>(token(GEN_MAX, Thing::TAG, index));
+        assert!(remove::<Thing>(h).unwrap().is_some());
+        let t = read();
+        assert!(
+            !t.free.contains(&index),
+            "a wrapped slot must not be reused"
+        );
+        assert_eq!(t.slots[index].generation, GEN_MAX + 1);
+    }
+}

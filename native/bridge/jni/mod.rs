@@ -1,0 +1,468 @@
+//! The JNI glue behind `java-bindings/` (package `io.tickreel`, possibly relocated by a plugin).
+//!
+//! Thin by rule: argument checks, handle look-ups, copying between Java and Rust, and turning
+//! errors into Java exceptions. No logic of its own; everything real lives in the core.
+//!
+//! # Binding without JNI name mangling
+//!
+//! A plugin may shade tickreel and relocate `io.tickreel` into its own package, so the symbol names
+//! `Java_io_tickreel_...` would no longer match. Nothing here is exported under such a name. The
+//! Java loader instead tells [`JNI_OnLoad`] which class to bind: before `System.load` it sets the
+//! system property `tickreel.jni.bridge.<id of the loading thread>` to the bridge class's binary
+//! name (slash-separated, as it is *after* relocation). `JNI_OnLoad` runs on that thread, reads the
+//! property, finds the class (during `JNI_OnLoad`, `FindClass` resolves through the class loader
+//! that is loading the library, i.e. the plugin's) and binds every native method with
+//! `RegisterNatives`. The exception class `TickreelException` is looked up in the same package and
+//! kept as a global reference. Native method signatures mention only JDK types, so they are the
+//! same whatever the package is called.
+//!
+//! Each plugin extracts the library to its own unique temporary file, so each class loader gets its
+//! own instance of this library, with its own statics, handle registry and `JNI_OnLoad`.
+//!
+//! # Errors
+//!
+//! Every entry point runs inside [`entry`], which catches panics and converts failures:
+//! a closed handle and [`Error::InvalidState`] become `IllegalStateException`, bad arguments and
+//! [`Error::InvalidArgument`] become `IllegalArgumentException`, everything else (I/O, corrupt or
+//! truncated data, limits, ...) becomes `TickreelException` with a kind code
+//! (see [`kind_code`]); a panic becomes `TickreelException` of kind `INTERNAL`.
+
+mod ghost;
+mod handles;
+mod playhead;
+mod recorder;
+mod replay;
+mod writer;
+
+use std::any::Any;
+use std::ffi::c_void;
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::sync::OnceLock;
+
+use jni::objects::{GlobalRef, JByteBuffer, JClass, JObject, JString, JThrowable, JValue};
+use jni::sys::{JNI_ERR, JNI_VERSION_1_8, jboolean, jdouble, jint, jlong, jobject};
+use jni::{JNIEnv, JavaVM, NativeMethod};
+
+use handles::{HandleError, Registry};
+use tickreel::error::Error;
+
+/// Version of the contract between the Java classes and this library. The Java loader refuses a
+/// library whose version differs (a jar and a library from different builds).
+pub const ABI_VERSION: jint = 3;
+
+/// Prefix of the system property naming the bridge class, followed by the loading thread's id.
+pub const BRIDGE_PROPERTY_PREFIX: &str = "tickreel.jni.bridge.";
+
+/// Simple name of the bridge class's exception type, looked up in the bridge's package.
+const EXCEPTION_SIMPLE_NAME: &str = "TickreelException";
+
+/// The handle registry of this library instance.
+static REGISTRY: Registry = Registry::new();
+
+/// What `JNI_OnLoad` found.
+struct Bound {
+    /// The (possibly relocated) `TickreelException` class.
+    exception: GlobalRef,
+}
+
+static BOUND: OnceLock<Bound> = OnceLock::new();
+
+/// Why a call failed, before it becomes a Java exception.
+#[derive(Debug)]
+pub(crate) enum Failure {
+    Core(Error),
+    Handle(HandleError),
+    Arg(String),
+    Jni(jni::errors::Error),
+}
+
+impl From<Error> for Failure {
+    fn from(e: Error) -> Self {
+        Failure::Core(e)
+    }
+}
+impl From<HandleError> for Failure {
+    fn from(e: HandleError) -> Self {
+        Failure::Handle(e)
+    }
+}
+impl From<jni::errors::Error> for Failure {
+    fn from(e: jni::errors::Error) -> Self {
+        Failure::Jni(e)
+    }
+}
+
+pub(crate) type Res<T> = std::result::Result<T, Failure>;
+
+/// An invalid-argument failure.
+pub(crate) fn bad_arg(msg: impl Into<String>) -> Failure {
+    Failure::Arg(msg.into())
+}
+
+/// The value an entry point returns when it has thrown (Java ignores it).
+pub(crate) trait Fallback {
+    fn fallback() -> Self;
+}
+impl Fallback for () {
+    fn fallback() {}
+}
+impl Fallback for jlong {
+    fn fallback() -> Self {
+        0
+    }
+}
+impl Fallback for jint {
+    fn fallback() -> Self {
+        0
+    }
+}
+impl Fallback for jboolean {
+    fn fallback() -> Self {
+        0
+    }
+}
+impl Fallback for jdouble {
+    fn fallback() -> Self {
+        0.0
+    }
+}
+impl Fallback for jobject {
+    fn fallback() -> Self {
+        std::ptr::null_mut()
+    }
+}
+
+/// Runs one entry point: catches panics and turns failures into Java exceptions.
+pub(crate) fn entry<'l, T: Fallback>(
+    env: &mut JNIEnv<'l>,
+    f: impl FnOnce(&mut JNIEnv<'l>) -> Res<T>,
+) -> T {
+    match catch_unwind(AssertUnwindSafe(|| f(env))) {
+        Ok(Ok(v)) => v,
+        Ok(Err(failure)) => {
+            throw(env, failure);
+            T::fallback()
+        }
+        Err(panic) => {
+            let msg = panic_message(panic.as_ref());
+            throw_tickreel(
+                env,
+                KIND_INTERNAL,
+                &format!("internal error in tickreel (please report): {msg}"),
+            );
+            T::fallback()
+        }
+    }
+}
+
+fn panic_message(p: &(dyn Any + Send)) -> String {
+    if let Some(s) = p.downcast_ref::<&str>() {
+        (*s).to_string()
+    } else if let Some(s) = p.downcast_ref::<String>() {
+        s.clone()
+    } else {
+        "panic".to_string()
+    }
+}
+
+/// Kind code of a `TickreelException` for an error (`TickreelException.Kind` mirrors these).
+pub fn kind_code(e: &Error) -> jint {
+    match e {
+        Error::Io(_) => 1,
+        Error::Corrupt(_) => 2,
+        Error::Truncated(_) => 3,
+        Error::LimitExceeded(_) => 4,
+        Error::Unsupported(_) => 5,
+        Error::Locked(_) => 6,
+        Error::Backpressure(_) => 7,
+        Error::NotReady(_) => 8,
+        Error::Metadata(_) => 9,
+        // Mapped to IllegalArgumentException / IllegalStateException by `throw`; kept for
+        // completeness should one be wrapped.
+        Error::InvalidArgument(_) => 11,
+        Error::InvalidState(_) => 12,
+    }
+}
+
+/// Kind code of an internal failure (a panic, an unexpected JNI error).
+const KIND_INTERNAL: jint = 10;
+
+fn throw(env: &mut JNIEnv<'_>, failure: Failure) {
+    // A Java exception raised by a JNI call (out of memory, ...) is already pending: keep it.
+    if env.exception_check().unwrap_or(true) {
+        return;
+    }
+    match failure {
+        Failure::Core(Error::InvalidArgument(m)) | Failure::Arg(m) => {
+            throw_jdk(env, "java/lang/IllegalArgumentException", &m)
+        }
+        Failure::Core(Error::InvalidState(m)) => {
+            throw_jdk(env, "java/lang/IllegalStateException", &m)
+        }
+        Failure::Handle(e @ HandleError::Closed(_)) => {
+            throw_jdk(env, "java/lang/IllegalStateException", &e.to_string())
+        }
+        Failure::Handle(e @ HandleError::WrongType { .. }) => {
+            throw_jdk(env, "java/lang/IllegalArgumentException", &e.to_string())
+        }
+        Failure::Core(e) => throw_tickreel(env, kind_code(&e), &e.to_string()),
+        Failure::Jni(e) => throw_tickreel(env, KIND_INTERNAL, &format!("JNI call failed: {e}")),
+    }
+}
+
+fn throw_jdk(env: &mut JNIEnv<'_>, class: &str, msg: &str) {
+    let _ = env.throw_new(class, msg);
+}
+
+fn throw_tickreel(env: &mut JNIEnv<'_>, kind: jint, msg: &str) {
+    if env.exception_check().unwrap_or(true) {
+        return;
+    }
+    let thrown = (|| -> jni::errors::Result<()> {
+        let bound = BOUND.get().ok_or(jni::errors::Error::NullPtr("unbound"))?;
+        let jmsg = env.new_string(msg)?;
+        let obj = env.new_object(
+            &bound.exception,
+            "(Ljava/lang/String;I)V",
+            &[JValue::Object(&jmsg), JValue::Int(kind)],
+        )?;
+        env.throw(JThrowable::from(obj))
+    })();
+    if thrown.is_err() && !env.exception_check().unwrap_or(true) {
+        throw_jdk(env, "java/lang/RuntimeException", msg);
+    }
+}
+
+/// The object behind a handle.
+pub(crate) fn get<T: Any + Send + Sync>(
+    handle: jlong,
+    what: &'static str,
+) -> Res<std::sync::Arc<T>> {
+    Ok(REGISTRY.get::<T>(handle, what)?)
+}
+
+/// Registers an object and returns its handle.
+pub(crate) fn insert<T: Any + Send + Sync>(what: &'static str, object: std::sync::Arc<T>) -> jlong {
+    REGISTRY.insert(what, object)
+}
+
+/// A Java string argument that must not be null.
+pub(crate) fn string_arg(env: &mut JNIEnv<'_>, s: &JString<'_>, what: &str) -> Res<String> {
+    if s.is_null() {
+        return Err(bad_arg(format!("{what} is null")));
+    }
+    Ok(env.get_string(s)?.into())
+}
+
+/// A Java string argument that may be null.
+pub(crate) fn opt_string_arg(env: &mut JNIEnv<'_>, s: &JString<'_>) -> Res<Option<String>> {
+    if s.is_null() {
+        return Ok(None);
+    }
+    Ok(Some(env.get_string(s)?.into()))
+}
+
+/// A Java `byte[]` argument that must not be null, copied.
+pub(crate) fn bytes_arg(
+    env: &mut JNIEnv<'_>,
+    a: &jni::objects::JByteArray<'_>,
+    what: &str,
+) -> Res<Vec<u8>> {
+    if a.is_null() {
+        return Err(bad_arg(format!("{what} is null")));
+    }
+    Ok(env.convert_byte_array(a)?)
+}
+
+/// A Java `long[]` argument of exactly `len` elements.
+pub(crate) fn longs_arg(
+    env: &mut JNIEnv<'_>,
+    a: &jni::objects::JLongArray<'_>,
+    len: usize,
+    what: &str,
+) -> Res<Vec<i64>> {
+    if a.is_null() {
+        return Err(bad_arg(format!("{what} is null")));
+    }
+    let n = env.get_array_length(a)? as usize;
+    if n != len {
+        return Err(bad_arg(format!("{what} has {n} elements, expected {len}")));
+    }
+    let mut out = vec![0i64; len];
+    env.get_long_array_region(a, 0, &mut out)?;
+    Ok(out)
+}
+
+/// A new Java `long[]` holding `values`.
+pub(crate) fn long_array(env: &mut JNIEnv<'_>, values: &[i64]) -> Res<jobject> {
+    let len = jint::try_from(values.len()).map_err(|_| bad_arg("result too large"))?;
+    let a = env.new_long_array(len)?;
+    env.set_long_array_region(&a, 0, values)?;
+    Ok(a.into_raw())
+}
+
+/// A new Java `byte[]` holding `bytes`.
+pub(crate) fn byte_array(env: &mut JNIEnv<'_>, bytes: &[u8]) -> Res<jobject> {
+    Ok(env.byte_array_from_slice(bytes)?.into_raw())
+}
+
+/// A non-negative `int` argument as `u32`.
+pub(crate) fn u32_arg(v: jint, what: &str) -> Res<u32> {
+    u32::try_from(v).map_err(|_| bad_arg(format!("{what} must not be negative (got {v})")))
+}
+
+/// Runs `f` over `len` bytes at `offset` of a direct `ByteBuffer`, without copying.
+///
+/// Fails with an invalid-argument error for a null or heap (non-direct) buffer, or a range outside
+/// its capacity. The caller must not modify the buffer from another thread during the call (the
+/// documented contract of every method that takes one).
+pub(crate) fn with_direct_bytes<R>(
+    env: &mut JNIEnv<'_>,
+    buf: &JByteBuffer<'_>,
+    offset: jint,
+    len: jint,
+    f: impl FnOnce(&[u8]) -> Res<R>,
+) -> Res<R> {
+    if buf.is_null() {
+        return Err(bad_arg("the buffer is null"));
+    }
+    let (Ok(offset), Ok(len)) = (usize::try_from(offset), usize::try_from(len)) else {
+        return Err(bad_arg(format!(
+            "negative buffer range (offset {offset}, length {len})"
+        )));
+    };
+    let addr = env
+        .get_direct_buffer_address(buf)
+        .map_err(|_| bad_arg("the buffer is not a direct ByteBuffer"))?;
+    let capacity = env
+        .get_direct_buffer_capacity(buf)
+        .map_err(|_| bad_arg("the buffer is not a direct ByteBuffer"))?;
+    if offset.checked_add(len).is_none_or(|end| end > capacity) {
+        return Err(bad_arg(format!(
+            "buffer range {offset}+{len} exceeds its capacity {capacity}"
+        )));
+    }
+    if len == 0 {
+        return f(&[]);
+    }
+    // SAFETY: `addr` is the non-null start of the direct buffer's memory of `capacity` bytes, as
+    // reported by the JVM, and `offset + len <= capacity` was checked above. The buffer object is a
+    // live local reference for the whole native call, so its memory (owned by the buffer or by
+    // whoever created it, e.g. `TickWriter`) is not freed while the slice exists; the slice does
+    // not outlive `f`. The documented contract forbids writing to the buffer during the call.
+    let bytes = unsafe { std::slice::from_raw_parts(addr.add(offset), len) };
+    f(bytes)
+}
+
+/// Closes any handle: removes it from the registry; the object is dropped once no call uses it.
+extern "system" fn close<'l>(mut env: JNIEnv<'l>, _class: JClass<'l>, handle: jlong) {
+    entry(&mut env, |_| {
+        drop(REGISTRY.remove(handle));
+        Ok(())
+    })
+}
+
+extern "system" fn abi_version<'l>(_env: JNIEnv<'l>, _class: JClass<'l>) -> jint {
+    ABI_VERSION
+}
+
+extern "system" fn library_version<'l>(mut env: JNIEnv<'l>, _class: JClass<'l>) -> jobject {
+    entry(&mut env, |env| {
+        Ok(env.new_string(env!("CARGO_PKG_VERSION"))?.into_raw())
+    })
+}
+
+/// One native method of the bridge class.
+pub(crate) fn method(name: &str, sig: &str, fn_ptr: *mut c_void) -> NativeMethod {
+    NativeMethod {
+        name: name.into(),
+        sig: sig.into(),
+        fn_ptr,
+    }
+}
+
+/// Every native method of the bridge class, with its JNI signature. Each function pointer's Rust
+/// signature matches its JNI signature (static methods: env, class, then the arguments).
+fn methods() -> Vec<NativeMethod> {
+    let mut m = vec![
+        method("abiVersion", "()I", abi_version as *mut c_void),
+        method(
+            "libraryVersion",
+            "()Ljava/lang/String;",
+            library_version as *mut c_void,
+        ),
+        method("close", "(J)V", close as *mut c_void),
+    ];
+    m.extend(writer::methods());
+    m.extend(replay::methods());
+    m.extend(recorder::methods());
+    m.extend(ghost::methods());
+    m.extend(playhead::methods());
+    m
+}
+
+/// Finds the bridge class named by the loading thread's property and binds every native method.
+/// Returns `false` if no bridge was named (the library was loaded by someone else).
+fn bind(env: &mut JNIEnv<'_>) -> jni::errors::Result<bool> {
+    let thread = env
+        .call_static_method(
+            "java/lang/Thread",
+            "currentThread",
+            "()Ljava/lang/Thread;",
+            &[],
+        )?
+        .l()?;
+    let id = env.call_method(&thread, "getId", "()J", &[])?.j()?;
+    let key = env.new_string(format!("{BRIDGE_PROPERTY_PREFIX}{id}"))?;
+    let value = env
+        .call_static_method(
+            "java/lang/System",
+            "getProperty",
+            "(Ljava/lang/String;)Ljava/lang/String;",
+            &[JValue::Object(&key)],
+        )?
+        .l()?;
+    if value.is_null() {
+        return Ok(false);
+    }
+    let bridge: String = env.get_string(&JString::from(value))?.into();
+    let bridge = bridge.replace('.', "/");
+    let package = bridge.rsplit_once('/').map_or("", |(p, _)| p);
+    let exception_name = if package.is_empty() {
+        EXCEPTION_SIMPLE_NAME.to_string()
+    } else {
+        format!("{package}/{EXCEPTION_SIMPLE_NAME}")
+    };
+    let class = env.find_class(bridge.as_str())?;
+    let exception = env.find_class(exception_name.as_str())?;
+    let exception = env.new_global_ref(JObject::from(exception))?;
+    env.register_native_methods(&class, &methods())?;
+    let _ = BOUND.set(Bound { exception });
+    Ok(true)
+}
+
+/// Called by the JVM when `System.load` loads this library: binds the bridge class named by the
+/// loader (see the module documentation). On failure the pending Java exception (for instance a
+/// `NoSuchMethodError` from `RegisterNatives` when jar and library disagree) is left for
+/// `System.load` to report.
+///
+/// # Safety
+///
+/// Called only by the JVM, with a valid `JavaVM` pointer.
+#[unsafe(no_mangle)]
+pub unsafe extern "system" fn JNI_OnLoad(
+    vm: *mut jni::sys::JavaVM,
+    _reserved: *mut c_void,
+) -> jint {
+    let outcome = catch_unwind(|| {
+        // SAFETY: the JVM passes a valid, non-null `JavaVM` pointer to `JNI_OnLoad`, valid for the
+        // lifetime of the VM.
+        let vm = unsafe { JavaVM::from_raw(vm) }?;
+        let mut env = vm.get_env()?;
+        bind(&mut env)
+    });
+    match outcome {
+        Ok(Ok(_)) => JNI_VERSION_1_8,
+        Ok(Err(_)) | Err(_) => JNI_ERR,
+    }
+}

@@ -1,0 +1,6 @@
+//! The tickreel shared library (`libtickreel.so`): the C ABI behind `include/tickreel.h` and the
+//! JNI glue behind `java-bindings/`. Translation only: argument checks, handles, panic guards and
+//! result codes; every behaviour lives in the core crate [`tickreel`].
+
+pub mod ffi;
+pub mod jni;

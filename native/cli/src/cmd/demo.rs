@@ -1,0 +1,591 @@
+//! `tickreel demo`: the README's first command. Records a simulated multi-player session (players
+//! walking, sprinting, jumping, turning, teleporting, leaving and joining, placing blocks, one of
+//! them crossing checkpoints) through the real pipeline (Engine, Recorder, writer thread, live
+//! segments, compaction), verifies the compacted file, seeks to random ticks (each checked against
+//! what was recorded), decodes it end to end, races a ghost of the checkpoint runner against a live
+//! run that trails it, and prints a summary with sizes and timings.
+//!
+//! The work is done by [`run_demo`] in stages ([`record`], [`verify`], [`seek`], [`decode`],
+//! [`race`]) that return a [`DemoReport`]; [`print_report`] renders it.
+
+use std::collections::{HashMap, HashSet};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use fastnbt::Value as Nbt;
+use std::sync::Arc;
+use tickreel::format::metadata::{EntityInfo, EventType};
+use tickreel::format::state::EntityTable;
+use tickreel::play::Reader;
+
+use tickreel::ghost::{GhostCursor, GhostRange, GhostTrack, LiveDelta, LiveSplits};
+use tickreel::record::{FlushPolicy, RecordingInfo};
+use tickreel::{Error, Event, Recorder, RecorderOptions};
+use tickreel_sim::SimConfig;
+
+use super::simulate::{Hooks, Session};
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// Simulated players online at once.
+    #[arg(long, default_value_t = 20)]
+    pub players: u32,
+    /// Seconds of game time to record (20 ticks per second).
+    #[arg(long, default_value_t = 120.0)]
+    pub seconds: f64,
+    /// Directory for the recording (created if missing).
+    #[arg(long, default_value = "demo-out")]
+    pub out: PathBuf,
+    /// Random seed of the simulation.
+    #[arg(long, default_value_t = 42)]
+    pub seed: u64,
+    /// Random seeks to time (each checked against the recorded state).
+    #[arg(long, default_value_t = 200)]
+    pub seeks: usize,
+}
+
+/// What the demo does.
+#[derive(Debug, Clone)]
+pub struct DemoConfig {
+    pub players: u32,
+    pub seconds: f64,
+    pub out_dir: PathBuf,
+    pub seed: u64,
+    pub seeks: usize,
+}
+
+/// Ticks per second of the simulated server.
+pub const TICK_RATE: f64 = 20.0;
+/// Custom event type id of the simulator's block changes.
+pub const BLOCK_CHANGE: u32 = 1;
+
+impl DemoConfig {
+    /// Ticks to record.
+    pub fn ticks(&self) -> u32 {
+        (self.seconds * TICK_RATE).round() as u32
+    }
+    /// The recording's path.
+    pub fn reel_path(&self) -> PathBuf {
+        self.out_dir.join("demo.reel")
+    }
+    fn sim(&self) -> SimConfig {
+        SimConfig {
+            players: self.players,
+            seed: self.seed,
+            teleport_chance: 0.001,
+            churn_chance: 0.0005,
+            custom_event_chance: 0.02,
+        }
+    }
+}
+
+/// Everything the demo measured.
+#[derive(Debug, Clone)]
+pub struct DemoReport {
+    pub path: PathBuf,
+    pub players: u32,
+    pub ticks: u32,
+    /// Distinct players seen (churn replaces leavers with new players).
+    pub players_seen: usize,
+    pub file_size: u64,
+    /// The session in the batch encoding a server submits (absolute poses, no compression).
+    pub raw_bytes: u64,
+    /// Chunk payloads before zstd.
+    pub payload_bytes: u64,
+    pub chunks: usize,
+    pub snapshot_chunks: usize,
+    pub pose_samples: u64,
+    pub events: u64,
+    /// Time spent in the writer (the simulation itself excluded).
+    pub write_time: Duration,
+    /// Server-thread time spent in `submit_tick`.
+    pub submit_time: Duration,
+    pub submitted_ticks: u64,
+    /// Live flushes (segment append + fsync + atomic metadata rewrite) while recording.
+    pub flushes: u64,
+    pub live_bytes: u64,
+    /// Time from `finish()` to the compacted, verified file.
+    pub compact_time: Duration,
+    pub race: Race,
+    pub verify_time: Duration,
+    /// Each seek's latency, sorted.
+    pub seek_times: Vec<Duration>,
+    pub decode_time: Duration,
+    /// Pose samples seen by the end-to-end decode.
+    pub decoded_samples: u64,
+}
+
+impl DemoReport {
+    pub fn player_seconds(&self) -> f64 {
+        f64::from(self.players) * f64::from(self.ticks) / TICK_RATE
+    }
+    pub fn bytes_per_player_second(&self) -> f64 {
+        self.file_size as f64 / self.player_seconds().max(f64::MIN_POSITIVE)
+    }
+    /// The latency below which a fraction `q` of the seeks fell (nearest rank).
+    pub fn seek_quantile(&self, q: f64) -> Duration {
+        let n = self.seek_times.len();
+        if n == 0 {
+            return Duration::ZERO;
+        }
+        let rank = ((q * n as f64).ceil() as usize).clamp(1, n);
+        self.seek_times[rank - 1]
+    }
+    /// Player-ticks decoded per second.
+    pub fn decode_rate(&self) -> f64 {
+        self.decoded_samples as f64 / self.decode_time.as_secs_f64().max(1e-9)
+    }
+}
+
+pub fn run(a: Args) -> tickreel::Result<()> {
+    if a.players == 0 {
+        return Err(Error::InvalidArgument(
+            "--players must be at least 1".into(),
+        ));
+    }
+    if !(a.seconds.is_finite() && a.seconds > 0.0 && a.seconds * TICK_RATE <= f64::from(u32::MAX)) {
+        return Err(Error::InvalidArgument(format!(
+            "--seconds {} is not a positive duration",
+            a.seconds
+        )));
+    }
+    let cfg = DemoConfig {
+        players: a.players,
+        seconds: a.seconds,
+        out_dir: a.out,
+        seed: a.seed,
+        seeks: a.seeks,
+    };
+    println!(
+        "tickreel demo: {} simulated players, {} s of play ({} ticks at {TICK_RATE} ticks/s)",
+        cfg.players,
+        cfg.seconds,
+        cfg.ticks()
+    );
+    let report = run_demo(&cfg)?;
+    print_report(&report);
+    Ok(())
+}
+
+/// Runs every stage of the demo.
+pub fn run_demo(cfg: &DemoConfig) -> tickreel::Result<DemoReport> {
+    std::fs::create_dir_all(&cfg.out_dir)?;
+    let path = cfg.reel_path();
+    let mut rng = fastrand::Rng::with_seed(cfg.seed ^ 0x5eed_5eed);
+    let ticks = cfg.ticks().max(1);
+    let targets: Vec<u32> = (0..cfg.seeks).map(|_| rng.u32(0..ticks)).collect();
+    let rec = record(cfg, &path, &targets)?;
+    let (reader, verify_time) = verify(&path)?;
+    let seek_times = seek(&reader, &targets, &rec.truth)?;
+    let (decode_time, decoded_samples) = decode(&reader, &rec.final_state)?;
+    let race = race(&reader, RUNNER, RACE_TRAIL_TICKS)?;
+    let index = reader.index();
+    let stats = &reader.metadata().library.stats;
+    Ok(DemoReport {
+        path,
+        players: cfg.players,
+        ticks: cfg.ticks(),
+        players_seen: rec.players_seen,
+        file_size: rec.file_size,
+        raw_bytes: rec.raw_bytes,
+        payload_bytes: stats.uncompressed_bytes,
+        chunks: index.len(),
+        snapshot_chunks: index.iter().filter(|e| e.has_snapshot()).count(),
+        pose_samples: stats.pose_samples,
+        events: stats.events,
+        write_time: rec.write_time,
+        submit_time: rec.submit_time,
+        submitted_ticks: rec.submitted_ticks,
+        flushes: rec.flushes,
+        live_bytes: rec.live_bytes,
+        compact_time: rec.compact_time,
+        race,
+        verify_time,
+        seek_times,
+        decode_time,
+        decoded_samples,
+    })
+}
+
+/// What [`record`] wrote, with the ground truth to check the file against.
+#[derive(Debug, Clone)]
+pub struct Recorded {
+    pub file_size: u64,
+    pub raw_bytes: u64,
+    pub write_time: Duration,
+    pub submit_time: Duration,
+    pub submitted_ticks: u64,
+    pub flushes: u64,
+    pub live_bytes: u64,
+    pub compact_time: Duration,
+    pub players_seen: usize,
+    /// The entity state after each requested tick, as the simulator produced it.
+    pub truth: HashMap<u32, EntityTable>,
+    /// The entity state after the last tick.
+    pub final_state: EntityTable,
+}
+
+/// The player whose run becomes the ghost: it crosses a checkpoint every [`CHECKPOINT_EVERY`] ticks.
+pub const RUNNER: u32 = 1;
+/// Ticks between the runner's checkpoints.
+pub const CHECKPOINT_EVERY: u32 = 300;
+/// How far the live racer trails the ghost, in ticks.
+pub const RACE_TRAIL_TICKS: u32 = 10;
+
+/// Simulates `cfg.ticks()` ticks and records them through the real pipeline with
+/// [`super::simulate::record`] (the loop of `tickreel simulate`): an `Engine`, a `Recorder` fed
+/// one batch per tick (the server thread's only work), the writer thread flushing live segments,
+/// and the compaction worker producing `path`. [`DemoHooks`] adds the runner's checkpoints,
+/// registers the players, and records the true entity state after each tick in `targets`.
+pub fn record(cfg: &DemoConfig, path: &Path, targets: &[u32]) -> tickreel::Result<Recorded> {
+    let options = RecorderOptions {
+        info: RecordingInfo {
+            tick_rate_millihz: (TICK_RATE * 1000.0) as u32,
+            timestamp_ms: SystemTime::now()
+                .duration_since(UNIX_EPOCH)
+                .map_or(0, |d| d.as_millis() as i64),
+            world_id: *uuid::Uuid::new_v4().as_bytes(),
+            ..RecordingInfo::default()
+        },
+        // Small flushes so that the demo exercises the live segments and the metadata rewrite.
+        flush: FlushPolicy {
+            max_pending_bytes: 64 << 10,
+            interval: Duration::from_millis(250),
+            on_player_leave: true,
+        },
+        overwrite: true,
+        ..RecorderOptions::default()
+    };
+    let session = Session {
+        out: path.to_path_buf(),
+        options,
+        sim: cfg.sim(),
+        ticks: cfg.ticks(),
+        tps: 0.0,
+        finish: true,
+    };
+    let mut hooks = DemoHooks {
+        cfg,
+        wanted: targets.iter().copied().collect(),
+        truth: HashMap::new(),
+        table: EntityTable::default(),
+        players_seen: 0,
+    };
+    let done = super::simulate::record(&session, &mut hooks)?;
+    let out = done
+        .finished
+        .ok_or_else(|| Error::InvalidState("the demo recording was not finished".into()))?;
+    Ok(Recorded {
+        file_size: std::fs::metadata(&out)?.len(),
+        raw_bytes: done.raw_bytes,
+        write_time: done.elapsed,
+        submit_time: done.submit_time,
+        submitted_ticks: done.submitted_ticks,
+        flushes: done.stats.flushes,
+        live_bytes: done.stats.bytes_written,
+        compact_time: done.compact_time,
+        players_seen: hooks.players_seen,
+        truth: hooks.truth,
+        final_state: hooks.table,
+    })
+}
+
+/// The demo's part of the recording loop.
+struct DemoHooks<'a> {
+    cfg: &'a DemoConfig,
+    /// Ticks whose state [`Recorded::truth`] keeps.
+    wanted: HashSet<u32>,
+    truth: HashMap<u32, EntityTable>,
+    /// The entity state after the last simulated tick.
+    table: EntityTable,
+    players_seen: usize,
+}
+
+impl Hooks for DemoHooks<'_> {
+    fn started(&mut self, rec: &Recorder, _resumed_after: Option<u32>) -> tickreel::Result<()> {
+        rec.register_event_type(EventType {
+            id: BLOCK_CHANGE,
+            name: "demo:block_change".into(),
+            version: 1,
+        })?;
+        let demo: HashMap<String, Nbt> = HashMap::from([
+            ("players".to_string(), Nbt::Int(self.cfg.players as i32)),
+            ("seconds".to_string(), Nbt::Double(self.cfg.seconds)),
+            ("seed".to_string(), Nbt::Long(self.cfg.seed as i64)),
+        ]);
+        rec.set_user_metadata("demo", Nbt::Compound(demo))
+    }
+
+    fn tick(
+        &mut self,
+        rec: &Recorder,
+        tick: u32,
+        events: &mut Vec<Event>,
+        submit: bool,
+    ) -> tickreel::Result<()> {
+        if tick > 0 && tick.is_multiple_of(CHECKPOINT_EVERY) && self.table.get(RUNNER).is_some() {
+            events.push(Event::Checkpoint {
+                entity: RUNNER,
+                index: tick / CHECKPOINT_EVERY,
+            });
+        }
+        for e in events.iter() {
+            if let Event::EntityAdd { entity, kind, .. } = *e {
+                self.players_seen += 1;
+                if submit {
+                    rec.register_entity(EntityInfo {
+                        id: entity,
+                        kind,
+                        uuid: Some(uuid::Uuid::from_u128(0x7e57_0000_0000 + u128::from(entity))),
+                        name: Some(format!("player{entity}")),
+                    })?;
+                }
+            }
+            self.table.apply(e);
+        }
+        if self.wanted.contains(&tick) {
+            self.truth.insert(tick, self.table.clone());
+        }
+        Ok(())
+    }
+}
+
+/// What the ghost race measured.
+#[derive(Debug, Clone, Default)]
+pub struct Race {
+    pub entity: u32,
+    pub load_time: Duration,
+    pub run_ticks: u32,
+    pub samples: u64,
+    pub sample_time: Duration,
+    /// Largest distance between the ghost and the recorded pose at recorded ticks (blocks).
+    pub max_error_at_recorded_ticks: f64,
+    /// Live delta readings (live ticks, seconds) at a few moments.
+    pub deltas: Vec<(u32, f64)>,
+    /// Split comparisons (checkpoint, seconds).
+    pub splits: Vec<(u32, f64)>,
+}
+
+/// Loads the runner's run as a ghost, samples it at 60 Hz over the whole run, and races it against
+/// a live run that is the same path `trail` ticks later: the live delta and every split must read
+/// `+trail` ticks.
+pub fn race(reader: &Reader, entity: u32, trail: u32) -> tickreel::Result<Race> {
+    let started = Instant::now();
+    let track = Arc::new(GhostTrack::load(reader, entity, GhostRange::all())?);
+    let load_time = started.elapsed();
+    let run_ticks = track.duration_ticks();
+    let mut cursor = GhostCursor::new(track.clone());
+    let rate = track.tick_rate();
+    let step = rate / 60.0;
+    let n = (f64::from(run_ticks) / step) as u64;
+    let started = Instant::now();
+    let mut sink = 0.0;
+    for i in 0..=n {
+        sink += cursor.sample(i as f64 * step).x;
+    }
+    let sample_time = started.elapsed();
+    std::hint::black_box(sink);
+    let mut max_err: f64 = 0.0;
+    for i in 0..track.len() {
+        let t = f64::from(track.tick(i) - track.origin_tick());
+        let s = cursor.sample(t);
+        let p = track.pose(i);
+        let d = ((s.x - p[0]).powi(2) + (s.y - p[1]).powi(2) + (s.z - p[2]).powi(2)).sqrt();
+        max_err = max_err.max(d);
+    }
+    // The live racer is the ghost's own path, `trail` ticks behind.
+    let mut delta = LiveDelta::new(track.clone());
+    let mut splits = LiveSplits::new(track.clone());
+    let mut deltas = Vec::new();
+    let mut split_out = Vec::new();
+    let checkpoints: Vec<(u32, u32)> = track
+        .splits()
+        .iter()
+        .map(|s| (s.checkpoint, s.tick))
+        .collect();
+    let marks: Vec<u32> = (1..4).map(|q| run_ticks * q / 4).collect();
+    let mut ghost_at = GhostCursor::new(track.clone());
+    for live_t in trail..=run_ticks + trail {
+        let own = ghost_at.sample(f64::from(live_t - trail));
+        let reading = delta.update(f64::from(live_t), own.position());
+        if marks.contains(&(live_t - trail)) {
+            deltas.push((live_t, reading.seconds()));
+        }
+        for &(cp, tick) in &checkpoints {
+            if tick + trail == live_t
+                && let Some(c) = splits.checkpoint(cp, f64::from(live_t))
+            {
+                split_out.push((cp, c.delta_seconds));
+            }
+        }
+    }
+    Ok(Race {
+        entity,
+        load_time,
+        run_ticks,
+        samples: n + 1,
+        sample_time,
+        max_error_at_recorded_ticks: max_err,
+        deltas,
+        splits: split_out,
+    })
+}
+
+/// Opens the file and checks every checksum and the index.
+pub fn verify(path: &Path) -> tickreel::Result<(Reader, Duration)> {
+    let started = Instant::now();
+    let reader = super::open(path)?;
+    reader.verify().map_err(|e| super::in_file(path, e))?;
+    Ok((reader, started.elapsed()))
+}
+
+/// Seeks to each target (in the given, random order) and checks the state against `truth`.
+/// Returns the latencies, sorted.
+pub fn seek(
+    reader: &Reader,
+    targets: &[u32],
+    truth: &HashMap<u32, EntityTable>,
+) -> tickreel::Result<Vec<Duration>> {
+    let mut times = Vec::with_capacity(targets.len());
+    for &t in targets {
+        let started = Instant::now();
+        let state = reader.seek(t)?;
+        times.push(started.elapsed());
+        let expected = truth
+            .get(&t)
+            .ok_or_else(|| Error::InvalidState(format!("no recorded state for tick {t}")))?;
+        if state.tick != t || &state.entities != expected {
+            return Err(Error::Corrupt(format!(
+                "seek to tick {t} disagrees with what was recorded"
+            )));
+        }
+    }
+    times.sort_unstable();
+    Ok(times)
+}
+
+/// Decodes every tick from the start, rebuilds the entity state, and checks the end state.
+/// Returns the time taken and the pose samples decoded.
+pub fn decode(reader: &Reader, final_state: &EntityTable) -> tickreel::Result<(Duration, u64)> {
+    let (Some(first), Some(last)) = (reader.first_tick(), reader.last_tick()) else {
+        return Ok((Duration::ZERO, 0));
+    };
+    let started = Instant::now();
+    let mut table = EntityTable::default();
+    let mut samples = 0u64;
+    for t in reader.ticks(first, last) {
+        for e in &t?.events {
+            if matches!(
+                e,
+                Event::Pose { .. } | Event::EntityAdd { .. } | Event::Teleport { .. }
+            ) {
+                samples += 1;
+            }
+            table.apply(e);
+        }
+    }
+    let elapsed = started.elapsed();
+    if &table != final_state {
+        return Err(Error::Corrupt(
+            "the state after decoding every tick disagrees with what was recorded".into(),
+        ));
+    }
+    Ok((elapsed, samples))
+}
+
+fn ms(d: Duration) -> f64 {
+    d.as_secs_f64() * 1000.0
+}
+
+/// Prints the summary.
+pub fn print_report(r: &DemoReport) {
+    let mib = |b: u64| b as f64 / (1024.0 * 1024.0);
+    println!();
+    println!("recording        {}", r.path.display());
+    println!(
+        "session          {} players online ({} over the session), {} ticks = {:.0} player-seconds",
+        r.players,
+        r.players_seen,
+        r.ticks,
+        r.player_seconds()
+    );
+    println!(
+        "content          {} pose samples, {} other events, {} chunks ({} with a snapshot)",
+        r.pose_samples, r.events, r.chunks, r.snapshot_chunks
+    );
+    println!(
+        "file size        {} bytes ({:.2} MiB), {:.1} bytes per player-second",
+        r.file_size,
+        mib(r.file_size),
+        r.bytes_per_player_second()
+    );
+    println!(
+        "compression      {:.1}x smaller than the raw tick batches ({} bytes), {:.1}x smaller than the chunk payloads before zstd ({} bytes)",
+        r.raw_bytes as f64 / r.file_size.max(1) as f64,
+        r.raw_bytes,
+        r.payload_bytes as f64 / r.file_size.max(1) as f64,
+        r.payload_bytes
+    );
+    println!(
+        "record           {:.1} ms end to end through Engine + Recorder: server thread spent {:.2} us per tick in submit_tick; {} live flushes wrote {} bytes of segments; compaction {:.1} ms",
+        ms(r.write_time),
+        r.submit_time.as_secs_f64() * 1e6 / r.submitted_ticks.max(1) as f64,
+        r.flushes,
+        r.live_bytes,
+        ms(r.compact_time)
+    );
+    println!(
+        "verify           {:.1} ms, every checksum ok",
+        ms(r.verify_time)
+    );
+    println!(
+        "seek             {} random seeks, p50 {:.3} ms, p99 {:.3} ms, max {:.3} ms; every state matched the recording",
+        r.seek_times.len(),
+        ms(r.seek_quantile(0.5)),
+        ms(r.seek_quantile(0.99)),
+        ms(r.seek_times.last().copied().unwrap_or_default())
+    );
+    println!(
+        "decode           {:.1} ms for every tick, {:.2} M player-ticks/s; end state matched",
+        ms(r.decode_time),
+        r.decode_rate() / 1e6
+    );
+    let g = &r.race;
+    println!(
+        "ghost            player{} over {} ticks: loaded in {:.2} ms; {} samples at 60 Hz, {:.0} ns each; max {:.5} blocks from the recorded poses at recorded ticks",
+        g.entity,
+        g.run_ticks,
+        ms(g.load_time),
+        g.samples,
+        g.sample_time.as_nanos() as f64 / g.samples.max(1) as f64,
+        g.max_error_at_recorded_ticks
+    );
+    let deltas: Vec<String> = g
+        .deltas
+        .iter()
+        .map(|(t, s)| format!("tick {t}: {}", tickreel::ghost::SignedSeconds::new(*s)))
+        .collect();
+    println!(
+        "race             a live run {} ticks behind the ghost reads {}",
+        RACE_TRAIL_TICKS,
+        deltas.join(", ")
+    );
+    let splits: Vec<String> = g
+        .splits
+        .iter()
+        .map(|(c, s)| format!("#{c} {}", tickreel::ghost::SignedSeconds::new(*s)))
+        .collect();
+    println!(
+        "splits           {}",
+        if splits.is_empty() {
+            "(the runner left before a checkpoint)".to_string()
+        } else {
+            splits.join(", ")
+        }
+    );
+    println!();
+    println!(
+        "inspect it with: tickreel info {0} | tickreel dump {0} --to 20 | tickreel export {0} poses.csv",
+        r.path.display()
+    );
+}

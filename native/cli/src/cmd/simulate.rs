@@ -1,0 +1,245 @@
+//! `tickreel simulate`: records a synthetic server through the real pipeline (Engine, Recorder,
+//! writer thread, segments, compaction). Prints `flushed TICK` whenever every tick up to TICK is
+//! durably on disk, and `finished PATH` after compaction. Deterministic for a seed, and resumable:
+//! ticks already in the recording are simulated but not submitted again.
+//!
+//! The recording loop is [`record`], which `tickreel demo` also records its session with.
+
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use tickreel::format::event::encode_batch;
+use tickreel::record::{Backpressure, FlushPolicy, RecorderStats};
+use tickreel::{Engine, EngineOptions, Error, Event, Recorder, RecorderOptions};
+use tickreel_sim::{SimConfig, Simulator};
+
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    /// Final `.reel` path (the live directory is `<out>.live`).
+    #[arg(long)]
+    pub out: PathBuf,
+    /// Simulated players online at once.
+    #[arg(long, default_value_t = 10)]
+    pub players: u32,
+    /// Ticks to simulate (from tick 0; ticks already recorded are skipped when resuming).
+    #[arg(long, default_value_t = 1200)]
+    pub ticks: u32,
+    /// Ticks per second to pace at; 0 = as fast as possible.
+    #[arg(long, default_value_t = 0.0)]
+    pub tps: f64,
+    /// Random seed of the simulation.
+    #[arg(long, default_value_t = 42)]
+    pub seed: u64,
+    /// Chance per player per tick of leaving (a new player joins in its place); 0 = never.
+    #[arg(long, default_value_t = 0.0005)]
+    pub churn: f64,
+    /// Flush at least this often (milliseconds).
+    #[arg(long, default_value_t = 5000)]
+    pub flush_ms: u64,
+    /// Flush once this many compressed bytes wait.
+    #[arg(long, default_value_t = 256 * 1024)]
+    pub flush_bytes: usize,
+    /// Do not flush when a player leaves (by default every tick with a player leave is flushed).
+    #[arg(long)]
+    pub no_flush_on_leave: bool,
+    /// Ticks per chunk at most (a flush also ends the open chunk).
+    #[arg(long, default_value_t = 200)]
+    pub chunk_ticks: u32,
+    /// Leave the recording live (do not compact).
+    #[arg(long)]
+    pub no_finish: bool,
+}
+
+pub fn run(a: Args) -> tickreel::Result<()> {
+    if !(a.tps.is_finite() && a.tps >= 0.0) {
+        return Err(Error::InvalidArgument(format!(
+            "--tps {} is not a rate (0 = as fast as possible)",
+            a.tps
+        )));
+    }
+    if !(0.0..=1.0).contains(&a.churn) {
+        return Err(Error::InvalidArgument(format!(
+            "--churn {} is not a chance between 0 and 1",
+            a.churn
+        )));
+    }
+    let mut options = RecorderOptions {
+        flush: FlushPolicy {
+            max_pending_bytes: a.flush_bytes,
+            interval: Duration::from_millis(a.flush_ms),
+            on_player_leave: !a.no_flush_on_leave,
+        },
+        backpressure: Backpressure::Block {
+            deadline: Duration::from_secs(5),
+        },
+        ..RecorderOptions::default()
+    };
+    options.chunk.chunk_ticks = a.chunk_ticks;
+    let session = Session {
+        out: a.out,
+        options,
+        sim: SimConfig {
+            players: a.players,
+            seed: a.seed,
+            teleport_chance: 0.001,
+            churn_chance: a.churn,
+            custom_event_chance: 0.005,
+        },
+        ticks: a.ticks,
+        tps: a.tps,
+        finish: !a.no_finish,
+    };
+    let done = record(&session, &mut Printer)?;
+    if let Some(path) = done.finished {
+        println!("finished {}", path.display());
+    }
+    Ok(())
+}
+
+/// `tickreel simulate`'s output: `resumed after TICK`, then `flushed TICK` lines.
+struct Printer;
+
+impl Hooks for Printer {
+    fn started(&mut self, _rec: &Recorder, resumed_after: Option<u32>) -> tickreel::Result<()> {
+        if let Some(t) = resumed_after {
+            println!("resumed after {t}");
+        }
+        Ok(())
+    }
+
+    fn flushed(&mut self, tick: u32) {
+        println!("flushed {tick}");
+    }
+}
+
+/// A simulated session to record through the real pipeline.
+#[derive(Debug, Clone)]
+pub struct Session {
+    /// Final `.reel` path; the recording is live in `<out>.live` until finished, and resumes
+    /// from there if that directory exists.
+    pub out: PathBuf,
+    pub options: RecorderOptions,
+    pub sim: SimConfig,
+    /// Ticks to simulate, from tick 0.
+    pub ticks: u32,
+    /// Ticks per second to pace the submissions at; 0 = as fast as possible.
+    pub tps: f64,
+    /// Compact into `out` at the end; otherwise the recording is left live (resumable).
+    pub finish: bool,
+}
+
+/// What [`record`] tells its caller as it goes. Every method does nothing by default.
+pub trait Hooks {
+    /// The recording is open (resumed after `resumed_after` if it was already live); no tick
+    /// has been submitted yet.
+    fn started(&mut self, _rec: &Recorder, _resumed_after: Option<u32>) -> tickreel::Result<()> {
+        Ok(())
+    }
+
+    /// Each simulated tick's events, before they are submitted; events may be added. `submit`
+    /// is false for a tick already in a resumed recording (it is not submitted again).
+    fn tick(
+        &mut self,
+        _rec: &Recorder,
+        _tick: u32,
+        _events: &mut Vec<Event>,
+        _submit: bool,
+    ) -> tickreel::Result<()> {
+        Ok(())
+    }
+
+    /// Every tick up to `tick` is durably on disk (called once per new value the recorder
+    /// reports; checked after each submitted tick and after the last flush).
+    fn flushed(&mut self, _tick: u32) {}
+}
+
+/// What [`record`] did.
+#[derive(Debug, Clone)]
+pub struct Recorded {
+    pub submitted_ticks: u64,
+    /// Bytes of the tick batches submitted (the batch encoding, uncompressed).
+    pub raw_bytes: u64,
+    /// Server-thread time spent in `submit_tick`.
+    pub submit_time: Duration,
+    /// The recorder's counters after the last flush, before finishing.
+    pub stats: RecorderStats,
+    /// The compacted file, when [`Session::finish`] is set.
+    pub finished: Option<PathBuf>,
+    /// Time from `finish()` to the compacted, verified file (zero if not finished).
+    pub compact_time: Duration,
+    /// Time from starting the recording to the end (compacted, or flushed and closed).
+    pub elapsed: Duration,
+}
+
+/// Simulates `s.ticks` ticks and records them through the real pipeline: an [`Engine`], a
+/// `Recorder` fed one encoded batch per tick, the writer thread flushing live segments per the
+/// flush policy, then (if `s.finish`) the compaction worker producing `s.out`. A recording already
+/// live at `s.out` is resumed: its ticks are simulated again but not submitted.
+pub fn record(s: &Session, hooks: &mut dyn Hooks) -> tickreel::Result<Recorded> {
+    let mut sim = Simulator::new(s.sim);
+    let engine = Engine::new(EngineOptions::default())?;
+    let started_all = Instant::now();
+    let rec = engine.start_recording(&s.out, s.options.clone())?;
+    let resumed_after = rec.stats().flushed_tick;
+    hooks.started(&rec, resumed_after)?;
+    let mut batch = Vec::new();
+    let mut reported = resumed_after;
+    let mut report = |rec: &Recorder, hooks: &mut dyn Hooks| {
+        let f = rec.stats().flushed_tick;
+        if let Some(t) = f
+            && f != reported
+        {
+            hooks.flushed(t);
+            reported = f;
+        }
+    };
+    let mut raw_bytes = 0u64;
+    let mut submit_time = Duration::ZERO;
+    let mut submitted = 0u64;
+    let paced_from = Instant::now();
+    for _ in 0..s.ticks {
+        let (tick, mut events) = sim.step();
+        let submit = resumed_after.is_none_or(|r| tick > r);
+        hooks.tick(&rec, tick, &mut events, submit)?;
+        if !submit {
+            continue;
+        }
+        batch.clear();
+        encode_batch(&events, &mut batch)?;
+        raw_bytes += batch.len() as u64;
+        let started = Instant::now();
+        rec.submit_tick(tick, &batch)?;
+        submit_time += started.elapsed();
+        submitted += 1;
+        report(&rec, hooks);
+        if s.tps > 0.0 {
+            let due = paced_from + Duration::from_secs_f64(submitted as f64 / s.tps);
+            if let Some(wait) = due.checked_duration_since(Instant::now()) {
+                std::thread::sleep(wait);
+            }
+        }
+    }
+    rec.flush()?;
+    report(&rec, hooks);
+    rec.status()?;
+    let stats = rec.stats();
+    let mut out = Recorded {
+        submitted_ticks: submitted,
+        raw_bytes,
+        submit_time,
+        stats,
+        finished: None,
+        compact_time: Duration::ZERO,
+        elapsed: Duration::ZERO,
+    };
+    if s.finish {
+        let started = Instant::now();
+        out.finished = Some(rec.finish()?.wait()?);
+        out.compact_time = started.elapsed();
+    } else {
+        drop(rec);
+    }
+    out.elapsed = started_all.elapsed();
+    engine.shutdown();
+    Ok(out)
+}

@@ -1,0 +1,23 @@
+//! tickreel: a native replay library for game servers.
+//!
+//! - [`format`]: the on-disk format, bytes only;
+//! - [`storage`]: where bytes live (local files, range-read sources);
+//! - [`record`]: the write path ([`Engine`], [`Recorder`], [`record::ReelWriter`]), compaction, recovery;
+//! - [`play`]: the read path ([`play::Reader`]);
+//! - [`ghost`]: ghost racing (tracks, interpolating cursor, splits, live delta);
+//!
+//! The C ABI and the JNI glue wrap this crate in `tickreel-bridge`; the command-line tool is
+//! `tickreel-cli`.
+
+pub mod dictionary;
+pub mod error;
+pub mod format;
+pub mod ghost;
+pub mod play;
+pub mod record;
+pub mod storage;
+
+pub use error::{Error, Result};
+pub use format::event::Event;
+pub use format::pose::Pose;
+pub use record::{Engine, EngineOptions, Recorder, RecorderOptions};

@@ -1,0 +1,478 @@
+//! The runtime shared by every recording of a server: writer thread(s) and one compaction worker.
+
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use crossbeam_channel::{Receiver, SendTimeoutError, Sender, TrySendError, bounded, unbounded};
+use parking_lot::{Condvar, Mutex, RwLock};
+
+use crate::error::{Error, Result};
+use crate::format::metadata::{EntityInfo, EventType};
+use crate::record::finish::FinishHandle;
+use crate::record::pool::BufferPool;
+use crate::record::recorder::{Backpressure, RecShared, Recorder, RecorderOptions};
+use crate::record::writer::{CompactJob, RecWriter, compaction_loop, writer_loop};
+use crate::storage::live::live_dir_for;
+
+/// Options of the engine.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct EngineOptions {
+    /// Writer threads; recordings are spread over them (default 1).
+    pub writer_threads: usize,
+    /// Tick messages that may wait in each writer's queue (default 65,536).
+    pub queue_capacity: usize,
+    /// Bytes of submitted ticks and snapshots that may be in flight, engine-wide (default 64 MiB):
+    /// the capacity of the buffers holding them, so a queue of tiny ticks counts what it really
+    /// takes (at least 512 bytes a tick).
+    pub max_inflight_bytes: usize,
+    /// Reusable tick buffers kept in the pool (default 4,096), holding at most a quarter of
+    /// `max_inflight_bytes`. Queue, in-flight bytes and pool together bound the memory between
+    /// the server threads and the writers.
+    pub pool_buffers: usize,
+}
+
+impl Default for EngineOptions {
+    fn default() -> Self {
+        EngineOptions {
+            writer_threads: 1,
+            queue_capacity: 65_536,
+            max_inflight_bytes: 64 << 20,
+            pool_buffers: 4096,
+        }
+    }
+}
+
+/// Engine-wide counters.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct EngineStats {
+    pub active_recordings: usize,
+    pub queue_depth: usize,
+    pub inflight_bytes: usize,
+    pub dropped_ticks: u64,
+    pub bytes_written: u64,
+    pub last_flush_latency_us: u64,
+    pub compactions_pending: u64,
+    pub compactions_done: u64,
+    pub compactions_failed: u64,
+    /// Time the writer threads spent waiting for work since the engine started, in all (updated
+    /// every 20 ms or so). Against the time passed, it tells how busy the writers are.
+    pub writer_idle_us: u64,
+}
+
+/// Messages to a writer thread. One recording always goes to the same writer, so its messages
+/// keep their order.
+pub(crate) enum Msg {
+    Open {
+        id: u64,
+        rec: Box<RecWriter>,
+    },
+    Tick {
+        id: u64,
+        tick: u32,
+        buf: Vec<u8>,
+    },
+    PlayerLeft {
+        id: u64,
+    },
+    Snapshot {
+        id: u64,
+        bytes: Vec<u8>,
+    },
+    // Rare messages with large payloads are boxed, keeping `Msg` (and every queue slot) small.
+    Entity {
+        id: u64,
+        info: Box<EntityInfo>,
+    },
+    EventType {
+        id: u64,
+        t: Box<EventType>,
+    },
+    UserMeta {
+        id: u64,
+        meta: Box<(String, fastnbt::Value)>,
+    },
+    Flush {
+        id: u64,
+        ack: Sender<Result<()>>,
+    },
+    Finish {
+        id: u64,
+        handle: FinishHandle,
+    },
+    Abort {
+        id: u64,
+        ack: Sender<Result<()>>,
+    },
+    Close {
+        id: u64,
+        ack: Option<Sender<Result<()>>>,
+    },
+    Shutdown,
+}
+
+impl Msg {
+    /// Bytes this message holds of the engine's in-flight budget (released by the writer).
+    pub(crate) fn budget_bytes(&self) -> usize {
+        match self {
+            Msg::Tick { buf, .. } => buf.capacity(),
+            Msg::Snapshot { bytes, .. } => bytes.capacity(),
+            _ => 0,
+        }
+    }
+
+    /// The recording a message is for (`None` for `Shutdown`).
+    pub(crate) fn recording(&self) -> Option<u64> {
+        match self {
+            Msg::Open { id, .. }
+            | Msg::Tick { id, .. }
+            | Msg::PlayerLeft { id }
+            | Msg::Snapshot { id, .. }
+            | Msg::Entity { id, .. }
+            | Msg::EventType { id, .. }
+            | Msg::UserMeta { id, .. }
+            | Msg::Flush { id, .. }
+            | Msg::Finish { id, .. }
+            | Msg::Abort { id, .. }
+            | Msg::Close { id, .. } => Some(*id),
+            Msg::Shutdown => None,
+        }
+    }
+}
+
+/// An ending message (`Finish`, `Close` or `Abort`) that found its writer's queue full. It travels
+/// on the writer's control channel instead, so that ending a recording never waits for queue room
+/// (on a server thread, that room may be behind a slow fsync). The channel is unbounded, but each
+/// recording sends at most one ending message. The writer applies it once it has taken `after`
+/// messages of the recording off the queue: everything the recording queued before it.
+pub(crate) struct Ending {
+    pub id: u64,
+    pub after: u64,
+    pub msg: Msg,
+}
+
+/// State the engine shares with its threads and recorders.
+#[derive(Debug)]
+pub(crate) struct EngineShared {
+    pub pool: BufferPool,
+    pub inflight: AtomicUsize,
+    pub max_inflight: usize,
+    pub stalled: Mutex<bool>,
+    pub stalled_flag: std::sync::atomic::AtomicBool,
+    pub stall_cv: Condvar,
+    pub active: AtomicUsize,
+    pub dropped_total: AtomicU64,
+    pub bytes_written: AtomicU64,
+    pub last_flush_us: AtomicU64,
+    pub compactions_pending: AtomicU64,
+    pub compactions_done: AtomicU64,
+    pub compactions_failed: AtomicU64,
+    pub writer_idle_ns: AtomicU64,
+    /// Set when a shutdown starts: recorders refuse calls from then on.
+    pub stopping: std::sync::atomic::AtomicBool,
+    /// Set once every thread has been joined: whoever still waits for an answer gets none.
+    pub threads_done: Arc<std::sync::atomic::AtomicBool>,
+    /// Paths with a recorder open in this process.
+    pub open_paths: Mutex<HashSet<PathBuf>>,
+}
+
+impl EngineShared {
+    #[inline]
+    pub(crate) fn reserve_bytes(&self, n: usize) -> bool {
+        let prev = self.inflight.fetch_add(n, Ordering::AcqRel);
+        if prev + n > self.max_inflight && prev > 0 {
+            self.inflight.fetch_sub(n, Ordering::AcqRel);
+            return false;
+        }
+        true
+    }
+    /// Retries `reserve_bytes` until `deadline` (the `Block` policy).
+    pub(crate) fn wait_reserve(&self, n: usize, deadline: Instant) -> bool {
+        loop {
+            if self.reserve_bytes(n) {
+                return true;
+            }
+            if Instant::now() >= deadline {
+                return false;
+            }
+            std::thread::sleep(Duration::from_micros(100));
+        }
+    }
+    #[inline]
+    pub(crate) fn release_bytes(&self, n: usize) {
+        self.inflight.fetch_sub(n, Ordering::AcqRel);
+    }
+    pub(crate) fn wait_if_stalled(&self) {
+        if !self.stalled_flag.load(Ordering::Acquire) {
+            return;
+        }
+        let mut g = self.stalled.lock();
+        while *g {
+            self.stall_cv.wait(&mut g);
+        }
+    }
+}
+
+#[derive(Debug)]
+struct EngineInner {
+    shared: Arc<EngineShared>,
+    writers: Vec<Sender<Msg>>,
+    /// Each writer's control channel (see [`Ending`]), by the same index as `writers`.
+    controls: Vec<Sender<Ending>>,
+    compact_tx: Sender<CompactJob>,
+    threads: Mutex<Vec<JoinHandle<()>>>,
+    next_id: AtomicU64,
+    /// Written for the whole of a shutdown, read while a recording is being opened (so that no
+    /// recording opens behind the shutdown, and openings do not wait for each other); `true` once
+    /// stopped.
+    stopped: RwLock<bool>,
+}
+
+impl Drop for EngineInner {
+    fn drop(&mut self) {
+        self.stop();
+    }
+}
+
+impl EngineInner {
+    fn stop(&self) {
+        self.shared.stopping.store(true, Ordering::Release);
+        // A second caller waits until the first has joined every thread.
+        let mut stopped = self.stopped.write();
+        if *stopped {
+            return;
+        }
+        *stopped = true;
+        *self.shared.stalled.lock() = false;
+        self.shared.stalled_flag.store(false, Ordering::Release);
+        self.shared.stall_cv.notify_all();
+        for w in &self.writers {
+            let _ = w.send(Msg::Shutdown);
+        }
+        let threads: Vec<_> = self.threads.lock().drain(..).collect();
+        let (writers, compactor): (Vec<_>, Vec<_>) = threads
+            .into_iter()
+            .partition(|t| t.thread().name() != Some("tickreel-compactor"));
+        for t in writers {
+            let _ = t.join();
+        }
+        let _ = self.compact_tx.send(CompactJob::Shutdown);
+        for t in compactor {
+            let _ = t.join();
+        }
+        self.shared.threads_done.store(true, Ordering::Release);
+    }
+}
+
+/// The recording runtime. Clone it freely; its threads stop on `shutdown` or when the last clone is
+/// dropped (recorders still held then return `InvalidState`; what they had queued is flushed).
+#[derive(Debug, Clone)]
+pub struct Engine {
+    inner: Arc<EngineInner>,
+}
+
+impl Engine {
+    pub fn new(options: EngineOptions) -> Result<Engine> {
+        if options.writer_threads == 0 || options.queue_capacity == 0 {
+            return Err(Error::invalid(
+                "an engine needs at least one writer thread and a queue",
+            ));
+        }
+        let shared = Arc::new(EngineShared {
+            pool: BufferPool::new(options.pool_buffers, options.max_inflight_bytes / 4),
+            inflight: AtomicUsize::new(0),
+            max_inflight: options.max_inflight_bytes,
+            stalled: Mutex::new(false),
+            stalled_flag: std::sync::atomic::AtomicBool::new(false),
+            stall_cv: Condvar::new(),
+            active: AtomicUsize::new(0),
+            dropped_total: AtomicU64::new(0),
+            bytes_written: AtomicU64::new(0),
+            last_flush_us: AtomicU64::new(0),
+            compactions_pending: AtomicU64::new(0),
+            compactions_done: AtomicU64::new(0),
+            compactions_failed: AtomicU64::new(0),
+            writer_idle_ns: AtomicU64::new(0),
+            stopping: std::sync::atomic::AtomicBool::new(false),
+            threads_done: Arc::new(std::sync::atomic::AtomicBool::new(false)),
+            open_paths: Mutex::new(HashSet::new()),
+        });
+        let (compact_tx, compact_rx): (Sender<CompactJob>, Receiver<CompactJob>) = unbounded();
+        let mut threads = Vec::new();
+        let mut writers = Vec::new();
+        let mut controls = Vec::new();
+        for i in 0..options.writer_threads {
+            let (tx, rx) = bounded(options.queue_capacity);
+            let (ctl_tx, ctl_rx) = unbounded();
+            let sh = shared.clone();
+            let ctx = compact_tx.clone();
+            threads.push(
+                std::thread::Builder::new()
+                    .name(format!("tickreel-writer-{i}"))
+                    .spawn(move || writer_loop(rx, ctl_rx, sh, ctx))?,
+            );
+            writers.push(tx);
+            controls.push(ctl_tx);
+        }
+        let sh = shared.clone();
+        threads.push(
+            std::thread::Builder::new()
+                .name("tickreel-compactor".into())
+                .spawn(move || compaction_loop(compact_rx, sh))?,
+        );
+        Ok(Engine {
+            inner: Arc::new(EngineInner {
+                shared,
+                writers,
+                controls,
+                compact_tx,
+                threads: Mutex::new(threads),
+                next_id: AtomicU64::new(1),
+                stopped: RwLock::new(false),
+            }),
+        })
+    }
+
+    /// Starts (or, if its live directory exists, resumes) the recording whose final file is `path`.
+    /// A fresh recording costs no file until its first flush (two `stat` calls on the calling
+    /// thread); a run finished before that goes straight to the compacted file. Resuming recovers
+    /// the live directory on the calling thread (it reads every segment and fsyncs what it
+    /// repairs): resume recordings off the server thread, e.g. while the plugin starts.
+    pub fn start_recording(
+        &self,
+        path: impl AsRef<Path>,
+        options: RecorderOptions,
+    ) -> Result<Recorder> {
+        let path = path.as_ref().to_path_buf();
+        let inner = &self.inner;
+        // No recording may be opened while (or after) the engine shuts down.
+        let gone = || Error::InvalidState("the engine has shut down".into());
+        if inner.shared.stopping.load(Ordering::Acquire) {
+            return Err(gone());
+        }
+        let stopped = inner.stopped.read();
+        if *stopped {
+            return Err(gone());
+        }
+        if !inner.shared.open_paths.lock().insert(path.clone()) {
+            return Err(Error::Locked(format!(
+                "{} is already being recorded in this process",
+                path.display()
+            )));
+        }
+        let result = self.start_inner(&path, options);
+        if result.is_err() {
+            inner.shared.open_paths.lock().remove(&path);
+        }
+        drop(stopped);
+        result
+    }
+
+    fn start_inner(&self, path: &Path, options: RecorderOptions) -> Result<Recorder> {
+        let inner = &self.inner;
+        options.info.validate()?;
+        options.chunk.validate()?;
+        let id = inner.next_id.fetch_add(1, Ordering::Relaxed);
+        let live = live_dir_for(path);
+        let resumed = if live.is_dir() {
+            Some(RecWriter::resume(&live)?)
+        } else {
+            if !options.overwrite && path.exists() {
+                return Err(Error::InvalidState(format!(
+                    "{} already exists (a finished recording); set overwrite to replace it",
+                    path.display()
+                )));
+            }
+            None
+        };
+        let last_tick = resumed.as_ref().and_then(|r| r.last_tick());
+        let shared = Arc::new(RecShared::new(id, path.to_path_buf(), &options, last_tick));
+        let rec = RecWriter::new(shared.clone(), inner.shared.clone(), options, resumed)?;
+        let w = (id as usize) % inner.writers.len();
+        let tx = inner.writers[w].clone();
+        // Like every call a server thread makes, opening waits for queue room no longer than the
+        // recording's backpressure policy allows.
+        let msg = Msg::Open {
+            id,
+            rec: Box::new(rec),
+        };
+        let gone = || Error::InvalidState("the engine has shut down".into());
+        let full = || {
+            Error::Backpressure("the writer's queue is full; the recording was not started".into())
+        };
+        match tx.try_send(msg) {
+            Ok(()) => {}
+            Err(TrySendError::Disconnected(_)) => return Err(gone()),
+            Err(TrySendError::Full(msg)) => match shared.backpressure {
+                Backpressure::Drop => return Err(full()),
+                Backpressure::Block { deadline } => match tx.send_timeout(msg, deadline) {
+                    Ok(()) => {}
+                    Err(SendTimeoutError::Timeout(_)) => return Err(full()),
+                    Err(SendTimeoutError::Disconnected(_)) => return Err(gone()),
+                },
+            },
+        }
+        inner.shared.active.fetch_add(1, Ordering::Relaxed);
+        Ok(Recorder {
+            shared,
+            engine: inner.shared.clone(),
+            tx,
+            control: inner.controls[w].clone(),
+        })
+    }
+
+    /// Engine-wide counters.
+    pub fn stats(&self) -> EngineStats {
+        let s = &self.inner.shared;
+        EngineStats {
+            active_recordings: s.active.load(Ordering::Relaxed),
+            queue_depth: self.inner.writers.iter().map(Sender::len).sum(),
+            inflight_bytes: s.inflight.load(Ordering::Relaxed),
+            dropped_ticks: s.dropped_total.load(Ordering::Relaxed),
+            bytes_written: s.bytes_written.load(Ordering::Relaxed),
+            last_flush_latency_us: s.last_flush_us.load(Ordering::Relaxed),
+            compactions_pending: s.compactions_pending.load(Ordering::Relaxed),
+            compactions_done: s.compactions_done.load(Ordering::Relaxed),
+            compactions_failed: s.compactions_failed.load(Ordering::Relaxed),
+            writer_idle_us: s.writer_idle_ns.load(Ordering::Relaxed) / 1000,
+        }
+    }
+
+    /// Flushes open recordings and stops the threads after pending compactions complete; returns
+    /// once every thread has been joined (also when called from several threads at once). Recorders
+    /// still held afterwards return `InvalidState`.
+    pub fn shutdown(&self) {
+        self.inner.stop();
+    }
+
+    /// Test hook (feature `test-hooks`): holds every writer thread before its next message while
+    /// `stalled` is true, so that tests and benchmarks can fill the queue or time the server
+    /// thread's cost alone.
+    #[cfg(feature = "test-hooks")]
+    pub fn set_writers_stalled(&self, stalled: bool) {
+        *self.inner.shared.stalled.lock() = stalled;
+        self.inner
+            .shared
+            .stalled_flag
+            .store(stalled, Ordering::Release);
+        self.inner.shared.stall_cv.notify_all();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every queued tick occupies one `Msg` slot: rare large messages must stay boxed.
+    #[test]
+    fn queue_messages_stay_small() {
+        assert!(
+            std::mem::size_of::<Msg>() <= 48,
+            "Msg is {} bytes",
+            std::mem::size_of::<Msg>()
+        );
+    }
+}
