@@ -13,11 +13,11 @@ use tickreel::Event;
 use tickreel::format::frame::FRAME_HEADER_LEN;
 use tickreel::format::index::{IndexEntry, find_chunk, snapshot_at_or_before};
 use tickreel::format::state::EntityTable;
-use tickreel::play::reader::FrameSource;
 use tickreel::play::{
     Direction, Motion, PlaybackContext, Playhead, PlayheadOptions, Reader, Recording, Update, World,
 };
 use tickreel::record::ChunkPolicy;
+use tickreel::storage::frames::FrameSource;
 use tickreel::storage::{FileSource, Source};
 
 fn small_policy() -> ChunkPolicy {

@@ -28,8 +28,6 @@
 //! A writer that crashed leaves its live directory behind: the follower then waits at the edge
 //! until the recording is resumed (or recovered and compacted) by someone.
 
-use std::fs;
-use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::thread::JoinHandle;
@@ -38,9 +36,10 @@ use std::time::{Duration, Instant};
 use parking_lot::{Condvar, Mutex};
 
 use crate::error::{Error, Result};
-use crate::play::reader::Reader;
+use crate::play::reader::{Reader, ReaderOptions};
 use crate::play::recording::{PlaybackContext, Recording};
 use crate::storage::live::{META_FILE, live_dir_for};
+use crate::storage::{EntryKind, LocalStorage, Stat, Storage};
 
 /// How a [`LiveFollower`] polls.
 #[derive(Debug, Clone)]
@@ -98,23 +97,10 @@ pub struct FollowStats {
     pub last_tick: Option<u32>,
 }
 
-/// What identifies one version of the metadata file.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct Stamp {
-    dev: u64,
-    ino: u64,
-    len: u64,
-    mtime_ns: i128,
-}
-
-fn stamp_of(path: &Path) -> std::io::Result<Stamp> {
-    let m = fs::metadata(path)?;
-    Ok(Stamp {
-        dev: m.dev(),
-        ino: m.ino(),
-        len: m.len(),
-        mtime_ns: i128::from(m.mtime()) * 1_000_000_000 + i128::from(m.mtime_nsec()),
-    })
+/// What identifies one version of the metadata file: its identity, size and modification time
+/// (the writer replaces it by rename, so every rewrite changes at least the identity).
+fn stamp_of(storage: &dyn Storage, path: &Path) -> Result<Option<Stat>> {
+    Ok(storage.stat(path)?.filter(|s| s.kind == EntryKind::File))
 }
 
 fn is_not_found(e: &Error) -> bool {
@@ -124,13 +110,14 @@ fn is_not_found(e: &Error) -> bool {
 #[derive(Debug)]
 struct Poller {
     state: FollowState,
-    stamp: Option<Stamp>,
+    stamp: Option<Stat>,
     lost_since: Option<Instant>,
     stats: FollowStats,
 }
 
 #[derive(Debug)]
 struct Shared {
+    storage: Arc<dyn Storage>,
     rec: Arc<Recording>,
     live: PathBuf,
     final_path: Option<PathBuf>,
@@ -161,12 +148,12 @@ impl Recording {
 }
 
 /// The live directory and final file of `path` (either of them).
-fn paths_of(path: &Path) -> (PathBuf, Option<PathBuf>) {
+fn paths_of(storage: &dyn Storage, path: &Path) -> (PathBuf, Option<PathBuf>) {
     let s = path.as_os_str().to_string_lossy();
     if let Some(stem) = s.strip_suffix(".live") {
         return (path.to_path_buf(), Some(PathBuf::from(stem)));
     }
-    if path.is_dir() {
+    if matches!(storage.stat(path), Ok(Some(s)) if s.kind == EntryKind::Dir) {
         // A live directory under another name: no known final file.
         return (path.to_path_buf(), None);
     }
@@ -179,13 +166,15 @@ impl LiveFollower {
     /// holds whatever exists: live ticks, the final file, or nothing yet). Fails only if what
     /// exists cannot be read for a reason other than a transient I/O error.
     pub fn open(path: impl AsRef<Path>, options: FollowOptions) -> Result<LiveFollower> {
-        let (live, final_path) = paths_of(path.as_ref());
+        let storage = LocalStorage::shared();
+        let (live, final_path) = paths_of(storage.as_ref(), path.as_ref());
         let ctx = options
             .context
             .clone()
             .unwrap_or_else(PlaybackContext::global);
         let rec = Recording::from_reader(Reader::empty(), &ctx);
         let shared = Arc::new(Shared {
+            storage,
             rec,
             live,
             final_path,
@@ -306,13 +295,15 @@ impl Shared {
         if p.state == FollowState::Finished {
             return Ok(());
         }
-        match stamp_of(&self.live.join(META_FILE)) {
-            Ok(s) => {
+        match stamp_of(self.storage.as_ref(), &self.live.join(META_FILE)) {
+            Ok(Some(s)) => {
                 p.lost_since = None;
                 if p.stamp == Some(s) && p.state == FollowState::Live {
                     return Ok(());
                 }
-                match Reader::open_live(&self.live).and_then(|r| r.pin().map(|()| r)) {
+                let opened =
+                    Reader::open_live_in(&self.storage, &self.live, ReaderOptions::default());
+                match opened.and_then(|r| r.pin().map(|()| r)) {
                     Ok(r) => {
                         self.install_live(p, r);
                         p.stamp = Some(s);
@@ -323,14 +314,15 @@ impl Shared {
                     Err(e) => return Err(e),
                 }
             }
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-            Err(e) => return Err(e.into()),
+            Ok(None) => {}
+            Err(e) if is_not_found(&e) => {}
+            Err(e) => return Err(e),
         }
         let fin = match &self.final_path {
-            Some(f) if f.is_file() => f,
+            Some(f) if stamp_of(self.storage.as_ref(), f)?.is_some() => f,
             _ => return self.nothing_there(p),
         };
-        let r = Reader::open_path(fin)?;
+        let r = Reader::open_with(self.storage.open(fin)?, ReaderOptions::default())?;
         if matches!(p.state, FollowState::Live | FollowState::Lost) {
             let view = self.rec.view();
             let (live, h) = (view.reader(), r.header());
@@ -385,10 +377,13 @@ mod tests {
 
     #[test]
     fn paths_from_either_name() {
-        let (l, f) = paths_of(Path::new("/x/run.reel"));
+        let (l, f) = paths_of(LocalStorage::shared().as_ref(), Path::new("/x/run.reel"));
         assert_eq!(l, PathBuf::from("/x/run.reel.live"));
         assert_eq!(f, Some(PathBuf::from("/x/run.reel")));
-        let (l, f) = paths_of(Path::new("/x/run.reel.live"));
+        let (l, f) = paths_of(
+            LocalStorage::shared().as_ref(),
+            Path::new("/x/run.reel.live"),
+        );
         assert_eq!(l, PathBuf::from("/x/run.reel.live"));
         assert_eq!(f, Some(PathBuf::from("/x/run.reel")));
     }

@@ -7,59 +7,17 @@ use crate::error::{Error, Result};
 use crate::format::Limits;
 use crate::format::chunk::{DecodedChunk, DecodedTick, decode_frame};
 use crate::format::frame::{FRAME_HEADER_LEN, FrameHeader};
-use crate::format::header::{HEADER_LEN, Header, Layout};
-use crate::format::index::{IndexEntry, decode_index, find_chunk, snapshot_at_or_before};
+use crate::format::header::{Header, Layout};
+use crate::format::index::{IndexEntry, find_chunk, snapshot_at_or_before};
 use crate::format::metadata::Metadata;
 use crate::format::state::EntityTable;
-use crate::storage::{FileSource, Source};
+use crate::storage::frames::{CompactedFrames, FrameSource, read_prefix};
+use crate::storage::live::{META_FILE, SegmentFrames};
+use crate::storage::{EntryKind, FileSource, LocalStorage, Source, Storage};
 
 thread_local! {
     static DECOMPRESSOR: std::cell::RefCell<Option<zstd::bulk::Decompressor<'static>>> =
         const { std::cell::RefCell::new(None) };
-}
-
-/// Bytes read by the first read of a recording (header + metadata + index usually fit).
-pub const FIRST_READ: usize = 256 << 10;
-
-/// Where a reader fetches chunk frames from, given an index entry.
-pub trait FrameSource: Send + Sync + std::fmt::Debug {
-    /// The frame's bytes: 36-byte frame header followed by the compressed payload.
-    fn read_frame(&self, entry: &IndexEntry) -> Result<Vec<u8>>;
-    fn describe(&self) -> String;
-    /// Opens now whatever the frames of `index` will be read from, so that they stay readable
-    /// even if their files are deleted later (a live directory removed after compaction).
-    fn pin(&self, _index: &[IndexEntry]) -> Result<()> {
-        Ok(())
-    }
-}
-
-/// The frames of a recording that has none yet.
-#[derive(Debug)]
-struct NoFrames;
-
-impl FrameSource for NoFrames {
-    fn read_frame(&self, _entry: &IndexEntry) -> Result<Vec<u8>> {
-        Err(Error::InvalidState("the recording has no chunks".into()))
-    }
-    fn describe(&self) -> String {
-        "(no recording yet)".into()
-    }
-}
-
-/// Frames of a compacted file: the index offset is a file offset.
-#[derive(Debug)]
-pub struct CompactedFrames {
-    source: Arc<dyn Source>,
-}
-
-impl FrameSource for CompactedFrames {
-    fn read_frame(&self, e: &IndexEntry) -> Result<Vec<u8>> {
-        self.source
-            .read_exact_at(e.offset, FRAME_HEADER_LEN + e.compressed_len as usize)
-    }
-    fn describe(&self) -> String {
-        self.source.describe()
-    }
 }
 
 /// Options for opening a recording.
@@ -112,9 +70,17 @@ impl Reader {
     }
 
     pub fn open_live_with(dir: impl AsRef<Path>, options: ReaderOptions) -> Result<Reader> {
-        let dir = dir.as_ref();
-        let meta = FileSource::open(dir.join(crate::storage::live::META_FILE))?;
-        let (header, metadata, index) = read_prefix(&meta, &options.limits)?;
+        Reader::open_live_in(&LocalStorage::shared(), dir.as_ref(), options)
+    }
+
+    /// [`Reader::open_live_with`] through `storage`.
+    pub fn open_live_in(
+        storage: &Arc<dyn Storage>,
+        dir: &Path,
+        options: ReaderOptions,
+    ) -> Result<Reader> {
+        let meta = storage.open(&dir.join(META_FILE))?;
+        let (header, metadata, index) = read_prefix(meta.as_ref(), &options.limits)?;
         if header.layout != Layout::Segmented {
             return Err(Error::corrupt(format!(
                 "{}: metadata file is not of a live recording",
@@ -125,7 +91,7 @@ impl Reader {
             header,
             metadata,
             index,
-            Arc::new(crate::storage::live::SegmentFrames::new(dir)),
+            Arc::new(SegmentFrames::new(storage.clone(), dir)),
             options.limits,
         )
     }
@@ -133,7 +99,7 @@ impl Reader {
     /// A reader of a recording that has no chunk yet (a live recording before its first flush).
     pub fn empty() -> Reader {
         Reader {
-            frames: Arc::new(NoFrames),
+            frames: Arc::new(crate::storage::frames::NoFrames),
             header: Header::default(),
             metadata: Metadata::default(),
             index: Vec::new(),
@@ -150,11 +116,22 @@ impl Reader {
 
     /// Opens a compacted file or a live recording directory, whichever `path` is.
     pub fn open_any(path: impl AsRef<Path>) -> Result<Reader> {
-        let path = path.as_ref();
-        if path.is_dir() {
-            Reader::open_live(path)
-        } else {
-            Reader::open_path(path)
+        Reader::open_any_in(
+            &LocalStorage::shared(),
+            path.as_ref(),
+            ReaderOptions::default(),
+        )
+    }
+
+    /// [`Reader::open_any`] through `storage`.
+    pub fn open_any_in(
+        storage: &Arc<dyn Storage>,
+        path: &Path,
+        options: ReaderOptions,
+    ) -> Result<Reader> {
+        match storage.stat(path)? {
+            Some(s) if s.kind == EntryKind::Dir => Reader::open_live_in(storage, path, options),
+            _ => Reader::open_with(storage.open(path)?, options),
         }
     }
 
@@ -193,7 +170,7 @@ impl Reader {
             header,
             metadata,
             index,
-            Arc::new(CompactedFrames { source }),
+            Arc::new(CompactedFrames::new(source)),
             options.limits,
         )
     }
@@ -370,42 +347,6 @@ fn annotate(e: Error, what: &str) -> Error {
         Error::Truncated(m) => Error::Truncated(format!("{what}: {m}")),
         other => other,
     }
-}
-
-/// Reads and checks header, metadata and index from the start of a source.
-pub fn read_prefix(
-    source: &dyn Source,
-    limits: &Limits,
-) -> Result<(Header, Metadata, Vec<IndexEntry>)> {
-    let first = source.read_up_to(0, FIRST_READ)?;
-    let header = Header::decode(&first)?;
-    let meta_len = header.metadata_len as usize;
-    let index_len = header.index_len as usize;
-    if meta_len > limits.max_metadata_bytes {
-        return Err(Error::limit(format!(
-            "metadata of {meta_len} bytes; limit {}",
-            limits.max_metadata_bytes
-        )));
-    }
-    if index_len > limits.max_index_bytes {
-        return Err(Error::limit(format!(
-            "index of {index_len} bytes; limit {}",
-            limits.max_index_bytes
-        )));
-    }
-    let need = HEADER_LEN + meta_len + index_len;
-    let prefix = if need <= first.len() {
-        first
-    } else {
-        source.read_exact_at(0, need)?
-    };
-    let body = &prefix[HEADER_LEN..need];
-    if xxhash_rust::xxh64::xxh64(body, 0) != header.body_checksum {
-        return Err(Error::corrupt("metadata/index checksum mismatch"));
-    }
-    let metadata = Metadata::decode(&body[..meta_len])?;
-    let index = decode_index(&body[meta_len..], header.chunk_count)?;
-    Ok((header, metadata, index))
 }
 
 /// Iterator over decoded ticks; yields an error (once) if a chunk cannot be read.

@@ -3,19 +3,16 @@
 //! zstd level, with analysis metadata appended, written to a temporary file that is verified by
 //! reading it back and only then published at the final path.
 
-use std::collections::{BTreeMap, HashMap};
-use std::path::{Path, PathBuf};
-
-use fastnbt::Value;
+use std::path::Path;
+use std::sync::Arc;
 
 use crate::error::{Error, Result};
-use crate::format::event::Event;
-use crate::format::pose::Pose;
-use crate::format::state::EntityState;
-use crate::play::Reader;
+use crate::play::{Reader, ReaderOptions};
+use crate::record::analysis::Analysis;
 use crate::record::chunker::ChunkPolicy;
-use crate::record::reel_writer::{RecordingInfo, ReelOptions, ReelWriter, UnpublishedReel};
-use crate::storage::live::{is_locked, live_dir_for};
+use crate::record::publish::UnpublishedReel;
+use crate::record::reel_writer::{RecordingInfo, ReelOptions, ReelWriter};
+use crate::storage::{LocalStorage, Storage};
 
 /// How compaction writes the final file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -58,176 +55,6 @@ pub struct CompactReport {
     pub ticks: u64,
 }
 
-/// Per-entity figures gathered while compacting (see FORMAT.md, section 4, `analysis`).
-#[derive(Debug, Clone)]
-struct EntityAnalysis {
-    /// Ticks of closed presence intervals counted so far.
-    ticks: u64,
-    /// The tick since which the entity is present (in the entity table), if it is.
-    since: Option<u32>,
-    distance: f64,
-    min: [f64; 3],
-    max: [f64; 3],
-    /// Where the next move is measured from: `None` after a removal.
-    from: Option<[f64; 3]>,
-}
-
-impl EntityAnalysis {
-    fn new(p: [f64; 3]) -> EntityAnalysis {
-        EntityAnalysis {
-            ticks: 0,
-            since: None,
-            distance: 0.0,
-            min: p,
-            max: p,
-            from: None,
-        }
-    }
-
-    fn extend(&mut self, p: [f64; 3]) {
-        for (k, v) in p.iter().enumerate() {
-            self.min[k] = self.min[k].min(*v);
-            self.max[k] = self.max[k].max(*v);
-        }
-    }
-
-    /// A pose sample.
-    fn sample(&mut self, p: [f64; 3]) {
-        self.extend(p);
-    }
-}
-
-fn position(pose: &Pose) -> [f64; 3] {
-    [pose.x_f64(), pose.y_f64(), pose.z_f64()]
-}
-
-/// The largest f32 not above `v` (a box's lower corner rounded outwards).
-fn f32_at_most(v: f64) -> f32 {
-    let f = v as f32;
-    if f64::from(f) > v { f.next_down() } else { f }
-}
-
-/// The smallest f32 not below `v` (a box's upper corner rounded outwards).
-fn f32_at_least(v: f64) -> f32 {
-    let f = v as f32;
-    if f64::from(f) < v { f.next_up() } else { f }
-}
-
-fn dist(a: [f64; 3], b: [f64; 3]) -> f64 {
-    let d = [a[0] - b[0], a[1] - b[1], a[2] - b[2]];
-    (d[0] * d[0] + d[1] * d[1] + d[2] * d[2]).sqrt()
-}
-
-/// The analysis metadata, computed from the straight decode of the source (`DecodedChunk::ticks`,
-/// which skips empty ticks: presence is therefore counted from tick spans, not from the ticks the
-/// decode yields).
-#[derive(Debug, Default)]
-struct Analysis {
-    entities: BTreeMap<u32, EntityAnalysis>,
-}
-
-impl Analysis {
-    fn entity(&mut self, id: u32, p: [f64; 3]) -> &mut EntityAnalysis {
-        self.entities
-            .entry(id)
-            .or_insert_with(|| EntityAnalysis::new(p))
-    }
-
-    /// Entities in a chunk's keyframe are present from the chunk's start. Only matters when the
-    /// source does not start with an empty table (else they were all seen appearing).
-    fn keyframe(&mut self, start: u32, states: &[EntityState]) {
-        for s in states {
-            let p = position(&s.pose);
-            let a = self.entity(s.id, p);
-            if a.since.is_none() {
-                a.since = Some(start);
-                a.from = Some(p);
-                a.extend(p);
-            }
-        }
-    }
-
-    /// One event of the straight decode at `tick`. There, every pose sample is carried by exactly
-    /// one `Pose`, `EntityAdd` or `Teleport` event of its tick (both of the last two if one tick
-    /// has both), and `Position`/`Rotation` never appear.
-    fn event(&mut self, tick: u32, e: &Event) {
-        match *e {
-            Event::EntityAdd {
-                entity, ref pose, ..
-            }
-            | Event::Teleport { entity, ref pose } => {
-                // An appearance (or a replacement, or a jump) starts a new path: no distance.
-                let p = position(pose);
-                let a = self.entity(entity, p);
-                a.since.get_or_insert(tick);
-                a.sample(p);
-                a.from = Some(p);
-            }
-            Event::Pose { entity, ref pose } => {
-                let p = position(pose);
-                let a = self.entity(entity, p);
-                a.since.get_or_insert(tick);
-                a.sample(p);
-                if let Some(f) = a.from {
-                    a.distance += dist(f, p);
-                }
-                a.from = Some(p);
-            }
-            Event::EntityRemove { entity } | Event::PlayerLeave { entity } => {
-                if let Some(a) = self.entities.get_mut(&entity)
-                    && let Some(since) = a.since.take()
-                {
-                    // Present after ticks since..tick-1; gone after this one.
-                    a.ticks += u64::from(tick - since);
-                    a.from = None;
-                }
-            }
-            _ => {}
-        }
-    }
-
-    /// Closes the presence of every entity still there at the recording's last tick.
-    fn finish(&mut self, last: u32) {
-        for a in self.entities.values_mut() {
-            if let Some(since) = a.since.take() {
-                a.ticks += u64::from(last - since) + 1;
-            }
-        }
-    }
-
-    /// The analysis as NBT, kept small (it is a quarter of a 3-second run's file): Floats, with
-    /// boxes rounded outwards so that they still hold every position, and of the totals only the
-    /// distance (the span is in the header, the entity count is the list's length, the overall box
-    /// is the union of the entities' boxes).
-    fn to_nbt(&self) -> Value {
-        // Counts are Ints holding u32 bit patterns (as ids and ticks elsewhere in the metadata).
-        let count = |v: u64| Value::Int(v.min(u64::from(u32::MAX)) as u32 as i32);
-        let bbox = |min: &[f64; 3], max: &[f64; 3]| {
-            let lo = min.iter().map(|v| Value::Float(f32_at_most(*v)));
-            let hi = max.iter().map(|v| Value::Float(f32_at_least(*v)));
-            Value::List(lo.chain(hi).collect())
-        };
-        let mut total = 0.0;
-        let list = self
-            .entities
-            .iter()
-            .map(|(id, a)| {
-                total += a.distance;
-                let mut c = HashMap::new();
-                c.insert("id".into(), Value::Int(*id as i32));
-                c.insert("ticks".into(), count(a.ticks));
-                c.insert("distance".into(), Value::Float(a.distance as f32));
-                c.insert("bbox".into(), bbox(&a.min, &a.max));
-                Value::Compound(c)
-            })
-            .collect();
-        let mut root = HashMap::new();
-        root.insert("entities".into(), Value::List(list));
-        root.insert("distance".into(), Value::Float(total as f32));
-        Value::Compound(root)
-    }
-}
-
 /// Compacts everything `source` holds into the file `out`. `progress(done_chunks, total)`.
 ///
 /// The file is written under a temporary name next to `out`, read back and checked (if
@@ -240,6 +67,17 @@ pub fn compact(
     options: CompactOptions,
     progress: &mut dyn FnMut(u64, u64),
 ) -> Result<CompactReport> {
+    compact_in(&LocalStorage::shared(), source, out, options, progress)
+}
+
+/// [`compact`], writing `out` on `storage`.
+pub fn compact_in(
+    storage: &Arc<dyn Storage>,
+    source: &Reader,
+    out: &Path,
+    options: CompactOptions,
+    progress: &mut dyn FnMut(u64, u64),
+) -> Result<CompactReport> {
     let exists = || {
         Error::InvalidState(format!(
             "{} already exists; compaction does not replace it unless the overwrite option is set",
@@ -247,10 +85,10 @@ pub fn compact(
         ))
     };
     // Fails early; the publication itself is what guarantees that nothing is replaced.
-    if !options.overwrite && out.symlink_metadata().is_ok() {
+    if !options.overwrite && storage.stat(out)?.is_some() {
         return Err(exists());
     }
-    let (report, file) = compact_unpublished(source, out, options, progress)?;
+    let (report, file) = compact_unpublished(storage, source, out, options, progress)?;
     match file.publish_at(out, options.overwrite) {
         Ok(_) => Ok(report),
         Err(e) if e.is_conflict() => Err(exists()),
@@ -261,6 +99,7 @@ pub fn compact(
 /// [`compact`] up to, not including, publication: the checked file, still under its temporary
 /// name next to `out`.
 pub(crate) fn compact_unpublished(
+    storage: &Arc<dyn Storage>,
     source: &Reader,
     out: &Path,
     options: CompactOptions,
@@ -275,7 +114,8 @@ pub(crate) fn compact_unpublished(
         game_data_version: h.game_data_version,
         dictionary_id: options.dictionary_id.unwrap_or(h.dictionary_id),
     };
-    let mut w = ReelWriter::create(
+    let mut w = ReelWriter::create_in(
+        storage.clone(),
         out,
         ReelOptions {
             info,
@@ -350,7 +190,7 @@ pub(crate) fn compact_unpublished(
     report.bytes_out = file.size();
     report.chunks_out = file.chunks();
     if options.verify {
-        let back = Reader::open_path(file.temp_path())?;
+        let back = Reader::open_with(storage.open(file.temp_path())?, ReaderOptions::default())?;
         let v = back.verify()?;
         if (back.first_tick(), back.last_tick()) != (first, last) {
             return Err(Error::corrupt(format!(
@@ -374,128 +214,4 @@ pub(crate) fn compact_unpublished(
         }
     }
     Ok((report, file))
-}
-
-/// `dir/STEM.conflict-N.EXT` for `dir/STEM.EXT` (`dir/NAME.conflict-N` without an extension).
-pub(crate) fn conflict_path(out: &Path, n: u32) -> PathBuf {
-    let name = match (out.file_stem(), out.extension()) {
-        (Some(stem), Some(ext)) => format!(
-            "{}.conflict-{n}.{}",
-            stem.to_string_lossy(),
-            ext.to_string_lossy()
-        ),
-        _ => format!(
-            "{}.conflict-{n}",
-            out.file_name().unwrap_or_default().to_string_lossy()
-        ),
-    };
-    out.with_file_name(name)
-}
-
-/// Publishes a finished recording compacted from its live directory `dir`. If a file exists at
-/// `out` and `overwrite` is not set (another writer of the same path finished first), nothing is
-/// published and the live directory stays as it is: `Error::Locked` says so.
-pub(crate) fn publish_from_live(
-    file: UnpublishedReel,
-    out: &Path,
-    dir: &Path,
-    overwrite: bool,
-) -> Result<()> {
-    match file.publish_at(out, overwrite) {
-        Ok(_) => Ok(()),
-        Err(e) if e.is_conflict() => Err(Error::Locked(format!(
-            "{} already exists (another writer of the same path finished first) and the recording \
-             does not overwrite: it was not published and stays in its live directory {} (resume it, \
-             or compact it to another path)",
-            out.display(),
-            dir.display()
-        ))),
-        Err(e) => Err(e.error),
-    }
-}
-
-/// Publishes a finished recording compacted straight from memory (it never had a live directory).
-/// It is not published at `out`, but kept at the first free `conflict_path(out, n)` with
-/// `Error::Locked` naming both paths, if another writer records `out` (its live directory is
-/// locked; whatever `overwrite` says), or if a file exists at `out` and `overwrite` is not set.
-pub(crate) fn publish_from_memory(
-    file: UnpublishedReel,
-    out: &Path,
-    overwrite: bool,
-) -> Result<()> {
-    let live = live_dir_for(out);
-    let why = match is_locked(&live) {
-        Ok(false) => match file.publish_at(out, overwrite) {
-            Ok(_) => return Ok(()),
-            Err(e) if e.is_conflict() => {
-                let why = format!(
-                    "{} already exists (another writer of the same path finished first) and the \
-                     recording does not overwrite",
-                    out.display()
-                );
-                return keep_at_conflict_path(
-                    *e.file.expect("a conflict hands the file back"),
-                    out,
-                    why,
-                );
-            }
-            Err(e) => return Err(e.error),
-        },
-        Ok(true) => format!(
-            "{} is being recorded by another writer (its live directory {} is locked)",
-            out.display(),
-            live.display()
-        ),
-        Err(e) => format!(
-            "{} may be being recorded by another writer (its live directory {} exists, and its lock \
-             could not be checked: {e})",
-            out.display(),
-            live.display()
-        ),
-    };
-    keep_at_conflict_path(file, out, why)
-}
-
-fn keep_at_conflict_path(mut file: UnpublishedReel, out: &Path, why: String) -> Result<()> {
-    for n in 1..=1000 {
-        let at = conflict_path(out, n);
-        match file.publish_at(&at, false) {
-            Ok(_) => {
-                return Err(Error::Locked(format!(
-                    "{why}: the recording was not published there, it was kept at {}",
-                    at.display()
-                )));
-            }
-            Err(e) if e.is_conflict() => file = *e.file.expect("a conflict hands the file back"),
-            Err(e) => {
-                return Err(Error::Locked(format!(
-                    "{why}; keeping the recording at {} failed too, it is lost: {}",
-                    at.display(),
-                    e.error
-                )));
-            }
-        }
-    }
-    Err(Error::Locked(format!(
-        "{why}; {} to {} exist already, the recording is lost",
-        conflict_path(out, 1).display(),
-        conflict_path(out, 1000).display()
-    )))
-}
-
-#[cfg(test)]
-mod rounding_tests {
-    use super::{f32_at_least, f32_at_most};
-
-    #[test]
-    fn boxes_round_outwards_where_f32_cannot_hold_a_position() {
-        // 5000 + 1/4096 block: between two f32 values (their step at 5000 is 1/2048).
-        let v = 5000.0 + 1.0 / 4096.0;
-        let (lo, hi) = (f32_at_most(v), f32_at_least(v));
-        assert!(f64::from(lo) < v && f64::from(hi) > v);
-        assert_eq!(lo.next_up(), hi);
-        // Values an f32 holds stay exact; negative values round away from the box too.
-        assert_eq!((f32_at_most(64.5), f32_at_least(64.5)), (64.5, 64.5));
-        assert!(f64::from(f32_at_most(-v)) < -v && f64::from(f32_at_least(-v)) > -v);
-    }
 }

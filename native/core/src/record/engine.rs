@@ -12,11 +12,14 @@ use parking_lot::{Condvar, Mutex, RwLock};
 
 use crate::error::{Error, Result};
 use crate::format::metadata::{EntityInfo, EventType};
+use crate::record::compaction_worker::{CompactJob, compaction_loop};
 use crate::record::finish::FinishHandle;
+use crate::record::open_recording::RecWriter;
 use crate::record::pool::BufferPool;
 use crate::record::recorder::{Backpressure, RecShared, Recorder, RecorderOptions};
-use crate::record::writer::{CompactJob, RecWriter, compaction_loop, writer_loop};
-use crate::storage::live::live_dir_for;
+use crate::record::writer_thread::writer_loop;
+use crate::storage::live::{LiveDir, live_dir_for};
+use crate::storage::{LocalStorage, Storage};
 
 /// Options of the engine.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -157,6 +160,8 @@ pub(crate) struct Ending {
 /// State the engine shares with its threads and recorders.
 #[derive(Debug)]
 pub(crate) struct EngineShared {
+    /// Where every recording of this engine is written.
+    pub storage: Arc<dyn Storage>,
     pub pool: BufferPool,
     pub inflight: AtomicUsize,
     pub max_inflight: usize,
@@ -276,12 +281,19 @@ pub struct Engine {
 
 impl Engine {
     pub fn new(options: EngineOptions) -> Result<Engine> {
+        Engine::with_storage(options, LocalStorage::shared())
+    }
+
+    /// An engine whose recordings are written on `storage` (live directories, compaction,
+    /// publication) instead of the local file system.
+    pub fn with_storage(options: EngineOptions, storage: Arc<dyn Storage>) -> Result<Engine> {
         if options.writer_threads == 0 || options.queue_capacity == 0 {
             return Err(Error::invalid(
                 "an engine needs at least one writer thread and a queue",
             ));
         }
         let shared = Arc::new(EngineShared {
+            storage,
             pool: BufferPool::new(options.pool_buffers, options.max_inflight_bytes / 4),
             inflight: AtomicUsize::new(0),
             max_inflight: options.max_inflight_bytes,
@@ -376,11 +388,11 @@ impl Engine {
         options.info.validate()?;
         options.chunk.validate()?;
         let id = inner.next_id.fetch_add(1, Ordering::Relaxed);
-        let live = live_dir_for(path);
-        let resumed = if live.is_dir() {
+        let live = LiveDir::new(inner.shared.storage.clone(), live_dir_for(path));
+        let resumed = if live.dir_exists()? {
             Some(RecWriter::resume(&live)?)
         } else {
-            if !options.overwrite && path.exists() {
+            if !options.overwrite && inner.shared.storage.stat(path)?.is_some() {
                 return Err(Error::InvalidState(format!(
                     "{} already exists (a finished recording); set overwrite to replace it",
                     path.display()

@@ -2,7 +2,6 @@
 //! last indexed one too), truncate torn tails, rebuild the index from the frames themselves, and
 //! rewrite the metadata file. The index in the metadata file is only ever a cache of the frames.
 
-use std::fs::{self, OpenOptions};
 use std::path::Path;
 
 use crate::error::{Error, Result};
@@ -10,12 +9,8 @@ use crate::format::Limits;
 use crate::format::header::Header;
 use crate::format::index::IndexEntry;
 use crate::format::metadata::Metadata;
-use crate::play::reader::read_prefix;
-use crate::storage::FileSource;
-use crate::storage::live::{
-    META_FILE, WriterLock, encode_meta_file, list_segments, scan_segment, segment_name,
-    write_meta_file,
-};
+use crate::storage::frames::read_prefix;
+use crate::storage::live::{LiveDir, encode_meta_file, scan_segment};
 
 /// What recovery kept and dropped.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -85,21 +80,30 @@ pub fn recover_with_progress(
     dir: &Path,
     progress: &mut dyn FnMut(u64, u64),
 ) -> Result<RecoverReport> {
-    if !dir.is_dir() {
+    recover_live(&LiveDir::local(dir), progress)
+}
+
+/// [`recover_with_progress`] of a live directory on any storage.
+pub fn recover_live(live: &LiveDir, progress: &mut dyn FnMut(u64, u64)) -> Result<RecoverReport> {
+    if !live.dir_exists()? {
         return Err(Error::invalid(format!(
             "{} is not a directory",
-            dir.display()
+            live.path().display()
         )));
     }
-    let _lock = WriterLock::acquire(dir)?;
-    Ok(recover_locked(dir, progress)?.report)
+    let _lock = live.lock()?;
+    Ok(recover_locked(live, progress)?.report)
 }
 
 /// Recovery for a caller that already holds the writer lock.
-pub(crate) fn recover_locked(dir: &Path, progress: &mut dyn FnMut(u64, u64)) -> Result<Recovered> {
+pub(crate) fn recover_locked(
+    live: &LiveDir,
+    progress: &mut dyn FnMut(u64, u64),
+) -> Result<Recovered> {
     let mut report = RecoverReport::default();
-    let old =
-        FileSource::open(dir.join(META_FILE)).and_then(|s| read_prefix(&s, &Limits::default()));
+    let old = live
+        .open_meta()
+        .and_then(|s| read_prefix(s.as_ref(), &Limits::default()));
     let (header, metadata, old_index) = match old {
         Ok(parts) => parts,
         Err(_) => {
@@ -108,26 +112,22 @@ pub(crate) fn recover_locked(dir: &Path, progress: &mut dyn FnMut(u64, u64)) -> 
         }
     };
     report.chunks_indexed_before = old_index.len();
-    let segments = list_segments(dir)?;
+    let segments = live.segments()?;
     report.segments = segments.len();
     let total: u64 = segments
         .iter()
-        .filter_map(|n| fs::metadata(dir.join(segment_name(*n))).ok())
-        .map(|m| m.len())
+        .filter_map(|n| live.segment_len(*n).ok())
         .sum();
     let mut done = 0u64;
     let mut index: Vec<IndexEntry> = Vec::new();
     for &n in &segments {
-        let path = dir.join(segment_name(n));
-        let bytes = fs::read(&path)?;
+        let bytes = live.read_segment(n)?;
         let scan = scan_segment(&bytes);
         drop(bytes);
         report.bytes_skipped += scan.skipped.iter().map(|(a, b)| b - a).sum::<u64>();
         if scan.valid_end < scan.file_len {
             report.bytes_truncated += scan.file_len - scan.valid_end;
-            let f = OpenOptions::new().write(true).open(&path)?;
-            f.set_len(scan.valid_end)?;
-            f.sync_all()?;
+            live.truncate_segment(n, scan.valid_end)?;
         }
         for fr in scan.frames {
             let h = fr.header;
@@ -156,7 +156,7 @@ pub(crate) fn recover_locked(dir: &Path, progress: &mut dyn FnMut(u64, u64)) -> 
     report.first_tick = index.first().map(|e| e.start_tick);
     report.last_tick = index.last().map(|e| (e.end_tick() - 1) as u32);
     let bytes = encode_meta_file(header.clone(), &metadata, &index)?;
-    write_meta_file(dir, &bytes)?;
+    live.write_meta(&bytes)?;
     let header = Header::decode(&bytes)?;
     Ok(Recovered {
         report,

@@ -7,22 +7,22 @@
 //!   meta.tkrl     header (layout = segmented) + metadata + index; offsets are (segment << 32) | offset
 //!   seg-000000.tks, seg-000001.tks, ...   frames (36-byte frame header + zstd payload), appended
 //! ```
+//!
+//! Every file operation goes through [`Storage`]; [`LiveDir`] names the files and orders the
+//! steps (the durability protocol in FORMAT.md).
 
-use std::fs::{self, File, OpenOptions};
-use std::io::Write;
-use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use parking_lot::Mutex;
 
+use super::frames::FrameSource;
+use super::{EntryKind, LocalStorage, Source, Storage, StorageFile, StorageLock, write_atomic};
 use crate::error::{Error, Result};
 use crate::format::frame::{FRAME_HEADER_LEN, FrameHeader};
 use crate::format::header::{HEADER_LEN, Header, Layout};
 use crate::format::index::{IndexEntry, encode_index};
 use crate::format::metadata::Metadata;
-use crate::play::reader::FrameSource;
-use crate::storage::{sync_dir, write_atomic};
 
 pub const META_FILE: &str = "meta.tkrl";
 pub const LOCK_FILE: &str = "lock";
@@ -41,76 +41,179 @@ pub fn segment_name(n: u32) -> String {
     format!("seg-{n:06}.tks")
 }
 
-/// Segment numbers present in `dir`, sorted.
-pub fn list_segments(dir: &Path) -> Result<Vec<u32>> {
-    let mut out = Vec::new();
-    for e in fs::read_dir(dir)? {
-        let name = e?.file_name();
-        let name = name.to_string_lossy();
-        if let Some(n) = name
-            .strip_prefix("seg-")
-            .and_then(|r| r.strip_suffix(".tks"))
-            .and_then(|n| n.parse::<u32>().ok())
-        {
-            out.push(n);
-        }
-    }
-    out.sort_unstable();
-    Ok(out)
+/// The segment number a file name stands for, if it is a segment's name.
+pub fn parse_segment_name(name: &str) -> Option<u32> {
+    name.strip_prefix("seg-")
+        .and_then(|r| r.strip_suffix(".tks"))
+        .and_then(|n| n.parse::<u32>().ok())
 }
 
-/// Whether `dir` looks like a live recording directory.
+/// Segment numbers present in the local directory `dir`, sorted.
+pub fn list_segments(dir: &Path) -> Result<Vec<u32>> {
+    LiveDir::local(dir).segments()
+}
+
+/// Whether the local directory `dir` looks like a live recording directory.
 pub fn is_live_dir(dir: &Path) -> bool {
-    dir.is_dir() && dir.join(META_FILE).is_file()
+    LiveDir::local(dir).exists()
+}
+
+/// Whether a writer (another process, or another handle in this one) holds the lock of the local
+/// live directory `dir` (see [`LiveDir::is_locked`]).
+pub fn is_locked(dir: &Path) -> Result<bool> {
+    LiveDir::local(dir).is_locked()
+}
+
+/// One live directory on a [`Storage`].
+#[derive(Debug, Clone)]
+pub struct LiveDir {
+    storage: Arc<dyn Storage>,
+    dir: PathBuf,
 }
 
 /// The exclusive writer lock of a live directory, released on drop (and by the OS on a crash).
 #[derive(Debug)]
 pub struct WriterLock {
-    _file: File,
+    _lock: Box<dyn StorageLock>,
 }
 
-impl WriterLock {
-    /// Takes the lock or fails with `Error::Locked` if another writer (any process) holds it.
-    pub fn acquire(dir: &Path) -> Result<WriterLock> {
-        let path = dir.join(LOCK_FILE);
-        let mut file = OpenOptions::new()
-            .create(true)
-            .truncate(false)
-            .read(true)
-            .write(true)
-            .open(&path)?;
-        match file.try_lock() {
-            Ok(()) => {}
-            Err(fs::TryLockError::WouldBlock) => {
-                return Err(Error::Locked(format!(
-                    "{} is being written by another writer",
-                    dir.display()
-                )));
-            }
-            Err(fs::TryLockError::Error(e)) => return Err(e.into()),
+impl LiveDir {
+    pub fn new(storage: Arc<dyn Storage>, dir: impl Into<PathBuf>) -> LiveDir {
+        LiveDir {
+            storage,
+            dir: dir.into(),
         }
-        file.set_len(0)?;
-        let _ = writeln!(file, "{}", std::process::id());
-        Ok(WriterLock { _file: file })
     }
-}
+    /// A directory of the local file system.
+    pub fn local(dir: impl Into<PathBuf>) -> LiveDir {
+        LiveDir::new(LocalStorage::shared(), dir)
+    }
+    pub fn path(&self) -> &Path {
+        &self.dir
+    }
+    pub fn storage(&self) -> &Arc<dyn Storage> {
+        &self.storage
+    }
+    fn file(&self, name: &str) -> PathBuf {
+        self.dir.join(name)
+    }
 
-/// Whether a writer (another process, or another handle in this one) holds the lock of the live
-/// directory `dir`. `false` if `dir` or its lock file does not exist; nothing is created. An
-/// advisory lock cannot be queried, so this takes it for an instant if it is free (a writer trying
-/// to acquire it at that very instant is refused, as if `dir` were locked).
-pub fn is_locked(dir: &Path) -> Result<bool> {
-    let file = match File::open(dir.join(LOCK_FILE)) {
-        Ok(f) => f,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(false),
-        Err(e) => return Err(e.into()),
-    };
-    match file.try_lock() {
-        // Released when `file` is closed.
-        Ok(()) => Ok(false),
-        Err(fs::TryLockError::WouldBlock) => Ok(true),
-        Err(fs::TryLockError::Error(e)) => Err(e.into()),
+    /// Whether the directory exists and holds a metadata file.
+    pub fn exists(&self) -> bool {
+        matches!(self.storage.stat(&self.dir), Ok(Some(s)) if s.kind == EntryKind::Dir)
+            && matches!(self.storage.stat(&self.file(META_FILE)), Ok(Some(s)) if s.kind == EntryKind::File)
+    }
+
+    /// Whether the directory exists (with or without a metadata file).
+    pub fn dir_exists(&self) -> Result<bool> {
+        Ok(self
+            .storage
+            .stat(&self.dir)?
+            .is_some_and(|s| s.kind == EntryKind::Dir))
+    }
+
+    /// Creates the directory (not yet durable: see [`LiveDir::sync_parent`]).
+    pub fn create(&self) -> Result<()> {
+        self.storage.create_dir_all(&self.dir)
+    }
+
+    /// Makes the directory's own entry in its parent durable.
+    pub fn sync_parent(&self) -> Result<()> {
+        self.storage.sync_dir(super::parent_dir(&self.dir))
+    }
+
+    /// Takes the writer lock or fails with `Error::Locked` if another writer (any process) holds it.
+    pub fn lock(&self) -> Result<WriterLock> {
+        let lock = self
+            .storage
+            .lock(&self.file(LOCK_FILE))
+            .map_err(|e| match e {
+                Error::Locked(_) => Error::Locked(format!(
+                    "{} is being written by another writer",
+                    self.dir.display()
+                )),
+                other => other,
+            })?;
+        Ok(WriterLock { _lock: lock })
+    }
+
+    /// Whether a writer holds the lock. `false` if the directory or its lock file does not exist;
+    /// nothing is created. An advisory lock cannot be queried, so this takes it for an instant if
+    /// it is free (a writer trying to acquire it at that very instant is refused, as if locked).
+    pub fn is_locked(&self) -> Result<bool> {
+        self.storage.is_locked(&self.file(LOCK_FILE))
+    }
+
+    /// Segment numbers present, sorted.
+    pub fn segments(&self) -> Result<Vec<u32>> {
+        let mut out: Vec<u32> = self
+            .storage
+            .list(&self.dir)?
+            .iter()
+            .filter_map(|n| parse_segment_name(n))
+            .collect();
+        out.sort_unstable();
+        Ok(out)
+    }
+
+    /// Size of segment `n` in bytes.
+    pub fn segment_len(&self, n: u32) -> Result<u64> {
+        Ok(self
+            .storage
+            .stat(&self.file(&segment_name(n)))?
+            .map_or(0, |s| s.len))
+    }
+
+    /// The whole of segment `n`.
+    pub fn read_segment(&self, n: u32) -> Result<Vec<u8>> {
+        self.storage.read(&self.file(&segment_name(n)))
+    }
+
+    /// Cuts segment `n` to `len` bytes, durably.
+    pub fn truncate_segment(&self, n: u32, len: u64) -> Result<()> {
+        self.storage.truncate(&self.file(&segment_name(n)), len)
+    }
+
+    /// The metadata file, for range reads.
+    pub fn open_meta(&self) -> Result<Arc<dyn Source>> {
+        self.storage.open(&self.file(META_FILE))
+    }
+
+    /// Rewrites the metadata file atomically (temp file, sync, rename, sync directory).
+    pub fn write_meta(&self, bytes: &[u8]) -> Result<()> {
+        write_atomic(self.storage.as_ref(), &self.file(META_FILE), &[bytes])
+    }
+
+    /// Creates segment `n` (it must not exist) and makes its entry durable.
+    pub fn create_segment(&self, n: u32) -> Result<SegmentWriter> {
+        let file = self.storage.create_new(&self.file(&segment_name(n)))?;
+        self.storage.sync_dir(&self.dir)?;
+        Ok(SegmentWriter { file, number: n })
+    }
+
+    /// Reads the directory's frames by segmented offset.
+    pub fn frames(&self) -> SegmentFrames {
+        SegmentFrames::new(self.storage.clone(), &self.dir)
+    }
+
+    /// Removes the directory: the metadata file first (a reader that can still open it finds every
+    /// segment it names), then the segments and other files, holding `lock` until only the lock
+    /// file is left, then the lock file and the directory.
+    pub fn remove(&self, lock: WriterLock) -> Result<()> {
+        match self.storage.remove_file(&self.file(META_FILE)) {
+            Err(Error::Io(e)) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => return Err(e),
+            Ok(()) => {}
+        }
+        for name in self.storage.list(&self.dir)? {
+            if name != LOCK_FILE {
+                self.storage.remove_file(&self.file(&name))?;
+            }
+        }
+        drop(lock);
+        self.storage.remove_file(&self.file(LOCK_FILE))?;
+        self.storage.remove_dir(&self.dir)?;
+        self.sync_parent()
     }
 }
 
@@ -148,85 +251,60 @@ pub fn encode_meta_file(
     Ok(out)
 }
 
-/// Rewrites the metadata file atomically (temp file, fsync, rename, fsync directory).
-pub fn write_meta_file(dir: &Path, bytes: &[u8]) -> Result<()> {
-    write_atomic(&dir.join(META_FILE), &[bytes])
-}
-
 /// An append-only segment being written.
 #[derive(Debug)]
 pub struct SegmentWriter {
-    file: File,
+    file: Box<dyn StorageFile>,
     number: u32,
-    len: u64,
 }
 
 impl SegmentWriter {
-    /// Creates segment `number` in `dir` (it must not exist) and fsyncs the directory.
-    pub fn create(dir: &Path, number: u32) -> Result<SegmentWriter> {
-        let file = OpenOptions::new()
-            .create_new(true)
-            .append(true)
-            .open(dir.join(segment_name(number)))?;
-        sync_dir(dir)?;
-        Ok(SegmentWriter {
-            file,
-            number,
-            len: 0,
-        })
-    }
     pub fn number(&self) -> u32 {
         self.number
     }
     pub fn len(&self) -> u64 {
-        self.len
+        self.file.len()
     }
     pub fn is_empty(&self) -> bool {
-        self.len == 0
+        self.file.is_empty()
     }
     /// Appends one frame (not yet durable) and returns its segmented offset.
     pub fn append(&mut self, header: &FrameHeader, payload: &[u8]) -> Result<u64> {
-        let offset = self.len;
+        let offset = self.file.len();
         let mut buf = Vec::with_capacity(FRAME_HEADER_LEN + payload.len());
         buf.extend_from_slice(&header.encode());
         buf.extend_from_slice(payload);
-        self.file.write_all(&buf)?;
-        self.len += buf.len() as u64;
+        self.file.append(&buf)?;
         Ok((u64::from(self.number) << 32) | offset)
     }
     /// Makes appended frames durable.
-    pub fn sync(&self) -> Result<()> {
-        self.file.sync_data()?;
-        Ok(())
+    pub fn sync(&mut self) -> Result<()> {
+        self.file.sync()
     }
 }
 
 /// Reads frames of a live directory by segmented offset. Segment files are opened lazily and kept.
 #[derive(Debug)]
 pub struct SegmentFrames {
+    storage: Arc<dyn Storage>,
     dir: PathBuf,
-    open: Mutex<Vec<(u32, Arc<File>)>>,
+    open: Mutex<Vec<(u32, Arc<dyn Source>)>>,
 }
 
 impl SegmentFrames {
-    pub fn new(dir: &Path) -> SegmentFrames {
+    pub fn new(storage: Arc<dyn Storage>, dir: &Path) -> SegmentFrames {
         SegmentFrames {
+            storage,
             dir: dir.to_path_buf(),
             open: Mutex::new(Vec::new()),
         }
     }
-    fn file(&self, n: u32) -> Result<Arc<File>> {
+    fn file(&self, n: u32) -> Result<Arc<dyn Source>> {
         let mut open = self.open.lock();
         if let Some((_, f)) = open.iter().find(|(m, _)| *m == n) {
             return Ok(f.clone());
         }
-        let path = self.dir.join(segment_name(n));
-        let f = Arc::new(File::open(&path).map_err(|e| {
-            Error::Io(std::io::Error::new(
-                e.kind(),
-                format!("{}: {e}", path.display()),
-            ))
-        })?);
+        let f = self.storage.open(&self.dir.join(segment_name(n)))?;
         open.push((n, f.clone()));
         Ok(f)
     }
@@ -236,21 +314,13 @@ impl FrameSource for SegmentFrames {
     fn read_frame(&self, e: &IndexEntry) -> Result<Vec<u8>> {
         let f = self.file(e.segment())?;
         let len = FRAME_HEADER_LEN + e.compressed_len as usize;
-        let mut buf = vec![0u8; len];
-        let mut done = 0;
-        while done < len {
-            let n = f.read_at(
-                &mut buf[done..],
-                u64::from(e.segment_offset()) + done as u64,
-            )?;
-            if n == 0 {
-                return Err(Error::truncated(format!(
-                    "segment {} ends inside the frame at {}",
-                    e.segment(),
-                    e.segment_offset()
-                )));
-            }
-            done += n;
+        let buf = f.read_up_to(u64::from(e.segment_offset()), len)?;
+        if buf.len() < len {
+            return Err(Error::truncated(format!(
+                "segment {} ends inside the frame at {}",
+                e.segment(),
+                e.segment_offset()
+            )));
         }
         Ok(buf)
     }

@@ -1,34 +1,19 @@
-//! Where bytes live. Readers see a recording through [`Source`], a trait of range reads, so that a
-//! local file, an in-memory buffer and (later) object storage plug into the same read path.
+//! Every byte that touches a disk. Nothing else in the core calls `std::fs`.
+//!
+//! - [`Source`]: range reads (a local file, bytes in memory);
+//! - [`Storage`]: create, append, sync, rename, remove, list, lock; [`LocalStorage`] over the
+//!   local file system, or a test backend that can lose power at any step;
+//! - [`frames`]: reading chunk frames and the header/metadata/index prefix of a recording;
+//! - [`live`]: live recording directories (lock, metadata file, segments, scanning).
 
-mod file;
+mod disk;
+pub mod frames;
 pub mod live;
+mod local;
+mod source;
 
-pub use file::{FileSource, MemSource, sync_dir, write_atomic};
-
-use crate::error::Result;
-
-/// A read-only byte range provider. Implementations must be safe to call from many threads.
-pub trait Source: Send + Sync + std::fmt::Debug {
-    /// Total length in bytes.
-    fn len(&self) -> Result<u64>;
-    /// Whether the source is empty.
-    fn is_empty(&self) -> Result<bool> {
-        Ok(self.len()? == 0)
-    }
-    /// Reads up to `len` bytes at `offset`; fewer only at the end of the source.
-    fn read_up_to(&self, offset: u64, len: usize) -> Result<Vec<u8>>;
-    /// Reads exactly `len` bytes at `offset`, or fails with `Error::Truncated`.
-    fn read_exact_at(&self, offset: u64, len: usize) -> Result<Vec<u8>> {
-        let b = self.read_up_to(offset, len)?;
-        if b.len() != len {
-            return Err(crate::Error::truncated(format!(
-                "wanted {len} bytes at offset {offset}, source ends after {}",
-                b.len()
-            )));
-        }
-        Ok(b)
-    }
-    /// A human-readable name (path or URL) for messages.
-    fn describe(&self) -> String;
-}
+pub use disk::{
+    EntryKind, Stat, Storage, StorageFile, StorageLock, TempFile, parent_dir, write_atomic,
+};
+pub use local::{FileSource, LocalStorage};
+pub use source::{MemSource, Source};

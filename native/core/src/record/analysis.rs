@@ -1,0 +1,198 @@
+//! The analysis metadata written into a compacted file (FORMAT.md, section 4, `analysis`):
+//! per entity the ticks it is present, its pose samples, the distance it covered and its bounding
+//! box, computed from the straight decode of the source while compacting.
+
+use std::collections::{BTreeMap, HashMap};
+
+use fastnbt::Value;
+
+use crate::format::event::Event;
+use crate::format::pose::Pose;
+use crate::format::state::EntityState;
+
+/// Per-entity figures gathered while compacting (see FORMAT.md, section 4, `analysis`).
+#[derive(Debug, Clone)]
+struct EntityAnalysis {
+    /// Ticks of closed presence intervals counted so far.
+    ticks: u64,
+    /// The tick since which the entity is present (in the entity table), if it is.
+    since: Option<u32>,
+    distance: f64,
+    min: [f64; 3],
+    max: [f64; 3],
+    /// Where the next move is measured from: `None` after a removal.
+    from: Option<[f64; 3]>,
+}
+
+impl EntityAnalysis {
+    fn new(p: [f64; 3]) -> EntityAnalysis {
+        EntityAnalysis {
+            ticks: 0,
+            since: None,
+            distance: 0.0,
+            min: p,
+            max: p,
+            from: None,
+        }
+    }
+
+    fn extend(&mut self, p: [f64; 3]) {
+        for (k, v) in p.iter().enumerate() {
+            self.min[k] = self.min[k].min(*v);
+            self.max[k] = self.max[k].max(*v);
+        }
+    }
+
+    /// A pose sample.
+    fn sample(&mut self, p: [f64; 3]) {
+        self.extend(p);
+    }
+}
+
+fn position(pose: &Pose) -> [f64; 3] {
+    [pose.x_f64(), pose.y_f64(), pose.z_f64()]
+}
+
+/// The largest f32 not above `v` (a box's lower corner rounded outwards).
+fn f32_at_most(v: f64) -> f32 {
+    let f = v as f32;
+    if f64::from(f) > v { f.next_down() } else { f }
+}
+
+/// The smallest f32 not below `v` (a box's upper corner rounded outwards).
+fn f32_at_least(v: f64) -> f32 {
+    let f = v as f32;
+    if f64::from(f) < v { f.next_up() } else { f }
+}
+
+fn dist(a: [f64; 3], b: [f64; 3]) -> f64 {
+    let d = [a[0] - b[0], a[1] - b[1], a[2] - b[2]];
+    (d[0] * d[0] + d[1] * d[1] + d[2] * d[2]).sqrt()
+}
+
+/// The analysis metadata, computed from the straight decode of the source (`DecodedChunk::ticks`,
+/// which skips empty ticks: presence is therefore counted from tick spans, not from the ticks the
+/// decode yields).
+#[derive(Debug, Default)]
+pub(crate) struct Analysis {
+    entities: BTreeMap<u32, EntityAnalysis>,
+}
+
+impl Analysis {
+    fn entity(&mut self, id: u32, p: [f64; 3]) -> &mut EntityAnalysis {
+        self.entities
+            .entry(id)
+            .or_insert_with(|| EntityAnalysis::new(p))
+    }
+
+    /// Entities in a chunk's keyframe are present from the chunk's start. Only matters when the
+    /// source does not start with an empty table (else they were all seen appearing).
+    pub(crate) fn keyframe(&mut self, start: u32, states: &[EntityState]) {
+        for s in states {
+            let p = position(&s.pose);
+            let a = self.entity(s.id, p);
+            if a.since.is_none() {
+                a.since = Some(start);
+                a.from = Some(p);
+                a.extend(p);
+            }
+        }
+    }
+
+    /// One event of the straight decode at `tick`. There, every pose sample is carried by exactly
+    /// one `Pose`, `EntityAdd` or `Teleport` event of its tick (both of the last two if one tick
+    /// has both), and `Position`/`Rotation` never appear.
+    pub(crate) fn event(&mut self, tick: u32, e: &Event) {
+        match *e {
+            Event::EntityAdd {
+                entity, ref pose, ..
+            }
+            | Event::Teleport { entity, ref pose } => {
+                // An appearance (or a replacement, or a jump) starts a new path: no distance.
+                let p = position(pose);
+                let a = self.entity(entity, p);
+                a.since.get_or_insert(tick);
+                a.sample(p);
+                a.from = Some(p);
+            }
+            Event::Pose { entity, ref pose } => {
+                let p = position(pose);
+                let a = self.entity(entity, p);
+                a.since.get_or_insert(tick);
+                a.sample(p);
+                if let Some(f) = a.from {
+                    a.distance += dist(f, p);
+                }
+                a.from = Some(p);
+            }
+            Event::EntityRemove { entity } | Event::PlayerLeave { entity } => {
+                if let Some(a) = self.entities.get_mut(&entity)
+                    && let Some(since) = a.since.take()
+                {
+                    // Present after ticks since..tick-1; gone after this one.
+                    a.ticks += u64::from(tick - since);
+                    a.from = None;
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// Closes the presence of every entity still there at the recording's last tick.
+    pub(crate) fn finish(&mut self, last: u32) {
+        for a in self.entities.values_mut() {
+            if let Some(since) = a.since.take() {
+                a.ticks += u64::from(last - since) + 1;
+            }
+        }
+    }
+
+    /// The analysis as NBT, kept small (it is a quarter of a 3-second run's file): Floats, with
+    /// boxes rounded outwards so that they still hold every position, and of the totals only the
+    /// distance (the span is in the header, the entity count is the list's length, the overall box
+    /// is the union of the entities' boxes).
+    pub(crate) fn to_nbt(&self) -> Value {
+        // Counts are Ints holding u32 bit patterns (as ids and ticks elsewhere in the metadata).
+        let count = |v: u64| Value::Int(v.min(u64::from(u32::MAX)) as u32 as i32);
+        let bbox = |min: &[f64; 3], max: &[f64; 3]| {
+            let lo = min.iter().map(|v| Value::Float(f32_at_most(*v)));
+            let hi = max.iter().map(|v| Value::Float(f32_at_least(*v)));
+            Value::List(lo.chain(hi).collect())
+        };
+        let mut total = 0.0;
+        let list = self
+            .entities
+            .iter()
+            .map(|(id, a)| {
+                total += a.distance;
+                let mut c = HashMap::new();
+                c.insert("id".into(), Value::Int(*id as i32));
+                c.insert("ticks".into(), count(a.ticks));
+                c.insert("distance".into(), Value::Float(a.distance as f32));
+                c.insert("bbox".into(), bbox(&a.min, &a.max));
+                Value::Compound(c)
+            })
+            .collect();
+        let mut root = HashMap::new();
+        root.insert("entities".into(), Value::List(list));
+        root.insert("distance".into(), Value::Float(total as f32));
+        Value::Compound(root)
+    }
+}
+
+#[cfg(test)]
+mod rounding_tests {
+    use super::{f32_at_least, f32_at_most};
+
+    #[test]
+    fn boxes_round_outwards_where_f32_cannot_hold_a_position() {
+        // 5000 + 1/4096 block: between two f32 values (their step at 5000 is 1/2048).
+        let v = 5000.0 + 1.0 / 4096.0;
+        let (lo, hi) = (f32_at_most(v), f32_at_least(v));
+        assert!(f64::from(lo) < v && f64::from(hi) > v);
+        assert_eq!(lo.next_up(), hi);
+        // Values an f32 holds stay exact; negative values round away from the box too.
+        assert_eq!((f32_at_most(64.5), f32_at_least(64.5)), (64.5, 64.5));
+        assert!(f64::from(f32_at_most(-v)) < -v && f64::from(f32_at_least(-v)) > -v);
+    }
+}

@@ -1,0 +1,141 @@
+//! The compaction worker: compacts each finished recording (from its live directory, or from
+//! frames still in memory if it never flushed), publishes the file, then removes the live
+//! directory, and completes the recording's [`FinishHandle`].
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+
+use crossbeam_channel::Receiver;
+
+use crate::error::{Error, Result};
+use crate::format::Limits;
+use crate::format::header::Header;
+use crate::format::index::IndexEntry;
+use crate::format::metadata::Metadata;
+use crate::play::{Reader, ReaderOptions};
+use crate::record::chunker::Frame;
+use crate::record::compact::{CompactOptions, compact_unpublished};
+use crate::record::engine::EngineShared;
+use crate::record::finish::FinishHandle;
+use crate::record::publish::{publish_from_live, publish_from_memory};
+use crate::record::writer_thread::guarded;
+use crate::storage::Storage;
+use crate::storage::frames::MemFrames;
+use crate::storage::live::{LiveDir, WriterLock};
+
+/// Work for the compaction worker.
+pub(crate) enum CompactJob {
+    /// A recording that was flushed to a live directory.
+    Live {
+        live: LiveDir,
+        lock: WriterLock,
+        out: PathBuf,
+        options: CompactOptions,
+        handle: FinishHandle,
+    },
+    /// A recording that finished before its first flush: frames still in memory.
+    Memory {
+        frames: Vec<Frame>,
+        header: Box<Header>,
+        metadata: Box<Metadata>,
+        out: PathBuf,
+        options: CompactOptions,
+        handle: FinishHandle,
+    },
+    Shutdown,
+}
+
+impl CompactJob {
+    /// The handle the job completes (`None` for `Shutdown`).
+    pub(crate) fn handle(&self) -> Option<&FinishHandle> {
+        match self {
+            CompactJob::Live { handle, .. } | CompactJob::Memory { handle, .. } => Some(handle),
+            CompactJob::Shutdown => None,
+        }
+    }
+}
+
+fn memory_reader(frames: Vec<Frame>, header: Header, metadata: Metadata) -> Result<Reader> {
+    let mut bytes = Vec::new();
+    let mut index = Vec::with_capacity(frames.len());
+    for f in frames {
+        let h = f.header;
+        index.push(IndexEntry {
+            start_tick: h.start_tick,
+            tick_count: h.tick_count,
+            flags: h.flags,
+            offset: bytes.len() as u64,
+            compressed_len: h.compressed_len,
+            uncompressed_len: h.uncompressed_len,
+        });
+        bytes.extend_from_slice(&h.encode());
+        bytes.extend_from_slice(&f.payload);
+    }
+    Reader::from_parts(
+        header,
+        metadata,
+        index,
+        Arc::new(MemFrames::new(bytes)),
+        Limits::default(),
+    )
+}
+
+/// The compaction worker's loop.
+pub(crate) fn compaction_loop(rx: Receiver<CompactJob>, engine: Arc<EngineShared>) {
+    while let Ok(job) = rx.recv() {
+        let Some(handle) = job.handle().cloned() else {
+            return; // Shutdown
+        };
+        // A panic in one job (a bug) fails that job's handle, not the worker.
+        let result = guarded(|| compact_job(&engine.storage, job))
+            .unwrap_or_else(|m| Err(Error::InvalidState(m)));
+        engine.compactions_pending.fetch_sub(1, Ordering::Relaxed);
+        if result.is_ok() {
+            engine.compactions_done.fetch_add(1, Ordering::Relaxed);
+        } else {
+            engine.compactions_failed.fetch_add(1, Ordering::Relaxed);
+        }
+        handle.state.complete(result);
+    }
+}
+
+/// Compacts and publishes one finished recording; the path of its file.
+fn compact_job(storage: &Arc<dyn Storage>, job: CompactJob) -> Result<PathBuf> {
+    match job {
+        CompactJob::Shutdown => Err(Error::InvalidState("not a compaction".into())),
+        CompactJob::Live {
+            live,
+            lock,
+            out,
+            options,
+            ..
+        } => {
+            // The live directory is removed only once the file is published; if it cannot be
+            // (another writer's file is at the path), the directory stays, unlocked.
+            Reader::open_live_in(live.storage(), live.path(), ReaderOptions::default())
+                .and_then(|reader| {
+                    compact_unpublished(live.storage(), &reader, &out, options, &mut |_, _| {})
+                })
+                .and_then(|(_, file)| publish_from_live(file, &out, live.path(), options.overwrite))
+                .and_then(|_| live.remove(lock))
+                .map(|_| out)
+        }
+        CompactJob::Memory {
+            frames,
+            header,
+            metadata,
+            out,
+            options,
+            ..
+        } => {
+            // On a conflict with another writer of the path, the file is kept next to it.
+            memory_reader(frames, *header, *metadata)
+                .and_then(|reader| {
+                    compact_unpublished(storage, &reader, &out, options, &mut |_, _| {})
+                })
+                .and_then(|(_, file)| publish_from_memory(file, &out, options.overwrite))
+                .map(|_| out)
+        }
+    }
+}

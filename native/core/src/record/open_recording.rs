@@ -1,0 +1,536 @@
+//! One recording open on its writer thread ([`RecWriter`]): decodes its tick batches, chunks and
+//! compresses them, appends frames to segments, flushes by size/time/player leave (segment synced,
+//! then the metadata file rewritten atomically), and ends by handing itself to the compaction
+//! worker (finish), keeping its live directory (close) or removing it (abort).
+
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+use std::time::{Duration, Instant};
+
+use crossbeam_channel::Sender;
+
+use crate::error::{Error, Result};
+use crate::format::event::{Event, decode_batch_into};
+use crate::format::frame::FRAME_HEADER_LEN;
+use crate::format::header::Header;
+use crate::format::index::{IndexEntry, snapshot_at_or_before};
+use crate::format::metadata::{EntityInfo, EventType, Metadata};
+use crate::format::state::EntityTable;
+use crate::play::{Reader, ReaderOptions};
+use crate::record::chunker::{Chunker, Frame};
+use crate::record::compact::CompactOptions;
+use crate::record::compaction_worker::CompactJob;
+use crate::record::engine::EngineShared;
+use crate::record::finish::FinishHandle;
+use crate::record::recorder::{RecShared, RecorderOptions};
+use crate::record::recover::recover_locked;
+use crate::storage::live::{
+    LiveDir, MAX_SEGMENT_BYTES, SegmentWriter, WriterLock, encode_meta_file, live_dir_for,
+};
+
+/// How long a flush on player leave waits: a recording finished within this time (a one-player
+/// run ends with its player leaving) goes straight to its compacted file instead of first creating
+/// a live directory. The leave is durable at most this plus one check interval later.
+const LEAVE_FLUSH_GRACE: Duration = Duration::from_millis(20);
+
+/// First wait before retrying a failed flush; doubled after each failure up to [`RETRY_MAX`].
+const RETRY_FIRST: Duration = Duration::from_millis(50);
+const RETRY_MAX: Duration = Duration::from_secs(5);
+
+/// Compressed bytes a recording holds while its flushes fail, in multiples of its flush size (at
+/// least [`MIN_UNFLUSHED_CAP`]); ticks beyond are dropped and recorded as a gap.
+const UNFLUSHED_CAP_FLUSHES: usize = 4;
+const MIN_UNFLUSHED_CAP: usize = 1 << 20;
+
+/// What a resumed recording starts from.
+#[derive(Debug)]
+pub(crate) struct Resumed {
+    lock: WriterLock,
+    header: Header,
+    metadata: Metadata,
+    index: Vec<IndexEntry>,
+    next_segment: u32,
+    table: EntityTable,
+    last_tick: Option<u32>,
+    last_snapshot: Option<u32>,
+}
+
+impl Resumed {
+    pub(crate) fn last_tick(&self) -> Option<u32> {
+        self.last_tick
+    }
+}
+
+/// One recording's state on its writer thread.
+pub(crate) struct RecWriter {
+    pub(crate) shared: Arc<RecShared>,
+    engine: Arc<EngineShared>,
+    pub(crate) opts: RecorderOptions,
+    live: LiveDir,
+    chunker: Chunker,
+    pending: Vec<Frame>,
+    pending_bytes: usize,
+    index: Vec<IndexEntry>,
+    segment: Option<SegmentWriter>,
+    next_segment: u32,
+    lock: Option<WriterLock>,
+    header: Header,
+    metadata: Metadata,
+    events: Vec<Event>,
+    last_flush: Instant,
+    /// Ticks were added since the last flush.
+    dirty: bool,
+    /// Metadata (entities, event types, user keys) changed since the metadata file was written.
+    meta_dirty: bool,
+    /// Dropped ticks (the recorder's count) when the metadata file was last written: more since
+    /// means new gaps to write.
+    dropped_written: u64,
+    flush_requested: bool,
+    /// A player left at this time: flush once [`LEAVE_FLUSH_GRACE`] has passed.
+    leave_flush_at: Option<Instant>,
+    /// After a failed flush: the next attempt waits until then, and the wait doubles.
+    retry_at: Option<Instant>,
+    retry_wait: Duration,
+    /// Messages of this recording taken off the queue (see `engine::Ending`).
+    pub(crate) received: u64,
+    /// The live directory's entry in its parent is durable (it was created and synced, or found).
+    dir_synced: bool,
+}
+
+impl RecWriter {
+    /// Recovers an unfinished recording's directory (crash or clean stop) to continue it.
+    pub(crate) fn resume(live: &LiveDir) -> Result<Resumed> {
+        let lock = live.lock()?;
+        let rec = recover_locked(live, &mut |_, _| {})?;
+        let reader = Reader::open_live_in(live.storage(), live.path(), ReaderOptions::default())?;
+        let (table, last_tick) = match reader.index().len() {
+            0 => (EntityTable::default(), None),
+            n => {
+                let last = reader.read_chunk(n - 1)?;
+                let t = (last.end_tick() - 1) as u32;
+                (last.state_at(t), Some(t))
+            }
+        };
+        let last_snapshot = reader
+            .index()
+            .len()
+            .checked_sub(1)
+            .and_then(|n| snapshot_at_or_before(reader.index(), n))
+            .map(|i| reader.index()[i].start_tick);
+        Ok(Resumed {
+            lock,
+            header: rec.header,
+            metadata: rec.metadata,
+            index: rec.index,
+            next_segment: rec.segments.last().map_or(0, |n| n + 1),
+            table,
+            last_tick,
+            last_snapshot,
+        })
+    }
+
+    pub(crate) fn new(
+        shared: Arc<RecShared>,
+        engine: Arc<EngineShared>,
+        opts: RecorderOptions,
+        resumed: Option<Resumed>,
+    ) -> Result<RecWriter> {
+        let dict = crate::dictionary::lookup(opts.info.dictionary_id)?;
+        let mut chunker = Chunker::new(opts.chunk, dict.as_deref().map(Vec::as_slice))?;
+        let live = LiveDir::new(engine.storage.clone(), live_dir_for(&shared.path));
+        let info = &opts.info;
+        let fresh_header = Header {
+            world_id: info.world_id,
+            world_version: info.world_version,
+            timestamp_ms: info.timestamp_ms,
+            tick_rate_millihz: info.tick_rate_millihz,
+            game_data_version: info.game_data_version,
+            dictionary_id: info.dictionary_id,
+            ..Header::default()
+        };
+        let mut w = RecWriter {
+            shared,
+            engine,
+            live,
+            chunker: Chunker::new(opts.chunk, None)?,
+            opts,
+            pending: Vec::new(),
+            pending_bytes: 0,
+            index: Vec::new(),
+            segment: None,
+            next_segment: 0,
+            lock: None,
+            header: fresh_header,
+            metadata: Metadata::default(),
+            events: Vec::new(),
+            last_flush: Instant::now(),
+            dirty: false,
+            meta_dirty: false,
+            dropped_written: 0,
+            flush_requested: false,
+            leave_flush_at: None,
+            retry_at: None,
+            retry_wait: RETRY_FIRST,
+            received: 0,
+            dir_synced: false,
+        };
+        if let Some(r) = resumed {
+            if r.header.dictionary_id != w.header.dictionary_id {
+                return Err(Error::invalid(format!(
+                    "the recording uses dictionary {}, the options say {}",
+                    r.header.dictionary_id, w.header.dictionary_id
+                )));
+            }
+            chunker.resume_from(r.table, r.last_tick, r.last_snapshot);
+            w.header = r.header;
+            w.metadata = r.metadata;
+            w.index = r.index;
+            w.next_segment = r.next_segment;
+            w.lock = Some(r.lock);
+            w.dir_synced = true;
+        }
+        w.chunker = chunker;
+        Ok(w)
+    }
+
+    pub(crate) fn on_tick(&mut self, tick: u32, buf: &[u8]) {
+        if self.retry_at.is_some() && self.pending_bytes >= self.unflushed_cap() {
+            // Flushes are failing and this recording holds all it may: the tick is dropped and
+            // recorded as a gap, so memory stays bounded while the disk is unwritable.
+            self.shared.record_drop(tick);
+            self.engine.dropped_total.fetch_add(1, Ordering::Relaxed);
+            return;
+        }
+        if let Err(e) = decode_batch_into(buf, &mut self.events) {
+            self.reject(tick, e);
+            return;
+        }
+        // The provider is asked when the interval is due, not when the plugin offered a snapshot
+        // itself (its bytes must not be replaced).
+        if let Some(p) = &self.opts.snapshot_provider
+            && !self.chunker.has_offered_snapshot()
+            && self.chunker.snapshot_due(tick)
+            && let Some(bytes) = p(tick)
+        {
+            self.chunker.offer_snapshot(bytes);
+        }
+        let leave = self
+            .events
+            .iter()
+            .any(|e| matches!(e, Event::PlayerLeave { .. }));
+        match self.chunker.push_tick(tick, &self.events) {
+            Ok(frame) => {
+                if let Some(f) = frame {
+                    self.add_pending(f);
+                }
+                self.dirty = true;
+            }
+            Err(e) => self.reject(tick, e),
+        }
+        if leave {
+            self.player_left();
+        }
+        if self.pending_bytes >= self.opts.flush.max_pending_bytes {
+            self.flush_requested = true;
+        }
+    }
+
+    pub(crate) fn flush_requested(&self) -> bool {
+        self.flush_requested
+    }
+
+    /// Supplies snapshot bytes; the next tick starts a chunk carrying them.
+    pub(crate) fn offer_snapshot(&mut self, bytes: Vec<u8>) {
+        self.chunker.offer_snapshot(bytes);
+    }
+
+    /// Adds or replaces an entity's identity in the metadata.
+    pub(crate) fn register_entity(&mut self, info: EntityInfo) {
+        let list = &mut self.metadata.library.entities;
+        list.retain(|e| e.id != info.id);
+        list.push(info);
+        self.meta_dirty = true;
+    }
+
+    /// Adds or replaces a custom event type in the metadata.
+    pub(crate) fn register_event_type(&mut self, t: EventType) {
+        let list = &mut self.metadata.library.event_types;
+        list.retain(|e| e.id != t.id);
+        list.push(t);
+        self.meta_dirty = true;
+    }
+
+    /// Sets one key of the user metadata.
+    pub(crate) fn set_user_metadata(&mut self, key: String, value: fastnbt::Value) {
+        self.metadata.user.insert(key, value);
+        self.meta_dirty = true;
+    }
+
+    /// A player left (an event or `Recorder::player_left`): flush after a short grace, per policy.
+    pub(crate) fn player_left(&mut self) {
+        if self.opts.flush.on_player_leave && self.leave_flush_at.is_none() {
+            self.leave_flush_at = Some(Instant::now() + LEAVE_FLUSH_GRACE);
+        }
+    }
+
+    fn unflushed_cap(&self) -> usize {
+        (self.opts.flush.max_pending_bytes)
+            .saturating_mul(UNFLUSHED_CAP_FLUSHES)
+            .max(MIN_UNFLUSHED_CAP)
+    }
+
+    fn reject(&mut self, tick: u32, e: Error) {
+        self.shared.rejected.fetch_add(1, Ordering::Relaxed);
+        self.shared.set_error(format!("tick {tick} refused: {e}"));
+    }
+
+    fn add_pending(&mut self, f: Frame) {
+        self.pending_bytes += f.payload.len() + FRAME_HEADER_LEN;
+        self.pending.push(f);
+    }
+
+    fn flush_due(&self, now: Instant) -> bool {
+        if let Some(at) = self.retry_at {
+            // A failed flush is retried at its time, whatever triggered it.
+            return now >= at;
+        }
+        self.flush_requested
+            || self.leave_flush_at.is_some_and(|at| now >= at)
+            || ((self.dirty
+                || self.meta_dirty
+                || self.shared.dropped.load(Ordering::Relaxed) != self.dropped_written)
+                && now.duration_since(self.last_flush) >= self.opts.flush.interval)
+    }
+
+    /// A flush the writer starts on its own (size, time, player leave): skipped while a failed one
+    /// waits for its retry time.
+    pub(crate) fn flush_if_due(&mut self, now: Instant) {
+        if self.flush_due(now) {
+            let _ = self.flush();
+        }
+    }
+
+    /// Cuts the open chunk, appends pending frames to the segment, fsyncs it, then rewrites the
+    /// metadata file atomically (also when only metadata or gaps changed). Only then are the ticks
+    /// reported as flushed. A recording that never flushed and has no frames keeps everything in
+    /// memory (its metadata travels with `finish`).
+    pub(crate) fn flush(&mut self) -> Result<()> {
+        self.flush_to_disk(false)
+    }
+
+    /// [`Self::flush`]; `persist`: write changed metadata even if nothing was flushed before (a
+    /// recording closed to be resumed later keeps its metadata, ticks or not).
+    fn flush_to_disk(&mut self, persist: bool) -> Result<()> {
+        self.flush_requested = false;
+        self.leave_flush_at = None;
+        let started = Instant::now();
+        if let Some(f) = self.chunker.finish_chunk()? {
+            self.add_pending(f);
+        }
+        self.dirty = false;
+        self.last_flush = started;
+        let meta_changed =
+            self.meta_dirty || self.shared.dropped.load(Ordering::Relaxed) != self.dropped_written;
+        if self.pending.is_empty() && (!meta_changed || (self.lock.is_none() && !persist)) {
+            return Ok(());
+        }
+        if let Err(e) = self.write_pending() {
+            self.retry_at = Some(started + self.retry_wait);
+            self.retry_wait = (self.retry_wait * 2).min(RETRY_MAX);
+            self.shared.set_error(format!("flush failed: {e}"));
+            return Err(e);
+        }
+        self.retry_at = None;
+        self.retry_wait = RETRY_FIRST;
+        let us = started.elapsed().as_micros() as u64;
+        self.shared.last_flush_us.store(us, Ordering::Relaxed);
+        self.engine.last_flush_us.store(us, Ordering::Relaxed);
+        self.shared.flushes.fetch_add(1, Ordering::Relaxed);
+        if let Some(t) = self.chunker.last_tick() {
+            self.shared
+                .flushed_tick
+                .store(u64::from(t), Ordering::Release);
+        }
+        Ok(())
+    }
+
+    /// Writes the pending frames and the metadata file. All or nothing as far as readers and
+    /// `flushed_tick` go: on an error the index is as before and the frames stay pending (a segment
+    /// may hold some of them, or a partial frame: writing continues in a fresh segment, and
+    /// recovery drops such copies as overlapping or truncates them as torn).
+    fn write_pending(&mut self) -> Result<()> {
+        let indexed = self.index.len();
+        let r = self.write_frames_and_meta();
+        if r.is_err() {
+            self.index.truncate(indexed);
+            self.segment = None;
+        }
+        let written = r?;
+        self.pending.clear();
+        self.pending_bytes = 0;
+        self.meta_dirty = false;
+        self.shared
+            .bytes_written
+            .fetch_add(written, Ordering::Relaxed);
+        self.engine
+            .bytes_written
+            .fetch_add(written, Ordering::Relaxed);
+        Ok(())
+    }
+
+    fn write_frames_and_meta(&mut self) -> Result<u64> {
+        if self.lock.is_none() {
+            self.live.create()?;
+            self.lock = Some(self.live.lock()?);
+        }
+        if !self.dir_synced {
+            // The new directory's entry is durable before anything in it is reported flushed
+            // (retried by the next flush if it fails).
+            self.live.sync_parent()?;
+            self.dir_synced = true;
+        }
+        let mut written = 0u64;
+        for f in &self.pending {
+            if self
+                .segment
+                .as_ref()
+                .is_none_or(|s| s.len() >= MAX_SEGMENT_BYTES)
+            {
+                // A full segment is made durable before the index can name its frames.
+                if let Some(full) = &mut self.segment {
+                    full.sync()?;
+                }
+                // The number is used up even if creating fails half way (a file left behind
+                // must not make every later attempt fail).
+                let n = self.next_segment;
+                self.next_segment = n + 1;
+                self.segment = Some(self.live.create_segment(n)?);
+            }
+            let seg = self.segment.as_mut().expect("segment open");
+            let offset = seg.append(&f.header, &f.payload)?;
+            let h = f.header;
+            self.index.push(IndexEntry {
+                start_tick: h.start_tick,
+                tick_count: h.tick_count,
+                flags: h.flags,
+                offset,
+                compressed_len: h.compressed_len,
+                uncompressed_len: h.uncompressed_len,
+            });
+            written += (FRAME_HEADER_LEN + f.payload.len()) as u64;
+        }
+        if let Some(s) = &mut self.segment {
+            s.sync()?;
+        }
+        let dropped = self.shared.dropped.load(Ordering::Relaxed);
+        self.update_library_meta();
+        let bytes = encode_meta_file(self.header.clone(), &self.metadata, &self.index)?;
+        self.live.write_meta(&bytes)?;
+        self.dropped_written = dropped;
+        Ok(written)
+    }
+
+    fn update_library_meta(&mut self) {
+        let lib = &mut self.metadata.library;
+        let c = &self.chunker;
+        lib.stats.ticks_written = c.ticks_written;
+        lib.stats.events = c.events;
+        lib.stats.pose_samples = c.pose_samples;
+        lib.stats.uncompressed_bytes = c.uncompressed_bytes;
+        let gaps = self.shared.gaps.lock().clone();
+        for g in gaps {
+            if !lib.gaps.contains(&g) {
+                // A gap may have grown since it was last written: replace the older, shorter one.
+                lib.gaps.retain(|o| o.from != g.from);
+                lib.gaps.push(g);
+            }
+        }
+        lib.stats.dropped_ticks = lib.gaps.iter().map(|g| u64::from(g.to - g.from) + 1).sum();
+    }
+
+    /// Ends the recording and hands it to the compaction worker.
+    pub(crate) fn finish(mut self, handle: FinishHandle, compact_tx: &Sender<CompactJob>) {
+        let out = self.shared.path.clone();
+        let options = CompactOptions {
+            overwrite: self.opts.overwrite,
+            ..self.opts.compaction
+        };
+        if self.lock.is_none() {
+            // Never flushed: compact straight from memory, no directory is ever created.
+            let r = self.chunker.finish_chunk().map(|f| {
+                if let Some(f) = f {
+                    self.add_pending(f);
+                }
+            });
+            if let Err(e) = r {
+                self.failed_finish(handle, e);
+                return;
+            }
+            self.update_library_meta();
+            let job = CompactJob::Memory {
+                frames: std::mem::take(&mut self.pending),
+                header: Box::new(self.header.clone()),
+                metadata: Box::new(self.metadata.clone()),
+                out,
+                options,
+                handle,
+            };
+            self.hand_over(job, compact_tx);
+            return;
+        }
+        if let Err(e) = self.flush() {
+            self.failed_finish(handle, e);
+            return;
+        }
+        self.segment = None;
+        let job = CompactJob::Live {
+            live: self.live.clone(),
+            lock: self.lock.take().expect("locked"),
+            out,
+            options,
+            handle,
+        };
+        self.hand_over(job, compact_tx);
+    }
+
+    /// A finish that failed before its compaction: counted as a failed compaction.
+    pub(crate) fn failed_finish(&self, handle: FinishHandle, e: Error) {
+        self.engine
+            .compactions_failed
+            .fetch_add(1, Ordering::Relaxed);
+        handle.state.complete(Err(e));
+    }
+
+    /// Hands a job to the compaction worker (counted pending until the worker is done with it).
+    fn hand_over(&self, job: CompactJob, compact_tx: &Sender<CompactJob>) {
+        self.engine
+            .compactions_pending
+            .fetch_add(1, Ordering::Relaxed);
+        if let Err(crossbeam_channel::SendError(job)) = compact_tx.send(job) {
+            self.engine
+                .compactions_pending
+                .fetch_sub(1, Ordering::Relaxed);
+            if let Some(handle) = job.handle() {
+                self.failed_finish(
+                    handle.clone(),
+                    Error::InvalidState("the compaction worker has stopped".into()),
+                );
+            }
+        }
+    }
+
+    /// Stops writing but keeps the recording resumable.
+    pub(crate) fn close(mut self) -> Result<()> {
+        self.flush_to_disk(true)
+    }
+
+    /// Discards everything, including the live directory.
+    pub(crate) fn abort(mut self) -> Result<()> {
+        self.pending.clear();
+        self.segment = None;
+        if let Some(lock) = self.lock.take() {
+            self.live.remove(lock)?;
+        }
+        Ok(())
+    }
+}
