@@ -388,11 +388,17 @@ impl Engine {
         options.info.validate()?;
         options.chunk.validate()?;
         let id = inner.next_id.fetch_add(1, Ordering::Relaxed);
-        let live = LiveDir::new(inner.shared.storage.clone(), live_dir_for(path));
+        let storage = &inner.shared.storage;
+        let live = LiveDir::new(storage.clone(), live_dir_for(path));
+        if live.dir_exists()? && !live.exists() && storage.stat(path)?.is_some() {
+            // The remnant of a removal cut short by a crash: the metadata file goes first, and
+            // only once the recording is published at `path`. Nothing in it is needed.
+            live.remove(live.lock()?)?;
+        }
         let resumed = if live.dir_exists()? {
             Some(RecWriter::resume(&live)?)
         } else {
-            if !options.overwrite && inner.shared.storage.stat(path)?.is_some() {
+            if !options.overwrite && storage.stat(path)?.is_some() {
                 return Err(Error::InvalidState(format!(
                     "{} already exists (a finished recording); set overwrite to replace it",
                     path.display()
