@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use crash_disk::{CrashDisk, IMAGES, Image};
 use tickreel::format::state::EntityTable;
 use tickreel::play::{Reader, ReaderOptions};
-use tickreel::record::recover::recover_live;
+use tickreel::record::recover_live;
 use tickreel::record::{FlushPolicy, RecorderOptions};
 use tickreel::storage::EntryKind;
 use tickreel::storage::live::{LiveDir, live_dir_for};

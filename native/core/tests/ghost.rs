@@ -566,7 +566,7 @@ fn the_sum_of_best_ghost_is_continuous_and_sums_the_best_segments() {
         assert_eq!(prev.start + prev.ticks, splice);
         assert_eq!(
             track.split(match next.from {
-                tickreel::ghost::sum_of_best::Mark::Checkpoint(i) => i,
+                tickreel::ghost::Mark::Checkpoint(i) => i,
                 _ => unreachable!(),
             }),
             Some(splice)

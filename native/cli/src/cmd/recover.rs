@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 
-use tickreel::record::recover::recover_with_progress;
+use tickreel::record::recover_with_progress;
 
 #[derive(clap::Args)]
 pub struct Args {

@@ -17,14 +17,14 @@
 //! Time is measured in ticks from the run's start (`t = 0`), as `f64` so that a client can render
 //! between server ticks; seconds are ticks divided by the recording's tick rate.
 
-pub mod builder;
-pub mod cursor;
-pub mod delta;
-pub mod load;
-pub mod range;
-pub mod set;
-pub mod splits;
-pub mod sum_of_best;
+mod builder;
+mod cursor;
+mod delta;
+mod load;
+mod range;
+mod set;
+mod splits;
+mod sum_of_best;
 pub mod track;
 
 pub use builder::{GhostOptions, RunBuilder};
@@ -34,5 +34,5 @@ pub use load::{GhostLoad, LoadFrom};
 pub use range::{GhostRange, RunEnd, RunStart};
 pub use set::GhostSet;
 pub use splits::{LiveSplits, SignedSeconds, SplitComparison};
-pub use sum_of_best::{SumOfBest, SumOfBestSegment, sum_of_best};
+pub use sum_of_best::{Mark, SumOfBest, SumOfBestSegment, sum_of_best};
 pub use track::{GhostTrack, Split};

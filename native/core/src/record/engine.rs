@@ -14,7 +14,7 @@ use crate::error::{Error, Result};
 use crate::format::metadata::{EntityInfo, EventType};
 use crate::record::compaction_worker::{CompactJob, compaction_loop};
 use crate::record::finish::FinishHandle;
-use crate::record::open_recording::RecWriter;
+use crate::record::open_recording::OpenRecording;
 use crate::record::pool::BufferPool;
 use crate::record::recorder::{Backpressure, RecShared, Recorder, RecorderOptions};
 use crate::record::writer_thread::writer_loop;
@@ -71,7 +71,7 @@ pub struct EngineStats {
 pub(crate) enum Msg {
     Open {
         id: u64,
-        rec: Box<RecWriter>,
+        rec: Box<OpenRecording>,
     },
     Tick {
         id: u64,
@@ -396,7 +396,7 @@ impl Engine {
             live.remove(live.lock()?)?;
         }
         let resumed = if live.dir_exists()? {
-            Some(RecWriter::resume(&live)?)
+            Some(OpenRecording::resume(&live)?)
         } else {
             if !options.overwrite && storage.stat(path)?.is_some() {
                 return Err(Error::InvalidState(format!(
@@ -408,7 +408,7 @@ impl Engine {
         };
         let last_tick = resumed.as_ref().and_then(|r| r.last_tick());
         let shared = Arc::new(RecShared::new(id, path.to_path_buf(), &options, last_tick));
-        let rec = RecWriter::new(shared.clone(), inner.shared.clone(), options, resumed)?;
+        let rec = OpenRecording::new(shared.clone(), inner.shared.clone(), options, resumed)?;
         let w = (id as usize) % inner.writers.len();
         let tx = inner.writers[w].clone();
         // Like every call a server thread makes, opening waits for queue room no longer than the

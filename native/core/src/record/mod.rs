@@ -2,17 +2,17 @@
 //! segments, flush policy), compaction and crash recovery.
 
 mod analysis;
-pub mod chunker;
-pub mod compact;
+mod chunker;
+mod compact;
 mod compaction_worker;
-pub mod engine;
-pub mod finish;
+mod engine;
+mod finish;
 mod open_recording;
 mod pool;
 mod publish;
-pub mod recorder;
-pub mod recover;
-pub mod reel_writer;
+mod recorder;
+mod recover;
+mod reel_writer;
 mod writer_thread;
 
 pub use chunker::{ChunkPolicy, Chunker, Frame, check_zstd_level};
@@ -24,5 +24,5 @@ pub use recorder::{
     Backpressure, FlushPolicy, Recorder, RecorderOptions, RecorderStats, SnapshotProvider,
     Submitted,
 };
-pub use recover::{RecoverReport, recover};
+pub use recover::{RecoverReport, recover, recover_live, recover_with_progress};
 pub use reel_writer::{RecordingInfo, ReelOptions, ReelWriter};

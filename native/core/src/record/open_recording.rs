@@ -1,4 +1,4 @@
-//! One recording open on its writer thread ([`RecWriter`]): decodes its tick batches, chunks and
+//! One recording open on its writer thread ([`OpenRecording`]): decodes its tick batches, chunks and
 //! compresses them, appends frames to segments, flushes by size/time/player leave (segment synced,
 //! then the metadata file rewritten atomically), and ends by handing itself to the compaction
 //! worker (finish), keeping its live directory (close) or removing it (abort).
@@ -62,7 +62,7 @@ impl Resumed {
 }
 
 /// One recording's state on its writer thread.
-pub(crate) struct RecWriter {
+pub(crate) struct OpenRecording {
     pub(crate) shared: Arc<RecShared>,
     engine: Arc<EngineShared>,
     pub(crate) opts: RecorderOptions,
@@ -97,7 +97,7 @@ pub(crate) struct RecWriter {
     dir_synced: bool,
 }
 
-impl RecWriter {
+impl OpenRecording {
     /// Recovers an unfinished recording's directory (crash or clean stop) to continue it.
     pub(crate) fn resume(live: &LiveDir) -> Result<Resumed> {
         let lock = live.lock()?;
@@ -134,7 +134,7 @@ impl RecWriter {
         engine: Arc<EngineShared>,
         opts: RecorderOptions,
         resumed: Option<Resumed>,
-    ) -> Result<RecWriter> {
+    ) -> Result<OpenRecording> {
         let dict = crate::dictionary::lookup(opts.info.dictionary_id)?;
         let mut chunker = Chunker::new(opts.chunk, dict.as_deref().map(Vec::as_slice))?;
         let live = LiveDir::new(engine.storage.clone(), live_dir_for(&shared.path));
@@ -148,7 +148,7 @@ impl RecWriter {
             dictionary_id: info.dictionary_id,
             ..Header::default()
         };
-        let mut w = RecWriter {
+        let mut w = OpenRecording {
             shared,
             engine,
             live,

@@ -1,5 +1,5 @@
 //! The writer thread: takes messages off its queue (ticks, flushes, endings from the control
-//! channel), keeps the recordings open on it ([`RecWriter`]), checks time-based flushes, and
+//! channel), keeps the recordings open on it ([`OpenRecording`]), checks time-based flushes, and
 //! answers every message, also when handling it panicked (that recording is retired).
 
 use std::collections::HashMap;
@@ -13,7 +13,7 @@ use crate::error::{Error, Result};
 use crate::record::compaction_worker::CompactJob;
 use crate::record::engine::{Ending, EngineShared, Msg};
 use crate::record::finish::FinishHandle;
-use crate::record::open_recording::RecWriter;
+use crate::record::open_recording::OpenRecording;
 use crate::record::recorder::RETIRED;
 
 /// Longest nap of an idle writer thread (its wake-up latency when work arrives after a pause).
@@ -24,7 +24,7 @@ const CHECK_INTERVAL: Duration = Duration::from_millis(20);
 
 /// One writer thread's recordings and what its loop carries between messages.
 struct WriterThread {
-    recs: HashMap<u64, RecWriter>,
+    recs: HashMap<u64, OpenRecording>,
     engine: Arc<EngineShared>,
     compact_tx: Sender<CompactJob>,
     /// Ending messages from the control channel that wait for earlier queued messages.
@@ -143,7 +143,7 @@ pub(crate) fn writer_loop(
 }
 
 impl WriterThread {
-    fn end(&self, rec: &RecWriter) {
+    fn end(&self, rec: &OpenRecording) {
         self.engine.open_paths.lock().remove(&rec.shared.path);
         self.engine.active.fetch_sub(1, Ordering::Relaxed);
     }
@@ -174,7 +174,7 @@ impl WriterThread {
     }
 
     /// The recording a queued message is for, counting the message (see [`Ending`]).
-    fn rec_for(&mut self, id: u64) -> Option<&mut RecWriter> {
+    fn rec_for(&mut self, id: u64) -> Option<&mut OpenRecording> {
         let r = self.recs.get_mut(&id)?;
         r.received += 1;
         Some(r)
@@ -343,7 +343,7 @@ impl WriterThread {
                     Some(r) => {
                         let path = r.shared.path.clone();
                         let shared = r.shared.clone();
-                        // The lock is released (the RecWriter is gone) before the path is free,
+                        // The lock is released (the OpenRecording is gone) before the path is free,
                         // also when closing panics.
                         let res = guarded(|| r.close()).unwrap_or_else(|m| {
                             shared.set_error(m.clone());
