@@ -270,10 +270,7 @@ pub unsafe extern "C" fn tickreel_writer_offer_snapshot(
     guard(|| {
         // SAFETY: caller contract: `len` readable bytes at `bytes`, or len 0.
         let bytes = unsafe { args::bytes(bytes, len, "bytes") }?;
-        with_writer(writer, |w| {
-            w.offer_snapshot(bytes.to_vec());
-            Ok(())
-        })
+        with_writer(writer, |w| Ok(w.offer_snapshot(bytes.to_vec())?))
     })
 }
 
@@ -307,13 +304,12 @@ pub unsafe extern "C" fn tickreel_writer_register_entity(
         // SAFETY: caller contract: NULL or NUL-terminated.
         let name = unsafe { args::opt_utf8(name, "name") }?;
         with_writer(writer, |w| {
-            w.register_entity(EntityInfo {
+            Ok(w.register_entity(EntityInfo {
                 id: entity,
                 kind,
                 uuid,
                 name,
-            });
-            Ok(())
+            })?)
         })
     })
 }
@@ -339,12 +335,11 @@ pub unsafe extern "C" fn tickreel_writer_register_event_type(
         // SAFETY: caller contract: NULL or NUL-terminated.
         let name = unsafe { args::utf8(name, "name") }?;
         with_writer(writer, |w| {
-            w.register_event_type(EventType {
+            Ok(w.register_event_type(EventType {
                 id: type_id,
                 name,
                 version,
-            });
-            Ok(())
+            })?)
         })
     })
 }

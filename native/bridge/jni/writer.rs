@@ -114,10 +114,7 @@ extern "system" fn offer_snapshot<'l>(
 ) {
     entry(&mut env, |env| {
         let bytes = bytes_arg(env, &bytes, "snapshot")?;
-        with_writer(handle, |w| {
-            w.offer_snapshot(bytes);
-            Ok(())
-        })
+        with_writer(handle, |w| Ok(w.offer_snapshot(bytes)?))
     })
 }
 
@@ -153,10 +150,7 @@ extern "system" fn register_entity<'l>(
 ) {
     entry(&mut env, |env| {
         let info = entity_info(env, id, kind, has_uuid, msb, lsb, &name)?;
-        with_writer(handle, |w| {
-            w.register_entity(info);
-            Ok(())
-        })
+        with_writer(handle, |w| Ok(w.register_entity(info)?))
     })
 }
 
@@ -174,10 +168,7 @@ extern "system" fn register_event_type<'l>(
             name: string_arg(env, &name, "event type name")?,
             version: version as u32,
         };
-        with_writer(handle, |w| {
-            w.register_event_type(t);
-            Ok(())
-        })
+        with_writer(handle, |w| Ok(w.register_event_type(t)?))
     })
 }
 
@@ -207,7 +198,9 @@ extern "system" fn put_metadata<'l>(
     entry(&mut env, |env| {
         let entries = nbt_entries(&bytes_arg(env, &nbt, "metadata")?)?;
         with_writer(handle, |w| {
-            w.user_metadata_mut().extend(entries);
+            for (key, value) in entries {
+                w.set_user_metadata(key, value)?;
+            }
             Ok(())
         })
     })

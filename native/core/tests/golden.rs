@@ -196,23 +196,26 @@ fn generate() -> Vec<u8> {
             0x0011_2233_4455_6677_8899_aabb_ccdd_eeff,
         )),
         name: Some("Steve".into()),
-    });
+    })
+    .unwrap();
     w.register_entity(EntityInfo {
         id: 2,
         kind: 147,
         uuid: None,
         name: Some("Alex".into()),
-    });
+    })
+    .unwrap();
     w.register_event_type(EventType {
         id: 100,
         name: "minecraft:block_change".into(),
         version: 1,
-    });
+    })
+    .unwrap();
     // Ticks 5 and 13 are absent; record them as dropped, to exercise the gap list.
     w.set_gaps(vec![Gap { from: 5, to: 5 }, Gap { from: 13, to: 13 }], 2);
     for (t, events, snapshot) in ticks() {
         if let Some(s) = snapshot {
-            w.offer_snapshot(s.to_vec());
+            w.offer_snapshot(s.to_vec()).unwrap();
         }
         w.write_tick(t, &events).unwrap();
     }

@@ -263,7 +263,7 @@ fn write_mem(ticks: &[InputTick], policy: ChunkPolicy) -> (tempfile::TempDir, Re
     .unwrap();
     for (t, e, snap) in ticks {
         if let Some(s) = snap {
-            w.offer_snapshot(s.clone());
+            w.offer_snapshot(s.clone()).unwrap();
         }
         w.write_tick(*t, e).unwrap();
     }

@@ -74,12 +74,14 @@ fn every_event_kind_and_metadata_round_trip() {
         kind: 147,
         uuid: Some(uuid::Uuid::from_u128(77)),
         name: Some("Alex".into()),
-    });
+    })
+    .unwrap();
     w.register_event_type(EventType {
         id: 5,
         name: "minecraft:set_block".into(),
         version: 3,
-    });
+    })
+    .unwrap();
     let ticks: Vec<(u32, Vec<Event>)> = vec![
         (
             0,

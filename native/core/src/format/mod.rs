@@ -7,6 +7,7 @@ pub mod event;
 pub mod frame;
 pub mod header;
 pub mod index;
+pub mod limits;
 pub mod metadata;
 pub mod movement;
 pub mod pose;
@@ -14,26 +15,4 @@ pub mod state;
 
 pub use header::DATA_VERSION;
 
-/// Limits applied to every length read from untrusted bytes before anything is allocated.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Limits {
-    /// Largest metadata section accepted.
-    pub max_metadata_bytes: usize,
-    /// Largest index section accepted.
-    pub max_index_bytes: usize,
-    /// Largest uncompressed chunk payload accepted.
-    pub max_chunk_bytes: usize,
-    /// Most ticks one chunk may span.
-    pub max_chunk_ticks: usize,
-}
-
-impl Default for Limits {
-    fn default() -> Self {
-        Limits {
-            max_metadata_bytes: 16 << 20,
-            max_index_bytes: 256 << 20,
-            max_chunk_bytes: 64 << 20,
-            max_chunk_ticks: 1 << 20,
-        }
-    }
-}
+pub use limits::{Limits, MetadataBudget};

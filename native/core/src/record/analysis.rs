@@ -70,6 +70,9 @@ fn dist(a: [f64; 3], b: [f64; 3]) -> f64 {
     (d[0] * d[0] + d[1] * d[1] + d[2] * d[2]).sqrt()
 }
 
+/// An upper bound of one entity's entry in the analysis NBT (id, ticks, distance, bbox).
+const ENTITY_NBT_MAX: usize = 160;
+
 /// The analysis metadata, computed from the straight decode of the source (`DecodedChunk::ticks`,
 /// which skips empty ticks: presence is therefore counted from tick spans, not from the ticks the
 /// decode yields).
@@ -151,7 +154,26 @@ impl Analysis {
     /// boxes rounded outwards so that they still hold every position, and of the totals only the
     /// distance (the span is in the header, the entity count is the list's length, the overall box
     /// is the union of the entities' boxes).
+    /// The analysis as NBT. When the per-entity list would take more than a quarter of the
+    /// metadata a reader accepts (some 30,000 entities), it is left out: only `distance` and
+    /// `entities_omitted` (the number of entities) are written, so that the analysis can never
+    /// make a compacted file unreadable.
     pub(crate) fn to_nbt(&self) -> Value {
+        let max = crate::format::Limits::default().max_metadata_bytes / 4;
+        if self.entities.len() * ENTITY_NBT_MAX > max {
+            let total: f64 = self.entities.values().map(|a| a.distance).sum();
+            let mut root = HashMap::new();
+            root.insert("distance".into(), Value::Float(total as f32));
+            root.insert(
+                "entities_omitted".into(),
+                Value::Int(self.entities.len().min(i32::MAX as usize) as i32),
+            );
+            return Value::Compound(root);
+        }
+        self.full_nbt()
+    }
+
+    fn full_nbt(&self) -> Value {
         // Counts are Ints holding u32 bit patterns (as ids and ticks elsewhere in the metadata).
         let count = |v: u64| Value::Int(v.min(u64::from(u32::MAX)) as u32 as i32);
         let bbox = |min: &[f64; 3], max: &[f64; 3]| {
@@ -182,7 +204,41 @@ impl Analysis {
 
 #[cfg(test)]
 mod rounding_tests {
-    use super::{f32_at_least, f32_at_most};
+    use super::{ENTITY_NBT_MAX, f32_at_least, f32_at_most};
+    use crate::format::state::EntityState;
+
+    #[test]
+    fn an_entity_entry_stays_within_its_bound_and_huge_lists_are_left_out() {
+        let mut a = super::Analysis::default();
+        let kf: Vec<EntityState> = (0..3)
+            .map(|id| EntityState {
+                id: u32::MAX - id,
+                ..EntityState::default()
+            })
+            .collect();
+        a.keyframe(u32::MAX - 10, &kf);
+        a.finish(u32::MAX);
+        let one = crate::format::limits::nbt_bytes(&a.to_nbt());
+        assert!(one < 3 * ENTITY_NBT_MAX, "{one}");
+        let many: Vec<EntityState> = (0..40_000)
+            .map(|id| EntityState {
+                id,
+                ..EntityState::default()
+            })
+            .collect();
+        let mut a = super::Analysis::default();
+        a.keyframe(0, &many);
+        a.finish(0);
+        let v = a.to_nbt();
+        let fastnbt::Value::Compound(c) = &v else {
+            panic!("{v:?}")
+        };
+        assert!(!c.contains_key("entities"));
+        assert_eq!(
+            c.get("entities_omitted"),
+            Some(&fastnbt::Value::Int(40_000))
+        );
+    }
 
     #[test]
     fn boxes_round_outwards_where_f32_cannot_hold_a_position() {

@@ -2,6 +2,7 @@
 //! each into a frame. Shared by the compacted-file writer and the live writer thread.
 
 use crate::error::Result;
+use crate::format::Limits;
 use crate::format::chunk::ChunkEncoder;
 use crate::format::event::Event;
 use crate::format::frame::FrameHeader;
@@ -101,6 +102,14 @@ thread_local! {
     static COMPRESSION: std::cell::RefCell<Compression> = std::cell::RefCell::default();
 }
 
+/// Names the tick in a limit error.
+fn annotate(e: crate::Error, tick: u32) -> crate::Error {
+    match e {
+        crate::Error::LimitExceeded(m) => crate::Error::LimitExceeded(format!("tick {tick}: {m}")),
+        other => other,
+    }
+}
+
 /// A compressed chunk ready to be written.
 #[derive(Debug, Clone)]
 pub struct Frame {
@@ -190,7 +199,17 @@ impl Chunker {
     }
 
     /// Supplies the user's snapshot bytes; the next tick starts a new chunk carrying them.
-    pub fn offer_snapshot(&mut self, bytes: Vec<u8>) {
+    /// Refuses a snapshot over `Limits::max_snapshot_bytes` (nothing changes then).
+    pub fn offer_snapshot(&mut self, bytes: Vec<u8>) -> Result<()> {
+        Limits::default().check_snapshot(bytes.len())?;
+        self.pending_snapshot = Some(bytes);
+        Ok(())
+    }
+
+    /// [`Chunker::offer_snapshot`] without the limit: compaction carries snapshots over from a
+    /// recording that was read back (its chunks fit what a reader accepts; the compacted file is
+    /// verified before it is published).
+    pub(crate) fn carry_snapshot(&mut self, bytes: Vec<u8>) {
         self.pending_snapshot = Some(bytes);
     }
 
@@ -217,11 +236,29 @@ impl Chunker {
             )));
         }
         crate::format::chunk::validate_events(events)?;
+        // The format's limits (format::limits): the tick, the entities alive, the chunk's bound.
+        let limits = Limits::default();
+        let tick_bound = limits.check_tick(events).map_err(|e| annotate(e, tick))?;
+        if self.enc.alive_count() + events.len() > limits.max_alive_entities() {
+            let new = events
+                .iter()
+                .filter_map(Event::entity)
+                .filter(|id| !self.enc.is_alive(*id))
+                .count();
+            limits
+                .check_alive(self.enc.alive_count(), new)
+                .map_err(|e| annotate(e, tick))?;
+        }
         let snapshot_due = self.snapshot_due(tick);
         let mut out = None;
         if self.open {
             let span_full = tick - self.enc.start_tick() >= self.policy.chunk_ticks;
-            if span_full || snapshot_due || self.enc.approx_bytes() >= self.policy.chunk_bytes {
+            let bound_full = self.enc.bound_bytes() + tick_bound > limits.chunk_cut_bytes();
+            if span_full
+                || snapshot_due
+                || bound_full
+                || self.enc.approx_bytes() >= self.policy.chunk_bytes
+            {
                 out = self.finish_chunk()?;
             }
         }

@@ -129,12 +129,14 @@ pub(crate) fn compact_unpublished(
         },
     )?;
     let meta = source.metadata();
-    *w.user_metadata_mut() = meta.user.clone();
+    for (k, v) in &meta.user {
+        w.set_user_metadata(k.clone(), v.clone())?;
+    }
     for e in &meta.library.entities {
-        w.register_entity(e.clone());
+        w.register_entity(e.clone())?;
     }
     for t in &meta.library.event_types {
-        w.register_event_type(t.clone());
+        w.register_event_type(t.clone())?;
     }
     w.set_gaps(meta.library.gaps.clone(), meta.library.stats.dropped_ticks);
     let mut analysis = Analysis::default();
@@ -158,7 +160,7 @@ pub(crate) fn compact_unpublished(
             .map(|r| r.events.len() as u64)
             .sum::<u64>();
         if let Some(s) = &chunk.snapshot {
-            w.offer_snapshot(s.clone());
+            w.carry_snapshot(s.clone());
         }
         analysis.keyframe(chunk.start_tick, &chunk.keyframe);
         let ticks = chunk.ticks();

@@ -387,6 +387,7 @@ impl Engine {
         let inner = &self.inner;
         options.info.validate()?;
         options.chunk.validate()?;
+        options.validate()?;
         let id = inner.next_id.fetch_add(1, Ordering::Relaxed);
         let storage = &inner.shared.storage;
         let live = LiveDir::new(storage.clone(), live_dir_for(path));
@@ -407,7 +408,14 @@ impl Engine {
             None
         };
         let last_tick = resumed.as_ref().and_then(|r| r.last_tick());
-        let shared = Arc::new(RecShared::new(id, path.to_path_buf(), &options, last_tick));
+        let metadata = resumed.as_ref().map(|r| r.metadata());
+        let shared = Arc::new(RecShared::new(
+            id,
+            path.to_path_buf(),
+            &options,
+            last_tick,
+            metadata,
+        ));
         let rec = OpenRecording::new(shared.clone(), inner.shared.clone(), options, resumed)?;
         let w = (id as usize) % inner.writers.len();
         let tx = inner.writers[w].clone();

@@ -59,6 +59,9 @@ impl Resumed {
     pub(crate) fn last_tick(&self) -> Option<u32> {
         self.last_tick
     }
+    pub(crate) fn metadata(&self) -> &Metadata {
+        &self.metadata
+    }
 }
 
 /// One recording's state on its writer thread.
@@ -211,8 +214,11 @@ impl OpenRecording {
             && !self.chunker.has_offered_snapshot()
             && self.chunker.snapshot_due(tick)
             && let Some(bytes) = p(tick)
+            && let Err(e) = self.chunker.offer_snapshot(bytes)
         {
-            self.chunker.offer_snapshot(bytes);
+            self.shared.set_error(format!(
+                "the snapshot provider's snapshot for tick {tick}: {e}"
+            ));
         }
         let leave = self
             .events
@@ -239,9 +245,12 @@ impl OpenRecording {
         self.flush_requested
     }
 
-    /// Supplies snapshot bytes; the next tick starts a chunk carrying them.
+    /// Supplies snapshot bytes; the next tick starts a chunk carrying them (the recorder
+    /// checked the limit at the call).
     pub(crate) fn offer_snapshot(&mut self, bytes: Vec<u8>) {
-        self.chunker.offer_snapshot(bytes);
+        if let Err(e) = self.chunker.offer_snapshot(bytes) {
+            self.shared.set_error(format!("snapshot refused: {e}"));
+        }
     }
 
     /// Adds or replaces an entity's identity in the metadata.

@@ -135,6 +135,7 @@ pub(crate) fn compacted_prefix(
     body_len: u64,
 ) -> Result<Vec<u8>> {
     let meta = metadata.encode()?;
+    check_metadata_len(meta.len())?;
     let index_len = encode_index(entries).len();
     let prefix = (HEADER_LEN + meta.len() + index_len) as u64;
     let shifted: Vec<IndexEntry> = entries
@@ -174,6 +175,18 @@ pub(crate) fn compacted_prefix(
     out.extend_from_slice(&header.encode());
     out.extend_from_slice(&body);
     Ok(out)
+}
+
+/// Refuses metadata a reader would refuse (the last guard: every call that adds to the metadata
+/// already refuses what would exceed it).
+pub(crate) fn check_metadata_len(len: usize) -> Result<()> {
+    let max = crate::format::Limits::default().max_metadata_bytes;
+    if len > max {
+        return Err(Error::limit(format!(
+            "metadata of {len} bytes; a reader accepts at most {max}"
+        )));
+    }
+    Ok(())
 }
 
 /// A compacted file written and synced under a temporary name in its final directory, not yet

@@ -10,7 +10,8 @@ use crossbeam_channel::{SendTimeoutError, Sender, TrySendError};
 use parking_lot::Mutex;
 
 use crate::error::{Error, Result};
-use crate::format::metadata::{EntityInfo, EventType, Gap};
+use crate::format::metadata::{EntityInfo, EventType, Gap, Metadata};
+use crate::format::{Limits, MetadataBudget};
 use crate::record::chunker::ChunkPolicy;
 use crate::record::compact::CompactOptions;
 use crate::record::engine::{Ending, EngineShared, Msg};
@@ -66,6 +67,21 @@ pub struct RecorderOptions {
     pub max_batch_bytes: usize,
     /// Replace an existing finished file at the path instead of refusing.
     pub overwrite: bool,
+}
+
+impl RecorderOptions {
+    /// Checks what the chunk policy and the recording info do not: the largest tick batch must
+    /// hold an empty tick and fit the format's limit for one tick.
+    pub fn validate(&self) -> Result<()> {
+        let max = Limits::default().max_tick_bytes();
+        if self.max_batch_bytes < 2 || self.max_batch_bytes > max {
+            return Err(Error::invalid(format!(
+                "max_batch_bytes {} must be 2..={max}",
+                self.max_batch_bytes
+            )));
+        }
+        Ok(())
+    }
 }
 
 impl Default for RecorderOptions {
@@ -153,6 +169,8 @@ pub(crate) struct RecShared {
     pub gaps: Mutex<Vec<Gap>>,
     pub backpressure: Backpressure,
     pub max_batch: usize,
+    /// What the metadata may still take (checked at the call, on the server thread).
+    pub meta_budget: Mutex<MetadataBudget>,
 }
 
 impl RecShared {
@@ -161,7 +179,9 @@ impl RecShared {
         path: PathBuf,
         opts: &RecorderOptions,
         last_tick: Option<u32>,
+        metadata: Option<&Metadata>,
     ) -> RecShared {
+        let limits = Limits::default();
         RecShared {
             id,
             path,
@@ -179,6 +199,10 @@ impl RecShared {
             gaps: Mutex::new(Vec::new()),
             backpressure: opts.backpressure,
             max_batch: opts.max_batch_bytes,
+            meta_budget: Mutex::new(match metadata {
+                Some(m) => MetadataBudget::of(m, &limits),
+                None => MetadataBudget::new(&limits),
+            }),
         }
     }
 
@@ -419,6 +443,7 @@ impl Recorder {
     /// Supplies snapshot bytes (blocks, entities, whatever the game needs to rebuild its world);
     /// the next tick starts a chunk carrying them.
     pub fn offer_snapshot(&self, bytes: Vec<u8>) -> Result<()> {
+        Limits::default().check_snapshot(bytes.len())?;
         // Counted against the in-flight budget like ticks, under the same policy.
         let cap = bytes.capacity();
         if !self.engine.reserve_bytes(cap) {
@@ -445,16 +470,20 @@ impl Recorder {
         r
     }
 
-    /// Records who an entity is (uuid, name) in the metadata.
+    /// Records who an entity is (uuid, name) in the metadata. Refuses (`LimitExceeded`) what
+    /// would make the metadata exceed what a reader accepts.
     pub fn register_entity(&self, info: EntityInfo) -> Result<()> {
+        self.shared.meta_budget.lock().entity(&info)?;
         self.send(Msg::Entity {
             id: self.shared.id,
             info: Box::new(info),
         })
     }
 
-    /// Registers a custom event type (id, name, schema version) in the metadata.
+    /// Registers a custom event type (id, name, schema version) in the metadata. Refuses
+    /// (`LimitExceeded`) what would make the metadata exceed what a reader accepts.
     pub fn register_event_type(&self, t: EventType) -> Result<()> {
+        self.shared.meta_budget.lock().event_type(&t)?;
         self.send(Msg::EventType {
             id: self.shared.id,
             t: Box::new(t),
@@ -467,6 +496,7 @@ impl Recorder {
         if key == crate::format::metadata::LIBRARY_KEY {
             return Err(Error::invalid("the metadata key \"tickreel\" is reserved"));
         }
+        self.shared.meta_budget.lock().user(&key, &value)?;
         self.send(Msg::UserMeta {
             id: self.shared.id,
             meta: Box::new((key, value)),

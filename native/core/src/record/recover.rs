@@ -24,6 +24,9 @@ pub struct RecoverReport {
     pub chunks_recovered: usize,
     /// Valid frames dropped because their ticks overlap earlier frames.
     pub chunks_dropped: usize,
+    /// Valid frames dropped because they are larger than a reader accepts
+    /// (`Limits::max_chunk_bytes`; written by versions that did not refuse them).
+    pub chunks_oversized: usize,
     /// Bytes cut off torn segment tails.
     pub bytes_truncated: u64,
     /// Bytes of damaged regions skipped between valid frames.
@@ -38,13 +41,14 @@ impl std::fmt::Display for RecoverReport {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(
             f,
-            "{} segments: kept {} chunks ({} were indexed, {} recovered, {} dropped as overlapping); \
-             truncated {} torn bytes, skipped {} damaged bytes{}",
+            "{} segments: kept {} chunks ({} were indexed, {} recovered, {} dropped as overlapping, \
+             {} dropped as too large to read); truncated {} torn bytes, skipped {} damaged bytes{}",
             self.segments,
             self.chunks_kept,
             self.chunks_indexed_before,
             self.chunks_recovered,
             self.chunks_dropped,
+            self.chunks_oversized,
             self.bytes_truncated,
             self.bytes_skipped,
             if self.metadata_rebuilt {
@@ -139,6 +143,12 @@ pub(crate) fn recover_locked(
                 compressed_len: h.compressed_len,
                 uncompressed_len: h.uncompressed_len,
             };
+            let max = Limits::default().max_chunk_bytes;
+            if h.compressed_len as usize > max || h.uncompressed_len as usize > max {
+                // A reader refuses a recording that indexes such a chunk: the rest stays readable.
+                report.chunks_oversized += 1;
+                continue;
+            }
             if index
                 .last()
                 .is_some_and(|p| u64::from(entry.start_tick) < p.end_tick())

@@ -8,6 +8,7 @@ use std::sync::Arc;
 use crate::error::{Error, Result};
 use crate::format::event::Event;
 use crate::format::metadata::{EntityInfo, EventType, Metadata};
+use crate::format::{Limits, MetadataBudget};
 use crate::record::chunker::{ChunkPolicy, Chunker};
 use crate::record::publish::{FrameBody, UnpublishedReel, compacted_prefix};
 use crate::storage::{EntryKind, LocalStorage, Storage};
@@ -78,6 +79,7 @@ pub struct ReelWriter {
     chunker: Chunker,
     body: FrameBody,
     metadata: Metadata,
+    budget: MetadataBudget,
     first_tick: Option<u32>,
 }
 
@@ -111,31 +113,55 @@ impl ReelWriter {
             options,
             chunker,
             metadata: Metadata::default(),
+            budget: MetadataBudget::new(&Limits::default()),
             first_tick: None,
         })
     }
 
-    /// The user's metadata compound (the library's keys are kept separately).
+    /// The user's metadata compound (the library's keys are kept separately). What is changed
+    /// through it is checked against the metadata limit only by [`ReelWriter::finish`]; prefer
+    /// [`ReelWriter::set_user_metadata`], which refuses at the call.
     pub fn user_metadata_mut(&mut self) -> &mut std::collections::HashMap<String, fastnbt::Value> {
         &mut self.metadata.user
     }
 
-    /// Registers an entity's identity (uuid, name) in the metadata.
-    pub fn register_entity(&mut self, info: EntityInfo) {
+    /// Sets one key of the user's metadata compound. Refuses (`LimitExceeded`, nothing changed)
+    /// what would make the metadata exceed what a reader accepts.
+    pub fn set_user_metadata(
+        &mut self,
+        key: impl Into<String>,
+        value: fastnbt::Value,
+    ) -> Result<()> {
+        let key = key.into();
+        if key == crate::format::metadata::LIBRARY_KEY {
+            return Err(Error::invalid("the metadata key \"tickreel\" is reserved"));
+        }
+        self.budget.user(&key, &value)?;
+        self.metadata.user.insert(key, value);
+        Ok(())
+    }
+
+    /// Registers an entity's identity (uuid, name) in the metadata. Refuses (`LimitExceeded`,
+    /// nothing changed) what would make the metadata exceed what a reader accepts.
+    pub fn register_entity(&mut self, info: EntityInfo) -> Result<()> {
+        self.budget.entity(&info)?;
         let list = &mut self.metadata.library.entities;
         match list.iter_mut().find(|e| e.id == info.id) {
             Some(e) => *e = info,
             None => list.push(info),
         }
+        Ok(())
     }
 
-    /// Registers a custom event type.
-    pub fn register_event_type(&mut self, t: EventType) {
+    /// Registers a custom event type. Refuses what would make the metadata exceed the limit.
+    pub fn register_event_type(&mut self, t: EventType) -> Result<()> {
+        self.budget.event_type(&t)?;
         let list = &mut self.metadata.library.event_types;
         match list.iter_mut().find(|e| e.id == t.id) {
             Some(e) => *e = t,
             None => list.push(t),
         }
+        Ok(())
     }
 
     /// Records dropped-tick gaps (carried over by compaction).
@@ -149,9 +175,15 @@ impl ReelWriter {
         self.metadata.library.analysis = Some(analysis);
     }
 
-    /// Supplies snapshot bytes; the next tick starts a chunk carrying them.
-    pub fn offer_snapshot(&mut self, bytes: Vec<u8>) {
-        self.chunker.offer_snapshot(bytes);
+    /// Supplies snapshot bytes; the next tick starts a chunk carrying them. Refuses
+    /// (`LimitExceeded`, nothing changed) a snapshot over `Limits::max_snapshot_bytes`.
+    pub fn offer_snapshot(&mut self, bytes: Vec<u8>) -> Result<()> {
+        self.chunker.offer_snapshot(bytes)
+    }
+
+    /// A snapshot carried over by compaction from a recording that was read back.
+    pub(crate) fn carry_snapshot(&mut self, bytes: Vec<u8>) {
+        self.chunker.carry_snapshot(bytes);
     }
 
     /// Appends one tick (ticks strictly increasing; empty ticks may be skipped).

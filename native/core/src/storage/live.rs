@@ -224,6 +224,13 @@ pub fn encode_meta_file(
     index: &[IndexEntry],
 ) -> Result<Vec<u8>> {
     let meta = metadata.encode()?;
+    let max = crate::format::Limits::default().max_metadata_bytes;
+    if meta.len() > max {
+        return Err(Error::limit(format!(
+            "metadata of {} bytes; a reader accepts at most {max}",
+            meta.len()
+        )));
+    }
     let idx = encode_index(index);
     let mut body = Vec::with_capacity(meta.len() + idx.len());
     body.extend_from_slice(&meta);

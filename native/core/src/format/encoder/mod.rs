@@ -173,6 +173,27 @@ impl ChunkEncoder {
             + self.snapshot.as_ref().map_or(0, Vec::len)
             + self.keyframe.len() * 24
     }
+    /// An upper bound of the uncompressed chunk so far (for the format's limits; see
+    /// `format::limits`): every sample and keyframe entry at its largest, per-entity track
+    /// headers included.
+    pub fn bound_bytes(&self) -> usize {
+        use crate::format::limits::{EVENT_BYTES_MAX, KEYFRAME_ENTRY_MAX};
+        1024 + self.stream.len()
+            + self.sample_count as usize * EVENT_BYTES_MAX
+            + self.snapshot.as_ref().map_or(0, Vec::len)
+            + self.keyframe.len() * KEYFRAME_ENTRY_MAX
+            + self.slots.len() * 32
+    }
+    /// Entities alive after the last tick added.
+    pub fn alive_count(&self) -> usize {
+        self.slots.len() - self.dead
+    }
+    /// Whether entity `id` is alive after the last tick added.
+    pub fn is_alive(&self, id: u32) -> bool {
+        self.slot_of
+            .get(&id)
+            .is_some_and(|&s| self.slots[s as usize].alive)
+    }
     pub fn event_count(&self) -> u64 {
         self.event_count
     }

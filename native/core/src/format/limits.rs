@@ -1,0 +1,339 @@
+//! The limits of the format, in one place for writers and readers: a reader refuses anything over
+//! [`Limits`] before it allocates, and every writer refuses, at the call, whatever would make a
+//! chunk or the metadata exceed them (FORMAT.md, section 12). A new chunk holds at most a snapshot
+//! ([`Limits::max_snapshot_bytes`]), a keyframe ([`Limits::max_alive_entities`] entries of
+//! [`KEYFRAME_ENTRY_MAX`] bytes) and one tick ([`Limits::max_tick_bytes`]), a quarter of
+//! `max_chunk_bytes` each; a chunk is cut before a tick that could take it past
+//! [`Limits::chunk_cut_bytes`] (an upper bound, not an estimate). So no chunk a writer accepts can
+//! be refused by a reader.
+
+use std::collections::HashMap;
+
+use fastnbt::Value;
+
+use crate::error::{Error, Result};
+use crate::format::event::Event;
+use crate::format::metadata::{EntityInfo, EventType, Metadata};
+
+/// Limits applied to every length read from untrusted bytes before anything is allocated.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Limits {
+    /// Largest metadata section accepted.
+    pub max_metadata_bytes: usize,
+    /// Largest index section accepted.
+    pub max_index_bytes: usize,
+    /// Largest uncompressed chunk payload accepted.
+    pub max_chunk_bytes: usize,
+    /// Most ticks one chunk may span.
+    pub max_chunk_ticks: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            max_metadata_bytes: 16 << 20,
+            max_index_bytes: 256 << 20,
+            max_chunk_bytes: 64 << 20,
+            max_chunk_ticks: 1 << 20,
+        }
+    }
+}
+
+/// Upper bound of one entity's keyframe entry (id, kind, flags, pose as varints).
+pub const KEYFRAME_ENTRY_MAX: usize = 64;
+
+/// Upper bound of one event's bytes in a chunk besides a custom payload (a pose sample's five
+/// residual varints and its run entry included).
+pub const EVENT_BYTES_MAX: usize = 64;
+
+/// Bytes the metadata budget keeps for the library's own keys (stats, gaps, analysis totals).
+const LIBRARY_RESERVE: usize = 256 << 10;
+
+impl Limits {
+    /// The largest snapshot a writer accepts (16 MiB by default).
+    pub fn max_snapshot_bytes(&self) -> usize {
+        self.max_chunk_bytes / 4
+    }
+    /// The largest tick a writer accepts, its events as stored in a chunk (16 MiB by default).
+    pub fn max_tick_bytes(&self) -> usize {
+        self.max_chunk_bytes / 4
+    }
+    /// A writer cuts a chunk before a tick that could take it past this many bytes (60 MiB by
+    /// default: the rest leaves room for zstd's worst case on incompressible bytes).
+    pub fn chunk_cut_bytes(&self) -> usize {
+        self.max_chunk_bytes - self.max_chunk_bytes / 16
+    }
+    /// Most entities alive at once in a recording (262,144 by default).
+    pub fn max_alive_entities(&self) -> usize {
+        self.max_chunk_bytes / 4 / KEYFRAME_ENTRY_MAX
+    }
+
+    /// Refuses a snapshot over [`Limits::max_snapshot_bytes`].
+    pub fn check_snapshot(&self, len: usize) -> Result<()> {
+        if len > self.max_snapshot_bytes() {
+            return Err(Error::limit(format!(
+                "a snapshot of {len} bytes; a chunk carries at most {} (a quarter of the {} bytes \
+                 a reader accepts per chunk)",
+                self.max_snapshot_bytes(),
+                self.max_chunk_bytes
+            )));
+        }
+        Ok(())
+    }
+
+    /// Refuses a tick whose events could take more than [`Limits::max_tick_bytes`] in a chunk;
+    /// otherwise returns that upper bound.
+    pub fn check_tick(&self, events: &[Event]) -> Result<usize> {
+        let mut bytes = 0usize;
+        for e in events {
+            bytes += EVENT_BYTES_MAX;
+            if let Event::Custom { data, .. } | Event::Extension { data, .. } = e {
+                bytes += data.len();
+            }
+        }
+        if bytes > self.max_tick_bytes() {
+            return Err(Error::limit(format!(
+                "a tick of {} events taking up to {bytes} bytes; a chunk takes at most {} per tick \
+                 (a quarter of the {} bytes a reader accepts per chunk)",
+                events.len(),
+                self.max_tick_bytes(),
+                self.max_chunk_bytes
+            )));
+        }
+        Ok(bytes)
+    }
+
+    /// Refuses a tick that would bring the entities alive at once past
+    /// [`Limits::max_alive_entities`]: `alive` now, `new` named by the tick and not alive.
+    pub fn check_alive(&self, alive: usize, new: usize) -> Result<()> {
+        if alive + new > self.max_alive_entities() {
+            return Err(Error::limit(format!(
+                "{alive} entities alive and {new} more in this tick; at most {} at once (their \
+                 keyframe entries fill at most a quarter of a chunk)",
+                self.max_alive_entities()
+            )));
+        }
+        Ok(())
+    }
+}
+
+/// An upper bound of the encoded metadata, kept as entries are set, so that writers refuse at the
+/// call what would make the metadata exceed [`Limits::max_metadata_bytes`]. Replacing an entry
+/// frees what it took.
+#[derive(Debug, Clone)]
+pub struct MetadataBudget {
+    limit: usize,
+    entities: HashMap<u32, usize>,
+    event_types: HashMap<u32, usize>,
+    user: HashMap<String, usize>,
+    total: usize,
+}
+
+impl MetadataBudget {
+    /// An empty budget under `limits`.
+    pub fn new(limits: &Limits) -> MetadataBudget {
+        MetadataBudget {
+            limit: limits.max_metadata_bytes,
+            entities: HashMap::new(),
+            event_types: HashMap::new(),
+            user: HashMap::new(),
+            total: LIBRARY_RESERVE,
+        }
+    }
+
+    /// A budget holding what `metadata` already has (a resumed recording). Never fails: metadata
+    /// that was read back fits by definition.
+    pub fn of(metadata: &Metadata, limits: &Limits) -> MetadataBudget {
+        let mut b = MetadataBudget::new(limits);
+        for e in &metadata.library.entities {
+            let n = entity_bytes(e);
+            b.total += n;
+            b.entities.insert(e.id, n);
+        }
+        for t in &metadata.library.event_types {
+            let n = event_type_bytes(t);
+            b.total += n;
+            b.event_types.insert(t.id, n);
+        }
+        for (k, v) in &metadata.user {
+            let n = user_bytes(k, v);
+            b.total += n;
+            b.user.insert(k.clone(), n);
+        }
+        b
+    }
+
+    fn take(
+        &mut self,
+        old: Option<usize>,
+        new: usize,
+        what: impl FnOnce() -> String,
+    ) -> Result<()> {
+        let total = self.total - old.unwrap_or(0) + new;
+        if total > self.limit {
+            return Err(Error::limit(format!(
+                "{}: the metadata would take up to {total} bytes; a reader accepts at most {}",
+                what(),
+                self.limit
+            )));
+        }
+        self.total = total;
+        Ok(())
+    }
+
+    /// Accounts for registering `info` (replacing an entity with the same id).
+    pub fn entity(&mut self, info: &EntityInfo) -> Result<()> {
+        let n = entity_bytes(info);
+        let old = self.entities.get(&info.id).copied();
+        self.take(old, n, || format!("registering entity {}", info.id))?;
+        self.entities.insert(info.id, n);
+        Ok(())
+    }
+
+    /// Accounts for registering event type `t` (replacing one with the same id).
+    pub fn event_type(&mut self, t: &EventType) -> Result<()> {
+        let n = event_type_bytes(t);
+        let old = self.event_types.get(&t.id).copied();
+        self.take(old, n, || format!("registering event type {}", t.id))?;
+        self.event_types.insert(t.id, n);
+        Ok(())
+    }
+
+    /// Accounts for setting the user key `key` to `value`.
+    pub fn user(&mut self, key: &str, value: &Value) -> Result<()> {
+        let n = user_bytes(key, value);
+        let old = self.user.get(key).copied();
+        self.take(old, n, || format!("setting the metadata key {key:?}"))?;
+        self.user.insert(key.to_owned(), n);
+        Ok(())
+    }
+}
+
+/// A string's NBT bytes at most (Java's modified UTF-8 takes up to 3 bytes for 2 of UTF-8... and 6
+/// for 4: at most twice the UTF-8 length) with its length prefix.
+fn string_bytes(s: &str) -> usize {
+    2 + 2 * s.len()
+}
+
+fn entity_bytes(e: &EntityInfo) -> usize {
+    // A compound of id, kind (Int), uuid (IntArray of 4), name (String): tags, keys, values, end.
+    96 + e.name.as_deref().map_or(0, string_bytes)
+}
+
+fn event_type_bytes(t: &EventType) -> usize {
+    64 + string_bytes(&t.name)
+}
+
+fn user_bytes(key: &str, v: &Value) -> usize {
+    3 + string_bytes(key) + nbt_bytes(v)
+}
+
+/// An upper bound of a value's NBT payload.
+pub(crate) fn nbt_bytes(v: &Value) -> usize {
+    match v {
+        Value::Byte(_) => 1,
+        Value::Short(_) => 2,
+        Value::Int(_) | Value::Float(_) => 4,
+        Value::Long(_) | Value::Double(_) => 8,
+        Value::String(s) => string_bytes(s),
+        Value::ByteArray(a) => 4 + a.len(),
+        Value::IntArray(a) => 4 + 4 * a.len(),
+        Value::LongArray(a) => 4 + 8 * a.len(),
+        Value::List(l) => 5 + l.iter().map(nbt_bytes).sum::<usize>(),
+        Value::Compound(c) => {
+            1 + c
+                .iter()
+                .map(|(k, v)| 3 + string_bytes(k) + nbt_bytes(v))
+                .sum::<usize>()
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_budget_bounds_the_encoded_metadata() {
+        let mut m = Metadata::default();
+        let mut b = MetadataBudget::new(&Limits::default());
+        for id in 0..500u32 {
+            let info = EntityInfo {
+                id,
+                kind: u32::MAX,
+                uuid: Some(uuid::Uuid::from_u128(u128::MAX - u128::from(id))),
+                name: Some(format!("Ünïcödé 𝄞 player {id}")),
+            };
+            b.entity(&info).unwrap();
+            m.library.entities.push(info);
+            let t = EventType {
+                id,
+                name: format!("event 𝄞 {id}"),
+                version: u32::MAX,
+            };
+            b.event_type(&t).unwrap();
+            m.library.event_types.push(t);
+            let v = Value::Compound(
+                [
+                    ("list".to_owned(), Value::List(vec![Value::Long(-1); 7])),
+                    ("s".to_owned(), Value::String("𝄞".repeat(9))),
+                    (
+                        "a".to_owned(),
+                        Value::IntArray(fastnbt::IntArray::new(vec![1, 2])),
+                    ),
+                ]
+                .into_iter()
+                .collect(),
+            );
+            b.user(&format!("k{id}"), &v).unwrap();
+            m.user.insert(format!("k{id}"), v);
+        }
+        let encoded = m.encode().unwrap().len();
+        assert!(
+            encoded + LIBRARY_RESERVE <= b.total,
+            "{encoded} vs {}",
+            b.total
+        );
+        assert_eq!(MetadataBudget::of(&m, &Limits::default()).total, b.total);
+    }
+
+    #[test]
+    fn the_budget_refuses_what_would_exceed_the_limit_and_replacing_frees() {
+        let limits = Limits {
+            max_metadata_bytes: LIBRARY_RESERVE + 1000,
+            ..Limits::default()
+        };
+        let mut b = MetadataBudget::new(&limits);
+        let big = Value::ByteArray(fastnbt::ByteArray::new(vec![0; 900]));
+        b.user("a", &big).unwrap();
+        let e = b.user("b", &big).unwrap_err();
+        assert!(matches!(e, Error::LimitExceeded(_)), "{e}");
+        assert!(e.to_string().contains("\"b\""), "{e}");
+        // Replacing the same key does not count it twice.
+        b.user("a", &big).unwrap();
+        b.user("a", &Value::Int(1)).unwrap();
+        b.user("b", &big).unwrap();
+    }
+
+    #[test]
+    fn one_rule_for_snapshots_and_ticks() {
+        let l = Limits::default();
+        assert!(l.check_snapshot(16 << 20).is_ok());
+        assert!(l.check_snapshot((16 << 20) + 1).is_err());
+        let custom = |n| Event::Custom {
+            type_id: 1,
+            data: vec![0; n],
+        };
+        assert!(l.check_tick(&[custom(1 << 20)]).is_ok());
+        let many: Vec<Event> = (0..17).map(|_| custom(1 << 20)).collect();
+        assert!(matches!(l.check_tick(&many), Err(Error::LimitExceeded(_))));
+        // What a writer may put into one chunk fits what a reader accepts.
+        assert!(
+            l.max_tick_bytes()
+                + l.max_snapshot_bytes()
+                + l.max_alive_entities() * KEYFRAME_ENTRY_MAX
+                < l.chunk_cut_bytes()
+        );
+        assert!(zstd::zstd_safe::compress_bound(l.chunk_cut_bytes()) <= l.max_chunk_bytes);
+    }
+}
