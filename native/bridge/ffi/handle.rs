@@ -78,12 +78,12 @@ const TAG_NAMES: &[(u8, &str)] = &[
         super::engine::EngineObj::NAME,
     ),
     (
-        super::engine::RecorderObj::TAG,
-        super::engine::RecorderObj::NAME,
+        super::engine::recorder::RecorderObj::TAG,
+        super::engine::recorder::RecorderObj::NAME,
     ),
     (
-        super::engine::FinishObj::TAG,
-        super::engine::FinishObj::NAME,
+        super::engine::finish::FinishObj::TAG,
+        super::engine::finish::FinishObj::NAME,
     ),
     (super::ghost::GhostObj::TAG, super::ghost::GhostObj::NAME),
     (super::ghost::CursorObj::TAG, super::ghost::CursorObj::NAME),

@@ -19,10 +19,10 @@ pub mod result;
 pub mod writer;
 
 pub use batch::TickreelBatch;
-pub use engine::{
-    TickreelEngine, TickreelEngineOptions, TickreelEngineStats, TickreelFinish, TickreelRecorder,
-    TickreelRecorderOptions, TickreelRecorderStats,
-};
+pub use engine::finish::TickreelFinish;
+pub use engine::recorder::{TickreelRecorder, TickreelRecorderStats};
+pub use engine::recorder_options::TickreelRecorderOptions;
+pub use engine::{TickreelEngine, TickreelEngineOptions, TickreelEngineStats};
 pub use ghost::{
     TickreelCursor, TickreelDelta, TickreelGhost, TickreelGhostInfo, TickreelGhostLoad,
     TickreelGhostRange, TickreelGhostSample, TickreelSplit,
