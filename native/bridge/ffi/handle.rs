@@ -86,11 +86,17 @@ const TAG_NAMES: &[(u8, &str)] = &[
         super::engine::finish::FinishObj::NAME,
     ),
     (super::ghost::GhostObj::TAG, super::ghost::GhostObj::NAME),
-    (super::ghost::CursorObj::TAG, super::ghost::CursorObj::NAME),
-    (super::ghost::DeltaObj::TAG, super::ghost::DeltaObj::NAME),
     (
-        super::ghost::GhostLoadObj::TAG,
-        super::ghost::GhostLoadObj::NAME,
+        super::ghost::cursor::CursorObj::TAG,
+        super::ghost::cursor::CursorObj::NAME,
+    ),
+    (
+        super::ghost::delta::DeltaObj::TAG,
+        super::ghost::delta::DeltaObj::NAME,
+    ),
+    (
+        super::ghost::load::GhostLoadObj::TAG,
+        super::ghost::load::GhostLoadObj::NAME,
     ),
     (
         super::playhead::PlayheadObj::TAG,
