@@ -1329,6 +1329,46 @@ TickreelResult tickreel_ghost_load_from_reader(struct TickreelReader *reader,
                                                struct TickreelGhost **out_ghost);
 
 /**
+ * Frees a ghost. Cursors and deltas made from it stay usable (they share its data).
+ * `tickreel_ghost_free(NULL)` is a no-op returning `TICKREEL_RESULT_OK`; a freed or invalid
+ * handle returns `TICKREEL_RESULT_INVALID_HANDLE`.
+ *
+ * Thread safety: any thread. Calls on the same ghost running in other threads finish normally;
+ * calls that start after this one get `TICKREEL_RESULT_INVALID_HANDLE`.
+ */
+TickreelResult tickreel_ghost_free(struct TickreelGhost *ghost);
+
+/**
+ * Stores what the ghost's run spans in `*out_info`: entity, origin tick, duration, sample and
+ * split counts, tick rate.
+ *
+ * # Safety
+ * `out_info` must be NULL or point to a writable `TickreelGhostInfo`.
+ *
+ * Thread safety: any thread, concurrently with any other call.
+ */
+TickreelResult tickreel_ghost_info(struct TickreelGhost *ghost, struct TickreelGhostInfo *out_info);
+
+/**
+ * Copies the ghost's splits (checkpoint markers in recorded order, with their tick offsets from
+ * the run's start) into `splits`, and stores their number in `*out_count`.
+ *
+ * `*out_count` is always set. If it exceeds `capacity`, nothing is copied and
+ * `TICKREEL_RESULT_BUFFER_TOO_SMALL` is returned. `splits` may be NULL when `capacity` is 0, to
+ * query the count.
+ *
+ * # Safety
+ * `splits` must point to `capacity` writable `TickreelSplit`s (or `capacity` must be 0);
+ * `out_count` must be NULL or point to a writable `size_t`.
+ *
+ * Thread safety: any thread, concurrently with any other call.
+ */
+TickreelResult tickreel_ghost_splits(struct TickreelGhost *ghost,
+                                     struct TickreelSplit *splits,
+                                     size_t capacity,
+                                     size_t *out_count);
+
+/**
  * Starts loading `entity`'s run in `range` (NULL: its whole presence) from the `.reel` file at
  * `path` on a background thread, and stores the load's handle in `*out_load` (NULL on failure,
  * when it can be written). Never blocks: poll with `tickreel_ghost_load_poll` and take the
@@ -1385,46 +1425,6 @@ TickreelResult tickreel_ghost_load_take(struct TickreelGhostLoad *load,
  * normally; calls that start after this one get `TICKREEL_RESULT_INVALID_HANDLE`.
  */
 TickreelResult tickreel_ghost_load_free(struct TickreelGhostLoad *load);
-
-/**
- * Frees a ghost. Cursors and deltas made from it stay usable (they share its data).
- * `tickreel_ghost_free(NULL)` is a no-op returning `TICKREEL_RESULT_OK`; a freed or invalid
- * handle returns `TICKREEL_RESULT_INVALID_HANDLE`.
- *
- * Thread safety: any thread. Calls on the same ghost running in other threads finish normally;
- * calls that start after this one get `TICKREEL_RESULT_INVALID_HANDLE`.
- */
-TickreelResult tickreel_ghost_free(struct TickreelGhost *ghost);
-
-/**
- * Stores what the ghost's run spans in `*out_info`: entity, origin tick, duration, sample and
- * split counts, tick rate.
- *
- * # Safety
- * `out_info` must be NULL or point to a writable `TickreelGhostInfo`.
- *
- * Thread safety: any thread, concurrently with any other call.
- */
-TickreelResult tickreel_ghost_info(struct TickreelGhost *ghost, struct TickreelGhostInfo *out_info);
-
-/**
- * Copies the ghost's splits (checkpoint markers in recorded order, with their tick offsets from
- * the run's start) into `splits`, and stores their number in `*out_count`.
- *
- * `*out_count` is always set. If it exceeds `capacity`, nothing is copied and
- * `TICKREEL_RESULT_BUFFER_TOO_SMALL` is returned. `splits` may be NULL when `capacity` is 0, to
- * query the count.
- *
- * # Safety
- * `splits` must point to `capacity` writable `TickreelSplit`s (or `capacity` must be 0);
- * `out_count` must be NULL or point to a writable `size_t`.
- *
- * Thread safety: any thread, concurrently with any other call.
- */
-TickreelResult tickreel_ghost_splits(struct TickreelGhost *ghost,
-                                     struct TickreelSplit *splits,
-                                     size_t capacity,
-                                     size_t *out_count);
 
 /**
  * Creates a cursor over the ghost, at the start of its run with no time shift, and stores its

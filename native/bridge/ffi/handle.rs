@@ -78,19 +78,25 @@ const TAG_NAMES: &[(u8, &str)] = &[
         super::engine::EngineObj::NAME,
     ),
     (
-        super::engine::RecorderObj::TAG,
-        super::engine::RecorderObj::NAME,
+        super::engine::recorder::RecorderObj::TAG,
+        super::engine::recorder::RecorderObj::NAME,
     ),
     (
-        super::engine::FinishObj::TAG,
-        super::engine::FinishObj::NAME,
+        super::engine::finish::FinishObj::TAG,
+        super::engine::finish::FinishObj::NAME,
     ),
     (super::ghost::GhostObj::TAG, super::ghost::GhostObj::NAME),
-    (super::ghost::CursorObj::TAG, super::ghost::CursorObj::NAME),
-    (super::ghost::DeltaObj::TAG, super::ghost::DeltaObj::NAME),
     (
-        super::ghost::GhostLoadObj::TAG,
-        super::ghost::GhostLoadObj::NAME,
+        super::ghost::cursor::CursorObj::TAG,
+        super::ghost::cursor::CursorObj::NAME,
+    ),
+    (
+        super::ghost::delta::DeltaObj::TAG,
+        super::ghost::delta::DeltaObj::NAME,
+    ),
+    (
+        super::ghost::load::GhostLoadObj::TAG,
+        super::ghost::load::GhostLoadObj::NAME,
     ),
     (
         super::playhead::PlayheadObj::TAG,

@@ -19,14 +19,14 @@ pub mod result;
 pub mod writer;
 
 pub use batch::TickreelBatch;
-pub use engine::{
-    TickreelEngine, TickreelEngineOptions, TickreelEngineStats, TickreelFinish, TickreelRecorder,
-    TickreelRecorderOptions, TickreelRecorderStats,
-};
-pub use ghost::{
-    TickreelCursor, TickreelDelta, TickreelGhost, TickreelGhostInfo, TickreelGhostLoad,
-    TickreelGhostRange, TickreelGhostSample, TickreelSplit,
-};
+pub use engine::finish::TickreelFinish;
+pub use engine::recorder::{TickreelRecorder, TickreelRecorderStats};
+pub use engine::recorder_options::TickreelRecorderOptions;
+pub use engine::{TickreelEngine, TickreelEngineOptions, TickreelEngineStats};
+pub use ghost::cursor::{TickreelCursor, TickreelGhostSample};
+pub use ghost::delta::TickreelDelta;
+pub use ghost::load::TickreelGhostLoad;
+pub use ghost::{TickreelGhost, TickreelGhostInfo, TickreelGhostRange, TickreelSplit};
 pub use playhead::{TickreelPlayhead, TickreelUpdateInfo};
 pub use reader::{TickreelEntityState, TickreelReader, TickreelVerifyReport};
 pub use result::TickreelResult;

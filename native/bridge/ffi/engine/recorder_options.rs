@@ -1,0 +1,286 @@
+//! The options of a recording: `TickreelRecorderOptions` and its `TICKREEL_BACKPRESSURE_*`
+//! policies, their defaults (`tickreel_recorder_options_default`) and their checks and conversion
+//! to the core's `RecorderOptions` (for `tickreel_recorder_start`).
+
+use std::time::Duration;
+
+use crate::ffi::args::Out;
+use crate::ffi::result::{FfiError, FfiResult, TickreelResult, guard};
+use tickreel::format::Limits;
+use tickreel::record::{
+    Backpressure, ChunkPolicy, CompactOptions, FlushPolicy, RecorderOptions, RecordingInfo,
+};
+
+/// `TickreelRecorderOptions.backpressure`: when the writer falls behind, wait up to
+/// `block_deadline_ms` for room, then drop the tick (counted, recorded as a gap) and return
+/// `TICKREEL_RESULT_BACKPRESSURE`. The default.
+pub const TICKREEL_BACKPRESSURE_BLOCK: u32 = 0;
+/// `TickreelRecorderOptions.backpressure`: when the writer falls behind, drop the tick at once
+/// (counted, recorded as a gap); `tickreel_recorder_submit_tick` returns `TICKREEL_RESULT_OK`
+/// and sets `*out_dropped` to true.
+pub const TICKREEL_BACKPRESSURE_DROP: u32 = 1;
+
+/// Options of `tickreel_recorder_start`. Fill with `tickreel_recorder_options_default`, then
+/// change what you need. Flag fields are `uint32_t`: 0 is false, any other value true.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct TickreelRecorderOptions {
+    /// Ticks per second times 1000 (default 20000: 20 ticks/s). Must be > 0.
+    pub tick_rate_millihz: u32,
+    /// The game's own data version (e.g. a Minecraft data version), opaque to tickreel.
+    pub game_data_version: u32,
+    /// Unix milliseconds when the recording started.
+    pub timestamp_ms: i64,
+    /// World identity, opaque to tickreel (e.g. a UUID).
+    pub world_id: [u8; 16],
+    /// World version, opaque to tickreel.
+    pub world_version: [u8; 16],
+    /// Most ticks one live chunk spans (default 100). 1 to 1048576.
+    pub chunk_ticks: u32,
+    /// Ticks between snapshots (default 600). Must be > 0.
+    pub snapshot_interval: u32,
+    /// Zstd level of the live segments (default 3: fast).
+    pub zstd_level: i32,
+    /// Flush at least this often while ticks arrive, in milliseconds (default 5000). Must be > 0.
+    pub flush_interval_ms: u32,
+    /// Flush once this many compressed bytes are waiting (default 256 KiB). Must be > 0.
+    pub flush_max_pending_bytes: usize,
+    /// Flush when a player leaves (a `PlayerLeave` event or `tickreel_recorder_player_left`)
+    /// (default 1).
+    pub flush_on_player_leave: u32,
+    /// `TICKREEL_BACKPRESSURE_BLOCK` (default) or `TICKREEL_BACKPRESSURE_DROP`.
+    pub backpressure: u32,
+    /// With `TICKREEL_BACKPRESSURE_BLOCK`: the longest `tickreel_recorder_submit_tick` waits for
+    /// room, in milliseconds (default 50).
+    pub block_deadline_ms: u32,
+    /// Zstd level of the final compacted file (default 9).
+    pub compaction_zstd_level: i32,
+    /// Chunk span of the final compacted file (default 100). 1 to 1048576.
+    pub compaction_chunk_ticks: u32,
+    /// Read the final file back and check it before reporting the finish done (default 1).
+    pub compaction_verify: u32,
+    /// Largest accepted tick batch in bytes (default 1 MiB). Must be >= 2.
+    pub max_batch_bytes: usize,
+    /// Replace an existing finished file at the path instead of refusing (default 0).
+    pub overwrite: u32,
+}
+
+fn check_zstd(name: &str, level: i32) -> FfiResult {
+    tickreel::record::check_zstd_level(&format!("options.{name}"), level).map_err(|e| match e {
+        tickreel::Error::InvalidArgument(m) => FfiError::Invalid(m),
+        other => other.into(),
+    })
+}
+
+impl TickreelRecorderOptions {
+    fn from_core(o: &RecorderOptions) -> Self {
+        let (backpressure, deadline) = match o.backpressure {
+            Backpressure::Block { deadline } => (TICKREEL_BACKPRESSURE_BLOCK, deadline),
+            Backpressure::Drop => (TICKREEL_BACKPRESSURE_DROP, Duration::from_millis(50)),
+        };
+        let ms = |d: Duration| u32::try_from(d.as_millis()).unwrap_or(u32::MAX);
+        TickreelRecorderOptions {
+            tick_rate_millihz: o.info.tick_rate_millihz,
+            game_data_version: o.info.game_data_version,
+            timestamp_ms: o.info.timestamp_ms,
+            world_id: o.info.world_id,
+            world_version: o.info.world_version,
+            chunk_ticks: o.chunk.chunk_ticks,
+            snapshot_interval: o.chunk.snapshot_interval,
+            zstd_level: o.chunk.zstd_level,
+            flush_interval_ms: ms(o.flush.interval),
+            flush_max_pending_bytes: o.flush.max_pending_bytes,
+            flush_on_player_leave: u32::from(o.flush.on_player_leave),
+            backpressure,
+            block_deadline_ms: ms(deadline),
+            compaction_zstd_level: o.compaction.zstd_level,
+            compaction_chunk_ticks: o.compaction.chunk_ticks,
+            compaction_verify: u32::from(o.compaction.verify),
+            max_batch_bytes: o.max_batch_bytes,
+            overwrite: u32::from(o.overwrite),
+        }
+    }
+
+    pub(super) fn to_core(self) -> FfiResult<RecorderOptions> {
+        let bad = |m: String| Err(FfiError::Invalid(m));
+        let d = RecorderOptions::default();
+        if self.tick_rate_millihz == 0 {
+            return bad("options.tick_rate_millihz must be > 0".into());
+        }
+        let max_ticks = Limits::default().max_chunk_ticks;
+        for (name, v) in [
+            ("chunk_ticks", self.chunk_ticks),
+            ("compaction_chunk_ticks", self.compaction_chunk_ticks),
+        ] {
+            if v == 0 || v as usize > max_ticks {
+                return bad(format!("options.{name} must be in 1..={max_ticks}"));
+            }
+        }
+        if self.snapshot_interval == 0 {
+            return bad("options.snapshot_interval must be > 0".into());
+        }
+        if self.flush_interval_ms == 0 {
+            return bad("options.flush_interval_ms must be > 0".into());
+        }
+        if self.flush_max_pending_bytes == 0 {
+            return bad("options.flush_max_pending_bytes must be > 0".into());
+        }
+        if self.max_batch_bytes < 2 {
+            return bad("options.max_batch_bytes must be >= 2".into());
+        }
+        check_zstd("zstd_level", self.zstd_level)?;
+        check_zstd("compaction_zstd_level", self.compaction_zstd_level)?;
+        let backpressure = match self.backpressure {
+            TICKREEL_BACKPRESSURE_BLOCK => Backpressure::Block {
+                deadline: Duration::from_millis(u64::from(self.block_deadline_ms)),
+            },
+            TICKREEL_BACKPRESSURE_DROP => Backpressure::Drop,
+            other => {
+                return bad(format!(
+                    "options.backpressure {other} is neither TICKREEL_BACKPRESSURE_BLOCK nor \
+                     TICKREEL_BACKPRESSURE_DROP"
+                ));
+            }
+        };
+        Ok(RecorderOptions {
+            info: RecordingInfo {
+                world_id: self.world_id,
+                world_version: self.world_version,
+                timestamp_ms: self.timestamp_ms,
+                tick_rate_millihz: self.tick_rate_millihz,
+                game_data_version: self.game_data_version,
+                dictionary_id: d.info.dictionary_id,
+            },
+            chunk: ChunkPolicy {
+                chunk_ticks: self.chunk_ticks,
+                snapshot_interval: self.snapshot_interval,
+                zstd_level: self.zstd_level,
+                ..d.chunk
+            },
+            flush: FlushPolicy {
+                max_pending_bytes: self.flush_max_pending_bytes,
+                interval: Duration::from_millis(u64::from(self.flush_interval_ms)),
+                on_player_leave: self.flush_on_player_leave != 0,
+            },
+            backpressure,
+            compaction: CompactOptions {
+                zstd_level: self.compaction_zstd_level,
+                chunk_ticks: self.compaction_chunk_ticks,
+                verify: self.compaction_verify != 0,
+                ..d.compaction
+            },
+            snapshot_provider: None,
+            max_batch_bytes: self.max_batch_bytes,
+            overwrite: self.overwrite != 0,
+        })
+    }
+}
+
+/// Fills `*out_options` with the recorder defaults (20 ticks/s, 100-tick live chunks at zstd
+/// level 3, a snapshot every 600 ticks, flush every 5 s / 256 KiB / on player leave, block up to
+/// 50 ms under backpressure, compaction at zstd level 9 with verification, batches up to 1 MiB,
+/// no overwrite).
+///
+/// # Safety
+/// `out_options` must be NULL or point to a writable `TickreelRecorderOptions`.
+///
+/// Thread safety: any thread.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn tickreel_recorder_options_default(
+    out_options: *mut TickreelRecorderOptions,
+) -> TickreelResult {
+    guard(|| {
+        // SAFETY: caller contract: NULL or writable for one options struct.
+        let out = unsafe { Out::new(out_options, "out_options") }?;
+        out.set(TickreelRecorderOptions::from_core(
+            &RecorderOptions::default(),
+        ));
+        Ok(())
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ffi::engine::recorder::*;
+    use crate::ffi::engine::tests::{engine, recorder_options, start, stats};
+    use crate::ffi::engine::{EngineObj, tickreel_engine_free, tickreel_engine_options_default};
+    use crate::ffi::handle;
+    use std::ffi::CString;
+
+    const OK: TickreelResult = TickreelResult::Ok;
+
+    #[test]
+    fn backpressure_drops_or_fails_by_policy() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut eo = std::mem::MaybeUninit::uninit();
+        // SAFETY: writable storage for one options struct.
+        assert_eq!(
+            unsafe { tickreel_engine_options_default(eo.as_mut_ptr()) },
+            OK
+        );
+        // SAFETY: initialised above.
+        let mut eo = unsafe { eo.assume_init() };
+        eo.queue_capacity = 2;
+        let tick = [0u8, 0];
+        for (name, policy) in [
+            ("drop.reel", TICKREEL_BACKPRESSURE_DROP),
+            ("block.reel", TICKREEL_BACKPRESSURE_BLOCK),
+        ] {
+            // One engine each: starting a recording queues its opening, which waits while the
+            // queue is full.
+            let e = engine(Some(eo));
+            let obj = handle::get::<EngineObj>(e).unwrap();
+            obj.engine.set_writers_stalled(true);
+            let path = CString::new(dir.path().join(name).to_str().unwrap()).unwrap();
+            let mut o = recorder_options();
+            o.backpressure = policy;
+            o.block_deadline_ms = 1;
+            let r = start(e, &path, &o);
+            let mut outcomes = Vec::new();
+            for t in 0..6 {
+                let mut dropped = false;
+                // SAFETY: `tick` has 2 readable bytes; `dropped` is writable.
+                let res =
+                    unsafe { tickreel_recorder_submit_tick(r, t, tick.as_ptr(), 2, &mut dropped) };
+                outcomes.push((res, dropped));
+            }
+            let want = if policy == TICKREEL_BACKPRESSURE_DROP {
+                (OK, true)
+            } else {
+                (TickreelResult::Backpressure, true)
+            };
+            assert!(outcomes.contains(&want), "{name}: {outcomes:?}");
+            assert!(outcomes.contains(&(OK, false)), "{name}: {outcomes:?}");
+            let s = stats(r);
+            assert_eq!(s.dropped_ticks + s.submitted_ticks, 6, "{s:?}");
+            assert!(s.dropped_ticks > 0);
+            // Unstall so that the writer takes the queued ticks and the close.
+            obj.engine.set_writers_stalled(false);
+            assert_eq!(tickreel_recorder_free(r), OK);
+            drop(obj);
+            assert_eq!(tickreel_engine_free(e), OK);
+        }
+    }
+
+    #[test]
+    fn bad_options_are_refused() {
+        let e = engine(None);
+        let path = c"x.reel";
+        let mut r = std::ptr::null_mut();
+        for change in [
+            |o: &mut TickreelRecorderOptions| o.backpressure = 7,
+            |o: &mut TickreelRecorderOptions| o.zstd_level = 99,
+            |o: &mut TickreelRecorderOptions| o.flush_interval_ms = 0,
+            |o: &mut TickreelRecorderOptions| o.compaction_chunk_ticks = 0,
+        ] {
+            let mut o = recorder_options();
+            change(&mut o);
+            // SAFETY: valid string, options and out-pointer.
+            let res = unsafe { tickreel_recorder_start(e, path.as_ptr(), &o, &mut r) };
+            assert_eq!(res, TickreelResult::InvalidArgument);
+            assert!(r.is_null());
+        }
+        assert_eq!(tickreel_engine_free(e), OK);
+    }
+}
