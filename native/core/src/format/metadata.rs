@@ -69,6 +69,52 @@ pub struct LibraryMeta {
     pub extra: HashMap<String, Value>,
 }
 
+/// The positions of registered entities and event types in [`LibraryMeta`] by id, so that a
+/// writer registering many replaces an entry in place without searching the list.
+#[derive(Debug, Clone, Default)]
+pub struct Registry {
+    entities: HashMap<u32, usize>,
+    event_types: HashMap<u32, usize>,
+}
+
+impl Registry {
+    /// The positions of what `meta` holds.
+    pub fn of(meta: &LibraryMeta) -> Registry {
+        Registry {
+            entities: meta
+                .entities
+                .iter()
+                .enumerate()
+                .map(|(i, e)| (e.id, i))
+                .collect(),
+            event_types: meta
+                .event_types
+                .iter()
+                .enumerate()
+                .map(|(i, t)| (t.id, i))
+                .collect(),
+        }
+    }
+    /// Adds `info`, or replaces the entity with its id where it is.
+    pub fn entity(&mut self, meta: &mut LibraryMeta, info: EntityInfo) {
+        upsert(&mut meta.entities, &mut self.entities, info.id, info);
+    }
+    /// Adds `t`, or replaces the event type with its id where it is.
+    pub fn event_type(&mut self, meta: &mut LibraryMeta, t: EventType) {
+        upsert(&mut meta.event_types, &mut self.event_types, t.id, t);
+    }
+}
+
+fn upsert<T>(list: &mut Vec<T>, pos: &mut HashMap<u32, usize>, id: u32, item: T) {
+    match pos.get(&id) {
+        Some(&i) if i < list.len() => list[i] = item,
+        _ => {
+            pos.insert(id, list.len());
+            list.push(item);
+        }
+    }
+}
+
 /// The whole metadata section.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Metadata {

@@ -14,7 +14,7 @@ use crate::format::event::{Event, decode_batch_into};
 use crate::format::frame::FRAME_HEADER_LEN;
 use crate::format::header::Header;
 use crate::format::index::{IndexEntry, snapshot_at_or_before};
-use crate::format::metadata::{EntityInfo, EventType, Metadata};
+use crate::format::metadata::{EntityInfo, EventType, Metadata, Registry};
 use crate::format::state::EntityTable;
 use crate::play::{Reader, ReaderOptions};
 use crate::record::chunker::{Chunker, Frame};
@@ -79,6 +79,8 @@ pub(crate) struct OpenRecording {
     lock: Option<WriterLock>,
     header: Header,
     metadata: Metadata,
+    /// Where each registered entity and event type is in `metadata`.
+    registry: Registry,
     events: Vec<Event>,
     last_flush: Instant,
     /// Ticks were added since the last flush.
@@ -165,6 +167,7 @@ impl OpenRecording {
             lock: None,
             header: fresh_header,
             metadata: Metadata::default(),
+            registry: Registry::default(),
             events: Vec::new(),
             last_flush: Instant::now(),
             dirty: false,
@@ -186,6 +189,7 @@ impl OpenRecording {
             }
             chunker.resume_from(r.table, r.last_tick, r.last_snapshot);
             w.header = r.header;
+            w.registry = Registry::of(&r.metadata.library);
             w.metadata = r.metadata;
             w.index = r.index;
             w.next_segment = r.next_segment;
@@ -255,17 +259,13 @@ impl OpenRecording {
 
     /// Adds or replaces an entity's identity in the metadata.
     pub(crate) fn register_entity(&mut self, info: EntityInfo) {
-        let list = &mut self.metadata.library.entities;
-        list.retain(|e| e.id != info.id);
-        list.push(info);
+        self.registry.entity(&mut self.metadata.library, info);
         self.meta_dirty = true;
     }
 
     /// Adds or replaces a custom event type in the metadata.
     pub(crate) fn register_event_type(&mut self, t: EventType) {
-        let list = &mut self.metadata.library.event_types;
-        list.retain(|e| e.id != t.id);
-        list.push(t);
+        self.registry.event_type(&mut self.metadata.library, t);
         self.meta_dirty = true;
     }
 

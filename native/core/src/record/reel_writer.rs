@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use crate::error::{Error, Result};
 use crate::format::event::Event;
-use crate::format::metadata::{EntityInfo, EventType, Metadata};
+use crate::format::metadata::{EntityInfo, EventType, Metadata, Registry};
 use crate::format::{Limits, MetadataBudget};
 use crate::record::chunker::{ChunkPolicy, Chunker};
 use crate::record::publish::{FrameBody, UnpublishedReel, compacted_prefix};
@@ -80,6 +80,7 @@ pub struct ReelWriter {
     body: FrameBody,
     metadata: Metadata,
     budget: MetadataBudget,
+    registry: Registry,
     first_tick: Option<u32>,
 }
 
@@ -114,6 +115,7 @@ impl ReelWriter {
             chunker,
             metadata: Metadata::default(),
             budget: MetadataBudget::new(&Limits::default()),
+            registry: Registry::default(),
             first_tick: None,
         })
     }
@@ -145,22 +147,14 @@ impl ReelWriter {
     /// nothing changed) what would make the metadata exceed what a reader accepts.
     pub fn register_entity(&mut self, info: EntityInfo) -> Result<()> {
         self.budget.entity(&info)?;
-        let list = &mut self.metadata.library.entities;
-        match list.iter_mut().find(|e| e.id == info.id) {
-            Some(e) => *e = info,
-            None => list.push(info),
-        }
+        self.registry.entity(&mut self.metadata.library, info);
         Ok(())
     }
 
     /// Registers a custom event type. Refuses what would make the metadata exceed the limit.
     pub fn register_event_type(&mut self, t: EventType) -> Result<()> {
         self.budget.event_type(&t)?;
-        let list = &mut self.metadata.library.event_types;
-        match list.iter_mut().find(|e| e.id == t.id) {
-            Some(e) => *e = t,
-            None => list.push(t),
-        }
+        self.registry.event_type(&mut self.metadata.library, t);
         Ok(())
     }
 
