@@ -25,7 +25,7 @@ use crate::record::finish::FinishHandle;
 use crate::record::recorder::{RecShared, RecorderOptions};
 use crate::record::recover::recover_locked;
 use crate::storage::live::{
-    LiveDir, MAX_SEGMENT_BYTES, SegmentWriter, WriterLock, encode_meta_file, live_dir_for,
+    Fence, LiveDir, MAX_SEGMENT_BYTES, SegmentWriter, WriterLock, encode_meta_file, live_dir_for,
 };
 
 /// How long a flush on player leave waits: a recording finished within this time (a one-player
@@ -98,6 +98,8 @@ pub(crate) struct OpenRecording {
     retry_wait: Duration,
     /// Messages of this recording taken off the queue (see `engine::Ending`).
     pub(crate) received: u64,
+    /// The identity of the live directory and its lock file when this writer locked it.
+    fence: Option<Fence>,
     /// The live directory's entry in its parent is durable (it was created and synced, or found).
     dir_synced: bool,
 }
@@ -179,6 +181,7 @@ impl OpenRecording {
             retry_wait: RETRY_FIRST,
             received: 0,
             dir_synced: false,
+            fence: None,
         };
         if let Some(r) = resumed {
             if r.header.dictionary_id != w.header.dictionary_id {
@@ -193,6 +196,7 @@ impl OpenRecording {
             w.metadata = r.metadata;
             w.index = r.index;
             w.next_segment = r.next_segment;
+            w.fence = Some(w.live.fence()?);
             w.lock = Some(r.lock);
             w.dir_synced = true;
         }
@@ -391,6 +395,10 @@ impl OpenRecording {
         if self.lock.is_none() {
             self.live.create()?;
             self.lock = Some(self.live.lock()?);
+            self.fence = Some(self.live.fence()?);
+        }
+        if let Some(f) = &self.fence {
+            self.live.check_fence(f)?;
         }
         if !self.dir_synced {
             // The new directory's entry is durable before anything in it is reported flushed

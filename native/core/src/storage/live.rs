@@ -71,6 +71,13 @@ pub struct LiveDir {
     dir: PathBuf,
 }
 
+/// The identity of a live directory and of its lock file (see [`LiveDir::fence`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Fence {
+    dir: (u64, u64),
+    lock: (u64, u64),
+}
+
 /// The exclusive writer lock of a live directory, released on drop (and by the OS on a crash).
 #[derive(Debug)]
 pub struct WriterLock {
@@ -135,6 +142,40 @@ impl LiveDir {
                 other => other,
             })?;
         Ok(WriterLock { _lock: lock })
+    }
+
+    /// What identifies this directory and its lock file now: a writer takes it right after its
+    /// lock and checks it before every flush ([`LiveDir::check_fence`]).
+    pub fn fence(&self) -> Result<Fence> {
+        let id = |p: &Path| -> Result<(u64, u64)> {
+            self.storage
+                .stat(p)?
+                .map(|s| s.identity)
+                .ok_or_else(|| self.gone())
+        };
+        Ok(Fence {
+            dir: id(&self.dir)?,
+            lock: id(&self.file(LOCK_FILE))?,
+        })
+    }
+
+    /// Fails with `InvalidState` if the directory or its lock file is no longer the one `fence`
+    /// was taken of: it was removed, or removed and created again (by another writer of the same
+    /// path). A writer then stops instead of writing into someone else's recording.
+    pub fn check_fence(&self, fence: &Fence) -> Result<()> {
+        if self.fence().ok().as_ref() == Some(fence) {
+            Ok(())
+        } else {
+            Err(self.gone())
+        }
+    }
+
+    fn gone(&self) -> Error {
+        Error::InvalidState(format!(
+            "the live directory {} was removed or replaced while this recording was writing it; \
+             nothing more is written there",
+            self.dir.display()
+        ))
     }
 
     /// Whether a writer holds the lock. `false` if the directory or its lock file does not exist;
