@@ -25,8 +25,11 @@
 //! that [`crate::play::Playhead::advance`] never touches the files, or only on explicit
 //! [`LiveFollower::refresh`] calls.
 //!
-//! A writer that crashed leaves its live directory behind: the follower then waits at the edge
-//! until the recording is resumed (or recovered and compacted) by someone.
+//! A writer that crashed (or closed the recording to resume it later) leaves its live directory
+//! behind, and its lock free: once the metadata file has not changed for `lost_after`, the
+//! follower checks the lock (at most once per `lost_after`) and reports
+//! [`FollowState::Abandoned`] while nobody holds it; it goes back to [`FollowState::Live`] as
+//! soon as the recording is resumed and flushed again.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -38,7 +41,7 @@ use parking_lot::{Condvar, Mutex};
 use crate::error::{Error, Result};
 use crate::play::reader::{Reader, ReaderOptions};
 use crate::play::recording::{PlaybackContext, Recording};
-use crate::storage::live::{META_FILE, live_dir_for};
+use crate::storage::live::{LiveDir, META_FILE, live_dir_for};
 use crate::storage::{EntryKind, LocalStorage, Stat, Storage};
 
 /// How a [`LiveFollower`] polls.
@@ -78,6 +81,10 @@ pub enum FollowState {
     /// The live directory went away and no matching final file appeared (the recording was
     /// aborted). Polling goes on in case it comes back.
     Lost,
+    /// The live directory is there but no writer holds it: its writer crashed, or closed the
+    /// recording to resume it later. Nothing more comes until someone resumes it; polling goes
+    /// on.
+    Abandoned,
 }
 
 /// Counters of a follower.
@@ -112,6 +119,10 @@ struct Poller {
     state: FollowState,
     stamp: Option<Stat>,
     lost_since: Option<Instant>,
+    /// The metadata file has been the same since then (while following the live directory).
+    unchanged_since: Option<Instant>,
+    /// When the writer's lock was last checked.
+    lock_probed: Option<Instant>,
     stats: FollowStats,
 }
 
@@ -183,6 +194,8 @@ impl LiveFollower {
                 state: FollowState::Waiting,
                 stamp: None,
                 lost_since: None,
+                unchanged_since: None,
+                lock_probed: None,
                 stats: FollowStats::default(),
             }),
             published: Mutex::new((FollowState::Waiting, FollowStats::default())),
@@ -298,8 +311,10 @@ impl Shared {
         match stamp_of(self.storage.as_ref(), &self.live.join(META_FILE)) {
             Ok(Some(s)) => {
                 p.lost_since = None;
-                if p.stamp == Some(s) && p.state == FollowState::Live {
-                    return Ok(());
+                if p.stamp == Some(s)
+                    && matches!(p.state, FollowState::Live | FollowState::Abandoned)
+                {
+                    return self.check_writer(p);
                 }
                 let opened =
                     Reader::open_live_in(&self.storage, &self.live, ReaderOptions::default());
@@ -323,7 +338,10 @@ impl Shared {
             _ => return self.nothing_there(p),
         };
         let r = Reader::open_with(self.storage.open(fin)?, ReaderOptions::default())?;
-        if matches!(p.state, FollowState::Live | FollowState::Lost) {
+        if matches!(
+            p.state,
+            FollowState::Live | FollowState::Lost | FollowState::Abandoned
+        ) {
             let view = self.rec.view();
             let (live, h) = (view.reader(), r.header());
             let same = h.timestamp_ms == live.header().timestamp_ms
@@ -346,7 +364,27 @@ impl Shared {
         Ok(())
     }
 
+    /// The metadata file did not change: after `lost_after`, whether a writer still holds the
+    /// directory (checked at most once per `lost_after`).
+    fn check_writer(&self, p: &mut Poller) -> Result<()> {
+        let every = self.options.lost_after;
+        let since = *p.unchanged_since.get_or_insert_with(Instant::now);
+        if since.elapsed() < every || p.lock_probed.is_some_and(|t| t.elapsed() < every) {
+            return Ok(());
+        }
+        p.lock_probed = Some(Instant::now());
+        let held = LiveDir::new(self.storage.clone(), &self.live).is_locked()?;
+        p.state = if held {
+            FollowState::Live
+        } else {
+            FollowState::Abandoned
+        };
+        Ok(())
+    }
+
     fn install_live(&self, p: &mut Poller, r: Reader) {
+        p.unchanged_since = None;
+        p.lock_probed = None;
         let cur = self.rec.view();
         let changed = p.state != FollowState::Live
             || r.index() != cur.reader().index()
@@ -361,7 +399,10 @@ impl Shared {
 
     /// Neither the live metadata file nor the final file is there.
     fn nothing_there(&self, p: &mut Poller) -> Result<()> {
-        if matches!(p.state, FollowState::Live | FollowState::Lost) {
+        if matches!(
+            p.state,
+            FollowState::Live | FollowState::Lost | FollowState::Abandoned
+        ) {
             let since = *p.lost_since.get_or_insert_with(Instant::now);
             if since.elapsed() >= self.options.lost_after {
                 p.state = FollowState::Lost;

@@ -180,7 +180,7 @@ impl LiveDir {
 
     /// Whether a writer holds the lock. `false` if the directory or its lock file does not exist;
     /// nothing is created. An advisory lock cannot be queried, so this takes it for an instant if
-    /// it is free (a writer trying to acquire it at that very instant is refused, as if locked).
+    /// it is free (a writer taking it at that very instant retries for a few milliseconds).
     pub fn is_locked(&self) -> Result<bool> {
         self.storage.is_locked(&self.file(LOCK_FILE))
     }

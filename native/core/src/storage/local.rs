@@ -180,15 +180,24 @@ impl Storage for LocalStorage {
             .write(true)
             .open(path)
             .map_err(|e| at(path, e))?;
-        match file.try_lock() {
-            Ok(()) => {}
-            Err(fs::TryLockError::WouldBlock) => {
-                return Err(Error::Locked(format!(
-                    "{} is held by another writer",
-                    path.display()
-                )));
+        // A follower checking whether the lock is held takes it for an instant (`is_locked`):
+        // a few short retries keep that from refusing a writer.
+        let mut tries = 0;
+        loop {
+            match file.try_lock() {
+                Ok(()) => break,
+                Err(fs::TryLockError::WouldBlock) if tries < 5 => {
+                    tries += 1;
+                    std::thread::sleep(std::time::Duration::from_millis(4));
+                }
+                Err(fs::TryLockError::WouldBlock) => {
+                    return Err(Error::Locked(format!(
+                        "{} is held by another writer",
+                        path.display()
+                    )));
+                }
+                Err(fs::TryLockError::Error(e)) => return Err(at(path, e)),
             }
-            Err(fs::TryLockError::Error(e)) => return Err(at(path, e)),
         }
         // The holder's process id, for people looking at a stuck directory.
         file.set_len(0).map_err(|e| at(path, e))?;
