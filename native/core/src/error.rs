@@ -53,6 +53,23 @@ impl Error {
     pub fn invalid(msg: impl Into<String>) -> Self {
         Error::InvalidArgument(msg.into())
     }
+    /// The same error with `more` appended to its message (same variant, same I/O error kind).
+    pub fn with_context(self, more: &str) -> Self {
+        let add = |m: String| format!("{m}{more}");
+        match self {
+            Error::Io(e) => Error::Io(io::Error::new(e.kind(), format!("{e}{more}"))),
+            Error::Corrupt(m) => Error::Corrupt(add(m)),
+            Error::Truncated(m) => Error::Truncated(add(m)),
+            Error::LimitExceeded(m) => Error::LimitExceeded(add(m)),
+            Error::Unsupported(m) => Error::Unsupported(add(m)),
+            Error::InvalidArgument(m) => Error::InvalidArgument(add(m)),
+            Error::InvalidState(m) => Error::InvalidState(add(m)),
+            Error::Locked(m) => Error::Locked(add(m)),
+            Error::Backpressure(m) => Error::Backpressure(add(m)),
+            Error::NotReady(m) => Error::NotReady(add(m)),
+            Error::Metadata(m) => Error::Metadata(add(m)),
+        }
+    }
     pub fn limit(msg: impl Into<String>) -> Self {
         Error::LimitExceeded(msg.into())
     }

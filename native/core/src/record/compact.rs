@@ -105,6 +105,7 @@ pub(crate) fn compact_unpublished(
     options: CompactOptions,
     progress: &mut dyn FnMut(u64, u64),
 ) -> Result<(CompactReport, UnpublishedReel)> {
+    crate::record::publish::remove_stale_temps(storage.as_ref(), out);
     let h = source.header();
     let info = RecordingInfo {
         world_id: h.world_id,

@@ -113,13 +113,26 @@ fn compact_job(storage: &Arc<dyn Storage>, job: CompactJob) -> Result<PathBuf> {
         } => {
             // The live directory is removed only once the file is published; if it cannot be
             // (another writer's file is at the path), the directory stays, unlocked.
-            Reader::open_live_in(live.storage(), live.path(), ReaderOptions::default())
-                .and_then(|reader| {
-                    compact_unpublished(live.storage(), &reader, &out, options, &mut |_, _| {})
-                })
-                .and_then(|(_, file)| publish_from_live(file, &out, live.path(), options.overwrite))
-                .and_then(|_| live.remove(lock))
-                .map(|_| out)
+            let compacted =
+                Reader::open_live_in(live.storage(), live.path(), ReaderOptions::default())
+                    .and_then(|reader| {
+                        compact_unpublished(live.storage(), &reader, &out, options, &mut |_, _| {})
+                    })
+                    .and_then(|(_, file)| {
+                        publish_from_live(file, &out, live.path(), options.overwrite)
+                    });
+            if let Err(e) = compacted {
+                // Locked already says where the recording is.
+                return Err(match e {
+                    Error::Locked(_) => e,
+                    e => e.with_context(&format!(
+                        "; the recording is still in its live directory {} (compact it with \
+                         `tickreel compact`, or resume it)",
+                        live.path().display()
+                    )),
+                });
+            }
+            live.remove(lock).map(|_| out)
         }
         CompactJob::Memory {
             frames,

@@ -376,7 +376,13 @@ impl OpenRecording {
         let r = self.write_frames_and_meta();
         if r.is_err() {
             self.index.truncate(indexed);
-            self.segment = None;
+            // A segment this flush created and could not write to (a full disk) is not left
+            // behind empty; one holding frames stays for recovery to judge.
+            if let Some(seg) = self.segment.take()
+                && seg.is_empty()
+            {
+                let _ = self.live.remove_segment(seg.number());
+            }
         }
         let written = r?;
         self.pending.clear();

@@ -282,6 +282,44 @@ pub(crate) fn temp_location(path: &Path) -> (PathBuf, String) {
     (dir, format!(".{name}."))
 }
 
+/// Temporary files of a compaction count as stale (left by a process that was killed) this long
+/// after they were last written: one still being written by another process is never that old.
+pub(crate) const STALE_TEMP_AGE: std::time::Duration = std::time::Duration::from_secs(600);
+
+/// Removes the stale temporary files of compactions of `path` (`.NAME.XXXXXX.tmp`,
+/// `.NAME.XXXXXX.body.tmp`, not written for [`STALE_TEMP_AGE`]); returns how many. Best effort:
+/// a file that cannot be removed stays.
+pub(crate) fn remove_stale_temps(storage: &dyn Storage, path: &Path) -> usize {
+    let (dir, prefix) = temp_location(path);
+    let Ok(names) = storage.list(&dir) else {
+        return 0;
+    };
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos() as i128);
+    let stale_before = now - STALE_TEMP_AGE.as_nanos() as i128;
+    let mut removed = 0;
+    for name in names {
+        let Some(rest) = name.strip_prefix(&prefix) else {
+            continue;
+        };
+        let middle = rest
+            .strip_suffix(".body.tmp")
+            .or_else(|| rest.strip_suffix(".tmp"));
+        if !middle.is_some_and(|m| m.len() == 6 && m.bytes().all(|b| b.is_ascii_alphanumeric())) {
+            continue;
+        }
+        let file = dir.join(&name);
+        if let Ok(Some(st)) = storage.stat(&file)
+            && st.modified_ns < stale_before
+            && storage.remove_file(&file).is_ok()
+        {
+            removed += 1;
+        }
+    }
+    removed
+}
+
 /// `dir/STEM.conflict-N.EXT` for `dir/STEM.EXT` (`dir/NAME.conflict-N` without an extension).
 pub(crate) fn conflict_path(out: &Path, n: u32) -> PathBuf {
     let name = match (out.file_stem(), out.extension()) {

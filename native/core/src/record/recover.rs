@@ -96,7 +96,12 @@ pub fn recover_live(live: &LiveDir, progress: &mut dyn FnMut(u64, u64)) -> Resul
         )));
     }
     let _lock = live.lock()?;
-    Ok(recover_locked(live, progress)?.report)
+    let recovered = recover_locked(live, progress)?;
+    // Leftovers of a compaction of this recording that was killed.
+    if let Some(out) = live.final_path() {
+        crate::record::publish::remove_stale_temps(live.storage().as_ref(), &out);
+    }
+    Ok(recovered.report)
 }
 
 /// Recovery for a caller that already holds the writer lock.

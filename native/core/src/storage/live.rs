@@ -98,6 +98,11 @@ impl LiveDir {
     pub fn path(&self) -> &Path {
         &self.dir
     }
+    /// The final `.reel` path this directory records (`NAME` of `NAME.live`), if it is named so.
+    pub fn final_path(&self) -> Option<PathBuf> {
+        let s = self.dir.to_str()?;
+        s.strip_suffix(".live").map(PathBuf::from)
+    }
     pub fn storage(&self) -> &Arc<dyn Storage> {
         &self.storage
     }
@@ -213,6 +218,11 @@ impl LiveDir {
     /// Cuts segment `n` to `len` bytes, durably.
     pub fn truncate_segment(&self, n: u32, len: u64) -> Result<()> {
         self.storage.truncate(&self.file(&segment_name(n)), len)
+    }
+
+    /// Removes segment `n` (one that holds nothing).
+    pub fn remove_segment(&self, n: u32) -> Result<()> {
+        self.storage.remove_file(&self.file(&segment_name(n)))
     }
 
     /// The metadata file, for range reads.
