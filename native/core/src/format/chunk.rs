@@ -105,6 +105,12 @@ impl DecodedChunk {
         let mut r = ByteReader::new(payload);
         // 1. keyframe (each entry takes at least 8 bytes)
         let n = r.len_varint(r.remaining() / 8, "keyframe entity count")?;
+        if n > limits.max_alive_entities() {
+            return Err(Error::limit(format!(
+                "a keyframe of {n} entities; limit {}",
+                limits.max_alive_entities()
+            )));
+        }
         let mut keyframe = Vec::with_capacity(n);
         let mut id = 0u32;
         for i in 0..n {
@@ -129,9 +135,9 @@ impl DecodedChunk {
         // 3. stream
         let stream_len = r.len_varint(r.remaining(), "event stream length")?;
         let stream = r.bytes(stream_len)?;
-        let mut records = decode_stream(stream, tick_count)?;
+        let mut records = decode_stream(stream, tick_count, limits.max_chunk_events())?;
         // 4. movement
-        let tracks = decode_movement(&mut r, &keyframe, tick_count)?;
+        let tracks = decode_movement(&mut r, &keyframe, tick_count, limits.max_chunk_samples())?;
         if !r.is_empty() {
             return Err(Error::corrupt(format!(
                 "chunk at tick {start_tick} has {} trailing bytes",
@@ -277,9 +283,10 @@ fn next_id(r: &mut ByteReader<'_>, i: usize, prev: u32, what: &str) -> Result<u3
         .ok_or_else(|| Error::corrupt(format!("{what} entity ids not increasing")))
 }
 
-fn decode_stream(stream: &[u8], tick_count: u32) -> Result<Vec<TickRecord>> {
+fn decode_stream(stream: &[u8], tick_count: u32, max_events: usize) -> Result<Vec<TickRecord>> {
     let mut r = ByteReader::new(stream);
     let mut records: Vec<TickRecord> = Vec::new();
+    let mut total = 0usize;
     while !r.is_empty() {
         let rel = r.uvarint32()?;
         if rel >= tick_count || records.last().is_some_and(|p| rel <= p.rel) {
@@ -291,6 +298,12 @@ fn decode_stream(stream: &[u8], tick_count: u32) -> Result<Vec<TickRecord>> {
         // each event takes at least 2 bytes
         if count * 2 > r.remaining() {
             return Err(Error::corrupt("event count larger than the stream"));
+        }
+        total += count;
+        if total > max_events {
+            return Err(Error::limit(format!(
+                "more than {max_events} events in one chunk"
+            )));
         }
         let mut events = Vec::with_capacity(count);
         for _ in 0..count {
@@ -327,9 +340,15 @@ fn decode_movement(
     r: &mut ByteReader<'_>,
     keyframe: &[EntityState],
     tick_count: u32,
+    max_samples: usize,
 ) -> Result<Vec<Track>> {
     // Each track needs at least 3 header bytes plus 2 bytes per column.
     let n = r.len_varint(r.remaining() / 13, "moving entity count")?;
+    if n > max_samples {
+        return Err(Error::limit(format!(
+            "{n} moving entities in one chunk; limit {max_samples}"
+        )));
+    }
     let mut tracks: Vec<Track> = Vec::with_capacity(n);
     let mut id = 0u32;
     let mut total_samples = 0usize;
@@ -351,6 +370,11 @@ fn decode_movement(
             total_samples += len as usize;
             if total_samples * 5 > r.remaining() {
                 return Err(Error::corrupt("more pose samples than residual bytes"));
+            }
+            if total_samples > max_samples {
+                return Err(Error::limit(format!(
+                    "more than {max_samples} pose samples in one chunk"
+                )));
             }
             ticks.extend(start as u32..end as u32);
         }

@@ -68,6 +68,17 @@ impl Limits {
         self.max_chunk_bytes / 4 / KEYFRAME_ENTRY_MAX
     }
 
+    /// Most pose samples in one chunk (262,144 by default): with [`Limits::max_chunk_events`] and
+    /// [`Limits::max_alive_entities`], what bounds the memory a decoded chunk takes whatever its
+    /// bytes claim (FORMAT.md, section 12). Writers cut chunks before they reach it.
+    pub fn max_chunk_samples(&self) -> usize {
+        self.max_chunk_bytes / 256
+    }
+    /// Most stored events (everything but pose samples) in one chunk (262,144 by default).
+    pub fn max_chunk_events(&self) -> usize {
+        self.max_chunk_bytes / 256
+    }
+
     /// Refuses a snapshot over [`Limits::max_snapshot_bytes`].
     pub fn check_snapshot(&self, len: usize) -> Result<()> {
         if len > self.max_snapshot_bytes() {

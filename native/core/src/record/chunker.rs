@@ -253,7 +253,10 @@ impl Chunker {
         let mut out = None;
         if self.open {
             let span_full = tick - self.enc.start_tick() >= self.policy.chunk_ticks;
-            let bound_full = self.enc.bound_bytes() + tick_bound > limits.chunk_cut_bytes();
+            // Upper bounds, counting every event of the tick as a sample and as a stored event.
+            let bound_full = self.enc.bound_bytes() + tick_bound > limits.chunk_cut_bytes()
+                || self.enc.sample_count() as usize + events.len() > limits.max_chunk_samples()
+                || self.enc.event_count() as usize + events.len() > limits.max_chunk_events();
             if span_full
                 || snapshot_due
                 || bound_full
