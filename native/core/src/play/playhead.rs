@@ -137,7 +137,7 @@ pub struct Update {
     pub waiting: bool,
     spans: Vec<TickSpan>,
     events: Vec<Event>,
-    entities: Vec<EntityState>,
+    entities: EntityTable,
     added: Vec<EntityState>,
     removed: Vec<u32>,
     rebuild: bool,
@@ -210,7 +210,7 @@ impl<'a> Rebuild<'a> {
 impl Update {
     /// Every live entity at [`Update::to`], sorted by id: kind, flags and pose.
     pub fn entities(&self) -> &[EntityState] {
-        &self.entities
+        self.entities.as_slice()
     }
     /// Forward updates: the recorded ticks covered, in order, each with its events (pose changes
     /// first, then the other events in recorded order). Empty for other motions.
@@ -245,7 +245,7 @@ impl Update {
     }
     /// The state at `to` as an [`EntityTable`] (allocates; for tests and tools).
     pub fn table(&self) -> EntityTable {
-        replay::to_table(&self.entities)
+        self.entities.clone()
     }
 
     fn heap_bytes(&self) -> usize {
@@ -388,7 +388,7 @@ pub struct Playhead {
     ctx: Option<Ctx>,
     cursor: Cursor,
     u: Update,
-    prev: Vec<EntityState>,
+    prev: EntityTable,
     gathered: Gathered,
     /// The chunks of the last world rebuild (reused by the next one without asking the cache).
     rb_memo: Vec<(usize, Arc<DecodedChunk>)>,
@@ -443,7 +443,7 @@ impl Playhead {
             ctx: None,
             cursor: Cursor::default(),
             u: Update::default(),
-            prev: Vec::new(),
+            prev: EntityTable::default(),
             gathered: Gathered::default(),
             rb_memo: Vec::new(),
             prefetch_anchor: None,
@@ -480,7 +480,7 @@ impl Playhead {
     }
     /// Every live entity at the current position.
     pub fn entities(&self) -> &[EntityState] {
-        &self.u.entities
+        self.u.entities.as_slice()
     }
     pub fn is_playing(&self) -> bool {
         self.playing
@@ -1085,8 +1085,8 @@ impl Playhead {
         self.stats.ticks_backward += u64::from(moved);
         self.u.motion = Motion::Jump;
         diff(
-            &self.prev,
-            &self.u.entities,
+            self.prev.as_slice(),
+            self.u.entities.as_slice(),
             &mut self.u.added,
             &mut self.u.removed,
         );
@@ -1138,9 +1138,7 @@ impl Playhead {
         let chunk = self.gathered.decoded(k).expect("gathered");
         self.prev.clone_from(&self.u.entities);
         let state = &mut self.u.entities;
-        state.clear();
-        state.extend_from_slice(&chunk.keyframe);
-        state.sort_by_key(|e| e.id);
+        state.reset_to(&chunk.keyframe);
         self.cursor.place(&chunk, -1);
         let rel = q.saturating_sub(chunk.start_tick);
         for r in 0..chunk.tick_count.min(rel.saturating_add(1)) {
@@ -1154,8 +1152,8 @@ impl Playhead {
         self.pos = q;
         self.u.motion = Motion::Jump;
         diff(
-            &self.prev,
-            &self.u.entities,
+            self.prev.as_slice(),
+            self.u.entities.as_slice(),
             &mut self.u.added,
             &mut self.u.removed,
         );
