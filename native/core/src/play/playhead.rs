@@ -63,9 +63,9 @@ use crate::format::event::Event;
 use crate::format::index::{FLAG_CUSTOM_EVENTS, IndexEntry, find_chunk, snapshot_at_or_before};
 use crate::format::state::{EntityState, EntityTable};
 use crate::play::cache::{Cached, Fault, Lookup, Part, error_of};
+use crate::play::cursor::{self, Cursor, ReverseLog, forward_tick, undo_tick};
 use crate::play::prefetch;
 use crate::play::recording::{Recording, View};
-use crate::play::replay::{self, Cursor, ReverseLog, forward_tick, undo_tick};
 
 /// Slowest playback speed.
 pub const MIN_SPEED: f64 = 0.25;
@@ -195,7 +195,7 @@ impl<'a> Rebuild<'a> {
                 .flat_map(move |r| {
                     r.events
                         .iter()
-                        .filter(|e| replay::is_world_event(e))
+                        .filter(|e| cursor::is_world_event(e))
                         .map(move |e| (start + r.rel, e))
                 })
         })
