@@ -3,7 +3,6 @@
 
 use std::sync::Arc;
 
-use super::SPEED_ONE;
 use super::rebuild::rebuild_range;
 use super::{Direction, Playhead};
 use crate::error::Error;
@@ -145,7 +144,7 @@ impl Playhead {
         self.prefetch_anchor = Some(anchor);
         match self.direction {
             Direction::Forward => {
-                let ahead = if self.speed_fp >= 4 * SPEED_ONE { 2 } else { 1 };
+                let ahead = if self.speed.at_least(4) { 2 } else { 1 };
                 for j in 1..=ahead {
                     if k + j < idx.len() {
                         let _ = self.fetch(k + j, Part::Decoded, Mode::NonBlocking);

@@ -57,7 +57,7 @@
 
 use std::sync::Arc;
 
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::format::chunk::DecodedChunk;
 use crate::format::index::find_chunk;
 use crate::format::state::{EntityState, EntityTable};
@@ -73,24 +73,18 @@ mod jump; // seeks and jumps over unreadable chunks
 mod live; // a recording that grows, is switched over, or has no tick yet
 mod options; // PlayheadOptions, PlayheadStats
 mod rebuild; // world rebuilds of jump updates
+mod speed; // the speed and the fraction of a tick carried between calls
 mod update; // Update and the types it holds; starting and finishing a call
 
 pub use options::{PlayheadOptions, PlayheadStats};
+pub use speed::{MAX_SPEED, MIN_SPEED};
 pub use update::{ChunkFault, Direction, Motion, Rebuild, Update, World};
 
 use backward::{backward_rebuild, path_chunks};
 use fetch::{Fetch, Gathered, Mode, transient};
 use jump::JumpResult;
 use rebuild::rebuild_range;
-
-/// Slowest playback speed.
-pub const MIN_SPEED: f64 = 0.25;
-
-/// Fastest playback speed.
-pub const MAX_SPEED: f64 = 16.0;
-
-/// Speeds are kept in 1/65536 recorded tick per server tick.
-const SPEED_ONE: u32 = 1 << 16;
+use speed::SpeedAccumulator;
 
 /// The chunk the cursor stands in.
 #[derive(Debug, Clone)]
@@ -109,8 +103,7 @@ pub struct Playhead {
     pos: u32,
     playing: bool,
     direction: Direction,
-    speed_fp: u32,
-    acc: u32,
+    speed: SpeedAccumulator,
     owed: u32,
     pending_seek: Option<u32>,
     /// The pending seek only re-finds the position in a switched-over view (nothing to apply).
@@ -166,8 +159,7 @@ impl Playhead {
             pos: tick,
             playing: false,
             direction: Direction::Forward,
-            speed_fp: SPEED_ONE,
-            acc: 0,
+            speed: SpeedAccumulator::default(),
             owed: 0,
             pending_seek: None,
             reanchor: false,
@@ -222,7 +214,7 @@ impl Playhead {
         self.direction
     }
     pub fn speed(&self) -> f64 {
-        f64::from(self.speed_fp) / f64::from(SPEED_ONE)
+        self.speed.speed()
     }
     pub fn stats(&self) -> PlayheadStats {
         self.stats
@@ -243,13 +235,7 @@ impl Playhead {
     /// Sets the speed in recorded ticks per server tick, from 0.25 to 16 (fractions accumulate:
     /// at 0.25 one recorded tick is played every fourth call).
     pub fn set_speed(&mut self, speed: f64) -> Result<()> {
-        if !(MIN_SPEED..=MAX_SPEED).contains(&speed) {
-            return Err(Error::invalid(format!(
-                "speed {speed} outside {MIN_SPEED}..={MAX_SPEED}"
-            )));
-        }
-        self.speed_fp = (speed * f64::from(SPEED_ONE)).round() as u32;
-        Ok(())
+        self.speed.set_speed(speed)
     }
     pub fn set_direction(&mut self, d: Direction) {
         if d != self.direction {
@@ -303,9 +289,7 @@ impl Playhead {
             }
         }
         if self.playing {
-            self.acc += self.speed_fp;
-            let want = (self.acc >> 16) + self.owed;
-            self.acc &= SPEED_ONE - 1;
+            let want = self.speed.take_ticks() + self.owed;
             if want > 0 {
                 let moved = match self.direction {
                     Direction::Forward => self.forward(want, Mode::NonBlocking),
@@ -424,7 +408,7 @@ impl Playhead {
                 keys.extend((s..=e).map(|i| (i, Part::Decoded)));
             }
         } else if self.playing {
-            let want = ((self.acc + self.speed_fp) >> 16) + self.owed;
+            let want = self.speed.next_ticks() + self.owed;
             match self.direction {
                 Direction::Forward => {
                     let last = view.reader.last_tick().unwrap_or(self.pos);
@@ -487,17 +471,5 @@ impl Playhead {
             chunk,
             log,
         });
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn speeds_outside_the_range_are_rejected() {
-        // Exercised through the public API in native/core/tests/play.rs; here only the fixed point.
-        assert_eq!((0.25 * f64::from(SPEED_ONE)).round() as u32, SPEED_ONE / 4);
-        assert!(!(MIN_SPEED..=MAX_SPEED).contains(&f64::NAN));
     }
 }
