@@ -254,7 +254,7 @@ pub unsafe extern "C" fn tickreel_reader_seek(
         let out_tick = unsafe { Out::optional(out_tick, "out_tick") }?;
         let obj = handle::get::<ReaderObj>(reader)?;
         let state = obj.reader.seek(tick)?;
-        let entities = &state.entities.entities;
+        let entities = &state.entities;
         out_count.set(entities.len());
         if let Some(t) = out_tick {
             t.set(state.tick);
@@ -267,7 +267,7 @@ pub unsafe extern "C" fn tickreel_reader_seek(
                 states.capacity()
             )));
         }
-        for (i, e) in entities.values().enumerate() {
+        for (i, e) in entities.iter().enumerate() {
             states.set(
                 i,
                 TickreelEntityState {

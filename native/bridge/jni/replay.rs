@@ -88,7 +88,7 @@ extern "system" fn seek<'l>(
         out.push(s.chunk as i64);
         out.push(s.snapshot_chunk.map_or(-1, |c| c as i64));
         out.push(s.entities.len() as i64);
-        for e in s.entities.entities.values() {
+        for e in s.entities.iter() {
             out.push(i64::from(e.id));
             out.push(i64::from(e.kind));
             out.push(i64::from(e.flags));

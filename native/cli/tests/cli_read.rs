@@ -75,7 +75,7 @@ fn the_play_command_prints_poses_as_json_lines() {
         let want = reader.seek(tick).unwrap().entities;
         let got = line["entities"].as_array().unwrap();
         assert_eq!(got.len(), want.len());
-        for (g, w) in got.iter().zip(want.entities.values()) {
+        for (g, w) in got.iter().zip(want.iter()) {
             assert_eq!(g["id"].as_u64().unwrap() as u32, w.id);
             assert_eq!(g["x"].as_f64().unwrap(), w.pose.x_f64());
             assert_eq!(g["yaw"].as_f64().unwrap(), w.pose.yaw_deg());

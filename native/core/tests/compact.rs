@@ -284,7 +284,7 @@ fn check_ticks_against_seek(r: &Reader, figures: &[EntityFigures]) {
     let (first, last) = (r.first_tick().unwrap(), r.last_tick().unwrap());
     for f in figures {
         let n = (first..=last)
-            .filter(|t| r.seek(*t).unwrap().entities.entities.contains_key(&f.id))
+            .filter(|t| r.seek(*t).unwrap().entities.contains(f.id))
             .count();
         assert_eq!(n as u32, f.ticks, "entity {}", f.id);
     }

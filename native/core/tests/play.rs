@@ -117,8 +117,7 @@ fn check_update(u: &Update, prev: &EntityTable, straight: &Straight, index: &[In
         }
         Motion::Jump => {
             // removed + added turn the previous entity set into the new one.
-            let mut ids: BTreeMap<u32, u32> =
-                prev.entities.values().map(|e| (e.id, e.kind)).collect();
+            let mut ids: BTreeMap<u32, u32> = prev.iter().map(|e| (e.id, e.kind)).collect();
             for id in u.removed() {
                 assert!(ids.remove(id).is_some(), "removed {id} was not alive");
             }
@@ -129,7 +128,7 @@ fn check_update(u: &Update, prev: &EntityTable, straight: &Straight, index: &[In
                     e.id
                 );
             }
-            let want: BTreeMap<u32, u32> = now.entities.values().map(|e| (e.id, e.kind)).collect();
+            let want: BTreeMap<u32, u32> = now.iter().map(|e| (e.id, e.kind)).collect();
             assert_eq!(ids, want);
             let (lo, hi) = (u.from.min(u.to), u.from.max(u.to));
             match u.world() {

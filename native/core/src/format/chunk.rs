@@ -213,10 +213,7 @@ impl DecodedChunk {
     /// and pose sample up to and including `tick`.
     pub fn state_at(&self, tick: u32) -> EntityTable {
         let rel = tick.saturating_sub(self.start_tick);
-        let mut table = EntityTable::default();
-        for e in &self.keyframe {
-            table.entities.insert(e.id, *e);
-        }
+        let mut table: EntityTable = self.keyframe.iter().copied().collect();
         for rec in self.records.iter().take_while(|r| r.rel <= rel) {
             for e in &rec.events {
                 table.apply(e);
@@ -224,7 +221,7 @@ impl DecodedChunk {
         }
         for t in &self.tracks {
             if let Some(i) = t.sample_at_or_before(rel)
-                && let Some(s) = table.entities.get_mut(&t.entity)
+                && let Some(s) = table.get_mut(t.entity)
             {
                 s.pose = t.poses[i];
             }

@@ -23,7 +23,7 @@ use parking_lot::{Condvar, Mutex};
 
 use crate::error::{Error, Result};
 use crate::format::chunk::DecodedChunk;
-use crate::play::replay::ReverseLog;
+use crate::play::cursor::ReverseLog;
 
 /// Which derived form of a chunk an entry holds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]

@@ -9,12 +9,16 @@
 //! - [`Playhead`]: one viewer's position: `advance()` per server tick, seek, step, speed, reverse.
 
 pub mod cache;
+pub(crate) mod cursor;
 pub mod follow;
 pub mod playhead;
 pub mod prefetch;
 pub mod reader;
 pub mod recording;
-pub mod replay;
+
+/// The old name of [`cursor`], still imported by `prefetch.rs` (being rewritten on another
+/// branch). Remove once that file imports `cursor::ReverseLog`.
+pub(crate) use cursor as replay;
 
 pub use cache::{CacheStats, ChunkCache};
 pub use follow::{FollowOptions, FollowState, FollowStats, LiveFollower};

@@ -104,7 +104,7 @@ impl ChunkEncoder {
         self.slot_of.clear();
         self.dead = 0;
         self.log.clear();
-        for e in table.entities.values() {
+        for e in table.iter() {
             self.slot_of.insert(e.id, self.slots.len() as u32);
             self.slots.push(Slot {
                 id: e.id,
@@ -120,11 +120,11 @@ impl ChunkEncoder {
 
     /// The running entity state: every entity alive after the last tick added.
     pub fn table(&self) -> EntityTable {
-        let mut t = EntityTable::default();
-        for s in self.slots.iter().filter(|s| s.alive) {
-            t.entities.insert(s.id, s.state());
-        }
-        t
+        self.slots
+            .iter()
+            .filter(|s| s.alive)
+            .map(|s| s.state())
+            .collect()
     }
 
     /// Starts a new chunk at `start_tick` whose keyframe is the running entity state.

@@ -1,0 +1,172 @@
+//! Getting chunk data: from what the playhead already holds, from the shared cache, or through the
+//! prefetch pool, blocking or not; and asking the pool ahead of time for what the next calls need.
+
+use std::sync::Arc;
+
+use super::rebuild::rebuild_range;
+use super::{Direction, Playhead};
+use crate::error::Error;
+use crate::format::chunk::DecodedChunk;
+use crate::format::index::{FLAG_CUSTOM_EVENTS, find_chunk};
+use crate::play::cache::{Cached, Fault, Lookup, Part};
+use crate::play::cursor::ReverseLog;
+use crate::play::prefetch;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Mode {
+    Blocking,
+    NonBlocking,
+}
+
+#[derive(Debug, Clone)]
+pub(super) enum Fetch {
+    Ready(Cached),
+    Pending,
+    Failed(Fault),
+}
+
+/// Data gathered before a move: `(chunk, part)` and what the cache had.
+#[derive(Debug, Default)]
+pub(super) struct Gathered {
+    pub(super) items: Vec<(usize, Part, Fetch)>,
+}
+
+impl Gathered {
+    pub(super) fn get(&self, chunk: usize, part: Part) -> Option<&Fetch> {
+        self.items
+            .iter()
+            .find(|(c, p, _)| *c == chunk && *p == part)
+            .map(|(_, _, f)| f)
+    }
+    pub(super) fn decoded(&self, chunk: usize) -> Option<Arc<DecodedChunk>> {
+        match self.get(chunk, Part::Decoded) {
+            Some(Fetch::Ready(v)) => Some(v.clone().decoded()),
+            _ => None,
+        }
+    }
+    pub(super) fn reverse(&self, chunk: usize) -> Option<Arc<ReverseLog>> {
+        match self.get(chunk, Part::Reverse) {
+            Some(Fetch::Ready(v)) => Some(v.clone().reverse()),
+            _ => None,
+        }
+    }
+    pub(super) fn any_pending(&self) -> bool {
+        self.items
+            .iter()
+            .any(|(_, _, f)| matches!(f, Fetch::Pending))
+    }
+}
+
+/// A transient fault (I/O, queue full) is retried rather than skipped.
+pub(super) fn transient(f: &Fault) -> bool {
+    matches!(**f, Error::Io(_) | Error::NotReady(_))
+}
+
+impl Playhead {
+    pub(super) fn fetch(&self, chunk: usize, part: Part, mode: Mode) -> Fetch {
+        let key = self.view.key(chunk, part);
+        let cache = self.rec.cache();
+        match mode {
+            Mode::Blocking => {
+                match cache.get_blocking(key, || prefetch::load(&self.view, cache, key)) {
+                    Ok(v) => Fetch::Ready(v),
+                    Err(f) => Fetch::Failed(f),
+                }
+            }
+            Mode::NonBlocking => match self.rec.prefetch().request(&self.view, cache, key) {
+                Lookup::Ready(v) => Fetch::Ready(v),
+                Lookup::Failed(f) => Fetch::Failed(f),
+                Lookup::Pending | Lookup::Absent => Fetch::Pending,
+            },
+        }
+    }
+
+    /// Fetches every item of `self.gathered` (in the given mode).
+    pub(super) fn gather(&mut self, keys: impl Iterator<Item = (usize, Part)>, mode: Mode) {
+        let mut g = std::mem::take(&mut self.gathered);
+        g.items.clear();
+        for (k, part) in keys {
+            if g.items.iter().any(|(c, p, _)| *c == k && *p == part) {
+                continue;
+            }
+            let f = match self.held(k, part) {
+                Some(v) => Fetch::Ready(v),
+                None => self.fetch(k, part, mode),
+            };
+            g.items.push((k, part, f));
+        }
+        self.gathered = g;
+    }
+
+    /// Data this playhead already holds (its current chunk and reverse log, the chunks of its
+    /// last world rebuild): no need to ask the cache.
+    pub(super) fn held(&self, k: usize, part: Part) -> Option<Cached> {
+        if let Some(c) = &self.ctx
+            && c.index == k
+        {
+            match part {
+                Part::Decoded => return Some(Cached::Decoded(c.chunk.clone())),
+                Part::Reverse => {
+                    if let Some(l) = &c.log {
+                        return Some(Cached::Reverse(l.clone()));
+                    }
+                }
+            }
+        }
+        match part {
+            Part::Decoded => self
+                .rb_memo
+                .iter()
+                .find(|(i, _)| *i == k)
+                .map(|(_, c)| Cached::Decoded(c.clone())),
+            Part::Reverse => None,
+        }
+    }
+
+    /// Asks the prefetch pool for what the next calls will need.
+    pub(super) fn prefetch_ahead(&mut self) {
+        if !self.options.prefetch {
+            return;
+        }
+        let view = self.view.clone();
+        let idx = view.reader.index();
+        let Some(k) = find_chunk(idx, self.pos) else {
+            return;
+        };
+        let has_log = self
+            .ctx
+            .as_ref()
+            .is_some_and(|c| c.index == k && c.log.is_some());
+        let anchor = (view.id(), k, self.direction, has_log);
+        if self.prefetch_anchor == Some(anchor) {
+            return;
+        }
+        self.prefetch_anchor = Some(anchor);
+        match self.direction {
+            Direction::Forward => {
+                let ahead = if self.speed.at_least(4) { 2 } else { 1 };
+                for j in 1..=ahead {
+                    if k + j < idx.len() {
+                        let _ = self.fetch(k + j, Part::Decoded, Mode::NonBlocking);
+                    }
+                }
+            }
+            Direction::Backward => {
+                if !has_log {
+                    let _ = self.fetch(k, Part::Reverse, Mode::NonBlocking);
+                }
+                if k > 0 {
+                    let _ = self.fetch(k - 1, Part::Reverse, Mode::NonBlocking);
+                }
+                for kk in [Some(k), k.checked_sub(1)].into_iter().flatten() {
+                    if idx[kk].flags & FLAG_CUSTOM_EVENTS != 0 {
+                        let (s, e) = rebuild_range(idx, idx[kk].start_tick);
+                        for i in s..=e {
+                            let _ = self.fetch(i, Part::Decoded, Mode::NonBlocking);
+                        }
+                    }
+                }
+            }
+        }
+    }
+}

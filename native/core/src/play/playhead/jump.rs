@@ -1,0 +1,112 @@
+//! Jumps: moving to any tick by replaying its chunk from the keyframe (seeks, the first position,
+//! a switch-over's re-seek) and jumping over unreadable chunks.
+
+use super::fetch::{Fetch, Mode, transient};
+use super::rebuild::{custom_between, rebuild_range};
+use super::update::diff;
+use super::{Ctx, Direction, Motion, Playhead};
+use crate::format::index::find_chunk;
+use crate::play::cache::{Fault, Part};
+use crate::play::cursor::forward_tick;
+
+/// What a jump attempt came to.
+pub(super) enum JumpResult {
+    Done,
+    Stalled,
+    Failed(usize, Fault),
+}
+
+impl Playhead {
+    /// The chunk holding `q`, and the rebuild range if the world must be rebuilt for a jump there.
+    pub(super) fn jump_plan(&self, q: u32, force_rebuild: bool) -> (usize, Option<(usize, usize)>) {
+        let idx = self.view.reader.index();
+        let k = find_chunk(idx, q).expect("clamped tick has a chunk");
+        let rebuild = force_rebuild
+            || !self.world_known
+            || custom_between(idx, self.pos.min(q), self.pos.max(q));
+        (k, rebuild.then(|| rebuild_range(idx, q)))
+    }
+
+    /// Moves to `q` by replaying its chunk from the keyframe.
+    pub(super) fn jump(&mut self, q: u32, mode: Mode, force_rebuild: bool) -> JumpResult {
+        let view = self.view.clone();
+        let Ok(q) = view.reader.clamp_tick(q) else {
+            self.u.at_edge = true;
+            return JumpResult::Done;
+        };
+        let (k, rb) = self.jump_plan(q, force_rebuild);
+        let keys = std::iter::once((k, Part::Decoded)).chain(
+            rb.into_iter()
+                .flat_map(|(s, e)| (s..=e).map(|i| (i, Part::Decoded))),
+        );
+        self.gather(keys, mode);
+        match self.gathered.get(k, Part::Decoded) {
+            Some(Fetch::Failed(f)) if transient(f) && mode == Mode::NonBlocking => {
+                let f = f.clone();
+                self.fault(k, f);
+                return JumpResult::Stalled;
+            }
+            Some(Fetch::Failed(f)) => return JumpResult::Failed(k, f.clone()),
+            _ => {}
+        }
+        if self.gathered.any_pending() {
+            return JumpResult::Stalled;
+        }
+        let chunk = self.gathered.decoded(k).expect("gathered");
+        self.prev.clone_from(&self.u.entities);
+        let state = &mut self.u.entities;
+        state.reset_to(&chunk.keyframe);
+        self.cursor.place(&chunk, -1);
+        let rel = q.saturating_sub(chunk.start_tick);
+        for r in 0..chunk.tick_count.min(rel.saturating_add(1)) {
+            forward_tick(&chunk, &mut self.cursor, r, state, |_| {});
+        }
+        self.ctx = Some(Ctx {
+            index: k,
+            chunk,
+            log: None,
+        });
+        self.pos = q;
+        self.u.motion = Motion::Jump;
+        diff(
+            self.prev.as_slice(),
+            self.u.entities.as_slice(),
+            &mut self.u.added,
+            &mut self.u.removed,
+        );
+        if let Some(range) = rb {
+            self.fill_rebuild(range, mode);
+        }
+        self.world_known = true;
+        self.waiting = false;
+        JumpResult::Done
+    }
+
+    /// Jumps over unreadable chunk `k` (and any unreadable neighbours) in direction `d`.
+    pub(super) fn skip(&mut self, mut k: usize, mut f: Fault, d: Direction, mode: Mode) {
+        let idx_len = self.view.reader.index().len();
+        loop {
+            self.fault(k, f);
+            let e = self.view.reader.index()[k];
+            let target = match d {
+                Direction::Forward if k + 1 < idx_len => self.view.reader.index()[k + 1].start_tick,
+                Direction::Backward if k > 0 => e.start_tick - 1,
+                _ => {
+                    self.u.at_edge = true;
+                    return;
+                }
+            };
+            match self.jump(target, mode, true) {
+                JumpResult::Done => return,
+                JumpResult::Stalled => {
+                    self.stall_in_move(mode);
+                    return;
+                }
+                JumpResult::Failed(k2, f2) => {
+                    k = k2;
+                    f = f2;
+                }
+            }
+        }
+    }
+}
