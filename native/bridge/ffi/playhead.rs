@@ -8,7 +8,7 @@ use super::handle::{self, HandleType};
 use super::reader::TickreelEntityState;
 use super::result::{FfiError, FfiResult, TickreelResult, guard};
 use tickreel::format::state::EntityState;
-use tickreel::play::playhead::{Direction, MAX_SPEED, MIN_SPEED, Motion, Playhead, Update};
+use tickreel::play::{Direction, MAX_SPEED, MIN_SPEED, Motion, Playhead, Update};
 use tickreel::play::{PlaybackContext, Reader, Recording};
 
 /// A viewer's position in a recording. Opaque: open with `tickreel_playhead_open`, release with

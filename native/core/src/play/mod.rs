@@ -8,22 +8,19 @@
 //!   its final file;
 //! - [`Playhead`]: one viewer's position: `advance()` per server tick, seek, step, speed, reverse.
 
-pub mod cache;
+mod cache;
 pub(crate) mod cursor;
-pub mod follow;
-pub mod playhead;
-pub mod prefetch;
-pub mod reader;
-pub mod recording;
-
-/// The old name of [`cursor`], still imported by `prefetch.rs` (being rewritten on another
-/// branch). Remove once that file imports `cursor::ReverseLog`.
-pub(crate) use cursor as replay;
+mod follow;
+mod playhead;
+mod prefetch;
+mod reader;
+mod recording;
 
 pub use cache::{CacheStats, ChunkCache};
 pub use follow::{FollowOptions, FollowState, FollowStats, LiveFollower};
 pub use playhead::{
-    ChunkFault, Direction, Motion, Playhead, PlayheadOptions, PlayheadStats, Rebuild, Update, World,
+    ChunkFault, Direction, MAX_SPEED, MIN_SPEED, Motion, Playhead, PlayheadOptions, PlayheadStats,
+    Rebuild, Update, World,
 };
 pub use prefetch::{PrefetchPool, PrefetchStats};
 pub use reader::{Reader, ReaderOptions, SeekState, TickIter, VerifyReport};

@@ -15,8 +15,8 @@ use parking_lot::Mutex;
 
 use crate::error::Error;
 use crate::play::cache::{Cached, ChunkCache, ChunkKey, Claim, Flight, Lookup, Part};
+use crate::play::cursor::ReverseLog;
 use crate::play::recording::View;
-use crate::play::replay::ReverseLog;
 
 /// One prefetch job.
 struct Job {
