@@ -1,8 +1,11 @@
 //! `tickreel compact SRC OUT`: compact a recording (a live directory or a `.reel`) into one file.
 
+use std::io::Write;
 use std::path::PathBuf;
 
 use tickreel::record::{CompactOptions, compact};
+
+use super::Out;
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -18,7 +21,7 @@ pub struct Args {
     pub chunk_ticks: u32,
 }
 
-pub fn run(a: Args) -> tickreel::Result<()> {
+pub fn run(a: Args, out: &mut Out) -> tickreel::Result<()> {
     let reader = super::open(&a.source)?;
     let bar = super::progress::bar(reader.index().len() as u64, "compacting");
     let options = CompactOptions {
@@ -33,7 +36,8 @@ pub fn run(a: Args) -> tickreel::Result<()> {
         bar.set_position(done)
     })?;
     bar.finish_and_clear();
-    println!(
+    writeln!(
+        out,
         "compacted {} chunks ({} bytes) into {} chunks ({} bytes), {} ticks: {}",
         rep.chunks_in,
         rep.bytes_in,
@@ -41,6 +45,6 @@ pub fn run(a: Args) -> tickreel::Result<()> {
         rep.bytes_out,
         rep.ticks,
         a.out.display()
-    );
+    )?;
     Ok(())
 }

@@ -18,7 +18,7 @@ use std::path::{Path, PathBuf};
 use tickreel::format::event::flag;
 use tickreel::{Error, Event, Pose};
 
-use super::stdout_ok;
+use super::Out;
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -40,16 +40,11 @@ pub struct ExportSummary {
     pub checkpoints_dropped: u64,
 }
 
-pub fn run(a: Args) -> tickreel::Result<()> {
+pub fn run(a: Args, out: &mut Out) -> tickreel::Result<()> {
     let r = super::open(&a.file)?;
     if a.out.as_os_str() == "-" {
-        let mut out = BufWriter::new(std::io::stdout().lock());
-        let s = match export(&r, &mut out) {
-            Ok(s) => s,
-            Err(Error::Io(e)) if e.kind() == std::io::ErrorKind::BrokenPipe => return Ok(()),
-            Err(e) => return Err(super::in_file(&a.file, e)),
-        };
-        stdout_ok(out.flush())?;
+        // A closed stdout stays marked as such through the context (a quiet end).
+        let s = export(&r, out).map_err(|e| super::in_file(&a.file, e))?;
         warn_dropped(&s);
         return Ok(());
     }
@@ -75,21 +70,22 @@ pub fn run(a: Args) -> tickreel::Result<()> {
         }
     };
     warn_dropped(&s);
-    println!(
+    writeln!(
+        out,
         "exported {} rows ({} ticks) to {}",
         s.rows,
         s.ticks,
         a.out.display()
-    );
+    )?;
     Ok(())
 }
 
 fn warn_dropped(s: &ExportSummary) {
     if s.checkpoints_dropped > 0 {
-        eprintln!(
-            "tickreel: note: {} checkpoint events fell on ticks without a pose of their entity and are not in the CSV",
+        super::note(&format!(
+            "note: {} checkpoint events fell on ticks without a pose of their entity and are not in the CSV",
             s.checkpoints_dropped
-        );
+        ));
     }
 }
 

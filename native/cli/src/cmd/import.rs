@@ -17,12 +17,14 @@
 use std::collections::HashMap;
 use std::collections::hash_map::Entry;
 use std::fs::File;
-use std::io::{BufRead, BufReader};
+use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 
 use tickreel::format::event::flag;
 use tickreel::record::{ReelOptions, ReelWriter};
 use tickreel::{Error, Event, Pose};
+
+use super::Out;
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -54,7 +56,7 @@ pub struct ImportSummary {
     pub bytes: u64,
 }
 
-pub fn run(a: Args) -> tickreel::Result<()> {
+pub fn run(a: Args, out: &mut Out) -> tickreel::Result<()> {
     if !(a.tick_rate.is_finite() && a.tick_rate > 0.0 && a.tick_rate <= 4_000_000.0) {
         return Err(Error::InvalidArgument(format!(
             "--tick-rate {} is not a positive number of ticks per second",
@@ -68,14 +70,15 @@ pub fn run(a: Args) -> tickreel::Result<()> {
         (Some(f), Some(l)) => format!("ticks {f}..={l}"),
         _ => "no ticks".to_string(),
     };
-    println!(
+    writeln!(
+        out,
         "imported {} rows ({} entities, {} ticks with data, {span}) into {} ({} bytes)",
         s.rows,
         s.entities,
         s.ticks,
         a.out.display(),
         s.bytes
-    );
+    )?;
     Ok(())
 }
 

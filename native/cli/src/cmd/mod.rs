@@ -1,4 +1,6 @@
-//! One module per subcommand. Each exposes `Args` (clap) and `run(Args) -> tickreel::Result<()>`.
+//! One module per subcommand. Each exposes `Args` (clap) and
+//! `run(Args, &mut Out) -> tickreel::Result<()>`: everything it prints goes to the [`Out`] that
+//! `main` hands it (see [`output`] for a closed stdout), and errors end up as one line on stderr.
 
 pub mod compact;
 pub mod demo;
@@ -8,11 +10,14 @@ pub mod ghost;
 pub mod import;
 pub mod info;
 pub mod json;
+pub mod output;
 pub mod play;
 pub mod progress;
 pub mod recover;
 pub mod simulate;
 pub mod verify;
+
+pub use output::Out;
 
 use std::path::Path;
 
@@ -32,7 +37,11 @@ pub fn in_file(path: &Path, e: Error) -> Error {
 }
 
 /// Prefixes an error's message with `ctx` (kept as it is if the message already contains `ctx`).
+/// A write to a closed stdout is kept as it is (see [`output::is_closed`]).
 pub fn context(e: Error, ctx: &str) -> Error {
+    if output::is_closed(&e) {
+        return e;
+    }
     let f = |m: String| {
         if m.contains(ctx) {
             m
@@ -53,11 +62,8 @@ pub fn context(e: Error, ctx: &str) -> Error {
     }
 }
 
-/// Writes to stdout; a closed pipe (`tickreel dump f | head`) ends output quietly.
-pub fn stdout_ok(r: std::io::Result<()>) -> tickreel::Result<bool> {
-    match r {
-        Ok(()) => Ok(true),
-        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(false),
-        Err(e) => Err(e.into()),
-    }
+/// A note on stderr (`tickreel: ...`); a closed stderr is ignored.
+pub fn note(msg: &str) {
+    use std::io::Write;
+    let _ = writeln!(std::io::stderr(), "tickreel: {msg}");
 }

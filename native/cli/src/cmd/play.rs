@@ -3,7 +3,7 @@
 //! recording may still be written: lines are printed as it grows (updates that change nothing are
 //! not printed), and the command ends once the recording is finished and played to its end.
 
-use std::io::{BufWriter, Write};
+use std::io::Write;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
@@ -13,6 +13,8 @@ use tickreel::play::{
     Direction, FollowOptions, FollowState, LiveFollower, Motion, PlaybackContext, Playhead,
     Recording, Update, World,
 };
+
+use super::Out;
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -43,9 +45,9 @@ pub struct Args {
     pub max_ms: Option<u64>,
 }
 
-pub fn run(a: Args) -> tickreel::Result<()> {
+pub fn run(a: Args, out: &mut Out) -> tickreel::Result<()> {
     if a.follow {
-        return follow(a);
+        return follow(a, out);
     }
     let rec = Recording::from_reader(super::open(&a.file)?, &PlaybackContext::global());
     let view = rec.view();
@@ -64,29 +66,22 @@ pub fn run(a: Args) -> tickreel::Result<()> {
         ph.set_direction(Direction::Backward);
     }
     ph.play();
-    let mut out = BufWriter::new(std::io::stdout().lock());
-    let r = (|| -> std::io::Result<()> {
-        writeln!(out, "{}", line(0, ph.update()))?;
-        let mut server_tick = 0u64;
-        loop {
-            if a.ticks.is_some_and(|n| server_tick >= n) {
-                break;
-            }
-            if a.ticks.is_none() && ph.update().at_edge {
-                break;
-            }
-            server_tick += 1;
-            // A tool may wait for data; a server never does (advance alone never blocks).
-            ph.prepare();
-            let u = ph.advance();
-            writeln!(out, "{}", line(server_tick, u))?;
+    writeln!(out, "{}", line(0, ph.update()))?;
+    let mut server_tick = 0u64;
+    loop {
+        if a.ticks.is_some_and(|n| server_tick >= n) {
+            break;
         }
-        out.flush()
-    })();
-    match r {
-        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
-        r => Ok(r?),
+        if a.ticks.is_none() && ph.update().at_edge {
+            break;
+        }
+        server_tick += 1;
+        // A tool may wait for data; a server never does (advance alone never blocks).
+        ph.prepare();
+        let u = ph.advance();
+        writeln!(out, "{}", line(server_tick, u))?;
     }
+    Ok(())
 }
 
 fn entity(e: &EntityState) -> Value {
@@ -161,7 +156,7 @@ fn line(server_tick: u64, u: &Update) -> Value {
 }
 
 /// `--follow`: plays as the recording grows; ends when it is finished and played to the end.
-fn follow(a: Args) -> tickreel::Result<()> {
+fn follow(a: Args, out: &mut Out) -> tickreel::Result<()> {
     let started = Instant::now();
     let follower = LiveFollower::open(
         &a.file,
@@ -178,54 +173,45 @@ fn follow(a: Args) -> tickreel::Result<()> {
     };
     ph.set_speed(a.speed)?;
     ph.play();
-    let mut out = BufWriter::new(std::io::stdout().lock());
     let mut server_tick = 0u64;
-    let r = (|| -> tickreel::Result<()> {
-        writeln!(out, "{}", line(0, ph.update()))?;
-        loop {
-            if a.ticks.is_some_and(|n| server_tick >= n) {
-                break;
-            }
-            if let Some(ms) = a.max_ms
-                && started.elapsed() >= Duration::from_millis(ms)
-            {
-                out.flush()?;
-                return Err(tickreel::Error::NotReady(format!(
-                    "gave up after {ms} ms at tick {} ({:?})",
-                    ph.position(),
-                    follower.state()
-                )));
-            }
-            // Read before playing: if finished then, the view played is the final one.
-            let state = follower.state();
-            if state == FollowState::Lost {
-                out.flush()?;
-                return Err(tickreel::Error::InvalidState(format!(
-                    "{}: the recording was removed without a final file",
-                    a.file.display()
-                )));
-            }
-            server_tick += 1;
-            ph.prepare();
-            let u = ph.advance();
-            let idle = u.motion == Motion::Still && u.faults().is_empty();
-            if !idle {
-                writeln!(out, "{}", line(server_tick, u))?;
-            }
-            if state == FollowState::Finished && u.at_edge && !u.stalled && !u.waiting {
-                break;
-            }
-            if idle {
-                // At the live edge (or waiting for the first tick): let the writer get ahead.
-                out.flush()?;
-                std::thread::sleep(Duration::from_millis(5));
-            }
+    writeln!(out, "{}", line(0, ph.update()))?;
+    out.flush()?;
+    loop {
+        if a.ticks.is_some_and(|n| server_tick >= n) {
+            break;
         }
-        out.flush()?;
-        Ok(())
-    })();
-    match r {
-        Err(tickreel::Error::Io(e)) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
-        r => r,
+        if let Some(ms) = a.max_ms
+            && started.elapsed() >= Duration::from_millis(ms)
+        {
+            return Err(tickreel::Error::NotReady(format!(
+                "gave up after {ms} ms at tick {} ({:?})",
+                ph.position(),
+                follower.state()
+            )));
+        }
+        // Read before playing: if finished then, the view played is the final one.
+        let state = follower.state();
+        if state == FollowState::Lost {
+            return Err(tickreel::Error::InvalidState(format!(
+                "{}: the recording was removed without a final file",
+                a.file.display()
+            )));
+        }
+        server_tick += 1;
+        ph.prepare();
+        let u = ph.advance();
+        let idle = u.motion == Motion::Still && u.faults().is_empty();
+        if !idle {
+            writeln!(out, "{}", line(server_tick, u))?;
+        }
+        if state == FollowState::Finished && u.at_edge && !u.stalled && !u.waiting {
+            break;
+        }
+        if idle {
+            // At the live edge (or waiting for the first tick): let the writer get ahead.
+            out.flush()?;
+            std::thread::sleep(Duration::from_millis(5));
+        }
     }
+    Ok(())
 }

@@ -1,8 +1,11 @@
 //! `tickreel recover DIR`: recover a live recording directory after a crash.
 
+use std::io::Write;
 use std::path::PathBuf;
 
 use tickreel::record::recover::recover_with_progress;
+
+use super::Out;
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -10,13 +13,13 @@ pub struct Args {
     pub dir: PathBuf,
 }
 
-pub fn run(a: Args) -> tickreel::Result<()> {
+pub fn run(a: Args, out: &mut Out) -> tickreel::Result<()> {
     let bar = super::progress::bar(0, "scanning segments");
     let report = recover_with_progress(&a.dir, &mut |done, total| {
         bar.set_length(total);
         bar.set_position(done);
     })?;
     bar.finish_and_clear();
-    println!("recovered {}: {report}", a.dir.display());
+    writeln!(out, "recovered {}: {report}", a.dir.display())?;
     Ok(())
 }

@@ -5,6 +5,7 @@
 //!
 //! The recording loop is [`record`], which `tickreel demo` also records its session with.
 
+use std::io::Write;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
@@ -12,6 +13,8 @@ use tickreel::format::event::encode_batch;
 use tickreel::record::{Backpressure, FlushPolicy, RecorderStats};
 use tickreel::{Engine, EngineOptions, Error, Event, Recorder, RecorderOptions};
 use tickreel_sim::{SimConfig, Simulator};
+
+use super::Out;
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
@@ -50,7 +53,7 @@ pub struct Args {
     pub no_finish: bool,
 }
 
-pub fn run(a: Args) -> tickreel::Result<()> {
+pub fn run(a: Args, out: &mut Out) -> tickreel::Result<()> {
     if !(a.tps.is_finite() && a.tps >= 0.0) {
         return Err(Error::InvalidArgument(format!(
             "--tps {} is not a rate (0 = as fast as possible)",
@@ -75,6 +78,8 @@ pub fn run(a: Args) -> tickreel::Result<()> {
         ..RecorderOptions::default()
     };
     options.chunk.chunk_ticks = a.chunk_ticks;
+    // Lines are read as they come (a test kills the writer after a `flushed` line).
+    out.set_line_buffered(true);
     let session = Session {
         out: a.out,
         options,
@@ -89,26 +94,48 @@ pub fn run(a: Args) -> tickreel::Result<()> {
         tps: a.tps,
         finish: !a.no_finish,
     };
-    let done = record(&session, &mut Printer)?;
+    let mut printer = Printer { out, error: None };
+    let done = record(&session, &mut printer)?;
     if let Some(path) = done.finished {
-        println!("finished {}", path.display());
+        writeln!(printer.out, "finished {}", path.display())?;
     }
     Ok(())
 }
 
-/// `tickreel simulate`'s output: `resumed after TICK`, then `flushed TICK` lines.
-struct Printer;
+/// `tickreel simulate`'s output: `resumed after TICK`, then `flushed TICK` lines. A failed write
+/// (stdout closed) stops the recording at the next tick, which is left live (resumable).
+struct Printer<'a> {
+    out: &'a mut Out,
+    error: Option<std::io::Error>,
+}
 
-impl Hooks for Printer {
+impl Hooks for Printer<'_> {
     fn started(&mut self, _rec: &Recorder, resumed_after: Option<u32>) -> tickreel::Result<()> {
         if let Some(t) = resumed_after {
-            println!("resumed after {t}");
+            writeln!(self.out, "resumed after {t}")?;
         }
         Ok(())
     }
 
+    fn tick(
+        &mut self,
+        _rec: &Recorder,
+        _tick: u32,
+        _events: &mut Vec<Event>,
+        _submit: bool,
+    ) -> tickreel::Result<()> {
+        match self.error.take() {
+            Some(e) => Err(Error::Io(e)),
+            None => Ok(()),
+        }
+    }
+
     fn flushed(&mut self, tick: u32) {
-        println!("flushed {tick}");
+        if self.error.is_none()
+            && let Err(e) = writeln!(self.out, "flushed {tick}")
+        {
+            self.error = Some(e);
+        }
     }
 }
 
