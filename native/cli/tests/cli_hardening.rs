@@ -9,6 +9,7 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
+use tickreel::play::Reader;
 use tickreel::record::ChunkPolicy;
 
 const BIN: &str = env!("CARGO_BIN_EXE_tickreel");
@@ -71,6 +72,17 @@ fn sim_reel(path: &Path, ticks: u32) {
 
 /// A copy of `good` with a byte flipped in the middle of chunk `k`'s compressed payload; returns
 /// the chunk's first tick.
+fn damage_chunk(good: &Path, bad: &Path, k: usize) -> u32 {
+    let reader = Reader::open_path(good).unwrap();
+    let e = reader.index()[k];
+    let mut bytes = std::fs::read(good).unwrap();
+    bytes[e.offset as usize + 36 + e.compressed_len as usize / 2] ^= 0x20;
+    std::fs::write(bad, &bytes).unwrap();
+    e.start_tick
+}
+
+/// A live recording directory `<dir>/<name>.reel.live` written by `simulate --no-finish`, with
+/// one chunk per 50 ticks (each flushed on its own).
 fn live_dir(dir: &Path, name: &str, ticks: u32) -> PathBuf {
     let out = dir.join(format!("{name}.reel"));
     let o = tickreel(&[
@@ -204,4 +216,103 @@ fn a_full_stdout_is_an_error_naming_standard_output() {
             .unwrap();
         assert_fails_with(&o, &["standard output"]);
     }
+}
+
+// 1. Damage found: a non-zero exit, and stderr names the file (and the chunk).
+
+#[test]
+fn play_exits_non_zero_naming_the_damaged_chunk() {
+    let dir = tempfile::tempdir().unwrap();
+    let good = dir.path().join("good.reel");
+    sim_reel(&good, 400);
+    let bad = dir.path().join("damaged.reel");
+    let start = damage_chunk(&good, &bad, 2);
+
+    let o = tickreel(&["play", p(&bad)]);
+    assert_fails_with(
+        &o,
+        &[
+            "damaged.reel",
+            "chunk 2",
+            &format!("ticks {start}..={}", start + 49),
+            "checksum",
+        ],
+    );
+    // What could be played was printed: every server tick up to the end, past the damage.
+    let lines: Vec<serde_json::Value> = stdout(&o)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert!(lines.len() > 300, "{} lines", lines.len());
+    assert!(lines.iter().any(|l| l.get("faults").is_some()));
+    let last = lines.last().unwrap();
+    assert_eq!(
+        (last["tick"].as_u64(), last["at_edge"].as_bool()),
+        (Some(399), Some(true))
+    );
+    // Backward and bounded runs over the damage fail too; a run that stays clear of it does not.
+    assert_fails_with(
+        &tickreel(&["play", p(&bad), "--reverse", "--speed", "4"]),
+        &["chunk 2"],
+    );
+    assert_fails_with(
+        &tickreel(&["play", p(&bad), "--from", "90", "--ticks", "40"]),
+        &["chunk 2"],
+    );
+    assert_ok(&tickreel(&[
+        "play",
+        p(&bad),
+        "--from",
+        "0",
+        "--ticks",
+        "20",
+    ]));
+    assert_ok(&tickreel(&["play", p(&good)]));
+    // Following a finished file with damage fails the same way.
+    assert_fails_with(
+        &tickreel(&["play", p(&bad), "--follow", "--max-ms", "20000"]),
+        &["damaged.reel", "chunk 2"],
+    );
+}
+
+#[test]
+fn every_command_that_finds_damage_exits_non_zero() {
+    let dir = tempfile::tempdir().unwrap();
+    let good = dir.path().join("good.reel");
+    sim_reel(&good, 400);
+    let bad = dir.path().join("damaged.reel");
+    damage_chunk(&good, &bad, 2);
+    let b = p(&bad);
+    let csv = dir.path().join("out.csv");
+    let compacted = dir.path().join("c.reel");
+    for args in [
+        vec!["verify", b],
+        vec!["dump", b],
+        vec!["export", b, "-"],
+        vec!["export", b, p(&csv)],
+        vec!["compact", b, p(&compacted)],
+        vec!["ghost", b, "--entity", "1"],
+        vec!["play", b],
+        vec!["play", b, "--follow", "--max-ms", "20000"],
+    ] {
+        let o = tickreel(&args);
+        assert_fails_with(&o, &["damaged.reel"]);
+    }
+    assert!(
+        !csv.exists() && !compacted.exists(),
+        "no output from damage"
+    );
+
+    // recover: damaged bytes between valid frames are skipped (the directory is repaired) and the
+    // command fails saying so; a torn tail alone is a successful recovery (tests/cli_live.rs).
+    let live = live_dir(dir.path(), "l", 600);
+    let seg = live.join("seg-000000.tks");
+    let mut bytes = std::fs::read(&seg).unwrap();
+    let mid = bytes.len() / 2;
+    bytes[mid] ^= 0x20;
+    std::fs::write(&seg, &bytes).unwrap();
+    let o = tickreel(&["recover", p(&live)]);
+    assert_fails_with(&o, &["l.reel.live", "damaged bytes", "lost"]);
+    assert!(stdout(&o).contains("skipped"), "{}", stdout(&o));
+    assert_ok(&tickreel(&["verify", p(&live)]));
 }

@@ -3,6 +3,7 @@
 use std::io::Write;
 use std::path::PathBuf;
 
+use tickreel::Error;
 use tickreel::record::{CompactOptions, compact};
 
 use super::Out;
@@ -34,6 +35,12 @@ pub fn run(a: Args, out: &mut Out) -> tickreel::Result<()> {
     };
     let rep = compact(&reader, &a.out, options, &mut |done, _| {
         bar.set_position(done)
+    })
+    .map_err(|e| match e {
+        // The core's refusal names OUT.
+        Error::Io(_) | Error::InvalidState(_) => e,
+        // Data errors (a damaged chunk) are SRC's.
+        e => super::in_file(&a.source, e),
     })?;
     bar.finish_and_clear();
     writeln!(

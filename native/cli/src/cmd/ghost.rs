@@ -48,7 +48,9 @@ pub fn run(a: Args, out: &mut Out) -> tickreel::Result<()> {
             .map_or(RunStart::First, RunStart::Checkpoint),
         end: a.to_checkpoint.map_or(RunEnd::Last, RunEnd::Checkpoint),
     };
-    let track = Arc::new(GhostTrack::load(&reader, a.entity, range)?);
+    let track = Arc::new(
+        GhostTrack::load(&reader, a.entity, range).map_err(|e| super::in_file(&a.file, e))?,
+    );
     write(&track, &a, out).map_err(Error::Io)
 }
 

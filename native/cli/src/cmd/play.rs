@@ -2,12 +2,18 @@
 //! sleeping) and prints every entity's pose as a JSON line per server tick. With `--follow`, the
 //! recording may still be written: lines are printed as it grows (updates that change nothing are
 //! not printed), and the command ends once the recording is finished and played to its end.
+//!
+//! A damaged chunk does not stop playback (the playhead plays on past it, and the line of the
+//! update that met it lists it under `faults`), but the command names it on stderr when it is
+//! first met and exits non-zero at the end.
 
+use std::collections::BTreeSet;
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
+use tickreel::Error;
 use tickreel::format::state::EntityState;
 use tickreel::play::{
     Direction, FollowOptions, FollowState, LiveFollower, Motion, PlaybackContext, Playhead,
@@ -54,9 +60,7 @@ pub fn run(a: Args, out: &mut Out) -> tickreel::Result<()> {
     let (first, last) = match (view.reader().first_tick(), view.reader().last_tick()) {
         (Some(f), Some(l)) => (f, l),
         _ => {
-            return Err(tickreel::Error::InvalidState(
-                "the recording has no ticks".into(),
-            ));
+            return Err(Error::InvalidState("the recording has no ticks".into()));
         }
     };
     let from = a.from.unwrap_or(if a.reverse { last } else { first });
@@ -66,22 +70,87 @@ pub fn run(a: Args, out: &mut Out) -> tickreel::Result<()> {
         ph.set_direction(Direction::Backward);
     }
     ph.play();
-    writeln!(out, "{}", line(0, ph.update()))?;
-    let mut server_tick = 0u64;
-    loop {
-        if a.ticks.is_some_and(|n| server_tick >= n) {
-            break;
+    let mut damage = Damage::new(&a.file);
+    let r = (|| -> tickreel::Result<()> {
+        damage.see(ph.update());
+        writeln!(out, "{}", line(0, ph.update()))?;
+        let mut server_tick = 0u64;
+        loop {
+            if a.ticks.is_some_and(|n| server_tick >= n) {
+                break;
+            }
+            if a.ticks.is_none() && ph.update().at_edge {
+                break;
+            }
+            server_tick += 1;
+            // A tool may wait for data; a server never does (advance alone never blocks).
+            ph.prepare();
+            let u = ph.advance();
+            damage.see(u);
+            writeln!(out, "{}", line(server_tick, u))?;
         }
-        if a.ticks.is_none() && ph.update().at_edge {
-            break;
+        Ok(())
+    })();
+    damage.finish(r)
+}
+
+/// The damaged chunks a playback met: each named on stderr when first met; at the end they make
+/// the command fail. Transient faults (I/O errors, data not ready) are retried by the playhead
+/// and are not damage.
+struct Damage<'a> {
+    file: &'a Path,
+    chunks: BTreeSet<usize>,
+}
+
+impl<'a> Damage<'a> {
+    fn new(file: &'a Path) -> Self {
+        Damage {
+            file,
+            chunks: BTreeSet::new(),
         }
-        server_tick += 1;
-        // A tool may wait for data; a server never does (advance alone never blocks).
-        ph.prepare();
-        let u = ph.advance();
-        writeln!(out, "{}", line(server_tick, u))?;
     }
-    Ok(())
+
+    fn see(&mut self, u: &Update) {
+        for f in u.faults() {
+            if matches!(*f.error, Error::Io(_) | Error::NotReady(_)) {
+                continue;
+            }
+            if self.chunks.insert(f.chunk) {
+                let end = u64::from(f.start_tick) + u64::from(f.tick_count.max(1)) - 1;
+                super::note(&format!(
+                    "{}: chunk {} (ticks {}..={end}) is damaged, played past it: {}",
+                    self.file.display(),
+                    f.chunk,
+                    f.start_tick,
+                    f.error
+                ));
+            }
+        }
+    }
+
+    /// The playback's result: an error if it met damage (also when stdout was closed after
+    /// that), otherwise `r`.
+    fn finish(self, r: tickreel::Result<()>) -> tickreel::Result<()> {
+        match r {
+            Err(e) if !super::output::is_closed(&e) => Err(e),
+            _ if !self.chunks.is_empty() => {
+                let list: Vec<String> = self.chunks.iter().map(usize::to_string).collect();
+                Err(Error::Corrupt(format!(
+                    "{}: {} damaged chunk{} (chunk {}), {} ticks were not played",
+                    self.file.display(),
+                    self.chunks.len(),
+                    if self.chunks.len() == 1 { "" } else { "s" },
+                    list.join(", "),
+                    if self.chunks.len() == 1 {
+                        "its"
+                    } else {
+                        "their"
+                    }
+                )))
+            }
+            r => r,
+        }
+    }
 }
 
 fn entity(e: &EntityState) -> Value {
@@ -173,45 +242,51 @@ fn follow(a: Args, out: &mut Out) -> tickreel::Result<()> {
     };
     ph.set_speed(a.speed)?;
     ph.play();
+    let mut damage = Damage::new(&a.file);
     let mut server_tick = 0u64;
-    writeln!(out, "{}", line(0, ph.update()))?;
-    out.flush()?;
-    loop {
-        if a.ticks.is_some_and(|n| server_tick >= n) {
-            break;
+    let r = (|| -> tickreel::Result<()> {
+        damage.see(ph.update());
+        writeln!(out, "{}", line(0, ph.update()))?;
+        out.flush()?;
+        loop {
+            if a.ticks.is_some_and(|n| server_tick >= n) {
+                break;
+            }
+            if let Some(ms) = a.max_ms
+                && started.elapsed() >= Duration::from_millis(ms)
+            {
+                return Err(Error::NotReady(format!(
+                    "gave up after {ms} ms at tick {} ({:?})",
+                    ph.position(),
+                    follower.state()
+                )));
+            }
+            // Read before playing: if finished then, the view played is the final one.
+            let state = follower.state();
+            if state == FollowState::Lost {
+                return Err(Error::InvalidState(format!(
+                    "{}: the recording was removed without a final file",
+                    a.file.display()
+                )));
+            }
+            server_tick += 1;
+            ph.prepare();
+            let u = ph.advance();
+            damage.see(u);
+            let idle = u.motion == Motion::Still && u.faults().is_empty();
+            if !idle {
+                writeln!(out, "{}", line(server_tick, u))?;
+            }
+            if state == FollowState::Finished && u.at_edge && !u.stalled && !u.waiting {
+                break;
+            }
+            if idle {
+                // At the live edge (or waiting for the first tick): let the writer get ahead.
+                out.flush()?;
+                std::thread::sleep(Duration::from_millis(5));
+            }
         }
-        if let Some(ms) = a.max_ms
-            && started.elapsed() >= Duration::from_millis(ms)
-        {
-            return Err(tickreel::Error::NotReady(format!(
-                "gave up after {ms} ms at tick {} ({:?})",
-                ph.position(),
-                follower.state()
-            )));
-        }
-        // Read before playing: if finished then, the view played is the final one.
-        let state = follower.state();
-        if state == FollowState::Lost {
-            return Err(tickreel::Error::InvalidState(format!(
-                "{}: the recording was removed without a final file",
-                a.file.display()
-            )));
-        }
-        server_tick += 1;
-        ph.prepare();
-        let u = ph.advance();
-        let idle = u.motion == Motion::Still && u.faults().is_empty();
-        if !idle {
-            writeln!(out, "{}", line(server_tick, u))?;
-        }
-        if state == FollowState::Finished && u.at_edge && !u.stalled && !u.waiting {
-            break;
-        }
-        if idle {
-            // At the live edge (or waiting for the first tick): let the writer get ahead.
-            out.flush()?;
-            std::thread::sleep(Duration::from_millis(5));
-        }
-    }
-    Ok(())
+        Ok(())
+    })();
+    damage.finish(r)
 }
