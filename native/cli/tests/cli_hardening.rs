@@ -8,6 +8,7 @@ mod common;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
 
 use tickreel::play::Reader;
 use tickreel::record::ChunkPolicy;
@@ -315,4 +316,56 @@ fn every_command_that_finds_damage_exits_non_zero() {
     assert_fails_with(&o, &["l.reel.live", "damaged bytes", "lost"]);
     assert!(stdout(&o).contains("skipped"), "{}", stdout(&o));
     assert_ok(&tickreel(&["verify", p(&live)]));
+}
+
+// 4. play --follow of a path that does not exist fails at once.
+
+#[test]
+fn play_follow_of_a_missing_path_fails_at_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let missing = dir.path().join("missing.reel");
+    let mut child = Command::new(BIN)
+        .args(["play", p(&missing), "--follow"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let status = loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            break s;
+        }
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("play --follow of a missing path is still waiting");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let mut err = String::new();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut err)
+        .unwrap();
+    assert_eq!(status.code(), Some(1), "{err}");
+    assert!(err.contains(p(&missing)), "{err}");
+    assert!(err.contains("no such recording"), "{err}");
+    assert!(err.contains("--wait"), "{err}");
+    // The same for a live directory path.
+    let o = tickreel(&["play", p(&dir.path().join("gone.reel.live")), "--follow"]);
+    assert_fails_with(&o, &["gone.reel.live", "no such recording"]);
+    // With --wait it waits (here until --max-ms).
+    let o = tickreel(&["play", p(&missing), "--follow", "--wait", "--max-ms", "100"]);
+    assert_fails_with(&o, &["gave up", "missing.reel"]);
+
+    // The help says how following ends.
+    let help = stdout(&tickreel(&["play", "--help"]));
+    for needle in ["--follow", "finished", "--max-ms", "--wait", "writer"] {
+        assert!(
+            help.contains(needle),
+            "play --help lacks {needle:?}:\n{help}"
+        );
+    }
 }

@@ -19,6 +19,7 @@ use tickreel::play::{
     Direction, FollowOptions, FollowState, LiveFollower, Motion, PlaybackContext, Playhead,
     Recording, Update, World,
 };
+use tickreel::storage::live::live_dir_for;
 
 use super::Out;
 
@@ -39,10 +40,18 @@ pub struct Args {
     /// Server ticks to simulate (default: until the first or last tick is reached).
     #[arg(long)]
     pub ticks: Option<u64>,
-    /// Follow a recording still being written: keep playing as it grows, until it is finished
-    /// (compacted) and played to its last tick.
+    /// Follow a recording still being written: keep playing as it grows. Ends (exit 0) once the
+    /// recording is finished (compacted into FILE) and played to its last tick; fails when it is
+    /// removed without a final file, or when --max-ms runs out. A live recording whose writer
+    /// stopped without finishing it (a crash) is waited for until --max-ms (without it, until
+    /// interrupted): recover and compact it, or resume it. FILE must exist (as the file or its
+    /// live directory) unless --wait is given.
     #[arg(long, conflicts_with = "reverse")]
     pub follow: bool,
+    /// With --follow: if neither FILE nor its live directory exists yet, wait for the recording
+    /// to start (until --max-ms, if given) instead of failing at once.
+    #[arg(long, requires = "follow")]
+    pub wait: bool,
     /// With --follow: how often to look for new ticks (milliseconds).
     #[arg(long, default_value_t = 100, requires = "follow")]
     pub poll_ms: u64,
@@ -224,9 +233,31 @@ fn line(server_tick: u64, u: &Update) -> Value {
     v
 }
 
+/// Whether the recording at `path` (its final file, or its live directory, given either way)
+/// has started: one of the two exists.
+fn started(path: &Path) -> bool {
+    let s = path.as_os_str().to_string_lossy();
+    let other = match s.strip_suffix(".live") {
+        Some(stem) => PathBuf::from(stem),
+        None => live_dir_for(path),
+    };
+    path.symlink_metadata().is_ok() || other.symlink_metadata().is_ok()
+}
+
 /// `--follow`: plays as the recording grows; ends when it is finished and played to the end.
 fn follow(a: Args, out: &mut Out) -> tickreel::Result<()> {
-    let started = Instant::now();
+    let started_at = Instant::now();
+    if !a.wait && !started(&a.file) {
+        return Err(Error::Io(std::io::Error::new(
+            std::io::ErrorKind::NotFound,
+            format!(
+                "{}: no such recording (neither the file nor its live directory {} exists); \
+                 pass --wait to wait for it to start",
+                a.file.display(),
+                live_dir_for(&a.file).display()
+            ),
+        )));
+    }
     let follower = LiveFollower::open(
         &a.file,
         FollowOptions {
@@ -253,10 +284,11 @@ fn follow(a: Args, out: &mut Out) -> tickreel::Result<()> {
                 break;
             }
             if let Some(ms) = a.max_ms
-                && started.elapsed() >= Duration::from_millis(ms)
+                && started_at.elapsed() >= Duration::from_millis(ms)
             {
                 return Err(Error::NotReady(format!(
-                    "gave up after {ms} ms at tick {} ({:?})",
+                    "{}: gave up after {ms} ms at tick {} ({:?})",
+                    a.file.display(),
                     ph.position(),
                     follower.state()
                 )));
