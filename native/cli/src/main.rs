@@ -24,7 +24,9 @@ use cmd::Out;
     name = "tickreel",
     version,
     about = "Record, inspect and replay tickreel recordings",
-    after_help = "Exit status: 0 on success, also when stdout is closed before the output ends \
+    after_help = "Commands that write a file never replace an existing one unless --force is given, \
+                  and never write over their own input (not even with --force).\n\n\
+                  Exit status: 0 on success, also when stdout is closed before the output ends \
                   (`tickreel dump FILE | head`); 1 on an error or when damage is found in a \
                   recording (stderr names the file and the chunk); 2 on a usage error."
 )]

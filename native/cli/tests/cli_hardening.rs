@@ -369,3 +369,167 @@ fn play_follow_of_a_missing_path_fails_at_once() {
         );
     }
 }
+
+// 3. No command writes over an existing file without --force, nor over its input ever.
+
+#[test]
+fn export_and_import_never_overwrite_without_force_nor_their_input() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let reel = d.join("a.reel");
+    sim_reel(&reel, 200);
+    let original = std::fs::read(&reel).unwrap();
+
+    // export a.reel a.reel: refused, even with --force; the recording is untouched.
+    for force in [false, true] {
+        let mut args = vec!["export", p(&reel), p(&reel)];
+        if force {
+            args.push("--force");
+        }
+        assert_fails_with(&tickreel(&args), &["a.reel", "input", "--force"]);
+        assert_eq!(std::fs::read(&reel).unwrap(), original);
+    }
+    // ... also through another name for the same file.
+    let link = d.join("link.csv");
+    std::os::unix::fs::symlink(&reel, &link).unwrap();
+    let dotted = format!("{}/./a.reel", p(d));
+    for out in [p(&link), dotted.as_str()] {
+        assert_fails_with(&tickreel(&["export", p(&reel), out, "--force"]), &["input"]);
+        assert_eq!(std::fs::read(&reel).unwrap(), original);
+    }
+
+    // An existing CSV is kept unless --force.
+    let csv = d.join("a.csv");
+    std::fs::write(&csv, "keep me\n").unwrap();
+    assert_fails_with(
+        &tickreel(&["export", p(&reel), p(&csv)]),
+        &["a.csv", "already exists", "--force"],
+    );
+    assert_eq!(std::fs::read_to_string(&csv).unwrap(), "keep me\n");
+    assert_ok(&tickreel(&["export", p(&reel), p(&csv), "--force"]));
+    let exported = std::fs::read_to_string(&csv).unwrap();
+    assert!(exported.starts_with("tick,entity,"), "{exported}");
+
+    // import a.csv a.csv: refused, even with --force; the trace is untouched.
+    for force in [false, true] {
+        let mut args = vec!["import", p(&csv), p(&csv)];
+        if force {
+            args.push("--force");
+        }
+        assert_fails_with(&tickreel(&args), &["a.csv", "input"]);
+        assert_eq!(std::fs::read_to_string(&csv).unwrap(), exported);
+    }
+    // import over an existing recording: only with --force.
+    let other = d.join("b.reel");
+    std::fs::write(&other, b"not a recording").unwrap();
+    assert_fails_with(
+        &tickreel(&["import", p(&csv), p(&other)]),
+        &["b.reel", "already exists", "--force"],
+    );
+    assert_eq!(std::fs::read(&other).unwrap(), b"not a recording");
+    assert_ok(&tickreel(&["import", p(&csv), p(&other), "--force"]));
+    assert_ok(&tickreel(&["verify", p(&other)]));
+    // export to stdout needs no --force.
+    assert_ok(&tickreel(&["export", p(&reel), "-"]));
+}
+
+#[test]
+fn compact_never_overwrites_without_force_nor_its_input() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let reel = d.join("a.reel");
+    sim_reel(&reel, 200);
+    let original = std::fs::read(&reel).unwrap();
+    for force in [false, true] {
+        let mut args = vec!["compact", p(&reel), p(&reel)];
+        if force {
+            args.push("--force");
+        }
+        assert_fails_with(&tickreel(&args), &["a.reel", "input"]);
+        assert_eq!(std::fs::read(&reel).unwrap(), original);
+    }
+
+    // A live directory: no output inside it, nor over it.
+    let live = live_dir(d, "l", 300);
+    let meta = live.join("meta.tkrl");
+    let meta_bytes = std::fs::read(&meta).unwrap();
+    for out in [meta.clone(), live.join("new.reel"), live.clone()] {
+        for force in [false, true] {
+            let mut args = vec!["compact", p(&live), p(&out)];
+            if force {
+                args.push("--force");
+            }
+            let why = if out == live {
+                "over the input"
+            } else {
+                "inside the input directory"
+            };
+            assert_fails_with(&tickreel(&args), &[p(&out), why]);
+        }
+    }
+    assert_eq!(std::fs::read(&meta).unwrap(), meta_bytes);
+    assert_ok(&tickreel(&["verify", p(&live)]));
+
+    // An existing file next to it: replaced only with --force.
+    let out = d.join("l.reel");
+    std::fs::write(&out, b"old").unwrap();
+    assert_fails_with(
+        &tickreel(&["compact", p(&live), p(&out)]),
+        &["l.reel", "already exists", "--force"],
+    );
+    assert_eq!(std::fs::read(&out).unwrap(), b"old");
+    assert_ok(&tickreel(&["compact", p(&live), p(&out), "--force"]));
+    assert_ok(&tickreel(&["verify", p(&out)]));
+}
+
+#[test]
+fn simulate_and_demo_never_overwrite_without_force() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let out = d.join("s.reel");
+    std::fs::write(&out, b"old").unwrap();
+    let sim = |force: bool| {
+        let mut args = vec!["simulate", "--out", p(&out), "--ticks", "50"];
+        if force {
+            args.push("--force");
+        }
+        tickreel(&args)
+    };
+    assert_fails_with(&sim(false), &["s.reel", "already exists", "--force"]);
+    assert_eq!(std::fs::read(&out).unwrap(), b"old");
+    assert_ok(&sim(true));
+    assert_ok(&tickreel(&["verify", p(&out)]));
+
+    let demo_dir = d.join("demo");
+    let demo = |force: bool| {
+        let mut args = vec![
+            "demo",
+            "--players",
+            "2",
+            "--seconds",
+            "2",
+            "--seeks",
+            "2",
+            "--out",
+            p(&demo_dir),
+        ];
+        if force {
+            args.push("--force");
+        }
+        tickreel(&args)
+    };
+    assert_ok(&demo(false));
+    let first = std::fs::read(demo_dir.join("demo.reel")).unwrap();
+    assert_fails_with(&demo(false), &["demo.reel", "already exists", "--force"]);
+    assert_eq!(std::fs::read(demo_dir.join("demo.reel")).unwrap(), first);
+    assert_ok(&demo(true));
+}
+
+#[test]
+fn help_texts_mention_force() {
+    for cmd in ["export", "import", "compact", "simulate", "demo"] {
+        let o = tickreel(&[cmd, "--help"]);
+        assert_ok(&o);
+        assert!(stdout(&o).contains("--force"), "{cmd}: {}", stdout(&o));
+    }
+}

@@ -35,9 +35,13 @@ pub struct Args {
     /// Seconds of game time to record (20 ticks per second).
     #[arg(long, default_value_t = 120.0)]
     pub seconds: f64,
-    /// Directory for the recording (created if missing).
+    /// Directory for the recording (created if missing); the recording is `OUT/demo.reel`, which
+    /// must not exist, unless --force.
     #[arg(long, default_value = "demo-out")]
     pub out: PathBuf,
+    /// Replace `OUT/demo.reel` if it exists (from an earlier demo).
+    #[arg(long)]
+    pub force: bool,
     /// Random seed of the simulation.
     #[arg(long, default_value_t = 42)]
     pub seed: u64,
@@ -54,6 +58,8 @@ pub struct DemoConfig {
     pub out_dir: PathBuf,
     pub seed: u64,
     pub seeks: usize,
+    /// Replace an existing recording at [`DemoConfig::reel_path`].
+    pub force: bool,
 }
 
 /// Ticks per second of the simulated server.
@@ -157,7 +163,12 @@ pub fn run(a: Args, out: &mut Out) -> tickreel::Result<()> {
         out_dir: a.out,
         seed: a.seed,
         seeks: a.seeks,
+        force: a.force,
     };
+    let path = cfg.reel_path();
+    if !cfg.force && path.symlink_metadata().is_ok() {
+        return Err(super::files::exists(&path));
+    }
     writeln!(
         out,
         "tickreel demo: {} simulated players, {} s of play ({} ticks at {TICK_RATE} ticks/s)",
@@ -258,7 +269,7 @@ pub fn record(cfg: &DemoConfig, path: &Path, targets: &[u32]) -> tickreel::Resul
             interval: Duration::from_millis(250),
             on_player_leave: true,
         },
-        overwrite: true,
+        overwrite: cfg.force,
         ..RecorderOptions::default()
     };
     let session = Session {

@@ -30,8 +30,11 @@ use super::Out;
 pub struct Args {
     /// The trace: header row `tick,entity,x,y,z,yaw,pitch[,on_ground][,teleport][,checkpoint]`.
     pub csv: PathBuf,
-    /// The `.reel` file to write.
+    /// The `.reel` file to write (not the CSV). It must not exist, unless --force.
     pub out: PathBuf,
+    /// Replace OUT if it exists (never the CSV itself).
+    #[arg(long)]
+    pub force: bool,
     /// Ticks per second of the trace.
     #[arg(long, default_value_t = 20.0)]
     pub tick_rate: f64,
@@ -65,7 +68,8 @@ pub fn run(a: Args, out: &mut Out) -> tickreel::Result<()> {
     }
     let mut options = ReelOptions::compacted();
     options.info.tick_rate_millihz = (a.tick_rate * 1000.0).round() as u32;
-    let s = import(&a.csv, &a.out, options)?;
+    super::files::check_output(&a.out, &[&a.csv], a.force)?;
+    let s = import(&a.csv, &a.out, options, a.force)?;
     let span = match (s.first_tick, s.last_tick) {
         (Some(f), Some(l)) => format!("ticks {f}..={l}"),
         _ => "no ticks".to_string(),
@@ -206,8 +210,14 @@ struct Pending {
     seen: HashMap<u32, u64>,
 }
 
-/// Imports `csv` into a new recording at `out`.
-pub fn import(csv: &Path, out: &Path, options: ReelOptions) -> tickreel::Result<ImportSummary> {
+/// Imports `csv` into a new recording at `out` (replacing a file there only if `replace`);
+/// nothing is left at `out` on failure.
+pub fn import(
+    csv: &Path,
+    out: &Path,
+    options: ReelOptions,
+    replace: bool,
+) -> tickreel::Result<ImportSummary> {
     let file = File::open(csv).map_err(|e| {
         Error::Io(std::io::Error::new(
             e.kind(),
@@ -367,7 +377,15 @@ pub fn import(csv: &Path, out: &Path, options: ReelOptions) -> tickreel::Result<
         summary.ticks += 1;
     }
     summary.entities = flags.len();
-    summary.bytes = writer.finish()?;
+    let file = writer.finish_unpublished()?;
+    summary.bytes = match file.publish(replace) {
+        Ok(bytes) => bytes,
+        // Created since the command's check.
+        Err(Error::Io(e)) if !replace && e.kind() == std::io::ErrorKind::AlreadyExists => {
+            return Err(super::files::exists(out));
+        }
+        Err(e) => return Err(e),
+    };
     Ok(summary)
 }
 

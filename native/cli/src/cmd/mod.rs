@@ -6,6 +6,7 @@ pub mod compact;
 pub mod demo;
 pub mod dump;
 pub mod export;
+pub mod files;
 pub mod ghost;
 pub mod import;
 pub mod info;
@@ -34,6 +35,11 @@ pub fn open(path: &Path) -> tickreel::Result<Reader> {
 /// from opening do).
 pub fn in_file(path: &Path, e: Error) -> Error {
     context(e, &path.display().to_string())
+}
+
+/// An I/O error on `path`, naming it.
+pub fn io_at(path: &Path, e: std::io::Error) -> Error {
+    in_file(path, Error::Io(e))
 }
 
 /// Prefixes an error's message with `ctx` (kept as it is if the message already contains `ctx`).

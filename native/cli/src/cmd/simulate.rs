@@ -3,6 +3,8 @@
 //! durably on disk, and `finished PATH` after compaction. Deterministic for a seed, and resumable:
 //! ticks already in the recording are simulated but not submitted again.
 //!
+//! The final file is not replaced if it exists, unless `--force` is given.
+//!
 //! The recording loop is [`record`], which `tickreel demo` also records its session with.
 
 use std::io::Write;
@@ -18,9 +20,13 @@ use super::Out;
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
-    /// Final `.reel` path (the live directory is `<out>.live`).
+    /// Final `.reel` path (the live directory is `<out>.live`, resumed if it exists). It must not
+    /// exist, unless --force.
     #[arg(long)]
     pub out: PathBuf,
+    /// Replace the final file at --out if it exists.
+    #[arg(long)]
+    pub force: bool,
     /// Simulated players online at once.
     #[arg(long, default_value_t = 10)]
     pub players: u32,
@@ -78,6 +84,10 @@ pub fn run(a: Args, out: &mut Out) -> tickreel::Result<()> {
         ..RecorderOptions::default()
     };
     options.chunk.chunk_ticks = a.chunk_ticks;
+    options.overwrite = a.force;
+    if !a.force && a.out.symlink_metadata().is_ok() {
+        return Err(super::files::exists(&a.out));
+    }
     // Lines are read as they come (a test kills the writer after a `flushed` line).
     out.set_line_buffered(true);
     let session = Session {
