@@ -533,3 +533,37 @@ fn help_texts_mention_force() {
         assert!(stdout(&o).contains("--force"), "{cmd}: {}", stdout(&o));
     }
 }
+
+// 5. Error messages quote at most 64 characters of any input.
+
+#[test]
+fn import_errors_quote_a_bounded_part_of_a_bad_field() {
+    let dir = tempfile::tempdir().unwrap();
+    let csv = dir.path().join("huge.csv");
+    let reel = dir.path().join("huge.reel");
+    let field = format!("{}x", "9".repeat(1 << 20)); // not a number, 1 MiB
+    std::fs::write(
+        &csv,
+        format!("tick,entity,x,y,z,yaw,pitch\n0,1,0,64,0,0,0\n1,1,0,{field},0,0,0\n"),
+    )
+    .unwrap();
+    let o = tickreel(&["import", p(&csv), p(&reel)]);
+    let len = field.len().to_string();
+    assert_fails_with(&o, &["line 3", "y \"9999", "is not a number", &len, "…"]);
+    assert!(stderr(&o).len() < 400, "{} bytes of stderr", o.stderr.len());
+    assert!(!reel.exists());
+
+    // A huge unknown column name too.
+    let name = "c".repeat(100_000);
+    std::fs::write(&csv, format!("tick,entity,x,y,z,yaw,pitch,{name}\n")).unwrap();
+    let o = tickreel(&["import", p(&csv), p(&reel)]);
+    assert_fails_with(&o, &["line 1", "unknown column", "100000 bytes"]);
+    assert!(stderr(&o).len() < 600, "{} bytes of stderr", o.stderr.len());
+
+    // Short fields are quoted whole, as before.
+    std::fs::write(&csv, "tick,entity,x,y,z,yaw,pitch\n0,1,0,sixty,0,0,0\n").unwrap();
+    assert_fails_with(
+        &tickreel(&["import", p(&csv), p(&reel)]),
+        &["line 2", "y \"sixty\" is not a number"],
+    );
+}

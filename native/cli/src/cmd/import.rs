@@ -24,7 +24,7 @@ use tickreel::format::event::flag;
 use tickreel::record::{ReelOptions, ReelWriter};
 use tickreel::{Error, Event, Pose};
 
-use super::Out;
+use super::{Out, echo};
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -106,13 +106,14 @@ fn parse_header(line: &str, lineno: u64, path: &Path) -> tickreel::Result<Column
     for (i, name) in names.iter().enumerate() {
         if !REQUIRED.contains(&name.as_str()) && !OPTIONAL.contains(&name.as_str()) {
             return Err(bad(format!(
-                "unknown column {name:?}; expected {} and optionally {}",
+                "unknown column {}; expected {} and optionally {}",
+                echo(name),
                 REQUIRED.join(","),
                 OPTIONAL.join(",")
             )));
         }
         if found.insert(name.clone(), i).is_some() {
-            return Err(bad(format!("column {name:?} appears twice")));
+            return Err(bad(format!("column {} appears twice", echo(name))));
         }
     }
     let mut req = [0; 7];
@@ -154,16 +155,19 @@ fn parse_bool(s: &str) -> Option<bool> {
 
 fn parse_row(fields: &[&str], c: &Columns) -> Result<Row, String> {
     let int = |i: usize, name: &str| -> Result<u32, String> {
-        fields[i]
-            .parse::<u32>()
-            .map_err(|_| format!("{name} {:?} is not an unsigned 32-bit integer", fields[i]))
+        fields[i].parse::<u32>().map_err(|_| {
+            format!(
+                "{name} {} is not an unsigned 32-bit integer",
+                echo(fields[i])
+            )
+        })
     };
     let num = |i: usize, name: &str| -> Result<f64, String> {
         let v: f64 = fields[i]
             .parse()
-            .map_err(|_| format!("{name} {:?} is not a number", fields[i]))?;
+            .map_err(|_| format!("{name} {} is not a number", echo(fields[i])))?;
         if !v.is_finite() || v.abs() > MAX_COORD {
-            return Err(format!("{name} {:?} is out of range", fields[i]));
+            return Err(format!("{name} {} is out of range", echo(fields[i])));
         }
         Ok(v)
     };
@@ -180,14 +184,14 @@ fn parse_row(fields: &[&str], c: &Columns) -> Result<Row, String> {
             None => Ok(None),
             Some(s) => parse_bool(s)
                 .map(Some)
-                .ok_or_else(|| format!("{name} {s:?} is not 1, 0, true or false")),
+                .ok_or_else(|| format!("{name} {} is not 1, 0, true or false", echo(s))),
         }
     };
     let checkpoint = match c.checkpoint.map(|i| fields[i]).filter(|s| !s.is_empty()) {
         None => None,
         Some(s) => Some(
             s.parse::<u32>()
-                .map_err(|_| format!("checkpoint {s:?} is not an unsigned 32-bit integer"))?,
+                .map_err(|_| format!("checkpoint {} is not an unsigned 32-bit integer", echo(s)))?,
         ),
     };
     Ok(Row {

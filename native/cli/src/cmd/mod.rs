@@ -68,8 +68,38 @@ pub fn context(e: Error, ctx: &str) -> Error {
     }
 }
 
+/// Most characters of a piece of input (a CSV field, a column name) an error message quotes.
+pub const ECHO_MAX_CHARS: usize = 64;
+
+/// A piece of input quoted for an error message: `"text"`, or, past [`ECHO_MAX_CHARS`]
+/// characters, its first ones, an ellipsis and its length in bytes (`"abc"… (104857600 bytes)`),
+/// so that a 100 MB field does not become a 100 MB message.
+pub fn echo(s: &str) -> String {
+    match s.char_indices().nth(ECHO_MAX_CHARS) {
+        None => format!("{s:?}"),
+        Some((cut, _)) => format!("{:?}… ({} bytes)", &s[..cut], s.len()),
+    }
+}
+
 /// A note on stderr (`tickreel: ...`); a closed stderr is ignored.
 pub fn note(msg: &str) {
     use std::io::Write;
     let _ = writeln!(std::io::stderr(), "tickreel: {msg}");
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn echo_caps_long_input() {
+        assert_eq!(echo("sixty"), "\"sixty\"");
+        let exact = "x".repeat(ECHO_MAX_CHARS);
+        assert_eq!(echo(&exact), format!("{exact:?}"));
+        let long = "é".repeat(1000);
+        let e = echo(&long);
+        assert!(e.ends_with("\"… (2000 bytes)"), "{e}");
+        assert_eq!(e.matches('é').count(), ECHO_MAX_CHARS, "{e}");
+        assert!(e.len() < 200, "{e}");
+    }
 }
