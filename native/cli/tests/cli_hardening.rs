@@ -567,3 +567,50 @@ fn import_errors_quote_a_bounded_part_of_a_bad_field() {
         &["line 2", "y \"sixty\" is not a number"],
     );
 }
+
+// 6. I/O errors name the file.
+
+#[test]
+fn io_errors_name_the_path() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let reel = d.join("a.reel");
+    sim_reel(&reel, 100);
+    let nodir = d.join("nodir");
+    let a_file = d.join("plain");
+    std::fs::write(&a_file, b"x").unwrap();
+    let csv_dir = d.join("csvdir");
+    std::fs::create_dir(&csv_dir).unwrap();
+
+    let out_csv = nodir.join("x.csv");
+    let o = tickreel(&["export", p(&reel), p(&out_csv)]);
+    assert_fails_with(&o, &[p(&out_csv)]);
+    assert!(
+        !stderr(&o).contains(".x.csv."),
+        "not the temporary file: {}",
+        stderr(&o)
+    );
+    assert_fails_with(
+        &tickreel(&["compact", p(&reel), p(&nodir.join("x.reel"))]),
+        &[p(&nodir)],
+    );
+    // A directory given as the CSV: reading it fails.
+    assert_fails_with(
+        &tickreel(&["import", p(&csv_dir), p(&d.join("i.reel"))]),
+        &[p(&csv_dir)],
+    );
+    assert_fails_with(
+        &tickreel(&["import", p(&nodir.join("t.csv")), p(&d.join("i.reel"))]),
+        &["t.csv"],
+    );
+    // The demo's directory cannot be created under a file.
+    let under = a_file.join("sub");
+    assert_fails_with(
+        &tickreel(&["demo", "--seconds", "1", "--out", p(&under)]),
+        &[p(&under)],
+    );
+    for cmd in ["info", "verify", "dump", "play"] {
+        assert_fails_with(&tickreel(&[cmd, p(&nodir.join("r.reel"))]), &["r.reel"]);
+    }
+    assert_fails_with(&tickreel(&["recover", p(&nodir)]), &[p(&nodir)]);
+}

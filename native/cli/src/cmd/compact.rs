@@ -41,9 +41,13 @@ pub fn run(a: Args, out: &mut Out) -> tickreel::Result<()> {
         bar.set_position(done)
     })
     .map_err(|e| match e {
-        // The core's refusal (OUT appeared since the check) names OUT.
-        Error::Io(_) | Error::InvalidState(_) => e,
-        // Data errors (a damaged chunk) are SRC's.
+        // Reading SRC or writing OUT: name both.
+        Error::Io(_) => super::context(
+            e,
+            &format!("compacting {} into {}", a.source.display(), a.out.display()),
+        ),
+        // The core's refusal (OUT appeared since the check) names OUT; data errors are SRC's.
+        Error::InvalidState(_) => e,
         e => super::in_file(&a.source, e),
     })?;
     bar.finish_and_clear();

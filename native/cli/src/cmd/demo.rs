@@ -185,7 +185,7 @@ pub fn run(a: Args, out: &mut Out) -> tickreel::Result<()> {
 
 /// Runs every stage of the demo.
 pub fn run_demo(cfg: &DemoConfig) -> tickreel::Result<DemoReport> {
-    std::fs::create_dir_all(&cfg.out_dir)?;
+    std::fs::create_dir_all(&cfg.out_dir).map_err(|e| super::io_at(&cfg.out_dir, e))?;
     let path = cfg.reel_path();
     let mut rng = fastrand::Rng::with_seed(cfg.seed ^ 0x5eed_5eed);
     let ticks = cfg.ticks().max(1);
@@ -287,12 +287,15 @@ pub fn record(cfg: &DemoConfig, path: &Path, targets: &[u32]) -> tickreel::Resul
         table: EntityTable::default(),
         players_seen: 0,
     };
-    let done = super::simulate::record(&session, &mut hooks)?;
+    let done =
+        super::simulate::record(&session, &mut hooks).map_err(|e| super::io_in_file(path, e))?;
     let out = done
         .finished
         .ok_or_else(|| Error::InvalidState("the demo recording was not finished".into()))?;
     Ok(Recorded {
-        file_size: std::fs::metadata(&out)?.len(),
+        file_size: std::fs::metadata(&out)
+            .map_err(|e| super::io_at(&out, e))?
+            .len(),
         raw_bytes: done.raw_bytes,
         write_time: done.elapsed,
         submit_time: done.submit_time,

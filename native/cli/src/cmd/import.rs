@@ -214,8 +214,8 @@ struct Pending {
     seen: HashMap<u32, u64>,
 }
 
-/// Imports `csv` into a new recording at `out` (replacing a file there only if `replace`);
-/// nothing is left at `out` on failure.
+/// Imports `csv` into a new recording at `out` (replacing a file there only if `replace`). I/O
+/// errors name the file they concern; nothing is left at `out` on failure.
 pub fn import(
     csv: &Path,
     out: &Path,
@@ -241,7 +241,7 @@ pub fn import(
                 )));
             }
             Some(l) => {
-                let l = l?;
+                let l = l.map_err(|e| super::io_at(csv, e))?;
                 if !l.trim().is_empty() {
                     break l;
                 }
@@ -250,7 +250,8 @@ pub fn import(
     };
     let cols = parse_header(header.trim_start_matches('\u{feff}'), lineno, csv)?;
 
-    let mut writer = ReelWriter::create(out, options)?;
+    let at_out = |e: Error| super::io_in_file(out, e);
+    let mut writer = ReelWriter::create(out, options).map_err(at_out)?;
     writer.user_metadata_mut().insert(
         "import_source".into(),
         fastnbt::Value::String(csv.display().to_string()),
@@ -308,7 +309,7 @@ pub fn import(
             }
             if row.tick > p.tick {
                 let p = pending.take().expect("pending tick");
-                writer.write_tick(p.tick, &p.events)?;
+                writer.write_tick(p.tick, &p.events).map_err(at_out)?;
                 summary.ticks += 1;
             }
         }
@@ -377,18 +378,18 @@ pub fn import(
         summary.last_tick = Some(row.tick);
     }
     if let Some(p) = pending.take() {
-        writer.write_tick(p.tick, &p.events)?;
+        writer.write_tick(p.tick, &p.events).map_err(at_out)?;
         summary.ticks += 1;
     }
     summary.entities = flags.len();
-    let file = writer.finish_unpublished()?;
+    let file = writer.finish_unpublished().map_err(at_out)?;
     summary.bytes = match file.publish(replace) {
         Ok(bytes) => bytes,
         // Created since the command's check.
         Err(Error::Io(e)) if !replace && e.kind() == std::io::ErrorKind::AlreadyExists => {
             return Err(super::files::exists(out));
         }
-        Err(e) => return Err(e),
+        Err(e) => return Err(at_out(e)),
     };
     Ok(summary)
 }

@@ -37,6 +37,15 @@ pub fn in_file(path: &Path, e: Error) -> Error {
     context(e, &path.display().to_string())
 }
 
+/// Prefixes an I/O error's message with the file it concerns (for errors writing an output: a
+/// data error there is about the input, not the file being written). Other errors are kept.
+pub fn io_in_file(path: &Path, e: Error) -> Error {
+    match e {
+        Error::Io(_) => in_file(path, e),
+        other => other,
+    }
+}
+
 /// An I/O error on `path`, naming it.
 pub fn io_at(path: &Path, e: std::io::Error) -> Error {
     in_file(path, Error::Io(e))

@@ -69,11 +69,14 @@ pub fn run(a: Args, out: &mut Out) -> tickreel::Result<()> {
     let (first, last) = match (view.reader().first_tick(), view.reader().last_tick()) {
         (Some(f), Some(l)) => (f, l),
         _ => {
-            return Err(Error::InvalidState("the recording has no ticks".into()));
+            return Err(super::in_file(
+                &a.file,
+                Error::InvalidState("the recording has no ticks".into()),
+            ));
         }
     };
     let from = a.from.unwrap_or(if a.reverse { last } else { first });
-    let mut ph = Playhead::new_at(rec.clone(), from)?;
+    let mut ph = Playhead::new_at(rec.clone(), from).map_err(|e| super::in_file(&a.file, e))?;
     ph.set_speed(a.speed)?;
     if a.reverse {
         ph.set_direction(Direction::Backward);
@@ -268,9 +271,10 @@ fn follow(a: Args, out: &mut Out) -> tickreel::Result<()> {
     .map_err(|e| super::in_file(&a.file, e))?;
     let rec = follower.recording().clone();
     let mut ph = match a.from {
-        Some(t) => Playhead::new_at(rec.clone(), t)?,
-        None => Playhead::new(rec.clone())?,
-    };
+        Some(t) => Playhead::new_at(rec.clone(), t),
+        None => Playhead::new(rec.clone()),
+    }
+    .map_err(|e| super::in_file(&a.file, e))?;
     ph.set_speed(a.speed)?;
     ph.play();
     let mut damage = Damage::new(&a.file);

@@ -25,7 +25,8 @@ pub fn run(a: Args, out: &mut Out) -> tickreel::Result<()> {
     let report = recover_with_progress(&a.dir, &mut |done, total| {
         bar.set_length(total);
         bar.set_position(done);
-    })?;
+    })
+    .map_err(|e| super::in_file(&a.dir, e))?;
     bar.finish_and_clear();
     writeln!(out, "recovered {}: {report}", a.dir.display())?;
     if report.bytes_skipped > 0 {

@@ -105,7 +105,8 @@ pub fn run(a: Args, out: &mut Out) -> tickreel::Result<()> {
         finish: !a.no_finish,
     };
     let mut printer = Printer { out, error: None };
-    let done = record(&session, &mut printer)?;
+    // I/O errors name the recording (its live directory is `<out>.live`).
+    let done = record(&session, &mut printer).map_err(|e| super::io_in_file(&session.out, e))?;
     if let Some(path) = done.finished {
         writeln!(printer.out, "finished {}", path.display())?;
     }
