@@ -1,19 +1,34 @@
 //! The `tickreel` command-line tool: inspect, verify, import/export, demo, bench, ...
 //! Each subcommand lives in its own module under `cmd/`.
+//!
+//! Exit status: 0 on success, and also when stdout is closed before the output ends (`tickreel
+//! dump f | head`: a quiet end, see `cmd::output`); 1 on an error or on damage found in a
+//! recording (a message on stderr names the file); 2 on a usage error (clap).
+
+// Everything printed goes through `cmd::Out`: `println!` panics when stdout is a closed pipe.
+#![deny(clippy::print_stdout)]
 
 mod alloc_count;
 mod bench;
 mod cmd;
 
+use std::io::Write;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
+
+use cmd::Out;
 
 #[derive(Parser)]
 #[command(
     name = "tickreel",
     version,
-    about = "Record, inspect and replay tickreel recordings"
+    about = "Record, inspect and replay tickreel recordings",
+    after_help = "Commands that write a file never replace an existing one unless --force is given, \
+                  and never write over their own input (not even with --force).\n\n\
+                  Exit status: 0 on success, also when stdout is closed before the output ends \
+                  (`tickreel dump FILE | head`); 1 on an error or when damage is found in a \
+                  recording (stderr names the file and the chunk); 2 on a usage error."
 )]
 struct Cli {
     #[command(subcommand)]
@@ -52,24 +67,30 @@ enum Command {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    let mut out = Out::stdout();
     let result = match cli.command {
-        Command::Info(a) => cmd::info::run(a),
-        Command::Dump(a) => cmd::dump::run(a),
-        Command::Verify(a) => cmd::verify::run(a),
-        Command::Import(a) => cmd::import::run(a),
-        Command::Export(a) => cmd::export::run(a),
-        Command::Demo(a) => cmd::demo::run(a),
-        Command::Recover(a) => cmd::recover::run(a),
-        Command::Compact(a) => cmd::compact::run(a),
-        Command::Simulate(a) => cmd::simulate::run(a),
-        Command::Bench(a) => bench::run(a),
-        Command::Ghost(a) => cmd::ghost::run(a),
-        Command::Play(a) => cmd::play::run(a),
+        Command::Info(a) => cmd::info::run(a, &mut out),
+        Command::Dump(a) => cmd::dump::run(a, &mut out),
+        Command::Verify(a) => cmd::verify::run(a, &mut out),
+        Command::Import(a) => cmd::import::run(a, &mut out),
+        Command::Export(a) => cmd::export::run(a, &mut out),
+        Command::Demo(a) => cmd::demo::run(a, &mut out),
+        Command::Recover(a) => cmd::recover::run(a, &mut out),
+        Command::Compact(a) => cmd::compact::run(a, &mut out),
+        Command::Simulate(a) => cmd::simulate::run(a, &mut out),
+        Command::Bench(a) => bench::run(a, &mut out),
+        Command::Ghost(a) => cmd::ghost::run(a, &mut out),
+        Command::Play(a) => cmd::play::run(a, &mut out),
     };
+    // What was printed before an error comes before its message.
+    let flushed = out.flush();
+    let result = result.and(flushed.map_err(tickreel::Error::Io));
     match result {
         Ok(()) => ExitCode::SUCCESS,
+        // A closed stdout is a quiet end.
+        Err(e) if cmd::output::is_closed(&e) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("tickreel: {e}");
+            let _ = writeln!(std::io::stderr(), "tickreel: {e}");
             ExitCode::FAILURE
         }
     }

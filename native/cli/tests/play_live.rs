@@ -470,12 +470,13 @@ fn the_play_command_follows_a_recording_until_it_is_finished() {
     let bin = env!("CARGO_BIN_EXE_tickreel");
     let o = out.to_str().unwrap();
     // The player starts first and waits for the recording to appear (its first line says so
-    // before the writer is even started).
+    // before the writer is even started): --wait, since the path does not exist yet.
     let mut player = Command::new(bin)
         .args([
             "play",
             o,
             "--follow",
+            "--wait",
             "--poll-ms",
             "20",
             "--max-ms",
@@ -522,10 +523,10 @@ fn the_play_command_follows_a_recording_until_it_is_finished() {
     assert!(ticks.windows(2).all(|w| w[0] <= w[1]), "always forward");
     assert_eq!(ticks.last(), Some(&299));
     assert_eq!(lines.last().unwrap()["at_edge"], true);
-    // Without the live directory or a file, --max-ms ends it with an error.
+    // Without the live directory or a file, --max-ms ends the wait with an error.
     let none = Command::new(bin)
         .args(["play", dir.path().join("none.reel").to_str().unwrap()])
-        .args(["--follow", "--max-ms", "200"])
+        .args(["--follow", "--wait", "--max-ms", "200"])
         .output()
         .unwrap();
     assert!(!none.status.success());

@@ -8,7 +8,11 @@ mod jni;
 mod play;
 mod record;
 
+use std::io::Write;
+
 use serde_json::{Map, Value};
+
+use crate::cmd::Out;
 
 /// The flat JSON object being filled.
 pub type Figures = Map<String, Value>;
@@ -26,30 +30,30 @@ pub struct Args {
     pub only: Option<String>,
 }
 
-pub fn run(a: Args) -> tickreel::Result<()> {
-    let mut out = Figures::new();
-    out.insert("quick".into(), Value::Bool(a.quick));
+pub fn run(a: Args, out: &mut Out) -> tickreel::Result<()> {
+    let mut figures = Figures::new();
+    figures.insert("quick".into(), Value::Bool(a.quick));
     let on = |area: &str| a.only.as_deref().is_none_or(|o| o == area);
     if on("format") {
-        format::run(a.quick, &mut out);
+        format::run(a.quick, &mut figures);
     }
     if on("record") {
-        record::run(a.quick, &mut out);
+        record::run(a.quick, &mut figures);
     }
     if on("jni") {
-        jni::run(a.quick, &mut out);
+        jni::run(a.quick, &mut figures);
     }
     if on("ghost") {
-        ghost::run(a.quick, &mut out);
+        ghost::run(a.quick, &mut figures);
     }
     if on("play") {
-        play::run(a.quick, &mut out);
+        play::run(a.quick, &mut figures);
     }
-    let obj = Value::Object(out);
+    let obj = Value::Object(figures);
     if a.json {
-        println!("{obj}");
+        writeln!(out, "{obj}")?;
     } else {
-        println!("{}", serde_json::to_string_pretty(&obj).expect("json"));
+        writeln!(out, "{}", serde_json::to_string_pretty(&obj).expect("json"))?;
     }
     Ok(())
 }

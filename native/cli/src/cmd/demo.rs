@@ -9,6 +9,7 @@
 //! [`race`]) that return a [`DemoReport`]; [`print_report`] renders it.
 
 use std::collections::{HashMap, HashSet};
+use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
@@ -23,6 +24,7 @@ use tickreel::record::{FlushPolicy, RecordingInfo};
 use tickreel::{Error, Event, Recorder, RecorderOptions};
 use tickreel_sim::SimConfig;
 
+use super::Out;
 use super::simulate::{Hooks, Session};
 
 #[derive(clap::Args)]
@@ -33,7 +35,8 @@ pub struct Args {
     /// Seconds of game time to record (20 ticks per second).
     #[arg(long, default_value_t = 120.0)]
     pub seconds: f64,
-    /// Directory for the recording (created if missing).
+    /// Directory for the recording (created if missing); the recording is `OUT/demo.reel`,
+    /// replacing the one an earlier demo left there.
     #[arg(long, default_value = "demo-out")]
     pub out: PathBuf,
     /// Random seed of the simulation.
@@ -52,6 +55,8 @@ pub struct DemoConfig {
     pub out_dir: PathBuf,
     pub seed: u64,
     pub seeks: usize,
+    /// Replace an existing recording at [`DemoConfig::reel_path`].
+    pub force: bool,
 }
 
 /// Ticks per second of the simulated server.
@@ -137,7 +142,7 @@ impl DemoReport {
     }
 }
 
-pub fn run(a: Args) -> tickreel::Result<()> {
+pub fn run(a: Args, out: &mut Out) -> tickreel::Result<()> {
     if a.players == 0 {
         return Err(Error::InvalidArgument(
             "--players must be at least 1".into(),
@@ -155,21 +160,26 @@ pub fn run(a: Args) -> tickreel::Result<()> {
         out_dir: a.out,
         seed: a.seed,
         seeks: a.seeks,
+        // The demo's own output: running the README's first command again replaces it.
+        force: true,
     };
-    println!(
+    writeln!(
+        out,
         "tickreel demo: {} simulated players, {} s of play ({} ticks at {TICK_RATE} ticks/s)",
         cfg.players,
         cfg.seconds,
         cfg.ticks()
-    );
+    )?;
+    // The first line comes before the recording (which takes a while).
+    out.flush()?;
     let report = run_demo(&cfg)?;
-    print_report(&report);
+    print_report(&report, out)?;
     Ok(())
 }
 
 /// Runs every stage of the demo.
 pub fn run_demo(cfg: &DemoConfig) -> tickreel::Result<DemoReport> {
-    std::fs::create_dir_all(&cfg.out_dir)?;
+    std::fs::create_dir_all(&cfg.out_dir).map_err(|e| super::io_at(&cfg.out_dir, e))?;
     let path = cfg.reel_path();
     let mut rng = fastrand::Rng::with_seed(cfg.seed ^ 0x5eed_5eed);
     let ticks = cfg.ticks().max(1);
@@ -253,7 +263,7 @@ pub fn record(cfg: &DemoConfig, path: &Path, targets: &[u32]) -> tickreel::Resul
             interval: Duration::from_millis(250),
             on_player_leave: true,
         },
-        overwrite: true,
+        overwrite: cfg.force,
         ..RecorderOptions::default()
     };
     let session = Session {
@@ -271,12 +281,15 @@ pub fn record(cfg: &DemoConfig, path: &Path, targets: &[u32]) -> tickreel::Resul
         table: EntityTable::default(),
         players_seen: 0,
     };
-    let done = super::simulate::record(&session, &mut hooks)?;
+    let done =
+        super::simulate::record(&session, &mut hooks).map_err(|e| super::io_in_file(path, e))?;
     let out = done
         .finished
         .ok_or_else(|| Error::InvalidState("the demo recording was not finished".into()))?;
     Ok(Recorded {
-        file_size: std::fs::metadata(&out)?.len(),
+        file_size: std::fs::metadata(&out)
+            .map_err(|e| super::io_at(&out, e))?
+            .len(),
         raw_bytes: done.raw_bytes,
         write_time: done.elapsed,
         submit_time: done.submit_time,
@@ -498,60 +511,69 @@ fn ms(d: Duration) -> f64 {
 }
 
 /// Prints the summary.
-pub fn print_report(r: &DemoReport) {
+pub fn print_report(r: &DemoReport, out: &mut impl Write) -> io::Result<()> {
     let mib = |b: u64| b as f64 / (1024.0 * 1024.0);
-    println!();
-    println!("recording        {}", r.path.display());
-    println!(
+    writeln!(out)?;
+    writeln!(out, "recording        {}", r.path.display())?;
+    writeln!(
+        out,
         "session          {} players online ({} over the session), {} ticks = {:.0} player-seconds",
         r.players,
         r.players_seen,
         r.ticks,
         r.player_seconds()
-    );
-    println!(
+    )?;
+    writeln!(
+        out,
         "content          {} pose samples, {} other events, {} chunks ({} with a snapshot)",
         r.pose_samples, r.events, r.chunks, r.snapshot_chunks
-    );
-    println!(
+    )?;
+    writeln!(
+        out,
         "file size        {} bytes ({:.2} MiB), {:.1} bytes per player-second",
         r.file_size,
         mib(r.file_size),
         r.bytes_per_player_second()
-    );
-    println!(
+    )?;
+    writeln!(
+        out,
         "compression      {:.1}x smaller than the raw tick batches ({} bytes), {:.1}x smaller than the chunk payloads before zstd ({} bytes)",
         r.raw_bytes as f64 / r.file_size.max(1) as f64,
         r.raw_bytes,
         r.payload_bytes as f64 / r.file_size.max(1) as f64,
         r.payload_bytes
-    );
-    println!(
+    )?;
+    writeln!(
+        out,
         "record           {:.1} ms end to end through Engine + Recorder: server thread spent {:.2} us per tick in submit_tick; {} live flushes wrote {} bytes of segments; compaction {:.1} ms",
         ms(r.write_time),
         r.submit_time.as_secs_f64() * 1e6 / r.submitted_ticks.max(1) as f64,
         r.flushes,
         r.live_bytes,
         ms(r.compact_time)
-    );
-    println!(
+    )?;
+    writeln!(
+        out,
         "verify           {:.1} ms, every checksum ok",
         ms(r.verify_time)
-    );
-    println!(
+    )?;
+    writeln!(
+        out,
         "seek             {} random seeks, p50 {:.3} ms, p99 {:.3} ms, max {:.3} ms; every state matched the recording",
         r.seek_times.len(),
         ms(r.seek_quantile(0.5)),
         ms(r.seek_quantile(0.99)),
         ms(r.seek_times.last().copied().unwrap_or_default())
-    );
-    println!(
+    )?;
+    writeln!(
+        out,
         "decode           {:.1} ms for every tick, {:.2} M player-ticks/s; end state matched",
         ms(r.decode_time),
         r.decode_rate() / 1e6
-    );
+    )?;
     let g = &r.race;
-    println!(
+    writeln!(
+        out,
         "ghost            player{} over {} ticks: loaded in {:.2} ms; {} samples at 60 Hz, {:.0} ns each; max {:.5} blocks from the recorded poses at recorded ticks",
         g.entity,
         g.run_ticks,
@@ -559,33 +581,37 @@ pub fn print_report(r: &DemoReport) {
         g.samples,
         g.sample_time.as_nanos() as f64 / g.samples.max(1) as f64,
         g.max_error_at_recorded_ticks
-    );
+    )?;
     let deltas: Vec<String> = g
         .deltas
         .iter()
         .map(|(t, s)| format!("tick {t}: {}", tickreel::ghost::SignedSeconds::new(*s)))
         .collect();
-    println!(
+    writeln!(
+        out,
         "race             a live run {} ticks behind the ghost reads {}",
         RACE_TRAIL_TICKS,
         deltas.join(", ")
-    );
+    )?;
     let splits: Vec<String> = g
         .splits
         .iter()
         .map(|(c, s)| format!("#{c} {}", tickreel::ghost::SignedSeconds::new(*s)))
         .collect();
-    println!(
+    writeln!(
+        out,
         "splits           {}",
         if splits.is_empty() {
             "(the runner left before a checkpoint)".to_string()
         } else {
             splits.join(", ")
         }
-    );
-    println!();
-    println!(
+    )?;
+    writeln!(out)?;
+    writeln!(
+        out,
         "inspect it with: tickreel info {0} | tickreel dump {0} --to 20 | tickreel export {0} poses.csv",
         r.path.display()
-    );
+    )?;
+    Ok(())
 }

@@ -7,11 +7,11 @@
 //! cannot be read, the ticks decoded so far are printed and the command fails naming the damage.
 
 use std::collections::HashMap;
-use std::io::{BufWriter, Write};
+use std::io::Write;
 use std::path::PathBuf;
 
+use super::Out;
 use super::json::event_to_json;
-use super::stdout_ok;
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -25,7 +25,7 @@ pub struct Args {
     pub to: Option<u32>,
 }
 
-pub fn run(a: Args) -> tickreel::Result<()> {
+pub fn run(a: Args, out: &mut Out) -> tickreel::Result<()> {
     let r = super::open(&a.file)?;
     let (Some(first), Some(last)) = (r.first_tick(), r.last_tick()) else {
         return Ok(()); // no ticks, nothing to print
@@ -44,13 +44,11 @@ pub fn run(a: Args) -> tickreel::Result<()> {
         .iter()
         .map(|t| (t.id, t.name.clone()))
         .collect();
-    let mut out = BufWriter::new(std::io::stdout().lock());
     let mut printed: Option<u32> = None;
     for t in r.ticks(from, to) {
         let t = match t {
             Ok(t) => t,
             Err(e) => {
-                stdout_ok(out.flush())?;
                 let after = match printed {
                     Some(p) => format!("dump stopped after tick {p}"),
                     None => "dump stopped before the first tick".to_string(),
@@ -67,11 +65,8 @@ pub fn run(a: Args) -> tickreel::Result<()> {
             line.push_str(&serde_json::to_string(&j).map_err(std::io::Error::other)?);
         }
         line.push_str("]}");
-        if !stdout_ok(writeln!(out, "{line}"))? {
-            return Ok(());
-        }
+        writeln!(out, "{line}")?;
         printed = Some(t.tick);
     }
-    stdout_ok(out.flush())?;
     Ok(())
 }

@@ -11,21 +11,24 @@
 //! in; their number is reported on stderr. `OUT.csv` may be `-` for stdout.
 
 use std::collections::{BTreeMap, HashMap};
-use std::fs::{self, File};
-use std::io::{BufWriter, Write};
+use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
 
 use tickreel::format::event::flag;
 use tickreel::{Error, Event, Pose};
 
-use super::stdout_ok;
+use super::Out;
 
 #[derive(clap::Args)]
 pub struct Args {
     /// A `.reel` file or a live recording directory (`NAME.reel.live`).
     pub file: PathBuf,
-    /// The CSV to write (`-` for stdout).
+    /// The CSV to write (`-` for stdout; not FILE, nor inside it). It must not exist, unless
+    /// --force.
     pub out: PathBuf,
+    /// Replace OUT if it exists (never FILE or a file inside FILE).
+    #[arg(long)]
+    pub force: bool,
 }
 
 /// The header row written by `export` (and accepted by `import`).
@@ -40,65 +43,90 @@ pub struct ExportSummary {
     pub checkpoints_dropped: u64,
 }
 
-pub fn run(a: Args) -> tickreel::Result<()> {
+/// Why [`export`] failed: reading the recording, or writing the CSV.
+#[derive(Debug)]
+pub enum ExportError {
+    Read(Error),
+    Write(io::Error),
+}
+
+pub fn run(a: Args, out: &mut Out) -> tickreel::Result<()> {
     let r = super::open(&a.file)?;
     if a.out.as_os_str() == "-" {
-        let mut out = BufWriter::new(std::io::stdout().lock());
-        let s = match export(&r, &mut out) {
-            Ok(s) => s,
-            Err(Error::Io(e)) if e.kind() == std::io::ErrorKind::BrokenPipe => return Ok(()),
-            Err(e) => return Err(super::in_file(&a.file, e)),
-        };
-        stdout_ok(out.flush())?;
+        let s = export(&r, out).map_err(|e| match e {
+            ExportError::Read(e) => super::in_file(&a.file, e),
+            // A closed stdout (a quiet end) or an error naming standard output.
+            ExportError::Write(e) => Error::Io(e),
+        })?;
         warn_dropped(&s);
         return Ok(());
     }
-    // Write next to the target and rename, so that a failed export leaves no partial CSV.
-    let tmp = tmp_path(&a.out);
-    let result = (|| {
-        let mut out = BufWriter::new(File::create(&tmp).map_err(|e| {
-            Error::Io(std::io::Error::new(
-                e.kind(),
-                format!("{}: {e}", tmp.display()),
-            ))
-        })?);
-        let s = export(&r, &mut out)?;
-        out.into_inner().map_err(|e| e.into_error())?.sync_all()?;
-        fs::rename(&tmp, &a.out)?;
-        Ok(s)
-    })();
-    let s = match result {
-        Ok(s) => s,
-        Err(e) => {
-            let _ = fs::remove_file(&tmp);
-            return Err(super::in_file(&a.file, e));
-        }
+    super::files::check_output(&a.out, &[&a.file], a.force)?;
+    // Written next to the target and moved into place, so that a failed export leaves no partial
+    // CSV (the temporary file is removed when dropped).
+    let at = |e: io::Error| super::io_at(&a.out, e);
+    let name = a
+        .out
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "export.csv".into());
+    let dir = match a.out.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
     };
+    if !dir.is_dir() {
+        return Err(at(io::Error::new(
+            io::ErrorKind::NotFound,
+            format!("{} is not an existing directory", dir.display()),
+        )));
+    }
+    let prefix = format!(".{name}.");
+    let mut builder = tempfile::Builder::new();
+    builder.prefix(&prefix).suffix(".tmp");
+    // The permissions of a file created the usual way (0666 less the umask), not 0600.
+    #[cfg(unix)]
+    builder.permissions(std::os::unix::fs::PermissionsExt::from_mode(0o666));
+    let mut tmp = builder.tempfile_in(dir).map_err(at)?;
+    let mut w = BufWriter::new(tmp.as_file_mut());
+    let s = export(&r, &mut w).map_err(|e| match e {
+        ExportError::Read(e) => super::in_file(&a.file, e),
+        ExportError::Write(e) => at(e),
+    })?;
+    w.into_inner()
+        .map_err(|e| at(e.into_error()))?
+        .sync_all()
+        .map_err(at)?;
+    let published = if a.force {
+        tmp.persist(&a.out)
+    } else {
+        tmp.persist_noclobber(&a.out)
+    };
+    match published {
+        Ok(_) => {}
+        // Created since the check.
+        Err(e) if !a.force && e.error.kind() == io::ErrorKind::AlreadyExists => {
+            return Err(super::files::exists(&a.out));
+        }
+        Err(e) => return Err(at(e.error)),
+    }
     warn_dropped(&s);
-    println!(
+    writeln!(
+        out,
         "exported {} rows ({} ticks) to {}",
         s.rows,
         s.ticks,
         a.out.display()
-    );
+    )?;
     Ok(())
 }
 
 fn warn_dropped(s: &ExportSummary) {
     if s.checkpoints_dropped > 0 {
-        eprintln!(
-            "tickreel: note: {} checkpoint events fell on ticks without a pose of their entity and are not in the CSV",
+        super::note(&format!(
+            "note: {} checkpoint events fell on ticks without a pose of their entity and are not in the CSV",
             s.checkpoints_dropped
-        );
+        ));
     }
-}
-
-fn tmp_path(out: &Path) -> PathBuf {
-    let name = out
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_else(|| "export.csv".into());
-    out.with_file_name(format!(".{name}.tmp"))
 }
 
 /// One entity's row of one tick.
@@ -111,9 +139,12 @@ struct Row {
 }
 
 /// Writes every recorded pose of `r` as CSV rows (with the header) to `out`.
-pub fn export(r: &tickreel::play::Reader, out: &mut impl Write) -> tickreel::Result<ExportSummary> {
+pub fn export(
+    r: &tickreel::play::Reader,
+    out: &mut impl Write,
+) -> Result<ExportSummary, ExportError> {
     let mut s = ExportSummary::default();
-    writeln!(out, "{HEADER}")?;
+    writeln!(out, "{HEADER}").map_err(ExportError::Write)?;
     let (Some(first), Some(last)) = (r.first_tick(), r.last_tick()) else {
         return Ok(s);
     };
@@ -121,7 +152,7 @@ pub fn export(r: &tickreel::play::Reader, out: &mut impl Write) -> tickreel::Res
     let mut rows: BTreeMap<u32, Row> = BTreeMap::new();
     let mut checkpoints: Vec<(u32, u32)> = Vec::new();
     for t in r.ticks(first, last) {
-        let t = t?;
+        let t = t.map_err(ExportError::Read)?;
         rows.clear();
         checkpoints.clear();
         for e in &t.events {
@@ -187,7 +218,8 @@ pub fn export(r: &tickreel::play::Reader, out: &mut impl Write) -> tickreel::Res
                 p.pitch_deg(),
                 u8::from(row.flags & flag::ON_GROUND != 0),
                 u8::from(row.teleport),
-            )?;
+            )
+            .map_err(ExportError::Write)?;
             s.rows += 1;
         }
         s.ticks += u64::from(!rows.is_empty());

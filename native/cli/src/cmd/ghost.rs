@@ -2,12 +2,14 @@
 //! one entity's run as the ghost cursor samples it, as CSV (`t,x,y,z,yaw,pitch`, t in ticks from
 //! the run's start), or its splits (`checkpoint,tick,seconds`).
 
-use std::io::{self, BufWriter, Write};
+use std::io::{self, Write};
 use std::path::PathBuf;
 use std::sync::Arc;
 
 use tickreel::Error;
 use tickreel::ghost::{GhostCursor, GhostRange, GhostTrack, RunEnd, RunStart};
+
+use super::Out;
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -32,7 +34,7 @@ pub struct Args {
     pub splits: bool,
 }
 
-pub fn run(a: Args) -> tickreel::Result<()> {
+pub fn run(a: Args, out: &mut Out) -> tickreel::Result<()> {
     if !(a.hz.is_finite() && a.hz > 0.0) {
         return Err(Error::InvalidArgument(format!(
             "--hz {} is not a positive rate",
@@ -46,12 +48,10 @@ pub fn run(a: Args) -> tickreel::Result<()> {
             .map_or(RunStart::First, RunStart::Checkpoint),
         end: a.to_checkpoint.map_or(RunEnd::Last, RunEnd::Checkpoint),
     };
-    let track = Arc::new(GhostTrack::load(&reader, a.entity, range)?);
-    let out = io::stdout().lock();
-    match write(&track, &a, BufWriter::new(out)) {
-        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Ok(()),
-        r => r.map_err(Error::Io),
-    }
+    let track = Arc::new(
+        GhostTrack::load(&reader, a.entity, range).map_err(|e| super::in_file(&a.file, e))?,
+    );
+    write(&track, &a, out).map_err(Error::Io)
 }
 
 fn write(track: &Arc<GhostTrack>, a: &Args, mut out: impl Write) -> io::Result<()> {

@@ -17,19 +17,24 @@
 use std::collections::HashMap;
 use std::collections::hash_map::Entry;
 use std::fs::File;
-use std::io::{BufRead, BufReader};
+use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 
 use tickreel::format::event::flag;
 use tickreel::record::{ReelOptions, ReelWriter};
 use tickreel::{Error, Event, Pose};
 
+use super::{Out, echo};
+
 #[derive(clap::Args)]
 pub struct Args {
     /// The trace: header row `tick,entity,x,y,z,yaw,pitch[,on_ground][,teleport][,checkpoint]`.
     pub csv: PathBuf,
-    /// The `.reel` file to write.
+    /// The `.reel` file to write (not the CSV). It must not exist, unless --force.
     pub out: PathBuf,
+    /// Replace OUT if it exists (never the CSV itself).
+    #[arg(long)]
+    pub force: bool,
     /// Ticks per second of the trace.
     #[arg(long, default_value_t = 20.0)]
     pub tick_rate: f64,
@@ -54,7 +59,7 @@ pub struct ImportSummary {
     pub bytes: u64,
 }
 
-pub fn run(a: Args) -> tickreel::Result<()> {
+pub fn run(a: Args, out: &mut Out) -> tickreel::Result<()> {
     if !(a.tick_rate.is_finite() && a.tick_rate > 0.0 && a.tick_rate <= 4_000_000.0) {
         return Err(Error::InvalidArgument(format!(
             "--tick-rate {} is not a positive number of ticks per second",
@@ -63,19 +68,21 @@ pub fn run(a: Args) -> tickreel::Result<()> {
     }
     let mut options = ReelOptions::compacted();
     options.info.tick_rate_millihz = (a.tick_rate * 1000.0).round() as u32;
-    let s = import(&a.csv, &a.out, options)?;
+    super::files::check_output(&a.out, &[&a.csv], a.force)?;
+    let s = import(&a.csv, &a.out, options, a.force)?;
     let span = match (s.first_tick, s.last_tick) {
         (Some(f), Some(l)) => format!("ticks {f}..={l}"),
         _ => "no ticks".to_string(),
     };
-    println!(
+    writeln!(
+        out,
         "imported {} rows ({} entities, {} ticks with data, {span}) into {} ({} bytes)",
         s.rows,
         s.entities,
         s.ticks,
         a.out.display(),
         s.bytes
-    );
+    )?;
     Ok(())
 }
 
@@ -99,13 +106,14 @@ fn parse_header(line: &str, lineno: u64, path: &Path) -> tickreel::Result<Column
     for (i, name) in names.iter().enumerate() {
         if !REQUIRED.contains(&name.as_str()) && !OPTIONAL.contains(&name.as_str()) {
             return Err(bad(format!(
-                "unknown column {name:?}; expected {} and optionally {}",
+                "unknown column {}; expected {} and optionally {}",
+                echo(name),
                 REQUIRED.join(","),
                 OPTIONAL.join(",")
             )));
         }
         if found.insert(name.clone(), i).is_some() {
-            return Err(bad(format!("column {name:?} appears twice")));
+            return Err(bad(format!("column {} appears twice", echo(name))));
         }
     }
     let mut req = [0; 7];
@@ -147,16 +155,19 @@ fn parse_bool(s: &str) -> Option<bool> {
 
 fn parse_row(fields: &[&str], c: &Columns) -> Result<Row, String> {
     let int = |i: usize, name: &str| -> Result<u32, String> {
-        fields[i]
-            .parse::<u32>()
-            .map_err(|_| format!("{name} {:?} is not an unsigned 32-bit integer", fields[i]))
+        fields[i].parse::<u32>().map_err(|_| {
+            format!(
+                "{name} {} is not an unsigned 32-bit integer",
+                echo(fields[i])
+            )
+        })
     };
     let num = |i: usize, name: &str| -> Result<f64, String> {
         let v: f64 = fields[i]
             .parse()
-            .map_err(|_| format!("{name} {:?} is not a number", fields[i]))?;
+            .map_err(|_| format!("{name} {} is not a number", echo(fields[i])))?;
         if !v.is_finite() || v.abs() > MAX_COORD {
-            return Err(format!("{name} {:?} is out of range", fields[i]));
+            return Err(format!("{name} {} is out of range", echo(fields[i])));
         }
         Ok(v)
     };
@@ -173,14 +184,14 @@ fn parse_row(fields: &[&str], c: &Columns) -> Result<Row, String> {
             None => Ok(None),
             Some(s) => parse_bool(s)
                 .map(Some)
-                .ok_or_else(|| format!("{name} {s:?} is not 1, 0, true or false")),
+                .ok_or_else(|| format!("{name} {} is not 1, 0, true or false", echo(s))),
         }
     };
     let checkpoint = match c.checkpoint.map(|i| fields[i]).filter(|s| !s.is_empty()) {
         None => None,
         Some(s) => Some(
             s.parse::<u32>()
-                .map_err(|_| format!("checkpoint {s:?} is not an unsigned 32-bit integer"))?,
+                .map_err(|_| format!("checkpoint {} is not an unsigned 32-bit integer", echo(s)))?,
         ),
     };
     Ok(Row {
@@ -203,8 +214,14 @@ struct Pending {
     seen: HashMap<u32, u64>,
 }
 
-/// Imports `csv` into a new recording at `out`.
-pub fn import(csv: &Path, out: &Path, options: ReelOptions) -> tickreel::Result<ImportSummary> {
+/// Imports `csv` into a new recording at `out` (replacing a file there only if `replace`). I/O
+/// errors name the file they concern; nothing is left at `out` on failure.
+pub fn import(
+    csv: &Path,
+    out: &Path,
+    options: ReelOptions,
+    replace: bool,
+) -> tickreel::Result<ImportSummary> {
     let file = File::open(csv).map_err(|e| {
         Error::Io(std::io::Error::new(
             e.kind(),
@@ -224,7 +241,7 @@ pub fn import(csv: &Path, out: &Path, options: ReelOptions) -> tickreel::Result<
                 )));
             }
             Some(l) => {
-                let l = l?;
+                let l = l.map_err(|e| super::io_at(csv, e))?;
                 if !l.trim().is_empty() {
                     break l;
                 }
@@ -233,7 +250,8 @@ pub fn import(csv: &Path, out: &Path, options: ReelOptions) -> tickreel::Result<
     };
     let cols = parse_header(header.trim_start_matches('\u{feff}'), lineno, csv)?;
 
-    let mut writer = ReelWriter::create(out, options)?;
+    let at_out = |e: Error| super::io_in_file(out, e);
+    let mut writer = ReelWriter::create(out, options).map_err(at_out)?;
     writer.user_metadata_mut().insert(
         "import_source".into(),
         fastnbt::Value::String(csv.display().to_string()),
@@ -291,7 +309,7 @@ pub fn import(csv: &Path, out: &Path, options: ReelOptions) -> tickreel::Result<
             }
             if row.tick > p.tick {
                 let p = pending.take().expect("pending tick");
-                writer.write_tick(p.tick, &p.events)?;
+                writer.write_tick(p.tick, &p.events).map_err(at_out)?;
                 summary.ticks += 1;
             }
         }
@@ -360,11 +378,19 @@ pub fn import(csv: &Path, out: &Path, options: ReelOptions) -> tickreel::Result<
         summary.last_tick = Some(row.tick);
     }
     if let Some(p) = pending.take() {
-        writer.write_tick(p.tick, &p.events)?;
+        writer.write_tick(p.tick, &p.events).map_err(at_out)?;
         summary.ticks += 1;
     }
     summary.entities = flags.len();
-    summary.bytes = writer.finish()?;
+    let file = writer.finish_unpublished().map_err(at_out)?;
+    summary.bytes = match file.publish(replace) {
+        Ok(bytes) => bytes,
+        // Created since the command's check.
+        Err(Error::Io(e)) if !replace && e.kind() == std::io::ErrorKind::AlreadyExists => {
+            return Err(super::files::exists(out));
+        }
+        Err(e) => return Err(at_out(e)),
+    };
     Ok(summary)
 }
 

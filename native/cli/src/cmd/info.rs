@@ -1,6 +1,7 @@
 //! `tickreel info FILE [--json]`: header fields, metadata and an index summary, of a `.reel` file
 //! or a live recording directory.
 
+use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
@@ -9,6 +10,7 @@ use tickreel::format::index::FLAG_CUSTOM_EVENTS;
 use tickreel::play::Reader;
 use tickreel::storage::live::{META_FILE, list_segments, segment_name};
 
+use super::Out;
 use super::json::{hex, nbt_to_json, utc_timestamp};
 
 #[derive(clap::Args)]
@@ -20,14 +22,14 @@ pub struct Args {
     pub json: bool,
 }
 
-pub fn run(a: Args) -> tickreel::Result<()> {
+pub fn run(a: Args, out: &mut Out) -> tickreel::Result<()> {
     let r = super::open(&a.file)?;
     let size = on_disk(&a.file).map_err(|e| super::in_file(&a.file, e))?;
     let info = describe(&r, &a.file.display().to_string(), &size)?;
     if a.json {
-        println!("{info}");
+        writeln!(out, "{info}")?;
     } else {
-        print_text(&r, &info);
+        print_text(&r, &info, out)?;
     }
     Ok(())
 }
@@ -147,117 +149,132 @@ pub fn describe(r: &Reader, file: &str, size: &OnDisk) -> tickreel::Result<Value
     }))
 }
 
-fn print_text(r: &Reader, j: &Value) {
+fn print_text(r: &Reader, j: &Value, out: &mut impl Write) -> io::Result<()> {
     let h = r.header();
     let m = r.metadata();
     let lib = &m.library;
     let file = j["file"].as_str().unwrap_or("");
     let l = &j["live_files"];
     if l.is_null() {
-        println!("file              {file} ({} bytes)", j["file_size"]);
+        writeln!(out, "file              {file} ({} bytes)", j["file_size"])?;
     } else {
         let segments = l["segments"].as_u64().unwrap_or(0);
-        println!(
+        writeln!(
+            out,
             "live directory    {file} ({} bytes in its files: {} of {META_FILE}, {} in {segments} segment{})",
             j["file_size"],
             l["meta_bytes"],
             l["segment_bytes"],
             if segments == 1 { "" } else { "s" }
-        );
+        )?;
     }
-    println!(
+    writeln!(
+        out,
         "format            version {}, data version {}, layout {}",
         h.version,
         h.data_version,
         j["layout"].as_str().unwrap_or("")
-    );
-    println!("world id          {}", j["world_id"].as_str().unwrap_or(""));
-    println!(
+    )?;
+    writeln!(
+        out,
+        "world id          {}",
+        j["world_id"].as_str().unwrap_or("")
+    )?;
+    writeln!(
+        out,
         "world version     {}",
         j["world_version"].as_str().unwrap_or("")
-    );
-    println!(
+    )?;
+    writeln!(
+        out,
         "timestamp         {} ({} ms)",
         utc_timestamp(h.timestamp_ms),
         h.timestamp_ms
-    );
-    println!(
+    )?;
+    writeln!(
+        out,
         "dictionary id     {}{}",
         h.dictionary_id,
         if h.dictionary_id == 0 { " (none)" } else { "" }
-    );
-    println!("tick rate         {} ticks/s", r.tick_rate());
-    println!("game data version {}", h.game_data_version);
+    )?;
+    writeln!(out, "tick rate         {} ticks/s", r.tick_rate())?;
+    writeln!(out, "game data version {}", h.game_data_version)?;
     match r.last_tick() {
-        Some(last) => println!(
+        Some(last) => writeln!(
+            out,
             "ticks             {} ticks, {}..={last} ({:.1} s)",
             h.tick_count,
             h.first_tick,
             j["duration_s"].as_f64().unwrap_or(0.0)
-        ),
-        None => println!("ticks             none"),
+        )?,
+        None => writeln!(out, "ticks             none")?,
     }
     let ix = &j["index"];
-    println!(
+    writeln!(
+        out,
         "chunks            {} ({} with a snapshot, {} with custom events)",
         h.chunk_count, ix["snapshot_chunks"], ix["custom_event_chunks"]
-    );
-    println!(
+    )?;
+    writeln!(
+        out,
         "chunk bytes       {} compressed, {} uncompressed, ratio {:.2}x",
         ix["compressed_bytes"],
         ix["uncompressed_bytes"],
         ix["ratio"].as_f64().unwrap_or(0.0)
-    );
-    println!("metadata");
+    )?;
+    writeln!(out, "metadata")?;
     if m.user.is_empty() {
-        println!("  user              (empty)");
+        writeln!(out, "  user              (empty)")?;
     } else {
         let mut user = j["metadata"].clone();
         if let Some(o) = user.as_object_mut() {
             o.remove(tickreel::format::metadata::LIBRARY_KEY);
         }
-        println!("  user              {user}");
+        writeln!(out, "  user              {user}")?;
     }
-    println!("  entities          {}", lib.entities.len());
+    writeln!(out, "  entities          {}", lib.entities.len())?;
     for e in lib.entities.iter().take(10) {
-        println!(
+        writeln!(
+            out,
             "    {:>8}  kind {:<5} {} {}",
             e.id,
             e.kind,
             e.name.as_deref().unwrap_or("-"),
             e.uuid.map(|u| u.to_string()).unwrap_or_default()
-        );
+        )?;
     }
     if lib.entities.len() > 10 {
-        println!("    ... and {} more", lib.entities.len() - 10);
+        writeln!(out, "    ... and {} more", lib.entities.len() - 10)?;
     }
-    println!("  event types       {}", lib.event_types.len());
+    writeln!(out, "  event types       {}", lib.event_types.len())?;
     for t in &lib.event_types {
-        println!("    {:>8}  {} (schema {})", t.id, t.name, t.version);
+        writeln!(out, "    {:>8}  {} (schema {})", t.id, t.name, t.version)?;
     }
     if lib.gaps.is_empty() {
-        println!("  gaps              none");
+        writeln!(out, "  gaps              none")?;
     } else {
         let gaps: Vec<String> = lib
             .gaps
             .iter()
             .map(|g| format!("{}..={}", g.from, g.to))
             .collect();
-        println!("  gaps              {}", gaps.join(", "));
+        writeln!(out, "  gaps              {}", gaps.join(", "))?;
     }
     let s = &lib.stats;
-    println!(
+    writeln!(
+        out,
         "  stats             {} ticks written, {} events, {} pose samples, {} uncompressed bytes, {} dropped ticks",
         s.ticks_written, s.events, s.pose_samples, s.uncompressed_bytes, s.dropped_ticks
-    );
+    )?;
     if lib.analysis.is_some() {
         let a = &j["metadata"][tickreel::format::metadata::LIBRARY_KEY]["analysis"];
-        println!("  analysis          {a}");
+        writeln!(out, "  analysis          {a}")?;
     }
     if !lib.extra.is_empty() {
         let mut keys: Vec<&String> = lib.extra.keys().collect();
         keys.sort();
         let keys: Vec<&str> = keys.iter().map(|k| k.as_str()).collect();
-        println!("  other keys        {}", keys.join(", "));
+        writeln!(out, "  other keys        {}", keys.join(", "))?;
     }
+    Ok(())
 }

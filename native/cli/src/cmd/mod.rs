@@ -1,18 +1,24 @@
-//! One module per subcommand. Each exposes `Args` (clap) and `run(Args) -> tickreel::Result<()>`.
+//! One module per subcommand. Each exposes `Args` (clap) and
+//! `run(Args, &mut Out) -> tickreel::Result<()>`: everything it prints goes to the [`Out`] that
+//! `main` hands it (see [`output`] for a closed stdout), and errors end up as one line on stderr.
 
 pub mod compact;
 pub mod demo;
 pub mod dump;
 pub mod export;
+pub mod files;
 pub mod ghost;
 pub mod import;
 pub mod info;
 pub mod json;
+pub mod output;
 pub mod play;
 pub mod progress;
 pub mod recover;
 pub mod simulate;
 pub mod verify;
+
+pub use output::Out;
 
 use std::path::Path;
 
@@ -31,8 +37,26 @@ pub fn in_file(path: &Path, e: Error) -> Error {
     context(e, &path.display().to_string())
 }
 
+/// Prefixes an I/O error's message with the file it concerns (for errors writing an output: a
+/// data error there is about the input, not the file being written). Other errors are kept.
+pub fn io_in_file(path: &Path, e: Error) -> Error {
+    match e {
+        Error::Io(_) => in_file(path, e),
+        other => other,
+    }
+}
+
+/// An I/O error on `path`, naming it.
+pub fn io_at(path: &Path, e: std::io::Error) -> Error {
+    in_file(path, Error::Io(e))
+}
+
 /// Prefixes an error's message with `ctx` (kept as it is if the message already contains `ctx`).
+/// A write to a closed stdout is kept as it is (see [`output::is_closed`]).
 pub fn context(e: Error, ctx: &str) -> Error {
+    if output::is_closed(&e) {
+        return e;
+    }
     let f = |m: String| {
         if m.contains(ctx) {
             m
@@ -53,11 +77,38 @@ pub fn context(e: Error, ctx: &str) -> Error {
     }
 }
 
-/// Writes to stdout; a closed pipe (`tickreel dump f | head`) ends output quietly.
-pub fn stdout_ok(r: std::io::Result<()>) -> tickreel::Result<bool> {
-    match r {
-        Ok(()) => Ok(true),
-        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(false),
-        Err(e) => Err(e.into()),
+/// Most characters of a piece of input (a CSV field, a column name) an error message quotes.
+pub const ECHO_MAX_CHARS: usize = 64;
+
+/// A piece of input quoted for an error message: `"text"`, or, past [`ECHO_MAX_CHARS`]
+/// characters, its first ones, an ellipsis and its length in bytes (`"abc"… (104857600 bytes)`),
+/// so that a 100 MB field does not become a 100 MB message.
+pub fn echo(s: &str) -> String {
+    match s.char_indices().nth(ECHO_MAX_CHARS) {
+        None => format!("{s:?}"),
+        Some((cut, _)) => format!("{:?}… ({} bytes)", &s[..cut], s.len()),
+    }
+}
+
+/// A note on stderr (`tickreel: ...`); a closed stderr is ignored.
+pub fn note(msg: &str) {
+    use std::io::Write;
+    let _ = writeln!(std::io::stderr(), "tickreel: {msg}");
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn echo_caps_long_input() {
+        assert_eq!(echo("sixty"), "\"sixty\"");
+        let exact = "x".repeat(ECHO_MAX_CHARS);
+        assert_eq!(echo(&exact), format!("{exact:?}"));
+        let long = "é".repeat(1000);
+        let e = echo(&long);
+        assert!(e.ends_with("\"… (2000 bytes)"), "{e}");
+        assert_eq!(e.matches('é').count(), ECHO_MAX_CHARS, "{e}");
+        assert!(e.len() < 200, "{e}");
     }
 }

@@ -2,17 +2,26 @@
 //! sleeping) and prints every entity's pose as a JSON line per server tick. With `--follow`, the
 //! recording may still be written: lines are printed as it grows (updates that change nothing are
 //! not printed), and the command ends once the recording is finished and played to its end.
+//!
+//! A damaged chunk does not stop playback (the playhead plays on past it, and the line of the
+//! update that met it lists it under `faults`), but the command names it on stderr when it is
+//! first met and exits non-zero at the end.
 
-use std::io::{BufWriter, Write};
-use std::path::PathBuf;
+use std::collections::BTreeSet;
+use std::io::Write;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
+use tickreel::Error;
 use tickreel::format::state::EntityState;
 use tickreel::play::{
     Direction, FollowOptions, FollowState, LiveFollower, Motion, PlaybackContext, Playhead,
     Recording, Update, World,
 };
+use tickreel::storage::live::live_dir_for;
+
+use super::Out;
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -31,10 +40,19 @@ pub struct Args {
     /// Server ticks to simulate (default: until the first or last tick is reached).
     #[arg(long)]
     pub ticks: Option<u64>,
-    /// Follow a recording still being written: keep playing as it grows, until it is finished
-    /// (compacted) and played to its last tick.
+    /// Follow a recording still being written: keep playing as it grows. Ends (exit 0) once the
+    /// recording is finished (compacted into FILE) and played to its last tick; fails when it is
+    /// removed without a final file, or when --max-ms runs out, and when the writer of a live
+    /// recording is gone (it crashed, or closed the recording without finishing it): then, once
+    /// what was flushed has been played and the directory has not changed for 5 seconds, it
+    /// fails saying so (recover and compact it, or resume it). FILE must exist (as the file or
+    /// its live directory) unless --wait is given.
     #[arg(long, conflicts_with = "reverse")]
     pub follow: bool,
+    /// With --follow: if neither FILE nor its live directory exists yet, wait for the recording
+    /// to start (until --max-ms, if given) instead of failing at once.
+    #[arg(long, requires = "follow")]
+    pub wait: bool,
     /// With --follow: how often to look for new ticks (milliseconds).
     #[arg(long, default_value_t = 100, requires = "follow")]
     pub poll_ms: u64,
@@ -43,29 +61,31 @@ pub struct Args {
     pub max_ms: Option<u64>,
 }
 
-pub fn run(a: Args) -> tickreel::Result<()> {
+pub fn run(a: Args, out: &mut Out) -> tickreel::Result<()> {
     if a.follow {
-        return follow(a);
+        return follow(a, out);
     }
     let rec = Recording::from_reader(super::open(&a.file)?, &PlaybackContext::global());
     let view = rec.view();
     let (first, last) = match (view.reader().first_tick(), view.reader().last_tick()) {
         (Some(f), Some(l)) => (f, l),
         _ => {
-            return Err(tickreel::Error::InvalidState(
-                "the recording has no ticks".into(),
+            return Err(super::in_file(
+                &a.file,
+                Error::InvalidState("the recording has no ticks".into()),
             ));
         }
     };
     let from = a.from.unwrap_or(if a.reverse { last } else { first });
-    let mut ph = Playhead::new_at(rec.clone(), from)?;
+    let mut ph = Playhead::new_at(rec.clone(), from).map_err(|e| super::in_file(&a.file, e))?;
     ph.set_speed(a.speed)?;
     if a.reverse {
         ph.set_direction(Direction::Backward);
     }
     ph.play();
-    let mut out = BufWriter::new(std::io::stdout().lock());
-    let r = (|| -> std::io::Result<()> {
+    let mut damage = Damage::new(&a.file);
+    let r = (|| -> tickreel::Result<()> {
+        damage.see(ph.update());
         writeln!(out, "{}", line(0, ph.update()))?;
         let mut server_tick = 0u64;
         loop {
@@ -79,13 +99,70 @@ pub fn run(a: Args) -> tickreel::Result<()> {
             // A tool may wait for data; a server never does (advance alone never blocks).
             ph.prepare();
             let u = ph.advance();
+            damage.see(u);
             writeln!(out, "{}", line(server_tick, u))?;
         }
-        out.flush()
+        Ok(())
     })();
-    match r {
-        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
-        r => Ok(r?),
+    damage.finish(r)
+}
+
+/// The damaged chunks a playback met: each named on stderr when first met; at the end they make
+/// the command fail. Transient faults (I/O errors, data not ready) are retried by the playhead
+/// and are not damage.
+struct Damage<'a> {
+    file: &'a Path,
+    chunks: BTreeSet<usize>,
+}
+
+impl<'a> Damage<'a> {
+    fn new(file: &'a Path) -> Self {
+        Damage {
+            file,
+            chunks: BTreeSet::new(),
+        }
+    }
+
+    fn see(&mut self, u: &Update) {
+        for f in u.faults() {
+            if matches!(*f.error, Error::Io(_) | Error::NotReady(_)) {
+                continue;
+            }
+            if self.chunks.insert(f.chunk) {
+                let end = u64::from(f.start_tick) + u64::from(f.tick_count.max(1)) - 1;
+                super::note(&format!(
+                    "{}: chunk {} (ticks {}..={end}) is damaged, played past it: {}",
+                    self.file.display(),
+                    f.chunk,
+                    f.start_tick,
+                    f.error
+                ));
+            }
+        }
+    }
+
+    /// The playback's result: an error if it met damage (also when stdout was closed after
+    /// that), otherwise `r`.
+    fn finish(self, r: tickreel::Result<()>) -> tickreel::Result<()> {
+        match r {
+            Err(e) if !super::output::is_closed(&e) => Err(e),
+            _ if !self.chunks.is_empty() => {
+                let list: Vec<String> = self.chunks.iter().map(usize::to_string).collect();
+                Err(Error::Corrupt(format!(
+                    "{}: {} damaged chunk{} (chunk {}), {} ticks were not played",
+                    self.file.display(),
+                    self.chunks.len(),
+                    if self.chunks.len() == 1 { "" } else { "s" },
+                    list.join(", "),
+                    if self.chunks.len() == 1 {
+                        "its"
+                    } else {
+                        "their"
+                    }
+                )))
+            }
+            r => r,
+        }
     }
 }
 
@@ -160,9 +237,31 @@ fn line(server_tick: u64, u: &Update) -> Value {
     v
 }
 
+/// Whether the recording at `path` (its final file, or its live directory, given either way)
+/// has started: one of the two exists.
+fn started(path: &Path) -> bool {
+    let s = path.as_os_str().to_string_lossy();
+    let other = match s.strip_suffix(".live") {
+        Some(stem) => PathBuf::from(stem),
+        None => live_dir_for(path),
+    };
+    path.symlink_metadata().is_ok() || other.symlink_metadata().is_ok()
+}
+
 /// `--follow`: plays as the recording grows; ends when it is finished and played to the end.
-fn follow(a: Args) -> tickreel::Result<()> {
-    let started = Instant::now();
+fn follow(a: Args, out: &mut Out) -> tickreel::Result<()> {
+    let started_at = Instant::now();
+    if !a.wait && !started(&a.file) {
+        return Err(Error::Io(std::io::Error::new(
+            std::io::ErrorKind::NotFound,
+            format!(
+                "{}: no such recording (neither the file nor its live directory {} exists); \
+                 pass --wait to wait for it to start",
+                a.file.display(),
+                live_dir_for(&a.file).display()
+            ),
+        )));
+    }
     let follower = LiveFollower::open(
         &a.file,
         FollowOptions {
@@ -173,25 +272,28 @@ fn follow(a: Args) -> tickreel::Result<()> {
     .map_err(|e| super::in_file(&a.file, e))?;
     let rec = follower.recording().clone();
     let mut ph = match a.from {
-        Some(t) => Playhead::new_at(rec.clone(), t)?,
-        None => Playhead::new(rec.clone())?,
-    };
+        Some(t) => Playhead::new_at(rec.clone(), t),
+        None => Playhead::new(rec.clone()),
+    }
+    .map_err(|e| super::in_file(&a.file, e))?;
     ph.set_speed(a.speed)?;
     ph.play();
-    let mut out = BufWriter::new(std::io::stdout().lock());
+    let mut damage = Damage::new(&a.file);
     let mut server_tick = 0u64;
     let r = (|| -> tickreel::Result<()> {
+        damage.see(ph.update());
         writeln!(out, "{}", line(0, ph.update()))?;
+        out.flush()?;
         loop {
             if a.ticks.is_some_and(|n| server_tick >= n) {
                 break;
             }
             if let Some(ms) = a.max_ms
-                && started.elapsed() >= Duration::from_millis(ms)
+                && started_at.elapsed() >= Duration::from_millis(ms)
             {
-                out.flush()?;
-                return Err(tickreel::Error::NotReady(format!(
-                    "gave up after {ms} ms at tick {} ({:?})",
+                return Err(Error::NotReady(format!(
+                    "{}: gave up after {ms} ms at tick {} ({:?})",
+                    a.file.display(),
                     ph.position(),
                     follower.state()
                 )));
@@ -199,8 +301,7 @@ fn follow(a: Args) -> tickreel::Result<()> {
             // Read before playing: if finished then, the view played is the final one.
             let state = follower.state();
             if state == FollowState::Lost {
-                out.flush()?;
-                return Err(tickreel::Error::InvalidState(format!(
+                return Err(Error::InvalidState(format!(
                     "{}: the recording was removed without a final file",
                     a.file.display()
                 )));
@@ -208,9 +309,18 @@ fn follow(a: Args) -> tickreel::Result<()> {
             server_tick += 1;
             ph.prepare();
             let u = ph.advance();
+            damage.see(u);
             let idle = u.motion == Motion::Still && u.faults().is_empty();
             if !idle {
                 writeln!(out, "{}", line(server_tick, u))?;
+            }
+            if state == FollowState::Abandoned && u.at_edge && !u.stalled {
+                return Err(Error::InvalidState(format!(
+                    "{}: the writer is gone (it crashed, or closed the recording without \
+                     finishing it) after tick {}: recover and compact it, or resume it",
+                    a.file.display(),
+                    ph.position()
+                )));
             }
             if state == FollowState::Finished && u.at_edge && !u.stalled && !u.waiting {
                 break;
@@ -221,11 +331,7 @@ fn follow(a: Args) -> tickreel::Result<()> {
                 std::thread::sleep(Duration::from_millis(5));
             }
         }
-        out.flush()?;
         Ok(())
     })();
-    match r {
-        Err(tickreel::Error::Io(e)) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
-        r => r,
-    }
+    damage.finish(r)
 }

@@ -1,22 +1,40 @@
-//! `tickreel recover DIR`: recover a live recording directory after a crash.
+//! `tickreel recover DIR`: recover a live recording directory after a crash, in place.
+//!
+//! Torn tails (the last frames a crash cut short) are the expected result of a crash: cutting them
+//! off is a successful recovery. Damaged bytes between valid frames are not: the directory is
+//! still recovered (made readable again), but the ticks in them are lost, and the command says so
+//! on stderr and exits non-zero, like every command that finds damage.
 
+use std::io::Write;
 use std::path::PathBuf;
 
+use tickreel::Error;
 use tickreel::record::recover_with_progress;
+
+use super::Out;
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// A live recording directory (`NAME.reel.live`).
+    /// A live recording directory (`NAME.reel.live`), repaired in place. Exits non-zero (after
+    /// repairing it) if damaged bytes had to be skipped between valid frames.
     pub dir: PathBuf,
 }
 
-pub fn run(a: Args) -> tickreel::Result<()> {
+pub fn run(a: Args, out: &mut Out) -> tickreel::Result<()> {
     let bar = super::progress::bar(0, "scanning segments");
     let report = recover_with_progress(&a.dir, &mut |done, total| {
         bar.set_length(total);
         bar.set_position(done);
-    })?;
+    })
+    .map_err(|e| super::in_file(&a.dir, e))?;
     bar.finish_and_clear();
-    println!("recovered {}: {report}", a.dir.display());
+    writeln!(out, "recovered {}: {report}", a.dir.display())?;
+    if report.bytes_skipped > 0 {
+        return Err(Error::Corrupt(format!(
+            "{}: {} damaged bytes between valid frames were skipped; the ticks they held are lost",
+            a.dir.display(),
+            report.bytes_skipped
+        )));
+    }
     Ok(())
 }

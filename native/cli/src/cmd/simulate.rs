@@ -3,8 +3,11 @@
 //! durably on disk, and `finished PATH` after compaction. Deterministic for a seed, and resumable:
 //! ticks already in the recording are simulated but not submitted again.
 //!
+//! The final file is not replaced if it exists, unless `--force` is given.
+//!
 //! The recording loop is [`record`], which `tickreel demo` also records its session with.
 
+use std::io::Write;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
@@ -13,11 +16,17 @@ use tickreel::record::{Backpressure, FlushPolicy, RecorderStats};
 use tickreel::{Engine, EngineOptions, Error, Event, Recorder, RecorderOptions};
 use tickreel_sim::{SimConfig, Simulator};
 
+use super::Out;
+
 #[derive(clap::Args, Debug)]
 pub struct Args {
-    /// Final `.reel` path (the live directory is `<out>.live`).
+    /// Final `.reel` path (the live directory is `<out>.live`, resumed if it exists). It must not
+    /// exist, unless --force.
     #[arg(long)]
     pub out: PathBuf,
+    /// Replace the final file at --out if it exists.
+    #[arg(long)]
+    pub force: bool,
     /// Simulated players online at once.
     #[arg(long, default_value_t = 10)]
     pub players: u32,
@@ -50,7 +59,7 @@ pub struct Args {
     pub no_finish: bool,
 }
 
-pub fn run(a: Args) -> tickreel::Result<()> {
+pub fn run(a: Args, out: &mut Out) -> tickreel::Result<()> {
     if !(a.tps.is_finite() && a.tps >= 0.0) {
         return Err(Error::InvalidArgument(format!(
             "--tps {} is not a rate (0 = as fast as possible)",
@@ -75,6 +84,12 @@ pub fn run(a: Args) -> tickreel::Result<()> {
         ..RecorderOptions::default()
     };
     options.chunk.chunk_ticks = a.chunk_ticks;
+    options.overwrite = a.force;
+    if !a.force && a.out.symlink_metadata().is_ok() {
+        return Err(super::files::exists(&a.out));
+    }
+    // Lines are read as they come (a test kills the writer after a `flushed` line).
+    out.set_line_buffered(true);
     let session = Session {
         out: a.out,
         options,
@@ -89,26 +104,49 @@ pub fn run(a: Args) -> tickreel::Result<()> {
         tps: a.tps,
         finish: !a.no_finish,
     };
-    let done = record(&session, &mut Printer)?;
+    let mut printer = Printer { out, error: None };
+    // I/O errors name the recording (its live directory is `<out>.live`).
+    let done = record(&session, &mut printer).map_err(|e| super::io_in_file(&session.out, e))?;
     if let Some(path) = done.finished {
-        println!("finished {}", path.display());
+        writeln!(printer.out, "finished {}", path.display())?;
     }
     Ok(())
 }
 
-/// `tickreel simulate`'s output: `resumed after TICK`, then `flushed TICK` lines.
-struct Printer;
+/// `tickreel simulate`'s output: `resumed after TICK`, then `flushed TICK` lines. A failed write
+/// (stdout closed) stops the recording at the next tick, which is left live (resumable).
+struct Printer<'a> {
+    out: &'a mut Out,
+    error: Option<std::io::Error>,
+}
 
-impl Hooks for Printer {
+impl Hooks for Printer<'_> {
     fn started(&mut self, _rec: &Recorder, resumed_after: Option<u32>) -> tickreel::Result<()> {
         if let Some(t) = resumed_after {
-            println!("resumed after {t}");
+            writeln!(self.out, "resumed after {t}")?;
         }
         Ok(())
     }
 
+    fn tick(
+        &mut self,
+        _rec: &Recorder,
+        _tick: u32,
+        _events: &mut Vec<Event>,
+        _submit: bool,
+    ) -> tickreel::Result<()> {
+        match self.error.take() {
+            Some(e) => Err(Error::Io(e)),
+            None => Ok(()),
+        }
+    }
+
     fn flushed(&mut self, tick: u32) {
-        println!("flushed {tick}");
+        if self.error.is_none()
+            && let Err(e) = writeln!(self.out, "flushed {tick}")
+        {
+            self.error = Some(e);
+        }
     }
 }
 

@@ -1,7 +1,10 @@
 //! `tickreel verify FILE`: reads every chunk of a `.reel` file or a live recording directory and
 //! checks every checksum and the index; fails naming the damage.
 
+use std::io::Write;
 use std::path::PathBuf;
+
+use super::Out;
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -9,12 +12,13 @@ pub struct Args {
     pub file: PathBuf,
 }
 
-pub fn run(a: Args) -> tickreel::Result<()> {
+pub fn run(a: Args, out: &mut Out) -> tickreel::Result<()> {
     let r = super::open(&a.file)?;
     let rep = r.verify().map_err(|e| super::in_file(&a.file, e))?;
-    println!(
+    writeln!(
+        out,
         "ok: {} chunks, {} ticks, {} pose samples, {} events",
         rep.chunks, rep.ticks, rep.pose_samples, rep.events
-    );
+    )?;
     Ok(())
 }
