@@ -409,21 +409,53 @@ fn a_failed_reel_writer_finish_leaves_no_temporary_file() {
     assert!(out.is_dir());
 }
 
+/// Rewrites the compacted file at `path` with one more user metadata key (shifting the index).
+fn with_user_metadata(path: &Path, key: &str, value: Value) {
+    use tickreel::format::header::{HEADER_LEN, Header};
+    use tickreel::format::index::{decode_index, encode_index};
+    use tickreel::format::metadata::Metadata;
+    let bytes = std::fs::read(path).unwrap();
+    let mut h = Header::decode(&bytes).unwrap();
+    let (m, i) = (h.metadata_len as usize, h.index_len as usize);
+    let mut meta = Metadata::decode(&bytes[HEADER_LEN..HEADER_LEN + m]).unwrap();
+    let mut index =
+        decode_index(&bytes[HEADER_LEN + m..HEADER_LEN + m + i], h.chunk_count).unwrap();
+    meta.user.insert(key.into(), value);
+    let meta = meta.encode().unwrap();
+    let shift = (meta.len() - m) as u64;
+    for e in &mut index {
+        e.offset += shift;
+    }
+    let index = encode_index(&index);
+    assert_eq!(index.len(), i);
+    let mut body = meta.clone();
+    body.extend_from_slice(&index);
+    h.metadata_len = meta.len() as u32;
+    h.data_end += shift;
+    h.body_checksum = xxhash_rust::xxh64::xxh64(&body, 0);
+    let mut out = h.encode().to_vec();
+    out.extend_from_slice(&body);
+    out.extend_from_slice(&bytes[HEADER_LEN + m + i..]);
+    std::fs::write(path, out).unwrap();
+}
+
 #[test]
 fn a_compacted_file_that_fails_verification_is_never_published() {
     let dir = tempfile::tempdir().unwrap();
     let src = dir.path().join("big-meta.reel");
     // 17 MiB of user metadata: readable with raised limits, but not with the default ones the
-    // compacted file is read back with
+    // compacted file is read back with. Writers refuse to write such a file, so it is made here
+    // by hand from a small one (as an older writer or another tool could have).
     let mut w = ReelWriter::create(&src, ReelOptions::default()).unwrap();
-    w.user_metadata_mut().insert(
-        "blob".into(),
-        Value::ByteArray(fastnbt::ByteArray::new(vec![7; 17 << 20])),
-    );
     for (t, e) in known_paths() {
         w.write_tick(t, &e).unwrap();
     }
     w.finish().unwrap();
+    with_user_metadata(
+        &src,
+        "blob",
+        Value::ByteArray(fastnbt::ByteArray::new(vec![7; 17 << 20])),
+    );
     let source = Reader::open_with(
         std::sync::Arc::new(tickreel::storage::FileSource::open(&src).unwrap()),
         ReaderOptions {
