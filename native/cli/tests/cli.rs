@@ -2,43 +2,15 @@
 
 #[path = "../../core/tests/common/mod.rs"]
 mod common;
+mod tool;
 
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Output;
 
 use serde_json::Value;
 use tickreel::play::Reader;
 use tickreel::record::{ChunkPolicy, ReelOptions, ReelWriter};
-
-fn tickreel(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_tickreel"))
-        .args(args)
-        .output()
-        .expect("run tickreel")
-}
-
-fn p(path: &Path) -> &str {
-    path.to_str().expect("utf-8 temp path")
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
-
-#[track_caller]
-fn assert_ok(o: &Output) {
-    assert!(
-        o.status.success(),
-        "exit {:?}\nstdout: {}\nstderr: {}",
-        o.status,
-        stdout(o),
-        stderr(o)
-    );
-}
+use tool::{assert_ok, p, stderr, stdout, tickreel};
 
 #[track_caller]
 fn assert_fails_with(o: &Output, needles: &[&str]) {

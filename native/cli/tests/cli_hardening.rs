@@ -4,6 +4,7 @@
 
 #[path = "../../core/tests/common/mod.rs"]
 mod common;
+mod tool;
 
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -12,35 +13,7 @@ use std::time::{Duration, Instant};
 
 use tickreel::play::Reader;
 use tickreel::record::ChunkPolicy;
-
-const BIN: &str = env!("CARGO_BIN_EXE_tickreel");
-
-fn tickreel(args: &[&str]) -> Output {
-    Command::new(BIN).args(args).output().expect("run tickreel")
-}
-
-fn p(path: &Path) -> &str {
-    path.to_str().expect("utf-8 temp path")
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
-
-#[track_caller]
-fn assert_ok(o: &Output) {
-    assert!(
-        o.status.success(),
-        "exit {:?}\nstdout: {}\nstderr: {}",
-        o.status,
-        stdout(o),
-        stderr(o)
-    );
-}
+use tool::{BIN, assert_ok, p, stderr, stdout, tickreel};
 
 #[track_caller]
 fn assert_fails_with(o: &Output, needles: &[&str]) {
