@@ -624,59 +624,6 @@ fn default_limits_error(bytes: Vec<u8>) -> Error {
     res.expect_err("a hostile file must not verify")
 }
 
-#[test]
-fn a_chunk_claiming_4_gib_uncompressed_is_refused_before_allocating() {
-    let mut f = forge();
-    f.chunks[0].uncompressed_len = u32::MAX;
-    let err = default_limits_error(f.assemble());
-    assert!(matches!(err, Error::LimitExceeded(_)), "{err:?}");
-    // Just above the configured limit is refused too.
-    let mut f = forge();
-    f.chunks[0].uncompressed_len = (TIGHT.max_chunk_bytes + 1) as u32;
-    let (_, err) = checked(f.assemble(), "just over the limit");
-    assert!(matches!(err, Some(Error::LimitExceeded(_))), "{err:?}");
-}
-
-#[test]
-fn an_index_claiming_2_pow_31_chunks_is_refused_before_allocating() {
-    let bytes = forge().assemble_with(&|_| {}, &|_| {}, &|h| h.chunk_count = 1 << 31);
-    let err = default_limits_error(bytes);
-    assert!(matches!(err, Error::Corrupt(_)), "{err:?}");
-}
-
-#[test]
-fn huge_metadata_and_index_lengths_are_refused_before_allocating() {
-    for (meta, index) in [(u32::MAX, None), (1 << 31, None), (u32::MAX - 1, Some(0))] {
-        let bytes = forge().assemble_with(&|_| {}, &|_| {}, &|h| {
-            h.metadata_len = meta;
-            if let Some(i) = index {
-                h.index_len = i;
-            }
-        });
-        let err = default_limits_error(bytes);
-        assert!(matches!(err, Error::LimitExceeded(_)), "{err:?}");
-    }
-    let bytes = forge().assemble_with(&|_| {}, &|_| {}, &|h| h.index_len = u32::MAX);
-    let err = default_limits_error(bytes);
-    assert!(matches!(err, Error::LimitExceeded(_)), "{err:?}");
-    // Within the limits but longer than the file: a truncation, reading only what exists.
-    let bytes = forge().assemble_with(&|_| {}, &|_| {}, &|h| h.metadata_len = 10 << 20);
-    let err = default_limits_error(bytes);
-    assert!(matches!(err, Error::Truncated(_)), "{err:?}");
-}
-
-#[test]
-fn versions_from_the_future_are_unsupported() {
-    let bytes = forge().assemble_with(&|_| {}, &|_| {}, &|h| h.version = 2);
-    assert!(matches!(default_limits_error(bytes), Error::Unsupported(_)));
-    let mut f = forge();
-    f.chunks[2].data_version = tickreel::format::DATA_VERSION + 1;
-    assert!(matches!(
-        default_limits_error(f.assemble()),
-        Error::Unsupported(_)
-    ));
-}
-
 /// A one-chunk file whose payload is `payload` (no snapshot), spanning `ticks` ticks from 0.
 fn with_payload(payload: &[u8], ticks: u32) -> Vec<u8> {
     let mut f = forge();
@@ -697,39 +644,6 @@ fn payload_error(payload: &[u8], ticks: u32) -> Error {
         "{err:?} but the decoder accepts the payload"
     );
     err
-}
-
-#[test]
-fn huge_counts_and_lengths_inside_a_payload_are_refused() {
-    let varint = |v: u64| {
-        let mut b = Vec::new();
-        put_uvarint(&mut b, v);
-        b
-    };
-    // keyframe claiming 2^40 entities
-    let mut p = varint(1 << 40);
-    p.extend_from_slice(&[0; 64]);
-    assert!(matches!(payload_error(&p, 10), Error::LimitExceeded(_)));
-    // event stream claiming 4 GiB
-    let mut p = vec![0];
-    p.extend(varint(u64::from(u32::MAX)));
-    p.extend_from_slice(&[0; 64]);
-    assert!(matches!(payload_error(&p, 10), Error::LimitExceeded(_)));
-    // a custom event claiming 2^32 bytes
-    let mut stream = vec![0, 0, 1, 0x80, 1];
-    stream.extend(varint(1 << 32));
-    let mut p = vec![0];
-    p.extend(varint(stream.len() as u64));
-    p.extend(&stream);
-    p.push(0);
-    let err = payload_error(&p, 10);
-    assert!(matches!(err, Error::LimitExceeded(_)), "{err:?}");
-    // 65535 events announced in a 10-byte stream
-    let stream = [0u8, 0xFF, 0xFF, 2, 1, 2, 1, 2, 1, 2];
-    let mut p = vec![0, stream.len() as u8];
-    p.extend(stream);
-    p.push(0);
-    assert!(matches!(payload_error(&p, 10), Error::Corrupt(_)));
 }
 
 /// The movement section of a payload with one track (entity 1) and no keyframe, snapshot or
@@ -758,94 +672,5 @@ fn movement_payload(runs: &[(u64, u64)], resets: &[u64], samples: usize) -> Vec<
     p
 }
 
-#[test]
-fn movement_runs_and_resets_that_overflow_are_corrupt() {
-    // Sanity: the helper builds a valid payload.
-    let ok = movement_payload(&[(0, 2), (3, 1)], &[0, 2], 3);
-    let c = DecodedChunk::decode(&ok, 0, 0, 10, &TIGHT).unwrap();
-    assert_eq!(c.tracks[0].ticks, [0, 1, 5]);
-    assert_eq!(c.tracks[0].resets, [0, 2]);
-    // A run gap that wraps 64 bits.
-    let p = movement_payload(&[(0, 1), (u64::MAX, 1)], &[], 2);
-    assert!(matches!(payload_error(&p, 10), Error::Corrupt(_)));
-    // A run length that wraps 64 bits.
-    let p = movement_payload(&[(2, u64::MAX - 1)], &[], 2);
-    assert!(matches!(payload_error(&p, 10), Error::Corrupt(_)));
-    // A reset delta that wraps 64 bits.
-    let p = movement_payload(&[(0, 3)], &[1, u64::MAX], 3);
-    assert!(matches!(payload_error(&p, 10), Error::Corrupt(_)));
-}
-
-#[test]
-fn a_chunk_reaching_past_tick_2_pow_32_is_corrupt() {
-    // One chunk of 16 ticks starting 3 ticks before the last representable tick.
-    let mut f = forge();
-    f.chunks.truncate(1);
-    f.chunks[0].start_tick = u32::MAX - 3;
-    let (_, err) = checked(f.assemble(), "chunk past u32::MAX");
-    assert!(matches!(err, Some(Error::Corrupt(_))), "{err:?}");
-    // The last chunk moved there, after others.
-    let mut f = forge();
-    let last = f.chunks.len() - 1;
-    f.chunks[last].start_tick = u32::MAX - 3;
-    let (_, err) = checked(f.assemble(), "last chunk past u32::MAX");
-    assert!(matches!(err, Some(Error::Corrupt(_))), "{err:?}");
-    // A chunk ending exactly at the last tick is fine (and so is an index spanning all ticks).
-    let mut f = forge();
-    f.chunks.truncate(2);
-    let n = f.chunks[1].tick_count;
-    f.chunks[1].start_tick = u32::MAX - (n - 1);
-    let bytes = f.assemble_with(&|_| {}, &|_| {}, &|h| {
-        h.first_tick = 0;
-        h.tick_count = 0; // 2^32 ticks do not fit in the header's u32: verify must say so cleanly
-    });
-    let (got, err) = checked(bytes, "chunk ending at u32::MAX");
-    assert!(got.iter().any(|(t, _)| *t == u32::MAX), "last tick decoded");
-    assert!(matches!(err, Some(Error::Corrupt(_))), "{err:?}");
-}
-
-#[test]
-fn an_index_offset_near_2_pow_64_is_corrupt() {
-    let base = forge();
-    for off in [u64::MAX, u64::MAX - 36, 1 << 63] {
-        let bytes = base.assemble_with(
-            &|_| {},
-            &|ix| {
-                let mut entries = decode_index(ix, base.chunks.len() as u32).unwrap();
-                entries[1].offset = off;
-                *ix = encode_index(&entries);
-            },
-            &|_| {},
-        );
-        let (_, err) = checked(bytes, &format!("index offset {off}"));
-        assert!(matches!(err, Some(Error::Corrupt(_))), "{err:?}");
-    }
-}
-
-#[test]
-fn metadata_nesting_bombs_are_refused() {
-    // A valid NBT root holding 100,000 nested lists: deeper than any parser stack should go.
-    let mut m = vec![10, 0, 0, 9, 0, 1, b'x', 9, 0, 0, 0, 1];
-    for _ in 0..100_000 {
-        m.extend_from_slice(&[9, 0, 0, 0, 1]);
-    }
-    let bytes = forge().assemble_with(&|meta| *meta = m.clone(), &|_| {}, &|_| {});
-    let err = default_limits_error(bytes);
-    assert!(matches!(err, Error::LimitExceeded(_)), "{err:?}");
-    assert!(Metadata::decode(&m).is_err());
-}
-
-#[test]
-fn snapshot_flag_without_snapshot_bytes_is_an_error() {
-    // The frame says "snapshot" but the payload has none: the decoder reads the keyframe count as
-    // a snapshot length and must fail cleanly.
-    let mut f = forge();
-    let i = f
-        .chunks
-        .iter()
-        .position(|c| c.flags & FLAG_SNAPSHOT == 0)
-        .unwrap();
-    f.chunks[i].flags |= FLAG_SNAPSHOT;
-    let (_, err) = checked(f.assemble(), "snapshot flag forged");
-    assert!(err.is_some());
-}
+#[path = "corruption/limits.rs"]
+mod limits;
