@@ -308,7 +308,7 @@ pub(crate) fn touched_entity(e: &Event) -> Option<u32> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use std::collections::BTreeMap;
 
@@ -373,7 +373,7 @@ mod tests {
         }
     }
 
-    fn pose(v: i64) -> Pose {
+    pub(crate) fn pose(v: i64) -> Pose {
         Pose {
             x: v,
             y: 64 * 4096 + v,
@@ -383,53 +383,54 @@ mod tests {
         }
     }
 
+    /// One random event over entity ids 1 to 5 (the test streams of this module and of playback).
+    pub(crate) fn random_event(rng: &mut fastrand::Rng) -> Event {
+        let entity = rng.u32(1..6);
+        let v = rng.i64(-100_000..100_000);
+        match rng.u32(0..12) {
+            0 => Event::EntityAdd {
+                entity,
+                kind: rng.u32(0..3),
+                pose: pose(v),
+            },
+            1 => Event::EntityRemove { entity },
+            2 => Event::PlayerLeave { entity },
+            3 | 4 => Event::Pose {
+                entity,
+                pose: pose(v),
+            },
+            5 => Event::Position {
+                entity,
+                x: v,
+                y: v,
+                z: v,
+            },
+            6 => Event::Rotation {
+                entity,
+                yaw: v,
+                pitch: v / 2,
+            },
+            7 => Event::Teleport {
+                entity,
+                pose: pose(v),
+            },
+            8 | 9 => Event::Flags {
+                entity,
+                flags: rng.u32(0..8),
+            },
+            10 => Event::Custom {
+                type_id: 3,
+                data: vec![rng.u8(..); 3],
+            },
+            _ => Event::Checkpoint { entity, index: 1 },
+        }
+    }
+
     /// Random events over a few entity ids, including poses of entities never added (implicit
     /// creation), removals, teleports, partial poses and events that change no entity.
     fn random_events(seed: u64, n: usize) -> Vec<Event> {
         let mut rng = fastrand::Rng::with_seed(seed);
-        (0..n)
-            .map(|_| {
-                let entity = rng.u32(1..6);
-                let v = rng.i64(-100_000..100_000);
-                match rng.u32(0..12) {
-                    0 => Event::EntityAdd {
-                        entity,
-                        kind: rng.u32(0..3),
-                        pose: pose(v),
-                    },
-                    1 => Event::EntityRemove { entity },
-                    2 => Event::PlayerLeave { entity },
-                    3 | 4 => Event::Pose {
-                        entity,
-                        pose: pose(v),
-                    },
-                    5 => Event::Position {
-                        entity,
-                        x: v,
-                        y: v,
-                        z: v,
-                    },
-                    6 => Event::Rotation {
-                        entity,
-                        yaw: v,
-                        pitch: v / 2,
-                    },
-                    7 => Event::Teleport {
-                        entity,
-                        pose: pose(v),
-                    },
-                    8 | 9 => Event::Flags {
-                        entity,
-                        flags: rng.u32(0..8),
-                    },
-                    10 => Event::Custom {
-                        type_id: 3,
-                        data: vec![rng.u8(..); 3],
-                    },
-                    _ => Event::Checkpoint { entity, index: 1 },
-                }
-            })
-            .collect()
+        (0..n).map(|_| random_event(&mut rng)).collect()
     }
 
     #[test]

@@ -7,17 +7,8 @@ use crate::format::chunk::ChunkEncoder;
 use crate::format::frame::FRAME_HEADER_LEN;
 use crate::format::pose::Pose;
 use crate::format::state::EntityState;
+use crate::format::state::tests::{pose, random_event};
 use crate::format::{Limits, chunk::decode_frame};
-
-fn pose(v: i64) -> Pose {
-    Pose {
-        x: v,
-        y: 64 * 4096 + v,
-        z: -v,
-        yaw: v * 7,
-        pitch: v % 100,
-    }
-}
 
 /// Random events over a few entity ids, including re-creation without a pose (a `Flags`
 /// event for an absent entity), removals, teleports, partial poses and custom events.
@@ -27,45 +18,7 @@ fn random_ticks(seed: u64, ticks: u32) -> Vec<(u32, Vec<Event>)> {
     for t in 0..ticks {
         let mut ev = Vec::new();
         for _ in 0..rng.usize(0..6) {
-            let entity = rng.u32(1..6);
-            let v = rng.i64(-100_000..100_000);
-            ev.push(match rng.u32(0..12) {
-                0 => Event::EntityAdd {
-                    entity,
-                    kind: rng.u32(0..3),
-                    pose: pose(v),
-                },
-                1 => Event::EntityRemove { entity },
-                2 => Event::PlayerLeave { entity },
-                3 | 4 => Event::Pose {
-                    entity,
-                    pose: pose(v),
-                },
-                5 => Event::Position {
-                    entity,
-                    x: v,
-                    y: v,
-                    z: v,
-                },
-                6 => Event::Rotation {
-                    entity,
-                    yaw: v,
-                    pitch: v / 2,
-                },
-                7 => Event::Teleport {
-                    entity,
-                    pose: pose(v),
-                },
-                8 | 9 => Event::Flags {
-                    entity,
-                    flags: rng.u32(0..8),
-                },
-                10 => Event::Custom {
-                    type_id: 3,
-                    data: vec![rng.u8(..); 3],
-                },
-                _ => Event::Checkpoint { entity, index: 1 },
-            });
+            ev.push(random_event(&mut rng));
         }
         out.push((t, ev));
     }
