@@ -3,11 +3,9 @@
 #[path = "../../core/tests/common/mod.rs"]
 mod common;
 
-use tickreel::Event;
 use tickreel::ghost::{GhostRange, GhostTrack};
 use tickreel::play::Reader;
 use tickreel::record::ChunkPolicy;
-use tickreel_sim::{SimConfig, Simulator};
 
 fn small_chunks() -> ChunkPolicy {
     ChunkPolicy {
@@ -16,31 +14,6 @@ fn small_chunks() -> ChunkPolicy {
         snapshot_interval: 150,
         zstd_level: 3,
     }
-}
-
-/// Checkpoint markers of entity 1: a start crossed twice (a restart), then 1, 2, 3.
-const CHECKPOINTS: [(u32, u32); 5] = [(60, 0), (120, 0), (300, 1), (520, 2), (800, 3)];
-
-/// A simulated server (3 players, frequent teleports) where entity 1 also crosses checkpoints.
-fn sim_run(ticks: u32, seed: u64) -> Vec<(u32, Vec<Event>)> {
-    let mut sim = Simulator::new(SimConfig {
-        players: 3,
-        seed,
-        teleport_chance: 0.004,
-        churn_chance: 0.0,
-        custom_event_chance: 0.01,
-    });
-    (0..ticks)
-        .map(|_| {
-            let (t, mut events) = sim.step();
-            for &(ct, index) in &CHECKPOINTS {
-                if ct == t {
-                    events.push(Event::Checkpoint { entity: 1, index });
-                }
-            }
-            (t, events)
-        })
-        .collect()
 }
 
 #[test]
@@ -107,7 +80,7 @@ fn the_play_command_prints_poses_as_json_lines() {
 fn the_ghost_command_prints_csv_and_splits() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("cli.reel");
-    common::write_reel(&path, &sim_run(900, 9), small_chunks());
+    common::write_reel(&path, &common::checkpoint_run(900, 9), small_chunks());
     let run = |args: &[&str]| {
         let out = std::process::Command::new(env!("CARGO_BIN_EXE_tickreel"))
             .arg("ghost")

@@ -16,7 +16,6 @@ use tickreel::play::Reader;
 use tickreel::record::ChunkPolicy;
 use tickreel::storage::{MemSource, Source};
 use tickreel::{Event, Pose};
-use tickreel_sim::{SimConfig, Simulator};
 
 fn small_chunks() -> ChunkPolicy {
     ChunkPolicy {
@@ -27,39 +26,7 @@ fn small_chunks() -> ChunkPolicy {
     }
 }
 
-/// Checkpoint markers of entity 1: a start crossed twice (a restart), then 1, 2, 3.
-const CHECKPOINTS: [(u32, u32); 5] = [(60, 0), (120, 0), (300, 1), (520, 2), (800, 3)];
-
-/// A simulated server (3 players, frequent teleports) where entity 1 also crosses checkpoints and
-/// gets an occasional recorded velocity.
-fn sim_run(ticks: u32, seed: u64) -> Vec<(u32, Vec<Event>)> {
-    let mut sim = Simulator::new(SimConfig {
-        players: 3,
-        seed,
-        teleport_chance: 0.004,
-        churn_chance: 0.0,
-        custom_event_chance: 0.01,
-    });
-    (0..ticks)
-        .map(|_| {
-            let (t, mut events) = sim.step();
-            for &(ct, index) in &CHECKPOINTS {
-                if ct == t {
-                    events.push(Event::Checkpoint { entity: 1, index });
-                }
-            }
-            if t % 50 == 7 {
-                events.push(Event::Velocity {
-                    entity: 1,
-                    x: 800,
-                    y: 0,
-                    z: -400,
-                });
-            }
-            (t, events)
-        })
-        .collect()
-}
+use common::checkpoint_run as sim_run;
 
 fn write(path: &Path, ticks: &[(u32, Vec<Event>)]) {
     common::write_reel(path, ticks, small_chunks());
