@@ -139,6 +139,15 @@ fn a_batch_limit_beyond_one_tick_of_the_format_is_refused() {
         let r = engine.start_recording(dir.path().join(format!("b{bad}.reel")), o);
         assert!(matches!(r, Err(Error::InvalidArgument(_))), "{bad}: {r:?}");
     }
+    let zero = RecorderOptions {
+        flush: FlushPolicy {
+            interval: std::time::Duration::ZERO,
+            ..FlushPolicy::default()
+        },
+        ..RecorderOptions::default()
+    };
+    let r = engine.start_recording(dir.path().join("zero.reel"), zero);
+    assert!(matches!(r, Err(Error::InvalidArgument(_))), "{r:?}");
 }
 
 #[test]

@@ -71,8 +71,12 @@ pub struct RecorderOptions {
 
 impl RecorderOptions {
     /// Checks what the chunk policy and the recording info do not: the largest tick batch must
-    /// hold an empty tick and fit the format's limit for one tick.
+    /// hold an empty tick and fit the format's limit for one tick, and the flush interval must be
+    /// positive (the C and Java bindings refused zero already; now every language does).
     pub fn validate(&self) -> Result<()> {
+        if self.flush.interval.is_zero() {
+            return Err(Error::invalid("the flush interval must be positive"));
+        }
         let max = Limits::default().max_tick_bytes();
         if self.max_batch_bytes < 2 || self.max_batch_bytes > max {
             return Err(Error::invalid(format!(
