@@ -1,0 +1,425 @@
+//! What each fuzz target does with its input. Shared with the regression tests
+//! (`native/core/tests/fuzz_regressions.rs` includes this file by path), so that a kept input
+//! replays through exactly the code the fuzzer ran. Uses only `tickreel` and the crates it
+//! depends on itself (`tempfile`, `xxhash-rust`, `zstd`, `fastnbt`), which its tests can use too.
+//!
+//! A function panics only when a property listed in its documentation breaks (or when the library
+//! panics). Errors returned by the library are the expected answer to bad bytes and are ignored.
+//!
+//! Checksums: a mutation almost always breaks one of the xxh64 checksums (file header, metadata +
+//! index, frame header, frame payload), and the parser would stop there. The reader and recovery
+//! targets therefore also run a copy of the input with its checksums recomputed ("fixed up"), so
+//! that the fuzzer reaches what lies behind them. A hostile file carries valid checksums anyway:
+//! xxh64 detects damage, it authenticates nothing.
+
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use fastnbt::Value;
+use tickreel::Error;
+use tickreel::format::Limits;
+use tickreel::format::chunk::{DecodedChunk, decode_frame};
+use tickreel::format::event::{decode_batch, encode_batch};
+use tickreel::format::metadata::Metadata;
+use tickreel::format::state::EntityTable;
+use tickreel::play::{Reader, ReaderOptions};
+use tickreel::record::{ChunkPolicy, Chunker, recover};
+use tickreel::storage::MemSource;
+use tickreel::storage::live::{META_FILE, segment_name};
+use xxhash_rust::xxh64::xxh64;
+
+const HEADER_LEN: usize = 256;
+const FRAME_HEADER_LEN: usize = 36;
+
+fn be32(b: &[u8], at: usize) -> u32 {
+    u32::from_be_bytes(b[at..at + 4].try_into().expect("4 bytes"))
+}
+
+fn be64(b: &[u8], at: usize) -> u64 {
+    u64::from_be_bytes(b[at..at + 8].try_into().expect("8 bytes"))
+}
+
+// ------------------------------------------------------------------------------------------------
+// Checksum fix-ups
+// ------------------------------------------------------------------------------------------------
+
+/// Recomputes the body checksum (metadata + index) of a file starting with a tickreel header, and,
+/// if `clamp_data_end`, lowers `data_end` to the input's length. Does not touch the header's own
+/// checksum (see [`fix_header_checksum`]). Returns where the body ends (clamped to the input), or
+/// `None` if `buf` does not start with a header.
+pub fn fix_body(buf: &mut [u8], clamp_data_end: bool) -> Option<usize> {
+    if buf.len() < HEADER_LEN || buf[0..4] != *b"TKRL" {
+        return None;
+    }
+    let meta_len = u64::from(be32(buf, 49));
+    let index_len = u64::from(be32(buf, 53));
+    let body_end = HEADER_LEN as u64 + meta_len + index_len;
+    if body_end <= buf.len() as u64 {
+        let sum = xxh64(&buf[HEADER_LEN..body_end as usize], 0);
+        buf[88..96].copy_from_slice(&sum.to_be_bytes());
+    }
+    if clamp_data_end && be64(buf, 80) > buf.len() as u64 {
+        let len = buf.len() as u64;
+        buf[80..88].copy_from_slice(&len.to_be_bytes());
+    }
+    Some(body_end.min(buf.len() as u64) as usize)
+}
+
+/// Recomputes the header's own checksum (last 8 bytes of the 256-byte header).
+pub fn fix_header_checksum(buf: &mut [u8]) {
+    if buf.len() >= HEADER_LEN && buf[0..4] == *b"TKRL" {
+        let sum = xxh64(&buf[..248], 0);
+        buf[248..256].copy_from_slice(&sum.to_be_bytes());
+    }
+}
+
+/// Recomputes the payload and header checksums of every chunk frame found from `start` on: at each
+/// frame magic, left to right, skipping over the payload of a frame that fits in the input.
+pub fn fix_frames(buf: &mut [u8], start: usize) {
+    let mut pos = start;
+    while pos < buf.len() {
+        let Some(d) = buf[pos..].windows(4).position(|w| w == b"TKCF") else {
+            return;
+        };
+        let p = pos + d;
+        if p + FRAME_HEADER_LEN > buf.len() {
+            return;
+        }
+        let end = (p + FRAME_HEADER_LEN) as u64 + u64::from(be32(buf, p + 16));
+        if end <= buf.len() as u64 {
+            let sum = xxh64(&buf[p + FRAME_HEADER_LEN..end as usize], 0);
+            buf[p + 24..p + 32].copy_from_slice(&sum.to_be_bytes());
+        }
+        let own = xxh64(&buf[p..p + 32], 0) as u32;
+        buf[p + 32..p + 36].copy_from_slice(&own.to_be_bytes());
+        pos = if end <= buf.len() as u64 {
+            end as usize
+        } else {
+            p + 4
+        };
+    }
+}
+
+/// A compacted file with every checksum recomputed and `data_end` no larger than the file.
+pub fn fix_compacted(buf: &mut [u8]) {
+    if let Some(body_end) = fix_body(buf, true) {
+        fix_frames(buf, body_end);
+        fix_header_checksum(buf);
+    }
+}
+
+/// A live directory's metadata file with its checksums recomputed.
+pub fn fix_meta_file(buf: &mut [u8]) {
+    if fix_body(buf, false).is_some() {
+        fix_header_checksum(buf);
+    }
+}
+
+// ------------------------------------------------------------------------------------------------
+// reader: header, metadata, index, chunk payloads of a compacted file
+// ------------------------------------------------------------------------------------------------
+
+/// `Reader::open_with` over the bytes (as they are, then with checksums fixed up), then every
+/// chunk, `verify`, a few seeks and a full tick iteration.
+///
+/// Properties: no panic; decoded ticks lie inside their chunk, in strictly increasing order,
+/// across the whole recording too.
+pub fn reader(data: &[u8]) {
+    read_compacted(data);
+    let mut fixed = data.to_vec();
+    fix_compacted(&mut fixed);
+    if fixed != data {
+        read_compacted(&fixed);
+    }
+}
+
+fn read_compacted(bytes: &[u8]) {
+    let source = Arc::new(MemSource::new(bytes.to_vec()));
+    if let Ok(r) = Reader::open_with(source, ReaderOptions::default()) {
+        exercise_reader(&r);
+    }
+}
+
+/// Everything a player does with an open reader.
+pub fn exercise_reader(r: &Reader) {
+    let _ = (r.header(), r.metadata(), r.tick_rate(), r.describe());
+    for i in 0..r.index().len() {
+        if let Ok(c) = r.read_chunk(i) {
+            check_chunk(&c);
+        }
+    }
+    let _ = r.read_chunk(r.index().len());
+    let _ = r.verify();
+    let (Some(first), Some(last)) = (r.first_tick(), r.last_tick()) else {
+        return;
+    };
+    let mid = (u64::from(first) + u64::from(last)) / 2;
+    for t in [0, first, mid as u32, last, u32::MAX] {
+        if let Ok(s) = r.seek(t) {
+            assert_eq!(s.tick, t.clamp(first, last), "seek({t}) landed elsewhere");
+        }
+    }
+    let mut prev: Option<u32> = None;
+    for t in r.ticks(0, u32::MAX) {
+        let Ok(t) = t else { break };
+        assert!(
+            prev.is_none_or(|p| p < t.tick),
+            "ticks out of order: {prev:?} then {}",
+            t.tick
+        );
+        prev = Some(t.tick);
+    }
+}
+
+/// A decoded chunk's ticks are inside it and strictly increasing; its state and samples can be
+/// queried anywhere.
+pub fn check_chunk(c: &DecodedChunk) {
+    let mut prev: Option<u32> = None;
+    for t in c.ticks() {
+        assert!(
+            t.tick >= c.start_tick && u64::from(t.tick) < c.end_tick(),
+            "tick {} outside the chunk {}..{}",
+            t.tick,
+            c.start_tick,
+            c.end_tick()
+        );
+        assert!(prev.is_none_or(|p| p < t.tick), "ticks out of order");
+        prev = Some(t.tick);
+    }
+    // (`DecodedChunk::decode` accepts a tick count of 0: the chunk target can pass one.)
+    let last = c.end_tick().saturating_sub(1).max(u64::from(c.start_tick)) as u32;
+    let _ = (
+        c.state_at(c.start_tick),
+        c.state_at(last),
+        c.state_at(u32::MAX),
+    );
+    let _ = c.heap_bytes();
+    for t in &c.tracks {
+        assert_eq!(
+            t.ticks.len(),
+            t.poses.len(),
+            "a track's ticks and poses differ in number"
+        );
+        let _ = (t.sample_at_or_before(0), t.sample_at(last - c.start_tick));
+    }
+}
+
+// ------------------------------------------------------------------------------------------------
+// chunk: a decompressed chunk payload
+// ------------------------------------------------------------------------------------------------
+
+/// `DecodedChunk::decode` of an uncompressed payload (what the reader reaches only through zstd):
+/// input = flags (1 byte), start tick (u32 BE), tick count (u32 BE), payload.
+///
+/// Properties: those of [`check_chunk`].
+pub fn chunk(data: &[u8]) {
+    if data.len() < 9 {
+        return;
+    }
+    let (flags, start, count) = (data[0], be32(data, 1), be32(data, 5));
+    if let Ok(c) = DecodedChunk::decode(&data[9..], flags, start, count, &Limits::default()) {
+        check_chunk(&c);
+    }
+}
+
+// ------------------------------------------------------------------------------------------------
+// recovery: a live directory
+// ------------------------------------------------------------------------------------------------
+
+/// A scratch directory, in memory (`/dev/shm`) where there is one: recovery syncs every file.
+pub fn scratch_dir() -> tempfile::TempDir {
+    let shm = Path::new("/dev/shm");
+    let base: PathBuf = if shm.is_dir() {
+        shm.to_path_buf()
+    } else {
+        std::env::temp_dir()
+    };
+    tempfile::Builder::new()
+        .prefix("tickreel-fuzz-")
+        .tempdir_in(base)
+        .expect("scratch directory")
+}
+
+/// The files of a live directory, from the input:
+///
+/// - byte 0: bits 0-1 the number of segments (0-3); bit 2 set: no metadata file; bit 3 set: keep
+///   checksums as they are (otherwise they are fixed up); bits 4-7: the gap between segment
+///   numbers (segments are numbered 0, g+1, 2(g+1));
+/// - then the metadata file and each segment but the last: a u16 LE length and that many bytes
+///   (fewer at the end of the input); the last part takes the rest.
+pub fn live_files(data: &[u8]) -> Option<Vec<(String, Vec<u8>)>> {
+    let (&flags, mut rest) = data.split_first()?;
+    let segments = usize::from(flags & 3);
+    let with_meta = flags & 4 == 0;
+    let fix = flags & 8 == 0;
+    let gap = u32::from(flags >> 4) + 1;
+    let mut parts: Vec<Vec<u8>> = Vec::new();
+    for i in 0..=segments {
+        let part = if i == segments {
+            std::mem::take(&mut rest)
+        } else {
+            let len = match rest {
+                [a, b, tail @ ..] => {
+                    rest = tail;
+                    usize::from(u16::from_le_bytes([*a, *b]))
+                }
+                _ => 0,
+            };
+            let (part, tail) = rest.split_at(len.min(rest.len()));
+            rest = tail;
+            part
+        };
+        parts.push(part.to_vec());
+    }
+    let mut files = Vec::new();
+    for (i, mut bytes) in parts.into_iter().enumerate() {
+        if i == 0 {
+            if fix {
+                fix_meta_file(&mut bytes);
+            }
+            if with_meta {
+                files.push((META_FILE.to_string(), bytes));
+            }
+        } else {
+            if fix {
+                fix_frames(&mut bytes, 0);
+            }
+            files.push((segment_name((i as u32 - 1) * gap), bytes));
+        }
+    }
+    Some(files)
+}
+
+/// `recover` of a live directory made from the input (see [`live_files`]), then
+/// `Reader::open_live` and what a player does with it, then `recover` again.
+///
+/// Properties: no panic; a recovered directory opens (unless its header names a zstd dictionary
+/// that is not registered); recovering it again keeps the same chunks and changes nothing.
+pub fn recovery(data: &[u8]) {
+    let Some(files) = live_files(data) else {
+        return;
+    };
+    let dir = scratch_dir();
+    for (name, bytes) in &files {
+        std::fs::write(dir.path().join(name), bytes).expect("writing the live directory");
+    }
+    let Ok(first) = recover(dir.path()) else {
+        return;
+    };
+    match Reader::open_live(dir.path()) {
+        Ok(r) => exercise_reader(&r),
+        Err(Error::Unsupported(_)) => {}
+        Err(e) => panic!("a recovered directory does not open: {e}"),
+    }
+    let again = recover(dir.path()).expect("recovering a recovered directory");
+    assert_eq!(again.chunks_kept, first.chunks_kept, "{first:?}\n{again:?}");
+    assert_eq!(again.chunks_recovered, 0, "{first:?}\n{again:?}");
+    assert_eq!(again.bytes_truncated, 0, "{first:?}\n{again:?}");
+    assert!(!again.metadata_rebuilt, "{first:?}\n{again:?}");
+}
+
+// ------------------------------------------------------------------------------------------------
+// batch: the input of `Recorder::submit_tick`
+// ------------------------------------------------------------------------------------------------
+
+/// `decode_batch`; then what the writer thread does with a decoded batch: the chunker at ticks
+/// 0, 1 and 5 (chunks of 2 ticks, so the last chunk starts from a keyframe), and the reader's
+/// decode of the frames it wrote.
+///
+/// Properties: a decoded batch re-encodes and decodes to the same events; every frame the writer
+/// produces decodes; each chunk's state at its last tick is the next chunk's keyframe, and the
+/// last chunk's state at its last tick is the writer's own entity table.
+pub fn batch(data: &[u8]) {
+    let Ok(events) = decode_batch(data) else {
+        return;
+    };
+    let mut again = Vec::new();
+    encode_batch(&events, &mut again).expect("a decoded batch re-encodes");
+    let back = decode_batch(&again).expect("a re-encoded batch decodes");
+    assert_eq!(back, events, "batch round trip");
+
+    let policy = ChunkPolicy {
+        chunk_ticks: 2,
+        snapshot_interval: 1000,
+        zstd_level: 1,
+        ..ChunkPolicy::default()
+    };
+    let mut chunker = Chunker::new(policy, None).expect("chunker");
+    let mut frames = Vec::new();
+    for tick in [0, 1, 5] {
+        // A refused tick leaves the chunker usable (the writer thread carries on).
+        if let Ok(f) = chunker.push_tick(tick, &events) {
+            frames.extend(f);
+        }
+    }
+    frames.extend(chunker.finish_chunk().expect("finishing the chunk"));
+    let mut dec = zstd::bulk::Decompressor::new().expect("zstd");
+    let decoded: Vec<DecodedChunk> = frames
+        .iter()
+        .map(|f| {
+            decode_frame(&f.header, &f.payload, &mut dec, &Limits::default())
+                .unwrap_or_else(|e| panic!("the writer wrote a chunk its reader refuses: {e}"))
+        })
+        .collect();
+    for c in &decoded {
+        check_chunk(c);
+    }
+    for w in decoded.windows(2) {
+        let end = w[0].state_at((w[0].end_tick() - 1) as u32);
+        let mut key = EntityTable::default();
+        for e in &w[1].keyframe {
+            key.entities.insert(e.id, *e);
+        }
+        assert_eq!(
+            end, key,
+            "a chunk's end state differs from the next chunk's keyframe"
+        );
+    }
+    if let Some(c) = decoded.last() {
+        let end = c.state_at((c.end_tick() - 1) as u32);
+        assert_eq!(
+            end,
+            chunker.table(),
+            "the decoded state differs from the writer's"
+        );
+    }
+}
+
+// ------------------------------------------------------------------------------------------------
+// metadata: the NBT metadata section
+// ------------------------------------------------------------------------------------------------
+
+/// `Metadata::decode`; when it succeeds, `encode` and `decode` again.
+///
+/// Properties: decoded metadata re-encodes; the encoding decodes to an equal value (NaN floats
+/// aside) and re-encodes to the same bytes.
+pub fn metadata(data: &[u8]) {
+    let Ok(m) = Metadata::decode(data) else {
+        return;
+    };
+    let bytes = m.encode().expect("decoded metadata re-encodes");
+    let m2 = Metadata::decode(&bytes).expect("re-encoded metadata decodes");
+    if !metadata_has_nan(&m) {
+        assert_eq!(m2, m, "metadata round trip");
+    }
+    let bytes2 = m2.encode().expect("metadata re-encodes twice");
+    assert!(bytes2 == bytes, "metadata encoding is not stable");
+}
+
+fn metadata_has_nan(m: &Metadata) -> bool {
+    m.user.values().any(has_nan)
+        || m.library.extra.values().any(has_nan)
+        || m.library.analysis.as_ref().is_some_and(has_nan)
+}
+
+fn has_nan(v: &Value) -> bool {
+    match v {
+        Value::Float(f) => f.is_nan(),
+        Value::Double(f) => f.is_nan(),
+        Value::List(l) => l.iter().any(has_nan),
+        Value::Compound(c) => c.values().any(has_nan),
+        _ => false,
+    }
+}
