@@ -368,10 +368,7 @@ pub fn batch(data: &[u8]) {
     }
     for w in decoded.windows(2) {
         let end = w[0].state_at((w[0].end_tick() - 1) as u32);
-        let mut key = EntityTable::default();
-        for e in &w[1].keyframe {
-            key.entities.insert(e.id, *e);
-        }
+        let key: EntityTable = w[1].keyframe.iter().copied().collect();
         assert_eq!(
             end, key,
             "a chunk's end state differs from the next chunk's keyframe"
