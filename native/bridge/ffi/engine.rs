@@ -69,6 +69,7 @@ impl TickreelEngineOptions {
             queue_capacity: self.queue_capacity,
             max_inflight_bytes: self.max_inflight_bytes,
             pool_buffers: self.pool_buffers,
+            ..EngineOptions::default()
         })
     }
 }

@@ -77,6 +77,7 @@ fn engine_options(a: &[i64]) -> Res<EngineOptions> {
         queue_capacity: positive(a[1], "queue capacity")?,
         max_inflight_bytes: positive(a[2], "in-flight byte budget")?,
         pool_buffers: ranged(a[3], "pooled buffers")?,
+        ..EngineOptions::default()
     })
 }
 
@@ -110,6 +111,7 @@ fn recorder_options(a: &[i64]) -> Res<RecorderOptions> {
         snapshot_provider: None,
         max_batch_bytes: positive(b[8], "max batch bytes")?,
         overwrite: b[9] != 0,
+        observers: Vec::new(),
     })
 }
 

@@ -4,6 +4,7 @@
 //! - [`storage`]: where bytes live (local files, range-read sources);
 //! - [`record`]: the write path ([`Engine`], [`Recorder`], [`record::ReelWriter`]), compaction, recovery;
 //! - [`play`]: the read path ([`play::Reader`]);
+//! - [`shadow`]: shadow play, the last minutes of every player kept in memory, dumped on report;
 //! - [`ghost`]: ghost racing (tracks, interpolating cursor, splits, live delta);
 //!
 //! The C ABI and the JNI glue wrap this crate in `tickreel-bridge`; the command-line tool is
@@ -15,6 +16,7 @@ pub mod format;
 pub mod ghost;
 pub mod play;
 pub mod record;
+pub mod shadow;
 pub mod storage;
 
 pub use error::{Error, Result};

@@ -172,6 +172,7 @@ impl TickreelRecorderOptions {
             snapshot_provider: None,
             max_batch_bytes: self.max_batch_bytes,
             overwrite: self.overwrite != 0,
+            observers: Vec::new(),
         })
     }
 }

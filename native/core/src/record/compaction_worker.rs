@@ -43,6 +43,11 @@ pub(crate) enum CompactJob {
         options: CompactOptions,
         handle: FinishHandle,
     },
+    /// Other background work (a shadow-play report), completing `handle` with its result.
+    Task {
+        task: Box<dyn FnOnce() -> Result<PathBuf> + Send>,
+        handle: FinishHandle,
+    },
     Shutdown,
 }
 
@@ -50,15 +55,22 @@ impl CompactJob {
     /// The handle the job completes (`None` for `Shutdown`).
     pub(crate) fn handle(&self) -> Option<&FinishHandle> {
         match self {
-            CompactJob::Live { handle, .. } | CompactJob::Memory { handle, .. } => Some(handle),
+            CompactJob::Live { handle, .. }
+            | CompactJob::Memory { handle, .. }
+            | CompactJob::Task { handle, .. } => Some(handle),
             CompactJob::Shutdown => None,
         }
     }
 }
 
-fn memory_reader(frames: Vec<Frame>, header: Header, metadata: Metadata) -> Result<Reader> {
+/// A reader of frames held in memory, with the header and metadata they belong to.
+pub(crate) fn memory_reader<'a>(
+    frames: impl IntoIterator<Item = &'a Frame>,
+    header: Header,
+    metadata: Metadata,
+) -> Result<Reader> {
     let mut bytes = Vec::new();
-    let mut index = Vec::with_capacity(frames.len());
+    let mut index = Vec::new();
     for f in frames {
         let h = f.header;
         index.push(IndexEntry {
@@ -104,6 +116,7 @@ pub(crate) fn compaction_loop(rx: Receiver<CompactJob>, engine: Arc<EngineShared
 fn compact_job(storage: &Arc<dyn Storage>, job: CompactJob) -> Result<PathBuf> {
     match job {
         CompactJob::Shutdown => Err(Error::InvalidState("not a compaction".into())),
+        CompactJob::Task { task, .. } => task(),
         CompactJob::Live {
             live,
             lock,
@@ -143,7 +156,7 @@ fn compact_job(storage: &Arc<dyn Storage>, job: CompactJob) -> Result<PathBuf> {
             ..
         } => {
             // On a conflict with another writer of the path, the file is kept next to it.
-            memory_reader(frames, *header, *metadata)
+            memory_reader(&frames, *header, *metadata)
                 .and_then(|reader| {
                     compact_unpublished(storage, &reader, &out, options, &mut |_, _| {})
                 })

@@ -14,6 +14,7 @@ use crate::error::{Error, Result};
 use crate::format::metadata::{EntityInfo, EventType};
 use crate::record::compaction_worker::{CompactJob, compaction_loop};
 use crate::record::finish::FinishHandle;
+use crate::record::held::HeldMemory;
 use crate::record::open_recording::OpenRecording;
 use crate::record::pool::BufferPool;
 use crate::record::recorder::{Backpressure, RecShared, Recorder, RecorderOptions};
@@ -32,6 +33,9 @@ pub struct EngineOptions {
     /// the capacity of the buffers holding them, so a queue of tiny ticks counts what it really
     /// takes (at least 512 bytes a tick).
     pub max_inflight_bytes: usize,
+    /// Bytes the engine's shadow buffers may hold in all (default 256 MiB); past it, the oldest
+    /// blocks of any buffer go first (see [`crate::shadow`]).
+    pub shadow_budget_bytes: usize,
     /// Reusable tick buffers kept in the pool (default 4,096), holding at most a quarter of
     /// `max_inflight_bytes`. Queue, in-flight bytes and pool together bound the memory between
     /// the server threads and the writers.
@@ -44,6 +48,7 @@ impl Default for EngineOptions {
             writer_threads: 1,
             queue_capacity: 65_536,
             max_inflight_bytes: 64 << 20,
+            shadow_budget_bytes: 256 << 20,
             pool_buffers: 4096,
         }
     }
@@ -64,6 +69,10 @@ pub struct EngineStats {
     /// Time the writer threads spent waiting for work since the engine started, in all (updated
     /// every 20 ms or so). Against the time passed, it tells how busy the writers are.
     pub writer_idle_us: u64,
+    /// Heap bytes the shadow buffers hold in all, against `EngineOptions::shadow_budget_bytes`.
+    pub shadow_bytes: usize,
+    /// Blocks the shadow buffers gave up for that budget.
+    pub shadow_budget_dropped_blocks: u64,
 }
 
 /// Messages to a writer thread. One recording always goes to the same writer, so its messages
@@ -80,6 +89,7 @@ pub(crate) enum Msg {
     },
     PlayerLeft {
         id: u64,
+        entity: u32,
     },
     Snapshot {
         id: u64,
@@ -132,7 +142,7 @@ impl Msg {
         match self {
             Msg::Open { id, .. }
             | Msg::Tick { id, .. }
-            | Msg::PlayerLeft { id }
+            | Msg::PlayerLeft { id, .. }
             | Msg::Snapshot { id, .. }
             | Msg::Entity { id, .. }
             | Msg::EventType { id, .. }
@@ -182,6 +192,8 @@ pub(crate) struct EngineShared {
     pub threads_done: Arc<std::sync::atomic::AtomicBool>,
     /// Paths with a recorder open in this process.
     pub open_paths: Mutex<HashSet<PathBuf>>,
+    /// Memory that observers (shadow buffers) hold, engine-wide.
+    pub held: Arc<HeldMemory>,
 }
 
 impl EngineShared {
@@ -311,6 +323,7 @@ impl Engine {
             stopping: std::sync::atomic::AtomicBool::new(false),
             threads_done: Arc::new(std::sync::atomic::AtomicBool::new(false)),
             open_paths: Mutex::new(HashSet::new()),
+            held: Arc::new(HeldMemory::new(options.shadow_budget_bytes)),
         });
         let (compact_tx, compact_rx): (Sender<CompactJob>, Receiver<CompactJob>) = unbounded();
         let mut threads = Vec::new();
@@ -383,12 +396,41 @@ impl Engine {
         result
     }
 
+    /// Starts a stream that is written nowhere: only its observers (e.g. a shadow buffer) see its
+    /// ticks. The same [`Recorder`] as a recording, submitted to the same way; `flush` only hands
+    /// the open chunk to the observers, `finish` is refused, `close` or `abort` end it.
+    pub fn start_stream(&self, options: RecorderOptions) -> Result<Recorder> {
+        let inner = &self.inner;
+        let gone = || Error::InvalidState("the engine has shut down".into());
+        if inner.shared.stopping.load(Ordering::Acquire) {
+            return Err(gone());
+        }
+        let stopped = inner.stopped.read();
+        if *stopped {
+            return Err(gone());
+        }
+        let result = self.open(None, options);
+        drop(stopped);
+        result
+    }
+
     fn start_inner(&self, path: &Path, options: RecorderOptions) -> Result<Recorder> {
+        self.open(Some(path), options)
+    }
+
+    /// Opens a recording of `path`, or a stream without a file (`None`).
+    fn open(&self, path: Option<&Path>, options: RecorderOptions) -> Result<Recorder> {
         let inner = &self.inner;
         options.info.validate()?;
         options.chunk.validate()?;
         options.validate()?;
         let id = inner.next_id.fetch_add(1, Ordering::Relaxed);
+        let Some(path) = path else {
+            let name = PathBuf::from(format!("<stream {id}>"));
+            let shared = Arc::new(RecShared::new(id, name, false, &options, None, None));
+            let rec = OpenRecording::new(shared.clone(), inner.shared.clone(), options, None)?;
+            return self.hand_to_writer(id, rec, shared);
+        };
         let storage = &inner.shared.storage;
         let live = LiveDir::new(storage.clone(), live_dir_for(path));
         if live.dir_exists()? && !live.exists() && storage.stat(path)?.is_some() {
@@ -412,11 +454,23 @@ impl Engine {
         let shared = Arc::new(RecShared::new(
             id,
             path.to_path_buf(),
+            true,
             &options,
             last_tick,
             metadata,
         ));
         let rec = OpenRecording::new(shared.clone(), inner.shared.clone(), options, resumed)?;
+        self.hand_to_writer(id, rec, shared)
+    }
+
+    /// Queues an opened recording to its writer thread and returns its handle.
+    fn hand_to_writer(
+        &self,
+        id: u64,
+        rec: OpenRecording,
+        shared: Arc<RecShared>,
+    ) -> Result<Recorder> {
+        let inner = &self.inner;
         let w = (id as usize) % inner.writers.len();
         let tx = inner.writers[w].clone();
         // Like every call a server thread makes, opening waits for queue room no longer than the
@@ -450,6 +504,19 @@ impl Engine {
         })
     }
 
+    /// What the writer threads need to run background work and share the held-memory budget.
+    pub(crate) fn background(&self) -> Background {
+        Background {
+            engine: self.inner.shared.clone(),
+            tx: self.inner.compact_tx.clone(),
+        }
+    }
+
+    /// The engine-wide budget of memory held by observers.
+    pub(crate) fn held_memory(&self) -> &Arc<HeldMemory> {
+        &self.inner.shared.held
+    }
+
     /// Engine-wide counters.
     pub fn stats(&self) -> EngineStats {
         let s = &self.inner.shared;
@@ -464,6 +531,8 @@ impl Engine {
             compactions_done: s.compactions_done.load(Ordering::Relaxed),
             compactions_failed: s.compactions_failed.load(Ordering::Relaxed),
             writer_idle_us: s.writer_idle_ns.load(Ordering::Relaxed) / 1000,
+            shadow_bytes: s.held.used(),
+            shadow_budget_dropped_blocks: s.held.evicted_blocks(),
         }
     }
 
@@ -485,6 +554,52 @@ impl Engine {
             .stalled_flag
             .store(stalled, Ordering::Release);
         self.inner.shared.stall_cv.notify_all();
+    }
+}
+
+/// A way to the engine's background worker that outlives no engine thread: once the worker has
+/// stopped, a task fails its handle at once.
+#[derive(Debug, Clone)]
+pub(crate) struct Background {
+    engine: Arc<EngineShared>,
+    tx: Sender<CompactJob>,
+}
+
+impl Background {
+    /// [`Engine::run_in_background`], from anywhere (a writer thread, say).
+    pub(crate) fn run(
+        &self,
+        task: Box<dyn FnOnce() -> Result<PathBuf> + Send>,
+        handle: FinishHandle,
+    ) {
+        background_task(&self.engine, &self.tx, task, handle);
+    }
+
+    pub(crate) fn engine_down(&self) -> Arc<std::sync::atomic::AtomicBool> {
+        self.engine.threads_done.clone()
+    }
+
+    /// Where the engine writes its files.
+    pub(crate) fn storage(&self) -> Arc<dyn Storage> {
+        self.engine.storage.clone()
+    }
+}
+
+fn background_task(
+    engine: &EngineShared,
+    tx: &Sender<CompactJob>,
+    task: Box<dyn FnOnce() -> Result<PathBuf> + Send>,
+    handle: FinishHandle,
+) {
+    engine.compactions_pending.fetch_add(1, Ordering::Relaxed);
+    if let Err(crossbeam_channel::SendError(job)) = tx.send(CompactJob::Task { task, handle }) {
+        engine.compactions_pending.fetch_sub(1, Ordering::Relaxed);
+        engine.compactions_failed.fetch_add(1, Ordering::Relaxed);
+        if let Some(h) = job.handle() {
+            h.state.complete(Err(Error::InvalidState(
+                "the engine's background worker has stopped".into(),
+            )));
+        }
     }
 }
 

@@ -1,12 +1,14 @@
 //! The write path: chunking, compacted files, the live recorder (engine, queue, writer thread,
 //! segments, flush policy), compaction and crash recovery.
 
-mod analysis;
+pub(crate) mod analysis;
 mod chunker;
 mod compact;
-mod compaction_worker;
-mod engine;
+pub(crate) mod compaction_worker;
+pub(crate) mod engine;
 mod finish;
+pub(crate) mod held;
+pub mod observer;
 mod open_recording;
 mod pool;
 mod publish;
@@ -19,6 +21,7 @@ pub use chunker::{ChunkPolicy, Chunker, Frame, check_zstd_level};
 pub use compact::{CompactOptions, CompactReport, compact, compact_in};
 pub use engine::{Engine, EngineOptions, EngineStats};
 pub use finish::FinishHandle;
+pub use observer::{MetadataChange, StreamEnd, StreamObserver, StreamStart};
 pub use publish::{PublishError, UnpublishedReel};
 pub use recorder::{
     Backpressure, FlushPolicy, Recorder, RecorderOptions, RecorderStats, SnapshotProvider,

@@ -22,6 +22,7 @@ use crate::record::compact::CompactOptions;
 use crate::record::compaction_worker::CompactJob;
 use crate::record::engine::EngineShared;
 use crate::record::finish::FinishHandle;
+use crate::record::observer::{MetadataChange, StreamEnd, StreamStart};
 use crate::record::recorder::{RecShared, RecorderOptions};
 use crate::record::recover::recover_locked;
 use crate::storage::live::{
@@ -102,6 +103,15 @@ pub(crate) struct OpenRecording {
     fence: Option<Fence>,
     /// The live directory's entry in its parent is durable (it was created and synced, or found).
     dir_synced: bool,
+    /// The observers were told that the stream ended.
+    observers_ended: bool,
+}
+
+impl Drop for OpenRecording {
+    fn drop(&mut self) {
+        // Whatever way the recording went (a panic in its work, say), its observers hear of it.
+        self.end_observers(StreamEnd::Failed);
+    }
 }
 
 impl OpenRecording {
@@ -182,6 +192,7 @@ impl OpenRecording {
             received: 0,
             dir_synced: false,
             fence: None,
+            observers_ended: false,
         };
         if let Some(r) = resumed {
             if r.header.dictionary_id != w.header.dictionary_id {
@@ -201,7 +212,39 @@ impl OpenRecording {
             w.dir_synced = true;
         }
         w.chunker = chunker;
+        if !w.opts.observers.is_empty() {
+            let table = w.chunker.table();
+            for o in &w.opts.observers {
+                o.started(StreamStart {
+                    header: &w.header,
+                    metadata: &w.metadata,
+                    table: &table,
+                    last_tick: w.chunker.last_tick(),
+                });
+            }
+        }
         Ok(w)
+    }
+
+    /// Tells the observers that the stream ended (once).
+    fn end_observers(&mut self, how: StreamEnd) {
+        if !self.observers_ended {
+            self.observers_ended = true;
+            for o in &self.opts.observers {
+                o.ended(how);
+            }
+        }
+    }
+
+    /// Cuts the open chunk if an observer asks for it (see `StreamObserver::wants_cut`).
+    fn cut_if_wanted(&mut self, now: Instant) {
+        if self.opts.observers.iter().any(|o| o.wants_cut(now)) {
+            match self.chunker.finish_chunk() {
+                Ok(Some(f)) => self.add_pending(f),
+                Ok(None) => {}
+                Err(e) => self.shared.set_error(format!("cutting a chunk: {e}")),
+            }
+        }
     }
 
     pub(crate) fn on_tick(&mut self, tick: u32, buf: &[u8]) {
@@ -238,6 +281,12 @@ impl OpenRecording {
                     self.add_pending(f);
                 }
                 self.dirty = true;
+                if !self.opts.observers.is_empty() {
+                    for o in &self.opts.observers {
+                        o.tick(tick, &self.events);
+                    }
+                    self.cut_if_wanted(Instant::now());
+                }
             }
             Err(e) => self.reject(tick, e),
         }
@@ -263,20 +312,37 @@ impl OpenRecording {
 
     /// Adds or replaces an entity's identity in the metadata.
     pub(crate) fn register_entity(&mut self, info: EntityInfo) {
+        for o in &self.opts.observers {
+            o.metadata(MetadataChange::Entity(&info));
+        }
         self.registry.entity(&mut self.metadata.library, info);
         self.meta_dirty = true;
     }
 
     /// Adds or replaces a custom event type in the metadata.
     pub(crate) fn register_event_type(&mut self, t: EventType) {
+        for o in &self.opts.observers {
+            o.metadata(MetadataChange::EventType(&t));
+        }
         self.registry.event_type(&mut self.metadata.library, t);
         self.meta_dirty = true;
     }
 
     /// Sets one key of the user metadata.
     pub(crate) fn set_user_metadata(&mut self, key: String, value: fastnbt::Value) {
+        for o in &self.opts.observers {
+            o.metadata(MetadataChange::User(&key, &value));
+        }
         self.metadata.user.insert(key, value);
         self.meta_dirty = true;
+    }
+
+    /// `Recorder::player_left`: tells the observers, then as [`Self::player_left`].
+    pub(crate) fn player_left_call(&mut self, entity: u32) {
+        for o in &self.opts.observers {
+            o.player_left(entity);
+        }
+        self.player_left();
     }
 
     /// A player left (an event or `Recorder::player_left`): flush after a short grace, per policy.
@@ -298,6 +364,12 @@ impl OpenRecording {
     }
 
     fn add_pending(&mut self, f: Frame) {
+        for o in &self.opts.observers {
+            o.frame(&f);
+        }
+        if !self.shared.persist {
+            return;
+        }
         self.pending_bytes += f.payload.len() + FRAME_HEADER_LEN;
         self.pending.push(f);
     }
@@ -318,7 +390,10 @@ impl OpenRecording {
     /// A flush the writer starts on its own (size, time, player leave): skipped while a failed one
     /// waits for its retry time.
     pub(crate) fn flush_if_due(&mut self, now: Instant) {
-        if self.flush_due(now) {
+        if !self.opts.observers.is_empty() {
+            self.cut_if_wanted(now);
+        }
+        if self.shared.persist && self.flush_due(now) {
             let _ = self.flush();
         }
     }
@@ -339,6 +414,11 @@ impl OpenRecording {
         let started = Instant::now();
         if let Some(f) = self.chunker.finish_chunk()? {
             self.add_pending(f);
+        }
+        if !self.shared.persist {
+            // A stream without a file: its observers have the chunk; nothing goes to disk.
+            self.dirty = false;
+            return Ok(());
         }
         self.dirty = false;
         self.last_flush = started;
@@ -473,6 +553,13 @@ impl OpenRecording {
 
     /// Ends the recording and hands it to the compaction worker.
     pub(crate) fn finish(mut self, handle: FinishHandle, compact_tx: &Sender<CompactJob>) {
+        if !self.shared.persist {
+            self.end_observers(StreamEnd::Closed);
+            handle.state.complete(Err(Error::InvalidState(
+                "a stream without a file has nothing to finish".into(),
+            )));
+            return;
+        }
         let out = self.shared.path.clone();
         let options = CompactOptions {
             overwrite: self.opts.overwrite,
@@ -489,6 +576,7 @@ impl OpenRecording {
                 self.failed_finish(handle, e);
                 return;
             }
+            self.end_observers(StreamEnd::Finished);
             self.update_library_meta();
             let job = CompactJob::Memory {
                 frames: std::mem::take(&mut self.pending),
@@ -505,6 +593,7 @@ impl OpenRecording {
             self.failed_finish(handle, e);
             return;
         }
+        self.end_observers(StreamEnd::Finished);
         self.segment = None;
         let job = CompactJob::Live {
             live: self.live.clone(),
@@ -544,11 +633,14 @@ impl OpenRecording {
 
     /// Stops writing but keeps the recording resumable.
     pub(crate) fn close(mut self) -> Result<()> {
-        self.flush_to_disk(true)
+        let r = self.flush_to_disk(true);
+        self.end_observers(StreamEnd::Closed);
+        r
     }
 
     /// Discards everything, including the live directory.
     pub(crate) fn abort(mut self) -> Result<()> {
+        self.end_observers(StreamEnd::Aborted);
         self.pending.clear();
         self.segment = None;
         if let Some(lock) = self.lock.take() {

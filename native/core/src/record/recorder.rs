@@ -16,6 +16,7 @@ use crate::record::chunker::ChunkPolicy;
 use crate::record::compact::CompactOptions;
 use crate::record::engine::{Ending, EngineShared, Msg};
 use crate::record::finish::FinishHandle;
+use crate::record::observer::StreamObserver;
 use crate::record::reel_writer::RecordingInfo;
 
 /// What to do when the writer falls behind and the queue or the in-flight byte budget is full.
@@ -67,6 +68,9 @@ pub struct RecorderOptions {
     pub max_batch_bytes: usize,
     /// Replace an existing finished file at the path instead of refusing.
     pub overwrite: bool,
+    /// Who else sees the stream on its writer thread (e.g. a shadow buffer; see
+    /// [`crate::shadow::ShadowBuffer`]).
+    pub observers: Vec<Arc<dyn StreamObserver>>,
 }
 
 impl RecorderOptions {
@@ -101,6 +105,7 @@ impl Default for RecorderOptions {
             snapshot_provider: None,
             max_batch_bytes: 1 << 20,
             overwrite: false,
+            observers: Vec::new(),
         }
     }
 }
@@ -115,6 +120,8 @@ impl std::fmt::Debug for RecorderOptions {
             .field("compaction", &self.compaction)
             .field("snapshot_provider", &self.snapshot_provider.is_some())
             .field("max_batch_bytes", &self.max_batch_bytes)
+            .field("overwrite", &self.overwrite)
+            .field("observers", &self.observers.len())
             .finish()
     }
 }
@@ -158,6 +165,8 @@ const NONE: u64 = u64::MAX;
 pub(crate) struct RecShared {
     pub id: u64,
     pub path: PathBuf,
+    /// Written to a live directory and a compacted file (`false`: a stream only its observers see).
+    pub persist: bool,
     pub state: AtomicU8,
     pub last_submitted: AtomicU64,
     pub submitted: AtomicU64,
@@ -181,6 +190,7 @@ impl RecShared {
     pub(crate) fn new(
         id: u64,
         path: PathBuf,
+        persist: bool,
         opts: &RecorderOptions,
         last_tick: Option<u32>,
         metadata: Option<&Metadata>,
@@ -189,6 +199,7 @@ impl RecShared {
         RecShared {
             id,
             path,
+            persist,
             state: AtomicU8::new(OPEN),
             last_submitted: AtomicU64::new(last_tick.map_or(NONE, u64::from)),
             submitted: AtomicU64::new(0),
@@ -251,9 +262,15 @@ pub struct Recorder {
 }
 
 impl Recorder {
-    /// The final `.reel` path of this recording.
+    /// The final `.reel` path of this recording (for a stream without a file, a name such as
+    /// `<stream 7>`).
     pub fn path(&self) -> &Path {
         &self.shared.path
+    }
+
+    /// Whether the recording is written to disk (`false` for [`crate::Engine::start_stream`]).
+    pub fn is_persistent(&self) -> bool {
+        self.shared.persist
     }
 
     /// Queues one tick's events in batch encoding (see `format::event`). Server thread: validates
@@ -438,10 +455,14 @@ impl Recorder {
         }
     }
 
-    /// A player left: triggers a flush (per the flush policy) so that their part is durable.
-    /// Record the `PlayerLeave` event itself in the tick batch; this call adds no event.
-    pub fn player_left(&self, _entity: u32) -> Result<()> {
-        self.send(Msg::PlayerLeft { id: self.shared.id })
+    /// A player left: triggers a flush (per the flush policy) so that their part is durable, and
+    /// starts the player's grace period in a shadow buffer. Record the `PlayerLeave` event itself
+    /// in the tick batch; this call adds no event.
+    pub fn player_left(&self, entity: u32) -> Result<()> {
+        self.send(Msg::PlayerLeft {
+            id: self.shared.id,
+            entity,
+        })
     }
 
     /// Supplies snapshot bytes (blocks, entities, whatever the game needs to rebuild its world);
@@ -542,8 +563,14 @@ impl Recorder {
     }
 
     /// Ends the recording: remaining ticks are written, then the compaction worker produces the
-    /// final `.reel` file. Returns a handle to poll or wait on.
+    /// final `.reel` file. Returns a handle to poll or wait on. A stream without a file
+    /// ([`crate::Engine::start_stream`]) has nothing to finish: end it with `close`.
     pub fn finish(&self) -> Result<FinishHandle> {
+        if !self.shared.persist {
+            return Err(Error::InvalidState(
+                "a stream without a file has nothing to finish; end it with close".into(),
+            ));
+        }
         self.transition(FINISHING)?;
         let handle = FinishHandle::new(self.engine.threads_done.clone());
         if self

@@ -180,6 +180,17 @@ impl ReelWriter {
         self.chunker.carry_snapshot(bytes);
     }
 
+    /// Starts the file with `table` alive before its first tick (a file cut out of a longer
+    /// recording): the first chunk's keyframe holds them. Call before the first tick.
+    pub(crate) fn start_from(&mut self, table: crate::format::state::EntityTable) {
+        self.chunker.resume_from(table, None, None);
+    }
+
+    /// The last tick written.
+    pub(crate) fn last_tick(&self) -> Option<u32> {
+        self.chunker.last_tick()
+    }
+
     /// Appends one tick (ticks strictly increasing; empty ticks may be skipped).
     pub fn write_tick(&mut self, tick: u32, events: &[Event]) -> Result<()> {
         if let Some(f) = self.chunker.push_tick(tick, events)? {

@@ -283,9 +283,9 @@ impl WriterThread {
                 }
                 self.engine.pool.give(buf);
             }
-            Msg::PlayerLeft { id } => {
+            Msg::PlayerLeft { id, entity } => {
                 if let Some(r) = self.rec_for(id) {
-                    r.player_left();
+                    r.player_left_call(entity);
                 }
             }
             Msg::Snapshot { id, bytes } => {

@@ -1,0 +1,143 @@
+//! Options of a shadow buffer and of a report.
+
+use std::time::Duration;
+
+use crate::error::{Error, Result};
+use crate::format::Limits;
+use crate::record::check_zstd_level;
+
+/// The user-metadata key under which a report file describes the report (see FORMAT.md).
+pub const REPORT_KEY: &str = "report";
+
+/// Keys of the report compound the library writes; a caller's metadata may not use them.
+pub(crate) const RESERVED_REPORT_KEYS: &[&str] = &[
+    "player",
+    "player_uuid",
+    "player_name",
+    "report_tick",
+    "first_tick",
+    "last_tick",
+    "left_tick",
+    "before_ticks",
+    "after_ticks",
+    "context_radius",
+    "context_entities",
+    "created_ms",
+];
+
+/// How much a shadow buffer keeps.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ShadowOptions {
+    /// Game time always retained (default 5 minutes).
+    pub window: Duration,
+    /// How long a player who left keeps the `window` before their leave (default 2 minutes).
+    pub grace: Duration,
+    /// Bytes this buffer may hold (`None`: only the engine-wide budget,
+    /// `EngineOptions::shadow_budget_bytes`).
+    pub max_bytes: Option<usize>,
+    /// Ticks per block for a stream written nowhere else (default 200: 10 s at 20 ticks/s). A
+    /// shadowed recording's blocks are its own chunks.
+    pub block_ticks: u32,
+}
+
+impl Default for ShadowOptions {
+    fn default() -> Self {
+        ShadowOptions {
+            window: Duration::from_secs(300),
+            grace: Duration::from_secs(120),
+            max_bytes: None,
+            block_ticks: 200,
+        }
+    }
+}
+
+impl ShadowOptions {
+    pub fn validate(&self) -> Result<()> {
+        if self.window.is_zero() {
+            return Err(Error::invalid("the shadow window must be positive"));
+        }
+        // A day of ticks at 1000 ticks/s stays far inside u32.
+        let day = Duration::from_secs(86_400);
+        if self.window > day || self.grace > day {
+            return Err(Error::invalid(
+                "the shadow window and grace period are at most a day",
+            ));
+        }
+        if self.max_bytes == Some(0) {
+            return Err(Error::invalid("max_bytes must be positive when set"));
+        }
+        let max = Limits::default().max_chunk_ticks as u32;
+        if self.block_ticks == 0 || self.block_ticks > max {
+            return Err(Error::invalid(format!(
+                "block_ticks {} must be 1..={max}",
+                self.block_ticks
+            )));
+        }
+        Ok(())
+    }
+}
+
+/// What a report contains.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ReportOptions {
+    /// Game time before the report (for a player who left: before the leave) to include
+    /// (default `None`: all that is retained, up to the buffer's window).
+    pub before: Option<Duration>,
+    /// Game time to keep capturing after the report (default 30 s; zero allowed).
+    pub after: Duration,
+    /// Entities that came within this many blocks of the reported player at any tick of the
+    /// report are included with their whole track (default 48); `None` includes every entity.
+    pub radius: Option<f64>,
+    /// The caller's keys (reporter, reason, time, anticheat flags...), stored in the report
+    /// compound of the file's user metadata beside the library's (FORMAT.md).
+    pub metadata: Vec<(String, fastnbt::Value)>,
+    /// Replace a file at the report's path instead of failing.
+    pub overwrite: bool,
+    /// Zstd level of the report file (default 9, as compaction).
+    pub zstd_level: i32,
+}
+
+impl Default for ReportOptions {
+    fn default() -> Self {
+        ReportOptions {
+            before: None,
+            after: Duration::from_secs(30),
+            radius: Some(48.0),
+            metadata: Vec::new(),
+            overwrite: false,
+            zstd_level: 9,
+        }
+    }
+}
+
+impl ReportOptions {
+    pub fn validate(&self) -> Result<()> {
+        let day = Duration::from_secs(86_400);
+        if self.after > day || self.before.is_some_and(|b| b > day) {
+            return Err(Error::invalid(
+                "a report's before and after are at most a day",
+            ));
+        }
+        if let Some(r) = self.radius
+            && !(r.is_finite() && r >= 0.0)
+        {
+            return Err(Error::invalid(format!(
+                "the context radius must be a finite number of blocks >= 0, not {r}"
+            )));
+        }
+        for (k, _) in &self.metadata {
+            if RESERVED_REPORT_KEYS.contains(&k.as_str()) {
+                return Err(Error::invalid(format!(
+                    "the report key \"{k}\" is written by the library"
+                )));
+            }
+        }
+        check_zstd_level("report zstd level", self.zstd_level)
+    }
+}
+
+/// Game time in ticks at `tick_rate_millihz`, rounded up.
+pub(crate) fn ticks_of(d: Duration, tick_rate_millihz: u32) -> u32 {
+    let t = (d.as_micros() * u128::from(tick_rate_millihz)).div_ceil(1_000_000_000);
+    t.min(u128::from(u32::MAX)) as u32
+}

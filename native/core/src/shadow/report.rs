@@ -1,0 +1,290 @@
+//! Writing a report: the window around the reported player, cut from the retained blocks into an
+//! ordinary `.reel` (on the engine's background worker).
+
+use std::collections::{HashMap, HashSet};
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use fastnbt::Value;
+
+use crate::error::{Error, Result};
+use crate::format::event::Event;
+use crate::format::header::Header;
+use crate::format::metadata::{EntityInfo, EventType, Metadata};
+use crate::format::pose::POS_SCALE;
+use crate::format::state::EntityTable;
+use crate::play::{Reader, ReaderOptions};
+use crate::record::analysis::Analysis;
+use crate::record::compaction_worker::memory_reader;
+use crate::record::{ChunkPolicy, RecordingInfo, ReelOptions, ReelWriter};
+use crate::shadow::options::{REPORT_KEY, ReportOptions};
+use crate::shadow::ring::Block;
+use crate::storage::Storage;
+
+/// Everything a report needs, taken from the buffer when its capture ended.
+pub(crate) struct ReportJob {
+    pub storage: Arc<dyn Storage>,
+    pub header: Header,
+    pub entities: HashMap<u32, EntityInfo>,
+    pub event_types: Vec<EventType>,
+    pub user: HashMap<String, Value>,
+    pub blocks: Vec<Arc<Block>>,
+    pub player: u32,
+    /// Ticks wanted (clipped to what the blocks hold).
+    pub first: u32,
+    pub last: u32,
+    pub report_tick: u32,
+    pub left_tick: Option<u32>,
+    pub created_ms: i64,
+    pub path: PathBuf,
+    pub options: ReportOptions,
+}
+
+/// Writes the report file; its path.
+pub(crate) fn write_report(job: ReportJob) -> Result<PathBuf> {
+    let blocks: Vec<&Arc<Block>> = job
+        .blocks
+        .iter()
+        .filter(|b| b.last_tick() >= job.first && b.first_tick() <= job.last)
+        .collect();
+    let (Some(head), Some(tail)) = (blocks.first(), blocks.last()) else {
+        return Err(Error::InvalidState(format!(
+            "the shadow buffer no longer holds ticks {}..={} of entity {} (dropped for the memory budget)",
+            job.first, job.last, job.player
+        )));
+    };
+    let first = job.first.max(head.first_tick());
+    let last = job.last.min(tail.last_tick());
+    let mut header = job.header.clone();
+    header.chunk_count = 0;
+    let reader = memory_reader(blocks.iter().map(|b| &b.frame), header, Metadata::default())?;
+    let included = match job.options.radius {
+        Some(r) => near_entities(&reader, job.player, first, last, r)?,
+        None => None,
+    };
+    let keep = |id: u32| included.as_ref().is_none_or(|s| s.contains(&id));
+    let keep_event = |e: &Event| e.entity().is_none_or(keep);
+
+    let mut w = ReelWriter::create_in(
+        job.storage.clone(),
+        &job.path,
+        ReelOptions {
+            info: RecordingInfo {
+                world_id: job.header.world_id,
+                world_version: job.header.world_version,
+                timestamp_ms: job.header.timestamp_ms,
+                tick_rate_millihz: job.header.tick_rate_millihz,
+                game_data_version: job.header.game_data_version,
+                dictionary_id: job.header.dictionary_id,
+            },
+            policy: ChunkPolicy {
+                zstd_level: job.options.zstd_level,
+                // Snapshots are carried over where the blocks have them.
+                snapshot_interval: u32::MAX,
+                ..ChunkPolicy::default()
+            },
+        },
+    )?;
+    for (k, v) in &job.user {
+        w.set_user_metadata(k.clone(), v.clone())?;
+    }
+    let mut ids: Vec<u32> = job
+        .entities
+        .keys()
+        .copied()
+        .filter(|&id| keep(id))
+        .collect();
+    ids.sort_unstable();
+    for id in &ids {
+        w.register_entity(job.entities[id].clone())?;
+    }
+    for t in &job.event_types {
+        w.register_event_type(t.clone())?;
+    }
+
+    let mut analysis = Analysis::default();
+    let mut context = HashSet::new();
+    let mut started = false;
+    for i in 0..reader.index().len() {
+        let chunk = reader.read_chunk(i)?;
+        if !started {
+            // The state just before the first tick: the file's first keyframe.
+            let before: EntityTable = if first > chunk.start_tick {
+                chunk.state_at(first - 1)
+            } else {
+                chunk.keyframe.iter().copied().collect()
+            };
+            let table: EntityTable = before.iter().copied().filter(|e| keep(e.id)).collect();
+            context.extend(table.iter().map(|e| e.id));
+            analysis.keyframe(first, table.as_slice());
+            w.start_from(table);
+            started = true;
+        } else {
+            let kf: Vec<_> = chunk
+                .keyframe
+                .iter()
+                .copied()
+                .filter(|e| keep(e.id))
+                .collect();
+            analysis.keyframe(chunk.start_tick, &kf);
+        }
+        if let Some(s) = &chunk.snapshot
+            && chunk.start_tick >= first
+        {
+            w.carry_snapshot(s.clone());
+        }
+        for t in chunk.ticks() {
+            if t.tick < first || t.tick > last {
+                continue;
+            }
+            if w.last_tick().is_none() && t.tick > first {
+                // The file spans exactly the report's ticks, from the first on.
+                w.write_tick(first, &[])?;
+            }
+            let events: Vec<Event> = t.events.into_iter().filter(|e| keep_event(e)).collect();
+            for e in &events {
+                analysis.event(t.tick, e);
+                if let Some(id) = e.entity() {
+                    context.insert(id);
+                }
+            }
+            w.write_tick(t.tick, &events)?;
+        }
+    }
+    if w.last_tick().is_none() {
+        w.write_tick(first, &[])?;
+    }
+    if w.last_tick() != Some(last) {
+        w.write_tick(last, &[])?;
+    }
+    analysis.finish(last);
+    w.set_analysis(analysis.to_nbt());
+    w.set_user_metadata(REPORT_KEY, report_compound(&job, first, last, &context))?;
+
+    let file = w.finish_unpublished()?;
+    let back = Reader::open_with(
+        job.storage.open(file.temp_path())?,
+        ReaderOptions::default(),
+    )?;
+    back.verify()?;
+    if (back.first_tick(), back.last_tick()) != (Some(first), Some(last)) {
+        return Err(Error::corrupt(format!(
+            "the report covers {:?}..{:?}, not {first}..{last}",
+            back.first_tick(),
+            back.last_tick()
+        )));
+    }
+    match file.publish_at(&job.path, job.options.overwrite) {
+        Ok(_) => Ok(job.path),
+        Err(e) if e.is_conflict() => Err(Error::InvalidState(format!(
+            "{} already exists; set the report's overwrite option to replace it",
+            job.path.display()
+        ))),
+        Err(e) => Err(e.error),
+    }
+}
+
+/// The entities that came within `radius` blocks of `player` at any tick of `first..=last`, the
+/// player included (`None` when the player is never alive there: everything is kept then).
+fn near_entities(
+    reader: &Reader,
+    player: u32,
+    first: u32,
+    last: u32,
+    radius: f64,
+) -> Result<Option<HashSet<u32>>> {
+    let r = radius * POS_SCALE;
+    let r2 = r * r;
+    let mut near = HashSet::from([player]);
+    let mut seen_player = false;
+    let mut check = |table: &EntityTable, near: &mut HashSet<u32>| {
+        let Some(p) = table.get(player) else { return };
+        seen_player = true;
+        for e in table.iter() {
+            if near.contains(&e.id) {
+                continue;
+            }
+            let (dx, dy, dz) = (
+                (e.pose.x - p.pose.x) as f64,
+                (e.pose.y - p.pose.y) as f64,
+                (e.pose.z - p.pose.z) as f64,
+            );
+            if dx * dx + dy * dy + dz * dz <= r2 {
+                near.insert(e.id);
+            }
+        }
+    };
+    for i in 0..reader.index().len() {
+        let chunk = reader.read_chunk(i)?;
+        let mut table: EntityTable = if first > chunk.start_tick {
+            chunk.state_at(first - 1)
+        } else {
+            chunk.keyframe.iter().copied().collect()
+        };
+        if chunk.start_tick >= first || i == 0 {
+            check(&table, &mut near);
+        }
+        for t in chunk.ticks() {
+            if t.tick < first {
+                continue;
+            }
+            if t.tick > last {
+                break;
+            }
+            for e in &t.events {
+                table.apply(e);
+            }
+            check(&table, &mut near);
+        }
+    }
+    Ok(seen_player.then_some(near))
+}
+
+/// The report compound of the file's user metadata (FORMAT.md).
+fn report_compound(job: &ReportJob, first: u32, last: u32, context: &HashSet<u32>) -> Value {
+    let mut c: HashMap<String, Value> = HashMap::new();
+    for (k, v) in &job.options.metadata {
+        c.insert(k.clone(), v.clone());
+    }
+    let int = |v: u32| Value::Int(v as i32);
+    c.insert("player".into(), int(job.player));
+    if let Some(info) = job.entities.get(&job.player) {
+        if let Some(u) = info.uuid {
+            c.insert("player_uuid".into(), Value::String(u.to_string()));
+        }
+        if let Some(n) = &info.name {
+            c.insert("player_name".into(), Value::String(n.clone()));
+        }
+    }
+    c.insert("report_tick".into(), int(job.report_tick));
+    c.insert("first_tick".into(), int(first));
+    c.insert("last_tick".into(), int(last));
+    if let Some(t) = job.left_tick {
+        c.insert("left_tick".into(), int(t));
+    }
+    c.insert(
+        "before_ticks".into(),
+        int(job.report_tick.saturating_sub(first) + 1),
+    );
+    c.insert(
+        "after_ticks".into(),
+        int(last.saturating_sub(job.report_tick)),
+    );
+    if let Some(r) = job.options.radius {
+        c.insert("context_radius".into(), Value::Double(r));
+    }
+    let mut ids: Vec<u32> = context
+        .iter()
+        .copied()
+        .filter(|&e| e != job.player)
+        .collect();
+    ids.sort_unstable();
+    c.insert(
+        "context_entities".into(),
+        Value::IntArray(fastnbt::IntArray::new(
+            ids.iter().map(|&e| e as i32).collect(),
+        )),
+    );
+    c.insert("created_ms".into(), Value::Long(job.created_ms));
+    Value::Compound(c)
+}
