@@ -78,7 +78,10 @@ fn a_thousand_players_for_ten_minutes_stay_inside_the_budget() {
     // The heap grew by what the buffer gained, within the budget, plus at most 8 MiB of queue and
     // 4 MiB of everything else (tables, the open chunk).
     let bound = BUDGET as isize - held_then + (12 << 20);
-    assert!(peak_growth <= bound, "heap grew {peak_growth}, bound {bound}");
+    assert!(
+        peak_growth <= bound,
+        "heap grew {peak_growth}, bound {bound}"
+    );
     // The newest data is kept: the buffer ends at the last tick.
     assert_eq!(st.last_tick, Some(11_999));
 

@@ -7,6 +7,7 @@ mod ghost;
 mod jni;
 mod play;
 mod record;
+mod shadow;
 
 use std::io::Write;
 
@@ -25,7 +26,7 @@ pub struct Args {
     /// Smaller workloads: the same keys in under a minute.
     #[arg(long)]
     pub quick: bool,
-    /// Run only this area (format, record, play, ghost, jni).
+    /// Run only this area (format, record, shadow, play, ghost, jni).
     #[arg(long)]
     pub only: Option<String>,
 }
@@ -39,6 +40,9 @@ pub fn run(a: Args, out: &mut Out) -> tickreel::Result<()> {
     }
     if on("record") {
         record::run(a.quick, &mut figures);
+    }
+    if on("shadow") {
+        shadow::run(a.quick, &mut figures);
     }
     if on("jni") {
         jni::run(a.quick, &mut figures);

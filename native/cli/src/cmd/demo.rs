@@ -21,11 +21,12 @@ use tickreel::play::Reader;
 
 use tickreel::ghost::{GhostCursor, GhostRange, GhostTrack, LiveDelta, LiveSplits};
 use tickreel::record::{FlushPolicy, RecordingInfo};
+use tickreel::shadow::{ReportOptions, ShadowOptions};
 use tickreel::{Error, Event, Recorder, RecorderOptions};
 use tickreel_sim::SimConfig;
 
 use super::Out;
-use super::simulate::{Hooks, Session};
+use super::simulate::{Hooks, ReportDone, Session, ShadowSession, report_path_for};
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -118,6 +119,8 @@ pub struct DemoReport {
     pub decode_time: Duration,
     /// Pose samples seen by the end-to-end decode.
     pub decoded_samples: u64,
+    /// The shadow-play report of a player online at the end.
+    pub report: Option<ReportDone>,
 }
 
 impl DemoReport {
@@ -214,6 +217,7 @@ pub fn run_demo(cfg: &DemoConfig) -> tickreel::Result<DemoReport> {
         seek_times,
         decode_time,
         decoded_samples,
+        report: rec.report,
     })
 }
 
@@ -233,6 +237,8 @@ pub struct Recorded {
     pub truth: HashMap<u32, EntityTable>,
     /// The entity state after the last tick.
     pub final_state: EntityTable,
+    /// The shadow-play report made at the end of the session.
+    pub report: Option<ReportDone>,
 }
 
 /// The player whose run becomes the ghost: it crosses a checkpoint every [`CHECKPOINT_EVERY`] ticks.
@@ -273,6 +279,16 @@ pub fn record(cfg: &DemoConfig, path: &Path, targets: &[u32]) -> tickreel::Resul
         ticks: cfg.ticks(),
         tps: 0.0,
         finish: true,
+        // The world is shadowed too; a player online at the end is reported.
+        shadow: Some(ShadowSession {
+            options: ShadowOptions::default(),
+            out: report_path_for(path),
+            report: ReportOptions {
+                after: Duration::ZERO,
+                overwrite: cfg.force,
+                ..ReportOptions::default()
+            },
+        }),
     };
     let mut hooks = DemoHooks {
         cfg,
@@ -300,6 +316,7 @@ pub fn record(cfg: &DemoConfig, path: &Path, targets: &[u32]) -> tickreel::Resul
         players_seen: hooks.players_seen,
         truth: hooks.truth,
         final_state: hooks.table,
+        report: done.report,
     })
 }
 
@@ -607,6 +624,29 @@ pub fn print_report(r: &DemoReport, out: &mut impl Write) -> io::Result<()> {
             splits.join(", ")
         }
     )?;
+    if let Some(rp) = &r.report {
+        let secs = f64::from(rp.last_tick - rp.first_tick + 1) / TICK_RATE;
+        writeln!(
+            out,
+            "shadow report    {}: player {}, ticks {}..={} ({secs:.0} s), {} entities (the player \
+             and who came within 48 blocks), {:.1} KiB, written {:.0} ms after the report",
+            rp.path.display(),
+            rp.player,
+            rp.first_tick,
+            rp.last_tick,
+            rp.entities,
+            rp.file_size as f64 / 1024.0,
+            ms(rp.time)
+        )?;
+        writeln!(
+            out,
+            "shadow buffer    {:.1} MiB held for {} players ({:.1} KiB each), {} blocks",
+            mib(rp.stats.bytes as u64),
+            r.players,
+            rp.stats.bytes as f64 / 1024.0 / f64::from(r.players.max(1)),
+            rp.stats.blocks
+        )?;
+    }
     writeln!(out)?;
     writeln!(
         out,

@@ -12,7 +12,9 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use tickreel::format::event::encode_batch;
+use tickreel::play::Reader;
 use tickreel::record::{Backpressure, FlushPolicy, RecorderStats};
+use tickreel::shadow::{ReportOptions, ShadowBuffer, ShadowOptions, ShadowStats};
 use tickreel::{Engine, EngineOptions, Error, Event, Recorder, RecorderOptions};
 use tickreel_sim::{SimConfig, Simulator};
 
@@ -57,6 +59,13 @@ pub struct Args {
     /// Leave the recording live (do not compact).
     #[arg(long)]
     pub no_finish: bool,
+    /// Shadow the world too (the last 5 minutes in memory) and, after the last tick, report a
+    /// player who is online then: the report is written to --report-out and its path printed.
+    #[arg(long)]
+    pub shadow: bool,
+    /// Where --shadow writes the report (default: the --out path with `.report.reel`).
+    #[arg(long, requires = "shadow")]
+    pub report_out: Option<PathBuf>,
 }
 
 pub fn run(a: Args, out: &mut Out) -> tickreel::Result<()> {
@@ -88,6 +97,27 @@ pub fn run(a: Args, out: &mut Out) -> tickreel::Result<()> {
     if !a.force && a.out.symlink_metadata().is_ok() {
         return Err(super::files::exists(&a.out));
     }
+    let shadow = a.shadow.then(|| {
+        let out = a
+            .report_out
+            .clone()
+            .unwrap_or_else(|| report_path_for(&a.out));
+        ShadowSession {
+            options: ShadowOptions::default(),
+            out,
+            report: ReportOptions {
+                after: Duration::ZERO,
+                overwrite: a.force,
+                ..ReportOptions::default()
+            },
+        }
+    });
+    if let Some(sh) = &shadow
+        && !a.force
+        && sh.out.symlink_metadata().is_ok()
+    {
+        return Err(super::files::exists(&sh.out));
+    }
     // Lines are read as they come (a test kills the writer after a `flushed` line).
     out.set_line_buffered(true);
     let session = Session {
@@ -103,14 +133,35 @@ pub fn run(a: Args, out: &mut Out) -> tickreel::Result<()> {
         ticks: a.ticks,
         tps: a.tps,
         finish: !a.no_finish,
+        shadow,
     };
     let mut printer = Printer { out, error: None };
     // I/O errors name the recording (its live directory is `<out>.live`).
     let done = record(&session, &mut printer).map_err(|e| super::io_in_file(&session.out, e))?;
+    if let Some(r) = &done.report {
+        writeln!(
+            printer.out,
+            "report {} player {} ticks {}..={} entities {}",
+            r.path.display(),
+            r.player,
+            r.first_tick,
+            r.last_tick,
+            r.entities
+        )?;
+    }
     if let Some(path) = done.finished {
         writeln!(printer.out, "finished {}", path.display())?;
     }
     Ok(())
+}
+
+/// `run.reel` -> `run.report.reel`.
+pub fn report_path_for(out: &std::path::Path) -> PathBuf {
+    let stem = out
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    out.with_file_name(format!("{stem}.report.reel"))
 }
 
 /// `tickreel simulate`'s output: `resumed after TICK`, then `flushed TICK` lines. A failed write
@@ -164,6 +215,33 @@ pub struct Session {
     pub tps: f64,
     /// Compact into `out` at the end; otherwise the recording is left live (resumable).
     pub finish: bool,
+    /// Shadow the world too, and report a player online after the last tick.
+    pub shadow: Option<ShadowSession>,
+}
+
+/// Shadow play in a simulated session.
+#[derive(Debug, Clone)]
+pub struct ShadowSession {
+    pub options: ShadowOptions,
+    /// Where the report is written.
+    pub out: PathBuf,
+    pub report: ReportOptions,
+}
+
+/// A report [`record`] made.
+#[derive(Debug, Clone)]
+pub struct ReportDone {
+    pub path: PathBuf,
+    pub player: u32,
+    pub first_tick: u32,
+    pub last_tick: u32,
+    /// Entities in the report (the player and its context).
+    pub entities: usize,
+    pub file_size: u64,
+    /// From the report call to the finished file.
+    pub time: Duration,
+    /// The buffer when the report was made.
+    pub stats: ShadowStats,
 }
 
 /// What [`record`] tells its caller as it goes. Every method does nothing by default.
@@ -207,6 +285,8 @@ pub struct Recorded {
     pub compact_time: Duration,
     /// Time from starting the recording to the end (compacted, or flushed and closed).
     pub elapsed: Duration,
+    /// The shadow-play report, when [`Session::shadow`] is set.
+    pub report: Option<ReportDone>,
 }
 
 /// Simulates `s.ticks` ticks and records them through the real pipeline: an [`Engine`], a
@@ -217,7 +297,16 @@ pub fn record(s: &Session, hooks: &mut dyn Hooks) -> tickreel::Result<Recorded> 
     let mut sim = Simulator::new(s.sim);
     let engine = Engine::new(EngineOptions::default())?;
     let started_all = Instant::now();
-    let rec = engine.start_recording(&s.out, s.options.clone())?;
+    let (rec, shadow) = match &s.shadow {
+        Some(sh) => {
+            let (rec, buf) =
+                ShadowBuffer::start(&engine, Some(&s.out), s.options.clone(), sh.options)?;
+            (rec, Some(buf))
+        }
+        None => (engine.start_recording(&s.out, s.options.clone())?, None),
+    };
+    // A player who moved in the last tick: the one a report at the end is about.
+    let mut online = None;
     let resumed_after = rec.stats().flushed_tick;
     hooks.started(&rec, resumed_after)?;
     let mut batch = Vec::new();
@@ -242,6 +331,15 @@ pub fn record(s: &Session, hooks: &mut dyn Hooks) -> tickreel::Result<Recorded> 
         if !submit {
             continue;
         }
+        if shadow.is_some() {
+            online = events
+                .iter()
+                .find_map(|e| match e {
+                    Event::Pose { entity, .. } => Some(*entity),
+                    _ => None,
+                })
+                .or(online);
+        }
         batch.clear();
         encode_batch(&events, &mut batch)?;
         raw_bytes += batch.len() as u64;
@@ -261,6 +359,10 @@ pub fn record(s: &Session, hooks: &mut dyn Hooks) -> tickreel::Result<Recorded> 
     report(&rec, hooks);
     rec.status()?;
     let stats = rec.stats();
+    let report_done = match (&s.shadow, &shadow, online) {
+        (Some(sh), Some(buf), Some(player)) => Some(shadow_report(sh, buf, player)?),
+        _ => None,
+    };
     let mut out = Recorded {
         submitted_ticks: submitted,
         raw_bytes,
@@ -269,6 +371,7 @@ pub fn record(s: &Session, hooks: &mut dyn Hooks) -> tickreel::Result<Recorded> 
         finished: None,
         compact_time: Duration::ZERO,
         elapsed: Duration::ZERO,
+        report: report_done,
     };
     if s.finish {
         let started = Instant::now();
@@ -280,4 +383,42 @@ pub fn record(s: &Session, hooks: &mut dyn Hooks) -> tickreel::Result<Recorded> 
     out.elapsed = started_all.elapsed();
     engine.shutdown();
     Ok(out)
+}
+
+/// Reports `player` from the buffer and waits for the file.
+fn shadow_report(
+    sh: &ShadowSession,
+    buf: &ShadowBuffer,
+    player: u32,
+) -> tickreel::Result<ReportDone> {
+    let stats = buf.stats();
+    let started = Instant::now();
+    let path = buf.report(player, &sh.out, sh.report.clone())?.wait()?;
+    let time = started.elapsed();
+    let r = Reader::open_path(&path)?;
+    let entities = r
+        .ticks(r.first_tick().unwrap_or(0), r.last_tick().unwrap_or(0))
+        .filter_map(|t| t.ok())
+        .flat_map(|t| t.events)
+        .filter_map(|e| e.entity())
+        .chain(
+            r.seek(r.first_tick().unwrap_or(0))?
+                .entities
+                .iter()
+                .map(|e| e.id),
+        )
+        .collect::<std::collections::HashSet<u32>>()
+        .len();
+    Ok(ReportDone {
+        file_size: std::fs::metadata(&path)
+            .map_err(|e| super::io_at(&path, e))?
+            .len(),
+        first_tick: r.first_tick().unwrap_or(0),
+        last_tick: r.last_tick().unwrap_or(0),
+        path,
+        player,
+        entities,
+        time,
+        stats,
+    })
 }

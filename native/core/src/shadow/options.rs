@@ -93,7 +93,8 @@ pub struct ReportOptions {
     pub metadata: Vec<(String, fastnbt::Value)>,
     /// Replace a file at the report's path instead of failing.
     pub overwrite: bool,
-    /// Zstd level of the report file (default 9, as compaction).
+    /// Zstd level of the report file (default 3: measured, level 9 makes these files under 1 %
+    /// smaller and the report several times slower).
     pub zstd_level: i32,
 }
 
@@ -105,7 +106,7 @@ impl Default for ReportOptions {
             radius: Some(48.0),
             metadata: Vec::new(),
             overwrite: false,
-            zstd_level: 9,
+            zstd_level: 3,
         }
     }
 }

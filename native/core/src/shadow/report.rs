@@ -11,7 +11,7 @@ use crate::error::{Error, Result};
 use crate::format::event::Event;
 use crate::format::header::Header;
 use crate::format::metadata::{EntityInfo, EventType, Metadata};
-use crate::format::pose::POS_SCALE;
+use crate::format::pose::{POS_SCALE, Pose};
 use crate::format::state::EntityTable;
 use crate::play::{Reader, ReaderOptions};
 use crate::record::analysis::Analysis;
@@ -186,6 +186,10 @@ pub(crate) fn write_report(job: ReportJob) -> Result<PathBuf> {
 
 /// The entities that came within `radius` blocks of `player` at any tick of `first..=last`, the
 /// player included (`None` when the player is never alive there: everything is kept then).
+///
+/// Walks each chunk's pose samples and events in tick order on one entity table, checking a
+/// distance only where it may have changed: every entity after the player moved, else the
+/// entities that moved.
 fn near_entities(
     reader: &Reader,
     player: u32,
@@ -197,44 +201,93 @@ fn near_entities(
     let r2 = r * r;
     let mut near = HashSet::from([player]);
     let mut seen_player = false;
-    let mut check = |table: &EntityTable, near: &mut HashSet<u32>| {
-        let Some(p) = table.get(player) else { return };
-        seen_player = true;
-        for e in table.iter() {
-            if near.contains(&e.id) {
-                continue;
-            }
-            let (dx, dy, dz) = (
-                (e.pose.x - p.pose.x) as f64,
-                (e.pose.y - p.pose.y) as f64,
-                (e.pose.z - p.pose.z) as f64,
-            );
-            if dx * dx + dy * dy + dz * dz <= r2 {
-                near.insert(e.id);
-            }
-        }
+    let close = |a: &Pose, b: &Pose| {
+        let (dx, dy, dz) = ((a.x - b.x) as f64, (a.y - b.y) as f64, (a.z - b.z) as f64);
+        dx * dx + dy * dy + dz * dz <= r2
     };
+    let mut samples: Vec<(u32, u32, Pose)> = Vec::new();
+    let mut moved: Vec<u32> = Vec::new();
     for i in 0..reader.index().len() {
         let chunk = reader.read_chunk(i)?;
-        let mut table: EntityTable = if first > chunk.start_tick {
-            chunk.state_at(first - 1)
+        let from = first.max(chunk.start_tick);
+        let mut table: EntityTable = if from > chunk.start_tick {
+            chunk.state_at(from - 1)
         } else {
             chunk.keyframe.iter().copied().collect()
         };
-        if chunk.start_tick >= first || i == 0 {
-            check(&table, &mut near);
+        let (rel_from, rel_to) = (
+            from - chunk.start_tick,
+            last.saturating_sub(chunk.start_tick),
+        );
+        samples.clear();
+        for t in &chunk.tracks {
+            for (&rel, pose) in t.ticks.iter().zip(&t.poses) {
+                if rel >= rel_from && rel <= rel_to {
+                    samples.push((rel, t.entity, *pose));
+                }
+            }
         }
-        for t in chunk.ticks() {
-            if t.tick < first {
-                continue;
-            }
-            if t.tick > last {
+        samples.sort_unstable_by_key(|s| s.0);
+        let mut all = true; // check everyone at the first tick
+        let (mut si, mut ri) = (0, 0);
+        let records = &chunk.records;
+        while ri < records.len() && records[ri].rel < rel_from {
+            ri += 1;
+        }
+        loop {
+            let next_s = samples.get(si).map(|s| s.0);
+            let next_r = records.get(ri).map(|r| r.rel).filter(|&r| r <= rel_to);
+            let Some(rel) = next_s.into_iter().chain(next_r).min() else {
                 break;
+            };
+            moved.clear();
+            while let Some(&(t, id, pose)) = samples.get(si)
+                && t == rel
+            {
+                if let Some(e) = table.get_mut(id) {
+                    e.pose = pose;
+                }
+                moved.push(id);
+                si += 1;
             }
-            for e in &t.events {
-                table.apply(e);
+            if next_r == Some(rel) {
+                for e in &records[ri].events {
+                    table.apply(e);
+                    moved.extend(e.entity());
+                }
+                ri += 1;
             }
-            check(&table, &mut near);
+            let Some(p) = table.get(player).map(|e| e.pose) else {
+                all = true;
+                continue;
+            };
+            seen_player = true;
+            if all || moved.contains(&player) {
+                for e in table.iter() {
+                    if !near.contains(&e.id) && close(&e.pose, &p) {
+                        near.insert(e.id);
+                    }
+                }
+                all = false;
+            } else {
+                for id in &moved {
+                    if !near.contains(id)
+                        && let Some(e) = table.get(*id)
+                        && close(&e.pose, &p)
+                    {
+                        near.insert(*id);
+                    }
+                }
+            }
+        }
+        // A chunk where nothing happened after the start still counts its starting state.
+        if all && let Some(p) = table.get(player).map(|e| e.pose) {
+            seen_player = true;
+            for e in table.iter() {
+                if close(&e.pose, &p) {
+                    near.insert(e.id);
+                }
+            }
         }
     }
     Ok(seen_player.then_some(near))
