@@ -4,6 +4,8 @@
 //! degrees a tick with occasional fast flicks, and speed changes constantly: it is no smoother
 //! than real play. Deterministic for a given seed. See BENCHMARKS.md for the model.
 
+pub mod realistic;
+
 use tickreel::format::event::{Event, flag};
 use tickreel::format::pose::{Pose, quantise_angle, quantise_pos};
 

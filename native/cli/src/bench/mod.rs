@@ -6,6 +6,7 @@ mod format;
 mod ghost;
 mod jni;
 mod play;
+mod realistic;
 mod record;
 mod shadow;
 
@@ -26,7 +27,7 @@ pub struct Args {
     /// Smaller workloads: the same keys in under a minute.
     #[arg(long)]
     pub quick: bool,
-    /// Run only this area (format, record, shadow, play, ghost, jni).
+    /// Run only this area (format, realistic, record, shadow, play, ghost, jni).
     #[arg(long)]
     pub only: Option<String>,
 }
@@ -37,6 +38,9 @@ pub fn run(a: Args, out: &mut Out) -> tickreel::Result<()> {
     let on = |area: &str| a.only.as_deref().is_none_or(|o| o == area);
     if on("format") {
         format::run(a.quick, &mut figures);
+    }
+    if on("realistic") {
+        realistic::run(a.quick, &mut figures);
     }
     if on("record") {
         record::run(a.quick, &mut figures);

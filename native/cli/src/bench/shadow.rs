@@ -1,5 +1,6 @@
-//! Shadow play: memory per player for the 5-minute window, the server thread's cost with a world
-//! shadowed, the writer's extra work, and the time from a report to its finished file.
+//! Shadow play: memory per player for the 5-minute window (on the realistic world, and on the
+//! simulator's always-moving players: `_busy`), the server thread's cost with a world shadowed, the
+//! writer's extra work, and the time from a report to its finished file (100 busy players).
 
 use std::time::{Duration, Instant};
 
@@ -7,6 +8,7 @@ use tickreel::format::event::encode_batch;
 use tickreel::record::FlushPolicy;
 use tickreel::shadow::{ReportOptions, ShadowBuffer, ShadowOptions};
 use tickreel::{Engine, EngineOptions, Event, Recorder, RecorderOptions};
+use tickreel_sim::realistic::{RealisticConfig, RealisticSim};
 use tickreel_sim::{SimConfig, Simulator};
 
 use super::{Figures, put};
@@ -92,6 +94,31 @@ fn run_once(
     (submit.as_secs_f64(), busy, buf, rec, engine)
 }
 
+/// Heap bytes of a shadow-only buffer after 5 minutes and 10 s of the realistic world with
+/// `players` players (each with the mobs, idle entities and items around them).
+fn realistic_bytes(players: u32) -> usize {
+    let mut sim = RealisticSim::new(RealisticConfig {
+        players,
+        seed: 5,
+        ..RealisticConfig::default()
+    });
+    let engine = Engine::new(EngineOptions::default()).expect("engine");
+    let (rec, buf) =
+        ShadowBuffer::start(&engine, None, quiet(), ShadowOptions::default()).expect("shadow");
+    let mut b = Vec::new();
+    for _ in 0..TICKS {
+        let (t, events) = sim.step();
+        b.clear();
+        encode_batch(&events, &mut b).expect("batch");
+        rec.submit_tick(t, &b).expect("submit");
+    }
+    rec.flush().expect("flush");
+    let bytes = buf.stats().bytes;
+    rec.close().expect("close");
+    engine.shutdown();
+    bytes
+}
+
 fn median(mut v: Vec<f64>) -> f64 {
     v.sort_by(|a, b| a.total_cmp(b));
     v[v.len() / 2]
@@ -145,6 +172,11 @@ pub fn run(quick: bool, out: &mut Figures) {
     put(
         out,
         "shadow_bytes_per_player_5min",
+        realistic_bytes(players) as f64 / f64::from(players),
+    );
+    put(
+        out,
+        "shadow_bytes_per_player_5min_busy",
         bytes as f64 / f64::from(players),
     );
     put(out, "shadow_submit_vs_plain_ratio", median(submit_ratio));

@@ -1,0 +1,113 @@
+//! Size on a realistic world (issue 17): `tickreel_sim::realistic`, measured on real server-side
+//! recordings: 2 players with every entity around them (mobs, idle entities, items, churn), 10
+//! minutes; its players-only view; and a 3-second one-player run. Each against the reference
+//! encoding of the same ticks (`baseline.rs`).
+
+use std::collections::HashSet;
+
+use tickreel::Event;
+use tickreel::record::{ReelOptions, ReelWriter};
+use tickreel_sim::realistic::{RealisticConfig, RealisticSim, WorkloadStats, kind};
+
+use super::{Figures, baseline, put};
+
+/// Compacted size of `ticks` written by the synchronous writer's compacted preset.
+fn ours(ticks: &[(u32, Vec<Event>)]) -> u64 {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("r.reel");
+    let mut w = ReelWriter::create(&path, ReelOptions::compacted()).expect("writer");
+    for (t, ev) in ticks {
+        w.write_tick(*t, ev).expect("tick");
+    }
+    w.finish().expect("finish")
+}
+
+/// Entity-ticks alive over the run.
+fn entity_ticks(ticks: &[(u32, Vec<Event>)]) -> u64 {
+    let mut alive = HashSet::new();
+    let mut total = 0u64;
+    for (_, ev) in ticks {
+        for e in ev {
+            match *e {
+                Event::EntityAdd { entity, .. } => {
+                    alive.insert(entity);
+                }
+                Event::EntityRemove { entity } | Event::PlayerLeave { entity } => {
+                    alive.remove(&entity);
+                }
+                _ => {}
+            }
+        }
+        total += alive.len() as u64;
+    }
+    total
+}
+
+/// Only the players' events.
+fn players_only(ticks: &[(u32, Vec<Event>)]) -> Vec<(u32, Vec<Event>)> {
+    let players: HashSet<u32> = ticks
+        .iter()
+        .flat_map(|(_, ev)| ev)
+        .filter_map(|e| match *e {
+            Event::EntityAdd {
+                entity, kind: k, ..
+            } if k == kind::PLAYER => Some(entity),
+            _ => None,
+        })
+        .collect();
+    ticks
+        .iter()
+        .map(|(t, ev)| {
+            let keep = ev
+                .iter()
+                .filter(|e| e.entity().is_some_and(|id| players.contains(&id)))
+                .cloned()
+                .collect();
+            (*t, keep)
+        })
+        .collect()
+}
+
+pub fn run(quick: bool, out: &mut Figures) {
+    let minutes = if quick { 2 } else { 10 };
+    let mut sim = RealisticSim::new(RealisticConfig::default());
+    let ticks: Vec<_> = (0..minutes * 60 * 20).map(|_| sim.step()).collect();
+    let stats = WorkloadStats::of(&ticks);
+    let size = ours(&ticks);
+    let base = baseline::baseline_size(&ticks);
+    put(
+        out,
+        "realistic_bytes_per_entity_second",
+        size as f64 / (entity_ticks(&ticks) as f64 / 20.0),
+    );
+    put(out, "realistic_baseline_ratio", base as f64 / size as f64);
+    let players = players_only(&ticks);
+    put(
+        out,
+        "realistic_players_only_baseline_ratio",
+        baseline::baseline_size(&players) as f64 / ours(&players) as f64,
+    );
+    let mut one = RealisticSim::new(RealisticConfig {
+        players: 1,
+        ..RealisticConfig::default()
+    });
+    let short: Vec<_> = (0..60).map(|_| one.step()).collect();
+    let short = players_only(&short);
+    put(
+        out,
+        "realistic_short_run_baseline_ratio",
+        baseline::baseline_size(&short) as f64 / ours(&short) as f64,
+    );
+    put(out, "realistic_alive_median", stats.alive_median as f64);
+    put(
+        out,
+        "realistic_distinct_entities",
+        stats.distinct_entities as f64,
+    );
+    put(
+        out,
+        "realistic_poses_per_tick_median",
+        stats.poses_per_tick_median as f64,
+    );
+    put(out, "realistic_pose_fraction", stats.pose_fraction);
+}
