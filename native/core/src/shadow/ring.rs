@@ -92,8 +92,10 @@ impl Ring {
         for e in events {
             match *e {
                 Event::EntityAdd { entity, .. } => {
+                    // Back (a player who rejoined with the same id): no longer departed.
                     self.alive.insert(entity);
                     self.removed.remove(&entity);
+                    self.departed.remove(&entity);
                 }
                 Event::EntityRemove { entity } if self.alive.remove(&entity) => {
                     self.removed.insert(entity, tick);
@@ -228,5 +230,17 @@ mod tests {
         // Grace over (2600 - 2000 > 500): back to the plain window.
         assert!(!r.departed.contains_key(&7));
         assert!(r.first_tick().unwrap() > 1500);
+    }
+
+    /// A player who rejoins with the same id is no longer departed.
+    #[test]
+    fn a_rejoin_ends_the_grace_period() {
+        let mut r = Ring::new(100, 1000);
+        let pose = crate::Pose::default();
+        r.tick(0, &[Event::EntityAdd { entity: 7, kind: 1, pose }]);
+        r.tick(5, &[Event::PlayerLeave { entity: 7 }]);
+        assert!(r.departed.contains_key(&7) && !r.alive.contains(&7));
+        r.tick(9, &[Event::EntityAdd { entity: 7, kind: 1, pose }]);
+        assert!(!r.departed.contains_key(&7) && r.alive.contains(&7) && r.has(7));
     }
 }
