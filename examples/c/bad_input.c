@@ -6,7 +6,9 @@
  * NULL pointers, zero lengths, freed, foreign and made-up handles, malformed batches, out-of-order
  * ticks, truncated, corrupt and foreign files, too-small buffers; for the live recorder also bad
  * options, ticks after a finish, a double finish, an abort, a recorder outliving its engine, a
- * finish that fails; for ghosts bad ranges, missing entities and checkpoints, non-finite times. Prints one line per check and
+ * finish that fails; for shadow play bad options, radii and metadata, unknown players, reports
+ * before the first tick and after the engine's shutdown; for ghosts bad ranges, missing entities
+ * and checkpoints, non-finite times. Prints one line per check and
  * `N passed, M failed` at the end; exits non-zero if any check failed. Meant to run under
  * AddressSanitizer and UndefinedBehaviorSanitizer: none of this may crash or touch bad memory.
  */
@@ -20,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h> /* access */
 
 static int passed = 0, failed = 0;
 
@@ -642,6 +645,188 @@ static void bad_recorder(void) {
     EXPECT(tickreel_engine_free(engine), INVALID_HANDLE);
 }
 
+/* Waits for a report's handle and frees it; returns the wait's result. */
+static TickreelResult wait_report(TickreelFinish *finish) {
+    TickreelResult r = tickreel_finish_wait(finish, NULL, 0, NULL);
+    tickreel_finish_free(finish);
+    return r;
+}
+
+static void bad_shadow(void) {
+    puts("-- shadow play");
+    char path[4096], other[4096];
+    TickreelEngine *engine = NULL;
+    EXPECT(tickreel_engine_new(NULL, &engine), OK);
+    TickreelShadowOptions so;
+    TickreelReportOptions ro;
+    EXPECT(tickreel_shadow_options_default(NULL), NULL_ARGUMENT);
+    EXPECT(tickreel_report_options_default(NULL), NULL_ARGUMENT);
+    EXPECT(tickreel_shadow_options_default(&so), OK);
+    EXPECT(tickreel_report_options_default(&ro), OK);
+    EXPECT_TRUE(so.window_ms == 300000 && so.grace_ms == 120000 && so.max_bytes == 0 &&
+                so.block_ticks == 200);
+    EXPECT_TRUE(ro.has_before == 0 && ro.after_ms == 30000 && ro.has_radius == 1 &&
+                ro.radius == 48.0 && ro.overwrite == 0 && ro.zstd_level == 9);
+    TickreelEngineOptions eo;
+    EXPECT(tickreel_engine_options_default(&eo), OK);
+    EXPECT_TRUE(eo.shadow_budget_bytes == 256u << 20);
+
+    /* Starting: NULL outputs, bad handles, bad options. Outputs are reset to NULL on failure. */
+    TickreelRecorder *rec = (TickreelRecorder *)(uintptr_t)1u;
+    TickreelShadow *shadow = (TickreelShadow *)(uintptr_t)1u;
+    EXPECT(tickreel_shadow_start(engine, NULL, NULL, NULL, NULL, &shadow), NULL_ARGUMENT);
+    EXPECT(tickreel_shadow_start(engine, NULL, NULL, NULL, &rec, NULL), NULL_ARGUMENT);
+    EXPECT(tickreel_shadow_start(NULL, NULL, NULL, NULL, &rec, &shadow), NULL_ARGUMENT);
+    EXPECT_TRUE(rec == NULL && shadow == NULL);
+    EXPECT(tickreel_shadow_start((TickreelEngine *)(uintptr_t)0xdeadbeefu, NULL, NULL, NULL, &rec,
+                                 &shadow),
+           INVALID_HANDLE);
+    EXPECT(tickreel_shadow_start(engine, "", NULL, NULL, &rec, &shadow), INVALID_ARGUMENT);
+    so.window_ms = 0;
+    EXPECT(tickreel_shadow_start(engine, NULL, NULL, &so, &rec, &shadow), INVALID_ARGUMENT);
+    EXPECT_TRUE(strstr(tickreel_last_error_message(), "window") != NULL);
+    so.window_ms = 86400001; /* over a day */
+    EXPECT(tickreel_shadow_start(engine, NULL, NULL, &so, &rec, &shadow), INVALID_ARGUMENT);
+    EXPECT(tickreel_shadow_options_default(&so), OK);
+    so.grace_ms = 86400001;
+    EXPECT(tickreel_shadow_start(engine, NULL, NULL, &so, &rec, &shadow), INVALID_ARGUMENT);
+    EXPECT(tickreel_shadow_options_default(&so), OK);
+    so.block_ticks = 0;
+    EXPECT(tickreel_shadow_start(engine, NULL, NULL, &so, &rec, &shadow), INVALID_ARGUMENT);
+    EXPECT(tickreel_shadow_options_default(&so), OK);
+    TickreelRecorderOptions rec_options;
+    EXPECT(tickreel_recorder_options_default(&rec_options), OK);
+    rec_options.tick_rate_millihz = 0;
+    EXPECT(tickreel_shadow_start(engine, NULL, &rec_options, &so, &rec, &shadow), INVALID_ARGUMENT);
+    EXPECT_TRUE(rec == NULL && shadow == NULL);
+    EXPECT_TRUE(tickreel_handle_count() == 1); /* the engine: nothing half-started */
+
+    so.block_ticks = 10;
+    EXPECT(tickreel_shadow_start(engine, NULL, NULL, &so, &rec, &shadow), OK);
+    in_dir(path, sizeof path, "shadow_report.reel");
+    TickreelFinish *finish = (TickreelFinish *)(uintptr_t)1u;
+    ro.after_ms = 0;
+    /* Before the stream's first tick there is nothing to report. */
+    EXPECT(tickreel_shadow_report(shadow, 1, path, &ro, NULL, NULL, 0, &finish), INVALID_STATE);
+    EXPECT_TRUE(finish == NULL);
+    TickreelBatch *batch = NULL;
+    EXPECT(tickreel_batch_new(&batch), OK);
+    int ok = 1;
+    for (uint32_t t = 0; t < 50; t++) {
+        ok &= tickreel_batch_clear(batch) == TICKREEL_RESULT_OK;
+        ok &= (t == 0 ? tickreel_batch_add_entity(batch, 1, 1, t * 0.1, 64, 0, 0, 0)
+                      : tickreel_batch_add_pose(batch, 1, t * 0.1, 64, 0, 0, 0)) ==
+              TICKREEL_RESULT_OK;
+        ok &= tickreel_recorder_submit_batch(rec, t, batch, NULL) == TICKREEL_RESULT_OK;
+    }
+    EXPECT_TRUE(ok);
+    EXPECT(tickreel_batch_free(batch), OK);
+    EXPECT(tickreel_recorder_flush(rec), OK);
+
+    /* Reports: NULL and bad arguments, unknown players, bad options and metadata. */
+    EXPECT(tickreel_shadow_report(NULL, 1, path, &ro, NULL, NULL, 0, &finish), NULL_ARGUMENT);
+    EXPECT(tickreel_shadow_report(shadow, 1, NULL, &ro, NULL, NULL, 0, &finish), NULL_ARGUMENT);
+    EXPECT(tickreel_shadow_report(shadow, 1, "", &ro, NULL, NULL, 0, &finish), INVALID_ARGUMENT);
+    EXPECT(tickreel_shadow_report(shadow, 1, path, &ro, NULL, NULL, 0, NULL), NULL_ARGUMENT);
+    EXPECT(tickreel_shadow_report((TickreelShadow *)(void *)rec, 1, path, &ro, NULL, NULL, 0,
+                                  &finish),
+           INVALID_HANDLE);
+    EXPECT_TRUE(strstr(tickreel_last_error_message(), "recorder handle, not a shadow") != NULL);
+    EXPECT(tickreel_shadow_report(shadow, 99, path, &ro, NULL, NULL, 0, &finish), INVALID_ARGUMENT);
+    EXPECT_TRUE(strstr(tickreel_last_error_message(), "entity 99") != NULL);
+    EXPECT_TRUE(finish == NULL);
+    TickreelReportOptions bad = ro;
+    bad.radius = NAN;
+    EXPECT(tickreel_shadow_report(shadow, 1, path, &bad, NULL, NULL, 0, &finish), INVALID_ARGUMENT);
+    EXPECT_TRUE(strstr(tickreel_last_error_message(), "radius") != NULL);
+    bad.radius = -1.0;
+    EXPECT(tickreel_shadow_report(shadow, 1, path, &bad, NULL, NULL, 0, &finish), INVALID_ARGUMENT);
+    bad.radius = INFINITY;
+    EXPECT(tickreel_shadow_report(shadow, 1, path, &bad, NULL, NULL, 0, &finish), INVALID_ARGUMENT);
+    bad = ro;
+    bad.after_ms = 86400001;
+    EXPECT(tickreel_shadow_report(shadow, 1, path, &bad, NULL, NULL, 0, &finish), INVALID_ARGUMENT);
+    bad = ro;
+    bad.has_before = 1;
+    bad.before_ms = 86400001;
+    EXPECT(tickreel_shadow_report(shadow, 1, path, &bad, NULL, NULL, 0, &finish), INVALID_ARGUMENT);
+    bad = ro;
+    bad.zstd_level = 1000;
+    EXPECT(tickreel_shadow_report(shadow, 1, path, &bad, NULL, NULL, 0, &finish), INVALID_ARGUMENT);
+    const char *reserved[] = {"player"}, *value[] = {"x"}, *null_value[] = {NULL};
+    const char *not_utf8[] = {"\xff\xfe"};
+    EXPECT(tickreel_shadow_report(shadow, 1, path, &ro, reserved, value, 1, &finish),
+           INVALID_ARGUMENT);
+    EXPECT(tickreel_shadow_report(shadow, 1, path, &ro, NULL, value, 1, &finish), NULL_ARGUMENT);
+    EXPECT(tickreel_shadow_report(shadow, 1, path, &ro, value, null_value, 1, &finish),
+           NULL_ARGUMENT);
+    EXPECT(tickreel_shadow_report(shadow, 1, path, &ro, value, not_utf8, 1, &finish),
+           INVALID_ARGUMENT);
+    EXPECT_TRUE(finish == NULL);
+    EXPECT_TRUE(access(path, F_OK) != 0); /* nothing was written by a refused report */
+
+    /* A good report (without a radius, a NaN radius is ignored), then one onto it. */
+    bad = ro;
+    bad.has_radius = 0;
+    bad.radius = NAN;
+    EXPECT(tickreel_shadow_report(shadow, 1, path, &bad, NULL, NULL, 0, &finish), OK);
+    EXPECT(wait_report(finish), OK);
+    EXPECT(tickreel_shadow_report(shadow, 1, path, &ro, NULL, NULL, 0, &finish), OK);
+    EXPECT(wait_report(finish), INVALID_STATE);
+    EXPECT_TRUE(strstr(tickreel_last_error_message(), "already exists") != NULL);
+    ro.overwrite = 1;
+    EXPECT(tickreel_shadow_report(shadow, 1, path, &ro, NULL, NULL, 0, &finish), OK);
+    EXPECT(wait_report(finish), OK);
+    in_dir(other, sizeof other, "missing/dir/report.reel");
+    EXPECT(tickreel_shadow_report(shadow, 1, other, &ro, NULL, NULL, 0, &finish), OK);
+    EXPECT(wait_report(finish), IO);
+    TickreelReader *reader = NULL;
+    uint32_t first = 0, last = 0;
+    EXPECT(tickreel_reader_open(path, &reader), OK);
+    EXPECT(tickreel_reader_first_tick(reader, &first), OK);
+    EXPECT(tickreel_reader_last_tick(reader, &last), OK);
+    EXPECT_TRUE(first == 0 && last == 49);
+    EXPECT(tickreel_reader_free(reader), OK);
+
+    TickreelShadowStats st;
+    bool attached = false;
+    EXPECT(tickreel_shadow_stats(shadow, NULL), NULL_ARGUMENT);
+    EXPECT(tickreel_shadow_stats(NULL, &st), NULL_ARGUMENT);
+    EXPECT(tickreel_shadow_stats(shadow, &st), OK);
+    EXPECT_TRUE(st.has_last_tick && st.last_tick == 49 && st.reports_started == 4);
+    EXPECT(tickreel_shadow_attached(shadow, NULL), NULL_ARGUMENT);
+    EXPECT(tickreel_shadow_attached(shadow, &attached), OK);
+    EXPECT_TRUE(attached);
+
+    /* A stream without a file: no finish. The engine's shutdown ends it; reports made after it
+     * fail through their handle, and no stream starts on the freed engine. */
+    EXPECT(tickreel_recorder_finish(rec, &finish), INVALID_STATE);
+    EXPECT_TRUE(finish == NULL);
+    EXPECT(tickreel_engine_free(engine), OK);
+    EXPECT(tickreel_shadow_attached(shadow, &attached), OK);
+    EXPECT_TRUE(!attached);
+    EXPECT(tickreel_recorder_submit_tick(rec, 50, EMPTY_TICK, sizeof EMPTY_TICK, NULL),
+           INVALID_STATE);
+    in_dir(other, sizeof other, "after_shutdown.reel");
+    EXPECT(tickreel_shadow_report(shadow, 1, other, &ro, NULL, NULL, 0, &finish), OK);
+    EXPECT(wait_report(finish), INVALID_STATE);
+    EXPECT_TRUE(access(other, F_OK) != 0);
+    TickreelRecorder *rec2 = NULL;
+    TickreelShadow *shadow2 = NULL;
+    EXPECT(tickreel_shadow_start(engine, NULL, NULL, NULL, &rec2, &shadow2), INVALID_HANDLE);
+    EXPECT(tickreel_recorder_free(rec), OK);
+
+    /* Freed: every call is refused, for ever. */
+    EXPECT(tickreel_shadow_free(NULL), OK);
+    EXPECT(tickreel_shadow_free((TickreelShadow *)(uintptr_t)0xdeadbeefu), INVALID_HANDLE);
+    EXPECT(tickreel_shadow_free(shadow), OK);
+    EXPECT(tickreel_shadow_free(shadow), INVALID_HANDLE);
+    EXPECT(tickreel_shadow_stats(shadow, &st), INVALID_HANDLE);
+    EXPECT_TRUE(strstr(tickreel_last_error_message(), "already freed") != NULL);
+    EXPECT(tickreel_shadow_report(shadow, 1, path, &ro, NULL, NULL, 0, &finish), INVALID_HANDLE);
+    EXPECT(tickreel_shadow_attached(shadow, &attached), INVALID_HANDLE);
+}
+
 static void bad_ghosts(const char *good_file) {
     puts("-- ghosts");
     char path[4096];
@@ -848,6 +1033,7 @@ int main(int argc, char **argv) {
     encode_chat_tick();
     bad_engine();
     bad_recorder();
+    bad_shadow();
     bad_ghosts(good);
     bad_playheads(good);
     EXPECT_TRUE(tickreel_handle_count() == 0);

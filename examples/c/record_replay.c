@@ -12,7 +12,8 @@
  * compacted file with a writer. Both files are replayed. Then one player's run between two
  * checkpoints is loaded as a ghost and sampled at 60 Hz, and a live player trailing it gets a
  * live delta. Exits 0 when everything read back matches what was recorded (within the format's
- * precision).
+ * precision). Last, shadow play: a world kept only in memory, two players reported from it, read
+ * back with the reader.
  */
 #define _POSIX_C_SOURCE 200809L /* nanosleep */
 #include "tickreel.h"
@@ -630,6 +631,159 @@ static void play(const char *path) {
     CHECK(tickreel_reader_free(reader));
 }
 
+/* --- shadow play ---------------------------------------------------------------------------- */
+
+#define SHADOW_TICKS 300u
+#define SHADOW_LEAVE 250u /* Alice leaves at +250 */
+
+/* Where player p (0 Alice, 1 Bob, 2 Carol) stands k ticks into the shadowed world: Alice and Bob
+ * walk side by side, Carol stays 1000 blocks away. */
+static Player shadow_player(int p, uint32_t k) {
+    Player s = {0};
+    s.alive = p != 0 || k < SHADOW_LEAVE;
+    s.x = p == 2 ? 1000.0 : 10.0 + 0.1 * k;
+    s.y = 64.0;
+    s.z = p == 2 ? 1000.0 : 5.0 * p;
+    s.yaw = 90.0;
+    return s;
+}
+
+/* Checks a report read back with the C reader: its tick range, and at `tick` who is there
+ * (`want` entities, ids in `ids`) and where. */
+static void check_report(const char *path, uint32_t first, uint32_t last, uint32_t tick,
+                         size_t want, const uint32_t *ids) {
+    TickreelReader *reader = NULL;
+    CHECK(tickreel_reader_open(path, &reader));
+    uint32_t got_first = 0, got_last = 0;
+    CHECK(tickreel_reader_first_tick(reader, &got_first));
+    CHECK(tickreel_reader_last_tick(reader, &got_last));
+    CHECK(tickreel_reader_verify(reader, NULL));
+    TickreelEntityState states[PLAYERS];
+    size_t count = 0;
+    CHECK(tickreel_reader_seek(reader, tick, states, PLAYERS, &count, NULL));
+    printf("shadow: %s holds ticks %u..%u, %zu entities at tick %u\n", path, got_first, got_last,
+           count, tick);
+    if (got_first != first || got_last != last || count != want) {
+        fprintf(stderr, "report %s: ticks %u..%u with %zu entities, expected %u..%u with %zu\n",
+                path, got_first, got_last, count, first, last, want);
+        failures++;
+    }
+    const double pos = 0.5 / 4096.0 + 1e-9;
+    for (size_t i = 0; i < count && i < want; i++) {
+        Player p = shadow_player((int)ids[i] - 1, tick - FIRST_TICK);
+        if (states[i].id != ids[i]) {
+            fprintf(stderr, "report %s: entity %u, expected %u\n", path, states[i].id, ids[i]);
+            failures++;
+        }
+        expect_close(states[i].x, p.x, pos, "shadow x", tick - FIRST_TICK, ids[i]);
+        expect_close(states[i].z, p.z, pos, "shadow z", tick - FIRST_TICK, ids[i]);
+    }
+    CHECK(tickreel_reader_free(reader));
+}
+
+/* Shadow play: a world streamed into memory only (no recording), its last 10 s always kept; a
+ * player is reported (the window around them, with whoever came within 48 blocks, written to a
+ * file on the engine's background worker), and so is one who left, within the grace period. */
+static void shadow_play(const char *dir) {
+    TickreelEngineOptions engine_options;
+    CHECK(tickreel_engine_options_default(&engine_options));
+    engine_options.shadow_budget_bytes = 16u << 20; /* every shadow buffer of the engine */
+    TickreelEngine *engine = NULL;
+    CHECK(tickreel_engine_new(&engine_options, &engine));
+
+    TickreelShadowOptions shadow_options;
+    CHECK(tickreel_shadow_options_default(&shadow_options));
+    shadow_options.window_ms = 10000; /* 200 ticks at 20 ticks/s */
+    shadow_options.block_ticks = 40;
+    TickreelRecorder *rec = NULL;
+    TickreelShadow *shadow = NULL;
+    /* NULL path: the stream is written nowhere but the buffer. */
+    CHECK(tickreel_shadow_start(engine, NULL, NULL, &shadow_options, &rec, &shadow));
+    for (int p = 0; p < 3; p++) {
+        CHECK(tickreel_recorder_register_entity(rec, (uint32_t)p + 1, PLAYER_KIND, NULL, NAMES[p]));
+    }
+    TickreelBatch *batch = NULL;
+    CHECK(tickreel_batch_new(&batch));
+    for (uint32_t k = 0; k < SHADOW_TICKS; k++) {
+        CHECK(tickreel_batch_clear(batch));
+        for (int p = 0; p < 3; p++) {
+            Player now = shadow_player(p, k);
+            uint32_t id = (uint32_t)p + 1;
+            if (k == 0) {
+                CHECK(tickreel_batch_add_entity(batch, id, PLAYER_KIND, now.x, now.y, now.z,
+                                                now.yaw, now.pitch));
+            } else if (p == 0 && k == SHADOW_LEAVE) {
+                CHECK(tickreel_batch_player_leave(batch, id));
+            } else if (now.alive && p != 2) {
+                CHECK(tickreel_batch_add_pose(batch, id, now.x, now.y, now.z, now.yaw, now.pitch));
+            }
+        }
+        CHECK(tickreel_recorder_submit_batch(rec, FIRST_TICK + k, batch, NULL));
+        if (k == SHADOW_LEAVE) {
+            CHECK(tickreel_recorder_player_left(rec, 1)); /* starts Alice's grace period */
+        }
+    }
+    CHECK(tickreel_batch_free(batch));
+    CHECK(tickreel_recorder_flush(rec)); /* the report's reference: the last tick submitted */
+
+    TickreelShadowStats stats;
+    CHECK(tickreel_shadow_stats(shadow, &stats));
+    TickreelEngineStats engine_stats;
+    CHECK(tickreel_engine_stats(engine, &engine_stats));
+    printf("shadow: %zu blocks, %zu bytes, ticks %u..%u, %zu alive, %zu departed (engine: %zu "
+           "bytes)\n",
+           stats.blocks, stats.bytes, stats.first_tick, stats.last_tick, stats.alive_entities,
+           stats.departed_players, engine_stats.shadow_bytes);
+    if (!stats.has_last_tick || stats.last_tick != FIRST_TICK + SHADOW_TICKS - 1 ||
+        !stats.has_first_tick || stats.first_tick > FIRST_TICK + SHADOW_TICKS - 200 ||
+        stats.alive_entities != 2 || stats.departed_players != 1 || stats.bytes == 0 ||
+        engine_stats.shadow_bytes != stats.bytes) {
+        fprintf(stderr, "unexpected shadow stats\n");
+        failures++;
+    }
+
+    /* Report Bob now (after_ms 0: nothing more to capture), with the reporter's reason. */
+    TickreelReportOptions report_options;
+    CHECK(tickreel_report_options_default(&report_options));
+    report_options.after_ms = 0;
+    const char *keys[] = {"reporter", "reason"};
+    const char *values[] = {"Dave", "speed"};
+    char bob_path[4096], alice_path[4096], got[4096];
+    snprintf(bob_path, sizeof bob_path, "%s/report_bob.reel", dir);
+    snprintf(alice_path, sizeof alice_path, "%s/report_alice.reel", dir);
+    TickreelFinish *bob = NULL, *alice = NULL;
+    CHECK(tickreel_shadow_report(shadow, 2, bob_path, &report_options, keys, values, 2, &bob));
+    /* Alice left 50 ticks ago: her report holds the window before her leave. */
+    CHECK(tickreel_shadow_report(shadow, 1, alice_path, &report_options, NULL, NULL, 0, &alice));
+    CHECK(tickreel_finish_wait(bob, got, sizeof got, NULL));
+    if (strcmp(got, bob_path) != 0) {
+        fprintf(stderr, "report written to %s, expected %s\n", got, bob_path);
+        failures++;
+    }
+    CHECK(tickreel_finish_wait(alice, got, sizeof got, NULL));
+    CHECK(tickreel_finish_free(bob));
+    CHECK(tickreel_finish_free(alice));
+    uint32_t last = FIRST_TICK + SHADOW_TICKS - 1;
+    /* Bob's: the last 200 ticks; at the end only Bob is there (Alice left, Carol is far). */
+    const uint32_t bob_only[] = {2};
+    check_report(bob_path, last - 199, last, last, 1, bob_only);
+    const uint32_t alice_bob[] = {1, 2};
+    check_report(bob_path, last - 199, last, FIRST_TICK + 200, 2, alice_bob);
+    /* Alice's: 200 ticks before her leave, through the report. */
+    check_report(alice_path, FIRST_TICK + SHADOW_LEAVE - 199, last, FIRST_TICK + SHADOW_LEAVE - 1,
+                 2, alice_bob);
+
+    /* A stream without a file has nothing to finish: free (or abort) the recorder to end it. */
+    TickreelFinish *none = NULL;
+    if (tickreel_recorder_finish(rec, &none) != TICKREEL_RESULT_INVALID_STATE || none != NULL) {
+        fprintf(stderr, "finishing a stream without a file was not refused\n");
+        failures++;
+    }
+    CHECK(tickreel_recorder_free(rec));
+    CHECK(tickreel_shadow_free(shadow));
+    CHECK(tickreel_engine_free(engine));
+}
+
 int main(int argc, char **argv) {
     const char *dir = argc > 1 ? argv[1] : ".";
     char path[4096], writer_path[4096];
@@ -646,6 +800,7 @@ int main(int argc, char **argv) {
     replay(writer_path);
     race_ghost(path);
     play(path);
+    shadow_play(dir);
     if (tickreel_handle_count() != 0) {
         fprintf(stderr, "%zu handles were not freed\n", tickreel_handle_count());
         failures++;

@@ -47,6 +47,39 @@ pub(crate) unsafe fn bytes_nonnull<'a>(
     unsafe { bytes(ptr, len, name) }
 }
 
+/// An array of `len` elements from C (e.g. an array of string pointers). NULL is accepted only
+/// for an empty array.
+///
+/// # Safety
+/// If `len > 0`, `ptr` must point to `len` initialised `T`s that stay valid and unmodified for
+/// `'a`.
+pub(crate) unsafe fn array<'a, T>(
+    ptr: *const T,
+    len: usize,
+    name: &'static str,
+) -> FfiResult<&'a [T]> {
+    if len == 0 {
+        return Ok(&[]);
+    }
+    if ptr.is_null() {
+        return Err(FfiError::Null(name));
+    }
+    if !ptr.is_aligned() {
+        return Err(FfiError::Invalid(format!("`{name}` is misaligned")));
+    }
+    if len
+        .checked_mul(size_of::<T>())
+        .is_none_or(|b| b > isize::MAX as usize)
+    {
+        return Err(FfiError::Invalid(format!(
+            "`{name}` length {len} is impossible"
+        )));
+    }
+    // SAFETY: non-NULL and aligned (checked), the total size fits `isize` (checked), and the
+    // caller guarantees `len` initialised elements valid and unmodified for `'a`.
+    Ok(unsafe { std::slice::from_raw_parts(ptr, len) })
+}
+
 /// A NUL-terminated C string (NULL refused).
 ///
 /// # Safety

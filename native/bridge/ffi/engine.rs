@@ -2,7 +2,8 @@
 //! recording of a server) behind `TickreelEngine`, its options and counters, and the calls on it.
 //! A recording's options are in [`recorder_options`], its calls in [`recorder`] (`submit_tick` on
 //! the server thread: a copy and a queue push), and the handles `tickreel_recorder_finish` returns
-//! in [`finish`].
+//! in [`finish`]. Shadow play (a stream kept in memory, reported into a file) is in
+//! [`shadow_options`] and [`shadow`].
 
 use super::args::Out;
 use super::handle::{self, HandleType};
@@ -16,6 +17,10 @@ pub mod recorder_options;
 pub mod recorder;
 
 pub mod finish;
+
+pub mod shadow_options;
+
+pub mod shadow;
 
 /// The recording runtime: writer thread(s) and a compaction worker, shared by every recording of
 /// a server. Opaque: create with `tickreel_engine_new`, release with `tickreel_engine_free`
@@ -38,6 +43,9 @@ pub struct TickreelEngineOptions {
     pub max_inflight_bytes: usize,
     /// Reusable tick buffers kept in the engine's pool (default 4096).
     pub pool_buffers: usize,
+    /// Bytes the engine's shadow buffers (`tickreel_shadow_start`) may hold in all (default
+    /// 256 MiB); past it, the oldest blocks of any buffer are given up first.
+    pub shadow_budget_bytes: usize,
 }
 
 /// Most writer threads an engine may have.
@@ -50,6 +58,7 @@ impl TickreelEngineOptions {
             queue_capacity: o.queue_capacity,
             max_inflight_bytes: o.max_inflight_bytes,
             pool_buffers: o.pool_buffers,
+            shadow_budget_bytes: o.shadow_budget_bytes,
         }
     }
 
@@ -69,7 +78,7 @@ impl TickreelEngineOptions {
             queue_capacity: self.queue_capacity,
             max_inflight_bytes: self.max_inflight_bytes,
             pool_buffers: self.pool_buffers,
-            ..EngineOptions::default()
+            shadow_budget_bytes: self.shadow_budget_bytes,
         })
     }
 }
@@ -96,6 +105,11 @@ pub struct TickreelEngineStats {
     pub compactions_done: u64,
     /// Compactions that failed.
     pub compactions_failed: u64,
+    /// Heap bytes the engine's shadow buffers hold in all, against
+    /// `TickreelEngineOptions.shadow_budget_bytes`.
+    pub shadow_bytes: usize,
+    /// Blocks the shadow buffers gave up for that budget.
+    pub shadow_budget_dropped_blocks: u64,
 }
 
 /// The object behind an engine handle.
@@ -110,7 +124,7 @@ impl HandleType for EngineObj {
 }
 
 /// Fills `*out_options` with the engine defaults (1 writer thread, 65536 queued ticks, 64 MiB
-/// in flight, 4096 pooled buffers).
+/// in flight, 4096 pooled buffers, 256 MiB of shadow buffers).
 ///
 /// # Safety
 /// `out_options` must be NULL or point to a writable `TickreelEngineOptions`.
@@ -140,8 +154,8 @@ unsafe fn read_options<T: Copy>(ptr: *const T) -> FfiResult<Option<T>> {
     if !ptr.is_aligned() {
         return Err(FfiError::Invalid("`options` is misaligned".into()));
     }
-    // SAFETY: non-NULL, aligned, readable by the caller's contract; `T` is plain data (integers
-    // and byte arrays only) valid for any bit pattern.
+    // SAFETY: non-NULL, aligned, readable by the caller's contract; `T` is plain data (integers,
+    // floats and byte arrays only) valid for any bit pattern.
     Ok(Some(unsafe { ptr.read() }))
 }
 
@@ -225,6 +239,8 @@ pub unsafe extern "C" fn tickreel_engine_stats(
             compactions_pending: s.compactions_pending,
             compactions_done: s.compactions_done,
             compactions_failed: s.compactions_failed,
+            shadow_bytes: s.shadow_bytes,
+            shadow_budget_dropped_blocks: s.shadow_budget_dropped_blocks,
         });
         Ok(())
     })

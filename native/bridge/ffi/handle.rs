@@ -102,6 +102,10 @@ const TAG_NAMES: &[(u8, &str)] = &[
         super::playhead::PlayheadObj::TAG,
         super::playhead::PlayheadObj::NAME,
     ),
+    (
+        super::engine::shadow::ShadowObj::TAG,
+        super::engine::shadow::ShadowObj::NAME,
+    ),
 ];
 
 struct Slot {

@@ -22,6 +22,8 @@ pub use batch::TickreelBatch;
 pub use engine::finish::TickreelFinish;
 pub use engine::recorder::{TickreelRecorder, TickreelRecorderStats};
 pub use engine::recorder_options::TickreelRecorderOptions;
+pub use engine::shadow::{TickreelShadow, TickreelShadowStats};
+pub use engine::shadow_options::{TickreelReportOptions, TickreelShadowOptions};
 pub use engine::{TickreelEngine, TickreelEngineOptions, TickreelEngineStats};
 pub use ghost::cursor::{TickreelCursor, TickreelGhostSample};
 pub use ghost::delta::TickreelDelta;

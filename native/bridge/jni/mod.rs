@@ -32,6 +32,7 @@ mod handles;
 mod playhead;
 mod recorder;
 mod replay;
+mod shadow;
 mod writer;
 
 use std::any::Any;
@@ -48,7 +49,7 @@ use tickreel::error::Error;
 
 /// Version of the contract between the Java classes and this library. The Java loader refuses a
 /// library whose version differs (a jar and a library from different builds).
-pub const ABI_VERSION: jint = 3;
+pub const ABI_VERSION: jint = 4;
 
 /// Prefix of the system property naming the bridge class, followed by the loading thread's id.
 pub const BRIDGE_PROPERTY_PREFIX: &str = "tickreel.jni.bridge.";
@@ -398,6 +399,7 @@ fn methods() -> Vec<NativeMethod> {
     m.extend(recorder::methods());
     m.extend(ghost::methods());
     m.extend(playhead::methods());
+    m.extend(shadow::methods());
     m
 }
 
@@ -464,5 +466,81 @@ pub unsafe extern "system" fn JNI_OnLoad(
     match outcome {
         Ok(Ok(_)) => JNI_VERSION_1_8,
         Ok(Err(_)) | Err(_) => JNI_ERR,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::methods;
+
+    /// The JNI descriptor of a Java type as written in `NativeBridge.java`.
+    fn descriptor(java: &str) -> String {
+        if let Some(element) = java.strip_suffix("[]") {
+            return format!("[{}", descriptor(element));
+        }
+        match java {
+            "void" => "V".into(),
+            "boolean" => "Z".into(),
+            "int" => "I".into(),
+            "long" => "J".into(),
+            "double" => "D".into(),
+            "byte" => "B".into(),
+            "String" => "Ljava/lang/String;".into(),
+            "ByteBuffer" => "Ljava/nio/ByteBuffer;".into(),
+            other => panic!("NativeBridge.java uses {other}: add it here"),
+        }
+    }
+
+    /// Every `static native` method of `NativeBridge.java` with its JNI signature, sorted.
+    fn java_natives() -> Vec<(String, String)> {
+        let src =
+            include_str!("../../../java-bindings/src/main/java/io/tickreel/NativeBridge.java");
+        let mut out: Vec<(String, String)> = src
+            .split("static native ")
+            .skip(1)
+            .map(|decl| {
+                let decl = decl.split(';').next().unwrap();
+                let (head, params) = decl.split_once('(').unwrap();
+                let mut head = head.split_whitespace();
+                let ret = head.next().unwrap();
+                let name = head.next().unwrap().to_string();
+                let params: String = params
+                    .trim_end()
+                    .trim_end_matches(')')
+                    .split(',')
+                    .filter(|p| !p.trim().is_empty())
+                    .map(|p| descriptor(p.split_whitespace().next().unwrap()))
+                    .collect();
+                (name, format!("({params}){}", descriptor(ret)))
+            })
+            .collect();
+        out.sort();
+        out
+    }
+
+    /// The Java declarations, the registration table and the functions' signatures agree both
+    /// ways. (Loading the library checks one way at run time: `RegisterNatives` fails on a
+    /// registered method the class does not declare; a declared method left out of the table
+    /// would only fail when called.)
+    #[test]
+    fn the_registration_table_matches_native_bridge_java() {
+        let mut registered: Vec<(String, String)> = methods()
+            .into_iter()
+            .map(|m| (String::from(m.name), String::from(m.sig)))
+            .collect();
+        if !cfg!(feature = "test-hooks") {
+            // Declared always, bound only in a library built for the tests.
+            registered.push(("engineSetWritersStalled".into(), "(JZ)V".into()));
+        }
+        registered.sort();
+        let java = java_natives();
+        assert!(java.len() > 40, "parsed only {} declarations", java.len());
+        let missing: Vec<_> = java.iter().filter(|m| !registered.contains(m)).collect();
+        let extra: Vec<_> = registered.iter().filter(|m| !java.contains(m)).collect();
+        assert!(
+            missing.is_empty() && extra.is_empty(),
+            "declared in NativeBridge.java but not registered: {missing:?}; registered but not \
+             declared: {extra:?}"
+        );
     }
 }

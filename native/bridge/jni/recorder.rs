@@ -1,4 +1,5 @@
 //! `Engine`, `Recorder` and `FinishHandle` natives: the live write path ([`tickreel::record::Engine`]).
+//! Shadow buffers, which start a recorder of their own, are in [`super::shadow`].
 //!
 //! Thin: option arrays are decoded, calls are forwarded, results are copied out. The one thing
 //! added here is the engine's close: it takes a write lock so that it waits for calls that use the
@@ -29,19 +30,19 @@ use tickreel::record::{
     RecorderOptions, Submitted,
 };
 
-const ENGINE: &str = "Engine";
-const RECORDER: &str = "Recorder";
-const FINISH: &str = "FinishHandle";
+pub(super) const ENGINE: &str = "Engine";
+pub(super) const RECORDER: &str = "Recorder";
+pub(super) const FINISH: &str = "FinishHandle";
 
 /// An engine behind a handle; `closed` under the write lock once shut down.
-struct JEngine {
+pub(super) struct JEngine {
     engine: Engine,
     closed: RwLock<bool>,
 }
 
 impl JEngine {
     /// Runs `f` unless the engine is closed; a close waits for it.
-    fn with<R>(&self, f: impl FnOnce(&Engine) -> Res<R>) -> Res<R> {
+    pub(super) fn with<R>(&self, f: impl FnOnce(&Engine) -> Res<R>) -> Res<R> {
         let closed = self.closed.read();
         if *closed {
             return Err(Error::InvalidState("the Engine is closed".into()).into());
@@ -51,16 +52,16 @@ impl JEngine {
 }
 
 /// Number of `long`s in the engine options array (`EngineOptions#toNative`): writer threads,
-/// queue capacity, in-flight byte budget, pooled buffers.
-const ENGINE_OPTIONS_LEN: usize = 4;
+/// queue capacity, in-flight byte budget, pooled buffers, shadow byte budget.
+const ENGINE_OPTIONS_LEN: usize = 5;
 
 /// Number of `long`s in the recorder options array (`RecorderOptions#toNative`): the 12 of
 /// [`OPTIONS_LEN`], then flush bytes, flush interval (ms), flush on leave (0/1), backpressure
 /// (0 block, 1 drop), block deadline (ns), compaction zstd level, compaction chunk ticks,
 /// compaction verify (0/1), max batch bytes, overwrite (0/1).
-const RECORDER_OPTIONS_LEN: usize = OPTIONS_LEN + 10;
+pub(super) const RECORDER_OPTIONS_LEN: usize = OPTIONS_LEN + 10;
 
-fn ranged<T: TryFrom<i64>>(v: i64, what: &str) -> Res<T> {
+pub(super) fn ranged<T: TryFrom<i64>>(v: i64, what: &str) -> Res<T> {
     T::try_from(v).map_err(|_| bad_arg(format!("{what} out of range: {v}")))
 }
 
@@ -77,11 +78,11 @@ fn engine_options(a: &[i64]) -> Res<EngineOptions> {
         queue_capacity: positive(a[1], "queue capacity")?,
         max_inflight_bytes: positive(a[2], "in-flight byte budget")?,
         pool_buffers: ranged(a[3], "pooled buffers")?,
-        ..EngineOptions::default()
+        shadow_budget_bytes: ranged(a[4], "shadow byte budget")?,
     })
 }
 
-fn recorder_options(a: &[i64]) -> Res<RecorderOptions> {
+pub(super) fn recorder_options(a: &[i64]) -> Res<RecorderOptions> {
     let reel = options_from(&a[..OPTIONS_LEN])?;
     let b = &a[OPTIONS_LEN..];
     let backpressure = match b[3] {
@@ -139,7 +140,7 @@ extern "system" fn engine_new<'l>(
 }
 
 /// `[active recordings, queue depth, in-flight bytes, dropped ticks, bytes written, last flush
-/// latency µs, compactions pending, done, failed]`.
+/// latency µs, compactions pending, done, failed, shadow bytes, shadow budget dropped blocks]`.
 extern "system" fn engine_stats<'l>(
     mut env: JNIEnv<'l>,
     _class: JClass<'l>,
@@ -160,6 +161,8 @@ extern "system" fn engine_stats<'l>(
                 s.compactions_pending as i64,
                 s.compactions_done as i64,
                 s.compactions_failed as i64,
+                s.shadow_bytes as i64,
+                s.shadow_budget_dropped_blocks as i64,
             ],
         )
     })

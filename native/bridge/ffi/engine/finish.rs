@@ -8,8 +8,9 @@ use crate::ffi::handle::{self, HandleType};
 use crate::ffi::result::{FfiError, FfiResult, TickreelResult, guard};
 use tickreel::record::FinishHandle;
 
-/// The completion of a finished recording's compaction into its final `.reel` file. Opaque:
-/// returned by `tickreel_recorder_finish`, released with `tickreel_finish_free`.
+/// The completion of a finished recording's compaction into its final `.reel` file, or of a
+/// shadow report's file. Opaque: returned by `tickreel_recorder_finish` and
+/// `tickreel_shadow_report`, released with `tickreel_finish_free`.
 pub struct TickreelFinish {
     _private: [u8; 0],
 }

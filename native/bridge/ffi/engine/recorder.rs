@@ -47,7 +47,7 @@ pub struct TickreelRecorderStats {
 
 /// The object behind a recorder handle. Dropping it closes an open recording (resumable).
 pub(crate) struct RecorderObj {
-    rec: Recorder,
+    pub(super) rec: Recorder,
 }
 
 impl HandleType for RecorderObj {
@@ -206,8 +206,9 @@ pub unsafe extern "C" fn tickreel_recorder_submit_batch(
 }
 
 /// A player left: asks the writer to flush (if the flush policy's `flush_on_player_leave` is
-/// set) so that their part of the recording is durable. Adds no event: record the leave itself
-/// with `tickreel_batch_player_leave` in the tick's batch. Never does I/O; waits only
+/// set) so that their part of the recording is durable, and starts the player's grace period in
+/// a shadow buffer this recorder feeds (`tickreel_shadow_start`). Adds no event: record the leave
+/// itself with `tickreel_batch_player_leave` in the tick's batch. Never does I/O; waits only
 /// while the writer's queue is full.
 ///
 /// Returns `TICKREEL_RESULT_INVALID_STATE` once the recording was finished or aborted.
@@ -382,8 +383,9 @@ pub extern "C" fn tickreel_recorder_status(recorder: *mut TickreelRecorder) -> T
 /// queued before it.
 ///
 /// Returns `TICKREEL_RESULT_INVALID_STATE` if the recording was already finished or aborted (a
-/// second finish) or the engine has shut down. On failure `*out_finish` is set to NULL (when it
-/// can be written).
+/// second finish), the engine has shut down, or the recorder feeds a stream without a file
+/// (`tickreel_shadow_start` with a NULL path: end it with `tickreel_recorder_free` or `_abort`).
+/// On failure `*out_finish` is set to NULL (when it can be written).
 ///
 /// # Safety
 /// `out_finish` must be NULL or point to writable storage for one pointer.

@@ -60,6 +60,11 @@ public final class Engine implements AutoCloseable {
         return new Recorder(this, path, h);
     }
 
+    /** The live native handle (for {@link ShadowBuffer#start}); throws once closed. */
+    long nativeHandle() {
+        return handle.get();
+    }
+
     /** Engine-wide counters. */
     public EngineStats stats() {
         return EngineStats.fromNative(NativeBridge.engineStats(handle.get()));

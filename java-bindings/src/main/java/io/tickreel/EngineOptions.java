@@ -1,7 +1,7 @@
 package io.tickreel;
 
 /**
- * Options of an {@link Engine}: writer threads, queue size and memory budget. Immutable; build one
+ * Options of an {@link Engine}: writer threads, queue size and memory budgets. Immutable; build one
  * with {@link #builder()}. {@link #defaults()} suits one server (one writer thread).
  */
 public final class EngineOptions {
@@ -9,12 +9,14 @@ public final class EngineOptions {
     private final int queueCapacity;
     private final long maxInflightBytes;
     private final int poolBuffers;
+    private final long shadowBudgetBytes;
 
     private EngineOptions(Builder b) {
         writerThreads = b.writerThreads;
         queueCapacity = b.queueCapacity;
         maxInflightBytes = b.maxInflightBytes;
         poolBuffers = b.poolBuffers;
+        shadowBudgetBytes = b.shadowBudgetBytes;
     }
 
     /** A builder with the defaults. */
@@ -22,7 +24,10 @@ public final class EngineOptions {
         return new Builder();
     }
 
-    /** One writer thread, 65,536 queued ticks, 64 MiB in flight, 4,096 pooled buffers. */
+    /**
+     * One writer thread, 65,536 queued ticks, 64 MiB in flight, 4,096 pooled buffers, 256 MiB of
+     * shadow buffers.
+     */
     public static EngineOptions defaults() {
         return builder().build();
     }
@@ -47,9 +52,14 @@ public final class EngineOptions {
         return poolBuffers;
     }
 
+    /** Bytes the engine's {@linkplain ShadowBuffer shadow buffers} may hold in all. */
+    public long shadowBudgetBytes() {
+        return shadowBudgetBytes;
+    }
+
     /** The native options array (layout: native/bridge/jni/recorder.rs {@code ENGINE_OPTIONS_LEN}). */
     long[] toNative() {
-        return new long[] {writerThreads, queueCapacity, maxInflightBytes, poolBuffers};
+        return new long[] {writerThreads, queueCapacity, maxInflightBytes, poolBuffers, shadowBudgetBytes};
     }
 
     /** Builds {@link EngineOptions}; every setter checks its argument. */
@@ -58,6 +68,7 @@ public final class EngineOptions {
         private int queueCapacity = 65_536;
         private long maxInflightBytes = 64L << 20;
         private int poolBuffers = 4096;
+        private long shadowBudgetBytes = 256L << 20;
 
         private Builder() {}
 
@@ -94,6 +105,18 @@ public final class EngineOptions {
                 throw new IllegalArgumentException("pooled buffers must not be negative, got " + n);
             }
             poolBuffers = n;
+            return this;
+        }
+
+        /**
+         * Bytes the engine's {@linkplain ShadowBuffer shadow buffers} may hold in all (default 256
+         * MiB); past it, the oldest blocks of any buffer are given up first.
+         */
+        public Builder shadowBudgetBytes(long bytes) {
+            if (bytes < 0) {
+                throw new IllegalArgumentException("shadow byte budget must not be negative, got " + bytes);
+            }
+            shadowBudgetBytes = bytes;
             return this;
         }
 

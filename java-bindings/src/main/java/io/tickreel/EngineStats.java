@@ -12,6 +12,9 @@ package io.tickreel;
  * @param compactionsPending finished recordings waiting for or in compaction
  * @param compactionsDone compactions completed
  * @param compactionsFailed compactions that failed
+ * @param shadowBytes heap bytes the {@linkplain ShadowBuffer shadow buffers} hold in all, against
+ *     {@link EngineOptions#shadowBudgetBytes()}
+ * @param shadowBudgetDroppedBlocks blocks the shadow buffers gave up for that budget
  */
 public record EngineStats(
         long activeRecordings,
@@ -22,8 +25,10 @@ public record EngineStats(
         long lastFlushLatencyMicros,
         long compactionsPending,
         long compactionsDone,
-        long compactionsFailed) {
+        long compactionsFailed,
+        long shadowBytes,
+        long shadowBudgetDroppedBlocks) {
     static EngineStats fromNative(long[] v) {
-        return new EngineStats(v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8]);
+        return new EngineStats(v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8], v[9], v[10]);
     }
 }

@@ -6,11 +6,12 @@ import java.util.Objects;
 import java.util.Optional;
 
 /**
- * The completion of {@link Recorder#finish()}: the compaction worker writes the final {@code .reel}
- * file in the background; the server thread polls ({@link #poll()}, {@link #isDone()}, never
- * blocking) or another thread waits ({@link #await()}). A failed compaction is thrown by these
- * methods as {@link TickreelException}; the live directory is then kept for {@code tickreel
- * recover}.
+ * The completion of {@link Recorder#finish()} or {@link ShadowBuffer#report}: the engine's
+ * background worker writes the {@code .reel} file; the server thread polls ({@link #poll()},
+ * {@link #isDone()}, never blocking) or another thread waits ({@link #await()}). A failed
+ * compaction is thrown by these methods as {@link TickreelException} (the live directory is then
+ * kept for {@code tickreel recover}); a failure that is a state (a report onto an existing file,
+ * an engine closed first) as {@link IllegalStateException}.
  */
 public final class FinishHandle implements AutoCloseable {
     private final NativeHandle handle;

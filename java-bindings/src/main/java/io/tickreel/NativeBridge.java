@@ -10,7 +10,7 @@ import java.nio.ByteBuffer;
  */
 final class NativeBridge {
     /** Must equal the library's {@code ABI_VERSION} (native/bridge/jni/mod.rs). */
-    static final int ABI_VERSION = 3;
+    static final int ABI_VERSION = 4;
 
     private NativeBridge() {}
 
@@ -95,6 +95,19 @@ final class NativeBridge {
     static native boolean finishIsDone(long handle);
 
     static native String finishAwait(long handle, long timeoutNanos);
+
+    // --- ShadowBuffer (native/bridge/jni/shadow.rs) ---
+
+    /** {@code [recorder handle, shadow handle]}; {@code path} null: a stream written nowhere else. */
+    static native long[] shadowStart(long engine, String path, long[] recorderOptions, long[] shadowOptions);
+
+    /** The handle of the report's {@link FinishHandle}; {@code keys} and {@code values} pair up. */
+    static native long shadowReport(
+            long handle, int player, String path, long[] options, double radius, String[] keys, String[] values);
+
+    static native long[] shadowStats(long handle);
+
+    static native boolean shadowIsAttached(long handle);
 
     // --- Ghosts (native/bridge/jni/ghost.rs) ---
 

@@ -7,7 +7,8 @@ import java.util.Objects;
 import java.util.UUID;
 
 /**
- * One live recording, started by {@link Engine#startRecording}. The server thread encodes each
+ * One live recording, started by {@link Engine#startRecording} (or, shadowed, by {@link
+ * ShadowBuffer#start}). The server thread encodes each
  * tick with a reused {@link TickWriter} and hands it over with {@link #submit(int, TickWriter)}:
  * one native call that copies the bytes into a pooled buffer and pushes them onto the writer's
  * queue (no I/O, no compression on the server thread). Ticks must be submitted in increasing order,
@@ -25,6 +26,10 @@ import java.util.UUID;
  * {@link #close()} on a recording still open flushes it and leaves it resumable ({@code
  * startRecording} on the same path continues it). After finish, abort or close, calls throw
  * {@link IllegalStateException}, as do calls after the engine was closed.
+ *
+ * <p>The recorder of a stream written nowhere but a {@link ShadowBuffer} ({@link
+ * ShadowBuffer#start} without a path) has no {@linkplain #path() path}, refuses {@link #finish()}
+ * and is ended by {@link #close()} or {@link #abort()}.
  */
 public final class Recorder implements AutoCloseable {
     private final NativeHandle handle;
@@ -38,9 +43,14 @@ public final class Recorder implements AutoCloseable {
         this.handle = new NativeHandle(this, h, "Recorder");
     }
 
-    /** The final {@code .reel} path of this recording. */
+    /** The final {@code .reel} path of this recording; {@code null} for a stream without a file. */
     public Path path() {
         return path;
+    }
+
+    /** Whether this recording is written to a file ({@code false} for a shadow-only stream). */
+    public boolean isPersistent() {
+        return path != null;
     }
 
     /** The engine this recording runs in. */
@@ -84,8 +94,9 @@ public final class Recorder implements AutoCloseable {
     }
 
     /**
-     * A player left: triggers a flush (per the flush policy) so that their part is durable. Record
-     * the {@code PlayerLeave} event itself in the tick ({@link TickWriter#playerLeave}).
+     * A player left: triggers a flush (per the flush policy) so that their part is durable, and
+     * starts the player's grace period in a {@link ShadowBuffer} this recorder feeds. Record the
+     * {@code PlayerLeave} event itself in the tick ({@link TickWriter#playerLeave}).
      */
     public void playerLeft(int entity) {
         NativeBridge.recorderPlayerLeft(handle.get(), entity);
@@ -159,7 +170,8 @@ public final class Recorder implements AutoCloseable {
      * Ends the recording: remaining ticks are written, then the compaction worker produces the
      * final file. Returns at once; the handle says when the file is ready.
      *
-     * @throws IllegalStateException if the recording was already finished, aborted or closed
+     * @throws IllegalStateException if the recording was already finished, aborted or closed, or
+     *     is a stream without a file
      */
     public FinishHandle finish() {
         return new FinishHandle(NativeBridge.recorderFinish(handle.get()));

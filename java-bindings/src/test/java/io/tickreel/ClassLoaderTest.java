@@ -219,8 +219,8 @@ class ClassLoaderTest {
         assertTrue(renamed.getMessage().contains("replayTicks"), renamed.getMessage());
         // Same methods, different contract version.
         Throwable abi = loadModifiedCopy(dir, "mismatch.abi",
-                "static final int ABI_VERSION = 3;", "static final int ABI_VERSION = 999;");
+                "static final int ABI_VERSION = 4;", "static final int ABI_VERSION = 999;");
         assertEquals("mismatch.abi.TickreelException", abi.getClass().getName());
-        assertTrue(abi.getMessage().contains("ABI version 3"), abi.getMessage());
+        assertTrue(abi.getMessage().contains("ABI version 4"), abi.getMessage());
     }
 }

@@ -1,0 +1,186 @@
+package io.tickreel;
+
+import java.time.Duration;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.OptionalDouble;
+
+/**
+ * What a {@linkplain ShadowBuffer#report report} holds: how much game time before and after the
+ * report, which entities beside the reported player, the caller's metadata (reporter, reason...)
+ * and how the file is written. Immutable; build one with {@link #builder()}.
+ */
+public final class ReportOptions {
+    private final Duration before;
+    private final Duration after;
+    private final double radius;
+    private final Map<String, String> metadata;
+    private final boolean overwrite;
+    private final int compressionLevel;
+
+    private ReportOptions(Builder b) {
+        before = b.before;
+        after = b.after;
+        radius = b.radius;
+        metadata = Collections.unmodifiableMap(new LinkedHashMap<>(b.metadata));
+        overwrite = b.overwrite;
+        compressionLevel = b.compressionLevel;
+    }
+
+    /** A builder with the defaults. */
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /**
+     * All that is retained before the report, 30 s captured after it, the entities that came
+     * within 48 blocks of the player, no metadata, no overwrite, zstd level 9.
+     */
+    public static ReportOptions defaults() {
+        return builder().build();
+    }
+
+    /** Game time before the report to include; empty: all that is retained, up to the window. */
+    public Optional<Duration> before() {
+        return Optional.ofNullable(before);
+    }
+
+    /** Game time captured after the report. */
+    public Duration after() {
+        return after;
+    }
+
+    /** The context radius in blocks; empty: every entity is included. */
+    public OptionalDouble radius() {
+        return Double.isNaN(radius) ? OptionalDouble.empty() : OptionalDouble.of(radius);
+    }
+
+    /** The caller's keys, stored as strings in the report compound of the file's metadata. */
+    public Map<String, String> metadata() {
+        return metadata;
+    }
+
+    /** Whether a file at the report's path is replaced. */
+    public boolean overwrite() {
+        return overwrite;
+    }
+
+    /** The zstd level of the report file. */
+    public int compressionLevel() {
+        return compressionLevel;
+    }
+
+    /** The native options array (layout: native/bridge/jni/shadow.rs {@code REPORT_OPTIONS_LEN}). */
+    long[] toNative() {
+        return new long[] {
+            before == null ? -1 : ShadowOptions.nanos(before),
+            ShadowOptions.nanos(after),
+            Double.isNaN(radius) ? 0 : 1,
+            overwrite ? 1 : 0,
+            compressionLevel
+        };
+    }
+
+    /** The radius argument of the native call (ignored when {@link #toNative()} says none). */
+    double nativeRadius() {
+        return Double.isNaN(radius) ? 0 : radius;
+    }
+
+    /** Builds {@link ReportOptions}; every setter checks its argument (the library checks the upper bounds). */
+    public static final class Builder {
+        private Duration before;
+        private Duration after = Duration.ofSeconds(30);
+        /** NaN: every entity. */
+        private double radius = 48;
+        private final Map<String, String> metadata = new LinkedHashMap<>();
+        private boolean overwrite;
+        private int compressionLevel = 9;
+
+        private Builder() {}
+
+        /**
+         * Game time before the report (for a player who left: before the leave) to include
+         * (default: all that is retained, up to the buffer's window); at most a day.
+         */
+        public Builder before(Duration before) {
+            Objects.requireNonNull(before, "before");
+            if (before.isNegative()) {
+                throw new IllegalArgumentException("before must not be negative, got " + before);
+            }
+            this.before = before;
+            return this;
+        }
+
+        /**
+         * Game time to keep capturing after the report (default 30 s; zero writes the report
+         * from what is there now); at most a day.
+         */
+        public Builder after(Duration after) {
+            Objects.requireNonNull(after, "after");
+            if (after.isNegative()) {
+                throw new IllegalArgumentException("after must not be negative, got " + after);
+            }
+            this.after = after;
+            return this;
+        }
+
+        /**
+         * Entities that came within this many blocks of the reported player at any tick of the
+         * report are included with their whole track (default 48).
+         */
+        public Builder radius(double blocks) {
+            if (!(Double.isFinite(blocks) && blocks >= 0)) {
+                throw new IllegalArgumentException("the context radius must be a finite number of blocks >= 0, got " + blocks);
+            }
+            radius = blocks;
+            return this;
+        }
+
+        /** Includes every entity of the stream (no context radius). */
+        public Builder everyEntity() {
+            radius = Double.NaN;
+            return this;
+        }
+
+        /**
+         * Adds one key of the report compound (the library's own keys, such as {@code player} or
+         * {@code first_tick}, are refused by {@link ShadowBuffer#report}).
+         */
+        public Builder metadata(String key, String value) {
+            Objects.requireNonNull(key, "key");
+            Objects.requireNonNull(value, "value");
+            metadata.put(key, value);
+            return this;
+        }
+
+        /** Adds several keys of the report compound. */
+        public Builder metadata(Map<String, String> entries) {
+            Objects.requireNonNull(entries, "entries");
+            entries.forEach(this::metadata);
+            return this;
+        }
+
+        /** Replace a file at the report's path instead of failing (default false). */
+        public Builder overwrite(boolean replace) {
+            overwrite = replace;
+            return this;
+        }
+
+        /** The zstd level of the report file, -7..22 (default 9). */
+        public Builder compressionLevel(int level) {
+            if (level < -7 || level > 22) {
+                throw new IllegalArgumentException("compression level must be in -7..22, got " + level);
+            }
+            compressionLevel = level;
+            return this;
+        }
+
+        /** The options. */
+        public ReportOptions build() {
+            return new ReportOptions(this);
+        }
+    }
+}

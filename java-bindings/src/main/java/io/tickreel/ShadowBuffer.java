@@ -1,0 +1,131 @@
+package io.tickreel;
+
+import java.nio.file.Path;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * Shadow play: the last minutes of one world (a stream of ticks) kept in memory, turned into an
+ * ordinary {@code .reel} file around a player when they are reported. Started together with the
+ * {@link Recorder} that feeds it; ticks are submitted to that recorder as to any.
+ *
+ * <pre>{@code
+ * ShadowBuffer.Started s = ShadowBuffer.start(engine, null, RecorderOptions.defaults(), ShadowOptions.defaults());
+ * Recorder rec = s.recorder();                      // every tick: rec.submit(tick, t)
+ * // a player reports a cheater:
+ * FinishHandle h = s.shadow().report(suspect, reportPath,
+ *         ReportOptions.builder().metadata("reporter", name).metadata("reason", reason).build());
+ * h.poll();                                         // Optional<Path>, from the tick loop; or await()
+ * }</pre>
+ *
+ * <p>With a path the stream is also the recording of that path ({@link Engine#startRecording});
+ * without ({@code null}) it is written nowhere but this buffer, and its recorder refuses {@link
+ * Recorder#finish()}: end it with {@link Recorder#close()} or {@link Recorder#abort()}. {@link
+ * Recorder#playerLeft} starts a player's grace period.
+ *
+ * <p>The buffer and its recorder are closed separately, as any handles: {@link #close()} releases
+ * the buffer's handle (reports already made go on) but does not end the stream, whose recorder
+ * keeps feeding the blocks until it ends; after the stream ends (its recorder closed, aborted or
+ * finished, or the engine closed) the buffer still reports from what it retained. The memory is
+ * released once both are gone. Calls after {@link #close()} throw {@link IllegalStateException};
+ * a report made after the engine was closed gets a handle that throws it. Reports may be made
+ * from any thread. A {@link java.lang.ref.Cleaner} closes a forgotten buffer.
+ */
+public final class ShadowBuffer implements AutoCloseable {
+    private final NativeHandle handle;
+    /** Keeps the engine reachable (its cleaner would shut it down) while this buffer is. */
+    private final Engine engine;
+
+    /**
+     * What {@link #start} started: the recorder to submit ticks to, and the buffer. Closing it
+     * closes both.
+     *
+     * @param recorder the stream's recorder
+     * @param shadow the buffer
+     */
+    public record Started(Recorder recorder, ShadowBuffer shadow) implements AutoCloseable {
+        /** Closes the recorder (ending the stream), then the buffer. Idempotent. */
+        @Override
+        public void close() {
+            recorder.close();
+            shadow.close();
+        }
+    }
+
+    private ShadowBuffer(Engine engine, long h) {
+        this.engine = engine;
+        this.handle = new NativeHandle(this, h, "ShadowBuffer");
+    }
+
+    /**
+     * Starts a shadowed stream.
+     *
+     * @param path the recording's final {@code .reel} path (started or resumed as by {@link
+     *     Engine#startRecording}), or {@code null} for a stream written nowhere but the buffer
+     * @throws IllegalArgumentException for options the library refuses (a window or grace period
+     *     over a day, too many block ticks)
+     * @throws IllegalStateException if the engine is closed, or as {@link Engine#startRecording}
+     */
+    public static Started start(Engine engine, Path path, RecorderOptions recorder, ShadowOptions options) {
+        Objects.requireNonNull(engine, "engine");
+        Objects.requireNonNull(recorder, "recorder");
+        Objects.requireNonNull(options, "options");
+        long[] h = NativeBridge.shadowStart(engine.nativeHandle(), path == null ? null : path.toString(),
+                recorder.toNative(), options.toNative());
+        return new Started(new Recorder(engine, path, h[0]), new ShadowBuffer(engine, h[1]));
+    }
+
+    /** The engine this buffer's stream runs in. */
+    public Engine engine() {
+        return engine;
+    }
+
+    /**
+     * Reports {@code player} (an entity id): the buffer keeps capturing for {@link
+     * ReportOptions#after()}, then the engine's background worker writes the window around the
+     * player to {@code path}, which appears only complete. Returns at once. The report's reference
+     * is the newest tick the writer has taken in: {@link Recorder#flush()} first makes it the last
+     * tick submitted.
+     *
+     * @return the completion, whose {@code poll()}/{@code await()} give {@code path}; it throws
+     *     {@link IllegalStateException} if a file exists at {@code path} (without {@link
+     *     ReportOptions.Builder#overwrite}) or the engine was closed first
+     * @throws IllegalArgumentException for a player the buffer holds nothing of (never seen, or
+     *     gone longer than the grace period and the window), a metadata key of the library's, or
+     *     options the library refuses (before or after over a day)
+     * @throws IllegalStateException before the stream's first tick, or once this buffer is closed
+     */
+    public FinishHandle report(int player, Path path, ReportOptions options) {
+        Objects.requireNonNull(path, "path");
+        Objects.requireNonNull(options, "options");
+        Map<String, String> meta = options.metadata();
+        String[] keys = meta.keySet().toArray(new String[0]);
+        String[] values = new String[keys.length];
+        for (int i = 0; i < keys.length; i++) {
+            values[i] = meta.get(keys[i]);
+        }
+        return new FinishHandle(NativeBridge.shadowReport(handle.get(), player, path.toString(),
+                options.toNative(), options.nativeRadius(), keys, values));
+    }
+
+    /** {@link #report(int, Path, ReportOptions)} with {@link ReportOptions#defaults()}. */
+    public FinishHandle report(int player, Path path) {
+        return report(player, path, ReportOptions.defaults());
+    }
+
+    /** Counters of this buffer. */
+    public ShadowStats stats() {
+        return ShadowStats.fromNative(NativeBridge.shadowStats(handle.get()));
+    }
+
+    /** Whether the stream still feeds this buffer ({@code false} once it ended). */
+    public boolean isAttached() {
+        return NativeBridge.shadowIsAttached(handle.get());
+    }
+
+    /** Releases the buffer's handle (reports already made go on; the stream does not end). Idempotent. */
+    @Override
+    public void close() {
+        handle.close();
+    }
+}

@@ -1,0 +1,574 @@
+//! Shadow play: a stream kept in memory (`TickreelShadow`), started by `tickreel_shadow_start`
+//! together with the recorder that feeds it, reported into `.reel` files by
+//! `tickreel_shadow_report` (whose completion is a `TickreelFinish`, as a recorder's finish), its
+//! counters and its release. Every behaviour is the core's [`ShadowBuffer`].
+
+use std::ffi::c_char;
+
+use super::finish::{FinishObj, TickreelFinish};
+use super::recorder::{RecorderObj, TickreelRecorder};
+use super::recorder_options::TickreelRecorderOptions;
+use super::shadow_options::{TickreelReportOptions, TickreelShadowOptions};
+use super::{EngineObj, TickreelEngine, read_options};
+use crate::ffi::args::{self, Out};
+use crate::ffi::handle::{self, HandleType};
+use crate::ffi::result::{FfiResult, TickreelResult, guard};
+use tickreel::record::RecorderOptions;
+use tickreel::shadow::{ReportOptions, ShadowBuffer, ShadowOptions};
+
+/// A shadow buffer: the last minutes of one stream of ticks (a world), kept in memory and turned
+/// into a `.reel` file around a player by `tickreel_shadow_report`. Opaque: create with
+/// `tickreel_shadow_start`, release with `tickreel_shadow_free`. The pointer is a handle, not an
+/// address.
+pub struct TickreelShadow {
+    _private: [u8; 0],
+}
+
+/// Counters of a shadow buffer, as filled in by `tickreel_shadow_stats`. Bytes are the heap
+/// allocations the buffer holds, measured as they are made.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct TickreelShadowStats {
+    /// Heap bytes of the retained blocks.
+    pub bytes: usize,
+    /// Blocks retained.
+    pub blocks: usize,
+    /// Entities alive now.
+    pub alive_entities: usize,
+    /// Players who left within their grace period.
+    pub departed_players: usize,
+    /// Reports waiting for their capture to end.
+    pub reports_capturing: usize,
+    /// Blocks dropped because the window no longer needed them.
+    pub expired_blocks: u64,
+    /// Blocks given up for a memory budget (the buffer's `max_bytes` or the engine's
+    /// `shadow_budget_bytes`) while still inside the window.
+    pub budget_dropped_blocks: u64,
+    /// Ticks of those blocks.
+    pub budget_dropped_ticks: u64,
+    /// Reports handed to the engine's background worker.
+    pub reports_started: u64,
+    /// First tick retained in blocks; meaningful only when `has_first_tick` is true.
+    pub first_tick: u32,
+    /// Last tick retained in blocks (later ticks wait in the open block); meaningful only when
+    /// `has_last_tick` is true.
+    pub last_tick: u32,
+    /// Whether `first_tick` is valid (a block is retained).
+    pub has_first_tick: bool,
+    /// Whether `last_tick` is valid.
+    pub has_last_tick: bool,
+}
+
+/// The object behind a shadow handle.
+pub(crate) struct ShadowObj {
+    shadow: ShadowBuffer,
+}
+
+impl HandleType for ShadowObj {
+    type Opaque = TickreelShadow;
+    const TAG: u8 = 12;
+    const NAME: &'static str = "shadow";
+}
+
+fn shadow_of(shadow: *mut TickreelShadow) -> FfiResult<std::sync::Arc<ShadowObj>> {
+    handle::get::<ShadowObj>(shadow)
+}
+
+/// Starts a shadowed stream: stores in `*out_recorder` the recorder to submit its ticks to (as
+/// any recorder) and in `*out_shadow` the buffer that keeps them. With a `path` (a NUL-terminated
+/// path in the platform's encoding) the stream is also the recording of that path, exactly as
+/// `tickreel_recorder_start` (resumed if its live directory exists; the buffer's blocks are its
+/// chunks). With `path` NULL it is written nowhere but the buffer (blocks of
+/// `shadow_options->block_ticks`): its recorder's `tickreel_recorder_finish` returns
+/// `TICKREEL_RESULT_INVALID_STATE`; end it with `tickreel_recorder_free` or `_abort`. Either way
+/// `tickreel_recorder_player_left` starts a player's grace period. `recorder_options` and
+/// `shadow_options` may be NULL for the defaults of `tickreel_recorder_options_default` and
+/// `tickreel_shadow_options_default`. On failure both outputs are set to NULL (when they can be
+/// written).
+///
+/// The two handles are freed separately. Freeing the shadow does not end the stream: the recorder
+/// keeps feeding its blocks until the stream ends; after the stream ends (recorder freed,
+/// aborted or finished, or the engine shut down) the shadow still reports from what it retained.
+///
+/// Returns `TICKREEL_RESULT_INVALID_ARGUMENT` for an empty path or an invalid option (a zero or
+/// longer-than-a-day window, a grace period over a day, `block_ticks` out of range),
+/// `TICKREEL_RESULT_INVALID_HANDLE` for a freed engine, and otherwise what
+/// `tickreel_recorder_start` returns.
+///
+/// # Safety
+/// `path` must be NULL or a NUL-terminated string; `recorder_options` must be NULL or point to a
+/// readable `TickreelRecorderOptions`, `shadow_options` NULL or to a readable
+/// `TickreelShadowOptions`; `out_recorder` and `out_shadow` must be NULL or point to writable
+/// storage for one pointer each.
+///
+/// Thread safety: any thread. The recorder is then used as any recorder; the shadow from any
+/// thread.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn tickreel_shadow_start(
+    engine: *mut TickreelEngine,
+    path: *const c_char,
+    recorder_options: *const TickreelRecorderOptions,
+    shadow_options: *const TickreelShadowOptions,
+    out_recorder: *mut *mut TickreelRecorder,
+    out_shadow: *mut *mut TickreelShadow,
+) -> TickreelResult {
+    guard(|| {
+        // SAFETY: caller contract: NULL or writable for one pointer each.
+        let out_rec = unsafe { Out::new(out_recorder, "out_recorder") }?;
+        out_rec.set(std::ptr::null_mut());
+        // SAFETY: as above.
+        let out_shadow = unsafe { Out::new(out_shadow, "out_shadow") }?;
+        out_shadow.set(std::ptr::null_mut());
+        let path = if path.is_null() {
+            None
+        } else {
+            // SAFETY: caller contract: NUL-terminated.
+            Some(unsafe { args::path(path, "path") }?)
+        };
+        // SAFETY: caller contract: NULL or a readable options struct (plain data).
+        let recorder = match unsafe { read_options(recorder_options) }? {
+            Some(o) => o.to_core()?,
+            None => RecorderOptions::default(),
+        };
+        // SAFETY: caller contract: NULL or a readable options struct (plain data).
+        let options = match unsafe { read_options(shadow_options) }? {
+            Some(o) => o.to_core(),
+            None => ShadowOptions::default(),
+        };
+        let obj = handle::get::<EngineObj>(engine)?;
+        let (rec, shadow) = ShadowBuffer::start(&obj.engine, path.as_deref(), recorder, options)?;
+        let r = handle::insert(RecorderObj { rec })?;
+        match handle::insert(ShadowObj { shadow }) {
+            Ok(s) => {
+                out_rec.set(r);
+                out_shadow.set(s);
+                Ok(())
+            }
+            Err(e) => {
+                // No shadow handle: close the stream rather than hand out half of it.
+                drop(handle::remove::<RecorderObj>(r));
+                Err(e)
+            }
+        }
+    })
+}
+
+/// Reports `player` (an entity id): the buffer keeps capturing for `options->after_ms` of game
+/// time, then the engine's background worker writes the window around the player (with the
+/// entities that came within `options->radius`) to `path`, a `.reel` file that appears only
+/// complete. Does not wait: stores in `*out_finish` a handle to poll (`tickreel_finish_poll`) or
+/// wait on (`tickreel_finish_wait`, which gives the report's path), to be freed with
+/// `tickreel_finish_free`. The report's reference is the newest tick the writer has taken in:
+/// call `tickreel_recorder_flush` first to make it the last tick submitted.
+///
+/// `keys` and `values` are `metadata_count` UTF-8 strings each, stored as string pairs in the
+/// report compound of the file's user metadata, beside the library's keys (which they may not
+/// use: `player`, `report_tick`, `first_tick`, ...; see FORMAT.md). Both may be NULL when
+/// `metadata_count` is 0. `options` may be NULL for the defaults of
+/// `tickreel_report_options_default`.
+///
+/// Returns `TICKREEL_RESULT_INVALID_ARGUMENT` for an empty path, an invalid option (a negative
+/// or non-finite radius, `before_ms` or `after_ms` over a day, a bad zstd level), a key that is
+/// not UTF-8 or is the library's, or a player the buffer holds nothing of (never seen, or gone
+/// longer than the grace period and the window); `TICKREEL_RESULT_INVALID_STATE` before the
+/// stream's first tick. A report made after the engine shut down, or onto an existing file
+/// without `overwrite`, gets a handle that fails with `TICKREEL_RESULT_INVALID_STATE` (one whose
+/// file cannot be written, with `TICKREEL_RESULT_IO`). On failure `*out_finish` is set to NULL
+/// (when it can be written).
+///
+/// # Safety
+/// `path` must be NULL or a NUL-terminated string; `options` must be NULL or point to a readable
+/// `TickreelReportOptions`; `keys` and `values` must each point to `metadata_count` pointers to
+/// NUL-terminated strings (or `metadata_count` must be 0); `out_finish` must be NULL or point to
+/// writable storage for one pointer.
+///
+/// Thread safety: any thread, concurrently with any other call on the shadow (reports of the same
+/// or other players may be made at once) and on its recorder.
+#[unsafe(no_mangle)]
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn tickreel_shadow_report(
+    shadow: *mut TickreelShadow,
+    player: u32,
+    path: *const c_char,
+    options: *const TickreelReportOptions,
+    keys: *const *const c_char,
+    values: *const *const c_char,
+    metadata_count: usize,
+    out_finish: *mut *mut TickreelFinish,
+) -> TickreelResult {
+    guard(|| {
+        // SAFETY: caller contract: NULL or writable for one pointer.
+        let out = unsafe { Out::new(out_finish, "out_finish") }?;
+        out.set(std::ptr::null_mut());
+        // SAFETY: caller contract: NULL or NUL-terminated.
+        let path = unsafe { args::path(path, "path") }?;
+        // SAFETY: caller contract: `metadata_count` pointers at each, or a count of 0.
+        let keys = unsafe { args::array(keys, metadata_count, "keys") }?;
+        // SAFETY: as above.
+        let values = unsafe { args::array(values, metadata_count, "values") }?;
+        let mut metadata = Vec::with_capacity(metadata_count);
+        for (&k, &v) in keys.iter().zip(values) {
+            // SAFETY: caller contract: each element NUL-terminated (NULL is refused).
+            let key = unsafe { args::utf8(k, "keys[]") }?;
+            // SAFETY: as above.
+            let value = unsafe { args::utf8(v, "values[]") }?;
+            metadata.push((key, fastnbt::Value::String(value)));
+        }
+        // SAFETY: caller contract: NULL or a readable options struct (plain data).
+        let options = match unsafe { read_options(options) }? {
+            Some(o) => o.to_core(metadata),
+            None => ReportOptions {
+                metadata,
+                ..ReportOptions::default()
+            },
+        };
+        let handle = shadow_of(shadow)?.shadow.report(player, path, options)?;
+        out.set(handle::insert(FinishObj { handle })?);
+        Ok(())
+    })
+}
+
+/// Stores the buffer's counters in `*out_stats`. Never waits for the writer (it takes the
+/// buffer's lock briefly).
+///
+/// # Safety
+/// `out_stats` must be NULL or point to a writable `TickreelShadowStats`.
+///
+/// Thread safety: any thread, concurrently with any other call.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn tickreel_shadow_stats(
+    shadow: *mut TickreelShadow,
+    out_stats: *mut TickreelShadowStats,
+) -> TickreelResult {
+    guard(|| {
+        // SAFETY: caller contract: NULL or writable for one stats struct.
+        let out = unsafe { Out::new(out_stats, "out_stats") }?;
+        let s = shadow_of(shadow)?.shadow.stats();
+        out.set(TickreelShadowStats {
+            bytes: s.bytes,
+            blocks: s.blocks,
+            alive_entities: s.alive_entities,
+            departed_players: s.departed_players,
+            reports_capturing: s.reports_capturing,
+            expired_blocks: s.expired_blocks,
+            budget_dropped_blocks: s.budget_dropped_blocks,
+            budget_dropped_ticks: s.budget_dropped_ticks,
+            reports_started: s.reports_started,
+            first_tick: s.first_tick.unwrap_or(0),
+            last_tick: s.last_tick.unwrap_or(0),
+            has_first_tick: s.first_tick.is_some(),
+            has_last_tick: s.last_tick.is_some(),
+        });
+        Ok(())
+    })
+}
+
+/// Stores in `*out_attached` whether the stream still feeds the buffer (false once it ended: its
+/// recorder freed, aborted or finished, or the engine shut down). Never blocks.
+///
+/// # Safety
+/// `out_attached` must be NULL or point to a writable `bool`.
+///
+/// Thread safety: any thread, concurrently with any other call.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn tickreel_shadow_attached(
+    shadow: *mut TickreelShadow,
+    out_attached: *mut bool,
+) -> TickreelResult {
+    guard(|| {
+        // SAFETY: caller contract: NULL or writable for one bool.
+        let out = unsafe { Out::new(out_attached, "out_attached") }?;
+        out.set(shadow_of(shadow)?.shadow.is_attached());
+        Ok(())
+    })
+}
+
+/// Frees a shadow handle. Reports already made go on (their finish handles stay valid); the
+/// buffer's memory is released once its stream has ended too (see `tickreel_shadow_start`).
+/// `tickreel_shadow_free(NULL)` is a no-op returning `TICKREEL_RESULT_OK`; a freed or invalid
+/// handle returns `TICKREEL_RESULT_INVALID_HANDLE`. Never blocks.
+///
+/// Thread safety: any thread. A call on the same shadow still running in another thread finishes
+/// normally; calls that start after this one get `TICKREEL_RESULT_INVALID_HANDLE`.
+#[unsafe(no_mangle)]
+pub extern "C" fn tickreel_shadow_free(shadow: *mut TickreelShadow) -> TickreelResult {
+    guard(|| handle::remove::<ShadowObj>(shadow).map(drop))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ffi::batch::*;
+    use crate::ffi::engine::finish::{tickreel_finish_free, tickreel_finish_wait};
+    use crate::ffi::engine::recorder::*;
+    use crate::ffi::engine::shadow_options::*;
+    use crate::ffi::engine::tests::{engine, recorder_options};
+    use crate::ffi::engine::{TickreelEngineStats, tickreel_engine_free, tickreel_engine_stats};
+    use crate::ffi::reader::*;
+    use std::ffi::{CStr, CString};
+
+    const OK: TickreelResult = TickreelResult::Ok;
+
+    fn shadow_options() -> TickreelShadowOptions {
+        let mut o = std::mem::MaybeUninit::uninit();
+        // SAFETY: writable storage for one options struct.
+        assert_eq!(
+            unsafe { tickreel_shadow_options_default(o.as_mut_ptr()) },
+            OK
+        );
+        // SAFETY: initialised by the call above.
+        unsafe { o.assume_init() }
+    }
+
+    fn report_options() -> TickreelReportOptions {
+        let mut o = std::mem::MaybeUninit::uninit();
+        // SAFETY: writable storage for one options struct.
+        assert_eq!(
+            unsafe { tickreel_report_options_default(o.as_mut_ptr()) },
+            OK
+        );
+        // SAFETY: initialised by the call above.
+        unsafe { o.assume_init() }
+    }
+
+    fn start(
+        e: *mut TickreelEngine,
+        path: Option<&CStr>,
+        o: &TickreelShadowOptions,
+    ) -> (*mut TickreelRecorder, *mut TickreelShadow) {
+        let (mut r, mut s) = (std::ptr::null_mut(), std::ptr::null_mut());
+        let p = path.map_or(std::ptr::null(), CStr::as_ptr);
+        // SAFETY: `p` is NULL or a valid string; valid options and out-pointers.
+        let res = unsafe { tickreel_shadow_start(e, p, std::ptr::null(), o, &mut r, &mut s) };
+        assert_eq!(res, OK);
+        (r, s)
+    }
+
+    /// Ticks `from..to` of two entities walking side by side (1 and 2) and one far away (3).
+    fn submit(r: *mut TickreelRecorder, from: u32, to: u32) {
+        let mut b = std::ptr::null_mut();
+        // SAFETY: `b` is writable.
+        assert_eq!(unsafe { tickreel_batch_new(&mut b) }, OK);
+        for t in from..to {
+            assert_eq!(tickreel_batch_clear(b), OK);
+            for (id, z) in [(1, 0.0), (2, 3.0), (3, 500.0)] {
+                let x = f64::from(t) * 0.1;
+                let res = if t == 0 {
+                    tickreel_batch_add_entity(b, id, 1, x, 64.0, z, 0.0, 0.0)
+                } else {
+                    tickreel_batch_add_pose(b, id, x, 64.0, z, 0.0, 0.0)
+                };
+                assert_eq!(res, OK);
+            }
+            // SAFETY: no out-pointer.
+            let res = unsafe { tickreel_recorder_submit_batch(r, t, b, std::ptr::null_mut()) };
+            assert_eq!(res, OK);
+        }
+        assert_eq!(tickreel_batch_free(b), OK);
+    }
+
+    fn report(
+        s: *mut TickreelShadow,
+        player: u32,
+        path: &CStr,
+        o: &TickreelReportOptions,
+        meta: &[(&CStr, &CStr)],
+    ) -> (TickreelResult, *mut TickreelFinish) {
+        let keys: Vec<_> = meta.iter().map(|(k, _)| k.as_ptr()).collect();
+        let values: Vec<_> = meta.iter().map(|(_, v)| v.as_ptr()).collect();
+        let mut f = std::ptr::null_mut();
+        // SAFETY: valid string, options, arrays of `meta.len()` strings and out-pointer.
+        let res = unsafe {
+            tickreel_shadow_report(
+                s,
+                player,
+                path.as_ptr(),
+                o,
+                keys.as_ptr(),
+                values.as_ptr(),
+                meta.len(),
+                &mut f,
+            )
+        };
+        (res, f)
+    }
+
+    fn wait(f: *mut TickreelFinish) -> TickreelResult {
+        // SAFETY: capacity 0 writes nothing.
+        let res = unsafe { tickreel_finish_wait(f, std::ptr::null_mut(), 0, std::ptr::null_mut()) };
+        assert_eq!(tickreel_finish_free(f), OK);
+        res
+    }
+
+    fn ticks_of(path: &CStr) -> (u32, u32, usize) {
+        let mut rd = std::ptr::null_mut();
+        // SAFETY: valid string and out-pointer.
+        assert_eq!(unsafe { tickreel_reader_open(path.as_ptr(), &mut rd) }, OK);
+        let (mut first, mut last, mut n) = (0, 0, 0);
+        // SAFETY: writable out-values; capacity 0 is a size query.
+        unsafe {
+            assert_eq!(tickreel_reader_first_tick(rd, &mut first), OK);
+            assert_eq!(tickreel_reader_last_tick(rd, &mut last), OK);
+            tickreel_reader_seek(
+                rd,
+                last,
+                std::ptr::null_mut(),
+                0,
+                &mut n,
+                std::ptr::null_mut(),
+            );
+        }
+        assert_eq!(tickreel_reader_free(rd), OK);
+        (first, last, n)
+    }
+
+    #[test]
+    fn a_shadow_only_stream_reports_the_window_around_a_player() {
+        let dir = tempfile::tempdir().unwrap();
+        let e = engine(None);
+        let mut o = shadow_options();
+        o.window_ms = 10_000; // 200 ticks at 20 ticks/s
+        o.block_ticks = 20;
+        let (r, s) = start(e, None, &o);
+        submit(r, 0, 300);
+        assert_eq!(tickreel_recorder_flush(r), OK);
+        let mut st = TickreelShadowStats::default();
+        // SAFETY: `st` is writable.
+        assert_eq!(unsafe { tickreel_shadow_stats(s, &mut st) }, OK);
+        assert!(st.has_last_tick && st.last_tick == 299, "{st:?}");
+        assert_eq!(st.alive_entities, 3);
+        let mut es = TickreelEngineStats::default();
+        // SAFETY: `es` is writable.
+        assert_eq!(unsafe { tickreel_engine_stats(e, &mut es) }, OK);
+        assert_eq!(es.shadow_bytes, st.bytes);
+
+        let mut ro = report_options();
+        ro.after_ms = 0;
+        let near = CString::new(dir.path().join("near.reel").to_str().unwrap()).unwrap();
+        let (res, f) = report(s, 1, &near, &ro, &[(c"reason", c"fly")]);
+        assert_eq!(res, OK);
+        assert_eq!(wait(f), OK);
+        // Entities 1 and 2 (within 48 blocks), not 3.
+        assert_eq!(ticks_of(&near), (100, 299, 2));
+        ro.has_radius = 0;
+        let all = CString::new(dir.path().join("all.reel").to_str().unwrap()).unwrap();
+        let (res, f) = report(s, 1, &all, &ro, &[]);
+        assert_eq!((res, wait(f)), (OK, OK));
+        assert_eq!(ticks_of(&all), (100, 299, 3));
+
+        // Nothing to finish; freeing the recorder ends the stream, the shadow still reports.
+        let mut f = std::ptr::null_mut();
+        // SAFETY: `f` is writable.
+        let res = unsafe { tickreel_recorder_finish(r, &mut f) };
+        assert_eq!((res, f.is_null()), (TickreelResult::InvalidState, true));
+        assert_eq!(tickreel_recorder_free(r), OK);
+        let mut attached = true;
+        for _ in 0..1000 {
+            // SAFETY: `attached` is writable.
+            assert_eq!(unsafe { tickreel_shadow_attached(s, &mut attached) }, OK);
+            if !attached {
+                break;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(2));
+        }
+        assert!(!attached, "the stream ended");
+        let late = CString::new(dir.path().join("late.reel").to_str().unwrap()).unwrap();
+        let (res, f) = report(s, 2, &late, &ro, &[]);
+        assert_eq!((res, wait(f)), (OK, OK));
+        assert_eq!(ticks_of(&late).1, 299);
+        assert_eq!(tickreel_shadow_free(s), OK);
+        assert_eq!(tickreel_shadow_free(s), TickreelResult::InvalidHandle);
+        assert_eq!(tickreel_engine_free(e), OK);
+    }
+
+    #[test]
+    fn a_recording_is_shadowed_and_bad_reports_are_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let e = engine(None);
+        let path = CString::new(dir.path().join("rec.reel").to_str().unwrap()).unwrap();
+        let (mut r, mut s) = (std::ptr::null_mut(), std::ptr::null_mut());
+        let mut o = shadow_options();
+        o.window_ms = 0;
+        // SAFETY: valid string, options and out-pointers.
+        let res = unsafe {
+            tickreel_shadow_start(e, path.as_ptr(), std::ptr::null(), &o, &mut r, &mut s)
+        };
+        assert_eq!(res, TickreelResult::InvalidArgument);
+        assert!(r.is_null() && s.is_null());
+        let mut ro = recorder_options();
+        ro.chunk_ticks = 25;
+        let o = shadow_options();
+        // SAFETY: as above.
+        let res = unsafe { tickreel_shadow_start(e, path.as_ptr(), &ro, &o, &mut r, &mut s) };
+        assert_eq!(res, OK);
+        let out = CString::new(dir.path().join("r.reel").to_str().unwrap()).unwrap();
+        let mut rep = report_options();
+        rep.after_ms = 0;
+        // Before the first tick.
+        let (res, f) = report(s, 1, &out, &rep, &[]);
+        assert_eq!((res, f.is_null()), (TickreelResult::InvalidState, true));
+        submit(r, 0, 100);
+        assert_eq!(tickreel_recorder_flush(r), OK);
+        assert_eq!(
+            report(s, 9, &out, &rep, &[]).0,
+            TickreelResult::InvalidArgument
+        );
+        let mut bad = rep;
+        bad.radius = f64::NAN;
+        assert_eq!(
+            report(s, 1, &out, &bad, &[]).0,
+            TickreelResult::InvalidArgument
+        );
+        bad.radius = -1.0;
+        assert_eq!(
+            report(s, 1, &out, &bad, &[]).0,
+            TickreelResult::InvalidArgument
+        );
+        let (res, _) = report(s, 1, &out, &rep, &[(c"player", c"x")]);
+        assert_eq!(res, TickreelResult::InvalidArgument);
+        let mut f = std::ptr::null_mut();
+        let keys = [c"k".as_ptr()];
+        // SAFETY: `values` is NULL with a count of 1: refused before it is read.
+        let res = unsafe {
+            tickreel_shadow_report(
+                s,
+                1,
+                out.as_ptr(),
+                &rep,
+                keys.as_ptr(),
+                std::ptr::null(),
+                1,
+                &mut f,
+            )
+        };
+        assert_eq!(res, TickreelResult::NullArgument);
+        let (res, f) = report(s, 1, &out, &rep, &[(c"k", c"v")]);
+        assert_eq!((res, wait(f)), (OK, OK));
+        assert_eq!(ticks_of(&out), (0, 99, 2));
+        // The recording itself finishes as any.
+        let mut f = std::ptr::null_mut();
+        // SAFETY: `f` is writable.
+        assert_eq!(unsafe { tickreel_recorder_finish(r, &mut f) }, OK);
+        assert_eq!(wait(f), OK);
+        assert_eq!(ticks_of(&path), (0, 99, 3));
+        assert_eq!(tickreel_recorder_free(r), OK);
+        // A freed engine: a report after the shutdown fails through its handle; no start.
+        assert_eq!(tickreel_engine_free(e), OK);
+        let late = CString::new(dir.path().join("late.reel").to_str().unwrap()).unwrap();
+        let (res, f) = report(s, 1, &late, &rep, &[]);
+        assert_eq!((res, wait(f)), (OK, TickreelResult::InvalidState));
+        assert!(!dir.path().join("late.reel").exists());
+        let (mut r2, mut s2) = (std::ptr::null_mut(), std::ptr::null_mut());
+        // SAFETY: valid out-pointers.
+        let res = unsafe {
+            tickreel_shadow_start(e, std::ptr::null(), std::ptr::null(), &o, &mut r2, &mut s2)
+        };
+        assert_eq!(res, TickreelResult::InvalidHandle);
+        assert!(r2.is_null() && s2.is_null());
+        assert_eq!(tickreel_shadow_free(s), OK);
+        let mut st = TickreelShadowStats::default();
+        // SAFETY: `st` is writable.
+        let res = unsafe { tickreel_shadow_stats(s, &mut st) };
+        assert_eq!(res, TickreelResult::InvalidHandle);
+    }
+}

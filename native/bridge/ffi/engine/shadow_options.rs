@@ -1,0 +1,212 @@
+//! The options of shadow play: `TickreelShadowOptions` (what a shadow buffer keeps, for
+//! `tickreel_shadow_start`) and `TickreelReportOptions` (what a report holds, for
+//! `tickreel_shadow_report`), their defaults and their conversion to the core's `ShadowOptions`
+//! and `ReportOptions`. The core checks the values (`ShadowOptions::validate`,
+//! `ReportOptions::validate`): the C layer only translates.
+
+use std::time::Duration;
+
+use crate::ffi::args::Out;
+use crate::ffi::result::{TickreelResult, guard};
+use tickreel::shadow::{ReportOptions, ShadowOptions};
+
+/// Options of `tickreel_shadow_start`: how much a shadow buffer keeps. Fill with
+/// `tickreel_shadow_options_default`, then change what you need. Durations are game time in
+/// milliseconds (converted to ticks at the recording's tick rate, rounded up).
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct TickreelShadowOptions {
+    /// Game time always retained, in milliseconds (default 300000: 5 minutes). 1 to 86400000
+    /// (a day).
+    pub window_ms: u32,
+    /// How long a player who left (a `PlayerLeave` event or `tickreel_recorder_player_left`)
+    /// keeps the window before their leave, in milliseconds (default 120000: 2 minutes). At most
+    /// 86400000 (a day).
+    pub grace_ms: u32,
+    /// Bytes this buffer may hold (default 0: no limit of its own, only the engine-wide
+    /// `TickreelEngineOptions.shadow_budget_bytes`). Past it, its oldest blocks are given up.
+    pub max_bytes: usize,
+    /// Ticks per block of a stream without a file (default 200: 10 s at 20 ticks/s). 1 to
+    /// 1048576. A shadowed recording's blocks are its own chunks (`chunk_ticks`).
+    pub block_ticks: u32,
+}
+
+impl TickreelShadowOptions {
+    fn from_core(o: &ShadowOptions) -> Self {
+        TickreelShadowOptions {
+            window_ms: ms(o.window),
+            grace_ms: ms(o.grace),
+            max_bytes: o.max_bytes.unwrap_or(0),
+            block_ticks: o.block_ticks,
+        }
+    }
+
+    /// The core's options (checked by `ShadowBuffer::start`).
+    pub(super) fn to_core(self) -> ShadowOptions {
+        ShadowOptions {
+            window: Duration::from_millis(u64::from(self.window_ms)),
+            grace: Duration::from_millis(u64::from(self.grace_ms)),
+            max_bytes: (self.max_bytes != 0).then_some(self.max_bytes),
+            block_ticks: self.block_ticks,
+        }
+    }
+}
+
+/// Options of `tickreel_shadow_report`: what a report holds. Fill with
+/// `tickreel_report_options_default`, then change what you need. Flag fields are `uint32_t`: 0 is
+/// false, any other value true. Durations are game time in milliseconds.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct TickreelReportOptions {
+    /// Whether `before_ms` applies (default 0: all that is retained, up to the buffer's window).
+    pub has_before: u32,
+    /// With `has_before`: game time before the report (for a player who left: before the leave)
+    /// to include, in milliseconds. At most 86400000 (a day).
+    pub before_ms: u32,
+    /// Game time to keep capturing after the report, in milliseconds (default 30000; 0 writes the
+    /// report from what is there now). At most 86400000 (a day).
+    pub after_ms: u32,
+    /// Whether `radius` applies (default 1). 0 includes every entity of the stream.
+    pub has_radius: u32,
+    /// With `has_radius`: entities that came within this many blocks of the reported player at
+    /// any tick of the report are included with their whole track (default 48). Must be finite
+    /// and >= 0.
+    pub radius: f64,
+    /// Replace a file at the report's path instead of failing (default 0).
+    pub overwrite: u32,
+    /// Zstd level of the report file (default 9).
+    pub zstd_level: i32,
+}
+
+impl TickreelReportOptions {
+    fn from_core(o: &ReportOptions) -> Self {
+        TickreelReportOptions {
+            has_before: u32::from(o.before.is_some()),
+            before_ms: o.before.map_or(0, ms),
+            after_ms: ms(o.after),
+            has_radius: u32::from(o.radius.is_some()),
+            radius: o.radius.unwrap_or(0.0),
+            overwrite: u32::from(o.overwrite),
+            zstd_level: o.zstd_level,
+        }
+    }
+
+    /// The core's options with `metadata` (checked by `ShadowBuffer::report`).
+    pub(super) fn to_core(self, metadata: Vec<(String, fastnbt::Value)>) -> ReportOptions {
+        ReportOptions {
+            before: (self.has_before != 0)
+                .then(|| Duration::from_millis(u64::from(self.before_ms))),
+            after: Duration::from_millis(u64::from(self.after_ms)),
+            radius: (self.has_radius != 0).then_some(self.radius),
+            metadata,
+            overwrite: self.overwrite != 0,
+            zstd_level: self.zstd_level,
+        }
+    }
+}
+
+fn ms(d: Duration) -> u32 {
+    u32::try_from(d.as_millis()).unwrap_or(u32::MAX)
+}
+
+/// Fills `*out_options` with the shadow buffer defaults (a 5-minute window, a 2-minute grace
+/// period after a player leaves, no byte limit of its own, 200-tick blocks).
+///
+/// # Safety
+/// `out_options` must be NULL or point to a writable `TickreelShadowOptions`.
+///
+/// Thread safety: any thread.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn tickreel_shadow_options_default(
+    out_options: *mut TickreelShadowOptions,
+) -> TickreelResult {
+    guard(|| {
+        // SAFETY: caller contract: NULL or writable for one options struct.
+        let out = unsafe { Out::new(out_options, "out_options") }?;
+        out.set(TickreelShadowOptions::from_core(&ShadowOptions::default()));
+        Ok(())
+    })
+}
+
+/// Fills `*out_options` with the report defaults (all that is retained before the report, 30 s
+/// captured after it, entities within 48 blocks of the player, no overwrite, zstd level 9).
+///
+/// # Safety
+/// `out_options` must be NULL or point to a writable `TickreelReportOptions`.
+///
+/// Thread safety: any thread.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn tickreel_report_options_default(
+    out_options: *mut TickreelReportOptions,
+) -> TickreelResult {
+    guard(|| {
+        // SAFETY: caller contract: NULL or writable for one options struct.
+        let out = unsafe { Out::new(out_options, "out_options") }?;
+        out.set(TickreelReportOptions::from_core(&ReportOptions::default()));
+        Ok(())
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults_round_trip_to_the_core() {
+        let mut s = std::mem::MaybeUninit::uninit();
+        // SAFETY: writable storage for one options struct.
+        assert_eq!(
+            unsafe { tickreel_shadow_options_default(s.as_mut_ptr()) },
+            TickreelResult::Ok
+        );
+        // SAFETY: initialised by the call above.
+        let s = unsafe { s.assume_init() };
+        assert_eq!(
+            (s.window_ms, s.grace_ms, s.max_bytes),
+            (300_000, 120_000, 0)
+        );
+        assert_eq!(s.to_core(), ShadowOptions::default());
+        let mut r = std::mem::MaybeUninit::uninit();
+        // SAFETY: writable storage for one options struct.
+        assert_eq!(
+            unsafe { tickreel_report_options_default(r.as_mut_ptr()) },
+            TickreelResult::Ok
+        );
+        // SAFETY: initialised by the call above.
+        let r = unsafe { r.assume_init() };
+        assert_eq!((r.has_before, r.after_ms, r.has_radius), (0, 30_000, 1));
+        assert_eq!(r.to_core(Vec::new()), ReportOptions::default());
+        // SAFETY: NULL is refused before anything is written.
+        let null = unsafe { tickreel_report_options_default(std::ptr::null_mut()) };
+        assert_eq!(null, TickreelResult::NullArgument);
+    }
+
+    #[test]
+    fn optional_fields_map_to_none() {
+        let s = TickreelShadowOptions {
+            window_ms: 10_000,
+            grace_ms: 0,
+            max_bytes: 4096,
+            block_ticks: 20,
+        };
+        let c = s.to_core();
+        assert_eq!(c.window, Duration::from_secs(10));
+        assert_eq!(c.max_bytes, Some(4096));
+        let r = TickreelReportOptions {
+            has_before: 1,
+            before_ms: 2500,
+            after_ms: 0,
+            has_radius: 0,
+            radius: f64::NAN, // ignored without has_radius
+            overwrite: 7,
+            zstd_level: 3,
+        };
+        let c = r.to_core(Vec::new());
+        assert_eq!(c.before, Some(Duration::from_millis(2500)));
+        assert_eq!(
+            (c.after, c.radius, c.overwrite),
+            (Duration::ZERO, None, true)
+        );
+        c.validate().unwrap();
+    }
+}
