@@ -1528,9 +1528,9 @@ TickreelResult tickreel_shadow_start(struct TickreelEngine *engine,
  * or non-finite radius, `before_ms` or `after_ms` over a day, a bad zstd level), a key that is
  * not UTF-8 or is the library's, or a player the buffer holds nothing of (never seen, or gone
  * longer than the grace period and the window); `TICKREEL_RESULT_INVALID_STATE` before the
- * stream's first tick. A report made after the engine shut down, or onto an existing file
- * without `overwrite`, gets a handle that fails with `TICKREEL_RESULT_INVALID_STATE` (one whose
- * file cannot be written, with `TICKREEL_RESULT_IO`). On failure `*out_finish` is set to NULL
+ * stream's first tick and once the engine shut down. A report onto an existing file without
+ * `overwrite` gets a handle that fails with `TICKREEL_RESULT_INVALID_STATE` (one whose file
+ * cannot be written, with `TICKREEL_RESULT_IO`). On failure `*out_finish` is set to NULL
  * (when it can be written).
  *
  * # Safety

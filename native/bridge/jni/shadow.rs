@@ -231,7 +231,7 @@ mod tests {
         assert!(shadow_options(&[-5, 0, -1, 20]).is_err());
         assert!(shadow_options(&[1, 0, -2, 20]).is_err());
         assert!(shadow_options(&[1, 0, -1, -20]).is_err());
-        let r = report_options(&[-1, 0, 1, 0, 9], 48.0, Vec::new()).unwrap();
+        let r = report_options(&[-1, 0, 1, 0, 3], 48.0, Vec::new()).unwrap();
         assert_eq!(
             r,
             ReportOptions {

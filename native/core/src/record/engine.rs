@@ -304,6 +304,11 @@ impl Engine {
                 "an engine needs at least one writer thread and a queue",
             ));
         }
+        if options.shadow_budget_bytes == 0 {
+            return Err(Error::invalid(
+                "shadow_budget_bytes must be positive (it bounds what shadow buffers keep)",
+            ));
+        }
         let shared = Arc::new(EngineShared {
             storage,
             pool: BufferPool::new(options.pool_buffers, options.max_inflight_bytes / 4),
@@ -577,6 +582,11 @@ impl Background {
 
     pub(crate) fn engine_down(&self) -> Arc<std::sync::atomic::AtomicBool> {
         self.engine.threads_done.clone()
+    }
+
+    /// Whether the engine is shutting down or down: no new background work is taken.
+    pub(crate) fn is_stopping(&self) -> bool {
+        self.engine.stopping.load(Ordering::Acquire)
     }
 
     /// Where the engine writes its files.

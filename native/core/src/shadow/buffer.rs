@@ -178,7 +178,7 @@ impl ShadowBuffer {
     ///
     /// Fails at once (`InvalidArgument`) for a player the buffer holds nothing of (never seen,
     /// or gone longer than the grace period and the window), and (`InvalidState`) before the
-    /// stream's first tick.
+    /// stream's first tick and once the engine shuts down.
     pub fn report(
         &self,
         player: u32,
@@ -186,6 +186,11 @@ impl ShadowBuffer {
         options: ReportOptions,
     ) -> Result<FinishHandle> {
         options.validate()?;
+        if self.inner.background.is_stopping() {
+            return Err(Error::InvalidState(
+                "the engine has shut down; its shadow buffers take no more reports".into(),
+            ));
+        }
         let path = path.as_ref().to_path_buf();
         if path.as_os_str().is_empty() {
             return Err(Error::invalid("a report needs a path"));

@@ -237,10 +237,24 @@ mod tests {
     fn a_rejoin_ends_the_grace_period() {
         let mut r = Ring::new(100, 1000);
         let pose = crate::Pose::default();
-        r.tick(0, &[Event::EntityAdd { entity: 7, kind: 1, pose }]);
+        r.tick(
+            0,
+            &[Event::EntityAdd {
+                entity: 7,
+                kind: 1,
+                pose,
+            }],
+        );
         r.tick(5, &[Event::PlayerLeave { entity: 7 }]);
         assert!(r.departed.contains_key(&7) && !r.alive.contains(&7));
-        r.tick(9, &[Event::EntityAdd { entity: 7, kind: 1, pose }]);
+        r.tick(
+            9,
+            &[Event::EntityAdd {
+                entity: 7,
+                kind: 1,
+                pose,
+            }],
+        );
         assert!(!r.departed.contains_key(&7) && r.alive.contains(&7) && r.has(7));
     }
 }

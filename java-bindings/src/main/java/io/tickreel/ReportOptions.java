@@ -37,7 +37,7 @@ public final class ReportOptions {
 
     /**
      * All that is retained before the report, 30 s captured after it, the entities that came
-     * within 48 blocks of the player, no metadata, no overwrite, zstd level 9.
+     * within 48 blocks of the player, no metadata, no overwrite, zstd level 3.
      */
     public static ReportOptions defaults() {
         return builder().build();
@@ -97,7 +97,7 @@ public final class ReportOptions {
         private double radius = 48;
         private final Map<String, String> metadata = new LinkedHashMap<>();
         private boolean overwrite;
-        private int compressionLevel = 9;
+        private int compressionLevel = 3;
 
         private Builder() {}
 
@@ -169,7 +169,7 @@ public final class ReportOptions {
             return this;
         }
 
-        /** The zstd level of the report file, -7..22 (default 9). */
+        /** The zstd level of the report file, -7..22 (default 3). */
         public Builder compressionLevel(int level) {
             if (level < -7 || level > 22) {
                 throw new IllegalArgumentException("compression level must be in -7..22, got " + level);

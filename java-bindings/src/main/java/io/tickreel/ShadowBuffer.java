@@ -93,7 +93,7 @@ public final class ShadowBuffer implements AutoCloseable {
      * @throws IllegalArgumentException for a player the buffer holds nothing of (never seen, or
      *     gone longer than the grace period and the window), a metadata key of the library's, or
      *     options the library refuses (before or after over a day)
-     * @throws IllegalStateException before the stream's first tick, or once this buffer is closed
+     * @throws IllegalStateException before the stream's first tick, once the engine is closed, or once this buffer is closed
      */
     public FinishHandle report(int player, Path path, ReportOptions options) {
         Objects.requireNonNull(path, "path");
