@@ -367,8 +367,10 @@ impl Engine {
     }
 
     /// Starts (or, if its live directory exists, resumes) the recording whose final file is `path`.
-    /// A fresh recording costs no file until its first flush (two `stat` calls on the calling
-    /// thread); a run finished before that goes straight to the compacted file. Resuming recovers
+    /// The path must name a file in an existing directory that takes new files (checked here, on
+    /// the calling thread: a few `stat` calls and one temporary file created and removed), so
+    /// that no run is lost at `finish` for a bad path. A fresh recording costs no file until its
+    /// first flush; a run finished before that goes straight to the compacted file. Resuming recovers
     /// the live directory on the calling thread (it reads every segment and fsyncs what it
     /// repairs): resume recordings off the server thread, e.g. while the plugin starts.
     pub fn start_recording(
@@ -429,6 +431,9 @@ impl Engine {
         options.info.validate()?;
         options.chunk.validate()?;
         options.validate()?;
+        if let Some(p) = path {
+            check_recording_path(inner.shared.storage.as_ref(), p)?;
+        }
         let id = inner.next_id.fetch_add(1, Ordering::Relaxed);
         let Some(path) = path else {
             let name = PathBuf::from(format!("<stream {id}>"));
@@ -560,6 +565,54 @@ impl Engine {
             .store(stalled, Ordering::Release);
         self.inner.shared.stall_cv.notify_all();
     }
+}
+
+/// Checks, when a recording starts, what would otherwise fail only at its first flush or at
+/// `finish` (when a run that never flushed has nowhere else to go): the path names a file, in a
+/// directory that exists and takes new files. The probe creates and removes one temporary file
+/// (named as compaction's temporary files, so a crash in between leaves nothing the next
+/// compaction does not clean).
+fn check_recording_path(storage: &dyn Storage, path: &Path) -> Result<()> {
+    if path.as_os_str().is_empty() || path.file_name().is_none() {
+        return Err(Error::invalid(format!(
+            "{:?} does not name a file; a recording's path is its .reel file",
+            path
+        )));
+    }
+    let (dir, prefix) = crate::record::publish::temp_location(path);
+    match storage.stat(&dir)? {
+        Some(st) if st.kind == crate::storage::EntryKind::Dir => {}
+        Some(_) => {
+            return Err(Error::invalid(format!(
+                "{} is not a directory (the recording {} goes there)",
+                dir.display(),
+                path.display()
+            )));
+        }
+        None => {
+            return Err(Error::invalid(format!(
+                "the directory {} does not exist (the recording {} goes there)",
+                dir.display(),
+                path.display()
+            )));
+        }
+    }
+    if let Some(st) = storage.stat(path)?
+        && st.kind == crate::storage::EntryKind::Dir
+    {
+        return Err(Error::invalid(format!(
+            "{} is a directory; a recording's path is its .reel file",
+            path.display()
+        )));
+    }
+    let (probe, file) = storage.create_temp(&dir, &prefix, ".tmp").map_err(|e| {
+        e.with_context(&format!(
+            "; the recording {} could not be written there",
+            path.display()
+        ))
+    })?;
+    drop(file);
+    storage.remove_file(&probe)
 }
 
 /// A way to the engine's background worker that outlives no engine thread: once the worker has
