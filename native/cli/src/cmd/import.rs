@@ -4,9 +4,7 @@
 use std::io::Write;
 use std::path::PathBuf;
 
-use tickreel::Error;
-use tickreel::record::ReelOptions;
-use tickreel_cli::csv::import::import;
+use tickreel_cli::csv::import::{import, reel_options};
 
 use super::Out;
 
@@ -25,14 +23,7 @@ pub struct Args {
 }
 
 pub fn run(a: Args, out: &mut Out) -> tickreel::Result<()> {
-    if !(a.tick_rate.is_finite() && a.tick_rate > 0.0 && a.tick_rate <= 4_000_000.0) {
-        return Err(Error::InvalidArgument(format!(
-            "--tick-rate {} is not a positive number of ticks per second",
-            a.tick_rate
-        )));
-    }
-    let mut options = ReelOptions::compacted();
-    options.info.tick_rate_millihz = (a.tick_rate * 1000.0).round() as u32;
+    let options = reel_options(a.tick_rate)?;
     super::files::check_output(&a.out, &[&a.csv], a.force)?;
     let s = import(&a.csv, &a.out, options, a.force)?;
     let span = match (s.first_tick, s.last_tick) {

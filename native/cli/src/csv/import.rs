@@ -45,6 +45,19 @@ pub struct ImportSummary {
     pub bytes: u64,
 }
 
+/// The options `tickreel import` writes with: a compacted file (zstd level 9) of `tick_rate` ticks
+/// per second, which must be positive and at most 4,000,000.
+pub fn reel_options(tick_rate: f64) -> tickreel::Result<ReelOptions> {
+    if !(tick_rate.is_finite() && tick_rate > 0.0 && tick_rate <= 4_000_000.0) {
+        return Err(Error::InvalidArgument(format!(
+            "--tick-rate {tick_rate} is not a positive number of ticks per second"
+        )));
+    }
+    let mut options = ReelOptions::compacted();
+    options.info.tick_rate_millihz = (tick_rate * 1000.0).round() as u32;
+    Ok(options)
+}
+
 /// Column positions found in the header row.
 #[derive(Debug, Clone, Copy)]
 struct Columns {
@@ -383,6 +396,17 @@ mod tests {
         assert!(e.to_string().contains("unknown column \"speed\""), "{e}");
         let e = parse_header("tick,entity,x,x,y,z,yaw,pitch", 1, Path::new("t")).unwrap_err();
         assert!(e.to_string().contains("appears twice"), "{e}");
+    }
+
+    #[test]
+    fn the_tick_rate_must_be_positive_and_bounded() {
+        assert_eq!(reel_options(20.0).unwrap().info.tick_rate_millihz, 20_000);
+        assert_eq!(reel_options(0.5).unwrap().info.tick_rate_millihz, 500);
+        assert_eq!(reel_options(4e6).unwrap().policy.zstd_level, 9);
+        for bad in [0.0, -20.0, 4_000_000.5, f64::NAN, f64::INFINITY] {
+            let e = reel_options(bad).unwrap_err().to_string();
+            assert!(e.contains("--tick-rate"), "{e}");
+        }
     }
 
     #[test]
