@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Runs every test: formatting and lints, Rust tests, the C examples under sanitizers, the Java tests.
-# Installs what it needs (idempotently) on a fresh machine. Usage: ./test.sh
+# Runs every test: formatting and lints, Rust tests, a fuzz smoke run (where nightly is installed),
+# the C examples under sanitizers, the Java tests. Installs what it needs (idempotently) on a fresh
+# machine. Usage: ./test.sh
 set -euo pipefail
 cd "$(dirname "$0")"
 export CARGO_TERM_COLOR=never
@@ -15,6 +16,11 @@ cargo clippy --workspace --all-targets -- -D warnings
 
 step "cargo test"
 cargo test --workspace --all-targets
+
+# Every fuzz target over its seeds and kept regressions (seconds, after a build of a few minutes);
+# skips without a nightly toolchain, installs cargo-fuzz if nightly has none.
+step "fuzz/smoke.sh"
+bash fuzz/smoke.sh
 
 for extra in tests/*.sh; do
   [ -e "$extra" ] || continue

@@ -10,30 +10,11 @@
 
 use std::io::{self, Write};
 
+// The mark of a closed stdout lives in the library, next to the error wording that keeps it.
+pub use tickreel_cli::errors::{StdoutClosed, is_closed, is_closed_io};
+
 /// Bytes kept before they are written to stdout (unless line-buffered).
 const CAPACITY: usize = 64 * 1024;
-
-/// Marks the `io::Error` of a write to a closed stdout.
-#[derive(Debug)]
-pub struct StdoutClosed;
-
-impl std::fmt::Display for StdoutClosed {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("standard output was closed")
-    }
-}
-
-impl std::error::Error for StdoutClosed {}
-
-/// Whether `e` is (or wraps) a write to a closed stdout.
-pub fn is_closed(e: &tickreel::Error) -> bool {
-    matches!(e, tickreel::Error::Io(io) if is_closed_io(io))
-}
-
-/// Whether `e` is a write to a closed stdout.
-pub fn is_closed_io(e: &io::Error) -> bool {
-    e.get_ref().is_some_and(|r| r.is::<StdoutClosed>())
-}
 
 /// The error of a failed write to stdout: marked [`StdoutClosed`] for a closed pipe, otherwise
 /// naming standard output.
