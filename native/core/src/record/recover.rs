@@ -8,6 +8,7 @@ use crate::error::{Error, Result};
 use crate::format::Limits;
 use crate::format::header::Header;
 use crate::format::index::IndexEntry;
+use crate::format::limits::check_expansion;
 use crate::format::metadata::Metadata;
 use crate::storage::frames::read_prefix;
 use crate::storage::live::{LiveDir, encode_meta_file, scan_segment};
@@ -24,8 +25,9 @@ pub struct RecoverReport {
     pub chunks_recovered: usize,
     /// Valid frames dropped because their ticks overlap earlier frames.
     pub chunks_dropped: usize,
-    /// Valid frames dropped because they are larger than a reader accepts
-    /// (`Limits::max_chunk_bytes`; written by versions that did not refuse them).
+    /// Valid frames dropped because a reader refuses them: larger than `Limits::max_chunk_bytes`,
+    /// or more uncompressed bytes than their compressed length allows
+    /// (`format::limits::check_expansion`); written by versions that did not refuse or pad them.
     pub chunks_oversized: usize,
     /// Bytes cut off torn segment tails.
     pub bytes_truncated: u64,
@@ -149,7 +151,10 @@ pub(crate) fn recover_locked(
                 uncompressed_len: h.uncompressed_len,
             };
             let max = Limits::default().max_chunk_bytes;
-            if h.compressed_len as usize > max || h.uncompressed_len as usize > max {
+            if h.compressed_len as usize > max
+                || h.uncompressed_len as usize > max
+                || check_expansion(h.compressed_len, h.uncompressed_len, h.start_tick).is_err()
+            {
                 // A reader refuses a recording that indexes such a chunk: the rest stays readable.
                 report.chunks_oversized += 1;
                 continue;
