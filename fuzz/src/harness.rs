@@ -75,6 +75,15 @@ pub fn fix_header_checksum(buf: &mut [u8]) {
     }
 }
 
+/// Recomputes the checksum of a segment's preamble (`TKSG`, 32 bytes: FORMAT.md, section 2) if the
+/// segment starts with one, so that mutations of the recording id get past it.
+pub fn fix_preamble(buf: &mut [u8]) {
+    if buf.len() >= 32 && buf[0..4] == *b"TKSG" {
+        let sum = xxh64(&buf[..24], 0);
+        buf[24..32].copy_from_slice(&sum.to_be_bytes());
+    }
+}
+
 /// Recomputes the payload and header checksums of every chunk frame found from `start` on: at each
 /// frame magic, left to right, skipping over the payload of a frame that fits in the input.
 pub fn fix_frames(buf: &mut [u8], start: usize) {
@@ -284,6 +293,7 @@ pub fn live_files(data: &[u8]) -> Option<Vec<(String, Vec<u8>)>> {
             }
         } else {
             if fix {
+                fix_preamble(&mut bytes);
                 fix_frames(&mut bytes, 0);
             }
             files.push((segment_name((i as u32 - 1) * gap), bytes));

@@ -279,3 +279,51 @@ fn player_leaves_flush_unless_no_flush_on_leave() {
     assert!(on_lines.len() >= 2, "{on_lines:?}");
     assert_eq!(on_lines.last().map(String::as_str), Some("flushed 999"));
 }
+
+#[test]
+fn recover_and_compact_name_a_segment_of_another_recording_and_leave_it_be() {
+    let dir = tempfile::tempdir().unwrap();
+    let live_of = |name: &str| {
+        let out = dir.path().join(format!("{name}.reel"));
+        stdout(&tickreel(&[
+            "simulate",
+            "--out",
+            out.to_str().unwrap(),
+            "--players",
+            "2",
+            "--ticks",
+            "100",
+            "--no-finish",
+        ]));
+        dir.path().join(format!("{name}.reel.live"))
+    };
+    let (mine, other) = (live_of("mine"), live_of("other"));
+    let (m, o) = (mine.to_str().unwrap(), other.to_str().unwrap());
+    let id = info_json(m)["recording_id"].as_str().unwrap().to_owned();
+    let other_id = info_json(o)["recording_id"].as_str().unwrap().to_owned();
+    assert_ne!(id, other_id);
+    assert!(stdout(&tickreel(&["info", m])).contains(&format!("recording id      {id}")));
+    // The other recording's segment lands in mine (as a writer racing the re-creation of the
+    // directory would put it).
+    let foreign = mine.join("seg-000009.tks");
+    std::fs::copy(other.join("seg-000000.tks"), &foreign).unwrap();
+    let bytes = std::fs::read(&foreign).unwrap();
+    let before = info_json(m)["last_tick"].clone();
+    let r = tickreel(&["recover", m]);
+    assert!(!r.status.success());
+    assert!(String::from_utf8_lossy(&r.stdout).contains("recovered"));
+    let err = String::from_utf8_lossy(&r.stderr);
+    assert!(
+        err.contains("seg-000009.tks") && err.contains(&other_id),
+        "{err}"
+    );
+    let compacted = dir.path().join("c.reel");
+    let c = tickreel(&["compact", m, compacted.to_str().unwrap()]);
+    assert!(!c.status.success());
+    assert!(String::from_utf8_lossy(&c.stderr).contains("seg-000009.tks"));
+    let j = info_json(compacted.to_str().unwrap());
+    assert_eq!(j["recording_id"].as_str(), Some(id.as_str()));
+    assert_eq!(j["last_tick"], before);
+    stdout(&tickreel(&["verify", compacted.to_str().unwrap()]));
+    assert_eq!(std::fs::read(&foreign).unwrap(), bytes);
+}

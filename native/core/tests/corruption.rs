@@ -395,9 +395,12 @@ impl Forge {
         zstd::bulk::decompress(&c.compressed, c.uncompressed_len as usize).unwrap()
     }
 
+    /// Compresses `payload` into chunk `i`, padded as writers pad it (so that the parsers behind
+    /// the expansion check meet it).
     fn set_payload(&mut self, i: usize, payload: &[u8]) {
         let c = &mut self.chunks[i];
         c.compressed = zstd::bulk::compress(payload, 3).unwrap();
+        tickreel::format::frame::pad_payload(&mut c.compressed, payload.len());
         c.uncompressed_len = payload.len() as u32;
     }
 

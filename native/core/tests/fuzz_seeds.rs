@@ -13,6 +13,7 @@ use tickreel::format::event::encode_batch;
 use tickreel::format::frame::{FRAME_HEADER_LEN, FrameHeader};
 use tickreel::format::header::{HEADER_LEN, Header};
 use tickreel::format::metadata::{EntityInfo, EventType, Metadata};
+use tickreel::format::segment::encode_preamble;
 use tickreel::play::Reader;
 use tickreel::record::{ChunkPolicy, FlushPolicy, ReelOptions, ReelWriter};
 use tickreel::storage::live::{META_FILE, live_dir_for, segment_name};
@@ -133,7 +134,8 @@ fn live_input(flags: u8, meta: &[u8], segments: &[&[u8]]) -> Vec<u8> {
 /// Frame boundaries of a segment.
 fn frame_ends(seg: &[u8]) -> Vec<usize> {
     let mut ends = Vec::new();
-    let mut pos = 0;
+    let mut pos = tickreel::format::segment::SegmentStart::read(&seg[..32]).frames_offset();
+    assert_eq!(pos, 32, "a segment starts with its preamble");
     while pos < seg.len() {
         let h = FrameHeader::decode(&seg[pos..]).unwrap();
         pos += h.frame_len() as usize;
@@ -288,10 +290,14 @@ fn write_fuzz_seeds() {
     put("recovery", "one-segment", &live_input(1, &meta, &[&seg]));
     let ends = frame_ends(&seg);
     let cut = ends[ends.len() / 2];
+    // The second segment starts with the recording's preamble too.
+    let id = Header::decode(&meta).unwrap().recording_id;
+    let mut second = encode_preamble(&id).to_vec();
+    second.extend_from_slice(&seg[cut..]);
     put(
         "recovery",
         "two-segments",
-        &live_input(2 | 0x10, &meta, &[&seg[..cut], &seg[cut..]]),
+        &live_input(2 | 0x10, &meta, &[&seg[..cut], &second]),
     );
     put("recovery", "no-metadata", &live_input(1 | 4, &[], &[&seg]));
     put(

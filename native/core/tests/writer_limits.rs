@@ -1,6 +1,7 @@
 //! Writers refuse, at the call, what a reader would refuse later: snapshots and ticks too large
 //! for a chunk, metadata over the reader's limit, too many entities alive; and a live directory
-//! that already holds a chunk too large to read keeps every other chunk readable after recovery.
+//! that already holds a chunk too large to read (over the size limit, or expanding beyond the
+//! ratio) keeps every other chunk readable after recovery.
 
 mod common;
 
@@ -267,7 +268,7 @@ fn too_many_entities_alive_at_once_are_refused_per_tick() {
 }
 
 #[test]
-fn recovery_drops_a_chunk_too_large_to_read_and_keeps_the_others() {
+fn recovery_drops_chunks_too_large_to_read_and_keeps_the_others() {
     let dir = tempfile::tempdir().unwrap();
     let engine = Engine::new(EngineOptions::default()).unwrap();
     let path = dir.path().join("old.reel");
@@ -293,9 +294,19 @@ fn recovery_drops_a_chunk_too_large_to_read_and_keeps_the_others() {
         .unwrap();
     f.write_all(&h.encode()).unwrap();
     f.write_all(&payload).unwrap();
+    // And one that expands beyond the ratio a reader accepts (1 MiB from a few dozen bytes, not
+    // padded): a valid chunk of ticks 20..22 with an empty snapshot of 1 MiB of zeros.
+    let mut chunk = vec![0u8, 0x80, 0x80, 0x40];
+    chunk.resize(chunk.len() + (1 << 20), 0);
+    chunk.extend_from_slice(&[0, 0]);
+    let payload = zstd::bulk::compress(&chunk, 3).unwrap();
+    assert!(payload.len() < 1000, "{}", payload.len());
+    let h = FrameHeader::for_payload(1, DATA_VERSION, 20, 2, chunk.len() as u32, &payload);
+    f.write_all(&h.encode()).unwrap();
+    f.write_all(&payload).unwrap();
     drop(f);
     let report = recover(&live).unwrap();
-    assert_eq!(report.chunks_oversized, 1, "{report}");
+    assert_eq!(report.chunks_oversized, 2, "{report}");
     let r = Reader::open_live(&live).unwrap();
     r.verify().unwrap();
     assert_eq!(r.last_tick(), Some(9));

@@ -1,5 +1,7 @@
 //! `tickreel compact SRC OUT [--force]`: compact a recording (a live directory or a `.reel`) into
 //! one file. An existing OUT is replaced only with `--force`, and never if it is SRC or inside it.
+//! Segments of another recording in a live SRC are left out of OUT and untouched; the command
+//! names them and exits non-zero (after writing OUT).
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -61,5 +63,14 @@ pub fn run(a: Args, out: &mut Out) -> tickreel::Result<()> {
         rep.ticks,
         a.out.display()
     )?;
+    if !rep.refused_segments.is_empty() {
+        return Err(Error::InvalidState(format!(
+            "{}: {} segments are not this recording's and were left out of {}, untouched: {}",
+            a.source.display(),
+            rep.refused_segments.len(),
+            a.out.display(),
+            tickreel::storage::live::describe_refused(&rep.refused_segments)
+        )));
+    }
     Ok(())
 }

@@ -115,6 +115,7 @@ pub fn describe(r: &Reader, file: &str, size: &OnDisk) -> tickreel::Result<Value
             Layout::Compacted => "compacted",
             Layout::Segmented => "segmented",
         },
+        "recording_id": h.recording_uuid().map(|u| u.to_string()),
         "world_id": uuid_str(&h.world_id),
         "world_id_hex": hex(&h.world_id),
         "world_version": uuid_str(&h.world_version),
@@ -174,6 +175,11 @@ fn print_text(r: &Reader, j: &Value, out: &mut impl Write) -> io::Result<()> {
         h.version,
         h.data_version,
         j["layout"].as_str().unwrap_or("")
+    )?;
+    writeln!(
+        out,
+        "recording id      {}",
+        j["recording_id"].as_str().unwrap_or("(none)")
     )?;
     writeln!(
         out,

@@ -435,7 +435,9 @@ fn decode_movement(
     Ok(tracks)
 }
 
-/// Decompresses and checks a frame's payload, then decodes it.
+/// Decompresses and checks a frame's payload, then decodes it. A payload whose uncompressed length
+/// its compressed length does not allow ([`crate::format::limits::check_expansion`]) is refused
+/// before decompressing.
 pub fn decode_frame(
     header: &FrameHeader,
     compressed: &[u8],
@@ -456,6 +458,12 @@ pub fn decode_frame(
             limits.max_chunk_bytes
         )));
     }
+    // Decompression costs what it outputs: bounded by the bytes read (format::limits).
+    crate::format::limits::check_expansion(
+        header.compressed_len,
+        header.uncompressed_len,
+        header.start_tick,
+    )?;
     let payload = decompressor
         .decompress(compressed, len)
         .map_err(|e| Error::corrupt(format!("chunk at tick {}: {e}", header.start_tick)))?;

@@ -14,6 +14,9 @@
 //! 24..32 XXH64 (seed 0) of the compressed payload
 //! 32..36 low 32 bits of XXH64 (seed 0) of bytes 0..32 (the frame header's own checksum)
 //! ```
+//!
+//! The compressed payload is one zstd frame, followed by one zstd skippable frame when the payload
+//! compresses better than [`crate::format::limits::MAX_EXPANSION`] allows ([`pad_payload`]).
 
 use crate::error::{Error, Result};
 use xxhash_rust::xxh64::xxh64;
@@ -21,6 +24,30 @@ use xxhash_rust::xxh64::xxh64;
 pub const FRAME_MAGIC: [u8; 4] = *b"TKCF";
 pub const FRAME_VERSION: u8 = 1;
 pub const FRAME_HEADER_LEN: usize = 36;
+
+/// Magic of the zstd skippable frame that pads a payload (the first of the 16 skippable magics
+/// `0x184D2A50..=0x184D2A5F`), written little-endian as zstd's frames are.
+pub const SKIPPABLE_MAGIC: u32 = 0x184D_2A50;
+/// A skippable frame's header: magic and content length (u32 LE each).
+pub const SKIPPABLE_HEADER_LEN: usize = 8;
+
+/// Pads a compressed payload of `uncompressed_len` bytes up to the least compressed length a reader
+/// accepts for it ([`crate::format::limits::min_compressed_len`]), by appending one zstd skippable
+/// frame (magic, u32 LE content length, that many zero bytes), which zstd's decompression skips.
+/// A payload that is long enough already is left as it is.
+pub fn pad_payload(compressed: &mut Vec<u8>, uncompressed_len: usize) {
+    let need = crate::format::limits::min_compressed_len(uncompressed_len as u64);
+    let have = compressed.len() as u64;
+    if have >= need {
+        return;
+    }
+    // `need` is at most 16 MiB for a 4 GiB payload: the content length fits a u32.
+    let content = (need - have).saturating_sub(SKIPPABLE_HEADER_LEN as u64) as usize;
+    compressed.reserve(SKIPPABLE_HEADER_LEN + content);
+    compressed.extend_from_slice(&SKIPPABLE_MAGIC.to_le_bytes());
+    compressed.extend_from_slice(&(content as u32).to_le_bytes());
+    compressed.resize(compressed.len() + content, 0);
+}
 
 /// The header of one chunk frame.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -132,6 +159,72 @@ impl FrameHeader {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::format::limits::max_uncompressed_len;
+
+    /// Compresses `payload`, with `dictionary` if given, and pads it as a writer does.
+    fn padded(payload: &[u8], dictionary: Option<&[u8]>) -> Vec<u8> {
+        let mut c = match dictionary {
+            Some(d) => zstd::bulk::Compressor::with_dictionary(3, d).unwrap(),
+            None => zstd::bulk::Compressor::new(3).unwrap(),
+        }
+        .compress(payload)
+        .unwrap();
+        pad_payload(&mut c, payload.len());
+        c
+    }
+
+    #[test]
+    fn a_padded_payload_meets_the_ratio_and_decompresses_to_the_payload() {
+        // A raw-content dictionary: zstd loads any bytes as one.
+        let dictionary = b"a dictionary of raw content, loaded as such by zstd ".repeat(40);
+        let mixed: Vec<u8> = (0..300_000u32).map(|i| (i % 251) as u8).collect();
+        for payload in [vec![0u8; 16 << 20], vec![0u8; 5000], vec![0u8; 100], mixed] {
+            for dict in [None, Some(dictionary.as_slice())] {
+                let c = padded(&payload, dict);
+                assert!(
+                    payload.len() as u64 <= max_uncompressed_len(c.len() as u64),
+                    "{} bytes from {}",
+                    payload.len(),
+                    c.len()
+                );
+                // A zstd frame followed by a skippable frame: the decompression the reader uses
+                // skips it, with and without a dictionary.
+                let mut dec = match dict {
+                    Some(d) => zstd::bulk::Decompressor::with_dictionary(d).unwrap(),
+                    None => zstd::bulk::Decompressor::new().unwrap(),
+                };
+                assert_eq!(dec.decompress(&c, payload.len()).unwrap(), payload);
+            }
+        }
+        // 16 MiB of zeros compress to a few hundred bytes: padded, with a skippable frame at the
+        // end of exactly the length the ratio asks for.
+        let c = padded(&vec![0u8; 16 << 20], None);
+        assert_eq!(c.len() as u64, ((16 << 20) - 4096) / 256);
+        let zstd_len = zstd::zstd_safe::find_frame_compressed_size(&c).unwrap();
+        assert_eq!(
+            &c[zstd_len..zstd_len + 4],
+            &[0x50, 0x2A, 0x4D, 0x18],
+            "skippable magic"
+        );
+        let content = u32::from_le_bytes(c[zstd_len + 4..zstd_len + 8].try_into().unwrap());
+        assert_eq!(zstd_len + 8 + content as usize, c.len());
+        // A payload that compresses less than the ratio is not touched.
+        let mixed: Vec<u8> = (0..300_000u32)
+            .map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8)
+            .collect();
+        let plain = zstd::bulk::compress(&mixed, 3).unwrap();
+        assert_eq!(padded(&mixed, None), plain);
+    }
+
+    #[test]
+    fn padding_shorter_than_a_skippable_header_still_writes_a_whole_frame() {
+        // 3 bytes short: the skippable frame has no content, and the payload ends 5 bytes past
+        // the least length.
+        let mut c = vec![0xAB; 10];
+        pad_payload(&mut c, 4096 + 256 * 13);
+        assert_eq!(c.len(), 18);
+        assert_eq!(&c[10..], &[0x50, 0x2A, 0x4D, 0x18, 0, 0, 0, 0]);
+    }
 
     #[test]
     fn frame_header_round_trip_and_checks() {

@@ -53,6 +53,10 @@ pub struct Header {
     pub data_end: u64,
     /// XXH64 (seed 0) of the metadata bytes followed by the index bytes.
     pub body_checksum: u64,
+    /// Identifies the recording (a UUID v4's 16 bytes), so that recovery and compaction refuse
+    /// segments another recording wrote into its live directory. All zero: none (files of
+    /// earlier builds, and of the synchronous writer unless given one).
+    pub recording_id: [u8; 16],
 }
 
 impl Default for Header {
@@ -75,6 +79,7 @@ impl Default for Header {
             first_tick: 0,
             data_end: 0,
             body_checksum: 0,
+            recording_id: [0; 16],
         }
     }
 }
@@ -101,6 +106,7 @@ impl Header {
         b[76..80].copy_from_slice(&self.first_tick.to_be_bytes());
         b[80..88].copy_from_slice(&self.data_end.to_be_bytes());
         b[88..96].copy_from_slice(&self.body_checksum.to_be_bytes());
+        b[96..112].copy_from_slice(&self.recording_id);
         let sum = xxh64(&b[..248], 0);
         b[248..256].copy_from_slice(&sum.to_be_bytes());
         b
@@ -152,7 +158,19 @@ impl Header {
             first_tick: be32(76),
             data_end: be64(80),
             body_checksum: be64(88),
+            recording_id: b[96..112].try_into().expect("16"),
         })
+    }
+
+    /// The recording id as a UUID, `None` if it is all zero (no id).
+    pub fn recording_uuid(&self) -> Option<uuid::Uuid> {
+        let id = uuid::Uuid::from_bytes(self.recording_id);
+        (!id.is_nil()).then_some(id)
+    }
+
+    /// A fresh random recording id (UUID v4).
+    pub fn new_recording_id() -> [u8; 16] {
+        *uuid::Uuid::new_v4().as_bytes()
     }
 
     /// Tick rate in ticks per second.
@@ -186,6 +204,7 @@ mod tests {
             index_len: 0x21222324,
             tick_count: 0x31323334,
             chunk_count: 0x41424344,
+            recording_id: [0xCC; 16],
             ..Header::default()
         };
         let b = h.encode();
@@ -199,7 +218,14 @@ mod tests {
         assert_eq!(&b[53..57], &[0x21, 0x22, 0x23, 0x24]);
         assert_eq!(&b[57..61], &[0x31, 0x32, 0x33, 0x34]);
         assert_eq!(&b[61..65], &[0x41, 0x42, 0x43, 0x44]);
+        assert_eq!(&b[96..112], &[0xCC; 16]);
+        assert!(b[112..248].iter().all(|&x| x == 0), "reserved");
         assert_eq!(Header::decode(&b).unwrap(), h);
+        assert_eq!(
+            Header::decode(&b).unwrap().recording_uuid(),
+            Some(uuid::Uuid::from_bytes([0xCC; 16]))
+        );
+        assert_eq!(Header::default().recording_uuid(), None);
         let mut bad = b;
         bad[100] ^= 1;
         assert!(matches!(Header::decode(&bad), Err(Error::Corrupt(_))));

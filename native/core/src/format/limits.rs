@@ -6,6 +6,10 @@
 //! `max_chunk_bytes` each; a chunk is cut before a tick that could take it past
 //! [`Limits::chunk_cut_bytes`] (an upper bound, not an estimate). So no chunk a writer accepts can
 //! be refused by a reader.
+//!
+//! A frame's compressed length also bounds its uncompressed length ([`check_expansion`]), so that
+//! decompressing costs at most [`MAX_EXPANSION`] bytes of output per byte read (plus
+//! [`EXPANSION_SLACK`] per chunk); writers pad payloads that compress better than that.
 
 use std::collections::HashMap;
 
@@ -45,6 +49,43 @@ pub const KEYFRAME_ENTRY_MAX: usize = 64;
 /// Upper bound of one event's bytes in a chunk besides a custom payload (a pose sample's five
 /// residual varints and its run entry included).
 pub const EVENT_BYTES_MAX: usize = 64;
+
+/// Uncompressed bytes a chunk may hold per byte of its compressed payload, beyond
+/// [`EXPANSION_SLACK`]: a reader refuses, before decompressing, a frame whose
+/// `uncompressed length > EXPANSION_SLACK + MAX_EXPANSION × compressed length`, so that the time and
+/// memory decompression takes are bounded by the bytes read (FORMAT.md, section 12). Writers pad a
+/// payload that compresses better than this (see [`crate::format::frame::pad_payload`]).
+pub const MAX_EXPANSION: u64 = 256;
+
+/// Uncompressed bytes a chunk may hold whatever its compressed length: small chunks are never
+/// padded.
+pub const EXPANSION_SLACK: u64 = 4096;
+
+/// The most uncompressed bytes a reader accepts from a payload of `compressed` bytes.
+pub fn max_uncompressed_len(compressed: u64) -> u64 {
+    EXPANSION_SLACK.saturating_add(MAX_EXPANSION.saturating_mul(compressed))
+}
+
+/// The fewest compressed bytes a payload of `uncompressed` bytes must take for a reader to accept
+/// it: what a writer pads to.
+pub fn min_compressed_len(uncompressed: u64) -> u64 {
+    uncompressed
+        .saturating_sub(EXPANSION_SLACK)
+        .div_ceil(MAX_EXPANSION)
+}
+
+/// Refuses (`LimitExceeded`) a chunk whose uncompressed length exceeds what its compressed length
+/// allows ([`max_uncompressed_len`]). `start_tick` names the chunk in the error.
+pub fn check_expansion(compressed: u32, uncompressed: u32, start_tick: u32) -> Result<()> {
+    let max = max_uncompressed_len(u64::from(compressed));
+    if u64::from(uncompressed) > max {
+        return Err(Error::limit(format!(
+            "chunk at tick {start_tick}: {uncompressed} bytes uncompressed from {compressed} \
+             compressed; at most {max} ({EXPANSION_SLACK} + {MAX_EXPANSION} per compressed byte)"
+        )));
+    }
+    Ok(())
+}
 
 /// Bytes the metadata budget keeps for the library's own keys (stats, gaps, analysis totals).
 const LIBRARY_RESERVE: usize = 256 << 10;
@@ -346,5 +387,42 @@ mod tests {
                 < l.chunk_cut_bytes()
         );
         assert!(zstd::zstd_safe::compress_bound(l.chunk_cut_bytes()) <= l.max_chunk_bytes);
+    }
+
+    #[test]
+    fn the_expansion_rule_and_the_padding_target_agree() {
+        for u in [
+            0u64,
+            1,
+            4095,
+            4096,
+            4097,
+            4096 + 255,
+            4096 + 256,
+            4096 + 257,
+            1 << 20,
+            (16 << 20) + 5,
+            64 << 20,
+            u64::from(u32::MAX),
+        ] {
+            let c = min_compressed_len(u);
+            assert!(u <= max_uncompressed_len(c), "{u} from {c}");
+            if c > 0 {
+                assert!(u > max_uncompressed_len(c - 1), "{u}: {c} is not the least");
+            }
+            let (c32, u32_) = (u32::try_from(c).unwrap(), u32::try_from(u).unwrap());
+            check_expansion(c32, u32_, 0).unwrap();
+            if c > 0 {
+                let e = check_expansion(c32 - 1, u32_, 7).unwrap_err();
+                assert!(
+                    matches!(&e, Error::LimitExceeded(m) if m.contains("tick 7")),
+                    "{e}"
+                );
+            }
+        }
+        assert_eq!(min_compressed_len(4096), 0);
+        assert_eq!(min_compressed_len(64 << 20), ((64 << 20) - 4096) / 256);
+        // The largest chunk a reader accepts needs at most a quarter of a MiB compressed.
+        assert!(min_compressed_len(Limits::default().max_chunk_bytes as u64) <= 256 << 10);
     }
 }

@@ -11,6 +11,7 @@ pub mod limits;
 pub mod metadata;
 pub mod movement;
 pub mod pose;
+pub mod segment;
 pub mod state;
 
 pub use header::DATA_VERSION;

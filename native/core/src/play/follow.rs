@@ -13,7 +13,7 @@
 //!   readable after the directory is removed;
 //! * when the metadata file is gone and the final `.reel` exists (compaction renames it into
 //!   place before removing the live directory), it checks that the file is the same recording
-//!   (start time, world, first tick, at least as many ticks) and switches to it with
+//!   (recording id, start time, world, first tick, at least as many ticks) and switches to it with
 //!   [`Recording::switch_to`]; playheads re-find their tick in it without anything to apply;
 //! * before the first flush there is neither: the recording is empty and playheads
 //!   [wait](crate::play::Update::waiting); a recording that was never flushed may also appear
@@ -346,6 +346,7 @@ impl Shared {
             let (live, h) = (view.reader(), r.header());
             let same = h.timestamp_ms == live.header().timestamp_ms
                 && h.world_id == live.header().world_id
+                && h.recording_id == live.header().recording_id
                 && r.first_tick() == live.first_tick()
                 && r.last_tick() >= live.last_tick();
             if !same {

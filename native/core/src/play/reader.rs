@@ -64,7 +64,9 @@ impl Reader {
         Reader::open(Arc::new(FileSource::open(path)?))
     }
 
-    /// Opens a live recording directory (metadata file + segments), as of its last flush.
+    /// Opens a live recording directory (metadata file + segments), as of its last flush. A
+    /// segment the index names is checked to belong to the recording when it is first read
+    /// (`Corrupt` naming it otherwise).
     pub fn open_live(dir: impl AsRef<Path>) -> Result<Reader> {
         Reader::open_live_with(dir, ReaderOptions::default())
     }
@@ -87,11 +89,12 @@ impl Reader {
                 dir.display()
             )));
         }
+        let recording_id = header.recording_id;
         Reader::from_parts(
             header,
             metadata,
             index,
-            Arc::new(SegmentFrames::new(storage.clone(), dir)),
+            Arc::new(SegmentFrames::new(storage.clone(), dir, recording_id)),
             options.limits,
         )
     }
@@ -207,6 +210,16 @@ impl Reader {
 
     pub fn header(&self) -> &Header {
         &self.header
+    }
+    /// The recording's id (header bytes 96..112), `None` if it has none (all zero: files of
+    /// earlier builds, or of the synchronous writer unless it was given one).
+    pub fn recording_id(&self) -> Option<uuid::Uuid> {
+        self.header.recording_uuid()
+    }
+    /// Segments of another recording found in a live directory's files and left out (never read):
+    /// see [`crate::storage::live::LiveDir::refused_segments`]. Empty for a compacted file.
+    pub fn refused_segments(&self) -> Result<Vec<crate::storage::live::RefusedSegment>> {
+        self.frames.refused_segments()
     }
     pub fn metadata(&self) -> &Metadata {
         &self.metadata

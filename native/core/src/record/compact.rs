@@ -1,7 +1,9 @@
 //! Compaction: a recording (live directory, or frames held in memory) -> one `.reel` file, streaming
 //! chunk by chunk (never the whole recording in memory), re-chunked and recompressed at a higher
 //! zstd level, with analysis metadata appended, written to a temporary file that is verified by
-//! reading it back and only then published at the final path.
+//! reading it back and only then published at the final path. The compacted file keeps the
+//! source's recording id; segments of another recording in a live source are left out (they are
+//! never read) and named in the report.
 
 use std::path::Path;
 use std::sync::Arc;
@@ -12,6 +14,7 @@ use crate::record::analysis::Analysis;
 use crate::record::chunker::ChunkPolicy;
 use crate::record::publish::UnpublishedReel;
 use crate::record::reel_writer::{RecordingInfo, ReelOptions, ReelWriter};
+use crate::storage::live::RefusedSegment;
 use crate::storage::{LocalStorage, Storage};
 
 /// How compaction writes the final file.
@@ -53,6 +56,9 @@ pub struct CompactReport {
     /// Size of the compacted file.
     pub bytes_out: u64,
     pub ticks: u64,
+    /// Segments of another recording found in the source's live directory: left out of the
+    /// compacted file and untouched (see `Reader::refused_segments`).
+    pub refused_segments: Vec<RefusedSegment>,
 }
 
 /// Compacts everything `source` holds into the file `out`. `progress(done_chunks, total)`.
@@ -129,6 +135,8 @@ pub(crate) fn compact_unpublished(
             },
         },
     )?;
+    // The compacted file is the same recording: it keeps the source's id.
+    w.set_recording_id(h.recording_id);
     let meta = source.metadata();
     for (k, v) in &meta.user {
         w.set_user_metadata(k.clone(), v.clone())?;
@@ -143,6 +151,7 @@ pub(crate) fn compact_unpublished(
     let mut analysis = Analysis::default();
     let mut report = CompactReport {
         chunks_in: source.index().len(),
+        refused_segments: source.refused_segments()?,
         ..CompactReport::default()
     };
     let total = source.index().len() as u64;

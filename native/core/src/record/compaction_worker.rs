@@ -22,7 +22,7 @@ use crate::record::publish::{publish_from_live, publish_from_memory};
 use crate::record::writer_thread::guarded;
 use crate::storage::Storage;
 use crate::storage::frames::MemFrames;
-use crate::storage::live::{LiveDir, WriterLock};
+use crate::storage::live::{LiveDir, WriterLock, describe_refused};
 
 /// Work for the compaction worker.
 pub(crate) enum CompactJob {
@@ -112,6 +112,23 @@ pub(crate) fn compaction_loop(rx: Receiver<CompactJob>, engine: Arc<EngineShared
     }
 }
 
+/// A finish does not publish a recording whose live directory holds segments of another
+/// recording (a writer that raced the removal and re-creation of the directory): removing the
+/// directory afterwards would either destroy them or leave it half removed. They are named, and
+/// everything stays as it is: once they are moved away, the recording finishes (resume it) or
+/// compacts (`tickreel compact`, which leaves them out and names them) as usual.
+fn refuse_foreign_segments(reader: &Reader) -> Result<()> {
+    let refused = reader.refused_segments()?;
+    if refused.is_empty() {
+        return Ok(());
+    }
+    Err(Error::InvalidState(format!(
+        "the live directory holds segments that are not this recording's, left untouched: {}; \
+         move them away, then finish the recording again",
+        describe_refused(&refused)
+    )))
+}
+
 /// Compacts and publishes one finished recording; the path of its file.
 fn compact_job(storage: &Arc<dyn Storage>, job: CompactJob) -> Result<PathBuf> {
     match job {
@@ -126,9 +143,12 @@ fn compact_job(storage: &Arc<dyn Storage>, job: CompactJob) -> Result<PathBuf> {
         } => {
             // The live directory is removed only once the file is published; if it cannot be
             // (another writer's file is at the path), the directory stays, unlocked.
+            let mut recording_id = [0; 16];
             let compacted =
                 Reader::open_live_in(live.storage(), live.path(), ReaderOptions::default())
                     .and_then(|reader| {
+                        recording_id = reader.header().recording_id;
+                        refuse_foreign_segments(&reader)?;
                         compact_unpublished(live.storage(), &reader, &out, options, &mut |_, _| {})
                     })
                     .and_then(|(_, file)| {
@@ -145,7 +165,7 @@ fn compact_job(storage: &Arc<dyn Storage>, job: CompactJob) -> Result<PathBuf> {
                     )),
                 });
             }
-            live.remove(lock).map(|_| out)
+            live.remove(lock, &recording_id).map(|_| out)
         }
         CompactJob::Memory {
             frames,

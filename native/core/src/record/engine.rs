@@ -446,7 +446,13 @@ impl Engine {
         if live.dir_exists()? && !live.exists() && storage.stat(path)?.is_some() {
             // The remnant of a removal cut short by a crash: the metadata file goes first, and
             // only once the recording is published at `path`. Nothing in it is needed.
-            live.remove(live.lock()?)?;
+            let lock = live.lock()?;
+            // The published file names the recording the remnant's segments belong to.
+            let published = storage
+                .open(path)?
+                .read_up_to(0, crate::format::header::HEADER_LEN)?;
+            let published = crate::format::header::Header::decode(&published)?;
+            live.remove(lock, &published.recording_id)?;
         }
         let resumed = if live.dir_exists()? {
             Some(OpenRecording::resume(&live)?)

@@ -55,6 +55,11 @@ impl FinishState {
 /// recording that flushed stays in its live directory `<path>.live` (resume it, or compact it to
 /// another path), one that never flushed is published as `<stem>.conflict-<n>.<ext>` next to the
 /// path (the first free `n`, from 1).
+///
+/// A recording whose live directory holds a segment of another recording (one a writer of the
+/// same path put there after the directory was removed and created again: FORMAT.md, sections 2
+/// and 14) is not published: the handle completes with `Error::InvalidState` naming the segment,
+/// and the recording stays in its live directory, the segment untouched.
 #[derive(Debug, Clone)]
 pub struct FinishHandle {
     pub(crate) state: Arc<FinishState>,

@@ -163,6 +163,7 @@ impl OpenRecording {
             tick_rate_millihz: info.tick_rate_millihz,
             game_data_version: info.game_data_version,
             dictionary_id: info.dictionary_id,
+            recording_id: Header::new_recording_id(),
             ..Header::default()
         };
         let mut w = OpenRecording {
@@ -459,7 +460,7 @@ impl OpenRecording {
             // A segment this flush created and could not write to (a full disk) is not left
             // behind empty; one holding frames stays for recovery to judge.
             if let Some(seg) = self.segment.take()
-                && seg.is_empty()
+                && seg.has_no_frames()
             {
                 let _ = self.live.remove_segment(seg.number());
             }
@@ -507,7 +508,7 @@ impl OpenRecording {
                 // must not make every later attempt fail).
                 let n = self.next_segment;
                 self.next_segment = n + 1;
-                self.segment = Some(self.live.create_segment(n)?);
+                self.segment = Some(self.live.create_segment(n, &self.header.recording_id)?);
             }
             let seg = self.segment.as_mut().expect("segment open");
             let offset = seg.append(&f.header, &f.payload)?;
@@ -528,7 +529,8 @@ impl OpenRecording {
         let dropped = self.shared.dropped.load(Ordering::Relaxed);
         self.update_library_meta();
         let bytes = encode_meta_file(self.header.clone(), &self.metadata, &self.index)?;
-        self.live.write_meta(&bytes)?;
+        // The fence is checked again right before the rename (FORMAT.md, section 14).
+        self.live.write_meta(&bytes, self.fence.as_ref())?;
         self.dropped_written = dropped;
         Ok(written)
     }
@@ -644,7 +646,7 @@ impl OpenRecording {
         self.pending.clear();
         self.segment = None;
         if let Some(lock) = self.lock.take() {
-            self.live.remove(lock)?;
+            self.live.remove(lock, &self.header.recording_id)?;
         }
         Ok(())
     }

@@ -128,6 +128,7 @@ impl FrameBody {
 /// Index offsets in `entries` are relative to the first frame; they are shifted here.
 pub(crate) fn compacted_prefix(
     info: &RecordingInfo,
+    recording_id: [u8; 16],
     metadata: &Metadata,
     entries: &[IndexEntry],
     first_tick: u32,
@@ -169,6 +170,7 @@ pub(crate) fn compacted_prefix(
         first_tick: if last_tick.is_some() { first_tick } else { 0 },
         data_end: prefix + body_len,
         body_checksum: xxhash_rust::xxh64::xxh64(&body, 0),
+        recording_id,
         ..Header::default()
     };
     let mut out = Vec::with_capacity(HEADER_LEN + body.len());

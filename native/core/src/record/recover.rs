@@ -1,6 +1,9 @@
 //! Crash recovery of a live recording directory: scan every segment for valid frames (past the
 //! last indexed one too), truncate torn tails, rebuild the index from the frames themselves, and
 //! rewrite the metadata file. The index in the metadata file is only ever a cache of the frames.
+//! Only segments of the recording are scanned: one whose preamble names another recording (the
+//! metadata file's header holds the recording's id) is left out, untouched, and named in the
+//! report.
 
 use std::path::Path;
 
@@ -8,9 +11,13 @@ use crate::error::{Error, Result};
 use crate::format::Limits;
 use crate::format::header::Header;
 use crate::format::index::IndexEntry;
+use crate::format::limits::check_expansion;
 use crate::format::metadata::Metadata;
+use crate::format::segment::SegmentStart;
 use crate::storage::frames::read_prefix;
-use crate::storage::live::{LiveDir, encode_meta_file, scan_segment};
+use crate::storage::live::{
+    LiveDir, RefusedSegment, describe_refused, encode_meta_file, scan_segment, segment_name,
+};
 
 /// What recovery kept and dropped.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -24,8 +31,9 @@ pub struct RecoverReport {
     pub chunks_recovered: usize,
     /// Valid frames dropped because their ticks overlap earlier frames.
     pub chunks_dropped: usize,
-    /// Valid frames dropped because they are larger than a reader accepts
-    /// (`Limits::max_chunk_bytes`; written by versions that did not refuse them).
+    /// Valid frames dropped because a reader refuses them: larger than `Limits::max_chunk_bytes`,
+    /// or more uncompressed bytes than their compressed length allows
+    /// (`format::limits::check_expansion`); written by versions that did not refuse or pad them.
     pub chunks_oversized: usize,
     /// Bytes cut off torn segment tails.
     pub bytes_truncated: u64,
@@ -33,6 +41,10 @@ pub struct RecoverReport {
     pub bytes_skipped: u64,
     /// The metadata file was missing or unreadable and was rebuilt from the segments alone.
     pub metadata_rebuilt: bool,
+    /// Segments that are not this recording's (their preamble names another recording or cannot
+    /// be read, or they have none while the recording has an id): left out of the index and left
+    /// untouched on disk.
+    pub segments_refused: Vec<RefusedSegment>,
     pub first_tick: Option<u32>,
     pub last_tick: Option<u32>,
 }
@@ -59,6 +71,14 @@ impl std::fmt::Display for RecoverReport {
         )?;
         if let (Some(a), Some(b)) = (self.first_tick, self.last_tick) {
             write!(f, "; ticks {a}..={b}")?;
+        }
+        if !self.segments_refused.is_empty() {
+            write!(
+                f,
+                "; left {} segments out, untouched, as not this recording's: {}",
+                self.segments_refused.len(),
+                describe_refused(&self.segments_refused)
+            )?;
         }
         Ok(())
     }
@@ -104,6 +124,21 @@ pub fn recover_live(live: &LiveDir, progress: &mut dyn FnMut(u64, u64)) -> Resul
     Ok(recovered.report)
 }
 
+/// The recording id of a live directory whose metadata file is lost: the id in the preamble of
+/// the lowest-numbered segment that has one, or zero if that segment has none (a legacy
+/// recording); unfinished and unreadable segments say nothing. A directory whose segments say
+/// nothing holds no frame: it gets a fresh id.
+fn adopted_id(starts: &[SegmentStart]) -> [u8; 16] {
+    starts
+        .iter()
+        .find_map(|s| match s {
+            SegmentStart::Preamble(id) => Some(*id),
+            SegmentStart::Legacy => Some([0; 16]),
+            SegmentStart::Unfinished | SegmentStart::Unreadable(_) => None,
+        })
+        .unwrap_or_else(Header::new_recording_id)
+}
+
 /// Recovery for a caller that already holds the writer lock.
 pub(crate) fn recover_locked(
     live: &LiveDir,
@@ -113,7 +148,8 @@ pub(crate) fn recover_locked(
     let old = live
         .open_meta()
         .and_then(|s| read_prefix(s.as_ref(), &Limits::default()));
-    let (header, metadata, old_index) = match old {
+    let fence = live.fence()?;
+    let (mut header, metadata, old_index) = match old {
         Ok(parts) => parts,
         Err(_) => {
             report.metadata_rebuilt = true;
@@ -123,13 +159,31 @@ pub(crate) fn recover_locked(
     report.chunks_indexed_before = old_index.len();
     let segments = live.segments()?;
     report.segments = segments.len();
+    let starts = segments
+        .iter()
+        .map(|&n| live.segment_start(n))
+        .collect::<Result<Vec<_>>>()?;
+    if report.metadata_rebuilt {
+        header.recording_id = adopted_id(&starts);
+    }
     let total: u64 = segments
         .iter()
         .filter_map(|n| live.segment_len(*n).ok())
         .sum();
     let mut done = 0u64;
     let mut index: Vec<IndexEntry> = Vec::new();
-    for &n in &segments {
+    for (&n, start) in segments.iter().zip(&starts) {
+        if let Err(reason) = start.check(&header.recording_id) {
+            // Another recording's (or unreadable): not scanned, not cut, not indexed.
+            report.segments_refused.push(RefusedSegment {
+                number: n,
+                path: live.path().join(segment_name(n)),
+                reason,
+            });
+            done += live.segment_len(n).unwrap_or(0);
+            progress(done, total);
+            continue;
+        }
         let bytes = live.read_segment(n)?;
         let scan = scan_segment(&bytes);
         drop(bytes);
@@ -149,7 +203,10 @@ pub(crate) fn recover_locked(
                 uncompressed_len: h.uncompressed_len,
             };
             let max = Limits::default().max_chunk_bytes;
-            if h.compressed_len as usize > max || h.uncompressed_len as usize > max {
+            if h.compressed_len as usize > max
+                || h.uncompressed_len as usize > max
+                || check_expansion(h.compressed_len, h.uncompressed_len, h.start_tick).is_err()
+            {
                 // A reader refuses a recording that indexes such a chunk: the rest stays readable.
                 report.chunks_oversized += 1;
                 continue;
@@ -171,7 +228,7 @@ pub(crate) fn recover_locked(
     report.first_tick = index.first().map(|e| e.start_tick);
     report.last_tick = index.last().map(|e| (e.end_tick() - 1) as u32);
     let bytes = encode_meta_file(header.clone(), &metadata, &index)?;
-    live.write_meta(&bytes)?;
+    live.write_meta(&bytes, Some(&fence))?;
     let header = Header::decode(&bytes)?;
     Ok(Recovered {
         report,

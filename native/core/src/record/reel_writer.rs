@@ -82,6 +82,7 @@ pub struct ReelWriter {
     budget: MetadataBudget,
     registry: Registry,
     first_tick: Option<u32>,
+    recording_id: [u8; 16],
 }
 
 impl ReelWriter {
@@ -117,6 +118,7 @@ impl ReelWriter {
             budget: MetadataBudget::new(&Limits::default()),
             registry: Registry::default(),
             first_tick: None,
+            recording_id: [0; 16],
         })
     }
 
@@ -156,6 +158,13 @@ impl ReelWriter {
         self.budget.event_type(&t)?;
         self.registry.event_type(&mut self.metadata.library, t);
         Ok(())
+    }
+
+    /// Sets the recording id written into the header (bytes 96..112): compaction carries the
+    /// source's. Without it the file has none (all zero), so that the same ticks always give the
+    /// same bytes.
+    pub fn set_recording_id(&mut self, id: [u8; 16]) {
+        self.recording_id = id;
     }
 
     /// Records dropped-tick gaps (carried over by compaction).
@@ -226,6 +235,7 @@ impl ReelWriter {
         self.metadata.library.stats.uncompressed_bytes = c.uncompressed_bytes;
         let prefix = compacted_prefix(
             &self.options.info,
+            self.recording_id,
             &self.metadata,
             &self.body.entries,
             self.first_tick.unwrap_or(0),

@@ -117,11 +117,24 @@ pub fn parent_dir(path: &Path) -> &Path {
 /// or the new, never a mix. One writer per `path` at a time (the temp file's name is fixed, so a
 /// crash leaves at most one behind, replaced by the next write).
 pub fn write_atomic(storage: &dyn Storage, path: &Path, parts: &[&[u8]]) -> Result<()> {
+    write_atomic_checked(storage, path, parts, &|| Ok(()))
+}
+
+/// [`write_atomic`], calling `check` after the temp file is synced and right before the rename: if
+/// it fails, the rename is not made and the temp file is left as it is (the check failing means
+/// the directory may no longer be the caller's, so nothing in it is touched by name).
+pub fn write_atomic_checked(
+    storage: &dyn Storage,
+    path: &Path,
+    parts: &[&[u8]],
+    check: &dyn Fn() -> Result<()>,
+) -> Result<()> {
     let dir = parent_dir(path);
     let name = path
         .file_name()
         .ok_or_else(|| crate::Error::invalid(format!("{} has no file name", path.display())))?;
     let tmp = dir.join(format!(".{}.tmp", name.to_string_lossy()));
+    let mut fenced = false;
     let mut f = storage.create(&tmp)?;
     let written = (|| {
         for p in parts {
@@ -129,10 +142,14 @@ pub fn write_atomic(storage: &dyn Storage, path: &Path, parts: &[&[u8]]) -> Resu
         }
         f.sync()?;
         drop(f);
-        storage.rename(&tmp, path, true)
-    })();
+        Ok(())
+    })()
+    .and_then(|()| check().inspect_err(|_| fenced = true))
+    .and_then(|()| storage.rename(&tmp, path, true));
     if let Err(e) = written {
-        let _ = storage.remove_file(&tmp);
+        if !fenced {
+            let _ = storage.remove_file(&tmp);
+        }
         return Err(e);
     }
     storage.sync_dir(dir)

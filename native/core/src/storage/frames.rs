@@ -5,6 +5,7 @@
 use std::sync::Arc;
 
 use super::Source;
+use super::live::RefusedSegment;
 use crate::error::{Error, Result};
 use crate::format::Limits;
 use crate::format::frame::FRAME_HEADER_LEN;
@@ -24,6 +25,12 @@ pub trait FrameSource: Send + Sync + std::fmt::Debug {
     /// even if their files are deleted later (a live directory removed after compaction).
     fn pin(&self, _index: &[IndexEntry]) -> Result<()> {
         Ok(())
+    }
+    /// Files next to the frames that belong to another recording and are left out: segments of
+    /// a live directory whose preamble names another recording (see
+    /// [`super::live::LiveDir::refused_segments`]). None for other sources.
+    fn refused_segments(&self) -> Result<Vec<RefusedSegment>> {
+        Ok(Vec::new())
     }
 }
 

@@ -14,6 +14,7 @@ mod source;
 
 pub use disk::{
     EntryKind, Stat, Storage, StorageFile, StorageLock, TempFile, parent_dir, write_atomic,
+    write_atomic_checked,
 };
 pub use local::{FileSource, LocalStorage};
 pub use source::{MemSource, Source};

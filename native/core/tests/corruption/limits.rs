@@ -16,6 +16,51 @@ fn a_chunk_claiming_4_gib_uncompressed_is_refused_before_allocating() {
 }
 
 #[test]
+fn a_chunk_expanding_beyond_the_ratio_is_refused_before_decompressing() {
+    // A valid chunk: no keyframe, a snapshot of 60 MiB of zeros, no events, no movement. Padded as
+    // a writer pads it, it reads back.
+    let snapshot = 60 << 20;
+    let mut payload = vec![0u8];
+    put_uvarint(&mut payload, snapshot as u64);
+    payload.resize(payload.len() + snapshot, 0);
+    payload.extend_from_slice(&[0, 0]);
+    let mut f = forge();
+    f.chunks.truncate(1);
+    f.chunks[0].flags = FLAG_SNAPSHOT;
+    f.chunks[0].tick_count = 1;
+    f.set_payload(0, &payload);
+    let padded = f.chunks[0].compressed.len() as u64;
+    let assemble = |f: &Forge| f.assemble_with(&|_| {}, &|_| {}, &|h| h.tick_count = 1);
+    assert_eq!(
+        padded,
+        tickreel::format::limits::min_compressed_len(payload.len() as u64)
+    );
+    let r = Reader::open(Arc::new(MemSource::new(assemble(&f)))).unwrap();
+    r.verify().unwrap();
+    assert_eq!(r.read_chunk(0).unwrap().snapshot.unwrap().len(), snapshot);
+    // The same zstd frame without its padding (valid checksums, index and frame header agreeing):
+    // refused before anything of the 60 MiB is allocated, i.e. before decompressing.
+    let unpadded = zstd::bulk::compress(&payload, 19).unwrap();
+    assert!((unpadded.len() as u64) < padded / 100, "{}", unpadded.len());
+    f.chunks[0].compressed = unpadded;
+    let err = default_limits_error(assemble(&f));
+    assert!(
+        matches!(&err, Error::LimitExceeded(m) if m.contains("256 per compressed byte")),
+        "{err:?}"
+    );
+    // Padded with a skippable frame one byte short of the least length: refused too.
+    let mut short = zstd::bulk::compress(&payload, 3).unwrap();
+    let content = padded as usize - 1 - short.len() - 8;
+    short.extend_from_slice(&0x184D_2A50u32.to_le_bytes());
+    short.extend_from_slice(&(content as u32).to_le_bytes());
+    short.resize(short.len() + content, 0);
+    assert_eq!(short.len() as u64, padded - 1);
+    f.chunks[0].compressed = short;
+    let err = default_limits_error(assemble(&f));
+    assert!(matches!(err, Error::LimitExceeded(_)), "{err:?}");
+}
+
+#[test]
 fn an_index_claiming_2_pow_31_chunks_is_refused_before_allocating() {
     let bytes = forge().assemble_with(&|_| {}, &|_| {}, &|h| h.chunk_count = 1 << 31);
     let err = default_limits_error(bytes);

@@ -533,7 +533,8 @@ impl ChunkEncoder {
     }
 
     /// Encodes and compresses the chunk into a frame header + compressed payload (of exactly its
-    /// length). `scratch` and `compress_buf` are working buffers.
+    /// length), padded to what a reader accepts ([`crate::format::frame::pad_payload`]): every
+    /// writer's frames come from here. `scratch` and `compress_buf` are working buffers.
     pub fn finish_frame(
         &mut self,
         compressor: &mut zstd::bulk::Compressor<'_>,
@@ -547,6 +548,8 @@ impl ChunkEncoder {
         compress_buf.clear();
         compress_buf.reserve(zstd::zstd_safe::compress_bound(scratch.len()));
         compressor.compress_to_buffer(scratch, compress_buf)?;
+        // A payload that compresses beyond what a reader accepts is padded (format::limits).
+        crate::format::frame::pad_payload(compress_buf, scratch.len());
         let compressed = compress_buf.to_vec();
         let header = FrameHeader::for_payload(
             self.flags,

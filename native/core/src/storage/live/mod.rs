@@ -5,24 +5,31 @@
 //! run.reel.live/
 //!   lock          held with an exclusive advisory lock by the one writer
 //!   meta.tkrl     header (layout = segmented) + metadata + index; offsets are (segment << 32) | offset
-//!   seg-000000.tks, seg-000001.tks, ...   frames (36-byte frame header + zstd payload), appended
+//!   seg-000000.tks, seg-000001.tks, ...   a 32-byte preamble naming the recording (its id), then
+//!                 frames (36-byte frame header + zstd payload), appended
 //! ```
 //!
 //! Every file operation goes through [`Storage`]; [`LiveDir`] names the files and orders the
-//! steps (the durability protocol in FORMAT.md).
+//! steps (the durability protocol in FORMAT.md). A segment whose preamble names another recording
+//! than the metadata file's (a writer that raced a removal and re-creation of the directory) is
+//! refused by readers, recovery, compaction and removal alike ([`LiveDir::refused_segments`]).
+
+mod segment;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use parking_lot::Mutex;
+pub use segment::{
+    RefusedSegment, ScannedFrame, SegmentFrames, SegmentScan, SegmentWriter, describe_refused,
+    scan_segment,
+};
 
-use super::frames::FrameSource;
-use super::{EntryKind, LocalStorage, Source, Storage, StorageFile, StorageLock, write_atomic};
+use super::{EntryKind, LocalStorage, Source, Storage, StorageLock, write_atomic_checked};
 use crate::error::{Error, Result};
-use crate::format::frame::{FRAME_HEADER_LEN, FrameHeader};
 use crate::format::header::{HEADER_LEN, Header, Layout};
 use crate::format::index::{IndexEntry, encode_index};
 use crate::format::metadata::Metadata;
+use crate::format::segment::{PREAMBLE_LEN, SegmentStart, encode_preamble};
 
 pub const META_FILE: &str = "meta.tkrl";
 pub const LOCK_FILE: &str = "lock";
@@ -210,6 +217,29 @@ impl LiveDir {
             .map_or(0, |s| s.len))
     }
 
+    /// What segment `n` starts with (its preamble, if it has one).
+    pub fn segment_start(&self, n: u32) -> Result<SegmentStart> {
+        let f = self.storage.open(&self.file(&segment_name(n)))?;
+        Ok(SegmentStart::read(&f.read_up_to(0, PREAMBLE_LEN)?))
+    }
+
+    /// The segments present that do not belong to the recording `recording_id` (the metadata
+    /// file's): whose preamble names another recording or cannot be read, or that have none while
+    /// the recording has an id ([`SegmentStart::check`]).
+    pub fn refused_segments(&self, recording_id: &[u8; 16]) -> Result<Vec<RefusedSegment>> {
+        let mut refused = Vec::new();
+        for n in self.segments()? {
+            if let Err(reason) = self.segment_start(n)?.check(recording_id) {
+                refused.push(RefusedSegment {
+                    number: n,
+                    path: self.file(&segment_name(n)),
+                    reason,
+                });
+            }
+        }
+        Ok(refused)
+    }
+
     /// The whole of segment `n`.
     pub fn read_segment(&self, n: u32) -> Result<Vec<u8>> {
         self.storage.read(&self.file(&segment_name(n)))
@@ -230,36 +260,72 @@ impl LiveDir {
         self.storage.open(&self.file(META_FILE))
     }
 
-    /// Rewrites the metadata file atomically (temp file, sync, rename, sync directory).
-    pub fn write_meta(&self, bytes: &[u8]) -> Result<()> {
-        write_atomic(self.storage.as_ref(), &self.file(META_FILE), &[bytes])
+    /// Rewrites the metadata file atomically (temp file, sync, rename, sync directory). With a
+    /// `fence`, the directory is checked to still be the one it was taken of right before the
+    /// rename ([`LiveDir::check_fence`]): a writer whose directory was replaced stops there, and
+    /// leaves the temporary file (perhaps the other writer's) alone.
+    pub fn write_meta(&self, bytes: &[u8], fence: Option<&Fence>) -> Result<()> {
+        let check = || fence.map_or(Ok(()), |f| self.check_fence(f));
+        write_atomic_checked(
+            self.storage.as_ref(),
+            &self.file(META_FILE),
+            &[bytes],
+            &check,
+        )
     }
 
-    /// Creates segment `n` (it must not exist) and makes its entry durable.
-    pub fn create_segment(&self, n: u32) -> Result<SegmentWriter> {
-        let file = self.storage.create_new(&self.file(&segment_name(n)))?;
-        self.storage.sync_dir(&self.dir)?;
+    /// Creates segment `n` (it must not exist), makes its entry durable and writes the preamble
+    /// naming the recording `recording_id` (durable with the segment's first sync). A segment
+    /// whose preamble could not be written is removed.
+    pub fn create_segment(&self, n: u32, recording_id: &[u8; 16]) -> Result<SegmentWriter> {
+        let path = self.file(&segment_name(n));
+        let mut file = self.storage.create_new(&path)?;
+        let started = self
+            .storage
+            .sync_dir(&self.dir)
+            .and_then(|()| file.append(&encode_preamble(recording_id)));
+        if let Err(e) = started {
+            drop(file);
+            let _ = self.storage.remove_file(&path);
+            return Err(e);
+        }
         Ok(SegmentWriter { file, number: n })
     }
 
-    /// Reads the directory's frames by segmented offset.
-    pub fn frames(&self) -> SegmentFrames {
-        SegmentFrames::new(self.storage.clone(), &self.dir)
+    /// Reads the directory's frames by segmented offset, refusing segments that do not belong to
+    /// the recording `recording_id`.
+    pub fn frames(&self, recording_id: [u8; 16]) -> SegmentFrames {
+        SegmentFrames::new(self.storage.clone(), &self.dir, recording_id)
     }
 
-    /// Removes the directory: the metadata file first (a reader that can still open it finds every
-    /// segment it names), then the segments and other files, holding `lock` until only the lock
-    /// file is left, then the lock file and the directory.
-    pub fn remove(&self, lock: WriterLock) -> Result<()> {
+    /// Removes the directory of the recording `recording_id`: the metadata file first (a reader
+    /// that can still open it finds every segment it names), then the segments and other files,
+    /// holding `lock` until only the lock file is left, then the lock file and the directory.
+    ///
+    /// Segments of another recording ([`LiveDir::refused_segments`]) are left untouched, and so
+    /// are the lock file and the directory then: `InvalidState` naming them.
+    pub fn remove(&self, lock: WriterLock, recording_id: &[u8; 16]) -> Result<()> {
+        let refused = self.refused_segments(recording_id)?;
         match self.storage.remove_file(&self.file(META_FILE)) {
             Err(Error::Io(e)) if e.kind() == std::io::ErrorKind::NotFound => {}
             Err(e) => return Err(e),
             Ok(()) => {}
         }
         for name in self.storage.list(&self.dir)? {
-            if name != LOCK_FILE {
+            let foreign =
+                parse_segment_name(&name).is_some_and(|n| refused.iter().any(|r| r.number == n));
+            if name != LOCK_FILE && !foreign {
                 self.storage.remove_file(&self.file(&name))?;
             }
+        }
+        if !refused.is_empty() {
+            self.storage.sync_dir(&self.dir)?;
+            return Err(Error::InvalidState(format!(
+                "{} is left in place: it holds segments that are not this recording's, left \
+                 untouched: {}",
+                self.dir.display(),
+                describe_refused(&refused)
+            )));
         }
         drop(lock);
         self.storage.remove_file(&self.file(LOCK_FILE))?;
@@ -307,157 +373,4 @@ pub fn encode_meta_file(
     out.extend_from_slice(&header.encode());
     out.extend_from_slice(&body);
     Ok(out)
-}
-
-/// An append-only segment being written.
-#[derive(Debug)]
-pub struct SegmentWriter {
-    file: Box<dyn StorageFile>,
-    number: u32,
-}
-
-impl SegmentWriter {
-    pub fn number(&self) -> u32 {
-        self.number
-    }
-    pub fn len(&self) -> u64 {
-        self.file.len()
-    }
-    pub fn is_empty(&self) -> bool {
-        self.file.is_empty()
-    }
-    /// Appends one frame (not yet durable) and returns its segmented offset.
-    pub fn append(&mut self, header: &FrameHeader, payload: &[u8]) -> Result<u64> {
-        let offset = self.file.len();
-        let mut buf = Vec::with_capacity(FRAME_HEADER_LEN + payload.len());
-        buf.extend_from_slice(&header.encode());
-        buf.extend_from_slice(payload);
-        self.file.append(&buf)?;
-        Ok((u64::from(self.number) << 32) | offset)
-    }
-    /// Makes appended frames durable.
-    pub fn sync(&mut self) -> Result<()> {
-        self.file.sync()
-    }
-}
-
-/// Reads frames of a live directory by segmented offset. Segment files are opened lazily and kept.
-#[derive(Debug)]
-pub struct SegmentFrames {
-    storage: Arc<dyn Storage>,
-    dir: PathBuf,
-    open: Mutex<Vec<(u32, Arc<dyn Source>)>>,
-}
-
-impl SegmentFrames {
-    pub fn new(storage: Arc<dyn Storage>, dir: &Path) -> SegmentFrames {
-        SegmentFrames {
-            storage,
-            dir: dir.to_path_buf(),
-            open: Mutex::new(Vec::new()),
-        }
-    }
-    fn file(&self, n: u32) -> Result<Arc<dyn Source>> {
-        let mut open = self.open.lock();
-        if let Some((_, f)) = open.iter().find(|(m, _)| *m == n) {
-            return Ok(f.clone());
-        }
-        let f = self.storage.open(&self.dir.join(segment_name(n)))?;
-        open.push((n, f.clone()));
-        Ok(f)
-    }
-}
-
-impl FrameSource for SegmentFrames {
-    fn read_frame(&self, e: &IndexEntry) -> Result<Vec<u8>> {
-        let f = self.file(e.segment())?;
-        let len = FRAME_HEADER_LEN + e.compressed_len as usize;
-        let buf = f.read_up_to(u64::from(e.segment_offset()), len)?;
-        if buf.len() < len {
-            return Err(Error::truncated(format!(
-                "segment {} ends inside the frame at {}",
-                e.segment(),
-                e.segment_offset()
-            )));
-        }
-        Ok(buf)
-    }
-    fn describe(&self) -> String {
-        self.dir.display().to_string()
-    }
-    fn pin(&self, index: &[IndexEntry]) -> Result<()> {
-        let mut last = None;
-        for e in index {
-            if last != Some(e.segment()) {
-                self.file(e.segment())?;
-                last = Some(e.segment());
-            }
-        }
-        Ok(())
-    }
-}
-
-/// One frame found by scanning a segment.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct ScannedFrame {
-    pub offset: u64,
-    pub header: FrameHeader,
-}
-
-/// What scanning one segment found.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct SegmentScan {
-    pub frames: Vec<ScannedFrame>,
-    /// End of the last valid frame (everything after it is a torn tail or garbage).
-    pub valid_end: u64,
-    /// Byte ranges skipped as damaged between valid frames.
-    pub skipped: Vec<(u64, u64)>,
-    pub file_len: u64,
-}
-
-/// Scans a segment's bytes for valid frames (header checksum and payload checksum). After a damaged
-/// region it resynchronises on the next valid frame, as SectorFile rebuilds from its records.
-pub fn scan_segment(bytes: &[u8]) -> SegmentScan {
-    let mut scan = SegmentScan {
-        file_len: bytes.len() as u64,
-        ..SegmentScan::default()
-    };
-    let mut pos = 0usize;
-    let mut bad_from: Option<usize> = None;
-    while pos + FRAME_HEADER_LEN <= bytes.len() {
-        let valid = FrameHeader::decode(&bytes[pos..]).ok().and_then(|h| {
-            let end = pos + FRAME_HEADER_LEN + h.compressed_len as usize;
-            (end <= bytes.len()
-                && h.verify_payload(&bytes[pos + FRAME_HEADER_LEN..end])
-                    .is_ok())
-            .then_some((h, end))
-        });
-        match valid {
-            Some((h, end)) => {
-                if let Some(b) = bad_from.take() {
-                    scan.skipped.push((b as u64, pos as u64));
-                }
-                scan.frames.push(ScannedFrame {
-                    offset: pos as u64,
-                    header: h,
-                });
-                pos = end;
-                scan.valid_end = end as u64;
-            }
-            None => {
-                bad_from.get_or_insert(pos);
-                // resynchronise on the next frame magic
-                match memchr_magic(&bytes[pos + 1..]) {
-                    Some(d) => pos += 1 + d,
-                    None => break,
-                }
-            }
-        }
-    }
-    scan
-}
-
-fn memchr_magic(b: &[u8]) -> Option<usize> {
-    b.windows(4)
-        .position(|w| w == crate::format::frame::FRAME_MAGIC)
 }
