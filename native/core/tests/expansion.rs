@@ -88,10 +88,13 @@ fn check(r: &Reader) {
         i64::from(TICKS - 1) * 800
     );
     assert!(
-        padded_frames(r) >= 2,
-        "{}: the snapshot chunk and the idle keyframes are padded",
+        padded_frames(r) >= 1,
+        "{}: the snapshot chunk is padded",
         r.describe()
     );
+    // The keyframe of 100,000 entities does not cut every tick into a chunk of its own: chunks
+    // span their policy's ticks (10 live, 100 compacted).
+    assert!(r.index().len() <= 8, "{}: {} chunks", r.describe(), r.index().len());
 }
 
 fn record_live(engine: &Engine, path: &Path) {

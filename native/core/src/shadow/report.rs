@@ -85,6 +85,8 @@ pub(crate) fn write_report(job: ReportJob) -> Result<PathBuf> {
             },
         },
     )?;
+    // A report is a recording of its own.
+    w.set_recording_id(*uuid::Uuid::new_v4().as_bytes());
     for (k, v) in &job.user {
         w.set_user_metadata(k.clone(), v.clone())?;
     }

@@ -61,6 +61,9 @@ fn a_report_after_seven_minutes_holds_five_minutes_and_the_capture() {
     let r = Reader::open_path(&out).unwrap();
     assert_eq!(r.first_tick(), Some(report_tick - 6000 + 1));
     assert_eq!(r.last_tick(), Some(report_tick + 600));
+    // A recording of its own: an id, not the shadowed recording's.
+    assert!(r.recording_id().is_some());
+    assert_ne!(r.recording_id(), straight.recording_id());
     let m = report_meta(&r);
     assert_eq!(int(&m, "player"), i64::from(players[3]));
     assert_eq!(int(&m, "report_tick"), i64::from(report_tick));

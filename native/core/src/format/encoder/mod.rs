@@ -166,12 +166,14 @@ impl ChunkEncoder {
     pub fn has_snapshot(&self) -> bool {
         self.snapshot.is_some()
     }
-    /// Rough uncompressed size so far (for cutting chunks by bytes).
+    /// Rough uncompressed size of what the chunk's ticks added so far (for cutting chunks by
+    /// bytes). The keyframe is left out: every chunk repeats it, so cutting sooner never makes
+    /// it smaller (with tens of thousands of live entities it alone would cut every tick into a
+    /// chunk of its own). The format's bound, [`Self::bound_bytes`], counts it.
     pub fn approx_bytes(&self) -> usize {
         self.stream.len()
             + self.sample_count as usize * 6
             + self.snapshot.as_ref().map_or(0, Vec::len)
-            + self.keyframe.len() * 24
     }
     /// An upper bound of the uncompressed chunk so far (for the format's limits; see
     /// `format::limits`): every sample and keyframe entry at its largest, per-entity track
