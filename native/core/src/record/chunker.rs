@@ -63,6 +63,29 @@ pub fn check_zstd_level(what: &str, level: i32) -> crate::Result<()> {
     }
 }
 
+/// Uncompressed bytes a compacted file's chunk is cut at ([`ChunkPolicy::compacted`]).
+pub const COMPACTED_CHUNK_BYTES: usize = 64 << 10;
+/// Most ticks a compacted file's chunk spans.
+pub const COMPACTED_CHUNK_TICKS: u32 = 2400;
+
+impl ChunkPolicy {
+    /// The policy of finished files (compaction, the synchronous writer's compacted preset,
+    /// reports): zstd level 9, chunks cut by bytes ([`COMPACTED_CHUNK_BYTES`], 64 KiB of payload)
+    /// within [`COMPACTED_CHUNK_TICKS`] (2 minutes at 20 ticks/s). A dense recording gets short
+    /// chunks (100 busy players: about 100 ticks), a sparse one long ones (a few players with the
+    /// entities around them: over a minute), so that a seek decodes about the same bytes in
+    /// both and a sparse file does not repeat its keyframe every 5 seconds (measured on the
+    /// realistic workload: 0.81x the reference encoding with 100-tick chunks, 1.46x with these).
+    pub fn compacted() -> ChunkPolicy {
+        ChunkPolicy {
+            chunk_ticks: COMPACTED_CHUNK_TICKS,
+            chunk_bytes: COMPACTED_CHUNK_BYTES,
+            zstd_level: 9,
+            ..ChunkPolicy::default()
+        }
+    }
+}
+
 impl Default for ChunkPolicy {
     fn default() -> Self {
         ChunkPolicy {

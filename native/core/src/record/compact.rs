@@ -21,7 +21,8 @@ use crate::storage::{LocalStorage, Storage};
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct CompactOptions {
     pub zstd_level: i32,
-    /// Chunk span of the compacted file.
+    /// Most ticks a chunk of the compacted file spans (default 2,400); chunks are cut sooner at
+    /// 64 KiB of payload (`ChunkPolicy::compacted`).
     pub chunk_ticks: u32,
     /// Read the result back and check it before reporting success.
     pub verify: bool,
@@ -38,7 +39,7 @@ impl Default for CompactOptions {
     fn default() -> Self {
         CompactOptions {
             zstd_level: 9,
-            chunk_ticks: 100,
+            chunk_ticks: crate::record::chunker::COMPACTED_CHUNK_TICKS,
             verify: true,
             dictionary_id: None,
             overwrite: false,
@@ -131,7 +132,7 @@ pub(crate) fn compact_unpublished(
                 // Snapshots are carried over exactly where the source has them.
                 snapshot_interval: u32::MAX,
                 zstd_level: options.zstd_level,
-                ..ChunkPolicy::default()
+                ..ChunkPolicy::compacted()
             },
         },
     )?;

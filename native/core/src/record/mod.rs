@@ -17,7 +17,9 @@ mod recover;
 mod reel_writer;
 mod writer_thread;
 
-pub use chunker::{ChunkPolicy, Chunker, Frame, check_zstd_level};
+pub use chunker::{
+    COMPACTED_CHUNK_BYTES, COMPACTED_CHUNK_TICKS, ChunkPolicy, Chunker, Frame, check_zstd_level,
+};
 pub use compact::{CompactOptions, CompactReport, compact, compact_in};
 pub use engine::{Engine, EngineOptions, EngineStats};
 pub use finish::FinishHandle;

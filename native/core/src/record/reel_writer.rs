@@ -59,14 +59,12 @@ pub struct ReelOptions {
 }
 
 impl ReelOptions {
-    /// Defaults for a finished file: zstd level 9.
+    /// Defaults for a finished file: zstd level 9, chunks cut by bytes (see
+    /// [`ChunkPolicy::compacted`]).
     pub fn compacted() -> ReelOptions {
         ReelOptions {
             info: RecordingInfo::default(),
-            policy: ChunkPolicy {
-                zstd_level: 9,
-                ..ChunkPolicy::default()
-            },
+            policy: ChunkPolicy::compacted(),
         }
     }
 }

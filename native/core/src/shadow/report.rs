@@ -81,7 +81,7 @@ pub(crate) fn write_report(job: ReportJob) -> Result<PathBuf> {
                 zstd_level: job.options.zstd_level,
                 // Snapshots are carried over where the blocks have them.
                 snapshot_interval: u32::MAX,
-                ..ChunkPolicy::default()
+                ..ChunkPolicy::compacted()
             },
         },
     )?;
