@@ -4,3 +4,6 @@
 
 pub mod ffi;
 pub mod jni;
+
+#[cfg(test)]
+mod codes;

@@ -4,13 +4,16 @@ use std::cell::RefCell;
 use std::ffi::{CStr, CString, c_char};
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
-use tickreel::error::Error;
+use tickreel::error::{Error, ErrorKind};
 
 /// The result of every tickreel C function.
 ///
 /// The numeric values are part of the ABI: they never change and are never reused. Codes 1 to 99
-/// mirror the library's own error kinds; codes from 100 are raised by the C layer itself. After any
-/// code other than `TICKREEL_RESULT_OK`, `tickreel_last_error` gives a message for the calling thread.
+/// are the library's own error kinds, numbered once for every language: the same error has the
+/// same number and name here and in Java (`TickreelException.Kind`, whose `code()` returns it;
+/// `TICKREEL_RESULT_LOCKED` is `Kind.LOCKED`, 8). Codes from 100 are raised by the bindings
+/// themselves (`TICKREEL_RESULT_PANIC` is Java's `Kind.INTERNAL`). After any code other than
+/// `TICKREEL_RESULT_OK`, `tickreel_last_error` gives a message for the calling thread.
 #[repr(u32)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum TickreelResult {
@@ -73,25 +76,31 @@ impl TickreelResult {
         TickreelResult::BufferTooSmall,
     ];
 
-    /// The code for a library error. Exhaustive on purpose: a new `Error` variant must get a code.
+    /// The code for a library error: the one whose value is [`Error::code`].
     pub fn of(e: &Error) -> TickreelResult {
-        match e {
-            Error::Io(_) => TickreelResult::Io,
-            Error::Corrupt(_) => TickreelResult::Corrupt,
-            Error::Truncated(_) => TickreelResult::Truncated,
-            Error::LimitExceeded(_) => TickreelResult::LimitExceeded,
-            Error::Unsupported(_) => TickreelResult::Unsupported,
-            Error::InvalidArgument(_) => TickreelResult::InvalidArgument,
-            Error::InvalidState(_) => TickreelResult::InvalidState,
-            Error::Locked(_) => TickreelResult::Locked,
-            Error::Backpressure(_) => TickreelResult::Backpressure,
-            Error::NotReady(_) => TickreelResult::NotReady,
-            Error::Metadata(_) => TickreelResult::Metadata,
+        TickreelResult::of_kind(e.kind())
+    }
+
+    /// The code of an error kind. Exhaustive on purpose: a new kind must get a code, and the
+    /// assertions below make its value the core's [`ErrorKind::code`] at compile time.
+    pub const fn of_kind(k: ErrorKind) -> TickreelResult {
+        match k {
+            ErrorKind::Io => TickreelResult::Io,
+            ErrorKind::Corrupt => TickreelResult::Corrupt,
+            ErrorKind::Truncated => TickreelResult::Truncated,
+            ErrorKind::LimitExceeded => TickreelResult::LimitExceeded,
+            ErrorKind::Unsupported => TickreelResult::Unsupported,
+            ErrorKind::InvalidArgument => TickreelResult::InvalidArgument,
+            ErrorKind::InvalidState => TickreelResult::InvalidState,
+            ErrorKind::Locked => TickreelResult::Locked,
+            ErrorKind::Backpressure => TickreelResult::Backpressure,
+            ErrorKind::NotReady => TickreelResult::NotReady,
+            ErrorKind::Metadata => TickreelResult::Metadata,
         }
     }
 
     /// The name as spelled in the C header, NUL-terminated.
-    fn c_name(self) -> &'static CStr {
+    pub(crate) fn c_name(self) -> &'static CStr {
         match self {
             TickreelResult::Ok => c"TICKREEL_RESULT_OK",
             TickreelResult::Io => c"TICKREEL_RESULT_IO",
@@ -112,6 +121,16 @@ impl TickreelResult {
         }
     }
 }
+
+// Every library error's C code is the core's number for it (checked at compile time).
+const _: () = {
+    let mut i = 0;
+    while i < ErrorKind::ALL.len() {
+        let k = ErrorKind::ALL[i];
+        assert!(TickreelResult::of_kind(k) as u32 == k.code());
+        i += 1;
+    }
+};
 
 /// An error raised while serving a C call: a library error or one of the C layer's own.
 #[derive(Debug)]

@@ -166,27 +166,16 @@ fn panic_message(p: &(dyn Any + Send)) -> String {
     }
 }
 
-/// Kind code of a `TickreelException` for an error (`TickreelException.Kind` mirrors these).
+/// Kind code of a `TickreelException` for an error: the core's one number for it
+/// ([`Error::code`]), the same as the C result code. `TickreelException.Kind` spells the same
+/// numbers (a test in `crate::codes` checks it).
 pub fn kind_code(e: &Error) -> jint {
-    match e {
-        Error::Io(_) => 1,
-        Error::Corrupt(_) => 2,
-        Error::Truncated(_) => 3,
-        Error::LimitExceeded(_) => 4,
-        Error::Unsupported(_) => 5,
-        Error::Locked(_) => 6,
-        Error::Backpressure(_) => 7,
-        Error::NotReady(_) => 8,
-        Error::Metadata(_) => 9,
-        // Mapped to IllegalArgumentException / IllegalStateException by `throw`; kept for
-        // completeness should one be wrapped.
-        Error::InvalidArgument(_) => 11,
-        Error::InvalidState(_) => 12,
-    }
+    e.code() as jint
 }
 
-/// Kind code of an internal failure (a panic, an unexpected JNI error).
-const KIND_INTERNAL: jint = 10;
+/// Kind code of an internal failure (a panic, an unexpected JNI error): C's
+/// `TICKREEL_RESULT_PANIC`, Java's `Kind.INTERNAL`.
+pub(crate) const KIND_INTERNAL: jint = crate::ffi::result::TickreelResult::Panic as jint;
 
 fn throw(env: &mut JNIEnv<'_>, failure: Failure) {
     // A Java exception raised by a JNI call (out of memory, ...) is already pending: keep it.
