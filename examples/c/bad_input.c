@@ -666,7 +666,7 @@ static void bad_shadow(void) {
     EXPECT_TRUE(so.window_ms == 300000 && so.grace_ms == 120000 && so.max_bytes == 0 &&
                 so.block_ticks == 200);
     EXPECT_TRUE(ro.has_before == 0 && ro.after_ms == 30000 && ro.has_radius == 1 &&
-                ro.radius == 48.0 && ro.overwrite == 0 && ro.zstd_level == 9);
+                ro.radius == 48.0 && ro.overwrite == 0 && ro.zstd_level == 3);
     TickreelEngineOptions eo;
     EXPECT(tickreel_engine_options_default(&eo), OK);
     EXPECT_TRUE(eo.shadow_budget_bytes == 256u << 20);
