@@ -2,7 +2,8 @@
 
 use std::cell::RefCell;
 use std::ffi::{CStr, CString, c_char};
-use std::panic::{AssertUnwindSafe, catch_unwind};
+
+use crate::shared::panic::catch;
 
 use tickreel::error::{Error, ErrorKind};
 
@@ -203,34 +204,21 @@ fn set_last_error(code: TickreelResult, message: String) {
     let _ = LAST_ERROR.try_with(|l| *l.borrow_mut() = LastError { code, message });
 }
 
-fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
-    if let Some(s) = payload.downcast_ref::<&str>() {
-        (*s).to_owned()
-    } else if let Some(s) = payload.downcast_ref::<String>() {
-        s.clone()
-    } else {
-        "unknown panic payload".to_owned()
-    }
-}
-
 /// Runs the body of an entry point: catches panics, turns errors into codes and records the
 /// message for the calling thread. Every `extern "C"` function goes through here.
 pub(crate) fn guard(f: impl FnOnce() -> FfiResult) -> TickreelResult {
-    match catch_unwind(AssertUnwindSafe(f)) {
+    match catch(f) {
         Ok(Ok(())) => TickreelResult::Ok,
         Ok(Err(e)) => {
             let code = e.code();
             set_last_error(code, e.message());
             code
         }
-        Err(payload) => {
-            let message = format!("tickreel panicked (a bug): {}", panic_message(&*payload));
-            // Dropping the payload could itself panic (only an exotic payload's destructor would):
-            // drop it under a second guard and leak only that second payload, if any.
-            if let Err(again) = catch_unwind(AssertUnwindSafe(|| drop(payload))) {
-                std::mem::forget(again);
-            }
-            set_last_error(TickreelResult::Panic, message);
+        Err(panic) => {
+            set_last_error(
+                TickreelResult::Panic,
+                format!("tickreel panicked (a bug): {panic}"),
+            );
             TickreelResult::Panic
         }
     }
@@ -269,10 +257,7 @@ pub unsafe extern "C" fn tickreel_last_error(buf: *mut c_char, len: usize) -> us
         }
         bytes.len()
     };
-    catch_unwind(AssertUnwindSafe(|| {
-        LAST_ERROR.try_with(|l| copy(&l.borrow())).unwrap_or(0)
-    }))
-    .unwrap_or(0)
+    catch(|| LAST_ERROR.try_with(|l| copy(&l.borrow())).unwrap_or(0)).unwrap_or(0)
 }
 
 /// The calling thread's last error message as a NUL-terminated UTF-8 string (empty if no call
@@ -286,7 +271,7 @@ pub unsafe extern "C" fn tickreel_last_error(buf: *mut c_char, len: usize) -> us
 /// Thread safety: any thread; each thread has its own last error.
 #[unsafe(no_mangle)]
 pub extern "C" fn tickreel_last_error_message() -> *const c_char {
-    catch_unwind(|| {
+    catch(|| {
         LAST_ERROR
             .try_with(|l| l.borrow().message.as_ptr())
             .unwrap_or(c"".as_ptr())
@@ -299,7 +284,7 @@ pub extern "C" fn tickreel_last_error_message() -> *const c_char {
 /// Thread safety: any thread; each thread has its own last error.
 #[unsafe(no_mangle)]
 pub extern "C" fn tickreel_last_error_code() -> TickreelResult {
-    catch_unwind(|| {
+    catch(|| {
         LAST_ERROR
             .try_with(|l| l.borrow().code)
             .unwrap_or(TickreelResult::Ok)

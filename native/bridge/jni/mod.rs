@@ -37,14 +37,14 @@ mod writer;
 
 use std::any::Any;
 use std::ffi::c_void;
-use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::OnceLock;
 
 use jni::objects::{GlobalRef, JByteBuffer, JClass, JObject, JString, JThrowable, JValue};
 use jni::sys::{JNI_ERR, JNI_VERSION_1_8, jboolean, jdouble, jint, jlong, jobject};
 use jni::{JNIEnv, JavaVM, NativeMethod};
 
-use handles::{HandleError, Registry};
+use crate::shared::panic::catch;
+use handles::HandleError;
 use tickreel::error::Error;
 
 /// Version of the contract between the Java classes and this library. The Java loader refuses a
@@ -56,9 +56,6 @@ pub const BRIDGE_PROPERTY_PREFIX: &str = "tickreel.jni.bridge.";
 
 /// Simple name of the bridge class's exception type, looked up in the bridge's package.
 const EXCEPTION_SIMPLE_NAME: &str = "TickreelException";
-
-/// The handle registry of this library instance.
-static REGISTRY: Registry = Registry::new();
 
 /// What `JNI_OnLoad` found.
 struct Bound {
@@ -138,14 +135,13 @@ pub(crate) fn entry<'l, T: Fallback>(
     env: &mut JNIEnv<'l>,
     f: impl FnOnce(&mut JNIEnv<'l>) -> Res<T>,
 ) -> T {
-    match catch_unwind(AssertUnwindSafe(|| f(env))) {
+    match catch(|| f(env)) {
         Ok(Ok(v)) => v,
         Ok(Err(failure)) => {
             throw(env, failure);
             T::fallback()
         }
-        Err(panic) => {
-            let msg = panic_message(panic.as_ref());
+        Err(msg) => {
             throw_tickreel(
                 env,
                 KIND_INTERNAL,
@@ -153,16 +149,6 @@ pub(crate) fn entry<'l, T: Fallback>(
             );
             T::fallback()
         }
-    }
-}
-
-fn panic_message(p: &(dyn Any + Send)) -> String {
-    if let Some(s) = p.downcast_ref::<&str>() {
-        (*s).to_string()
-    } else if let Some(s) = p.downcast_ref::<String>() {
-        s.clone()
-    } else {
-        "panic".to_string()
     }
 }
 
@@ -228,12 +214,15 @@ pub(crate) fn get<T: Any + Send + Sync>(
     handle: jlong,
     what: &'static str,
 ) -> Res<std::sync::Arc<T>> {
-    Ok(REGISTRY.get::<T>(handle, what)?)
+    Ok(handles::get::<T>(handle, what)?)
 }
 
 /// Registers an object and returns its handle.
-pub(crate) fn insert<T: Any + Send + Sync>(what: &'static str, object: std::sync::Arc<T>) -> jlong {
-    REGISTRY.insert(what, object)
+pub(crate) fn insert<T: Any + Send + Sync>(
+    what: &'static str,
+    object: std::sync::Arc<T>,
+) -> Res<jlong> {
+    Ok(handles::insert(what, object)?)
 }
 
 /// A Java string argument that must not be null.
@@ -347,7 +336,7 @@ pub(crate) fn with_direct_bytes<R>(
 /// Closes any handle: removes it from the registry; the object is dropped once no call uses it.
 extern "system" fn close<'l>(mut env: JNIEnv<'l>, _class: JClass<'l>, handle: jlong) {
     entry(&mut env, |_| {
-        drop(REGISTRY.remove(handle));
+        drop(handles::remove(handle));
         Ok(())
     })
 }
@@ -445,7 +434,7 @@ pub unsafe extern "system" fn JNI_OnLoad(
     vm: *mut jni::sys::JavaVM,
     _reserved: *mut c_void,
 ) -> jint {
-    let outcome = catch_unwind(|| {
+    let outcome = catch(|| {
         // SAFETY: the JVM passes a valid, non-null `JavaVM` pointer to `JNI_OnLoad`, valid for the
         // lifetime of the VM.
         let vm = unsafe { JavaVM::from_raw(vm) }?;
