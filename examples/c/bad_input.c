@@ -887,6 +887,9 @@ static void bad_ghosts(const char *good_file) {
     EXPECT(tickreel_delta_new(ghost, &delta), OK);
     EXPECT(tickreel_delta_update(delta, NAN, 1, 64, 0, &secs), INVALID_ARGUMENT);
     EXPECT(tickreel_delta_update(delta, 1, 1, INFINITY, 0, &secs), INVALID_ARGUMENT);
+    /* The core's one finiteness check: names the argument, short message, same text as Java's. */
+    EXPECT_TRUE(strcmp(tickreel_last_error_message(),
+                       "invalid argument: y must be a finite number (got inf)") == 0);
     EXPECT(tickreel_delta_update(delta, 1, 1, 64, 0, NULL), NULL_ARGUMENT);
     EXPECT(tickreel_delta_update((TickreelDelta *)(void *)cursor, 1, 1, 64, 0, &secs),
            INVALID_HANDLE);

@@ -260,7 +260,7 @@ extern "system" fn delta_update<'l>(
 ) -> jdouble {
     entry(&mut env, |env| {
         let d = get::<Mutex<LiveDelta>>(handle, DELTA)?;
-        let r = d.lock().update(live_ticks, [x, y, z]);
+        let r = d.lock().try_update(live_ticks, [x, y, z])?;
         let values: [f64; READING_LEN] = [
             r.raw_ticks,
             r.shown_ticks,

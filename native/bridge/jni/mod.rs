@@ -27,6 +27,7 @@
 //! truncated data, limits, ...) becomes `TickreelException` with a kind code
 //! (see [`kind_code`]); a panic becomes `TickreelException` of kind `INTERNAL`.
 
+mod defaults;
 mod ghost;
 mod handles;
 mod playhead;
@@ -372,6 +373,7 @@ fn methods() -> Vec<NativeMethod> {
         ),
         method("close", "(J)V", close as *mut c_void),
     ];
+    m.extend(defaults::methods());
     m.extend(writer::methods());
     m.extend(replay::methods());
     m.extend(recorder::methods());

@@ -72,7 +72,7 @@ fn positive(v: i64, what: &str) -> Res<usize> {
     }
 }
 
-fn engine_options(a: &[i64]) -> Res<EngineOptions> {
+pub(super) fn engine_options(a: &[i64]) -> Res<EngineOptions> {
     Ok(EngineOptions {
         writer_threads: positive(a[0], "writer threads")?,
         queue_capacity: positive(a[1], "queue capacity")?,

@@ -38,7 +38,7 @@ fn duration(v: i64, what: &str) -> Res<Duration> {
         .map_err(|_| bad_arg(format!("{what} must not be negative (got {v} ns)")))
 }
 
-fn shadow_options(a: &[i64]) -> Res<ShadowOptions> {
+pub(super) fn shadow_options(a: &[i64]) -> Res<ShadowOptions> {
     Ok(ShadowOptions {
         window: duration(a[0], "the shadow window")?,
         grace: duration(a[1], "the grace period")?,
@@ -50,7 +50,7 @@ fn shadow_options(a: &[i64]) -> Res<ShadowOptions> {
     })
 }
 
-fn report_options(
+pub(super) fn report_options(
     a: &[i64],
     radius: f64,
     metadata: Vec<(String, fastnbt::Value)>,

@@ -120,6 +120,18 @@ impl ErrorKind {
     }
 }
 
+/// `v`, if it is finite; else an [`Error::InvalidArgument`] naming `what` ("x must be a finite
+/// number (got NaN)"). The one finiteness check of every language's input.
+pub fn check_finite(what: &str, v: f64) -> Result<f64> {
+    if v.is_finite() {
+        Ok(v)
+    } else {
+        Err(Error::invalid(format!(
+            "{what} must be a finite number (got {v})"
+        )))
+    }
+}
+
 /// Result alias used throughout the crate.
 pub type Result<T> = std::result::Result<T, Error>;
 
