@@ -12,8 +12,11 @@
 //! name (slash-separated, as it is *after* relocation). `JNI_OnLoad` runs on that thread, reads the
 //! property, finds the class (during `JNI_OnLoad`, `FindClass` resolves through the class loader
 //! that is loading the library, i.e. the plugin's) and binds every native method with
-//! `RegisterNatives`. The exception class `TickreelException` is looked up in the same package and
-//! kept as a global reference. Native method signatures mention only JDK types, so they are the
+//! `RegisterNatives`. The exception class `TickreelException` is looked up in the same package,
+//! checked, and remembered by name only: each throw finds it again through the calling class's
+//! loader. No global reference is kept, so nothing process-wide holds the plugin's class loader
+//! (a global reference to one of its classes would keep the loader, and so the plugin, alive for
+//! ever after a reload). Native method signatures mention only JDK types, so they are the
 //! same whatever the package is called.
 //!
 //! Each plugin extracts the library to its own unique temporary file, so each class loader gets its
@@ -40,7 +43,7 @@ use std::any::Any;
 use std::ffi::c_void;
 use std::sync::OnceLock;
 
-use jni::objects::{GlobalRef, JByteBuffer, JClass, JObject, JString, JThrowable, JValue};
+use jni::objects::{JByteBuffer, JClass, JString, JThrowable, JValue};
 use jni::sys::{JNI_ERR, JNI_VERSION_1_8, jboolean, jdouble, jint, jlong, jobject};
 use jni::{JNIEnv, JavaVM, NativeMethod};
 
@@ -60,8 +63,9 @@ const EXCEPTION_SIMPLE_NAME: &str = "TickreelException";
 
 /// What `JNI_OnLoad` found.
 struct Bound {
-    /// The (possibly relocated) `TickreelException` class.
-    exception: GlobalRef,
+    /// The binary name (slash-separated, possibly relocated) of the `TickreelException` class.
+    /// A name, not a class reference: see the module documentation.
+    exception: String,
 }
 
 static BOUND: OnceLock<Bound> = OnceLock::new();
@@ -199,7 +203,7 @@ fn throw_tickreel(env: &mut JNIEnv<'_>, kind: jint, msg: &str) {
         let bound = BOUND.get().ok_or(jni::errors::Error::NullPtr("unbound"))?;
         let jmsg = env.new_string(msg)?;
         let obj = env.new_object(
-            &bound.exception,
+            bound.exception.as_str(),
             "(Ljava/lang/String;I)V",
             &[JValue::Object(&jmsg), JValue::Int(kind)],
         )?;
@@ -416,10 +420,13 @@ fn bind(env: &mut JNIEnv<'_>) -> jni::errors::Result<bool> {
         format!("{package}/{EXCEPTION_SIMPLE_NAME}")
     };
     let class = env.find_class(bridge.as_str())?;
+    // Fails the load now if the class is missing; the local reference dies with this frame.
     let exception = env.find_class(exception_name.as_str())?;
-    let exception = env.new_global_ref(JObject::from(exception))?;
+    env.delete_local_ref(exception)?;
     env.register_native_methods(&class, &methods())?;
-    let _ = BOUND.set(Bound { exception });
+    let _ = BOUND.set(Bound {
+        exception: exception_name,
+    });
     Ok(true)
 }
 
