@@ -142,8 +142,11 @@
  * The result of every tickreel C function.
  *
  * The numeric values are part of the ABI: they never change and are never reused. Codes 1 to 99
- * mirror the library's own error kinds; codes from 100 are raised by the C layer itself. After any
- * code other than `TICKREEL_RESULT_OK`, `tickreel_last_error` gives a message for the calling thread.
+ * are the library's own error kinds, numbered once for every language: the same error has the
+ * same number and name here and in Java (`TickreelException.Kind`, whose `code()` returns it;
+ * `TICKREEL_RESULT_LOCKED` is `Kind.LOCKED`, 8). Codes from 100 are raised by the bindings
+ * themselves (`TICKREEL_RESULT_PANIC` is Java's `Kind.INTERNAL`). After any code other than
+ * `TICKREEL_RESULT_OK`, `tickreel_last_error` gives a message for the calling thread.
  */
 enum TickreelResult
 #if defined(__cplusplus) || __STDC_VERSION__ >= 202311L

@@ -666,7 +666,7 @@ static void bad_shadow(void) {
     EXPECT_TRUE(so.window_ms == 300000 && so.grace_ms == 120000 && so.max_bytes == 0 &&
                 so.block_ticks == 200);
     EXPECT_TRUE(ro.has_before == 0 && ro.after_ms == 30000 && ro.has_radius == 1 &&
-                ro.radius == 48.0 && ro.overwrite == 0 && ro.zstd_level == 9);
+                ro.radius == 48.0 && ro.overwrite == 0 && ro.zstd_level == 3);
     TickreelEngineOptions eo;
     EXPECT(tickreel_engine_options_default(&eo), OK);
     EXPECT_TRUE(eo.shadow_budget_bytes == 256u << 20);
@@ -887,6 +887,9 @@ static void bad_ghosts(const char *good_file) {
     EXPECT(tickreel_delta_new(ghost, &delta), OK);
     EXPECT(tickreel_delta_update(delta, NAN, 1, 64, 0, &secs), INVALID_ARGUMENT);
     EXPECT(tickreel_delta_update(delta, 1, 1, INFINITY, 0, &secs), INVALID_ARGUMENT);
+    /* The core's one finiteness check: names the argument, short message, same text as Java's. */
+    EXPECT_TRUE(strcmp(tickreel_last_error_message(),
+                       "invalid argument: y must be a finite number (got inf)") == 0);
     EXPECT(tickreel_delta_update(delta, 1, 1, 64, 0, NULL), NULL_ARGUMENT);
     EXPECT(tickreel_delta_update((TickreelDelta *)(void *)cursor, 1, 1, 64, 0, &secs),
            INVALID_HANDLE);

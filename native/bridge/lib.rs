@@ -4,3 +4,7 @@
 
 pub mod ffi;
 pub mod jni;
+mod shared;
+
+#[cfg(test)]
+mod codes;

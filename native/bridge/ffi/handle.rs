@@ -2,8 +2,8 @@
 //!
 //! A handle given to C (`TickreelReader *` and friends) is a pointer-sized integer disguised as a
 //! pointer to an incomplete type. tickreel never dereferences it: it decodes it into
-//! `(generation, type tag, slot index)` and looks the slot up in a global table of
-//! `Arc<object>`s. Layout on 64-bit targets (bit 63 on the left):
+//! `(generation, type tag, slot index)` and looks the key up in the bindings' one handle registry
+//! ([`crate::shared::registry`], the same code as Java's handles, with its own table). Layout on 64-bit targets (bit 63 on the left):
 //!
 //! ```text
 //! | generation: 32 bits | type tag: 8 bits | slot index: 24 bits |
@@ -26,9 +26,10 @@
 //!   `INVALID_HANDLE`. The object is destroyed when the last such call returns.
 
 use std::any::Any;
-use std::sync::{Arc, RwLock};
+use std::sync::Arc;
 
 use super::result::{FfiError, FfiResult};
+use crate::shared::registry::{Key, Lookup, Registry};
 
 #[cfg(target_pointer_width = "64")]
 mod layout {
@@ -108,34 +109,8 @@ const TAG_NAMES: &[(u8, &str)] = &[
     ),
 ];
 
-struct Slot {
-    /// Generation of the current or next occupant (starts at 1).
-    generation: usize,
-    tag: u8,
-    obj: Option<Arc<dyn Any + Send + Sync>>,
-}
-
-struct Table {
-    slots: Vec<Slot>,
-    free: Vec<usize>,
-    live: usize,
-}
-
-static TABLE: RwLock<Table> = RwLock::new(Table {
-    slots: Vec::new(),
-    free: Vec::new(),
-    live: 0,
-});
-
-fn read() -> std::sync::RwLockReadGuard<'static, Table> {
-    // The table's invariants hold between statements; a poisoned lock only means some thread
-    // panicked elsewhere while holding it.
-    TABLE.read().unwrap_or_else(|e| e.into_inner())
-}
-
-fn write() -> std::sync::RwLockWriteGuard<'static, Table> {
-    TABLE.write().unwrap_or_else(|e| e.into_inner())
-}
+/// The registry of C handles.
+static REGISTRY: Registry = Registry::new(MAX_HANDLES, GEN_MAX as u64);
 
 fn token(generation: usize, tag: u8, index: usize) -> usize {
     (generation << (INDEX_BITS + TAG_BITS)) | (usize::from(tag) << INDEX_BITS) | index
@@ -156,53 +131,43 @@ fn tag_name(tag: u8) -> Option<&'static str> {
 /// Registers `obj` and returns its handle.
 pub(crate) fn insert<T: HandleType>(obj: T) -> FfiResult<*mut T::Opaque> {
     debug_assert!(T::TAG != 0 && usize::from(T::TAG) <= TAG_MASK);
-    let obj: Arc<dyn Any + Send + Sync> = Arc::new(obj);
-    let mut t = write();
-    let index = match t.free.pop() {
-        Some(i) => i,
-        None if t.slots.len() < MAX_HANDLES => {
-            t.slots.push(Slot {
-                generation: 1,
-                tag: 0,
-                obj: None,
-            });
-            t.slots.len() - 1
-        }
-        None => {
-            return Err(tickreel::Error::limit(format!(
-                "{MAX_HANDLES} tickreel handles are live; free some"
-            ))
-            .into());
-        }
-    };
-    let slot = &mut t.slots[index];
-    slot.tag = T::TAG;
-    slot.obj = Some(obj);
-    let tok = token(slot.generation, T::TAG, index);
-    t.live += 1;
-    Ok(std::ptr::without_provenance_mut(tok))
+    let key = REGISTRY.insert(T::NAME, Arc::new(obj)).map_err(|full| {
+        tickreel::Error::limit(format!("{} tickreel handles are live; free some", full.0))
+    })?;
+    let generation = usize::try_from(key.generation).expect("generations fit the token");
+    Ok(std::ptr::without_provenance_mut(token(
+        generation,
+        T::TAG,
+        key.index,
+    )))
 }
 
-/// Finds the slot of a live handle of type `T`, or says why the token is not one.
-fn locate<T: HandleType>(t: &Table, handle: *const T::Opaque) -> FfiResult<usize> {
+/// The registry key of a handle of type `T`, or why the token cannot be one.
+fn key_of<T: HandleType>(handle: *const T::Opaque) -> FfiResult<Key> {
     let (generation, tag, index) = split(handle.addr());
-    let bad = |why: String| Err(FfiError::InvalidHandle(format!("{handle:p} {why}")));
     if tag != T::TAG {
-        return match tag_name(tag) {
-            Some(other) => bad(format!("is a {other} handle, not a {}", T::NAME)),
-            None => bad(format!("is not a tickreel {} handle", T::NAME)),
-        };
+        return Err(invalid::<T>(
+            handle,
+            match tag_name(tag) {
+                Some(other) => Lookup::WrongType(other),
+                None => Lookup::Unknown,
+            },
+        ));
     }
-    let Some(slot) = t.slots.get(index) else {
-        return bad(format!("is not a tickreel {} handle", T::NAME));
+    Ok(Key {
+        index,
+        generation: generation as u64,
+    })
+}
+
+/// The error for a token that does not name a live handle of type `T`.
+fn invalid<T: HandleType>(handle: *const T::Opaque, why: Lookup) -> FfiError {
+    let why = match why {
+        Lookup::Unknown => format!("is not a tickreel {} handle", T::NAME),
+        Lookup::Removed => format!("is a {} handle that was already freed", T::NAME),
+        Lookup::WrongType(other) => format!("is a {other} handle, not a {}", T::NAME),
     };
-    if generation == 0 || generation > slot.generation {
-        return bad(format!("is not a tickreel {} handle", T::NAME));
-    }
-    if generation < slot.generation || slot.obj.is_none() || slot.tag != T::TAG {
-        return bad(format!("is a {} handle that was already freed", T::NAME));
-    }
-    Ok(index)
+    FfiError::InvalidHandle(format!("{handle:p} {why}"))
 }
 
 /// The object behind a live handle of type `T`.
@@ -210,15 +175,9 @@ pub(crate) fn get<T: HandleType>(handle: *mut T::Opaque) -> FfiResult<Arc<T>> {
     if handle.is_null() {
         return Err(FfiError::Null(T::NAME));
     }
-    let obj = {
-        let t = read();
-        let index = locate::<T>(&t, handle)?;
-        t.slots[index]
-            .obj
-            .clone()
-            .expect("located slot is occupied")
-    };
-    Ok(obj.downcast::<T>().expect("tag identifies the type"))
+    REGISTRY
+        .get::<T>(key_of::<T>(handle)?)
+        .map_err(|why| invalid::<T>(handle, why))
 }
 
 /// Unregisters a handle and returns its object (`None` for NULL). The caller drops it, outside
@@ -227,20 +186,10 @@ pub(crate) fn remove<T: HandleType>(handle: *mut T::Opaque) -> FfiResult<Option<
     if handle.is_null() {
         return Ok(None);
     }
-    let obj = {
-        let mut t = write();
-        let index = locate::<T>(&t, handle)?;
-        let slot = &mut t.slots[index];
-        let obj = slot.obj.take().expect("located slot is occupied");
-        slot.tag = 0;
-        slot.generation += 1;
-        if slot.generation <= GEN_MAX {
-            t.free.push(index);
-        } // else: retired for ever, so that no stale token can match a later occupant
-        t.live -= 1;
-        obj
-    };
-    Ok(Some(obj.downcast::<T>().expect("tag identifies the type")))
+    REGISTRY
+        .remove::<T>(key_of::<T>(handle)?)
+        .map(Some)
+        .map_err(|why| invalid::<T>(handle, why))
 }
 
 /// Number of live handles of every type (handles returned by `*_new`/`*_open`/`*_create` and
@@ -250,7 +199,7 @@ pub(crate) fn remove<T: HandleType>(handle: *mut T::Opaque) -> FfiResult<Option<
 /// create or free handles meanwhile.
 #[unsafe(no_mangle)]
 pub extern "C" fn tickreel_handle_count() -> usize {
-    std::panic::catch_unwind(|| read().live).unwrap_or(0)
+    crate::shared::panic::catch(|| REGISTRY.live()).unwrap_or(0)
 }
 
 #[cfg(test)]
@@ -318,17 +267,13 @@ mod tests {
     fn slots_at_the_last_generation_are_retired() {
         let h = insert(Thing(1)).unwrap();
         let (_, _, index) = split(h.addr());
-        {
-            let mut t = write();
-            t.slots[index].generation = GEN_MAX;
-        }
+        REGISTRY.set_generation(index, GEN_MAX as u64);
         let h = std::ptr::without_provenance_mut::<ThingOpaque>(token(GEN_MAX, Thing::TAG, index));
         assert!(remove::<Thing>(h).unwrap().is_some());
-        let t = read();
         assert!(
-            !t.free.contains(&index),
+            !REGISTRY.is_free(index),
             "a wrapped slot must not be reused"
         );
-        assert_eq!(t.slots[index].generation, GEN_MAX + 1);
+        is_invalid(get::<Thing>(h), "already freed");
     }
 }

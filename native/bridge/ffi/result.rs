@@ -2,15 +2,19 @@
 
 use std::cell::RefCell;
 use std::ffi::{CStr, CString, c_char};
-use std::panic::{AssertUnwindSafe, catch_unwind};
 
-use tickreel::error::Error;
+use crate::shared::panic::catch;
+
+use tickreel::error::{Error, ErrorKind};
 
 /// The result of every tickreel C function.
 ///
 /// The numeric values are part of the ABI: they never change and are never reused. Codes 1 to 99
-/// mirror the library's own error kinds; codes from 100 are raised by the C layer itself. After any
-/// code other than `TICKREEL_RESULT_OK`, `tickreel_last_error` gives a message for the calling thread.
+/// are the library's own error kinds, numbered once for every language: the same error has the
+/// same number and name here and in Java (`TickreelException.Kind`, whose `code()` returns it;
+/// `TICKREEL_RESULT_LOCKED` is `Kind.LOCKED`, 8). Codes from 100 are raised by the bindings
+/// themselves (`TICKREEL_RESULT_PANIC` is Java's `Kind.INTERNAL`). After any code other than
+/// `TICKREEL_RESULT_OK`, `tickreel_last_error` gives a message for the calling thread.
 #[repr(u32)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum TickreelResult {
@@ -73,25 +77,31 @@ impl TickreelResult {
         TickreelResult::BufferTooSmall,
     ];
 
-    /// The code for a library error. Exhaustive on purpose: a new `Error` variant must get a code.
+    /// The code for a library error: the one whose value is [`Error::code`].
     pub fn of(e: &Error) -> TickreelResult {
-        match e {
-            Error::Io(_) => TickreelResult::Io,
-            Error::Corrupt(_) => TickreelResult::Corrupt,
-            Error::Truncated(_) => TickreelResult::Truncated,
-            Error::LimitExceeded(_) => TickreelResult::LimitExceeded,
-            Error::Unsupported(_) => TickreelResult::Unsupported,
-            Error::InvalidArgument(_) => TickreelResult::InvalidArgument,
-            Error::InvalidState(_) => TickreelResult::InvalidState,
-            Error::Locked(_) => TickreelResult::Locked,
-            Error::Backpressure(_) => TickreelResult::Backpressure,
-            Error::NotReady(_) => TickreelResult::NotReady,
-            Error::Metadata(_) => TickreelResult::Metadata,
+        TickreelResult::of_kind(e.kind())
+    }
+
+    /// The code of an error kind. Exhaustive on purpose: a new kind must get a code, and the
+    /// assertions below make its value the core's [`ErrorKind::code`] at compile time.
+    pub const fn of_kind(k: ErrorKind) -> TickreelResult {
+        match k {
+            ErrorKind::Io => TickreelResult::Io,
+            ErrorKind::Corrupt => TickreelResult::Corrupt,
+            ErrorKind::Truncated => TickreelResult::Truncated,
+            ErrorKind::LimitExceeded => TickreelResult::LimitExceeded,
+            ErrorKind::Unsupported => TickreelResult::Unsupported,
+            ErrorKind::InvalidArgument => TickreelResult::InvalidArgument,
+            ErrorKind::InvalidState => TickreelResult::InvalidState,
+            ErrorKind::Locked => TickreelResult::Locked,
+            ErrorKind::Backpressure => TickreelResult::Backpressure,
+            ErrorKind::NotReady => TickreelResult::NotReady,
+            ErrorKind::Metadata => TickreelResult::Metadata,
         }
     }
 
     /// The name as spelled in the C header, NUL-terminated.
-    fn c_name(self) -> &'static CStr {
+    pub(crate) fn c_name(self) -> &'static CStr {
         match self {
             TickreelResult::Ok => c"TICKREEL_RESULT_OK",
             TickreelResult::Io => c"TICKREEL_RESULT_IO",
@@ -112,6 +122,16 @@ impl TickreelResult {
         }
     }
 }
+
+// Every library error's C code is the core's number for it (checked at compile time).
+const _: () = {
+    let mut i = 0;
+    while i < ErrorKind::ALL.len() {
+        let k = ErrorKind::ALL[i];
+        assert!(TickreelResult::of_kind(k) as u32 == k.code());
+        i += 1;
+    }
+};
 
 /// An error raised while serving a C call: a library error or one of the C layer's own.
 #[derive(Debug)]
@@ -184,34 +204,21 @@ fn set_last_error(code: TickreelResult, message: String) {
     let _ = LAST_ERROR.try_with(|l| *l.borrow_mut() = LastError { code, message });
 }
 
-fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
-    if let Some(s) = payload.downcast_ref::<&str>() {
-        (*s).to_owned()
-    } else if let Some(s) = payload.downcast_ref::<String>() {
-        s.clone()
-    } else {
-        "unknown panic payload".to_owned()
-    }
-}
-
 /// Runs the body of an entry point: catches panics, turns errors into codes and records the
 /// message for the calling thread. Every `extern "C"` function goes through here.
 pub(crate) fn guard(f: impl FnOnce() -> FfiResult) -> TickreelResult {
-    match catch_unwind(AssertUnwindSafe(f)) {
+    match catch(f) {
         Ok(Ok(())) => TickreelResult::Ok,
         Ok(Err(e)) => {
             let code = e.code();
             set_last_error(code, e.message());
             code
         }
-        Err(payload) => {
-            let message = format!("tickreel panicked (a bug): {}", panic_message(&*payload));
-            // Dropping the payload could itself panic (only an exotic payload's destructor would):
-            // drop it under a second guard and leak only that second payload, if any.
-            if let Err(again) = catch_unwind(AssertUnwindSafe(|| drop(payload))) {
-                std::mem::forget(again);
-            }
-            set_last_error(TickreelResult::Panic, message);
+        Err(panic) => {
+            set_last_error(
+                TickreelResult::Panic,
+                format!("tickreel panicked (a bug): {panic}"),
+            );
             TickreelResult::Panic
         }
     }
@@ -250,10 +257,7 @@ pub unsafe extern "C" fn tickreel_last_error(buf: *mut c_char, len: usize) -> us
         }
         bytes.len()
     };
-    catch_unwind(AssertUnwindSafe(|| {
-        LAST_ERROR.try_with(|l| copy(&l.borrow())).unwrap_or(0)
-    }))
-    .unwrap_or(0)
+    catch(|| LAST_ERROR.try_with(|l| copy(&l.borrow())).unwrap_or(0)).unwrap_or(0)
 }
 
 /// The calling thread's last error message as a NUL-terminated UTF-8 string (empty if no call
@@ -267,7 +271,7 @@ pub unsafe extern "C" fn tickreel_last_error(buf: *mut c_char, len: usize) -> us
 /// Thread safety: any thread; each thread has its own last error.
 #[unsafe(no_mangle)]
 pub extern "C" fn tickreel_last_error_message() -> *const c_char {
-    catch_unwind(|| {
+    catch(|| {
         LAST_ERROR
             .try_with(|l| l.borrow().message.as_ptr())
             .unwrap_or(c"".as_ptr())
@@ -280,7 +284,7 @@ pub extern "C" fn tickreel_last_error_message() -> *const c_char {
 /// Thread safety: any thread; each thread has its own last error.
 #[unsafe(no_mangle)]
 pub extern "C" fn tickreel_last_error_code() -> TickreelResult {
-    catch_unwind(|| {
+    catch(|| {
         LAST_ERROR
             .try_with(|l| l.borrow().code)
             .unwrap_or(TickreelResult::Ok)

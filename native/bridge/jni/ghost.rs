@@ -63,7 +63,7 @@ extern "system" fn ghost_load<'l>(
         let path = string_arg(env, &path, "path")?;
         let range = range(start_kind, start, end_kind, end)?;
         let track = GhostTrack::load_path(path, entity as u32, range)?;
-        Ok(insert(GHOST, Arc::new(track)))
+        insert(GHOST, Arc::new(track))
     })
 }
 
@@ -82,7 +82,7 @@ extern "system" fn ghost_load_async<'l>(
         let path = string_arg(env, &path, "path")?;
         let range = range(start_kind, start, end_kind, end)?;
         let load = GhostTrack::load_async(std::path::PathBuf::from(path), entity as u32, range);
-        Ok(insert(LOADING, Arc::new(Mutex::new((load, false)))))
+        insert(LOADING, Arc::new(Mutex::new((load, false))))
     })
 }
 
@@ -119,7 +119,7 @@ extern "system" fn loading_take<'l>(
             None => Ok(0),
             Some(r) => {
                 *taken = true;
-                Ok(insert(GHOST, Arc::new(r?)))
+                insert(GHOST, Arc::new(r?))
             }
         }
     })
@@ -176,7 +176,7 @@ extern "system" fn ghost_splits<'l>(
 extern "system" fn cursor_new<'l>(mut env: JNIEnv<'l>, _class: JClass<'l>, ghost: jlong) -> jlong {
     entry(&mut env, |_| {
         let g = get::<GhostTrack>(ghost, GHOST)?;
-        Ok(insert(CURSOR, Arc::new(Mutex::new(GhostCursor::new(g)))))
+        insert(CURSOR, Arc::new(Mutex::new(GhostCursor::new(g))))
     })
 }
 
@@ -242,7 +242,7 @@ extern "system" fn cursor_set_time_shift<'l>(
 extern "system" fn delta_new<'l>(mut env: JNIEnv<'l>, _class: JClass<'l>, ghost: jlong) -> jlong {
     entry(&mut env, |_| {
         let g = get::<GhostTrack>(ghost, GHOST)?;
-        Ok(insert(DELTA, Arc::new(Mutex::new(LiveDelta::new(g)))))
+        insert(DELTA, Arc::new(Mutex::new(LiveDelta::new(g))))
     })
 }
 
@@ -260,7 +260,7 @@ extern "system" fn delta_update<'l>(
 ) -> jdouble {
     entry(&mut env, |env| {
         let d = get::<Mutex<LiveDelta>>(handle, DELTA)?;
-        let r = d.lock().update(live_ticks, [x, y, z]);
+        let r = d.lock().try_update(live_ticks, [x, y, z])?;
         let values: [f64; READING_LEN] = [
             r.raw_ticks,
             r.shown_ticks,

@@ -1,28 +1,18 @@
-//! The handle registry: Java holds a `long`, Rust holds an `Arc` in a slot table.
+//! Java's handles: `long` tokens for keys of the bindings' one handle registry
+//! ([`crate::shared::registry`], the same code as C's handles, with its own table).
 //!
-//! A handle is `(generation << 32) | (slot + 1)`, so `0` is never valid and a handle that was closed
-//! (its slot freed and perhaps reused) fails the generation check instead of reaching another object.
-//! A call clones the `Arc` out of the registry and works on its own reference; `close` only removes
-//! the registry's reference. So a close racing with calls on other threads is safe: the object is
+//! A handle is `(generation << 32) | (slot + 1)`, so `0` is never valid, and generations stop
+//! at `i32::MAX` (a slot about to pass it is retired, as in C), so handles stay positive and a
+//! closed handle fails the generation check for ever instead of reaching another object. A call
+//! clones the `Arc` out of the registry and works on its own reference; `close` only removes the
+//! registry's reference. So a close racing with calls on other threads is safe: the object is
 //! dropped when the last in-flight call returns, never while one uses it.
 
 use std::any::Any;
 use std::sync::Arc;
 
-use parking_lot::RwLock;
-
-type Object = Arc<dyn Any + Send + Sync>;
-
-struct Slot {
-    generation: u32,
-    object: Option<(Object, &'static str)>,
-}
-
-#[derive(Default)]
-struct Slots {
-    slots: Vec<Slot>,
-    free: Vec<u32>,
-}
+use crate::shared::registry::{Key, Lookup, Registry};
+use tickreel::error::Error;
 
 /// Why a handle could not be used.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -47,99 +37,65 @@ impl std::fmt::Display for HandleError {
     }
 }
 
-/// Highest generation before wrapping back to 1 (keeps handles positive as Java longs).
-const MAX_GENERATION: u32 = i32::MAX as u32;
+/// Highest generation (keeps handles positive as Java longs).
+const MAX_GENERATION: u64 = i32::MAX as u64;
 
-/// The registry of one library instance.
-#[derive(Default)]
-pub(crate) struct Registry {
-    inner: RwLock<Slots>,
+/// The registry of Java handles of this library instance.
+static REGISTRY: Registry = Registry::new(u32::MAX as usize, MAX_GENERATION);
+
+fn token(key: Key) -> i64 {
+    ((key.generation as i64) << 32) | (key.index as i64 + 1)
 }
 
-impl Registry {
-    pub(crate) const fn new() -> Registry {
-        Registry {
-            inner: RwLock::new(Slots {
-                slots: Vec::new(),
-                free: Vec::new(),
-            }),
-        }
-    }
-
-    /// Stores `object` and returns its handle. `what` names the type in error messages.
-    pub(crate) fn insert<T: Any + Send + Sync>(&self, what: &'static str, object: Arc<T>) -> i64 {
-        let mut s = self.inner.write();
-        let index = match s.free.pop() {
-            Some(i) => i,
-            None => {
-                s.slots.push(Slot {
-                    generation: 0,
-                    object: None,
-                });
-                u32::try_from(s.slots.len() - 1).expect("fewer than 2^32 live handles")
-            }
-        };
-        let slot = &mut s.slots[index as usize];
-        slot.generation = if slot.generation >= MAX_GENERATION {
-            1
-        } else {
-            slot.generation + 1
-        };
-        slot.object = Some((object, what));
-        (i64::from(slot.generation) << 32) | (i64::from(index) + 1)
-    }
-
-    /// A new reference to the object behind `handle`, if it is open and of type `T`.
-    pub(crate) fn get<T: Any + Send + Sync>(
-        &self,
-        handle: i64,
-        expected: &'static str,
-    ) -> Result<Arc<T>, HandleError> {
-        let (object, found) = {
-            let s = self.inner.read();
-            let (index, generation) = split(handle).ok_or(HandleError::Closed(expected))?;
-            let slot = s
-                .slots
-                .get(index)
-                .filter(|slot| slot.generation == generation)
-                .ok_or(HandleError::Closed(expected))?;
-            let (object, found) = slot.object.as_ref().ok_or(HandleError::Closed(expected))?;
-            (Arc::clone(object), *found)
-        };
-        object
-            .downcast::<T>()
-            .map_err(|_| HandleError::WrongType { expected, found })
-    }
-
-    /// Removes the registry's reference; returns it (so the caller drops it outside the lock), or
-    /// `None` if the handle was already closed. Closing twice is harmless.
-    pub(crate) fn remove(&self, handle: i64) -> Option<Object> {
-        let (index, generation) = split(handle)?;
-        let mut s = self.inner.write();
-        let slot = s.slots.get_mut(index)?;
-        if slot.generation != generation {
-            return None;
-        }
-        let (object, _) = slot.object.take()?;
-        s.free.push(index as u32);
-        Some(object)
-    }
-
-    /// Number of open handles.
-    #[cfg(test)]
-    pub(crate) fn len(&self) -> usize {
-        let s = self.inner.read();
-        s.slots.iter().filter(|s| s.object.is_some()).count()
-    }
-}
-
-fn split(handle: i64) -> Option<(usize, u32)> {
+fn key(handle: i64) -> Option<Key> {
     let low = (handle & 0xFFFF_FFFF) as u32;
-    let generation = (handle >> 32) as u32;
+    let generation = (handle >> 32) as u64;
     if low == 0 || generation == 0 || handle < 0 {
         return None;
     }
-    Some(((low - 1) as usize, generation))
+    Some(Key {
+        index: (low - 1) as usize,
+        generation,
+    })
+}
+
+fn error(expected: &'static str, why: Lookup) -> HandleError {
+    match why {
+        Lookup::Unknown | Lookup::Removed => HandleError::Closed(expected),
+        Lookup::WrongType(found) => HandleError::WrongType { expected, found },
+    }
+}
+
+/// Stores `object` and returns its handle. `what` names the type in error messages.
+pub(crate) fn insert<T: Any + Send + Sync>(
+    what: &'static str,
+    object: Arc<T>,
+) -> Result<i64, Error> {
+    REGISTRY
+        .insert(what, object)
+        .map(token)
+        .map_err(|full| Error::limit(format!("{} tickreel handles are open; close some", full.0)))
+}
+
+/// A new reference to the object behind `handle`, if it is open and of type `T`.
+pub(crate) fn get<T: Any + Send + Sync>(
+    handle: i64,
+    expected: &'static str,
+) -> Result<Arc<T>, HandleError> {
+    let key = key(handle).ok_or(HandleError::Closed(expected))?;
+    REGISTRY.get::<T>(key).map_err(|why| error(expected, why))
+}
+
+/// Removes the registry's reference; returns it (so the caller drops it outside the lock), or
+/// `None` if the handle was already closed. Closing twice is harmless.
+pub(crate) fn remove(handle: i64) -> Option<Arc<dyn Any + Send + Sync>> {
+    REGISTRY.remove_any(key(handle)?).ok()
+}
+
+/// Number of open handles.
+#[cfg(test)]
+pub(crate) fn open_count() -> usize {
+    REGISTRY.live()
 }
 
 #[cfg(test)]
@@ -149,65 +105,45 @@ mod tests {
 
     #[test]
     fn handles_are_checked_by_generation_and_type() {
-        let r = Registry::new();
-        let a = r.insert("counter", Arc::new(Mutex::new(1u32)));
+        let before = open_count();
+        let a = insert("counter", Arc::new(Mutex::new(1u32))).unwrap();
         assert!(a > 0);
-        assert_eq!(*r.get::<Mutex<u32>>(a, "counter").unwrap().lock(), 1);
+        assert_eq!(*get::<Mutex<u32>>(a, "counter").unwrap().lock(), 1);
         assert_eq!(
-            r.get::<String>(a, "string").unwrap_err(),
+            get::<String>(a, "string").unwrap_err(),
             HandleError::WrongType {
                 expected: "string",
                 found: "counter"
             }
         );
-        assert!(r.remove(a).is_some());
-        assert!(r.remove(a).is_none(), "closing twice is harmless");
+        assert!(remove(a).is_some());
+        assert!(remove(a).is_none(), "closing twice is harmless");
         assert_eq!(
-            r.get::<Mutex<u32>>(a, "counter").unwrap_err(),
+            get::<Mutex<u32>>(a, "counter").unwrap_err(),
             HandleError::Closed("counter")
         );
-        // The slot is reused with a new generation: the stale handle stays closed.
-        let b = r.insert("counter", Arc::new(Mutex::new(2u32)));
-        assert_ne!(a, b);
-        assert_eq!(a & 0xFFFF_FFFF, b & 0xFFFF_FFFF);
-        assert!(r.get::<Mutex<u32>>(a, "counter").is_err());
-        assert_eq!(*r.get::<Mutex<u32>>(b, "counter").unwrap().lock(), 2);
         for bad in [0, -1, i64::MIN, 1, 7 << 32] {
-            assert!(r.get::<Mutex<u32>>(bad, "counter").is_err(), "{bad}");
-            assert!(r.remove(bad).is_none());
+            assert!(get::<Mutex<u32>>(bad, "counter").is_err(), "{bad}");
+            assert!(remove(bad).is_none());
         }
-        assert_eq!(r.len(), 1);
+        assert_eq!(open_count(), before);
     }
 
     #[test]
-    fn close_while_in_use_keeps_the_object_alive_for_the_user() {
-        let r = Registry::new();
-        let h = r.insert("text", Arc::new(String::from("still here")));
-        let in_flight = r.get::<String>(h, "text").unwrap();
-        drop(r.remove(h));
-        assert_eq!(in_flight.as_str(), "still here");
-        assert!(r.get::<String>(h, "text").is_err());
-    }
-
-    #[test]
-    fn concurrent_insert_get_remove() {
-        let r = Arc::new(Registry::new());
-        let threads: Vec<_> = (0..4)
-            .map(|t| {
-                let r = Arc::clone(&r);
-                std::thread::spawn(move || {
-                    for i in 0..2000u32 {
-                        let h = r.insert("n", Arc::new(t * 100_000 + i));
-                        assert_eq!(*r.get::<u32>(h, "n").unwrap(), t * 100_000 + i);
-                        assert!(r.remove(h).is_some());
-                        assert!(r.get::<u32>(h, "n").is_err());
-                    }
-                })
-            })
-            .collect();
-        for t in threads {
-            t.join().unwrap();
+    fn tokens_round_trip_and_stay_positive() {
+        for k in [
+            Key {
+                index: 0,
+                generation: 1,
+            },
+            Key {
+                index: u32::MAX as usize - 1,
+                generation: MAX_GENERATION,
+            },
+        ] {
+            let t = token(k);
+            assert!(t > 0, "{k:?}");
+            assert_eq!(key(t), Some(k));
         }
-        assert_eq!(r.len(), 0);
     }
 }

@@ -12,8 +12,11 @@
 //! name (slash-separated, as it is *after* relocation). `JNI_OnLoad` runs on that thread, reads the
 //! property, finds the class (during `JNI_OnLoad`, `FindClass` resolves through the class loader
 //! that is loading the library, i.e. the plugin's) and binds every native method with
-//! `RegisterNatives`. The exception class `TickreelException` is looked up in the same package and
-//! kept as a global reference. Native method signatures mention only JDK types, so they are the
+//! `RegisterNatives`. The exception class `TickreelException` is looked up in the same package,
+//! checked, and remembered by name only: each throw finds it again through the calling class's
+//! loader. No global reference is kept, so nothing process-wide holds the plugin's class loader
+//! (a global reference to one of its classes would keep the loader, and so the plugin, alive for
+//! ever after a reload). Native method signatures mention only JDK types, so they are the
 //! same whatever the package is called.
 //!
 //! Each plugin extracts the library to its own unique temporary file, so each class loader gets its
@@ -27,6 +30,7 @@
 //! truncated data, limits, ...) becomes `TickreelException` with a kind code
 //! (see [`kind_code`]); a panic becomes `TickreelException` of kind `INTERNAL`.
 
+mod defaults;
 mod ghost;
 mod handles;
 mod playhead;
@@ -37,14 +41,14 @@ mod writer;
 
 use std::any::Any;
 use std::ffi::c_void;
-use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::OnceLock;
 
-use jni::objects::{GlobalRef, JByteBuffer, JClass, JObject, JString, JThrowable, JValue};
+use jni::objects::{JByteBuffer, JClass, JString, JThrowable, JValue};
 use jni::sys::{JNI_ERR, JNI_VERSION_1_8, jboolean, jdouble, jint, jlong, jobject};
 use jni::{JNIEnv, JavaVM, NativeMethod};
 
-use handles::{HandleError, Registry};
+use crate::shared::panic::catch;
+use handles::HandleError;
 use tickreel::error::Error;
 
 /// Version of the contract between the Java classes and this library. The Java loader refuses a
@@ -57,13 +61,11 @@ pub const BRIDGE_PROPERTY_PREFIX: &str = "tickreel.jni.bridge.";
 /// Simple name of the bridge class's exception type, looked up in the bridge's package.
 const EXCEPTION_SIMPLE_NAME: &str = "TickreelException";
 
-/// The handle registry of this library instance.
-static REGISTRY: Registry = Registry::new();
-
 /// What `JNI_OnLoad` found.
 struct Bound {
-    /// The (possibly relocated) `TickreelException` class.
-    exception: GlobalRef,
+    /// The binary name (slash-separated, possibly relocated) of the `TickreelException` class.
+    /// A name, not a class reference: see the module documentation.
+    exception: String,
 }
 
 static BOUND: OnceLock<Bound> = OnceLock::new();
@@ -138,14 +140,13 @@ pub(crate) fn entry<'l, T: Fallback>(
     env: &mut JNIEnv<'l>,
     f: impl FnOnce(&mut JNIEnv<'l>) -> Res<T>,
 ) -> T {
-    match catch_unwind(AssertUnwindSafe(|| f(env))) {
+    match catch(|| f(env)) {
         Ok(Ok(v)) => v,
         Ok(Err(failure)) => {
             throw(env, failure);
             T::fallback()
         }
-        Err(panic) => {
-            let msg = panic_message(panic.as_ref());
+        Err(msg) => {
             throw_tickreel(
                 env,
                 KIND_INTERNAL,
@@ -156,37 +157,16 @@ pub(crate) fn entry<'l, T: Fallback>(
     }
 }
 
-fn panic_message(p: &(dyn Any + Send)) -> String {
-    if let Some(s) = p.downcast_ref::<&str>() {
-        (*s).to_string()
-    } else if let Some(s) = p.downcast_ref::<String>() {
-        s.clone()
-    } else {
-        "panic".to_string()
-    }
-}
-
-/// Kind code of a `TickreelException` for an error (`TickreelException.Kind` mirrors these).
+/// Kind code of a `TickreelException` for an error: the core's one number for it
+/// ([`Error::code`]), the same as the C result code. `TickreelException.Kind` spells the same
+/// numbers (a test in `crate::codes` checks it).
 pub fn kind_code(e: &Error) -> jint {
-    match e {
-        Error::Io(_) => 1,
-        Error::Corrupt(_) => 2,
-        Error::Truncated(_) => 3,
-        Error::LimitExceeded(_) => 4,
-        Error::Unsupported(_) => 5,
-        Error::Locked(_) => 6,
-        Error::Backpressure(_) => 7,
-        Error::NotReady(_) => 8,
-        Error::Metadata(_) => 9,
-        // Mapped to IllegalArgumentException / IllegalStateException by `throw`; kept for
-        // completeness should one be wrapped.
-        Error::InvalidArgument(_) => 11,
-        Error::InvalidState(_) => 12,
-    }
+    e.code() as jint
 }
 
-/// Kind code of an internal failure (a panic, an unexpected JNI error).
-const KIND_INTERNAL: jint = 10;
+/// Kind code of an internal failure (a panic, an unexpected JNI error): C's
+/// `TICKREEL_RESULT_PANIC`, Java's `Kind.INTERNAL`.
+pub(crate) const KIND_INTERNAL: jint = crate::ffi::result::TickreelResult::Panic as jint;
 
 fn throw(env: &mut JNIEnv<'_>, failure: Failure) {
     // A Java exception raised by a JNI call (out of memory, ...) is already pending: keep it.
@@ -223,7 +203,7 @@ fn throw_tickreel(env: &mut JNIEnv<'_>, kind: jint, msg: &str) {
         let bound = BOUND.get().ok_or(jni::errors::Error::NullPtr("unbound"))?;
         let jmsg = env.new_string(msg)?;
         let obj = env.new_object(
-            &bound.exception,
+            bound.exception.as_str(),
             "(Ljava/lang/String;I)V",
             &[JValue::Object(&jmsg), JValue::Int(kind)],
         )?;
@@ -239,12 +219,15 @@ pub(crate) fn get<T: Any + Send + Sync>(
     handle: jlong,
     what: &'static str,
 ) -> Res<std::sync::Arc<T>> {
-    Ok(REGISTRY.get::<T>(handle, what)?)
+    Ok(handles::get::<T>(handle, what)?)
 }
 
 /// Registers an object and returns its handle.
-pub(crate) fn insert<T: Any + Send + Sync>(what: &'static str, object: std::sync::Arc<T>) -> jlong {
-    REGISTRY.insert(what, object)
+pub(crate) fn insert<T: Any + Send + Sync>(
+    what: &'static str,
+    object: std::sync::Arc<T>,
+) -> Res<jlong> {
+    Ok(handles::insert(what, object)?)
 }
 
 /// A Java string argument that must not be null.
@@ -358,7 +341,7 @@ pub(crate) fn with_direct_bytes<R>(
 /// Closes any handle: removes it from the registry; the object is dropped once no call uses it.
 extern "system" fn close<'l>(mut env: JNIEnv<'l>, _class: JClass<'l>, handle: jlong) {
     entry(&mut env, |_| {
-        drop(REGISTRY.remove(handle));
+        drop(handles::remove(handle));
         Ok(())
     })
 }
@@ -394,6 +377,7 @@ fn methods() -> Vec<NativeMethod> {
         ),
         method("close", "(J)V", close as *mut c_void),
     ];
+    m.extend(defaults::methods());
     m.extend(writer::methods());
     m.extend(replay::methods());
     m.extend(recorder::methods());
@@ -436,10 +420,13 @@ fn bind(env: &mut JNIEnv<'_>) -> jni::errors::Result<bool> {
         format!("{package}/{EXCEPTION_SIMPLE_NAME}")
     };
     let class = env.find_class(bridge.as_str())?;
+    // Fails the load now if the class is missing; the local reference dies with this frame.
     let exception = env.find_class(exception_name.as_str())?;
-    let exception = env.new_global_ref(JObject::from(exception))?;
+    env.delete_local_ref(exception)?;
     env.register_native_methods(&class, &methods())?;
-    let _ = BOUND.set(Bound { exception });
+    let _ = BOUND.set(Bound {
+        exception: exception_name,
+    });
     Ok(true)
 }
 
@@ -456,7 +443,7 @@ pub unsafe extern "system" fn JNI_OnLoad(
     vm: *mut jni::sys::JavaVM,
     _reserved: *mut c_void,
 ) -> jint {
-    let outcome = catch_unwind(|| {
+    let outcome = catch(|| {
         // SAFETY: the JVM passes a valid, non-null `JavaVM` pointer to `JNI_OnLoad`, valid for the
         // lifetime of the VM.
         let vm = unsafe { JavaVM::from_raw(vm) }?;

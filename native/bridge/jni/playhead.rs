@@ -71,7 +71,7 @@ extern "system" fn open<'l>(
         } else {
             Playhead::new_at(rec, u32_arg(tick, "tick")?)?
         };
-        Ok(insert(WHAT, Arc::new(Mutex::new(p))))
+        insert(WHAT, Arc::new(Mutex::new(p)))
     })
 }
 

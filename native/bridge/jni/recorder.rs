@@ -72,7 +72,7 @@ fn positive(v: i64, what: &str) -> Res<usize> {
     }
 }
 
-fn engine_options(a: &[i64]) -> Res<EngineOptions> {
+pub(super) fn engine_options(a: &[i64]) -> Res<EngineOptions> {
     Ok(EngineOptions {
         writer_threads: positive(a[0], "writer threads")?,
         queue_capacity: positive(a[1], "queue capacity")?,
@@ -129,13 +129,13 @@ extern "system" fn engine_new<'l>(
             "engine options",
         )?)?;
         let engine = Engine::new(options)?;
-        Ok(insert(
+        insert(
             ENGINE,
             Arc::new(JEngine {
                 engine,
                 closed: RwLock::new(false),
             }),
-        ))
+        )
     })
 }
 
@@ -172,7 +172,7 @@ extern "system" fn engine_stats<'l>(
 /// and joins its threads, then releases the handle. Idempotent; waits for calls using the engine.
 extern "system" fn engine_close<'l>(mut env: JNIEnv<'l>, _class: JClass<'l>, handle: jlong) {
     entry(&mut env, |_| {
-        let e = match super::REGISTRY.get::<JEngine>(handle, ENGINE) {
+        let e = match super::handles::get::<JEngine>(handle, ENGINE) {
             Ok(e) => e,
             Err(HandleError::Closed(_)) => return Ok(()), // closed before: nothing to do
             Err(e) => return Err(e.into()),
@@ -183,7 +183,7 @@ extern "system" fn engine_close<'l>(mut env: JNIEnv<'l>, _class: JClass<'l>, han
             *closed = true;
         }
         drop(closed);
-        drop(super::REGISTRY.remove(handle));
+        drop(super::handles::remove(handle));
         Ok(())
     })
 }
@@ -223,7 +223,7 @@ extern "system" fn recorder_start<'l>(
         )?)?;
         let e = get::<JEngine>(engine, ENGINE)?;
         let rec = e.with(|e| Ok(e.start_recording(PathBuf::from(path), options)?))?;
-        Ok(insert(RECORDER, Arc::new(rec)))
+        insert(RECORDER, Arc::new(rec))
     })
 }
 
@@ -369,7 +369,7 @@ extern "system" fn recorder_finish<'l>(
 ) -> jlong {
     entry(&mut env, |_| {
         let h = with_recorder(handle, Recorder::finish)?;
-        Ok(insert(FINISH, Arc::new(h)))
+        insert(FINISH, Arc::new(h))
     })
 }
 

@@ -25,7 +25,7 @@ extern "system" fn open<'l>(mut env: JNIEnv<'l>, _class: JClass<'l>, path: JStri
     entry(&mut env, |env| {
         let path = string_arg(env, &path, "path")?;
         let reader = Reader::open_path(path)?;
-        Ok(insert(WHAT, Arc::new(reader)))
+        insert(WHAT, Arc::new(reader))
     })
 }
 

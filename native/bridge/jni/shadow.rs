@@ -16,7 +16,7 @@ use super::recorder::{
     ENGINE, FINISH, JEngine, RECORDER, RECORDER_OPTIONS_LEN, ranged, recorder_options,
 };
 use super::{
-    REGISTRY, Res, bad_arg, entry, get, insert, long_array, longs_arg, method, opt_string_arg,
+    Res, bad_arg, entry, get, handles, insert, long_array, longs_arg, method, opt_string_arg,
     string_arg,
 };
 use tickreel::shadow::{ReportOptions, ShadowBuffer, ShadowOptions};
@@ -38,7 +38,7 @@ fn duration(v: i64, what: &str) -> Res<Duration> {
         .map_err(|_| bad_arg(format!("{what} must not be negative (got {v} ns)")))
 }
 
-fn shadow_options(a: &[i64]) -> Res<ShadowOptions> {
+pub(super) fn shadow_options(a: &[i64]) -> Res<ShadowOptions> {
     Ok(ShadowOptions {
         window: duration(a[0], "the shadow window")?,
         grace: duration(a[1], "the grace period")?,
@@ -50,7 +50,7 @@ fn shadow_options(a: &[i64]) -> Res<ShadowOptions> {
     })
 }
 
-fn report_options(
+pub(super) fn report_options(
     a: &[i64],
     radius: f64,
     metadata: Vec<(String, fastnbt::Value)>,
@@ -121,12 +121,12 @@ extern "system" fn shadow_start<'l>(
         let e = get::<JEngine>(engine, ENGINE)?;
         let (rec, shadow) =
             e.with(|e| Ok(ShadowBuffer::start(e, path.as_deref(), recorder, options)?))?;
-        let r = insert(RECORDER, Arc::new(rec));
-        let s = insert(SHADOW, Arc::new(shadow));
+        let r = insert(RECORDER, Arc::new(rec))?;
+        let s = insert(SHADOW, Arc::new(shadow)).inspect_err(|_| drop(handles::remove(r)))?;
         long_array(env, &[r, s]).inspect_err(|_| {
             // Java never sees these handles: close them (the stream ends).
-            drop(REGISTRY.remove(r));
-            drop(REGISTRY.remove(s));
+            drop(handles::remove(r));
+            drop(handles::remove(s));
         })
     })
 }
@@ -151,7 +151,7 @@ extern "system" fn shadow_report<'l>(
         let options = report_options(&a, radius, metadata)?;
         let shadow = get::<ShadowBuffer>(handle, SHADOW)?;
         let h = shadow.report(player as u32, PathBuf::from(path), options)?;
-        Ok(insert(FINISH, Arc::new(h)))
+        insert(FINISH, Arc::new(h))
     })
 }
 

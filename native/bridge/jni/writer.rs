@@ -80,7 +80,7 @@ extern "system" fn create<'l>(
         let path = string_arg(env, &path, "path")?;
         let options = options_from(&longs_arg(env, &options, OPTIONS_LEN, "options")?)?;
         let w = ReelWriter::create(path, options)?;
-        Ok(insert(WHAT, Arc::new(Mutex::new(Some(w)))))
+        insert(WHAT, Arc::new(Mutex::new(Some(w))))
     })
 }
 

@@ -1,4 +1,7 @@
-//! The one error type of the library. Bindings map its variants to C result codes and Java exceptions.
+//! The one error type of the library, and the one number per error kind that every language
+//! shares: [`ErrorKind::code`] is the C result code (`TICKREEL_RESULT_*`) and the Java
+//! `TickreelException.Kind` code of the same error; [`ErrorKind::name`] is the name both spell
+//! (`TICKREEL_RESULT_<name>`, `Kind.<name>`).
 
 use std::io;
 
@@ -40,6 +43,95 @@ pub enum Error {
     Metadata(String),
 }
 
+/// What kind of error an [`Error`] is, with its number in every language.
+///
+/// The numbers are part of the C ABI and of the Java API: they never change and are never
+/// reused. Codes 1 to 99 belong to the library's own errors (this enum); codes from 100 are raised
+/// by a binding itself (a NULL pointer, an invalid handle, a caught panic, a small buffer).
+#[repr(u32)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ErrorKind {
+    /// [`Error::Io`].
+    Io = 1,
+    /// [`Error::Corrupt`].
+    Corrupt = 2,
+    /// [`Error::Truncated`].
+    Truncated = 3,
+    /// [`Error::LimitExceeded`].
+    LimitExceeded = 4,
+    /// [`Error::Unsupported`].
+    Unsupported = 5,
+    /// [`Error::InvalidArgument`].
+    InvalidArgument = 6,
+    /// [`Error::InvalidState`].
+    InvalidState = 7,
+    /// [`Error::Locked`].
+    Locked = 8,
+    /// [`Error::Backpressure`].
+    Backpressure = 9,
+    /// [`Error::NotReady`].
+    NotReady = 10,
+    /// [`Error::Metadata`].
+    Metadata = 11,
+}
+
+impl ErrorKind {
+    /// Every kind, in numeric order.
+    pub const ALL: [ErrorKind; 11] = [
+        ErrorKind::Io,
+        ErrorKind::Corrupt,
+        ErrorKind::Truncated,
+        ErrorKind::LimitExceeded,
+        ErrorKind::Unsupported,
+        ErrorKind::InvalidArgument,
+        ErrorKind::InvalidState,
+        ErrorKind::Locked,
+        ErrorKind::Backpressure,
+        ErrorKind::NotReady,
+        ErrorKind::Metadata,
+    ];
+
+    /// The number of this kind in every language (C result code, Java `Kind.code()`).
+    pub const fn code(self) -> u32 {
+        self as u32
+    }
+
+    /// The kind with this number, if it is one.
+    pub fn from_code(code: u32) -> Option<ErrorKind> {
+        ErrorKind::ALL.into_iter().find(|k| k.code() == code)
+    }
+
+    /// The name in every language, upper snake case: `"INVALID_ARGUMENT"` (C
+    /// `TICKREEL_RESULT_INVALID_ARGUMENT`, Java `TickreelException.Kind.INVALID_ARGUMENT`).
+    pub const fn name(self) -> &'static str {
+        match self {
+            ErrorKind::Io => "IO",
+            ErrorKind::Corrupt => "CORRUPT",
+            ErrorKind::Truncated => "TRUNCATED",
+            ErrorKind::LimitExceeded => "LIMIT_EXCEEDED",
+            ErrorKind::Unsupported => "UNSUPPORTED",
+            ErrorKind::InvalidArgument => "INVALID_ARGUMENT",
+            ErrorKind::InvalidState => "INVALID_STATE",
+            ErrorKind::Locked => "LOCKED",
+            ErrorKind::Backpressure => "BACKPRESSURE",
+            ErrorKind::NotReady => "NOT_READY",
+            ErrorKind::Metadata => "METADATA",
+        }
+    }
+}
+
+/// `v`, if it is finite; else an [`Error::InvalidArgument`] naming `what` ("x must be a finite
+/// number (got NaN)"). The one finiteness check of every language's input.
+pub fn check_finite(what: &str, v: f64) -> Result<f64> {
+    if v.is_finite() {
+        Ok(v)
+    } else {
+        Err(Error::invalid(format!(
+            "{what} must be a finite number (got {v})"
+        )))
+    }
+}
+
 /// Result alias used throughout the crate.
 pub type Result<T> = std::result::Result<T, Error>;
 
@@ -76,6 +168,28 @@ impl Error {
 }
 
 impl Error {
+    /// What kind of error this is. Exhaustive on purpose: a new variant must get a kind.
+    pub fn kind(&self) -> ErrorKind {
+        match self {
+            Error::Io(_) => ErrorKind::Io,
+            Error::Corrupt(_) => ErrorKind::Corrupt,
+            Error::Truncated(_) => ErrorKind::Truncated,
+            Error::LimitExceeded(_) => ErrorKind::LimitExceeded,
+            Error::Unsupported(_) => ErrorKind::Unsupported,
+            Error::InvalidArgument(_) => ErrorKind::InvalidArgument,
+            Error::InvalidState(_) => ErrorKind::InvalidState,
+            Error::Locked(_) => ErrorKind::Locked,
+            Error::Backpressure(_) => ErrorKind::Backpressure,
+            Error::NotReady(_) => ErrorKind::NotReady,
+            Error::Metadata(_) => ErrorKind::Metadata,
+        }
+    }
+
+    /// The error's number in every language: `self.kind().code()`.
+    pub fn code(&self) -> u32 {
+        self.kind().code()
+    }
+
     /// A copy of the error (I/O errors keep their kind and message).
     pub fn duplicate(&self) -> Error {
         match self {
@@ -90,6 +204,61 @@ impl Error {
             Error::Backpressure(m) => Error::Backpressure(m.clone()),
             Error::NotReady(m) => Error::NotReady(m.clone()),
             Error::Metadata(m) => Error::Metadata(m.clone()),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn kinds_have_distinct_codes_and_names_and_round_trip() {
+        let mut codes = std::collections::HashSet::new();
+        let mut names = std::collections::HashSet::new();
+        for (i, k) in ErrorKind::ALL.into_iter().enumerate() {
+            assert_eq!(
+                k.code(),
+                i as u32 + 1,
+                "{k:?}: ALL is in numeric order from 1"
+            );
+            assert!(codes.insert(k.code()) && names.insert(k.name()), "{k:?}");
+            assert_eq!(ErrorKind::from_code(k.code()), Some(k));
+            assert!(k.code() < 100, "codes from 100 belong to the bindings");
+            let debug: String = format!("{k:?}")
+                .chars()
+                .enumerate()
+                .flat_map(|(i, c)| {
+                    let sep = (i > 0 && c.is_ascii_uppercase()).then_some('_');
+                    sep.into_iter().chain([c.to_ascii_uppercase()])
+                })
+                .collect();
+            assert_eq!(k.name(), debug);
+        }
+        assert_eq!(ErrorKind::from_code(0), None);
+        assert_eq!(ErrorKind::from_code(12), None);
+    }
+
+    #[test]
+    fn every_error_has_its_kind() {
+        let errors = [
+            Error::Io(io::Error::other("x")),
+            Error::corrupt("x"),
+            Error::truncated("x"),
+            Error::limit("x"),
+            Error::Unsupported("x".into()),
+            Error::invalid("x"),
+            Error::InvalidState("x".into()),
+            Error::Locked("x".into()),
+            Error::Backpressure("x".into()),
+            Error::NotReady("x".into()),
+            Error::Metadata("x".into()),
+        ];
+        for (e, k) in errors.iter().zip(ErrorKind::ALL) {
+            assert_eq!(e.kind(), k, "{e}");
+            assert_eq!(e.code(), k.code());
+            assert_eq!(e.duplicate().kind(), k);
+            assert_eq!(e.duplicate().with_context(" more").kind(), k);
         }
     }
 }

@@ -19,7 +19,7 @@ pub mod record;
 pub mod shadow;
 pub mod storage;
 
-pub use error::{Error, Result};
+pub use error::{Error, ErrorKind, Result};
 pub use format::event::Event;
 pub use format::pose::Pose;
 pub use record::{Engine, EngineOptions, Recorder, RecorderOptions};

@@ -91,11 +91,7 @@ pub unsafe extern "C" fn tickreel_delta_update(
     guard(|| {
         // SAFETY: caller contract: NULL or writable for one double.
         let out = unsafe { Out::new(out_seconds, "out_seconds") }?;
-        check_finite("live_t", live_t)?;
-        check_finite("x", x)?;
-        check_finite("y", y)?;
-        check_finite("z", z)?;
-        let reading = with_delta(delta, |d| d.update(live_t, [x, y, z]))?;
+        let reading = with_delta(delta, |d| d.try_update(live_t, [x, y, z]))??;
         out.set(reading.seconds());
         Ok(())
     })

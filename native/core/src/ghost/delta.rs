@@ -140,6 +140,17 @@ impl LiveDelta {
         self.shown = None;
     }
 
+    /// [`LiveDelta::update`] for input from outside (the C and Java bindings use it): a live time
+    /// or a coordinate that is not finite is refused with [`crate::Error::InvalidArgument`]
+    /// (naming it, with a short message) instead of giving a meaningless delta.
+    pub fn try_update(&mut self, live_ticks: f64, pos: [f64; 3]) -> crate::Result<DeltaReading> {
+        crate::error::check_finite("the live time", live_ticks)?;
+        for (name, v) in ["x", "y", "z"].into_iter().zip(pos) {
+            crate::error::check_finite(name, v)?;
+        }
+        Ok(self.update(live_ticks, pos))
+    }
+
     /// The delta when the live player, `live_ticks` after the start of their run, is at `pos`.
     pub fn update(&mut self, live_ticks: f64, pos: [f64; 3]) -> DeltaReading {
         let tr = &*self.track;

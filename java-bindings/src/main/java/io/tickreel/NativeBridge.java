@@ -21,6 +21,13 @@ final class NativeBridge {
     /** Closes any handle; closing twice or a stale handle is harmless. */
     static native void close(long handle);
 
+    /**
+     * The core's defaults of an option family, as the family's {@code toNative()} array:
+     * 0 RecordingOptions, 1 RecorderOptions, 2 EngineOptions, 3 ShadowOptions, 4 ReportOptions
+     * (then the radius's {@code double} bits). Checked against the builders by DefaultsTest.
+     */
+    static native long[] defaultOptions(int family);
+
     // --- ReplayWriter (native/bridge/jni/writer.rs) ---
 
     static native long writerCreate(String path, long[] options);

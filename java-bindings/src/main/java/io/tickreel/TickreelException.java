@@ -12,7 +12,13 @@ package io.tickreel;
 public class TickreelException extends RuntimeException {
     private static final long serialVersionUID = 1L;
 
-    /** What went wrong, as a stable category. */
+    /**
+     * What went wrong, as a stable category. Each kind's {@link #code()} is the library's one
+     * number for that error in every language: the C result code of the same name
+     * ({@code TICKREEL_RESULT_LOCKED} is {@code LOCKED}, 8; {@code TICKREEL_RESULT_PANIC} is
+     * {@code INTERNAL}, 102). Codes up to 0.1 numbered these kinds differently (LOCKED was 6,
+     * INVALID_ARGUMENT 11); they now take C's numbers, which never change.
+     */
     public enum Kind {
         /** An operating-system I/O error (file missing, disk full, permission denied). */
         IO(1),
@@ -24,22 +30,22 @@ public class TickreelException extends RuntimeException {
         LIMIT_EXCEEDED(4),
         /** The file uses a format or data version this build does not understand. */
         UNSUPPORTED(5),
-        /** Another writer holds the recording's lock. */
-        LOCKED(6),
-        /** The writer could not keep up and the backpressure policy refused the tick. */
-        BACKPRESSURE(7),
-        /** Data is not available yet. */
-        NOT_READY(8),
-        /** Metadata (NBT) could not be encoded or decoded. */
-        METADATA(9),
-        /** An internal error of the library (a bug: please report it). */
-        INTERNAL(10),
         /** An invalid argument reported by the core where an exception type was not mapped. */
-        INVALID_ARGUMENT(11),
+        INVALID_ARGUMENT(6),
         /** An invalid state reported by the core where an exception type was not mapped. */
-        INVALID_STATE(12),
-        /** The native library could not be found, extracted, loaded or bound. */
-        LIBRARY(13);
+        INVALID_STATE(7),
+        /** Another writer holds the recording's lock. */
+        LOCKED(8),
+        /** The writer could not keep up and the backpressure policy refused the tick. */
+        BACKPRESSURE(9),
+        /** Data is not available yet. */
+        NOT_READY(10),
+        /** Metadata (NBT) could not be encoded or decoded. */
+        METADATA(11),
+        /** An internal error of the library (a bug: please report it), C's {@code TICKREEL_RESULT_PANIC}. */
+        INTERNAL(102),
+        /** The native library could not be found, extracted, loaded or bound (Java only). */
+        LIBRARY(200);
 
         private final int code;
 
@@ -47,7 +53,7 @@ public class TickreelException extends RuntimeException {
             this.code = code;
         }
 
-        /** The numeric code used by the native library. */
+        /** The number of this kind, shared with the C result codes (see {@link Kind}). */
         public int code() {
             return code;
         }

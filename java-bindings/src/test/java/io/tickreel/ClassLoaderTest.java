@@ -223,4 +223,29 @@ class ClassLoaderTest {
         assertEquals("mismatch.abi.TickreelException", abi.getClass().getName());
         assertTrue(abi.getMessage().contains("ABI version 4"), abi.getMessage());
     }
+
+    /**
+     * A plugin that recorded, read, loaded a ghost and got a {@link TickreelException} from native
+     * code, then was unloaded, leaves its class loader collectable: nothing process-wide (such as
+     * a global reference to the exception class) holds it.
+     */
+    @Test
+    void reloadedPluginLoadersAreCollected(@TempDir Path dir) throws Exception {
+        Path jar = TestSupport.jar();
+        Path probe = compileProbe(TestSupport.probeSources(), jar.toString(), dir.resolve("probe"));
+        List<java.lang.ref.WeakReference<ClassLoader>> refs = new java.util.ArrayList<>();
+        for (int i = 0; i < 5; i++) {
+            try (URLClassLoader loader = pluginLoader(jar, probe)) {
+                String result = runProbe(loader, dir.resolve("run" + i));
+                assertTrue(result.startsWith("ok ") && result.contains(":CORRUPT"), result);
+                refs.add(new java.lang.ref.WeakReference<>(loader));
+            }
+        }
+        for (int attempt = 0; attempt < 50 && refs.stream().anyMatch(r -> r.get() != null); attempt++) {
+            System.gc();
+            Thread.sleep(100);
+        }
+        long alive = refs.stream().filter(r -> r.get() != null).count();
+        assertEquals(0, alive, alive + " of " + refs.size() + " plugin class loaders were never collected");
+    }
 }

@@ -126,6 +126,13 @@ class GhostTest {
             }
             assertTrue(delta.ahead());
             assertEquals(-0.5, shown, 0.05);
+            // Not a number is refused by the core's check, as in C (no made-up delta).
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                    () -> delta.update(100, Double.NaN, 64, 0));
+            assertEquals("x must be a finite number (got NaN)", e.getMessage());
+            assertThrows(IllegalArgumentException.class,
+                    () -> delta.update(Double.POSITIVE_INFINITY, 0, 64, 0));
+            assertEquals(-0.5, delta.seconds(), 0.05, "a refused update changes nothing");
         }
     }
 

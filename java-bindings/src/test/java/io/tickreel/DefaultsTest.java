@@ -1,0 +1,61 @@
+package io.tickreel;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Arrays;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Java's option defaults are the core's (one set of defaults in every language), and the core validates. */
+class DefaultsTest {
+    /** Index of the start timestamp in the recording arrays: Java's default is "now", the core's 0. */
+    private static final int TIMESTAMP = 4;
+
+    @BeforeAll
+    static void load() {
+        NativeLoader.ensureLoaded();
+    }
+
+    private static long[] withoutTimestamp(long[] a) {
+        long[] copy = a.clone();
+        copy[TIMESTAMP] = 0;
+        return copy;
+    }
+
+    @Test
+    void builderDefaultsAreTheCoreDefaults() {
+        assertArrayEquals(NativeBridge.defaultOptions(0), withoutTimestamp(RecordingOptions.defaults().toNative()),
+                "RecordingOptions");
+        assertArrayEquals(NativeBridge.defaultOptions(1), withoutTimestamp(RecorderOptions.defaults().toNative()),
+                "RecorderOptions");
+        assertArrayEquals(NativeBridge.defaultOptions(2), EngineOptions.defaults().toNative(), "EngineOptions");
+        assertArrayEquals(NativeBridge.defaultOptions(3), ShadowOptions.defaults().toNative(), "ShadowOptions");
+        long[] report = NativeBridge.defaultOptions(4);
+        ReportOptions r = ReportOptions.defaults();
+        assertArrayEquals(Arrays.copyOf(report, 5), r.toNative(), "ReportOptions");
+        assertEquals(Double.longBitsToDouble(report[5]), r.nativeRadius(), "ReportOptions radius");
+        assertThrows(IllegalArgumentException.class, () -> NativeBridge.defaultOptions(99));
+    }
+
+    /** What the core's RecorderOptions::validate refuses, Java reaches it with and gets refused. */
+    @Test
+    void theCoreValidatesRecorderOptions(@TempDir Path dir) throws Exception {
+        try (Engine engine = new Engine(EngineOptions.defaults())) {
+            RecorderOptions zeroInterval = RecorderOptions.builder().flushInterval(Duration.ZERO).build();
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                    () -> engine.startRecording(dir.resolve("a.reel"), zeroInterval));
+            assertEquals(true, e.getMessage().contains("flush interval"), e.getMessage());
+            RecorderOptions tinyBatch = RecorderOptions.builder().maxBatchBytes(1).build();
+            e = assertThrows(IllegalArgumentException.class,
+                    () -> engine.startRecording(dir.resolve("b.reel"), tinyBatch));
+            assertEquals(true, e.getMessage().contains("max_batch_bytes"), e.getMessage());
+            assertEquals(false, Files.exists(dir.resolve("a.reel.live")));
+        }
+    }
+}

@@ -1,0 +1,7 @@
+//! What the C ABI ([`crate::ffi`]) and the JNI glue ([`crate::jni`]) share, written once: the panic
+//! guard every entry point runs in ([`panic`]) and the handle registry behind every handle
+//! ([`registry`]). Each binding only encodes a registry key as its own token (a pointer-sized C
+//! handle with a type tag, a positive Java `long`) and turns failures into its own idiom.
+
+pub(crate) mod panic;
+pub(crate) mod registry;
