@@ -68,6 +68,35 @@ fn players_only(ticks: &[(u32, Vec<Event>)]) -> Vec<(u32, Vec<Event>)> {
         .collect()
 }
 
+/// 1,000 entities that never move, for `minutes`: the bytes each costs per second.
+fn idle_entity_bytes_per_second(minutes: u32) -> f64 {
+    use tickreel::Pose;
+    const IDLE: u32 = 1000;
+    let ticks: Vec<(u32, Vec<Event>)> = (0..minutes * 60 * 20)
+        .map(|t| {
+            let ev = if t == 0 {
+                (1..=IDLE)
+                    .map(|id| Event::EntityAdd {
+                        entity: id,
+                        kind: kind::ARMOR_STAND,
+                        pose: Pose::from_f64(
+                            f64::from(id % 40),
+                            64.0,
+                            f64::from(id / 40),
+                            0.0,
+                            0.0,
+                        ),
+                    })
+                    .collect()
+            } else {
+                Vec::new()
+            };
+            (t, ev)
+        })
+        .collect();
+    ours(&ticks) as f64 / (f64::from(IDLE) * f64::from(minutes) * 60.0)
+}
+
 pub fn run(quick: bool, out: &mut Figures) {
     let minutes = if quick { 2 } else { 10 };
     let mut sim = RealisticSim::new(RealisticConfig::default());
@@ -97,6 +126,11 @@ pub fn run(quick: bool, out: &mut Figures) {
         out,
         "realistic_short_run_baseline_ratio",
         baseline::baseline_size(&short) as f64 / ours(&short) as f64,
+    );
+    put(
+        out,
+        "idle_entity_bytes_per_second",
+        idle_entity_bytes_per_second(minutes),
     );
     put(out, "realistic_alive_median", stats.alive_median as f64);
     put(
