@@ -628,13 +628,16 @@ pub fn print_report(r: &DemoReport, out: &mut impl Write) -> io::Result<()> {
         let secs = f64::from(rp.last_tick - rp.first_tick + 1) / TICK_RATE;
         writeln!(
             out,
-            "shadow report    {}: player {}, ticks {}..={} ({secs:.0} s), {} entities (the player \
-             and who came within 48 blocks), {:.1} KiB, written {:.0} ms after the report",
+            "shadow report    {}: player {}, ticks {}..={} ({secs:.0} s), {} (the player and who \
+             came within 48 blocks), {:.1} KiB, written {:.0} ms after the report",
             rp.path.display(),
             rp.player,
             rp.first_tick,
             rp.last_tick,
-            rp.entities,
+            match rp.entities {
+                1 => "1 entity".to_string(),
+                n => format!("{n} entities"),
+            },
             rp.file_size as f64 / 1024.0,
             ms(rp.time)
         )?;
