@@ -6,10 +6,10 @@ use std::time::Duration;
 
 use tickreel::play::Reader;
 use tickreel::record::{ReelOptions, ReelWriter};
-use tickreel::shadow::{ReportOptions, ShadowBuffer, ShadowOptions};
-use tickreel::{Engine, EngineOptions, Event, Pose, RecorderOptions};
+use tickreel::shadow::{ReportOptions, ShadowOptions};
+use tickreel::{Event, Pose};
 
-use crate::support::{assert_matches, report_meta, submit};
+use crate::support::{assert_matches, report_meta, shadow_only, submit};
 
 const PLAYER: u32 = 1;
 const PASSED: u32 = 2;
@@ -59,17 +59,10 @@ fn tick_events(t: u32) -> Vec<Event> {
 #[test]
 fn an_entity_that_came_near_once_is_in_one_that_never_did_is_out() {
     let dir = tempfile::tempdir().unwrap();
-    let engine = Engine::new(EngineOptions::default()).unwrap();
-    let (rec, shadow) = ShadowBuffer::start(
-        &engine,
-        None,
-        RecorderOptions::default(),
-        ShadowOptions {
-            window: Duration::from_secs(60),
-            ..ShadowOptions::default()
-        },
-    )
-    .unwrap();
+    let (_engine, rec, shadow) = shadow_only(ShadowOptions {
+        window: Duration::from_secs(60),
+        ..ShadowOptions::default()
+    });
     let straight_path = dir.path().join("straight.reel");
     let mut straight = ReelWriter::create(&straight_path, ReelOptions::compacted()).unwrap();
     // The player passes x = 100 at tick 500 (within 30 blocks of PASSED from x = 85 to 115),

@@ -6,7 +6,7 @@ use tickreel::play::Reader;
 use tickreel::shadow::{ReportOptions, ShadowBuffer, ShadowOptions};
 use tickreel::{Engine, EngineOptions, Error, Event, Pose, RecorderOptions};
 
-use crate::support::{int, report_meta, run, sim, submit};
+use crate::support::{int, report_meta, run, shadow_only, sim, submit};
 
 fn now() -> ReportOptions {
     ReportOptions {
@@ -37,19 +37,12 @@ fn walk(t: u32, ids: &[u32]) -> Vec<Event> {
 #[test]
 fn a_player_who_left_is_reportable_for_the_grace_period() {
     let dir = tempfile::tempdir().unwrap();
-    let engine = Engine::new(EngineOptions::default()).unwrap();
-    let (rec, shadow) = ShadowBuffer::start(
-        &engine,
-        None,
-        RecorderOptions::default(),
-        ShadowOptions {
-            window: Duration::from_secs(10),
-            grace: Duration::from_secs(5),
-            block_ticks: 20,
-            ..ShadowOptions::default()
-        },
-    )
-    .unwrap();
+    let (_engine, rec, shadow) = shadow_only(ShadowOptions {
+        window: Duration::from_secs(10),
+        grace: Duration::from_secs(5),
+        block_ticks: 20,
+        ..ShadowOptions::default()
+    });
     for t in 0..1000 {
         submit(&rec, t, &walk(t, &[1, 2]));
     }
@@ -88,19 +81,12 @@ fn a_player_who_left_is_reportable_for_the_grace_period() {
 #[test]
 fn player_left_call_starts_the_grace_period() {
     let dir = tempfile::tempdir().unwrap();
-    let engine = Engine::new(EngineOptions::default()).unwrap();
-    let (rec, shadow) = ShadowBuffer::start(
-        &engine,
-        None,
-        RecorderOptions::default(),
-        ShadowOptions {
-            window: Duration::from_secs(10),
-            grace: Duration::from_secs(5),
-            block_ticks: 20,
-            ..ShadowOptions::default()
-        },
-    )
-    .unwrap();
+    let (_engine, rec, shadow) = shadow_only(ShadowOptions {
+        window: Duration::from_secs(10),
+        grace: Duration::from_secs(5),
+        block_ticks: 20,
+        ..ShadowOptions::default()
+    });
     for t in 0..500 {
         submit(&rec, t, &walk(t, &[1, 2]));
     }
@@ -122,18 +108,11 @@ fn player_left_call_starts_the_grace_period() {
 #[test]
 fn a_budget_too_small_keeps_the_newest_and_counts_the_rest() {
     let dir = tempfile::tempdir().unwrap();
-    let engine = Engine::new(EngineOptions::default()).unwrap();
-    let (rec, shadow) = ShadowBuffer::start(
-        &engine,
-        None,
-        RecorderOptions::default(),
-        ShadowOptions {
-            max_bytes: Some(64 << 10),
-            block_ticks: 100,
-            ..ShadowOptions::default()
-        },
-    )
-    .unwrap();
+    let (engine, rec, shadow) = shadow_only(ShadowOptions {
+        max_bytes: Some(64 << 10),
+        block_ticks: 100,
+        ..ShadowOptions::default()
+    });
     let mut s = sim(20);
     let players = run(&rec, &mut s, 4000);
     rec.flush().unwrap();
@@ -196,14 +175,7 @@ fn the_engine_budget_takes_the_oldest_blocks_of_any_world() {
 #[test]
 fn reports_race_each_other_and_play() {
     let dir = tempfile::tempdir().unwrap();
-    let engine = Engine::new(EngineOptions::default()).unwrap();
-    let (rec, shadow) = ShadowBuffer::start(
-        &engine,
-        None,
-        RecorderOptions::default(),
-        ShadowOptions::default(),
-    )
-    .unwrap();
+    let (_engine, rec, shadow) = shadow_only(ShadowOptions::default());
     let mut s = sim(12);
     let players = run(&rec, &mut s, 2000);
     let mut handles = Vec::new();
@@ -245,14 +217,7 @@ fn reports_race_each_other_and_play() {
 #[test]
 fn shutdown_while_a_report_captures() {
     let dir = tempfile::tempdir().unwrap();
-    let engine = Engine::new(EngineOptions::default()).unwrap();
-    let (rec, shadow) = ShadowBuffer::start(
-        &engine,
-        None,
-        RecorderOptions::default(),
-        ShadowOptions::default(),
-    )
-    .unwrap();
+    let (engine, rec, shadow) = shadow_only(ShadowOptions::default());
     let mut s = sim(5);
     let players = run(&rec, &mut s, 600);
     rec.flush().unwrap();
@@ -288,14 +253,7 @@ fn shutdown_while_a_report_captures() {
 #[test]
 fn bad_reports_are_refused_at_the_call() {
     let dir = tempfile::tempdir().unwrap();
-    let engine = Engine::new(EngineOptions::default()).unwrap();
-    let (rec, shadow) = ShadowBuffer::start(
-        &engine,
-        None,
-        RecorderOptions::default(),
-        ShadowOptions::default(),
-    )
-    .unwrap();
+    let (engine, rec, shadow) = shadow_only(ShadowOptions::default());
     let p = dir.path().join("x.reel");
     assert!(matches!(
         shadow.report(1, &p, now()),

@@ -7,8 +7,17 @@ use std::sync::Arc;
 use fastnbt::Value;
 use tickreel::format::event::encode_batch;
 use tickreel::play::{PlaybackContext, Playhead, Reader, Recording};
-use tickreel::{Event, Recorder};
+use tickreel::shadow::{ShadowBuffer, ShadowOptions};
+use tickreel::{Engine, EngineOptions, Event, Recorder, RecorderOptions};
 use tickreel_sim::{SimConfig, Simulator};
+
+/// An engine and a stream shadowed with `options`, written nowhere else.
+pub fn shadow_only(options: ShadowOptions) -> (Engine, Recorder, ShadowBuffer) {
+    let engine = Engine::new(EngineOptions::default()).unwrap();
+    let (rec, shadow) =
+        ShadowBuffer::start(&engine, None, RecorderOptions::default(), options).unwrap();
+    (engine, rec, shadow)
+}
 
 /// Submits one tick's events.
 pub fn submit(rec: &Recorder, tick: u32, events: &[Event]) {

@@ -8,7 +8,7 @@ use tickreel::record::{ReelOptions, ReelWriter};
 use tickreel::shadow::{ReportOptions, ShadowBuffer, ShadowOptions};
 use tickreel::{Engine, EngineOptions, RecorderOptions};
 
-use crate::support::{assert_matches, int, report_meta, run, sim, submit};
+use crate::support::{assert_matches, int, report_meta, run, shadow_only, sim, submit};
 
 /// A recording that is also shadowed: after 7 minutes at 20 ticks/s the report of a player holds
 /// the 5 minutes before the report and the 30 s after it, tick for tick what the recording holds.
@@ -83,17 +83,10 @@ fn a_report_after_seven_minutes_holds_five_minutes_and_the_capture() {
 #[test]
 fn a_shadow_only_stream_reports_what_a_straight_recording_holds() {
     let dir = tempfile::tempdir().unwrap();
-    let engine = Engine::new(EngineOptions::default()).unwrap();
-    let (rec, shadow) = ShadowBuffer::start(
-        &engine,
-        None,
-        RecorderOptions::default(),
-        ShadowOptions {
-            window: Duration::from_secs(60),
-            ..ShadowOptions::default()
-        },
-    )
-    .unwrap();
+    let (_engine, rec, shadow) = shadow_only(ShadowOptions {
+        window: Duration::from_secs(60),
+        ..ShadowOptions::default()
+    });
     assert!(!rec.is_persistent());
     let straight_path = dir.path().join("straight.reel");
     let mut straight = ReelWriter::create(&straight_path, ReelOptions::compacted()).unwrap();
