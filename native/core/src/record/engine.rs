@@ -13,6 +13,7 @@ use parking_lot::{Condvar, Mutex, RwLock};
 use crate::error::{Error, Result};
 use crate::format::metadata::{EntityInfo, EventType};
 use crate::record::compaction_worker::{CompactJob, compaction_loop};
+use crate::record::background::Background;
 use crate::record::finish::FinishHandle;
 use crate::record::held::HeldMemory;
 use crate::record::open_recording::OpenRecording;
@@ -432,7 +433,7 @@ impl Engine {
         options.chunk.validate()?;
         options.validate()?;
         if let Some(p) = path {
-            check_recording_path(inner.shared.storage.as_ref(), p)?;
+            crate::record::publish::check_recording_path(inner.shared.storage.as_ref(), p)?;
         }
         let id = inner.next_id.fetch_add(1, Ordering::Relaxed);
         let Some(path) = path else {
@@ -570,105 +571,6 @@ impl Engine {
             .stalled_flag
             .store(stalled, Ordering::Release);
         self.inner.shared.stall_cv.notify_all();
-    }
-}
-
-/// Checks, when a recording starts, what would otherwise fail only at its first flush or at
-/// `finish` (when a run that never flushed has nowhere else to go): the path names a file, in a
-/// directory that exists and takes new files. The probe creates and removes one temporary file
-/// (named as compaction's temporary files, so a crash in between leaves nothing the next
-/// compaction does not clean).
-fn check_recording_path(storage: &dyn Storage, path: &Path) -> Result<()> {
-    if path.as_os_str().is_empty() || path.file_name().is_none() {
-        return Err(Error::invalid(format!(
-            "{:?} does not name a file; a recording's path is its .reel file",
-            path
-        )));
-    }
-    let (dir, prefix) = crate::record::publish::temp_location(path);
-    match storage.stat(&dir)? {
-        Some(st) if st.kind == crate::storage::EntryKind::Dir => {}
-        Some(_) => {
-            return Err(Error::invalid(format!(
-                "{} is not a directory (the recording {} goes there)",
-                dir.display(),
-                path.display()
-            )));
-        }
-        None => {
-            return Err(Error::invalid(format!(
-                "the directory {} does not exist (the recording {} goes there)",
-                dir.display(),
-                path.display()
-            )));
-        }
-    }
-    if let Some(st) = storage.stat(path)?
-        && st.kind == crate::storage::EntryKind::Dir
-    {
-        return Err(Error::invalid(format!(
-            "{} is a directory; a recording's path is its .reel file",
-            path.display()
-        )));
-    }
-    let (probe, file) = storage.create_temp(&dir, &prefix, ".tmp").map_err(|e| {
-        e.with_context(&format!(
-            "; the recording {} could not be written there",
-            path.display()
-        ))
-    })?;
-    drop(file);
-    storage.remove_file(&probe)
-}
-
-/// A way to the engine's background worker that outlives no engine thread: once the worker has
-/// stopped, a task fails its handle at once.
-#[derive(Debug, Clone)]
-pub(crate) struct Background {
-    engine: Arc<EngineShared>,
-    tx: Sender<CompactJob>,
-}
-
-impl Background {
-    /// [`Engine::run_in_background`], from anywhere (a writer thread, say).
-    pub(crate) fn run(
-        &self,
-        task: Box<dyn FnOnce() -> Result<PathBuf> + Send>,
-        handle: FinishHandle,
-    ) {
-        background_task(&self.engine, &self.tx, task, handle);
-    }
-
-    pub(crate) fn engine_down(&self) -> Arc<std::sync::atomic::AtomicBool> {
-        self.engine.threads_done.clone()
-    }
-
-    /// Whether the engine is shutting down or down: no new background work is taken.
-    pub(crate) fn is_stopping(&self) -> bool {
-        self.engine.stopping.load(Ordering::Acquire)
-    }
-
-    /// Where the engine writes its files.
-    pub(crate) fn storage(&self) -> Arc<dyn Storage> {
-        self.engine.storage.clone()
-    }
-}
-
-fn background_task(
-    engine: &EngineShared,
-    tx: &Sender<CompactJob>,
-    task: Box<dyn FnOnce() -> Result<PathBuf> + Send>,
-    handle: FinishHandle,
-) {
-    engine.compactions_pending.fetch_add(1, Ordering::Relaxed);
-    if let Err(crossbeam_channel::SendError(job)) = tx.send(CompactJob::Task { task, handle }) {
-        engine.compactions_pending.fetch_sub(1, Ordering::Relaxed);
-        engine.compactions_failed.fetch_add(1, Ordering::Relaxed);
-        if let Some(h) = job.handle() {
-            h.state.complete(Err(Error::InvalidState(
-                "the engine's background worker has stopped".into(),
-            )));
-        }
     }
 }
 

@@ -2,6 +2,7 @@
 //! segments, flush policy), compaction and crash recovery.
 
 pub(crate) mod analysis;
+pub(crate) mod background;
 mod chunker;
 mod compact;
 pub(crate) mod compaction_worker;

@@ -431,3 +431,51 @@ fn keep_at_conflict_path(mut file: UnpublishedReel, out: &Path, why: String) -> 
         conflict_path(out, 1000).display()
     )))
 }
+
+/// Checks, when a recording starts, what would otherwise fail only at its first flush or at
+/// `finish` (when a run that never flushed has nowhere else to go): the path names a file, in a
+/// directory that exists and takes new files. The probe creates and removes one temporary file
+/// (named as compaction's temporary files, so a crash in between leaves nothing the next
+/// compaction does not clean).
+pub(crate) fn check_recording_path(storage: &dyn Storage, path: &Path) -> Result<()> {
+    if path.as_os_str().is_empty() || path.file_name().is_none() {
+        return Err(Error::invalid(format!(
+            "{:?} does not name a file; a recording's path is its .reel file",
+            path
+        )));
+    }
+    let (dir, prefix) = crate::record::publish::temp_location(path);
+    match storage.stat(&dir)? {
+        Some(st) if st.kind == crate::storage::EntryKind::Dir => {}
+        Some(_) => {
+            return Err(Error::invalid(format!(
+                "{} is not a directory (the recording {} goes there)",
+                dir.display(),
+                path.display()
+            )));
+        }
+        None => {
+            return Err(Error::invalid(format!(
+                "the directory {} does not exist (the recording {} goes there)",
+                dir.display(),
+                path.display()
+            )));
+        }
+    }
+    if let Some(st) = storage.stat(path)?
+        && st.kind == crate::storage::EntryKind::Dir
+    {
+        return Err(Error::invalid(format!(
+            "{} is a directory; a recording's path is its .reel file",
+            path.display()
+        )));
+    }
+    let (probe, file) = storage.create_temp(&dir, &prefix, ".tmp").map_err(|e| {
+        e.with_context(&format!(
+            "; the recording {} could not be written there",
+            path.display()
+        ))
+    })?;
+    drop(file);
+    storage.remove_file(&probe)
+}

@@ -13,7 +13,7 @@ use crate::error::{Error, Result};
 use crate::format::event::Event;
 use crate::format::header::Header;
 use crate::format::metadata::{EntityInfo, EventType};
-use crate::record::engine::Background;
+use crate::record::background::Background;
 use crate::record::held::{HeldMemory, Holder, weak_holder};
 use crate::record::{
     Engine, FinishHandle, Frame, MetadataChange, Recorder, RecorderOptions, StreamEnd,
