@@ -451,7 +451,8 @@ typedef struct TickreelRecorderOptions {
      */
     int32_t compaction_zstd_level;
     /**
-     * Chunk span of the final compacted file (default 100). 1 to 1048576.
+     * Most ticks a chunk of the final compacted file spans (default 2400; chunks are cut sooner
+     * at 64 KiB of payload). 1 to 1048576.
      */
     uint32_t compaction_chunk_ticks;
     /**
@@ -1354,6 +1355,25 @@ TickreelResult tickreel_recorder_flush(struct TickreelRecorder *recorder);
  */
 TickreelResult tickreel_recorder_stats(struct TickreelRecorder *recorder,
                                        struct TickreelRecorderStats *out_stats);
+
+/**
+ * Waits up to `timeout_ms` for a resumed recording to be recovered (`tickreel_recorder_start`
+ * on an existing live directory returns at once and recovers it on a thread of its own) and
+ * stores its last recorded tick in `*out_tick` with `*out_has_tick` = 1 (0 for a recording
+ * without ticks, and at once for a fresh one). Ticks submitted must come after it.
+ *
+ * Returns `TICKREEL_RESULT_NOT_READY` if the recovery still runs at the timeout,
+ * `TICKREEL_RESULT_INVALID_STATE` (with its error as the message) if it failed.
+ *
+ * # Safety
+ * `out_has_tick` and `out_tick` must each be NULL or point to a writable `uint32_t`.
+ *
+ * Thread safety: any thread, concurrently with other recorder calls.
+ */
+TickreelResult tickreel_recorder_wait_resumed(struct TickreelRecorder *recorder,
+                                              uint32_t timeout_ms,
+                                              uint32_t *out_has_tick,
+                                              uint32_t *out_tick);
 
 /**
  * The writer's health for this recording: `TICKREEL_RESULT_OK` if it has reported no error,

@@ -358,6 +358,21 @@ extern "system" fn recorder_stats<'l>(
     })
 }
 
+/// The resumed recording's last tick, -1 if none; waits up to `timeout_ms`.
+extern "system" fn recorder_wait_resumed<'l>(
+    mut env: JNIEnv<'l>,
+    _class: JClass<'l>,
+    handle: jlong,
+    timeout_ms: jlong,
+) -> jlong {
+    entry(&mut env, |_| {
+        let ms = u64::try_from(timeout_ms)
+            .map_err(|_| bad_arg(format!("the timeout must be >= 0 (got {timeout_ms} ms)")))?;
+        let t = with_recorder(handle, |r| r.wait_resumed(Duration::from_millis(ms)))?;
+        Ok(t.map_or(-1, i64::from))
+    })
+}
+
 extern "system" fn recorder_status<'l>(mut env: JNIEnv<'l>, _class: JClass<'l>, handle: jlong) {
     entry(&mut env, |_| with_recorder(handle, Recorder::status))
 }
@@ -469,6 +484,11 @@ pub(super) fn methods() -> Vec<jni::NativeMethod> {
         method("recorderFlush", "(J)V", recorder_flush as *mut c_void),
         method("recorderStats", "(J)[J", recorder_stats as *mut c_void),
         method("recorderStatus", "(J)V", recorder_status as *mut c_void),
+        method(
+            "recorderWaitResumed",
+            "(JJ)J",
+            recorder_wait_resumed as *mut c_void,
+        ),
         method("recorderFinish", "(J)J", recorder_finish as *mut c_void),
         method("recorderAbort", "(J)V", recorder_abort as *mut c_void),
         method(

@@ -60,6 +60,11 @@ fn resume_after_clean_stop_then_compaction_equals_input() {
 
     let engine = Engine::new(EngineOptions::default()).unwrap();
     let rec = engine.start_recording(&path, small_flush()).unwrap();
+    // Recovered on a thread of its own: where it ends is known once that is done.
+    assert_eq!(
+        rec.wait_resumed(Duration::from_secs(30)).unwrap(),
+        Some(399)
+    );
     assert_eq!(rec.stats().flushed_tick, Some(399));
     // a tick at or before the resumed end is refused
     assert!(matches!(
@@ -393,6 +398,10 @@ fn close_is_synchronous_and_a_stopped_engine_opens_nothing() {
     assert!(matches!(rec.close(), Err(Error::InvalidState(_))));
     // the path is free (and resumable) as soon as close returns
     let again = engine.start_recording(&path, small_flush()).unwrap();
+    assert_eq!(
+        again.wait_resumed(Duration::from_secs(30)).unwrap(),
+        Some(19)
+    );
     assert_eq!(again.stats().flushed_tick, Some(19));
     for (t, e) in &ticks[20..] {
         again.submit_tick(*t, &batch(e)).unwrap();

@@ -2,10 +2,11 @@
 //! that never flushed would have nowhere to go): an empty path, a directory, a missing directory
 //! and a directory that takes no new files are refused at `start_recording`, creating nothing.
 
-use std::path::{Path, PathBuf};
-use std::sync::Arc;
+#[path = "common/hooked.rs"]
+mod hooked;
 
-use tickreel::storage::{LocalStorage, Source, Stat, Storage, StorageFile, StorageLock};
+use std::path::Path;
+
 use tickreel::{Engine, EngineOptions, Error, RecorderOptions};
 
 fn refused(engine: &Engine, path: &Path, says: &str) {
@@ -40,88 +41,31 @@ fn bad_paths_are_refused_at_the_start() {
     rec.abort().unwrap();
 }
 
-/// The local disk, except that nothing can be created in `denied`.
-#[derive(Debug)]
-struct ReadOnlyDir {
-    inner: Arc<dyn Storage>,
-    denied: PathBuf,
-}
-
-impl ReadOnlyDir {
-    fn check(&self, dir: &Path) -> tickreel::Result<()> {
-        if dir == self.denied {
+/// A directory that takes no new files (a read-only mount, no permission): refused at the start,
+/// with the path in the error, instead of losing a short run at its finish.
+#[test]
+fn a_directory_that_takes_no_files_is_refused_at_the_start() {
+    let dir = tempfile::tempdir().unwrap();
+    let denied = dir.path().to_path_buf();
+    // Nothing can be created in `denied`.
+    let storage = hooked::Hooked::new(Box::new(move |op, path| {
+        let creates = matches!(
+            op,
+            "create" | "create_new" | "create_temp" | "create_dir_all"
+        );
+        let dir = if op == "create_temp" {
+            path
+        } else {
+            path.parent().unwrap_or(path)
+        };
+        if creates && dir == denied {
             return Err(Error::Io(std::io::Error::new(
                 std::io::ErrorKind::PermissionDenied,
                 format!("{}: permission denied", dir.display()),
             )));
         }
         Ok(())
-    }
-}
-
-impl Storage for ReadOnlyDir {
-    fn open(&self, path: &Path) -> tickreel::Result<Arc<dyn Source>> {
-        self.inner.open(path)
-    }
-    fn stat(&self, path: &Path) -> tickreel::Result<Option<Stat>> {
-        self.inner.stat(path)
-    }
-    fn list(&self, dir: &Path) -> tickreel::Result<Vec<String>> {
-        self.inner.list(dir)
-    }
-    fn create_dir_all(&self, dir: &Path) -> tickreel::Result<()> {
-        self.check(tickreel::storage::parent_dir(dir))?;
-        self.inner.create_dir_all(dir)
-    }
-    fn create(&self, path: &Path) -> tickreel::Result<Box<dyn StorageFile>> {
-        self.check(tickreel::storage::parent_dir(path))?;
-        self.inner.create(path)
-    }
-    fn create_new(&self, path: &Path) -> tickreel::Result<Box<dyn StorageFile>> {
-        self.check(tickreel::storage::parent_dir(path))?;
-        self.inner.create_new(path)
-    }
-    fn create_temp(
-        &self,
-        dir: &Path,
-        prefix: &str,
-        suffix: &str,
-    ) -> tickreel::Result<(PathBuf, Box<dyn StorageFile>)> {
-        self.check(dir)?;
-        self.inner.create_temp(dir, prefix, suffix)
-    }
-    fn truncate(&self, path: &Path, len: u64) -> tickreel::Result<()> {
-        self.inner.truncate(path, len)
-    }
-    fn rename(&self, from: &Path, to: &Path, replace: bool) -> tickreel::Result<()> {
-        self.inner.rename(from, to, replace)
-    }
-    fn remove_file(&self, path: &Path) -> tickreel::Result<()> {
-        self.inner.remove_file(path)
-    }
-    fn remove_dir(&self, dir: &Path) -> tickreel::Result<()> {
-        self.inner.remove_dir(dir)
-    }
-    fn sync_dir(&self, dir: &Path) -> tickreel::Result<()> {
-        self.inner.sync_dir(dir)
-    }
-    fn lock(&self, path: &Path) -> tickreel::Result<Box<dyn StorageLock>> {
-        self.inner.lock(path)
-    }
-    fn is_locked(&self, path: &Path) -> tickreel::Result<bool> {
-        self.inner.is_locked(path)
-    }
-}
-
-/// A directory that takes no new files (a read-only mount, no permission): refused at the start,
-/// with the path in the error, instead of losing a short run at its finish.
-#[test]
-fn a_directory_that_takes_no_files_is_refused_at_the_start() {
-    let dir = tempfile::tempdir().unwrap();
-    let storage = Arc::new(ReadOnlyDir {
-        inner: LocalStorage::shared(),
-        denied: dir.path().to_path_buf(),
-    });
+    }));
     let engine = Engine::with_storage(EngineOptions::default(), storage).unwrap();
     let path = dir.path().join("run.reel");
     let e = engine

@@ -359,6 +359,39 @@ pub unsafe extern "C" fn tickreel_recorder_stats(
     })
 }
 
+/// Waits up to `timeout_ms` for a resumed recording to be recovered (`tickreel_recorder_start`
+/// on an existing live directory returns at once and recovers it on a thread of its own) and
+/// stores its last recorded tick in `*out_tick` with `*out_has_tick` = 1 (0 for a recording
+/// without ticks, and at once for a fresh one). Ticks submitted must come after it.
+///
+/// Returns `TICKREEL_RESULT_NOT_READY` if the recovery still runs at the timeout,
+/// `TICKREEL_RESULT_INVALID_STATE` (with its error as the message) if it failed.
+///
+/// # Safety
+/// `out_has_tick` and `out_tick` must each be NULL or point to a writable `uint32_t`.
+///
+/// Thread safety: any thread, concurrently with other recorder calls.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn tickreel_recorder_wait_resumed(
+    recorder: *mut TickreelRecorder,
+    timeout_ms: u32,
+    out_has_tick: *mut u32,
+    out_tick: *mut u32,
+) -> TickreelResult {
+    guard(|| {
+        // SAFETY: caller contract: NULL or writable for one u32 each.
+        let has = unsafe { Out::new(out_has_tick, "out_has_tick") }?;
+        // SAFETY: as above.
+        let tick = unsafe { Out::new(out_tick, "out_tick") }?;
+        let t = rec_of(recorder)?
+            .rec
+            .wait_resumed(std::time::Duration::from_millis(u64::from(timeout_ms)))?;
+        has.set(u32::from(t.is_some()));
+        tick.set(t.unwrap_or(0));
+        Ok(())
+    })
+}
+
 /// The writer's health for this recording: `TICKREEL_RESULT_OK` if it has reported no error,
 /// otherwise `TICKREEL_RESULT_INVALID_STATE` with the writer's last error as the calling
 /// thread's last error message (e.g. `tick 12 refused: ...` for a malformed batch, or a failed
@@ -472,6 +505,11 @@ mod tests {
                 other => panic!("{other:?}"),
             }
         };
+        // Recovered on a thread of its own: where it ends is known once that is done.
+        let (mut has, mut last) = (0u32, 0u32);
+        // SAFETY: writable out-values.
+        let res = unsafe { tickreel_recorder_wait_resumed(r, 30_000, &mut has, &mut last) };
+        assert_eq!((res, has, last), (OK, 1, 1));
         // SAFETY: `good` has 2 readable bytes.
         unsafe {
             assert_eq!(

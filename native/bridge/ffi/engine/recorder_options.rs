@@ -55,7 +55,8 @@ pub struct TickreelRecorderOptions {
     pub block_deadline_ms: u32,
     /// Zstd level of the final compacted file (default 9).
     pub compaction_zstd_level: i32,
-    /// Chunk span of the final compacted file (default 100). 1 to 1048576.
+    /// Most ticks a chunk of the final compacted file spans (default 2400; chunks are cut sooner
+    /// at 64 KiB of payload). 1 to 1048576.
     pub compaction_chunk_ticks: u32,
     /// Read the final file back and check it before reporting the finish done (default 1).
     pub compaction_verify: u32,

@@ -307,7 +307,8 @@ pub fn record(s: &Session, hooks: &mut dyn Hooks) -> tickreel::Result<Recorded> 
     };
     // A player who moved in the last tick: the one a report at the end is about.
     let mut online = None;
-    let resumed_after = rec.stats().flushed_tick;
+    // A resumed recording is recovered on a thread of its own: wait for where it ends.
+    let resumed_after = rec.wait_resumed(Duration::from_secs(3600))?;
     hooks.started(&rec, resumed_after)?;
     let mut batch = Vec::new();
     let mut reported = resumed_after;

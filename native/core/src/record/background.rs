@@ -63,4 +63,3 @@ pub(crate) fn background_task(
         }
     }
 }
-

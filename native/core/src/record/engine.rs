@@ -12,13 +12,14 @@ use parking_lot::{Condvar, Mutex, RwLock};
 
 use crate::error::{Error, Result};
 use crate::format::metadata::{EntityInfo, EventType};
-use crate::record::compaction_worker::{CompactJob, compaction_loop};
 use crate::record::background::Background;
+use crate::record::compaction_worker::{CompactJob, compaction_loop};
 use crate::record::finish::FinishHandle;
 use crate::record::held::HeldMemory;
 use crate::record::open_recording::OpenRecording;
 use crate::record::pool::BufferPool;
 use crate::record::recorder::{Backpressure, RecShared, Recorder, RecorderOptions};
+use crate::record::resume::PendingResume;
 use crate::record::writer_thread::writer_loop;
 use crate::storage::live::{LiveDir, live_dir_for};
 use crate::storage::{LocalStorage, Storage};
@@ -368,12 +369,13 @@ impl Engine {
     }
 
     /// Starts (or, if its live directory exists, resumes) the recording whose final file is `path`.
+    /// Resuming returns at once: the directory is recovered on a thread of its own while ticks
+    /// and calls queue up (under the backpressure policy); ticks at or before the recording's
+    /// last tick are refused once it is known. [`Recorder::wait_resumed`] tells where it ends.
     /// The path must name a file in an existing directory that takes new files (checked here, on
     /// the calling thread: a few `stat` calls and one temporary file created and removed), so
     /// that no run is lost at `finish` for a bad path. A fresh recording costs no file until its
-    /// first flush; a run finished before that goes straight to the compacted file. Resuming recovers
-    /// the live directory on the calling thread (it reads every segment and fsyncs what it
-    /// repairs): resume recordings off the server thread, e.g. while the plugin starts.
+    /// first flush; a run finished before that goes straight to the compacted file.
     pub fn start_recording(
         &self,
         path: impl AsRef<Path>,
@@ -455,8 +457,11 @@ impl Engine {
             let published = crate::format::header::Header::decode(&published)?;
             live.remove(lock, &published.recording_id)?;
         }
-        let resumed = if live.dir_exists()? {
-            Some(OpenRecording::resume(&live)?)
+        // Resuming: the lock is taken here (a directory another writer holds is refused at once),
+        // the recovery runs on a thread of its own (it reads every segment).
+        let pending = if live.dir_exists()? {
+            let lock = live.lock()?;
+            Some(PendingResume::start(live.clone(), lock)?)
         } else {
             if !options.overwrite && storage.stat(path)?.is_some() {
                 return Err(Error::InvalidState(format!(
@@ -466,17 +471,22 @@ impl Engine {
             }
             None
         };
-        let last_tick = resumed.as_ref().and_then(|r| r.last_tick());
-        let metadata = resumed.as_ref().map(|r| r.metadata());
         let shared = Arc::new(RecShared::new(
             id,
             path.to_path_buf(),
             true,
             &options,
-            last_tick,
-            metadata,
+            None,
+            None,
         ));
-        let rec = OpenRecording::new(shared.clone(), inner.shared.clone(), options, resumed)?;
+        let engine = inner.shared.clone();
+        let rec = match pending {
+            Some(p) => {
+                shared.resume_pending();
+                OpenRecording::new_resuming(shared.clone(), engine, options, p)?
+            }
+            None => OpenRecording::new(shared.clone(), engine, options, None)?,
+        };
         self.hand_to_writer(id, rec, shared)
     }
 

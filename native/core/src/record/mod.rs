@@ -16,6 +16,7 @@ mod publish;
 mod recorder;
 mod recover;
 mod reel_writer;
+mod resume;
 mod writer_thread;
 
 pub use chunker::{

@@ -13,18 +13,17 @@ use crate::error::{Error, Result};
 use crate::format::event::{Event, decode_batch_into};
 use crate::format::frame::FRAME_HEADER_LEN;
 use crate::format::header::Header;
-use crate::format::index::{IndexEntry, snapshot_at_or_before};
+use crate::format::index::IndexEntry;
 use crate::format::metadata::{EntityInfo, EventType, Metadata, Registry};
-use crate::format::state::EntityTable;
-use crate::play::{Reader, ReaderOptions};
 use crate::record::chunker::{Chunker, Frame};
 use crate::record::compact::CompactOptions;
 use crate::record::compaction_worker::CompactJob;
 use crate::record::engine::EngineShared;
+use crate::record::engine::Msg;
 use crate::record::finish::FinishHandle;
 use crate::record::observer::{MetadataChange, StreamEnd, StreamStart};
 use crate::record::recorder::{RecShared, RecorderOptions};
-use crate::record::recover::recover_locked;
+use crate::record::resume::{PendingResume, Resumed};
 use crate::storage::live::{
     Fence, LiveDir, MAX_SEGMENT_BYTES, SegmentWriter, WriterLock, encode_meta_file, live_dir_for,
 };
@@ -42,28 +41,6 @@ const RETRY_MAX: Duration = Duration::from_secs(5);
 /// least [`MIN_UNFLUSHED_CAP`]); ticks beyond are dropped and recorded as a gap.
 const UNFLUSHED_CAP_FLUSHES: usize = 4;
 const MIN_UNFLUSHED_CAP: usize = 1 << 20;
-
-/// What a resumed recording starts from.
-#[derive(Debug)]
-pub(crate) struct Resumed {
-    lock: WriterLock,
-    header: Header,
-    metadata: Metadata,
-    index: Vec<IndexEntry>,
-    next_segment: u32,
-    table: EntityTable,
-    last_tick: Option<u32>,
-    last_snapshot: Option<u32>,
-}
-
-impl Resumed {
-    pub(crate) fn last_tick(&self) -> Option<u32> {
-        self.last_tick
-    }
-    pub(crate) fn metadata(&self) -> &Metadata {
-        &self.metadata
-    }
-}
 
 /// One recording's state on its writer thread.
 pub(crate) struct OpenRecording {
@@ -105,6 +82,8 @@ pub(crate) struct OpenRecording {
     dir_synced: bool,
     /// The observers were told that the stream ended.
     observers_ended: bool,
+    /// The live directory being recovered on another thread (resuming).
+    resuming: Option<PendingResume>,
 }
 
 impl Drop for OpenRecording {
@@ -115,45 +94,28 @@ impl Drop for OpenRecording {
 }
 
 impl OpenRecording {
-    /// Recovers an unfinished recording's directory (crash or clean stop) to continue it.
-    pub(crate) fn resume(live: &LiveDir) -> Result<Resumed> {
-        let lock = live.lock()?;
-        let rec = recover_locked(live, &mut |_, _| {})?;
-        let reader = Reader::open_live_in(live.storage(), live.path(), ReaderOptions::default())?;
-        let (table, last_tick) = match reader.index().len() {
-            0 => (EntityTable::default(), None),
-            n => {
-                let last = reader.read_chunk(n - 1)?;
-                let t = (last.end_tick() - 1) as u32;
-                (last.state_at(t), Some(t))
-            }
-        };
-        let last_snapshot = reader
-            .index()
-            .len()
-            .checked_sub(1)
-            .and_then(|n| snapshot_at_or_before(reader.index(), n))
-            .map(|i| reader.index()[i].start_tick);
-        Ok(Resumed {
-            lock,
-            header: rec.header,
-            metadata: rec.metadata,
-            index: rec.index,
-            next_segment: rec.segments.last().map_or(0, |n| n + 1),
-            table,
-            last_tick,
-            last_snapshot,
-        })
-    }
-
     pub(crate) fn new(
         shared: Arc<RecShared>,
         engine: Arc<EngineShared>,
         opts: RecorderOptions,
         resumed: Option<Resumed>,
     ) -> Result<OpenRecording> {
+        let mut w = OpenRecording::build(shared, engine, opts)?;
+        match resumed {
+            Some(r) => w.apply_resumed(r)?,
+            None => w.start_observers(),
+        }
+        Ok(w)
+    }
+
+    /// The recording before it starts: nothing recovered, no observer told.
+    fn build(
+        shared: Arc<RecShared>,
+        engine: Arc<EngineShared>,
+        opts: RecorderOptions,
+    ) -> Result<OpenRecording> {
         let dict = crate::dictionary::lookup(opts.info.dictionary_id)?;
-        let mut chunker = Chunker::new(opts.chunk, dict.as_deref().map(Vec::as_slice))?;
+        let chunker = Chunker::new(opts.chunk, dict.as_deref().map(Vec::as_slice))?;
         let live = LiveDir::new(engine.storage.clone(), live_dir_for(&shared.path));
         let info = &opts.info;
         let fresh_header = Header {
@@ -194,37 +156,107 @@ impl OpenRecording {
             dir_synced: false,
             fence: None,
             observers_ended: false,
+            resuming: None,
         };
-        if let Some(r) = resumed {
-            if r.header.dictionary_id != w.header.dictionary_id {
-                return Err(Error::invalid(format!(
-                    "the recording uses dictionary {}, the options say {}",
-                    r.header.dictionary_id, w.header.dictionary_id
-                )));
-            }
-            chunker.resume_from(r.table, r.last_tick, r.last_snapshot);
-            w.header = r.header;
-            w.registry = Registry::of(&r.metadata.library);
-            w.metadata = r.metadata;
-            w.index = r.index;
-            w.next_segment = r.next_segment;
-            w.fence = Some(w.live.fence()?);
-            w.lock = Some(r.lock);
-            w.dir_synced = true;
-        }
         w.chunker = chunker;
-        if !w.opts.observers.is_empty() {
-            let table = w.chunker.table();
-            for o in &w.opts.observers {
+        Ok(w)
+    }
+
+    /// A recording whose live directory is being recovered on another thread
+    /// ([`PendingResume`]): it takes its messages as they come and holds them until the
+    /// recovery is done ([`OpenRecording::poll_resume`]).
+    pub(crate) fn new_resuming(
+        shared: Arc<RecShared>,
+        engine: Arc<EngineShared>,
+        opts: RecorderOptions,
+        pending: PendingResume,
+    ) -> Result<OpenRecording> {
+        let mut w = OpenRecording::build(shared, engine, opts)?;
+        w.resuming = Some(pending);
+        Ok(w)
+    }
+
+    /// Continues from a recovered live directory: its header, metadata, index and entity table.
+    fn apply_resumed(&mut self, r: Resumed) -> Result<()> {
+        if r.header.dictionary_id != self.header.dictionary_id {
+            return Err(Error::invalid(format!(
+                "the recording uses dictionary {}, the options say {}",
+                r.header.dictionary_id, self.header.dictionary_id
+            )));
+        }
+        self.chunker
+            .resume_from(r.table, r.last_tick, r.last_snapshot);
+        self.header = r.header;
+        self.registry = Registry::of(&r.metadata.library);
+        self.metadata = r.metadata;
+        self.index = r.index;
+        self.next_segment = r.next_segment;
+        self.fence = Some(self.live.fence()?);
+        self.lock = Some(r.lock);
+        self.dir_synced = true;
+        self.shared.resumed(r.last_tick, &self.metadata);
+        self.start_observers();
+        Ok(())
+    }
+
+    fn start_observers(&mut self) {
+        if !self.opts.observers.is_empty() {
+            let table = self.chunker.table();
+            for o in &self.opts.observers {
                 o.started(StreamStart {
-                    header: &w.header,
-                    metadata: &w.metadata,
+                    header: &self.header,
+                    metadata: &self.metadata,
                     table: &table,
-                    last_tick: w.chunker.last_tick(),
+                    last_tick: self.chunker.last_tick(),
                 });
             }
         }
-        Ok(w)
+    }
+
+    /// Whether the live directory is still being recovered: messages wait ([`Self::defer`]).
+    pub(crate) fn is_resuming(&self) -> bool {
+        self.resuming.is_some()
+    }
+
+    /// A registration made while the recording was being recovered, checked against what the
+    /// recovered metadata leaves: `false` (and the error reported) if it does not fit.
+    pub(crate) fn fits_budget(
+        &self,
+        check: impl FnOnce(&mut crate::format::MetadataBudget) -> Result<()>,
+    ) -> bool {
+        match check(&mut self.shared.meta_budget.lock()) {
+            Ok(()) => true,
+            Err(e) => {
+                self.shared.set_error(format!(
+                    "a registration made while resuming was refused: {e}"
+                ));
+                false
+            }
+        }
+    }
+
+    /// Holds a message until the recovery is done.
+    pub(crate) fn defer(&mut self, msg: Msg) {
+        if let Some(p) = &mut self.resuming {
+            p.defer(msg);
+        }
+    }
+
+    /// Once the recovery is done (`wait`: wait for it): continues from it, and returns the
+    /// messages held meanwhile, in order, with the recovery's error if it failed.
+    pub(crate) fn poll_resume(&mut self, wait: bool) -> Option<(Result<()>, Vec<Msg>)> {
+        let pending = self.resuming.as_mut()?;
+        let outcome = pending.poll(wait)?;
+        let held = self
+            .resuming
+            .take()
+            .map(PendingResume::into_held)
+            .unwrap_or_default();
+        let r = outcome.and_then(|r| self.apply_resumed(r));
+        if let Err(e) = &r {
+            self.shared.resume_failed(e);
+        }
+        Some((r, held))
     }
 
     /// Tells the observers that the stream ended (once).

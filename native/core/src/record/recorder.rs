@@ -184,7 +184,16 @@ pub(crate) struct RecShared {
     pub max_batch: usize,
     /// What the metadata may still take (checked at the call, on the server thread).
     pub meta_budget: Mutex<MetadataBudget>,
+    /// Resuming: [`RESUME_NONE`] (a fresh recording), pending, done or failed.
+    pub resume: AtomicU8,
+    /// The last tick of the recovered recording (`NONE` if it had none).
+    pub resumed_tick: AtomicU64,
 }
+
+pub(crate) const RESUME_NONE: u8 = 0;
+pub(crate) const RESUME_PENDING: u8 = 1;
+pub(crate) const RESUME_DONE: u8 = 2;
+pub(crate) const RESUME_FAILED: u8 = 3;
 
 impl RecShared {
     pub(crate) fn new(
@@ -218,7 +227,36 @@ impl RecShared {
                 Some(m) => MetadataBudget::of(m, &limits),
                 None => MetadataBudget::new(&limits),
             }),
+            resume: AtomicU8::new(RESUME_NONE),
+            resumed_tick: AtomicU64::new(NONE),
         }
+    }
+
+    pub(crate) fn resume_pending(&self) {
+        self.resume.store(RESUME_PENDING, Ordering::Release);
+    }
+
+    /// The live directory was recovered: it ends at `last_tick` with `metadata`. Ticks submitted
+    /// from now on must come after it; the metadata budget is what the recovered metadata leaves
+    /// (what was registered meanwhile is checked again as the writer applies it).
+    pub(crate) fn resumed(&self, last_tick: Option<u32>, metadata: &Metadata) {
+        if let Some(t) = last_tick {
+            let t = u64::from(t);
+            let _ = self
+                .last_submitted
+                .fetch_update(Ordering::AcqRel, Ordering::Acquire, |cur| {
+                    (cur == NONE || cur < t).then_some(t)
+                });
+            self.flushed_tick.store(t, Ordering::Release);
+            self.resumed_tick.store(t, Ordering::Release);
+        }
+        *self.meta_budget.lock() = MetadataBudget::of(metadata, &Limits::default());
+        self.resume.store(RESUME_DONE, Ordering::Release);
+    }
+
+    pub(crate) fn resume_failed(&self, e: &Error) {
+        self.set_error(format!("resuming the recording failed: {e}"));
+        self.resume.store(RESUME_FAILED, Ordering::Release);
     }
 
     /// Messages of this recording accepted onto the writer's queue so far (an ending message that
@@ -536,6 +574,37 @@ impl Recorder {
             ack: tx,
         })?;
         self.wait_ack(&rx)
+    }
+
+    /// Waits up to `timeout` for a resumed recording's live directory to be recovered (see
+    /// `Engine::start_recording`) and returns its last recorded tick (`None` for a recording
+    /// without ticks, or a fresh one, at once). Ticks submitted must come after it. Fails with the
+    /// recovery's error if it failed, `NotReady` if it is still running at the timeout.
+    pub fn wait_resumed(&self, timeout: Duration) -> Result<Option<u32>> {
+        let until = Instant::now() + timeout;
+        loop {
+            match self.shared.resume.load(Ordering::Acquire) {
+                RESUME_PENDING if Instant::now() < until => {
+                    std::thread::sleep(Duration::from_millis(1));
+                }
+                RESUME_PENDING => {
+                    return Err(Error::NotReady(
+                        "the recording's live directory is still being recovered".into(),
+                    ));
+                }
+                RESUME_FAILED => {
+                    let why = self.shared.error.lock().clone();
+                    return Err(Error::InvalidState(
+                        why.unwrap_or_else(|| "resuming the recording failed".into()),
+                    ));
+                }
+                RESUME_DONE => {
+                    let t = self.shared.resumed_tick.load(Ordering::Acquire);
+                    return Ok((t != NONE).then_some(t as u32));
+                }
+                _ => return Ok(None),
+            }
+        }
     }
 
     /// Counters of this recording.

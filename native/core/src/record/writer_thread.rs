@@ -35,6 +35,9 @@ struct WriterThread {
     /// In-flight bytes are released in batches: one shared atomic update per 64 KiB (or when the
     /// queue runs dry) instead of one per tick keeps the counter's cache line off the hot path.
     unreleased: usize,
+    /// Messages held while a recording resumed are being applied (already counted; their
+    /// metadata is checked against the recovered recording's budget).
+    replaying: bool,
 }
 
 /// The text of a caught panic.
@@ -66,6 +69,7 @@ pub(crate) fn writer_loop(
         endings: Vec::new(),
         retired: HashMap::new(),
         unreleased: 0,
+        replaying: false,
     };
     let mut next_check = Instant::now() + CHECK_INTERVAL;
     let mut idle = 0u32;
@@ -150,6 +154,7 @@ impl WriterThread {
 
     /// The periodic work: endings that have become due, and flushes by time, leave and retry.
     fn check(&mut self, control: &Receiver<Ending>, now: Instant) {
+        self.finish_resumes(false);
         self.take_endings(control, false);
         let mut panicked = Vec::new();
         for (id, r) in self.recs.iter_mut() {
@@ -176,7 +181,9 @@ impl WriterThread {
     /// The recording a queued message is for, counting the message (see [`Ending`]).
     fn rec_for(&mut self, id: u64) -> Option<&mut OpenRecording> {
         let r = self.recs.get_mut(&id)?;
-        r.received += 1;
+        if !self.replaying {
+            r.received += 1;
+        }
         Some(r)
     }
 
@@ -205,6 +212,8 @@ impl WriterThread {
     /// error) and release what it held, so that no caller waits for an answer that never comes.
     fn shut_down(&mut self, rx: &Receiver<Msg>, control: &Receiver<Ending>) {
         self.take_endings(control, true);
+        // A recording still being recovered: wait for it, then apply what it holds.
+        self.finish_resumes(true);
         for (_, r) in std::mem::take(&mut self.recs) {
             self.end(&r);
             let shared = r.shared.clone();
@@ -263,8 +272,53 @@ impl WriterThread {
         Error::InvalidState(why.unwrap_or_else(|| "the recording is no longer open".into()))
     }
 
+    /// Applies the recoveries that are done (`wait`: waits for each): the recording continues
+    /// from its live directory and the messages it held are handled in order; one whose recovery
+    /// failed is retired with the error, and its held messages answered with it.
+    fn finish_resumes(&mut self, wait: bool) {
+        let ids: Vec<u64> = self
+            .recs
+            .iter()
+            .filter(|(_, r)| r.is_resuming())
+            .map(|(id, _)| *id)
+            .collect();
+        for id in ids {
+            let Some(r) = self.recs.get_mut(&id) else {
+                continue;
+            };
+            let Some((outcome, held)) = r.poll_resume(wait) else {
+                continue;
+            };
+            if let Err(e) = outcome {
+                self.retire(id, format!("resuming the recording failed: {e}"));
+            }
+            self.replaying = true;
+            for msg in held {
+                if !self.handle_guarded(msg) {
+                    break;
+                }
+            }
+            self.replaying = false;
+        }
+    }
+
     /// Handles one message; `false` for `Shutdown`.
     fn handle(&mut self, msg: Msg) -> bool {
+        if let Some(id) = msg.recording()
+            && !matches!(msg, Msg::Open { .. })
+            && let Some(r) = self.recs.get_mut(&id)
+            && r.is_resuming()
+        {
+            // Held in order until the recovery is done (counted now, as `rec_for` would).
+            if !matches!(
+                msg,
+                Msg::Finish { .. } | Msg::Abort { .. } | Msg::Close { .. }
+            ) {
+                r.received += 1;
+            }
+            r.defer(msg);
+            return true;
+        }
         match msg {
             Msg::Open { id, rec } => {
                 self.recs.insert(id, *rec);
@@ -296,17 +350,26 @@ impl WriterThread {
                 self.unreleased += cap;
             }
             Msg::Entity { id, info } => {
-                if let Some(r) = self.rec_for(id) {
+                let replaying = self.replaying;
+                if let Some(r) = self.rec_for(id)
+                    && (!replaying || r.fits_budget(|b| b.entity(&info)))
+                {
                     r.register_entity(*info);
                 }
             }
             Msg::EventType { id, t } => {
-                if let Some(r) = self.rec_for(id) {
+                let replaying = self.replaying;
+                if let Some(r) = self.rec_for(id)
+                    && (!replaying || r.fits_budget(|b| b.event_type(&t)))
+                {
                     r.register_event_type(*t);
                 }
             }
             Msg::UserMeta { id, meta } => {
-                if let Some(r) = self.rec_for(id) {
+                let replaying = self.replaying;
+                if let Some(r) = self.rec_for(id)
+                    && (!replaying || r.fits_budget(|b| b.user(&meta.0, &meta.1)))
+                {
                     let (key, value) = *meta;
                     r.set_user_metadata(key, value);
                 }

@@ -93,6 +93,8 @@ final class NativeBridge {
 
     static native void recorderStatus(long handle);
 
+    static native long recorderWaitResumed(long handle, long timeoutMs);
+
     static native long recorderFinish(long handle);
 
     static native void recorderAbort(long handle);

@@ -158,6 +158,20 @@ public final class Recorder implements AutoCloseable {
     }
 
     /**
+     * Waits up to {@code timeout} for a resumed recording to be recovered ({@link
+     * Engine#startRecording} on an existing live directory returns at once and recovers it on a
+     * thread of its own) and returns its last recorded tick (empty for a recording without ticks,
+     * and at once for a fresh one). Ticks submitted must come after it.
+     *
+     * @throws TickreelException of kind NOT_READY if the recovery still runs at the timeout
+     * @throws IllegalStateException with the recovery's error if it failed
+     */
+    public java.util.OptionalInt waitResumed(java.time.Duration timeout) {
+        long t = NativeBridge.recorderWaitResumed(handle.get(), timeout.toMillis());
+        return t < 0 ? java.util.OptionalInt.empty() : java.util.OptionalInt.of((int) t);
+    }
+
+    /**
      * Checks the writer's status for this recording.
      *
      * @throws IllegalStateException with the writer's last error (a malformed tick, an I/O error)

@@ -167,6 +167,8 @@ class RecorderTest {
         rec.close();
         // The open recording was flushed and closed by the shutdown: it resumes in a new engine.
         try (Engine again = new Engine(); Recorder resumed = again.startRecording(dir.resolve("open.reel"), options())) {
+            // Recovered on a thread of its own: where it ends is known once that is done.
+            assertEquals(19, resumed.waitResumed(java.time.Duration.ofSeconds(30)).orElseThrow());
             assertThrows(IllegalArgumentException.class, () -> resumed.submit(19, t), "ticks continue after 19");
             submitTicks(resumed, t, 20, 40);
             assertEquals(dir.resolve("open.reel"), resumed.finish().await());
@@ -186,6 +188,7 @@ class RecorderTest {
         }
         try (Engine engine = new Engine()) {
             try (Recorder rec = engine.startRecording(reel, options())) {
+                assertEquals(59, rec.waitResumed(java.time.Duration.ofSeconds(30)).orElseThrow(), "resumed after tick 59");
                 assertEquals(59, rec.stats().flushedTick().orElseThrow(), "resumed after tick 59");
                 submitTicks(rec, t, 60, 120);
                 rec.finish().await();

@@ -1,0 +1,125 @@
+//! Resuming a recording whose live directory exists: recovering the directory (which reads every
+//! segment and fsyncs what it repairs) runs on a thread of its own, so that `start_recording`
+//! returns at once; the writer holds the recording's messages until it is done.
+
+use std::thread::JoinHandle;
+
+use crossbeam_channel::{Receiver, TryRecvError};
+
+use crate::error::{Error, Result};
+use crate::format::header::Header;
+use crate::format::index::{IndexEntry, snapshot_at_or_before};
+use crate::format::metadata::Metadata;
+use crate::format::state::EntityTable;
+use crate::play::{Reader, ReaderOptions};
+use crate::record::engine::Msg;
+use crate::record::recover::recover_locked;
+use crate::storage::live::{LiveDir, WriterLock};
+
+/// What a resumed recording starts from.
+#[derive(Debug)]
+pub(crate) struct Resumed {
+    pub(crate) lock: WriterLock,
+    pub(crate) header: Header,
+    pub(crate) metadata: Metadata,
+    pub(crate) index: Vec<IndexEntry>,
+    pub(crate) next_segment: u32,
+    pub(crate) table: EntityTable,
+    pub(crate) last_tick: Option<u32>,
+    pub(crate) last_snapshot: Option<u32>,
+}
+
+/// Recovers the live directory whose lock is held, and reads where it ends.
+pub(crate) fn resume_locked(live: &LiveDir, lock: WriterLock) -> Result<Resumed> {
+    let rec = recover_locked(live, &mut |_, _| {})?;
+    let reader = Reader::open_live_in(live.storage(), live.path(), ReaderOptions::default())?;
+    let (table, last_tick) = match reader.index().len() {
+        0 => (EntityTable::default(), None),
+        n => {
+            let last = reader.read_chunk(n - 1)?;
+            let t = (last.end_tick() - 1) as u32;
+            (last.state_at(t), Some(t))
+        }
+    };
+    let last_snapshot = reader
+        .index()
+        .len()
+        .checked_sub(1)
+        .and_then(|n| snapshot_at_or_before(reader.index(), n))
+        .map(|i| reader.index()[i].start_tick);
+    Ok(Resumed {
+        lock,
+        header: rec.header,
+        metadata: rec.metadata,
+        index: rec.index,
+        next_segment: rec.segments.last().map_or(0, |n| n + 1),
+        table,
+        last_tick,
+        last_snapshot,
+    })
+}
+
+/// A recovery running on its own thread, and the messages of its recording held meanwhile
+/// (their tick buffers stay counted in the engine's in-flight budget: a long recovery makes
+/// `submit_tick` apply its backpressure policy, never grow memory).
+pub(crate) struct PendingResume {
+    rx: Receiver<Result<Resumed>>,
+    thread: Option<JoinHandle<()>>,
+    held: Vec<Msg>,
+}
+
+impl std::fmt::Debug for PendingResume {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PendingResume")
+            .field("held", &self.held.len())
+            .finish()
+    }
+}
+
+impl PendingResume {
+    /// Starts recovering `live`, whose lock the caller took.
+    pub(crate) fn start(live: LiveDir, lock: WriterLock) -> Result<PendingResume> {
+        let (tx, rx) = crossbeam_channel::bounded(1);
+        let thread = std::thread::Builder::new()
+            .name("tickreel-resume".into())
+            .spawn(move || {
+                let r = crate::record::writer_thread::guarded(|| resume_locked(&live, lock))
+                    .unwrap_or_else(|m| Err(Error::InvalidState(m)));
+                let _ = tx.send(r);
+            })?;
+        Ok(PendingResume {
+            rx,
+            thread: Some(thread),
+            held: Vec::new(),
+        })
+    }
+
+    pub(crate) fn defer(&mut self, msg: Msg) {
+        self.held.push(msg);
+    }
+
+    /// The recovery's outcome once it is done (`wait`: waits for it).
+    pub(crate) fn poll(&mut self, wait: bool) -> Option<Result<Resumed>> {
+        let r = if wait {
+            self.rx
+                .recv()
+                .map_err(|_| Error::InvalidState("the recovery thread stopped".into()))
+        } else {
+            match self.rx.try_recv() {
+                Ok(r) => Ok(r),
+                Err(TryRecvError::Empty) => return None,
+                Err(TryRecvError::Disconnected) => {
+                    Err(Error::InvalidState("the recovery thread stopped".into()))
+                }
+            }
+        };
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+        Some(r.and_then(|r| r))
+    }
+
+    pub(crate) fn into_held(self) -> Vec<Msg> {
+        self.held
+    }
+}
