@@ -26,8 +26,10 @@
 //!
 //! Errors name the file and the line, and quote at most [`crate::errors::ECHO_MAX_CHARS`]
 //! characters of the input. Without a `recording` line the file gets the tick rate given and an
-//! `import_source` user metadata key, like a CSV import; with one it gets exactly what it says.
+//! `import_source` user metadata key, like a CSV import, and the `name`s of custom events register
+//! their types (schema version 0; one name per type id); with one it gets exactly what it says.
 
+use std::collections::HashMap;
 use std::fs::File;
 use std::io::{BufRead, BufReader, Read};
 use std::path::Path;
@@ -112,6 +114,8 @@ pub fn import_from(
     // The last tick line's tick and line number.
     let mut last: Option<(u32, u64)> = None;
     let mut pending_snapshot: Option<u64> = None;
+    // Custom event types registered from the events' names (without a `recording` line).
+    let mut named: HashMap<u32, String> = HashMap::new();
     while let Some(line) = lines.next() {
         lineno += 1;
         let line = line.map_err(|e| {
@@ -219,9 +223,36 @@ pub fn import_from(
         }
         let mut parsed = Vec::with_capacity(events.len());
         for (i, e) in events.iter().enumerate() {
-            parsed.push(
-                event(e).map_err(|m| at(format!("event {} of tick {tick}: {m}", i + 1)))?,
-            );
+            let at_event = |m: String| at(format!("event {} of tick {tick}: {m}", i + 1));
+            let ev = event(e).map_err(at_event)?;
+            // Without a `recording` line, the names of custom events register their types.
+            if let (Event::Custom { type_id, .. }, false) = (&ev, summary.with_metadata)
+                && let Some(name) = e.get("name")
+            {
+                let name = name
+                    .as_str()
+                    .ok_or_else(|| at_event(format!("name {} is not a string", quote(name))))?;
+                match named.get(type_id) {
+                    Some(known) if known == name => {}
+                    Some(known) => {
+                        return Err(at_event(format!(
+                            "custom type {type_id} is named {} here and {} before",
+                            echo(name),
+                            echo(known)
+                        )));
+                    }
+                    None => {
+                        w.register_event_type(EventType {
+                            id: *type_id,
+                            name: name.to_string(),
+                            version: 0,
+                        })
+                        .map_err(|e| at_event(e.to_string()))?;
+                        named.insert(*type_id, name.to_string());
+                    }
+                }
+            }
+            parsed.push(ev);
         }
         summary.lines += 1;
         last = Some((tick, lineno));
@@ -379,7 +410,9 @@ fn recording(rec: &Map<String, Value>, options: &mut ReelOptions) -> Result<Setu
             let t = u32::try_from(a[1].as_u64()?).ok()?;
             (f <= t).then_some(Gap { from: f, to: t })
         });
-        gaps.push(pair.ok_or_else(|| format!("gap {} is not [from, to] with from <= to", quote(g)))?);
+        gaps.push(
+            pair.ok_or_else(|| format!("gap {} is not [from, to] with from <= to", quote(g)))?,
+        );
     }
     let dropped_ticks = match rec.get("dropped_ticks") {
         None => 0,
@@ -403,11 +436,19 @@ fn recording(rec: &Map<String, Value>, options: &mut ReelOptions) -> Result<Setu
     })
 }
 
-/// A JSON value quoted for a message (bounded).
+/// A JSON value quoted for a message: a string as [`echo`] quotes it, anything else as JSON text
+/// (bounded the same way).
 fn quote(v: &Value) -> String {
     match v {
         Value::String(s) => echo(s),
-        other => echo(&other.to_string()),
+        other => {
+            let text = other.to_string();
+            if text.chars().count() <= crate::errors::ECHO_MAX_CHARS {
+                text
+            } else {
+                echo(&text)
+            }
+        }
     }
 }
 
@@ -473,10 +514,7 @@ fn hex_field(o: &Map<String, Value>, key: &str, max: usize) -> Result<Vec<u8>, S
         .as_str()
         .ok_or_else(|| format!("{key} {} is not a hex string", quote(v)))?;
     if s.len() / 2 > max {
-        return Err(format!(
-            "{key} has {} bytes; at most {max}",
-            s.len() / 2
-        ));
+        return Err(format!("{key} has {} bytes; at most {max}", s.len() / 2));
     }
     unhex(s).ok_or_else(|| format!("{key} {} is not an even number of hex digits", echo(s)))
 }
@@ -594,8 +632,10 @@ mod tests {
     #[test]
     fn events_parse_from_dump_forms() {
         assert_eq!(
-            ev(json!({"type": "pose", "entity": 1, "x": 1.5, "y": 64.0, "z": -2.25,
-                      "yaw": 90.0, "pitch": -45.0}))
+            ev(
+                json!({"type": "pose", "entity": 1, "x": 1.5, "y": 64.0, "z": -2.25,
+                      "yaw": 90.0, "pitch": -45.0})
+            )
             .unwrap(),
             Event::Pose {
                 entity: 1,
@@ -633,12 +673,30 @@ mod tests {
         for (v, want) in [
             (json!({"type": "warp", "entity": 1}), "unknown event type"),
             (json!({"type": long.clone()}), "unknown event type"),
-            (json!({"type": "entity_remove", "entity": 4294967296u64}), "unsigned 32-bit"),
-            (json!({"type": "entity_remove", "entity": -1}), "unsigned 32-bit"),
-            (json!({"type": "checkpoint", "entity": 1}), "missing \"index\""),
-            (json!({"type": "extension", "kind": 200, "data": ""}), "64..=127"),
-            (json!({"type": "custom", "type_id": 1, "data": "abc"}), "hex"),
-            (json!({"type": "custom", "type_id": 1, "data": long.clone()}), "hex"),
+            (
+                json!({"type": "entity_remove", "entity": 4294967296u64}),
+                "unsigned 32-bit",
+            ),
+            (
+                json!({"type": "entity_remove", "entity": -1}),
+                "unsigned 32-bit",
+            ),
+            (
+                json!({"type": "checkpoint", "entity": 1}),
+                "missing \"index\"",
+            ),
+            (
+                json!({"type": "extension", "kind": 200, "data": ""}),
+                "64..=127",
+            ),
+            (
+                json!({"type": "custom", "type_id": 1, "data": "abc"}),
+                "hex",
+            ),
+            (
+                json!({"type": "custom", "type_id": 1, "data": long.clone()}),
+                "hex",
+            ),
             (
                 json!({"type": "pose", "entity": 1, "x": 1e300, "y": 0, "z": 0, "yaw": 0, "pitch": 0}),
                 "out of range",

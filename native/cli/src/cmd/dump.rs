@@ -105,7 +105,8 @@ pub fn run(a: Args, out: &mut Out) -> tickreel::Result<()> {
                 .read_chunk(chunk)
                 .map_err(|e| super::in_file(&a.file, e))?;
             if let Some(bytes) = &c.snapshot {
-                let j = serde_json::json!({"snapshot": {"tick": start.max(from), "data": hex(bytes)}});
+                let j =
+                    serde_json::json!({"snapshot": {"tick": start.max(from), "data": hex(bytes)}});
                 writeln!(out, "{j}")?;
             }
         }
@@ -149,7 +150,12 @@ fn recording_line(r: &Reader) -> tickreel::Result<String> {
         .iter()
         .map(|t| json!({"id": t.id, "name": t.name, "version": t.version}))
         .collect();
-    let gaps: Vec<Value> = m.library.gaps.iter().map(|g| json!([g.from, g.to])).collect();
+    let gaps: Vec<Value> = m
+        .library
+        .gaps
+        .iter()
+        .map(|g| json!([g.from, g.to]))
+        .collect();
     let user = nbt_to_json(&fastnbt::Value::Compound(m.user.clone()));
     let nbt = Metadata {
         user: m.user.clone(),
