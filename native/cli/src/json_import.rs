@@ -97,7 +97,7 @@ pub fn import_from(
     mut options: ReelOptions,
     replace: bool,
 ) -> tickreel::Result<JsonImportSummary> {
-    let mut lines = BufReader::new(input).lines();
+    let lines = BufReader::new(input).lines();
     let mut lineno: u64 = 0;
     let at_out = |e: Error| io_in_file(out, e);
     let mut summary = JsonImportSummary {
@@ -116,7 +116,7 @@ pub fn import_from(
     let mut pending_snapshot: Option<u64> = None;
     // Custom event types registered from the events' names (without a `recording` line).
     let mut named: HashMap<u32, String> = HashMap::new();
-    while let Some(line) = lines.next() {
+    for line in lines {
         lineno += 1;
         let line = line.map_err(|e| {
             Error::Io(std::io::Error::new(
@@ -520,7 +520,7 @@ fn hex_field(o: &Map<String, Value>, key: &str, max: usize) -> Result<Vec<u8>, S
 }
 
 fn unhex(s: &str) -> Option<Vec<u8>> {
-    if s.len() % 2 != 0 {
+    if !s.len().is_multiple_of(2) {
         return None;
     }
     s.as_bytes()
