@@ -234,11 +234,10 @@ pub fn import_from(
                     .ok_or_else(|| at_event(format!("name {} is not a string", quote(name))))?;
                 match named.get(type_id) {
                     Some(known) if known == name => {}
-                    Some(known) => {
+                    Some(_) => {
                         return Err(at_event(format!(
-                            "custom type {type_id} is named {} here and {} before",
-                            echo(name),
-                            echo(known)
+                            "custom type {type_id} is named {} here and otherwise before",
+                            echo(name)
                         )));
                     }
                     None => {

@@ -344,7 +344,7 @@ fn a_plain_dump_imports_with_the_given_tick_rate() {
     assert!(!o.status.success());
     assert!(
         stderr(&o).contains(
-            "line 2: event 1 of tick 2: custom type 4 is named \"b\" here and \"a\" before"
+            "line 2: event 1 of tick 2: custom type 4 is named \"b\" here and otherwise before"
         ),
         "{}",
         stderr(&o)
