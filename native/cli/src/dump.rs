@@ -44,16 +44,26 @@ pub fn dump(
     metadata: bool,
     out: &mut impl Write,
 ) -> tickreel::Result<()> {
-    let (Some(first), Some(last)) = (r.first_tick(), r.last_tick()) else {
-        return Ok(()); // no ticks, nothing to print
+    let span = match (r.first_tick(), r.last_tick()) {
+        (Some(first), Some(last)) => {
+            let (from, to) = (from.unwrap_or(first), to.unwrap_or(last));
+            if from > to {
+                return Err(tickreel::Error::InvalidArgument(format!(
+                    "--from {from} is after --to {to}"
+                )));
+            }
+            Some((from, to))
+        }
+        _ => None,
     };
-    let from = from.unwrap_or(first);
-    let to = to.unwrap_or(last);
-    if from > to {
-        return Err(tickreel::Error::InvalidArgument(format!(
-            "--from {from} is after --to {to}"
-        )));
+    if metadata {
+        // Also for a recording without ticks: its metadata is all there is to it.
+        let line = recording_line(r)?;
+        writeln!(out, "{line}")?;
     }
+    let Some((from, to)) = span else {
+        return Ok(()); // no ticks, nothing more to print
+    };
     let names: HashMap<u32, String> = r
         .metadata()
         .library
@@ -61,10 +71,6 @@ pub fn dump(
         .iter()
         .map(|t| (t.id, t.name.clone()))
         .collect();
-    if metadata {
-        let line = recording_line(r)?;
-        writeln!(out, "{line}")?;
-    }
     // Chunks with a snapshot, by start tick, in order (only with --metadata).
     let mut snapshots: VecDeque<(u32, usize)> = if metadata {
         r.index()

@@ -314,6 +314,27 @@ fn every_event_kind_and_metadata_round_trip() {
 }
 
 #[test]
+fn a_recording_without_ticks_keeps_its_metadata() {
+    let dir = tempfile::tempdir().unwrap();
+    let jsonl = dir.path().join("meta.jsonl");
+    std::fs::write(
+        &jsonl,
+        "{\"recording\":{\"game_data_version\":7,\"entities\":[{\"id\":4,\"kind\":2}]}}\n\
+         {\"tick\":3,\"events\":[]}\n",
+    )
+    .unwrap();
+    let src = dir.path().join("meta.reel");
+    assert_ok(&import(&jsonl, &src, &[]));
+    let text = dump(&src, true);
+    assert_eq!(text.lines().count(), 1, "{text}");
+    assert!(text.contains("\"game_data_version\":7"), "{text}");
+    assert_eq!(dump(&src, false), "");
+    let sub = dir.path().join("again");
+    std::fs::create_dir(&sub).unwrap();
+    assert_eq!(round_trip(&src, &sub), text);
+}
+
+#[test]
 fn a_plain_dump_imports_with_the_given_tick_rate() {
     let dir = tempfile::tempdir().unwrap();
     let jsonl = dir.path().join("plain.jsonl");
