@@ -15,13 +15,14 @@
 //! - `{"snapshot": {"tick": T, "data": HEX}}`: snapshot bytes; the next tick written starts a
 //!   chunk carrying them.
 //!
-//! EVENT is one of the forms `dump` prints (`tickreel`'s `cmd/json.rs`): `{"type": "entity_add",
+//! EVENT is one of the forms `dump` prints ([`crate::json::event_to_json`]): `{"type": "entity_add",
 //! "entity", "kind", "x", "y", "z", "yaw", "pitch"}`, `entity_remove`, `pose` and `teleport`
 //! (entity and pose), `position` (x, y, z), `rotation` (yaw, pitch), `flags` (the raw `flags`;
 //! `names` is not read), `checkpoint` (`index`), `velocity` (x, y, z in blocks per tick),
-//! `player_leave`, `custom` (`type_id`, `data` in hex; `name` is not read) and `extension` (`kind`
-//! in 64..=127, `data` in hex). Positions are blocks, angles degrees, quantised like the CSV's;
-//! other keys are ignored. Numbers too large to be carried exactly (positions beyond 2^40 blocks,
+//! `player_leave`, `custom` (`type_id`, `data` in hex; `name` is read only without a `recording`
+//! line, see below) and `extension` (`kind` in 64..=127, `data` in hex). Positions are blocks,
+//! angles degrees, quantised like the CSV's; other keys are ignored, and a key repeated in one
+//! object is an error. Numbers too large to be carried exactly (positions beyond 2^40 blocks,
 //! angles and velocities beyond 2^52 units, integers beyond `u32`) are errors.
 //!
 //! Errors name the file and the line, and quote at most [`crate::errors::ECHO_MAX_CHARS`]
@@ -34,6 +35,7 @@ use std::fs::File;
 use std::io::{BufRead, BufReader, Read};
 use std::path::Path;
 
+use serde::de::{self, Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Value};
 use tickreel::format::event::{MAX_CUSTOM_EVENT_BYTES, MAX_EVENTS_PER_TICK, kind};
 use tickreel::format::metadata::{EntityInfo, EventType, Gap, Metadata};
@@ -134,7 +136,7 @@ pub fn import_from(
         }
         let at =
             |m: String| Error::InvalidArgument(format!("{}: line {lineno}: {m}", json.display()));
-        let obj = match serde_json::from_str::<Value>(text) {
+        let obj = match serde_json::from_str::<Strict>(text).map(|s| s.0) {
             Ok(Value::Object(o)) => o,
             Ok(_) => return Err(at(format!("{} is not a JSON object", echo(text)))),
             Err(e) => {
@@ -296,6 +298,68 @@ pub fn import_from(
         Err(e) => return Err(at_out(e)),
     };
     Ok(summary)
+}
+
+/// A JSON value in which no object repeats a key (`serde_json::Value` keeps the last silently,
+/// which would drop what the line says first).
+struct Strict(Value);
+
+impl<'de> Deserialize<'de> for Strict {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Strict, D::Error> {
+        d.deserialize_any(StrictVisitor).map(Strict)
+    }
+}
+
+struct StrictVisitor;
+
+impl<'de> Visitor<'de> for StrictVisitor {
+    type Value = Value;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("a JSON value")
+    }
+    fn visit_bool<E: de::Error>(self, v: bool) -> Result<Value, E> {
+        Ok(Value::Bool(v))
+    }
+    fn visit_i64<E: de::Error>(self, v: i64) -> Result<Value, E> {
+        Ok(Value::from(v))
+    }
+    fn visit_u64<E: de::Error>(self, v: u64) -> Result<Value, E> {
+        Ok(Value::from(v))
+    }
+    fn visit_f64<E: de::Error>(self, v: f64) -> Result<Value, E> {
+        Ok(serde_json::Number::from_f64(v).map_or(Value::Null, Value::Number))
+    }
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<Value, E> {
+        Ok(Value::String(v.to_string()))
+    }
+    fn visit_string<E: de::Error>(self, v: String) -> Result<Value, E> {
+        Ok(Value::String(v))
+    }
+    fn visit_unit<E: de::Error>(self) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
+        let mut items = Vec::new();
+        while let Some(Strict(v)) = seq.next_element()? {
+            items.push(v);
+        }
+        Ok(Value::Array(items))
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
+        let mut m = Map::new();
+        while let Some(k) = map.next_key::<String>()? {
+            if m.contains_key(&k) {
+                return Err(de::Error::custom(format!(
+                    "the key {} appears twice in one object",
+                    echo(&k)
+                )));
+            }
+            let Strict(v) = map.next_value()?;
+            m.insert(k, v);
+        }
+        Ok(Value::Object(m))
+    }
 }
 
 /// What a `recording` line sets on the writer, besides its options.

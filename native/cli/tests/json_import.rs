@@ -478,6 +478,12 @@ fn bad_lines_fail_naming_the_file_and_the_line() {
             format!("{good}\n{{\"frame\":1}}"),
             "line 2: expected a line",
         ),
+        (
+            format!(
+                "{good}\n{{\"tick\":4,\"events\":[{{\"type\":\"entity_remove\",\"entity\":1,\"entity\":2}}]}}"
+            ),
+            "line 2: not valid JSON (the key \"entity\" appears twice in one object",
+        ),
         ("\n\n".to_string(), "empty file"),
     ];
     for (i, (text, want)) in cases.iter().enumerate() {
