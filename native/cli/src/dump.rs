@@ -21,7 +21,10 @@
 //! - Before the tick line of the tick where a chunk with a snapshot starts (or the first tick
 //!   after it), a `{"snapshot": {"tick": T, "data": HEX}}` line with the snapshot's bytes.
 //!
-//! Library metadata keys this build does not know are not printed.
+//! Library metadata keys this build does not know are not printed. A range that starts after the
+//! recording's first tick (`--from`) does not add the entities alive before it: its import holds
+//! only what the range shows (a pose of an entity never added adds it, of kind 0), so only a whole
+//! dump round-trips exactly.
 
 use std::collections::{HashMap, VecDeque};
 use std::io::Write;

@@ -43,7 +43,7 @@ enum Command {
     Dump(cmd::dump::Args),
     /// Check every checksum and the index; non-zero exit on damage.
     Verify(cmd::verify::Args),
-    /// Import a movement trace CSV (tick,entity,x,y,z,yaw,pitch[,on_ground,teleport,checkpoint]) or `dump`'s JSON lines.
+    /// Import a movement trace CSV (`tick,entity,x,y,z,yaw,pitch[,on_ground,teleport,checkpoint]`) or `dump`'s JSON lines.
     Import(cmd::import::Args),
     /// Export entity poses as CSV (the inverse of import).
     Export(cmd::export::Args),
