@@ -39,11 +39,11 @@ struct Cli {
 enum Command {
     /// Header, metadata, index summary and size on disk of a recording (a .reel or a live directory).
     Info(cmd::info::Args),
-    /// Ticks and events as JSON lines.
+    /// Ticks and events as JSON lines (with --metadata, everything `import` needs to rebuild the recording).
     Dump(cmd::dump::Args),
     /// Check every checksum and the index; non-zero exit on damage.
     Verify(cmd::verify::Args),
-    /// Import a movement trace CSV (tick,entity,x,y,z,yaw,pitch[,on_ground,teleport,checkpoint]).
+    /// Import a movement trace CSV (`tick,entity,x,y,z,yaw,pitch[,on_ground,teleport,checkpoint]`) or `dump`'s JSON lines.
     Import(cmd::import::Args),
     /// Export entity poses as CSV (the inverse of import).
     Export(cmd::export::Args),

@@ -9,7 +9,8 @@ pub mod export;
 pub mod ghost;
 pub mod import;
 pub mod info;
-pub mod json;
+// The JSON forms live in the library (`dump`'s writer and the JSON lines import use them too).
+pub use tickreel_cli::json;
 pub mod output;
 pub mod play;
 pub mod progress;

@@ -1,4 +1,5 @@
-//! JSON forms shared by `info` and `dump`: NBT metadata, events, hex bytes, UTC timestamps.
+//! JSON forms shared by `info`, `dump` (see [`crate::dump`]) and the JSON lines import
+//! ([`crate::json_import`]): NBT metadata, events, hex bytes, UTC timestamps.
 
 use fastnbt::Value as Nbt;
 use serde::ser::{Serialize, SerializeMap, Serializer};

@@ -1,0 +1,784 @@
+//! The JSON lines of `tickreel dump` to a compacted recording (what `tickreel import DUMP.jsonl
+//! OUT.reel` runs): the lossless import, where the CSV ([`crate::csv::import`]) is for plain traces.
+//!
+//! Three kinds of line, one JSON object each (blank lines are skipped):
+//!
+//! - `{"tick": T, "events": [EVENT, ...]}`: the events of tick `T`, written in their order. Ticks
+//!   must be strictly increasing (one line per tick); a line with no events writes nothing.
+//! - `{"recording": {...}}` (only as the first line; `dump --metadata` prints it): the header
+//!   fields `tick_rate_millihz`, `timestamp_ms`, `world_id`, `world_version`, `recording_id` (32
+//!   hex digits each), `game_data_version`, `dictionary_id`; the registered `entities`
+//!   (`{"id", "kind", "uuid"?, "name"?}`) and `event_types` (`{"id", "name", "version"}`); the
+//!   dropped-tick `gaps` (`[from, to]`, inclusive) and `dropped_ticks`; and `nbt`, the hex of an NBT
+//!   compound holding the user's metadata keys and the library's `analysis` (the `user` field is
+//!   a readable copy of the user's keys and is not read). Every field is optional.
+//! - `{"snapshot": {"tick": T, "data": HEX}}`: snapshot bytes; the next tick written starts a
+//!   chunk carrying them.
+//!
+//! EVENT is one of the forms `dump` prints ([`crate::json::event_to_json`]): `{"type": "entity_add",
+//! "entity", "kind", "x", "y", "z", "yaw", "pitch"}`, `entity_remove`, `pose` and `teleport`
+//! (entity and pose), `position` (x, y, z), `rotation` (yaw, pitch), `flags` (the raw `flags`;
+//! `names` is not read), `checkpoint` (`index`), `velocity` (x, y, z in blocks per tick),
+//! `player_leave`, `custom` (`type_id`, `data` in hex; `name` is read only without a `recording`
+//! line, see below) and `extension` (`kind` in 64..=127, `data` in hex). Positions are blocks,
+//! angles degrees, quantised like the CSV's; other keys are ignored, and a key repeated in one
+//! object is an error. Numbers too large to be carried exactly (positions beyond 2^40 blocks,
+//! angles and velocities beyond 2^52 units, integers beyond `u32`) are errors.
+//!
+//! Errors name the file and the line, and quote at most [`crate::errors::ECHO_MAX_CHARS`]
+//! characters of the input. Without a `recording` line the file gets the tick rate given and an
+//! `import_source` user metadata key, like a CSV import, and the `name`s of custom events register
+//! their types (schema version 0; one name per type id); with one it gets exactly what it says.
+
+use std::collections::HashMap;
+use std::fs::File;
+use std::io::{BufRead, BufReader, Read};
+use std::path::Path;
+
+use serde::de::{self, Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
+use serde_json::{Map, Value};
+use tickreel::format::event::{MAX_CUSTOM_EVENT_BYTES, MAX_EVENTS_PER_TICK, kind};
+use tickreel::format::metadata::{EntityInfo, EventType, Gap, Metadata};
+use tickreel::format::pose::{ANGLE_UNITS_PER_TURN, POS_SCALE, VEL_SCALE};
+use tickreel::record::{ReelOptions, ReelWriter};
+use tickreel::{Error, Event, Pose};
+
+use crate::errors::{echo, io_at, io_in_file};
+
+/// Largest coordinate accepted, in blocks (as the CSV's: keeps fixed point exact).
+const MAX_COORD: f64 = (1u64 << 40) as f64;
+/// Largest angle or velocity accepted, in the recording's units (exact in an `f64`).
+const MAX_UNITS: f64 = (1u64 << 52) as f64;
+
+/// What a JSON import wrote.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct JsonImportSummary {
+    /// Tick lines read (empty ones included).
+    pub lines: u64,
+    pub events: u64,
+    /// Ticks written (tick lines with events).
+    pub ticks: u64,
+    pub snapshots: u64,
+    /// Whether a `recording` line gave the header and metadata.
+    pub with_metadata: bool,
+    pub first_tick: Option<u32>,
+    pub last_tick: Option<u32>,
+    pub bytes: u64,
+}
+
+/// Whether `input` starts like JSON lines: its first character other than white space and a
+/// byte-order mark is `{`. Reads at most the first 64 KiB.
+pub fn looks_like_json(input: impl Read) -> std::io::Result<bool> {
+    let mut buf = Vec::new();
+    input.take(64 * 1024).read_to_end(&mut buf)?;
+    let text = buf.strip_prefix("\u{feff}".as_bytes()).unwrap_or(&buf);
+    Ok(text
+        .iter()
+        .find(|b| !b.is_ascii_whitespace())
+        .is_some_and(|&b| b == b'{'))
+}
+
+/// Imports the JSON lines file `json` into a new recording at `out` (replacing a file there only
+/// if `replace`). `options` apply unless a `recording` line gives the header. Nothing is left at
+/// `out` on failure.
+pub fn import(
+    json: &Path,
+    out: &Path,
+    options: ReelOptions,
+    replace: bool,
+) -> tickreel::Result<JsonImportSummary> {
+    let file = File::open(json).map_err(|e| io_at(json, e))?;
+    import_from(file, json, out, options, replace)
+}
+
+/// [`import`] of lines read from `input`, in one pass; `json` names the input in messages.
+pub fn import_from(
+    input: impl Read,
+    json: &Path,
+    out: &Path,
+    mut options: ReelOptions,
+    replace: bool,
+) -> tickreel::Result<JsonImportSummary> {
+    let lines = BufReader::new(input).lines();
+    let mut lineno: u64 = 0;
+    let at_out = |e: Error| io_in_file(out, e);
+    let mut summary = JsonImportSummary {
+        lines: 0,
+        events: 0,
+        ticks: 0,
+        snapshots: 0,
+        with_metadata: false,
+        first_tick: None,
+        last_tick: None,
+        bytes: 0,
+    };
+    let mut writer: Option<ReelWriter> = None;
+    // The last tick line's tick and line number.
+    let mut last: Option<(u32, u64)> = None;
+    let mut pending_snapshot: Option<u64> = None;
+    // Custom event types registered from the events' names (without a `recording` line).
+    let mut named: HashMap<u32, String> = HashMap::new();
+    for line in lines {
+        lineno += 1;
+        let line = line.map_err(|e| {
+            Error::Io(std::io::Error::new(
+                e.kind(),
+                format!("{}: line {lineno}: {e}", json.display()),
+            ))
+        })?;
+        let text = if lineno == 1 {
+            line.trim_start_matches('\u{feff}')
+        } else {
+            &line
+        };
+        if text.trim().is_empty() {
+            continue;
+        }
+        let at =
+            |m: String| Error::InvalidArgument(format!("{}: line {lineno}: {m}", json.display()));
+        let obj = match serde_json::from_str::<Strict>(text).map(|s| s.0) {
+            Ok(Value::Object(o)) => o,
+            Ok(_) => return Err(at(format!("{} is not a JSON object", echo(text)))),
+            Err(e) => {
+                return Err(at(format!("not valid JSON ({e}): {}", echo(text))));
+            }
+        };
+        if let Some(rec) = obj.get("recording") {
+            if writer.is_some() {
+                return Err(at(
+                    "a \"recording\" line must be the first line of the file".to_string(),
+                ));
+            }
+            let rec = rec
+                .as_object()
+                .ok_or_else(|| at("\"recording\" is not an object".to_string()))?;
+            let setup = recording(rec, &mut options).map_err(at)?;
+            let mut w = ReelWriter::create(out, options.clone()).map_err(at_out)?;
+            setup.apply(&mut w).map_err(|e| at(e.to_string()))?;
+            writer = Some(w);
+            summary.with_metadata = true;
+            continue;
+        }
+        let w = match &mut writer {
+            Some(w) => w,
+            None => {
+                let mut w = ReelWriter::create(out, options.clone()).map_err(at_out)?;
+                w.user_metadata_mut().insert(
+                    "import_source".into(),
+                    fastnbt::Value::String(json.display().to_string()),
+                );
+                writer.insert(w)
+            }
+        };
+        if let Some(snap) = obj.get("snapshot") {
+            let snap = snap
+                .as_object()
+                .ok_or_else(|| at("\"snapshot\" is not an object".to_string()))?;
+            let tick = uint(snap, "tick").map_err(&at)?;
+            if let Some((prev, _)) = last
+                && tick <= prev
+            {
+                return Err(at(format!(
+                    "snapshot of tick {tick} comes after tick {prev}; it must precede its tick"
+                )));
+            }
+            let data = hex_field(snap, "data", usize::MAX).map_err(&at)?;
+            w.offer_snapshot(data).map_err(|e| at(e.to_string()))?;
+            pending_snapshot = Some(lineno);
+            summary.snapshots += 1;
+            continue;
+        }
+        let (Some(_), Some(events)) = (obj.get("tick"), obj.get("events")) else {
+            let keys: Vec<&str> = obj.keys().map(String::as_str).take(8).collect();
+            return Err(at(format!(
+                "expected a line {{\"tick\": T, \"events\": [...]}}, a \"recording\" or a \
+                 \"snapshot\" line; this one has the keys {}",
+                echo(&keys.join(","))
+            )));
+        };
+        let tick = uint(&obj, "tick").map_err(&at)?;
+        if let Some((prev, prev_line)) = last
+            && tick <= prev
+        {
+            return Err(at(format!(
+                "tick {tick} comes after tick {prev} (line {prev_line}); ticks must be strictly \
+                 increasing"
+            )));
+        }
+        if let Some(first) = summary.first_tick
+            && u64::from(tick) - u64::from(first) >= u64::from(u32::MAX)
+        {
+            return Err(at(format!(
+                "tick {tick} is too far from the first tick {first}: a recording spans at most {} \
+                 ticks",
+                u32::MAX
+            )));
+        }
+        let events = events
+            .as_array()
+            .ok_or_else(|| at("\"events\" is not an array".to_string()))?;
+        if events.len() > MAX_EVENTS_PER_TICK {
+            return Err(at(format!(
+                "{} events in tick {tick}; at most {MAX_EVENTS_PER_TICK}",
+                events.len()
+            )));
+        }
+        let mut parsed = Vec::with_capacity(events.len());
+        for (i, e) in events.iter().enumerate() {
+            let at_event = |m: String| at(format!("event {} of tick {tick}: {m}", i + 1));
+            let ev = event(e).map_err(at_event)?;
+            // Without a `recording` line, the names of custom events register their types.
+            if let (Event::Custom { type_id, .. }, false) = (&ev, summary.with_metadata)
+                && let Some(name) = e.get("name")
+            {
+                let name = name
+                    .as_str()
+                    .ok_or_else(|| at_event(format!("name {} is not a string", quote(name))))?;
+                match named.get(type_id) {
+                    Some(known) if known == name => {}
+                    Some(_) => {
+                        return Err(at_event(format!(
+                            "custom type {type_id} is named {} here and otherwise before",
+                            echo(name)
+                        )));
+                    }
+                    None => {
+                        w.register_event_type(EventType {
+                            id: *type_id,
+                            name: name.to_string(),
+                            version: 0,
+                        })
+                        .map_err(|e| at_event(e.to_string()))?;
+                        named.insert(*type_id, name.to_string());
+                    }
+                }
+            }
+            parsed.push(ev);
+        }
+        summary.lines += 1;
+        last = Some((tick, lineno));
+        if parsed.is_empty() {
+            if pending_snapshot.is_some() {
+                return Err(at(format!(
+                    "tick {tick} has no events, but the snapshot before it needs a tick to start \
+                     its chunk"
+                )));
+            }
+            continue;
+        }
+        w.write_tick(tick, &parsed).map_err(|e| at(e.to_string()))?;
+        pending_snapshot = None;
+        summary.ticks += 1;
+        summary.events += parsed.len() as u64;
+        summary.first_tick.get_or_insert(tick);
+        summary.last_tick = Some(tick);
+    }
+    if let Some(l) = pending_snapshot {
+        return Err(Error::InvalidArgument(format!(
+            "{}: line {l}: a snapshot with no tick after it",
+            json.display()
+        )));
+    }
+    let writer = match writer {
+        Some(w) => w,
+        None => {
+            return Err(Error::InvalidArgument(format!(
+                "{}: empty file; expected JSON lines as `tickreel dump` prints them",
+                json.display()
+            )));
+        }
+    };
+    let file = writer.finish_unpublished().map_err(at_out)?;
+    summary.bytes = match file.publish(replace) {
+        Ok(bytes) => bytes,
+        // Created since the command's check.
+        Err(Error::Io(e)) if !replace && e.kind() == std::io::ErrorKind::AlreadyExists => {
+            return Err(crate::files::exists(out));
+        }
+        Err(e) => return Err(at_out(e)),
+    };
+    Ok(summary)
+}
+
+/// A JSON value in which no object repeats a key (`serde_json::Value` keeps the last silently,
+/// which would drop what the line says first).
+struct Strict(Value);
+
+impl<'de> Deserialize<'de> for Strict {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Strict, D::Error> {
+        d.deserialize_any(StrictVisitor).map(Strict)
+    }
+}
+
+struct StrictVisitor;
+
+impl<'de> Visitor<'de> for StrictVisitor {
+    type Value = Value;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("a JSON value")
+    }
+    fn visit_bool<E: de::Error>(self, v: bool) -> Result<Value, E> {
+        Ok(Value::Bool(v))
+    }
+    fn visit_i64<E: de::Error>(self, v: i64) -> Result<Value, E> {
+        Ok(Value::from(v))
+    }
+    fn visit_u64<E: de::Error>(self, v: u64) -> Result<Value, E> {
+        Ok(Value::from(v))
+    }
+    fn visit_f64<E: de::Error>(self, v: f64) -> Result<Value, E> {
+        Ok(serde_json::Number::from_f64(v).map_or(Value::Null, Value::Number))
+    }
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<Value, E> {
+        Ok(Value::String(v.to_string()))
+    }
+    fn visit_string<E: de::Error>(self, v: String) -> Result<Value, E> {
+        Ok(Value::String(v))
+    }
+    fn visit_unit<E: de::Error>(self) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
+        let mut items = Vec::new();
+        while let Some(Strict(v)) = seq.next_element()? {
+            items.push(v);
+        }
+        Ok(Value::Array(items))
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
+        let mut m = Map::new();
+        while let Some(k) = map.next_key::<String>()? {
+            if m.contains_key(&k) {
+                return Err(de::Error::custom(format!(
+                    "the key {} appears twice in one object",
+                    echo(&k)
+                )));
+            }
+            let Strict(v) = map.next_value()?;
+            m.insert(k, v);
+        }
+        Ok(Value::Object(m))
+    }
+}
+
+/// What a `recording` line sets on the writer, besides its options.
+struct Setup {
+    entities: Vec<EntityInfo>,
+    event_types: Vec<EventType>,
+    gaps: Vec<Gap>,
+    dropped_ticks: u64,
+    recording_id: [u8; 16],
+    metadata: Option<Metadata>,
+}
+
+impl Setup {
+    fn apply(self, w: &mut ReelWriter) -> tickreel::Result<()> {
+        for e in self.entities {
+            w.register_entity(e)?;
+        }
+        for t in self.event_types {
+            w.register_event_type(t)?;
+        }
+        w.set_gaps(self.gaps, self.dropped_ticks);
+        w.set_recording_id(self.recording_id);
+        if let Some(m) = self.metadata {
+            for (k, v) in m.user {
+                w.set_user_metadata(k, v)?;
+            }
+            if let Some(a) = m.library.analysis {
+                w.set_analysis(a);
+            }
+        }
+        Ok(())
+    }
+}
+
+fn recording(rec: &Map<String, Value>, options: &mut ReelOptions) -> Result<Setup, String> {
+    let info = &mut options.info;
+    if rec.contains_key("tick_rate_millihz") {
+        info.tick_rate_millihz = uint(rec, "tick_rate_millihz")?;
+        if info.tick_rate_millihz == 0 {
+            return Err("tick_rate_millihz must be positive".to_string());
+        }
+    }
+    if let Some(v) = rec.get("timestamp_ms") {
+        info.timestamp_ms = v
+            .as_i64()
+            .ok_or_else(|| format!("timestamp_ms {} is not a 64-bit integer", quote(v)))?;
+    }
+    if rec.contains_key("game_data_version") {
+        info.game_data_version = uint(rec, "game_data_version")?;
+    }
+    if rec.contains_key("dictionary_id") {
+        info.dictionary_id = u16::try_from(uint(rec, "dictionary_id")?)
+            .map_err(|_| "dictionary_id is not a 16-bit integer".to_string())?;
+    }
+    if rec.contains_key("world_id") {
+        info.world_id = id16(rec, "world_id")?;
+    }
+    if rec.contains_key("world_version") {
+        info.world_version = id16(rec, "world_version")?;
+    }
+    let recording_id = if rec.contains_key("recording_id") {
+        id16(rec, "recording_id")?
+    } else {
+        [0; 16]
+    };
+    let mut entities = Vec::new();
+    for (i, e) in array(rec, "entities")?.iter().enumerate() {
+        let at = |m: String| format!("entities[{i}]: {m}");
+        let o = e.as_object().ok_or_else(|| at("not an object".into()))?;
+        let uuid = match o.get("uuid") {
+            None | Some(Value::Null) => None,
+            Some(v) => Some(
+                v.as_str()
+                    .and_then(|s| uuid::Uuid::parse_str(s).ok())
+                    .ok_or_else(|| at(format!("uuid {} is not a UUID", quote(v))))?,
+            ),
+        };
+        let name = match o.get("name") {
+            None | Some(Value::Null) => None,
+            Some(v) => Some(
+                v.as_str()
+                    .ok_or_else(|| at(format!("name {} is not a string", quote(v))))?
+                    .to_string(),
+            ),
+        };
+        entities.push(EntityInfo {
+            id: uint(o, "id").map_err(at)?,
+            kind: uint(o, "kind").map_err(at)?,
+            uuid,
+            name,
+        });
+    }
+    let mut event_types = Vec::new();
+    for (i, t) in array(rec, "event_types")?.iter().enumerate() {
+        let at = |m: String| format!("event_types[{i}]: {m}");
+        let o = t.as_object().ok_or_else(|| at("not an object".into()))?;
+        let name = o
+            .get("name")
+            .and_then(Value::as_str)
+            .ok_or_else(|| at("name is missing or not a string".into()))?;
+        event_types.push(EventType {
+            id: uint(o, "id").map_err(at)?,
+            name: name.to_string(),
+            version: uint(o, "version").map_err(at)?,
+        });
+    }
+    let mut gaps = Vec::new();
+    for g in array(rec, "gaps")? {
+        let pair = g.as_array().filter(|a| a.len() == 2).and_then(|a| {
+            let f = u32::try_from(a[0].as_u64()?).ok()?;
+            let t = u32::try_from(a[1].as_u64()?).ok()?;
+            (f <= t).then_some(Gap { from: f, to: t })
+        });
+        gaps.push(
+            pair.ok_or_else(|| format!("gap {} is not [from, to] with from <= to", quote(g)))?,
+        );
+    }
+    let dropped_ticks = match rec.get("dropped_ticks") {
+        None => 0,
+        Some(v) => v
+            .as_u64()
+            .ok_or_else(|| format!("dropped_ticks {} is not an unsigned integer", quote(v)))?,
+    };
+    let metadata = if rec.contains_key("nbt") {
+        let bytes = hex_field(rec, "nbt", usize::MAX)?;
+        Some(Metadata::decode(&bytes).map_err(|e| format!("nbt: {e}"))?)
+    } else {
+        None
+    };
+    Ok(Setup {
+        entities,
+        event_types,
+        gaps,
+        dropped_ticks,
+        recording_id,
+        metadata,
+    })
+}
+
+/// A JSON value quoted for a message: a string as [`echo`] quotes it, anything else as JSON text
+/// (bounded the same way).
+fn quote(v: &Value) -> String {
+    match v {
+        Value::String(s) => echo(s),
+        other => {
+            let text = other.to_string();
+            if text.chars().count() <= crate::errors::ECHO_MAX_CHARS {
+                text
+            } else {
+                echo(&text)
+            }
+        }
+    }
+}
+
+fn array<'a>(o: &'a Map<String, Value>, key: &str) -> Result<&'a [Value], String> {
+    match o.get(key) {
+        None => Ok(&[]),
+        Some(Value::Array(a)) => Ok(a),
+        Some(v) => Err(format!("{key} {} is not an array", quote(v))),
+    }
+}
+
+fn field<'a>(o: &'a Map<String, Value>, key: &str) -> Result<&'a Value, String> {
+    o.get(key).ok_or_else(|| format!("missing \"{key}\""))
+}
+
+/// An unsigned 32-bit integer field.
+fn uint(o: &Map<String, Value>, key: &str) -> Result<u32, String> {
+    let v = field(o, key)?;
+    v.as_u64()
+        .and_then(|n| u32::try_from(n).ok())
+        .ok_or_else(|| format!("{key} {} is not an unsigned 32-bit integer", quote(v)))
+}
+
+/// A finite number field.
+fn number(o: &Map<String, Value>, key: &str) -> Result<f64, String> {
+    let v = field(o, key)?;
+    v.as_f64()
+        .filter(|n| n.is_finite())
+        .ok_or_else(|| format!("{key} {} is not a number", quote(v)))
+}
+
+/// A number field in units of `1 / scale` (rounded), refused beyond what is exact.
+fn units(o: &Map<String, Value>, key: &str, scale: f64, max_units: f64) -> Result<i64, String> {
+    let v = number(o, key)? * scale;
+    if v.abs() > max_units {
+        return Err(format!("{key} {} is out of range", quote(&o[key])));
+    }
+    Ok(v.round() as i64)
+}
+
+fn pos(o: &Map<String, Value>, key: &str) -> Result<i64, String> {
+    units(o, key, POS_SCALE, MAX_COORD * POS_SCALE)
+}
+
+fn angle(o: &Map<String, Value>, key: &str) -> Result<i64, String> {
+    units(o, key, ANGLE_UNITS_PER_TURN / 360.0, MAX_UNITS)
+}
+
+fn pose(o: &Map<String, Value>) -> Result<Pose, String> {
+    Ok(Pose {
+        x: pos(o, "x")?,
+        y: pos(o, "y")?,
+        z: pos(o, "z")?,
+        yaw: angle(o, "yaw")?,
+        pitch: angle(o, "pitch")?,
+    })
+}
+
+/// A hex string field of at most `max` bytes.
+fn hex_field(o: &Map<String, Value>, key: &str, max: usize) -> Result<Vec<u8>, String> {
+    let v = field(o, key)?;
+    let s = v
+        .as_str()
+        .ok_or_else(|| format!("{key} {} is not a hex string", quote(v)))?;
+    if s.len() / 2 > max {
+        return Err(format!("{key} has {} bytes; at most {max}", s.len() / 2));
+    }
+    unhex(s).ok_or_else(|| format!("{key} {} is not an even number of hex digits", echo(s)))
+}
+
+fn unhex(s: &str) -> Option<Vec<u8>> {
+    if !s.len().is_multiple_of(2) {
+        return None;
+    }
+    s.as_bytes()
+        .chunks(2)
+        .map(|p| {
+            let d = |c: u8| (c as char).to_digit(16);
+            Some((d(p[0])? * 16 + d(p[1])?) as u8)
+        })
+        .collect()
+}
+
+fn id16(o: &Map<String, Value>, key: &str) -> Result<[u8; 16], String> {
+    let b = hex_field(o, key, 16)?;
+    <[u8; 16]>::try_from(b).map_err(|_| format!("{key} is not 32 hex digits"))
+}
+
+/// One event in `dump`'s JSON form.
+fn event(v: &Value) -> Result<Event, String> {
+    let o = v
+        .as_object()
+        .ok_or_else(|| format!("{} is not an object", quote(v)))?;
+    let ty = field(o, "type")?;
+    let ty = ty
+        .as_str()
+        .ok_or_else(|| format!("type {} is not a string", quote(ty)))?;
+    let entity = || uint(o, "entity");
+    Ok(match ty {
+        "entity_add" => Event::EntityAdd {
+            entity: entity()?,
+            kind: uint(o, "kind")?,
+            pose: pose(o)?,
+        },
+        "entity_remove" => Event::EntityRemove { entity: entity()? },
+        "pose" => Event::Pose {
+            entity: entity()?,
+            pose: pose(o)?,
+        },
+        "teleport" => Event::Teleport {
+            entity: entity()?,
+            pose: pose(o)?,
+        },
+        "position" => Event::Position {
+            entity: entity()?,
+            x: pos(o, "x")?,
+            y: pos(o, "y")?,
+            z: pos(o, "z")?,
+        },
+        "rotation" => Event::Rotation {
+            entity: entity()?,
+            yaw: angle(o, "yaw")?,
+            pitch: angle(o, "pitch")?,
+        },
+        "flags" => Event::Flags {
+            entity: entity()?,
+            flags: uint(o, "flags")?,
+        },
+        "checkpoint" => Event::Checkpoint {
+            entity: entity()?,
+            index: uint(o, "index")?,
+        },
+        "velocity" => Event::Velocity {
+            entity: entity()?,
+            x: units(o, "x", VEL_SCALE, MAX_UNITS)?,
+            y: units(o, "y", VEL_SCALE, MAX_UNITS)?,
+            z: units(o, "z", VEL_SCALE, MAX_UNITS)?,
+        },
+        "player_leave" => Event::PlayerLeave { entity: entity()? },
+        "custom" => Event::Custom {
+            type_id: uint(o, "type_id")?,
+            data: hex_field(o, "data", MAX_CUSTOM_EVENT_BYTES)?,
+        },
+        "extension" => {
+            let k = uint(o, "kind")?;
+            let range = kind::EXTENSION_FIRST..=kind::EXTENSION_LAST;
+            let k = u8::try_from(k)
+                .ok()
+                .filter(|k| range.contains(k))
+                .ok_or_else(|| {
+                    format!(
+                        "extension kind {k} is not in {}..={}",
+                        range.start(),
+                        range.end()
+                    )
+                })?;
+            Event::Extension {
+                kind: k,
+                data: hex_field(o, "data", MAX_CUSTOM_EVENT_BYTES)?,
+            }
+        }
+        other => {
+            return Err(format!(
+                "unknown event type {}; expected entity_add, entity_remove, pose, position, \
+                 rotation, teleport, flags, checkpoint, velocity, player_leave, custom or extension",
+                echo(other)
+            ));
+        }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn ev(v: Value) -> Result<Event, String> {
+        event(&v)
+    }
+
+    #[test]
+    fn events_parse_from_dump_forms() {
+        assert_eq!(
+            ev(
+                json!({"type": "pose", "entity": 1, "x": 1.5, "y": 64.0, "z": -2.25,
+                      "yaw": 90.0, "pitch": -45.0})
+            )
+            .unwrap(),
+            Event::Pose {
+                entity: 1,
+                pose: Pose::from_f64(1.5, 64.0, -2.25, 90.0, -45.0)
+            }
+        );
+        assert_eq!(
+            ev(json!({"type": "custom", "type_id": 7, "name": "x", "data": "dEAd"})).unwrap(),
+            Event::Custom {
+                type_id: 7,
+                data: vec![0xde, 0xad]
+            }
+        );
+        assert_eq!(
+            ev(json!({"type": "extension", "kind": 64, "data": ""})).unwrap(),
+            Event::Extension {
+                kind: 64,
+                data: vec![]
+            }
+        );
+        assert_eq!(
+            ev(json!({"type": "velocity", "entity": 2, "x": 0.42, "y": -1, "z": 0})).unwrap(),
+            Event::Velocity {
+                entity: 2,
+                x: 3360,
+                y: -8000,
+                z: 0
+            }
+        );
+    }
+
+    #[test]
+    fn bad_events_are_refused_with_bounded_quotes() {
+        let long = "q".repeat(10_000);
+        for (v, want) in [
+            (json!({"type": "warp", "entity": 1}), "unknown event type"),
+            (json!({"type": long.clone()}), "unknown event type"),
+            (
+                json!({"type": "entity_remove", "entity": 4294967296u64}),
+                "unsigned 32-bit",
+            ),
+            (
+                json!({"type": "entity_remove", "entity": -1}),
+                "unsigned 32-bit",
+            ),
+            (
+                json!({"type": "checkpoint", "entity": 1}),
+                "missing \"index\"",
+            ),
+            (
+                json!({"type": "extension", "kind": 200, "data": ""}),
+                "64..=127",
+            ),
+            (
+                json!({"type": "custom", "type_id": 1, "data": "abc"}),
+                "hex",
+            ),
+            (
+                json!({"type": "custom", "type_id": 1, "data": long.clone()}),
+                "hex",
+            ),
+            (
+                json!({"type": "pose", "entity": 1, "x": 1e300, "y": 0, "z": 0, "yaw": 0, "pitch": 0}),
+                "out of range",
+            ),
+            (
+                json!({"type": "rotation", "entity": 1, "yaw": 1e20, "pitch": 0}),
+                "out of range",
+            ),
+        ] {
+            let e = ev(v.clone()).unwrap_err();
+            assert!(e.contains(want), "{v}: {e}");
+            assert!(e.len() < 400, "{e}");
+        }
+    }
+
+    #[test]
+    fn json_is_detected_by_its_first_character() {
+        assert!(looks_like_json(&b"\xef\xbb\xbf \n{\"tick\":1}"[..]).unwrap());
+        assert!(!looks_like_json(&b"tick,entity,x,y,z,yaw,pitch\n"[..]).unwrap());
+        assert!(!looks_like_json(&b""[..]).unwrap());
+    }
+}
