@@ -14,6 +14,7 @@ mod open_recording;
 mod pool;
 mod publish;
 mod recorder;
+mod recorder_options;
 mod recover;
 mod reel_writer;
 mod resume;

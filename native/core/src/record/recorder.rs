@@ -12,119 +12,12 @@ use parking_lot::Mutex;
 use crate::error::{Error, Result};
 use crate::format::metadata::{EntityInfo, EventType, Gap, Metadata};
 use crate::format::{Limits, MetadataBudget};
-use crate::record::chunker::ChunkPolicy;
-use crate::record::compact::CompactOptions;
 use crate::record::engine::{Ending, EngineShared, Msg};
 use crate::record::finish::FinishHandle;
-use crate::record::observer::StreamObserver;
-use crate::record::reel_writer::RecordingInfo;
 
-/// What to do when the writer falls behind and the queue or the in-flight byte budget is full.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Backpressure {
-    /// Wait up to `deadline` for room; then drop the tick (counted, recorded as a gap) and
-    /// return `Error::Backpressure`.
-    Block { deadline: Duration },
-    /// Drop the tick at once, count it and record the gap; `submit_tick` returns `Submitted::Dropped`.
-    Drop,
-}
-
-/// When buffered chunks are written to the live directory and made durable.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct FlushPolicy {
-    /// Flush once this many compressed bytes are waiting (default 256 KiB).
-    pub max_pending_bytes: usize,
-    /// Flush at least this often while ticks arrive (default 5 s).
-    pub interval: Duration,
-    /// Flush when a `PlayerLeave` event is recorded or `player_left` is called (default true).
-    pub on_player_leave: bool,
-}
-
-impl Default for FlushPolicy {
-    fn default() -> Self {
-        FlushPolicy {
-            max_pending_bytes: 256 << 10,
-            interval: Duration::from_secs(5),
-            on_player_leave: true,
-        }
-    }
-}
-
-/// Called on the writer thread when a snapshot is due, with the tick it will start at.
-pub type SnapshotProvider = Arc<dyn Fn(u32) -> Option<Vec<u8>> + Send + Sync>;
-
-/// Options of one recording.
-#[derive(Clone)]
-pub struct RecorderOptions {
-    pub info: RecordingInfo,
-    /// Chunking of the live segments (zstd level 3 by default: fast).
-    pub chunk: ChunkPolicy,
-    pub flush: FlushPolicy,
-    pub backpressure: Backpressure,
-    /// How `finish` compacts.
-    pub compaction: CompactOptions,
-    pub snapshot_provider: Option<SnapshotProvider>,
-    /// Largest accepted tick batch (default 1 MiB).
-    pub max_batch_bytes: usize,
-    /// Replace an existing finished file at the path instead of refusing.
-    pub overwrite: bool,
-    /// Who else sees the stream on its writer thread (e.g. a shadow buffer; see
-    /// [`crate::shadow::ShadowBuffer`]).
-    pub observers: Vec<Arc<dyn StreamObserver>>,
-}
-
-impl RecorderOptions {
-    /// Checks what the chunk policy and the recording info do not: the largest tick batch must
-    /// hold an empty tick and fit the format's limit for one tick, and the flush interval must be
-    /// positive (the C and Java bindings refused zero already; now every language does).
-    pub fn validate(&self) -> Result<()> {
-        if self.flush.interval.is_zero() {
-            return Err(Error::invalid("the flush interval must be positive"));
-        }
-        let max = Limits::default().max_tick_bytes();
-        if self.max_batch_bytes < 2 || self.max_batch_bytes > max {
-            return Err(Error::invalid(format!(
-                "max_batch_bytes {} must be 2..={max}",
-                self.max_batch_bytes
-            )));
-        }
-        Ok(())
-    }
-}
-
-impl Default for RecorderOptions {
-    fn default() -> Self {
-        RecorderOptions {
-            info: RecordingInfo::default(),
-            chunk: ChunkPolicy::default(),
-            flush: FlushPolicy::default(),
-            backpressure: Backpressure::Block {
-                deadline: Duration::from_millis(50),
-            },
-            compaction: CompactOptions::default(),
-            snapshot_provider: None,
-            max_batch_bytes: 1 << 20,
-            overwrite: false,
-            observers: Vec::new(),
-        }
-    }
-}
-
-impl std::fmt::Debug for RecorderOptions {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("RecorderOptions")
-            .field("info", &self.info)
-            .field("chunk", &self.chunk)
-            .field("flush", &self.flush)
-            .field("backpressure", &self.backpressure)
-            .field("compaction", &self.compaction)
-            .field("snapshot_provider", &self.snapshot_provider.is_some())
-            .field("max_batch_bytes", &self.max_batch_bytes)
-            .field("overwrite", &self.overwrite)
-            .field("observers", &self.observers.len())
-            .finish()
-    }
-}
+pub use crate::record::recorder_options::{
+    Backpressure, FlushPolicy, RecorderOptions, SnapshotProvider,
+};
 
 /// Outcome of a successful `submit_tick`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

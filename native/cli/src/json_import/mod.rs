@@ -30,6 +30,8 @@
 //! `import_source` user metadata key, like a CSV import, and the `name`s of custom events register
 //! their types (schema version 0; one name per type id); with one it gets exactly what it says.
 
+mod fields;
+
 use std::collections::HashMap;
 use std::fs::File;
 use std::io::{BufRead, BufReader, Read};
@@ -37,13 +39,13 @@ use std::path::Path;
 
 use serde::de::{self, Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Value};
-use tickreel::format::event::{MAX_CUSTOM_EVENT_BYTES, MAX_EVENTS_PER_TICK, kind};
+use tickreel::format::event::MAX_EVENTS_PER_TICK;
 use tickreel::format::metadata::{EntityInfo, EventType, Gap, Metadata};
-use tickreel::format::pose::{ANGLE_UNITS_PER_TURN, POS_SCALE, VEL_SCALE};
 use tickreel::record::{ReelOptions, ReelWriter};
-use tickreel::{Error, Event, Pose};
+use tickreel::{Error, Event};
 
 use crate::errors::{echo, io_at, io_in_file};
+use fields::*;
 
 /// Largest coordinate accepted, in blocks (as the CSV's: keeps fixed point exact).
 const MAX_COORD: f64 = (1u64 << 40) as f64;
@@ -499,194 +501,11 @@ fn recording(rec: &Map<String, Value>, options: &mut ReelOptions) -> Result<Setu
     })
 }
 
-/// A JSON value quoted for a message: a string as [`echo`] quotes it, anything else as JSON text
-/// (bounded the same way).
-fn quote(v: &Value) -> String {
-    match v {
-        Value::String(s) => echo(s),
-        other => {
-            let text = other.to_string();
-            if text.chars().count() <= crate::errors::ECHO_MAX_CHARS {
-                text
-            } else {
-                echo(&text)
-            }
-        }
-    }
-}
-
-fn array<'a>(o: &'a Map<String, Value>, key: &str) -> Result<&'a [Value], String> {
-    match o.get(key) {
-        None => Ok(&[]),
-        Some(Value::Array(a)) => Ok(a),
-        Some(v) => Err(format!("{key} {} is not an array", quote(v))),
-    }
-}
-
-fn field<'a>(o: &'a Map<String, Value>, key: &str) -> Result<&'a Value, String> {
-    o.get(key).ok_or_else(|| format!("missing \"{key}\""))
-}
-
-/// An unsigned 32-bit integer field.
-fn uint(o: &Map<String, Value>, key: &str) -> Result<u32, String> {
-    let v = field(o, key)?;
-    v.as_u64()
-        .and_then(|n| u32::try_from(n).ok())
-        .ok_or_else(|| format!("{key} {} is not an unsigned 32-bit integer", quote(v)))
-}
-
-/// A finite number field.
-fn number(o: &Map<String, Value>, key: &str) -> Result<f64, String> {
-    let v = field(o, key)?;
-    v.as_f64()
-        .filter(|n| n.is_finite())
-        .ok_or_else(|| format!("{key} {} is not a number", quote(v)))
-}
-
-/// A number field in units of `1 / scale` (rounded), refused beyond what is exact.
-fn units(o: &Map<String, Value>, key: &str, scale: f64, max_units: f64) -> Result<i64, String> {
-    let v = number(o, key)? * scale;
-    if v.abs() > max_units {
-        return Err(format!("{key} {} is out of range", quote(&o[key])));
-    }
-    Ok(v.round() as i64)
-}
-
-fn pos(o: &Map<String, Value>, key: &str) -> Result<i64, String> {
-    units(o, key, POS_SCALE, MAX_COORD * POS_SCALE)
-}
-
-fn angle(o: &Map<String, Value>, key: &str) -> Result<i64, String> {
-    units(o, key, ANGLE_UNITS_PER_TURN / 360.0, MAX_UNITS)
-}
-
-fn pose(o: &Map<String, Value>) -> Result<Pose, String> {
-    Ok(Pose {
-        x: pos(o, "x")?,
-        y: pos(o, "y")?,
-        z: pos(o, "z")?,
-        yaw: angle(o, "yaw")?,
-        pitch: angle(o, "pitch")?,
-    })
-}
-
-/// A hex string field of at most `max` bytes.
-fn hex_field(o: &Map<String, Value>, key: &str, max: usize) -> Result<Vec<u8>, String> {
-    let v = field(o, key)?;
-    let s = v
-        .as_str()
-        .ok_or_else(|| format!("{key} {} is not a hex string", quote(v)))?;
-    if s.len() / 2 > max {
-        return Err(format!("{key} has {} bytes; at most {max}", s.len() / 2));
-    }
-    unhex(s).ok_or_else(|| format!("{key} {} is not an even number of hex digits", echo(s)))
-}
-
-fn unhex(s: &str) -> Option<Vec<u8>> {
-    if !s.len().is_multiple_of(2) {
-        return None;
-    }
-    s.as_bytes()
-        .chunks(2)
-        .map(|p| {
-            let d = |c: u8| (c as char).to_digit(16);
-            Some((d(p[0])? * 16 + d(p[1])?) as u8)
-        })
-        .collect()
-}
-
-fn id16(o: &Map<String, Value>, key: &str) -> Result<[u8; 16], String> {
-    let b = hex_field(o, key, 16)?;
-    <[u8; 16]>::try_from(b).map_err(|_| format!("{key} is not 32 hex digits"))
-}
-
-/// One event in `dump`'s JSON form.
-fn event(v: &Value) -> Result<Event, String> {
-    let o = v
-        .as_object()
-        .ok_or_else(|| format!("{} is not an object", quote(v)))?;
-    let ty = field(o, "type")?;
-    let ty = ty
-        .as_str()
-        .ok_or_else(|| format!("type {} is not a string", quote(ty)))?;
-    let entity = || uint(o, "entity");
-    Ok(match ty {
-        "entity_add" => Event::EntityAdd {
-            entity: entity()?,
-            kind: uint(o, "kind")?,
-            pose: pose(o)?,
-        },
-        "entity_remove" => Event::EntityRemove { entity: entity()? },
-        "pose" => Event::Pose {
-            entity: entity()?,
-            pose: pose(o)?,
-        },
-        "teleport" => Event::Teleport {
-            entity: entity()?,
-            pose: pose(o)?,
-        },
-        "position" => Event::Position {
-            entity: entity()?,
-            x: pos(o, "x")?,
-            y: pos(o, "y")?,
-            z: pos(o, "z")?,
-        },
-        "rotation" => Event::Rotation {
-            entity: entity()?,
-            yaw: angle(o, "yaw")?,
-            pitch: angle(o, "pitch")?,
-        },
-        "flags" => Event::Flags {
-            entity: entity()?,
-            flags: uint(o, "flags")?,
-        },
-        "checkpoint" => Event::Checkpoint {
-            entity: entity()?,
-            index: uint(o, "index")?,
-        },
-        "velocity" => Event::Velocity {
-            entity: entity()?,
-            x: units(o, "x", VEL_SCALE, MAX_UNITS)?,
-            y: units(o, "y", VEL_SCALE, MAX_UNITS)?,
-            z: units(o, "z", VEL_SCALE, MAX_UNITS)?,
-        },
-        "player_leave" => Event::PlayerLeave { entity: entity()? },
-        "custom" => Event::Custom {
-            type_id: uint(o, "type_id")?,
-            data: hex_field(o, "data", MAX_CUSTOM_EVENT_BYTES)?,
-        },
-        "extension" => {
-            let k = uint(o, "kind")?;
-            let range = kind::EXTENSION_FIRST..=kind::EXTENSION_LAST;
-            let k = u8::try_from(k)
-                .ok()
-                .filter(|k| range.contains(k))
-                .ok_or_else(|| {
-                    format!(
-                        "extension kind {k} is not in {}..={}",
-                        range.start(),
-                        range.end()
-                    )
-                })?;
-            Event::Extension {
-                kind: k,
-                data: hex_field(o, "data", MAX_CUSTOM_EVENT_BYTES)?,
-            }
-        }
-        other => {
-            return Err(format!(
-                "unknown event type {}; expected entity_add, entity_remove, pose, position, \
-                 rotation, teleport, flags, checkpoint, velocity, player_leave, custom or extension",
-                echo(other)
-            ));
-        }
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use serde_json::json;
+    use tickreel::Pose;
 
     fn ev(v: Value) -> Result<Event, String> {
         event(&v)
