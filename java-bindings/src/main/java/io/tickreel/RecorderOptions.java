@@ -141,7 +141,7 @@ public final class RecorderOptions {
         private Backpressure backpressure = Backpressure.BLOCK;
         private Duration blockDeadline = Duration.ofMillis(50);
         private int compactionLevel = 9;
-        private int compactionChunkTicks = 100;
+        private int compactionChunkTicks = 2400;
         private boolean verifyCompaction = true;
         private int maxBatchBytes = 1 << 20;
         private boolean overwrite;
@@ -255,7 +255,7 @@ public final class RecorderOptions {
             return this;
         }
 
-        /** Chunk span of the compacted file in ticks (default 100). */
+        /** Chunk span of the compacted file in ticks (default 2400). */
         public Builder compactionChunkTicks(int ticks) {
             if (ticks <= 0) {
                 throw new IllegalArgumentException("compaction chunk ticks must be positive, got " + ticks);
