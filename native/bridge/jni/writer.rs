@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use jni::JNIEnv;
 use jni::objects::{JByteArray, JByteBuffer, JClass, JLongArray, JString};
-use jni::sys::{jboolean, jint, jlong};
+use jni::sys::{jboolean, jdouble, jint, jlong};
 use parking_lot::Mutex;
 
 use super::{
@@ -14,6 +14,7 @@ use super::{
 };
 use tickreel::error::Error;
 use tickreel::format::metadata::{EntityInfo, EventType, LIBRARY_KEY};
+use tickreel::format::pose::Quantity;
 use tickreel::record::{ChunkPolicy, RecordingInfo, ReelOptions, ReelWriter};
 
 const WHAT: &str = "ReplayWriter";
@@ -218,8 +219,33 @@ extern "system" fn finish<'l>(mut env: JNIEnv<'l>, _class: JClass<'l>, handle: j
     })
 }
 
+/// `Pose.quantise*`'s slow path: a value Java found beyond the format's range (or NaN) goes
+/// through the core's one check, which refuses it with its message (or quantises it, should the
+/// two ever disagree).
+extern "system" fn quantity_check<'l>(
+    mut env: JNIEnv<'l>,
+    _class: JClass<'l>,
+    quantity: jint,
+    what: JString<'l>,
+    value: jdouble,
+) -> jlong {
+    entry(&mut env, |env| {
+        let what = string_arg(env, &what, "what")?;
+        let quantity = u32::try_from(quantity)
+            .ok()
+            .and_then(Quantity::from_code)
+            .ok_or_else(|| bad_arg(format!("no quantity {quantity}")))?;
+        Ok(quantity.check(&what, value)?)
+    })
+}
+
 pub(super) fn methods() -> Vec<jni::NativeMethod> {
     vec![
+        method(
+            "quantityCheck",
+            "(ILjava/lang/String;D)J",
+            quantity_check as *mut c_void,
+        ),
         method(
             "writerCreate",
             "(Ljava/lang/String;[J)J",
@@ -244,4 +270,23 @@ pub(super) fn methods() -> Vec<jni::NativeMethod> {
         method("writerPutMetadata", "(J[B)V", put_metadata as *mut c_void),
         method("writerFinish", "(J)J", finish as *mut c_void),
     ]
+}
+
+#[cfg(test)]
+mod tests {
+    use tickreel::format::pose::Quantity;
+
+    /// `Pose.java`'s quantity codes are the core's.
+    #[test]
+    fn java_quantity_codes_are_the_cores() {
+        let src = include_str!("../../../java-bindings/src/main/java/io/tickreel/Pose.java");
+        for (name, q) in [
+            ("POSITION", Quantity::Position),
+            ("ANGLE", Quantity::Angle),
+            ("VELOCITY", Quantity::Velocity),
+        ] {
+            let decl = format!("static final int {name} = {};", q.code());
+            assert!(src.contains(&decl), "Pose.java lacks `{decl}`");
+        }
+    }
 }
