@@ -8,6 +8,7 @@ use jni::objects::{JByteArray, JByteBuffer, JClass, JLongArray, JString};
 use jni::sys::{jboolean, jdouble, jint, jlong};
 use parking_lot::Mutex;
 
+use super::recorder::ranged;
 use super::{
     Res, bad_arg, bytes_arg, entry, get, insert, longs_arg, method, opt_string_arg, string_arg,
     u32_arg, with_direct_bytes,
@@ -31,11 +32,7 @@ fn uuid_bytes(msb: i64, lsb: i64) -> [u8; 16] {
     uuid::Uuid::from_u64_pair(msb as u64, lsb as u64).into_bytes()
 }
 
-fn ranged<T: TryFrom<i64>>(v: i64, what: &str) -> Res<T> {
-    T::try_from(v).map_err(|_| bad_arg(format!("{what} out of range: {v}")))
-}
-
-/// Decodes the options array.
+/// Decodes the options array (a translation: `ReelWriter::create` checks the values).
 pub(crate) fn options_from(a: &[i64]) -> Res<ReelOptions> {
     let info = RecordingInfo {
         world_id: uuid_bytes(a[0], a[1]),
@@ -45,20 +42,12 @@ pub(crate) fn options_from(a: &[i64]) -> Res<ReelOptions> {
         game_data_version: ranged(a[6], "game data version")?,
         dictionary_id: ranged(a[7], "dictionary id")?,
     };
-    if info.tick_rate_millihz == 0 {
-        return Err(bad_arg("tick rate must be positive"));
-    }
     let policy = ChunkPolicy {
         chunk_ticks: ranged(a[8], "chunk ticks")?,
         chunk_bytes: ranged(a[9], "chunk bytes")?,
         snapshot_interval: ranged(a[10], "snapshot interval")?,
         zstd_level: ranged(a[11], "zstd level")?,
     };
-    if policy.chunk_ticks == 0 || policy.chunk_bytes == 0 || policy.snapshot_interval == 0 {
-        return Err(bad_arg(
-            "chunk ticks, chunk bytes and snapshot interval must be positive",
-        ));
-    }
     Ok(ReelOptions { info, policy })
 }
 
