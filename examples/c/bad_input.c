@@ -177,6 +177,13 @@ static void bad_batches(void) {
     EXPECT(tickreel_batch_add_pose(batch, 1, 0, INFINITY, 0, 0, 0), INVALID_ARGUMENT);
     EXPECT(tickreel_batch_add_entity(batch, 1, 1, 0, 0, 0, 0, -INFINITY), INVALID_ARGUMENT);
     EXPECT(tickreel_batch_add_position(batch, 1, 1e300, 0, 0), INVALID_ARGUMENT);
+    /* The core's one range policy, with a short message (no 301-digit number). */
+    EXPECT_TRUE(strstr(tickreel_last_error_message(), "x is 1e300 blocks") != NULL);
+    EXPECT_TRUE(strlen(tickreel_last_error_message()) < 120);
+    EXPECT(tickreel_batch_add_position(batch, 1, 0, 0, -1.2e15), INVALID_ARGUMENT);
+    EXPECT_TRUE(strstr(tickreel_last_error_message(), "z is -1.2e15 blocks") != NULL);
+    EXPECT(tickreel_batch_add_pose(batch, 1, 0, 0, 0, 0, NAN), INVALID_ARGUMENT);
+    EXPECT_TRUE(strstr(tickreel_last_error_message(), "pitch must be a finite number (got NaN)") != NULL);
     EXPECT(tickreel_batch_add_rotation(batch, 1, NAN, 0), INVALID_ARGUMENT);
     EXPECT(tickreel_batch_teleport(batch, 1, 0, 0, NAN, 0, 0), INVALID_ARGUMENT);
     EXPECT(tickreel_batch_velocity(batch, 1, 0, 0, INFINITY), INVALID_ARGUMENT);

@@ -2,7 +2,8 @@
 //!
 //! A batch is one tick's events in the batch encoding of `format::event` (`u16` big-endian event
 //! count, then each event as a kind byte and varint fields). Coordinates are given in blocks and
-//! angles in degrees, as doubles, and quantised with `Pose::from_f64` (1/4096 block, 1/65536 turn).
+//! angles in degrees, as doubles, and quantised with the core's checks (`Pose::try_from_f64`: 1/4096
+//! block, 1/65536 turn), so a non-finite or out-of-range value is `TICKREEL_RESULT_INVALID_ARGUMENT`.
 
 use std::sync::{Mutex, MutexGuard};
 
@@ -10,9 +11,7 @@ use super::args::{self, OutArray};
 use super::handle::{self, HandleType};
 use super::result::{FfiError, FfiResult, TickreelResult, guard};
 use tickreel::format::event::{Event, MAX_CUSTOM_EVENT_BYTES, MAX_EVENTS_PER_TICK};
-use tickreel::format::pose::{
-    POS_SCALE, Pose, VEL_SCALE, quantise_angle, quantise_pos, quantise_vel,
-};
+use tickreel::format::pose::{Pose, check_angle, check_position, check_velocity};
 
 /// A builder for one tick's event batch. Opaque: create with `tickreel_batch_new`, release with
 /// `tickreel_batch_free`. The pointer is a handle, not an address: never dereference it.
@@ -85,30 +84,8 @@ fn push(batch: *mut TickreelBatch, e: impl FnOnce() -> FfiResult<Event>) -> Tick
     guard(|| with_batch(batch, |b| b.push(e()?)))
 }
 
-/// Largest |position| in blocks that quantises without clamping.
-const MAX_POS: f64 = (1u64 << 62) as f64 / POS_SCALE;
-/// Largest |angle| in degrees that quantises without clamping.
-const MAX_ANGLE: f64 = (1u64 << 62) as f64 / 65536.0 * 360.0;
-/// Largest |velocity| in blocks per tick that quantises without clamping.
-const MAX_VEL: f64 = (1u64 << 62) as f64 / VEL_SCALE;
-
-fn check(name: &str, v: f64, max: f64) -> FfiResult {
-    if v.is_finite() && v.abs() < max {
-        Ok(())
-    } else {
-        Err(FfiError::Invalid(format!(
-            "`{name}` is {v}; it must be finite and below {max:e} in magnitude"
-        )))
-    }
-}
-
 fn pose(x: f64, y: f64, z: f64, yaw: f64, pitch: f64) -> FfiResult<Pose> {
-    check("x", x, MAX_POS)?;
-    check("y", y, MAX_POS)?;
-    check("z", z, MAX_POS)?;
-    check("yaw", yaw, MAX_ANGLE)?;
-    check("pitch", pitch, MAX_ANGLE)?;
-    Ok(Pose::from_f64(x, y, z, yaw, pitch))
+    Ok(Pose::try_from_f64(x, y, z, yaw, pitch)?)
 }
 
 /// Creates an empty batch builder and stores its handle in `*out_batch`.
@@ -300,14 +277,11 @@ pub extern "C" fn tickreel_batch_add_position(
     z: f64,
 ) -> TickreelResult {
     push(batch, || {
-        check("x", x, MAX_POS)?;
-        check("y", y, MAX_POS)?;
-        check("z", z, MAX_POS)?;
         Ok(Event::Position {
             entity,
-            x: quantise_pos(x),
-            y: quantise_pos(y),
-            z: quantise_pos(z),
+            x: check_position("x", x)?,
+            y: check_position("y", y)?,
+            z: check_position("z", z)?,
         })
     })
 }
@@ -325,12 +299,10 @@ pub extern "C" fn tickreel_batch_add_rotation(
     pitch: f64,
 ) -> TickreelResult {
     push(batch, || {
-        check("yaw", yaw, MAX_ANGLE)?;
-        check("pitch", pitch, MAX_ANGLE)?;
         Ok(Event::Rotation {
             entity,
-            yaw: quantise_angle(yaw),
-            pitch: quantise_angle(pitch),
+            yaw: check_angle("yaw", yaw)?,
+            pitch: check_angle("pitch", pitch)?,
         })
     })
 }
@@ -398,14 +370,11 @@ pub extern "C" fn tickreel_batch_velocity(
     vz: f64,
 ) -> TickreelResult {
     push(batch, || {
-        check("vx", vx, MAX_VEL)?;
-        check("vy", vy, MAX_VEL)?;
-        check("vz", vz, MAX_VEL)?;
         Ok(Event::Velocity {
             entity,
-            x: quantise_vel(vx),
-            y: quantise_vel(vy),
-            z: quantise_vel(vz),
+            x: check_velocity("vx", vx)?,
+            y: check_velocity("vy", vy)?,
+            z: check_velocity("vz", vz)?,
         })
     })
 }
@@ -471,6 +440,7 @@ pub const TICKREEL_FLAG_GLIDING: u32 = 1 << 4;
 mod tests {
     use super::*;
     use tickreel::format::event::{decode_batch, flag};
+    use tickreel::format::pose::quantise_angle;
 
     fn new_batch() -> *mut TickreelBatch {
         let mut b = std::ptr::null_mut();

@@ -48,9 +48,6 @@ pub struct TickreelEngineOptions {
     pub shadow_budget_bytes: usize,
 }
 
-/// Most writer threads an engine may have.
-const MAX_WRITER_THREADS: u32 = 64;
-
 impl TickreelEngineOptions {
     fn from_core(o: &EngineOptions) -> Self {
         TickreelEngineOptions {
@@ -62,24 +59,15 @@ impl TickreelEngineOptions {
         }
     }
 
-    fn to_core(self) -> FfiResult<EngineOptions> {
-        if self.writer_threads == 0 || self.writer_threads > MAX_WRITER_THREADS {
-            return Err(FfiError::Invalid(format!(
-                "options.writer_threads must be in 1..={MAX_WRITER_THREADS}"
-            )));
-        }
-        if self.queue_capacity == 0 {
-            return Err(FfiError::Invalid(
-                "options.queue_capacity must be > 0".into(),
-            ));
-        }
-        Ok(EngineOptions {
+    /// A translation only: `Engine::new` checks the values (`EngineOptions::validate`).
+    fn to_core(self) -> EngineOptions {
+        EngineOptions {
             writer_threads: self.writer_threads as usize,
             queue_capacity: self.queue_capacity,
             max_inflight_bytes: self.max_inflight_bytes,
             pool_buffers: self.pool_buffers,
             shadow_budget_bytes: self.shadow_budget_bytes,
-        })
+        }
     }
 }
 
@@ -182,7 +170,7 @@ pub unsafe extern "C" fn tickreel_engine_new(
         out.set(std::ptr::null_mut());
         // SAFETY: caller contract: NULL or a readable options struct (plain data).
         let options = match unsafe { read_options(options) }? {
-            Some(o) => o.to_core()?,
+            Some(o) => o.to_core(),
             None => EngineOptions::default(),
         };
         let engine = Engine::new(options)?;

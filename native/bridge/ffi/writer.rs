@@ -9,7 +9,6 @@ use super::args::{self, Out};
 use super::batch::{TickreelBatch, with_batch};
 use super::handle::{self, HandleType};
 use super::result::{FfiError, FfiResult, TickreelResult, guard};
-use tickreel::format::Limits;
 use tickreel::format::metadata::{EntityInfo, EventType};
 use tickreel::record::{ChunkPolicy, RecordingInfo, ReelOptions, ReelWriter};
 
@@ -63,27 +62,10 @@ impl TickreelWriterOptions {
         }
     }
 
-    fn to_core(self) -> FfiResult<ReelOptions> {
-        let bad = |m: String| Err(FfiError::Invalid(m));
-        if self.tick_rate_millihz == 0 {
-            return bad("options.tick_rate_millihz must be > 0".into());
-        }
-        let max_ticks = Limits::default().max_chunk_ticks;
-        if self.chunk_ticks == 0 || self.chunk_ticks as usize > max_ticks {
-            return bad(format!("options.chunk_ticks must be in 1..={max_ticks}"));
-        }
-        if self.chunk_bytes == 0 {
-            return bad("options.chunk_bytes must be > 0".into());
-        }
-        if self.snapshot_interval == 0 {
-            return bad("options.snapshot_interval must be > 0".into());
-        }
-        if let Err(tickreel::Error::InvalidArgument(m)) =
-            tickreel::record::check_zstd_level("options.zstd_level", self.zstd_level)
-        {
-            return bad(m);
-        }
-        Ok(ReelOptions {
+    /// A translation only: `ReelWriter::create` checks the values (`RecordingInfo::validate`,
+    /// `ChunkPolicy::validate`).
+    fn to_core(self) -> ReelOptions {
+        ReelOptions {
             info: RecordingInfo {
                 world_id: self.world_id,
                 world_version: self.world_version,
@@ -98,7 +80,7 @@ impl TickreelWriterOptions {
                 snapshot_interval: self.snapshot_interval,
                 zstd_level: self.zstd_level,
             },
-        })
+        }
     }
 }
 
@@ -187,7 +169,7 @@ pub unsafe extern "C" fn tickreel_writer_create(
             }
             // SAFETY: non-NULL, aligned, and by the caller's contract readable; the struct is
             // plain data valid for any bit pattern.
-            unsafe { options.read() }.to_core()?
+            unsafe { options.read() }.to_core()
         };
         let writer = ReelWriter::create(path, options)?;
         out.set(handle::insert(WriterObj {

@@ -92,6 +92,12 @@ pub(crate) fn remove(handle: i64) -> Option<Arc<dyn Any + Send + Sync>> {
     REGISTRY.remove_any(key(handle)?).ok()
 }
 
+/// Removes every open handle and returns the objects (for `JNI_OnUnload`: what a plugin never
+/// closed, and whose Cleaners died with its class loader).
+pub(crate) fn remove_all() -> Vec<Arc<dyn Any + Send + Sync>> {
+    REGISTRY.remove_all()
+}
+
 /// Number of open handles.
 #[cfg(test)]
 pub(crate) fn open_count() -> usize {

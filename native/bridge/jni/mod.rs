@@ -41,7 +41,7 @@ mod writer;
 
 use std::any::Any;
 use std::ffi::c_void;
-use std::sync::OnceLock;
+use std::sync::Mutex;
 
 use jni::objects::{JByteBuffer, JClass, JString, JThrowable, JValue};
 use jni::sys::{JNI_ERR, JNI_VERSION_1_8, jboolean, jdouble, jint, jlong, jobject};
@@ -68,7 +68,17 @@ struct Bound {
     exception: String,
 }
 
-static BOUND: OnceLock<Bound> = OnceLock::new();
+/// Set by `JNI_OnLoad`, cleared by `JNI_OnUnload`.
+static BOUND: Mutex<Option<Bound>> = Mutex::new(None);
+
+/// The bound exception class's name, if the library is bound.
+fn exception_class() -> Option<String> {
+    BOUND
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .as_ref()
+        .map(|b| b.exception.clone())
+}
 
 /// Why a call failed, before it becomes a Java exception.
 #[derive(Debug)]
@@ -200,10 +210,10 @@ fn throw_tickreel(env: &mut JNIEnv<'_>, kind: jint, msg: &str) {
         return;
     }
     let thrown = (|| -> jni::errors::Result<()> {
-        let bound = BOUND.get().ok_or(jni::errors::Error::NullPtr("unbound"))?;
+        let exception = exception_class().ok_or(jni::errors::Error::NullPtr("unbound"))?;
         let jmsg = env.new_string(msg)?;
         let obj = env.new_object(
-            bound.exception.as_str(),
+            exception.as_str(),
             "(Ljava/lang/String;I)V",
             &[JValue::Object(&jmsg), JValue::Int(kind)],
         )?;
@@ -424,7 +434,7 @@ fn bind(env: &mut JNIEnv<'_>) -> jni::errors::Result<bool> {
     let exception = env.find_class(exception_name.as_str())?;
     env.delete_local_ref(exception)?;
     env.register_native_methods(&class, &methods())?;
-    let _ = BOUND.set(Bound {
+    *BOUND.lock().unwrap_or_else(|p| p.into_inner()) = Some(Bound {
         exception: exception_name,
     });
     Ok(true)
@@ -454,6 +464,25 @@ pub unsafe extern "system" fn JNI_OnLoad(
         Ok(Ok(_)) => JNI_VERSION_1_8,
         Ok(Err(_)) | Err(_) => JNI_ERR,
     }
+}
+
+/// Called by the JVM when the class loader that loaded this library is collected, just before the
+/// library is unmapped: releases what `JNI_OnLoad` and the plugin's use left behind, so that no
+/// thread runs this library's code once it is gone. Objects whose handles Java never closed are
+/// dropped (an engine's writer and compaction threads are joined), the process-wide prefetch
+/// pool's workers are stopped and joined, and the bound exception class name is forgotten. The
+/// native methods need no unregistering: their class is being unloaded with the loader.
+///
+/// # Safety
+///
+/// Called only by the JVM, once, after every call into this library has returned.
+#[unsafe(no_mangle)]
+pub unsafe extern "system" fn JNI_OnUnload(_vm: *mut jni::sys::JavaVM, _reserved: *mut c_void) {
+    let _ = catch(|| {
+        drop(handles::remove_all());
+        tickreel::play::PrefetchPool::global().shutdown();
+        BOUND.lock().unwrap_or_else(|p| p.into_inner()).take();
+    });
 }
 
 #[cfg(test)]

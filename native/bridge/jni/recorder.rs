@@ -61,22 +61,23 @@ const ENGINE_OPTIONS_LEN: usize = 5;
 /// compaction verify (0/1), max batch bytes, overwrite (0/1).
 pub(super) const RECORDER_OPTIONS_LEN: usize = OPTIONS_LEN + 10;
 
+/// A Java `long` as the core's type: a translation error for a negative or too large value (the
+/// range the core accepts is the core's `validate()`'s to check).
 pub(super) fn ranged<T: TryFrom<i64>>(v: i64, what: &str) -> Res<T> {
-    T::try_from(v).map_err(|_| bad_arg(format!("{what} out of range: {v}")))
-}
-
-fn positive(v: i64, what: &str) -> Res<usize> {
-    match usize::try_from(v) {
-        Ok(n) if n > 0 => Ok(n),
-        _ => Err(bad_arg(format!("{what} must be positive (got {v})"))),
-    }
+    T::try_from(v).map_err(|_| {
+        if v < 0 {
+            bad_arg(format!("{what} must not be negative (got {v})"))
+        } else {
+            bad_arg(format!("{what} out of range: {v}"))
+        }
+    })
 }
 
 pub(super) fn engine_options(a: &[i64]) -> Res<EngineOptions> {
     Ok(EngineOptions {
-        writer_threads: positive(a[0], "writer threads")?,
-        queue_capacity: positive(a[1], "queue capacity")?,
-        max_inflight_bytes: positive(a[2], "in-flight byte budget")?,
+        writer_threads: ranged(a[0], "writer threads")?,
+        queue_capacity: ranged(a[1], "queue capacity")?,
+        max_inflight_bytes: ranged(a[2], "in-flight byte budget")?,
         pool_buffers: ranged(a[3], "pooled buffers")?,
         shadow_budget_bytes: ranged(a[4], "shadow byte budget")?,
     })
@@ -96,7 +97,7 @@ pub(super) fn recorder_options(a: &[i64]) -> Res<RecorderOptions> {
         info: reel.info,
         chunk: reel.policy,
         flush: FlushPolicy {
-            max_pending_bytes: positive(b[0], "flush bytes")?,
+            max_pending_bytes: ranged(b[0], "flush bytes")?,
             interval: Duration::from_millis(ranged(b[1], "flush interval")?),
             on_player_leave: b[2] != 0,
         },
@@ -110,7 +111,7 @@ pub(super) fn recorder_options(a: &[i64]) -> Res<RecorderOptions> {
             overwrite: false,
         },
         snapshot_provider: None,
-        max_batch_bytes: positive(b[8], "max batch bytes")?,
+        max_batch_bytes: ranged(b[8], "max batch bytes")?,
         overwrite: b[9] != 0,
         observers: Vec::new(),
     })

@@ -5,15 +5,17 @@ use std::sync::Arc;
 
 use jni::JNIEnv;
 use jni::objects::{JByteArray, JByteBuffer, JClass, JLongArray, JString};
-use jni::sys::{jboolean, jint, jlong};
+use jni::sys::{jboolean, jdouble, jint, jlong};
 use parking_lot::Mutex;
 
+use super::recorder::ranged;
 use super::{
     Res, bad_arg, bytes_arg, entry, get, insert, longs_arg, method, opt_string_arg, string_arg,
     u32_arg, with_direct_bytes,
 };
 use tickreel::error::Error;
 use tickreel::format::metadata::{EntityInfo, EventType, LIBRARY_KEY};
+use tickreel::format::pose::Quantity;
 use tickreel::record::{ChunkPolicy, RecordingInfo, ReelOptions, ReelWriter};
 
 const WHAT: &str = "ReplayWriter";
@@ -30,11 +32,7 @@ fn uuid_bytes(msb: i64, lsb: i64) -> [u8; 16] {
     uuid::Uuid::from_u64_pair(msb as u64, lsb as u64).into_bytes()
 }
 
-fn ranged<T: TryFrom<i64>>(v: i64, what: &str) -> Res<T> {
-    T::try_from(v).map_err(|_| bad_arg(format!("{what} out of range: {v}")))
-}
-
-/// Decodes the options array.
+/// Decodes the options array (a translation: `ReelWriter::create` checks the values).
 pub(crate) fn options_from(a: &[i64]) -> Res<ReelOptions> {
     let info = RecordingInfo {
         world_id: uuid_bytes(a[0], a[1]),
@@ -44,20 +42,12 @@ pub(crate) fn options_from(a: &[i64]) -> Res<ReelOptions> {
         game_data_version: ranged(a[6], "game data version")?,
         dictionary_id: ranged(a[7], "dictionary id")?,
     };
-    if info.tick_rate_millihz == 0 {
-        return Err(bad_arg("tick rate must be positive"));
-    }
     let policy = ChunkPolicy {
         chunk_ticks: ranged(a[8], "chunk ticks")?,
         chunk_bytes: ranged(a[9], "chunk bytes")?,
         snapshot_interval: ranged(a[10], "snapshot interval")?,
         zstd_level: ranged(a[11], "zstd level")?,
     };
-    if policy.chunk_ticks == 0 || policy.chunk_bytes == 0 || policy.snapshot_interval == 0 {
-        return Err(bad_arg(
-            "chunk ticks, chunk bytes and snapshot interval must be positive",
-        ));
-    }
     Ok(ReelOptions { info, policy })
 }
 
@@ -218,8 +208,33 @@ extern "system" fn finish<'l>(mut env: JNIEnv<'l>, _class: JClass<'l>, handle: j
     })
 }
 
+/// `Pose.quantise*`'s slow path: a value Java found beyond the format's range (or NaN) goes
+/// through the core's one check, which refuses it with its message (or quantises it, should the
+/// two ever disagree).
+extern "system" fn quantity_check<'l>(
+    mut env: JNIEnv<'l>,
+    _class: JClass<'l>,
+    quantity: jint,
+    what: JString<'l>,
+    value: jdouble,
+) -> jlong {
+    entry(&mut env, |env| {
+        let what = string_arg(env, &what, "what")?;
+        let quantity = u32::try_from(quantity)
+            .ok()
+            .and_then(Quantity::from_code)
+            .ok_or_else(|| bad_arg(format!("no quantity {quantity}")))?;
+        Ok(quantity.check(&what, value)?)
+    })
+}
+
 pub(super) fn methods() -> Vec<jni::NativeMethod> {
     vec![
+        method(
+            "quantityCheck",
+            "(ILjava/lang/String;D)J",
+            quantity_check as *mut c_void,
+        ),
         method(
             "writerCreate",
             "(Ljava/lang/String;[J)J",
@@ -244,4 +259,23 @@ pub(super) fn methods() -> Vec<jni::NativeMethod> {
         method("writerPutMetadata", "(J[B)V", put_metadata as *mut c_void),
         method("writerFinish", "(J)J", finish as *mut c_void),
     ]
+}
+
+#[cfg(test)]
+mod tests {
+    use tickreel::format::pose::Quantity;
+
+    /// `Pose.java`'s quantity codes are the core's.
+    #[test]
+    fn java_quantity_codes_are_the_cores() {
+        let src = include_str!("../../../java-bindings/src/main/java/io/tickreel/Pose.java");
+        for (name, q) in [
+            ("POSITION", Quantity::Position),
+            ("ANGLE", Quantity::Angle),
+            ("VELOCITY", Quantity::Velocity),
+        ] {
+            let decl = format!("static final int {name} = {};", q.code());
+            assert!(src.contains(&decl), "Pose.java lacks `{decl}`");
+        }
+    }
 }

@@ -167,6 +167,16 @@ impl Registry {
         entry.object
     }
 
+    /// Removes every live object (as [`Registry::remove_any`] would, one by one) and returns the
+    /// registry's references for the caller to drop outside the lock.
+    pub(crate) fn remove_all(&self) -> Vec<Object> {
+        let mut t = self.table.write();
+        let occupied: Vec<usize> = (0..t.slots.len())
+            .filter(|&i| t.slots[i].entry.is_some())
+            .collect();
+        occupied.into_iter().map(|i| self.take(&mut t, i)).collect()
+    }
+
     /// Number of live handles.
     pub(crate) fn live(&self) -> usize {
         self.table.read().live
@@ -188,6 +198,24 @@ impl Registry {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn remove_all_takes_every_live_object_and_invalidates_its_keys() {
+        let r = Registry::new(8, 100);
+        let a = r.insert("counter", Arc::new(1u32)).unwrap();
+        let b = r.insert("name", Arc::new(String::from("b"))).unwrap();
+        let c = r.insert("counter", Arc::new(3u32)).unwrap();
+        r.remove::<String>(b).unwrap();
+        let all = r.remove_all();
+        assert_eq!(all.len(), 2);
+        assert_eq!(r.live(), 0);
+        assert_eq!(r.get::<u32>(a).unwrap_err(), Lookup::Removed);
+        assert_eq!(r.get::<u32>(c).unwrap_err(), Lookup::Removed);
+        assert!(r.remove_all().is_empty());
+        let d = r.insert("counter", Arc::new(4u32)).unwrap();
+        assert_ne!(d, a);
+        assert_eq!(*r.get::<u32>(d).unwrap(), 4);
+    }
 
     #[test]
     fn keys_are_checked_by_generation_and_type() {

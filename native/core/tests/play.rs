@@ -500,3 +500,73 @@ fn prefix_reader(full: &Reader, source: &Arc<dyn Source>, chunks: usize) -> Read
 
 #[path = "play/faults.rs"]
 mod faults;
+
+/// The prefetch workers live only while there is work: they start on a playhead's first request,
+/// exit after the idle timeout, and start again on the next request.
+#[test]
+fn prefetch_workers_exit_when_idle_and_come_back_on_demand() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = sim_file(dir.path(), 4, 400, 5);
+    let ctx = PlaybackContext {
+        cache: tickreel::play::ChunkCache::new(64 << 20),
+        prefetch: tickreel::play::PrefetchPool::with_idle_timeout(2, 16, Duration::from_millis(50)),
+    };
+    assert_eq!(ctx.prefetch.threads(), 0, "no thread before any request");
+    let wait_idle = |what: &str| {
+        let start = std::time::Instant::now();
+        while ctx.prefetch.threads() > 0 {
+            assert!(
+                start.elapsed() < Duration::from_secs(10),
+                "{what}: {} workers still alive",
+                ctx.prefetch.threads()
+            );
+            std::thread::sleep(Duration::from_millis(10));
+        }
+    };
+    let rec = Recording::open_path_with(&path, &ctx).unwrap();
+    let mut ph = Playhead::new(rec.clone()).unwrap();
+    ph.play();
+    for _ in 0..100 {
+        ph.prepare();
+        ph.advance();
+    }
+    let started = ctx.prefetch.threads_started();
+    assert!(started >= 1, "the playhead's requests started a worker");
+    // Every queued job is taken by a worker (run, or skipped when the playhead read the chunk
+    // first): wait for them, a loaded machine may not have scheduled the worker yet.
+    let start = std::time::Instant::now();
+    while {
+        let st = ctx.prefetch.stats();
+        st.queued == 0 || st.run + st.skipped + st.dropped < st.queued
+    } {
+        assert!(
+            start.elapsed() < Duration::from_secs(10),
+            "{:?}",
+            ctx.prefetch.stats()
+        );
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    wait_idle("after the first run");
+    // Used again: the pool starts workers again.
+    let last = rec.view().reader().last_tick().unwrap();
+    ph.seek(last).unwrap();
+    ph.set_direction(Direction::Backward);
+    for _ in 0..100 {
+        ph.prepare();
+        ph.advance();
+    }
+    assert!(
+        ctx.prefetch.threads_started() > started,
+        "workers restarted on demand"
+    );
+    wait_idle("after the second run");
+    // Shut down, requests are dropped and no thread starts.
+    ctx.prefetch.shutdown();
+    let before = ctx.prefetch.threads_started();
+    ph.seek(0).unwrap();
+    for _ in 0..50 {
+        ph.advance();
+    }
+    assert_eq!(ctx.prefetch.threads_started(), before);
+    assert_eq!(ctx.prefetch.threads(), 0);
+}

@@ -6,7 +6,6 @@ use std::time::Duration;
 
 use crate::ffi::args::Out;
 use crate::ffi::result::{FfiError, FfiResult, TickreelResult, guard};
-use tickreel::format::Limits;
 use tickreel::record::{
     Backpressure, ChunkPolicy, CompactOptions, FlushPolicy, RecorderOptions, RecordingInfo,
 };
@@ -66,13 +65,6 @@ pub struct TickreelRecorderOptions {
     pub overwrite: u32,
 }
 
-fn check_zstd(name: &str, level: i32) -> FfiResult {
-    tickreel::record::check_zstd_level(&format!("options.{name}"), level).map_err(|e| match e {
-        tickreel::Error::InvalidArgument(m) => FfiError::Invalid(m),
-        other => other.into(),
-    })
-}
-
 impl TickreelRecorderOptions {
     fn from_core(o: &RecorderOptions) -> Self {
         let (backpressure, deadline) = match o.backpressure {
@@ -102,35 +94,11 @@ impl TickreelRecorderOptions {
         }
     }
 
+    /// A translation only: `Engine::start_recording` checks the values (`RecordingInfo`,
+    /// `ChunkPolicy`, `RecorderOptions` and `CompactOptions::validate`).
     pub(super) fn to_core(self) -> FfiResult<RecorderOptions> {
         let bad = |m: String| Err(FfiError::Invalid(m));
         let d = RecorderOptions::default();
-        if self.tick_rate_millihz == 0 {
-            return bad("options.tick_rate_millihz must be > 0".into());
-        }
-        let max_ticks = Limits::default().max_chunk_ticks;
-        for (name, v) in [
-            ("chunk_ticks", self.chunk_ticks),
-            ("compaction_chunk_ticks", self.compaction_chunk_ticks),
-        ] {
-            if v == 0 || v as usize > max_ticks {
-                return bad(format!("options.{name} must be in 1..={max_ticks}"));
-            }
-        }
-        if self.snapshot_interval == 0 {
-            return bad("options.snapshot_interval must be > 0".into());
-        }
-        if self.flush_interval_ms == 0 {
-            return bad("options.flush_interval_ms must be > 0".into());
-        }
-        if self.flush_max_pending_bytes == 0 {
-            return bad("options.flush_max_pending_bytes must be > 0".into());
-        }
-        if self.max_batch_bytes < 2 {
-            return bad("options.max_batch_bytes must be >= 2".into());
-        }
-        check_zstd("zstd_level", self.zstd_level)?;
-        check_zstd("compaction_zstd_level", self.compaction_zstd_level)?;
         let backpressure = match self.backpressure {
             TICKREEL_BACKPRESSURE_BLOCK => Backpressure::Block {
                 deadline: Duration::from_millis(u64::from(self.block_deadline_ms)),

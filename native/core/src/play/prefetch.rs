@@ -9,8 +9,9 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock};
 use std::thread::JoinHandle;
+use std::time::Duration;
 
-use crossbeam_channel::{Sender, TrySendError, bounded};
+use crossbeam_channel::{Receiver, RecvTimeoutError, Sender, TrySendError, bounded};
 use parking_lot::Mutex;
 
 use crate::error::Error;
@@ -48,16 +49,34 @@ struct Counters {
 }
 
 /// A small shared pool of prefetch threads with a bounded queue.
+///
+/// Workers are started on demand, up to the pool's size, and exit once they have been idle for
+/// the pool's idle timeout (one second by default): a pool nobody uses holds no thread, so every
+/// native thread playback caused is gone a second after its last request (which matters to a
+/// plugin that is unloaded, see the JNI's `JNI_OnUnload`). [`PrefetchPool::shutdown`] ends the
+/// workers at once; dropping the pool does too.
 pub struct PrefetchPool {
     tx: Mutex<Option<Sender<Job>>>,
-    threads: Mutex<Vec<JoinHandle<()>>>,
+    rx: Receiver<Job>,
+    /// Workers alive, and their handles (finished ones are pruned when a worker starts).
+    workers: Arc<Mutex<Workers>>,
+    max_threads: usize,
+    idle: Duration,
     counters: Arc<Counters>,
+}
+
+#[derive(Default)]
+struct Workers {
+    alive: usize,
+    handles: Vec<JoinHandle<()>>,
+    spawned: u64,
 }
 
 impl std::fmt::Debug for PrefetchPool {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("PrefetchPool")
             .field("stats", &self.stats())
+            .field("threads", &self.threads())
             .finish()
     }
 }
@@ -66,41 +85,26 @@ impl std::fmt::Debug for PrefetchPool {
 pub const DEFAULT_PREFETCH_THREADS: usize = 2;
 /// Default queue length of the process-wide pool.
 pub const DEFAULT_PREFETCH_QUEUE: usize = 256;
+/// How long a worker waits for a job before it exits.
+pub const DEFAULT_PREFETCH_IDLE: Duration = Duration::from_secs(1);
 
 impl PrefetchPool {
-    /// A pool of `threads` workers (at least one) with a queue of `queue` jobs (at least one).
+    /// A pool of up to `threads` workers (at least one) with a queue of `queue` jobs (at least
+    /// one); workers exit after [`DEFAULT_PREFETCH_IDLE`] without a job.
     pub fn new(threads: usize, queue: usize) -> Arc<PrefetchPool> {
+        PrefetchPool::with_idle_timeout(threads, queue, DEFAULT_PREFETCH_IDLE)
+    }
+
+    /// [`PrefetchPool::new`] whose workers exit after `idle` without a job.
+    pub fn with_idle_timeout(threads: usize, queue: usize, idle: Duration) -> Arc<PrefetchPool> {
         let (tx, rx) = bounded::<Job>(queue.max(1));
-        let counters = Arc::new(Counters::default());
-        let handles = (0..threads.max(1))
-            .map(|i| {
-                let rx = rx.clone();
-                let counters = counters.clone();
-                std::thread::Builder::new()
-                    .name(format!("tickreel-prefetch-{i}"))
-                    .spawn(move || {
-                        for job in rx {
-                            if job.flight.try_start() {
-                                let Job {
-                                    view,
-                                    key,
-                                    flight,
-                                    cache,
-                                } = job;
-                                let _ = cache.run(key, &flight, || load(&view, &cache, key));
-                                counters.run.fetch_add(1, Ordering::Relaxed);
-                            } else {
-                                counters.skipped.fetch_add(1, Ordering::Relaxed);
-                            }
-                        }
-                    })
-                    .expect("spawn a prefetch thread")
-            })
-            .collect();
         Arc::new(PrefetchPool {
             tx: Mutex::new(Some(tx)),
-            threads: Mutex::new(handles),
-            counters,
+            rx,
+            workers: Arc::new(Mutex::new(Workers::default())),
+            max_threads: threads.max(1),
+            idle,
+            counters: Arc::new(Counters::default()),
         })
     }
 
@@ -110,6 +114,50 @@ impl PrefetchPool {
         GLOBAL
             .get_or_init(|| PrefetchPool::new(DEFAULT_PREFETCH_THREADS, DEFAULT_PREFETCH_QUEUE))
             .clone()
+    }
+
+    /// Worker threads alive now.
+    pub fn threads(&self) -> usize {
+        self.workers.lock().alive
+    }
+
+    /// Worker threads started since the pool was created.
+    pub fn threads_started(&self) -> u64 {
+        self.workers.lock().spawned
+    }
+
+    /// Stops taking jobs (requests are dropped and counted from now on), lets the workers finish
+    /// what is queued and waits for every one of them to exit. For a library about to be
+    /// unloaded; idempotent.
+    pub fn shutdown(&self) {
+        self.tx.lock().take();
+        let handles = std::mem::take(&mut self.workers.lock().handles);
+        for h in handles {
+            let _ = h.join();
+        }
+    }
+
+    /// Starts a worker if fewer than the pool's size are alive (called after queueing a job).
+    fn ensure_worker(&self) {
+        let mut w = self.workers.lock();
+        if w.alive >= self.max_threads {
+            return;
+        }
+        w.handles.retain(|h| !h.is_finished());
+        let rx = self.rx.clone();
+        let counters = self.counters.clone();
+        let idle = self.idle;
+        let workers = self.workers.clone();
+        let spawned = std::thread::Builder::new()
+            .name(format!("tickreel-prefetch-{}", w.spawned))
+            .spawn(move || worker(&rx, &counters, idle, &workers));
+        // Without a thread the queued job waits for a blocking caller to run it (a playhead that
+        // needs the chunk runs the claimed flight itself).
+        if let Ok(h) = spawned {
+            w.alive += 1;
+            w.spawned += 1;
+            w.handles.push(h);
+        }
     }
 
     pub fn stats(&self) -> PrefetchStats {
@@ -145,6 +193,7 @@ impl PrefetchPool {
                 };
                 if sent {
                     self.counters.queued.fetch_add(1, Ordering::Relaxed);
+                    self.ensure_worker();
                 } else {
                     self.counters.dropped.fetch_add(1, Ordering::Relaxed);
                     cache.abandon(
@@ -161,9 +210,42 @@ impl PrefetchPool {
 
 impl Drop for PrefetchPool {
     fn drop(&mut self) {
-        self.tx.lock().take();
-        for h in self.threads.lock().drain(..) {
-            let _ = h.join();
+        self.shutdown();
+    }
+}
+
+/// One worker: runs jobs until it has waited `idle` for one, or the pool is shut down.
+fn worker(rx: &Receiver<Job>, counters: &Counters, idle: Duration, workers: &Mutex<Workers>) {
+    loop {
+        match rx.recv_timeout(idle) {
+            Ok(job) => {
+                if job.flight.try_start() {
+                    let Job {
+                        view,
+                        key,
+                        flight,
+                        cache,
+                    } = job;
+                    let _ = cache.run(key, &flight, || load(&view, &cache, key));
+                    counters.run.fetch_add(1, Ordering::Relaxed);
+                } else {
+                    counters.skipped.fetch_add(1, Ordering::Relaxed);
+                }
+            }
+            Err(RecvTimeoutError::Timeout) => {
+                // Leaves only with an empty queue, decided under the lock `ensure_worker` takes
+                // after queueing: a job queued meanwhile either finds this worker still counted
+                // (and this worker sees the job) or starts a new one.
+                let mut w = workers.lock();
+                if rx.is_empty() {
+                    w.alive -= 1;
+                    return;
+                }
+            }
+            Err(RecvTimeoutError::Disconnected) => {
+                workers.lock().alive -= 1;
+                return;
+            }
         }
     }
 }

@@ -35,6 +35,21 @@ pub struct CompactOptions {
     pub overwrite: bool,
 }
 
+impl CompactOptions {
+    /// Checks the compacted file's zstd level and chunk span against what the linked zstd and
+    /// readers accept.
+    pub fn validate(&self) -> Result<()> {
+        let max_ticks = crate::format::Limits::default().max_chunk_ticks as u32;
+        if self.chunk_ticks == 0 || self.chunk_ticks > max_ticks {
+            return Err(Error::invalid(format!(
+                "compaction chunk_ticks {} must be 1..={max_ticks}",
+                self.chunk_ticks
+            )));
+        }
+        crate::record::check_zstd_level("compaction zstd level", self.zstd_level)
+    }
+}
+
 impl Default for CompactOptions {
     fn default() -> Self {
         CompactOptions {
@@ -85,6 +100,7 @@ pub fn compact_in(
     options: CompactOptions,
     progress: &mut dyn FnMut(u64, u64),
 ) -> Result<CompactReport> {
+    options.validate()?;
     let exists = || {
         Error::InvalidState(format!(
             "{} already exists; compaction does not replace it unless the overwrite option is set",

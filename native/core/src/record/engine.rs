@@ -56,6 +56,31 @@ impl Default for EngineOptions {
     }
 }
 
+/// Most writer threads an engine may have.
+pub const MAX_WRITER_THREADS: usize = 64;
+
+impl EngineOptions {
+    /// Checks the options every language gives `Engine::new`: 1 to [`MAX_WRITER_THREADS`]
+    /// writer threads, a queue, and a positive shadow budget.
+    pub fn validate(&self) -> Result<()> {
+        if self.writer_threads == 0 || self.writer_threads > MAX_WRITER_THREADS {
+            return Err(Error::invalid(format!(
+                "writer_threads {} must be 1..={MAX_WRITER_THREADS}",
+                self.writer_threads
+            )));
+        }
+        if self.queue_capacity == 0 {
+            return Err(Error::invalid("queue_capacity must be positive"));
+        }
+        if self.shadow_budget_bytes == 0 {
+            return Err(Error::invalid(
+                "shadow_budget_bytes must be positive (it bounds what shadow buffers keep)",
+            ));
+        }
+        Ok(())
+    }
+}
+
 /// Engine-wide counters.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct EngineStats {
@@ -301,16 +326,7 @@ impl Engine {
     /// An engine whose recordings are written on `storage` (live directories, compaction,
     /// publication) instead of the local file system.
     pub fn with_storage(options: EngineOptions, storage: Arc<dyn Storage>) -> Result<Engine> {
-        if options.writer_threads == 0 || options.queue_capacity == 0 {
-            return Err(Error::invalid(
-                "an engine needs at least one writer thread and a queue",
-            ));
-        }
-        if options.shadow_budget_bytes == 0 {
-            return Err(Error::invalid(
-                "shadow_budget_bytes must be positive (it bounds what shadow buffers keep)",
-            ));
-        }
+        options.validate()?;
         let shared = Arc::new(EngineShared {
             storage,
             pool: BufferPool::new(options.pool_buffers, options.max_inflight_bytes / 4),
@@ -587,6 +603,58 @@ impl Engine {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Every binding's engine options are checked here (the bindings only translate).
+    #[test]
+    fn engine_and_compaction_options_are_validated_by_the_core() {
+        assert!(EngineOptions::default().validate().is_ok());
+        let bad = |o: EngineOptions| match Engine::new(o) {
+            Err(e @ Error::InvalidArgument(_)) => e.to_string(),
+            other => panic!("{:?}", other.map(|_| ())),
+        };
+        let threads = |n| EngineOptions {
+            writer_threads: n,
+            ..EngineOptions::default()
+        };
+        assert!(bad(threads(0)).contains("writer_threads 0 must be 1..=64"));
+        assert!(bad(threads(MAX_WRITER_THREADS + 1)).contains("writer_threads 65"));
+        assert!(threads(MAX_WRITER_THREADS).validate().is_ok());
+        bad(EngineOptions {
+            queue_capacity: 0,
+            ..EngineOptions::default()
+        });
+        bad(EngineOptions {
+            shadow_budget_bytes: 0,
+            ..EngineOptions::default()
+        });
+        let compact = crate::record::CompactOptions::default();
+        assert!(compact.validate().is_ok());
+        for c in [
+            crate::record::CompactOptions {
+                zstd_level: 99,
+                ..compact
+            },
+            crate::record::CompactOptions {
+                chunk_ticks: 0,
+                ..compact
+            },
+        ] {
+            assert!(c.validate().is_err(), "{c:?}");
+            let r = RecorderOptions {
+                compaction: c,
+                ..RecorderOptions::default()
+            };
+            assert!(matches!(r.validate(), Err(Error::InvalidArgument(_))));
+        }
+        let r = RecorderOptions {
+            flush: crate::record::FlushPolicy {
+                max_pending_bytes: 0,
+                ..crate::record::FlushPolicy::default()
+            },
+            ..RecorderOptions::default()
+        };
+        assert!(r.validate().is_err());
+    }
 
     /// Every queued tick occupies one `Msg` slot: rare large messages must stay boxed.
     #[test]

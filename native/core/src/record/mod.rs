@@ -24,7 +24,7 @@ pub use chunker::{
     COMPACTED_CHUNK_BYTES, COMPACTED_CHUNK_TICKS, ChunkPolicy, Chunker, Frame, check_zstd_level,
 };
 pub use compact::{CompactOptions, CompactReport, compact, compact_in};
-pub use engine::{Engine, EngineOptions, EngineStats};
+pub use engine::{Engine, EngineOptions, EngineStats, MAX_WRITER_THREADS};
 pub use finish::FinishHandle;
 pub use observer::{MetadataChange, StreamEnd, StreamObserver, StreamStart};
 pub use publish::{PublishError, UnpublishedReel};

@@ -66,12 +66,19 @@ pub struct RecorderOptions {
 
 impl RecorderOptions {
     /// Checks what the chunk policy and the recording info do not: the largest tick batch must
-    /// hold an empty tick and fit the format's limit for one tick, and the flush interval must be
-    /// positive (the C and Java bindings refused zero already; now every language does).
+    /// hold an empty tick and fit the format's limit for one tick, the flush interval and
+    /// threshold must be positive, and the compaction options valid
+    /// ([`CompactOptions::validate`]). The bindings check none of it themselves.
     pub fn validate(&self) -> Result<()> {
         if self.flush.interval.is_zero() {
             return Err(Error::invalid("the flush interval must be positive"));
         }
+        if self.flush.max_pending_bytes == 0 {
+            return Err(Error::invalid(
+                "the flush threshold (max_pending_bytes) must be positive",
+            ));
+        }
+        self.compaction.validate()?;
         let max = Limits::default().max_tick_bytes();
         if self.max_batch_bytes < 2 || self.max_batch_bytes > max {
             return Err(Error::invalid(format!(

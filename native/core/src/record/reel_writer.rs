@@ -97,6 +97,7 @@ impl ReelWriter {
     ) -> Result<ReelWriter> {
         let path = path.to_path_buf();
         options.info.validate()?;
+        options.policy.validate()?;
         if let Some(dir) = path.parent().filter(|p| !p.as_os_str().is_empty())
             && !storage.stat(dir)?.is_some_and(|s| s.kind == EntryKind::Dir)
         {

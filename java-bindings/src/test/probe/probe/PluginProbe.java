@@ -5,6 +5,7 @@ import io.tickreel.EntityInfo;
 import io.tickreel.Ghost;
 import io.tickreel.GhostCursor;
 import io.tickreel.GhostSample;
+import io.tickreel.Playhead;
 import io.tickreel.Recorder;
 import io.tickreel.RecorderOptions;
 import io.tickreel.RecordingOptions;
@@ -22,7 +23,7 @@ import java.util.function.Function;
 /**
  * Stands in for a server plugin that bundles tickreel: loaded by the tests through its own class
  * loader (possibly with the bindings relocated to another package), it records a run, reads it
- * back and provokes an error, and reports what it saw as one line.
+ * back, plays it, provokes an error, and reports what it saw as one line.
  */
 public final class PluginProbe implements Function<String, String> {
     @Override
@@ -84,6 +85,17 @@ public final class PluginProbe implements Function<String, String> {
             try (Ghost ghost = Ghost.load(live, 1); GhostCursor cursor = ghost.cursor()) {
                 GhostSample s = cursor.sample(100, new GhostSample());
                 seen += " live=" + ghost.durationTicks() + " ghostX=" + s.x();
+            }
+            // Playback, which decodes ahead on the library's prefetch threads.
+            try (Playhead ph = Playhead.open(reel)) {
+                ph.seek(10);
+                ph.stepForward();
+                seen += " played=" + ph.position();
+                ph.play();
+                ph.setSpeed(Playhead.MAX_SPEED);
+                for (int i = 0; i < 20; i++) {
+                    ph.advance();
+                }
             }
             Path bad = dir.resolve("bad.reel");
             Files.write(bad, new byte[300]);

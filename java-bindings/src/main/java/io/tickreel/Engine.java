@@ -17,6 +17,8 @@ import java.util.Objects;
  * <p>{@link #close()} flushes and closes the recordings still open (they stay resumable), lets
  * pending compactions complete and joins every background thread before it returns, so no native
  * thread outlives it (the JVM may unload the library once the plugin's class loader is collected).
+ * Playback ({@link Playhead}) decodes ahead on the library's shared prefetch threads, which exit
+ * after a second without work.
  * It is idempotent and safe while other threads call the engine or its recorders: those calls
  * complete or fail with {@link IllegalStateException}. A {@link java.lang.ref.Cleaner} shuts a
  * forgotten engine down.

@@ -62,7 +62,11 @@ public final class EngineOptions {
         return new long[] {writerThreads, queueCapacity, maxInflightBytes, poolBuffers, shadowBudgetBytes};
     }
 
-    /** Builds {@link EngineOptions}; every setter checks its argument. */
+    /**
+     * Builds {@link EngineOptions}. The setters only store their values: the library checks them (its
+     * {@code validate()}) when they are used, {@link Engine#Engine(EngineOptions)} throwing {@link IllegalArgumentException}
+     * with its message. Null arguments throw {@link NullPointerException} at once.
+     */
     public static final class Builder {
         private int writerThreads = 1;
         private int queueCapacity = 65_536;
@@ -74,36 +78,24 @@ public final class EngineOptions {
 
         /** Writer threads (default 1). */
         public Builder writerThreads(int n) {
-            if (n <= 0 || n > 64) {
-                throw new IllegalArgumentException("writer threads must be in 1..64, got " + n);
-            }
             writerThreads = n;
             return this;
         }
 
         /** Tick messages that may wait in each writer's queue (default 65,536). */
         public Builder queueCapacity(int n) {
-            if (n <= 0) {
-                throw new IllegalArgumentException("queue capacity must be positive, got " + n);
-            }
             queueCapacity = n;
             return this;
         }
 
         /** Bytes of submitted ticks that may be in flight before backpressure applies (default 64 MiB). */
         public Builder maxInflightBytes(long bytes) {
-            if (bytes <= 0) {
-                throw new IllegalArgumentException("in-flight byte budget must be positive, got " + bytes);
-            }
             maxInflightBytes = bytes;
             return this;
         }
 
         /** Reusable tick buffers kept in the pool (default 4,096). */
         public Builder poolBuffers(int n) {
-            if (n < 0) {
-                throw new IllegalArgumentException("pooled buffers must not be negative, got " + n);
-            }
             poolBuffers = n;
             return this;
         }
@@ -113,9 +105,6 @@ public final class EngineOptions {
          * MiB); past it, the oldest blocks of any buffer are given up first.
          */
         public Builder shadowBudgetBytes(long bytes) {
-            if (bytes < 0) {
-                throw new IllegalArgumentException("shadow byte budget must not be negative, got " + bytes);
-            }
             shadowBudgetBytes = bytes;
             return this;
         }

@@ -30,6 +30,12 @@ final class NativeBridge {
 
     // --- ReplayWriter (native/bridge/jni/writer.rs) ---
 
+    /**
+     * The core's check of a position (0), angle (1) or velocity (2) Java found out of range:
+     * throws its {@code IllegalArgumentException} (or returns the quantised value).
+     */
+    static native long quantityCheck(int quantity, String what, double value);
+
     static native long writerCreate(String path, long[] options);
 
     static native void writerTick(long handle, int tick, ByteBuffer batch, int offset, int length);

@@ -138,12 +138,14 @@ public final class Recorder implements AutoCloseable {
         setUserMetadata(Map.of(key, value));
     }
 
-    /** Sets several user metadata keys at once. */
+    /**
+     * Sets several user metadata keys at once.
+     *
+     * @throws IllegalArgumentException for the key {@code "tickreel"} (the library's own) or a value
+     *     NBT cannot hold
+     */
     public void setUserMetadata(Map<String, ?> entries) {
         Objects.requireNonNull(entries, "entries");
-        if (entries.containsKey("tickreel")) {
-            throw new IllegalArgumentException("the metadata key \"tickreel\" is reserved for the library");
-        }
         NativeBridge.recorderPutMetadata(handle.get(), Nbt.writeRoot(entries));
     }
 

@@ -132,7 +132,11 @@ public final class RecorderOptions {
         return all;
     }
 
-    /** Builds {@link RecorderOptions}; every setter checks its argument. */
+    /**
+     * Builds {@link RecorderOptions}. The setters only store their values: the library checks them (its
+     * {@code validate()}) when they are used, {@link Engine#startRecording} throwing {@link IllegalArgumentException}
+     * with its message. Null arguments throw {@link NullPointerException} at once.
+     */
     public static final class Builder {
         private final RecordingOptions.Builder recording = RecordingOptions.builder();
         private int flushBytes = 256 << 10;
@@ -204,9 +208,6 @@ public final class RecorderOptions {
 
         /** Flush once this many compressed bytes are waiting (default 256 KiB). */
         public Builder flushBytes(int bytes) {
-            if (bytes <= 0) {
-                throw new IllegalArgumentException("flush bytes must be positive, got " + bytes);
-            }
             flushBytes = bytes;
             return this;
         }
@@ -232,9 +233,6 @@ public final class RecorderOptions {
          */
         public Builder backpressureBlock(Duration deadline) {
             Objects.requireNonNull(deadline, "deadline");
-            if (deadline.isNegative()) {
-                throw new IllegalArgumentException("deadline must not be negative, got " + deadline);
-            }
             backpressure = Backpressure.BLOCK;
             blockDeadline = deadline;
             return this;
@@ -248,18 +246,12 @@ public final class RecorderOptions {
 
         /** The zstd level of the compacted file, -7..22 (default 9). */
         public Builder compactionLevel(int level) {
-            if (level < -7 || level > 22) {
-                throw new IllegalArgumentException("compaction level must be in -7..22, got " + level);
-            }
             compactionLevel = level;
             return this;
         }
 
         /** Most ticks a chunk of the compacted file spans (default 2400; chunks are cut sooner at 64 KiB of payload). */
         public Builder compactionChunkTicks(int ticks) {
-            if (ticks <= 0) {
-                throw new IllegalArgumentException("compaction chunk ticks must be positive, got " + ticks);
-            }
             compactionChunkTicks = ticks;
             return this;
         }

@@ -112,7 +112,11 @@ public final class RecordingOptions {
         };
     }
 
-    /** Builds {@link RecordingOptions}; every setter checks its argument. */
+    /**
+     * Builds {@link RecordingOptions}. The setters only store their values: the library checks them (its
+     * {@code validate()}) when they are used, {@link ReplayWriter#create} throwing {@link IllegalArgumentException}
+     * with its message. Null arguments throw {@link NullPointerException} at once.
+     */
     public static final class Builder {
         private UUID worldId = new UUID(0, 0);
         private UUID worldVersion = new UUID(0, 0);
@@ -147,9 +151,6 @@ public final class RecordingOptions {
 
         /** The game's tick rate (default 20). */
         public Builder ticksPerSecond(double rate) {
-            if (!(rate > 0) || rate > 1_000_000) {
-                throw new IllegalArgumentException("tick rate must be in (0, 1e6], got " + rate);
-            }
             ticksPerSecond = rate;
             return this;
         }
@@ -162,36 +163,30 @@ public final class RecordingOptions {
 
         /** A registered compression dictionary id, 1..65535, or 0 for none (default). */
         public Builder dictionaryId(int id) {
-            if (id < 0 || id > 0xFFFF) {
-                throw new IllegalArgumentException("dictionary id must be in 0..65535, got " + id);
-            }
             dictionaryId = id;
             return this;
         }
 
         /** Most ticks one chunk spans (default 100). */
         public Builder chunkTicks(int ticks) {
-            chunkTicks = positive(ticks, "chunk ticks");
+            chunkTicks = ticks;
             return this;
         }
 
         /** Cut a chunk once its uncompressed payload reaches this many bytes (default 1 MiB). */
         public Builder chunkBytes(int bytes) {
-            chunkBytes = positive(bytes, "chunk bytes");
+            chunkBytes = bytes;
             return this;
         }
 
         /** Ticks between snapshots (default 600). */
         public Builder snapshotInterval(int ticks) {
-            snapshotInterval = positive(ticks, "snapshot interval");
+            snapshotInterval = ticks;
             return this;
         }
 
         /** The zstd level, -7..22 (default 3). */
         public Builder compressionLevel(int level) {
-            if (level < -7 || level > 22) {
-                throw new IllegalArgumentException("compression level must be in -7..22, got " + level);
-            }
             compressionLevel = level;
             return this;
         }
@@ -199,13 +194,6 @@ public final class RecordingOptions {
         /** The options. */
         public RecordingOptions build() {
             return new RecordingOptions(this);
-        }
-
-        private static int positive(int v, String what) {
-            if (v <= 0) {
-                throw new IllegalArgumentException(what + " must be positive, got " + v);
-            }
-            return v;
         }
     }
 }

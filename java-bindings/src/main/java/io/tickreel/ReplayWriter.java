@@ -114,12 +114,14 @@ public final class ReplayWriter implements AutoCloseable {
         putMetadata(Map.of(key, value));
     }
 
-    /** Sets several user metadata keys at once. */
+    /**
+     * Sets several user metadata keys at once.
+     *
+     * @throws IllegalArgumentException for the key {@code "tickreel"} (the library's own) or a value
+     *     NBT cannot hold
+     */
     public void putMetadata(Map<String, ?> entries) {
         Objects.requireNonNull(entries, "entries");
-        if (entries.containsKey("tickreel")) {
-            throw new IllegalArgumentException("the metadata key \"tickreel\" is reserved for the library");
-        }
         byte[] nbt = Nbt.writeRoot(entries);
         NativeBridge.writerPutMetadata(handle.get(), nbt);
     }

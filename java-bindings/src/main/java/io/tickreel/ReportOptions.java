@@ -17,6 +17,7 @@ public final class ReportOptions {
     private final Duration before;
     private final Duration after;
     private final double radius;
+    private final boolean everyEntity;
     private final Map<String, String> metadata;
     private final boolean overwrite;
     private final int compressionLevel;
@@ -25,6 +26,7 @@ public final class ReportOptions {
         before = b.before;
         after = b.after;
         radius = b.radius;
+        everyEntity = b.everyEntity;
         metadata = Collections.unmodifiableMap(new LinkedHashMap<>(b.metadata));
         overwrite = b.overwrite;
         compressionLevel = b.compressionLevel;
@@ -55,7 +57,7 @@ public final class ReportOptions {
 
     /** The context radius in blocks; empty: every entity is included. */
     public OptionalDouble radius() {
-        return Double.isNaN(radius) ? OptionalDouble.empty() : OptionalDouble.of(radius);
+        return everyEntity ? OptionalDouble.empty() : OptionalDouble.of(radius);
     }
 
     /** The caller's keys, stored as strings in the report compound of the file's metadata. */
@@ -78,7 +80,7 @@ public final class ReportOptions {
         return new long[] {
             before == null ? -1 : ShadowOptions.nanos(before),
             ShadowOptions.nanos(after),
-            Double.isNaN(radius) ? 0 : 1,
+            everyEntity ? 0 : 1,
             overwrite ? 1 : 0,
             compressionLevel
         };
@@ -86,15 +88,20 @@ public final class ReportOptions {
 
     /** The radius argument of the native call (ignored when {@link #toNative()} says none). */
     double nativeRadius() {
-        return Double.isNaN(radius) ? 0 : radius;
+        return everyEntity ? 0 : radius;
     }
 
-    /** Builds {@link ReportOptions}; every setter checks its argument (the library checks the upper bounds). */
+    /**
+     * Builds {@link ReportOptions}. The setters only store their values: the library checks them (its
+     * {@code validate()}) when they are used, {@link ShadowBuffer#report} throwing {@link IllegalArgumentException}
+     * with its message. Null arguments throw {@link NullPointerException} at once.
+     */
     public static final class Builder {
         private Duration before;
         private Duration after = Duration.ofSeconds(30);
         /** NaN: every entity. */
         private double radius = 48;
+        private boolean everyEntity;
         private final Map<String, String> metadata = new LinkedHashMap<>();
         private boolean overwrite;
         private int compressionLevel = 3;
@@ -107,9 +114,6 @@ public final class ReportOptions {
          */
         public Builder before(Duration before) {
             Objects.requireNonNull(before, "before");
-            if (before.isNegative()) {
-                throw new IllegalArgumentException("before must not be negative, got " + before);
-            }
             this.before = before;
             return this;
         }
@@ -120,9 +124,6 @@ public final class ReportOptions {
          */
         public Builder after(Duration after) {
             Objects.requireNonNull(after, "after");
-            if (after.isNegative()) {
-                throw new IllegalArgumentException("after must not be negative, got " + after);
-            }
             this.after = after;
             return this;
         }
@@ -132,16 +133,14 @@ public final class ReportOptions {
          * report are included with their whole track (default 48).
          */
         public Builder radius(double blocks) {
-            if (!(Double.isFinite(blocks) && blocks >= 0)) {
-                throw new IllegalArgumentException("the context radius must be a finite number of blocks >= 0, got " + blocks);
-            }
             radius = blocks;
+            everyEntity = false;
             return this;
         }
 
         /** Includes every entity of the stream (no context radius). */
         public Builder everyEntity() {
-            radius = Double.NaN;
+            everyEntity = true;
             return this;
         }
 
@@ -171,9 +170,6 @@ public final class ReportOptions {
 
         /** The zstd level of the report file, -7..22 (default 3). */
         public Builder compressionLevel(int level) {
-            if (level < -7 || level > 22) {
-                throw new IllegalArgumentException("compression level must be in -7..22, got " + level);
-            }
             compressionLevel = level;
             return this;
         }

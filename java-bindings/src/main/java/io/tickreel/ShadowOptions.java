@@ -67,7 +67,11 @@ public final class ShadowOptions {
         }
     }
 
-    /** Builds {@link ShadowOptions}; every setter checks its argument (the library checks the upper bounds). */
+    /**
+     * Builds {@link ShadowOptions}. The setters only store their values: the library checks them (its
+     * {@code validate()}) when they are used, {@link ShadowBuffer#start} throwing {@link IllegalArgumentException}
+     * with its message. Null arguments throw {@link NullPointerException} at once.
+     */
     public static final class Builder {
         private Duration window = Duration.ofMinutes(5);
         private Duration grace = Duration.ofMinutes(2);
@@ -79,9 +83,6 @@ public final class ShadowOptions {
         /** Game time always retained (default 5 minutes); positive, at most a day. */
         public Builder window(Duration window) {
             Objects.requireNonNull(window, "window");
-            if (window.isNegative() || window.isZero()) {
-                throw new IllegalArgumentException("the shadow window must be positive, got " + window);
-            }
             this.window = window;
             return this;
         }
@@ -92,9 +93,6 @@ public final class ShadowOptions {
          */
         public Builder grace(Duration grace) {
             Objects.requireNonNull(grace, "grace");
-            if (grace.isNegative()) {
-                throw new IllegalArgumentException("the grace period must not be negative, got " + grace);
-            }
             this.grace = grace;
             return this;
         }
@@ -104,9 +102,6 @@ public final class ShadowOptions {
          * past it, its oldest blocks are given up.
          */
         public Builder maxBytes(long bytes) {
-            if (bytes <= 0) {
-                throw new IllegalArgumentException("max bytes must be positive, got " + bytes);
-            }
             maxBytes = bytes;
             return this;
         }
@@ -116,9 +111,6 @@ public final class ShadowOptions {
          * recording's blocks are its own chunks ({@link RecorderOptions.Builder#chunkTicks}).
          */
         public Builder blockTicks(int ticks) {
-            if (ticks <= 0) {
-                throw new IllegalArgumentException("block ticks must be positive, got " + ticks);
-            }
             blockTicks = ticks;
             return this;
         }

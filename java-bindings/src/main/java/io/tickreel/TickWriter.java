@@ -14,7 +14,8 @@ import java.util.Objects;
  * <p>The encoding is tickreel's tick batch: a big-endian {@code u16} event count, then each event
  * as a kind byte and a body of unsigned LEB128 varints (signed values zigzag-coded). Positions are
  * quantised to 1/4096 block and angles to 1/65536 turn exactly as {@link Pose#of}; velocities to
- * 1/8000 block per tick. Entity ids, kinds, flags and indices are unsigned 32-bit values carried
+ * 1/8000 block per tick. A non-finite value or one beyond the format's range is refused with
+ * an {@link IllegalArgumentException} from the library's one check (as in C and Rust). Entity ids, kinds, flags and indices are unsigned 32-bit values carried
  * in {@code int}s.
  *
  * <p>A call that throws leaves the events added before it intact. Not thread-safe: one thread
@@ -47,6 +48,8 @@ public final class TickWriter {
     private int pos;
     private int count;
     private ByteBuffer direct;
+    /** Quantised values of the event being added, checked before any byte is written. */
+    private final long[] q = new long[5];
 
     /** A writer with room for about a hundred players' movement before it grows. */
     public TickWriter() {
@@ -86,10 +89,11 @@ public final class TickWriter {
 
     /** An entity appears with a kind and a pose given in blocks and degrees. */
     public TickWriter entityAdd(int entity, int kind, double x, double y, double z, double yaw, double pitch) {
+        quantise(x, y, z);
+        quantiseAngles(yaw, pitch);
         begin(ENTITY_ADD, entity);
         u32(kind);
-        position(x, y, z);
-        angles(yaw, pitch);
+        scratch(5);
         return this;
     }
 
@@ -110,9 +114,10 @@ public final class TickWriter {
 
     /** An entity's absolute pose in blocks and degrees (yaw unbounded). */
     public TickWriter pose(int entity, double x, double y, double z, double yaw, double pitch) {
+        quantise(x, y, z);
+        quantiseAngles(yaw, pitch);
         begin(POSE, entity);
-        position(x, y, z);
-        angles(yaw, pitch);
+        scratch(5);
         return this;
     }
 
@@ -126,23 +131,27 @@ public final class TickWriter {
 
     /** An entity's position in blocks (rotation unchanged). */
     public TickWriter position(int entity, double x, double y, double z) {
+        quantise(x, y, z);
         begin(POSITION, entity);
-        position(x, y, z);
+        scratch(3);
         return this;
     }
 
     /** An entity's rotation in degrees (position unchanged). */
     public TickWriter rotation(int entity, double yaw, double pitch) {
+        quantiseAngles(yaw, pitch);
         begin(ROTATION, entity);
-        angles(yaw, pitch);
+        s64(q[3]);
+        s64(q[4]);
         return this;
     }
 
     /** A discontinuity: the entity jumped to this pose (ghosts never interpolate across it). */
     public TickWriter teleport(int entity, double x, double y, double z, double yaw, double pitch) {
+        quantise(x, y, z);
+        quantiseAngles(yaw, pitch);
         begin(TELEPORT, entity);
-        position(x, y, z);
-        angles(yaw, pitch);
+        scratch(5);
         return this;
     }
 
@@ -170,10 +179,11 @@ public final class TickWriter {
 
     /** The entity's velocity in blocks per tick (e.g. knockback). */
     public TickWriter velocity(int entity, double vx, double vy, double vz) {
+        q[0] = Pose.quantiseVelocity("vx", vx);
+        q[1] = Pose.quantiseVelocity("vy", vy);
+        q[2] = Pose.quantiseVelocity("vz", vz);
         begin(VELOCITY, entity);
-        s64(Pose.quantiseVelocity(vx));
-        s64(Pose.quantiseVelocity(vy));
-        s64(Pose.quantiseVelocity(vz));
+        scratch(3);
         return this;
     }
 
@@ -247,15 +257,24 @@ public final class TickWriter {
         }
     }
 
-    private void position(double x, double y, double z) {
-        s64(Pose.quantisePosition(x));
-        s64(Pose.quantisePosition(y));
-        s64(Pose.quantisePosition(z));
+    /** Quantises a position into {@code q[0..3]}; throws before anything is written. */
+    private void quantise(double x, double y, double z) {
+        q[0] = Pose.quantisePosition("x", x);
+        q[1] = Pose.quantisePosition("y", y);
+        q[2] = Pose.quantisePosition("z", z);
     }
 
-    private void angles(double yaw, double pitch) {
-        s64(Pose.quantiseAngle(yaw));
-        s64(Pose.quantiseAngle(pitch));
+    /** Quantises angles into {@code q[3..5]}; throws before anything is written. */
+    private void quantiseAngles(double yaw, double pitch) {
+        q[3] = Pose.quantiseAngle("yaw", yaw);
+        q[4] = Pose.quantiseAngle("pitch", pitch);
+    }
+
+    /** Writes {@code q[0..n]}. */
+    private void scratch(int n) {
+        for (int i = 0; i < n; i++) {
+            s64(q[i]);
+        }
     }
 
     private void pose(Pose p) {

@@ -1,6 +1,7 @@
 package io.tickreel;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -152,10 +153,24 @@ class BadInputTest {
     @Test
     void badArgumentsThrowIllegalArgument(@TempDir Path dir) {
         assertThrows(NullPointerException.class, () -> ReplayWriter.create(null, RecordingOptions.defaults()));
-        assertThrows(IllegalArgumentException.class, () -> RecordingOptions.builder().ticksPerSecond(0));
-        assertThrows(IllegalArgumentException.class, () -> RecordingOptions.builder().chunkTicks(0));
-        assertThrows(IllegalArgumentException.class, () -> RecordingOptions.builder().dictionaryId(70000));
-        assertThrows(IllegalArgumentException.class, () -> RecordingOptions.builder().compressionLevel(99));
+        // Builders only store; the core checks the values when the writer is created.
+        Path refused = dir.resolve("refused.reel");
+        for (RecordingOptions o : List.of(
+                RecordingOptions.builder().ticksPerSecond(0).build(),
+                RecordingOptions.builder().ticksPerSecond(Double.NaN).build(),
+                RecordingOptions.builder().chunkTicks(0).build(),
+                RecordingOptions.builder().chunkTicks(-5).build(),
+                RecordingOptions.builder().dictionaryId(70000).build(),
+                RecordingOptions.builder().compressionLevel(99).build())) {
+            assertThrows(IllegalArgumentException.class, () -> ReplayWriter.create(refused, o));
+        }
+        IllegalArgumentException level = assertThrows(IllegalArgumentException.class,
+                () -> ReplayWriter.create(refused, RecordingOptions.builder().compressionLevel(99).build()));
+        assertTrue(level.getMessage().contains("zstd level 99 is outside"), level.getMessage());
+        IllegalArgumentException negative = assertThrows(IllegalArgumentException.class,
+                () -> ReplayWriter.create(refused, RecordingOptions.builder().chunkTicks(-5).build()));
+        assertTrue(negative.getMessage().contains("chunk ticks must not be negative (got -5)"), negative.getMessage());
+        assertFalse(Files.exists(refused));
         // The native side checks the options array too.
         long[] bad = RecordingOptions.defaults().toNative();
         bad[8] = 0;

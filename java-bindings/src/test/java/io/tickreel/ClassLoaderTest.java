@@ -24,7 +24,7 @@ import org.junit.jupiter.api.io.TempDir;
  * relocated into another package (as the shade plugin does).
  */
 class ClassLoaderTest {
-    private static final String EXPECTED = "ok ticks=120 entities=3 x2=31.75 names=3 meta=probe read=120 live=119 ghostX=50.0";
+    private static final String EXPECTED = "ok ticks=120 entities=3 x2=31.75 names=3 meta=probe read=120 live=119 ghostX=50.0 played=11";
 
     /** Compiles the probe against the given bindings classpath. */
     private static Path compileProbe(Path probeSources, String classPath, Path out) throws Exception {
@@ -233,19 +233,61 @@ class ClassLoaderTest {
     void reloadedPluginLoadersAreCollected(@TempDir Path dir) throws Exception {
         Path jar = TestSupport.jar();
         Path probe = compileProbe(TestSupport.probeSources(), jar.toString(), dir.resolve("probe"));
+        // One plugin first, so that the JVM's own lazily started threads are in the baseline.
+        try (URLClassLoader warm = pluginLoader(jar, probe)) {
+            assertTrue(runProbe(warm, dir.resolve("warm")).startsWith("ok "));
+        }
+        collect(List.of());
+        Thread.sleep(1500); // idle prefetch workers exit after a second
+        int baseline = threadCount();
         List<java.lang.ref.WeakReference<ClassLoader>> refs = new java.util.ArrayList<>();
-        for (int i = 0; i < 5; i++) {
+        int reloads = 20;
+        int peak = 0;
+        for (int i = 0; i < reloads; i++) {
             try (URLClassLoader loader = pluginLoader(jar, probe)) {
                 String result = runProbe(loader, dir.resolve("run" + i));
                 assertTrue(result.startsWith("ok ") && result.contains(":CORRUPT"), result);
                 refs.add(new java.lang.ref.WeakReference<>(loader));
             }
+            peak = Math.max(peak, threadCount());
         }
-        for (int attempt = 0; attempt < 50 && refs.stream().anyMatch(r -> r.get() != null); attempt++) {
-            System.gc();
-            Thread.sleep(100);
-        }
+        collect(refs);
         long alive = refs.stream().filter(r -> r.get() != null).count();
         assertEquals(0, alive, alive + " of " + refs.size() + " plugin class loaders were never collected");
+        // Every thread a plugin caused (prefetch workers, engine writers, its Cleaner) ends once its
+        // engine and handles are closed and its loader is gone.
+        int margin = 4;
+        int after = waitForThreads(baseline + margin);
+        assertTrue(after <= baseline + margin, "threads: " + baseline + " before " + reloads
+                + " reloads, " + after + " after (peak " + peak + ")");
+    }
+
+    /** Collects until every reference is cleared (or five seconds have passed). */
+    private static void collect(List<java.lang.ref.WeakReference<ClassLoader>> refs) throws InterruptedException {
+        for (int attempt = 0; attempt < 50; attempt++) {
+            System.gc();
+            Thread.sleep(100);
+            if (attempt >= 3 && refs.stream().allMatch(r -> r.get() == null)) {
+                return;
+            }
+        }
+    }
+
+    /** The process's threads (Java and native): the entries of /proc/self/task. */
+    private static int threadCount() throws java.io.IOException {
+        try (java.util.stream.Stream<Path> tasks = Files.list(Path.of("/proc/self/task"))) {
+            return (int) tasks.count();
+        }
+    }
+
+    /** Waits (up to ten seconds, collecting garbage) until at most {@code target} threads are left. */
+    private static int waitForThreads(int target) throws Exception {
+        int count = threadCount();
+        for (int i = 0; i < 100 && count > target; i++) {
+            System.gc();
+            Thread.sleep(100);
+            count = threadCount();
+        }
+        return count;
     }
 }

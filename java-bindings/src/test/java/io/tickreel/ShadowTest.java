@@ -189,28 +189,31 @@ class ShadowTest {
 
     @Test
     void badArgumentsAreRefused(@TempDir Path dir) {
-        // Builders check what they can.
-        assertThrows(IllegalArgumentException.class, () -> ShadowOptions.builder().window(Duration.ZERO));
-        assertThrows(IllegalArgumentException.class, () -> ShadowOptions.builder().window(Duration.ofSeconds(-1)));
-        assertThrows(IllegalArgumentException.class, () -> ShadowOptions.builder().grace(Duration.ofMillis(-1)));
-        assertThrows(IllegalArgumentException.class, () -> ShadowOptions.builder().maxBytes(0));
-        assertThrows(IllegalArgumentException.class, () -> ShadowOptions.builder().blockTicks(0));
+        // Builders only store; the library checks every value when the options are used.
         assertThrows(NullPointerException.class, () -> ShadowOptions.builder().window(null));
-        assertThrows(IllegalArgumentException.class, () -> ReportOptions.builder().before(Duration.ofSeconds(-1)));
-        assertThrows(IllegalArgumentException.class, () -> ReportOptions.builder().after(Duration.ofNanos(-1)));
-        assertThrows(IllegalArgumentException.class, () -> ReportOptions.builder().radius(Double.NaN));
-        assertThrows(IllegalArgumentException.class, () -> ReportOptions.builder().radius(-1));
-        assertThrows(IllegalArgumentException.class, () -> ReportOptions.builder().radius(Double.POSITIVE_INFINITY));
-        assertThrows(IllegalArgumentException.class, () -> ReportOptions.builder().compressionLevel(99));
         assertThrows(NullPointerException.class, () -> ReportOptions.builder().metadata("k", null));
-        assertThrows(IllegalArgumentException.class, () -> EngineOptions.builder().shadowBudgetBytes(-1));
         assertEquals(256L << 20, EngineOptions.defaults().shadowBudgetBytes());
         assertEquals(0, EngineOptions.builder().shadowBudgetBytes(0).build().shadowBudgetBytes());
+        IllegalArgumentException budget = assertThrows(IllegalArgumentException.class,
+                () -> new Engine(EngineOptions.builder().shadowBudgetBytes(0).build()));
+        assertTrue(budget.getMessage().contains("shadow_budget_bytes must be positive"), budget.getMessage());
+        budget = assertThrows(IllegalArgumentException.class,
+                () -> new Engine(EngineOptions.builder().shadowBudgetBytes(-1).build()));
+        assertTrue(budget.getMessage().contains("must not be negative"), budget.getMessage());
         assertTrue(ReportOptions.builder().everyEntity().build().radius().isEmpty());
         assertEquals(48.0, ReportOptions.defaults().radius().orElseThrow());
 
         try (Engine engine = new Engine()) {
-            // The library checks the rest.
+            // The library checks the options.
+            for (ShadowOptions bad : List.of(
+                    ShadowOptions.builder().window(Duration.ZERO).build(),
+                    ShadowOptions.builder().window(Duration.ofSeconds(-1)).build(),
+                    ShadowOptions.builder().grace(Duration.ofMillis(-1)).build(),
+                    ShadowOptions.builder().maxBytes(0).build(),
+                    ShadowOptions.builder().blockTicks(0).build())) {
+                assertThrows(IllegalArgumentException.class,
+                        () -> ShadowBuffer.start(engine, null, RecorderOptions.defaults(), bad), bad.toString());
+            }
             ShadowOptions twoDays = ShadowOptions.builder().window(Duration.ofDays(2)).build();
             assertThrows(IllegalArgumentException.class,
                     () -> ShadowBuffer.start(engine, null, RecorderOptions.defaults(), twoDays));
@@ -240,6 +243,18 @@ class ShadowTest {
                     () -> shadow.report(1, out, ReportOptions.builder().metadata("player", "x").build()));
             assertThrows(IllegalArgumentException.class,
                     () -> shadow.report(1, out, ReportOptions.builder().after(Duration.ofDays(2)).build()));
+            for (ReportOptions bad : List.of(
+                    ReportOptions.builder().before(Duration.ofSeconds(-1)).build(),
+                    ReportOptions.builder().after(Duration.ofNanos(-1)).build(),
+                    ReportOptions.builder().radius(Double.NaN).build(),
+                    ReportOptions.builder().radius(-1).build(),
+                    ReportOptions.builder().radius(Double.POSITIVE_INFINITY).build(),
+                    ReportOptions.builder().compressionLevel(99).build())) {
+                assertThrows(IllegalArgumentException.class, () -> shadow.report(1, out, bad), bad.toString());
+            }
+            IllegalArgumentException radius = assertThrows(IllegalArgumentException.class,
+                    () -> shadow.report(1, out, ReportOptions.builder().radius(-1).build()));
+            assertTrue(radius.getMessage().contains("the context radius must be a finite number"), radius.getMessage());
             assertThrows(NullPointerException.class, () -> shadow.report(1, null, now()));
             // What the builders cannot produce, the library refuses too.
             long[] opts = now().toNative();

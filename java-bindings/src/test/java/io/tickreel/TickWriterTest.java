@@ -45,10 +45,8 @@ class TickWriterTest {
         assertEquals(-2, Pose.quantisePosition(-1.5 / 4096));
         assertEquals(3, Pose.quantisePosition(2.5 / 4096));
         assertEquals(0, Pose.quantisePosition(0.49999999999999994 / 4096));
-        assertEquals(0, Pose.quantisePosition(Double.NaN));
-        assertEquals(0, Pose.quantisePosition(Double.POSITIVE_INFINITY));
-        assertEquals(1L << 62, Pose.quantisePosition(1e300));
-        assertEquals(-(1L << 62), Pose.quantisePosition(-1e300));
+        assertEquals(1L << 62, Pose.quantisePosition(0x1p62 / 4096)); // the format's limit
+        assertEquals(-(1L << 62), Pose.quantiseAngle(-0x1p62 * 360 / 65536));
         assertEquals(65536, Pose.quantiseAngle(360));
         assertEquals(-131163, Pose.quantiseAngle(-720.5)); // -131163.02
         assertEquals(1, Pose.quantiseAngle(360.0 / 65536 / 2));
@@ -155,5 +153,31 @@ class TickWriterTest {
         byte[] trailing = java.util.Arrays.copyOf(good, good.length + 1);
         assertThrows(TickreelException.class, () -> TickReader.decodeBatch(trailing, 0, trailing.length));
         assertThrows(TickreelException.class, () -> TickReader.decodeBatch(new byte[] {0, 1, 0x33}, 0, 3));
+    }
+
+    /** The core's one NaN/range policy: refused with its short message, nothing half-written. */
+    @Test
+    void nonFiniteAndOutOfRangeValuesAreRefusedByTheCore() {
+        TickWriter w = new TickWriter().position(1, 1, 2, 3);
+        byte[] before = w.toByteArray();
+        IllegalArgumentException e =
+                assertThrows(IllegalArgumentException.class, () -> w.position(1, 1e300, 0, 0));
+        assertTrue(e.getMessage().contains("x is 1e300 blocks"), e.getMessage());
+        assertTrue(e.getMessage().length() < 120, e.getMessage());
+        e = assertThrows(IllegalArgumentException.class, () -> w.pose(1, 0, 0, 0, 0, Double.NaN));
+        assertTrue(e.getMessage().contains("pitch must be a finite number (got NaN)"), e.getMessage());
+        e = assertThrows(IllegalArgumentException.class, () -> w.teleport(1, 0, -1.2e15, 0, 0, 0));
+        assertTrue(e.getMessage().contains("y is -1.2e15 blocks"), e.getMessage());
+        e = assertThrows(
+                IllegalArgumentException.class, () -> w.velocity(1, 0, 0, Double.NEGATIVE_INFINITY));
+        assertTrue(e.getMessage().contains("vz must be a finite number"), e.getMessage());
+        assertThrows(IllegalArgumentException.class, () -> w.entityAdd(2, 1, 0, 0, 0, 1e300, 0));
+        assertThrows(IllegalArgumentException.class, () -> w.rotation(2, Double.POSITIVE_INFINITY, 0));
+        assertEquals(1, w.eventCount());
+        assertArrayEquals(before, w.toByteArray());
+        e = assertThrows(IllegalArgumentException.class, () -> Pose.of(0, 0, Double.NaN, 0, 0));
+        assertTrue(e.getMessage().contains("z must be a finite number (got NaN)"), e.getMessage());
+        assertThrows(IllegalArgumentException.class, () -> Pose.quantisePosition(Math.nextUp(0x1p62 / 4096)));
+        assertThrows(IllegalArgumentException.class, () -> Pose.quantiseVelocity(Double.NaN));
     }
 }
