@@ -13,7 +13,7 @@ use tickreel::play::Reader;
 use tickreel_cli::csv::export::export;
 use tickreel_cli::csv::import::{ImportSummary, import_from, reel_options};
 
-use crate::harness::scratch_dir;
+use crate::harness::{failed_import, scratch_dir};
 
 /// Longest error message an import may give, in bytes: messages quote at most
 /// `tickreel_cli::errors::ECHO_MAX_CHARS` characters of the input (each at most 10 bytes once
@@ -35,18 +35,7 @@ pub fn csv_import(data: &[u8]) {
     let summary = match import(data, "fuzz.csv", &first) {
         Ok(s) => s,
         Err(e) => {
-            let message = e.to_string();
-            assert!(
-                message.len() <= MAX_MESSAGE_BYTES,
-                "an error message of {} bytes: {}…",
-                message.len(),
-                message.chars().take(200).collect::<String>()
-            );
-            let left: Vec<_> = std::fs::read_dir(dir.path())
-                .expect("listing the scratch directory")
-                .map(|e| e.expect("a directory entry").file_name())
-                .collect();
-            assert!(left.is_empty(), "a failed import left {left:?}: {message}");
+            failed_import(dir.path(), &e.to_string(), MAX_MESSAGE_BYTES);
             return;
         }
     };

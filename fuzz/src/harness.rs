@@ -430,3 +430,19 @@ fn has_nan(v: &Value) -> bool {
         _ => false,
     }
 }
+
+/// What an import that failed must leave: a message of at most `max_bytes`, and nothing in its
+/// directory (no recording, no temporary file). Panics otherwise.
+pub fn failed_import(dir: &Path, message: &str, max_bytes: usize) {
+    assert!(
+        message.len() <= max_bytes,
+        "an error message of {} bytes: {}…",
+        message.len(),
+        message.chars().take(200).collect::<String>()
+    );
+    let left: Vec<_> = std::fs::read_dir(dir)
+        .expect("listing the scratch directory")
+        .map(|e| e.expect("a directory entry").file_name())
+        .collect();
+    assert!(left.is_empty(), "a failed import left {left:?}: {message}");
+}
