@@ -8,6 +8,7 @@ mod jni;
 mod play;
 mod realistic;
 mod record;
+mod runs;
 mod shadow;
 
 use std::io::Write;
@@ -27,7 +28,7 @@ pub struct Args {
     /// Smaller workloads: the same keys in under a minute.
     #[arg(long)]
     pub quick: bool,
-    /// Run only this area (format, realistic, record, shadow, play, ghost, jni).
+    /// Run only this area (format, realistic, record, runs, shadow, play, ghost, jni).
     #[arg(long)]
     pub only: Option<String>,
 }
@@ -44,6 +45,9 @@ pub fn run(a: Args, out: &mut Out) -> tickreel::Result<()> {
     }
     if on("record") {
         record::run(a.quick, &mut figures);
+    }
+    if on("runs") {
+        runs::run(a.quick, &mut figures);
     }
     if on("shadow") {
         shadow::run(a.quick, &mut figures);
