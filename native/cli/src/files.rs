@@ -75,6 +75,24 @@ fn same_file(_: &Path, _: &Path) -> bool {
     false
 }
 
+/// Writes an imported recording and publishes it at `out`, replacing a file there only if
+/// `replace`; its size. A file created at `out` since the command's check is not replaced.
+pub fn publish_import(
+    writer: tickreel::record::ReelWriter,
+    out: &Path,
+    replace: bool,
+) -> tickreel::Result<u64> {
+    let at_out = |e: Error| crate::errors::io_in_file(out, e);
+    let file = writer.finish_unpublished().map_err(at_out)?;
+    match file.publish(replace) {
+        Ok(bytes) => Ok(bytes),
+        Err(Error::Io(e)) if !replace && e.kind() == std::io::ErrorKind::AlreadyExists => {
+            Err(exists(out))
+        }
+        Err(e) => Err(at_out(e)),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -367,15 +367,7 @@ pub fn import_from(
         summary.ticks += 1;
     }
     summary.entities = flags.len();
-    let file = writer.finish_unpublished().map_err(at_out)?;
-    summary.bytes = match file.publish(replace) {
-        Ok(bytes) => bytes,
-        // Created since the command's check.
-        Err(Error::Io(e)) if !replace && e.kind() == std::io::ErrorKind::AlreadyExists => {
-            return Err(crate::files::exists(out));
-        }
-        Err(e) => return Err(at_out(e)),
-    };
+    summary.bytes = crate::files::publish_import(writer, out, replace)?;
     Ok(summary)
 }
 
