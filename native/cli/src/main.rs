@@ -63,6 +63,10 @@ enum Command {
     Ghost(cmd::ghost::Args),
     /// Play a recording: entity poses as JSON lines, one per simulated server tick.
     Play(cmd::play::Args),
+    /// Upload a finished .reel to object storage (s3://bucket/key); --force replaces an object.
+    Upload(cmd::upload::Args),
+    /// List the objects under s3://bucket/prefix.
+    Ls(cmd::ls::Args),
 }
 
 fn main() -> ExitCode {
@@ -81,6 +85,8 @@ fn main() -> ExitCode {
         Command::Bench(a) => bench::run(a, &mut out),
         Command::Ghost(a) => cmd::ghost::run(a, &mut out),
         Command::Play(a) => cmd::play::run(a, &mut out),
+        Command::Upload(a) => cmd::upload::run(a, &mut out),
+        Command::Ls(a) => cmd::ls::run(a, &mut out),
     };
     // What was printed before an error comes before its message.
     let flushed = out.flush();

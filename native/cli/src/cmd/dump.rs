@@ -7,7 +7,7 @@ use super::Out;
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// A `.reel` file or a live recording directory (`NAME.reel.live`).
+    /// A `.reel` file, a live recording directory (`NAME.reel.live`) or an object URL (`s3://bucket/key`).
     pub file: PathBuf,
     /// First tick to print (default: the recording's first).
     #[arg(long)]

@@ -15,7 +15,7 @@ use super::json::{hex, nbt_to_json, utc_timestamp};
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// A `.reel` file or a live recording directory (`NAME.reel.live`).
+    /// A `.reel` file, a live recording directory (`NAME.reel.live`) or an object URL (`s3://bucket/key`).
     pub file: PathBuf,
     /// Print one JSON object instead of text.
     #[arg(long)]
@@ -24,7 +24,13 @@ pub struct Args {
 
 pub fn run(a: Args, out: &mut Out) -> tickreel::Result<()> {
     let r = super::open(&a.file)?;
-    let size = on_disk(&a.file).map_err(|e| super::in_file(&a.file, e))?;
+    let size = match super::object::url_of(&a.file) {
+        Some(url) => OnDisk {
+            total: super::object::size(url)?,
+            live: None,
+        },
+        None => on_disk(&a.file).map_err(|e| super::in_file(&a.file, e))?,
+    };
     let info = describe(&r, &a.file.display().to_string(), &size)?;
     if a.json {
         writeln!(out, "{info}")?;

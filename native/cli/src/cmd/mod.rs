@@ -9,6 +9,8 @@ pub mod export;
 pub mod ghost;
 pub mod import;
 pub mod info;
+pub mod ls;
+pub mod object;
 // The JSON forms live in the library (`dump`'s writer and the JSON lines import use them too).
 pub use tickreel_cli::json;
 pub mod output;
@@ -16,6 +18,7 @@ pub mod play;
 pub mod progress;
 pub mod recover;
 pub mod simulate;
+pub mod upload;
 pub mod verify;
 
 pub use output::Out;
@@ -27,10 +30,13 @@ use std::path::Path;
 
 use tickreel::play::Reader;
 
-/// Opens a recording given on the command line (a `.reel` file or a live recording directory);
-/// errors name the file.
+/// Opens a recording given on the command line (a `.reel` file, a live recording directory, or
+/// an object URL `s3://bucket/key`); errors name the file.
 pub fn open(path: &Path) -> tickreel::Result<Reader> {
-    Reader::open_any(path).map_err(|e| in_file(path, e))
+    match object::url_of(path) {
+        Some(url) => object::open(url).map_err(|e| context(e, url)),
+        None => Reader::open_any(path).map_err(|e| in_file(path, e)),
+    }
 }
 
 /// A note on stderr (`tickreel: ...`); a closed stderr is ignored.

@@ -25,8 +25,8 @@ use super::Out;
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// A `.reel` file or a live recording directory (with `--follow`, also the `.reel` path of a
-    /// recording still being written).
+    /// A `.reel` file, a live recording directory (with `--follow`, also the `.reel` path of a
+    /// recording still being written), or an object URL (`s3://bucket/key`, not with `--follow`).
     pub file: PathBuf,
     /// Start at this tick (default: the first tick, or the last one with --reverse).
     #[arg(long)]
@@ -63,6 +63,11 @@ pub struct Args {
 
 pub fn run(a: Args, out: &mut Out) -> tickreel::Result<()> {
     if a.follow {
+        if let Some(url) = super::object::url_of(&a.file) {
+            return Err(Error::invalid(format!(
+                "{url}: --follow follows a recording being written on this machine, not an object"
+            )));
+        }
         return follow(a, out);
     }
     let rec = Recording::from_reader(super::open(&a.file)?, &PlaybackContext::global());
