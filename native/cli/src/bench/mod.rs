@@ -9,6 +9,7 @@ mod play;
 mod realistic;
 mod record;
 mod runs;
+mod s3;
 mod shadow;
 
 use std::io::Write;
@@ -28,7 +29,7 @@ pub struct Args {
     /// Smaller workloads: the same keys in under a minute.
     #[arg(long)]
     pub quick: bool,
-    /// Run only this area (format, realistic, record, runs, shadow, play, ghost, jni).
+    /// Run only this area (format, realistic, record, runs, shadow, play, ghost, jni, s3).
     #[arg(long)]
     pub only: Option<String>,
 }
@@ -60,6 +61,9 @@ pub fn run(a: Args, out: &mut Out) -> tickreel::Result<()> {
     }
     if on("play") {
         play::run(a.quick, &mut figures);
+    }
+    if on("s3") {
+        s3::run(a.quick, &mut figures);
     }
     let obj = Value::Object(figures);
     if a.json {
