@@ -401,3 +401,47 @@ fn wrong_credentials_are_refused_and_never_printed() {
         assert_no_credentials(&e, &creds);
     }
 }
+
+#[test]
+fn threads_reading_the_same_chunks_at_once_share_one_request() {
+    let server = S3Server::start();
+    let dir = tempfile::tempdir().unwrap();
+    let local = dir.path().join("run.reel");
+    let size = write_recording(&local, 40, 4000, 0);
+    assert!(size > 900 << 10, "{size}");
+    upload(&server, &local, "run.reel");
+    let local_reader = Arc::new(Reader::open_path(&local).unwrap());
+    for round in 0..5u64 {
+        let storage = server.storage();
+        let reader = Arc::new(
+            Reader::open(Arc::new(ObjectSource::new(&storage, "run.reel").unwrap())).unwrap(),
+        );
+        // a chunk past the first read, and the two after it: what a playhead and its prefetch
+        // threads ask for at once
+        let at = (600 << 10) + round * (50 << 10);
+        let first = reader.index().iter().position(|e| e.offset >= at).unwrap();
+        let before = storage.requests();
+        let threads: Vec<_> = (0..6)
+            .map(|i| {
+                let (reader, local_reader) = (reader.clone(), local_reader.clone());
+                std::thread::spawn(move || {
+                    // all start with the chunk the playhead needs, then its neighbours in either
+                    // order (a read of a later chunk that starts first is its own request)
+                    let order = if i % 2 == 0 { [0, 1, 2] } else { [0, 2, 1] };
+                    for chunk in order.map(|k| first + k) {
+                        let got = reader.read_chunk(chunk).unwrap();
+                        assert_eq!(got, local_reader.read_chunk(chunk).unwrap());
+                    }
+                })
+            })
+            .collect();
+        for t in threads {
+            t.join().unwrap();
+        }
+        assert_eq!(
+            storage.requests() - before,
+            1,
+            "6 readers of 3 neighbouring chunks at once: one request"
+        );
+    }
+}
