@@ -1,6 +1,7 @@
 //! Recordings in object storage (S3 and S3-compatible stores: MinIO, R2, GCS's S3 API), for
 //! [`tickreel`]: the core reads any [`tickreel::storage::Source`]; this crate provides one over
-//! range requests ([`ObjectSource`]), uploads finished recordings ([`ObjectStorage::upload`]) and
+//! range requests ([`ObjectSource`]), uploads finished recordings ([`ObjectStorage::upload`], or
+//! [`ObjectStorage::upload_when_finished`] straight from a recorder's `finish()`) and
 //! lists them ([`ObjectStorage::list`]). It keeps tokio, HTTP and `object_store` out of the core.
 //!
 //! ```no_run
@@ -11,6 +12,7 @@
 //! ```
 
 mod client;
+mod finish;
 mod options;
 mod source;
 mod upload;
@@ -19,6 +21,7 @@ mod url;
 use std::sync::Arc;
 
 pub use client::{ObjectInfo, ObjectStorage};
+pub use finish::{PendingUpload, Uploaded};
 pub use options::{Credentials, ObjectOptions};
 pub use source::ObjectSource;
 use tickreel::ghost::{GhostLoad, GhostRange, GhostTrack, LoadFrom};
