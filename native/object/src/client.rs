@@ -224,9 +224,15 @@ impl ObjectStorage {
             detail.truncate(cut);
             detail.push_str("...");
         }
+        let hint = if self.inner.options.credentials.is_none() && kind != K::NotFound {
+            " (no credentials were given: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, and \
+             AWS_ENDPOINT_URL for a store other than AWS S3)"
+        } else {
+            ""
+        };
         Error::Io(std::io::Error::new(
             kind,
-            format!("{url}: {what}: {detail}"),
+            format!("{url}: {what}: {detail}{hint}"),
         ))
     }
 }
@@ -275,6 +281,28 @@ mod tests {
             &secrets,
         );
         assert_eq!(m, "key *** signed with *** then ***");
+    }
+
+    #[test]
+    fn errors_without_credentials_say_how_to_give_them() {
+        let e = |o: ObjectOptions| {
+            let s = ObjectStorage::new("runs", o).unwrap();
+            let err = object_store::Error::Generic {
+                store: "S3",
+                source: "connection refused".into(),
+            };
+            s.error(&s.url("a.reel"), &err).to_string()
+        };
+        let none = e(ObjectOptions::default());
+        assert!(
+            none.contains("s3://runs/a.reel") && none.contains("AWS_ACCESS_KEY_ID"),
+            "{none}"
+        );
+        let given = e(ObjectOptions {
+            credentials: Some(crate::Credentials::new("AKIAGIVENKEY", "givensecret")),
+            ..ObjectOptions::default()
+        });
+        assert!(!given.contains("AWS_ACCESS_KEY_ID"), "{given}");
     }
 
     #[test]

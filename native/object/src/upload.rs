@@ -67,12 +67,14 @@ impl ObjectStorage {
     ) -> Result<UploadReport> {
         let path = object_path(url)?;
         let mut file = std::fs::File::open(local)?;
+        // The size now is what is uploaded and checked afterwards: a file that shrinks meanwhile
+        // fails the check; one that grows is cut at this size (never more than was measured).
         let size = file.metadata()?.len();
         let store = &self.inner.store;
         let mut parts = 0;
         if size <= self.options().multipart_threshold {
             let mut bytes = Vec::with_capacity(size as usize);
-            file.read_to_end(&mut bytes)?;
+            file.by_ref().take(size).read_to_end(&mut bytes)?;
             let mode = if options.overwrite {
                 PutMode::Overwrite
             } else {
@@ -90,6 +92,8 @@ impl ObjectStorage {
                 return Err(exists(url));
             }
             let mut upload = self.run(url, store.put_multipart(&path))?;
+            // never more than the size measured first (a file still growing is cut there)
+            let mut file = file.take(size);
             if let Err(e) = self.send_parts(url, &mut file, upload.as_mut(), &mut parts) {
                 let _ = self.run(url, upload.abort());
                 return Err(e);
@@ -123,7 +127,7 @@ impl ObjectStorage {
     fn send_parts(
         &self,
         url: &ObjectUrl,
-        file: &mut std::fs::File,
+        file: &mut impl Read,
         upload: &mut dyn MultipartUpload,
         parts: &mut usize,
     ) -> Result<()> {
