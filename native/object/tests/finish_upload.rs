@@ -1,7 +1,7 @@
 //! A recording made through the engine and uploaded once finished
 //! (`ObjectStorage::upload_when_finished`), on a real S3-protocol server on loopback: the object
 //! reads back tick for tick; the local copy goes only after a successful upload; a refused upload
-//! keeps it.
+//! keeps it. A shadow-play report (its `FinishHandle`) goes the same way.
 
 use std::time::{Duration, Instant};
 
@@ -87,4 +87,58 @@ fn a_finished_recording_is_uploaded_and_its_local_copy_removed_only_after_succes
         .upload(&second, "runs/second.reel", UploadOptions::default())
         .unwrap();
     assert!(storage.head("runs/second.reel").unwrap().is_some());
+}
+
+#[test]
+fn a_shadow_play_report_goes_to_object_storage_the_same_way() {
+    use tickreel::shadow::{ReportOptions, ShadowBuffer, ShadowOptions};
+    let server = S3Server::start();
+    let storage = server.storage();
+    let dir = tempfile::tempdir().unwrap();
+    let engine = Engine::new(EngineOptions::default()).unwrap();
+    let (rec, shadow) = ShadowBuffer::start(
+        &engine,
+        None,
+        RecorderOptions::default(),
+        ShadowOptions::default(),
+    )
+    .unwrap();
+    let mut sim = Simulator::new(SimConfig {
+        players: 4,
+        seed: 9,
+        ..SimConfig::default()
+    });
+    let mut batch = Vec::new();
+    for _ in 0..300 {
+        let (t, events): (u32, Vec<Event>) = sim.step();
+        batch.clear();
+        encode_batch(&events, &mut batch).unwrap();
+        rec.submit_tick(t, &batch).unwrap();
+    }
+    rec.flush().unwrap();
+    let local = dir.path().join("report-1.reel");
+    let report = shadow
+        .report(
+            1,
+            &local,
+            ReportOptions {
+                after: Duration::ZERO,
+                ..ReportOptions::default()
+            },
+        )
+        .unwrap();
+    let pending = storage.upload_when_finished(
+        report,
+        "reports/1.reel",
+        UploadOptions {
+            overwrite: false,
+            remove_local: true,
+        },
+    );
+    let up = poll_until_done(pending).unwrap();
+    assert!(!local.exists() && up.report.removed_local);
+    let remote = open_url(&server.url("reports/1.reel"), &server.options()).unwrap();
+    remote.verify().unwrap();
+    assert!(remote.metadata().user.contains_key("report"));
+    assert_eq!(remote.last_tick(), Some(299));
 }
