@@ -445,3 +445,42 @@ fn threads_reading_the_same_chunks_at_once_share_one_request() {
         );
     }
 }
+
+#[test]
+fn playback_through_a_playhead_costs_about_one_request_per_readahead() {
+    use tickreel::play::{PlaybackContext, Playhead, Recording};
+    let server = S3Server::start();
+    let dir = tempfile::tempdir().unwrap();
+    let local = dir.path().join("run.reel");
+    let size = write_recording(&local, 40, 4000, 0);
+    upload(&server, &local, "run.reel");
+    let storage = server.storage();
+    let reader = Reader::open(Arc::new(ObjectSource::new(&storage, "run.reel").unwrap())).unwrap();
+    let local_reader = Reader::open_path(&local).unwrap();
+    let ctx = PlaybackContext::new(64 << 20, 2, 16);
+    let rec = Recording::from_reader(reader, &ctx);
+    let mut ph = Playhead::new_at(rec, 0).unwrap();
+    ph.set_speed(4.0).unwrap();
+    ph.play();
+    let last = local_reader.last_tick().unwrap();
+    let start = Instant::now();
+    while ph.position() < last {
+        assert!(start.elapsed() < Duration::from_secs(60), "playback stalls");
+        ph.prepare();
+        ph.advance();
+        let t = ph.position();
+        if t % 97 == 0 {
+            let want = local_reader.seek(t).unwrap().entities;
+            assert_eq!(ph.entities().len(), want.len(), "tick {t}");
+        }
+    }
+    let readahead = storage.options().readahead as u64;
+    let windows = size.div_ceil(readahead);
+    let requests = storage.requests();
+    eprintln!("{requests} requests for {size} bytes ({windows} windows of readahead)");
+    assert!(
+        requests <= 2 * windows + 2,
+        "{requests} requests for {} chunks, {windows} readahead windows",
+        local_reader.index().len()
+    );
+}
