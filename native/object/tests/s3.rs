@@ -469,7 +469,7 @@ fn playback_through_a_playhead_costs_about_one_request_per_readahead() {
         ph.prepare();
         ph.advance();
         let t = ph.position();
-        if t % 97 == 0 {
+        if t.is_multiple_of(97) {
             let want = local_reader.seek(t).unwrap().entities;
             assert_eq!(ph.entities().len(), want.len(), "tick {t}");
         }
