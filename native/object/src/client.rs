@@ -1,5 +1,5 @@
 //! [`ObjectStorage`]: one bucket of an S3-compatible store, reached through `object_store` on a
-//! small private tokio runtime. Every call is synchronous for its caller (a loader, prefetch or
+//! small tokio runtime shared by every client. Every call is synchronous for its caller (a loader, prefetch or
 //! CLI thread: never a server thread), bounded by the options' deadline, and counted.
 
 use std::future::Future;
@@ -27,7 +27,8 @@ pub struct ObjectInfo {
 pub(crate) struct Inner {
     pub(crate) bucket: String,
     pub(crate) store: AmazonS3,
-    runtime: tokio::runtime::Runtime,
+    /// Always `Some` until dropped (see `Drop for Inner`).
+    runtime: Option<Arc<tokio::runtime::Runtime>>,
     pub(crate) options: ObjectOptions,
     secrets: Vec<String>,
     requests: AtomicU64,
@@ -89,16 +90,12 @@ impl ObjectStorage {
         let store = b.build().map_err(|e| {
             Error::invalid(format!("s3://{bucket}: {}", scrub(&chain(&e), &secrets)))
         })?;
-        let runtime = tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(2)
-            .thread_name("tickreel-object")
-            .enable_all()
-            .build()?;
+        let runtime = shared_runtime()?;
         Ok(ObjectStorage {
             inner: Arc::new(Inner {
                 bucket: bucket.to_string(),
                 store,
-                runtime,
+                runtime: Some(runtime),
                 options,
                 secrets,
                 requests: AtomicU64::new(0),
@@ -171,7 +168,7 @@ impl ObjectStorage {
         }
     }
 
-    /// Runs one request to completion on the private runtime, within the deadline; counts it
+    /// Runs one request to completion on the shared runtime, within the deadline; counts it
     /// and turns its error into the core's, naming `url` and scrubbed of credentials.
     pub(crate) fn run<T: Send>(
         &self,
@@ -184,12 +181,12 @@ impl ObjectStorage {
         let r = if tokio::runtime::Handle::try_current().is_ok() {
             // Called from inside some async runtime: block a helper thread, not that runtime.
             std::thread::scope(|s| {
-                s.spawn(|| self.inner.runtime.block_on(timed))
+                s.spawn(|| self.inner.runtime().block_on(timed))
                     .join()
                     .map_err(|_| Error::InvalidState(format!("{url}: request thread panicked")))
             })?
         } else {
-            self.inner.runtime.block_on(timed)
+            self.inner.runtime().block_on(timed)
         };
         match r {
             Err(_) => Err(Error::Io(std::io::Error::new(
@@ -235,6 +232,46 @@ impl ObjectStorage {
             format!("{url}: {what}: {detail}{hint}"),
         ))
     }
+}
+
+impl Inner {
+    fn runtime(&self) -> &tokio::runtime::Runtime {
+        self.runtime
+            .as_ref()
+            .expect("the runtime is kept until the client is dropped")
+    }
+}
+
+impl Drop for Inner {
+    /// The last client ends the runtime without waiting for its threads: dropping it the usual
+    /// way panics inside an async context (a client dropped by async code).
+    fn drop(&mut self) {
+        if let Some(rt) = self.runtime.take()
+            && let Ok(rt) = Arc::try_unwrap(rt)
+        {
+            rt.shutdown_background();
+        }
+    }
+}
+
+/// The runtime every client shares: started with the first client, ended when the last one is
+/// dropped, so that a process holding no client keeps no thread.
+fn shared_runtime() -> Result<Arc<tokio::runtime::Runtime>> {
+    static SHARED: std::sync::Mutex<std::sync::Weak<tokio::runtime::Runtime>> =
+        std::sync::Mutex::new(std::sync::Weak::new());
+    let mut shared = SHARED.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(rt) = shared.upgrade() {
+        return Ok(rt);
+    }
+    let rt = Arc::new(
+        tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .thread_name("tickreel-object")
+            .enable_all()
+            .build()?,
+    );
+    *shared = Arc::downgrade(&rt);
+    Ok(rt)
 }
 
 /// The object_store path of a URL's key.
@@ -303,6 +340,46 @@ mod tests {
             ..ObjectOptions::default()
         });
         assert!(!given.contains("AWS_ACCESS_KEY_ID"), "{given}");
+    }
+
+    #[test]
+    fn clients_share_one_runtime_while_any_is_alive() {
+        let a = ObjectStorage::new("runs", ObjectOptions::default()).unwrap();
+        let b = ObjectStorage::new("other", ObjectOptions::default()).unwrap();
+        let (ra, rb) = (a.inner.runtime.as_ref(), b.inner.runtime.as_ref());
+        assert!(Arc::ptr_eq(ra.unwrap(), rb.unwrap()));
+        let weak = Arc::downgrade(ra.unwrap());
+        drop((a, b));
+        // another test's client may hold it a moment longer
+        let start = std::time::Instant::now();
+        while weak.upgrade().is_some() {
+            assert!(
+                start.elapsed() < Duration::from_secs(30),
+                "runtime kept alive"
+            );
+            std::thread::sleep(Duration::from_millis(10));
+        }
+    }
+
+    #[test]
+    fn a_client_can_be_dropped_and_used_inside_async_code() {
+        let user = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        user.block_on(async {
+            let o = ObjectOptions {
+                endpoint: Some("http://127.0.0.1:1".into()),
+                allow_http: true,
+                retries: 0,
+                credentials: Some(crate::Credentials::new("AKIAASYNCKEY", "asyncsecret")),
+                ..ObjectOptions::default()
+            };
+            let s = ObjectStorage::new("private-runtime-test", o).unwrap();
+            // nothing listens on port 1: an error, not a panic about nested runtimes
+            assert!(s.head("a.reel").is_err());
+            drop(s);
+        });
     }
 
     #[test]
