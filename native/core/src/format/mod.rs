@@ -13,6 +13,7 @@ pub mod movement;
 pub mod pose;
 pub mod segment;
 pub mod state;
+pub mod tracks;
 
 pub use header::DATA_VERSION;
 

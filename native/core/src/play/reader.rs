@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use crate::error::{Error, Result};
 use crate::format::Limits;
-use crate::format::chunk::{DecodedChunk, DecodedTick, decode_frame};
+use crate::format::chunk::{DecodedChunk, DecodedTick, decompress_frame};
 use crate::format::frame::{FRAME_HEADER_LEN, FrameHeader};
 use crate::format::header::{Header, Layout};
 use crate::format::index::{IndexEntry, find_chunk, snapshot_at_or_before};
@@ -253,6 +253,33 @@ impl Reader {
 
     /// Reads, checks and decodes chunk `i`.
     pub fn read_chunk(&self, i: usize) -> Result<DecodedChunk> {
+        let (fh, payload) = self.read_payload(i)?;
+        DecodedChunk::decode(
+            &payload,
+            fh.flags,
+            fh.start_tick,
+            fh.tick_count,
+            &self.limits,
+        )
+    }
+
+    /// Reads and checks chunk `i` and decodes only what it holds about `entity`
+    /// ([`DecodedChunk::decode_entity`]): what a ghost load needs from a file of many entities.
+    pub fn read_chunk_entity(&self, i: usize, entity: u32) -> Result<DecodedChunk> {
+        let (fh, payload) = self.read_payload(i)?;
+        DecodedChunk::decode_entity(
+            &payload,
+            fh.flags,
+            fh.start_tick,
+            fh.tick_count,
+            &self.limits,
+            entity,
+        )
+    }
+
+    /// Reads chunk `i`'s frame, checks it against the index and its checksum, and decompresses
+    /// its payload (section 7's bytes, not decoded).
+    pub fn read_payload(&self, i: usize) -> Result<(FrameHeader, Vec<u8>)> {
         let entry = self
             .index
             .get(i)
@@ -269,10 +296,10 @@ impl Reader {
                 "chunk {i}: frame header disagrees with the index"
             )));
         }
-        match &self.dictionary {
+        let payload = match &self.dictionary {
             Some(d) => {
                 let mut dec = zstd::bulk::Decompressor::with_dictionary(d)?;
-                decode_frame(&fh, &bytes[FRAME_HEADER_LEN..], &mut dec, &self.limits)
+                decompress_frame(&fh, &bytes[FRAME_HEADER_LEN..], &mut dec, &self.limits)
             }
             // One decompression context per thread, reused (creating one costs ~10 us).
             None => DECOMPRESSOR.with(|cell| {
@@ -281,9 +308,10 @@ impl Reader {
                     *slot = Some(zstd::bulk::Decompressor::new()?);
                 }
                 let dec = slot.as_mut().expect("just set");
-                decode_frame(&fh, &bytes[FRAME_HEADER_LEN..], dec, &self.limits)
+                decompress_frame(&fh, &bytes[FRAME_HEADER_LEN..], dec, &self.limits)
             }),
-        }
+        }?;
+        Ok((fh, payload))
     }
 
     /// Clamps `tick` into the recording, or fails if it is empty.
