@@ -35,10 +35,22 @@ fn short_run_breakdown(ticks: &[(u32, Vec<Event>)], out: &mut Figures) {
     let r = tickreel::play::Reader::open_path(&path).expect("open");
     let h = r.header();
     let payload: u64 = r.index().iter().map(|e| u64::from(e.compressed_len)).sum();
-    let uncompressed: u64 = r.index().iter().map(|e| u64::from(e.uncompressed_len)).sum();
+    let uncompressed: u64 = r
+        .index()
+        .iter()
+        .map(|e| u64::from(e.uncompressed_len))
+        .sum();
     put(out, "realistic_short_run_bytes", size as f64);
-    put(out, "realistic_short_run_metadata_bytes", f64::from(h.metadata_len));
-    put(out, "realistic_short_run_index_bytes", f64::from(h.index_len));
+    put(
+        out,
+        "realistic_short_run_metadata_bytes",
+        f64::from(h.metadata_len),
+    );
+    put(
+        out,
+        "realistic_short_run_index_bytes",
+        f64::from(h.index_len),
+    );
     put(
         out,
         "realistic_short_run_frame_header_bytes",
