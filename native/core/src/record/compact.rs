@@ -136,6 +136,33 @@ fn copies_as_is(fh: &FrameHeader, same_dictionary: bool, options: &CompactOption
         && fh.uncompressed_len as usize >= crate::record::chunker::COMPACTED_CHUNK_BYTES / 2
 }
 
+/// The ticks of a chunk that its straight decode yields (those with a pose sample or a record),
+/// counted without building them: how many, and the first and last (relative).
+struct TicksUsed {
+    count: u64,
+    first: Option<u32>,
+    last: Option<u32>,
+}
+
+impl TicksUsed {
+    fn of(c: &DecodedChunk) -> TicksUsed {
+        let mut used = vec![false; c.tick_count as usize];
+        for t in &c.tracks {
+            for &rel in &t.ticks {
+                used[rel as usize] = true;
+            }
+        }
+        for r in &c.records {
+            used[r.rel as usize] = true;
+        }
+        TicksUsed {
+            count: used.iter().filter(|&&u| u).count() as u64,
+            first: used.iter().position(|&u| u).map(|p| p as u32),
+            last: used.iter().rposition(|&u| u).map(|p| p as u32),
+        }
+    }
+}
+
 /// [`compact`] up to, not including, publication: the checked file, still under its temporary
 /// name next to `out`.
 pub(crate) fn compact_unpublished(
@@ -218,19 +245,14 @@ pub(crate) fn compact_unpublished(
             .sum::<u64>();
         src_samples += samples;
         src_events += events;
-        analysis.keyframe(chunk.start_tick, &chunk.keyframe);
-        let ticks = chunk.ticks();
-        for t in &ticks {
-            for e in &t.events {
-                analysis.event(t.tick, e);
-            }
-        }
-        report.ticks += ticks.len() as u64;
+        analysis.chunk(&chunk);
+        let used = TicksUsed::of(&chunk);
+        report.ticks += used.count;
         // Empty ticks carry nothing, but a chunk's first and last tick bound the recording's span:
         // keep them, so that the compacted file covers exactly the ticks the source covers.
         let last = (chunk.end_tick() - 1) as u32;
-        let head = ticks.first().is_none_or(|t| t.tick > chunk.start_tick);
-        let tail = ticks.last().is_none_or(|t| t.tick < last) && last > chunk.start_tick;
+        let head = used.first.is_none_or(|t| t > 0);
+        let tail = used.last.is_none_or(|t| t < chunk.tick_count - 1) && last > chunk.start_tick;
         if copies_as_is(&fh, same_dictionary, &options) {
             w.adopt_chunk(AdoptedChunk {
                 end_table: chunk.state_at(last),
@@ -240,7 +262,7 @@ pub(crate) fn compact_unpublished(
                 },
                 events,
                 pose_samples: samples,
-                ticks_written: ticks.len() as u64 + u64::from(head) + u64::from(tail),
+                ticks_written: used.count + u64::from(head) + u64::from(tail),
             })?;
             copied.push(fh.start_tick);
             copied_samples += samples;
@@ -254,7 +276,7 @@ pub(crate) fn compact_unpublished(
         if head {
             w.write_tick(chunk.start_tick, &[])?;
         }
-        for t in ticks {
+        for t in chunk.ticks() {
             w.write_tick(t.tick, &t.events)?;
         }
         if tail {
