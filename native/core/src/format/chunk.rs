@@ -86,7 +86,35 @@ impl DecodedChunk {
         tick_count: u32,
         limits: &Limits,
     ) -> Result<DecodedChunk> {
-        DecodedChunk::decode_part(payload, flags, start_tick, tick_count, limits, None)
+        DecodedChunk::decode_part(
+            payload,
+            flags,
+            start_tick,
+            tick_count,
+            limits,
+            None,
+            DATA_VERSION,
+        )
+    }
+
+    /// [`DecodedChunk::decode`] of a payload of data version `data_version` (from its frame
+    /// header): what a reader decodes, refusing what that version does not have (predictor 4
+    /// before data version 2).
+    pub fn decode_version(
+        payload: &[u8],
+        header: &FrameHeader,
+        limits: &Limits,
+        only: Option<u32>,
+    ) -> Result<DecodedChunk> {
+        DecodedChunk::decode_part(
+            payload,
+            header.flags,
+            header.start_tick,
+            header.tick_count,
+            limits,
+            only,
+            header.data_version,
+        )
     }
 
     /// Decodes what a payload holds about one entity: its keyframe entry, the records of the ticks
@@ -102,7 +130,15 @@ impl DecodedChunk {
         limits: &Limits,
         entity: u32,
     ) -> Result<DecodedChunk> {
-        DecodedChunk::decode_part(payload, flags, start_tick, tick_count, limits, Some(entity))
+        DecodedChunk::decode_part(
+            payload,
+            flags,
+            start_tick,
+            tick_count,
+            limits,
+            Some(entity),
+            DATA_VERSION,
+        )
     }
 
     fn decode_part(
@@ -112,6 +148,7 @@ impl DecodedChunk {
         tick_count: u32,
         limits: &Limits,
         only: Option<u32>,
+        data_version: u16,
     ) -> Result<DecodedChunk> {
         if tick_count as usize > limits.max_chunk_ticks {
             return Err(Error::limit(format!(
@@ -163,6 +200,7 @@ impl DecodedChunk {
             tick_count,
             limits.max_chunk_samples(),
             only,
+            data_version,
         )?;
         if !r.is_empty() {
             return Err(Error::corrupt(format!(
@@ -367,13 +405,7 @@ pub fn decode_frame(
     limits: &Limits,
 ) -> Result<DecodedChunk> {
     let payload = decompress_frame(header, compressed, decompressor, limits)?;
-    DecodedChunk::decode(
-        &payload,
-        header.flags,
-        header.start_tick,
-        header.tick_count,
-        limits,
-    )
+    DecodedChunk::decode_version(&payload, header, limits, None)
 }
 
 /// Checks a frame's compressed payload (checksum, data version, lengths against `limits`) and

@@ -5,6 +5,7 @@ pub mod chunk;
 pub mod encoder;
 pub mod event;
 pub mod frame;
+pub mod gap_prediction;
 pub mod header;
 pub mod index;
 pub mod limits;

@@ -242,6 +242,18 @@ pub fn reconstruct(res: &[i64], base: Option<i64>, resets: &[u32], pred: u8, out
 /// greatest common divisor into `out` (as long as `values`), and returns (predictor, divisor).
 /// The four candidates are costed in one pass; only the winner's residuals are materialised.
 pub fn choose(values: &[i64], base: Option<i64>, resets: &[u32], out: &mut [i64]) -> (u8, u64) {
+    let (pred, divisor, _) = choose_costed(values, base, resets, out);
+    (pred, divisor)
+}
+
+/// [`choose`], also returning the chosen predictor's cost (significant bits of its residuals
+/// before the divisor), to compare with predictor 4 (`format::gap_prediction`).
+pub fn choose_costed(
+    values: &[i64],
+    base: Option<i64>,
+    resets: &[u32],
+    out: &mut [i64],
+) -> (u8, u64, u64) {
     let mut cost = [0u64; PREDICTOR_COUNT as usize];
     walk(values, base, resets, |step| match step {
         Step::Slow(i, h) => {
@@ -261,6 +273,12 @@ pub fn choose(values: &[i64], base: Option<i64>, resets: &[u32], out: &mut [i64]
         .min_by_key(|&p| cost[p as usize])
         .unwrap_or(PRED_PREVIOUS);
     residuals_into(values, base, resets, pred, out);
+    (pred, divide_by_gcd(out), cost[pred as usize])
+}
+
+/// Divides residuals by the greatest common divisor of their magnitudes (1 if it is 0 or 1) and
+/// returns it.
+pub fn divide_by_gcd(out: &mut [i64]) -> u64 {
     let mut g = 0u64;
     for &r in out.iter() {
         g = gcd(g, r.unsigned_abs());
@@ -274,7 +292,7 @@ pub fn choose(values: &[i64], base: Option<i64>, resets: &[u32], out: &mut [i64]
             *r /= g as i64;
         }
     }
-    (pred, g)
+    g
 }
 
 fn gcd(mut a: u64, mut b: u64) -> u64 {

@@ -6,6 +6,7 @@
 use crate::error::{Error, Result};
 use crate::format::bytes::ByteReader;
 use crate::format::chunk::Track;
+use crate::format::gap_prediction::{self, PRED_TIME_LINEAR};
 use crate::format::movement::{self, PREDICTOR_COUNT};
 use crate::format::pose::Pose;
 use crate::format::state::EntityState;
@@ -45,7 +46,14 @@ pub(crate) fn decode_movement(
     tick_count: u32,
     max_samples: usize,
     only: Option<u32>,
+    data_version: u16,
 ) -> Result<Vec<Track>> {
+    // Predictor 4 (linear in time) exists from data version 2 on.
+    let predictors = if data_version >= 2 {
+        PREDICTOR_COUNT + 1
+    } else {
+        PREDICTOR_COUNT
+    };
     // Each track needs at least 3 header bytes plus 2 bytes per column.
     let n = r.len_varint(r.remaining() / 13, "moving entity count")?;
     if n > max_samples {
@@ -114,8 +122,10 @@ pub(crate) fn decode_movement(
     for col in 0..5 {
         for i in 0..n {
             let pred = r.u8()?;
-            if pred >= PREDICTOR_COUNT {
-                return Err(Error::corrupt(format!("unknown predictor {pred}")));
+            if pred >= predictors {
+                return Err(Error::corrupt(format!(
+                    "unknown predictor {pred} in a chunk of data version {data_version}"
+                )));
             }
             let div = r.uvarint()?;
             if div == 0 {
@@ -142,7 +152,11 @@ pub(crate) fn decode_movement(
                 res.push(r.ivarint()?.wrapping_mul(div as i64));
             }
             let base = keyframe_value(keyframe, t.entity, col);
-            movement::reconstruct(&res, base, &t.resets, pred, &mut vals);
+            if pred == PRED_TIME_LINEAR {
+                gap_prediction::reconstruct(&res, &t.ticks, base, &t.resets, &mut vals);
+            } else {
+                movement::reconstruct(&res, base, &t.resets, pred, &mut vals);
+            }
             for (p, &v) in t.poses.iter_mut().zip(&vals) {
                 match col {
                     0 => p.x = v,
@@ -235,6 +249,23 @@ mod tests {
                 want.records.retain(|r| !r.events.is_empty());
                 assert_eq!(one, want, "entity {id} in chunk {part}");
             }
+            // the sparse tracks use predictor 4 (data version 2): a frame of data version 1
+            // holding it is refused
+            assert_eq!(enc.payload_version(), 2);
+            let mut header = crate::format::frame::FrameHeader::for_payload(
+                flags,
+                2,
+                start,
+                50,
+                payload.len() as u32,
+                &[],
+            );
+            assert!(DecodedChunk::decode_version(&payload, &header, &limits, None).is_ok());
+            header.data_version = 1;
+            assert!(matches!(
+                DecodedChunk::decode_version(&payload, &header, &limits, None),
+                Err(crate::Error::Corrupt(_))
+            ));
             // a cut payload fails instead of reading past its end
             for cut in [1, 7, payload.len() / 2] {
                 let short = &payload[..payload.len() - cut];

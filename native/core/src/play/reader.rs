@@ -254,27 +254,14 @@ impl Reader {
     /// Reads, checks and decodes chunk `i`.
     pub fn read_chunk(&self, i: usize) -> Result<DecodedChunk> {
         let (fh, payload) = self.read_payload(i)?;
-        DecodedChunk::decode(
-            &payload,
-            fh.flags,
-            fh.start_tick,
-            fh.tick_count,
-            &self.limits,
-        )
+        DecodedChunk::decode_version(&payload, &fh, &self.limits, None)
     }
 
     /// Reads and checks chunk `i` and decodes only what it holds about `entity`
     /// ([`DecodedChunk::decode_entity`]): what a ghost load needs from a file of many entities.
     pub fn read_chunk_entity(&self, i: usize, entity: u32) -> Result<DecodedChunk> {
         let (fh, payload) = self.read_payload(i)?;
-        DecodedChunk::decode_entity(
-            &payload,
-            fh.flags,
-            fh.start_tick,
-            fh.tick_count,
-            &self.limits,
-            entity,
-        )
+        DecodedChunk::decode_version(&payload, &fh, &self.limits, Some(entity))
     }
 
     /// Reads chunk `i`'s frame, checks it against the index and its checksum, and decompresses

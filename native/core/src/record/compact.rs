@@ -9,7 +9,6 @@ use std::path::Path;
 use std::sync::Arc;
 
 use crate::error::{Error, Result};
-use crate::format::DATA_VERSION;
 use crate::format::chunk::DecodedChunk;
 use crate::format::frame::FrameHeader;
 use crate::play::{Reader, ReaderOptions};
@@ -125,13 +124,12 @@ pub fn compact_in(
 /// Whether a source chunk goes into the compacted file as it is (its compressed bytes copied, not
 /// re-encoded nor recompressed): when re-chunking would not merge it with its neighbours (its
 /// payload is at least half of the bytes a compacted chunk is cut at, and it spans no more ticks
-/// than allowed), its payload is of this build's data version, and the dictionary stays the
-/// same. Measured on 5 minutes of 100 players (BENCHMARKS.md, Compaction): recompressing such
+/// than allowed) and the dictionary stays the same (its data version is kept: the chunk's
+/// frame names it, and every version this build reads is one it may write). Measured on 5 minutes of 100 players (BENCHMARKS.md, Compaction): recompressing such
 /// chunks at level 9 would make the file 0.7 % smaller and cost more time than everything else
 /// compaction does; re-encoding them, 1.4 % smaller at four times the time.
 fn copies_as_is(fh: &FrameHeader, same_dictionary: bool, options: &CompactOptions) -> bool {
     same_dictionary
-        && fh.data_version == DATA_VERSION
         && fh.tick_count <= options.chunk_ticks
         && fh.uncompressed_len as usize >= crate::record::chunker::COMPACTED_CHUNK_BYTES / 2
 }
@@ -225,13 +223,7 @@ pub(crate) fn compact_unpublished(
     for (i, entry) in source.index().iter().enumerate() {
         let (fh, compressed) = source.read_compressed(i)?;
         let payload = source.decompress(&fh, &compressed)?;
-        let chunk = DecodedChunk::decode(
-            &payload,
-            fh.flags,
-            fh.start_tick,
-            fh.tick_count,
-            source.limits(),
-        )?;
+        let chunk = DecodedChunk::decode_version(&payload, &fh, source.limits(), None)?;
         report.bytes_in += u64::from(entry.compressed_len) + 36;
         let samples = chunk
             .tracks

@@ -10,7 +10,6 @@
 use rustc_hash::FxHashMap;
 
 use crate::error::{Error, Result};
-use crate::format::DATA_VERSION;
 use crate::format::bytes::{put_ivarint, put_ivarints, put_uvarint};
 use crate::format::event::{Event, MAX_CUSTOM_EVENT_BYTES, kind};
 use crate::format::frame::FrameHeader;
@@ -18,6 +17,7 @@ use crate::format::index::{FLAG_CUSTOM_EVENTS, FLAG_SNAPSHOT};
 use crate::format::movement;
 use crate::format::pose::Pose;
 use crate::format::state::{EntityState, EntityTable};
+use crate::format::{DATA_VERSION, gap_prediction};
 
 /// Marks a sample-log entry that follows a teleport (high bit of its slot number).
 const RESET_BIT: u32 = 1 << 31;
@@ -65,6 +65,9 @@ pub struct ChunkEncoder {
     /// Slots whose entity is not alive (dropped at the next chunk start).
     dead: usize,
     log: Vec<LogSample>,
+    /// The data version the last encoded payload needs: 2 if a column uses predictor 4
+    /// (linear in time), else 1 (so that readers of data version 1 read it).
+    payload_version: u16,
 }
 
 thread_local! {
@@ -411,12 +414,22 @@ impl ChunkEncoder {
         put_uvarint(out, self.stream.len() as u64);
         out.extend_from_slice(&self.stream);
         // 4. movement
-        SCRATCH.with(|sc| self.encode_movement(&mut sc.borrow_mut(), out));
+        let timed = SCRATCH.with(|sc| self.encode_movement(&mut sc.borrow_mut(), out));
+        self.payload_version = if timed { DATA_VERSION } else { 1 };
+    }
+
+    /// The data version of the payload [`ChunkEncoder::encode_payload`] wrote last: the lowest
+    /// that reads it (2 if a column uses predictor 4, linear in time; else 1).
+    pub fn payload_version(&self) -> u16 {
+        self.payload_version
     }
 
     /// Section 4: per entity its sample ticks and resets, then per column each entity's coding,
-    /// then the residuals.
-    fn encode_movement(&self, sc: &mut Scratch, out: &mut Vec<u8>) {
+    /// then the residuals. Returns whether a column uses predictor 4 (linear in time): it is
+    /// considered for the tracks with a gap, and taken where it costs fewer residual bits than
+    /// the best of the others.
+    fn encode_movement(&self, sc: &mut Scratch, out: &mut Vec<u8>) -> bool {
+        let mut timed = false;
         self.group_samples(sc);
         let n = sc.order.len();
         put_uvarint(out, n as u64);
@@ -446,12 +459,20 @@ impl ChunkEncoder {
                     sc.cursor[s as usize] as usize,
                 );
                 let (ra, rb) = sc.reset_range[i];
-                let (pred, divisor) = movement::choose(
-                    &sc.cols[col][a..b],
-                    sc.bases[i].map(|p| p[col]),
-                    &sc.reset_idx[ra as usize..rb as usize],
-                    &mut sc.res[col][a..b],
-                );
+                let (values, base) = (&sc.cols[col][a..b], sc.bases[i].map(|p| p[col]));
+                let resets = &sc.reset_idx[ra as usize..rb as usize];
+                let (mut pred, mut divisor, cost) =
+                    movement::choose_costed(values, base, resets, &mut sc.res[col][a..b]);
+                let ticks = &sc.ticks[a..b];
+                if gap_prediction::has_gap(ticks)
+                    && gap_prediction::cost(values, ticks, base, resets) < cost
+                {
+                    let res = &mut sc.res[col][a..b];
+                    gap_prediction::residuals(values, ticks, base, resets, res);
+                    divisor = movement::divide_by_gcd(res);
+                    pred = gap_prediction::PRED_TIME_LINEAR;
+                    timed = true;
+                }
                 out.push(pred);
                 put_uvarint(out, divisor);
             }
@@ -465,6 +486,7 @@ impl ChunkEncoder {
                 put_ivarints(out, &sc.res[col][a..b]);
             }
         }
+        timed
     }
 
     /// Regroups the sample log by entity (in id order) into flat columns: each entity's samples
@@ -555,7 +577,7 @@ impl ChunkEncoder {
         let compressed = compress_buf.to_vec();
         let header = FrameHeader::for_payload(
             self.flags,
-            DATA_VERSION,
+            self.payload_version,
             self.start_tick,
             last - self.start_tick + 1,
             u32::try_from(scratch.len()).map_err(|_| Error::limit("chunk payload over 4 GiB"))?,
