@@ -126,10 +126,11 @@ pub fn compact_in(
 /// Whether a source chunk goes into the compacted file as it is (its compressed bytes copied, not
 /// re-encoded nor recompressed): when re-chunking would not merge it with its neighbours (its
 /// payload is at least half of the bytes a compacted chunk is cut at, and it spans no more ticks
-/// than allowed) and the dictionary stays the same (its data version is kept: the chunk's
-/// frame names it, and every version this build reads is one it may write). Measured on 5 minutes of 100 players (BENCHMARKS.md, Compaction): recompressing such
-/// chunks at level 9 would make the file 0.7 % smaller and cost more time than everything else
-/// compaction does; re-encoding them, 1.4 % smaller at four times the time.
+/// than allowed) and the dictionary stays the same. Its data version is kept (its frame names it,
+/// and every version this build reads is one it may write). Measured on 5 minutes of 100 players
+/// (BENCHMARKS.md, Compaction): recompressing such chunks at level 9 would make the file 0.7 %
+/// smaller and cost more time than everything else compaction does; re-encoding them, 1.4 %
+/// smaller at four times the time.
 fn copies_as_is(fh: &FrameHeader, same_dictionary: bool, options: &CompactOptions) -> bool {
     same_dictionary
         && fh.tick_count <= options.chunk_ticks
