@@ -246,6 +246,23 @@ impl<'a> ByteReader<'a> {
     pub fn ivarint(&mut self) -> Result<i64> {
         Ok(unzigzag(self.uvarint()?))
     }
+    /// Reads `n` signed varints, each multiplied (wrapping) by `mul`, onto `out`: the residuals of
+    /// a movement column. One-byte varints (most residuals) take a short path.
+    pub fn ivarints_into(&mut self, n: usize, mul: i64, out: &mut Vec<i64>) -> Result<()> {
+        out.reserve(n);
+        for _ in 0..n {
+            let u = match self.buf.get(self.pos) {
+                Some(&b) if b < 0x80 => {
+                    self.pos += 1;
+                    u64::from(b)
+                }
+                _ => self.uvarint()?,
+            };
+            out.push(unzigzag(u).wrapping_mul(mul));
+        }
+        Ok(())
+    }
+
     /// Skips `k` varints without decoding them: `Truncated` if fewer than `k` end in the bytes
     /// left. Cheaper than reading them; used to step over the columns of entities a decode does not
     /// want (their bytes were covered by the payload checksum).
@@ -284,6 +301,23 @@ impl<'a> ByteReader<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The batch read of signed varints (one-byte ones on a short path) equals reading them one
+    /// by one, scaled; a truncated batch is an error.
+    #[test]
+    fn ivarints_into_equals_reading_one_by_one() {
+        let values = [0i64, -1, 63, -64, 64, 1 << 40, i64::MIN, i64::MAX, 5, -300];
+        let mut buf = Vec::new();
+        put_ivarints(&mut buf, &values);
+        let mut out = vec![7];
+        let mut r = ByteReader::new(&buf);
+        r.ivarints_into(values.len(), 3, &mut out).unwrap();
+        assert!(r.is_empty());
+        let want: Vec<i64> = values.iter().map(|v| v.wrapping_mul(3)).collect();
+        assert_eq!(out[1..], want[..]);
+        let mut r = ByteReader::new(&buf[..buf.len() - 1]);
+        assert!(r.ivarints_into(values.len(), 1, &mut out).is_err());
+    }
 
     /// Skipping k varints lands where reading k of them does, for values of every length and
     /// every k (so across the eight-byte steps); fewer than k varints left is `Truncated`.

@@ -223,18 +223,50 @@ fn residuals_into(values: &[i64], base: Option<i64>, resets: &[u32], pred: u8, o
 }
 
 /// Inverse of [`residuals`]: rebuilds values from residuals (already multiplied by the divisor).
+/// Once the history is three values deep, each run of samples up to the next reset is one tight
+/// loop per predictor (the decoder's hottest loop).
 pub fn reconstruct(res: &[i64], base: Option<i64>, resets: &[u32], pred: u8, out: &mut Vec<i64>) {
     out.clear();
+    out.reserve(res.len());
     let mut h = History::new(base);
     let mut ri = 0;
-    for (i, &r) in res.iter().enumerate() {
+    let mut i = 0;
+    while i < res.len() {
         if ri < resets.len() && resets[ri] as usize == i {
             h.reset();
             ri += 1;
         }
-        let v = h.predict(pred).wrapping_add(r);
-        out.push(v);
-        h.push(v);
+        if h.n < 3 {
+            let v = h.predict(pred).wrapping_add(res[i]);
+            out.push(v);
+            h.push(v);
+            i += 1;
+            continue;
+        }
+        let end = match resets.get(ri) {
+            Some(&r) if r as usize > i => (r as usize).min(res.len()),
+            _ => res.len(),
+        };
+        let [mut a, mut b, mut c] = h.h;
+        // one loop per predictor, the prediction inlined
+        macro_rules! run {
+            (|$a:ident, $b:ident, $c:ident| $p:expr) => {
+                for &r in &res[i..end] {
+                    let ($a, $b, $c) = (a, b, c);
+                    let v = ($p).wrapping_add(r);
+                    out.push(v);
+                    (c, b, a) = (b, a, v);
+                }
+            };
+        }
+        match pred {
+            PRED_LINEAR => run!(|a, b, _c| a.wrapping_add(a.wrapping_sub(b))),
+            PRED_QUADRATIC => run!(|a, b, c| a.wrapping_sub(b).wrapping_mul(3).wrapping_add(c)),
+            PRED_DAMPED => run!(|a, b, _c| a.wrapping_add(a.wrapping_sub(b) >> 1)),
+            _ => run!(|a, _b, _c| a),
+        }
+        h = History { h: [a, b, c], n: 3 };
+        i = end;
     }
 }
 

@@ -161,9 +161,7 @@ pub(crate) fn decode_movement(
             skip = 0;
             let (pred, div) = codings[col * n + i];
             res.clear();
-            for _ in 0..t.ticks.len() {
-                res.push(r.ivarint()?.wrapping_mul(div as i64));
-            }
+            r.ivarints_into(t.ticks.len(), div as i64, &mut res)?;
             let base = keyframe_value(keyframe, t.entity, col);
             if pred == PRED_TIME_LINEAR {
                 gap_prediction::reconstruct(&res, &t.ticks, base, &t.resets, &mut vals);
