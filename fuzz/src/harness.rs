@@ -222,14 +222,37 @@ pub fn check_chunk(c: &DecodedChunk) {
 /// `DecodedChunk::decode` of an uncompressed payload (what the reader reaches only through zstd):
 /// input = flags (1 byte), start tick (u32 BE), tick count (u32 BE), payload.
 ///
-/// Properties: those of [`check_chunk`].
+/// Properties: those of [`check_chunk`]; and one entity's decode (`DecodedChunk::decode_entity`,
+/// what a ghost load runs) never panics, and where the full decode succeeds it gives exactly the
+/// full decode's part about that entity (its keyframe entry, its events, its track).
 pub fn chunk(data: &[u8]) {
     if data.len() < 9 {
         return;
     }
     let (flags, start, count) = (data[0], be32(data, 1), be32(data, 5));
-    if let Ok(c) = DecodedChunk::decode(&data[9..], flags, start, count, &Limits::default()) {
+    let (payload, limits) = (&data[9..], Limits::default());
+    let full = DecodedChunk::decode(payload, flags, start, count, &limits);
+    let id = full
+        .as_ref()
+        .ok()
+        .and_then(|c| c.tracks.last())
+        .map_or(start, |t| t.entity);
+    let one = DecodedChunk::decode_entity(payload, flags, start, count, &limits, id);
+    if let Ok(c) = full {
         check_chunk(&c);
+        let mut want = c;
+        want.snapshot = None;
+        want.keyframe.retain(|e| e.id == id);
+        want.tracks.retain(|t| t.entity == id);
+        for r in &mut want.records {
+            r.events.retain(|e| e.entity() == Some(id));
+        }
+        want.records.retain(|r| !r.events.is_empty());
+        assert_eq!(
+            one.expect("an entity decode fails where the full decode succeeds"),
+            want,
+            "an entity decode differs from the full decode's part"
+        );
     }
 }
 

@@ -258,14 +258,35 @@ fn golden_bytes_are_what_this_build_writes() {
     assert!(committed.len() < 4096, "keep the golden file small");
 }
 
+/// The golden file as written by builds of data version 1 (before predictor 4): kept as it was
+/// (never blessed again), so that files of data version 1 keep reading.
+fn golden_v1_path() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/golden-v1.reel")
+}
+
+/// Data version 2 writes predictor 4 (linear in time) where it wins: Steve's track has gaps (he
+/// has no sample at ticks 5 and 13), so chunks 0 and 1 use it and carry data version 2; chunk 2
+/// (no gap) stays readable by data-version-1 readers.
 #[test]
 fn the_committed_golden_file_decodes_to_its_content() {
-    let path = golden_path();
-    let bytes = std::fs::read(&path).unwrap();
+    check_golden(&golden_path(), 2, &[2, 2, 1]);
+}
+
+#[test]
+fn the_golden_file_of_data_version_1_still_decodes_to_its_content() {
+    check_golden(&golden_v1_path(), 1, &[1, 1, 1]);
+}
+
+fn check_golden(path: &std::path::Path, data_version: u16, frame_versions: &[u16]) {
+    let bytes = std::fs::read(path).unwrap();
     assert_eq!(&bytes[0..4], b"TKRL");
-    let r = Reader::open_path(&path).unwrap();
+    let r = Reader::open_path(path).unwrap();
     let report = r.verify().unwrap();
     assert_eq!(report.chunks, 3);
+    let versions: Vec<u16> = (0..3)
+        .map(|i| r.read_payload(i).unwrap().0.data_version)
+        .collect();
+    assert_eq!(versions, frame_versions);
 
     // Header.
     let h = r.header();
@@ -278,7 +299,7 @@ fn the_committed_golden_file_decodes_to_its_content() {
     assert_eq!(h.chunk_count, 3);
     assert_eq!(h.tick_rate_millihz, 20_000);
     assert_eq!(h.game_data_version, GAME_DATA_VERSION);
-    assert_eq!(h.data_version, 1);
+    assert_eq!(h.data_version, data_version);
     assert_eq!(h.layout, Layout::Compacted);
     assert_eq!(h.first_tick, 0);
     assert_eq!(h.data_end, bytes.len() as u64);

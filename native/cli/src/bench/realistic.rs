@@ -22,6 +22,53 @@ fn ours(ticks: &[(u32, Vec<Event>)]) -> u64 {
     w.finish().expect("finish")
 }
 
+/// Where a short run's bytes go: the whole file, then its metadata, index, frame headers and
+/// compressed payloads (the 256-byte header is the rest).
+fn short_run_breakdown(ticks: &[(u32, Vec<Event>)], out: &mut Figures) {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("r.reel");
+    let mut w = ReelWriter::create(&path, ReelOptions::compacted()).expect("writer");
+    for (t, ev) in ticks {
+        w.write_tick(*t, ev).expect("tick");
+    }
+    let size = w.finish().expect("finish");
+    let r = tickreel::play::Reader::open_path(&path).expect("open");
+    let h = r.header();
+    let payload: u64 = r.index().iter().map(|e| u64::from(e.compressed_len)).sum();
+    let uncompressed: u64 = r
+        .index()
+        .iter()
+        .map(|e| u64::from(e.uncompressed_len))
+        .sum();
+    put(out, "realistic_short_run_bytes", size as f64);
+    put(
+        out,
+        "realistic_short_run_metadata_bytes",
+        f64::from(h.metadata_len),
+    );
+    put(
+        out,
+        "realistic_short_run_index_bytes",
+        f64::from(h.index_len),
+    );
+    put(
+        out,
+        "realistic_short_run_frame_header_bytes",
+        (36 * r.index().len()) as f64,
+    );
+    put(out, "realistic_short_run_payload_bytes", payload as f64);
+    put(
+        out,
+        "realistic_short_run_uncompressed_payload_bytes",
+        uncompressed as f64,
+    );
+    put(
+        out,
+        "realistic_short_run_baseline_bytes",
+        baseline::baseline_size(ticks) as f64,
+    );
+}
+
 /// Entity-ticks alive over the run.
 fn entity_ticks(ticks: &[(u32, Vec<Event>)]) -> u64 {
     let mut alive = HashSet::new();
@@ -127,6 +174,7 @@ pub fn run(quick: bool, out: &mut Figures) {
         "realistic_short_run_baseline_ratio",
         baseline::baseline_size(&short) as f64 / ours(&short) as f64,
     );
+    short_run_breakdown(&short, out);
     put(
         out,
         "idle_entity_bytes_per_second",

@@ -246,11 +246,114 @@ impl<'a> ByteReader<'a> {
     pub fn ivarint(&mut self) -> Result<i64> {
         Ok(unzigzag(self.uvarint()?))
     }
+    /// Reads `n` signed varints, each multiplied (wrapping) by `mul`, onto `out`: the residuals of
+    /// a movement column. One-byte varints (most residuals) take a short path.
+    pub fn ivarints_into(&mut self, n: usize, mul: i64, out: &mut Vec<i64>) -> Result<()> {
+        out.reserve(n);
+        for _ in 0..n {
+            let u = match self.buf.get(self.pos) {
+                Some(&b) if b < 0x80 => {
+                    self.pos += 1;
+                    u64::from(b)
+                }
+                _ => self.uvarint()?,
+            };
+            out.push(unzigzag(u).wrapping_mul(mul));
+        }
+        Ok(())
+    }
+
+    /// Skips `k` varints without decoding them: `Truncated` if fewer than `k` end in the bytes
+    /// left. Cheaper than reading them; used to step over the columns of entities a decode does not
+    /// want (their bytes were covered by the payload checksum).
+    pub fn skip_varints(&mut self, k: usize) -> Result<()> {
+        if k == 0 {
+            return Ok(());
+        }
+        let rest = &self.buf[self.pos..];
+        let mut left = k;
+        // Eight bytes at a time while all their terminators (high bit clear) are wanted.
+        let mut words = 0usize;
+        for w in rest.chunks_exact(8) {
+            let w = u64::from_le_bytes(w.try_into().expect("8 bytes"));
+            let ends = (!w & 0x8080_8080_8080_8080).count_ones() as usize;
+            if ends >= left {
+                break;
+            }
+            left -= ends;
+            words += 8;
+        }
+        for (i, &b) in rest.iter().enumerate().skip(words) {
+            if b < 0x80 {
+                left -= 1;
+                if left == 0 {
+                    self.pos += i + 1;
+                    return Ok(());
+                }
+            }
+        }
+        Err(Error::Truncated(format!(
+            "{left} of {k} varints past the end of the buffer"
+        )))
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The batch read of signed varints (one-byte ones on a short path) equals reading them one
+    /// by one, scaled; a truncated batch is an error.
+    #[test]
+    fn ivarints_into_equals_reading_one_by_one() {
+        let values = [0i64, -1, 63, -64, 64, 1 << 40, i64::MIN, i64::MAX, 5, -300];
+        let mut buf = Vec::new();
+        put_ivarints(&mut buf, &values);
+        let mut out = vec![7];
+        let mut r = ByteReader::new(&buf);
+        r.ivarints_into(values.len(), 3, &mut out).unwrap();
+        assert!(r.is_empty());
+        let want: Vec<i64> = values.iter().map(|v| v.wrapping_mul(3)).collect();
+        assert_eq!(out[1..], want[..]);
+        let mut r = ByteReader::new(&buf[..buf.len() - 1]);
+        assert!(r.ivarints_into(values.len(), 1, &mut out).is_err());
+    }
+
+    /// Skipping k varints lands where reading k of them does, for values of every length and
+    /// every k (so across the eight-byte steps); fewer than k varints left is `Truncated`.
+    #[test]
+    fn skip_varints_lands_where_reading_does() {
+        let values: Vec<u64> = (0..200u64)
+            .map(|i| match i % 5 {
+                0 => i,
+                1 => 300 + i,
+                2 => u64::MAX - i,
+                3 => 1 << (i % 64),
+                _ => (i * 7919) << 20,
+            })
+            .collect();
+        let mut buf = Vec::new();
+        for &v in &values {
+            put_uvarint(&mut buf, v);
+        }
+        for k in 0..=values.len() {
+            let mut read = ByteReader::new(&buf);
+            for _ in 0..k {
+                read.uvarint().unwrap();
+            }
+            let mut skip = ByteReader::new(&buf);
+            skip.skip_varints(k).unwrap();
+            assert_eq!(skip.position(), read.position(), "k = {k}");
+        }
+        let mut r = ByteReader::new(&buf);
+        assert!(matches!(
+            r.skip_varints(values.len() + 1),
+            Err(Error::Truncated(_))
+        ));
+        // an unterminated varint at the end does not count
+        let mut r = ByteReader::new(&[0x01, 0x80, 0x80]);
+        assert!(r.skip_varints(2).is_err());
+    }
 
     #[test]
     fn varint_round_trip_edges() {

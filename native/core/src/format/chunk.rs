@@ -19,19 +19,12 @@ use crate::format::bytes::ByteReader;
 use crate::format::event::{Event, kind};
 use crate::format::frame::FrameHeader;
 use crate::format::index::FLAG_SNAPSHOT;
-use crate::format::movement::{self, PREDICTOR_COUNT};
 use crate::format::pose::Pose;
 use crate::format::state::{EntityState, EntityTable};
+use crate::format::tracks::{decode_movement, next_id};
 use crate::format::{DATA_VERSION, Limits};
 
 pub use crate::format::encoder::{ChunkEncoder, validate_events};
-
-fn keyframe_value(keyframe: &[EntityState], id: u32, col: usize) -> Option<i64> {
-    keyframe
-        .binary_search_by_key(&id, |e| e.id)
-        .ok()
-        .map(|i| keyframe[i].pose.to_array()[col])
-}
 
 /// One entity's pose samples within a decoded chunk.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -93,6 +86,70 @@ impl DecodedChunk {
         tick_count: u32,
         limits: &Limits,
     ) -> Result<DecodedChunk> {
+        DecodedChunk::decode_part(
+            payload,
+            flags,
+            start_tick,
+            tick_count,
+            limits,
+            None,
+            DATA_VERSION,
+        )
+    }
+
+    /// [`DecodedChunk::decode`] of a payload of data version `data_version` (from its frame
+    /// header): what a reader decodes, refusing what that version does not have (predictor 4
+    /// before data version 2).
+    pub fn decode_version(
+        payload: &[u8],
+        header: &FrameHeader,
+        limits: &Limits,
+        only: Option<u32>,
+    ) -> Result<DecodedChunk> {
+        DecodedChunk::decode_part(
+            payload,
+            header.flags,
+            header.start_tick,
+            header.tick_count,
+            limits,
+            only,
+            header.data_version,
+        )
+    }
+
+    /// Decodes what a payload holds about one entity: its keyframe entry, the records of the ticks
+    /// with events naming it (only those events), its track. No snapshot. Cheaper than
+    /// [`DecodedChunk::decode`] on a chunk of many entities: the other entities' residuals are
+    /// stepped over, not decoded (so their corruption is not detected here, only by the payload
+    /// checksum). Everything about `entity` is exactly what a full decode gives.
+    pub fn decode_entity(
+        payload: &[u8],
+        flags: u8,
+        start_tick: u32,
+        tick_count: u32,
+        limits: &Limits,
+        entity: u32,
+    ) -> Result<DecodedChunk> {
+        DecodedChunk::decode_part(
+            payload,
+            flags,
+            start_tick,
+            tick_count,
+            limits,
+            Some(entity),
+            DATA_VERSION,
+        )
+    }
+
+    fn decode_part(
+        payload: &[u8],
+        flags: u8,
+        start_tick: u32,
+        tick_count: u32,
+        limits: &Limits,
+        only: Option<u32>,
+        data_version: u16,
+    ) -> Result<DecodedChunk> {
         if tick_count as usize > limits.max_chunk_ticks {
             return Err(Error::limit(format!(
                 "chunk spans {tick_count} ticks; limit {}",
@@ -137,12 +194,28 @@ impl DecodedChunk {
         let stream = r.bytes(stream_len)?;
         let mut records = decode_stream(stream, tick_count, limits.max_chunk_events())?;
         // 4. movement
-        let tracks = decode_movement(&mut r, &keyframe, tick_count, limits.max_chunk_samples())?;
+        let tracks = decode_movement(
+            &mut r,
+            &keyframe,
+            tick_count,
+            limits.max_chunk_samples(),
+            only,
+            data_version,
+        )?;
         if !r.is_empty() {
             return Err(Error::corrupt(format!(
                 "chunk at tick {start_tick} has {} trailing bytes",
                 r.remaining()
             )));
+        }
+        let mut snapshot = snapshot;
+        if let Some(id) = only {
+            keyframe.retain(|e| e.id == id);
+            snapshot = None;
+            for rec in &mut records {
+                rec.events.retain(|e| e.entity() == Some(id));
+            }
+            records.retain(|rec| !rec.events.is_empty());
         }
         // Fill the poses of EntityAdd / Teleport from the tracks.
         for rec in &mut records {
@@ -269,17 +342,6 @@ impl DecodedChunk {
     }
 }
 
-/// Reads the `i`-th of a list of strictly increasing entity ids stored as deltas (the first absolute).
-fn next_id(r: &mut ByteReader<'_>, i: usize, prev: u32, what: &str) -> Result<u32> {
-    let d = r.uvarint32()?;
-    if i == 0 {
-        return Ok(d);
-    }
-    prev.checked_add(d)
-        .filter(|_| d > 0)
-        .ok_or_else(|| Error::corrupt(format!("{what} entity ids not increasing")))
-}
-
 fn decode_stream(stream: &[u8], tick_count: u32, max_events: usize) -> Result<Vec<TickRecord>> {
     let mut r = ByteReader::new(stream);
     let mut records: Vec<TickRecord> = Vec::new();
@@ -333,108 +395,6 @@ fn decode_stream(stream: &[u8], tick_count: u32, max_events: usize) -> Result<Ve
     Ok(records)
 }
 
-fn decode_movement(
-    r: &mut ByteReader<'_>,
-    keyframe: &[EntityState],
-    tick_count: u32,
-    max_samples: usize,
-) -> Result<Vec<Track>> {
-    // Each track needs at least 3 header bytes plus 2 bytes per column.
-    let n = r.len_varint(r.remaining() / 13, "moving entity count")?;
-    if n > max_samples {
-        return Err(Error::limit(format!(
-            "{n} moving entities in one chunk; limit {max_samples}"
-        )));
-    }
-    let mut tracks: Vec<Track> = Vec::with_capacity(n);
-    let mut id = 0u32;
-    let mut total_samples = 0usize;
-    for i in 0..n {
-        id = next_id(r, i, id, "movement")?;
-        let runs = r.len_varint(tick_count as usize, "run count")?;
-        let mut ticks = Vec::new();
-        let mut end = 0u64;
-        for _ in 0..runs {
-            let gap = r.uvarint()?;
-            let len = r.uvarint()?;
-            let start = end.checked_add(gap);
-            end = match start.and_then(|s| s.checked_add(len)) {
-                Some(e) if len > 0 && e <= u64::from(tick_count) => e,
-                _ => return Err(Error::corrupt("pose sample run outside the chunk")),
-            };
-            let start = end - len;
-            // Every sample needs at least one residual byte in each of five columns.
-            total_samples += len as usize;
-            if total_samples * 5 > r.remaining() {
-                return Err(Error::corrupt("more pose samples than residual bytes"));
-            }
-            if total_samples > max_samples {
-                return Err(Error::limit(format!(
-                    "more than {max_samples} pose samples in one chunk"
-                )));
-            }
-            ticks.extend(start as u32..end as u32);
-        }
-        let nres = r.len_varint(ticks.len(), "reset count")?;
-        let mut resets = Vec::with_capacity(nres);
-        let mut p = 0u64;
-        for j in 0..nres {
-            let d = r.uvarint()?;
-            p = p.saturating_add(d);
-            if (j > 0 && d == 0) || p >= ticks.len() as u64 {
-                return Err(Error::corrupt("teleport reset index out of range"));
-            }
-            resets.push(p as u32);
-        }
-        tracks.push(Track {
-            entity: id,
-            poses: Vec::new(),
-            ticks,
-            resets,
-        });
-    }
-    let mut codings = vec![(0u8, 0u64); n * 5];
-    for col in 0..5 {
-        for i in 0..n {
-            let pred = r.u8()?;
-            if pred >= PREDICTOR_COUNT {
-                return Err(Error::corrupt(format!("unknown predictor {pred}")));
-            }
-            let div = r.uvarint()?;
-            if div == 0 {
-                return Err(Error::corrupt("zero divisor"));
-            }
-            codings[col * n + i] = (pred, div);
-        }
-    }
-    let mut res = Vec::new();
-    let mut vals = Vec::new();
-    for t in &mut tracks {
-        t.poses.resize(t.ticks.len(), Pose::default());
-    }
-    for col in 0..5 {
-        for (i, t) in tracks.iter_mut().enumerate() {
-            let (pred, div) = codings[col * n + i];
-            res.clear();
-            for _ in 0..t.ticks.len() {
-                res.push(r.ivarint()?.wrapping_mul(div as i64));
-            }
-            let base = keyframe_value(keyframe, t.entity, col);
-            movement::reconstruct(&res, base, &t.resets, pred, &mut vals);
-            for (p, &v) in t.poses.iter_mut().zip(&vals) {
-                match col {
-                    0 => p.x = v,
-                    1 => p.y = v,
-                    2 => p.z = v,
-                    3 => p.yaw = v,
-                    _ => p.pitch = v,
-                }
-            }
-        }
-    }
-    Ok(tracks)
-}
-
 /// Decompresses and checks a frame's payload, then decodes it. A payload whose uncompressed length
 /// its compressed length does not allow ([`crate::format::limits::check_expansion`]) is refused
 /// before decompressing.
@@ -444,6 +404,18 @@ pub fn decode_frame(
     decompressor: &mut zstd::bulk::Decompressor<'_>,
     limits: &Limits,
 ) -> Result<DecodedChunk> {
+    let payload = decompress_frame(header, compressed, decompressor, limits)?;
+    DecodedChunk::decode_version(&payload, header, limits, None)
+}
+
+/// Checks a frame's compressed payload (checksum, data version, lengths against `limits`) and
+/// decompresses it: the payload bytes of section 7, exactly `uncompressed length` of them.
+pub fn decompress_frame(
+    header: &FrameHeader,
+    compressed: &[u8],
+    decompressor: &mut zstd::bulk::Decompressor<'_>,
+    limits: &Limits,
+) -> Result<Vec<u8>> {
     header.verify_payload(compressed)?;
     if header.data_version > DATA_VERSION {
         return Err(Error::Unsupported(format!(
@@ -474,11 +446,5 @@ pub fn decode_frame(
             payload.len()
         )));
     }
-    DecodedChunk::decode(
-        &payload,
-        header.flags,
-        header.start_tick,
-        header.tick_count,
-        limits,
-    )
+    Ok(payload)
 }

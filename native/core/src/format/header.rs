@@ -10,8 +10,10 @@ pub const HEADER_LEN: usize = 256;
 pub const MAGIC: [u8; 4] = *b"TKRL";
 /// Format version this build writes and reads.
 pub const FORMAT_VERSION: u8 = 1;
-/// Version of the built-in event set and chunk payload layout this build writes.
-pub const DATA_VERSION: u16 = 1;
+/// Highest version of the built-in event set and chunk payload layout this build writes and
+/// reads (FORMAT.md section 11). A frame carries the lowest version that reads its payload: 1
+/// unless it uses predictor 4 (linear in time), new in 2.
+pub const DATA_VERSION: u16 = 2;
 
 /// Whether the file is a compacted `.reel` or the metadata file of a live (segmented) recording.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -5,6 +5,7 @@ pub mod chunk;
 pub mod encoder;
 pub mod event;
 pub mod frame;
+pub mod gap_prediction;
 pub mod header;
 pub mod index;
 pub mod limits;
@@ -13,6 +14,7 @@ pub mod movement;
 pub mod pose;
 pub mod segment;
 pub mod state;
+pub mod tracks;
 
 pub use header::DATA_VERSION;
 

@@ -223,18 +223,50 @@ fn residuals_into(values: &[i64], base: Option<i64>, resets: &[u32], pred: u8, o
 }
 
 /// Inverse of [`residuals`]: rebuilds values from residuals (already multiplied by the divisor).
+/// Once the history is three values deep, each run of samples up to the next reset is one tight
+/// loop per predictor (the decoder's hottest loop).
 pub fn reconstruct(res: &[i64], base: Option<i64>, resets: &[u32], pred: u8, out: &mut Vec<i64>) {
     out.clear();
+    out.reserve(res.len());
     let mut h = History::new(base);
     let mut ri = 0;
-    for (i, &r) in res.iter().enumerate() {
+    let mut i = 0;
+    while i < res.len() {
         if ri < resets.len() && resets[ri] as usize == i {
             h.reset();
             ri += 1;
         }
-        let v = h.predict(pred).wrapping_add(r);
-        out.push(v);
-        h.push(v);
+        if h.n < 3 {
+            let v = h.predict(pred).wrapping_add(res[i]);
+            out.push(v);
+            h.push(v);
+            i += 1;
+            continue;
+        }
+        let end = match resets.get(ri) {
+            Some(&r) if r as usize > i => (r as usize).min(res.len()),
+            _ => res.len(),
+        };
+        let [mut a, mut b, mut c] = h.h;
+        // one loop per predictor, the prediction inlined
+        macro_rules! run {
+            (|$a:ident, $b:ident, $c:ident| $p:expr) => {
+                for &r in &res[i..end] {
+                    let ($a, $b, $c) = (a, b, c);
+                    let v = ($p).wrapping_add(r);
+                    out.push(v);
+                    (c, b, a) = (b, a, v);
+                }
+            };
+        }
+        match pred {
+            PRED_LINEAR => run!(|a, b, _c| a.wrapping_add(a.wrapping_sub(b))),
+            PRED_QUADRATIC => run!(|a, b, c| a.wrapping_sub(b).wrapping_mul(3).wrapping_add(c)),
+            PRED_DAMPED => run!(|a, b, _c| a.wrapping_add(a.wrapping_sub(b) >> 1)),
+            _ => run!(|a, _b, _c| a),
+        }
+        h = History { h: [a, b, c], n: 3 };
+        i = end;
     }
 }
 
@@ -242,6 +274,18 @@ pub fn reconstruct(res: &[i64], base: Option<i64>, resets: &[u32], pred: u8, out
 /// greatest common divisor into `out` (as long as `values`), and returns (predictor, divisor).
 /// The four candidates are costed in one pass; only the winner's residuals are materialised.
 pub fn choose(values: &[i64], base: Option<i64>, resets: &[u32], out: &mut [i64]) -> (u8, u64) {
+    let (pred, divisor, _) = choose_costed(values, base, resets, out);
+    (pred, divisor)
+}
+
+/// [`choose`], also returning the chosen predictor's cost (significant bits of its residuals
+/// before the divisor), to compare with predictor 4 (`format::gap_prediction`).
+pub fn choose_costed(
+    values: &[i64],
+    base: Option<i64>,
+    resets: &[u32],
+    out: &mut [i64],
+) -> (u8, u64, u64) {
     let mut cost = [0u64; PREDICTOR_COUNT as usize];
     walk(values, base, resets, |step| match step {
         Step::Slow(i, h) => {
@@ -261,6 +305,12 @@ pub fn choose(values: &[i64], base: Option<i64>, resets: &[u32], out: &mut [i64]
         .min_by_key(|&p| cost[p as usize])
         .unwrap_or(PRED_PREVIOUS);
     residuals_into(values, base, resets, pred, out);
+    (pred, divide_by_gcd(out), cost[pred as usize])
+}
+
+/// Divides residuals by the greatest common divisor of their magnitudes (1 if it is 0 or 1) and
+/// returns it.
+pub fn divide_by_gcd(out: &mut [i64]) -> u64 {
     let mut g = 0u64;
     for &r in out.iter() {
         g = gcd(g, r.unsigned_abs());
@@ -274,7 +324,7 @@ pub fn choose(values: &[i64], base: Option<i64>, resets: &[u32], out: &mut [i64]
             *r /= g as i64;
         }
     }
-    (pred, g)
+    g
 }
 
 fn gcd(mut a: u64, mut b: u64) -> u64 {

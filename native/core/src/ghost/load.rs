@@ -83,7 +83,7 @@ fn load_cancellable(
         {
             break;
         }
-        let chunk = reader.read_chunk(i)?;
+        let chunk = reader.read_chunk_entity(i, entity)?;
         feed(&mut b, &chunk, entity, i == first)?;
         if b.end_is_known(&range) {
             break;

@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use crate::error::{Error, Result};
 use crate::format::Limits;
-use crate::format::chunk::{DecodedChunk, DecodedTick, decode_frame};
+use crate::format::chunk::{DecodedChunk, DecodedTick, decompress_frame};
 use crate::format::frame::{FRAME_HEADER_LEN, FrameHeader};
 use crate::format::header::{Header, Layout};
 use crate::format::index::{IndexEntry, find_chunk, snapshot_at_or_before};
@@ -253,6 +253,36 @@ impl Reader {
 
     /// Reads, checks and decodes chunk `i`.
     pub fn read_chunk(&self, i: usize) -> Result<DecodedChunk> {
+        let (fh, payload) = self.read_payload(i)?;
+        DecodedChunk::decode_version(&payload, &fh, &self.limits, None)
+    }
+
+    /// Reads and checks chunk `i` and decodes only what it holds about `entity`
+    /// ([`DecodedChunk::decode_entity`]): what a ghost load needs from a file of many entities.
+    pub fn read_chunk_entity(&self, i: usize, entity: u32) -> Result<DecodedChunk> {
+        let (fh, payload) = self.read_payload(i)?;
+        DecodedChunk::decode_version(&payload, &fh, &self.limits, Some(entity))
+    }
+
+    /// Reads chunk `i`'s frame, checks it against the index and its checksum, and decompresses
+    /// its payload (section 7's bytes, not decoded).
+    pub fn read_payload(&self, i: usize) -> Result<(FrameHeader, Vec<u8>)> {
+        let (fh, bytes) = self.read_frame(i)?;
+        let payload = self.decompress(&fh, &bytes[FRAME_HEADER_LEN..])?;
+        Ok((fh, payload))
+    }
+
+    /// Reads chunk `i`'s compressed payload as stored, with its frame header checked against the
+    /// index (its checksum is checked by [`Reader::decompress`]).
+    pub fn read_compressed(&self, i: usize) -> Result<(FrameHeader, Vec<u8>)> {
+        let (fh, mut bytes) = self.read_frame(i)?;
+        bytes.drain(..FRAME_HEADER_LEN);
+        Ok((fh, bytes))
+    }
+
+    /// Reads chunk `i`'s frame (header and compressed payload) and checks its header against the
+    /// index.
+    fn read_frame(&self, i: usize) -> Result<(FrameHeader, Vec<u8>)> {
         let entry = self
             .index
             .get(i)
@@ -269,10 +299,16 @@ impl Reader {
                 "chunk {i}: frame header disagrees with the index"
             )));
         }
+        Ok((fh, bytes))
+    }
+
+    /// Checks a compressed payload read by [`Reader::read_compressed`] (checksum, data version,
+    /// lengths) and decompresses it, with the recording's dictionary if it has one.
+    pub fn decompress(&self, fh: &FrameHeader, compressed: &[u8]) -> Result<Vec<u8>> {
         match &self.dictionary {
             Some(d) => {
                 let mut dec = zstd::bulk::Decompressor::with_dictionary(d)?;
-                decode_frame(&fh, &bytes[FRAME_HEADER_LEN..], &mut dec, &self.limits)
+                decompress_frame(fh, compressed, &mut dec, &self.limits)
             }
             // One decompression context per thread, reused (creating one costs ~10 us).
             None => DECOMPRESSOR.with(|cell| {
@@ -281,7 +317,7 @@ impl Reader {
                     *slot = Some(zstd::bulk::Decompressor::new()?);
                 }
                 let dec = slot.as_mut().expect("just set");
-                decode_frame(&fh, &bytes[FRAME_HEADER_LEN..], dec, &self.limits)
+                decompress_frame(fh, compressed, dec, &self.limits)
             }),
         }
     }
@@ -327,8 +363,25 @@ impl Reader {
 
     /// Reads and decodes every chunk, checking checksums and index consistency.
     pub fn verify(&self) -> Result<VerifyReport> {
+        self.verify_decoding(&|_| true)
+    }
+
+    /// [`Reader::verify`], decoding only the chunks `i` for which `decode(i)`; the others are
+    /// read and checked against the index and their payload checksum, and their pose samples and
+    /// events are not counted. Compaction checks the chunks it copied this way.
+    pub(crate) fn verify_decoding(&self, decode: &dyn Fn(usize) -> bool) -> Result<VerifyReport> {
         let mut report = VerifyReport::default();
         for i in 0..self.index.len() {
+            if !decode(i) {
+                let (fh, bytes) = self
+                    .read_frame(i)
+                    .map_err(|e| annotate(e, &format!("chunk {i}")))?;
+                fh.verify_payload(&bytes[FRAME_HEADER_LEN..])
+                    .map_err(|e| annotate(e, &format!("chunk {i}")))?;
+                report.chunks += 1;
+                report.ticks += u64::from(fh.tick_count);
+                continue;
+            }
             let c = self
                 .read_chunk(i)
                 .map_err(|e| annotate(e, &format!("chunk {i}")))?;

@@ -6,6 +6,7 @@ use std::collections::{BTreeMap, HashMap};
 
 use fastnbt::Value;
 
+use crate::format::chunk::DecodedChunk;
 use crate::format::event::Event;
 use crate::format::pose::Pose;
 use crate::format::state::EntityState;
@@ -70,6 +71,43 @@ fn dist(a: [f64; 3], b: [f64; 3]) -> f64 {
     (d[0] * d[0] + d[1] * d[1] + d[2] * d[2]).sqrt()
 }
 
+/// A `Pose` sample of the entity whose figures are in `slot` (created at its first sight).
+fn moved(slot: &mut Option<EntityAnalysis>, tick: u32, p: [f64; 3]) {
+    let a = slot.get_or_insert_with(|| EntityAnalysis::new(p));
+    a.since.get_or_insert(tick);
+    a.sample(p);
+    if let Some(f) = a.from {
+        a.distance += dist(f, p);
+    }
+    a.from = Some(p);
+}
+
+/// One event of the straight decode at `tick`, applied to the figures in `slot` of the entity it
+/// names (see [`Analysis::event`]).
+fn apply(slot: &mut Option<EntityAnalysis>, tick: u32, e: &Event) {
+    match *e {
+        Event::EntityAdd { ref pose, .. } | Event::Teleport { ref pose, .. } => {
+            // An appearance (or a replacement, or a jump) starts a new path: no distance.
+            let p = position(pose);
+            let a = slot.get_or_insert_with(|| EntityAnalysis::new(p));
+            a.since.get_or_insert(tick);
+            a.sample(p);
+            a.from = Some(p);
+        }
+        Event::Pose { ref pose, .. } => moved(slot, tick, position(pose)),
+        Event::EntityRemove { .. } | Event::PlayerLeave { .. } => {
+            if let Some(a) = slot.as_mut()
+                && let Some(since) = a.since.take()
+            {
+                // Present after ticks since..tick-1; gone after this one.
+                a.ticks += u64::from(tick - since);
+                a.from = None;
+            }
+        }
+        _ => {}
+    }
+}
+
 /// An upper bound of one entity's entry in the analysis NBT (id, ticks, distance, bbox).
 const ENTITY_NBT_MAX: usize = 160;
 
@@ -106,38 +144,73 @@ impl Analysis {
     /// one `Pose`, `EntityAdd` or `Teleport` event of its tick (both of the last two if one tick
     /// has both), and `Position`/`Rotation` never appear.
     pub(crate) fn event(&mut self, tick: u32, e: &Event) {
-        match *e {
-            Event::EntityAdd {
-                entity, ref pose, ..
-            }
-            | Event::Teleport { entity, ref pose } => {
-                // An appearance (or a replacement, or a jump) starts a new path: no distance.
-                let p = position(pose);
-                let a = self.entity(entity, p);
-                a.since.get_or_insert(tick);
-                a.sample(p);
-                a.from = Some(p);
-            }
-            Event::Pose { entity, ref pose } => {
-                let p = position(pose);
-                let a = self.entity(entity, p);
-                a.since.get_or_insert(tick);
-                a.sample(p);
-                if let Some(f) = a.from {
-                    a.distance += dist(f, p);
-                }
-                a.from = Some(p);
-            }
-            Event::EntityRemove { entity } | Event::PlayerLeave { entity } => {
-                if let Some(a) = self.entities.get_mut(&entity)
-                    && let Some(since) = a.since.take()
-                {
-                    // Present after ticks since..tick-1; gone after this one.
-                    a.ticks += u64::from(tick - since);
-                    a.from = None;
+        let Some(id) = e.entity() else { return };
+        let mut slot = self.entities.remove(&id);
+        apply(&mut slot, tick, e);
+        if let Some(a) = slot {
+            self.entities.insert(id, a);
+        }
+    }
+
+    /// A whole decoded chunk (its keyframe included), with the same result as its straight
+    /// decode's events (`DecodedChunk::ticks`) given to [`Analysis::event`] one by one, but
+    /// without building them: every event concerns one entity only, so each entity's samples and
+    /// record events are merged in the straight decode's order (per tick: its sample as a `Pose`
+    /// unless an `EntityAdd` or `Teleport` of that tick carries it, then its events in recorded
+    /// order) entity by entity.
+    pub(crate) fn chunk(&mut self, c: &DecodedChunk) {
+        self.keyframe(c.start_tick, &c.keyframe);
+        // Each entity's record events, in order: (tick, record, event).
+        let mut by_entity: BTreeMap<u32, Vec<(u32, usize, usize)>> = BTreeMap::new();
+        for (ri, rec) in c.records.iter().enumerate() {
+            for (ei, e) in rec.events.iter().enumerate() {
+                if let Some(id) = e.entity() {
+                    by_entity.entry(id).or_default().push((rec.rel, ri, ei));
                 }
             }
-            _ => {}
+        }
+        let no_events = Vec::new();
+        let event = |x: (u32, usize, usize)| (c.start_tick + x.0, &c.records[x.1].events[x.2]);
+        for t in &c.tracks {
+            let evs = by_entity.remove(&t.entity);
+            let evs = evs.as_ref().unwrap_or(&no_events);
+            // this entity's figures, taken out of the map while its events are applied
+            let mut slot = self.entities.remove(&t.entity);
+            let mut k = 0;
+            for (&rel, pose) in t.ticks.iter().zip(&t.poses) {
+                while k < evs.len() && evs[k].0 < rel {
+                    let (tick, e) = event(evs[k]);
+                    apply(&mut slot, tick, e);
+                    k += 1;
+                }
+                let carried = evs[k..].iter().take_while(|x| x.0 == rel).any(|x| {
+                    matches!(
+                        c.records[x.1].events[x.2],
+                        Event::EntityAdd { .. } | Event::Teleport { .. }
+                    )
+                });
+                if !carried {
+                    moved(&mut slot, c.start_tick + rel, position(pose));
+                }
+                while k < evs.len() && evs[k].0 == rel {
+                    let (tick, e) = event(evs[k]);
+                    apply(&mut slot, tick, e);
+                    k += 1;
+                }
+            }
+            for &x in &evs[k..] {
+                let (tick, e) = event(x);
+                apply(&mut slot, tick, e);
+            }
+            if let Some(a) = slot {
+                self.entities.insert(t.entity, a);
+            }
+        }
+        for evs in by_entity.values() {
+            for &x in evs {
+                let (tick, e) = event(x);
+                self.event(tick, e);
+            }
         }
     }
 
@@ -250,5 +323,99 @@ mod rounding_tests {
         // Values an f32 holds stay exact; negative values round away from the box too.
         assert_eq!((f32_at_most(64.5), f32_at_least(64.5)), (64.5, 64.5));
         assert!(f64::from(f32_at_most(-v)) < -v && f64::from(f32_at_least(-v)) > -v);
+    }
+}
+
+#[cfg(test)]
+mod chunk_tests {
+    use crate::format::Limits;
+    use crate::format::chunk::{ChunkEncoder, DecodedChunk};
+    use crate::format::event::Event;
+    use crate::format::pose::Pose;
+
+    fn pose(e: u32, t: u32) -> Pose {
+        Pose::from_f64(
+            f64::from(e) + f64::from(t) * 0.3,
+            64.0 + f64::from(t % 5),
+            f64::from(t) * f64::from(e % 3),
+            0.0,
+            0.0,
+        )
+    }
+
+    /// Adds, removals, re-adds, teleports (also in the tick of an add), bare poses of absent
+    /// entities, removals in the tick of a sample, flags, on sparse ticks over three chunks: the
+    /// chunk-wise analysis equals the event-by-event one over the straight decode.
+    #[test]
+    fn chunk_analysis_equals_the_analysis_of_the_straight_decode() {
+        let mut enc = ChunkEncoder::new();
+        let (mut by_chunk, mut by_event) = (super::Analysis::default(), super::Analysis::default());
+        for part in 0..3u32 {
+            let start = part * 40;
+            enc.begin(start, None);
+            for t in start..start + 40 {
+                let mut ev = Vec::new();
+                for e in 1..=9u32 {
+                    match (t + e) % 11 {
+                        0 => ev.push(Event::EntityAdd {
+                            entity: e,
+                            kind: 1,
+                            pose: pose(e, t),
+                        }),
+                        3 => ev.push(Event::EntityRemove { entity: e }),
+                        5 if e % 2 == 0 => {
+                            ev.push(Event::EntityAdd {
+                                entity: e,
+                                kind: 2,
+                                pose: pose(e, t),
+                            });
+                            ev.push(Event::Teleport {
+                                entity: e,
+                                pose: pose(e + 50, t),
+                            });
+                        }
+                        7 => ev.push(Event::Teleport {
+                            entity: e,
+                            pose: pose(e + 90, t),
+                        }),
+                        8 => {
+                            ev.push(Event::Pose {
+                                entity: e,
+                                pose: pose(e, t),
+                            });
+                            ev.push(Event::PlayerLeave { entity: e });
+                        }
+                        x if x % 2 == 1 || e == 9 => ev.push(Event::Pose {
+                            entity: e,
+                            pose: pose(e, t),
+                        }),
+                        _ => ev.push(Event::Flags {
+                            entity: e,
+                            flags: t,
+                        }),
+                    }
+                }
+                enc.push_tick(t, &ev).unwrap();
+            }
+            let mut payload = Vec::new();
+            enc.encode_payload(&mut payload);
+            let c =
+                DecodedChunk::decode(&payload, enc.flags(), start, 40, &Limits::default()).unwrap();
+            by_chunk.chunk(&c);
+            by_event.keyframe(c.start_tick, &c.keyframe);
+            for t in c.ticks() {
+                for e in &t.events {
+                    by_event.event(t.tick, e);
+                }
+            }
+        }
+        by_chunk.finish(119);
+        by_event.finish(119);
+        assert_eq!(by_chunk.entities.len(), 9);
+        assert_eq!(by_chunk.to_nbt(), by_event.to_nbt());
+        assert_eq!(
+            format!("{:?}", by_chunk.entities),
+            format!("{:?}", by_event.entities)
+        );
     }
 }

@@ -140,6 +140,17 @@ pub struct Frame {
     pub payload: Vec<u8>,
 }
 
+/// A chunk written as it is, without re-encoding ([`Chunker::adopt`]): its frame (header and
+/// compressed payload, unchanged), the entity table after its last tick, and its counts.
+#[derive(Debug, Clone)]
+pub(crate) struct AdoptedChunk {
+    pub frame: Frame,
+    pub end_table: EntityTable,
+    pub events: u64,
+    pub pose_samples: u64,
+    pub ticks_written: u64,
+}
+
 /// The chunking state machine.
 pub struct Chunker {
     policy: ChunkPolicy,
@@ -301,6 +312,35 @@ impl Chunker {
         self.enc.push_tick(tick, events)?;
         self.last_tick = Some(tick);
         self.ticks_written += 1;
+        Ok(out)
+    }
+
+    /// Ends the open chunk (its frame is returned, to be written first) and continues after
+    /// `chunk`, a chunk encoded elsewhere that is written as it is (compaction copies chunks
+    /// that need no re-encoding): its end table becomes the running entity state, so that the
+    /// next chunk's keyframe follows on from it, and its counts join the totals.
+    pub(crate) fn adopt(&mut self, chunk: &AdoptedChunk) -> Result<Option<Frame>> {
+        let h = &chunk.frame.header;
+        if let Some(l) = self.last_tick
+            && h.start_tick <= l
+        {
+            return Err(crate::Error::invalid(format!(
+                "a chunk starting at tick {} is not after the last recorded tick {l}",
+                h.start_tick
+            )));
+        }
+        let out = self.finish_chunk()?;
+        self.enc.set_table(&chunk.end_table);
+        self.last_tick = Some(h.start_tick + (h.tick_count - 1));
+        // (A chunk without one counts as the interval's start too when none came before: the
+        // chunk after it is not made to carry one because the recording began with no snapshot.)
+        if h.flags & crate::format::index::FLAG_SNAPSHOT != 0 || self.last_snapshot.is_none() {
+            self.last_snapshot = Some(h.start_tick);
+        }
+        self.events += chunk.events;
+        self.pose_samples += chunk.pose_samples;
+        self.uncompressed_bytes += u64::from(h.uncompressed_len);
+        self.ticks_written += chunk.ticks_written;
         Ok(out)
     }
 

@@ -9,7 +9,7 @@ use crate::error::{Error, Result};
 use crate::format::event::Event;
 use crate::format::metadata::{EntityInfo, EventType, Metadata, Registry};
 use crate::format::{Limits, MetadataBudget};
-use crate::record::chunker::{ChunkPolicy, Chunker};
+use crate::record::chunker::{AdoptedChunk, ChunkPolicy, Chunker};
 use crate::record::publish::{FrameBody, UnpublishedReel, compacted_prefix};
 use crate::storage::{EntryKind, LocalStorage, Storage};
 
@@ -205,6 +205,17 @@ impl ReelWriter {
             self.body.push(&f)?;
         }
         self.first_tick.get_or_insert(tick);
+        Ok(())
+    }
+
+    /// Writes a chunk as it is, after ending the open one (compaction's copy of a chunk that
+    /// needs no re-encoding; see [`Chunker::adopt`]).
+    pub(crate) fn adopt_chunk(&mut self, chunk: AdoptedChunk) -> Result<()> {
+        if let Some(f) = self.chunker.adopt(&chunk)? {
+            self.body.push(&f)?;
+        }
+        self.body.push(&chunk.frame)?;
+        self.first_tick.get_or_insert(chunk.frame.header.start_tick);
         Ok(())
     }
 

@@ -10,7 +10,6 @@
 use rustc_hash::FxHashMap;
 
 use crate::error::{Error, Result};
-use crate::format::DATA_VERSION;
 use crate::format::bytes::{put_ivarint, put_ivarints, put_uvarint};
 use crate::format::event::{Event, MAX_CUSTOM_EVENT_BYTES, kind};
 use crate::format::frame::FrameHeader;
@@ -18,6 +17,7 @@ use crate::format::index::{FLAG_CUSTOM_EVENTS, FLAG_SNAPSHOT};
 use crate::format::movement;
 use crate::format::pose::Pose;
 use crate::format::state::{EntityState, EntityTable};
+use crate::format::{DATA_VERSION, gap_prediction};
 
 /// Marks a sample-log entry that follows a teleport (high bit of its slot number).
 const RESET_BIT: u32 = 1 << 31;
@@ -65,6 +65,10 @@ pub struct ChunkEncoder {
     /// Slots whose entity is not alive (dropped at the next chunk start).
     dead: usize,
     log: Vec<LogSample>,
+    /// The data version the last encoded payload needs: 2 if a column uses predictor 4
+    /// (linear in time) or a track's ticks are stored as deltas, else 1 (so that readers of data
+    /// version 1 read it).
+    payload_version: u16,
 }
 
 thread_local! {
@@ -91,6 +95,8 @@ struct Scratch {
     reset_idx: Vec<u32>,
     reset_range: Vec<(u32, u32)>,
     bases: Vec<Option<[i64; 5]>>,
+    /// The movement section's codings, written after the track headers.
+    codings: Vec<u8>,
 }
 
 impl ChunkEncoder {
@@ -411,14 +417,60 @@ impl ChunkEncoder {
         put_uvarint(out, self.stream.len() as u64);
         out.extend_from_slice(&self.stream);
         // 4. movement
-        SCRATCH.with(|sc| self.encode_movement(&mut sc.borrow_mut(), out));
+        let v2 = SCRATCH.with(|sc| self.encode_movement(&mut sc.borrow_mut(), out));
+        self.payload_version = if v2 { DATA_VERSION } else { 1 };
+    }
+
+    /// The data version of the payload [`ChunkEncoder::encode_payload`] wrote last: the lowest
+    /// that reads it (2 if a column uses predictor 4, linear in time, or a track header stores
+    /// its ticks as deltas; else 1).
+    pub fn payload_version(&self) -> u16 {
+        self.payload_version
     }
 
     /// Section 4: per entity its sample ticks and resets, then per column each entity's coding,
-    /// then the residuals.
-    fn encode_movement(&self, sc: &mut Scratch, out: &mut Vec<u8>) {
+    /// then the residuals. Returns whether the section needs data version 2: a column uses
+    /// predictor 4 (linear in time; considered for the tracks with a gap, and taken where it costs
+    /// fewer residual bits than the best of the others), or a track's sample ticks are shorter as
+    /// tick deltas than as runs. Otherwise it is written in data version 1's layout.
+    fn encode_movement(&self, sc: &mut Scratch, out: &mut Vec<u8>) -> bool {
         self.group_samples(sc);
         let n = sc.order.len();
+        // The codings first (with the sample ticks, they decide the layout); written after the
+        // track headers.
+        let mut codings = std::mem::take(&mut sc.codings);
+        codings.clear();
+        let mut timed = false;
+        for col in 0..5 {
+            for (i, &s) in sc.order.iter().enumerate() {
+                let (a, b) = (
+                    sc.start[s as usize] as usize,
+                    sc.cursor[s as usize] as usize,
+                );
+                let (ra, rb) = sc.reset_range[i];
+                let (values, base) = (&sc.cols[col][a..b], sc.bases[i].map(|p| p[col]));
+                let resets = &sc.reset_idx[ra as usize..rb as usize];
+                let (mut pred, mut divisor, cost) =
+                    movement::choose_costed(values, base, resets, &mut sc.res[col][a..b]);
+                let ticks = &sc.ticks[a..b];
+                if gap_prediction::has_gap(ticks)
+                    && gap_prediction::cost(values, ticks, base, resets) < cost
+                {
+                    let res = &mut sc.res[col][a..b];
+                    gap_prediction::residuals(values, ticks, base, resets, res);
+                    divisor = movement::divide_by_gcd(res);
+                    pred = gap_prediction::PRED_TIME_LINEAR;
+                    timed = true;
+                }
+                codings.push(pred);
+                put_uvarint(&mut codings, divisor);
+            }
+        }
+        let v2 = timed
+            || sc.order.iter().any(|&s| {
+                let (a, b) = (sc.start[s as usize], sc.cursor[s as usize]);
+                sample_ticks::deltas_shorter(&sc.ticks[a as usize..b as usize])
+            });
         put_uvarint(out, n as u64);
         let mut prev = 0u32;
         for (i, &s) in sc.order.iter().enumerate() {
@@ -429,7 +481,7 @@ impl ChunkEncoder {
                 sc.start[s as usize] as usize,
                 sc.cursor[s as usize] as usize,
             );
-            encode_runs(&sc.ticks[a..b], out);
+            sample_ticks::encode(&sc.ticks[a..b], v2, out);
             let (ra, rb) = sc.reset_range[i];
             let resets = &sc.reset_idx[ra as usize..rb as usize];
             put_uvarint(out, resets.len() as u64);
@@ -439,23 +491,8 @@ impl ChunkEncoder {
                 p = r;
             }
         }
-        for col in 0..5 {
-            for (i, &s) in sc.order.iter().enumerate() {
-                let (a, b) = (
-                    sc.start[s as usize] as usize,
-                    sc.cursor[s as usize] as usize,
-                );
-                let (ra, rb) = sc.reset_range[i];
-                let (pred, divisor) = movement::choose(
-                    &sc.cols[col][a..b],
-                    sc.bases[i].map(|p| p[col]),
-                    &sc.reset_idx[ra as usize..rb as usize],
-                    &mut sc.res[col][a..b],
-                );
-                out.push(pred);
-                put_uvarint(out, divisor);
-            }
-        }
+        out.extend_from_slice(&codings);
+        sc.codings = codings;
         for col in 0..5 {
             for &s in &sc.order {
                 let (a, b) = (
@@ -465,6 +502,7 @@ impl ChunkEncoder {
                 put_ivarints(out, &sc.res[col][a..b]);
             }
         }
+        v2
     }
 
     /// Regroups the sample log by entity (in id order) into flat columns: each entity's samples
@@ -555,7 +593,7 @@ impl ChunkEncoder {
         let compressed = compress_buf.to_vec();
         let header = FrameHeader::for_payload(
             self.flags,
-            DATA_VERSION,
+            self.payload_version,
             self.start_tick,
             last - self.start_tick + 1,
             u32::try_from(scratch.len()).map_err(|_| Error::limit("chunk payload over 4 GiB"))?,
@@ -604,24 +642,7 @@ pub fn validate_events(events: &[Event]) -> Result<()> {
 
 /// Sorted relative ticks as runs: `varint run count`, then per run `varint gap` (from the end of
 /// the previous run, or from 0) and `varint length`.
-fn encode_runs(ticks: &[u32], out: &mut Vec<u8>) {
-    let runs =
-        ticks.windows(2).filter(|w| w[1] != w[0] + 1).count() + usize::from(!ticks.is_empty());
-    put_uvarint(out, runs as u64);
-    let mut end = 0u32;
-    let mut i = 0;
-    while i < ticks.len() {
-        let s = ticks[i];
-        let mut l = 1;
-        while i + l < ticks.len() && ticks[i + l] == s + l as u32 {
-            l += 1;
-        }
-        put_uvarint(out, u64::from(s - end));
-        put_uvarint(out, l as u64);
-        end = s + l as u32;
-        i += l;
-    }
-}
+mod sample_ticks;
 
 #[cfg(test)]
 mod tests;
