@@ -752,45 +752,6 @@ typedef struct TickreelGhostSample {
 } TickreelGhostSample;
 
 /**
- * What one playhead call did, as filled in by `tickreel_playhead_advance` and friends.
- */
-typedef struct TickreelUpdateInfo {
-    /**
-     * Position after the call (a tick of the recording).
-     */
-    uint32_t position;
-    /**
-     * How the position moved: `TICKREEL_MOTION_STILL`, `_FORWARD` or `_JUMP`.
-     */
-    uint32_t motion;
-    /**
-     * Forward motion: recorded ticks covered by the call (0 for other motions).
-     */
-    uint32_t ticks_covered;
-    /**
-     * The data for the next ticks was not decoded yet: the position moved less than asked
-     * (maybe not at all); later calls catch up.
-     */
-    bool stalled;
-    /**
-     * The position is the first (playing backward) or last (forward) tick of the recording.
-     */
-    bool at_edge;
-    /**
-     * The recording has no tick yet: no position and no entity.
-     */
-    bool waiting;
-    /**
-     * Chunks that could not be read during this call (playback continues past them).
-     */
-    uint32_t fault_count;
-    /**
-     * Live entities at `position` (what `tickreel_playhead_entities` reports).
-     */
-    uint32_t entity_count;
-} TickreelUpdateInfo;
-
-/**
  * One entity's state at a tick, as filled in by `tickreel_reader_seek`.
  */
 typedef struct TickreelEntityState {
@@ -897,6 +858,45 @@ typedef struct TickreelWriterOptions {
      */
     uint32_t snapshot_interval;
 } TickreelWriterOptions;
+
+/**
+ * What one playhead call did, as filled in by `tickreel_playhead_advance` and friends.
+ */
+typedef struct TickreelUpdateInfo {
+    /**
+     * Position after the call (a tick of the recording).
+     */
+    uint32_t position;
+    /**
+     * How the position moved: `TICKREEL_MOTION_STILL`, `_FORWARD` or `_JUMP`.
+     */
+    uint32_t motion;
+    /**
+     * Forward motion: recorded ticks covered by the call (0 for other motions).
+     */
+    uint32_t ticks_covered;
+    /**
+     * The data for the next ticks was not decoded yet: the position moved less than asked
+     * (maybe not at all); later calls catch up.
+     */
+    bool stalled;
+    /**
+     * The position is the first (playing backward) or last (forward) tick of the recording.
+     */
+    bool at_edge;
+    /**
+     * The recording has no tick yet: no position and no entity.
+     */
+    bool waiting;
+    /**
+     * Chunks that could not be read during this call (playback continues past them).
+     */
+    uint32_t fault_count;
+    /**
+     * Live entities at `position` (what `tickreel_playhead_entities` reports).
+     */
+    uint32_t entity_count;
+} TickreelUpdateInfo;
 
 #ifdef __cplusplus
 extern "C" {
@@ -1860,165 +1860,6 @@ TickreelResult tickreel_delta_reset(struct TickreelDelta *delta);
 size_t tickreel_handle_count(void);
 
 /**
- * Opens the recording at `path` (a finished `.reel` file or a live recording directory; a
- * NUL-terminated path in the platform's encoding) and stores, in `*out_playhead`, a paused
- * playhead at `start_tick` (clamped into the recording), playing forward at speed 1. Blocks to
- * read and decode the chunk holding that tick. Chunks are shared with other playheads through
- * the process-wide cache.
- *
- * Its state before any call is a jump to the start: spawn everything from
- * `tickreel_playhead_entities`. A live recording without ticks yet gives a waiting playhead.
- *
- * Returns `TICKREEL_RESULT_IO`, `TICKREEL_RESULT_CORRUPT`, `TICKREEL_RESULT_TRUNCATED` or
- * `TICKREEL_RESULT_UNSUPPORTED` as `tickreel_reader_open` does. On failure `*out_playhead` is set
- * to NULL (when it can be written).
- *
- * # Safety
- * `path` must be NULL or a NUL-terminated string; `out_playhead` must be NULL or point to
- * writable storage for one pointer.
- *
- * Thread safety: any thread. A playhead may then be used from any thread; calls on one playhead
- * are serialised (one viewer: usually the server thread).
- */
-TickreelResult tickreel_playhead_open(const char *path,
-                                      uint32_t start_tick,
-                                      struct TickreelPlayhead **out_playhead);
-
-/**
- * Frees a playhead. `tickreel_playhead_free(NULL)` is a no-op returning `TICKREEL_RESULT_OK`; a
- * freed or invalid handle returns `TICKREEL_RESULT_INVALID_HANDLE`.
- *
- * Thread safety: any thread. A call on the same playhead still running in another thread
- * finishes normally; calls that start after this one get `TICKREEL_RESULT_INVALID_HANDLE`.
- */
-TickreelResult tickreel_playhead_free(struct TickreelPlayhead *playhead);
-
-/**
- * Moves the playhead by one server tick's worth of playback (nothing while paused) and stores
- * what happened in `*out_info` (`out_info` may be NULL). Call once per server tick. Never blocks
- * on I/O: it uses chunks already decoded and asks background threads for the next ones; when
- * they are not ready the update is `stalled` and later calls catch up.
- *
- * Apply a `TICKREEL_MOTION_FORWARD` or `TICKREEL_MOTION_JUMP` update by setting every entity's
- * state from `tickreel_playhead_entities` (despawning ids no longer listed).
- *
- * # Safety
- * `out_info` must be NULL or point to a writable `TickreelUpdateInfo`.
- *
- * Thread safety: any thread; calls on one playhead are serialised.
- */
-TickreelResult tickreel_playhead_advance(struct TickreelPlayhead *playhead,
-                                         struct TickreelUpdateInfo *out_info);
-
-/**
- * Blocks until everything the next `tickreel_playhead_advance` needs is decoded, so that it
- * does not stall. For tools and tests that may wait; a server thread should not call it.
- *
- * Thread safety: any thread; calls on one playhead are serialised.
- */
-TickreelResult tickreel_playhead_prepare(struct TickreelPlayhead *playhead);
-
-/**
- * Moves to `tick` (clamped into the recording) and stores the jump in `*out_info` (`out_info`
- * may be NULL). Blocks until its chunk is decoded. Returns `TICKREEL_RESULT_CORRUPT` or
- * `TICKREEL_RESULT_TRUNCATED`, leaving the position unchanged, if that chunk cannot be read.
- *
- * # Safety
- * `out_info` must be NULL or point to a writable `TickreelUpdateInfo`.
- *
- * Thread safety: any thread; calls on one playhead are serialised.
- */
-TickreelResult tickreel_playhead_seek(struct TickreelPlayhead *playhead,
-                                      uint32_t tick,
-                                      struct TickreelUpdateInfo *out_info);
-
-/**
- * Moves one recorded tick forward (playing or not; nothing at the last tick) and stores the
- * update in `*out_info` (`out_info` may be NULL). May block to decode the next chunk.
- *
- * # Safety
- * `out_info` must be NULL or point to a writable `TickreelUpdateInfo`.
- *
- * Thread safety: any thread; calls on one playhead are serialised.
- */
-TickreelResult tickreel_playhead_step_forward(struct TickreelPlayhead *playhead,
-                                              struct TickreelUpdateInfo *out_info);
-
-/**
- * Moves one recorded tick backward (playing or not; nothing at the first tick) and stores the
- * update (a jump) in `*out_info` (`out_info` may be NULL). May block to decode the chunk.
- *
- * # Safety
- * `out_info` must be NULL or point to a writable `TickreelUpdateInfo`.
- *
- * Thread safety: any thread; calls on one playhead are serialised.
- */
-TickreelResult tickreel_playhead_step_back(struct TickreelPlayhead *playhead,
-                                           struct TickreelUpdateInfo *out_info);
-
-/**
- * Starts playing, in the current direction at the current speed, from the next
- * `tickreel_playhead_advance`.
- *
- * Thread safety: any thread; calls on one playhead are serialised.
- */
-TickreelResult tickreel_playhead_play(struct TickreelPlayhead *playhead);
-
-/**
- * Stops playing: `tickreel_playhead_advance` then reports `TICKREEL_MOTION_STILL`.
- *
- * Thread safety: any thread; calls on one playhead are serialised.
- */
-TickreelResult tickreel_playhead_pause(struct TickreelPlayhead *playhead);
-
-/**
- * Sets the speed in recorded ticks per server tick, from 0.25 to 16 (fractions accumulate: at
- * 0.25 one recorded tick is played every fourth advance). Returns
- * `TICKREEL_RESULT_INVALID_ARGUMENT`, leaving the speed unchanged, outside that range or for NaN.
- *
- * Thread safety: any thread; calls on one playhead are serialised.
- */
-TickreelResult tickreel_playhead_set_speed(struct TickreelPlayhead *playhead, double speed);
-
-/**
- * Sets the direction of play: backward if `reverse`, forward otherwise. Reverse play reports
- * `TICKREEL_MOTION_JUMP` updates.
- *
- * Thread safety: any thread; calls on one playhead are serialised.
- */
-TickreelResult tickreel_playhead_set_reverse(struct TickreelPlayhead *playhead, bool reverse);
-
-/**
- * Stores the current position in `*out_tick` (while waiting for a live recording's first tick,
- * the tick asked for).
- *
- * # Safety
- * `out_tick` must be NULL or point to a writable `uint32_t`.
- *
- * Thread safety: any thread; calls on one playhead are serialised.
- */
-TickreelResult tickreel_playhead_position(struct TickreelPlayhead *playhead, uint32_t *out_tick);
-
-/**
- * Copies the state of every live entity at the current position into `states`, sorted by
- * entity id, exactly as `tickreel_reader_seek` would at that tick.
- *
- * `*out_count` is always set to the number of entities. If it exceeds `capacity`, nothing is
- * copied and `TICKREEL_RESULT_BUFFER_TOO_SMALL` is returned: call again with room for
- * `*out_count` states. `states` may be NULL when `capacity` is 0, to query the count.
- *
- * # Safety
- * `states` must point to `capacity` writable `TickreelEntityState`s (or `capacity` must be 0);
- * `out_count` must be NULL or point to a writable `size_t`.
- *
- * Thread safety: any thread; calls on one playhead are serialised.
- */
-TickreelResult tickreel_playhead_entities(struct TickreelPlayhead *playhead,
-                                          struct TickreelEntityState *states,
-                                          size_t capacity,
-                                          size_t *out_count);
-
-/**
  * Opens a finished `.reel` file at `path` (a NUL-terminated path in the platform's encoding) and
  * stores the reader's handle in `*out_reader`. Reads and checks the header, metadata and index;
  * chunks are read when needed.
@@ -2331,6 +2172,176 @@ TickreelResult tickreel_writer_register_event_type(struct TickreelWriter *writer
  * Thread safety: any thread; calls on one writer are serialised.
  */
 TickreelResult tickreel_writer_finish(struct TickreelWriter *writer, uint64_t *out_size);
+
+/**
+ * Opens the recording at `path` (a finished `.reel` file or a live recording directory; a
+ * NUL-terminated path in the platform's encoding) and stores, in `*out_playhead`, a paused
+ * playhead at `start_tick` (clamped into the recording), playing forward at speed 1. Blocks to
+ * read and decode the chunk holding that tick. Chunks are shared with other playheads through
+ * the process-wide cache.
+ *
+ * Its state before any call is a jump to the start: spawn everything from
+ * `tickreel_playhead_entities`. A live recording without ticks yet gives a waiting playhead.
+ *
+ * Returns `TICKREEL_RESULT_IO`, `TICKREEL_RESULT_CORRUPT`, `TICKREEL_RESULT_TRUNCATED` or
+ * `TICKREEL_RESULT_UNSUPPORTED` as `tickreel_reader_open` does. On failure `*out_playhead` is set
+ * to NULL (when it can be written).
+ *
+ * Thread safety: any thread. A playhead may then be used from any thread; calls on one playhead
+ * are serialised (one viewer: usually the server thread).
+ *
+ * # Safety
+ * `out_playhead` must be NULL or point to writable storage for one `TickreelPlayhead` pointer.
+ * `path` must be NULL or a NUL-terminated string (NULL is refused).
+ */
+TickreelResult tickreel_playhead_open(const char *path,
+                                      uint32_t start_tick,
+                                      struct TickreelPlayhead **out_playhead);
+
+/**
+ * Frees a playhead. `tickreel_playhead_free(NULL)` is a no-op returning `TICKREEL_RESULT_OK`; a
+ * freed or invalid handle returns `TICKREEL_RESULT_INVALID_HANDLE`.
+ *
+ * Thread safety: any thread. A call on the same playhead still running in another thread
+ * finishes normally; calls that start after this one get `TICKREEL_RESULT_INVALID_HANDLE`.
+ */
+TickreelResult tickreel_playhead_free(struct TickreelPlayhead *playhead);
+
+/**
+ * Stores the last update in `*out_info` (`out_info` may be NULL): right after
+ * `tickreel_playhead_open`, the jump to the start tick.
+ *
+ * Thread safety: any thread; calls on one playhead are serialised.
+ *
+ * # Safety
+ * `out_info` must be NULL or point to writable storage for one `TickreelUpdateInfo`.
+ */
+TickreelResult tickreel_playhead_current(struct TickreelPlayhead *playhead,
+                                         struct TickreelUpdateInfo *out_info);
+
+/**
+ * Moves the playhead by one server tick's worth of playback (nothing while paused) and stores
+ * what happened in `*out_info` (`out_info` may be NULL). Call once per server tick. Never blocks
+ * on I/O: it uses chunks already decoded and asks background threads for the next ones; when
+ * they are not ready the update is `stalled` and later calls catch up.
+ *
+ * Apply a `TICKREEL_MOTION_FORWARD` or `TICKREEL_MOTION_JUMP` update by setting every entity's
+ * state from `tickreel_playhead_entities` (despawning ids no longer listed).
+ *
+ * Thread safety: any thread; calls on one playhead are serialised.
+ *
+ * # Safety
+ * `out_info` must be NULL or point to writable storage for one `TickreelUpdateInfo`.
+ */
+TickreelResult tickreel_playhead_advance(struct TickreelPlayhead *playhead,
+                                         struct TickreelUpdateInfo *out_info);
+
+/**
+ * Blocks until everything the next `tickreel_playhead_advance` needs is decoded, so that it
+ * does not stall. For tools and tests that may wait; a server thread should not call it.
+ *
+ * Thread safety: any thread; calls on one playhead are serialised.
+ */
+TickreelResult tickreel_playhead_prepare(struct TickreelPlayhead *playhead);
+
+/**
+ * Moves to `tick` (clamped into the recording) and stores the jump in `*out_info` (`out_info`
+ * may be NULL). Blocks until its chunk is decoded. Returns `TICKREEL_RESULT_CORRUPT` or
+ * `TICKREEL_RESULT_TRUNCATED`, leaving the position unchanged, if that chunk cannot be read.
+ *
+ * Thread safety: any thread; calls on one playhead are serialised.
+ *
+ * # Safety
+ * `out_info` must be NULL or point to writable storage for one `TickreelUpdateInfo`.
+ */
+TickreelResult tickreel_playhead_seek(struct TickreelPlayhead *playhead,
+                                      uint32_t tick,
+                                      struct TickreelUpdateInfo *out_info);
+
+/**
+ * Moves one recorded tick forward (playing or not; nothing at the last tick) and stores the
+ * update in `*out_info` (`out_info` may be NULL). May block to decode the next chunk.
+ *
+ * Thread safety: any thread; calls on one playhead are serialised.
+ *
+ * # Safety
+ * `out_info` must be NULL or point to writable storage for one `TickreelUpdateInfo`.
+ */
+TickreelResult tickreel_playhead_step_forward(struct TickreelPlayhead *playhead,
+                                              struct TickreelUpdateInfo *out_info);
+
+/**
+ * Moves one recorded tick backward (playing or not; nothing at the first tick) and stores the
+ * update (a jump) in `*out_info` (`out_info` may be NULL). May block to decode the chunk.
+ *
+ * Thread safety: any thread; calls on one playhead are serialised.
+ *
+ * # Safety
+ * `out_info` must be NULL or point to writable storage for one `TickreelUpdateInfo`.
+ */
+TickreelResult tickreel_playhead_step_back(struct TickreelPlayhead *playhead,
+                                           struct TickreelUpdateInfo *out_info);
+
+/**
+ * Starts playing, in the current direction at the current speed, from the next
+ * `tickreel_playhead_advance`.
+ *
+ * Thread safety: any thread; calls on one playhead are serialised.
+ */
+TickreelResult tickreel_playhead_play(struct TickreelPlayhead *playhead);
+
+/**
+ * Stops playing: `tickreel_playhead_advance` then reports `TICKREEL_MOTION_STILL`.
+ *
+ * Thread safety: any thread; calls on one playhead are serialised.
+ */
+TickreelResult tickreel_playhead_pause(struct TickreelPlayhead *playhead);
+
+/**
+ * Sets the speed in recorded ticks per server tick, from 0.25 to 16 (fractions accumulate: at
+ * 0.25 one recorded tick is played every fourth advance). Returns
+ * `TICKREEL_RESULT_INVALID_ARGUMENT`, leaving the speed unchanged, outside that range or for NaN.
+ *
+ * Thread safety: any thread; calls on one playhead are serialised.
+ */
+TickreelResult tickreel_playhead_set_speed(struct TickreelPlayhead *playhead, double speed);
+
+/**
+ * Sets the direction of play: backward if `reverse`, forward otherwise. Reverse play reports
+ * `TICKREEL_MOTION_JUMP` updates.
+ *
+ * Thread safety: any thread; calls on one playhead are serialised.
+ */
+TickreelResult tickreel_playhead_set_reverse(struct TickreelPlayhead *playhead, bool reverse);
+
+/**
+ * Stores the current position in `*out_tick` (while waiting for a live recording's first tick,
+ * the tick asked for).
+ *
+ * Thread safety: any thread; calls on one playhead are serialised.
+ *
+ * # Safety
+ * `out_tick` must be NULL or point to writable storage for one `u32`.
+ */
+TickreelResult tickreel_playhead_position(struct TickreelPlayhead *playhead, uint32_t *out_tick);
+
+/**
+ * Copies the state of every live entity at the current position into `states`, sorted by
+ * entity id, exactly as `tickreel_reader_seek` would at that tick.
+ *
+ * `*out_count` is always set to the number of entities. If it exceeds `capacity`, nothing is
+ * copied and `TICKREEL_RESULT_BUFFER_TOO_SMALL` is returned: call again with room for
+ * `*out_count` states. `states` may be NULL when `capacity` is 0, to query the count.
+ *
+ * Thread safety: any thread; calls on one playhead are serialised.
+ *
+ * # Safety
+ * `states` must point to `capacity` writable `TickreelEntityState`s (or `capacity` must be 0); `out_count` must be NULL or point to a writable `size_t`.
+ */
+TickreelResult tickreel_playhead_entities(struct TickreelPlayhead *playhead,
+                                          struct TickreelEntityState *states,
+                                          size_t capacity,
+                                          size_t *out_count);
 
 #ifdef __cplusplus
 }  // extern "C"

@@ -100,8 +100,8 @@ const TAG_NAMES: &[(u8, &str)] = &[
         super::ghost::load::GhostLoadObj::NAME,
     ),
     (
-        super::playhead::PlayheadObj::TAG,
-        super::playhead::PlayheadObj::NAME,
+        crate::api::playhead::Playhead::TAG,
+        crate::api::playhead::Playhead::NAME,
     ),
     (
         super::engine::shadow::ShadowObj::TAG,

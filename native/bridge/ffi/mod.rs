@@ -10,7 +10,9 @@
 
 pub mod args;
 pub mod batch;
+pub mod convert;
 pub mod engine;
+pub mod generated;
 pub mod ghost;
 pub mod handle;
 pub mod playhead;

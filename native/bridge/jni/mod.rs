@@ -30,7 +30,9 @@
 //! truncated data, limits, ...) becomes `TickreelException` with a kind code
 //! (see [`kind_code`]); a panic becomes `TickreelException` of kind `INTERNAL`.
 
+pub(crate) mod convert;
 mod defaults;
+mod generated;
 mod ghost;
 mod handles;
 mod playhead;
@@ -392,7 +394,7 @@ fn methods() -> Vec<NativeMethod> {
     m.extend(replay::methods());
     m.extend(recorder::methods());
     m.extend(ghost::methods());
-    m.extend(playhead::methods());
+    m.extend(generated::methods());
     m.extend(shadow::methods());
     m
 }

@@ -154,17 +154,21 @@ final class NativeBridge {
 
     static native void liveDeltaReset(long handle);
 
-    // --- Playhead (native/bridge/jni/playhead.rs) ---
-    /** A paused playhead at {@code tick} (clamped), or at the first tick when negative. */
-    static native long playheadOpen(String path, int tick);
-    /** The last update: {@code [from, to, motion, direction, stalled, atEdge, waiting, faults, n, n x 8 entity longs]}. */
-    static native long[] playheadCurrent(long handle);
-    static native long[] playheadAdvance(long handle);
-    static native long[] playheadSeek(long handle, int tick);
-    static native long[] playheadStep(long handle, boolean forward);
-    static native void playheadSetPlaying(long handle, boolean playing);
-    static native void playheadSetSpeed(long handle, double speed);
-    static native void playheadSetReverse(long handle, boolean reverse);
-    /** The position, or -1 while waiting for a live recording's first tick. */
-    static native long playheadPosition(long handle);
+    // @generated-begin
+    // Generated from native/bridge/api/ (see native/bridge/codegen/jni.rs): do not edit by hand;
+    // `TICKREEL_BLESS=1 cargo test -p tickreel-bridge --lib generated` rewrites this part.
+
+    // --- playhead (native/bridge/api/playhead.rs documents each) ---
+    static native long playheadOpen(String path, int startTick);
+    static native long[] playheadCurrent(long playhead);
+    static native long[] playheadAdvance(long playhead);
+    static native long[] playheadSeek(long playhead, int tick);
+    static native long[] playheadStepForward(long playhead);
+    static native long[] playheadStepBack(long playhead);
+    static native void playheadPlay(long playhead);
+    static native void playheadPause(long playhead);
+    static native void playheadSetSpeed(long playhead, double speed);
+    static native void playheadSetReverse(long playhead, boolean reverse);
+    static native long playheadPosition(long playhead);
+    // @generated-end
 }

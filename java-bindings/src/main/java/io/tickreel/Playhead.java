@@ -41,7 +41,7 @@ public final class Playhead implements AutoCloseable {
     public static Playhead open(Path path) {
         Objects.requireNonNull(path, "path");
         NativeLoader.ensureLoaded();
-        return new Playhead(NativeBridge.playheadOpen(path.toString(), -1));
+        return new Playhead(NativeBridge.playheadOpen(path.toString(), 0));
     }
 
     /**
@@ -91,22 +91,22 @@ public final class Playhead implements AutoCloseable {
 
     /** Moves one recorded tick forward, playing or not (may block to decode the next chunk). */
     public PlaybackUpdate stepForward() {
-        return update.fill(NativeBridge.playheadStep(handle.get(), true));
+        return update.fill(NativeBridge.playheadStepForward(handle.get()));
     }
 
     /** Moves one recorded tick back, playing or not (may block to decode the chunk). */
     public PlaybackUpdate stepBack() {
-        return update.fill(NativeBridge.playheadStep(handle.get(), false));
+        return update.fill(NativeBridge.playheadStepBack(handle.get()));
     }
 
     /** Starts playing, in the current direction at the current speed, from the next {@link #advance()}. */
     public void play() {
-        NativeBridge.playheadSetPlaying(handle.get(), true);
+        NativeBridge.playheadPlay(handle.get());
     }
 
     /** Stops playing: {@link #advance()} then returns {@link PlaybackUpdate.Motion#STILL STILL} updates. */
     public void pause() {
-        NativeBridge.playheadSetPlaying(handle.get(), false);
+        NativeBridge.playheadPause(handle.get());
     }
 
     /**
@@ -126,7 +126,8 @@ public final class Playhead implements AutoCloseable {
 
     /** The current position, or -1 while waiting for a live recording's first tick. */
     public int position() {
-        return (int) NativeBridge.playheadPosition(handle.get());
+        long position = NativeBridge.playheadPosition(handle.get());
+        return update.waiting() ? -1 : (int) position;
     }
 
     /** Every live entity at the current position (shorthand for {@code update().entities()}). */

@@ -1,0 +1,247 @@
+//! Playing a recording: a playhead moved once per server tick, plus seeking and stepping
+//! ([`tickreel::play::Playhead`]).
+
+use std::path::Path;
+
+use parking_lot::{Mutex, MutexGuard};
+
+use crate::api::{New, Released};
+use crate::ffi::TickreelPlayhead;
+use crate::ffi::handle::HandleType;
+use tickreel::format::state::EntityState;
+use tickreel::play::{self, Direction, PlaybackContext, Reader, Recording, Update};
+use tickreel_bridge_macros::bridge_fn;
+
+/// A viewer's position in a recording (C: `TickreelPlayhead`, Java: `Playhead`). Calls on one
+/// playhead are serialised by its lock.
+pub struct Playhead(Mutex<play::Playhead>);
+
+impl HandleType for Playhead {
+    type Opaque = TickreelPlayhead;
+    const TAG: u8 = 11;
+    const NAME: &'static str = "playhead";
+}
+
+/// The update of the call that returned it, read under the playhead's lock.
+pub struct UpdateRef<'a>(MutexGuard<'a, play::Playhead>);
+
+impl UpdateRef<'_> {
+    pub fn update(&self) -> &Update {
+        self.0.update()
+    }
+}
+
+/// Every live entity at the playhead's position, read under its lock.
+pub struct EntityList<'a>(MutexGuard<'a, play::Playhead>);
+
+impl EntityList<'_> {
+    pub fn entities(&self) -> &[EntityState] {
+        self.0.entities()
+    }
+    pub fn position(&self) -> u32 {
+        self.0.position()
+    }
+}
+
+/// Opens the recording at `path` (a finished `.reel` file or a live recording directory; a
+/// NUL-terminated path in the platform's encoding) and stores, in `*out_playhead`, a paused
+/// playhead at `start_tick` (clamped into the recording), playing forward at speed 1. Blocks to
+/// read and decode the chunk holding that tick. Chunks are shared with other playheads through
+/// the process-wide cache.
+///
+/// Its state before any call is a jump to the start: spawn everything from
+/// `tickreel_playhead_entities`. A live recording without ticks yet gives a waiting playhead.
+///
+/// Returns `TICKREEL_RESULT_IO`, `TICKREEL_RESULT_CORRUPT`, `TICKREEL_RESULT_TRUNCATED` or
+/// `TICKREEL_RESULT_UNSUPPORTED` as `tickreel_reader_open` does. On failure `*out_playhead` is set
+/// to NULL (when it can be written).
+///
+/// Thread safety: any thread. A playhead may then be used from any thread; calls on one playhead
+/// are serialised (one viewer: usually the server thread).
+#[bridge_fn(
+    c = "tickreel_playhead_open",
+    c_out = "out_playhead",
+    java = "playheadOpen"
+)]
+pub fn open(path: &Path, start_tick: u32) -> tickreel::Result<New<Playhead>> {
+    let rec = Recording::from_reader(Reader::open_any(path)?, &PlaybackContext::global());
+    let playhead = play::Playhead::new_at(rec, start_tick)?;
+    Ok(New(Playhead(Mutex::new(playhead))))
+}
+
+/// Frees a playhead. `tickreel_playhead_free(NULL)` is a no-op returning `TICKREEL_RESULT_OK`; a
+/// freed or invalid handle returns `TICKREEL_RESULT_INVALID_HANDLE`.
+///
+/// Thread safety: any thread. A call on the same playhead still running in another thread
+/// finishes normally; calls that start after this one get `TICKREEL_RESULT_INVALID_HANDLE`.
+#[bridge_fn(c = "tickreel_playhead_free")]
+pub fn free(_playhead: Released<Playhead>) {}
+
+/// Stores the last update in `*out_info` (`out_info` may be NULL): right after
+/// `tickreel_playhead_open`, the jump to the start tick.
+///
+/// Thread safety: any thread; calls on one playhead are serialised.
+#[bridge_fn(
+    c = "tickreel_playhead_current",
+    c_out = "out_info",
+    c_out_type = "TickreelUpdateInfo",
+    c_out_optional,
+    java = "playheadCurrent"
+)]
+pub fn current(playhead: &Playhead) -> UpdateRef<'_> {
+    UpdateRef(playhead.0.lock())
+}
+
+/// Moves the playhead by one server tick's worth of playback (nothing while paused) and stores
+/// what happened in `*out_info` (`out_info` may be NULL). Call once per server tick. Never blocks
+/// on I/O: it uses chunks already decoded and asks background threads for the next ones; when
+/// they are not ready the update is `stalled` and later calls catch up.
+///
+/// Apply a `TICKREEL_MOTION_FORWARD` or `TICKREEL_MOTION_JUMP` update by setting every entity's
+/// state from `tickreel_playhead_entities` (despawning ids no longer listed).
+///
+/// Thread safety: any thread; calls on one playhead are serialised.
+#[bridge_fn(
+    c = "tickreel_playhead_advance",
+    c_out = "out_info",
+    c_out_type = "TickreelUpdateInfo",
+    c_out_optional,
+    java = "playheadAdvance"
+)]
+pub fn advance(playhead: &Playhead) -> UpdateRef<'_> {
+    let mut p = playhead.0.lock();
+    p.advance();
+    UpdateRef(p)
+}
+
+/// Blocks until everything the next `tickreel_playhead_advance` needs is decoded, so that it
+/// does not stall. For tools and tests that may wait; a server thread should not call it.
+///
+/// Thread safety: any thread; calls on one playhead are serialised.
+#[bridge_fn(c = "tickreel_playhead_prepare")]
+pub fn prepare(playhead: &Playhead) {
+    playhead.0.lock().prepare();
+}
+
+/// Moves to `tick` (clamped into the recording) and stores the jump in `*out_info` (`out_info`
+/// may be NULL). Blocks until its chunk is decoded. Returns `TICKREEL_RESULT_CORRUPT` or
+/// `TICKREEL_RESULT_TRUNCATED`, leaving the position unchanged, if that chunk cannot be read.
+///
+/// Thread safety: any thread; calls on one playhead are serialised.
+#[bridge_fn(
+    c = "tickreel_playhead_seek",
+    c_out = "out_info",
+    c_out_type = "TickreelUpdateInfo",
+    c_out_optional,
+    java = "playheadSeek"
+)]
+pub fn seek(playhead: &Playhead, tick: u32) -> tickreel::Result<UpdateRef<'_>> {
+    let mut p = playhead.0.lock();
+    p.seek(tick)?;
+    Ok(UpdateRef(p))
+}
+
+/// Moves one recorded tick forward (playing or not; nothing at the last tick) and stores the
+/// update in `*out_info` (`out_info` may be NULL). May block to decode the next chunk.
+///
+/// Thread safety: any thread; calls on one playhead are serialised.
+#[bridge_fn(
+    c = "tickreel_playhead_step_forward",
+    c_out = "out_info",
+    c_out_type = "TickreelUpdateInfo",
+    c_out_optional,
+    java = "playheadStepForward"
+)]
+pub fn step_forward(playhead: &Playhead) -> UpdateRef<'_> {
+    let mut p = playhead.0.lock();
+    p.step_forward();
+    UpdateRef(p)
+}
+
+/// Moves one recorded tick backward (playing or not; nothing at the first tick) and stores the
+/// update (a jump) in `*out_info` (`out_info` may be NULL). May block to decode the chunk.
+///
+/// Thread safety: any thread; calls on one playhead are serialised.
+#[bridge_fn(
+    c = "tickreel_playhead_step_back",
+    c_out = "out_info",
+    c_out_type = "TickreelUpdateInfo",
+    c_out_optional,
+    java = "playheadStepBack"
+)]
+pub fn step_back(playhead: &Playhead) -> UpdateRef<'_> {
+    let mut p = playhead.0.lock();
+    p.step_back();
+    UpdateRef(p)
+}
+
+/// Starts playing, in the current direction at the current speed, from the next
+/// `tickreel_playhead_advance`.
+///
+/// Thread safety: any thread; calls on one playhead are serialised.
+#[bridge_fn(c = "tickreel_playhead_play", java = "playheadPlay")]
+pub fn play(playhead: &Playhead) {
+    playhead.0.lock().play();
+}
+
+/// Stops playing: `tickreel_playhead_advance` then reports `TICKREEL_MOTION_STILL`.
+///
+/// Thread safety: any thread; calls on one playhead are serialised.
+#[bridge_fn(c = "tickreel_playhead_pause", java = "playheadPause")]
+pub fn pause(playhead: &Playhead) {
+    playhead.0.lock().pause();
+}
+
+/// Sets the speed in recorded ticks per server tick, from 0.25 to 16 (fractions accumulate: at
+/// 0.25 one recorded tick is played every fourth advance). Returns
+/// `TICKREEL_RESULT_INVALID_ARGUMENT`, leaving the speed unchanged, outside that range or for NaN.
+///
+/// Thread safety: any thread; calls on one playhead are serialised.
+#[bridge_fn(c = "tickreel_playhead_set_speed", java = "playheadSetSpeed")]
+pub fn set_speed(playhead: &Playhead, speed: f64) -> tickreel::Result<()> {
+    playhead.0.lock().set_speed(speed)
+}
+
+/// Sets the direction of play: backward if `reverse`, forward otherwise. Reverse play reports
+/// `TICKREEL_MOTION_JUMP` updates.
+///
+/// Thread safety: any thread; calls on one playhead are serialised.
+#[bridge_fn(c = "tickreel_playhead_set_reverse", java = "playheadSetReverse")]
+pub fn set_reverse(playhead: &Playhead, reverse: bool) {
+    let direction = if reverse {
+        Direction::Backward
+    } else {
+        Direction::Forward
+    };
+    playhead.0.lock().set_direction(direction);
+}
+
+/// Stores the current position in `*out_tick` (while waiting for a live recording's first tick,
+/// the tick asked for).
+///
+/// Thread safety: any thread; calls on one playhead are serialised.
+#[bridge_fn(
+    c = "tickreel_playhead_position",
+    c_out = "out_tick",
+    java = "playheadPosition"
+)]
+pub fn position(playhead: &Playhead) -> u32 {
+    playhead.0.lock().position()
+}
+
+/// Copies the state of every live entity at the current position into `states`, sorted by
+/// entity id, exactly as `tickreel_reader_seek` would at that tick.
+///
+/// `*out_count` is always set to the number of entities. If it exceeds `capacity`, nothing is
+/// copied and `TICKREEL_RESULT_BUFFER_TOO_SMALL` is returned: call again with room for
+/// `*out_count` states. `states` may be NULL when `capacity` is 0, to query the count.
+///
+/// Thread safety: any thread; calls on one playhead are serialised.
+#[bridge_fn(
+    c = "tickreel_playhead_entities",
+    c_out_array = "states",
+    c_out_type = "TickreelEntityState"
+)]
+pub fn entities(playhead: &Playhead) -> EntityList<'_> {
+    EntityList(playhead.0.lock())
+}

@@ -1,0 +1,172 @@
+//! How the declared Rust types of `native/bridge/api/` cross the C boundary: [`CValue`] for
+//! parameters passed by value (numbers, handles), [`CArg`] for parameters read through a pointer
+//! the caller vouches for (strings, byte ranges), [`CResult`] for a result returned through an out-pointer, [`CArrayResult`] for a
+//! list returned through `(array, capacity, out_count)`. The generated entry points
+//! (`OUT_DIR/bridge_ffi.rs`, see `native/bridge/codegen/c.rs`) name an impl by the declared type
+//! with its lifetimes made `'static` (`<&'static str as CArg>`), so each impl here serves every
+//! lifetime of its type.
+
+use std::ffi::c_char;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use super::args::{self, Out, OutArray};
+use super::handle::{self, HandleType};
+use super::result::{FfiError, FfiResult};
+use crate::api::{New, Released};
+
+/// A parameter type C passes by value: checked without trusting any pointer (a handle is a
+/// token, never dereferenced).
+pub(crate) trait CValue {
+    /// The C parameter.
+    type C;
+    /// What the conversion produces; the operation gets it by value or by reference.
+    type Stored;
+    /// Checks and converts the C value; `name` is the parameter's name, for messages.
+    fn store(c: Self::C, name: &'static str) -> FfiResult<Self::Stored>;
+}
+
+/// A parameter type read through a pointer: its C form, and what the conversion keeps.
+pub(crate) trait CArg {
+    /// The C parameter (a tuple where one Rust parameter takes two C ones).
+    type C;
+    /// What the conversion produces; the operation gets it by value or by reference.
+    type Stored;
+    /// Checks and converts the C value; `name` is the parameter's name, for messages.
+    ///
+    /// # Safety
+    /// The C value must satisfy the contract the generated entry point documents for it.
+    unsafe fn store(c: Self::C, name: &'static str) -> FfiResult<Self::Stored>;
+}
+
+macro_rules! plain {
+    ($($t:ty),*) => {$(
+        impl CValue for $t {
+            type C = $t;
+            type Stored = $t;
+            fn store(c: $t, _: &'static str) -> FfiResult<$t> {
+                Ok(c)
+            }
+        }
+    )*};
+}
+plain!(u8, u16, u32, u64, i32, i64, f32, f64, bool, usize);
+
+impl CArg for &'static str {
+    type C = *const c_char;
+    type Stored = String;
+    unsafe fn store(c: *const c_char, name: &'static str) -> FfiResult<String> {
+        // SAFETY: forwarded contract: NULL or a NUL-terminated string.
+        unsafe { args::utf8(c, name) }
+    }
+}
+
+impl CArg for Option<&'static str> {
+    type C = *const c_char;
+    type Stored = Option<String>;
+    unsafe fn store(c: *const c_char, name: &'static str) -> FfiResult<Option<String>> {
+        // SAFETY: forwarded contract: NULL or a NUL-terminated string.
+        unsafe { args::opt_utf8(c, name) }
+    }
+}
+
+impl CArg for &'static Path {
+    type C = *const c_char;
+    type Stored = PathBuf;
+    unsafe fn store(c: *const c_char, name: &'static str) -> FfiResult<PathBuf> {
+        // SAFETY: forwarded contract: NULL or a NUL-terminated string.
+        unsafe { args::path(c, name) }
+    }
+}
+
+impl CArg for &'static [u8] {
+    type C = (*const u8, usize);
+    type Stored = Vec<u8>;
+    unsafe fn store((ptr, len): (*const u8, usize), name: &'static str) -> FfiResult<Vec<u8>> {
+        // SAFETY: forwarded contract: `len` readable bytes at `ptr`, or `len` 0. Copied, so the
+        // result does not borrow the caller's memory.
+        Ok(unsafe { args::bytes(ptr, len, name) }?.to_vec())
+    }
+}
+
+/// A handle parameter: the object it names (NULL: `TICKREEL_RESULT_NULL_ARGUMENT`; freed or of
+/// another type: `TICKREEL_RESULT_INVALID_HANDLE`).
+impl<T: HandleType> CValue for &'static T {
+    type C = *mut T::Opaque;
+    type Stored = Arc<T>;
+    fn store(c: *mut T::Opaque, _: &'static str) -> FfiResult<Arc<T>> {
+        handle::get::<T>(c)
+    }
+}
+
+/// A handle being freed: removed from the registry (NULL: nothing, as `free(NULL)`).
+impl<T: HandleType> CValue for Released<T> {
+    type C = *mut T::Opaque;
+    type Stored = Released<T>;
+    fn store(c: *mut T::Opaque, _: &'static str) -> FfiResult<Released<T>> {
+        handle::remove::<T>(c).map(Released)
+    }
+}
+
+/// A result type: its C form, written through the out-pointer.
+pub(crate) trait CResult {
+    type C;
+    fn into_c(self) -> FfiResult<Self::C>;
+    /// What the out-pointer holds when the call fails (written before anything else is
+    /// checked), if anything: NULL for a new handle.
+    fn on_failure() -> Option<Self::C> {
+        None
+    }
+}
+
+macro_rules! plain_result {
+    ($($t:ty),*) => {$(
+        impl CResult for $t {
+            type C = $t;
+            fn into_c(self) -> FfiResult<$t> {
+                Ok(self)
+            }
+        }
+    )*};
+}
+plain_result!(u8, u16, u32, u64, i32, i64, f32, f64, bool, usize);
+
+impl<T: HandleType> CResult for New<T> {
+    type C = *mut T::Opaque;
+    fn into_c(self) -> FfiResult<*mut T::Opaque> {
+        handle::insert(self.0)
+    }
+    fn on_failure() -> Option<*mut T::Opaque> {
+        Some(std::ptr::null_mut())
+    }
+}
+
+/// A list result, for the count/capacity convention.
+pub(crate) trait CArrayResult {
+    type Item;
+    fn len(&self) -> usize;
+    /// Writes every item; `out` has room for [`CArrayResult::len`] items.
+    fn write(self, out: &OutArray<Self::Item>);
+    /// Says what did not fit, for the buffer-too-small message.
+    fn describe(&self) -> String;
+}
+
+/// Reports the list's length in `*out_count` and copies it into `out` if it fits
+/// (`TICKREEL_RESULT_BUFFER_TOO_SMALL`, nothing copied, otherwise).
+pub(crate) fn fill_array<L: CArrayResult>(
+    list: L,
+    out: &OutArray<L::Item>,
+    out_count: &Out<usize>,
+) -> FfiResult<()> {
+    let n = list.len();
+    out_count.set(n);
+    if n > out.capacity() {
+        return Err(FfiError::BufferTooSmall(format!(
+            "{}, room for {}",
+            list.describe(),
+            out.capacity()
+        )));
+    }
+    list.write(out);
+    Ok(())
+}

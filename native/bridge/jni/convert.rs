@@ -1,0 +1,217 @@
+//! How the declared Rust types of `native/bridge/api/` cross the JNI boundary: [`JniArg`] for
+//! parameters, [`JniResult`] for results. Each impl states the raw JNI type, the JNI type
+//! descriptor and the Java type, so the generated entry points (`OUT_DIR/bridge_jni.rs`, see
+//! `native/bridge/codegen/jni.rs`) derive their `RegisterNatives` signatures and their Java
+//! declarations from the Rust types; no signature is written by hand. Impls are named by the
+//! declared type with its lifetimes made `'static` and serve every lifetime of it.
+//!
+//! Raw `jni::sys` types are used in the entry points' signatures (they are what the JVM passes;
+//! `JString<'l>` and friends are transparent wrappers of them), and wrapped here.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use jni::JNIEnv;
+use jni::objects::{JByteArray, JString};
+use jni::sys::{jboolean, jbyteArray, jdouble, jint, jlong, jstring};
+
+use super::{Fallback, Res, bad_arg, handles};
+use crate::api::New;
+use crate::ffi::handle::HandleType;
+
+/// A parameter type of a Java `native` method.
+pub(crate) trait JniArg {
+    /// What the JVM passes.
+    type Jni;
+    /// The JNI type descriptor (`I`, `Ljava/lang/String;`, ...).
+    const SIG: &'static str;
+    /// The Java type, as `NativeBridge.java` spells it (read by the test that writes it).
+    #[cfg_attr(not(test), allow(dead_code))]
+    const JAVA: &'static str;
+    /// What the conversion produces; the operation gets it by value or by reference.
+    type Stored;
+    /// Checks and converts; `name` is the parameter's name, for messages.
+    fn store(env: &mut JNIEnv<'_>, j: Self::Jni, name: &'static str) -> Res<Self::Stored>;
+}
+
+/// A result type of a Java `native` method.
+pub(crate) trait JniResult {
+    type Jni: Fallback;
+    const SIG: &'static str;
+    #[cfg_attr(not(test), allow(dead_code))]
+    const JAVA: &'static str;
+    fn into_jni(self, env: &mut JNIEnv<'_>) -> Res<Self::Jni>;
+}
+
+/// One generated Java declaration.
+#[cfg(test)]
+pub(crate) struct JavaDecl {
+    pub name: &'static str,
+    /// `(name, Java type)` of each parameter.
+    pub params: &'static [(&'static str, &'static str)],
+    pub ret: &'static str,
+}
+
+/// The JNI method descriptor `(params)ret`.
+pub(crate) fn signature(params: &[&str], ret: &str) -> String {
+    format!("({}){ret}", params.concat())
+}
+
+/// A tick, count or id: a Java `int` that must not be negative.
+impl JniArg for u32 {
+    type Jni = jint;
+    const SIG: &'static str = "I";
+    const JAVA: &'static str = "int";
+    type Stored = u32;
+    fn store(_: &mut JNIEnv<'_>, v: jint, name: &'static str) -> Res<u32> {
+        u32::try_from(v).map_err(|_| bad_arg(format!("{name} must not be negative (got {v})")))
+    }
+}
+
+impl JniArg for f64 {
+    type Jni = jdouble;
+    const SIG: &'static str = "D";
+    const JAVA: &'static str = "double";
+    type Stored = f64;
+    fn store(_: &mut JNIEnv<'_>, v: jdouble, _: &'static str) -> Res<f64> {
+        Ok(v)
+    }
+}
+
+impl JniArg for bool {
+    type Jni = jboolean;
+    const SIG: &'static str = "Z";
+    const JAVA: &'static str = "boolean";
+    type Stored = bool;
+    fn store(_: &mut JNIEnv<'_>, v: jboolean, _: &'static str) -> Res<bool> {
+        Ok(v != 0)
+    }
+}
+
+/// A Java `String` that must not be null.
+fn java_string(env: &mut JNIEnv<'_>, s: jstring, name: &'static str) -> Res<String> {
+    // SAFETY: `s` is a local reference (or null) the JVM passed to the native method being run;
+    // it stays valid for the whole call, and the wrapper does not outlive it.
+    let s = unsafe { JString::from_raw(s) };
+    super::string_arg(env, &s, name)
+}
+
+impl JniArg for &'static str {
+    type Jni = jstring;
+    const SIG: &'static str = "Ljava/lang/String;";
+    const JAVA: &'static str = "String";
+    type Stored = String;
+    fn store(env: &mut JNIEnv<'_>, s: jstring, name: &'static str) -> Res<String> {
+        java_string(env, s, name)
+    }
+}
+
+impl JniArg for &'static Path {
+    type Jni = jstring;
+    const SIG: &'static str = "Ljava/lang/String;";
+    const JAVA: &'static str = "String";
+    type Stored = PathBuf;
+    fn store(env: &mut JNIEnv<'_>, s: jstring, name: &'static str) -> Res<PathBuf> {
+        java_string(env, s, name).map(PathBuf::from)
+    }
+}
+
+impl JniArg for &'static [u8] {
+    type Jni = jbyteArray;
+    const SIG: &'static str = "[B";
+    const JAVA: &'static str = "byte[]";
+    type Stored = Vec<u8>;
+    fn store(env: &mut JNIEnv<'_>, a: jbyteArray, name: &'static str) -> Res<Vec<u8>> {
+        // SAFETY: as in `java_string`: a local reference passed to the running native method.
+        let a = unsafe { JByteArray::from_raw(a) };
+        super::bytes_arg(env, &a, name)
+    }
+}
+
+/// A handle: the object it names (closed or of another type: `IllegalStateException` /
+/// `IllegalArgumentException`).
+impl<T: HandleType> JniArg for &'static T {
+    type Jni = jlong;
+    const SIG: &'static str = "J";
+    const JAVA: &'static str = "long";
+    type Stored = Arc<T>;
+    fn store(_: &mut JNIEnv<'_>, h: jlong, _: &'static str) -> Res<Arc<T>> {
+        Ok(handles::get::<T>(h, T::NAME)?)
+    }
+}
+
+impl JniResult for () {
+    type Jni = ();
+    const SIG: &'static str = "V";
+    const JAVA: &'static str = "void";
+    fn into_jni(self, _: &mut JNIEnv<'_>) -> Res<()> {
+        Ok(())
+    }
+}
+
+/// A tick or count: a Java `long`, so that every `u32` survives.
+impl JniResult for u32 {
+    type Jni = jlong;
+    const SIG: &'static str = "J";
+    const JAVA: &'static str = "long";
+    fn into_jni(self, _: &mut JNIEnv<'_>) -> Res<jlong> {
+        Ok(jlong::from(self))
+    }
+}
+
+impl JniResult for bool {
+    type Jni = jboolean;
+    const SIG: &'static str = "Z";
+    const JAVA: &'static str = "boolean";
+    fn into_jni(self, _: &mut JNIEnv<'_>) -> Res<jboolean> {
+        Ok(jboolean::from(self))
+    }
+}
+
+impl JniResult for f64 {
+    type Jni = jdouble;
+    const SIG: &'static str = "D";
+    const JAVA: &'static str = "double";
+    fn into_jni(self, _: &mut JNIEnv<'_>) -> Res<jdouble> {
+        Ok(self)
+    }
+}
+
+/// A new handle (a positive `long`).
+impl<T: HandleType> JniResult for New<T> {
+    type Jni = jlong;
+    const SIG: &'static str = "J";
+    const JAVA: &'static str = "long";
+    fn into_jni(self, _: &mut JNIEnv<'_>) -> Res<jlong> {
+        super::insert(T::NAME, Arc::new(self.0))
+    }
+}
+
+/// The Java type of a `long[]` result (the layout is the operation's).
+pub(crate) const LONG_ARRAY_SIG: &str = "[J";
+#[cfg_attr(not(test), allow(dead_code))]
+pub(crate) const LONG_ARRAY_JAVA: &str = "long[]";
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::api::playhead::{Playhead, UpdateRef};
+
+    /// Signatures come from the declared types: `playheadOpen(String, int) -> long` and
+    /// `playheadSeek(long, int) -> long[]`, as `RegisterNatives` needs them.
+    #[test]
+    fn jni_signatures_follow_the_rust_types() {
+        let open = signature(
+            &[<&'static Path as JniArg>::SIG, <u32 as JniArg>::SIG],
+            <New<Playhead> as JniResult>::SIG,
+        );
+        assert_eq!(open, "(Ljava/lang/String;I)J");
+        let seek = signature(
+            &[<&'static Playhead as JniArg>::SIG, <u32 as JniArg>::SIG],
+            <UpdateRef<'static> as JniResult>::SIG,
+        );
+        assert_eq!(seek, "(JI)[J");
+        assert_eq!(<&'static [u8] as JniArg>::JAVA, "byte[]");
+        assert_eq!(<() as JniResult>::SIG, "V");
+    }
+}
