@@ -643,6 +643,114 @@ typedef struct TickreelShadowStats {
 } TickreelShadowStats;
 
 /**
+ * One entity's state at a tick, as filled in by `tickreel_reader_seek`.
+ */
+typedef struct TickreelEntityState {
+    /**
+     * The entity id the game gave it.
+     */
+    uint32_t id;
+    /**
+     * Game-defined kind (e.g. an entity type id), as given when it was added.
+     */
+    uint32_t kind;
+    /**
+     * State flags (`TICKREEL_FLAG_*` bits and the game's own).
+     */
+    uint32_t flags;
+    /**
+     * Position in blocks (exact multiples of 1/4096).
+     */
+    double x;
+    /**
+     * Height in blocks.
+     */
+    double y;
+    /**
+     * Position in blocks.
+     */
+    double z;
+    /**
+     * Yaw in degrees, unbounded (as recorded).
+     */
+    double yaw;
+    /**
+     * Pitch in degrees.
+     */
+    double pitch;
+} TickreelEntityState;
+
+/**
+ * What `tickreel_reader_verify` checked.
+ */
+typedef struct TickreelVerifyReport {
+    /**
+     * Chunks read, checksummed and decoded.
+     */
+    uint64_t chunks;
+    /**
+     * Ticks spanned by those chunks.
+     */
+    uint64_t ticks;
+    /**
+     * Pose samples decoded.
+     */
+    uint64_t pose_samples;
+    /**
+     * Non-pose events decoded.
+     */
+    uint64_t events;
+} TickreelVerifyReport;
+
+/**
+ * Options of `tickreel_writer_create`. Fill with `tickreel_writer_options_default`, then change
+ * what you need.
+ */
+typedef struct TickreelWriterOptions {
+    /**
+     * Ticks per second times 1000 (default 20000: 20 ticks/s). Must be > 0.
+     */
+    uint32_t tick_rate_millihz;
+    /**
+     * The game's own data version (e.g. a Minecraft data version), opaque to tickreel.
+     */
+    uint32_t game_data_version;
+    /**
+     * Unix milliseconds when the recording started.
+     */
+    int64_t timestamp_ms;
+    /**
+     * World identity, opaque to tickreel (e.g. a UUID).
+     */
+    uint8_t world_id[16];
+    /**
+     * World version, opaque to tickreel.
+     */
+    uint8_t world_version[16];
+    /**
+     * Zstd dictionary id (0: none); a non-zero id must have been registered with the library.
+     */
+    uint16_t dictionary_id;
+    /**
+     * Zstd compression level (default 9 for finished files).
+     */
+    int32_t zstd_level;
+    /**
+     * Most ticks one chunk spans (default 100). 1 to 1048576.
+     */
+    uint32_t chunk_ticks;
+    /**
+     * Cut a chunk once its uncompressed payload reaches about this many bytes (default 1 MiB).
+     * Must be > 0.
+     */
+    size_t chunk_bytes;
+    /**
+     * Ticks between snapshots (default 600). Must be > 0.
+     */
+    uint32_t snapshot_interval;
+} TickreelWriterOptions;
+
+/**
  * Which part of an entity's recorded life is the run. `{0, 0, 0, 0}` (or a NULL pointer) is
  * the whole presence of the entity.
  */
@@ -750,114 +858,6 @@ typedef struct TickreelGhostSample {
      */
     uint32_t state;
 } TickreelGhostSample;
-
-/**
- * One entity's state at a tick, as filled in by `tickreel_reader_seek`.
- */
-typedef struct TickreelEntityState {
-    /**
-     * The entity id the game gave it.
-     */
-    uint32_t id;
-    /**
-     * Game-defined kind (e.g. an entity type id), as given when it was added.
-     */
-    uint32_t kind;
-    /**
-     * State flags (`TICKREEL_FLAG_*` bits and the game's own).
-     */
-    uint32_t flags;
-    /**
-     * Position in blocks (exact multiples of 1/4096).
-     */
-    double x;
-    /**
-     * Height in blocks.
-     */
-    double y;
-    /**
-     * Position in blocks.
-     */
-    double z;
-    /**
-     * Yaw in degrees, unbounded (as recorded).
-     */
-    double yaw;
-    /**
-     * Pitch in degrees.
-     */
-    double pitch;
-} TickreelEntityState;
-
-/**
- * What `tickreel_reader_verify` checked.
- */
-typedef struct TickreelVerifyReport {
-    /**
-     * Chunks read, checksummed and decoded.
-     */
-    uint64_t chunks;
-    /**
-     * Ticks spanned by those chunks.
-     */
-    uint64_t ticks;
-    /**
-     * Pose samples decoded.
-     */
-    uint64_t pose_samples;
-    /**
-     * Non-pose events decoded.
-     */
-    uint64_t events;
-} TickreelVerifyReport;
-
-/**
- * Options of `tickreel_writer_create`. Fill with `tickreel_writer_options_default`, then change
- * what you need.
- */
-typedef struct TickreelWriterOptions {
-    /**
-     * Ticks per second times 1000 (default 20000: 20 ticks/s). Must be > 0.
-     */
-    uint32_t tick_rate_millihz;
-    /**
-     * The game's own data version (e.g. a Minecraft data version), opaque to tickreel.
-     */
-    uint32_t game_data_version;
-    /**
-     * Unix milliseconds when the recording started.
-     */
-    int64_t timestamp_ms;
-    /**
-     * World identity, opaque to tickreel (e.g. a UUID).
-     */
-    uint8_t world_id[16];
-    /**
-     * World version, opaque to tickreel.
-     */
-    uint8_t world_version[16];
-    /**
-     * Zstd dictionary id (0: none); a non-zero id must have been registered with the library.
-     */
-    uint16_t dictionary_id;
-    /**
-     * Zstd compression level (default 9 for finished files).
-     */
-    int32_t zstd_level;
-    /**
-     * Most ticks one chunk spans (default 100). 1 to 1048576.
-     */
-    uint32_t chunk_ticks;
-    /**
-     * Cut a chunk once its uncompressed payload reaches about this many bytes (default 1 MiB).
-     * Must be > 0.
-     */
-    size_t chunk_bytes;
-    /**
-     * Ticks between snapshots (default 600). Must be > 0.
-     */
-    uint32_t snapshot_interval;
-} TickreelWriterOptions;
 
 /**
  * What one playhead call did, as filled in by `tickreel_playhead_advance` and friends.
@@ -1609,248 +1609,6 @@ TickreelResult tickreel_shadow_attached(struct TickreelShadow *shadow, bool *out
 TickreelResult tickreel_shadow_free(struct TickreelShadow *shadow);
 
 /**
- * Loads `entity`'s run in `range` (NULL: the entity's whole presence) from the finished `.reel`
- * file at `path` and stores the ghost's handle in `*out_ghost` (NULL on failure, when it can be
- * written). Reads only the chunks up to the run's end. Blocks for the I/O: on a server thread,
- * use `tickreel_ghost_load_async`.
- *
- * Returns the reader's errors for the file (`TICKREEL_RESULT_IO`, `_CORRUPT`, `_TRUNCATED`...),
- * `TICKREEL_RESULT_INVALID_ARGUMENT` for an invalid range, an entity with no pose in it, or a
- * checkpoint the entity never reached.
- *
- * # Safety
- * `path` must be NULL or a NUL-terminated string; `range` must be NULL or point to a readable
- * `TickreelGhostRange`; `out_ghost` must be NULL or point to writable storage for one pointer.
- *
- * Thread safety: any thread. A ghost may then be used from any thread, by any number of
- * threads at once (it is read only).
- */
-TickreelResult tickreel_ghost_load(const char *path,
-                                   uint32_t entity,
-                                   const struct TickreelGhostRange *range,
-                                   struct TickreelGhost **out_ghost);
-
-/**
- * Like `tickreel_ghost_load`, from a recording already open in `reader`.
- *
- * # Safety
- * As `tickreel_ghost_load` (without `path`).
- *
- * Thread safety: any thread, concurrently with any other call on the reader.
- */
-TickreelResult tickreel_ghost_load_from_reader(struct TickreelReader *reader,
-                                               uint32_t entity,
-                                               const struct TickreelGhostRange *range,
-                                               struct TickreelGhost **out_ghost);
-
-/**
- * Frees a ghost. Cursors and deltas made from it stay usable (they share its data).
- * `tickreel_ghost_free(NULL)` is a no-op returning `TICKREEL_RESULT_OK`; a freed or invalid
- * handle returns `TICKREEL_RESULT_INVALID_HANDLE`.
- *
- * Thread safety: any thread. Calls on the same ghost running in other threads finish normally;
- * calls that start after this one get `TICKREEL_RESULT_INVALID_HANDLE`.
- */
-TickreelResult tickreel_ghost_free(struct TickreelGhost *ghost);
-
-/**
- * Stores what the ghost's run spans in `*out_info`: entity, origin tick, duration, sample and
- * split counts, tick rate.
- *
- * # Safety
- * `out_info` must be NULL or point to a writable `TickreelGhostInfo`.
- *
- * Thread safety: any thread, concurrently with any other call.
- */
-TickreelResult tickreel_ghost_info(struct TickreelGhost *ghost, struct TickreelGhostInfo *out_info);
-
-/**
- * Copies the ghost's splits (checkpoint markers in recorded order, with their tick offsets from
- * the run's start) into `splits`, and stores their number in `*out_count`.
- *
- * `*out_count` is always set. If it exceeds `capacity`, nothing is copied and
- * `TICKREEL_RESULT_BUFFER_TOO_SMALL` is returned. `splits` may be NULL when `capacity` is 0, to
- * query the count.
- *
- * # Safety
- * `splits` must point to `capacity` writable `TickreelSplit`s (or `capacity` must be 0);
- * `out_count` must be NULL or point to a writable `size_t`.
- *
- * Thread safety: any thread, concurrently with any other call.
- */
-TickreelResult tickreel_ghost_splits(struct TickreelGhost *ghost,
-                                     struct TickreelSplit *splits,
-                                     size_t capacity,
-                                     size_t *out_count);
-
-/**
- * Starts loading `entity`'s run in `range` (NULL: its whole presence) from the `.reel` file at
- * `path` on a background thread, and stores the load's handle in `*out_load` (NULL on failure,
- * when it can be written). Never blocks: poll with `tickreel_ghost_load_poll` and take the
- * ghost with `tickreel_ghost_load_take`. Errors of the load itself (file, range) are reported
- * by `_take`.
- *
- * # Safety
- * `path` must be NULL or a NUL-terminated string; `range` must be NULL or point to a readable
- * `TickreelGhostRange`; `out_load` must be NULL or point to writable storage for one pointer.
- *
- * Thread safety: any thread. The load's handle may then be used from any thread; its calls are
- * serialised by an internal lock.
- */
-TickreelResult tickreel_ghost_load_async(const char *path,
-                                         uint32_t entity,
-                                         const struct TickreelGhostRange *range,
-                                         struct TickreelGhostLoad **out_load);
-
-/**
- * Stores in `*out_ready` whether the load has finished (successfully or not) and its result is
- * waiting to be taken with `tickreel_ghost_load_take`. Never blocks.
- *
- * # Safety
- * `out_ready` must be NULL or point to a writable `bool`.
- *
- * Thread safety: any thread; calls on one load are serialised.
- */
-TickreelResult tickreel_ghost_load_poll(struct TickreelGhostLoad *load, bool *out_ready);
-
-/**
- * Takes the loaded ghost: stores its handle in `*out_ghost` (free it with `tickreel_ghost_free`).
- * Never blocks.
- *
- * Returns `TICKREEL_RESULT_NOT_READY` while the load runs, the load's error code (e.g.
- * `TICKREEL_RESULT_IO`, `_INVALID_ARGUMENT`) if it failed, `TICKREEL_RESULT_INVALID_STATE` if
- * the result was already taken. `*out_ghost` is NULL unless the call succeeded (when it can be
- * written).
- *
- * # Safety
- * `out_ghost` must be NULL or point to writable storage for one pointer.
- *
- * Thread safety: any thread; calls on one load are serialised.
- */
-TickreelResult tickreel_ghost_load_take(struct TickreelGhostLoad *load,
-                                        struct TickreelGhost **out_ghost);
-
-/**
- * Frees a load's handle; a load still running is cancelled (between chunks) and its result
- * dropped. `tickreel_ghost_load_free(NULL)` is a no-op returning `TICKREEL_RESULT_OK`; a freed
- * or invalid handle returns `TICKREEL_RESULT_INVALID_HANDLE`. Does not wait for the background
- * thread, which ends on its own.
- *
- * Thread safety: any thread. A call on the same load still running in another thread finishes
- * normally; calls that start after this one get `TICKREEL_RESULT_INVALID_HANDLE`.
- */
-TickreelResult tickreel_ghost_load_free(struct TickreelGhostLoad *load);
-
-/**
- * Creates a cursor over the ghost, at the start of its run with no time shift, and stores its
- * handle in `*out_cursor` (NULL on failure, when it can be written).
- *
- * # Safety
- * `out_cursor` must be NULL or point to writable storage for one pointer.
- *
- * Thread safety: any thread. A cursor keeps its position between calls: give each viewer (or
- * thread) its own; calls on one cursor are serialised by an internal lock.
- */
-TickreelResult tickreel_cursor_new(struct TickreelGhost *ghost, struct TickreelCursor **out_cursor);
-
-/**
- * Frees a cursor. `tickreel_cursor_free(NULL)` is a no-op returning `TICKREEL_RESULT_OK`; a
- * freed or invalid handle returns `TICKREEL_RESULT_INVALID_HANDLE`.
- *
- * Thread safety: any thread. A call on the same cursor still running in another thread
- * finishes normally; calls that start after this one get `TICKREEL_RESULT_INVALID_HANDLE`.
- */
-TickreelResult tickreel_cursor_free(struct TickreelCursor *cursor);
-
-/**
- * Stores the ghost's pose at `t` ticks from the (shifted) start of its run in `*out_sample`.
- * `t` is fractional: sample at your frame rate (e.g. `t += 20.0 / 60.0` per frame for a 20
- * ticks/s recording shown at 60 Hz). Between samples the pose is a monotone cubic Hermite
- * interpolation, never across a teleport; at every recorded tick it is exactly the recorded
- * pose. Before the start (or for a NaN `t`) the ghost waits at its first pose
- * (`TICKREEL_GHOST_NOT_STARTED`); at or after the finish it stays at its last
- * (`TICKREEL_GHOST_FINISHED`). O(1) when `t` moves forward a little from the previous call;
- * never allocates.
- *
- * # Safety
- * `out_sample` must be NULL or point to a writable `TickreelGhostSample`.
- *
- * Thread safety: any thread; calls on one cursor are serialised.
- */
-TickreelResult tickreel_cursor_sample(struct TickreelCursor *cursor,
-                                      double t,
-                                      struct TickreelGhostSample *out_sample);
-
-/**
- * Delays the ghost by `ticks` (negative: it starts earlier): `tickreel_cursor_sample(c, t)`
- * then shows the run at `t - ticks`.
- *
- * Returns `TICKREEL_RESULT_INVALID_ARGUMENT` if `ticks` is not finite.
- *
- * Thread safety: any thread; calls on one cursor are serialised.
- */
-TickreelResult tickreel_cursor_set_time_shift(struct TickreelCursor *cursor, double ticks);
-
-/**
- * Creates a live delta against the ghost (no time shift) and stores its handle in `*out_delta`
- * (NULL on failure, when it can be written).
- *
- * # Safety
- * `out_delta` must be NULL or point to writable storage for one pointer.
- *
- * Thread safety: any thread. A delta follows one live run: give each live player their own;
- * calls on one delta are serialised by an internal lock.
- */
-TickreelResult tickreel_delta_new(struct TickreelGhost *ghost, struct TickreelDelta **out_delta);
-
-/**
- * Frees a delta. `tickreel_delta_free(NULL)` is a no-op returning `TICKREEL_RESULT_OK`; a freed
- * or invalid handle returns `TICKREEL_RESULT_INVALID_HANDLE`.
- *
- * Thread safety: any thread. A call on the same delta still running in another thread finishes
- * normally; calls that start after this one get `TICKREEL_RESULT_INVALID_HANDLE`.
- */
-TickreelResult tickreel_delta_free(struct TickreelDelta *delta);
-
-/**
- * The live player, `live_t` ticks after the start of their run, is at (`x`, `y`, `z`) blocks:
- * matches that position to the nearest point of the ghost's path and stores how far behind
- * (positive) or ahead (negative) of the ghost they are, in seconds, in `*out_seconds`. The
- * value shown is smoothed (a sign flips only past 0.1 s, the value moves in steps of 0.02 s) so
- * that it does not flicker. Costs O(a small window); never allocates.
- *
- * Returns `TICKREEL_RESULT_INVALID_ARGUMENT` if any argument is not finite.
- *
- * # Safety
- * `out_seconds` must be NULL or point to a writable `double`.
- *
- * Thread safety: any thread; calls on one delta are serialised.
- */
-TickreelResult tickreel_delta_update(struct TickreelDelta *delta,
-                                     double live_t,
-                                     double x,
-                                     double y,
-                                     double z,
-                                     double *out_seconds);
-
-/**
- * Delays the ghost by `ticks` for this delta (as `tickreel_cursor_set_time_shift`).
- *
- * Returns `TICKREEL_RESULT_INVALID_ARGUMENT` if `ticks` is not finite.
- *
- * Thread safety: any thread; calls on one delta are serialised.
- */
-TickreelResult tickreel_delta_set_time_shift(struct TickreelDelta *delta, double ticks);
-
-/**
- * Forgets the previous match and the smoothed value: call when the live player starts a new
- * attempt.
- *
- * Thread safety: any thread; calls on one delta are serialised.
- */
-TickreelResult tickreel_delta_reset(struct TickreelDelta *delta);
-
-/**
  * Number of live handles of every type (handles returned by `*_new`/`*_open`/`*_create` and
  * not yet freed). Useful to check, in tests, that a program frees everything it creates.
  *
@@ -2172,6 +1930,252 @@ TickreelResult tickreel_writer_register_event_type(struct TickreelWriter *writer
  * Thread safety: any thread; calls on one writer are serialised.
  */
 TickreelResult tickreel_writer_finish(struct TickreelWriter *writer, uint64_t *out_size);
+
+/**
+ * Loads `entity`'s run in `range` (NULL: the entity's whole presence) from the finished `.reel`
+ * file at `path` and stores the ghost's handle in `*out_ghost` (NULL on failure, when it can be
+ * written). Reads only the chunks up to the run's end. Blocks for the I/O: on a server thread,
+ * use `tickreel_ghost_load_async`.
+ *
+ * Returns the reader's errors for the file (`TICKREEL_RESULT_IO`, `_CORRUPT`, `_TRUNCATED`...),
+ * `TICKREEL_RESULT_INVALID_ARGUMENT` for an invalid range, an entity with no pose in it, or a
+ * checkpoint the entity never reached.
+ *
+ * Thread safety: any thread. A ghost may then be used from any thread, by any number of
+ * threads at once (it is read only).
+ *
+ * # Safety
+ * `out_ghost` must be NULL or point to writable storage for one `TickreelGhost` pointer.
+ * `path` must be NULL or a NUL-terminated string (NULL is refused).
+ * `range` must be NULL or point to a readable `TickreelGhostRange`.
+ */
+TickreelResult tickreel_ghost_load(const char *path,
+                                   uint32_t entity,
+                                   const struct TickreelGhostRange *range,
+                                   struct TickreelGhost **out_ghost);
+
+/**
+ * Like `tickreel_ghost_load`, from a recording already open in `reader`.
+ *
+ * Thread safety: any thread, concurrently with any other call on the reader.
+ *
+ * # Safety
+ * `out_ghost` must be NULL or point to writable storage for one `TickreelGhost` pointer.
+ * `range` must be NULL or point to a readable `TickreelGhostRange`.
+ */
+TickreelResult tickreel_ghost_load_from_reader(struct TickreelReader *reader,
+                                               uint32_t entity,
+                                               const struct TickreelGhostRange *range,
+                                               struct TickreelGhost **out_ghost);
+
+/**
+ * Frees a ghost. Cursors and deltas made from it stay usable (they share its data).
+ * `tickreel_ghost_free(NULL)` is a no-op returning `TICKREEL_RESULT_OK`; a freed or invalid
+ * handle returns `TICKREEL_RESULT_INVALID_HANDLE`.
+ *
+ * Thread safety: any thread. Calls on the same ghost running in other threads finish normally;
+ * calls that start after this one get `TICKREEL_RESULT_INVALID_HANDLE`.
+ */
+TickreelResult tickreel_ghost_free(struct TickreelGhost *ghost);
+
+/**
+ * Stores what the ghost's run spans in `*out_info`: entity, origin tick, duration, sample and
+ * split counts, tick rate.
+ *
+ * Thread safety: any thread, concurrently with any other call.
+ *
+ * # Safety
+ * `out_info` must be NULL or point to writable storage for one `TickreelGhostInfo`.
+ */
+TickreelResult tickreel_ghost_info(struct TickreelGhost *ghost, struct TickreelGhostInfo *out_info);
+
+/**
+ * Copies the ghost's splits (checkpoint markers in recorded order, with their tick offsets from
+ * the run's start) into `splits`, and stores their number in `*out_count`.
+ *
+ * `*out_count` is always set. If it exceeds `capacity`, nothing is copied and
+ * `TICKREEL_RESULT_BUFFER_TOO_SMALL` is returned. `splits` may be NULL when `capacity` is 0, to
+ * query the count.
+ *
+ * Thread safety: any thread, concurrently with any other call.
+ *
+ * # Safety
+ * `splits` must point to `capacity` writable `TickreelSplit`s (or `capacity` must be 0); `out_count` must be NULL or point to a writable `size_t`.
+ */
+TickreelResult tickreel_ghost_splits(struct TickreelGhost *ghost,
+                                     struct TickreelSplit *splits,
+                                     size_t capacity,
+                                     size_t *out_count);
+
+/**
+ * Creates a cursor over the ghost, at the start of its run with no time shift, and stores its
+ * handle in `*out_cursor` (NULL on failure, when it can be written).
+ *
+ * Thread safety: any thread. A cursor keeps its position between calls: give each viewer (or
+ * thread) its own; calls on one cursor are serialised by an internal lock.
+ *
+ * # Safety
+ * `out_cursor` must be NULL or point to writable storage for one `TickreelCursor` pointer.
+ */
+TickreelResult tickreel_cursor_new(struct TickreelGhost *ghost, struct TickreelCursor **out_cursor);
+
+/**
+ * Frees a cursor. `tickreel_cursor_free(NULL)` is a no-op returning `TICKREEL_RESULT_OK`; a
+ * freed or invalid handle returns `TICKREEL_RESULT_INVALID_HANDLE`.
+ *
+ * Thread safety: any thread. A call on the same cursor still running in another thread
+ * finishes normally; calls that start after this one get `TICKREEL_RESULT_INVALID_HANDLE`.
+ */
+TickreelResult tickreel_cursor_free(struct TickreelCursor *cursor);
+
+/**
+ * Stores the ghost's pose at `t` ticks from the (shifted) start of its run in `*out_sample`.
+ * `t` is fractional: sample at your frame rate (e.g. `t += 20.0 / 60.0` per frame for a 20
+ * ticks/s recording shown at 60 Hz). Between samples the pose is a monotone cubic Hermite
+ * interpolation, never across a teleport; at every recorded tick it is exactly the recorded
+ * pose. Before the start (or for a NaN `t`) the ghost waits at its first pose
+ * (`TICKREEL_GHOST_NOT_STARTED`); at or after the finish it stays at its last
+ * (`TICKREEL_GHOST_FINISHED`). O(1) when `t` moves forward a little from the previous call;
+ * never allocates.
+ *
+ * Thread safety: any thread; calls on one cursor are serialised.
+ *
+ * # Safety
+ * `out_sample` must be NULL or point to writable storage for one `TickreelGhostSample`.
+ */
+TickreelResult tickreel_cursor_sample(struct TickreelCursor *cursor,
+                                      double t,
+                                      struct TickreelGhostSample *out_sample);
+
+/**
+ * Delays the ghost by `ticks` (negative: it starts earlier): `tickreel_cursor_sample(c, t)`
+ * then shows the run at `t - ticks`.
+ *
+ * Returns `TICKREEL_RESULT_INVALID_ARGUMENT` if `ticks` is not finite.
+ *
+ * Thread safety: any thread; calls on one cursor are serialised.
+ */
+TickreelResult tickreel_cursor_set_time_shift(struct TickreelCursor *cursor, double ticks);
+
+/**
+ * Creates a live delta against the ghost (no time shift) and stores its handle in `*out_delta`
+ * (NULL on failure, when it can be written).
+ *
+ * Thread safety: any thread. A delta follows one live run: give each live player their own;
+ * calls on one delta are serialised by an internal lock.
+ *
+ * # Safety
+ * `out_delta` must be NULL or point to writable storage for one `TickreelDelta` pointer.
+ */
+TickreelResult tickreel_delta_new(struct TickreelGhost *ghost, struct TickreelDelta **out_delta);
+
+/**
+ * Frees a delta. `tickreel_delta_free(NULL)` is a no-op returning `TICKREEL_RESULT_OK`; a freed
+ * or invalid handle returns `TICKREEL_RESULT_INVALID_HANDLE`.
+ *
+ * Thread safety: any thread. A call on the same delta still running in another thread finishes
+ * normally; calls that start after this one get `TICKREEL_RESULT_INVALID_HANDLE`.
+ */
+TickreelResult tickreel_delta_free(struct TickreelDelta *delta);
+
+/**
+ * The live player, `live_t` ticks after the start of their run, is at (`x`, `y`, `z`) blocks:
+ * matches that position to the nearest point of the ghost's path and stores how far behind
+ * (positive) or ahead (negative) of the ghost they are, in seconds, in `*out_seconds`. The
+ * value shown is smoothed (a sign flips only past 0.1 s, the value moves in steps of 0.02 s) so
+ * that it does not flicker. Costs O(a small window); never allocates.
+ *
+ * Returns `TICKREEL_RESULT_INVALID_ARGUMENT` if any argument is not finite.
+ *
+ * Thread safety: any thread; calls on one delta are serialised.
+ *
+ * # Safety
+ * `out_seconds` must be NULL or point to writable storage for one `f64`.
+ */
+TickreelResult tickreel_delta_update(struct TickreelDelta *delta,
+                                     double live_t,
+                                     double x,
+                                     double y,
+                                     double z,
+                                     double *out_seconds);
+
+/**
+ * Delays the ghost by `ticks` for this delta (as `tickreel_cursor_set_time_shift`).
+ *
+ * Returns `TICKREEL_RESULT_INVALID_ARGUMENT` if `ticks` is not finite.
+ *
+ * Thread safety: any thread; calls on one delta are serialised.
+ */
+TickreelResult tickreel_delta_set_time_shift(struct TickreelDelta *delta, double ticks);
+
+/**
+ * Forgets the previous match and the smoothed value: call when the live player starts a new
+ * attempt.
+ *
+ * Thread safety: any thread; calls on one delta are serialised.
+ */
+TickreelResult tickreel_delta_reset(struct TickreelDelta *delta);
+
+/**
+ * Starts loading `entity`'s run in `range` (NULL: its whole presence) from the `.reel` file at
+ * `path` on a background thread, and stores the load's handle in `*out_load` (NULL on failure,
+ * when it can be written). Never blocks: poll with `tickreel_ghost_load_poll` and take the
+ * ghost with `tickreel_ghost_load_take`. Errors of the load itself (file, range) are reported
+ * by `_take`.
+ *
+ * Thread safety: any thread. The load's handle may then be used from any thread; its calls are
+ * serialised by an internal lock.
+ *
+ * # Safety
+ * `out_load` must be NULL or point to writable storage for one `TickreelGhostLoad` pointer.
+ * `path` must be NULL or a NUL-terminated string (NULL is refused).
+ * `range` must be NULL or point to a readable `TickreelGhostRange`.
+ */
+TickreelResult tickreel_ghost_load_async(const char *path,
+                                         uint32_t entity,
+                                         const struct TickreelGhostRange *range,
+                                         struct TickreelGhostLoad **out_load);
+
+/**
+ * Stores in `*out_ready` whether the load has finished (successfully or not) and its result is
+ * waiting to be taken with `tickreel_ghost_load_take`. Never blocks.
+ *
+ * Thread safety: any thread; calls on one load are serialised.
+ *
+ * # Safety
+ * `out_ready` must be NULL or point to writable storage for one `bool`.
+ */
+TickreelResult tickreel_ghost_load_poll(struct TickreelGhostLoad *load, bool *out_ready);
+
+/**
+ * Takes the loaded ghost: stores its handle in `*out_ghost` (free it with `tickreel_ghost_free`).
+ * Never blocks.
+ *
+ * Returns `TICKREEL_RESULT_NOT_READY` while the load runs, the load's error code (e.g.
+ * `TICKREEL_RESULT_IO`, `_INVALID_ARGUMENT`) if it failed, `TICKREEL_RESULT_INVALID_STATE` if
+ * the result was already taken. `*out_ghost` is NULL unless the call succeeded (when it can be
+ * written).
+ *
+ * Thread safety: any thread; calls on one load are serialised.
+ *
+ * (Java: `0` while the load runs.)
+ *
+ * # Safety
+ * `out_ghost` must be NULL or point to writable storage for one `TickreelGhost` pointer.
+ */
+TickreelResult tickreel_ghost_load_take(struct TickreelGhostLoad *load,
+                                        struct TickreelGhost **out_ghost);
+
+/**
+ * Frees a load's handle; a load still running is cancelled (between chunks) and its result
+ * dropped. `tickreel_ghost_load_free(NULL)` is a no-op returning `TICKREEL_RESULT_OK`; a freed
+ * or invalid handle returns `TICKREEL_RESULT_INVALID_HANDLE`. Does not wait for the background
+ * thread, which ends on its own.
+ *
+ * Thread safety: any thread. A call on the same load still running in another thread finishes
+ * normally; calls that start after this one get `TICKREEL_RESULT_INVALID_HANDLE`.
+ */
+TickreelResult tickreel_ghost_load_free(struct TickreelGhostLoad *load);
 
 /**
  * Opens the recording at `path` (a finished `.reel` file or a live recording directory; a

@@ -2,7 +2,7 @@
 //! JNI glue behind `java-bindings/`. Translation only: argument checks, handles, panic guards and
 //! result codes; every behaviour lives in the core crate [`tickreel`].
 
-pub mod api;
+pub(crate) mod api;
 pub mod ffi;
 pub mod jni;
 mod shared;

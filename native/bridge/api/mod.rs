@@ -13,6 +13,7 @@
 //! comment of an operation is its C documentation (the generator adds the `# Safety` section);
 //! `use` items name things by `crate::` or external paths (the generated code repeats them).
 
+pub mod ghost;
 pub mod playhead;
 
 /// A created object, returned as a new handle (C: through its out-pointer, which is set to NULL
@@ -21,4 +22,7 @@ pub struct New<T>(pub T);
 
 /// A handle being freed (C: `tickreel_*_free`; NULL is a no-op). The object, if any, is dropped
 /// when the operation returns, or later if a call on another thread still uses it.
-pub struct Released<T>(pub Option<std::sync::Arc<T>>);
+pub struct Released<T> {
+    /// Held only to be dropped.
+    pub(crate) _object: Option<std::sync::Arc<T>>,
+}

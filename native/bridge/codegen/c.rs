@@ -25,6 +25,8 @@ enum Kind {
     },
     /// `(name: *const u8, name_len: usize)`.
     Bytes,
+    /// A struct passed by value in Rust, by pointer in C: `*const TickreelX` for `X`.
+    Struct(String),
 }
 
 fn kind(p: &Param) -> Result<Kind, String> {
@@ -51,6 +53,11 @@ fn kind(p: &Param) -> Result<Kind, String> {
                 None => {}
             },
         }
+    }
+    if let syn::Type::Path(_) = t
+        && let Some(name) = last_ident(t)
+    {
+        return Ok(Kind::Struct(format!("Tickreel{name}")));
     }
     Err(format!(
         "{}: no C form for parameter type `{}` (add one to native/bridge/codegen/c.rs)",
@@ -206,6 +213,13 @@ fn emit_fn(s: &mut String, op: &Op) -> Result<(), String> {
                     "`{n}` must point to `{n}_len` readable bytes (or `{n}_len` must be 0)."
                 ));
                 (format!("({n}, {n}_len)"), false)
+            }
+            Kind::Struct(ctype) => {
+                params.push(format!("{n}: *const {ctype}"));
+                safety.push(format!(
+                    "`{n}` must be NULL or point to a readable `{ctype}`."
+                ));
+                (n.clone(), false)
             }
         };
         if safe {

@@ -34,7 +34,7 @@ pub fn emit(api_dir: &Path, ops: &[Op]) -> Result<String, String> {
         s.push_str("    use std::ffi::c_void;\n");
         s.push_str("    use ::jni::JNIEnv;\n");
         s.push_str("    use ::jni::objects::JClass;\n");
-        s.push_str("    use crate::jni::convert::{JniArg, JniResult, signature};\n");
+        s.push_str("    use crate::jni::convert::{JniArg, JniFill, JniResult, signature};\n");
         s.push_str("    #[cfg(test)]\n    use crate::jni::convert::JavaDecl;\n");
         s.push_str("    use crate::jni::entry;\n");
         let _ = writeln!(s, "    use crate::api::{module}::*;");
@@ -47,12 +47,18 @@ pub fn emit(api_dir: &Path, ops: &[Op]) -> Result<String, String> {
         // The RegisterNatives entries.
         s.push_str("\n    pub(crate) fn methods() -> Vec<::jni::NativeMethod> {\n        vec![\n");
         for op in &ops {
+            let mut sigs = sig_list(op, "SIG");
+            let ret = if op.java_fill {
+                sigs.push(format!("<{} as JniFill>::ARRAY_SIG", static_ret(op)));
+                format!("<{} as JniFill>::SIG", static_ret(op))
+            } else {
+                format!("<{} as JniResult>::SIG", static_ret(op))
+            };
             let _ = writeln!(
                 s,
-                "            crate::jni::method({:?}, &signature(&[{}], {}), {} as *mut c_void),",
+                "            crate::jni::method({:?}, &signature(&[{}], {ret}), {} as *mut c_void),",
                 op.java.as_deref().unwrap(),
-                sig_list(op, "SIG"),
-                format_args!("<{} as JniResult>::SIG", static_ret(op)),
+                sigs.join(", "),
                 fn_name(op),
             );
         }
@@ -60,7 +66,7 @@ pub fn emit(api_dir: &Path, ops: &[Op]) -> Result<String, String> {
         // The Java declarations.
         s.push_str("\n    #[cfg(test)]\n    pub(crate) const JAVA: &[JavaDecl] = &[\n");
         for op in &ops {
-            let params: Vec<String> = op
+            let mut params: Vec<String> = op
                 .params
                 .iter()
                 .map(|p| {
@@ -71,9 +77,18 @@ pub fn emit(api_dir: &Path, ops: &[Op]) -> Result<String, String> {
                     )
                 })
                 .collect();
+            let trait_ = if op.java_fill {
+                params.push(format!(
+                    "(\"out\", <{} as JniFill>::ARRAY_JAVA)",
+                    static_ret(op)
+                ));
+                "JniFill"
+            } else {
+                "JniResult"
+            };
             let _ = writeln!(
                 s,
-                "        JavaDecl {{ name: {:?}, params: &[{}], ret: <{} as JniResult>::JAVA }},",
+                "        JavaDecl {{ name: {:?}, params: &[{}], ret: <{} as {trait_}>::JAVA }},",
                 op.java.as_deref().unwrap(),
                 params.join(", "),
                 static_ret(op),
@@ -102,12 +117,11 @@ fn fn_name(op: &Op) -> String {
     format!("jni_{}", op.name)
 }
 
-fn sig_list(op: &Op, konst: &str) -> String {
+fn sig_list(op: &Op, konst: &str) -> Vec<String> {
     op.params
         .iter()
         .map(|p| format!("<{} as JniArg>::{konst}", static_ty(&p.ty)))
-        .collect::<Vec<_>>()
-        .join(", ")
+        .collect()
 }
 
 /// `snake_case` to `camelCase`.
@@ -129,6 +143,7 @@ fn camel(s: &str) -> String {
 
 fn emit_fn(s: &mut String, op: &Op) {
     let ret = static_ret(op);
+    let trait_ = if op.java_fill { "JniFill" } else { "JniResult" };
     let mut params = vec![
         "mut env: JNIEnv<'l>".to_string(),
         "_class: JClass<'l>".into(),
@@ -156,7 +171,12 @@ fn emit_fn(s: &mut String, op: &Op) {
     } else {
         call
     };
-    let _ = writeln!(body, "{i}JniResult::into_jni({call}, env)");
+    if op.java_fill {
+        params.push(format!("out: <{ret} as JniFill>::Array"));
+        let _ = writeln!(body, "{i}JniFill::fill({call}, env, out)");
+    } else {
+        let _ = writeln!(body, "{i}JniResult::into_jni({call}, env)");
+    }
     let _ = writeln!(
         s,
         "\n    /// `{}`: JNI entry point of `crate::api::{}::{}`.",
@@ -166,7 +186,7 @@ fn emit_fn(s: &mut String, op: &Op) {
     );
     let _ = writeln!(
         s,
-        "    extern \"system\" fn {}<'l>({}) -> <{ret} as JniResult>::Jni {{",
+        "    extern \"system\" fn {}<'l>({}) -> <{ret} as {trait_}>::Jni {{",
         fn_name(op),
         params.join(", ")
     );

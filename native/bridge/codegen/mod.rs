@@ -37,6 +37,9 @@ pub struct Op {
     pub ret: Option<syn::Type>,
     pub fallible: bool,
     pub c_out: COut,
+    /// Java passes an array the result is written into (`JniFill`), instead of receiving a new
+    /// object: for results read every frame.
+    pub java_fill: bool,
 }
 
 /// A parameter of an operation.
@@ -187,6 +190,7 @@ fn read_op(module: &str, f: &syn::ItemFn) -> Result<Option<Op>, String> {
         ret: None,
         fallible: false,
         c_out: COut::None,
+        java_fill: false,
     };
     let (mut out, mut out_ty, mut optional, mut array) = (None, None, false, None);
     let str_value = |m: &syn::meta::ParseNestedMeta<'_>| -> syn::Result<String> {
@@ -203,6 +207,8 @@ fn read_op(module: &str, f: &syn::ItemFn) -> Result<Option<Op>, String> {
             out_ty = Some(str_value(&m)?);
         } else if m.path.is_ident("c_out_optional") {
             optional = true;
+        } else if m.path.is_ident("java_fill") {
+            op.java_fill = true;
         } else if m.path.is_ident("c_out_array") {
             array = Some(str_value(&m)?);
         } else {

@@ -104,7 +104,7 @@ impl<T: HandleType> CValue for Released<T> {
     type C = *mut T::Opaque;
     type Stored = Released<T>;
     fn store(c: *mut T::Opaque, _: &'static str) -> FfiResult<Released<T>> {
-        handle::remove::<T>(c).map(Released)
+        handle::remove::<T>(c).map(|o| Released { _object: o })
     }
 }
 
@@ -135,6 +135,23 @@ impl<T: HandleType> CResult for New<T> {
     type C = *mut T::Opaque;
     fn into_c(self) -> FfiResult<*mut T::Opaque> {
         handle::insert(self.0)
+    }
+    fn on_failure() -> Option<*mut T::Opaque> {
+        Some(std::ptr::null_mut())
+    }
+}
+
+/// A new handle that may not exist yet (a background load still running): C gets
+/// `TICKREEL_RESULT_NOT_READY` until it does.
+impl<T: HandleType> CResult for Option<New<T>> {
+    type C = *mut T::Opaque;
+    fn into_c(self) -> FfiResult<*mut T::Opaque> {
+        match self {
+            Some(new) => new.into_c(),
+            None => {
+                Err(tickreel::Error::NotReady(format!("the {} is still loading", T::NAME)).into())
+            }
+        }
     }
     fn on_failure() -> Option<*mut T::Opaque> {
         Some(std::ptr::null_mut())

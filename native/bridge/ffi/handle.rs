@@ -86,18 +86,21 @@ const TAG_NAMES: &[(u8, &str)] = &[
         super::engine::finish::FinishObj::TAG,
         super::engine::finish::FinishObj::NAME,
     ),
-    (super::ghost::GhostObj::TAG, super::ghost::GhostObj::NAME),
     (
-        super::ghost::cursor::CursorObj::TAG,
-        super::ghost::cursor::CursorObj::NAME,
+        crate::api::ghost::Ghost::TAG,
+        crate::api::ghost::Ghost::NAME,
     ),
     (
-        super::ghost::delta::DeltaObj::TAG,
-        super::ghost::delta::DeltaObj::NAME,
+        crate::api::ghost::Cursor::TAG,
+        crate::api::ghost::Cursor::NAME,
     ),
     (
-        super::ghost::load::GhostLoadObj::TAG,
-        super::ghost::load::GhostLoadObj::NAME,
+        crate::api::ghost::Delta::TAG,
+        crate::api::ghost::Delta::NAME,
+    ),
+    (
+        crate::api::ghost::GhostLoad::TAG,
+        crate::api::ghost::GhostLoad::NAME,
     ),
     (
         crate::api::playhead::Playhead::TAG,

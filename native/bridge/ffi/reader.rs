@@ -51,7 +51,7 @@ pub struct TickreelVerifyReport {
 
 /// The object behind a reader handle.
 pub(crate) struct ReaderObj {
-    pub(super) reader: Reader,
+    pub(crate) reader: Reader,
 }
 
 impl HandleType for ReaderObj {

@@ -12,8 +12,8 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use jni::JNIEnv;
-use jni::objects::{JByteArray, JString};
-use jni::sys::{jboolean, jbyteArray, jdouble, jint, jlong, jstring};
+use jni::objects::{JByteArray, JDoubleArray, JString};
+use jni::sys::{jboolean, jbyteArray, jdouble, jdoubleArray, jint, jlong, jstring};
 
 use super::{Fallback, Res, bad_arg, handles};
 use crate::api::New;
@@ -41,6 +41,41 @@ pub(crate) trait JniResult {
     #[cfg_attr(not(test), allow(dead_code))]
     const JAVA: &'static str;
     fn into_jni(self, env: &mut JNIEnv<'_>) -> Res<Self::Jni>;
+}
+
+/// A result Java receives in an array it passes (`java_fill` operations: nothing allocated per
+/// call), plus an optional plain return value.
+pub(crate) trait JniFill {
+    /// The array parameter as the JVM passes it.
+    type Array;
+    const ARRAY_SIG: &'static str;
+    #[cfg_attr(not(test), allow(dead_code))]
+    const ARRAY_JAVA: &'static str;
+    /// What the method returns besides.
+    type Jni: Fallback;
+    const SIG: &'static str;
+    #[cfg_attr(not(test), allow(dead_code))]
+    const JAVA: &'static str;
+    fn fill(self, env: &mut JNIEnv<'_>, out: Self::Array) -> Res<Self::Jni>;
+}
+
+/// Writes `values` at the start of the Java `double[]` `out` (null or shorter: an
+/// `IllegalArgumentException`).
+pub(crate) fn fill_doubles(env: &mut JNIEnv<'_>, out: jdoubleArray, values: &[f64]) -> Res<()> {
+    // SAFETY: a local reference (or null) passed to the running native method.
+    let out = unsafe { JDoubleArray::from_raw(out) };
+    if out.is_null() {
+        return Err(bad_arg("the output array is null"));
+    }
+    let n = env.get_array_length(&out)? as usize;
+    if n < values.len() {
+        return Err(bad_arg(format!(
+            "the output array has {n} elements, needs {}",
+            values.len()
+        )));
+    }
+    env.set_double_array_region(&out, 0, values)?;
+    Ok(())
 }
 
 /// One generated Java declaration.
@@ -184,6 +219,16 @@ impl<T: HandleType> JniResult for New<T> {
     const JAVA: &'static str = "long";
     fn into_jni(self, _: &mut JNIEnv<'_>) -> Res<jlong> {
         super::insert(T::NAME, Arc::new(self.0))
+    }
+}
+
+/// A new handle that may not exist yet: `0` until it does.
+impl<T: HandleType> JniResult for Option<New<T>> {
+    type Jni = jlong;
+    const SIG: &'static str = "J";
+    const JAVA: &'static str = "long";
+    fn into_jni(self, env: &mut JNIEnv<'_>) -> Res<jlong> {
+        self.map_or(Ok(0), |new| new.into_jni(env))
     }
 }
 

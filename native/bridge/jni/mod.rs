@@ -393,7 +393,6 @@ fn methods() -> Vec<NativeMethod> {
     m.extend(writer::methods());
     m.extend(replay::methods());
     m.extend(recorder::methods());
-    m.extend(ghost::methods());
     m.extend(generated::methods());
     m.extend(shadow::methods());
     m

@@ -9,6 +9,7 @@
 //! - `c_out = "out_x"`: the out-pointer a C caller gets a non-`()` result through;
 //!   `c_out_type = "TickreelX"` its C type where the generator cannot derive it;
 //!   `c_out_optional`: the out-pointer may be NULL;
+//! - `java_fill`: Java passes an array the result is written into (no allocation per call);
 //! - `c_out_array = "states"`: the result is a list the C caller receives in
 //!   `(states, capacity, out_count)` (count/capacity convention), of `c_out_type`.
 

@@ -124,39 +124,25 @@ final class NativeBridge {
 
     static native boolean shadowIsAttached(long handle);
 
-    // --- Ghosts (native/bridge/jni/ghost.rs) ---
-
-    static native long ghostLoad(String path, int entity, int startKind, int start, int endKind, int end);
-
-    static native long ghostLoadAsync(String path, int entity, int startKind, int start, int endKind, int end);
-
-    static native boolean ghostLoadingIsReady(long handle);
-
-    static native long ghostLoadingTake(long handle);
-
-    static native long[] ghostInfo(long handle);
-
-    static native double ghostTickRate(long handle);
-
-    static native long[] ghostSplits(long handle);
-
-    static native long ghostCursorNew(long ghost);
-
-    static native void ghostCursorSample(long handle, double ticks, double[] out);
-
-    static native void ghostCursorSetTimeShift(long handle, double ticks);
-
-    static native long liveDeltaNew(long ghost);
-
-    static native double liveDeltaUpdate(long handle, double liveTicks, double x, double y, double z, double[] out);
-
-    static native void liveDeltaSetTimeShift(long handle, double ticks);
-
-    static native void liveDeltaReset(long handle);
-
     // @generated-begin
     // Generated from native/bridge/api/ (see native/bridge/codegen/jni.rs): do not edit by hand;
     // `TICKREEL_BLESS=1 cargo test -p tickreel-bridge --lib generated` rewrites this part.
+
+    // --- ghost (native/bridge/api/ghost.rs documents each) ---
+    static native long ghostLoad(String path, int entity, int[] range);
+    static native long[] ghostInfo(long ghost);
+    static native double ghostTickRate(long ghost);
+    static native long[] ghostSplits(long ghost);
+    static native long ghostCursorNew(long ghost);
+    static native void ghostCursorSample(long cursor, double t, double[] out);
+    static native void ghostCursorSetTimeShift(long cursor, double ticks);
+    static native long liveDeltaNew(long ghost);
+    static native double liveDeltaUpdate(long delta, double liveT, double x, double y, double z, double[] out);
+    static native void liveDeltaSetTimeShift(long delta, double ticks);
+    static native void liveDeltaReset(long delta);
+    static native long ghostLoadAsync(String path, int entity, int[] range);
+    static native boolean ghostLoadPoll(long load);
+    static native long ghostLoadTake(long load);
 
     // --- playhead (native/bridge/api/playhead.rs documents each) ---
     static native long playheadOpen(String path, int startTick);
