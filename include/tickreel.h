@@ -643,66 +643,6 @@ typedef struct TickreelShadowStats {
 } TickreelShadowStats;
 
 /**
- * One entity's state at a tick, as filled in by `tickreel_reader_seek`.
- */
-typedef struct TickreelEntityState {
-    /**
-     * The entity id the game gave it.
-     */
-    uint32_t id;
-    /**
-     * Game-defined kind (e.g. an entity type id), as given when it was added.
-     */
-    uint32_t kind;
-    /**
-     * State flags (`TICKREEL_FLAG_*` bits and the game's own).
-     */
-    uint32_t flags;
-    /**
-     * Position in blocks (exact multiples of 1/4096).
-     */
-    double x;
-    /**
-     * Height in blocks.
-     */
-    double y;
-    /**
-     * Position in blocks.
-     */
-    double z;
-    /**
-     * Yaw in degrees, unbounded (as recorded).
-     */
-    double yaw;
-    /**
-     * Pitch in degrees.
-     */
-    double pitch;
-} TickreelEntityState;
-
-/**
- * What `tickreel_reader_verify` checked.
- */
-typedef struct TickreelVerifyReport {
-    /**
-     * Chunks read, checksummed and decoded.
-     */
-    uint64_t chunks;
-    /**
-     * Ticks spanned by those chunks.
-     */
-    uint64_t ticks;
-    /**
-     * Pose samples decoded.
-     */
-    uint64_t pose_samples;
-    /**
-     * Non-pose events decoded.
-     */
-    uint64_t events;
-} TickreelVerifyReport;
-
-/**
  * Options of `tickreel_writer_create`. Fill with `tickreel_writer_options_default`, then change
  * what you need.
  */
@@ -897,6 +837,66 @@ typedef struct TickreelUpdateInfo {
      */
     uint32_t entity_count;
 } TickreelUpdateInfo;
+
+/**
+ * One entity's state at a tick, as filled in by `tickreel_reader_seek`.
+ */
+typedef struct TickreelEntityState {
+    /**
+     * The entity id the game gave it.
+     */
+    uint32_t id;
+    /**
+     * Game-defined kind (e.g. an entity type id), as given when it was added.
+     */
+    uint32_t kind;
+    /**
+     * State flags (`TICKREEL_FLAG_*` bits and the game's own).
+     */
+    uint32_t flags;
+    /**
+     * Position in blocks (exact multiples of 1/4096).
+     */
+    double x;
+    /**
+     * Height in blocks.
+     */
+    double y;
+    /**
+     * Position in blocks.
+     */
+    double z;
+    /**
+     * Yaw in degrees, unbounded (as recorded).
+     */
+    double yaw;
+    /**
+     * Pitch in degrees.
+     */
+    double pitch;
+} TickreelEntityState;
+
+/**
+ * What `tickreel_reader_verify` checked.
+ */
+typedef struct TickreelVerifyReport {
+    /**
+     * Chunks read, checksummed and decoded.
+     */
+    uint64_t chunks;
+    /**
+     * Ticks spanned by those chunks.
+     */
+    uint64_t ticks;
+    /**
+     * Pose samples decoded.
+     */
+    uint64_t pose_samples;
+    /**
+     * Non-pose events decoded.
+     */
+    uint64_t events;
+} TickreelVerifyReport;
 
 #ifdef __cplusplus
 extern "C" {
@@ -1618,129 +1618,6 @@ TickreelResult tickreel_shadow_free(struct TickreelShadow *shadow);
 size_t tickreel_handle_count(void);
 
 /**
- * Opens a finished `.reel` file at `path` (a NUL-terminated path in the platform's encoding) and
- * stores the reader's handle in `*out_reader`. Reads and checks the header, metadata and index;
- * chunks are read when needed.
- *
- * Returns `TICKREEL_RESULT_IO` if the file cannot be opened, `TICKREEL_RESULT_CORRUPT` for a file
- * that is not a tickreel recording or is damaged, `TICKREEL_RESULT_TRUNCATED` for a file cut
- * short, `TICKREEL_RESULT_UNSUPPORTED` for a newer format. On failure `*out_reader` is set to
- * NULL (when it can be written).
- *
- * # Safety
- * `path` must be NULL or a NUL-terminated string; `out_reader` must be NULL or point to writable
- * storage for one pointer.
- *
- * Thread safety: any thread. A reader may then be used from any number of threads at once.
- */
-TickreelResult tickreel_reader_open(const char *path, struct TickreelReader **out_reader);
-
-/**
- * Closes a reader. `tickreel_reader_free(NULL)` is a no-op returning `TICKREEL_RESULT_OK`; a
- * freed or invalid handle returns `TICKREEL_RESULT_INVALID_HANDLE`.
- *
- * Thread safety: any thread. Calls on the same reader still running in other threads finish
- * normally (the file is closed after the last one); calls that start after this one get
- * `TICKREEL_RESULT_INVALID_HANDLE`.
- */
-TickreelResult tickreel_reader_free(struct TickreelReader *reader);
-
-/**
- * Stores the number of ticks the recording spans (last tick - first tick + 1; 0 when it is
- * empty) in `*out_ticks`.
- *
- * # Safety
- * `out_ticks` must be NULL or point to a writable `uint32_t`.
- *
- * Thread safety: any thread, concurrently with any other reader call.
- */
-TickreelResult tickreel_reader_tick_count(struct TickreelReader *reader, uint32_t *out_ticks);
-
-/**
- * Stores the first recorded tick in `*out_tick`. Returns `TICKREEL_RESULT_INVALID_STATE` if the
- * recording has no ticks.
- *
- * # Safety
- * `out_tick` must be NULL or point to a writable `uint32_t`.
- *
- * Thread safety: any thread, concurrently with any other reader call.
- */
-TickreelResult tickreel_reader_first_tick(struct TickreelReader *reader, uint32_t *out_tick);
-
-/**
- * Stores the last recorded tick in `*out_tick`. Returns `TICKREEL_RESULT_INVALID_STATE` if the
- * recording has no ticks.
- *
- * # Safety
- * `out_tick` must be NULL or point to a writable `uint32_t`.
- *
- * Thread safety: any thread, concurrently with any other reader call.
- */
-TickreelResult tickreel_reader_last_tick(struct TickreelReader *reader, uint32_t *out_tick);
-
-/**
- * Stores the number of chunks (independently decodable pieces of about 10 s) in `*out_chunks`.
- *
- * # Safety
- * `out_chunks` must be NULL or point to a writable `uint32_t`.
- *
- * Thread safety: any thread, concurrently with any other reader call.
- */
-TickreelResult tickreel_reader_chunk_count(struct TickreelReader *reader, uint32_t *out_chunks);
-
-/**
- * Stores the recording's tick rate in ticks per second (e.g. 20.0) in `*out_rate`.
- *
- * # Safety
- * `out_rate` must be NULL or point to a writable `double`.
- *
- * Thread safety: any thread, concurrently with any other reader call.
- */
-TickreelResult tickreel_reader_tick_rate(struct TickreelReader *reader, double *out_rate);
-
-/**
- * Computes the state of every live entity at `tick` (clamped into the recording) and copies it
- * into `states`, sorted by entity id. Decodes only the chunk holding the tick.
- *
- * `*out_count` is always set to the number of entities at that tick. If it exceeds `capacity`,
- * nothing is copied and `TICKREEL_RESULT_BUFFER_TOO_SMALL` is returned: call again with room
- * for `*out_count` states. `states` may be NULL when `capacity` is 0, to query the count.
- * `*out_tick` (if `out_tick` is not NULL) receives the tick actually used after clamping.
- *
- * Returns `TICKREEL_RESULT_INVALID_STATE` if the recording has no ticks,
- * `TICKREEL_RESULT_CORRUPT`/`TICKREEL_RESULT_TRUNCATED` if the chunk is damaged.
- *
- * # Safety
- * `states` must point to `capacity` writable `TickreelEntityState`s (or `capacity` must be 0);
- * `out_count` must be NULL or point to a writable `size_t`; `out_tick` must be NULL or point to a
- * writable `uint32_t`.
- *
- * Thread safety: any thread, concurrently with any other reader call.
- */
-TickreelResult tickreel_reader_seek(struct TickreelReader *reader,
-                                    uint32_t tick,
-                                    struct TickreelEntityState *states,
-                                    size_t capacity,
-                                    size_t *out_count,
-                                    uint32_t *out_tick);
-
-/**
- * Reads and decodes every chunk, checking checksums and the consistency of header and index.
- * Stores what was checked in `*out_report` (`out_report` may be NULL).
- *
- * Returns `TICKREEL_RESULT_OK` if the file is sound, `TICKREEL_RESULT_CORRUPT` or
- * `TICKREEL_RESULT_TRUNCATED` (with the damaged chunk in the message) otherwise. Reads the
- * whole file: blocks for the I/O.
- *
- * # Safety
- * `out_report` must be NULL or point to a writable `TickreelVerifyReport`.
- *
- * Thread safety: any thread, concurrently with any other reader call.
- */
-TickreelResult tickreel_reader_verify(struct TickreelReader *reader,
-                                      struct TickreelVerifyReport *out_report);
-
-/**
  * Copies the calling thread's last error message into `buf` as a NUL-terminated string.
  *
  * Returns the length in bytes of the whole message, not counting the terminating NUL (as
@@ -2346,6 +2223,147 @@ TickreelResult tickreel_playhead_entities(struct TickreelPlayhead *playhead,
                                           struct TickreelEntityState *states,
                                           size_t capacity,
                                           size_t *out_count);
+
+/**
+ * Opens a finished `.reel` file at `path` (a NUL-terminated path in the platform's encoding) and
+ * stores the reader's handle in `*out_reader`. Reads and checks the header, metadata and index;
+ * chunks are read when needed.
+ *
+ * Returns `TICKREEL_RESULT_IO` if the file cannot be opened, `TICKREEL_RESULT_CORRUPT` for a file
+ * that is not a tickreel recording or is damaged, `TICKREEL_RESULT_TRUNCATED` for a file cut
+ * short, `TICKREEL_RESULT_UNSUPPORTED` for a newer format. On failure `*out_reader` is set to
+ * NULL (when it can be written).
+ *
+ * Thread safety: any thread. A reader may then be used from any number of threads at once.
+ *
+ * # Safety
+ * `out_reader` must be NULL or point to writable storage for one `TickreelReader` pointer.
+ * `path` must be NULL or a NUL-terminated string (NULL is refused).
+ */
+TickreelResult tickreel_reader_open(const char *path, struct TickreelReader **out_reader);
+
+/**
+ * Closes a reader. `tickreel_reader_free(NULL)` is a no-op returning `TICKREEL_RESULT_OK`; a
+ * freed or invalid handle returns `TICKREEL_RESULT_INVALID_HANDLE`.
+ *
+ * Thread safety: any thread. Calls on the same reader still running in other threads finish
+ * normally (the file is closed after the last one); calls that start after this one get
+ * `TICKREEL_RESULT_INVALID_HANDLE`.
+ */
+TickreelResult tickreel_reader_free(struct TickreelReader *reader);
+
+/**
+ * Stores the number of ticks the recording spans (last tick - first tick + 1; 0 when it is
+ * empty) in `*out_ticks`.
+ *
+ * Thread safety: any thread, concurrently with any other reader call.
+ *
+ * # Safety
+ * `out_ticks` must be NULL or point to writable storage for one `u32`.
+ */
+TickreelResult tickreel_reader_tick_count(struct TickreelReader *reader, uint32_t *out_ticks);
+
+/**
+ * Stores the first recorded tick in `*out_tick`. Returns `TICKREEL_RESULT_INVALID_STATE` if the
+ * recording has no ticks.
+ *
+ * Thread safety: any thread, concurrently with any other reader call.
+ *
+ * # Safety
+ * `out_tick` must be NULL or point to writable storage for one `u32`.
+ */
+TickreelResult tickreel_reader_first_tick(struct TickreelReader *reader, uint32_t *out_tick);
+
+/**
+ * Stores the last recorded tick in `*out_tick`. Returns `TICKREEL_RESULT_INVALID_STATE` if the
+ * recording has no ticks.
+ *
+ * Thread safety: any thread, concurrently with any other reader call.
+ *
+ * # Safety
+ * `out_tick` must be NULL or point to writable storage for one `u32`.
+ */
+TickreelResult tickreel_reader_last_tick(struct TickreelReader *reader, uint32_t *out_tick);
+
+/**
+ * Stores the number of chunks (independently decodable pieces of about 10 s) in `*out_chunks`.
+ *
+ * Thread safety: any thread, concurrently with any other reader call.
+ *
+ * # Safety
+ * `out_chunks` must be NULL or point to writable storage for one `u32`.
+ */
+TickreelResult tickreel_reader_chunk_count(struct TickreelReader *reader, uint32_t *out_chunks);
+
+/**
+ * Stores the recording's tick rate in ticks per second (e.g. 20.0) in `*out_rate`.
+ *
+ * Thread safety: any thread, concurrently with any other reader call.
+ *
+ * # Safety
+ * `out_rate` must be NULL or point to writable storage for one `f64`.
+ */
+TickreelResult tickreel_reader_tick_rate(struct TickreelReader *reader, double *out_rate);
+
+/**
+ * Copies the recording's metadata, the whole metadata section as an NBT root compound (the
+ * user's keys plus the library's own `"tickreel"` compound, big-endian NBT as Minecraft writes
+ * it), into `nbt`.
+ *
+ * `*out_count` is always set to its length in bytes. If it exceeds `capacity`, nothing is
+ * copied and `TICKREEL_RESULT_BUFFER_TOO_SMALL` is returned: call again with room for
+ * `*out_count` bytes. `nbt` may be NULL when `capacity` is 0, to query the length.
+ *
+ * Thread safety: any thread, concurrently with any other reader call.
+ *
+ * # Safety
+ * `nbt` must point to `capacity` writable `u8`s (or `capacity` must be 0); `out_count` must be NULL or point to a writable `size_t`.
+ */
+TickreelResult tickreel_reader_metadata(struct TickreelReader *reader,
+                                        uint8_t *nbt,
+                                        size_t capacity,
+                                        size_t *out_count);
+
+/**
+ * Computes the state of every live entity at `tick` (clamped into the recording) and copies it
+ * into `states`, sorted by entity id. Decodes only the chunk holding the tick.
+ *
+ * `*out_count` is always set to the number of entities at that tick. If it exceeds `capacity`,
+ * nothing is copied and `TICKREEL_RESULT_BUFFER_TOO_SMALL` is returned: call again with room
+ * for `*out_count` states. `states` may be NULL when `capacity` is 0, to query the count.
+ * `*out_tick` (if `out_tick` is not NULL) receives the tick actually used after clamping.
+ *
+ * Returns `TICKREEL_RESULT_INVALID_STATE` if the recording has no ticks,
+ * `TICKREEL_RESULT_CORRUPT`/`TICKREEL_RESULT_TRUNCATED` if the chunk is damaged.
+ *
+ * Thread safety: any thread, concurrently with any other reader call.
+ *
+ * # Safety
+ * `out_tick` must be NULL or point to writable storage for one `u32`.
+ * `states` must point to `capacity` writable `TickreelEntityState`s (or `capacity` must be 0); `out_count` must be NULL or point to a writable `size_t`.
+ */
+TickreelResult tickreel_reader_seek(struct TickreelReader *reader,
+                                    uint32_t tick,
+                                    struct TickreelEntityState *states,
+                                    size_t capacity,
+                                    size_t *out_count,
+                                    uint32_t *out_tick);
+
+/**
+ * Reads and decodes every chunk, checking checksums and the consistency of header and index.
+ * Stores what was checked in `*out_report` (`out_report` may be NULL).
+ *
+ * Returns `TICKREEL_RESULT_OK` if the file is sound, `TICKREEL_RESULT_CORRUPT` or
+ * `TICKREEL_RESULT_TRUNCATED` (with the damaged chunk in the message) otherwise. Reads the
+ * whole file: blocks for the I/O.
+ *
+ * Thread safety: any thread, concurrently with any other reader call.
+ *
+ * # Safety
+ * `out_report` must be NULL or point to writable storage for one `TickreelVerifyReport`.
+ */
+TickreelResult tickreel_reader_verify(struct TickreelReader *reader,
+                                      struct TickreelVerifyReport *out_report);
 
 #ifdef __cplusplus
 }  // extern "C"

@@ -7,9 +7,9 @@ use std::sync::Arc;
 
 use parking_lot::Mutex;
 
+use crate::api::reader::Reader;
 use crate::api::{New, Released};
 use crate::ffi::handle::HandleType;
-use crate::ffi::reader::ReaderObj as Reader;
 use crate::ffi::{TickreelCursor, TickreelDelta, TickreelGhost, TickreelGhostLoad};
 use tickreel::error::check_finite;
 use tickreel::ghost::{self, DeltaReading, GhostCursor, GhostRange, GhostSample, GhostTrack};
@@ -92,7 +92,7 @@ pub fn load_from_reader(
     entity: u32,
     range: GhostRange,
 ) -> tickreel::Result<New<Ghost>> {
-    let track = GhostTrack::load(&reader.reader, entity, range)?;
+    let track = GhostTrack::load(&reader.0, entity, range)?;
     Ok(New(Ghost(Arc::new(track))))
 }
 

@@ -15,6 +15,7 @@
 
 pub mod ghost;
 pub mod playhead;
+pub mod reader;
 
 /// A created object, returned as a new handle (C: through its out-pointer, which is set to NULL
 /// first; Java: a `long`).

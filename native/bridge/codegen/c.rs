@@ -94,7 +94,7 @@ pub fn emit(api_dir: &Path, ops: &[Op]) -> Result<String, String> {
         s.push_str("    use crate::ffi::*;\n");
         s.push_str("    use crate::ffi::args::{Out, OutArray};\n");
         s.push_str(
-            "    use crate::ffi::convert::{CArg, CArrayResult, CResult, CValue, fill_array};\n",
+            "    use crate::ffi::convert::{CArg, CArrayExtra, CArrayResult, CResult, CValue, fill_array};\n",
         );
         s.push_str("    use crate::ffi::result::{TickreelResult, guard};\n");
         let _ = writeln!(s, "    use crate::api::{module}::*;");
@@ -155,10 +155,25 @@ fn emit_fn(s: &mut String, op: &Op) -> Result<(), String> {
                 );
             }
         }
-        COut::Array { name, item } => {
+        COut::Array { name, item, extra } => {
             params.push(format!("{name}: *mut {item}"));
             params.push("capacity: usize".into());
             params.push("out_count: *mut usize".into());
+            if let Some((e, ty, optional)) = extra {
+                params.push(format!("{e}: *mut {ty}"));
+                safety.push(format!(
+                    "`{e}` must be NULL or point to writable storage for one `{ty}`."
+                ));
+                let ctor = if *optional { "optional" } else { "new" };
+                let _ = writeln!(
+                    body,
+                    "{i}// SAFETY: the caller contract in this function's `# Safety` section."
+                );
+                let _ = writeln!(
+                    body,
+                    "{i}let {e} = unsafe {{ Out::{ctor}({e}, \"{e}\") }}?;"
+                );
+            }
             is_unsafe = true;
             safety.push(format!(
                 "`{name}` must point to `capacity` writable `{item}`s (or `capacity` must be 0); \
@@ -264,8 +279,21 @@ fn emit_fn(s: &mut String, op: &Op) -> Result<(), String> {
                 let _ = writeln!(body, "{i}{name}.set(v);");
             }
         }
-        COut::Array { name, .. } => {
-            let _ = writeln!(body, "{i}fill_array({call}, &{name}, &out_count)?;");
+        COut::Array { name, extra, .. } => {
+            let _ = writeln!(body, "{i}let list = {call};");
+            match extra {
+                Some((e, _, true)) => {
+                    let _ = writeln!(
+                        body,
+                        "{i}if let Some(o) = &{e} {{ o.set(CArrayExtra::extra(&list)) }}"
+                    );
+                }
+                Some((e, _, false)) => {
+                    let _ = writeln!(body, "{i}{e}.set(CArrayExtra::extra(&list));");
+                }
+                None => {}
+            }
+            let _ = writeln!(body, "{i}fill_array(list, &{name}, &out_count)?;");
         }
     }
     let _ = writeln!(body, "{i}Ok(())");

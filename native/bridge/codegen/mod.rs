@@ -58,9 +58,12 @@ pub enum COut {
         optional: bool,
     },
     /// `(name: *mut item, capacity: usize, out_count: *mut usize)`.
+    /// With `extra`, one more out-pointer after them: `(name, C type, optional)`, written even
+    /// when the array does not fit (`CArrayExtra`).
     Array {
         name: String,
         item: String,
+        extra: Option<(String, String, bool)>,
     },
 }
 
@@ -193,6 +196,7 @@ fn read_op(module: &str, f: &syn::ItemFn) -> Result<Option<Op>, String> {
         java_fill: false,
     };
     let (mut out, mut out_ty, mut optional, mut array) = (None, None, false, None);
+    let mut extra_ty = None;
     let str_value = |m: &syn::meta::ParseNestedMeta<'_>| -> syn::Result<String> {
         Ok(m.value()?.parse::<syn::LitStr>()?.value())
     };
@@ -207,6 +211,8 @@ fn read_op(module: &str, f: &syn::ItemFn) -> Result<Option<Op>, String> {
             out_ty = Some(str_value(&m)?);
         } else if m.path.is_ident("c_out_optional") {
             optional = true;
+        } else if m.path.is_ident("c_out_extra_type") {
+            extra_ty = Some(str_value(&m)?);
         } else if m.path.is_ident("java_fill") {
             op.java_fill = true;
         } else if m.path.is_ident("c_out_array") {
@@ -251,9 +257,17 @@ fn read_op(module: &str, f: &syn::ItemFn) -> Result<Option<Op>, String> {
                 };
                 COut::Value { name, ty, optional }
             }
-            (Some(_), None, Some(name)) => COut::Array {
+            (Some(_), extra, Some(name)) => COut::Array {
                 name,
                 item: out_ty.ok_or_else(|| format!("{}: c_out_array needs c_out_type", op.name))?,
+                extra: match extra {
+                    None => None,
+                    Some(e) => Some((
+                        e,
+                        extra_ty.ok_or_else(|| format!("{}: give c_out_extra_type", op.name))?,
+                        optional,
+                    )),
+                },
             },
             _ => {
                 return Err(format!(

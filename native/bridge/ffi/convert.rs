@@ -168,6 +168,28 @@ pub(crate) trait CArrayResult {
     fn describe(&self) -> String;
 }
 
+/// A list result with one more value for C, written even when the list does not fit.
+pub(crate) trait CArrayExtra {
+    type C;
+    fn extra(&self) -> Self::C;
+}
+
+/// Bytes (an encoded NBT compound, ...).
+impl CArrayResult for Vec<u8> {
+    type Item = u8;
+    fn len(&self) -> usize {
+        Vec::len(self)
+    }
+    fn write(self, out: &OutArray<u8>) {
+        for (i, b) in self.into_iter().enumerate() {
+            out.set(i, b);
+        }
+    }
+    fn describe(&self) -> String {
+        format!("{} bytes", Vec::len(self))
+    }
+}
+
 /// Reports the list's length in `*out_count` and copies it into `out` if it fits
 /// (`TICKREEL_RESULT_BUFFER_TOO_SMALL`, nothing copied, otherwise).
 pub(crate) fn fill_array<L: CArrayResult>(

@@ -71,8 +71,8 @@ const TAG_NAMES: &[(u8, &str)] = &[
         super::writer::WriterObj::NAME,
     ),
     (
-        super::reader::ReaderObj::TAG,
-        super::reader::ReaderObj::NAME,
+        crate::api::reader::Reader::TAG,
+        crate::api::reader::Reader::NAME,
     ),
     (
         super::engine::EngineObj::TAG,

@@ -3,10 +3,9 @@
 
 use super::args::OutArray;
 use super::convert::{CArrayResult, CResult};
-use super::reader::TickreelEntityState;
+use super::reader::{TickreelEntityState, entity_state};
 use super::result::FfiResult;
 use crate::api::playhead::{EntityList, UpdateRef};
-use tickreel::format::state::EntityState;
 use tickreel::play::{Motion, Update};
 
 /// A viewer's position in a recording. Opaque: open with `tickreel_playhead_open`, release with
@@ -64,19 +63,6 @@ fn info(u: &Update) -> TickreelUpdateInfo {
     }
 }
 
-fn entity_state(e: &EntityState) -> TickreelEntityState {
-    TickreelEntityState {
-        id: e.id,
-        kind: e.kind,
-        flags: e.flags,
-        x: e.pose.x_f64(),
-        y: e.pose.y_f64(),
-        z: e.pose.z_f64(),
-        yaw: e.pose.yaw_deg(),
-        pitch: e.pose.pitch_deg(),
-    }
-}
-
 impl CResult for UpdateRef<'_> {
     type C = TickreelUpdateInfo;
     fn into_c(self) -> FfiResult<TickreelUpdateInfo> {
@@ -104,10 +90,11 @@ mod tests {
     use super::*;
     use crate::ffi::batch::*;
     use crate::ffi::generated::playhead::*;
-    use crate::ffi::reader::*;
+    use crate::ffi::generated::reader::*;
     use crate::ffi::result::TickreelResult;
     use crate::ffi::writer::*;
     use std::ffi::CString;
+    use tickreel::format::state::EntityState;
 
     const OK: TickreelResult = TickreelResult::Ok;
 

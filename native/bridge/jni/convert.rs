@@ -13,7 +13,7 @@ use std::sync::Arc;
 
 use jni::JNIEnv;
 use jni::objects::{JByteArray, JDoubleArray, JString};
-use jni::sys::{jboolean, jbyteArray, jdouble, jdoubleArray, jint, jlong, jstring};
+use jni::sys::{jboolean, jbyteArray, jdouble, jdoubleArray, jint, jlong, jobject, jstring};
 
 use super::{Fallback, Res, bad_arg, handles};
 use crate::api::New;
@@ -219,6 +219,16 @@ impl<T: HandleType> JniResult for New<T> {
     const JAVA: &'static str = "long";
     fn into_jni(self, _: &mut JNIEnv<'_>) -> Res<jlong> {
         super::insert(T::NAME, Arc::new(self.0))
+    }
+}
+
+/// Bytes (an NBT compound, encoded ticks): a new `byte[]`.
+impl JniResult for Vec<u8> {
+    type Jni = jobject;
+    const SIG: &'static str = "[B";
+    const JAVA: &'static str = "byte[]";
+    fn into_jni(self, env: &mut JNIEnv<'_>) -> Res<jobject> {
+        super::byte_array(env, &self)
     }
 }
 

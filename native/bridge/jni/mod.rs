@@ -391,7 +391,6 @@ fn methods() -> Vec<NativeMethod> {
     ];
     m.extend(defaults::methods());
     m.extend(writer::methods());
-    m.extend(replay::methods());
     m.extend(recorder::methods());
     m.extend(generated::methods());
     m.extend(shadow::methods());

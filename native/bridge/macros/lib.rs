@@ -11,7 +11,8 @@
 //!   `c_out_optional`: the out-pointer may be NULL;
 //! - `java_fill`: Java passes an array the result is written into (no allocation per call);
 //! - `c_out_array = "states"`: the result is a list the C caller receives in
-//!   `(states, capacity, out_count)` (count/capacity convention), of `c_out_type`.
+//!   `(states, capacity, out_count)` (count/capacity convention), of `c_out_type`; with
+//!   `c_out = "out_tick"` and `c_out_extra_type = "u32"`, one more out-pointer after them.
 
 use proc_macro::TokenStream;
 

@@ -144,6 +144,7 @@ mod tests {
     use crate::ffi::engine::recorder::*;
     use crate::ffi::engine::tests::{engine, recorder_options, start, stats};
     use crate::ffi::engine::{TickreelEngineStats, tickreel_engine_free, tickreel_engine_stats};
+    use crate::ffi::generated::reader::*;
     use crate::ffi::reader::*;
     use std::ffi::CString;
 

@@ -304,7 +304,7 @@ mod tests {
     use crate::ffi::engine::shadow_options::*;
     use crate::ffi::engine::tests::{engine, recorder_options};
     use crate::ffi::engine::{TickreelEngineStats, tickreel_engine_free, tickreel_engine_stats};
-    use crate::ffi::reader::*;
+    use crate::ffi::generated::reader::*;
     use std::ffi::{CStr, CString};
 
     const OK: TickreelResult = TickreelResult::Ok;

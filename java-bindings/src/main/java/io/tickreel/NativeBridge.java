@@ -51,20 +51,6 @@ final class NativeBridge {
 
     static native long writerFinish(long handle);
 
-    // --- Replay (native/bridge/jni/replay.rs) ---
-
-    static native long replayOpen(String path);
-
-    static native long[] replayInfo(long handle);
-
-    static native byte[] replayMetadata(long handle);
-
-    static native long[] replaySeek(long handle, int tick);
-
-    static native long[] replayVerify(long handle);
-
-    static native byte[] replayTicks(long handle, int from, int to);
-
     // --- Engine, Recorder, FinishHandle (native/bridge/jni/recorder.rs) ---
 
     static native long engineNew(long[] options);
@@ -156,5 +142,13 @@ final class NativeBridge {
     static native void playheadSetSpeed(long playhead, double speed);
     static native void playheadSetReverse(long playhead, boolean reverse);
     static native long playheadPosition(long playhead);
+
+    // --- reader (native/bridge/api/reader.rs documents each) ---
+    static native long replayOpen(String path);
+    static native long[] replayInfo(long reader);
+    static native byte[] replayMetadata(long reader);
+    static native long[] replaySeek(long reader, int tick);
+    static native byte[] replayTicks(long reader, int from, int to);
+    static native long[] replayVerify(long reader);
     // @generated-end
 }
