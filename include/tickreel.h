@@ -643,54 +643,6 @@ typedef struct TickreelShadowStats {
 } TickreelShadowStats;
 
 /**
- * Options of `tickreel_writer_create`. Fill with `tickreel_writer_options_default`, then change
- * what you need.
- */
-typedef struct TickreelWriterOptions {
-    /**
-     * Ticks per second times 1000 (default 20000: 20 ticks/s). Must be > 0.
-     */
-    uint32_t tick_rate_millihz;
-    /**
-     * The game's own data version (e.g. a Minecraft data version), opaque to tickreel.
-     */
-    uint32_t game_data_version;
-    /**
-     * Unix milliseconds when the recording started.
-     */
-    int64_t timestamp_ms;
-    /**
-     * World identity, opaque to tickreel (e.g. a UUID).
-     */
-    uint8_t world_id[16];
-    /**
-     * World version, opaque to tickreel.
-     */
-    uint8_t world_version[16];
-    /**
-     * Zstd dictionary id (0: none); a non-zero id must have been registered with the library.
-     */
-    uint16_t dictionary_id;
-    /**
-     * Zstd compression level (default 9 for finished files).
-     */
-    int32_t zstd_level;
-    /**
-     * Most ticks one chunk spans (default 100). 1 to 1048576.
-     */
-    uint32_t chunk_ticks;
-    /**
-     * Cut a chunk once its uncompressed payload reaches about this many bytes (default 1 MiB).
-     * Must be > 0.
-     */
-    size_t chunk_bytes;
-    /**
-     * Ticks between snapshots (default 600). Must be > 0.
-     */
-    uint32_t snapshot_interval;
-} TickreelWriterOptions;
-
-/**
  * Which part of an entity's recorded life is the run. `{0, 0, 0, 0}` (or a NULL pointer) is
  * the whole presence of the entity.
  */
@@ -898,210 +850,57 @@ typedef struct TickreelVerifyReport {
     uint64_t events;
 } TickreelVerifyReport;
 
+/**
+ * Options of `tickreel_writer_create`. Fill with `tickreel_writer_options_default`, then change
+ * what you need.
+ */
+typedef struct TickreelWriterOptions {
+    /**
+     * Ticks per second times 1000 (default 20000: 20 ticks/s). Must be > 0.
+     */
+    uint32_t tick_rate_millihz;
+    /**
+     * The game's own data version (e.g. a Minecraft data version), opaque to tickreel.
+     */
+    uint32_t game_data_version;
+    /**
+     * Unix milliseconds when the recording started.
+     */
+    int64_t timestamp_ms;
+    /**
+     * World identity, opaque to tickreel (e.g. a UUID).
+     */
+    uint8_t world_id[16];
+    /**
+     * World version, opaque to tickreel.
+     */
+    uint8_t world_version[16];
+    /**
+     * Zstd dictionary id (0: none); a non-zero id must have been registered with the library.
+     */
+    uint16_t dictionary_id;
+    /**
+     * Zstd compression level (default 9 for finished files).
+     */
+    int32_t zstd_level;
+    /**
+     * Most ticks one chunk spans (default 100). 1 to 1048576.
+     */
+    uint32_t chunk_ticks;
+    /**
+     * Cut a chunk once its uncompressed payload reaches about this many bytes (default 1 MiB).
+     * Must be > 0.
+     */
+    size_t chunk_bytes;
+    /**
+     * Ticks between snapshots (default 600). Must be > 0.
+     */
+    uint32_t snapshot_interval;
+} TickreelWriterOptions;
+
 #ifdef __cplusplus
 extern "C" {
 #endif // __cplusplus
-
-/**
- * Creates an empty batch builder and stores its handle in `*out_batch`.
- *
- * Returns `TICKREEL_RESULT_NULL_ARGUMENT` if `out_batch` is NULL. On failure `*out_batch` is set
- * to NULL (when it can be written).
- *
- * # Safety
- * `out_batch` must be NULL or point to writable storage for one pointer.
- *
- * Thread safety: any thread. A batch may be used from any thread; calls on one batch are
- * serialised by an internal lock, but a batch is meant to be filled by one thread at a time
- * (the order of events is the order of the calls).
- */
-TickreelResult tickreel_batch_new(struct TickreelBatch **out_batch);
-
-/**
- * Frees a batch. `tickreel_batch_free(NULL)` is a no-op returning `TICKREEL_RESULT_OK`; a freed,
- * foreign or otherwise invalid handle returns `TICKREEL_RESULT_INVALID_HANDLE` (a double free is
- * detected, not undefined behaviour).
- *
- * Thread safety: any thread. A call on the same batch still running in another thread finishes
- * normally; calls that start after this one get `TICKREEL_RESULT_INVALID_HANDLE`.
- */
-TickreelResult tickreel_batch_free(struct TickreelBatch *batch);
-
-/**
- * Removes every event from the batch, keeping its memory for reuse (call once per tick).
- *
- * Thread safety: as every batch function, see `tickreel_batch_new`.
- */
-TickreelResult tickreel_batch_clear(struct TickreelBatch *batch);
-
-/**
- * Stores the number of events in the batch in `*out_count`.
- *
- * # Safety
- * `out_count` must be NULL or point to a writable `size_t`.
- *
- * Thread safety: as every batch function, see `tickreel_batch_new`.
- */
-TickreelResult tickreel_batch_event_count(struct TickreelBatch *batch, size_t *out_count);
-
-/**
- * Copies the batch encoding of the events added so far into `buf` (the bytes that
- * `tickreel_writer_write_tick` accepts), and stores its length in `*out_len`.
- *
- * The encoding is: a big-endian `u16` event count, then each event as a kind byte followed by
- * its fields as LEB128 varints (signed fields zigzag-coded); see FORMAT.md. An empty batch is
- * the two bytes `00 00`.
- *
- * `*out_len` is always set to the encoded length. If `capacity` is smaller, nothing is copied and
- * `TICKREEL_RESULT_BUFFER_TOO_SMALL` is returned: call again with a buffer of `*out_len` bytes.
- * `buf` may be NULL when `capacity` is 0, to query the length.
- *
- * # Safety
- * `buf` must point to `capacity` writable bytes (or `capacity` must be 0); `out_len` must be NULL
- * or point to a writable `size_t`.
- *
- * Thread safety: as every batch function, see `tickreel_batch_new`.
- */
-TickreelResult tickreel_batch_bytes(struct TickreelBatch *batch,
-                                    uint8_t *buf,
-                                    size_t capacity,
-                                    size_t *out_len);
-
-/**
- * Adds an entity (it appears with a game-defined `kind`, e.g. an entity type id, at the given
- * pose). Position in blocks, yaw and pitch in degrees (yaw unbounded).
- *
- * Returns `TICKREEL_RESULT_INVALID_ARGUMENT` for a non-finite or out-of-range value,
- * `TICKREEL_RESULT_LIMIT_EXCEEDED` if the batch already holds 65535 events.
- *
- * Thread safety: as every batch function, see `tickreel_batch_new`.
- */
-TickreelResult tickreel_batch_add_entity(struct TickreelBatch *batch,
-                                         uint32_t entity,
-                                         uint32_t kind,
-                                         double x,
-                                         double y,
-                                         double z,
-                                         double yaw,
-                                         double pitch);
-
-/**
- * Removes an entity.
- *
- * Thread safety: as every batch function, see `tickreel_batch_new`.
- */
-TickreelResult tickreel_batch_remove_entity(struct TickreelBatch *batch, uint32_t entity);
-
-/**
- * Sets an entity's absolute pose: position in blocks, yaw and pitch in degrees (yaw unbounded:
- * pass what the client sends, without normalising).
- *
- * Returns `TICKREEL_RESULT_INVALID_ARGUMENT` for a non-finite or out-of-range value.
- *
- * Thread safety: as every batch function, see `tickreel_batch_new`.
- */
-TickreelResult tickreel_batch_add_pose(struct TickreelBatch *batch,
-                                       uint32_t entity,
-                                       double x,
-                                       double y,
-                                       double z,
-                                       double yaw,
-                                       double pitch);
-
-/**
- * Sets an entity's position (blocks), leaving its rotation unchanged.
- *
- * Returns `TICKREEL_RESULT_INVALID_ARGUMENT` for a non-finite or out-of-range value.
- *
- * Thread safety: as every batch function, see `tickreel_batch_new`.
- */
-TickreelResult tickreel_batch_add_position(struct TickreelBatch *batch,
-                                           uint32_t entity,
-                                           double x,
-                                           double y,
-                                           double z);
-
-/**
- * Sets an entity's rotation (degrees; yaw unbounded), leaving its position unchanged.
- *
- * Returns `TICKREEL_RESULT_INVALID_ARGUMENT` for a non-finite or out-of-range value.
- *
- * Thread safety: as every batch function, see `tickreel_batch_new`.
- */
-TickreelResult tickreel_batch_add_rotation(struct TickreelBatch *batch,
-                                           uint32_t entity,
-                                           double yaw,
-                                           double pitch);
-
-/**
- * Teleports an entity: a discontinuity that playback and ghosts never interpolate across.
- * Position in blocks, yaw and pitch in degrees.
- *
- * Returns `TICKREEL_RESULT_INVALID_ARGUMENT` for a non-finite or out-of-range value.
- *
- * Thread safety: as every batch function, see `tickreel_batch_new`.
- */
-TickreelResult tickreel_batch_teleport(struct TickreelBatch *batch,
-                                       uint32_t entity,
-                                       double x,
-                                       double y,
-                                       double z,
-                                       double yaw,
-                                       double pitch);
-
-/**
- * Sets an entity's state flags: the full new value (`TICKREEL_FLAG_*` bits, the rest are the
- * game's own), not a change mask.
- *
- * Thread safety: as every batch function, see `tickreel_batch_new`.
- */
-TickreelResult tickreel_batch_flags(struct TickreelBatch *batch, uint32_t entity, uint32_t flags);
-
-/**
- * Marks that an entity reached checkpoint `index` (a split for ghosts).
- *
- * Thread safety: as every batch function, see `tickreel_batch_new`.
- */
-TickreelResult tickreel_batch_checkpoint(struct TickreelBatch *batch,
-                                         uint32_t entity,
-                                         uint32_t index);
-
-/**
- * Sets an entity's velocity in blocks per tick (e.g. knockback); stored at 1/8000 block per tick.
- *
- * Returns `TICKREEL_RESULT_INVALID_ARGUMENT` for a non-finite or out-of-range value.
- *
- * Thread safety: as every batch function, see `tickreel_batch_new`.
- */
-TickreelResult tickreel_batch_velocity(struct TickreelBatch *batch,
-                                       uint32_t entity,
-                                       double vx,
-                                       double vy,
-                                       double vz);
-
-/**
- * A player left: removes the entity (and, in a live recording, triggers a flush).
- *
- * Thread safety: as every batch function, see `tickreel_batch_new`.
- */
-TickreelResult tickreel_batch_player_leave(struct TickreelBatch *batch, uint32_t entity);
-
-/**
- * Adds a game-specific event: a registered `type_id` and `len` opaque bytes (copied).
- * `data` may be NULL when `len` is 0.
- *
- * Returns `TICKREEL_RESULT_NULL_ARGUMENT` if `data` is NULL with `len > 0`,
- * `TICKREEL_RESULT_LIMIT_EXCEEDED` if `len` is over 1 MiB (1048576 bytes).
- *
- * # Safety
- * `data` must point to `len` readable bytes (or `len` must be 0).
- *
- * Thread safety: as every batch function, see `tickreel_batch_new`.
- */
-TickreelResult tickreel_batch_custom(struct TickreelBatch *batch,
-                                     uint32_t type_id,
-                                     const uint8_t *data,
-                                     size_t len);
 
 /**
  * Fills `*out_options` with the engine defaults (1 writer thread, 65536 queued ticks, 64 MiB
@@ -1672,141 +1471,204 @@ const char *tickreel_result_name(uint32_t code);
 const char *tickreel_version(void);
 
 /**
- * Fills `*out_options` with the defaults for a finished file (20 ticks/s, zstd level 9,
- * 100-tick chunks, a snapshot every 600 ticks).
+ * Creates an empty batch builder and stores its handle in `*out_batch`.
+ *
+ * Returns `TICKREEL_RESULT_NULL_ARGUMENT` if `out_batch` is NULL. On failure `*out_batch` is set
+ * to NULL (when it can be written).
+ *
+ * Thread safety: any thread. A batch may be used from any thread; calls on one batch are
+ * serialised by an internal lock, but a batch is meant to be filled by one thread at a time
+ * (the order of events is the order of the calls).
  *
  * # Safety
- * `out_options` must be NULL or point to a writable `TickreelWriterOptions`.
- *
- * Thread safety: any thread.
+ * `out_batch` must be NULL or point to writable storage for one `TickreelBatch` pointer.
  */
-TickreelResult tickreel_writer_options_default(struct TickreelWriterOptions *out_options);
+TickreelResult tickreel_batch_new(struct TickreelBatch **out_batch);
 
 /**
- * Starts a compacted `.reel` file at `path` (a NUL-terminated path in the platform's encoding)
- * and stores the writer's handle in `*out_writer`. Nothing appears at `path` until
- * `tickreel_writer_finish`, which writes the whole file atomically (temporary file + rename).
- * `options` may be NULL for the defaults of `tickreel_writer_options_default`.
+ * Frees a batch. `tickreel_batch_free(NULL)` is a no-op returning `TICKREEL_RESULT_OK`; a freed,
+ * foreign or otherwise invalid handle returns `TICKREEL_RESULT_INVALID_HANDLE` (a double free is
+ * detected, not undefined behaviour).
  *
- * Returns `TICKREEL_RESULT_NULL_ARGUMENT` if `path` or `out_writer` is NULL,
- * `TICKREEL_RESULT_INVALID_ARGUMENT` for an empty path or an invalid option. On failure
- * `*out_writer` is set to NULL (when it can be written).
+ * Thread safety: any thread. A call on the same batch still running in another thread finishes
+ * normally; calls that start after this one get `TICKREEL_RESULT_INVALID_HANDLE`.
+ */
+TickreelResult tickreel_batch_free(struct TickreelBatch *batch);
+
+/**
+ * Removes every event from the batch, keeping its memory for reuse (call once per tick).
+ *
+ * Thread safety: as every batch function, see `tickreel_batch_new`.
+ */
+TickreelResult tickreel_batch_clear(struct TickreelBatch *batch);
+
+/**
+ * Stores the number of events in the batch in `*out_count`.
+ *
+ * Thread safety: as every batch function, see `tickreel_batch_new`.
  *
  * # Safety
- * `path` must be NULL or a NUL-terminated string; `options` must be NULL or point to a readable
- * `TickreelWriterOptions`; `out_writer` must be NULL or point to writable storage for one pointer.
- *
- * Thread safety: any thread. A writer may then be used from any thread; its calls are
- * serialised by an internal lock.
+ * `out_count` must be NULL or point to writable storage for one `usize`.
  */
-TickreelResult tickreel_writer_create(const char *path,
-                                      const struct TickreelWriterOptions *options,
-                                      struct TickreelWriter **out_writer);
+TickreelResult tickreel_batch_event_count(struct TickreelBatch *batch, size_t *out_count);
 
 /**
- * Frees a writer. A writer that was not finished is discarded: no file is written and its
- * temporary files are removed. `tickreel_writer_free(NULL)` is a no-op returning
- * `TICKREEL_RESULT_OK`; a freed or invalid handle returns `TICKREEL_RESULT_INVALID_HANDLE`.
+ * Copies the batch encoding of the events added so far into `buf` (the bytes that
+ * `tickreel_writer_write_tick` accepts), and stores its length in `*out_count`.
  *
- * Thread safety: any thread. A call on the same writer still running in another thread
- * finishes normally; calls that start after this one get `TICKREEL_RESULT_INVALID_HANDLE`.
- */
-TickreelResult tickreel_writer_free(struct TickreelWriter *writer);
-
-/**
- * Appends one tick given as a batch-encoded buffer (see `tickreel_batch_bytes` for the
- * encoding). Ticks must be strictly increasing; ticks without events may be skipped.
+ * The encoding is: a big-endian `u16` event count, then each event as a kind byte followed by
+ * its fields as LEB128 varints (signed fields zigzag-coded); see FORMAT.md. An empty batch is
+ * the two bytes `00 00`.
  *
- * Returns `TICKREEL_RESULT_NULL_ARGUMENT` if `batch` is NULL, `TICKREEL_RESULT_INVALID_ARGUMENT`
- * for a malformed batch (including `len` 0) or a tick not after the previous one,
- * `TICKREEL_RESULT_INVALID_STATE` after `tickreel_writer_finish`. A malformed batch or an
- * out-of-order tick is refused before anything is written.
+ * `*out_count` is always set to the encoded length. If `capacity` is smaller, nothing is copied and
+ * `TICKREEL_RESULT_BUFFER_TOO_SMALL` is returned: call again with a buffer of `*out_count` bytes.
+ * `buf` may be NULL when `capacity` is 0, to query the length.
+ *
+ * Thread safety: as every batch function, see `tickreel_batch_new`.
  *
  * # Safety
- * `batch` must point to `len` readable bytes.
- *
- * Thread safety: any thread; calls on one writer are serialised.
+ * `buf` must point to `capacity` writable `u8`s (or `capacity` must be 0); `out_count` must be NULL or point to a writable `size_t`.
  */
-TickreelResult tickreel_writer_write_tick(struct TickreelWriter *writer,
-                                          uint32_t tick,
-                                          const uint8_t *batch,
-                                          size_t len);
+TickreelResult tickreel_batch_bytes(struct TickreelBatch *batch,
+                                    uint8_t *buf,
+                                    size_t capacity,
+                                    size_t *out_count);
 
 /**
- * Appends one tick holding the events of a batch builder (the batch is left unchanged; clear it
- * before building the next tick). Same rules and results as `tickreel_writer_write_tick`.
+ * Adds an entity (it appears with a game-defined `kind`, e.g. an entity type id, at the given
+ * pose). Position in blocks, yaw and pitch in degrees (yaw unbounded).
  *
- * Thread safety: any thread; calls on one writer are serialised. The batch must not be modified
- * by another thread during the call (its lock is held while it is read).
+ * Returns `TICKREEL_RESULT_INVALID_ARGUMENT` for a non-finite or out-of-range value,
+ * `TICKREEL_RESULT_LIMIT_EXCEEDED` if the batch already holds 65535 events.
+ *
+ * Thread safety: as every batch function, see `tickreel_batch_new`.
  */
-TickreelResult tickreel_writer_write_batch(struct TickreelWriter *writer,
-                                           uint32_t tick,
-                                           struct TickreelBatch *batch);
+TickreelResult tickreel_batch_add_entity(struct TickreelBatch *batch,
+                                         uint32_t entity,
+                                         uint32_t kind,
+                                         double x,
+                                         double y,
+                                         double z,
+                                         double yaw,
+                                         double pitch);
 
 /**
- * Supplies snapshot bytes (the game's own world state: blocks, entities; opaque to tickreel,
- * copied). The next tick starts a chunk carrying them, so that a seek near it can restore the
- * world from them. `bytes` may be NULL when `len` is 0.
+ * Removes an entity.
+ *
+ * Thread safety: as every batch function, see `tickreel_batch_new`.
+ */
+TickreelResult tickreel_batch_remove_entity(struct TickreelBatch *batch, uint32_t entity);
+
+/**
+ * Sets an entity's absolute pose: position in blocks, yaw and pitch in degrees (yaw unbounded:
+ * pass what the client sends, without normalising).
+ *
+ * Returns `TICKREEL_RESULT_INVALID_ARGUMENT` for a non-finite or out-of-range value.
+ *
+ * Thread safety: as every batch function, see `tickreel_batch_new`.
+ */
+TickreelResult tickreel_batch_add_pose(struct TickreelBatch *batch,
+                                       uint32_t entity,
+                                       double x,
+                                       double y,
+                                       double z,
+                                       double yaw,
+                                       double pitch);
+
+/**
+ * Sets an entity's position (blocks), leaving its rotation unchanged.
+ *
+ * Returns `TICKREEL_RESULT_INVALID_ARGUMENT` for a non-finite or out-of-range value.
+ *
+ * Thread safety: as every batch function, see `tickreel_batch_new`.
+ */
+TickreelResult tickreel_batch_add_position(struct TickreelBatch *batch,
+                                           uint32_t entity,
+                                           double x,
+                                           double y,
+                                           double z);
+
+/**
+ * Sets an entity's rotation (degrees; yaw unbounded), leaving its position unchanged.
+ *
+ * Returns `TICKREEL_RESULT_INVALID_ARGUMENT` for a non-finite or out-of-range value.
+ *
+ * Thread safety: as every batch function, see `tickreel_batch_new`.
+ */
+TickreelResult tickreel_batch_add_rotation(struct TickreelBatch *batch,
+                                           uint32_t entity,
+                                           double yaw,
+                                           double pitch);
+
+/**
+ * Teleports an entity: a discontinuity that playback and ghosts never interpolate across.
+ * Position in blocks, yaw and pitch in degrees.
+ *
+ * Returns `TICKREEL_RESULT_INVALID_ARGUMENT` for a non-finite or out-of-range value.
+ *
+ * Thread safety: as every batch function, see `tickreel_batch_new`.
+ */
+TickreelResult tickreel_batch_teleport(struct TickreelBatch *batch,
+                                       uint32_t entity,
+                                       double x,
+                                       double y,
+                                       double z,
+                                       double yaw,
+                                       double pitch);
+
+/**
+ * Sets an entity's state flags: the full new value (`TICKREEL_FLAG_*` bits, the rest are the
+ * game's own), not a change mask.
+ *
+ * Thread safety: as every batch function, see `tickreel_batch_new`.
+ */
+TickreelResult tickreel_batch_flags(struct TickreelBatch *batch, uint32_t entity, uint32_t flags);
+
+/**
+ * Marks that an entity reached checkpoint `index` (a split for ghosts).
+ *
+ * Thread safety: as every batch function, see `tickreel_batch_new`.
+ */
+TickreelResult tickreel_batch_checkpoint(struct TickreelBatch *batch,
+                                         uint32_t entity,
+                                         uint32_t index);
+
+/**
+ * Sets an entity's velocity in blocks per tick (e.g. knockback); stored at 1/8000 block per tick.
+ *
+ * Returns `TICKREEL_RESULT_INVALID_ARGUMENT` for a non-finite or out-of-range value.
+ *
+ * Thread safety: as every batch function, see `tickreel_batch_new`.
+ */
+TickreelResult tickreel_batch_velocity(struct TickreelBatch *batch,
+                                       uint32_t entity,
+                                       double vx,
+                                       double vy,
+                                       double vz);
+
+/**
+ * A player left: removes the entity (and, in a live recording, triggers a flush).
+ *
+ * Thread safety: as every batch function, see `tickreel_batch_new`.
+ */
+TickreelResult tickreel_batch_player_leave(struct TickreelBatch *batch, uint32_t entity);
+
+/**
+ * Adds a game-specific event: a registered `type_id` and `len` opaque bytes (copied).
+ * `data` may be NULL when `len` is 0.
+ *
+ * Returns `TICKREEL_RESULT_NULL_ARGUMENT` if `data` is NULL with `len > 0`,
+ * `TICKREEL_RESULT_LIMIT_EXCEEDED` if `len` is over 1 MiB (1048576 bytes).
+ *
+ * Thread safety: as every batch function, see `tickreel_batch_new`.
  *
  * # Safety
- * `bytes` must point to `len` readable bytes (or `len` must be 0).
- *
- * Thread safety: any thread; calls on one writer are serialised.
+ * `data` must point to `data_len` readable bytes (or `data_len` must be 0).
  */
-TickreelResult tickreel_writer_offer_snapshot(struct TickreelWriter *writer,
-                                              const uint8_t *bytes,
-                                              size_t len);
-
-/**
- * Records who an entity is, in the file's metadata: its game-defined `kind`, optionally a
- * 16-byte UUID (`uuid`, NULL for none) and a UTF-8 name (`name`, NULL for none). Registering an
- * id again replaces the earlier entry.
- *
- * Returns `TICKREEL_RESULT_INVALID_ARGUMENT` if `name` is not UTF-8.
- *
- * # Safety
- * `uuid` must be NULL or point to 16 readable bytes; `name` must be NULL or a NUL-terminated
- * string.
- *
- * Thread safety: any thread; calls on one writer are serialised.
- */
-TickreelResult tickreel_writer_register_entity(struct TickreelWriter *writer,
-                                               uint32_t entity,
-                                               uint32_t kind,
-                                               const uint8_t *uuid,
-                                               const char *name);
-
-/**
- * Registers a custom event type in the file's metadata: its id (as used by
- * `tickreel_batch_custom`), a UTF-8 name and the game's schema version of its payload.
- *
- * Returns `TICKREEL_RESULT_NULL_ARGUMENT` if `name` is NULL, `TICKREEL_RESULT_INVALID_ARGUMENT`
- * if it is not UTF-8.
- *
- * # Safety
- * `name` must be NULL or a NUL-terminated string.
- *
- * Thread safety: any thread; calls on one writer are serialised.
- */
-TickreelResult tickreel_writer_register_event_type(struct TickreelWriter *writer,
-                                                   uint32_t type_id,
-                                                   const char *name,
-                                                   uint32_t version);
-
-/**
- * Writes the file: flushes the last chunk, writes header, metadata, index and chunks to a
- * temporary file next to `path`, fsyncs it and renames it into place. Stores the file's size in
- * bytes in `*out_size` (`out_size` may be NULL). Blocks for the I/O.
- *
- * Afterwards (whether it succeeded or not) the writer accepts no more calls
- * (`TICKREEL_RESULT_INVALID_STATE`) except `tickreel_writer_free`, which must still be called.
- *
- * # Safety
- * `out_size` must be NULL or point to a writable `uint64_t`.
- *
- * Thread safety: any thread; calls on one writer are serialised.
- */
-TickreelResult tickreel_writer_finish(struct TickreelWriter *writer, uint64_t *out_size);
+TickreelResult tickreel_batch_custom(struct TickreelBatch *batch,
+                                     uint32_t type_id,
+                                     const uint8_t *data,
+                                     size_t data_len);
 
 /**
  * Loads `entity`'s run in `range` (NULL: the entity's whole presence) from the finished `.reel`
@@ -2364,6 +2226,161 @@ TickreelResult tickreel_reader_seek(struct TickreelReader *reader,
  */
 TickreelResult tickreel_reader_verify(struct TickreelReader *reader,
                                       struct TickreelVerifyReport *out_report);
+
+/**
+ * Fills `*out_options` with the defaults for a finished file (20 ticks/s, zstd level 9,
+ * 100-tick chunks, a snapshot every 600 ticks).
+ *
+ * Thread safety: any thread.
+ *
+ * # Safety
+ * `out_options` must be NULL or point to writable storage for one `TickreelWriterOptions`.
+ */
+TickreelResult tickreel_writer_options_default(struct TickreelWriterOptions *out_options);
+
+/**
+ * Starts a compacted `.reel` file at `path` (a NUL-terminated path in the platform's encoding)
+ * and stores the writer's handle in `*out_writer`. Nothing appears at `path` until
+ * `tickreel_writer_finish`, which writes the whole file atomically (temporary file + rename).
+ * `options` may be NULL for the defaults of `tickreel_writer_options_default`.
+ *
+ * Returns `TICKREEL_RESULT_NULL_ARGUMENT` if `path` or `out_writer` is NULL,
+ * `TICKREEL_RESULT_INVALID_ARGUMENT` for an empty path or an invalid option. On failure
+ * `*out_writer` is set to NULL (when it can be written).
+ *
+ * Thread safety: any thread. A writer may then be used from any thread; its calls are
+ * serialised by an internal lock.
+ *
+ * # Safety
+ * `out_writer` must be NULL or point to writable storage for one `TickreelWriter` pointer.
+ * `path` must be NULL or a NUL-terminated string (NULL is refused).
+ * `options` must be NULL or point to a readable `TickreelWriterOptions`.
+ */
+TickreelResult tickreel_writer_create(const char *path,
+                                      const struct TickreelWriterOptions *options,
+                                      struct TickreelWriter **out_writer);
+
+/**
+ * Frees a writer. A writer that was not finished is discarded: no file is written and its
+ * temporary files are removed. `tickreel_writer_free(NULL)` is a no-op returning
+ * `TICKREEL_RESULT_OK`; a freed or invalid handle returns `TICKREEL_RESULT_INVALID_HANDLE`.
+ *
+ * Thread safety: any thread. A call on the same writer still running in another thread
+ * finishes normally; calls that start after this one get `TICKREEL_RESULT_INVALID_HANDLE`.
+ */
+TickreelResult tickreel_writer_free(struct TickreelWriter *writer);
+
+/**
+ * Appends one tick given as a batch-encoded buffer (see `tickreel_batch_bytes` for the
+ * encoding). Ticks must be strictly increasing; ticks without events may be skipped.
+ *
+ * Returns `TICKREEL_RESULT_NULL_ARGUMENT` if `batch` is NULL, `TICKREEL_RESULT_INVALID_ARGUMENT`
+ * for a malformed batch (including `len` 0) or a tick not after the previous one,
+ * `TICKREEL_RESULT_INVALID_STATE` after `tickreel_writer_finish`. A malformed batch or an
+ * out-of-order tick is refused before anything is written.
+ *
+ * Thread safety: any thread; calls on one writer are serialised.
+ *
+ * # Safety
+ * `batch` must point to `batch_len` readable bytes (NULL is refused).
+ */
+TickreelResult tickreel_writer_write_tick(struct TickreelWriter *writer,
+                                          uint32_t tick,
+                                          const uint8_t *batch,
+                                          size_t batch_len);
+
+/**
+ * Appends one tick holding the events of a batch builder (the batch is left unchanged; clear it
+ * before building the next tick). Same rules and results as `tickreel_writer_write_tick`.
+ *
+ * Thread safety: any thread; calls on one writer are serialised. The batch must not be modified
+ * by another thread during the call (its lock is held while it is read).
+ */
+TickreelResult tickreel_writer_write_batch(struct TickreelWriter *writer,
+                                           uint32_t tick,
+                                           struct TickreelBatch *batch);
+
+/**
+ * Supplies snapshot bytes (the game's own world state: blocks, entities; opaque to tickreel,
+ * copied). The next tick starts a chunk carrying them, so that a seek near it can restore the
+ * world from them. `bytes` may be NULL when `len` is 0.
+ *
+ * Thread safety: any thread; calls on one writer are serialised.
+ *
+ * # Safety
+ * `bytes` must point to `bytes_len` readable bytes (or `bytes_len` must be 0).
+ */
+TickreelResult tickreel_writer_offer_snapshot(struct TickreelWriter *writer,
+                                              const uint8_t *bytes,
+                                              size_t bytes_len);
+
+/**
+ * Records who an entity is, in the file's metadata: its game-defined `kind`, optionally a
+ * 16-byte UUID (`uuid`, NULL for none) and a UTF-8 name (`name`, NULL for none). Registering an
+ * id again replaces the earlier entry.
+ *
+ * Returns `TICKREEL_RESULT_INVALID_ARGUMENT` if `name` is not UTF-8.
+ *
+ * Thread safety: any thread; calls on one writer are serialised.
+ *
+ * # Safety
+ * `uuid` must be NULL or point to 16 readable bytes.
+ * `name` must be NULL or a NUL-terminated string.
+ */
+TickreelResult tickreel_writer_register_entity(struct TickreelWriter *writer,
+                                               uint32_t entity,
+                                               uint32_t kind,
+                                               const uint8_t *uuid,
+                                               const char *name);
+
+/**
+ * Registers a custom event type in the file's metadata: its id (as used by
+ * `tickreel_batch_custom`), a UTF-8 name and the game's schema version of its payload.
+ *
+ * Returns `TICKREEL_RESULT_NULL_ARGUMENT` if `name` is NULL, `TICKREEL_RESULT_INVALID_ARGUMENT`
+ * if it is not UTF-8.
+ *
+ * Thread safety: any thread; calls on one writer are serialised.
+ *
+ * # Safety
+ * `name` must be NULL or a NUL-terminated string (NULL is refused).
+ */
+TickreelResult tickreel_writer_register_event_type(struct TickreelWriter *writer,
+                                                   uint32_t type_id,
+                                                   const char *name,
+                                                   uint32_t version);
+
+/**
+ * Adds the keys of `nbt`, a big-endian NBT root compound (as Minecraft writes it), to the
+ * recording's user metadata (a key given again replaces the earlier value). The key
+ * `"tickreel"` is the library's own.
+ *
+ * Returns `TICKREEL_RESULT_INVALID_ARGUMENT` if `nbt` is not an NBT compound, nests too deeply
+ * or uses the reserved key; `TICKREEL_RESULT_INVALID_STATE` after `tickreel_writer_finish`.
+ *
+ * Thread safety: any thread; calls on one writer are serialised.
+ *
+ * # Safety
+ * `nbt` must point to `nbt_len` readable bytes (or `nbt_len` must be 0).
+ */
+TickreelResult tickreel_writer_put_metadata(struct TickreelWriter *writer,
+                                            const uint8_t *nbt,
+                                            size_t nbt_len);
+
+/**
+ * Writes the file: flushes the last chunk, writes header, metadata, index and chunks to a
+ * temporary file next to `path`, fsyncs it and renames it into place. Stores the file's size in
+ * bytes in `*out_size` (`out_size` may be NULL). Blocks for the I/O.
+ *
+ * Afterwards (whether it succeeded or not) the writer accepts no more calls
+ * (`TICKREEL_RESULT_INVALID_STATE`) except `tickreel_writer_free`, which must still be called.
+ *
+ * Thread safety: any thread; calls on one writer are serialised.
+ *
+ * # Safety
+ * `out_size` must be NULL or point to writable storage for one `u64`.
+ */
+TickreelResult tickreel_writer_finish(struct TickreelWriter *writer, uint64_t *out_size);
 
 #ifdef __cplusplus
 }  // extern "C"

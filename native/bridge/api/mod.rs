@@ -13,9 +13,16 @@
 //! comment of an operation is its C documentation (the generator adds the `# Safety` section);
 //! `use` items name things by `crate::` or external paths (the generated code repeats them).
 
+pub mod batch;
 pub mod ghost;
 pub mod playhead;
 pub mod reader;
+pub mod writer;
+
+/// An id, kind or version: any 32 bits (C: `uint32_t`; Java: an `int` read as unsigned, so
+/// `-1` is `0xFFFFFFFF`), where ticks and counts are refused when negative.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Id(pub u32);
 
 /// A created object, returned as a new handle (C: through its out-pointer, which is set to NULL
 /// first; Java: a `long`).
@@ -26,4 +33,22 @@ pub struct New<T>(pub T);
 pub struct Released<T> {
     /// Held only to be dropped.
     pub(crate) _object: Option<std::sync::Arc<T>>,
+}
+
+/// The entries of user metadata given as a big-endian NBT root compound (the Java `Nbt` codec's
+/// or a C caller's bytes): checked for depth, decoded, and refused if it uses the library's key.
+pub(crate) fn nbt_entries(bytes: &[u8]) -> tickreel::Result<Vec<(String, fastnbt::Value)>> {
+    use tickreel::format::metadata::{LIBRARY_KEY, check_nbt_depth};
+    check_nbt_depth(bytes).map_err(|e| tickreel::Error::invalid(format!("metadata: {e}")))?;
+    let value: fastnbt::Value = fastnbt::from_bytes(bytes)
+        .map_err(|e| tickreel::Error::invalid(format!("metadata is not NBT: {e}")))?;
+    let fastnbt::Value::Compound(map) = value else {
+        return Err(tickreel::Error::invalid("metadata root is not a compound"));
+    };
+    if map.contains_key(LIBRARY_KEY) {
+        return Err(tickreel::Error::invalid(format!(
+            "the metadata key \"{LIBRARY_KEY}\" is reserved for the library"
+        )));
+    }
+    Ok(map.into_iter().collect())
 }

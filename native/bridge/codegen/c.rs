@@ -27,12 +27,20 @@ enum Kind {
     Bytes,
     /// A struct passed by value in Rust, by pointer in C: `*const TickreelX` for `X`.
     Struct(String),
+    /// `Option<Uuid>`: NULL or 16 bytes.
+    Uuid,
 }
 
 fn kind(p: &Param) -> Result<Kind, String> {
     let t = &p.ty;
     if let Some(id) = last_ident(t).filter(|i| PRIMITIVES.contains(&i.as_str())) {
         return Ok(Kind::Value(id));
+    }
+    if last_ident(t).as_deref() == Some("Id") {
+        return Ok(Kind::Value("u32".into()));
+    }
+    if super::option_inner(t).and_then(last_ident).as_deref() == Some("Uuid") {
+        return Ok(Kind::Uuid);
     }
     if let Some(syn::Type::Reference(r)) = super::option_inner(t)
         && last_ident(&r.elem).as_deref() == Some("str")
@@ -221,6 +229,23 @@ fn emit_fn(s: &mut String, op: &Op) -> Result<(), String> {
                 });
                 (n.clone(), false)
             }
+            Kind::Bytes if op.direct.as_deref() == Some(n) => {
+                params.push(format!("{n}: *const u8"));
+                params.push(format!("{n}_len: usize"));
+                safety.push(format!(
+                    "`{n}` must point to `{n}_len` readable bytes (NULL is refused)."
+                ));
+                is_unsafe = true;
+                let _ = writeln!(
+                    body,
+                    "{i}// SAFETY: the caller contract in this function's `# Safety` section."
+                );
+                let _ = writeln!(
+                    body,
+                    "{i}let {n}_ = unsafe {{ crate::ffi::convert::direct_bytes(({n}, {n}_len), \"{n}\") }}?;"
+                );
+                continue;
+            }
             Kind::Bytes => {
                 params.push(format!("{n}: *const u8"));
                 params.push(format!("{n}_len: usize"));
@@ -228,6 +253,11 @@ fn emit_fn(s: &mut String, op: &Op) -> Result<(), String> {
                     "`{n}` must point to `{n}_len` readable bytes (or `{n}_len` must be 0)."
                 ));
                 (format!("({n}, {n}_len)"), false)
+            }
+            Kind::Uuid => {
+                params.push(format!("{n}: *const u8"));
+                safety.push(format!("`{n}` must be NULL or point to 16 readable bytes."));
+                (n.clone(), false)
             }
             Kind::Struct(ctype) => {
                 params.push(format!("{n}: *const {ctype}"));

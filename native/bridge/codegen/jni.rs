@@ -66,17 +66,17 @@ pub fn emit(api_dir: &Path, ops: &[Op]) -> Result<String, String> {
         // The Java declarations.
         s.push_str("\n    #[cfg(test)]\n    pub(crate) const JAVA: &[JavaDecl] = &[\n");
         for op in &ops {
-            let mut params: Vec<String> = op
-                .params
-                .iter()
-                .map(|p| {
-                    format!(
-                        "({:?}, <{} as JniArg>::JAVA)",
-                        camel(&p.name),
-                        static_ty(&p.ty)
-                    )
-                })
-                .collect();
+            let mut params: Vec<String> = Vec::new();
+            for p in &op.params {
+                let n = camel(&p.name);
+                if op.direct.as_deref() == Some(p.name.as_str()) {
+                    params.push(format!("({n:?}, \"ByteBuffer\")"));
+                    params.push(format!("(\"{n}Offset\", \"int\")"));
+                    params.push(format!("(\"{n}Length\", \"int\")"));
+                } else {
+                    params.push(format!("({n:?}, <{} as JniArg>::JAVA)", static_ty(&p.ty)));
+                }
+            }
             let trait_ = if op.java_fill {
                 params.push(format!(
                     "(\"out\", <{} as JniFill>::ARRAY_JAVA)",
@@ -120,7 +120,13 @@ fn fn_name(op: &Op) -> String {
 fn sig_list(op: &Op, konst: &str) -> Vec<String> {
     op.params
         .iter()
-        .map(|p| format!("<{} as JniArg>::{konst}", static_ty(&p.ty)))
+        .map(|p| {
+            if op.direct.as_deref() == Some(p.name.as_str()) {
+                "crate::jni::convert::DIRECT_SIG".to_string()
+            } else {
+                format!("<{} as JniArg>::{konst}", static_ty(&p.ty))
+            }
+        })
         .collect()
 }
 
@@ -152,6 +158,17 @@ fn emit_fn(s: &mut String, op: &Op) {
     let i = "            ";
     for p in &op.params {
         let ty = static_ty(&p.ty);
+        if op.direct.as_deref() == Some(p.name.as_str()) {
+            let n = &p.name;
+            params.push(format!(
+                "{n}: ::jni::sys::jobject, {n}_offset: ::jni::sys::jint, {n}_len: ::jni::sys::jint"
+            ));
+            let _ = writeln!(
+                body,
+                "{i}let {n}_ = crate::jni::convert::direct_bytes(env, {n}, {n}_offset, {n}_len, \"{n}\")?;"
+            );
+            continue;
+        }
         params.push(format!("{}: <{ty} as JniArg>::Jni", p.name));
         let _ = writeln!(
             body,

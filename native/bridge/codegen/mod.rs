@@ -40,6 +40,9 @@ pub struct Op {
     /// Java passes an array the result is written into (`JniFill`), instead of receiving a new
     /// object: for results read every frame.
     pub java_fill: bool,
+    /// The `&[u8]` parameter read in place: C `(pointer, length)` with NULL refused, Java a
+    /// direct `ByteBuffer` range `(buffer, offset, length)`; for tick batches on hot paths.
+    pub direct: Option<String>,
 }
 
 /// A parameter of an operation.
@@ -194,6 +197,7 @@ fn read_op(module: &str, f: &syn::ItemFn) -> Result<Option<Op>, String> {
         fallible: false,
         c_out: COut::None,
         java_fill: false,
+        direct: None,
     };
     let (mut out, mut out_ty, mut optional, mut array) = (None, None, false, None);
     let mut extra_ty = None;
@@ -213,6 +217,8 @@ fn read_op(module: &str, f: &syn::ItemFn) -> Result<Option<Op>, String> {
             optional = true;
         } else if m.path.is_ident("c_out_extra_type") {
             extra_ty = Some(str_value(&m)?);
+        } else if m.path.is_ident("direct") {
+            op.direct = Some(str_value(&m)?);
         } else if m.path.is_ident("java_fill") {
             op.java_fill = true;
         } else if m.path.is_ident("c_out_array") {

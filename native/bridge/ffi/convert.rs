@@ -13,7 +13,7 @@ use std::sync::Arc;
 use super::args::{self, Out, OutArray};
 use super::handle::{self, HandleType};
 use super::result::{FfiError, FfiResult};
-use crate::api::{New, Released};
+use crate::api::{Id, New, Released};
 
 /// A parameter type C passes by value: checked without trusting any pointer (a handle is a
 /// token, never dereferenced).
@@ -52,6 +52,14 @@ macro_rules! plain {
 }
 plain!(u8, u16, u32, u64, i32, i64, f32, f64, bool, usize);
 
+impl CValue for Id {
+    type C = u32;
+    type Stored = Id;
+    fn store(c: u32, _: &'static str) -> FfiResult<Id> {
+        Ok(Id(c))
+    }
+}
+
 impl CArg for &'static str {
     type C = *const c_char;
     type Stored = String;
@@ -79,13 +87,66 @@ impl CArg for &'static Path {
     }
 }
 
+/// Bytes the caller lends for the call, read in place (never copied, never kept).
+pub(crate) struct CBytes {
+    ptr: *const u8,
+    len: usize,
+}
+
+impl std::ops::Deref for CBytes {
+    type Target = [u8];
+    fn deref(&self) -> &[u8] {
+        if self.len == 0 {
+            return &[];
+        }
+        // SAFETY: checked by `args::bytes` (non-NULL, length within `isize`) when built, and the
+        // caller guarantees `len` readable bytes until the entry point returns; a `CBytes` never
+        // outlives the entry point that built it.
+        unsafe { std::slice::from_raw_parts(self.ptr, self.len) }
+    }
+}
+
 impl CArg for &'static [u8] {
     type C = (*const u8, usize);
-    type Stored = Vec<u8>;
-    unsafe fn store((ptr, len): (*const u8, usize), name: &'static str) -> FfiResult<Vec<u8>> {
-        // SAFETY: forwarded contract: `len` readable bytes at `ptr`, or `len` 0. Copied, so the
-        // result does not borrow the caller's memory.
-        Ok(unsafe { args::bytes(ptr, len, name) }?.to_vec())
+    type Stored = CBytes;
+    unsafe fn store((ptr, len): (*const u8, usize), name: &'static str) -> FfiResult<CBytes> {
+        // SAFETY: forwarded contract: `len` readable bytes at `ptr`, or `len` 0.
+        let checked = unsafe { args::bytes(ptr, len, name) }?;
+        Ok(CBytes {
+            ptr: checked.as_ptr(),
+            len,
+        })
+    }
+}
+
+/// A tick batch (a `direct` parameter): as `&[u8]`, but NULL is refused even with length 0.
+///
+/// # Safety
+/// `len` readable bytes at `ptr` until the entry point returns.
+pub(crate) unsafe fn direct_bytes(
+    (ptr, len): (*const u8, usize),
+    name: &'static str,
+) -> FfiResult<CBytes> {
+    if ptr.is_null() {
+        return Err(FfiError::Null(name));
+    }
+    // SAFETY: forwarded contract.
+    unsafe { <&'static [u8] as CArg>::store((ptr, len), name) }
+}
+
+/// A UUID: NULL (none) or 16 bytes.
+impl CArg for Option<uuid::Uuid> {
+    type C = *const u8;
+    type Stored = Option<uuid::Uuid>;
+    unsafe fn store(ptr: *const u8, name: &'static str) -> FfiResult<Option<uuid::Uuid>> {
+        if ptr.is_null() {
+            return Ok(None);
+        }
+        // SAFETY: forwarded contract: 16 readable bytes at `ptr`.
+        let b = unsafe { args::bytes(ptr, 16, name) }?;
+        Ok(Some(uuid::Uuid::from_bytes(
+            b.try_into().expect("16 bytes"),
+        )))
     }
 }
 
@@ -130,6 +191,13 @@ macro_rules! plain_result {
     )*};
 }
 plain_result!(u8, u16, u32, u64, i32, i64, f32, f64, bool, usize);
+
+impl CResult for () {
+    type C = ();
+    fn into_c(self) -> FfiResult<()> {
+        Ok(())
+    }
+}
 
 impl<T: HandleType> CResult for New<T> {
     type C = *mut T::Opaque;

@@ -65,10 +65,13 @@ pub(crate) trait HandleType: Any + Send + Sync + Sized {
 
 /// Tags of every handle type, for messages about a handle of the wrong type.
 const TAG_NAMES: &[(u8, &str)] = &[
-    (super::batch::BatchObj::TAG, super::batch::BatchObj::NAME),
     (
-        super::writer::WriterObj::TAG,
-        super::writer::WriterObj::NAME,
+        crate::api::batch::Batch::TAG,
+        crate::api::batch::Batch::NAME,
+    ),
+    (
+        crate::api::writer::Writer::TAG,
+        crate::api::writer::Writer::NAME,
     ),
     (
         crate::api::reader::Reader::TAG,

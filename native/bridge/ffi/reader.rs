@@ -123,6 +123,23 @@ mod tests {
         // SAFETY: valid string, options and out-pointer.
         let got = unsafe { tickreel_writer_create(path.as_ptr(), &opts, &mut w) };
         assert_eq!(got, OK);
+        // User metadata from C: an NBT root compound.
+        let nbt = fastnbt::to_bytes(&std::collections::HashMap::from([(
+            "map",
+            fastnbt::Value::String("spawn-island".into()),
+        )]))
+        .unwrap();
+        // SAFETY: `nbt` is readable for its length.
+        let got = unsafe { tickreel_writer_put_metadata(w, nbt.as_ptr(), nbt.len()) };
+        assert_eq!(got, OK);
+        let reserved = fastnbt::to_bytes(&std::collections::HashMap::from([(
+            "tickreel",
+            fastnbt::Value::Int(1),
+        )]))
+        .unwrap();
+        // SAFETY: `reserved` is readable for its length.
+        let got = unsafe { tickreel_writer_put_metadata(w, reserved.as_ptr(), reserved.len()) };
+        assert_eq!(got, TickreelResult::InvalidArgument);
         let mut b = std::ptr::null_mut();
         // SAFETY: `b` is writable.
         assert_eq!(unsafe { tickreel_batch_new(&mut b) }, OK);
@@ -210,6 +227,10 @@ mod tests {
         assert_eq!(nbt[0], 10, "an NBT compound");
         let root = tickreel::format::metadata::Metadata::decode(&nbt).unwrap();
         assert!(root.encode().unwrap() == nbt);
+        assert!(
+            nbt.windows(12).any(|w| w == b"spawn-island"),
+            "the metadata tickreel_writer_put_metadata added is read back"
+        );
 
         let mut report = TickreelVerifyReport::default();
         // SAFETY: `report` is writable.

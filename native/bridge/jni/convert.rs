@@ -12,11 +12,13 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use jni::JNIEnv;
-use jni::objects::{JByteArray, JDoubleArray, JString};
-use jni::sys::{jboolean, jbyteArray, jdouble, jdoubleArray, jint, jlong, jobject, jstring};
+use jni::objects::{JByteArray, JByteBuffer, JDoubleArray, JLongArray, JString};
+use jni::sys::{
+    jboolean, jbyteArray, jdouble, jdoubleArray, jint, jlong, jlongArray, jobject, jstring,
+};
 
 use super::{Fallback, Res, bad_arg, handles};
-use crate::api::New;
+use crate::api::{Id, New};
 use crate::ffi::handle::HandleType;
 
 /// A parameter type of a Java `native` method.
@@ -103,6 +105,17 @@ impl JniArg for u32 {
     }
 }
 
+/// An id, kind or version: the `int`'s 32 bits, unsigned.
+impl JniArg for Id {
+    type Jni = jint;
+    const SIG: &'static str = "I";
+    const JAVA: &'static str = "int";
+    type Stored = Id;
+    fn store(_: &mut JNIEnv<'_>, v: jint, _: &'static str) -> Res<Id> {
+        Ok(Id(v as u32))
+    }
+}
+
 impl JniArg for f64 {
     type Jni = jdouble;
     const SIG: &'static str = "D";
@@ -160,6 +173,113 @@ impl JniArg for &'static [u8] {
         // SAFETY: as in `java_string`: a local reference passed to the running native method.
         let a = unsafe { JByteArray::from_raw(a) };
         super::bytes_arg(env, &a, name)
+    }
+}
+
+/// The JNI descriptor of a `direct` parameter: `(ByteBuffer buffer, int offset, int length)`.
+pub(crate) const DIRECT_SIG: &str = "Ljava/nio/ByteBuffer;II";
+
+/// Bytes of a direct `ByteBuffer`, read in place for the call (never copied, never kept).
+pub(crate) struct DirectSlice {
+    ptr: *const u8,
+    len: usize,
+}
+
+impl std::ops::Deref for DirectSlice {
+    type Target = [u8];
+    fn deref(&self) -> &[u8] {
+        if self.len == 0 {
+            return &[];
+        }
+        // SAFETY: built by `direct_bytes` from the buffer's address and a range checked against
+        // its capacity; the buffer is a local reference of the running native call, so its memory
+        // stays valid while the call runs, and a `DirectSlice` never outlives the call. The
+        // documented contract forbids writing to the buffer during the call.
+        unsafe { std::slice::from_raw_parts(self.ptr, self.len) }
+    }
+}
+
+/// `len` bytes at `offset` of a direct `ByteBuffer` (null, heap buffer or a range outside its
+/// capacity: `IllegalArgumentException`).
+pub(crate) fn direct_bytes(
+    env: &mut JNIEnv<'_>,
+    buf: jobject,
+    offset: jint,
+    len: jint,
+    name: &'static str,
+) -> Res<DirectSlice> {
+    // SAFETY: a local reference (or null) passed to the running native method.
+    let buf = unsafe { JByteBuffer::from_raw(buf) };
+    if buf.is_null() {
+        return Err(bad_arg(format!("{name} is null")));
+    }
+    let (Ok(offset), Ok(len)) = (usize::try_from(offset), usize::try_from(len)) else {
+        return Err(bad_arg(format!(
+            "negative buffer range (offset {offset}, length {len})"
+        )));
+    };
+    let addr = env
+        .get_direct_buffer_address(&buf)
+        .map_err(|_| bad_arg(format!("{name} is not a direct ByteBuffer")))?;
+    let capacity = env
+        .get_direct_buffer_capacity(&buf)
+        .map_err(|_| bad_arg(format!("{name} is not a direct ByteBuffer")))?;
+    if offset.checked_add(len).is_none_or(|end| end > capacity) {
+        return Err(bad_arg(format!(
+            "buffer range {offset}+{len} exceeds its capacity {capacity}"
+        )));
+    }
+    // SAFETY: `offset <= capacity` of the buffer's memory starting at `addr`.
+    let ptr = unsafe { addr.add(offset) };
+    Ok(DirectSlice { ptr, len })
+}
+
+/// A UUID: `null` or `long[] {msb, lsb}`.
+impl JniArg for Option<uuid::Uuid> {
+    type Jni = jlongArray;
+    const SIG: &'static str = "[J";
+    const JAVA: &'static str = "long[]";
+    type Stored = Option<uuid::Uuid>;
+    fn store(env: &mut JNIEnv<'_>, a: jlongArray, name: &'static str) -> Res<Option<uuid::Uuid>> {
+        // SAFETY: a local reference (or null) passed to the running native method.
+        let a = unsafe { JLongArray::from_raw(a) };
+        if a.is_null() {
+            return Ok(None);
+        }
+        let v = super::longs_arg(env, &a, 2, name)?;
+        Ok(Some(uuid::Uuid::from_u64_pair(v[0] as u64, v[1] as u64)))
+    }
+}
+
+/// An `Option<&str>`: a Java `String` that may be null.
+impl JniArg for Option<&'static str> {
+    type Jni = jstring;
+    const SIG: &'static str = "Ljava/lang/String;";
+    const JAVA: &'static str = "String";
+    type Stored = Option<String>;
+    fn store(env: &mut JNIEnv<'_>, s: jstring, _: &'static str) -> Res<Option<String>> {
+        // SAFETY: a local reference (or null) passed to the running native method.
+        let s = unsafe { JString::from_raw(s) };
+        super::opt_string_arg(env, &s)
+    }
+}
+
+impl JniResult for i64 {
+    type Jni = jlong;
+    const SIG: &'static str = "J";
+    const JAVA: &'static str = "long";
+    fn into_jni(self, _: &mut JNIEnv<'_>) -> Res<jlong> {
+        Ok(self)
+    }
+}
+
+/// A size (a file's length): a Java `long`.
+impl JniResult for u64 {
+    type Jni = jlong;
+    const SIG: &'static str = "J";
+    const JAVA: &'static str = "long";
+    fn into_jni(self, _: &mut JNIEnv<'_>) -> Res<jlong> {
+        jlong::try_from(self).map_err(|_| bad_arg(format!("{self} does not fit a Java long")))
     }
 }
 

@@ -390,7 +390,6 @@ fn methods() -> Vec<NativeMethod> {
         method("close", "(J)V", close as *mut c_void),
     ];
     m.extend(defaults::methods());
-    m.extend(writer::methods());
     m.extend(recorder::methods());
     m.extend(generated::methods());
     m.extend(shadow::methods());

@@ -18,7 +18,7 @@ use jni::sys::{JNI_FALSE, JNI_TRUE, jboolean, jint, jlong, jobject};
 use parking_lot::RwLock;
 
 use super::handles::HandleError;
-use super::writer::{OPTIONS_LEN, entity_info, nbt_entries, options_from};
+use super::writer::{OPTIONS_LEN, entity_info, options_from};
 use super::{
     Res, bad_arg, bytes_arg, entry, get, insert, long_array, longs_arg, method, string_arg,
     u32_arg, with_direct_bytes,
@@ -321,7 +321,7 @@ extern "system" fn recorder_put_metadata<'l>(
     nbt: JByteArray<'l>,
 ) {
     entry(&mut env, |env| {
-        let entries = nbt_entries(&bytes_arg(env, &nbt, "metadata")?)?;
+        let entries = crate::api::nbt_entries(&bytes_arg(env, &nbt, "metadata")?)?;
         with_recorder(handle, |r| {
             entries
                 .into_iter()

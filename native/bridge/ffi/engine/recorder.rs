@@ -201,7 +201,7 @@ pub unsafe extern "C" fn tickreel_recorder_submit_batch(
             d.set(false);
         }
         let obj = rec_of(recorder)?;
-        with_batch(batch, |b| submit(&obj.rec, tick, b.encoded(), dropped))
+        with_batch(batch, |bytes| submit(&obj.rec, tick, bytes, dropped))
     })
 }
 

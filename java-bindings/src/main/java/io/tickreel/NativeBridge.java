@@ -28,29 +28,6 @@ final class NativeBridge {
      */
     static native long[] defaultOptions(int family);
 
-    // --- ReplayWriter (native/bridge/jni/writer.rs) ---
-
-    /**
-     * The core's check of a position (0), angle (1) or velocity (2) Java found out of range:
-     * throws its {@code IllegalArgumentException} (or returns the quantised value).
-     */
-    static native long quantityCheck(int quantity, String what, double value);
-
-    static native long writerCreate(String path, long[] options);
-
-    static native void writerTick(long handle, int tick, ByteBuffer batch, int offset, int length);
-
-    static native void writerSnapshot(long handle, byte[] snapshot);
-
-    static native void writerRegisterEntity(
-            long handle, int id, int kind, boolean hasUuid, long uuidMsb, long uuidLsb, String name);
-
-    static native void writerRegisterEventType(long handle, int id, String name, int version);
-
-    static native void writerPutMetadata(long handle, byte[] nbtCompound);
-
-    static native long writerFinish(long handle);
-
     // --- Engine, Recorder, FinishHandle (native/bridge/jni/recorder.rs) ---
 
     static native long engineNew(long[] options);
@@ -150,5 +127,15 @@ final class NativeBridge {
     static native long[] replaySeek(long reader, int tick);
     static native byte[] replayTicks(long reader, int from, int to);
     static native long[] replayVerify(long reader);
+
+    // --- writer (native/bridge/api/writer.rs documents each) ---
+    static native long writerCreate(String path, long[] options);
+    static native void writerTick(long writer, int tick, ByteBuffer batch, int batchOffset, int batchLength);
+    static native void writerSnapshot(long writer, byte[] bytes);
+    static native void writerRegisterEntity(long writer, int entity, int kind, long[] uuid, String name);
+    static native void writerRegisterEventType(long writer, int typeId, String name, int version);
+    static native void writerPutMetadata(long writer, byte[] nbt);
+    static native long writerFinish(long writer);
+    static native long quantityCheck(int quantity, String what, double value);
     // @generated-end
 }
