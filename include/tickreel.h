@@ -308,84 +308,73 @@ typedef struct TickreelShadow TickreelShadow;
 typedef struct TickreelWriter TickreelWriter;
 
 /**
- * Options of `tickreel_engine_new`. Fill with `tickreel_engine_options_default`, then change
- * what you need.
+ * Options of `tickreel_shadow_start`: how much a shadow buffer keeps. Fill with
+ * `tickreel_shadow_options_default`, then change what you need. Durations are game time in
+ * milliseconds (converted to ticks at the recording's tick rate, rounded up).
  */
-typedef struct TickreelEngineOptions {
+typedef struct TickreelShadowOptions {
     /**
-     * Writer threads; recordings are spread over them (default 1). 1 to 64.
+     * Game time always retained, in milliseconds (default 300000: 5 minutes). 1 to 86400000
+     * (a day).
      */
-    uint32_t writer_threads;
+    uint32_t window_ms;
     /**
-     * Tick messages that may wait in each writer's queue (default 65536). Must be > 0.
+     * How long a player who left (a `PlayerLeave` event or `tickreel_recorder_player_left`)
+     * keeps the window before their leave, in milliseconds (default 120000: 2 minutes). At most
+     * 86400000 (a day).
      */
-    size_t queue_capacity;
+    uint32_t grace_ms;
     /**
-     * Bytes of submitted ticks that may be in flight, engine-wide (default 64 MiB). A single
-     * tick is always accepted when nothing else is in flight.
+     * Bytes this buffer may hold (default 0: no limit of its own, only the engine-wide
+     * `TickreelEngineOptions.shadow_budget_bytes`). Past it, its oldest blocks are given up.
      */
-    size_t max_inflight_bytes;
+    size_t max_bytes;
     /**
-     * Reusable tick buffers kept in the engine's pool (default 4096).
+     * Ticks per block of a stream without a file (default 200: 10 s at 20 ticks/s). 1 to
+     * 1048576. A shadowed recording's blocks are its own chunks (`chunk_ticks`).
      */
-    size_t pool_buffers;
-    /**
-     * Bytes the engine's shadow buffers (`tickreel_shadow_start`) may hold in all (default
-     * 256 MiB); past it, the oldest blocks of any buffer are given up first.
-     */
-    size_t shadow_budget_bytes;
-} TickreelEngineOptions;
+    uint32_t block_ticks;
+} TickreelShadowOptions;
 
 /**
- * Engine-wide counters, as filled in by `tickreel_engine_stats`.
+ * Options of `tickreel_shadow_report`: what a report holds. Fill with
+ * `tickreel_report_options_default`, then change what you need. Flag fields are `uint32_t`: 0 is
+ * false, any other value true. Durations are game time in milliseconds.
  */
-typedef struct TickreelEngineStats {
+typedef struct TickreelReportOptions {
     /**
-     * Recordings open (started, not yet finished, aborted or freed).
+     * Whether `before_ms` applies (default 0: all that is retained, up to the buffer's window).
      */
-    size_t active_recordings;
+    uint32_t has_before;
     /**
-     * Messages waiting in the writers' queues.
+     * With `has_before`: game time before the report (for a player who left: before the leave)
+     * to include, in milliseconds. At most 86400000 (a day).
      */
-    size_t queue_depth;
+    uint32_t before_ms;
     /**
-     * Bytes of submitted ticks not yet processed by a writer.
+     * Game time to keep capturing after the report, in milliseconds (default 30000; 0 writes the
+     * report from what is there now). At most 86400000 (a day).
      */
-    size_t inflight_bytes;
+    uint32_t after_ms;
     /**
-     * Ticks dropped by backpressure, over all recordings.
+     * Whether `radius` applies (default 1). 0 includes every entity of the stream.
      */
-    uint64_t dropped_ticks;
+    uint32_t has_radius;
     /**
-     * Compressed bytes written to live directories.
+     * With `has_radius`: entities that came within this many blocks of the reported player at
+     * any tick of the report are included with their whole track (default 48). Must be finite
+     * and >= 0.
      */
-    uint64_t bytes_written;
+    double radius;
     /**
-     * Duration of the last flush, in microseconds.
+     * Replace a file at the report's path instead of failing (default 0).
      */
-    uint64_t last_flush_latency_us;
+    uint32_t overwrite;
     /**
-     * Finished recordings waiting for, or in, compaction.
+     * Zstd level of the report file (default 9).
      */
-    uint64_t compactions_pending;
-    /**
-     * Compactions completed successfully.
-     */
-    uint64_t compactions_done;
-    /**
-     * Compactions that failed.
-     */
-    uint64_t compactions_failed;
-    /**
-     * Heap bytes the engine's shadow buffers hold in all, against
-     * `TickreelEngineOptions.shadow_budget_bytes`.
-     */
-    size_t shadow_bytes;
-    /**
-     * Blocks the shadow buffers gave up for that budget.
-     */
-    uint64_t shadow_budget_dropped_blocks;
-} TickreelEngineStats;
+    int32_t zstd_level;
+} TickreelReportOptions;
 
 /**
  * Options of `tickreel_recorder_start`. Fill with `tickreel_recorder_options_default`, then
@@ -470,118 +459,6 @@ typedef struct TickreelRecorderOptions {
 } TickreelRecorderOptions;
 
 /**
- * Counters of one recording, as filled in by `tickreel_recorder_stats`.
- */
-typedef struct TickreelRecorderStats {
-    /**
-     * Ticks queued by `tickreel_recorder_submit_tick` / `_submit_batch`.
-     */
-    uint64_t submitted_ticks;
-    /**
-     * Ticks dropped by backpressure (recorded as gaps).
-     */
-    uint64_t dropped_ticks;
-    /**
-     * Ticks the writer refused (a malformed batch); see `tickreel_recorder_status`.
-     */
-    uint64_t rejected_ticks;
-    /**
-     * Compressed bytes written to the live directory.
-     */
-    uint64_t bytes_written;
-    /**
-     * Flushes done.
-     */
-    uint64_t flushes;
-    /**
-     * Duration of the last flush, in microseconds.
-     */
-    uint64_t last_flush_latency_us;
-    /**
-     * Messages waiting in this recording's writer queue (shared with other recordings).
-     */
-    size_t queue_depth;
-    /**
-     * Every tick up to and including this one is durably on disk; meaningful only when
-     * `has_flushed_tick` is true.
-     */
-    uint32_t flushed_tick;
-    /**
-     * Whether any tick is durable yet (`flushed_tick` is valid).
-     */
-    bool has_flushed_tick;
-} TickreelRecorderStats;
-
-/**
- * Options of `tickreel_shadow_start`: how much a shadow buffer keeps. Fill with
- * `tickreel_shadow_options_default`, then change what you need. Durations are game time in
- * milliseconds (converted to ticks at the recording's tick rate, rounded up).
- */
-typedef struct TickreelShadowOptions {
-    /**
-     * Game time always retained, in milliseconds (default 300000: 5 minutes). 1 to 86400000
-     * (a day).
-     */
-    uint32_t window_ms;
-    /**
-     * How long a player who left (a `PlayerLeave` event or `tickreel_recorder_player_left`)
-     * keeps the window before their leave, in milliseconds (default 120000: 2 minutes). At most
-     * 86400000 (a day).
-     */
-    uint32_t grace_ms;
-    /**
-     * Bytes this buffer may hold (default 0: no limit of its own, only the engine-wide
-     * `TickreelEngineOptions.shadow_budget_bytes`). Past it, its oldest blocks are given up.
-     */
-    size_t max_bytes;
-    /**
-     * Ticks per block of a stream without a file (default 200: 10 s at 20 ticks/s). 1 to
-     * 1048576. A shadowed recording's blocks are its own chunks (`chunk_ticks`).
-     */
-    uint32_t block_ticks;
-} TickreelShadowOptions;
-
-/**
- * Options of `tickreel_shadow_report`: what a report holds. Fill with
- * `tickreel_report_options_default`, then change what you need. Flag fields are `uint32_t`: 0 is
- * false, any other value true. Durations are game time in milliseconds.
- */
-typedef struct TickreelReportOptions {
-    /**
-     * Whether `before_ms` applies (default 0: all that is retained, up to the buffer's window).
-     */
-    uint32_t has_before;
-    /**
-     * With `has_before`: game time before the report (for a player who left: before the leave)
-     * to include, in milliseconds. At most 86400000 (a day).
-     */
-    uint32_t before_ms;
-    /**
-     * Game time to keep capturing after the report, in milliseconds (default 30000; 0 writes the
-     * report from what is there now). At most 86400000 (a day).
-     */
-    uint32_t after_ms;
-    /**
-     * Whether `radius` applies (default 1). 0 includes every entity of the stream.
-     */
-    uint32_t has_radius;
-    /**
-     * With `has_radius`: entities that came within this many blocks of the reported player at
-     * any tick of the report are included with their whole track (default 48). Must be finite
-     * and >= 0.
-     */
-    double radius;
-    /**
-     * Replace a file at the report's path instead of failing (default 0).
-     */
-    uint32_t overwrite;
-    /**
-     * Zstd level of the report file (default 9).
-     */
-    int32_t zstd_level;
-} TickreelReportOptions;
-
-/**
  * Counters of a shadow buffer, as filled in by `tickreel_shadow_stats`. Bytes are the heap
  * allocations the buffer holds, measured as they are made.
  */
@@ -641,6 +518,129 @@ typedef struct TickreelShadowStats {
      */
     bool has_last_tick;
 } TickreelShadowStats;
+
+/**
+ * Options of `tickreel_engine_new`. Fill with `tickreel_engine_options_default`, then change
+ * what you need.
+ */
+typedef struct TickreelEngineOptions {
+    /**
+     * Writer threads; recordings are spread over them (default 1). 1 to 64.
+     */
+    uint32_t writer_threads;
+    /**
+     * Tick messages that may wait in each writer's queue (default 65536). Must be > 0.
+     */
+    size_t queue_capacity;
+    /**
+     * Bytes of submitted ticks that may be in flight, engine-wide (default 64 MiB). A single
+     * tick is always accepted when nothing else is in flight.
+     */
+    size_t max_inflight_bytes;
+    /**
+     * Reusable tick buffers kept in the engine's pool (default 4096).
+     */
+    size_t pool_buffers;
+    /**
+     * Bytes the engine's shadow buffers (`tickreel_shadow_start`) may hold in all (default
+     * 256 MiB); past it, the oldest blocks of any buffer are given up first.
+     */
+    size_t shadow_budget_bytes;
+} TickreelEngineOptions;
+
+/**
+ * Engine-wide counters, as filled in by `tickreel_engine_stats`.
+ */
+typedef struct TickreelEngineStats {
+    /**
+     * Recordings open (started, not yet finished, aborted or freed).
+     */
+    size_t active_recordings;
+    /**
+     * Messages waiting in the writers' queues.
+     */
+    size_t queue_depth;
+    /**
+     * Bytes of submitted ticks not yet processed by a writer.
+     */
+    size_t inflight_bytes;
+    /**
+     * Ticks dropped by backpressure, over all recordings.
+     */
+    uint64_t dropped_ticks;
+    /**
+     * Compressed bytes written to live directories.
+     */
+    uint64_t bytes_written;
+    /**
+     * Duration of the last flush, in microseconds.
+     */
+    uint64_t last_flush_latency_us;
+    /**
+     * Finished recordings waiting for, or in, compaction.
+     */
+    uint64_t compactions_pending;
+    /**
+     * Compactions completed successfully.
+     */
+    uint64_t compactions_done;
+    /**
+     * Compactions that failed.
+     */
+    uint64_t compactions_failed;
+    /**
+     * Heap bytes the engine's shadow buffers hold in all, against
+     * `TickreelEngineOptions.shadow_budget_bytes`.
+     */
+    size_t shadow_bytes;
+    /**
+     * Blocks the shadow buffers gave up for that budget.
+     */
+    uint64_t shadow_budget_dropped_blocks;
+} TickreelEngineStats;
+
+/**
+ * Counters of one recording, as filled in by `tickreel_recorder_stats`.
+ */
+typedef struct TickreelRecorderStats {
+    /**
+     * Ticks queued by `tickreel_recorder_submit_tick` / `_submit_batch`.
+     */
+    uint64_t submitted_ticks;
+    /**
+     * Ticks dropped by backpressure (recorded as gaps).
+     */
+    uint64_t dropped_ticks;
+    /**
+     * Ticks the writer refused (a malformed batch); see `tickreel_recorder_status`.
+     */
+    uint64_t rejected_ticks;
+    /**
+     * Compressed bytes written to the live directory.
+     */
+    uint64_t bytes_written;
+    /**
+     * Flushes done.
+     */
+    uint64_t flushes;
+    /**
+     * Duration of the last flush, in microseconds.
+     */
+    uint64_t last_flush_latency_us;
+    /**
+     * Messages waiting in this recording's writer queue (shared with other recordings).
+     */
+    size_t queue_depth;
+    /**
+     * Every tick up to and including this one is durably on disk; meaningful only when
+     * `has_flushed_tick` is true.
+     */
+    uint32_t flushed_tick;
+    /**
+     * Whether any tick is durable yet (`flushed_tick` is valid).
+     */
+    bool has_flushed_tick;
+} TickreelRecorderStats;
 
 /**
  * Which part of an entity's recorded life is the run. `{0, 0, 0, 0}` (or a NULL pointer) is
@@ -901,375 +901,6 @@ typedef struct TickreelWriterOptions {
 #ifdef __cplusplus
 extern "C" {
 #endif // __cplusplus
-
-/**
- * Fills `*out_options` with the engine defaults (1 writer thread, 65536 queued ticks, 64 MiB
- * in flight, 4096 pooled buffers, 256 MiB of shadow buffers).
- *
- * # Safety
- * `out_options` must be NULL or point to a writable `TickreelEngineOptions`.
- *
- * Thread safety: any thread.
- */
-TickreelResult tickreel_engine_options_default(struct TickreelEngineOptions *out_options);
-
-/**
- * Starts an engine: its writer thread(s) and compaction worker. `options` may be NULL for the
- * defaults of `tickreel_engine_options_default`. Stores its handle in `*out_engine` (NULL on
- * failure, when it can be written).
- *
- * Returns `TICKREEL_RESULT_INVALID_ARGUMENT` for an invalid option, `TICKREEL_RESULT_IO` if a
- * thread cannot be started.
- *
- * # Safety
- * `options` must be NULL or point to a readable `TickreelEngineOptions`; `out_engine` must be
- * NULL or point to writable storage for one pointer.
- *
- * Thread safety: any thread. An engine may then be used from any thread.
- */
-TickreelResult tickreel_engine_new(const struct TickreelEngineOptions *options,
-                                   struct TickreelEngine **out_engine);
-
-/**
- * Shuts an engine down and frees it: open recordings are flushed and closed (they stay
- * resumable: starting a recorder on the same path later continues them), pending compactions
- * (recordings already finished) complete, then the threads are joined. Blocks until then.
- * Recorders of this engine that are still held afterwards refuse every call with
- * `TICKREEL_RESULT_INVALID_STATE` (free them); finish handles stay valid.
- *
- * Call it before the program exits, after freeing or finishing its recorders: the engine's
- * threads are only stopped here. `tickreel_engine_free(NULL)` is a no-op returning
- * `TICKREEL_RESULT_OK`; a freed or invalid handle returns `TICKREEL_RESULT_INVALID_HANDLE`.
- *
- * Thread safety: any thread. Calls on the same engine running in other threads finish
- * normally (a recorder started meanwhile is closed by the shutdown); calls that start after
- * this one get `TICKREEL_RESULT_INVALID_HANDLE`.
- */
-TickreelResult tickreel_engine_free(struct TickreelEngine *engine);
-
-/**
- * Stores the engine-wide counters in `*out_stats`.
- *
- * # Safety
- * `out_stats` must be NULL or point to a writable `TickreelEngineStats`.
- *
- * Thread safety: any thread, concurrently with any other call.
- */
-TickreelResult tickreel_engine_stats(struct TickreelEngine *engine,
-                                     struct TickreelEngineStats *out_stats);
-
-/**
- * Fills `*out_options` with the recorder defaults (20 ticks/s, 100-tick live chunks at zstd
- * level 3, a snapshot every 600 ticks, flush every 5 s / 256 KiB / on player leave, block up to
- * 50 ms under backpressure, compaction at zstd level 9 with verification, batches up to 1 MiB,
- * no overwrite).
- *
- * # Safety
- * `out_options` must be NULL or point to a writable `TickreelRecorderOptions`.
- *
- * Thread safety: any thread.
- */
-TickreelResult tickreel_recorder_options_default(struct TickreelRecorderOptions *out_options);
-
-/**
- * Starts recording into the final file `path` (a NUL-terminated path in the platform's
- * encoding). While recording, the data lives in a directory next to `path` (metadata file +
- * append-only segments, durable at each flush); `tickreel_recorder_finish` compacts it into
- * `path`. If that directory exists (a recording closed by `tickreel_recorder_free`, an engine
- * shutdown or a crash), the recording is resumed: ticks must continue after its last tick.
- * Resuming recovers that directory on the calling thread (it reads every segment): resume off
- * the server's tick thread. A fresh recording costs two `stat` calls and no file.
- * `options` may be NULL for the defaults of `tickreel_recorder_options_default`. Stores the
- * recorder's handle in `*out_recorder` (NULL on failure, when it can be written).
- *
- * Returns `TICKREEL_RESULT_INVALID_ARGUMENT` for an empty path or an invalid option,
- * `TICKREEL_RESULT_LOCKED` if `path` is already being recorded (in this process or another),
- * `TICKREEL_RESULT_INVALID_STATE` if a finished file exists at `path` and `overwrite` is 0 or the
- * engine has shut down, `TICKREEL_RESULT_IO` and the data errors for a live directory that
- * cannot be resumed, and `TICKREEL_RESULT_BACKPRESSURE` if the writer's queue stayed full past
- * the recording's backpressure policy (at once with `TICKREEL_BACKPRESSURE_DROP`): nothing was
- * started, try again later.
- *
- * # Safety
- * `path` must be NULL or a NUL-terminated string; `options` must be NULL or point to a readable
- * `TickreelRecorderOptions`; `out_recorder` must be NULL or point to writable storage for one
- * pointer.
- *
- * Thread safety: any thread. A recorder may then be used from any thread, but its ticks must be
- * submitted in increasing order, by one thread at a time.
- */
-TickreelResult tickreel_recorder_start(struct TickreelEngine *engine,
-                                       const char *path,
-                                       const struct TickreelRecorderOptions *options,
-                                       struct TickreelRecorder **out_recorder);
-
-/**
- * Frees a recorder. A recording still open is closed, not finished: queued ticks are written
- * and flushed by the writer thread, and the recording stays resumable (`tickreel_recorder_start`
- * on the same path continues it; a later `_finish` produces the file). A finished recording's
- * compaction goes on (its finish handle stays valid). `tickreel_recorder_free(NULL)` is a no-op
- * returning `TICKREEL_RESULT_OK`; a freed or invalid handle returns
- * `TICKREEL_RESULT_INVALID_HANDLE`. Never does I/O and never waits, not even for room in a full
- * writer queue: the close then takes effect after every tick queued before it.
- *
- * Thread safety: any thread. A call on the same recorder still running in another thread
- * finishes normally; calls that start after this one get `TICKREEL_RESULT_INVALID_HANDLE`.
- */
-TickreelResult tickreel_recorder_free(struct TickreelRecorder *recorder);
-
-/**
- * Queues one tick given as a batch-encoded buffer (see `tickreel_batch_bytes` for the
- * encoding; the bytes are copied). The server-thread path: O(1) checks, a copy into a pooled
- * buffer and a queue push; never I/O. The batch's events are decoded on the writer thread: a
- * malformed batch is refused there (counted in `rejected_ticks`, reported by
- * `tickreel_recorder_status`), not here. Ticks must be strictly increasing.
- *
- * When the writer falls behind, the backpressure policy applies. `TICKREEL_BACKPRESSURE_DROP`:
- * the tick is dropped (counted, recorded as a gap) and the call returns `TICKREEL_RESULT_OK`
- * with `*out_dropped` set to true. `TICKREEL_BACKPRESSURE_BLOCK`: the call waits up to the
- * deadline, then drops the tick the same way and returns `TICKREEL_RESULT_BACKPRESSURE`.
- * `*out_dropped` (if `out_dropped` is not NULL) is false when the tick was queued.
- *
- * Returns `TICKREEL_RESULT_NULL_ARGUMENT` if `batch` is NULL, `TICKREEL_RESULT_INVALID_ARGUMENT`
- * for fewer than 2 bytes, more than `max_batch_bytes`, or a tick not after the previous one,
- * `TICKREEL_RESULT_INVALID_STATE` once the recording was finished or aborted or the engine has
- * shut down.
- *
- * # Safety
- * `batch` must point to `len` readable bytes; `out_dropped` must be NULL or point to a writable
- * `bool`.
- *
- * Thread safety: any thread, but one thread at a time per recorder (ticks in order).
- */
-TickreelResult tickreel_recorder_submit_tick(struct TickreelRecorder *recorder,
-                                             uint32_t tick,
-                                             const uint8_t *batch,
-                                             size_t len,
-                                             bool *out_dropped);
-
-/**
- * Queues one tick holding the events of a batch builder (the batch is left unchanged; clear it
- * before building the next tick). Same rules and results as `tickreel_recorder_submit_tick`.
- *
- * # Safety
- * `out_dropped` must be NULL or point to a writable `bool`.
- *
- * Thread safety: any thread, but one thread at a time per recorder (ticks in order). The batch
- * must not be modified by another thread during the call (its lock is held while it is copied).
- */
-TickreelResult tickreel_recorder_submit_batch(struct TickreelRecorder *recorder,
-                                              uint32_t tick,
-                                              struct TickreelBatch *batch,
-                                              bool *out_dropped);
-
-/**
- * A player left: asks the writer to flush (if the flush policy's `flush_on_player_leave` is
- * set) so that their part of the recording is durable, and starts the player's grace period in
- * a shadow buffer this recorder feeds (`tickreel_shadow_start`). Adds no event: record the leave
- * itself with `tickreel_batch_player_leave` in the tick's batch. Never does I/O; waits only
- * while the writer's queue is full.
- *
- * Returns `TICKREEL_RESULT_INVALID_STATE` once the recording was finished or aborted.
- *
- * Thread safety: any thread, concurrently with other recorder calls.
- */
-TickreelResult tickreel_recorder_player_left(struct TickreelRecorder *recorder, uint32_t entity);
-
-/**
- * Supplies snapshot bytes (the game's own world state, opaque to tickreel, copied); the next
- * tick starts a chunk carrying them. `bytes` may be NULL when `len` is 0. Never does I/O; waits
- * only while the writer's queue is full.
- *
- * Returns `TICKREEL_RESULT_INVALID_STATE` once the recording was finished or aborted.
- *
- * # Safety
- * `bytes` must point to `len` readable bytes (or `len` must be 0).
- *
- * Thread safety: any thread, concurrently with other recorder calls.
- */
-TickreelResult tickreel_recorder_offer_snapshot(struct TickreelRecorder *recorder,
-                                                const uint8_t *bytes,
-                                                size_t len);
-
-/**
- * Records who an entity is, in the recording's metadata: its game-defined `kind`, optionally a
- * 16-byte UUID (`uuid`, NULL for none) and a UTF-8 name (`name`, NULL for none). Registering an
- * id again replaces the earlier entry. Never does I/O; waits only while the writer's queue is
- * full.
- *
- * Returns `TICKREEL_RESULT_INVALID_ARGUMENT` if `name` is not UTF-8,
- * `TICKREEL_RESULT_INVALID_STATE` once the recording was finished or aborted.
- *
- * # Safety
- * `uuid` must be NULL or point to 16 readable bytes; `name` must be NULL or a NUL-terminated
- * string.
- *
- * Thread safety: any thread, concurrently with other recorder calls.
- */
-TickreelResult tickreel_recorder_register_entity(struct TickreelRecorder *recorder,
-                                                 uint32_t entity,
-                                                 uint32_t kind,
-                                                 const uint8_t *uuid,
-                                                 const char *name);
-
-/**
- * Registers a custom event type in the recording's metadata: its id (as used by
- * `tickreel_batch_custom`), a UTF-8 name and the game's schema version of its payload. Never
- * does I/O; waits only while the writer's queue is full.
- *
- * Returns `TICKREEL_RESULT_NULL_ARGUMENT` if `name` is NULL, `TICKREEL_RESULT_INVALID_ARGUMENT`
- * if it is not UTF-8, `TICKREEL_RESULT_INVALID_STATE` once the recording was finished or aborted.
- *
- * # Safety
- * `name` must be NULL or a NUL-terminated string.
- *
- * Thread safety: any thread, concurrently with other recorder calls.
- */
-TickreelResult tickreel_recorder_register_event_type(struct TickreelRecorder *recorder,
-                                                     uint32_t type_id,
-                                                     const char *name,
-                                                     uint32_t version);
-
-/**
- * Asks the writer to flush now and waits until every tick submitted before this call is durably
- * in the live directory (segments fsynced, metadata rewritten atomically). Blocks for the I/O:
- * not for the server thread.
- *
- * Returns `TICKREEL_RESULT_OK` once durable (a tick the writer refused is not an error here: see
- * `tickreel_recorder_status`), `TICKREEL_RESULT_IO` if the flush failed,
- * `TICKREEL_RESULT_INVALID_STATE` once the recording was finished or aborted.
- *
- * Thread safety: any thread, concurrently with other recorder calls.
- */
-TickreelResult tickreel_recorder_flush(struct TickreelRecorder *recorder);
-
-/**
- * Stores the recording's counters in `*out_stats`. Never blocks.
- *
- * # Safety
- * `out_stats` must be NULL or point to a writable `TickreelRecorderStats`.
- *
- * Thread safety: any thread, concurrently with any other call; the counters are read one by one
- * and may be mutually a little out of date.
- */
-TickreelResult tickreel_recorder_stats(struct TickreelRecorder *recorder,
-                                       struct TickreelRecorderStats *out_stats);
-
-/**
- * Waits up to `timeout_ms` for a resumed recording to be recovered (`tickreel_recorder_start`
- * on an existing live directory returns at once and recovers it on a thread of its own) and
- * stores its last recorded tick in `*out_tick` with `*out_has_tick` = 1 (0 for a recording
- * without ticks, and at once for a fresh one). Ticks submitted must come after it.
- *
- * Returns `TICKREEL_RESULT_NOT_READY` if the recovery still runs at the timeout,
- * `TICKREEL_RESULT_INVALID_STATE` (with its error as the message) if it failed.
- *
- * # Safety
- * `out_has_tick` and `out_tick` must each be NULL or point to a writable `uint32_t`.
- *
- * Thread safety: any thread, concurrently with other recorder calls.
- */
-TickreelResult tickreel_recorder_wait_resumed(struct TickreelRecorder *recorder,
-                                              uint32_t timeout_ms,
-                                              uint32_t *out_has_tick,
-                                              uint32_t *out_tick);
-
-/**
- * The writer's health for this recording: `TICKREEL_RESULT_OK` if it has reported no error,
- * otherwise `TICKREEL_RESULT_INVALID_STATE` with the writer's last error as the calling
- * thread's last error message (e.g. `tick 12 refused: ...` for a malformed batch, or a failed
- * flush). The writer processes ticks asynchronously: call `tickreel_recorder_flush` first to be
- * sure every submitted tick has been looked at. An error stays reported; the recording goes on
- * (refused ticks are skipped). Never blocks.
- *
- * Thread safety: any thread, concurrently with other recorder calls.
- */
-TickreelResult tickreel_recorder_status(struct TickreelRecorder *recorder);
-
-/**
- * Ends the recording: the ticks still queued are written, then the engine's compaction worker
- * produces the final `.reel` file (atomically, verified if so configured) and removes the live
- * directory. Does not wait: stores a handle in `*out_finish` to poll (`tickreel_finish_poll`) or
- * wait on (`tickreel_finish_wait`), to be freed with `tickreel_finish_free`. Afterwards the
- * recorder refuses every call with `TICKREEL_RESULT_INVALID_STATE` except `_stats`, `_status`
- * and `tickreel_recorder_free`, which must still be called.
- *
- * Never waits for room in a full writer queue: the finish then takes effect after every tick
- * queued before it.
- *
- * Returns `TICKREEL_RESULT_INVALID_STATE` if the recording was already finished or aborted (a
- * second finish), the engine has shut down, or the recorder feeds a stream without a file
- * (`tickreel_shadow_start` with a NULL path: end it with `tickreel_recorder_free` or `_abort`).
- * On failure `*out_finish` is set to NULL (when it can be written).
- *
- * # Safety
- * `out_finish` must be NULL or point to writable storage for one pointer.
- *
- * Thread safety: any thread, concurrently with other recorder calls; only one finish or abort
- * succeeds.
- */
-TickreelResult tickreel_recorder_finish(struct TickreelRecorder *recorder,
-                                        struct TickreelFinish **out_finish);
-
-/**
- * Throws the recording away: queued ticks are discarded and its live directory is removed.
- * Blocks until the writer has done so. Afterwards the recorder behaves as after a finish.
- *
- * Returns `TICKREEL_RESULT_INVALID_STATE` if the recording was already finished or aborted or
- * the engine has shut down, `TICKREEL_RESULT_IO` if the directory could not be removed.
- *
- * Thread safety: any thread, concurrently with other recorder calls; only one finish or abort
- * succeeds.
- */
-TickreelResult tickreel_recorder_abort(struct TickreelRecorder *recorder);
-
-/**
- * Stores in `*out_done` whether the compaction has completed. Never blocks.
- *
- * Returns `TICKREEL_RESULT_OK` while it runs (`*out_done` false) and once it succeeded
- * (`*out_done` true); if it failed, `*out_done` is true and the call returns the failure's code
- * (e.g. `TICKREEL_RESULT_IO`, `TICKREEL_RESULT_CORRUPT`) with its message, every time it is
- * asked.
- *
- * # Safety
- * `out_done` must be NULL or point to a writable `bool`.
- *
- * Thread safety: any thread, concurrently with any other call on the handle.
- */
-TickreelResult tickreel_finish_poll(struct TickreelFinish *finish, bool *out_done);
-
-/**
- * Waits until the compaction has completed and copies the final file's path into `path_buf` as
- * a NUL-terminated string (in the platform's encoding), storing its length in bytes, without the
- * NUL, in `*out_len`. Blocks: not for the server thread (poll with `tickreel_finish_poll`
- * there). With `capacity` 0 nothing is copied (`path_buf` may then be NULL): a wait and a length
- * query. `out_len` may be NULL.
- *
- * Returns the compaction's failure code if it failed (every time it is asked), or
- * `TICKREEL_RESULT_BUFFER_TOO_SMALL` if `capacity` is less than `*out_len + 1` (nothing is
- * copied; calling again does not wait any more).
- *
- * # Safety
- * `path_buf` must point to `capacity` writable bytes (or `capacity` must be 0); `out_len` must
- * be NULL or point to a writable `size_t`.
- *
- * Thread safety: any thread, concurrently with any other call on the handle; several threads
- * may wait.
- */
-TickreelResult tickreel_finish_wait(struct TickreelFinish *finish,
-                                    char *path_buf,
-                                    size_t capacity,
-                                    size_t *out_len);
-
-/**
- * Frees a finish handle. The compaction goes on regardless (freeing does not cancel it).
- * `tickreel_finish_free(NULL)` is a no-op returning `TICKREEL_RESULT_OK`; a freed or invalid
- * handle returns `TICKREEL_RESULT_INVALID_HANDLE`.
- *
- * Thread safety: any thread. A wait on the same handle in another thread finishes normally;
- * calls that start after this one get `TICKREEL_RESULT_INVALID_HANDLE`.
- */
-TickreelResult tickreel_finish_free(struct TickreelFinish *finish);
 
 /**
  * Fills `*out_options` with the shadow buffer defaults (a 5-minute window, a 2-minute grace
@@ -1669,6 +1300,400 @@ TickreelResult tickreel_batch_custom(struct TickreelBatch *batch,
                                      uint32_t type_id,
                                      const uint8_t *data,
                                      size_t data_len);
+
+/**
+ * Fills `*out_options` with the engine defaults (1 writer thread, 65536 queued ticks, 64 MiB
+ * in flight, 4096 pooled buffers, 256 MiB of shadow buffers).
+ *
+ * Thread safety: any thread.
+ *
+ * # Safety
+ * `out_options` must be NULL or point to writable storage for one `TickreelEngineOptions`.
+ */
+TickreelResult tickreel_engine_options_default(struct TickreelEngineOptions *out_options);
+
+/**
+ * Starts an engine: its writer thread(s) and compaction worker. `options` may be NULL for the
+ * defaults of `tickreel_engine_options_default`. Stores its handle in `*out_engine` (NULL on
+ * failure, when it can be written).
+ *
+ * Returns `TICKREEL_RESULT_INVALID_ARGUMENT` for an invalid option, `TICKREEL_RESULT_IO` if a
+ * thread cannot be started.
+ *
+ * Thread safety: any thread. An engine may then be used from any thread.
+ *
+ * # Safety
+ * `out_engine` must be NULL or point to writable storage for one `TickreelEngine` pointer.
+ * `options` must be NULL or point to a readable `TickreelEngineOptions`.
+ */
+TickreelResult tickreel_engine_new(const struct TickreelEngineOptions *options,
+                                   struct TickreelEngine **out_engine);
+
+/**
+ * Shuts an engine down and frees it: open recordings are flushed and closed (they stay
+ * resumable: starting a recorder on the same path later continues them), pending compactions
+ * (recordings already finished) complete, then the threads are joined. Blocks until then.
+ * Recorders of this engine that are still held afterwards refuse every call with
+ * `TICKREEL_RESULT_INVALID_STATE` (free them); finish handles stay valid.
+ *
+ * Call it before the program exits, after freeing or finishing its recorders: the engine's
+ * threads are only stopped here. `tickreel_engine_free(NULL)` is a no-op returning
+ * `TICKREEL_RESULT_OK`; a freed or invalid handle returns `TICKREEL_RESULT_INVALID_HANDLE`.
+ *
+ * Thread safety: any thread. Calls on the same engine running in other threads finish
+ * normally (a recorder started meanwhile is closed by the shutdown); calls that start after
+ * this one get `TICKREEL_RESULT_INVALID_HANDLE`.
+ *
+ * (Java: `engineClose`, idempotent.)
+ */
+TickreelResult tickreel_engine_free(struct TickreelEngine *engine);
+
+/**
+ * Stores the engine-wide counters in `*out_stats`.
+ *
+ * Thread safety: any thread, concurrently with any other call.
+ *
+ * # Safety
+ * `out_stats` must be NULL or point to writable storage for one `TickreelEngineStats`.
+ */
+TickreelResult tickreel_engine_stats(struct TickreelEngine *engine,
+                                     struct TickreelEngineStats *out_stats);
+
+/**
+ * Fills `*out_options` with the recorder defaults (20 ticks/s, 100-tick live chunks at zstd
+ * level 3, a snapshot every 600 ticks, flush every 5 s / 256 KiB / on player leave, block up to
+ * 50 ms under backpressure, compaction at zstd level 9 with verification, batches up to 1 MiB,
+ * no overwrite).
+ *
+ * Thread safety: any thread.
+ *
+ * # Safety
+ * `out_options` must be NULL or point to writable storage for one `TickreelRecorderOptions`.
+ */
+TickreelResult tickreel_recorder_options_default(struct TickreelRecorderOptions *out_options);
+
+/**
+ * Starts recording into the final file `path` (a NUL-terminated path in the platform's
+ * encoding). While recording, the data lives in a directory next to `path` (metadata file +
+ * append-only segments, durable at each flush); `tickreel_recorder_finish` compacts it into
+ * `path`. If that directory exists (a recording closed by `tickreel_recorder_free`, an engine
+ * shutdown or a crash), the recording is resumed: ticks must continue after its last tick.
+ * Resuming recovers that directory on the calling thread (it reads every segment): resume off
+ * the server's tick thread. A fresh recording costs two `stat` calls and no file.
+ * `options` may be NULL for the defaults of `tickreel_recorder_options_default`. Stores the
+ * recorder's handle in `*out_recorder` (NULL on failure, when it can be written).
+ *
+ * Returns `TICKREEL_RESULT_INVALID_ARGUMENT` for an empty path or an invalid option,
+ * `TICKREEL_RESULT_LOCKED` if `path` is already being recorded (in this process or another),
+ * `TICKREEL_RESULT_INVALID_STATE` if a finished file exists at `path` and `overwrite` is 0 or the
+ * engine has shut down, `TICKREEL_RESULT_IO` and the data errors for a live directory that
+ * cannot be resumed, and `TICKREEL_RESULT_BACKPRESSURE` if the writer's queue stayed full past
+ * the recording's backpressure policy (at once with `TICKREEL_BACKPRESSURE_DROP`): nothing was
+ * started, try again later.
+ *
+ * Thread safety: any thread. A recorder may then be used from any thread, but its ticks must be
+ * submitted in increasing order, by one thread at a time.
+ *
+ * # Safety
+ * `out_recorder` must be NULL or point to writable storage for one `TickreelRecorder` pointer.
+ * `path` must be NULL or a NUL-terminated string (NULL is refused).
+ * `options` must be NULL or point to a readable `TickreelRecorderOptions`.
+ */
+TickreelResult tickreel_recorder_start(struct TickreelEngine *engine,
+                                       const char *path,
+                                       const struct TickreelRecorderOptions *options,
+                                       struct TickreelRecorder **out_recorder);
+
+/**
+ * Frees a recorder. A recording still open is closed, not finished: queued ticks are written
+ * and flushed by the writer thread, and the recording stays resumable (`tickreel_recorder_start`
+ * on the same path continues it; a later `_finish` produces the file). A finished recording's
+ * compaction goes on (its finish handle stays valid). `tickreel_recorder_free(NULL)` is a no-op
+ * returning `TICKREEL_RESULT_OK`; a freed or invalid handle returns
+ * `TICKREEL_RESULT_INVALID_HANDLE`. Never does I/O and never waits, not even for room in a full
+ * writer queue: the close then takes effect after every tick queued before it.
+ *
+ * Thread safety: any thread. A call on the same recorder still running in another thread
+ * finishes normally; calls that start after this one get `TICKREEL_RESULT_INVALID_HANDLE`.
+ */
+TickreelResult tickreel_recorder_free(struct TickreelRecorder *recorder);
+
+/**
+ * Queues one tick given as a batch-encoded buffer (see `tickreel_batch_bytes` for the
+ * encoding; the bytes are copied). The server-thread path: O(1) checks, a copy into a pooled
+ * buffer and a queue push; never I/O. The batch's events are decoded on the writer thread: a
+ * malformed batch is refused there (counted in `rejected_ticks`, reported by
+ * `tickreel_recorder_status`), not here. Ticks must be strictly increasing.
+ *
+ * When the writer falls behind, the backpressure policy applies. `TICKREEL_BACKPRESSURE_DROP`:
+ * the tick is dropped (counted, recorded as a gap) and the call returns `TICKREEL_RESULT_OK`
+ * with `*out_dropped` set to true. `TICKREEL_BACKPRESSURE_BLOCK`: the call waits up to the
+ * deadline, then drops the tick the same way and returns `TICKREEL_RESULT_BACKPRESSURE`.
+ * `*out_dropped` (if `out_dropped` is not NULL) is false when the tick was queued.
+ *
+ * Returns `TICKREEL_RESULT_NULL_ARGUMENT` if `batch` is NULL, `TICKREEL_RESULT_INVALID_ARGUMENT`
+ * for fewer than 2 bytes, more than `max_batch_bytes`, or a tick not after the previous one,
+ * `TICKREEL_RESULT_INVALID_STATE` once the recording was finished or aborted or the engine has
+ * shut down.
+ *
+ * Thread safety: any thread, but one thread at a time per recorder (ticks in order).
+ *
+ * (Java: `true` if queued, `false` if dropped.)
+ *
+ * # Safety
+ * `out_dropped` must be NULL or point to writable storage for one `bool`.
+ * `batch` must point to `batch_len` readable bytes (NULL is refused).
+ */
+TickreelResult tickreel_recorder_submit_tick(struct TickreelRecorder *recorder,
+                                             uint32_t tick,
+                                             const uint8_t *batch,
+                                             size_t batch_len,
+                                             bool *out_dropped);
+
+/**
+ * Queues one tick holding the events of a batch builder (the batch is left unchanged; clear it
+ * before building the next tick). Same rules and results as `tickreel_recorder_submit_tick`.
+ *
+ * Thread safety: any thread, but one thread at a time per recorder (ticks in order). The batch
+ * must not be modified by another thread during the call (its lock is held while it is copied).
+ *
+ * # Safety
+ * `out_dropped` must be NULL or point to writable storage for one `bool`.
+ */
+TickreelResult tickreel_recorder_submit_batch(struct TickreelRecorder *recorder,
+                                              uint32_t tick,
+                                              struct TickreelBatch *batch,
+                                              bool *out_dropped);
+
+/**
+ * A player left: asks the writer to flush (if the flush policy's `flush_on_player_leave` is
+ * set) so that their part of the recording is durable, and starts the player's grace period in
+ * a shadow buffer this recorder feeds (`tickreel_shadow_start`). Adds no event: record the leave
+ * itself with `tickreel_batch_player_leave` in the tick's batch. Never does I/O; waits only
+ * while the writer's queue is full.
+ *
+ * Returns `TICKREEL_RESULT_INVALID_STATE` once the recording was finished or aborted.
+ *
+ * Thread safety: any thread, concurrently with other recorder calls.
+ */
+TickreelResult tickreel_recorder_player_left(struct TickreelRecorder *recorder, uint32_t entity);
+
+/**
+ * Supplies snapshot bytes (the game's own world state, opaque to tickreel, copied); the next
+ * tick starts a chunk carrying them. `bytes` may be NULL when `len` is 0. Never does I/O; waits
+ * only while the writer's queue is full.
+ *
+ * Returns `TICKREEL_RESULT_INVALID_STATE` once the recording was finished or aborted.
+ *
+ * Thread safety: any thread, concurrently with other recorder calls.
+ *
+ * # Safety
+ * `bytes` must point to `bytes_len` readable bytes (or `bytes_len` must be 0).
+ */
+TickreelResult tickreel_recorder_offer_snapshot(struct TickreelRecorder *recorder,
+                                                const uint8_t *bytes,
+                                                size_t bytes_len);
+
+/**
+ * Records who an entity is, in the recording's metadata: its game-defined `kind`, optionally a
+ * 16-byte UUID (`uuid`, NULL for none) and a UTF-8 name (`name`, NULL for none). Registering an
+ * id again replaces the earlier entry. Never does I/O; waits only while the writer's queue is
+ * full.
+ *
+ * Returns `TICKREEL_RESULT_INVALID_ARGUMENT` if `name` is not UTF-8,
+ * `TICKREEL_RESULT_INVALID_STATE` once the recording was finished or aborted.
+ *
+ * Thread safety: any thread, concurrently with other recorder calls.
+ *
+ * # Safety
+ * `uuid` must be NULL or point to 16 readable bytes.
+ * `name` must be NULL or a NUL-terminated string.
+ */
+TickreelResult tickreel_recorder_register_entity(struct TickreelRecorder *recorder,
+                                                 uint32_t entity,
+                                                 uint32_t kind,
+                                                 const uint8_t *uuid,
+                                                 const char *name);
+
+/**
+ * Registers a custom event type in the recording's metadata: its id (as used by
+ * `tickreel_batch_custom`), a UTF-8 name and the game's schema version of its payload. Never
+ * does I/O; waits only while the writer's queue is full.
+ *
+ * Returns `TICKREEL_RESULT_NULL_ARGUMENT` if `name` is NULL, `TICKREEL_RESULT_INVALID_ARGUMENT`
+ * if it is not UTF-8, `TICKREEL_RESULT_INVALID_STATE` once the recording was finished or aborted.
+ *
+ * Thread safety: any thread, concurrently with other recorder calls.
+ *
+ * # Safety
+ * `name` must be NULL or a NUL-terminated string (NULL is refused).
+ */
+TickreelResult tickreel_recorder_register_event_type(struct TickreelRecorder *recorder,
+                                                     uint32_t type_id,
+                                                     const char *name,
+                                                     uint32_t version);
+
+/**
+ * Adds the keys of `nbt`, a big-endian NBT root compound (as Minecraft writes it), to the
+ * recording's user metadata (a key given again replaces the earlier value). The key
+ * `"tickreel"` is the library's own.
+ *
+ * Returns `TICKREEL_RESULT_INVALID_ARGUMENT` if `nbt` is not an NBT compound, nests too deeply
+ * or uses the reserved key.
+ *
+ * Thread safety: any thread.
+ *
+ * # Safety
+ * `nbt` must point to `nbt_len` readable bytes (or `nbt_len` must be 0).
+ */
+TickreelResult tickreel_recorder_put_metadata(struct TickreelRecorder *recorder,
+                                              const uint8_t *nbt,
+                                              size_t nbt_len);
+
+/**
+ * Asks the writer to flush now and waits until every tick submitted before this call is durably
+ * in the live directory (segments fsynced, metadata rewritten atomically). Blocks for the I/O:
+ * not for the server thread.
+ *
+ * Returns `TICKREEL_RESULT_OK` once durable (a tick the writer refused is not an error here: see
+ * `tickreel_recorder_status`), `TICKREEL_RESULT_IO` if the flush failed,
+ * `TICKREEL_RESULT_INVALID_STATE` once the recording was finished or aborted.
+ *
+ * Thread safety: any thread, concurrently with other recorder calls.
+ */
+TickreelResult tickreel_recorder_flush(struct TickreelRecorder *recorder);
+
+/**
+ * Stores the recording's counters in `*out_stats`. Never blocks.
+ *
+ * Thread safety: any thread, concurrently with any other call; the counters are read one by one
+ * and may be mutually a little out of date.
+ *
+ * # Safety
+ * `out_stats` must be NULL or point to writable storage for one `TickreelRecorderStats`.
+ */
+TickreelResult tickreel_recorder_stats(struct TickreelRecorder *recorder,
+                                       struct TickreelRecorderStats *out_stats);
+
+/**
+ * Waits up to `timeout_ms` for a resumed recording to be recovered (`tickreel_recorder_start`
+ * on an existing live directory returns at once and recovers it on a thread of its own) and
+ * stores its last recorded tick in `*out_tick` with `*out_has_tick` = 1 (0 for a recording
+ * without ticks, and at once for a fresh one). Ticks submitted must come after it.
+ *
+ * Returns `TICKREEL_RESULT_NOT_READY` if the recovery still runs at the timeout,
+ * `TICKREEL_RESULT_INVALID_STATE` (with its error as the message) if it failed.
+ *
+ * Thread safety: any thread, concurrently with other recorder calls.
+ *
+ * (Java: the tick, or -1 for none.)
+ *
+ * # Safety
+ * `out_has_tick` must be NULL or point to writable storage for one `u32`.
+ * `out_tick` must be NULL or point to writable storage for one `u32`.
+ */
+TickreelResult tickreel_recorder_wait_resumed(struct TickreelRecorder *recorder,
+                                              uint32_t timeout_ms,
+                                              uint32_t *out_has_tick,
+                                              uint32_t *out_tick);
+
+/**
+ * The writer's health for this recording: `TICKREEL_RESULT_OK` if it has reported no error,
+ * otherwise `TICKREEL_RESULT_INVALID_STATE` with the writer's last error as the calling
+ * thread's last error message (e.g. `tick 12 refused: ...` for a malformed batch, or a failed
+ * flush). The writer processes ticks asynchronously: call `tickreel_recorder_flush` first to be
+ * sure every submitted tick has been looked at. An error stays reported; the recording goes on
+ * (refused ticks are skipped). Never blocks.
+ *
+ * Thread safety: any thread, concurrently with other recorder calls.
+ */
+TickreelResult tickreel_recorder_status(struct TickreelRecorder *recorder);
+
+/**
+ * Ends the recording: the ticks still queued are written, then the engine's compaction worker
+ * produces the final `.reel` file (atomically, verified if so configured) and removes the live
+ * directory. Does not wait: stores a handle in `*out_finish` to poll (`tickreel_finish_poll`) or
+ * wait on (`tickreel_finish_wait`), to be freed with `tickreel_finish_free`. Afterwards the
+ * recorder refuses every call with `TICKREEL_RESULT_INVALID_STATE` except `_stats`, `_status`
+ * and `tickreel_recorder_free`, which must still be called.
+ *
+ * Never waits for room in a full writer queue: the finish then takes effect after every tick
+ * queued before it.
+ *
+ * Returns `TICKREEL_RESULT_INVALID_STATE` if the recording was already finished or aborted (a
+ * second finish), the engine has shut down, or the recorder feeds a stream without a file
+ * (`tickreel_shadow_start` with a NULL path: end it with `tickreel_recorder_free` or `_abort`).
+ * On failure `*out_finish` is set to NULL (when it can be written).
+ *
+ * Thread safety: any thread, concurrently with other recorder calls; only one finish or abort
+ * succeeds.
+ *
+ * # Safety
+ * `out_finish` must be NULL or point to writable storage for one `TickreelFinish` pointer.
+ */
+TickreelResult tickreel_recorder_finish(struct TickreelRecorder *recorder,
+                                        struct TickreelFinish **out_finish);
+
+/**
+ * Throws the recording away: queued ticks are discarded and its live directory is removed.
+ * Blocks until the writer has done so. Afterwards the recorder behaves as after a finish.
+ *
+ * Returns `TICKREEL_RESULT_INVALID_STATE` if the recording was already finished or aborted or
+ * the engine has shut down, `TICKREEL_RESULT_IO` if the directory could not be removed.
+ *
+ * Thread safety: any thread, concurrently with other recorder calls; only one finish or abort
+ * succeeds.
+ */
+TickreelResult tickreel_recorder_abort(struct TickreelRecorder *recorder);
+
+/**
+ * Stores in `*out_done` whether the compaction has completed. Never blocks.
+ *
+ * Returns `TICKREEL_RESULT_OK` while it runs (`*out_done` false) and once it succeeded
+ * (`*out_done` true); if it failed, `*out_done` is true and the call returns the failure's code
+ * (e.g. `TICKREEL_RESULT_IO`, `TICKREEL_RESULT_CORRUPT`) with its message, every time it is
+ * asked.
+ *
+ * Thread safety: any thread, concurrently with any other call on the handle.
+ *
+ * (Java: the final path, `null` while running; throws the failure.)
+ *
+ * # Safety
+ * `out_done` must be NULL or point to writable storage for one `bool`.
+ */
+TickreelResult tickreel_finish_poll(struct TickreelFinish *finish, bool *out_done);
+
+/**
+ * Waits until the compaction has completed and copies the final file's path into `path_buf` as
+ * a NUL-terminated string (in the platform's encoding), storing its length in bytes, without the
+ * NUL, in `*out_len`. Blocks: not for the server thread (poll with `tickreel_finish_poll`
+ * there). With `capacity` 0 nothing is copied (`path_buf` may then be NULL): a wait and a length
+ * query. `out_len` may be NULL.
+ *
+ * Returns the compaction's failure code if it failed (every time it is asked), or
+ * `TICKREEL_RESULT_BUFFER_TOO_SMALL` if `capacity` is less than `*out_len + 1` (nothing is
+ * copied; calling again does not wait any more).
+ *
+ * Thread safety: any thread, concurrently with any other call on the handle; several threads
+ * may wait.
+ *
+ * # Safety
+ * `path_buf` must point to `capacity` writable bytes (or `capacity` must be 0); `out_len` must be NULL or point to a writable `size_t`.
+ */
+TickreelResult tickreel_finish_wait(struct TickreelFinish *finish,
+                                    char *path_buf,
+                                    size_t capacity,
+                                    size_t *out_len);
+
+/**
+ * Frees a finish handle. The compaction goes on regardless (freeing does not cancel it).
+ * `tickreel_finish_free(NULL)` is a no-op returning `TICKREEL_RESULT_OK`; a freed or invalid
+ * handle returns `TICKREEL_RESULT_INVALID_HANDLE`.
+ *
+ * Thread safety: any thread. A wait on the same handle in another thread finishes normally;
+ * calls that start after this one get `TICKREEL_RESULT_INVALID_HANDLE`.
+ */
+TickreelResult tickreel_finish_free(struct TickreelFinish *finish);
 
 /**
  * Loads `entity`'s run in `range` (NULL: the entity's whole presence) from the finished `.reel`

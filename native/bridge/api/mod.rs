@@ -14,6 +14,7 @@
 //! `use` items name things by `crate::` or external paths (the generated code repeats them).
 
 pub mod batch;
+pub mod engine;
 pub mod ghost;
 pub mod playhead;
 pub mod reader;
@@ -31,8 +32,8 @@ pub struct New<T>(pub T);
 /// A handle being freed (C: `tickreel_*_free`; NULL is a no-op). The object, if any, is dropped
 /// when the operation returns, or later if a call on another thread still uses it.
 pub struct Released<T> {
-    /// Held only to be dropped.
-    pub(crate) _object: Option<std::sync::Arc<T>>,
+    /// The object, if the handle was live (dropped with this value).
+    pub(crate) object: Option<std::sync::Arc<T>>,
 }
 
 /// The entries of user metadata given as a big-endian NBT root compound (the Java `Nbt` codec's

@@ -163,6 +163,49 @@ fn emit_fn(s: &mut String, op: &Op) -> Result<(), String> {
                 );
             }
         }
+        COut::Values(outs) => {
+            is_unsafe = true;
+            for (name, ty) in outs {
+                params.push(format!("{name}: *mut {ty}"));
+                safety.push(format!(
+                    "`{name}` must be NULL or point to writable storage for one `{ty}`."
+                ));
+                let _ = writeln!(
+                    body,
+                    "{i}// SAFETY: the caller contract in this function's `# Safety` section."
+                );
+                let _ = writeln!(
+                    body,
+                    "{i}let {name} = unsafe {{ Out::new({name}, \"{name}\") }}?;"
+                );
+            }
+        }
+        COut::Str { name } => {
+            is_unsafe = true;
+            params.push(format!("{name}: *mut c_char"));
+            params.push("capacity: usize".into());
+            params.push("out_len: *mut usize".into());
+            safety.push(format!(
+                "`{name}` must point to `capacity` writable bytes (or `capacity` must be 0); \
+                 `out_len` must be NULL or point to a writable `size_t`."
+            ));
+            let _ = writeln!(
+                body,
+                "{i}// SAFETY: the caller contract in this function's `# Safety` section."
+            );
+            let _ = writeln!(
+                body,
+                "{i}let {name} = unsafe {{ OutArray::new({name}, capacity, \"{name}\") }}?;"
+            );
+            let _ = writeln!(
+                body,
+                "{i}// SAFETY: the caller contract in this function's `# Safety` section."
+            );
+            let _ = writeln!(
+                body,
+                "{i}let out_len = unsafe {{ Out::optional(out_len, \"out_len\") }}?;"
+            );
+        }
         COut::Array { name, item, extra } => {
             params.push(format!("{name}: *mut {item}"));
             params.push("capacity: usize".into());
@@ -302,12 +345,33 @@ fn emit_fn(s: &mut String, op: &Op) -> Result<(), String> {
             let _ = writeln!(body, "{i}{call};");
         }
         COut::Value { name, optional, .. } => {
-            let _ = writeln!(body, "{i}let v = CResult::into_c({call})?;");
+            // `split`: a result may leave a value for C even when the call fails.
+            let _ = writeln!(body, "{i}let (v, r) = CResult::split({call});");
             if *optional {
-                let _ = writeln!(body, "{i}if let Some(o) = {name} {{ o.set(v) }}");
+                let _ = writeln!(
+                    body,
+                    "{i}if let (Some(v), Some(o)) = (v, {name}) {{ o.set(v) }}"
+                );
             } else {
-                let _ = writeln!(body, "{i}{name}.set(v);");
+                let _ = writeln!(body, "{i}if let Some(v) = v {{ {name}.set(v) }}");
             }
+            let _ = writeln!(body, "{i}r?;");
+        }
+        COut::Values(outs) => {
+            let _ = writeln!(body, "{i}let (v, r) = CResult::split({call});");
+            let sets: Vec<String> = outs
+                .iter()
+                .enumerate()
+                .map(|(k, (n, _))| format!("{n}.set(v.{k});"))
+                .collect();
+            let _ = writeln!(body, "{i}if let Some(v) = v {{ {} }}", sets.join(" "));
+            let _ = writeln!(body, "{i}r?;");
+        }
+        COut::Str { name } => {
+            let _ = writeln!(
+                body,
+                "{i}crate::ffi::convert::fill_string({call}, &{name}, out_len.as_ref())?;"
+            );
         }
         COut::Array { name, extra, .. } => {
             let _ = writeln!(body, "{i}let list = {call};");

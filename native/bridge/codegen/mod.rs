@@ -60,6 +60,13 @@ pub enum COut {
         ty: String,
         optional: bool,
     },
+    /// Several required out-pointers `(name, C type)`, filled from a tuple.
+    Values(Vec<(String, String)>),
+    /// `(name: *mut c_char, capacity: usize, out_len: *mut usize)`: a NUL-terminated string;
+    /// capacity 0 only reports the length, `out_len` may be NULL (`CStringResult`).
+    Str {
+        name: String,
+    },
     /// `(name: *mut item, capacity: usize, out_count: *mut usize)`.
     /// With `extra`, one more out-pointer after them: `(name, C type, optional)`, written even
     /// when the array does not fit (`CArrayExtra`).
@@ -201,6 +208,7 @@ fn read_op(module: &str, f: &syn::ItemFn) -> Result<Option<Op>, String> {
     };
     let (mut out, mut out_ty, mut optional, mut array) = (None, None, false, None);
     let mut extra_ty = None;
+    let mut string = None;
     let str_value = |m: &syn::meta::ParseNestedMeta<'_>| -> syn::Result<String> {
         Ok(m.value()?.parse::<syn::LitStr>()?.value())
     };
@@ -215,6 +223,8 @@ fn read_op(module: &str, f: &syn::ItemFn) -> Result<Option<Op>, String> {
             out_ty = Some(str_value(&m)?);
         } else if m.path.is_ident("c_out_optional") {
             optional = true;
+        } else if m.path.is_ident("c_out_string") {
+            string = Some(str_value(&m)?);
         } else if m.path.is_ident("c_out_extra_type") {
             extra_ty = Some(str_value(&m)?);
         } else if m.path.is_ident("direct") {
@@ -254,6 +264,18 @@ fn read_op(module: &str, f: &syn::ItemFn) -> Result<Option<Op>, String> {
     if op.c.is_some() {
         op.c_out = match (&op.ret, out, array) {
             (None, None, None) => COut::None,
+            (Some(_), None, None) if string.is_some() => COut::Str {
+                name: string.unwrap(),
+            },
+            (Some(_), Some(names), None) if names.contains(',') => {
+                let types = out_ty.ok_or_else(|| format!("{names}: give c_out_type"))?;
+                let names: Vec<String> = names.split(',').map(|n| n.trim().to_string()).collect();
+                let types: Vec<String> = types.split(',').map(|t| t.trim().to_string()).collect();
+                if names.len() != types.len() {
+                    return Err(format!("{}: as many c_out_type as c_out", op.name));
+                }
+                COut::Values(names.into_iter().zip(types).collect())
+            }
             (Some(_), Some(name), None) => {
                 let ret = op.ret.as_ref().unwrap();
                 let ty = match out_ty {

@@ -6,10 +6,6 @@
 //! angles in degrees, as doubles, and quantised with the core's checks (`Pose::try_from_f64`: 1/4096
 //! block, 1/65536 turn), so a non-finite or out-of-range value is `TICKREEL_RESULT_INVALID_ARGUMENT`.
 
-use super::handle;
-use super::result::FfiResult;
-use crate::api::batch::Batch;
-
 /// The generated entry points of `crate::api::batch`, also reachable here.
 pub use super::generated::batch::*;
 
@@ -17,15 +13,6 @@ pub use super::generated::batch::*;
 /// `tickreel_batch_free`. The pointer is a handle, not an address: never dereference it.
 pub struct TickreelBatch {
     _private: [u8; 0],
-}
-
-/// Runs `f` over the batch encoding of the batch behind a handle (for the recorder's
-/// `tickreel_recorder_submit_batch`, still hand-written).
-pub(crate) fn with_batch<R>(
-    batch: *mut TickreelBatch,
-    f: impl FnOnce(&[u8]) -> FfiResult<R>,
-) -> FfiResult<R> {
-    handle::get::<Batch>(batch)?.with_encoded(f)
 }
 
 /// Flag bit (of `tickreel_batch_flags` and `TickreelEntityState.flags`): the entity stands on

@@ -165,7 +165,7 @@ impl<T: HandleType> CValue for Released<T> {
     type C = *mut T::Opaque;
     type Stored = Released<T>;
     fn store(c: *mut T::Opaque, _: &'static str) -> FfiResult<Released<T>> {
-        handle::remove::<T>(c).map(|o| Released { _object: o })
+        handle::remove::<T>(c).map(|object| Released { object })
     }
 }
 
@@ -173,6 +173,17 @@ impl<T: HandleType> CValue for Released<T> {
 pub(crate) trait CResult {
     type C;
     fn into_c(self) -> FfiResult<Self::C>;
+    /// The value for the out-pointer, if any, and whether the call failed: by default the value
+    /// on success only. (A refused submission still tells C it was dropped.)
+    fn split(self) -> (Option<Self::C>, FfiResult<()>)
+    where
+        Self: Sized,
+    {
+        match self.into_c() {
+            Ok(v) => (Some(v), Ok(())),
+            Err(e) => (None, Err(e)),
+        }
+    }
     /// What the out-pointer holds when the call fails (written before anything else is
     /// checked), if anything: NULL for a new handle.
     fn on_failure() -> Option<Self::C> {
@@ -224,6 +235,54 @@ impl<T: HandleType> CResult for Option<New<T>> {
     fn on_failure() -> Option<*mut T::Opaque> {
         Some(std::ptr::null_mut())
     }
+}
+
+/// A path a C caller receives as a NUL-terminated string (`c_out_string`).
+impl CResult for std::path::PathBuf {
+    type C = Vec<u8>;
+    fn into_c(self) -> FfiResult<Vec<u8>> {
+        Ok(path_bytes(&self))
+    }
+}
+
+#[cfg(unix)]
+fn path_bytes(p: &std::path::Path) -> Vec<u8> {
+    use std::os::unix::ffi::OsStrExt;
+    p.as_os_str().as_bytes().to_vec()
+}
+
+#[cfg(not(unix))]
+fn path_bytes(p: &std::path::Path) -> Vec<u8> {
+    p.to_string_lossy().into_owned().into_bytes()
+}
+
+/// Copies a string result into the caller's buffer with its NUL and reports its length (without
+/// the NUL) in `*out_len`. With capacity 0 nothing is copied (a length query); a buffer too small
+/// for the string and its NUL is `TICKREEL_RESULT_BUFFER_TOO_SMALL`, nothing copied.
+pub(crate) fn fill_string<R: CResult<C = Vec<u8>>>(
+    value: R,
+    out: &OutArray<c_char>,
+    out_len: Option<&Out<usize>>,
+) -> FfiResult<()> {
+    let bytes = value.into_c()?;
+    if let Some(l) = out_len {
+        l.set(bytes.len());
+    }
+    if out.capacity() == 0 {
+        return Ok(());
+    }
+    if bytes.len() >= out.capacity() {
+        return Err(FfiError::BufferTooSmall(format!(
+            "the string needs {} bytes with its NUL, the buffer has {}",
+            bytes.len() + 1,
+            out.capacity()
+        )));
+    }
+    for (i, &b) in bytes.iter().enumerate() {
+        out.set(i, b as c_char);
+    }
+    out.set(bytes.len(), 0);
+    Ok(())
 }
 
 /// A list result, for the count/capacity convention.

@@ -78,16 +78,16 @@ const TAG_NAMES: &[(u8, &str)] = &[
         crate::api::reader::Reader::NAME,
     ),
     (
-        super::engine::EngineObj::TAG,
-        super::engine::EngineObj::NAME,
+        crate::api::engine::Engine::TAG,
+        crate::api::engine::Engine::NAME,
     ),
     (
-        super::engine::recorder::RecorderObj::TAG,
-        super::engine::recorder::RecorderObj::NAME,
+        crate::api::engine::Recorder::TAG,
+        crate::api::engine::Recorder::NAME,
     ),
     (
-        super::engine::finish::FinishObj::TAG,
-        super::engine::finish::FinishObj::NAME,
+        crate::api::engine::Finish::TAG,
+        crate::api::engine::Finish::NAME,
     ),
     (
         crate::api::ghost::Ghost::TAG,

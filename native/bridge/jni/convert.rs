@@ -18,7 +18,7 @@ use jni::sys::{
 };
 
 use super::{Fallback, Res, bad_arg, handles};
-use crate::api::{Id, New};
+use crate::api::{Id, New, Released};
 use crate::ffi::handle::HandleType;
 
 /// A parameter type of a Java `native` method.
@@ -113,6 +113,17 @@ impl JniArg for Id {
     type Stored = Id;
     fn store(_: &mut JNIEnv<'_>, v: jint, _: &'static str) -> Res<Id> {
         Ok(Id(v as u32))
+    }
+}
+
+/// A time in nanoseconds or a count that may be negative: the `long` as it is.
+impl JniArg for i64 {
+    type Jni = jlong;
+    const SIG: &'static str = "J";
+    const JAVA: &'static str = "long";
+    type Stored = i64;
+    fn store(_: &mut JNIEnv<'_>, v: jlong, _: &'static str) -> Res<i64> {
+        Ok(v)
     }
 }
 
@@ -292,6 +303,27 @@ impl<T: HandleType> JniArg for &'static T {
     type Stored = Arc<T>;
     fn store(_: &mut JNIEnv<'_>, h: jlong, _: &'static str) -> Res<Arc<T>> {
         Ok(handles::get::<T>(h, T::NAME)?)
+    }
+}
+
+/// A handle being closed: removed from the registry if it names a live object of the type
+/// (closing twice, or a stale handle, is harmless; a handle of another type is refused).
+impl<T: HandleType> JniArg for Released<T> {
+    type Jni = jlong;
+    const SIG: &'static str = "J";
+    const JAVA: &'static str = "long";
+    type Stored = Released<T>;
+    fn store(_: &mut JNIEnv<'_>, h: jlong, _: &'static str) -> Res<Released<T>> {
+        match handles::get::<T>(h, T::NAME) {
+            Ok(object) => {
+                drop(handles::remove(h));
+                Ok(Released {
+                    object: Some(object),
+                })
+            }
+            Err(handles::HandleError::Closed(_)) => Ok(Released { object: None }),
+            Err(e) => Err(e.into()),
+        }
     }
 }
 

@@ -45,7 +45,7 @@ use std::any::Any;
 use std::ffi::c_void;
 use std::sync::Mutex;
 
-use jni::objects::{JByteBuffer, JClass, JString, JThrowable, JValue};
+use jni::objects::{JClass, JString, JThrowable, JValue};
 use jni::sys::{JNI_ERR, JNI_VERSION_1_8, jboolean, jdouble, jint, jlong, jobject};
 use jni::{JNIEnv, JavaVM, NativeMethod};
 
@@ -300,54 +300,6 @@ pub(crate) fn long_array(env: &mut JNIEnv<'_>, values: &[i64]) -> Res<jobject> {
 /// A new Java `byte[]` holding `bytes`.
 pub(crate) fn byte_array(env: &mut JNIEnv<'_>, bytes: &[u8]) -> Res<jobject> {
     Ok(env.byte_array_from_slice(bytes)?.into_raw())
-}
-
-/// A non-negative `int` argument as `u32`.
-pub(crate) fn u32_arg(v: jint, what: &str) -> Res<u32> {
-    u32::try_from(v).map_err(|_| bad_arg(format!("{what} must not be negative (got {v})")))
-}
-
-/// Runs `f` over `len` bytes at `offset` of a direct `ByteBuffer`, without copying.
-///
-/// Fails with an invalid-argument error for a null or heap (non-direct) buffer, or a range outside
-/// its capacity. The caller must not modify the buffer from another thread during the call (the
-/// documented contract of every method that takes one).
-pub(crate) fn with_direct_bytes<R>(
-    env: &mut JNIEnv<'_>,
-    buf: &JByteBuffer<'_>,
-    offset: jint,
-    len: jint,
-    f: impl FnOnce(&[u8]) -> Res<R>,
-) -> Res<R> {
-    if buf.is_null() {
-        return Err(bad_arg("the buffer is null"));
-    }
-    let (Ok(offset), Ok(len)) = (usize::try_from(offset), usize::try_from(len)) else {
-        return Err(bad_arg(format!(
-            "negative buffer range (offset {offset}, length {len})"
-        )));
-    };
-    let addr = env
-        .get_direct_buffer_address(buf)
-        .map_err(|_| bad_arg("the buffer is not a direct ByteBuffer"))?;
-    let capacity = env
-        .get_direct_buffer_capacity(buf)
-        .map_err(|_| bad_arg("the buffer is not a direct ByteBuffer"))?;
-    if offset.checked_add(len).is_none_or(|end| end > capacity) {
-        return Err(bad_arg(format!(
-            "buffer range {offset}+{len} exceeds its capacity {capacity}"
-        )));
-    }
-    if len == 0 {
-        return f(&[]);
-    }
-    // SAFETY: `addr` is the non-null start of the direct buffer's memory of `capacity` bytes, as
-    // reported by the JVM, and `offset + len <= capacity` was checked above. The buffer object is a
-    // live local reference for the whole native call, so its memory (owned by the buffer or by
-    // whoever created it, e.g. `TickWriter`) is not freed while the slice exists; the slice does
-    // not outlive `f`. The documented contract forbids writing to the buffer during the call.
-    let bytes = unsafe { std::slice::from_raw_parts(addr.add(offset), len) };
-    f(bytes)
 }
 
 /// Closes any handle: removes it from the registry; the object is dropped once no call uses it.

@@ -12,13 +12,13 @@ use jni::JNIEnv;
 use jni::objects::{JClass, JLongArray, JObjectArray, JString};
 use jni::sys::{JNI_FALSE, JNI_TRUE, jboolean, jdouble, jint, jlong, jobject};
 
-use super::recorder::{
-    ENGINE, FINISH, JEngine, RECORDER, RECORDER_OPTIONS_LEN, ranged, recorder_options,
-};
+use super::recorder::{RECORDER_OPTIONS_LEN, ranged, recorder_options};
 use super::{
     Res, bad_arg, entry, get, handles, insert, long_array, longs_arg, method, opt_string_arg,
     string_arg,
 };
+use crate::api::engine::{Engine, Finish, Recorder};
+use crate::ffi::handle::HandleType;
 use tickreel::shadow::{ReportOptions, ShadowBuffer, ShadowOptions};
 
 const SHADOW: &str = "ShadowBuffer";
@@ -118,10 +118,10 @@ extern "system" fn shadow_start<'l>(
             SHADOW_OPTIONS_LEN,
             "shadow options",
         )?)?;
-        let e = get::<JEngine>(engine, ENGINE)?;
+        let e = get::<Engine>(engine, Engine::NAME)?;
         let (rec, shadow) =
-            e.with(|e| Ok(ShadowBuffer::start(e, path.as_deref(), recorder, options)?))?;
-        let r = insert(RECORDER, Arc::new(rec))?;
+            e.with(|e| ShadowBuffer::start(e, path.as_deref(), recorder, options))?;
+        let r = insert(Recorder::NAME, Arc::new(Recorder(rec)))?;
         let s = insert(SHADOW, Arc::new(shadow)).inspect_err(|_| drop(handles::remove(r)))?;
         long_array(env, &[r, s]).inspect_err(|_| {
             // Java never sees these handles: close them (the stream ends).
@@ -151,7 +151,7 @@ extern "system" fn shadow_report<'l>(
         let options = report_options(&a, radius, metadata)?;
         let shadow = get::<ShadowBuffer>(handle, SHADOW)?;
         let h = shadow.report(player as u32, PathBuf::from(path), options)?;
-        insert(FINISH, Arc::new(h))
+        insert(Finish::NAME, Arc::new(Finish(h)))
     })
 }
 

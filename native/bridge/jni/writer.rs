@@ -2,13 +2,12 @@
 //! their JNI entry points are generated), and the entity registration the recorder natives share.
 
 use jni::JNIEnv;
-use jni::objects::{JLongArray, JString};
-use jni::sys::{jboolean, jint, jlong, jlongArray};
+use jni::objects::JLongArray;
+use jni::sys::jlongArray;
 
 use super::convert::JniArg;
 use super::recorder::ranged;
-use super::{Res, longs_arg, opt_string_arg};
-use tickreel::format::metadata::EntityInfo;
+use super::{Res, longs_arg};
 use tickreel::record::{ChunkPolicy, RecordingInfo, ReelOptions};
 
 /// Number of `long`s in the options array (`ReplayWriter.Options#toArray` on the Java side):
@@ -50,24 +49,6 @@ impl JniArg for ReelOptions {
         let a = unsafe { JLongArray::from_raw(a) };
         options_from(&longs_arg(env, &a, OPTIONS_LEN, name)?)
     }
-}
-
-/// The entity identity from the Java arguments.
-pub(crate) fn entity_info(
-    env: &mut JNIEnv<'_>,
-    id: jint,
-    kind: jint,
-    has_uuid: jboolean,
-    msb: jlong,
-    lsb: jlong,
-    name: &JString<'_>,
-) -> Res<EntityInfo> {
-    Ok(EntityInfo {
-        id: id as u32,
-        kind: kind as u32,
-        uuid: (has_uuid != 0).then(|| uuid::Uuid::from_u64_pair(msb as u64, lsb as u64)),
-        name: opt_string_arg(env, name)?,
-    })
 }
 
 #[cfg(test)]

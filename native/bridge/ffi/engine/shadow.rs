@@ -5,11 +5,12 @@
 
 use std::ffi::c_char;
 
-use super::finish::{FinishObj, TickreelFinish};
-use super::recorder::{RecorderObj, TickreelRecorder};
+use super::finish::TickreelFinish;
+use super::recorder::TickreelRecorder;
 use super::recorder_options::TickreelRecorderOptions;
 use super::shadow_options::{TickreelReportOptions, TickreelShadowOptions};
-use super::{EngineObj, TickreelEngine, read_options};
+use super::{TickreelEngine, read_options};
+use crate::api::engine::{Engine, Finish, Recorder};
 use crate::ffi::args::{self, Out};
 use crate::ffi::handle::{self, HandleType};
 use crate::ffi::result::{FfiResult, TickreelResult, guard};
@@ -135,9 +136,10 @@ pub unsafe extern "C" fn tickreel_shadow_start(
             Some(o) => o.to_core(),
             None => ShadowOptions::default(),
         };
-        let obj = handle::get::<EngineObj>(engine)?;
-        let (rec, shadow) = ShadowBuffer::start(&obj.engine, path.as_deref(), recorder, options)?;
-        let r = handle::insert(RecorderObj { rec })?;
+        let obj = handle::get::<Engine>(engine)?;
+        let (rec, shadow) =
+            obj.with(|e| ShadowBuffer::start(e, path.as_deref(), recorder, options))?;
+        let r = handle::insert(Recorder(rec))?;
         match handle::insert(ShadowObj { shadow }) {
             Ok(s) => {
                 out_rec.set(r);
@@ -146,7 +148,7 @@ pub unsafe extern "C" fn tickreel_shadow_start(
             }
             Err(e) => {
                 // No shadow handle: close the stream rather than hand out half of it.
-                drop(handle::remove::<RecorderObj>(r));
+                drop(handle::remove::<Recorder>(r));
                 Err(e)
             }
         }
@@ -223,7 +225,7 @@ pub unsafe extern "C" fn tickreel_shadow_report(
             },
         };
         let handle = shadow_of(shadow)?.shadow.report(player, path, options)?;
-        out.set(handle::insert(FinishObj { handle })?);
+        out.set(handle::insert(Finish(handle))?);
         Ok(())
     })
 }
@@ -299,11 +301,9 @@ pub extern "C" fn tickreel_shadow_free(shadow: *mut TickreelShadow) -> TickreelR
 mod tests {
     use super::*;
     use crate::ffi::batch::*;
-    use crate::ffi::engine::finish::{tickreel_finish_free, tickreel_finish_wait};
-    use crate::ffi::engine::recorder::*;
     use crate::ffi::engine::shadow_options::*;
     use crate::ffi::engine::tests::{engine, recorder_options};
-    use crate::ffi::engine::{TickreelEngineStats, tickreel_engine_free, tickreel_engine_stats};
+    use crate::ffi::engine::*;
     use crate::ffi::generated::reader::*;
     use std::ffi::{CStr, CString};
 

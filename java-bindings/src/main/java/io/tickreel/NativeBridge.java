@@ -28,51 +28,8 @@ final class NativeBridge {
      */
     static native long[] defaultOptions(int family);
 
-    // --- Engine, Recorder, FinishHandle (native/bridge/jni/recorder.rs) ---
-
-    static native long engineNew(long[] options);
-
-    static native long[] engineStats(long handle);
-
-    /** Shuts the engine down, joins its threads and closes the handle; idempotent. */
-    static native void engineClose(long handle);
-
-    /** Test hook: holds the engine's writer threads while {@code stalled}. */
+    /** Test hook: holds the engine's writer threads while {@code stalled} (hand-written, bound only with test-hooks). */
     static native void engineSetWritersStalled(long handle, boolean stalled);
-
-    static native long recorderStart(long engine, String path, long[] options);
-
-    /** One tick: {@code true} if queued, {@code false} if dropped by the drop policy. */
-    static native boolean recorderSubmit(long handle, int tick, ByteBuffer batch, int offset, int length);
-
-    static native void recorderPlayerLeft(long handle, int entity);
-
-    static native void recorderSnapshot(long handle, byte[] snapshot);
-
-    static native void recorderRegisterEntity(
-            long handle, int id, int kind, boolean hasUuid, long uuidMsb, long uuidLsb, String name);
-
-    static native void recorderRegisterEventType(long handle, int id, String name, int version);
-
-    static native void recorderPutMetadata(long handle, byte[] nbtCompound);
-
-    static native void recorderFlush(long handle);
-
-    static native long[] recorderStats(long handle);
-
-    static native void recorderStatus(long handle);
-
-    static native long recorderWaitResumed(long handle, long timeoutMs);
-
-    static native long recorderFinish(long handle);
-
-    static native void recorderAbort(long handle);
-
-    static native String finishPoll(long handle);
-
-    static native boolean finishIsDone(long handle);
-
-    static native String finishAwait(long handle, long timeoutNanos);
 
     // --- ShadowBuffer (native/bridge/jni/shadow.rs) ---
 
@@ -90,6 +47,27 @@ final class NativeBridge {
     // @generated-begin
     // Generated from native/bridge/api/ (see native/bridge/codegen/jni.rs): do not edit by hand;
     // `TICKREEL_BLESS=1 cargo test -p tickreel-bridge --lib generated` rewrites this part.
+
+    // --- engine (native/bridge/api/engine.rs documents each) ---
+    static native long engineNew(long[] options);
+    static native void engineClose(long engine);
+    static native long[] engineStats(long engine);
+    static native long recorderStart(long engine, String path, long[] options);
+    static native boolean recorderSubmit(long recorder, int tick, ByteBuffer batch, int batchOffset, int batchLength);
+    static native void recorderPlayerLeft(long recorder, int entity);
+    static native void recorderSnapshot(long recorder, byte[] bytes);
+    static native void recorderRegisterEntity(long recorder, int entity, int kind, long[] uuid, String name);
+    static native void recorderRegisterEventType(long recorder, int typeId, String name, int version);
+    static native void recorderPutMetadata(long recorder, byte[] nbt);
+    static native void recorderFlush(long recorder);
+    static native long[] recorderStats(long recorder);
+    static native long recorderWaitResumed(long recorder, int timeoutMs);
+    static native void recorderStatus(long recorder);
+    static native long recorderFinish(long recorder);
+    static native void recorderAbort(long recorder);
+    static native String finishPoll(long finish);
+    static native boolean finishIsDone(long finish);
+    static native String finishAwait(long finish, long timeoutNanos);
 
     // --- ghost (native/bridge/api/ghost.rs documents each) ---
     static native long ghostLoad(String path, int entity, int[] range);

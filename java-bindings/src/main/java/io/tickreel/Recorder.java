@@ -111,10 +111,8 @@ public final class Recorder implements AutoCloseable {
     /** Records who an entity is (replaces an earlier registration of the same id). */
     public void registerEntity(EntityInfo entity) {
         Objects.requireNonNull(entity, "entity");
-        UUID u = entity.uuid();
-        NativeBridge.recorderRegisterEntity(handle.get(), entity.id(), entity.kind(), u != null,
-                u != null ? u.getMostSignificantBits() : 0, u != null ? u.getLeastSignificantBits() : 0,
-                entity.name());
+        NativeBridge.recorderRegisterEntity(
+                handle.get(), entity.id(), entity.kind(), entity.uuidLongs(), entity.name());
     }
 
     /** Records a player: {@code registerEntity(EntityInfo.player(entity, uuid, name))}. */
@@ -169,7 +167,9 @@ public final class Recorder implements AutoCloseable {
      * @throws IllegalStateException with the recovery's error if it failed
      */
     public java.util.OptionalInt waitResumed(java.time.Duration timeout) {
-        long t = NativeBridge.recorderWaitResumed(handle.get(), timeout.toMillis());
+        // Whole milliseconds, at most about 24 days (an int); a negative timeout is refused.
+        long ms = timeout.toMillis();
+        long t = NativeBridge.recorderWaitResumed(handle.get(), (int) Math.max(-1, Math.min(ms, Integer.MAX_VALUE)));
         return t < 0 ? java.util.OptionalInt.empty() : java.util.OptionalInt.of((int) t);
     }
 
