@@ -308,73 +308,84 @@ typedef struct TickreelShadow TickreelShadow;
 typedef struct TickreelWriter TickreelWriter;
 
 /**
- * Options of `tickreel_shadow_start`: how much a shadow buffer keeps. Fill with
- * `tickreel_shadow_options_default`, then change what you need. Durations are game time in
- * milliseconds (converted to ticks at the recording's tick rate, rounded up).
+ * Options of `tickreel_engine_new`. Fill with `tickreel_engine_options_default`, then change
+ * what you need.
  */
-typedef struct TickreelShadowOptions {
+typedef struct TickreelEngineOptions {
     /**
-     * Game time always retained, in milliseconds (default 300000: 5 minutes). 1 to 86400000
-     * (a day).
+     * Writer threads; recordings are spread over them (default 1). 1 to 64.
      */
-    uint32_t window_ms;
+    uint32_t writer_threads;
     /**
-     * How long a player who left (a `PlayerLeave` event or `tickreel_recorder_player_left`)
-     * keeps the window before their leave, in milliseconds (default 120000: 2 minutes). At most
-     * 86400000 (a day).
+     * Tick messages that may wait in each writer's queue (default 65536). Must be > 0.
      */
-    uint32_t grace_ms;
+    size_t queue_capacity;
     /**
-     * Bytes this buffer may hold (default 0: no limit of its own, only the engine-wide
-     * `TickreelEngineOptions.shadow_budget_bytes`). Past it, its oldest blocks are given up.
+     * Bytes of submitted ticks that may be in flight, engine-wide (default 64 MiB). A single
+     * tick is always accepted when nothing else is in flight.
      */
-    size_t max_bytes;
+    size_t max_inflight_bytes;
     /**
-     * Ticks per block of a stream without a file (default 200: 10 s at 20 ticks/s). 1 to
-     * 1048576. A shadowed recording's blocks are its own chunks (`chunk_ticks`).
+     * Reusable tick buffers kept in the engine's pool (default 4096).
      */
-    uint32_t block_ticks;
-} TickreelShadowOptions;
+    size_t pool_buffers;
+    /**
+     * Bytes the engine's shadow buffers (`tickreel_shadow_start`) may hold in all (default
+     * 256 MiB); past it, the oldest blocks of any buffer are given up first.
+     */
+    size_t shadow_budget_bytes;
+} TickreelEngineOptions;
 
 /**
- * Options of `tickreel_shadow_report`: what a report holds. Fill with
- * `tickreel_report_options_default`, then change what you need. Flag fields are `uint32_t`: 0 is
- * false, any other value true. Durations are game time in milliseconds.
+ * Engine-wide counters, as filled in by `tickreel_engine_stats`.
  */
-typedef struct TickreelReportOptions {
+typedef struct TickreelEngineStats {
     /**
-     * Whether `before_ms` applies (default 0: all that is retained, up to the buffer's window).
+     * Recordings open (started, not yet finished, aborted or freed).
      */
-    uint32_t has_before;
+    size_t active_recordings;
     /**
-     * With `has_before`: game time before the report (for a player who left: before the leave)
-     * to include, in milliseconds. At most 86400000 (a day).
+     * Messages waiting in the writers' queues.
      */
-    uint32_t before_ms;
+    size_t queue_depth;
     /**
-     * Game time to keep capturing after the report, in milliseconds (default 30000; 0 writes the
-     * report from what is there now). At most 86400000 (a day).
+     * Bytes of submitted ticks not yet processed by a writer.
      */
-    uint32_t after_ms;
+    size_t inflight_bytes;
     /**
-     * Whether `radius` applies (default 1). 0 includes every entity of the stream.
+     * Ticks dropped by backpressure, over all recordings.
      */
-    uint32_t has_radius;
+    uint64_t dropped_ticks;
     /**
-     * With `has_radius`: entities that came within this many blocks of the reported player at
-     * any tick of the report are included with their whole track (default 48). Must be finite
-     * and >= 0.
+     * Compressed bytes written to live directories.
      */
-    double radius;
+    uint64_t bytes_written;
     /**
-     * Replace a file at the report's path instead of failing (default 0).
+     * Duration of the last flush, in microseconds.
      */
-    uint32_t overwrite;
+    uint64_t last_flush_latency_us;
     /**
-     * Zstd level of the report file (default 9).
+     * Finished recordings waiting for, or in, compaction.
      */
-    int32_t zstd_level;
-} TickreelReportOptions;
+    uint64_t compactions_pending;
+    /**
+     * Compactions completed successfully.
+     */
+    uint64_t compactions_done;
+    /**
+     * Compactions that failed.
+     */
+    uint64_t compactions_failed;
+    /**
+     * Heap bytes the engine's shadow buffers hold in all, against
+     * `TickreelEngineOptions.shadow_budget_bytes`.
+     */
+    size_t shadow_bytes;
+    /**
+     * Blocks the shadow buffers gave up for that budget.
+     */
+    uint64_t shadow_budget_dropped_blocks;
+} TickreelEngineStats;
 
 /**
  * Options of `tickreel_recorder_start`. Fill with `tickreel_recorder_options_default`, then
@@ -457,147 +468,6 @@ typedef struct TickreelRecorderOptions {
      */
     uint32_t overwrite;
 } TickreelRecorderOptions;
-
-/**
- * Counters of a shadow buffer, as filled in by `tickreel_shadow_stats`. Bytes are the heap
- * allocations the buffer holds, measured as they are made.
- */
-typedef struct TickreelShadowStats {
-    /**
-     * Heap bytes of the retained blocks.
-     */
-    size_t bytes;
-    /**
-     * Blocks retained.
-     */
-    size_t blocks;
-    /**
-     * Entities alive now.
-     */
-    size_t alive_entities;
-    /**
-     * Players who left within their grace period.
-     */
-    size_t departed_players;
-    /**
-     * Reports waiting for their capture to end.
-     */
-    size_t reports_capturing;
-    /**
-     * Blocks dropped because the window no longer needed them.
-     */
-    uint64_t expired_blocks;
-    /**
-     * Blocks given up for a memory budget (the buffer's `max_bytes` or the engine's
-     * `shadow_budget_bytes`) while still inside the window.
-     */
-    uint64_t budget_dropped_blocks;
-    /**
-     * Ticks of those blocks.
-     */
-    uint64_t budget_dropped_ticks;
-    /**
-     * Reports handed to the engine's background worker.
-     */
-    uint64_t reports_started;
-    /**
-     * First tick retained in blocks; meaningful only when `has_first_tick` is true.
-     */
-    uint32_t first_tick;
-    /**
-     * Last tick retained in blocks (later ticks wait in the open block); meaningful only when
-     * `has_last_tick` is true.
-     */
-    uint32_t last_tick;
-    /**
-     * Whether `first_tick` is valid (a block is retained).
-     */
-    bool has_first_tick;
-    /**
-     * Whether `last_tick` is valid.
-     */
-    bool has_last_tick;
-} TickreelShadowStats;
-
-/**
- * Options of `tickreel_engine_new`. Fill with `tickreel_engine_options_default`, then change
- * what you need.
- */
-typedef struct TickreelEngineOptions {
-    /**
-     * Writer threads; recordings are spread over them (default 1). 1 to 64.
-     */
-    uint32_t writer_threads;
-    /**
-     * Tick messages that may wait in each writer's queue (default 65536). Must be > 0.
-     */
-    size_t queue_capacity;
-    /**
-     * Bytes of submitted ticks that may be in flight, engine-wide (default 64 MiB). A single
-     * tick is always accepted when nothing else is in flight.
-     */
-    size_t max_inflight_bytes;
-    /**
-     * Reusable tick buffers kept in the engine's pool (default 4096).
-     */
-    size_t pool_buffers;
-    /**
-     * Bytes the engine's shadow buffers (`tickreel_shadow_start`) may hold in all (default
-     * 256 MiB); past it, the oldest blocks of any buffer are given up first.
-     */
-    size_t shadow_budget_bytes;
-} TickreelEngineOptions;
-
-/**
- * Engine-wide counters, as filled in by `tickreel_engine_stats`.
- */
-typedef struct TickreelEngineStats {
-    /**
-     * Recordings open (started, not yet finished, aborted or freed).
-     */
-    size_t active_recordings;
-    /**
-     * Messages waiting in the writers' queues.
-     */
-    size_t queue_depth;
-    /**
-     * Bytes of submitted ticks not yet processed by a writer.
-     */
-    size_t inflight_bytes;
-    /**
-     * Ticks dropped by backpressure, over all recordings.
-     */
-    uint64_t dropped_ticks;
-    /**
-     * Compressed bytes written to live directories.
-     */
-    uint64_t bytes_written;
-    /**
-     * Duration of the last flush, in microseconds.
-     */
-    uint64_t last_flush_latency_us;
-    /**
-     * Finished recordings waiting for, or in, compaction.
-     */
-    uint64_t compactions_pending;
-    /**
-     * Compactions completed successfully.
-     */
-    uint64_t compactions_done;
-    /**
-     * Compactions that failed.
-     */
-    uint64_t compactions_failed;
-    /**
-     * Heap bytes the engine's shadow buffers hold in all, against
-     * `TickreelEngineOptions.shadow_budget_bytes`.
-     */
-    size_t shadow_bytes;
-    /**
-     * Blocks the shadow buffers gave up for that budget.
-     */
-    uint64_t shadow_budget_dropped_blocks;
-} TickreelEngineStats;
 
 /**
  * Counters of one recording, as filled in by `tickreel_recorder_stats`.
@@ -851,6 +721,136 @@ typedef struct TickreelVerifyReport {
 } TickreelVerifyReport;
 
 /**
+ * Options of `tickreel_shadow_start`: how much a shadow buffer keeps. Fill with
+ * `tickreel_shadow_options_default`, then change what you need. Durations are game time in
+ * milliseconds (converted to ticks at the recording's tick rate, rounded up).
+ */
+typedef struct TickreelShadowOptions {
+    /**
+     * Game time always retained, in milliseconds (default 300000: 5 minutes). 1 to 86400000
+     * (a day).
+     */
+    uint32_t window_ms;
+    /**
+     * How long a player who left (a `PlayerLeave` event or `tickreel_recorder_player_left`)
+     * keeps the window before their leave, in milliseconds (default 120000: 2 minutes). At most
+     * 86400000 (a day).
+     */
+    uint32_t grace_ms;
+    /**
+     * Bytes this buffer may hold (default 0: no limit of its own, only the engine-wide
+     * `TickreelEngineOptions.shadow_budget_bytes`). Past it, its oldest blocks are given up.
+     */
+    size_t max_bytes;
+    /**
+     * Ticks per block of a stream without a file (default 200: 10 s at 20 ticks/s). 1 to
+     * 1048576. A shadowed recording's blocks are its own chunks (`chunk_ticks`).
+     */
+    uint32_t block_ticks;
+} TickreelShadowOptions;
+
+/**
+ * Options of `tickreel_shadow_report`: what a report holds. Fill with
+ * `tickreel_report_options_default`, then change what you need. Flag fields are `uint32_t`: 0 is
+ * false, any other value true. Durations are game time in milliseconds.
+ */
+typedef struct TickreelReportOptions {
+    /**
+     * Whether `before_ms` applies (default 0: all that is retained, up to the buffer's window).
+     */
+    uint32_t has_before;
+    /**
+     * With `has_before`: game time before the report (for a player who left: before the leave)
+     * to include, in milliseconds. At most 86400000 (a day).
+     */
+    uint32_t before_ms;
+    /**
+     * Game time to keep capturing after the report, in milliseconds (default 30000; 0 writes the
+     * report from what is there now). At most 86400000 (a day).
+     */
+    uint32_t after_ms;
+    /**
+     * Whether `radius` applies (default 1). 0 includes every entity of the stream.
+     */
+    uint32_t has_radius;
+    /**
+     * With `has_radius`: entities that came within this many blocks of the reported player at
+     * any tick of the report are included with their whole track (default 48). Must be finite
+     * and >= 0.
+     */
+    double radius;
+    /**
+     * Replace a file at the report's path instead of failing (default 0).
+     */
+    uint32_t overwrite;
+    /**
+     * Zstd level of the report file (default 9).
+     */
+    int32_t zstd_level;
+} TickreelReportOptions;
+
+/**
+ * Counters of a shadow buffer, as filled in by `tickreel_shadow_stats`. Bytes are the heap
+ * allocations the buffer holds, measured as they are made.
+ */
+typedef struct TickreelShadowStats {
+    /**
+     * Heap bytes of the retained blocks.
+     */
+    size_t bytes;
+    /**
+     * Blocks retained.
+     */
+    size_t blocks;
+    /**
+     * Entities alive now.
+     */
+    size_t alive_entities;
+    /**
+     * Players who left within their grace period.
+     */
+    size_t departed_players;
+    /**
+     * Reports waiting for their capture to end.
+     */
+    size_t reports_capturing;
+    /**
+     * Blocks dropped because the window no longer needed them.
+     */
+    uint64_t expired_blocks;
+    /**
+     * Blocks given up for a memory budget (the buffer's `max_bytes` or the engine's
+     * `shadow_budget_bytes`) while still inside the window.
+     */
+    uint64_t budget_dropped_blocks;
+    /**
+     * Ticks of those blocks.
+     */
+    uint64_t budget_dropped_ticks;
+    /**
+     * Reports handed to the engine's background worker.
+     */
+    uint64_t reports_started;
+    /**
+     * First tick retained in blocks; meaningful only when `has_first_tick` is true.
+     */
+    uint32_t first_tick;
+    /**
+     * Last tick retained in blocks (later ticks wait in the open block); meaningful only when
+     * `has_last_tick` is true.
+     */
+    uint32_t last_tick;
+    /**
+     * Whether `first_tick` is valid (a block is retained).
+     */
+    bool has_first_tick;
+    /**
+     * Whether `last_tick` is valid.
+     */
+    bool has_last_tick;
+} TickreelShadowStats;
+
+/**
  * Options of `tickreel_writer_create`. Fill with `tickreel_writer_options_default`, then change
  * what you need.
  */
@@ -901,142 +901,6 @@ typedef struct TickreelWriterOptions {
 #ifdef __cplusplus
 extern "C" {
 #endif // __cplusplus
-
-/**
- * Fills `*out_options` with the shadow buffer defaults (a 5-minute window, a 2-minute grace
- * period after a player leaves, no byte limit of its own, 200-tick blocks).
- *
- * # Safety
- * `out_options` must be NULL or point to a writable `TickreelShadowOptions`.
- *
- * Thread safety: any thread.
- */
-TickreelResult tickreel_shadow_options_default(struct TickreelShadowOptions *out_options);
-
-/**
- * Fills `*out_options` with the report defaults (all that is retained before the report, 30 s
- * captured after it, entities within 48 blocks of the player, no overwrite, zstd level 9).
- *
- * # Safety
- * `out_options` must be NULL or point to a writable `TickreelReportOptions`.
- *
- * Thread safety: any thread.
- */
-TickreelResult tickreel_report_options_default(struct TickreelReportOptions *out_options);
-
-/**
- * Starts a shadowed stream: stores in `*out_recorder` the recorder to submit its ticks to (as
- * any recorder) and in `*out_shadow` the buffer that keeps them. With a `path` (a NUL-terminated
- * path in the platform's encoding) the stream is also the recording of that path, exactly as
- * `tickreel_recorder_start` (resumed if its live directory exists; the buffer's blocks are its
- * chunks). With `path` NULL it is written nowhere but the buffer (blocks of
- * `shadow_options->block_ticks`): its recorder's `tickreel_recorder_finish` returns
- * `TICKREEL_RESULT_INVALID_STATE`; end it with `tickreel_recorder_free` or `_abort`. Either way
- * `tickreel_recorder_player_left` starts a player's grace period. `recorder_options` and
- * `shadow_options` may be NULL for the defaults of `tickreel_recorder_options_default` and
- * `tickreel_shadow_options_default`. On failure both outputs are set to NULL (when they can be
- * written).
- *
- * The two handles are freed separately. Freeing the shadow does not end the stream: the recorder
- * keeps feeding its blocks until the stream ends; after the stream ends (recorder freed,
- * aborted or finished, or the engine shut down) the shadow still reports from what it retained.
- *
- * Returns `TICKREEL_RESULT_INVALID_ARGUMENT` for an empty path or an invalid option (a zero or
- * longer-than-a-day window, a grace period over a day, `block_ticks` out of range),
- * `TICKREEL_RESULT_INVALID_HANDLE` for a freed engine, and otherwise what
- * `tickreel_recorder_start` returns.
- *
- * # Safety
- * `path` must be NULL or a NUL-terminated string; `recorder_options` must be NULL or point to a
- * readable `TickreelRecorderOptions`, `shadow_options` NULL or to a readable
- * `TickreelShadowOptions`; `out_recorder` and `out_shadow` must be NULL or point to writable
- * storage for one pointer each.
- *
- * Thread safety: any thread. The recorder is then used as any recorder; the shadow from any
- * thread.
- */
-TickreelResult tickreel_shadow_start(struct TickreelEngine *engine,
-                                     const char *path,
-                                     const struct TickreelRecorderOptions *recorder_options,
-                                     const struct TickreelShadowOptions *shadow_options,
-                                     struct TickreelRecorder **out_recorder,
-                                     struct TickreelShadow **out_shadow);
-
-/**
- * Reports `player` (an entity id): the buffer keeps capturing for `options->after_ms` of game
- * time, then the engine's background worker writes the window around the player (with the
- * entities that came within `options->radius`) to `path`, a `.reel` file that appears only
- * complete. Does not wait: stores in `*out_finish` a handle to poll (`tickreel_finish_poll`) or
- * wait on (`tickreel_finish_wait`, which gives the report's path), to be freed with
- * `tickreel_finish_free`. The report's reference is the newest tick the writer has taken in:
- * call `tickreel_recorder_flush` first to make it the last tick submitted.
- *
- * `keys` and `values` are `metadata_count` UTF-8 strings each, stored as string pairs in the
- * report compound of the file's user metadata, beside the library's keys (which they may not
- * use: `player`, `report_tick`, `first_tick`, ...; see FORMAT.md). Both may be NULL when
- * `metadata_count` is 0. `options` may be NULL for the defaults of
- * `tickreel_report_options_default`.
- *
- * Returns `TICKREEL_RESULT_INVALID_ARGUMENT` for an empty path, an invalid option (a negative
- * or non-finite radius, `before_ms` or `after_ms` over a day, a bad zstd level), a key that is
- * not UTF-8 or is the library's, or a player the buffer holds nothing of (never seen, or gone
- * longer than the grace period and the window); `TICKREEL_RESULT_INVALID_STATE` before the
- * stream's first tick and once the engine shut down. A report onto an existing file without
- * `overwrite` gets a handle that fails with `TICKREEL_RESULT_INVALID_STATE` (one whose file
- * cannot be written, with `TICKREEL_RESULT_IO`). On failure `*out_finish` is set to NULL
- * (when it can be written).
- *
- * # Safety
- * `path` must be NULL or a NUL-terminated string; `options` must be NULL or point to a readable
- * `TickreelReportOptions`; `keys` and `values` must each point to `metadata_count` pointers to
- * NUL-terminated strings (or `metadata_count` must be 0); `out_finish` must be NULL or point to
- * writable storage for one pointer.
- *
- * Thread safety: any thread, concurrently with any other call on the shadow (reports of the same
- * or other players may be made at once) and on its recorder.
- */
-TickreelResult tickreel_shadow_report(struct TickreelShadow *shadow,
-                                      uint32_t player,
-                                      const char *path,
-                                      const struct TickreelReportOptions *options,
-                                      const char *const *keys,
-                                      const char *const *values,
-                                      size_t metadata_count,
-                                      struct TickreelFinish **out_finish);
-
-/**
- * Stores the buffer's counters in `*out_stats`. Never waits for the writer (it takes the
- * buffer's lock briefly).
- *
- * # Safety
- * `out_stats` must be NULL or point to a writable `TickreelShadowStats`.
- *
- * Thread safety: any thread, concurrently with any other call.
- */
-TickreelResult tickreel_shadow_stats(struct TickreelShadow *shadow,
-                                     struct TickreelShadowStats *out_stats);
-
-/**
- * Stores in `*out_attached` whether the stream still feeds the buffer (false once it ended: its
- * recorder freed, aborted or finished, or the engine shut down). Never blocks.
- *
- * # Safety
- * `out_attached` must be NULL or point to a writable `bool`.
- *
- * Thread safety: any thread, concurrently with any other call.
- */
-TickreelResult tickreel_shadow_attached(struct TickreelShadow *shadow, bool *out_attached);
-
-/**
- * Frees a shadow handle. Reports already made go on (their finish handles stay valid); the
- * buffer's memory is released once its stream has ended too (see `tickreel_shadow_start`).
- * `tickreel_shadow_free(NULL)` is a no-op returning `TICKREEL_RESULT_OK`; a freed or invalid
- * handle returns `TICKREEL_RESULT_INVALID_HANDLE`. Never blocks.
- *
- * Thread safety: any thread. A call on the same shadow still running in another thread finishes
- * normally; calls that start after this one get `TICKREEL_RESULT_INVALID_HANDLE`.
- */
-TickreelResult tickreel_shadow_free(struct TickreelShadow *shadow);
 
 /**
  * Number of live handles of every type (handles returned by `*_new`/`*_open`/`*_create` and
@@ -2251,6 +2115,145 @@ TickreelResult tickreel_reader_seek(struct TickreelReader *reader,
  */
 TickreelResult tickreel_reader_verify(struct TickreelReader *reader,
                                       struct TickreelVerifyReport *out_report);
+
+/**
+ * Fills `*out_options` with the shadow buffer defaults (a 5-minute window, a 2-minute grace
+ * period after a player leaves, no byte limit of its own, 200-tick blocks).
+ *
+ * Thread safety: any thread.
+ *
+ * # Safety
+ * `out_options` must be NULL or point to writable storage for one `TickreelShadowOptions`.
+ */
+TickreelResult tickreel_shadow_options_default(struct TickreelShadowOptions *out_options);
+
+/**
+ * Fills `*out_options` with the report defaults (all that is retained before the report, 30 s
+ * captured after it, entities within 48 blocks of the player, no overwrite, zstd level 9).
+ *
+ * Thread safety: any thread.
+ *
+ * # Safety
+ * `out_options` must be NULL or point to writable storage for one `TickreelReportOptions`.
+ */
+TickreelResult tickreel_report_options_default(struct TickreelReportOptions *out_options);
+
+/**
+ * Starts a shadowed stream: stores in `*out_recorder` the recorder to submit its ticks to (as
+ * any recorder) and in `*out_shadow` the buffer that keeps them. With a `path` (a NUL-terminated
+ * path in the platform's encoding) the stream is also the recording of that path, exactly as
+ * `tickreel_recorder_start` (resumed if its live directory exists; the buffer's blocks are its
+ * chunks). With `path` NULL it is written nowhere but the buffer (blocks of
+ * `shadow_options->block_ticks`): its recorder's `tickreel_recorder_finish` returns
+ * `TICKREEL_RESULT_INVALID_STATE`; end it with `tickreel_recorder_free` or `_abort`. Either way
+ * `tickreel_recorder_player_left` starts a player's grace period. `recorder_options` and
+ * `shadow_options` may be NULL for the defaults of `tickreel_recorder_options_default` and
+ * `tickreel_shadow_options_default`. On failure both outputs are set to NULL (when they can be
+ * written).
+ *
+ * The two handles are freed separately. Freeing the shadow does not end the stream: the recorder
+ * keeps feeding its blocks until the stream ends; after the stream ends (recorder freed,
+ * aborted or finished, or the engine shut down) the shadow still reports from what it retained.
+ *
+ * Returns `TICKREEL_RESULT_INVALID_ARGUMENT` for an empty path or an invalid option (a zero or
+ * longer-than-a-day window, a grace period over a day, `block_ticks` out of range),
+ * `TICKREEL_RESULT_INVALID_HANDLE` for a freed engine, and otherwise what
+ * `tickreel_recorder_start` returns.
+ *
+ * Thread safety: any thread. The recorder is then used as any recorder; the shadow from any
+ * thread.
+ *
+ * (Java: `long[] {recorder, shadow}`.)
+ *
+ * # Safety
+ * `out_recorder` must be NULL or point to writable storage for one `*mut TickreelRecorder`.
+ * `out_shadow` must be NULL or point to writable storage for one `*mut TickreelShadow`.
+ * `path` must be NULL or a NUL-terminated string.
+ * `recorder_options` must be NULL or point to a readable `TickreelRecorderOptions`.
+ * `shadow_options` must be NULL or point to a readable `TickreelShadowOptions`.
+ */
+TickreelResult tickreel_shadow_start(struct TickreelEngine *engine,
+                                     const char *path,
+                                     const struct TickreelRecorderOptions *recorder_options,
+                                     const struct TickreelShadowOptions *shadow_options,
+                                     struct TickreelRecorder **out_recorder,
+                                     struct TickreelShadow **out_shadow);
+
+/**
+ * Reports `player` (an entity id): the buffer keeps capturing for `options->after_ms` of game
+ * time, then the engine's background worker writes the window around the player (with the
+ * entities that came within `options->radius`) to `path`, a `.reel` file that appears only
+ * complete. Does not wait: stores in `*out_finish` a handle to poll (`tickreel_finish_poll`) or
+ * wait on (`tickreel_finish_wait`, which gives the report's path), to be freed with
+ * `tickreel_finish_free`. The report's reference is the newest tick the writer has taken in:
+ * call `tickreel_recorder_flush` first to make it the last tick submitted.
+ *
+ * `metadata_keys` and `metadata_values` are `metadata_count` UTF-8 strings each, stored as
+ * string pairs in the report compound of the file's user metadata, beside the library's keys
+ * (which they may not use: `player`, `report_tick`, `first_tick`, ...; see FORMAT.md). Both may be NULL when
+ * `metadata_count` is 0. `options` may be NULL for the defaults of
+ * `tickreel_report_options_default`.
+ *
+ * Returns `TICKREEL_RESULT_INVALID_ARGUMENT` for an empty path, an invalid option (a negative
+ * or non-finite radius, `before_ms` or `after_ms` over a day, a bad zstd level), a key that is
+ * not UTF-8 or is the library's, or a player the buffer holds nothing of (never seen, or gone
+ * longer than the grace period and the window); `TICKREEL_RESULT_INVALID_STATE` before the
+ * stream's first tick and once the engine shut down. A report onto an existing file without
+ * `overwrite` gets a handle that fails with `TICKREEL_RESULT_INVALID_STATE` (one whose file
+ * cannot be written, with `TICKREEL_RESULT_IO`). On failure `*out_finish` is set to NULL
+ * (when it can be written).
+ *
+ * Thread safety: any thread, concurrently with any other call on the shadow (reports of the same
+ * or other players may be made at once) and on its recorder.
+ *
+ * # Safety
+ * `out_finish` must be NULL or point to writable storage for one `TickreelFinish` pointer.
+ * `path` must be NULL or a NUL-terminated string (NULL is refused).
+ * `options` must be NULL or point to a readable `TickreelReportOptions`.
+ * `metadata_keys` and `metadata_values` must each point to `metadata_count` pointers to NUL-terminated strings (or `metadata_count` must be 0).
+ */
+TickreelResult tickreel_shadow_report(struct TickreelShadow *shadow,
+                                      uint32_t player,
+                                      const char *path,
+                                      const struct TickreelReportOptions *options,
+                                      const char *const *metadata_keys,
+                                      const char *const *metadata_values,
+                                      size_t metadata_count,
+                                      struct TickreelFinish **out_finish);
+
+/**
+ * Stores the buffer's counters in `*out_stats`. Never waits for the writer (it takes the
+ * buffer's lock briefly).
+ *
+ * Thread safety: any thread, concurrently with any other call.
+ *
+ * # Safety
+ * `out_stats` must be NULL or point to writable storage for one `TickreelShadowStats`.
+ */
+TickreelResult tickreel_shadow_stats(struct TickreelShadow *shadow,
+                                     struct TickreelShadowStats *out_stats);
+
+/**
+ * Stores in `*out_attached` whether the stream still feeds the buffer (false once it ended: its
+ * recorder freed, aborted or finished, or the engine shut down). Never blocks.
+ *
+ * Thread safety: any thread, concurrently with any other call.
+ *
+ * # Safety
+ * `out_attached` must be NULL or point to writable storage for one `bool`.
+ */
+TickreelResult tickreel_shadow_attached(struct TickreelShadow *shadow, bool *out_attached);
+
+/**
+ * Frees a shadow handle. Reports already made go on (their finish handles stay valid); the
+ * buffer's memory is released once its stream has ended too (see `tickreel_shadow_start`).
+ * `tickreel_shadow_free(NULL)` is a no-op returning `TICKREEL_RESULT_OK`; a freed or invalid
+ * handle returns `TICKREEL_RESULT_INVALID_HANDLE`. Never blocks.
+ *
+ * Thread safety: any thread. A call on the same shadow still running in another thread finishes
+ * normally; calls that start after this one get `TICKREEL_RESULT_INVALID_HANDLE`.
+ */
+TickreelResult tickreel_shadow_free(struct TickreelShadow *shadow);
 
 /**
  * Fills `*out_options` with the defaults for a finished file (20 ticks/s, zstd level 9,

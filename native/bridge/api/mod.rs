@@ -18,12 +18,16 @@ pub mod engine;
 pub mod ghost;
 pub mod playhead;
 pub mod reader;
+pub mod shadow;
 pub mod writer;
 
 /// An id, kind or version: any 32 bits (C: `uint32_t`; Java: an `int` read as unsigned, so
 /// `-1` is `0xFFFFFFFF`), where ticks and counts are refused when negative.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Id(pub u32);
+
+/// String pairs (report metadata): C `(keys, values, count)`, Java `String[] {k0, v0, k1, ...}`.
+pub struct StringPairs(pub Vec<(String, String)>);
 
 /// A created object, returned as a new handle (C: through its out-pointer, which is set to NULL
 /// first; Java: a `long`).

@@ -29,6 +29,8 @@ enum Kind {
     Struct(String),
     /// `Option<Uuid>`: NULL or 16 bytes.
     Uuid,
+    /// `StringPairs`: `(name_keys, name_values, name_count)`, two arrays of strings.
+    Pairs,
 }
 
 fn kind(p: &Param) -> Result<Kind, String> {
@@ -42,8 +44,11 @@ fn kind(p: &Param) -> Result<Kind, String> {
     if super::option_inner(t).and_then(last_ident).as_deref() == Some("Uuid") {
         return Ok(Kind::Uuid);
     }
+    if last_ident(t).as_deref() == Some("StringPairs") {
+        return Ok(Kind::Pairs);
+    }
     if let Some(syn::Type::Reference(r)) = super::option_inner(t)
-        && last_ident(&r.elem).as_deref() == Some("str")
+        && matches!(last_ident(&r.elem).as_deref(), Some("str" | "Path"))
     {
         return Ok(Kind::Str { nullable: true });
     }
@@ -165,6 +170,7 @@ fn emit_fn(s: &mut String, op: &Op) -> Result<(), String> {
         }
         COut::Values(outs) => {
             is_unsafe = true;
+            let ret = super::static_ret(op);
             for (name, ty) in outs {
                 params.push(format!("{name}: *mut {ty}"));
                 safety.push(format!(
@@ -179,6 +185,16 @@ fn emit_fn(s: &mut String, op: &Op) -> Result<(), String> {
                     "{i}let {name} = unsafe {{ Out::new({name}, \"{name}\") }}?;"
                 );
             }
+            let sets: Vec<String> = outs
+                .iter()
+                .enumerate()
+                .map(|(k, (n, _))| format!("{n}.set(v.{k});"))
+                .collect();
+            let _ = writeln!(
+                body,
+                "{i}if let Some(v) = <{ret} as CResult>::on_failure() {{ {} }}",
+                sets.join(" ")
+            );
         }
         COut::Str { name } => {
             is_unsafe = true;
@@ -296,6 +312,16 @@ fn emit_fn(s: &mut String, op: &Op) -> Result<(), String> {
                     "`{n}` must point to `{n}_len` readable bytes (or `{n}_len` must be 0)."
                 ));
                 (format!("({n}, {n}_len)"), false)
+            }
+            Kind::Pairs => {
+                params.push(format!("{n}_keys: *const *const c_char"));
+                params.push(format!("{n}_values: *const *const c_char"));
+                params.push(format!("{n}_count: usize"));
+                safety.push(format!(
+                    "`{n}_keys` and `{n}_values` must each point to `{n}_count` pointers to \
+                     NUL-terminated strings (or `{n}_count` must be 0)."
+                ));
+                (format!("({n}_keys, {n}_values, {n}_count)"), false)
             }
             Kind::Uuid => {
                 params.push(format!("{n}: *const u8"));

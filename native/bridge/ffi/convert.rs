@@ -13,7 +13,7 @@ use std::sync::Arc;
 use super::args::{self, Out, OutArray};
 use super::handle::{self, HandleType};
 use super::result::{FfiError, FfiResult};
-use crate::api::{Id, New, Released};
+use crate::api::{Id, New, Released, StringPairs};
 
 /// A parameter type C passes by value: checked without trusting any pointer (a handle is a
 /// token, never dereferenced).
@@ -75,6 +75,40 @@ impl CArg for Option<&'static str> {
     unsafe fn store(c: *const c_char, name: &'static str) -> FfiResult<Option<String>> {
         // SAFETY: forwarded contract: NULL or a NUL-terminated string.
         unsafe { args::opt_utf8(c, name) }
+    }
+}
+
+impl CArg for Option<&'static Path> {
+    type C = *const c_char;
+    type Stored = Option<PathBuf>;
+    unsafe fn store(c: *const c_char, name: &'static str) -> FfiResult<Option<PathBuf>> {
+        if c.is_null() {
+            return Ok(None);
+        }
+        // SAFETY: forwarded contract: a NUL-terminated string.
+        unsafe { args::path(c, name) }.map(Some)
+    }
+}
+
+/// Two arrays of `count` UTF-8 strings.
+impl CArg for StringPairs {
+    type C = (*const *const c_char, *const *const c_char, usize);
+    type Stored = StringPairs;
+    unsafe fn store((keys, values, count): Self::C, name: &'static str) -> FfiResult<StringPairs> {
+        let _ = name;
+        // SAFETY: forwarded contract: `count` readable pointers in each array (or count 0).
+        let keys = unsafe { args::array(keys, count, "keys") }?;
+        // SAFETY: as above.
+        let values = unsafe { args::array(values, count, "values") }?;
+        let mut pairs = Vec::with_capacity(count);
+        for (&k, &v) in keys.iter().zip(values) {
+            // SAFETY: forwarded contract: each pointer is a NUL-terminated string.
+            let key = unsafe { args::utf8(k, "keys[]") }?;
+            // SAFETY: as above.
+            let value = unsafe { args::utf8(v, "values[]") }?;
+            pairs.push((key, value));
+        }
+        Ok(StringPairs(pairs))
     }
 }
 

@@ -110,8 +110,8 @@ const TAG_NAMES: &[(u8, &str)] = &[
         crate::api::playhead::Playhead::NAME,
     ),
     (
-        super::engine::shadow::ShadowObj::TAG,
-        super::engine::shadow::ShadowObj::NAME,
+        crate::api::shadow::Shadow::TAG,
+        crate::api::shadow::Shadow::NAME,
     ),
 ];
 

@@ -12,13 +12,14 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use jni::JNIEnv;
-use jni::objects::{JByteArray, JByteBuffer, JDoubleArray, JLongArray, JString};
+use jni::objects::{JByteArray, JByteBuffer, JDoubleArray, JLongArray, JObjectArray, JString};
 use jni::sys::{
-    jboolean, jbyteArray, jdouble, jdoubleArray, jint, jlong, jlongArray, jobject, jstring,
+    jboolean, jbyteArray, jdouble, jdoubleArray, jint, jlong, jlongArray, jobject, jobjectArray,
+    jstring,
 };
 
 use super::{Fallback, Res, bad_arg, handles};
-use crate::api::{Id, New, Released};
+use crate::api::{Id, New, Released, StringPairs};
 use crate::ffi::handle::HandleType;
 
 /// A parameter type of a Java `native` method.
@@ -172,6 +173,52 @@ impl JniArg for &'static Path {
     type Stored = PathBuf;
     fn store(env: &mut JNIEnv<'_>, s: jstring, name: &'static str) -> Res<PathBuf> {
         java_string(env, s, name).map(PathBuf::from)
+    }
+}
+
+/// A path that may be null.
+impl JniArg for Option<&'static Path> {
+    type Jni = jstring;
+    const SIG: &'static str = "Ljava/lang/String;";
+    const JAVA: &'static str = "String";
+    type Stored = Option<PathBuf>;
+    fn store(env: &mut JNIEnv<'_>, s: jstring, _: &'static str) -> Res<Option<PathBuf>> {
+        // SAFETY: a local reference (or null) passed to the running native method.
+        let s = unsafe { JString::from_raw(s) };
+        Ok(super::opt_string_arg(env, &s)?.map(PathBuf::from))
+    }
+}
+
+/// `String[] {key0, value0, key1, value1, ...}`, no element null.
+impl JniArg for StringPairs {
+    type Jni = jobjectArray;
+    const SIG: &'static str = "[Ljava/lang/String;";
+    const JAVA: &'static str = "String[]";
+    type Stored = StringPairs;
+    fn store(env: &mut JNIEnv<'_>, a: jobjectArray, name: &'static str) -> Res<StringPairs> {
+        // SAFETY: a local reference (or null) passed to the running native method.
+        let a = unsafe { JObjectArray::from_raw(a) };
+        if a.is_null() {
+            return Err(bad_arg(format!("{name} is null")));
+        }
+        let n = env.get_array_length(&a)?;
+        if n % 2 != 0 {
+            return Err(bad_arg(format!(
+                "{name} must hold key, value pairs (got {n} strings)"
+            )));
+        }
+        let mut strings = Vec::with_capacity(n as usize);
+        for i in 0..n {
+            let s = JString::from(env.get_object_array_element(&a, i)?);
+            strings.push(super::string_arg(env, &s, "a metadata key or value")?);
+            env.delete_local_ref(s)?;
+        }
+        let mut it = strings.into_iter();
+        let mut pairs = Vec::with_capacity(n as usize / 2);
+        while let (Some(k), Some(v)) = (it.next(), it.next()) {
+            pairs.push((k, v));
+        }
+        Ok(StringPairs(pairs))
     }
 }
 

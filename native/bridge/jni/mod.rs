@@ -226,14 +226,6 @@ fn throw_tickreel(env: &mut JNIEnv<'_>, kind: jint, msg: &str) {
     }
 }
 
-/// The object behind a handle.
-pub(crate) fn get<T: Any + Send + Sync>(
-    handle: jlong,
-    what: &'static str,
-) -> Res<std::sync::Arc<T>> {
-    Ok(handles::get::<T>(handle, what)?)
-}
-
 /// Registers an object and returns its handle.
 pub(crate) fn insert<T: Any + Send + Sync>(
     what: &'static str,
@@ -344,7 +336,6 @@ fn methods() -> Vec<NativeMethod> {
     m.extend(defaults::methods());
     m.extend(recorder::methods());
     m.extend(generated::methods());
-    m.extend(shadow::methods());
     m
 }
 

@@ -220,7 +220,7 @@ extern "system" fn engine_set_writers_stalled<'l>(
     use crate::api::engine::Engine;
     use crate::ffi::handle::HandleType;
     super::entry(&mut env, |_| {
-        let e = super::get::<Engine>(handle, Engine::NAME)?;
+        let e = super::handles::get::<Engine>(handle, Engine::NAME)?;
         Ok(e.with(|e| {
             e.set_writers_stalled(stalled != 0);
             Ok(())

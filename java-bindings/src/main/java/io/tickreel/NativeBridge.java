@@ -31,19 +31,6 @@ final class NativeBridge {
     /** Test hook: holds the engine's writer threads while {@code stalled} (hand-written, bound only with test-hooks). */
     static native void engineSetWritersStalled(long handle, boolean stalled);
 
-    // --- ShadowBuffer (native/bridge/jni/shadow.rs) ---
-
-    /** {@code [recorder handle, shadow handle]}; {@code path} null: a stream written nowhere else. */
-    static native long[] shadowStart(long engine, String path, long[] recorderOptions, long[] shadowOptions);
-
-    /** The handle of the report's {@link FinishHandle}; {@code keys} and {@code values} pair up. */
-    static native long shadowReport(
-            long handle, int player, String path, long[] options, double radius, String[] keys, String[] values);
-
-    static native long[] shadowStats(long handle);
-
-    static native boolean shadowIsAttached(long handle);
-
     // @generated-begin
     // Generated from native/bridge/api/ (see native/bridge/codegen/jni.rs): do not edit by hand;
     // `TICKREEL_BLESS=1 cargo test -p tickreel-bridge --lib generated` rewrites this part.
@@ -105,6 +92,12 @@ final class NativeBridge {
     static native long[] replaySeek(long reader, int tick);
     static native byte[] replayTicks(long reader, int from, int to);
     static native long[] replayVerify(long reader);
+
+    // --- shadow (native/bridge/api/shadow.rs documents each) ---
+    static native long[] shadowStart(long engine, String path, long[] recorderOptions, long[] shadowOptions);
+    static native long shadowReport(long shadow, int player, String path, long[] options, String[] metadata);
+    static native long[] shadowStats(long shadow);
+    static native boolean shadowIsAttached(long shadow);
 
     // --- writer (native/bridge/api/writer.rs documents each) ---
     static native long writerCreate(String path, long[] options);
