@@ -16,6 +16,7 @@
 pub mod batch;
 pub mod engine;
 pub mod ghost;
+pub mod library;
 pub mod playhead;
 pub mod reader;
 pub mod shadow;
@@ -28,6 +29,12 @@ pub struct Id(pub u32);
 
 /// String pairs (report metadata): C `(keys, values, count)`, Java `String[] {k0, v0, k1, ...}`.
 pub struct StringPairs(pub Vec<(String, String)>);
+
+/// Any handle, being closed (Java's `close`: no type check; closing twice is harmless).
+pub struct AnyHandle {
+    /// The object, if the handle was live (dropped with this value).
+    pub(crate) _object: Option<std::sync::Arc<dyn std::any::Any + Send + Sync>>,
+}
 
 /// A created object, returned as a new handle (C: through its out-pointer, which is set to NULL
 /// first; Java: a `long`).

@@ -19,7 +19,7 @@ use jni::sys::{
 };
 
 use super::{Fallback, Res, bad_arg, handles};
-use crate::api::{Id, New, Released, StringPairs};
+use crate::api::{AnyHandle, Id, New, Released, StringPairs};
 use crate::ffi::handle::HandleType;
 
 /// A parameter type of a Java `native` method.
@@ -371,6 +371,37 @@ impl<T: HandleType> JniArg for Released<T> {
             Err(handles::HandleError::Closed(_)) => Ok(Released { object: None }),
             Err(e) => Err(e.into()),
         }
+    }
+}
+
+/// Any handle, closed without a type check.
+impl JniArg for AnyHandle {
+    type Jni = jlong;
+    const SIG: &'static str = "J";
+    const JAVA: &'static str = "long";
+    type Stored = AnyHandle;
+    fn store(_: &mut JNIEnv<'_>, h: jlong, _: &'static str) -> Res<AnyHandle> {
+        Ok(AnyHandle {
+            _object: handles::remove(h),
+        })
+    }
+}
+
+impl JniResult for i32 {
+    type Jni = jint;
+    const SIG: &'static str = "I";
+    const JAVA: &'static str = "int";
+    fn into_jni(self, _: &mut JNIEnv<'_>) -> Res<jint> {
+        Ok(self)
+    }
+}
+
+impl JniResult for &'static str {
+    type Jni = jobject;
+    const SIG: &'static str = "Ljava/lang/String;";
+    const JAVA: &'static str = "String";
+    fn into_jni(self, env: &mut JNIEnv<'_>) -> Res<jobject> {
+        Ok(env.new_string(self)?.into_raw())
     }
 }
 

@@ -20,6 +20,11 @@ mod tests {
              edit by hand;\n    // `TICKREEL_BLESS=1 cargo test -p tickreel-bridge --lib \
              generated` rewrites this part.\n",
         );
+        s.push_str(&format!(
+            "\n    /** Must equal the library's (native/bridge/api/library.rs). */\n    static final int \
+             ABI_VERSION = {};\n",
+            crate::api::library::ABI_VERSION
+        ));
         for (module, decls) in super::JAVA {
             s.push_str(&format!(
                 "\n    // --- {module} (native/bridge/api/{module}.rs documents each) ---\n"

@@ -45,7 +45,7 @@ use std::any::Any;
 use std::ffi::c_void;
 use std::sync::Mutex;
 
-use jni::objects::{JClass, JString, JThrowable, JValue};
+use jni::objects::{JString, JThrowable, JValue};
 use jni::sys::{JNI_ERR, JNI_VERSION_1_8, jboolean, jdouble, jint, jlong, jobject};
 use jni::{JNIEnv, JavaVM, NativeMethod};
 
@@ -55,7 +55,7 @@ use tickreel::error::Error;
 
 /// Version of the contract between the Java classes and this library. The Java loader refuses a
 /// library whose version differs (a jar and a library from different builds).
-pub const ABI_VERSION: jint = 4;
+pub const ABI_VERSION: jint = crate::api::library::ABI_VERSION;
 
 /// Prefix of the system property naming the bridge class, followed by the loading thread's id.
 pub const BRIDGE_PROPERTY_PREFIX: &str = "tickreel.jni.bridge.";
@@ -294,24 +294,6 @@ pub(crate) fn byte_array(env: &mut JNIEnv<'_>, bytes: &[u8]) -> Res<jobject> {
     Ok(env.byte_array_from_slice(bytes)?.into_raw())
 }
 
-/// Closes any handle: removes it from the registry; the object is dropped once no call uses it.
-extern "system" fn close<'l>(mut env: JNIEnv<'l>, _class: JClass<'l>, handle: jlong) {
-    entry(&mut env, |_| {
-        drop(handles::remove(handle));
-        Ok(())
-    })
-}
-
-extern "system" fn abi_version<'l>(_env: JNIEnv<'l>, _class: JClass<'l>) -> jint {
-    ABI_VERSION
-}
-
-extern "system" fn library_version<'l>(mut env: JNIEnv<'l>, _class: JClass<'l>) -> jobject {
-    entry(&mut env, |env| {
-        Ok(env.new_string(env!("CARGO_PKG_VERSION"))?.into_raw())
-    })
-}
-
 /// One native method of the bridge class.
 pub(crate) fn method(name: &str, sig: &str, fn_ptr: *mut c_void) -> NativeMethod {
     NativeMethod {
@@ -324,18 +306,8 @@ pub(crate) fn method(name: &str, sig: &str, fn_ptr: *mut c_void) -> NativeMethod
 /// Every native method of the bridge class, with its JNI signature. Each function pointer's Rust
 /// signature matches its JNI signature (static methods: env, class, then the arguments).
 fn methods() -> Vec<NativeMethod> {
-    let mut m = vec![
-        method("abiVersion", "()I", abi_version as *mut c_void),
-        method(
-            "libraryVersion",
-            "()Ljava/lang/String;",
-            library_version as *mut c_void,
-        ),
-        method("close", "(J)V", close as *mut c_void),
-    ];
-    m.extend(defaults::methods());
+    let mut m = generated::methods();
     m.extend(recorder::methods());
-    m.extend(generated::methods());
     m
 }
 

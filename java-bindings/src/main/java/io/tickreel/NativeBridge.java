@@ -7,26 +7,13 @@ import java.nio.ByteBuffer;
  * (never by JNI name mangling, so the package may be relocated). Signatures use JDK types only.
  * Handles are {@code long}s into the library's handle registry; {@code 0} is never valid.
  * Callers must have called {@link NativeLoader#ensureLoaded()} first.
+ *
+ * <p>Everything below the {@code @generated-begin} marker is generated from the operations declared
+ * once in native/bridge/api/ (the same definitions give the C functions of include/tickreel.h); a
+ * test of the library checks this file and rewrites it with {@code TICKREEL_BLESS=1}.
  */
 final class NativeBridge {
-    /** Must equal the library's {@code ABI_VERSION} (native/bridge/jni/mod.rs). */
-    static final int ABI_VERSION = 4;
-
     private NativeBridge() {}
-
-    static native int abiVersion();
-
-    static native String libraryVersion();
-
-    /** Closes any handle; closing twice or a stale handle is harmless. */
-    static native void close(long handle);
-
-    /**
-     * The core's defaults of an option family, as the family's {@code toNative()} array:
-     * 0 RecordingOptions, 1 RecorderOptions, 2 EngineOptions, 3 ShadowOptions, 4 ReportOptions
-     * (then the radius's {@code double} bits). Checked against the builders by DefaultsTest.
-     */
-    static native long[] defaultOptions(int family);
 
     /** Test hook: holds the engine's writer threads while {@code stalled} (hand-written, bound only with test-hooks). */
     static native void engineSetWritersStalled(long handle, boolean stalled);
@@ -34,6 +21,9 @@ final class NativeBridge {
     // @generated-begin
     // Generated from native/bridge/api/ (see native/bridge/codegen/jni.rs): do not edit by hand;
     // `TICKREEL_BLESS=1 cargo test -p tickreel-bridge --lib generated` rewrites this part.
+
+    /** Must equal the library's (native/bridge/api/library.rs). */
+    static final int ABI_VERSION = 5;
 
     // --- engine (native/bridge/api/engine.rs documents each) ---
     static native long engineNew(long[] options);
@@ -71,6 +61,12 @@ final class NativeBridge {
     static native long ghostLoadAsync(String path, int entity, int[] range);
     static native boolean ghostLoadPoll(long load);
     static native long ghostLoadTake(long load);
+
+    // --- library (native/bridge/api/library.rs documents each) ---
+    static native int abiVersion();
+    static native String libraryVersion();
+    static native void close(long handle);
+    static native long[] defaultOptions(int family);
 
     // --- playhead (native/bridge/api/playhead.rs documents each) ---
     static native long playheadOpen(String path, int startTick);
