@@ -1967,6 +1967,9 @@ TickreelResult tickreel_playhead_position(struct TickreelPlayhead *playhead, uin
  *
  * Thread safety: any thread; calls on one playhead are serialised.
  *
+ * (Java: fills its `long[]` with 8 longs per entity if they fit and returns the count, so that a
+ * reused array costs nothing per call.)
+ *
  * # Safety
  * `states` must point to `capacity` writable `TickreelEntityState`s (or `capacity` must be 0); `out_count` must be NULL or point to a writable `size_t`.
  */

@@ -86,7 +86,8 @@ pub fn free(_playhead: Released<Playhead>) {}
     c_out = "out_info",
     c_out_type = "TickreelUpdateInfo",
     c_out_optional,
-    java = "playheadCurrent"
+    java = "playheadCurrent",
+    java_fill
 )]
 pub fn current(playhead: &Playhead) -> UpdateRef<'_> {
     UpdateRef(playhead.0.lock())
@@ -106,7 +107,8 @@ pub fn current(playhead: &Playhead) -> UpdateRef<'_> {
     c_out = "out_info",
     c_out_type = "TickreelUpdateInfo",
     c_out_optional,
-    java = "playheadAdvance"
+    java = "playheadAdvance",
+    java_fill
 )]
 pub fn advance(playhead: &Playhead) -> UpdateRef<'_> {
     let mut p = playhead.0.lock();
@@ -133,7 +135,8 @@ pub fn prepare(playhead: &Playhead) {
     c_out = "out_info",
     c_out_type = "TickreelUpdateInfo",
     c_out_optional,
-    java = "playheadSeek"
+    java = "playheadSeek",
+    java_fill
 )]
 pub fn seek(playhead: &Playhead, tick: u32) -> tickreel::Result<UpdateRef<'_>> {
     let mut p = playhead.0.lock();
@@ -150,7 +153,8 @@ pub fn seek(playhead: &Playhead, tick: u32) -> tickreel::Result<UpdateRef<'_>> {
     c_out = "out_info",
     c_out_type = "TickreelUpdateInfo",
     c_out_optional,
-    java = "playheadStepForward"
+    java = "playheadStepForward",
+    java_fill
 )]
 pub fn step_forward(playhead: &Playhead) -> UpdateRef<'_> {
     let mut p = playhead.0.lock();
@@ -167,7 +171,8 @@ pub fn step_forward(playhead: &Playhead) -> UpdateRef<'_> {
     c_out = "out_info",
     c_out_type = "TickreelUpdateInfo",
     c_out_optional,
-    java = "playheadStepBack"
+    java = "playheadStepBack",
+    java_fill
 )]
 pub fn step_back(playhead: &Playhead) -> UpdateRef<'_> {
     let mut p = playhead.0.lock();
@@ -237,10 +242,15 @@ pub fn position(playhead: &Playhead) -> u32 {
 /// `*out_count` states. `states` may be NULL when `capacity` is 0, to query the count.
 ///
 /// Thread safety: any thread; calls on one playhead are serialised.
+///
+/// (Java: fills its `long[]` with 8 longs per entity if they fit and returns the count, so that a
+/// reused array costs nothing per call.)
 #[bridge_fn(
     c = "tickreel_playhead_entities",
     c_out_array = "states",
-    c_out_type = "TickreelEntityState"
+    c_out_type = "TickreelEntityState",
+    java = "playheadEntities",
+    java_fill
 )]
 pub fn entities(playhead: &Playhead) -> EntityList<'_> {
     EntityList(playhead.0.lock())

@@ -81,6 +81,25 @@ pub(crate) fn fill_doubles(env: &mut JNIEnv<'_>, out: jdoubleArray, values: &[f6
     Ok(())
 }
 
+/// Writes `values` at the start of the Java `long[]` `out` (null or shorter: an
+/// `IllegalArgumentException`). Nothing is allocated on the Java heap.
+pub(crate) fn fill_longs(env: &mut JNIEnv<'_>, out: jlongArray, values: &[i64]) -> Res<()> {
+    // SAFETY: a local reference (or null) passed to the running native method.
+    let out = unsafe { JLongArray::from_raw(out) };
+    if out.is_null() {
+        return Err(bad_arg("the output array is null"));
+    }
+    let n = env.get_array_length(&out)? as usize;
+    if n < values.len() {
+        return Err(bad_arg(format!(
+            "the output array has {n} elements, needs {}",
+            values.len()
+        )));
+    }
+    env.set_long_array_region(&out, 0, values)?;
+    Ok(())
+}
+
 /// One generated Java declaration.
 #[cfg(test)]
 pub(crate) struct JavaDecl {
@@ -483,7 +502,7 @@ mod tests {
     use crate::api::playhead::{Playhead, UpdateRef};
 
     /// Signatures come from the declared types: `playheadOpen(String, int) -> long` and
-    /// `playheadSeek(long, int) -> long[]`, as `RegisterNatives` needs them.
+    /// `playheadSeek(long, int, long[] out) -> void` (a fill), as `RegisterNatives` needs them.
     #[test]
     fn jni_signatures_follow_the_rust_types() {
         let open = signature(
@@ -492,10 +511,14 @@ mod tests {
         );
         assert_eq!(open, "(Ljava/lang/String;I)J");
         let seek = signature(
-            &[<&'static Playhead as JniArg>::SIG, <u32 as JniArg>::SIG],
-            <UpdateRef<'static> as JniResult>::SIG,
+            &[
+                <&'static Playhead as JniArg>::SIG,
+                <u32 as JniArg>::SIG,
+                <UpdateRef<'static> as JniFill>::ARRAY_SIG,
+            ],
+            <UpdateRef<'static> as JniFill>::SIG,
         );
-        assert_eq!(seek, "(JI)[J");
+        assert_eq!(seek, "(JI[J)V");
         assert_eq!(<&'static [u8] as JniArg>::JAVA, "byte[]");
         assert_eq!(<() as JniResult>::SIG, "V");
     }

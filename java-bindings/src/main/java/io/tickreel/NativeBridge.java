@@ -70,16 +70,17 @@ final class NativeBridge {
 
     // --- playhead (native/bridge/api/playhead.rs documents each) ---
     static native long playheadOpen(String path, int startTick);
-    static native long[] playheadCurrent(long playhead);
-    static native long[] playheadAdvance(long playhead);
-    static native long[] playheadSeek(long playhead, int tick);
-    static native long[] playheadStepForward(long playhead);
-    static native long[] playheadStepBack(long playhead);
+    static native void playheadCurrent(long playhead, long[] out);
+    static native void playheadAdvance(long playhead, long[] out);
+    static native void playheadSeek(long playhead, int tick, long[] out);
+    static native void playheadStepForward(long playhead, long[] out);
+    static native void playheadStepBack(long playhead, long[] out);
     static native void playheadPlay(long playhead);
     static native void playheadPause(long playhead);
     static native void playheadSetSpeed(long playhead, double speed);
     static native void playheadSetReverse(long playhead, boolean reverse);
     static native long playheadPosition(long playhead);
+    static native int playheadEntities(long playhead, long[] out);
 
     // --- reader (native/bridge/api/reader.rs documents each) ---
     static native long replayOpen(String path);

@@ -6,9 +6,10 @@ import java.util.List;
 
 /**
  * What one {@link Playhead} call did: the position before and after, how it moved, and every live
- * entity at the new position. A playhead returns the same object from every call, refilled, so a
- * plugin that reads it each tick allocates nothing until it asks for {@link #entities()}. Copy
- * what you need before the next call on the same playhead.
+ * entity at the new position. A playhead returns the same object from every call, refilled in
+ * place, so a plugin that reads it each tick allocates nothing until it asks for {@link
+ * #entities()} (read from the playhead then: ask before its next call). Copy what you need before
+ * the next call on the same playhead.
  */
 public final class PlaybackUpdate {
     /** How the position moved in one update. */
@@ -25,19 +26,21 @@ public final class PlaybackUpdate {
     private static final int ENTITY_LONGS = 8;
     private static final Motion[] MOTIONS = Motion.values();
 
-    private long[] raw = new long[HEADER];
+    /** The header the native calls fill (layout: native/bridge/jni/playhead.rs). Reused. */
+    private final long[] raw = new long[HEADER];
+    /** The entities' longs, filled on demand by {@link #entities()}; grown, then reused. */
+    private long[] entityLongs = new long[0];
+    private final NativeHandle playhead;
     private List<EntityState> entities;
 
-    PlaybackUpdate() {}
+    PlaybackUpdate(NativeHandle playhead) {
+        this.playhead = playhead;
+    }
 
-    /** Refills this update from a native result; returns {@code this}. */
-    PlaybackUpdate fill(long[] a) {
-        if (a == null || a.length < HEADER) {
-            throw new TickreelException(TickreelException.Kind.INTERNAL, "malformed playback update from native code");
-        }
-        raw = a;
+    /** The array the next native call fills; forgets the entities of the previous update. */
+    long[] refill() {
         entities = null;
-        return this;
+        return raw;
     }
 
     /** The position before the call. */
@@ -94,16 +97,22 @@ public final class PlaybackUpdate {
 
     /**
      * Every live entity at {@link #position()}, sorted by id, with kind, flags and pose (the same
-     * states {@link Replay#seek(int)} returns for that tick). Built on first use, then cached
-     * until the next call on the playhead.
+     * states {@link Replay#seek(int)} returns for that tick). Read from the playhead and built on
+     * first use, then cached until the next call on the playhead; call it before that call.
+     *
+     * @throws IllegalStateException if the playhead was closed
      */
     public List<EntityState> entities() {
         List<EntityState> e = entities;
         if (e == null) {
-            long[] a = raw;
-            int n = (int) a[8];
+            long h = playhead.get();
+            int n;
+            while ((long) (n = NativeBridge.playheadEntities(h, entityLongs)) * ENTITY_LONGS > entityLongs.length) {
+                entityLongs = new long[n * ENTITY_LONGS]; // filled only when it fits: grow and ask again
+            }
+            long[] a = entityLongs;
             List<EntityState> out = new ArrayList<>(n);
-            for (int i = 0, o = HEADER; i < n; i++, o += ENTITY_LONGS) {
+            for (int i = 0, o = 0; i < n; i++, o += ENTITY_LONGS) {
                 out.add(new EntityState(
                         (int) a[o], (int) a[o + 1], (int) a[o + 2], new Pose(a[o + 3], a[o + 4], a[o + 5], a[o + 6], a[o + 7])));
             }

@@ -25,11 +25,12 @@ public final class Playhead implements AutoCloseable {
     public static final double MAX_SPEED = 16.0;
 
     private final NativeHandle handle;
-    private final PlaybackUpdate update = new PlaybackUpdate();
+    private final PlaybackUpdate update;
 
     private Playhead(long h) {
         this.handle = new NativeHandle(this, h, "Playhead");
-        update.fill(NativeBridge.playheadCurrent(handle.get()));
+        this.update = new PlaybackUpdate(handle);
+        NativeBridge.playheadCurrent(handle.get(), update.refill());
     }
 
     /**
@@ -67,12 +68,14 @@ public final class Playhead implements AutoCloseable {
     }
 
     /**
-     * Moves by one server tick's worth of playback (nothing while paused). Never blocks.
+     * Moves by one server tick's worth of playback (nothing while paused). Never blocks, and
+     * allocates nothing on the Java heap (the update is refilled in place).
      *
      * @return this playhead's update object, refilled
      */
     public PlaybackUpdate advance() {
-        return update.fill(NativeBridge.playheadAdvance(handle.get()));
+        NativeBridge.playheadAdvance(handle.get(), update.refill());
+        return update;
     }
 
     /**
@@ -86,17 +89,20 @@ public final class Playhead implements AutoCloseable {
         if (tick < 0) {
             throw new IllegalArgumentException("tick must not be negative (got " + tick + ")");
         }
-        return update.fill(NativeBridge.playheadSeek(handle.get(), tick));
+        NativeBridge.playheadSeek(handle.get(), tick, update.refill());
+        return update;
     }
 
     /** Moves one recorded tick forward, playing or not (may block to decode the next chunk). */
     public PlaybackUpdate stepForward() {
-        return update.fill(NativeBridge.playheadStepForward(handle.get()));
+        NativeBridge.playheadStepForward(handle.get(), update.refill());
+        return update;
     }
 
     /** Moves one recorded tick back, playing or not (may block to decode the chunk). */
     public PlaybackUpdate stepBack() {
-        return update.fill(NativeBridge.playheadStepBack(handle.get()));
+        NativeBridge.playheadStepBack(handle.get(), update.refill());
+        return update;
     }
 
     /** Starts playing, in the current direction at the current speed, from the next {@link #advance()}. */
