@@ -74,6 +74,9 @@ impl HandleType for Finish {
 /// backpressure refusal still counts as dropped for C's `out_dropped`).
 pub struct Submission(pub tickreel::Result<Submitted>);
 
+/// A recorder's status: fine, or the writer's last error.
+pub struct WriterStatus(pub tickreel::Result<()>);
+
 /// Where a compaction is: running (`None`), or its outcome.
 pub struct FinishState(pub Option<tickreel::Result<PathBuf>>);
 
@@ -406,9 +409,16 @@ pub fn recorder_wait_resumed(
 /// (refused ticks are skipped). Never blocks.
 ///
 /// Thread safety: any thread, concurrently with other recorder calls.
-#[bridge_fn(c = "tickreel_recorder_status", java = "recorderStatus")]
+#[bridge_fn(c = "tickreel_recorder_status")]
 pub fn recorder_status(recorder: &Recorder) -> tickreel::Result<()> {
     recorder.0.status()
+}
+
+/// The writer's last error for this recording as a value (Java: `null`, or a `TickreelException`
+/// with the error's kind, returned rather than thrown).
+#[bridge_fn(java = "recorderStatus")]
+pub fn recorder_status_value(recorder: &Recorder) -> WriterStatus {
+    WriterStatus(recorder.0.status())
 }
 
 /// Ends the recording: the ticks still queued are written, then the engine's compaction worker

@@ -207,18 +207,27 @@ fn throw_jdk(env: &mut JNIEnv<'_>, class: &str, msg: &str) {
     let _ = env.throw_new(class, msg);
 }
 
+/// A new (not thrown) `TickreelException` of `kind` with `msg`, of the bound package's class.
+pub(crate) fn new_tickreel_exception<'l>(
+    env: &mut JNIEnv<'l>,
+    kind: jint,
+    msg: &str,
+) -> jni::errors::Result<jni::objects::JObject<'l>> {
+    let exception = exception_class().ok_or(jni::errors::Error::NullPtr("unbound"))?;
+    let jmsg = env.new_string(msg)?;
+    env.new_object(
+        exception.as_str(),
+        "(Ljava/lang/String;I)V",
+        &[JValue::Object(&jmsg), JValue::Int(kind)],
+    )
+}
+
 fn throw_tickreel(env: &mut JNIEnv<'_>, kind: jint, msg: &str) {
     if env.exception_check().unwrap_or(true) {
         return;
     }
     let thrown = (|| -> jni::errors::Result<()> {
-        let exception = exception_class().ok_or(jni::errors::Error::NullPtr("unbound"))?;
-        let jmsg = env.new_string(msg)?;
-        let obj = env.new_object(
-            exception.as_str(),
-            "(Ljava/lang/String;I)V",
-            &[JValue::Object(&jmsg), JValue::Int(kind)],
-        )?;
+        let obj = new_tickreel_exception(env, kind, msg)?;
         env.throw(JThrowable::from(obj))
     })();
     if thrown.is_err() && !env.exception_check().unwrap_or(true) {
@@ -416,6 +425,7 @@ mod tests {
             "double" => "D".into(),
             "byte" => "B".into(),
             "String" => "Ljava/lang/String;".into(),
+            "Object" => "Ljava/lang/Object;".into(),
             "ByteBuffer" => "Ljava/nio/ByteBuffer;".into(),
             other => panic!("NativeBridge.java uses {other}: add it here"),
         }

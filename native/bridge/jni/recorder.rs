@@ -14,7 +14,7 @@ use jni::sys::{JNI_FALSE, JNI_TRUE, jboolean, jlong, jlongArray, jobject};
 use super::convert::{JniArg, JniResult, LONG_ARRAY_JAVA, LONG_ARRAY_SIG};
 use super::writer::{OPTIONS_LEN, options_from};
 use super::{Res, bad_arg, long_array, longs_arg};
-use crate::api::engine::{FinishState, Submission};
+use crate::api::engine::{FinishState, Submission, WriterStatus};
 use tickreel::record::{
     Backpressure, CompactOptions, EngineOptions, EngineStats, FlushPolicy, RecorderOptions,
     RecorderStats, Submitted,
@@ -189,6 +189,23 @@ impl JniResult for Option<u32> {
     const JAVA: &'static str = "long";
     fn into_jni(self, _: &mut JNIEnv<'_>) -> Res<jlong> {
         Ok(self.map_or(-1, i64::from))
+    }
+}
+
+/// `null` when fine, else the writer's error as a new `TickreelException` (its kind the core's
+/// number), returned rather than thrown.
+impl JniResult for WriterStatus {
+    type Jni = jobject;
+    const SIG: &'static str = "Ljava/lang/Object;";
+    const JAVA: &'static str = "Object";
+    fn into_jni(self, env: &mut JNIEnv<'_>) -> Res<jobject> {
+        match self.0 {
+            Ok(()) => Ok(std::ptr::null_mut()),
+            Err(e) => Ok(
+                super::new_tickreel_exception(env, super::kind_code(&e), &e.to_string())?
+                    .into_raw(),
+            ),
+        }
     }
 }
 

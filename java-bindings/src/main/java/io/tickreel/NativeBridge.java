@@ -39,7 +39,7 @@ final class NativeBridge {
     static native void recorderFlush(long recorder);
     static native long[] recorderStats(long recorder);
     static native long recorderWaitResumed(long recorder, int timeoutMs);
-    static native void recorderStatus(long recorder);
+    static native Object recorderStatus(long recorder);
     static native long recorderFinish(long recorder);
     static native void recorderAbort(long recorder);
     static native String finishPoll(long finish);

@@ -174,12 +174,16 @@ public final class Recorder implements AutoCloseable {
     }
 
     /**
-     * Checks the writer's status for this recording.
+     * The writer's status for this recording: empty while everything went well, otherwise its
+     * last error (a malformed tick refused, an I/O error) as a {@link TickreelException} whose
+     * {@link TickreelException#kind() kind} says what happened. Returned, not thrown: a server
+     * checks it each tick or second without a try block. Never blocks.
      *
-     * @throws IllegalStateException with the writer's last error (a malformed tick, an I/O error)
+     * @throws IllegalStateException if this recorder was closed
      */
-    public void status() {
-        NativeBridge.recorderStatus(handle.get());
+    public java.util.Optional<TickreelException> status() {
+        Object error = NativeBridge.recorderStatus(handle.get());
+        return java.util.Optional.ofNullable((TickreelException) error);
     }
 
     /**
