@@ -1,6 +1,7 @@
 package io.tickreel;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -57,7 +58,7 @@ class RecorderTest {
     }
 
     @Test
-    void recordsThroughTheEngineAndReadsBack(@TempDir Path dir) {
+    void recordsThroughTheEngineAndReadsBack(@TempDir Path dir) throws Exception {
         Path reel = dir.resolve("live.reel");
         int ticks = 150;
         try (Engine engine = new Engine(EngineOptions.builder().queueCapacity(1024).build());
@@ -82,6 +83,10 @@ class RecorderTest {
             assertTrue(rec.status().isEmpty(), "no writer error");
             assertEquals(1, engine.stats().activeRecordings());
             try (FinishHandle done = rec.finish()) {
+                // A scheduler chains on the future; the waiter thread ends with the compaction.
+                java.util.concurrent.CompletableFuture<Path> future = done.toCompletableFuture();
+                assertSame(future, done.toCompletableFuture());
+                assertEquals(reel, future.thenApply(p -> p).get(60, java.util.concurrent.TimeUnit.SECONDS));
                 Path file = done.await();
                 assertEquals(reel, file);
                 assertTrue(done.isDone());
