@@ -699,6 +699,36 @@ typedef struct TickreelEntityState {
 } TickreelEntityState;
 
 /**
+ * What a playhead update does to the world, as filled in by `tickreel_playhead_world`.
+ */
+typedef struct TickreelWorldInfo {
+    /**
+     * Rebuild the world: restore the snapshot (`tickreel_playhead_world_snapshot`, if
+     * `has_snapshot`), then re-apply the events of `tickreel_playhead_world_events`. False: keep
+     * the world as it is.
+     */
+    bool rebuild;
+    /**
+     * The recording has a snapshot at or before the position; without one, start from the world
+     * as it was when recording started.
+     */
+    bool has_snapshot;
+    /**
+     * `snapshot_tick` is set.
+     */
+    bool has_snapshot_tick;
+    /**
+     * The tick whose events come after the snapshot (the snapshot is the world before them).
+     */
+    uint32_t snapshot_tick;
+    /**
+     * False if a chunk between the snapshot and the position could not be read: the events are
+     * incomplete (see `fault_count`).
+     */
+    bool complete;
+} TickreelWorldInfo;
+
+/**
  * What `tickreel_reader_verify` checked.
  */
 typedef struct TickreelVerifyReport {
@@ -1977,6 +2007,111 @@ TickreelResult tickreel_playhead_entities(struct TickreelPlayhead *playhead,
                                           struct TickreelEntityState *states,
                                           size_t capacity,
                                           size_t *out_count);
+
+/**
+ * The recorded ticks a `TICKREEL_MOTION_FORWARD` update covered, with their events, into `buf`:
+ * per tick a big-endian `uint32_t` tick, a big-endian `uint32_t` length, then that many bytes of
+ * its events in the tick batch encoding (the format `tickreel_batch_bytes` gives, FORMAT.md).
+ * Empty for other motions. Apply them in order.
+ *
+ * `*out_count` is always set to the length in bytes. If it exceeds `capacity`, nothing is
+ * copied and `TICKREEL_RESULT_BUFFER_TOO_SMALL` is returned. `buf` may be NULL when `capacity`
+ * is 0, to query the length.
+ *
+ * Thread safety: any thread; calls on one playhead are serialised.
+ *
+ * # Safety
+ * `buf` must point to `capacity` writable `u8`s (or `capacity` must be 0); `out_count` must be NULL or point to a writable `size_t`.
+ */
+TickreelResult tickreel_playhead_ticks(struct TickreelPlayhead *playhead,
+                                       uint8_t *buf,
+                                       size_t capacity,
+                                       size_t *out_count);
+
+/**
+ * The entities the last update removed (a `TICKREEL_MOTION_JUMP`: despawn them), by id, into
+ * `ids`.
+ *
+ * `*out_count` is always set to their number. If it exceeds `capacity`, nothing is copied and
+ * `TICKREEL_RESULT_BUFFER_TOO_SMALL` is returned. `ids` may be NULL when `capacity` is 0.
+ *
+ * Thread safety: any thread; calls on one playhead are serialised.
+ *
+ * # Safety
+ * `ids` must point to `capacity` writable `u32`s (or `capacity` must be 0); `out_count` must be NULL or point to a writable `size_t`.
+ */
+TickreelResult tickreel_playhead_removed(struct TickreelPlayhead *playhead,
+                                         uint32_t *ids,
+                                         size_t capacity,
+                                         size_t *out_count);
+
+/**
+ * The entities the last update added (a `TICKREEL_MOTION_JUMP`: spawn them), sorted by id, into
+ * `states`.
+ *
+ * `*out_count` is always set to their number. If it exceeds `capacity`, nothing is copied and
+ * `TICKREEL_RESULT_BUFFER_TOO_SMALL` is returned. `states` may be NULL when `capacity` is 0.
+ *
+ * Thread safety: any thread; calls on one playhead are serialised.
+ *
+ * # Safety
+ * `states` must point to `capacity` writable `TickreelEntityState`s (or `capacity` must be 0); `out_count` must be NULL or point to a writable `size_t`.
+ */
+TickreelResult tickreel_playhead_added(struct TickreelPlayhead *playhead,
+                                       struct TickreelEntityState *states,
+                                       size_t capacity,
+                                       size_t *out_count);
+
+/**
+ * What the last update does to the world (the custom events: blocks, ...), in `*out_world`: a
+ * `TICKREEL_MOTION_JUMP` across custom events asks for a rebuild (restore the snapshot of
+ * `tickreel_playhead_world_snapshot`, then re-apply `tickreel_playhead_world_events`); otherwise
+ * keep the world.
+ *
+ * Thread safety: any thread; calls on one playhead are serialised.
+ *
+ * # Safety
+ * `out_world` must be NULL or point to writable storage for one `TickreelWorldInfo`.
+ */
+TickreelResult tickreel_playhead_world(struct TickreelPlayhead *playhead,
+                                       struct TickreelWorldInfo *out_world);
+
+/**
+ * The snapshot bytes of a world rebuild (as the recorder was given them), into `buf`; empty
+ * without a rebuild or a snapshot.
+ *
+ * `*out_count` is always set to the length in bytes. If it exceeds `capacity`, nothing is
+ * copied and `TICKREEL_RESULT_BUFFER_TOO_SMALL` is returned. `buf` may be NULL when `capacity`
+ * is 0.
+ *
+ * Thread safety: any thread; calls on one playhead are serialised.
+ *
+ * # Safety
+ * `buf` must point to `capacity` writable `u8`s (or `capacity` must be 0); `out_count` must be NULL or point to a writable `size_t`.
+ */
+TickreelResult tickreel_playhead_world_snapshot(struct TickreelPlayhead *playhead,
+                                                uint8_t *buf,
+                                                size_t capacity,
+                                                size_t *out_count);
+
+/**
+ * The world events of a rebuild (every custom event from the snapshot tick through the new
+ * position), into `buf` in the format of `tickreel_playhead_ticks`; empty without a rebuild.
+ * Re-apply them in order after restoring the snapshot.
+ *
+ * `*out_count` is always set to the length in bytes. If it exceeds `capacity`, nothing is
+ * copied and `TICKREEL_RESULT_BUFFER_TOO_SMALL` is returned. `buf` may be NULL when `capacity`
+ * is 0.
+ *
+ * Thread safety: any thread; calls on one playhead are serialised.
+ *
+ * # Safety
+ * `buf` must point to `capacity` writable `u8`s (or `capacity` must be 0); `out_count` must be NULL or point to a writable `size_t`.
+ */
+TickreelResult tickreel_playhead_world_events(struct TickreelPlayhead *playhead,
+                                              uint8_t *buf,
+                                              size_t capacity,
+                                              size_t *out_count);
 
 /**
  * Opens a finished `.reel` file at `path` (a NUL-terminated path in the platform's encoding) and

@@ -64,3 +64,20 @@ pub(crate) fn nbt_entries(bytes: &[u8]) -> tickreel::Result<Vec<(String, fastnbt
     }
     Ok(map.into_iter().collect())
 }
+
+/// Ticks in the format Java's `TickReader.decodeTicks` and C callers read: per tick, `u32` BE
+/// tick, `u32` BE length, then its events in the tick batch encoding (FORMAT.md).
+pub(crate) fn encode_ticks<'a>(
+    ticks: impl IntoIterator<Item = (u32, &'a [tickreel::format::event::Event])>,
+    out: &mut Vec<u8>,
+) -> tickreel::Result<()> {
+    let mut batch = Vec::new();
+    for (tick, events) in ticks {
+        batch.clear();
+        tickreel::format::event::encode_batch(events, &mut batch)?;
+        out.extend_from_slice(&tick.to_be_bytes());
+        out.extend_from_slice(&(batch.len() as u32).to_be_bytes());
+        out.extend_from_slice(&batch);
+    }
+    Ok(())
+}

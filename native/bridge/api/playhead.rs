@@ -31,6 +31,28 @@ impl UpdateRef<'_> {
     }
 }
 
+/// The entities the last update spawned (a jump), read under the playhead's lock.
+pub struct Added<'a>(MutexGuard<'a, play::Playhead>);
+
+impl Added<'_> {
+    pub fn entities(&self) -> &[EntityState] {
+        self.0.update().added()
+    }
+}
+
+/// What a jump does to the world (custom events): rebuild it or keep it.
+pub struct WorldInfo {
+    /// Rebuild: restore the snapshot (if any), then re-apply the world events.
+    pub rebuild: bool,
+    /// A snapshot to restore (its bytes from `tickreel_playhead_world_snapshot`); without one,
+    /// start from the world as it was when recording started.
+    pub has_snapshot: bool,
+    /// The tick whose events come after the snapshot.
+    pub snapshot_tick: Option<u32>,
+    /// False if a chunk between the snapshot and the position could not be read.
+    pub complete: bool,
+}
+
 /// Every live entity at the playhead's position, read under its lock.
 pub struct EntityList<'a>(MutexGuard<'a, play::Playhead>);
 
@@ -254,4 +276,146 @@ pub fn position(playhead: &Playhead) -> u32 {
 )]
 pub fn entities(playhead: &Playhead) -> EntityList<'_> {
     EntityList(playhead.0.lock())
+}
+
+/// The recorded ticks a `TICKREEL_MOTION_FORWARD` update covered, with their events, into `buf`:
+/// per tick a big-endian `uint32_t` tick, a big-endian `uint32_t` length, then that many bytes of
+/// its events in the tick batch encoding (the format `tickreel_batch_bytes` gives, FORMAT.md).
+/// Empty for other motions. Apply them in order.
+///
+/// `*out_count` is always set to the length in bytes. If it exceeds `capacity`, nothing is
+/// copied and `TICKREEL_RESULT_BUFFER_TOO_SMALL` is returned. `buf` may be NULL when `capacity`
+/// is 0, to query the length.
+///
+/// Thread safety: any thread; calls on one playhead are serialised.
+#[bridge_fn(
+    c = "tickreel_playhead_ticks",
+    c_out_array = "buf",
+    c_out_type = "u8",
+    java = "playheadTicks"
+)]
+pub fn ticks(playhead: &Playhead) -> tickreel::Result<Vec<u8>> {
+    let p = playhead.0.lock();
+    let mut out = Vec::new();
+    crate::api::encode_ticks(p.update().ticks(), &mut out)?;
+    Ok(out)
+}
+
+/// The entities the last update removed (a `TICKREEL_MOTION_JUMP`: despawn them), by id, into
+/// `ids`.
+///
+/// `*out_count` is always set to their number. If it exceeds `capacity`, nothing is copied and
+/// `TICKREEL_RESULT_BUFFER_TOO_SMALL` is returned. `ids` may be NULL when `capacity` is 0.
+///
+/// Thread safety: any thread; calls on one playhead are serialised.
+#[bridge_fn(
+    c = "tickreel_playhead_removed",
+    c_out_array = "ids",
+    c_out_type = "u32",
+    java = "playheadRemoved"
+)]
+pub fn removed(playhead: &Playhead) -> Vec<u32> {
+    playhead.0.lock().update().removed().to_vec()
+}
+
+/// The entities the last update added (a `TICKREEL_MOTION_JUMP`: spawn them), sorted by id, into
+/// `states`.
+///
+/// `*out_count` is always set to their number. If it exceeds `capacity`, nothing is copied and
+/// `TICKREEL_RESULT_BUFFER_TOO_SMALL` is returned. `states` may be NULL when `capacity` is 0.
+///
+/// Thread safety: any thread; calls on one playhead are serialised.
+#[bridge_fn(
+    c = "tickreel_playhead_added",
+    c_out_array = "states",
+    c_out_type = "TickreelEntityState",
+    java = "playheadAdded"
+)]
+pub fn added(playhead: &Playhead) -> Added<'_> {
+    Added(playhead.0.lock())
+}
+
+/// What the last update does to the world (the custom events: blocks, ...), in `*out_world`: a
+/// `TICKREEL_MOTION_JUMP` across custom events asks for a rebuild (restore the snapshot of
+/// `tickreel_playhead_world_snapshot`, then re-apply `tickreel_playhead_world_events`); otherwise
+/// keep the world.
+///
+/// Thread safety: any thread; calls on one playhead are serialised.
+#[bridge_fn(
+    c = "tickreel_playhead_world",
+    c_out = "out_world",
+    c_out_type = "TickreelWorldInfo",
+    java = "playheadWorld"
+)]
+pub fn world(playhead: &Playhead) -> WorldInfo {
+    let p = playhead.0.lock();
+    match p.update().world() {
+        play::World::Unchanged => WorldInfo {
+            rebuild: false,
+            has_snapshot: false,
+            snapshot_tick: None,
+            complete: true,
+        },
+        play::World::Rebuild(r) => WorldInfo {
+            rebuild: true,
+            has_snapshot: r.snapshot().is_some(),
+            snapshot_tick: r.snapshot_tick(),
+            complete: r.complete(),
+        },
+    }
+}
+
+/// The snapshot bytes of a world rebuild (as the recorder was given them), into `buf`; empty
+/// without a rebuild or a snapshot.
+///
+/// `*out_count` is always set to the length in bytes. If it exceeds `capacity`, nothing is
+/// copied and `TICKREEL_RESULT_BUFFER_TOO_SMALL` is returned. `buf` may be NULL when `capacity`
+/// is 0.
+///
+/// Thread safety: any thread; calls on one playhead are serialised.
+#[bridge_fn(
+    c = "tickreel_playhead_world_snapshot",
+    c_out_array = "buf",
+    c_out_type = "u8",
+    java = "playheadWorldSnapshot"
+)]
+pub fn world_snapshot(playhead: &Playhead) -> Vec<u8> {
+    let p = playhead.0.lock();
+    match p.update().world() {
+        play::World::Rebuild(r) => r.snapshot().map(<[u8]>::to_vec).unwrap_or_default(),
+        play::World::Unchanged => Vec::new(),
+    }
+}
+
+/// The world events of a rebuild (every custom event from the snapshot tick through the new
+/// position), into `buf` in the format of `tickreel_playhead_ticks`; empty without a rebuild.
+/// Re-apply them in order after restoring the snapshot.
+///
+/// `*out_count` is always set to the length in bytes. If it exceeds `capacity`, nothing is
+/// copied and `TICKREEL_RESULT_BUFFER_TOO_SMALL` is returned. `buf` may be NULL when `capacity`
+/// is 0.
+///
+/// Thread safety: any thread; calls on one playhead are serialised.
+#[bridge_fn(
+    c = "tickreel_playhead_world_events",
+    c_out_array = "buf",
+    c_out_type = "u8",
+    java = "playheadWorldEvents"
+)]
+pub fn world_events(playhead: &Playhead) -> tickreel::Result<Vec<u8>> {
+    let p = playhead.0.lock();
+    let play::World::Rebuild(r) = p.update().world() else {
+        return Ok(Vec::new());
+    };
+    // Consecutive events of one tick form that tick's batch.
+    let mut groups: Vec<(u32, Vec<tickreel::format::event::Event>)> = Vec::new();
+    for (tick, e) in r.events() {
+        match groups.last_mut() {
+            Some((t, events)) if *t == tick => events.push(e.clone()),
+            _ => groups.push((tick, vec![e.clone()])),
+        }
+    }
+    let mut out = Vec::new();
+    crate::api::encode_ticks(groups.iter().map(|(t, e)| (*t, e.as_slice())), &mut out)?;
+    Ok(out)
 }

@@ -6,7 +6,6 @@ use std::path::Path;
 use crate::api::{New, Released};
 use crate::ffi::TickreelReader;
 use crate::ffi::handle::HandleType;
-use tickreel::format::event::encode_batch;
 use tickreel::play::{self, SeekState, VerifyReport};
 use tickreel_bridge_macros::bridge_fn;
 
@@ -157,14 +156,9 @@ pub fn ticks(reader: &Reader, from: u32, to: u32) -> tickreel::Result<Vec<u8>> {
         )));
     }
     let mut out = Vec::new();
-    let mut batch = Vec::new();
     for t in reader.0.ticks(from, to) {
         let t = t?;
-        batch.clear();
-        encode_batch(&t.events, &mut batch)?;
-        out.extend_from_slice(&t.tick.to_be_bytes());
-        out.extend_from_slice(&(batch.len() as u32).to_be_bytes());
-        out.extend_from_slice(&batch);
+        crate::api::encode_ticks([(t.tick, t.events.as_slice())], &mut out)?;
         if out.len() >= MAX_TICKS_BYTES {
             break;
         }

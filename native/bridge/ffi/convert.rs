@@ -351,6 +351,22 @@ impl CArrayResult for Vec<u8> {
     }
 }
 
+/// Entity ids.
+impl CArrayResult for Vec<u32> {
+    type Item = u32;
+    fn len(&self) -> usize {
+        Vec::len(self)
+    }
+    fn write(self, out: &OutArray<u32>) {
+        for (i, v) in self.into_iter().enumerate() {
+            out.set(i, v);
+        }
+    }
+    fn describe(&self) -> String {
+        format!("{} ids", Vec::len(self))
+    }
+}
+
 /// Reports the list's length in `*out_count` and copies it into `out` if it fits
 /// (`TICKREEL_RESULT_BUFFER_TOO_SMALL`, nothing copied, otherwise).
 pub(crate) fn fill_array<L: CArrayResult>(

@@ -5,7 +5,7 @@ use super::args::OutArray;
 use super::convert::{CArrayResult, CResult};
 use super::reader::{TickreelEntityState, entity_state};
 use super::result::FfiResult;
-use crate::api::playhead::{EntityList, UpdateRef};
+use crate::api::playhead::{Added, EntityList, UpdateRef, WorldInfo};
 use tickreel::play::{Motion, Update};
 
 /// A viewer's position in a recording. Opaque: open with `tickreel_playhead_open`, release with
@@ -60,6 +60,54 @@ fn info(u: &Update) -> TickreelUpdateInfo {
         waiting: u.waiting,
         fault_count: u32::try_from(u.faults().len()).unwrap_or(u32::MAX),
         entity_count: u32::try_from(u.entities().len()).unwrap_or(u32::MAX),
+    }
+}
+
+/// What a playhead update does to the world, as filled in by `tickreel_playhead_world`.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct TickreelWorldInfo {
+    /// Rebuild the world: restore the snapshot (`tickreel_playhead_world_snapshot`, if
+    /// `has_snapshot`), then re-apply the events of `tickreel_playhead_world_events`. False: keep
+    /// the world as it is.
+    pub rebuild: bool,
+    /// The recording has a snapshot at or before the position; without one, start from the world
+    /// as it was when recording started.
+    pub has_snapshot: bool,
+    /// `snapshot_tick` is set.
+    pub has_snapshot_tick: bool,
+    /// The tick whose events come after the snapshot (the snapshot is the world before them).
+    pub snapshot_tick: u32,
+    /// False if a chunk between the snapshot and the position could not be read: the events are
+    /// incomplete (see `fault_count`).
+    pub complete: bool,
+}
+
+impl CResult for WorldInfo {
+    type C = TickreelWorldInfo;
+    fn into_c(self) -> FfiResult<TickreelWorldInfo> {
+        Ok(TickreelWorldInfo {
+            rebuild: self.rebuild,
+            has_snapshot: self.has_snapshot,
+            has_snapshot_tick: self.snapshot_tick.is_some(),
+            snapshot_tick: self.snapshot_tick.unwrap_or(0),
+            complete: self.complete,
+        })
+    }
+}
+
+impl CArrayResult for Added<'_> {
+    type Item = TickreelEntityState;
+    fn len(&self) -> usize {
+        self.entities().len()
+    }
+    fn write(self, out: &OutArray<TickreelEntityState>) {
+        for (i, e) in self.entities().iter().enumerate() {
+            out.set(i, entity_state(e));
+        }
+    }
+    fn describe(&self) -> String {
+        format!("{} added entities", self.len())
     }
 }
 
@@ -168,6 +216,22 @@ mod tests {
         // SAFETY: `at` is writable.
         assert_eq!(unsafe { tickreel_playhead_position(p, &mut at) }, OK);
         assert_eq!(at, 105);
+        // The opening jump spawns both entities and rebuilds the world (from no custom events).
+        let mut n = 0;
+        let mut added = vec![entity_state(&EntityState::default()); 2];
+        // SAFETY: `added` has room for 2.
+        let res = unsafe { tickreel_playhead_added(p, added.as_mut_ptr(), 2, &mut n) };
+        assert_eq!((res, n, added[0].id, added[1].id), (OK, 2, 1, 2));
+        // SAFETY: capacity 0 with NULL is a count query.
+        let res = unsafe { tickreel_playhead_removed(p, std::ptr::null_mut(), 0, &mut n) };
+        assert_eq!((res, n), (OK, 0));
+        let mut world = TickreelWorldInfo::default();
+        // SAFETY: `world` is writable.
+        assert_eq!(unsafe { tickreel_playhead_world(p, &mut world) }, OK);
+        assert!(world.rebuild && world.complete, "{world:?}");
+        // SAFETY: capacity 0 with NULL is a length query.
+        let res = unsafe { tickreel_playhead_world_events(p, std::ptr::null_mut(), 0, &mut n) };
+        assert_eq!((res, n), (OK, 0));
         assert_eq!(tickreel_playhead_set_speed(p, 2.0), OK);
         for bad in [0.1, 17.0, f64::NAN] {
             assert_eq!(
@@ -186,6 +250,26 @@ mod tests {
                 (105 + 2 * k, TICKREEL_MOTION_FORWARD, 2, false)
             );
             assert_eq!(u.entity_count, 2);
+            // The two recorded ticks covered, each with the two entities' poses.
+            let mut len = 0;
+            // SAFETY: capacity 0 with NULL is a length query.
+            let res = unsafe { tickreel_playhead_ticks(p, std::ptr::null_mut(), 0, &mut len) };
+            assert_eq!(res, TickreelResult::BufferTooSmall);
+            let mut buf = vec![0u8; len];
+            // SAFETY: `buf` has room for `len` bytes.
+            let res = unsafe { tickreel_playhead_ticks(p, buf.as_mut_ptr(), len, &mut len) };
+            assert_eq!(res, OK);
+            let mut ticks = Vec::new();
+            let mut at = 0;
+            while at < buf.len() {
+                let tick = u32::from_be_bytes(buf[at..at + 4].try_into().unwrap());
+                let n = u32::from_be_bytes(buf[at + 4..at + 8].try_into().unwrap()) as usize;
+                let events =
+                    tickreel::format::event::decode_batch(&buf[at + 8..at + 8 + n]).unwrap();
+                ticks.push((tick, events.len()));
+                at += 8 + n;
+            }
+            assert_eq!(ticks, [(104 + 2 * k, 2), (105 + 2 * k, 2)]);
         }
         assert_eq!(tickreel_playhead_set_reverse(p, true), OK);
         assert_eq!(tickreel_playhead_prepare(p), OK);

@@ -481,6 +481,17 @@ impl JniResult for Vec<u8> {
     }
 }
 
+/// Ids: a new `long[]` (unsigned 32-bit values).
+impl JniResult for Vec<u32> {
+    type Jni = jobject;
+    const SIG: &'static str = "[J";
+    const JAVA: &'static str = "long[]";
+    fn into_jni(self, env: &mut JNIEnv<'_>) -> Res<jobject> {
+        let v: Vec<i64> = self.into_iter().map(i64::from).collect();
+        super::long_array(env, &v)
+    }
+}
+
 /// A new handle that may not exist yet: `0` until it does.
 impl<T: HandleType> JniResult for Option<New<T>> {
     type Jni = jlong;

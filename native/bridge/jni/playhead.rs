@@ -4,12 +4,13 @@
 
 use jni::JNIEnv;
 use jni::objects::JLongArray;
-use jni::sys::{jint, jlongArray};
+use jni::sys::{jint, jlongArray, jobject};
 
 use super::Res;
-use super::convert::{JniFill, fill_longs};
+use super::convert::{JniFill, JniResult, LONG_ARRAY_JAVA, LONG_ARRAY_SIG, fill_longs};
+use super::long_array;
 use super::replay::ENTITY_LONGS;
-use crate::api::playhead::{EntityList, UpdateRef};
+use crate::api::playhead::{Added, EntityList, UpdateRef, WorldInfo};
 use tickreel::play::{Direction, Motion, Update};
 
 /// `long`s of an update (`PlaybackUpdate.HEADER`).
@@ -84,5 +85,40 @@ impl JniFill for EntityList<'_> {
             env.set_long_array_region(&room, start, &chunk[..group.len() * ENTITY_LONGS])?;
         }
         Ok(n)
+    }
+}
+
+/// `long[]`: 8 per added entity, as [`EntityList`]'s (allocated: asked for only on a jump).
+impl JniResult for Added<'_> {
+    type Jni = jobject;
+    const SIG: &'static str = LONG_ARRAY_SIG;
+    const JAVA: &'static str = LONG_ARRAY_JAVA;
+    fn into_jni(self, env: &mut JNIEnv<'_>) -> Res<jobject> {
+        let mut out = Vec::with_capacity(ENTITY_LONGS * self.entities().len());
+        for e in self.entities() {
+            out.push(i64::from(e.id));
+            out.push(i64::from(e.kind));
+            out.push(i64::from(e.flags));
+            out.extend_from_slice(&e.pose.to_array());
+        }
+        long_array(env, &out)
+    }
+}
+
+/// `long[] {rebuild, has snapshot, snapshot tick or -1, complete}` (0/1 flags).
+impl JniResult for WorldInfo {
+    type Jni = jobject;
+    const SIG: &'static str = LONG_ARRAY_SIG;
+    const JAVA: &'static str = LONG_ARRAY_JAVA;
+    fn into_jni(self, env: &mut JNIEnv<'_>) -> Res<jobject> {
+        long_array(
+            env,
+            &[
+                i64::from(self.rebuild),
+                i64::from(self.has_snapshot),
+                self.snapshot_tick.map_or(-1, i64::from),
+                i64::from(self.complete),
+            ],
+        )
     }
 }

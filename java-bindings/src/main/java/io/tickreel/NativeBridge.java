@@ -81,6 +81,12 @@ final class NativeBridge {
     static native void playheadSetReverse(long playhead, boolean reverse);
     static native long playheadPosition(long playhead);
     static native int playheadEntities(long playhead, long[] out);
+    static native byte[] playheadTicks(long playhead);
+    static native long[] playheadRemoved(long playhead);
+    static native long[] playheadAdded(long playhead);
+    static native long[] playheadWorld(long playhead);
+    static native byte[] playheadWorldSnapshot(long playhead);
+    static native byte[] playheadWorldEvents(long playhead);
 
     // --- reader (native/bridge/api/reader.rs documents each) ---
     static native long replayOpen(String path);

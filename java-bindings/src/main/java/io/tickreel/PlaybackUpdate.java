@@ -3,6 +3,8 @@ package io.tickreel;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.Optional;
+import java.util.OptionalInt;
 
 /**
  * What one {@link Playhead} call did: the position before and after, how it moved, and every live
@@ -110,16 +112,75 @@ public final class PlaybackUpdate {
             while ((long) (n = NativeBridge.playheadEntities(h, entityLongs)) * ENTITY_LONGS > entityLongs.length) {
                 entityLongs = new long[n * ENTITY_LONGS]; // filled only when it fits: grow and ask again
             }
-            long[] a = entityLongs;
-            List<EntityState> out = new ArrayList<>(n);
-            for (int i = 0, o = 0; i < n; i++, o += ENTITY_LONGS) {
-                out.add(new EntityState(
-                        (int) a[o], (int) a[o + 1], (int) a[o + 2], new Pose(a[o + 3], a[o + 4], a[o + 5], a[o + 6], a[o + 7])));
-            }
-            e = Collections.unmodifiableList(out);
+            e = states(entityLongs, n);
             entities = e;
         }
         return e;
+    }
+
+    /**
+     * {@link Motion#FORWARD FORWARD} updates: the recorded ticks covered, in order, each with its
+     * events (pose changes first, then the others as recorded); empty for other motions. Read
+     * from the playhead when called (allocates): call it before the playhead's next call.
+     *
+     * @throws IllegalStateException if the playhead was closed
+     */
+    public List<ReplayTick> ticks() {
+        return TickReader.decodeTicks(NativeBridge.playheadTicks(playhead.get()));
+    }
+
+    /**
+     * {@link Motion#JUMP JUMP} updates: the entities that disappeared (despawn them), by id. Read
+     * from the playhead when called.
+     *
+     * @throws IllegalStateException if the playhead was closed
+     */
+    public int[] removed() {
+        long[] ids = NativeBridge.playheadRemoved(playhead.get());
+        int[] out = new int[ids.length];
+        for (int i = 0; i < ids.length; i++) {
+            out[i] = (int) ids[i];
+        }
+        return out;
+    }
+
+    /**
+     * {@link Motion#JUMP JUMP} updates: the entities that appeared (spawn them), sorted by id. Read
+     * from the playhead when called.
+     *
+     * @throws IllegalStateException if the playhead was closed
+     */
+    public List<EntityState> added() {
+        long[] a = NativeBridge.playheadAdded(playhead.get());
+        return states(a, a.length / ENTITY_LONGS);
+    }
+
+    /**
+     * What a {@link Motion#JUMP JUMP} does to the world (the custom events: blocks, ...): a rebuild
+     * to apply (restore its snapshot, then re-apply its events in order), or empty to keep the
+     * world as it is. Read from the playhead when called.
+     *
+     * @throws IllegalStateException if the playhead was closed
+     */
+    public Optional<WorldRebuild> world() {
+        long h = playhead.get();
+        long[] w = NativeBridge.playheadWorld(h);
+        if (w[0] == 0) {
+            return Optional.empty();
+        }
+        Optional<byte[]> snapshot = w[1] != 0 ? Optional.of(NativeBridge.playheadWorldSnapshot(h)) : Optional.empty();
+        OptionalInt snapshotTick = w[2] < 0 ? OptionalInt.empty() : OptionalInt.of((int) w[2]);
+        List<ReplayTick> events = TickReader.decodeTicks(NativeBridge.playheadWorldEvents(h));
+        return Optional.of(new WorldRebuild(snapshot, snapshotTick, events, w[3] != 0));
+    }
+
+    private static List<EntityState> states(long[] a, int n) {
+        List<EntityState> out = new ArrayList<>(n);
+        for (int i = 0, o = 0; i < n; i++, o += ENTITY_LONGS) {
+            out.add(new EntityState(
+                    (int) a[o], (int) a[o + 1], (int) a[o + 2], new Pose(a[o + 3], a[o + 4], a[o + 5], a[o + 6], a[o + 7])));
+        }
+        return Collections.unmodifiableList(out);
     }
 
     @Override

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Path;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -115,6 +116,31 @@ class PlayheadTest {
             assertEquals(PlaybackUpdate.Motion.JUMP, s.motion());
             assertMatchesSeek(r, s);
             assertEquals(TICKS - 1, p.seek(1_000_000).position());
+        }
+    }
+
+    /** A jump says what to spawn and rebuild; forward play gives the recorded ticks with their events. */
+    @Test
+    void updatesCarryTheirTicksAddedEntitiesAndWorldRebuilds(@TempDir Path dir) {
+        Path reel = ReplayTest.record(dir, 3, TICKS);
+        try (Replay r = Replay.open(reel); Playhead p = Playhead.open(reel)) {
+            PlaybackUpdate first = p.update();
+            assertEquals(PlaybackUpdate.Motion.JUMP, first.motion());
+            assertEquals(first.entities(), first.added(), "the opening jump spawns everything");
+            assertEquals(0, first.removed().length);
+            WorldRebuild world = first.world().orElseThrow();
+            assertTrue(world.complete());
+            assertTrue(first.ticks().isEmpty());
+            p.play();
+            p.setSpeed(2);
+            PlaybackUpdate u;
+            do {
+                u = p.advance();
+            } while (u.motion() != PlaybackUpdate.Motion.FORWARD);
+            List<ReplayTick> ticks = u.ticks();
+            assertEquals(u.position() - u.from(), ticks.size(), u.toString());
+            assertEquals(r.ticks(u.from() + 1, u.position()), ticks, "the same ticks as Replay.ticks");
+            assertTrue(u.world().isEmpty(), "forward play keeps the world");
         }
     }
 
