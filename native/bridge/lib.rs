@@ -9,3 +9,8 @@ mod shared;
 
 #[cfg(test)]
 mod codes;
+
+/// The generator `build.rs` runs, compiled here too for its own tests.
+#[cfg(test)]
+#[path = "codegen/mod.rs"]
+mod codegen;

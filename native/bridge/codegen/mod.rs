@@ -15,6 +15,8 @@
 
 pub mod c;
 pub mod jni;
+#[cfg(test)]
+mod tests;
 
 use std::fmt::Write as _;
 use std::path::Path;
