@@ -1237,8 +1237,6 @@ TickreelResult tickreel_engine_new(const struct TickreelEngineOptions *options,
  * Thread safety: any thread. Calls on the same engine running in other threads finish
  * normally (a recorder started meanwhile is closed by the shutdown); calls that start after
  * this one get `TICKREEL_RESULT_INVALID_HANDLE`.
- *
- * (Java: `engineClose`, idempotent.)
  */
 TickreelResult tickreel_engine_free(struct TickreelEngine *engine);
 
@@ -1331,8 +1329,6 @@ TickreelResult tickreel_recorder_free(struct TickreelRecorder *recorder);
  * shut down.
  *
  * Thread safety: any thread, but one thread at a time per recorder (ticks in order).
- *
- * (Java: `true` if queued, `false` if dropped.)
  *
  * # Safety
  * `out_dropped` must be NULL or point to writable storage for one `bool`.
@@ -1480,8 +1476,6 @@ TickreelResult tickreel_recorder_stats(struct TickreelRecorder *recorder,
  *
  * Thread safety: any thread, concurrently with other recorder calls.
  *
- * (Java: the tick, or -1 for none.)
- *
  * # Safety
  * `out_has_tick` must be NULL or point to writable storage for one `u32`.
  * `out_tick` must be NULL or point to writable storage for one `u32`.
@@ -1549,8 +1543,6 @@ TickreelResult tickreel_recorder_abort(struct TickreelRecorder *recorder);
  * asked.
  *
  * Thread safety: any thread, concurrently with any other call on the handle.
- *
- * (Java: the final path, `null` while running; throws the failure.)
  *
  * # Safety
  * `out_done` must be NULL or point to writable storage for one `bool`.
@@ -1816,8 +1808,6 @@ TickreelResult tickreel_ghost_load_poll(struct TickreelGhostLoad *load, bool *ou
  *
  * Thread safety: any thread; calls on one load are serialised.
  *
- * (Java: `0` while the load runs.)
- *
  * # Safety
  * `out_ghost` must be NULL or point to writable storage for one `TickreelGhost` pointer.
  */
@@ -1996,9 +1986,6 @@ TickreelResult tickreel_playhead_position(struct TickreelPlayhead *playhead, uin
  * `*out_count` states. `states` may be NULL when `capacity` is 0, to query the count.
  *
  * Thread safety: any thread; calls on one playhead are serialised.
- *
- * (Java: fills its `long[]` with 8 longs per entity if they fit and returns the count, so that a
- * reused array costs nothing per call.)
  *
  * # Safety
  * `states` must point to `capacity` writable `TickreelEntityState`s (or `capacity` must be 0); `out_count` must be NULL or point to a writable `size_t`.
@@ -2300,8 +2287,6 @@ TickreelResult tickreel_report_options_default(struct TickreelReportOptions *out
  *
  * Thread safety: any thread. The recorder is then used as any recorder; the shadow from any
  * thread.
- *
- * (Java: `long[] {recorder, shadow}`.)
  *
  * # Safety
  * `out_recorder` must be NULL or point to writable storage for one `*mut TickreelRecorder`.

@@ -418,7 +418,7 @@ fn emit_fn(s: &mut String, op: &Op) -> Result<(), String> {
     }
     let _ = writeln!(body, "{i}Ok(())");
 
-    let mut docs = op.docs.clone();
+    let mut docs = c_docs(&op.docs);
     if is_unsafe {
         docs.push(String::new());
         docs.push(" # Safety".into());
@@ -438,4 +438,27 @@ fn emit_fn(s: &mut String, op: &Op) -> Result<(), String> {
     s.push_str(&body);
     s.push_str("        })\n    }\n");
     Ok(())
+}
+
+/// The documentation for C: without the paragraphs that begin `(Java:`, which describe the Java
+/// form of the operation.
+fn c_docs(docs: &[String]) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    let mut skipping = false;
+    for line in docs {
+        if line.trim_start().starts_with("(Java:") {
+            skipping = true;
+            if out.last().is_some_and(|l| l.trim().is_empty()) {
+                out.pop();
+            }
+            continue;
+        }
+        if skipping && line.trim().is_empty() {
+            skipping = false;
+        }
+        if !skipping {
+            out.push(line.clone());
+        }
+    }
+    out
 }

@@ -17,6 +17,8 @@ use crate::api::New;
 
 /// Opens a thing.
 ///
+/// (Java: a handle, never 0.)
+///
 /// Thread safety: any thread.
 #[bridge_fn(c = "tickreel_thing_open", c_out = "out_thing", java = "thingOpen")]
 pub fn open(path: &Path, size: u32) -> tickreel::Result<New<Thing>> {
@@ -77,6 +79,11 @@ fn c_entry_points_follow_the_rust_types() {
         "{src}"
     );
     assert!(src.contains("#[doc = \" # Safety\"]"));
+    assert!(
+        !src.contains("(Java:"),
+        "C documentation leaves out the notes on the Java form"
+    );
+    assert!(src.contains("#[doc = \" Thread safety: any thread.\"]"));
     assert!(src.contains("`path` must be NULL or a NUL-terminated string"));
     // Only plain values and handles: a safe function, no # Safety section needed.
     assert!(src.contains(
