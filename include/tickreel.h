@@ -2101,9 +2101,10 @@ TickreelResult tickreel_playhead_world_events(struct TickreelPlayhead *playhead,
                                               size_t *out_count);
 
 /**
- * Opens a finished `.reel` file at `path` (a NUL-terminated path in the platform's encoding) and
- * stores the reader's handle in `*out_reader`. Reads and checks the header, metadata and index;
- * chunks are read when needed.
+ * Opens the recording at `path` (a NUL-terminated path in the platform's encoding): a finished
+ * `.reel` file, or a live recording's directory (`<name>.reel.live`: what was flushed when it is
+ * opened) and stores the reader's handle in `*out_reader`. Reads and checks the header, metadata
+ * and index; chunks are read when needed.
  *
  * Returns `TICKREEL_RESULT_IO` if the file cannot be opened, `TICKREEL_RESULT_CORRUPT` for a file
  * that is not a tickreel recording or is damaged, `TICKREEL_RESULT_TRUNCATED` for a file cut
@@ -2224,6 +2225,31 @@ TickreelResult tickreel_reader_seek(struct TickreelReader *reader,
                                     size_t capacity,
                                     size_t *out_count,
                                     uint32_t *out_tick);
+
+/**
+ * Copies the recorded ticks in `from..=to` into `buf`, each as a big-endian `uint32_t` tick, a
+ * big-endian `uint32_t` length, then that many bytes of its events in the tick batch encoding
+ * (the format `tickreel_batch_bytes` gives, FORMAT.md); ticks without events are left out. Stops
+ * after the tick that crosses about 4 MiB: continue from the tick after the last one returned.
+ * Empty when no tick is in the range.
+ *
+ * `*out_count` is always set to the length in bytes. If it exceeds `capacity`, nothing is
+ * copied and `TICKREEL_RESULT_BUFFER_TOO_SMALL` is returned: call again with room for
+ * `*out_count` bytes. `buf` may be NULL when `capacity` is 0. Returns
+ * `TICKREEL_RESULT_INVALID_ARGUMENT` if `to < from`, `TICKREEL_RESULT_CORRUPT` or
+ * `_TRUNCATED` for a damaged chunk.
+ *
+ * Thread safety: any thread, concurrently with any other reader call.
+ *
+ * # Safety
+ * `buf` must point to `capacity` writable `u8`s (or `capacity` must be 0); `out_count` must be NULL or point to a writable `size_t`.
+ */
+TickreelResult tickreel_reader_ticks(struct TickreelReader *reader,
+                                     uint32_t from,
+                                     uint32_t to,
+                                     uint8_t *buf,
+                                     size_t capacity,
+                                     size_t *out_count);
 
 /**
  * Reads and decodes every chunk, checking checksums and the consistency of header and index.

@@ -24,9 +24,10 @@ pub struct ReaderInfo<'a>(pub &'a play::Reader);
 /// Most bytes one [`ticks`] call returns; the caller asks for the rest in further calls.
 const MAX_TICKS_BYTES: usize = 4 << 20;
 
-/// Opens a finished `.reel` file at `path` (a NUL-terminated path in the platform's encoding) and
-/// stores the reader's handle in `*out_reader`. Reads and checks the header, metadata and index;
-/// chunks are read when needed.
+/// Opens the recording at `path` (a NUL-terminated path in the platform's encoding): a finished
+/// `.reel` file, or a live recording's directory (`<name>.reel.live`: what was flushed when it is
+/// opened) and stores the reader's handle in `*out_reader`. Reads and checks the header, metadata
+/// and index; chunks are read when needed.
 ///
 /// Returns `TICKREEL_RESULT_IO` if the file cannot be opened, `TICKREEL_RESULT_CORRUPT` for a file
 /// that is not a tickreel recording or is damaged, `TICKREEL_RESULT_TRUNCATED` for a file cut
@@ -36,7 +37,7 @@ const MAX_TICKS_BYTES: usize = 4 << 20;
 /// Thread safety: any thread. A reader may then be used from any number of threads at once.
 #[bridge_fn(c = "tickreel_reader_open", c_out = "out_reader", java = "replayOpen")]
 pub fn open(path: &Path) -> tickreel::Result<New<Reader>> {
-    Ok(New(Reader(play::Reader::open_path(path)?)))
+    Ok(New(Reader(play::Reader::open_any(path)?)))
 }
 
 /// Closes a reader. `tickreel_reader_free(NULL)` is a no-op returning `TICKREEL_RESULT_OK`; a
@@ -145,10 +146,25 @@ pub fn seek(reader: &Reader, tick: u32) -> tickreel::Result<SeekState> {
     reader.0.seek(tick)
 }
 
-/// The decoded ticks in `from..=to`, each as `u32 BE tick, u32 BE length, batch` (the tick batch
-/// encoding). Stops after the tick that crosses about 4 MiB: the caller continues from the tick
-/// after the last one returned. Empty when no tick is in the range.
-#[bridge_fn(java = "replayTicks")]
+/// Copies the recorded ticks in `from..=to` into `buf`, each as a big-endian `uint32_t` tick, a
+/// big-endian `uint32_t` length, then that many bytes of its events in the tick batch encoding
+/// (the format `tickreel_batch_bytes` gives, FORMAT.md); ticks without events are left out. Stops
+/// after the tick that crosses about 4 MiB: continue from the tick after the last one returned.
+/// Empty when no tick is in the range.
+///
+/// `*out_count` is always set to the length in bytes. If it exceeds `capacity`, nothing is
+/// copied and `TICKREEL_RESULT_BUFFER_TOO_SMALL` is returned: call again with room for
+/// `*out_count` bytes. `buf` may be NULL when `capacity` is 0. Returns
+/// `TICKREEL_RESULT_INVALID_ARGUMENT` if `to < from`, `TICKREEL_RESULT_CORRUPT` or
+/// `_TRUNCATED` for a damaged chunk.
+///
+/// Thread safety: any thread, concurrently with any other reader call.
+#[bridge_fn(
+    c = "tickreel_reader_ticks",
+    c_out_array = "buf",
+    c_out_type = "u8",
+    java = "replayTicks"
+)]
 pub fn ticks(reader: &Reader, from: u32, to: u32) -> tickreel::Result<Vec<u8>> {
     if to < from {
         return Err(tickreel::Error::invalid(format!(

@@ -215,6 +215,30 @@ mod tests {
             (7.0, 64.0, 450.0)
         );
 
+        // The ticks with their events: 35 ticks of two poses (and a flags event), in order.
+        let mut len = 0;
+        // SAFETY: capacity 0 with NULL is a length query.
+        let res = unsafe { tickreel_reader_ticks(r, 100, 134, std::ptr::null_mut(), 0, &mut len) };
+        assert_eq!(res, TickreelResult::BufferTooSmall);
+        let mut buf = vec![0u8; len];
+        // SAFETY: `buf` has room for `len` bytes.
+        let res = unsafe { tickreel_reader_ticks(r, 100, 134, buf.as_mut_ptr(), len, &mut len) };
+        assert_eq!(res, OK);
+        let (mut at, mut seen) = (0, Vec::new());
+        while at < buf.len() {
+            let tick = u32::from_be_bytes(buf[at..at + 4].try_into().unwrap());
+            let n = u32::from_be_bytes(buf[at + 4..at + 8].try_into().unwrap()) as usize;
+            let events = tickreel::format::event::decode_batch(&buf[at + 8..at + 8 + n]).unwrap();
+            seen.push((tick, events.len()));
+            at += 8 + n;
+        }
+        assert_eq!(seen.len(), 35);
+        assert_eq!((seen[0].0, seen[34].0), (100, 134));
+        assert!(seen.iter().all(|&(_, n)| n >= 2), "{seen:?}");
+        // SAFETY: `len` is writable; no buffer needed for the refusal.
+        let res = unsafe { tickreel_reader_ticks(r, 5, 4, std::ptr::null_mut(), 0, &mut len) };
+        assert_eq!(res, TickreelResult::InvalidArgument);
+
         // The metadata, as an NBT root compound with the library's own "tickreel" compound.
         let mut len = 0;
         // SAFETY: capacity 0 with NULL is a length query; `len` is writable.

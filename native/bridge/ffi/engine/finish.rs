@@ -105,6 +105,19 @@ mod tests {
         }
         assert_eq!(tickreel_batch_free(b), OK);
         assert_eq!(tickreel_recorder_flush(r), OK);
+        // A reader opens the live directory too: what was flushed so far.
+        let live = CString::new(format!("{}.live", path.to_str().unwrap())).unwrap();
+        let mut rd = std::ptr::null_mut();
+        // SAFETY: valid string and out-pointer.
+        assert_eq!(unsafe { tickreel_reader_open(live.as_ptr(), &mut rd) }, OK);
+        let (mut first, mut last) = (u32::MAX, 0);
+        // SAFETY: writable locals.
+        unsafe {
+            assert_eq!(tickreel_reader_first_tick(rd, &mut first), OK);
+            assert_eq!(tickreel_reader_last_tick(rd, &mut last), OK);
+        }
+        assert_eq!((first, last), (0, 49));
+        assert_eq!(tickreel_reader_free(rd), OK);
         let s = stats(r);
         assert_eq!((s.submitted_ticks, s.rejected_ticks), (50, 0));
         assert!(s.has_flushed_tick && s.flushed_tick == 49, "{s:?}");

@@ -78,6 +78,9 @@ class RecorderTest {
             assertEquals(99, mid.flushedTick().orElseThrow(), "flush is durable up to the last tick");
             assertTrue(mid.flushes() >= 1 && mid.bytesWritten() > 0, mid.toString());
             assertTrue(Files.isDirectory(dir.resolve("live.reel.live")), "a live recording is a directory");
+            try (Replay live = Replay.open(dir.resolve("live.reel.live"))) {
+                assertEquals(99, live.info().lastTick().orElseThrow(), "a live directory reads what was flushed");
+            }
             rec.playerLeft(3);
             submitTicks(rec, t, 100, ticks);
             assertTrue(rec.status().isEmpty(), "no writer error");
