@@ -1851,6 +1851,27 @@ TickreelResult tickreel_playhead_open(const char *path,
                                       struct TickreelPlayhead **out_playhead);
 
 /**
+ * Like `tickreel_playhead_open`, for a recording being written (by this process or another):
+ * `path` is its final `.reel` path or its live directory. A background thread polls the live
+ * directory (every 100 ms) so that new ticks appear to `tickreel_playhead_advance` within the
+ * writer's flush interval plus one poll; `advance` still never does I/O. Before the first flush
+ * the playhead is `waiting` and jumps to `start_tick` (clamped) once ticks arrive; at the live
+ * edge it is `at_edge` and plays on as the recording grows. When the recording is finished and
+ * compacted it goes on from the final file. `tickreel_playhead_free` stops the polling thread.
+ *
+ * Returns `TICKREEL_RESULT_IO` if neither the live directory nor the final file exists.
+ *
+ * Thread safety: any thread, as `tickreel_playhead_open`.
+ *
+ * # Safety
+ * `out_playhead` must be NULL or point to writable storage for one `TickreelPlayhead` pointer.
+ * `path` must be NULL or a NUL-terminated string (NULL is refused).
+ */
+TickreelResult tickreel_playhead_follow(const char *path,
+                                        uint32_t start_tick,
+                                        struct TickreelPlayhead **out_playhead);
+
+/**
  * Frees a playhead. `tickreel_playhead_free(NULL)` is a no-op returning `TICKREEL_RESULT_OK`; a
  * freed or invalid handle returns `TICKREEL_RESULT_INVALID_HANDLE`.
  *

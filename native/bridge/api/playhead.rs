@@ -2,6 +2,7 @@
 //! ([`tickreel::play::Playhead`]).
 
 use std::path::Path;
+use std::sync::Arc;
 
 use parking_lot::{Mutex, MutexGuard};
 
@@ -9,12 +10,20 @@ use crate::api::{New, Released};
 use crate::ffi::TickreelPlayhead;
 use crate::ffi::handle::HandleType;
 use tickreel::format::state::EntityState;
-use tickreel::play::{self, Direction, PlaybackContext, Reader, Recording, Update};
+
+use tickreel::play::{
+    self, Direction, FollowOptions, LiveFollower, PlaybackContext, Reader, Recording, Update,
+};
 use tickreel_bridge_macros::bridge_fn;
 
 /// A viewer's position in a recording (C: `TickreelPlayhead`, Java: `Playhead`). Calls on one
-/// playhead are serialised by its lock.
-pub struct Playhead(Mutex<play::Playhead>);
+/// playhead are serialised by its lock. A playhead that follows a recording being written owns
+/// its follower (whose polling thread stops when the playhead is freed).
+pub struct Playhead {
+    inner: Mutex<play::Playhead>,
+    /// Kept alive with the playhead (dropping it stops and joins its thread).
+    _follower: Option<LiveFollower>,
+}
 
 impl HandleType for Playhead {
     type Opaque = TickreelPlayhead;
@@ -88,7 +97,35 @@ impl EntityList<'_> {
 pub fn open(path: &Path, start_tick: u32) -> tickreel::Result<New<Playhead>> {
     let rec = Recording::from_reader(Reader::open_any(path)?, &PlaybackContext::global());
     let playhead = play::Playhead::new_at(rec, start_tick)?;
-    Ok(New(Playhead(Mutex::new(playhead))))
+    Ok(New(Playhead {
+        inner: Mutex::new(playhead),
+        _follower: None,
+    }))
+}
+
+/// Like `tickreel_playhead_open`, for a recording being written (by this process or another):
+/// `path` is its final `.reel` path or its live directory. A background thread polls the live
+/// directory (every 100 ms) so that new ticks appear to `tickreel_playhead_advance` within the
+/// writer's flush interval plus one poll; `advance` still never does I/O. Before the first flush
+/// the playhead is `waiting` and jumps to `start_tick` (clamped) once ticks arrive; at the live
+/// edge it is `at_edge` and plays on as the recording grows. When the recording is finished and
+/// compacted it goes on from the final file. `tickreel_playhead_free` stops the polling thread.
+///
+/// Returns `TICKREEL_RESULT_IO` if neither the live directory nor the final file exists.
+///
+/// Thread safety: any thread, as `tickreel_playhead_open`.
+#[bridge_fn(
+    c = "tickreel_playhead_follow",
+    c_out = "out_playhead",
+    java = "playheadFollow"
+)]
+pub fn follow(path: &Path, start_tick: u32) -> tickreel::Result<New<Playhead>> {
+    let follower = Recording::follow(path, FollowOptions::default())?;
+    let playhead = play::Playhead::new_at(Arc::clone(follower.recording()), start_tick)?;
+    Ok(New(Playhead {
+        inner: Mutex::new(playhead),
+        _follower: Some(follower),
+    }))
 }
 
 /// Frees a playhead. `tickreel_playhead_free(NULL)` is a no-op returning `TICKREEL_RESULT_OK`; a
@@ -112,7 +149,7 @@ pub fn free(_playhead: Released<Playhead>) {}
     java_fill
 )]
 pub fn current(playhead: &Playhead) -> UpdateRef<'_> {
-    UpdateRef(playhead.0.lock())
+    UpdateRef(playhead.inner.lock())
 }
 
 /// Moves the playhead by one server tick's worth of playback (nothing while paused) and stores
@@ -133,7 +170,7 @@ pub fn current(playhead: &Playhead) -> UpdateRef<'_> {
     java_fill
 )]
 pub fn advance(playhead: &Playhead) -> UpdateRef<'_> {
-    let mut p = playhead.0.lock();
+    let mut p = playhead.inner.lock();
     p.advance();
     UpdateRef(p)
 }
@@ -144,7 +181,7 @@ pub fn advance(playhead: &Playhead) -> UpdateRef<'_> {
 /// Thread safety: any thread; calls on one playhead are serialised.
 #[bridge_fn(c = "tickreel_playhead_prepare")]
 pub fn prepare(playhead: &Playhead) {
-    playhead.0.lock().prepare();
+    playhead.inner.lock().prepare();
 }
 
 /// Moves to `tick` (clamped into the recording) and stores the jump in `*out_info` (`out_info`
@@ -161,7 +198,7 @@ pub fn prepare(playhead: &Playhead) {
     java_fill
 )]
 pub fn seek(playhead: &Playhead, tick: u32) -> tickreel::Result<UpdateRef<'_>> {
-    let mut p = playhead.0.lock();
+    let mut p = playhead.inner.lock();
     p.seek(tick)?;
     Ok(UpdateRef(p))
 }
@@ -179,7 +216,7 @@ pub fn seek(playhead: &Playhead, tick: u32) -> tickreel::Result<UpdateRef<'_>> {
     java_fill
 )]
 pub fn step_forward(playhead: &Playhead) -> UpdateRef<'_> {
-    let mut p = playhead.0.lock();
+    let mut p = playhead.inner.lock();
     p.step_forward();
     UpdateRef(p)
 }
@@ -197,7 +234,7 @@ pub fn step_forward(playhead: &Playhead) -> UpdateRef<'_> {
     java_fill
 )]
 pub fn step_back(playhead: &Playhead) -> UpdateRef<'_> {
-    let mut p = playhead.0.lock();
+    let mut p = playhead.inner.lock();
     p.step_back();
     UpdateRef(p)
 }
@@ -208,7 +245,7 @@ pub fn step_back(playhead: &Playhead) -> UpdateRef<'_> {
 /// Thread safety: any thread; calls on one playhead are serialised.
 #[bridge_fn(c = "tickreel_playhead_play", java = "playheadPlay")]
 pub fn play(playhead: &Playhead) {
-    playhead.0.lock().play();
+    playhead.inner.lock().play();
 }
 
 /// Stops playing: `tickreel_playhead_advance` then reports `TICKREEL_MOTION_STILL`.
@@ -216,7 +253,7 @@ pub fn play(playhead: &Playhead) {
 /// Thread safety: any thread; calls on one playhead are serialised.
 #[bridge_fn(c = "tickreel_playhead_pause", java = "playheadPause")]
 pub fn pause(playhead: &Playhead) {
-    playhead.0.lock().pause();
+    playhead.inner.lock().pause();
 }
 
 /// Sets the speed in recorded ticks per server tick, from 0.25 to 16 (fractions accumulate: at
@@ -226,7 +263,7 @@ pub fn pause(playhead: &Playhead) {
 /// Thread safety: any thread; calls on one playhead are serialised.
 #[bridge_fn(c = "tickreel_playhead_set_speed", java = "playheadSetSpeed")]
 pub fn set_speed(playhead: &Playhead, speed: f64) -> tickreel::Result<()> {
-    playhead.0.lock().set_speed(speed)
+    playhead.inner.lock().set_speed(speed)
 }
 
 /// Sets the direction of play: backward if `reverse`, forward otherwise. Reverse play reports
@@ -240,7 +277,7 @@ pub fn set_reverse(playhead: &Playhead, reverse: bool) {
     } else {
         Direction::Forward
     };
-    playhead.0.lock().set_direction(direction);
+    playhead.inner.lock().set_direction(direction);
 }
 
 /// Stores the current position in `*out_tick` (while waiting for a live recording's first tick,
@@ -253,7 +290,7 @@ pub fn set_reverse(playhead: &Playhead, reverse: bool) {
     java = "playheadPosition"
 )]
 pub fn position(playhead: &Playhead) -> u32 {
-    playhead.0.lock().position()
+    playhead.inner.lock().position()
 }
 
 /// Copies the state of every live entity at the current position into `states`, sorted by
@@ -275,7 +312,7 @@ pub fn position(playhead: &Playhead) -> u32 {
     java_fill
 )]
 pub fn entities(playhead: &Playhead) -> EntityList<'_> {
-    EntityList(playhead.0.lock())
+    EntityList(playhead.inner.lock())
 }
 
 /// The recorded ticks a `TICKREEL_MOTION_FORWARD` update covered, with their events, into `buf`:
@@ -295,7 +332,7 @@ pub fn entities(playhead: &Playhead) -> EntityList<'_> {
     java = "playheadTicks"
 )]
 pub fn ticks(playhead: &Playhead) -> tickreel::Result<Vec<u8>> {
-    let p = playhead.0.lock();
+    let p = playhead.inner.lock();
     let mut out = Vec::new();
     crate::api::encode_ticks(p.update().ticks(), &mut out)?;
     Ok(out)
@@ -315,7 +352,7 @@ pub fn ticks(playhead: &Playhead) -> tickreel::Result<Vec<u8>> {
     java = "playheadRemoved"
 )]
 pub fn removed(playhead: &Playhead) -> Vec<u32> {
-    playhead.0.lock().update().removed().to_vec()
+    playhead.inner.lock().update().removed().to_vec()
 }
 
 /// The entities the last update added (a `TICKREEL_MOTION_JUMP`: spawn them), sorted by id, into
@@ -332,7 +369,7 @@ pub fn removed(playhead: &Playhead) -> Vec<u32> {
     java = "playheadAdded"
 )]
 pub fn added(playhead: &Playhead) -> Added<'_> {
-    Added(playhead.0.lock())
+    Added(playhead.inner.lock())
 }
 
 /// What the last update does to the world (the custom events: blocks, ...), in `*out_world`: a
@@ -348,7 +385,7 @@ pub fn added(playhead: &Playhead) -> Added<'_> {
     java = "playheadWorld"
 )]
 pub fn world(playhead: &Playhead) -> WorldInfo {
-    let p = playhead.0.lock();
+    let p = playhead.inner.lock();
     match p.update().world() {
         play::World::Unchanged => WorldInfo {
             rebuild: false,
@@ -380,7 +417,7 @@ pub fn world(playhead: &Playhead) -> WorldInfo {
     java = "playheadWorldSnapshot"
 )]
 pub fn world_snapshot(playhead: &Playhead) -> Vec<u8> {
-    let p = playhead.0.lock();
+    let p = playhead.inner.lock();
     match p.update().world() {
         play::World::Rebuild(r) => r.snapshot().map(<[u8]>::to_vec).unwrap_or_default(),
         play::World::Unchanged => Vec::new(),
@@ -403,7 +440,7 @@ pub fn world_snapshot(playhead: &Playhead) -> Vec<u8> {
     java = "playheadWorldEvents"
 )]
 pub fn world_events(playhead: &Playhead) -> tickreel::Result<Vec<u8>> {
-    let p = playhead.0.lock();
+    let p = playhead.inner.lock();
     let play::World::Rebuild(r) = p.update().world() else {
         return Ok(Vec::new());
     };

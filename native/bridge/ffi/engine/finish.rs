@@ -39,7 +39,9 @@ mod tests {
     use crate::ffi::engine::recorder::*;
     use crate::ffi::engine::tests::{engine, recorder_options, start, stats};
     use crate::ffi::engine::*;
+    use crate::ffi::generated::playhead::*;
     use crate::ffi::generated::reader::*;
+    use crate::ffi::playhead::TickreelUpdateInfo;
     use crate::ffi::reader::*;
     use crate::ffi::result::TickreelResult;
     use std::ffi::CString;
@@ -72,6 +74,66 @@ mod tests {
         let s = unsafe { std::ffi::CStr::from_ptr(buf.as_ptr()) };
         assert_eq!(s.to_bytes().len(), len);
         s.to_str().unwrap().to_owned()
+    }
+
+    /// Submits ticks `from..to` of one entity moving along x.
+    fn submit(r: *mut TickreelRecorder, from: u32, to: u32) {
+        let mut b = std::ptr::null_mut();
+        // SAFETY: `b` is writable.
+        assert_eq!(unsafe { tickreel_batch_new(&mut b) }, OK);
+        for t in from..to {
+            assert_eq!(tickreel_batch_clear(b), OK);
+            let x = f64::from(t) * 0.5;
+            let res = if t == 0 {
+                tickreel_batch_add_entity(b, 1, 7, x, 64.0, 0.0, 0.0, 0.0)
+            } else {
+                tickreel_batch_add_pose(b, 1, x, 64.0, 0.0, 0.0, 0.0)
+            };
+            assert_eq!(res, OK);
+            // SAFETY: NULL out_dropped is allowed.
+            let res = unsafe { tickreel_recorder_submit_batch(r, t, b, std::ptr::null_mut()) };
+            assert_eq!(res, OK);
+        }
+        assert_eq!(tickreel_batch_free(b), OK);
+    }
+
+    #[test]
+    fn a_playhead_follows_a_recording_being_written() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = CString::new(dir.path().join("f.reel").to_str().unwrap()).unwrap();
+        let e = engine(None);
+        let r = start(e, &path, &recorder_options());
+        submit(r, 0, 10);
+        assert_eq!(tickreel_recorder_flush(r), OK);
+        let mut p = std::ptr::null_mut();
+        // SAFETY: valid string and out-pointer.
+        assert_eq!(
+            unsafe { tickreel_playhead_follow(path.as_ptr(), 0, &mut p) },
+            OK
+        );
+        let mut u = TickreelUpdateInfo::default();
+        // SAFETY: `u` is writable.
+        assert_eq!(unsafe { tickreel_playhead_current(p, &mut u) }, OK);
+        assert_eq!((u.position, u.entity_count, u.waiting), (0, 1, false));
+        // Ticks written after the playhead was made reach it: play to the live edge.
+        submit(r, 10, 20);
+        assert_eq!(tickreel_recorder_flush(r), OK);
+        assert_eq!(tickreel_playhead_play(p), OK);
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+        while u.position < 19 && std::time::Instant::now() < deadline {
+            assert_eq!(tickreel_playhead_prepare(p), OK);
+            // SAFETY: `u` is writable.
+            assert_eq!(unsafe { tickreel_playhead_advance(p, &mut u) }, OK);
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        }
+        assert_eq!(
+            u.position, 19,
+            "the playhead followed the recording to its last flushed tick"
+        );
+        assert_eq!(tickreel_playhead_free(p), OK);
+        assert_eq!(tickreel_recorder_abort(r), OK);
+        assert_eq!(tickreel_recorder_free(r), OK);
+        assert_eq!(tickreel_engine_free(e), OK);
     }
 
     #[test]

@@ -70,6 +70,7 @@ final class NativeBridge {
 
     // --- playhead (native/bridge/api/playhead.rs documents each) ---
     static native long playheadOpen(String path, int startTick);
+    static native long playheadFollow(String path, int startTick);
     static native void playheadCurrent(long playhead, long[] out);
     static native void playheadAdvance(long playhead, long[] out);
     static native void playheadSeek(long playhead, int tick, long[] out);

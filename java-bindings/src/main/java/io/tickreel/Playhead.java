@@ -61,6 +61,32 @@ public final class Playhead implements AutoCloseable {
         return new Playhead(NativeBridge.playheadOpen(path.toString(), startTick));
     }
 
+    /**
+     * Opens a playhead on a recording being written (by this process or another): {@code path}
+     * is its final {@code .reel} path or its live directory. A background thread polls the live
+     * directory (every 100 ms), so new ticks reach {@link #advance()} within the writer's flush
+     * interval plus one poll while {@code advance()} still never does I/O. Before the first flush
+     * the update is {@link PlaybackUpdate#waiting() waiting}; at the live edge it is
+     * {@link PlaybackUpdate#atEdge() at the edge} and plays on as the recording grows; once the
+     * recording is finished it goes on from the final file. {@link #close()} stops the thread.
+     *
+     * @throws IllegalArgumentException if {@code startTick} is negative
+     * @throws TickreelException if neither the live directory nor the final file exists
+     */
+    public static Playhead follow(Path path, int startTick) {
+        Objects.requireNonNull(path, "path");
+        if (startTick < 0) {
+            throw new IllegalArgumentException("start tick must not be negative (got " + startTick + ")");
+        }
+        NativeLoader.ensureLoaded();
+        return new Playhead(NativeBridge.playheadFollow(path.toString(), startTick));
+    }
+
+    /** {@link #follow(Path, int)} from the first tick. */
+    public static Playhead follow(Path path) {
+        return follow(path, 0);
+    }
+
     /** The update of the last call (right after opening: the jump to the start tick). */
     public PlaybackUpdate update() {
         handle.get();

@@ -81,6 +81,18 @@ class RecorderTest {
             try (Replay live = Replay.open(dir.resolve("live.reel.live"))) {
                 assertEquals(99, live.info().lastTick().orElseThrow(), "a live directory reads what was flushed");
             }
+            // A playhead follows the recording while it is written.
+            try (Playhead follower = Playhead.follow(reel)) {
+                assertEquals(0, follower.position());
+                follower.play();
+                follower.setSpeed(16);
+                long deadline = System.nanoTime() + 20_000_000_000L;
+                while (follower.position() < 99 && System.nanoTime() < deadline) {
+                    follower.advance();
+                    Thread.sleep(1);
+                }
+                assertEquals(99, follower.position(), "followed to the last flushed tick");
+            }
             rec.playerLeft(3);
             submitTicks(rec, t, 100, ticks);
             assertTrue(rec.status().isEmpty(), "no writer error");
