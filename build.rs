@@ -1,12 +1,23 @@
-//! Generates the C header from `native/bridge/ffi/` with cbindgen (`cbindgen.toml`) into
-//! `$OUT_DIR/tickreel.h`. Nothing in the source tree is written by a build: the test
+//! Generates the binding surface and the C header into `OUT_DIR`:
+//!
+//! 1. from the `#[bridge_fn]` operations of `native/bridge/api/` (one Rust definition each), the
+//!    `extern "C"` entry points (`bridge_ffi.rs`) and the JNI entry points with their
+//!    `RegisterNatives` table and Java declarations (`bridge_jni.rs`), by `native/bridge/codegen/`;
+//! 2. the C header, with cbindgen (`cbindgen.toml`) over `native/bridge/ffi/` and `bridge_ffi.rs`,
+//!    into `$OUT_DIR/tickreel.h`.
+//!
+//! Nothing in the source tree is written by a build: the test
 //! `tests/c_header.rs` compares the generated header with the committed `include/tickreel.h`, and
 //! `TICKREEL_BLESS=1 cargo test --test c_header` copies it there (the explicit command).
-//! A cbindgen failure never fails the build: it prints a cargo warning, and the test reports it.
+//! `NativeBridge.java`'s generated part is checked and blessed the same way by a test of the
+//! library (`jni::generated`). A cbindgen failure never fails the build: it prints a cargo warning, and the test reports it.
 
 use std::env;
 use std::fs;
 use std::path::{Path, PathBuf};
+
+#[path = "native/bridge/codegen/mod.rs"]
+mod codegen;
 
 /// First line of `$OUT_DIR/tickreel.h` when generation failed (the test looks for it).
 const FAILED: &str = "#error tickreel.h could not be generated: ";
@@ -15,9 +26,19 @@ fn main() {
     println!("cargo:rerun-if-changed=build.rs");
     println!("cargo:rerun-if-changed=cbindgen.toml");
     println!("cargo:rerun-if-changed=native/bridge/ffi");
+    println!("cargo:rerun-if-changed=native/bridge/api");
+    println!("cargo:rerun-if-changed=native/bridge/codegen");
     let root = PathBuf::from(env::var_os("CARGO_MANIFEST_DIR").expect("set by cargo"));
-    let out = PathBuf::from(env::var_os("OUT_DIR").expect("set by cargo")).join("tickreel.h");
-    let header = generate(&root).unwrap_or_else(|e| {
+    let out_dir = PathBuf::from(env::var_os("OUT_DIR").expect("set by cargo"));
+    // A generator error fails the build: the library cannot be built without its entry points.
+    let api = root.join("native/bridge/api");
+    let ops = codegen::read_api(&api).unwrap_or_else(|e| panic!("native/bridge/api: {e}"));
+    let ffi = codegen::c::emit(&api, &ops).unwrap_or_else(|e| panic!("bridge C: {e}"));
+    let jni = codegen::jni::emit(&api, &ops).unwrap_or_else(|e| panic!("bridge JNI: {e}"));
+    write_if_changed(&out_dir.join("bridge_ffi.rs"), &ffi);
+    write_if_changed(&out_dir.join("bridge_jni.rs"), &jni);
+    let out = out_dir.join("tickreel.h");
+    let header = generate(&root, &out_dir.join("bridge_ffi.rs")).unwrap_or_else(|e| {
         let e = e.replace('\n', " ");
         println!("cargo:warning=cbindgen could not generate include/tickreel.h: {e}");
         format!("{FAILED}{e}\n")
@@ -25,13 +46,15 @@ fn main() {
     write_if_changed(&out, &header);
 }
 
-/// Runs cbindgen over `native/bridge/ffi/` only (it follows `mod` declarations from `mod.rs`).
-fn generate(root: &Path) -> Result<String, String> {
+/// Runs cbindgen over `native/bridge/ffi/` (it follows `mod` declarations from `mod.rs`) and the
+/// generated entry points.
+fn generate(root: &Path, generated: &Path) -> Result<String, String> {
     let run = || -> Result<String, String> {
         let config = cbindgen::Config::from_file(root.join("cbindgen.toml"))?;
         let bindings = cbindgen::Builder::new()
             .with_config(config)
             .with_src(root.join("native/bridge/ffi/mod.rs"))
+            .with_src(generated)
             .generate()
             .map_err(|e| e.to_string())?;
         let mut bytes = Vec::new();

@@ -1,9 +1,9 @@
 //! The committed C header `include/tickreel.h` must be what cbindgen generates from
-//! `native/bridge/ffi/` now, and every function in it must be documented (including its
-//! thread-safety).
+//! `native/bridge/ffi/` and the C functions generated from `native/bridge/api/` now, and every
+//! function in it must be documented (including its thread-safety).
 //!
-//! `build.rs` regenerates the header on every build that touches `native/bridge/ffi/` or
-//! `cbindgen.toml` into `$OUT_DIR/tickreel.h` (outside the source tree); this test compares that
+//! `build.rs` regenerates the header on every build that touches `native/bridge/ffi/`,
+//! `native/bridge/api/`, `native/bridge/codegen/` or `cbindgen.toml` into `$OUT_DIR/tickreel.h` (outside the source tree); this test compares that
 //! with the committed one. `TICKREEL_BLESS=1 cargo test --test c_header` writes the generated
 //! header to `include/tickreel.h` (the one command that changes it); without it a stale header
 //! fails here.

@@ -349,6 +349,26 @@ static void replay(const char *path) {
            (unsigned long long)report.chunks, (unsigned long long)report.pose_samples,
            (unsigned long long)report.events);
 
+    /* The metadata: an NBT root compound (tag 10), with the registered players' names. */
+    size_t meta_len = 0;
+    if (tickreel_reader_metadata(reader, NULL, 0, &meta_len) != TICKREEL_RESULT_BUFFER_TOO_SMALL) {
+        fprintf(stderr, "metadata length query failed: %s\n", tickreel_last_error_message());
+        failures++;
+    }
+    uint8_t *meta = malloc(meta_len);
+    if (meta == NULL) {
+        fprintf(stderr, "out of memory\n");
+        failures++;
+    } else {
+        CHECK(tickreel_reader_metadata(reader, meta, meta_len, &meta_len));
+        if (meta_len == 0 || meta[0] != 10) {
+            fprintf(stderr, "metadata is not an NBT compound\n");
+            failures++;
+        }
+        printf("metadata: %zu bytes of NBT\n", meta_len);
+        free(meta);
+    }
+
     /* Seek into the middle: ask for the count first, then fetch with a buffer that fits. */
     uint32_t target = FIRST_TICK + 75, at = 0;
     size_t count = 0;
@@ -564,6 +584,27 @@ static void play(const char *path) {
             u.ticks_covered != want - pos || u.stalled || u.at_edge != (want == last)) {
             fprintf(stderr, "forward from %u: at %u (motion %u, %u ticks, stalled %d, edge %d)\n",
                     pos, u.position, u.motion, u.ticks_covered, u.stalled, u.at_edge);
+            failures++;
+        }
+        /* The ticks the update covered, each with its events: (BE tick, BE length, batch). */
+        uint8_t events[4096];
+        size_t events_len = 0;
+        CHECK(tickreel_playhead_ticks(playhead, events, sizeof events, &events_len));
+        uint32_t covered = 0;
+        for (size_t at = 0; at + 8 <= events_len; covered++) {
+            uint32_t tick = (uint32_t)events[at] << 24 | (uint32_t)events[at + 1] << 16 |
+                            (uint32_t)events[at + 2] << 8 | events[at + 3];
+            uint32_t n = (uint32_t)events[at + 4] << 24 | (uint32_t)events[at + 5] << 16 |
+                         (uint32_t)events[at + 6] << 8 | events[at + 7];
+            if (tick != pos + 1 + covered) {
+                fprintf(stderr, "forward from %u: tick %u in the events\n", pos, tick);
+                failures++;
+            }
+            at += 8 + n;
+        }
+        if (covered != u.ticks_covered) {
+            fprintf(stderr, "forward from %u: %u ticks of events, update said %u\n", pos, covered,
+                    u.ticks_covered);
             failures++;
         }
         pos = u.position;

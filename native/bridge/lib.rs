@@ -2,9 +2,15 @@
 //! JNI glue behind `java-bindings/`. Translation only: argument checks, handles, panic guards and
 //! result codes; every behaviour lives in the core crate [`tickreel`].
 
+pub(crate) mod api;
 pub mod ffi;
 pub mod jni;
 mod shared;
 
 #[cfg(test)]
 mod codes;
+
+/// The generator `build.rs` runs, compiled here too for its own tests.
+#[cfg(test)]
+#[path = "codegen/mod.rs"]
+mod codegen;

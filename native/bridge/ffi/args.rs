@@ -31,22 +31,6 @@ pub(crate) unsafe fn bytes<'a>(
     Ok(unsafe { std::slice::from_raw_parts(ptr, len) })
 }
 
-/// Like [`bytes`], but NULL is refused even for an empty range.
-///
-/// # Safety
-/// As [`bytes`].
-pub(crate) unsafe fn bytes_nonnull<'a>(
-    ptr: *const u8,
-    len: usize,
-    name: &'static str,
-) -> FfiResult<&'a [u8]> {
-    if ptr.is_null() {
-        return Err(FfiError::Null(name));
-    }
-    // SAFETY: forwarded caller contract.
-    unsafe { bytes(ptr, len, name) }
-}
-
 /// An array of `len` elements from C (e.g. an array of string pointers). NULL is accepted only
 /// for an empty array.
 ///

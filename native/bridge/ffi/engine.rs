@@ -5,10 +5,13 @@
 //! in [`finish`]. Shadow play (a stream kept in memory, reported into a file) is in
 //! [`shadow_options`] and [`shadow`].
 
-use super::args::Out;
-use super::handle::{self, HandleType};
-use super::result::{FfiError, FfiResult, TickreelResult, guard};
-use tickreel::record::{Engine, EngineOptions};
+use super::convert::{CArg, CResult};
+use super::result::{FfiError, FfiResult};
+use tickreel::record::{EngineOptions, EngineStats};
+
+/// The generated entry points of `crate::api::engine` (engine, recorder, finish), also
+/// reachable here.
+pub use super::generated::engine::*;
 
 // cbindgen emits a module's declarations after its parent's, submodules in `mod` order: these are
 // in the order of `include/tickreel.h` (one per group, so that rustfmt does not sort them).
@@ -100,42 +103,12 @@ pub struct TickreelEngineStats {
     pub shadow_budget_dropped_blocks: u64,
 }
 
-/// The object behind an engine handle.
-pub(crate) struct EngineObj {
-    engine: Engine,
-}
-
-impl HandleType for EngineObj {
-    type Opaque = TickreelEngine;
-    const TAG: u8 = 4;
-    const NAME: &'static str = "engine";
-}
-
-/// Fills `*out_options` with the engine defaults (1 writer thread, 65536 queued ticks, 64 MiB
-/// in flight, 4096 pooled buffers, 256 MiB of shadow buffers).
-///
-/// # Safety
-/// `out_options` must be NULL or point to a writable `TickreelEngineOptions`.
-///
-/// Thread safety: any thread.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn tickreel_engine_options_default(
-    out_options: *mut TickreelEngineOptions,
-) -> TickreelResult {
-    guard(|| {
-        // SAFETY: caller contract: NULL or writable for one options struct.
-        let out = unsafe { Out::new(out_options, "out_options") }?;
-        out.set(TickreelEngineOptions::from_core(&EngineOptions::default()));
-        Ok(())
-    })
-}
-
 /// Reads a caller's options struct, or `None` for NULL.
 ///
 /// # Safety
 /// `ptr` must be NULL or point to a readable `T`; `T` must be plain data valid for any bit
 /// pattern.
-unsafe fn read_options<T: Copy>(ptr: *const T) -> FfiResult<Option<T>> {
+pub(crate) unsafe fn read_options<T: Copy>(ptr: *const T) -> FfiResult<Option<T>> {
     if ptr.is_null() {
         return Ok(None);
     }
@@ -147,77 +120,31 @@ unsafe fn read_options<T: Copy>(ptr: *const T) -> FfiResult<Option<T>> {
     Ok(Some(unsafe { ptr.read() }))
 }
 
-/// Starts an engine: its writer thread(s) and compaction worker. `options` may be NULL for the
-/// defaults of `tickreel_engine_options_default`. Stores its handle in `*out_engine` (NULL on
-/// failure, when it can be written).
-///
-/// Returns `TICKREEL_RESULT_INVALID_ARGUMENT` for an invalid option, `TICKREEL_RESULT_IO` if a
-/// thread cannot be started.
-///
-/// # Safety
-/// `options` must be NULL or point to a readable `TickreelEngineOptions`; `out_engine` must be
-/// NULL or point to writable storage for one pointer.
-///
-/// Thread safety: any thread. An engine may then be used from any thread.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn tickreel_engine_new(
-    options: *const TickreelEngineOptions,
-    out_engine: *mut *mut TickreelEngine,
-) -> TickreelResult {
-    guard(|| {
-        // SAFETY: caller contract: NULL or writable for one pointer.
-        let out = unsafe { Out::new(out_engine, "out_engine") }?;
-        out.set(std::ptr::null_mut());
-        // SAFETY: caller contract: NULL or a readable options struct (plain data).
-        let options = match unsafe { read_options(options) }? {
-            Some(o) => o.to_core(),
-            None => EngineOptions::default(),
-        };
-        let engine = Engine::new(options)?;
-        out.set(handle::insert(EngineObj { engine })?);
-        Ok(())
-    })
+/// The caller's options (NULL: `tickreel_engine_options_default`'s).
+impl CArg for EngineOptions {
+    type C = *const TickreelEngineOptions;
+    type Stored = EngineOptions;
+    unsafe fn store(
+        options: *const TickreelEngineOptions,
+        _: &'static str,
+    ) -> FfiResult<EngineOptions> {
+        // SAFETY: forwarded contract: NULL or a readable options struct.
+        Ok(unsafe { read_options(options) }?.map_or_else(EngineOptions::default, |o| o.to_core()))
+    }
 }
 
-/// Shuts an engine down and frees it: open recordings are flushed and closed (they stay
-/// resumable: starting a recorder on the same path later continues them), pending compactions
-/// (recordings already finished) complete, then the threads are joined. Blocks until then.
-/// Recorders of this engine that are still held afterwards refuse every call with
-/// `TICKREEL_RESULT_INVALID_STATE` (free them); finish handles stay valid.
-///
-/// Call it before the program exits, after freeing or finishing its recorders: the engine's
-/// threads are only stopped here. `tickreel_engine_free(NULL)` is a no-op returning
-/// `TICKREEL_RESULT_OK`; a freed or invalid handle returns `TICKREEL_RESULT_INVALID_HANDLE`.
-///
-/// Thread safety: any thread. Calls on the same engine running in other threads finish
-/// normally (a recorder started meanwhile is closed by the shutdown); calls that start after
-/// this one get `TICKREEL_RESULT_INVALID_HANDLE`.
-#[unsafe(no_mangle)]
-pub extern "C" fn tickreel_engine_free(engine: *mut TickreelEngine) -> TickreelResult {
-    guard(|| {
-        if let Some(obj) = handle::remove::<EngineObj>(engine)? {
-            obj.engine.shutdown();
-        }
-        Ok(())
-    })
+impl CResult for EngineOptions {
+    type C = TickreelEngineOptions;
+    fn into_c(self) -> FfiResult<TickreelEngineOptions> {
+        Ok(TickreelEngineOptions::from_core(&self))
+    }
 }
 
-/// Stores the engine-wide counters in `*out_stats`.
-///
-/// # Safety
-/// `out_stats` must be NULL or point to a writable `TickreelEngineStats`.
-///
-/// Thread safety: any thread, concurrently with any other call.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn tickreel_engine_stats(
-    engine: *mut TickreelEngine,
-    out_stats: *mut TickreelEngineStats,
-) -> TickreelResult {
-    guard(|| {
-        // SAFETY: caller contract: NULL or writable for one stats struct.
-        let out = unsafe { Out::new(out_stats, "out_stats") }?;
-        let s = handle::get::<EngineObj>(engine)?.engine.stats();
-        out.set(TickreelEngineStats {
+impl CResult for EngineStats {
+    type C = TickreelEngineStats;
+    fn into_c(self) -> FfiResult<TickreelEngineStats> {
+        let s = self;
+        Ok(TickreelEngineStats {
             active_recordings: s.active_recordings,
             queue_depth: s.queue_depth,
             inflight_bytes: s.inflight_bytes,
@@ -229,9 +156,8 @@ pub unsafe extern "C" fn tickreel_engine_stats(
             compactions_failed: s.compactions_failed,
             shadow_bytes: s.shadow_bytes,
             shadow_budget_dropped_blocks: s.shadow_budget_dropped_blocks,
-        });
-        Ok(())
-    })
+        })
+    }
 }
 
 #[cfg(test)]
@@ -239,10 +165,10 @@ mod tests {
     //! Also the fixtures of the tests of [`recorder_options`](super::recorder_options),
     //! [`recorder`](super::recorder) and [`finish`](super::finish).
 
-    use super::finish::tickreel_finish_free;
     use super::recorder::*;
     use super::recorder_options::*;
     use super::*;
+    use crate::ffi::result::TickreelResult;
     use std::ffi::CString;
 
     const OK: TickreelResult = TickreelResult::Ok;

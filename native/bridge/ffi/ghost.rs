@@ -3,14 +3,15 @@
 //! ghost at any fractional tick in [`cursor`], the live time delta of a live player against it in
 //! [`delta`].
 
-use std::ffi::c_char;
-use std::sync::Arc;
+//!
+//! The operations are `crate::api::ghost` (their entry points are generated); this module holds
+//! their C types and how those cross into C.
 
-use super::args::{self, Out, OutArray};
-use super::handle::{self, HandleType};
-use super::reader::{ReaderObj, TickreelReader};
-use super::result::{FfiError, FfiResult, TickreelResult, guard};
-use tickreel::ghost::{GhostRange, GhostTrack, RunEnd, RunStart};
+use super::args::OutArray;
+use super::convert::{CArg, CArrayResult, CResult};
+use super::result::{FfiError, FfiResult};
+use crate::api::ghost::{GhostInfo, Splits};
+use tickreel::ghost::{GhostRange, RunEnd, RunStart};
 
 // cbindgen emits a module's declarations after its parent's, submodules in `mod` order: these are
 // in the order of `include/tickreel.h` (one per group, so that rustfmt does not sort them).
@@ -105,131 +106,28 @@ pub struct TickreelSplit {
     pub tick: u32,
 }
 
-/// The object behind a ghost handle.
-pub(crate) struct GhostObj {
-    track: Arc<GhostTrack>,
-}
-
-impl HandleType for GhostObj {
-    type Opaque = TickreelGhost;
-    const TAG: u8 = 7;
-    const NAME: &'static str = "ghost";
-}
-
-/// Reads a caller's range (NULL: the whole presence).
-///
-/// # Safety
-/// `range` must be NULL or point to a readable `TickreelGhostRange`.
-unsafe fn read_range(range: *const TickreelGhostRange) -> FfiResult<GhostRange> {
-    if range.is_null() {
-        return Ok(GhostRange::all());
+/// A caller's range (NULL: the whole presence).
+impl CArg for GhostRange {
+    type C = *const TickreelGhostRange;
+    type Stored = GhostRange;
+    unsafe fn store(range: *const TickreelGhostRange, _: &'static str) -> FfiResult<GhostRange> {
+        if range.is_null() {
+            return Ok(GhostRange::all());
+        }
+        if !range.is_aligned() {
+            return Err(FfiError::Invalid("`range` is misaligned".into()));
+        }
+        // SAFETY: non-NULL, aligned and readable by the caller's contract; the struct is four
+        // `u32`s, valid for any bit pattern.
+        unsafe { range.read() }.to_core()
     }
-    if !range.is_aligned() {
-        return Err(FfiError::Invalid("`range` is misaligned".into()));
-    }
-    // SAFETY: non-NULL, aligned and readable by the caller's contract; the struct is four
-    // `u32`s, valid for any bit pattern.
-    unsafe { range.read() }.to_core()
 }
 
-fn track_of(ghost: *mut TickreelGhost) -> FfiResult<Arc<GhostTrack>> {
-    Ok(handle::get::<GhostObj>(ghost)?.track.clone())
-}
-
-/// Loads `entity`'s run in `range` (NULL: the entity's whole presence) from the finished `.reel`
-/// file at `path` and stores the ghost's handle in `*out_ghost` (NULL on failure, when it can be
-/// written). Reads only the chunks up to the run's end. Blocks for the I/O: on a server thread,
-/// use `tickreel_ghost_load_async`.
-///
-/// Returns the reader's errors for the file (`TICKREEL_RESULT_IO`, `_CORRUPT`, `_TRUNCATED`...),
-/// `TICKREEL_RESULT_INVALID_ARGUMENT` for an invalid range, an entity with no pose in it, or a
-/// checkpoint the entity never reached.
-///
-/// # Safety
-/// `path` must be NULL or a NUL-terminated string; `range` must be NULL or point to a readable
-/// `TickreelGhostRange`; `out_ghost` must be NULL or point to writable storage for one pointer.
-///
-/// Thread safety: any thread. A ghost may then be used from any thread, by any number of
-/// threads at once (it is read only).
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn tickreel_ghost_load(
-    path: *const c_char,
-    entity: u32,
-    range: *const TickreelGhostRange,
-    out_ghost: *mut *mut TickreelGhost,
-) -> TickreelResult {
-    guard(|| {
-        // SAFETY: caller contract: NULL or writable for one pointer.
-        let out = unsafe { Out::new(out_ghost, "out_ghost") }?;
-        out.set(std::ptr::null_mut());
-        // SAFETY: caller contract: NULL or NUL-terminated.
-        let path = unsafe { args::path(path, "path") }?;
-        // SAFETY: caller contract: NULL or a readable range.
-        let range = unsafe { read_range(range) }?;
-        let track = GhostTrack::load_path(path, entity, range)?;
-        out.set(handle::insert(GhostObj {
-            track: Arc::new(track),
-        })?);
-        Ok(())
-    })
-}
-
-/// Like `tickreel_ghost_load`, from a recording already open in `reader`.
-///
-/// # Safety
-/// As `tickreel_ghost_load` (without `path`).
-///
-/// Thread safety: any thread, concurrently with any other call on the reader.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn tickreel_ghost_load_from_reader(
-    reader: *mut TickreelReader,
-    entity: u32,
-    range: *const TickreelGhostRange,
-    out_ghost: *mut *mut TickreelGhost,
-) -> TickreelResult {
-    guard(|| {
-        // SAFETY: caller contract: NULL or writable for one pointer.
-        let out = unsafe { Out::new(out_ghost, "out_ghost") }?;
-        out.set(std::ptr::null_mut());
-        // SAFETY: caller contract: NULL or a readable range.
-        let range = unsafe { read_range(range) }?;
-        let obj = handle::get::<ReaderObj>(reader)?;
-        let track = GhostTrack::load(&obj.reader, entity, range)?;
-        out.set(handle::insert(GhostObj {
-            track: Arc::new(track),
-        })?);
-        Ok(())
-    })
-}
-
-/// Frees a ghost. Cursors and deltas made from it stay usable (they share its data).
-/// `tickreel_ghost_free(NULL)` is a no-op returning `TICKREEL_RESULT_OK`; a freed or invalid
-/// handle returns `TICKREEL_RESULT_INVALID_HANDLE`.
-///
-/// Thread safety: any thread. Calls on the same ghost running in other threads finish normally;
-/// calls that start after this one get `TICKREEL_RESULT_INVALID_HANDLE`.
-#[unsafe(no_mangle)]
-pub extern "C" fn tickreel_ghost_free(ghost: *mut TickreelGhost) -> TickreelResult {
-    guard(|| handle::remove::<GhostObj>(ghost).map(drop))
-}
-
-/// Stores what the ghost's run spans in `*out_info`: entity, origin tick, duration, sample and
-/// split counts, tick rate.
-///
-/// # Safety
-/// `out_info` must be NULL or point to a writable `TickreelGhostInfo`.
-///
-/// Thread safety: any thread, concurrently with any other call.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn tickreel_ghost_info(
-    ghost: *mut TickreelGhost,
-    out_info: *mut TickreelGhostInfo,
-) -> TickreelResult {
-    guard(|| {
-        // SAFETY: caller contract: NULL or writable for one info struct.
-        let out = unsafe { Out::new(out_info, "out_info") }?;
-        let t = track_of(ghost)?;
-        out.set(TickreelGhostInfo {
+impl CResult for GhostInfo {
+    type C = TickreelGhostInfo;
+    fn into_c(self) -> FfiResult<TickreelGhostInfo> {
+        let t = &self.0;
+        Ok(TickreelGhostInfo {
             entity: t.entity(),
             origin_tick: t.origin_tick(),
             duration_ticks: t.duration_ticks(),
@@ -237,46 +135,17 @@ pub unsafe extern "C" fn tickreel_ghost_info(
             split_count: t.splits().len(),
             tick_rate: t.tick_rate(),
             duration_seconds: t.duration_seconds(),
-        });
-        Ok(())
-    })
+        })
+    }
 }
 
-/// Copies the ghost's splits (checkpoint markers in recorded order, with their tick offsets from
-/// the run's start) into `splits`, and stores their number in `*out_count`.
-///
-/// `*out_count` is always set. If it exceeds `capacity`, nothing is copied and
-/// `TICKREEL_RESULT_BUFFER_TOO_SMALL` is returned. `splits` may be NULL when `capacity` is 0, to
-/// query the count.
-///
-/// # Safety
-/// `splits` must point to `capacity` writable `TickreelSplit`s (or `capacity` must be 0);
-/// `out_count` must be NULL or point to a writable `size_t`.
-///
-/// Thread safety: any thread, concurrently with any other call.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn tickreel_ghost_splits(
-    ghost: *mut TickreelGhost,
-    splits: *mut TickreelSplit,
-    capacity: usize,
-    out_count: *mut usize,
-) -> TickreelResult {
-    guard(|| {
-        // SAFETY: caller contract: `capacity` writable splits at `splits`, or capacity 0.
-        let out = unsafe { OutArray::new(splits, capacity, "splits") }?;
-        // SAFETY: caller contract: NULL or writable for one size_t.
-        let count = unsafe { Out::new(out_count, "out_count") }?;
-        let t = track_of(ghost)?;
-        let s = t.splits();
-        count.set(s.len());
-        if s.len() > out.capacity() {
-            return Err(FfiError::BufferTooSmall(format!(
-                "{} splits, room for {}",
-                s.len(),
-                out.capacity()
-            )));
-        }
-        for (i, sp) in s.iter().enumerate() {
+impl CArrayResult for Splits {
+    type Item = TickreelSplit;
+    fn len(&self) -> usize {
+        self.splits().len()
+    }
+    fn write(self, out: &OutArray<TickreelSplit>) {
+        for (i, sp) in self.splits().iter().enumerate() {
             out.set(
                 i,
                 TickreelSplit {
@@ -285,17 +154,9 @@ pub unsafe extern "C" fn tickreel_ghost_splits(
                 },
             );
         }
-        Ok(())
-    })
-}
-
-fn check_finite(name: &str, v: f64) -> FfiResult {
-    if v.is_finite() {
-        Ok(())
-    } else {
-        Err(FfiError::Invalid(format!(
-            "`{name}` is {v}; it must be finite"
-        )))
+    }
+    fn describe(&self) -> String {
+        format!("{} splits", self.len())
     }
 }
 
@@ -306,6 +167,8 @@ mod tests {
 
     use super::*;
     use crate::ffi::batch::*;
+    use crate::ffi::generated::ghost::*;
+    use crate::ffi::result::TickreelResult;
     use crate::ffi::writer::*;
     use std::ffi::CString;
 

@@ -65,47 +65,53 @@ pub(crate) trait HandleType: Any + Send + Sync + Sized {
 
 /// Tags of every handle type, for messages about a handle of the wrong type.
 const TAG_NAMES: &[(u8, &str)] = &[
-    (super::batch::BatchObj::TAG, super::batch::BatchObj::NAME),
     (
-        super::writer::WriterObj::TAG,
-        super::writer::WriterObj::NAME,
+        crate::api::batch::Batch::TAG,
+        crate::api::batch::Batch::NAME,
     ),
     (
-        super::reader::ReaderObj::TAG,
-        super::reader::ReaderObj::NAME,
+        crate::api::writer::Writer::TAG,
+        crate::api::writer::Writer::NAME,
     ),
     (
-        super::engine::EngineObj::TAG,
-        super::engine::EngineObj::NAME,
+        crate::api::reader::Reader::TAG,
+        crate::api::reader::Reader::NAME,
     ),
     (
-        super::engine::recorder::RecorderObj::TAG,
-        super::engine::recorder::RecorderObj::NAME,
+        crate::api::engine::Engine::TAG,
+        crate::api::engine::Engine::NAME,
     ),
     (
-        super::engine::finish::FinishObj::TAG,
-        super::engine::finish::FinishObj::NAME,
-    ),
-    (super::ghost::GhostObj::TAG, super::ghost::GhostObj::NAME),
-    (
-        super::ghost::cursor::CursorObj::TAG,
-        super::ghost::cursor::CursorObj::NAME,
+        crate::api::engine::Recorder::TAG,
+        crate::api::engine::Recorder::NAME,
     ),
     (
-        super::ghost::delta::DeltaObj::TAG,
-        super::ghost::delta::DeltaObj::NAME,
+        crate::api::engine::Finish::TAG,
+        crate::api::engine::Finish::NAME,
     ),
     (
-        super::ghost::load::GhostLoadObj::TAG,
-        super::ghost::load::GhostLoadObj::NAME,
+        crate::api::ghost::Ghost::TAG,
+        crate::api::ghost::Ghost::NAME,
     ),
     (
-        super::playhead::PlayheadObj::TAG,
-        super::playhead::PlayheadObj::NAME,
+        crate::api::ghost::Cursor::TAG,
+        crate::api::ghost::Cursor::NAME,
     ),
     (
-        super::engine::shadow::ShadowObj::TAG,
-        super::engine::shadow::ShadowObj::NAME,
+        crate::api::ghost::Delta::TAG,
+        crate::api::ghost::Delta::NAME,
+    ),
+    (
+        crate::api::ghost::GhostLoad::TAG,
+        crate::api::ghost::GhostLoad::NAME,
+    ),
+    (
+        crate::api::playhead::Playhead::TAG,
+        crate::api::playhead::Playhead::NAME,
+    ),
+    (
+        crate::api::shadow::Shadow::TAG,
+        crate::api::shadow::Shadow::NAME,
     ),
 ];
 

@@ -10,7 +10,9 @@
 
 pub mod args;
 pub mod batch;
+pub mod convert;
 pub mod engine;
+pub mod generated;
 pub mod ghost;
 pub mod handle;
 pub mod playhead;
@@ -29,7 +31,7 @@ pub use ghost::cursor::{TickreelCursor, TickreelGhostSample};
 pub use ghost::delta::TickreelDelta;
 pub use ghost::load::TickreelGhostLoad;
 pub use ghost::{TickreelGhost, TickreelGhostInfo, TickreelGhostRange, TickreelSplit};
-pub use playhead::{TickreelPlayhead, TickreelUpdateInfo};
+pub use playhead::{TickreelPlayhead, TickreelUpdateInfo, TickreelWorldInfo};
 pub use reader::{TickreelEntityState, TickreelReader, TickreelVerifyReport};
 pub use result::TickreelResult;
 pub use writer::{TickreelWriter, TickreelWriterOptions};

@@ -1,15 +1,12 @@
-//! Playing a recording: a playhead moved once per server tick, plus seeking and stepping.
+//! Playing a recording: the C types of the playhead operations (`crate::api::playhead`, whose
+//! entry points are generated) and how their results cross into C.
 
-use std::ffi::c_char;
-use std::sync::Mutex;
-
-use super::args::{self, Out, OutArray};
-use super::handle::{self, HandleType};
-use super::reader::TickreelEntityState;
-use super::result::{FfiError, FfiResult, TickreelResult, guard};
-use tickreel::format::state::EntityState;
-use tickreel::play::{Direction, MAX_SPEED, MIN_SPEED, Motion, Playhead, Update};
-use tickreel::play::{PlaybackContext, Reader, Recording};
+use super::args::OutArray;
+use super::convert::{CArrayResult, CResult};
+use super::reader::{TickreelEntityState, entity_state};
+use super::result::FfiResult;
+use crate::api::playhead::{Added, EntityList, UpdateRef, WorldInfo};
+use tickreel::play::{Motion, Update};
 
 /// A viewer's position in a recording. Opaque: open with `tickreel_playhead_open`, release with
 /// `tickreel_playhead_free`. The pointer is a handle, not an address: never dereference it.
@@ -49,17 +46,6 @@ pub struct TickreelUpdateInfo {
     pub entity_count: u32,
 }
 
-/// The object behind a playhead handle.
-pub(crate) struct PlayheadObj {
-    playhead: Mutex<Playhead>,
-}
-
-impl HandleType for PlayheadObj {
-    type Opaque = TickreelPlayhead;
-    const TAG: u8 = 11;
-    const NAME: &'static str = "playhead";
-}
-
 fn info(u: &Update) -> TickreelUpdateInfo {
     TickreelUpdateInfo {
         position: u.to,
@@ -77,324 +63,86 @@ fn info(u: &Update) -> TickreelUpdateInfo {
     }
 }
 
-fn entity_state(e: &EntityState) -> TickreelEntityState {
-    TickreelEntityState {
-        id: e.id,
-        kind: e.kind,
-        flags: e.flags,
-        x: e.pose.x_f64(),
-        y: e.pose.y_f64(),
-        z: e.pose.z_f64(),
-        yaw: e.pose.yaw_deg(),
-        pitch: e.pose.pitch_deg(),
+/// What a playhead update does to the world, as filled in by `tickreel_playhead_world`.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct TickreelWorldInfo {
+    /// Rebuild the world: restore the snapshot (`tickreel_playhead_world_snapshot`, if
+    /// `has_snapshot`), then re-apply the events of `tickreel_playhead_world_events`. False: keep
+    /// the world as it is.
+    pub rebuild: bool,
+    /// The recording has a snapshot at or before the position; without one, start from the world
+    /// as it was when recording started.
+    pub has_snapshot: bool,
+    /// `snapshot_tick` is set.
+    pub has_snapshot_tick: bool,
+    /// The tick whose events come after the snapshot (the snapshot is the world before them).
+    pub snapshot_tick: u32,
+    /// False if a chunk between the snapshot and the position could not be read: the events are
+    /// incomplete (see `fault_count`).
+    pub complete: bool,
+}
+
+impl CResult for WorldInfo {
+    type C = TickreelWorldInfo;
+    fn into_c(self) -> FfiResult<TickreelWorldInfo> {
+        Ok(TickreelWorldInfo {
+            rebuild: self.rebuild,
+            has_snapshot: self.has_snapshot,
+            has_snapshot_tick: self.snapshot_tick.is_some(),
+            snapshot_tick: self.snapshot_tick.unwrap_or(0),
+            complete: self.complete,
+        })
     }
 }
 
-fn with_playhead<R>(
-    playhead: *mut TickreelPlayhead,
-    f: impl FnOnce(&mut Playhead) -> FfiResult<R>,
-) -> FfiResult<R> {
-    let obj = handle::get::<PlayheadObj>(playhead)?;
-    let mut p = obj
-        .playhead
-        .lock()
-        .map_err(|_| FfiError::Poisoned("playhead"))?;
-    f(&mut p)
-}
-
-/// Runs an update-returning call on a playhead and stores its summary in `*out_info` (optional).
-///
-/// # Safety
-/// `out_info` must be NULL or point to a writable `TickreelUpdateInfo`.
-unsafe fn update_call(
-    playhead: *mut TickreelPlayhead,
-    out_info: *mut TickreelUpdateInfo,
-    f: impl FnOnce(&mut Playhead) -> tickreel::Result<TickreelUpdateInfo>,
-) -> TickreelResult {
-    guard(|| {
-        // SAFETY: forwarded caller contract.
-        let out = unsafe { Out::optional(out_info, "out_info") }?;
-        let i = with_playhead(playhead, |p| Ok(f(p)?))?;
-        if let Some(out) = out {
-            out.set(i);
+impl CArrayResult for Added<'_> {
+    type Item = TickreelEntityState;
+    fn len(&self) -> usize {
+        self.entities().len()
+    }
+    fn write(self, out: &OutArray<TickreelEntityState>) {
+        for (i, e) in self.entities().iter().enumerate() {
+            out.set(i, entity_state(e));
         }
-        Ok(())
-    })
+    }
+    fn describe(&self) -> String {
+        format!("{} added entities", self.len())
+    }
 }
 
-/// Opens the recording at `path` (a finished `.reel` file or a live recording directory; a
-/// NUL-terminated path in the platform's encoding) and stores, in `*out_playhead`, a paused
-/// playhead at `start_tick` (clamped into the recording), playing forward at speed 1. Blocks to
-/// read and decode the chunk holding that tick. Chunks are shared with other playheads through
-/// the process-wide cache.
-///
-/// Its state before any call is a jump to the start: spawn everything from
-/// `tickreel_playhead_entities`. A live recording without ticks yet gives a waiting playhead.
-///
-/// Returns `TICKREEL_RESULT_IO`, `TICKREEL_RESULT_CORRUPT`, `TICKREEL_RESULT_TRUNCATED` or
-/// `TICKREEL_RESULT_UNSUPPORTED` as `tickreel_reader_open` does. On failure `*out_playhead` is set
-/// to NULL (when it can be written).
-///
-/// # Safety
-/// `path` must be NULL or a NUL-terminated string; `out_playhead` must be NULL or point to
-/// writable storage for one pointer.
-///
-/// Thread safety: any thread. A playhead may then be used from any thread; calls on one playhead
-/// are serialised (one viewer: usually the server thread).
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn tickreel_playhead_open(
-    path: *const c_char,
-    start_tick: u32,
-    out_playhead: *mut *mut TickreelPlayhead,
-) -> TickreelResult {
-    guard(|| {
-        // SAFETY: caller contract: NULL or writable for one pointer.
-        let out = unsafe { Out::new(out_playhead, "out_playhead") }?;
-        out.set(std::ptr::null_mut());
-        // SAFETY: caller contract: NULL or NUL-terminated.
-        let path = unsafe { args::path(path, "path") }?;
-        let rec = Recording::from_reader(Reader::open_any(path)?, &PlaybackContext::global());
-        let playhead = Playhead::new_at(rec, start_tick)?;
-        out.set(handle::insert(PlayheadObj {
-            playhead: Mutex::new(playhead),
-        })?);
-        Ok(())
-    })
+impl CResult for UpdateRef<'_> {
+    type C = TickreelUpdateInfo;
+    fn into_c(self) -> FfiResult<TickreelUpdateInfo> {
+        Ok(info(self.update()))
+    }
 }
 
-/// Frees a playhead. `tickreel_playhead_free(NULL)` is a no-op returning `TICKREEL_RESULT_OK`; a
-/// freed or invalid handle returns `TICKREEL_RESULT_INVALID_HANDLE`.
-///
-/// Thread safety: any thread. A call on the same playhead still running in another thread
-/// finishes normally; calls that start after this one get `TICKREEL_RESULT_INVALID_HANDLE`.
-#[unsafe(no_mangle)]
-pub extern "C" fn tickreel_playhead_free(playhead: *mut TickreelPlayhead) -> TickreelResult {
-    guard(|| handle::remove::<PlayheadObj>(playhead).map(drop))
-}
-
-/// Moves the playhead by one server tick's worth of playback (nothing while paused) and stores
-/// what happened in `*out_info` (`out_info` may be NULL). Call once per server tick. Never blocks
-/// on I/O: it uses chunks already decoded and asks background threads for the next ones; when
-/// they are not ready the update is `stalled` and later calls catch up.
-///
-/// Apply a `TICKREEL_MOTION_FORWARD` or `TICKREEL_MOTION_JUMP` update by setting every entity's
-/// state from `tickreel_playhead_entities` (despawning ids no longer listed).
-///
-/// # Safety
-/// `out_info` must be NULL or point to a writable `TickreelUpdateInfo`.
-///
-/// Thread safety: any thread; calls on one playhead are serialised.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn tickreel_playhead_advance(
-    playhead: *mut TickreelPlayhead,
-    out_info: *mut TickreelUpdateInfo,
-) -> TickreelResult {
-    // SAFETY: forwarded caller contract.
-    unsafe { update_call(playhead, out_info, |p| Ok(info(p.advance()))) }
-}
-
-/// Blocks until everything the next `tickreel_playhead_advance` needs is decoded, so that it
-/// does not stall. For tools and tests that may wait; a server thread should not call it.
-///
-/// Thread safety: any thread; calls on one playhead are serialised.
-#[unsafe(no_mangle)]
-pub extern "C" fn tickreel_playhead_prepare(playhead: *mut TickreelPlayhead) -> TickreelResult {
-    guard(|| {
-        with_playhead(playhead, |p| {
-            p.prepare();
-            Ok(())
-        })
-    })
-}
-
-/// Moves to `tick` (clamped into the recording) and stores the jump in `*out_info` (`out_info`
-/// may be NULL). Blocks until its chunk is decoded. Returns `TICKREEL_RESULT_CORRUPT` or
-/// `TICKREEL_RESULT_TRUNCATED`, leaving the position unchanged, if that chunk cannot be read.
-///
-/// # Safety
-/// `out_info` must be NULL or point to a writable `TickreelUpdateInfo`.
-///
-/// Thread safety: any thread; calls on one playhead are serialised.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn tickreel_playhead_seek(
-    playhead: *mut TickreelPlayhead,
-    tick: u32,
-    out_info: *mut TickreelUpdateInfo,
-) -> TickreelResult {
-    // SAFETY: forwarded caller contract.
-    unsafe { update_call(playhead, out_info, |p| Ok(info(p.seek(tick)?))) }
-}
-
-/// Moves one recorded tick forward (playing or not; nothing at the last tick) and stores the
-/// update in `*out_info` (`out_info` may be NULL). May block to decode the next chunk.
-///
-/// # Safety
-/// `out_info` must be NULL or point to a writable `TickreelUpdateInfo`.
-///
-/// Thread safety: any thread; calls on one playhead are serialised.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn tickreel_playhead_step_forward(
-    playhead: *mut TickreelPlayhead,
-    out_info: *mut TickreelUpdateInfo,
-) -> TickreelResult {
-    // SAFETY: forwarded caller contract.
-    unsafe { update_call(playhead, out_info, |p| Ok(info(p.step_forward()))) }
-}
-
-/// Moves one recorded tick backward (playing or not; nothing at the first tick) and stores the
-/// update (a jump) in `*out_info` (`out_info` may be NULL). May block to decode the chunk.
-///
-/// # Safety
-/// `out_info` must be NULL or point to a writable `TickreelUpdateInfo`.
-///
-/// Thread safety: any thread; calls on one playhead are serialised.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn tickreel_playhead_step_back(
-    playhead: *mut TickreelPlayhead,
-    out_info: *mut TickreelUpdateInfo,
-) -> TickreelResult {
-    // SAFETY: forwarded caller contract.
-    unsafe { update_call(playhead, out_info, |p| Ok(info(p.step_back()))) }
-}
-
-/// Starts playing, in the current direction at the current speed, from the next
-/// `tickreel_playhead_advance`.
-///
-/// Thread safety: any thread; calls on one playhead are serialised.
-#[unsafe(no_mangle)]
-pub extern "C" fn tickreel_playhead_play(playhead: *mut TickreelPlayhead) -> TickreelResult {
-    guard(|| {
-        with_playhead(playhead, |p| {
-            p.play();
-            Ok(())
-        })
-    })
-}
-
-/// Stops playing: `tickreel_playhead_advance` then reports `TICKREEL_MOTION_STILL`.
-///
-/// Thread safety: any thread; calls on one playhead are serialised.
-#[unsafe(no_mangle)]
-pub extern "C" fn tickreel_playhead_pause(playhead: *mut TickreelPlayhead) -> TickreelResult {
-    guard(|| {
-        with_playhead(playhead, |p| {
-            p.pause();
-            Ok(())
-        })
-    })
-}
-
-/// Sets the speed in recorded ticks per server tick, from 0.25 to 16 (fractions accumulate: at
-/// 0.25 one recorded tick is played every fourth advance). Returns
-/// `TICKREEL_RESULT_INVALID_ARGUMENT`, leaving the speed unchanged, outside that range or for NaN.
-///
-/// Thread safety: any thread; calls on one playhead are serialised.
-#[unsafe(no_mangle)]
-pub extern "C" fn tickreel_playhead_set_speed(
-    playhead: *mut TickreelPlayhead,
-    speed: f64,
-) -> TickreelResult {
-    guard(|| {
-        if !(MIN_SPEED..=MAX_SPEED).contains(&speed) {
-            return Err(FfiError::Invalid(format!(
-                "speed {speed} outside {MIN_SPEED}..={MAX_SPEED}"
-            )));
+impl CArrayResult for EntityList<'_> {
+    type Item = TickreelEntityState;
+    fn len(&self) -> usize {
+        self.entities().len()
+    }
+    fn write(self, out: &OutArray<TickreelEntityState>) {
+        for (i, e) in self.entities().iter().enumerate() {
+            out.set(i, entity_state(e));
         }
-        with_playhead(playhead, |p| Ok(p.set_speed(speed)?))
-    })
-}
-
-/// Sets the direction of play: backward if `reverse`, forward otherwise. Reverse play reports
-/// `TICKREEL_MOTION_JUMP` updates.
-///
-/// Thread safety: any thread; calls on one playhead are serialised.
-#[unsafe(no_mangle)]
-pub extern "C" fn tickreel_playhead_set_reverse(
-    playhead: *mut TickreelPlayhead,
-    reverse: bool,
-) -> TickreelResult {
-    guard(|| {
-        with_playhead(playhead, |p| {
-            p.set_direction(if reverse {
-                Direction::Backward
-            } else {
-                Direction::Forward
-            });
-            Ok(())
-        })
-    })
-}
-
-/// Stores the current position in `*out_tick` (while waiting for a live recording's first tick,
-/// the tick asked for).
-///
-/// # Safety
-/// `out_tick` must be NULL or point to a writable `uint32_t`.
-///
-/// Thread safety: any thread; calls on one playhead are serialised.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn tickreel_playhead_position(
-    playhead: *mut TickreelPlayhead,
-    out_tick: *mut u32,
-) -> TickreelResult {
-    guard(|| {
-        // SAFETY: caller contract: NULL or writable for one u32.
-        let out = unsafe { Out::new(out_tick, "out_tick") }?;
-        out.set(with_playhead(playhead, |p| Ok(p.position()))?);
-        Ok(())
-    })
-}
-
-/// Copies the state of every live entity at the current position into `states`, sorted by
-/// entity id, exactly as `tickreel_reader_seek` would at that tick.
-///
-/// `*out_count` is always set to the number of entities. If it exceeds `capacity`, nothing is
-/// copied and `TICKREEL_RESULT_BUFFER_TOO_SMALL` is returned: call again with room for
-/// `*out_count` states. `states` may be NULL when `capacity` is 0, to query the count.
-///
-/// # Safety
-/// `states` must point to `capacity` writable `TickreelEntityState`s (or `capacity` must be 0);
-/// `out_count` must be NULL or point to a writable `size_t`.
-///
-/// Thread safety: any thread; calls on one playhead are serialised.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn tickreel_playhead_entities(
-    playhead: *mut TickreelPlayhead,
-    states: *mut TickreelEntityState,
-    capacity: usize,
-    out_count: *mut usize,
-) -> TickreelResult {
-    guard(|| {
-        // SAFETY: caller contract: `capacity` writable states at `states`, or capacity 0.
-        let states = unsafe { OutArray::new(states, capacity, "states") }?;
-        // SAFETY: caller contract: NULL or writable for one size_t.
-        let out_count = unsafe { Out::new(out_count, "out_count") }?;
-        with_playhead(playhead, |p| {
-            let entities = p.entities();
-            out_count.set(entities.len());
-            if entities.len() > states.capacity() {
-                return Err(FfiError::BufferTooSmall(format!(
-                    "{} entities at tick {}, room for {}",
-                    entities.len(),
-                    p.position(),
-                    states.capacity()
-                )));
-            }
-            for (i, e) in entities.iter().enumerate() {
-                states.set(i, entity_state(e));
-            }
-            Ok(())
-        })
-    })
+    }
+    fn describe(&self) -> String {
+        format!("{} entities at tick {}", self.len(), self.position())
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::ffi::batch::*;
-    use crate::ffi::reader::*;
+    use crate::ffi::generated::playhead::*;
+    use crate::ffi::generated::reader::*;
+    use crate::ffi::result::TickreelResult;
     use crate::ffi::writer::*;
     use std::ffi::CString;
+    use tickreel::format::state::EntityState;
 
     const OK: TickreelResult = TickreelResult::Ok;
 
@@ -468,6 +216,22 @@ mod tests {
         // SAFETY: `at` is writable.
         assert_eq!(unsafe { tickreel_playhead_position(p, &mut at) }, OK);
         assert_eq!(at, 105);
+        // The opening jump spawns both entities and rebuilds the world (from no custom events).
+        let mut n = 0;
+        let mut added = vec![entity_state(&EntityState::default()); 2];
+        // SAFETY: `added` has room for 2.
+        let res = unsafe { tickreel_playhead_added(p, added.as_mut_ptr(), 2, &mut n) };
+        assert_eq!((res, n, added[0].id, added[1].id), (OK, 2, 1, 2));
+        // SAFETY: capacity 0 with NULL is a count query.
+        let res = unsafe { tickreel_playhead_removed(p, std::ptr::null_mut(), 0, &mut n) };
+        assert_eq!((res, n), (OK, 0));
+        let mut world = TickreelWorldInfo::default();
+        // SAFETY: `world` is writable.
+        assert_eq!(unsafe { tickreel_playhead_world(p, &mut world) }, OK);
+        assert!(world.rebuild && world.complete, "{world:?}");
+        // SAFETY: capacity 0 with NULL is a length query.
+        let res = unsafe { tickreel_playhead_world_events(p, std::ptr::null_mut(), 0, &mut n) };
+        assert_eq!((res, n), (OK, 0));
         assert_eq!(tickreel_playhead_set_speed(p, 2.0), OK);
         for bad in [0.1, 17.0, f64::NAN] {
             assert_eq!(
@@ -486,6 +250,26 @@ mod tests {
                 (105 + 2 * k, TICKREEL_MOTION_FORWARD, 2, false)
             );
             assert_eq!(u.entity_count, 2);
+            // The two recorded ticks covered, each with the two entities' poses.
+            let mut len = 0;
+            // SAFETY: capacity 0 with NULL is a length query.
+            let res = unsafe { tickreel_playhead_ticks(p, std::ptr::null_mut(), 0, &mut len) };
+            assert_eq!(res, TickreelResult::BufferTooSmall);
+            let mut buf = vec![0u8; len];
+            // SAFETY: `buf` has room for `len` bytes.
+            let res = unsafe { tickreel_playhead_ticks(p, buf.as_mut_ptr(), len, &mut len) };
+            assert_eq!(res, OK);
+            let mut ticks = Vec::new();
+            let mut at = 0;
+            while at < buf.len() {
+                let tick = u32::from_be_bytes(buf[at..at + 4].try_into().unwrap());
+                let n = u32::from_be_bytes(buf[at + 4..at + 8].try_into().unwrap()) as usize;
+                let events =
+                    tickreel::format::event::decode_batch(&buf[at + 8..at + 8 + n]).unwrap();
+                ticks.push((tick, events.len()));
+                at += 8 + n;
+            }
+            assert_eq!(ticks, [(104 + 2 * k, 2), (105 + 2 * k, 2)]);
         }
         assert_eq!(tickreel_playhead_set_reverse(p, true), OK);
         assert_eq!(tickreel_playhead_prepare(p), OK);

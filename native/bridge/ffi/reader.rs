@@ -1,11 +1,11 @@
-//! Reading a finished recording: information, seeking to the state at a tick, verification.
+//! Reading a finished recording: the C types of the reader operations (`crate::api::reader`,
+//! whose entry points are generated) and how their results cross into C.
 
-use std::ffi::c_char;
-
-use super::args::{self, Out, OutArray};
-use super::handle::{self, HandleType};
-use super::result::{FfiError, TickreelResult, guard};
-use tickreel::play::Reader;
+use super::args::OutArray;
+use super::convert::{CArrayExtra, CArrayResult, CResult};
+use super::result::FfiResult;
+use tickreel::format::state::EntityState;
+use tickreel::play::{SeekState, VerifyReport};
 
 /// An open recording. Opaque: open with `tickreel_reader_open`, release with
 /// `tickreel_reader_free`. The pointer is a handle, not an address: never dereference it.
@@ -49,280 +49,61 @@ pub struct TickreelVerifyReport {
     pub events: u64,
 }
 
-/// The object behind a reader handle.
-pub(crate) struct ReaderObj {
-    pub(super) reader: Reader,
-}
-
-impl HandleType for ReaderObj {
-    type Opaque = TickreelReader;
-    const TAG: u8 = 3;
-    const NAME: &'static str = "reader";
-}
-
-/// Opens a finished `.reel` file at `path` (a NUL-terminated path in the platform's encoding) and
-/// stores the reader's handle in `*out_reader`. Reads and checks the header, metadata and index;
-/// chunks are read when needed.
-///
-/// Returns `TICKREEL_RESULT_IO` if the file cannot be opened, `TICKREEL_RESULT_CORRUPT` for a file
-/// that is not a tickreel recording or is damaged, `TICKREEL_RESULT_TRUNCATED` for a file cut
-/// short, `TICKREEL_RESULT_UNSUPPORTED` for a newer format. On failure `*out_reader` is set to
-/// NULL (when it can be written).
-///
-/// # Safety
-/// `path` must be NULL or a NUL-terminated string; `out_reader` must be NULL or point to writable
-/// storage for one pointer.
-///
-/// Thread safety: any thread. A reader may then be used from any number of threads at once.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn tickreel_reader_open(
-    path: *const c_char,
-    out_reader: *mut *mut TickreelReader,
-) -> TickreelResult {
-    guard(|| {
-        // SAFETY: caller contract: NULL or writable for one pointer.
-        let out = unsafe { Out::new(out_reader, "out_reader") }?;
-        out.set(std::ptr::null_mut());
-        // SAFETY: caller contract: NULL or NUL-terminated.
-        let path = unsafe { args::path(path, "path") }?;
-        let reader = Reader::open_path(path)?;
-        out.set(handle::insert(ReaderObj { reader })?);
-        Ok(())
-    })
-}
-
-/// Closes a reader. `tickreel_reader_free(NULL)` is a no-op returning `TICKREEL_RESULT_OK`; a
-/// freed or invalid handle returns `TICKREEL_RESULT_INVALID_HANDLE`.
-///
-/// Thread safety: any thread. Calls on the same reader still running in other threads finish
-/// normally (the file is closed after the last one); calls that start after this one get
-/// `TICKREEL_RESULT_INVALID_HANDLE`.
-#[unsafe(no_mangle)]
-pub extern "C" fn tickreel_reader_free(reader: *mut TickreelReader) -> TickreelResult {
-    guard(|| handle::remove::<ReaderObj>(reader).map(drop))
-}
-
-/// Runs `f` on the reader behind a handle and stores its result through a required out-pointer.
-///
-/// # Safety
-/// `out` must be NULL or point to a writable `T`.
-unsafe fn get<T>(
-    reader: *mut TickreelReader,
-    out: *mut T,
-    name: &'static str,
-    f: impl FnOnce(&Reader) -> tickreel::Result<T>,
-) -> TickreelResult {
-    guard(|| {
-        // SAFETY: forwarded caller contract.
-        let out = unsafe { Out::new(out, name) }?;
-        let obj = handle::get::<ReaderObj>(reader)?;
-        out.set(f(&obj.reader)?);
-        Ok(())
-    })
-}
-
-/// Stores the number of ticks the recording spans (last tick - first tick + 1; 0 when it is
-/// empty) in `*out_ticks`.
-///
-/// # Safety
-/// `out_ticks` must be NULL or point to a writable `uint32_t`.
-///
-/// Thread safety: any thread, concurrently with any other reader call.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn tickreel_reader_tick_count(
-    reader: *mut TickreelReader,
-    out_ticks: *mut u32,
-) -> TickreelResult {
-    // SAFETY: forwarded caller contract.
-    unsafe {
-        get(reader, out_ticks, "out_ticks", |r| {
-            Ok(r.header().tick_count)
-        })
+/// The C form of an entity's state.
+pub(crate) fn entity_state(e: &EntityState) -> TickreelEntityState {
+    TickreelEntityState {
+        id: e.id,
+        kind: e.kind,
+        flags: e.flags,
+        x: e.pose.x_f64(),
+        y: e.pose.y_f64(),
+        z: e.pose.z_f64(),
+        yaw: e.pose.yaw_deg(),
+        pitch: e.pose.pitch_deg(),
     }
 }
 
-/// Stores the first recorded tick in `*out_tick`. Returns `TICKREEL_RESULT_INVALID_STATE` if the
-/// recording has no ticks.
-///
-/// # Safety
-/// `out_tick` must be NULL or point to a writable `uint32_t`.
-///
-/// Thread safety: any thread, concurrently with any other reader call.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn tickreel_reader_first_tick(
-    reader: *mut TickreelReader,
-    out_tick: *mut u32,
-) -> TickreelResult {
-    // SAFETY: forwarded caller contract.
-    unsafe {
-        get(reader, out_tick, "out_tick", |r| {
-            r.first_tick().ok_or_else(no_ticks)
-        })
+impl CArrayResult for SeekState {
+    type Item = TickreelEntityState;
+    fn len(&self) -> usize {
+        self.entities.len()
+    }
+    fn write(self, out: &OutArray<TickreelEntityState>) {
+        for (i, e) in self.entities.iter().enumerate() {
+            out.set(i, entity_state(e));
+        }
+    }
+    fn describe(&self) -> String {
+        format!("{} entities at tick {}", self.entities.len(), self.tick)
     }
 }
 
-/// Stores the last recorded tick in `*out_tick`. Returns `TICKREEL_RESULT_INVALID_STATE` if the
-/// recording has no ticks.
-///
-/// # Safety
-/// `out_tick` must be NULL or point to a writable `uint32_t`.
-///
-/// Thread safety: any thread, concurrently with any other reader call.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn tickreel_reader_last_tick(
-    reader: *mut TickreelReader,
-    out_tick: *mut u32,
-) -> TickreelResult {
-    // SAFETY: forwarded caller contract.
-    unsafe {
-        get(reader, out_tick, "out_tick", |r| {
-            r.last_tick().ok_or_else(no_ticks)
-        })
+/// The tick actually used, after clamping.
+impl CArrayExtra for SeekState {
+    type C = u32;
+    fn extra(&self) -> u32 {
+        self.tick
     }
 }
 
-fn no_ticks() -> tickreel::Error {
-    tickreel::Error::InvalidState("the recording has no ticks".into())
-}
-
-/// Stores the number of chunks (independently decodable pieces of about 10 s) in `*out_chunks`.
-///
-/// # Safety
-/// `out_chunks` must be NULL or point to a writable `uint32_t`.
-///
-/// Thread safety: any thread, concurrently with any other reader call.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn tickreel_reader_chunk_count(
-    reader: *mut TickreelReader,
-    out_chunks: *mut u32,
-) -> TickreelResult {
-    // SAFETY: forwarded caller contract.
-    unsafe {
-        get(reader, out_chunks, "out_chunks", |r| {
-            Ok(u32::try_from(r.index().len()).expect("the header's chunk count is a u32"))
+impl CResult for VerifyReport {
+    type C = TickreelVerifyReport;
+    fn into_c(self) -> FfiResult<TickreelVerifyReport> {
+        Ok(TickreelVerifyReport {
+            chunks: self.chunks as u64,
+            ticks: self.ticks,
+            pose_samples: self.pose_samples,
+            events: self.events,
         })
     }
-}
-
-/// Stores the recording's tick rate in ticks per second (e.g. 20.0) in `*out_rate`.
-///
-/// # Safety
-/// `out_rate` must be NULL or point to a writable `double`.
-///
-/// Thread safety: any thread, concurrently with any other reader call.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn tickreel_reader_tick_rate(
-    reader: *mut TickreelReader,
-    out_rate: *mut f64,
-) -> TickreelResult {
-    // SAFETY: forwarded caller contract.
-    unsafe { get(reader, out_rate, "out_rate", |r| Ok(r.tick_rate())) }
-}
-
-/// Computes the state of every live entity at `tick` (clamped into the recording) and copies it
-/// into `states`, sorted by entity id. Decodes only the chunk holding the tick.
-///
-/// `*out_count` is always set to the number of entities at that tick. If it exceeds `capacity`,
-/// nothing is copied and `TICKREEL_RESULT_BUFFER_TOO_SMALL` is returned: call again with room
-/// for `*out_count` states. `states` may be NULL when `capacity` is 0, to query the count.
-/// `*out_tick` (if `out_tick` is not NULL) receives the tick actually used after clamping.
-///
-/// Returns `TICKREEL_RESULT_INVALID_STATE` if the recording has no ticks,
-/// `TICKREEL_RESULT_CORRUPT`/`TICKREEL_RESULT_TRUNCATED` if the chunk is damaged.
-///
-/// # Safety
-/// `states` must point to `capacity` writable `TickreelEntityState`s (or `capacity` must be 0);
-/// `out_count` must be NULL or point to a writable `size_t`; `out_tick` must be NULL or point to a
-/// writable `uint32_t`.
-///
-/// Thread safety: any thread, concurrently with any other reader call.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn tickreel_reader_seek(
-    reader: *mut TickreelReader,
-    tick: u32,
-    states: *mut TickreelEntityState,
-    capacity: usize,
-    out_count: *mut usize,
-    out_tick: *mut u32,
-) -> TickreelResult {
-    guard(|| {
-        // SAFETY: caller contract: `capacity` writable states at `states`, or capacity 0.
-        let states = unsafe { OutArray::new(states, capacity, "states") }?;
-        // SAFETY: caller contract: NULL or writable for one size_t.
-        let out_count = unsafe { Out::new(out_count, "out_count") }?;
-        // SAFETY: caller contract: NULL or writable for one u32.
-        let out_tick = unsafe { Out::optional(out_tick, "out_tick") }?;
-        let obj = handle::get::<ReaderObj>(reader)?;
-        let state = obj.reader.seek(tick)?;
-        let entities = &state.entities;
-        out_count.set(entities.len());
-        if let Some(t) = out_tick {
-            t.set(state.tick);
-        }
-        if entities.len() > states.capacity() {
-            return Err(FfiError::BufferTooSmall(format!(
-                "{} entities at tick {}, room for {}",
-                entities.len(),
-                state.tick,
-                states.capacity()
-            )));
-        }
-        for (i, e) in entities.iter().enumerate() {
-            states.set(
-                i,
-                TickreelEntityState {
-                    id: e.id,
-                    kind: e.kind,
-                    flags: e.flags,
-                    x: e.pose.x_f64(),
-                    y: e.pose.y_f64(),
-                    z: e.pose.z_f64(),
-                    yaw: e.pose.yaw_deg(),
-                    pitch: e.pose.pitch_deg(),
-                },
-            );
-        }
-        Ok(())
-    })
-}
-
-/// Reads and decodes every chunk, checking checksums and the consistency of header and index.
-/// Stores what was checked in `*out_report` (`out_report` may be NULL).
-///
-/// Returns `TICKREEL_RESULT_OK` if the file is sound, `TICKREEL_RESULT_CORRUPT` or
-/// `TICKREEL_RESULT_TRUNCATED` (with the damaged chunk in the message) otherwise. Reads the
-/// whole file: blocks for the I/O.
-///
-/// # Safety
-/// `out_report` must be NULL or point to a writable `TickreelVerifyReport`.
-///
-/// Thread safety: any thread, concurrently with any other reader call.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn tickreel_reader_verify(
-    reader: *mut TickreelReader,
-    out_report: *mut TickreelVerifyReport,
-) -> TickreelResult {
-    guard(|| {
-        // SAFETY: caller contract: NULL or writable for one report.
-        let out = unsafe { Out::optional(out_report, "out_report") }?;
-        let obj = handle::get::<ReaderObj>(reader)?;
-        let r = obj.reader.verify()?;
-        if let Some(out) = out {
-            out.set(TickreelVerifyReport {
-                chunks: r.chunks as u64,
-                ticks: r.ticks,
-                pose_samples: r.pose_samples,
-                events: r.events,
-            });
-        }
-        Ok(())
-    })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::ffi::batch::*;
+    use crate::ffi::generated::reader::*;
+    use crate::ffi::result::TickreelResult;
     use crate::ffi::writer::*;
     use std::ffi::CString;
 
@@ -342,6 +123,23 @@ mod tests {
         // SAFETY: valid string, options and out-pointer.
         let got = unsafe { tickreel_writer_create(path.as_ptr(), &opts, &mut w) };
         assert_eq!(got, OK);
+        // User metadata from C: an NBT root compound.
+        let nbt = fastnbt::to_bytes(&std::collections::HashMap::from([(
+            "map",
+            fastnbt::Value::String("spawn-island".into()),
+        )]))
+        .unwrap();
+        // SAFETY: `nbt` is readable for its length.
+        let got = unsafe { tickreel_writer_put_metadata(w, nbt.as_ptr(), nbt.len()) };
+        assert_eq!(got, OK);
+        let reserved = fastnbt::to_bytes(&std::collections::HashMap::from([(
+            "tickreel",
+            fastnbt::Value::Int(1),
+        )]))
+        .unwrap();
+        // SAFETY: `reserved` is readable for its length.
+        let got = unsafe { tickreel_writer_put_metadata(w, reserved.as_ptr(), reserved.len()) };
+        assert_eq!(got, TickreelResult::InvalidArgument);
         let mut b = std::ptr::null_mut();
         // SAFETY: `b` is writable.
         assert_eq!(unsafe { tickreel_batch_new(&mut b) }, OK);
@@ -415,6 +213,47 @@ mod tests {
         assert_eq!(
             (states[1].x, states[1].y, states[1].yaw),
             (7.0, 64.0, 450.0)
+        );
+
+        // The ticks with their events: 35 ticks of two poses (and a flags event), in order.
+        let mut len = 0;
+        // SAFETY: capacity 0 with NULL is a length query.
+        let res = unsafe { tickreel_reader_ticks(r, 100, 134, std::ptr::null_mut(), 0, &mut len) };
+        assert_eq!(res, TickreelResult::BufferTooSmall);
+        let mut buf = vec![0u8; len];
+        // SAFETY: `buf` has room for `len` bytes.
+        let res = unsafe { tickreel_reader_ticks(r, 100, 134, buf.as_mut_ptr(), len, &mut len) };
+        assert_eq!(res, OK);
+        let (mut at, mut seen) = (0, Vec::new());
+        while at < buf.len() {
+            let tick = u32::from_be_bytes(buf[at..at + 4].try_into().unwrap());
+            let n = u32::from_be_bytes(buf[at + 4..at + 8].try_into().unwrap()) as usize;
+            let events = tickreel::format::event::decode_batch(&buf[at + 8..at + 8 + n]).unwrap();
+            seen.push((tick, events.len()));
+            at += 8 + n;
+        }
+        assert_eq!(seen.len(), 35);
+        assert_eq!((seen[0].0, seen[34].0), (100, 134));
+        assert!(seen.iter().all(|&(_, n)| n >= 2), "{seen:?}");
+        // SAFETY: `len` is writable; no buffer needed for the refusal.
+        let res = unsafe { tickreel_reader_ticks(r, 5, 4, std::ptr::null_mut(), 0, &mut len) };
+        assert_eq!(res, TickreelResult::InvalidArgument);
+
+        // The metadata, as an NBT root compound with the library's own "tickreel" compound.
+        let mut len = 0;
+        // SAFETY: capacity 0 with NULL is a length query; `len` is writable.
+        let res = unsafe { tickreel_reader_metadata(r, std::ptr::null_mut(), 0, &mut len) };
+        assert_eq!(res, TickreelResult::BufferTooSmall);
+        let mut nbt = vec![0u8; len];
+        // SAFETY: `nbt` has room for `len` bytes.
+        let res = unsafe { tickreel_reader_metadata(r, nbt.as_mut_ptr(), len, &mut len) };
+        assert_eq!((res, len), (OK, nbt.len()));
+        assert_eq!(nbt[0], 10, "an NBT compound");
+        let root = tickreel::format::metadata::Metadata::decode(&nbt).unwrap();
+        assert!(root.encode().unwrap() == nbt);
+        assert!(
+            nbt.windows(12).any(|w| w == b"spawn-island"),
+            "the metadata tickreel_writer_put_metadata added is read back"
         );
 
         let mut report = TickreelVerifyReport::default();

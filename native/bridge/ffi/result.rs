@@ -143,8 +143,6 @@ pub(crate) enum FfiError {
     BufferTooSmall(String),
     /// An argument check of the C layer (alignment, finiteness, UTF-8).
     Invalid(String),
-    /// A library call panicked earlier while holding this object.
-    Poisoned(&'static str),
 }
 
 impl From<Error> for FfiError {
@@ -161,7 +159,6 @@ impl FfiError {
             FfiError::InvalidHandle(_) => TickreelResult::InvalidHandle,
             FfiError::BufferTooSmall(_) => TickreelResult::BufferTooSmall,
             FfiError::Invalid(_) => TickreelResult::InvalidArgument,
-            FfiError::Poisoned(_) => TickreelResult::Panic,
         }
     }
 
@@ -172,9 +169,6 @@ impl FfiError {
             FfiError::InvalidHandle(m) => format!("invalid handle: {m}"),
             FfiError::BufferTooSmall(m) => format!("buffer too small: {m}"),
             FfiError::Invalid(m) => format!("invalid argument: {m}"),
-            FfiError::Poisoned(what) => {
-                format!("this {what} is unusable: an earlier call on it panicked; free it")
-            }
         }
     }
 }

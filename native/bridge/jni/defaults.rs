@@ -2,13 +2,12 @@
 //! builders can be checked against them (`DefaultsTest`): one set of defaults in every language.
 //! Each encoder is the inverse of the decoder that reads Java's array.
 
-use std::ffi::c_void;
-
 use jni::JNIEnv;
-use jni::objects::JClass;
 use jni::sys::{jint, jobject};
 
-use super::{Res, bad_arg, entry, long_array, method};
+use super::convert::{JniResult, LONG_ARRAY_JAVA, LONG_ARRAY_SIG};
+use super::{Res, bad_arg, long_array};
+use crate::api::library::OptionDefaults;
 use tickreel::record::{Backpressure, EngineOptions, RecorderOptions, RecordingInfo};
 use tickreel::shadow::{ReportOptions, ShadowOptions};
 
@@ -114,21 +113,16 @@ fn defaults(family: jint) -> Res<Vec<i64>> {
     })
 }
 
-/// The core's defaults of an option family, as Java's array of it.
-extern "system" fn default_options<'l>(
-    mut env: JNIEnv<'l>,
-    _class: JClass<'l>,
-    family: jint,
-) -> jobject {
-    entry(&mut env, |env| long_array(env, &defaults(family)?))
-}
-
-pub(super) fn methods() -> Vec<jni::NativeMethod> {
-    vec![method(
-        "defaultOptions",
-        "(I)[J",
-        default_options as *mut c_void,
-    )]
+/// The family's defaults as Java's array of it (an unknown family: `IllegalArgumentException`).
+impl JniResult for OptionDefaults {
+    type Jni = jobject;
+    const SIG: &'static str = LONG_ARRAY_SIG;
+    const JAVA: &'static str = LONG_ARRAY_JAVA;
+    fn into_jni(self, env: &mut JNIEnv<'_>) -> Res<jobject> {
+        let family =
+            jint::try_from(self.0).map_err(|_| bad_arg(format!("no option family {}", self.0)))?;
+        long_array(env, &defaults(family)?)
+    }
 }
 
 #[cfg(test)]

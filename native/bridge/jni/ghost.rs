@@ -1,28 +1,14 @@
-//! `Ghost`, `GhostLoading`, `GhostCursor` and `LiveDelta` natives: ghost racing ([`tickreel::ghost`]).
-//!
-//! A ghost is an `Arc<GhostTrack>` behind a handle; cursors and deltas hold their own reference,
-//! so closing the ghost leaves them working. A background load is the core's [`GhostLoad`].
-
-use std::ffi::c_void;
-use std::sync::Arc;
+//! How the ghost operations' types cross into Java (the operations are `crate::api::ghost`;
+//! their JNI entry points are generated).
 
 use jni::JNIEnv;
-use jni::objects::{JClass, JDoubleArray, JString};
-use jni::sys::{JNI_FALSE, JNI_TRUE, jboolean, jdouble, jint, jlong, jobject};
-use parking_lot::Mutex;
+use jni::objects::JIntArray;
+use jni::sys::{jdouble, jdoubleArray, jintArray, jobject};
 
-use super::{Res, bad_arg, entry, get, insert, long_array, method, string_arg, u32_arg};
-use tickreel::ghost::{
-    GhostCursor, GhostLoad, GhostRange, GhostState, GhostTrack, LiveDelta, RunEnd, RunStart,
-};
-
-/// A background load and whether its result was taken.
-type Loading = Mutex<(GhostLoad, bool)>;
-
-const GHOST: &str = "Ghost";
-const LOADING: &str = "GhostLoading";
-const CURSOR: &str = "GhostCursor";
-const DELTA: &str = "LiveDelta";
+use super::convert::{JniArg, JniFill, JniResult, LONG_ARRAY_JAVA, LONG_ARRAY_SIG, fill_doubles};
+use super::{Res, bad_arg, long_array};
+use crate::api::ghost::{GhostInfo, Splits};
+use tickreel::ghost::{DeltaReading, GhostRange, GhostSample, GhostState, RunEnd, RunStart};
 
 /// Doubles a sample fills: `t, x, y, z, yaw, pitch, flags, state` (0 not started, 1 running,
 /// 2 finished).
@@ -31,108 +17,54 @@ const SAMPLE_LEN: usize = 8;
 /// tick rate`.
 const READING_LEN: usize = 6;
 
-/// Range kinds: 0 = first / last, 1 = tick, 2 = checkpoint.
-fn range(start_kind: jint, start: jint, end_kind: jint, end: jint) -> Res<GhostRange> {
+/// Range kinds: 0 = first / last, 1 = tick, 2 = checkpoint (C's `TICKREEL_GHOST_BOUND_*`).
+fn range(start_kind: i32, start: i32, end_kind: i32, end: i32) -> Res<GhostRange> {
+    let value = |v: i32, what: &str| {
+        u32::try_from(v).map_err(|_| bad_arg(format!("{what} must not be negative (got {v})")))
+    };
     let start = match start_kind {
         0 => RunStart::First,
-        1 => RunStart::Tick(u32_arg(start, "start tick")?),
-        2 => RunStart::Checkpoint(u32_arg(start, "start checkpoint")?),
+        1 => RunStart::Tick(value(start, "start tick")?),
+        2 => RunStart::Checkpoint(value(start, "start checkpoint")?),
         k => return Err(bad_arg(format!("unknown run start kind {k}"))),
     };
     let end = match end_kind {
         0 => RunEnd::Last,
-        1 => RunEnd::Tick(u32_arg(end, "end tick")?),
-        2 => RunEnd::Checkpoint(u32_arg(end, "end checkpoint")?),
+        1 => RunEnd::Tick(value(end, "end tick")?),
+        2 => RunEnd::Checkpoint(value(end, "end checkpoint")?),
         k => return Err(bad_arg(format!("unknown run end kind {k}"))),
     };
     Ok(GhostRange { start, end })
 }
 
-#[allow(clippy::too_many_arguments)]
-extern "system" fn ghost_load<'l>(
-    mut env: JNIEnv<'l>,
-    _class: JClass<'l>,
-    path: JString<'l>,
-    entity: jint,
-    start_kind: jint,
-    start: jint,
-    end_kind: jint,
-    end: jint,
-) -> jlong {
-    entry(&mut env, |env| {
-        let path = string_arg(env, &path, "path")?;
-        let range = range(start_kind, start, end_kind, end)?;
-        let track = GhostTrack::load_path(path, entity as u32, range)?;
-        insert(GHOST, Arc::new(track))
-    })
-}
-
-#[allow(clippy::too_many_arguments)]
-extern "system" fn ghost_load_async<'l>(
-    mut env: JNIEnv<'l>,
-    _class: JClass<'l>,
-    path: JString<'l>,
-    entity: jint,
-    start_kind: jint,
-    start: jint,
-    end_kind: jint,
-    end: jint,
-) -> jlong {
-    entry(&mut env, |env| {
-        let path = string_arg(env, &path, "path")?;
-        let range = range(start_kind, start, end_kind, end)?;
-        let load = GhostTrack::load_async(std::path::PathBuf::from(path), entity as u32, range);
-        insert(LOADING, Arc::new(Mutex::new((load, false))))
-    })
-}
-
-extern "system" fn loading_is_ready<'l>(
-    mut env: JNIEnv<'l>,
-    _class: JClass<'l>,
-    handle: jlong,
-) -> jboolean {
-    entry(&mut env, |_| {
-        let l = get::<Loading>(handle, LOADING)?;
-        let ready = l.lock().0.is_ready();
-        Ok(if ready { JNI_TRUE } else { JNI_FALSE })
-    })
-}
-
-/// The loaded ghost's handle, `0` while loading; throws the load's error, or
-/// `IllegalStateException` once the result was taken.
-extern "system" fn loading_take<'l>(
-    mut env: JNIEnv<'l>,
-    _class: JClass<'l>,
-    handle: jlong,
-) -> jlong {
-    entry(&mut env, |_| {
-        let l = get::<Loading>(handle, LOADING)?;
-        let mut l = l.lock();
-        let (load, taken) = &mut *l;
-        if *taken {
-            return Err(tickreel::Error::InvalidState(
-                "the ghost was already taken from this load".into(),
-            )
-            .into());
+/// `int[] {startKind, start, endKind, end}` (`GhostRange`'s fields).
+impl JniArg for GhostRange {
+    type Jni = jintArray;
+    const SIG: &'static str = "[I";
+    const JAVA: &'static str = "int[]";
+    type Stored = GhostRange;
+    fn store(env: &mut JNIEnv<'_>, a: jintArray, name: &'static str) -> Res<GhostRange> {
+        // SAFETY: a local reference (or null) passed to the running native method.
+        let a = unsafe { JIntArray::from_raw(a) };
+        if a.is_null() {
+            return Err(bad_arg(format!("{name} is null")));
         }
-        match load.try_take() {
-            None => Ok(0),
-            Some(r) => {
-                *taken = true;
-                insert(GHOST, Arc::new(r?))
-            }
+        let mut v = [0i32; 4];
+        if env.get_array_length(&a)? != 4 {
+            return Err(bad_arg(format!("{name} must have 4 elements")));
         }
-    })
+        env.get_int_array_region(&a, 0, &mut v)?;
+        range(v[0], v[1], v[2], v[3])
+    }
 }
 
-/// `[entity, origin tick, duration ticks, samples, synthetic (0/1)]`.
-extern "system" fn ghost_info<'l>(
-    mut env: JNIEnv<'l>,
-    _class: JClass<'l>,
-    handle: jlong,
-) -> jobject {
-    entry(&mut env, |env| {
-        let g = get::<GhostTrack>(handle, GHOST)?;
+/// `long[] {entity, origin tick, duration ticks, samples, synthetic (0/1)}`.
+impl JniResult for GhostInfo {
+    type Jni = jobject;
+    const SIG: &'static str = LONG_ARRAY_SIG;
+    const JAVA: &'static str = LONG_ARRAY_JAVA;
+    fn into_jni(self, env: &mut JNIEnv<'_>) -> Res<jobject> {
+        let g = &self.0;
         long_array(
             env,
             &[
@@ -143,54 +75,34 @@ extern "system" fn ghost_info<'l>(
                 i64::from(g.is_synthetic()),
             ],
         )
-    })
+    }
 }
 
-extern "system" fn ghost_tick_rate<'l>(
-    mut env: JNIEnv<'l>,
-    _class: JClass<'l>,
-    handle: jlong,
-) -> jdouble {
-    entry(&mut env, |_| {
-        Ok(get::<GhostTrack>(handle, GHOST)?.tick_rate())
-    })
-}
-
-/// `[checkpoint, tick offset, ...]` in recorded order.
-extern "system" fn ghost_splits<'l>(
-    mut env: JNIEnv<'l>,
-    _class: JClass<'l>,
-    handle: jlong,
-) -> jobject {
-    entry(&mut env, |env| {
-        let g = get::<GhostTrack>(handle, GHOST)?;
-        let v: Vec<i64> = g
+/// `long[] {checkpoint, tick offset, ...}` in recorded order.
+impl JniResult for Splits {
+    type Jni = jobject;
+    const SIG: &'static str = LONG_ARRAY_SIG;
+    const JAVA: &'static str = LONG_ARRAY_JAVA;
+    fn into_jni(self, env: &mut JNIEnv<'_>) -> Res<jobject> {
+        let v: Vec<i64> = self
             .splits()
             .iter()
             .flat_map(|s| [i64::from(s.checkpoint), i64::from(s.tick)])
             .collect();
         long_array(env, &v)
-    })
+    }
 }
 
-extern "system" fn cursor_new<'l>(mut env: JNIEnv<'l>, _class: JClass<'l>, ghost: jlong) -> jlong {
-    entry(&mut env, |_| {
-        let g = get::<GhostTrack>(ghost, GHOST)?;
-        insert(CURSOR, Arc::new(Mutex::new(GhostCursor::new(g))))
-    })
-}
-
-/// Fills `out` (at least [`SAMPLE_LEN`] doubles) with the ghost at `t` ticks.
-extern "system" fn cursor_sample<'l>(
-    mut env: JNIEnv<'l>,
-    _class: JClass<'l>,
-    handle: jlong,
-    t: jdouble,
-    out: JDoubleArray<'l>,
-) {
-    entry(&mut env, |env| {
-        let c = get::<Mutex<GhostCursor>>(handle, CURSOR)?;
-        let s = c.lock().sample(t);
+/// Into `GhostSample.raw` ([`SAMPLE_LEN`] doubles).
+impl JniFill for GhostSample {
+    type Array = jdoubleArray;
+    const ARRAY_SIG: &'static str = "[D";
+    const ARRAY_JAVA: &'static str = "double[]";
+    type Jni = ();
+    const SIG: &'static str = "V";
+    const JAVA: &'static str = "void";
+    fn fill(self, env: &mut JNIEnv<'_>, out: jdoubleArray) -> Res<()> {
+        let s = self;
         let state = match s.state {
             GhostState::NotStarted => 0.0,
             GhostState::Running => 1.0,
@@ -206,61 +118,20 @@ extern "system" fn cursor_sample<'l>(
             f64::from(s.flags),
             state,
         ];
-        fill(env, &out, &values)
-    })
-}
-
-fn fill(env: &mut JNIEnv<'_>, out: &JDoubleArray<'_>, values: &[f64]) -> Res<()> {
-    if out.is_null() {
-        return Err(bad_arg("the output array is null"));
+        fill_doubles(env, out, &values)
     }
-    let n = env.get_array_length(out)? as usize;
-    if n < values.len() {
-        return Err(bad_arg(format!(
-            "the output array has {n} elements, needs {}",
-            values.len()
-        )));
-    }
-    env.set_double_array_region(out, 0, values)?;
-    Ok(())
 }
 
-extern "system" fn cursor_set_time_shift<'l>(
-    mut env: JNIEnv<'l>,
-    _class: JClass<'l>,
-    handle: jlong,
-    ticks: jdouble,
-) {
-    entry(&mut env, |_| {
-        get::<Mutex<GhostCursor>>(handle, CURSOR)?
-            .lock()
-            .set_time_shift(ticks);
-        Ok(())
-    })
-}
-
-extern "system" fn delta_new<'l>(mut env: JNIEnv<'l>, _class: JClass<'l>, ghost: jlong) -> jlong {
-    entry(&mut env, |_| {
-        let g = get::<GhostTrack>(ghost, GHOST)?;
-        insert(DELTA, Arc::new(Mutex::new(LiveDelta::new(g))))
-    })
-}
-
-/// Fills `out` (at least [`READING_LEN`] doubles) with the reading; returns the shown seconds.
-#[allow(clippy::too_many_arguments)]
-extern "system" fn delta_update<'l>(
-    mut env: JNIEnv<'l>,
-    _class: JClass<'l>,
-    handle: jlong,
-    live_ticks: jdouble,
-    x: jdouble,
-    y: jdouble,
-    z: jdouble,
-    out: JDoubleArray<'l>,
-) -> jdouble {
-    entry(&mut env, |env| {
-        let d = get::<Mutex<LiveDelta>>(handle, DELTA)?;
-        let r = d.lock().try_update(live_ticks, [x, y, z])?;
+/// Into `LiveDelta`'s reading ([`READING_LEN`] doubles); returns the shown seconds.
+impl JniFill for DeltaReading {
+    type Array = jdoubleArray;
+    const ARRAY_SIG: &'static str = "[D";
+    const ARRAY_JAVA: &'static str = "double[]";
+    type Jni = jdouble;
+    const SIG: &'static str = "D";
+    const JAVA: &'static str = "double";
+    fn fill(self, env: &mut JNIEnv<'_>, out: jdoubleArray) -> Res<jdouble> {
+        let r = self;
         let values: [f64; READING_LEN] = [
             r.raw_ticks,
             r.shown_ticks,
@@ -269,69 +140,9 @@ extern "system" fn delta_update<'l>(
             r.distance,
             r.tick_rate,
         ];
-        fill(env, &out, &values)?;
+        fill_doubles(env, out, &values)?;
         Ok(r.seconds())
-    })
-}
-
-extern "system" fn delta_set_time_shift<'l>(
-    mut env: JNIEnv<'l>,
-    _class: JClass<'l>,
-    handle: jlong,
-    ticks: jdouble,
-) {
-    entry(&mut env, |_| {
-        get::<Mutex<LiveDelta>>(handle, DELTA)?
-            .lock()
-            .set_time_shift(ticks);
-        Ok(())
-    })
-}
-
-extern "system" fn delta_reset<'l>(mut env: JNIEnv<'l>, _class: JClass<'l>, handle: jlong) {
-    entry(&mut env, |_| {
-        get::<Mutex<LiveDelta>>(handle, DELTA)?.lock().reset();
-        Ok(())
-    })
-}
-
-pub(super) fn methods() -> Vec<jni::NativeMethod> {
-    vec![
-        method(
-            "ghostLoad",
-            "(Ljava/lang/String;IIIII)J",
-            ghost_load as *mut c_void,
-        ),
-        method(
-            "ghostLoadAsync",
-            "(Ljava/lang/String;IIIII)J",
-            ghost_load_async as *mut c_void,
-        ),
-        method(
-            "ghostLoadingIsReady",
-            "(J)Z",
-            loading_is_ready as *mut c_void,
-        ),
-        method("ghostLoadingTake", "(J)J", loading_take as *mut c_void),
-        method("ghostInfo", "(J)[J", ghost_info as *mut c_void),
-        method("ghostTickRate", "(J)D", ghost_tick_rate as *mut c_void),
-        method("ghostSplits", "(J)[J", ghost_splits as *mut c_void),
-        method("ghostCursorNew", "(J)J", cursor_new as *mut c_void),
-        method("ghostCursorSample", "(JD[D)V", cursor_sample as *mut c_void),
-        method(
-            "ghostCursorSetTimeShift",
-            "(JD)V",
-            cursor_set_time_shift as *mut c_void,
-        ),
-        method("liveDeltaNew", "(J)J", delta_new as *mut c_void),
-        method("liveDeltaUpdate", "(JDDDD[D)D", delta_update as *mut c_void),
-        method(
-            "liveDeltaSetTimeShift",
-            "(JD)V",
-            delta_set_time_shift as *mut c_void,
-        ),
-        method("liveDeltaReset", "(J)V", delta_reset as *mut c_void),
-    ]
+    }
 }
 
 #[cfg(test)]

@@ -30,7 +30,9 @@
 //! truncated data, limits, ...) becomes `TickreelException` with a kind code
 //! (see [`kind_code`]); a panic becomes `TickreelException` of kind `INTERNAL`.
 
+pub(crate) mod convert;
 mod defaults;
+mod generated;
 mod ghost;
 mod handles;
 mod playhead;
@@ -43,7 +45,7 @@ use std::any::Any;
 use std::ffi::c_void;
 use std::sync::Mutex;
 
-use jni::objects::{JByteBuffer, JClass, JString, JThrowable, JValue};
+use jni::objects::{JString, JThrowable, JValue};
 use jni::sys::{JNI_ERR, JNI_VERSION_1_8, jboolean, jdouble, jint, jlong, jobject};
 use jni::{JNIEnv, JavaVM, NativeMethod};
 
@@ -53,7 +55,7 @@ use tickreel::error::Error;
 
 /// Version of the contract between the Java classes and this library. The Java loader refuses a
 /// library whose version differs (a jar and a library from different builds).
-pub const ABI_VERSION: jint = 4;
+pub const ABI_VERSION: jint = crate::api::library::ABI_VERSION;
 
 /// Prefix of the system property naming the bridge class, followed by the loading thread's id.
 pub const BRIDGE_PROPERTY_PREFIX: &str = "tickreel.jni.bridge.";
@@ -205,31 +207,32 @@ fn throw_jdk(env: &mut JNIEnv<'_>, class: &str, msg: &str) {
     let _ = env.throw_new(class, msg);
 }
 
+/// A new (not thrown) `TickreelException` of `kind` with `msg`, of the bound package's class.
+pub(crate) fn new_tickreel_exception<'l>(
+    env: &mut JNIEnv<'l>,
+    kind: jint,
+    msg: &str,
+) -> jni::errors::Result<jni::objects::JObject<'l>> {
+    let exception = exception_class().ok_or(jni::errors::Error::NullPtr("unbound"))?;
+    let jmsg = env.new_string(msg)?;
+    env.new_object(
+        exception.as_str(),
+        "(Ljava/lang/String;I)V",
+        &[JValue::Object(&jmsg), JValue::Int(kind)],
+    )
+}
+
 fn throw_tickreel(env: &mut JNIEnv<'_>, kind: jint, msg: &str) {
     if env.exception_check().unwrap_or(true) {
         return;
     }
     let thrown = (|| -> jni::errors::Result<()> {
-        let exception = exception_class().ok_or(jni::errors::Error::NullPtr("unbound"))?;
-        let jmsg = env.new_string(msg)?;
-        let obj = env.new_object(
-            exception.as_str(),
-            "(Ljava/lang/String;I)V",
-            &[JValue::Object(&jmsg), JValue::Int(kind)],
-        )?;
+        let obj = new_tickreel_exception(env, kind, msg)?;
         env.throw(JThrowable::from(obj))
     })();
     if thrown.is_err() && !env.exception_check().unwrap_or(true) {
         throw_jdk(env, "java/lang/RuntimeException", msg);
     }
-}
-
-/// The object behind a handle.
-pub(crate) fn get<T: Any + Send + Sync>(
-    handle: jlong,
-    what: &'static str,
-) -> Res<std::sync::Arc<T>> {
-    Ok(handles::get::<T>(handle, what)?)
 }
 
 /// Registers an object and returns its handle.
@@ -300,72 +303,6 @@ pub(crate) fn byte_array(env: &mut JNIEnv<'_>, bytes: &[u8]) -> Res<jobject> {
     Ok(env.byte_array_from_slice(bytes)?.into_raw())
 }
 
-/// A non-negative `int` argument as `u32`.
-pub(crate) fn u32_arg(v: jint, what: &str) -> Res<u32> {
-    u32::try_from(v).map_err(|_| bad_arg(format!("{what} must not be negative (got {v})")))
-}
-
-/// Runs `f` over `len` bytes at `offset` of a direct `ByteBuffer`, without copying.
-///
-/// Fails with an invalid-argument error for a null or heap (non-direct) buffer, or a range outside
-/// its capacity. The caller must not modify the buffer from another thread during the call (the
-/// documented contract of every method that takes one).
-pub(crate) fn with_direct_bytes<R>(
-    env: &mut JNIEnv<'_>,
-    buf: &JByteBuffer<'_>,
-    offset: jint,
-    len: jint,
-    f: impl FnOnce(&[u8]) -> Res<R>,
-) -> Res<R> {
-    if buf.is_null() {
-        return Err(bad_arg("the buffer is null"));
-    }
-    let (Ok(offset), Ok(len)) = (usize::try_from(offset), usize::try_from(len)) else {
-        return Err(bad_arg(format!(
-            "negative buffer range (offset {offset}, length {len})"
-        )));
-    };
-    let addr = env
-        .get_direct_buffer_address(buf)
-        .map_err(|_| bad_arg("the buffer is not a direct ByteBuffer"))?;
-    let capacity = env
-        .get_direct_buffer_capacity(buf)
-        .map_err(|_| bad_arg("the buffer is not a direct ByteBuffer"))?;
-    if offset.checked_add(len).is_none_or(|end| end > capacity) {
-        return Err(bad_arg(format!(
-            "buffer range {offset}+{len} exceeds its capacity {capacity}"
-        )));
-    }
-    if len == 0 {
-        return f(&[]);
-    }
-    // SAFETY: `addr` is the non-null start of the direct buffer's memory of `capacity` bytes, as
-    // reported by the JVM, and `offset + len <= capacity` was checked above. The buffer object is a
-    // live local reference for the whole native call, so its memory (owned by the buffer or by
-    // whoever created it, e.g. `TickWriter`) is not freed while the slice exists; the slice does
-    // not outlive `f`. The documented contract forbids writing to the buffer during the call.
-    let bytes = unsafe { std::slice::from_raw_parts(addr.add(offset), len) };
-    f(bytes)
-}
-
-/// Closes any handle: removes it from the registry; the object is dropped once no call uses it.
-extern "system" fn close<'l>(mut env: JNIEnv<'l>, _class: JClass<'l>, handle: jlong) {
-    entry(&mut env, |_| {
-        drop(handles::remove(handle));
-        Ok(())
-    })
-}
-
-extern "system" fn abi_version<'l>(_env: JNIEnv<'l>, _class: JClass<'l>) -> jint {
-    ABI_VERSION
-}
-
-extern "system" fn library_version<'l>(mut env: JNIEnv<'l>, _class: JClass<'l>) -> jobject {
-    entry(&mut env, |env| {
-        Ok(env.new_string(env!("CARGO_PKG_VERSION"))?.into_raw())
-    })
-}
-
 /// One native method of the bridge class.
 pub(crate) fn method(name: &str, sig: &str, fn_ptr: *mut c_void) -> NativeMethod {
     NativeMethod {
@@ -378,22 +315,8 @@ pub(crate) fn method(name: &str, sig: &str, fn_ptr: *mut c_void) -> NativeMethod
 /// Every native method of the bridge class, with its JNI signature. Each function pointer's Rust
 /// signature matches its JNI signature (static methods: env, class, then the arguments).
 fn methods() -> Vec<NativeMethod> {
-    let mut m = vec![
-        method("abiVersion", "()I", abi_version as *mut c_void),
-        method(
-            "libraryVersion",
-            "()Ljava/lang/String;",
-            library_version as *mut c_void,
-        ),
-        method("close", "(J)V", close as *mut c_void),
-    ];
-    m.extend(defaults::methods());
-    m.extend(writer::methods());
-    m.extend(replay::methods());
+    let mut m = generated::methods();
     m.extend(recorder::methods());
-    m.extend(ghost::methods());
-    m.extend(playhead::methods());
-    m.extend(shadow::methods());
     m
 }
 
@@ -502,6 +425,7 @@ mod tests {
             "double" => "D".into(),
             "byte" => "B".into(),
             "String" => "Ljava/lang/String;".into(),
+            "Object" => "Ljava/lang/Object;".into(),
             "ByteBuffer" => "Ljava/nio/ByteBuffer;".into(),
             other => panic!("NativeBridge.java uses {other}: add it here"),
         }

@@ -1,207 +1,124 @@
-//! `Playhead` natives: stepping playback of a finished recording ([`tickreel::play::Playhead`]).
-//!
-//! A playhead is a `Mutex<Playhead>` behind a handle (its calls take `&mut self`; the lock
-//! serialises calls from several Java threads). Every call that moves the position returns the
-//! update in one `long[]` (see [`update_longs`]).
-
-use std::ffi::c_void;
-use std::sync::Arc;
+//! How a playhead's update crosses into Java (the playhead operations are
+//! `crate::api::playhead`; their JNI entry points are generated). Both fill arrays Java keeps
+//! (`PlaybackUpdate`), so a server tick's `advance()` allocates nothing on the Java heap.
 
 use jni::JNIEnv;
-use jni::objects::{JClass, JString};
-use jni::sys::{jboolean, jdouble, jint, jlong, jobject};
-use parking_lot::Mutex;
+use jni::objects::JLongArray;
+use jni::sys::{jint, jlongArray, jobject};
 
+use super::Res;
+use super::convert::{JniFill, JniResult, LONG_ARRAY_JAVA, LONG_ARRAY_SIG, fill_longs};
+use super::long_array;
 use super::replay::ENTITY_LONGS;
-use super::{Res, entry, get, insert, long_array, method, string_arg, u32_arg};
-use tickreel::play::{Direction, Motion, Playhead, Recording, Update};
+use crate::api::playhead::{Added, EntityList, UpdateRef, WorldInfo};
+use tickreel::play::{Direction, Motion, Update};
 
-const WHAT: &str = "Playhead";
-
-type Shared = Mutex<Playhead>;
-
-/// `long`s before the entities in an update.
-const HEADER_LONGS: usize = 9;
+/// `long`s of an update (`PlaybackUpdate.HEADER`).
+pub(crate) const HEADER_LONGS: usize = 9;
 
 /// `[from, to, motion (0 still, 1 forward, 2 jump), direction (0 forward, 1 backward), stalled,
-/// at edge, waiting (0/1 each), fault count, entity count, then per entity: id, kind, flags, x, y,
-/// z, yaw, pitch]` (ids, kinds and flags as unsigned 32-bit values), the same entity layout as a
-/// `Replay` seek.
-fn update_longs(env: &mut JNIEnv<'_>, u: &Update) -> Res<jobject> {
-    let entities = u.entities();
-    let mut out = Vec::with_capacity(HEADER_LONGS + ENTITY_LONGS * entities.len());
-    out.push(i64::from(u.from));
-    out.push(i64::from(u.to));
-    out.push(match u.motion {
-        Motion::Still => 0,
-        Motion::Forward => 1,
-        Motion::Jump => 2,
-    });
-    out.push(match u.direction {
-        Direction::Forward => 0,
-        Direction::Backward => 1,
-    });
-    out.push(i64::from(u.stalled));
-    out.push(i64::from(u.at_edge));
-    out.push(i64::from(u.waiting));
-    out.push(u.faults().len() as i64);
-    out.push(entities.len() as i64);
-    for e in entities {
-        out.push(i64::from(e.id));
-        out.push(i64::from(e.kind));
-        out.push(i64::from(e.flags));
-        out.extend_from_slice(&e.pose.to_array());
-    }
-    long_array(env, &out)
-}
-
-/// Opens `path` and returns a paused playhead at `tick` (clamped), or at the first tick when
-/// `tick` is negative.
-extern "system" fn open<'l>(
-    mut env: JNIEnv<'l>,
-    _class: JClass<'l>,
-    path: JString<'l>,
-    tick: jint,
-) -> jlong {
-    entry(&mut env, |env| {
-        let path = string_arg(env, &path, "path")?;
-        let rec = Recording::open_path(path)?;
-        let p = if tick < 0 {
-            Playhead::new(rec)?
-        } else {
-            Playhead::new_at(rec, u32_arg(tick, "tick")?)?
-        };
-        insert(WHAT, Arc::new(Mutex::new(p)))
-    })
-}
-
-/// The last update (the opening jump right after `open`).
-extern "system" fn current<'l>(mut env: JNIEnv<'l>, _class: JClass<'l>, handle: jlong) -> jobject {
-    entry(&mut env, |env| {
-        let p = get::<Shared>(handle, WHAT)?;
-        let p = p.lock();
-        update_longs(env, p.update())
-    })
-}
-
-extern "system" fn advance<'l>(mut env: JNIEnv<'l>, _class: JClass<'l>, handle: jlong) -> jobject {
-    entry(&mut env, |env| {
-        let p = get::<Shared>(handle, WHAT)?;
-        let mut p = p.lock();
-        update_longs(env, p.advance())
-    })
-}
-
-extern "system" fn seek<'l>(
-    mut env: JNIEnv<'l>,
-    _class: JClass<'l>,
-    handle: jlong,
-    tick: jint,
-) -> jobject {
-    entry(&mut env, |env| {
-        let tick = u32_arg(tick, "tick")?;
-        let p = get::<Shared>(handle, WHAT)?;
-        let mut p = p.lock();
-        let u = p.seek(tick)?;
-        update_longs(env, u)
-    })
-}
-
-/// One recorded tick forward (`forward` true) or back.
-extern "system" fn step<'l>(
-    mut env: JNIEnv<'l>,
-    _class: JClass<'l>,
-    handle: jlong,
-    forward: jboolean,
-) -> jobject {
-    entry(&mut env, |env| {
-        let p = get::<Shared>(handle, WHAT)?;
-        let mut p = p.lock();
-        let u = if forward != 0 {
-            p.step_forward()
-        } else {
-            p.step_back()
-        };
-        update_longs(env, u)
-    })
-}
-
-/// Plays (`playing` true) or pauses.
-extern "system" fn set_playing<'l>(
-    mut env: JNIEnv<'l>,
-    _class: JClass<'l>,
-    handle: jlong,
-    playing: jboolean,
-) {
-    entry(&mut env, |_| {
-        let p = get::<Shared>(handle, WHAT)?;
-        let mut p = p.lock();
-        if playing != 0 {
-            p.play()
-        } else {
-            p.pause()
-        }
-        Ok(())
-    })
-}
-
-extern "system" fn set_speed<'l>(
-    mut env: JNIEnv<'l>,
-    _class: JClass<'l>,
-    handle: jlong,
-    speed: jdouble,
-) {
-    entry(&mut env, |_| {
-        let p = get::<Shared>(handle, WHAT)?;
-        p.lock().set_speed(speed)?;
-        Ok(())
-    })
-}
-
-extern "system" fn set_reverse<'l>(
-    mut env: JNIEnv<'l>,
-    _class: JClass<'l>,
-    handle: jlong,
-    reverse: jboolean,
-) {
-    entry(&mut env, |_| {
-        let p = get::<Shared>(handle, WHAT)?;
-        p.lock().set_direction(if reverse != 0 {
-            Direction::Backward
-        } else {
-            Direction::Forward
-        });
-        Ok(())
-    })
-}
-
-/// The current position (`-1` while waiting for a live recording's first tick).
-extern "system" fn position<'l>(mut env: JNIEnv<'l>, _class: JClass<'l>, handle: jlong) -> jlong {
-    entry(&mut env, |_| {
-        let p = get::<Shared>(handle, WHAT)?;
-        let p = p.lock();
-        Ok(if p.is_waiting() {
-            -1
-        } else {
-            i64::from(p.position())
-        })
-    })
-}
-
-pub(super) fn methods() -> Vec<jni::NativeMethod> {
-    vec![
-        method(
-            "playheadOpen",
-            "(Ljava/lang/String;I)J",
-            open as *mut c_void,
-        ),
-        method("playheadCurrent", "(J)[J", current as *mut c_void),
-        method("playheadAdvance", "(J)[J", advance as *mut c_void),
-        method("playheadSeek", "(JI)[J", seek as *mut c_void),
-        method("playheadStep", "(JZ)[J", step as *mut c_void),
-        method("playheadSetPlaying", "(JZ)V", set_playing as *mut c_void),
-        method("playheadSetSpeed", "(JD)V", set_speed as *mut c_void),
-        method("playheadSetReverse", "(JZ)V", set_reverse as *mut c_void),
-        method("playheadPosition", "(J)J", position as *mut c_void),
+/// at edge, waiting (0/1 each), fault count, entity count]`.
+fn header(u: &Update) -> [i64; HEADER_LONGS] {
+    [
+        i64::from(u.from),
+        i64::from(u.to),
+        match u.motion {
+            Motion::Still => 0,
+            Motion::Forward => 1,
+            Motion::Jump => 2,
+        },
+        match u.direction {
+            Direction::Forward => 0,
+            Direction::Backward => 1,
+        },
+        i64::from(u.stalled),
+        i64::from(u.at_edge),
+        i64::from(u.waiting),
+        u.faults().len() as i64,
+        u.entities().len() as i64,
     ]
+}
+
+/// Into `PlaybackUpdate`'s header array ([`HEADER_LONGS`] longs).
+impl JniFill for UpdateRef<'_> {
+    type Array = jlongArray;
+    const ARRAY_SIG: &'static str = "[J";
+    const ARRAY_JAVA: &'static str = "long[]";
+    type Jni = ();
+    const SIG: &'static str = "V";
+    const JAVA: &'static str = "void";
+    fn fill(self, env: &mut JNIEnv<'_>, out: jlongArray) -> Res<()> {
+        fill_longs(env, out, &header(self.update()))
+    }
+}
+
+/// `id, kind, flags, x, y, z, yaw, pitch` per entity (ids, kinds and flags as unsigned 32-bit
+/// values, the pose as stored; as a `Replay` seek) if the array has room, and the entity count
+/// either way (Java grows its array and asks again).
+impl JniFill for EntityList<'_> {
+    type Array = jlongArray;
+    const ARRAY_SIG: &'static str = "[J";
+    const ARRAY_JAVA: &'static str = "long[]";
+    type Jni = jint;
+    const SIG: &'static str = "I";
+    const JAVA: &'static str = "int";
+    fn fill(self, env: &mut JNIEnv<'_>, out: jlongArray) -> Res<jint> {
+        let entities = self.entities();
+        let n = jint::try_from(entities.len()).unwrap_or(jint::MAX);
+        // SAFETY: a local reference (or null) passed to the running native method; the wrapper
+        // is only used to read the array's length.
+        let room = unsafe { JLongArray::from_raw(out) };
+        if room.is_null() || (env.get_array_length(&room)? as usize) < ENTITY_LONGS * entities.len()
+        {
+            return Ok(n);
+        }
+        let mut chunk = [0i64; ENTITY_LONGS * 32];
+        for (i, group) in entities.chunks(32).enumerate() {
+            for (j, e) in group.iter().enumerate() {
+                let o = j * ENTITY_LONGS;
+                chunk[o] = i64::from(e.id);
+                chunk[o + 1] = i64::from(e.kind);
+                chunk[o + 2] = i64::from(e.flags);
+                chunk[o + 3..o + 8].copy_from_slice(&e.pose.to_array());
+            }
+            let start = jint::try_from(i * 32 * ENTITY_LONGS).unwrap_or(jint::MAX);
+            env.set_long_array_region(&room, start, &chunk[..group.len() * ENTITY_LONGS])?;
+        }
+        Ok(n)
+    }
+}
+
+/// `long[]`: 8 per added entity, as [`EntityList`]'s (allocated: asked for only on a jump).
+impl JniResult for Added<'_> {
+    type Jni = jobject;
+    const SIG: &'static str = LONG_ARRAY_SIG;
+    const JAVA: &'static str = LONG_ARRAY_JAVA;
+    fn into_jni(self, env: &mut JNIEnv<'_>) -> Res<jobject> {
+        let mut out = Vec::with_capacity(ENTITY_LONGS * self.entities().len());
+        for e in self.entities() {
+            out.push(i64::from(e.id));
+            out.push(i64::from(e.kind));
+            out.push(i64::from(e.flags));
+            out.extend_from_slice(&e.pose.to_array());
+        }
+        long_array(env, &out)
+    }
+}
+
+/// `long[] {rebuild, has snapshot, snapshot tick or -1, complete}` (0/1 flags).
+impl JniResult for WorldInfo {
+    type Jni = jobject;
+    const SIG: &'static str = LONG_ARRAY_SIG;
+    const JAVA: &'static str = LONG_ARRAY_JAVA;
+    fn into_jni(self, env: &mut JNIEnv<'_>) -> Res<jobject> {
+        long_array(
+            env,
+            &[
+                i64::from(self.rebuild),
+                i64::from(self.has_snapshot),
+                self.snapshot_tick.map_or(-1, i64::from),
+                i64::from(self.complete),
+            ],
+        )
+    }
 }

@@ -1,55 +1,24 @@
-//! `Engine`, `Recorder` and `FinishHandle` natives: the live write path ([`tickreel::record::Engine`]).
-//! Shadow buffers, which start a recorder of their own, are in [`super::shadow`].
-//!
-//! Thin: option arrays are decoded, calls are forwarded, results are copied out. The one thing
-//! added here is the engine's close: it takes a write lock so that it waits for calls that use the
-//! engine and runs [`Engine::shutdown`] once, which joins every background thread before it
-//! returns (the JVM may unload this library after the class loader is collected, so no tickreel
-//! thread may outlive the Java `Engine.close()`).
+//! How the engine family's types cross into Java (`Engine`, `Recorder`, `FinishHandle`; the
+//! operations are `crate::api::engine`, their JNI entry points generated): option arrays,
+//! counters, submissions and finish states. Plus the test hook the Java tests bind.
 
+#[cfg(feature = "test-hooks")]
 use std::ffi::c_void;
 use std::path::PathBuf;
-use std::sync::Arc;
 use std::time::Duration;
 
 use jni::JNIEnv;
-use jni::objects::{JByteArray, JByteBuffer, JClass, JLongArray, JString};
-use jni::sys::{JNI_FALSE, JNI_TRUE, jboolean, jint, jlong, jobject};
-use parking_lot::RwLock;
+use jni::objects::JLongArray;
+use jni::sys::{JNI_FALSE, JNI_TRUE, jboolean, jlong, jlongArray, jobject};
 
-use super::handles::HandleError;
-use super::writer::{OPTIONS_LEN, entity_info, nbt_entries, options_from};
-use super::{
-    Res, bad_arg, bytes_arg, entry, get, insert, long_array, longs_arg, method, string_arg,
-    u32_arg, with_direct_bytes,
-};
-use tickreel::error::{Error, Result};
-use tickreel::format::metadata::EventType;
+use super::convert::{JniArg, JniResult, LONG_ARRAY_JAVA, LONG_ARRAY_SIG};
+use super::writer::{OPTIONS_LEN, options_from};
+use super::{Res, bad_arg, long_array, longs_arg};
+use crate::api::engine::{FinishState, Submission, WriterStatus};
 use tickreel::record::{
-    Backpressure, CompactOptions, Engine, EngineOptions, FinishHandle, FlushPolicy, Recorder,
-    RecorderOptions, Submitted,
+    Backpressure, CompactOptions, EngineOptions, EngineStats, FlushPolicy, RecorderOptions,
+    RecorderStats, Submitted,
 };
-
-pub(super) const ENGINE: &str = "Engine";
-pub(super) const RECORDER: &str = "Recorder";
-pub(super) const FINISH: &str = "FinishHandle";
-
-/// An engine behind a handle; `closed` under the write lock once shut down.
-pub(super) struct JEngine {
-    engine: Engine,
-    closed: RwLock<bool>,
-}
-
-impl JEngine {
-    /// Runs `f` unless the engine is closed; a close waits for it.
-    pub(super) fn with<R>(&self, f: impl FnOnce(&Engine) -> Res<R>) -> Res<R> {
-        let closed = self.closed.read();
-        if *closed {
-            return Err(Error::InvalidState("the Engine is closed".into()).into());
-        }
-        f(&self.engine)
-    }
-}
 
 /// Number of `long`s in the engine options array (`EngineOptions#toNative`): writer threads,
 /// queue capacity, in-flight byte budget, pooled buffers, shadow byte budget.
@@ -117,39 +86,46 @@ pub(super) fn recorder_options(a: &[i64]) -> Res<RecorderOptions> {
     })
 }
 
-extern "system" fn engine_new<'l>(
-    mut env: JNIEnv<'l>,
-    _class: JClass<'l>,
-    options: JLongArray<'l>,
-) -> jlong {
-    entry(&mut env, |env| {
-        let options = engine_options(&longs_arg(
-            env,
-            &options,
-            ENGINE_OPTIONS_LEN,
-            "engine options",
-        )?)?;
-        let engine = Engine::new(options)?;
-        insert(
-            ENGINE,
-            Arc::new(JEngine {
-                engine,
-                closed: RwLock::new(false),
-            }),
-        )
-    })
+/// `long[]` of [`ENGINE_OPTIONS_LEN`] (`EngineOptions.toNative()`).
+impl JniArg for EngineOptions {
+    type Jni = jlongArray;
+    const SIG: &'static str = "[J";
+    const JAVA: &'static str = "long[]";
+    type Stored = EngineOptions;
+    fn store(env: &mut JNIEnv<'_>, a: jlongArray, _: &'static str) -> Res<EngineOptions> {
+        // SAFETY: a local reference (or null) passed to the running native method.
+        let a = unsafe { JLongArray::from_raw(a) };
+        engine_options(&longs_arg(env, &a, ENGINE_OPTIONS_LEN, "engine options")?)
+    }
 }
 
-/// `[active recordings, queue depth, in-flight bytes, dropped ticks, bytes written, last flush
-/// latency µs, compactions pending, done, failed, shadow bytes, shadow budget dropped blocks]`.
-extern "system" fn engine_stats<'l>(
-    mut env: JNIEnv<'l>,
-    _class: JClass<'l>,
-    handle: jlong,
-) -> jobject {
-    entry(&mut env, |env| {
-        let e = get::<JEngine>(handle, ENGINE)?;
-        let s = e.with(|e| Ok(e.stats()))?;
+/// `long[]` of [`RECORDER_OPTIONS_LEN`] (`RecorderOptions.toNative()`).
+impl JniArg for RecorderOptions {
+    type Jni = jlongArray;
+    const SIG: &'static str = "[J";
+    const JAVA: &'static str = "long[]";
+    type Stored = RecorderOptions;
+    fn store(env: &mut JNIEnv<'_>, a: jlongArray, _: &'static str) -> Res<RecorderOptions> {
+        // SAFETY: a local reference (or null) passed to the running native method.
+        let a = unsafe { JLongArray::from_raw(a) };
+        recorder_options(&longs_arg(
+            env,
+            &a,
+            RECORDER_OPTIONS_LEN,
+            "recorder options",
+        )?)
+    }
+}
+
+/// `long[] {active recordings, queue depth, in-flight bytes, dropped ticks, bytes written, last
+/// flush latency us, compactions pending, done, failed, shadow bytes, shadow budget-dropped
+/// blocks}`.
+impl JniResult for EngineStats {
+    type Jni = jobject;
+    const SIG: &'static str = LONG_ARRAY_SIG;
+    const JAVA: &'static str = LONG_ARRAY_JAVA;
+    fn into_jni(self, env: &mut JNIEnv<'_>) -> Res<jobject> {
+        let s = self;
         long_array(
             env,
             &[
@@ -166,183 +142,17 @@ extern "system" fn engine_stats<'l>(
                 s.shadow_budget_dropped_blocks as i64,
             ],
         )
-    })
+    }
 }
 
-/// Shuts the engine down (open recordings are flushed and closed, pending compactions complete)
-/// and joins its threads, then releases the handle. Idempotent; waits for calls using the engine.
-extern "system" fn engine_close<'l>(mut env: JNIEnv<'l>, _class: JClass<'l>, handle: jlong) {
-    entry(&mut env, |_| {
-        let e = match super::handles::get::<JEngine>(handle, ENGINE) {
-            Ok(e) => e,
-            Err(HandleError::Closed(_)) => return Ok(()), // closed before: nothing to do
-            Err(e) => return Err(e.into()),
-        };
-        let mut closed = e.closed.write();
-        if !*closed {
-            e.engine.shutdown();
-            *closed = true;
-        }
-        drop(closed);
-        drop(super::handles::remove(handle));
-        Ok(())
-    })
-}
-
-/// Test hook (`Engine#setWritersStalled`): holds the writer threads while `stalled`. Bound only
-/// in a library built with the feature `test-hooks` (the Java tests and benchmarks build one).
-#[cfg(feature = "test-hooks")]
-extern "system" fn engine_set_writers_stalled<'l>(
-    mut env: JNIEnv<'l>,
-    _class: JClass<'l>,
-    handle: jlong,
-    stalled: jboolean,
-) {
-    entry(&mut env, |_| {
-        let e = get::<JEngine>(handle, ENGINE)?;
-        e.with(|e| {
-            e.set_writers_stalled(stalled != 0);
-            Ok(())
-        })
-    })
-}
-
-extern "system" fn recorder_start<'l>(
-    mut env: JNIEnv<'l>,
-    _class: JClass<'l>,
-    engine: jlong,
-    path: JString<'l>,
-    options: JLongArray<'l>,
-) -> jlong {
-    entry(&mut env, |env| {
-        let path = string_arg(env, &path, "path")?;
-        let options = recorder_options(&longs_arg(
-            env,
-            &options,
-            RECORDER_OPTIONS_LEN,
-            "recorder options",
-        )?)?;
-        let e = get::<JEngine>(engine, ENGINE)?;
-        let rec = e.with(|e| Ok(e.start_recording(PathBuf::from(path), options)?))?;
-        insert(RECORDER, Arc::new(rec))
-    })
-}
-
-/// The hot path: one call per tick. `true` = queued, `false` = dropped by the `Drop` policy.
-extern "system" fn recorder_submit<'l>(
-    mut env: JNIEnv<'l>,
-    _class: JClass<'l>,
-    handle: jlong,
-    tick: jint,
-    buf: JByteBuffer<'l>,
-    offset: jint,
-    len: jint,
-) -> jboolean {
-    entry(&mut env, |env| {
-        let tick = u32_arg(tick, "tick")?;
-        let rec = get::<Recorder>(handle, RECORDER)?;
-        with_direct_bytes(env, &buf, offset, len, |bytes| {
-            Ok(match rec.submit_tick(tick, bytes)? {
-                Submitted::Queued => JNI_TRUE,
-                Submitted::Dropped => JNI_FALSE,
-            })
-        })
-    })
-}
-
-fn with_recorder<R>(handle: jlong, f: impl FnOnce(&Recorder) -> Result<R>) -> Res<R> {
-    let rec = get::<Recorder>(handle, RECORDER)?;
-    Ok(f(&rec)?)
-}
-
-extern "system" fn recorder_player_left<'l>(
-    mut env: JNIEnv<'l>,
-    _class: JClass<'l>,
-    handle: jlong,
-    entity: jint,
-) {
-    entry(&mut env, |_| {
-        with_recorder(handle, |r| r.player_left(entity as u32))
-    })
-}
-
-extern "system" fn recorder_snapshot<'l>(
-    mut env: JNIEnv<'l>,
-    _class: JClass<'l>,
-    handle: jlong,
-    bytes: JByteArray<'l>,
-) {
-    entry(&mut env, |env| {
-        let bytes = bytes_arg(env, &bytes, "snapshot")?;
-        with_recorder(handle, |r| r.offer_snapshot(bytes))
-    })
-}
-
-#[allow(clippy::too_many_arguments)]
-extern "system" fn recorder_register_entity<'l>(
-    mut env: JNIEnv<'l>,
-    _class: JClass<'l>,
-    handle: jlong,
-    id: jint,
-    kind: jint,
-    has_uuid: jboolean,
-    msb: jlong,
-    lsb: jlong,
-    name: JString<'l>,
-) {
-    entry(&mut env, |env| {
-        let info = entity_info(env, id, kind, has_uuid, msb, lsb, &name)?;
-        with_recorder(handle, |r| r.register_entity(info))
-    })
-}
-
-extern "system" fn recorder_register_event_type<'l>(
-    mut env: JNIEnv<'l>,
-    _class: JClass<'l>,
-    handle: jlong,
-    id: jint,
-    name: JString<'l>,
-    version: jint,
-) {
-    entry(&mut env, |env| {
-        let t = EventType {
-            id: id as u32,
-            name: string_arg(env, &name, "event type name")?,
-            version: version as u32,
-        };
-        with_recorder(handle, |r| r.register_event_type(t))
-    })
-}
-
-extern "system" fn recorder_put_metadata<'l>(
-    mut env: JNIEnv<'l>,
-    _class: JClass<'l>,
-    handle: jlong,
-    nbt: JByteArray<'l>,
-) {
-    entry(&mut env, |env| {
-        let entries = nbt_entries(&bytes_arg(env, &nbt, "metadata")?)?;
-        with_recorder(handle, |r| {
-            entries
-                .into_iter()
-                .try_for_each(|(k, v)| r.set_user_metadata(k, v))
-        })
-    })
-}
-
-extern "system" fn recorder_flush<'l>(mut env: JNIEnv<'l>, _class: JClass<'l>, handle: jlong) {
-    entry(&mut env, |_| with_recorder(handle, Recorder::flush))
-}
-
-/// `[submitted, dropped, rejected, bytes written, flushes, last flush latency µs, flushed tick or
-/// -1, queue depth]`.
-extern "system" fn recorder_stats<'l>(
-    mut env: JNIEnv<'l>,
-    _class: JClass<'l>,
-    handle: jlong,
-) -> jobject {
-    entry(&mut env, |env| {
-        let s = with_recorder(handle, |r| Ok(r.stats()))?;
+/// `long[] {submitted, dropped, rejected ticks, bytes written, flushes, last flush latency us,
+/// flushed tick or -1, queue depth}`.
+impl JniResult for RecorderStats {
+    type Jni = jobject;
+    const SIG: &'static str = LONG_ARRAY_SIG;
+    const JAVA: &'static str = LONG_ARRAY_JAVA;
+    fn into_jni(self, env: &mut JNIEnv<'_>) -> Res<jobject> {
+        let s = self;
         long_array(
             env,
             &[
@@ -356,159 +166,103 @@ extern "system" fn recorder_stats<'l>(
                 s.queue_depth as i64,
             ],
         )
-    })
-}
-
-/// The resumed recording's last tick, -1 if none; waits up to `timeout_ms`.
-extern "system" fn recorder_wait_resumed<'l>(
-    mut env: JNIEnv<'l>,
-    _class: JClass<'l>,
-    handle: jlong,
-    timeout_ms: jlong,
-) -> jlong {
-    entry(&mut env, |_| {
-        let ms = u64::try_from(timeout_ms)
-            .map_err(|_| bad_arg(format!("the timeout must be >= 0 (got {timeout_ms} ms)")))?;
-        let t = with_recorder(handle, |r| r.wait_resumed(Duration::from_millis(ms)))?;
-        Ok(t.map_or(-1, i64::from))
-    })
-}
-
-extern "system" fn recorder_status<'l>(mut env: JNIEnv<'l>, _class: JClass<'l>, handle: jlong) {
-    entry(&mut env, |_| with_recorder(handle, Recorder::status))
-}
-
-extern "system" fn recorder_finish<'l>(
-    mut env: JNIEnv<'l>,
-    _class: JClass<'l>,
-    handle: jlong,
-) -> jlong {
-    entry(&mut env, |_| {
-        let h = with_recorder(handle, Recorder::finish)?;
-        insert(FINISH, Arc::new(h))
-    })
-}
-
-extern "system" fn recorder_abort<'l>(mut env: JNIEnv<'l>, _class: JClass<'l>, handle: jlong) {
-    entry(&mut env, |_| with_recorder(handle, Recorder::abort))
-}
-
-/// The final path as a Java string, or the stored error.
-fn finish_result(env: &mut JNIEnv<'_>, r: Option<Result<PathBuf>>) -> Res<jobject> {
-    match r {
-        None => Ok(std::ptr::null_mut()),
-        Some(Ok(p)) => Ok(env.new_string(p.to_string_lossy())?.into_raw()),
-        Some(Err(e)) => Err(e.into()),
     }
 }
 
-extern "system" fn finish_poll<'l>(
-    mut env: JNIEnv<'l>,
-    _class: JClass<'l>,
+/// `true` if queued, `false` if dropped by the drop policy; a refusal is thrown.
+impl JniResult for Submission {
+    type Jni = jboolean;
+    const SIG: &'static str = "Z";
+    const JAVA: &'static str = "boolean";
+    fn into_jni(self, _: &mut JNIEnv<'_>) -> Res<jboolean> {
+        Ok(match self.0? {
+            Submitted::Queued => JNI_TRUE,
+            Submitted::Dropped => JNI_FALSE,
+        })
+    }
+}
+
+/// A tick, or `-1` for none.
+impl JniResult for Option<u32> {
+    type Jni = jlong;
+    const SIG: &'static str = "J";
+    const JAVA: &'static str = "long";
+    fn into_jni(self, _: &mut JNIEnv<'_>) -> Res<jlong> {
+        Ok(self.map_or(-1, i64::from))
+    }
+}
+
+/// `null` when fine, else the writer's error as a new `TickreelException` (its kind the core's
+/// number), returned rather than thrown.
+impl JniResult for WriterStatus {
+    type Jni = jobject;
+    const SIG: &'static str = "Ljava/lang/Object;";
+    const JAVA: &'static str = "Object";
+    fn into_jni(self, env: &mut JNIEnv<'_>) -> Res<jobject> {
+        match self.0 {
+            Ok(()) => Ok(std::ptr::null_mut()),
+            Err(e) => Ok(
+                super::new_tickreel_exception(env, super::kind_code(&e), &e.to_string())?
+                    .into_raw(),
+            ),
+        }
+    }
+}
+
+/// The final path, `null` while running; the failure is thrown.
+impl JniResult for FinishState {
+    type Jni = jobject;
+    const SIG: &'static str = "Ljava/lang/String;";
+    const JAVA: &'static str = "String";
+    fn into_jni(self, env: &mut JNIEnv<'_>) -> Res<jobject> {
+        match self.0 {
+            None => Ok(std::ptr::null_mut()),
+            Some(r) => {
+                let p: PathBuf = r?;
+                Ok(env.new_string(p.to_string_lossy())?.into_raw())
+            }
+        }
+    }
+}
+
+/// Test hook: holds the engine's writer threads while `stalled` (bound only in a library built
+/// with the feature `test-hooks`; `NativeBridge.java` declares it always).
+#[cfg(feature = "test-hooks")]
+extern "system" fn engine_set_writers_stalled<'l>(
+    mut env: jni::JNIEnv<'l>,
+    _class: jni::objects::JClass<'l>,
     handle: jlong,
-) -> jobject {
-    entry(&mut env, |env| {
-        let h = get::<FinishHandle>(handle, FINISH)?;
-        finish_result(env, h.poll())
+    stalled: jboolean,
+) {
+    use crate::api::engine::Engine;
+    use crate::ffi::handle::HandleType;
+    super::entry(&mut env, |_| {
+        let e = super::handles::get::<Engine>(handle, Engine::NAME)?;
+        Ok(e.with(|e| {
+            e.set_writers_stalled(stalled != 0);
+            Ok(())
+        })?)
     })
 }
 
-extern "system" fn finish_is_done<'l>(
-    mut env: JNIEnv<'l>,
-    _class: JClass<'l>,
-    handle: jlong,
-) -> jboolean {
-    entry(&mut env, |_| {
-        let h = get::<FinishHandle>(handle, FINISH)?;
-        Ok(if h.is_done() { JNI_TRUE } else { JNI_FALSE })
-    })
-}
-
-/// Waits up to `timeout_nanos` (negative: without limit); null if still pending.
-extern "system" fn finish_await<'l>(
-    mut env: JNIEnv<'l>,
-    _class: JClass<'l>,
-    handle: jlong,
-    timeout_nanos: jlong,
-) -> jobject {
-    entry(&mut env, |env| {
-        let h = get::<FinishHandle>(handle, FINISH)?;
-        let r = match u64::try_from(timeout_nanos) {
-            Ok(n) => h.wait_timeout(Duration::from_nanos(n)),
-            Err(_) => Some(h.wait()),
-        };
-        finish_result(env, r)
-    })
-}
-
+/// The hand-written natives: the test hook, with the feature `test-hooks` only.
+#[cfg(feature = "test-hooks")]
 pub(super) fn methods() -> Vec<jni::NativeMethod> {
-    #[allow(unused_mut)] // pushed to with the feature `test-hooks`
-    let mut methods = vec![
-        method("engineNew", "([J)J", engine_new as *mut c_void),
-        method("engineStats", "(J)[J", engine_stats as *mut c_void),
-        method("engineClose", "(J)V", engine_close as *mut c_void),
-        method(
-            "recorderStart",
-            "(JLjava/lang/String;[J)J",
-            recorder_start as *mut c_void,
-        ),
-        method(
-            "recorderSubmit",
-            "(JILjava/nio/ByteBuffer;II)Z",
-            recorder_submit as *mut c_void,
-        ),
-        method(
-            "recorderPlayerLeft",
-            "(JI)V",
-            recorder_player_left as *mut c_void,
-        ),
-        method(
-            "recorderSnapshot",
-            "(J[B)V",
-            recorder_snapshot as *mut c_void,
-        ),
-        method(
-            "recorderRegisterEntity",
-            "(JIIZJJLjava/lang/String;)V",
-            recorder_register_entity as *mut c_void,
-        ),
-        method(
-            "recorderRegisterEventType",
-            "(JILjava/lang/String;I)V",
-            recorder_register_event_type as *mut c_void,
-        ),
-        method(
-            "recorderPutMetadata",
-            "(J[B)V",
-            recorder_put_metadata as *mut c_void,
-        ),
-        method("recorderFlush", "(J)V", recorder_flush as *mut c_void),
-        method("recorderStats", "(J)[J", recorder_stats as *mut c_void),
-        method("recorderStatus", "(J)V", recorder_status as *mut c_void),
-        method(
-            "recorderWaitResumed",
-            "(JJ)J",
-            recorder_wait_resumed as *mut c_void,
-        ),
-        method("recorderFinish", "(J)J", recorder_finish as *mut c_void),
-        method("recorderAbort", "(J)V", recorder_abort as *mut c_void),
-        method(
-            "finishPoll",
-            "(J)Ljava/lang/String;",
-            finish_poll as *mut c_void,
-        ),
-        method("finishIsDone", "(J)Z", finish_is_done as *mut c_void),
-        method(
-            "finishAwait",
-            "(JJ)Ljava/lang/String;",
-            finish_await as *mut c_void,
-        ),
-    ];
-    #[cfg(feature = "test-hooks")]
-    methods.push(method(
+    vec![super::method(
         "engineSetWritersStalled",
-        "(JZ)V",
+        &super::convert::signature(
+            &[
+                <&'static crate::api::engine::Engine as JniArg>::SIG,
+                <bool as JniArg>::SIG,
+            ],
+            <() as JniResult>::SIG,
+        ),
         engine_set_writers_stalled as *mut c_void,
-    ));
-    methods
+    )]
+}
+
+/// The hand-written natives: none without the feature `test-hooks`.
+#[cfg(not(feature = "test-hooks"))]
+pub(super) fn methods() -> Vec<jni::NativeMethod> {
+    Vec::new()
 }

@@ -1,35 +1,30 @@
-//! `ShadowBuffer` natives: shadow play ([`tickreel::shadow`]). Thin: option arrays are decoded,
-//! calls are forwarded, results are copied out. A shadow buffer starts with its own recorder (a
-//! handle like any `Recorder`'s); its reports complete through the same `FinishHandle` as a
-//! recording's finish.
+//! How the shadow operations' types cross into Java's `ShadowBuffer` (the operations are
+//! `crate::api::shadow`; their JNI entry points are generated): option arrays, stats, starts. A
+//! shadow buffer starts with its own recorder (a handle like any `Recorder`'s); its reports
+//! complete through the same `FinishHandle` as a recording's finish.
 
-use std::ffi::c_void;
-use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
 use jni::JNIEnv;
-use jni::objects::{JClass, JLongArray, JObjectArray, JString};
-use jni::sys::{JNI_FALSE, JNI_TRUE, jboolean, jdouble, jint, jlong, jobject};
+use jni::objects::JLongArray;
+use jni::sys::{jlongArray, jobject};
 
-use super::recorder::{
-    ENGINE, FINISH, JEngine, RECORDER, RECORDER_OPTIONS_LEN, ranged, recorder_options,
-};
-use super::{
-    Res, bad_arg, entry, get, handles, insert, long_array, longs_arg, method, opt_string_arg,
-    string_arg,
-};
-use tickreel::shadow::{ReportOptions, ShadowBuffer, ShadowOptions};
-
-const SHADOW: &str = "ShadowBuffer";
+use super::convert::{JniArg, JniResult, LONG_ARRAY_JAVA, LONG_ARRAY_SIG};
+use super::recorder::ranged;
+use super::{Res, bad_arg, handles, insert, long_array, longs_arg};
+use crate::api::engine::Recorder;
+use crate::api::shadow::{Shadow, Started};
+use crate::ffi::handle::HandleType;
+use tickreel::shadow::{ReportOptions, ShadowOptions, ShadowStats};
 
 /// Number of `long`s in the shadow options array (`ShadowOptions#toNative`): window (ns), grace
 /// period (ns), max bytes (-1: none), block ticks.
 const SHADOW_OPTIONS_LEN: usize = 4;
 
 /// Number of `long`s in the report options array (`ReportOptions#toNative`): before (ns, -1:
-/// all that is retained), after (ns), radius applies (0/1; the radius is a `double` argument),
-/// overwrite (0/1), zstd level.
+/// all that is retained), after (ns), radius applies (0/1), overwrite (0/1), zstd level; the
+/// radius's `double` bits follow in the array a report takes.
 const REPORT_OPTIONS_LEN: usize = 5;
 
 fn duration(v: i64, what: &str) -> Res<Duration> {
@@ -68,102 +63,61 @@ pub(super) fn report_options(
     })
 }
 
-/// Two `String[]` of the same length, no element null, as string metadata pairs.
-fn string_pairs(
-    env: &mut JNIEnv<'_>,
-    keys: &JObjectArray<'_>,
-    values: &JObjectArray<'_>,
-) -> Res<Vec<(String, fastnbt::Value)>> {
-    if keys.is_null() || values.is_null() {
-        return Err(bad_arg("the metadata keys or values are null"));
+/// `long[] {shadow window ns, grace ns, max bytes or -1, block ticks}` (`ShadowOptions.toNative()`).
+impl JniArg for ShadowOptions {
+    type Jni = jlongArray;
+    const SIG: &'static str = "[J";
+    const JAVA: &'static str = "long[]";
+    type Stored = ShadowOptions;
+    fn store(env: &mut JNIEnv<'_>, a: jlongArray, _: &'static str) -> Res<ShadowOptions> {
+        // SAFETY: a local reference (or null) passed to the running native method.
+        let a = unsafe { JLongArray::from_raw(a) };
+        shadow_options(&longs_arg(env, &a, SHADOW_OPTIONS_LEN, "shadow options")?)
     }
-    let n = env.get_array_length(keys)?;
-    if env.get_array_length(values)? != n {
-        return Err(bad_arg("the metadata keys and values differ in number"));
-    }
-    let mut out = Vec::with_capacity(n as usize);
-    for i in 0..n {
-        let k = JString::from(env.get_object_array_element(keys, i)?);
-        let key = string_arg(env, &k, "a metadata key")?;
-        env.delete_local_ref(k)?;
-        let v = JString::from(env.get_object_array_element(values, i)?);
-        let value = string_arg(env, &v, "a metadata value")?;
-        env.delete_local_ref(v)?;
-        out.push((key, fastnbt::Value::String(value)));
-    }
-    Ok(out)
 }
 
-/// Starts a shadowed stream (a recording of `path`, or with `path` null a stream written nowhere
-/// else); `[recorder handle, shadow handle]`.
-extern "system" fn shadow_start<'l>(
-    mut env: JNIEnv<'l>,
-    _class: JClass<'l>,
-    engine: jlong,
-    path: JString<'l>,
-    recorder: JLongArray<'l>,
-    shadow: JLongArray<'l>,
-) -> jobject {
-    entry(&mut env, |env| {
-        let path = opt_string_arg(env, &path)?.map(PathBuf::from);
-        let recorder = recorder_options(&longs_arg(
-            env,
-            &recorder,
-            RECORDER_OPTIONS_LEN,
-            "recorder options",
-        )?)?;
-        let options = shadow_options(&longs_arg(
-            env,
-            &shadow,
-            SHADOW_OPTIONS_LEN,
-            "shadow options",
-        )?)?;
-        let e = get::<JEngine>(engine, ENGINE)?;
-        let (rec, shadow) =
-            e.with(|e| Ok(ShadowBuffer::start(e, path.as_deref(), recorder, options)?))?;
-        let r = insert(RECORDER, Arc::new(rec))?;
-        let s = insert(SHADOW, Arc::new(shadow)).inspect_err(|_| drop(handles::remove(r)))?;
+/// `long[]` of [`REPORT_OPTIONS_LEN`] then the radius's `double` bits
+/// (`ReportOptions.toNative()` and `Double.doubleToRawLongBits(nativeRadius())`).
+impl JniArg for ReportOptions {
+    type Jni = jlongArray;
+    const SIG: &'static str = "[J";
+    const JAVA: &'static str = "long[]";
+    type Stored = ReportOptions;
+    fn store(env: &mut JNIEnv<'_>, a: jlongArray, _: &'static str) -> Res<ReportOptions> {
+        // SAFETY: a local reference (or null) passed to the running native method.
+        let a = unsafe { JLongArray::from_raw(a) };
+        let a = longs_arg(env, &a, REPORT_OPTIONS_LEN + 1, "report options")?;
+        let radius = f64::from_bits(a[REPORT_OPTIONS_LEN] as u64);
+        report_options(&a[..REPORT_OPTIONS_LEN], radius, Vec::new())
+    }
+}
+
+/// `long[] {recorder, shadow}`, both handles or neither.
+impl JniResult for Started {
+    type Jni = jobject;
+    const SIG: &'static str = LONG_ARRAY_SIG;
+    const JAVA: &'static str = LONG_ARRAY_JAVA;
+    fn into_jni(self, env: &mut JNIEnv<'_>) -> Res<jobject> {
+        let r = insert(Recorder::NAME, Arc::new(self.recorder))?;
+        let s = insert(Shadow::NAME, Arc::new(self.shadow))
+            .inspect_err(|_| drop(handles::remove(r)))?;
         long_array(env, &[r, s]).inspect_err(|_| {
             // Java never sees these handles: close them (the stream ends).
             drop(handles::remove(r));
             drop(handles::remove(s));
         })
-    })
+    }
 }
 
-/// Reports `player` into `path`; the handle of the report's `FinishHandle`.
-#[allow(clippy::too_many_arguments)]
-extern "system" fn shadow_report<'l>(
-    mut env: JNIEnv<'l>,
-    _class: JClass<'l>,
-    handle: jlong,
-    player: jint,
-    path: JString<'l>,
-    options: JLongArray<'l>,
-    radius: jdouble,
-    keys: JObjectArray<'l>,
-    values: JObjectArray<'l>,
-) -> jlong {
-    entry(&mut env, |env| {
-        let path = string_arg(env, &path, "path")?;
-        let a = longs_arg(env, &options, REPORT_OPTIONS_LEN, "report options")?;
-        let metadata = string_pairs(env, &keys, &values)?;
-        let options = report_options(&a, radius, metadata)?;
-        let shadow = get::<ShadowBuffer>(handle, SHADOW)?;
-        let h = shadow.report(player as u32, PathBuf::from(path), options)?;
-        insert(FINISH, Arc::new(h))
-    })
-}
-
-/// `[bytes, blocks, first tick or -1, last tick or -1, alive entities, departed players, expired
-/// blocks, budget-dropped blocks, budget-dropped ticks, reports capturing, reports started]`.
-extern "system" fn shadow_stats<'l>(
-    mut env: JNIEnv<'l>,
-    _class: JClass<'l>,
-    handle: jlong,
-) -> jobject {
-    entry(&mut env, |env| {
-        let s = get::<ShadowBuffer>(handle, SHADOW)?.stats();
+/// `long[] {bytes, blocks, first tick or -1, last tick or -1, alive entities, departed players,
+/// expired blocks, budget-dropped blocks, budget-dropped ticks, reports capturing, reports
+/// started}`.
+impl JniResult for ShadowStats {
+    type Jni = jobject;
+    const SIG: &'static str = LONG_ARRAY_SIG;
+    const JAVA: &'static str = LONG_ARRAY_JAVA;
+    fn into_jni(self, env: &mut JNIEnv<'_>) -> Res<jobject> {
+        let s = self;
         long_array(
             env,
             &[
@@ -180,39 +134,7 @@ extern "system" fn shadow_stats<'l>(
                 s.reports_started as i64,
             ],
         )
-    })
-}
-
-extern "system" fn shadow_is_attached<'l>(
-    mut env: JNIEnv<'l>,
-    _class: JClass<'l>,
-    handle: jlong,
-) -> jboolean {
-    entry(&mut env, |_| {
-        let attached = get::<ShadowBuffer>(handle, SHADOW)?.is_attached();
-        Ok(if attached { JNI_TRUE } else { JNI_FALSE })
-    })
-}
-
-pub(super) fn methods() -> Vec<jni::NativeMethod> {
-    vec![
-        method(
-            "shadowStart",
-            "(JLjava/lang/String;[J[J)[J",
-            shadow_start as *mut c_void,
-        ),
-        method(
-            "shadowReport",
-            "(JILjava/lang/String;[JD[Ljava/lang/String;[Ljava/lang/String;)J",
-            shadow_report as *mut c_void,
-        ),
-        method("shadowStats", "(J)[J", shadow_stats as *mut c_void),
-        method(
-            "shadowIsAttached",
-            "(J)Z",
-            shadow_is_attached as *mut c_void,
-        ),
-    ]
+    }
 }
 
 #[cfg(test)]

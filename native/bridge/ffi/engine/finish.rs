@@ -1,12 +1,12 @@
 //! Finish handles: the completion of a finished recording's compaction into its final `.reel`
 //! file (`TickreelFinish`, returned by `tickreel_recorder_finish`), polled, waited on and freed.
 
-use std::ffi::c_char;
+//!
+//! The operations are `crate::api::engine`; here are the C type and how a poll crosses into C.
 
-use crate::ffi::args::{Out, OutArray};
-use crate::ffi::handle::{self, HandleType};
-use crate::ffi::result::{FfiError, FfiResult, TickreelResult, guard};
-use tickreel::record::FinishHandle;
+use crate::api::engine::FinishState;
+use crate::ffi::convert::CResult;
+use crate::ffi::result::FfiResult;
 
 /// The completion of a finished recording's compaction into its final `.reel` file, or of a
 /// shadow report's file. Opaque: returned by `tickreel_recorder_finish` and
@@ -15,137 +15,37 @@ pub struct TickreelFinish {
     _private: [u8; 0],
 }
 
-/// The object behind a finish handle.
-pub(crate) struct FinishObj {
-    pub(super) handle: FinishHandle,
-}
-
-impl HandleType for FinishObj {
-    type Opaque = TickreelFinish;
-    const TAG: u8 = 6;
-    const NAME: &'static str = "finish";
-}
-
-fn finish_result(r: tickreel::Result<std::path::PathBuf>) -> FfiResult<std::path::PathBuf> {
-    Ok(r?)
-}
-
-/// Stores in `*out_done` whether the compaction has completed. Never blocks.
-///
-/// Returns `TICKREEL_RESULT_OK` while it runs (`*out_done` false) and once it succeeded
-/// (`*out_done` true); if it failed, `*out_done` is true and the call returns the failure's code
-/// (e.g. `TICKREEL_RESULT_IO`, `TICKREEL_RESULT_CORRUPT`) with its message, every time it is
-/// asked.
-///
-/// # Safety
-/// `out_done` must be NULL or point to a writable `bool`.
-///
-/// Thread safety: any thread, concurrently with any other call on the handle.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn tickreel_finish_poll(
-    finish: *mut TickreelFinish,
-    out_done: *mut bool,
-) -> TickreelResult {
-    guard(|| {
-        // SAFETY: caller contract: NULL or writable for one bool.
-        let out = unsafe { Out::new(out_done, "out_done") }?;
-        let obj = handle::get::<FinishObj>(finish)?;
-        match obj.handle.poll() {
-            None => {
-                out.set(false);
-                Ok(())
-            }
-            Some(r) => {
-                out.set(true);
-                finish_result(r).map(drop)
-            }
+/// C learns whether the compaction is done, and its failure as the call's result.
+impl CResult for FinishState {
+    type C = bool;
+    fn into_c(self) -> FfiResult<bool> {
+        match self.split() {
+            (_, Err(e)) => Err(e),
+            (v, Ok(())) => Ok(v.unwrap_or(false)),
         }
-    })
-}
-
-/// Waits until the compaction has completed and copies the final file's path into `path_buf` as
-/// a NUL-terminated string (in the platform's encoding), storing its length in bytes, without the
-/// NUL, in `*out_len`. Blocks: not for the server thread (poll with `tickreel_finish_poll`
-/// there). With `capacity` 0 nothing is copied (`path_buf` may then be NULL): a wait and a length
-/// query. `out_len` may be NULL.
-///
-/// Returns the compaction's failure code if it failed (every time it is asked), or
-/// `TICKREEL_RESULT_BUFFER_TOO_SMALL` if `capacity` is less than `*out_len + 1` (nothing is
-/// copied; calling again does not wait any more).
-///
-/// # Safety
-/// `path_buf` must point to `capacity` writable bytes (or `capacity` must be 0); `out_len` must
-/// be NULL or point to a writable `size_t`.
-///
-/// Thread safety: any thread, concurrently with any other call on the handle; several threads
-/// may wait.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn tickreel_finish_wait(
-    finish: *mut TickreelFinish,
-    path_buf: *mut c_char,
-    capacity: usize,
-    out_len: *mut usize,
-) -> TickreelResult {
-    guard(|| {
-        // SAFETY: caller contract: `capacity` writable bytes at `path_buf`, or capacity 0.
-        let buf = unsafe { OutArray::new(path_buf, capacity, "path_buf") }?;
-        // SAFETY: caller contract: NULL or writable for one size_t.
-        let out_len = unsafe { Out::optional(out_len, "out_len") }?;
-        let obj = handle::get::<FinishObj>(finish)?;
-        let path = finish_result(obj.handle.wait())?;
-        let bytes = path_bytes(&path);
-        if let Some(l) = out_len {
-            l.set(bytes.len());
+    }
+    fn split(self) -> (Option<bool>, FfiResult<()>) {
+        match self.0 {
+            None => (Some(false), Ok(())),
+            Some(Ok(_)) => (Some(true), Ok(())),
+            Some(Err(e)) => (Some(true), Err(e.into())),
         }
-        if capacity == 0 {
-            return Ok(()); // a wait and a length query
-        }
-        if bytes.len() >= buf.capacity() {
-            return Err(FfiError::BufferTooSmall(format!(
-                "the path needs {} bytes with its NUL, the buffer has {}",
-                bytes.len() + 1,
-                buf.capacity()
-            )));
-        }
-        for (i, &b) in bytes.iter().enumerate() {
-            buf.set(i, b as c_char);
-        }
-        buf.set(bytes.len(), 0);
-        Ok(())
-    })
-}
-
-#[cfg(unix)]
-fn path_bytes(p: &std::path::Path) -> Vec<u8> {
-    use std::os::unix::ffi::OsStrExt;
-    p.as_os_str().as_bytes().to_vec()
-}
-
-#[cfg(not(unix))]
-fn path_bytes(p: &std::path::Path) -> Vec<u8> {
-    p.to_string_lossy().into_owned().into_bytes()
-}
-
-/// Frees a finish handle. The compaction goes on regardless (freeing does not cancel it).
-/// `tickreel_finish_free(NULL)` is a no-op returning `TICKREEL_RESULT_OK`; a freed or invalid
-/// handle returns `TICKREEL_RESULT_INVALID_HANDLE`.
-///
-/// Thread safety: any thread. A wait on the same handle in another thread finishes normally;
-/// calls that start after this one get `TICKREEL_RESULT_INVALID_HANDLE`.
-#[unsafe(no_mangle)]
-pub extern "C" fn tickreel_finish_free(finish: *mut TickreelFinish) -> TickreelResult {
-    guard(|| handle::remove::<FinishObj>(finish).map(drop))
+    }
 }
 
 #[cfg(test)]
 mod tests {
-    use super::*;
     use crate::ffi::batch::*;
     use crate::ffi::engine::recorder::*;
     use crate::ffi::engine::tests::{engine, recorder_options, start, stats};
-    use crate::ffi::engine::{TickreelEngineStats, tickreel_engine_free, tickreel_engine_stats};
+    use crate::ffi::engine::*;
+    use crate::ffi::generated::playhead::*;
+    use crate::ffi::generated::reader::*;
+    use crate::ffi::playhead::TickreelUpdateInfo;
     use crate::ffi::reader::*;
+    use crate::ffi::result::TickreelResult;
     use std::ffi::CString;
+    use std::ffi::c_char;
 
     const OK: TickreelResult = TickreelResult::Ok;
 
@@ -174,6 +74,66 @@ mod tests {
         let s = unsafe { std::ffi::CStr::from_ptr(buf.as_ptr()) };
         assert_eq!(s.to_bytes().len(), len);
         s.to_str().unwrap().to_owned()
+    }
+
+    /// Submits ticks `from..to` of one entity moving along x.
+    fn submit(r: *mut TickreelRecorder, from: u32, to: u32) {
+        let mut b = std::ptr::null_mut();
+        // SAFETY: `b` is writable.
+        assert_eq!(unsafe { tickreel_batch_new(&mut b) }, OK);
+        for t in from..to {
+            assert_eq!(tickreel_batch_clear(b), OK);
+            let x = f64::from(t) * 0.5;
+            let res = if t == 0 {
+                tickreel_batch_add_entity(b, 1, 7, x, 64.0, 0.0, 0.0, 0.0)
+            } else {
+                tickreel_batch_add_pose(b, 1, x, 64.0, 0.0, 0.0, 0.0)
+            };
+            assert_eq!(res, OK);
+            // SAFETY: NULL out_dropped is allowed.
+            let res = unsafe { tickreel_recorder_submit_batch(r, t, b, std::ptr::null_mut()) };
+            assert_eq!(res, OK);
+        }
+        assert_eq!(tickreel_batch_free(b), OK);
+    }
+
+    #[test]
+    fn a_playhead_follows_a_recording_being_written() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = CString::new(dir.path().join("f.reel").to_str().unwrap()).unwrap();
+        let e = engine(None);
+        let r = start(e, &path, &recorder_options());
+        submit(r, 0, 10);
+        assert_eq!(tickreel_recorder_flush(r), OK);
+        let mut p = std::ptr::null_mut();
+        // SAFETY: valid string and out-pointer.
+        assert_eq!(
+            unsafe { tickreel_playhead_follow(path.as_ptr(), 0, &mut p) },
+            OK
+        );
+        let mut u = TickreelUpdateInfo::default();
+        // SAFETY: `u` is writable.
+        assert_eq!(unsafe { tickreel_playhead_current(p, &mut u) }, OK);
+        assert_eq!((u.position, u.entity_count, u.waiting), (0, 1, false));
+        // Ticks written after the playhead was made reach it: play to the live edge.
+        submit(r, 10, 20);
+        assert_eq!(tickreel_recorder_flush(r), OK);
+        assert_eq!(tickreel_playhead_play(p), OK);
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+        while u.position < 19 && std::time::Instant::now() < deadline {
+            assert_eq!(tickreel_playhead_prepare(p), OK);
+            // SAFETY: `u` is writable.
+            assert_eq!(unsafe { tickreel_playhead_advance(p, &mut u) }, OK);
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        }
+        assert_eq!(
+            u.position, 19,
+            "the playhead followed the recording to its last flushed tick"
+        );
+        assert_eq!(tickreel_playhead_free(p), OK);
+        assert_eq!(tickreel_recorder_abort(r), OK);
+        assert_eq!(tickreel_recorder_free(r), OK);
+        assert_eq!(tickreel_engine_free(e), OK);
     }
 
     #[test]
@@ -207,6 +167,19 @@ mod tests {
         }
         assert_eq!(tickreel_batch_free(b), OK);
         assert_eq!(tickreel_recorder_flush(r), OK);
+        // A reader opens the live directory too: what was flushed so far.
+        let live = CString::new(format!("{}.live", path.to_str().unwrap())).unwrap();
+        let mut rd = std::ptr::null_mut();
+        // SAFETY: valid string and out-pointer.
+        assert_eq!(unsafe { tickreel_reader_open(live.as_ptr(), &mut rd) }, OK);
+        let (mut first, mut last) = (u32::MAX, 0);
+        // SAFETY: writable locals.
+        unsafe {
+            assert_eq!(tickreel_reader_first_tick(rd, &mut first), OK);
+            assert_eq!(tickreel_reader_last_tick(rd, &mut last), OK);
+        }
+        assert_eq!((first, last), (0, 49));
+        assert_eq!(tickreel_reader_free(rd), OK);
         let s = stats(r);
         assert_eq!((s.submitted_ticks, s.rejected_ticks), (50, 0));
         assert!(s.has_flushed_tick && s.flushed_tick == 49, "{s:?}");

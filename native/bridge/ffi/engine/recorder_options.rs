@@ -4,8 +4,9 @@
 
 use std::time::Duration;
 
-use crate::ffi::args::Out;
-use crate::ffi::result::{FfiError, FfiResult, TickreelResult, guard};
+use super::read_options;
+use crate::ffi::convert::{CArg, CResult};
+use crate::ffi::result::{FfiError, FfiResult};
 use tickreel::record::{
     Backpressure, ChunkPolicy, CompactOptions, FlushPolicy, RecorderOptions, RecordingInfo,
 };
@@ -146,36 +147,37 @@ impl TickreelRecorderOptions {
     }
 }
 
-/// Fills `*out_options` with the recorder defaults (20 ticks/s, 100-tick live chunks at zstd
-/// level 3, a snapshot every 600 ticks, flush every 5 s / 256 KiB / on player leave, block up to
-/// 50 ms under backpressure, compaction at zstd level 9 with verification, batches up to 1 MiB,
-/// no overwrite).
-///
-/// # Safety
-/// `out_options` must be NULL or point to a writable `TickreelRecorderOptions`.
-///
-/// Thread safety: any thread.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn tickreel_recorder_options_default(
-    out_options: *mut TickreelRecorderOptions,
-) -> TickreelResult {
-    guard(|| {
-        // SAFETY: caller contract: NULL or writable for one options struct.
-        let out = unsafe { Out::new(out_options, "out_options") }?;
-        out.set(TickreelRecorderOptions::from_core(
-            &RecorderOptions::default(),
-        ));
-        Ok(())
-    })
+/// The caller's options (NULL: `tickreel_recorder_options_default`'s).
+impl CArg for RecorderOptions {
+    type C = *const TickreelRecorderOptions;
+    type Stored = RecorderOptions;
+    unsafe fn store(
+        options: *const TickreelRecorderOptions,
+        _: &'static str,
+    ) -> FfiResult<RecorderOptions> {
+        // SAFETY: forwarded contract: NULL or a readable options struct.
+        match unsafe { read_options(options) }? {
+            Some(o) => o.to_core(),
+            None => Ok(RecorderOptions::default()),
+        }
+    }
+}
+
+impl CResult for RecorderOptions {
+    type C = TickreelRecorderOptions;
+    fn into_c(self) -> FfiResult<TickreelRecorderOptions> {
+        Ok(TickreelRecorderOptions::from_core(&self))
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ffi::engine::recorder::*;
+    use crate::api::engine::Engine;
     use crate::ffi::engine::tests::{engine, recorder_options, start, stats};
-    use crate::ffi::engine::{EngineObj, tickreel_engine_free, tickreel_engine_options_default};
+    use crate::ffi::engine::*;
     use crate::ffi::handle;
+    use crate::ffi::result::TickreelResult;
     use std::ffi::CString;
 
     const OK: TickreelResult = TickreelResult::Ok;
@@ -200,8 +202,12 @@ mod tests {
             // One engine each: starting a recording queues its opening, which waits while the
             // queue is full.
             let e = engine(Some(eo));
-            let obj = handle::get::<EngineObj>(e).unwrap();
-            obj.engine.set_writers_stalled(true);
+            let obj = handle::get::<Engine>(e).unwrap();
+            obj.with(|e| {
+                e.set_writers_stalled(true);
+                Ok(())
+            })
+            .unwrap();
             let path = CString::new(dir.path().join(name).to_str().unwrap()).unwrap();
             let mut o = recorder_options();
             o.backpressure = policy;
@@ -226,7 +232,11 @@ mod tests {
             assert_eq!(s.dropped_ticks + s.submitted_ticks, 6, "{s:?}");
             assert!(s.dropped_ticks > 0);
             // Unstall so that the writer takes the queued ticks and the close.
-            obj.engine.set_writers_stalled(false);
+            obj.with(|e| {
+                e.set_writers_stalled(false);
+                Ok(())
+            })
+            .unwrap();
             assert_eq!(tickreel_recorder_free(r), OK);
             drop(obj);
             assert_eq!(tickreel_engine_free(e), OK);

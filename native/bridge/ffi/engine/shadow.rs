@@ -3,18 +3,13 @@
 //! `tickreel_shadow_report` (whose completion is a `TickreelFinish`, as a recorder's finish), its
 //! counters and its release. Every behaviour is the core's [`ShadowBuffer`].
 
-use std::ffi::c_char;
-
-use super::finish::{FinishObj, TickreelFinish};
-use super::recorder::{RecorderObj, TickreelRecorder};
-use super::recorder_options::TickreelRecorderOptions;
-use super::shadow_options::{TickreelReportOptions, TickreelShadowOptions};
-use super::{EngineObj, TickreelEngine, read_options};
-use crate::ffi::args::{self, Out};
-use crate::ffi::handle::{self, HandleType};
-use crate::ffi::result::{FfiResult, TickreelResult, guard};
-use tickreel::record::RecorderOptions;
-use tickreel::shadow::{ReportOptions, ShadowBuffer, ShadowOptions};
+use super::recorder::TickreelRecorder;
+use crate::api::engine::Recorder;
+use crate::api::shadow::Started;
+use crate::ffi::convert::CResult;
+use crate::ffi::handle;
+use crate::ffi::result::FfiResult;
+use tickreel::shadow::ShadowStats;
 
 /// A shadow buffer: the last minutes of one stream of ticks (a world), kept in memory and turned
 /// into a `.reel` file around a player by `tickreel_shadow_report`. Opaque: create with
@@ -59,192 +54,30 @@ pub struct TickreelShadowStats {
     pub has_last_tick: bool,
 }
 
-/// The object behind a shadow handle.
-pub(crate) struct ShadowObj {
-    shadow: ShadowBuffer,
-}
-
-impl HandleType for ShadowObj {
-    type Opaque = TickreelShadow;
-    const TAG: u8 = 12;
-    const NAME: &'static str = "shadow";
-}
-
-fn shadow_of(shadow: *mut TickreelShadow) -> FfiResult<std::sync::Arc<ShadowObj>> {
-    handle::get::<ShadowObj>(shadow)
-}
-
-/// Starts a shadowed stream: stores in `*out_recorder` the recorder to submit its ticks to (as
-/// any recorder) and in `*out_shadow` the buffer that keeps them. With a `path` (a NUL-terminated
-/// path in the platform's encoding) the stream is also the recording of that path, exactly as
-/// `tickreel_recorder_start` (resumed if its live directory exists; the buffer's blocks are its
-/// chunks). With `path` NULL it is written nowhere but the buffer (blocks of
-/// `shadow_options->block_ticks`): its recorder's `tickreel_recorder_finish` returns
-/// `TICKREEL_RESULT_INVALID_STATE`; end it with `tickreel_recorder_free` or `_abort`. Either way
-/// `tickreel_recorder_player_left` starts a player's grace period. `recorder_options` and
-/// `shadow_options` may be NULL for the defaults of `tickreel_recorder_options_default` and
-/// `tickreel_shadow_options_default`. On failure both outputs are set to NULL (when they can be
-/// written).
-///
-/// The two handles are freed separately. Freeing the shadow does not end the stream: the recorder
-/// keeps feeding its blocks until the stream ends; after the stream ends (recorder freed,
-/// aborted or finished, or the engine shut down) the shadow still reports from what it retained.
-///
-/// Returns `TICKREEL_RESULT_INVALID_ARGUMENT` for an empty path or an invalid option (a zero or
-/// longer-than-a-day window, a grace period over a day, `block_ticks` out of range),
-/// `TICKREEL_RESULT_INVALID_HANDLE` for a freed engine, and otherwise what
-/// `tickreel_recorder_start` returns.
-///
-/// # Safety
-/// `path` must be NULL or a NUL-terminated string; `recorder_options` must be NULL or point to a
-/// readable `TickreelRecorderOptions`, `shadow_options` NULL or to a readable
-/// `TickreelShadowOptions`; `out_recorder` and `out_shadow` must be NULL or point to writable
-/// storage for one pointer each.
-///
-/// Thread safety: any thread. The recorder is then used as any recorder; the shadow from any
-/// thread.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn tickreel_shadow_start(
-    engine: *mut TickreelEngine,
-    path: *const c_char,
-    recorder_options: *const TickreelRecorderOptions,
-    shadow_options: *const TickreelShadowOptions,
-    out_recorder: *mut *mut TickreelRecorder,
-    out_shadow: *mut *mut TickreelShadow,
-) -> TickreelResult {
-    guard(|| {
-        // SAFETY: caller contract: NULL or writable for one pointer each.
-        let out_rec = unsafe { Out::new(out_recorder, "out_recorder") }?;
-        out_rec.set(std::ptr::null_mut());
-        // SAFETY: as above.
-        let out_shadow = unsafe { Out::new(out_shadow, "out_shadow") }?;
-        out_shadow.set(std::ptr::null_mut());
-        let path = if path.is_null() {
-            None
-        } else {
-            // SAFETY: caller contract: NUL-terminated.
-            Some(unsafe { args::path(path, "path") }?)
-        };
-        // SAFETY: caller contract: NULL or a readable options struct (plain data).
-        let recorder = match unsafe { read_options(recorder_options) }? {
-            Some(o) => o.to_core()?,
-            None => RecorderOptions::default(),
-        };
-        // SAFETY: caller contract: NULL or a readable options struct (plain data).
-        let options = match unsafe { read_options(shadow_options) }? {
-            Some(o) => o.to_core(),
-            None => ShadowOptions::default(),
-        };
-        let obj = handle::get::<EngineObj>(engine)?;
-        let (rec, shadow) = ShadowBuffer::start(&obj.engine, path.as_deref(), recorder, options)?;
-        let r = handle::insert(RecorderObj { rec })?;
-        match handle::insert(ShadowObj { shadow }) {
-            Ok(s) => {
-                out_rec.set(r);
-                out_shadow.set(s);
-                Ok(())
-            }
+/// Both handles or neither: the recorder's handle is freed again (ending the stream) if the
+/// shadow's cannot be made.
+impl CResult for Started {
+    type C = (*mut TickreelRecorder, *mut TickreelShadow);
+    fn into_c(self) -> FfiResult<Self::C> {
+        let r = handle::insert(self.recorder)?;
+        match handle::insert(self.shadow) {
+            Ok(s) => Ok((r, s)),
             Err(e) => {
-                // No shadow handle: close the stream rather than hand out half of it.
-                drop(handle::remove::<RecorderObj>(r));
+                drop(handle::remove::<Recorder>(r));
                 Err(e)
             }
         }
-    })
+    }
+    fn on_failure() -> Option<Self::C> {
+        Some((std::ptr::null_mut(), std::ptr::null_mut()))
+    }
 }
 
-/// Reports `player` (an entity id): the buffer keeps capturing for `options->after_ms` of game
-/// time, then the engine's background worker writes the window around the player (with the
-/// entities that came within `options->radius`) to `path`, a `.reel` file that appears only
-/// complete. Does not wait: stores in `*out_finish` a handle to poll (`tickreel_finish_poll`) or
-/// wait on (`tickreel_finish_wait`, which gives the report's path), to be freed with
-/// `tickreel_finish_free`. The report's reference is the newest tick the writer has taken in:
-/// call `tickreel_recorder_flush` first to make it the last tick submitted.
-///
-/// `keys` and `values` are `metadata_count` UTF-8 strings each, stored as string pairs in the
-/// report compound of the file's user metadata, beside the library's keys (which they may not
-/// use: `player`, `report_tick`, `first_tick`, ...; see FORMAT.md). Both may be NULL when
-/// `metadata_count` is 0. `options` may be NULL for the defaults of
-/// `tickreel_report_options_default`.
-///
-/// Returns `TICKREEL_RESULT_INVALID_ARGUMENT` for an empty path, an invalid option (a negative
-/// or non-finite radius, `before_ms` or `after_ms` over a day, a bad zstd level), a key that is
-/// not UTF-8 or is the library's, or a player the buffer holds nothing of (never seen, or gone
-/// longer than the grace period and the window); `TICKREEL_RESULT_INVALID_STATE` before the
-/// stream's first tick and once the engine shut down. A report onto an existing file without
-/// `overwrite` gets a handle that fails with `TICKREEL_RESULT_INVALID_STATE` (one whose file
-/// cannot be written, with `TICKREEL_RESULT_IO`). On failure `*out_finish` is set to NULL
-/// (when it can be written).
-///
-/// # Safety
-/// `path` must be NULL or a NUL-terminated string; `options` must be NULL or point to a readable
-/// `TickreelReportOptions`; `keys` and `values` must each point to `metadata_count` pointers to
-/// NUL-terminated strings (or `metadata_count` must be 0); `out_finish` must be NULL or point to
-/// writable storage for one pointer.
-///
-/// Thread safety: any thread, concurrently with any other call on the shadow (reports of the same
-/// or other players may be made at once) and on its recorder.
-#[unsafe(no_mangle)]
-#[allow(clippy::too_many_arguments)]
-pub unsafe extern "C" fn tickreel_shadow_report(
-    shadow: *mut TickreelShadow,
-    player: u32,
-    path: *const c_char,
-    options: *const TickreelReportOptions,
-    keys: *const *const c_char,
-    values: *const *const c_char,
-    metadata_count: usize,
-    out_finish: *mut *mut TickreelFinish,
-) -> TickreelResult {
-    guard(|| {
-        // SAFETY: caller contract: NULL or writable for one pointer.
-        let out = unsafe { Out::new(out_finish, "out_finish") }?;
-        out.set(std::ptr::null_mut());
-        // SAFETY: caller contract: NULL or NUL-terminated.
-        let path = unsafe { args::path(path, "path") }?;
-        // SAFETY: caller contract: `metadata_count` pointers at each, or a count of 0.
-        let keys = unsafe { args::array(keys, metadata_count, "keys") }?;
-        // SAFETY: as above.
-        let values = unsafe { args::array(values, metadata_count, "values") }?;
-        let mut metadata = Vec::with_capacity(metadata_count);
-        for (&k, &v) in keys.iter().zip(values) {
-            // SAFETY: caller contract: each element NUL-terminated (NULL is refused).
-            let key = unsafe { args::utf8(k, "keys[]") }?;
-            // SAFETY: as above.
-            let value = unsafe { args::utf8(v, "values[]") }?;
-            metadata.push((key, fastnbt::Value::String(value)));
-        }
-        // SAFETY: caller contract: NULL or a readable options struct (plain data).
-        let options = match unsafe { read_options(options) }? {
-            Some(o) => o.to_core(metadata),
-            None => ReportOptions {
-                metadata,
-                ..ReportOptions::default()
-            },
-        };
-        let handle = shadow_of(shadow)?.shadow.report(player, path, options)?;
-        out.set(handle::insert(FinishObj { handle })?);
-        Ok(())
-    })
-}
-
-/// Stores the buffer's counters in `*out_stats`. Never waits for the writer (it takes the
-/// buffer's lock briefly).
-///
-/// # Safety
-/// `out_stats` must be NULL or point to a writable `TickreelShadowStats`.
-///
-/// Thread safety: any thread, concurrently with any other call.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn tickreel_shadow_stats(
-    shadow: *mut TickreelShadow,
-    out_stats: *mut TickreelShadowStats,
-) -> TickreelResult {
-    guard(|| {
-        // SAFETY: caller contract: NULL or writable for one stats struct.
-        let out = unsafe { Out::new(out_stats, "out_stats") }?;
-        let s = shadow_of(shadow)?.shadow.stats();
-        out.set(TickreelShadowStats {
+impl CResult for ShadowStats {
+    type C = TickreelShadowStats;
+    fn into_c(self) -> FfiResult<TickreelShadowStats> {
+        let s = self;
+        Ok(TickreelShadowStats {
             bytes: s.bytes,
             blocks: s.blocks,
             alive_entities: s.alive_entities,
@@ -258,53 +91,21 @@ pub unsafe extern "C" fn tickreel_shadow_stats(
             last_tick: s.last_tick.unwrap_or(0),
             has_first_tick: s.first_tick.is_some(),
             has_last_tick: s.last_tick.is_some(),
-        });
-        Ok(())
-    })
-}
-
-/// Stores in `*out_attached` whether the stream still feeds the buffer (false once it ended: its
-/// recorder freed, aborted or finished, or the engine shut down). Never blocks.
-///
-/// # Safety
-/// `out_attached` must be NULL or point to a writable `bool`.
-///
-/// Thread safety: any thread, concurrently with any other call.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn tickreel_shadow_attached(
-    shadow: *mut TickreelShadow,
-    out_attached: *mut bool,
-) -> TickreelResult {
-    guard(|| {
-        // SAFETY: caller contract: NULL or writable for one bool.
-        let out = unsafe { Out::new(out_attached, "out_attached") }?;
-        out.set(shadow_of(shadow)?.shadow.is_attached());
-        Ok(())
-    })
-}
-
-/// Frees a shadow handle. Reports already made go on (their finish handles stay valid); the
-/// buffer's memory is released once its stream has ended too (see `tickreel_shadow_start`).
-/// `tickreel_shadow_free(NULL)` is a no-op returning `TICKREEL_RESULT_OK`; a freed or invalid
-/// handle returns `TICKREEL_RESULT_INVALID_HANDLE`. Never blocks.
-///
-/// Thread safety: any thread. A call on the same shadow still running in another thread finishes
-/// normally; calls that start after this one get `TICKREEL_RESULT_INVALID_HANDLE`.
-#[unsafe(no_mangle)]
-pub extern "C" fn tickreel_shadow_free(shadow: *mut TickreelShadow) -> TickreelResult {
-    guard(|| handle::remove::<ShadowObj>(shadow).map(drop))
+        })
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::ffi::batch::*;
-    use crate::ffi::engine::finish::{tickreel_finish_free, tickreel_finish_wait};
-    use crate::ffi::engine::recorder::*;
+    use crate::ffi::engine::finish::TickreelFinish;
     use crate::ffi::engine::shadow_options::*;
     use crate::ffi::engine::tests::{engine, recorder_options};
-    use crate::ffi::engine::{TickreelEngineStats, tickreel_engine_free, tickreel_engine_stats};
-    use crate::ffi::reader::*;
+    use crate::ffi::engine::*;
+    use crate::ffi::generated::reader::*;
+    use crate::ffi::generated::shadow::*;
+    use crate::ffi::result::TickreelResult;
     use std::ffi::{CStr, CString};
 
     const OK: TickreelResult = TickreelResult::Ok;

@@ -6,8 +6,9 @@
 
 use std::time::Duration;
 
-use crate::ffi::args::Out;
-use crate::ffi::result::{TickreelResult, guard};
+use super::read_options;
+use crate::ffi::convert::{CArg, CResult};
+use crate::ffi::result::FfiResult;
 use tickreel::shadow::{ReportOptions, ShadowOptions};
 
 /// Options of `tickreel_shadow_start`: how much a shadow buffer keeps. Fill with
@@ -42,7 +43,7 @@ impl TickreelShadowOptions {
     }
 
     /// The core's options (checked by `ShadowBuffer::start`).
-    pub(super) fn to_core(self) -> ShadowOptions {
+    fn to_core(self) -> ShadowOptions {
         ShadowOptions {
             window: Duration::from_millis(u64::from(self.window_ms)),
             grace: Duration::from_millis(u64::from(self.grace_ms)),
@@ -92,7 +93,7 @@ impl TickreelReportOptions {
     }
 
     /// The core's options with `metadata` (checked by `ShadowBuffer::report`).
-    pub(super) fn to_core(self, metadata: Vec<(String, fastnbt::Value)>) -> ReportOptions {
+    fn to_core(self, metadata: Vec<(String, fastnbt::Value)>) -> ReportOptions {
         ReportOptions {
             before: (self.has_before != 0)
                 .then(|| Duration::from_millis(u64::from(self.before_ms))),
@@ -109,47 +110,47 @@ fn ms(d: Duration) -> u32 {
     u32::try_from(d.as_millis()).unwrap_or(u32::MAX)
 }
 
-/// Fills `*out_options` with the shadow buffer defaults (a 5-minute window, a 2-minute grace
-/// period after a player leaves, no byte limit of its own, 200-tick blocks).
-///
-/// # Safety
-/// `out_options` must be NULL or point to a writable `TickreelShadowOptions`.
-///
-/// Thread safety: any thread.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn tickreel_shadow_options_default(
-    out_options: *mut TickreelShadowOptions,
-) -> TickreelResult {
-    guard(|| {
-        // SAFETY: caller contract: NULL or writable for one options struct.
-        let out = unsafe { Out::new(out_options, "out_options") }?;
-        out.set(TickreelShadowOptions::from_core(&ShadowOptions::default()));
-        Ok(())
-    })
+/// The caller's options (NULL: `tickreel_shadow_options_default`'s).
+impl CArg for ShadowOptions {
+    type C = *const TickreelShadowOptions;
+    type Stored = ShadowOptions;
+    unsafe fn store(o: *const TickreelShadowOptions, _: &'static str) -> FfiResult<ShadowOptions> {
+        // SAFETY: forwarded contract: NULL or a readable options struct.
+        Ok(unsafe { read_options(o) }?.map_or_else(ShadowOptions::default, |o| o.to_core()))
+    }
 }
 
-/// Fills `*out_options` with the report defaults (all that is retained before the report, 30 s
-/// captured after it, entities within 48 blocks of the player, no overwrite, zstd level 9).
-///
-/// # Safety
-/// `out_options` must be NULL or point to a writable `TickreelReportOptions`.
-///
-/// Thread safety: any thread.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn tickreel_report_options_default(
-    out_options: *mut TickreelReportOptions,
-) -> TickreelResult {
-    guard(|| {
-        // SAFETY: caller contract: NULL or writable for one options struct.
-        let out = unsafe { Out::new(out_options, "out_options") }?;
-        out.set(TickreelReportOptions::from_core(&ReportOptions::default()));
-        Ok(())
-    })
+impl CResult for ShadowOptions {
+    type C = TickreelShadowOptions;
+    fn into_c(self) -> FfiResult<TickreelShadowOptions> {
+        Ok(TickreelShadowOptions::from_core(&self))
+    }
+}
+
+/// The caller's options (NULL: `tickreel_report_options_default`'s); the metadata is a
+/// separate argument of `tickreel_shadow_report`.
+impl CArg for ReportOptions {
+    type C = *const TickreelReportOptions;
+    type Stored = ReportOptions;
+    unsafe fn store(o: *const TickreelReportOptions, _: &'static str) -> FfiResult<ReportOptions> {
+        // SAFETY: forwarded contract: NULL or a readable options struct.
+        Ok(unsafe { read_options(o) }?
+            .map_or_else(ReportOptions::default, |o| o.to_core(Vec::new())))
+    }
+}
+
+impl CResult for ReportOptions {
+    type C = TickreelReportOptions;
+    fn into_c(self) -> FfiResult<TickreelReportOptions> {
+        Ok(TickreelReportOptions::from_core(&self))
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ffi::generated::shadow::*;
+    use crate::ffi::result::TickreelResult;
 
     #[test]
     fn defaults_round_trip_to_the_core() {

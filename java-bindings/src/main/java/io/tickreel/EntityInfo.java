@@ -29,4 +29,9 @@ public record EntityInfo(int id, int kind, UUID uuid, String name) {
     public Optional<String> optionalName() {
         return Optional.ofNullable(name);
     }
+
+    /** The UUID as {@code {msb, lsb}} for the native side, or {@code null}. */
+    long[] uuidLongs() {
+        return uuid == null ? null : new long[] {uuid.getMostSignificantBits(), uuid.getLeastSignificantBits()};
+    }
 }

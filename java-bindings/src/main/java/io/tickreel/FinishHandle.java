@@ -4,6 +4,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 
 /**
  * The completion of {@link Recorder#finish()} or {@link ShadowBuffer#report}: the engine's
@@ -15,6 +16,7 @@ import java.util.Optional;
  */
 public final class FinishHandle implements AutoCloseable {
     private final NativeHandle handle;
+    private CompletableFuture<Path> future;
 
     FinishHandle(long h) {
         this.handle = new NativeHandle(this, h, "FinishHandle");
@@ -52,6 +54,33 @@ public final class FinishHandle implements AutoCloseable {
         Objects.requireNonNull(timeout, "timeout");
         long nanos = timeout.isNegative() ? 0 : saturatedNanos(timeout);
         return path(NativeBridge.finishAwait(handle.get(), nanos));
+    }
+
+    /**
+     * A future completed with the final file when compaction completes, or exceptionally with
+     * its failure (the exception {@link #await()} would throw), for schedulers that chain on
+     * futures. The same future every call. One daemon thread waits for it and ends with the
+     * compaction (a failed or cancelled one included); cancelling the future does not cancel the
+     * compaction. Closing this handle afterwards does not affect the future.
+     *
+     * @throws IllegalStateException if this handle was closed before the first call
+     */
+    public synchronized CompletableFuture<Path> toCompletableFuture() {
+        if (future == null) {
+            long h = handle.get();
+            CompletableFuture<Path> f = new CompletableFuture<>();
+            Thread waiter = new Thread(() -> {
+                try {
+                    f.complete(path(NativeBridge.finishAwait(h, -1)).orElseThrow());
+                } catch (Throwable t) {
+                    f.completeExceptionally(t);
+                }
+            }, "tickreel-finish-waiter");
+            waiter.setDaemon(true);
+            waiter.start();
+            future = f;
+        }
+        return future;
     }
 
     private static long saturatedNanos(Duration d) {

@@ -74,8 +74,7 @@ public final class Ghost implements AutoCloseable {
         Objects.requireNonNull(path, "path");
         Objects.requireNonNull(range, "range");
         NativeLoader.ensureLoaded();
-        return new Ghost(NativeBridge.ghostLoad(path.toString(), entity, range.startKind, range.start,
-                range.endKind, range.end));
+        return new Ghost(NativeBridge.ghostLoad(path.toString(), entity, range.toNative()));
     }
 
     /** Loads in the background; see {@link #loadAsync(Path, int, GhostRange)}. */
@@ -92,8 +91,7 @@ public final class Ghost implements AutoCloseable {
         Objects.requireNonNull(path, "path");
         Objects.requireNonNull(range, "range");
         NativeLoader.ensureLoaded();
-        return new GhostLoading(NativeBridge.ghostLoadAsync(path.toString(), entity, range.startKind,
-                range.start, range.endKind, range.end));
+        return new GhostLoading(NativeBridge.ghostLoadAsync(path.toString(), entity, range.toNative()));
     }
 
     /** The entity whose run this is. */

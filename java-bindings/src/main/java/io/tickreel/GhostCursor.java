@@ -32,10 +32,14 @@ public final class GhostCursor implements AutoCloseable {
         return sample(ticks, new GhostSample());
     }
 
-    /** Delays the ghost by {@code ticks} (negative: it starts earlier). */
+    /**
+     * Delays the ghost by {@code ticks} (negative: it starts earlier).
+     *
+     * @throws IllegalArgumentException if {@code ticks} is not finite (the shift is unchanged)
+     */
     public void setTimeShift(double ticks) {
         NativeBridge.ghostCursorSetTimeShift(handle.get(), ticks);
-        timeShift = Double.isFinite(ticks) ? ticks : 0;
+        timeShift = ticks;
     }
 
     /** The time shift in ticks. */

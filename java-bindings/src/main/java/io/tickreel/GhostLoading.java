@@ -22,7 +22,7 @@ public final class GhostLoading implements AutoCloseable {
      * ({@code false} again once taken). Never blocks.
      */
     public boolean isReady() {
-        return NativeBridge.ghostLoadingIsReady(handle.get());
+        return NativeBridge.ghostLoadPoll(handle.get());
     }
 
     /**
@@ -32,7 +32,7 @@ public final class GhostLoading implements AutoCloseable {
      * @throws IllegalStateException if the ghost was already taken
      */
     public Optional<Ghost> take() {
-        long g = NativeBridge.ghostLoadingTake(handle.get());
+        long g = NativeBridge.ghostLoadTake(handle.get());
         return g == 0 ? Optional.empty() : Optional.of(new Ghost(g));
     }
 

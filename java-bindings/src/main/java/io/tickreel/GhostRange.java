@@ -52,6 +52,11 @@ public final class GhostRange {
         return v;
     }
 
+    /** {@code {startKind, start, endKind, end}}, as the native ghost loads take it. */
+    int[] toNative() {
+        return new int[] {startKind, start, endKind, end};
+    }
+
     @Override
     public String toString() {
         return "GhostRange[" + describe(startKind, start, "first") + ".." + describe(endKind, end, "last") + "]";

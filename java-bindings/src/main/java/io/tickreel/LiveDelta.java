@@ -60,7 +60,11 @@ public final class LiveDelta implements AutoCloseable {
         return String.format(Locale.ROOT, "%s%.2f s", ahead() ? "-" : "+", Math.abs(shownSeconds));
     }
 
-    /** The ghost's time shift in ticks (as {@link GhostCursor#setTimeShift}). */
+    /**
+     * The ghost's time shift in ticks (as {@link GhostCursor#setTimeShift}).
+     *
+     * @throws IllegalArgumentException if {@code ticks} is not finite (the shift is unchanged)
+     */
     public void setTimeShift(double ticks) {
         NativeBridge.liveDeltaSetTimeShift(handle.get(), ticks);
     }

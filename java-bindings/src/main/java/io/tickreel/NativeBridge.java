@@ -7,164 +7,110 @@ import java.nio.ByteBuffer;
  * (never by JNI name mangling, so the package may be relocated). Signatures use JDK types only.
  * Handles are {@code long}s into the library's handle registry; {@code 0} is never valid.
  * Callers must have called {@link NativeLoader#ensureLoaded()} first.
+ *
+ * <p>Everything below the {@code @generated-begin} marker is generated from the operations declared
+ * once in native/bridge/api/ (the same definitions give the C functions of include/tickreel.h); a
+ * test of the library checks this file and rewrites it with {@code TICKREEL_BLESS=1}.
  */
 final class NativeBridge {
-    /** Must equal the library's {@code ABI_VERSION} (native/bridge/jni/mod.rs). */
-    static final int ABI_VERSION = 4;
-
     private NativeBridge() {}
 
-    static native int abiVersion();
-
-    static native String libraryVersion();
-
-    /** Closes any handle; closing twice or a stale handle is harmless. */
-    static native void close(long handle);
-
-    /**
-     * The core's defaults of an option family, as the family's {@code toNative()} array:
-     * 0 RecordingOptions, 1 RecorderOptions, 2 EngineOptions, 3 ShadowOptions, 4 ReportOptions
-     * (then the radius's {@code double} bits). Checked against the builders by DefaultsTest.
-     */
-    static native long[] defaultOptions(int family);
-
-    // --- ReplayWriter (native/bridge/jni/writer.rs) ---
-
-    /**
-     * The core's check of a position (0), angle (1) or velocity (2) Java found out of range:
-     * throws its {@code IllegalArgumentException} (or returns the quantised value).
-     */
-    static native long quantityCheck(int quantity, String what, double value);
-
-    static native long writerCreate(String path, long[] options);
-
-    static native void writerTick(long handle, int tick, ByteBuffer batch, int offset, int length);
-
-    static native void writerSnapshot(long handle, byte[] snapshot);
-
-    static native void writerRegisterEntity(
-            long handle, int id, int kind, boolean hasUuid, long uuidMsb, long uuidLsb, String name);
-
-    static native void writerRegisterEventType(long handle, int id, String name, int version);
-
-    static native void writerPutMetadata(long handle, byte[] nbtCompound);
-
-    static native long writerFinish(long handle);
-
-    // --- Replay (native/bridge/jni/replay.rs) ---
-
-    static native long replayOpen(String path);
-
-    static native long[] replayInfo(long handle);
-
-    static native byte[] replayMetadata(long handle);
-
-    static native long[] replaySeek(long handle, int tick);
-
-    static native long[] replayVerify(long handle);
-
-    static native byte[] replayTicks(long handle, int from, int to);
-
-    // --- Engine, Recorder, FinishHandle (native/bridge/jni/recorder.rs) ---
-
-    static native long engineNew(long[] options);
-
-    static native long[] engineStats(long handle);
-
-    /** Shuts the engine down, joins its threads and closes the handle; idempotent. */
-    static native void engineClose(long handle);
-
-    /** Test hook: holds the engine's writer threads while {@code stalled}. */
+    /** Test hook: holds the engine's writer threads while {@code stalled} (hand-written, bound only with test-hooks). */
     static native void engineSetWritersStalled(long handle, boolean stalled);
 
+    // @generated-begin
+    // Generated from native/bridge/api/ (see native/bridge/codegen/jni.rs): do not edit by hand;
+    // `TICKREEL_BLESS=1 cargo test -p tickreel-bridge --lib generated` rewrites this part.
+
+    /** Must equal the library's (native/bridge/api/library.rs). */
+    static final int ABI_VERSION = 5;
+
+    // --- engine (native/bridge/api/engine.rs documents each) ---
+    static native long engineNew(long[] options);
+    static native void engineClose(long engine);
+    static native long[] engineStats(long engine);
     static native long recorderStart(long engine, String path, long[] options);
+    static native boolean recorderSubmit(long recorder, int tick, ByteBuffer batch, int batchOffset, int batchLength);
+    static native void recorderPlayerLeft(long recorder, int entity);
+    static native void recorderSnapshot(long recorder, byte[] bytes);
+    static native void recorderRegisterEntity(long recorder, int entity, int kind, long[] uuid, String name);
+    static native void recorderRegisterEventType(long recorder, int typeId, String name, int version);
+    static native void recorderPutMetadata(long recorder, byte[] nbt);
+    static native void recorderFlush(long recorder);
+    static native long[] recorderStats(long recorder);
+    static native long recorderWaitResumed(long recorder, int timeoutMs);
+    static native Object recorderStatus(long recorder);
+    static native long recorderFinish(long recorder);
+    static native void recorderAbort(long recorder);
+    static native String finishPoll(long finish);
+    static native boolean finishIsDone(long finish);
+    static native String finishAwait(long finish, long timeoutNanos);
 
-    /** One tick: {@code true} if queued, {@code false} if dropped by the drop policy. */
-    static native boolean recorderSubmit(long handle, int tick, ByteBuffer batch, int offset, int length);
-
-    static native void recorderPlayerLeft(long handle, int entity);
-
-    static native void recorderSnapshot(long handle, byte[] snapshot);
-
-    static native void recorderRegisterEntity(
-            long handle, int id, int kind, boolean hasUuid, long uuidMsb, long uuidLsb, String name);
-
-    static native void recorderRegisterEventType(long handle, int id, String name, int version);
-
-    static native void recorderPutMetadata(long handle, byte[] nbtCompound);
-
-    static native void recorderFlush(long handle);
-
-    static native long[] recorderStats(long handle);
-
-    static native void recorderStatus(long handle);
-
-    static native long recorderWaitResumed(long handle, long timeoutMs);
-
-    static native long recorderFinish(long handle);
-
-    static native void recorderAbort(long handle);
-
-    static native String finishPoll(long handle);
-
-    static native boolean finishIsDone(long handle);
-
-    static native String finishAwait(long handle, long timeoutNanos);
-
-    // --- ShadowBuffer (native/bridge/jni/shadow.rs) ---
-
-    /** {@code [recorder handle, shadow handle]}; {@code path} null: a stream written nowhere else. */
-    static native long[] shadowStart(long engine, String path, long[] recorderOptions, long[] shadowOptions);
-
-    /** The handle of the report's {@link FinishHandle}; {@code keys} and {@code values} pair up. */
-    static native long shadowReport(
-            long handle, int player, String path, long[] options, double radius, String[] keys, String[] values);
-
-    static native long[] shadowStats(long handle);
-
-    static native boolean shadowIsAttached(long handle);
-
-    // --- Ghosts (native/bridge/jni/ghost.rs) ---
-
-    static native long ghostLoad(String path, int entity, int startKind, int start, int endKind, int end);
-
-    static native long ghostLoadAsync(String path, int entity, int startKind, int start, int endKind, int end);
-
-    static native boolean ghostLoadingIsReady(long handle);
-
-    static native long ghostLoadingTake(long handle);
-
-    static native long[] ghostInfo(long handle);
-
-    static native double ghostTickRate(long handle);
-
-    static native long[] ghostSplits(long handle);
-
+    // --- ghost (native/bridge/api/ghost.rs documents each) ---
+    static native long ghostLoad(String path, int entity, int[] range);
+    static native long[] ghostInfo(long ghost);
+    static native double ghostTickRate(long ghost);
+    static native long[] ghostSplits(long ghost);
     static native long ghostCursorNew(long ghost);
-
-    static native void ghostCursorSample(long handle, double ticks, double[] out);
-
-    static native void ghostCursorSetTimeShift(long handle, double ticks);
-
+    static native void ghostCursorSample(long cursor, double t, double[] out);
+    static native void ghostCursorSetTimeShift(long cursor, double ticks);
     static native long liveDeltaNew(long ghost);
+    static native double liveDeltaUpdate(long delta, double liveT, double x, double y, double z, double[] out);
+    static native void liveDeltaSetTimeShift(long delta, double ticks);
+    static native void liveDeltaReset(long delta);
+    static native long ghostLoadAsync(String path, int entity, int[] range);
+    static native boolean ghostLoadPoll(long load);
+    static native long ghostLoadTake(long load);
 
-    static native double liveDeltaUpdate(long handle, double liveTicks, double x, double y, double z, double[] out);
+    // --- library (native/bridge/api/library.rs documents each) ---
+    static native int abiVersion();
+    static native String libraryVersion();
+    static native void close(long handle);
+    static native long[] defaultOptions(int family);
 
-    static native void liveDeltaSetTimeShift(long handle, double ticks);
+    // --- playhead (native/bridge/api/playhead.rs documents each) ---
+    static native long playheadOpen(String path, int startTick);
+    static native long playheadFollow(String path, int startTick);
+    static native void playheadCurrent(long playhead, long[] out);
+    static native void playheadAdvance(long playhead, long[] out);
+    static native void playheadSeek(long playhead, int tick, long[] out);
+    static native void playheadStepForward(long playhead, long[] out);
+    static native void playheadStepBack(long playhead, long[] out);
+    static native void playheadPlay(long playhead);
+    static native void playheadPause(long playhead);
+    static native void playheadSetSpeed(long playhead, double speed);
+    static native void playheadSetReverse(long playhead, boolean reverse);
+    static native long playheadPosition(long playhead);
+    static native int playheadEntities(long playhead, long[] out);
+    static native byte[] playheadTicks(long playhead);
+    static native long[] playheadRemoved(long playhead);
+    static native long[] playheadAdded(long playhead);
+    static native long[] playheadWorld(long playhead);
+    static native byte[] playheadWorldSnapshot(long playhead);
+    static native byte[] playheadWorldEvents(long playhead);
 
-    static native void liveDeltaReset(long handle);
+    // --- reader (native/bridge/api/reader.rs documents each) ---
+    static native long replayOpen(String path);
+    static native long[] replayInfo(long reader);
+    static native byte[] replayMetadata(long reader);
+    static native long[] replaySeek(long reader, int tick);
+    static native byte[] replayTicks(long reader, int from, int to);
+    static native long[] replayVerify(long reader);
 
-    // --- Playhead (native/bridge/jni/playhead.rs) ---
-    /** A paused playhead at {@code tick} (clamped), or at the first tick when negative. */
-    static native long playheadOpen(String path, int tick);
-    /** The last update: {@code [from, to, motion, direction, stalled, atEdge, waiting, faults, n, n x 8 entity longs]}. */
-    static native long[] playheadCurrent(long handle);
-    static native long[] playheadAdvance(long handle);
-    static native long[] playheadSeek(long handle, int tick);
-    static native long[] playheadStep(long handle, boolean forward);
-    static native void playheadSetPlaying(long handle, boolean playing);
-    static native void playheadSetSpeed(long handle, double speed);
-    static native void playheadSetReverse(long handle, boolean reverse);
-    /** The position, or -1 while waiting for a live recording's first tick. */
-    static native long playheadPosition(long handle);
+    // --- shadow (native/bridge/api/shadow.rs documents each) ---
+    static native long[] shadowStart(long engine, String path, long[] recorderOptions, long[] shadowOptions);
+    static native long shadowReport(long shadow, int player, String path, long[] options, String[] metadata);
+    static native long[] shadowStats(long shadow);
+    static native boolean shadowIsAttached(long shadow);
+
+    // --- writer (native/bridge/api/writer.rs documents each) ---
+    static native long writerCreate(String path, long[] options);
+    static native void writerTick(long writer, int tick, ByteBuffer batch, int batchOffset, int batchLength);
+    static native void writerSnapshot(long writer, byte[] bytes);
+    static native void writerRegisterEntity(long writer, int entity, int kind, long[] uuid, String name);
+    static native void writerRegisterEventType(long writer, int typeId, String name, int version);
+    static native void writerPutMetadata(long writer, byte[] nbt);
+    static native long writerFinish(long writer);
+    static native long quantityCheck(int quantity, String what, double value);
+    // @generated-end
 }

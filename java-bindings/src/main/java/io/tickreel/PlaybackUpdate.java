@@ -3,12 +3,15 @@ package io.tickreel;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.Optional;
+import java.util.OptionalInt;
 
 /**
  * What one {@link Playhead} call did: the position before and after, how it moved, and every live
- * entity at the new position. A playhead returns the same object from every call, refilled, so a
- * plugin that reads it each tick allocates nothing until it asks for {@link #entities()}. Copy
- * what you need before the next call on the same playhead.
+ * entity at the new position. A playhead returns the same object from every call, refilled in
+ * place, so a plugin that reads it each tick allocates nothing until it asks for {@link
+ * #entities()} (read from the playhead then: ask before its next call). Copy what you need before
+ * the next call on the same playhead.
  */
 public final class PlaybackUpdate {
     /** How the position moved in one update. */
@@ -25,19 +28,21 @@ public final class PlaybackUpdate {
     private static final int ENTITY_LONGS = 8;
     private static final Motion[] MOTIONS = Motion.values();
 
-    private long[] raw = new long[HEADER];
+    /** The header the native calls fill (layout: native/bridge/jni/playhead.rs). Reused. */
+    private final long[] raw = new long[HEADER];
+    /** The entities' longs, filled on demand by {@link #entities()}; grown, then reused. */
+    private long[] entityLongs = new long[0];
+    private final NativeHandle playhead;
     private List<EntityState> entities;
 
-    PlaybackUpdate() {}
+    PlaybackUpdate(NativeHandle playhead) {
+        this.playhead = playhead;
+    }
 
-    /** Refills this update from a native result; returns {@code this}. */
-    PlaybackUpdate fill(long[] a) {
-        if (a == null || a.length < HEADER) {
-            throw new TickreelException(TickreelException.Kind.INTERNAL, "malformed playback update from native code");
-        }
-        raw = a;
+    /** The array the next native call fills; forgets the entities of the previous update. */
+    long[] refill() {
         entities = null;
-        return this;
+        return raw;
     }
 
     /** The position before the call. */
@@ -94,23 +99,88 @@ public final class PlaybackUpdate {
 
     /**
      * Every live entity at {@link #position()}, sorted by id, with kind, flags and pose (the same
-     * states {@link Replay#seek(int)} returns for that tick). Built on first use, then cached
-     * until the next call on the playhead.
+     * states {@link Replay#seek(int)} returns for that tick). Read from the playhead and built on
+     * first use, then cached until the next call on the playhead; call it before that call.
+     *
+     * @throws IllegalStateException if the playhead was closed
      */
     public List<EntityState> entities() {
         List<EntityState> e = entities;
         if (e == null) {
-            long[] a = raw;
-            int n = (int) a[8];
-            List<EntityState> out = new ArrayList<>(n);
-            for (int i = 0, o = HEADER; i < n; i++, o += ENTITY_LONGS) {
-                out.add(new EntityState(
-                        (int) a[o], (int) a[o + 1], (int) a[o + 2], new Pose(a[o + 3], a[o + 4], a[o + 5], a[o + 6], a[o + 7])));
+            long h = playhead.get();
+            int n;
+            while ((long) (n = NativeBridge.playheadEntities(h, entityLongs)) * ENTITY_LONGS > entityLongs.length) {
+                entityLongs = new long[n * ENTITY_LONGS]; // filled only when it fits: grow and ask again
             }
-            e = Collections.unmodifiableList(out);
+            e = states(entityLongs, n);
             entities = e;
         }
         return e;
+    }
+
+    /**
+     * {@link Motion#FORWARD FORWARD} updates: the recorded ticks covered, in order, each with its
+     * events (pose changes first, then the others as recorded); empty for other motions. Read
+     * from the playhead when called (allocates): call it before the playhead's next call.
+     *
+     * @throws IllegalStateException if the playhead was closed
+     */
+    public List<ReplayTick> ticks() {
+        return TickReader.decodeTicks(NativeBridge.playheadTicks(playhead.get()));
+    }
+
+    /**
+     * {@link Motion#JUMP JUMP} updates: the entities that disappeared (despawn them), by id. Read
+     * from the playhead when called.
+     *
+     * @throws IllegalStateException if the playhead was closed
+     */
+    public int[] removed() {
+        long[] ids = NativeBridge.playheadRemoved(playhead.get());
+        int[] out = new int[ids.length];
+        for (int i = 0; i < ids.length; i++) {
+            out[i] = (int) ids[i];
+        }
+        return out;
+    }
+
+    /**
+     * {@link Motion#JUMP JUMP} updates: the entities that appeared (spawn them), sorted by id. Read
+     * from the playhead when called.
+     *
+     * @throws IllegalStateException if the playhead was closed
+     */
+    public List<EntityState> added() {
+        long[] a = NativeBridge.playheadAdded(playhead.get());
+        return states(a, a.length / ENTITY_LONGS);
+    }
+
+    /**
+     * What a {@link Motion#JUMP JUMP} does to the world (the custom events: blocks, ...): a rebuild
+     * to apply (restore its snapshot, then re-apply its events in order), or empty to keep the
+     * world as it is. Read from the playhead when called.
+     *
+     * @throws IllegalStateException if the playhead was closed
+     */
+    public Optional<WorldRebuild> world() {
+        long h = playhead.get();
+        long[] w = NativeBridge.playheadWorld(h);
+        if (w[0] == 0) {
+            return Optional.empty();
+        }
+        Optional<byte[]> snapshot = w[1] != 0 ? Optional.of(NativeBridge.playheadWorldSnapshot(h)) : Optional.empty();
+        OptionalInt snapshotTick = w[2] < 0 ? OptionalInt.empty() : OptionalInt.of((int) w[2]);
+        List<ReplayTick> events = TickReader.decodeTicks(NativeBridge.playheadWorldEvents(h));
+        return Optional.of(new WorldRebuild(snapshot, snapshotTick, events, w[3] != 0));
+    }
+
+    private static List<EntityState> states(long[] a, int n) {
+        List<EntityState> out = new ArrayList<>(n);
+        for (int i = 0, o = 0; i < n; i++, o += ENTITY_LONGS) {
+            out.add(new EntityState(
+                    (int) a[o], (int) a[o + 1], (int) a[o + 2], new Pose(a[o + 3], a[o + 4], a[o + 5], a[o + 6], a[o + 7])));
+        }
+        return Collections.unmodifiableList(out);
     }
 
     @Override

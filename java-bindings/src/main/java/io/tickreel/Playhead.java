@@ -25,11 +25,12 @@ public final class Playhead implements AutoCloseable {
     public static final double MAX_SPEED = 16.0;
 
     private final NativeHandle handle;
-    private final PlaybackUpdate update = new PlaybackUpdate();
+    private final PlaybackUpdate update;
 
     private Playhead(long h) {
         this.handle = new NativeHandle(this, h, "Playhead");
-        update.fill(NativeBridge.playheadCurrent(handle.get()));
+        this.update = new PlaybackUpdate(handle);
+        NativeBridge.playheadCurrent(handle.get(), update.refill());
     }
 
     /**
@@ -41,7 +42,7 @@ public final class Playhead implements AutoCloseable {
     public static Playhead open(Path path) {
         Objects.requireNonNull(path, "path");
         NativeLoader.ensureLoaded();
-        return new Playhead(NativeBridge.playheadOpen(path.toString(), -1));
+        return new Playhead(NativeBridge.playheadOpen(path.toString(), 0));
     }
 
     /**
@@ -60,6 +61,32 @@ public final class Playhead implements AutoCloseable {
         return new Playhead(NativeBridge.playheadOpen(path.toString(), startTick));
     }
 
+    /**
+     * Opens a playhead on a recording being written (by this process or another): {@code path}
+     * is its final {@code .reel} path or its live directory. A background thread polls the live
+     * directory (every 100 ms), so new ticks reach {@link #advance()} within the writer's flush
+     * interval plus one poll while {@code advance()} still never does I/O. Before the first flush
+     * the update is {@link PlaybackUpdate#waiting() waiting}; at the live edge it is
+     * {@link PlaybackUpdate#atEdge() at the edge} and plays on as the recording grows; once the
+     * recording is finished it goes on from the final file. {@link #close()} stops the thread.
+     *
+     * @throws IllegalArgumentException if {@code startTick} is negative
+     * @throws TickreelException if neither the live directory nor the final file exists
+     */
+    public static Playhead follow(Path path, int startTick) {
+        Objects.requireNonNull(path, "path");
+        if (startTick < 0) {
+            throw new IllegalArgumentException("start tick must not be negative (got " + startTick + ")");
+        }
+        NativeLoader.ensureLoaded();
+        return new Playhead(NativeBridge.playheadFollow(path.toString(), startTick));
+    }
+
+    /** {@link #follow(Path, int)} from the first tick. */
+    public static Playhead follow(Path path) {
+        return follow(path, 0);
+    }
+
     /** The update of the last call (right after opening: the jump to the start tick). */
     public PlaybackUpdate update() {
         handle.get();
@@ -67,12 +94,14 @@ public final class Playhead implements AutoCloseable {
     }
 
     /**
-     * Moves by one server tick's worth of playback (nothing while paused). Never blocks.
+     * Moves by one server tick's worth of playback (nothing while paused). Never blocks, and
+     * allocates nothing on the Java heap (the update is refilled in place).
      *
      * @return this playhead's update object, refilled
      */
     public PlaybackUpdate advance() {
-        return update.fill(NativeBridge.playheadAdvance(handle.get()));
+        NativeBridge.playheadAdvance(handle.get(), update.refill());
+        return update;
     }
 
     /**
@@ -86,27 +115,30 @@ public final class Playhead implements AutoCloseable {
         if (tick < 0) {
             throw new IllegalArgumentException("tick must not be negative (got " + tick + ")");
         }
-        return update.fill(NativeBridge.playheadSeek(handle.get(), tick));
+        NativeBridge.playheadSeek(handle.get(), tick, update.refill());
+        return update;
     }
 
     /** Moves one recorded tick forward, playing or not (may block to decode the next chunk). */
     public PlaybackUpdate stepForward() {
-        return update.fill(NativeBridge.playheadStep(handle.get(), true));
+        NativeBridge.playheadStepForward(handle.get(), update.refill());
+        return update;
     }
 
     /** Moves one recorded tick back, playing or not (may block to decode the chunk). */
     public PlaybackUpdate stepBack() {
-        return update.fill(NativeBridge.playheadStep(handle.get(), false));
+        NativeBridge.playheadStepBack(handle.get(), update.refill());
+        return update;
     }
 
     /** Starts playing, in the current direction at the current speed, from the next {@link #advance()}. */
     public void play() {
-        NativeBridge.playheadSetPlaying(handle.get(), true);
+        NativeBridge.playheadPlay(handle.get());
     }
 
     /** Stops playing: {@link #advance()} then returns {@link PlaybackUpdate.Motion#STILL STILL} updates. */
     public void pause() {
-        NativeBridge.playheadSetPlaying(handle.get(), false);
+        NativeBridge.playheadPause(handle.get());
     }
 
     /**
@@ -126,7 +158,8 @@ public final class Playhead implements AutoCloseable {
 
     /** The current position, or -1 while waiting for a live recording's first tick. */
     public int position() {
-        return (int) NativeBridge.playheadPosition(handle.get());
+        long position = NativeBridge.playheadPosition(handle.get());
+        return update.waiting() ? -1 : (int) position;
     }
 
     /** Every live entity at the current position (shorthand for {@code update().entities()}). */

@@ -111,10 +111,8 @@ public final class Recorder implements AutoCloseable {
     /** Records who an entity is (replaces an earlier registration of the same id). */
     public void registerEntity(EntityInfo entity) {
         Objects.requireNonNull(entity, "entity");
-        UUID u = entity.uuid();
-        NativeBridge.recorderRegisterEntity(handle.get(), entity.id(), entity.kind(), u != null,
-                u != null ? u.getMostSignificantBits() : 0, u != null ? u.getLeastSignificantBits() : 0,
-                entity.name());
+        NativeBridge.recorderRegisterEntity(
+                handle.get(), entity.id(), entity.kind(), entity.uuidLongs(), entity.name());
     }
 
     /** Records a player: {@code registerEntity(EntityInfo.player(entity, uuid, name))}. */
@@ -169,17 +167,23 @@ public final class Recorder implements AutoCloseable {
      * @throws IllegalStateException with the recovery's error if it failed
      */
     public java.util.OptionalInt waitResumed(java.time.Duration timeout) {
-        long t = NativeBridge.recorderWaitResumed(handle.get(), timeout.toMillis());
+        // Whole milliseconds, at most about 24 days (an int); a negative timeout is refused.
+        long ms = timeout.toMillis();
+        long t = NativeBridge.recorderWaitResumed(handle.get(), (int) Math.max(-1, Math.min(ms, Integer.MAX_VALUE)));
         return t < 0 ? java.util.OptionalInt.empty() : java.util.OptionalInt.of((int) t);
     }
 
     /**
-     * Checks the writer's status for this recording.
+     * The writer's status for this recording: empty while everything went well, otherwise its
+     * last error (a malformed tick refused, an I/O error) as a {@link TickreelException} whose
+     * {@link TickreelException#kind() kind} says what happened. Returned, not thrown: a server
+     * checks it each tick or second without a try block. Never blocks.
      *
-     * @throws IllegalStateException with the writer's last error (a malformed tick, an I/O error)
+     * @throws IllegalStateException if this recorder was closed
      */
-    public void status() {
-        NativeBridge.recorderStatus(handle.get());
+    public java.util.Optional<TickreelException> status() {
+        Object error = NativeBridge.recorderStatus(handle.get());
+        return java.util.Optional.ofNullable((TickreelException) error);
     }
 
     /**

@@ -27,7 +27,8 @@ public final class Replay implements AutoCloseable {
     }
 
     /**
-     * Opens a {@code .reel} file.
+     * Opens a {@code .reel} file, or a live recording's directory ({@code <name>.reel.live}: what
+     * was flushed when it is opened).
      *
      * @throws TickreelException if it cannot be read or is not a valid recording
      */

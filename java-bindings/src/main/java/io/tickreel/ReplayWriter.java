@@ -87,15 +87,8 @@ public final class ReplayWriter implements AutoCloseable {
     /** Records who an entity is (replaces an earlier registration of the same id). */
     public void registerEntity(EntityInfo entity) {
         Objects.requireNonNull(entity, "entity");
-        java.util.UUID u = entity.uuid();
         NativeBridge.writerRegisterEntity(
-                handle.get(),
-                entity.id(),
-                entity.kind(),
-                u != null,
-                u != null ? u.getMostSignificantBits() : 0,
-                u != null ? u.getLeastSignificantBits() : 0,
-                entity.name());
+                handle.get(), entity.id(), entity.kind(), entity.uuidLongs(), entity.name());
     }
 
     /** Registers a custom event type (replaces an earlier registration of the same id). */

@@ -86,6 +86,14 @@ public final class ReportOptions {
         };
     }
 
+    /** {@link #toNative()} followed by the radius's {@code double} bits, as a report takes them. */
+    long[] toNativeWithRadius() {
+        long[] base = toNative();
+        long[] a = java.util.Arrays.copyOf(base, base.length + 1);
+        a[a.length - 1] = Double.doubleToRawLongBits(nativeRadius());
+        return a;
+    }
+
     /** The radius argument of the native call (ignored when {@link #toNative()} says none). */
     double nativeRadius() {
         return everyEntity ? 0 : radius;

@@ -99,13 +99,14 @@ public final class ShadowBuffer implements AutoCloseable {
         Objects.requireNonNull(path, "path");
         Objects.requireNonNull(options, "options");
         Map<String, String> meta = options.metadata();
-        String[] keys = meta.keySet().toArray(new String[0]);
-        String[] values = new String[keys.length];
-        for (int i = 0; i < keys.length; i++) {
-            values[i] = meta.get(keys[i]);
+        String[] pairs = new String[2 * meta.size()];
+        int i = 0;
+        for (Map.Entry<String, String> e : meta.entrySet()) {
+            pairs[i++] = e.getKey();
+            pairs[i++] = e.getValue();
         }
         return new FinishHandle(NativeBridge.shadowReport(handle.get(), player, path.toString(),
-                options.toNative(), options.nativeRadius(), keys, values));
+                options.toNativeWithRadius(), pairs));
     }
 
     /** {@link #report(int, Path, ReportOptions)} with {@link ReportOptions#defaults()}. */

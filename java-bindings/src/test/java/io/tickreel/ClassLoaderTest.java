@@ -219,9 +219,10 @@ class ClassLoaderTest {
         assertTrue(renamed.getMessage().contains("replayTicks"), renamed.getMessage());
         // Same methods, different contract version.
         Throwable abi = loadModifiedCopy(dir, "mismatch.abi",
-                "static final int ABI_VERSION = 4;", "static final int ABI_VERSION = 999;");
+                "static final int ABI_VERSION = " + NativeBridge.ABI_VERSION + ";",
+                "static final int ABI_VERSION = 999;");
         assertEquals("mismatch.abi.TickreelException", abi.getClass().getName());
-        assertTrue(abi.getMessage().contains("ABI version 4"), abi.getMessage());
+        assertTrue(abi.getMessage().contains("ABI version " + NativeBridge.ABI_VERSION), abi.getMessage());
     }
 
     /**

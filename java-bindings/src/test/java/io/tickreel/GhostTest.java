@@ -93,6 +93,9 @@ class GhostTest {
             cursor.setTimeShift(20);
             assertEquals(20, cursor.timeShift());
             assertEquals(Pose.of(x(30), 64, z(30), 45, -10).x(), cursor.sample(50, s).x(), 1e-9);
+            // A shift that is not a number is refused, as in C, and changes nothing.
+            assertThrows(IllegalArgumentException.class, () -> cursor.setTimeShift(Double.NaN));
+            assertEquals(20, cursor.timeShift());
         }
     }
 

@@ -1,6 +1,7 @@
 package io.tickreel;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -57,7 +58,7 @@ class RecorderTest {
     }
 
     @Test
-    void recordsThroughTheEngineAndReadsBack(@TempDir Path dir) {
+    void recordsThroughTheEngineAndReadsBack(@TempDir Path dir) throws Exception {
         Path reel = dir.resolve("live.reel");
         int ticks = 150;
         try (Engine engine = new Engine(EngineOptions.builder().queueCapacity(1024).build());
@@ -77,11 +78,30 @@ class RecorderTest {
             assertEquals(99, mid.flushedTick().orElseThrow(), "flush is durable up to the last tick");
             assertTrue(mid.flushes() >= 1 && mid.bytesWritten() > 0, mid.toString());
             assertTrue(Files.isDirectory(dir.resolve("live.reel.live")), "a live recording is a directory");
+            try (Replay live = Replay.open(dir.resolve("live.reel.live"))) {
+                assertEquals(99, live.info().lastTick().orElseThrow(), "a live directory reads what was flushed");
+            }
+            // A playhead follows the recording while it is written.
+            try (Playhead follower = Playhead.follow(reel)) {
+                assertEquals(0, follower.position());
+                follower.play();
+                follower.setSpeed(16);
+                long deadline = System.nanoTime() + 20_000_000_000L;
+                while (follower.position() < 99 && System.nanoTime() < deadline) {
+                    follower.advance();
+                    Thread.sleep(1);
+                }
+                assertEquals(99, follower.position(), "followed to the last flushed tick");
+            }
             rec.playerLeft(3);
             submitTicks(rec, t, 100, ticks);
-            rec.status();
+            assertTrue(rec.status().isEmpty(), "no writer error");
             assertEquals(1, engine.stats().activeRecordings());
             try (FinishHandle done = rec.finish()) {
+                // A scheduler chains on the future; the waiter thread ends with the compaction.
+                java.util.concurrent.CompletableFuture<Path> future = done.toCompletableFuture();
+                assertSame(future, done.toCompletableFuture());
+                assertEquals(reel, future.thenApply(p -> p).get(60, java.util.concurrent.TimeUnit.SECONDS));
                 Path file = done.await();
                 assertEquals(reel, file);
                 assertTrue(done.isDone());
@@ -228,7 +248,10 @@ class RecorderTest {
             assertTrue(rec.submit(6, garbage));
             rec.flush();
             assertEquals(1, rec.stats().rejectedTicks());
-            assertThrows(IllegalStateException.class, rec::status);
+            // The writer's error is a value: a TickreelException with the core's kind, not thrown.
+            TickreelException error = rec.status().orElseThrow();
+            assertEquals(TickreelException.Kind.INVALID_STATE, error.kind());
+            assertTrue(error.getMessage().contains("writer error"), error.getMessage());
             rec.abort();
         }
         // Builders only store; the core checks (EngineOptions::validate, RecorderOptions::validate).

@@ -257,26 +257,31 @@ class ShadowTest {
             assertTrue(radius.getMessage().contains("the context radius must be a finite number"), radius.getMessage());
             assertThrows(NullPointerException.class, () -> shadow.report(1, null, now()));
             // What the builders cannot produce, the library refuses too.
-            long[] opts = now().toNative();
+            long[] opts = now().toNativeWithRadius();
             String[] none = new String[0];
             long h = shadowHandle(shadow);
+            long[] nanRadius = opts.clone();
+            nanRadius[nanRadius.length - 1] = Double.doubleToRawLongBits(Double.NaN);
             assertThrows(IllegalArgumentException.class,
-                    () -> NativeBridge.shadowReport(h, 1, out.toString(), opts, Double.NaN, none, none));
+                    () -> NativeBridge.shadowReport(h, 1, out.toString(), nanRadius, none));
+            long[] negativeRadius = opts.clone();
+            negativeRadius[negativeRadius.length - 1] = Double.doubleToRawLongBits(-3);
             assertThrows(IllegalArgumentException.class,
-                    () -> NativeBridge.shadowReport(h, 1, out.toString(), opts, -3, none, none));
+                    () -> NativeBridge.shadowReport(h, 1, out.toString(), negativeRadius, none));
             long[] negative = opts.clone();
             negative[1] = -1;
             assertThrows(IllegalArgumentException.class,
-                    () -> NativeBridge.shadowReport(h, 1, out.toString(), negative, 48, none, none));
+                    () -> NativeBridge.shadowReport(h, 1, out.toString(), negative, none));
             assertThrows(IllegalArgumentException.class,
-                    () -> NativeBridge.shadowReport(h, 1, out.toString(), opts, 48, new String[] {"a"}, none));
+                    () -> NativeBridge.shadowReport(h, 1, out.toString(), now().toNative(), none));
             assertThrows(IllegalArgumentException.class,
-                    () -> NativeBridge.shadowReport(h, 1, out.toString(), opts, 48, new String[] {null},
-                            new String[] {"v"}));
+                    () -> NativeBridge.shadowReport(h, 1, out.toString(), opts, new String[] {"a"}));
             assertThrows(IllegalArgumentException.class,
-                    () -> NativeBridge.shadowReport(h, 1, null, opts, 48, none, none));
+                    () -> NativeBridge.shadowReport(h, 1, out.toString(), opts, new String[] {null, "v"}));
             assertThrows(IllegalArgumentException.class,
-                    () -> NativeBridge.shadowReport(h, 1, out.toString(), opts, 48, null, none));
+                    () -> NativeBridge.shadowReport(h, 1, null, opts, none));
+            assertThrows(IllegalArgumentException.class,
+                    () -> NativeBridge.shadowReport(h, 1, out.toString(), opts, null));
             // A recorder's handle is not a shadow's.
             assertThrows(IllegalArgumentException.class, () -> NativeBridge.shadowStats(recorderHandle(s.recorder())));
             assertFalse(Files.exists(out), "no refused report wrote anything");

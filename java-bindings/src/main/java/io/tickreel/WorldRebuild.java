@@ -1,0 +1,18 @@
+package io.tickreel;
+
+import java.util.List;
+import java.util.Optional;
+import java.util.OptionalInt;
+
+/**
+ * A world rebuild a {@link PlaybackUpdate.Motion#JUMP JUMP} asks for ({@link PlaybackUpdate#world()}):
+ * restore {@code snapshot} (the bytes the recorder was given; empty: start from the world as it was
+ * when recording started), then re-apply {@code events} in order.
+ *
+ * @param snapshot the snapshot bytes, if the recording has one at or before the position
+ * @param snapshotTick the tick whose events come after the snapshot
+ * @param events every custom event from the snapshot tick through the new position, by tick
+ * @param complete false if a chunk between the snapshot and the position could not be read (the
+ *     events are then incomplete; see {@link PlaybackUpdate#faultCount()})
+ */
+public record WorldRebuild(Optional<byte[]> snapshot, OptionalInt snapshotTick, List<ReplayTick> events, boolean complete) {}

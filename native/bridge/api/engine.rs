@@ -1,0 +1,523 @@
+//! Recording a live server ([`tickreel::record`]): the engine (writer and compaction threads
+//! shared by every recording), its recorders (one per recording, fed from the server thread),
+//! and the finish handles of their compactions.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use parking_lot::RwLock;
+
+use crate::api::batch::Batch;
+use crate::api::{Id, New, Released};
+use crate::ffi::handle::HandleType;
+use crate::ffi::{TickreelEngine, TickreelFinish, TickreelRecorder};
+use tickreel::format::metadata::{EntityInfo, EventType};
+use tickreel::record::{self, EngineOptions, EngineStats, FinishHandle, RecorderOptions};
+use tickreel::record::{RecorderStats, Submitted};
+use tickreel_bridge_macros::bridge_fn;
+
+/// An engine (C: `TickreelEngine`, Java: `Engine`). Closing it shuts it down once; calls that
+/// race with the close see it closed rather than a half-stopped engine.
+pub struct Engine {
+    engine: record::Engine,
+    closed: RwLock<bool>,
+}
+
+impl HandleType for Engine {
+    type Opaque = TickreelEngine;
+    const TAG: u8 = 4;
+    const NAME: &'static str = "engine";
+}
+
+impl Engine {
+    /// Runs `f` on the engine unless it was closed.
+    pub(crate) fn with<R>(
+        &self,
+        f: impl FnOnce(&record::Engine) -> tickreel::Result<R>,
+    ) -> tickreel::Result<R> {
+        let closed = self.closed.read();
+        if *closed {
+            return Err(tickreel::Error::InvalidState("the engine is closed".into()));
+        }
+        f(&self.engine)
+    }
+
+    /// Shuts the engine down (joins its threads) once.
+    fn close(&self) {
+        let mut closed = self.closed.write();
+        if !*closed {
+            self.engine.shutdown();
+            *closed = true;
+        }
+    }
+}
+
+/// A recorder (C: `TickreelRecorder`, Java: `Recorder`).
+pub struct Recorder(pub(crate) record::Recorder);
+
+impl HandleType for Recorder {
+    type Opaque = TickreelRecorder;
+    const TAG: u8 = 5;
+    const NAME: &'static str = "recorder";
+}
+
+/// A compaction's finish handle (C: `TickreelFinish`, Java: `FinishHandle`).
+pub struct Finish(pub(crate) FinishHandle);
+
+impl HandleType for Finish {
+    type Opaque = TickreelFinish;
+    const TAG: u8 = 6;
+    const NAME: &'static str = "finish";
+}
+
+/// What one submission did: queued, dropped by the drop policy, or refused (an error; a
+/// backpressure refusal still counts as dropped for C's `out_dropped`).
+pub struct Submission(pub tickreel::Result<Submitted>);
+
+/// A recorder's status: fine, or the writer's last error.
+pub struct WriterStatus(pub tickreel::Result<()>);
+
+/// Where a compaction is: running (`None`), or its outcome.
+pub struct FinishState(pub Option<tickreel::Result<PathBuf>>);
+
+/// Fills `*out_options` with the engine defaults (1 writer thread, 65536 queued ticks, 64 MiB
+/// in flight, 4096 pooled buffers, 256 MiB of shadow buffers).
+///
+/// Thread safety: any thread.
+#[bridge_fn(
+    c = "tickreel_engine_options_default",
+    c_out = "out_options",
+    c_out_type = "TickreelEngineOptions"
+)]
+pub fn engine_options_default() -> EngineOptions {
+    EngineOptions::default()
+}
+
+/// Starts an engine: its writer thread(s) and compaction worker. `options` may be NULL for the
+/// defaults of `tickreel_engine_options_default`. Stores its handle in `*out_engine` (NULL on
+/// failure, when it can be written).
+///
+/// Returns `TICKREEL_RESULT_INVALID_ARGUMENT` for an invalid option, `TICKREEL_RESULT_IO` if a
+/// thread cannot be started.
+///
+/// Thread safety: any thread. An engine may then be used from any thread.
+#[bridge_fn(c = "tickreel_engine_new", c_out = "out_engine", java = "engineNew")]
+pub fn engine_new(options: EngineOptions) -> tickreel::Result<New<Engine>> {
+    Ok(New(Engine {
+        engine: record::Engine::new(options)?,
+        closed: RwLock::new(false),
+    }))
+}
+
+/// Shuts an engine down and frees it: open recordings are flushed and closed (they stay
+/// resumable: starting a recorder on the same path later continues them), pending compactions
+/// (recordings already finished) complete, then the threads are joined. Blocks until then.
+/// Recorders of this engine that are still held afterwards refuse every call with
+/// `TICKREEL_RESULT_INVALID_STATE` (free them); finish handles stay valid.
+///
+/// Call it before the program exits, after freeing or finishing its recorders: the engine's
+/// threads are only stopped here. `tickreel_engine_free(NULL)` is a no-op returning
+/// `TICKREEL_RESULT_OK`; a freed or invalid handle returns `TICKREEL_RESULT_INVALID_HANDLE`.
+///
+/// Thread safety: any thread. Calls on the same engine running in other threads finish
+/// normally (a recorder started meanwhile is closed by the shutdown); calls that start after
+/// this one get `TICKREEL_RESULT_INVALID_HANDLE`.
+///
+/// (Java: `engineClose`, idempotent.)
+#[bridge_fn(c = "tickreel_engine_free", java = "engineClose")]
+pub fn engine_free(engine: Released<Engine>) {
+    if let Some(e) = engine.object {
+        e.close();
+    }
+}
+
+/// Stores the engine-wide counters in `*out_stats`.
+///
+/// Thread safety: any thread, concurrently with any other call.
+#[bridge_fn(
+    c = "tickreel_engine_stats",
+    c_out = "out_stats",
+    c_out_type = "TickreelEngineStats",
+    java = "engineStats"
+)]
+pub fn engine_stats(engine: &Engine) -> tickreel::Result<EngineStats> {
+    engine.with(|e| Ok(e.stats()))
+}
+
+/// Fills `*out_options` with the recorder defaults (20 ticks/s, 100-tick live chunks at zstd
+/// level 3, a snapshot every 600 ticks, flush every 5 s / 256 KiB / on player leave, block up to
+/// 50 ms under backpressure, compaction at zstd level 9 with verification, batches up to 1 MiB,
+/// no overwrite).
+///
+/// Thread safety: any thread.
+#[bridge_fn(
+    c = "tickreel_recorder_options_default",
+    c_out = "out_options",
+    c_out_type = "TickreelRecorderOptions"
+)]
+pub fn recorder_options_default() -> RecorderOptions {
+    RecorderOptions::default()
+}
+
+/// Starts recording into the final file `path` (a NUL-terminated path in the platform's
+/// encoding). While recording, the data lives in a directory next to `path` (metadata file +
+/// append-only segments, durable at each flush); `tickreel_recorder_finish` compacts it into
+/// `path`. If that directory exists (a recording closed by `tickreel_recorder_free`, an engine
+/// shutdown or a crash), the recording is resumed: ticks must continue after its last tick.
+/// Resuming recovers that directory on the calling thread (it reads every segment): resume off
+/// the server's tick thread. A fresh recording costs two `stat` calls and no file.
+/// `options` may be NULL for the defaults of `tickreel_recorder_options_default`. Stores the
+/// recorder's handle in `*out_recorder` (NULL on failure, when it can be written).
+///
+/// Returns `TICKREEL_RESULT_INVALID_ARGUMENT` for an empty path or an invalid option,
+/// `TICKREEL_RESULT_LOCKED` if `path` is already being recorded (in this process or another),
+/// `TICKREEL_RESULT_INVALID_STATE` if a finished file exists at `path` and `overwrite` is 0 or the
+/// engine has shut down, `TICKREEL_RESULT_IO` and the data errors for a live directory that
+/// cannot be resumed, and `TICKREEL_RESULT_BACKPRESSURE` if the writer's queue stayed full past
+/// the recording's backpressure policy (at once with `TICKREEL_BACKPRESSURE_DROP`): nothing was
+/// started, try again later.
+///
+/// Thread safety: any thread. A recorder may then be used from any thread, but its ticks must be
+/// submitted in increasing order, by one thread at a time.
+#[bridge_fn(
+    c = "tickreel_recorder_start",
+    c_out = "out_recorder",
+    java = "recorderStart"
+)]
+pub fn recorder_start(
+    engine: &Engine,
+    path: &Path,
+    options: RecorderOptions,
+) -> tickreel::Result<New<Recorder>> {
+    let rec = engine.with(|e| e.start_recording(path, options))?;
+    Ok(New(Recorder(rec)))
+}
+
+/// Frees a recorder. A recording still open is closed, not finished: queued ticks are written
+/// and flushed by the writer thread, and the recording stays resumable (`tickreel_recorder_start`
+/// on the same path continues it; a later `_finish` produces the file). A finished recording's
+/// compaction goes on (its finish handle stays valid). `tickreel_recorder_free(NULL)` is a no-op
+/// returning `TICKREEL_RESULT_OK`; a freed or invalid handle returns
+/// `TICKREEL_RESULT_INVALID_HANDLE`. Never does I/O and never waits, not even for room in a full
+/// writer queue: the close then takes effect after every tick queued before it.
+///
+/// Thread safety: any thread. A call on the same recorder still running in another thread
+/// finishes normally; calls that start after this one get `TICKREEL_RESULT_INVALID_HANDLE`.
+#[bridge_fn(c = "tickreel_recorder_free")]
+pub fn recorder_free(_recorder: Released<Recorder>) {}
+
+/// Queues one tick given as a batch-encoded buffer (see `tickreel_batch_bytes` for the
+/// encoding; the bytes are copied). The server-thread path: O(1) checks, a copy into a pooled
+/// buffer and a queue push; never I/O. The batch's events are decoded on the writer thread: a
+/// malformed batch is refused there (counted in `rejected_ticks`, reported by
+/// `tickreel_recorder_status`), not here. Ticks must be strictly increasing.
+///
+/// When the writer falls behind, the backpressure policy applies. `TICKREEL_BACKPRESSURE_DROP`:
+/// the tick is dropped (counted, recorded as a gap) and the call returns `TICKREEL_RESULT_OK`
+/// with `*out_dropped` set to true. `TICKREEL_BACKPRESSURE_BLOCK`: the call waits up to the
+/// deadline, then drops the tick the same way and returns `TICKREEL_RESULT_BACKPRESSURE`.
+/// `*out_dropped` (if `out_dropped` is not NULL) is false when the tick was queued.
+///
+/// Returns `TICKREEL_RESULT_NULL_ARGUMENT` if `batch` is NULL, `TICKREEL_RESULT_INVALID_ARGUMENT`
+/// for fewer than 2 bytes, more than `max_batch_bytes`, or a tick not after the previous one,
+/// `TICKREEL_RESULT_INVALID_STATE` once the recording was finished or aborted or the engine has
+/// shut down.
+///
+/// Thread safety: any thread, but one thread at a time per recorder (ticks in order).
+///
+/// (Java: `true` if queued, `false` if dropped.)
+#[bridge_fn(
+    c = "tickreel_recorder_submit_tick",
+    c_out = "out_dropped",
+    c_out_type = "bool",
+    c_out_optional,
+    java = "recorderSubmit",
+    direct = "batch"
+)]
+pub fn recorder_submit_tick(recorder: &Recorder, tick: u32, batch: &[u8]) -> Submission {
+    Submission(recorder.0.submit_tick(tick, batch))
+}
+
+/// Queues one tick holding the events of a batch builder (the batch is left unchanged; clear it
+/// before building the next tick). Same rules and results as `tickreel_recorder_submit_tick`.
+///
+/// Thread safety: any thread, but one thread at a time per recorder (ticks in order). The batch
+/// must not be modified by another thread during the call (its lock is held while it is copied).
+#[bridge_fn(
+    c = "tickreel_recorder_submit_batch",
+    c_out = "out_dropped",
+    c_out_type = "bool",
+    c_out_optional
+)]
+pub fn recorder_submit_batch(recorder: &Recorder, tick: u32, batch: &Batch) -> Submission {
+    Submission(batch.with_encoded(|bytes| recorder.0.submit_tick(tick, bytes)))
+}
+
+/// A player left: asks the writer to flush (if the flush policy's `flush_on_player_leave` is
+/// set) so that their part of the recording is durable, and starts the player's grace period in
+/// a shadow buffer this recorder feeds (`tickreel_shadow_start`). Adds no event: record the leave
+/// itself with `tickreel_batch_player_leave` in the tick's batch. Never does I/O; waits only
+/// while the writer's queue is full.
+///
+/// Returns `TICKREEL_RESULT_INVALID_STATE` once the recording was finished or aborted.
+///
+/// Thread safety: any thread, concurrently with other recorder calls.
+#[bridge_fn(c = "tickreel_recorder_player_left", java = "recorderPlayerLeft")]
+pub fn recorder_player_left(recorder: &Recorder, entity: Id) -> tickreel::Result<()> {
+    recorder.0.player_left(entity.0)
+}
+
+/// Supplies snapshot bytes (the game's own world state, opaque to tickreel, copied); the next
+/// tick starts a chunk carrying them. `bytes` may be NULL when `len` is 0. Never does I/O; waits
+/// only while the writer's queue is full.
+///
+/// Returns `TICKREEL_RESULT_INVALID_STATE` once the recording was finished or aborted.
+///
+/// Thread safety: any thread, concurrently with other recorder calls.
+#[bridge_fn(c = "tickreel_recorder_offer_snapshot", java = "recorderSnapshot")]
+pub fn recorder_offer_snapshot(recorder: &Recorder, bytes: &[u8]) -> tickreel::Result<()> {
+    recorder.0.offer_snapshot(bytes.to_vec())
+}
+
+/// Records who an entity is, in the recording's metadata: its game-defined `kind`, optionally a
+/// 16-byte UUID (`uuid`, NULL for none) and a UTF-8 name (`name`, NULL for none). Registering an
+/// id again replaces the earlier entry. Never does I/O; waits only while the writer's queue is
+/// full.
+///
+/// Returns `TICKREEL_RESULT_INVALID_ARGUMENT` if `name` is not UTF-8,
+/// `TICKREEL_RESULT_INVALID_STATE` once the recording was finished or aborted.
+///
+/// Thread safety: any thread, concurrently with other recorder calls.
+#[bridge_fn(
+    c = "tickreel_recorder_register_entity",
+    java = "recorderRegisterEntity"
+)]
+pub fn recorder_register_entity(
+    recorder: &Recorder,
+    entity: Id,
+    kind: Id,
+    uuid: Option<uuid::Uuid>,
+    name: Option<&str>,
+) -> tickreel::Result<()> {
+    recorder.0.register_entity(EntityInfo {
+        id: entity.0,
+        kind: kind.0,
+        uuid,
+        name: name.map(str::to_owned),
+    })
+}
+
+/// Registers a custom event type in the recording's metadata: its id (as used by
+/// `tickreel_batch_custom`), a UTF-8 name and the game's schema version of its payload. Never
+/// does I/O; waits only while the writer's queue is full.
+///
+/// Returns `TICKREEL_RESULT_NULL_ARGUMENT` if `name` is NULL, `TICKREEL_RESULT_INVALID_ARGUMENT`
+/// if it is not UTF-8, `TICKREEL_RESULT_INVALID_STATE` once the recording was finished or aborted.
+///
+/// Thread safety: any thread, concurrently with other recorder calls.
+#[bridge_fn(
+    c = "tickreel_recorder_register_event_type",
+    java = "recorderRegisterEventType"
+)]
+pub fn recorder_register_event_type(
+    recorder: &Recorder,
+    type_id: Id,
+    name: &str,
+    version: Id,
+) -> tickreel::Result<()> {
+    recorder.0.register_event_type(EventType {
+        id: type_id.0,
+        name: name.to_owned(),
+        version: version.0,
+    })
+}
+
+/// Adds the keys of `nbt`, a big-endian NBT root compound (as Minecraft writes it), to the
+/// recording's user metadata (a key given again replaces the earlier value). The key
+/// `"tickreel"` is the library's own.
+///
+/// Returns `TICKREEL_RESULT_INVALID_ARGUMENT` if `nbt` is not an NBT compound, nests too deeply
+/// or uses the reserved key.
+///
+/// Thread safety: any thread.
+#[bridge_fn(c = "tickreel_recorder_put_metadata", java = "recorderPutMetadata")]
+pub fn recorder_put_metadata(recorder: &Recorder, nbt: &[u8]) -> tickreel::Result<()> {
+    crate::api::nbt_entries(nbt)?
+        .into_iter()
+        .try_for_each(|(k, v)| recorder.0.set_user_metadata(k, v))
+}
+
+/// Asks the writer to flush now and waits until every tick submitted before this call is durably
+/// in the live directory (segments fsynced, metadata rewritten atomically). Blocks for the I/O:
+/// not for the server thread.
+///
+/// Returns `TICKREEL_RESULT_OK` once durable (a tick the writer refused is not an error here: see
+/// `tickreel_recorder_status`), `TICKREEL_RESULT_IO` if the flush failed,
+/// `TICKREEL_RESULT_INVALID_STATE` once the recording was finished or aborted.
+///
+/// Thread safety: any thread, concurrently with other recorder calls.
+#[bridge_fn(c = "tickreel_recorder_flush", java = "recorderFlush")]
+pub fn recorder_flush(recorder: &Recorder) -> tickreel::Result<()> {
+    recorder.0.flush()
+}
+
+/// Stores the recording's counters in `*out_stats`. Never blocks.
+///
+/// Thread safety: any thread, concurrently with any other call; the counters are read one by one
+/// and may be mutually a little out of date.
+#[bridge_fn(
+    c = "tickreel_recorder_stats",
+    c_out = "out_stats",
+    c_out_type = "TickreelRecorderStats",
+    java = "recorderStats"
+)]
+pub fn recorder_stats(recorder: &Recorder) -> RecorderStats {
+    recorder.0.stats()
+}
+
+/// Waits up to `timeout_ms` for a resumed recording to be recovered (`tickreel_recorder_start`
+/// on an existing live directory returns at once and recovers it on a thread of its own) and
+/// stores its last recorded tick in `*out_tick` with `*out_has_tick` = 1 (0 for a recording
+/// without ticks, and at once for a fresh one). Ticks submitted must come after it.
+///
+/// Returns `TICKREEL_RESULT_NOT_READY` if the recovery still runs at the timeout,
+/// `TICKREEL_RESULT_INVALID_STATE` (with its error as the message) if it failed.
+///
+/// Thread safety: any thread, concurrently with other recorder calls.
+///
+/// (Java: the tick, or -1 for none.)
+#[bridge_fn(
+    c = "tickreel_recorder_wait_resumed",
+    c_out = "out_has_tick, out_tick",
+    c_out_type = "u32, u32",
+    java = "recorderWaitResumed"
+)]
+pub fn recorder_wait_resumed(
+    recorder: &Recorder,
+    timeout_ms: u32,
+) -> tickreel::Result<Option<u32>> {
+    recorder
+        .0
+        .wait_resumed(Duration::from_millis(u64::from(timeout_ms)))
+}
+
+/// The writer's health for this recording: `TICKREEL_RESULT_OK` if it has reported no error,
+/// otherwise `TICKREEL_RESULT_INVALID_STATE` with the writer's last error as the calling
+/// thread's last error message (e.g. `tick 12 refused: ...` for a malformed batch, or a failed
+/// flush). The writer processes ticks asynchronously: call `tickreel_recorder_flush` first to be
+/// sure every submitted tick has been looked at. An error stays reported; the recording goes on
+/// (refused ticks are skipped). Never blocks.
+///
+/// Thread safety: any thread, concurrently with other recorder calls.
+#[bridge_fn(c = "tickreel_recorder_status")]
+pub fn recorder_status(recorder: &Recorder) -> tickreel::Result<()> {
+    recorder.0.status()
+}
+
+/// The writer's last error for this recording as a value (Java: `null`, or a `TickreelException`
+/// with the error's kind, returned rather than thrown).
+#[bridge_fn(java = "recorderStatus")]
+pub fn recorder_status_value(recorder: &Recorder) -> WriterStatus {
+    WriterStatus(recorder.0.status())
+}
+
+/// Ends the recording: the ticks still queued are written, then the engine's compaction worker
+/// produces the final `.reel` file (atomically, verified if so configured) and removes the live
+/// directory. Does not wait: stores a handle in `*out_finish` to poll (`tickreel_finish_poll`) or
+/// wait on (`tickreel_finish_wait`), to be freed with `tickreel_finish_free`. Afterwards the
+/// recorder refuses every call with `TICKREEL_RESULT_INVALID_STATE` except `_stats`, `_status`
+/// and `tickreel_recorder_free`, which must still be called.
+///
+/// Never waits for room in a full writer queue: the finish then takes effect after every tick
+/// queued before it.
+///
+/// Returns `TICKREEL_RESULT_INVALID_STATE` if the recording was already finished or aborted (a
+/// second finish), the engine has shut down, or the recorder feeds a stream without a file
+/// (`tickreel_shadow_start` with a NULL path: end it with `tickreel_recorder_free` or `_abort`).
+/// On failure `*out_finish` is set to NULL (when it can be written).
+///
+/// Thread safety: any thread, concurrently with other recorder calls; only one finish or abort
+/// succeeds.
+#[bridge_fn(
+    c = "tickreel_recorder_finish",
+    c_out = "out_finish",
+    java = "recorderFinish"
+)]
+pub fn recorder_finish(recorder: &Recorder) -> tickreel::Result<New<Finish>> {
+    Ok(New(Finish(recorder.0.finish()?)))
+}
+
+/// Throws the recording away: queued ticks are discarded and its live directory is removed.
+/// Blocks until the writer has done so. Afterwards the recorder behaves as after a finish.
+///
+/// Returns `TICKREEL_RESULT_INVALID_STATE` if the recording was already finished or aborted or
+/// the engine has shut down, `TICKREEL_RESULT_IO` if the directory could not be removed.
+///
+/// Thread safety: any thread, concurrently with other recorder calls; only one finish or abort
+/// succeeds.
+#[bridge_fn(c = "tickreel_recorder_abort", java = "recorderAbort")]
+pub fn recorder_abort(recorder: &Recorder) -> tickreel::Result<()> {
+    recorder.0.abort()
+}
+
+/// Stores in `*out_done` whether the compaction has completed. Never blocks.
+///
+/// Returns `TICKREEL_RESULT_OK` while it runs (`*out_done` false) and once it succeeded
+/// (`*out_done` true); if it failed, `*out_done` is true and the call returns the failure's code
+/// (e.g. `TICKREEL_RESULT_IO`, `TICKREEL_RESULT_CORRUPT`) with its message, every time it is
+/// asked.
+///
+/// Thread safety: any thread, concurrently with any other call on the handle.
+///
+/// (Java: the final path, `null` while running; throws the failure.)
+#[bridge_fn(
+    c = "tickreel_finish_poll",
+    c_out = "out_done",
+    c_out_type = "bool",
+    java = "finishPoll"
+)]
+pub fn finish_poll(finish: &Finish) -> FinishState {
+    FinishState(finish.0.poll())
+}
+
+/// Whether the compaction has completed (successfully or not). Never blocks.
+#[bridge_fn(java = "finishIsDone")]
+pub fn finish_is_done(finish: &Finish) -> bool {
+    finish.0.is_done()
+}
+
+/// Waits until the compaction has completed and copies the final file's path into `path_buf` as
+/// a NUL-terminated string (in the platform's encoding), storing its length in bytes, without the
+/// NUL, in `*out_len`. Blocks: not for the server thread (poll with `tickreel_finish_poll`
+/// there). With `capacity` 0 nothing is copied (`path_buf` may then be NULL): a wait and a length
+/// query. `out_len` may be NULL.
+///
+/// Returns the compaction's failure code if it failed (every time it is asked), or
+/// `TICKREEL_RESULT_BUFFER_TOO_SMALL` if `capacity` is less than `*out_len + 1` (nothing is
+/// copied; calling again does not wait any more).
+///
+/// Thread safety: any thread, concurrently with any other call on the handle; several threads
+/// may wait.
+#[bridge_fn(c = "tickreel_finish_wait", c_out_string = "path_buf")]
+pub fn finish_wait(finish: &Finish) -> tickreel::Result<PathBuf> {
+    finish.0.wait()
+}
+
+/// Waits up to `timeout_nanos` (negative: without limit) for the compaction: its final path,
+/// `null` on timeout; throws the failure.
+#[bridge_fn(java = "finishAwait")]
+pub fn finish_await(finish: &Finish, timeout_nanos: i64) -> FinishState {
+    FinishState(match u64::try_from(timeout_nanos) {
+        Ok(n) => finish.0.wait_timeout(Duration::from_nanos(n)),
+        Err(_) => Some(finish.0.wait()),
+    })
+}
+
+/// Frees a finish handle. The compaction goes on regardless (freeing does not cancel it).
+/// `tickreel_finish_free(NULL)` is a no-op returning `TICKREEL_RESULT_OK`; a freed or invalid
+/// handle returns `TICKREEL_RESULT_INVALID_HANDLE`.
+///
+/// Thread safety: any thread. A wait on the same handle in another thread finishes normally;
+/// calls that start after this one get `TICKREEL_RESULT_INVALID_HANDLE`.
+#[bridge_fn(c = "tickreel_finish_free")]
+pub fn finish_free(_finish: Released<Finish>) {}

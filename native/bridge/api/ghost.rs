@@ -1,0 +1,338 @@
+//! Ghost racing ([`tickreel::ghost`]): one entity's run loaded from a recording (a ghost), its
+//! info and splits, cursors that sample it at any fractional tick, the live time delta of a live
+//! player against it, and loads on a background thread.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use parking_lot::Mutex;
+
+use crate::api::reader::Reader;
+use crate::api::{New, Released};
+use crate::ffi::handle::HandleType;
+use crate::ffi::{TickreelCursor, TickreelDelta, TickreelGhost, TickreelGhostLoad};
+use tickreel::error::check_finite;
+use tickreel::ghost::{self, DeltaReading, GhostCursor, GhostRange, GhostSample, GhostTrack};
+use tickreel::ghost::{LiveDelta, Split};
+use tickreel_bridge_macros::bridge_fn;
+
+/// A ghost track (C: `TickreelGhost`, Java: `Ghost`): read only, shared with the cursors and
+/// deltas made from it.
+pub struct Ghost(Arc<GhostTrack>);
+
+impl HandleType for Ghost {
+    type Opaque = TickreelGhost;
+    const TAG: u8 = 7;
+    const NAME: &'static str = "ghost";
+}
+
+/// A cursor (C: `TickreelCursor`, Java: `GhostCursor`); calls are serialised by its lock.
+pub struct Cursor(Mutex<GhostCursor>);
+
+impl HandleType for Cursor {
+    type Opaque = TickreelCursor;
+    const TAG: u8 = 8;
+    const NAME: &'static str = "cursor";
+}
+
+/// A live delta (C: `TickreelDelta`, Java: `LiveDelta`); calls are serialised by its lock.
+pub struct Delta(Mutex<LiveDelta>);
+
+impl HandleType for Delta {
+    type Opaque = TickreelDelta;
+    const TAG: u8 = 9;
+    const NAME: &'static str = "delta";
+}
+
+/// A load on a background thread and whether its result was taken (C: `TickreelGhostLoad`,
+/// Java: `GhostLoading`). Dropping it cancels the load.
+pub struct GhostLoad(Mutex<(ghost::GhostLoad, bool)>);
+
+impl HandleType for GhostLoad {
+    type Opaque = TickreelGhostLoad;
+    const TAG: u8 = 10;
+    const NAME: &'static str = "ghost load";
+}
+
+/// What a ghost's run spans (C: `TickreelGhostInfo`).
+pub struct GhostInfo(pub Arc<GhostTrack>);
+
+/// A ghost's splits, in recorded order.
+pub struct Splits(pub Arc<GhostTrack>);
+
+impl Splits {
+    pub fn splits(&self) -> &[Split] {
+        self.0.splits()
+    }
+}
+
+/// Loads `entity`'s run in `range` (NULL: the entity's whole presence) from the finished `.reel`
+/// file at `path` and stores the ghost's handle in `*out_ghost` (NULL on failure, when it can be
+/// written). Reads only the chunks up to the run's end. Blocks for the I/O: on a server thread,
+/// use `tickreel_ghost_load_async`.
+///
+/// Returns the reader's errors for the file (`TICKREEL_RESULT_IO`, `_CORRUPT`, `_TRUNCATED`...),
+/// `TICKREEL_RESULT_INVALID_ARGUMENT` for an invalid range, an entity with no pose in it, or a
+/// checkpoint the entity never reached.
+///
+/// Thread safety: any thread. A ghost may then be used from any thread, by any number of
+/// threads at once (it is read only).
+#[bridge_fn(c = "tickreel_ghost_load", c_out = "out_ghost", java = "ghostLoad")]
+pub fn load(path: &Path, entity: u32, range: GhostRange) -> tickreel::Result<New<Ghost>> {
+    let track = GhostTrack::load_path(path, entity, range)?;
+    Ok(New(Ghost(Arc::new(track))))
+}
+
+/// Like `tickreel_ghost_load`, from a recording already open in `reader`.
+///
+/// Thread safety: any thread, concurrently with any other call on the reader.
+#[bridge_fn(c = "tickreel_ghost_load_from_reader", c_out = "out_ghost")]
+pub fn load_from_reader(
+    reader: &Reader,
+    entity: u32,
+    range: GhostRange,
+) -> tickreel::Result<New<Ghost>> {
+    let track = GhostTrack::load(&reader.0, entity, range)?;
+    Ok(New(Ghost(Arc::new(track))))
+}
+
+/// Frees a ghost. Cursors and deltas made from it stay usable (they share its data).
+/// `tickreel_ghost_free(NULL)` is a no-op returning `TICKREEL_RESULT_OK`; a freed or invalid
+/// handle returns `TICKREEL_RESULT_INVALID_HANDLE`.
+///
+/// Thread safety: any thread. Calls on the same ghost running in other threads finish normally;
+/// calls that start after this one get `TICKREEL_RESULT_INVALID_HANDLE`.
+#[bridge_fn(c = "tickreel_ghost_free")]
+pub fn free(_ghost: Released<Ghost>) {}
+
+/// Stores what the ghost's run spans in `*out_info`: entity, origin tick, duration, sample and
+/// split counts, tick rate.
+///
+/// Thread safety: any thread, concurrently with any other call.
+#[bridge_fn(
+    c = "tickreel_ghost_info",
+    c_out = "out_info",
+    c_out_type = "TickreelGhostInfo",
+    java = "ghostInfo"
+)]
+pub fn info(ghost: &Ghost) -> GhostInfo {
+    GhostInfo(Arc::clone(&ghost.0))
+}
+
+/// The ghost's ticks per second (seconds = ticks / tick rate).
+#[bridge_fn(java = "ghostTickRate")]
+pub fn tick_rate(ghost: &Ghost) -> f64 {
+    ghost.0.tick_rate()
+}
+
+/// Copies the ghost's splits (checkpoint markers in recorded order, with their tick offsets from
+/// the run's start) into `splits`, and stores their number in `*out_count`.
+///
+/// `*out_count` is always set. If it exceeds `capacity`, nothing is copied and
+/// `TICKREEL_RESULT_BUFFER_TOO_SMALL` is returned. `splits` may be NULL when `capacity` is 0, to
+/// query the count.
+///
+/// Thread safety: any thread, concurrently with any other call.
+#[bridge_fn(
+    c = "tickreel_ghost_splits",
+    c_out_array = "splits",
+    c_out_type = "TickreelSplit",
+    java = "ghostSplits"
+)]
+pub fn splits(ghost: &Ghost) -> Splits {
+    Splits(Arc::clone(&ghost.0))
+}
+
+/// Creates a cursor over the ghost, at the start of its run with no time shift, and stores its
+/// handle in `*out_cursor` (NULL on failure, when it can be written).
+///
+/// Thread safety: any thread. A cursor keeps its position between calls: give each viewer (or
+/// thread) its own; calls on one cursor are serialised by an internal lock.
+#[bridge_fn(
+    c = "tickreel_cursor_new",
+    c_out = "out_cursor",
+    java = "ghostCursorNew"
+)]
+pub fn cursor_new(ghost: &Ghost) -> New<Cursor> {
+    New(Cursor(Mutex::new(GhostCursor::new(Arc::clone(&ghost.0)))))
+}
+
+/// Frees a cursor. `tickreel_cursor_free(NULL)` is a no-op returning `TICKREEL_RESULT_OK`; a
+/// freed or invalid handle returns `TICKREEL_RESULT_INVALID_HANDLE`.
+///
+/// Thread safety: any thread. A call on the same cursor still running in another thread
+/// finishes normally; calls that start after this one get `TICKREEL_RESULT_INVALID_HANDLE`.
+#[bridge_fn(c = "tickreel_cursor_free")]
+pub fn cursor_free(_cursor: Released<Cursor>) {}
+
+/// Stores the ghost's pose at `t` ticks from the (shifted) start of its run in `*out_sample`.
+/// `t` is fractional: sample at your frame rate (e.g. `t += 20.0 / 60.0` per frame for a 20
+/// ticks/s recording shown at 60 Hz). Between samples the pose is a monotone cubic Hermite
+/// interpolation, never across a teleport; at every recorded tick it is exactly the recorded
+/// pose. Before the start (or for a NaN `t`) the ghost waits at its first pose
+/// (`TICKREEL_GHOST_NOT_STARTED`); at or after the finish it stays at its last
+/// (`TICKREEL_GHOST_FINISHED`). O(1) when `t` moves forward a little from the previous call;
+/// never allocates.
+///
+/// Thread safety: any thread; calls on one cursor are serialised.
+#[bridge_fn(
+    c = "tickreel_cursor_sample",
+    c_out = "out_sample",
+    c_out_type = "TickreelGhostSample",
+    java = "ghostCursorSample",
+    java_fill
+)]
+pub fn cursor_sample(cursor: &Cursor, t: f64) -> GhostSample {
+    cursor.0.lock().sample(t)
+}
+
+/// Delays the ghost by `ticks` (negative: it starts earlier): `tickreel_cursor_sample(c, t)`
+/// then shows the run at `t - ticks`.
+///
+/// Returns `TICKREEL_RESULT_INVALID_ARGUMENT` if `ticks` is not finite.
+///
+/// Thread safety: any thread; calls on one cursor are serialised.
+#[bridge_fn(c = "tickreel_cursor_set_time_shift", java = "ghostCursorSetTimeShift")]
+pub fn cursor_set_time_shift(cursor: &Cursor, ticks: f64) -> tickreel::Result<()> {
+    let ticks = check_finite("ticks", ticks)?;
+    cursor.0.lock().set_time_shift(ticks);
+    Ok(())
+}
+
+/// Creates a live delta against the ghost (no time shift) and stores its handle in `*out_delta`
+/// (NULL on failure, when it can be written).
+///
+/// Thread safety: any thread. A delta follows one live run: give each live player their own;
+/// calls on one delta are serialised by an internal lock.
+#[bridge_fn(c = "tickreel_delta_new", c_out = "out_delta", java = "liveDeltaNew")]
+pub fn delta_new(ghost: &Ghost) -> New<Delta> {
+    New(Delta(Mutex::new(LiveDelta::new(Arc::clone(&ghost.0)))))
+}
+
+/// Frees a delta. `tickreel_delta_free(NULL)` is a no-op returning `TICKREEL_RESULT_OK`; a freed
+/// or invalid handle returns `TICKREEL_RESULT_INVALID_HANDLE`.
+///
+/// Thread safety: any thread. A call on the same delta still running in another thread finishes
+/// normally; calls that start after this one get `TICKREEL_RESULT_INVALID_HANDLE`.
+#[bridge_fn(c = "tickreel_delta_free")]
+pub fn delta_free(_delta: Released<Delta>) {}
+
+/// The live player, `live_t` ticks after the start of their run, is at (`x`, `y`, `z`) blocks:
+/// matches that position to the nearest point of the ghost's path and stores how far behind
+/// (positive) or ahead (negative) of the ghost they are, in seconds, in `*out_seconds`. The
+/// value shown is smoothed (a sign flips only past 0.1 s, the value moves in steps of 0.02 s) so
+/// that it does not flicker. Costs O(a small window); never allocates.
+///
+/// Returns `TICKREEL_RESULT_INVALID_ARGUMENT` if any argument is not finite.
+///
+/// Thread safety: any thread; calls on one delta are serialised.
+#[bridge_fn(
+    c = "tickreel_delta_update",
+    c_out = "out_seconds",
+    c_out_type = "f64",
+    java = "liveDeltaUpdate",
+    java_fill
+)]
+pub fn delta_update(
+    delta: &Delta,
+    live_t: f64,
+    x: f64,
+    y: f64,
+    z: f64,
+) -> tickreel::Result<DeltaReading> {
+    delta.0.lock().try_update(live_t, [x, y, z])
+}
+
+/// Delays the ghost by `ticks` for this delta (as `tickreel_cursor_set_time_shift`).
+///
+/// Returns `TICKREEL_RESULT_INVALID_ARGUMENT` if `ticks` is not finite.
+///
+/// Thread safety: any thread; calls on one delta are serialised.
+#[bridge_fn(c = "tickreel_delta_set_time_shift", java = "liveDeltaSetTimeShift")]
+pub fn delta_set_time_shift(delta: &Delta, ticks: f64) -> tickreel::Result<()> {
+    let ticks = check_finite("ticks", ticks)?;
+    delta.0.lock().set_time_shift(ticks);
+    Ok(())
+}
+
+/// Forgets the previous match and the smoothed value: call when the live player starts a new
+/// attempt.
+///
+/// Thread safety: any thread; calls on one delta are serialised.
+#[bridge_fn(c = "tickreel_delta_reset", java = "liveDeltaReset")]
+pub fn delta_reset(delta: &Delta) {
+    delta.0.lock().reset();
+}
+
+/// Starts loading `entity`'s run in `range` (NULL: its whole presence) from the `.reel` file at
+/// `path` on a background thread, and stores the load's handle in `*out_load` (NULL on failure,
+/// when it can be written). Never blocks: poll with `tickreel_ghost_load_poll` and take the
+/// ghost with `tickreel_ghost_load_take`. Errors of the load itself (file, range) are reported
+/// by `_take`.
+///
+/// Thread safety: any thread. The load's handle may then be used from any thread; its calls are
+/// serialised by an internal lock.
+#[bridge_fn(
+    c = "tickreel_ghost_load_async",
+    c_out = "out_load",
+    java = "ghostLoadAsync"
+)]
+pub fn load_async(path: &Path, entity: u32, range: GhostRange) -> New<GhostLoad> {
+    let load = GhostTrack::load_async(path.to_path_buf(), entity, range);
+    New(GhostLoad(Mutex::new((load, false))))
+}
+
+/// Stores in `*out_ready` whether the load has finished (successfully or not) and its result is
+/// waiting to be taken with `tickreel_ghost_load_take`. Never blocks.
+///
+/// Thread safety: any thread; calls on one load are serialised.
+#[bridge_fn(
+    c = "tickreel_ghost_load_poll",
+    c_out = "out_ready",
+    java = "ghostLoadPoll"
+)]
+pub fn load_poll(load: &GhostLoad) -> bool {
+    load.0.lock().0.is_ready()
+}
+
+/// Takes the loaded ghost: stores its handle in `*out_ghost` (free it with `tickreel_ghost_free`).
+/// Never blocks.
+///
+/// Returns `TICKREEL_RESULT_NOT_READY` while the load runs, the load's error code (e.g.
+/// `TICKREEL_RESULT_IO`, `_INVALID_ARGUMENT`) if it failed, `TICKREEL_RESULT_INVALID_STATE` if
+/// the result was already taken. `*out_ghost` is NULL unless the call succeeded (when it can be
+/// written).
+///
+/// Thread safety: any thread; calls on one load are serialised.
+///
+/// (Java: `0` while the load runs.)
+#[bridge_fn(
+    c = "tickreel_ghost_load_take",
+    c_out = "out_ghost",
+    c_out_type = "*mut TickreelGhost",
+    java = "ghostLoadTake"
+)]
+pub fn load_take(load: &GhostLoad) -> tickreel::Result<Option<New<Ghost>>> {
+    let mut l = load.0.lock();
+    let (load, taken) = &mut *l;
+    match load.try_take() {
+        Some(r) => {
+            *taken = true;
+            Ok(Some(New(Ghost(Arc::new(r?)))))
+        }
+        None if !*taken => Ok(None),
+        None => Err(tickreel::Error::InvalidState(
+            "the ghost load's result was already taken".into(),
+        )),
+    }
+}
+
+/// Frees a load's handle; a load still running is cancelled (between chunks) and its result
+/// dropped. `tickreel_ghost_load_free(NULL)` is a no-op returning `TICKREEL_RESULT_OK`; a freed
+/// or invalid handle returns `TICKREEL_RESULT_INVALID_HANDLE`. Does not wait for the background
+/// thread, which ends on its own.
+///
+/// Thread safety: any thread. A call on the same load still running in another thread finishes
+/// normally; calls that start after this one get `TICKREEL_RESULT_INVALID_HANDLE`.
+#[bridge_fn(c = "tickreel_ghost_load_free")]
+pub fn load_free(_load: Released<GhostLoad>) {}

@@ -1,0 +1,40 @@
+//! The library itself, for Java: its versions, closing any handle, and the core's option
+//! defaults. (C's equivalents, `tickreel_version`, `tickreel_handle_count` and the last-error
+//! functions, return plain values outside the result-code convention and are written by hand in
+//! `crate::ffi::result` and `crate::ffi::handle`.)
+
+use crate::api::AnyHandle;
+use tickreel_bridge_macros::bridge_fn;
+
+/// Version of the contract between the Java classes and this library. The Java loader refuses a
+/// library whose version differs (a jar and a library from different builds). Written into
+/// `NativeBridge.java`'s generated part; raise it whenever a native method changes.
+pub const ABI_VERSION: i32 = 5;
+
+/// An option family whose core defaults Java asks for: 0 RecordingOptions, 1 RecorderOptions,
+/// 2 EngineOptions, 3 ShadowOptions, 4 ReportOptions (laid out by `crate::jni::defaults`).
+pub struct OptionDefaults(pub u32);
+
+/// The contract version Java checks ([`ABI_VERSION`]).
+#[bridge_fn(java = "abiVersion")]
+pub fn abi_version() -> i32 {
+    ABI_VERSION
+}
+
+/// The library's version (the crate's).
+#[bridge_fn(java = "libraryVersion")]
+pub fn library_version() -> &'static str {
+    env!("CARGO_PKG_VERSION")
+}
+
+/// Closes any handle; closing twice or a stale handle is harmless. The object is dropped once no
+/// call uses it.
+#[bridge_fn(java = "close")]
+pub fn close(_handle: AnyHandle) {}
+
+/// The core's defaults of an option family, as the family's `toNative()` array (checked against
+/// the builders by `DefaultsTest`).
+#[bridge_fn(java = "defaultOptions")]
+pub fn default_options(family: u32) -> OptionDefaults {
+    OptionDefaults(family)
+}

@@ -1,0 +1,458 @@
+//! Playing a recording: a playhead moved once per server tick, plus seeking and stepping
+//! ([`tickreel::play::Playhead`]).
+
+use std::path::Path;
+use std::sync::Arc;
+
+use parking_lot::{Mutex, MutexGuard};
+
+use crate::api::{New, Released};
+use crate::ffi::TickreelPlayhead;
+use crate::ffi::handle::HandleType;
+use tickreel::format::state::EntityState;
+
+use tickreel::play::{
+    self, Direction, FollowOptions, LiveFollower, PlaybackContext, Reader, Recording, Update,
+};
+use tickreel_bridge_macros::bridge_fn;
+
+/// A viewer's position in a recording (C: `TickreelPlayhead`, Java: `Playhead`). Calls on one
+/// playhead are serialised by its lock. A playhead that follows a recording being written owns
+/// its follower (whose polling thread stops when the playhead is freed).
+pub struct Playhead {
+    inner: Mutex<play::Playhead>,
+    /// Kept alive with the playhead (dropping it stops and joins its thread).
+    _follower: Option<LiveFollower>,
+}
+
+impl HandleType for Playhead {
+    type Opaque = TickreelPlayhead;
+    const TAG: u8 = 11;
+    const NAME: &'static str = "playhead";
+}
+
+/// The update of the call that returned it, read under the playhead's lock.
+pub struct UpdateRef<'a>(MutexGuard<'a, play::Playhead>);
+
+impl UpdateRef<'_> {
+    pub fn update(&self) -> &Update {
+        self.0.update()
+    }
+}
+
+/// The entities the last update spawned (a jump), read under the playhead's lock.
+pub struct Added<'a>(MutexGuard<'a, play::Playhead>);
+
+impl Added<'_> {
+    pub fn entities(&self) -> &[EntityState] {
+        self.0.update().added()
+    }
+}
+
+/// What a jump does to the world (custom events): rebuild it or keep it.
+pub struct WorldInfo {
+    /// Rebuild: restore the snapshot (if any), then re-apply the world events.
+    pub rebuild: bool,
+    /// A snapshot to restore (its bytes from `tickreel_playhead_world_snapshot`); without one,
+    /// start from the world as it was when recording started.
+    pub has_snapshot: bool,
+    /// The tick whose events come after the snapshot.
+    pub snapshot_tick: Option<u32>,
+    /// False if a chunk between the snapshot and the position could not be read.
+    pub complete: bool,
+}
+
+/// Every live entity at the playhead's position, read under its lock.
+pub struct EntityList<'a>(MutexGuard<'a, play::Playhead>);
+
+impl EntityList<'_> {
+    pub fn entities(&self) -> &[EntityState] {
+        self.0.entities()
+    }
+    pub fn position(&self) -> u32 {
+        self.0.position()
+    }
+}
+
+/// Opens the recording at `path` (a finished `.reel` file or a live recording directory; a
+/// NUL-terminated path in the platform's encoding) and stores, in `*out_playhead`, a paused
+/// playhead at `start_tick` (clamped into the recording), playing forward at speed 1. Blocks to
+/// read and decode the chunk holding that tick. Chunks are shared with other playheads through
+/// the process-wide cache.
+///
+/// Its state before any call is a jump to the start: spawn everything from
+/// `tickreel_playhead_entities`. A live recording without ticks yet gives a waiting playhead.
+///
+/// Returns `TICKREEL_RESULT_IO`, `TICKREEL_RESULT_CORRUPT`, `TICKREEL_RESULT_TRUNCATED` or
+/// `TICKREEL_RESULT_UNSUPPORTED` as `tickreel_reader_open` does. On failure `*out_playhead` is set
+/// to NULL (when it can be written).
+///
+/// Thread safety: any thread. A playhead may then be used from any thread; calls on one playhead
+/// are serialised (one viewer: usually the server thread).
+#[bridge_fn(
+    c = "tickreel_playhead_open",
+    c_out = "out_playhead",
+    java = "playheadOpen"
+)]
+pub fn open(path: &Path, start_tick: u32) -> tickreel::Result<New<Playhead>> {
+    let rec = Recording::from_reader(Reader::open_any(path)?, &PlaybackContext::global());
+    let playhead = play::Playhead::new_at(rec, start_tick)?;
+    Ok(New(Playhead {
+        inner: Mutex::new(playhead),
+        _follower: None,
+    }))
+}
+
+/// Like `tickreel_playhead_open`, for a recording being written (by this process or another):
+/// `path` is its final `.reel` path or its live directory. A background thread polls the live
+/// directory (every 100 ms) so that new ticks appear to `tickreel_playhead_advance` within the
+/// writer's flush interval plus one poll; `advance` still never does I/O. Before the first flush
+/// the playhead is `waiting` and jumps to `start_tick` (clamped) once ticks arrive; at the live
+/// edge it is `at_edge` and plays on as the recording grows. When the recording is finished and
+/// compacted it goes on from the final file. `tickreel_playhead_free` stops the polling thread.
+///
+/// Returns `TICKREEL_RESULT_IO` if neither the live directory nor the final file exists.
+///
+/// Thread safety: any thread, as `tickreel_playhead_open`.
+#[bridge_fn(
+    c = "tickreel_playhead_follow",
+    c_out = "out_playhead",
+    java = "playheadFollow"
+)]
+pub fn follow(path: &Path, start_tick: u32) -> tickreel::Result<New<Playhead>> {
+    let follower = Recording::follow(path, FollowOptions::default())?;
+    let playhead = play::Playhead::new_at(Arc::clone(follower.recording()), start_tick)?;
+    Ok(New(Playhead {
+        inner: Mutex::new(playhead),
+        _follower: Some(follower),
+    }))
+}
+
+/// Frees a playhead. `tickreel_playhead_free(NULL)` is a no-op returning `TICKREEL_RESULT_OK`; a
+/// freed or invalid handle returns `TICKREEL_RESULT_INVALID_HANDLE`.
+///
+/// Thread safety: any thread. A call on the same playhead still running in another thread
+/// finishes normally; calls that start after this one get `TICKREEL_RESULT_INVALID_HANDLE`.
+#[bridge_fn(c = "tickreel_playhead_free")]
+pub fn free(_playhead: Released<Playhead>) {}
+
+/// Stores the last update in `*out_info` (`out_info` may be NULL): right after
+/// `tickreel_playhead_open`, the jump to the start tick.
+///
+/// Thread safety: any thread; calls on one playhead are serialised.
+#[bridge_fn(
+    c = "tickreel_playhead_current",
+    c_out = "out_info",
+    c_out_type = "TickreelUpdateInfo",
+    c_out_optional,
+    java = "playheadCurrent",
+    java_fill
+)]
+pub fn current(playhead: &Playhead) -> UpdateRef<'_> {
+    UpdateRef(playhead.inner.lock())
+}
+
+/// Moves the playhead by one server tick's worth of playback (nothing while paused) and stores
+/// what happened in `*out_info` (`out_info` may be NULL). Call once per server tick. Never blocks
+/// on I/O: it uses chunks already decoded and asks background threads for the next ones; when
+/// they are not ready the update is `stalled` and later calls catch up.
+///
+/// Apply a `TICKREEL_MOTION_FORWARD` or `TICKREEL_MOTION_JUMP` update by setting every entity's
+/// state from `tickreel_playhead_entities` (despawning ids no longer listed).
+///
+/// Thread safety: any thread; calls on one playhead are serialised.
+#[bridge_fn(
+    c = "tickreel_playhead_advance",
+    c_out = "out_info",
+    c_out_type = "TickreelUpdateInfo",
+    c_out_optional,
+    java = "playheadAdvance",
+    java_fill
+)]
+pub fn advance(playhead: &Playhead) -> UpdateRef<'_> {
+    let mut p = playhead.inner.lock();
+    p.advance();
+    UpdateRef(p)
+}
+
+/// Blocks until everything the next `tickreel_playhead_advance` needs is decoded, so that it
+/// does not stall. For tools and tests that may wait; a server thread should not call it.
+///
+/// Thread safety: any thread; calls on one playhead are serialised.
+#[bridge_fn(c = "tickreel_playhead_prepare")]
+pub fn prepare(playhead: &Playhead) {
+    playhead.inner.lock().prepare();
+}
+
+/// Moves to `tick` (clamped into the recording) and stores the jump in `*out_info` (`out_info`
+/// may be NULL). Blocks until its chunk is decoded. Returns `TICKREEL_RESULT_CORRUPT` or
+/// `TICKREEL_RESULT_TRUNCATED`, leaving the position unchanged, if that chunk cannot be read.
+///
+/// Thread safety: any thread; calls on one playhead are serialised.
+#[bridge_fn(
+    c = "tickreel_playhead_seek",
+    c_out = "out_info",
+    c_out_type = "TickreelUpdateInfo",
+    c_out_optional,
+    java = "playheadSeek",
+    java_fill
+)]
+pub fn seek(playhead: &Playhead, tick: u32) -> tickreel::Result<UpdateRef<'_>> {
+    let mut p = playhead.inner.lock();
+    p.seek(tick)?;
+    Ok(UpdateRef(p))
+}
+
+/// Moves one recorded tick forward (playing or not; nothing at the last tick) and stores the
+/// update in `*out_info` (`out_info` may be NULL). May block to decode the next chunk.
+///
+/// Thread safety: any thread; calls on one playhead are serialised.
+#[bridge_fn(
+    c = "tickreel_playhead_step_forward",
+    c_out = "out_info",
+    c_out_type = "TickreelUpdateInfo",
+    c_out_optional,
+    java = "playheadStepForward",
+    java_fill
+)]
+pub fn step_forward(playhead: &Playhead) -> UpdateRef<'_> {
+    let mut p = playhead.inner.lock();
+    p.step_forward();
+    UpdateRef(p)
+}
+
+/// Moves one recorded tick backward (playing or not; nothing at the first tick) and stores the
+/// update (a jump) in `*out_info` (`out_info` may be NULL). May block to decode the chunk.
+///
+/// Thread safety: any thread; calls on one playhead are serialised.
+#[bridge_fn(
+    c = "tickreel_playhead_step_back",
+    c_out = "out_info",
+    c_out_type = "TickreelUpdateInfo",
+    c_out_optional,
+    java = "playheadStepBack",
+    java_fill
+)]
+pub fn step_back(playhead: &Playhead) -> UpdateRef<'_> {
+    let mut p = playhead.inner.lock();
+    p.step_back();
+    UpdateRef(p)
+}
+
+/// Starts playing, in the current direction at the current speed, from the next
+/// `tickreel_playhead_advance`.
+///
+/// Thread safety: any thread; calls on one playhead are serialised.
+#[bridge_fn(c = "tickreel_playhead_play", java = "playheadPlay")]
+pub fn play(playhead: &Playhead) {
+    playhead.inner.lock().play();
+}
+
+/// Stops playing: `tickreel_playhead_advance` then reports `TICKREEL_MOTION_STILL`.
+///
+/// Thread safety: any thread; calls on one playhead are serialised.
+#[bridge_fn(c = "tickreel_playhead_pause", java = "playheadPause")]
+pub fn pause(playhead: &Playhead) {
+    playhead.inner.lock().pause();
+}
+
+/// Sets the speed in recorded ticks per server tick, from 0.25 to 16 (fractions accumulate: at
+/// 0.25 one recorded tick is played every fourth advance). Returns
+/// `TICKREEL_RESULT_INVALID_ARGUMENT`, leaving the speed unchanged, outside that range or for NaN.
+///
+/// Thread safety: any thread; calls on one playhead are serialised.
+#[bridge_fn(c = "tickreel_playhead_set_speed", java = "playheadSetSpeed")]
+pub fn set_speed(playhead: &Playhead, speed: f64) -> tickreel::Result<()> {
+    playhead.inner.lock().set_speed(speed)
+}
+
+/// Sets the direction of play: backward if `reverse`, forward otherwise. Reverse play reports
+/// `TICKREEL_MOTION_JUMP` updates.
+///
+/// Thread safety: any thread; calls on one playhead are serialised.
+#[bridge_fn(c = "tickreel_playhead_set_reverse", java = "playheadSetReverse")]
+pub fn set_reverse(playhead: &Playhead, reverse: bool) {
+    let direction = if reverse {
+        Direction::Backward
+    } else {
+        Direction::Forward
+    };
+    playhead.inner.lock().set_direction(direction);
+}
+
+/// Stores the current position in `*out_tick` (while waiting for a live recording's first tick,
+/// the tick asked for).
+///
+/// Thread safety: any thread; calls on one playhead are serialised.
+#[bridge_fn(
+    c = "tickreel_playhead_position",
+    c_out = "out_tick",
+    java = "playheadPosition"
+)]
+pub fn position(playhead: &Playhead) -> u32 {
+    playhead.inner.lock().position()
+}
+
+/// Copies the state of every live entity at the current position into `states`, sorted by
+/// entity id, exactly as `tickreel_reader_seek` would at that tick.
+///
+/// `*out_count` is always set to the number of entities. If it exceeds `capacity`, nothing is
+/// copied and `TICKREEL_RESULT_BUFFER_TOO_SMALL` is returned: call again with room for
+/// `*out_count` states. `states` may be NULL when `capacity` is 0, to query the count.
+///
+/// Thread safety: any thread; calls on one playhead are serialised.
+///
+/// (Java: fills its `long[]` with 8 longs per entity if they fit and returns the count, so that a
+/// reused array costs nothing per call.)
+#[bridge_fn(
+    c = "tickreel_playhead_entities",
+    c_out_array = "states",
+    c_out_type = "TickreelEntityState",
+    java = "playheadEntities",
+    java_fill
+)]
+pub fn entities(playhead: &Playhead) -> EntityList<'_> {
+    EntityList(playhead.inner.lock())
+}
+
+/// The recorded ticks a `TICKREEL_MOTION_FORWARD` update covered, with their events, into `buf`:
+/// per tick a big-endian `uint32_t` tick, a big-endian `uint32_t` length, then that many bytes of
+/// its events in the tick batch encoding (the format `tickreel_batch_bytes` gives, FORMAT.md).
+/// Empty for other motions. Apply them in order.
+///
+/// `*out_count` is always set to the length in bytes. If it exceeds `capacity`, nothing is
+/// copied and `TICKREEL_RESULT_BUFFER_TOO_SMALL` is returned. `buf` may be NULL when `capacity`
+/// is 0, to query the length.
+///
+/// Thread safety: any thread; calls on one playhead are serialised.
+#[bridge_fn(
+    c = "tickreel_playhead_ticks",
+    c_out_array = "buf",
+    c_out_type = "u8",
+    java = "playheadTicks"
+)]
+pub fn ticks(playhead: &Playhead) -> tickreel::Result<Vec<u8>> {
+    let p = playhead.inner.lock();
+    let mut out = Vec::new();
+    crate::api::encode_ticks(p.update().ticks(), &mut out)?;
+    Ok(out)
+}
+
+/// The entities the last update removed (a `TICKREEL_MOTION_JUMP`: despawn them), by id, into
+/// `ids`.
+///
+/// `*out_count` is always set to their number. If it exceeds `capacity`, nothing is copied and
+/// `TICKREEL_RESULT_BUFFER_TOO_SMALL` is returned. `ids` may be NULL when `capacity` is 0.
+///
+/// Thread safety: any thread; calls on one playhead are serialised.
+#[bridge_fn(
+    c = "tickreel_playhead_removed",
+    c_out_array = "ids",
+    c_out_type = "u32",
+    java = "playheadRemoved"
+)]
+pub fn removed(playhead: &Playhead) -> Vec<u32> {
+    playhead.inner.lock().update().removed().to_vec()
+}
+
+/// The entities the last update added (a `TICKREEL_MOTION_JUMP`: spawn them), sorted by id, into
+/// `states`.
+///
+/// `*out_count` is always set to their number. If it exceeds `capacity`, nothing is copied and
+/// `TICKREEL_RESULT_BUFFER_TOO_SMALL` is returned. `states` may be NULL when `capacity` is 0.
+///
+/// Thread safety: any thread; calls on one playhead are serialised.
+#[bridge_fn(
+    c = "tickreel_playhead_added",
+    c_out_array = "states",
+    c_out_type = "TickreelEntityState",
+    java = "playheadAdded"
+)]
+pub fn added(playhead: &Playhead) -> Added<'_> {
+    Added(playhead.inner.lock())
+}
+
+/// What the last update does to the world (the custom events: blocks, ...), in `*out_world`: a
+/// `TICKREEL_MOTION_JUMP` across custom events asks for a rebuild (restore the snapshot of
+/// `tickreel_playhead_world_snapshot`, then re-apply `tickreel_playhead_world_events`); otherwise
+/// keep the world.
+///
+/// Thread safety: any thread; calls on one playhead are serialised.
+#[bridge_fn(
+    c = "tickreel_playhead_world",
+    c_out = "out_world",
+    c_out_type = "TickreelWorldInfo",
+    java = "playheadWorld"
+)]
+pub fn world(playhead: &Playhead) -> WorldInfo {
+    let p = playhead.inner.lock();
+    match p.update().world() {
+        play::World::Unchanged => WorldInfo {
+            rebuild: false,
+            has_snapshot: false,
+            snapshot_tick: None,
+            complete: true,
+        },
+        play::World::Rebuild(r) => WorldInfo {
+            rebuild: true,
+            has_snapshot: r.snapshot().is_some(),
+            snapshot_tick: r.snapshot_tick(),
+            complete: r.complete(),
+        },
+    }
+}
+
+/// The snapshot bytes of a world rebuild (as the recorder was given them), into `buf`; empty
+/// without a rebuild or a snapshot.
+///
+/// `*out_count` is always set to the length in bytes. If it exceeds `capacity`, nothing is
+/// copied and `TICKREEL_RESULT_BUFFER_TOO_SMALL` is returned. `buf` may be NULL when `capacity`
+/// is 0.
+///
+/// Thread safety: any thread; calls on one playhead are serialised.
+#[bridge_fn(
+    c = "tickreel_playhead_world_snapshot",
+    c_out_array = "buf",
+    c_out_type = "u8",
+    java = "playheadWorldSnapshot"
+)]
+pub fn world_snapshot(playhead: &Playhead) -> Vec<u8> {
+    let p = playhead.inner.lock();
+    match p.update().world() {
+        play::World::Rebuild(r) => r.snapshot().map(<[u8]>::to_vec).unwrap_or_default(),
+        play::World::Unchanged => Vec::new(),
+    }
+}
+
+/// The world events of a rebuild (every custom event from the snapshot tick through the new
+/// position), into `buf` in the format of `tickreel_playhead_ticks`; empty without a rebuild.
+/// Re-apply them in order after restoring the snapshot.
+///
+/// `*out_count` is always set to the length in bytes. If it exceeds `capacity`, nothing is
+/// copied and `TICKREEL_RESULT_BUFFER_TOO_SMALL` is returned. `buf` may be NULL when `capacity`
+/// is 0.
+///
+/// Thread safety: any thread; calls on one playhead are serialised.
+#[bridge_fn(
+    c = "tickreel_playhead_world_events",
+    c_out_array = "buf",
+    c_out_type = "u8",
+    java = "playheadWorldEvents"
+)]
+pub fn world_events(playhead: &Playhead) -> tickreel::Result<Vec<u8>> {
+    let p = playhead.inner.lock();
+    let play::World::Rebuild(r) = p.update().world() else {
+        return Ok(Vec::new());
+    };
+    // Consecutive events of one tick form that tick's batch.
+    let mut groups: Vec<(u32, Vec<tickreel::format::event::Event>)> = Vec::new();
+    for (tick, e) in r.events() {
+        match groups.last_mut() {
+            Some((t, events)) if *t == tick => events.push(e.clone()),
+            _ => groups.push((tick, vec![e.clone()])),
+        }
+    }
+    let mut out = Vec::new();
+    crate::api::encode_ticks(groups.iter().map(|(t, e)| (*t, e.as_slice())), &mut out)?;
+    Ok(out)
+}

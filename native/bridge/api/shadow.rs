@@ -1,0 +1,185 @@
+//! Shadow play ([`tickreel::shadow`]): a stream kept in memory (the last minutes of every
+//! player), reported into a file around one player on demand. A shadow buffer starts with its
+//! own recorder; its reports complete through the same finish handles as a recording's finish.
+
+use std::path::Path;
+
+use crate::api::engine::{Engine, Finish, Recorder};
+use crate::api::{Id, New, Released, StringPairs};
+use crate::ffi::TickreelShadow;
+use crate::ffi::handle::HandleType;
+use tickreel::record::RecorderOptions;
+use tickreel::shadow::{ReportOptions, ShadowBuffer, ShadowOptions, ShadowStats};
+use tickreel_bridge_macros::bridge_fn;
+
+/// A shadow buffer (C: `TickreelShadow`, Java: `ShadowBuffer`).
+pub struct Shadow(ShadowBuffer);
+
+impl HandleType for Shadow {
+    type Opaque = TickreelShadow;
+    const TAG: u8 = 12;
+    const NAME: &'static str = "shadow";
+}
+
+/// A started shadowed stream: its recorder and its buffer (two handles, both or neither).
+pub struct Started {
+    pub recorder: Recorder,
+    pub shadow: Shadow,
+}
+
+/// Fills `*out_options` with the shadow buffer defaults (a 5-minute window, a 2-minute grace
+/// period after a player leaves, no byte limit of its own, 200-tick blocks).
+///
+/// Thread safety: any thread.
+#[bridge_fn(
+    c = "tickreel_shadow_options_default",
+    c_out = "out_options",
+    c_out_type = "TickreelShadowOptions"
+)]
+pub fn shadow_options_default() -> ShadowOptions {
+    ShadowOptions::default()
+}
+
+/// Fills `*out_options` with the report defaults (all that is retained before the report, 30 s
+/// captured after it, entities within 48 blocks of the player, no overwrite, zstd level 9).
+///
+/// Thread safety: any thread.
+#[bridge_fn(
+    c = "tickreel_report_options_default",
+    c_out = "out_options",
+    c_out_type = "TickreelReportOptions"
+)]
+pub fn report_options_default() -> ReportOptions {
+    ReportOptions::default()
+}
+
+/// Starts a shadowed stream: stores in `*out_recorder` the recorder to submit its ticks to (as
+/// any recorder) and in `*out_shadow` the buffer that keeps them. With a `path` (a NUL-terminated
+/// path in the platform's encoding) the stream is also the recording of that path, exactly as
+/// `tickreel_recorder_start` (resumed if its live directory exists; the buffer's blocks are its
+/// chunks). With `path` NULL it is written nowhere but the buffer (blocks of
+/// `shadow_options->block_ticks`): its recorder's `tickreel_recorder_finish` returns
+/// `TICKREEL_RESULT_INVALID_STATE`; end it with `tickreel_recorder_free` or `_abort`. Either way
+/// `tickreel_recorder_player_left` starts a player's grace period. `recorder_options` and
+/// `shadow_options` may be NULL for the defaults of `tickreel_recorder_options_default` and
+/// `tickreel_shadow_options_default`. On failure both outputs are set to NULL (when they can be
+/// written).
+///
+/// The two handles are freed separately. Freeing the shadow does not end the stream: the recorder
+/// keeps feeding its blocks until the stream ends; after the stream ends (recorder freed,
+/// aborted or finished, or the engine shut down) the shadow still reports from what it retained.
+///
+/// Returns `TICKREEL_RESULT_INVALID_ARGUMENT` for an empty path or an invalid option (a zero or
+/// longer-than-a-day window, a grace period over a day, `block_ticks` out of range),
+/// `TICKREEL_RESULT_INVALID_HANDLE` for a freed engine, and otherwise what
+/// `tickreel_recorder_start` returns.
+///
+/// Thread safety: any thread. The recorder is then used as any recorder; the shadow from any
+/// thread.
+///
+/// (Java: `long[] {recorder, shadow}`.)
+#[bridge_fn(
+    c = "tickreel_shadow_start",
+    c_out = "out_recorder, out_shadow",
+    c_out_type = "*mut TickreelRecorder, *mut TickreelShadow",
+    java = "shadowStart"
+)]
+pub fn start(
+    engine: &Engine,
+    path: Option<&Path>,
+    recorder_options: RecorderOptions,
+    shadow_options: ShadowOptions,
+) -> tickreel::Result<Started> {
+    let (rec, shadow) =
+        engine.with(|e| ShadowBuffer::start(e, path, recorder_options, shadow_options))?;
+    Ok(Started {
+        recorder: Recorder(rec),
+        shadow: Shadow(shadow),
+    })
+}
+
+/// Reports `player` (an entity id): the buffer keeps capturing for `options->after_ms` of game
+/// time, then the engine's background worker writes the window around the player (with the
+/// entities that came within `options->radius`) to `path`, a `.reel` file that appears only
+/// complete. Does not wait: stores in `*out_finish` a handle to poll (`tickreel_finish_poll`) or
+/// wait on (`tickreel_finish_wait`, which gives the report's path), to be freed with
+/// `tickreel_finish_free`. The report's reference is the newest tick the writer has taken in:
+/// call `tickreel_recorder_flush` first to make it the last tick submitted.
+///
+/// `metadata_keys` and `metadata_values` are `metadata_count` UTF-8 strings each, stored as
+/// string pairs in the report compound of the file's user metadata, beside the library's keys
+/// (which they may not use: `player`, `report_tick`, `first_tick`, ...; see FORMAT.md). Both may be NULL when
+/// `metadata_count` is 0. `options` may be NULL for the defaults of
+/// `tickreel_report_options_default`.
+///
+/// Returns `TICKREEL_RESULT_INVALID_ARGUMENT` for an empty path, an invalid option (a negative
+/// or non-finite radius, `before_ms` or `after_ms` over a day, a bad zstd level), a key that is
+/// not UTF-8 or is the library's, or a player the buffer holds nothing of (never seen, or gone
+/// longer than the grace period and the window); `TICKREEL_RESULT_INVALID_STATE` before the
+/// stream's first tick and once the engine shut down. A report onto an existing file without
+/// `overwrite` gets a handle that fails with `TICKREEL_RESULT_INVALID_STATE` (one whose file
+/// cannot be written, with `TICKREEL_RESULT_IO`). On failure `*out_finish` is set to NULL
+/// (when it can be written).
+///
+/// Thread safety: any thread, concurrently with any other call on the shadow (reports of the same
+/// or other players may be made at once) and on its recorder.
+#[bridge_fn(
+    c = "tickreel_shadow_report",
+    c_out = "out_finish",
+    java = "shadowReport"
+)]
+pub fn report(
+    shadow: &Shadow,
+    player: Id,
+    path: &Path,
+    options: ReportOptions,
+    metadata: StringPairs,
+) -> tickreel::Result<New<Finish>> {
+    let options = ReportOptions {
+        metadata: metadata
+            .0
+            .into_iter()
+            .map(|(k, v)| (k, fastnbt::Value::String(v)))
+            .collect(),
+        ..options
+    };
+    let handle = shadow.0.report(player.0, path, options)?;
+    Ok(New(Finish(handle)))
+}
+
+/// Stores the buffer's counters in `*out_stats`. Never waits for the writer (it takes the
+/// buffer's lock briefly).
+///
+/// Thread safety: any thread, concurrently with any other call.
+#[bridge_fn(
+    c = "tickreel_shadow_stats",
+    c_out = "out_stats",
+    c_out_type = "TickreelShadowStats",
+    java = "shadowStats"
+)]
+pub fn stats(shadow: &Shadow) -> ShadowStats {
+    shadow.0.stats()
+}
+
+/// Stores in `*out_attached` whether the stream still feeds the buffer (false once it ended: its
+/// recorder freed, aborted or finished, or the engine shut down). Never blocks.
+///
+/// Thread safety: any thread, concurrently with any other call.
+#[bridge_fn(
+    c = "tickreel_shadow_attached",
+    c_out = "out_attached",
+    java = "shadowIsAttached"
+)]
+pub fn attached(shadow: &Shadow) -> bool {
+    shadow.0.is_attached()
+}
+
+/// Frees a shadow handle. Reports already made go on (their finish handles stay valid); the
+/// buffer's memory is released once its stream has ended too (see `tickreel_shadow_start`).
+/// `tickreel_shadow_free(NULL)` is a no-op returning `TICKREEL_RESULT_OK`; a freed or invalid
+/// handle returns `TICKREEL_RESULT_INVALID_HANDLE`. Never blocks.
+///
+/// Thread safety: any thread. A call on the same shadow still running in another thread finishes
+/// normally; calls that start after this one get `TICKREEL_RESULT_INVALID_HANDLE`.
+#[bridge_fn(c = "tickreel_shadow_free")]
+pub fn free(_shadow: Released<Shadow>) {}

@@ -1,0 +1,224 @@
+//! Writing a finished recording directly, without an engine ([`tickreel::record::ReelWriter`]):
+//! C's `TickreelWriter`, Java's `ReplayWriter`.
+
+use std::path::Path;
+
+use parking_lot::Mutex;
+
+use crate::api::batch::Batch;
+use crate::api::{Id, New, Released};
+use crate::ffi::TickreelWriter;
+use crate::ffi::handle::HandleType;
+use tickreel::format::metadata::{EntityInfo, EventType};
+use tickreel::format::pose::Quantity;
+use tickreel::record::{ReelOptions, ReelWriter};
+use tickreel_bridge_macros::bridge_fn;
+
+/// The writer's options (C: `TickreelWriterOptions`, Java: `RecordingOptions.toNative()`).
+pub type WriterOptions = ReelOptions;
+
+/// A writer (C: `TickreelWriter`, Java: `ReplayWriter`); `None` once finished. Calls are
+/// serialised by its lock.
+pub struct Writer(Mutex<Option<Box<ReelWriter>>>);
+
+impl HandleType for Writer {
+    type Opaque = TickreelWriter;
+    const TAG: u8 = 2;
+    const NAME: &'static str = "writer";
+}
+
+impl Writer {
+    fn with<R>(
+        &self,
+        f: impl FnOnce(&mut ReelWriter) -> tickreel::Result<R>,
+    ) -> tickreel::Result<R> {
+        match self.0.lock().as_deref_mut() {
+            Some(w) => f(w),
+            None => Err(tickreel::Error::InvalidState(
+                "the writer was already finished (or its finish failed)".into(),
+            )),
+        }
+    }
+}
+
+/// Fills `*out_options` with the defaults for a finished file (20 ticks/s, zstd level 9,
+/// 100-tick chunks, a snapshot every 600 ticks).
+///
+/// Thread safety: any thread.
+#[bridge_fn(
+    c = "tickreel_writer_options_default",
+    c_out = "out_options",
+    c_out_type = "TickreelWriterOptions"
+)]
+pub fn options_default() -> WriterOptions {
+    ReelOptions::compacted()
+}
+
+/// Starts a compacted `.reel` file at `path` (a NUL-terminated path in the platform's encoding)
+/// and stores the writer's handle in `*out_writer`. Nothing appears at `path` until
+/// `tickreel_writer_finish`, which writes the whole file atomically (temporary file + rename).
+/// `options` may be NULL for the defaults of `tickreel_writer_options_default`.
+///
+/// Returns `TICKREEL_RESULT_NULL_ARGUMENT` if `path` or `out_writer` is NULL,
+/// `TICKREEL_RESULT_INVALID_ARGUMENT` for an empty path or an invalid option. On failure
+/// `*out_writer` is set to NULL (when it can be written).
+///
+/// Thread safety: any thread. A writer may then be used from any thread; its calls are
+/// serialised by an internal lock.
+#[bridge_fn(
+    c = "tickreel_writer_create",
+    c_out = "out_writer",
+    java = "writerCreate"
+)]
+pub fn create(path: &Path, options: WriterOptions) -> tickreel::Result<New<Writer>> {
+    let writer = ReelWriter::create(path, options)?;
+    Ok(New(Writer(Mutex::new(Some(Box::new(writer))))))
+}
+
+/// Frees a writer. A writer that was not finished is discarded: no file is written and its
+/// temporary files are removed. `tickreel_writer_free(NULL)` is a no-op returning
+/// `TICKREEL_RESULT_OK`; a freed or invalid handle returns `TICKREEL_RESULT_INVALID_HANDLE`.
+///
+/// Thread safety: any thread. A call on the same writer still running in another thread
+/// finishes normally; calls that start after this one get `TICKREEL_RESULT_INVALID_HANDLE`.
+#[bridge_fn(c = "tickreel_writer_free")]
+pub fn free(_writer: Released<Writer>) {}
+
+/// Appends one tick given as a batch-encoded buffer (see `tickreel_batch_bytes` for the
+/// encoding). Ticks must be strictly increasing; ticks without events may be skipped.
+///
+/// Returns `TICKREEL_RESULT_NULL_ARGUMENT` if `batch` is NULL, `TICKREEL_RESULT_INVALID_ARGUMENT`
+/// for a malformed batch (including `len` 0) or a tick not after the previous one,
+/// `TICKREEL_RESULT_INVALID_STATE` after `tickreel_writer_finish`. A malformed batch or an
+/// out-of-order tick is refused before anything is written.
+///
+/// Thread safety: any thread; calls on one writer are serialised.
+#[bridge_fn(
+    c = "tickreel_writer_write_tick",
+    java = "writerTick",
+    direct = "batch"
+)]
+pub fn write_tick(writer: &Writer, tick: u32, batch: &[u8]) -> tickreel::Result<()> {
+    writer.with(|w| w.write_batch(tick, batch))
+}
+
+/// Appends one tick holding the events of a batch builder (the batch is left unchanged; clear it
+/// before building the next tick). Same rules and results as `tickreel_writer_write_tick`.
+///
+/// Thread safety: any thread; calls on one writer are serialised. The batch must not be modified
+/// by another thread during the call (its lock is held while it is read).
+#[bridge_fn(c = "tickreel_writer_write_batch")]
+pub fn write_batch(writer: &Writer, tick: u32, batch: &Batch) -> tickreel::Result<()> {
+    let events = batch.events()?;
+    writer.with(|w| w.write_tick(tick, &events))
+}
+
+/// Supplies snapshot bytes (the game's own world state: blocks, entities; opaque to tickreel,
+/// copied). The next tick starts a chunk carrying them, so that a seek near it can restore the
+/// world from them. `bytes` may be NULL when `len` is 0.
+///
+/// Thread safety: any thread; calls on one writer are serialised.
+#[bridge_fn(c = "tickreel_writer_offer_snapshot", java = "writerSnapshot")]
+pub fn offer_snapshot(writer: &Writer, bytes: &[u8]) -> tickreel::Result<()> {
+    writer.with(|w| w.offer_snapshot(bytes.to_vec()))
+}
+
+/// Records who an entity is, in the file's metadata: its game-defined `kind`, optionally a
+/// 16-byte UUID (`uuid`, NULL for none) and a UTF-8 name (`name`, NULL for none). Registering an
+/// id again replaces the earlier entry.
+///
+/// Returns `TICKREEL_RESULT_INVALID_ARGUMENT` if `name` is not UTF-8.
+///
+/// Thread safety: any thread; calls on one writer are serialised.
+#[bridge_fn(c = "tickreel_writer_register_entity", java = "writerRegisterEntity")]
+pub fn register_entity(
+    writer: &Writer,
+    entity: Id,
+    kind: Id,
+    uuid: Option<uuid::Uuid>,
+    name: Option<&str>,
+) -> tickreel::Result<()> {
+    let info = EntityInfo {
+        id: entity.0,
+        kind: kind.0,
+        uuid,
+        name: name.map(str::to_owned),
+    };
+    writer.with(|w| w.register_entity(info))
+}
+
+/// Registers a custom event type in the file's metadata: its id (as used by
+/// `tickreel_batch_custom`), a UTF-8 name and the game's schema version of its payload.
+///
+/// Returns `TICKREEL_RESULT_NULL_ARGUMENT` if `name` is NULL, `TICKREEL_RESULT_INVALID_ARGUMENT`
+/// if it is not UTF-8.
+///
+/// Thread safety: any thread; calls on one writer are serialised.
+#[bridge_fn(
+    c = "tickreel_writer_register_event_type",
+    java = "writerRegisterEventType"
+)]
+pub fn register_event_type(
+    writer: &Writer,
+    type_id: Id,
+    name: &str,
+    version: Id,
+) -> tickreel::Result<()> {
+    let t = EventType {
+        id: type_id.0,
+        name: name.to_owned(),
+        version: version.0,
+    };
+    writer.with(|w| w.register_event_type(t))
+}
+
+/// Adds the keys of `nbt`, a big-endian NBT root compound (as Minecraft writes it), to the
+/// recording's user metadata (a key given again replaces the earlier value). The key
+/// `"tickreel"` is the library's own.
+///
+/// Returns `TICKREEL_RESULT_INVALID_ARGUMENT` if `nbt` is not an NBT compound, nests too deeply
+/// or uses the reserved key; `TICKREEL_RESULT_INVALID_STATE` after `tickreel_writer_finish`.
+///
+/// Thread safety: any thread; calls on one writer are serialised.
+#[bridge_fn(c = "tickreel_writer_put_metadata", java = "writerPutMetadata")]
+pub fn put_metadata(writer: &Writer, nbt: &[u8]) -> tickreel::Result<()> {
+    let entries = crate::api::nbt_entries(nbt)?;
+    writer.with(|w| {
+        for (key, value) in entries {
+            w.set_user_metadata(key, value)?;
+        }
+        Ok(())
+    })
+}
+
+/// Writes the file: flushes the last chunk, writes header, metadata, index and chunks to a
+/// temporary file next to `path`, fsyncs it and renames it into place. Stores the file's size in
+/// bytes in `*out_size` (`out_size` may be NULL). Blocks for the I/O.
+///
+/// Afterwards (whether it succeeded or not) the writer accepts no more calls
+/// (`TICKREEL_RESULT_INVALID_STATE`) except `tickreel_writer_free`, which must still be called.
+///
+/// Thread safety: any thread; calls on one writer are serialised.
+#[bridge_fn(
+    c = "tickreel_writer_finish",
+    c_out = "out_size",
+    c_out_optional,
+    java = "writerFinish"
+)]
+pub fn finish(writer: &Writer) -> tickreel::Result<u64> {
+    let w =
+        writer.0.lock().take().ok_or_else(|| {
+            tickreel::Error::InvalidState("the writer was already finished".into())
+        })?;
+    w.finish()
+}
+
+/// The core's check of a position (0), angle (1) or velocity (2) Java found out of range: its
+/// error, or the quantised value. (Java checks the common case itself; the message is the
+/// core's.)
+#[bridge_fn(java = "quantityCheck")]
+pub fn quantity_check(quantity: u32, what: &str, value: f64) -> tickreel::Result<i64> {
+    let quantity = Quantity::from_code(quantity)
+        .ok_or_else(|| tickreel::Error::invalid(format!("no quantity {quantity}")))?;
+    quantity.check(what, value)
+}

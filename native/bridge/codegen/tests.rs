@@ -1,0 +1,124 @@
+//! Tests of the generator on small api modules (compiled into the library's tests only; the
+//! generated code of the real api is checked by compiling it and by the header and Java tests).
+
+use super::{COut, Op, c, jni, read_api};
+
+/// Writes `src` as the api module `demo` in a fresh directory and reads it.
+fn read(src: &str) -> (tempfile::TempDir, Result<Vec<Op>, String>) {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("demo.rs"), src).unwrap();
+    std::fs::write(dir.path().join("mod.rs"), "// not an api module").unwrap();
+    let ops = read_api(dir.path());
+    (dir, ops)
+}
+
+const DEMO: &str = r#"
+use crate::api::New;
+
+/// Opens a thing.
+///
+/// (Java: a handle, never 0.)
+///
+/// Thread safety: any thread.
+#[bridge_fn(c = "tickreel_thing_open", c_out = "out_thing", java = "thingOpen")]
+pub fn open(path: &Path, size: u32) -> tickreel::Result<New<Thing>> {
+    Thing::open(path, size)
+}
+
+/// Shakes a thing.
+#[bridge_fn(c = "tickreel_thing_shake")]
+pub fn shake(thing: &Thing, hard: bool) {}
+
+/// Java only.
+#[bridge_fn(java = "thingBytes")]
+pub fn bytes(thing: &Thing, data: &[u8]) -> Vec<u8> {}
+
+/// Not an operation: no attribute.
+pub fn helper() {}
+"#;
+
+#[test]
+fn operations_are_read_with_their_names_types_and_outputs() {
+    let (_dir, ops) = read(DEMO);
+    let ops = ops.unwrap();
+    let names: Vec<&str> = ops.iter().map(|o| o.name.as_str()).collect();
+    assert_eq!(
+        names,
+        ["open", "shake", "bytes"],
+        "helper has no #[bridge_fn]"
+    );
+    let open = &ops[0];
+    assert_eq!(open.c.as_deref(), Some("tickreel_thing_open"));
+    assert_eq!(open.java.as_deref(), Some("thingOpen"));
+    assert!(open.fallible);
+    match &open.c_out {
+        COut::Value { name, ty, optional } => {
+            assert_eq!(
+                (name.as_str(), ty.as_str(), *optional),
+                ("out_thing", "*mut TickreelThing", false)
+            );
+        }
+        _ => panic!("open returns through one out-pointer"),
+    }
+    assert_eq!(open.docs[0], " Opens a thing.");
+    assert!(ops[1].ret.is_none() && !ops[1].fallible);
+    assert!(ops[2].c.is_none());
+}
+
+#[test]
+fn c_entry_points_follow_the_rust_types() {
+    let (dir, ops) = read(DEMO);
+    let src = c::emit(dir.path(), &ops.unwrap()).unwrap();
+    // A path is a C string (so the function is unsafe, with a generated # Safety section); a
+    // handle is a typed opaque pointer; the out-pointer comes last.
+    assert!(
+        src.contains(
+            "pub unsafe extern \"C\" fn tickreel_thing_open(path: *const c_char, size: u32, \
+         out_thing: *mut *mut TickreelThing) -> TickreelResult"
+        ),
+        "{src}"
+    );
+    assert!(src.contains("#[doc = \" # Safety\"]"));
+    assert!(
+        !src.contains("(Java:"),
+        "C documentation leaves out the notes on the Java form"
+    );
+    assert!(src.contains("#[doc = \" Thread safety: any thread.\"]"));
+    assert!(src.contains("`path` must be NULL or a NUL-terminated string"));
+    // Only plain values and handles: a safe function, no # Safety section needed.
+    assert!(src.contains(
+        "pub extern \"C\" fn tickreel_thing_shake(thing: *mut TickreelThing, hard: bool) -> TickreelResult"
+    ), "{src}");
+    assert!(
+        !src.contains("thingBytes") && !src.contains("fn bytes"),
+        "Java-only operations have no C entry point"
+    );
+}
+
+#[test]
+fn jni_entry_points_take_their_signatures_from_the_traits() {
+    let (dir, ops) = read(DEMO);
+    let src = jni::emit(dir.path(), &ops.unwrap()).unwrap();
+    // No JNI descriptor is spelled: each comes from the declared type's JniArg / JniResult.
+    assert!(src.contains(
+        "crate::jni::method(\"thingOpen\", &signature(&[<& 'static Path as JniArg>::SIG, <u32 as JniArg>::SIG], <New < Thing > as JniResult>::SIG)"
+    ), "{src}");
+    assert!(src.contains("JavaDecl { name: \"thingBytes\", params: &[(\"thing\", <& 'static Thing as JniArg>::JAVA), (\"data\", <& 'static [u8] as JniArg>::JAVA)]"), "{src}");
+    assert!(
+        !src.contains("tickreel_thing_shake") && !src.contains("jni_shake"),
+        "C-only operations have no JNI entry point"
+    );
+    assert!(!src.contains("\"(J"), "no hand-typed descriptor");
+}
+
+#[test]
+fn what_cannot_be_generated_is_refused_with_a_reason() {
+    let (_d, ops) = read("#[bridge_fn(c = \"tickreel_x\")]\npub fn x(v: &Thing) -> u32 { 0 }");
+    let e = ops.err().unwrap();
+    assert!(e.contains("c_out"), "{e}");
+    let (_d, ops) = read("#[bridge_fn(c = \"tickreel_x\", color = \"red\")]\npub fn x() {}");
+    assert!(ops.err().unwrap().contains("unknown bridge_fn argument"));
+    let (dir, ops) = read("#[bridge_fn(c = \"tickreel_x\")]\npub fn x(v: (u8, u8)) {}");
+    let e = c::emit(dir.path(), &ops.unwrap()).err().unwrap();
+    assert!(e.contains("no C form for parameter type"), "{e}");
+}

@@ -1,0 +1,536 @@
+//! How the declared Rust types of `native/bridge/api/` cross the JNI boundary: [`JniArg`] for
+//! parameters, [`JniResult`] for results. Each impl states the raw JNI type, the JNI type
+//! descriptor and the Java type, so the generated entry points (`OUT_DIR/bridge_jni.rs`, see
+//! `native/bridge/codegen/jni.rs`) derive their `RegisterNatives` signatures and their Java
+//! declarations from the Rust types; no signature is written by hand. Impls are named by the
+//! declared type with its lifetimes made `'static` and serve every lifetime of it.
+//!
+//! Raw `jni::sys` types are used in the entry points' signatures (they are what the JVM passes;
+//! `JString<'l>` and friends are transparent wrappers of them), and wrapped here.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use jni::JNIEnv;
+use jni::objects::{JByteArray, JByteBuffer, JDoubleArray, JLongArray, JObjectArray, JString};
+use jni::sys::{
+    jboolean, jbyteArray, jdouble, jdoubleArray, jint, jlong, jlongArray, jobject, jobjectArray,
+    jstring,
+};
+
+use super::{Fallback, Res, bad_arg, handles};
+use crate::api::{AnyHandle, Id, New, Released, StringPairs};
+use crate::ffi::handle::HandleType;
+
+/// A parameter type of a Java `native` method.
+pub(crate) trait JniArg {
+    /// What the JVM passes.
+    type Jni;
+    /// The JNI type descriptor (`I`, `Ljava/lang/String;`, ...).
+    const SIG: &'static str;
+    /// The Java type, as `NativeBridge.java` spells it (read by the test that writes it).
+    #[cfg_attr(not(test), allow(dead_code))]
+    const JAVA: &'static str;
+    /// What the conversion produces; the operation gets it by value or by reference.
+    type Stored;
+    /// Checks and converts; `name` is the parameter's name, for messages.
+    fn store(env: &mut JNIEnv<'_>, j: Self::Jni, name: &'static str) -> Res<Self::Stored>;
+}
+
+/// A result type of a Java `native` method.
+pub(crate) trait JniResult {
+    type Jni: Fallback;
+    const SIG: &'static str;
+    #[cfg_attr(not(test), allow(dead_code))]
+    const JAVA: &'static str;
+    fn into_jni(self, env: &mut JNIEnv<'_>) -> Res<Self::Jni>;
+}
+
+/// A result Java receives in an array it passes (`java_fill` operations: nothing allocated per
+/// call), plus an optional plain return value.
+pub(crate) trait JniFill {
+    /// The array parameter as the JVM passes it.
+    type Array;
+    const ARRAY_SIG: &'static str;
+    #[cfg_attr(not(test), allow(dead_code))]
+    const ARRAY_JAVA: &'static str;
+    /// What the method returns besides.
+    type Jni: Fallback;
+    const SIG: &'static str;
+    #[cfg_attr(not(test), allow(dead_code))]
+    const JAVA: &'static str;
+    fn fill(self, env: &mut JNIEnv<'_>, out: Self::Array) -> Res<Self::Jni>;
+}
+
+/// Writes `values` at the start of the Java `double[]` `out` (null or shorter: an
+/// `IllegalArgumentException`).
+pub(crate) fn fill_doubles(env: &mut JNIEnv<'_>, out: jdoubleArray, values: &[f64]) -> Res<()> {
+    // SAFETY: a local reference (or null) passed to the running native method.
+    let out = unsafe { JDoubleArray::from_raw(out) };
+    if out.is_null() {
+        return Err(bad_arg("the output array is null"));
+    }
+    let n = env.get_array_length(&out)? as usize;
+    if n < values.len() {
+        return Err(bad_arg(format!(
+            "the output array has {n} elements, needs {}",
+            values.len()
+        )));
+    }
+    env.set_double_array_region(&out, 0, values)?;
+    Ok(())
+}
+
+/// Writes `values` at the start of the Java `long[]` `out` (null or shorter: an
+/// `IllegalArgumentException`). Nothing is allocated on the Java heap.
+pub(crate) fn fill_longs(env: &mut JNIEnv<'_>, out: jlongArray, values: &[i64]) -> Res<()> {
+    // SAFETY: a local reference (or null) passed to the running native method.
+    let out = unsafe { JLongArray::from_raw(out) };
+    if out.is_null() {
+        return Err(bad_arg("the output array is null"));
+    }
+    let n = env.get_array_length(&out)? as usize;
+    if n < values.len() {
+        return Err(bad_arg(format!(
+            "the output array has {n} elements, needs {}",
+            values.len()
+        )));
+    }
+    env.set_long_array_region(&out, 0, values)?;
+    Ok(())
+}
+
+/// One generated Java declaration.
+#[cfg(test)]
+pub(crate) struct JavaDecl {
+    pub name: &'static str,
+    /// `(name, Java type)` of each parameter.
+    pub params: &'static [(&'static str, &'static str)],
+    pub ret: &'static str,
+}
+
+/// The JNI method descriptor `(params)ret`.
+pub(crate) fn signature(params: &[&str], ret: &str) -> String {
+    format!("({}){ret}", params.concat())
+}
+
+/// A tick, count or id: a Java `int` that must not be negative.
+impl JniArg for u32 {
+    type Jni = jint;
+    const SIG: &'static str = "I";
+    const JAVA: &'static str = "int";
+    type Stored = u32;
+    fn store(_: &mut JNIEnv<'_>, v: jint, name: &'static str) -> Res<u32> {
+        u32::try_from(v).map_err(|_| bad_arg(format!("{name} must not be negative (got {v})")))
+    }
+}
+
+/// An id, kind or version: the `int`'s 32 bits, unsigned.
+impl JniArg for Id {
+    type Jni = jint;
+    const SIG: &'static str = "I";
+    const JAVA: &'static str = "int";
+    type Stored = Id;
+    fn store(_: &mut JNIEnv<'_>, v: jint, _: &'static str) -> Res<Id> {
+        Ok(Id(v as u32))
+    }
+}
+
+/// A time in nanoseconds or a count that may be negative: the `long` as it is.
+impl JniArg for i64 {
+    type Jni = jlong;
+    const SIG: &'static str = "J";
+    const JAVA: &'static str = "long";
+    type Stored = i64;
+    fn store(_: &mut JNIEnv<'_>, v: jlong, _: &'static str) -> Res<i64> {
+        Ok(v)
+    }
+}
+
+impl JniArg for f64 {
+    type Jni = jdouble;
+    const SIG: &'static str = "D";
+    const JAVA: &'static str = "double";
+    type Stored = f64;
+    fn store(_: &mut JNIEnv<'_>, v: jdouble, _: &'static str) -> Res<f64> {
+        Ok(v)
+    }
+}
+
+impl JniArg for bool {
+    type Jni = jboolean;
+    const SIG: &'static str = "Z";
+    const JAVA: &'static str = "boolean";
+    type Stored = bool;
+    fn store(_: &mut JNIEnv<'_>, v: jboolean, _: &'static str) -> Res<bool> {
+        Ok(v != 0)
+    }
+}
+
+/// A Java `String` that must not be null.
+fn java_string(env: &mut JNIEnv<'_>, s: jstring, name: &'static str) -> Res<String> {
+    // SAFETY: `s` is a local reference (or null) the JVM passed to the native method being run;
+    // it stays valid for the whole call, and the wrapper does not outlive it.
+    let s = unsafe { JString::from_raw(s) };
+    super::string_arg(env, &s, name)
+}
+
+impl JniArg for &'static str {
+    type Jni = jstring;
+    const SIG: &'static str = "Ljava/lang/String;";
+    const JAVA: &'static str = "String";
+    type Stored = String;
+    fn store(env: &mut JNIEnv<'_>, s: jstring, name: &'static str) -> Res<String> {
+        java_string(env, s, name)
+    }
+}
+
+impl JniArg for &'static Path {
+    type Jni = jstring;
+    const SIG: &'static str = "Ljava/lang/String;";
+    const JAVA: &'static str = "String";
+    type Stored = PathBuf;
+    fn store(env: &mut JNIEnv<'_>, s: jstring, name: &'static str) -> Res<PathBuf> {
+        java_string(env, s, name).map(PathBuf::from)
+    }
+}
+
+/// A path that may be null.
+impl JniArg for Option<&'static Path> {
+    type Jni = jstring;
+    const SIG: &'static str = "Ljava/lang/String;";
+    const JAVA: &'static str = "String";
+    type Stored = Option<PathBuf>;
+    fn store(env: &mut JNIEnv<'_>, s: jstring, _: &'static str) -> Res<Option<PathBuf>> {
+        // SAFETY: a local reference (or null) passed to the running native method.
+        let s = unsafe { JString::from_raw(s) };
+        Ok(super::opt_string_arg(env, &s)?.map(PathBuf::from))
+    }
+}
+
+/// `String[] {key0, value0, key1, value1, ...}`, no element null.
+impl JniArg for StringPairs {
+    type Jni = jobjectArray;
+    const SIG: &'static str = "[Ljava/lang/String;";
+    const JAVA: &'static str = "String[]";
+    type Stored = StringPairs;
+    fn store(env: &mut JNIEnv<'_>, a: jobjectArray, name: &'static str) -> Res<StringPairs> {
+        // SAFETY: a local reference (or null) passed to the running native method.
+        let a = unsafe { JObjectArray::from_raw(a) };
+        if a.is_null() {
+            return Err(bad_arg(format!("{name} is null")));
+        }
+        let n = env.get_array_length(&a)?;
+        if n % 2 != 0 {
+            return Err(bad_arg(format!(
+                "{name} must hold key, value pairs (got {n} strings)"
+            )));
+        }
+        let mut strings = Vec::with_capacity(n as usize);
+        for i in 0..n {
+            let s = JString::from(env.get_object_array_element(&a, i)?);
+            strings.push(super::string_arg(env, &s, "a metadata key or value")?);
+            env.delete_local_ref(s)?;
+        }
+        let mut it = strings.into_iter();
+        let mut pairs = Vec::with_capacity(n as usize / 2);
+        while let (Some(k), Some(v)) = (it.next(), it.next()) {
+            pairs.push((k, v));
+        }
+        Ok(StringPairs(pairs))
+    }
+}
+
+impl JniArg for &'static [u8] {
+    type Jni = jbyteArray;
+    const SIG: &'static str = "[B";
+    const JAVA: &'static str = "byte[]";
+    type Stored = Vec<u8>;
+    fn store(env: &mut JNIEnv<'_>, a: jbyteArray, name: &'static str) -> Res<Vec<u8>> {
+        // SAFETY: as in `java_string`: a local reference passed to the running native method.
+        let a = unsafe { JByteArray::from_raw(a) };
+        super::bytes_arg(env, &a, name)
+    }
+}
+
+/// The JNI descriptor of a `direct` parameter: `(ByteBuffer buffer, int offset, int length)`.
+pub(crate) const DIRECT_SIG: &str = "Ljava/nio/ByteBuffer;II";
+
+/// Bytes of a direct `ByteBuffer`, read in place for the call (never copied, never kept).
+pub(crate) struct DirectSlice {
+    ptr: *const u8,
+    len: usize,
+}
+
+impl std::ops::Deref for DirectSlice {
+    type Target = [u8];
+    fn deref(&self) -> &[u8] {
+        if self.len == 0 {
+            return &[];
+        }
+        // SAFETY: built by `direct_bytes` from the buffer's address and a range checked against
+        // its capacity; the buffer is a local reference of the running native call, so its memory
+        // stays valid while the call runs, and a `DirectSlice` never outlives the call. The
+        // documented contract forbids writing to the buffer during the call.
+        unsafe { std::slice::from_raw_parts(self.ptr, self.len) }
+    }
+}
+
+/// `len` bytes at `offset` of a direct `ByteBuffer` (null, heap buffer or a range outside its
+/// capacity: `IllegalArgumentException`).
+pub(crate) fn direct_bytes(
+    env: &mut JNIEnv<'_>,
+    buf: jobject,
+    offset: jint,
+    len: jint,
+    name: &'static str,
+) -> Res<DirectSlice> {
+    // SAFETY: a local reference (or null) passed to the running native method.
+    let buf = unsafe { JByteBuffer::from_raw(buf) };
+    if buf.is_null() {
+        return Err(bad_arg(format!("{name} is null")));
+    }
+    let (Ok(offset), Ok(len)) = (usize::try_from(offset), usize::try_from(len)) else {
+        return Err(bad_arg(format!(
+            "negative buffer range (offset {offset}, length {len})"
+        )));
+    };
+    let addr = env
+        .get_direct_buffer_address(&buf)
+        .map_err(|_| bad_arg(format!("{name} is not a direct ByteBuffer")))?;
+    let capacity = env
+        .get_direct_buffer_capacity(&buf)
+        .map_err(|_| bad_arg(format!("{name} is not a direct ByteBuffer")))?;
+    if offset.checked_add(len).is_none_or(|end| end > capacity) {
+        return Err(bad_arg(format!(
+            "buffer range {offset}+{len} exceeds its capacity {capacity}"
+        )));
+    }
+    // SAFETY: `offset <= capacity` of the buffer's memory starting at `addr`.
+    let ptr = unsafe { addr.add(offset) };
+    Ok(DirectSlice { ptr, len })
+}
+
+/// A UUID: `null` or `long[] {msb, lsb}`.
+impl JniArg for Option<uuid::Uuid> {
+    type Jni = jlongArray;
+    const SIG: &'static str = "[J";
+    const JAVA: &'static str = "long[]";
+    type Stored = Option<uuid::Uuid>;
+    fn store(env: &mut JNIEnv<'_>, a: jlongArray, name: &'static str) -> Res<Option<uuid::Uuid>> {
+        // SAFETY: a local reference (or null) passed to the running native method.
+        let a = unsafe { JLongArray::from_raw(a) };
+        if a.is_null() {
+            return Ok(None);
+        }
+        let v = super::longs_arg(env, &a, 2, name)?;
+        Ok(Some(uuid::Uuid::from_u64_pair(v[0] as u64, v[1] as u64)))
+    }
+}
+
+/// An `Option<&str>`: a Java `String` that may be null.
+impl JniArg for Option<&'static str> {
+    type Jni = jstring;
+    const SIG: &'static str = "Ljava/lang/String;";
+    const JAVA: &'static str = "String";
+    type Stored = Option<String>;
+    fn store(env: &mut JNIEnv<'_>, s: jstring, _: &'static str) -> Res<Option<String>> {
+        // SAFETY: a local reference (or null) passed to the running native method.
+        let s = unsafe { JString::from_raw(s) };
+        super::opt_string_arg(env, &s)
+    }
+}
+
+impl JniResult for i64 {
+    type Jni = jlong;
+    const SIG: &'static str = "J";
+    const JAVA: &'static str = "long";
+    fn into_jni(self, _: &mut JNIEnv<'_>) -> Res<jlong> {
+        Ok(self)
+    }
+}
+
+/// A size (a file's length): a Java `long`.
+impl JniResult for u64 {
+    type Jni = jlong;
+    const SIG: &'static str = "J";
+    const JAVA: &'static str = "long";
+    fn into_jni(self, _: &mut JNIEnv<'_>) -> Res<jlong> {
+        jlong::try_from(self).map_err(|_| bad_arg(format!("{self} does not fit a Java long")))
+    }
+}
+
+/// A handle: the object it names (closed or of another type: `IllegalStateException` /
+/// `IllegalArgumentException`).
+impl<T: HandleType> JniArg for &'static T {
+    type Jni = jlong;
+    const SIG: &'static str = "J";
+    const JAVA: &'static str = "long";
+    type Stored = Arc<T>;
+    fn store(_: &mut JNIEnv<'_>, h: jlong, _: &'static str) -> Res<Arc<T>> {
+        Ok(handles::get::<T>(h, T::NAME)?)
+    }
+}
+
+/// A handle being closed: removed from the registry if it names a live object of the type
+/// (closing twice, or a stale handle, is harmless; a handle of another type is refused).
+impl<T: HandleType> JniArg for Released<T> {
+    type Jni = jlong;
+    const SIG: &'static str = "J";
+    const JAVA: &'static str = "long";
+    type Stored = Released<T>;
+    fn store(_: &mut JNIEnv<'_>, h: jlong, _: &'static str) -> Res<Released<T>> {
+        match handles::get::<T>(h, T::NAME) {
+            Ok(object) => {
+                drop(handles::remove(h));
+                Ok(Released {
+                    object: Some(object),
+                })
+            }
+            Err(handles::HandleError::Closed(_)) => Ok(Released { object: None }),
+            Err(e) => Err(e.into()),
+        }
+    }
+}
+
+/// Any handle, closed without a type check.
+impl JniArg for AnyHandle {
+    type Jni = jlong;
+    const SIG: &'static str = "J";
+    const JAVA: &'static str = "long";
+    type Stored = AnyHandle;
+    fn store(_: &mut JNIEnv<'_>, h: jlong, _: &'static str) -> Res<AnyHandle> {
+        Ok(AnyHandle {
+            _object: handles::remove(h),
+        })
+    }
+}
+
+impl JniResult for i32 {
+    type Jni = jint;
+    const SIG: &'static str = "I";
+    const JAVA: &'static str = "int";
+    fn into_jni(self, _: &mut JNIEnv<'_>) -> Res<jint> {
+        Ok(self)
+    }
+}
+
+impl JniResult for &'static str {
+    type Jni = jobject;
+    const SIG: &'static str = "Ljava/lang/String;";
+    const JAVA: &'static str = "String";
+    fn into_jni(self, env: &mut JNIEnv<'_>) -> Res<jobject> {
+        Ok(env.new_string(self)?.into_raw())
+    }
+}
+
+impl JniResult for () {
+    type Jni = ();
+    const SIG: &'static str = "V";
+    const JAVA: &'static str = "void";
+    fn into_jni(self, _: &mut JNIEnv<'_>) -> Res<()> {
+        Ok(())
+    }
+}
+
+/// A tick or count: a Java `long`, so that every `u32` survives.
+impl JniResult for u32 {
+    type Jni = jlong;
+    const SIG: &'static str = "J";
+    const JAVA: &'static str = "long";
+    fn into_jni(self, _: &mut JNIEnv<'_>) -> Res<jlong> {
+        Ok(jlong::from(self))
+    }
+}
+
+impl JniResult for bool {
+    type Jni = jboolean;
+    const SIG: &'static str = "Z";
+    const JAVA: &'static str = "boolean";
+    fn into_jni(self, _: &mut JNIEnv<'_>) -> Res<jboolean> {
+        Ok(jboolean::from(self))
+    }
+}
+
+impl JniResult for f64 {
+    type Jni = jdouble;
+    const SIG: &'static str = "D";
+    const JAVA: &'static str = "double";
+    fn into_jni(self, _: &mut JNIEnv<'_>) -> Res<jdouble> {
+        Ok(self)
+    }
+}
+
+/// A new handle (a positive `long`).
+impl<T: HandleType> JniResult for New<T> {
+    type Jni = jlong;
+    const SIG: &'static str = "J";
+    const JAVA: &'static str = "long";
+    fn into_jni(self, _: &mut JNIEnv<'_>) -> Res<jlong> {
+        super::insert(T::NAME, Arc::new(self.0))
+    }
+}
+
+/// Bytes (an NBT compound, encoded ticks): a new `byte[]`.
+impl JniResult for Vec<u8> {
+    type Jni = jobject;
+    const SIG: &'static str = "[B";
+    const JAVA: &'static str = "byte[]";
+    fn into_jni(self, env: &mut JNIEnv<'_>) -> Res<jobject> {
+        super::byte_array(env, &self)
+    }
+}
+
+/// Ids: a new `long[]` (unsigned 32-bit values).
+impl JniResult for Vec<u32> {
+    type Jni = jobject;
+    const SIG: &'static str = "[J";
+    const JAVA: &'static str = "long[]";
+    fn into_jni(self, env: &mut JNIEnv<'_>) -> Res<jobject> {
+        let v: Vec<i64> = self.into_iter().map(i64::from).collect();
+        super::long_array(env, &v)
+    }
+}
+
+/// A new handle that may not exist yet: `0` until it does.
+impl<T: HandleType> JniResult for Option<New<T>> {
+    type Jni = jlong;
+    const SIG: &'static str = "J";
+    const JAVA: &'static str = "long";
+    fn into_jni(self, env: &mut JNIEnv<'_>) -> Res<jlong> {
+        self.map_or(Ok(0), |new| new.into_jni(env))
+    }
+}
+
+/// The Java type of a `long[]` result (the layout is the operation's).
+pub(crate) const LONG_ARRAY_SIG: &str = "[J";
+#[cfg_attr(not(test), allow(dead_code))]
+pub(crate) const LONG_ARRAY_JAVA: &str = "long[]";
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::api::playhead::{Playhead, UpdateRef};
+
+    /// Signatures come from the declared types: `playheadOpen(String, int) -> long` and
+    /// `playheadSeek(long, int, long[] out) -> void` (a fill), as `RegisterNatives` needs them.
+    #[test]
+    fn jni_signatures_follow_the_rust_types() {
+        let open = signature(
+            &[<&'static Path as JniArg>::SIG, <u32 as JniArg>::SIG],
+            <New<Playhead> as JniResult>::SIG,
+        );
+        assert_eq!(open, "(Ljava/lang/String;I)J");
+        let seek = signature(
+            &[
+                <&'static Playhead as JniArg>::SIG,
+                <u32 as JniArg>::SIG,
+                <UpdateRef<'static> as JniFill>::ARRAY_SIG,
+            ],
+            <UpdateRef<'static> as JniFill>::SIG,
+        );
+        assert_eq!(seek, "(JI[J)V");
+        assert_eq!(<&'static [u8] as JniArg>::JAVA, "byte[]");
+        assert_eq!(<() as JniResult>::SIG, "V");
+    }
+}
