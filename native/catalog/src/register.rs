@@ -97,13 +97,27 @@ fn describe(reader: &Reader, location: String, size: u64) -> Recording {
         last_tick: reader.last_tick().unwrap_or(0),
         tick_rate: reader.tick_rate(),
         size_bytes: size,
-        entity_count: lib.entities.len() as u32,
+        entity_count: entity_count(lib),
         summary: format!(
             "{} ticks, {} chunks, {} events, {} dropped ticks",
             h.tick_count, h.chunk_count, lib.stats.events, lib.stats.dropped_ticks
         ),
         registered_ms: 0,
     }
+}
+
+/// The number of entities: from compaction's analysis (its per-entity list, or the count it
+/// keeps when the list was left out), else the metadata's entity table.
+fn entity_count(lib: &tickreel::format::metadata::LibraryMeta) -> u32 {
+    use fastnbt::Value as Nbt;
+    if let Some(Nbt::Compound(a)) = &lib.analysis {
+        match (a.get("entities"), a.get("entities_omitted")) {
+            (Some(Nbt::List(list)), _) => return list.len() as u32,
+            (_, Some(Nbt::Int(n))) => return *n as u32,
+            _ => {}
+        }
+    }
+    lib.entities.len() as u32
 }
 
 fn measure(reader: &Reader, spec: &RunSpec, rec: &Recording) -> Result<Measured> {
