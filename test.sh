@@ -15,6 +15,7 @@ step "cargo clippy"
 cargo clippy --workspace --all-targets -- -D warnings
 
 step "cargo test"
+bash scripts/ensure-postgres.sh  # the catalog's tests start a PostgreSQL cluster
 cargo test --workspace --all-targets
 
 # Every fuzz target over its seeds and kept regressions (seconds, after a build of a few minutes);
