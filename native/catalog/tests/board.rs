@@ -81,7 +81,10 @@ fn queries(db: Db) {
     let pb = cat.personal_best(COURSE, player(2)).unwrap().unwrap();
     assert_eq!((pb.rank, pb.run.ticks, pb.run.entity), (3, 80, 2));
     assert!(cat.personal_best(COURSE, player(4)).unwrap().is_none());
-    assert_eq!(cat.at_rank(COURSE, 2).unwrap().unwrap().run.player, player(3));
+    assert_eq!(
+        cat.at_rank(COURSE, 2).unwrap().unwrap().run.player,
+        player(3)
+    );
     assert!(cat.at_rank(COURSE, 4).unwrap().is_none());
 
     // around a rank
@@ -192,7 +195,10 @@ fn unfinished_recordings_are_never_listed(db: Db) {
     let live = dir.path().join("open.reel.live");
     std::fs::create_dir(&live).unwrap();
     assert!(cat.register(&live, &run(1)).is_err());
-    assert!(cat.register(dir.path().join("missing.reel"), &run(1)).is_err());
+    assert!(
+        cat.register(dir.path().join("missing.reel"), &run(1))
+            .is_err()
+    );
     let ok = record(dir.path(), "ok.reel", &[Runner::new(1, 0, 40, &[])]);
     assert!(cat.register(&ok, &run(99)).is_err());
 

@@ -98,7 +98,10 @@ fn id_of(flag: &str) -> u32 {
         out.status.success(),
         "running as root, the tests need the postgres user (Debian's postgresql package creates it)"
     );
-    String::from_utf8_lossy(&out.stdout).trim().parse().expect("a numeric id")
+    String::from_utf8_lossy(&out.stdout)
+        .trim()
+        .parse()
+        .expect("a numeric id")
 }
 
 fn free_port() -> u16 {
@@ -194,7 +197,11 @@ impl Cluster {
 pub fn fresh_database() -> String {
     static N: AtomicU32 = AtomicU32::new(0);
     let c = cluster();
-    let name = format!("t{}_{}", std::process::id(), N.fetch_add(1, Ordering::Relaxed));
+    let name = format!(
+        "t{}_{}",
+        std::process::id(),
+        N.fetch_add(1, Ordering::Relaxed)
+    );
     let mut admin = postgres::Client::connect(&c.url("postgres"), postgres::NoTls)
         .expect("connect to the test cluster");
     admin
