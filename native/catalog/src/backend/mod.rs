@@ -161,10 +161,20 @@ pub(crate) trait Backend: Send {
     ) -> std::result::Result<(), TxError>;
 }
 
-/// A database error as a library error: the database is I/O to the library. `scrub` removes
-/// the connection's secret from the message (drivers may echo parts of a connection string).
-pub(crate) fn db_error(what: &str, e: impl std::fmt::Display, scrub: &[String]) -> Error {
+/// A database error as a library error: the database is I/O to the library. The message holds
+/// the error's causes (a server's own message is a driver error's source); `scrub` removes the
+/// connection's secret from it (drivers may echo parts of a connection string).
+pub(crate) fn db_error(what: &str, e: impl std::error::Error, scrub: &[String]) -> Error {
     let mut msg = format!("catalog: {what}: {e}");
+    let mut cause = e.source();
+    while let Some(c) = cause {
+        let part = c.to_string();
+        if !msg.ends_with(&part) {
+            msg.push_str(": ");
+            msg.push_str(&part);
+        }
+        cause = c.source();
+    }
     for s in scrub.iter().filter(|s| !s.is_empty()) {
         msg = msg.replace(s.as_str(), "***");
     }
