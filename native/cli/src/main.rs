@@ -63,6 +63,8 @@ enum Command {
     Ghost(cmd::ghost::Args),
     /// Play a recording: entity poses as JSON lines, one per simulated server tick.
     Play(cmd::play::Args),
+    /// The catalog of runs, recordings and reports (SQLite or PostgreSQL): top, pb, runs, add, prune.
+    Catalog(cmd::catalog::Args),
 }
 
 fn main() -> ExitCode {
@@ -81,6 +83,7 @@ fn main() -> ExitCode {
         Command::Bench(a) => bench::run(a, &mut out),
         Command::Ghost(a) => cmd::ghost::run(a, &mut out),
         Command::Play(a) => cmd::play::run(a, &mut out),
+        Command::Catalog(a) => cmd::catalog::run(a, &mut out),
     };
     // What was printed before an error comes before its message.
     let flushed = out.flush();
