@@ -254,11 +254,11 @@ impl Catalog {
             ),
         })?;
         // runs in board order, each with its splits
-        let mut runs: Vec<(i64, u32, f64, Vec<(u32, u32)>)> = Vec::new();
+        let mut runs: Vec<RunSplits> = Vec::new();
         for row in &rows {
             let id = row.int(0)?;
             if runs.last().is_none_or(|r| r.0 != id) {
-                runs.push((id, row.u32(1)?, row.real(2)?, Vec::new()));
+                runs.push(RunSplits(id, row.u32(1)?, row.real(2)?, Vec::new()));
             }
             if let (Some(cp), Some(t)) = (row.opt_int(3)?, row.opt_int(4)?) {
                 let run = runs.last_mut().expect("pushed above");
@@ -269,9 +269,12 @@ impl Catalog {
     }
 }
 
+/// A run for the sum of best: id, ticks, tick rate, splits (checkpoint, tick) in order.
+struct RunSplits(i64, u32, f64, Vec<(u32, u32)>);
+
 /// Best segments along the fastest run's route (see [`Catalog::sum_of_best`]).
-fn sum_of_best(runs: &[(i64, u32, f64, Vec<(u32, u32)>)]) -> Option<SumOfBest> {
-    let (_, _, tick_rate, route_splits) = runs.first()?;
+fn sum_of_best(runs: &[RunSplits]) -> Option<SumOfBest> {
+    let RunSplits(_, _, tick_rate, route_splits) = runs.first()?;
     let route: Vec<u32> = route_splits.iter().map(|&(cp, _)| cp).collect();
     let mut segments: Vec<BestSegment> = Vec::with_capacity(route.len() + 1);
     for i in 0..=route.len() {
@@ -283,7 +286,7 @@ fn sum_of_best(runs: &[(i64, u32, f64, Vec<(u32, u32)>)]) -> Option<SumOfBest> {
         });
     }
     let mut counted = 0;
-    for (id, ticks, _, splits) in runs {
+    for RunSplits(id, ticks, _, splits) in runs {
         if splits.len() != route.len() || splits.iter().zip(&route).any(|(s, r)| s.0 != *r) {
             continue;
         }
@@ -315,10 +318,10 @@ mod tests {
     #[test]
     fn sum_of_best_takes_each_segment_from_the_run_that_was_fastest_there() {
         let runs = vec![
-            (1, 100, 20.0, vec![(1, 30), (2, 70)]),
-            (2, 110, 20.0, vec![(1, 20), (2, 75)]),
-            (3, 90, 20.0, vec![(2, 40)]), // another route: not counted
-            (4, 120, 20.0, vec![(1, 40), (2, 70)]),
+            RunSplits(1, 100, 20.0, vec![(1, 30), (2, 70)]),
+            RunSplits(2, 110, 20.0, vec![(1, 20), (2, 75)]),
+            RunSplits(3, 90, 20.0, vec![(2, 40)]), // another route: not counted
+            RunSplits(4, 120, 20.0, vec![(1, 40), (2, 70)]),
         ];
         // route of the first (fastest listed) run: start-1, 1-2, 2-finish
         let s = sum_of_best(&runs).unwrap();

@@ -169,6 +169,8 @@ fn start() -> Cluster {
         base.display(),
         pid = std::process::id()
     );
+    // never waited for: it must outlive this process (init reaps it)
+    #[allow(clippy::zombie_processes)]
     Command::new("sh")
         .args(["-c", &script])
         .stdin(Stdio::null())
