@@ -98,9 +98,9 @@ pub(crate) fn placed(c: &mut dyn Conn, course: &str, player: &Uuid) -> Result<Op
     let run = run_from(row, 0)?;
     let ahead = c
         .one(
-            "SELECT COUNT(*) FROM bests WHERE course = $1 AND (ticks < $2
-                OR (ticks = $2 AND achieved_ms < $3)
-                OR (ticks = $2 AND achieved_ms = $3 AND run_id < $4))",
+            // a row-value range: both databases walk the board's index up to the player
+            "SELECT COUNT(*) FROM bests
+             WHERE course = $1 AND (ticks, achieved_ms, run_id) < ($2, $3, $4)",
             &[
                 course.into(),
                 run.ticks.into(),

@@ -27,11 +27,11 @@ impl Sqlite {
             | OpenFlags::SQLITE_OPEN_NO_MUTEX;
         let conn = Connection::open_with_flags(path, flags).map_err(err)?;
         conn.busy_timeout(BUSY_TIMEOUT).map_err(err)?;
-        // WAL: readers never wait for the writer; NORMAL is durable at each checkpoint and never
-        // corrupts the database on power loss (a committed transaction may be lost).
+        // WAL: readers never wait for the writer. FULL: a committed transaction survives power
+        // loss (prune relies on it: its deletion marks are committed before any file goes).
         conn.pragma_update(None, "journal_mode", "WAL")
             .map_err(err)?;
-        conn.pragma_update(None, "synchronous", "NORMAL")
+        conn.pragma_update(None, "synchronous", "FULL")
             .map_err(err)?;
         conn.pragma_update(None, "foreign_keys", "ON")
             .map_err(err)?;
