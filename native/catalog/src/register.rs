@@ -6,7 +6,7 @@
 
 use std::path::Path;
 
-use tickreel::ghost::GhostTrack;
+use tickreel::ghost::{GhostRange, GhostTrack};
 use tickreel::play::Reader;
 use tickreel::record::FinishHandle;
 use tickreel::{Error, Result};
@@ -47,8 +47,19 @@ impl Catalog {
         let size = std::fs::metadata(&location)?.len();
         let recording = describe(&reader, location.to_string_lossy().into_owned(), size);
         let mut measured = Vec::with_capacity(runs.len());
+        // each (entity, range) is loaded once, however many runs name it
+        let mut seen: Vec<((u32, GhostRange), Span)> = Vec::new();
         for spec in runs {
-            measured.push(measure(&reader, spec, &recording)?);
+            let key = (spec.entity, spec.range);
+            let span = match seen.iter().find(|(k, _)| *k == key) {
+                Some((_, span)) => span.clone(),
+                None => {
+                    let span = measure(&reader, spec)?;
+                    seen.push((key, span.clone()));
+                    span
+                }
+            };
+            measured.push(Measured::new(spec, span, &recording));
         }
         let now = now_ms();
         self.tx(|c| store(c, &recording, &measured, now))
@@ -120,7 +131,16 @@ fn entity_count(lib: &tickreel::format::metadata::LibraryMeta) -> u32 {
     lib.entities.len() as u32
 }
 
-fn measure(reader: &Reader, spec: &RunSpec, rec: &Recording) -> Result<Measured> {
+/// Where a run lies in its recording, and its splits.
+#[derive(Debug, Clone)]
+struct Span {
+    start_tick: u32,
+    end_tick: u32,
+    splits: Vec<tickreel::ghost::Split>,
+}
+
+/// Loads the run as a ghost: its tick range and checkpoint markers.
+fn measure(reader: &Reader, spec: &RunSpec) -> Result<Span> {
     if spec.course.is_empty() {
         return Err(Error::invalid("a run needs a course"));
     }
@@ -131,18 +151,27 @@ fn measure(reader: &Reader, spec: &RunSpec, rec: &Recording) -> Result<Measured>
         ))
     })?;
     let start_tick = track.origin_tick();
-    let end_tick = start_tick + track.duration_ticks();
-    let achieved_ms = spec.achieved_ms.unwrap_or_else(|| {
-        let offset = f64::from(end_tick.saturating_sub(rec.first_tick)) / rec.tick_rate;
-        rec.started_ms + (offset * 1000.0).round() as i64
-    });
-    Ok(Measured {
-        spec: spec.clone(),
+    Ok(Span {
         start_tick,
-        end_tick,
+        end_tick: start_tick + track.duration_ticks(),
         splits: track.splits().to_vec(),
-        achieved_ms,
     })
+}
+
+impl Measured {
+    fn new(spec: &RunSpec, span: Span, rec: &Recording) -> Measured {
+        let achieved_ms = spec.achieved_ms.unwrap_or_else(|| {
+            let offset = f64::from(span.end_tick.saturating_sub(rec.first_tick)) / rec.tick_rate;
+            rec.started_ms + (offset * 1000.0).round() as i64
+        });
+        Measured {
+            spec: spec.clone(),
+            start_tick: span.start_tick,
+            end_tick: span.end_tick,
+            splits: span.splits,
+            achieved_ms,
+        }
+    }
 }
 
 fn store(c: &mut dyn Conn, rec: &Recording, runs: &[Measured], now: i64) -> Result<Registered> {
