@@ -12,9 +12,10 @@
 //!   a rank, recent runs, splits, sum of best, ghosts.
 //! - Reports ([`reports`]) and retention ([`retain`]): `prune` with a dry run, crash-safe.
 //!
-//! Calls block the calling thread on the database: run them off a game server's tick thread
-//! (a plugin's own executor; the Java binding returns futures). One `Catalog` serialises its
-//! calls on one connection; open one per thread for parallel work.
+//! Calls block the calling thread on the database: run them off a game server's tick thread,
+//! on a plugin's own executor or through a [`CatalogWorker`] (one background thread; each call
+//! returns a [`Pending`] result polled without blocking, what the bindings' futures wrap). One
+//! `Catalog` serialises its calls on one connection; open one per thread for parallel work.
 //!
 //! Every SQL statement of the workspace lives in this crate.
 
@@ -27,6 +28,7 @@ pub mod reports;
 pub mod retain;
 pub mod schema;
 pub mod url;
+pub mod worker;
 
 use std::sync::Mutex;
 use std::time::{SystemTime, UNIX_EPOCH};
@@ -40,6 +42,7 @@ pub use model::*;
 pub use retain::{PruneOptions, PruneReport, Pruned, RetentionPolicy, RetentionScope};
 pub use schema::{Migrated, SCHEMA_VERSION};
 pub use url::CatalogUrl;
+pub use worker::{CatalogWorker, Pending};
 
 /// How many times a transaction the database aborted to resolve a conflict is tried again.
 const RETRIES: usize = 8;
