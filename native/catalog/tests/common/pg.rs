@@ -114,9 +114,11 @@ fn free_port() -> u16 {
 fn start() -> Cluster {
     let bin = bindir();
     let root = is_root();
+    // in /tmp: the server user must reach it (a root's TMPDIR may be private), and its Unix
+    // socket path must stay short
     let base = tempfile::Builder::new()
         .prefix("tickreel-pg-")
-        .tempdir()
+        .tempdir_in("/tmp")
         .expect("a temporary directory")
         .keep();
     let data = base.join("data");
