@@ -16,6 +16,7 @@ cargo clippy --workspace --all-targets -- -D warnings
 
 step "cargo test"
 bash scripts/ensure-s3-server.sh   # the S3 server the object-storage tests start on loopback
+bash scripts/ensure-postgres.sh  # the catalog's tests start a PostgreSQL cluster
 cargo test --workspace --all-targets
 
 # Every fuzz target over its seeds and kept regressions (seconds, after a build of a few minutes);

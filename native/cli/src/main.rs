@@ -67,6 +67,8 @@ enum Command {
     Upload(cmd::upload::Args),
     /// List the objects under s3://bucket/prefix.
     Ls(cmd::ls::Args),
+    /// The catalog of runs, recordings and reports (SQLite or PostgreSQL): top, pb, runs, add, prune.
+    Catalog(cmd::catalog::Args),
 }
 
 fn main() -> ExitCode {
@@ -87,6 +89,7 @@ fn main() -> ExitCode {
         Command::Play(a) => cmd::play::run(a, &mut out),
         Command::Upload(a) => cmd::upload::run(a, &mut out),
         Command::Ls(a) => cmd::ls::run(a, &mut out),
+        Command::Catalog(a) => cmd::catalog::run(a, &mut out),
     };
     // What was printed before an error comes before its message.
     let flushed = out.flush();

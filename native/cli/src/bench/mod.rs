@@ -2,6 +2,7 @@
 //! Each area adds a module with `pub fn run(quick: bool, out: &mut Figures)`.
 
 mod baseline;
+mod catalog;
 mod format;
 mod ghost;
 mod jni;
@@ -29,7 +30,7 @@ pub struct Args {
     /// Smaller workloads: the same keys in under a minute.
     #[arg(long)]
     pub quick: bool,
-    /// Run only this area (format, realistic, record, runs, shadow, play, ghost, jni, s3).
+    /// Run only this area (format, realistic, record, runs, shadow, play, ghost, jni, s3, catalog).
     #[arg(long)]
     pub only: Option<String>,
 }
@@ -64,6 +65,9 @@ pub fn run(a: Args, out: &mut Out) -> tickreel::Result<()> {
     }
     if on("s3") {
         s3::run(a.quick, &mut figures);
+    }
+    if on("catalog") {
+        catalog::run(a.quick, &mut figures);
     }
     let obj = Value::Object(figures);
     if a.json {

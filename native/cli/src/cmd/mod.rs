@@ -2,6 +2,8 @@
 //! `run(Args, &mut Out) -> tickreel::Result<()>`: everything it prints goes to the [`Out`] that
 //! `main` hands it (see [`output`] for a closed stdout), and errors end up as one line on stderr.
 
+pub mod catalog;
+pub mod catalog_show;
 pub mod compact;
 pub mod demo;
 pub mod dump;

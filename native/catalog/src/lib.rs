@@ -1,0 +1,163 @@
+//! The catalog of runs, recordings and shadow-play reports, in SQL: SQLite by default (an
+//! embedded file next to the recordings, nothing to install), PostgreSQL for a network of
+//! servers. It sits on top of the core (`tickreel`): a run is registered from a finished
+//! recording (its time and splits read from the recording itself), and the board's runs load as
+//! the core's asynchronous ghosts ([`Catalog::load_ghost`]).
+//!
+//! - [`Catalog::open`]: `sqlite:PATH` or `postgres://...`; the schema is created or upgraded by
+//!   versioned migrations ([`schema`]). The URL's password never appears in an error or log.
+//! - [`register`](Catalog::register): one call after `finish`; a recording that did not finish
+//!   (a live directory, a failed compaction) is refused, so its runs are never listed.
+//! - Queries ([`query`]): top N (one row per player), a player's best and rank, the runs around
+//!   a rank, recent runs, splits, sum of best, ghosts.
+//! - Reports ([`reports`]) and retention ([`retain`]): `prune` with a dry run, crash-safe.
+//!
+//! Calls block the calling thread on the database: run them off a game server's tick thread,
+//! on a plugin's own executor or through a [`CatalogWorker`] (one background thread; each call
+//! returns a [`Pending`] result polled without blocking, what the bindings' futures wrap). One
+//! `Catalog` serialises its calls on one connection; open one per thread for parallel work.
+//!
+//! Every SQL statement of the workspace lives in this crate.
+
+mod backend;
+pub mod ghost;
+pub mod model;
+pub mod query;
+mod register;
+pub mod reports;
+pub mod retain;
+pub mod schema;
+pub mod url;
+pub mod worker;
+
+use std::sync::Mutex;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use tickreel::{Error, Result};
+
+pub use backend::Dialect;
+use backend::{Backend, Conn};
+pub use ghost::GhostOf;
+pub use model::*;
+pub use retain::{PruneOptions, PruneReport, Pruned, RetentionPolicy, RetentionScope};
+pub use schema::{Migrated, SCHEMA_VERSION};
+pub use url::CatalogUrl;
+pub use worker::{CatalogWorker, Pending};
+
+/// How many times a transaction the database aborted to resolve a conflict is tried again.
+const RETRIES: usize = 8;
+
+/// An open catalog.
+pub struct Catalog {
+    db: Mutex<Box<dyn Backend>>,
+    url: CatalogUrl,
+    migrated: Migrated,
+}
+
+impl std::fmt::Debug for Catalog {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Catalog")
+            .field("url", &self.url.redacted())
+            .finish()
+    }
+}
+
+impl Catalog {
+    /// Opens the catalog at `url` (`sqlite:PATH`, `postgres://user:pw@host/db`), creating or
+    /// upgrading its schema to [`SCHEMA_VERSION`].
+    pub fn open(url: &str) -> Result<Catalog> {
+        Catalog::open_at_version(url, SCHEMA_VERSION)
+    }
+
+    /// [`Catalog::open`], migrating no further than `version`: for tests of upgrades from an
+    /// older schema. Queries assume the current schema.
+    #[doc(hidden)]
+    pub fn open_at_version(url: &str, version: i64) -> Result<Catalog> {
+        let url = CatalogUrl::parse(url)?;
+        let db: Box<dyn Backend> = match &url {
+            CatalogUrl::Sqlite(path) => Box::new(backend::sqlite::Sqlite::open(path)?),
+            CatalogUrl::Postgres { url: full, secrets } => Box::new(
+                backend::postgres::Postgres::connect(full, &url.redacted(), secrets.clone())?,
+            ),
+        };
+        let mut cat = Catalog {
+            db: Mutex::new(db),
+            url,
+            migrated: Migrated { from: 0, to: 0 },
+        };
+        let now = now_ms();
+        let target = version.min(SCHEMA_VERSION);
+        cat.migrated = cat.tx(|c| schema::migrate(c, target, now))?;
+        Ok(cat)
+    }
+
+    /// The URL, its password shown as `***`.
+    pub fn describe(&self) -> String {
+        self.url.redacted()
+    }
+
+    /// Which database this is.
+    pub fn dialect(&self) -> Dialect {
+        self.lock().dialect()
+    }
+
+    /// The schema version found when the catalog was opened, and the version now.
+    pub fn migrated(&self) -> Migrated {
+        self.migrated
+    }
+
+    /// The schema version recorded in the database now.
+    pub fn schema_version(&self) -> Result<i64> {
+        self.tx(schema::current_version)
+    }
+
+    /// Runs statements without parameters: for tests that build an old schema's contents.
+    #[doc(hidden)]
+    pub fn execute_raw(&self, sql: &str) -> Result<()> {
+        self.tx(|c| c.batch(sql))
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Box<dyn Backend>> {
+        // a panic inside a transaction rolled it back: the connection is still usable
+        self.db.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Runs `f` in a transaction, trying again when the database aborted it to resolve a
+    /// conflict with another writer.
+    pub(crate) fn tx<T>(&self, mut f: impl FnMut(&mut dyn Conn) -> Result<T>) -> Result<T> {
+        let mut db = self.lock();
+        let mut attempt = 0;
+        loop {
+            let mut out = None;
+            let r = db.transaction(&mut |c| {
+                out = Some(f(c)?);
+                Ok(())
+            });
+            match r {
+                Ok(()) => {
+                    return out.ok_or_else(|| {
+                        Error::InvalidState("catalog: the transaction gave no result".into())
+                    });
+                }
+                Err(e) if e.retry && attempt < RETRIES => {
+                    attempt += 1;
+                    std::thread::sleep(std::time::Duration::from_millis(5 * (1 << attempt.min(6))));
+                }
+                Err(e) => return Err(e.error),
+            }
+        }
+    }
+}
+
+/// Milliseconds since the Unix epoch, now.
+pub(crate) fn now_ms() -> i64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as i64)
+}
+
+/// A player id as stored (lower-case hyphenated) and back.
+pub(crate) fn parse_uuid(s: &str) -> Result<uuid::Uuid> {
+    uuid::Uuid::parse_str(s)
+        .map_err(|_| Error::corrupt(format!("catalog: {s:?} is not a player UUID")))
+}

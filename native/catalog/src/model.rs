@@ -1,0 +1,201 @@
+//! What the catalog holds, as Rust values: recordings, runs and their splits, places on a
+//! course's board, shadow-play reports. Times are exact ticks; seconds are derived from the
+//! recording's tick rate ([`Run::seconds`]).
+
+use tickreel::ghost::{GhostRange, Split};
+use uuid::Uuid;
+
+/// A registered recording: where it lives and a summary of what it holds.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Recording {
+    pub id: i64,
+    /// Where the file lives: an absolute path (or an object URL, once object storage registers).
+    pub location: String,
+    /// The recording's own id (from its header), if it has one.
+    pub recording_uuid: Option<Uuid>,
+    /// The world's id from the header, if it was set.
+    pub world: Option<Uuid>,
+    /// Wall-clock start, milliseconds since the Unix epoch (the header's timestamp).
+    pub started_ms: i64,
+    pub first_tick: u32,
+    pub last_tick: u32,
+    pub tick_rate: f64,
+    pub size_bytes: u64,
+    pub entity_count: u32,
+    /// One line: ticks, chunks, events, dropped ticks.
+    pub summary: String,
+    pub registered_ms: i64,
+}
+
+impl Recording {
+    /// Ticks from the first to the last, inclusive.
+    pub fn duration_ticks(&self) -> u32 {
+        self.last_tick.saturating_sub(self.first_tick) + 1
+    }
+}
+
+/// A run to register: who ran which course, where in the recording.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RunSpec {
+    pub course: String,
+    pub player: Uuid,
+    pub player_name: String,
+    /// The player's entity id in the recording.
+    pub entity: u32,
+    /// Which part of the entity's recorded life is the run (e.g. from checkpoint 0 to the
+    /// finish checkpoint). The default is the entity's whole presence.
+    pub range: GhostRange,
+    /// Whether the run counts on the board (a run flagged by anticheat may be kept invalid).
+    pub valid: bool,
+    /// Anticheat or plugin flags, stored as given.
+    pub flags: u64,
+    /// When the run was achieved (ms since the epoch); by default the recording's start plus the
+    /// run's end tick. Orders ties: the earlier run ranks first.
+    pub achieved_ms: Option<i64>,
+}
+
+impl RunSpec {
+    /// A valid run of `entity`'s whole presence, without flags.
+    pub fn new(course: &str, player: Uuid, player_name: &str, entity: u32) -> RunSpec {
+        RunSpec {
+            course: course.to_owned(),
+            player,
+            player_name: player_name.to_owned(),
+            entity,
+            range: GhostRange::all(),
+            valid: true,
+            flags: 0,
+            achieved_ms: None,
+        }
+    }
+    /// The same run over `range`.
+    pub fn range(mut self, range: GhostRange) -> RunSpec {
+        self.range = range;
+        self
+    }
+}
+
+/// A registered run.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Run {
+    pub id: i64,
+    pub recording_id: i64,
+    pub course: String,
+    pub player: Uuid,
+    pub player_name: String,
+    pub entity: u32,
+    /// The run's first and last tick in the recording.
+    pub start_tick: u32,
+    pub end_tick: u32,
+    /// The time: `end_tick - start_tick`, exact.
+    pub ticks: u32,
+    pub tick_rate: f64,
+    pub achieved_ms: i64,
+    pub valid: bool,
+    pub flags: u64,
+}
+
+impl Run {
+    /// The time in seconds (ticks divided by the tick rate).
+    pub fn seconds(&self) -> f64 {
+        f64::from(self.ticks) / self.tick_rate
+    }
+    /// The time as shown: `83.45 s`.
+    pub fn shown(&self) -> String {
+        format!("{:.2} s", self.seconds())
+    }
+}
+
+/// A place on a course's board: a player's best run and its rank (1 is the best; equal times
+/// are ranked by the earlier run).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Placed {
+    pub rank: u64,
+    pub run: Run,
+}
+
+/// Registered runs' splits: the checkpoint markers of the run, ticks from its start.
+pub type Splits = Vec<Split>;
+
+/// What [`crate::Catalog::register`] stored.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Registered {
+    pub recording_id: i64,
+    /// The runs, in the order given.
+    pub runs: Vec<Run>,
+}
+
+/// One segment of a sum of best: from a checkpoint (`None`: the start) to the next (`None`: the
+/// finish), its best time and the run that set it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BestSegment {
+    pub from: Option<u32>,
+    pub to: Option<u32>,
+    pub ticks: u32,
+    pub run_id: i64,
+}
+
+/// The sum of best segments of a course (of one player or of the whole board), along the
+/// route (sequence of checkpoints) of the fastest run; runs of another route are not counted.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SumOfBest {
+    pub segments: Vec<BestSegment>,
+    pub total_ticks: u64,
+    pub tick_rate: f64,
+    /// How many runs took that route.
+    pub runs: usize,
+}
+
+impl SumOfBest {
+    pub fn seconds(&self) -> f64 {
+        self.total_ticks as f64 / self.tick_rate
+    }
+}
+
+/// A shadow-play report's state.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ReportStatus {
+    Open,
+    Closed,
+}
+
+impl ReportStatus {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ReportStatus::Open => "open",
+            ReportStatus::Closed => "closed",
+        }
+    }
+    pub fn parse(s: &str) -> Option<ReportStatus> {
+        match s {
+            "open" => Some(ReportStatus::Open),
+            "closed" => Some(ReportStatus::Closed),
+            _ => None,
+        }
+    }
+}
+
+/// A report to file.
+#[derive(Debug, Clone, PartialEq)]
+pub struct NewReport {
+    pub reported: Uuid,
+    pub reported_name: String,
+    pub reporter: Uuid,
+    pub reason: String,
+    /// When it was made (ms since the epoch); now by default.
+    pub created_ms: Option<i64>,
+}
+
+/// A filed shadow-play report.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Report {
+    pub id: i64,
+    pub reported: Uuid,
+    pub reported_name: String,
+    pub reporter: Uuid,
+    pub reason: String,
+    pub created_ms: i64,
+    pub status: ReportStatus,
+    /// The recording the report wrote (shadow play's cut around the reported player).
+    pub recording_id: Option<i64>,
+}

@@ -1,0 +1,334 @@
+//! The catalog's questions: a course's board (top N, one row per player: their best), a
+//! player's best and rank, the runs around a rank, a player's recent runs, a run's splits, the
+//! sum of best segments, the recordings. Ranks order equal times by the earlier run (then the
+//! lower run id). Recordings being pruned are listed nowhere.
+
+use tickreel::ghost::Split;
+use tickreel::{Error, Result};
+use uuid::Uuid;
+
+use crate::backend::{Conn, Row, Value};
+use crate::model::{BestSegment, Placed, Recording, Run, SumOfBest};
+use crate::{Catalog, parse_uuid};
+
+/// The columns [`run_from`] reads, in order.
+pub(crate) const RUN_COLUMNS: &str = "id, recording_id, course, player, player_name, entity, \
+     start_tick, end_tick, ticks, tick_rate, achieved_ms, valid, flags";
+
+/// [`RUN_COLUMNS`] of the table `r`.
+const R_RUN_COLUMNS: &str = "r.id, r.recording_id, r.course, r.player, r.player_name, r.entity, \
+     r.start_tick, r.end_tick, r.ticks, r.tick_rate, r.achieved_ms, r.valid, r.flags";
+
+/// A run from [`RUN_COLUMNS`] starting at column `at`.
+pub(crate) fn run_from(row: &Row, at: usize) -> Result<Run> {
+    Ok(Run {
+        id: row.int(at)?,
+        recording_id: row.int(at + 1)?,
+        course: row.text(at + 2)?,
+        player: parse_uuid(&row.text(at + 3)?)?,
+        player_name: row.text(at + 4)?,
+        entity: row.u32(at + 5)?,
+        start_tick: row.u32(at + 6)?,
+        end_tick: row.u32(at + 7)?,
+        ticks: row.u32(at + 8)?,
+        tick_rate: row.real(at + 9)?,
+        achieved_ms: row.int(at + 10)?,
+        valid: row.int(at + 11)? != 0,
+        flags: row.int(at + 12)? as u64,
+    })
+}
+
+const RECORDING_COLUMNS: &str = "id, location, recording_uuid, world, started_ms, first_tick, \
+     last_tick, tick_rate, size_bytes, entity_count, summary, registered_ms";
+
+fn recording_from(row: &Row) -> Result<Recording> {
+    let uuid = |s: Option<String>| s.map(|s| parse_uuid(&s)).transpose();
+    Ok(Recording {
+        id: row.int(0)?,
+        location: row.text(1)?,
+        recording_uuid: uuid(row.opt_text(2)?)?,
+        world: uuid(row.opt_text(3)?)?,
+        started_ms: row.int(4)?,
+        first_tick: row.u32(5)?,
+        last_tick: row.u32(6)?,
+        tick_rate: row.real(7)?,
+        size_bytes: row.int(8)? as u64,
+        entity_count: row.u32(9)?,
+        summary: row.text(10)?,
+        registered_ms: row.int(11)?,
+    })
+}
+
+/// The board of `course` from position `offset` (0-based), at most `limit` places.
+fn board(c: &mut dyn Conn, course: &str, offset: u64, limit: u64) -> Result<Vec<Placed>> {
+    let rows = c.query(
+        &format!(
+            "SELECT {R_RUN_COLUMNS} FROM bests b JOIN runs r ON r.id = b.run_id
+             WHERE b.course = $1 ORDER BY b.ticks, b.achieved_ms, b.run_id LIMIT $2 OFFSET $3"
+        ),
+        &[course.into(), clamp(limit).into(), clamp(offset).into()],
+    )?;
+    rows.iter()
+        .zip(offset + 1..)
+        .map(|(row, rank)| {
+            Ok(Placed {
+                rank,
+                run: run_from(row, 0)?,
+            })
+        })
+        .collect()
+}
+
+fn clamp(v: u64) -> i64 {
+    i64::try_from(v).unwrap_or(i64::MAX)
+}
+
+/// The player's place on the board, if they have a valid run of the course.
+pub(crate) fn placed(c: &mut dyn Conn, course: &str, player: &Uuid) -> Result<Option<Placed>> {
+    let rows = c.query(
+        &format!(
+            "SELECT {R_RUN_COLUMNS} FROM bests b JOIN runs r ON r.id = b.run_id
+             WHERE b.course = $1 AND b.player = $2"
+        ),
+        &[course.into(), player.to_string().into()],
+    )?;
+    let Some(row) = rows.first() else {
+        return Ok(None);
+    };
+    let run = run_from(row, 0)?;
+    let ahead = c
+        .one(
+            // a row-value range: both databases walk the board's index up to the player
+            "SELECT COUNT(*) FROM bests
+             WHERE course = $1 AND (ticks, achieved_ms, run_id) < ($2, $3, $4)",
+            &[
+                course.into(),
+                run.ticks.into(),
+                run.achieved_ms.into(),
+                run.id.into(),
+            ],
+        )?
+        .int(0)?;
+    Ok(Some(Placed {
+        rank: ahead as u64 + 1,
+        run,
+    }))
+}
+
+impl Catalog {
+    /// The best `n` players of `course`: each player's best valid run, fastest first.
+    pub fn top(&self, course: &str, n: u64) -> Result<Vec<Placed>> {
+        self.tx(|c| board(c, course, 0, n))
+    }
+
+    /// The place at `rank` (1 is the best), if the board has that many players.
+    pub fn at_rank(&self, course: &str, rank: u64) -> Result<Option<Placed>> {
+        if rank == 0 {
+            return Err(Error::invalid("ranks start at 1"));
+        }
+        Ok(self.tx(|c| board(c, course, rank - 1, 1))?.pop())
+    }
+
+    /// A player's best run of `course` and its rank.
+    pub fn personal_best(&self, course: &str, player: Uuid) -> Result<Option<Placed>> {
+        self.tx(|c| placed(c, course, &player))
+    }
+
+    /// The places from `rank - k` to `rank + k` (clamped to the board).
+    pub fn around(&self, course: &str, rank: u64, k: u64) -> Result<Vec<Placed>> {
+        let first = rank.saturating_sub(k).max(1);
+        let last = rank.saturating_add(k);
+        self.tx(|c| board(c, course, first - 1, last - first + 1))
+    }
+
+    /// How many players the board of `course` has.
+    pub fn players(&self, course: &str) -> Result<u64> {
+        let n = self.tx(|c| {
+            c.one(
+                "SELECT COUNT(*) FROM bests WHERE course = $1",
+                &[course.into()],
+            )?
+            .int(0)
+        })?;
+        Ok(n as u64)
+    }
+
+    /// A player's `n` most recent runs (valid or not), of one course or of all.
+    pub fn recent(&self, player: Uuid, course: Option<&str>, n: u64) -> Result<Vec<Run>> {
+        let base = format!(
+            "SELECT {R_RUN_COLUMNS} FROM runs r JOIN recordings g ON g.id = r.recording_id
+             WHERE g.deleting_ms IS NULL AND r.player = $1"
+        );
+        let p = player.to_string();
+        let rows = self.tx(|c| match course {
+            Some(course) => c.query(
+                &format!(
+                    "{base} AND r.course = $2 ORDER BY r.achieved_ms DESC, r.id DESC LIMIT $3"
+                ),
+                &[p.as_str().into(), course.into(), clamp(n).into()],
+            ),
+            None => c.query(
+                &format!("{base} ORDER BY r.achieved_ms DESC, r.id DESC LIMIT $2"),
+                &[p.as_str().into(), clamp(n).into()],
+            ),
+        })?;
+        rows.iter().map(|r| run_from(r, 0)).collect()
+    }
+
+    /// A run by id (listed: its recording is not being pruned).
+    pub fn run(&self, run_id: i64) -> Result<Option<Run>> {
+        let rows = self.tx(|c| {
+            c.query(
+                &format!(
+                    "SELECT {R_RUN_COLUMNS} FROM runs r JOIN recordings g ON g.id = r.recording_id
+                     WHERE g.deleting_ms IS NULL AND r.id = $1"
+                ),
+                &[run_id.into()],
+            )
+        })?;
+        rows.first().map(|r| run_from(r, 0)).transpose()
+    }
+
+    /// A run's splits: checkpoint markers in recorded order, ticks from the run's start.
+    pub fn splits(&self, run_id: i64) -> Result<Vec<Split>> {
+        let rows = self.tx(|c| {
+            c.query(
+                "SELECT checkpoint, tick FROM splits WHERE run_id = $1 ORDER BY seq",
+                &[run_id.into()],
+            )
+        })?;
+        rows.iter()
+            .map(|r| {
+                Ok(Split {
+                    checkpoint: r.u32(0)?,
+                    tick: r.u32(1)?,
+                })
+            })
+            .collect()
+    }
+
+    /// The listed recordings, oldest registration first.
+    pub fn recordings(&self) -> Result<Vec<Recording>> {
+        let rows = self.tx(|c| {
+            c.query(
+                &format!(
+                    "SELECT {RECORDING_COLUMNS} FROM recordings
+                     WHERE deleting_ms IS NULL ORDER BY id"
+                ),
+                &[],
+            )
+        })?;
+        rows.iter().map(recording_from).collect()
+    }
+
+    /// A listed recording by id.
+    pub fn recording(&self, id: i64) -> Result<Option<Recording>> {
+        let rows = self.tx(|c| {
+            c.query(
+                &format!(
+                    "SELECT {RECORDING_COLUMNS} FROM recordings
+                     WHERE deleting_ms IS NULL AND id = $1"
+                ),
+                &[id.into()],
+            )
+        })?;
+        rows.first().map(recording_from).transpose()
+    }
+
+    /// The sum of best segments of `course`: of one player's valid runs, or (`None`) of every
+    /// valid run. Segments follow the route of the fastest run (start, its checkpoints in
+    /// order, finish); a run that took another route does not count. `None` without runs.
+    pub fn sum_of_best(&self, course: &str, player: Option<Uuid>) -> Result<Option<SumOfBest>> {
+        let base = "SELECT r.id, r.ticks, r.tick_rate, s.checkpoint, s.tick
+             FROM runs r JOIN recordings g ON g.id = r.recording_id
+             LEFT JOIN splits s ON s.run_id = r.id
+             WHERE g.deleting_ms IS NULL AND r.valid = 1 AND r.course = $1";
+        let rows = self.tx(|c| match player {
+            Some(p) => c.query(
+                &format!("{base} AND r.player = $2 ORDER BY r.ticks, r.achieved_ms, r.id, s.seq"),
+                &[course.into(), Value::Text(p.to_string())],
+            ),
+            None => c.query(
+                &format!("{base} ORDER BY r.ticks, r.achieved_ms, r.id, s.seq"),
+                &[course.into()],
+            ),
+        })?;
+        // runs in board order, each with its splits
+        let mut runs: Vec<RunSplits> = Vec::new();
+        for row in &rows {
+            let id = row.int(0)?;
+            if runs.last().is_none_or(|r| r.0 != id) {
+                runs.push(RunSplits(id, row.u32(1)?, row.real(2)?, Vec::new()));
+            }
+            if let (Some(cp), Some(t)) = (row.opt_int(3)?, row.opt_int(4)?) {
+                let run = runs.last_mut().expect("pushed above");
+                run.3.push((cp as u32, t as u32));
+            }
+        }
+        Ok(sum_of_best(&runs))
+    }
+}
+
+/// A run for the sum of best: id, ticks, tick rate, splits (checkpoint, tick) in order.
+struct RunSplits(i64, u32, f64, Vec<(u32, u32)>);
+
+/// Best segments along the fastest run's route (see [`Catalog::sum_of_best`]).
+fn sum_of_best(runs: &[RunSplits]) -> Option<SumOfBest> {
+    let RunSplits(_, _, tick_rate, route_splits) = runs.first()?;
+    let route: Vec<u32> = route_splits.iter().map(|&(cp, _)| cp).collect();
+    let mut segments: Vec<BestSegment> = Vec::with_capacity(route.len() + 1);
+    for i in 0..=route.len() {
+        segments.push(BestSegment {
+            from: i.checked_sub(1).map(|j| route[j]),
+            to: route.get(i).copied(),
+            ticks: u32::MAX,
+            run_id: 0,
+        });
+    }
+    let mut counted = 0;
+    for RunSplits(id, ticks, _, splits) in runs {
+        if splits.len() != route.len() || splits.iter().zip(&route).any(|(s, r)| s.0 != *r) {
+            continue;
+        }
+        counted += 1;
+        let mut prev = 0u32;
+        let ends = splits.iter().map(|&(_, t)| t).chain([*ticks]);
+        for (seg, end) in segments.iter_mut().zip(ends) {
+            let d = end.saturating_sub(prev);
+            // the earlier run (board order) keeps a tied segment
+            if d < seg.ticks {
+                seg.ticks = d;
+                seg.run_id = *id;
+            }
+            prev = end;
+        }
+    }
+    Some(SumOfBest {
+        total_ticks: segments.iter().map(|s| u64::from(s.ticks)).sum(),
+        segments,
+        tick_rate: *tick_rate,
+        runs: counted,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sum_of_best_takes_each_segment_from_the_run_that_was_fastest_there() {
+        let runs = vec![
+            RunSplits(1, 100, 20.0, vec![(1, 30), (2, 70)]),
+            RunSplits(2, 110, 20.0, vec![(1, 20), (2, 75)]),
+            RunSplits(3, 90, 20.0, vec![(2, 40)]), // another route: not counted
+            RunSplits(4, 120, 20.0, vec![(1, 40), (2, 70)]),
+        ];
+        // route of the first (fastest listed) run: start-1, 1-2, 2-finish
+        let s = sum_of_best(&runs).unwrap();
+        assert_eq!(s.runs, 3);
+        let seg: Vec<(u32, i64)> = s.segments.iter().map(|s| (s.ticks, s.run_id)).collect();
+        assert_eq!(seg, vec![(20, 2), (30, 4), (30, 1)]);
+        assert_eq!(s.total_ticks, 80);
+        assert!(sum_of_best(&[]).is_none());
+    }
+}

@@ -1,0 +1,309 @@
+//! Registering recordings and runs. A run's time and splits come from the recording itself: the
+//! run is loaded as a ghost (the core's loader), so its tick range and checkpoint markers are
+//! exactly those a ghost of it shows. Only a compacted, finished file registers: a live
+//! directory (a recording that never finished) or a failed `finish` is refused, and nothing of it
+//! is stored.
+
+use std::path::Path;
+
+use tickreel::ghost::{GhostRange, GhostTrack};
+use tickreel::play::Reader;
+use tickreel::record::FinishHandle;
+use tickreel::{Error, Result};
+
+use crate::backend::{Conn, Value};
+use crate::model::{Recording, Registered, Run, RunSpec};
+use crate::query::{RUN_COLUMNS, run_from};
+use crate::{Catalog, now_ms};
+
+/// A run measured in its recording, ready to store.
+struct Measured {
+    spec: RunSpec,
+    start_tick: u32,
+    end_tick: u32,
+    splits: Vec<tickreel::ghost::Split>,
+    achieved_ms: i64,
+}
+
+impl Catalog {
+    /// Registers the finished recording at `file` and its `runs`. Registering the same file
+    /// again adds runs to it. Fails, storing nothing, when the file is not a finished recording
+    /// or a run's entity or range is not in it.
+    pub fn register(&self, file: impl AsRef<Path>, runs: &[RunSpec]) -> Result<Registered> {
+        let file = file.as_ref();
+        if file.is_dir() {
+            return Err(Error::InvalidState(format!(
+                "{} is a live recording directory, not a finished recording: finish it first",
+                file.display()
+            )));
+        }
+        let location = std::fs::canonicalize(file).map_err(|e| {
+            Error::Io(std::io::Error::new(
+                e.kind(),
+                format!("{}: {e}", file.display()),
+            ))
+        })?;
+        let reader = Reader::open_path(&location)?;
+        let size = std::fs::metadata(&location)?.len();
+        let recording = describe(&reader, location.to_string_lossy().into_owned(), size);
+        let mut measured = Vec::with_capacity(runs.len());
+        // each (entity, range) is loaded once, however many runs name it
+        let mut seen: Vec<((u32, GhostRange), Span)> = Vec::new();
+        for spec in runs {
+            let key = (spec.entity, spec.range);
+            let span = match seen.iter().find(|(k, _)| *k == key) {
+                Some((_, span)) => span.clone(),
+                None => {
+                    let span = measure(&reader, spec)?;
+                    seen.push((key, span.clone()));
+                    span
+                }
+            };
+            measured.push(Measured::new(spec, span, &recording));
+        }
+        let now = now_ms();
+        self.tx(|c| store(c, &recording, &measured, now))
+    }
+
+    /// Waits for a recording's `finish` and registers it: a recording whose finish failed is
+    /// not registered (the error is returned).
+    pub fn register_finished(&self, handle: &FinishHandle, runs: &[RunSpec]) -> Result<Registered> {
+        let path = handle.wait()?;
+        self.register(path, runs)
+    }
+
+    /// Marks a run valid or invalid (anticheat, an operator's decision); the player's best on the
+    /// board is recomputed.
+    pub fn set_run_valid(&self, run_id: i64, valid: bool) -> Result<()> {
+        self.tx(|c| {
+            let rows = c.query(
+                "SELECT course, player FROM runs WHERE id = $1",
+                &[run_id.into()],
+            )?;
+            let Some(row) = rows.first() else {
+                return Err(Error::invalid(format!("no run {run_id} in the catalog")));
+            };
+            let (course, player) = (row.text(0)?, row.text(1)?);
+            c.execute(
+                "UPDATE runs SET valid = $1 WHERE id = $2",
+                &[i64::from(valid).into(), run_id.into()],
+            )?;
+            recompute_best(c, &course, &player)
+        })
+    }
+}
+
+/// What the catalog stores about a recording (its id is filled in by [`store`]).
+fn describe(reader: &Reader, location: String, size: u64) -> Recording {
+    let h = reader.header();
+    let lib = &reader.metadata().library;
+    let uuid_of = |b: [u8; 16]| (b != [0; 16]).then(|| uuid::Uuid::from_bytes(b));
+    Recording {
+        id: 0,
+        location,
+        recording_uuid: reader.recording_id(),
+        world: uuid_of(h.world_id),
+        started_ms: h.timestamp_ms,
+        first_tick: reader.first_tick().unwrap_or(0),
+        last_tick: reader.last_tick().unwrap_or(0),
+        tick_rate: reader.tick_rate(),
+        size_bytes: size,
+        entity_count: entity_count(lib),
+        summary: format!(
+            "{} ticks, {} chunks, {} events, {} dropped ticks",
+            h.tick_count, h.chunk_count, lib.stats.events, lib.stats.dropped_ticks
+        ),
+        registered_ms: 0,
+    }
+}
+
+/// The number of entities: from compaction's analysis (its per-entity list, or the count it
+/// keeps when the list was left out), else the metadata's entity table.
+fn entity_count(lib: &tickreel::format::metadata::LibraryMeta) -> u32 {
+    use fastnbt::Value as Nbt;
+    if let Some(Nbt::Compound(a)) = &lib.analysis {
+        match (a.get("entities"), a.get("entities_omitted")) {
+            (Some(Nbt::List(list)), _) => return list.len() as u32,
+            (_, Some(Nbt::Int(n))) => return *n as u32,
+            _ => {}
+        }
+    }
+    lib.entities.len() as u32
+}
+
+/// Where a run lies in its recording, and its splits.
+#[derive(Debug, Clone)]
+struct Span {
+    start_tick: u32,
+    end_tick: u32,
+    splits: Vec<tickreel::ghost::Split>,
+}
+
+/// Loads the run as a ghost: its tick range and checkpoint markers.
+fn measure(reader: &Reader, spec: &RunSpec) -> Result<Span> {
+    if spec.course.is_empty() {
+        return Err(Error::invalid("a run needs a course"));
+    }
+    let track = GhostTrack::load(reader, spec.entity, spec.range).map_err(|e| {
+        e.with_context(&format!(
+            " (run of {} on {})",
+            spec.player_name, spec.course
+        ))
+    })?;
+    let start_tick = track.origin_tick();
+    Ok(Span {
+        start_tick,
+        end_tick: start_tick + track.duration_ticks(),
+        splits: track.splits().to_vec(),
+    })
+}
+
+impl Measured {
+    fn new(spec: &RunSpec, span: Span, rec: &Recording) -> Measured {
+        let achieved_ms = spec.achieved_ms.unwrap_or_else(|| {
+            let offset = f64::from(span.end_tick.saturating_sub(rec.first_tick)) / rec.tick_rate;
+            rec.started_ms + (offset * 1000.0).round() as i64
+        });
+        Measured {
+            spec: spec.clone(),
+            start_tick: span.start_tick,
+            end_tick: span.end_tick,
+            splits: span.splits,
+            achieved_ms,
+        }
+    }
+}
+
+fn store(c: &mut dyn Conn, rec: &Recording, runs: &[Measured], now: i64) -> Result<Registered> {
+    let inserted = c.query(
+        "INSERT INTO recordings (location, recording_uuid, world, started_ms, first_tick,
+             last_tick, tick_rate, size_bytes, entity_count, summary, registered_ms)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
+         ON CONFLICT (location) DO NOTHING RETURNING id",
+        &[
+            rec.location.as_str().into(),
+            rec.recording_uuid.map(|u| u.to_string()).into(),
+            rec.world.map(|u| u.to_string()).into(),
+            rec.started_ms.into(),
+            rec.first_tick.into(),
+            rec.last_tick.into(),
+            rec.tick_rate.into(),
+            (rec.size_bytes as i64).into(),
+            rec.entity_count.into(),
+            rec.summary.as_str().into(),
+            now.into(),
+        ],
+    )?;
+    let recording_id = match inserted.first() {
+        Some(row) => row.int(0)?,
+        None => {
+            let row = c.one(
+                "SELECT id, deleting_ms FROM recordings WHERE location = $1",
+                &[rec.location.as_str().into()],
+            )?;
+            if row.opt_int(1)?.is_some() {
+                return Err(Error::InvalidState(format!(
+                    "{} is being pruned from the catalog",
+                    rec.location
+                )));
+            }
+            row.int(0)?
+        }
+    };
+    // Boards in a fixed order, so that two writers never wait on each other's rows in a cycle.
+    let mut order: Vec<usize> = (0..runs.len()).collect();
+    order.sort_by(|&a, &b| {
+        (&runs[a].spec.course, runs[a].spec.player)
+            .cmp(&(&runs[b].spec.course, runs[b].spec.player))
+    });
+    let mut stored: Vec<Option<Run>> = vec![None; runs.len()];
+    for i in order {
+        stored[i] = Some(store_run(c, recording_id, rec.tick_rate, &runs[i])?);
+    }
+    Ok(Registered {
+        recording_id,
+        runs: stored.into_iter().flatten().collect(),
+    })
+}
+
+fn store_run(c: &mut dyn Conn, recording_id: i64, tick_rate: f64, m: &Measured) -> Result<Run> {
+    let s = &m.spec;
+    let player = s.player.to_string();
+    let ticks = m.end_tick - m.start_tick;
+    let row = c.one(
+        &format!(
+            "INSERT INTO runs (recording_id, course, player, player_name, entity, start_tick,
+                 end_tick, ticks, tick_rate, achieved_ms, valid, flags)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) RETURNING {RUN_COLUMNS}"
+        ),
+        &[
+            recording_id.into(),
+            s.course.as_str().into(),
+            player.as_str().into(),
+            s.player_name.as_str().into(),
+            s.entity.into(),
+            m.start_tick.into(),
+            m.end_tick.into(),
+            ticks.into(),
+            tick_rate.into(),
+            m.achieved_ms.into(),
+            i64::from(s.valid).into(),
+            (s.flags as i64).into(),
+        ],
+    )?;
+    let run = run_from(&row, 0)?;
+    for (seq, split) in m.splits.iter().enumerate() {
+        c.execute(
+            "INSERT INTO splits (run_id, seq, checkpoint, tick) VALUES ($1, $2, $3, $4)",
+            &[
+                run.id.into(),
+                (seq as i64).into(),
+                split.checkpoint.into(),
+                split.tick.into(),
+            ],
+        )?;
+    }
+    if s.valid {
+        offer_best(c, &run)?;
+    }
+    Ok(run)
+}
+
+/// Puts `run` on its course's board if it beats the player's best (a single atomic upsert: two
+/// writers of the same player's runs leave the better one, never two rows).
+fn offer_best(c: &mut dyn Conn, run: &Run) -> Result<()> {
+    c.execute(
+        "INSERT INTO bests (course, player, run_id, ticks, achieved_ms)
+         VALUES ($1, $2, $3, $4, $5)
+         ON CONFLICT (course, player) DO UPDATE SET
+             run_id = excluded.run_id, ticks = excluded.ticks, achieved_ms = excluded.achieved_ms
+         WHERE excluded.ticks < bests.ticks
+            OR (excluded.ticks = bests.ticks AND excluded.achieved_ms < bests.achieved_ms)
+            OR (excluded.ticks = bests.ticks AND excluded.achieved_ms = bests.achieved_ms
+                AND excluded.run_id < bests.run_id)",
+        &[
+            run.course.as_str().into(),
+            run.player.to_string().into(),
+            run.id.into(),
+            run.ticks.into(),
+            run.achieved_ms.into(),
+        ],
+    )?;
+    Ok(())
+}
+
+/// Recomputes a player's best on a course from their listed valid runs (after a run was
+/// invalidated, or its recording marked for deletion).
+pub(crate) fn recompute_best(c: &mut dyn Conn, course: &str, player: &str) -> Result<()> {
+    let key: [Value; 2] = [course.into(), player.into()];
+    c.execute("DELETE FROM bests WHERE course = $1 AND player = $2", &key)?;
+    c.execute(
+        "INSERT INTO bests (course, player, run_id, ticks, achieved_ms)
+         SELECT r.course, r.player, r.id, r.ticks, r.achieved_ms
+         FROM runs r JOIN recordings g ON g.id = r.recording_id
+         WHERE r.course = $1 AND r.player = $2 AND r.valid = 1 AND g.deleting_ms IS NULL
+         ORDER BY r.ticks, r.achieved_ms, r.id LIMIT 1",
+        &key,
+    )?;
+    Ok(())
+}

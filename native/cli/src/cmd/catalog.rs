@@ -1,0 +1,287 @@
+//! `tickreel catalog [--db URL] COMMAND`: the catalog of runs, recordings and reports for
+//! operators. `--db` (or `TICKREEL_CATALOG`) is `sqlite:PATH` (default `sqlite:tickreel-catalog.db`)
+//! or `postgres://user:password@host/db`. Queries: `top COURSE`, `pb COURSE PLAYER`,
+//! `around COURSE RANK`, `runs PLAYER`, `sob COURSE`, `recordings`, `reports`; changes: `add FILE`
+//! (register a finished recording's run), `report`, `close-report`, `invalidate`, `retain SCOPE`
+//! (retention policies) and `prune [--dry-run]`. Every query takes `--json`. What is printed is
+//! in [`super::catalog_show`].
+
+use std::path::PathBuf;
+
+use clap::Subcommand;
+use tickreel::Error;
+use tickreel::ghost::{GhostRange, RunEnd, RunStart};
+use tickreel_catalog::{
+    Catalog, NewReport, PruneOptions, ReportStatus, RetentionPolicy, RetentionScope, RunSpec,
+};
+use uuid::Uuid;
+
+use super::Out;
+use super::catalog_show as show;
+
+/// The catalog used when neither `--db` nor `TICKREEL_CATALOG` says otherwise.
+pub const DEFAULT_URL: &str = "sqlite:tickreel-catalog.db";
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// The catalog: `sqlite:PATH` or `postgres://user:password@host/db` (the password is never
+    /// printed). Default: `$TICKREEL_CATALOG`, else `sqlite:tickreel-catalog.db`.
+    #[arg(long, global = true)]
+    pub db: Option<String>,
+    /// Print JSON instead of text.
+    #[arg(long, global = true)]
+    pub json: bool,
+    #[command(subcommand)]
+    pub command: CatalogCommand,
+}
+
+#[derive(Subcommand)]
+pub enum CatalogCommand {
+    /// Create or upgrade the schema; print its version.
+    Migrate,
+    /// The best N players of a course (one row each: their best run).
+    Top {
+        course: String,
+        #[arg(short, default_value_t = 10)]
+        n: u64,
+    },
+    /// A player's best run of a course and its rank.
+    Pb { course: String, player: Uuid },
+    /// The places around a rank.
+    Around {
+        course: String,
+        rank: u64,
+        #[arg(short, default_value_t = 2)]
+        k: u64,
+    },
+    /// A player's most recent runs (of one course with --course).
+    Runs {
+        player: Uuid,
+        #[arg(long)]
+        course: Option<String>,
+        #[arg(short, default_value_t = 20)]
+        n: u64,
+    },
+    /// A run's splits.
+    Splits { run: i64 },
+    /// The sum of best segments of a course (of one player with --player).
+    Sob {
+        course: String,
+        #[arg(long)]
+        player: Option<Uuid>,
+    },
+    /// The listed recordings.
+    Recordings,
+    /// Register a run of a finished recording (the recording too, if new).
+    #[command(alias = "register")]
+    Add {
+        file: PathBuf,
+        #[arg(long)]
+        course: String,
+        #[arg(long)]
+        player: Uuid,
+        #[arg(long)]
+        name: String,
+        /// The player's entity in the recording.
+        #[arg(long)]
+        entity: u32,
+        /// The run starts at this checkpoint (default: the entity's first pose).
+        #[arg(long)]
+        from_checkpoint: Option<u32>,
+        /// The run ends at this checkpoint (default: the entity's last pose).
+        #[arg(long)]
+        to_checkpoint: Option<u32>,
+        /// Register the run as invalid (kept, never on the board).
+        #[arg(long)]
+        invalid: bool,
+        /// Anticheat or plugin flags, stored as given.
+        #[arg(long, default_value_t = 0)]
+        flags: u64,
+    },
+    /// Mark a run invalid (or valid again with --valid); the board is recomputed.
+    Invalidate {
+        run: i64,
+        #[arg(long)]
+        valid: bool,
+    },
+    /// File a shadow-play report, with the recording it wrote.
+    Report {
+        #[arg(long)]
+        reported: Uuid,
+        #[arg(long)]
+        name: String,
+        #[arg(long)]
+        reporter: Uuid,
+        #[arg(long)]
+        reason: String,
+        #[arg(long)]
+        recording: Option<PathBuf>,
+    },
+    /// Close a report (or open it again with --open).
+    CloseReport {
+        id: i64,
+        #[arg(long)]
+        open: bool,
+    },
+    /// The reports (only the open ones with --open).
+    Reports {
+        #[arg(long)]
+        open: bool,
+    },
+    /// Set the retention policy of a scope (`course:NAME`, `runs`, `reports`, `other`), or
+    /// print every policy without a scope.
+    Retain {
+        scope: Option<String>,
+        /// Keep the runs of the best N players.
+        #[arg(long)]
+        keep_top: Option<u64>,
+        /// Keep everything younger than D days.
+        #[arg(long)]
+        keep_days: Option<u64>,
+        /// Do not keep every player's best run.
+        #[arg(long)]
+        no_keep_bests: bool,
+        /// Do not keep the recordings of open reports.
+        #[arg(long)]
+        no_keep_open_reports: bool,
+        /// Remove the scope's policy (it keeps everything again).
+        #[arg(long)]
+        clear: bool,
+    },
+    /// Delete the recordings (files, then rows) that no retention policy keeps.
+    Prune {
+        /// List what would be deleted; change nothing.
+        #[arg(long)]
+        dry_run: bool,
+    },
+}
+
+pub fn run(a: Args, out: &mut Out) -> tickreel::Result<()> {
+    let url =
+        a.db.or_else(|| std::env::var("TICKREEL_CATALOG").ok())
+            .unwrap_or_else(|| DEFAULT_URL.to_owned());
+    let cat = Catalog::open(&url)?;
+    let json = a.json;
+    match a.command {
+        CatalogCommand::Migrate => show::migrated(&cat, json, out),
+        CatalogCommand::Top { course, n } => show::places(&cat.top(&course, n)?, json, out),
+        CatalogCommand::Pb { course, player } => {
+            let pb = cat.personal_best(&course, player)?;
+            show::places(pb.as_slice(), json, out)
+        }
+        CatalogCommand::Around { course, rank, k } => {
+            show::places(&cat.around(&course, rank, k)?, json, out)
+        }
+        CatalogCommand::Runs { player, course, n } => {
+            show::runs(&cat.recent(player, course.as_deref(), n)?, json, out)
+        }
+        CatalogCommand::Splits { run } => {
+            let Some(r) = cat.run(run)? else {
+                return Err(Error::invalid(format!("no run {run} in the catalog")));
+            };
+            show::splits(&r, &cat.splits(run)?, json, out)
+        }
+        CatalogCommand::Sob { course, player } => {
+            show::sum_of_best(cat.sum_of_best(&course, player)?.as_ref(), json, out)
+        }
+        CatalogCommand::Recordings => show::recordings(&cat.recordings()?, json, out),
+        CatalogCommand::Add {
+            file,
+            course,
+            player,
+            name,
+            entity,
+            from_checkpoint,
+            to_checkpoint,
+            invalid,
+            flags,
+        } => {
+            let mut spec = RunSpec::new(&course, player, &name, entity).range(GhostRange {
+                start: from_checkpoint.map_or(RunStart::First, RunStart::Checkpoint),
+                end: to_checkpoint.map_or(RunEnd::Last, RunEnd::Checkpoint),
+            });
+            spec.valid = !invalid;
+            spec.flags = flags;
+            let reg = cat
+                .register(&file, &[spec])
+                .map_err(|e| super::in_file(&file, e))?;
+            show::runs(&reg.runs, json, out)
+        }
+        CatalogCommand::Invalidate { run, valid } => {
+            cat.set_run_valid(run, valid)?;
+            show::done(
+                &format!(
+                    "run {run} is now {}",
+                    if valid { "valid" } else { "invalid" }
+                ),
+                json,
+                out,
+            )
+        }
+        CatalogCommand::Report {
+            reported,
+            name,
+            reporter,
+            reason,
+            recording,
+        } => {
+            let r = NewReport {
+                reported,
+                reported_name: name,
+                reporter,
+                reason,
+                created_ms: None,
+            };
+            let filed = cat.add_report(&r, recording.as_deref())?;
+            show::reports(&[filed], json, out)
+        }
+        CatalogCommand::CloseReport { id, open } => {
+            let status = if open {
+                ReportStatus::Open
+            } else {
+                ReportStatus::Closed
+            };
+            cat.set_report_status(id, status)?;
+            show::done(
+                &format!("report {id} is now {}", status.as_str()),
+                json,
+                out,
+            )
+        }
+        CatalogCommand::Reports { open } => {
+            let filter = open.then_some(ReportStatus::Open);
+            show::reports(&cat.reports(filter)?, json, out)
+        }
+        CatalogCommand::Retain {
+            scope,
+            keep_top,
+            keep_days,
+            no_keep_bests,
+            no_keep_open_reports,
+            clear,
+        } => {
+            if let Some(scope) = scope {
+                let scope = RetentionScope::parse(&scope)?;
+                if clear {
+                    cat.clear_retention(&scope)?;
+                } else {
+                    let policy = RetentionPolicy {
+                        keep_top,
+                        keep_personal_bests: !no_keep_bests,
+                        keep_days,
+                        keep_open_reports: !no_keep_open_reports,
+                    };
+                    cat.set_retention(&scope, policy)?;
+                }
+            }
+            show::retention(&cat.retention()?, json, out)
+        }
+        CatalogCommand::Prune { dry_run } => {
+            let report = cat.prune(PruneOptions {
+                dry_run,
+                ..PruneOptions::default()
+            })?;
+            show::pruned(&report, json, out)
+        }
+    }
+}

@@ -1,0 +1,161 @@
+//! `tickreel catalog`: registering runs of real recordings, the board as text and JSON, a
+//! player's best and recent runs, retention policies and `prune --dry-run` / `prune` (what the
+//! dry run lists is what the real run deletes), on an SQLite catalog.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use tickreel::format::event::{Event, encode_batch};
+use tickreel::{Engine, EngineOptions, Pose, RecorderOptions};
+
+const P1: &str = "00000000-0000-4000-8000-000000000001";
+const P2: &str = "00000000-0000-4000-8000-000000000002";
+
+/// A recording of entity 1 running `ticks` ticks, crossing checkpoint 1 halfway.
+fn record(dir: &Path, name: &str, ticks: u32) -> PathBuf {
+    let engine = Engine::new(EngineOptions::default()).unwrap();
+    let rec = engine
+        .start_recording(dir.join(name), RecorderOptions::default())
+        .unwrap();
+    let mut batch = Vec::new();
+    for tick in 0..=ticks {
+        let pose = Pose::from_f64(f64::from(tick), 64.0, 0.0, 0.0, 0.0);
+        let mut events = vec![if tick == 0 {
+            Event::EntityAdd {
+                entity: 1,
+                kind: 0,
+                pose,
+            }
+        } else {
+            Event::Pose { entity: 1, pose }
+        }];
+        if tick == ticks / 2 {
+            events.push(Event::Checkpoint {
+                entity: 1,
+                index: 1,
+            });
+        }
+        batch.clear();
+        encode_batch(&events, &mut batch).unwrap();
+        rec.submit_tick(tick, &batch).unwrap();
+    }
+    let file = rec.finish().unwrap().wait().unwrap();
+    engine.shutdown();
+    file
+}
+
+fn catalog(db: &str, args: &[&str]) -> (bool, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_tickreel"))
+        .args(["catalog", "--db", db])
+        .args(args)
+        .output()
+        .unwrap();
+    (
+        out.status.success(),
+        String::from_utf8(out.stdout).unwrap(),
+        String::from_utf8(out.stderr).unwrap(),
+    )
+}
+
+fn ok(db: &str, args: &[&str]) -> String {
+    let (success, out, err) = catalog(db, args);
+    assert!(success, "tickreel catalog {args:?} failed: {err}");
+    out
+}
+
+fn json(db: &str, args: &[&str]) -> serde_json::Value {
+    let mut all = args.to_vec();
+    all.push("--json");
+    serde_json::from_str(&ok(db, &all)).unwrap()
+}
+
+#[test]
+fn operators_register_query_and_prune() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = format!("sqlite:{}", dir.path().join("c.db").display());
+    let fast = record(dir.path(), "fast.reel", 60);
+    let slow = record(dir.path(), "slow.reel", 90);
+    let other = record(dir.path(), "other.reel", 70);
+    let add = |file: &Path, player: &str, name: &str| {
+        let f = file.to_str().unwrap();
+        ok(
+            &db,
+            &[
+                "add", f, "--course", "c1", "--player", player, "--name", name, "--entity", "1",
+            ],
+        )
+    };
+    add(&slow, P1, "alice");
+    add(&fast, P1, "alice");
+    add(&other, P2, "bob");
+
+    let top = ok(&db, &["top", "c1"]);
+    let lines: Vec<&str> = top.lines().collect();
+    assert_eq!(lines.len(), 2, "{top}");
+    assert!(
+        lines[0].contains("alice") && lines[0].contains("3.00 s"),
+        "{top}"
+    );
+    assert!(
+        lines[1].contains("bob") && lines[1].contains("3.50 s"),
+        "{top}"
+    );
+    let top = json(&db, &["top", "c1", "-n", "1"]);
+    assert_eq!(top.as_array().unwrap().len(), 1);
+    assert_eq!(top[0]["ticks"], 60);
+    assert_eq!(top[0]["rank"], 1);
+    let pb = json(&db, &["pb", "c1", P2]);
+    assert_eq!(pb[0]["rank"], 2);
+    let runs = json(&db, &["runs", P1]);
+    assert_eq!(runs.as_array().unwrap().len(), 2);
+    let run = top[0]["run"].as_i64().unwrap().to_string();
+    let splits = json(&db, &["splits", &run]);
+    assert_eq!(splits[0]["tick"], 30);
+    let sob = json(&db, &["sob", "c1"]);
+    assert_eq!(sob["ticks"], 60);
+
+    // a run of an unfinished recording is refused and not listed
+    let live = dir.path().join("open.reel.live");
+    std::fs::create_dir(&live).unwrap();
+    let (success, _, err) = catalog(
+        &db,
+        &[
+            "add",
+            live.to_str().unwrap(),
+            "--course",
+            "c1",
+            "--player",
+            P2,
+            "--name",
+            "bob",
+            "--entity",
+            "1",
+        ],
+    );
+    assert!(!success && err.contains("open.reel.live"), "{err}");
+    assert_eq!(json(&db, &["recordings"]).as_array().unwrap().len(), 3);
+
+    // retention: the top 1 only, so alice's slow run and bob's run may go
+    ok(
+        &db,
+        &["retain", "course:c1", "--keep-top", "1", "--no-keep-bests"],
+    );
+    let policies = json(&db, &["retain"]);
+    assert_eq!(policies[0]["scope"], "course:c1");
+    let dry = json(&db, &["prune", "--dry-run"]);
+    assert_eq!(dry["rows"]["recordings"], 2);
+    assert!(slow.exists() && other.exists());
+    let real = json(&db, &["prune"]);
+    assert_eq!(real["recordings"], dry["recordings"]);
+    assert_eq!(real["rows"], dry["rows"]);
+    assert!(!slow.exists() && !other.exists() && fast.exists());
+    assert_eq!(json(&db, &["top", "c1"]).as_array().unwrap().len(), 1);
+    assert!(ok(&db, &["prune", "--dry-run"]).contains("would delete: 0 recordings"));
+}
+
+#[test]
+fn a_bad_url_is_refused_without_showing_a_password() {
+    let (success, _, err) = catalog("mysql://root:TopSecret@h/db", &["top", "c"]);
+    assert!(!success);
+    assert!(!err.contains("TopSecret") && err.contains("mysql"), "{err}");
+}
