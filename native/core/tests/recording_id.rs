@@ -256,6 +256,9 @@ impl Storage for Hooked {
     fn sync_dir(&self, dir: &Path) -> Result<()> {
         Hooked::local().sync_dir(dir)
     }
+    fn sync_filesystem(&self, path: &Path) -> Result<()> {
+        Hooked::local().sync_filesystem(path)
+    }
     fn lock(&self, path: &Path) -> Result<Box<dyn StorageLock>> {
         Hooked::local().lock(path)
     }

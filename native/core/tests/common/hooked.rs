@@ -75,6 +75,10 @@ impl Storage for Hooked {
         (self.hook)("remove_file", path)?;
         self.inner.remove_file(path)
     }
+    fn sync_filesystem(&self, path: &Path) -> tickreel::Result<()> {
+        (self.hook)("sync_filesystem", path)?;
+        self.inner.sync_filesystem(path)
+    }
     fn remove_dir(&self, dir: &Path) -> tickreel::Result<()> {
         (self.hook)("remove_dir", dir)?;
         self.inner.remove_dir(dir)
