@@ -44,7 +44,8 @@ pub fn run(quick: bool, out: &mut Figures) {
     let mut window = None;
     for f in 0..frames {
         if f == RAMP {
-            window = Some((Instant::now(), engine.stats().writer_idle_us));
+            let st = engine.stats();
+            window = Some((Instant::now(), st.writer_idle_us, st.syncs));
         }
         for rec in &recorders {
             rec.submit_tick(f, &data[f as usize]).expect("submit");
@@ -54,9 +55,15 @@ pub fn run(quick: bool, out: &mut Figures) {
     }
     // The idle time is published every 20 ms: read it after one more publication.
     std::thread::sleep(Duration::from_millis(30));
-    let (from, idle0) = window.expect("window");
+    let (from, idle0, syncs0) = window.expect("window");
     let wall = from.elapsed().as_secs_f64();
-    let idle = (engine.stats().writer_idle_us - idle0) as f64 / 1e6;
+    let st = engine.stats();
+    let idle = (st.writer_idle_us - idle0) as f64 / 1e6;
+    put(
+        out,
+        "runs_1000_fsyncs_per_s",
+        (st.syncs - syncs0) as f64 / wall,
+    );
     let flushes: u64 = recorders.iter().map(|r| r.stats().flushes).sum();
     put(
         out,

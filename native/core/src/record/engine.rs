@@ -22,7 +22,7 @@ use crate::record::recorder::{Backpressure, RecShared, Recorder, RecorderOptions
 use crate::record::resume::PendingResume;
 use crate::record::writer_thread::writer_loop;
 use crate::storage::live::{LiveDir, live_dir_for};
-use crate::storage::{LocalStorage, Storage};
+use crate::storage::{LocalStorage, Storage, SyncCounted};
 
 /// Options of the engine.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -100,6 +100,9 @@ pub struct EngineStats {
     pub shadow_bytes: usize,
     /// Blocks the shadow buffers gave up for that budget.
     pub shadow_budget_dropped_blocks: u64,
+    /// Syncs (`fsync`, `fdatasync`, `syncfs`) the engine's recordings made since it started:
+    /// flushes, compaction, publication, recovery.
+    pub syncs: u64,
 }
 
 /// Messages to a writer thread. One recording always goes to the same writer, so its messages
@@ -197,8 +200,10 @@ pub(crate) struct Ending {
 /// State the engine shares with its threads and recorders.
 #[derive(Debug)]
 pub(crate) struct EngineShared {
-    /// Where every recording of this engine is written.
+    /// Where every recording of this engine is written (`counted`, as the trait object).
     pub storage: Arc<dyn Storage>,
+    /// The same storage, counting its syncs.
+    pub counted: Arc<SyncCounted>,
     pub pool: BufferPool,
     pub inflight: AtomicUsize,
     pub max_inflight: usize,
@@ -327,8 +332,10 @@ impl Engine {
     /// publication) instead of the local file system.
     pub fn with_storage(options: EngineOptions, storage: Arc<dyn Storage>) -> Result<Engine> {
         options.validate()?;
+        let counted = Arc::new(SyncCounted::new(storage));
         let shared = Arc::new(EngineShared {
-            storage,
+            storage: counted.clone(),
+            counted,
             pool: BufferPool::new(options.pool_buffers, options.max_inflight_bytes / 4),
             inflight: AtomicUsize::new(0),
             max_inflight: options.max_inflight_bytes,
@@ -576,6 +583,7 @@ impl Engine {
             writer_idle_us: s.writer_idle_ns.load(Ordering::Relaxed) / 1000,
             shadow_bytes: s.held.used(),
             shadow_budget_dropped_blocks: s.held.evicted_blocks(),
+            syncs: s.counted.syncs(),
         }
     }
 
