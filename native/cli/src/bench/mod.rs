@@ -5,6 +5,7 @@ mod baseline;
 mod format;
 mod ghost;
 mod jni;
+mod paced;
 mod play;
 mod realistic;
 mod record;
@@ -28,7 +29,7 @@ pub struct Args {
     /// Smaller workloads: the same keys in under a minute.
     #[arg(long)]
     pub quick: bool,
-    /// Run only this area (format, realistic, record, runs, shadow, play, ghost, jni).
+    /// Run only this area (format, realistic, record, paced, runs, shadow, play, ghost, jni).
     #[arg(long)]
     pub only: Option<String>,
 }
@@ -45,6 +46,9 @@ pub fn run(a: Args, out: &mut Out) -> tickreel::Result<()> {
     }
     if on("record") {
         record::run(a.quick, &mut figures);
+    }
+    if on("paced") {
+        paced::run(a.quick, &mut figures);
     }
     if on("runs") {
         runs::run(a.quick, &mut figures);
