@@ -20,6 +20,7 @@ use crate::record::open_recording::OpenRecording;
 use crate::record::pool::BufferPool;
 use crate::record::recorder::{Backpressure, RecShared, Recorder, RecorderOptions};
 use crate::record::resume::PendingResume;
+use crate::record::sync_round::SyncThread;
 use crate::record::writer_thread::writer_loop;
 use crate::storage::live::{LiveDir, live_dir_for};
 use crate::storage::{LocalStorage, Storage, SyncCounted};
@@ -364,10 +365,12 @@ impl Engine {
             let (ctl_tx, ctl_rx) = unbounded();
             let sh = shared.clone();
             let ctx = compact_tx.clone();
+            // Started here, so that every thread of the engine runs once `new` returns.
+            let sync = SyncThread::spawn(format!("tickreel-sync-{i}"), shared.storage.clone());
             threads.push(
                 std::thread::Builder::new()
                     .name(format!("tickreel-writer-{i}"))
-                    .spawn(move || writer_loop(rx, ctl_rx, sh, ctx))?,
+                    .spawn(move || writer_loop(rx, ctl_rx, sh, ctx, sync))?,
             );
             writers.push(tx);
             controls.push(ctl_tx);

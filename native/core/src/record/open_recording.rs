@@ -24,7 +24,7 @@ use crate::record::finish::FinishHandle;
 use crate::record::observer::{MetadataChange, StreamEnd, StreamStart};
 use crate::record::recorder::{RecShared, RecorderOptions};
 use crate::record::resume::{PendingResume, Resumed};
-use crate::storage::live::{Fence, LiveDir, SegmentWriter, WriterLock, live_dir_for};
+use crate::storage::live::{Fence, LiveDir, WriterLock, live_dir_for};
 
 mod flush;
 
@@ -52,7 +52,9 @@ pub(crate) struct OpenRecording {
     pending: Vec<Frame>,
     pending_bytes: usize,
     index: Vec<IndexEntry>,
-    segment: Option<SegmentWriter>,
+    /// The segment frames go to, and its length: opened for each flush, closed after it (so a
+    /// recording between flushes holds one open file, its lock).
+    segment: Option<(u32, u64)>,
     next_segment: u32,
     lock: Option<WriterLock>,
     header: Header,

@@ -27,6 +27,12 @@ const CHECK_INTERVAL: Duration = Duration::from_millis(20);
 /// starts when the writer has nothing else to do, so that it holds every flush due by then).
 const ROUND_WAIT: Duration = Duration::from_millis(100);
 
+/// Least time between the starts of two rounds of flushes due by time or player leave, so that
+/// recordings whose flushes fall due a few milliseconds apart share a round (a thousand
+/// recordings started over a second would otherwise make a round, two syncs, every check). A
+/// flush asked for (`Recorder::flush`) or due by size does not wait for it.
+const ROUND_SPACING: Duration = Duration::from_millis(100);
+
 /// One writer thread's recordings and what its loop carries between messages.
 struct WriterThread {
     recs: HashMap<u64, OpenRecording>,
@@ -51,6 +57,10 @@ struct WriterThread {
     /// A recording holds its flush size: its round starts as soon as the sync thread is free
     /// (the size bounds what a recording holds in memory).
     urgent: bool,
+    /// A `Recorder::flush` call waits for the next round.
+    asked: bool,
+    /// When the last round started.
+    last_round: Instant,
 }
 
 /// The text of a caught panic.
@@ -74,8 +84,8 @@ pub(crate) fn writer_loop(
     control: Receiver<Ending>,
     engine: Arc<EngineShared>,
     compact_tx: Sender<CompactJob>,
+    sync: SyncThread,
 ) {
-    let engine_storage = engine.storage.clone();
     let mut w = WriterThread {
         recs: HashMap::new(),
         engine,
@@ -84,9 +94,11 @@ pub(crate) fn writer_loop(
         retired: HashMap::new(),
         unreleased: 0,
         replaying: false,
-        sync: SyncThread::spawn(sync_thread_name(), engine_storage),
+        sync,
         wanted: None,
         urgent: false,
+        asked: false,
+        last_round: Instant::now(),
     };
     let mut next_check = Instant::now() + CHECK_INTERVAL;
     let mut idle = 0u32;
@@ -145,7 +157,7 @@ pub(crate) fn writer_loop(
                 }
                 // The queue ran dry: the flushes due by now go in one round.
                 w.poll_round(false);
-                if w.wanted.is_some() {
+                if w.wanted.is_some() && w.round_allowed() {
                     w.start_round(false);
                 }
                 idle = idle.saturating_add(1);
@@ -170,10 +182,10 @@ pub(crate) fn writer_loop(
                 .writer_idle_ns
                 .fetch_add(std::mem::take(&mut idle_ns), Ordering::Relaxed);
             w.check(&control, now);
-            if rx.is_empty()
-                || w.wanted
-                    .is_some_and(|t| now.duration_since(t) >= ROUND_WAIT)
-            {
+            let waited = w
+                .wanted
+                .is_some_and(|t| now.duration_since(t) >= ROUND_WAIT);
+            if (rx.is_empty() || waited) && w.round_allowed() {
                 w.start_round(false);
             }
             next_check = now + CHECK_INTERVAL;
@@ -212,6 +224,11 @@ impl WriterThread {
         self.wanted.get_or_insert_with(Instant::now);
     }
 
+    /// Whether a round may start now (see [`ROUND_SPACING`]).
+    fn round_allowed(&self) -> bool {
+        self.asked || self.urgent || self.last_round.elapsed() >= ROUND_SPACING
+    }
+
     /// Starts a round of every flush due (`all`: of every recording, persisting its metadata, at
     /// shutdown), unless one is being committed.
     fn start_round(&mut self, all: bool) {
@@ -219,6 +236,7 @@ impl WriterThread {
             return;
         }
         self.wanted = None;
+        self.asked = false;
         let now = Instant::now();
         let mut ids: Vec<u64> = self
             .recs
@@ -245,6 +263,7 @@ impl WriterThread {
             }
         }
         if !jobs.is_empty() {
+            self.last_round = Instant::now();
             self.sync.start(jobs);
         }
     }
@@ -494,6 +513,7 @@ impl WriterThread {
                 Some(r) => {
                     r.request_flush(ack);
                     self.want_round();
+                    self.asked = true;
                 }
                 None => {
                     let _ = ack.send(Err(self.gone(id, false)));
@@ -579,14 +599,4 @@ impl Reply {
             }
         }
     }
-}
-
-/// The sync thread's name, after its writer thread's (`tickreel-writer-N` -> `tickreel-sync-N`).
-fn sync_thread_name() -> String {
-    let me = std::thread::current();
-    let n = me
-        .name()
-        .and_then(|n| n.strip_prefix("tickreel-writer-"))
-        .unwrap_or("0");
-    format!("tickreel-sync-{n}")
 }

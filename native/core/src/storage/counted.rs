@@ -77,6 +77,9 @@ impl Storage for SyncCounted {
     fn create(&self, path: &Path) -> Result<Box<dyn StorageFile>> {
         Ok(self.wrap(self.inner.create(path)?))
     }
+    fn open_append(&self, path: &Path) -> Result<Box<dyn StorageFile>> {
+        Ok(self.wrap(self.inner.open_append(path)?))
+    }
     fn create_new(&self, path: &Path) -> Result<Box<dyn StorageFile>> {
         Ok(self.wrap(self.inner.create_new(path)?))
     }

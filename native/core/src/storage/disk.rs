@@ -79,6 +79,10 @@ pub trait Storage: Send + Sync + fmt::Debug {
     fn create_dir_all(&self, dir: &Path) -> Result<()>;
     /// Creates a file, or empties the one at `path`.
     fn create(&self, path: &Path) -> Result<Box<dyn StorageFile>>;
+    /// Opens an existing file to append to it (its length is the file's; an error of kind
+    /// `NotFound` if there is none). Segments are reopened so for each flush, which keeps a
+    /// recording between flushes down to one open file (its lock).
+    fn open_append(&self, path: &Path) -> Result<Box<dyn StorageFile>>;
     /// Creates a file that must not exist yet (an error of kind `AlreadyExists` if it does).
     fn create_new(&self, path: &Path) -> Result<Box<dyn StorageFile>>;
     /// Creates a file with a unique name `dir/{prefix}XXXXXX{suffix}`.

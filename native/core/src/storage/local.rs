@@ -102,6 +102,18 @@ impl Storage for LocalStorage {
             len: 0,
         }))
     }
+    fn open_append(&self, path: &Path) -> Result<Box<dyn StorageFile>> {
+        let file = OpenOptions::new()
+            .append(true)
+            .open(path)
+            .map_err(|e| at(path, e))?;
+        let len = file.metadata().map_err(|e| at(path, e))?.len();
+        Ok(Box::new(LocalFile {
+            file,
+            path: path.to_path_buf(),
+            len,
+        }))
+    }
     fn create_new(&self, path: &Path) -> Result<Box<dyn StorageFile>> {
         let file = OpenOptions::new()
             .create_new(true)

@@ -50,6 +50,10 @@ impl Storage for Hooked {
         (self.hook)("create", path)?;
         self.inner.create(path)
     }
+    fn open_append(&self, path: &Path) -> tickreel::Result<Box<dyn StorageFile>> {
+        (self.hook)("open_append", path)?;
+        self.inner.open_append(path)
+    }
     fn create_new(&self, path: &Path) -> tickreel::Result<Box<dyn StorageFile>> {
         (self.hook)("create_new", path)?;
         self.inner.create_new(path)

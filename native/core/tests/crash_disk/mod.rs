@@ -389,6 +389,17 @@ impl Storage for CrashDisk {
             len: 0,
         }))
     }
+    fn open_append(&self, path: &Path) -> Result<Box<dyn StorageFile>> {
+        let mut s = self.state.lock();
+        s.step()?;
+        let ino = s.inode_of(path)?;
+        let len = s.inodes[ino].data.len() as u64;
+        Ok(Box::new(CrashFile {
+            state: self.state.clone(),
+            ino,
+            len,
+        }))
+    }
     fn create_new(&self, path: &Path) -> Result<Box<dyn StorageFile>> {
         let mut s = self.state.lock();
         s.step()?;

@@ -13,9 +13,10 @@ use super::{OpenRecording, RETRY_FIRST, RETRY_MAX};
 use crate::error::{Error, Result};
 use crate::format::frame::FRAME_HEADER_LEN;
 use crate::format::index::IndexEntry;
+use crate::format::segment::PREAMBLE_LEN;
 use crate::record::chunker::Frame;
 use crate::record::sync_round::{SyncJob, commit_round};
-use crate::storage::live::{MAX_SEGMENT_BYTES, encode_meta_file};
+use crate::storage::live::{MAX_SEGMENT_BYTES, SegmentWriter, encode_meta_file};
 
 /// A flush whose round is being committed: what to report once it is durable, or to undo if not.
 pub(super) struct InFlight {
@@ -192,10 +193,10 @@ impl OpenRecording {
     /// not write to (a full disk) is not left behind empty, one holding frames stays for recovery
     /// to judge (it drops copies as overlapping, or truncates them as torn).
     fn drop_segment(&mut self) {
-        if let Some(seg) = self.segment.take()
-            && seg.has_no_frames()
+        if let Some((n, len)) = self.segment.take()
+            && len <= PREAMBLE_LEN as u64
         {
-            let _ = self.live.remove_segment(seg.number());
+            let _ = self.live.remove_segment(n);
         }
     }
 
@@ -265,23 +266,30 @@ impl OpenRecording {
             self.live.check_fence(f)?;
         }
         let mut written = 0u64;
+        // Open for this flush only.
+        let mut open: Option<SegmentWriter> = None;
         for f in &self.pending {
-            if self
-                .segment
-                .as_ref()
-                .is_none_or(|s| s.len() >= MAX_SEGMENT_BYTES)
-            {
+            if self.segment.is_none_or(|(_, len)| len >= MAX_SEGMENT_BYTES) {
                 // The number is used up even if creating fails half way (a file left behind
                 // must not make every later attempt fail).
                 let n = self.next_segment;
                 self.next_segment = n + 1;
-                self.segment = Some(
-                    self.live
-                        .create_segment_unsynced(n, &self.header.recording_id)?,
-                );
+                drop(open.take());
+                let seg = self
+                    .live
+                    .create_segment_unsynced(n, &self.header.recording_id)?;
+                self.segment = Some((n, seg.len()));
+                open = Some(seg);
             }
-            let seg = self.segment.as_mut().expect("segment open");
+            let seg = match &mut open {
+                Some(seg) => seg,
+                None => {
+                    let (n, _) = self.segment.expect("a segment");
+                    open.insert(self.live.open_segment(n)?)
+                }
+            };
             let offset = seg.append(&f.header, &f.payload)?;
+            self.segment = Some((seg.number(), seg.len()));
             let h = f.header;
             self.index.push(IndexEntry {
                 start_tick: h.start_tick,

@@ -300,6 +300,13 @@ impl LiveDir {
             .rename(&self.file(META_TEMP), &self.file(META_FILE), true)
     }
 
+    /// Opens segment `n` to append frames to it (a writer reopens its segment for each flush
+    /// rather than keeping it open).
+    pub fn open_segment(&self, n: u32) -> Result<SegmentWriter> {
+        let file = self.storage.open_append(&self.file(&segment_name(n)))?;
+        Ok(SegmentWriter { file, number: n })
+    }
+
     /// Creates segment `n` without making its entry durable (a group commit's
     /// [`Storage::sync_filesystem`] does that before the metadata file names it), and writes the
     /// preamble. A segment whose preamble could not be written is removed.
