@@ -461,7 +461,14 @@ impl Engine {
         options.chunk.validate()?;
         options.validate()?;
         if let Some(p) = path {
-            crate::record::publish::check_recording_path(inner.shared.storage.as_ref(), p)?;
+            let storage = inner.shared.storage.as_ref();
+            let resuming = p.file_name().is_some()
+                && storage
+                    .stat(&live_dir_for(p))
+                    .ok()
+                    .flatten()
+                    .is_some_and(|s| s.kind == crate::storage::EntryKind::Dir);
+            crate::record::publish::check_recording_path(storage, p, resuming)?;
         }
         let id = inner.next_id.fetch_add(1, Ordering::Relaxed);
         let Some(path) = path else {

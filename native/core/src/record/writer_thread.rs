@@ -33,6 +33,12 @@ const ROUND_WAIT: Duration = Duration::from_millis(100);
 /// flush asked for (`Recorder::flush`) or due by size does not wait for it.
 const ROUND_SPACING: Duration = Duration::from_millis(100);
 
+/// Longest the writer spends preparing one round (appending frames, and for a recording's first
+/// flush creating its directory, lock and segment): the flushes left over go in the next round,
+/// and the writer takes the ticks queued meanwhile. A thousand first flushes at once (recordings
+/// started together) took seconds on a loaded disk, long enough for the queue to fill.
+const ROUND_PREPARE: Duration = Duration::from_millis(10);
+
 /// One writer thread's recordings and what its loop carries between messages.
 struct WriterThread {
     recs: HashMap<u64, OpenRecording>,
@@ -61,6 +67,8 @@ struct WriterThread {
     asked: bool,
     /// When the last round started.
     last_round: Instant,
+    /// The last round left flushes that were due for the next one (see [`ROUND_PREPARE`]).
+    backlog: bool,
 }
 
 /// The text of a caught panic.
@@ -99,6 +107,7 @@ pub(crate) fn writer_loop(
         urgent: false,
         asked: false,
         last_round: Instant::now(),
+        backlog: false,
     };
     let mut next_check = Instant::now() + CHECK_INTERVAL;
     let mut idle = 0u32;
@@ -226,7 +235,7 @@ impl WriterThread {
 
     /// Whether a round may start now (see [`ROUND_SPACING`]).
     fn round_allowed(&self) -> bool {
-        self.asked || self.urgent || self.last_round.elapsed() >= ROUND_SPACING
+        self.asked || self.urgent || self.backlog || self.last_round.elapsed() >= ROUND_SPACING
     }
 
     /// Starts a round of every flush due (`all`: of every recording, persisting its metadata, at
@@ -237,6 +246,7 @@ impl WriterThread {
         }
         self.wanted = None;
         self.asked = false;
+        self.backlog = false;
         let now = Instant::now();
         let mut ids: Vec<u64> = self
             .recs
@@ -256,11 +266,19 @@ impl WriterThread {
             let Some(r) = self.recs.get_mut(&id) else {
                 continue;
             };
+            // A flush a caller waits for is never put off.
+            if !all && !r.flush_asked() && now.elapsed() >= ROUND_PREPARE {
+                self.backlog = true;
+                continue;
+            }
             match guarded(|| r.begin_flush(all)) {
                 Ok(Some(job)) => jobs.push(job),
                 Ok(None) => {}
                 Err(m) => self.retire(id, m),
             }
+        }
+        if self.backlog {
+            self.want_round();
         }
         if !jobs.is_empty() {
             self.last_round = Instant::now();

@@ -82,6 +82,11 @@ impl OpenRecording {
         }
     }
 
+    /// Whether a `Recorder::flush` call waits for the next flush.
+    pub(crate) fn flush_asked(&self) -> bool {
+        !self.flush_acks.is_empty()
+    }
+
     /// Whether a flush of this recording is in a round being committed.
     pub(crate) fn flush_in_flight(&self) -> bool {
         self.in_flight.is_some()
