@@ -301,8 +301,10 @@ impl WriterThread {
                 self.retire(id, m);
             }
         }
-        // Flushes asked for while the round was committed go in the next one.
+        // Flushes asked for while the round was committed go in the next one, at once if a
+        // caller waits for one.
         self.want_round();
+        self.asked |= self.recs.values().any(|r| r.flush_asked());
     }
 
     /// Before ending recording `id`: waits for the round holding its flush, if one does.
@@ -478,7 +480,8 @@ impl WriterThread {
             Msg::Tick { id, tick, buf } => {
                 if let Some(r) = self.rec_for(id) {
                     r.on_tick(tick, &buf);
-                    if r.flush_requested() {
+                    // Past its flush size (and not waiting to retry a failed flush).
+                    if r.flush_requested() && r.wants_flush(Instant::now()) {
                         self.want_round();
                         self.urgent = true;
                     }
