@@ -47,6 +47,8 @@ struct Run {
     acked: Option<u32>,
     /// The finish handle reported the file published.
     finished: bool,
+    /// The user metadata key `part` was set to this before a flush that returned Ok.
+    part: Option<i32>,
 }
 
 /// Records `ticks` in parts of 25, flushing after each, then finishes.
@@ -112,22 +114,22 @@ fn check_reader(reader: &Reader, want: &BTreeMap<u32, EntityTable>, at_least: Op
     }
 }
 
-/// The checks on a disk found after a power loss.
-fn check_image(disk: &CrashDisk, run: &Run, want: &BTreeMap<u32, EntityTable>) {
+/// The checks on a disk found after a power loss, for the recording of `out`.
+fn check_image_of(disk: &CrashDisk, out: &Path, run: &Run, want: &BTreeMap<u32, EntityTable>) {
     let storage = disk.storage();
     // Every published recording is whole: it holds every tick of the run.
-    let published = storage.stat(&out()).unwrap().is_some();
+    let published = storage.stat(out).unwrap().is_some();
     if published {
-        let r = Reader::open_with(storage.open(&out()).unwrap(), ReaderOptions::default())
+        let r = Reader::open_with(storage.open(out).unwrap(), ReaderOptions::default())
             .expect("a published file opens");
         check_reader(&r, want, want.keys().last().copied());
     }
     assert!(
         published || !run.finished,
         "a finish was acknowledged, but {} is not on the disk",
-        out().display()
+        out.display()
     );
-    let live = LiveDir::new(storage.clone(), live_dir_for(&out()));
+    let live = LiveDir::new(storage.clone(), live_dir_for(out));
     if !live.dir_exists().unwrap() {
         assert!(
             published || run.acked.is_none(),
@@ -156,6 +158,17 @@ fn check_image(disk: &CrashDisk, run: &Run, want: &BTreeMap<u32, EntityTable>) {
         return;
     }
     check_reader(&r, want, run.acked);
+    if let Some(part) = run.part {
+        // Metadata flushed is as durable as ticks flushed (it is in the metadata file only).
+        let found = match r.metadata().user.get("part") {
+            Some(fastnbt::Value::Int(p)) => Some(*p),
+            _ => None,
+        };
+        assert!(
+            found.is_some_and(|p| p >= part),
+            "part {part} was acknowledged flushed, the metadata says {found:?}"
+        );
+    }
 }
 
 /// Runs `scenario` on copies of `base` that lose power at every I/O step in turn; checks every
@@ -166,32 +179,55 @@ fn at_every_cut(
     want: &BTreeMap<u32, EntityTable>,
     scenario: impl Fn(&CrashDisk) -> Run,
 ) -> u64 {
+    at_every_cut_of(base, &[(out(), want.clone())], |disk| vec![scenario(disk)])
+}
+
+/// [`at_every_cut`] for a scenario recording several files at once: `wants` gives each path
+/// and its expected states, the scenario returns what it was told of each, in the same order.
+fn at_every_cut_of(
+    base: &CrashDisk,
+    wants: &[(PathBuf, BTreeMap<u32, EntityTable>)],
+    scenario: impl Fn(&CrashDisk) -> Vec<Run>,
+) -> u64 {
+    let check = |disk: &CrashDisk, runs: &[Run]| {
+        for ((path, want), run) in wants.iter().zip(runs) {
+            for model in IMAGES {
+                check_image_of(&disk.image(model, None), path, run, want);
+            }
+        }
+    };
     let probe = base.image(Image::Everything, None);
     let clean = scenario(&probe);
-    assert!(clean.finished, "the scenario completes without a cut");
+    assert_eq!(clean.len(), wants.len());
+    assert!(
+        clean.iter().all(|r| r.finished),
+        "the scenario completes without a cut"
+    );
     // Power lost right after the scenario: everything it was told is on the disk.
-    for model in IMAGES {
-        check_image(&probe.image(model, None), &clean, want);
-    }
+    check(&probe, &clean);
     let steps = probe.steps();
     eprintln!("{steps} cut points, {} images each", IMAGES.len());
     for cut in 1..=steps {
         let disk = base.image(Image::Everything, Some(cut));
-        let run = scenario(&disk);
+        let runs = scenario(&disk);
         assert!(disk.lost_power(), "cut {cut} of {steps} was never reached");
-        for model in IMAGES {
-            let image = disk.image(model, None);
-            check_image(&image, &run, want);
+        check(&disk, &runs);
+        for ((path, want), run) in wants.iter().zip(&runs) {
+            recovery_at_every_cut_of(&disk.image(Image::Everything, None), path, run, want);
         }
-        recovery_at_every_cut(&disk.image(Image::Everything, None), &run, want);
     }
     steps
 }
 
 /// Recovery of `disk`'s live directory, losing power at each of its steps; then a full recovery
 /// of each image must still find everything acknowledged.
-fn recovery_at_every_cut(disk: &CrashDisk, run: &Run, want: &BTreeMap<u32, EntityTable>) {
-    let dir = live_dir_for(&out());
+fn recovery_at_every_cut_of(
+    disk: &CrashDisk,
+    out: &Path,
+    run: &Run,
+    want: &BTreeMap<u32, EntityTable>,
+) {
+    let dir = live_dir_for(out);
     let probe = disk.image(Image::Everything, None);
     let live = LiveDir::new(probe.storage(), &dir);
     if !live.dir_exists().unwrap() || recover_live(&live, &mut |_, _| {}).is_err() {
@@ -205,7 +241,7 @@ fn recovery_at_every_cut(disk: &CrashDisk, run: &Run, want: &BTreeMap<u32, Entit
         let _ = recover_live(&live, &mut |_, _| {});
         assert!(cutting.lost_power(), "cut {cut} was never reached");
         for model in IMAGES {
-            check_image(&cutting.image(model, None), run, want);
+            check_image_of(&cutting.image(model, None), out, run, want);
         }
     }
 }
@@ -269,7 +305,7 @@ fn resuming_a_recording_survives_power_loss_at_every_step() {
         // The first half was acknowledged before this run started.
         let mut run = Run {
             acked: Some(49),
-            finished: false,
+            ..Run::default()
         };
         record(&engine, &ticks[50..], &mut run, true);
         engine.shutdown();
@@ -347,4 +383,127 @@ fn a_new_recording_clears_the_remnant_of_a_removal_cut_short() {
     engine.shutdown();
     let r = Reader::open_with(storage.open(&out()).unwrap(), ReaderOptions::default()).unwrap();
     assert_eq!(r.last_tick(), Some(19));
+}
+
+#[test]
+fn a_group_commit_of_several_recordings_survives_power_loss_at_every_step() {
+    // Three recordings flush together: their flushes are queued while the writer is held, so
+    // that it takes them in one go and commits them in one round (frames appended, temporary
+    // metadata files written, one file-system sync, the renames, another sync). Power is lost at
+    // each step of the rounds, of the finishes and of the publications.
+    let names = ["a.reel", "b.reel", "c.reel"];
+    let ticks: Vec<_> = (0..names.len() as u64)
+        .map(|i| common::sim_ticks(2, 60, 50 + i))
+        .collect();
+    let wants: Vec<(PathBuf, BTreeMap<u32, EntityTable>)> = names
+        .iter()
+        .zip(&ticks)
+        .map(|(n, t)| (Path::new(ROOT).join(n), expected(t)))
+        .collect();
+    let base = CrashDisk::new(Path::new(ROOT), None);
+    let steps = at_every_cut_of(&base, &wants, |disk| {
+        let engine = engine(disk);
+        let mut runs: Vec<Run> = names.iter().map(|_| Run::default()).collect();
+        let recs: Vec<_> = wants
+            .iter()
+            .map(|(p, _)| engine.start_recording(p, options()).ok())
+            .collect();
+        for part in 0..3 {
+            let range = part * 20..(part + 1) * 20;
+            // Everything sent before (the openings) is taken first.
+            while engine.stats().queue_depth > 0 {
+                std::thread::yield_now();
+            }
+            engine.set_writers_stalled(true);
+            let mut queued = 0;
+            for (rec, t) in recs.iter().zip(&ticks) {
+                if let Some(rec) = rec {
+                    for (tick, e) in &t[range.clone()] {
+                        let _ = rec.submit_tick(*tick, &common::batch(e));
+                    }
+                    queued += 20;
+                }
+            }
+            if part == 2 {
+                engine.set_writers_stalled(false);
+                break;
+            }
+            for rec in recs.iter().flatten() {
+                let _ = rec.set_user_metadata("part", fastnbt::Value::Int(part as i32));
+                queued += 1;
+            }
+            std::thread::scope(|s| {
+                let flushing: Vec<_> = recs
+                    .iter()
+                    .map(|rec| s.spawn(move || rec.as_ref().map(|r| r.flush().is_ok())))
+                    .collect();
+                let want_depth = queued + recs.iter().flatten().count();
+                let waited = std::time::Instant::now();
+                while engine.stats().queue_depth < want_depth {
+                    assert!(
+                        waited.elapsed().as_secs() < 10,
+                        "the flushes were not queued"
+                    );
+                    std::thread::yield_now();
+                }
+                engine.set_writers_stalled(false);
+                for (h, run) in flushing.into_iter().zip(runs.iter_mut()) {
+                    if h.join().unwrap() == Some(true) {
+                        run.acked = Some(range.end as u32 - 1);
+                        run.part = Some(part as i32);
+                    }
+                }
+            });
+        }
+        for (rec, run) in recs.into_iter().zip(runs.iter_mut()) {
+            if let Some(rec) = rec {
+                run.finished = rec.finish().and_then(|h| h.wait()).is_ok();
+            }
+        }
+        engine.shutdown();
+        runs
+    });
+    assert!(steps > 60, "only {steps} I/O steps");
+}
+
+#[test]
+fn a_group_commit_round_takes_two_file_system_syncs_for_all_its_recordings() {
+    let disk = CrashDisk::new(Path::new(ROOT), None);
+    let engine = engine(&disk);
+    let ticks = common::sim_ticks(1, 20, 60);
+    let recs: Vec<_> = (0..8)
+        .map(|i| {
+            engine
+                .start_recording(Path::new(ROOT).join(format!("r{i}.reel")), options())
+                .unwrap()
+        })
+        .collect();
+    // First flushes (which create the directories and lock files) out of the way.
+    for rec in &recs {
+        rec.submit_tick(0, &common::batch(&ticks[0].1)).unwrap();
+        rec.flush().unwrap();
+    }
+    engine.set_writers_stalled(true);
+    for rec in &recs {
+        for (t, e) in &ticks[1..] {
+            rec.submit_tick(*t, &common::batch(e)).unwrap();
+        }
+    }
+    let before = engine.stats().syncs;
+    std::thread::scope(|s| {
+        let hs: Vec<_> = recs.iter().map(|r| s.spawn(move || r.flush())).collect();
+        while engine.stats().queue_depth < recs.len() * 20 {
+            std::thread::yield_now();
+        }
+        engine.set_writers_stalled(false);
+        for h in hs {
+            h.join().unwrap().unwrap();
+        }
+    });
+    // Eight recordings flushed: one round, two syncs (not three per recording).
+    assert_eq!(engine.stats().syncs - before, 2);
+    for rec in &recs {
+        assert_eq!(rec.stats().flushed_tick, Some(19));
+    }
+    engine.shutdown();
 }

@@ -63,11 +63,13 @@ fn each_trigger_flushes_on_its_own() {
         )
         .unwrap();
     submit(&by_size, 40);
-    // The chunk of ticks 30..=34 was cut by tick 35 and flushed for its size; 35..=39 is open.
-    // A size flush also cuts the open chunk (everything so far becomes durable): the flushes come
-    // at ticks 5, 11, 17, 23, 29 and 35.
+    // The first chunk cut (by tick 5) is over the threshold: its flush starts a group-commit
+    // round at once, and the ticks taken while that round is committed go in the next one (a
+    // size flush also cuts the open chunk, so everything so far becomes durable). Without the
+    // size trigger nothing would flush at all (interval and leave are off).
     assert!(wait_flushed(&by_size, 35), "{:?}", by_size.stats());
-    assert_eq!(by_size.stats().flushes, 6, "{:?}", by_size.stats());
+    let n = by_size.stats().flushes;
+    assert!((2..=6).contains(&n), "{:?}", by_size.stats());
 
     // Time: nothing is big enough, but the interval passes.
     let by_time = engine

@@ -225,6 +225,9 @@ impl Storage for Hooked {
     fn create(&self, path: &Path) -> Result<Box<dyn StorageFile>> {
         Hooked::local().create(path)
     }
+    fn open_append(&self, path: &Path) -> Result<Box<dyn StorageFile>> {
+        Hooked::local().open_append(path)
+    }
     fn create_new(&self, path: &Path) -> Result<Box<dyn StorageFile>> {
         if path.file_name().is_some_and(|n| n == self.trigger.as_str())
             && let Some(hook) = self.hook.lock().take()
@@ -255,6 +258,9 @@ impl Storage for Hooked {
     }
     fn sync_dir(&self, dir: &Path) -> Result<()> {
         Hooked::local().sync_dir(dir)
+    }
+    fn sync_filesystem(&self, path: &Path) -> Result<()> {
+        Hooked::local().sync_filesystem(path)
     }
     fn lock(&self, path: &Path) -> Result<Box<dyn StorageLock>> {
         Hooked::local().lock(path)

@@ -150,3 +150,44 @@ fn a_failed_recovery_retires_the_recording_with_its_error() {
     assert!(rec.finish().and_then(|h| h.wait()).is_err());
     assert!(live_dir_for(&path).join("meta.tkrl").exists());
 }
+
+#[test]
+fn a_resume_creates_no_file_on_the_calling_thread() {
+    // A fresh recording's start probes its directory with a temporary file; a resume does not
+    // (its ticks stay in its live directory if `finish` cannot write), so the call is a few
+    // `stat`s, the lock and a thread start.
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("run.reel");
+    let ticks = common::sim_ticks(1, 40, 3);
+    {
+        let engine = Engine::new(EngineOptions::default()).unwrap();
+        let rec = engine.start_recording(&path, options()).unwrap();
+        for (t, e) in &ticks[..20] {
+            rec.submit_tick(*t, &batch(e)).unwrap();
+        }
+        rec.close().unwrap();
+        engine.shutdown();
+    }
+    let caller = std::thread::current().id();
+    let created = Arc::new(AtomicBool::new(false));
+    let seen = created.clone();
+    let storage = hooked::Hooked::new(Box::new(move |op, _| {
+        if std::thread::current().id() == caller && op.starts_with("create") {
+            seen.store(true, Ordering::Release);
+        }
+        Ok(())
+    }));
+    let engine = Engine::with_storage(EngineOptions::default(), storage).unwrap();
+    let rec = engine.start_recording(&path, options()).unwrap();
+    assert!(
+        !created.load(Ordering::Acquire),
+        "the resume created a file"
+    );
+    assert_eq!(rec.wait_resumed(Duration::from_secs(30)).unwrap(), Some(19));
+    for (t, e) in &ticks[20..] {
+        rec.submit_tick(*t, &batch(e)).unwrap();
+    }
+    let out = rec.finish().unwrap().wait().unwrap();
+    assert_eq!(Reader::open_path(&out).unwrap().last_tick(), Some(39));
+    engine.shutdown();
+}

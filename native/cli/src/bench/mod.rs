@@ -6,6 +6,7 @@ mod catalog;
 mod format;
 mod ghost;
 mod jni;
+mod paced;
 mod play;
 mod realistic;
 mod record;
@@ -30,7 +31,7 @@ pub struct Args {
     /// Smaller workloads: the same keys in under a minute.
     #[arg(long)]
     pub quick: bool,
-    /// Run only this area (format, realistic, record, runs, shadow, play, ghost, jni, s3, catalog).
+    /// Run only this area (format, realistic, record, paced, runs, shadow, play, ghost, jni, s3, catalog).
     #[arg(long)]
     pub only: Option<String>,
 }
@@ -47,6 +48,9 @@ pub fn run(a: Args, out: &mut Out) -> tickreel::Result<()> {
     }
     if on("record") {
         record::run(a.quick, &mut figures);
+    }
+    if on("paced") {
+        paced::run(a.quick, &mut figures);
     }
     if on("runs") {
         runs::run(a.quick, &mut figures);

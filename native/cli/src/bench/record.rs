@@ -14,7 +14,7 @@ use super::{Figures, put};
 
 /// Batches of `ticks` ticks for a recording of `players` players (one movement event per player
 /// per tick, plus the occasional flag change the simulator makes).
-fn batches(players: u32, ticks: u32, seed: u64) -> Vec<Vec<u8>> {
+pub(super) fn batches(players: u32, ticks: u32, seed: u64) -> Vec<Vec<u8>> {
     let mut sim = Simulator::new(SimConfig {
         players,
         seed,

@@ -6,6 +6,11 @@
 //! The final file is not replaced if it exists, unless `--force` is given.
 //!
 //! The recording loop is [`record`], which `tickreel demo` also records its session with.
+//!
+//! With `--runs N`, a race server instead: N one-player runs at once, each its own recording
+//! (`runs`).
+
+mod runs;
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -66,6 +71,11 @@ pub struct Args {
     /// Where --shadow writes the report (default: the --out path with `.report.reel`).
     #[arg(long, requires = "shadow")]
     pub report_out: Option<PathBuf>,
+    /// Record N one-player runs at once (a race server: each run starts at a random tick, lasts
+    /// 5 to 60 s, ends with its player leaving and is finished; its place then starts another).
+    /// --out is then a directory for the runs' files; --players and --churn do not apply.
+    #[arg(long, conflicts_with_all = ["shadow", "no_finish"])]
+    pub runs: Option<u32>,
 }
 
 pub fn run(a: Args, out: &mut Out) -> tickreel::Result<()> {
@@ -94,6 +104,17 @@ pub fn run(a: Args, out: &mut Out) -> tickreel::Result<()> {
     };
     options.chunk.chunk_ticks = a.chunk_ticks;
     options.overwrite = a.force;
+    if let Some(n) = a.runs {
+        let runs = runs::Runs {
+            runs: n,
+            dir: a.out,
+            ticks: a.ticks,
+            tps: a.tps,
+            seed: a.seed,
+            options,
+        };
+        return runs::run(runs, out);
+    }
     if !a.force && a.out.symlink_metadata().is_ok() {
         return Err(super::files::exists(&a.out));
     }

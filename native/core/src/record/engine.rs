@@ -20,9 +20,10 @@ use crate::record::open_recording::OpenRecording;
 use crate::record::pool::BufferPool;
 use crate::record::recorder::{Backpressure, RecShared, Recorder, RecorderOptions};
 use crate::record::resume::PendingResume;
+use crate::record::sync_round::SyncThread;
 use crate::record::writer_thread::writer_loop;
 use crate::storage::live::{LiveDir, live_dir_for};
-use crate::storage::{LocalStorage, Storage};
+use crate::storage::{LocalStorage, Storage, SyncCounted};
 
 /// Options of the engine.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -100,6 +101,9 @@ pub struct EngineStats {
     pub shadow_bytes: usize,
     /// Blocks the shadow buffers gave up for that budget.
     pub shadow_budget_dropped_blocks: u64,
+    /// Syncs (`fsync`, `fdatasync`, `syncfs`) the engine's recordings made since it started:
+    /// flushes, compaction, publication, recovery.
+    pub syncs: u64,
 }
 
 /// Messages to a writer thread. One recording always goes to the same writer, so its messages
@@ -197,8 +201,10 @@ pub(crate) struct Ending {
 /// State the engine shares with its threads and recorders.
 #[derive(Debug)]
 pub(crate) struct EngineShared {
-    /// Where every recording of this engine is written.
+    /// Where every recording of this engine is written (`counted`, as the trait object).
     pub storage: Arc<dyn Storage>,
+    /// The same storage, counting its syncs.
+    pub counted: Arc<SyncCounted>,
     pub pool: BufferPool,
     pub inflight: AtomicUsize,
     pub max_inflight: usize,
@@ -327,8 +333,10 @@ impl Engine {
     /// publication) instead of the local file system.
     pub fn with_storage(options: EngineOptions, storage: Arc<dyn Storage>) -> Result<Engine> {
         options.validate()?;
+        let counted = Arc::new(SyncCounted::new(storage));
         let shared = Arc::new(EngineShared {
-            storage,
+            storage: counted.clone(),
+            counted,
             pool: BufferPool::new(options.pool_buffers, options.max_inflight_bytes / 4),
             inflight: AtomicUsize::new(0),
             max_inflight: options.max_inflight_bytes,
@@ -357,10 +365,12 @@ impl Engine {
             let (ctl_tx, ctl_rx) = unbounded();
             let sh = shared.clone();
             let ctx = compact_tx.clone();
+            // Started here, so that every thread of the engine runs once `new` returns.
+            let sync = SyncThread::spawn(format!("tickreel-sync-{i}"), shared.storage.clone());
             threads.push(
                 std::thread::Builder::new()
                     .name(format!("tickreel-writer-{i}"))
-                    .spawn(move || writer_loop(rx, ctl_rx, sh, ctx))?,
+                    .spawn(move || writer_loop(rx, ctl_rx, sh, ctx, sync))?,
             );
             writers.push(tx);
             controls.push(ctl_tx);
@@ -451,7 +461,14 @@ impl Engine {
         options.chunk.validate()?;
         options.validate()?;
         if let Some(p) = path {
-            crate::record::publish::check_recording_path(inner.shared.storage.as_ref(), p)?;
+            let storage = inner.shared.storage.as_ref();
+            let resuming = p.file_name().is_some()
+                && storage
+                    .stat(&live_dir_for(p))
+                    .ok()
+                    .flatten()
+                    .is_some_and(|s| s.kind == crate::storage::EntryKind::Dir);
+            crate::record::publish::check_recording_path(storage, p, resuming)?;
         }
         let id = inner.next_id.fetch_add(1, Ordering::Relaxed);
         let Some(path) = path else {
@@ -576,6 +593,7 @@ impl Engine {
             writer_idle_us: s.writer_idle_ns.load(Ordering::Relaxed) / 1000,
             shadow_bytes: s.held.used(),
             shadow_budget_dropped_blocks: s.held.evicted_blocks(),
+            syncs: s.counted.syncs(),
         }
     }
 

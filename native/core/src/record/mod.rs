@@ -18,6 +18,7 @@ mod recorder_options;
 mod recover;
 mod reel_writer;
 mod resume;
+mod sync_round;
 mod writer_thread;
 
 pub use chunker::{

@@ -24,9 +24,9 @@ use crate::record::finish::FinishHandle;
 use crate::record::observer::{MetadataChange, StreamEnd, StreamStart};
 use crate::record::recorder::{RecShared, RecorderOptions};
 use crate::record::resume::{PendingResume, Resumed};
-use crate::storage::live::{
-    Fence, LiveDir, MAX_SEGMENT_BYTES, SegmentWriter, WriterLock, encode_meta_file, live_dir_for,
-};
+use crate::storage::live::{Fence, LiveDir, WriterLock, live_dir_for};
+
+mod flush;
 
 /// How long a flush on player leave waits: a recording finished within this time (a one-player
 /// run ends with its player leaving) goes straight to its compacted file instead of first creating
@@ -52,7 +52,9 @@ pub(crate) struct OpenRecording {
     pending: Vec<Frame>,
     pending_bytes: usize,
     index: Vec<IndexEntry>,
-    segment: Option<SegmentWriter>,
+    /// The segment frames go to, and its length: opened for each flush, closed after it (so a
+    /// recording between flushes holds one open file, its lock).
+    segment: Option<(u32, u64)>,
     next_segment: u32,
     lock: Option<WriterLock>,
     header: Header,
@@ -78,8 +80,10 @@ pub(crate) struct OpenRecording {
     pub(crate) received: u64,
     /// The identity of the live directory and its lock file when this writer locked it.
     fence: Option<Fence>,
-    /// The live directory's entry in its parent is durable (it was created and synced, or found).
-    dir_synced: bool,
+    /// The flush whose round is being committed (see `flush`).
+    in_flight: Option<flush::InFlight>,
+    /// `Recorder::flush` calls waiting for the next flush.
+    flush_acks: Vec<Sender<Result<()>>>,
     /// The observers were told that the stream ended.
     observers_ended: bool,
     /// The live directory being recovered on another thread (resuming).
@@ -153,7 +157,8 @@ impl OpenRecording {
             retry_at: None,
             retry_wait: RETRY_FIRST,
             received: 0,
-            dir_synced: false,
+            in_flight: None,
+            flush_acks: Vec::new(),
             fence: None,
             observers_ended: false,
             resuming: None,
@@ -193,7 +198,6 @@ impl OpenRecording {
         self.next_segment = r.next_segment;
         self.fence = Some(self.live.fence()?);
         self.lock = Some(r.lock);
-        self.dir_synced = true;
         self.shared.resumed(r.last_tick, &self.metadata);
         self.start_observers();
         Ok(())
@@ -405,184 +409,6 @@ impl OpenRecording {
         }
         self.pending_bytes += f.payload.len() + FRAME_HEADER_LEN;
         self.pending.push(f);
-    }
-
-    fn flush_due(&self, now: Instant) -> bool {
-        if let Some(at) = self.retry_at {
-            // A failed flush is retried at its time, whatever triggered it.
-            return now >= at;
-        }
-        self.flush_requested
-            || self.leave_flush_at.is_some_and(|at| now >= at)
-            || ((self.dirty
-                || self.meta_dirty
-                || self.shared.dropped.load(Ordering::Relaxed) != self.dropped_written)
-                && now.duration_since(self.last_flush) >= self.opts.flush.interval)
-    }
-
-    /// A flush the writer starts on its own (size, time, player leave): skipped while a failed one
-    /// waits for its retry time.
-    pub(crate) fn flush_if_due(&mut self, now: Instant) {
-        if !self.opts.observers.is_empty() {
-            self.cut_if_wanted(now);
-        }
-        if self.shared.persist && self.flush_due(now) {
-            let _ = self.flush();
-        }
-    }
-
-    /// Cuts the open chunk, appends pending frames to the segment, fsyncs it, then rewrites the
-    /// metadata file atomically (also when only metadata or gaps changed). Only then are the ticks
-    /// reported as flushed. A recording that never flushed and has no frames keeps everything in
-    /// memory (its metadata travels with `finish`).
-    pub(crate) fn flush(&mut self) -> Result<()> {
-        self.flush_to_disk(false)
-    }
-
-    /// [`Self::flush`]; `persist`: write changed metadata even if nothing was flushed before (a
-    /// recording closed to be resumed later keeps its metadata, ticks or not).
-    fn flush_to_disk(&mut self, persist: bool) -> Result<()> {
-        self.flush_requested = false;
-        self.leave_flush_at = None;
-        let started = Instant::now();
-        if let Some(f) = self.chunker.finish_chunk()? {
-            self.add_pending(f);
-        }
-        if !self.shared.persist {
-            // A stream without a file: its observers have the chunk; nothing goes to disk.
-            self.dirty = false;
-            return Ok(());
-        }
-        self.dirty = false;
-        self.last_flush = started;
-        let meta_changed =
-            self.meta_dirty || self.shared.dropped.load(Ordering::Relaxed) != self.dropped_written;
-        if self.pending.is_empty() && (!meta_changed || (self.lock.is_none() && !persist)) {
-            return Ok(());
-        }
-        if let Err(e) = self.write_pending() {
-            self.retry_at = Some(started + self.retry_wait);
-            self.retry_wait = (self.retry_wait * 2).min(RETRY_MAX);
-            self.shared.set_error(format!("flush failed: {e}"));
-            return Err(e);
-        }
-        self.retry_at = None;
-        self.retry_wait = RETRY_FIRST;
-        let us = started.elapsed().as_micros() as u64;
-        self.shared.last_flush_us.store(us, Ordering::Relaxed);
-        self.engine.last_flush_us.store(us, Ordering::Relaxed);
-        self.shared.flushes.fetch_add(1, Ordering::Relaxed);
-        if let Some(t) = self.chunker.last_tick() {
-            self.shared
-                .flushed_tick
-                .store(u64::from(t), Ordering::Release);
-        }
-        Ok(())
-    }
-
-    /// Writes the pending frames and the metadata file. All or nothing as far as readers and
-    /// `flushed_tick` go: on an error the index is as before and the frames stay pending (a segment
-    /// may hold some of them, or a partial frame: writing continues in a fresh segment, and
-    /// recovery drops such copies as overlapping or truncates them as torn).
-    fn write_pending(&mut self) -> Result<()> {
-        let indexed = self.index.len();
-        let r = self.write_frames_and_meta();
-        if r.is_err() {
-            self.index.truncate(indexed);
-            // A segment this flush created and could not write to (a full disk) is not left
-            // behind empty; one holding frames stays for recovery to judge.
-            if let Some(seg) = self.segment.take()
-                && seg.has_no_frames()
-            {
-                let _ = self.live.remove_segment(seg.number());
-            }
-        }
-        let written = r?;
-        self.pending.clear();
-        self.pending_bytes = 0;
-        self.meta_dirty = false;
-        self.shared
-            .bytes_written
-            .fetch_add(written, Ordering::Relaxed);
-        self.engine
-            .bytes_written
-            .fetch_add(written, Ordering::Relaxed);
-        Ok(())
-    }
-
-    fn write_frames_and_meta(&mut self) -> Result<u64> {
-        if self.lock.is_none() {
-            self.live.create()?;
-            self.lock = Some(self.live.lock()?);
-            self.fence = Some(self.live.fence()?);
-        }
-        if let Some(f) = &self.fence {
-            self.live.check_fence(f)?;
-        }
-        if !self.dir_synced {
-            // The new directory's entry is durable before anything in it is reported flushed
-            // (retried by the next flush if it fails).
-            self.live.sync_parent()?;
-            self.dir_synced = true;
-        }
-        let mut written = 0u64;
-        for f in &self.pending {
-            if self
-                .segment
-                .as_ref()
-                .is_none_or(|s| s.len() >= MAX_SEGMENT_BYTES)
-            {
-                // A full segment is made durable before the index can name its frames.
-                if let Some(full) = &mut self.segment {
-                    full.sync()?;
-                }
-                // The number is used up even if creating fails half way (a file left behind
-                // must not make every later attempt fail).
-                let n = self.next_segment;
-                self.next_segment = n + 1;
-                self.segment = Some(self.live.create_segment(n, &self.header.recording_id)?);
-            }
-            let seg = self.segment.as_mut().expect("segment open");
-            let offset = seg.append(&f.header, &f.payload)?;
-            let h = f.header;
-            self.index.push(IndexEntry {
-                start_tick: h.start_tick,
-                tick_count: h.tick_count,
-                flags: h.flags,
-                offset,
-                compressed_len: h.compressed_len,
-                uncompressed_len: h.uncompressed_len,
-            });
-            written += (FRAME_HEADER_LEN + f.payload.len()) as u64;
-        }
-        if let Some(s) = &mut self.segment {
-            s.sync()?;
-        }
-        let dropped = self.shared.dropped.load(Ordering::Relaxed);
-        self.update_library_meta();
-        let bytes = encode_meta_file(self.header.clone(), &self.metadata, &self.index)?;
-        // The fence is checked again right before the rename (FORMAT.md, section 14).
-        self.live.write_meta(&bytes, self.fence.as_ref())?;
-        self.dropped_written = dropped;
-        Ok(written)
-    }
-
-    fn update_library_meta(&mut self) {
-        let lib = &mut self.metadata.library;
-        let c = &self.chunker;
-        lib.stats.ticks_written = c.ticks_written;
-        lib.stats.events = c.events;
-        lib.stats.pose_samples = c.pose_samples;
-        lib.stats.uncompressed_bytes = c.uncompressed_bytes;
-        let gaps = self.shared.gaps.lock().clone();
-        for g in gaps {
-            if !lib.gaps.contains(&g) {
-                // A gap may have grown since it was last written: replace the older, shorter one.
-                lib.gaps.retain(|o| o.from != g.from);
-                lib.gaps.push(g);
-            }
-        }
-        lib.stats.dropped_ticks = lib.gaps.iter().map(|g| u64::from(g.to - g.from) + 1).sum();
     }
 
     /// Ends the recording and hands it to the compaction worker.

@@ -54,15 +54,22 @@ pub(crate) const RETIRED: u8 = 4;
 const NONE: u64 = u64::MAX;
 
 /// State shared between a `Recorder` handle and the writer thread.
+///
+/// What `submit_tick` reads and writes comes first, in one cache line of its own (`repr(C)`, aligned
+/// to 64 bytes): a server that submits to many recordings at its pace finds each recording's line
+/// cold, and pays one miss for it rather than one per field.
 #[derive(Debug)]
+#[repr(C, align(64))]
 pub(crate) struct RecShared {
+    pub state: AtomicU8,
     pub id: u64,
+    pub last_submitted: AtomicU64,
+    pub submitted: AtomicU64,
+    pub max_batch: usize,
+    pub backpressure: Backpressure,
     pub path: PathBuf,
     /// Written to a live directory and a compacted file (`false`: a stream only its observers see).
     pub persist: bool,
-    pub state: AtomicU8,
-    pub last_submitted: AtomicU64,
-    pub submitted: AtomicU64,
     /// Messages other than ticks (metadata, snapshots, flushes) accepted onto the queue.
     pub other_sent: AtomicU64,
     pub dropped: AtomicU64,
@@ -73,8 +80,6 @@ pub(crate) struct RecShared {
     pub flushed_tick: AtomicU64,
     pub error: Mutex<Option<String>>,
     pub gaps: Mutex<Vec<Gap>>,
-    pub backpressure: Backpressure,
-    pub max_batch: usize,
     /// What the metadata may still take (checked at the call, on the server thread).
     pub meta_budget: Mutex<MetadataBudget>,
     /// Resuming: [`RESUME_NONE`] (a fresh recording), pending, done or failed.
@@ -595,5 +600,18 @@ impl Drop for Recorder {
                 ack: None,
             });
         }
+    }
+}
+
+#[cfg(test)]
+mod layout_tests {
+    use super::*;
+
+    #[test]
+    fn what_submit_tick_touches_fits_in_the_first_cache_line() {
+        let end =
+            std::mem::offset_of!(RecShared, backpressure) + std::mem::size_of::<Backpressure>();
+        assert!(end <= 64, "{end} bytes");
+        assert_eq!(std::mem::align_of::<RecShared>(), 64);
     }
 }

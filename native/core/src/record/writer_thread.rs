@@ -15,12 +15,29 @@ use crate::record::engine::{Ending, EngineShared, Msg};
 use crate::record::finish::FinishHandle;
 use crate::record::open_recording::OpenRecording;
 use crate::record::recorder::RETIRED;
+use crate::record::sync_round::SyncThread;
 
 /// Longest nap of an idle writer thread (its wake-up latency when work arrives after a pause).
 const IDLE_NAP: Duration = Duration::from_millis(5);
 
 /// How often the writer checks time-based flushes.
 const CHECK_INTERVAL: Duration = Duration::from_millis(20);
+
+/// Longest a due flush waits for the queue to run dry before its round starts anyway (a round
+/// starts when the writer has nothing else to do, so that it holds every flush due by then).
+const ROUND_WAIT: Duration = Duration::from_millis(100);
+
+/// Least time between the starts of two rounds of flushes due by time or player leave, so that
+/// recordings whose flushes fall due a few milliseconds apart share a round (a thousand
+/// recordings started over a second would otherwise make a round, two syncs, every check). A
+/// flush asked for (`Recorder::flush`) or due by size does not wait for it.
+const ROUND_SPACING: Duration = Duration::from_millis(100);
+
+/// Longest the writer spends preparing one round (appending frames, and for a recording's first
+/// flush creating its directory, lock and segment): the flushes left over go in the next round,
+/// and the writer takes the ticks queued meanwhile. A thousand first flushes at once (recordings
+/// started together) took seconds on a loaded disk, long enough for the queue to fill.
+const ROUND_PREPARE: Duration = Duration::from_millis(10);
 
 /// One writer thread's recordings and what its loop carries between messages.
 struct WriterThread {
@@ -38,6 +55,20 @@ struct WriterThread {
     /// Messages held while a recording resumed are being applied (already counted; their
     /// metadata is checked against the recovered recording's budget).
     replaying: bool,
+    /// Commits rounds of flushes (group commit) while this thread goes on.
+    sync: SyncThread,
+    /// Since when some recording wants a flush that no round has taken yet (a hint: the round
+    /// checks every recording).
+    wanted: Option<Instant>,
+    /// A recording holds its flush size: its round starts as soon as the sync thread is free
+    /// (the size bounds what a recording holds in memory).
+    urgent: bool,
+    /// A `Recorder::flush` call waits for the next round.
+    asked: bool,
+    /// When the last round started.
+    last_round: Instant,
+    /// The last round left flushes that were due for the next one (see [`ROUND_PREPARE`]).
+    backlog: bool,
 }
 
 /// The text of a caught panic.
@@ -61,6 +92,7 @@ pub(crate) fn writer_loop(
     control: Receiver<Ending>,
     engine: Arc<EngineShared>,
     compact_tx: Sender<CompactJob>,
+    sync: SyncThread,
 ) {
     let mut w = WriterThread {
         recs: HashMap::new(),
@@ -70,6 +102,12 @@ pub(crate) fn writer_loop(
         retired: HashMap::new(),
         unreleased: 0,
         replaying: false,
+        sync,
+        wanted: None,
+        urgent: false,
+        asked: false,
+        last_round: Instant::now(),
+        backlog: false,
     };
     let mut next_check = Instant::now() + CHECK_INTERVAL;
     let mut idle = 0u32;
@@ -114,10 +152,22 @@ pub(crate) fn writer_loop(
                     w.shut_down(&rx, &control);
                     return;
                 }
+                if w.urgent {
+                    w.poll_round(false);
+                    if !w.sync.busy() {
+                        w.urgent = false;
+                        w.start_round(false);
+                    }
+                }
             }
             Err(TryRecvError::Empty) => {
                 if w.unreleased > 0 {
                     w.engine.release_bytes(std::mem::take(&mut w.unreleased));
+                }
+                // The queue ran dry: the flushes due by now go in one round.
+                w.poll_round(false);
+                if w.wanted.is_some() && w.round_allowed() {
+                    w.start_round(false);
                 }
                 idle = idle.saturating_add(1);
                 let nap = match idle {
@@ -141,6 +191,12 @@ pub(crate) fn writer_loop(
                 .writer_idle_ns
                 .fetch_add(std::mem::take(&mut idle_ns), Ordering::Relaxed);
             w.check(&control, now);
+            let waited = w
+                .wanted
+                .is_some_and(|t| now.duration_since(t) >= ROUND_WAIT);
+            if (rx.is_empty() || waited) && w.round_allowed() {
+                w.start_round(false);
+            }
             next_check = now + CHECK_INTERVAL;
         }
     }
@@ -156,14 +212,105 @@ impl WriterThread {
     fn check(&mut self, control: &Receiver<Ending>, now: Instant) {
         self.finish_resumes(false);
         self.take_endings(control, false);
+        self.poll_round(false);
         let mut panicked = Vec::new();
+        let mut due = false;
         for (id, r) in self.recs.iter_mut() {
-            if let Err(m) = guarded(|| r.flush_if_due(now)) {
-                panicked.push((*id, m));
+            match guarded(|| r.flush_if_due(now)) {
+                Ok(d) => due |= d,
+                Err(m) => panicked.push((*id, m)),
             }
         }
         for (id, m) in panicked {
             self.retire(id, m);
+        }
+        if due {
+            self.want_round();
+        }
+    }
+
+    fn want_round(&mut self) {
+        self.wanted.get_or_insert_with(Instant::now);
+    }
+
+    /// Whether a round may start now (see [`ROUND_SPACING`]).
+    fn round_allowed(&self) -> bool {
+        self.asked || self.urgent || self.backlog || self.last_round.elapsed() >= ROUND_SPACING
+    }
+
+    /// Starts a round of every flush due (`all`: of every recording, persisting its metadata, at
+    /// shutdown), unless one is being committed.
+    fn start_round(&mut self, all: bool) {
+        if self.sync.busy() {
+            return;
+        }
+        self.wanted = None;
+        self.asked = false;
+        self.backlog = false;
+        let now = Instant::now();
+        let mut ids: Vec<u64> = self
+            .recs
+            .iter()
+            .filter(|(_, r)| {
+                if all {
+                    r.shared.persist && !r.flush_in_flight() && !r.is_resuming()
+                } else {
+                    r.wants_flush(now)
+                }
+            })
+            .map(|(id, _)| *id)
+            .collect();
+        ids.sort_unstable();
+        let mut jobs = Vec::with_capacity(ids.len());
+        for id in ids {
+            let Some(r) = self.recs.get_mut(&id) else {
+                continue;
+            };
+            // A flush a caller waits for is never put off.
+            if !all && !r.flush_asked() && now.elapsed() >= ROUND_PREPARE {
+                self.backlog = true;
+                continue;
+            }
+            match guarded(|| r.begin_flush(all)) {
+                Ok(Some(job)) => jobs.push(job),
+                Ok(None) => {}
+                Err(m) => self.retire(id, m),
+            }
+        }
+        if self.backlog {
+            self.want_round();
+        }
+        if !jobs.is_empty() {
+            self.last_round = Instant::now();
+            self.sync.start(jobs);
+        }
+    }
+
+    /// Ends the flushes of the round being committed once it is (`wait`: waits for it).
+    fn poll_round(&mut self, wait: bool) {
+        let Some(outcome) = self.sync.poll(wait) else {
+            return;
+        };
+        for (id, r) in outcome {
+            // A recording retired meanwhile is gone: its outcome has nobody to tell.
+            if let Some(rec) = self.recs.get_mut(&id)
+                && let Err(m) = guarded(|| {
+                    let _ = rec.end_flush(r);
+                })
+            {
+                self.retire(id, m);
+            }
+        }
+        // Flushes asked for while the round was committed go in the next one, at once if a
+        // caller waits for one.
+        self.want_round();
+        self.asked |= self.recs.values().any(|r| r.flush_asked());
+    }
+
+    /// Before ending recording `id`: waits for the round holding its flush, if one does.
+    fn settle(&mut self, id: u64) {
+        if self.sync.holds(id) {
+            self.poll_round(true);
         }
     }
 
@@ -214,6 +361,10 @@ impl WriterThread {
         self.take_endings(control, true);
         // A recording still being recovered: wait for it, then apply what it holds.
         self.finish_resumes(true);
+        // One last round for every recording, so that closing each has nothing left to sync.
+        self.poll_round(true);
+        self.start_round(true);
+        self.poll_round(true);
         for (_, r) in std::mem::take(&mut self.recs) {
             self.end(&r);
             let shared = r.shared.clone();
@@ -319,6 +470,9 @@ impl WriterThread {
             r.defer(msg);
             return true;
         }
+        if let Msg::Finish { id, .. } | Msg::Abort { id, .. } | Msg::Close { id, .. } = &msg {
+            self.settle(*id);
+        }
         match msg {
             Msg::Open { id, rec } => {
                 self.recs.insert(id, *rec);
@@ -326,8 +480,10 @@ impl WriterThread {
             Msg::Tick { id, tick, buf } => {
                 if let Some(r) = self.rec_for(id) {
                     r.on_tick(tick, &buf);
-                    if r.flush_requested() {
-                        r.flush_if_due(Instant::now());
+                    // Past its flush size (and not waiting to retry a failed flush).
+                    if r.flush_requested() && r.wants_flush(Instant::now()) {
+                        self.want_round();
+                        self.urgent = true;
                     }
                 }
                 self.unreleased += buf.capacity();
@@ -374,13 +530,16 @@ impl WriterThread {
                     r.set_user_metadata(key, value);
                 }
             }
-            Msg::Flush { id, ack } => {
-                let res = match self.rec_for(id) {
-                    Some(r) => r.flush(),
-                    None => Err(self.gone(id, false)),
-                };
-                let _ = ack.send(res);
-            }
+            Msg::Flush { id, ack } => match self.rec_for(id) {
+                Some(r) => {
+                    r.request_flush(ack);
+                    self.want_round();
+                    self.asked = true;
+                }
+                None => {
+                    let _ = ack.send(Err(self.gone(id, false)));
+                }
+            },
             Msg::Finish { id, handle } => match self.recs.remove(&id) {
                 Some(r) => {
                     self.end(&r);

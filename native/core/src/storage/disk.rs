@@ -11,7 +11,10 @@
 //! - a created, renamed or removed directory entry is durable only after [`Storage::sync_dir`] of
 //!   the directory holding it (both directories for a rename across them);
 //! - [`Storage::rename`] is atomic: after a crash the target names either the old or the new file;
-//! - [`Storage::truncate`] returns once the new length is durable.
+//! - [`Storage::truncate`] returns once the new length is durable;
+//! - [`Storage::sync_filesystem`] makes everything written so far durable (every file's bytes and
+//!   every directory entry of the file system holding its path): one call that stands for the
+//!   syncs of many files (group commit).
 
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -76,6 +79,10 @@ pub trait Storage: Send + Sync + fmt::Debug {
     fn create_dir_all(&self, dir: &Path) -> Result<()>;
     /// Creates a file, or empties the one at `path`.
     fn create(&self, path: &Path) -> Result<Box<dyn StorageFile>>;
+    /// Opens an existing file to append to it (its length is the file's; an error of kind
+    /// `NotFound` if there is none). Segments are reopened so for each flush, which keeps a
+    /// recording between flushes down to one open file (its lock).
+    fn open_append(&self, path: &Path) -> Result<Box<dyn StorageFile>>;
     /// Creates a file that must not exist yet (an error of kind `AlreadyExists` if it does).
     fn create_new(&self, path: &Path) -> Result<Box<dyn StorageFile>>;
     /// Creates a file with a unique name `dir/{prefix}XXXXXX{suffix}`.
@@ -97,6 +104,11 @@ pub trait Storage: Send + Sync + fmt::Debug {
     fn remove_dir(&self, dir: &Path) -> Result<()>;
     /// Makes the entries of `dir` (files created, renamed or removed in it) durable.
     fn sync_dir(&self, dir: &Path) -> Result<()>;
+    /// Makes everything written on the file system holding `path` durable, as if every file
+    /// written were synced and every directory changed had [`Storage::sync_dir`] (Linux
+    /// `syncfs`). The writer threads' group commit makes a whole round of flushes durable with
+    /// two such calls.
+    fn sync_filesystem(&self, path: &Path) -> Result<()>;
     /// Takes the exclusive lock of the lock file `path` (created if missing) or fails with
     /// `Error::Locked` if another holder (any process) has it.
     fn lock(&self, path: &Path) -> Result<Box<dyn StorageLock>>;

@@ -102,6 +102,18 @@ impl Storage for LocalStorage {
             len: 0,
         }))
     }
+    fn open_append(&self, path: &Path) -> Result<Box<dyn StorageFile>> {
+        let file = OpenOptions::new()
+            .append(true)
+            .open(path)
+            .map_err(|e| at(path, e))?;
+        let len = file.metadata().map_err(|e| at(path, e))?.len();
+        Ok(Box::new(LocalFile {
+            file,
+            path: path.to_path_buf(),
+            len,
+        }))
+    }
     fn create_new(&self, path: &Path) -> Result<Box<dyn StorageFile>> {
         let file = OpenOptions::new()
             .create_new(true)
@@ -171,6 +183,19 @@ impl Storage for LocalStorage {
         File::open(dir)
             .and_then(|d| d.sync_all())
             .map_err(|e| at(dir, e))
+    }
+    fn sync_filesystem(&self, path: &Path) -> Result<()> {
+        let f = File::open(path).map_err(|e| at(path, e))?;
+        #[cfg(target_os = "linux")]
+        rustix::fs::syncfs(&f).map_err(|e| at(path, e.into()))?;
+        #[cfg(not(target_os = "linux"))]
+        {
+            // No per-file-system sync: the whole system's (sync(2)), then this file system's
+            // directory for the ordering sync(2) does not promise everywhere.
+            rustix::fs::sync();
+            f.sync_all().map_err(|e| at(path, e))?;
+        }
+        Ok(())
     }
     fn lock(&self, path: &Path) -> Result<Box<dyn StorageLock>> {
         let mut file = OpenOptions::new()

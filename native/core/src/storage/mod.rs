@@ -6,12 +6,14 @@
 //! - [`frames`]: reading chunk frames and the header/metadata/index prefix of a recording;
 //! - [`live`]: live recording directories (lock, metadata file, segments, scanning).
 
+mod counted;
 mod disk;
 pub mod frames;
 pub mod live;
 mod local;
 mod source;
 
+pub use counted::SyncCounted;
 pub use disk::{
     EntryKind, Stat, Storage, StorageFile, StorageLock, TempFile, parent_dir, write_atomic,
     write_atomic_checked,

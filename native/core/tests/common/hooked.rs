@@ -50,6 +50,10 @@ impl Storage for Hooked {
         (self.hook)("create", path)?;
         self.inner.create(path)
     }
+    fn open_append(&self, path: &Path) -> tickreel::Result<Box<dyn StorageFile>> {
+        (self.hook)("open_append", path)?;
+        self.inner.open_append(path)
+    }
     fn create_new(&self, path: &Path) -> tickreel::Result<Box<dyn StorageFile>> {
         (self.hook)("create_new", path)?;
         self.inner.create_new(path)
@@ -74,6 +78,10 @@ impl Storage for Hooked {
     fn remove_file(&self, path: &Path) -> tickreel::Result<()> {
         (self.hook)("remove_file", path)?;
         self.inner.remove_file(path)
+    }
+    fn sync_filesystem(&self, path: &Path) -> tickreel::Result<()> {
+        (self.hook)("sync_filesystem", path)?;
+        self.inner.sync_filesystem(path)
     }
     fn remove_dir(&self, dir: &Path) -> tickreel::Result<()> {
         (self.hook)("remove_dir", dir)?;

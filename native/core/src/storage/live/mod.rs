@@ -33,6 +33,8 @@ use crate::format::segment::{PREAMBLE_LEN, SegmentStart, encode_preamble};
 
 pub const META_FILE: &str = "meta.tkrl";
 pub const LOCK_FILE: &str = "lock";
+/// The metadata file's temporary name while it is rewritten.
+pub const META_TEMP: &str = ".meta.tkrl.tmp";
 /// Largest segment before a new one is started (offsets within a segment are 32-bit).
 pub const MAX_SEGMENT_BYTES: u64 = 64 << 20;
 
@@ -272,6 +274,55 @@ impl LiveDir {
             &[bytes],
             &check,
         )
+    }
+
+    /// The first half of a metadata file rewrite made durable by a group commit: writes `bytes`
+    /// to the temporary file `.meta.tkrl.tmp` (not synced; removed again if writing fails).
+    /// [`LiveDir::publish_staged_meta`] renames it once a [`Storage::sync_filesystem`] made it
+    /// durable.
+    pub fn stage_meta(&self, bytes: &[u8]) -> Result<()> {
+        let tmp = self.file(META_TEMP);
+        let written = self.storage.create(&tmp).and_then(|mut f| f.append(bytes));
+        if written.is_err() {
+            let _ = self.storage.remove_file(&tmp);
+        }
+        written
+    }
+
+    /// The second half: renames the staged metadata file over the metadata file, after checking
+    /// the `fence` as [`LiveDir::write_meta`] does (a failed check leaves the temporary file
+    /// alone). Durable after the next [`Storage::sync_filesystem`].
+    pub fn publish_staged_meta(&self, fence: Option<&Fence>) -> Result<()> {
+        if let Some(f) = fence {
+            self.check_fence(f)?;
+        }
+        self.storage
+            .rename(&self.file(META_TEMP), &self.file(META_FILE), true)
+    }
+
+    /// Opens segment `n` to append frames to it (a writer reopens its segment for each flush
+    /// rather than keeping it open).
+    pub fn open_segment(&self, n: u32) -> Result<SegmentWriter> {
+        let file = self.storage.open_append(&self.file(&segment_name(n)))?;
+        Ok(SegmentWriter { file, number: n })
+    }
+
+    /// Creates segment `n` without making its entry durable (a group commit's
+    /// [`Storage::sync_filesystem`] does that before the metadata file names it), and writes the
+    /// preamble. A segment whose preamble could not be written is removed.
+    pub fn create_segment_unsynced(
+        &self,
+        n: u32,
+        recording_id: &[u8; 16],
+    ) -> Result<SegmentWriter> {
+        let path = self.file(&segment_name(n));
+        let mut file = self.storage.create_new(&path)?;
+        if let Err(e) = file.append(&encode_preamble(recording_id)) {
+            drop(file);
+            let _ = self.storage.remove_file(&path);
+            return Err(e);
+        }
+        Ok(SegmentWriter { file, number: n })
     }
 
     /// Creates segment `n` (it must not exist), makes its entry durable and writes the preamble
