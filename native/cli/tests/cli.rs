@@ -340,6 +340,8 @@ fn demo_runs_with_small_settings() {
         "ticks behind the ghost reads tick",
         "splits           #1 +0.50 s",
         "max 0.00000 blocks",
+        // the runner's run is the catalog's best, and its ghost loads through the catalog
+        "its ghost loaded through the catalog",
     ] {
         assert!(
             text.contains(needle),

@@ -3,10 +3,11 @@
 //! them crossing checkpoints) through the real pipeline (Engine, Recorder, writer thread, live
 //! segments, compaction), verifies the compacted file, seeks to random ticks (each checked against
 //! what was recorded), decodes it end to end, races a ghost of the checkpoint runner against a live
-//! run that trails it, and prints a summary with sizes and timings.
+//! run that trails it, registers that run in an SQLite catalog and loads its ghost back through
+//! it, and prints a summary with sizes and timings.
 //!
 //! The work is done by [`run_demo`] in stages ([`record`], [`verify`], [`seek`], [`decode`],
-//! [`race`]) that return a [`DemoReport`]; [`print_report`] renders it.
+//! [`race`], [`super::demo_catalog::run`]) that return a [`DemoReport`]; [`print_report`] renders it.
 
 use std::collections::{HashMap, HashSet};
 use std::io::{self, Write};
@@ -113,6 +114,8 @@ pub struct DemoReport {
     /// Time from `finish()` to the compacted, verified file.
     pub compact_time: Duration,
     pub race: Race,
+    /// The runner's run registered in a catalog and its ghost loaded back through it.
+    pub catalog: super::demo_catalog::CatalogStage,
     pub verify_time: Duration,
     /// Each seek's latency, sorted.
     pub seek_times: Vec<Duration>,
@@ -192,6 +195,7 @@ pub fn run_demo(cfg: &DemoConfig) -> tickreel::Result<DemoReport> {
     let seek_times = seek(&reader, &targets, &rec.truth)?;
     let (decode_time, decoded_samples) = decode(&reader, &rec.final_state)?;
     let race = race(&reader, RUNNER, RACE_TRAIL_TICKS)?;
+    let catalog = super::demo_catalog::run(&cfg.out_dir, &path, &reader, RUNNER, race.run_ticks)?;
     let index = reader.index();
     let stats = &reader.metadata().library.stats;
     Ok(DemoReport {
@@ -213,6 +217,7 @@ pub fn run_demo(cfg: &DemoConfig) -> tickreel::Result<DemoReport> {
         live_bytes: rec.live_bytes,
         compact_time: rec.compact_time,
         race,
+        catalog,
         verify_time,
         seek_times,
         decode_time,
@@ -623,6 +628,18 @@ pub fn print_report(r: &DemoReport, out: &mut impl Write) -> io::Result<()> {
         } else {
             splits.join(", ")
         }
+    )?;
+    let c = &r.catalog;
+    writeln!(
+        out,
+        "catalog          run registered in sqlite:{} in {:.1} ms; best on {} {} ({} ticks, {} splits); its ghost loaded through the catalog in {:.2} ms",
+        c.db.display(),
+        ms(c.register_time),
+        super::demo_catalog::COURSE,
+        c.best_shown,
+        c.best_ticks,
+        c.splits,
+        ms(c.ghost_time)
     )?;
     if let Some(rp) = &r.report {
         let secs = f64::from(rp.last_tick - rp.first_tick + 1) / TICK_RATE;

@@ -6,6 +6,7 @@ pub mod catalog;
 pub mod catalog_show;
 pub mod compact;
 pub mod demo;
+pub mod demo_catalog;
 pub mod dump;
 pub mod export;
 pub mod ghost;
