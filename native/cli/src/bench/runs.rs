@@ -63,7 +63,7 @@ pub fn run(quick: bool, out: &mut Figures) {
     let idle = (st.writer_idle_us - idle0) as f64 / 1e6;
     put(
         out,
-        "runs_1000_fsyncs_per_s",
+        "fsyncs_per_second_1000_runs",
         (st.syncs - syncs0) as f64 / wall,
     );
     let flushes: u64 = recorders.iter().map(|r| r.stats().flushes).sum();
