@@ -10,7 +10,10 @@
 use std::sync::Arc;
 use std::thread::JoinHandle;
 
-use crossbeam_channel::{Receiver, Sender, TryRecvError, TrySendError};
+use crossbeam_channel::{Sender, TrySendError};
+/// The result of a submitted call (the core's one-shot result): `poll`, `is_ready` and
+/// `try_take` never block; `wait` does.
+pub use tickreel::Pending;
 use tickreel::{Error, Result};
 
 use crate::Catalog;
@@ -65,7 +68,7 @@ impl CatalogWorker {
         &self,
         call: impl FnOnce(&Catalog) -> Result<T> + Send + 'static,
     ) -> Pending<T> {
-        let (tx, rx) = crossbeam_channel::bounded(1);
+        let (tx, pending) = Pending::channel("catalog call");
         let job: Job = Box::new(move |cat| {
             // the caller may have dropped its Pending: nobody to tell
             let _ = tx.send(call(cat));
@@ -79,9 +82,9 @@ impl CatalogWorker {
                 "the catalog's worker has stopped".into(),
             )),
         };
-        Pending {
-            rx: Some(rx),
-            result: refused.map(Err),
+        match refused {
+            Some(e) => Pending::ready(Err(e), "catalog call"),
+            None => pending,
         }
     }
 }
@@ -94,63 +97,6 @@ impl Drop for CatalogWorker {
             let _ = t.join();
         }
     }
-}
-
-/// The result of a submitted call. `poll`, `is_ready` and `try_take` never block; `wait` does.
-#[derive(Debug)]
-pub struct Pending<T> {
-    rx: Option<Receiver<Result<T>>>,
-    result: Option<Result<T>>,
-}
-
-impl<T> Pending<T> {
-    /// The result once the call has run; `None` while it waits or runs (or after it was taken).
-    pub fn poll(&mut self) -> Option<&Result<T>> {
-        if self.result.is_none()
-            && let Some(rx) = &self.rx
-        {
-            match rx.try_recv() {
-                Ok(r) => {
-                    self.result = Some(r);
-                    self.rx = None;
-                }
-                Err(TryRecvError::Empty) => {}
-                Err(TryRecvError::Disconnected) => {
-                    self.result = Some(Err(lost()));
-                    self.rx = None;
-                }
-            }
-        }
-        self.result.as_ref()
-    }
-
-    /// Whether the result is waiting to be taken. Never blocks.
-    pub fn is_ready(&mut self) -> bool {
-        self.poll().is_some()
-    }
-
-    /// Takes the result if the call has run. Never blocks.
-    pub fn try_take(&mut self) -> Option<Result<T>> {
-        self.poll();
-        self.result.take()
-    }
-
-    /// Blocks until the call has run and returns its result.
-    pub fn wait(mut self) -> Result<T> {
-        if let Some(r) = self.result.take() {
-            return r;
-        }
-        match self.rx.take() {
-            Some(rx) => rx.recv().unwrap_or_else(|_| Err(lost())),
-            None => Err(Error::InvalidState(
-                "the catalog call's result was already taken".into(),
-            )),
-        }
-    }
-}
-
-fn lost() -> Error {
-    Error::InvalidState("the catalog's worker ended without running the call".into())
 }
 
 #[cfg(test)]

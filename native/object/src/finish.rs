@@ -5,9 +5,8 @@
 
 use std::path::PathBuf;
 
-use crossbeam_channel::{Receiver, TryRecvError};
 use tickreel::record::FinishHandle;
-use tickreel::{Error, Result};
+use tickreel::{Error, Pending};
 
 use crate::client::ObjectStorage;
 use crate::upload::{UploadOptions, UploadReport};
@@ -19,47 +18,10 @@ pub struct Uploaded {
     pub report: UploadReport,
 }
 
-/// An upload waiting for its recording to be finished, then running on its own thread.
-/// Dropping the handle does not stop it (the file still gets uploaded; nobody hears how it went).
-#[derive(Debug)]
-pub struct PendingUpload {
-    rx: Option<Receiver<Result<Uploaded>>>,
-    result: Option<Result<Uploaded>>,
-}
-
-impl PendingUpload {
-    /// The result once the upload has ended; `None` while it runs. Never blocks.
-    pub fn poll(&mut self) -> Option<&Result<Uploaded>> {
-        if self.result.is_none()
-            && let Some(rx) = &self.rx
-        {
-            match rx.try_recv() {
-                Ok(r) => self.result = Some(r),
-                Err(TryRecvError::Empty) => return None,
-                Err(TryRecvError::Disconnected) => self.result = Some(Err(lost())),
-            }
-            self.rx = None;
-        }
-        self.result.as_ref()
-    }
-
-    /// Blocks until the upload has ended.
-    pub fn wait(mut self) -> Result<Uploaded> {
-        if let Some(r) = self.result.take() {
-            return r;
-        }
-        match self.rx.take() {
-            Some(rx) => rx.recv().unwrap_or_else(|_| Err(lost())),
-            None => Err(Error::InvalidState(
-                "the upload's result was already taken".into(),
-            )),
-        }
-    }
-}
-
-fn lost() -> Error {
-    Error::InvalidState("the upload thread ended without a result".into())
-}
+/// An upload waiting for its recording to be finished, then running on its own thread (the
+/// core's one-shot result: `poll` never blocks, `wait` does). Dropping the handle does not stop it
+/// (the file still gets uploaded; nobody hears how it went).
+pub type PendingUpload = Pending<Uploaded>;
 
 impl ObjectStorage {
     /// Once `finish` completes (the recording compacted to its local `.reel`), uploads that file
@@ -71,7 +33,7 @@ impl ObjectStorage {
         key: &str,
         options: UploadOptions,
     ) -> PendingUpload {
-        let (tx, rx) = crossbeam_channel::bounded(1);
+        let (tx, pending) = Pending::channel("upload");
         let storage = self.clone();
         let key = key.to_string();
         let job = move || {
@@ -85,14 +47,8 @@ impl ObjectStorage {
             .name("tickreel-upload".into())
             .spawn(job)
         {
-            Ok(_) => PendingUpload {
-                rx: Some(rx),
-                result: None,
-            },
-            Err(e) => PendingUpload {
-                rx: None,
-                result: Some(Err(Error::Io(e))),
-            },
+            Ok(_) => pending,
+            Err(e) => Pending::ready(Err(Error::Io(e)), "upload"),
         }
     }
 }

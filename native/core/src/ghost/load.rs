@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use crossbeam_channel::{Receiver, TryRecvError};
+use crate::pending::Pending;
 
 use crate::error::{Error, Result};
 use crate::format::chunk::DecodedChunk;
@@ -184,15 +184,14 @@ impl From<Arc<Reader>> for LoadFrom {
 /// `wait` does. Dropping the handle cancels the load (between chunks) and joins its thread.
 #[derive(Debug)]
 pub struct GhostLoad {
-    rx: Option<Receiver<Result<GhostTrack>>>,
-    result: Option<Result<GhostTrack>>,
+    pending: Pending<GhostTrack>,
     cancel: Arc<AtomicBool>,
     thread: Option<std::thread::JoinHandle<()>>,
 }
 
 impl GhostLoad {
     fn spawn(from: LoadFrom, entity: u32, range: GhostRange, options: GhostOptions) -> GhostLoad {
-        let (tx, rx) = crossbeam_channel::bounded(1);
+        let (tx, pending) = Pending::channel("ghost load");
         let cancel = Arc::new(AtomicBool::new(false));
         let flag = cancel.clone();
         let job = move || {
@@ -212,14 +211,12 @@ impl GhostLoad {
             .spawn(job)
         {
             Ok(thread) => GhostLoad {
-                rx: Some(rx),
-                result: None,
+                pending,
                 cancel,
                 thread: Some(thread),
             },
             Err(e) => GhostLoad {
-                rx: None,
-                result: Some(Err(Error::Io(e))),
+                pending: Pending::ready(Err(Error::Io(e)), "ghost load"),
                 cancel,
                 thread: None,
             },
@@ -229,47 +226,23 @@ impl GhostLoad {
     /// The result, once the load has finished (ready or failed); `None` while it runs or after
     /// the result was taken. Never blocks.
     pub fn poll(&mut self) -> Option<&Result<GhostTrack>> {
-        if self.result.is_none()
-            && let Some(rx) = &self.rx
-        {
-            match rx.try_recv() {
-                Ok(r) => {
-                    self.result = Some(r);
-                    self.rx = None;
-                }
-                Err(TryRecvError::Empty) => {}
-                Err(TryRecvError::Disconnected) => {
-                    self.result = Some(Err(lost()));
-                    self.rx = None;
-                }
-            }
-        }
-        self.result.as_ref()
+        self.pending.poll()
     }
 
     /// Whether the load has finished and its result is waiting to be taken. Never blocks.
     pub fn is_ready(&mut self) -> bool {
-        self.poll().is_some()
+        self.pending.is_ready()
     }
 
     /// Takes the result if the load has finished. Never blocks; `None` while it runs (and after
     /// the result was taken).
     pub fn try_take(&mut self) -> Option<Result<GhostTrack>> {
-        self.poll();
-        self.result.take()
+        self.pending.try_take()
     }
 
     /// Blocks until the load finishes and returns its result.
     pub fn wait(mut self) -> Result<GhostTrack> {
-        if let Some(r) = self.result.take() {
-            return r;
-        }
-        match self.rx.take() {
-            Some(rx) => rx.recv().unwrap_or_else(|_| Err(lost())),
-            None => Err(Error::InvalidState(
-                "the ghost load's result was already taken".into(),
-            )),
-        }
+        self.pending.wait_in_place()
     }
 }
 
@@ -282,8 +255,4 @@ impl Drop for GhostLoad {
             let _ = t.join();
         }
     }
-}
-
-fn lost() -> Error {
-    Error::InvalidState("the ghost loader thread ended without a result".into())
 }
