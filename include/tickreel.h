@@ -385,6 +385,12 @@ typedef struct TickreelEngineStats {
      * Blocks the shadow buffers gave up for that budget.
      */
     uint64_t shadow_budget_dropped_blocks;
+    /**
+     * File-system syncs (`fsync`, `fdatasync`, `syncfs`) the engine's recordings made since it
+     * started: flushes (one group commit, two syncs, for every recording flushed together),
+     * compaction, publication, recovery.
+     */
+    uint64_t syncs;
 } TickreelEngineStats;
 
 /**
