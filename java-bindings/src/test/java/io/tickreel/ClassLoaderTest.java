@@ -233,11 +233,12 @@ class ClassLoaderTest {
      * baseline.
      *
      * <p>The copies of the library are not all unmapped (a known leak): the JVM unloads a
-     * collected loader's library ({@code JNI_OnUnload}, then {@code dlclose}), but glibc keeps a
-     * library mapped while a live thread holds thread-local destructors it registered (the
-     * library's thread-locals, Rust's own among them, on the thread that called into it). So a
-     * copy used from a thread that has ended is unmapped, and a copy used from a thread that
-     * lives on (here the test's, in a server its main thread) stays mapped: one copy per reload.
+     * collected loader's library ({@code JNI_OnUnload}, then {@code dlclose}), but a copy used
+     * from a thread that lives on (here the test's, in a server its main thread) stays mapped,
+     * one copy per reload, while a copy used only from threads that have ended is unmapped. The
+     * likely cause (not traced to a single thread-local): glibc does not unload a library while
+     * a live thread holds thread-local destructors it registered, as Rust thread-locals with a
+     * {@code Drop} do on the thread that calls into the library.
      */
     @Test
     void reloadedPluginLoadersAreCollected(@TempDir Path dir) throws Exception {
