@@ -37,6 +37,59 @@
  * are fractional ticks (double) from the start of the run; seconds = ticks / tick rate.
  */
 
+/*
+ * Index (line numbers in this file).
+ *   Constants and result codes first; handles and structs from line 290; then the
+ *   functions by area, the error channel first:
+ *   Errors and the library: line 1001
+ *      tickreel_handle_count, tickreel_last_error, tickreel_last_error_message,
+ *      tickreel_last_error_code, tickreel_result_name, tickreel_version
+ *   Tick batches (TickreelBatch): line 1070
+ *      tickreel_batch_new, tickreel_batch_free, tickreel_batch_clear, tickreel_batch_event_count,
+ *      tickreel_batch_bytes, tickreel_batch_add_entity, tickreel_batch_remove_entity,
+ *      tickreel_batch_add_pose, tickreel_batch_add_position, tickreel_batch_add_rotation,
+ *      tickreel_batch_teleport, tickreel_batch_flags, tickreel_batch_checkpoint,
+ *      tickreel_batch_velocity, tickreel_batch_player_leave, tickreel_batch_custom
+ *   Live recording (TickreelEngine, TickreelRecorder, TickreelFinish): line 1266
+ *      tickreel_engine_options_default, tickreel_engine_new, tickreel_engine_free,
+ *      tickreel_engine_stats, tickreel_recorder_options_default, tickreel_recorder_start,
+ *      tickreel_recorder_free, tickreel_recorder_submit_tick, tickreel_recorder_submit_batch,
+ *      tickreel_recorder_player_left, tickreel_recorder_offer_snapshot,
+ *      tickreel_recorder_register_entity, tickreel_recorder_register_event_type,
+ *      tickreel_recorder_put_metadata, tickreel_recorder_flush, tickreel_recorder_stats,
+ *      tickreel_recorder_wait_resumed, tickreel_recorder_status, tickreel_recorder_finish,
+ *      tickreel_recorder_abort, tickreel_finish_poll, tickreel_finish_wait, tickreel_finish_free
+ *   Ghosts (TickreelGhost, TickreelGhostLoad, TickreelCursor, TickreelDelta): line 1661
+ *      tickreel_ghost_load, tickreel_ghost_load_from_reader, tickreel_ghost_free,
+ *      tickreel_ghost_info, tickreel_ghost_splits, tickreel_cursor_new, tickreel_cursor_free,
+ *      tickreel_cursor_sample, tickreel_cursor_set_time_shift, tickreel_delta_new,
+ *      tickreel_delta_free, tickreel_delta_update, tickreel_delta_set_time_shift,
+ *      tickreel_delta_reset, tickreel_ghost_load_async, tickreel_ghost_load_poll,
+ *      tickreel_ghost_load_take, tickreel_ghost_load_free
+ *   Playback (TickreelPlayhead): line 1908
+ *      tickreel_playhead_open, tickreel_playhead_follow, tickreel_playhead_free,
+ *      tickreel_playhead_current, tickreel_playhead_advance, tickreel_playhead_prepare,
+ *      tickreel_playhead_seek, tickreel_playhead_step_forward, tickreel_playhead_step_back,
+ *      tickreel_playhead_play, tickreel_playhead_pause, tickreel_playhead_set_speed,
+ *      tickreel_playhead_set_reverse, tickreel_playhead_position, tickreel_playhead_entities,
+ *      tickreel_playhead_ticks, tickreel_playhead_removed, tickreel_playhead_added,
+ *      tickreel_playhead_world, tickreel_playhead_world_snapshot, tickreel_playhead_world_events
+ *   Reading recordings (TickreelReader): line 2200
+ *      tickreel_reader_open, tickreel_reader_free, tickreel_reader_tick_count,
+ *      tickreel_reader_first_tick, tickreel_reader_last_tick, tickreel_reader_chunk_count,
+ *      tickreel_reader_tick_rate, tickreel_reader_metadata, tickreel_reader_seek,
+ *      tickreel_reader_ticks, tickreel_reader_verify
+ *   Shadow play (TickreelShadow): line 2359
+ *      tickreel_shadow_options_default, tickreel_report_options_default, tickreel_shadow_start,
+ *      tickreel_shadow_report, tickreel_shadow_stats, tickreel_shadow_attached,
+ *      tickreel_shadow_free
+ *   Writing recordings (TickreelWriter): line 2496
+ *      tickreel_writer_options_default, tickreel_writer_create, tickreel_writer_free,
+ *      tickreel_writer_write_tick, tickreel_writer_write_batch, tickreel_writer_offer_snapshot,
+ *      tickreel_writer_register_entity, tickreel_writer_register_event_type,
+ *      tickreel_writer_put_metadata, tickreel_writer_finish
+ */
+
 #ifndef TICKREEL_H
 #define TICKREEL_H
 
@@ -385,6 +438,12 @@ typedef struct TickreelEngineStats {
      * Blocks the shadow buffers gave up for that budget.
      */
     uint64_t shadow_budget_dropped_blocks;
+    /**
+     * File-system syncs (`fsync`, `fdatasync`, `syncfs`) the engine's recordings made since it
+     * started: flushes (one group commit, two syncs, for every recording flushed together),
+     * compaction, publication, recovery.
+     */
+    uint64_t syncs;
 } TickreelEngineStats;
 
 /**

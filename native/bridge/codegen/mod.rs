@@ -14,6 +14,7 @@
 //! reads source, not trait projections) and checked by the compiler against the same traits.
 
 pub mod c;
+pub mod index;
 pub mod jni;
 #[cfg(test)]
 mod tests;

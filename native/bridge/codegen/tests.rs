@@ -122,3 +122,42 @@ fn what_cannot_be_generated_is_refused_with_a_reason() {
     let e = c::emit(dir.path(), &ops.unwrap()).err().unwrap();
     assert!(e.contains("no C form for parameter type"), "{e}");
 }
+
+/// The header index lists every function under its area, at the line of the area's first one.
+#[test]
+fn header_index_points_at_each_area() {
+    let header = "/*\n * top\n */\n\n#define TICKREEL_X 1\n\ntypedef struct TickreelA {\n    int a;\n} TickreelA;\n\n/**\n * doc\n */\nsize_t tickreel_last_error(char *buf, size_t len);\n\nTickreelResult tickreel_batch_new(struct TickreelBatch **out);\n\nTickreelResult tickreel_batch_free(struct TickreelBatch *b);\n\nTickreelResult tickreel_widget_spin(void);\n";
+    let out = super::index::with_index(header);
+    let lines: Vec<&str> = out.lines().collect();
+    let line_of = |needle: &str| lines.iter().position(|l| l.starts_with(needle)).unwrap() + 1;
+    assert!(out.starts_with("/*\n * top\n */\n\n/*\n * Index"), "{out}");
+    let structs = line_of("typedef struct TickreelA");
+    assert!(
+        out.contains(&format!("handles and structs from line {structs};")),
+        "{out}"
+    );
+    let errors = line_of("size_t tickreel_last_error");
+    assert!(
+        out.contains(&format!(
+            "Errors and the library: line {errors}\n *      tickreel_last_error\n"
+        )),
+        "{out}"
+    );
+    let batch = line_of("TickreelResult tickreel_batch_new");
+    assert!(
+        out.contains(&format!(
+            "(TickreelBatch): line {batch}\n *      tickreel_batch_new, tickreel_batch_free\n"
+        )),
+        "{out}"
+    );
+    // A prefix of no known area is an area of its own.
+    let widget = line_of("TickreelResult tickreel_widget_spin");
+    assert!(
+        out.contains(&format!(" *   widget: line {widget}\n")),
+        "{out}"
+    );
+    assert!(
+        out.ends_with(header.split_at(header.find("#define").unwrap()).1),
+        "{out}"
+    );
+}

@@ -101,6 +101,10 @@ pub struct TickreelEngineStats {
     pub shadow_bytes: usize,
     /// Blocks the shadow buffers gave up for that budget.
     pub shadow_budget_dropped_blocks: u64,
+    /// File-system syncs (`fsync`, `fdatasync`, `syncfs`) the engine's recordings made since it
+    /// started: flushes (one group commit, two syncs, for every recording flushed together),
+    /// compaction, publication, recovery.
+    pub syncs: u64,
 }
 
 /// Reads a caller's options struct, or `None` for NULL.
@@ -156,6 +160,7 @@ impl CResult for EngineStats {
             compactions_failed: s.compactions_failed,
             shadow_bytes: s.shadow_bytes,
             shadow_budget_dropped_blocks: s.shadow_budget_dropped_blocks,
+            syncs: s.syncs,
         })
     }
 }

@@ -119,7 +119,7 @@ impl JniArg for RecorderOptions {
 
 /// `long[] {active recordings, queue depth, in-flight bytes, dropped ticks, bytes written, last
 /// flush latency us, compactions pending, done, failed, shadow bytes, shadow budget-dropped
-/// blocks}`.
+/// blocks, syncs}`.
 impl JniResult for EngineStats {
     type Jni = jobject;
     const SIG: &'static str = LONG_ARRAY_SIG;
@@ -140,6 +140,7 @@ impl JniResult for EngineStats {
                 s.compactions_failed as i64,
                 s.shadow_bytes as i64,
                 s.shadow_budget_dropped_blocks as i64,
+                s.syncs as i64,
             ],
         )
     }

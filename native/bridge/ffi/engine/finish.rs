@@ -204,6 +204,9 @@ mod tests {
         // SAFETY: `es` is writable.
         assert_eq!(unsafe { tickreel_engine_stats(e, &mut es) }, OK);
         assert_eq!((es.compactions_done, es.active_recordings), (1, 0));
+        // Flushes and compaction made durable: at least the group commit of the flush and the
+        // compacted file's sync.
+        assert!(es.syncs >= 2, "{es:?}");
         assert_eq!(tickreel_engine_free(e), OK);
         assert_eq!(tickreel_engine_free(e), TickreelResult::InvalidHandle);
 

@@ -15,6 +15,9 @@ package io.tickreel;
  * @param shadowBytes heap bytes the {@linkplain ShadowBuffer shadow buffers} hold in all, against
  *     {@link EngineOptions#shadowBudgetBytes()}
  * @param shadowBudgetDroppedBlocks blocks the shadow buffers gave up for that budget
+ * @param syncs file-system syncs ({@code fsync}, {@code fdatasync}, {@code syncfs}) the engine's
+ *     recordings made since it started: flushes (two per group commit, whatever the number of
+ *     recordings flushed together), compaction, publication, recovery
  */
 public record EngineStats(
         long activeRecordings,
@@ -27,8 +30,9 @@ public record EngineStats(
         long compactionsDone,
         long compactionsFailed,
         long shadowBytes,
-        long shadowBudgetDroppedBlocks) {
+        long shadowBudgetDroppedBlocks,
+        long syncs) {
     static EngineStats fromNative(long[] v) {
-        return new EngineStats(v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8], v[9], v[10]);
+        return new EngineStats(v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8], v[9], v[10], v[11]);
     }
 }
