@@ -6,8 +6,8 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU8, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
-use crossbeam_channel::{SendTimeoutError, Sender, TrySendError};
-use parking_lot::Mutex;
+use crate::sync::Mutex;
+use crossbeam_channel::{Sender, TrySendError};
 
 use crate::error::{Error, Result};
 use crate::format::metadata::{EntityInfo, EventType, Gap, Metadata};
@@ -266,14 +266,7 @@ impl Recorder {
         let sent = match self.tx.try_send(msg) {
             Ok(()) => Ok(()),
             Err(TrySendError::Full(m)) => match deadline(&mut deadline_at) {
-                Some(at) => match self
-                    .tx
-                    .send_timeout(m, at.saturating_duration_since(Instant::now()))
-                {
-                    Ok(()) => Ok(()),
-                    Err(SendTimeoutError::Timeout(m)) => Err(Some(m)),
-                    Err(SendTimeoutError::Disconnected(_)) => Err(None),
-                },
+                Some(at) => crate::threads::send_until(&self.tx, m, at),
                 None => Err(Some(m)),
             },
             Err(TrySendError::Disconnected(_)) => Err(None),
@@ -324,17 +317,21 @@ impl Recorder {
     }
 
     /// Waits for the writer's answer to a message, or until the engine has stopped without one.
+    /// Polls (never parks in crossbeam, see [`crate::threads::Nap`]): these calls wait for I/O
+    /// anyway, and a blocking receive would leave a thread-local destructor on the caller's thread.
     fn wait_ack(&self, rx: &crossbeam_channel::Receiver<Result<()>>) -> Result<()> {
+        let mut nap = crate::threads::Nap::default();
         loop {
-            match rx.recv_timeout(Duration::from_millis(50)) {
+            match rx.try_recv() {
                 Ok(r) => return r,
-                Err(crossbeam_channel::RecvTimeoutError::Disconnected) => {
+                Err(crossbeam_channel::TryRecvError::Disconnected) => {
                     return Err(Self::engine_gone());
                 }
-                Err(crossbeam_channel::RecvTimeoutError::Timeout) => {
+                Err(crossbeam_channel::TryRecvError::Empty) => {
                     if self.engine.threads_done.load(Ordering::Acquire) {
                         return rx.try_recv().unwrap_or_else(|_| Err(Self::engine_gone()));
                     }
+                    nap.nap();
                 }
             }
         }
@@ -356,11 +353,13 @@ impl Recorder {
             Err(TrySendError::Disconnected(_)) => Err(gone()),
             Err(TrySendError::Full(msg)) => match self.shared.backpressure {
                 Backpressure::Drop => Err(full(msg)),
-                Backpressure::Block { deadline } => match self.tx.send_timeout(msg, deadline) {
-                    Ok(()) => Ok(()),
-                    Err(SendTimeoutError::Timeout(m)) => Err(full(m)),
-                    Err(SendTimeoutError::Disconnected(_)) => Err(gone()),
-                },
+                Backpressure::Block { deadline } => {
+                    match crate::threads::send_until(&self.tx, msg, Instant::now() + deadline) {
+                        Ok(()) => Ok(()),
+                        Err(Some(m)) => Err(full(m)),
+                        Err(None) => Err(gone()),
+                    }
+                }
             },
         };
         if sent.is_ok() {
