@@ -27,7 +27,7 @@ out=examples/c/build
 mkdir -p "$out"
 cflags=(-std=c11 -g -O1 -Wall -Wextra -Werror -fsanitize=address,undefined -fno-omit-frame-pointer
         -fno-sanitize-recover=all -Iinclude)
-for prog in record_replay bad_input; do
+for prog in record_replay bad_input io_errors; do
   gcc "${cflags[@]}" -o "$out/$prog" "examples/c/$prog.c" -L"$libdir" -ltickreel -lm
 done
 
@@ -38,7 +38,7 @@ export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:strict_string_checks=1:detec
 export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
 
 status=0
-for prog in record_replay bad_input; do
+for prog in record_replay bad_input io_errors; do
   mkdir -p "$scratch/$prog"
   echo "-- $prog"
   # A sanitizer report fails the run (abort/halt on error); its output is kept in the log.
@@ -54,6 +54,6 @@ for prog in record_replay bad_input; do
     status=1
     continue
   fi
-  if [ "$prog" = bad_input ]; then grep -E '^(FAIL|[0-9]+ passed)' "$scratch/$prog.log"; else cat "$scratch/$prog.log"; fi
+  if [ "$prog" = bad_input ] || [ "$prog" = io_errors ]; then grep -E '^(FAIL|[0-9]+ passed)' "$scratch/$prog.log"; else cat "$scratch/$prog.log"; fi
 done
 exit $status

@@ -44,6 +44,8 @@ pub enum TickreelResult {
     NotReady = 10,
     /// Metadata (NBT) could not be encoded or decoded.
     Metadata = 11,
+    /// The catalog's database failed (the message never carries credentials).
+    Database = 12,
     /// A pointer argument that must not be NULL was NULL.
     NullArgument = 100,
     /// The handle is not a live handle of the expected type: already freed, of another type,
@@ -58,7 +60,7 @@ pub enum TickreelResult {
 
 impl TickreelResult {
     /// Every code, in numeric order.
-    pub(crate) const ALL: [TickreelResult; 16] = [
+    pub(crate) const ALL: [TickreelResult; 17] = [
         TickreelResult::Ok,
         TickreelResult::Io,
         TickreelResult::Corrupt,
@@ -71,6 +73,7 @@ impl TickreelResult {
         TickreelResult::Backpressure,
         TickreelResult::NotReady,
         TickreelResult::Metadata,
+        TickreelResult::Database,
         TickreelResult::NullArgument,
         TickreelResult::InvalidHandle,
         TickreelResult::Panic,
@@ -97,6 +100,7 @@ impl TickreelResult {
             ErrorKind::Backpressure => TickreelResult::Backpressure,
             ErrorKind::NotReady => TickreelResult::NotReady,
             ErrorKind::Metadata => TickreelResult::Metadata,
+            ErrorKind::Database => TickreelResult::Database,
         }
     }
 
@@ -115,6 +119,7 @@ impl TickreelResult {
             TickreelResult::Backpressure => c"TICKREEL_RESULT_BACKPRESSURE",
             TickreelResult::NotReady => c"TICKREEL_RESULT_NOT_READY",
             TickreelResult::Metadata => c"TICKREEL_RESULT_METADATA",
+            TickreelResult::Database => c"TICKREEL_RESULT_DATABASE",
             TickreelResult::NullArgument => c"TICKREEL_RESULT_NULL_ARGUMENT",
             TickreelResult::InvalidHandle => c"TICKREEL_RESULT_INVALID_HANDLE",
             TickreelResult::Panic => c"TICKREEL_RESULT_PANIC",

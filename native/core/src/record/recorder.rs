@@ -79,6 +79,8 @@ pub(crate) struct RecShared {
     pub last_flush_us: AtomicU64,
     pub flushed_tick: AtomicU64,
     pub error: Mutex<Option<String>>,
+    /// The I/O error behind `error`, when the last error was a flush's (its kind and path).
+    pub io_error: Mutex<Option<Error>>,
     pub gaps: Mutex<Vec<Gap>>,
     /// What the metadata may still take (checked at the call, on the server thread).
     pub meta_budget: Mutex<MetadataBudget>,
@@ -118,6 +120,7 @@ impl RecShared {
             last_flush_us: AtomicU64::new(0),
             flushed_tick: AtomicU64::new(last_tick.map_or(NONE, u64::from)),
             error: Mutex::new(None),
+            io_error: Mutex::new(None),
             gaps: Mutex::new(Vec::new()),
             backpressure: opts.backpressure,
             max_batch: opts.max_batch_bytes,
@@ -165,6 +168,15 @@ impl RecShared {
 
     pub(crate) fn set_error(&self, msg: String) {
         *self.error.lock() = Some(msg);
+        *self.io_error.lock() = None;
+    }
+
+    /// [`RecShared::set_error`] for an I/O failure, kept typed for [`Recorder::status`].
+    pub(crate) fn set_io_error(&self, msg: String, e: &Error) {
+        self.set_error(msg);
+        if let Error::Io(_) = e {
+            *self.io_error.lock() = Some(e.duplicate());
+        }
     }
 
     pub(crate) fn record_drop(&self, tick: u32) {
@@ -521,9 +533,19 @@ impl Recorder {
     }
 
     /// The last error the writer reported for this recording, if any.
+    ///
+    /// A flush's I/O failure keeps its kind: an [`Error::Io`] with the operating system's kind
+    /// ([`Error::io_kind`]) and the path it happened on ([`Error::path`]); other writer errors
+    /// (a refused tick, a snapshot provider's failure) are [`Error::InvalidState`].
     pub fn status(&self) -> Result<()> {
-        match &*self.shared.error.lock() {
-            Some(m) => Err(Error::InvalidState(format!("writer error: {m}"))),
+        let error = self.shared.error.lock();
+        match &*error {
+            Some(m) => match &*self.shared.io_error.lock() {
+                Some(e) => Err(e
+                    .duplicate()
+                    .with_context(" (writer error: a flush failed; it is retried)")),
+                None => Err(Error::InvalidState(format!("writer error: {m}"))),
+            },
             None => Ok(()),
         }
     }
