@@ -56,4 +56,17 @@ for prog in record_replay bad_input io_errors; do
   fi
   if [ "$prog" = bad_input ] || [ "$prog" = io_errors ]; then grep -E '^(FAIL|[0-9]+ passed)' "$scratch/$prog.log"; else cat "$scratch/$prog.log"; fi
 done
+# Reloading: dlopen, use, dlclose three times on the main thread; the library must be unmapped
+# each time (no thread-local destructor left on the caller's thread). Without sanitizers: ASan
+# keeps references to loaded libraries.
+echo "-- reload"
+gcc -std=c11 -g -O1 -Wall -Wextra -Werror -Iinclude -o "$out/reload" examples/c/reload.c -ldl
+mkdir -p "$scratch/reload"
+if "$out/reload" "$libdir/libtickreel.so" "$scratch/reload" >"$scratch/reload.log" 2>&1; then
+  grep -E '^(FAIL|[0-9]+ passed)' "$scratch/reload.log"
+else
+  cat "$scratch/reload.log"
+  echo "tests/c.sh: reload failed" >&2
+  status=1
+fi
 exit $status
