@@ -44,13 +44,13 @@
  *   Errors and the library: line 1005
  *      tickreel_handle_count, tickreel_last_error, tickreel_last_error_message,
  *      tickreel_last_error_code, tickreel_result_name, tickreel_version
- *   Tick batches (TickreelBatch): line 1074
+ *   Tick batches (TickreelBatch): line 1075
  *      tickreel_batch_new, tickreel_batch_free, tickreel_batch_clear, tickreel_batch_event_count,
  *      tickreel_batch_bytes, tickreel_batch_add_entity, tickreel_batch_remove_entity,
  *      tickreel_batch_add_pose, tickreel_batch_add_position, tickreel_batch_add_rotation,
  *      tickreel_batch_teleport, tickreel_batch_flags, tickreel_batch_checkpoint,
  *      tickreel_batch_velocity, tickreel_batch_player_leave, tickreel_batch_custom
- *   Live recording (TickreelEngine, TickreelRecorder, TickreelFinish): line 1270
+ *   Live recording (TickreelEngine, TickreelRecorder, TickreelFinish): line 1271
  *      tickreel_engine_options_default, tickreel_engine_new, tickreel_engine_free,
  *      tickreel_engine_stats, tickreel_recorder_options_default, tickreel_recorder_start,
  *      tickreel_recorder_free, tickreel_recorder_submit_tick, tickreel_recorder_submit_batch,
@@ -59,14 +59,14 @@
  *      tickreel_recorder_put_metadata, tickreel_recorder_flush, tickreel_recorder_stats,
  *      tickreel_recorder_wait_resumed, tickreel_recorder_status, tickreel_recorder_finish,
  *      tickreel_recorder_abort, tickreel_finish_poll, tickreel_finish_wait, tickreel_finish_free
- *   Ghosts (TickreelGhost, TickreelGhostLoad, TickreelCursor, TickreelDelta): line 1665
+ *   Ghosts (TickreelGhost, TickreelGhostLoad, TickreelCursor, TickreelDelta): line 1666
  *      tickreel_ghost_load, tickreel_ghost_load_from_reader, tickreel_ghost_free,
  *      tickreel_ghost_info, tickreel_ghost_splits, tickreel_cursor_new, tickreel_cursor_free,
  *      tickreel_cursor_sample, tickreel_cursor_set_time_shift, tickreel_delta_new,
  *      tickreel_delta_free, tickreel_delta_update, tickreel_delta_set_time_shift,
  *      tickreel_delta_reset, tickreel_ghost_load_async, tickreel_ghost_load_poll,
  *      tickreel_ghost_load_take, tickreel_ghost_load_free
- *   Playback (TickreelPlayhead): line 1912
+ *   Playback (TickreelPlayhead): line 1913
  *      tickreel_playhead_open, tickreel_playhead_follow, tickreel_playhead_free,
  *      tickreel_playhead_current, tickreel_playhead_advance, tickreel_playhead_prepare,
  *      tickreel_playhead_seek, tickreel_playhead_step_forward, tickreel_playhead_step_back,
@@ -74,16 +74,16 @@
  *      tickreel_playhead_set_reverse, tickreel_playhead_position, tickreel_playhead_entities,
  *      tickreel_playhead_ticks, tickreel_playhead_removed, tickreel_playhead_added,
  *      tickreel_playhead_world, tickreel_playhead_world_snapshot, tickreel_playhead_world_events
- *   Reading recordings (TickreelReader): line 2204
+ *   Reading recordings (TickreelReader): line 2205
  *      tickreel_reader_open, tickreel_reader_free, tickreel_reader_tick_count,
  *      tickreel_reader_first_tick, tickreel_reader_last_tick, tickreel_reader_chunk_count,
  *      tickreel_reader_tick_rate, tickreel_reader_metadata, tickreel_reader_seek,
  *      tickreel_reader_ticks, tickreel_reader_verify
- *   Shadow play (TickreelShadow): line 2363
+ *   Shadow play (TickreelShadow): line 2364
  *      tickreel_shadow_options_default, tickreel_report_options_default, tickreel_shadow_start,
  *      tickreel_shadow_report, tickreel_shadow_stats, tickreel_shadow_attached,
  *      tickreel_shadow_free
- *   Writing recordings (TickreelWriter): line 2500
+ *   Writing recordings (TickreelWriter): line 2501
  *      tickreel_writer_options_default, tickreel_writer_create, tickreel_writer_free,
  *      tickreel_writer_write_tick, tickreel_writer_write_batch, tickreel_writer_offer_snapshot,
  *      tickreel_writer_register_entity, tickreel_writer_register_event_type,
@@ -1011,7 +1011,8 @@ size_t tickreel_handle_count(void);
  * `snprintf` does). If that is `>= len`, the message was truncated (at a UTF-8 character
  * boundary) to fit `len - 1` bytes plus the NUL; call again with a buffer of at least the
  * returned value + 1. With `len == 0`, nothing is written and `buf` may be NULL. If no call on
- * this thread has failed yet, the message is empty and 0 is returned.
+ * this thread has failed yet, the message is empty and 0 is returned. Messages are kept up to
+ * 4095 bytes (a longer one is cut at a character boundary).
  *
  * The last error is replaced by every call on the same thread that returns a code other than
  * `TICKREEL_RESULT_OK`, and left unchanged by calls that succeed (like `errno`).
