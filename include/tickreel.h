@@ -39,18 +39,18 @@
 
 /*
  * Index (line numbers in this file).
- *   Constants and result codes first; handles and structs from line 294; then the
- *   functions by area, the error channel first:
- *   Errors and the library: line 1005
+ *   Constants and result codes first; then each area, the error channel first: its
+ *   handles and structs, then its functions:
+ *   Errors and the library: line 294
  *      tickreel_handle_count, tickreel_last_error, tickreel_last_error_message,
  *      tickreel_last_error_code, tickreel_result_name, tickreel_version
- *   Tick batches (TickreelBatch): line 1075
+ *   Tick batches (TickreelBatch): line 360
  *      tickreel_batch_new, tickreel_batch_free, tickreel_batch_clear, tickreel_batch_event_count,
  *      tickreel_batch_bytes, tickreel_batch_add_entity, tickreel_batch_remove_entity,
  *      tickreel_batch_add_pose, tickreel_batch_add_position, tickreel_batch_add_rotation,
  *      tickreel_batch_teleport, tickreel_batch_flags, tickreel_batch_checkpoint,
  *      tickreel_batch_velocity, tickreel_batch_player_leave, tickreel_batch_custom
- *   Live recording (TickreelEngine, TickreelRecorder, TickreelFinish): line 1271
+ *   Live recording (TickreelEngine, TickreelRecorder, TickreelFinish): line 568
  *      tickreel_engine_options_default, tickreel_engine_new, tickreel_engine_free,
  *      tickreel_engine_stats, tickreel_recorder_options_default, tickreel_recorder_start,
  *      tickreel_recorder_free, tickreel_recorder_submit_tick, tickreel_recorder_submit_batch,
@@ -59,14 +59,14 @@
  *      tickreel_recorder_put_metadata, tickreel_recorder_flush, tickreel_recorder_stats,
  *      tickreel_recorder_wait_resumed, tickreel_recorder_status, tickreel_recorder_finish,
  *      tickreel_recorder_abort, tickreel_finish_poll, tickreel_finish_wait, tickreel_finish_free
- *   Ghosts (TickreelGhost, TickreelGhostLoad, TickreelCursor, TickreelDelta): line 1666
+ *   Ghosts (TickreelGhost, TickreelGhostLoad, TickreelCursor, TickreelDelta): line 1187
  *      tickreel_ghost_load, tickreel_ghost_load_from_reader, tickreel_ghost_free,
  *      tickreel_ghost_info, tickreel_ghost_splits, tickreel_cursor_new, tickreel_cursor_free,
  *      tickreel_cursor_sample, tickreel_cursor_set_time_shift, tickreel_delta_new,
  *      tickreel_delta_free, tickreel_delta_update, tickreel_delta_set_time_shift,
  *      tickreel_delta_reset, tickreel_ghost_load_async, tickreel_ghost_load_poll,
  *      tickreel_ghost_load_take, tickreel_ghost_load_free
- *   Playback (TickreelPlayhead): line 1913
+ *   Playback (TickreelPlayhead): line 1573
  *      tickreel_playhead_open, tickreel_playhead_follow, tickreel_playhead_free,
  *      tickreel_playhead_current, tickreel_playhead_advance, tickreel_playhead_prepare,
  *      tickreel_playhead_seek, tickreel_playhead_step_forward, tickreel_playhead_step_back,
@@ -74,16 +74,16 @@
  *      tickreel_playhead_set_reverse, tickreel_playhead_position, tickreel_playhead_entities,
  *      tickreel_playhead_ticks, tickreel_playhead_removed, tickreel_playhead_added,
  *      tickreel_playhead_world, tickreel_playhead_world_snapshot, tickreel_playhead_world_events
- *   Reading recordings (TickreelReader): line 2205
+ *   Reading recordings (TickreelReader): line 1984
  *      tickreel_reader_open, tickreel_reader_free, tickreel_reader_tick_count,
  *      tickreel_reader_first_tick, tickreel_reader_last_tick, tickreel_reader_chunk_count,
  *      tickreel_reader_tick_rate, tickreel_reader_metadata, tickreel_reader_seek,
  *      tickreel_reader_ticks, tickreel_reader_verify
- *   Shadow play (TickreelShadow): line 2364
+ *   Shadow play (TickreelShadow): line 2175
  *      tickreel_shadow_options_default, tickreel_report_options_default, tickreel_shadow_start,
  *      tickreel_shadow_report, tickreel_shadow_stats, tickreel_shadow_attached,
  *      tickreel_shadow_free
- *   Writing recordings (TickreelWriter): line 2501
+ *   Writing recordings (TickreelWriter): line 2452
  *      tickreel_writer_options_default, tickreel_writer_create, tickreel_writer_free,
  *      tickreel_writer_write_tick, tickreel_writer_write_batch, tickreel_writer_offer_snapshot,
  *      tickreel_writer_register_entity, tickreel_writer_register_event_type,
@@ -287,6 +287,78 @@ typedef uint32_t TickreelResult;
 #endif // __STDC_VERSION__ >= 202311L
 #endif // __cplusplus
 
+#ifdef __cplusplus
+extern "C" {
+#endif // __cplusplus
+
+/* ---- Errors and the library ---- */
+
+/**
+ * Number of live handles of every type (handles returned by `*_new`/`*_open`/`*_create` and
+ * not yet freed). Useful to check, in tests, that a program frees everything it creates.
+ *
+ * Thread safety: any thread; the count may be outdated by the time it returns if other threads
+ * create or free handles meanwhile.
+ */
+size_t tickreel_handle_count(void);
+
+/**
+ * Copies the calling thread's last error message into `buf` as a NUL-terminated string.
+ *
+ * Returns the length in bytes of the whole message, not counting the terminating NUL (as
+ * `snprintf` does). If that is `>= len`, the message was truncated (at a UTF-8 character
+ * boundary) to fit `len - 1` bytes plus the NUL; call again with a buffer of at least the
+ * returned value + 1. With `len == 0`, nothing is written and `buf` may be NULL. If no call on
+ * this thread has failed yet, the message is empty and 0 is returned. Messages are kept up to
+ * 4095 bytes (a longer one is cut at a character boundary).
+ *
+ * The last error is replaced by every call on the same thread that returns a code other than
+ * `TICKREEL_RESULT_OK`, and left unchanged by calls that succeed (like `errno`).
+ *
+ * # Safety
+ * `buf` must point to at least `len` writable bytes (or `len` must be 0).
+ *
+ * Thread safety: any thread; each thread has its own last error.
+ */
+size_t tickreel_last_error(char *buf, size_t len);
+
+/**
+ * The calling thread's last error message as a NUL-terminated UTF-8 string (empty if no call
+ * has failed on this thread yet). Never NULL.
+ *
+ * Lifetime: the string belongs to tickreel. It stays valid until the next tickreel call on the
+ * same thread that returns a code other than `TICKREEL_RESULT_OK` (which replaces it), or until
+ * the thread exits, whichever comes first. Copy it if you need it longer, or use
+ * `tickreel_last_error`, which copies into your buffer.
+ *
+ * Thread safety: any thread; each thread has its own last error.
+ */
+const char *tickreel_last_error_message(void);
+
+/**
+ * The code of the calling thread's last failed call (`TICKREEL_RESULT_OK` if none has failed).
+ *
+ * Thread safety: any thread; each thread has its own last error.
+ */
+TickreelResult tickreel_last_error_code(void);
+
+/**
+ * The name of a result code as spelled in this header (e.g. `"TICKREEL_RESULT_CORRUPT"`), or
+ * `"TICKREEL_RESULT_UNKNOWN"` for a value that is not a code. The string is static: never free it.
+ *
+ * Thread safety: any thread.
+ */
+const char *tickreel_result_name(uint32_t code);
+
+/**
+ * The library version (e.g. `"0.1.0"`). The string is static: never free it.
+ *
+ * Thread safety: any thread.
+ */
+const char *tickreel_version(void);
+
+/* ---- Tick batches (TickreelBatch) ---- */
+
 /**
  * A builder for one tick's event batch. Opaque: create with `tickreel_batch_new`, release with
  * `tickreel_batch_free`. The pointer is a handle, not an address: never dereference it.
@@ -294,16 +366,206 @@ typedef uint32_t TickreelResult;
 typedef struct TickreelBatch TickreelBatch;
 
 /**
- * Samples a ghost track at fractional ticks. Opaque: create with `tickreel_cursor_new`,
- * release with `tickreel_cursor_free`.
+ * Creates an empty batch builder and stores its handle in `*out_batch`.
+ *
+ * Returns `TICKREEL_RESULT_NULL_ARGUMENT` if `out_batch` is NULL. On failure `*out_batch` is set
+ * to NULL (when it can be written).
+ *
+ * Thread safety: any thread. A batch may be used from any thread; calls on one batch are
+ * serialised by an internal lock, but a batch is meant to be filled by one thread at a time
+ * (the order of events is the order of the calls).
+ *
+ * # Safety
+ * `out_batch` must be NULL or point to writable storage for one `TickreelBatch` pointer.
  */
-typedef struct TickreelCursor TickreelCursor;
+TickreelResult tickreel_batch_new(struct TickreelBatch **out_batch);
 
 /**
- * The live time delta of a live player against a ghost. Opaque: create with
- * `tickreel_delta_new`, release with `tickreel_delta_free`.
+ * Frees a batch. `tickreel_batch_free(NULL)` is a no-op returning `TICKREEL_RESULT_OK`; a freed,
+ * foreign or otherwise invalid handle returns `TICKREEL_RESULT_INVALID_HANDLE` (a double free is
+ * detected, not undefined behaviour).
+ *
+ * Thread safety: any thread. A call on the same batch still running in another thread finishes
+ * normally; calls that start after this one get `TICKREEL_RESULT_INVALID_HANDLE`.
  */
-typedef struct TickreelDelta TickreelDelta;
+TickreelResult tickreel_batch_free(struct TickreelBatch *batch);
+
+/**
+ * Removes every event from the batch, keeping its memory for reuse (call once per tick).
+ *
+ * Thread safety: as every batch function, see `tickreel_batch_new`.
+ */
+TickreelResult tickreel_batch_clear(struct TickreelBatch *batch);
+
+/**
+ * Stores the number of events in the batch in `*out_count`.
+ *
+ * Thread safety: as every batch function, see `tickreel_batch_new`.
+ *
+ * # Safety
+ * `out_count` must be NULL or point to writable storage for one `usize`.
+ */
+TickreelResult tickreel_batch_event_count(struct TickreelBatch *batch, size_t *out_count);
+
+/**
+ * Copies the batch encoding of the events added so far into `buf` (the bytes that
+ * `tickreel_writer_write_tick` accepts), and stores its length in `*out_count`.
+ *
+ * The encoding is: a big-endian `u16` event count, then each event as a kind byte followed by
+ * its fields as LEB128 varints (signed fields zigzag-coded); see FORMAT.md. An empty batch is
+ * the two bytes `00 00`.
+ *
+ * `*out_count` is always set to the encoded length. If `capacity` is smaller, nothing is copied and
+ * `TICKREEL_RESULT_BUFFER_TOO_SMALL` is returned: call again with a buffer of `*out_count` bytes.
+ * `buf` may be NULL when `capacity` is 0, to query the length.
+ *
+ * Thread safety: as every batch function, see `tickreel_batch_new`.
+ *
+ * # Safety
+ * `buf` must point to `capacity` writable `u8`s (or `capacity` must be 0); `out_count` must be NULL or point to a writable `size_t`.
+ */
+TickreelResult tickreel_batch_bytes(struct TickreelBatch *batch,
+                                    uint8_t *buf,
+                                    size_t capacity,
+                                    size_t *out_count);
+
+/**
+ * Adds an entity (it appears with a game-defined `kind`, e.g. an entity type id, at the given
+ * pose). Position in blocks, yaw and pitch in degrees (yaw unbounded).
+ *
+ * Returns `TICKREEL_RESULT_INVALID_ARGUMENT` for a non-finite or out-of-range value,
+ * `TICKREEL_RESULT_LIMIT_EXCEEDED` if the batch already holds 65535 events.
+ *
+ * Thread safety: as every batch function, see `tickreel_batch_new`.
+ */
+TickreelResult tickreel_batch_add_entity(struct TickreelBatch *batch,
+                                         uint32_t entity,
+                                         uint32_t kind,
+                                         double x,
+                                         double y,
+                                         double z,
+                                         double yaw,
+                                         double pitch);
+
+/**
+ * Removes an entity.
+ *
+ * Thread safety: as every batch function, see `tickreel_batch_new`.
+ */
+TickreelResult tickreel_batch_remove_entity(struct TickreelBatch *batch, uint32_t entity);
+
+/**
+ * Sets an entity's absolute pose: position in blocks, yaw and pitch in degrees (yaw unbounded:
+ * pass what the client sends, without normalising).
+ *
+ * Returns `TICKREEL_RESULT_INVALID_ARGUMENT` for a non-finite or out-of-range value.
+ *
+ * Thread safety: as every batch function, see `tickreel_batch_new`.
+ */
+TickreelResult tickreel_batch_add_pose(struct TickreelBatch *batch,
+                                       uint32_t entity,
+                                       double x,
+                                       double y,
+                                       double z,
+                                       double yaw,
+                                       double pitch);
+
+/**
+ * Sets an entity's position (blocks), leaving its rotation unchanged.
+ *
+ * Returns `TICKREEL_RESULT_INVALID_ARGUMENT` for a non-finite or out-of-range value.
+ *
+ * Thread safety: as every batch function, see `tickreel_batch_new`.
+ */
+TickreelResult tickreel_batch_add_position(struct TickreelBatch *batch,
+                                           uint32_t entity,
+                                           double x,
+                                           double y,
+                                           double z);
+
+/**
+ * Sets an entity's rotation (degrees; yaw unbounded), leaving its position unchanged.
+ *
+ * Returns `TICKREEL_RESULT_INVALID_ARGUMENT` for a non-finite or out-of-range value.
+ *
+ * Thread safety: as every batch function, see `tickreel_batch_new`.
+ */
+TickreelResult tickreel_batch_add_rotation(struct TickreelBatch *batch,
+                                           uint32_t entity,
+                                           double yaw,
+                                           double pitch);
+
+/**
+ * Teleports an entity: a discontinuity that playback and ghosts never interpolate across.
+ * Position in blocks, yaw and pitch in degrees.
+ *
+ * Returns `TICKREEL_RESULT_INVALID_ARGUMENT` for a non-finite or out-of-range value.
+ *
+ * Thread safety: as every batch function, see `tickreel_batch_new`.
+ */
+TickreelResult tickreel_batch_teleport(struct TickreelBatch *batch,
+                                       uint32_t entity,
+                                       double x,
+                                       double y,
+                                       double z,
+                                       double yaw,
+                                       double pitch);
+
+/**
+ * Sets an entity's state flags: the full new value (`TICKREEL_FLAG_*` bits, the rest are the
+ * game's own), not a change mask.
+ *
+ * Thread safety: as every batch function, see `tickreel_batch_new`.
+ */
+TickreelResult tickreel_batch_flags(struct TickreelBatch *batch, uint32_t entity, uint32_t flags);
+
+/**
+ * Marks that an entity reached checkpoint `index` (a split for ghosts).
+ *
+ * Thread safety: as every batch function, see `tickreel_batch_new`.
+ */
+TickreelResult tickreel_batch_checkpoint(struct TickreelBatch *batch,
+                                         uint32_t entity,
+                                         uint32_t index);
+
+/**
+ * Sets an entity's velocity in blocks per tick (e.g. knockback); stored at 1/8000 block per tick.
+ *
+ * Returns `TICKREEL_RESULT_INVALID_ARGUMENT` for a non-finite or out-of-range value.
+ *
+ * Thread safety: as every batch function, see `tickreel_batch_new`.
+ */
+TickreelResult tickreel_batch_velocity(struct TickreelBatch *batch,
+                                       uint32_t entity,
+                                       double vx,
+                                       double vy,
+                                       double vz);
+
+/**
+ * A player left: removes the entity (and, in a live recording, triggers a flush).
+ *
+ * Thread safety: as every batch function, see `tickreel_batch_new`.
+ */
+TickreelResult tickreel_batch_player_leave(struct TickreelBatch *batch, uint32_t entity);
+
+/**
+ * Adds a game-specific event: a registered `type_id` and `len` opaque bytes (copied).
+ * `data` may be NULL when `len` is 0.
+ *
+ * Returns `TICKREEL_RESULT_NULL_ARGUMENT` if `data` is NULL with `len > 0`,
+ * `TICKREEL_RESULT_LIMIT_EXCEEDED` if `len` is over 1 MiB (1048576 bytes).
+ *
+ * Thread safety: as every batch function, see `tickreel_batch_new`.
+ *
+ * # Safety
+ * `data` must point to `data_len` readable bytes (or `data_len` must be 0).
+ */
+TickreelResult tickreel_batch_custom(struct TickreelBatch *batch,
+                                     uint32_t type_id,
+                                     const uint8_t *data,
+                                     size_t data_len);
+
+/* ---- Live recording (TickreelEngine, TickreelRecorder, TickreelFinish) ---- */
 
 /**
  * The recording runtime: writer thread(s) and a compaction worker, shared by every recording of
@@ -320,49 +582,10 @@ typedef struct TickreelEngine TickreelEngine;
 typedef struct TickreelFinish TickreelFinish;
 
 /**
- * A ghost track: one entity's run, decoded once into compact arrays. Opaque: create with
- * `tickreel_ghost_load` (or `_load_from_reader`, or `tickreel_ghost_load_take`), release with
- * `tickreel_ghost_free`. Cursors and deltas made from it keep the data alive on their own.
- */
-typedef struct TickreelGhost TickreelGhost;
-
-/**
- * A ghost track being loaded on a background thread. Opaque: create with
- * `tickreel_ghost_load_async`, release with `tickreel_ghost_load_free`.
- */
-typedef struct TickreelGhostLoad TickreelGhostLoad;
-
-/**
- * A viewer's position in a recording. Opaque: open with `tickreel_playhead_open`, release with
- * `tickreel_playhead_free`. The pointer is a handle, not an address: never dereference it.
- */
-typedef struct TickreelPlayhead TickreelPlayhead;
-
-/**
- * An open recording. Opaque: open with `tickreel_reader_open`, release with
- * `tickreel_reader_free`. The pointer is a handle, not an address: never dereference it.
- */
-typedef struct TickreelReader TickreelReader;
-
-/**
  * One recording being written by an engine. Opaque: create with `tickreel_recorder_start`,
  * release with `tickreel_recorder_free`. The pointer is a handle, not an address.
  */
 typedef struct TickreelRecorder TickreelRecorder;
-
-/**
- * A shadow buffer: the last minutes of one stream of ticks (a world), kept in memory and turned
- * into a `.reel` file around a player by `tickreel_shadow_report`. Opaque: create with
- * `tickreel_shadow_start`, release with `tickreel_shadow_free`. The pointer is a handle, not an
- * address.
- */
-typedef struct TickreelShadow TickreelShadow;
-
-/**
- * A writer of one compacted `.reel` file. Opaque: create with `tickreel_writer_create`, release
- * with `tickreel_writer_free`. The pointer is a handle, not an address: never dereference it.
- */
-typedef struct TickreelWriter TickreelWriter;
 
 /**
  * Options of `tickreel_engine_new`. Fill with `tickreel_engine_options_default`, then change
@@ -574,690 +797,6 @@ typedef struct TickreelRecorderStats {
      */
     bool has_flushed_tick;
 } TickreelRecorderStats;
-
-/**
- * Which part of an entity's recorded life is the run. `{0, 0, 0, 0}` (or a NULL pointer) is
- * the whole presence of the entity.
- */
-typedef struct TickreelGhostRange {
-    /**
-     * `TICKREEL_GHOST_BOUND_*`: where the run starts (its `t = 0`).
-     */
-    uint32_t start_kind;
-    /**
-     * The start tick or checkpoint index.
-     */
-    uint32_t start_value;
-    /**
-     * `TICKREEL_GHOST_BOUND_*`: where the run ends (the ghost's finish).
-     */
-    uint32_t end_kind;
-    /**
-     * The end tick or checkpoint index.
-     */
-    uint32_t end_value;
-} TickreelGhostRange;
-
-/**
- * What `tickreel_ghost_info` reports about a ghost track.
- */
-typedef struct TickreelGhostInfo {
-    /**
-     * The entity whose run it is.
-     */
-    uint32_t entity;
-    /**
-     * Absolute tick of the recording at which the run starts (its `t = 0`).
-     */
-    uint32_t origin_tick;
-    /**
-     * The run's length in ticks (its last sample's tick offset).
-     */
-    uint32_t duration_ticks;
-    /**
-     * Number of pose samples.
-     */
-    size_t sample_count;
-    /**
-     * Number of splits (checkpoint markers in the run), for `tickreel_ghost_splits`.
-     */
-    size_t split_count;
-    /**
-     * Ticks per second of the source recording (seconds = ticks / tick_rate).
-     */
-    double tick_rate;
-    /**
-     * The run's length in seconds.
-     */
-    double duration_seconds;
-} TickreelGhostInfo;
-
-/**
- * One split of a ghost: a checkpoint marker and its tick offset from the run's start.
- */
-typedef struct TickreelSplit {
-    /**
-     * The checkpoint index.
-     */
-    uint32_t checkpoint;
-    /**
-     * Ticks from the run's start.
-     */
-    uint32_t tick;
-} TickreelSplit;
-
-/**
- * The ghost at one moment, as filled in by `tickreel_cursor_sample`.
- */
-typedef struct TickreelGhostSample {
-    /**
-     * The time sampled on the ghost's own clock (after its time shift), in ticks.
-     */
-    double t;
-    /**
-     * Position in blocks.
-     */
-    double x;
-    /**
-     * Height in blocks.
-     */
-    double y;
-    /**
-     * Position in blocks.
-     */
-    double z;
-    /**
-     * Yaw in degrees, unbounded (continuous with the recorded values).
-     */
-    double yaw;
-    /**
-     * Pitch in degrees.
-     */
-    double pitch;
-    /**
-     * State flags (`TICKREEL_FLAG_*` bits and the game's own) in effect.
-     */
-    uint32_t flags;
-    /**
-     * `TICKREEL_GHOST_NOT_STARTED`, `TICKREEL_GHOST_RUNNING` or `TICKREEL_GHOST_FINISHED`.
-     */
-    uint32_t state;
-} TickreelGhostSample;
-
-/**
- * What one playhead call did, as filled in by `tickreel_playhead_advance` and friends.
- */
-typedef struct TickreelUpdateInfo {
-    /**
-     * Position after the call (a tick of the recording).
-     */
-    uint32_t position;
-    /**
-     * How the position moved: `TICKREEL_MOTION_STILL`, `_FORWARD` or `_JUMP`.
-     */
-    uint32_t motion;
-    /**
-     * Forward motion: recorded ticks covered by the call (0 for other motions).
-     */
-    uint32_t ticks_covered;
-    /**
-     * The data for the next ticks was not decoded yet: the position moved less than asked
-     * (maybe not at all); later calls catch up.
-     */
-    bool stalled;
-    /**
-     * The position is the first (playing backward) or last (forward) tick of the recording.
-     */
-    bool at_edge;
-    /**
-     * The recording has no tick yet: no position and no entity.
-     */
-    bool waiting;
-    /**
-     * Chunks that could not be read during this call (playback continues past them).
-     */
-    uint32_t fault_count;
-    /**
-     * Live entities at `position` (what `tickreel_playhead_entities` reports).
-     */
-    uint32_t entity_count;
-} TickreelUpdateInfo;
-
-/**
- * One entity's state at a tick, as filled in by `tickreel_reader_seek`.
- */
-typedef struct TickreelEntityState {
-    /**
-     * The entity id the game gave it.
-     */
-    uint32_t id;
-    /**
-     * Game-defined kind (e.g. an entity type id), as given when it was added.
-     */
-    uint32_t kind;
-    /**
-     * State flags (`TICKREEL_FLAG_*` bits and the game's own).
-     */
-    uint32_t flags;
-    /**
-     * Position in blocks (exact multiples of 1/4096).
-     */
-    double x;
-    /**
-     * Height in blocks.
-     */
-    double y;
-    /**
-     * Position in blocks.
-     */
-    double z;
-    /**
-     * Yaw in degrees, unbounded (as recorded).
-     */
-    double yaw;
-    /**
-     * Pitch in degrees.
-     */
-    double pitch;
-} TickreelEntityState;
-
-/**
- * What a playhead update does to the world, as filled in by `tickreel_playhead_world`.
- */
-typedef struct TickreelWorldInfo {
-    /**
-     * Rebuild the world: restore the snapshot (`tickreel_playhead_world_snapshot`, if
-     * `has_snapshot`), then re-apply the events of `tickreel_playhead_world_events`. False: keep
-     * the world as it is.
-     */
-    bool rebuild;
-    /**
-     * The recording has a snapshot at or before the position; without one, start from the world
-     * as it was when recording started.
-     */
-    bool has_snapshot;
-    /**
-     * `snapshot_tick` is set.
-     */
-    bool has_snapshot_tick;
-    /**
-     * The tick whose events come after the snapshot (the snapshot is the world before them).
-     */
-    uint32_t snapshot_tick;
-    /**
-     * False if a chunk between the snapshot and the position could not be read: the events are
-     * incomplete (see `fault_count`).
-     */
-    bool complete;
-} TickreelWorldInfo;
-
-/**
- * What `tickreel_reader_verify` checked.
- */
-typedef struct TickreelVerifyReport {
-    /**
-     * Chunks read, checksummed and decoded.
-     */
-    uint64_t chunks;
-    /**
-     * Ticks spanned by those chunks.
-     */
-    uint64_t ticks;
-    /**
-     * Pose samples decoded.
-     */
-    uint64_t pose_samples;
-    /**
-     * Non-pose events decoded.
-     */
-    uint64_t events;
-} TickreelVerifyReport;
-
-/**
- * Options of `tickreel_shadow_start`: how much a shadow buffer keeps. Fill with
- * `tickreel_shadow_options_default`, then change what you need. Durations are game time in
- * milliseconds (converted to ticks at the recording's tick rate, rounded up).
- */
-typedef struct TickreelShadowOptions {
-    /**
-     * Game time always retained, in milliseconds (default 300000: 5 minutes). 1 to 86400000
-     * (a day).
-     */
-    uint32_t window_ms;
-    /**
-     * How long a player who left (a `PlayerLeave` event or `tickreel_recorder_player_left`)
-     * keeps the window before their leave, in milliseconds (default 120000: 2 minutes). At most
-     * 86400000 (a day).
-     */
-    uint32_t grace_ms;
-    /**
-     * Bytes this buffer may hold (default 0: no limit of its own, only the engine-wide
-     * `TickreelEngineOptions.shadow_budget_bytes`). Past it, its oldest blocks are given up.
-     */
-    size_t max_bytes;
-    /**
-     * Ticks per block of a stream without a file (default 200: 10 s at 20 ticks/s). 1 to
-     * 1048576. A shadowed recording's blocks are its own chunks (`chunk_ticks`).
-     */
-    uint32_t block_ticks;
-} TickreelShadowOptions;
-
-/**
- * Options of `tickreel_shadow_report`: what a report holds. Fill with
- * `tickreel_report_options_default`, then change what you need. Flag fields are `uint32_t`: 0 is
- * false, any other value true. Durations are game time in milliseconds.
- */
-typedef struct TickreelReportOptions {
-    /**
-     * Whether `before_ms` applies (default 0: all that is retained, up to the buffer's window).
-     */
-    uint32_t has_before;
-    /**
-     * With `has_before`: game time before the report (for a player who left: before the leave)
-     * to include, in milliseconds. At most 86400000 (a day).
-     */
-    uint32_t before_ms;
-    /**
-     * Game time to keep capturing after the report, in milliseconds (default 30000; 0 writes the
-     * report from what is there now). At most 86400000 (a day).
-     */
-    uint32_t after_ms;
-    /**
-     * Whether `radius` applies (default 1). 0 includes every entity of the stream.
-     */
-    uint32_t has_radius;
-    /**
-     * With `has_radius`: entities that came within this many blocks of the reported player at
-     * any tick of the report are included with their whole track (default 48). Must be finite
-     * and >= 0.
-     */
-    double radius;
-    /**
-     * Replace a file at the report's path instead of failing (default 0).
-     */
-    uint32_t overwrite;
-    /**
-     * Zstd level of the report file (default 9).
-     */
-    int32_t zstd_level;
-} TickreelReportOptions;
-
-/**
- * Counters of a shadow buffer, as filled in by `tickreel_shadow_stats`. Bytes are the heap
- * allocations the buffer holds, measured as they are made.
- */
-typedef struct TickreelShadowStats {
-    /**
-     * Heap bytes of the retained blocks.
-     */
-    size_t bytes;
-    /**
-     * Blocks retained.
-     */
-    size_t blocks;
-    /**
-     * Entities alive now.
-     */
-    size_t alive_entities;
-    /**
-     * Players who left within their grace period.
-     */
-    size_t departed_players;
-    /**
-     * Reports waiting for their capture to end.
-     */
-    size_t reports_capturing;
-    /**
-     * Blocks dropped because the window no longer needed them.
-     */
-    uint64_t expired_blocks;
-    /**
-     * Blocks given up for a memory budget (the buffer's `max_bytes` or the engine's
-     * `shadow_budget_bytes`) while still inside the window.
-     */
-    uint64_t budget_dropped_blocks;
-    /**
-     * Ticks of those blocks.
-     */
-    uint64_t budget_dropped_ticks;
-    /**
-     * Reports handed to the engine's background worker.
-     */
-    uint64_t reports_started;
-    /**
-     * First tick retained in blocks; meaningful only when `has_first_tick` is true.
-     */
-    uint32_t first_tick;
-    /**
-     * Last tick retained in blocks (later ticks wait in the open block); meaningful only when
-     * `has_last_tick` is true.
-     */
-    uint32_t last_tick;
-    /**
-     * Whether `first_tick` is valid (a block is retained).
-     */
-    bool has_first_tick;
-    /**
-     * Whether `last_tick` is valid.
-     */
-    bool has_last_tick;
-} TickreelShadowStats;
-
-/**
- * Options of `tickreel_writer_create`. Fill with `tickreel_writer_options_default`, then change
- * what you need.
- */
-typedef struct TickreelWriterOptions {
-    /**
-     * Ticks per second times 1000 (default 20000: 20 ticks/s). Must be > 0.
-     */
-    uint32_t tick_rate_millihz;
-    /**
-     * The game's own data version (e.g. a Minecraft data version), opaque to tickreel.
-     */
-    uint32_t game_data_version;
-    /**
-     * Unix milliseconds when the recording started.
-     */
-    int64_t timestamp_ms;
-    /**
-     * World identity, opaque to tickreel (e.g. a UUID).
-     */
-    uint8_t world_id[16];
-    /**
-     * World version, opaque to tickreel.
-     */
-    uint8_t world_version[16];
-    /**
-     * Zstd dictionary id (0: none); a non-zero id must have been registered with the library.
-     */
-    uint16_t dictionary_id;
-    /**
-     * Zstd compression level (default 9 for finished files).
-     */
-    int32_t zstd_level;
-    /**
-     * Most ticks one chunk spans (default 100). 1 to 1048576.
-     */
-    uint32_t chunk_ticks;
-    /**
-     * Cut a chunk once its uncompressed payload reaches about this many bytes (default 1 MiB).
-     * Must be > 0.
-     */
-    size_t chunk_bytes;
-    /**
-     * Ticks between snapshots (default 600). Must be > 0.
-     */
-    uint32_t snapshot_interval;
-} TickreelWriterOptions;
-
-#ifdef __cplusplus
-extern "C" {
-#endif // __cplusplus
-
-/**
- * Number of live handles of every type (handles returned by `*_new`/`*_open`/`*_create` and
- * not yet freed). Useful to check, in tests, that a program frees everything it creates.
- *
- * Thread safety: any thread; the count may be outdated by the time it returns if other threads
- * create or free handles meanwhile.
- */
-size_t tickreel_handle_count(void);
-
-/**
- * Copies the calling thread's last error message into `buf` as a NUL-terminated string.
- *
- * Returns the length in bytes of the whole message, not counting the terminating NUL (as
- * `snprintf` does). If that is `>= len`, the message was truncated (at a UTF-8 character
- * boundary) to fit `len - 1` bytes plus the NUL; call again with a buffer of at least the
- * returned value + 1. With `len == 0`, nothing is written and `buf` may be NULL. If no call on
- * this thread has failed yet, the message is empty and 0 is returned. Messages are kept up to
- * 4095 bytes (a longer one is cut at a character boundary).
- *
- * The last error is replaced by every call on the same thread that returns a code other than
- * `TICKREEL_RESULT_OK`, and left unchanged by calls that succeed (like `errno`).
- *
- * # Safety
- * `buf` must point to at least `len` writable bytes (or `len` must be 0).
- *
- * Thread safety: any thread; each thread has its own last error.
- */
-size_t tickreel_last_error(char *buf, size_t len);
-
-/**
- * The calling thread's last error message as a NUL-terminated UTF-8 string (empty if no call
- * has failed on this thread yet). Never NULL.
- *
- * Lifetime: the string belongs to tickreel. It stays valid until the next tickreel call on the
- * same thread that returns a code other than `TICKREEL_RESULT_OK` (which replaces it), or until
- * the thread exits, whichever comes first. Copy it if you need it longer, or use
- * `tickreel_last_error`, which copies into your buffer.
- *
- * Thread safety: any thread; each thread has its own last error.
- */
-const char *tickreel_last_error_message(void);
-
-/**
- * The code of the calling thread's last failed call (`TICKREEL_RESULT_OK` if none has failed).
- *
- * Thread safety: any thread; each thread has its own last error.
- */
-TickreelResult tickreel_last_error_code(void);
-
-/**
- * The name of a result code as spelled in this header (e.g. `"TICKREEL_RESULT_CORRUPT"`), or
- * `"TICKREEL_RESULT_UNKNOWN"` for a value that is not a code. The string is static: never free it.
- *
- * Thread safety: any thread.
- */
-const char *tickreel_result_name(uint32_t code);
-
-/**
- * The library version (e.g. `"0.1.0"`). The string is static: never free it.
- *
- * Thread safety: any thread.
- */
-const char *tickreel_version(void);
-
-/**
- * Creates an empty batch builder and stores its handle in `*out_batch`.
- *
- * Returns `TICKREEL_RESULT_NULL_ARGUMENT` if `out_batch` is NULL. On failure `*out_batch` is set
- * to NULL (when it can be written).
- *
- * Thread safety: any thread. A batch may be used from any thread; calls on one batch are
- * serialised by an internal lock, but a batch is meant to be filled by one thread at a time
- * (the order of events is the order of the calls).
- *
- * # Safety
- * `out_batch` must be NULL or point to writable storage for one `TickreelBatch` pointer.
- */
-TickreelResult tickreel_batch_new(struct TickreelBatch **out_batch);
-
-/**
- * Frees a batch. `tickreel_batch_free(NULL)` is a no-op returning `TICKREEL_RESULT_OK`; a freed,
- * foreign or otherwise invalid handle returns `TICKREEL_RESULT_INVALID_HANDLE` (a double free is
- * detected, not undefined behaviour).
- *
- * Thread safety: any thread. A call on the same batch still running in another thread finishes
- * normally; calls that start after this one get `TICKREEL_RESULT_INVALID_HANDLE`.
- */
-TickreelResult tickreel_batch_free(struct TickreelBatch *batch);
-
-/**
- * Removes every event from the batch, keeping its memory for reuse (call once per tick).
- *
- * Thread safety: as every batch function, see `tickreel_batch_new`.
- */
-TickreelResult tickreel_batch_clear(struct TickreelBatch *batch);
-
-/**
- * Stores the number of events in the batch in `*out_count`.
- *
- * Thread safety: as every batch function, see `tickreel_batch_new`.
- *
- * # Safety
- * `out_count` must be NULL or point to writable storage for one `usize`.
- */
-TickreelResult tickreel_batch_event_count(struct TickreelBatch *batch, size_t *out_count);
-
-/**
- * Copies the batch encoding of the events added so far into `buf` (the bytes that
- * `tickreel_writer_write_tick` accepts), and stores its length in `*out_count`.
- *
- * The encoding is: a big-endian `u16` event count, then each event as a kind byte followed by
- * its fields as LEB128 varints (signed fields zigzag-coded); see FORMAT.md. An empty batch is
- * the two bytes `00 00`.
- *
- * `*out_count` is always set to the encoded length. If `capacity` is smaller, nothing is copied and
- * `TICKREEL_RESULT_BUFFER_TOO_SMALL` is returned: call again with a buffer of `*out_count` bytes.
- * `buf` may be NULL when `capacity` is 0, to query the length.
- *
- * Thread safety: as every batch function, see `tickreel_batch_new`.
- *
- * # Safety
- * `buf` must point to `capacity` writable `u8`s (or `capacity` must be 0); `out_count` must be NULL or point to a writable `size_t`.
- */
-TickreelResult tickreel_batch_bytes(struct TickreelBatch *batch,
-                                    uint8_t *buf,
-                                    size_t capacity,
-                                    size_t *out_count);
-
-/**
- * Adds an entity (it appears with a game-defined `kind`, e.g. an entity type id, at the given
- * pose). Position in blocks, yaw and pitch in degrees (yaw unbounded).
- *
- * Returns `TICKREEL_RESULT_INVALID_ARGUMENT` for a non-finite or out-of-range value,
- * `TICKREEL_RESULT_LIMIT_EXCEEDED` if the batch already holds 65535 events.
- *
- * Thread safety: as every batch function, see `tickreel_batch_new`.
- */
-TickreelResult tickreel_batch_add_entity(struct TickreelBatch *batch,
-                                         uint32_t entity,
-                                         uint32_t kind,
-                                         double x,
-                                         double y,
-                                         double z,
-                                         double yaw,
-                                         double pitch);
-
-/**
- * Removes an entity.
- *
- * Thread safety: as every batch function, see `tickreel_batch_new`.
- */
-TickreelResult tickreel_batch_remove_entity(struct TickreelBatch *batch, uint32_t entity);
-
-/**
- * Sets an entity's absolute pose: position in blocks, yaw and pitch in degrees (yaw unbounded:
- * pass what the client sends, without normalising).
- *
- * Returns `TICKREEL_RESULT_INVALID_ARGUMENT` for a non-finite or out-of-range value.
- *
- * Thread safety: as every batch function, see `tickreel_batch_new`.
- */
-TickreelResult tickreel_batch_add_pose(struct TickreelBatch *batch,
-                                       uint32_t entity,
-                                       double x,
-                                       double y,
-                                       double z,
-                                       double yaw,
-                                       double pitch);
-
-/**
- * Sets an entity's position (blocks), leaving its rotation unchanged.
- *
- * Returns `TICKREEL_RESULT_INVALID_ARGUMENT` for a non-finite or out-of-range value.
- *
- * Thread safety: as every batch function, see `tickreel_batch_new`.
- */
-TickreelResult tickreel_batch_add_position(struct TickreelBatch *batch,
-                                           uint32_t entity,
-                                           double x,
-                                           double y,
-                                           double z);
-
-/**
- * Sets an entity's rotation (degrees; yaw unbounded), leaving its position unchanged.
- *
- * Returns `TICKREEL_RESULT_INVALID_ARGUMENT` for a non-finite or out-of-range value.
- *
- * Thread safety: as every batch function, see `tickreel_batch_new`.
- */
-TickreelResult tickreel_batch_add_rotation(struct TickreelBatch *batch,
-                                           uint32_t entity,
-                                           double yaw,
-                                           double pitch);
-
-/**
- * Teleports an entity: a discontinuity that playback and ghosts never interpolate across.
- * Position in blocks, yaw and pitch in degrees.
- *
- * Returns `TICKREEL_RESULT_INVALID_ARGUMENT` for a non-finite or out-of-range value.
- *
- * Thread safety: as every batch function, see `tickreel_batch_new`.
- */
-TickreelResult tickreel_batch_teleport(struct TickreelBatch *batch,
-                                       uint32_t entity,
-                                       double x,
-                                       double y,
-                                       double z,
-                                       double yaw,
-                                       double pitch);
-
-/**
- * Sets an entity's state flags: the full new value (`TICKREEL_FLAG_*` bits, the rest are the
- * game's own), not a change mask.
- *
- * Thread safety: as every batch function, see `tickreel_batch_new`.
- */
-TickreelResult tickreel_batch_flags(struct TickreelBatch *batch, uint32_t entity, uint32_t flags);
-
-/**
- * Marks that an entity reached checkpoint `index` (a split for ghosts).
- *
- * Thread safety: as every batch function, see `tickreel_batch_new`.
- */
-TickreelResult tickreel_batch_checkpoint(struct TickreelBatch *batch,
-                                         uint32_t entity,
-                                         uint32_t index);
-
-/**
- * Sets an entity's velocity in blocks per tick (e.g. knockback); stored at 1/8000 block per tick.
- *
- * Returns `TICKREEL_RESULT_INVALID_ARGUMENT` for a non-finite or out-of-range value.
- *
- * Thread safety: as every batch function, see `tickreel_batch_new`.
- */
-TickreelResult tickreel_batch_velocity(struct TickreelBatch *batch,
-                                       uint32_t entity,
-                                       double vx,
-                                       double vy,
-                                       double vz);
-
-/**
- * A player left: removes the entity (and, in a live recording, triggers a flush).
- *
- * Thread safety: as every batch function, see `tickreel_batch_new`.
- */
-TickreelResult tickreel_batch_player_leave(struct TickreelBatch *batch, uint32_t entity);
-
-/**
- * Adds a game-specific event: a registered `type_id` and `len` opaque bytes (copied).
- * `data` may be NULL when `len` is 0.
- *
- * Returns `TICKREEL_RESULT_NULL_ARGUMENT` if `data` is NULL with `len > 0`,
- * `TICKREEL_RESULT_LIMIT_EXCEEDED` if `len` is over 1 MiB (1048576 bytes).
- *
- * Thread safety: as every batch function, see `tickreel_batch_new`.
- *
- * # Safety
- * `data` must point to `data_len` readable bytes (or `data_len` must be 0).
- */
-TickreelResult tickreel_batch_custom(struct TickreelBatch *batch,
-                                     uint32_t type_id,
-                                     const uint8_t *data,
-                                     size_t data_len);
 
 /**
  * Fills `*out_options` with the engine defaults (1 writer thread, 65536 queued ticks, 64 MiB
@@ -1645,6 +1184,148 @@ TickreelResult tickreel_finish_wait(struct TickreelFinish *finish,
  */
 TickreelResult tickreel_finish_free(struct TickreelFinish *finish);
 
+/* ---- Ghosts (TickreelGhost, TickreelGhostLoad, TickreelCursor, TickreelDelta) ---- */
+
+/**
+ * Samples a ghost track at fractional ticks. Opaque: create with `tickreel_cursor_new`,
+ * release with `tickreel_cursor_free`.
+ */
+typedef struct TickreelCursor TickreelCursor;
+
+/**
+ * The live time delta of a live player against a ghost. Opaque: create with
+ * `tickreel_delta_new`, release with `tickreel_delta_free`.
+ */
+typedef struct TickreelDelta TickreelDelta;
+
+/**
+ * A ghost track: one entity's run, decoded once into compact arrays. Opaque: create with
+ * `tickreel_ghost_load` (or `_load_from_reader`, or `tickreel_ghost_load_take`), release with
+ * `tickreel_ghost_free`. Cursors and deltas made from it keep the data alive on their own.
+ */
+typedef struct TickreelGhost TickreelGhost;
+
+/**
+ * A ghost track being loaded on a background thread. Opaque: create with
+ * `tickreel_ghost_load_async`, release with `tickreel_ghost_load_free`.
+ */
+typedef struct TickreelGhostLoad TickreelGhostLoad;
+
+/**
+ * An open recording. Opaque: open with `tickreel_reader_open`, release with
+ * `tickreel_reader_free`. The pointer is a handle, not an address: never dereference it.
+ */
+typedef struct TickreelReader TickreelReader;
+
+/**
+ * Which part of an entity's recorded life is the run. `{0, 0, 0, 0}` (or a NULL pointer) is
+ * the whole presence of the entity.
+ */
+typedef struct TickreelGhostRange {
+    /**
+     * `TICKREEL_GHOST_BOUND_*`: where the run starts (its `t = 0`).
+     */
+    uint32_t start_kind;
+    /**
+     * The start tick or checkpoint index.
+     */
+    uint32_t start_value;
+    /**
+     * `TICKREEL_GHOST_BOUND_*`: where the run ends (the ghost's finish).
+     */
+    uint32_t end_kind;
+    /**
+     * The end tick or checkpoint index.
+     */
+    uint32_t end_value;
+} TickreelGhostRange;
+
+/**
+ * What `tickreel_ghost_info` reports about a ghost track.
+ */
+typedef struct TickreelGhostInfo {
+    /**
+     * The entity whose run it is.
+     */
+    uint32_t entity;
+    /**
+     * Absolute tick of the recording at which the run starts (its `t = 0`).
+     */
+    uint32_t origin_tick;
+    /**
+     * The run's length in ticks (its last sample's tick offset).
+     */
+    uint32_t duration_ticks;
+    /**
+     * Number of pose samples.
+     */
+    size_t sample_count;
+    /**
+     * Number of splits (checkpoint markers in the run), for `tickreel_ghost_splits`.
+     */
+    size_t split_count;
+    /**
+     * Ticks per second of the source recording (seconds = ticks / tick_rate).
+     */
+    double tick_rate;
+    /**
+     * The run's length in seconds.
+     */
+    double duration_seconds;
+} TickreelGhostInfo;
+
+/**
+ * One split of a ghost: a checkpoint marker and its tick offset from the run's start.
+ */
+typedef struct TickreelSplit {
+    /**
+     * The checkpoint index.
+     */
+    uint32_t checkpoint;
+    /**
+     * Ticks from the run's start.
+     */
+    uint32_t tick;
+} TickreelSplit;
+
+/**
+ * The ghost at one moment, as filled in by `tickreel_cursor_sample`.
+ */
+typedef struct TickreelGhostSample {
+    /**
+     * The time sampled on the ghost's own clock (after its time shift), in ticks.
+     */
+    double t;
+    /**
+     * Position in blocks.
+     */
+    double x;
+    /**
+     * Height in blocks.
+     */
+    double y;
+    /**
+     * Position in blocks.
+     */
+    double z;
+    /**
+     * Yaw in degrees, unbounded (continuous with the recorded values).
+     */
+    double yaw;
+    /**
+     * Pitch in degrees.
+     */
+    double pitch;
+    /**
+     * State flags (`TICKREEL_FLAG_*` bits and the game's own) in effect.
+     */
+    uint32_t flags;
+    /**
+     * `TICKREEL_GHOST_NOT_STARTED`, `TICKREEL_GHOST_RUNNING` or `TICKREEL_GHOST_FINISHED`.
+     */
+    uint32_t state;
+} TickreelGhostSample;
+
 /**
  * Loads `entity`'s run in `range` (NULL: the entity's whole presence) from the finished `.reel`
  * file at `path` and stores the ghost's handle in `*out_ghost` (NULL on failure, when it can be
@@ -1888,6 +1569,121 @@ TickreelResult tickreel_ghost_load_take(struct TickreelGhostLoad *load,
  * normally; calls that start after this one get `TICKREEL_RESULT_INVALID_HANDLE`.
  */
 TickreelResult tickreel_ghost_load_free(struct TickreelGhostLoad *load);
+
+/* ---- Playback (TickreelPlayhead) ---- */
+
+/**
+ * A viewer's position in a recording. Opaque: open with `tickreel_playhead_open`, release with
+ * `tickreel_playhead_free`. The pointer is a handle, not an address: never dereference it.
+ */
+typedef struct TickreelPlayhead TickreelPlayhead;
+
+/**
+ * What one playhead call did, as filled in by `tickreel_playhead_advance` and friends.
+ */
+typedef struct TickreelUpdateInfo {
+    /**
+     * Position after the call (a tick of the recording).
+     */
+    uint32_t position;
+    /**
+     * How the position moved: `TICKREEL_MOTION_STILL`, `_FORWARD` or `_JUMP`.
+     */
+    uint32_t motion;
+    /**
+     * Forward motion: recorded ticks covered by the call (0 for other motions).
+     */
+    uint32_t ticks_covered;
+    /**
+     * The data for the next ticks was not decoded yet: the position moved less than asked
+     * (maybe not at all); later calls catch up.
+     */
+    bool stalled;
+    /**
+     * The position is the first (playing backward) or last (forward) tick of the recording.
+     */
+    bool at_edge;
+    /**
+     * The recording has no tick yet: no position and no entity.
+     */
+    bool waiting;
+    /**
+     * Chunks that could not be read during this call (playback continues past them).
+     */
+    uint32_t fault_count;
+    /**
+     * Live entities at `position` (what `tickreel_playhead_entities` reports).
+     */
+    uint32_t entity_count;
+} TickreelUpdateInfo;
+
+/**
+ * One entity's state at a tick, as filled in by `tickreel_reader_seek`.
+ */
+typedef struct TickreelEntityState {
+    /**
+     * The entity id the game gave it.
+     */
+    uint32_t id;
+    /**
+     * Game-defined kind (e.g. an entity type id), as given when it was added.
+     */
+    uint32_t kind;
+    /**
+     * State flags (`TICKREEL_FLAG_*` bits and the game's own).
+     */
+    uint32_t flags;
+    /**
+     * Position in blocks (exact multiples of 1/4096).
+     */
+    double x;
+    /**
+     * Height in blocks.
+     */
+    double y;
+    /**
+     * Position in blocks.
+     */
+    double z;
+    /**
+     * Yaw in degrees, unbounded (as recorded).
+     */
+    double yaw;
+    /**
+     * Pitch in degrees.
+     */
+    double pitch;
+} TickreelEntityState;
+
+/**
+ * What a playhead update does to the world, as filled in by `tickreel_playhead_world`.
+ */
+typedef struct TickreelWorldInfo {
+    /**
+     * Rebuild the world: restore the snapshot (`tickreel_playhead_world_snapshot`, if
+     * `has_snapshot`), then re-apply the events of `tickreel_playhead_world_events`. False: keep
+     * the world as it is.
+     */
+    bool rebuild;
+    /**
+     * The recording has a snapshot at or before the position; without one, start from the world
+     * as it was when recording started.
+     */
+    bool has_snapshot;
+    /**
+     * `snapshot_tick` is set.
+     */
+    bool has_snapshot_tick;
+    /**
+     * The tick whose events come after the snapshot (the snapshot is the world before them).
+     */
+    uint32_t snapshot_tick;
+    /**
+     * False if a chunk between the snapshot and the position could not be read: the events are
+     * incomplete (see `fault_count`).
+     */
+    bool complete;
+} TickreelWorldInfo;
 
 /**
  * Opens the recording at `path` (a finished `.reel` file or a live recording directory; a
@@ -2185,6 +1981,30 @@ TickreelResult tickreel_playhead_world_events(struct TickreelPlayhead *playhead,
                                               size_t capacity,
                                               size_t *out_count);
 
+/* ---- Reading recordings (TickreelReader) ---- */
+
+/**
+ * What `tickreel_reader_verify` checked.
+ */
+typedef struct TickreelVerifyReport {
+    /**
+     * Chunks read, checksummed and decoded.
+     */
+    uint64_t chunks;
+    /**
+     * Ticks spanned by those chunks.
+     */
+    uint64_t ticks;
+    /**
+     * Pose samples decoded.
+     */
+    uint64_t pose_samples;
+    /**
+     * Non-pose events decoded.
+     */
+    uint64_t events;
+} TickreelVerifyReport;
+
 /**
  * Opens the recording at `path` (a NUL-terminated path in the platform's encoding): a finished
  * `.reel` file, or a live recording's directory (`<name>.reel.live`: what was flushed when it is
@@ -2352,6 +2172,146 @@ TickreelResult tickreel_reader_ticks(struct TickreelReader *reader,
 TickreelResult tickreel_reader_verify(struct TickreelReader *reader,
                                       struct TickreelVerifyReport *out_report);
 
+/* ---- Shadow play (TickreelShadow) ---- */
+
+/**
+ * A shadow buffer: the last minutes of one stream of ticks (a world), kept in memory and turned
+ * into a `.reel` file around a player by `tickreel_shadow_report`. Opaque: create with
+ * `tickreel_shadow_start`, release with `tickreel_shadow_free`. The pointer is a handle, not an
+ * address.
+ */
+typedef struct TickreelShadow TickreelShadow;
+
+/**
+ * Options of `tickreel_shadow_start`: how much a shadow buffer keeps. Fill with
+ * `tickreel_shadow_options_default`, then change what you need. Durations are game time in
+ * milliseconds (converted to ticks at the recording's tick rate, rounded up).
+ */
+typedef struct TickreelShadowOptions {
+    /**
+     * Game time always retained, in milliseconds (default 300000: 5 minutes). 1 to 86400000
+     * (a day).
+     */
+    uint32_t window_ms;
+    /**
+     * How long a player who left (a `PlayerLeave` event or `tickreel_recorder_player_left`)
+     * keeps the window before their leave, in milliseconds (default 120000: 2 minutes). At most
+     * 86400000 (a day).
+     */
+    uint32_t grace_ms;
+    /**
+     * Bytes this buffer may hold (default 0: no limit of its own, only the engine-wide
+     * `TickreelEngineOptions.shadow_budget_bytes`). Past it, its oldest blocks are given up.
+     */
+    size_t max_bytes;
+    /**
+     * Ticks per block of a stream without a file (default 200: 10 s at 20 ticks/s). 1 to
+     * 1048576. A shadowed recording's blocks are its own chunks (`chunk_ticks`).
+     */
+    uint32_t block_ticks;
+} TickreelShadowOptions;
+
+/**
+ * Options of `tickreel_shadow_report`: what a report holds. Fill with
+ * `tickreel_report_options_default`, then change what you need. Flag fields are `uint32_t`: 0 is
+ * false, any other value true. Durations are game time in milliseconds.
+ */
+typedef struct TickreelReportOptions {
+    /**
+     * Whether `before_ms` applies (default 0: all that is retained, up to the buffer's window).
+     */
+    uint32_t has_before;
+    /**
+     * With `has_before`: game time before the report (for a player who left: before the leave)
+     * to include, in milliseconds. At most 86400000 (a day).
+     */
+    uint32_t before_ms;
+    /**
+     * Game time to keep capturing after the report, in milliseconds (default 30000; 0 writes the
+     * report from what is there now). At most 86400000 (a day).
+     */
+    uint32_t after_ms;
+    /**
+     * Whether `radius` applies (default 1). 0 includes every entity of the stream.
+     */
+    uint32_t has_radius;
+    /**
+     * With `has_radius`: entities that came within this many blocks of the reported player at
+     * any tick of the report are included with their whole track (default 48). Must be finite
+     * and >= 0.
+     */
+    double radius;
+    /**
+     * Replace a file at the report's path instead of failing (default 0).
+     */
+    uint32_t overwrite;
+    /**
+     * Zstd level of the report file (default 9).
+     */
+    int32_t zstd_level;
+} TickreelReportOptions;
+
+/**
+ * Counters of a shadow buffer, as filled in by `tickreel_shadow_stats`. Bytes are the heap
+ * allocations the buffer holds, measured as they are made.
+ */
+typedef struct TickreelShadowStats {
+    /**
+     * Heap bytes of the retained blocks.
+     */
+    size_t bytes;
+    /**
+     * Blocks retained.
+     */
+    size_t blocks;
+    /**
+     * Entities alive now.
+     */
+    size_t alive_entities;
+    /**
+     * Players who left within their grace period.
+     */
+    size_t departed_players;
+    /**
+     * Reports waiting for their capture to end.
+     */
+    size_t reports_capturing;
+    /**
+     * Blocks dropped because the window no longer needed them.
+     */
+    uint64_t expired_blocks;
+    /**
+     * Blocks given up for a memory budget (the buffer's `max_bytes` or the engine's
+     * `shadow_budget_bytes`) while still inside the window.
+     */
+    uint64_t budget_dropped_blocks;
+    /**
+     * Ticks of those blocks.
+     */
+    uint64_t budget_dropped_ticks;
+    /**
+     * Reports handed to the engine's background worker.
+     */
+    uint64_t reports_started;
+    /**
+     * First tick retained in blocks; meaningful only when `has_first_tick` is true.
+     */
+    uint32_t first_tick;
+    /**
+     * Last tick retained in blocks (later ticks wait in the open block); meaningful only when
+     * `has_last_tick` is true.
+     */
+    uint32_t last_tick;
+    /**
+     * Whether `first_tick` is valid (a block is retained).
+     */
+    bool has_first_tick;
+    /**
+     * Whether `last_tick` is valid.
+     */
+    bool has_last_tick;
+} TickreelShadowStats;
+
 /**
  * Fills `*out_options` with the shadow buffer defaults (a 5-minute window, a 2-minute grace
  * period after a player leaves, no byte limit of its own, 200-tick blocks).
@@ -2488,6 +2448,62 @@ TickreelResult tickreel_shadow_attached(struct TickreelShadow *shadow, bool *out
  * normally; calls that start after this one get `TICKREEL_RESULT_INVALID_HANDLE`.
  */
 TickreelResult tickreel_shadow_free(struct TickreelShadow *shadow);
+
+/* ---- Writing recordings (TickreelWriter) ---- */
+
+/**
+ * A writer of one compacted `.reel` file. Opaque: create with `tickreel_writer_create`, release
+ * with `tickreel_writer_free`. The pointer is a handle, not an address: never dereference it.
+ */
+typedef struct TickreelWriter TickreelWriter;
+
+/**
+ * Options of `tickreel_writer_create`. Fill with `tickreel_writer_options_default`, then change
+ * what you need.
+ */
+typedef struct TickreelWriterOptions {
+    /**
+     * Ticks per second times 1000 (default 20000: 20 ticks/s). Must be > 0.
+     */
+    uint32_t tick_rate_millihz;
+    /**
+     * The game's own data version (e.g. a Minecraft data version), opaque to tickreel.
+     */
+    uint32_t game_data_version;
+    /**
+     * Unix milliseconds when the recording started.
+     */
+    int64_t timestamp_ms;
+    /**
+     * World identity, opaque to tickreel (e.g. a UUID).
+     */
+    uint8_t world_id[16];
+    /**
+     * World version, opaque to tickreel.
+     */
+    uint8_t world_version[16];
+    /**
+     * Zstd dictionary id (0: none); a non-zero id must have been registered with the library.
+     */
+    uint16_t dictionary_id;
+    /**
+     * Zstd compression level (default 9 for finished files).
+     */
+    int32_t zstd_level;
+    /**
+     * Most ticks one chunk spans (default 100). 1 to 1048576.
+     */
+    uint32_t chunk_ticks;
+    /**
+     * Cut a chunk once its uncompressed payload reaches about this many bytes (default 1 MiB).
+     * Must be > 0.
+     */
+    size_t chunk_bytes;
+    /**
+     * Ticks between snapshots (default 600). Must be > 0.
+     */
+    uint32_t snapshot_interval;
+} TickreelWriterOptions;
 
 /**
  * Fills `*out_options` with the defaults for a finished file (20 ticks/s, zstd level 9,
