@@ -1,0 +1,243 @@
+//! What `tickreel render` draws, read from a recording: each entity's path on the x/z plane as
+//! continuous stretches (a teleport, a removal or a reappearance ends one), its teleports and its
+//! checkpoints. Ticks are streamed from the core [`Reader`] one chunk at a time; a path's points
+//! closer together than a distance that doubles whenever the kept points pass a budget are merged,
+//! so that a long recording needs bounded memory (the drawing simplifies further once its scale is
+//! known).
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use tickreel::format::pose::{POS_SCALE, Pose};
+use tickreel::play::Reader;
+use tickreel::{Error, Event};
+
+use crate::svg::simplify::{Pt, thin};
+
+/// Points kept in memory over all paths before the merge distance doubles.
+pub const POINT_BUDGET: usize = 400_000;
+
+/// A jump of an entity: where it was, where it landed.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Jump {
+    pub tick: u32,
+    pub from: Pt,
+    pub to: Pt,
+}
+
+/// A checkpoint an entity reached, where it stood at the end of that tick.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Mark {
+    pub tick: u32,
+    pub index: u32,
+    pub at: Pt,
+}
+
+/// One entity's path in the range.
+#[derive(Debug, Clone, Default)]
+pub struct EntityPath {
+    pub id: u32,
+    /// Continuous stretches, in order; x and z in blocks.
+    pub segments: Vec<Vec<Pt>>,
+    pub teleports: Vec<Jump>,
+    pub checkpoints: Vec<Mark>,
+    /// Whether the last stretch is still open (the entity is present).
+    open: bool,
+}
+
+impl EntityPath {
+    fn last(&self) -> Option<Pt> {
+        if !self.open {
+            return None;
+        }
+        self.segments.last().and_then(|s| s.last().copied())
+    }
+
+    fn start(&mut self, p: Pt) {
+        self.segments.push(vec![p]);
+        self.open = true;
+    }
+
+    /// Adds `p` to the open stretch (or starts one); returns whether a point was added.
+    fn go(&mut self, p: Pt, eps: f64) -> bool {
+        if !self.open {
+            self.start(p);
+            return true;
+        }
+        let seg = self.segments.last_mut().expect("an open stretch");
+        let n = seg.len();
+        if seg[n - 1] == p {
+            return false;
+        }
+        if n >= 2 && dist2(p, seg[n - 2]) < eps * eps {
+            // close to the point before: the newest position replaces the stretch's end
+            seg[n - 1] = p;
+            return false;
+        }
+        seg.push(p);
+        true
+    }
+
+    /// Points over all stretches.
+    pub fn point_count(&self) -> usize {
+        self.segments.iter().map(Vec::len).sum()
+    }
+}
+
+fn dist2(a: Pt, b: Pt) -> f64 {
+    (a[0] - b[0]).powi(2) + (a[1] - b[1]).powi(2)
+}
+
+fn xz(p: &Pose) -> Pt {
+    [p.x_f64(), p.z_f64()]
+}
+
+/// Every drawn entity's path over ticks `from..=to`.
+#[derive(Debug, Clone)]
+pub struct Paths {
+    pub from: u32,
+    pub to: u32,
+    pub entities: BTreeMap<u32, EntityPath>,
+    /// The merge distance reached (blocks; 0 when every distinct position was kept).
+    pub merge_distance: f64,
+}
+
+/// Reads the paths of `only` (every entity when empty) over `from..=to` (default: the whole
+/// recording, clamped into it).
+pub fn collect(
+    reader: &Reader,
+    only: &BTreeSet<u32>,
+    from: Option<u32>,
+    to: Option<u32>,
+) -> tickreel::Result<Paths> {
+    let (Some(first), Some(last)) = (reader.first_tick(), reader.last_tick()) else {
+        return Err(Error::InvalidArgument("the recording has no ticks".into()));
+    };
+    let from = from.unwrap_or(first);
+    let to = to.unwrap_or(last).min(last);
+    if from > to {
+        return Err(Error::InvalidArgument(format!(
+            "no ticks to draw: --from {from} is after --to {to} (the recording has ticks {first}..={last})"
+        )));
+    }
+    let wanted = |id: u32| only.is_empty() || only.contains(&id);
+    let mut paths = Paths {
+        from,
+        to,
+        entities: BTreeMap::new(),
+        merge_distance: 0.0,
+    };
+    let mut kept = 0usize;
+    if from > first {
+        // who is where when the range starts
+        for e in reader.seek(from - 1)?.entities.iter() {
+            if wanted(e.id) {
+                let path = paths.entities.entry(e.id).or_insert_with(|| EntityPath {
+                    id: e.id,
+                    ..EntityPath::default()
+                });
+                path.start(xz(&e.pose));
+                kept += 1;
+            }
+        }
+    }
+    let mut pending: Vec<(u32, u32)> = Vec::new();
+    for tick in reader.ticks(from, to) {
+        let tick = tick?;
+        let eps = paths.merge_distance;
+        for ev in &tick.events {
+            let Some(id) = ev.entity() else { continue };
+            if !wanted(id) {
+                continue;
+            }
+            let path = paths.entities.entry(id).or_insert_with(|| EntityPath {
+                id,
+                ..EntityPath::default()
+            });
+            match *ev {
+                Event::EntityAdd { pose, .. } => {
+                    // a reappearance is a new stretch, not a line from where it left
+                    path.start(xz(&pose));
+                    kept += 1;
+                }
+                Event::Pose { pose, .. } => kept += usize::from(path.go(xz(&pose), eps)),
+                // Stored recordings carry `Pose` only (the writer folds these into it); a
+                // position is still a position, a rotation does not move anything on the map.
+                Event::Position { x, z, .. } => {
+                    let p = [x as f64 / POS_SCALE, z as f64 / POS_SCALE];
+                    kept += usize::from(path.go(p, eps));
+                }
+                Event::Teleport { pose, .. } => {
+                    let to_p = xz(&pose);
+                    if let Some(from_p) = path.last() {
+                        path.teleports.push(Jump {
+                            tick: tick.tick,
+                            from: from_p,
+                            to: to_p,
+                        });
+                    }
+                    path.start(to_p);
+                    kept += 1;
+                }
+                Event::EntityRemove { .. } | Event::PlayerLeave { .. } => path.open = false,
+                Event::Checkpoint { index, .. } => pending.push((id, index)),
+                _ => {}
+            }
+        }
+        // a checkpoint is where its entity stands once the tick is applied
+        for (id, index) in pending.drain(..) {
+            if let Some(path) = paths.entities.get_mut(&id)
+                && let Some(at) = path.segments.last().and_then(|s| s.last().copied())
+            {
+                path.checkpoints.push(Mark {
+                    tick: tick.tick,
+                    index,
+                    at,
+                });
+            }
+        }
+        if kept > POINT_BUDGET {
+            paths.merge_distance = (paths.merge_distance * 2.0).max(1.0 / 16.0);
+            kept = 0;
+            for path in paths.entities.values_mut() {
+                for seg in &mut path.segments {
+                    thin(seg, paths.merge_distance);
+                }
+                kept += path.point_count();
+            }
+        }
+    }
+    paths.entities.retain(|_, p| !p.segments.is_empty());
+    let missing: Vec<u32> = only
+        .iter()
+        .copied()
+        .filter(|id| !paths.entities.contains_key(id))
+        .collect();
+    if !missing.is_empty() {
+        let have: Vec<String> = paths.entities.keys().take(20).map(u32::to_string).collect();
+        let missing: Vec<String> = missing.iter().map(u32::to_string).collect();
+        return Err(Error::InvalidArgument(format!(
+            "entity {} has no position in ticks {from}..={to}{}",
+            missing.join(", "),
+            if have.is_empty() {
+                String::new()
+            } else {
+                let all = reader_entities_hint(&paths);
+                format!(" (entities there: {}{all})", have.join(", "))
+            }
+        )));
+    }
+    if paths.entities.is_empty() {
+        return Err(Error::InvalidArgument(format!(
+            "nothing to draw: no entity has a position in ticks {from}..={to}"
+        )));
+    }
+    Ok(paths)
+}
+
+fn reader_entities_hint(paths: &Paths) -> &'static str {
+    if paths.entities.len() > 20 {
+        ", ..."
+    } else {
+        ""
+    }
+}
