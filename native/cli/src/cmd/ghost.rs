@@ -111,12 +111,12 @@ fn write_plot(
     let mut inputs = vec![a.file.as_path()];
     inputs.push(ghost_file);
     crate::svg::save(plot, &inputs, a.force, &doc)?;
-    let last = series.shown.last().map_or(0.0, |p| p[1]);
+    let last = series.delta.last().map_or(0.0, |p| p[1]);
     writeln!(
         out,
         "wrote {}: {} ticks raced, final delta {}, {} splits, {} bytes",
         plot.display(),
-        series.shown.len(),
+        series.delta.len(),
         SignedSeconds::new(last),
         series.splits.len(),
         doc.len()

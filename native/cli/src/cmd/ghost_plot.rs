@@ -1,8 +1,9 @@
 //! `tickreel ghost FILE --entity E ... --plot delta.svg --ghost-entity G [--ghost-file GHOST]`: the
 //! live delta of a run against a ghost, as a chart. The run is fed tick by tick, at its recorded
 //! positions, to the core's [`LiveDelta`] as a live player would be, and each checkpoint it crosses
-//! to [`LiveSplits`]; the chart shows the delta a player would have seen over the run (above zero:
-//! behind the ghost, below: ahead) and each split with its difference.
+//! to [`LiveSplits`]; the chart shows the delta over the run (above zero: behind the ghost, below:
+//! ahead) and each split with its difference. It is the raw delta: the hysteresis that keeps a
+//! HUD's number from flickering (`DeltaReading::shown_ticks`) would draw a staircase.
 
 use std::sync::Arc;
 
@@ -15,8 +16,8 @@ use crate::svg::{Frame, Svg, num};
 #[derive(Debug, Clone)]
 pub struct DeltaSeries {
     pub tick_rate: f64,
-    /// `(run seconds, shown delta seconds)` for every tick of the run.
-    pub shown: Vec<Pt>,
+    /// `(run seconds, delta seconds)` for every tick of the run.
+    pub delta: Vec<Pt>,
     /// `(checkpoint, run tick, delta seconds)` of each split the ghost also has.
     pub splits: Vec<(u32, u32, f64)>,
     pub run_ticks: u32,
@@ -29,13 +30,13 @@ pub fn race(run: &Arc<GhostTrack>, ghost: &Arc<GhostTrack>) -> DeltaSeries {
     let mut delta = LiveDelta::new(ghost.clone());
     let mut splits = LiveSplits::new(ghost.clone());
     let mut cursor = GhostCursor::new(run.clone());
-    let mut shown = Vec::with_capacity(run.duration_ticks() as usize + 1);
+    let mut delta_out = Vec::with_capacity(run.duration_ticks() as usize + 1);
     let mut out_splits = Vec::new();
     let mut next_split = run.splits().iter().peekable();
     for t in 0..=run.duration_ticks() {
         let pos = cursor.sample(f64::from(t)).position();
         let r = delta.update(f64::from(t), pos);
-        shown.push([f64::from(t) / rate, r.seconds()]);
+        delta_out.push([f64::from(t) / rate, r.raw_seconds()]);
         while let Some(s) = next_split.next_if(|s| s.tick <= t) {
             if let Some(c) = splits.checkpoint(s.checkpoint, f64::from(s.tick)) {
                 out_splits.push((s.checkpoint, s.tick, c.delta_seconds));
@@ -44,7 +45,7 @@ pub fn race(run: &Arc<GhostTrack>, ghost: &Arc<GhostTrack>) -> DeltaSeries {
     }
     DeltaSeries {
         tick_rate: rate,
-        shown,
+        delta: delta_out,
         splits: out_splits,
         run_ticks: run.duration_ticks(),
     }
@@ -65,7 +66,7 @@ const STYLE: &str = "text{font-family:sans-serif;font-size:11px;fill:#222}\
 /// The chart of `series` titled `title`.
 pub fn draw(series: &DeltaSeries, title: &str) -> String {
     let (mut lo, mut hi) = (0.0f64, 0.0f64);
-    for p in &series.shown {
+    for p in &series.delta {
         lo = lo.min(p[1]);
         hi = hi.max(p[1]);
     }
@@ -114,7 +115,7 @@ pub fn draw(series: &DeltaSeries, title: &str) -> String {
     );
     // simplified in pixels: a long run stays a small file
     let px: Vec<Pt> = series
-        .shown
+        .delta
         .iter()
         .map(|p| [frame.px(p[0]), frame.py(p[1])])
         .collect();
@@ -124,13 +125,13 @@ pub fn draw(series: &DeltaSeries, title: &str) -> String {
         d.push_str(if i == 0 { "M" } else { " L" });
         d.push_str(&format!("{} {}", num(p[0]), num(p[1])));
     }
-    let final_delta = series.shown.last().map_or(0.0, |p| p[1]);
+    let final_delta = series.delta.last().map_or(0.0, |p| p[1]);
     svg.leaf(
         "path",
         &[
             ("class", "delta"),
             ("id", "delta"),
-            ("data-samples", &series.shown.len().to_string()),
+            ("data-samples", &series.delta.len().to_string()),
             ("data-points", &line.len().to_string()),
             ("data-final", &format!("{final_delta:.3}")),
             ("d", &d),

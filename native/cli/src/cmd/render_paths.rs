@@ -127,9 +127,12 @@ pub fn collect(
         merge_distance: 0.0,
     };
     let mut kept = 0usize;
+    // every entity with a position in the range, drawn or not (for the error naming them)
+    let mut seen = BTreeSet::new();
     if from > first {
         // who is where when the range starts
         for e in reader.seek(from - 1)?.entities.iter() {
+            seen.insert(e.id);
             if wanted(e.id) {
                 let path = paths.entities.entry(e.id).or_insert_with(|| EntityPath {
                     id: e.id,
@@ -146,6 +149,15 @@ pub fn collect(
         let eps = paths.merge_distance;
         for ev in &tick.events {
             let Some(id) = ev.entity() else { continue };
+            if matches!(
+                ev,
+                Event::EntityAdd { .. }
+                    | Event::Pose { .. }
+                    | Event::Position { .. }
+                    | Event::Teleport { .. }
+            ) {
+                seen.insert(id);
+            }
             if !wanted(id) {
                 continue;
             }
@@ -213,7 +225,7 @@ pub fn collect(
         .filter(|id| !paths.entities.contains_key(id))
         .collect();
     if !missing.is_empty() {
-        let have: Vec<String> = paths.entities.keys().take(20).map(u32::to_string).collect();
+        let have: Vec<String> = seen.iter().take(20).map(u32::to_string).collect();
         let missing: Vec<String> = missing.iter().map(u32::to_string).collect();
         return Err(Error::InvalidArgument(format!(
             "entity {} has no position in ticks {from}..={to}{}",
@@ -221,8 +233,8 @@ pub fn collect(
             if have.is_empty() {
                 String::new()
             } else {
-                let all = reader_entities_hint(&paths);
-                format!(" (entities there: {}{all})", have.join(", "))
+                let more = if seen.len() > have.len() { ", ..." } else { "" };
+                format!(" (entities there: {}{more})", have.join(", "))
             }
         )));
     }
@@ -232,12 +244,4 @@ pub fn collect(
         )));
     }
     Ok(paths)
-}
-
-fn reader_entities_hint(paths: &Paths) -> &'static str {
-    if paths.entities.len() > 20 {
-        ", ..."
-    } else {
-        ""
-    }
 }
