@@ -48,8 +48,9 @@ enum Command {
     Import(cmd::import::Args),
     /// Export entity poses as CSV (the inverse of import).
     Export(cmd::export::Args),
-    /// Record a simulated server (through `simulate`'s loop), verify, seek, race a ghost and
-    /// summarise (the README's first command).
+    /// Record a simulated server (through `simulate`'s loop) with runners on a course, verify,
+    /// seek, register the runs in a catalog, race its best ghost and summarise (the README's
+    /// first command).
     Demo(cmd::demo::Args),
     /// Recover a live recording directory after a crash (truncate torn tails, rebuild the index).
     Recover(cmd::recover::Args),

@@ -98,12 +98,18 @@ fn write_plot(
             .map_err(|e| super::in_file(ghost_file, e))?,
     );
     let series = super::ghost_plot::race(run, &ghost);
+    let name = |p: &Path| {
+        p.file_name().map_or_else(
+            || p.display().to_string(),
+            |n| n.to_string_lossy().into_owned(),
+        )
+    };
     let title = format!(
-        "{} entity {} ({:.2} s) against {} entity {} ({:.2} s)",
-        a.file.display(),
+        "{} entity {} ({:.2} s) against the ghost {} entity {} ({:.2} s)",
+        name(&a.file),
         a.entity,
         run.duration_seconds(),
-        ghost_file.display(),
+        name(ghost_file),
         ghost_entity,
         ghost.duration_seconds()
     );

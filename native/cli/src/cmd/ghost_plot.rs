@@ -87,6 +87,12 @@ pub fn draw(series: &DeltaSeries, title: &str) -> String {
     };
     let mut svg = Svg::new(LEFT + WIDTH + 24.0, TOP + HEIGHT + 52.0);
     svg.text("title", &[], title);
+    // the whole title is the document's; the picture's is a line that fits
+    let shown_title = if title.chars().count() > 110 {
+        format!("{}...", title.chars().take(107).collect::<String>())
+    } else {
+        title.to_string()
+    };
     svg.text("style", &[], STYLE);
     svg.leaf(
         "rect",
@@ -95,7 +101,7 @@ pub fn draw(series: &DeltaSeries, title: &str) -> String {
     svg.text(
         "text",
         &[("class", "title"), ("x", &num(LEFT)), ("y", "22")],
-        title,
+        &shown_title,
     );
     frame.draw_axes(
         &mut svg,
@@ -176,9 +182,20 @@ pub fn draw(series: &DeltaSeries, title: &str) -> String {
         svg.leaf("circle", &[("cx", &num(x)), ("cy", &num(y)), ("r", "3.5")]);
         // labels alternate between two rows so that close splits stay readable
         let ly = TOP + 12.0 + if k % 2 == 0 { 0.0 } else { 13.0 };
+        // near the right edge the label goes left of its line
+        let (lx, anchor) = if x > LEFT + WIDTH - 90.0 {
+            (x - 3.0, "end")
+        } else {
+            (x + 3.0, "start")
+        };
         svg.text(
             "text",
-            &[("x", &num(x + 3.0)), ("y", &num(ly)), ("stroke", "none")],
+            &[
+                ("x", &num(lx)),
+                ("y", &num(ly)),
+                ("text-anchor", anchor),
+                ("stroke", "none"),
+            ],
             &format!("#{cp} {shown}"),
         );
         svg.close();

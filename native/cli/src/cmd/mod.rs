@@ -7,6 +7,7 @@ pub mod catalog_show;
 pub mod compact;
 pub mod demo;
 pub mod demo_catalog;
+pub mod demo_course;
 pub mod dump;
 pub mod export;
 pub mod ghost;
