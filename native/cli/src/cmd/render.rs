@@ -14,10 +14,10 @@ use std::path::PathBuf;
 use tickreel::Error;
 
 use super::Out;
-use super::render_paths::{Paths, collect};
+use super::render_paths::{EntityPath, Paths, collect};
 use crate::svg::axis::nice_step;
 use crate::svg::simplify::{Pt, simplify};
-use crate::svg::{Frame, Svg, colour, num};
+use crate::svg::{Frame, Svg, colour, num, num1};
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -48,7 +48,11 @@ pub struct Args {
 }
 
 /// Points drawn over all paths at most: past it the tolerance doubles until the drawing fits.
-pub const MAX_DRAWN_POINTS: usize = 150_000;
+pub const MAX_DRAWN_POINTS: usize = 50_000;
+/// Entities named in the legend at most (the rest are counted).
+pub const LEGEND_ENTRIES: usize = 40;
+/// Teleports listed in an entity's tooltip at most.
+const TITLED: usize = 5;
 
 const LEFT: f64 = 64.0;
 const TOP: f64 = 44.0;
@@ -59,7 +63,7 @@ const ROW: f64 = 18.0;
 const STYLE: &str = "text{font-family:sans-serif;font-size:11px;fill:#222}\
 .title{font-size:14px;font-weight:bold}.grid{stroke:#e4e4e4;stroke-width:1}\
 .frame{fill:none;stroke:#888}.axis-title{font-size:12px}.path{fill:none;stroke-width:1.6;\
-stroke-linejoin:round;stroke-linecap:round}.teleport-from{fill:#fff;stroke-width:1.5}\
+stroke-linejoin:round;stroke-linecap:round}.dots{fill:none;stroke-width:5;stroke-linecap:round}.teleport-from{fill:#fff;stroke-width:1.5}\
 .checkpoint rect{stroke:#222;stroke-width:.8}.checkpoint text{font-size:9px;font-weight:bold}\
 .scale line{stroke:#222;stroke-width:2}";
 
@@ -182,7 +186,7 @@ pub fn draw(
         y_range: zr,
         y_up: false,
     };
-    let entries = paths.entities.len() as f64 + 5.0;
+    let entries = paths.entities.len().min(LEGEND_ENTRIES) as f64 + 6.0;
     let width = LEFT + size + 16.0 + LEGEND;
     let height = (TOP + size + BOTTOM).max(TOP + entries * ROW + 60.0);
     let mut svg = Svg::new(width, height);
@@ -199,7 +203,8 @@ pub fn draw(
     );
     let (step, _) = frame.draw_axes(&mut svg, "x (blocks)", "z (blocks)");
     let stretches = simplified(paths, tolerance_px / frame.x_scale());
-    let at = |p: Pt| (num(frame.px(p[0])), num(frame.py(p[1])));
+    // a tenth of a pixel is precise enough for a path, and keeps a long one short
+    let at = |p: Pt| (num1(frame.px(p[0])), num1(frame.py(p[1])));
     let mut drawn = Drawing {
         svg: String::new(),
         points: 0,
@@ -213,21 +218,14 @@ pub fn draw(
         for seg in segs {
             for (i, p) in seg.iter().enumerate() {
                 let (x, y) = at(*p);
-                let _ = write!(d, "{}{x} {y}", if i == 0 { "M" } else { " L" });
+                // after a moveto, further pairs are linetos
+                let _ = write!(d, "{}{x} {y}", if i == 0 { "M" } else { " " });
             }
-            d.push(' ');
         }
         let points: usize = segs.iter().map(Vec::len).sum();
         drawn.points += points;
         let id = path.id.to_string();
-        svg.open(
-            "g",
-            &[
-                ("class", "entity"),
-                ("id", &format!("entity-{id}")),
-                ("data-entity", &id),
-            ],
-        );
+        svg.open("g", &[("class", "entity"), ("data-entity", &id)]);
         svg.text("title", &[], &label(path.id, names));
         svg.leaf(
             "path",
@@ -237,11 +235,13 @@ pub fn draw(
                 ("data-points", &points.to_string()),
                 ("data-segments", &segs.len().to_string()),
                 ("stroke", &c),
-                ("d", d.trim_end()),
+                ("d", &d),
             ],
         );
-        // where it starts, and the stretches of a single position (nothing to stroke)
+        // where it starts, and the stretches of a single position (nothing to stroke): dots, as
+        // zero-length lines with round caps, all in one path
         let first = segs.first().filter(|s| s.len() > 1).map(|s| s[0]);
+        let mut dots = String::new();
         for p in segs
             .iter()
             .filter(|s| s.len() == 1)
@@ -249,72 +249,12 @@ pub fn draw(
             .chain(first)
         {
             let (x, y) = at(p);
-            svg.leaf(
-                "circle",
-                &[
-                    ("class", "dot"),
-                    ("cx", &x),
-                    ("cy", &y),
-                    ("r", "2.5"),
-                    ("fill", &c),
-                ],
-            );
+            let _ = write!(dots, "M{x} {y}h0");
         }
-        for j in &path.teleports {
-            drawn.teleports += 1;
-            let tick = j.tick.to_string();
-            svg.open(
-                "g",
-                &[
-                    ("class", "teleport"),
-                    ("data-entity", &id),
-                    ("data-tick", &tick),
-                ],
-            );
-            svg.text(
-                "title",
-                &[],
-                &format!(
-                    "{} teleported at tick {tick}: {}, {} to {}, {}",
-                    label(path.id, names),
-                    num(j.from[0]),
-                    num(j.from[1]),
-                    num(j.to[0]),
-                    num(j.to[1])
-                ),
-            );
-            let (fx, fy) = at(j.from);
-            svg.leaf(
-                "circle",
-                &[
-                    ("class", "teleport-from"),
-                    ("cx", &fx),
-                    ("cy", &fy),
-                    ("r", "4"),
-                    ("stroke", &c),
-                ],
-            );
-            let (tx, ty) = (frame.px(j.to[0]), frame.py(j.to[1]));
-            svg.leaf(
-                "path",
-                &[
-                    ("class", "teleport-to"),
-                    ("fill", &c),
-                    (
-                        "d",
-                        &format!(
-                            "M{} {} L{} {} L{} {} Z",
-                            num(tx),
-                            num(ty - 5.0),
-                            num(tx + 4.5),
-                            num(ty + 3.5),
-                            num(tx - 4.5),
-                            num(ty + 3.5)
-                        ),
-                    ),
-                ],
-            );
-            svg.close();
+        svg.leaf("path", &[("class", "dots"), ("stroke", &c), ("d", &dots)]);
+        if !path.teleports.is_empty() {
+            teleports(&mut svg, &frame, path, &label(path.id, names), &c);
+            drawn.teleports += path.teleports.len();
         }
         for m in &path.checkpoints {
             drawn.checkpoints += 1;
@@ -365,6 +305,57 @@ pub fn draw(
     legend(&mut svg, paths, names, &frame, step);
     drawn.svg = svg.finish();
     drawn
+}
+
+/// An entity's teleports in one group (`data-ticks` lists their ticks): a ring where each left,
+/// a triangle where it landed, each kind one `<path>` so that thousands of jumps stay small.
+fn teleports(svg: &mut Svg, frame: &Frame, path: &EntityPath, name: &str, c: &str) {
+    let ticks: Vec<String> = path.teleports.iter().map(|j| j.tick.to_string()).collect();
+    svg.open(
+        "g",
+        &[
+            ("class", "teleports"),
+            ("data-entity", &path.id.to_string()),
+            ("data-ticks", &ticks.join(" ")),
+        ],
+    );
+    let mut title = format!("{name}: {} teleports", path.teleports.len());
+    for j in path.teleports.iter().take(TITLED) {
+        let _ = write!(
+            title,
+            "\ntick {}: {}, {} to {}, {}",
+            j.tick,
+            num(j.from[0]),
+            num(j.from[1]),
+            num(j.to[0]),
+            num(j.to[1])
+        );
+    }
+    if path.teleports.len() > TITLED {
+        title.push_str("\n...");
+    }
+    svg.text("title", &[], &title);
+    let (mut rings, mut marks) = (String::new(), String::new());
+    for j in &path.teleports {
+        let (fx, fy) = (frame.px(j.from[0]), frame.py(j.from[1]));
+        let _ = write!(
+            rings,
+            "M{} {}a4 4 0 1 0 8 0a4 4 0 1 0-8 0",
+            num1(fx - 4.0),
+            num1(fy)
+        );
+        let (tx, ty) = (frame.px(j.to[0]), frame.py(j.to[1]));
+        let _ = write!(marks, "M{} {}l4.5 8.5h-9z", num1(tx), num1(ty - 5.0));
+    }
+    svg.leaf(
+        "path",
+        &[("class", "teleport-from"), ("stroke", c), ("d", &rings)],
+    );
+    svg.leaf(
+        "path",
+        &[("class", "teleport-to"), ("fill", c), ("d", &marks)],
+    );
+    svg.close();
 }
 
 /// The legend beside the map: one entry per entity, the symbols, and a scale bar of one grid step.
@@ -430,7 +421,7 @@ fn legend(svg: &mut Svg, paths: &Paths, names: &HashMap<u32, String>, frame: &Fr
         y += ROW;
     }
     y += ROW / 2.0;
-    for (n, path) in paths.entities.values().enumerate() {
+    for (n, path) in paths.entities.values().enumerate().take(LEGEND_ENTRIES) {
         svg.open(
             "g",
             &[
@@ -455,6 +446,14 @@ fn legend(svg: &mut Svg, paths: &Paths, names: &HashMap<u32, String>, frame: &Fr
         );
         svg.close();
         y += ROW;
+    }
+    let more = paths.entities.len().saturating_sub(LEGEND_ENTRIES);
+    if more > 0 {
+        svg.text(
+            "text",
+            &[("class", "legend-more"), ("x", &num(x)), ("y", &num(y))],
+            &format!("and {more} more entities"),
+        );
     }
     svg.close();
 }

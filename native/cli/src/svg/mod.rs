@@ -8,7 +8,7 @@ pub mod simplify;
 pub mod writer;
 
 pub use axis::Frame;
-pub use writer::{Svg, num};
+pub use writer::{Svg, num, num1};
 
 use std::io::{self, Write};
 use std::path::Path;

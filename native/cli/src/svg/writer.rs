@@ -42,6 +42,11 @@ pub fn num(v: f64) -> String {
     if s == "-0" { "0".into() } else { s }
 }
 
+/// A number with at most one decimal (path coordinates: a tenth of a pixel).
+pub fn num1(v: f64) -> String {
+    num((v * 10.0).round() / 10.0)
+}
+
 /// An SVG document being written.
 pub struct Svg {
     buf: String,
@@ -136,6 +141,8 @@ mod tests {
         assert_eq!(num(-0.001), "0");
         assert_eq!(num(-2.5), "-2.5");
         assert_eq!(num(f64::NAN), "0");
+        assert_eq!(num1(12.345), "12.3");
+        assert_eq!(num1(-0.04), "0");
     }
 
     #[test]
