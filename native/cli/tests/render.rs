@@ -120,7 +120,7 @@ fn stretches(d: &str) -> Vec<Vec<[f64; 2]>> {
                         .unwrap_or_else(|_| panic!("not a number: {n} in {d}"))
                 })
                 .collect();
-            assert!(nums.len() % 2 == 0, "pairs of coordinates: {part}");
+            assert!(nums.len().is_multiple_of(2), "pairs of coordinates: {part}");
             nums.chunks(2).map(|c| [c[0], c[1]]).collect()
         })
         .collect()
