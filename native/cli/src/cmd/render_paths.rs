@@ -109,6 +109,17 @@ pub fn collect(
     from: Option<u32>,
     to: Option<u32>,
 ) -> tickreel::Result<Paths> {
+    collect_within(reader, only, from, to, POINT_BUDGET)
+}
+
+/// [`collect`] keeping about `budget` points in memory.
+fn collect_within(
+    reader: &Reader,
+    only: &BTreeSet<u32>,
+    from: Option<u32>,
+    to: Option<u32>,
+    budget: usize,
+) -> tickreel::Result<Paths> {
     let (Some(first), Some(last)) = (reader.first_tick(), reader.last_tick()) else {
         return Err(Error::InvalidArgument("the recording has no ticks".into()));
     };
@@ -207,7 +218,7 @@ pub fn collect(
                 });
             }
         }
-        if kept > POINT_BUDGET {
+        if kept > budget {
             paths.merge_distance = (paths.merge_distance * 2.0).max(1.0 / 16.0);
             kept = 0;
             for path in paths.entities.values_mut() {
@@ -244,4 +255,65 @@ pub fn collect(
         )));
     }
     Ok(paths)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tickreel::record::{ReelOptions, ReelWriter};
+
+    /// One entity walking a wiggly line east for `n` ticks, teleported back west at tick `n / 2`.
+    fn walk(path: &std::path::Path, n: u32) {
+        let mut w = ReelWriter::create(path, ReelOptions::default()).unwrap();
+        for t in 0..n {
+            let x = f64::from(t) * 0.3 - if t >= n / 2 { 500.0 } else { 0.0 };
+            let z = (f64::from(t) * 0.7).sin();
+            let pose = Pose::from_f64(x, 64.0, z, 0.0, 0.0);
+            let ev = match t {
+                0 => Event::EntityAdd {
+                    entity: 1,
+                    kind: 1,
+                    pose,
+                },
+                t if t == n / 2 => Event::Teleport { entity: 1, pose },
+                _ => Event::Pose { entity: 1, pose },
+            };
+            w.write_tick(t, &[ev]).unwrap();
+        }
+        w.finish().unwrap();
+    }
+
+    #[test]
+    fn past_the_budget_close_points_merge_and_the_ends_stay() {
+        let dir = tempfile::tempdir().unwrap();
+        let reel = dir.path().join("walk.reel");
+        walk(&reel, 20_000);
+        let r = Reader::open_path(&reel).unwrap();
+        let all = collect_within(&r, &BTreeSet::new(), None, None, usize::MAX).unwrap();
+        assert_eq!(all.merge_distance, 0.0);
+        assert_eq!(all.entities[&1].point_count(), 20_000);
+        let few = collect_within(&r, &BTreeSet::new(), None, None, 2_000).unwrap();
+        assert!(few.merge_distance > 0.0);
+        let path = &few.entities[&1];
+        assert!(
+            path.point_count() <= 2_000 + 2_000 / 2,
+            "{}",
+            path.point_count()
+        );
+        // the teleport still splits the path, and each stretch keeps its first and last position
+        assert_eq!(path.segments.len(), 2);
+        assert_eq!(path.teleports.len(), 1);
+        for (mine, theirs) in path.segments.iter().zip(&all.entities[&1].segments) {
+            assert_eq!(mine.first(), theirs.first());
+            assert_eq!(mine.last(), theirs.last());
+        }
+        // every kept point is a recorded position
+        let full = &all.entities[&1].segments[0];
+        for p in &path.segments[0] {
+            assert!(
+                full.iter().any(|q| dist2(*p, *q) < 1e-12),
+                "{p:?} is a recorded point"
+            );
+        }
+    }
 }
