@@ -109,16 +109,127 @@ pub fn collect(
     from: Option<u32>,
     to: Option<u32>,
 ) -> tickreel::Result<Paths> {
-    collect_within(reader, only, from, to, POINT_BUDGET)
+    collect_within(reader, only, from, to, POINT_BUDGET, true)
 }
 
-/// [`collect`] keeping about `budget` points in memory.
+/// The entity an event gives a position to.
+fn positioned(ev: &Event) -> Option<u32> {
+    match *ev {
+        Event::EntityAdd { entity, .. }
+        | Event::Pose { entity, .. }
+        | Event::Position { entity, .. }
+        | Event::Teleport { entity, .. } => Some(entity),
+        _ => None,
+    }
+}
+
+/// Entities drawn at most with a decode of their own events only
+/// ([`Reader::read_chunk_entity`], as a ghost load does); more take one decode of everything.
+const PER_ENTITY_MAX: usize = 4;
+
+/// The paths being read, tick by tick.
+struct Collector<'a> {
+    only: &'a BTreeSet<u32>,
+    paths: Paths,
+    /// Points held over all paths.
+    kept: usize,
+    budget: usize,
+    /// Every entity with a position in the range, drawn or not (for the error naming them).
+    seen: BTreeSet<u32>,
+    pending: Vec<(u32, u32)>,
+}
+
+impl Collector<'_> {
+    fn wanted(&self, id: u32) -> bool {
+        self.only.is_empty() || self.only.contains(&id)
+    }
+
+    fn path(&mut self, id: u32) -> &mut EntityPath {
+        self.paths.entities.entry(id).or_insert_with(|| EntityPath {
+            id,
+            ..EntityPath::default()
+        })
+    }
+
+    /// Applies one tick's events (of drawn entities; each entity's path depends on its own
+    /// events only).
+    fn tick(&mut self, tick: u32, events: &[Event]) {
+        let eps = self.paths.merge_distance;
+        for ev in events {
+            let Some(id) = ev.entity() else { continue };
+            if positioned(ev).is_some() {
+                self.seen.insert(id);
+            }
+            if !self.wanted(id) {
+                continue;
+            }
+            let path = self.path(id);
+            let added = match *ev {
+                Event::EntityAdd { pose, .. } => {
+                    // a reappearance is a new stretch, not a line from where it left
+                    path.start(xz(&pose));
+                    true
+                }
+                Event::Pose { pose, .. } => path.go(xz(&pose), eps),
+                // Stored recordings carry `Pose` only (the writer folds these into it); a
+                // position is still a position, a rotation does not move anything on the map.
+                Event::Position { x, z, .. } => {
+                    path.go([x as f64 / POS_SCALE, z as f64 / POS_SCALE], eps)
+                }
+                Event::Teleport { pose, .. } => {
+                    let to_p = xz(&pose);
+                    if let Some(from_p) = path.last() {
+                        path.teleports.push(Jump {
+                            tick,
+                            from: from_p,
+                            to: to_p,
+                        });
+                    }
+                    path.start(to_p);
+                    true
+                }
+                Event::EntityRemove { .. } | Event::PlayerLeave { .. } => {
+                    path.open = false;
+                    false
+                }
+                Event::Checkpoint { index, .. } => {
+                    self.pending.push((id, index));
+                    false
+                }
+                _ => false,
+            };
+            self.kept += usize::from(added);
+        }
+        // a checkpoint is where its entity stands once the tick is applied
+        for (id, index) in std::mem::take(&mut self.pending) {
+            let path = self.path(id);
+            if let Some(at) = path.segments.last().and_then(|s| s.last().copied()) {
+                path.checkpoints.push(Mark { tick, index, at });
+            }
+        }
+        if self.kept > self.budget {
+            let eps = (self.paths.merge_distance * 2.0).max(1.0 / 16.0);
+            self.paths.merge_distance = eps;
+            self.kept = 0;
+            for path in self.paths.entities.values_mut() {
+                for seg in &mut path.segments {
+                    thin(seg, eps);
+                }
+                self.kept += path.point_count();
+            }
+        }
+    }
+}
+
+/// [`collect`] keeping about `budget` points in memory; `per_entity`: decode only the drawn
+/// entities' events when there are few.
 fn collect_within(
     reader: &Reader,
     only: &BTreeSet<u32>,
     from: Option<u32>,
     to: Option<u32>,
     budget: usize,
+    per_entity: bool,
 ) -> tickreel::Result<Paths> {
     let (Some(first), Some(last)) = (reader.first_tick(), reader.last_tick()) else {
         return Err(Error::InvalidArgument("the recording has no ticks".into()));
@@ -130,105 +241,51 @@ fn collect_within(
             "no ticks to draw: --from {from} is after --to {to} (the recording has ticks {first}..={last})"
         )));
     }
-    let wanted = |id: u32| only.is_empty() || only.contains(&id);
-    let mut paths = Paths {
-        from,
-        to,
-        entities: BTreeMap::new(),
-        merge_distance: 0.0,
+    let mut c = Collector {
+        only,
+        paths: Paths {
+            from,
+            to,
+            entities: BTreeMap::new(),
+            merge_distance: 0.0,
+        },
+        kept: 0,
+        budget,
+        seen: BTreeSet::new(),
+        pending: Vec::new(),
     };
-    let mut kept = 0usize;
-    // every entity with a position in the range, drawn or not (for the error naming them)
-    let mut seen = BTreeSet::new();
     if from > first {
         // who is where when the range starts
         for e in reader.seek(from - 1)?.entities.iter() {
-            seen.insert(e.id);
-            if wanted(e.id) {
-                let path = paths.entities.entry(e.id).or_insert_with(|| EntityPath {
-                    id: e.id,
-                    ..EntityPath::default()
-                });
-                path.start(xz(&e.pose));
-                kept += 1;
+            c.seen.insert(e.id);
+            if c.wanted(e.id) {
+                c.path(e.id).start(xz(&e.pose));
+                c.kept += 1;
             }
         }
     }
-    let mut pending: Vec<(u32, u32)> = Vec::new();
-    for tick in reader.ticks(from, to) {
-        let tick = tick?;
-        let eps = paths.merge_distance;
-        for ev in &tick.events {
-            let Some(id) = ev.entity() else { continue };
-            if matches!(
-                ev,
-                Event::EntityAdd { .. }
-                    | Event::Pose { .. }
-                    | Event::Position { .. }
-                    | Event::Teleport { .. }
-            ) {
-                seen.insert(id);
+    let per_entity = per_entity && !only.is_empty() && only.len() <= PER_ENTITY_MAX;
+    if per_entity {
+        let start = reader.chunk_for_tick(from).unwrap_or(0);
+        for i in start..reader.index().len() {
+            if reader.index()[i].start_tick > to {
+                break;
             }
-            if !wanted(id) {
-                continue;
-            }
-            let path = paths.entities.entry(id).or_insert_with(|| EntityPath {
-                id,
-                ..EntityPath::default()
-            });
-            match *ev {
-                Event::EntityAdd { pose, .. } => {
-                    // a reappearance is a new stretch, not a line from where it left
-                    path.start(xz(&pose));
-                    kept += 1;
-                }
-                Event::Pose { pose, .. } => kept += usize::from(path.go(xz(&pose), eps)),
-                // Stored recordings carry `Pose` only (the writer folds these into it); a
-                // position is still a position, a rotation does not move anything on the map.
-                Event::Position { x, z, .. } => {
-                    let p = [x as f64 / POS_SCALE, z as f64 / POS_SCALE];
-                    kept += usize::from(path.go(p, eps));
-                }
-                Event::Teleport { pose, .. } => {
-                    let to_p = xz(&pose);
-                    if let Some(from_p) = path.last() {
-                        path.teleports.push(Jump {
-                            tick: tick.tick,
-                            from: from_p,
-                            to: to_p,
-                        });
+            for &id in only {
+                for t in reader.read_chunk_entity(i, id)?.ticks() {
+                    if (from..=to).contains(&t.tick) {
+                        c.tick(t.tick, &t.events);
                     }
-                    path.start(to_p);
-                    kept += 1;
                 }
-                Event::EntityRemove { .. } | Event::PlayerLeave { .. } => path.open = false,
-                Event::Checkpoint { index, .. } => pending.push((id, index)),
-                _ => {}
             }
         }
-        // a checkpoint is where its entity stands once the tick is applied
-        for (id, index) in pending.drain(..) {
-            if let Some(path) = paths.entities.get_mut(&id)
-                && let Some(at) = path.segments.last().and_then(|s| s.last().copied())
-            {
-                path.checkpoints.push(Mark {
-                    tick: tick.tick,
-                    index,
-                    at,
-                });
-            }
-        }
-        if kept > budget {
-            paths.merge_distance = (paths.merge_distance * 2.0).max(1.0 / 16.0);
-            kept = 0;
-            for path in paths.entities.values_mut() {
-                for seg in &mut path.segments {
-                    thin(seg, paths.merge_distance);
-                }
-                kept += path.point_count();
-            }
+    } else {
+        for t in reader.ticks(from, to) {
+            let t = t?;
+            c.tick(t.tick, &t.events);
         }
     }
+    let mut paths = c.paths;
     paths.entities.retain(|_, p| !p.segments.is_empty());
     let missing: Vec<u32> = only
         .iter()
@@ -236,6 +293,13 @@ fn collect_within(
         .filter(|id| !paths.entities.contains_key(id))
         .collect();
     if !missing.is_empty() {
+        let mut seen = c.seen;
+        if per_entity {
+            // only the drawn entities were decoded: a full read says who is there
+            for t in reader.ticks(from, to) {
+                seen.extend(t?.events.iter().filter_map(positioned));
+            }
+        }
         let have: Vec<String> = seen.iter().take(20).map(u32::to_string).collect();
         let missing: Vec<String> = missing.iter().map(u32::to_string).collect();
         return Err(Error::InvalidArgument(format!(
@@ -289,10 +353,10 @@ mod tests {
         let reel = dir.path().join("walk.reel");
         walk(&reel, 20_000);
         let r = Reader::open_path(&reel).unwrap();
-        let all = collect_within(&r, &BTreeSet::new(), None, None, usize::MAX).unwrap();
+        let all = collect_within(&r, &BTreeSet::new(), None, None, usize::MAX, false).unwrap();
         assert_eq!(all.merge_distance, 0.0);
         assert_eq!(all.entities[&1].point_count(), 20_000);
-        let few = collect_within(&r, &BTreeSet::new(), None, None, 2_000).unwrap();
+        let few = collect_within(&r, &BTreeSet::new(), None, None, 2_000, false).unwrap();
         assert!(few.merge_distance > 0.0);
         let path = &few.entities[&1];
         assert!(
@@ -315,5 +379,61 @@ mod tests {
                 "{p:?} is a recorded point"
             );
         }
+    }
+
+    #[test]
+    fn decoding_only_the_drawn_entities_draws_the_same() {
+        let dir = tempfile::tempdir().unwrap();
+        let reel = dir.path().join("sim.reel");
+        let mut sim = tickreel_sim::Simulator::new(tickreel_sim::SimConfig {
+            players: 5,
+            seed: 4,
+            teleport_chance: 0.004,
+            churn_chance: 0.002,
+            custom_event_chance: 0.01,
+        });
+        let mut w = ReelWriter::create(&reel, ReelOptions::default()).unwrap();
+        for _ in 0..3000 {
+            let (t, mut ev) = sim.step();
+            if t % 97 == 0 {
+                let moved: Vec<u32> = ev.iter().filter_map(positioned).collect();
+                for entity in moved {
+                    ev.push(Event::Checkpoint {
+                        entity,
+                        index: t / 97,
+                    });
+                }
+            }
+            w.write_tick(t, &ev).unwrap();
+        }
+        w.finish().unwrap();
+        let r = Reader::open_path(&reel).unwrap();
+        for (from, to) in [(None, None), (Some(700), Some(2100))] {
+            // three entities of the range, those that teleported first
+            let every =
+                collect_within(&r, &BTreeSet::new(), from, to, POINT_BUDGET, false).unwrap();
+            let mut ids: Vec<&EntityPath> = every.entities.values().collect();
+            ids.sort_by_key(|p| (p.teleports.is_empty(), p.checkpoints.is_empty(), p.id));
+            let only: BTreeSet<u32> = ids.iter().take(3).map(|p| p.id).collect();
+            assert!(ids.len() > 3 && !ids[0].teleports.is_empty());
+            let fast = collect_within(&r, &only, from, to, POINT_BUDGET, true).unwrap();
+            let full = collect_within(&r, &only, from, to, POINT_BUDGET, false).unwrap();
+            assert_eq!(fast.entities.len(), 3);
+            for (a, b) in fast.entities.values().zip(full.entities.values()) {
+                assert_eq!(
+                    (a.id, &a.segments, &a.teleports),
+                    (b.id, &b.segments, &b.teleports)
+                );
+                assert_eq!(a.checkpoints, b.checkpoints);
+            }
+            assert!(fast.entities.values().any(|p| !p.checkpoints.is_empty()));
+        }
+        let err = collect_within(&r, &BTreeSet::from([77]), None, None, POINT_BUDGET, true)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("entity 77 has no position") && err.contains("entities there: 1, 2, 3"),
+            "{err}"
+        );
     }
 }
