@@ -1,6 +1,7 @@
 //! What `tickreel render` draws, read from a recording: each entity's path on the x/z plane as
 //! continuous stretches (a teleport, a removal or a reappearance ends one), its teleports and its
-//! checkpoints. Ticks are streamed from the core [`Reader`] one chunk at a time; a path's points
+//! checkpoints. Ticks are streamed from the core [`Reader`] one chunk at a time (for a few drawn
+//! entities, only their events are decoded, [`Reader::read_chunk_entity`]); a path's points
 //! closer together than a distance that doubles whenever the kept points pass a budget are merged,
 //! so that a long recording needs bounded memory (the drawing simplifies further once its scale is
 //! known).
