@@ -10,12 +10,12 @@
  * Panics. Every function catches internal panics (bugs) at the boundary and returns
  * TICKREEL_RESULT_PANIC; nothing unwinds into C.
  *
- * Handles. TickreelBatch*, TickreelWriter*, TickreelReader*, TickreelEngine*,
- * TickreelRecorder*, TickreelFinish*, TickreelShadow*, TickreelGhost*, TickreelGhostLoad*,
- * TickreelCursor*, TickreelDelta* and TickreelPlayhead* are opaque handles: tokens (generation | type tag | slot) disguised as pointers,
+ * Handles. TickreelBatch*, TickreelReelWriter*, TickreelReader*, TickreelEngine*,
+ * TickreelRecorder*, TickreelFinishHandle*, TickreelShadowBuffer*, TickreelGhost*, TickreelGhostLoad*,
+ * TickreelGhostCursor*, TickreelLiveDelta* and TickreelPlayhead* are opaque handles: tokens (generation | type tag | slot) disguised as pointers,
  * never addresses; do not dereference them. Create them with tickreel_*_new / _create / _open /
- * _start / _load (a TickreelFinish* comes from tickreel_recorder_finish or tickreel_shadow_report;
- * tickreel_shadow_start gives a TickreelRecorder* and a TickreelShadow*) and release each with
+ * _start / _load (a TickreelFinishHandle* comes from tickreel_recorder_finish or tickreel_shadow_buffer_report;
+ * tickreel_shadow_buffer_start gives a TickreelRecorder* and a TickreelShadowBuffer*) and release each with
  * its tickreel_*_free; freeing NULL is a no-op. An engine owns background threads:
  * tickreel_engine_free stops and joins them, so call it before the program exits. Guaranteed on every call: a freed handle (double free included) and a
  * handle of another type return TICKREEL_RESULT_INVALID_HANDLE, for ever (a slot whose generation
@@ -39,18 +39,18 @@
 
 /*
  * Index (line numbers in this file).
- *   Constants and result codes first; handles and structs from line 290; then the
+ *   Constants and result codes first; handles and structs from line 293; then the
  *   functions by area, the error channel first:
- *   Errors and the library: line 1001
+ *   Errors and the library: line 1004
  *      tickreel_handle_count, tickreel_last_error, tickreel_last_error_message,
  *      tickreel_last_error_code, tickreel_result_name, tickreel_version
- *   Tick batches (TickreelBatch): line 1070
+ *   Tick batches (TickreelBatch): line 1073
  *      tickreel_batch_new, tickreel_batch_free, tickreel_batch_clear, tickreel_batch_event_count,
  *      tickreel_batch_bytes, tickreel_batch_add_entity, tickreel_batch_remove_entity,
  *      tickreel_batch_add_pose, tickreel_batch_add_position, tickreel_batch_add_rotation,
  *      tickreel_batch_teleport, tickreel_batch_flags, tickreel_batch_checkpoint,
  *      tickreel_batch_velocity, tickreel_batch_player_leave, tickreel_batch_custom
- *   Live recording (TickreelEngine, TickreelRecorder, TickreelFinish): line 1266
+ *   Live recording (TickreelEngine, TickreelRecorder, TickreelFinishHandle): line 1269
  *      tickreel_engine_options_default, tickreel_engine_new, tickreel_engine_free,
  *      tickreel_engine_stats, tickreel_recorder_options_default, tickreel_recorder_start,
  *      tickreel_recorder_free, tickreel_recorder_submit_tick, tickreel_recorder_submit_batch,
@@ -58,15 +58,17 @@
  *      tickreel_recorder_register_entity, tickreel_recorder_register_event_type,
  *      tickreel_recorder_put_metadata, tickreel_recorder_flush, tickreel_recorder_stats,
  *      tickreel_recorder_wait_resumed, tickreel_recorder_status, tickreel_recorder_finish,
- *      tickreel_recorder_abort, tickreel_finish_poll, tickreel_finish_wait, tickreel_finish_free
- *   Ghosts (TickreelGhost, TickreelGhostLoad, TickreelCursor, TickreelDelta): line 1661
+ *      tickreel_recorder_abort, tickreel_finish_handle_poll, tickreel_finish_handle_wait,
+ *      tickreel_finish_handle_free
+ *   Ghosts (TickreelGhost, TickreelGhostLoad, TickreelGhostCursor, TickreelLiveDelta): line 1665
  *      tickreel_ghost_load, tickreel_ghost_load_from_reader, tickreel_ghost_free,
- *      tickreel_ghost_info, tickreel_ghost_splits, tickreel_cursor_new, tickreel_cursor_free,
- *      tickreel_cursor_sample, tickreel_cursor_set_time_shift, tickreel_delta_new,
- *      tickreel_delta_free, tickreel_delta_update, tickreel_delta_set_time_shift,
- *      tickreel_delta_reset, tickreel_ghost_load_async, tickreel_ghost_load_poll,
- *      tickreel_ghost_load_take, tickreel_ghost_load_free
- *   Playback (TickreelPlayhead): line 1908
+ *      tickreel_ghost_info, tickreel_ghost_splits, tickreel_ghost_cursor_new,
+ *      tickreel_ghost_cursor_free, tickreel_ghost_cursor_sample,
+ *      tickreel_ghost_cursor_set_time_shift, tickreel_live_delta_new, tickreel_live_delta_free,
+ *      tickreel_live_delta_update, tickreel_live_delta_set_time_shift, tickreel_live_delta_reset,
+ *      tickreel_ghost_load_async, tickreel_ghost_load_poll, tickreel_ghost_load_take,
+ *      tickreel_ghost_load_free
+ *   Playback (TickreelPlayhead): line 1915
  *      tickreel_playhead_open, tickreel_playhead_follow, tickreel_playhead_free,
  *      tickreel_playhead_current, tickreel_playhead_advance, tickreel_playhead_prepare,
  *      tickreel_playhead_seek, tickreel_playhead_step_forward, tickreel_playhead_step_back,
@@ -74,20 +76,21 @@
  *      tickreel_playhead_set_reverse, tickreel_playhead_position, tickreel_playhead_entities,
  *      tickreel_playhead_ticks, tickreel_playhead_removed, tickreel_playhead_added,
  *      tickreel_playhead_world, tickreel_playhead_world_snapshot, tickreel_playhead_world_events
- *   Reading recordings (TickreelReader): line 2200
+ *   Reading recordings (TickreelReader): line 2207
  *      tickreel_reader_open, tickreel_reader_free, tickreel_reader_tick_count,
  *      tickreel_reader_first_tick, tickreel_reader_last_tick, tickreel_reader_chunk_count,
  *      tickreel_reader_tick_rate, tickreel_reader_metadata, tickreel_reader_seek,
  *      tickreel_reader_ticks, tickreel_reader_verify
- *   Shadow play (TickreelShadow): line 2359
- *      tickreel_shadow_options_default, tickreel_report_options_default, tickreel_shadow_start,
- *      tickreel_shadow_report, tickreel_shadow_stats, tickreel_shadow_attached,
- *      tickreel_shadow_free
- *   Writing recordings (TickreelWriter): line 2496
- *      tickreel_writer_options_default, tickreel_writer_create, tickreel_writer_free,
- *      tickreel_writer_write_tick, tickreel_writer_write_batch, tickreel_writer_offer_snapshot,
- *      tickreel_writer_register_entity, tickreel_writer_register_event_type,
- *      tickreel_writer_put_metadata, tickreel_writer_finish
+ *   Shadow play (TickreelShadowBuffer): line 2366
+ *      tickreel_shadow_options_default, tickreel_report_options_default,
+ *      tickreel_shadow_buffer_start, tickreel_shadow_buffer_report, tickreel_shadow_buffer_stats,
+ *      tickreel_shadow_buffer_attached, tickreel_shadow_buffer_free
+ *   Writing recordings (TickreelReelWriter): line 2504
+ *      tickreel_reel_options_default, tickreel_reel_writer_create, tickreel_reel_writer_free,
+ *      tickreel_reel_writer_write_tick, tickreel_reel_writer_write_batch,
+ *      tickreel_reel_writer_offer_snapshot, tickreel_reel_writer_register_entity,
+ *      tickreel_reel_writer_register_event_type, tickreel_reel_writer_put_metadata,
+ *      tickreel_reel_writer_finish
  */
 
 #ifndef TICKREEL_H
@@ -175,18 +178,18 @@
 #define TICKREEL_GHOST_FINISHED 2
 
 /**
- * `TickreelUpdateInfo::motion`: the position did not change (paused, a slow speed between two
+ * `TickreelUpdate::motion`: the position did not change (paused, a slow speed between two
  * recorded ticks, the edge of the recording, or a stall).
  */
 #define TICKREEL_MOTION_STILL 0
 
 /**
- * `TickreelUpdateInfo::motion`: forward play over `ticks_covered` recorded ticks.
+ * `TickreelUpdate::motion`: forward play over `ticks_covered` recorded ticks.
  */
 #define TICKREEL_MOTION_FORWARD 1
 
 /**
- * `TickreelUpdateInfo::motion`: any other move (reverse play, seek, step back, a jump over an
+ * `TickreelUpdate::motion`: any other move (reverse play, seek, step back, a jump over an
  * unreadable chunk): set every entity's state from `tickreel_playhead_entities`.
  */
 #define TICKREEL_MOTION_JUMP 2
@@ -290,18 +293,6 @@ typedef uint32_t TickreelResult;
 typedef struct TickreelBatch TickreelBatch;
 
 /**
- * Samples a ghost track at fractional ticks. Opaque: create with `tickreel_cursor_new`,
- * release with `tickreel_cursor_free`.
- */
-typedef struct TickreelCursor TickreelCursor;
-
-/**
- * The live time delta of a live player against a ghost. Opaque: create with
- * `tickreel_delta_new`, release with `tickreel_delta_free`.
- */
-typedef struct TickreelDelta TickreelDelta;
-
-/**
  * The recording runtime: writer thread(s) and a compaction worker, shared by every recording of
  * a server. Opaque: create with `tickreel_engine_new`, release with `tickreel_engine_free`
  * (which stops and joins its threads). The pointer is a handle, not an address.
@@ -311,9 +302,9 @@ typedef struct TickreelEngine TickreelEngine;
 /**
  * The completion of a finished recording's compaction into its final `.reel` file, or of a
  * shadow report's file. Opaque: returned by `tickreel_recorder_finish` and
- * `tickreel_shadow_report`, released with `tickreel_finish_free`.
+ * `tickreel_shadow_buffer_report`, released with `tickreel_finish_handle_free`.
  */
-typedef struct TickreelFinish TickreelFinish;
+typedef struct TickreelFinishHandle TickreelFinishHandle;
 
 /**
  * A ghost track: one entity's run, decoded once into compact arrays. Opaque: create with
@@ -323,10 +314,22 @@ typedef struct TickreelFinish TickreelFinish;
 typedef struct TickreelGhost TickreelGhost;
 
 /**
+ * Samples a ghost track at fractional ticks. Opaque: create with `tickreel_ghost_cursor_new`,
+ * release with `tickreel_ghost_cursor_free`.
+ */
+typedef struct TickreelGhostCursor TickreelGhostCursor;
+
+/**
  * A ghost track being loaded on a background thread. Opaque: create with
  * `tickreel_ghost_load_async`, release with `tickreel_ghost_load_free`.
  */
 typedef struct TickreelGhostLoad TickreelGhostLoad;
+
+/**
+ * The live time delta of a live player against a ghost. Opaque: create with
+ * `tickreel_live_delta_new`, release with `tickreel_live_delta_free`.
+ */
+typedef struct TickreelLiveDelta TickreelLiveDelta;
 
 /**
  * A viewer's position in a recording. Opaque: open with `tickreel_playhead_open`, release with
@@ -347,18 +350,18 @@ typedef struct TickreelReader TickreelReader;
 typedef struct TickreelRecorder TickreelRecorder;
 
 /**
- * A shadow buffer: the last minutes of one stream of ticks (a world), kept in memory and turned
- * into a `.reel` file around a player by `tickreel_shadow_report`. Opaque: create with
- * `tickreel_shadow_start`, release with `tickreel_shadow_free`. The pointer is a handle, not an
- * address.
+ * A writer of one compacted `.reel` file. Opaque: create with `tickreel_reel_writer_create`, release
+ * with `tickreel_reel_writer_free`. The pointer is a handle, not an address: never dereference it.
  */
-typedef struct TickreelShadow TickreelShadow;
+typedef struct TickreelReelWriter TickreelReelWriter;
 
 /**
- * A writer of one compacted `.reel` file. Opaque: create with `tickreel_writer_create`, release
- * with `tickreel_writer_free`. The pointer is a handle, not an address: never dereference it.
+ * A shadow buffer: the last minutes of one stream of ticks (a world), kept in memory and turned
+ * into a `.reel` file around a player by `tickreel_shadow_buffer_report`. Opaque: create with
+ * `tickreel_shadow_buffer_start`, release with `tickreel_shadow_buffer_free`. The pointer is a handle, not an
+ * address.
  */
-typedef struct TickreelWriter TickreelWriter;
+typedef struct TickreelShadowBuffer TickreelShadowBuffer;
 
 /**
  * Options of `tickreel_engine_new`. Fill with `tickreel_engine_options_default`, then change
@@ -383,7 +386,7 @@ typedef struct TickreelEngineOptions {
      */
     size_t pool_buffers;
     /**
-     * Bytes the engine's shadow buffers (`tickreel_shadow_start`) may hold in all (default
+     * Bytes the engine's shadow buffers (`tickreel_shadow_buffer_start`) may hold in all (default
      * 256 MiB); past it, the oldest blocks of any buffer are given up first.
      */
     size_t shadow_budget_bytes;
@@ -643,7 +646,7 @@ typedef struct TickreelSplit {
 } TickreelSplit;
 
 /**
- * The ghost at one moment, as filled in by `tickreel_cursor_sample`.
+ * The ghost at one moment, as filled in by `tickreel_ghost_cursor_sample`.
  */
 typedef struct TickreelGhostSample {
     /**
@@ -683,7 +686,7 @@ typedef struct TickreelGhostSample {
 /**
  * What one playhead call did, as filled in by `tickreel_playhead_advance` and friends.
  */
-typedef struct TickreelUpdateInfo {
+typedef struct TickreelUpdate {
     /**
      * Position after the call (a tick of the recording).
      */
@@ -717,7 +720,7 @@ typedef struct TickreelUpdateInfo {
      * Live entities at `position` (what `tickreel_playhead_entities` reports).
      */
     uint32_t entity_count;
-} TickreelUpdateInfo;
+} TickreelUpdate;
 
 /**
  * One entity's state at a tick, as filled in by `tickreel_reader_seek`.
@@ -760,7 +763,7 @@ typedef struct TickreelEntityState {
 /**
  * What a playhead update does to the world, as filled in by `tickreel_playhead_world`.
  */
-typedef struct TickreelWorldInfo {
+typedef struct TickreelWorld {
     /**
      * Rebuild the world: restore the snapshot (`tickreel_playhead_world_snapshot`, if
      * `has_snapshot`), then re-apply the events of `tickreel_playhead_world_events`. False: keep
@@ -785,7 +788,7 @@ typedef struct TickreelWorldInfo {
      * incomplete (see `fault_count`).
      */
     bool complete;
-} TickreelWorldInfo;
+} TickreelWorld;
 
 /**
  * What `tickreel_reader_verify` checked.
@@ -810,7 +813,7 @@ typedef struct TickreelVerifyReport {
 } TickreelVerifyReport;
 
 /**
- * Options of `tickreel_shadow_start`: how much a shadow buffer keeps. Fill with
+ * Options of `tickreel_shadow_buffer_start`: how much a shadow buffer keeps. Fill with
  * `tickreel_shadow_options_default`, then change what you need. Durations are game time in
  * milliseconds (converted to ticks at the recording's tick rate, rounded up).
  */
@@ -839,7 +842,7 @@ typedef struct TickreelShadowOptions {
 } TickreelShadowOptions;
 
 /**
- * Options of `tickreel_shadow_report`: what a report holds. Fill with
+ * Options of `tickreel_shadow_buffer_report`: what a report holds. Fill with
  * `tickreel_report_options_default`, then change what you need. Flag fields are `uint32_t`: 0 is
  * false, any other value true. Durations are game time in milliseconds.
  */
@@ -879,7 +882,7 @@ typedef struct TickreelReportOptions {
 } TickreelReportOptions;
 
 /**
- * Counters of a shadow buffer, as filled in by `tickreel_shadow_stats`. Bytes are the heap
+ * Counters of a shadow buffer, as filled in by `tickreel_shadow_buffer_stats`. Bytes are the heap
  * allocations the buffer holds, measured as they are made.
  */
 typedef struct TickreelShadowStats {
@@ -940,10 +943,10 @@ typedef struct TickreelShadowStats {
 } TickreelShadowStats;
 
 /**
- * Options of `tickreel_writer_create`. Fill with `tickreel_writer_options_default`, then change
+ * Options of `tickreel_reel_writer_create`. Fill with `tickreel_reel_options_default`, then change
  * what you need.
  */
-typedef struct TickreelWriterOptions {
+typedef struct TickreelReelOptions {
     /**
      * Ticks per second times 1000 (default 20000: 20 ticks/s). Must be > 0.
      */
@@ -985,7 +988,7 @@ typedef struct TickreelWriterOptions {
      * Ticks between snapshots (default 600). Must be > 0.
      */
     uint32_t snapshot_interval;
-} TickreelWriterOptions;
+} TickreelReelOptions;
 
 #ifdef __cplusplus
 extern "C" {
@@ -1098,7 +1101,7 @@ TickreelResult tickreel_batch_event_count(struct TickreelBatch *batch, size_t *o
 
 /**
  * Copies the batch encoding of the events added so far into `buf` (the bytes that
- * `tickreel_writer_write_tick` accepts), and stores its length in `*out_count`.
+ * `tickreel_reel_writer_write_tick` accepts), and stores its length in `*out_count`.
  *
  * The encoding is: a big-endian `u16` event count, then each event as a kind byte followed by
  * its fields as LEB128 varints (signed fields zigzag-coded); see FORMAT.md. An empty batch is
@@ -1417,7 +1420,7 @@ TickreelResult tickreel_recorder_submit_batch(struct TickreelRecorder *recorder,
 /**
  * A player left: asks the writer to flush (if the flush policy's `flush_on_player_leave` is
  * set) so that their part of the recording is durable, and starts the player's grace period in
- * a shadow buffer this recorder feeds (`tickreel_shadow_start`). Adds no event: record the leave
+ * a shadow buffer this recorder feeds (`tickreel_shadow_buffer_start`). Adds no event: record the leave
  * itself with `tickreel_batch_player_leave` in the tick's batch. Never does I/O; waits only
  * while the writer's queue is full.
  *
@@ -1425,7 +1428,8 @@ TickreelResult tickreel_recorder_submit_batch(struct TickreelRecorder *recorder,
  *
  * Thread safety: any thread, concurrently with other recorder calls.
  */
-TickreelResult tickreel_recorder_player_left(struct TickreelRecorder *recorder, uint32_t entity);
+TickreelResult tickreel_recorder_player_left(struct TickreelRecorder *recorder,
+                                             uint32_t entity);
 
 /**
  * Supplies snapshot bytes (the game's own world state, opaque to tickreel, copied); the next
@@ -1559,8 +1563,8 @@ TickreelResult tickreel_recorder_status(struct TickreelRecorder *recorder);
 /**
  * Ends the recording: the ticks still queued are written, then the engine's compaction worker
  * produces the final `.reel` file (atomically, verified if so configured) and removes the live
- * directory. Does not wait: stores a handle in `*out_finish` to poll (`tickreel_finish_poll`) or
- * wait on (`tickreel_finish_wait`), to be freed with `tickreel_finish_free`. Afterwards the
+ * directory. Does not wait: stores a handle in `*out_finish` to poll (`tickreel_finish_handle_poll`) or
+ * wait on (`tickreel_finish_handle_wait`), to be freed with `tickreel_finish_handle_free`. Afterwards the
  * recorder refuses every call with `TICKREEL_RESULT_INVALID_STATE` except `_stats`, `_status`
  * and `tickreel_recorder_free`, which must still be called.
  *
@@ -1569,17 +1573,17 @@ TickreelResult tickreel_recorder_status(struct TickreelRecorder *recorder);
  *
  * Returns `TICKREEL_RESULT_INVALID_STATE` if the recording was already finished or aborted (a
  * second finish), the engine has shut down, or the recorder feeds a stream without a file
- * (`tickreel_shadow_start` with a NULL path: end it with `tickreel_recorder_free` or `_abort`).
+ * (`tickreel_shadow_buffer_start` with a NULL path: end it with `tickreel_recorder_free` or `_abort`).
  * On failure `*out_finish` is set to NULL (when it can be written).
  *
  * Thread safety: any thread, concurrently with other recorder calls; only one finish or abort
  * succeeds.
  *
  * # Safety
- * `out_finish` must be NULL or point to writable storage for one `TickreelFinish` pointer.
+ * `out_finish` must be NULL or point to writable storage for one `TickreelFinishHandle` pointer.
  */
 TickreelResult tickreel_recorder_finish(struct TickreelRecorder *recorder,
-                                        struct TickreelFinish **out_finish);
+                                        struct TickreelFinishHandle **out_finish);
 
 /**
  * Throws the recording away: queued ticks are discarded and its live directory is removed.
@@ -1606,12 +1610,12 @@ TickreelResult tickreel_recorder_abort(struct TickreelRecorder *recorder);
  * # Safety
  * `out_done` must be NULL or point to writable storage for one `bool`.
  */
-TickreelResult tickreel_finish_poll(struct TickreelFinish *finish, bool *out_done);
+TickreelResult tickreel_finish_handle_poll(struct TickreelFinishHandle *finish, bool *out_done);
 
 /**
  * Waits until the compaction has completed and copies the final file's path into `path_buf` as
  * a NUL-terminated string (in the platform's encoding), storing its length in bytes, without the
- * NUL, in `*out_len`. Blocks: not for the server thread (poll with `tickreel_finish_poll`
+ * NUL, in `*out_len`. Blocks: not for the server thread (poll with `tickreel_finish_handle_poll`
  * there). With `capacity` 0 nothing is copied (`path_buf` may then be NULL): a wait and a length
  * query. `out_len` may be NULL.
  *
@@ -1625,20 +1629,20 @@ TickreelResult tickreel_finish_poll(struct TickreelFinish *finish, bool *out_don
  * # Safety
  * `path_buf` must point to `capacity` writable bytes (or `capacity` must be 0); `out_len` must be NULL or point to a writable `size_t`.
  */
-TickreelResult tickreel_finish_wait(struct TickreelFinish *finish,
-                                    char *path_buf,
-                                    size_t capacity,
-                                    size_t *out_len);
+TickreelResult tickreel_finish_handle_wait(struct TickreelFinishHandle *finish,
+                                           char *path_buf,
+                                           size_t capacity,
+                                           size_t *out_len);
 
 /**
  * Frees a finish handle. The compaction goes on regardless (freeing does not cancel it).
- * `tickreel_finish_free(NULL)` is a no-op returning `TICKREEL_RESULT_OK`; a freed or invalid
+ * `tickreel_finish_handle_free(NULL)` is a no-op returning `TICKREEL_RESULT_OK`; a freed or invalid
  * handle returns `TICKREEL_RESULT_INVALID_HANDLE`.
  *
  * Thread safety: any thread. A wait on the same handle in another thread finishes normally;
  * calls that start after this one get `TICKREEL_RESULT_INVALID_HANDLE`.
  */
-TickreelResult tickreel_finish_free(struct TickreelFinish *finish);
+TickreelResult tickreel_finish_handle_free(struct TickreelFinishHandle *finish);
 
 /**
  * Loads `entity`'s run in `range` (NULL: the entity's whole presence) from the finished `.reel`
@@ -1724,18 +1728,19 @@ TickreelResult tickreel_ghost_splits(struct TickreelGhost *ghost,
  * thread) its own; calls on one cursor are serialised by an internal lock.
  *
  * # Safety
- * `out_cursor` must be NULL or point to writable storage for one `TickreelCursor` pointer.
+ * `out_cursor` must be NULL or point to writable storage for one `TickreelGhostCursor` pointer.
  */
-TickreelResult tickreel_cursor_new(struct TickreelGhost *ghost, struct TickreelCursor **out_cursor);
+TickreelResult tickreel_ghost_cursor_new(struct TickreelGhost *ghost,
+                                         struct TickreelGhostCursor **out_cursor);
 
 /**
- * Frees a cursor. `tickreel_cursor_free(NULL)` is a no-op returning `TICKREEL_RESULT_OK`; a
+ * Frees a cursor. `tickreel_ghost_cursor_free(NULL)` is a no-op returning `TICKREEL_RESULT_OK`; a
  * freed or invalid handle returns `TICKREEL_RESULT_INVALID_HANDLE`.
  *
  * Thread safety: any thread. A call on the same cursor still running in another thread
  * finishes normally; calls that start after this one get `TICKREEL_RESULT_INVALID_HANDLE`.
  */
-TickreelResult tickreel_cursor_free(struct TickreelCursor *cursor);
+TickreelResult tickreel_ghost_cursor_free(struct TickreelGhostCursor *cursor);
 
 /**
  * Stores the ghost's pose at `t` ticks from the (shifted) start of its run in `*out_sample`.
@@ -1752,19 +1757,20 @@ TickreelResult tickreel_cursor_free(struct TickreelCursor *cursor);
  * # Safety
  * `out_sample` must be NULL or point to writable storage for one `TickreelGhostSample`.
  */
-TickreelResult tickreel_cursor_sample(struct TickreelCursor *cursor,
-                                      double t,
-                                      struct TickreelGhostSample *out_sample);
+TickreelResult tickreel_ghost_cursor_sample(struct TickreelGhostCursor *cursor,
+                                            double t,
+                                            struct TickreelGhostSample *out_sample);
 
 /**
- * Delays the ghost by `ticks` (negative: it starts earlier): `tickreel_cursor_sample(c, t)`
+ * Delays the ghost by `ticks` (negative: it starts earlier): `tickreel_ghost_cursor_sample(c, t)`
  * then shows the run at `t - ticks`.
  *
  * Returns `TICKREEL_RESULT_INVALID_ARGUMENT` if `ticks` is not finite.
  *
  * Thread safety: any thread; calls on one cursor are serialised.
  */
-TickreelResult tickreel_cursor_set_time_shift(struct TickreelCursor *cursor, double ticks);
+TickreelResult tickreel_ghost_cursor_set_time_shift(struct TickreelGhostCursor *cursor,
+                                                    double ticks);
 
 /**
  * Creates a live delta against the ghost (no time shift) and stores its handle in `*out_delta`
@@ -1774,18 +1780,19 @@ TickreelResult tickreel_cursor_set_time_shift(struct TickreelCursor *cursor, dou
  * calls on one delta are serialised by an internal lock.
  *
  * # Safety
- * `out_delta` must be NULL or point to writable storage for one `TickreelDelta` pointer.
+ * `out_delta` must be NULL or point to writable storage for one `TickreelLiveDelta` pointer.
  */
-TickreelResult tickreel_delta_new(struct TickreelGhost *ghost, struct TickreelDelta **out_delta);
+TickreelResult tickreel_live_delta_new(struct TickreelGhost *ghost,
+                                       struct TickreelLiveDelta **out_delta);
 
 /**
- * Frees a delta. `tickreel_delta_free(NULL)` is a no-op returning `TICKREEL_RESULT_OK`; a freed
+ * Frees a delta. `tickreel_live_delta_free(NULL)` is a no-op returning `TICKREEL_RESULT_OK`; a freed
  * or invalid handle returns `TICKREEL_RESULT_INVALID_HANDLE`.
  *
  * Thread safety: any thread. A call on the same delta still running in another thread finishes
  * normally; calls that start after this one get `TICKREEL_RESULT_INVALID_HANDLE`.
  */
-TickreelResult tickreel_delta_free(struct TickreelDelta *delta);
+TickreelResult tickreel_live_delta_free(struct TickreelLiveDelta *delta);
 
 /**
  * The live player, `live_t` ticks after the start of their run, is at (`x`, `y`, `z`) blocks:
@@ -1801,21 +1808,21 @@ TickreelResult tickreel_delta_free(struct TickreelDelta *delta);
  * # Safety
  * `out_seconds` must be NULL or point to writable storage for one `f64`.
  */
-TickreelResult tickreel_delta_update(struct TickreelDelta *delta,
-                                     double live_t,
-                                     double x,
-                                     double y,
-                                     double z,
-                                     double *out_seconds);
+TickreelResult tickreel_live_delta_update(struct TickreelLiveDelta *delta,
+                                          double live_t,
+                                          double x,
+                                          double y,
+                                          double z,
+                                          double *out_seconds);
 
 /**
- * Delays the ghost by `ticks` for this delta (as `tickreel_cursor_set_time_shift`).
+ * Delays the ghost by `ticks` for this delta (as `tickreel_ghost_cursor_set_time_shift`).
  *
  * Returns `TICKREEL_RESULT_INVALID_ARGUMENT` if `ticks` is not finite.
  *
  * Thread safety: any thread; calls on one delta are serialised.
  */
-TickreelResult tickreel_delta_set_time_shift(struct TickreelDelta *delta, double ticks);
+TickreelResult tickreel_live_delta_set_time_shift(struct TickreelLiveDelta *delta, double ticks);
 
 /**
  * Forgets the previous match and the smoothed value: call when the live player starts a new
@@ -1823,7 +1830,7 @@ TickreelResult tickreel_delta_set_time_shift(struct TickreelDelta *delta, double
  *
  * Thread safety: any thread; calls on one delta are serialised.
  */
-TickreelResult tickreel_delta_reset(struct TickreelDelta *delta);
+TickreelResult tickreel_live_delta_reset(struct TickreelLiveDelta *delta);
 
 /**
  * Starts loading `entity`'s run in `range` (NULL: its whole presence) from the `.reel` file at
@@ -1946,10 +1953,10 @@ TickreelResult tickreel_playhead_free(struct TickreelPlayhead *playhead);
  * Thread safety: any thread; calls on one playhead are serialised.
  *
  * # Safety
- * `out_info` must be NULL or point to writable storage for one `TickreelUpdateInfo`.
+ * `out_info` must be NULL or point to writable storage for one `TickreelUpdate`.
  */
 TickreelResult tickreel_playhead_current(struct TickreelPlayhead *playhead,
-                                         struct TickreelUpdateInfo *out_info);
+                                         struct TickreelUpdate *out_info);
 
 /**
  * Moves the playhead by one server tick's worth of playback (nothing while paused) and stores
@@ -1963,10 +1970,10 @@ TickreelResult tickreel_playhead_current(struct TickreelPlayhead *playhead,
  * Thread safety: any thread; calls on one playhead are serialised.
  *
  * # Safety
- * `out_info` must be NULL or point to writable storage for one `TickreelUpdateInfo`.
+ * `out_info` must be NULL or point to writable storage for one `TickreelUpdate`.
  */
 TickreelResult tickreel_playhead_advance(struct TickreelPlayhead *playhead,
-                                         struct TickreelUpdateInfo *out_info);
+                                         struct TickreelUpdate *out_info);
 
 /**
  * Blocks until everything the next `tickreel_playhead_advance` needs is decoded, so that it
@@ -1984,11 +1991,11 @@ TickreelResult tickreel_playhead_prepare(struct TickreelPlayhead *playhead);
  * Thread safety: any thread; calls on one playhead are serialised.
  *
  * # Safety
- * `out_info` must be NULL or point to writable storage for one `TickreelUpdateInfo`.
+ * `out_info` must be NULL or point to writable storage for one `TickreelUpdate`.
  */
 TickreelResult tickreel_playhead_seek(struct TickreelPlayhead *playhead,
                                       uint32_t tick,
-                                      struct TickreelUpdateInfo *out_info);
+                                      struct TickreelUpdate *out_info);
 
 /**
  * Moves one recorded tick forward (playing or not; nothing at the last tick) and stores the
@@ -1997,10 +2004,10 @@ TickreelResult tickreel_playhead_seek(struct TickreelPlayhead *playhead,
  * Thread safety: any thread; calls on one playhead are serialised.
  *
  * # Safety
- * `out_info` must be NULL or point to writable storage for one `TickreelUpdateInfo`.
+ * `out_info` must be NULL or point to writable storage for one `TickreelUpdate`.
  */
 TickreelResult tickreel_playhead_step_forward(struct TickreelPlayhead *playhead,
-                                              struct TickreelUpdateInfo *out_info);
+                                              struct TickreelUpdate *out_info);
 
 /**
  * Moves one recorded tick backward (playing or not; nothing at the first tick) and stores the
@@ -2009,10 +2016,10 @@ TickreelResult tickreel_playhead_step_forward(struct TickreelPlayhead *playhead,
  * Thread safety: any thread; calls on one playhead are serialised.
  *
  * # Safety
- * `out_info` must be NULL or point to writable storage for one `TickreelUpdateInfo`.
+ * `out_info` must be NULL or point to writable storage for one `TickreelUpdate`.
  */
 TickreelResult tickreel_playhead_step_back(struct TickreelPlayhead *playhead,
-                                           struct TickreelUpdateInfo *out_info);
+                                           struct TickreelUpdate *out_info);
 
 /**
  * Starts playing, in the current direction at the current speed, from the next
@@ -2138,10 +2145,10 @@ TickreelResult tickreel_playhead_added(struct TickreelPlayhead *playhead,
  * Thread safety: any thread; calls on one playhead are serialised.
  *
  * # Safety
- * `out_world` must be NULL or point to writable storage for one `TickreelWorldInfo`.
+ * `out_world` must be NULL or point to writable storage for one `TickreelWorld`.
  */
 TickreelResult tickreel_playhead_world(struct TickreelPlayhead *playhead,
-                                       struct TickreelWorldInfo *out_world);
+                                       struct TickreelWorld *out_world);
 
 /**
  * The snapshot bytes of a world rebuild (as the recorder was given them), into `buf`; empty
@@ -2396,25 +2403,25 @@ TickreelResult tickreel_report_options_default(struct TickreelReportOptions *out
  *
  * # Safety
  * `out_recorder` must be NULL or point to writable storage for one `*mut TickreelRecorder`.
- * `out_shadow` must be NULL or point to writable storage for one `*mut TickreelShadow`.
+ * `out_shadow` must be NULL or point to writable storage for one `*mut TickreelShadowBuffer`.
  * `path` must be NULL or a NUL-terminated string.
  * `recorder_options` must be NULL or point to a readable `TickreelRecorderOptions`.
  * `shadow_options` must be NULL or point to a readable `TickreelShadowOptions`.
  */
-TickreelResult tickreel_shadow_start(struct TickreelEngine *engine,
-                                     const char *path,
-                                     const struct TickreelRecorderOptions *recorder_options,
-                                     const struct TickreelShadowOptions *shadow_options,
-                                     struct TickreelRecorder **out_recorder,
-                                     struct TickreelShadow **out_shadow);
+TickreelResult tickreel_shadow_buffer_start(struct TickreelEngine *engine,
+                                            const char *path,
+                                            const struct TickreelRecorderOptions *recorder_options,
+                                            const struct TickreelShadowOptions *shadow_options,
+                                            struct TickreelRecorder **out_recorder,
+                                            struct TickreelShadowBuffer **out_shadow);
 
 /**
  * Reports `player` (an entity id): the buffer keeps capturing for `options->after_ms` of game
  * time, then the engine's background worker writes the window around the player (with the
  * entities that came within `options->radius`) to `path`, a `.reel` file that appears only
- * complete. Does not wait: stores in `*out_finish` a handle to poll (`tickreel_finish_poll`) or
- * wait on (`tickreel_finish_wait`, which gives the report's path), to be freed with
- * `tickreel_finish_free`. The report's reference is the newest tick the writer has taken in:
+ * complete. Does not wait: stores in `*out_finish` a handle to poll (`tickreel_finish_handle_poll`) or
+ * wait on (`tickreel_finish_handle_wait`, which gives the report's path), to be freed with
+ * `tickreel_finish_handle_free`. The report's reference is the newest tick the writer has taken in:
  * call `tickreel_recorder_flush` first to make it the last tick submitted.
  *
  * `metadata_keys` and `metadata_values` are `metadata_count` UTF-8 strings each, stored as
@@ -2436,19 +2443,19 @@ TickreelResult tickreel_shadow_start(struct TickreelEngine *engine,
  * or other players may be made at once) and on its recorder.
  *
  * # Safety
- * `out_finish` must be NULL or point to writable storage for one `TickreelFinish` pointer.
+ * `out_finish` must be NULL or point to writable storage for one `TickreelFinishHandle` pointer.
  * `path` must be NULL or a NUL-terminated string (NULL is refused).
  * `options` must be NULL or point to a readable `TickreelReportOptions`.
  * `metadata_keys` and `metadata_values` must each point to `metadata_count` pointers to NUL-terminated strings (or `metadata_count` must be 0).
  */
-TickreelResult tickreel_shadow_report(struct TickreelShadow *shadow,
-                                      uint32_t player,
-                                      const char *path,
-                                      const struct TickreelReportOptions *options,
-                                      const char *const *metadata_keys,
-                                      const char *const *metadata_values,
-                                      size_t metadata_count,
-                                      struct TickreelFinish **out_finish);
+TickreelResult tickreel_shadow_buffer_report(struct TickreelShadowBuffer *shadow,
+                                             uint32_t player,
+                                             const char *path,
+                                             const struct TickreelReportOptions *options,
+                                             const char *const *metadata_keys,
+                                             const char *const *metadata_values,
+                                             size_t metadata_count,
+                                             struct TickreelFinishHandle **out_finish);
 
 /**
  * Stores the buffer's counters in `*out_stats`. Never waits for the writer (it takes the
@@ -2459,8 +2466,8 @@ TickreelResult tickreel_shadow_report(struct TickreelShadow *shadow,
  * # Safety
  * `out_stats` must be NULL or point to writable storage for one `TickreelShadowStats`.
  */
-TickreelResult tickreel_shadow_stats(struct TickreelShadow *shadow,
-                                     struct TickreelShadowStats *out_stats);
+TickreelResult tickreel_shadow_buffer_stats(struct TickreelShadowBuffer *shadow,
+                                            struct TickreelShadowStats *out_stats);
 
 /**
  * Stores in `*out_attached` whether the stream still feeds the buffer (false once it ended: its
@@ -2471,18 +2478,19 @@ TickreelResult tickreel_shadow_stats(struct TickreelShadow *shadow,
  * # Safety
  * `out_attached` must be NULL or point to writable storage for one `bool`.
  */
-TickreelResult tickreel_shadow_attached(struct TickreelShadow *shadow, bool *out_attached);
+TickreelResult tickreel_shadow_buffer_attached(struct TickreelShadowBuffer *shadow,
+                                               bool *out_attached);
 
 /**
  * Frees a shadow handle. Reports already made go on (their finish handles stay valid); the
- * buffer's memory is released once its stream has ended too (see `tickreel_shadow_start`).
- * `tickreel_shadow_free(NULL)` is a no-op returning `TICKREEL_RESULT_OK`; a freed or invalid
+ * buffer's memory is released once its stream has ended too (see `tickreel_shadow_buffer_start`).
+ * `tickreel_shadow_buffer_free(NULL)` is a no-op returning `TICKREEL_RESULT_OK`; a freed or invalid
  * handle returns `TICKREEL_RESULT_INVALID_HANDLE`. Never blocks.
  *
  * Thread safety: any thread. A call on the same shadow still running in another thread finishes
  * normally; calls that start after this one get `TICKREEL_RESULT_INVALID_HANDLE`.
  */
-TickreelResult tickreel_shadow_free(struct TickreelShadow *shadow);
+TickreelResult tickreel_shadow_buffer_free(struct TickreelShadowBuffer *shadow);
 
 /**
  * Fills `*out_options` with the defaults for a finished file (20 ticks/s, zstd level 9,
@@ -2491,15 +2499,15 @@ TickreelResult tickreel_shadow_free(struct TickreelShadow *shadow);
  * Thread safety: any thread.
  *
  * # Safety
- * `out_options` must be NULL or point to writable storage for one `TickreelWriterOptions`.
+ * `out_options` must be NULL or point to writable storage for one `TickreelReelOptions`.
  */
-TickreelResult tickreel_writer_options_default(struct TickreelWriterOptions *out_options);
+TickreelResult tickreel_reel_options_default(struct TickreelReelOptions *out_options);
 
 /**
  * Starts a compacted `.reel` file at `path` (a NUL-terminated path in the platform's encoding)
  * and stores the writer's handle in `*out_writer`. Nothing appears at `path` until
- * `tickreel_writer_finish`, which writes the whole file atomically (temporary file + rename).
- * `options` may be NULL for the defaults of `tickreel_writer_options_default`.
+ * `tickreel_reel_writer_finish`, which writes the whole file atomically (temporary file + rename).
+ * `options` may be NULL for the defaults of `tickreel_reel_options_default`.
  *
  * Returns `TICKREEL_RESULT_NULL_ARGUMENT` if `path` or `out_writer` is NULL,
  * `TICKREEL_RESULT_INVALID_ARGUMENT` for an empty path or an invalid option. On failure
@@ -2509,23 +2517,23 @@ TickreelResult tickreel_writer_options_default(struct TickreelWriterOptions *out
  * serialised by an internal lock.
  *
  * # Safety
- * `out_writer` must be NULL or point to writable storage for one `TickreelWriter` pointer.
+ * `out_writer` must be NULL or point to writable storage for one `TickreelReelWriter` pointer.
  * `path` must be NULL or a NUL-terminated string (NULL is refused).
- * `options` must be NULL or point to a readable `TickreelWriterOptions`.
+ * `options` must be NULL or point to a readable `TickreelReelOptions`.
  */
-TickreelResult tickreel_writer_create(const char *path,
-                                      const struct TickreelWriterOptions *options,
-                                      struct TickreelWriter **out_writer);
+TickreelResult tickreel_reel_writer_create(const char *path,
+                                           const struct TickreelReelOptions *options,
+                                           struct TickreelReelWriter **out_writer);
 
 /**
  * Frees a writer. A writer that was not finished is discarded: no file is written and its
- * temporary files are removed. `tickreel_writer_free(NULL)` is a no-op returning
+ * temporary files are removed. `tickreel_reel_writer_free(NULL)` is a no-op returning
  * `TICKREEL_RESULT_OK`; a freed or invalid handle returns `TICKREEL_RESULT_INVALID_HANDLE`.
  *
  * Thread safety: any thread. A call on the same writer still running in another thread
  * finishes normally; calls that start after this one get `TICKREEL_RESULT_INVALID_HANDLE`.
  */
-TickreelResult tickreel_writer_free(struct TickreelWriter *writer);
+TickreelResult tickreel_reel_writer_free(struct TickreelReelWriter *writer);
 
 /**
  * Appends one tick given as a batch-encoded buffer (see `tickreel_batch_bytes` for the
@@ -2533,7 +2541,7 @@ TickreelResult tickreel_writer_free(struct TickreelWriter *writer);
  *
  * Returns `TICKREEL_RESULT_NULL_ARGUMENT` if `batch` is NULL, `TICKREEL_RESULT_INVALID_ARGUMENT`
  * for a malformed batch (including `len` 0) or a tick not after the previous one,
- * `TICKREEL_RESULT_INVALID_STATE` after `tickreel_writer_finish`. A malformed batch or an
+ * `TICKREEL_RESULT_INVALID_STATE` after `tickreel_reel_writer_finish`. A malformed batch or an
  * out-of-order tick is refused before anything is written.
  *
  * Thread safety: any thread; calls on one writer are serialised.
@@ -2541,21 +2549,21 @@ TickreelResult tickreel_writer_free(struct TickreelWriter *writer);
  * # Safety
  * `batch` must point to `batch_len` readable bytes (NULL is refused).
  */
-TickreelResult tickreel_writer_write_tick(struct TickreelWriter *writer,
-                                          uint32_t tick,
-                                          const uint8_t *batch,
-                                          size_t batch_len);
+TickreelResult tickreel_reel_writer_write_tick(struct TickreelReelWriter *writer,
+                                               uint32_t tick,
+                                               const uint8_t *batch,
+                                               size_t batch_len);
 
 /**
  * Appends one tick holding the events of a batch builder (the batch is left unchanged; clear it
- * before building the next tick). Same rules and results as `tickreel_writer_write_tick`.
+ * before building the next tick). Same rules and results as `tickreel_reel_writer_write_tick`.
  *
  * Thread safety: any thread; calls on one writer are serialised. The batch must not be modified
  * by another thread during the call (its lock is held while it is read).
  */
-TickreelResult tickreel_writer_write_batch(struct TickreelWriter *writer,
-                                           uint32_t tick,
-                                           struct TickreelBatch *batch);
+TickreelResult tickreel_reel_writer_write_batch(struct TickreelReelWriter *writer,
+                                                uint32_t tick,
+                                                struct TickreelBatch *batch);
 
 /**
  * Supplies snapshot bytes (the game's own world state: blocks, entities; opaque to tickreel,
@@ -2567,9 +2575,9 @@ TickreelResult tickreel_writer_write_batch(struct TickreelWriter *writer,
  * # Safety
  * `bytes` must point to `bytes_len` readable bytes (or `bytes_len` must be 0).
  */
-TickreelResult tickreel_writer_offer_snapshot(struct TickreelWriter *writer,
-                                              const uint8_t *bytes,
-                                              size_t bytes_len);
+TickreelResult tickreel_reel_writer_offer_snapshot(struct TickreelReelWriter *writer,
+                                                   const uint8_t *bytes,
+                                                   size_t bytes_len);
 
 /**
  * Records who an entity is, in the file's metadata: its game-defined `kind`, optionally a
@@ -2584,11 +2592,11 @@ TickreelResult tickreel_writer_offer_snapshot(struct TickreelWriter *writer,
  * `uuid` must be NULL or point to 16 readable bytes.
  * `name` must be NULL or a NUL-terminated string.
  */
-TickreelResult tickreel_writer_register_entity(struct TickreelWriter *writer,
-                                               uint32_t entity,
-                                               uint32_t kind,
-                                               const uint8_t *uuid,
-                                               const char *name);
+TickreelResult tickreel_reel_writer_register_entity(struct TickreelReelWriter *writer,
+                                                    uint32_t entity,
+                                                    uint32_t kind,
+                                                    const uint8_t *uuid,
+                                                    const char *name);
 
 /**
  * Registers a custom event type in the file's metadata: its id (as used by
@@ -2602,10 +2610,10 @@ TickreelResult tickreel_writer_register_entity(struct TickreelWriter *writer,
  * # Safety
  * `name` must be NULL or a NUL-terminated string (NULL is refused).
  */
-TickreelResult tickreel_writer_register_event_type(struct TickreelWriter *writer,
-                                                   uint32_t type_id,
-                                                   const char *name,
-                                                   uint32_t version);
+TickreelResult tickreel_reel_writer_register_event_type(struct TickreelReelWriter *writer,
+                                                        uint32_t type_id,
+                                                        const char *name,
+                                                        uint32_t version);
 
 /**
  * Adds the keys of `nbt`, a big-endian NBT root compound (as Minecraft writes it), to the
@@ -2613,16 +2621,16 @@ TickreelResult tickreel_writer_register_event_type(struct TickreelWriter *writer
  * `"tickreel"` is the library's own.
  *
  * Returns `TICKREEL_RESULT_INVALID_ARGUMENT` if `nbt` is not an NBT compound, nests too deeply
- * or uses the reserved key; `TICKREEL_RESULT_INVALID_STATE` after `tickreel_writer_finish`.
+ * or uses the reserved key; `TICKREEL_RESULT_INVALID_STATE` after `tickreel_reel_writer_finish`.
  *
  * Thread safety: any thread; calls on one writer are serialised.
  *
  * # Safety
  * `nbt` must point to `nbt_len` readable bytes (or `nbt_len` must be 0).
  */
-TickreelResult tickreel_writer_put_metadata(struct TickreelWriter *writer,
-                                            const uint8_t *nbt,
-                                            size_t nbt_len);
+TickreelResult tickreel_reel_writer_put_metadata(struct TickreelReelWriter *writer,
+                                                 const uint8_t *nbt,
+                                                 size_t nbt_len);
 
 /**
  * Writes the file: flushes the last chunk, writes header, metadata, index and chunks to a
@@ -2630,14 +2638,14 @@ TickreelResult tickreel_writer_put_metadata(struct TickreelWriter *writer,
  * bytes in `*out_size` (`out_size` may be NULL). Blocks for the I/O.
  *
  * Afterwards (whether it succeeded or not) the writer accepts no more calls
- * (`TICKREEL_RESULT_INVALID_STATE`) except `tickreel_writer_free`, which must still be called.
+ * (`TICKREEL_RESULT_INVALID_STATE`) except `tickreel_reel_writer_free`, which must still be called.
  *
  * Thread safety: any thread; calls on one writer are serialised.
  *
  * # Safety
  * `out_size` must be NULL or point to writable storage for one `u64`.
  */
-TickreelResult tickreel_writer_finish(struct TickreelWriter *writer, uint64_t *out_size);
+TickreelResult tickreel_reel_writer_finish(struct TickreelReelWriter *writer, uint64_t *out_size);
 
 #ifdef __cplusplus
 }  // extern "C"

@@ -70,8 +70,8 @@ const TAG_NAMES: &[(u8, &str)] = &[
         crate::api::batch::Batch::NAME,
     ),
     (
-        crate::api::writer::Writer::TAG,
-        crate::api::writer::Writer::NAME,
+        crate::api::writer::ReelWriter::TAG,
+        crate::api::writer::ReelWriter::NAME,
     ),
     (
         crate::api::reader::Reader::TAG,
@@ -86,20 +86,20 @@ const TAG_NAMES: &[(u8, &str)] = &[
         crate::api::engine::Recorder::NAME,
     ),
     (
-        crate::api::engine::Finish::TAG,
-        crate::api::engine::Finish::NAME,
+        crate::api::engine::FinishHandle::TAG,
+        crate::api::engine::FinishHandle::NAME,
     ),
     (
         crate::api::ghost::Ghost::TAG,
         crate::api::ghost::Ghost::NAME,
     ),
     (
-        crate::api::ghost::Cursor::TAG,
-        crate::api::ghost::Cursor::NAME,
+        crate::api::ghost::GhostCursor::TAG,
+        crate::api::ghost::GhostCursor::NAME,
     ),
     (
-        crate::api::ghost::Delta::TAG,
-        crate::api::ghost::Delta::NAME,
+        crate::api::ghost::LiveDelta::TAG,
+        crate::api::ghost::LiveDelta::NAME,
     ),
     (
         crate::api::ghost::GhostLoad::TAG,
@@ -110,8 +110,8 @@ const TAG_NAMES: &[(u8, &str)] = &[
         crate::api::playhead::Playhead::NAME,
     ),
     (
-        crate::api::shadow::Shadow::TAG,
-        crate::api::shadow::Shadow::NAME,
+        crate::api::shadow::ShadowBuffer::TAG,
+        crate::api::shadow::ShadowBuffer::NAME,
     ),
 ];
 

@@ -36,8 +36,8 @@ mod generated;
 mod ghost;
 mod handles;
 mod playhead;
+mod reader;
 mod recorder;
-mod replay;
 mod shadow;
 mod writer;
 

@@ -78,20 +78,20 @@ public final class Ghost implements AutoCloseable {
     }
 
     /** Loads in the background; see {@link #loadAsync(Path, int, GhostRange)}. */
-    public static GhostLoading loadAsync(Path path, int entity) {
+    public static GhostLoad loadAsync(Path path, int entity) {
         return loadAsync(path, entity, GhostRange.all());
     }
 
     /**
      * Loads on a background thread; the returned handle is polled from the server thread without
-     * ever waiting ({@link GhostLoading#isReady()}, {@link GhostLoading#take()}). Closing it cancels
+     * ever waiting ({@link GhostLoad#isReady()}, {@link GhostLoad#take()}). Closing it cancels
      * the load.
      */
-    public static GhostLoading loadAsync(Path path, int entity, GhostRange range) {
+    public static GhostLoad loadAsync(Path path, int entity, GhostRange range) {
         Objects.requireNonNull(path, "path");
         Objects.requireNonNull(range, "range");
         NativeLoader.ensureLoaded();
-        return new GhostLoading(NativeBridge.ghostLoadAsync(path.toString(), entity, range.toNative()));
+        return new GhostLoad(NativeBridge.ghostLoadAsync(path.toString(), entity, range.toNative()));
     }
 
     /** The entity whose run this is. */

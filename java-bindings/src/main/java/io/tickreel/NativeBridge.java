@@ -42,9 +42,9 @@ final class NativeBridge {
     static native Object recorderStatus(long recorder);
     static native long recorderFinish(long recorder);
     static native void recorderAbort(long recorder);
-    static native String finishPoll(long finish);
-    static native boolean finishIsDone(long finish);
-    static native String finishAwait(long finish, long timeoutNanos);
+    static native String finishHandlePoll(long finish);
+    static native boolean finishHandleIsDone(long finish);
+    static native String finishHandleAwait(long finish, long timeoutNanos);
 
     // --- ghost (native/bridge/api/ghost.rs documents each) ---
     static native long ghostLoad(String path, int entity, int[] range);
@@ -90,27 +90,27 @@ final class NativeBridge {
     static native byte[] playheadWorldEvents(long playhead);
 
     // --- reader (native/bridge/api/reader.rs documents each) ---
-    static native long replayOpen(String path);
-    static native long[] replayInfo(long reader);
-    static native byte[] replayMetadata(long reader);
-    static native long[] replaySeek(long reader, int tick);
-    static native byte[] replayTicks(long reader, int from, int to);
-    static native long[] replayVerify(long reader);
+    static native long readerOpen(String path);
+    static native long[] readerInfo(long reader);
+    static native byte[] readerMetadata(long reader);
+    static native long[] readerSeek(long reader, int tick);
+    static native byte[] readerTicks(long reader, int from, int to);
+    static native long[] readerVerify(long reader);
 
     // --- shadow (native/bridge/api/shadow.rs documents each) ---
-    static native long[] shadowStart(long engine, String path, long[] recorderOptions, long[] shadowOptions);
-    static native long shadowReport(long shadow, int player, String path, long[] options, String[] metadata);
-    static native long[] shadowStats(long shadow);
-    static native boolean shadowIsAttached(long shadow);
+    static native long[] shadowBufferStart(long engine, String path, long[] recorderOptions, long[] shadowOptions);
+    static native long shadowBufferReport(long shadow, int player, String path, long[] options, String[] metadata);
+    static native long[] shadowBufferStats(long shadow);
+    static native boolean shadowBufferIsAttached(long shadow);
 
     // --- writer (native/bridge/api/writer.rs documents each) ---
-    static native long writerCreate(String path, long[] options);
-    static native void writerTick(long writer, int tick, ByteBuffer batch, int batchOffset, int batchLength);
-    static native void writerSnapshot(long writer, byte[] bytes);
-    static native void writerRegisterEntity(long writer, int entity, int kind, long[] uuid, String name);
-    static native void writerRegisterEventType(long writer, int typeId, String name, int version);
-    static native void writerPutMetadata(long writer, byte[] nbt);
-    static native long writerFinish(long writer);
+    static native long reelWriterCreate(String path, long[] options);
+    static native void reelWriterTick(long writer, int tick, ByteBuffer batch, int batchOffset, int batchLength);
+    static native void reelWriterSnapshot(long writer, byte[] bytes);
+    static native void reelWriterRegisterEntity(long writer, int entity, int kind, long[] uuid, String name);
+    static native void reelWriterRegisterEventType(long writer, int typeId, String name, int version);
+    static native void reelWriterPutMetadata(long writer, byte[] nbt);
+    static native long reelWriterFinish(long writer);
     static native long quantityCheck(int quantity, String what, double value);
     // @generated-end
 }
