@@ -39,18 +39,18 @@
 
 /*
  * Index (line numbers in this file).
- *   Constants and result codes first; handles and structs from line 293; then the
+ *   Constants and result codes first; handles and structs from line 300; then the
  *   functions by area, the error channel first:
- *   Errors and the library: line 1004
+ *   Errors and the library: line 1025
  *      tickreel_handle_count, tickreel_last_error, tickreel_last_error_message,
  *      tickreel_last_error_code, tickreel_result_name, tickreel_version
- *   Tick batches (TickreelBatch): line 1073
+ *   Tick batches (TickreelBatch): line 1094
  *      tickreel_batch_new, tickreel_batch_free, tickreel_batch_clear, tickreel_batch_event_count,
  *      tickreel_batch_bytes, tickreel_batch_add_entity, tickreel_batch_remove_entity,
  *      tickreel_batch_add_pose, tickreel_batch_add_position, tickreel_batch_add_rotation,
  *      tickreel_batch_teleport, tickreel_batch_flags, tickreel_batch_checkpoint,
  *      tickreel_batch_velocity, tickreel_batch_player_leave, tickreel_batch_custom
- *   Live recording (TickreelEngine, TickreelRecorder, TickreelFinishHandle): line 1269
+ *   Live recording (TickreelEngine, TickreelRecorder, TickreelFinishHandle): line 1290
  *      tickreel_engine_options_default, tickreel_engine_new, tickreel_engine_free,
  *      tickreel_engine_stats, tickreel_recorder_options_default, tickreel_recorder_start,
  *      tickreel_recorder_free, tickreel_recorder_submit_tick, tickreel_recorder_submit_batch,
@@ -59,16 +59,28 @@
  *      tickreel_recorder_put_metadata, tickreel_recorder_flush, tickreel_recorder_stats,
  *      tickreel_recorder_wait_resumed, tickreel_recorder_status, tickreel_recorder_finish,
  *      tickreel_recorder_abort, tickreel_finish_handle_poll, tickreel_finish_handle_wait,
- *      tickreel_finish_handle_free
- *   Ghosts (TickreelGhost, TickreelGhostLoad, TickreelGhostCursor, TickreelLiveDelta): line 1665
+ *      tickreel_finish_handle_free, tickreel_recorder_finish_upload
+ *   Ghosts (TickreelGhost, TickreelGhostLoad, TickreelGhostCursor, TickreelLiveDelta): line 1686
  *      tickreel_ghost_load, tickreel_ghost_load_from_reader, tickreel_ghost_free,
  *      tickreel_ghost_info, tickreel_ghost_splits, tickreel_ghost_cursor_new,
  *      tickreel_ghost_cursor_free, tickreel_ghost_cursor_sample,
  *      tickreel_ghost_cursor_set_time_shift, tickreel_live_delta_new, tickreel_live_delta_free,
  *      tickreel_live_delta_update, tickreel_live_delta_set_time_shift, tickreel_live_delta_reset,
  *      tickreel_ghost_load_async, tickreel_ghost_load_poll, tickreel_ghost_load_take,
- *      tickreel_ghost_load_free
- *   Playback (TickreelPlayhead): line 1915
+ *      tickreel_ghost_load_free, tickreel_ghost_load_async_url
+ *   object: line 1928
+ *      tickreel_object_options_new, tickreel_object_options_free,
+ *      tickreel_object_options_set_endpoint, tickreel_object_options_set_region,
+ *      tickreel_object_options_set_credentials, tickreel_object_options_set_allow_http,
+ *      tickreel_object_options_set_timeouts, tickreel_object_options_set_retries
+ *   Reading recordings (TickreelReader): line 2028
+ *      tickreel_reader_open_url, tickreel_reader_open, tickreel_reader_free,
+ *      tickreel_reader_tick_count, tickreel_reader_first_tick, tickreel_reader_last_tick,
+ *      tickreel_reader_chunk_count, tickreel_reader_tick_rate, tickreel_reader_metadata,
+ *      tickreel_reader_seek, tickreel_reader_ticks, tickreel_reader_verify
+ *   pending: line 2094
+ *      tickreel_pending_upload_poll, tickreel_pending_upload_bytes, tickreel_pending_upload_free
+ *   Playback (TickreelPlayhead): line 2139
  *      tickreel_playhead_open, tickreel_playhead_follow, tickreel_playhead_free,
  *      tickreel_playhead_current, tickreel_playhead_advance, tickreel_playhead_prepare,
  *      tickreel_playhead_seek, tickreel_playhead_step_forward, tickreel_playhead_step_back,
@@ -76,16 +88,11 @@
  *      tickreel_playhead_set_reverse, tickreel_playhead_position, tickreel_playhead_entities,
  *      tickreel_playhead_ticks, tickreel_playhead_removed, tickreel_playhead_added,
  *      tickreel_playhead_world, tickreel_playhead_world_snapshot, tickreel_playhead_world_events
- *   Reading recordings (TickreelReader): line 2207
- *      tickreel_reader_open, tickreel_reader_free, tickreel_reader_tick_count,
- *      tickreel_reader_first_tick, tickreel_reader_last_tick, tickreel_reader_chunk_count,
- *      tickreel_reader_tick_rate, tickreel_reader_metadata, tickreel_reader_seek,
- *      tickreel_reader_ticks, tickreel_reader_verify
- *   Shadow play (TickreelShadowBuffer): line 2366
+ *   Shadow play (TickreelShadowBuffer): line 2590
  *      tickreel_shadow_options_default, tickreel_report_options_default,
  *      tickreel_shadow_buffer_start, tickreel_shadow_buffer_report, tickreel_shadow_buffer_stats,
  *      tickreel_shadow_buffer_attached, tickreel_shadow_buffer_free
- *   Writing recordings (TickreelReelWriter): line 2504
+ *   Writing recordings (TickreelReelWriter): line 2728
  *      tickreel_reel_options_default, tickreel_reel_writer_create, tickreel_reel_writer_free,
  *      tickreel_reel_writer_write_tick, tickreel_reel_writer_write_batch,
  *      tickreel_reel_writer_offer_snapshot, tickreel_reel_writer_register_entity,
@@ -330,6 +337,20 @@ typedef struct TickreelGhostLoad TickreelGhostLoad;
  * `tickreel_live_delta_new`, release with `tickreel_live_delta_free`.
  */
 typedef struct TickreelLiveDelta TickreelLiveDelta;
+
+/**
+ * How to reach an object store: endpoint, region, credentials, timeouts, retries. Opaque:
+ * create with `tickreel_object_options_new` (reads the `AWS_*` variables), change with
+ * `tickreel_object_options_set_*`, release with `tickreel_object_options_free`.
+ */
+typedef struct TickreelObjectOptions TickreelObjectOptions;
+
+/**
+ * A recording's finish followed by its upload, running in the background. Opaque: created by
+ * `tickreel_recorder_finish_upload`, polled with `tickreel_pending_upload_poll`, released with
+ * `tickreel_pending_upload_free`.
+ */
+typedef struct TickreelPendingUpload TickreelPendingUpload;
 
 /**
  * A viewer's position in a recording. Opaque: open with `tickreel_playhead_open`, release with
@@ -1890,6 +1911,209 @@ TickreelResult tickreel_ghost_load_take(struct TickreelGhostLoad *load,
  * normally; calls that start after this one get `TICKREEL_RESULT_INVALID_HANDLE`.
  */
 TickreelResult tickreel_ghost_load_free(struct TickreelGhostLoad *load);
+
+/**
+ * Creates object-storage options with the usual variables read now: `AWS_ACCESS_KEY_ID`,
+ * `AWS_SECRET_ACCESS_KEY`, `AWS_SESSION_TOKEN`, `AWS_REGION` (or `AWS_DEFAULT_REGION`),
+ * `AWS_ENDPOINT_URL` (or `AWS_ENDPOINT`), `AWS_ALLOW_HTTP`; an `http://` endpoint allows plain
+ * HTTP. Defaults otherwise: connect timeout 5 s, request timeout 30 s, 3 retries backing off
+ * from 100 ms to 5 s, a 120 s deadline per call. Stores the handle in `*out_options`; free it
+ * with `tickreel_object_options_free` (operations copy what they need).
+ *
+ * Thread safety: any thread.
+ *
+ * # Safety
+ * `out_options` must be NULL or point to writable storage for one `TickreelObjectOptions` pointer.
+ */
+TickreelResult tickreel_object_options_new(struct TickreelObjectOptions **out_options);
+
+/**
+ * Frees object-storage options. `tickreel_object_options_free(NULL)` is a no-op returning
+ * `TICKREEL_RESULT_OK`; a freed or invalid handle returns `TICKREEL_RESULT_INVALID_HANDLE`.
+ *
+ * Thread safety: any thread.
+ */
+TickreelResult tickreel_object_options_free(struct TickreelObjectOptions *options);
+
+/**
+ * Sets the store's endpoint (`http://127.0.0.1:9000`, `https://<account>.r2.cloudflarestorage.com`;
+ * NULL: AWS S3 itself). An `http://` endpoint also allows plain HTTP.
+ *
+ * Thread safety: any thread; calls on one options handle are serialised.
+ *
+ * # Safety
+ * `endpoint` must be NULL or a NUL-terminated string.
+ */
+TickreelResult tickreel_object_options_set_endpoint(struct TickreelObjectOptions *options,
+                                                    const char *endpoint);
+
+/**
+ * Sets the region (NULL: `us-east-1`).
+ *
+ * Thread safety: any thread; calls on one options handle are serialised.
+ *
+ * # Safety
+ * `region` must be NULL or a NUL-terminated string.
+ */
+TickreelResult tickreel_object_options_set_region(struct TickreelObjectOptions *options,
+                                                  const char *region);
+
+/**
+ * Sets static credentials (an access key id, its secret and an optional session token, NULL for
+ * none), replacing those read from the environment. They are never shown in messages.
+ *
+ * Thread safety: any thread; calls on one options handle are serialised.
+ *
+ * # Safety
+ * `access_key_id` must be NULL or a NUL-terminated string (NULL is refused).
+ * `secret_access_key` must be NULL or a NUL-terminated string (NULL is refused).
+ * `session_token` must be NULL or a NUL-terminated string.
+ */
+TickreelResult tickreel_object_options_set_credentials(struct TickreelObjectOptions *options,
+                                                       const char *access_key_id,
+                                                       const char *secret_access_key,
+                                                       const char *session_token);
+
+/**
+ * Allows (or forbids) plain `http://` endpoints.
+ *
+ * Thread safety: any thread; calls on one options handle are serialised.
+ */
+TickreelResult tickreel_object_options_set_allow_http(struct TickreelObjectOptions *options,
+                                                      bool allow);
+
+/**
+ * Sets the timeouts in milliseconds: to connect, for one request, and the deadline of one call
+ * with its retries (past it the call fails with `TICKREEL_RESULT_IO`, a timeout).
+ *
+ * Returns `TICKREEL_RESULT_INVALID_ARGUMENT` for a zero timeout.
+ *
+ * Thread safety: any thread; calls on one options handle are serialised.
+ */
+TickreelResult tickreel_object_options_set_timeouts(struct TickreelObjectOptions *options,
+                                                    uint32_t connect_ms,
+                                                    uint32_t request_ms,
+                                                    uint32_t deadline_ms);
+
+/**
+ * Sets the retries of a failed request (connection errors, 5xx, timeouts) and their backoff in
+ * milliseconds: the first wait, doubling up to the longest.
+ *
+ * Returns `TICKREEL_RESULT_INVALID_ARGUMENT` if the first wait is longer than the longest.
+ *
+ * Thread safety: any thread; calls on one options handle are serialised.
+ */
+TickreelResult tickreel_object_options_set_retries(struct TickreelObjectOptions *options,
+                                                   uint32_t retries,
+                                                   uint32_t backoff_initial_ms,
+                                                   uint32_t backoff_max_ms);
+
+/**
+ * Opens the recording at `location`, an object URL (`s3://bucket/key`: one request for the
+ * header, metadata and index when they fit in the first 256 KiB, then one per chunk needed) or a
+ * local path (as `tickreel_reader_open`), with `options` (used for URLs only), and stores the
+ * reader's handle in `*out_reader`.
+ *
+ * Returns `TICKREEL_RESULT_IO` for a missing object ("no such object"), a store that refuses
+ * (wrong credentials) or cannot be reached, or a call past its deadline (the message says
+ * which, never with a secret), `TICKREEL_RESULT_INVALID_ARGUMENT` for a malformed URL, and the codes of
+ * `tickreel_reader_open`. On failure `*out_reader` is set to NULL (when it can be written).
+ *
+ * Thread safety: any thread. A reader may then be used from any number of threads at once.
+ *
+ * # Safety
+ * `out_reader` must be NULL or point to writable storage for one `TickreelReader` pointer.
+ * `location` must be NULL or a NUL-terminated string (NULL is refused).
+ */
+TickreelResult tickreel_reader_open_url(const char *location,
+                                        struct TickreelObjectOptions *options,
+                                        struct TickreelReader **out_reader);
+
+/**
+ * Starts loading `entity`'s run in `range` (NULL: its whole presence) from the recording at
+ * `location` (an object URL or a local path) on a background thread, and stores the load's
+ * handle in `*out_load`: poll it with `tickreel_ghost_load_poll`, take the ghost with
+ * `tickreel_ghost_load_take` (which reports the load's own errors: a missing object, refused
+ * credentials). Never blocks.
+ *
+ * Returns `TICKREEL_RESULT_INVALID_ARGUMENT` for a malformed URL or options the store client
+ * refuses. On failure `*out_load` is set to NULL (when it can be written).
+ *
+ * Thread safety: any thread.
+ *
+ * # Safety
+ * `out_load` must be NULL or point to writable storage for one `TickreelGhostLoad` pointer.
+ * `location` must be NULL or a NUL-terminated string (NULL is refused).
+ * `range` must be NULL or point to a readable `TickreelGhostRange`.
+ */
+TickreelResult tickreel_ghost_load_async_url(const char *location,
+                                             struct TickreelObjectOptions *options,
+                                             uint32_t entity,
+                                             const struct TickreelGhostRange *range,
+                                             struct TickreelGhostLoad **out_load);
+
+/**
+ * Finishes the recording (as `tickreel_recorder_finish`) and, once its `.reel` file is
+ * compacted, uploads it to the object URL `url` (`s3://bucket/key`) on a background thread:
+ * multipart for large files, never over an existing object unless `overwrite`, the uploaded
+ * size checked, then the local file removed if `remove_local`. Stores the pending upload's handle
+ * in `*out_upload`: poll it with `tickreel_pending_upload_poll`. A failed upload keeps the local
+ * file (`tickreel upload FILE URL` retries it).
+ *
+ * Returns `TICKREEL_RESULT_INVALID_ARGUMENT` for a malformed URL (checked before the recording
+ * is finished: it then goes on), and the codes of `tickreel_recorder_finish`. On failure
+ * `*out_upload` is set to NULL (when it can be written).
+ *
+ * Thread safety: any thread, concurrently with other recorder calls; only one finish or abort
+ * succeeds.
+ *
+ * # Safety
+ * `out_upload` must be NULL or point to writable storage for one `TickreelPendingUpload` pointer.
+ * `url` must be NULL or a NUL-terminated string (NULL is refused).
+ */
+TickreelResult tickreel_recorder_finish_upload(struct TickreelRecorder *recorder,
+                                               const char *url,
+                                               struct TickreelObjectOptions *options,
+                                               bool overwrite,
+                                               bool remove_local,
+                                               struct TickreelPendingUpload **out_upload);
+
+/**
+ * Stores in `*out_done` whether the finish and upload have ended. Never blocks.
+ *
+ * Returns `TICKREEL_RESULT_OK` while they run (`*out_done` false) and once the upload succeeded
+ * (`*out_done` true); if the finish or the upload failed, `*out_done` is true and the call
+ * returns the failure's code (e.g. `TICKREEL_RESULT_IO` for an existing
+ * object or a refused request) with its message, every time it is asked.
+ *
+ * Thread safety: any thread; calls on one handle are serialised.
+ *
+ * # Safety
+ * `out_done` must be NULL or point to writable storage for one `bool`.
+ */
+TickreelResult tickreel_pending_upload_poll(struct TickreelPendingUpload *upload, bool *out_done);
+
+/**
+ * Stores in `*out_bytes` the size of the uploaded object. Never blocks.
+ *
+ * Returns `TICKREEL_RESULT_NOT_READY` while the upload runs, and the failure's code if it failed.
+ *
+ * Thread safety: any thread; calls on one handle are serialised.
+ *
+ * # Safety
+ * `out_bytes` must be NULL or point to writable storage for one `u64`.
+ */
+TickreelResult tickreel_pending_upload_bytes(struct TickreelPendingUpload *upload,
+                                             uint64_t *out_bytes);
+
+/**
+ * Frees a pending upload's handle; the upload goes on. `tickreel_pending_upload_free(NULL)` is
+ * a no-op returning `TICKREEL_RESULT_OK`; a freed or invalid handle returns
+ * `TICKREEL_RESULT_INVALID_HANDLE`.
+ *
+ * Thread safety: any thread.
+ */
+TickreelResult tickreel_pending_upload_free(struct TickreelPendingUpload *upload);
 
 /**
  * Opens the recording at `path` (a finished `.reel` file or a live recording directory; a

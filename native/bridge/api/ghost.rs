@@ -53,6 +53,13 @@ impl HandleType for GhostLoad {
     const NAME: &'static str = "ghost load";
 }
 
+impl GhostLoad {
+    /// A handle for a load already started (by URL: `crate::api::object`).
+    pub(crate) fn new(load: ghost::GhostLoad) -> GhostLoad {
+        GhostLoad(Mutex::new((load, false)))
+    }
+}
+
 /// What a ghost's run spans (C: `TickreelGhostInfo`).
 pub struct GhostInfo(pub Arc<GhostTrack>);
 

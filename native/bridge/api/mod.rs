@@ -17,6 +17,7 @@ pub mod batch;
 pub mod engine;
 pub mod ghost;
 pub mod library;
+pub mod object;
 pub mod playhead;
 pub mod reader;
 pub mod shadow;

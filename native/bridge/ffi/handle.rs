@@ -113,6 +113,14 @@ const TAG_NAMES: &[(u8, &str)] = &[
         crate::api::shadow::ShadowBuffer::TAG,
         crate::api::shadow::ShadowBuffer::NAME,
     ),
+    (
+        crate::api::object::ObjectOptions::TAG,
+        crate::api::object::ObjectOptions::NAME,
+    ),
+    (
+        crate::api::object::PendingUpload::TAG,
+        crate::api::object::PendingUpload::NAME,
+    ),
 ];
 
 /// The registry of C handles.
@@ -216,13 +224,14 @@ mod tests {
     struct ThingOpaque;
     impl HandleType for Thing {
         type Opaque = ThingOpaque;
-        const TAG: u8 = 0x0E;
+        // the highest tags, which no real handle type uses (64-bit layout)
+        const TAG: u8 = TAG_MASK as u8;
         const NAME: &'static str = "thing";
     }
     struct Other;
     impl HandleType for Other {
         type Opaque = ThingOpaque;
-        const TAG: u8 = 0x0D;
+        const TAG: u8 = TAG_MASK as u8 - 1;
         const NAME: &'static str = "other";
     }
 

@@ -35,6 +35,7 @@ mod defaults;
 mod generated;
 mod ghost;
 mod handles;
+mod object;
 mod playhead;
 mod reader;
 mod recorder;

@@ -77,6 +77,26 @@ public final class Ghost implements AutoCloseable {
         return new Ghost(NativeBridge.ghostLoad(path.toString(), entity, range.toNative()));
     }
 
+    /**
+     * Loads {@code entity}'s run in {@code range} from the recording at {@code location} (an
+     * object URL, {@code s3://bucket/key}, or a local path) on a background thread, opening it
+     * there too: the returned handle is polled without ever waiting. A missing object or refused
+     * credentials are thrown by {@link GhostLoad#take()}.
+     *
+     * @throws IllegalArgumentException for a malformed URL
+     */
+    public static GhostLoad loadAsync(String location, ObjectOptions options, int entity, GhostRange range) {
+        Objects.requireNonNull(location, "location");
+        Objects.requireNonNull(options, "options");
+        Objects.requireNonNull(range, "range");
+        long o = options.toNative();
+        try {
+            return new GhostLoad(NativeBridge.ghostLoadAsyncUrl(location, o, entity, range.toNative()));
+        } finally {
+            NativeBridge.close(o);
+        }
+    }
+
     /** Loads in the background; see {@link #loadAsync(Path, int, GhostRange)}. */
     public static GhostLoad loadAsync(Path path, int entity) {
         return loadAsync(path, entity, GhostRange.all());

@@ -68,6 +68,20 @@ final class NativeBridge {
     static native void close(long handle);
     static native long[] defaultOptions(int family);
 
+    // --- object (native/bridge/api/object.rs documents each) ---
+    static native long objectOptionsNew();
+    static native void objectOptionsSetEndpoint(long options, String endpoint);
+    static native void objectOptionsSetRegion(long options, String region);
+    static native void objectOptionsSetCredentials(long options, String accessKeyId, String secretAccessKey, String sessionToken);
+    static native void objectOptionsSetAllowHttp(long options, boolean allow);
+    static native void objectOptionsSetTimeouts(long options, int connectMs, int requestMs, int deadlineMs);
+    static native void objectOptionsSetRetries(long options, int retries, int backoffInitialMs, int backoffMaxMs);
+    static native long readerOpenUrl(String location, long options);
+    static native long ghostLoadAsyncUrl(String location, long options, int entity, int[] range);
+    static native long recorderFinishUpload(long recorder, String url, long options, boolean overwrite, boolean removeLocal);
+    static native String pendingUploadPoll(long upload);
+    static native long pendingUploadBytes(long upload);
+
     // --- playhead (native/bridge/api/playhead.rs documents each) ---
     static native long playheadOpen(String path, int startTick);
     static native long playheadFollow(String path, int startTick);

@@ -19,10 +19,16 @@ import java.util.function.Consumer;
 public final class Reader implements AutoCloseable {
     private final NativeHandle handle;
     private final Path path;
+    private final String location;
     private volatile Map<String, Object> rawMetadata;
 
     private Reader(Path path, long h) {
+        this(path, path.toString(), h);
+    }
+
+    private Reader(Path path, String location, long h) {
         this.path = path;
+        this.location = location;
         this.handle = new NativeHandle(this, h, "Reader");
     }
 
@@ -38,9 +44,43 @@ public final class Reader implements AutoCloseable {
         return new Reader(path, NativeBridge.readerOpen(path.toString()));
     }
 
-    /** The file this replay was opened from. */
+    /**
+     * Opens a recording by URL ({@code s3://bucket/key}: the header, metadata and index in one
+     * request when they fit in the first 256 KiB, then one request per chunk needed) or by local
+     * path, with {@code options} for the store.
+     *
+     * @throws TickreelException if the object is missing, the store refuses (wrong credentials)
+     *     or cannot be reached in time, or it is not a valid recording (the message never shows
+     *     a secret)
+     * @throws IllegalArgumentException for a malformed URL
+     */
+    public static Reader open(String location, ObjectOptions options) {
+        Objects.requireNonNull(location, "location");
+        Objects.requireNonNull(options, "options");
+        long o = options.toNative();
+        try {
+            long h = NativeBridge.readerOpenUrl(location, o);
+            return new Reader(location.startsWith("s3://") ? null : Path.of(location), location, h);
+        } finally {
+            NativeBridge.close(o);
+        }
+    }
+
+    /**
+     * The file this reader was opened from.
+     *
+     * @throws UnsupportedOperationException for a reader opened by object URL (see {@link #location()})
+     */
     public Path path() {
+        if (path == null) {
+            throw new UnsupportedOperationException(location + " is an object URL, not a path");
+        }
         return path;
+    }
+
+    /** Where this reader was opened from: the path or the object URL as given. */
+    public String location() {
+        return location;
     }
 
     /** What the header says. */

@@ -197,6 +197,27 @@ public final class Recorder implements AutoCloseable {
         return new FinishHandle(NativeBridge.recorderFinish(handle.get()));
     }
 
+    /**
+     * Ends the recording as {@link #finish()} does and, once its {@code .reel} file is written,
+     * uploads it to the object URL {@code url} ({@code s3://bucket/key}) on a background thread:
+     * multipart for large files, never over an existing object unless {@code overwrite}, the
+     * uploaded size checked, then the local file removed if {@code removeLocal}. A failed upload
+     * keeps the local file. Returns at once.
+     *
+     * @throws IllegalArgumentException for a malformed URL (checked first: the recording then goes on)
+     * @throws IllegalStateException as {@link #finish()}
+     */
+    public PendingUpload finishAndUpload(String url, ObjectOptions options, boolean overwrite, boolean removeLocal) {
+        java.util.Objects.requireNonNull(url, "url");
+        java.util.Objects.requireNonNull(options, "options");
+        long o = options.toNative();
+        try {
+            return new PendingUpload(NativeBridge.recorderFinishUpload(handle.get(), url, o, overwrite, removeLocal));
+        } finally {
+            NativeBridge.close(o);
+        }
+    }
+
     /** Throws the recording away: queued ticks are discarded and its live directory is removed. */
     public void abort() {
         NativeBridge.recorderAbort(handle.get());
