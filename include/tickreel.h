@@ -39,18 +39,24 @@
 
 /*
  * Index (line numbers in this file).
- *   Constants and result codes first; handles and structs from line 300; then the
+ *   Constants and result codes first; handles and structs from line 306; then the
  *   functions by area, the error channel first:
- *   Errors and the library: line 1025
+ *   Errors and the library: line 1044
  *      tickreel_handle_count, tickreel_last_error, tickreel_last_error_message,
  *      tickreel_last_error_code, tickreel_result_name, tickreel_version
- *   Tick batches (TickreelBatch): line 1094
+ *   Tick batches (TickreelBatch): line 1113
  *      tickreel_batch_new, tickreel_batch_free, tickreel_batch_clear, tickreel_batch_event_count,
  *      tickreel_batch_bytes, tickreel_batch_add_entity, tickreel_batch_remove_entity,
  *      tickreel_batch_add_pose, tickreel_batch_add_position, tickreel_batch_add_rotation,
  *      tickreel_batch_teleport, tickreel_batch_flags, tickreel_batch_checkpoint,
  *      tickreel_batch_velocity, tickreel_batch_player_leave, tickreel_batch_custom
- *   Live recording (TickreelEngine, TickreelRecorder, TickreelFinishHandle): line 1290
+ *   catalog: line 1316
+ *      tickreel_catalog_open, tickreel_catalog_free, tickreel_catalog_register,
+ *      tickreel_catalog_top, tickreel_catalog_personal_best, tickreel_catalog_around,
+ *      tickreel_catalog_recent, tickreel_catalog_sum_of_best, tickreel_catalog_load_ghost,
+ *      tickreel_catalog_prune, tickreel_catalog_call_poll, tickreel_catalog_call_rows,
+ *      tickreel_catalog_call_ghost_load, tickreel_catalog_call_free
+ *   Live recording (TickreelEngine, TickreelRecorder, TickreelFinishHandle): line 1538
  *      tickreel_engine_options_default, tickreel_engine_new, tickreel_engine_free,
  *      tickreel_engine_stats, tickreel_recorder_options_default, tickreel_recorder_start,
  *      tickreel_recorder_free, tickreel_recorder_submit_tick, tickreel_recorder_submit_batch,
@@ -60,7 +66,7 @@
  *      tickreel_recorder_wait_resumed, tickreel_recorder_status, tickreel_recorder_finish,
  *      tickreel_recorder_abort, tickreel_finish_handle_poll, tickreel_finish_handle_wait,
  *      tickreel_finish_handle_free, tickreel_recorder_finish_upload
- *   Ghosts (TickreelGhost, TickreelGhostLoad, TickreelGhostCursor, TickreelLiveDelta): line 1686
+ *   Ghosts (TickreelGhost, TickreelGhostLoad, TickreelGhostCursor, TickreelLiveDelta): line 1934
  *      tickreel_ghost_load, tickreel_ghost_load_from_reader, tickreel_ghost_free,
  *      tickreel_ghost_info, tickreel_ghost_splits, tickreel_ghost_cursor_new,
  *      tickreel_ghost_cursor_free, tickreel_ghost_cursor_sample,
@@ -68,19 +74,19 @@
  *      tickreel_live_delta_update, tickreel_live_delta_set_time_shift, tickreel_live_delta_reset,
  *      tickreel_ghost_load_async, tickreel_ghost_load_poll, tickreel_ghost_load_take,
  *      tickreel_ghost_load_free, tickreel_ghost_load_async_url
- *   object: line 1928
+ *   object: line 2176
  *      tickreel_object_options_new, tickreel_object_options_free,
  *      tickreel_object_options_set_endpoint, tickreel_object_options_set_region,
  *      tickreel_object_options_set_credentials, tickreel_object_options_set_allow_http,
  *      tickreel_object_options_set_timeouts, tickreel_object_options_set_retries
- *   Reading recordings (TickreelReader): line 2028
+ *   Reading recordings (TickreelReader): line 2276
  *      tickreel_reader_open_url, tickreel_reader_open, tickreel_reader_free,
  *      tickreel_reader_tick_count, tickreel_reader_first_tick, tickreel_reader_last_tick,
  *      tickreel_reader_chunk_count, tickreel_reader_tick_rate, tickreel_reader_metadata,
  *      tickreel_reader_seek, tickreel_reader_ticks, tickreel_reader_verify
- *   pending: line 2094
+ *   pending: line 2342
  *      tickreel_pending_upload_poll, tickreel_pending_upload_bytes, tickreel_pending_upload_free
- *   Playback (TickreelPlayhead): line 2139
+ *   Playback (TickreelPlayhead): line 2387
  *      tickreel_playhead_open, tickreel_playhead_follow, tickreel_playhead_free,
  *      tickreel_playhead_current, tickreel_playhead_advance, tickreel_playhead_prepare,
  *      tickreel_playhead_seek, tickreel_playhead_step_forward, tickreel_playhead_step_back,
@@ -88,11 +94,11 @@
  *      tickreel_playhead_set_reverse, tickreel_playhead_position, tickreel_playhead_entities,
  *      tickreel_playhead_ticks, tickreel_playhead_removed, tickreel_playhead_added,
  *      tickreel_playhead_world, tickreel_playhead_world_snapshot, tickreel_playhead_world_events
- *   Shadow play (TickreelShadowBuffer): line 2590
+ *   Shadow play (TickreelShadowBuffer): line 2838
  *      tickreel_shadow_options_default, tickreel_report_options_default,
  *      tickreel_shadow_buffer_start, tickreel_shadow_buffer_report, tickreel_shadow_buffer_stats,
  *      tickreel_shadow_buffer_attached, tickreel_shadow_buffer_free
- *   Writing recordings (TickreelReelWriter): line 2728
+ *   Writing recordings (TickreelReelWriter): line 2976
  *      tickreel_reel_options_default, tickreel_reel_writer_create, tickreel_reel_writer_free,
  *      tickreel_reel_writer_write_tick, tickreel_reel_writer_write_batch,
  *      tickreel_reel_writer_offer_snapshot, tickreel_reel_writer_register_entity,
@@ -300,6 +306,19 @@ typedef uint32_t TickreelResult;
 typedef struct TickreelBatch TickreelBatch;
 
 /**
+ * An open catalog of runs and its worker thread. Opaque: open with `tickreel_catalog_open`,
+ * release with `tickreel_catalog_free`.
+ */
+typedef struct TickreelCatalog TickreelCatalog;
+
+/**
+ * A catalog call running on the catalog's worker. Opaque: created by the `tickreel_catalog_*`
+ * queries, polled with `tickreel_catalog_call_poll`, read with `tickreel_catalog_call_rows` or
+ * `tickreel_catalog_call_ghost_load`, released with `tickreel_catalog_call_free`.
+ */
+typedef struct TickreelCatalogCall TickreelCatalogCall;
+
+/**
  * The recording runtime: writer thread(s) and a compaction worker, shared by every recording of
  * a server. Opaque: create with `tickreel_engine_new`, release with `tickreel_engine_free`
  * (which stops and joins its threads). The pointer is a handle, not an address.
@@ -383,6 +402,29 @@ typedef struct TickreelReelWriter TickreelReelWriter;
  * address.
  */
 typedef struct TickreelShadowBuffer TickreelShadowBuffer;
+
+/**
+ * Which part of an entity's recorded life is the run. `{0, 0, 0, 0}` (or a NULL pointer) is
+ * the whole presence of the entity.
+ */
+typedef struct TickreelGhostRange {
+    /**
+     * `TICKREEL_GHOST_BOUND_*`: where the run starts (its `t = 0`).
+     */
+    uint32_t start_kind;
+    /**
+     * The start tick or checkpoint index.
+     */
+    uint32_t start_value;
+    /**
+     * `TICKREEL_GHOST_BOUND_*`: where the run ends (the ghost's finish).
+     */
+    uint32_t end_kind;
+    /**
+     * The end tick or checkpoint index.
+     */
+    uint32_t end_value;
+} TickreelGhostRange;
 
 /**
  * Options of `tickreel_engine_new`. Fill with `tickreel_engine_options_default`, then change
@@ -594,29 +636,6 @@ typedef struct TickreelRecorderStats {
      */
     bool has_flushed_tick;
 } TickreelRecorderStats;
-
-/**
- * Which part of an entity's recorded life is the run. `{0, 0, 0, 0}` (or a NULL pointer) is
- * the whole presence of the entity.
- */
-typedef struct TickreelGhostRange {
-    /**
-     * `TICKREEL_GHOST_BOUND_*`: where the run starts (its `t = 0`).
-     */
-    uint32_t start_kind;
-    /**
-     * The start tick or checkpoint index.
-     */
-    uint32_t start_value;
-    /**
-     * `TICKREEL_GHOST_BOUND_*`: where the run ends (the ghost's finish).
-     */
-    uint32_t end_kind;
-    /**
-     * The end tick or checkpoint index.
-     */
-    uint32_t end_value;
-} TickreelGhostRange;
 
 /**
  * What `tickreel_ghost_info` reports about a ghost track.
@@ -1277,6 +1296,235 @@ TickreelResult tickreel_batch_custom(struct TickreelBatch *batch,
                                      uint32_t type_id,
                                      const uint8_t *data,
                                      size_t data_len);
+
+/**
+ * Opens the catalog at `url`: `sqlite:PATH` (created if missing) or `postgres://user@host/db`,
+ * migrating its schema to the current version, and starts its worker thread. Stores the
+ * handle in `*out_catalog`; free it with `tickreel_catalog_free`. Blocks while the database is
+ * opened (the only call that does): open it at startup, not on the server thread.
+ *
+ * Returns `TICKREEL_RESULT_UNSUPPORTED` for a URL of another scheme,
+ * `TICKREEL_RESULT_IO` if the database cannot be opened or reached (the message never shows a
+ * password). On failure `*out_catalog` is set to NULL (when it can be written).
+ *
+ * Thread safety: any thread. The catalog may then be used from any thread.
+ *
+ * # Safety
+ * `out_catalog` must be NULL or point to writable storage for one `TickreelCatalog` pointer.
+ * `url` must be NULL or a NUL-terminated string (NULL is refused).
+ */
+TickreelResult tickreel_catalog_open(const char *url, struct TickreelCatalog **out_catalog);
+
+/**
+ * Frees a catalog: the calls already queued run, then its worker thread is joined (blocks
+ * until then). Call handles stay valid. `tickreel_catalog_free(NULL)` is a no-op.
+ *
+ * Thread safety: any thread.
+ */
+TickreelResult tickreel_catalog_free(struct TickreelCatalog *catalog);
+
+/**
+ * Registers one run of the finished recording at `file` (after its finish completed): `course`,
+ * the player's 16-byte UUID `player` and name, the `entity` in the recording and the `range` of
+ * its run (NULL: its whole presence; checkpoint markers give the splits). Stores the call's
+ * handle in `*out_call`; the call's rows are the registered run (rank 0). A file that is not a
+ * finished recording, or an entity or range not in it, fails the call and stores nothing.
+ *
+ * Returns `TICKREEL_RESULT_NULL_ARGUMENT` for a NULL `player`.
+ *
+ * Thread safety: any thread; never blocks (the call runs on the catalog's worker).
+ *
+ * # Safety
+ * `out_call` must be NULL or point to writable storage for one `TickreelCatalogCall` pointer.
+ * `file` must be NULL or a NUL-terminated string (NULL is refused).
+ * `course` must be NULL or a NUL-terminated string (NULL is refused).
+ * `player` must be NULL or point to 16 readable bytes.
+ * `player_name` must be NULL or a NUL-terminated string (NULL is refused).
+ * `range` must be NULL or point to a readable `TickreelGhostRange`.
+ */
+TickreelResult tickreel_catalog_register(struct TickreelCatalog *catalog,
+                                         const char *file,
+                                         const char *course,
+                                         const uint8_t *player,
+                                         const char *player_name,
+                                         uint32_t entity,
+                                         const struct TickreelGhostRange *range,
+                                         struct TickreelCatalogCall **out_call);
+
+/**
+ * Starts a query of the best `n` players of `course` (each player's best valid run, fastest
+ * first, ties to the earlier run). Stores the call's handle in `*out_call`.
+ *
+ * Thread safety: any thread; never blocks.
+ *
+ * # Safety
+ * `out_call` must be NULL or point to writable storage for one `TickreelCatalogCall` pointer.
+ * `course` must be NULL or a NUL-terminated string (NULL is refused).
+ */
+TickreelResult tickreel_catalog_top(struct TickreelCatalog *catalog,
+                                    const char *course,
+                                    uint32_t n,
+                                    struct TickreelCatalogCall **out_call);
+
+/**
+ * Starts a query of `player`'s best run of `course` and its rank: one row, or none if the
+ * player has no valid run there. Stores the call's handle in `*out_call`.
+ *
+ * Returns `TICKREEL_RESULT_NULL_ARGUMENT` for a NULL `player`.
+ *
+ * Thread safety: any thread; never blocks.
+ *
+ * # Safety
+ * `out_call` must be NULL or point to writable storage for one `TickreelCatalogCall` pointer.
+ * `course` must be NULL or a NUL-terminated string (NULL is refused).
+ * `player` must be NULL or point to 16 readable bytes.
+ */
+TickreelResult tickreel_catalog_personal_best(struct TickreelCatalog *catalog,
+                                              const char *course,
+                                              const uint8_t *player,
+                                              struct TickreelCatalogCall **out_call);
+
+/**
+ * Starts a query of the places from `rank - k` to `rank + k` of `course` (clamped to the
+ * board). Stores the call's handle in `*out_call`.
+ *
+ * Thread safety: any thread; never blocks.
+ *
+ * # Safety
+ * `out_call` must be NULL or point to writable storage for one `TickreelCatalogCall` pointer.
+ * `course` must be NULL or a NUL-terminated string (NULL is refused).
+ */
+TickreelResult tickreel_catalog_around(struct TickreelCatalog *catalog,
+                                       const char *course,
+                                       uint32_t rank,
+                                       uint32_t k,
+                                       struct TickreelCatalogCall **out_call);
+
+/**
+ * Starts a query of `player`'s `n` most recent runs (of `course`, or of every course when it is
+ * NULL), newest first, valid or not; their rank fields are 0. Stores the call's handle in
+ * `*out_call`.
+ *
+ * Returns `TICKREEL_RESULT_NULL_ARGUMENT` for a NULL `player`.
+ *
+ * Thread safety: any thread; never blocks.
+ *
+ * # Safety
+ * `out_call` must be NULL or point to writable storage for one `TickreelCatalogCall` pointer.
+ * `player` must be NULL or point to 16 readable bytes.
+ * `course` must be NULL or a NUL-terminated string.
+ */
+TickreelResult tickreel_catalog_recent(struct TickreelCatalog *catalog,
+                                       const uint8_t *player,
+                                       const char *course,
+                                       uint32_t n,
+                                       struct TickreelCatalogCall **out_call);
+
+/**
+ * Starts the sum of best segments of `course`: of `player`'s runs, or of the whole board when
+ * `player` is NULL (segments between consecutive checkpoints). Stores the call's handle in
+ * `*out_call`; its bytes are empty when there is no run, else the encoding of `rows::sum_of_best`.
+ *
+ * Thread safety: any thread; never blocks.
+ *
+ * # Safety
+ * `out_call` must be NULL or point to writable storage for one `TickreelCatalogCall` pointer.
+ * `course` must be NULL or a NUL-terminated string (NULL is refused).
+ * `player` must be NULL or point to 16 readable bytes.
+ */
+TickreelResult tickreel_catalog_sum_of_best(struct TickreelCatalog *catalog,
+                                            const char *course,
+                                            const uint8_t *player,
+                                            struct TickreelCatalogCall **out_call);
+
+/**
+ * Starts looking up the ghost of `course`'s run at `rank` (1: the best) or, with `rank` 0, of
+ * `player`'s best, and loading it (from a local path or an object URL, with the `AWS_*`
+ * variables): when the call is done, `tickreel_catalog_call_ghost_load` gives the ghost load.
+ * The lookup fails with `TICKREEL_RESULT_INVALID_ARGUMENT` when the board has no such rank or
+ * player. Stores the call's handle in `*out_call`.
+ *
+ * Returns `TICKREEL_RESULT_NULL_ARGUMENT` for rank 0 with a NULL `player`.
+ *
+ * Thread safety: any thread; never blocks.
+ *
+ * # Safety
+ * `out_call` must be NULL or point to writable storage for one `TickreelCatalogCall` pointer.
+ * `course` must be NULL or a NUL-terminated string (NULL is refused).
+ * `player` must be NULL or point to 16 readable bytes.
+ */
+TickreelResult tickreel_catalog_load_ghost(struct TickreelCatalog *catalog,
+                                           const char *course,
+                                           uint32_t rank,
+                                           const uint8_t *player,
+                                           struct TickreelCatalogCall **out_call);
+
+/**
+ * Starts applying the retention policies (`tickreel catalog` sets them): recordings no policy
+ * keeps are deleted (the file, then the rows), or with `dry_run` only listed. The call's rows
+ * are the recordings pruned (or that would be), in the encoding of `rows::pruned`. Stores the
+ * call's handle in `*out_call`.
+ *
+ * Thread safety: any thread; never blocks.
+ *
+ * # Safety
+ * `out_call` must be NULL or point to writable storage for one `TickreelCatalogCall` pointer.
+ */
+TickreelResult tickreel_catalog_prune(struct TickreelCatalog *catalog,
+                                      bool dry_run,
+                                      struct TickreelCatalogCall **out_call);
+
+/**
+ * Stores in `*out_done` whether the call has ended (successfully or not). Never blocks.
+ *
+ * Thread safety: any thread; calls on one call handle are serialised.
+ *
+ * # Safety
+ * `out_done` must be NULL or point to writable storage for one `bool`.
+ */
+TickreelResult tickreel_catalog_call_poll(struct TickreelCatalogCall *call, bool *out_done);
+
+/**
+ * Copies the finished call's bytes into `buf` (the encodings of `rows`), storing their number
+ * in `*out_count`; may be asked again (a `capacity` too small returns
+ * `TICKREEL_RESULT_BUFFER_TOO_SMALL` with the count). Never blocks.
+ *
+ * Returns `TICKREEL_RESULT_NOT_READY` while the call runs, the call's own failure code (every
+ * time it is asked), or `TICKREEL_RESULT_INVALID_STATE` for a ghost lookup.
+ *
+ * Thread safety: any thread; calls on one call handle are serialised.
+ *
+ * # Safety
+ * `buf` must point to `capacity` writable `u8`s (or `capacity` must be 0); `out_count` must be NULL or point to a writable `size_t`.
+ */
+TickreelResult tickreel_catalog_call_rows(struct TickreelCatalogCall *call,
+                                          uint8_t *buf,
+                                          size_t capacity,
+                                          size_t *out_count);
+
+/**
+ * Takes the ghost load of a finished `tickreel_catalog_load_ghost` call: stores its handle in
+ * `*out_load` (poll and take it as any ghost load; free it with `tickreel_ghost_load_free`).
+ * Never blocks.
+ *
+ * Returns `TICKREEL_RESULT_NOT_READY` while the lookup runs, its failure code if it failed, and
+ * `TICKREEL_RESULT_INVALID_STATE` if the load was already taken or the call is not a lookup.
+ *
+ * Thread safety: any thread; calls on one call handle are serialised.
+ *
+ * # Safety
+ * `out_load` must be NULL or point to writable storage for one `TickreelGhostLoad` pointer.
+ */
+TickreelResult tickreel_catalog_call_ghost_load(struct TickreelCatalogCall *call,
+                                                struct TickreelGhostLoad **out_load);
+
+/**
+ * Frees a call's handle (the call itself still runs). `tickreel_catalog_call_free(NULL)` is a
+ * no-op.
+ *
+ * Thread safety: any thread.
+ */
+TickreelResult tickreel_catalog_call_free(struct TickreelCatalogCall *call);
 
 /**
  * Fills `*out_options` with the engine defaults (1 writer thread, 65536 queued ticks, 64 MiB

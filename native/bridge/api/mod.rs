@@ -14,6 +14,7 @@
 //! `use` items name things by `crate::` or external paths (the generated code repeats them).
 
 pub mod batch;
+pub mod catalog;
 pub mod engine;
 pub mod ghost;
 pub mod library;

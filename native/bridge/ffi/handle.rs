@@ -121,6 +121,14 @@ const TAG_NAMES: &[(u8, &str)] = &[
         crate::api::object::PendingUpload::TAG,
         crate::api::object::PendingUpload::NAME,
     ),
+    (
+        crate::api::catalog::Catalog::TAG,
+        crate::api::catalog::Catalog::NAME,
+    ),
+    (
+        crate::api::catalog::CatalogCall::TAG,
+        crate::api::catalog::CatalogCall::NAME,
+    ),
 ];
 
 /// The registry of C handles.

@@ -10,6 +10,7 @@
 
 pub mod args;
 pub mod batch;
+pub mod catalog;
 pub mod convert;
 pub mod engine;
 pub mod generated;
@@ -22,6 +23,7 @@ pub mod result;
 pub mod writer;
 
 pub use batch::TickreelBatch;
+pub use catalog::{TickreelCatalog, TickreelCatalogCall};
 pub use engine::finish::TickreelFinishHandle;
 pub use engine::recorder::{TickreelRecorder, TickreelRecorderStats};
 pub use engine::recorder_options::TickreelRecorderOptions;

@@ -25,6 +25,20 @@ final class NativeBridge {
     /** Must equal the library's (native/bridge/api/library.rs). */
     static final int ABI_VERSION = 5;
 
+    // --- catalog (native/bridge/api/catalog.rs documents each) ---
+    static native long catalogOpen(String url);
+    static native long catalogRegister(long catalog, String file, String course, long[] player, String playerName, int entity, int[] range);
+    static native long catalogTop(long catalog, String course, int n);
+    static native long catalogPersonalBest(long catalog, String course, long[] player);
+    static native long catalogAround(long catalog, String course, int rank, int k);
+    static native long catalogRecent(long catalog, long[] player, String course, int n);
+    static native long catalogSumOfBest(long catalog, String course, long[] player);
+    static native long catalogLoadGhost(long catalog, String course, int rank, long[] player);
+    static native long catalogPrune(long catalog, boolean dryRun);
+    static native boolean catalogCallPoll(long call);
+    static native byte[] catalogCallRows(long call);
+    static native long catalogCallGhostLoad(long call);
+
     // --- engine (native/bridge/api/engine.rs documents each) ---
     static native long engineNew(long[] options);
     static native void engineClose(long engine);
