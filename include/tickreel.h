@@ -1330,7 +1330,7 @@ TickreelResult tickreel_catalog_free(struct TickreelCatalog *catalog);
  * handle in `*out_call`; the call's rows are the registered run (rank 0). A file that is not a
  * finished recording, or an entity or range not in it, fails the call and stores nothing.
  *
- * Returns `TICKREEL_RESULT_NULL_ARGUMENT` for a NULL `player`.
+ * Returns `TICKREEL_RESULT_INVALID_ARGUMENT` for a NULL `player`.
  *
  * Thread safety: any thread; never blocks (the call runs on the catalog's worker).
  *
@@ -1370,7 +1370,7 @@ TickreelResult tickreel_catalog_top(struct TickreelCatalog *catalog,
  * Starts a query of `player`'s best run of `course` and its rank: one row, or none if the
  * player has no valid run there. Stores the call's handle in `*out_call`.
  *
- * Returns `TICKREEL_RESULT_NULL_ARGUMENT` for a NULL `player`.
+ * Returns `TICKREEL_RESULT_INVALID_ARGUMENT` for a NULL `player`.
  *
  * Thread safety: any thread; never blocks.
  *
@@ -1405,7 +1405,7 @@ TickreelResult tickreel_catalog_around(struct TickreelCatalog *catalog,
  * NULL), newest first, valid or not; their rank fields are 0. Stores the call's handle in
  * `*out_call`.
  *
- * Returns `TICKREEL_RESULT_NULL_ARGUMENT` for a NULL `player`.
+ * Returns `TICKREEL_RESULT_INVALID_ARGUMENT` for a NULL `player`.
  *
  * Thread safety: any thread; never blocks.
  *
@@ -1444,7 +1444,7 @@ TickreelResult tickreel_catalog_sum_of_best(struct TickreelCatalog *catalog,
  * The lookup fails with `TICKREEL_RESULT_INVALID_ARGUMENT` when the board has no such rank or
  * player. Stores the call's handle in `*out_call`.
  *
- * Returns `TICKREEL_RESULT_NULL_ARGUMENT` for rank 0 with a NULL `player`.
+ * Returns `TICKREEL_RESULT_INVALID_ARGUMENT` for rank 0 with a NULL `player`.
  *
  * Thread safety: any thread; never blocks.
  *

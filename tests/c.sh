@@ -27,7 +27,7 @@ out=examples/c/build
 mkdir -p "$out"
 cflags=(-std=c11 -g -O1 -Wall -Wextra -Werror -fsanitize=address,undefined -fno-omit-frame-pointer
         -fno-sanitize-recover=all -Iinclude)
-for prog in record_replay bad_input object_storage; do
+for prog in record_replay bad_input object_storage catalog; do
   gcc "${cflags[@]}" -o "$out/$prog" "examples/c/$prog.c" -L"$libdir" -ltickreel -lm
 done
 
@@ -51,7 +51,7 @@ done
 [ "$s3_vars" -ge 6 ] || { echo "tests/c.sh: the S3 test server did not start" >&2; exit 1; }
 
 status=0
-for prog in record_replay bad_input object_storage; do
+for prog in record_replay bad_input object_storage catalog; do
   mkdir -p "$scratch/$prog"
   echo "-- $prog"
   # A sanitizer report fails the run (abort/halt on error); its output is kept in the log.

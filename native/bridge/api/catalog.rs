@@ -90,7 +90,7 @@ pub fn free(_catalog: Released<Catalog>) {}
 /// handle in `*out_call`; the call's rows are the registered run (rank 0). A file that is not a
 /// finished recording, or an entity or range not in it, fails the call and stores nothing.
 ///
-/// Returns `TICKREEL_RESULT_NULL_ARGUMENT` for a NULL `player`.
+/// Returns `TICKREEL_RESULT_INVALID_ARGUMENT` for a NULL `player`.
 ///
 /// Thread safety: any thread; never blocks (the call runs on the catalog's worker).
 #[bridge_fn(
@@ -134,7 +134,7 @@ pub fn top(catalog: &Catalog, course: &str, n: u32) -> New<CatalogCall> {
 /// Starts a query of `player`'s best run of `course` and its rank: one row, or none if the
 /// player has no valid run there. Stores the call's handle in `*out_call`.
 ///
-/// Returns `TICKREEL_RESULT_NULL_ARGUMENT` for a NULL `player`.
+/// Returns `TICKREEL_RESULT_INVALID_ARGUMENT` for a NULL `player`.
 ///
 /// Thread safety: any thread; never blocks.
 #[bridge_fn(
@@ -179,7 +179,7 @@ pub fn around(catalog: &Catalog, course: &str, rank: u32, k: u32) -> New<Catalog
 /// NULL), newest first, valid or not; their rank fields are 0. Stores the call's handle in
 /// `*out_call`.
 ///
-/// Returns `TICKREEL_RESULT_NULL_ARGUMENT` for a NULL `player`.
+/// Returns `TICKREEL_RESULT_INVALID_ARGUMENT` for a NULL `player`.
 ///
 /// Thread safety: any thread; never blocks.
 #[bridge_fn(
@@ -230,7 +230,7 @@ pub fn sum_of_best(
 /// The lookup fails with `TICKREEL_RESULT_INVALID_ARGUMENT` when the board has no such rank or
 /// player. Stores the call's handle in `*out_call`.
 ///
-/// Returns `TICKREEL_RESULT_NULL_ARGUMENT` for rank 0 with a NULL `player`.
+/// Returns `TICKREEL_RESULT_INVALID_ARGUMENT` for rank 0 with a NULL `player`.
 ///
 /// Thread safety: any thread; never blocks.
 #[bridge_fn(
