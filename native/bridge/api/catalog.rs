@@ -33,7 +33,7 @@ pub enum Outcome {
     /// Rows in the documented encoding.
     Rows(Vec<u8>),
     /// A ghost lookup: the load started on the worker (taken once).
-    Ghost(Option<ghost::GhostLoad>),
+    Ghost(Option<Box<ghost::GhostLoad>>),
 }
 
 /// A call submitted to a catalog's worker (C: `TickreelCatalogCall`, Java: inside `Catalog`'s
@@ -259,7 +259,7 @@ pub fn load_ghost(
                 Ok(LoadFrom::Path(location.into()))
             }
         })?;
-        Ok(Outcome::Ghost(Some(found.load)))
+        Ok(Outcome::Ghost(Some(Box::new(found.load))))
     }))
 }
 
@@ -351,7 +351,7 @@ pub fn call_ghost_load(call: &CatalogCall) -> tickreel::Result<New<GhostLoad>> {
         Some(Ok(Outcome::Ghost(Some(load)))) => {
             // keep a taken marker so that a second take says so
             *p = Pending::ready(Ok(Outcome::Ghost(None)), "catalog call");
-            Ok(New(GhostLoad::new(load)))
+            Ok(New(GhostLoad::new(*load)))
         }
         Some(Ok(other)) => {
             *p = Pending::ready(Ok(other), "catalog call");
