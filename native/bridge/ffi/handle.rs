@@ -131,6 +131,16 @@ const TAG_NAMES: &[(u8, &str)] = &[
     ),
 ];
 
+// Every tag fits the token's tag bits (the 32-bit layout has 4: tags 1 to 15), so that a new
+// handle type cannot silently overflow into the generation.
+const _: () = {
+    let mut i = 0;
+    while i < TAG_NAMES.len() {
+        assert!(TAG_NAMES[i].0 != 0 && TAG_NAMES[i].0 as usize <= TAG_MASK);
+        i += 1;
+    }
+};
+
 /// The registry of C handles.
 static REGISTRY: Registry = Registry::new(MAX_HANDLES, GEN_MAX as u64);
 
