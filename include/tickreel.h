@@ -12,7 +12,8 @@
  *
  * Handles. TickreelBatch*, TickreelReelWriter*, TickreelReader*, TickreelEngine*,
  * TickreelRecorder*, TickreelFinishHandle*, TickreelShadowBuffer*, TickreelGhost*, TickreelGhostLoad*,
- * TickreelGhostCursor*, TickreelLiveDelta* and TickreelPlayhead* are opaque handles: tokens (generation | type tag | slot) disguised as pointers,
+ * TickreelGhostCursor*, TickreelLiveDelta*, TickreelPlayhead*, TickreelObjectOptions*,
+ * TickreelPendingUpload*, TickreelCatalog* and TickreelCatalogCall* are opaque handles: tokens (generation | type tag | slot) disguised as pointers,
  * never addresses; do not dereference them. Create them with tickreel_*_new / _create / _open /
  * _start / _load (a TickreelFinishHandle* comes from tickreel_recorder_finish or tickreel_shadow_buffer_report;
  * tickreel_shadow_buffer_start gives a TickreelRecorder* and a TickreelShadowBuffer*) and release each with
@@ -50,7 +51,7 @@
  *      tickreel_batch_add_pose, tickreel_batch_add_position, tickreel_batch_add_rotation,
  *      tickreel_batch_teleport, tickreel_batch_flags, tickreel_batch_checkpoint,
  *      tickreel_batch_velocity, tickreel_batch_player_leave, tickreel_batch_custom
- *   catalog: line 1316
+ *   Catalog (TickreelCatalog, TickreelCatalogCall): line 1316
  *      tickreel_catalog_open, tickreel_catalog_free, tickreel_catalog_register,
  *      tickreel_catalog_top, tickreel_catalog_personal_best, tickreel_catalog_around,
  *      tickreel_catalog_recent, tickreel_catalog_sum_of_best, tickreel_catalog_load_ghost,
@@ -74,18 +75,17 @@
  *      tickreel_live_delta_update, tickreel_live_delta_set_time_shift, tickreel_live_delta_reset,
  *      tickreel_ghost_load_async, tickreel_ghost_load_poll, tickreel_ghost_load_take,
  *      tickreel_ghost_load_free, tickreel_ghost_load_async_url
- *   object: line 2176
+ *   Object storage (TickreelObjectOptions, TickreelPendingUpload): line 2176
  *      tickreel_object_options_new, tickreel_object_options_free,
  *      tickreel_object_options_set_endpoint, tickreel_object_options_set_region,
  *      tickreel_object_options_set_credentials, tickreel_object_options_set_allow_http,
- *      tickreel_object_options_set_timeouts, tickreel_object_options_set_retries
+ *      tickreel_object_options_set_timeouts, tickreel_object_options_set_retries,
+ *      tickreel_pending_upload_poll, tickreel_pending_upload_bytes, tickreel_pending_upload_free
  *   Reading recordings (TickreelReader): line 2276
  *      tickreel_reader_open_url, tickreel_reader_open, tickreel_reader_free,
  *      tickreel_reader_tick_count, tickreel_reader_first_tick, tickreel_reader_last_tick,
  *      tickreel_reader_chunk_count, tickreel_reader_tick_rate, tickreel_reader_metadata,
  *      tickreel_reader_seek, tickreel_reader_ticks, tickreel_reader_verify
- *   pending: line 2342
- *      tickreel_pending_upload_poll, tickreel_pending_upload_bytes, tickreel_pending_upload_free
  *   Playback (TickreelPlayhead): line 2387
  *      tickreel_playhead_open, tickreel_playhead_follow, tickreel_playhead_free,
  *      tickreel_playhead_current, tickreel_playhead_advance, tickreel_playhead_prepare,

@@ -21,6 +21,14 @@ const AREAS: &[(&str, &[&str])] = &[
     ("Reading recordings (TickreelReader)", &["reader"]),
     ("Shadow play (TickreelShadowBuffer)", &["shadow", "report"]),
     ("Writing recordings (TickreelReelWriter)", &["reel"]),
+    (
+        "Object storage (TickreelObjectOptions, TickreelPendingUpload)",
+        &["object", "pending_upload"],
+    ),
+    (
+        "Catalog (TickreelCatalog, TickreelCatalogCall)",
+        &["catalog"],
+    ),
 ];
 
 /// The name of the function a header line declares, if it declares one.
