@@ -11,6 +11,7 @@
 mod alloc_count;
 mod bench;
 mod cmd;
+mod serve;
 
 use std::io::Write;
 use std::process::ExitCode;
@@ -69,6 +70,8 @@ enum Command {
     Ls(cmd::ls::Args),
     /// The catalog of runs, recordings and reports (SQLite or PostgreSQL): top, pb, runs, add, prune.
     Catalog(cmd::catalog::Args),
+    /// The web viewer: serves the recordings of a directory (or s3:// prefix) on loopback.
+    Serve(cmd::serve::Args),
 }
 
 fn main() -> ExitCode {
@@ -90,6 +93,7 @@ fn main() -> ExitCode {
         Command::Upload(a) => cmd::upload::run(a, &mut out),
         Command::Ls(a) => cmd::ls::run(a, &mut out),
         Command::Catalog(a) => cmd::catalog::run(a, &mut out),
+        Command::Serve(a) => cmd::serve::run(a, &mut out),
     };
     // What was printed before an error comes before its message.
     let flushed = out.flush();

@@ -20,6 +20,7 @@ pub mod output;
 pub mod play;
 pub mod progress;
 pub mod recover;
+pub mod serve;
 pub mod simulate;
 pub mod upload;
 pub mod verify;
