@@ -251,7 +251,14 @@ impl Library {
                 Ok((key.clone(), Target::Object(format!("{url}/{key}"))))
             }
             Root::Dir(dir) => {
-                let joined = dir.join(&rel);
+                let mut joined = dir.join(&rel);
+                // A live recording that was finished since: its final file.
+                if !joined.exists()
+                    && let Some(stem) = joined.to_str().and_then(|s| s.strip_suffix(".live"))
+                    && Path::new(stem).is_file()
+                {
+                    joined = PathBuf::from(stem);
+                }
                 let real = joined.canonicalize().map_err(|e| {
                     if e.kind() == std::io::ErrorKind::NotFound {
                         ApiError::not_found(format!("{name}: no such recording"))
