@@ -282,7 +282,8 @@
   function play() { S.playing = true; buttons(); }
   function pause() { S.playing = false; buttons(); }
   function buttons() {
-    $('play').textContent = S.playing ? '\u23F8' : '\u25B6';
+    $('play').textContent = S.playing && S.dir > 0 ? 'II' : '\u25B6';
+    $('reverse').textContent = S.playing && S.dir < 0 ? 'II' : '\u25C0';
     $('play').classList.toggle('on', S.playing && S.dir > 0);
     $('reverse').classList.toggle('on', S.playing && S.dir < 0);
   }
