@@ -32,7 +32,11 @@ fn assert_close(a: &[(u32, f64, f64, f64)], b: &[(u32, f64, f64, f64)], what: &s
     for (x, y) in a.iter().zip(b) {
         assert_eq!(x.0, y.0, "{what}: ids");
         for (p, q) in [(x.1, y.1), (x.2, y.2), (x.3, y.3)] {
-            assert!((p - q).abs() < 1e-9, "{what}: entity {} at {p}, seek says {q}", x.0);
+            assert!(
+                (p - q).abs() < 1e-9,
+                "{what}: entity {} at {p}, seek says {q}",
+                x.0
+            );
         }
     }
 }
@@ -64,6 +68,8 @@ fn lists_streams_ranges_and_seeks_like_the_reader() {
 
     // a forward range: consecutive ticks, each frame equal to the reader's seek
     let v = s.json("/api/frames?rec=sim.reel&from=150&count=60");
+    assert_eq!(v["pos_scale"], 4096.0);
+    assert_eq!(v["angle_units"], 65536.0);
     let frames = v["frames"].as_array().unwrap();
     assert_eq!(frames.len(), 60);
     for (i, f) in frames.iter().enumerate() {
@@ -72,7 +78,7 @@ fn lists_streams_ranges_and_seeks_like_the_reader() {
     for i in [0usize, 1, 49, 50, 59] {
         let t = 150 + i as u32;
         assert_close(
-            &frame_positions(&frames[i]),
+            &api_positions(&frames[i]),
             &reader_positions(&sim, t),
             &format!("frame at {t}"),
         );
@@ -84,7 +90,11 @@ fn lists_streams_ranges_and_seeks_like_the_reader() {
     assert_eq!(ticks, (0..10).map(|k| 320 - 7 * k).collect::<Vec<_>>());
     for f in frames {
         let t = f["t"].as_u64().unwrap() as u32;
-        assert_close(&frame_positions(f), &reader_positions(&sim, t), &format!("back at {t}"));
+        assert_close(
+            &api_positions(f),
+            &reader_positions(&sim, t),
+            &format!("back at {t}"),
+        );
     }
     // the range stops at the last tick
     let v = s.json("/api/frames?rec=sim.reel&from=590&count=100");
@@ -153,28 +163,58 @@ fn bad_input_gets_clear_errors_and_the_server_keeps_serving() {
     let expect = |path: &str, status: u16, needle: &str| {
         let (st, v) = s.get(path);
         assert_eq!(st, status, "GET {path}: {v}");
-        let msg = v["error"].as_str().unwrap_or_else(|| panic!("GET {path}: no error: {v}"));
+        let msg = v["error"]
+            .as_str()
+            .unwrap_or_else(|| panic!("GET {path}: no error: {v}"));
         assert!(msg.contains(needle), "GET {path}: {msg:?} lacks {needle:?}");
         assert_eq!(v["status"], status);
     };
-    expect("/api/info?rec=nope.reel", 404, "nope.reel: no such recording");
-    expect("/api/info?rec=../secret.reel", 403, "outside the served directory");
-    expect("/api/info?rec=%2E%2E%2Fsecret.reel", 403, "outside the served directory");
-    expect("/api/frames?rec=sub/../../secret.reel", 403, "outside the served directory");
+    expect(
+        "/api/info?rec=nope.reel",
+        404,
+        "nope.reel: no such recording",
+    );
+    expect(
+        "/api/info?rec=../secret.reel",
+        403,
+        "outside the served directory",
+    );
+    expect(
+        "/api/info?rec=%2E%2E%2Fsecret.reel",
+        403,
+        "outside the served directory",
+    );
+    expect(
+        "/api/frames?rec=sub/../../secret.reel",
+        403,
+        "outside the served directory",
+    );
     expect(
         &format!("/api/info?rec={}", enc(secret.to_str().unwrap())),
         403,
         "outside the served directory",
     );
-    expect("/api/seek?rec=link.reel&tick=0", 403, "outside the served directory");
+    expect(
+        "/api/seek?rec=link.reel&tick=0",
+        403,
+        "outside the served directory",
+    );
     expect("/api/info?rec=", 400, "no recording named");
-    expect("/api/frames?rec=good.reel&count=100000", 400, "between 1 and 2048");
+    expect(
+        "/api/frames?rec=good.reel&count=100000",
+        400,
+        "between 1 and 2048",
+    );
     expect(
         "/api/frames?rec=good.reel&count=2000&step=1000",
         400,
         "range too large",
     );
-    expect("/api/frames?rec=good.reel&dir=sideways", 400, "expected fwd or back");
+    expect(
+        "/api/frames?rec=good.reel&dir=sideways",
+        400,
+        "expected fwd or back",
+    );
     expect("/api/frames?rec=good.reel&from=-3", 400, "bad query");
     expect("/api/seek?rec=good.reel", 400, "bad query");
     expect("/api/info?rec=garbage.reel", 422, "garbage.reel");
@@ -209,10 +249,19 @@ fn bad_input_gets_clear_errors_and_the_server_keeps_serving() {
     let listed: Vec<&str> = list.iter().map(|(n, _)| n.as_str()).collect();
     assert_eq!(
         listed,
-        ["flipped.reel", "garbage.reel", "good.reel", "truncated.reel"]
+        [
+            "flipped.reel",
+            "garbage.reel",
+            "good.reel",
+            "truncated.reel"
+        ]
     );
     let v = s.json("/api/frames?rec=good.reel&from=10&count=3");
-    assert_close(&frame_positions(&v["frames"][2]), &reader_positions(&good, 12), "after errors");
+    assert_close(
+        &api_positions(&v["frames"][2]),
+        &reader_positions(&good, 12),
+        "after errors",
+    );
 }
 
 #[test]
@@ -310,7 +359,11 @@ fn a_live_recording_grows_as_the_writer_flushes_then_finishes() {
     let v = s.json("/api/frames?rec=live.reel.live&from=230&count=10");
     let frames = v["frames"].as_array().unwrap();
     assert_eq!(frames.len(), 10);
-    assert_close(&frame_positions(&frames[9]), &reader_positions(&out, 239), "finished");
+    assert_close(
+        &api_positions(&frames[9]),
+        &reader_positions(&out, 239),
+        "finished",
+    );
 }
 
 /// A course in CSV: entity 1 runs x 0..100 at 1 block/tick, entity 2 at 0.5 block/tick; both
@@ -355,7 +408,13 @@ fn ghost_race_markers_and_splits() {
         .as_array()
         .unwrap()
         .iter()
-        .map(|c| (c[0].as_u64().unwrap(), c[1].as_u64().unwrap(), c[2].as_u64().unwrap()))
+        .map(|c| {
+            (
+                c[0].as_u64().unwrap(),
+                c[1].as_u64().unwrap(),
+                c[2].as_u64().unwrap(),
+            )
+        })
         .collect();
     assert_eq!(
         cps,
@@ -377,20 +436,34 @@ fn ghost_race_markers_and_splits() {
         .as_array()
         .unwrap()
         .iter()
-        .map(|s| (s["checkpoint"].as_u64().unwrap(), s["delta_seconds"].as_f64().unwrap()))
+        .map(|s| {
+            (
+                s["checkpoint"].as_u64().unwrap(),
+                s["delta_seconds"].as_f64().unwrap(),
+            )
+        })
         .collect();
     // entity 1 reaches checkpoint k at 25k ticks, the ghost at 50k: 25k ticks (1.25k s) ahead
     assert_eq!(splits, vec![(1, -1.25), (2, -2.5), (3, -3.75), (4, -5.0)]);
     let delta = v["delta"].as_array().unwrap();
     let last = delta.last().unwrap();
     assert_eq!(last[0], 100);
-    assert!((last[1].as_f64().unwrap() + 5.0).abs() < 0.2, "final delta {last}");
+    assert!(
+        (last[1].as_f64().unwrap() + 5.0).abs() < 0.2,
+        "final delta {last}"
+    );
     // halfway, the run is at x=50, where the ghost was at tick 100: 50 ticks = 2.5 s ahead
     let mid = delta.iter().find(|d| d[0] == 50).unwrap();
-    assert!((mid[1].as_f64().unwrap() + 2.5).abs() < 0.2, "delta at 50: {mid}");
+    assert!(
+        (mid[1].as_f64().unwrap() + 2.5).abs() < 0.2,
+        "delta at 50: {mid}"
+    );
     // paths: the run ends at x=100, the ghost too
     let run_end = v["run"]["path"].as_array().unwrap().last().unwrap().clone();
-    assert!((run_end[1].as_f64().unwrap() - 100.0).abs() < 1e-6, "{run_end}");
+    assert!(
+        (run_end[1].as_f64().unwrap() - 100.0).abs() < 1e-6,
+        "{run_end}"
+    );
     // the other way round, the ghost is ahead
     let w = s.json("/api/ghost?rec=course.reel&entity=2&ghost_entity=1");
     assert_eq!(w["splits"][0]["delta_seconds"], 1.25);
@@ -422,7 +495,10 @@ fn a_shadow_play_report_carries_its_metadata() {
     assert!(printed.contains("report"), "{printed}");
     let s = Server::start(&[dir.path().to_str().unwrap(), "--listen", "127.0.0.1:0"]);
     let list = names(&s.json("/api/recordings"));
-    assert!(list.iter().any(|(n, _)| n == "world.report.reel"), "{list:?}");
+    assert!(
+        list.iter().any(|(n, _)| n == "world.report.reel"),
+        "{list:?}"
+    );
     let info = s.json("/api/info?rec=world.report.reel");
     let rep = &info["report"];
     let player = rep["player"].as_u64().expect("the reported player");
@@ -432,7 +508,11 @@ fn a_shadow_play_report_carries_its_metadata() {
     // the reported player is in the recording at the report's tick
     let v = s.json(&format!("/api/seek?rec=world.report.reel&tick={tick}"));
     assert!(
-        v["entities"].as_array().unwrap().iter().any(|e| e["id"] == player),
+        v["entities"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|e| e["id"] == player),
         "{v}"
     );
 }
@@ -447,12 +527,18 @@ fn a_token_is_required_when_set_and_public_binds_need_one() {
     // refused configurations
     for (args, needle) in [
         (vec![d, "--listen", "0.0.0.0:0"], "not a loopback address"),
-        (vec![d, "--listen", "0.0.0.0:0", "--public"], "needs an access token"),
+        (
+            vec![d, "--listen", "0.0.0.0:0", "--public"],
+            "needs an access token",
+        ),
         (
             vec![d, "--listen", "127.0.0.1:0", "--token", "short"],
             "too short",
         ),
-        (vec!["/no/such/dir", "--listen", "127.0.0.1:0"], "/no/such/dir"),
+        (
+            vec!["/no/such/dir", "--listen", "127.0.0.1:0"],
+            "/no/such/dir",
+        ),
     ] {
         let mut full = vec!["serve"];
         full.extend(&args);
@@ -492,4 +578,44 @@ fn a_token_is_required_when_set_and_public_binds_need_one() {
     let (st, body) = l3.raw_host("/api/recordings", None, "attacker.example:80");
     assert_eq!(st, 403, "{body}");
     assert_eq!(l3.raw("/api/recordings", None).0, 200);
+}
+
+#[test]
+fn serves_the_recordings_under_an_object_storage_prefix() {
+    let s3 = tickreel_object::testing::S3Server::start_lenient();
+    let env: Vec<(String, String)> = s3
+        .env()
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+    let env_ref: Vec<(&str, &str)> = env.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+    let dir = tempfile::tempdir().unwrap();
+    let local = dir.path().join("run.reel");
+    simulate(&local, 4, 300);
+    let mut up = Command::new(env!("CARGO_BIN_EXE_tickreel"));
+    up.args([
+        "upload",
+        local.to_str().unwrap(),
+        &s3.url("course/run.reel"),
+    ]);
+    for (k, v) in &env_ref {
+        up.env(k, v);
+    }
+    let o = up.output().unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+
+    let s = Server::start_env(&[&s3.url("course"), "--listen", "127.0.0.1:0"], &env_ref);
+    let list = names(&s.json("/api/recordings"));
+    assert_eq!(list, vec![("run.reel".to_string(), "object".to_string())]);
+    let v = s.json("/api/frames?rec=run.reel&from=120&count=3");
+    assert_close(
+        &api_positions(&v["frames"][2]),
+        &reader_positions(&local, 122),
+        "object",
+    );
+    let (st, e) = s.get("/api/info?rec=missing.reel");
+    assert!(st == 404 || st == 500, "{st} {e}");
+    assert!(e["error"].as_str().unwrap().contains("missing.reel"), "{e}");
+    let (st, _) = s.get("/api/info?rec=../course/run.reel");
+    assert_eq!(st, 403);
 }

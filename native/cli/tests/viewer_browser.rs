@@ -183,7 +183,7 @@ fn shown(b: &mut Browser) -> (u32, Vec<(u32, f64, f64, f64)>) {
     let v = b.eval("window.tickreelViewer.shown()");
     let tick = v["tick"].as_u64().expect("a frame is shown") as u32;
     let frame = json!({"e": v["entities"]});
-    (tick, frame_positions(&frame))
+    (tick, frame_positions(&frame, 1.0))
 }
 
 fn assert_shown_is_seek(b: &mut Browser, file: &Path, what: &str) -> u32 {
@@ -285,7 +285,8 @@ fn the_viewer_plays_seeks_and_reverses_in_chromium() {
     assert_eq!(st["errors"], json!([]), "{st}");
 
     // a ghost race: two entities of the same recording
-    let race = b.eval("window.tickreelViewer.race({entity: 1, ghost_entity: 2}).then(r => r.delta.length)");
+    let race = b
+        .eval("window.tickreelViewer.race({entity: 1, ghost_entity: 2}).then(r => r.delta.length)");
     assert!(race.as_u64().unwrap() > 10, "{race}");
     b.eval("window.tickreelViewer.seek(600)");
     assert_eq!(state(&mut b)["follow"], 1);

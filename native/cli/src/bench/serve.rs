@@ -4,11 +4,12 @@
 //!
 //! Workload: a recording of the simulated server (100 players, default `SimConfig`) written by
 //! `ReelWriter` with the default chunk policy; 1 hour (72,000 ticks), or 6 minutes with `--quick`.
-//! - `serve_seek_p99_ms` (and `_p50_ms`): a random seek as the viewer does it, request to the
-//!   whole answer holding the first frame (`/api/frames?from=T&count=128`, one block of 128
-//!   frames of 100 entities; JSON is not streamed, so the first frame arrives with the last),
-//!   200 random ticks over a server started fresh (its chunk cache cold for almost every seek);
-//!   `serve_seek_single_p99_ms`: the same for one frame (`count=1`);
+//! - `serve_seek_p99_ms` (and `_p50_ms`): a random seek as the viewer does it, request to first
+//!   frame: the viewer asks for the seek's one frame alone (`/api/frames?from=T&count=1`, 100
+//!   entities) alongside the block around it, and shows it when it arrives; 200 random ticks
+//!   (quick: 100) over a server started fresh, so its chunk cache is cold for almost every seek;
+//!   `serve_seek_block_p99_ms` (and `_p50_ms`): the block of 128 frames the viewer asks for with
+//!   it (`count=128`, the whole answer: JSON is not streamed);
 //! - `serve_stream_fps`: frames of 100 entities one viewer receives per second playing forward
 //!   (consecutive blocks of 128 frames, each asked when the previous one arrived), and
 //!   `serve_stream_16x_headroom`: that rate over what 16x at 20 ticks/s needs (320 frames/s);
@@ -128,12 +129,15 @@ fn percentile(v: &mut [f64], p: f64) -> f64 {
 fn measure(addr: &str, ticks: u32, quick: bool, out: &mut Figures) -> tickreel::Result<()> {
     let mut rng = fastrand::Rng::with_seed(20);
     let n = if quick { 100 } else { 200 };
-    for (count, key) in [(BLOCK, "serve_seek"), (1, "serve_seek_single")] {
+    for (count, key) in [(1, "serve_seek"), (BLOCK, "serve_seek_block")] {
         let mut ms = Vec::with_capacity(n);
         for _ in 0..n {
             let t = rng.u32(0..ticks);
             let start = Instant::now();
-            let body = get(addr, &format!("/api/frames?rec=bench.reel&from={t}&count={count}"))?;
+            let body = get(
+                addr,
+                &format!("/api/frames?rec=bench.reel&from={t}&count={count}"),
+            )?;
             ms.push(start.elapsed().as_secs_f64() * 1e3);
             if !body.starts_with(b"{") {
                 return Err(tickreel::Error::corrupt("frames: not JSON"));
@@ -150,7 +154,10 @@ fn measure(addr: &str, ticks: u32, quick: bool, out: &mut Figures) -> tickreel::
     let mut bytes = 0u64;
     for b in 0..blocks {
         let t = from + b * BLOCK;
-        let body = get(addr, &format!("/api/frames?rec=bench.reel&from={t}&count={BLOCK}"))?;
+        let body = get(
+            addr,
+            &format!("/api/frames?rec=bench.reel&from={t}&count={BLOCK}"),
+        )?;
         let v: serde_json::Value = serde_json::from_slice(&body)
             .map_err(|e| tickreel::Error::corrupt(format!("frames: {e}")))?;
         let f = v["frames"].as_array().map_or(0, Vec::len) as u64;

@@ -95,7 +95,10 @@ pub fn run(a: Args, out: &mut Out) -> tickreel::Result<()> {
     serve::run(a.listen, options, |addr| {
         writeln!(out, "listening on http://{addr}/")?;
         if has_token {
-            writeln!(out, "every request needs the token: open http://{addr}/?token=TOKEN")?;
+            writeln!(
+                out,
+                "every request needs the token: open http://{addr}/?token=TOKEN"
+            )?;
         }
         out.flush()?;
         Ok(())

@@ -80,7 +80,12 @@ pub fn race(lib: &Library, q: &GhostQuery) -> ApiResult<Value> {
             };
             let r = &placed.run;
             let name = format!("{CATALOG_PREFIX}{}", r.recording_id);
-            let track = load(lib, &name, r.entity, GhostRange::ticks(r.start_tick, r.end_tick))?;
+            let track = load(
+                lib,
+                &name,
+                r.entity,
+                GhostRange::ticks(r.start_tick, r.end_tick),
+            )?;
             let about = json!({
                 "run_id": r.id,
                 "course": r.course,
@@ -117,7 +122,11 @@ pub fn race(lib: &Library, q: &GhostQuery) -> ApiResult<Value> {
     let mut cursor = GhostCursor::new(run.clone());
     let mut delta = LiveDelta::new(ghost.clone());
     let mut splits = LiveSplits::new(ghost.clone());
-    let run_splits: Vec<(u32, u32)> = run.splits().iter().map(|s| (s.tick, s.checkpoint)).collect();
+    let run_splits: Vec<(u32, u32)> = run
+        .splits()
+        .iter()
+        .map(|s| (s.tick, s.checkpoint))
+        .collect();
     let mut next_split = 0;
     let mut series = Vec::new();
     let mut compared = Vec::new();

@@ -103,12 +103,16 @@ fn loopback_host(headers: &HeaderMap) -> bool {
     } else {
         host.rsplit_once(':').map_or(host, |(h, _)| h)
     };
-    name == "localhost" || name.parse::<std::net::IpAddr>().is_ok_and(|ip| ip.is_loopback())
+    name == "localhost"
+        || name
+            .parse::<std::net::IpAddr>()
+            .is_ok_and(|ip| ip.is_loopback())
 }
 
 async fn guard(State(app): State<Arc<App>>, req: Request, next: Next) -> Response {
     if app.loopback_only && !loopback_host(req.headers()) {
-        return ApiError::forbidden("this server answers only to a loopback host name").into_response();
+        return ApiError::forbidden("this server answers only to a loopback host name")
+            .into_response();
     }
     if let Some(want) = &app.token {
         let ok = token_of(&req).is_some_and(|t| same(t.as_bytes(), want.as_bytes()));
@@ -125,8 +129,14 @@ async fn guard(State(app): State<Arc<App>>, req: Request, next: Next) -> Respons
     }
     let mut r = next.run(req).await;
     let h = r.headers_mut();
-    h.insert(header::X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
-    h.insert(header::REFERRER_POLICY, HeaderValue::from_static("no-referrer"));
+    h.insert(
+        header::X_CONTENT_TYPE_OPTIONS,
+        HeaderValue::from_static("nosniff"),
+    );
+    h.insert(
+        header::REFERRER_POLICY,
+        HeaderValue::from_static("no-referrer"),
+    );
     r
 }
 
@@ -134,9 +144,12 @@ async fn guard(State(app): State<Arc<App>>, req: Request, next: Next) -> Respons
 async fn blocking<T: Send + 'static>(
     f: impl FnOnce() -> ApiResult<T> + Send + 'static,
 ) -> ApiResult<T> {
-    tokio::task::spawn_blocking(f)
-        .await
-        .unwrap_or_else(|e| Err(ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, format!("internal error: {e}"))))
+    tokio::task::spawn_blocking(f).await.unwrap_or_else(|e| {
+        Err(ApiError::new(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            format!("internal error: {e}"),
+        ))
+    })
 }
 
 fn query<T>(q: Result<Query<T>, QueryRejection>) -> ApiResult<T> {
@@ -170,7 +183,9 @@ async fn info_of(
     q: Result<Query<RecQuery>, QueryRejection>,
 ) -> ApiResult<Json<Value>> {
     let q = query(q)?;
-    blocking(move || info::info(&app.lib.open(&q.rec)?)).await.map(Json)
+    blocking(move || info::info(&app.lib.open(&q.rec)?))
+        .await
+        .map(Json)
 }
 
 async fn markers_of(

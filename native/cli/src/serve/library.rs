@@ -94,10 +94,7 @@ impl Library {
     }
 
     /// Runs `f` on the catalog (blocking; call from a blocking task).
-    pub fn with_catalog<T>(
-        &self,
-        f: impl FnOnce(&Catalog) -> tickreel::Result<T>,
-    ) -> ApiResult<T> {
+    pub fn with_catalog<T>(&self, f: impl FnOnce(&Catalog) -> tickreel::Result<T>) -> ApiResult<T> {
         let Some(c) = &self.catalog else {
             return Err(ApiError::bad_request(
                 "no catalog: start the server with --catalog URL",
@@ -175,7 +172,8 @@ impl Library {
         }
         let handle = match target {
             Target::File(p) => {
-                let reader = tickreel::play::Reader::open_path(&p).map_err(|e| ApiError::of(name, e))?;
+                let reader =
+                    tickreel::play::Reader::open_path(&p).map_err(|e| ApiError::of(name, e))?;
                 Handle {
                     name: name.to_string(),
                     kind: "reel",
@@ -207,6 +205,14 @@ impl Library {
             }
         };
         let mut open = self.open.lock();
+        // Followers of recordings that ended stop polling once nobody asked for a while.
+        open.retain(|_, o| {
+            let ended = matches!(
+                o.handle.live_state(),
+                Some(FollowState::Finished | FollowState::Lost)
+            );
+            !(ended && o.used.elapsed() > Duration::from_secs(60))
+        });
         if open.len() >= OPEN_MAX
             && let Some(oldest) = open
                 .iter()
@@ -229,12 +235,14 @@ impl Library {
     /// Where `name` lives; refuses names outside the root.
     fn resolve(&self, name: &str) -> ApiResult<(String, Target)> {
         if let Some(id) = name.strip_prefix(CATALOG_PREFIX) {
-            let id: i64 = id
-                .parse()
-                .map_err(|_| ApiError::bad_request(format!("{name}: not a catalog recording id")))?;
+            let id: i64 = id.parse().map_err(|_| {
+                ApiError::bad_request(format!("{name}: not a catalog recording id"))
+            })?;
             let rec = self.with_catalog(|c| c.recording(id))?;
             let Some(rec) = rec else {
-                return Err(ApiError::not_found(format!("{name}: no such catalog recording")));
+                return Err(ApiError::not_found(format!(
+                    "{name}: no such catalog recording"
+                )));
             };
             // The catalog is the operator's own: its locations are trusted as they are.
             let target = if crate::cmd::object::url_of(Path::new(&rec.location)).is_some() {

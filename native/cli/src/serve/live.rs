@@ -37,7 +37,10 @@ pub fn stream(h: Handle) -> Sse<impl Stream<Item = Result<Event, Infallible>>> {
             let state = h.live_state();
             let v = edge(&h);
             let text = v.to_string();
-            let end = matches!(state, None | Some(FollowState::Finished | FollowState::Lost));
+            let end = matches!(
+                state,
+                None | Some(FollowState::Finished | FollowState::Lost)
+            );
             if last.as_deref() != Some(&text) {
                 let ev = Event::default().event("edge").data(text.clone());
                 return Some((Ok(ev), (h, Some(text), end)));

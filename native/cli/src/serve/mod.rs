@@ -46,8 +46,12 @@ pub fn run(
         .enable_all()
         .thread_name("tickreel-serve")
         .build()?;
-    let listener = std::net::TcpListener::bind(addr)
-        .map_err(|e| Error::Io(std::io::Error::new(e.kind(), format!("cannot listen on {addr}: {e}"))))?;
+    let listener = std::net::TcpListener::bind(addr).map_err(|e| {
+        Error::Io(std::io::Error::new(
+            e.kind(),
+            format!("cannot listen on {addr}: {e}"),
+        ))
+    })?;
     listener.set_nonblocking(true)?;
     let bound = listener.local_addr()?;
     let app = Arc::new(http::App {

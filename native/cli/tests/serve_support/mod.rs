@@ -114,7 +114,11 @@ impl Server {
 
     /// GET `path` as text (status, body).
     pub fn text(&self, path: &str) -> (u16, String) {
-        let mut resp = self.agent.get(format!("{}{path}", self.base)).call().unwrap();
+        let mut resp = self
+            .agent
+            .get(format!("{}{path}", self.base))
+            .call()
+            .unwrap();
         (
             resp.status().as_u16(),
             resp.body_mut().read_to_string().unwrap(),
@@ -171,7 +175,8 @@ impl Client {
         use std::io::{Read, Write};
         let addr = self.base.strip_prefix("http://").unwrap();
         let mut sock = std::net::TcpStream::connect(addr).unwrap();
-        sock.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
+        sock.set_read_timeout(Some(Duration::from_secs(30)))
+            .unwrap();
         let auth = token.map_or(String::new(), |t| format!("Authorization: Bearer {t}\r\n"));
         write!(
             sock,
@@ -211,8 +216,15 @@ pub fn enc(s: &str) -> String {
     out
 }
 
-/// Every entity's `[id, x, y, z]` in a frame (`[id, x, y, z, yaw]` entries), sorted by id.
-pub fn frame_positions(frame: &Value) -> Vec<(u32, f64, f64, f64)> {
+/// Every entity's `(id, x, y, z)` in blocks in a frame of the API (`[id, x, y, z, yaw]` entries
+/// in `pos_scale` units), sorted by id.
+pub fn api_positions(frame: &Value) -> Vec<(u32, f64, f64, f64)> {
+    frame_positions(frame, 4096.0)
+}
+
+/// Every entity's `(id, x, y, z)` in a frame (`[id, x, y, z, yaw]` entries, positions in
+/// `scale` units per block), sorted by id.
+pub fn frame_positions(frame: &Value, scale: f64) -> Vec<(u32, f64, f64, f64)> {
     let mut v: Vec<_> = frame["e"]
         .as_array()
         .unwrap()
@@ -220,9 +232,9 @@ pub fn frame_positions(frame: &Value) -> Vec<(u32, f64, f64, f64)> {
         .map(|e| {
             (
                 e[0].as_u64().unwrap() as u32,
-                e[1].as_f64().unwrap(),
-                e[2].as_f64().unwrap(),
-                e[3].as_f64().unwrap(),
+                e[1].as_f64().unwrap() / scale,
+                e[2].as_f64().unwrap() / scale,
+                e[3].as_f64().unwrap() / scale,
             )
         })
         .collect();

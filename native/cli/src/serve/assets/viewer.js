@@ -66,9 +66,7 @@
       if (gen !== S.gen) return entry;
       for (const f of res.frames) {
         if (f.t < lo || f.t > hi) continue;
-        const byId = new Map();
-        for (const e of f.e) byId.set(e[0], e);
-        entry.frames.set(f.t, { t: f.t, e: f.e, byId });
+        entry.frames.set(f.t, toFrame(f, res));
       }
       entry.ticks = [...entry.frames.keys()].sort((a, c) => a - c);
       edgeFrom(res.edge);
@@ -88,6 +86,27 @@
     return entry.pending;
   }
 
+  // A frame of the API in blocks and degrees (it comes in the format's units), with its
+  // entities by id.
+  function toFrame(f, res) {
+    const ps = res.pos_scale, ang = 360 / res.angle_units;
+    const byId = new Map();
+    for (const e of f.e) { e[1] /= ps; e[2] /= ps; e[3] /= ps; e[4] *= ang; byId.set(e[0], e); }
+    return { t: f.t, e: f.e, byId };
+  }
+
+  // A seek asks for its one frame alone too (a small answer, shown at once) while the block
+  // of frames around it loads; the last few are kept.
+  const singles = new Map();
+  async function loadSingle(t) {
+    const gen = S.gen;
+    const res = await getJson('frames', { rec: S.rec, from: t, count: 1 });
+    if (gen !== S.gen || !res.frames.length) return;
+    const f = toFrame(res.frames[0], res);
+    singles.set(f.t, f);
+    while (singles.size > 8) singles.delete(singles.keys().next().value);
+  }
+
   function evict() {
     while (blocks.size > MAX_BLOCKS) {
       let oldest = null, when = Infinity;
@@ -101,7 +120,7 @@
   function frameAt(t) {
     t = Math.floor(t);
     const blk = blocks.get(blockOf(t));
-    if (!blk || blk.ticks.length === 0) return null;
+    if (!blk || blk.ticks.length === 0 || (blk.pending && !blk.frames.has(t))) return singles.get(t) || null;
     const f = blk.frames.get(t);
     if (f) return f;
     let best = null;
@@ -140,6 +159,7 @@
     opts = opts || {};
     S.gen++;
     blocks.clear();
+    singles.clear();
     if (S.source) { S.source.close(); S.source = null; }
     Object.assign(S, { rec: name, info: null, markers: null, report: null, race: null, shown: null,
       follow: null, playing: false, dir: 1, context: new Set(), names: new Map(), stalled: false });
@@ -294,8 +314,12 @@
     $('speed').value = String(s);
   }
   async function seek(t) {
-    S.tick = clamp(Math.round(Number(t)));
-    await loadBlock(blockOf(S.tick));
+    const tick = clamp(Math.round(Number(t)));
+    S.tick = tick;
+    const blk = blocks.get(blockOf(tick));
+    const block = loadBlock(blockOf(tick));
+    if (!blk || !blk.frames.has(tick)) await Promise.race([loadSingle(tick), block]);
+    else await block;
     render();
     return S.shown;
   }
