@@ -325,7 +325,8 @@
   }
   async function step(n) {
     pause();
-    return seek(Math.round(S.tick) + n);
+    // from the tick shown (the play position may be between ticks)
+    return seek((S.shown ? S.shown.tick : Math.floor(S.tick)) + n);
   }
 
   // ---- drawing ------------------------------------------------------------------------------
