@@ -67,7 +67,7 @@ fn token_of(req: &Request) -> Option<String> {
     let q = req.uri().query()?;
     q.split('&')
         .find_map(|kv| kv.strip_prefix("token="))
-        .map(|t| percent_decode(t))
+        .map(percent_decode)
 }
 
 /// `%XX` and `+` decoding of a query value.
