@@ -254,3 +254,31 @@ pub fn reader_positions(path: &Path, tick: u32) -> Vec<(u32, f64, f64, f64)> {
     v.sort_by_key(|e| e.0);
     v
 }
+
+pub fn names(list: &Value) -> Vec<(String, String)> {
+    list["recordings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            (
+                r["name"].as_str().unwrap().to_string(),
+                r["kind"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect()
+}
+
+pub fn assert_close(a: &[(u32, f64, f64, f64)], b: &[(u32, f64, f64, f64)], what: &str) {
+    assert_eq!(a.len(), b.len(), "{what}: entity count");
+    for (x, y) in a.iter().zip(b) {
+        assert_eq!(x.0, y.0, "{what}: ids");
+        for (p, q) in [(x.1, y.1), (x.2, y.2), (x.3, y.3)] {
+            assert!(
+                (p - q).abs() < 1e-9,
+                "{what}: entity {} at {p}, seek says {q}",
+                x.0
+            );
+        }
+    }
+}
