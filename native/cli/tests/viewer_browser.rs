@@ -320,3 +320,70 @@ fn the_viewer_plays_seeks_and_reverses_in_chromium() {
         started.elapsed()
     );
 }
+
+#[test]
+fn the_viewer_follows_a_recording_while_it_is_written() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = Server::start(&[dir.path().to_str().unwrap(), "--listen", "127.0.0.1:0"]);
+    let out = dir.path().join("live.reel");
+    // 300 ticks at 50 ticks/s (6 s), flushed every 100 ms
+    let mut writer = Command::new(env!("CARGO_BIN_EXE_tickreel"))
+        .args(["simulate", "--out", out.to_str().unwrap(), "--players", "5"])
+        .args([
+            "--ticks",
+            "300",
+            "--tps",
+            "50",
+            "--flush-ms",
+            "100",
+            "--chunk-ticks",
+            "20",
+        ])
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut lines = BufReader::new(writer.stdout.take().unwrap()).lines();
+    let first = lines.next().unwrap().unwrap();
+    assert!(first.starts_with("flushed "), "{first}");
+    std::thread::spawn(move || for _ in lines {});
+
+    let mut b = Browser::start();
+    b.open(&format!("{}/?rec=live.reel.live", s.base));
+    b.wait_for("!!window.tickreelViewer");
+    assert_eq!(b.eval("window.tickreelViewer.ready"), json!(true));
+    let st = state(&mut b);
+    assert_eq!(st["live"], true, "{st}");
+    assert_eq!(
+        st["playing"], true,
+        "a live recording opens playing at its edge: {st}"
+    );
+    b.wait_for("window.tickreelViewer.state().shownTick !== null");
+    let a = state(&mut b)["shownTick"].as_u64().unwrap();
+    std::thread::sleep(Duration::from_millis(1200));
+    let st = state(&mut b);
+    let later = st["shownTick"].as_u64().unwrap();
+    assert!(
+        later > a + 10,
+        "the page follows the recording as it grows: {a} -> {later}; {st}"
+    );
+    assert!(later < 299, "still being written: {st}");
+    // what it shows while live is what was written at that tick
+    b.eval("window.tickreelViewer.pause()");
+    let shown_tick = state(&mut b)["shownTick"].as_u64().unwrap();
+    let shots = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("viewer");
+    std::fs::create_dir_all(&shots).unwrap();
+    assert!(b.screenshot(&shots.join("live.png")) > 5000);
+    assert!(writer.wait().unwrap().success());
+    assert_eq!(
+        assert_shown_is_seek(&mut b, &out, "live") as u64,
+        shown_tick
+    );
+    // finished: playing on reaches the final tick and stops there
+    b.eval("window.tickreelViewer.setSpeed(16)");
+    b.eval("window.tickreelViewer.play(1)");
+    b.wait_for(
+        "window.tickreelViewer.state().liveState === 'finished' && !window.tickreelViewer.state().playing",
+    );
+    assert_eq!(assert_shown_is_seek(&mut b, &out, "finished"), 299);
+    assert_eq!(state(&mut b)["errors"], json!([]));
+}

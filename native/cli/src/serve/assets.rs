@@ -7,6 +7,7 @@ use axum::response::{IntoResponse, Response};
 const PAGE: &str = include_str!("assets/viewer.html");
 const SCRIPT: &str = include_str!("assets/viewer.js");
 const STYLE: &str = include_str!("assets/viewer.css");
+const RACE: &str = include_str!("assets/race.js");
 
 fn asset(body: &'static str, kind: &'static str) -> Response {
     let mut r = body.into_response();
@@ -27,6 +28,10 @@ pub async fn page() -> Response {
 
 pub async fn script() -> Response {
     asset(SCRIPT, "text/javascript; charset=utf-8")
+}
+
+pub async fn race() -> Response {
+    asset(RACE, "text/javascript; charset=utf-8")
 }
 
 pub async fn style() -> Response {

@@ -37,6 +37,7 @@ pub fn router(app: Arc<App>) -> Router {
         .route("/", get(assets::page))
         .route("/viewer.js", get(assets::script))
         .route("/viewer.css", get(assets::style))
+        .route("/race.js", get(assets::race))
         .route("/api/recordings", get(recordings))
         .route("/api/info", get(info_of))
         .route("/api/markers", get(markers_of))

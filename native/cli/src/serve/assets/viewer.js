@@ -13,6 +13,7 @@
   const params = new URLSearchParams(location.search);
   const token = params.get('token');
   const $ = (id) => document.getElementById(id);
+  const Race = window.tickreelRace;
 
   function apiUrl(path, q) {
     const u = new URLSearchParams(q || {});
@@ -72,6 +73,7 @@
       edgeFrom(res.edge);
       // Complete when nothing more can come into it (past the live edge it can).
       entry.complete = !S.live || S.liveState === 'finished' || hi <= S.last;
+      entry.edgeAt = S.last;
       if (res.faults) showError('damaged chunk(s) played past: ' + res.faults.map((f) => f.error).join('; '));
       entry.pending = null;
       return entry;
@@ -138,7 +140,8 @@
   function want(t) {
     const b = blockOf(t);
     const blk = blocks.get(b);
-    if (!blk || (!blk.complete && !blk.pending)) loadBlock(b).catch(() => {});
+    // a block cut by the live edge is asked again once the edge has moved
+    if (!blk || (!blk.complete && !blk.pending && S.last > blk.edgeAt)) loadBlock(b).catch(() => {});
     const next = b + (S.dir > 0 ? 1 : -1);
     if (S.playing && next * BLOCK <= S.last && (next + 1) * BLOCK > S.first && !blocks.has(next)) {
       loadBlock(next).catch(() => {});
@@ -180,7 +183,11 @@
     if (opts.tick !== undefined && opts.tick !== null) S.tick = clamp(Number(opts.tick));
     if (opts.follow) setFollow(Number(opts.follow));
     $('live-row').hidden = !S.live;
-    if (S.live) startLive();
+    if (S.live) {
+      startLive();
+      // a recording being written opens at its newest tick, playing on as it grows
+      if (S.liveFollow && (opts.tick === undefined || opts.tick === null)) { S.tick = S.last; S.dir = 1; S.speed = 1; play(); }
+    }
     refreshMarkers();
     await loadBlock(blockOf(S.tick));
     const f = frameAt(S.tick);
@@ -201,9 +208,6 @@
     es.addEventListener('edge', (ev) => {
       if (gen !== S.gen) return;
       edgeFrom(JSON.parse(ev.data));
-      // Blocks cut by the old edge are fetched again.
-      for (const blk of blocks.values()) if (!blk.complete && !blk.pending) blk.stale = true;
-      for (const [b, blk] of blocks) if (blk.stale) { blk.stale = false; if (b === blockOf(S.tick)) loadBlock(b).catch(() => {}); }
       if (performance.now() - lastMarkers > 2000) { lastMarkers = performance.now(); refreshMarkers(); }
       if (S.liveState === 'finished' || S.liveState === 'lost') es.close();
     });
@@ -442,61 +446,10 @@
     $('hud').textContent = parts.join(' · ');
   }
 
-  // ---- ghost race ---------------------------------------------------------------------------
-  function pathAt(path, t) {
-    if (!path.length) return null;
-    let lo = 0, hi = path.length - 1;
-    if (t <= path[0][0]) return path[0];
-    if (t >= path[hi][0]) return path[hi];
-    while (hi - lo > 1) { const m = (lo + hi) >> 1; if (path[m][0] <= t) lo = m; else hi = m; }
-    const a = path[lo], b = path[hi], f = (t - a[0]) / (b[0] - a[0] || 1);
-    return [t, a[1] + (b[1] - a[1]) * f, a[2] + (b[2] - a[2]) * f];
-  }
-  function deltaAt(t) {
-    const p = pathAt(S.race.delta, t);
-    return p ? p[1] : null;
-  }
-  function drawPath(path, color) {
-    ctx.strokeStyle = color; ctx.lineWidth = 2; ctx.globalAlpha = 0.8;
-    ctx.beginPath();
-    path.forEach((p, i) => { const [x, y] = toScreen(p[1], p[2]); if (i) ctx.lineTo(x, y); else ctx.moveTo(x, y); });
-    ctx.stroke(); ctx.globalAlpha = 1;
-  }
-  function drawRace() {
-    drawPath(S.race.run.path, '#4da3ff');
-    drawPath(S.race.ghost.path, '#ffa64d');
-    const t = S.tick - S.race.run.origin_tick;
-    const g = pathAt(S.race.ghost.path, t);
-    if (g) {
-      const [x, y] = toScreen(g[1], g[2]);
-      ctx.strokeStyle = '#ffa64d'; ctx.lineWidth = 2;
-      ctx.beginPath(); ctx.moveTo(x, y - 7); ctx.lineTo(x + 7, y); ctx.lineTo(x, y + 7); ctx.lineTo(x - 7, y); ctx.closePath(); ctx.stroke();
-    }
-  }
-  function drawChart() {
-    const c = $('chart'), g = c.getContext('2d');
-    if (c.width !== c.clientWidth || c.height !== c.clientHeight) { c.width = c.clientWidth; c.height = c.clientHeight; }
-    g.fillStyle = '#15181d'; g.fillRect(0, 0, c.width, c.height);
-    const d = S.race.delta;
-    if (!d.length) return;
-    const tEnd = Math.max(1, d[d.length - 1][0]);
-    let m = 0.5;
-    for (const p of d) m = Math.max(m, Math.abs(p[1]));
-    const X = (t) => 30 + (c.width - 40) * t / tEnd, Y = (v) => c.height / 2 - (c.height / 2 - 12) * v / m;
-    g.strokeStyle = '#444'; g.beginPath(); g.moveTo(30, Y(0)); g.lineTo(c.width - 10, Y(0)); g.stroke();
-    g.fillStyle = '#99a'; g.font = '11px system-ui, sans-serif';
-    g.fillText(`+${m.toFixed(2)} s behind`, 32, 11); g.fillText(`-${m.toFixed(2)} s ahead`, 32, c.height - 3);
-    g.strokeStyle = '#e0c050'; g.lineWidth = 1.5; g.beginPath();
-    d.forEach((p, i) => { if (i) g.lineTo(X(p[0]), Y(p[1])); else g.moveTo(X(p[0]), Y(p[1])); });
-    g.stroke();
-    for (const s of S.race.splits) {
-      g.strokeStyle = '#5a8'; g.beginPath(); g.moveTo(X(s.run_ticks), 0); g.lineTo(X(s.run_ticks), c.height); g.stroke();
-      g.fillStyle = '#8c8';
-      g.fillText(`cp ${s.checkpoint} ${s.delta_seconds >= 0 ? '+' : ''}${s.delta_seconds.toFixed(2)}`, X(s.run_ticks) + 2, c.height - 14);
-    }
-    const t = S.tick - S.race.run.origin_tick;
-    g.strokeStyle = '#fff'; g.beginPath(); g.moveTo(X(t), 0); g.lineTo(X(t), c.height); g.stroke();
-  }
+  // ---- ghost race (drawing in race.js) --------------------------------------------------------
+  const deltaAt = (t) => Race.deltaAt(S.race, t);
+  function drawRace() { Race.drawRace(ctx, toScreen, S.race, S.tick); }
+  function drawChart() { Race.drawChart($('chart'), S.race, S.tick); }
   async function race(q) {
     q = Object.assign({ rec: S.rec }, q);
     const res = await getJson('ghost', q);
