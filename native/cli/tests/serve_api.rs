@@ -188,6 +188,20 @@ fn bad_input_gets_clear_errors_and_the_server_keeps_serving() {
     expect("/api/info?rec=garbage.reel", 422, "garbage.reel");
     expect("/api/frames?rec=truncated.reel", 422, "truncated.reel");
     expect("/api/nothing", 404, "no such page");
+    // a long name is quoted in part
+    let long = format!("{}/x.reel", "n".repeat(200));
+    let (st, v) = s.get(&format!("/api/info?rec={long}"));
+    assert_eq!(st, 404, "{v}");
+    let msg = v["error"].as_str().unwrap();
+    assert!(msg.len() < 200 && msg.contains("(207 bytes)"), "{msg}");
+    let (st, v) = s.get(&format!("/api/info?rec={}.reel", "n".repeat(1000)));
+    assert!(st == 404 || st == 500, "{v}");
+    assert!(v["error"].as_str().unwrap().len() < 300, "{v}");
+    expect(
+        &format!("/api/info?rec={}", "n".repeat(5000)),
+        400,
+        "not valid",
+    );
     // a damaged chunk: the frames around it are answered, the damage is named
     let first_bad = e.start_tick;
     let (st, v) = s.get(&format!("/api/seek?rec=flipped.reel&tick={first_bad}"));

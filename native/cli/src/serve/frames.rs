@@ -117,7 +117,8 @@ pub fn frames(h: &Handle, q: &FrameQuery) -> ApiResult<Value> {
         return Ok(json!({"frames": [], "waiting": true, "edge": edge(h)}));
     };
     let from = q.from.unwrap_or(if backward { last } else { first });
-    let mut ph = Playhead::new_at(h.rec.clone(), from).map_err(|e| ApiError::of(&h.name, e))?;
+    let mut ph = Playhead::new_at(h.rec.clone(), from)
+        .map_err(|e| ApiError::of(&super::library::label(&h.name), e))?;
     let mut out = Vec::with_capacity(q.count as usize);
     let mut bad = Vec::new();
     faults(ph.update(), &mut bad);
@@ -162,10 +163,11 @@ pub fn seek(h: &Handle, q: &SeekQuery) -> ApiResult<Value> {
     if view.reader().first_tick().is_none() {
         return Err(ApiError::new(
             axum::http::StatusCode::CONFLICT,
-            format!("{}: no ticks yet", h.name),
+            format!("{}: no ticks yet", super::library::label(&h.name)),
         ));
     }
-    let ph = Playhead::new_at(h.rec.clone(), q.tick).map_err(|e| ApiError::of(&h.name, e))?;
+    let ph = Playhead::new_at(h.rec.clone(), q.tick)
+        .map_err(|e| ApiError::of(&super::library::label(&h.name), e))?;
     let entities: Vec<Value> = ph
         .entities()
         .iter()

@@ -37,8 +37,12 @@ pub struct GhostQuery {
 fn load(lib: &Library, name: &str, entity: u32, range: GhostRange) -> ApiResult<GhostTrack> {
     let h = lib.open(name)?;
     let view = h.rec.view();
-    GhostTrack::load(view.reader(), entity, range)
-        .map_err(|e| ApiError::of(&format!("{name}: entity {entity}"), e))
+    GhostTrack::load(view.reader(), entity, range).map_err(|e| {
+        ApiError::of(
+            &format!("{}: entity {entity}", super::library::label(name)),
+            e,
+        )
+    })
 }
 
 fn describe(name: &str, t: &Arc<GhostTrack>, step: f64) -> Value {

@@ -172,8 +172,8 @@ impl Library {
         }
         let handle = match target {
             Target::File(p) => {
-                let reader =
-                    tickreel::play::Reader::open_path(&p).map_err(|e| ApiError::of(name, e))?;
+                let reader = tickreel::play::Reader::open_path(&p)
+                    .map_err(|e| ApiError::of(&label(name), e))?;
                 Handle {
                     name: name.to_string(),
                     kind: "reel",
@@ -186,7 +186,8 @@ impl Library {
                     poll_interval: Duration::from_millis(100),
                     ..FollowOptions::default()
                 };
-                let f = LiveFollower::open(&p, options).map_err(|e| ApiError::of(name, e))?;
+                let f =
+                    LiveFollower::open(&p, options).map_err(|e| ApiError::of(&label(name), e))?;
                 Handle {
                     name: name.to_string(),
                     kind: "live",
@@ -195,7 +196,8 @@ impl Library {
                 }
             }
             Target::Object(url) => {
-                let reader = crate::cmd::object::open(&url).map_err(|e| ApiError::of(name, e))?;
+                let reader =
+                    crate::cmd::object::open(&url).map_err(|e| ApiError::of(&label(name), e))?;
                 Handle {
                     name: name.to_string(),
                     kind: "object",
@@ -236,12 +238,13 @@ impl Library {
     fn resolve(&self, name: &str) -> ApiResult<(String, Target)> {
         if let Some(id) = name.strip_prefix(CATALOG_PREFIX) {
             let id: i64 = id.parse().map_err(|_| {
-                ApiError::bad_request(format!("{name}: not a catalog recording id"))
+                ApiError::bad_request(format!("{}: not a catalog recording id", label(name)))
             })?;
             let rec = self.with_catalog(|c| c.recording(id))?;
             let Some(rec) = rec else {
                 return Err(ApiError::not_found(format!(
-                    "{name}: no such catalog recording"
+                    "{}: no such catalog recording",
+                    label(name)
                 )));
             };
             // The catalog is the operator's own: its locations are trusted as they are.
@@ -269,21 +272,23 @@ impl Library {
                 }
                 let real = joined.canonicalize().map_err(|e| {
                     if e.kind() == std::io::ErrorKind::NotFound {
-                        ApiError::not_found(format!("{name}: no such recording"))
+                        ApiError::not_found(format!("{}: no such recording", label(name)))
                     } else {
-                        ApiError::of(name, tickreel::Error::Io(e))
+                        ApiError::of(&label(name), tickreel::Error::Io(e))
                     }
                 })?;
                 if !real.starts_with(dir) {
                     return Err(ApiError::forbidden(format!(
-                        "{name}: outside the served directory"
+                        "{}: outside the served directory",
+                        label(name)
                     )));
                 }
                 let key = real.to_string_lossy().into_owned();
                 if real.is_dir() {
                     if !is_live_dir(&real) {
                         return Err(ApiError::bad_request(format!(
-                            "{name}: a directory, not a recording"
+                            "{}: a directory, not a recording",
+                            label(name)
                         )));
                     }
                     Ok((key, Target::Live(real)))
@@ -301,12 +306,20 @@ enum Target {
     Object(String),
 }
 
+/// `name` as error messages quote it: at most 64 characters.
+pub fn label(name: &str) -> String {
+    match name.char_indices().nth(64) {
+        None => name.to_string(),
+        Some((cut, _)) => format!("{}… ({} bytes)", &name[..cut], name.len()),
+    }
+}
+
 /// `name` as a relative path of plain components, or a refusal.
 fn relative(name: &str) -> ApiResult<PathBuf> {
     if name.is_empty() {
         return Err(ApiError::bad_request("no recording named (rec=NAME)"));
     }
-    if name.len() > 4096 || name.contains('\0') {
+    if name.len() > 1024 || name.contains('\0') {
         return Err(ApiError::bad_request("the recording name is not valid"));
     }
     let p = Path::new(name);
@@ -317,7 +330,8 @@ fn relative(name: &str) -> ApiResult<PathBuf> {
             Component::CurDir => {}
             _ => {
                 return Err(ApiError::forbidden(format!(
-                    "{name}: outside the served directory (only names relative to it are served)"
+                    "{}: outside the served directory (only names relative to it are served)",
+                    label(name)
                 )));
             }
         }

@@ -555,6 +555,7 @@
     };
     for (const r of res.recordings) add(r.name, r.name, r.kind);
     for (const c of res.catalog) add(c.name, c.location, 'catalog');
+    for (const li of ul.children) li.classList.toggle('open', li.dataset.name === S.rec);
   }
 
   function state() {
@@ -571,6 +572,8 @@
     wire();
     requestAnimationFrame(tickLoop);
     await loadList();
+    // new recordings appear in the list (a failed refresh is not worth a message)
+    setInterval(() => { loadList().catch(() => {}); }, 15000);
     const rec = params.get('rec');
     if (rec) await open(rec, { tick: params.get('tick'), follow: params.get('follow') });
     return true;
