@@ -6,7 +6,6 @@
 
 mod serve_support;
 
-use serde_json::Value;
 use serve_support::*;
 
 #[test]
