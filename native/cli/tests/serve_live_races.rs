@@ -104,7 +104,13 @@ fn a_live_recording_grows_as_the_writer_flushes_then_finishes() {
     );
     assert!(live_ticks.windows(2).all(|w| w[0] < w[1]), "{edges:?}");
     assert!(*live_ticks.first().unwrap() < 200, "{edges:?}");
-    // the finished recording plays like its file
+    // asked for by its live name, the finished recording says so, and plays like its file
+    let info = s.json("/api/info?rec=live.reel.live");
+    assert_eq!(info["edge"]["state"], "finished", "{info}");
+    assert_eq!(
+        s.json("/api/info?rec=live.reel")["edge"]["state"],
+        Value::Null
+    );
     let v = s.json("/api/frames?rec=live.reel.live&from=230&count=10");
     let frames = v["frames"].as_array().unwrap();
     assert_eq!(frames.len(), 10);

@@ -56,12 +56,17 @@ pub struct Handle {
     pub rec: Arc<Recording>,
     /// Keeps a live recording up to date while a request uses it.
     pub follower: Option<Arc<LiveFollower>>,
+    /// Asked for by its live directory's name, which is gone: the final file is served.
+    pub finished_live: bool,
 }
 
 impl Handle {
-    /// The follower's state, for live recordings.
+    /// The follower's state, for live recordings (`Finished` for one served by its final file).
     pub fn live_state(&self) -> Option<FollowState> {
-        self.follower.as_ref().map(|f| f.state())
+        match &self.follower {
+            Some(f) => Some(f.state()),
+            None => self.finished_live.then_some(FollowState::Finished),
+        }
     }
 }
 
@@ -156,7 +161,7 @@ impl Library {
     pub fn open(&self, name: &str) -> ApiResult<Handle> {
         let (key, target) = self.resolve(name)?;
         let stamp = match &target {
-            Target::File(p) => std::fs::metadata(p)
+            Target::File(p) | Target::Finished(p) => std::fs::metadata(p)
                 .ok()
                 .map(|m| (m.len(), m.modified().unwrap_or(UNIX_EPOCH))),
             _ => None,
@@ -170,8 +175,9 @@ impl Library {
                 return Ok(o.handle.clone());
             }
         }
+        let finished_live = matches!(target, Target::Finished(_));
         let handle = match target {
-            Target::File(p) => {
+            Target::File(p) | Target::Finished(p) => {
                 let reader = tickreel::play::Reader::open_path(&p)
                     .map_err(|e| ApiError::of(&label(name), e))?;
                 Handle {
@@ -179,6 +185,7 @@ impl Library {
                     kind: "reel",
                     rec: Recording::from_reader(reader, &self.ctx),
                     follower: None,
+                    finished_live,
                 }
             }
             Target::Live(p) => {
@@ -193,6 +200,7 @@ impl Library {
                     kind: "live",
                     rec: f.recording().clone(),
                     follower: Some(Arc::new(f)),
+                    finished_live: false,
                 }
             }
             Target::Object(url) => {
@@ -203,6 +211,7 @@ impl Library {
                     kind: "object",
                     rec: Recording::from_reader(reader, &self.ctx),
                     follower: None,
+                    finished_live,
                 }
             }
         };
@@ -263,12 +272,14 @@ impl Library {
             }
             Root::Dir(dir) => {
                 let mut joined = dir.join(&rel);
+                let mut finished = false;
                 // A live recording that was finished since: its final file.
                 if !joined.exists()
                     && let Some(stem) = joined.to_str().and_then(|s| s.strip_suffix(".live"))
                     && Path::new(stem).is_file()
                 {
                     joined = PathBuf::from(stem);
+                    finished = true;
                 }
                 let real = joined.canonicalize().map_err(|e| {
                     if e.kind() == std::io::ErrorKind::NotFound {
@@ -292,6 +303,9 @@ impl Library {
                         )));
                     }
                     Ok((key, Target::Live(real)))
+                } else if finished {
+                    // not shared with the file's own name: this one reports itself finished
+                    Ok((format!("{key} (finished live)"), Target::Finished(real)))
                 } else {
                     Ok((key, Target::File(real)))
                 }
@@ -302,6 +316,8 @@ impl Library {
 
 enum Target {
     File(PathBuf),
+    /// The final file of a live directory asked for by name.
+    Finished(PathBuf),
     Live(PathBuf),
     Object(String),
 }

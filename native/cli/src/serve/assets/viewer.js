@@ -71,15 +71,21 @@
       }
       entry.ticks = [...entry.frames.keys()].sort((a, c) => a - c);
       edgeFrom(res.edge);
-      // Complete when nothing more can come into it (past the live edge it can).
-      entry.complete = !S.live || S.liveState === 'finished' || hi <= S.last;
-      entry.edgeAt = S.last;
+      // Complete when nothing more can come into it: it holds its last tick, or the recording's
+      // (of a recording that no longer grows). Otherwise it is asked again once the edge moves.
+      const top = entry.ticks.length ? entry.ticks[entry.ticks.length - 1] : -1;
+      const ended = res.edge && res.edge.state === 'finished';
+      // (asked again after the end and nothing new: a stretch without ticks)
+      entry.complete = !S.live || top >= hi || (ended && (top >= S.last || top === entry.edgeAt));
+      entry.edgeAt = top;
       if (res.faults) showError('damaged chunk(s) played past: ' + res.faults.map((f) => f.error).join('; '));
       entry.pending = null;
       return entry;
     }, (err) => {
+      // kept as done (empty), so that a failing block is not asked for again at every frame
       entry.pending = null;
-      blocks.delete(b);
+      entry.complete = true;
+      entry.failed = true;
       showError(err.message);
       throw err;
     });
@@ -137,13 +143,13 @@
     return blk.frames.get(best);
   }
 
+  // A block is asked for when missing, and again when the live edge cut it and has moved since.
+  const needs = (blk) => !blk || (!blk.complete && !blk.pending && S.last > blk.edgeAt);
   function want(t) {
     const b = blockOf(t);
-    const blk = blocks.get(b);
-    // a block cut by the live edge is asked again once the edge has moved
-    if (!blk || (!blk.complete && !blk.pending && S.last > blk.edgeAt)) loadBlock(b).catch(() => {});
+    if (needs(blocks.get(b))) loadBlock(b).catch(() => {});
     const next = b + (S.dir > 0 ? 1 : -1);
-    if (S.playing && next * BLOCK <= S.last && (next + 1) * BLOCK > S.first && !blocks.has(next)) {
+    if (S.playing && next * BLOCK <= S.last && (next + 1) * BLOCK > S.first && needs(blocks.get(next))) {
       loadBlock(next).catch(() => {});
     }
   }
