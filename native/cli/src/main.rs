@@ -11,6 +11,7 @@
 mod alloc_count;
 mod bench;
 mod cmd;
+mod serve;
 mod svg;
 
 use std::io::Write;
@@ -71,6 +72,8 @@ enum Command {
     Ls(cmd::ls::Args),
     /// The catalog of runs, recordings and reports (SQLite or PostgreSQL): top, pb, runs, add, prune.
     Catalog(cmd::catalog::Args),
+    /// The web viewer: serves the recordings of a directory (or s3:// prefix) on loopback.
+    Serve(cmd::serve::Args),
     /// A top-down SVG map of a recording: every entity's path, teleports, checkpoints, names.
     Render(cmd::render::Args),
 }
@@ -94,6 +97,7 @@ fn main() -> ExitCode {
         Command::Upload(a) => cmd::upload::run(a, &mut out),
         Command::Ls(a) => cmd::ls::run(a, &mut out),
         Command::Catalog(a) => cmd::catalog::run(a, &mut out),
+        Command::Serve(a) => cmd::serve::run(a, &mut out),
         Command::Render(a) => cmd::render::run(a, &mut out),
     };
     // What was printed before an error comes before its message.

@@ -24,6 +24,7 @@ pub mod progress;
 pub mod recover;
 pub mod render;
 pub mod render_paths;
+pub mod serve;
 pub mod simulate;
 pub mod upload;
 pub mod verify;
