@@ -10,12 +10,13 @@
  * Panics. Every function catches internal panics (bugs) at the boundary and returns
  * TICKREEL_RESULT_PANIC; nothing unwinds into C.
  *
- * Handles. TickreelBatch*, TickreelWriter*, TickreelReader*, TickreelEngine*,
- * TickreelRecorder*, TickreelFinish*, TickreelShadow*, TickreelGhost*, TickreelGhostLoad*,
- * TickreelCursor*, TickreelDelta* and TickreelPlayhead* are opaque handles: tokens (generation | type tag | slot) disguised as pointers,
+ * Handles. TickreelBatch*, TickreelReelWriter*, TickreelReader*, TickreelEngine*,
+ * TickreelRecorder*, TickreelFinishHandle*, TickreelShadowBuffer*, TickreelGhost*, TickreelGhostLoad*,
+ * TickreelGhostCursor*, TickreelLiveDelta*, TickreelPlayhead*, TickreelObjectOptions*,
+ * TickreelPendingUpload*, TickreelCatalog* and TickreelCatalogCall* are opaque handles: tokens (generation | type tag | slot) disguised as pointers,
  * never addresses; do not dereference them. Create them with tickreel_*_new / _create / _open /
- * _start / _load (a TickreelFinish* comes from tickreel_recorder_finish or tickreel_shadow_report;
- * tickreel_shadow_start gives a TickreelRecorder* and a TickreelShadow*) and release each with
+ * _start / _load (a TickreelFinishHandle* comes from tickreel_recorder_finish or tickreel_shadow_buffer_report;
+ * tickreel_shadow_buffer_start gives a TickreelRecorder* and a TickreelShadowBuffer*) and release each with
  * its tickreel_*_free; freeing NULL is a no-op. An engine owns background threads:
  * tickreel_engine_free stops and joins them, so call it before the program exits. Guaranteed on every call: a freed handle (double free included) and a
  * handle of another type return TICKREEL_RESULT_INVALID_HANDLE, for ever (a slot whose generation
@@ -41,16 +42,16 @@
  * Index (line numbers in this file).
  *   Constants and result codes first; then each area, the error channel first: its
  *   handles and structs, then its functions:
- *   Errors and the library: line 294
+ *   Errors and the library: line 310
  *      tickreel_handle_count, tickreel_last_error, tickreel_last_error_message,
  *      tickreel_last_error_code, tickreel_result_name, tickreel_version
- *   Tick batches (TickreelBatch): line 360
+ *   Tick batches (TickreelBatch): line 376
  *      tickreel_batch_new, tickreel_batch_free, tickreel_batch_clear, tickreel_batch_event_count,
  *      tickreel_batch_bytes, tickreel_batch_add_entity, tickreel_batch_remove_entity,
  *      tickreel_batch_add_pose, tickreel_batch_add_position, tickreel_batch_add_rotation,
  *      tickreel_batch_teleport, tickreel_batch_flags, tickreel_batch_checkpoint,
  *      tickreel_batch_velocity, tickreel_batch_player_leave, tickreel_batch_custom
- *   Live recording (TickreelEngine, TickreelRecorder, TickreelFinish): line 568
+ *   Live recording (TickreelEngine, TickreelRecorder, TickreelFinishHandle): line 584
  *      tickreel_engine_options_default, tickreel_engine_new, tickreel_engine_free,
  *      tickreel_engine_stats, tickreel_recorder_options_default, tickreel_recorder_start,
  *      tickreel_recorder_free, tickreel_recorder_submit_tick, tickreel_recorder_submit_batch,
@@ -58,15 +59,17 @@
  *      tickreel_recorder_register_entity, tickreel_recorder_register_event_type,
  *      tickreel_recorder_put_metadata, tickreel_recorder_flush, tickreel_recorder_stats,
  *      tickreel_recorder_wait_resumed, tickreel_recorder_status, tickreel_recorder_finish,
- *      tickreel_recorder_abort, tickreel_finish_poll, tickreel_finish_wait, tickreel_finish_free
- *   Ghosts (TickreelGhost, TickreelGhostLoad, TickreelCursor, TickreelDelta): line 1187
+ *      tickreel_recorder_abort, tickreel_finish_handle_poll, tickreel_finish_handle_wait,
+ *      tickreel_finish_handle_free, tickreel_recorder_finish_upload
+ *   Ghosts (TickreelGhost, TickreelGhostLoad, TickreelGhostCursor, TickreelLiveDelta): line 1244
  *      tickreel_ghost_load, tickreel_ghost_load_from_reader, tickreel_ghost_free,
- *      tickreel_ghost_info, tickreel_ghost_splits, tickreel_cursor_new, tickreel_cursor_free,
- *      tickreel_cursor_sample, tickreel_cursor_set_time_shift, tickreel_delta_new,
- *      tickreel_delta_free, tickreel_delta_update, tickreel_delta_set_time_shift,
- *      tickreel_delta_reset, tickreel_ghost_load_async, tickreel_ghost_load_poll,
- *      tickreel_ghost_load_take, tickreel_ghost_load_free
- *   Playback (TickreelPlayhead): line 1573
+ *      tickreel_ghost_info, tickreel_ghost_splits, tickreel_ghost_cursor_new,
+ *      tickreel_ghost_cursor_free, tickreel_ghost_cursor_sample,
+ *      tickreel_ghost_cursor_set_time_shift, tickreel_live_delta_new, tickreel_live_delta_free,
+ *      tickreel_live_delta_update, tickreel_live_delta_set_time_shift, tickreel_live_delta_reset,
+ *      tickreel_ghost_load_async, tickreel_ghost_load_poll, tickreel_ghost_load_take,
+ *      tickreel_ghost_load_free, tickreel_ghost_load_async_url
+ *   Playback (TickreelPlayhead): line 1656
  *      tickreel_playhead_open, tickreel_playhead_follow, tickreel_playhead_free,
  *      tickreel_playhead_current, tickreel_playhead_advance, tickreel_playhead_prepare,
  *      tickreel_playhead_seek, tickreel_playhead_step_forward, tickreel_playhead_step_back,
@@ -74,20 +77,33 @@
  *      tickreel_playhead_set_reverse, tickreel_playhead_position, tickreel_playhead_entities,
  *      tickreel_playhead_ticks, tickreel_playhead_removed, tickreel_playhead_added,
  *      tickreel_playhead_world, tickreel_playhead_world_snapshot, tickreel_playhead_world_events
- *   Reading recordings (TickreelReader): line 1984
- *      tickreel_reader_open, tickreel_reader_free, tickreel_reader_tick_count,
- *      tickreel_reader_first_tick, tickreel_reader_last_tick, tickreel_reader_chunk_count,
- *      tickreel_reader_tick_rate, tickreel_reader_metadata, tickreel_reader_seek,
- *      tickreel_reader_ticks, tickreel_reader_verify
- *   Shadow play (TickreelShadow): line 2175
- *      tickreel_shadow_options_default, tickreel_report_options_default, tickreel_shadow_start,
- *      tickreel_shadow_report, tickreel_shadow_stats, tickreel_shadow_attached,
- *      tickreel_shadow_free
- *   Writing recordings (TickreelWriter): line 2452
- *      tickreel_writer_options_default, tickreel_writer_create, tickreel_writer_free,
- *      tickreel_writer_write_tick, tickreel_writer_write_batch, tickreel_writer_offer_snapshot,
- *      tickreel_writer_register_entity, tickreel_writer_register_event_type,
- *      tickreel_writer_put_metadata, tickreel_writer_finish
+ *   Reading recordings (TickreelReader): line 2067
+ *      tickreel_reader_open_url, tickreel_reader_open, tickreel_reader_free,
+ *      tickreel_reader_tick_count, tickreel_reader_first_tick, tickreel_reader_last_tick,
+ *      tickreel_reader_chunk_count, tickreel_reader_tick_rate, tickreel_reader_metadata,
+ *      tickreel_reader_seek, tickreel_reader_ticks, tickreel_reader_verify
+ *   Shadow play (TickreelShadowBuffer): line 2279
+ *      tickreel_shadow_options_default, tickreel_report_options_default,
+ *      tickreel_shadow_buffer_start, tickreel_shadow_buffer_report, tickreel_shadow_buffer_stats,
+ *      tickreel_shadow_buffer_attached, tickreel_shadow_buffer_free
+ *   Writing recordings (TickreelReelWriter): line 2557
+ *      tickreel_reel_options_default, tickreel_reel_writer_create, tickreel_reel_writer_free,
+ *      tickreel_reel_writer_write_tick, tickreel_reel_writer_write_batch,
+ *      tickreel_reel_writer_offer_snapshot, tickreel_reel_writer_register_entity,
+ *      tickreel_reel_writer_register_event_type, tickreel_reel_writer_put_metadata,
+ *      tickreel_reel_writer_finish
+ *   Object storage (TickreelObjectOptions, TickreelPendingUpload): line 2768
+ *      tickreel_object_options_new, tickreel_object_options_free,
+ *      tickreel_object_options_set_endpoint, tickreel_object_options_set_region,
+ *      tickreel_object_options_set_credentials, tickreel_object_options_set_allow_http,
+ *      tickreel_object_options_set_timeouts, tickreel_object_options_set_retries,
+ *      tickreel_pending_upload_poll, tickreel_pending_upload_bytes, tickreel_pending_upload_free
+ *   Catalog (TickreelCatalog, TickreelCatalogCall): line 2903
+ *      tickreel_catalog_open, tickreel_catalog_free, tickreel_catalog_register,
+ *      tickreel_catalog_top, tickreel_catalog_personal_best, tickreel_catalog_around,
+ *      tickreel_catalog_recent, tickreel_catalog_sum_of_best, tickreel_catalog_load_ghost,
+ *      tickreel_catalog_prune, tickreel_catalog_call_poll, tickreel_catalog_call_rows,
+ *      tickreel_catalog_call_ghost_load, tickreel_catalog_call_free
  */
 
 #ifndef TICKREEL_H
@@ -175,18 +191,18 @@
 #define TICKREEL_GHOST_FINISHED 2
 
 /**
- * `TickreelUpdateInfo::motion`: the position did not change (paused, a slow speed between two
+ * `TickreelUpdate::motion`: the position did not change (paused, a slow speed between two
  * recorded ticks, the edge of the recording, or a stall).
  */
 #define TICKREEL_MOTION_STILL 0
 
 /**
- * `TickreelUpdateInfo::motion`: forward play over `ticks_covered` recorded ticks.
+ * `TickreelUpdate::motion`: forward play over `ticks_covered` recorded ticks.
  */
 #define TICKREEL_MOTION_FORWARD 1
 
 /**
- * `TickreelUpdateInfo::motion`: any other move (reverse play, seek, step back, a jump over an
+ * `TickreelUpdate::motion`: any other move (reverse play, seek, step back, a jump over an
  * unreadable chunk): set every entity's state from `tickreel_playhead_entities`.
  */
 #define TICKREEL_MOTION_JUMP 2
@@ -409,7 +425,7 @@ TickreelResult tickreel_batch_event_count(struct TickreelBatch *batch, size_t *o
 
 /**
  * Copies the batch encoding of the events added so far into `buf` (the bytes that
- * `tickreel_writer_write_tick` accepts), and stores its length in `*out_count`.
+ * `tickreel_reel_writer_write_tick` accepts), and stores its length in `*out_count`.
  *
  * The encoding is: a big-endian `u16` event count, then each event as a kind byte followed by
  * its fields as LEB128 varints (signed fields zigzag-coded); see FORMAT.md. An empty batch is
@@ -565,7 +581,7 @@ TickreelResult tickreel_batch_custom(struct TickreelBatch *batch,
                                      const uint8_t *data,
                                      size_t data_len);
 
-/* ---- Live recording (TickreelEngine, TickreelRecorder, TickreelFinish) ---- */
+/* ---- Live recording (TickreelEngine, TickreelRecorder, TickreelFinishHandle) ---- */
 
 /**
  * The recording runtime: writer thread(s) and a compaction worker, shared by every recording of
@@ -577,9 +593,23 @@ typedef struct TickreelEngine TickreelEngine;
 /**
  * The completion of a finished recording's compaction into its final `.reel` file, or of a
  * shadow report's file. Opaque: returned by `tickreel_recorder_finish` and
- * `tickreel_shadow_report`, released with `tickreel_finish_free`.
+ * `tickreel_shadow_buffer_report`, released with `tickreel_finish_handle_free`.
  */
-typedef struct TickreelFinish TickreelFinish;
+typedef struct TickreelFinishHandle TickreelFinishHandle;
+
+/**
+ * How to reach an object store: endpoint, region, credentials, timeouts, retries. Opaque:
+ * create with `tickreel_object_options_new` (reads the `AWS_*` variables), change with
+ * `tickreel_object_options_set_*`, release with `tickreel_object_options_free`.
+ */
+typedef struct TickreelObjectOptions TickreelObjectOptions;
+
+/**
+ * A recording's finish followed by its upload, running in the background. Opaque: created by
+ * `tickreel_recorder_finish_upload`, polled with `tickreel_pending_upload_poll`, released with
+ * `tickreel_pending_upload_free`.
+ */
+typedef struct TickreelPendingUpload TickreelPendingUpload;
 
 /**
  * One recording being written by an engine. Opaque: create with `tickreel_recorder_start`,
@@ -610,7 +640,7 @@ typedef struct TickreelEngineOptions {
      */
     size_t pool_buffers;
     /**
-     * Bytes the engine's shadow buffers (`tickreel_shadow_start`) may hold in all (default
+     * Bytes the engine's shadow buffers (`tickreel_shadow_buffer_start`) may hold in all (default
      * 256 MiB); past it, the oldest blocks of any buffer are given up first.
      */
     size_t shadow_budget_bytes;
@@ -961,7 +991,7 @@ TickreelResult tickreel_recorder_submit_batch(struct TickreelRecorder *recorder,
 /**
  * A player left: asks the writer to flush (if the flush policy's `flush_on_player_leave` is
  * set) so that their part of the recording is durable, and starts the player's grace period in
- * a shadow buffer this recorder feeds (`tickreel_shadow_start`). Adds no event: record the leave
+ * a shadow buffer this recorder feeds (`tickreel_shadow_buffer_start`). Adds no event: record the leave
  * itself with `tickreel_batch_player_leave` in the tick's batch. Never does I/O; waits only
  * while the writer's queue is full.
  *
@@ -969,7 +999,8 @@ TickreelResult tickreel_recorder_submit_batch(struct TickreelRecorder *recorder,
  *
  * Thread safety: any thread, concurrently with other recorder calls.
  */
-TickreelResult tickreel_recorder_player_left(struct TickreelRecorder *recorder, uint32_t entity);
+TickreelResult tickreel_recorder_player_left(struct TickreelRecorder *recorder,
+                                             uint32_t entity);
 
 /**
  * Supplies snapshot bytes (the game's own world state, opaque to tickreel, copied); the next
@@ -1103,8 +1134,8 @@ TickreelResult tickreel_recorder_status(struct TickreelRecorder *recorder);
 /**
  * Ends the recording: the ticks still queued are written, then the engine's compaction worker
  * produces the final `.reel` file (atomically, verified if so configured) and removes the live
- * directory. Does not wait: stores a handle in `*out_finish` to poll (`tickreel_finish_poll`) or
- * wait on (`tickreel_finish_wait`), to be freed with `tickreel_finish_free`. Afterwards the
+ * directory. Does not wait: stores a handle in `*out_finish` to poll (`tickreel_finish_handle_poll`) or
+ * wait on (`tickreel_finish_handle_wait`), to be freed with `tickreel_finish_handle_free`. Afterwards the
  * recorder refuses every call with `TICKREEL_RESULT_INVALID_STATE` except `_stats`, `_status`
  * and `tickreel_recorder_free`, which must still be called.
  *
@@ -1113,17 +1144,17 @@ TickreelResult tickreel_recorder_status(struct TickreelRecorder *recorder);
  *
  * Returns `TICKREEL_RESULT_INVALID_STATE` if the recording was already finished or aborted (a
  * second finish), the engine has shut down, or the recorder feeds a stream without a file
- * (`tickreel_shadow_start` with a NULL path: end it with `tickreel_recorder_free` or `_abort`).
+ * (`tickreel_shadow_buffer_start` with a NULL path: end it with `tickreel_recorder_free` or `_abort`).
  * On failure `*out_finish` is set to NULL (when it can be written).
  *
  * Thread safety: any thread, concurrently with other recorder calls; only one finish or abort
  * succeeds.
  *
  * # Safety
- * `out_finish` must be NULL or point to writable storage for one `TickreelFinish` pointer.
+ * `out_finish` must be NULL or point to writable storage for one `TickreelFinishHandle` pointer.
  */
 TickreelResult tickreel_recorder_finish(struct TickreelRecorder *recorder,
-                                        struct TickreelFinish **out_finish);
+                                        struct TickreelFinishHandle **out_finish);
 
 /**
  * Throws the recording away: queued ticks are discarded and its live directory is removed.
@@ -1150,12 +1181,12 @@ TickreelResult tickreel_recorder_abort(struct TickreelRecorder *recorder);
  * # Safety
  * `out_done` must be NULL or point to writable storage for one `bool`.
  */
-TickreelResult tickreel_finish_poll(struct TickreelFinish *finish, bool *out_done);
+TickreelResult tickreel_finish_handle_poll(struct TickreelFinishHandle *finish, bool *out_done);
 
 /**
  * Waits until the compaction has completed and copies the final file's path into `path_buf` as
  * a NUL-terminated string (in the platform's encoding), storing its length in bytes, without the
- * NUL, in `*out_len`. Blocks: not for the server thread (poll with `tickreel_finish_poll`
+ * NUL, in `*out_len`. Blocks: not for the server thread (poll with `tickreel_finish_handle_poll`
  * there). With `capacity` 0 nothing is copied (`path_buf` may then be NULL): a wait and a length
  * query. `out_len` may be NULL.
  *
@@ -1169,34 +1200,48 @@ TickreelResult tickreel_finish_poll(struct TickreelFinish *finish, bool *out_don
  * # Safety
  * `path_buf` must point to `capacity` writable bytes (or `capacity` must be 0); `out_len` must be NULL or point to a writable `size_t`.
  */
-TickreelResult tickreel_finish_wait(struct TickreelFinish *finish,
-                                    char *path_buf,
-                                    size_t capacity,
-                                    size_t *out_len);
+TickreelResult tickreel_finish_handle_wait(struct TickreelFinishHandle *finish,
+                                           char *path_buf,
+                                           size_t capacity,
+                                           size_t *out_len);
 
 /**
  * Frees a finish handle. The compaction goes on regardless (freeing does not cancel it).
- * `tickreel_finish_free(NULL)` is a no-op returning `TICKREEL_RESULT_OK`; a freed or invalid
+ * `tickreel_finish_handle_free(NULL)` is a no-op returning `TICKREEL_RESULT_OK`; a freed or invalid
  * handle returns `TICKREEL_RESULT_INVALID_HANDLE`.
  *
  * Thread safety: any thread. A wait on the same handle in another thread finishes normally;
  * calls that start after this one get `TICKREEL_RESULT_INVALID_HANDLE`.
  */
-TickreelResult tickreel_finish_free(struct TickreelFinish *finish);
-
-/* ---- Ghosts (TickreelGhost, TickreelGhostLoad, TickreelCursor, TickreelDelta) ---- */
+TickreelResult tickreel_finish_handle_free(struct TickreelFinishHandle *finish);
 
 /**
- * Samples a ghost track at fractional ticks. Opaque: create with `tickreel_cursor_new`,
- * release with `tickreel_cursor_free`.
+ * Finishes the recording (as `tickreel_recorder_finish`) and, once its `.reel` file is
+ * compacted, uploads it to the object URL `url` (`s3://bucket/key`) on a background thread:
+ * multipart for large files, never over an existing object unless `overwrite`, the uploaded
+ * size checked, then the local file removed if `remove_local`. Stores the pending upload's handle
+ * in `*out_upload`: poll it with `tickreel_pending_upload_poll`. A failed upload keeps the local
+ * file (`tickreel upload FILE URL` retries it).
+ *
+ * Returns `TICKREEL_RESULT_INVALID_ARGUMENT` for a malformed URL (checked before the recording
+ * is finished: it then goes on), and the codes of `tickreel_recorder_finish`. On failure
+ * `*out_upload` is set to NULL (when it can be written).
+ *
+ * Thread safety: any thread, concurrently with other recorder calls; only one finish or abort
+ * succeeds.
+ *
+ * # Safety
+ * `out_upload` must be NULL or point to writable storage for one `TickreelPendingUpload` pointer.
+ * `url` must be NULL or a NUL-terminated string (NULL is refused).
  */
-typedef struct TickreelCursor TickreelCursor;
+TickreelResult tickreel_recorder_finish_upload(struct TickreelRecorder *recorder,
+                                               const char *url,
+                                               struct TickreelObjectOptions *options,
+                                               bool overwrite,
+                                               bool remove_local,
+                                               struct TickreelPendingUpload **out_upload);
 
-/**
- * The live time delta of a live player against a ghost. Opaque: create with
- * `tickreel_delta_new`, release with `tickreel_delta_free`.
- */
-typedef struct TickreelDelta TickreelDelta;
+/* ---- Ghosts (TickreelGhost, TickreelGhostLoad, TickreelGhostCursor, TickreelLiveDelta) ---- */
 
 /**
  * A ghost track: one entity's run, decoded once into compact arrays. Opaque: create with
@@ -1206,10 +1251,22 @@ typedef struct TickreelDelta TickreelDelta;
 typedef struct TickreelGhost TickreelGhost;
 
 /**
+ * Samples a ghost track at fractional ticks. Opaque: create with `tickreel_ghost_cursor_new`,
+ * release with `tickreel_ghost_cursor_free`.
+ */
+typedef struct TickreelGhostCursor TickreelGhostCursor;
+
+/**
  * A ghost track being loaded on a background thread. Opaque: create with
  * `tickreel_ghost_load_async`, release with `tickreel_ghost_load_free`.
  */
 typedef struct TickreelGhostLoad TickreelGhostLoad;
+
+/**
+ * The live time delta of a live player against a ghost. Opaque: create with
+ * `tickreel_live_delta_new`, release with `tickreel_live_delta_free`.
+ */
+typedef struct TickreelLiveDelta TickreelLiveDelta;
 
 /**
  * An open recording. Opaque: open with `tickreel_reader_open`, release with
@@ -1289,7 +1346,7 @@ typedef struct TickreelSplit {
 } TickreelSplit;
 
 /**
- * The ghost at one moment, as filled in by `tickreel_cursor_sample`.
+ * The ghost at one moment, as filled in by `tickreel_ghost_cursor_sample`.
  */
 typedef struct TickreelGhostSample {
     /**
@@ -1410,18 +1467,19 @@ TickreelResult tickreel_ghost_splits(struct TickreelGhost *ghost,
  * thread) its own; calls on one cursor are serialised by an internal lock.
  *
  * # Safety
- * `out_cursor` must be NULL or point to writable storage for one `TickreelCursor` pointer.
+ * `out_cursor` must be NULL or point to writable storage for one `TickreelGhostCursor` pointer.
  */
-TickreelResult tickreel_cursor_new(struct TickreelGhost *ghost, struct TickreelCursor **out_cursor);
+TickreelResult tickreel_ghost_cursor_new(struct TickreelGhost *ghost,
+                                         struct TickreelGhostCursor **out_cursor);
 
 /**
- * Frees a cursor. `tickreel_cursor_free(NULL)` is a no-op returning `TICKREEL_RESULT_OK`; a
+ * Frees a cursor. `tickreel_ghost_cursor_free(NULL)` is a no-op returning `TICKREEL_RESULT_OK`; a
  * freed or invalid handle returns `TICKREEL_RESULT_INVALID_HANDLE`.
  *
  * Thread safety: any thread. A call on the same cursor still running in another thread
  * finishes normally; calls that start after this one get `TICKREEL_RESULT_INVALID_HANDLE`.
  */
-TickreelResult tickreel_cursor_free(struct TickreelCursor *cursor);
+TickreelResult tickreel_ghost_cursor_free(struct TickreelGhostCursor *cursor);
 
 /**
  * Stores the ghost's pose at `t` ticks from the (shifted) start of its run in `*out_sample`.
@@ -1438,19 +1496,20 @@ TickreelResult tickreel_cursor_free(struct TickreelCursor *cursor);
  * # Safety
  * `out_sample` must be NULL or point to writable storage for one `TickreelGhostSample`.
  */
-TickreelResult tickreel_cursor_sample(struct TickreelCursor *cursor,
-                                      double t,
-                                      struct TickreelGhostSample *out_sample);
+TickreelResult tickreel_ghost_cursor_sample(struct TickreelGhostCursor *cursor,
+                                            double t,
+                                            struct TickreelGhostSample *out_sample);
 
 /**
- * Delays the ghost by `ticks` (negative: it starts earlier): `tickreel_cursor_sample(c, t)`
+ * Delays the ghost by `ticks` (negative: it starts earlier): `tickreel_ghost_cursor_sample(c, t)`
  * then shows the run at `t - ticks`.
  *
  * Returns `TICKREEL_RESULT_INVALID_ARGUMENT` if `ticks` is not finite.
  *
  * Thread safety: any thread; calls on one cursor are serialised.
  */
-TickreelResult tickreel_cursor_set_time_shift(struct TickreelCursor *cursor, double ticks);
+TickreelResult tickreel_ghost_cursor_set_time_shift(struct TickreelGhostCursor *cursor,
+                                                    double ticks);
 
 /**
  * Creates a live delta against the ghost (no time shift) and stores its handle in `*out_delta`
@@ -1460,18 +1519,19 @@ TickreelResult tickreel_cursor_set_time_shift(struct TickreelCursor *cursor, dou
  * calls on one delta are serialised by an internal lock.
  *
  * # Safety
- * `out_delta` must be NULL or point to writable storage for one `TickreelDelta` pointer.
+ * `out_delta` must be NULL or point to writable storage for one `TickreelLiveDelta` pointer.
  */
-TickreelResult tickreel_delta_new(struct TickreelGhost *ghost, struct TickreelDelta **out_delta);
+TickreelResult tickreel_live_delta_new(struct TickreelGhost *ghost,
+                                       struct TickreelLiveDelta **out_delta);
 
 /**
- * Frees a delta. `tickreel_delta_free(NULL)` is a no-op returning `TICKREEL_RESULT_OK`; a freed
+ * Frees a delta. `tickreel_live_delta_free(NULL)` is a no-op returning `TICKREEL_RESULT_OK`; a freed
  * or invalid handle returns `TICKREEL_RESULT_INVALID_HANDLE`.
  *
  * Thread safety: any thread. A call on the same delta still running in another thread finishes
  * normally; calls that start after this one get `TICKREEL_RESULT_INVALID_HANDLE`.
  */
-TickreelResult tickreel_delta_free(struct TickreelDelta *delta);
+TickreelResult tickreel_live_delta_free(struct TickreelLiveDelta *delta);
 
 /**
  * The live player, `live_t` ticks after the start of their run, is at (`x`, `y`, `z`) blocks:
@@ -1487,21 +1547,21 @@ TickreelResult tickreel_delta_free(struct TickreelDelta *delta);
  * # Safety
  * `out_seconds` must be NULL or point to writable storage for one `f64`.
  */
-TickreelResult tickreel_delta_update(struct TickreelDelta *delta,
-                                     double live_t,
-                                     double x,
-                                     double y,
-                                     double z,
-                                     double *out_seconds);
+TickreelResult tickreel_live_delta_update(struct TickreelLiveDelta *delta,
+                                          double live_t,
+                                          double x,
+                                          double y,
+                                          double z,
+                                          double *out_seconds);
 
 /**
- * Delays the ghost by `ticks` for this delta (as `tickreel_cursor_set_time_shift`).
+ * Delays the ghost by `ticks` for this delta (as `tickreel_ghost_cursor_set_time_shift`).
  *
  * Returns `TICKREEL_RESULT_INVALID_ARGUMENT` if `ticks` is not finite.
  *
  * Thread safety: any thread; calls on one delta are serialised.
  */
-TickreelResult tickreel_delta_set_time_shift(struct TickreelDelta *delta, double ticks);
+TickreelResult tickreel_live_delta_set_time_shift(struct TickreelLiveDelta *delta, double ticks);
 
 /**
  * Forgets the previous match and the smoothed value: call when the live player starts a new
@@ -1509,7 +1569,7 @@ TickreelResult tickreel_delta_set_time_shift(struct TickreelDelta *delta, double
  *
  * Thread safety: any thread; calls on one delta are serialised.
  */
-TickreelResult tickreel_delta_reset(struct TickreelDelta *delta);
+TickreelResult tickreel_live_delta_reset(struct TickreelLiveDelta *delta);
 
 /**
  * Starts loading `entity`'s run in `range` (NULL: its whole presence) from the `.reel` file at
@@ -1570,6 +1630,29 @@ TickreelResult tickreel_ghost_load_take(struct TickreelGhostLoad *load,
  */
 TickreelResult tickreel_ghost_load_free(struct TickreelGhostLoad *load);
 
+/**
+ * Starts loading `entity`'s run in `range` (NULL: its whole presence) from the recording at
+ * `location` (an object URL or a local path) on a background thread, and stores the load's
+ * handle in `*out_load`: poll it with `tickreel_ghost_load_poll`, take the ghost with
+ * `tickreel_ghost_load_take` (which reports the load's own errors: a missing object, refused
+ * credentials). Never blocks.
+ *
+ * Returns `TICKREEL_RESULT_INVALID_ARGUMENT` for a malformed URL or options the store client
+ * refuses. On failure `*out_load` is set to NULL (when it can be written).
+ *
+ * Thread safety: any thread.
+ *
+ * # Safety
+ * `out_load` must be NULL or point to writable storage for one `TickreelGhostLoad` pointer.
+ * `location` must be NULL or a NUL-terminated string (NULL is refused).
+ * `range` must be NULL or point to a readable `TickreelGhostRange`.
+ */
+TickreelResult tickreel_ghost_load_async_url(const char *location,
+                                             struct TickreelObjectOptions *options,
+                                             uint32_t entity,
+                                             const struct TickreelGhostRange *range,
+                                             struct TickreelGhostLoad **out_load);
+
 /* ---- Playback (TickreelPlayhead) ---- */
 
 /**
@@ -1581,7 +1664,7 @@ typedef struct TickreelPlayhead TickreelPlayhead;
 /**
  * What one playhead call did, as filled in by `tickreel_playhead_advance` and friends.
  */
-typedef struct TickreelUpdateInfo {
+typedef struct TickreelUpdate {
     /**
      * Position after the call (a tick of the recording).
      */
@@ -1615,7 +1698,7 @@ typedef struct TickreelUpdateInfo {
      * Live entities at `position` (what `tickreel_playhead_entities` reports).
      */
     uint32_t entity_count;
-} TickreelUpdateInfo;
+} TickreelUpdate;
 
 /**
  * One entity's state at a tick, as filled in by `tickreel_reader_seek`.
@@ -1658,7 +1741,7 @@ typedef struct TickreelEntityState {
 /**
  * What a playhead update does to the world, as filled in by `tickreel_playhead_world`.
  */
-typedef struct TickreelWorldInfo {
+typedef struct TickreelWorld {
     /**
      * Rebuild the world: restore the snapshot (`tickreel_playhead_world_snapshot`, if
      * `has_snapshot`), then re-apply the events of `tickreel_playhead_world_events`. False: keep
@@ -1683,7 +1766,7 @@ typedef struct TickreelWorldInfo {
      * incomplete (see `fault_count`).
      */
     bool complete;
-} TickreelWorldInfo;
+} TickreelWorld;
 
 /**
  * Opens the recording at `path` (a finished `.reel` file or a live recording directory; a
@@ -1747,10 +1830,10 @@ TickreelResult tickreel_playhead_free(struct TickreelPlayhead *playhead);
  * Thread safety: any thread; calls on one playhead are serialised.
  *
  * # Safety
- * `out_info` must be NULL or point to writable storage for one `TickreelUpdateInfo`.
+ * `out_info` must be NULL or point to writable storage for one `TickreelUpdate`.
  */
 TickreelResult tickreel_playhead_current(struct TickreelPlayhead *playhead,
-                                         struct TickreelUpdateInfo *out_info);
+                                         struct TickreelUpdate *out_info);
 
 /**
  * Moves the playhead by one server tick's worth of playback (nothing while paused) and stores
@@ -1764,10 +1847,10 @@ TickreelResult tickreel_playhead_current(struct TickreelPlayhead *playhead,
  * Thread safety: any thread; calls on one playhead are serialised.
  *
  * # Safety
- * `out_info` must be NULL or point to writable storage for one `TickreelUpdateInfo`.
+ * `out_info` must be NULL or point to writable storage for one `TickreelUpdate`.
  */
 TickreelResult tickreel_playhead_advance(struct TickreelPlayhead *playhead,
-                                         struct TickreelUpdateInfo *out_info);
+                                         struct TickreelUpdate *out_info);
 
 /**
  * Blocks until everything the next `tickreel_playhead_advance` needs is decoded, so that it
@@ -1785,11 +1868,11 @@ TickreelResult tickreel_playhead_prepare(struct TickreelPlayhead *playhead);
  * Thread safety: any thread; calls on one playhead are serialised.
  *
  * # Safety
- * `out_info` must be NULL or point to writable storage for one `TickreelUpdateInfo`.
+ * `out_info` must be NULL or point to writable storage for one `TickreelUpdate`.
  */
 TickreelResult tickreel_playhead_seek(struct TickreelPlayhead *playhead,
                                       uint32_t tick,
-                                      struct TickreelUpdateInfo *out_info);
+                                      struct TickreelUpdate *out_info);
 
 /**
  * Moves one recorded tick forward (playing or not; nothing at the last tick) and stores the
@@ -1798,10 +1881,10 @@ TickreelResult tickreel_playhead_seek(struct TickreelPlayhead *playhead,
  * Thread safety: any thread; calls on one playhead are serialised.
  *
  * # Safety
- * `out_info` must be NULL or point to writable storage for one `TickreelUpdateInfo`.
+ * `out_info` must be NULL or point to writable storage for one `TickreelUpdate`.
  */
 TickreelResult tickreel_playhead_step_forward(struct TickreelPlayhead *playhead,
-                                              struct TickreelUpdateInfo *out_info);
+                                              struct TickreelUpdate *out_info);
 
 /**
  * Moves one recorded tick backward (playing or not; nothing at the first tick) and stores the
@@ -1810,10 +1893,10 @@ TickreelResult tickreel_playhead_step_forward(struct TickreelPlayhead *playhead,
  * Thread safety: any thread; calls on one playhead are serialised.
  *
  * # Safety
- * `out_info` must be NULL or point to writable storage for one `TickreelUpdateInfo`.
+ * `out_info` must be NULL or point to writable storage for one `TickreelUpdate`.
  */
 TickreelResult tickreel_playhead_step_back(struct TickreelPlayhead *playhead,
-                                           struct TickreelUpdateInfo *out_info);
+                                           struct TickreelUpdate *out_info);
 
 /**
  * Starts playing, in the current direction at the current speed, from the next
@@ -1939,10 +2022,10 @@ TickreelResult tickreel_playhead_added(struct TickreelPlayhead *playhead,
  * Thread safety: any thread; calls on one playhead are serialised.
  *
  * # Safety
- * `out_world` must be NULL or point to writable storage for one `TickreelWorldInfo`.
+ * `out_world` must be NULL or point to writable storage for one `TickreelWorld`.
  */
 TickreelResult tickreel_playhead_world(struct TickreelPlayhead *playhead,
-                                       struct TickreelWorldInfo *out_world);
+                                       struct TickreelWorld *out_world);
 
 /**
  * The snapshot bytes of a world rebuild (as the recorder was given them), into `buf`; empty
@@ -2004,6 +2087,27 @@ typedef struct TickreelVerifyReport {
      */
     uint64_t events;
 } TickreelVerifyReport;
+
+/**
+ * Opens the recording at `location`, an object URL (`s3://bucket/key`: one request for the
+ * header, metadata and index when they fit in the first 256 KiB, then one per chunk needed) or a
+ * local path (as `tickreel_reader_open`), with `options` (used for URLs only), and stores the
+ * reader's handle in `*out_reader`.
+ *
+ * Returns `TICKREEL_RESULT_IO` for a missing object ("no such object"), a store that refuses
+ * (wrong credentials) or cannot be reached, or a call past its deadline (the message says
+ * which, never with a secret), `TICKREEL_RESULT_INVALID_ARGUMENT` for a malformed URL, and the codes of
+ * `tickreel_reader_open`. On failure `*out_reader` is set to NULL (when it can be written).
+ *
+ * Thread safety: any thread. A reader may then be used from any number of threads at once.
+ *
+ * # Safety
+ * `out_reader` must be NULL or point to writable storage for one `TickreelReader` pointer.
+ * `location` must be NULL or a NUL-terminated string (NULL is refused).
+ */
+TickreelResult tickreel_reader_open_url(const char *location,
+                                        struct TickreelObjectOptions *options,
+                                        struct TickreelReader **out_reader);
 
 /**
  * Opens the recording at `path` (a NUL-terminated path in the platform's encoding): a finished
@@ -2172,18 +2276,18 @@ TickreelResult tickreel_reader_ticks(struct TickreelReader *reader,
 TickreelResult tickreel_reader_verify(struct TickreelReader *reader,
                                       struct TickreelVerifyReport *out_report);
 
-/* ---- Shadow play (TickreelShadow) ---- */
+/* ---- Shadow play (TickreelShadowBuffer) ---- */
 
 /**
  * A shadow buffer: the last minutes of one stream of ticks (a world), kept in memory and turned
- * into a `.reel` file around a player by `tickreel_shadow_report`. Opaque: create with
- * `tickreel_shadow_start`, release with `tickreel_shadow_free`. The pointer is a handle, not an
+ * into a `.reel` file around a player by `tickreel_shadow_buffer_report`. Opaque: create with
+ * `tickreel_shadow_buffer_start`, release with `tickreel_shadow_buffer_free`. The pointer is a handle, not an
  * address.
  */
-typedef struct TickreelShadow TickreelShadow;
+typedef struct TickreelShadowBuffer TickreelShadowBuffer;
 
 /**
- * Options of `tickreel_shadow_start`: how much a shadow buffer keeps. Fill with
+ * Options of `tickreel_shadow_buffer_start`: how much a shadow buffer keeps. Fill with
  * `tickreel_shadow_options_default`, then change what you need. Durations are game time in
  * milliseconds (converted to ticks at the recording's tick rate, rounded up).
  */
@@ -2212,7 +2316,7 @@ typedef struct TickreelShadowOptions {
 } TickreelShadowOptions;
 
 /**
- * Options of `tickreel_shadow_report`: what a report holds. Fill with
+ * Options of `tickreel_shadow_buffer_report`: what a report holds. Fill with
  * `tickreel_report_options_default`, then change what you need. Flag fields are `uint32_t`: 0 is
  * false, any other value true. Durations are game time in milliseconds.
  */
@@ -2252,7 +2356,7 @@ typedef struct TickreelReportOptions {
 } TickreelReportOptions;
 
 /**
- * Counters of a shadow buffer, as filled in by `tickreel_shadow_stats`. Bytes are the heap
+ * Counters of a shadow buffer, as filled in by `tickreel_shadow_buffer_stats`. Bytes are the heap
  * allocations the buffer holds, measured as they are made.
  */
 typedef struct TickreelShadowStats {
@@ -2361,25 +2465,25 @@ TickreelResult tickreel_report_options_default(struct TickreelReportOptions *out
  *
  * # Safety
  * `out_recorder` must be NULL or point to writable storage for one `*mut TickreelRecorder`.
- * `out_shadow` must be NULL or point to writable storage for one `*mut TickreelShadow`.
+ * `out_shadow` must be NULL or point to writable storage for one `*mut TickreelShadowBuffer`.
  * `path` must be NULL or a NUL-terminated string.
  * `recorder_options` must be NULL or point to a readable `TickreelRecorderOptions`.
  * `shadow_options` must be NULL or point to a readable `TickreelShadowOptions`.
  */
-TickreelResult tickreel_shadow_start(struct TickreelEngine *engine,
-                                     const char *path,
-                                     const struct TickreelRecorderOptions *recorder_options,
-                                     const struct TickreelShadowOptions *shadow_options,
-                                     struct TickreelRecorder **out_recorder,
-                                     struct TickreelShadow **out_shadow);
+TickreelResult tickreel_shadow_buffer_start(struct TickreelEngine *engine,
+                                            const char *path,
+                                            const struct TickreelRecorderOptions *recorder_options,
+                                            const struct TickreelShadowOptions *shadow_options,
+                                            struct TickreelRecorder **out_recorder,
+                                            struct TickreelShadowBuffer **out_shadow);
 
 /**
  * Reports `player` (an entity id): the buffer keeps capturing for `options->after_ms` of game
  * time, then the engine's background worker writes the window around the player (with the
  * entities that came within `options->radius`) to `path`, a `.reel` file that appears only
- * complete. Does not wait: stores in `*out_finish` a handle to poll (`tickreel_finish_poll`) or
- * wait on (`tickreel_finish_wait`, which gives the report's path), to be freed with
- * `tickreel_finish_free`. The report's reference is the newest tick the writer has taken in:
+ * complete. Does not wait: stores in `*out_finish` a handle to poll (`tickreel_finish_handle_poll`) or
+ * wait on (`tickreel_finish_handle_wait`, which gives the report's path), to be freed with
+ * `tickreel_finish_handle_free`. The report's reference is the newest tick the writer has taken in:
  * call `tickreel_recorder_flush` first to make it the last tick submitted.
  *
  * `metadata_keys` and `metadata_values` are `metadata_count` UTF-8 strings each, stored as
@@ -2401,19 +2505,19 @@ TickreelResult tickreel_shadow_start(struct TickreelEngine *engine,
  * or other players may be made at once) and on its recorder.
  *
  * # Safety
- * `out_finish` must be NULL or point to writable storage for one `TickreelFinish` pointer.
+ * `out_finish` must be NULL or point to writable storage for one `TickreelFinishHandle` pointer.
  * `path` must be NULL or a NUL-terminated string (NULL is refused).
  * `options` must be NULL or point to a readable `TickreelReportOptions`.
  * `metadata_keys` and `metadata_values` must each point to `metadata_count` pointers to NUL-terminated strings (or `metadata_count` must be 0).
  */
-TickreelResult tickreel_shadow_report(struct TickreelShadow *shadow,
-                                      uint32_t player,
-                                      const char *path,
-                                      const struct TickreelReportOptions *options,
-                                      const char *const *metadata_keys,
-                                      const char *const *metadata_values,
-                                      size_t metadata_count,
-                                      struct TickreelFinish **out_finish);
+TickreelResult tickreel_shadow_buffer_report(struct TickreelShadowBuffer *shadow,
+                                             uint32_t player,
+                                             const char *path,
+                                             const struct TickreelReportOptions *options,
+                                             const char *const *metadata_keys,
+                                             const char *const *metadata_values,
+                                             size_t metadata_count,
+                                             struct TickreelFinishHandle **out_finish);
 
 /**
  * Stores the buffer's counters in `*out_stats`. Never waits for the writer (it takes the
@@ -2424,8 +2528,8 @@ TickreelResult tickreel_shadow_report(struct TickreelShadow *shadow,
  * # Safety
  * `out_stats` must be NULL or point to writable storage for one `TickreelShadowStats`.
  */
-TickreelResult tickreel_shadow_stats(struct TickreelShadow *shadow,
-                                     struct TickreelShadowStats *out_stats);
+TickreelResult tickreel_shadow_buffer_stats(struct TickreelShadowBuffer *shadow,
+                                            struct TickreelShadowStats *out_stats);
 
 /**
  * Stores in `*out_attached` whether the stream still feeds the buffer (false once it ended: its
@@ -2436,32 +2540,33 @@ TickreelResult tickreel_shadow_stats(struct TickreelShadow *shadow,
  * # Safety
  * `out_attached` must be NULL or point to writable storage for one `bool`.
  */
-TickreelResult tickreel_shadow_attached(struct TickreelShadow *shadow, bool *out_attached);
+TickreelResult tickreel_shadow_buffer_attached(struct TickreelShadowBuffer *shadow,
+                                               bool *out_attached);
 
 /**
  * Frees a shadow handle. Reports already made go on (their finish handles stay valid); the
- * buffer's memory is released once its stream has ended too (see `tickreel_shadow_start`).
- * `tickreel_shadow_free(NULL)` is a no-op returning `TICKREEL_RESULT_OK`; a freed or invalid
+ * buffer's memory is released once its stream has ended too (see `tickreel_shadow_buffer_start`).
+ * `tickreel_shadow_buffer_free(NULL)` is a no-op returning `TICKREEL_RESULT_OK`; a freed or invalid
  * handle returns `TICKREEL_RESULT_INVALID_HANDLE`. Never blocks.
  *
  * Thread safety: any thread. A call on the same shadow still running in another thread finishes
  * normally; calls that start after this one get `TICKREEL_RESULT_INVALID_HANDLE`.
  */
-TickreelResult tickreel_shadow_free(struct TickreelShadow *shadow);
+TickreelResult tickreel_shadow_buffer_free(struct TickreelShadowBuffer *shadow);
 
-/* ---- Writing recordings (TickreelWriter) ---- */
+/* ---- Writing recordings (TickreelReelWriter) ---- */
 
 /**
- * A writer of one compacted `.reel` file. Opaque: create with `tickreel_writer_create`, release
- * with `tickreel_writer_free`. The pointer is a handle, not an address: never dereference it.
+ * A writer of one compacted `.reel` file. Opaque: create with `tickreel_reel_writer_create`, release
+ * with `tickreel_reel_writer_free`. The pointer is a handle, not an address: never dereference it.
  */
-typedef struct TickreelWriter TickreelWriter;
+typedef struct TickreelReelWriter TickreelReelWriter;
 
 /**
- * Options of `tickreel_writer_create`. Fill with `tickreel_writer_options_default`, then change
+ * Options of `tickreel_reel_writer_create`. Fill with `tickreel_reel_options_default`, then change
  * what you need.
  */
-typedef struct TickreelWriterOptions {
+typedef struct TickreelReelOptions {
     /**
      * Ticks per second times 1000 (default 20000: 20 ticks/s). Must be > 0.
      */
@@ -2503,7 +2608,7 @@ typedef struct TickreelWriterOptions {
      * Ticks between snapshots (default 600). Must be > 0.
      */
     uint32_t snapshot_interval;
-} TickreelWriterOptions;
+} TickreelReelOptions;
 
 /**
  * Fills `*out_options` with the defaults for a finished file (20 ticks/s, zstd level 9,
@@ -2512,15 +2617,15 @@ typedef struct TickreelWriterOptions {
  * Thread safety: any thread.
  *
  * # Safety
- * `out_options` must be NULL or point to writable storage for one `TickreelWriterOptions`.
+ * `out_options` must be NULL or point to writable storage for one `TickreelReelOptions`.
  */
-TickreelResult tickreel_writer_options_default(struct TickreelWriterOptions *out_options);
+TickreelResult tickreel_reel_options_default(struct TickreelReelOptions *out_options);
 
 /**
  * Starts a compacted `.reel` file at `path` (a NUL-terminated path in the platform's encoding)
  * and stores the writer's handle in `*out_writer`. Nothing appears at `path` until
- * `tickreel_writer_finish`, which writes the whole file atomically (temporary file + rename).
- * `options` may be NULL for the defaults of `tickreel_writer_options_default`.
+ * `tickreel_reel_writer_finish`, which writes the whole file atomically (temporary file + rename).
+ * `options` may be NULL for the defaults of `tickreel_reel_options_default`.
  *
  * Returns `TICKREEL_RESULT_NULL_ARGUMENT` if `path` or `out_writer` is NULL,
  * `TICKREEL_RESULT_INVALID_ARGUMENT` for an empty path or an invalid option. On failure
@@ -2530,23 +2635,23 @@ TickreelResult tickreel_writer_options_default(struct TickreelWriterOptions *out
  * serialised by an internal lock.
  *
  * # Safety
- * `out_writer` must be NULL or point to writable storage for one `TickreelWriter` pointer.
+ * `out_writer` must be NULL or point to writable storage for one `TickreelReelWriter` pointer.
  * `path` must be NULL or a NUL-terminated string (NULL is refused).
- * `options` must be NULL or point to a readable `TickreelWriterOptions`.
+ * `options` must be NULL or point to a readable `TickreelReelOptions`.
  */
-TickreelResult tickreel_writer_create(const char *path,
-                                      const struct TickreelWriterOptions *options,
-                                      struct TickreelWriter **out_writer);
+TickreelResult tickreel_reel_writer_create(const char *path,
+                                           const struct TickreelReelOptions *options,
+                                           struct TickreelReelWriter **out_writer);
 
 /**
  * Frees a writer. A writer that was not finished is discarded: no file is written and its
- * temporary files are removed. `tickreel_writer_free(NULL)` is a no-op returning
+ * temporary files are removed. `tickreel_reel_writer_free(NULL)` is a no-op returning
  * `TICKREEL_RESULT_OK`; a freed or invalid handle returns `TICKREEL_RESULT_INVALID_HANDLE`.
  *
  * Thread safety: any thread. A call on the same writer still running in another thread
  * finishes normally; calls that start after this one get `TICKREEL_RESULT_INVALID_HANDLE`.
  */
-TickreelResult tickreel_writer_free(struct TickreelWriter *writer);
+TickreelResult tickreel_reel_writer_free(struct TickreelReelWriter *writer);
 
 /**
  * Appends one tick given as a batch-encoded buffer (see `tickreel_batch_bytes` for the
@@ -2554,7 +2659,7 @@ TickreelResult tickreel_writer_free(struct TickreelWriter *writer);
  *
  * Returns `TICKREEL_RESULT_NULL_ARGUMENT` if `batch` is NULL, `TICKREEL_RESULT_INVALID_ARGUMENT`
  * for a malformed batch (including `len` 0) or a tick not after the previous one,
- * `TICKREEL_RESULT_INVALID_STATE` after `tickreel_writer_finish`. A malformed batch or an
+ * `TICKREEL_RESULT_INVALID_STATE` after `tickreel_reel_writer_finish`. A malformed batch or an
  * out-of-order tick is refused before anything is written.
  *
  * Thread safety: any thread; calls on one writer are serialised.
@@ -2562,21 +2667,21 @@ TickreelResult tickreel_writer_free(struct TickreelWriter *writer);
  * # Safety
  * `batch` must point to `batch_len` readable bytes (NULL is refused).
  */
-TickreelResult tickreel_writer_write_tick(struct TickreelWriter *writer,
-                                          uint32_t tick,
-                                          const uint8_t *batch,
-                                          size_t batch_len);
+TickreelResult tickreel_reel_writer_write_tick(struct TickreelReelWriter *writer,
+                                               uint32_t tick,
+                                               const uint8_t *batch,
+                                               size_t batch_len);
 
 /**
  * Appends one tick holding the events of a batch builder (the batch is left unchanged; clear it
- * before building the next tick). Same rules and results as `tickreel_writer_write_tick`.
+ * before building the next tick). Same rules and results as `tickreel_reel_writer_write_tick`.
  *
  * Thread safety: any thread; calls on one writer are serialised. The batch must not be modified
  * by another thread during the call (its lock is held while it is read).
  */
-TickreelResult tickreel_writer_write_batch(struct TickreelWriter *writer,
-                                           uint32_t tick,
-                                           struct TickreelBatch *batch);
+TickreelResult tickreel_reel_writer_write_batch(struct TickreelReelWriter *writer,
+                                                uint32_t tick,
+                                                struct TickreelBatch *batch);
 
 /**
  * Supplies snapshot bytes (the game's own world state: blocks, entities; opaque to tickreel,
@@ -2588,9 +2693,9 @@ TickreelResult tickreel_writer_write_batch(struct TickreelWriter *writer,
  * # Safety
  * `bytes` must point to `bytes_len` readable bytes (or `bytes_len` must be 0).
  */
-TickreelResult tickreel_writer_offer_snapshot(struct TickreelWriter *writer,
-                                              const uint8_t *bytes,
-                                              size_t bytes_len);
+TickreelResult tickreel_reel_writer_offer_snapshot(struct TickreelReelWriter *writer,
+                                                   const uint8_t *bytes,
+                                                   size_t bytes_len);
 
 /**
  * Records who an entity is, in the file's metadata: its game-defined `kind`, optionally a
@@ -2605,11 +2710,11 @@ TickreelResult tickreel_writer_offer_snapshot(struct TickreelWriter *writer,
  * `uuid` must be NULL or point to 16 readable bytes.
  * `name` must be NULL or a NUL-terminated string.
  */
-TickreelResult tickreel_writer_register_entity(struct TickreelWriter *writer,
-                                               uint32_t entity,
-                                               uint32_t kind,
-                                               const uint8_t *uuid,
-                                               const char *name);
+TickreelResult tickreel_reel_writer_register_entity(struct TickreelReelWriter *writer,
+                                                    uint32_t entity,
+                                                    uint32_t kind,
+                                                    const uint8_t *uuid,
+                                                    const char *name);
 
 /**
  * Registers a custom event type in the file's metadata: its id (as used by
@@ -2623,10 +2728,10 @@ TickreelResult tickreel_writer_register_entity(struct TickreelWriter *writer,
  * # Safety
  * `name` must be NULL or a NUL-terminated string (NULL is refused).
  */
-TickreelResult tickreel_writer_register_event_type(struct TickreelWriter *writer,
-                                                   uint32_t type_id,
-                                                   const char *name,
-                                                   uint32_t version);
+TickreelResult tickreel_reel_writer_register_event_type(struct TickreelReelWriter *writer,
+                                                        uint32_t type_id,
+                                                        const char *name,
+                                                        uint32_t version);
 
 /**
  * Adds the keys of `nbt`, a big-endian NBT root compound (as Minecraft writes it), to the
@@ -2634,16 +2739,16 @@ TickreelResult tickreel_writer_register_event_type(struct TickreelWriter *writer
  * `"tickreel"` is the library's own.
  *
  * Returns `TICKREEL_RESULT_INVALID_ARGUMENT` if `nbt` is not an NBT compound, nests too deeply
- * or uses the reserved key; `TICKREEL_RESULT_INVALID_STATE` after `tickreel_writer_finish`.
+ * or uses the reserved key; `TICKREEL_RESULT_INVALID_STATE` after `tickreel_reel_writer_finish`.
  *
  * Thread safety: any thread; calls on one writer are serialised.
  *
  * # Safety
  * `nbt` must point to `nbt_len` readable bytes (or `nbt_len` must be 0).
  */
-TickreelResult tickreel_writer_put_metadata(struct TickreelWriter *writer,
-                                            const uint8_t *nbt,
-                                            size_t nbt_len);
+TickreelResult tickreel_reel_writer_put_metadata(struct TickreelReelWriter *writer,
+                                                 const uint8_t *nbt,
+                                                 size_t nbt_len);
 
 /**
  * Writes the file: flushes the last chunk, writes header, metadata, index and chunks to a
@@ -2651,14 +2756,393 @@ TickreelResult tickreel_writer_put_metadata(struct TickreelWriter *writer,
  * bytes in `*out_size` (`out_size` may be NULL). Blocks for the I/O.
  *
  * Afterwards (whether it succeeded or not) the writer accepts no more calls
- * (`TICKREEL_RESULT_INVALID_STATE`) except `tickreel_writer_free`, which must still be called.
+ * (`TICKREEL_RESULT_INVALID_STATE`) except `tickreel_reel_writer_free`, which must still be called.
  *
  * Thread safety: any thread; calls on one writer are serialised.
  *
  * # Safety
  * `out_size` must be NULL or point to writable storage for one `u64`.
  */
-TickreelResult tickreel_writer_finish(struct TickreelWriter *writer, uint64_t *out_size);
+TickreelResult tickreel_reel_writer_finish(struct TickreelReelWriter *writer, uint64_t *out_size);
+
+/* ---- Object storage (TickreelObjectOptions, TickreelPendingUpload) ---- */
+
+/**
+ * Creates object-storage options with the usual variables read now: `AWS_ACCESS_KEY_ID`,
+ * `AWS_SECRET_ACCESS_KEY`, `AWS_SESSION_TOKEN`, `AWS_REGION` (or `AWS_DEFAULT_REGION`),
+ * `AWS_ENDPOINT_URL` (or `AWS_ENDPOINT`), `AWS_ALLOW_HTTP`; an `http://` endpoint allows plain
+ * HTTP. Defaults otherwise: connect timeout 5 s, request timeout 30 s, 3 retries backing off
+ * from 100 ms to 5 s, a 120 s deadline per call. Stores the handle in `*out_options`; free it
+ * with `tickreel_object_options_free` (operations copy what they need).
+ *
+ * Thread safety: any thread.
+ *
+ * # Safety
+ * `out_options` must be NULL or point to writable storage for one `TickreelObjectOptions` pointer.
+ */
+TickreelResult tickreel_object_options_new(struct TickreelObjectOptions **out_options);
+
+/**
+ * Frees object-storage options. `tickreel_object_options_free(NULL)` is a no-op returning
+ * `TICKREEL_RESULT_OK`; a freed or invalid handle returns `TICKREEL_RESULT_INVALID_HANDLE`.
+ *
+ * Thread safety: any thread.
+ */
+TickreelResult tickreel_object_options_free(struct TickreelObjectOptions *options);
+
+/**
+ * Sets the store's endpoint (`http://127.0.0.1:9000`, `https://<account>.r2.cloudflarestorage.com`;
+ * NULL: AWS S3 itself). An `http://` endpoint also allows plain HTTP.
+ *
+ * Thread safety: any thread; calls on one options handle are serialised.
+ *
+ * # Safety
+ * `endpoint` must be NULL or a NUL-terminated string.
+ */
+TickreelResult tickreel_object_options_set_endpoint(struct TickreelObjectOptions *options,
+                                                    const char *endpoint);
+
+/**
+ * Sets the region (NULL: `us-east-1`).
+ *
+ * Thread safety: any thread; calls on one options handle are serialised.
+ *
+ * # Safety
+ * `region` must be NULL or a NUL-terminated string.
+ */
+TickreelResult tickreel_object_options_set_region(struct TickreelObjectOptions *options,
+                                                  const char *region);
+
+/**
+ * Sets static credentials (an access key id, its secret and an optional session token, NULL for
+ * none), replacing those read from the environment. They are never shown in messages.
+ *
+ * Thread safety: any thread; calls on one options handle are serialised.
+ *
+ * # Safety
+ * `access_key_id` must be NULL or a NUL-terminated string (NULL is refused).
+ * `secret_access_key` must be NULL or a NUL-terminated string (NULL is refused).
+ * `session_token` must be NULL or a NUL-terminated string.
+ */
+TickreelResult tickreel_object_options_set_credentials(struct TickreelObjectOptions *options,
+                                                       const char *access_key_id,
+                                                       const char *secret_access_key,
+                                                       const char *session_token);
+
+/**
+ * Allows (or forbids) plain `http://` endpoints.
+ *
+ * Thread safety: any thread; calls on one options handle are serialised.
+ */
+TickreelResult tickreel_object_options_set_allow_http(struct TickreelObjectOptions *options,
+                                                      bool allow);
+
+/**
+ * Sets the timeouts in milliseconds: to connect, for one request, and the deadline of one call
+ * with its retries (past it the call fails with `TICKREEL_RESULT_IO`, a timeout).
+ *
+ * Returns `TICKREEL_RESULT_INVALID_ARGUMENT` for a zero timeout.
+ *
+ * Thread safety: any thread; calls on one options handle are serialised.
+ */
+TickreelResult tickreel_object_options_set_timeouts(struct TickreelObjectOptions *options,
+                                                    uint32_t connect_ms,
+                                                    uint32_t request_ms,
+                                                    uint32_t deadline_ms);
+
+/**
+ * Sets the retries of a failed request (connection errors, 5xx, timeouts) and their backoff in
+ * milliseconds: the first wait, doubling up to the longest.
+ *
+ * Returns `TICKREEL_RESULT_INVALID_ARGUMENT` if the first wait is longer than the longest.
+ *
+ * Thread safety: any thread; calls on one options handle are serialised.
+ */
+TickreelResult tickreel_object_options_set_retries(struct TickreelObjectOptions *options,
+                                                   uint32_t retries,
+                                                   uint32_t backoff_initial_ms,
+                                                   uint32_t backoff_max_ms);
+
+/**
+ * Stores in `*out_done` whether the finish and upload have ended. Never blocks.
+ *
+ * Returns `TICKREEL_RESULT_OK` while they run (`*out_done` false) and once the upload succeeded
+ * (`*out_done` true); if the finish or the upload failed, `*out_done` is true and the call
+ * returns the failure's code (e.g. `TICKREEL_RESULT_IO` for an existing
+ * object or a refused request) with its message, every time it is asked.
+ *
+ * Thread safety: any thread; calls on one handle are serialised.
+ *
+ * # Safety
+ * `out_done` must be NULL or point to writable storage for one `bool`.
+ */
+TickreelResult tickreel_pending_upload_poll(struct TickreelPendingUpload *upload, bool *out_done);
+
+/**
+ * Stores in `*out_bytes` the size of the uploaded object. Never blocks.
+ *
+ * Returns `TICKREEL_RESULT_NOT_READY` while the upload runs, and the failure's code if it failed.
+ *
+ * Thread safety: any thread; calls on one handle are serialised.
+ *
+ * # Safety
+ * `out_bytes` must be NULL or point to writable storage for one `u64`.
+ */
+TickreelResult tickreel_pending_upload_bytes(struct TickreelPendingUpload *upload,
+                                             uint64_t *out_bytes);
+
+/**
+ * Frees a pending upload's handle; the upload goes on. `tickreel_pending_upload_free(NULL)` is
+ * a no-op returning `TICKREEL_RESULT_OK`; a freed or invalid handle returns
+ * `TICKREEL_RESULT_INVALID_HANDLE`.
+ *
+ * Thread safety: any thread.
+ */
+TickreelResult tickreel_pending_upload_free(struct TickreelPendingUpload *upload);
+
+/* ---- Catalog (TickreelCatalog, TickreelCatalogCall) ---- */
+
+/**
+ * An open catalog of runs and its worker thread. Opaque: open with `tickreel_catalog_open`,
+ * release with `tickreel_catalog_free`.
+ */
+typedef struct TickreelCatalog TickreelCatalog;
+
+/**
+ * A catalog call running on the catalog's worker. Opaque: created by the `tickreel_catalog_*`
+ * queries, polled with `tickreel_catalog_call_poll`, read with `tickreel_catalog_call_rows` or
+ * `tickreel_catalog_call_ghost_load`, released with `tickreel_catalog_call_free`.
+ */
+typedef struct TickreelCatalogCall TickreelCatalogCall;
+
+/**
+ * Opens the catalog at `url`: `sqlite:PATH` (created if missing) or `postgres://user@host/db`,
+ * migrating its schema to the current version, and starts its worker thread. Stores the
+ * handle in `*out_catalog`; free it with `tickreel_catalog_free`. Blocks while the database is
+ * opened (the only call that does): open it at startup, not on the server thread.
+ *
+ * Returns `TICKREEL_RESULT_UNSUPPORTED` for a URL of another scheme,
+ * `TICKREEL_RESULT_IO` if the database cannot be opened or reached (the message never shows a
+ * password). On failure `*out_catalog` is set to NULL (when it can be written).
+ *
+ * Thread safety: any thread. The catalog may then be used from any thread.
+ *
+ * # Safety
+ * `out_catalog` must be NULL or point to writable storage for one `TickreelCatalog` pointer.
+ * `url` must be NULL or a NUL-terminated string (NULL is refused).
+ */
+TickreelResult tickreel_catalog_open(const char *url, struct TickreelCatalog **out_catalog);
+
+/**
+ * Frees a catalog: the calls already queued run, then its worker thread is joined (blocks
+ * until then). Call handles stay valid. `tickreel_catalog_free(NULL)` is a no-op.
+ *
+ * Thread safety: any thread.
+ */
+TickreelResult tickreel_catalog_free(struct TickreelCatalog *catalog);
+
+/**
+ * Registers one run of the finished recording at `file` (after its finish completed): `course`,
+ * the player's 16-byte UUID `player` and name, the `entity` in the recording and the `range` of
+ * its run (NULL: its whole presence; checkpoint markers give the splits). Stores the call's
+ * handle in `*out_call`; the call's rows are the registered run (rank 0). A file that is not a
+ * finished recording, or an entity or range not in it, fails the call and stores nothing.
+ *
+ * Returns `TICKREEL_RESULT_INVALID_ARGUMENT` for a NULL `player`.
+ *
+ * Thread safety: any thread; never blocks (the call runs on the catalog's worker).
+ *
+ * # Safety
+ * `out_call` must be NULL or point to writable storage for one `TickreelCatalogCall` pointer.
+ * `file` must be NULL or a NUL-terminated string (NULL is refused).
+ * `course` must be NULL or a NUL-terminated string (NULL is refused).
+ * `player` must be NULL or point to 16 readable bytes.
+ * `player_name` must be NULL or a NUL-terminated string (NULL is refused).
+ * `range` must be NULL or point to a readable `TickreelGhostRange`.
+ */
+TickreelResult tickreel_catalog_register(struct TickreelCatalog *catalog,
+                                         const char *file,
+                                         const char *course,
+                                         const uint8_t *player,
+                                         const char *player_name,
+                                         uint32_t entity,
+                                         const struct TickreelGhostRange *range,
+                                         struct TickreelCatalogCall **out_call);
+
+/**
+ * Starts a query of the best `n` players of `course` (each player's best valid run, fastest
+ * first, ties to the earlier run). Stores the call's handle in `*out_call`.
+ *
+ * Thread safety: any thread; never blocks.
+ *
+ * # Safety
+ * `out_call` must be NULL or point to writable storage for one `TickreelCatalogCall` pointer.
+ * `course` must be NULL or a NUL-terminated string (NULL is refused).
+ */
+TickreelResult tickreel_catalog_top(struct TickreelCatalog *catalog,
+                                    const char *course,
+                                    uint32_t n,
+                                    struct TickreelCatalogCall **out_call);
+
+/**
+ * Starts a query of `player`'s best run of `course` and its rank: one row, or none if the
+ * player has no valid run there. Stores the call's handle in `*out_call`.
+ *
+ * Returns `TICKREEL_RESULT_INVALID_ARGUMENT` for a NULL `player`.
+ *
+ * Thread safety: any thread; never blocks.
+ *
+ * # Safety
+ * `out_call` must be NULL or point to writable storage for one `TickreelCatalogCall` pointer.
+ * `course` must be NULL or a NUL-terminated string (NULL is refused).
+ * `player` must be NULL or point to 16 readable bytes.
+ */
+TickreelResult tickreel_catalog_personal_best(struct TickreelCatalog *catalog,
+                                              const char *course,
+                                              const uint8_t *player,
+                                              struct TickreelCatalogCall **out_call);
+
+/**
+ * Starts a query of the places from `rank - k` to `rank + k` of `course` (clamped to the
+ * board). Stores the call's handle in `*out_call`.
+ *
+ * Thread safety: any thread; never blocks.
+ *
+ * # Safety
+ * `out_call` must be NULL or point to writable storage for one `TickreelCatalogCall` pointer.
+ * `course` must be NULL or a NUL-terminated string (NULL is refused).
+ */
+TickreelResult tickreel_catalog_around(struct TickreelCatalog *catalog,
+                                       const char *course,
+                                       uint32_t rank,
+                                       uint32_t k,
+                                       struct TickreelCatalogCall **out_call);
+
+/**
+ * Starts a query of `player`'s `n` most recent runs (of `course`, or of every course when it is
+ * NULL), newest first, valid or not; their rank fields are 0. Stores the call's handle in
+ * `*out_call`.
+ *
+ * Returns `TICKREEL_RESULT_INVALID_ARGUMENT` for a NULL `player`.
+ *
+ * Thread safety: any thread; never blocks.
+ *
+ * # Safety
+ * `out_call` must be NULL or point to writable storage for one `TickreelCatalogCall` pointer.
+ * `player` must be NULL or point to 16 readable bytes.
+ * `course` must be NULL or a NUL-terminated string.
+ */
+TickreelResult tickreel_catalog_recent(struct TickreelCatalog *catalog,
+                                       const uint8_t *player,
+                                       const char *course,
+                                       uint32_t n,
+                                       struct TickreelCatalogCall **out_call);
+
+/**
+ * Starts the sum of best segments of `course`: of `player`'s runs, or of the whole board when
+ * `player` is NULL (segments between consecutive checkpoints). Stores the call's handle in
+ * `*out_call`; its bytes are empty when there is no run, else the encoding of `rows::sum_of_best`.
+ *
+ * Thread safety: any thread; never blocks.
+ *
+ * # Safety
+ * `out_call` must be NULL or point to writable storage for one `TickreelCatalogCall` pointer.
+ * `course` must be NULL or a NUL-terminated string (NULL is refused).
+ * `player` must be NULL or point to 16 readable bytes.
+ */
+TickreelResult tickreel_catalog_sum_of_best(struct TickreelCatalog *catalog,
+                                            const char *course,
+                                            const uint8_t *player,
+                                            struct TickreelCatalogCall **out_call);
+
+/**
+ * Starts looking up the ghost of `course`'s run at `rank` (1: the best) or, with `rank` 0, of
+ * `player`'s best, and loading it (from a local path or an object URL, with the `AWS_*`
+ * variables): when the call is done, `tickreel_catalog_call_ghost_load` gives the ghost load.
+ * The lookup fails with `TICKREEL_RESULT_INVALID_ARGUMENT` when the board has no such rank or
+ * player. Stores the call's handle in `*out_call`.
+ *
+ * Returns `TICKREEL_RESULT_INVALID_ARGUMENT` for rank 0 with a NULL `player`.
+ *
+ * Thread safety: any thread; never blocks.
+ *
+ * # Safety
+ * `out_call` must be NULL or point to writable storage for one `TickreelCatalogCall` pointer.
+ * `course` must be NULL or a NUL-terminated string (NULL is refused).
+ * `player` must be NULL or point to 16 readable bytes.
+ */
+TickreelResult tickreel_catalog_load_ghost(struct TickreelCatalog *catalog,
+                                           const char *course,
+                                           uint32_t rank,
+                                           const uint8_t *player,
+                                           struct TickreelCatalogCall **out_call);
+
+/**
+ * Starts applying the retention policies (`tickreel catalog` sets them): recordings no policy
+ * keeps are deleted (the file, then the rows), or with `dry_run` only listed. The call's rows
+ * are the recordings pruned (or that would be), in the encoding of `rows::pruned`. Stores the
+ * call's handle in `*out_call`.
+ *
+ * Thread safety: any thread; never blocks.
+ *
+ * # Safety
+ * `out_call` must be NULL or point to writable storage for one `TickreelCatalogCall` pointer.
+ */
+TickreelResult tickreel_catalog_prune(struct TickreelCatalog *catalog,
+                                      bool dry_run,
+                                      struct TickreelCatalogCall **out_call);
+
+/**
+ * Stores in `*out_done` whether the call has ended (successfully or not). Never blocks.
+ *
+ * Thread safety: any thread; calls on one call handle are serialised.
+ *
+ * # Safety
+ * `out_done` must be NULL or point to writable storage for one `bool`.
+ */
+TickreelResult tickreel_catalog_call_poll(struct TickreelCatalogCall *call, bool *out_done);
+
+/**
+ * Copies the finished call's bytes into `buf` (the encodings of `rows`), storing their number
+ * in `*out_count`; may be asked again (a `capacity` too small returns
+ * `TICKREEL_RESULT_BUFFER_TOO_SMALL` with the count). Never blocks.
+ *
+ * Returns `TICKREEL_RESULT_NOT_READY` while the call runs, the call's own failure code (every
+ * time it is asked), or `TICKREEL_RESULT_INVALID_STATE` for a ghost lookup.
+ *
+ * Thread safety: any thread; calls on one call handle are serialised.
+ *
+ * # Safety
+ * `buf` must point to `capacity` writable `u8`s (or `capacity` must be 0); `out_count` must be NULL or point to a writable `size_t`.
+ */
+TickreelResult tickreel_catalog_call_rows(struct TickreelCatalogCall *call,
+                                          uint8_t *buf,
+                                          size_t capacity,
+                                          size_t *out_count);
+
+/**
+ * Takes the ghost load of a finished `tickreel_catalog_load_ghost` call: stores its handle in
+ * `*out_load` (poll and take it as any ghost load; free it with `tickreel_ghost_load_free`).
+ * Never blocks.
+ *
+ * Returns `TICKREEL_RESULT_NOT_READY` while the lookup runs, its failure code if it failed, and
+ * `TICKREEL_RESULT_INVALID_STATE` if the load was already taken or the call is not a lookup.
+ *
+ * Thread safety: any thread; calls on one call handle are serialised.
+ *
+ * # Safety
+ * `out_load` must be NULL or point to writable storage for one `TickreelGhostLoad` pointer.
+ */
+TickreelResult tickreel_catalog_call_ghost_load(struct TickreelCatalogCall *call,
+                                                struct TickreelGhostLoad **out_load);
+
+/**
+ * Frees a call's handle (the call itself still runs). `tickreel_catalog_call_free(NULL)` is a
+ * no-op.
+ *
+ * Thread safety: any thread.
+ */
+TickreelResult tickreel_catalog_call_free(struct TickreelCatalogCall *call);
 
 #ifdef __cplusplus
 }  // extern "C"

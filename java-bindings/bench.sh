@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Prints one JSON object:
-# - back to back, writer held: ns per player-tick from Java through TickWriter + one Recorder.submit
+# - back to back, writer held: ns per player-tick from Java through Batch + one Recorder.submit
 #   per tick (JIT warmed, median of several runs), next to the same workload through
 #   Recorder::submit_tick in Rust in the same run (`tickreel bench --only jni`,
 #   native/cli/src/bench/jni.rs); the measured rounds hold the writer thread (a test hook);

@@ -29,10 +29,30 @@ find "$here/src/test/java" -name '*.java' > "$build/test-sources.txt"
 javac --release 17 -Xlint:all -Werror -encoding UTF-8 \
   -cp "$build/tickreel.jar:$launcher" -d "$build/test-classes" @"$build/test-sources.txt"
 
+echo "== S3 test server (moto_server on loopback, for ObjectStorageTest) =="
+# Started here and described to the tests in system properties; the tests fail, never skip,
+# without it. It runs until its stdin closes (when this script exits).
+root="$(cd "$here/.." && pwd)"
+"$root/scripts/ensure-s3-server.sh"
+(cd "$root" && cargo build -q -p tickreel-object --features test-server --example s3_test_server)
+coproc S3 { "${CARGO_TARGET_DIR:-$root/target}/debug/examples/s3_test_server"; }
+s3_props=()
+while IFS= read -r line <&"${S3[0]}"; do
+  case "$line" in
+    READY) break ;;
+    AWS_ENDPOINT_URL=*) s3_props+=("-Dtickreel.test.s3.endpoint=${line#*=}") ;;
+    AWS_ACCESS_KEY_ID=*) s3_props+=("-Dtickreel.test.s3.accessKeyId=${line#*=}") ;;
+    AWS_SECRET_ACCESS_KEY=*) s3_props+=("-Dtickreel.test.s3.secretAccessKey=${line#*=}") ;;
+    TICKREEL_S3_BUCKET=*) s3_props+=("-Dtickreel.test.s3.bucket=${line#*=}") ;;
+  esac
+done
+[ "${#s3_props[@]}" -eq 4 ] || { echo "the S3 test server did not start" >&2; exit 1; }
+
 echo "== JUnit =="
 log="$build/junit.log"
 set +e
 java \
+  "${s3_props[@]}" \
   -Dtickreel.test.jar="$build/tickreel.jar" \
   -Dtickreel.test.sources="$here/src/main/java" \
   -Dtickreel.test.probe="$here/src/test/probe" \
@@ -42,6 +62,8 @@ java \
   --scan-class-path "$build/test-classes" 2>&1 | tee "$log"
 rc=${PIPESTATUS[0]}
 set -e
+exec {S3[1]}>&-  # the S3 test server stops when its stdin closes
+wait "$S3_PID" 2>/dev/null || true
 passed=$(sed -n 's/^\[ *\([0-9]*\) tests successful.*/\1/p' "$log" | tail -1)
 failed=$(sed -n 's/^\[ *\([0-9]*\) tests failed.*/\1/p' "$log" | tail -1)
 echo "java: ${passed:-0} passed, ${failed:-0} failed"

@@ -88,11 +88,11 @@ static void spill(const char *path, const uint8_t *bytes, size_t len) {
 
 /* Writes a small valid recording: 3 entities over 100 ticks, 20-tick chunks. */
 static void write_good_file(const char *path) {
-    TickreelWriterOptions options;
-    EXPECT(tickreel_writer_options_default(&options), OK);
+    TickreelReelOptions options;
+    EXPECT(tickreel_reel_options_default(&options), OK);
     options.chunk_ticks = 20;
-    TickreelWriter *writer = NULL;
-    EXPECT(tickreel_writer_create(path, &options, &writer), OK);
+    TickreelReelWriter *writer = NULL;
+    EXPECT(tickreel_reel_writer_create(path, &options, &writer), OK);
     TickreelBatch *batch = NULL;
     EXPECT(tickreel_batch_new(&batch), OK);
     int ok = 1;
@@ -103,12 +103,12 @@ static void write_good_file(const char *path) {
                           : tickreel_batch_add_pose(batch, e, e, 64, t * 0.1, t, 0)) ==
                   TICKREEL_RESULT_OK;
         }
-        ok &= tickreel_writer_write_batch(writer, t, batch) == TICKREEL_RESULT_OK;
+        ok &= tickreel_reel_writer_write_batch(writer, t, batch) == TICKREEL_RESULT_OK;
     }
     EXPECT_TRUE(ok);
     EXPECT(tickreel_batch_free(batch), OK);
-    EXPECT(tickreel_writer_finish(writer, NULL), OK);
-    EXPECT(tickreel_writer_free(writer), OK);
+    EXPECT(tickreel_reel_writer_finish(writer, NULL), OK);
+    EXPECT(tickreel_reel_writer_free(writer), OK);
 }
 
 static void last_error_and_names(void) {
@@ -136,7 +136,7 @@ static void bad_handles(const char *good_file) {
     EXPECT(tickreel_batch_new(&batch), OK);
     EXPECT(tickreel_batch_flags(NULL, 1, 0), NULL_ARGUMENT);
     EXPECT(tickreel_batch_free(NULL), OK);
-    EXPECT(tickreel_writer_free(NULL), OK);
+    EXPECT(tickreel_reel_writer_free(NULL), OK);
     EXPECT(tickreel_reader_free(NULL), OK);
     TickreelBatch *made_up = (TickreelBatch *)(uintptr_t)0xdeadbeefu;
     EXPECT(tickreel_batch_clear(made_up), INVALID_HANDLE);
@@ -149,7 +149,7 @@ static void bad_handles(const char *good_file) {
     EXPECT(tickreel_batch_free((TickreelBatch *)(void *)reader), INVALID_HANDLE);
     uint32_t ticks = 0;
     EXPECT(tickreel_reader_tick_count((TickreelReader *)(void *)batch, &ticks), INVALID_HANDLE);
-    EXPECT(tickreel_writer_write_batch((TickreelWriter *)(void *)reader, 1, batch), INVALID_HANDLE);
+    EXPECT(tickreel_reel_writer_write_batch((TickreelReelWriter *)(void *)reader, 1, batch), INVALID_HANDLE);
     EXPECT(tickreel_reader_tick_count(reader, &ticks), OK); /* still fine after all that */
 
     /* Use after free and double free. */
@@ -218,73 +218,73 @@ static void bad_batches(void) {
 static void bad_writes(void) {
     puts("-- writer");
     char path[4096];
-    TickreelWriter *writer = (TickreelWriter *)(uintptr_t)1u; /* must be reset to NULL on failure */
-    EXPECT(tickreel_writer_create(NULL, NULL, &writer), NULL_ARGUMENT);
+    TickreelReelWriter *writer = (TickreelReelWriter *)(uintptr_t)1u; /* must be reset to NULL on failure */
+    EXPECT(tickreel_reel_writer_create(NULL, NULL, &writer), NULL_ARGUMENT);
     EXPECT_TRUE(writer == NULL);
-    EXPECT(tickreel_writer_create(in_dir(path, sizeof path, "w.reel"), NULL, NULL), NULL_ARGUMENT);
-    EXPECT(tickreel_writer_create("", NULL, &writer), INVALID_ARGUMENT);
-    TickreelWriterOptions options;
-    EXPECT(tickreel_writer_options_default(NULL), NULL_ARGUMENT);
-    EXPECT(tickreel_writer_options_default(&options), OK);
+    EXPECT(tickreel_reel_writer_create(in_dir(path, sizeof path, "w.reel"), NULL, NULL), NULL_ARGUMENT);
+    EXPECT(tickreel_reel_writer_create("", NULL, &writer), INVALID_ARGUMENT);
+    TickreelReelOptions options;
+    EXPECT(tickreel_reel_options_default(NULL), NULL_ARGUMENT);
+    EXPECT(tickreel_reel_options_default(&options), OK);
     options.tick_rate_millihz = 0;
-    EXPECT(tickreel_writer_create(path, &options, &writer), INVALID_ARGUMENT);
-    EXPECT(tickreel_writer_options_default(&options), OK);
+    EXPECT(tickreel_reel_writer_create(path, &options, &writer), INVALID_ARGUMENT);
+    EXPECT(tickreel_reel_options_default(&options), OK);
     options.chunk_ticks = 0;
-    EXPECT(tickreel_writer_create(path, &options, &writer), INVALID_ARGUMENT);
-    EXPECT(tickreel_writer_options_default(&options), OK);
+    EXPECT(tickreel_reel_writer_create(path, &options, &writer), INVALID_ARGUMENT);
+    EXPECT(tickreel_reel_options_default(&options), OK);
     options.zstd_level = 1000;
-    EXPECT(tickreel_writer_create(path, &options, &writer), INVALID_ARGUMENT);
+    EXPECT(tickreel_reel_writer_create(path, &options, &writer), INVALID_ARGUMENT);
 
-    EXPECT(tickreel_writer_create(path, NULL, &writer), OK);
+    EXPECT(tickreel_reel_writer_create(path, NULL, &writer), OK);
     static const uint8_t empty_tick[] = {0, 0};
     static const uint8_t short_count[] = {0};
     static const uint8_t missing_event[] = {0, 1};
     static const uint8_t unknown_kind[] = {0, 1, 0x33};
     static const uint8_t truncated_pose[] = {0, 1, 0x03, 0x01, 0x02};
     static const uint8_t trailing[] = {0, 0, 0};
-    EXPECT(tickreel_writer_write_tick(writer, 1, NULL, 2), NULL_ARGUMENT);
-    EXPECT(tickreel_writer_write_tick(writer, 1, NULL, 0), NULL_ARGUMENT);
-    EXPECT(tickreel_writer_write_tick(writer, 1, empty_tick, 0), INVALID_ARGUMENT);
-    EXPECT(tickreel_writer_write_tick(writer, 1, short_count, sizeof short_count), INVALID_ARGUMENT);
-    EXPECT(tickreel_writer_write_tick(writer, 1, missing_event, sizeof missing_event), INVALID_ARGUMENT);
-    EXPECT(tickreel_writer_write_tick(writer, 1, unknown_kind, sizeof unknown_kind), INVALID_ARGUMENT);
-    EXPECT(tickreel_writer_write_tick(writer, 1, truncated_pose, sizeof truncated_pose), INVALID_ARGUMENT);
-    EXPECT(tickreel_writer_write_tick(writer, 1, trailing, sizeof trailing), INVALID_ARGUMENT);
-    EXPECT(tickreel_writer_write_tick(writer, 5, empty_tick, sizeof empty_tick), OK);
-    EXPECT(tickreel_writer_write_tick(writer, 5, empty_tick, sizeof empty_tick), INVALID_ARGUMENT);
-    EXPECT(tickreel_writer_write_tick(writer, 4, empty_tick, sizeof empty_tick), INVALID_ARGUMENT);
-    EXPECT(tickreel_writer_write_batch(writer, 6, NULL), NULL_ARGUMENT);
-    EXPECT(tickreel_writer_offer_snapshot(writer, NULL, 3), NULL_ARGUMENT);
-    EXPECT(tickreel_writer_offer_snapshot(writer, NULL, 0), OK);
-    EXPECT(tickreel_writer_register_event_type(writer, 1, NULL, 1), NULL_ARGUMENT);
-    EXPECT(tickreel_writer_register_event_type(writer, 1, "\xff\xfe", 1), INVALID_ARGUMENT);
-    EXPECT(tickreel_writer_register_entity(writer, 1, 1, NULL, "\xc3"), INVALID_ARGUMENT);
+    EXPECT(tickreel_reel_writer_write_tick(writer, 1, NULL, 2), NULL_ARGUMENT);
+    EXPECT(tickreel_reel_writer_write_tick(writer, 1, NULL, 0), NULL_ARGUMENT);
+    EXPECT(tickreel_reel_writer_write_tick(writer, 1, empty_tick, 0), INVALID_ARGUMENT);
+    EXPECT(tickreel_reel_writer_write_tick(writer, 1, short_count, sizeof short_count), INVALID_ARGUMENT);
+    EXPECT(tickreel_reel_writer_write_tick(writer, 1, missing_event, sizeof missing_event), INVALID_ARGUMENT);
+    EXPECT(tickreel_reel_writer_write_tick(writer, 1, unknown_kind, sizeof unknown_kind), INVALID_ARGUMENT);
+    EXPECT(tickreel_reel_writer_write_tick(writer, 1, truncated_pose, sizeof truncated_pose), INVALID_ARGUMENT);
+    EXPECT(tickreel_reel_writer_write_tick(writer, 1, trailing, sizeof trailing), INVALID_ARGUMENT);
+    EXPECT(tickreel_reel_writer_write_tick(writer, 5, empty_tick, sizeof empty_tick), OK);
+    EXPECT(tickreel_reel_writer_write_tick(writer, 5, empty_tick, sizeof empty_tick), INVALID_ARGUMENT);
+    EXPECT(tickreel_reel_writer_write_tick(writer, 4, empty_tick, sizeof empty_tick), INVALID_ARGUMENT);
+    EXPECT(tickreel_reel_writer_write_batch(writer, 6, NULL), NULL_ARGUMENT);
+    EXPECT(tickreel_reel_writer_offer_snapshot(writer, NULL, 3), NULL_ARGUMENT);
+    EXPECT(tickreel_reel_writer_offer_snapshot(writer, NULL, 0), OK);
+    EXPECT(tickreel_reel_writer_register_event_type(writer, 1, NULL, 1), NULL_ARGUMENT);
+    EXPECT(tickreel_reel_writer_register_event_type(writer, 1, "\xff\xfe", 1), INVALID_ARGUMENT);
+    EXPECT(tickreel_reel_writer_register_entity(writer, 1, 1, NULL, "\xc3"), INVALID_ARGUMENT);
     static const uint8_t uuid[16] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16};
-    EXPECT(tickreel_writer_register_entity(writer, 1, 1, uuid, NULL), OK);
-    EXPECT(tickreel_writer_write_tick(writer, 6, empty_tick, sizeof empty_tick), OK);
+    EXPECT(tickreel_reel_writer_register_entity(writer, 1, 1, uuid, NULL), OK);
+    EXPECT(tickreel_reel_writer_write_tick(writer, 6, empty_tick, sizeof empty_tick), OK);
     uint64_t size = 0;
-    EXPECT(tickreel_writer_finish(writer, &size), OK);
+    EXPECT(tickreel_reel_writer_finish(writer, &size), OK);
     EXPECT_TRUE(size > 256);
-    EXPECT(tickreel_writer_finish(writer, &size), INVALID_STATE);
-    EXPECT(tickreel_writer_write_tick(writer, 7, empty_tick, sizeof empty_tick), INVALID_STATE);
-    EXPECT(tickreel_writer_free(writer), OK);
-    EXPECT(tickreel_writer_free(writer), INVALID_HANDLE);
+    EXPECT(tickreel_reel_writer_finish(writer, &size), INVALID_STATE);
+    EXPECT(tickreel_reel_writer_write_tick(writer, 7, empty_tick, sizeof empty_tick), INVALID_STATE);
+    EXPECT(tickreel_reel_writer_free(writer), OK);
+    EXPECT(tickreel_reel_writer_free(writer), INVALID_HANDLE);
 
     /* A file in a directory that does not exist: refused at create, before any tick is encoded. */
-    EXPECT(tickreel_writer_create(in_dir(path, sizeof path, "missing/dir/x.reel"), NULL, &writer), IO);
+    EXPECT(tickreel_reel_writer_create(in_dir(path, sizeof path, "missing/dir/x.reel"), NULL, &writer), IO);
     EXPECT_TRUE(writer == NULL);
 
     /* Freed without finishing: nothing is written. */
-    EXPECT(tickreel_writer_create(in_dir(path, sizeof path, "abandoned.reel"), NULL, &writer), OK);
-    EXPECT(tickreel_writer_write_tick(writer, 1, empty_tick, sizeof empty_tick), OK);
-    EXPECT(tickreel_writer_free(writer), OK);
+    EXPECT(tickreel_reel_writer_create(in_dir(path, sizeof path, "abandoned.reel"), NULL, &writer), OK);
+    EXPECT(tickreel_reel_writer_write_tick(writer, 1, empty_tick, sizeof empty_tick), OK);
+    EXPECT(tickreel_reel_writer_free(writer), OK);
     TickreelReader *reader = NULL;
     EXPECT(tickreel_reader_open(path, &reader), IO);
 
     /* An empty recording is valid, but has no first tick and nothing to seek to. */
-    EXPECT(tickreel_writer_create(in_dir(path, sizeof path, "empty.reel"), NULL, &writer), OK);
-    EXPECT(tickreel_writer_finish(writer, NULL), OK);
-    EXPECT(tickreel_writer_free(writer), OK);
+    EXPECT(tickreel_reel_writer_create(in_dir(path, sizeof path, "empty.reel"), NULL, &writer), OK);
+    EXPECT(tickreel_reel_writer_finish(writer, NULL), OK);
+    EXPECT(tickreel_reel_writer_free(writer), OK);
     EXPECT(tickreel_reader_open(path, &reader), OK);
     uint32_t tick = 0, ticks = 1;
     size_t count = 0;
@@ -386,13 +386,13 @@ static void submit_chat(TickreelRecorder *rec, uint32_t tick, const char *what) 
 
 /* Waits for a finish and returns its result (the final path in `buf`). */
 static TickreelResult wait_finish(TickreelRecorder *rec, char *buf, size_t len) {
-    TickreelFinish *finish = NULL;
+    TickreelFinishHandle *finish = NULL;
     TickreelResult r = tickreel_recorder_finish(rec, &finish);
     if (r != TICKREEL_RESULT_OK) {
         return r;
     }
-    r = tickreel_finish_wait(finish, buf, len, NULL);
-    tickreel_finish_free(finish);
+    r = tickreel_finish_handle_wait(finish, buf, len, NULL);
+    tickreel_finish_handle_free(finish);
     return r;
 }
 
@@ -414,7 +414,7 @@ static void bad_engine(void) {
     EXPECT(tickreel_engine_new(&eo, &engine), INVALID_ARGUMENT);
     EXPECT(tickreel_engine_free(NULL), OK);
     EXPECT(tickreel_recorder_free(NULL), OK);
-    EXPECT(tickreel_finish_free(NULL), OK);
+    EXPECT(tickreel_finish_handle_free(NULL), OK);
     EXPECT(tickreel_engine_new(NULL, &engine), OK);
     TickreelEngineStats es;
     EXPECT(tickreel_engine_stats(engine, NULL), NULL_ARGUMENT);
@@ -529,7 +529,7 @@ static void bad_recorder(void) {
 
     /* Finish, then everything but stats, status and free is refused. */
     EXPECT(tickreel_recorder_finish(rec, NULL), NULL_ARGUMENT);
-    TickreelFinish *finish = NULL, *again = (TickreelFinish *)(uintptr_t)1u;
+    TickreelFinishHandle *finish = NULL, *again = (TickreelFinishHandle *)(uintptr_t)1u;
     EXPECT(tickreel_recorder_finish(rec, &finish), OK);
     EXPECT(tickreel_recorder_finish(rec, &again), INVALID_STATE);
     EXPECT_TRUE(again == NULL);
@@ -540,21 +540,21 @@ static void bad_recorder(void) {
     EXPECT(tickreel_recorder_abort(rec), INVALID_STATE);
     EXPECT(tickreel_recorder_stats(rec, &st), OK);
     bool done = false;
-    EXPECT(tickreel_finish_poll(finish, NULL), NULL_ARGUMENT);
-    EXPECT(tickreel_finish_poll((TickreelFinish *)(void *)rec, &done), INVALID_HANDLE);
+    EXPECT(tickreel_finish_handle_poll(finish, NULL), NULL_ARGUMENT);
+    EXPECT(tickreel_finish_handle_poll((TickreelFinishHandle *)(void *)rec, &done), INVALID_HANDLE);
     size_t len = 0;
-    EXPECT(tickreel_finish_wait(finish, NULL, 0, &len), OK); /* a wait and a length query */
+    EXPECT(tickreel_finish_handle_wait(finish, NULL, 0, &len), OK); /* a wait and a length query */
     EXPECT_TRUE(len == strlen(path));
     char tiny[4];
-    EXPECT(tickreel_finish_wait(finish, tiny, sizeof tiny, &len), BUFFER_TOO_SMALL);
-    EXPECT(tickreel_finish_wait(finish, NULL, 16, &len), NULL_ARGUMENT);
-    EXPECT(tickreel_finish_wait(finish, got, sizeof got, NULL), OK);
+    EXPECT(tickreel_finish_handle_wait(finish, tiny, sizeof tiny, &len), BUFFER_TOO_SMALL);
+    EXPECT(tickreel_finish_handle_wait(finish, NULL, 16, &len), NULL_ARGUMENT);
+    EXPECT(tickreel_finish_handle_wait(finish, got, sizeof got, NULL), OK);
     EXPECT_TRUE(strcmp(got, path) == 0);
-    EXPECT(tickreel_finish_poll(finish, &done), OK);
+    EXPECT(tickreel_finish_handle_poll(finish, &done), OK);
     EXPECT_TRUE(done);
-    EXPECT(tickreel_finish_free(finish), OK);
-    EXPECT(tickreel_finish_free(finish), INVALID_HANDLE);
-    EXPECT(tickreel_finish_poll(finish, &done), INVALID_HANDLE);
+    EXPECT(tickreel_finish_handle_free(finish), OK);
+    EXPECT(tickreel_finish_handle_free(finish), INVALID_HANDLE);
+    EXPECT(tickreel_finish_handle_poll(finish, &done), INVALID_HANDLE);
     EXPECT(tickreel_recorder_free(rec), OK);
     EXPECT(tickreel_recorder_free(rec), INVALID_HANDLE);
     EXPECT(tickreel_recorder_submit_tick(rec, 10, EMPTY_TICK, sizeof EMPTY_TICK, NULL),
@@ -654,9 +654,9 @@ static void bad_recorder(void) {
 }
 
 /* Waits for a report's handle and frees it; returns the wait's result. */
-static TickreelResult wait_report(TickreelFinish *finish) {
-    TickreelResult r = tickreel_finish_wait(finish, NULL, 0, NULL);
-    tickreel_finish_free(finish);
+static TickreelResult wait_report(TickreelFinishHandle *finish) {
+    TickreelResult r = tickreel_finish_handle_wait(finish, NULL, 0, NULL);
+    tickreel_finish_handle_free(finish);
     return r;
 }
 
@@ -681,41 +681,41 @@ static void bad_shadow(void) {
 
     /* Starting: NULL outputs, bad handles, bad options. Outputs are reset to NULL on failure. */
     TickreelRecorder *rec = (TickreelRecorder *)(uintptr_t)1u;
-    TickreelShadow *shadow = (TickreelShadow *)(uintptr_t)1u;
-    EXPECT(tickreel_shadow_start(engine, NULL, NULL, NULL, NULL, &shadow), NULL_ARGUMENT);
-    EXPECT(tickreel_shadow_start(engine, NULL, NULL, NULL, &rec, NULL), NULL_ARGUMENT);
-    EXPECT(tickreel_shadow_start(NULL, NULL, NULL, NULL, &rec, &shadow), NULL_ARGUMENT);
+    TickreelShadowBuffer *shadow = (TickreelShadowBuffer *)(uintptr_t)1u;
+    EXPECT(tickreel_shadow_buffer_start(engine, NULL, NULL, NULL, NULL, &shadow), NULL_ARGUMENT);
+    EXPECT(tickreel_shadow_buffer_start(engine, NULL, NULL, NULL, &rec, NULL), NULL_ARGUMENT);
+    EXPECT(tickreel_shadow_buffer_start(NULL, NULL, NULL, NULL, &rec, &shadow), NULL_ARGUMENT);
     EXPECT_TRUE(rec == NULL && shadow == NULL);
-    EXPECT(tickreel_shadow_start((TickreelEngine *)(uintptr_t)0xdeadbeefu, NULL, NULL, NULL, &rec,
+    EXPECT(tickreel_shadow_buffer_start((TickreelEngine *)(uintptr_t)0xdeadbeefu, NULL, NULL, NULL, &rec,
                                  &shadow),
            INVALID_HANDLE);
-    EXPECT(tickreel_shadow_start(engine, "", NULL, NULL, &rec, &shadow), INVALID_ARGUMENT);
+    EXPECT(tickreel_shadow_buffer_start(engine, "", NULL, NULL, &rec, &shadow), INVALID_ARGUMENT);
     so.window_ms = 0;
-    EXPECT(tickreel_shadow_start(engine, NULL, NULL, &so, &rec, &shadow), INVALID_ARGUMENT);
+    EXPECT(tickreel_shadow_buffer_start(engine, NULL, NULL, &so, &rec, &shadow), INVALID_ARGUMENT);
     EXPECT_TRUE(strstr(tickreel_last_error_message(), "window") != NULL);
     so.window_ms = 86400001; /* over a day */
-    EXPECT(tickreel_shadow_start(engine, NULL, NULL, &so, &rec, &shadow), INVALID_ARGUMENT);
+    EXPECT(tickreel_shadow_buffer_start(engine, NULL, NULL, &so, &rec, &shadow), INVALID_ARGUMENT);
     EXPECT(tickreel_shadow_options_default(&so), OK);
     so.grace_ms = 86400001;
-    EXPECT(tickreel_shadow_start(engine, NULL, NULL, &so, &rec, &shadow), INVALID_ARGUMENT);
+    EXPECT(tickreel_shadow_buffer_start(engine, NULL, NULL, &so, &rec, &shadow), INVALID_ARGUMENT);
     EXPECT(tickreel_shadow_options_default(&so), OK);
     so.block_ticks = 0;
-    EXPECT(tickreel_shadow_start(engine, NULL, NULL, &so, &rec, &shadow), INVALID_ARGUMENT);
+    EXPECT(tickreel_shadow_buffer_start(engine, NULL, NULL, &so, &rec, &shadow), INVALID_ARGUMENT);
     EXPECT(tickreel_shadow_options_default(&so), OK);
     TickreelRecorderOptions rec_options;
     EXPECT(tickreel_recorder_options_default(&rec_options), OK);
     rec_options.tick_rate_millihz = 0;
-    EXPECT(tickreel_shadow_start(engine, NULL, &rec_options, &so, &rec, &shadow), INVALID_ARGUMENT);
+    EXPECT(tickreel_shadow_buffer_start(engine, NULL, &rec_options, &so, &rec, &shadow), INVALID_ARGUMENT);
     EXPECT_TRUE(rec == NULL && shadow == NULL);
     EXPECT_TRUE(tickreel_handle_count() == 1); /* the engine: nothing half-started */
 
     so.block_ticks = 10;
-    EXPECT(tickreel_shadow_start(engine, NULL, NULL, &so, &rec, &shadow), OK);
+    EXPECT(tickreel_shadow_buffer_start(engine, NULL, NULL, &so, &rec, &shadow), OK);
     in_dir(path, sizeof path, "shadow_report.reel");
-    TickreelFinish *finish = (TickreelFinish *)(uintptr_t)1u;
+    TickreelFinishHandle *finish = (TickreelFinishHandle *)(uintptr_t)1u;
     ro.after_ms = 0;
     /* Before the stream's first tick there is nothing to report. */
-    EXPECT(tickreel_shadow_report(shadow, 1, path, &ro, NULL, NULL, 0, &finish), INVALID_STATE);
+    EXPECT(tickreel_shadow_buffer_report(shadow, 1, path, &ro, NULL, NULL, 0, &finish), INVALID_STATE);
     EXPECT_TRUE(finish == NULL);
     TickreelBatch *batch = NULL;
     EXPECT(tickreel_batch_new(&batch), OK);
@@ -732,43 +732,43 @@ static void bad_shadow(void) {
     EXPECT(tickreel_recorder_flush(rec), OK);
 
     /* Reports: NULL and bad arguments, unknown players, bad options and metadata. */
-    EXPECT(tickreel_shadow_report(NULL, 1, path, &ro, NULL, NULL, 0, &finish), NULL_ARGUMENT);
-    EXPECT(tickreel_shadow_report(shadow, 1, NULL, &ro, NULL, NULL, 0, &finish), NULL_ARGUMENT);
-    EXPECT(tickreel_shadow_report(shadow, 1, "", &ro, NULL, NULL, 0, &finish), INVALID_ARGUMENT);
-    EXPECT(tickreel_shadow_report(shadow, 1, path, &ro, NULL, NULL, 0, NULL), NULL_ARGUMENT);
-    EXPECT(tickreel_shadow_report((TickreelShadow *)(void *)rec, 1, path, &ro, NULL, NULL, 0,
+    EXPECT(tickreel_shadow_buffer_report(NULL, 1, path, &ro, NULL, NULL, 0, &finish), NULL_ARGUMENT);
+    EXPECT(tickreel_shadow_buffer_report(shadow, 1, NULL, &ro, NULL, NULL, 0, &finish), NULL_ARGUMENT);
+    EXPECT(tickreel_shadow_buffer_report(shadow, 1, "", &ro, NULL, NULL, 0, &finish), INVALID_ARGUMENT);
+    EXPECT(tickreel_shadow_buffer_report(shadow, 1, path, &ro, NULL, NULL, 0, NULL), NULL_ARGUMENT);
+    EXPECT(tickreel_shadow_buffer_report((TickreelShadowBuffer *)(void *)rec, 1, path, &ro, NULL, NULL, 0,
                                   &finish),
            INVALID_HANDLE);
     EXPECT_TRUE(strstr(tickreel_last_error_message(), "recorder handle, not a shadow") != NULL);
-    EXPECT(tickreel_shadow_report(shadow, 99, path, &ro, NULL, NULL, 0, &finish), INVALID_ARGUMENT);
+    EXPECT(tickreel_shadow_buffer_report(shadow, 99, path, &ro, NULL, NULL, 0, &finish), INVALID_ARGUMENT);
     EXPECT_TRUE(strstr(tickreel_last_error_message(), "entity 99") != NULL);
     EXPECT_TRUE(finish == NULL);
     TickreelReportOptions bad = ro;
     bad.radius = NAN;
-    EXPECT(tickreel_shadow_report(shadow, 1, path, &bad, NULL, NULL, 0, &finish), INVALID_ARGUMENT);
+    EXPECT(tickreel_shadow_buffer_report(shadow, 1, path, &bad, NULL, NULL, 0, &finish), INVALID_ARGUMENT);
     EXPECT_TRUE(strstr(tickreel_last_error_message(), "radius") != NULL);
     bad.radius = -1.0;
-    EXPECT(tickreel_shadow_report(shadow, 1, path, &bad, NULL, NULL, 0, &finish), INVALID_ARGUMENT);
+    EXPECT(tickreel_shadow_buffer_report(shadow, 1, path, &bad, NULL, NULL, 0, &finish), INVALID_ARGUMENT);
     bad.radius = INFINITY;
-    EXPECT(tickreel_shadow_report(shadow, 1, path, &bad, NULL, NULL, 0, &finish), INVALID_ARGUMENT);
+    EXPECT(tickreel_shadow_buffer_report(shadow, 1, path, &bad, NULL, NULL, 0, &finish), INVALID_ARGUMENT);
     bad = ro;
     bad.after_ms = 86400001;
-    EXPECT(tickreel_shadow_report(shadow, 1, path, &bad, NULL, NULL, 0, &finish), INVALID_ARGUMENT);
+    EXPECT(tickreel_shadow_buffer_report(shadow, 1, path, &bad, NULL, NULL, 0, &finish), INVALID_ARGUMENT);
     bad = ro;
     bad.has_before = 1;
     bad.before_ms = 86400001;
-    EXPECT(tickreel_shadow_report(shadow, 1, path, &bad, NULL, NULL, 0, &finish), INVALID_ARGUMENT);
+    EXPECT(tickreel_shadow_buffer_report(shadow, 1, path, &bad, NULL, NULL, 0, &finish), INVALID_ARGUMENT);
     bad = ro;
     bad.zstd_level = 1000;
-    EXPECT(tickreel_shadow_report(shadow, 1, path, &bad, NULL, NULL, 0, &finish), INVALID_ARGUMENT);
+    EXPECT(tickreel_shadow_buffer_report(shadow, 1, path, &bad, NULL, NULL, 0, &finish), INVALID_ARGUMENT);
     const char *reserved[] = {"player"}, *value[] = {"x"}, *null_value[] = {NULL};
     const char *not_utf8[] = {"\xff\xfe"};
-    EXPECT(tickreel_shadow_report(shadow, 1, path, &ro, reserved, value, 1, &finish),
+    EXPECT(tickreel_shadow_buffer_report(shadow, 1, path, &ro, reserved, value, 1, &finish),
            INVALID_ARGUMENT);
-    EXPECT(tickreel_shadow_report(shadow, 1, path, &ro, NULL, value, 1, &finish), NULL_ARGUMENT);
-    EXPECT(tickreel_shadow_report(shadow, 1, path, &ro, value, null_value, 1, &finish),
+    EXPECT(tickreel_shadow_buffer_report(shadow, 1, path, &ro, NULL, value, 1, &finish), NULL_ARGUMENT);
+    EXPECT(tickreel_shadow_buffer_report(shadow, 1, path, &ro, value, null_value, 1, &finish),
            NULL_ARGUMENT);
-    EXPECT(tickreel_shadow_report(shadow, 1, path, &ro, value, not_utf8, 1, &finish),
+    EXPECT(tickreel_shadow_buffer_report(shadow, 1, path, &ro, value, not_utf8, 1, &finish),
            INVALID_ARGUMENT);
     EXPECT_TRUE(finish == NULL);
     EXPECT_TRUE(access(path, F_OK) != 0); /* nothing was written by a refused report */
@@ -777,16 +777,16 @@ static void bad_shadow(void) {
     bad = ro;
     bad.has_radius = 0;
     bad.radius = NAN;
-    EXPECT(tickreel_shadow_report(shadow, 1, path, &bad, NULL, NULL, 0, &finish), OK);
+    EXPECT(tickreel_shadow_buffer_report(shadow, 1, path, &bad, NULL, NULL, 0, &finish), OK);
     EXPECT(wait_report(finish), OK);
-    EXPECT(tickreel_shadow_report(shadow, 1, path, &ro, NULL, NULL, 0, &finish), OK);
+    EXPECT(tickreel_shadow_buffer_report(shadow, 1, path, &ro, NULL, NULL, 0, &finish), OK);
     EXPECT(wait_report(finish), INVALID_STATE);
     EXPECT_TRUE(strstr(tickreel_last_error_message(), "already exists") != NULL);
     ro.overwrite = 1;
-    EXPECT(tickreel_shadow_report(shadow, 1, path, &ro, NULL, NULL, 0, &finish), OK);
+    EXPECT(tickreel_shadow_buffer_report(shadow, 1, path, &ro, NULL, NULL, 0, &finish), OK);
     EXPECT(wait_report(finish), OK);
     in_dir(other, sizeof other, "missing/dir/report.reel");
-    EXPECT(tickreel_shadow_report(shadow, 1, other, &ro, NULL, NULL, 0, &finish), OK);
+    EXPECT(tickreel_shadow_buffer_report(shadow, 1, other, &ro, NULL, NULL, 0, &finish), OK);
     EXPECT(wait_report(finish), IO);
     TickreelReader *reader = NULL;
     uint32_t first = 0, last = 0;
@@ -798,12 +798,12 @@ static void bad_shadow(void) {
 
     TickreelShadowStats st;
     bool attached = false;
-    EXPECT(tickreel_shadow_stats(shadow, NULL), NULL_ARGUMENT);
-    EXPECT(tickreel_shadow_stats(NULL, &st), NULL_ARGUMENT);
-    EXPECT(tickreel_shadow_stats(shadow, &st), OK);
+    EXPECT(tickreel_shadow_buffer_stats(shadow, NULL), NULL_ARGUMENT);
+    EXPECT(tickreel_shadow_buffer_stats(NULL, &st), NULL_ARGUMENT);
+    EXPECT(tickreel_shadow_buffer_stats(shadow, &st), OK);
     EXPECT_TRUE(st.has_last_tick && st.last_tick == 49 && st.reports_started == 4);
-    EXPECT(tickreel_shadow_attached(shadow, NULL), NULL_ARGUMENT);
-    EXPECT(tickreel_shadow_attached(shadow, &attached), OK);
+    EXPECT(tickreel_shadow_buffer_attached(shadow, NULL), NULL_ARGUMENT);
+    EXPECT(tickreel_shadow_buffer_attached(shadow, &attached), OK);
     EXPECT_TRUE(attached);
 
     /* A stream without a file: no finish. The engine's shutdown ends it; reports made after it
@@ -811,29 +811,29 @@ static void bad_shadow(void) {
     EXPECT(tickreel_recorder_finish(rec, &finish), INVALID_STATE);
     EXPECT_TRUE(finish == NULL);
     EXPECT(tickreel_engine_free(engine), OK);
-    EXPECT(tickreel_shadow_attached(shadow, &attached), OK);
+    EXPECT(tickreel_shadow_buffer_attached(shadow, &attached), OK);
     EXPECT_TRUE(!attached);
     EXPECT(tickreel_recorder_submit_tick(rec, 50, EMPTY_TICK, sizeof EMPTY_TICK, NULL),
            INVALID_STATE);
     in_dir(other, sizeof other, "after_shutdown.reel");
-    EXPECT(tickreel_shadow_report(shadow, 1, other, &ro, NULL, NULL, 0, &finish), INVALID_STATE);
+    EXPECT(tickreel_shadow_buffer_report(shadow, 1, other, &ro, NULL, NULL, 0, &finish), INVALID_STATE);
     EXPECT_TRUE(finish == NULL);
     EXPECT_TRUE(strstr(tickreel_last_error_message(), "shut down") != NULL);
     EXPECT_TRUE(access(other, F_OK) != 0);
     TickreelRecorder *rec2 = NULL;
-    TickreelShadow *shadow2 = NULL;
-    EXPECT(tickreel_shadow_start(engine, NULL, NULL, NULL, &rec2, &shadow2), INVALID_HANDLE);
+    TickreelShadowBuffer *shadow2 = NULL;
+    EXPECT(tickreel_shadow_buffer_start(engine, NULL, NULL, NULL, &rec2, &shadow2), INVALID_HANDLE);
     EXPECT(tickreel_recorder_free(rec), OK);
 
     /* Freed: every call is refused, for ever. */
-    EXPECT(tickreel_shadow_free(NULL), OK);
-    EXPECT(tickreel_shadow_free((TickreelShadow *)(uintptr_t)0xdeadbeefu), INVALID_HANDLE);
-    EXPECT(tickreel_shadow_free(shadow), OK);
-    EXPECT(tickreel_shadow_free(shadow), INVALID_HANDLE);
-    EXPECT(tickreel_shadow_stats(shadow, &st), INVALID_HANDLE);
+    EXPECT(tickreel_shadow_buffer_free(NULL), OK);
+    EXPECT(tickreel_shadow_buffer_free((TickreelShadowBuffer *)(uintptr_t)0xdeadbeefu), INVALID_HANDLE);
+    EXPECT(tickreel_shadow_buffer_free(shadow), OK);
+    EXPECT(tickreel_shadow_buffer_free(shadow), INVALID_HANDLE);
+    EXPECT(tickreel_shadow_buffer_stats(shadow, &st), INVALID_HANDLE);
     EXPECT_TRUE(strstr(tickreel_last_error_message(), "already freed") != NULL);
-    EXPECT(tickreel_shadow_report(shadow, 1, path, &ro, NULL, NULL, 0, &finish), INVALID_HANDLE);
-    EXPECT(tickreel_shadow_attached(shadow, &attached), INVALID_HANDLE);
+    EXPECT(tickreel_shadow_buffer_report(shadow, 1, path, &ro, NULL, NULL, 0, &finish), INVALID_HANDLE);
+    EXPECT(tickreel_shadow_buffer_attached(shadow, &attached), INVALID_HANDLE);
 }
 
 static void bad_ghosts(const char *good_file) {
@@ -866,60 +866,60 @@ static void bad_ghosts(const char *good_file) {
     EXPECT(tickreel_ghost_splits(ghost, NULL, 0, &count), OK);
     EXPECT_TRUE(count == 0);
 
-    TickreelCursor *cursor = NULL;
-    EXPECT(tickreel_cursor_new(ghost, NULL), NULL_ARGUMENT);
-    EXPECT(tickreel_cursor_new((TickreelGhost *)(uintptr_t)0xdeadbeefu, &cursor), INVALID_HANDLE);
+    TickreelGhostCursor *cursor = NULL;
+    EXPECT(tickreel_ghost_cursor_new(ghost, NULL), NULL_ARGUMENT);
+    EXPECT(tickreel_ghost_cursor_new((TickreelGhost *)(uintptr_t)0xdeadbeefu, &cursor), INVALID_HANDLE);
     EXPECT_TRUE(cursor == NULL);
-    EXPECT(tickreel_cursor_new(ghost, &cursor), OK);
+    EXPECT(tickreel_ghost_cursor_new(ghost, &cursor), OK);
     TickreelGhostSample s;
-    EXPECT(tickreel_cursor_sample(cursor, 1.0, NULL), NULL_ARGUMENT);
-    EXPECT(tickreel_cursor_sample((TickreelCursor *)(void *)ghost, 1.0, &s), INVALID_HANDLE);
-    EXPECT(tickreel_cursor_sample(cursor, NAN, &s), OK);
+    EXPECT(tickreel_ghost_cursor_sample(cursor, 1.0, NULL), NULL_ARGUMENT);
+    EXPECT(tickreel_ghost_cursor_sample((TickreelGhostCursor *)(void *)ghost, 1.0, &s), INVALID_HANDLE);
+    EXPECT(tickreel_ghost_cursor_sample(cursor, NAN, &s), OK);
     EXPECT_TRUE(s.state == TICKREEL_GHOST_NOT_STARTED);
-    EXPECT(tickreel_cursor_sample(cursor, -INFINITY, &s), OK);
+    EXPECT(tickreel_ghost_cursor_sample(cursor, -INFINITY, &s), OK);
     EXPECT_TRUE(s.state == TICKREEL_GHOST_NOT_STARTED && s.x == 1.0);
-    EXPECT(tickreel_cursor_sample(cursor, INFINITY, &s), OK);
+    EXPECT(tickreel_ghost_cursor_sample(cursor, INFINITY, &s), OK);
     EXPECT_TRUE(s.state == TICKREEL_GHOST_FINISHED && fabs(s.z - 6.0) < 0.001);
-    EXPECT(tickreel_cursor_sample(cursor, 20.0, &s), OK);
+    EXPECT(tickreel_ghost_cursor_sample(cursor, 20.0, &s), OK);
     EXPECT_TRUE(s.state == TICKREEL_GHOST_RUNNING && fabs(s.z - 3.0) < 0.001 && fabs(s.yaw - 30.0) < 0.01);
-    EXPECT(tickreel_cursor_set_time_shift(cursor, INFINITY), INVALID_ARGUMENT);
-    EXPECT(tickreel_cursor_set_time_shift(cursor, NAN), INVALID_ARGUMENT);
-    EXPECT(tickreel_cursor_set_time_shift(cursor, 5.0), OK);
-    EXPECT(tickreel_cursor_sample(cursor, 25.0, &s), OK);
+    EXPECT(tickreel_ghost_cursor_set_time_shift(cursor, INFINITY), INVALID_ARGUMENT);
+    EXPECT(tickreel_ghost_cursor_set_time_shift(cursor, NAN), INVALID_ARGUMENT);
+    EXPECT(tickreel_ghost_cursor_set_time_shift(cursor, 5.0), OK);
+    EXPECT(tickreel_ghost_cursor_sample(cursor, 25.0, &s), OK);
     EXPECT_TRUE(fabs(s.z - 3.0) < 0.001);
 
-    TickreelDelta *delta = NULL;
+    TickreelLiveDelta *delta = NULL;
     double secs = 0;
-    EXPECT(tickreel_delta_new(ghost, NULL), NULL_ARGUMENT);
-    EXPECT(tickreel_delta_new((TickreelGhost *)(void *)cursor, &delta), INVALID_HANDLE);
-    EXPECT(tickreel_delta_new(ghost, &delta), OK);
-    EXPECT(tickreel_delta_update(delta, NAN, 1, 64, 0, &secs), INVALID_ARGUMENT);
-    EXPECT(tickreel_delta_update(delta, 1, 1, INFINITY, 0, &secs), INVALID_ARGUMENT);
+    EXPECT(tickreel_live_delta_new(ghost, NULL), NULL_ARGUMENT);
+    EXPECT(tickreel_live_delta_new((TickreelGhost *)(void *)cursor, &delta), INVALID_HANDLE);
+    EXPECT(tickreel_live_delta_new(ghost, &delta), OK);
+    EXPECT(tickreel_live_delta_update(delta, NAN, 1, 64, 0, &secs), INVALID_ARGUMENT);
+    EXPECT(tickreel_live_delta_update(delta, 1, 1, INFINITY, 0, &secs), INVALID_ARGUMENT);
     /* The core's one finiteness check: names the argument, short message, same text as Java's. */
     EXPECT_TRUE(strcmp(tickreel_last_error_message(),
                        "invalid argument: y must be a finite number (got inf)") == 0);
-    EXPECT(tickreel_delta_update(delta, 1, 1, 64, 0, NULL), NULL_ARGUMENT);
-    EXPECT(tickreel_delta_update((TickreelDelta *)(void *)cursor, 1, 1, 64, 0, &secs),
+    EXPECT(tickreel_live_delta_update(delta, 1, 1, 64, 0, NULL), NULL_ARGUMENT);
+    EXPECT(tickreel_live_delta_update((TickreelLiveDelta *)(void *)cursor, 1, 1, 64, 0, &secs),
            INVALID_HANDLE);
-    EXPECT(tickreel_delta_set_time_shift(delta, -INFINITY), INVALID_ARGUMENT);
-    EXPECT(tickreel_delta_update(delta, 30, 1, 64, 2.0, &secs), OK); /* the ghost's +10 spot */
+    EXPECT(tickreel_live_delta_set_time_shift(delta, -INFINITY), INVALID_ARGUMENT);
+    EXPECT(tickreel_live_delta_update(delta, 30, 1, 64, 2.0, &secs), OK); /* the ghost's +10 spot */
     EXPECT_TRUE(fabs(secs - 1.0) < 0.05);
-    EXPECT(tickreel_delta_reset(delta), OK);
+    EXPECT(tickreel_live_delta_reset(delta), OK);
 
     /* The ghost's handle may go first: the cursor and the delta keep its data. */
     EXPECT(tickreel_ghost_free(ghost), OK);
     EXPECT(tickreel_ghost_free(ghost), INVALID_HANDLE);
     EXPECT(tickreel_ghost_info(ghost, &info), INVALID_HANDLE);
-    TickreelCursor *none = (TickreelCursor *)(uintptr_t)1u;
-    EXPECT(tickreel_cursor_new(ghost, &none), INVALID_HANDLE);
+    TickreelGhostCursor *none = (TickreelGhostCursor *)(uintptr_t)1u;
+    EXPECT(tickreel_ghost_cursor_new(ghost, &none), INVALID_HANDLE);
     EXPECT_TRUE(none == NULL);
-    EXPECT(tickreel_cursor_sample(cursor, 20.0, &s), OK);
-    EXPECT(tickreel_delta_update(delta, 31, 1, 64, 2.1, &secs), OK);
-    EXPECT(tickreel_delta_free(delta), OK);
-    EXPECT(tickreel_delta_free(delta), INVALID_HANDLE);
+    EXPECT(tickreel_ghost_cursor_sample(cursor, 20.0, &s), OK);
+    EXPECT(tickreel_live_delta_update(delta, 31, 1, 64, 2.1, &secs), OK);
+    EXPECT(tickreel_live_delta_free(delta), OK);
+    EXPECT(tickreel_live_delta_free(delta), INVALID_HANDLE);
     EXPECT(tickreel_ghost_free(NULL), OK);
-    EXPECT(tickreel_cursor_free(NULL), OK);
-    EXPECT(tickreel_delta_free(NULL), OK);
+    EXPECT(tickreel_ghost_cursor_free(NULL), OK);
+    EXPECT(tickreel_live_delta_free(NULL), OK);
     EXPECT(tickreel_ghost_load_free(NULL), OK);
 
     /* Loading in the background: errors come with the result; a result is taken once. */
@@ -951,7 +951,7 @@ static void bad_ghosts(const char *good_file) {
     /* Freed while it runs: cancelled. */
     EXPECT(tickreel_ghost_load_async(good_file, 2, NULL, &load), OK);
     EXPECT(tickreel_ghost_load_free(load), OK);
-    EXPECT(tickreel_cursor_free(cursor), OK);
+    EXPECT(tickreel_ghost_cursor_free(cursor), OK);
 }
 
 static void bad_playheads(const char *good_file) {
@@ -966,7 +966,7 @@ static void bad_playheads(const char *good_file) {
     EXPECT_TRUE(playhead == NULL);
 
     /* NULL and never-returned handles. */
-    TickreelUpdateInfo info;
+    TickreelUpdate info;
     EXPECT(tickreel_playhead_advance(NULL, &info), NULL_ARGUMENT);
     EXPECT(tickreel_playhead_play(NULL), NULL_ARGUMENT);
     EXPECT(tickreel_playhead_set_speed(NULL, 1.0), NULL_ARGUMENT);

@@ -114,20 +114,20 @@ static void build_tick(TickreelBatch *batch, uint32_t k) {
 
 /* Records straight into a compacted file with a writer (encoding on the calling thread). */
 static void record_with_writer(const char *path) {
-    TickreelWriterOptions options;
-    CHECK(tickreel_writer_options_default(&options));
+    TickreelReelOptions options;
+    CHECK(tickreel_reel_options_default(&options));
     options.chunk_ticks = 40;       /* small chunks, so that seeking crosses several */
     options.snapshot_interval = 80;
     options.timestamp_ms = 1700000000000;
 
-    TickreelWriter *writer = NULL;
-    CHECK(tickreel_writer_create(path, &options, &writer));
-    CHECK(tickreel_writer_register_event_type(writer, CHAT_EVENT, "chat", 1));
+    TickreelReelWriter *writer = NULL;
+    CHECK(tickreel_reel_writer_create(path, &options, &writer));
+    CHECK(tickreel_reel_writer_register_event_type(writer, CHAT_EVENT, "chat", 1));
     for (int p = 0; p < PLAYERS; p++) {
-        CHECK(tickreel_writer_register_entity(writer, (uint32_t)p + 1, PLAYER_KIND, NULL, NAMES[p]));
+        CHECK(tickreel_reel_writer_register_entity(writer, (uint32_t)p + 1, PLAYER_KIND, NULL, NAMES[p]));
     }
     static const char world[] = "world snapshot v1";
-    CHECK(tickreel_writer_offer_snapshot(writer, (const uint8_t *)world, sizeof world - 1));
+    CHECK(tickreel_reel_writer_offer_snapshot(writer, (const uint8_t *)world, sizeof world - 1));
 
     TickreelBatch *batch = NULL;
     CHECK(tickreel_batch_new(&batch));
@@ -150,17 +150,17 @@ static void record_with_writer(const char *path) {
                 r = tickreel_batch_bytes(batch, bytes, capacity, &len);
             }
             check(r, "tickreel_batch_bytes");
-            CHECK(tickreel_writer_write_tick(writer, FIRST_TICK + k, bytes, len));
+            CHECK(tickreel_reel_writer_write_tick(writer, FIRST_TICK + k, bytes, len));
         } else {
-            CHECK(tickreel_writer_write_batch(writer, FIRST_TICK + k, batch));
+            CHECK(tickreel_reel_writer_write_batch(writer, FIRST_TICK + k, batch));
         }
     }
     free(bytes);
     CHECK(tickreel_batch_free(batch));
 
     uint64_t size = 0;
-    CHECK(tickreel_writer_finish(writer, &size));
-    CHECK(tickreel_writer_free(writer));
+    CHECK(tickreel_reel_writer_finish(writer, &size));
+    CHECK(tickreel_reel_writer_free(writer));
     printf("writer: recorded %u ticks of %d players into %s (%llu bytes)\n", TICKS, PLAYERS, path,
            (unsigned long long)size);
 }
@@ -252,21 +252,21 @@ static void record_with_engine(const char *path) {
     CHECK(tickreel_recorder_status(rec)); /* the writer refused nothing */
 
     /* Finish: poll (as a server thread would, once per tick), then wait for the final path. */
-    TickreelFinish *finish = NULL;
+    TickreelFinishHandle *finish = NULL;
     CHECK(tickreel_recorder_finish(rec, &finish));
     bool done = false;
     unsigned polls = 0;
     for (; polls < 1000 && !done; polls++) {
-        CHECK(tickreel_finish_poll(finish, &done));
+        CHECK(tickreel_finish_handle_poll(finish, &done));
     }
     char final_path[4096];
     size_t len = 0;
-    CHECK(tickreel_finish_wait(finish, final_path, sizeof final_path, &len));
+    CHECK(tickreel_finish_handle_wait(finish, final_path, sizeof final_path, &len));
     if (strcmp(final_path, path) != 0 || len != strlen(path)) {
         fprintf(stderr, "finished as %s, expected %s\n", final_path, path);
         failures++;
     }
-    CHECK(tickreel_finish_free(finish));
+    CHECK(tickreel_finish_handle_free(finish));
     TickreelRecorderStats stats;
     CHECK(tickreel_recorder_stats(rec, &stats));
     CHECK(tickreel_recorder_free(rec));
@@ -456,13 +456,13 @@ static void race_ghost(const char *path) {
 
     TickreelReader *reader = NULL;
     CHECK(tickreel_reader_open(path, &reader));
-    TickreelCursor *cursor = NULL;
-    CHECK(tickreel_cursor_new(ghost, &cursor));
+    TickreelGhostCursor *cursor = NULL;
+    CHECK(tickreel_ghost_cursor_new(ghost, &cursor));
     unsigned frames = info.duration_ticks * FRAMES_PER_TICK;
     for (unsigned f = 0; f <= frames; f++) {
         double t = (double)f / FRAMES_PER_TICK;
         TickreelGhostSample g;
-        CHECK(tickreel_cursor_sample(cursor, t, &g));
+        CHECK(tickreel_ghost_cursor_sample(cursor, t, &g));
         uint32_t k = 40 + f / FRAMES_PER_TICK; /* the recorded tick at or before t */
         uint32_t want_state = f == frames ? TICKREEL_GHOST_FINISHED : TICKREEL_GHOST_RUNNING;
         if (g.state != want_state) {
@@ -507,21 +507,21 @@ static void race_ghost(const char *path) {
     printf("ghost: sampled %u frames at 60 Hz\n", frames + 1);
 
     /* A live player running the same lap 5 ticks behind the ghost. */
-    TickreelDelta *delta = NULL;
-    CHECK(tickreel_delta_new(ghost, &delta));
+    TickreelLiveDelta *delta = NULL;
+    CHECK(tickreel_live_delta_new(ghost, &delta));
     CHECK(tickreel_ghost_free(ghost)); /* the cursor and the delta keep the track alive */
     double seconds = 0;
     for (uint32_t live = 5; live <= 35; live++) {
         Player me = simulate(1, 40 + live - 5);
-        CHECK(tickreel_delta_update(delta, live, me.x, me.y, me.z, &seconds));
+        CHECK(tickreel_live_delta_update(delta, live, me.x, me.y, me.z, &seconds));
         if (live >= 10 && fabs(seconds - 0.25) > 0.021) {
             fprintf(stderr, "live tick %u: delta %+.3f s, expected +0.25 s\n", live, seconds);
             failures++;
         }
     }
     printf("ghost: live player trailing by 5 ticks: %+.2f s\n", seconds);
-    CHECK(tickreel_delta_free(delta));
-    CHECK(tickreel_cursor_free(cursor));
+    CHECK(tickreel_live_delta_free(delta));
+    CHECK(tickreel_ghost_cursor_free(cursor));
 
     /* Carol, loaded without blocking: poll the load as a server thread would, once per tick. */
     TickreelGhostLoad *load = NULL;
@@ -538,11 +538,11 @@ static void race_ghost(const char *path) {
     }
     CHECK(tickreel_ghost_load_take(load, &ghost));
     CHECK(tickreel_ghost_load_free(load));
-    CHECK(tickreel_cursor_new(ghost, &cursor));
+    CHECK(tickreel_ghost_cursor_new(ghost, &cursor));
     TickreelGhostSample before, held, after;
-    CHECK(tickreel_cursor_sample(cursor, 59.0, &before));
-    CHECK(tickreel_cursor_sample(cursor, 59.5, &held));
-    CHECK(tickreel_cursor_sample(cursor, 60.0, &after));
+    CHECK(tickreel_ghost_cursor_sample(cursor, 59.0, &before));
+    CHECK(tickreel_ghost_cursor_sample(cursor, 59.5, &held));
+    CHECK(tickreel_ghost_cursor_sample(cursor, 60.0, &after));
     Player jump = simulate(2, 60);
     if (held.x != before.x || held.z != before.z || fabs(after.x - jump.x) > pos ||
         fabs(after.z - jump.z) > pos) {
@@ -553,7 +553,7 @@ static void race_ghost(const char *path) {
     printf("ghost: %s loaded in the background after %u polls; holds (%.1f, %.1f) until her "
            "teleport to (%.1f, %.1f)\n",
            NAMES[CAROL - 1], polls, held.x, held.z, after.x, after.z);
-    CHECK(tickreel_cursor_free(cursor));
+    CHECK(tickreel_ghost_cursor_free(cursor));
     CHECK(tickreel_ghost_free(ghost));
     CHECK(tickreel_reader_free(reader));
 }
@@ -577,7 +577,7 @@ static void play(const char *path) {
     TickreelEntityState frame[PLAYERS];
     size_t count = 0;
     uint32_t pos = first, calls = 0;
-    TickreelUpdateInfo u;
+    TickreelUpdate u;
     while (pos < last && calls++ < 2 * TICKS) {
         /* A server would not wait; the example does, so that no advance stalls. */
         CHECK(tickreel_playhead_prepare(playhead));
@@ -740,9 +740,9 @@ static void shadow_play(const char *dir) {
     shadow_options.window_ms = 10000; /* 200 ticks at 20 ticks/s */
     shadow_options.block_ticks = 40;
     TickreelRecorder *rec = NULL;
-    TickreelShadow *shadow = NULL;
+    TickreelShadowBuffer *shadow = NULL;
     /* NULL path: the stream is written nowhere but the buffer. */
-    CHECK(tickreel_shadow_start(engine, NULL, NULL, &shadow_options, &rec, &shadow));
+    CHECK(tickreel_shadow_buffer_start(engine, NULL, NULL, &shadow_options, &rec, &shadow));
     for (int p = 0; p < 3; p++) {
         CHECK(tickreel_recorder_register_entity(rec, (uint32_t)p + 1, PLAYER_KIND, NULL, NAMES[p]));
     }
@@ -771,7 +771,7 @@ static void shadow_play(const char *dir) {
     CHECK(tickreel_recorder_flush(rec)); /* the report's reference: the last tick submitted */
 
     TickreelShadowStats stats;
-    CHECK(tickreel_shadow_stats(shadow, &stats));
+    CHECK(tickreel_shadow_buffer_stats(shadow, &stats));
     TickreelEngineStats engine_stats;
     CHECK(tickreel_engine_stats(engine, &engine_stats));
     printf("shadow: %zu blocks, %zu bytes, ticks %u..%u, %zu alive, %zu departed (engine: %zu "
@@ -795,18 +795,18 @@ static void shadow_play(const char *dir) {
     char bob_path[4096], alice_path[4096], got[4096];
     snprintf(bob_path, sizeof bob_path, "%s/report_bob.reel", dir);
     snprintf(alice_path, sizeof alice_path, "%s/report_alice.reel", dir);
-    TickreelFinish *bob = NULL, *alice = NULL;
-    CHECK(tickreel_shadow_report(shadow, 2, bob_path, &report_options, keys, values, 2, &bob));
+    TickreelFinishHandle *bob = NULL, *alice = NULL;
+    CHECK(tickreel_shadow_buffer_report(shadow, 2, bob_path, &report_options, keys, values, 2, &bob));
     /* Alice left 50 ticks ago: her report holds the window before her leave. */
-    CHECK(tickreel_shadow_report(shadow, 1, alice_path, &report_options, NULL, NULL, 0, &alice));
-    CHECK(tickreel_finish_wait(bob, got, sizeof got, NULL));
+    CHECK(tickreel_shadow_buffer_report(shadow, 1, alice_path, &report_options, NULL, NULL, 0, &alice));
+    CHECK(tickreel_finish_handle_wait(bob, got, sizeof got, NULL));
     if (strcmp(got, bob_path) != 0) {
         fprintf(stderr, "report written to %s, expected %s\n", got, bob_path);
         failures++;
     }
-    CHECK(tickreel_finish_wait(alice, got, sizeof got, NULL));
-    CHECK(tickreel_finish_free(bob));
-    CHECK(tickreel_finish_free(alice));
+    CHECK(tickreel_finish_handle_wait(alice, got, sizeof got, NULL));
+    CHECK(tickreel_finish_handle_free(bob));
+    CHECK(tickreel_finish_handle_free(alice));
     uint32_t last = FIRST_TICK + SHADOW_TICKS - 1;
     /* Bob's: the last 200 ticks; at the end only Bob is there (Alice left, Carol is far). */
     const uint32_t bob_only[] = {2};
@@ -818,13 +818,13 @@ static void shadow_play(const char *dir) {
                  2, alice_bob);
 
     /* A stream without a file has nothing to finish: free (or abort) the recorder to end it. */
-    TickreelFinish *none = NULL;
+    TickreelFinishHandle *none = NULL;
     if (tickreel_recorder_finish(rec, &none) != TICKREEL_RESULT_INVALID_STATE || none != NULL) {
         fprintf(stderr, "finishing a stream without a file was not refused\n");
         failures++;
     }
     CHECK(tickreel_recorder_free(rec));
-    CHECK(tickreel_shadow_free(shadow));
+    CHECK(tickreel_shadow_buffer_free(shadow));
     CHECK(tickreel_engine_free(engine));
 }
 

@@ -5,17 +5,17 @@ import io.tickreel.Event;
 import io.tickreel.FinishHandle;
 import io.tickreel.Ghost;
 import io.tickreel.GhostCursor;
-import io.tickreel.GhostLoading;
+import io.tickreel.GhostLoad;
 import io.tickreel.GhostSample;
 import io.tickreel.LiveDelta;
-import io.tickreel.PlaybackUpdate;
+import io.tickreel.Update;
 import io.tickreel.Playhead;
 import io.tickreel.Recorder;
 import io.tickreel.RecorderOptions;
-import io.tickreel.Replay;
-import io.tickreel.ReplayInfo;
-import io.tickreel.ReplayState;
-import io.tickreel.TickWriter;
+import io.tickreel.Reader;
+import io.tickreel.Header;
+import io.tickreel.SeekState;
+import io.tickreel.Batch;
 import io.tickreel.Tickreel;
 import io.tickreel.TickreelException;
 import java.nio.file.Files;
@@ -38,7 +38,7 @@ import java.util.UUID;
  * <p>The server thread never waits on tickreel: {@link Recorder#submit} is a copy and a queue push,
  * {@link Recorder#finish()} returns a handle polled every tick while the engine compacts, and the
  * new best run's ghost is loaded in the background ({@link Ghost#loadAsync}) and polled too. The
- * staff review seeks with {@link Replay#seek} and watches the run with a {@link Playhead} (one
+ * staff review seeks with {@link Reader#seek} and watches the run with a {@link Playhead} (one
  * {@code advance()} per server tick, at 2x, then in reverse).
  */
 public final class CourseServer {
@@ -124,12 +124,12 @@ public final class CourseServer {
         int[] restUntil = new int[racers.size()];
         Best best = null;
         int bestTicks = Integer.MAX_VALUE;
-        GhostLoading nextGhost = null; // the new best run's ghost, loading in the background
+        GhostLoad nextGhost = null; // the new best run's ghost, loading in the background
         String nextOwner = null;
         int nextTicks = 0;
         List<Finishing> finishing = new ArrayList<>();
         List<Path> finished = new ArrayList<>();
-        TickWriter events = new TickWriter(256); // one per server thread, reused every tick
+        Batch events = new Batch(256); // one per server thread, reused every tick
         GhostSample ghost = new GhostSample(); // reused every tick
         int runs = 0;
 
@@ -248,14 +248,14 @@ public final class CourseServer {
 
         // A staff member reviews the last finished run: what it is, where everyone was, its splits.
         Path review = finished.get(finished.size() - 1);
-        try (Replay replay = Replay.open(review)) {
-            ReplayInfo info = replay.info();
+        try (Reader replay = Reader.open(review)) {
+            Header info = replay.header();
             System.out.printf("%nstaff review of %s: %d ticks (%.1f s), %s by %s, ghost raced: %s%n",
                     review.getFileName(), info.tickCount(), info.durationSeconds(), replay.metadata().get("course"),
                     replay.entities().get(0).name(), replay.metadata().getOrDefault("raced_ghost_of", "none"));
             int first = info.firstTick().orElseThrow();
             int last = info.lastTick().orElseThrow();
-            ReplayState middle = replay.seek((first + last) / 2);
+            SeekState middle = replay.seek((first + last) / 2);
             middle.entities().forEach(e -> System.out.printf("  at tick %d: entity %d at x=%.2f y=%.2f z=%.2f%s%n",
                     middle.tick(), e.id(), e.pose().x(), e.pose().y(), e.pose().z(),
                     e.has(EntityFlags.ON_GROUND) ? " on ground" : " in the air"));
@@ -275,7 +275,7 @@ public final class CourseServer {
             playhead.setSpeed(2.0);
             playhead.play();
             for (int serverTick = 0; serverTick < 5; serverTick++) {
-                PlaybackUpdate u = playhead.advance();
+                Update u = playhead.advance();
                 EntityState runner = u.entities().isEmpty() ? null : u.entities().get(0);
                 System.out.printf("  playback %s%s%n", u,
                         runner == null ? "" : String.format(" runner x=%.2f", runner.pose().x()));
@@ -288,7 +288,7 @@ public final class CourseServer {
     }
 
     /** One tick of running: returns false if the racer stood still. May add a teleport (a fall). */
-    static boolean move(Run run, Random rng, TickWriter events) {
+    static boolean move(Run run, Random rng, Batch events) {
         if (rng.nextDouble() < 0.002) {
             // Fell off: back to the last checkpoint line (a discontinuity, never interpolated).
             run.x = run.checkpoint == 0 ? 0 : CHECKPOINTS[run.checkpoint - 1];

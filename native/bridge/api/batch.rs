@@ -1,5 +1,5 @@
 //! The tick batch builder, for C engines that would rather not encode events themselves (Java
-//! encodes in `TickWriter`).
+//! encodes in `Batch`).
 //!
 //! A batch is one tick's events in the batch encoding of `format::event` (`u16` big-endian event
 //! count, then each event as a kind byte and varint fields). Coordinates are given in blocks and
@@ -106,7 +106,7 @@ pub fn event_count(batch: &Batch) -> usize {
 }
 
 /// Copies the batch encoding of the events added so far into `buf` (the bytes that
-/// `tickreel_writer_write_tick` accepts), and stores its length in `*out_count`.
+/// `tickreel_reel_writer_write_tick` accepts), and stores its length in `*out_count`.
 ///
 /// The encoding is: a big-endian `u16` event count, then each event as a kind byte followed by
 /// its fields as LEB128 varints (signed fields zigzag-coded); see FORMAT.md. An empty batch is

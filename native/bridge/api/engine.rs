@@ -10,9 +10,9 @@ use tickreel::sync::RwLock;
 use crate::api::batch::Batch;
 use crate::api::{Id, New, Released};
 use crate::ffi::handle::HandleType;
-use crate::ffi::{TickreelEngine, TickreelFinish, TickreelRecorder};
+use crate::ffi::{TickreelEngine, TickreelFinishHandle, TickreelRecorder};
 use tickreel::format::metadata::{EntityInfo, EventType};
-use tickreel::record::{self, EngineOptions, EngineStats, FinishHandle, RecorderOptions};
+use tickreel::record::{self, EngineOptions, EngineStats, RecorderOptions};
 use tickreel::record::{RecorderStats, Submitted};
 use tickreel_bridge_macros::bridge_fn;
 
@@ -61,13 +61,13 @@ impl HandleType for Recorder {
     const NAME: &'static str = "recorder";
 }
 
-/// A compaction's finish handle (C: `TickreelFinish`, Java: `FinishHandle`).
-pub struct Finish(pub(crate) FinishHandle);
+/// A compaction's finish handle (C: `TickreelFinishHandle`, Java: `FinishHandle`).
+pub struct FinishHandle(pub(crate) record::FinishHandle);
 
-impl HandleType for Finish {
-    type Opaque = TickreelFinish;
+impl HandleType for FinishHandle {
+    type Opaque = TickreelFinishHandle;
     const TAG: u8 = 6;
-    const NAME: &'static str = "finish";
+    const NAME: &'static str = "finish handle";
 }
 
 /// What one submission did: queued, dropped by the drop policy, or refused (an error; a
@@ -255,7 +255,7 @@ pub fn recorder_submit_batch(recorder: &Recorder, tick: u32, batch: &Batch) -> S
 
 /// A player left: asks the writer to flush (if the flush policy's `flush_on_player_leave` is
 /// set) so that their part of the recording is durable, and starts the player's grace period in
-/// a shadow buffer this recorder feeds (`tickreel_shadow_start`). Adds no event: record the leave
+/// a shadow buffer this recorder feeds (`tickreel_shadow_buffer_start`). Adds no event: record the leave
 /// itself with `tickreel_batch_player_leave` in the tick's batch. Never does I/O; waits only
 /// while the writer's queue is full.
 ///
@@ -423,8 +423,8 @@ pub fn recorder_status_value(recorder: &Recorder) -> WriterStatus {
 
 /// Ends the recording: the ticks still queued are written, then the engine's compaction worker
 /// produces the final `.reel` file (atomically, verified if so configured) and removes the live
-/// directory. Does not wait: stores a handle in `*out_finish` to poll (`tickreel_finish_poll`) or
-/// wait on (`tickreel_finish_wait`), to be freed with `tickreel_finish_free`. Afterwards the
+/// directory. Does not wait: stores a handle in `*out_finish` to poll (`tickreel_finish_handle_poll`) or
+/// wait on (`tickreel_finish_handle_wait`), to be freed with `tickreel_finish_handle_free`. Afterwards the
 /// recorder refuses every call with `TICKREEL_RESULT_INVALID_STATE` except `_stats`, `_status`
 /// and `tickreel_recorder_free`, which must still be called.
 ///
@@ -433,7 +433,7 @@ pub fn recorder_status_value(recorder: &Recorder) -> WriterStatus {
 ///
 /// Returns `TICKREEL_RESULT_INVALID_STATE` if the recording was already finished or aborted (a
 /// second finish), the engine has shut down, or the recorder feeds a stream without a file
-/// (`tickreel_shadow_start` with a NULL path: end it with `tickreel_recorder_free` or `_abort`).
+/// (`tickreel_shadow_buffer_start` with a NULL path: end it with `tickreel_recorder_free` or `_abort`).
 /// On failure `*out_finish` is set to NULL (when it can be written).
 ///
 /// Thread safety: any thread, concurrently with other recorder calls; only one finish or abort
@@ -443,8 +443,8 @@ pub fn recorder_status_value(recorder: &Recorder) -> WriterStatus {
     c_out = "out_finish",
     java = "recorderFinish"
 )]
-pub fn recorder_finish(recorder: &Recorder) -> tickreel::Result<New<Finish>> {
-    Ok(New(Finish(recorder.0.finish()?)))
+pub fn recorder_finish(recorder: &Recorder) -> tickreel::Result<New<FinishHandle>> {
+    Ok(New(FinishHandle(recorder.0.finish()?)))
 }
 
 /// Throws the recording away: queued ticks are discarded and its live directory is removed.
@@ -471,24 +471,24 @@ pub fn recorder_abort(recorder: &Recorder) -> tickreel::Result<()> {
 ///
 /// (Java: the final path, `null` while running; throws the failure.)
 #[bridge_fn(
-    c = "tickreel_finish_poll",
+    c = "tickreel_finish_handle_poll",
     c_out = "out_done",
     c_out_type = "bool",
-    java = "finishPoll"
+    java = "finishHandlePoll"
 )]
-pub fn finish_poll(finish: &Finish) -> FinishState {
+pub fn finish_poll(finish: &FinishHandle) -> FinishState {
     FinishState(finish.0.poll())
 }
 
 /// Whether the compaction has completed (successfully or not). Never blocks.
-#[bridge_fn(java = "finishIsDone")]
-pub fn finish_is_done(finish: &Finish) -> bool {
+#[bridge_fn(java = "finishHandleIsDone")]
+pub fn finish_is_done(finish: &FinishHandle) -> bool {
     finish.0.is_done()
 }
 
 /// Waits until the compaction has completed and copies the final file's path into `path_buf` as
 /// a NUL-terminated string (in the platform's encoding), storing its length in bytes, without the
-/// NUL, in `*out_len`. Blocks: not for the server thread (poll with `tickreel_finish_poll`
+/// NUL, in `*out_len`. Blocks: not for the server thread (poll with `tickreel_finish_handle_poll`
 /// there). With `capacity` 0 nothing is copied (`path_buf` may then be NULL): a wait and a length
 /// query. `out_len` may be NULL.
 ///
@@ -498,15 +498,15 @@ pub fn finish_is_done(finish: &Finish) -> bool {
 ///
 /// Thread safety: any thread, concurrently with any other call on the handle; several threads
 /// may wait.
-#[bridge_fn(c = "tickreel_finish_wait", c_out_string = "path_buf")]
-pub fn finish_wait(finish: &Finish) -> tickreel::Result<PathBuf> {
+#[bridge_fn(c = "tickreel_finish_handle_wait", c_out_string = "path_buf")]
+pub fn finish_wait(finish: &FinishHandle) -> tickreel::Result<PathBuf> {
     finish.0.wait()
 }
 
 /// Waits up to `timeout_nanos` (negative: without limit) for the compaction: its final path,
 /// `null` on timeout; throws the failure.
-#[bridge_fn(java = "finishAwait")]
-pub fn finish_await(finish: &Finish, timeout_nanos: i64) -> FinishState {
+#[bridge_fn(java = "finishHandleAwait")]
+pub fn finish_await(finish: &FinishHandle, timeout_nanos: i64) -> FinishState {
     FinishState(match u64::try_from(timeout_nanos) {
         Ok(n) => finish.0.wait_timeout(Duration::from_nanos(n)),
         Err(_) => Some(finish.0.wait()),
@@ -514,10 +514,10 @@ pub fn finish_await(finish: &Finish, timeout_nanos: i64) -> FinishState {
 }
 
 /// Frees a finish handle. The compaction goes on regardless (freeing does not cancel it).
-/// `tickreel_finish_free(NULL)` is a no-op returning `TICKREEL_RESULT_OK`; a freed or invalid
+/// `tickreel_finish_handle_free(NULL)` is a no-op returning `TICKREEL_RESULT_OK`; a freed or invalid
 /// handle returns `TICKREEL_RESULT_INVALID_HANDLE`.
 ///
 /// Thread safety: any thread. A wait on the same handle in another thread finishes normally;
 /// calls that start after this one get `TICKREEL_RESULT_INVALID_HANDLE`.
-#[bridge_fn(c = "tickreel_finish_free")]
-pub fn finish_free(_finish: Released<Finish>) {}
+#[bridge_fn(c = "tickreel_finish_handle_free")]
+pub fn finish_free(_finish: Released<FinishHandle>) {}

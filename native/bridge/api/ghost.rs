@@ -10,10 +10,9 @@ use tickreel::sync::Mutex;
 use crate::api::reader::Reader;
 use crate::api::{New, Released};
 use crate::ffi::handle::HandleType;
-use crate::ffi::{TickreelCursor, TickreelDelta, TickreelGhost, TickreelGhostLoad};
+use crate::ffi::{TickreelGhost, TickreelGhostCursor, TickreelGhostLoad, TickreelLiveDelta};
 use tickreel::error::check_finite;
-use tickreel::ghost::{self, DeltaReading, GhostCursor, GhostRange, GhostSample, GhostTrack};
-use tickreel::ghost::{LiveDelta, Split};
+use tickreel::ghost::{self, DeltaReading, GhostRange, GhostSample, GhostTrack, Split};
 use tickreel_bridge_macros::bridge_fn;
 
 /// A ghost track (C: `TickreelGhost`, Java: `Ghost`): read only, shared with the cursors and
@@ -26,32 +25,39 @@ impl HandleType for Ghost {
     const NAME: &'static str = "ghost";
 }
 
-/// A cursor (C: `TickreelCursor`, Java: `GhostCursor`); calls are serialised by its lock.
-pub struct Cursor(Mutex<GhostCursor>);
+/// A cursor (C: `TickreelGhostCursor`, Java: `GhostCursor`); calls are serialised by its lock.
+pub struct GhostCursor(Mutex<ghost::GhostCursor>);
 
-impl HandleType for Cursor {
-    type Opaque = TickreelCursor;
+impl HandleType for GhostCursor {
+    type Opaque = TickreelGhostCursor;
     const TAG: u8 = 8;
-    const NAME: &'static str = "cursor";
+    const NAME: &'static str = "ghost cursor";
 }
 
-/// A live delta (C: `TickreelDelta`, Java: `LiveDelta`); calls are serialised by its lock.
-pub struct Delta(Mutex<LiveDelta>);
+/// A live delta (C: `TickreelLiveDelta`, Java: `LiveDelta`); calls are serialised by its lock.
+pub struct LiveDelta(Mutex<ghost::LiveDelta>);
 
-impl HandleType for Delta {
-    type Opaque = TickreelDelta;
+impl HandleType for LiveDelta {
+    type Opaque = TickreelLiveDelta;
     const TAG: u8 = 9;
-    const NAME: &'static str = "delta";
+    const NAME: &'static str = "live delta";
 }
 
 /// A load on a background thread and whether its result was taken (C: `TickreelGhostLoad`,
-/// Java: `GhostLoading`). Dropping it cancels the load.
+/// Java: `GhostLoad`). Dropping it cancels the load.
 pub struct GhostLoad(Mutex<(ghost::GhostLoad, bool)>);
 
 impl HandleType for GhostLoad {
     type Opaque = TickreelGhostLoad;
     const TAG: u8 = 10;
     const NAME: &'static str = "ghost load";
+}
+
+impl GhostLoad {
+    /// A handle for a load already started (by URL: `crate::api::object`).
+    pub(crate) fn new(load: ghost::GhostLoad) -> GhostLoad {
+        GhostLoad(Mutex::new((load, false)))
+    }
 }
 
 /// What a ghost's run spans (C: `TickreelGhostInfo`).
@@ -149,21 +155,23 @@ pub fn splits(ghost: &Ghost) -> Splits {
 /// Thread safety: any thread. A cursor keeps its position between calls: give each viewer (or
 /// thread) its own; calls on one cursor are serialised by an internal lock.
 #[bridge_fn(
-    c = "tickreel_cursor_new",
+    c = "tickreel_ghost_cursor_new",
     c_out = "out_cursor",
     java = "ghostCursorNew"
 )]
-pub fn cursor_new(ghost: &Ghost) -> New<Cursor> {
-    New(Cursor(Mutex::new(GhostCursor::new(Arc::clone(&ghost.0)))))
+pub fn cursor_new(ghost: &Ghost) -> New<GhostCursor> {
+    New(GhostCursor(Mutex::new(ghost::GhostCursor::new(
+        Arc::clone(&ghost.0),
+    ))))
 }
 
-/// Frees a cursor. `tickreel_cursor_free(NULL)` is a no-op returning `TICKREEL_RESULT_OK`; a
+/// Frees a cursor. `tickreel_ghost_cursor_free(NULL)` is a no-op returning `TICKREEL_RESULT_OK`; a
 /// freed or invalid handle returns `TICKREEL_RESULT_INVALID_HANDLE`.
 ///
 /// Thread safety: any thread. A call on the same cursor still running in another thread
 /// finishes normally; calls that start after this one get `TICKREEL_RESULT_INVALID_HANDLE`.
-#[bridge_fn(c = "tickreel_cursor_free")]
-pub fn cursor_free(_cursor: Released<Cursor>) {}
+#[bridge_fn(c = "tickreel_ghost_cursor_free")]
+pub fn cursor_free(_cursor: Released<GhostCursor>) {}
 
 /// Stores the ghost's pose at `t` ticks from the (shifted) start of its run in `*out_sample`.
 /// `t` is fractional: sample at your frame rate (e.g. `t += 20.0 / 60.0` per frame for a 20
@@ -176,24 +184,27 @@ pub fn cursor_free(_cursor: Released<Cursor>) {}
 ///
 /// Thread safety: any thread; calls on one cursor are serialised.
 #[bridge_fn(
-    c = "tickreel_cursor_sample",
+    c = "tickreel_ghost_cursor_sample",
     c_out = "out_sample",
     c_out_type = "TickreelGhostSample",
     java = "ghostCursorSample",
     java_fill
 )]
-pub fn cursor_sample(cursor: &Cursor, t: f64) -> GhostSample {
+pub fn cursor_sample(cursor: &GhostCursor, t: f64) -> GhostSample {
     cursor.0.lock().sample(t)
 }
 
-/// Delays the ghost by `ticks` (negative: it starts earlier): `tickreel_cursor_sample(c, t)`
+/// Delays the ghost by `ticks` (negative: it starts earlier): `tickreel_ghost_cursor_sample(c, t)`
 /// then shows the run at `t - ticks`.
 ///
 /// Returns `TICKREEL_RESULT_INVALID_ARGUMENT` if `ticks` is not finite.
 ///
 /// Thread safety: any thread; calls on one cursor are serialised.
-#[bridge_fn(c = "tickreel_cursor_set_time_shift", java = "ghostCursorSetTimeShift")]
-pub fn cursor_set_time_shift(cursor: &Cursor, ticks: f64) -> tickreel::Result<()> {
+#[bridge_fn(
+    c = "tickreel_ghost_cursor_set_time_shift",
+    java = "ghostCursorSetTimeShift"
+)]
+pub fn cursor_set_time_shift(cursor: &GhostCursor, ticks: f64) -> tickreel::Result<()> {
     let ticks = check_finite("ticks", ticks)?;
     cursor.0.lock().set_time_shift(ticks);
     Ok(())
@@ -204,18 +215,24 @@ pub fn cursor_set_time_shift(cursor: &Cursor, ticks: f64) -> tickreel::Result<()
 ///
 /// Thread safety: any thread. A delta follows one live run: give each live player their own;
 /// calls on one delta are serialised by an internal lock.
-#[bridge_fn(c = "tickreel_delta_new", c_out = "out_delta", java = "liveDeltaNew")]
-pub fn delta_new(ghost: &Ghost) -> New<Delta> {
-    New(Delta(Mutex::new(LiveDelta::new(Arc::clone(&ghost.0)))))
+#[bridge_fn(
+    c = "tickreel_live_delta_new",
+    c_out = "out_delta",
+    java = "liveDeltaNew"
+)]
+pub fn delta_new(ghost: &Ghost) -> New<LiveDelta> {
+    New(LiveDelta(Mutex::new(ghost::LiveDelta::new(Arc::clone(
+        &ghost.0,
+    )))))
 }
 
-/// Frees a delta. `tickreel_delta_free(NULL)` is a no-op returning `TICKREEL_RESULT_OK`; a freed
+/// Frees a delta. `tickreel_live_delta_free(NULL)` is a no-op returning `TICKREEL_RESULT_OK`; a freed
 /// or invalid handle returns `TICKREEL_RESULT_INVALID_HANDLE`.
 ///
 /// Thread safety: any thread. A call on the same delta still running in another thread finishes
 /// normally; calls that start after this one get `TICKREEL_RESULT_INVALID_HANDLE`.
-#[bridge_fn(c = "tickreel_delta_free")]
-pub fn delta_free(_delta: Released<Delta>) {}
+#[bridge_fn(c = "tickreel_live_delta_free")]
+pub fn delta_free(_delta: Released<LiveDelta>) {}
 
 /// The live player, `live_t` ticks after the start of their run, is at (`x`, `y`, `z`) blocks:
 /// matches that position to the nearest point of the ghost's path and stores how far behind
@@ -227,14 +244,14 @@ pub fn delta_free(_delta: Released<Delta>) {}
 ///
 /// Thread safety: any thread; calls on one delta are serialised.
 #[bridge_fn(
-    c = "tickreel_delta_update",
+    c = "tickreel_live_delta_update",
     c_out = "out_seconds",
     c_out_type = "f64",
     java = "liveDeltaUpdate",
     java_fill
 )]
 pub fn delta_update(
-    delta: &Delta,
+    delta: &LiveDelta,
     live_t: f64,
     x: f64,
     y: f64,
@@ -243,13 +260,16 @@ pub fn delta_update(
     delta.0.lock().try_update(live_t, [x, y, z])
 }
 
-/// Delays the ghost by `ticks` for this delta (as `tickreel_cursor_set_time_shift`).
+/// Delays the ghost by `ticks` for this delta (as `tickreel_ghost_cursor_set_time_shift`).
 ///
 /// Returns `TICKREEL_RESULT_INVALID_ARGUMENT` if `ticks` is not finite.
 ///
 /// Thread safety: any thread; calls on one delta are serialised.
-#[bridge_fn(c = "tickreel_delta_set_time_shift", java = "liveDeltaSetTimeShift")]
-pub fn delta_set_time_shift(delta: &Delta, ticks: f64) -> tickreel::Result<()> {
+#[bridge_fn(
+    c = "tickreel_live_delta_set_time_shift",
+    java = "liveDeltaSetTimeShift"
+)]
+pub fn delta_set_time_shift(delta: &LiveDelta, ticks: f64) -> tickreel::Result<()> {
     let ticks = check_finite("ticks", ticks)?;
     delta.0.lock().set_time_shift(ticks);
     Ok(())
@@ -259,8 +279,8 @@ pub fn delta_set_time_shift(delta: &Delta, ticks: f64) -> tickreel::Result<()> {
 /// attempt.
 ///
 /// Thread safety: any thread; calls on one delta are serialised.
-#[bridge_fn(c = "tickreel_delta_reset", java = "liveDeltaReset")]
-pub fn delta_reset(delta: &Delta) {
+#[bridge_fn(c = "tickreel_live_delta_reset", java = "liveDeltaReset")]
+pub fn delta_reset(delta: &LiveDelta) {
     delta.0.lock().reset();
 }
 

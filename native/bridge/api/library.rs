@@ -11,7 +11,7 @@ use tickreel_bridge_macros::bridge_fn;
 /// `NativeBridge.java`'s generated part; raise it whenever a native method changes.
 pub const ABI_VERSION: i32 = 5;
 
-/// An option family whose core defaults Java asks for: 0 RecordingOptions, 1 RecorderOptions,
+/// An option family whose core defaults Java asks for: 0 ReelOptions, 1 RecorderOptions,
 /// 2 EngineOptions, 3 ShadowOptions, 4 ReportOptions (laid out by `crate::jni::defaults`).
 pub struct OptionDefaults(pub u32);
 

@@ -14,9 +14,11 @@
 //! `use` items name things by `crate::` or external paths (the generated code repeats them).
 
 pub mod batch;
+pub mod catalog;
 pub mod engine;
 pub mod ghost;
 pub mod library;
+pub mod object;
 pub mod playhead;
 pub mod reader;
 pub mod shadow;

@@ -50,7 +50,7 @@ impl Added<'_> {
 }
 
 /// What a jump does to the world (custom events): rebuild it or keep it.
-pub struct WorldInfo {
+pub struct World {
     /// Rebuild: restore the snapshot (if any), then re-apply the world events.
     pub rebuild: bool,
     /// A snapshot to restore (its bytes from `tickreel_playhead_world_snapshot`); without one,
@@ -143,7 +143,7 @@ pub fn free(_playhead: Released<Playhead>) {}
 #[bridge_fn(
     c = "tickreel_playhead_current",
     c_out = "out_info",
-    c_out_type = "TickreelUpdateInfo",
+    c_out_type = "TickreelUpdate",
     c_out_optional,
     java = "playheadCurrent",
     java_fill
@@ -164,7 +164,7 @@ pub fn current(playhead: &Playhead) -> UpdateRef<'_> {
 #[bridge_fn(
     c = "tickreel_playhead_advance",
     c_out = "out_info",
-    c_out_type = "TickreelUpdateInfo",
+    c_out_type = "TickreelUpdate",
     c_out_optional,
     java = "playheadAdvance",
     java_fill
@@ -192,7 +192,7 @@ pub fn prepare(playhead: &Playhead) {
 #[bridge_fn(
     c = "tickreel_playhead_seek",
     c_out = "out_info",
-    c_out_type = "TickreelUpdateInfo",
+    c_out_type = "TickreelUpdate",
     c_out_optional,
     java = "playheadSeek",
     java_fill
@@ -210,7 +210,7 @@ pub fn seek(playhead: &Playhead, tick: u32) -> tickreel::Result<UpdateRef<'_>> {
 #[bridge_fn(
     c = "tickreel_playhead_step_forward",
     c_out = "out_info",
-    c_out_type = "TickreelUpdateInfo",
+    c_out_type = "TickreelUpdate",
     c_out_optional,
     java = "playheadStepForward",
     java_fill
@@ -228,7 +228,7 @@ pub fn step_forward(playhead: &Playhead) -> UpdateRef<'_> {
 #[bridge_fn(
     c = "tickreel_playhead_step_back",
     c_out = "out_info",
-    c_out_type = "TickreelUpdateInfo",
+    c_out_type = "TickreelUpdate",
     c_out_optional,
     java = "playheadStepBack",
     java_fill
@@ -381,19 +381,19 @@ pub fn added(playhead: &Playhead) -> Added<'_> {
 #[bridge_fn(
     c = "tickreel_playhead_world",
     c_out = "out_world",
-    c_out_type = "TickreelWorldInfo",
+    c_out_type = "TickreelWorld",
     java = "playheadWorld"
 )]
-pub fn world(playhead: &Playhead) -> WorldInfo {
+pub fn world(playhead: &Playhead) -> World {
     let p = playhead.inner.lock();
     match p.update().world() {
-        play::World::Unchanged => WorldInfo {
+        play::World::Unchanged => World {
             rebuild: false,
             has_snapshot: false,
             snapshot_tick: None,
             complete: true,
         },
-        play::World::Rebuild(r) => WorldInfo {
+        play::World::Rebuild(r) => World {
             rebuild: true,
             has_snapshot: r.snapshot().is_some(),
             snapshot_tick: r.snapshot_tick(),

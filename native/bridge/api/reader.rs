@@ -9,7 +9,7 @@ use crate::ffi::handle::HandleType;
 use tickreel::play::{self, SeekState, VerifyReport};
 use tickreel_bridge_macros::bridge_fn;
 
-/// An open recording (C: `TickreelReader`, Java: `Replay`); usable from many threads at once.
+/// An open recording (C: `TickreelReader`, Java: `Reader`); usable from many threads at once.
 pub struct Reader(pub(crate) play::Reader);
 
 impl HandleType for Reader {
@@ -18,7 +18,7 @@ impl HandleType for Reader {
     const NAME: &'static str = "reader";
 }
 
-/// What Java's `ReplayInfo` shows (the header and the tick range).
+/// What Java's `Header` shows (the header and the tick range).
 pub struct ReaderInfo<'a>(pub &'a play::Reader);
 
 /// Most bytes one [`ticks`] call returns; the caller asks for the rest in further calls.
@@ -35,7 +35,7 @@ const MAX_TICKS_BYTES: usize = 4 << 20;
 /// NULL (when it can be written).
 ///
 /// Thread safety: any thread. A reader may then be used from any number of threads at once.
-#[bridge_fn(c = "tickreel_reader_open", c_out = "out_reader", java = "replayOpen")]
+#[bridge_fn(c = "tickreel_reader_open", c_out = "out_reader", java = "readerOpen")]
 pub fn open(path: &Path) -> tickreel::Result<New<Reader>> {
     Ok(New(Reader(play::Reader::open_any(path)?)))
 }
@@ -96,8 +96,8 @@ pub fn tick_rate(reader: &Reader) -> f64 {
     reader.0.tick_rate()
 }
 
-/// The header's fields and the tick range, for Java's `ReplayInfo`.
-#[bridge_fn(java = "replayInfo")]
+/// The header's fields and the tick range, for Java's `Header`.
+#[bridge_fn(java = "readerInfo")]
 pub fn info(reader: &Reader) -> ReaderInfo<'_> {
     ReaderInfo(&reader.0)
 }
@@ -115,7 +115,7 @@ pub fn info(reader: &Reader) -> ReaderInfo<'_> {
     c = "tickreel_reader_metadata",
     c_out_array = "nbt",
     c_out_type = "u8",
-    java = "replayMetadata"
+    java = "readerMetadata"
 )]
 pub fn metadata(reader: &Reader) -> tickreel::Result<Vec<u8>> {
     reader.0.metadata().encode()
@@ -140,7 +140,7 @@ pub fn metadata(reader: &Reader) -> tickreel::Result<Vec<u8>> {
     c_out = "out_tick",
     c_out_extra_type = "u32",
     c_out_optional,
-    java = "replaySeek"
+    java = "readerSeek"
 )]
 pub fn seek(reader: &Reader, tick: u32) -> tickreel::Result<SeekState> {
     reader.0.seek(tick)
@@ -163,7 +163,7 @@ pub fn seek(reader: &Reader, tick: u32) -> tickreel::Result<SeekState> {
     c = "tickreel_reader_ticks",
     c_out_array = "buf",
     c_out_type = "u8",
-    java = "replayTicks"
+    java = "readerTicks"
 )]
 pub fn ticks(reader: &Reader, from: u32, to: u32) -> tickreel::Result<Vec<u8>> {
     if to < from {
@@ -195,7 +195,7 @@ pub fn ticks(reader: &Reader, from: u32, to: u32) -> tickreel::Result<Vec<u8>> {
     c_out = "out_report",
     c_out_type = "TickreelVerifyReport",
     c_out_optional,
-    java = "replayVerify"
+    java = "readerVerify"
 )]
 pub fn verify(reader: &Reader) -> tickreel::Result<VerifyReport> {
     reader.0.verify()

@@ -4,27 +4,27 @@
 
 use std::path::Path;
 
-use crate::api::engine::{Engine, Finish, Recorder};
+use crate::api::engine::{Engine, FinishHandle, Recorder};
 use crate::api::{Id, New, Released, StringPairs};
-use crate::ffi::TickreelShadow;
+use crate::ffi::TickreelShadowBuffer;
 use crate::ffi::handle::HandleType;
 use tickreel::record::RecorderOptions;
-use tickreel::shadow::{ReportOptions, ShadowBuffer, ShadowOptions, ShadowStats};
+use tickreel::shadow::{self, ReportOptions, ShadowOptions, ShadowStats};
 use tickreel_bridge_macros::bridge_fn;
 
-/// A shadow buffer (C: `TickreelShadow`, Java: `ShadowBuffer`).
-pub struct Shadow(ShadowBuffer);
+/// A shadow buffer (C: `TickreelShadowBuffer`, Java: `ShadowBuffer`).
+pub struct ShadowBuffer(shadow::ShadowBuffer);
 
-impl HandleType for Shadow {
-    type Opaque = TickreelShadow;
+impl HandleType for ShadowBuffer {
+    type Opaque = TickreelShadowBuffer;
     const TAG: u8 = 12;
-    const NAME: &'static str = "shadow";
+    const NAME: &'static str = "shadow buffer";
 }
 
 /// A started shadowed stream: its recorder and its buffer (two handles, both or neither).
 pub struct Started {
     pub recorder: Recorder,
-    pub shadow: Shadow,
+    pub shadow: ShadowBuffer,
 }
 
 /// Fills `*out_options` with the shadow buffer defaults (a 5-minute window, a 2-minute grace
@@ -79,10 +79,10 @@ pub fn report_options_default() -> ReportOptions {
 ///
 /// (Java: `long[] {recorder, shadow}`.)
 #[bridge_fn(
-    c = "tickreel_shadow_start",
+    c = "tickreel_shadow_buffer_start",
     c_out = "out_recorder, out_shadow",
-    c_out_type = "*mut TickreelRecorder, *mut TickreelShadow",
-    java = "shadowStart"
+    c_out_type = "*mut TickreelRecorder, *mut TickreelShadowBuffer",
+    java = "shadowBufferStart"
 )]
 pub fn start(
     engine: &Engine,
@@ -91,19 +91,19 @@ pub fn start(
     shadow_options: ShadowOptions,
 ) -> tickreel::Result<Started> {
     let (rec, shadow) =
-        engine.with(|e| ShadowBuffer::start(e, path, recorder_options, shadow_options))?;
+        engine.with(|e| shadow::ShadowBuffer::start(e, path, recorder_options, shadow_options))?;
     Ok(Started {
         recorder: Recorder(rec),
-        shadow: Shadow(shadow),
+        shadow: ShadowBuffer(shadow),
     })
 }
 
 /// Reports `player` (an entity id): the buffer keeps capturing for `options->after_ms` of game
 /// time, then the engine's background worker writes the window around the player (with the
 /// entities that came within `options->radius`) to `path`, a `.reel` file that appears only
-/// complete. Does not wait: stores in `*out_finish` a handle to poll (`tickreel_finish_poll`) or
-/// wait on (`tickreel_finish_wait`, which gives the report's path), to be freed with
-/// `tickreel_finish_free`. The report's reference is the newest tick the writer has taken in:
+/// complete. Does not wait: stores in `*out_finish` a handle to poll (`tickreel_finish_handle_poll`) or
+/// wait on (`tickreel_finish_handle_wait`, which gives the report's path), to be freed with
+/// `tickreel_finish_handle_free`. The report's reference is the newest tick the writer has taken in:
 /// call `tickreel_recorder_flush` first to make it the last tick submitted.
 ///
 /// `metadata_keys` and `metadata_values` are `metadata_count` UTF-8 strings each, stored as
@@ -124,17 +124,17 @@ pub fn start(
 /// Thread safety: any thread, concurrently with any other call on the shadow (reports of the same
 /// or other players may be made at once) and on its recorder.
 #[bridge_fn(
-    c = "tickreel_shadow_report",
+    c = "tickreel_shadow_buffer_report",
     c_out = "out_finish",
-    java = "shadowReport"
+    java = "shadowBufferReport"
 )]
 pub fn report(
-    shadow: &Shadow,
+    shadow: &ShadowBuffer,
     player: Id,
     path: &Path,
     options: ReportOptions,
     metadata: StringPairs,
-) -> tickreel::Result<New<Finish>> {
+) -> tickreel::Result<New<FinishHandle>> {
     let options = ReportOptions {
         metadata: metadata
             .0
@@ -144,7 +144,7 @@ pub fn report(
         ..options
     };
     let handle = shadow.0.report(player.0, path, options)?;
-    Ok(New(Finish(handle)))
+    Ok(New(FinishHandle(handle)))
 }
 
 /// Stores the buffer's counters in `*out_stats`. Never waits for the writer (it takes the
@@ -152,12 +152,12 @@ pub fn report(
 ///
 /// Thread safety: any thread, concurrently with any other call.
 #[bridge_fn(
-    c = "tickreel_shadow_stats",
+    c = "tickreel_shadow_buffer_stats",
     c_out = "out_stats",
     c_out_type = "TickreelShadowStats",
-    java = "shadowStats"
+    java = "shadowBufferStats"
 )]
-pub fn stats(shadow: &Shadow) -> ShadowStats {
+pub fn stats(shadow: &ShadowBuffer) -> ShadowStats {
     shadow.0.stats()
 }
 
@@ -166,20 +166,20 @@ pub fn stats(shadow: &Shadow) -> ShadowStats {
 ///
 /// Thread safety: any thread, concurrently with any other call.
 #[bridge_fn(
-    c = "tickreel_shadow_attached",
+    c = "tickreel_shadow_buffer_attached",
     c_out = "out_attached",
-    java = "shadowIsAttached"
+    java = "shadowBufferIsAttached"
 )]
-pub fn attached(shadow: &Shadow) -> bool {
+pub fn attached(shadow: &ShadowBuffer) -> bool {
     shadow.0.is_attached()
 }
 
 /// Frees a shadow handle. Reports already made go on (their finish handles stay valid); the
-/// buffer's memory is released once its stream has ended too (see `tickreel_shadow_start`).
-/// `tickreel_shadow_free(NULL)` is a no-op returning `TICKREEL_RESULT_OK`; a freed or invalid
+/// buffer's memory is released once its stream has ended too (see `tickreel_shadow_buffer_start`).
+/// `tickreel_shadow_buffer_free(NULL)` is a no-op returning `TICKREEL_RESULT_OK`; a freed or invalid
 /// handle returns `TICKREEL_RESULT_INVALID_HANDLE`. Never blocks.
 ///
 /// Thread safety: any thread. A call on the same shadow still running in another thread finishes
 /// normally; calls that start after this one get `TICKREEL_RESULT_INVALID_HANDLE`.
-#[bridge_fn(c = "tickreel_shadow_free")]
-pub fn free(_shadow: Released<Shadow>) {}
+#[bridge_fn(c = "tickreel_shadow_buffer_free")]
+pub fn free(_shadow: Released<ShadowBuffer>) {}

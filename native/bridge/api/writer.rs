@@ -1,5 +1,5 @@
 //! Writing a finished recording directly, without an engine ([`tickreel::record::ReelWriter`]):
-//! C's `TickreelWriter`, Java's `ReplayWriter`.
+//! C's `TickreelReelWriter`, Java's `ReelWriter`.
 
 use std::path::Path;
 
@@ -7,30 +7,27 @@ use tickreel::sync::Mutex;
 
 use crate::api::batch::Batch;
 use crate::api::{Id, New, Released};
-use crate::ffi::TickreelWriter;
+use crate::ffi::TickreelReelWriter;
 use crate::ffi::handle::HandleType;
 use tickreel::format::metadata::{EntityInfo, EventType};
 use tickreel::format::pose::Quantity;
-use tickreel::record::{ReelOptions, ReelWriter};
+use tickreel::record::{self, ReelOptions};
 use tickreel_bridge_macros::bridge_fn;
 
-/// The writer's options (C: `TickreelWriterOptions`, Java: `RecordingOptions.toNative()`).
-pub type WriterOptions = ReelOptions;
-
-/// A writer (C: `TickreelWriter`, Java: `ReplayWriter`); `None` once finished. Calls are
+/// A writer (C: `TickreelReelWriter`, Java: `ReelWriter`); `None` once finished. Calls are
 /// serialised by its lock.
-pub struct Writer(Mutex<Option<Box<ReelWriter>>>);
+pub struct ReelWriter(Mutex<Option<Box<record::ReelWriter>>>);
 
-impl HandleType for Writer {
-    type Opaque = TickreelWriter;
+impl HandleType for ReelWriter {
+    type Opaque = TickreelReelWriter;
     const TAG: u8 = 2;
-    const NAME: &'static str = "writer";
+    const NAME: &'static str = "reel writer";
 }
 
-impl Writer {
+impl ReelWriter {
     fn with<R>(
         &self,
-        f: impl FnOnce(&mut ReelWriter) -> tickreel::Result<R>,
+        f: impl FnOnce(&mut record::ReelWriter) -> tickreel::Result<R>,
     ) -> tickreel::Result<R> {
         match self.0.lock().as_deref_mut() {
             Some(w) => f(w),
@@ -46,18 +43,18 @@ impl Writer {
 ///
 /// Thread safety: any thread.
 #[bridge_fn(
-    c = "tickreel_writer_options_default",
+    c = "tickreel_reel_options_default",
     c_out = "out_options",
-    c_out_type = "TickreelWriterOptions"
+    c_out_type = "TickreelReelOptions"
 )]
-pub fn options_default() -> WriterOptions {
+pub fn options_default() -> ReelOptions {
     ReelOptions::compacted()
 }
 
 /// Starts a compacted `.reel` file at `path` (a NUL-terminated path in the platform's encoding)
 /// and stores the writer's handle in `*out_writer`. Nothing appears at `path` until
-/// `tickreel_writer_finish`, which writes the whole file atomically (temporary file + rename).
-/// `options` may be NULL for the defaults of `tickreel_writer_options_default`.
+/// `tickreel_reel_writer_finish`, which writes the whole file atomically (temporary file + rename).
+/// `options` may be NULL for the defaults of `tickreel_reel_options_default`.
 ///
 /// Returns `TICKREEL_RESULT_NULL_ARGUMENT` if `path` or `out_writer` is NULL,
 /// `TICKREEL_RESULT_INVALID_ARGUMENT` for an empty path or an invalid option. On failure
@@ -66,49 +63,49 @@ pub fn options_default() -> WriterOptions {
 /// Thread safety: any thread. A writer may then be used from any thread; its calls are
 /// serialised by an internal lock.
 #[bridge_fn(
-    c = "tickreel_writer_create",
+    c = "tickreel_reel_writer_create",
     c_out = "out_writer",
-    java = "writerCreate"
+    java = "reelWriterCreate"
 )]
-pub fn create(path: &Path, options: WriterOptions) -> tickreel::Result<New<Writer>> {
-    let writer = ReelWriter::create(path, options)?;
-    Ok(New(Writer(Mutex::new(Some(Box::new(writer))))))
+pub fn create(path: &Path, options: ReelOptions) -> tickreel::Result<New<ReelWriter>> {
+    let writer = record::ReelWriter::create(path, options)?;
+    Ok(New(ReelWriter(Mutex::new(Some(Box::new(writer))))))
 }
 
 /// Frees a writer. A writer that was not finished is discarded: no file is written and its
-/// temporary files are removed. `tickreel_writer_free(NULL)` is a no-op returning
+/// temporary files are removed. `tickreel_reel_writer_free(NULL)` is a no-op returning
 /// `TICKREEL_RESULT_OK`; a freed or invalid handle returns `TICKREEL_RESULT_INVALID_HANDLE`.
 ///
 /// Thread safety: any thread. A call on the same writer still running in another thread
 /// finishes normally; calls that start after this one get `TICKREEL_RESULT_INVALID_HANDLE`.
-#[bridge_fn(c = "tickreel_writer_free")]
-pub fn free(_writer: Released<Writer>) {}
+#[bridge_fn(c = "tickreel_reel_writer_free")]
+pub fn free(_writer: Released<ReelWriter>) {}
 
 /// Appends one tick given as a batch-encoded buffer (see `tickreel_batch_bytes` for the
 /// encoding). Ticks must be strictly increasing; ticks without events may be skipped.
 ///
 /// Returns `TICKREEL_RESULT_NULL_ARGUMENT` if `batch` is NULL, `TICKREEL_RESULT_INVALID_ARGUMENT`
 /// for a malformed batch (including `len` 0) or a tick not after the previous one,
-/// `TICKREEL_RESULT_INVALID_STATE` after `tickreel_writer_finish`. A malformed batch or an
+/// `TICKREEL_RESULT_INVALID_STATE` after `tickreel_reel_writer_finish`. A malformed batch or an
 /// out-of-order tick is refused before anything is written.
 ///
 /// Thread safety: any thread; calls on one writer are serialised.
 #[bridge_fn(
-    c = "tickreel_writer_write_tick",
-    java = "writerTick",
+    c = "tickreel_reel_writer_write_tick",
+    java = "reelWriterTick",
     direct = "batch"
 )]
-pub fn write_tick(writer: &Writer, tick: u32, batch: &[u8]) -> tickreel::Result<()> {
+pub fn write_tick(writer: &ReelWriter, tick: u32, batch: &[u8]) -> tickreel::Result<()> {
     writer.with(|w| w.write_batch(tick, batch))
 }
 
 /// Appends one tick holding the events of a batch builder (the batch is left unchanged; clear it
-/// before building the next tick). Same rules and results as `tickreel_writer_write_tick`.
+/// before building the next tick). Same rules and results as `tickreel_reel_writer_write_tick`.
 ///
 /// Thread safety: any thread; calls on one writer are serialised. The batch must not be modified
 /// by another thread during the call (its lock is held while it is read).
-#[bridge_fn(c = "tickreel_writer_write_batch")]
-pub fn write_batch(writer: &Writer, tick: u32, batch: &Batch) -> tickreel::Result<()> {
+#[bridge_fn(c = "tickreel_reel_writer_write_batch")]
+pub fn write_batch(writer: &ReelWriter, tick: u32, batch: &Batch) -> tickreel::Result<()> {
     let events = batch.events()?;
     writer.with(|w| w.write_tick(tick, &events))
 }
@@ -118,8 +115,8 @@ pub fn write_batch(writer: &Writer, tick: u32, batch: &Batch) -> tickreel::Resul
 /// world from them. `bytes` may be NULL when `len` is 0.
 ///
 /// Thread safety: any thread; calls on one writer are serialised.
-#[bridge_fn(c = "tickreel_writer_offer_snapshot", java = "writerSnapshot")]
-pub fn offer_snapshot(writer: &Writer, bytes: &[u8]) -> tickreel::Result<()> {
+#[bridge_fn(c = "tickreel_reel_writer_offer_snapshot", java = "reelWriterSnapshot")]
+pub fn offer_snapshot(writer: &ReelWriter, bytes: &[u8]) -> tickreel::Result<()> {
     writer.with(|w| w.offer_snapshot(bytes.to_vec()))
 }
 
@@ -130,9 +127,12 @@ pub fn offer_snapshot(writer: &Writer, bytes: &[u8]) -> tickreel::Result<()> {
 /// Returns `TICKREEL_RESULT_INVALID_ARGUMENT` if `name` is not UTF-8.
 ///
 /// Thread safety: any thread; calls on one writer are serialised.
-#[bridge_fn(c = "tickreel_writer_register_entity", java = "writerRegisterEntity")]
+#[bridge_fn(
+    c = "tickreel_reel_writer_register_entity",
+    java = "reelWriterRegisterEntity"
+)]
 pub fn register_entity(
-    writer: &Writer,
+    writer: &ReelWriter,
     entity: Id,
     kind: Id,
     uuid: Option<uuid::Uuid>,
@@ -155,11 +155,11 @@ pub fn register_entity(
 ///
 /// Thread safety: any thread; calls on one writer are serialised.
 #[bridge_fn(
-    c = "tickreel_writer_register_event_type",
-    java = "writerRegisterEventType"
+    c = "tickreel_reel_writer_register_event_type",
+    java = "reelWriterRegisterEventType"
 )]
 pub fn register_event_type(
-    writer: &Writer,
+    writer: &ReelWriter,
     type_id: Id,
     name: &str,
     version: Id,
@@ -177,11 +177,14 @@ pub fn register_event_type(
 /// `"tickreel"` is the library's own.
 ///
 /// Returns `TICKREEL_RESULT_INVALID_ARGUMENT` if `nbt` is not an NBT compound, nests too deeply
-/// or uses the reserved key; `TICKREEL_RESULT_INVALID_STATE` after `tickreel_writer_finish`.
+/// or uses the reserved key; `TICKREEL_RESULT_INVALID_STATE` after `tickreel_reel_writer_finish`.
 ///
 /// Thread safety: any thread; calls on one writer are serialised.
-#[bridge_fn(c = "tickreel_writer_put_metadata", java = "writerPutMetadata")]
-pub fn put_metadata(writer: &Writer, nbt: &[u8]) -> tickreel::Result<()> {
+#[bridge_fn(
+    c = "tickreel_reel_writer_put_metadata",
+    java = "reelWriterPutMetadata"
+)]
+pub fn put_metadata(writer: &ReelWriter, nbt: &[u8]) -> tickreel::Result<()> {
     let entries = crate::api::nbt_entries(nbt)?;
     writer.with(|w| {
         for (key, value) in entries {
@@ -196,16 +199,16 @@ pub fn put_metadata(writer: &Writer, nbt: &[u8]) -> tickreel::Result<()> {
 /// bytes in `*out_size` (`out_size` may be NULL). Blocks for the I/O.
 ///
 /// Afterwards (whether it succeeded or not) the writer accepts no more calls
-/// (`TICKREEL_RESULT_INVALID_STATE`) except `tickreel_writer_free`, which must still be called.
+/// (`TICKREEL_RESULT_INVALID_STATE`) except `tickreel_reel_writer_free`, which must still be called.
 ///
 /// Thread safety: any thread; calls on one writer are serialised.
 #[bridge_fn(
-    c = "tickreel_writer_finish",
+    c = "tickreel_reel_writer_finish",
     c_out = "out_size",
     c_out_optional,
-    java = "writerFinish"
+    java = "reelWriterFinish"
 )]
-pub fn finish(writer: &Writer) -> tickreel::Result<u64> {
+pub fn finish(writer: &ReelWriter) -> tickreel::Result<u64> {
     let w =
         writer.0.lock().take().ok_or_else(|| {
             tickreel::Error::InvalidState("the writer was already finished".into())

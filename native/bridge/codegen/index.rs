@@ -10,17 +10,25 @@ pub const AREAS: &[(&str, &[&str])] = &[
     ),
     ("Tick batches (TickreelBatch)", &["batch"]),
     (
-        "Live recording (TickreelEngine, TickreelRecorder, TickreelFinish)",
+        "Live recording (TickreelEngine, TickreelRecorder, TickreelFinishHandle)",
         &["engine", "recorder", "finish"],
     ),
     (
-        "Ghosts (TickreelGhost, TickreelGhostLoad, TickreelCursor, TickreelDelta)",
-        &["ghost", "cursor", "delta"],
+        "Ghosts (TickreelGhost, TickreelGhostLoad, TickreelGhostCursor, TickreelLiveDelta)",
+        &["ghost", "live_delta"],
     ),
     ("Playback (TickreelPlayhead)", &["playhead"]),
     ("Reading recordings (TickreelReader)", &["reader"]),
-    ("Shadow play (TickreelShadow)", &["shadow", "report"]),
-    ("Writing recordings (TickreelWriter)", &["writer"]),
+    ("Shadow play (TickreelShadowBuffer)", &["shadow", "report"]),
+    ("Writing recordings (TickreelReelWriter)", &["reel"]),
+    (
+        "Object storage (TickreelObjectOptions, TickreelPendingUpload)",
+        &["object", "pending_upload"],
+    ),
+    (
+        "Catalog (TickreelCatalog, TickreelCatalogCall)",
+        &["catalog"],
+    ),
 ];
 
 /// The name of the function a header line declares, if it declares one.

@@ -46,7 +46,7 @@ pub struct TickreelEngineOptions {
     pub max_inflight_bytes: usize,
     /// Reusable tick buffers kept in the engine's pool (default 4096).
     pub pool_buffers: usize,
-    /// Bytes the engine's shadow buffers (`tickreel_shadow_start`) may hold in all (default
+    /// Bytes the engine's shadow buffers (`tickreel_shadow_buffer_start`) may hold in all (default
     /// 256 MiB); past it, the oldest blocks of any buffer are given up first.
     pub shadow_budget_bytes: usize,
 }
@@ -241,7 +241,7 @@ mod tests {
             TickreelResult::InvalidHandle
         );
         assert_eq!(tickreel_recorder_free(std::ptr::null_mut()), OK);
-        assert_eq!(tickreel_finish_free(std::ptr::null_mut()), OK);
+        assert_eq!(tickreel_finish_handle_free(std::ptr::null_mut()), OK);
         assert_eq!(tickreel_engine_free(e), OK);
         // SAFETY: valid string and out-pointer; the engine handle is stale.
         let res = unsafe { tickreel_recorder_start(e, path.as_ptr(), std::ptr::null(), &mut r) };

@@ -180,7 +180,7 @@ mod tests {
         let path = CString::new(dir.join("g.reel").to_str().unwrap()).unwrap();
         let mut w = std::ptr::null_mut();
         // SAFETY: valid string and out-pointer; NULL options.
-        let got = unsafe { tickreel_writer_create(path.as_ptr(), std::ptr::null(), &mut w) };
+        let got = unsafe { tickreel_reel_writer_create(path.as_ptr(), std::ptr::null(), &mut w) };
         assert_eq!(got, OK);
         let mut b = std::ptr::null_mut();
         // SAFETY: `b` is writable.
@@ -210,15 +210,15 @@ mod tests {
                     OK
                 );
             }
-            assert_eq!(tickreel_writer_write_batch(w, 100 + k, b), OK);
+            assert_eq!(tickreel_reel_writer_write_batch(w, 100 + k, b), OK);
         }
         assert_eq!(tickreel_batch_free(b), OK);
         // SAFETY: NULL size is allowed.
         assert_eq!(
-            unsafe { tickreel_writer_finish(w, std::ptr::null_mut()) },
+            unsafe { tickreel_reel_writer_finish(w, std::ptr::null_mut()) },
             OK
         );
-        assert_eq!(tickreel_writer_free(w), OK);
+        assert_eq!(tickreel_reel_writer_free(w), OK);
         path
     }
 

@@ -70,8 +70,8 @@ const TAG_NAMES: &[(u8, &str)] = &[
         crate::api::batch::Batch::NAME,
     ),
     (
-        crate::api::writer::Writer::TAG,
-        crate::api::writer::Writer::NAME,
+        crate::api::writer::ReelWriter::TAG,
+        crate::api::writer::ReelWriter::NAME,
     ),
     (
         crate::api::reader::Reader::TAG,
@@ -86,20 +86,20 @@ const TAG_NAMES: &[(u8, &str)] = &[
         crate::api::engine::Recorder::NAME,
     ),
     (
-        crate::api::engine::Finish::TAG,
-        crate::api::engine::Finish::NAME,
+        crate::api::engine::FinishHandle::TAG,
+        crate::api::engine::FinishHandle::NAME,
     ),
     (
         crate::api::ghost::Ghost::TAG,
         crate::api::ghost::Ghost::NAME,
     ),
     (
-        crate::api::ghost::Cursor::TAG,
-        crate::api::ghost::Cursor::NAME,
+        crate::api::ghost::GhostCursor::TAG,
+        crate::api::ghost::GhostCursor::NAME,
     ),
     (
-        crate::api::ghost::Delta::TAG,
-        crate::api::ghost::Delta::NAME,
+        crate::api::ghost::LiveDelta::TAG,
+        crate::api::ghost::LiveDelta::NAME,
     ),
     (
         crate::api::ghost::GhostLoad::TAG,
@@ -110,10 +110,36 @@ const TAG_NAMES: &[(u8, &str)] = &[
         crate::api::playhead::Playhead::NAME,
     ),
     (
-        crate::api::shadow::Shadow::TAG,
-        crate::api::shadow::Shadow::NAME,
+        crate::api::shadow::ShadowBuffer::TAG,
+        crate::api::shadow::ShadowBuffer::NAME,
+    ),
+    (
+        crate::api::object::ObjectOptions::TAG,
+        crate::api::object::ObjectOptions::NAME,
+    ),
+    (
+        crate::api::object::PendingUpload::TAG,
+        crate::api::object::PendingUpload::NAME,
+    ),
+    (
+        crate::api::catalog::Catalog::TAG,
+        crate::api::catalog::Catalog::NAME,
+    ),
+    (
+        crate::api::catalog::CatalogCall::TAG,
+        crate::api::catalog::CatalogCall::NAME,
     ),
 ];
+
+// Every tag fits the token's tag bits (the 32-bit layout has 4: tags 1 to 15), so that a new
+// handle type cannot silently overflow into the generation.
+const _: () = {
+    let mut i = 0;
+    while i < TAG_NAMES.len() {
+        assert!(TAG_NAMES[i].0 != 0 && TAG_NAMES[i].0 as usize <= TAG_MASK);
+        i += 1;
+    }
+};
 
 /// The registry of C handles.
 static REGISTRY: Registry = Registry::new(MAX_HANDLES, GEN_MAX as u64);
@@ -216,13 +242,14 @@ mod tests {
     struct ThingOpaque;
     impl HandleType for Thing {
         type Opaque = ThingOpaque;
-        const TAG: u8 = 0x0E;
+        // the highest tags, which no real handle type uses (64-bit layout)
+        const TAG: u8 = TAG_MASK as u8;
         const NAME: &'static str = "thing";
     }
     struct Other;
     impl HandleType for Other {
         type Opaque = ThingOpaque;
-        const TAG: u8 = 0x0D;
+        const TAG: u8 = TAG_MASK as u8 - 1;
         const NAME: &'static str = "other";
     }
 

@@ -10,28 +10,32 @@
 
 pub mod args;
 pub mod batch;
+pub mod catalog;
 pub mod convert;
 pub mod engine;
 pub mod generated;
 pub mod ghost;
 pub mod handle;
+pub mod object;
 pub mod playhead;
 pub mod reader;
 pub mod result;
 pub mod writer;
 
 pub use batch::TickreelBatch;
-pub use engine::finish::TickreelFinish;
+pub use catalog::{TickreelCatalog, TickreelCatalogCall};
+pub use engine::finish::TickreelFinishHandle;
 pub use engine::recorder::{TickreelRecorder, TickreelRecorderStats};
 pub use engine::recorder_options::TickreelRecorderOptions;
-pub use engine::shadow::{TickreelShadow, TickreelShadowStats};
+pub use engine::shadow::{TickreelShadowBuffer, TickreelShadowStats};
 pub use engine::shadow_options::{TickreelReportOptions, TickreelShadowOptions};
 pub use engine::{TickreelEngine, TickreelEngineOptions, TickreelEngineStats};
-pub use ghost::cursor::{TickreelCursor, TickreelGhostSample};
-pub use ghost::delta::TickreelDelta;
+pub use ghost::cursor::{TickreelGhostCursor, TickreelGhostSample};
+pub use ghost::delta::TickreelLiveDelta;
 pub use ghost::load::TickreelGhostLoad;
 pub use ghost::{TickreelGhost, TickreelGhostInfo, TickreelGhostRange, TickreelSplit};
-pub use playhead::{TickreelPlayhead, TickreelUpdateInfo, TickreelWorldInfo};
+pub use object::{TickreelObjectOptions, TickreelPendingUpload};
+pub use playhead::{TickreelPlayhead, TickreelUpdate, TickreelWorld};
 pub use reader::{TickreelEntityState, TickreelReader, TickreelVerifyReport};
 pub use result::TickreelResult;
-pub use writer::{TickreelWriter, TickreelWriterOptions};
+pub use writer::{TickreelReelOptions, TickreelReelWriter};

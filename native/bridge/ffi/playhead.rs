@@ -5,7 +5,7 @@ use super::args::OutArray;
 use super::convert::{CArrayResult, CResult};
 use super::reader::{TickreelEntityState, entity_state};
 use super::result::FfiResult;
-use crate::api::playhead::{Added, EntityList, UpdateRef, WorldInfo};
+use crate::api::playhead::{Added, EntityList, UpdateRef, World};
 use tickreel::play::{Motion, Update};
 
 /// A viewer's position in a recording. Opaque: open with `tickreel_playhead_open`, release with
@@ -14,19 +14,19 @@ pub struct TickreelPlayhead {
     _private: [u8; 0],
 }
 
-/// `TickreelUpdateInfo::motion`: the position did not change (paused, a slow speed between two
+/// `TickreelUpdate::motion`: the position did not change (paused, a slow speed between two
 /// recorded ticks, the edge of the recording, or a stall).
 pub const TICKREEL_MOTION_STILL: u32 = 0;
-/// `TickreelUpdateInfo::motion`: forward play over `ticks_covered` recorded ticks.
+/// `TickreelUpdate::motion`: forward play over `ticks_covered` recorded ticks.
 pub const TICKREEL_MOTION_FORWARD: u32 = 1;
-/// `TickreelUpdateInfo::motion`: any other move (reverse play, seek, step back, a jump over an
+/// `TickreelUpdate::motion`: any other move (reverse play, seek, step back, a jump over an
 /// unreadable chunk): set every entity's state from `tickreel_playhead_entities`.
 pub const TICKREEL_MOTION_JUMP: u32 = 2;
 
 /// What one playhead call did, as filled in by `tickreel_playhead_advance` and friends.
 #[repr(C)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct TickreelUpdateInfo {
+pub struct TickreelUpdate {
     /// Position after the call (a tick of the recording).
     pub position: u32,
     /// How the position moved: `TICKREEL_MOTION_STILL`, `_FORWARD` or `_JUMP`.
@@ -46,8 +46,8 @@ pub struct TickreelUpdateInfo {
     pub entity_count: u32,
 }
 
-fn info(u: &Update) -> TickreelUpdateInfo {
-    TickreelUpdateInfo {
+fn info(u: &Update) -> TickreelUpdate {
+    TickreelUpdate {
         position: u.to,
         motion: match u.motion {
             Motion::Still => TICKREEL_MOTION_STILL,
@@ -66,7 +66,7 @@ fn info(u: &Update) -> TickreelUpdateInfo {
 /// What a playhead update does to the world, as filled in by `tickreel_playhead_world`.
 #[repr(C)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct TickreelWorldInfo {
+pub struct TickreelWorld {
     /// Rebuild the world: restore the snapshot (`tickreel_playhead_world_snapshot`, if
     /// `has_snapshot`), then re-apply the events of `tickreel_playhead_world_events`. False: keep
     /// the world as it is.
@@ -83,10 +83,10 @@ pub struct TickreelWorldInfo {
     pub complete: bool,
 }
 
-impl CResult for WorldInfo {
-    type C = TickreelWorldInfo;
-    fn into_c(self) -> FfiResult<TickreelWorldInfo> {
-        Ok(TickreelWorldInfo {
+impl CResult for World {
+    type C = TickreelWorld;
+    fn into_c(self) -> FfiResult<TickreelWorld> {
+        Ok(TickreelWorld {
             rebuild: self.rebuild,
             has_snapshot: self.has_snapshot,
             has_snapshot_tick: self.snapshot_tick.is_some(),
@@ -112,8 +112,8 @@ impl CArrayResult for Added<'_> {
 }
 
 impl CResult for UpdateRef<'_> {
-    type C = TickreelUpdateInfo;
-    fn into_c(self) -> FfiResult<TickreelUpdateInfo> {
+    type C = TickreelUpdate;
+    fn into_c(self) -> FfiResult<TickreelUpdate> {
         Ok(info(self.update()))
     }
 }
@@ -149,10 +149,10 @@ mod tests {
     /// Records 40 ticks (100..=139) of two entities moving along x, in chunks of 10 ticks.
     fn record(dir: &std::path::Path) -> CString {
         let path = CString::new(dir.join("p.reel").to_str().unwrap()).unwrap();
-        let mut opts = std::mem::MaybeUninit::<TickreelWriterOptions>::uninit();
+        let mut opts = std::mem::MaybeUninit::<TickreelReelOptions>::uninit();
         // SAFETY: `opts` is writable storage for one options struct.
         assert_eq!(
-            unsafe { tickreel_writer_options_default(opts.as_mut_ptr()) },
+            unsafe { tickreel_reel_options_default(opts.as_mut_ptr()) },
             OK
         );
         // SAFETY: initialised by the call above.
@@ -161,7 +161,7 @@ mod tests {
         let mut w = std::ptr::null_mut();
         // SAFETY: valid string, options and out-pointer.
         assert_eq!(
-            unsafe { tickreel_writer_create(path.as_ptr(), &opts, &mut w) },
+            unsafe { tickreel_reel_writer_create(path.as_ptr(), &opts, &mut w) },
             OK
         );
         let mut b = std::ptr::null_mut();
@@ -178,15 +178,15 @@ mod tests {
                 };
                 assert_eq!(r, OK);
             }
-            assert_eq!(tickreel_writer_write_batch(w, 100 + t, b), OK);
+            assert_eq!(tickreel_reel_writer_write_batch(w, 100 + t, b), OK);
         }
         assert_eq!(tickreel_batch_free(b), OK);
         // SAFETY: NULL size is allowed.
         assert_eq!(
-            unsafe { tickreel_writer_finish(w, std::ptr::null_mut()) },
+            unsafe { tickreel_reel_writer_finish(w, std::ptr::null_mut()) },
             OK
         );
-        assert_eq!(tickreel_writer_free(w), OK);
+        assert_eq!(tickreel_reel_writer_free(w), OK);
         path
     }
 
@@ -225,7 +225,7 @@ mod tests {
         // SAFETY: capacity 0 with NULL is a count query.
         let res = unsafe { tickreel_playhead_removed(p, std::ptr::null_mut(), 0, &mut n) };
         assert_eq!((res, n), (OK, 0));
-        let mut world = TickreelWorldInfo::default();
+        let mut world = TickreelWorld::default();
         // SAFETY: `world` is writable.
         assert_eq!(unsafe { tickreel_playhead_world(p, &mut world) }, OK);
         assert!(world.rebuild && world.complete, "{world:?}");
@@ -240,7 +240,7 @@ mod tests {
             );
         }
         assert_eq!(tickreel_playhead_play(p), OK);
-        let mut u = TickreelUpdateInfo::default();
+        let mut u = TickreelUpdate::default();
         for k in 1..=5u32 {
             assert_eq!(tickreel_playhead_prepare(p), OK);
             // SAFETY: `u` is writable.

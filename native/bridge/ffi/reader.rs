@@ -112,16 +112,16 @@ mod tests {
     /// Records `ticks` ticks of two entities through the C functions and returns the path.
     fn record(dir: &std::path::Path, ticks: u32) -> CString {
         let path = CString::new(dir.join("t.reel").to_str().unwrap()).unwrap();
-        let mut opts = std::mem::MaybeUninit::<TickreelWriterOptions>::uninit();
+        let mut opts = std::mem::MaybeUninit::<TickreelReelOptions>::uninit();
         // SAFETY: `opts` is writable storage for one options struct.
-        let got = unsafe { tickreel_writer_options_default(opts.as_mut_ptr()) };
+        let got = unsafe { tickreel_reel_options_default(opts.as_mut_ptr()) };
         assert_eq!(got, OK);
         // SAFETY: initialised by the call above.
         let mut opts = unsafe { opts.assume_init() };
         opts.chunk_ticks = 10;
         let mut w = std::ptr::null_mut();
         // SAFETY: valid string, options and out-pointer.
-        let got = unsafe { tickreel_writer_create(path.as_ptr(), &opts, &mut w) };
+        let got = unsafe { tickreel_reel_writer_create(path.as_ptr(), &opts, &mut w) };
         assert_eq!(got, OK);
         // User metadata from C: an NBT root compound.
         let nbt = fastnbt::to_bytes(&std::collections::HashMap::from([(
@@ -130,7 +130,7 @@ mod tests {
         )]))
         .unwrap();
         // SAFETY: `nbt` is readable for its length.
-        let got = unsafe { tickreel_writer_put_metadata(w, nbt.as_ptr(), nbt.len()) };
+        let got = unsafe { tickreel_reel_writer_put_metadata(w, nbt.as_ptr(), nbt.len()) };
         assert_eq!(got, OK);
         let reserved = fastnbt::to_bytes(&std::collections::HashMap::from([(
             "tickreel",
@@ -138,7 +138,8 @@ mod tests {
         )]))
         .unwrap();
         // SAFETY: `reserved` is readable for its length.
-        let got = unsafe { tickreel_writer_put_metadata(w, reserved.as_ptr(), reserved.len()) };
+        let got =
+            unsafe { tickreel_reel_writer_put_metadata(w, reserved.as_ptr(), reserved.len()) };
         assert_eq!(got, TickreelResult::InvalidArgument);
         let mut b = std::ptr::null_mut();
         // SAFETY: `b` is writable.
@@ -155,14 +156,14 @@ mod tests {
                 assert_eq!(r, OK);
             }
             assert_eq!(tickreel_batch_flags(b, 2, TICKREEL_FLAG_SNEAKING), OK);
-            assert_eq!(tickreel_writer_write_batch(w, 100 + t, b), OK);
+            assert_eq!(tickreel_reel_writer_write_batch(w, 100 + t, b), OK);
         }
         assert_eq!(tickreel_batch_free(b), OK);
         let mut size = 0;
         // SAFETY: `size` is writable.
-        assert_eq!(unsafe { tickreel_writer_finish(w, &mut size) }, OK);
+        assert_eq!(unsafe { tickreel_reel_writer_finish(w, &mut size) }, OK);
         assert!(size > 256);
-        assert_eq!(tickreel_writer_free(w), OK);
+        assert_eq!(tickreel_reel_writer_free(w), OK);
         path
     }
 
@@ -253,7 +254,7 @@ mod tests {
         assert!(root.encode().unwrap() == nbt);
         assert!(
             nbt.windows(12).any(|w| w == b"spawn-island"),
-            "the metadata tickreel_writer_put_metadata added is read back"
+            "the metadata tickreel_reel_writer_put_metadata added is read back"
         );
 
         let mut report = TickreelVerifyReport::default();

@@ -10,17 +10,17 @@ use tickreel::record::{ChunkPolicy, RecordingInfo, ReelOptions};
 /// The generated entry points of `crate::api::writer`, also reachable here.
 pub use super::generated::writer::*;
 
-/// A writer of one compacted `.reel` file. Opaque: create with `tickreel_writer_create`, release
-/// with `tickreel_writer_free`. The pointer is a handle, not an address: never dereference it.
-pub struct TickreelWriter {
+/// A writer of one compacted `.reel` file. Opaque: create with `tickreel_reel_writer_create`, release
+/// with `tickreel_reel_writer_free`. The pointer is a handle, not an address: never dereference it.
+pub struct TickreelReelWriter {
     _private: [u8; 0],
 }
 
-/// Options of `tickreel_writer_create`. Fill with `tickreel_writer_options_default`, then change
+/// Options of `tickreel_reel_writer_create`. Fill with `tickreel_reel_options_default`, then change
 /// what you need.
 #[repr(C)]
 #[derive(Debug, Clone, Copy)]
-pub struct TickreelWriterOptions {
+pub struct TickreelReelOptions {
     /// Ticks per second times 1000 (default 20000: 20 ticks/s). Must be > 0.
     pub tick_rate_millihz: u32,
     /// The game's own data version (e.g. a Minecraft data version), opaque to tickreel.
@@ -44,9 +44,9 @@ pub struct TickreelWriterOptions {
     pub snapshot_interval: u32,
 }
 
-impl TickreelWriterOptions {
+impl TickreelReelOptions {
     fn from_core(o: &ReelOptions) -> Self {
-        TickreelWriterOptions {
+        TickreelReelOptions {
             tick_rate_millihz: o.info.tick_rate_millihz,
             game_data_version: o.info.game_data_version,
             timestamp_ms: o.info.timestamp_ms,
@@ -82,12 +82,12 @@ impl TickreelWriterOptions {
     }
 }
 
-/// The caller's options (NULL: `tickreel_writer_options_default`'s).
+/// The caller's options (NULL: `tickreel_reel_options_default`'s).
 impl CArg for ReelOptions {
-    type C = *const TickreelWriterOptions;
+    type C = *const TickreelReelOptions;
     type Stored = ReelOptions;
     unsafe fn store(
-        options: *const TickreelWriterOptions,
+        options: *const TickreelReelOptions,
         _: &'static str,
     ) -> FfiResult<ReelOptions> {
         if options.is_null() {
@@ -103,8 +103,8 @@ impl CArg for ReelOptions {
 }
 
 impl CResult for ReelOptions {
-    type C = TickreelWriterOptions;
-    fn into_c(self) -> FfiResult<TickreelWriterOptions> {
-        Ok(TickreelWriterOptions::from_core(&self))
+    type C = TickreelReelOptions;
+    fn into_c(self) -> FfiResult<TickreelReelOptions> {
+        Ok(TickreelReelOptions::from_core(&self))
     }
 }

@@ -35,9 +35,10 @@ mod defaults;
 mod generated;
 mod ghost;
 mod handles;
+mod object;
 mod playhead;
+mod reader;
 mod recorder;
-mod replay;
 mod shadow;
 mod writer;
 

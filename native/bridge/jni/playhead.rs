@@ -1,6 +1,6 @@
 //! How a playhead's update crosses into Java (the playhead operations are
 //! `crate::api::playhead`; their JNI entry points are generated). Both fill arrays Java keeps
-//! (`PlaybackUpdate`), so a server tick's `advance()` allocates nothing on the Java heap.
+//! (`Update`), so a server tick's `advance()` allocates nothing on the Java heap.
 
 use jni::JNIEnv;
 use jni::objects::JLongArray;
@@ -9,11 +9,11 @@ use jni::sys::{jint, jlongArray, jobject};
 use super::Res;
 use super::convert::{JniFill, JniResult, LONG_ARRAY_JAVA, LONG_ARRAY_SIG, fill_longs};
 use super::long_array;
-use super::replay::ENTITY_LONGS;
-use crate::api::playhead::{Added, EntityList, UpdateRef, WorldInfo};
+use super::reader::ENTITY_LONGS;
+use crate::api::playhead::{Added, EntityList, UpdateRef, World};
 use tickreel::play::{Direction, Motion, Update};
 
-/// `long`s of an update (`PlaybackUpdate.HEADER`).
+/// `long`s of an update (`Update.HEADER`).
 pub(crate) const HEADER_LONGS: usize = 9;
 
 /// `[from, to, motion (0 still, 1 forward, 2 jump), direction (0 forward, 1 backward), stalled,
@@ -39,7 +39,7 @@ fn header(u: &Update) -> [i64; HEADER_LONGS] {
     ]
 }
 
-/// Into `PlaybackUpdate`'s header array ([`HEADER_LONGS`] longs).
+/// Into `Update`'s header array ([`HEADER_LONGS`] longs).
 impl JniFill for UpdateRef<'_> {
     type Array = jlongArray;
     const ARRAY_SIG: &'static str = "[J";
@@ -53,7 +53,7 @@ impl JniFill for UpdateRef<'_> {
 }
 
 /// `id, kind, flags, x, y, z, yaw, pitch` per entity (ids, kinds and flags as unsigned 32-bit
-/// values, the pose as stored; as a `Replay` seek) if the array has room, and the entity count
+/// values, the pose as stored; as a `Reader` seek) if the array has room, and the entity count
 /// either way (Java grows its array and asks again).
 impl JniFill for EntityList<'_> {
     type Array = jlongArray;
@@ -106,7 +106,7 @@ impl JniResult for Added<'_> {
 }
 
 /// `long[] {rebuild, has snapshot, snapshot tick or -1, complete}` (0/1 flags).
-impl JniResult for WorldInfo {
+impl JniResult for World {
     type Jni = jobject;
     const SIG: &'static str = LONG_ARRAY_SIG;
     const JAVA: &'static str = LONG_ARRAY_JAVA;

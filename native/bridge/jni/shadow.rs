@@ -14,7 +14,7 @@ use super::convert::{JniArg, JniResult, LONG_ARRAY_JAVA, LONG_ARRAY_SIG};
 use super::recorder::ranged;
 use super::{Res, bad_arg, handles, insert, long_array, longs_arg};
 use crate::api::engine::Recorder;
-use crate::api::shadow::{Shadow, Started};
+use crate::api::shadow::{ShadowBuffer, Started};
 use crate::ffi::handle::HandleType;
 use tickreel::shadow::{ReportOptions, ShadowOptions, ShadowStats};
 
@@ -99,7 +99,7 @@ impl JniResult for Started {
     const JAVA: &'static str = LONG_ARRAY_JAVA;
     fn into_jni(self, env: &mut JNIEnv<'_>) -> Res<jobject> {
         let r = insert(Recorder::NAME, Arc::new(self.recorder))?;
-        let s = insert(Shadow::NAME, Arc::new(self.shadow))
+        let s = insert(ShadowBuffer::NAME, Arc::new(self.shadow))
             .inspect_err(|_| drop(handles::remove(r)))?;
         long_array(env, &[r, s]).inspect_err(|_| {
             // Java never sees these handles: close them (the stream ends).

@@ -1,4 +1,4 @@
-//! How the writer's options cross into Java (`ReplayWriter`'s operations are `crate::api::writer`;
+//! How the writer's options cross into Java (`ReelWriter`'s operations are `crate::api::writer`;
 //! their JNI entry points are generated), and the entity registration the recorder natives share.
 
 use jni::JNIEnv;
@@ -10,7 +10,7 @@ use super::recorder::ranged;
 use super::{Res, longs_arg};
 use tickreel::record::{ChunkPolicy, RecordingInfo, ReelOptions};
 
-/// Number of `long`s in the options array (`ReplayWriter.Options#toArray` on the Java side):
+/// Number of `long`s in the options array (`ReelWriter.Options#toArray` on the Java side):
 /// world id (msb, lsb), world version (msb, lsb), timestamp ms, tick rate (millihertz), game data
 /// version, dictionary id, chunk ticks, chunk bytes, snapshot interval, zstd level.
 pub(crate) const OPTIONS_LEN: usize = 12;
@@ -38,7 +38,7 @@ pub(crate) fn options_from(a: &[i64]) -> Res<ReelOptions> {
     Ok(ReelOptions { info, policy })
 }
 
-/// `long[]` of [`OPTIONS_LEN`] (`RecordingOptions.toNative()`).
+/// `long[]` of [`OPTIONS_LEN`] (`ReelOptions.toNative()`).
 impl JniArg for ReelOptions {
     type Jni = jlongArray;
     const SIG: &'static str = "[J";

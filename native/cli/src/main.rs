@@ -11,6 +11,8 @@
 mod alloc_count;
 mod bench;
 mod cmd;
+mod serve;
+mod svg;
 
 use std::io::Write;
 use std::process::ExitCode;
@@ -47,8 +49,9 @@ enum Command {
     Import(cmd::import::Args),
     /// Export entity poses as CSV (the inverse of import).
     Export(cmd::export::Args),
-    /// Record a simulated server (through `simulate`'s loop), verify, seek, race a ghost and
-    /// summarise (the README's first command).
+    /// Record a simulated server (through `simulate`'s loop) with runners on a course, verify,
+    /// seek, register the runs in a catalog, race its best ghost and summarise (the README's
+    /// first command).
     Demo(cmd::demo::Args),
     /// Recover a live recording directory after a crash (truncate torn tails, rebuild the index).
     Recover(cmd::recover::Args),
@@ -69,6 +72,10 @@ enum Command {
     Ls(cmd::ls::Args),
     /// The catalog of runs, recordings and reports (SQLite or PostgreSQL): top, pb, runs, add, prune.
     Catalog(cmd::catalog::Args),
+    /// The web viewer: serves the recordings of a directory (or s3:// prefix) on loopback.
+    Serve(cmd::serve::Args),
+    /// A top-down SVG map of a recording: every entity's path, teleports, checkpoints, names.
+    Render(cmd::render::Args),
 }
 
 fn main() -> ExitCode {
@@ -90,6 +97,8 @@ fn main() -> ExitCode {
         Command::Upload(a) => cmd::upload::run(a, &mut out),
         Command::Ls(a) => cmd::ls::run(a, &mut out),
         Command::Catalog(a) => cmd::catalog::run(a, &mut out),
+        Command::Serve(a) => cmd::serve::run(a, &mut out),
+        Command::Render(a) => cmd::render::run(a, &mut out),
     };
     // What was printed before an error comes before its message.
     let flushed = out.flush();

@@ -336,18 +336,49 @@ fn demo_runs_with_small_settings() {
         "p99",
         "every state matched",
         "live flushes",
-        // the live racer trails the ghost by 10 ticks: every reading and split is +0.50 s
+        // every finished attempt is a run in the catalog; the board has one row per runner
+        "runs registered in sqlite:",
+        "board            1. ",
+        // the best ghost, loaded through the catalog, raced by its own path 10 ticks later:
+        // every reading and split is +0.50 s
+        "rank 1 (",
+        "loaded through the catalog",
         "ticks behind the ghost reads tick",
-        "splits           #1 +0.50 s",
+        "splits           #0 +0.50 s, #1 +0.50 s, #2 +0.50 s, #3 +0.50 s, #4 +0.50 s",
         "max 0.00000 blocks",
-        // the runner's run is the catalog's best, and its ghost loads through the catalog
-        "its ghost loaded through the catalog",
+        // and by the runner-up's best run
+        "runner-up        ",
+        "tickreel render",
     ] {
         assert!(
             text.contains(needle),
             "demo output lacks {needle:?}:\n{text}"
         );
     }
+    // the board the demo printed is the catalog's, one row per runner
+    let db = format!("sqlite:{}", out.join("catalog.sqlite").display());
+    let top = tickreel(&["catalog", "top", "demo-course", "--db", &db, "--json"]);
+    assert_ok(&top);
+    let rows: Vec<serde_json::Value> = serde_json::from_str(&stdout(&top)).unwrap();
+    let mut names: Vec<&str> = rows.iter().map(|r| r["name"].as_str().unwrap()).collect();
+    let board_line = text.lines().find(|l| l.starts_with("board")).unwrap();
+    for (i, row) in rows.iter().enumerate() {
+        let entry = format!("{}. {} ", i + 1, row["name"].as_str().unwrap());
+        assert!(
+            board_line.contains(&entry),
+            "{entry:?} not in {board_line:?}"
+        );
+    }
+    names.sort_unstable();
+    assert_eq!(names, vec!["Alex", "Kai", "Noor", "Sam"]);
+    // the runner-up's finish split is the difference of the two best times
+    let ticks = |r: &serde_json::Value| r["ticks"].as_f64().unwrap();
+    let diff = (ticks(&rows[1]) - ticks(&rows[0])) / 20.0;
+    let runner_up = text.lines().find(|l| l.starts_with("runner-up")).unwrap();
+    assert!(
+        runner_up.contains(&format!("+{diff:.2} s at the finish")),
+        "{runner_up} (expected +{diff:.2} s)"
+    );
     let reel = out.join("demo.reel");
     assert_ok(&tickreel(&["verify", p(&reel)]));
     let reader = Reader::open_path(&reel).unwrap();

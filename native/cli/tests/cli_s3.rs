@@ -1,6 +1,7 @@
 //! The commands against object URLs on a real S3-protocol server on loopback (`moto_server`,
 //! signatures checked): `upload`, `ls`, and `info`, `verify`, `dump`, `export`, `ghost`, `play`
-//! giving the same output for `s3://...` as for the local file.
+//! giving the same output for `s3://...` as for the local file (`render` and `ghost --plot` the
+//! same picture).
 
 #[path = "../../core/tests/common/mod.rs"]
 mod common;
@@ -104,6 +105,34 @@ fn read_commands_take_an_object_url_and_upload_and_ls_manage_objects() {
     same(&["ghost", "--entity", "1"]);
     same(&["ghost", "--entity", "1", "--splits"]);
     same(&["play", "--from", "100", "--ticks", "40", "--speed", "2"]);
+    // render and ghost --plot draw the same picture from the URL as from the file
+    let draw = |input: &str, name: &str, args: &[&str]| {
+        let out = dir.path().join(name);
+        let mut a: Vec<&str> = vec![args[0], input];
+        a.extend_from_slice(&args[1..]);
+        a.extend_from_slice(&[
+            "--force",
+            if args[0] == "ghost" {
+                "--plot"
+            } else {
+                "--out"
+            },
+        ]);
+        a.push(s(&out));
+        ok(tickreel(&server, &a));
+        std::fs::read_to_string(&out)
+            .unwrap()
+            .replace(input, "FILE")
+    };
+    for args in [
+        &["render"][..],
+        &["render", "--entity", "1", "--from", "100"][..],
+        &["ghost", "--entity", "1", "--ghost-entity", "2"][..],
+    ] {
+        let (from_file, from_url) = (draw(s(&local), "f.svg", args), draw(&url, "u.svg", args));
+        assert!(from_file.contains("<svg"), "{args:?}");
+        assert_eq!(from_url, from_file, "{args:?}");
+    }
     let info_url: serde_json::Value =
         serde_json::from_str(&ok(tickreel(&server, &["info", &url, "--json"]))).unwrap();
     let info_file: serde_json::Value =

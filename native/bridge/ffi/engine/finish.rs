@@ -1,5 +1,5 @@
 //! Finish handles: the completion of a finished recording's compaction into its final `.reel`
-//! file (`TickreelFinish`, returned by `tickreel_recorder_finish`), polled, waited on and freed.
+//! file (`TickreelFinishHandle`, returned by `tickreel_recorder_finish`), polled, waited on and freed.
 
 //!
 //! The operations are `crate::api::engine`; here are the C type and how a poll crosses into C.
@@ -10,8 +10,8 @@ use crate::ffi::result::FfiResult;
 
 /// The completion of a finished recording's compaction into its final `.reel` file, or of a
 /// shadow report's file. Opaque: returned by `tickreel_recorder_finish` and
-/// `tickreel_shadow_report`, released with `tickreel_finish_free`.
-pub struct TickreelFinish {
+/// `tickreel_shadow_buffer_report`, released with `tickreel_finish_handle_free`.
+pub struct TickreelFinishHandle {
     _private: [u8; 0],
 }
 
@@ -41,7 +41,7 @@ mod tests {
     use crate::ffi::engine::*;
     use crate::ffi::generated::playhead::*;
     use crate::ffi::generated::reader::*;
-    use crate::ffi::playhead::TickreelUpdateInfo;
+    use crate::ffi::playhead::TickreelUpdate;
     use crate::ffi::reader::*;
     use crate::ffi::result::TickreelResult;
     use std::ffi::CString;
@@ -57,20 +57,20 @@ mod tests {
         let mut len = 0;
         // SAFETY: `buf` has 512 writable bytes, `len` is writable.
         assert_eq!(
-            unsafe { tickreel_finish_wait(f, buf.as_mut_ptr(), buf.len(), &mut len) },
+            unsafe { tickreel_finish_handle_wait(f, buf.as_mut_ptr(), buf.len(), &mut len) },
             OK
         );
         let mut done = false;
         // SAFETY: `done` is writable.
-        assert_eq!(unsafe { tickreel_finish_poll(f, &mut done) }, OK);
+        assert_eq!(unsafe { tickreel_finish_handle_poll(f, &mut done) }, OK);
         assert!(done);
         let mut tiny = [0 as c_char; 4];
         let mut len2 = 0;
         // SAFETY: `tiny` has 4 writable bytes.
-        let got = unsafe { tickreel_finish_wait(f, tiny.as_mut_ptr(), 4, &mut len2) };
+        let got = unsafe { tickreel_finish_handle_wait(f, tiny.as_mut_ptr(), 4, &mut len2) };
         assert_eq!((got, len2), (TickreelResult::BufferTooSmall, len));
-        assert_eq!(tickreel_finish_free(f), OK);
-        // SAFETY: NUL-terminated by tickreel_finish_wait.
+        assert_eq!(tickreel_finish_handle_free(f), OK);
+        // SAFETY: NUL-terminated by tickreel_finish_handle_wait.
         let s = unsafe { std::ffi::CStr::from_ptr(buf.as_ptr()) };
         assert_eq!(s.to_bytes().len(), len);
         s.to_str().unwrap().to_owned()
@@ -111,7 +111,7 @@ mod tests {
             unsafe { tickreel_playhead_follow(path.as_ptr(), 0, &mut p) },
             OK
         );
-        let mut u = TickreelUpdateInfo::default();
+        let mut u = TickreelUpdate::default();
         // SAFETY: `u` is writable.
         assert_eq!(unsafe { tickreel_playhead_current(p, &mut u) }, OK);
         assert_eq!((u.position, u.entity_count, u.waiting), (0, 1, false));

@@ -1,6 +1,6 @@
-//! Shadow play: a stream kept in memory (`TickreelShadow`), started by `tickreel_shadow_start`
+//! Shadow play: a stream kept in memory (`TickreelShadowBuffer`), started by `tickreel_shadow_buffer_start`
 //! together with the recorder that feeds it, reported into `.reel` files by
-//! `tickreel_shadow_report` (whose completion is a `TickreelFinish`, as a recorder's finish), its
+//! `tickreel_shadow_buffer_report` (whose completion is a `TickreelFinishHandle`, as a recorder's finish), its
 //! counters and its release. Every behaviour is the core's [`ShadowBuffer`].
 
 use super::recorder::TickreelRecorder;
@@ -12,14 +12,14 @@ use crate::ffi::result::FfiResult;
 use tickreel::shadow::ShadowStats;
 
 /// A shadow buffer: the last minutes of one stream of ticks (a world), kept in memory and turned
-/// into a `.reel` file around a player by `tickreel_shadow_report`. Opaque: create with
-/// `tickreel_shadow_start`, release with `tickreel_shadow_free`. The pointer is a handle, not an
+/// into a `.reel` file around a player by `tickreel_shadow_buffer_report`. Opaque: create with
+/// `tickreel_shadow_buffer_start`, release with `tickreel_shadow_buffer_free`. The pointer is a handle, not an
 /// address.
-pub struct TickreelShadow {
+pub struct TickreelShadowBuffer {
     _private: [u8; 0],
 }
 
-/// Counters of a shadow buffer, as filled in by `tickreel_shadow_stats`. Bytes are the heap
+/// Counters of a shadow buffer, as filled in by `tickreel_shadow_buffer_stats`. Bytes are the heap
 /// allocations the buffer holds, measured as they are made.
 #[repr(C)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -57,7 +57,7 @@ pub struct TickreelShadowStats {
 /// Both handles or neither: the recorder's handle is freed again (ending the stream) if the
 /// shadow's cannot be made.
 impl CResult for Started {
-    type C = (*mut TickreelRecorder, *mut TickreelShadow);
+    type C = (*mut TickreelRecorder, *mut TickreelShadowBuffer);
     fn into_c(self) -> FfiResult<Self::C> {
         let r = handle::insert(self.recorder)?;
         match handle::insert(self.shadow) {
@@ -99,7 +99,7 @@ impl CResult for ShadowStats {
 mod tests {
     use super::*;
     use crate::ffi::batch::*;
-    use crate::ffi::engine::finish::TickreelFinish;
+    use crate::ffi::engine::finish::TickreelFinishHandle;
     use crate::ffi::engine::shadow_options::*;
     use crate::ffi::engine::tests::{engine, recorder_options};
     use crate::ffi::engine::*;
@@ -136,11 +136,12 @@ mod tests {
         e: *mut TickreelEngine,
         path: Option<&CStr>,
         o: &TickreelShadowOptions,
-    ) -> (*mut TickreelRecorder, *mut TickreelShadow) {
+    ) -> (*mut TickreelRecorder, *mut TickreelShadowBuffer) {
         let (mut r, mut s) = (std::ptr::null_mut(), std::ptr::null_mut());
         let p = path.map_or(std::ptr::null(), CStr::as_ptr);
         // SAFETY: `p` is NULL or a valid string; valid options and out-pointers.
-        let res = unsafe { tickreel_shadow_start(e, p, std::ptr::null(), o, &mut r, &mut s) };
+        let res =
+            unsafe { tickreel_shadow_buffer_start(e, p, std::ptr::null(), o, &mut r, &mut s) };
         assert_eq!(res, OK);
         (r, s)
     }
@@ -169,18 +170,18 @@ mod tests {
     }
 
     fn report(
-        s: *mut TickreelShadow,
+        s: *mut TickreelShadowBuffer,
         player: u32,
         path: &CStr,
         o: &TickreelReportOptions,
         meta: &[(&CStr, &CStr)],
-    ) -> (TickreelResult, *mut TickreelFinish) {
+    ) -> (TickreelResult, *mut TickreelFinishHandle) {
         let keys: Vec<_> = meta.iter().map(|(k, _)| k.as_ptr()).collect();
         let values: Vec<_> = meta.iter().map(|(_, v)| v.as_ptr()).collect();
         let mut f = std::ptr::null_mut();
         // SAFETY: valid string, options, arrays of `meta.len()` strings and out-pointer.
         let res = unsafe {
-            tickreel_shadow_report(
+            tickreel_shadow_buffer_report(
                 s,
                 player,
                 path.as_ptr(),
@@ -194,10 +195,12 @@ mod tests {
         (res, f)
     }
 
-    fn wait(f: *mut TickreelFinish) -> TickreelResult {
+    fn wait(f: *mut TickreelFinishHandle) -> TickreelResult {
         // SAFETY: capacity 0 writes nothing.
-        let res = unsafe { tickreel_finish_wait(f, std::ptr::null_mut(), 0, std::ptr::null_mut()) };
-        assert_eq!(tickreel_finish_free(f), OK);
+        let res = unsafe {
+            tickreel_finish_handle_wait(f, std::ptr::null_mut(), 0, std::ptr::null_mut())
+        };
+        assert_eq!(tickreel_finish_handle_free(f), OK);
         res
     }
 
@@ -235,7 +238,7 @@ mod tests {
         assert_eq!(tickreel_recorder_flush(r), OK);
         let mut st = TickreelShadowStats::default();
         // SAFETY: `st` is writable.
-        assert_eq!(unsafe { tickreel_shadow_stats(s, &mut st) }, OK);
+        assert_eq!(unsafe { tickreel_shadow_buffer_stats(s, &mut st) }, OK);
         assert!(st.has_last_tick && st.last_tick == 299, "{st:?}");
         assert_eq!(st.alive_entities, 3);
         let mut es = TickreelEngineStats::default();
@@ -266,7 +269,10 @@ mod tests {
         let mut attached = true;
         for _ in 0..1000 {
             // SAFETY: `attached` is writable.
-            assert_eq!(unsafe { tickreel_shadow_attached(s, &mut attached) }, OK);
+            assert_eq!(
+                unsafe { tickreel_shadow_buffer_attached(s, &mut attached) },
+                OK
+            );
             if !attached {
                 break;
             }
@@ -277,8 +283,11 @@ mod tests {
         let (res, f) = report(s, 2, &late, &ro, &[]);
         assert_eq!((res, wait(f)), (OK, OK));
         assert_eq!(ticks_of(&late).1, 299);
-        assert_eq!(tickreel_shadow_free(s), OK);
-        assert_eq!(tickreel_shadow_free(s), TickreelResult::InvalidHandle);
+        assert_eq!(tickreel_shadow_buffer_free(s), OK);
+        assert_eq!(
+            tickreel_shadow_buffer_free(s),
+            TickreelResult::InvalidHandle
+        );
         assert_eq!(tickreel_engine_free(e), OK);
     }
 
@@ -292,7 +301,7 @@ mod tests {
         o.window_ms = 0;
         // SAFETY: valid string, options and out-pointers.
         let res = unsafe {
-            tickreel_shadow_start(e, path.as_ptr(), std::ptr::null(), &o, &mut r, &mut s)
+            tickreel_shadow_buffer_start(e, path.as_ptr(), std::ptr::null(), &o, &mut r, &mut s)
         };
         assert_eq!(res, TickreelResult::InvalidArgument);
         assert!(r.is_null() && s.is_null());
@@ -300,7 +309,8 @@ mod tests {
         ro.chunk_ticks = 25;
         let o = shadow_options();
         // SAFETY: as above.
-        let res = unsafe { tickreel_shadow_start(e, path.as_ptr(), &ro, &o, &mut r, &mut s) };
+        let res =
+            unsafe { tickreel_shadow_buffer_start(e, path.as_ptr(), &ro, &o, &mut r, &mut s) };
         assert_eq!(res, OK);
         let out = CString::new(dir.path().join("r.reel").to_str().unwrap()).unwrap();
         let mut rep = report_options();
@@ -331,7 +341,7 @@ mod tests {
         let keys = [c"k".as_ptr()];
         // SAFETY: `values` is NULL with a count of 1: refused before it is read.
         let res = unsafe {
-            tickreel_shadow_report(
+            tickreel_shadow_buffer_report(
                 s,
                 1,
                 out.as_ptr(),
@@ -363,14 +373,21 @@ mod tests {
         let (mut r2, mut s2) = (std::ptr::null_mut(), std::ptr::null_mut());
         // SAFETY: valid out-pointers.
         let res = unsafe {
-            tickreel_shadow_start(e, std::ptr::null(), std::ptr::null(), &o, &mut r2, &mut s2)
+            tickreel_shadow_buffer_start(
+                e,
+                std::ptr::null(),
+                std::ptr::null(),
+                &o,
+                &mut r2,
+                &mut s2,
+            )
         };
         assert_eq!(res, TickreelResult::InvalidHandle);
         assert!(r2.is_null() && s2.is_null());
-        assert_eq!(tickreel_shadow_free(s), OK);
+        assert_eq!(tickreel_shadow_buffer_free(s), OK);
         let mut st = TickreelShadowStats::default();
         // SAFETY: `st` is writable.
-        let res = unsafe { tickreel_shadow_stats(s, &mut st) };
+        let res = unsafe { tickreel_shadow_buffer_stats(s, &mut st) };
         assert_eq!(res, TickreelResult::InvalidHandle);
     }
 }

@@ -1,6 +1,6 @@
 //! The options of shadow play: `TickreelShadowOptions` (what a shadow buffer keeps, for
-//! `tickreel_shadow_start`) and `TickreelReportOptions` (what a report holds, for
-//! `tickreel_shadow_report`), their defaults and their conversion to the core's `ShadowOptions`
+//! `tickreel_shadow_buffer_start`) and `TickreelReportOptions` (what a report holds, for
+//! `tickreel_shadow_buffer_report`), their defaults and their conversion to the core's `ShadowOptions`
 //! and `ReportOptions`. The core checks the values (`ShadowOptions::validate`,
 //! `ReportOptions::validate`): the C layer only translates.
 
@@ -11,7 +11,7 @@ use crate::ffi::convert::{CArg, CResult};
 use crate::ffi::result::FfiResult;
 use tickreel::shadow::{ReportOptions, ShadowOptions};
 
-/// Options of `tickreel_shadow_start`: how much a shadow buffer keeps. Fill with
+/// Options of `tickreel_shadow_buffer_start`: how much a shadow buffer keeps. Fill with
 /// `tickreel_shadow_options_default`, then change what you need. Durations are game time in
 /// milliseconds (converted to ticks at the recording's tick rate, rounded up).
 #[repr(C)]
@@ -53,7 +53,7 @@ impl TickreelShadowOptions {
     }
 }
 
-/// Options of `tickreel_shadow_report`: what a report holds. Fill with
+/// Options of `tickreel_shadow_buffer_report`: what a report holds. Fill with
 /// `tickreel_report_options_default`, then change what you need. Flag fields are `uint32_t`: 0 is
 /// false, any other value true. Durations are game time in milliseconds.
 #[repr(C)]
@@ -128,7 +128,7 @@ impl CResult for ShadowOptions {
 }
 
 /// The caller's options (NULL: `tickreel_report_options_default`'s); the metadata is a
-/// separate argument of `tickreel_shadow_report`.
+/// separate argument of `tickreel_shadow_buffer_report`.
 impl CArg for ReportOptions {
     type C = *const TickreelReportOptions;
     type Stored = ReportOptions;

@@ -1,4 +1,4 @@
-//! Cursors (`TickreelCursor`): a ghost sampled at any fractional tick of its run (its pose,
+//! Cursors (`TickreelGhostCursor`): a ghost sampled at any fractional tick of its run (its pose,
 //! interpolated between recorded ticks, and whether it has started or finished), with a time shift.
 
 //! The operations are `crate::api::ghost`; here are their C types.
@@ -7,9 +7,9 @@ use crate::ffi::convert::CResult;
 use crate::ffi::result::FfiResult;
 use tickreel::ghost::{GhostSample, GhostState};
 
-/// Samples a ghost track at fractional ticks. Opaque: create with `tickreel_cursor_new`,
-/// release with `tickreel_cursor_free`.
-pub struct TickreelCursor {
+/// Samples a ghost track at fractional ticks. Opaque: create with `tickreel_ghost_cursor_new`,
+/// release with `tickreel_ghost_cursor_free`.
+pub struct TickreelGhostCursor {
     _private: [u8; 0],
 }
 
@@ -20,7 +20,7 @@ pub const TICKREEL_GHOST_RUNNING: u32 = 1;
 /// `TickreelGhostSample.state`: at or after the finish; the ghost stays at its last pose.
 pub const TICKREEL_GHOST_FINISHED: u32 = 2;
 
-/// The ghost at one moment, as filled in by `tickreel_cursor_sample`.
+/// The ghost at one moment, as filled in by `tickreel_ghost_cursor_sample`.
 #[repr(C)]
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub struct TickreelGhostSample {
@@ -73,10 +73,10 @@ mod tests {
 
     const OK: TickreelResult = TickreelResult::Ok;
 
-    fn sample(c: *mut TickreelCursor, t: f64) -> TickreelGhostSample {
+    fn sample(c: *mut TickreelGhostCursor, t: f64) -> TickreelGhostSample {
         let mut s = TickreelGhostSample::default();
         // SAFETY: `s` is writable.
-        assert_eq!(unsafe { tickreel_cursor_sample(c, t, &mut s) }, OK);
+        assert_eq!(unsafe { tickreel_ghost_cursor_sample(c, t, &mut s) }, OK);
         s
     }
 
@@ -99,7 +99,7 @@ mod tests {
 
         let mut c = std::ptr::null_mut();
         // SAFETY: `c` is writable.
-        assert_eq!(unsafe { tickreel_cursor_new(g, &mut c) }, OK);
+        assert_eq!(unsafe { tickreel_ghost_cursor_new(g, &mut c) }, OK);
         // The ghost outlives its handle through the cursor.
         assert_eq!(tickreel_ghost_free(g), OK);
         let s = sample(c, 10.0);
@@ -111,13 +111,13 @@ mod tests {
         assert!(mid.x > 2.5 && mid.x < 2.75, "{mid:?}");
         assert_eq!(sample(c, -1.0).state, TICKREEL_GHOST_NOT_STARTED);
         assert_eq!(sample(c, 100.0).state, TICKREEL_GHOST_FINISHED);
-        assert_eq!(tickreel_cursor_set_time_shift(c, 4.0), OK);
+        assert_eq!(tickreel_ghost_cursor_set_time_shift(c, 4.0), OK);
         assert_eq!(sample(c, 14.0).x, 2.5);
         assert_eq!(
-            tickreel_cursor_set_time_shift(c, f64::NAN),
+            tickreel_ghost_cursor_set_time_shift(c, f64::NAN),
             TickreelResult::InvalidArgument
         );
-        assert_eq!(tickreel_cursor_free(c), OK);
-        assert_eq!(tickreel_cursor_free(c), TickreelResult::InvalidHandle);
+        assert_eq!(tickreel_ghost_cursor_free(c), OK);
+        assert_eq!(tickreel_ghost_cursor_free(c), TickreelResult::InvalidHandle);
     }
 }

@@ -1,4 +1,4 @@
-//! Live deltas (`TickreelDelta`): how far behind (or ahead of) a ghost a live player is, in
+//! Live deltas (`TickreelLiveDelta`): how far behind (or ahead of) a ghost a live player is, in
 //! seconds, matched by position and smoothed for display.
 
 //! The operations are `crate::api::ghost`; here is how a reading crosses into C.
@@ -8,8 +8,8 @@ use crate::ffi::result::FfiResult;
 use tickreel::ghost::DeltaReading;
 
 /// The live time delta of a live player against a ghost. Opaque: create with
-/// `tickreel_delta_new`, release with `tickreel_delta_free`.
-pub struct TickreelDelta {
+/// `tickreel_live_delta_new`, release with `tickreel_live_delta_free`.
+pub struct TickreelLiveDelta {
     _private: [u8; 0],
 }
 
@@ -40,19 +40,19 @@ mod tests {
         assert_eq!(got, OK);
         let mut d = std::ptr::null_mut();
         // SAFETY: `d` is writable.
-        assert_eq!(unsafe { tickreel_delta_new(g, &mut d) }, OK);
+        assert_eq!(unsafe { tickreel_live_delta_new(g, &mut d) }, OK);
         let mut secs = 0.0;
         // SAFETY: `secs` is writable.
         assert_eq!(
-            unsafe { tickreel_delta_update(d, 12.0, 2.5, 64.0, 0.0, &mut secs) },
+            unsafe { tickreel_live_delta_update(d, 12.0, 2.5, 64.0, 0.0, &mut secs) },
             OK
         );
         assert!((secs - 0.1).abs() < 1e-9, "{secs}");
         // SAFETY: `secs` is writable.
-        let res = unsafe { tickreel_delta_update(d, f64::INFINITY, 0.0, 0.0, 0.0, &mut secs) };
+        let res = unsafe { tickreel_live_delta_update(d, f64::INFINITY, 0.0, 0.0, 0.0, &mut secs) };
         assert_eq!(res, TickreelResult::InvalidArgument);
-        assert_eq!(tickreel_delta_reset(d), OK);
-        assert_eq!(tickreel_delta_free(d), OK);
+        assert_eq!(tickreel_live_delta_reset(d), OK);
+        assert_eq!(tickreel_live_delta_free(d), OK);
         assert_eq!(tickreel_ghost_free(g), OK);
     }
 }

@@ -1,6 +1,6 @@
 //! The Rust side of the JNI benchmark (`java-bindings/bench.sh`): the same workload the Java
 //! benchmark (`java-bindings/src/bench/java/io/tickreel/bench/JniBench.java`) submits through
-//! `TickWriter` + one JNI call per tick, here through the Rust API, so that the two figures differ
+//! `Batch` + one JNI call per tick, here through the Rust API, so that the two figures differ
 //! by the binding's cost only. Key: `rust_ns_per_player_tick`.
 //!
 //! Path measured: the server thread's side of the live recorder. Per tick: build the tick's events,

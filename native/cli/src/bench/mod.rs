@@ -12,6 +12,7 @@ mod realistic;
 mod record;
 mod runs;
 mod s3;
+mod serve;
 mod shadow;
 
 use std::io::Write;
@@ -31,7 +32,7 @@ pub struct Args {
     /// Smaller workloads: the same keys in under a minute.
     #[arg(long)]
     pub quick: bool,
-    /// Run only this area (format, realistic, record, paced, runs, shadow, play, ghost, jni, s3, catalog).
+    /// Run only this area (format, realistic, record, paced, runs, shadow, play, ghost, jni, s3, catalog, serve).
     #[arg(long)]
     pub only: Option<String>,
 }
@@ -72,6 +73,9 @@ pub fn run(a: Args, out: &mut Out) -> tickreel::Result<()> {
     }
     if on("catalog") {
         catalog::run(a.quick, &mut figures);
+    }
+    if on("serve") {
+        serve::run(a.quick, &mut figures);
     }
     let obj = Value::Object(figures);
     if a.json {

@@ -1,13 +1,14 @@
 //! `tickreel demo`: the README's first command. Records a simulated multi-player session (players
-//! walking, sprinting, jumping, turning, teleporting, leaving and joining, placing blocks, one of
-//! them crossing checkpoints) through the real pipeline (Engine, Recorder, writer thread, live
-//! segments, compaction), verifies the compacted file, seeks to random ticks (each checked against
-//! what was recorded), decodes it end to end, races a ghost of the checkpoint runner against a live
-//! run that trails it, registers that run in an SQLite catalog and loads its ghost back through
-//! it, and prints a summary with sizes and timings.
+//! walking, sprinting, jumping, turning, teleporting, leaving and joining, placing blocks) through
+//! the real pipeline (Engine, Recorder, writer thread, live segments, compaction), while four
+//! runners run a short course over and over
+//! ([`super::demo_course`]); verifies the compacted file, seeks to random ticks (each checked
+//! against what was recorded), decodes it end to end, registers every finished attempt in an
+//! SQLite catalog, prints the board and races the catalog's best ghost
+//! ([`super::demo_catalog`]), and prints a summary with sizes and timings.
 //!
 //! The work is done by [`run_demo`] in stages ([`record`], [`verify`], [`seek`], [`decode`],
-//! [`race`], [`super::demo_catalog::run`]) that return a [`DemoReport`]; [`print_report`] renders it.
+//! [`super::demo_catalog::run`]) that return a [`DemoReport`]; [`print_report`] renders it.
 
 use std::collections::{HashMap, HashSet};
 use std::io::{self, Write};
@@ -15,23 +16,22 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use fastnbt::Value as Nbt;
-use std::sync::Arc;
 use tickreel::format::metadata::{EntityInfo, EventType};
 use tickreel::format::state::EntityTable;
 use tickreel::play::Reader;
 
-use tickreel::ghost::{GhostCursor, GhostRange, GhostTrack, LiveDelta, LiveSplits};
 use tickreel::record::{FlushPolicy, RecordingInfo};
 use tickreel::shadow::{ReportOptions, ShadowOptions};
 use tickreel::{Error, Event, Recorder, RecorderOptions};
 use tickreel_sim::SimConfig;
 
 use super::Out;
+use super::demo_course::{self, Attempt, Course};
 use super::simulate::{Hooks, ReportDone, Session, ShadowSession, report_path_for};
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// Simulated players online at once.
+    /// Simulated players online at once (four runners of the demo's course join them).
     #[arg(long, default_value_t = 20)]
     pub players: u32,
     /// Seconds of game time to record (20 ticks per second).
@@ -113,9 +113,11 @@ pub struct DemoReport {
     pub live_bytes: u64,
     /// Time from `finish()` to the compacted, verified file.
     pub compact_time: Duration,
-    pub race: Race,
-    /// The runner's run registered in a catalog and its ghost loaded back through it.
-    pub catalog: super::demo_catalog::CatalogStage,
+    /// The attempts the runners finished.
+    pub attempts: usize,
+    /// The runs registered in a catalog, the board, the best ghost raced (`None`: no attempt
+    /// finished).
+    pub catalog: Option<super::demo_catalog::CatalogStage>,
     pub verify_time: Duration,
     /// Each seek's latency, sorted.
     pub seek_times: Vec<Duration>,
@@ -194,13 +196,13 @@ pub fn run_demo(cfg: &DemoConfig) -> tickreel::Result<DemoReport> {
     let (reader, verify_time) = verify(&path)?;
     let seek_times = seek(&reader, &targets, &rec.truth)?;
     let (decode_time, decoded_samples) = decode(&reader, &rec.final_state)?;
-    let race = race(&reader, RUNNER, RACE_TRAIL_TICKS)?;
-    let catalog = super::demo_catalog::run(&cfg.out_dir, &path, &reader, RUNNER, race.run_ticks)?;
+    let catalog = super::demo_catalog::run(&cfg.out_dir, &path, &rec.attempts)?;
     let index = reader.index();
     let stats = &reader.metadata().library.stats;
     Ok(DemoReport {
         path,
-        players: cfg.players,
+        // the course's runners are players online too
+        players: cfg.players + demo_course::RUNNERS.len() as u32,
         ticks: cfg.ticks(),
         players_seen: rec.players_seen,
         file_size: rec.file_size,
@@ -216,7 +218,7 @@ pub fn run_demo(cfg: &DemoConfig) -> tickreel::Result<DemoReport> {
         flushes: rec.flushes,
         live_bytes: rec.live_bytes,
         compact_time: rec.compact_time,
-        race,
+        attempts: rec.attempts.len(),
         catalog,
         verify_time,
         seek_times,
@@ -244,20 +246,16 @@ pub struct Recorded {
     pub final_state: EntityTable,
     /// The shadow-play report made at the end of the session.
     pub report: Option<ReportDone>,
+    /// The runners' finished attempts.
+    pub attempts: Vec<Attempt>,
 }
-
-/// The player whose run becomes the ghost: it crosses a checkpoint every [`CHECKPOINT_EVERY`] ticks.
-pub const RUNNER: u32 = 1;
-/// Ticks between the runner's checkpoints.
-pub const CHECKPOINT_EVERY: u32 = 300;
-/// How far the live racer trails the ghost, in ticks.
-pub const RACE_TRAIL_TICKS: u32 = 10;
 
 /// Simulates `cfg.ticks()` ticks and records them through the real pipeline with
 /// [`super::simulate::record`] (the loop of `tickreel simulate`): an `Engine`, a `Recorder` fed
 /// one batch per tick (the server thread's only work), the writer thread flushing live segments,
-/// and the compaction worker producing `path`. [`DemoHooks`] adds the runner's checkpoints,
-/// registers the players, and records the true entity state after each tick in `targets`.
+/// and the compaction worker producing `path`. [`DemoHooks`] moves the course's runners
+/// (their poses and checkpoints), registers the players, and records the true entity state after
+/// each tick in `targets`.
 pub fn record(cfg: &DemoConfig, path: &Path, targets: &[u32]) -> tickreel::Result<Recorded> {
     let options = RecorderOptions {
         info: RecordingInfo {
@@ -301,6 +299,7 @@ pub fn record(cfg: &DemoConfig, path: &Path, targets: &[u32]) -> tickreel::Resul
         truth: HashMap::new(),
         table: EntityTable::default(),
         players_seen: 0,
+        course: Course::new(cfg.seed),
     };
     let done =
         super::simulate::record(&session, &mut hooks).map_err(|e| super::io_in_file(path, e))?;
@@ -322,6 +321,7 @@ pub fn record(cfg: &DemoConfig, path: &Path, targets: &[u32]) -> tickreel::Resul
         truth: hooks.truth,
         final_state: hooks.table,
         report: done.report,
+        attempts: hooks.course.attempts,
     })
 }
 
@@ -334,6 +334,7 @@ struct DemoHooks<'a> {
     /// The entity state after the last simulated tick.
     table: EntityTable,
     players_seen: usize,
+    course: Course,
 }
 
 impl Hooks for DemoHooks<'_> {
@@ -358,22 +359,21 @@ impl Hooks for DemoHooks<'_> {
         events: &mut Vec<Event>,
         submit: bool,
     ) -> tickreel::Result<()> {
-        if tick > 0 && tick.is_multiple_of(CHECKPOINT_EVERY) && self.table.get(RUNNER).is_some() {
-            events.push(Event::Checkpoint {
-                entity: RUNNER,
-                index: tick / CHECKPOINT_EVERY,
-            });
-        }
+        self.course.tick(tick, events);
         for e in events.iter() {
             if let Event::EntityAdd { entity, kind, .. } = *e {
                 self.players_seen += 1;
                 if submit {
-                    rec.register_entity(EntityInfo {
-                        id: entity,
-                        kind,
-                        uuid: Some(uuid::Uuid::from_u128(0x7e57_0000_0000 + u128::from(entity))),
-                        name: Some(format!("player{entity}")),
-                    })?;
+                    rec.register_entity(demo_course::runner_info(entity).unwrap_or_else(|| {
+                        EntityInfo {
+                            id: entity,
+                            kind,
+                            uuid: Some(uuid::Uuid::from_u128(
+                                0x7e57_0000_0000 + u128::from(entity),
+                            )),
+                            name: Some(format!("player{entity}")),
+                        }
+                    }))?;
                 }
             }
             self.table.apply(e);
@@ -383,87 +383,6 @@ impl Hooks for DemoHooks<'_> {
         }
         Ok(())
     }
-}
-
-/// What the ghost race measured.
-#[derive(Debug, Clone, Default)]
-pub struct Race {
-    pub entity: u32,
-    pub load_time: Duration,
-    pub run_ticks: u32,
-    pub samples: u64,
-    pub sample_time: Duration,
-    /// Largest distance between the ghost and the recorded pose at recorded ticks (blocks).
-    pub max_error_at_recorded_ticks: f64,
-    /// Live delta readings (live ticks, seconds) at a few moments.
-    pub deltas: Vec<(u32, f64)>,
-    /// Split comparisons (checkpoint, seconds).
-    pub splits: Vec<(u32, f64)>,
-}
-
-/// Loads the runner's run as a ghost, samples it at 60 Hz over the whole run, and races it against
-/// a live run that is the same path `trail` ticks later: the live delta and every split must read
-/// `+trail` ticks.
-pub fn race(reader: &Reader, entity: u32, trail: u32) -> tickreel::Result<Race> {
-    let started = Instant::now();
-    let track = Arc::new(GhostTrack::load(reader, entity, GhostRange::all())?);
-    let load_time = started.elapsed();
-    let run_ticks = track.duration_ticks();
-    let mut cursor = GhostCursor::new(track.clone());
-    let rate = track.tick_rate();
-    let step = rate / 60.0;
-    let n = (f64::from(run_ticks) / step) as u64;
-    let started = Instant::now();
-    let mut sink = 0.0;
-    for i in 0..=n {
-        sink += cursor.sample(i as f64 * step).x;
-    }
-    let sample_time = started.elapsed();
-    std::hint::black_box(sink);
-    let mut max_err: f64 = 0.0;
-    for i in 0..track.len() {
-        let t = f64::from(track.tick(i) - track.origin_tick());
-        let s = cursor.sample(t);
-        let p = track.pose(i);
-        let d = ((s.x - p[0]).powi(2) + (s.y - p[1]).powi(2) + (s.z - p[2]).powi(2)).sqrt();
-        max_err = max_err.max(d);
-    }
-    // The live racer is the ghost's own path, `trail` ticks behind.
-    let mut delta = LiveDelta::new(track.clone());
-    let mut splits = LiveSplits::new(track.clone());
-    let mut deltas = Vec::new();
-    let mut split_out = Vec::new();
-    let checkpoints: Vec<(u32, u32)> = track
-        .splits()
-        .iter()
-        .map(|s| (s.checkpoint, s.tick))
-        .collect();
-    let marks: Vec<u32> = (1..4).map(|q| run_ticks * q / 4).collect();
-    let mut ghost_at = GhostCursor::new(track.clone());
-    for live_t in trail..=run_ticks + trail {
-        let own = ghost_at.sample(f64::from(live_t - trail));
-        let reading = delta.update(f64::from(live_t), own.position());
-        if marks.contains(&(live_t - trail)) {
-            deltas.push((live_t, reading.seconds()));
-        }
-        for &(cp, tick) in &checkpoints {
-            if tick + trail == live_t
-                && let Some(c) = splits.checkpoint(cp, f64::from(live_t))
-            {
-                split_out.push((cp, c.delta_seconds));
-            }
-        }
-    }
-    Ok(Race {
-        entity,
-        load_time,
-        run_ticks,
-        samples: n + 1,
-        sample_time,
-        max_error_at_recorded_ticks: max_err,
-        deltas,
-        splits: split_out,
-    })
 }
 
 /// Opens the file and checks every checksum and the index.
@@ -539,8 +458,10 @@ pub fn print_report(r: &DemoReport, out: &mut impl Write) -> io::Result<()> {
     writeln!(out, "recording        {}", r.path.display())?;
     writeln!(
         out,
-        "session          {} players online ({} over the session), {} ticks = {:.0} player-seconds",
+        "session          {} players online ({} simulated, {} course runners; {} over the session), {} ticks = {:.0} player-seconds",
         r.players,
+        r.players - demo_course::RUNNERS.len() as u32,
+        demo_course::RUNNERS.len(),
         r.players_seen,
         r.ticks,
         r.player_seconds()
@@ -593,54 +514,7 @@ pub fn print_report(r: &DemoReport, out: &mut impl Write) -> io::Result<()> {
         ms(r.decode_time),
         r.decode_rate() / 1e6
     )?;
-    let g = &r.race;
-    writeln!(
-        out,
-        "ghost            player{} over {} ticks: loaded in {:.2} ms; {} samples at 60 Hz, {:.0} ns each; max {:.5} blocks from the recorded poses at recorded ticks",
-        g.entity,
-        g.run_ticks,
-        ms(g.load_time),
-        g.samples,
-        g.sample_time.as_nanos() as f64 / g.samples.max(1) as f64,
-        g.max_error_at_recorded_ticks
-    )?;
-    let deltas: Vec<String> = g
-        .deltas
-        .iter()
-        .map(|(t, s)| format!("tick {t}: {}", tickreel::ghost::SignedSeconds::new(*s)))
-        .collect();
-    writeln!(
-        out,
-        "race             a live run {} ticks behind the ghost reads {}",
-        RACE_TRAIL_TICKS,
-        deltas.join(", ")
-    )?;
-    let splits: Vec<String> = g
-        .splits
-        .iter()
-        .map(|(c, s)| format!("#{c} {}", tickreel::ghost::SignedSeconds::new(*s)))
-        .collect();
-    writeln!(
-        out,
-        "splits           {}",
-        if splits.is_empty() {
-            "(the runner left before a checkpoint)".to_string()
-        } else {
-            splits.join(", ")
-        }
-    )?;
-    let c = &r.catalog;
-    writeln!(
-        out,
-        "catalog          run registered in sqlite:{} in {:.1} ms; best on {} {} ({} ticks, {} splits); its ghost loaded through the catalog in {:.2} ms",
-        c.db.display(),
-        ms(c.register_time),
-        super::demo_catalog::COURSE,
-        c.best_shown,
-        c.best_ticks,
-        c.splits,
-        ms(c.ghost_time)
-    )?;
+    super::demo_catalog::print(r.catalog.as_ref(), r.attempts, out)?;
     if let Some(rp) = &r.report {
         let secs = f64::from(rp.last_tick - rp.first_tick + 1) / TICK_RATE;
         writeln!(
@@ -672,6 +546,14 @@ pub fn print_report(r: &DemoReport, out: &mut impl Write) -> io::Result<()> {
         out,
         "inspect it with: tickreel info {0} | tickreel dump {0} --to 20 | tickreel export {0} poses.csv",
         r.path.display()
+    )?;
+    writeln!(
+        out,
+        "draw it with:    tickreel render {0} --out map.svg --entity {1} --entity {2} | tickreel ghost {0} --entity {2} --from-checkpoint 0 --to-checkpoint {3} --plot race.svg --ghost-entity {1}",
+        r.path.display(),
+        demo_course::FIRST_RUNNER,
+        demo_course::FIRST_RUNNER + 1,
+        demo_course::FINISH
     )?;
     Ok(())
 }

@@ -1,13 +1,15 @@
 //! `tickreel ghost FILE --entity E [--from-checkpoint A] [--to-checkpoint B] [--hz 60] [--splits]`:
 //! one entity's run as the ghost cursor samples it, as CSV (`t,x,y,z,yaw,pitch`, t in ticks from
-//! the run's start), or its splits (`checkpoint,tick,seconds`).
+//! the run's start), or its splits (`checkpoint,tick,seconds`). With `--plot delta.svg
+//! --ghost-entity G [--ghost-file GHOST]`: a chart of the run's live delta against that ghost over
+//! the run, with the splits ([`super::ghost_plot`]).
 
 use std::io::{self, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use tickreel::Error;
-use tickreel::ghost::{GhostCursor, GhostRange, GhostTrack, RunEnd, RunStart};
+use tickreel::ghost::{GhostCursor, GhostRange, GhostTrack, RunEnd, RunStart, SignedSeconds};
 
 use super::Out;
 
@@ -30,8 +32,21 @@ pub struct Args {
     #[arg(long, default_value_t = 60.0)]
     pub hz: f64,
     /// Print the splits (checkpoint, tick from the start, seconds) instead of poses.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "plot")]
     pub splits: bool,
+    /// Write an SVG chart of this run's live delta against a ghost (--ghost-entity and/or
+    /// --ghost-file, over the same checkpoints) instead of printing CSV.
+    #[arg(long, value_name = "SVG")]
+    pub plot: Option<PathBuf>,
+    /// The ghost's entity (default: --entity, in --ghost-file).
+    #[arg(long, requires = "plot", value_name = "ID")]
+    pub ghost_entity: Option<u32>,
+    /// The ghost's recording (default: FILE).
+    #[arg(long, requires = "plot", value_name = "FILE")]
+    pub ghost_file: Option<PathBuf>,
+    /// Replace the --plot file if it exists.
+    #[arg(long, requires = "plot")]
+    pub force: bool,
 }
 
 pub fn run(a: Args, out: &mut Out) -> tickreel::Result<()> {
@@ -51,7 +66,68 @@ pub fn run(a: Args, out: &mut Out) -> tickreel::Result<()> {
     let track = Arc::new(
         GhostTrack::load(&reader, a.entity, range).map_err(|e| super::in_file(&a.file, e))?,
     );
+    if let Some(plot) = &a.plot {
+        return write_plot(&a, plot, &track, range, out);
+    }
     write(&track, &a, out).map_err(Error::Io)
+}
+
+/// `--plot`: races the run against the ghost and writes the chart.
+fn write_plot(
+    a: &Args,
+    plot: &Path,
+    run: &Arc<GhostTrack>,
+    range: GhostRange,
+    out: &mut Out,
+) -> tickreel::Result<()> {
+    if a.ghost_entity.is_none() && a.ghost_file.is_none() {
+        return Err(Error::InvalidArgument(
+            "--plot needs a ghost to race: --ghost-entity ID and/or --ghost-file FILE".into(),
+        ));
+    }
+    if super::object::url_of(plot).is_some() {
+        return Err(Error::InvalidArgument(
+            "--plot must be a local file, not an object URL".into(),
+        ));
+    }
+    let ghost_file = a.ghost_file.as_deref().unwrap_or(&a.file);
+    let ghost_entity = a.ghost_entity.unwrap_or(a.entity);
+    let ghost_reader = super::open(ghost_file)?;
+    let ghost = Arc::new(
+        GhostTrack::load(&ghost_reader, ghost_entity, range)
+            .map_err(|e| super::in_file(ghost_file, e))?,
+    );
+    let series = super::ghost_plot::race(run, &ghost);
+    let name = |p: &Path| {
+        p.file_name().map_or_else(
+            || p.display().to_string(),
+            |n| n.to_string_lossy().into_owned(),
+        )
+    };
+    let title = format!(
+        "{} entity {} ({:.2} s) against the ghost {} entity {} ({:.2} s)",
+        name(&a.file),
+        a.entity,
+        run.duration_seconds(),
+        name(ghost_file),
+        ghost_entity,
+        ghost.duration_seconds()
+    );
+    let doc = super::ghost_plot::draw(&series, &title);
+    let mut inputs = vec![a.file.as_path()];
+    inputs.push(ghost_file);
+    crate::svg::save(plot, &inputs, a.force, &doc)?;
+    let last = series.delta.last().map_or(0.0, |p| p[1]);
+    writeln!(
+        out,
+        "wrote {}: {} ticks raced, final delta {}, {} splits, {} bytes",
+        plot.display(),
+        series.delta.len(),
+        SignedSeconds::new(last),
+        series.splits.len(),
+        doc.len()
+    )?;
+    Ok(())
 }
 
 fn write(track: &Arc<GhostTrack>, a: &Args, mut out: impl Write) -> io::Result<()> {

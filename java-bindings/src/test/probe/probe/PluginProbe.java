@@ -8,11 +8,11 @@ import io.tickreel.GhostSample;
 import io.tickreel.Playhead;
 import io.tickreel.Recorder;
 import io.tickreel.RecorderOptions;
-import io.tickreel.RecordingOptions;
-import io.tickreel.Replay;
-import io.tickreel.ReplayState;
-import io.tickreel.ReplayWriter;
-import io.tickreel.TickWriter;
+import io.tickreel.ReelOptions;
+import io.tickreel.Reader;
+import io.tickreel.SeekState;
+import io.tickreel.ReelWriter;
+import io.tickreel.Batch;
 import io.tickreel.Tickreel;
 import io.tickreel.TickreelException;
 import java.nio.file.Files;
@@ -33,12 +33,12 @@ public final class PluginProbe implements Function<String, String> {
             Path reel = dir.resolve("probe.reel");
             int players = 3;
             int ticks = 120;
-            try (ReplayWriter w = ReplayWriter.create(reel, RecordingOptions.builder().chunkTicks(40).build())) {
+            try (ReelWriter w = ReelWriter.create(reel, ReelOptions.builder().chunkTicks(40).build())) {
                 for (int p = 1; p <= players; p++) {
                     w.registerEntity(EntityInfo.player(p, new UUID(7, p), "player" + p));
                 }
                 w.putMetadata("plugin", "probe");
-                TickWriter t = new TickWriter(64);
+                Batch t = new Batch(64);
                 for (int tick = 0; tick < ticks; tick++) {
                     t.clear();
                     for (int p = 1; p <= players; p++) {
@@ -53,10 +53,10 @@ public final class PluginProbe implements Function<String, String> {
                 w.finish();
             }
             String seen;
-            try (Replay r = Replay.open(reel)) {
-                ReplayState s = r.seek(ticks - 1);
+            try (Reader r = Reader.open(reel)) {
+                SeekState s = r.seek(ticks - 1);
                 double x = s.entity(2).orElseThrow().pose().x();
-                seen = "ticks=" + r.info().tickCount()
+                seen = "ticks=" + r.header().tickCount()
                         + " entities=" + s.entities().size()
                         + " x2=" + x
                         + " names=" + r.entities().size()
@@ -68,7 +68,7 @@ public final class PluginProbe implements Function<String, String> {
             try (Engine engine = new Engine();
                     Recorder rec = engine.startRecording(live, RecorderOptions.builder().overwrite(true).build())) {
                 rec.registerPlayer(1, new UUID(7, 1), "player1");
-                TickWriter t = new TickWriter(64);
+                Batch t = new Batch(64);
                 for (int tick = 0; tick < ticks; tick++) {
                     t.clear();
                     if (tick == 0) {
@@ -100,7 +100,7 @@ public final class PluginProbe implements Function<String, String> {
             Path bad = dir.resolve("bad.reel");
             Files.write(bad, new byte[300]);
             String error = "none";
-            try (Replay r = Replay.open(bad)) {
+            try (Reader r = Reader.open(bad)) {
                 error = "opened";
             } catch (TickreelException e) {
                 error = e.getClass().getName() + ":" + e.kind();

@@ -7,7 +7,7 @@ import java.util.Arrays;
 
 /**
  * The Java side of {@code java-bindings/bench.sh}: nanoseconds per player-tick when a server
- * thread encodes each tick with {@link TickWriter} and submits it with one {@link Recorder#submit}
+ * thread encodes each tick with {@link Batch} and submits it with one {@link Recorder#submit}
  * (one native call). The same workload runs through {@code Recorder::submit_tick} in Rust in
  * {@code native/cli/src/bench/jni.rs}; keep {@link #fill} and its {@code fill} identical, and the
  * rounds alike. Prints {@code jni_ns_per_player_tick=<median>}.
@@ -43,7 +43,7 @@ public final class JniBench {
     }
 
     /** One tick's events (the timed work with the submit); must stay identical to jni.rs {@code fill}. */
-    static void fill(int t, TickWriter w, double[] table) {
+    static void fill(int t, Batch w, double[] table) {
         w.clear();
         int i = t * PLAYERS * 5;
         for (int p = 0; p < PLAYERS; p++, i += 5) {
@@ -71,7 +71,7 @@ public final class JniBench {
                 .flushInterval(Duration.ofHours(1))
                 .flushOnPlayerLeave(false)
                 .build();
-        TickWriter w = new TickWriter();
+        Batch w = new Batch();
         long elapsed;
         try (Recorder rec = engine.startRecording(dir.resolve("jni-bench-" + run + ".reel"), options)) {
             int warm = ticks / 2;

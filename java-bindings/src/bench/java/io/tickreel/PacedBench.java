@@ -16,7 +16,7 @@ import java.util.stream.Stream;
  *
  * <ul>
  *   <li>{@code jni_paced_ns_per_player_tick_median} / {@code _p99}: per tick, fill a
- *       {@link TickWriter} with 200 players' poses and {@link Recorder#submit(int, TickWriter)} it
+ *       {@link Batch} with 200 players' poses and {@link Recorder#submit(int, Batch)} it
  *       (one native call), the engine's writer running as in production (default options);
  *   <li>{@code jni_paced_floor_ns_per_player_tick_median} / {@code _p99}: the same fill into a
  *       second writer, then the same bytes copied into its direct {@link java.nio.ByteBuffer} (what
@@ -50,7 +50,7 @@ public final class PacedBench {
         return v;
     }
 
-    static void fill(int t, TickWriter w, double[] table) {
+    static void fill(int t, Batch w, double[] table) {
         w.clear();
         int i = (t % (table.length / (PLAYERS * 5))) * PLAYERS * 5;
         for (int p = 0; p < PLAYERS; p++, i += 5) {
@@ -80,8 +80,8 @@ public final class PacedBench {
 
     /** Records {@code warm} ticks back to back (JIT), then {@code paced} ticks at 20 ticks/s. */
     static void paced(Engine engine, Path dir, int warm, int paced, double[] table) throws Exception {
-        TickWriter w = new TickWriter();
-        TickWriter floor = new TickWriter();
+        Batch w = new Batch();
+        Batch floor = new Batch();
         long[] submit = new long[paced];
         long[] copy = new long[paced];
         long sink = 0;
@@ -121,7 +121,7 @@ public final class PacedBench {
     /** Bytes allocated per {@code advance()} over {@code calls} calls, after as many to warm up. */
     static void advanceAllocs(Engine engine, Path dir, int ticks, int calls, double[] table) throws Exception {
         Path reel = dir.resolve("advance.reel");
-        TickWriter w = new TickWriter();
+        Batch w = new Batch();
         try (Recorder rec = engine.startRecording(reel, RecorderOptions.defaults())) {
             for (int t = 0; t < ticks; t++) {
                 fill(t, w, table);
@@ -140,7 +140,7 @@ public final class PacedBench {
         try (Playhead ph = Playhead.open(reel)) {
             ph.play();
             for (int i = 0; i < calls; i++) {
-                PlaybackUpdate u = ph.advance();
+                Update u = ph.advance();
                 if (u.position() >= ticks - 1) {
                     ph.seek(0);
                 } else if (u.stalled()) {

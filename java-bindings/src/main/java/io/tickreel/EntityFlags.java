@@ -2,7 +2,7 @@ package io.tickreel;
 
 /**
  * Bits of the entity flags value that tickreel understands; the other bits are the game's own and
- * are stored as they are. Record the full value with {@link TickWriter#flags(int, int)}.
+ * are stored as they are. Record the full value with {@link Batch#flags(int, int)}.
  */
 public final class EntityFlags {
     /** Standing on the ground. */

@@ -6,8 +6,8 @@ import java.util.UUID;
 
 /**
  * Who an entity of a recording is: its id in the recording, a game-defined kind, and optionally a
- * UUID and a name (a player's). Register it with {@link ReplayWriter#registerEntity(EntityInfo)};
- * read it back with {@link Replay#entities()}.
+ * UUID and a name (a player's). Register it with {@link ReelWriter#registerEntity(EntityInfo)};
+ * read it back with {@link Reader#entities()}.
  *
  * @param id the entity id used in tick events (an unsigned 32-bit value)
  * @param kind the game-defined kind (e.g. a Minecraft entity type id)

@@ -1,7 +1,7 @@
 package io.tickreel;
 
 /**
- * One event of a recorded tick, as read back from a recording (see {@link Replay#ticks(int, int)}).
+ * One event of a recorded tick, as read back from a recording (see {@link Reader#ticks(int, int)}).
  * Movement is stored as poses: a reader sees one {@link Moved} per entity per tick it moved (the
  * library folds {@code position}/{@code rotation} updates into it); {@link EntityAdd} and
  * {@link Teleport} carry the pose themselves. Entity ids, kinds, flags and indices are unsigned

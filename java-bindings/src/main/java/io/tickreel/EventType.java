@@ -3,9 +3,9 @@ package io.tickreel;
 import java.util.Objects;
 
 /**
- * A registered custom event type: the id used by {@link TickWriter#custom(int, byte[])}, a name,
+ * A registered custom event type: the id used by {@link Batch#custom(int, byte[])}, a name,
  * and the schema version of its payload (owned by the game). Register it with
- * {@link ReplayWriter#registerEventType(EventType)}; read it back with {@link Replay#eventTypes()}.
+ * {@link ReelWriter#registerEventType(EventType)}; read it back with {@link Reader#eventTypes()}.
  *
  * @param id the type id (an unsigned 32-bit value)
  * @param name a name such as {@code "block_change"}

@@ -24,7 +24,7 @@ public final class FinishHandle implements AutoCloseable {
 
     /** Whether compaction has completed (successfully or not). Never blocks. */
     public boolean isDone() {
-        return NativeBridge.finishIsDone(handle.get());
+        return NativeBridge.finishHandleIsDone(handle.get());
     }
 
     /**
@@ -33,7 +33,7 @@ public final class FinishHandle implements AutoCloseable {
      * @throws TickreelException if compaction failed
      */
     public Optional<Path> poll() {
-        return path(NativeBridge.finishPoll(handle.get()));
+        return path(NativeBridge.finishHandlePoll(handle.get()));
     }
 
     /**
@@ -42,7 +42,7 @@ public final class FinishHandle implements AutoCloseable {
      * @throws TickreelException if compaction failed
      */
     public Path await() {
-        return path(NativeBridge.finishAwait(handle.get(), -1)).orElseThrow();
+        return path(NativeBridge.finishHandleAwait(handle.get(), -1)).orElseThrow();
     }
 
     /**
@@ -53,7 +53,7 @@ public final class FinishHandle implements AutoCloseable {
     public Optional<Path> await(Duration timeout) {
         Objects.requireNonNull(timeout, "timeout");
         long nanos = timeout.isNegative() ? 0 : saturatedNanos(timeout);
-        return path(NativeBridge.finishAwait(handle.get(), nanos));
+        return path(NativeBridge.finishHandleAwait(handle.get(), nanos));
     }
 
     /**
@@ -71,7 +71,7 @@ public final class FinishHandle implements AutoCloseable {
             CompletableFuture<Path> f = new CompletableFuture<>();
             Thread waiter = new Thread(() -> {
                 try {
-                    f.complete(path(NativeBridge.finishAwait(h, -1)).orElseThrow());
+                    f.complete(path(NativeBridge.finishHandleAwait(h, -1)).orElseThrow());
                 } catch (Throwable t) {
                     f.completeExceptionally(t);
                 }

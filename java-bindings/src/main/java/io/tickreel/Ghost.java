@@ -77,21 +77,41 @@ public final class Ghost implements AutoCloseable {
         return new Ghost(NativeBridge.ghostLoad(path.toString(), entity, range.toNative()));
     }
 
+    /**
+     * Loads {@code entity}'s run in {@code range} from the recording at {@code location} (an
+     * object URL, {@code s3://bucket/key}, or a local path) on a background thread, opening it
+     * there too: the returned handle is polled without ever waiting. A missing object or refused
+     * credentials are thrown by {@link GhostLoad#take()}.
+     *
+     * @throws IllegalArgumentException for a malformed URL
+     */
+    public static GhostLoad loadAsync(String location, ObjectOptions options, int entity, GhostRange range) {
+        Objects.requireNonNull(location, "location");
+        Objects.requireNonNull(options, "options");
+        Objects.requireNonNull(range, "range");
+        long o = options.toNative();
+        try {
+            return new GhostLoad(NativeBridge.ghostLoadAsyncUrl(location, o, entity, range.toNative()));
+        } finally {
+            NativeBridge.close(o);
+        }
+    }
+
     /** Loads in the background; see {@link #loadAsync(Path, int, GhostRange)}. */
-    public static GhostLoading loadAsync(Path path, int entity) {
+    public static GhostLoad loadAsync(Path path, int entity) {
         return loadAsync(path, entity, GhostRange.all());
     }
 
     /**
      * Loads on a background thread; the returned handle is polled from the server thread without
-     * ever waiting ({@link GhostLoading#isReady()}, {@link GhostLoading#take()}). Closing it cancels
+     * ever waiting ({@link GhostLoad#isReady()}, {@link GhostLoad#take()}). Closing it cancels
      * the load.
      */
-    public static GhostLoading loadAsync(Path path, int entity, GhostRange range) {
+    public static GhostLoad loadAsync(Path path, int entity, GhostRange range) {
         Objects.requireNonNull(path, "path");
         Objects.requireNonNull(range, "range");
         NativeLoader.ensureLoaded();
-        return new GhostLoading(NativeBridge.ghostLoadAsync(path.toString(), entity, range.toNative()));
+        return new GhostLoad(NativeBridge.ghostLoadAsync(path.toString(), entity, range.toNative()));
     }
 
     /** The entity whose run this is. */

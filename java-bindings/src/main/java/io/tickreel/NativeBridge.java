@@ -25,6 +25,20 @@ final class NativeBridge {
     /** Must equal the library's (native/bridge/api/library.rs). */
     static final int ABI_VERSION = 5;
 
+    // --- catalog (native/bridge/api/catalog.rs documents each) ---
+    static native long catalogOpen(String url);
+    static native long catalogRegister(long catalog, String file, String course, long[] player, String playerName, int entity, int[] range);
+    static native long catalogTop(long catalog, String course, int n);
+    static native long catalogPersonalBest(long catalog, String course, long[] player);
+    static native long catalogAround(long catalog, String course, int rank, int k);
+    static native long catalogRecent(long catalog, long[] player, String course, int n);
+    static native long catalogSumOfBest(long catalog, String course, long[] player);
+    static native long catalogLoadGhost(long catalog, String course, int rank, long[] player);
+    static native long catalogPrune(long catalog, boolean dryRun);
+    static native boolean catalogCallPoll(long call);
+    static native byte[] catalogCallRows(long call);
+    static native long catalogCallGhostLoad(long call);
+
     // --- engine (native/bridge/api/engine.rs documents each) ---
     static native long engineNew(long[] options);
     static native void engineClose(long engine);
@@ -42,9 +56,9 @@ final class NativeBridge {
     static native Object recorderStatus(long recorder);
     static native long recorderFinish(long recorder);
     static native void recorderAbort(long recorder);
-    static native String finishPoll(long finish);
-    static native boolean finishIsDone(long finish);
-    static native String finishAwait(long finish, long timeoutNanos);
+    static native String finishHandlePoll(long finish);
+    static native boolean finishHandleIsDone(long finish);
+    static native String finishHandleAwait(long finish, long timeoutNanos);
 
     // --- ghost (native/bridge/api/ghost.rs documents each) ---
     static native long ghostLoad(String path, int entity, int[] range);
@@ -68,6 +82,20 @@ final class NativeBridge {
     static native void close(long handle);
     static native long[] defaultOptions(int family);
 
+    // --- object (native/bridge/api/object.rs documents each) ---
+    static native long objectOptionsNew();
+    static native void objectOptionsSetEndpoint(long options, String endpoint);
+    static native void objectOptionsSetRegion(long options, String region);
+    static native void objectOptionsSetCredentials(long options, String accessKeyId, String secretAccessKey, String sessionToken);
+    static native void objectOptionsSetAllowHttp(long options, boolean allow);
+    static native void objectOptionsSetTimeouts(long options, int connectMs, int requestMs, int deadlineMs);
+    static native void objectOptionsSetRetries(long options, int retries, int backoffInitialMs, int backoffMaxMs);
+    static native long readerOpenUrl(String location, long options);
+    static native long ghostLoadAsyncUrl(String location, long options, int entity, int[] range);
+    static native long recorderFinishUpload(long recorder, String url, long options, boolean overwrite, boolean removeLocal);
+    static native String pendingUploadPoll(long upload);
+    static native long pendingUploadBytes(long upload);
+
     // --- playhead (native/bridge/api/playhead.rs documents each) ---
     static native long playheadOpen(String path, int startTick);
     static native long playheadFollow(String path, int startTick);
@@ -90,27 +118,27 @@ final class NativeBridge {
     static native byte[] playheadWorldEvents(long playhead);
 
     // --- reader (native/bridge/api/reader.rs documents each) ---
-    static native long replayOpen(String path);
-    static native long[] replayInfo(long reader);
-    static native byte[] replayMetadata(long reader);
-    static native long[] replaySeek(long reader, int tick);
-    static native byte[] replayTicks(long reader, int from, int to);
-    static native long[] replayVerify(long reader);
+    static native long readerOpen(String path);
+    static native long[] readerInfo(long reader);
+    static native byte[] readerMetadata(long reader);
+    static native long[] readerSeek(long reader, int tick);
+    static native byte[] readerTicks(long reader, int from, int to);
+    static native long[] readerVerify(long reader);
 
     // --- shadow (native/bridge/api/shadow.rs documents each) ---
-    static native long[] shadowStart(long engine, String path, long[] recorderOptions, long[] shadowOptions);
-    static native long shadowReport(long shadow, int player, String path, long[] options, String[] metadata);
-    static native long[] shadowStats(long shadow);
-    static native boolean shadowIsAttached(long shadow);
+    static native long[] shadowBufferStart(long engine, String path, long[] recorderOptions, long[] shadowOptions);
+    static native long shadowBufferReport(long shadow, int player, String path, long[] options, String[] metadata);
+    static native long[] shadowBufferStats(long shadow);
+    static native boolean shadowBufferIsAttached(long shadow);
 
     // --- writer (native/bridge/api/writer.rs documents each) ---
-    static native long writerCreate(String path, long[] options);
-    static native void writerTick(long writer, int tick, ByteBuffer batch, int batchOffset, int batchLength);
-    static native void writerSnapshot(long writer, byte[] bytes);
-    static native void writerRegisterEntity(long writer, int entity, int kind, long[] uuid, String name);
-    static native void writerRegisterEventType(long writer, int typeId, String name, int version);
-    static native void writerPutMetadata(long writer, byte[] nbt);
-    static native long writerFinish(long writer);
+    static native long reelWriterCreate(String path, long[] options);
+    static native void reelWriterTick(long writer, int tick, ByteBuffer batch, int batchOffset, int batchLength);
+    static native void reelWriterSnapshot(long writer, byte[] bytes);
+    static native void reelWriterRegisterEntity(long writer, int entity, int kind, long[] uuid, String name);
+    static native void reelWriterRegisterEventType(long writer, int typeId, String name, int version);
+    static native void reelWriterPutMetadata(long writer, byte[] nbt);
+    static native long reelWriterFinish(long writer);
     static native long quantityCheck(int quantity, String what, double value);
     // @generated-end
 }

@@ -7,14 +7,14 @@ import java.util.Objects;
 /**
  * Steps through a finished recording, one server tick at a time: play and pause, 0.25x to 16x,
  * forward or in reverse, seek, and single steps. Made for a replay viewer on a game server:
- * call {@link #advance()} once per server tick and apply the returned {@link PlaybackUpdate}
- * (for {@link PlaybackUpdate.Motion#FORWARD FORWARD} the recorded ticks in order, otherwise the
+ * call {@link #advance()} once per server tick and apply the returned {@link Update}
+ * (for {@link Update.Motion#FORWARD FORWARD} the recorded ticks in order, otherwise the
  * entity states). {@code advance()} never blocks: chunks are decoded ahead on background threads,
- * and when they are late the update is {@link PlaybackUpdate#stalled() stalled} and later calls
+ * and when they are late the update is {@link Update#stalled() stalled} and later calls
  * catch up. {@link #seek(int)} and the steps may block to decode a chunk.
  *
  * <p>A new playhead is paused at its start tick. Calls are serialised; the playhead returns the same
- * {@link PlaybackUpdate} object from every call, so it is meant for one thread (the server's).
+ * {@link Update} object from every call, so it is meant for one thread (the server's).
  * Closing is safe while another thread's call is in flight; later calls throw
  * {@link IllegalStateException}.
  */
@@ -25,11 +25,11 @@ public final class Playhead implements AutoCloseable {
     public static final double MAX_SPEED = 16.0;
 
     private final NativeHandle handle;
-    private final PlaybackUpdate update;
+    private final Update update;
 
     private Playhead(long h) {
         this.handle = new NativeHandle(this, h, "Playhead");
-        this.update = new PlaybackUpdate(handle);
+        this.update = new Update(handle);
         NativeBridge.playheadCurrent(handle.get(), update.refill());
     }
 
@@ -66,8 +66,8 @@ public final class Playhead implements AutoCloseable {
      * is its final {@code .reel} path or its live directory. A background thread polls the live
      * directory (every 100 ms), so new ticks reach {@link #advance()} within the writer's flush
      * interval plus one poll while {@code advance()} still never does I/O. Before the first flush
-     * the update is {@link PlaybackUpdate#waiting() waiting}; at the live edge it is
-     * {@link PlaybackUpdate#atEdge() at the edge} and plays on as the recording grows; once the
+     * the update is {@link Update#waiting() waiting}; at the live edge it is
+     * {@link Update#atEdge() at the edge} and plays on as the recording grows; once the
      * recording is finished it goes on from the final file. {@link #close()} stops the thread.
      *
      * @throws IllegalArgumentException if {@code startTick} is negative
@@ -88,7 +88,7 @@ public final class Playhead implements AutoCloseable {
     }
 
     /** The update of the last call (right after opening: the jump to the start tick). */
-    public PlaybackUpdate update() {
+    public Update update() {
         handle.get();
         return update;
     }
@@ -99,7 +99,7 @@ public final class Playhead implements AutoCloseable {
      *
      * @return this playhead's update object, refilled
      */
-    public PlaybackUpdate advance() {
+    public Update advance() {
         NativeBridge.playheadAdvance(handle.get(), update.refill());
         return update;
     }
@@ -111,7 +111,7 @@ public final class Playhead implements AutoCloseable {
      * @throws IllegalArgumentException if {@code tick} is negative
      * @throws TickreelException if the chunk holding {@code tick} cannot be read (the position is unchanged)
      */
-    public PlaybackUpdate seek(int tick) {
+    public Update seek(int tick) {
         if (tick < 0) {
             throw new IllegalArgumentException("tick must not be negative (got " + tick + ")");
         }
@@ -120,13 +120,13 @@ public final class Playhead implements AutoCloseable {
     }
 
     /** Moves one recorded tick forward, playing or not (may block to decode the next chunk). */
-    public PlaybackUpdate stepForward() {
+    public Update stepForward() {
         NativeBridge.playheadStepForward(handle.get(), update.refill());
         return update;
     }
 
     /** Moves one recorded tick back, playing or not (may block to decode the chunk). */
-    public PlaybackUpdate stepBack() {
+    public Update stepBack() {
         NativeBridge.playheadStepBack(handle.get(), update.refill());
         return update;
     }
@@ -136,7 +136,7 @@ public final class Playhead implements AutoCloseable {
         NativeBridge.playheadPlay(handle.get());
     }
 
-    /** Stops playing: {@link #advance()} then returns {@link PlaybackUpdate.Motion#STILL STILL} updates. */
+    /** Stops playing: {@link #advance()} then returns {@link Update.Motion#STILL STILL} updates. */
     public void pause() {
         NativeBridge.playheadPause(handle.get());
     }

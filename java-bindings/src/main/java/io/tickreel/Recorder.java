@@ -9,7 +9,7 @@ import java.util.UUID;
 /**
  * One live recording, started by {@link Engine#startRecording} (or, shadowed, by {@link
  * ShadowBuffer#start}). The server thread encodes each
- * tick with a reused {@link TickWriter} and hands it over with {@link #submit(int, TickWriter)}:
+ * tick with a reused {@link Batch} and hands it over with {@link #submit(int, Batch)}:
  * one native call that copies the bytes into a pooled buffer and pushes them onto the writer's
  * queue (no I/O, no compression on the server thread). Ticks must be submitted in increasing order,
  * from one thread at a time; the other methods may be called from any thread.
@@ -17,7 +17,7 @@ import java.util.UUID;
  * <pre>{@code
  * Recorder rec = engine.startRecording(path, RecorderOptions.defaults());
  * rec.registerPlayer(7, player.getUniqueId(), player.getName());
- * TickWriter t = new TickWriter();
+ * Batch t = new Batch();
  * for (...) rec.submit(tick, t.clear().pose(7, x, y, z, yaw, pitch));
  * Path file = rec.finish().await();   // or poll() from the tick loop
  * }</pre>
@@ -71,7 +71,7 @@ public final class Recorder implements AutoCloseable {
      * @throws IllegalArgumentException for a tick not after the previous one, or an oversized batch
      * @throws IllegalStateException if the recording or its engine is closed or finished
      */
-    public boolean submit(int tick, TickWriter events) {
+    public boolean submit(int tick, Batch events) {
         long h = handle.get();
         ByteBuffer buf = events.sealDirect();
         return NativeBridge.recorderSubmit(h, tick, buf, 0, events.size());
@@ -96,7 +96,7 @@ public final class Recorder implements AutoCloseable {
     /**
      * A player left: triggers a flush (per the flush policy) so that their part is durable, and
      * starts the player's grace period in a {@link ShadowBuffer} this recorder feeds. Record the
-     * {@code PlayerLeave} event itself in the tick ({@link TickWriter#playerLeave}).
+     * {@code PlayerLeave} event itself in the tick ({@link Batch#playerLeave}).
      */
     public void playerLeft(int entity) {
         NativeBridge.recorderPlayerLeft(handle.get(), entity);
@@ -128,7 +128,7 @@ public final class Recorder implements AutoCloseable {
 
     /**
      * Sets one user metadata key (NBT-friendly values: numbers, strings, arrays, lists, maps,
-     * UUIDs; see {@link Replay#metadata()}). The key {@code "tickreel"} is reserved.
+     * UUIDs; see {@link Reader#metadata()}). The key {@code "tickreel"} is reserved.
      */
     public void setUserMetadata(String key, Object value) {
         Objects.requireNonNull(key, "key");
@@ -204,6 +204,27 @@ public final class Recorder implements AutoCloseable {
      */
     public FinishHandle finish() {
         return new FinishHandle(NativeBridge.recorderFinish(handle.get()));
+    }
+
+    /**
+     * Ends the recording as {@link #finish()} does and, once its {@code .reel} file is written,
+     * uploads it to the object URL {@code url} ({@code s3://bucket/key}) on a background thread:
+     * multipart for large files, never over an existing object unless {@code overwrite}, the
+     * uploaded size checked, then the local file removed if {@code removeLocal}. A failed upload
+     * keeps the local file. Returns at once.
+     *
+     * @throws IllegalArgumentException for a malformed URL (checked first: the recording then goes on)
+     * @throws IllegalStateException as {@link #finish()}
+     */
+    public PendingUpload finishAndUpload(String url, ObjectOptions options, boolean overwrite, boolean removeLocal) {
+        java.util.Objects.requireNonNull(url, "url");
+        java.util.Objects.requireNonNull(options, "options");
+        long o = options.toNative();
+        try {
+            return new PendingUpload(NativeBridge.recorderFinishUpload(handle.get(), url, o, overwrite, removeLocal));
+        } finally {
+            NativeBridge.close(o);
+        }
     }
 
     /** Throws the recording away: queued ticks are discarded and its live directory is removed. */

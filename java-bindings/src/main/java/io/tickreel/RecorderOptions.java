@@ -20,7 +20,7 @@ public final class RecorderOptions {
         DROP
     }
 
-    private final RecordingOptions recording;
+    private final ReelOptions recording;
     private final int flushBytes;
     private final Duration flushInterval;
     private final boolean flushOnPlayerLeave;
@@ -59,8 +59,8 @@ public final class RecorderOptions {
         return builder().build();
     }
 
-    /** Identity and chunking (as for a {@link ReplayWriter}). */
-    public RecordingOptions recording() {
+    /** Identity and chunking (as for a {@link ReelWriter}). */
+    public ReelOptions recording() {
         return recording;
     }
 
@@ -138,7 +138,7 @@ public final class RecorderOptions {
      * with its message. Null arguments throw {@link NullPointerException} at once.
      */
     public static final class Builder {
-        private final RecordingOptions.Builder recording = RecordingOptions.builder();
+        private final ReelOptions.Builder recording = ReelOptions.builder();
         private int flushBytes = 256 << 10;
         private Duration flushInterval = Duration.ofSeconds(5);
         private boolean flushOnPlayerLeave = true;

@@ -70,7 +70,7 @@ public final class ShadowBuffer implements AutoCloseable {
         Objects.requireNonNull(engine, "engine");
         Objects.requireNonNull(recorder, "recorder");
         Objects.requireNonNull(options, "options");
-        long[] h = NativeBridge.shadowStart(engine.nativeHandle(), path == null ? null : path.toString(),
+        long[] h = NativeBridge.shadowBufferStart(engine.nativeHandle(), path == null ? null : path.toString(),
                 recorder.toNative(), options.toNative());
         return new Started(new Recorder(engine, path, h[0]), new ShadowBuffer(engine, h[1]));
     }
@@ -105,7 +105,7 @@ public final class ShadowBuffer implements AutoCloseable {
             pairs[i++] = e.getKey();
             pairs[i++] = e.getValue();
         }
-        return new FinishHandle(NativeBridge.shadowReport(handle.get(), player, path.toString(),
+        return new FinishHandle(NativeBridge.shadowBufferReport(handle.get(), player, path.toString(),
                 options.toNativeWithRadius(), pairs));
     }
 
@@ -116,12 +116,12 @@ public final class ShadowBuffer implements AutoCloseable {
 
     /** Counters of this buffer. */
     public ShadowStats stats() {
-        return ShadowStats.fromNative(NativeBridge.shadowStats(handle.get()));
+        return ShadowStats.fromNative(NativeBridge.shadowBufferStats(handle.get()));
     }
 
     /** Whether the stream still feeds this buffer ({@code false} once it ended). */
     public boolean isAttached() {
-        return NativeBridge.shadowIsAttached(handle.get());
+        return NativeBridge.shadowBufferIsAttached(handle.get());
     }
 
     /** Releases the buffer's handle (reports already made go on; the stream does not end). Idempotent. */

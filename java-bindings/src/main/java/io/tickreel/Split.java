@@ -3,7 +3,7 @@ package io.tickreel;
 /**
  * A checkpoint crossing of a {@link Ghost}'s run.
  *
- * @param checkpoint the checkpoint index (as recorded with {@link TickWriter#checkpoint})
+ * @param checkpoint the checkpoint index (as recorded with {@link Batch#checkpoint})
  * @param tick ticks from the run's start
  * @param seconds seconds from the run's start
  */

@@ -4,7 +4,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Decodes the tick batch encoding (the inverse of {@link TickWriter}). Malformed input raises
+ * Decodes the tick batch encoding (the inverse of {@link Batch}). Malformed input raises
  * {@link TickreelException} of kind {@link TickreelException.Kind#CORRUPT}: batches come from the
  * native library, so a bad one means a damaged file or a mismatched build.
  */
@@ -34,10 +34,10 @@ final class TickReader {
     }
 
     /**
-     * Decodes the native {@code replayTicks} result: per tick, u32 BE tick, u32 BE length, batch.
+     * Decodes the native {@code readerTicks} result: per tick, u32 BE tick, u32 BE length, batch.
      */
-    static List<ReplayTick> decodeTicks(byte[] b) {
-        List<ReplayTick> out = new ArrayList<>();
+    static List<DecodedTick> decodeTicks(byte[] b) {
+        List<DecodedTick> out = new ArrayList<>();
         TickReader r = new TickReader(b, 0, b.length);
         while (r.pos < r.end) {
             int tick = r.u32be();
@@ -45,7 +45,7 @@ final class TickReader {
             if (len < 0 || len > r.end - r.pos) {
                 throw corrupt("tick " + tick + " claims " + len + " bytes");
             }
-            out.add(new ReplayTick(tick, decodeBatch(b, r.pos, len)));
+            out.add(new DecodedTick(tick, decodeBatch(b, r.pos, len)));
             r.pos += len;
         }
         return out;
@@ -54,32 +54,32 @@ final class TickReader {
     private Event event() {
         int kind = u8();
         switch (kind) {
-            case TickWriter.ENTITY_ADD:
+            case Batch.ENTITY_ADD:
                 return new Event.EntityAdd(u32(), u32(), pose());
-            case TickWriter.ENTITY_REMOVE:
+            case Batch.ENTITY_REMOVE:
                 return new Event.EntityRemove(u32());
-            case TickWriter.POSE:
+            case Batch.POSE:
                 return new Event.Moved(u32(), pose());
-            case TickWriter.POSITION:
+            case Batch.POSITION:
                 return new Event.Position(u32(), s64(), s64(), s64());
-            case TickWriter.ROTATION:
+            case Batch.ROTATION:
                 return new Event.Rotation(u32(), s64(), s64());
-            case TickWriter.TELEPORT:
+            case Batch.TELEPORT:
                 return new Event.Teleport(u32(), pose());
-            case TickWriter.FLAGS:
+            case Batch.FLAGS:
                 return new Event.Flags(u32(), u32());
-            case TickWriter.CHECKPOINT:
+            case Batch.CHECKPOINT:
                 return new Event.Checkpoint(u32(), u32());
-            case TickWriter.VELOCITY:
+            case Batch.VELOCITY:
                 return new Event.Velocity(u32(), s64(), s64(), s64());
-            case TickWriter.PLAYER_LEAVE:
+            case Batch.PLAYER_LEAVE:
                 return new Event.PlayerLeave(u32());
-            case TickWriter.CUSTOM: {
+            case Batch.CUSTOM: {
                 int type = u32();
                 return new Event.Custom(type, bytes(length()));
             }
             default:
-                if (kind >= TickWriter.EXTENSION_FIRST && kind <= TickWriter.EXTENSION_LAST) {
+                if (kind >= Batch.EXTENSION_FIRST && kind <= Batch.EXTENSION_LAST) {
                     return new Event.Extension(kind, bytes(length()));
                 }
                 throw corrupt(String.format("unknown event kind 0x%02x", kind));
@@ -128,7 +128,7 @@ final class TickReader {
 
     private int length() {
         long v = uvarint();
-        if (v < 0 || v > TickWriter.MAX_CUSTOM_BYTES) {
+        if (v < 0 || v > Batch.MAX_CUSTOM_BYTES) {
             throw corrupt("payload of " + Long.toUnsignedString(v) + " bytes");
         }
         return (int) v;

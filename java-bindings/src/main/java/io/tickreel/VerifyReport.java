@@ -1,7 +1,7 @@
 package io.tickreel;
 
 /**
- * What {@link Replay#verify()} found after reading, checking and decoding every chunk.
+ * What {@link Reader#verify()} found after reading, checking and decoding every chunk.
  *
  * @param chunks chunks checked
  * @param ticks ticks covered

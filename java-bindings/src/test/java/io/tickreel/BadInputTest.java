@@ -25,10 +25,10 @@ class BadInputTest {
 
     @Test
     void closedWriterThrowsIllegalState(@TempDir Path dir) {
-        ReplayWriter w = ReplayWriter.create(dir.resolve("a.reel"), RecordingOptions.defaults());
+        ReelWriter w = ReelWriter.create(dir.resolve("a.reel"), ReelOptions.defaults());
         w.close();
         w.close(); // idempotent
-        TickWriter t = new TickWriter().pose(1, 0, 0, 0, 0, 0);
+        Batch t = new Batch().pose(1, 0, 0, 0, 0, 0);
         assertClosed(() -> w.writeTick(0, t));
         assertClosed(() -> w.writeTick(0, ByteBuffer.allocateDirect(2)));
         assertClosed(() -> w.offerSnapshot(new byte[1]));
@@ -42,11 +42,11 @@ class BadInputTest {
 
     @Test
     void finishedWriterThrowsIllegalState(@TempDir Path dir) {
-        try (ReplayWriter w = ReplayWriter.create(dir.resolve("a.reel"), RecordingOptions.defaults())) {
-            w.writeTick(0, new TickWriter().entityAdd(1, 0, 0, 0, 0, 0, 0));
+        try (ReelWriter w = ReelWriter.create(dir.resolve("a.reel"), ReelOptions.defaults())) {
+            w.writeTick(0, new Batch().entityAdd(1, 0, 0, 0, 0, 0, 0));
             w.finish();
             IllegalStateException e = assertThrows(IllegalStateException.class,
-                    () -> w.writeTick(1, new TickWriter()));
+                    () -> w.writeTick(1, new Batch()));
             assertTrue(e.getMessage().contains("finished"), e.getMessage());
             assertThrows(IllegalStateException.class, w::finish);
             assertThrows(IllegalStateException.class, () -> w.putMetadata("k", 1));
@@ -55,11 +55,11 @@ class BadInputTest {
 
     @Test
     void closedReplayThrowsIllegalState(@TempDir Path dir) {
-        Path reel = ReplayTest.record(dir, 2, 20);
-        Replay r = Replay.open(reel);
+        Path reel = ReaderTest.record(dir, 2, 20);
+        Reader r = Reader.open(reel);
         r.close();
         r.close();
-        assertClosed(r::info);
+        assertClosed(r::header);
         assertClosed(r::metadata);
         assertClosed(r::entities);
         assertClosed(r::eventTypes);
@@ -70,28 +70,28 @@ class BadInputTest {
 
     @Test
     void staleForeignAndBogusHandles(@TempDir Path dir) {
-        Path reel = ReplayTest.record(dir, 1, 5);
-        Replay r = Replay.open(reel);
+        Path reel = ReaderTest.record(dir, 1, 5);
+        Reader r = Reader.open(reel);
         long h = handleOf(r);
         r.close();
         // A stale handle (closed) stays closed even after its slot is reused.
-        try (Replay again = Replay.open(reel)) {
-            assertThrows(IllegalStateException.class, () -> NativeBridge.replayInfo(h));
+        try (Reader again = Reader.open(reel)) {
+            assertThrows(IllegalStateException.class, () -> NativeBridge.readerInfo(h));
             assertEquals(1, again.seek(0).entities().size());
             // A handle of another type is refused.
             long other = handleOf(again);
-            assertThrows(IllegalArgumentException.class, () -> NativeBridge.writerFinish(other));
+            assertThrows(IllegalArgumentException.class, () -> NativeBridge.reelWriterFinish(other));
         }
         for (long bogus : new long[] {0, -1, 1, Long.MAX_VALUE, Long.MIN_VALUE, 12345L << 32 | 7}) {
-            assertThrows(IllegalStateException.class, () -> NativeBridge.replayInfo(bogus));
+            assertThrows(IllegalStateException.class, () -> NativeBridge.readerInfo(bogus));
             NativeBridge.close(bogus); // harmless
         }
     }
 
     /** The native handle behind a replay (white-box, through the package-private field). */
-    private static long handleOf(Replay r) {
+    private static long handleOf(Reader r) {
         try {
-            java.lang.reflect.Field f = Replay.class.getDeclaredField("handle");
+            java.lang.reflect.Field f = Reader.class.getDeclaredField("handle");
             f.setAccessible(true);
             return ((NativeHandle) f.get(r)).get();
         } catch (ReflectiveOperationException e) {
@@ -101,23 +101,23 @@ class BadInputTest {
 
     @Test
     void wrongBuffersThrowIllegalArgument(@TempDir Path dir) {
-        try (ReplayWriter w = ReplayWriter.create(dir.resolve("b.reel"), RecordingOptions.defaults())) {
+        try (ReelWriter w = ReelWriter.create(dir.resolve("b.reel"), ReelOptions.defaults())) {
             // A heap buffer, checked in Java and (bypassing that) in native code.
-            ByteBuffer heap = ByteBuffer.wrap(new TickWriter().pose(1, 0, 0, 0, 0, 0).toByteArray());
+            ByteBuffer heap = ByteBuffer.wrap(new Batch().pose(1, 0, 0, 0, 0, 0).toByteArray());
             assertThrows(IllegalArgumentException.class, () -> w.writeTick(0, heap));
             long h = handleOfWriter(w);
             IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-                    () -> NativeBridge.writerTick(h, 0, heap, 0, heap.remaining()));
+                    () -> NativeBridge.reelWriterTick(h, 0, heap, 0, heap.remaining()));
             assertTrue(e.getMessage().contains("direct"), e.getMessage());
-            assertThrows(IllegalArgumentException.class, () -> NativeBridge.writerTick(h, 0, null, 0, 0));
+            assertThrows(IllegalArgumentException.class, () -> NativeBridge.reelWriterTick(h, 0, null, 0, 0));
             // A range beyond the buffer's capacity, or negative.
             ByteBuffer small = ByteBuffer.allocateDirect(4);
-            assertThrows(IllegalArgumentException.class, () -> NativeBridge.writerTick(h, 0, small, 0, 5));
-            assertThrows(IllegalArgumentException.class, () -> NativeBridge.writerTick(h, 0, small, 3, 2));
-            assertThrows(IllegalArgumentException.class, () -> NativeBridge.writerTick(h, 0, small, -1, 2));
-            assertThrows(IllegalArgumentException.class, () -> NativeBridge.writerTick(h, 0, small, 0, -2));
+            assertThrows(IllegalArgumentException.class, () -> NativeBridge.reelWriterTick(h, 0, small, 0, 5));
+            assertThrows(IllegalArgumentException.class, () -> NativeBridge.reelWriterTick(h, 0, small, 3, 2));
+            assertThrows(IllegalArgumentException.class, () -> NativeBridge.reelWriterTick(h, 0, small, -1, 2));
+            assertThrows(IllegalArgumentException.class, () -> NativeBridge.reelWriterTick(h, 0, small, 0, -2));
             // Too short for what it claims: two events announced, one present; empty; trailing bytes.
-            byte[] one = new TickWriter().pose(1, 1, 2, 3, 4, 5).toByteArray();
+            byte[] one = new Batch().pose(1, 1, 2, 3, 4, 5).toByteArray();
             ByteBuffer lying = ByteBuffer.allocateDirect(one.length).put(one).flip();
             lying.put(1, (byte) 2);
             assertThrows(IllegalArgumentException.class, () -> w.writeTick(0, lying));
@@ -132,17 +132,17 @@ class BadInputTest {
             framed.position(3);
             framed.put(one).flip().position(3);
             w.writeTick(5, framed);
-            assertThrows(IllegalArgumentException.class, () -> w.writeTick(5, new TickWriter()));
-            assertThrows(IllegalArgumentException.class, () -> w.writeTick(4, new TickWriter()));
-            assertThrows(IllegalArgumentException.class, () -> w.writeTick(-1, new TickWriter()));
-            w.writeTick(6, new TickWriter());
+            assertThrows(IllegalArgumentException.class, () -> w.writeTick(5, new Batch()));
+            assertThrows(IllegalArgumentException.class, () -> w.writeTick(4, new Batch()));
+            assertThrows(IllegalArgumentException.class, () -> w.writeTick(-1, new Batch()));
+            w.writeTick(6, new Batch());
             w.finish();
         }
     }
 
-    private static long handleOfWriter(ReplayWriter w) {
+    private static long handleOfWriter(ReelWriter w) {
         try {
-            java.lang.reflect.Field f = ReplayWriter.class.getDeclaredField("handle");
+            java.lang.reflect.Field f = ReelWriter.class.getDeclaredField("handle");
             f.setAccessible(true);
             return ((NativeHandle) f.get(w)).get();
         } catch (ReflectiveOperationException e) {
@@ -152,52 +152,52 @@ class BadInputTest {
 
     @Test
     void badArgumentsThrowIllegalArgument(@TempDir Path dir) {
-        assertThrows(NullPointerException.class, () -> ReplayWriter.create(null, RecordingOptions.defaults()));
+        assertThrows(NullPointerException.class, () -> ReelWriter.create(null, ReelOptions.defaults()));
         // Builders only store; the core checks the values when the writer is created.
         Path refused = dir.resolve("refused.reel");
-        for (RecordingOptions o : List.of(
-                RecordingOptions.builder().ticksPerSecond(0).build(),
-                RecordingOptions.builder().ticksPerSecond(Double.NaN).build(),
-                RecordingOptions.builder().chunkTicks(0).build(),
-                RecordingOptions.builder().chunkTicks(-5).build(),
-                RecordingOptions.builder().dictionaryId(70000).build(),
-                RecordingOptions.builder().compressionLevel(99).build())) {
-            assertThrows(IllegalArgumentException.class, () -> ReplayWriter.create(refused, o));
+        for (ReelOptions o : List.of(
+                ReelOptions.builder().ticksPerSecond(0).build(),
+                ReelOptions.builder().ticksPerSecond(Double.NaN).build(),
+                ReelOptions.builder().chunkTicks(0).build(),
+                ReelOptions.builder().chunkTicks(-5).build(),
+                ReelOptions.builder().dictionaryId(70000).build(),
+                ReelOptions.builder().compressionLevel(99).build())) {
+            assertThrows(IllegalArgumentException.class, () -> ReelWriter.create(refused, o));
         }
         IllegalArgumentException level = assertThrows(IllegalArgumentException.class,
-                () -> ReplayWriter.create(refused, RecordingOptions.builder().compressionLevel(99).build()));
+                () -> ReelWriter.create(refused, ReelOptions.builder().compressionLevel(99).build()));
         assertTrue(level.getMessage().contains("zstd level 99 is outside"), level.getMessage());
         IllegalArgumentException negative = assertThrows(IllegalArgumentException.class,
-                () -> ReplayWriter.create(refused, RecordingOptions.builder().chunkTicks(-5).build()));
+                () -> ReelWriter.create(refused, ReelOptions.builder().chunkTicks(-5).build()));
         assertTrue(negative.getMessage().contains("chunk ticks must not be negative (got -5)"), negative.getMessage());
         assertFalse(Files.exists(refused));
         // The native side checks the options array too.
-        long[] bad = RecordingOptions.defaults().toNative();
+        long[] bad = ReelOptions.defaults().toNative();
         bad[8] = 0;
         assertThrows(IllegalArgumentException.class,
-                () -> NativeBridge.writerCreate(dir.resolve("x.reel").toString(), bad));
+                () -> NativeBridge.reelWriterCreate(dir.resolve("x.reel").toString(), bad));
         assertThrows(IllegalArgumentException.class,
-                () -> NativeBridge.writerCreate(dir.resolve("x.reel").toString(), new long[3]));
-        assertThrows(IllegalArgumentException.class, () -> NativeBridge.writerCreate(null, bad));
-        assertThrows(IllegalArgumentException.class, () -> NativeBridge.replayOpen(null));
+                () -> NativeBridge.reelWriterCreate(dir.resolve("x.reel").toString(), new long[3]));
+        assertThrows(IllegalArgumentException.class, () -> NativeBridge.reelWriterCreate(null, bad));
+        assertThrows(IllegalArgumentException.class, () -> NativeBridge.readerOpen(null));
         // An unknown dictionary is a TickreelException from the core.
-        TickreelException dict = assertThrows(TickreelException.class, () -> ReplayWriter.create(
-                dir.resolve("d.reel"), RecordingOptions.builder().dictionaryId(4242).build()));
+        TickreelException dict = assertThrows(TickreelException.class, () -> ReelWriter.create(
+                dir.resolve("d.reel"), ReelOptions.builder().dictionaryId(4242).build()));
         assertTrue(dict.getMessage().contains("4242"), dict.getMessage());
-        try (ReplayWriter w = ReplayWriter.create(dir.resolve("m.reel"), RecordingOptions.defaults())) {
+        try (ReelWriter w = ReelWriter.create(dir.resolve("m.reel"), ReelOptions.defaults())) {
             assertThrows(IllegalArgumentException.class, () -> w.putMetadata("tickreel", 1));
             assertThrows(IllegalArgumentException.class, () -> w.putMetadata("k", new Object()));
             assertThrows(IllegalArgumentException.class, () -> w.putMetadata("k", List.of(1, "two")));
             long h = handleOfWriter(w);
-            assertThrows(IllegalArgumentException.class, () -> NativeBridge.writerPutMetadata(h, new byte[] {1, 2}));
+            assertThrows(IllegalArgumentException.class, () -> NativeBridge.reelWriterPutMetadata(h, new byte[] {1, 2}));
             assertThrows(IllegalArgumentException.class,
-                    () -> NativeBridge.writerPutMetadata(h, Nbt.writeRoot(Map.of("tickreel", 1))));
-            assertThrows(IllegalArgumentException.class, () -> NativeBridge.writerSnapshot(h, null));
-            assertThrows(IllegalArgumentException.class, () -> NativeBridge.writerRegisterEventType(h, 1, null, 1));
+                    () -> NativeBridge.reelWriterPutMetadata(h, Nbt.writeRoot(Map.of("tickreel", 1))));
+            assertThrows(IllegalArgumentException.class, () -> NativeBridge.reelWriterSnapshot(h, null));
+            assertThrows(IllegalArgumentException.class, () -> NativeBridge.reelWriterRegisterEventType(h, 1, null, 1));
             w.registerEntity(new EntityInfo(-1, -1, new UUID(-1, -1), "max"));
             w.finish();
         }
-        try (Replay r = Replay.open(dir.resolve("m.reel"))) {
+        try (Reader r = Reader.open(dir.resolve("m.reel"))) {
             assertEquals(List.of(new EntityInfo(-1, -1, new UUID(-1, -1), "max")), r.entities());
             assertThrows(IllegalArgumentException.class, () -> r.seek(-1));
             assertThrows(IllegalArgumentException.class, () -> r.ticks(5, 4));
@@ -209,24 +209,24 @@ class BadInputTest {
     void corruptFilesThrowTickreelException(@TempDir Path dir) throws IOException {
         Path missing = dir.resolve("missing.reel");
         assertEquals(TickreelException.Kind.IO,
-                assertThrows(TickreelException.class, () -> Replay.open(missing)).kind());
+                assertThrows(TickreelException.class, () -> Reader.open(missing)).kind());
 
         Path garbage = dir.resolve("garbage.reel");
         Files.write(garbage, "this is not a replay at all, just text".repeat(20).getBytes());
         assertEquals(TickreelException.Kind.CORRUPT,
-                assertThrows(TickreelException.class, () -> Replay.open(garbage)).kind());
+                assertThrows(TickreelException.class, () -> Reader.open(garbage)).kind());
 
-        Path reel = ReplayTest.record(dir, 3, 150);
+        Path reel = ReaderTest.record(dir, 3, 150);
         byte[] good = Files.readAllBytes(reel);
 
         Path truncated = dir.resolve("truncated.reel");
         Files.write(truncated, java.util.Arrays.copyOf(good, good.length - 10));
-        TickreelException t = assertThrows(TickreelException.class, () -> Replay.open(truncated));
+        TickreelException t = assertThrows(TickreelException.class, () -> Reader.open(truncated));
         assertEquals(TickreelException.Kind.TRUNCATED, t.kind());
 
         Path empty = dir.resolve("empty.reel");
         Files.write(empty, new byte[0]);
-        assertThrows(TickreelException.class, () -> Replay.open(empty));
+        assertThrows(TickreelException.class, () -> Reader.open(empty));
 
         // Damage in the metadata/index area fails the checksum on open.
         byte[] meta = good.clone();
@@ -234,14 +234,14 @@ class BadInputTest {
         Path badMeta = dir.resolve("meta.reel");
         Files.write(badMeta, meta);
         assertEquals(TickreelException.Kind.CORRUPT,
-                assertThrows(TickreelException.class, () -> Replay.open(badMeta)).kind());
+                assertThrows(TickreelException.class, () -> Reader.open(badMeta)).kind());
 
         // Damage in the last chunk opens fine but fails when that chunk is read.
         byte[] chunk = good.clone();
         chunk[chunk.length - 5] ^= 0x01;
         Path badChunk = dir.resolve("chunk.reel");
         Files.write(badChunk, chunk);
-        try (Replay r = Replay.open(badChunk)) {
+        try (Reader r = Reader.open(badChunk)) {
             assertEquals(3, r.seek(10).entities().size());
             assertEquals(TickreelException.Kind.CORRUPT,
                     assertThrows(TickreelException.class, () -> r.seek(149)).kind());

@@ -75,10 +75,10 @@ class ClassLoaderTest {
             assertNotEquals(libraryOf(a), libraryOf(b), "each class loader loads its own library file");
             assertNotEquals(libraryOf(a), Tickreel.nativeLibraryPath());
             // Each loader's classes are distinct from ours and from each other's.
-            Class<?> ca = Class.forName("io.tickreel.Replay", false, loaders.get(0));
-            Class<?> cb = Class.forName("io.tickreel.Replay", false, loaders.get(1));
+            Class<?> ca = Class.forName("io.tickreel.Reader", false, loaders.get(0));
+            Class<?> cb = Class.forName("io.tickreel.Reader", false, loaders.get(1));
             assertNotEquals(ca, cb);
-            assertNotEquals(Replay.class, ca);
+            assertNotEquals(Reader.class, ca);
             // Running again in the same loaders reuses the loaded library.
             assertEquals(a.replace("plugin0", "x"), runProbe(loaders.get(0), dir.resolve("plugin0")).replace("plugin0", "x"));
         } finally {
@@ -124,8 +124,8 @@ class ClassLoaderTest {
             } catch (java.lang.reflect.InvocationTargetException x) {
                 assertEquals(IllegalStateException.class, x.getCause().getClass());
             }
-            Class<?> writer = loader.loadClass(pkg + ".ReplayWriter");
-            Class<?> options = loader.loadClass(pkg + ".RecordingOptions");
+            Class<?> writer = loader.loadClass(pkg + ".ReelWriter");
+            Class<?> options = loader.loadClass(pkg + ".ReelOptions");
             Object w = writer.getMethod("create", Path.class, options)
                     .invoke(null, dir.resolve("r.reel"), options.getMethod("defaults").invoke(null));
             writer.getMethod("close").invoke(w);
@@ -213,10 +213,10 @@ class ClassLoaderTest {
     @Test
     void aJarAndLibraryFromDifferentBuildsGiveAClearError(@TempDir Path dir) throws Exception {
         // A native method the library does not have: RegisterNatives fails inside JNI_OnLoad.
-        Throwable renamed = loadModifiedCopy(dir, "mismatch.methods", "replayTicks(", "replayTicksV2(");
+        Throwable renamed = loadModifiedCopy(dir, "mismatch.methods", "readerTicks(", "replayTicksV2(");
         assertEquals("mismatch.methods.TickreelException", renamed.getClass().getName());
         assertEquals("LIBRARY", renamed.getClass().getMethod("kind").invoke(renamed).toString());
-        assertTrue(renamed.getMessage().contains("replayTicks"), renamed.getMessage());
+        assertTrue(renamed.getMessage().contains("readerTicks"), renamed.getMessage());
         // Same methods, different contract version.
         Throwable abi = loadModifiedCopy(dir, "mismatch.abi",
                 "static final int ABI_VERSION = " + NativeBridge.ABI_VERSION + ";",

@@ -18,9 +18,9 @@ import org.junit.jupiter.api.io.TempDir;
 class ConcurrencyTest {
     @Test
     void closingAReplayDuringReadsIsSafe(@TempDir Path dir) throws Exception {
-        Path reel = ReplayTest.record(dir, 8, 400);
+        Path reel = ReaderTest.record(dir, 8, 400);
         for (int round = 0; round < 5; round++) {
-            Replay r = Replay.open(reel);
+            Reader r = Reader.open(reel);
             AtomicInteger ok = new AtomicInteger();
             AtomicInteger closed = new AtomicInteger();
             AtomicReference<Throwable> unexpected = new AtomicReference<>();
@@ -67,12 +67,12 @@ class ConcurrencyTest {
     void closingAWriterDuringWritesIsSafe(@TempDir Path dir) throws Exception {
         for (int round = 0; round < 5; round++) {
             Path reel = dir.resolve("w" + round + ".reel");
-            ReplayWriter w = ReplayWriter.create(reel, RecordingOptions.builder().chunkTicks(10).build());
+            ReelWriter w = ReelWriter.create(reel, ReelOptions.builder().chunkTicks(10).build());
             AtomicReference<Throwable> unexpected = new AtomicReference<>();
             AtomicInteger written = new AtomicInteger();
             CountDownLatch started = new CountDownLatch(1);
             Thread writer = new Thread(() -> {
-                TickWriter t = new TickWriter();
+                Batch t = new Batch();
                 started.countDown();
                 for (int tick = 0; ; tick++) {
                     t.clear();
@@ -106,8 +106,8 @@ class ConcurrencyTest {
     void concurrentFinishAndCloseIsSafe(@TempDir Path dir) throws Exception {
         for (int round = 0; round < 10; round++) {
             Path reel = dir.resolve("f" + round + ".reel");
-            ReplayWriter w = ReplayWriter.create(reel, RecordingOptions.defaults());
-            TickWriter t = new TickWriter();
+            ReelWriter w = ReelWriter.create(reel, ReelOptions.defaults());
+            Batch t = new Batch();
             for (int tick = 0; tick < 200; tick++) {
                 w.writeTick(tick, t.clear().pose(1, tick, 64, 0, 0, 0));
             }
@@ -124,8 +124,8 @@ class ConcurrencyTest {
             w.close();
             finisher.join();
             if (outcome.get().equals("finished")) {
-                try (Replay r = Replay.open(reel)) {
-                    assertEquals(200, r.info().tickCount());
+                try (Reader r = Reader.open(reel)) {
+                    assertEquals(200, r.header().tickCount());
                 }
             } else {
                 assertTrue(Files.notExists(reel));
@@ -135,10 +135,10 @@ class ConcurrencyTest {
 
     @Test
     void theCleanerClosesForgottenHandles(@TempDir Path dir) throws Exception {
-        Path reel = ReplayTest.record(dir, 1, 10);
-        Replay r = Replay.open(reel);
+        Path reel = ReaderTest.record(dir, 1, 10);
+        Reader r = Reader.open(reel);
         long h = handleOf(r);
-        WeakReference<Replay> ref = new WeakReference<>(r);
+        WeakReference<Reader> ref = new WeakReference<>(r);
         r = null;
         for (int i = 0; i < 200 && (ref.get() != null || isOpen(h)); i++) {
             System.gc();
@@ -150,15 +150,15 @@ class ConcurrencyTest {
 
     private static boolean isOpen(long h) {
         try {
-            NativeBridge.replayInfo(h);
+            NativeBridge.readerInfo(h);
             return true;
         } catch (IllegalStateException e) {
             return false;
         }
     }
 
-    private static long handleOf(Replay r) throws ReflectiveOperationException {
-        java.lang.reflect.Field f = Replay.class.getDeclaredField("handle");
+    private static long handleOf(Reader r) throws ReflectiveOperationException {
+        java.lang.reflect.Field f = Reader.class.getDeclaredField("handle");
         f.setAccessible(true);
         return ((NativeHandle) f.get(r)).get();
     }

@@ -30,8 +30,8 @@ class DefaultsTest {
 
     @Test
     void builderDefaultsAreTheCoreDefaults() {
-        assertArrayEquals(NativeBridge.defaultOptions(0), withoutTimestamp(RecordingOptions.defaults().toNative()),
-                "RecordingOptions");
+        assertArrayEquals(NativeBridge.defaultOptions(0), withoutTimestamp(ReelOptions.defaults().toNative()),
+                "ReelOptions");
         assertArrayEquals(NativeBridge.defaultOptions(1), withoutTimestamp(RecorderOptions.defaults().toNative()),
                 "RecorderOptions");
         assertArrayEquals(NativeBridge.defaultOptions(2), EngineOptions.defaults().toNative(), "EngineOptions");

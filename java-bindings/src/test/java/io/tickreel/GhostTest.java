@@ -33,7 +33,7 @@ class GhostTest {
         Path reel = dir.resolve("course.reel");
         try (Engine engine = new Engine();
                 Recorder rec = engine.startRecording(reel, RecorderOptions.builder().chunkTicks(64).build())) {
-            TickWriter w = new TickWriter();
+            Batch w = new Batch();
             for (int tick = 0; tick < START + TICKS; tick++) {
                 w.clear().pose(1, 0, 64, tick * 0.01, 0, 0); // a bystander
                 int t = tick - START;
@@ -59,7 +59,7 @@ class GhostTest {
     @Test
     void aGhostSampledAtRecordedTicksIsAtTheRecordedPose(@TempDir Path dir) {
         Path reel = record(dir);
-        try (Ghost ghost = Ghost.load(reel, RUNNER); GhostCursor cursor = ghost.cursor(); Replay replay = Replay.open(reel)) {
+        try (Ghost ghost = Ghost.load(reel, RUNNER); GhostCursor cursor = ghost.cursor(); Reader replay = Reader.open(reel)) {
             assertEquals(RUNNER, ghost.entity());
             assertEquals(START, ghost.originTick());
             assertEquals(TICKS - 1, ghost.durationTicks());
@@ -142,7 +142,7 @@ class GhostTest {
     @Test
     void loadsInTheBackground(@TempDir Path dir) {
         Path reel = record(dir);
-        try (GhostLoading loading = Ghost.loadAsync(reel, RUNNER)) {
+        try (GhostLoad loading = Ghost.loadAsync(reel, RUNNER)) {
             Optional<Ghost> ghost = loading.await(Duration.ofSeconds(60));
             assertTrue(ghost.isPresent());
             try (Ghost g = ghost.get()) {
@@ -151,12 +151,12 @@ class GhostTest {
             }
             assertThrows(IllegalStateException.class, loading::take, "taken once");
         }
-        try (GhostLoading missing = Ghost.loadAsync(dir.resolve("missing.reel"), RUNNER)) {
+        try (GhostLoad missing = Ghost.loadAsync(dir.resolve("missing.reel"), RUNNER)) {
             TickreelException e = assertThrows(TickreelException.class,
                     () -> missing.await(Duration.ofSeconds(60)));
             assertEquals(TickreelException.Kind.IO, e.kind());
         }
-        GhostLoading closed = Ghost.loadAsync(reel, RUNNER);
+        GhostLoad closed = Ghost.loadAsync(reel, RUNNER);
         closed.close();
         assertThrows(IllegalStateException.class, closed::isReady);
     }

@@ -11,23 +11,23 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** Plays recordings written by {@link ReplayTest#record} through {@link Playhead}, checked against {@link Replay#seek}. */
+/** Plays recordings written by {@link ReaderTest#record} through {@link Playhead}, checked against {@link Reader#seek}. */
 class PlayheadTest {
     static final int TICKS = 240;
 
     /**
      * Advances a playing playhead until it reaches the edge in its direction (or, forward, passes
-     * {@code stopAt}), checking every update against {@link Replay#seek}. An update that follows
+     * {@code stopAt}), checking every update against {@link Reader#seek}. An update that follows
      * a stall may cover more ticks (the playhead catches up); every other update must cover exactly
      * {@code step} ticks. Returns how many such exact updates were seen.
      */
-    static int playThrough(Replay r, Playhead p, int step, int stopAt) {
+    static int playThrough(Reader r, Playhead p, int step, int stopAt) {
         boolean owed = false;
         int exact = 0;
         for (int calls = 0; calls < 1_000_000; calls++) {
-            PlaybackUpdate u = p.advance();
+            Update u = p.advance();
             int moved = u.position() - u.from();
-            if (u.motion() == PlaybackUpdate.Motion.STILL) {
+            if (u.motion() == Update.Motion.STILL) {
                 assertEquals(0, moved);
                 if (u.atEdge()) {
                     return exact;
@@ -37,7 +37,7 @@ class PlayheadTest {
                 Thread.onSpinWait();
                 continue;
             }
-            assertEquals(u.reverse() ? PlaybackUpdate.Motion.JUMP : PlaybackUpdate.Motion.FORWARD, u.motion());
+            assertEquals(u.reverse() ? Update.Motion.JUMP : Update.Motion.FORWARD, u.motion());
             assertTrue(u.reverse() ? moved < 0 : moved > 0, "moves in the direction of play: " + u);
             assertMatchesSeek(r, u);
             if (!owed && !u.stalled() && !u.atEdge()) {
@@ -52,7 +52,7 @@ class PlayheadTest {
         throw new AssertionError("the playhead never reached the edge");
     }
 
-    static void assertMatchesSeek(Replay r, PlaybackUpdate u) {
+    static void assertMatchesSeek(Reader r, Update u) {
         assertEquals(r.seek(u.position()).entities(), u.entities(), "entities at tick " + u.position());
         assertEquals(u.entities().size(), u.entityCount());
         assertEquals(0, u.faultCount());
@@ -61,19 +61,19 @@ class PlayheadTest {
 
     @Test
     void forwardToTheEndAndBackMatchesSeek(@TempDir Path dir) {
-        Path reel = ReplayTest.record(dir, 3, TICKS);
-        try (Replay r = Replay.open(reel); Playhead p = Playhead.open(reel)) {
-            PlaybackUpdate first = p.update();
+        Path reel = ReaderTest.record(dir, 3, TICKS);
+        try (Reader r = Reader.open(reel); Playhead p = Playhead.open(reel)) {
+            Update first = p.update();
             assertEquals(0, first.position());
             assertEquals(0, p.position());
-            assertEquals(PlaybackUpdate.Motion.JUMP, first.motion());
+            assertEquals(Update.Motion.JUMP, first.motion());
             assertMatchesSeek(r, first);
             assertEquals(3, first.entityCount());
 
             // Paused: advance does not move.
-            PlaybackUpdate still = p.advance();
+            Update still = p.advance();
             assertSame(first, still);
-            assertEquals(PlaybackUpdate.Motion.STILL, still.motion());
+            assertEquals(Update.Motion.STILL, still.motion());
             assertEquals(0, still.position());
 
             p.play();
@@ -94,8 +94,8 @@ class PlayheadTest {
 
     @Test
     void doubleSpeedCoversTwoTicksPerAdvance(@TempDir Path dir) {
-        Path reel = ReplayTest.record(dir, 2, TICKS);
-        try (Replay r = Replay.open(reel); Playhead p = Playhead.open(reel, 10)) {
+        Path reel = ReaderTest.record(dir, 2, TICKS);
+        try (Reader r = Reader.open(reel); Playhead p = Playhead.open(reel, 10)) {
             assertEquals(10, p.position());
             p.setSpeed(2.0);
             p.play();
@@ -104,16 +104,16 @@ class PlayheadTest {
             // Stepping and seeking.
             p.pause();
             assertEquals(100, p.seek(100).position());
-            PlaybackUpdate f = p.stepForward();
+            Update f = p.stepForward();
             assertEquals(101, f.position());
             assertMatchesSeek(r, f);
-            PlaybackUpdate b = p.stepBack();
+            Update b = p.stepBack();
             assertEquals(100, b.position());
             assertMatchesSeek(r, b);
-            assertEquals(PlaybackUpdate.Motion.STILL, p.advance().motion());
-            PlaybackUpdate s = p.seek(50);
+            assertEquals(Update.Motion.STILL, p.advance().motion());
+            Update s = p.seek(50);
             assertEquals(50, s.position());
-            assertEquals(PlaybackUpdate.Motion.JUMP, s.motion());
+            assertEquals(Update.Motion.JUMP, s.motion());
             assertMatchesSeek(r, s);
             assertEquals(TICKS - 1, p.seek(1_000_000).position());
         }
@@ -122,24 +122,24 @@ class PlayheadTest {
     /** A jump says what to spawn and rebuild; forward play gives the recorded ticks with their events. */
     @Test
     void updatesCarryTheirTicksAddedEntitiesAndWorldRebuilds(@TempDir Path dir) {
-        Path reel = ReplayTest.record(dir, 3, TICKS);
-        try (Replay r = Replay.open(reel); Playhead p = Playhead.open(reel)) {
-            PlaybackUpdate first = p.update();
-            assertEquals(PlaybackUpdate.Motion.JUMP, first.motion());
+        Path reel = ReaderTest.record(dir, 3, TICKS);
+        try (Reader r = Reader.open(reel); Playhead p = Playhead.open(reel)) {
+            Update first = p.update();
+            assertEquals(Update.Motion.JUMP, first.motion());
             assertEquals(first.entities(), first.added(), "the opening jump spawns everything");
             assertEquals(0, first.removed().length);
-            WorldRebuild world = first.world().orElseThrow();
+            Rebuild world = first.world().orElseThrow();
             assertTrue(world.complete());
             assertTrue(first.ticks().isEmpty());
             p.play();
             p.setSpeed(2);
-            PlaybackUpdate u;
+            Update u;
             do {
                 u = p.advance();
-            } while (u.motion() != PlaybackUpdate.Motion.FORWARD);
-            List<ReplayTick> ticks = u.ticks();
+            } while (u.motion() != Update.Motion.FORWARD);
+            List<DecodedTick> ticks = u.ticks();
             assertEquals(u.position() - u.from(), ticks.size(), u.toString());
-            assertEquals(r.ticks(u.from() + 1, u.position()), ticks, "the same ticks as Replay.ticks");
+            assertEquals(r.ticks(u.from() + 1, u.position()), ticks, "the same ticks as Reader.ticks");
             assertTrue(u.world().isEmpty(), "forward play keeps the world");
         }
     }
@@ -161,7 +161,7 @@ class PlayheadTest {
      */
     @Test
     void advanceAllocatesNothingWithoutEntities(@TempDir Path dir) {
-        Path reel = ReplayTest.record(dir, 200, TICKS);
+        Path reel = ReaderTest.record(dir, 200, TICKS);
         try (Playhead p = Playhead.open(reel)) {
             p.play();
             for (int i = 0; i < 2_000; i++) { // warm up (JIT) and wrap around
@@ -175,7 +175,7 @@ class PlayheadTest {
             long[] moved = new long[1];
             long bytes = allocatedBy(() -> {
                 for (int i = 0; i < 100; i++) {
-                    PlaybackUpdate u = p.advance();
+                    Update u = p.advance();
                     moved[0] += u.position() - u.from();
                 }
             });
@@ -189,7 +189,7 @@ class PlayheadTest {
 
     @Test
     void badSpeedAndClosedHandle(@TempDir Path dir) {
-        Path reel = ReplayTest.record(dir, 1, 60);
+        Path reel = ReaderTest.record(dir, 1, 60);
         Playhead p = Playhead.open(reel);
         assertThrows(IllegalArgumentException.class, () -> p.setSpeed(0.1));
         assertThrows(IllegalArgumentException.class, () -> p.setSpeed(16.5));

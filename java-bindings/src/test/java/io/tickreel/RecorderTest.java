@@ -17,7 +17,7 @@ import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** Records through {@link Engine} and {@link Recorder} (the live write path) and reads back with {@link Replay}. */
+/** Records through {@link Engine} and {@link Recorder} (the live write path) and reads back with {@link Reader}. */
 class RecorderTest {
     static final int PLAYERS = 3;
 
@@ -30,7 +30,7 @@ class RecorderTest {
     }
 
     /** Submits ticks {@code from..to-1} of a three-player run. */
-    static void submitTicks(Recorder rec, TickWriter t, int from, int to) {
+    static void submitTicks(Recorder rec, Batch t, int from, int to) {
         for (int tick = from; tick < to; tick++) {
             t.clear();
             for (int p = 1; p <= PLAYERS; p++) {
@@ -49,7 +49,7 @@ class RecorderTest {
 
     static RecorderOptions options() {
         return RecorderOptions.builder()
-                .worldId(ReplayTest.WORLD)
+                .worldId(ReaderTest.WORLD)
                 .gameDataVersion(3955)
                 .chunkTicks(50)
                 .compactionChunkTicks(100)
@@ -70,7 +70,7 @@ class RecorderTest {
             rec.registerEventType(new EventType(1, "block_change", 2));
             rec.setUserMetadata("course", "lava-run");
             rec.setUserMetadata(Map.of("best", 1234L, "tags", List.of("a", "b")));
-            TickWriter t = new TickWriter();
+            Batch t = new Batch();
             submitTicks(rec, t, 0, 100);
             rec.flush();
             RecorderStats mid = rec.stats();
@@ -78,8 +78,8 @@ class RecorderTest {
             assertEquals(99, mid.flushedTick().orElseThrow(), "flush is durable up to the last tick");
             assertTrue(mid.flushes() >= 1 && mid.bytesWritten() > 0, mid.toString());
             assertTrue(Files.isDirectory(dir.resolve("live.reel.live")), "a live recording is a directory");
-            try (Replay live = Replay.open(dir.resolve("live.reel.live"))) {
-                assertEquals(99, live.info().lastTick().orElseThrow(), "a live directory reads what was flushed");
+            try (Reader live = Reader.open(dir.resolve("live.reel.live"))) {
+                assertEquals(99, live.header().lastTick().orElseThrow(), "a live directory reads what was flushed");
             }
             // A playhead follows the recording while it is written.
             try (Playhead follower = Playhead.follow(reel)) {
@@ -117,12 +117,12 @@ class RecorderTest {
             // The flushes' group commits and the compacted file were made durable.
             assertTrue(es.syncs() >= 2, "syncs: " + es);
         }
-        try (Replay r = Replay.open(reel)) {
-            ReplayInfo info = r.info();
+        try (Reader r = Reader.open(reel)) {
+            Header info = r.header();
             assertEquals(ticks, info.tickCount());
             assertEquals(0, info.firstTick().orElseThrow());
             assertEquals(ticks - 1, info.lastTick().orElseThrow());
-            assertEquals(ReplayTest.WORLD, info.worldId());
+            assertEquals(ReaderTest.WORLD, info.worldId());
             assertEquals(3955, info.gameDataVersion());
             assertEquals("lava-run", r.metadata().get("course"));
             assertEquals(1234L, r.metadata().get("best"));
@@ -130,7 +130,7 @@ class RecorderTest {
             assertEquals("runner2", r.entities().get(1).name());
             assertEquals(List.of(new EventType(1, "block_change", 2)), r.eventTypes());
             for (int tick : new int[] {0, 1, 49, 50, 99, 100, 149}) {
-                ReplayState st = r.seek(tick);
+                SeekState st = r.seek(tick);
                 assertEquals(PLAYERS, st.entities().size());
                 for (int p = 1; p <= PLAYERS; p++) {
                     Pose want = tick == 0
@@ -147,7 +147,7 @@ class RecorderTest {
     @Test
     void submitAfterFinishOrAbortIsIllegalState(@TempDir Path dir) {
         try (Engine engine = new Engine()) {
-            TickWriter t = new TickWriter();
+            Batch t = new Batch();
             Recorder rec = engine.startRecording(dir.resolve("a.reel"), options());
             submitTicks(rec, t, 0, 10);
             FinishHandle h = rec.finish();
@@ -177,7 +177,7 @@ class RecorderTest {
     @Test
     void aClosedEngineRefusesEverything(@TempDir Path dir) {
         Engine engine = new Engine();
-        TickWriter t = new TickWriter();
+        Batch t = new Batch();
         Recorder rec = engine.startRecording(dir.resolve("open.reel"), options());
         submitTicks(rec, t, 0, 20);
         engine.close();
@@ -196,15 +196,15 @@ class RecorderTest {
             submitTicks(resumed, t, 20, 40);
             assertEquals(dir.resolve("open.reel"), resumed.finish().await());
         }
-        try (Replay r = Replay.open(dir.resolve("open.reel"))) {
-            assertEquals(40, r.info().tickCount());
+        try (Reader r = Reader.open(dir.resolve("open.reel"))) {
+            assertEquals(40, r.header().tickCount());
         }
     }
 
     @Test
     void closeLeavesARecordingResumable(@TempDir Path dir) {
         Path reel = dir.resolve("resume.reel");
-        TickWriter t = new TickWriter();
+        Batch t = new Batch();
         try (Engine engine = new Engine(); Recorder rec = engine.startRecording(reel, options())) {
             submitTicks(rec, t, 0, 60);
             rec.flush();
@@ -222,8 +222,8 @@ class RecorderTest {
                 rec.abort();
             }
         }
-        try (Replay r = Replay.open(reel)) {
-            assertEquals(120, r.info().tickCount());
+        try (Reader r = Reader.open(reel)) {
+            assertEquals(120, r.header().tickCount());
             assertEquals(Pose.of(x(2, 90), 64, z(90), 90 * 2.5, -5), r.seek(90).entity(2).orElseThrow().pose());
         }
     }
@@ -231,7 +231,7 @@ class RecorderTest {
     @Test
     void badArgumentsAreRejected(@TempDir Path dir) {
         try (Engine engine = new Engine(); Recorder rec = engine.startRecording(dir.resolve("bad.reel"), options())) {
-            TickWriter t = new TickWriter().pose(1, 0, 0, 0, 0, 0);
+            Batch t = new Batch().pose(1, 0, 0, 0, 0, 0);
             assertThrows(IllegalArgumentException.class, () -> rec.submit(-1, t));
             assertThrows(IllegalArgumentException.class, () -> rec.submit(0, ByteBuffer.allocate(8)));
             ByteBuffer tooShort = ByteBuffer.allocateDirect(1);
@@ -278,7 +278,7 @@ class RecorderTest {
     void theDropPolicyDropsWhileTheWriterIsStalled(@TempDir Path dir) {
         EngineOptions small = EngineOptions.builder().maxInflightBytes(2_000).build();
         try (Engine engine = new Engine(small)) {
-            TickWriter t = new TickWriter();
+            Batch t = new Batch();
             Recorder drop = engine.startRecording(dir.resolve("drop.reel"),
                     RecorderOptions.builder().backpressureDrop().build());
             Recorder block = engine.startRecording(dir.resolve("block.reel"),
@@ -312,8 +312,8 @@ class RecorderTest {
             assertTrue(block.submit(1, t), "room again once the writer has caught up");
             block.abort();
             Path file = drop.finish().await();
-            try (Replay r = Replay.open(file)) {
-                assertTrue(r.info().tickCount() <= queued, r.info().toString());
+            try (Reader r = Reader.open(file)) {
+                assertTrue(r.header().tickCount() <= queued, r.header().toString());
             }
         }
     }
@@ -325,7 +325,7 @@ class RecorderTest {
             Recorder rec = engine.startRecording(dir.resolve("race" + round + ".reel"), options());
             AtomicReference<Throwable> ended = new AtomicReference<>();
             Thread server = new Thread(() -> {
-                TickWriter t = new TickWriter();
+                Batch t = new Batch();
                 try {
                     for (int tick = 0; ; tick++) {
                         try {

@@ -16,7 +16,7 @@ import java.util.OptionalInt;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** Shadow play through {@link ShadowBuffer}: reports read back with {@link Replay}, bad arguments, use after close. */
+/** Shadow play through {@link ShadowBuffer}: reports read back with {@link Reader}, bad arguments, use after close. */
 class ShadowTest {
     /** A 10 s window (200 ticks at 20 ticks/s) in 20-tick blocks. */
     static ShadowOptions tenSeconds() {
@@ -28,7 +28,7 @@ class ShadowTest {
     }
 
     /** Ticks {@code from..to-1}: players 1 and 2 walk side by side, 3 stands 1000 blocks away. */
-    static void submit(Recorder rec, TickWriter t, int from, int to) {
+    static void submit(Recorder rec, Batch t, int from, int to) {
         for (int tick = from; tick < to; tick++) {
             t.clear();
             for (int p = 1; p <= 3; p++) {
@@ -44,7 +44,7 @@ class ShadowTest {
         }
     }
 
-    static List<Integer> ids(ReplayState s) {
+    static List<Integer> ids(SeekState s) {
         return s.entities().stream().map(EntityState::id).toList();
     }
 
@@ -59,7 +59,7 @@ class ShadowTest {
             assertTrue(shadow.isAttached());
             assertEquals(engine, shadow.engine());
             rec.registerPlayer(1, new java.util.UUID(7, 1), "suspect");
-            TickWriter t = new TickWriter();
+            Batch t = new Batch();
             submit(rec, t, 0, 300);
             rec.flush();
             ShadowStats st = shadow.stats();
@@ -75,8 +75,8 @@ class ShadowTest {
             try (FinishHandle h = shadow.report(1, near, withReason)) {
                 assertEquals(near, h.await());
             }
-            try (Replay r = Replay.open(near)) {
-                ReplayInfo info = r.info();
+            try (Reader r = Reader.open(near)) {
+                Header info = r.header();
                 assertEquals(OptionalInt.of(100), info.firstTick());
                 assertEquals(OptionalInt.of(299), info.lastTick());
                 assertEquals(200, info.tickCount());
@@ -94,8 +94,8 @@ class ShadowTest {
             Path all = dir.resolve("all.reel");
             shadow.report(1, all, ReportOptions.builder().after(Duration.ZERO).everyEntity()
                     .before(Duration.ofSeconds(2)).build()).await();
-            try (Replay r = Replay.open(all)) {
-                assertEquals(OptionalInt.of(260), r.info().firstTick(), "2 s before: 40 ticks");
+            try (Reader r = Reader.open(all)) {
+                assertEquals(OptionalInt.of(260), r.header().firstTick(), "2 s before: 40 ticks");
                 assertEquals(List.of(1, 2, 3), ids(r.seek(299)));
             }
             assertEquals(2, shadow.stats().reportsStarted());
@@ -110,8 +110,8 @@ class ShadowTest {
             assertFalse(shadow.isAttached());
             Path late = dir.resolve("late.reel");
             shadow.report(2, late, now()).await();
-            try (Replay r = Replay.open(late)) {
-                assertEquals(OptionalInt.of(299), r.info().lastTick());
+            try (Reader r = Reader.open(late)) {
+                assertEquals(OptionalInt.of(299), r.header().lastTick());
             }
         }
     }
@@ -125,7 +125,7 @@ class ShadowTest {
             Recorder rec = s.recorder();
             assertEquals(reel, rec.path());
             assertTrue(rec.isPersistent());
-            TickWriter t = new TickWriter();
+            Batch t = new Batch();
             submit(rec, t, 0, 60);
             // Player 2 leaves at tick 60.
             rec.submit(60, t.clear().pose(1, 16, 64, 3, 0, 0).playerLeave(2));
@@ -138,9 +138,9 @@ class ShadowTest {
             Path left = dir.resolve("left.reel");
             s.shadow().report(2, left, ReportOptions.builder().after(Duration.ZERO)
                     .before(Duration.ofSeconds(2)).build()).await();
-            try (Replay r = Replay.open(left)) {
-                assertEquals(OptionalInt.of(21), r.info().firstTick(), "40 ticks up to the leave");
-                assertEquals(OptionalInt.of(99), r.info().lastTick());
+            try (Reader r = Reader.open(left)) {
+                assertEquals(OptionalInt.of(21), r.header().firstTick(), "40 ticks up to the leave");
+                assertEquals(OptionalInt.of(99), r.header().lastTick());
                 assertTrue(r.seek(59).entity(2).isPresent());
                 assertTrue(r.seek(60).entity(2).isEmpty());
                 @SuppressWarnings("unchecked")
@@ -152,8 +152,8 @@ class ShadowTest {
             s.close();
             assertTrue(engine.stats().compactionsDone() >= 1);
         }
-        try (Replay r = Replay.open(reel)) {
-            assertEquals(100, r.info().tickCount());
+        try (Reader r = Reader.open(reel)) {
+            assertEquals(100, r.header().tickCount());
             assertEquals(List.of(1, 2, 3), ids(r.seek(59)));
         }
     }
@@ -163,7 +163,7 @@ class ShadowTest {
         try (Engine engine = new Engine(EngineOptions.builder().shadowBudgetBytes(8 << 10).build());
                 ShadowBuffer.Started s = ShadowBuffer.start(engine, null, RecorderOptions.defaults(),
                         ShadowOptions.builder().blockTicks(10).build())) {
-            TickWriter t = new TickWriter();
+            Batch t = new Batch();
             for (int tick = 0; tick < 2000; tick++) {
                 t.clear();
                 for (int p = 1; p <= 4; p++) {
@@ -223,10 +223,10 @@ class ShadowTest {
             assertThrows(NullPointerException.class,
                     () -> ShadowBuffer.start(engine, null, null, ShadowOptions.defaults()));
             assertThrows(IllegalArgumentException.class,
-                    () -> NativeBridge.shadowStart(engine.nativeHandle(), null, RecorderOptions.defaults().toNative(),
+                    () -> NativeBridge.shadowBufferStart(engine.nativeHandle(), null, RecorderOptions.defaults().toNative(),
                             new long[] {1, 1, 0, 0}));
             assertThrows(IllegalArgumentException.class,
-                    () -> NativeBridge.shadowStart(engine.nativeHandle(), null, new long[2],
+                    () -> NativeBridge.shadowBufferStart(engine.nativeHandle(), null, new long[2],
                             ShadowOptions.defaults().toNative()));
 
             ShadowBuffer.Started s = ShadowBuffer.start(engine, null, RecorderOptions.defaults(), tenSeconds());
@@ -234,7 +234,7 @@ class ShadowTest {
             Path out = dir.resolve("r.reel");
             // Before the first tick there is nothing to report.
             assertThrows(IllegalStateException.class, () -> shadow.report(1, out, now()));
-            submit(s.recorder(), new TickWriter(), 0, 50);
+            submit(s.recorder(), new Batch(), 0, 50);
             s.recorder().flush();
             IllegalArgumentException unknown =
                     assertThrows(IllegalArgumentException.class, () -> shadow.report(99, out, now()));
@@ -263,27 +263,27 @@ class ShadowTest {
             long[] nanRadius = opts.clone();
             nanRadius[nanRadius.length - 1] = Double.doubleToRawLongBits(Double.NaN);
             assertThrows(IllegalArgumentException.class,
-                    () -> NativeBridge.shadowReport(h, 1, out.toString(), nanRadius, none));
+                    () -> NativeBridge.shadowBufferReport(h, 1, out.toString(), nanRadius, none));
             long[] negativeRadius = opts.clone();
             negativeRadius[negativeRadius.length - 1] = Double.doubleToRawLongBits(-3);
             assertThrows(IllegalArgumentException.class,
-                    () -> NativeBridge.shadowReport(h, 1, out.toString(), negativeRadius, none));
+                    () -> NativeBridge.shadowBufferReport(h, 1, out.toString(), negativeRadius, none));
             long[] negative = opts.clone();
             negative[1] = -1;
             assertThrows(IllegalArgumentException.class,
-                    () -> NativeBridge.shadowReport(h, 1, out.toString(), negative, none));
+                    () -> NativeBridge.shadowBufferReport(h, 1, out.toString(), negative, none));
             assertThrows(IllegalArgumentException.class,
-                    () -> NativeBridge.shadowReport(h, 1, out.toString(), now().toNative(), none));
+                    () -> NativeBridge.shadowBufferReport(h, 1, out.toString(), now().toNative(), none));
             assertThrows(IllegalArgumentException.class,
-                    () -> NativeBridge.shadowReport(h, 1, out.toString(), opts, new String[] {"a"}));
+                    () -> NativeBridge.shadowBufferReport(h, 1, out.toString(), opts, new String[] {"a"}));
             assertThrows(IllegalArgumentException.class,
-                    () -> NativeBridge.shadowReport(h, 1, out.toString(), opts, new String[] {null, "v"}));
+                    () -> NativeBridge.shadowBufferReport(h, 1, out.toString(), opts, new String[] {null, "v"}));
             assertThrows(IllegalArgumentException.class,
-                    () -> NativeBridge.shadowReport(h, 1, null, opts, none));
+                    () -> NativeBridge.shadowBufferReport(h, 1, null, opts, none));
             assertThrows(IllegalArgumentException.class,
-                    () -> NativeBridge.shadowReport(h, 1, out.toString(), opts, null));
+                    () -> NativeBridge.shadowBufferReport(h, 1, out.toString(), opts, null));
             // A recorder's handle is not a shadow's.
-            assertThrows(IllegalArgumentException.class, () -> NativeBridge.shadowStats(recorderHandle(s.recorder())));
+            assertThrows(IllegalArgumentException.class, () -> NativeBridge.shadowBufferStats(recorderHandle(s.recorder())));
             assertFalse(Files.exists(out), "no refused report wrote anything");
 
             // A report onto an existing file fails through its handle unless asked to overwrite.
@@ -301,7 +301,7 @@ class ShadowTest {
         Engine engine = new Engine();
         ShadowBuffer.Started s = ShadowBuffer.start(engine, null, RecorderOptions.defaults(), tenSeconds());
         ShadowBuffer shadow = s.shadow();
-        TickWriter t = new TickWriter();
+        Batch t = new Batch();
         submit(s.recorder(), t, 0, 40);
         s.recorder().flush();
 

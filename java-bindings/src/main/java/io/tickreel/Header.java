@@ -21,7 +21,7 @@ import java.util.UUID;
  * @param dataVersion the event and chunk payload version used by the writer
  * @param fileSize the file's length in bytes
  */
-public record ReplayInfo(
+public record Header(
         OptionalInt firstTick,
         OptionalInt lastTick,
         long tickCount,
@@ -35,8 +35,8 @@ public record ReplayInfo(
         int formatVersion,
         int dataVersion,
         long fileSize) {
-    static ReplayInfo fromNative(long[] a) {
-        return new ReplayInfo(
+    static Header fromNative(long[] a) {
+        return new Header(
                 a[0] < 0 ? OptionalInt.empty() : OptionalInt.of((int) a[0]),
                 a[1] < 0 ? OptionalInt.empty() : OptionalInt.of((int) a[1]),
                 a[2],

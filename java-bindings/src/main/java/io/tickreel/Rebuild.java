@@ -5,7 +5,7 @@ import java.util.Optional;
 import java.util.OptionalInt;
 
 /**
- * A world rebuild a {@link PlaybackUpdate.Motion#JUMP JUMP} asks for ({@link PlaybackUpdate#world()}):
+ * A world rebuild a {@link Update.Motion#JUMP JUMP} asks for ({@link Update#world()}):
  * restore {@code snapshot} (the bytes the recorder was given; empty: start from the world as it was
  * when recording started), then re-apply {@code events} in order.
  *
@@ -13,6 +13,6 @@ import java.util.OptionalInt;
  * @param snapshotTick the tick whose events come after the snapshot
  * @param events every custom event from the snapshot tick through the new position, by tick
  * @param complete false if a chunk between the snapshot and the position could not be read (the
- *     events are then incomplete; see {@link PlaybackUpdate#faultCount()})
+ *     events are then incomplete; see {@link Update#faultCount()})
  */
-public record WorldRebuild(Optional<byte[]> snapshot, OptionalInt snapshotTick, List<ReplayTick> events, boolean complete) {}
+public record Rebuild(Optional<byte[]> snapshot, OptionalInt snapshotTick, List<DecodedTick> events, boolean complete) {}

@@ -9,10 +9,10 @@ import java.nio.ByteBuffer;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
-class TickWriterTest {
+class BatchTest {
     @Test
     void encodesTheDocumentedBatchLayout() {
-        TickWriter w = new TickWriter(2);
+        Batch w = new Batch(2);
         // Empty tick: just the u16 count.
         assertArrayEquals(new byte[] {0, 0}, w.toByteArray());
         // Pose of entity 1 at the origin: kind 0x03, varint 1, five zigzag zeros.
@@ -61,7 +61,7 @@ class TickWriterTest {
 
     @Test
     void everyEventKindRoundTripsThroughTheDecoder() {
-        TickWriter w = new TickWriter(8);
+        Batch w = new Batch(8);
         Pose pose = new Pose(-5, 64 * 4096, 1L << 40, -65536L * 30 + 7, 1234);
         w.entityAdd(7, 122, pose)
                 .entityAdd(8, 1, 1.5, 2.5, -3.5, 90, 45)
@@ -101,7 +101,7 @@ class TickWriterTest {
 
     @Test
     void growsAndIsReusable() {
-        TickWriter w = new TickWriter(2);
+        Batch w = new Batch(2);
         for (int i = 0; i < 10_000; i++) {
             w.pose(i, i, 64, -i, i, 0);
         }
@@ -122,18 +122,18 @@ class TickWriterTest {
 
     @Test
     void rejectsBadArguments() {
-        assertThrows(IllegalArgumentException.class, () -> new TickWriter(1));
-        TickWriter w = new TickWriter();
+        assertThrows(IllegalArgumentException.class, () -> new Batch(1));
+        Batch w = new Batch();
         assertThrows(NullPointerException.class, () -> w.custom(1, null));
         assertThrows(IndexOutOfBoundsException.class, () -> w.custom(1, new byte[4], 3, 2));
-        assertThrows(IllegalArgumentException.class, () -> w.custom(1, new byte[TickWriter.MAX_CUSTOM_BYTES + 1]));
+        assertThrows(IllegalArgumentException.class, () -> w.custom(1, new byte[Batch.MAX_CUSTOM_BYTES + 1]));
         assertThrows(NullPointerException.class, () -> w.pose(1, null));
         assertThrows(NullPointerException.class, () -> w.entityAdd(1, 0, null));
         assertThrows(NullPointerException.class, () -> w.teleport(1, null));
         // Failed calls added nothing.
         assertEquals(0, w.eventCount());
         assertArrayEquals(new byte[] {0, 0}, w.toByteArray());
-        for (int i = 0; i < TickWriter.MAX_EVENTS; i++) {
+        for (int i = 0; i < Batch.MAX_EVENTS; i++) {
             w.entityRemove(i);
         }
         assertThrows(IllegalStateException.class, () -> w.entityRemove(1));
@@ -144,7 +144,7 @@ class TickWriterTest {
 
     @Test
     void decoderRejectsMalformedBatches() {
-        byte[] good = new TickWriter().pose(1, 1, 2, 3, 4, 5).custom(2, new byte[] {1}).toByteArray();
+        byte[] good = new Batch().pose(1, 1, 2, 3, 4, 5).custom(2, new byte[] {1}).toByteArray();
         for (int cut = 0; cut < good.length; cut++) {
             int n = cut;
             TickreelException e = assertThrows(TickreelException.class, () -> TickReader.decodeBatch(good, 0, n));
@@ -158,7 +158,7 @@ class TickWriterTest {
     /** The core's one NaN/range policy: refused with its short message, nothing half-written. */
     @Test
     void nonFiniteAndOutOfRangeValuesAreRefusedByTheCore() {
-        TickWriter w = new TickWriter().position(1, 1, 2, 3);
+        Batch w = new Batch().position(1, 1, 2, 3);
         byte[] before = w.toByteArray();
         IllegalArgumentException e =
                 assertThrows(IllegalArgumentException.class, () -> w.position(1, 1e300, 0, 0));

@@ -9,7 +9,7 @@ import java.util.Objects;
  * Encodes one tick's events in pure Java, so that recording a tick costs one native call per
  * recording however many events it has. Reuse one writer per recording (or per thread): call
  * {@link #clear()}, add the tick's events, then submit it, e.g. with
- * {@link ReplayWriter#writeTick(int, TickWriter)}. In steady state it allocates nothing.
+ * {@link ReelWriter#writeTick(int, Batch)}. In steady state it allocates nothing.
  *
  * <p>The encoding is tickreel's tick batch: a big-endian {@code u16} event count, then each event
  * as a kind byte and a body of unsigned LEB128 varints (signed values zigzag-coded). Positions are
@@ -21,7 +21,7 @@ import java.util.Objects;
  * <p>A call that throws leaves the events added before it intact. Not thread-safe: one thread
  * fills and submits a writer at a time.
  */
-public final class TickWriter {
+public final class Batch {
     /** Most events in one tick (the count is a u16). */
     public static final int MAX_EVENTS = 0xFFFF;
     /** Largest custom event payload in bytes. */
@@ -52,7 +52,7 @@ public final class TickWriter {
     private final long[] q = new long[5];
 
     /** A writer with room for about a hundred players' movement before it grows. */
-    public TickWriter() {
+    public Batch() {
         this(4096);
     }
 
@@ -61,7 +61,7 @@ public final class TickWriter {
      *
      * @param initialCapacity bytes to reserve, at least 2
      */
-    public TickWriter(int initialCapacity) {
+    public Batch(int initialCapacity) {
         if (initialCapacity < 2) {
             throw new IllegalArgumentException("capacity must be at least 2 bytes, got " + initialCapacity);
         }
@@ -71,7 +71,7 @@ public final class TickWriter {
     }
 
     /** Starts a new tick: forgets the events added so far. */
-    public TickWriter clear() {
+    public Batch clear() {
         pos = 2;
         count = 0;
         return this;
@@ -88,7 +88,7 @@ public final class TickWriter {
     }
 
     /** An entity appears with a kind and a pose given in blocks and degrees. */
-    public TickWriter entityAdd(int entity, int kind, double x, double y, double z, double yaw, double pitch) {
+    public Batch entityAdd(int entity, int kind, double x, double y, double z, double yaw, double pitch) {
         quantise(x, y, z);
         quantiseAngles(yaw, pitch);
         begin(ENTITY_ADD, entity);
@@ -98,7 +98,7 @@ public final class TickWriter {
     }
 
     /** An entity appears with a kind and a quantised pose. */
-    public TickWriter entityAdd(int entity, int kind, Pose pose) {
+    public Batch entityAdd(int entity, int kind, Pose pose) {
         Objects.requireNonNull(pose, "pose");
         begin(ENTITY_ADD, entity);
         u32(kind);
@@ -107,13 +107,13 @@ public final class TickWriter {
     }
 
     /** An entity disappears. */
-    public TickWriter entityRemove(int entity) {
+    public Batch entityRemove(int entity) {
         begin(ENTITY_REMOVE, entity);
         return this;
     }
 
     /** An entity's absolute pose in blocks and degrees (yaw unbounded). */
-    public TickWriter pose(int entity, double x, double y, double z, double yaw, double pitch) {
+    public Batch pose(int entity, double x, double y, double z, double yaw, double pitch) {
         quantise(x, y, z);
         quantiseAngles(yaw, pitch);
         begin(POSE, entity);
@@ -122,7 +122,7 @@ public final class TickWriter {
     }
 
     /** An entity's absolute quantised pose. */
-    public TickWriter pose(int entity, Pose pose) {
+    public Batch pose(int entity, Pose pose) {
         Objects.requireNonNull(pose, "pose");
         begin(POSE, entity);
         pose(pose);
@@ -130,7 +130,7 @@ public final class TickWriter {
     }
 
     /** An entity's position in blocks (rotation unchanged). */
-    public TickWriter position(int entity, double x, double y, double z) {
+    public Batch position(int entity, double x, double y, double z) {
         quantise(x, y, z);
         begin(POSITION, entity);
         scratch(3);
@@ -138,7 +138,7 @@ public final class TickWriter {
     }
 
     /** An entity's rotation in degrees (position unchanged). */
-    public TickWriter rotation(int entity, double yaw, double pitch) {
+    public Batch rotation(int entity, double yaw, double pitch) {
         quantiseAngles(yaw, pitch);
         begin(ROTATION, entity);
         s64(q[3]);
@@ -147,7 +147,7 @@ public final class TickWriter {
     }
 
     /** A discontinuity: the entity jumped to this pose (ghosts never interpolate across it). */
-    public TickWriter teleport(int entity, double x, double y, double z, double yaw, double pitch) {
+    public Batch teleport(int entity, double x, double y, double z, double yaw, double pitch) {
         quantise(x, y, z);
         quantiseAngles(yaw, pitch);
         begin(TELEPORT, entity);
@@ -156,7 +156,7 @@ public final class TickWriter {
     }
 
     /** A discontinuity to a quantised pose. */
-    public TickWriter teleport(int entity, Pose pose) {
+    public Batch teleport(int entity, Pose pose) {
         Objects.requireNonNull(pose, "pose");
         begin(TELEPORT, entity);
         pose(pose);
@@ -164,21 +164,21 @@ public final class TickWriter {
     }
 
     /** The entity's full flags value (see {@link EntityFlags}; other bits are the game's). */
-    public TickWriter flags(int entity, int flags) {
+    public Batch flags(int entity, int flags) {
         begin(FLAGS, entity);
         u32(flags);
         return this;
     }
 
     /** The entity reached checkpoint {@code index} (a split for ghosts). */
-    public TickWriter checkpoint(int entity, int index) {
+    public Batch checkpoint(int entity, int index) {
         begin(CHECKPOINT, entity);
         u32(index);
         return this;
     }
 
     /** The entity's velocity in blocks per tick (e.g. knockback). */
-    public TickWriter velocity(int entity, double vx, double vy, double vz) {
+    public Batch velocity(int entity, double vx, double vy, double vz) {
         q[0] = Pose.quantiseVelocity("vx", vx);
         q[1] = Pose.quantiseVelocity("vy", vy);
         q[2] = Pose.quantiseVelocity("vz", vz);
@@ -188,19 +188,19 @@ public final class TickWriter {
     }
 
     /** A player left: removes the entity (and flushes a live recording). */
-    public TickWriter playerLeave(int entity) {
+    public Batch playerLeave(int entity) {
         begin(PLAYER_LEAVE, entity);
         return this;
     }
 
     /** A game-specific event of a registered type with opaque bytes. */
-    public TickWriter custom(int typeId, byte[] data) {
+    public Batch custom(int typeId, byte[] data) {
         Objects.requireNonNull(data, "data");
         return custom(typeId, data, 0, data.length);
     }
 
     /** A game-specific event of a registered type with {@code length} bytes of {@code data}. */
-    public TickWriter custom(int typeId, byte[] data, int offset, int length) {
+    public Batch custom(int typeId, byte[] data, int offset, int length) {
         Objects.requireNonNull(data, "data");
         Objects.checkFromIndexSize(offset, length, data.length);
         if (length > MAX_CUSTOM_BYTES) {

@@ -14,8 +14,8 @@ import java.util.UUID;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** Writes recordings through {@link ReplayWriter} and reads them back through {@link Replay}. */
-class ReplayTest {
+/** Writes recordings through {@link ReelWriter} and reads them back through {@link Reader}. */
+class ReaderTest {
     static final UUID WORLD = UUID.fromString("8f1c2a44-0000-4000-8000-00000000abcd");
 
     /** x of player {@code p} at {@code tick}: a run along x with a sway in z. */
@@ -25,7 +25,7 @@ class ReplayTest {
 
     static Path record(Path dir, int players, int ticks) {
         Path reel = dir.resolve("run.reel");
-        RecordingOptions options = RecordingOptions.builder()
+        ReelOptions options = ReelOptions.builder()
                 .worldId(WORLD)
                 .worldVersion(new UUID(1, 2))
                 .startedAt(Instant.ofEpochMilli(1_700_000_000_123L))
@@ -34,7 +34,7 @@ class ReplayTest {
                 .snapshotInterval(100)
                 .compressionLevel(5)
                 .build();
-        try (ReplayWriter w = ReplayWriter.create(reel, options)) {
+        try (ReelWriter w = ReelWriter.create(reel, options)) {
             assertEquals(reel, w.path());
             for (int p = 1; p <= players; p++) {
                 w.registerEntity(EntityInfo.player(p, new UUID(42, p), "runner" + p));
@@ -43,7 +43,7 @@ class ReplayTest {
             w.registerEventType(new EventType(1, "block_change", 2));
             w.putMetadata("course", "lava-run");
             w.putMetadata(Map.of("best", 1234L, "tags", List.of("a", "b"), "author", new UUID(5, 6)));
-            TickWriter t = new TickWriter();
+            Batch t = new Batch();
             for (int tick = 0; tick < ticks; tick++) {
                 t.clear();
                 if (tick == 0) {
@@ -80,9 +80,9 @@ class ReplayTest {
     @Test
     void writesAndReadsBack(@TempDir Path dir) {
         Path reel = record(dir, 4, 150);
-        try (Replay r = Replay.open(reel)) {
+        try (Reader r = Reader.open(reel)) {
             assertEquals(reel, r.path());
-            ReplayInfo info = r.info();
+            Header info = r.header();
             assertEquals(0, info.firstTick().getAsInt());
             assertEquals(149, info.lastTick().getAsInt());
             assertEquals(150, info.tickCount());
@@ -115,7 +115,7 @@ class ReplayTest {
             assertTrue(npc.optionalName().isEmpty());
             assertEquals(List.of(new EventType(1, "block_change", 2)), r.eventTypes());
 
-            ReplayState s = r.seek(75);
+            SeekState s = r.seek(75);
             assertEquals(75, s.tick());
             assertEquals(4, s.entities().size());
             EntityState p1 = s.entity(1).orElseThrow();
@@ -129,8 +129,8 @@ class ReplayTest {
             assertEquals(149, r.seek(1_000_000).tick());
             assertEquals(Pose.of(x(2, 0), 64, 0, 0, 0), r.seek(0).entity(2).orElseThrow().pose());
 
-            List<ReplayTick> ticks = r.ticks(29, 31);
-            assertEquals(List.of(29, 30, 31), ticks.stream().map(ReplayTick::tick).toList());
+            List<DecodedTick> ticks = r.ticks(29, 31);
+            assertEquals(List.of(29, 30, 31), ticks.stream().map(DecodedTick::tick).toList());
             List<Event> at30 = ticks.get(1).events();
             assertTrue(at30.contains(new Event.Flags(1, EntityFlags.ON_GROUND | EntityFlags.SPRINTING)));
             assertTrue(at30.contains(new Event.Checkpoint(1, 1)));
@@ -154,8 +154,8 @@ class ReplayTest {
     void longRecordingsAreReadInSeveralNativeCalls(@TempDir Path dir) {
         // 200 players x 600 ticks is over the 4 MiB a single native call returns.
         Path reel = dir.resolve("big.reel");
-        try (ReplayWriter w = ReplayWriter.create(reel, RecordingOptions.defaults())) {
-            TickWriter t = new TickWriter();
+        try (ReelWriter w = ReelWriter.create(reel, ReelOptions.defaults())) {
+            Batch t = new Batch();
             for (int tick = 0; tick < 600; tick++) {
                 t.clear();
                 for (int p = 0; p < 200; p++) {
@@ -165,7 +165,7 @@ class ReplayTest {
             }
             w.finish();
         }
-        try (Replay r = Replay.open(reel)) {
+        try (Reader r = Reader.open(reel)) {
             int[] seen = {0, -1};
             r.forEachTick(0, 599, t -> {
                 assertEquals(seen[1] + 1, t.tick());
@@ -180,12 +180,12 @@ class ReplayTest {
     @Test
     void anEmptyRecordingHasNoTicks(@TempDir Path dir) {
         Path reel = dir.resolve("empty.reel");
-        try (ReplayWriter w = ReplayWriter.create(reel, RecordingOptions.defaults())) {
+        try (ReelWriter w = ReelWriter.create(reel, ReelOptions.defaults())) {
             w.finish();
         }
-        try (Replay r = Replay.open(reel)) {
-            assertTrue(r.info().firstTick().isEmpty());
-            assertEquals(0, r.info().tickCount());
+        try (Reader r = Reader.open(reel)) {
+            assertTrue(r.header().firstTick().isEmpty());
+            assertEquals(0, r.header().tickCount());
             assertEquals(List.of(), r.ticks(0, 100));
             assertEquals(Map.of(), r.metadata());
             org.junit.jupiter.api.Assertions.assertThrows(IllegalStateException.class, () -> r.seek(0));

@@ -12,8 +12,8 @@ import java.util.Objects;
  * the background write path instead.
  *
  * <pre>{@code
- * try (ReplayWriter w = ReplayWriter.create(path, RecordingOptions.defaults())) {
- *     TickWriter t = new TickWriter();
+ * try (ReelWriter w = ReelWriter.create(path, ReelOptions.defaults())) {
+ *     Batch t = new Batch();
  *     w.writeTick(0, t.clear().entityAdd(1, 0, 0.5, 64, 0.5, 90, 0));
  *     w.writeTick(1, t.clear().pose(1, 0.6, 64, 0.5, 91, 0));
  *     w.finish();
@@ -23,13 +23,13 @@ import java.util.Objects;
  * <p>Closing without {@link #finish()} discards the recording. Safe to share between threads
  * (calls are serialised), though ticks must still arrive in increasing order.
  */
-public final class ReplayWriter implements AutoCloseable {
+public final class ReelWriter implements AutoCloseable {
     private final NativeHandle handle;
     private final Path path;
 
-    private ReplayWriter(Path path, long h) {
+    private ReelWriter(Path path, long h) {
         this.path = path;
-        this.handle = new NativeHandle(this, h, "ReplayWriter");
+        this.handle = new NativeHandle(this, h, "ReelWriter");
     }
 
     /**
@@ -37,11 +37,11 @@ public final class ReplayWriter implements AutoCloseable {
      *
      * @throws TickreelException if the native library cannot be loaded or the dictionary is unknown
      */
-    public static ReplayWriter create(Path path, RecordingOptions options) {
+    public static ReelWriter create(Path path, ReelOptions options) {
         Objects.requireNonNull(path, "path");
         Objects.requireNonNull(options, "options");
         NativeLoader.ensureLoaded();
-        return new ReplayWriter(path, NativeBridge.writerCreate(path.toString(), options.toNative()));
+        return new ReelWriter(path, NativeBridge.reelWriterCreate(path.toString(), options.toNative()));
     }
 
     /** Where the file is written. */
@@ -56,11 +56,11 @@ public final class ReplayWriter implements AutoCloseable {
      * @param events the tick's events; may be cleared and reused once this returns
      * @throws IllegalArgumentException for a tick not after the previous one
      */
-    public void writeTick(int tick, TickWriter events) {
+    public void writeTick(int tick, Batch events) {
         Objects.requireNonNull(events, "events");
         long h = handle.get();
         ByteBuffer buf = events.sealDirect();
-        NativeBridge.writerTick(h, tick, buf, 0, events.size());
+        NativeBridge.reelWriterTick(h, tick, buf, 0, events.size());
     }
 
     /**
@@ -75,31 +75,31 @@ public final class ReplayWriter implements AutoCloseable {
         if (!batch.isDirect()) {
             throw new IllegalArgumentException("the batch must be a direct ByteBuffer");
         }
-        NativeBridge.writerTick(h, tick, batch, batch.position(), batch.remaining());
+        NativeBridge.reelWriterTick(h, tick, batch, batch.position(), batch.remaining());
     }
 
     /** Supplies snapshot bytes (the game's blocks and entities); the next tick starts a chunk with them. */
     public void offerSnapshot(byte[] snapshot) {
         Objects.requireNonNull(snapshot, "snapshot");
-        NativeBridge.writerSnapshot(handle.get(), snapshot);
+        NativeBridge.reelWriterSnapshot(handle.get(), snapshot);
     }
 
     /** Records who an entity is (replaces an earlier registration of the same id). */
     public void registerEntity(EntityInfo entity) {
         Objects.requireNonNull(entity, "entity");
-        NativeBridge.writerRegisterEntity(
+        NativeBridge.reelWriterRegisterEntity(
                 handle.get(), entity.id(), entity.kind(), entity.uuidLongs(), entity.name());
     }
 
     /** Registers a custom event type (replaces an earlier registration of the same id). */
     public void registerEventType(EventType type) {
         Objects.requireNonNull(type, "type");
-        NativeBridge.writerRegisterEventType(handle.get(), type.id(), type.name(), type.version());
+        NativeBridge.reelWriterRegisterEventType(handle.get(), type.id(), type.name(), type.version());
     }
 
     /**
      * Sets one user metadata key (NBT-friendly values: numbers, strings, arrays, lists, maps,
-     * UUIDs; see {@link Replay#metadata()}). The key {@code "tickreel"} is reserved.
+     * UUIDs; see {@link Reader#metadata()}). The key {@code "tickreel"} is reserved.
      */
     public void putMetadata(String key, Object value) {
         Objects.requireNonNull(key, "key");
@@ -116,7 +116,7 @@ public final class ReplayWriter implements AutoCloseable {
     public void putMetadata(Map<String, ?> entries) {
         Objects.requireNonNull(entries, "entries");
         byte[] nbt = Nbt.writeRoot(entries);
-        NativeBridge.writerPutMetadata(handle.get(), nbt);
+        NativeBridge.reelWriterPutMetadata(handle.get(), nbt);
     }
 
     /**
@@ -124,7 +124,7 @@ public final class ReplayWriter implements AutoCloseable {
      * The writer cannot be used afterwards except to {@link #close()} it.
      */
     public long finish() {
-        return NativeBridge.writerFinish(handle.get());
+        return NativeBridge.reelWriterFinish(handle.get());
     }
 
     /** Releases the writer; discards the recording if it was not finished. Idempotent. */

@@ -16,14 +16,20 @@ import java.util.function.Consumer;
  * Safe to use from many threads at once; closing while another thread's call is in flight is safe
  * (that call completes, later ones throw {@link IllegalStateException}).
  */
-public final class Replay implements AutoCloseable {
+public final class Reader implements AutoCloseable {
     private final NativeHandle handle;
     private final Path path;
+    private final String location;
     private volatile Map<String, Object> rawMetadata;
 
-    private Replay(Path path, long h) {
+    private Reader(Path path, long h) {
+        this(path, path.toString(), h);
+    }
+
+    private Reader(Path path, String location, long h) {
         this.path = path;
-        this.handle = new NativeHandle(this, h, "Replay");
+        this.location = location;
+        this.handle = new NativeHandle(this, h, "Reader");
     }
 
     /**
@@ -32,20 +38,54 @@ public final class Replay implements AutoCloseable {
      *
      * @throws TickreelException if it cannot be read or is not a valid recording
      */
-    public static Replay open(Path path) {
+    public static Reader open(Path path) {
         Objects.requireNonNull(path, "path");
         NativeLoader.ensureLoaded();
-        return new Replay(path, NativeBridge.replayOpen(path.toString()));
+        return new Reader(path, NativeBridge.readerOpen(path.toString()));
     }
 
-    /** The file this replay was opened from. */
+    /**
+     * Opens a recording by URL ({@code s3://bucket/key}: the header, metadata and index in one
+     * request when they fit in the first 256 KiB, then one request per chunk needed) or by local
+     * path, with {@code options} for the store.
+     *
+     * @throws TickreelException if the object is missing, the store refuses (wrong credentials)
+     *     or cannot be reached in time, or it is not a valid recording (the message never shows
+     *     a secret)
+     * @throws IllegalArgumentException for a malformed URL
+     */
+    public static Reader open(String location, ObjectOptions options) {
+        Objects.requireNonNull(location, "location");
+        Objects.requireNonNull(options, "options");
+        long o = options.toNative();
+        try {
+            long h = NativeBridge.readerOpenUrl(location, o);
+            return new Reader(location.startsWith("s3://") ? null : Path.of(location), location, h);
+        } finally {
+            NativeBridge.close(o);
+        }
+    }
+
+    /**
+     * The file this reader was opened from.
+     *
+     * @throws UnsupportedOperationException for a reader opened by object URL (see {@link #location()})
+     */
     public Path path() {
+        if (path == null) {
+            throw new UnsupportedOperationException(location + " is an object URL, not a path");
+        }
         return path;
     }
 
+    /** Where this reader was opened from: the path or the object URL as given. */
+    public String location() {
+        return location;
+    }
+
     /** What the header says. */
-    public ReplayInfo info() {
-        return ReplayInfo.fromNative(NativeBridge.replayInfo(handle.get()));
+    public Header header() {
+        return Header.fromNative(NativeBridge.readerInfo(handle.get()));
     }
 
     /**
@@ -100,38 +140,38 @@ public final class Replay implements AutoCloseable {
      *
      * @throws IllegalStateException if the recording has no ticks
      */
-    public ReplayState seek(int tick) {
-        long[] a = NativeBridge.replaySeek(handle.get(), tick);
+    public SeekState seek(int tick) {
+        long[] a = NativeBridge.readerSeek(handle.get(), tick);
         int n = (int) a[3];
         List<EntityState> entities = new ArrayList<>(n);
         for (int i = 0, o = 4; i < n; i++, o += 8) {
             entities.add(new EntityState(
                     (int) a[o], (int) a[o + 1], (int) a[o + 2], new Pose(a[o + 3], a[o + 4], a[o + 5], a[o + 6], a[o + 7])));
         }
-        return new ReplayState((int) a[0], entities);
+        return new SeekState((int) a[0], entities);
     }
 
     /** The recorded ticks in {@code from..to} (inclusive), in order. */
-    public List<ReplayTick> ticks(int from, int to) {
-        List<ReplayTick> out = new ArrayList<>();
+    public List<DecodedTick> ticks(int from, int to) {
+        List<DecodedTick> out = new ArrayList<>();
         forEachTick(from, to, out::add);
         return out;
     }
 
     /** Calls {@code action} for each recorded tick in {@code from..to} (inclusive), in order. */
-    public void forEachTick(int from, int to, Consumer<? super ReplayTick> action) {
+    public void forEachTick(int from, int to, Consumer<? super DecodedTick> action) {
         Objects.requireNonNull(action, "action");
         if (from < 0 || to < from) {
             throw new IllegalArgumentException("bad tick range " + from + ".." + to);
         }
         int next = from;
         while (true) {
-            byte[] bytes = NativeBridge.replayTicks(handle.get(), next, to);
-            List<ReplayTick> ticks = TickReader.decodeTicks(bytes);
+            byte[] bytes = NativeBridge.readerTicks(handle.get(), next, to);
+            List<DecodedTick> ticks = TickReader.decodeTicks(bytes);
             if (ticks.isEmpty()) {
                 return;
             }
-            for (ReplayTick t : ticks) {
+            for (DecodedTick t : ticks) {
                 action.accept(t);
             }
             int last = ticks.get(ticks.size() - 1).tick();
@@ -148,7 +188,7 @@ public final class Replay implements AutoCloseable {
      * @throws TickreelException describing the first damaged chunk
      */
     public VerifyReport verify() {
-        long[] a = NativeBridge.replayVerify(handle.get());
+        long[] a = NativeBridge.readerVerify(handle.get());
         return new VerifyReport(a[0], a[1], a[2], a[3]);
     }
 
@@ -162,7 +202,7 @@ public final class Replay implements AutoCloseable {
         long h = handle.get();
         Map<String, Object> m = rawMetadata;
         if (m == null) {
-            m = Nbt.readRoot(NativeBridge.replayMetadata(h));
+            m = Nbt.readRoot(NativeBridge.readerMetadata(h));
             rawMetadata = m;
         }
         return m;

@@ -1,4 +1,4 @@
-//! How the reader operations' results cross into Java's `Replay` (the operations are
+//! How the reader operations' results cross into Java's `Reader` (the operations are
 //! `crate::api::reader`; their JNI entry points are generated).
 
 use jni::JNIEnv;
@@ -19,7 +19,7 @@ fn uuid_longs(bytes: [u8; 16]) -> [i64; 2] {
 
 /// `long[] {first tick or -1, last tick or -1, tick count, chunk count, tick rate (millihertz),
 /// timestamp ms, world id msb, lsb, world version msb, lsb, game data version, dictionary id,
-/// format version, data version, file length}` (`ReplayInfo.fromNative`).
+/// format version, data version, file length}` (`Header.fromNative`).
 impl JniResult for ReaderInfo<'_> {
     type Jni = jobject;
     const SIG: &'static str = LONG_ARRAY_SIG;

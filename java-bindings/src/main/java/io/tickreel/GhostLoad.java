@@ -10,11 +10,11 @@ import java.util.concurrent.locks.LockSupport;
  * and {@link #take()} never block, so a server's tick loop can poll them; {@link #await(Duration)}
  * waits. Closing before the result is taken cancels the load.
  */
-public final class GhostLoading implements AutoCloseable {
+public final class GhostLoad implements AutoCloseable {
     private final NativeHandle handle;
 
-    GhostLoading(long h) {
-        this.handle = new NativeHandle(this, h, "GhostLoading");
+    GhostLoad(long h) {
+        this.handle = new NativeHandle(this, h, "GhostLoad");
     }
 
     /**

@@ -13,7 +13,7 @@ import java.util.OptionalInt;
  * #entities()} (read from the playhead then: ask before its next call). Copy what you need before
  * the next call on the same playhead.
  */
-public final class PlaybackUpdate {
+public final class Update {
     /** How the position moved in one update. */
     public enum Motion {
         /** The position did not change (paused, at an edge, or stalled with nothing ready). */
@@ -35,7 +35,7 @@ public final class PlaybackUpdate {
     private final NativeHandle playhead;
     private List<EntityState> entities;
 
-    PlaybackUpdate(NativeHandle playhead) {
+    Update(NativeHandle playhead) {
         this.playhead = playhead;
     }
 
@@ -99,7 +99,7 @@ public final class PlaybackUpdate {
 
     /**
      * Every live entity at {@link #position()}, sorted by id, with kind, flags and pose (the same
-     * states {@link Replay#seek(int)} returns for that tick). Read from the playhead and built on
+     * states {@link Reader#seek(int)} returns for that tick). Read from the playhead and built on
      * first use, then cached until the next call on the playhead; call it before that call.
      *
      * @throws IllegalStateException if the playhead was closed
@@ -125,7 +125,7 @@ public final class PlaybackUpdate {
      *
      * @throws IllegalStateException if the playhead was closed
      */
-    public List<ReplayTick> ticks() {
+    public List<DecodedTick> ticks() {
         return TickReader.decodeTicks(NativeBridge.playheadTicks(playhead.get()));
     }
 
@@ -162,7 +162,7 @@ public final class PlaybackUpdate {
      *
      * @throws IllegalStateException if the playhead was closed
      */
-    public Optional<WorldRebuild> world() {
+    public Optional<Rebuild> world() {
         long h = playhead.get();
         long[] w = NativeBridge.playheadWorld(h);
         if (w[0] == 0) {
@@ -170,8 +170,8 @@ public final class PlaybackUpdate {
         }
         Optional<byte[]> snapshot = w[1] != 0 ? Optional.of(NativeBridge.playheadWorldSnapshot(h)) : Optional.empty();
         OptionalInt snapshotTick = w[2] < 0 ? OptionalInt.empty() : OptionalInt.of((int) w[2]);
-        List<ReplayTick> events = TickReader.decodeTicks(NativeBridge.playheadWorldEvents(h));
-        return Optional.of(new WorldRebuild(snapshot, snapshotTick, events, w[3] != 0));
+        List<DecodedTick> events = TickReader.decodeTicks(NativeBridge.playheadWorldEvents(h));
+        return Optional.of(new Rebuild(snapshot, snapshotTick, events, w[3] != 0));
     }
 
     private static List<EntityState> states(long[] a, int n) {
@@ -185,7 +185,7 @@ public final class PlaybackUpdate {
 
     @Override
     public String toString() {
-        return "PlaybackUpdate[" + from() + " -> " + position() + ", " + motion()
+        return "Update[" + from() + " -> " + position() + ", " + motion()
                 + (stalled() ? ", stalled" : "") + (atEdge() ? ", at edge" : "") + (waiting() ? ", waiting" : "")
                 + ", faults=" + faultCount() + ", entities=" + entityCount() + "]";
     }

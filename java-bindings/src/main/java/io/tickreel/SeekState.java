@@ -9,9 +9,9 @@ import java.util.Optional;
  * @param tick the tick (the requested one, clamped into the recording)
  * @param entities the live entities, by ascending id
  */
-public record ReplayState(int tick, List<EntityState> entities) {
+public record SeekState(int tick, List<EntityState> entities) {
     /** Copies the list. */
-    public ReplayState {
+    public SeekState {
         entities = List.copyOf(entities);
     }
 

@@ -9,9 +9,9 @@ import java.util.List;
  * @param tick the tick
  * @param events its events
  */
-public record ReplayTick(int tick, List<Event> events) {
+public record DecodedTick(int tick, List<Event> events) {
     /** Copies the list. */
-    public ReplayTick {
+    public DecodedTick {
         events = List.copyOf(events);
     }
 }

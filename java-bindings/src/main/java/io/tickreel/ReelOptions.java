@@ -9,7 +9,7 @@ import java.util.UUID;
  * data version, compression dictionary, and the chunking policy. Immutable; build one with
  * {@link #builder()}. {@link #defaults()} suits a 20 ticks/s server.
  */
-public final class RecordingOptions {
+public final class ReelOptions {
     private final UUID worldId;
     private final UUID worldVersion;
     private final Instant startedAt;
@@ -21,7 +21,7 @@ public final class RecordingOptions {
     private final int snapshotInterval;
     private final int compressionLevel;
 
-    private RecordingOptions(Builder b) {
+    private ReelOptions(Builder b) {
         worldId = b.worldId;
         worldVersion = b.worldVersion;
         startedAt = b.startedAt != null ? b.startedAt : Instant.now();
@@ -40,7 +40,7 @@ public final class RecordingOptions {
     }
 
     /** The defaults (the core's, checked by a test): 20 ticks/s, 5 s chunks, a snapshot every 30 s, started now. */
-    public static RecordingOptions defaults() {
+    public static ReelOptions defaults() {
         return builder().build();
     }
 
@@ -113,8 +113,8 @@ public final class RecordingOptions {
     }
 
     /**
-     * Builds {@link RecordingOptions}. The setters only store their values: the library checks them (its
-     * {@code validate()}) when they are used, {@link ReplayWriter#create} throwing {@link IllegalArgumentException}
+     * Builds {@link ReelOptions}. The setters only store their values: the library checks them (its
+     * {@code validate()}) when they are used, {@link ReelWriter#create} throwing {@link IllegalArgumentException}
      * with its message. Null arguments throw {@link NullPointerException} at once.
      */
     public static final class Builder {
@@ -192,8 +192,8 @@ public final class RecordingOptions {
         }
 
         /** The options. */
-        public RecordingOptions build() {
-            return new RecordingOptions(this);
+        public ReelOptions build() {
+            return new ReelOptions(this);
         }
     }
 }

@@ -1,0 +1,201 @@
+/*
+ * Recordings in object storage from C: records a run with an engine, finishes it straight into
+ * an S3 bucket (tickreel_recorder_finish_upload), opens it again by URL and seeks, loads a ghost
+ * from it by URL, and checks that a missing object and wrong credentials fail cleanly, with a
+ * message that never shows the secret.
+ *
+ * The store comes from the usual variables (AWS_ENDPOINT_URL, AWS_ACCESS_KEY_ID,
+ * AWS_SECRET_ACCESS_KEY, AWS_REGION, AWS_ALLOW_HTTP), read by tickreel_object_options_new, and
+ * the bucket from TICKREEL_S3_BUCKET. tests/c.sh runs it against moto_server on loopback.
+ *
+ * Usage: object_storage SCRATCH_DIR
+ */
+#define _POSIX_C_SOURCE 200809L /* nanosleep */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "tickreel.h"
+
+#define TICKS 300u
+#define RUNNER 3u
+
+static int failures = 0;
+
+static void check(TickreelResult r, const char *what) {
+    if (r != TICKREEL_RESULT_OK) {
+        fprintf(stderr, "object_storage: %s failed: %s: %s\n", what, tickreel_result_name(r),
+                tickreel_last_error_message());
+        exit(1);
+    }
+}
+#define CHECK(call) check((call), #call)
+
+static void expect(int ok, const char *what) {
+    if (!ok) {
+        fprintf(stderr, "FAIL: %s\n", what);
+        failures++;
+    }
+}
+
+static void sleep_ms(long ms) {
+    struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
+    nanosleep(&ts, NULL);
+}
+
+static double x_at(uint32_t tick) { return tick * 0.5; }
+
+/* Records RUNNER for TICKS ticks (checkpoints at 100 and 200) and finishes it into `url`. */
+static TickreelPendingUpload *record_and_upload(const char *path, const char *url,
+                                                TickreelObjectOptions *options) {
+    TickreelEngineOptions eo;
+    CHECK(tickreel_engine_options_default(&eo));
+    TickreelEngine *engine = NULL;
+    CHECK(tickreel_engine_new(&eo, &engine));
+    TickreelRecorderOptions ro;
+    CHECK(tickreel_recorder_options_default(&ro));
+    ro.overwrite = 1;
+    TickreelRecorder *rec = NULL;
+    CHECK(tickreel_recorder_start(engine, path, &ro, &rec));
+    TickreelBatch *batch = NULL;
+    CHECK(tickreel_batch_new(&batch));
+    for (uint32_t tick = 0; tick < TICKS; tick++) {
+        CHECK(tickreel_batch_clear(batch));
+        if (tick == 0) {
+            CHECK(tickreel_batch_add_entity(batch, RUNNER, 0, x_at(0), 64, 0, 0, 0));
+        } else {
+            CHECK(tickreel_batch_add_pose(batch, RUNNER, x_at(tick), 64, 0, 0, 0));
+        }
+        if (tick == 100 || tick == 200) {
+            CHECK(tickreel_batch_checkpoint(batch, RUNNER, tick / 100 - 1));
+        }
+        CHECK(tickreel_recorder_submit_batch(rec, tick, batch, NULL));
+    }
+    CHECK(tickreel_batch_free(batch));
+    /* a malformed URL is refused before the recording ends */
+    TickreelPendingUpload *up = NULL;
+    expect(tickreel_recorder_finish_upload(rec, "s3://", options, false, false, &up) ==
+               TICKREEL_RESULT_INVALID_ARGUMENT && up == NULL,
+           "a malformed URL is refused");
+    CHECK(tickreel_recorder_finish_upload(rec, url, options, false, true, &up));
+    CHECK(tickreel_recorder_free(rec));
+    CHECK(tickreel_engine_free(engine));
+    return up;
+}
+
+int main(int argc, char **argv) {
+    if (argc != 2) {
+        fprintf(stderr, "usage: object_storage SCRATCH_DIR\n");
+        return 2;
+    }
+    const char *bucket = getenv("TICKREEL_S3_BUCKET");
+    const char *secret = getenv("AWS_SECRET_ACCESS_KEY");
+    if (bucket == NULL || secret == NULL) {
+        fprintf(stderr, "object_storage: TICKREEL_S3_BUCKET and the AWS_* variables must be set "
+                        "(tests/c.sh starts the S3 test server)\n");
+        return 1;
+    }
+    TickreelObjectOptions *options = NULL;
+    CHECK(tickreel_object_options_new(&options)); /* the AWS_* variables */
+    CHECK(tickreel_object_options_set_timeouts(options, 2000, 10000, 20000));
+    CHECK(tickreel_object_options_set_retries(options, 1, 50, 200));
+    expect(tickreel_object_options_set_timeouts(options, 0, 1, 1) == TICKREEL_RESULT_INVALID_ARGUMENT,
+           "a zero timeout is refused");
+
+    char url[512], path[1024];
+    snprintf(url, sizeof url, "s3://%s/c/run-%ld.reel", bucket, (long)time(NULL));
+    snprintf(path, sizeof path, "%s/run.reel", argv[1]);
+
+    /* finish, then upload; the server thread would poll once a tick */
+    TickreelPendingUpload *up = record_and_upload(path, url, options);
+    bool done = false;
+    int polls = 0;
+    while (!done) {
+        CHECK(tickreel_pending_upload_poll(up, &done));
+        if (!done) {
+            sleep_ms(5);
+            polls++;
+        }
+    }
+    uint64_t bytes = 0;
+    CHECK(tickreel_pending_upload_bytes(up, &bytes));
+    CHECK(tickreel_pending_upload_free(up));
+    FILE *local = fopen(path, "rb");
+    expect(local == NULL, "the local file is removed after the upload");
+    if (local) fclose(local);
+    printf("uploaded %s: %llu bytes after %d polls\n", url, (unsigned long long)bytes, polls);
+
+    /* open by URL and seek */
+    TickreelReader *reader = NULL;
+    CHECK(tickreel_reader_open_url(url, options, &reader));
+    uint32_t ticks = 0;
+    CHECK(tickreel_reader_tick_count(reader, &ticks));
+    expect(ticks == TICKS, "the uploaded recording has every tick");
+    uint32_t seeks[] = {250, 7, 151};
+    for (size_t i = 0; i < sizeof seeks / sizeof seeks[0]; i++) {
+        TickreelEntityState states[4];
+        size_t count = 0;
+        uint32_t at = 0;
+        CHECK(tickreel_reader_seek(reader, seeks[i], states, 4, &count, &at));
+        expect(count == 1 && at == seeks[i] && states[0].id == RUNNER &&
+                   fabs(states[0].x - x_at(seeks[i])) < 1e-3,
+               "a seek by URL finds the recorded pose");
+    }
+    CHECK(tickreel_reader_free(reader));
+    printf("opened %s by URL: %u ticks, 3 seeks checked\n", url, ticks);
+
+    /* a ghost by URL, between the two checkpoints */
+    TickreelGhostRange range = {TICKREEL_GHOST_BOUND_CHECKPOINT, 0, TICKREEL_GHOST_BOUND_CHECKPOINT, 1};
+    TickreelGhostLoad *load = NULL;
+    CHECK(tickreel_ghost_load_async_url(url, options, RUNNER, &range, &load));
+    bool ready = false;
+    while (!ready) {
+        CHECK(tickreel_ghost_load_poll(load, &ready));
+        if (!ready) sleep_ms(5);
+    }
+    TickreelGhost *ghost = NULL;
+    CHECK(tickreel_ghost_load_take(load, &ghost));
+    TickreelGhostInfo info;
+    CHECK(tickreel_ghost_info(ghost, &info));
+    expect(info.duration_ticks == 100, "the ghost spans checkpoint 0 to 1");
+    CHECK(tickreel_ghost_free(ghost));
+    CHECK(tickreel_ghost_load_free(load));
+    printf("ghost by URL: %u ticks\n", info.duration_ticks);
+
+    /* a missing object: a clean error */
+    char missing[600];
+    snprintf(missing, sizeof missing, "s3://%s/c/no-such-object.reel", bucket);
+    reader = NULL;
+    TickreelResult r = tickreel_reader_open_url(missing, options, &reader);
+    expect(r == TICKREEL_RESULT_IO && reader == NULL, "a missing object is an I/O error");
+    expect(strstr(tickreel_last_error_message(), "no such object") != NULL,
+           "the message says the object is missing");
+    printf("missing object: %s: %s\n", tickreel_result_name(r), tickreel_last_error_message());
+
+    /* wrong credentials: refused, the secret never shown */
+    static const char wrong_secret[] = "wrong-secret-value-for-the-c-check";
+    TickreelObjectOptions *wrong = NULL;
+    CHECK(tickreel_object_options_new(&wrong));
+    CHECK(tickreel_object_options_set_credentials(wrong, "AKIAWRONGTESTKEY0000", wrong_secret, NULL));
+    CHECK(tickreel_object_options_set_retries(wrong, 0, 10, 10));
+    r = tickreel_reader_open_url(url, wrong, &reader);
+    expect(r != TICKREEL_RESULT_OK && reader == NULL, "wrong credentials are refused");
+    const char *msg = tickreel_last_error_message();
+    expect(strstr(msg, wrong_secret) == NULL && strstr(msg, secret) == NULL,
+           "the message shows no secret");
+    printf("wrong credentials: %s\n", tickreel_result_name(r));
+    CHECK(tickreel_object_options_free(wrong));
+    CHECK(tickreel_object_options_free(options));
+
+    size_t live = 0;
+    live = tickreel_handle_count();
+    expect(live == 0, "every handle is freed");
+    if (failures) {
+        fprintf(stderr, "object_storage: %d checks failed\n", failures);
+        return 1;
+    }
+    printf("object_storage: every check passed\n");
+    return 0;
+}

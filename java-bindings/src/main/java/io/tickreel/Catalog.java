@@ -1,0 +1,288 @@
+package io.tickreel;
+
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.OptionalInt;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.LongFunction;
+
+/**
+ * A catalog of runs, their recordings and their ghosts, in SQLite ({@code sqlite:PATH}, a file
+ * created if missing) or PostgreSQL ({@code postgres://user@host/db}). Every call that touches the
+ * database runs on the catalog's own native worker thread, never on the caller's: it returns a
+ * {@link CompletableFuture} at once (completed by the catalog's completer thread), which a plugin
+ * chains on; {@code join()} is the blocking variant when the caller wants one. Failures complete
+ * the future exceptionally with a {@link TickreelException} (or {@link IllegalArgumentException}).
+ * <pre>{@code
+ * try (Catalog c = Catalog.open("sqlite:" + dir.resolve("runs.db"))) {
+ *     c.register(finishedFile, "course-7", uuid, "Alice", entity, GhostRange.all())
+ *         .thenCompose(run -> c.top("course-7", 10))
+ *         .thenAccept(top -> top.forEach(p -> System.out.println(p.rank() + " " + p.run().seconds())));
+ * }
+ * }</pre>
+ * Closing runs the calls already queued, then stops both threads; futures still open then
+ * complete.
+ */
+public final class Catalog implements AutoCloseable {
+    private final NativeHandle handle;
+    private final LinkedBlockingQueue<Call<?>> incoming = new LinkedBlockingQueue<>();
+    private final Thread completer;
+    private volatile boolean closing;
+
+    /** A native call and how to finish its future. */
+    private record Call<T>(long handle, CompletableFuture<T> future, LongFunction<T> result) {}
+
+    private Catalog(long h) {
+        this.handle = new NativeHandle(this, h, "Catalog");
+        this.completer = new Thread(this::complete, "tickreel-catalog-completer");
+        completer.setDaemon(true);
+        completer.start();
+    }
+
+    /**
+     * Opens (and migrates) the catalog at {@code url}. Blocks while the database is opened: open
+     * it at startup, not on the server thread.
+     *
+     * @throws IllegalArgumentException for a malformed URL
+     * @throws TickreelException of kind {@code UNSUPPORTED} for a URL of another scheme, {@code IO}
+     *     if the database cannot be opened or reached (no password is shown)
+     */
+    public static Catalog open(String url) {
+        Objects.requireNonNull(url, "url");
+        NativeLoader.ensureLoaded();
+        return new Catalog(NativeBridge.catalogOpen(url));
+    }
+
+    /**
+     * Registers one run of the finished recording {@code file} (after its {@link FinishHandle}
+     * completed): the player's {@code entity} over {@code range}, with splits from its
+     * checkpoints. Completes with the registered run.
+     */
+    public CompletableFuture<Run> register(Path file, String course, UUID player, String playerName, int entity, GhostRange range) {
+        Objects.requireNonNull(file, "file");
+        Objects.requireNonNull(course, "course");
+        Objects.requireNonNull(playerName, "playerName");
+        Objects.requireNonNull(range, "range");
+        return submit(NativeBridge.catalogRegister(handle.get(), file.toString(), course, uuid(player), playerName, entity, range.toNative()),
+            c -> runs(NativeBridge.catalogCallRows(c)).get(0).run());
+    }
+
+    /** The best {@code n} players of {@code course} (each player's best valid run), fastest first. */
+    public CompletableFuture<List<Placed>> top(String course, int n) {
+        Objects.requireNonNull(course, "course");
+        return submit(NativeBridge.catalogTop(handle.get(), course, n), c -> runs(NativeBridge.catalogCallRows(c)));
+    }
+
+    /** {@code player}'s best run of {@code course} and its rank; empty if they have none. */
+    public CompletableFuture<Optional<Placed>> personalBest(String course, UUID player) {
+        Objects.requireNonNull(course, "course");
+        return submit(NativeBridge.catalogPersonalBest(handle.get(), course, uuid(player)),
+            c -> runs(NativeBridge.catalogCallRows(c)).stream().findFirst());
+    }
+
+    /** The places from {@code rank - k} to {@code rank + k} of {@code course}. */
+    public CompletableFuture<List<Placed>> around(String course, int rank, int k) {
+        Objects.requireNonNull(course, "course");
+        return submit(NativeBridge.catalogAround(handle.get(), course, rank, k), c -> runs(NativeBridge.catalogCallRows(c)));
+    }
+
+    /** {@code player}'s {@code n} most recent runs of {@code course} (null: of every course), newest first. */
+    public CompletableFuture<List<Run>> recent(UUID player, String course, int n) {
+        return submit(NativeBridge.catalogRecent(handle.get(), uuid(player), course, n),
+            c -> runs(NativeBridge.catalogCallRows(c)).stream().map(Placed::run).toList());
+    }
+
+    /** The sum of best segments of {@code course}: of {@code player}'s runs, or of the board when null. */
+    public CompletableFuture<Optional<SumOfBest>> sumOfBest(String course, UUID player) {
+        Objects.requireNonNull(course, "course");
+        return submit(NativeBridge.catalogSumOfBest(handle.get(), course, player == null ? null : uuid(player)),
+            c -> sumOfBest(NativeBridge.catalogCallRows(c)));
+    }
+
+    /**
+     * Looks up the run at {@code rank} (1: the best) of {@code course} on the worker and starts
+     * loading its ghost; completes with the load (poll it from the server thread). Fails with
+     * {@link IllegalArgumentException} when the board has no such rank.
+     */
+    public CompletableFuture<GhostLoad> loadGhost(String course, int rank) {
+        Objects.requireNonNull(course, "course");
+        if (rank < 1) {
+            throw new IllegalArgumentException("rank must be at least 1 (got " + rank + ")");
+        }
+        return submit(NativeBridge.catalogLoadGhost(handle.get(), course, rank, null),
+            c -> new GhostLoad(NativeBridge.catalogCallGhostLoad(c)));
+    }
+
+    /** As {@link #loadGhost(String, int)}, for {@code player}'s best run. */
+    public CompletableFuture<GhostLoad> loadGhost(String course, UUID player) {
+        Objects.requireNonNull(course, "course");
+        return submit(NativeBridge.catalogLoadGhost(handle.get(), course, 0, uuid(player)),
+            c -> new GhostLoad(NativeBridge.catalogCallGhostLoad(c)));
+    }
+
+    /**
+     * Applies the retention policies: deletes the recordings no policy keeps (the file, then its
+     * rows), or with {@code dryRun} only lists them. Completes with those recordings.
+     */
+    public CompletableFuture<List<Pruned>> prune(boolean dryRun) {
+        return submit(NativeBridge.catalogPrune(handle.get(), dryRun), c -> pruned(NativeBridge.catalogCallRows(c)));
+    }
+
+    /** Runs the calls already queued, completes their futures, then stops both threads. Idempotent. */
+    @Override
+    public void close() {
+        synchronized (this) {
+            if (closing) {
+                return;
+            }
+            closing = true;
+        }
+        handle.close(); // joins the native worker after the queued calls
+        completer.interrupt();
+        try {
+            completer.join();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private <T> CompletableFuture<T> submit(long call, LongFunction<T> result) {
+        CompletableFuture<T> f = new CompletableFuture<>();
+        incoming.add(new Call<>(call, f, result));
+        if (closing) {
+            drainAfterClose();
+        }
+        return f;
+    }
+
+    /** The completer: polls the open calls (without blocking the worker), completes their futures. */
+    private void complete() {
+        List<Call<?>> open = new ArrayList<>();
+        while (true) {
+            try {
+                if (open.isEmpty()) {
+                    if (closing && incoming.isEmpty()) {
+                        return;
+                    }
+                    Call<?> c = incoming.poll(50, TimeUnit.MILLISECONDS);
+                    if (c != null) {
+                        open.add(c);
+                    }
+                }
+            } catch (InterruptedException e) {
+                if (incoming.isEmpty() && open.isEmpty()) {
+                    return;
+                }
+            }
+            incoming.drainTo(open);
+            open.removeIf(this::tryComplete);
+            if (!open.isEmpty()) {
+                LockSupport.parkNanos(200_000);
+            }
+        }
+    }
+
+    private void drainAfterClose() {
+        if (!completer.isAlive()) {
+            List<Call<?>> left = new ArrayList<>();
+            incoming.drainTo(left);
+            for (Call<?> c : left) {
+                while (!tryComplete(c)) {
+                    LockSupport.parkNanos(200_000);
+                }
+            }
+        }
+    }
+
+    private <T> boolean tryComplete(Call<T> c) {
+        try {
+            if (!NativeBridge.catalogCallPoll(c.handle())) {
+                return false;
+            }
+            c.future().complete(c.result().apply(c.handle()));
+        } catch (Throwable t) {
+            c.future().completeExceptionally(t);
+        }
+        NativeBridge.close(c.handle());
+        return true;
+    }
+
+    private static long[] uuid(UUID u) {
+        Objects.requireNonNull(u, "player");
+        return new long[] {u.getMostSignificantBits(), u.getLeastSignificantBits()};
+    }
+
+    private static String string(ByteBuffer b) {
+        byte[] s = new byte[Short.toUnsignedInt(b.getShort())];
+        b.get(s);
+        return new String(s, StandardCharsets.UTF_8);
+    }
+
+    /** Decodes the run rows (native/bridge/api/catalog.rs, {@code rows::runs}). */
+    static List<Placed> runs(byte[] bytes) {
+        ByteBuffer b = ByteBuffer.wrap(bytes);
+        List<Placed> out = new ArrayList<>();
+        while (b.hasRemaining()) {
+            long rank = b.getLong();
+            long id = b.getLong();
+            long recording = b.getLong();
+            UUID player = new UUID(b.getLong(), b.getLong());
+            int entity = b.getInt();
+            int start = b.getInt();
+            int end = b.getInt();
+            int ticks = b.getInt();
+            double rate = b.getDouble();
+            long achieved = b.getLong();
+            boolean valid = b.get() != 0;
+            long flags = b.getLong();
+            String course = string(b);
+            String name = string(b);
+            out.add(new Placed(rank, new Run(id, recording, course, player, name, entity, start, end, ticks, rate, achieved, valid, flags)));
+        }
+        return Collections.unmodifiableList(out);
+    }
+
+    private static Optional<SumOfBest> sumOfBest(byte[] bytes) {
+        if (bytes.length == 0) {
+            return Optional.empty();
+        }
+        ByteBuffer b = ByteBuffer.wrap(bytes);
+        long total = b.getLong();
+        double rate = b.getDouble();
+        int runs = b.getInt();
+        int n = b.getInt();
+        List<SumOfBest.BestSegment> segments = new ArrayList<>(n);
+        for (int i = 0; i < n; i++) {
+            int from = b.getInt();
+            int to = b.getInt();
+            segments.add(new SumOfBest.BestSegment(checkpoint(from), checkpoint(to), b.getInt(), b.getLong()));
+        }
+        return Optional.of(new SumOfBest(total, rate, runs, Collections.unmodifiableList(segments)));
+    }
+
+    private static OptionalInt checkpoint(int v) {
+        return v == -1 ? OptionalInt.empty() : OptionalInt.of(v);
+    }
+
+    private static List<Pruned> pruned(byte[] bytes) {
+        ByteBuffer b = ByteBuffer.wrap(bytes);
+        List<Pruned> out = new ArrayList<>();
+        while (b.hasRemaining()) {
+            long id = b.getLong();
+            long size = b.getLong();
+            long runs = b.getLong();
+            out.add(new Pruned(id, string(b), size, runs));
+        }
+        return Collections.unmodifiableList(out);
+    }
+}

@@ -1,0 +1,29 @@
+package io.tickreel;
+
+import java.util.UUID;
+
+/**
+ * One registered run of a course in a {@link Catalog}: who, which entity of which recording, its
+ * tick range and time. Times are exact ticks; {@link #seconds()} derives seconds from the
+ * recording's tick rate.
+ * @param id the run's id in the catalog
+ * @param recordingId the id of the recording that holds it
+ * @param course the course
+ * @param player the player's UUID
+ * @param playerName the player's name when the run was registered
+ * @param entity the player's entity id in the recording
+ * @param startTick the run's first tick in the recording
+ * @param endTick the run's last tick in the recording
+ * @param ticks the run's time in ticks
+ * @param tickRate the recording's ticks per second
+ * @param achievedMs when the run was achieved (Unix milliseconds)
+ * @param valid false once marked invalid (anticheat, an operator)
+ * @param flags game-defined flags
+ */
+public record Run(long id, long recordingId, String course, UUID player, String playerName, int entity,
+        int startTick, int endTick, int ticks, double tickRate, long achievedMs, boolean valid, long flags) {
+    /** The time in seconds: ticks divided by the tick rate. */
+    public double seconds() {
+        return ticks / tickRate;
+    }
+}

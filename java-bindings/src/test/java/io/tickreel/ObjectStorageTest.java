@@ -1,0 +1,148 @@
+package io.tickreel;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Recordings in object storage from Java, against the real S3-protocol test server (moto_server
+ * with signatures checked) that {@code java-bindings/test.sh} starts on loopback and describes in
+ * the system properties {@code tickreel.test.s3.*}. Without them the tests fail, never skip.
+ */
+class ObjectStorageTest {
+    static final int TICKS = 300;
+    static final int RUNNER = 3;
+
+    static String prop(String name) {
+        String v = System.getProperty("tickreel.test.s3." + name);
+        if (v == null || v.isEmpty()) {
+            throw new AssertionError("system property tickreel.test.s3." + name
+                + " is not set: run the tests with java-bindings/test.sh, which starts the S3 test server");
+        }
+        return v;
+    }
+
+    static ObjectOptions options() {
+        return ObjectOptions.fromEnv()
+            .withEndpoint(prop("endpoint"))
+            .withRegion("us-east-1")
+            .withCredentials(prop("accessKeyId"), prop("secretAccessKey"), null)
+            .withTimeouts(Duration.ofSeconds(2), Duration.ofSeconds(10), Duration.ofSeconds(20))
+            .withRetries(1, Duration.ofMillis(50), Duration.ofMillis(200));
+    }
+
+    static String url(String key) {
+        return "s3://" + prop("bucket") + "/" + key;
+    }
+
+    static double x(int tick) {
+        return tick * 0.5;
+    }
+
+    /** Records RUNNER moving for TICKS ticks and finishes it straight into {@code key}. */
+    static PendingUpload recordAndUpload(Path dir, String key, boolean removeLocal) throws java.io.IOException {
+        Files.createDirectories(dir);
+        Path reel = dir.resolve(key.replace('/', '_'));
+        try (Engine engine = new Engine();
+                Recorder rec = engine.startRecording(reel, RecorderOptions.builder().chunkTicks(50).build())) {
+            Batch b = new Batch();
+            for (int tick = 0; tick < TICKS; tick++) {
+                b.clear();
+                if (tick == 0) {
+                    b.entityAdd(RUNNER, 0, x(0), 64, 0, 0, 0);
+                } else {
+                    b.pose(RUNNER, x(tick), 64, 0, 0, 0);
+                }
+                if (tick == 100 || tick == 200) {
+                    b.checkpoint(RUNNER, tick / 100 - 1);
+                }
+                rec.submit(tick, b);
+            }
+            return rec.finishAndUpload(url(key), options(), false, removeLocal);
+        }
+    }
+
+    @Test
+    void aRecordingFinishedIntoS3OpensSeeksAndLoadsAsAGhostByUrl(@TempDir Path dir) throws Exception {
+        String key = "java/run-" + System.nanoTime() + ".reel";
+        try (PendingUpload up = recordAndUpload(dir, key, true)) {
+            String uploaded = up.toCompletableFuture().get(60, TimeUnit.SECONDS);
+            assertEquals(url(key), uploaded);
+            assertTrue(up.bytes().orElseThrow() > 0);
+        }
+        try (var files = Files.list(dir)) {
+            assertFalse(files.anyMatch(p -> p.toString().endsWith(".reel")), "the local copy is removed after the upload");
+        }
+        try (Reader r = Reader.open(url(key), options())) {
+            assertEquals(url(key), r.location());
+            assertThrows(UnsupportedOperationException.class, r::path);
+            assertEquals(TICKS, r.header().tickCount());
+            for (int tick : new int[] {250, 7, 151}) {
+                SeekState s = r.seek(tick);
+                assertEquals(x(tick), s.entity(RUNNER).orElseThrow().pose().x(), 1e-3, "tick " + tick);
+            }
+            assertEquals(TICKS, r.verify().ticks(), "every tick verified through range reads");
+        }
+        try (GhostLoad load = Ghost.loadAsync(url(key), options(), RUNNER, GhostRange.checkpoints(0, 1));
+                Ghost ghost = load.await(Duration.ofSeconds(30)).orElseThrow()) {
+            assertEquals(100, ghost.durationTicks(), "checkpoint 0 at tick 100 to checkpoint 1 at tick 200");
+        }
+    }
+
+    @Test
+    void aMissingObjectAndWrongCredentialsFailCleanlyWithoutTheSecret(@TempDir Path dir) throws Exception {
+        TickreelException missing = assertThrows(TickreelException.class,
+            () -> Reader.open(url("java/no-such-" + System.nanoTime() + ".reel"), options()));
+        assertTrue(missing.getMessage().contains("no such object"), missing.getMessage());
+
+        String key = "java/creds-" + System.nanoTime() + ".reel";
+        try (PendingUpload up = recordAndUpload(dir, key, false)) {
+            up.await(Duration.ofSeconds(60)).orElseThrow();
+        }
+        String secret = "wrong-secret-value-" + System.nanoTime();
+        ObjectOptions wrong = options().withCredentials("AKIAWRONGTESTKEY0000", secret, null);
+        TickreelException refused = assertThrows(TickreelException.class, () -> Reader.open(url(key), wrong));
+        assertFalse(refused.getMessage().contains(secret), refused.getMessage());
+        assertFalse(refused.getMessage().contains(prop("secretAccessKey")), refused.getMessage());
+
+        try (GhostLoad load = Ghost.loadAsync(url(key), wrong, RUNNER, GhostRange.all())) {
+            TickreelException e = assertThrows(TickreelException.class, () -> load.await(Duration.ofSeconds(30)));
+            assertFalse(e.getMessage().contains(secret), e.getMessage());
+        }
+    }
+
+    @Test
+    void anUploadOntoAnExistingObjectFailsAndKeepsTheLocalFile(@TempDir Path dir) throws Exception {
+        String key = "java/twice-" + System.nanoTime() + ".reel";
+        try (PendingUpload first = recordAndUpload(dir.resolve("a"), key, false)) {
+            first.await(Duration.ofSeconds(60)).orElseThrow();
+        }
+        Path second = dir.resolve("b");
+        try (PendingUpload up = recordAndUpload(second, key, true)) {
+            ExecutionException e = assertThrows(ExecutionException.class,
+                () -> up.toCompletableFuture().get(60, TimeUnit.SECONDS));
+            assertTrue(e.getCause() instanceof TickreelException, String.valueOf(e.getCause()));
+            assertTrue(e.getCause().getMessage().contains("local file is kept"), e.getCause().getMessage());
+        }
+        assertTrue(Files.exists(second.resolve(key.replace('/', '_'))), "the local file stays");
+    }
+
+    @Test
+    void aMalformedUrlIsRefusedBeforeTheRecordingEnds(@TempDir Path dir) {
+        try (Engine engine = new Engine();
+                Recorder rec = engine.startRecording(dir.resolve("x.reel"), RecorderOptions.builder().build())) {
+            rec.submit(0, new Batch().entityAdd(1, 0, 0, 64, 0, 0, 0));
+            assertThrows(IllegalArgumentException.class, () -> rec.finishAndUpload("s3://", options(), false, false));
+            rec.finish().await(); // still open: the malformed URL did not end it
+        }
+    }
+}

@@ -1,0 +1,440 @@
+//! The catalog of runs ([`tickreel_catalog`]): opened by URL (`sqlite:PATH`, `postgres://...`),
+//! every call that touches the database runs on the catalog's own worker thread
+//! ([`CatalogWorker`]) and hands back a call handle that is polled without ever blocking, like a
+//! ghost load. A finished call's rows are bytes in the encoding `crate::api::catalog::rows`
+//! documents (C reads them, Java's `Catalog` decodes them); a ghost lookup's result is a ghost
+//! load.
+
+use std::path::Path;
+
+use tickreel::sync::Mutex;
+
+use crate::api::ghost::GhostLoad;
+use crate::api::{New, Released};
+use crate::ffi::handle::HandleType;
+use crate::ffi::{TickreelCatalog, TickreelCatalogCall};
+use tickreel::Pending;
+use tickreel::ghost::{self, GhostRange, LoadFrom};
+use tickreel_bridge_macros::bridge_fn;
+use tickreel_catalog::{CatalogWorker, GhostOf, PruneOptions, RunSpec};
+
+/// An open catalog and its worker thread (C: `TickreelCatalog`, Java: `Catalog`). Freeing it
+/// runs the calls already queued, then joins the thread.
+pub struct Catalog(CatalogWorker);
+
+impl HandleType for Catalog {
+    type Opaque = TickreelCatalog;
+    const TAG: u8 = 15;
+    const NAME: &'static str = "catalog";
+}
+
+/// What a finished call holds.
+pub enum Outcome {
+    /// Rows in the documented encoding.
+    Rows(Vec<u8>),
+    /// A ghost lookup: the load started on the worker (taken once).
+    Ghost(Option<Box<ghost::GhostLoad>>),
+}
+
+/// A call submitted to a catalog's worker (C: `TickreelCatalogCall`, Java: inside `Catalog`'s
+/// futures). Calls on it are serialised by its lock.
+pub struct CatalogCall(Mutex<Pending<Outcome>>);
+
+impl HandleType for CatalogCall {
+    type Opaque = TickreelCatalogCall;
+    const TAG: u8 = 16;
+    const NAME: &'static str = "catalog call";
+}
+
+fn submit(
+    catalog: &Catalog,
+    call: impl FnOnce(&tickreel_catalog::Catalog) -> tickreel::Result<Outcome> + Send + 'static,
+) -> New<CatalogCall> {
+    New(CatalogCall(Mutex::new(catalog.0.submit(call))))
+}
+
+fn required(player: Option<uuid::Uuid>) -> tickreel::Result<uuid::Uuid> {
+    player.ok_or_else(|| tickreel::Error::invalid("player must not be NULL"))
+}
+
+/// Opens the catalog at `url`: `sqlite:PATH` (created if missing) or `postgres://user@host/db`,
+/// migrating its schema to the current version, and starts its worker thread. Stores the
+/// handle in `*out_catalog`; free it with `tickreel_catalog_free`. Blocks while the database is
+/// opened (the only call that does): open it at startup, not on the server thread.
+///
+/// Returns `TICKREEL_RESULT_UNSUPPORTED` for a URL of another scheme,
+/// `TICKREEL_RESULT_IO` if the database cannot be opened or reached (the message never shows a
+/// password). On failure `*out_catalog` is set to NULL (when it can be written).
+///
+/// Thread safety: any thread. The catalog may then be used from any thread.
+#[bridge_fn(
+    c = "tickreel_catalog_open",
+    c_out = "out_catalog",
+    java = "catalogOpen"
+)]
+pub fn open(url: &str) -> tickreel::Result<New<Catalog>> {
+    let catalog = tickreel_catalog::Catalog::open(url)?;
+    Ok(New(Catalog(CatalogWorker::new(catalog)?)))
+}
+
+/// Frees a catalog: the calls already queued run, then its worker thread is joined (blocks
+/// until then). Call handles stay valid. `tickreel_catalog_free(NULL)` is a no-op.
+///
+/// Thread safety: any thread.
+#[bridge_fn(c = "tickreel_catalog_free")]
+pub fn free(_catalog: Released<Catalog>) {}
+
+/// Registers one run of the finished recording at `file` (after its finish completed): `course`,
+/// the player's 16-byte UUID `player` and name, the `entity` in the recording and the `range` of
+/// its run (NULL: its whole presence; checkpoint markers give the splits). Stores the call's
+/// handle in `*out_call`; the call's rows are the registered run (rank 0). A file that is not a
+/// finished recording, or an entity or range not in it, fails the call and stores nothing.
+///
+/// Returns `TICKREEL_RESULT_INVALID_ARGUMENT` for a NULL `player`.
+///
+/// Thread safety: any thread; never blocks (the call runs on the catalog's worker).
+#[bridge_fn(
+    c = "tickreel_catalog_register",
+    c_out = "out_call",
+    java = "catalogRegister"
+)]
+pub fn register(
+    catalog: &Catalog,
+    file: &Path,
+    course: &str,
+    player: Option<uuid::Uuid>,
+    player_name: &str,
+    entity: u32,
+    range: GhostRange,
+) -> tickreel::Result<New<CatalogCall>> {
+    let spec = RunSpec::new(course, required(player)?, player_name, entity).range(range);
+    let file = file.to_path_buf();
+    Ok(submit(catalog, move |c| {
+        let registered = c.register(&file, &[spec])?;
+        let placed = registered.runs.into_iter().map(|run| (0, run));
+        Ok(Outcome::Rows(rows::runs(placed)))
+    }))
+}
+
+/// Starts a query of the best `n` players of `course` (each player's best valid run, fastest
+/// first, ties to the earlier run). Stores the call's handle in `*out_call`.
+///
+/// Thread safety: any thread; never blocks.
+#[bridge_fn(c = "tickreel_catalog_top", c_out = "out_call", java = "catalogTop")]
+pub fn top(catalog: &Catalog, course: &str, n: u32) -> New<CatalogCall> {
+    let course = course.to_owned();
+    submit(catalog, move |c| {
+        let top = c.top(&course, u64::from(n))?;
+        Ok(Outcome::Rows(rows::runs(
+            top.into_iter().map(|p| (p.rank, p.run)),
+        )))
+    })
+}
+
+/// Starts a query of `player`'s best run of `course` and its rank: one row, or none if the
+/// player has no valid run there. Stores the call's handle in `*out_call`.
+///
+/// Returns `TICKREEL_RESULT_INVALID_ARGUMENT` for a NULL `player`.
+///
+/// Thread safety: any thread; never blocks.
+#[bridge_fn(
+    c = "tickreel_catalog_personal_best",
+    c_out = "out_call",
+    java = "catalogPersonalBest"
+)]
+pub fn personal_best(
+    catalog: &Catalog,
+    course: &str,
+    player: Option<uuid::Uuid>,
+) -> tickreel::Result<New<CatalogCall>> {
+    let (course, player) = (course.to_owned(), required(player)?);
+    Ok(submit(catalog, move |c| {
+        let pb = c.personal_best(&course, player)?;
+        Ok(Outcome::Rows(rows::runs(
+            pb.into_iter().map(|p| (p.rank, p.run)),
+        )))
+    }))
+}
+
+/// Starts a query of the places from `rank - k` to `rank + k` of `course` (clamped to the
+/// board). Stores the call's handle in `*out_call`.
+///
+/// Thread safety: any thread; never blocks.
+#[bridge_fn(
+    c = "tickreel_catalog_around",
+    c_out = "out_call",
+    java = "catalogAround"
+)]
+pub fn around(catalog: &Catalog, course: &str, rank: u32, k: u32) -> New<CatalogCall> {
+    let course = course.to_owned();
+    submit(catalog, move |c| {
+        let places = c.around(&course, u64::from(rank), u64::from(k))?;
+        Ok(Outcome::Rows(rows::runs(
+            places.into_iter().map(|p| (p.rank, p.run)),
+        )))
+    })
+}
+
+/// Starts a query of `player`'s `n` most recent runs (of `course`, or of every course when it is
+/// NULL), newest first, valid or not; their rank fields are 0. Stores the call's handle in
+/// `*out_call`.
+///
+/// Returns `TICKREEL_RESULT_INVALID_ARGUMENT` for a NULL `player`.
+///
+/// Thread safety: any thread; never blocks.
+#[bridge_fn(
+    c = "tickreel_catalog_recent",
+    c_out = "out_call",
+    java = "catalogRecent"
+)]
+pub fn recent(
+    catalog: &Catalog,
+    player: Option<uuid::Uuid>,
+    course: Option<&str>,
+    n: u32,
+) -> tickreel::Result<New<CatalogCall>> {
+    let (player, course) = (required(player)?, course.map(str::to_owned));
+    Ok(submit(catalog, move |c| {
+        let runs = c.recent(player, course.as_deref(), u64::from(n))?;
+        Ok(Outcome::Rows(rows::runs(runs.into_iter().map(|r| (0, r)))))
+    }))
+}
+
+/// Starts the sum of best segments of `course`: of `player`'s runs, or of the whole board when
+/// `player` is NULL (segments between consecutive checkpoints). Stores the call's handle in
+/// `*out_call`; its bytes are empty when there is no run, else the encoding of `rows::sum_of_best`.
+///
+/// Thread safety: any thread; never blocks.
+#[bridge_fn(
+    c = "tickreel_catalog_sum_of_best",
+    c_out = "out_call",
+    java = "catalogSumOfBest"
+)]
+pub fn sum_of_best(
+    catalog: &Catalog,
+    course: &str,
+    player: Option<uuid::Uuid>,
+) -> New<CatalogCall> {
+    let course = course.to_owned();
+    submit(catalog, move |c| {
+        let sob = c.sum_of_best(&course, player)?;
+        Ok(Outcome::Rows(
+            sob.map(|s| rows::sum_of_best(&s)).unwrap_or_default(),
+        ))
+    })
+}
+
+/// Starts looking up the ghost of `course`'s run at `rank` (1: the best) or, with `rank` 0, of
+/// `player`'s best, and loading it (from a local path or an object URL, with the `AWS_*`
+/// variables): when the call is done, `tickreel_catalog_call_ghost_load` gives the ghost load.
+/// The lookup fails with `TICKREEL_RESULT_INVALID_ARGUMENT` when the board has no such rank or
+/// player. Stores the call's handle in `*out_call`.
+///
+/// Returns `TICKREEL_RESULT_INVALID_ARGUMENT` for rank 0 with a NULL `player`.
+///
+/// Thread safety: any thread; never blocks.
+#[bridge_fn(
+    c = "tickreel_catalog_load_ghost",
+    c_out = "out_call",
+    java = "catalogLoadGhost"
+)]
+pub fn load_ghost(
+    catalog: &Catalog,
+    course: &str,
+    rank: u32,
+    player: Option<uuid::Uuid>,
+) -> tickreel::Result<New<CatalogCall>> {
+    let who = match rank {
+        0 => GhostOf::Player(required(player)?),
+        r => GhostOf::Rank(u64::from(r)),
+    };
+    let course = course.to_owned();
+    Ok(submit(catalog, move |c| {
+        let found = c.load_ghost_from(&course, who, |location| {
+            if tickreel_object::is_object_url(location) {
+                let options = tickreel_object::ObjectOptions::from_env();
+                let source = tickreel_object::source_for_url(location, &options)?;
+                Ok(LoadFrom::Source(source))
+            } else {
+                Ok(LoadFrom::Path(location.into()))
+            }
+        })?;
+        Ok(Outcome::Ghost(Some(Box::new(found.load))))
+    }))
+}
+
+/// Starts applying the retention policies (`tickreel catalog` sets them): recordings no policy
+/// keeps are deleted (the file, then the rows), or with `dry_run` only listed. The call's rows
+/// are the recordings pruned (or that would be), in the encoding of `rows::pruned`. Stores the
+/// call's handle in `*out_call`.
+///
+/// Thread safety: any thread; never blocks.
+#[bridge_fn(
+    c = "tickreel_catalog_prune",
+    c_out = "out_call",
+    java = "catalogPrune"
+)]
+pub fn prune(catalog: &Catalog, dry_run: bool) -> New<CatalogCall> {
+    submit(catalog, move |c| {
+        let report = c.prune(PruneOptions {
+            dry_run,
+            ..PruneOptions::default()
+        })?;
+        Ok(Outcome::Rows(rows::pruned(&report)))
+    })
+}
+
+/// Stores in `*out_done` whether the call has ended (successfully or not). Never blocks.
+///
+/// Thread safety: any thread; calls on one call handle are serialised.
+#[bridge_fn(
+    c = "tickreel_catalog_call_poll",
+    c_out = "out_done",
+    java = "catalogCallPoll"
+)]
+pub fn call_poll(call: &CatalogCall) -> bool {
+    call.0.lock().is_ready()
+}
+
+/// Copies the finished call's bytes into `buf` (the encodings of `rows`), storing their number
+/// in `*out_count`; may be asked again (a `capacity` too small returns
+/// `TICKREEL_RESULT_BUFFER_TOO_SMALL` with the count). Never blocks.
+///
+/// Returns `TICKREEL_RESULT_NOT_READY` while the call runs, the call's own failure code (every
+/// time it is asked), or `TICKREEL_RESULT_INVALID_STATE` for a ghost lookup.
+///
+/// Thread safety: any thread; calls on one call handle are serialised.
+#[bridge_fn(
+    c = "tickreel_catalog_call_rows",
+    c_out_array = "buf",
+    c_out_type = "u8",
+    java = "catalogCallRows"
+)]
+pub fn call_rows(call: &CatalogCall) -> tickreel::Result<Vec<u8>> {
+    match call.0.lock().poll() {
+        None => Err(tickreel::Error::NotReady(
+            "the catalog call is still running".into(),
+        )),
+        Some(Err(e)) => Err(e.duplicate()),
+        Some(Ok(Outcome::Rows(bytes))) => Ok(bytes.clone()),
+        Some(Ok(Outcome::Ghost(_))) => Err(tickreel::Error::InvalidState(
+            "a ghost lookup has no rows: take its ghost load".into(),
+        )),
+    }
+}
+
+/// Takes the ghost load of a finished `tickreel_catalog_load_ghost` call: stores its handle in
+/// `*out_load` (poll and take it as any ghost load; free it with `tickreel_ghost_load_free`).
+/// Never blocks.
+///
+/// Returns `TICKREEL_RESULT_NOT_READY` while the lookup runs, its failure code if it failed, and
+/// `TICKREEL_RESULT_INVALID_STATE` if the load was already taken or the call is not a lookup.
+///
+/// Thread safety: any thread; calls on one call handle are serialised.
+#[bridge_fn(
+    c = "tickreel_catalog_call_ghost_load",
+    c_out = "out_load",
+    java = "catalogCallGhostLoad"
+)]
+pub fn call_ghost_load(call: &CatalogCall) -> tickreel::Result<New<GhostLoad>> {
+    let mut p = call.0.lock();
+    match p.poll() {
+        None => {
+            return Err(tickreel::Error::NotReady(
+                "the ghost lookup is still running".into(),
+            ));
+        }
+        Some(Err(e)) => return Err(e.duplicate()),
+        Some(Ok(_)) => {}
+    }
+    match p.try_take() {
+        Some(Ok(Outcome::Ghost(Some(load)))) => {
+            // keep a taken marker so that a second take says so
+            *p = Pending::ready(Ok(Outcome::Ghost(None)), "catalog call");
+            Ok(New(GhostLoad::new(*load)))
+        }
+        Some(Ok(other)) => {
+            *p = Pending::ready(Ok(other), "catalog call");
+            Err(tickreel::Error::InvalidState(
+                "this call's ghost load was already taken, or it is not a ghost lookup".into(),
+            ))
+        }
+        _ => Err(tickreel::Error::InvalidState(
+            "the catalog call has no result".into(),
+        )),
+    }
+}
+
+/// Frees a call's handle (the call itself still runs). `tickreel_catalog_call_free(NULL)` is a
+/// no-op.
+///
+/// Thread safety: any thread.
+#[bridge_fn(c = "tickreel_catalog_call_free")]
+pub fn call_free(_call: Released<CatalogCall>) {}
+
+/// The byte encodings of a call's results (big-endian, as the tick encoding of `tickreel.h`).
+pub mod rows {
+    use tickreel_catalog::{PruneReport, Run, SumOfBest};
+
+    fn string(out: &mut Vec<u8>, s: &str) {
+        let b = &s.as_bytes()[..s.len().min(u16::MAX as usize)];
+        out.extend_from_slice(&(b.len() as u16).to_be_bytes());
+        out.extend_from_slice(b);
+    }
+
+    /// Runs, one after another: `u64` rank (0 where the query has none), `i64` run id, `i64`
+    /// recording id, 16 bytes player UUID, `u32` entity, `u32` start tick, `u32` end tick, `u32`
+    /// time in ticks, `f64` tick rate, `i64` achieved (Unix ms), `u8` valid, `u64` flags, then
+    /// the course and the player's name, each a `u16` length and UTF-8 bytes.
+    pub fn runs(runs: impl IntoIterator<Item = (u64, Run)>) -> Vec<u8> {
+        let mut out = Vec::new();
+        for (rank, r) in runs {
+            out.extend_from_slice(&rank.to_be_bytes());
+            out.extend_from_slice(&r.id.to_be_bytes());
+            out.extend_from_slice(&r.recording_id.to_be_bytes());
+            out.extend_from_slice(r.player.as_bytes());
+            for v in [r.entity, r.start_tick, r.end_tick, r.ticks] {
+                out.extend_from_slice(&v.to_be_bytes());
+            }
+            out.extend_from_slice(&r.tick_rate.to_be_bytes());
+            out.extend_from_slice(&r.achieved_ms.to_be_bytes());
+            out.push(u8::from(r.valid));
+            out.extend_from_slice(&r.flags.to_be_bytes());
+            string(&mut out, &r.course);
+            string(&mut out, &r.player_name);
+        }
+        out
+    }
+
+    /// `u64` total ticks, `f64` tick rate, `u32` runs considered, `u32` segment count, then per
+    /// segment `u32` from checkpoint and `u32` to checkpoint (`0xFFFFFFFF`: the run's start or
+    /// end), `u32` ticks, `i64` the run it comes from.
+    pub fn sum_of_best(s: &SumOfBest) -> Vec<u8> {
+        let mut out = Vec::new();
+        out.extend_from_slice(&s.total_ticks.to_be_bytes());
+        out.extend_from_slice(&s.tick_rate.to_be_bytes());
+        out.extend_from_slice(&(s.runs as u32).to_be_bytes());
+        out.extend_from_slice(&(s.segments.len() as u32).to_be_bytes());
+        for seg in &s.segments {
+            for v in [seg.from, seg.to] {
+                out.extend_from_slice(&v.unwrap_or(u32::MAX).to_be_bytes());
+            }
+            out.extend_from_slice(&seg.ticks.to_be_bytes());
+            out.extend_from_slice(&seg.run_id.to_be_bytes());
+        }
+        out
+    }
+
+    /// Per recording pruned (or that a dry run would prune): `i64` recording id, `u64` size in
+    /// bytes, `u64` runs, then its location as a `u16` length and UTF-8 bytes.
+    pub fn pruned(report: &PruneReport) -> Vec<u8> {
+        let mut out = Vec::new();
+        for p in &report.recordings {
+            out.extend_from_slice(&p.recording_id.to_be_bytes());
+            out.extend_from_slice(&p.size_bytes.to_be_bytes());
+            out.extend_from_slice(&p.runs.to_be_bytes());
+            string(&mut out, &p.location);
+        }
+        out
+    }
+}

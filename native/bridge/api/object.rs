@@ -1,0 +1,330 @@
+//! Recordings in object storage ([`tickreel_object`]): the options that reach a store, opening a
+//! recording and loading a ghost by URL (`s3://bucket/key`; a local path works too), and a
+//! recording's finish followed by its upload. Credentials never appear in messages: the object
+//! crate scrubs them from every error.
+
+use std::path::Path;
+
+use tickreel::sync::Mutex;
+
+use crate::api::engine::Recorder;
+use crate::api::ghost::GhostLoad;
+use crate::api::reader::Reader;
+use crate::api::{New, Released};
+use crate::ffi::handle::HandleType;
+use crate::ffi::{TickreelObjectOptions, TickreelPendingUpload};
+use tickreel::ghost::{GhostRange, GhostTrack};
+use tickreel::play;
+use tickreel_bridge_macros::bridge_fn;
+use tickreel_object::{ObjectStorage, ObjectUrl, PendingUpload as Pending, UploadOptions};
+
+/// How to reach a store (C: `TickreelObjectOptions`, Java: `ObjectOptions`): endpoint, region,
+/// credentials, timeouts and retries. Calls are serialised by its lock; an operation copies it.
+pub struct ObjectOptions(Mutex<tickreel_object::ObjectOptions>);
+
+impl HandleType for ObjectOptions {
+    type Opaque = TickreelObjectOptions;
+    const TAG: u8 = 13;
+    const NAME: &'static str = "object options";
+}
+
+impl ObjectOptions {
+    fn get(&self) -> tickreel_object::ObjectOptions {
+        self.0.lock().clone()
+    }
+}
+
+/// An upload waiting for its recording's finish, then running on its own thread (C:
+/// `TickreelPendingUpload`, Java: `PendingUpload`). Freeing it does not stop the upload.
+pub struct PendingUpload(Mutex<Pending>);
+
+impl HandleType for PendingUpload {
+    type Opaque = TickreelPendingUpload;
+    const TAG: u8 = 14;
+    const NAME: &'static str = "pending upload";
+}
+
+/// Where an upload stands: `None` while it runs, then the URL of the uploaded object or the
+/// failure.
+pub struct UploadState(pub Option<tickreel::Result<String>>);
+
+/// Creates object-storage options with the usual variables read now: `AWS_ACCESS_KEY_ID`,
+/// `AWS_SECRET_ACCESS_KEY`, `AWS_SESSION_TOKEN`, `AWS_REGION` (or `AWS_DEFAULT_REGION`),
+/// `AWS_ENDPOINT_URL` (or `AWS_ENDPOINT`), `AWS_ALLOW_HTTP`; an `http://` endpoint allows plain
+/// HTTP. Defaults otherwise: connect timeout 5 s, request timeout 30 s, 3 retries backing off
+/// from 100 ms to 5 s, a 120 s deadline per call. Stores the handle in `*out_options`; free it
+/// with `tickreel_object_options_free` (operations copy what they need).
+///
+/// Thread safety: any thread.
+#[bridge_fn(
+    c = "tickreel_object_options_new",
+    c_out = "out_options",
+    java = "objectOptionsNew"
+)]
+pub fn options_new() -> New<ObjectOptions> {
+    New(ObjectOptions(Mutex::new(
+        tickreel_object::ObjectOptions::from_env(),
+    )))
+}
+
+/// Frees object-storage options. `tickreel_object_options_free(NULL)` is a no-op returning
+/// `TICKREEL_RESULT_OK`; a freed or invalid handle returns `TICKREEL_RESULT_INVALID_HANDLE`.
+///
+/// Thread safety: any thread.
+#[bridge_fn(c = "tickreel_object_options_free")]
+pub fn options_free(_options: Released<ObjectOptions>) {}
+
+/// Sets the store's endpoint (`http://127.0.0.1:9000`, `https://<account>.r2.cloudflarestorage.com`;
+/// NULL: AWS S3 itself). An `http://` endpoint also allows plain HTTP.
+///
+/// Thread safety: any thread; calls on one options handle are serialised.
+#[bridge_fn(
+    c = "tickreel_object_options_set_endpoint",
+    java = "objectOptionsSetEndpoint"
+)]
+pub fn options_set_endpoint(options: &ObjectOptions, endpoint: Option<&str>) {
+    let mut o = options.0.lock();
+    o.allow_http |= endpoint.is_some_and(|e| e.starts_with("http://"));
+    o.endpoint = endpoint.map(str::to_owned);
+}
+
+/// Sets the region (NULL: `us-east-1`).
+///
+/// Thread safety: any thread; calls on one options handle are serialised.
+#[bridge_fn(
+    c = "tickreel_object_options_set_region",
+    java = "objectOptionsSetRegion"
+)]
+pub fn options_set_region(options: &ObjectOptions, region: Option<&str>) {
+    options.0.lock().region = region.map(str::to_owned);
+}
+
+/// Sets static credentials (an access key id, its secret and an optional session token, NULL for
+/// none), replacing those read from the environment. They are never shown in messages.
+///
+/// Thread safety: any thread; calls on one options handle are serialised.
+#[bridge_fn(
+    c = "tickreel_object_options_set_credentials",
+    java = "objectOptionsSetCredentials"
+)]
+pub fn options_set_credentials(
+    options: &ObjectOptions,
+    access_key_id: &str,
+    secret_access_key: &str,
+    session_token: Option<&str>,
+) {
+    let mut c = tickreel_object::Credentials::new(access_key_id, secret_access_key);
+    c.session_token = session_token.map(str::to_owned);
+    options.0.lock().credentials = Some(c);
+}
+
+/// Allows (or forbids) plain `http://` endpoints.
+///
+/// Thread safety: any thread; calls on one options handle are serialised.
+#[bridge_fn(
+    c = "tickreel_object_options_set_allow_http",
+    java = "objectOptionsSetAllowHttp"
+)]
+pub fn options_set_allow_http(options: &ObjectOptions, allow: bool) {
+    options.0.lock().allow_http = allow;
+}
+
+/// Sets the timeouts in milliseconds: to connect, for one request, and the deadline of one call
+/// with its retries (past it the call fails with `TICKREEL_RESULT_IO`, a timeout).
+///
+/// Returns `TICKREEL_RESULT_INVALID_ARGUMENT` for a zero timeout.
+///
+/// Thread safety: any thread; calls on one options handle are serialised.
+#[bridge_fn(
+    c = "tickreel_object_options_set_timeouts",
+    java = "objectOptionsSetTimeouts"
+)]
+pub fn options_set_timeouts(
+    options: &ObjectOptions,
+    connect_ms: u32,
+    request_ms: u32,
+    deadline_ms: u32,
+) -> tickreel::Result<()> {
+    if connect_ms == 0 || request_ms == 0 || deadline_ms == 0 {
+        return Err(tickreel::Error::invalid(
+            "object storage timeouts must be at least 1 ms",
+        ));
+    }
+    let ms = |v: u32| std::time::Duration::from_millis(u64::from(v));
+    let mut o = options.0.lock();
+    o.connect_timeout = ms(connect_ms);
+    o.request_timeout = ms(request_ms);
+    o.deadline = ms(deadline_ms);
+    Ok(())
+}
+
+/// Sets the retries of a failed request (connection errors, 5xx, timeouts) and their backoff in
+/// milliseconds: the first wait, doubling up to the longest.
+///
+/// Returns `TICKREEL_RESULT_INVALID_ARGUMENT` if the first wait is longer than the longest.
+///
+/// Thread safety: any thread; calls on one options handle are serialised.
+#[bridge_fn(
+    c = "tickreel_object_options_set_retries",
+    java = "objectOptionsSetRetries"
+)]
+pub fn options_set_retries(
+    options: &ObjectOptions,
+    retries: u32,
+    backoff_initial_ms: u32,
+    backoff_max_ms: u32,
+) -> tickreel::Result<()> {
+    if backoff_initial_ms > backoff_max_ms {
+        return Err(tickreel::Error::invalid(format!(
+            "the first backoff ({backoff_initial_ms} ms) is longer than the longest ({backoff_max_ms} ms)"
+        )));
+    }
+    let ms = |v: u32| std::time::Duration::from_millis(u64::from(v));
+    let mut o = options.0.lock();
+    o.retries = retries as usize;
+    o.backoff_initial = ms(backoff_initial_ms);
+    o.backoff_max = ms(backoff_max_ms);
+    Ok(())
+}
+
+/// Opens the recording at `location`, an object URL (`s3://bucket/key`: one request for the
+/// header, metadata and index when they fit in the first 256 KiB, then one per chunk needed) or a
+/// local path (as `tickreel_reader_open`), with `options` (used for URLs only), and stores the
+/// reader's handle in `*out_reader`.
+///
+/// Returns `TICKREEL_RESULT_IO` for a missing object ("no such object"), a store that refuses
+/// (wrong credentials) or cannot be reached, or a call past its deadline (the message says
+/// which, never with a secret), `TICKREEL_RESULT_INVALID_ARGUMENT` for a malformed URL, and the codes of
+/// `tickreel_reader_open`. On failure `*out_reader` is set to NULL (when it can be written).
+///
+/// Thread safety: any thread. A reader may then be used from any number of threads at once.
+#[bridge_fn(
+    c = "tickreel_reader_open_url",
+    c_out = "out_reader",
+    java = "readerOpenUrl"
+)]
+pub fn reader_open_url(location: &str, options: &ObjectOptions) -> tickreel::Result<New<Reader>> {
+    let reader = if tickreel_object::is_object_url(location) {
+        tickreel_object::open_url(location, &options.get())?
+    } else {
+        play::Reader::open_any(Path::new(location))?
+    };
+    Ok(New(Reader(reader)))
+}
+
+/// Starts loading `entity`'s run in `range` (NULL: its whole presence) from the recording at
+/// `location` (an object URL or a local path) on a background thread, and stores the load's
+/// handle in `*out_load`: poll it with `tickreel_ghost_load_poll`, take the ghost with
+/// `tickreel_ghost_load_take` (which reports the load's own errors: a missing object, refused
+/// credentials). Never blocks.
+///
+/// Returns `TICKREEL_RESULT_INVALID_ARGUMENT` for a malformed URL or options the store client
+/// refuses. On failure `*out_load` is set to NULL (when it can be written).
+///
+/// Thread safety: any thread.
+#[bridge_fn(
+    c = "tickreel_ghost_load_async_url",
+    c_out = "out_load",
+    java = "ghostLoadAsyncUrl"
+)]
+pub fn ghost_load_async_url(
+    location: &str,
+    options: &ObjectOptions,
+    entity: u32,
+    range: GhostRange,
+) -> tickreel::Result<New<GhostLoad>> {
+    let load = if tickreel_object::is_object_url(location) {
+        tickreel_object::load_ghost_async(location, &options.get(), entity, range)?
+    } else {
+        GhostTrack::load_async(Path::new(location).to_path_buf(), entity, range)
+    };
+    Ok(New(GhostLoad::new(load)))
+}
+
+/// Finishes the recording (as `tickreel_recorder_finish`) and, once its `.reel` file is
+/// compacted, uploads it to the object URL `url` (`s3://bucket/key`) on a background thread:
+/// multipart for large files, never over an existing object unless `overwrite`, the uploaded
+/// size checked, then the local file removed if `remove_local`. Stores the pending upload's handle
+/// in `*out_upload`: poll it with `tickreel_pending_upload_poll`. A failed upload keeps the local
+/// file (`tickreel upload FILE URL` retries it).
+///
+/// Returns `TICKREEL_RESULT_INVALID_ARGUMENT` for a malformed URL (checked before the recording
+/// is finished: it then goes on), and the codes of `tickreel_recorder_finish`. On failure
+/// `*out_upload` is set to NULL (when it can be written).
+///
+/// Thread safety: any thread, concurrently with other recorder calls; only one finish or abort
+/// succeeds.
+#[bridge_fn(
+    c = "tickreel_recorder_finish_upload",
+    c_out = "out_upload",
+    java = "recorderFinishUpload"
+)]
+pub fn recorder_finish_upload(
+    recorder: &Recorder,
+    url: &str,
+    options: &ObjectOptions,
+    overwrite: bool,
+    remove_local: bool,
+) -> tickreel::Result<New<PendingUpload>> {
+    let target = ObjectUrl::parse(url)?;
+    let storage = ObjectStorage::new(&target.bucket, options.get())?;
+    let finish = recorder.0.finish()?;
+    let upload = UploadOptions {
+        overwrite,
+        remove_local,
+    };
+    let pending = storage.upload_when_finished(finish, &target.key, upload);
+    Ok(New(PendingUpload(Mutex::new(pending))))
+}
+
+/// Stores in `*out_done` whether the finish and upload have ended. Never blocks.
+///
+/// Returns `TICKREEL_RESULT_OK` while they run (`*out_done` false) and once the upload succeeded
+/// (`*out_done` true); if the finish or the upload failed, `*out_done` is true and the call
+/// returns the failure's code (e.g. `TICKREEL_RESULT_IO` for an existing
+/// object or a refused request) with its message, every time it is asked.
+///
+/// Thread safety: any thread; calls on one handle are serialised.
+///
+/// (Java: the object's URL, `null` while running; throws the failure.)
+#[bridge_fn(
+    c = "tickreel_pending_upload_poll",
+    c_out = "out_done",
+    c_out_type = "bool",
+    java = "pendingUploadPoll"
+)]
+pub fn upload_poll(upload: &PendingUpload) -> UploadState {
+    let mut p = upload.0.lock();
+    UploadState(p.poll().map(|r| match r {
+        Ok(u) => Ok(u.report.url.to_string()),
+        Err(e) => Err(e.duplicate()),
+    }))
+}
+
+/// Stores in `*out_bytes` the size of the uploaded object. Never blocks.
+///
+/// Returns `TICKREEL_RESULT_NOT_READY` while the upload runs, and the failure's code if it failed.
+///
+/// Thread safety: any thread; calls on one handle are serialised.
+#[bridge_fn(
+    c = "tickreel_pending_upload_bytes",
+    c_out = "out_bytes",
+    java = "pendingUploadBytes"
+)]
+pub fn upload_bytes(upload: &PendingUpload) -> tickreel::Result<u64> {
+    match upload.0.lock().poll() {
+        None => Err(tickreel::Error::NotReady(
+            "the upload is still running".into(),
+        )),
+        Some(Ok(u)) => Ok(u.report.bytes),
+        Some(Err(e)) => Err(e.duplicate()),
+    }
+}
+
+/// Frees a pending upload's handle; the upload goes on. `tickreel_pending_upload_free(NULL)` is
+/// a no-op returning `TICKREEL_RESULT_OK`; a freed or invalid handle returns
+/// `TICKREEL_RESULT_INVALID_HANDLE`.
+///
+/// Thread safety: any thread.
+#[bridge_fn(c = "tickreel_pending_upload_free")]
+pub fn upload_free(_upload: Released<PendingUpload>) {}

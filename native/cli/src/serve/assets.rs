@@ -1,0 +1,39 @@
+//! The viewer's page: hand-written HTML, JavaScript and CSS in `assets/`, carried inside the
+//! binary (no CDN, no build step). The page draws on a canvas and asks the API for frames.
+
+use axum::http::{HeaderValue, header};
+use axum::response::{IntoResponse, Response};
+
+const PAGE: &str = include_str!("assets/viewer.html");
+const SCRIPT: &str = include_str!("assets/viewer.js");
+const STYLE: &str = include_str!("assets/viewer.css");
+const RACE: &str = include_str!("assets/race.js");
+
+fn asset(body: &'static str, kind: &'static str) -> Response {
+    let mut r = body.into_response();
+    let h = r.headers_mut();
+    h.insert(header::CONTENT_TYPE, HeaderValue::from_static(kind));
+    h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+    // Everything the page loads comes from this server.
+    h.insert(
+        header::CONTENT_SECURITY_POLICY,
+        HeaderValue::from_static("default-src 'self'; img-src 'self' data:"),
+    );
+    r
+}
+
+pub async fn page() -> Response {
+    asset(PAGE, "text/html; charset=utf-8")
+}
+
+pub async fn script() -> Response {
+    asset(SCRIPT, "text/javascript; charset=utf-8")
+}
+
+pub async fn race() -> Response {
+    asset(RACE, "text/javascript; charset=utf-8")
+}
+
+pub async fn style() -> Response {
+    asset(STYLE, "text/css; charset=utf-8")
+}

@@ -1,0 +1,598 @@
+// tickreel viewer: a top-down x/z map of a recording, drawn on a canvas from frames the server's
+// playheads make (GET /api/frames: every entity's position at each tick of a block). Nothing here
+// reads a whole recording: blocks of BLOCK ticks are fetched around the play position and at most
+// MAX_BLOCKS are kept (least recently used out), so memory stays bounded however long it plays.
+// The page's state is on window.tickreelViewer (the browser test reads it).
+'use strict';
+(() => {
+  const BLOCK = 128;        // ticks per frames request
+  const MAX_BLOCKS = 48;    // blocks kept in memory
+  const TRAIL = 100;        // ticks of trail behind each marker
+  const TRAIL_STEP = 2;
+  const JUMP = 16;          // a trail step longer than this (blocks) is a teleport: not joined
+  const params = new URLSearchParams(location.search);
+  const token = params.get('token');
+  const $ = (id) => document.getElementById(id);
+  const Race = window.tickreelRace;
+
+  function apiUrl(path, q) {
+    const u = new URLSearchParams(q || {});
+    if (token) u.set('token', token);
+    return '/api/' + path + '?' + u.toString();
+  }
+  async function getJson(path, q) {
+    const r = await fetch(apiUrl(path, q));
+    let body = null;
+    try { body = await r.json(); } catch (e) { /* not JSON */ }
+    if (!r.ok) throw new Error((body && body.error) || (path + ': HTTP ' + r.status));
+    return body;
+  }
+
+  const S = {
+    list: [], catalog: [], hasCatalog: false,
+    rec: null, info: null, first: 0, last: 0, rate: 20, tick: 0,
+    playing: false, dir: 1, speed: 1, follow: null, names: new Map(),
+    markers: null, report: null, context: new Set(), gen: 0,
+    live: false, liveState: null, liveFollow: true, source: null,
+    race: null, shown: null, errors: [], stalled: false,
+    view: { cx: 0, cz: 0, scale: 4, fitted: false },
+  };
+  // block index -> { frames: Map(tick -> frame), ticks: sorted ticks, complete, pending, used }
+  const blocks = new Map();
+
+  function showError(msg) {
+    S.errors.push(String(msg));
+    const el = $('error');
+    el.textContent = String(msg);
+    el.hidden = false;
+  }
+  function clearError() { $('error').hidden = true; }
+
+  // ---- frames -------------------------------------------------------------------------------
+  const blockOf = (t) => Math.floor(t / BLOCK);
+
+  function loadBlock(b) {
+    const have = blocks.get(b);
+    if (have) {
+      have.used = performance.now();
+      if (have.complete || have.pending) return have.pending || Promise.resolve(have);
+    }
+    const gen = S.gen;
+    const back = S.dir < 0;
+    const lo = b * BLOCK, hi = lo + BLOCK - 1;
+    const q = { rec: S.rec, count: BLOCK, from: back ? hi : lo };
+    if (back) q.dir = 'back';
+    const entry = have || { frames: new Map(), ticks: [], complete: false, pending: null, used: performance.now() };
+    entry.pending = getJson('frames', q).then((res) => {
+      if (gen !== S.gen) return entry;
+      for (const f of res.frames) {
+        if (f.t < lo || f.t > hi) continue;
+        entry.frames.set(f.t, toFrame(f, res));
+      }
+      entry.ticks = [...entry.frames.keys()].sort((a, c) => a - c);
+      edgeFrom(res.edge);
+      // Complete when nothing more can come into it: it holds its last tick, or the recording's
+      // (of a recording that no longer grows). Otherwise it is asked again once the edge moves.
+      const top = entry.ticks.length ? entry.ticks[entry.ticks.length - 1] : -1;
+      const ended = res.edge && res.edge.state === 'finished';
+      // (asked again after the end and nothing new: a stretch without ticks)
+      entry.complete = !S.live || top >= hi || (ended && (top >= S.last || top === entry.edgeAt));
+      entry.edgeAt = top;
+      if (res.faults) showError('damaged chunk(s) played past: ' + res.faults.map((f) => f.error).join('; '));
+      entry.pending = null;
+      return entry;
+    }, (err) => {
+      // kept as done (empty), so that a failing block is not asked for again at every frame
+      entry.pending = null;
+      entry.complete = true;
+      entry.failed = true;
+      showError(err.message);
+      throw err;
+    });
+    blocks.set(b, entry);
+    evict();
+    return entry.pending;
+  }
+
+  // A frame of the API in blocks and degrees (it comes in the format's units), with its
+  // entities by id.
+  function toFrame(f, res) {
+    const ps = res.pos_scale, ang = 360 / res.angle_units;
+    const byId = new Map();
+    for (const e of f.e) { e[1] /= ps; e[2] /= ps; e[3] /= ps; e[4] *= ang; byId.set(e[0], e); }
+    return { t: f.t, e: f.e, byId };
+  }
+
+  // A seek asks for its one frame alone too (a small answer, shown at once) while the block
+  // of frames around it loads; the last few are kept.
+  const singles = new Map();
+  async function loadSingle(t) {
+    const gen = S.gen;
+    const res = await getJson('frames', { rec: S.rec, from: t, count: 1 });
+    if (gen !== S.gen || !res.frames.length) return;
+    const f = toFrame(res.frames[0], res);
+    singles.set(f.t, f);
+    while (singles.size > 8) singles.delete(singles.keys().next().value);
+  }
+
+  function evict() {
+    while (blocks.size > MAX_BLOCKS) {
+      let oldest = null, when = Infinity;
+      for (const [k, v] of blocks) if (!v.pending && v.used < when) { oldest = k; when = v.used; }
+      if (oldest === null) return;
+      blocks.delete(oldest);
+    }
+  }
+
+  // The frame shown at tick t: the last one at or before it in its block (ticks may be sparse).
+  function frameAt(t) {
+    t = Math.floor(t);
+    const blk = blocks.get(blockOf(t));
+    if (!blk || blk.ticks.length === 0 || (blk.pending && !blk.frames.has(t))) return singles.get(t) || null;
+    const f = blk.frames.get(t);
+    if (f) return f;
+    let best = null;
+    for (const k of blk.ticks) { if (k <= t) best = k; else break; }
+    if (best === null) {
+      const prev = blocks.get(blockOf(t) - 1);
+      if (prev && prev.ticks.length && !prev.pending) return prev.frames.get(prev.ticks[prev.ticks.length - 1]);
+      return null;
+    }
+    // A hole at the live edge, not yet filled: not this tick's frame.
+    if (!blk.complete && t > blk.ticks[blk.ticks.length - 1]) return null;
+    return blk.frames.get(best);
+  }
+
+  // A block is asked for when missing, and again when the live edge cut it and has moved since.
+  const needs = (blk) => !blk || (!blk.complete && !blk.pending && S.last > blk.edgeAt);
+  function want(t) {
+    const b = blockOf(t);
+    if (needs(blocks.get(b))) loadBlock(b).catch(() => {});
+    const next = b + (S.dir > 0 ? 1 : -1);
+    if (S.playing && next * BLOCK <= S.last && (next + 1) * BLOCK > S.first && needs(blocks.get(next))) {
+      loadBlock(next).catch(() => {});
+    }
+  }
+
+  function edgeFrom(edge) {
+    if (!edge) return;
+    if (edge.first_tick !== null && edge.first_tick !== undefined) S.first = edge.first_tick;
+    if (edge.last_tick !== null && edge.last_tick !== undefined) S.last = edge.last_tick;
+    S.liveState = edge.state || null;
+    const tl = $('timeline');
+    tl.min = S.first; tl.max = S.last;
+  }
+
+  // ---- opening a recording ------------------------------------------------------------------
+  async function open(name, opts) {
+    opts = opts || {};
+    S.gen++;
+    blocks.clear();
+    singles.clear();
+    if (S.source) { S.source.close(); S.source = null; }
+    Object.assign(S, { rec: name, info: null, markers: null, report: null, race: null, shown: null,
+      follow: null, playing: false, dir: 1, context: new Set(), names: new Map(), stalled: false });
+    S.view.fitted = false;
+    clearError();
+    $('chart').hidden = true;
+    $('race-info').textContent = '';
+    for (const li of $('list').children) li.classList.toggle('open', li.dataset.name === name);
+    const info = await getJson('info', { rec: name });
+    S.info = info;
+    S.rate = info.tick_rate || 20;
+    S.live = info.kind === 'live';
+    edgeFrom(info.edge);
+    for (const e of info.entities) if (e.name) S.names.set(e.id, e.name);
+    fillAbout(info);
+    S.tick = S.first;
+    if (info.report) openReport(info.report);
+    if (opts.tick !== undefined && opts.tick !== null) S.tick = clamp(Number(opts.tick));
+    if (opts.follow) setFollow(Number(opts.follow));
+    $('live-row').hidden = !S.live;
+    if (S.live) {
+      startLive();
+      // a recording being written opens at its newest tick, playing on as it grows
+      if (S.liveFollow && (opts.tick === undefined || opts.tick === null)) { S.tick = S.last; S.dir = 1; S.speed = 1; play(); }
+    }
+    refreshMarkers();
+    await loadBlock(blockOf(S.tick));
+    const f = frameAt(S.tick);
+    if (f) addEntities(f.e.map((e) => e[0]));
+    render();
+    return state();
+  }
+
+  function refreshMarkers() {
+    const gen = S.gen;
+    getJson('markers', { rec: S.rec }).then((m) => { if (gen === S.gen) S.markers = m; }, (e) => showError(e.message));
+  }
+
+  function startLive() {
+    const es = new EventSource(apiUrl('live', { rec: S.rec }));
+    const gen = S.gen;
+    let lastMarkers = 0;
+    es.addEventListener('edge', (ev) => {
+      if (gen !== S.gen) return;
+      edgeFrom(JSON.parse(ev.data));
+      if (performance.now() - lastMarkers > 2000) { lastMarkers = performance.now(); refreshMarkers(); }
+      if (S.liveState === 'finished' || S.liveState === 'lost') es.close();
+    });
+    es.onerror = () => { if (S.liveState === 'finished') es.close(); };
+    S.source = es;
+  }
+
+  function fillAbout(info) {
+    $('about').hidden = false;
+    const ent = info.entities.length;
+    $('summary').textContent = `${info.kind}, ticks ${S.first}..${S.last} at ${S.rate} ticks/s, ` +
+      `${ent} registered entities, ${info.chunks} chunks` + (info.gaps.length ? `, ${info.gaps.length} gaps` : '');
+    const sel = $('follow');
+    while (sel.options.length > 1) sel.remove(1);
+    const runSel = $('run-entity'), ghostSel = $('ghost-entity');
+    runSel.innerHTML = ''; ghostSel.innerHTML = '';
+    for (const e of info.entities) {
+      const label = (e.name || 'entity') + ' #' + e.id;
+      sel.add(new Option(label, e.id));
+      runSel.add(new Option(label, e.id));
+      ghostSel.add(new Option(label, e.id));
+    }
+    if (info.entities.length > 1) ghostSel.selectedIndex = 1;
+    $('race').hidden = false;
+    const gr = $('ghost-rec');
+    gr.innerHTML = '';
+    gr.add(new Option('(this recording)', ''));
+    for (const r of S.list) if (r.name !== S.rec) gr.add(new Option(r.name, r.name));
+    $('course-row').hidden = !S.hasCatalog;
+  }
+
+  // Entities seen in frames but not registered (no name) can be followed and raced too.
+  function addEntities(ids) {
+    for (const sel of [$('follow'), $('run-entity'), $('ghost-entity')]) {
+      const have = new Set([...sel.options].map((o) => o.value));
+      for (const id of ids) if (!have.has(String(id))) sel.add(new Option('#' + id, id));
+    }
+    if ($('ghost-entity').selectedIndex === 0 && $('ghost-entity').options.length > 1) $('ghost-entity').selectedIndex = 1;
+    if (S.follow !== null) $('follow').value = String(S.follow);
+  }
+
+  function openReport(rep) {
+    S.report = rep;
+    $('report').hidden = false;
+    const tbl = $('report-meta');
+    tbl.innerHTML = '';
+    for (const k of Object.keys(rep).sort()) {
+      const tr = tbl.insertRow();
+      tr.insertCell().textContent = k;
+      const v = rep[k];
+      tr.insertCell().textContent = Array.isArray(v) ? v.join(', ') : String(v);
+    }
+    S.context = new Set(rep.context_entities || []);
+    if (rep.player !== undefined) setFollow(rep.player);
+    if (rep.report_tick !== undefined) S.tick = clamp(rep.report_tick);
+  }
+
+  function setFollow(id) {
+    S.follow = (id === null || id === '' || Number.isNaN(id)) ? null : Number(id);
+    const sel = $('follow');
+    if (S.follow !== null && ![...sel.options].some((o) => Number(o.value) === S.follow) ) {
+      sel.add(new Option((S.names.get(S.follow) || 'entity') + ' #' + S.follow, S.follow));
+    }
+    sel.value = S.follow === null ? '' : String(S.follow);
+  }
+
+  const clamp = (t) => Math.max(S.first, Math.min(S.last, t));
+
+  // ---- playback -----------------------------------------------------------------------------
+  let prevNow = null;
+  function tickLoop(now) {
+    const dt = prevNow === null ? 0 : Math.min(0.25, (now - prevNow) / 1000);
+    prevNow = now;
+    if (S.rec && S.info) {
+      if (S.playing) {
+        let next = S.tick + S.dir * S.speed * S.rate * dt;
+        const atEnd = next >= S.last, atStart = next <= S.first;
+        next = clamp(next);
+        if (frameAt(next)) {
+          S.tick = next;
+          S.stalled = false;
+        } else {
+          S.stalled = true;
+        }
+        const liveEdge = S.live && S.liveFollow && S.liveState !== 'finished' && S.dir > 0;
+        if ((atEnd && S.dir > 0 && !liveEdge) || (atStart && S.dir < 0)) pause();
+      } else if (S.live && S.liveFollow && S.liveState === 'live' && S.tick >= S.last - 1) {
+        S.tick = S.last;
+      }
+      want(S.tick);
+      render();
+    }
+    requestAnimationFrame(tickLoop);
+  }
+
+  function play() { S.playing = true; buttons(); }
+  function pause() { S.playing = false; buttons(); }
+  function buttons() {
+    $('play').textContent = S.playing && S.dir > 0 ? 'II' : '\u25B6';
+    $('reverse').textContent = S.playing && S.dir < 0 ? 'II' : '\u25C0';
+    $('play').classList.toggle('on', S.playing && S.dir > 0);
+    $('reverse').classList.toggle('on', S.playing && S.dir < 0);
+  }
+  function setSpeed(s) {
+    s = Number(s);
+    if (!(s >= 0.25 && s <= 16)) throw new Error('speed from 0.25 to 16');
+    S.speed = s;
+    $('speed').value = String(s);
+  }
+  async function seek(t) {
+    const tick = clamp(Math.round(Number(t)));
+    S.tick = tick;
+    const blk = blocks.get(blockOf(tick));
+    const block = loadBlock(blockOf(tick));
+    if (!blk || !blk.frames.has(tick)) await Promise.race([loadSingle(tick), block]);
+    else await block;
+    render();
+    return S.shown;
+  }
+  async function step(n) {
+    pause();
+    // from the tick shown (the play position may be between ticks)
+    return seek((S.shown ? S.shown.tick : Math.floor(S.tick)) + n);
+  }
+
+  // ---- drawing ------------------------------------------------------------------------------
+  const map = $('map'), ctx = map.getContext('2d');
+  function colorOf(id) { return `hsl(${(id * 137.508) % 360}, 70%, 60%)`; }
+  function toScreen(x, z) {
+    return [map.width / 2 + (x - S.view.cx) * S.view.scale, map.height / 2 + (z - S.view.cz) * S.view.scale];
+  }
+  function fit(frame) {
+    if (!frame.e.length) return;
+    let x0 = Infinity, x1 = -Infinity, z0 = Infinity, z1 = -Infinity;
+    for (const e of frame.e) { x0 = Math.min(x0, e[1]); x1 = Math.max(x1, e[1]); z0 = Math.min(z0, e[3]); z1 = Math.max(z1, e[3]); }
+    S.view.cx = (x0 + x1) / 2; S.view.cz = (z0 + z1) / 2;
+    const span = Math.max(x1 - x0, z1 - z0, 16);
+    S.view.scale = Math.min(map.width, map.height) * 0.8 / span;
+    S.view.fitted = true;
+  }
+
+  function render() {
+    const w = map.clientWidth, h = map.clientHeight;
+    if (map.width !== w || map.height !== h) { map.width = w; map.height = h; }
+    ctx.fillStyle = '#101216';
+    ctx.fillRect(0, 0, map.width, map.height);
+    const frame = frameAt(S.tick);
+    if (frame) {
+      if (!S.view.fitted) fit(frame);
+      S.shown = { tick: frame.t, entities: frame.e };
+      if (S.follow !== null) {
+        const f = frame.byId.get(S.follow);
+        if (f) { S.view.cx = f[1]; S.view.cz = f[3]; }
+      }
+    }
+    drawGrid();
+    if (S.race) drawRace();
+    if (frame) drawEntities(frame);
+    drawHud(frame);
+    drawMarks();
+    if (S.race) drawChart();
+    const tl = $('timeline');
+    if (!dragging) tl.value = String(Math.floor(S.tick));
+    const secs = (S.tick - S.first) / S.rate;
+    $('clock').textContent = `tick ${Math.floor(S.tick)} / ${S.last}  ${secs.toFixed(2)} s  ${S.dir < 0 ? '-' : ''}${S.speed}x`;
+  }
+
+  function drawGrid() {
+    const sc = S.view.scale;
+    let g = Math.pow(10, Math.ceil(Math.log10(40 / sc)));
+    ctx.strokeStyle = '#1d2129';
+    ctx.lineWidth = 1;
+    ctx.beginPath();
+    const [x0] = [S.view.cx - map.width / 2 / sc], z0 = S.view.cz - map.height / 2 / sc;
+    for (let x = Math.floor(x0 / g) * g; x < x0 + map.width / sc; x += g) { const [sx] = toScreen(x, 0); ctx.moveTo(sx, 0); ctx.lineTo(sx, map.height); }
+    for (let z = Math.floor(z0 / g) * g; z < z0 + map.height / sc; z += g) { const [, sy] = toScreen(0, z); ctx.moveTo(0, sy); ctx.lineTo(map.width, sy); }
+    ctx.stroke();
+    ctx.fillStyle = '#556';
+    ctx.fillText(`grid ${g} blocks`, 8, map.height - 8);
+  }
+
+  function drawEntities(frame) {
+    const t = frame.t;
+    // trails: positions over the last TRAIL ticks from the cached frames, fading out
+    ctx.lineWidth = 2;
+    for (const e of frame.e) {
+      let prev = null;
+      for (let k = TRAIL; k >= 0; k -= TRAIL_STEP) {
+        const f = k === 0 ? frame : frameAt(t - k);
+        const p = f && f.byId.get(e[0]);
+        if (!p) { prev = null; continue; }
+        if (prev && Math.hypot(p[1] - prev[1], p[3] - prev[3]) < JUMP) {
+          ctx.strokeStyle = colorOf(e[0]);
+          ctx.globalAlpha = 0.6 * (1 - k / TRAIL);
+          const [a, b] = toScreen(prev[1], prev[3]), [c, d] = toScreen(p[1], p[3]);
+          ctx.beginPath(); ctx.moveTo(a, b); ctx.lineTo(c, d); ctx.stroke();
+        }
+        prev = p;
+      }
+    }
+    ctx.globalAlpha = 1;
+    ctx.font = '12px system-ui, sans-serif';
+    for (const e of frame.e) {
+      const [sx, sy] = toScreen(e[1], e[3]);
+      const r = e[0] === S.follow ? 6 : 4;
+      ctx.fillStyle = colorOf(e[0]);
+      ctx.beginPath(); ctx.arc(sx, sy, r, 0, Math.PI * 2); ctx.fill();
+      // heading (yaw 0 = +z, Minecraft's convention)
+      const yaw = e[4] * Math.PI / 180;
+      ctx.strokeStyle = ctx.fillStyle; ctx.lineWidth = 1.5;
+      ctx.beginPath(); ctx.moveTo(sx, sy); ctx.lineTo(sx - Math.sin(yaw) * (r + 6), sy + Math.cos(yaw) * (r + 6)); ctx.stroke();
+      if (S.report && e[0] === S.report.player) ring(sx, sy, 10, '#ff4d4d');
+      else if (S.context.has(e[0])) ring(sx, sy, 8, '#e6c84d');
+      const name = S.names.get(e[0]);
+      if (name || e[0] === S.follow) {
+        ctx.fillStyle = '#dde';
+        ctx.fillText(name || ('#' + e[0]), sx + 8, sy - 6);
+      }
+    }
+  }
+  function ring(x, y, r, color) {
+    ctx.strokeStyle = color; ctx.lineWidth = 2;
+    ctx.beginPath(); ctx.arc(x, y, r, 0, Math.PI * 2); ctx.stroke();
+  }
+
+  function drawHud(frame) {
+    const parts = [];
+    parts.push(S.rec || 'pick a recording');
+    if (frame) parts.push(`${frame.e.length} entities`);
+    if (S.live) parts.push('live: ' + (S.liveState || '?'));
+    if (S.stalled) parts.push('loading…');
+    if (S.race) {
+      const d = deltaAt(S.tick - S.race.run.origin_tick);
+      if (d !== null) parts.push(`delta ${d >= 0 ? '+' : ''}${d.toFixed(2)} s`);
+    }
+    $('hud').textContent = parts.join(' · ');
+  }
+
+  // ---- ghost race (drawing in race.js) --------------------------------------------------------
+  const deltaAt = (t) => Race.deltaAt(S.race, t);
+  function drawRace() { Race.drawRace(ctx, toScreen, S.race, S.tick); }
+  function drawChart() { Race.drawChart($('chart'), S.race, S.tick); }
+  async function race(q) {
+    q = Object.assign({ rec: S.rec }, q);
+    const res = await getJson('ghost', q);
+    S.race = res;
+    $('chart').hidden = false;
+    const r = res.run, gh = res.ghost;
+    const last = res.delta.length ? res.delta[res.delta.length - 1][1] : 0;
+    $('race-info').textContent = `run ${(r.duration_ticks / r.tick_rate).toFixed(2)} s, ghost ` +
+      `${(gh.duration_ticks / gh.tick_rate).toFixed(2)} s${gh.catalog ? ' (' + gh.catalog.player_name + ', best of ' + gh.catalog.course + ')' : ''}` +
+      `, final delta ${last >= 0 ? '+' : ''}${last.toFixed(2)} s, ${res.splits.length} splits`;
+    setFollow(r.entity);
+    return res;
+  }
+
+  // ---- timeline -----------------------------------------------------------------------------
+  function drawMarks() {
+    const c = $('marks'), g = c.getContext('2d');
+    if (c.width !== c.clientWidth) c.width = c.clientWidth;
+    c.height = 12;
+    g.clearRect(0, 0, c.width, c.height);
+    const span = Math.max(1, S.last - S.first);
+    const X = (t) => (t - S.first) / span * (c.width - 1);
+    if (S.info) for (const gp of S.info.gaps) { g.fillStyle = '#633'; g.fillRect(X(gp[0]), 0, Math.max(1, X(gp[1]) - X(gp[0])), 12); }
+    if (S.markers) {
+      g.fillStyle = '#b070ff';
+      for (const m of S.markers.teleports) g.fillRect(X(m[0]), 0, 1.5, 6);
+      g.fillStyle = '#50d070';
+      for (const m of S.markers.checkpoints) g.fillRect(X(m[0]), 6, 1.5, 6);
+    }
+    if (S.report && S.report.report_tick !== undefined) { g.fillStyle = '#ff4d4d'; g.fillRect(X(S.report.report_tick) - 1, 0, 3, 12); }
+  }
+
+  // ---- input --------------------------------------------------------------------------------
+  let dragging = false;
+  function wire() {
+    $('play').onclick = () => { if (S.playing && S.dir > 0) pause(); else { S.dir = 1; play(); } };
+    $('reverse').onclick = () => { if (S.playing && S.dir < 0) pause(); else { S.dir = -1; play(); } };
+    $('step-fwd').onclick = () => step(1);
+    $('step-back').onclick = () => step(-1);
+    $('speed').onchange = (e) => setSpeed(e.target.value);
+    $('follow').onchange = (e) => setFollow(e.target.value === '' ? null : Number(e.target.value));
+    $('live-follow').onchange = (e) => { S.liveFollow = e.target.checked; };
+    const tl = $('timeline');
+    tl.addEventListener('input', () => { dragging = true; seek(Number(tl.value)).catch(() => {}); });
+    tl.addEventListener('change', () => { dragging = false; });
+    $('ghost-rec').onchange = async (e) => {
+      const name = e.target.value || S.rec;
+      const sel = $('ghost-entity');
+      sel.innerHTML = '';
+      try {
+        const info = await getJson('info', { rec: name });
+        for (const en of info.entities) sel.add(new Option((en.name || 'entity') + ' #' + en.id, en.id));
+      } catch (err) { showError(err.message); }
+    };
+    $('race-go').onclick = () => {
+      const q = { entity: $('run-entity').value };
+      const course = $('course').value.trim();
+      if (course) q.course = course;
+      else {
+        q.ghost_entity = $('ghost-entity').value;
+        if ($('ghost-rec').value) q.ghost = $('ghost-rec').value;
+      }
+      race(q).catch((e) => showError(e.message));
+    };
+    $('race-clear').onclick = () => { S.race = null; $('chart').hidden = true; $('race-info').textContent = ''; };
+    // pan by dragging the map, zoom with the wheel (around the pointer)
+    let pan = null;
+    map.addEventListener('mousedown', (e) => { pan = { x: e.clientX, y: e.clientY }; setFollow(null); });
+    window.addEventListener('mouseup', () => { pan = null; });
+    window.addEventListener('mousemove', (e) => {
+      if (!pan) return;
+      S.view.cx -= (e.clientX - pan.x) / S.view.scale; S.view.cz -= (e.clientY - pan.y) / S.view.scale;
+      pan = { x: e.clientX, y: e.clientY };
+    });
+    map.addEventListener('wheel', (e) => { e.preventDefault(); zoom(Math.exp(-e.deltaY * 0.0015), e.offsetX, e.offsetY); }, { passive: false });
+    window.addEventListener('keydown', (e) => {
+      if (e.target.tagName === 'INPUT' && e.target.type !== 'range') return;
+      if (e.key === ' ') { e.preventDefault(); $('play').onclick(); }
+      else if (e.key === '.') step(1);
+      else if (e.key === ',') step(-1);
+    });
+  }
+  function zoom(f, px, py) {
+    if (px === undefined) { px = map.width / 2; py = map.height / 2; }
+    const wx = S.view.cx + (px - map.width / 2) / S.view.scale, wz = S.view.cz + (py - map.height / 2) / S.view.scale;
+    S.view.scale = Math.max(0.01, Math.min(400, S.view.scale * f));
+    S.view.cx = wx - (px - map.width / 2) / S.view.scale; S.view.cz = wz - (py - map.height / 2) / S.view.scale;
+  }
+
+  async function loadList() {
+    const res = await getJson('recordings');
+    S.list = res.recordings; S.catalog = res.catalog; S.hasCatalog = res.has_catalog;
+    $('root').textContent = res.root;
+    const ul = $('list');
+    ul.innerHTML = '';
+    const add = (name, label, kind) => {
+      const li = document.createElement('li');
+      li.dataset.name = name;
+      li.textContent = label;
+      const k = document.createElement('span'); k.className = 'kind'; k.textContent = kind; li.appendChild(k);
+      li.onclick = () => open(name).catch((e) => showError(e.message));
+      ul.appendChild(li);
+    };
+    for (const r of res.recordings) add(r.name, r.name, r.kind);
+    for (const c of res.catalog) add(c.name, c.location, 'catalog');
+    for (const li of ul.children) li.classList.toggle('open', li.dataset.name === S.rec);
+  }
+
+  function state() {
+    return {
+      rec: S.rec, first: S.first, last: S.last, tick: S.tick, shownTick: S.shown ? S.shown.tick : null,
+      playing: S.playing, dir: S.dir, speed: S.speed, follow: S.follow, live: S.live, liveState: S.liveState,
+      blocks: blocks.size, errors: S.errors.slice(), stalled: S.stalled, report: S.report,
+      race: S.race ? { splits: S.race.splits.length, delta: S.race.delta.length } : null,
+      view: Object.assign({}, S.view), markers: S.markers ? { teleports: S.markers.teleports.length, checkpoints: S.markers.checkpoints.length } : null,
+    };
+  }
+
+  const ready = (async () => {
+    wire();
+    requestAnimationFrame(tickLoop);
+    await loadList();
+    // new recordings appear in the list (a failed refresh is not worth a message)
+    setInterval(() => { loadList().catch(() => {}); }, 15000);
+    const rec = params.get('rec');
+    if (rec) await open(rec, { tick: params.get('tick'), follow: params.get('follow') });
+    return true;
+  })().catch((e) => { showError(e.message); return false; });
+
+  window.tickreelViewer = {
+    ready, state, open,
+    shown: () => S.shown,
+    play: (dir) => { S.dir = dir === undefined ? S.dir : (dir < 0 ? -1 : 1); play(); return state(); },
+    pause: () => { pause(); return state(); },
+    reverse: () => { S.dir = -S.dir; buttons(); return state(); },
+    setSpeed: (s) => { setSpeed(s); return state(); },
+    seek, step, race, zoom,
+    follow: (id) => { setFollow(id); return state(); },
+  };
+})();

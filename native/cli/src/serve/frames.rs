@@ -1,0 +1,188 @@
+//! The viewer's stream: frames (every entity's position at a tick) over a tick range, made by
+//! a core [`Playhead`] on the shared recording (its chunk cache serves repeated requests), and
+//! one tick's full state at a seek. The browser never gets the file, only these frames.
+//!
+//! A frame is `{"t": TICK, "e": [[id, x, y, z, yaw], ...]}` in the format's units (positions in
+//! `pos_scale` units per block, yaw in `angle_units` per turn, both given in the answer); a
+//! request asks for `count` frames from `from`, `step` recorded ticks apart, forward or backward
+//! (`dir=back`).
+
+use serde::Deserialize;
+use serde_json::{Value, json};
+use tickreel::format::pose::{ANGLE_UNITS_PER_TURN, POS_SCALE};
+use tickreel::format::state::EntityState;
+use tickreel::play::{Playhead, Update};
+
+use super::error::{ApiError, ApiResult};
+use super::library::Handle;
+
+/// At most this many frames per request.
+pub const MAX_FRAMES: u32 = 2048;
+/// At most this many recorded ticks walked per request (`count * step`).
+pub const MAX_SPAN: u64 = 20_000;
+
+#[derive(Debug, Deserialize)]
+pub struct FrameQuery {
+    pub rec: String,
+    /// The first frame's tick (clamped into the recording; default: its first tick, or its last
+    /// one backward).
+    pub from: Option<u32>,
+    #[serde(default = "one")]
+    pub count: u32,
+    #[serde(default = "one")]
+    pub step: u32,
+    /// `fwd` (default) or `back`.
+    pub dir: Option<String>,
+}
+
+fn one() -> u32 {
+    1
+}
+
+impl FrameQuery {
+    fn backward(&self) -> ApiResult<bool> {
+        match self.dir.as_deref() {
+            None | Some("fwd") => Ok(false),
+            Some("back") => Ok(true),
+            Some(other) => Err(ApiError::bad_request(format!(
+                "dir={}: expected fwd or back",
+                tickreel_cli::errors::echo(other)
+            ))),
+        }
+    }
+
+    fn check(&self) -> ApiResult<()> {
+        if self.count == 0 || self.count > MAX_FRAMES {
+            return Err(ApiError::bad_request(format!(
+                "count={}: between 1 and {MAX_FRAMES} frames per request",
+                self.count
+            )));
+        }
+        if self.step == 0 {
+            return Err(ApiError::bad_request("step=0: at least 1 tick"));
+        }
+        let span = u64::from(self.count - 1) * u64::from(self.step);
+        if span > MAX_SPAN {
+            return Err(ApiError::bad_request(format!(
+                "range too large: count={} x step={} spans {span} ticks, at most {MAX_SPAN} per \
+                 request (ask for fewer frames or a smaller step)",
+                self.count, self.step
+            )));
+        }
+        Ok(())
+    }
+}
+
+/// One entity in a frame: `[id, x, y, z, yaw]` in the format's own units (1/4096 block, 1/65536
+/// turn: exact, and about half the bytes of the same numbers in decimal blocks).
+fn compact(e: &EntityState) -> Value {
+    let [x, y, z, yaw, _] = e.pose.to_array();
+    json!([e.id, x, y, z, yaw])
+}
+
+fn frame(tick: u32, entities: &[EntityState]) -> Value {
+    json!({"t": tick, "e": entities.iter().map(compact).collect::<Vec<_>>()})
+}
+
+/// The chunks an update could not read, as JSON (empty if none).
+fn faults(u: &Update, out: &mut Vec<Value>) {
+    for f in u.faults() {
+        out.push(json!({
+            "chunk": f.chunk,
+            "start_tick": f.start_tick,
+            "tick_count": f.tick_count,
+            "error": f.error.to_string(),
+        }));
+    }
+}
+
+/// The edge of the recording as it is now: first and last tick, and the live state.
+pub fn edge(h: &Handle) -> Value {
+    let view = h.rec.view();
+    let r = view.reader();
+    json!({
+        "first_tick": r.first_tick(),
+        "last_tick": r.last_tick(),
+        "state": h.live_state().map(super::live::state_name),
+    })
+}
+
+/// `count` frames from `from`: see the module documentation. Blocking.
+pub fn frames(h: &Handle, q: &FrameQuery) -> ApiResult<Value> {
+    q.check()?;
+    let backward = q.backward()?;
+    let view = h.rec.view();
+    let (Some(first), Some(last)) = (view.reader().first_tick(), view.reader().last_tick()) else {
+        // A live recording before its first flush.
+        return Ok(json!({"frames": [], "waiting": true, "edge": edge(h)}));
+    };
+    let from = q.from.unwrap_or(if backward { last } else { first });
+    let mut ph = Playhead::new_at(h.rec.clone(), from)
+        .map_err(|e| ApiError::of(&super::library::label(&h.name), e))?;
+    let mut out = Vec::with_capacity(q.count as usize);
+    let mut bad = Vec::new();
+    faults(ph.update(), &mut bad);
+    out.push(frame(ph.position(), ph.entities()));
+    'frames: for _ in 1..q.count {
+        for _ in 0..q.step {
+            let before = ph.position();
+            let u = if backward {
+                ph.step_back()
+            } else {
+                ph.step_forward()
+            };
+            faults(u, &mut bad);
+            if ph.position() == before {
+                // The first or last tick (the live edge, for a live recording).
+                break 'frames;
+            }
+        }
+        out.push(frame(ph.position(), ph.entities()));
+    }
+    let mut v = json!({
+        "frames": out,
+        "pos_scale": POS_SCALE,
+        "angle_units": ANGLE_UNITS_PER_TURN,
+        "edge": edge(h),
+    });
+    if !bad.is_empty() {
+        v["faults"] = Value::Array(bad);
+    }
+    Ok(v)
+}
+
+#[derive(Debug, Deserialize)]
+pub struct SeekQuery {
+    pub rec: String,
+    pub tick: u32,
+}
+
+/// The full state at one tick (a seek): every entity with kind, flags and pose. Blocking.
+pub fn seek(h: &Handle, q: &SeekQuery) -> ApiResult<Value> {
+    let view = h.rec.view();
+    if view.reader().first_tick().is_none() {
+        return Err(ApiError::new(
+            axum::http::StatusCode::CONFLICT,
+            format!("{}: no ticks yet", super::library::label(&h.name)),
+        ));
+    }
+    let ph = Playhead::new_at(h.rec.clone(), q.tick)
+        .map_err(|e| ApiError::of(&super::library::label(&h.name), e))?;
+    let entities: Vec<Value> = ph
+        .entities()
+        .iter()
+        .map(|e| {
+            json!({
+                "id": e.id,
+                "kind": e.kind,
+                "flags": e.flags,
+                "x": e.pose.x_f64(),
+                "y": e.pose.y_f64(),
+                "z": e.pose.z_f64(),
+                "yaw": e.pose.yaw_deg(),
+                "pitch": e.pose.pitch_deg(),
+            })
+        })
+        .collect();
+    Ok(json!({"tick": ph.position(), "entities": entities, "edge": edge(h)}))
+}

@@ -1,0 +1,299 @@
+//! The routes: the viewer's page and the JSON API, all `GET` (the server never writes). Every
+//! request passes [`guard`] first: the access token when one is set, and on a loopback server a
+//! `Host` that names the loopback (a web page elsewhere cannot reach it by DNS rebinding).
+//! Reading recordings blocks, so each API call runs on tokio's blocking pool.
+
+use std::sync::Arc;
+
+use axum::extract::rejection::QueryRejection;
+use axum::extract::{Query, Request, State};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::middleware::{self, Next};
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use axum::{Json, Router};
+use serde::Deserialize;
+use serde_json::{Value, json};
+
+use super::error::{ApiError, ApiResult};
+use super::frames::{self, FrameQuery, SeekQuery};
+use super::ghost::{self, GhostQuery};
+use super::info::{self, Markers};
+use super::library::Library;
+use super::{assets, live};
+
+/// What every handler shares.
+pub struct App {
+    pub lib: Library,
+    pub markers: Markers,
+    /// Required on every request when set.
+    pub token: Option<String>,
+    /// Only loopback `Host` names are accepted (the default, loopback bind).
+    pub loopback_only: bool,
+}
+
+pub fn router(app: Arc<App>) -> Router {
+    Router::new()
+        .route("/", get(assets::page))
+        .route("/viewer.js", get(assets::script))
+        .route("/viewer.css", get(assets::style))
+        .route("/race.js", get(assets::race))
+        .route("/api/recordings", get(recordings))
+        .route("/api/info", get(info_of))
+        .route("/api/markers", get(markers_of))
+        .route("/api/frames", get(frames_of))
+        .route("/api/seek", get(seek_of))
+        .route("/api/live", get(live_of))
+        .route("/api/ghost", get(ghost_of))
+        .route("/api/catalog/top", get(catalog_top))
+        .fallback(|| async { ApiError::not_found("no such page or API call") })
+        .layer(middleware::from_fn_with_state(app.clone(), guard))
+        .with_state(app)
+}
+
+/// Compares without stopping at the first difference.
+fn same(a: &[u8], b: &[u8]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+}
+
+/// The token a request carries: `Authorization: Bearer T`, or `token=T` in the query (the
+/// page's own requests, and `EventSource`, which cannot set headers).
+fn token_of(req: &Request) -> Option<String> {
+    if let Some(v) = req.headers().get(header::AUTHORIZATION)
+        && let Ok(s) = v.to_str()
+        && let Some(t) = s.strip_prefix("Bearer ")
+    {
+        return Some(t.trim().to_string());
+    }
+    let q = req.uri().query()?;
+    q.split('&')
+        .find_map(|kv| kv.strip_prefix("token="))
+        .map(percent_decode)
+}
+
+/// `%XX` and `+` decoding of a query value.
+fn percent_decode(s: &str) -> String {
+    let b = s.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        match b[i] {
+            b'+' => out.push(b' '),
+            b'%' if i + 2 < b.len()
+                && b[i + 1].is_ascii_hexdigit()
+                && b[i + 2].is_ascii_hexdigit() =>
+            {
+                let hex = |c: u8| (c as char).to_digit(16).unwrap_or(0) as u8;
+                out.push(hex(b[i + 1]) * 16 + hex(b[i + 2]));
+                i += 2;
+            }
+            c => out.push(c),
+        }
+        i += 1;
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+fn loopback_host(headers: &HeaderMap) -> bool {
+    let Some(host) = headers.get(header::HOST).and_then(|h| h.to_str().ok()) else {
+        // HTTP/1.0 without Host: nothing a browser sends.
+        return true;
+    };
+    let name = if let Some(rest) = host.strip_prefix('[') {
+        rest.split(']').next().unwrap_or("")
+    } else {
+        host.rsplit_once(':').map_or(host, |(h, _)| h)
+    };
+    name == "localhost"
+        || name
+            .parse::<std::net::IpAddr>()
+            .is_ok_and(|ip| ip.is_loopback())
+}
+
+async fn guard(State(app): State<Arc<App>>, req: Request, next: Next) -> Response {
+    if app.loopback_only && !loopback_host(req.headers()) {
+        return ApiError::forbidden("this server answers only to a loopback host name")
+            .into_response();
+    }
+    if let Some(want) = &app.token {
+        let ok = token_of(&req).is_some_and(|t| same(t.as_bytes(), want.as_bytes()));
+        if !ok {
+            let mut r = ApiError::new(
+                StatusCode::UNAUTHORIZED,
+                "an access token is required (Authorization: Bearer TOKEN, or ?token=TOKEN)",
+            )
+            .into_response();
+            r.headers_mut()
+                .insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
+            return r;
+        }
+    }
+    let mut r = next.run(req).await;
+    let h = r.headers_mut();
+    h.insert(
+        header::X_CONTENT_TYPE_OPTIONS,
+        HeaderValue::from_static("nosniff"),
+    );
+    h.insert(
+        header::REFERRER_POLICY,
+        HeaderValue::from_static("no-referrer"),
+    );
+    r
+}
+
+/// Runs blocking work on the blocking pool; a panic there is a 500, not the server's end.
+async fn blocking<T: Send + 'static>(
+    f: impl FnOnce() -> ApiResult<T> + Send + 'static,
+) -> ApiResult<T> {
+    tokio::task::spawn_blocking(f).await.unwrap_or_else(|e| {
+        Err(ApiError::new(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            format!("internal error: {e}"),
+        ))
+    })
+}
+
+fn query<T>(q: Result<Query<T>, QueryRejection>) -> ApiResult<T> {
+    q.map(|Query(v)| v)
+        .map_err(|e| ApiError::bad_request(format!("bad query: {}", e.body_text())))
+}
+
+#[derive(Debug, Deserialize)]
+struct RecQuery {
+    rec: String,
+}
+
+async fn recordings(State(app): State<Arc<App>>) -> ApiResult<Json<Value>> {
+    let root = match &app.lib.root {
+        super::library::Root::Dir(d) => d.display().to_string(),
+        super::library::Root::Object(u) => u.clone(),
+    };
+    let a = app.clone();
+    let (list, catalog) = blocking(move || Ok((a.lib.list()?, a.lib.catalog_entries()?))).await?;
+    Ok(Json(json!({
+        "root": root,
+        "recordings": list,
+        "truncated": list.len() >= super::library::LIST_MAX,
+        "catalog": catalog,
+        "has_catalog": app.lib.has_catalog(),
+    })))
+}
+
+async fn info_of(
+    State(app): State<Arc<App>>,
+    q: Result<Query<RecQuery>, QueryRejection>,
+) -> ApiResult<Json<Value>> {
+    let q = query(q)?;
+    blocking(move || info::info(&app.lib.open(&q.rec)?))
+        .await
+        .map(Json)
+}
+
+async fn markers_of(
+    State(app): State<Arc<App>>,
+    q: Result<Query<RecQuery>, QueryRejection>,
+) -> ApiResult<Json<Value>> {
+    let q = query(q)?;
+    blocking(move || app.markers.of(&app.lib.open(&q.rec)?))
+        .await
+        .map(Json)
+}
+
+async fn frames_of(
+    State(app): State<Arc<App>>,
+    q: Result<Query<FrameQuery>, QueryRejection>,
+) -> ApiResult<Json<Value>> {
+    let q = query(q)?;
+    blocking(move || frames::frames(&app.lib.open(&q.rec)?, &q))
+        .await
+        .map(Json)
+}
+
+async fn seek_of(
+    State(app): State<Arc<App>>,
+    q: Result<Query<SeekQuery>, QueryRejection>,
+) -> ApiResult<Json<Value>> {
+    let q = query(q)?;
+    blocking(move || frames::seek(&app.lib.open(&q.rec)?, &q))
+        .await
+        .map(Json)
+}
+
+async fn live_of(
+    State(app): State<Arc<App>>,
+    q: Result<Query<RecQuery>, QueryRejection>,
+) -> ApiResult<Response> {
+    let q = query(q)?;
+    let h = blocking(move || app.lib.open(&q.rec)).await?;
+    Ok(live::stream(h).into_response())
+}
+
+async fn ghost_of(
+    State(app): State<Arc<App>>,
+    q: Result<Query<GhostQuery>, QueryRejection>,
+) -> ApiResult<Json<Value>> {
+    let q = query(q)?;
+    blocking(move || ghost::race(&app.lib, &q)).await.map(Json)
+}
+
+#[derive(Debug, Deserialize)]
+struct TopQuery {
+    course: String,
+    n: Option<u64>,
+}
+
+async fn catalog_top(
+    State(app): State<Arc<App>>,
+    q: Result<Query<TopQuery>, QueryRejection>,
+) -> ApiResult<Json<Value>> {
+    let q = query(q)?;
+    blocking(move || {
+        let n = q.n.unwrap_or(20).min(100);
+        let top = app.lib.with_catalog(|c| c.top(&q.course, n))?;
+        let runs: Vec<Value> = top
+            .iter()
+            .map(|p| {
+                json!({
+                    "rank": p.rank,
+                    "run_id": p.run.id,
+                    "recording": format!("{}{}", super::library::CATALOG_PREFIX, p.run.recording_id),
+                    "entity": p.run.entity,
+                    "player_name": p.run.player_name,
+                    "time": p.run.shown(),
+                    "start_tick": p.run.start_tick,
+                    "end_tick": p.run.end_tick,
+                })
+            })
+            .collect();
+        Ok(json!({"course": q.course, "runs": runs}))
+    })
+    .await
+    .map(Json)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn query_tokens_are_decoded() {
+        assert_eq!(percent_decode("a%2Bb+c"), "a+b c");
+        assert_eq!(percent_decode("50%"), "50%");
+        assert_eq!(percent_decode("%zz"), "%zz");
+    }
+
+    #[test]
+    fn only_loopback_hosts_pass() {
+        let mut h = HeaderMap::new();
+        for (host, ok) in [
+            ("127.0.0.1:8080", true),
+            ("localhost:1", true),
+            ("[::1]:80", true),
+            ("evil.example:8080", false),
+            ("10.0.0.1", false),
+        ] {
+            h.insert(header::HOST, HeaderValue::from_str(host).unwrap());
+            assert_eq!(loopback_host(&h), ok, "{host}");
+        }
+    }
+}

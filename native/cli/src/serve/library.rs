@@ -1,0 +1,433 @@
+//! What the server serves: the recordings under one directory (or one object-storage prefix),
+//! and, with a catalog, the recordings it registered. Names given by a browser are resolved here
+//! and nowhere else: a name that leaves the directory (`..`, an absolute path, a symbolic link
+//! pointing outside) is refused. Opened recordings are kept (a few dozen, least recently used
+//! first out) so that the chunk cache serves repeated requests; a live recording is kept with
+//! its [`LiveFollower`], which keeps it up to date.
+
+use std::collections::HashMap;
+use std::path::{Component, Path, PathBuf};
+use std::sync::Arc;
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use parking_lot::Mutex;
+use serde::Serialize;
+use tickreel::play::{FollowOptions, FollowState, LiveFollower, PlaybackContext, Recording};
+use tickreel::storage::live::META_FILE;
+use tickreel_catalog::Catalog;
+
+use super::error::{ApiError, ApiResult};
+
+/// How many recordings stay open between requests.
+const OPEN_MAX: usize = 64;
+/// How deep the listing looks into sub-directories.
+const LIST_DEPTH: usize = 4;
+/// At most this many recordings are listed.
+pub const LIST_MAX: usize = 5000;
+/// The prefix of a name that designates a catalog recording by id (`catalog:12`).
+pub const CATALOG_PREFIX: &str = "catalog:";
+
+/// Where the recordings are.
+#[derive(Debug, Clone)]
+pub enum Root {
+    /// A directory (canonical path).
+    Dir(PathBuf),
+    /// An object-storage prefix, `s3://bucket/prefix` (no trailing slash).
+    Object(String),
+}
+
+/// One listed recording.
+#[derive(Debug, Clone, Serialize)]
+pub struct Entry {
+    /// The name to ask for it by: relative to the root, `/`-separated (or `catalog:ID`).
+    pub name: String,
+    /// `reel` (a finished file), `live` (a recording being written, or left unfinished), `object`.
+    pub kind: &'static str,
+    pub size: u64,
+    /// Last modification, ms since the Unix epoch, where known.
+    pub modified_ms: Option<u64>,
+}
+
+/// An opened recording, ready for playheads.
+#[derive(Clone)]
+pub struct Handle {
+    pub name: String,
+    pub kind: &'static str,
+    pub rec: Arc<Recording>,
+    /// Keeps a live recording up to date while a request uses it.
+    pub follower: Option<Arc<LiveFollower>>,
+    /// Asked for by its live directory's name, which is gone: the final file is served.
+    pub finished_live: bool,
+}
+
+impl Handle {
+    /// The follower's state, for live recordings (`Finished` for one served by its final file).
+    pub fn live_state(&self) -> Option<FollowState> {
+        match &self.follower {
+            Some(f) => Some(f.state()),
+            None => self.finished_live.then_some(FollowState::Finished),
+        }
+    }
+}
+
+struct Opened {
+    handle: Handle,
+    /// For files: size and modification time when opened (a changed file is opened again).
+    stamp: Option<(u64, SystemTime)>,
+    used: Instant,
+}
+
+pub struct Library {
+    pub root: Root,
+    catalog: Option<Mutex<Catalog>>,
+    open: Mutex<HashMap<String, Opened>>,
+    ctx: PlaybackContext,
+}
+
+impl Library {
+    pub fn new(root: Root, catalog: Option<Catalog>) -> Library {
+        Library {
+            root,
+            catalog: catalog.map(Mutex::new),
+            open: Mutex::new(HashMap::new()),
+            ctx: PlaybackContext::global(),
+        }
+    }
+
+    pub fn has_catalog(&self) -> bool {
+        self.catalog.is_some()
+    }
+
+    /// Runs `f` on the catalog (blocking; call from a blocking task).
+    pub fn with_catalog<T>(&self, f: impl FnOnce(&Catalog) -> tickreel::Result<T>) -> ApiResult<T> {
+        let Some(c) = &self.catalog else {
+            return Err(ApiError::bad_request(
+                "no catalog: start the server with --catalog URL",
+            ));
+        };
+        f(&c.lock()).map_err(|e| ApiError::new(axum::http::StatusCode::BAD_GATEWAY, e.to_string()))
+    }
+
+    /// The recordings under the root, sorted by name (at most [`LIST_MAX`]).
+    pub fn list(&self) -> ApiResult<Vec<Entry>> {
+        let mut out = Vec::new();
+        match &self.root {
+            Root::Dir(dir) => walk(dir, dir, 0, &mut out),
+            Root::Object(url) => {
+                let (storage, u) = crate::cmd::object::storage(&format!("{url}/"))
+                    .map_err(|e| ApiError::of(url, e))?;
+                for o in storage.list(&u.key).map_err(|e| ApiError::of(url, e))? {
+                    let full = o.url.to_string();
+                    let name = full
+                        .strip_prefix(&format!("{url}/"))
+                        .unwrap_or(&full)
+                        .to_string();
+                    if name.ends_with(".reel") && out.len() < LIST_MAX {
+                        out.push(Entry {
+                            name,
+                            kind: "object",
+                            size: o.size,
+                            modified_ms: None,
+                        });
+                    }
+                }
+            }
+        }
+        out.sort_by(|a, b| a.name.cmp(&b.name));
+        Ok(out)
+    }
+
+    /// The catalog's recordings (empty without a catalog).
+    pub fn catalog_entries(&self) -> ApiResult<Vec<serde_json::Value>> {
+        if self.catalog.is_none() {
+            return Ok(Vec::new());
+        }
+        let recs = self.with_catalog(|c| c.recordings())?;
+        Ok(recs
+            .into_iter()
+            .map(|r| {
+                serde_json::json!({
+                    "name": format!("{CATALOG_PREFIX}{}", r.id),
+                    "location": r.location,
+                    "first_tick": r.first_tick,
+                    "last_tick": r.last_tick,
+                    "summary": r.summary,
+                })
+            })
+            .collect())
+    }
+
+    /// Opens the recording called `name` (or returns it from the open set).
+    pub fn open(&self, name: &str) -> ApiResult<Handle> {
+        let (key, target) = self.resolve(name)?;
+        let stamp = match &target {
+            Target::File(p) | Target::Finished(p) => std::fs::metadata(p)
+                .ok()
+                .map(|m| (m.len(), m.modified().unwrap_or(UNIX_EPOCH))),
+            _ => None,
+        };
+        {
+            let mut open = self.open.lock();
+            if let Some(o) = open.get_mut(&key)
+                && o.stamp == stamp
+            {
+                o.used = Instant::now();
+                return Ok(o.handle.clone());
+            }
+        }
+        let finished_live = matches!(target, Target::Finished(_));
+        let handle = match target {
+            Target::File(p) | Target::Finished(p) => {
+                let reader = tickreel::play::Reader::open_path(&p)
+                    .map_err(|e| ApiError::of(&label(name), e))?;
+                Handle {
+                    name: name.to_string(),
+                    kind: "reel",
+                    rec: Recording::from_reader(reader, &self.ctx),
+                    follower: None,
+                    finished_live,
+                }
+            }
+            Target::Live(p) => {
+                let options = FollowOptions {
+                    poll_interval: Duration::from_millis(100),
+                    ..FollowOptions::default()
+                };
+                let f =
+                    LiveFollower::open(&p, options).map_err(|e| ApiError::of(&label(name), e))?;
+                Handle {
+                    name: name.to_string(),
+                    kind: "live",
+                    rec: f.recording().clone(),
+                    follower: Some(Arc::new(f)),
+                    finished_live: false,
+                }
+            }
+            Target::Object(url) => {
+                let reader =
+                    crate::cmd::object::open(&url).map_err(|e| ApiError::of(&label(name), e))?;
+                Handle {
+                    name: name.to_string(),
+                    kind: "object",
+                    rec: Recording::from_reader(reader, &self.ctx),
+                    follower: None,
+                    finished_live,
+                }
+            }
+        };
+        let mut open = self.open.lock();
+        // Followers of recordings that ended stop polling once nobody asked for a while.
+        open.retain(|_, o| {
+            let ended = matches!(
+                o.handle.live_state(),
+                Some(FollowState::Finished | FollowState::Lost)
+            );
+            !(ended && o.used.elapsed() > Duration::from_secs(60))
+        });
+        if open.len() >= OPEN_MAX
+            && let Some(oldest) = open
+                .iter()
+                .min_by_key(|(_, o)| o.used)
+                .map(|(k, _)| k.clone())
+        {
+            open.remove(&oldest);
+        }
+        open.insert(
+            key,
+            Opened {
+                handle: handle.clone(),
+                stamp,
+                used: Instant::now(),
+            },
+        );
+        Ok(handle)
+    }
+
+    /// Where `name` lives; refuses names outside the root.
+    fn resolve(&self, name: &str) -> ApiResult<(String, Target)> {
+        if let Some(id) = name.strip_prefix(CATALOG_PREFIX) {
+            let id: i64 = id.parse().map_err(|_| {
+                ApiError::bad_request(format!("{}: not a catalog recording id", label(name)))
+            })?;
+            let rec = self.with_catalog(|c| c.recording(id))?;
+            let Some(rec) = rec else {
+                return Err(ApiError::not_found(format!(
+                    "{}: no such catalog recording",
+                    label(name)
+                )));
+            };
+            // The catalog is the operator's own: its locations are trusted as they are.
+            let target = if crate::cmd::object::url_of(Path::new(&rec.location)).is_some() {
+                Target::Object(rec.location.clone())
+            } else {
+                Target::File(PathBuf::from(&rec.location))
+            };
+            return Ok((name.to_string(), target));
+        }
+        let rel = relative(name)?;
+        match &self.root {
+            Root::Object(url) => {
+                let key = rel.to_string_lossy().replace('\\', "/");
+                Ok((key.clone(), Target::Object(format!("{url}/{key}"))))
+            }
+            Root::Dir(dir) => {
+                let mut joined = dir.join(&rel);
+                let mut finished = false;
+                // A live recording that was finished since: its final file.
+                if !joined.exists()
+                    && let Some(stem) = joined.to_str().and_then(|s| s.strip_suffix(".live"))
+                    && Path::new(stem).is_file()
+                {
+                    joined = PathBuf::from(stem);
+                    finished = true;
+                }
+                let real = joined.canonicalize().map_err(|e| {
+                    if e.kind() == std::io::ErrorKind::NotFound {
+                        ApiError::not_found(format!("{}: no such recording", label(name)))
+                    } else {
+                        ApiError::of(&label(name), tickreel::Error::Io(e))
+                    }
+                })?;
+                if !real.starts_with(dir) {
+                    return Err(ApiError::forbidden(format!(
+                        "{}: outside the served directory",
+                        label(name)
+                    )));
+                }
+                let key = real.to_string_lossy().into_owned();
+                if real.is_dir() {
+                    if !is_live_dir(&real) {
+                        return Err(ApiError::bad_request(format!(
+                            "{}: a directory, not a recording",
+                            label(name)
+                        )));
+                    }
+                    Ok((key, Target::Live(real)))
+                } else if finished {
+                    // not shared with the file's own name: this one reports itself finished
+                    Ok((format!("{key} (finished live)"), Target::Finished(real)))
+                } else {
+                    Ok((key, Target::File(real)))
+                }
+            }
+        }
+    }
+}
+
+enum Target {
+    File(PathBuf),
+    /// The final file of a live directory asked for by name.
+    Finished(PathBuf),
+    Live(PathBuf),
+    Object(String),
+}
+
+/// `name` as error messages quote it: at most 64 characters.
+pub fn label(name: &str) -> String {
+    match name.char_indices().nth(64) {
+        None => name.to_string(),
+        Some((cut, _)) => format!("{}… ({} bytes)", &name[..cut], name.len()),
+    }
+}
+
+/// `name` as a relative path of plain components, or a refusal.
+fn relative(name: &str) -> ApiResult<PathBuf> {
+    if name.is_empty() {
+        return Err(ApiError::bad_request("no recording named (rec=NAME)"));
+    }
+    if name.len() > 1024 || name.contains('\0') {
+        return Err(ApiError::bad_request("the recording name is not valid"));
+    }
+    let p = Path::new(name);
+    let mut out = PathBuf::new();
+    for c in p.components() {
+        match c {
+            Component::Normal(s) => out.push(s),
+            Component::CurDir => {}
+            _ => {
+                return Err(ApiError::forbidden(format!(
+                    "{}: outside the served directory (only names relative to it are served)",
+                    label(name)
+                )));
+            }
+        }
+    }
+    if out.as_os_str().is_empty() {
+        return Err(ApiError::bad_request("no recording named (rec=NAME)"));
+    }
+    Ok(out)
+}
+
+/// Whether `dir` is a live recording directory.
+fn is_live_dir(dir: &Path) -> bool {
+    dir.extension().is_some_and(|e| e == "live") || dir.join(META_FILE).is_file()
+}
+
+fn walk(root: &Path, dir: &Path, depth: usize, out: &mut Vec<Entry>) {
+    let Ok(rd) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for e in rd.flatten() {
+        if out.len() >= LIST_MAX {
+            return;
+        }
+        let path = e.path();
+        let Some(file_name) = path.file_name().and_then(|n| n.to_str()) else {
+            continue;
+        };
+        if file_name.starts_with('.') {
+            continue;
+        }
+        let Ok(meta) = e.metadata() else { continue };
+        let name = path
+            .strip_prefix(root)
+            .unwrap_or(&path)
+            .to_string_lossy()
+            .replace('\\', "/");
+        let modified_ms = meta
+            .modified()
+            .ok()
+            .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
+            .map(|d| d.as_millis() as u64);
+        if meta.is_dir() {
+            if is_live_dir(&path) {
+                let size = std::fs::read_dir(&path)
+                    .map(|rd| {
+                        rd.flatten()
+                            .filter_map(|f| f.metadata().ok())
+                            .map(|m| m.len())
+                            .sum()
+                    })
+                    .unwrap_or(0);
+                out.push(Entry {
+                    name,
+                    kind: "live",
+                    size,
+                    modified_ms,
+                });
+            } else if depth < LIST_DEPTH {
+                walk(root, &path, depth + 1, out);
+            }
+        } else if meta.is_file() && file_name.ends_with(".reel") {
+            out.push(Entry {
+                name,
+                kind: "reel",
+                size: meta.len(),
+                modified_ms,
+            });
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_that_leave_the_root_are_refused() {
+        for bad in ["../x.reel", "/etc/passwd", "a/../../b.reel", "", "./"] {
+            assert!(relative(bad).is_err(), "{bad} accepted");
+        }
+        assert_eq!(relative("a/./b.reel").unwrap(), PathBuf::from("a/b.reel"));
+    }
+}

@@ -1,0 +1,70 @@
+//! `tickreel serve`: an HTTP server (axum on tokio) with a web viewer for recordings, live
+//! recordings, ghost races and shadow-play reports. Read-only: nothing it does writes or
+//! deletes a recording.
+//!
+//! - [`library`]: what is served (a directory, an object-storage prefix, a catalog), name checks.
+//! - [`frames`]: the viewer's stream (frames of a tick range, a seek) made by core playheads.
+//! - [`info`]: a recording's summary, shadow-play report metadata, timeline markers.
+//! - [`live`]: server-sent events following a recording while it is written.
+//! - [`ghost`]: a run against a ghost: both paths, the live delta, the splits.
+//! - [`http`]: the routes, the access token, the loopback host check.
+//! - [`assets`]: the page (HTML, JavaScript, CSS) embedded in the binary.
+
+pub mod assets;
+pub mod error;
+pub mod frames;
+pub mod ghost;
+pub mod http;
+pub mod info;
+pub mod library;
+pub mod live;
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+
+use tickreel::Error;
+
+/// How to serve.
+pub struct ServeOptions {
+    pub root: library::Root,
+    pub catalog: Option<tickreel_catalog::Catalog>,
+    pub token: Option<String>,
+    /// Whether the bind address is loopback (then only loopback `Host` names are answered).
+    pub loopback: bool,
+}
+
+/// Binds `addr` and serves until the process ends; `ready` is called with the bound address
+/// (the port, when 0 was asked) before the first request is answered.
+pub fn run(
+    addr: SocketAddr,
+    options: ServeOptions,
+    ready: impl FnOnce(SocketAddr) -> tickreel::Result<()>,
+) -> tickreel::Result<()> {
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .max_blocking_threads(16)
+        .enable_all()
+        .thread_name("tickreel-serve")
+        .build()?;
+    let listener = std::net::TcpListener::bind(addr).map_err(|e| {
+        Error::Io(std::io::Error::new(
+            e.kind(),
+            format!("cannot listen on {addr}: {e}"),
+        ))
+    })?;
+    listener.set_nonblocking(true)?;
+    let bound = listener.local_addr()?;
+    let app = Arc::new(http::App {
+        lib: library::Library::new(options.root, options.catalog),
+        markers: info::Markers::default(),
+        token: options.token,
+        loopback_only: options.loopback,
+    });
+    rt.block_on(async move {
+        let listener = tokio::net::TcpListener::from_std(listener)?;
+        ready(bound)?;
+        axum::serve(listener, http::router(app))
+            .await
+            .map_err(Error::Io)
+    })
+}

@@ -1,0 +1,284 @@
+//! What the `tickreel serve` tests share: the real binary started on a free loopback port, a
+//! small HTTP client (ureq), recordings made by the real `simulate` and `import` commands.
+#![allow(dead_code)]
+
+use std::io::{BufRead, BufReader};
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::time::Duration;
+
+use serde_json::Value;
+
+pub fn tickreel(args: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_tickreel"))
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+/// Runs `tickreel ARGS` and fails the test if it fails.
+pub fn ok(args: &[&str]) -> String {
+    let o = tickreel(args);
+    assert!(
+        o.status.success(),
+        "tickreel {args:?}: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    String::from_utf8(o.stdout).unwrap()
+}
+
+/// A finished recording of `players` simulated players over `ticks` ticks.
+pub fn simulate(out: &Path, players: u32, ticks: u32) {
+    ok(&[
+        "simulate",
+        "--out",
+        out.to_str().unwrap(),
+        "--players",
+        &players.to_string(),
+        "--ticks",
+        &ticks.to_string(),
+        "--chunk-ticks",
+        "100",
+    ]);
+}
+
+/// A running `tickreel serve`, stopped when dropped.
+pub struct Server {
+    child: Child,
+    pub base: String,
+    agent: ureq::Agent,
+}
+
+impl Server {
+    /// Starts `tickreel serve ARGS` (add `--listen 127.0.0.1:0` for a free port) and waits for
+    /// its `listening on` line.
+    pub fn start(args: &[&str]) -> Server {
+        Server::start_env(args, &[])
+    }
+
+    pub fn start_env(args: &[&str], env: &[(&str, &str)]) -> Server {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_tickreel"));
+        cmd.arg("serve").args(args);
+        for (k, v) in env {
+            cmd.env(k, v);
+        }
+        let mut child = cmd
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .unwrap();
+        let stdout = child.stdout.take().unwrap();
+        let mut lines = BufReader::new(stdout).lines();
+        let first = lines
+            .next()
+            .expect("serve printed nothing")
+            .expect("serve's stdout");
+        let url = first
+            .strip_prefix("listening on ")
+            .unwrap_or_else(|| panic!("unexpected first line: {first}"))
+            .trim_end_matches('/')
+            .to_string();
+        // keep reading (and dropping) what it prints, so that it never blocks on a full pipe
+        std::thread::spawn(move || for _ in lines {});
+        Server {
+            child,
+            base: url,
+            agent: agent(Duration::from_secs(60)),
+        }
+    }
+
+    /// GET `path` (with `token` as a bearer token if given): the status and the JSON body.
+    pub fn get_with(&self, path: &str, token: Option<&str>) -> (u16, Value) {
+        let mut req = self.agent.get(format!("{}{path}", self.base));
+        if let Some(t) = token {
+            req = req.header("Authorization", format!("Bearer {t}"));
+        }
+        let mut resp = req.call().unwrap_or_else(|e| panic!("GET {path}: {e}"));
+        let status = resp.status().as_u16();
+        let text = resp.body_mut().read_to_string().unwrap();
+        let v = serde_json::from_str(&text)
+            .unwrap_or_else(|e| panic!("GET {path}: {status}, not JSON ({e}): {text}"));
+        (status, v)
+    }
+
+    pub fn get(&self, path: &str) -> (u16, Value) {
+        self.get_with(path, None)
+    }
+
+    /// GET `path`, expecting 200.
+    pub fn json(&self, path: &str) -> Value {
+        let (s, v) = self.get(path);
+        assert_eq!(s, 200, "GET {path}: {v}");
+        v
+    }
+
+    /// GET `path` as text (status, body).
+    pub fn text(&self, path: &str) -> (u16, String) {
+        let mut resp = self
+            .agent
+            .get(format!("{}{path}", self.base))
+            .call()
+            .unwrap();
+        (
+            resp.status().as_u16(),
+            resp.body_mut().read_to_string().unwrap(),
+        )
+    }
+
+    pub fn agent(&self) -> &ureq::Agent {
+        &self.agent
+    }
+
+    /// Whether the process is still running.
+    pub fn alive(&mut self) -> bool {
+        self.child.try_wait().unwrap().is_none()
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// A client of a server started elsewhere.
+pub struct Client {
+    pub base: String,
+    agent: ureq::Agent,
+}
+
+impl Client {
+    pub fn at(base: &str) -> Client {
+        Client {
+            base: base.trim_end_matches('/').to_string(),
+            agent: agent(Duration::from_secs(30)),
+        }
+    }
+
+    /// GET `path` (with a bearer token if given): status and body text.
+    pub fn raw(&self, path: &str, token: Option<&str>) -> (u16, String) {
+        let mut req = self.agent.get(format!("{}{path}", self.base));
+        if let Some(t) = token {
+            req = req.header("Authorization", format!("Bearer {t}"));
+        }
+        let mut resp = req.call().unwrap();
+        (
+            resp.status().as_u16(),
+            resp.body_mut().read_to_string().unwrap(),
+        )
+    }
+
+    /// GET `path` with the `Host` header `host` (as a page on another site would send after
+    /// DNS rebinding), over a plain socket: status and the whole response.
+    pub fn raw_host(&self, path: &str, token: Option<&str>, host: &str) -> (u16, String) {
+        use std::io::{Read, Write};
+        let addr = self.base.strip_prefix("http://").unwrap();
+        let mut sock = std::net::TcpStream::connect(addr).unwrap();
+        sock.set_read_timeout(Some(Duration::from_secs(30)))
+            .unwrap();
+        let auth = token.map_or(String::new(), |t| format!("Authorization: Bearer {t}\r\n"));
+        write!(
+            sock,
+            "GET {path} HTTP/1.1\r\nHost: {host}\r\n{auth}Connection: close\r\n\r\n"
+        )
+        .unwrap();
+        let mut text = String::new();
+        sock.read_to_string(&mut text).unwrap();
+        let status = text
+            .split(' ')
+            .nth(1)
+            .and_then(|s| s.parse().ok())
+            .unwrap_or_else(|| panic!("not an HTTP response: {text}"));
+        (status, text)
+    }
+}
+
+/// A client that reports every status (errors are answers too) and gives up after `timeout`.
+pub fn agent(timeout: Duration) -> ureq::Agent {
+    ureq::Agent::config_builder()
+        .http_status_as_error(false)
+        .timeout_global(Some(timeout))
+        .build()
+        .into()
+}
+
+/// `s` with `%` escapes for a query value.
+pub fn enc(s: &str) -> String {
+    let mut out = String::new();
+    for b in s.bytes() {
+        if b.is_ascii_alphanumeric() || b"-_.~".contains(&b) {
+            out.push(b as char);
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}
+
+/// Every entity's `(id, x, y, z)` in blocks in a frame of the API (`[id, x, y, z, yaw]` entries
+/// in `pos_scale` units), sorted by id.
+pub fn api_positions(frame: &Value) -> Vec<(u32, f64, f64, f64)> {
+    frame_positions(frame, 4096.0)
+}
+
+/// Every entity's `(id, x, y, z)` in a frame (`[id, x, y, z, yaw]` entries, positions in
+/// `scale` units per block), sorted by id.
+pub fn frame_positions(frame: &Value, scale: f64) -> Vec<(u32, f64, f64, f64)> {
+    let mut v: Vec<_> = frame["e"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| {
+            (
+                e[0].as_u64().unwrap() as u32,
+                e[1].as_f64().unwrap() / scale,
+                e[2].as_f64().unwrap() / scale,
+                e[3].as_f64().unwrap() / scale,
+            )
+        })
+        .collect();
+    v.sort_by_key(|e| e.0);
+    v
+}
+
+/// Every entity's `(id, x, y, z)` at `tick` by the core's `Reader::seek`, sorted by id.
+pub fn reader_positions(path: &Path, tick: u32) -> Vec<(u32, f64, f64, f64)> {
+    let r = tickreel::play::Reader::open_any(path).unwrap();
+    let s = r.seek(tick).unwrap();
+    let mut v: Vec<_> = s
+        .entities
+        .iter()
+        .map(|e| (e.id, e.pose.x_f64(), e.pose.y_f64(), e.pose.z_f64()))
+        .collect();
+    v.sort_by_key(|e| e.0);
+    v
+}
+
+pub fn names(list: &Value) -> Vec<(String, String)> {
+    list["recordings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            (
+                r["name"].as_str().unwrap().to_string(),
+                r["kind"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect()
+}
+
+pub fn assert_close(a: &[(u32, f64, f64, f64)], b: &[(u32, f64, f64, f64)], what: &str) {
+    assert_eq!(a.len(), b.len(), "{what}: entity count");
+    for (x, y) in a.iter().zip(b) {
+        assert_eq!(x.0, y.0, "{what}: ids");
+        for (p, q) in [(x.1, y.1), (x.2, y.2), (x.3, y.3)] {
+            assert!(
+                (p - q).abs() < 1e-9,
+                "{what}: entity {} at {p}, seek says {q}",
+                x.0
+            );
+        }
+    }
+}
