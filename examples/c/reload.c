@@ -51,8 +51,8 @@ static void use_library(void *lib, const char *dir, int round) {
     SYM(tickreel_recorder_flush);
     SYM(tickreel_recorder_finish);
     SYM(tickreel_recorder_free);
-    SYM(tickreel_finish_wait);
-    SYM(tickreel_finish_free);
+    SYM(tickreel_finish_handle_wait);
+    SYM(tickreel_finish_handle_free);
     SYM(tickreel_reader_open);
     SYM(tickreel_reader_verify);
     SYM(tickreel_reader_free);
@@ -77,11 +77,11 @@ static void use_library(void *lib, const char *dir, int round) {
               "tick %u", t);
     }
     CHECK(p_tickreel_recorder_flush(rec) == TICKREEL_RESULT_OK, "flush");
-    TickreelFinish *finish = NULL;
+    TickreelFinishHandle *finish = NULL;
     CHECK(p_tickreel_recorder_finish(rec, &finish) == TICKREEL_RESULT_OK, "finish");
     size_t len = 0;
-    CHECK(p_tickreel_finish_wait(finish, out, sizeof out, &len) == TICKREEL_RESULT_OK, "finish wait");
-    p_tickreel_finish_free(finish);
+    CHECK(p_tickreel_finish_handle_wait(finish, out, sizeof out, &len) == TICKREEL_RESULT_OK, "finish wait");
+    p_tickreel_finish_handle_free(finish);
     p_tickreel_recorder_free(rec);
     TickreelReader *reader = NULL;
     CHECK(p_tickreel_reader_open(path, &reader) == TICKREEL_RESULT_OK, "open %s", path);
