@@ -40,7 +40,7 @@ class IoErrorTest {
     void errorsThatAreNotAboutAFileHaveNoPath(@TempDir Path dir) throws Exception {
         Path bad = dir.resolve("bad.reel");
         Files.write(bad, new byte[300]);
-        TickreelException e = assertThrows(TickreelException.class, () -> Replay.open(bad).close());
+        TickreelException e = assertThrows(TickreelException.class, () -> Reader.open(bad).close());
         assertEquals(TickreelException.Kind.CORRUPT, e.kind());
         assertTrue(e.path().isEmpty(), e.getMessage());
         assertEquals(12, TickreelException.Kind.DATABASE.code());
