@@ -282,8 +282,11 @@ class ClassLoaderTest {
                 + " after=" + after + "; mapped library copies: baseline=" + mappedBaseline
                 + " peak=" + mappedPeak + " after=" + mapped);
         assertTrue(mappedPeak > mappedBaseline, "each plugin maps its own copy: " + mappedPeak);
-        assertEquals(mappedBaseline, mapped, "library copies mapped after " + reloads
-                + " reloads, half of them called from this long-lived thread (peak " + mappedPeak + ")");
+        // At most the baseline: a copy still mapped when the baseline was counted (the warm-up's,
+        // its loader not yet collected) may be gone by now.
+        assertTrue(mapped <= mappedBaseline, "library copies mapped after " + reloads
+                + " reloads, half of them called from this long-lived thread: " + mapped + ", baseline "
+                + mappedBaseline + " (peak " + mappedPeak + ")");
     }
 
     /** {@link #runProbe} on a new thread, which has ended when this returns. */
