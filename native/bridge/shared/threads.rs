@@ -24,14 +24,29 @@ pub(crate) fn install() {
 /// The stack of each thread: std's default.
 const STACK_BYTES: usize = 2 << 20;
 
-struct PthreadJoin(libc::pthread_t);
+/// A started thread: joined by `join`, detached if dropped without (as a std `JoinHandle`), so
+/// its stack is freed either way.
+struct PthreadJoin(Option<libc::pthread_t>);
 
 impl Join for PthreadJoin {
-    fn join(self: Box<Self>) {
-        // SAFETY: `self.0` was created joinable by `spawn` and is joined exactly once (the
-        // handle is consumed here).
-        unsafe {
-            libc::pthread_join(self.0, std::ptr::null_mut());
+    fn join(mut self: Box<Self>) {
+        if let Some(t) = self.0.take() {
+            // SAFETY: `t` was created joinable by `spawn` and is joined or detached exactly once
+            // (taken out of the handle here).
+            unsafe {
+                libc::pthread_join(t, std::ptr::null_mut());
+            }
+        }
+    }
+}
+
+impl Drop for PthreadJoin {
+    fn drop(&mut self) {
+        if let Some(t) = self.0.take() {
+            // SAFETY: as in `join`: a joinable thread, detached once, never joined after.
+            unsafe {
+                libc::pthread_detach(t);
+            }
         }
     }
 }
@@ -66,7 +81,7 @@ fn spawn(name: String, job: Job) -> io::Result<Box<dyn Join>> {
         if let Ok(c) = CString::new(short) {
             libc::pthread_setname_np(thread, c.as_ptr());
         }
-        Ok(Box::new(PthreadJoin(thread)))
+        Ok(Box::new(PthreadJoin(Some(thread))))
     }
 }
 
@@ -100,5 +115,12 @@ mod tests {
         assert_eq!(rx.try_recv().unwrap(), "tickreel-test-p");
         let h = spawn("panics".into(), Box::new(|| panic!("in a pthread"))).unwrap();
         h.join();
+        // Dropped without a join: detached, the job still runs.
+        let (tx, rx) = std::sync::mpsc::channel();
+        drop(spawn("detached".into(), Box::new(move || tx.send(7).unwrap())).unwrap());
+        assert_eq!(
+            rx.recv_timeout(std::time::Duration::from_secs(10)).unwrap(),
+            7
+        );
     }
 }

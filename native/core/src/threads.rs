@@ -60,7 +60,7 @@ pub fn set_spawner(spawner: Spawner) -> bool {
     SPAWNER.set(spawner).is_ok()
 }
 
-/// A thread started by [`spawn`].
+/// A thread started by [`spawn`]. Dropping it without [`Handle::join`] detaches the thread.
 pub struct Handle {
     join: Box<dyn Join>,
     /// Set when the work has returned (the thread may still be ending).
