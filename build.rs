@@ -4,7 +4,8 @@
 //!    `extern "C"` entry points (`bridge_ffi.rs`) and the JNI entry points with their
 //!    `RegisterNatives` table and Java declarations (`bridge_jni.rs`), by `native/bridge/codegen/`;
 //! 2. the C header, with cbindgen (`cbindgen.toml`) over `native/bridge/ffi/` and `bridge_ffi.rs`,
-//!    into `$OUT_DIR/tickreel.h`, with an index of its areas at the top (`codegen/index.rs`).
+//!    into `$OUT_DIR/tickreel.h`, organised by area (`codegen/areas.rs`: each area its types, then
+//!    its functions) with an index of its areas at the top (`codegen/index.rs`).
 //!
 //! Nothing in the source tree is written by a build: the test
 //! `tests/c_header.rs` compares the generated header with the committed `include/tickreel.h`, and
@@ -60,7 +61,7 @@ fn generate(root: &Path, generated: &Path) -> Result<String, String> {
         let mut bytes = Vec::new();
         bindings.write(&mut bytes);
         String::from_utf8(bytes)
-            .map(|h| codegen::index::with_index(&h))
+            .map(|h| codegen::index::with_index(&codegen::areas::by_area(&h)))
             .map_err(|e| e.to_string())
     };
     std::panic::catch_unwind(run).unwrap_or_else(|_| Err("cbindgen panicked".into()))

@@ -40,24 +40,18 @@
 
 /*
  * Index (line numbers in this file).
- *   Constants and result codes first; handles and structs from line 306; then the
- *   functions by area, the error channel first:
- *   Errors and the library: line 1044
+ *   Constants and result codes first; then each area, the error channel first: its
+ *   handles and structs, then its functions:
+ *   Errors and the library: line 310
  *      tickreel_handle_count, tickreel_last_error, tickreel_last_error_message,
  *      tickreel_last_error_code, tickreel_result_name, tickreel_version
- *   Tick batches (TickreelBatch): line 1113
+ *   Tick batches (TickreelBatch): line 376
  *      tickreel_batch_new, tickreel_batch_free, tickreel_batch_clear, tickreel_batch_event_count,
  *      tickreel_batch_bytes, tickreel_batch_add_entity, tickreel_batch_remove_entity,
  *      tickreel_batch_add_pose, tickreel_batch_add_position, tickreel_batch_add_rotation,
  *      tickreel_batch_teleport, tickreel_batch_flags, tickreel_batch_checkpoint,
  *      tickreel_batch_velocity, tickreel_batch_player_leave, tickreel_batch_custom
- *   Catalog (TickreelCatalog, TickreelCatalogCall): line 1316
- *      tickreel_catalog_open, tickreel_catalog_free, tickreel_catalog_register,
- *      tickreel_catalog_top, tickreel_catalog_personal_best, tickreel_catalog_around,
- *      tickreel_catalog_recent, tickreel_catalog_sum_of_best, tickreel_catalog_load_ghost,
- *      tickreel_catalog_prune, tickreel_catalog_call_poll, tickreel_catalog_call_rows,
- *      tickreel_catalog_call_ghost_load, tickreel_catalog_call_free
- *   Live recording (TickreelEngine, TickreelRecorder, TickreelFinishHandle): line 1538
+ *   Live recording (TickreelEngine, TickreelRecorder, TickreelFinishHandle): line 584
  *      tickreel_engine_options_default, tickreel_engine_new, tickreel_engine_free,
  *      tickreel_engine_stats, tickreel_recorder_options_default, tickreel_recorder_start,
  *      tickreel_recorder_free, tickreel_recorder_submit_tick, tickreel_recorder_submit_batch,
@@ -67,7 +61,7 @@
  *      tickreel_recorder_wait_resumed, tickreel_recorder_status, tickreel_recorder_finish,
  *      tickreel_recorder_abort, tickreel_finish_handle_poll, tickreel_finish_handle_wait,
  *      tickreel_finish_handle_free, tickreel_recorder_finish_upload
- *   Ghosts (TickreelGhost, TickreelGhostLoad, TickreelGhostCursor, TickreelLiveDelta): line 1934
+ *   Ghosts (TickreelGhost, TickreelGhostLoad, TickreelGhostCursor, TickreelLiveDelta): line 1244
  *      tickreel_ghost_load, tickreel_ghost_load_from_reader, tickreel_ghost_free,
  *      tickreel_ghost_info, tickreel_ghost_splits, tickreel_ghost_cursor_new,
  *      tickreel_ghost_cursor_free, tickreel_ghost_cursor_sample,
@@ -75,18 +69,7 @@
  *      tickreel_live_delta_update, tickreel_live_delta_set_time_shift, tickreel_live_delta_reset,
  *      tickreel_ghost_load_async, tickreel_ghost_load_poll, tickreel_ghost_load_take,
  *      tickreel_ghost_load_free, tickreel_ghost_load_async_url
- *   Object storage (TickreelObjectOptions, TickreelPendingUpload): line 2176
- *      tickreel_object_options_new, tickreel_object_options_free,
- *      tickreel_object_options_set_endpoint, tickreel_object_options_set_region,
- *      tickreel_object_options_set_credentials, tickreel_object_options_set_allow_http,
- *      tickreel_object_options_set_timeouts, tickreel_object_options_set_retries,
- *      tickreel_pending_upload_poll, tickreel_pending_upload_bytes, tickreel_pending_upload_free
- *   Reading recordings (TickreelReader): line 2276
- *      tickreel_reader_open_url, tickreel_reader_open, tickreel_reader_free,
- *      tickreel_reader_tick_count, tickreel_reader_first_tick, tickreel_reader_last_tick,
- *      tickreel_reader_chunk_count, tickreel_reader_tick_rate, tickreel_reader_metadata,
- *      tickreel_reader_seek, tickreel_reader_ticks, tickreel_reader_verify
- *   Playback (TickreelPlayhead): line 2387
+ *   Playback (TickreelPlayhead): line 1656
  *      tickreel_playhead_open, tickreel_playhead_follow, tickreel_playhead_free,
  *      tickreel_playhead_current, tickreel_playhead_advance, tickreel_playhead_prepare,
  *      tickreel_playhead_seek, tickreel_playhead_step_forward, tickreel_playhead_step_back,
@@ -94,16 +77,33 @@
  *      tickreel_playhead_set_reverse, tickreel_playhead_position, tickreel_playhead_entities,
  *      tickreel_playhead_ticks, tickreel_playhead_removed, tickreel_playhead_added,
  *      tickreel_playhead_world, tickreel_playhead_world_snapshot, tickreel_playhead_world_events
- *   Shadow play (TickreelShadowBuffer): line 2838
+ *   Reading recordings (TickreelReader): line 2067
+ *      tickreel_reader_open_url, tickreel_reader_open, tickreel_reader_free,
+ *      tickreel_reader_tick_count, tickreel_reader_first_tick, tickreel_reader_last_tick,
+ *      tickreel_reader_chunk_count, tickreel_reader_tick_rate, tickreel_reader_metadata,
+ *      tickreel_reader_seek, tickreel_reader_ticks, tickreel_reader_verify
+ *   Shadow play (TickreelShadowBuffer): line 2279
  *      tickreel_shadow_options_default, tickreel_report_options_default,
  *      tickreel_shadow_buffer_start, tickreel_shadow_buffer_report, tickreel_shadow_buffer_stats,
  *      tickreel_shadow_buffer_attached, tickreel_shadow_buffer_free
- *   Writing recordings (TickreelReelWriter): line 2976
+ *   Writing recordings (TickreelReelWriter): line 2557
  *      tickreel_reel_options_default, tickreel_reel_writer_create, tickreel_reel_writer_free,
  *      tickreel_reel_writer_write_tick, tickreel_reel_writer_write_batch,
  *      tickreel_reel_writer_offer_snapshot, tickreel_reel_writer_register_entity,
  *      tickreel_reel_writer_register_event_type, tickreel_reel_writer_put_metadata,
  *      tickreel_reel_writer_finish
+ *   Object storage (TickreelObjectOptions, TickreelPendingUpload): line 2768
+ *      tickreel_object_options_new, tickreel_object_options_free,
+ *      tickreel_object_options_set_endpoint, tickreel_object_options_set_region,
+ *      tickreel_object_options_set_credentials, tickreel_object_options_set_allow_http,
+ *      tickreel_object_options_set_timeouts, tickreel_object_options_set_retries,
+ *      tickreel_pending_upload_poll, tickreel_pending_upload_bytes, tickreel_pending_upload_free
+ *   Catalog (TickreelCatalog, TickreelCatalogCall): line 2903
+ *      tickreel_catalog_open, tickreel_catalog_free, tickreel_catalog_register,
+ *      tickreel_catalog_top, tickreel_catalog_personal_best, tickreel_catalog_around,
+ *      tickreel_catalog_recent, tickreel_catalog_sum_of_best, tickreel_catalog_load_ghost,
+ *      tickreel_catalog_prune, tickreel_catalog_call_poll, tickreel_catalog_call_rows,
+ *      tickreel_catalog_call_ghost_load, tickreel_catalog_call_free
  */
 
 #ifndef TICKREEL_H
@@ -273,6 +273,10 @@ enum TickreelResult
      */
     TICKREEL_RESULT_METADATA = 11,
     /**
+     * The catalog's database failed (the message never carries credentials).
+     */
+    TICKREEL_RESULT_DATABASE = 12,
+    /**
      * A pointer argument that must not be NULL was NULL.
      */
     TICKREEL_RESULT_NULL_ARGUMENT = 100,
@@ -299,6 +303,78 @@ typedef uint32_t TickreelResult;
 #endif // __STDC_VERSION__ >= 202311L
 #endif // __cplusplus
 
+#ifdef __cplusplus
+extern "C" {
+#endif // __cplusplus
+
+/* ---- Errors and the library ---- */
+
+/**
+ * Number of live handles of every type (handles returned by `*_new`/`*_open`/`*_create` and
+ * not yet freed). Useful to check, in tests, that a program frees everything it creates.
+ *
+ * Thread safety: any thread; the count may be outdated by the time it returns if other threads
+ * create or free handles meanwhile.
+ */
+size_t tickreel_handle_count(void);
+
+/**
+ * Copies the calling thread's last error message into `buf` as a NUL-terminated string.
+ *
+ * Returns the length in bytes of the whole message, not counting the terminating NUL (as
+ * `snprintf` does). If that is `>= len`, the message was truncated (at a UTF-8 character
+ * boundary) to fit `len - 1` bytes plus the NUL; call again with a buffer of at least the
+ * returned value + 1. With `len == 0`, nothing is written and `buf` may be NULL. If no call on
+ * this thread has failed yet, the message is empty and 0 is returned. Messages are kept up to
+ * 4095 bytes (a longer one is cut at a character boundary).
+ *
+ * The last error is replaced by every call on the same thread that returns a code other than
+ * `TICKREEL_RESULT_OK`, and left unchanged by calls that succeed (like `errno`).
+ *
+ * # Safety
+ * `buf` must point to at least `len` writable bytes (or `len` must be 0).
+ *
+ * Thread safety: any thread; each thread has its own last error.
+ */
+size_t tickreel_last_error(char *buf, size_t len);
+
+/**
+ * The calling thread's last error message as a NUL-terminated UTF-8 string (empty if no call
+ * has failed on this thread yet). Never NULL.
+ *
+ * Lifetime: the string belongs to tickreel. It stays valid until the next tickreel call on the
+ * same thread that returns a code other than `TICKREEL_RESULT_OK` (which replaces it), or until
+ * the thread exits, whichever comes first. Copy it if you need it longer, or use
+ * `tickreel_last_error`, which copies into your buffer.
+ *
+ * Thread safety: any thread; each thread has its own last error.
+ */
+const char *tickreel_last_error_message(void);
+
+/**
+ * The code of the calling thread's last failed call (`TICKREEL_RESULT_OK` if none has failed).
+ *
+ * Thread safety: any thread; each thread has its own last error.
+ */
+TickreelResult tickreel_last_error_code(void);
+
+/**
+ * The name of a result code as spelled in this header (e.g. `"TICKREEL_RESULT_CORRUPT"`), or
+ * `"TICKREEL_RESULT_UNKNOWN"` for a value that is not a code. The string is static: never free it.
+ *
+ * Thread safety: any thread.
+ */
+const char *tickreel_result_name(uint32_t code);
+
+/**
+ * The library version (e.g. `"0.1.0"`). The string is static: never free it.
+ *
+ * Thread safety: any thread.
+ */
+const char *tickreel_version(void);
+
+/* ---- Tick batches (TickreelBatch) ---- */
+
 /**
  * A builder for one tick's event batch. Opaque: create with `tickreel_batch_new`, release with
  * `tickreel_batch_free`. The pointer is a handle, not an address: never dereference it.
@@ -306,17 +382,206 @@ typedef uint32_t TickreelResult;
 typedef struct TickreelBatch TickreelBatch;
 
 /**
- * An open catalog of runs and its worker thread. Opaque: open with `tickreel_catalog_open`,
- * release with `tickreel_catalog_free`.
+ * Creates an empty batch builder and stores its handle in `*out_batch`.
+ *
+ * Returns `TICKREEL_RESULT_NULL_ARGUMENT` if `out_batch` is NULL. On failure `*out_batch` is set
+ * to NULL (when it can be written).
+ *
+ * Thread safety: any thread. A batch may be used from any thread; calls on one batch are
+ * serialised by an internal lock, but a batch is meant to be filled by one thread at a time
+ * (the order of events is the order of the calls).
+ *
+ * # Safety
+ * `out_batch` must be NULL or point to writable storage for one `TickreelBatch` pointer.
  */
-typedef struct TickreelCatalog TickreelCatalog;
+TickreelResult tickreel_batch_new(struct TickreelBatch **out_batch);
 
 /**
- * A catalog call running on the catalog's worker. Opaque: created by the `tickreel_catalog_*`
- * queries, polled with `tickreel_catalog_call_poll`, read with `tickreel_catalog_call_rows` or
- * `tickreel_catalog_call_ghost_load`, released with `tickreel_catalog_call_free`.
+ * Frees a batch. `tickreel_batch_free(NULL)` is a no-op returning `TICKREEL_RESULT_OK`; a freed,
+ * foreign or otherwise invalid handle returns `TICKREEL_RESULT_INVALID_HANDLE` (a double free is
+ * detected, not undefined behaviour).
+ *
+ * Thread safety: any thread. A call on the same batch still running in another thread finishes
+ * normally; calls that start after this one get `TICKREEL_RESULT_INVALID_HANDLE`.
  */
-typedef struct TickreelCatalogCall TickreelCatalogCall;
+TickreelResult tickreel_batch_free(struct TickreelBatch *batch);
+
+/**
+ * Removes every event from the batch, keeping its memory for reuse (call once per tick).
+ *
+ * Thread safety: as every batch function, see `tickreel_batch_new`.
+ */
+TickreelResult tickreel_batch_clear(struct TickreelBatch *batch);
+
+/**
+ * Stores the number of events in the batch in `*out_count`.
+ *
+ * Thread safety: as every batch function, see `tickreel_batch_new`.
+ *
+ * # Safety
+ * `out_count` must be NULL or point to writable storage for one `usize`.
+ */
+TickreelResult tickreel_batch_event_count(struct TickreelBatch *batch, size_t *out_count);
+
+/**
+ * Copies the batch encoding of the events added so far into `buf` (the bytes that
+ * `tickreel_reel_writer_write_tick` accepts), and stores its length in `*out_count`.
+ *
+ * The encoding is: a big-endian `u16` event count, then each event as a kind byte followed by
+ * its fields as LEB128 varints (signed fields zigzag-coded); see FORMAT.md. An empty batch is
+ * the two bytes `00 00`.
+ *
+ * `*out_count` is always set to the encoded length. If `capacity` is smaller, nothing is copied and
+ * `TICKREEL_RESULT_BUFFER_TOO_SMALL` is returned: call again with a buffer of `*out_count` bytes.
+ * `buf` may be NULL when `capacity` is 0, to query the length.
+ *
+ * Thread safety: as every batch function, see `tickreel_batch_new`.
+ *
+ * # Safety
+ * `buf` must point to `capacity` writable `u8`s (or `capacity` must be 0); `out_count` must be NULL or point to a writable `size_t`.
+ */
+TickreelResult tickreel_batch_bytes(struct TickreelBatch *batch,
+                                    uint8_t *buf,
+                                    size_t capacity,
+                                    size_t *out_count);
+
+/**
+ * Adds an entity (it appears with a game-defined `kind`, e.g. an entity type id, at the given
+ * pose). Position in blocks, yaw and pitch in degrees (yaw unbounded).
+ *
+ * Returns `TICKREEL_RESULT_INVALID_ARGUMENT` for a non-finite or out-of-range value,
+ * `TICKREEL_RESULT_LIMIT_EXCEEDED` if the batch already holds 65535 events.
+ *
+ * Thread safety: as every batch function, see `tickreel_batch_new`.
+ */
+TickreelResult tickreel_batch_add_entity(struct TickreelBatch *batch,
+                                         uint32_t entity,
+                                         uint32_t kind,
+                                         double x,
+                                         double y,
+                                         double z,
+                                         double yaw,
+                                         double pitch);
+
+/**
+ * Removes an entity.
+ *
+ * Thread safety: as every batch function, see `tickreel_batch_new`.
+ */
+TickreelResult tickreel_batch_remove_entity(struct TickreelBatch *batch, uint32_t entity);
+
+/**
+ * Sets an entity's absolute pose: position in blocks, yaw and pitch in degrees (yaw unbounded:
+ * pass what the client sends, without normalising).
+ *
+ * Returns `TICKREEL_RESULT_INVALID_ARGUMENT` for a non-finite or out-of-range value.
+ *
+ * Thread safety: as every batch function, see `tickreel_batch_new`.
+ */
+TickreelResult tickreel_batch_add_pose(struct TickreelBatch *batch,
+                                       uint32_t entity,
+                                       double x,
+                                       double y,
+                                       double z,
+                                       double yaw,
+                                       double pitch);
+
+/**
+ * Sets an entity's position (blocks), leaving its rotation unchanged.
+ *
+ * Returns `TICKREEL_RESULT_INVALID_ARGUMENT` for a non-finite or out-of-range value.
+ *
+ * Thread safety: as every batch function, see `tickreel_batch_new`.
+ */
+TickreelResult tickreel_batch_add_position(struct TickreelBatch *batch,
+                                           uint32_t entity,
+                                           double x,
+                                           double y,
+                                           double z);
+
+/**
+ * Sets an entity's rotation (degrees; yaw unbounded), leaving its position unchanged.
+ *
+ * Returns `TICKREEL_RESULT_INVALID_ARGUMENT` for a non-finite or out-of-range value.
+ *
+ * Thread safety: as every batch function, see `tickreel_batch_new`.
+ */
+TickreelResult tickreel_batch_add_rotation(struct TickreelBatch *batch,
+                                           uint32_t entity,
+                                           double yaw,
+                                           double pitch);
+
+/**
+ * Teleports an entity: a discontinuity that playback and ghosts never interpolate across.
+ * Position in blocks, yaw and pitch in degrees.
+ *
+ * Returns `TICKREEL_RESULT_INVALID_ARGUMENT` for a non-finite or out-of-range value.
+ *
+ * Thread safety: as every batch function, see `tickreel_batch_new`.
+ */
+TickreelResult tickreel_batch_teleport(struct TickreelBatch *batch,
+                                       uint32_t entity,
+                                       double x,
+                                       double y,
+                                       double z,
+                                       double yaw,
+                                       double pitch);
+
+/**
+ * Sets an entity's state flags: the full new value (`TICKREEL_FLAG_*` bits, the rest are the
+ * game's own), not a change mask.
+ *
+ * Thread safety: as every batch function, see `tickreel_batch_new`.
+ */
+TickreelResult tickreel_batch_flags(struct TickreelBatch *batch, uint32_t entity, uint32_t flags);
+
+/**
+ * Marks that an entity reached checkpoint `index` (a split for ghosts).
+ *
+ * Thread safety: as every batch function, see `tickreel_batch_new`.
+ */
+TickreelResult tickreel_batch_checkpoint(struct TickreelBatch *batch,
+                                         uint32_t entity,
+                                         uint32_t index);
+
+/**
+ * Sets an entity's velocity in blocks per tick (e.g. knockback); stored at 1/8000 block per tick.
+ *
+ * Returns `TICKREEL_RESULT_INVALID_ARGUMENT` for a non-finite or out-of-range value.
+ *
+ * Thread safety: as every batch function, see `tickreel_batch_new`.
+ */
+TickreelResult tickreel_batch_velocity(struct TickreelBatch *batch,
+                                       uint32_t entity,
+                                       double vx,
+                                       double vy,
+                                       double vz);
+
+/**
+ * A player left: removes the entity (and, in a live recording, triggers a flush).
+ *
+ * Thread safety: as every batch function, see `tickreel_batch_new`.
+ */
+TickreelResult tickreel_batch_player_leave(struct TickreelBatch *batch, uint32_t entity);
+
+/**
+ * Adds a game-specific event: a registered `type_id` and `len` opaque bytes (copied).
+ * `data` may be NULL when `len` is 0.
+ *
+ * Returns `TICKREEL_RESULT_NULL_ARGUMENT` if `data` is NULL with `len > 0`,
+ * `TICKREEL_RESULT_LIMIT_EXCEEDED` if `len` is over 1 MiB (1048576 bytes).
+ *
+ * Thread safety: as every batch function, see `tickreel_batch_new`.
+ *
+ * # Safety
+ * `data` must point to `data_len` readable bytes (or `data_len` must be 0).
+ */
+TickreelResult tickreel_batch_custom(struct TickreelBatch *batch,
+                                     uint32_t type_id,
+                                     const uint8_t *data,
+                                     size_t data_len);
+
+/* ---- Live recording (TickreelEngine, TickreelRecorder, TickreelFinishHandle) ---- */
 
 /**
  * The recording runtime: writer thread(s) and a compaction worker, shared by every recording of
@@ -333,31 +598,6 @@ typedef struct TickreelEngine TickreelEngine;
 typedef struct TickreelFinishHandle TickreelFinishHandle;
 
 /**
- * A ghost track: one entity's run, decoded once into compact arrays. Opaque: create with
- * `tickreel_ghost_load` (or `_load_from_reader`, or `tickreel_ghost_load_take`), release with
- * `tickreel_ghost_free`. Cursors and deltas made from it keep the data alive on their own.
- */
-typedef struct TickreelGhost TickreelGhost;
-
-/**
- * Samples a ghost track at fractional ticks. Opaque: create with `tickreel_ghost_cursor_new`,
- * release with `tickreel_ghost_cursor_free`.
- */
-typedef struct TickreelGhostCursor TickreelGhostCursor;
-
-/**
- * A ghost track being loaded on a background thread. Opaque: create with
- * `tickreel_ghost_load_async`, release with `tickreel_ghost_load_free`.
- */
-typedef struct TickreelGhostLoad TickreelGhostLoad;
-
-/**
- * The live time delta of a live player against a ghost. Opaque: create with
- * `tickreel_live_delta_new`, release with `tickreel_live_delta_free`.
- */
-typedef struct TickreelLiveDelta TickreelLiveDelta;
-
-/**
  * How to reach an object store: endpoint, region, credentials, timeouts, retries. Opaque:
  * create with `tickreel_object_options_new` (reads the `AWS_*` variables), change with
  * `tickreel_object_options_set_*`, release with `tickreel_object_options_free`.
@@ -372,59 +612,10 @@ typedef struct TickreelObjectOptions TickreelObjectOptions;
 typedef struct TickreelPendingUpload TickreelPendingUpload;
 
 /**
- * A viewer's position in a recording. Opaque: open with `tickreel_playhead_open`, release with
- * `tickreel_playhead_free`. The pointer is a handle, not an address: never dereference it.
- */
-typedef struct TickreelPlayhead TickreelPlayhead;
-
-/**
- * An open recording. Opaque: open with `tickreel_reader_open`, release with
- * `tickreel_reader_free`. The pointer is a handle, not an address: never dereference it.
- */
-typedef struct TickreelReader TickreelReader;
-
-/**
  * One recording being written by an engine. Opaque: create with `tickreel_recorder_start`,
  * release with `tickreel_recorder_free`. The pointer is a handle, not an address.
  */
 typedef struct TickreelRecorder TickreelRecorder;
-
-/**
- * A writer of one compacted `.reel` file. Opaque: create with `tickreel_reel_writer_create`, release
- * with `tickreel_reel_writer_free`. The pointer is a handle, not an address: never dereference it.
- */
-typedef struct TickreelReelWriter TickreelReelWriter;
-
-/**
- * A shadow buffer: the last minutes of one stream of ticks (a world), kept in memory and turned
- * into a `.reel` file around a player by `tickreel_shadow_buffer_report`. Opaque: create with
- * `tickreel_shadow_buffer_start`, release with `tickreel_shadow_buffer_free`. The pointer is a handle, not an
- * address.
- */
-typedef struct TickreelShadowBuffer TickreelShadowBuffer;
-
-/**
- * Which part of an entity's recorded life is the run. `{0, 0, 0, 0}` (or a NULL pointer) is
- * the whole presence of the entity.
- */
-typedef struct TickreelGhostRange {
-    /**
-     * `TICKREEL_GHOST_BOUND_*`: where the run starts (its `t = 0`).
-     */
-    uint32_t start_kind;
-    /**
-     * The start tick or checkpoint index.
-     */
-    uint32_t start_value;
-    /**
-     * `TICKREEL_GHOST_BOUND_*`: where the run ends (the ghost's finish).
-     */
-    uint32_t end_kind;
-    /**
-     * The end tick or checkpoint index.
-     */
-    uint32_t end_value;
-} TickreelGhostRange;
 
 /**
  * Options of `tickreel_engine_new`. Fill with `tickreel_engine_options_default`, then change
@@ -636,895 +827,6 @@ typedef struct TickreelRecorderStats {
      */
     bool has_flushed_tick;
 } TickreelRecorderStats;
-
-/**
- * What `tickreel_ghost_info` reports about a ghost track.
- */
-typedef struct TickreelGhostInfo {
-    /**
-     * The entity whose run it is.
-     */
-    uint32_t entity;
-    /**
-     * Absolute tick of the recording at which the run starts (its `t = 0`).
-     */
-    uint32_t origin_tick;
-    /**
-     * The run's length in ticks (its last sample's tick offset).
-     */
-    uint32_t duration_ticks;
-    /**
-     * Number of pose samples.
-     */
-    size_t sample_count;
-    /**
-     * Number of splits (checkpoint markers in the run), for `tickreel_ghost_splits`.
-     */
-    size_t split_count;
-    /**
-     * Ticks per second of the source recording (seconds = ticks / tick_rate).
-     */
-    double tick_rate;
-    /**
-     * The run's length in seconds.
-     */
-    double duration_seconds;
-} TickreelGhostInfo;
-
-/**
- * One split of a ghost: a checkpoint marker and its tick offset from the run's start.
- */
-typedef struct TickreelSplit {
-    /**
-     * The checkpoint index.
-     */
-    uint32_t checkpoint;
-    /**
-     * Ticks from the run's start.
-     */
-    uint32_t tick;
-} TickreelSplit;
-
-/**
- * The ghost at one moment, as filled in by `tickreel_ghost_cursor_sample`.
- */
-typedef struct TickreelGhostSample {
-    /**
-     * The time sampled on the ghost's own clock (after its time shift), in ticks.
-     */
-    double t;
-    /**
-     * Position in blocks.
-     */
-    double x;
-    /**
-     * Height in blocks.
-     */
-    double y;
-    /**
-     * Position in blocks.
-     */
-    double z;
-    /**
-     * Yaw in degrees, unbounded (continuous with the recorded values).
-     */
-    double yaw;
-    /**
-     * Pitch in degrees.
-     */
-    double pitch;
-    /**
-     * State flags (`TICKREEL_FLAG_*` bits and the game's own) in effect.
-     */
-    uint32_t flags;
-    /**
-     * `TICKREEL_GHOST_NOT_STARTED`, `TICKREEL_GHOST_RUNNING` or `TICKREEL_GHOST_FINISHED`.
-     */
-    uint32_t state;
-} TickreelGhostSample;
-
-/**
- * What one playhead call did, as filled in by `tickreel_playhead_advance` and friends.
- */
-typedef struct TickreelUpdate {
-    /**
-     * Position after the call (a tick of the recording).
-     */
-    uint32_t position;
-    /**
-     * How the position moved: `TICKREEL_MOTION_STILL`, `_FORWARD` or `_JUMP`.
-     */
-    uint32_t motion;
-    /**
-     * Forward motion: recorded ticks covered by the call (0 for other motions).
-     */
-    uint32_t ticks_covered;
-    /**
-     * The data for the next ticks was not decoded yet: the position moved less than asked
-     * (maybe not at all); later calls catch up.
-     */
-    bool stalled;
-    /**
-     * The position is the first (playing backward) or last (forward) tick of the recording.
-     */
-    bool at_edge;
-    /**
-     * The recording has no tick yet: no position and no entity.
-     */
-    bool waiting;
-    /**
-     * Chunks that could not be read during this call (playback continues past them).
-     */
-    uint32_t fault_count;
-    /**
-     * Live entities at `position` (what `tickreel_playhead_entities` reports).
-     */
-    uint32_t entity_count;
-} TickreelUpdate;
-
-/**
- * One entity's state at a tick, as filled in by `tickreel_reader_seek`.
- */
-typedef struct TickreelEntityState {
-    /**
-     * The entity id the game gave it.
-     */
-    uint32_t id;
-    /**
-     * Game-defined kind (e.g. an entity type id), as given when it was added.
-     */
-    uint32_t kind;
-    /**
-     * State flags (`TICKREEL_FLAG_*` bits and the game's own).
-     */
-    uint32_t flags;
-    /**
-     * Position in blocks (exact multiples of 1/4096).
-     */
-    double x;
-    /**
-     * Height in blocks.
-     */
-    double y;
-    /**
-     * Position in blocks.
-     */
-    double z;
-    /**
-     * Yaw in degrees, unbounded (as recorded).
-     */
-    double yaw;
-    /**
-     * Pitch in degrees.
-     */
-    double pitch;
-} TickreelEntityState;
-
-/**
- * What a playhead update does to the world, as filled in by `tickreel_playhead_world`.
- */
-typedef struct TickreelWorld {
-    /**
-     * Rebuild the world: restore the snapshot (`tickreel_playhead_world_snapshot`, if
-     * `has_snapshot`), then re-apply the events of `tickreel_playhead_world_events`. False: keep
-     * the world as it is.
-     */
-    bool rebuild;
-    /**
-     * The recording has a snapshot at or before the position; without one, start from the world
-     * as it was when recording started.
-     */
-    bool has_snapshot;
-    /**
-     * `snapshot_tick` is set.
-     */
-    bool has_snapshot_tick;
-    /**
-     * The tick whose events come after the snapshot (the snapshot is the world before them).
-     */
-    uint32_t snapshot_tick;
-    /**
-     * False if a chunk between the snapshot and the position could not be read: the events are
-     * incomplete (see `fault_count`).
-     */
-    bool complete;
-} TickreelWorld;
-
-/**
- * What `tickreel_reader_verify` checked.
- */
-typedef struct TickreelVerifyReport {
-    /**
-     * Chunks read, checksummed and decoded.
-     */
-    uint64_t chunks;
-    /**
-     * Ticks spanned by those chunks.
-     */
-    uint64_t ticks;
-    /**
-     * Pose samples decoded.
-     */
-    uint64_t pose_samples;
-    /**
-     * Non-pose events decoded.
-     */
-    uint64_t events;
-} TickreelVerifyReport;
-
-/**
- * Options of `tickreel_shadow_buffer_start`: how much a shadow buffer keeps. Fill with
- * `tickreel_shadow_options_default`, then change what you need. Durations are game time in
- * milliseconds (converted to ticks at the recording's tick rate, rounded up).
- */
-typedef struct TickreelShadowOptions {
-    /**
-     * Game time always retained, in milliseconds (default 300000: 5 minutes). 1 to 86400000
-     * (a day).
-     */
-    uint32_t window_ms;
-    /**
-     * How long a player who left (a `PlayerLeave` event or `tickreel_recorder_player_left`)
-     * keeps the window before their leave, in milliseconds (default 120000: 2 minutes). At most
-     * 86400000 (a day).
-     */
-    uint32_t grace_ms;
-    /**
-     * Bytes this buffer may hold (default 0: no limit of its own, only the engine-wide
-     * `TickreelEngineOptions.shadow_budget_bytes`). Past it, its oldest blocks are given up.
-     */
-    size_t max_bytes;
-    /**
-     * Ticks per block of a stream without a file (default 200: 10 s at 20 ticks/s). 1 to
-     * 1048576. A shadowed recording's blocks are its own chunks (`chunk_ticks`).
-     */
-    uint32_t block_ticks;
-} TickreelShadowOptions;
-
-/**
- * Options of `tickreel_shadow_buffer_report`: what a report holds. Fill with
- * `tickreel_report_options_default`, then change what you need. Flag fields are `uint32_t`: 0 is
- * false, any other value true. Durations are game time in milliseconds.
- */
-typedef struct TickreelReportOptions {
-    /**
-     * Whether `before_ms` applies (default 0: all that is retained, up to the buffer's window).
-     */
-    uint32_t has_before;
-    /**
-     * With `has_before`: game time before the report (for a player who left: before the leave)
-     * to include, in milliseconds. At most 86400000 (a day).
-     */
-    uint32_t before_ms;
-    /**
-     * Game time to keep capturing after the report, in milliseconds (default 30000; 0 writes the
-     * report from what is there now). At most 86400000 (a day).
-     */
-    uint32_t after_ms;
-    /**
-     * Whether `radius` applies (default 1). 0 includes every entity of the stream.
-     */
-    uint32_t has_radius;
-    /**
-     * With `has_radius`: entities that came within this many blocks of the reported player at
-     * any tick of the report are included with their whole track (default 48). Must be finite
-     * and >= 0.
-     */
-    double radius;
-    /**
-     * Replace a file at the report's path instead of failing (default 0).
-     */
-    uint32_t overwrite;
-    /**
-     * Zstd level of the report file (default 9).
-     */
-    int32_t zstd_level;
-} TickreelReportOptions;
-
-/**
- * Counters of a shadow buffer, as filled in by `tickreel_shadow_buffer_stats`. Bytes are the heap
- * allocations the buffer holds, measured as they are made.
- */
-typedef struct TickreelShadowStats {
-    /**
-     * Heap bytes of the retained blocks.
-     */
-    size_t bytes;
-    /**
-     * Blocks retained.
-     */
-    size_t blocks;
-    /**
-     * Entities alive now.
-     */
-    size_t alive_entities;
-    /**
-     * Players who left within their grace period.
-     */
-    size_t departed_players;
-    /**
-     * Reports waiting for their capture to end.
-     */
-    size_t reports_capturing;
-    /**
-     * Blocks dropped because the window no longer needed them.
-     */
-    uint64_t expired_blocks;
-    /**
-     * Blocks given up for a memory budget (the buffer's `max_bytes` or the engine's
-     * `shadow_budget_bytes`) while still inside the window.
-     */
-    uint64_t budget_dropped_blocks;
-    /**
-     * Ticks of those blocks.
-     */
-    uint64_t budget_dropped_ticks;
-    /**
-     * Reports handed to the engine's background worker.
-     */
-    uint64_t reports_started;
-    /**
-     * First tick retained in blocks; meaningful only when `has_first_tick` is true.
-     */
-    uint32_t first_tick;
-    /**
-     * Last tick retained in blocks (later ticks wait in the open block); meaningful only when
-     * `has_last_tick` is true.
-     */
-    uint32_t last_tick;
-    /**
-     * Whether `first_tick` is valid (a block is retained).
-     */
-    bool has_first_tick;
-    /**
-     * Whether `last_tick` is valid.
-     */
-    bool has_last_tick;
-} TickreelShadowStats;
-
-/**
- * Options of `tickreel_reel_writer_create`. Fill with `tickreel_reel_options_default`, then change
- * what you need.
- */
-typedef struct TickreelReelOptions {
-    /**
-     * Ticks per second times 1000 (default 20000: 20 ticks/s). Must be > 0.
-     */
-    uint32_t tick_rate_millihz;
-    /**
-     * The game's own data version (e.g. a Minecraft data version), opaque to tickreel.
-     */
-    uint32_t game_data_version;
-    /**
-     * Unix milliseconds when the recording started.
-     */
-    int64_t timestamp_ms;
-    /**
-     * World identity, opaque to tickreel (e.g. a UUID).
-     */
-    uint8_t world_id[16];
-    /**
-     * World version, opaque to tickreel.
-     */
-    uint8_t world_version[16];
-    /**
-     * Zstd dictionary id (0: none); a non-zero id must have been registered with the library.
-     */
-    uint16_t dictionary_id;
-    /**
-     * Zstd compression level (default 9 for finished files).
-     */
-    int32_t zstd_level;
-    /**
-     * Most ticks one chunk spans (default 100). 1 to 1048576.
-     */
-    uint32_t chunk_ticks;
-    /**
-     * Cut a chunk once its uncompressed payload reaches about this many bytes (default 1 MiB).
-     * Must be > 0.
-     */
-    size_t chunk_bytes;
-    /**
-     * Ticks between snapshots (default 600). Must be > 0.
-     */
-    uint32_t snapshot_interval;
-} TickreelReelOptions;
-
-#ifdef __cplusplus
-extern "C" {
-#endif // __cplusplus
-
-/**
- * Number of live handles of every type (handles returned by `*_new`/`*_open`/`*_create` and
- * not yet freed). Useful to check, in tests, that a program frees everything it creates.
- *
- * Thread safety: any thread; the count may be outdated by the time it returns if other threads
- * create or free handles meanwhile.
- */
-size_t tickreel_handle_count(void);
-
-/**
- * Copies the calling thread's last error message into `buf` as a NUL-terminated string.
- *
- * Returns the length in bytes of the whole message, not counting the terminating NUL (as
- * `snprintf` does). If that is `>= len`, the message was truncated (at a UTF-8 character
- * boundary) to fit `len - 1` bytes plus the NUL; call again with a buffer of at least the
- * returned value + 1. With `len == 0`, nothing is written and `buf` may be NULL. If no call on
- * this thread has failed yet, the message is empty and 0 is returned.
- *
- * The last error is replaced by every call on the same thread that returns a code other than
- * `TICKREEL_RESULT_OK`, and left unchanged by calls that succeed (like `errno`).
- *
- * # Safety
- * `buf` must point to at least `len` writable bytes (or `len` must be 0).
- *
- * Thread safety: any thread; each thread has its own last error.
- */
-size_t tickreel_last_error(char *buf, size_t len);
-
-/**
- * The calling thread's last error message as a NUL-terminated UTF-8 string (empty if no call
- * has failed on this thread yet). Never NULL.
- *
- * Lifetime: the string belongs to tickreel. It stays valid until the next tickreel call on the
- * same thread that returns a code other than `TICKREEL_RESULT_OK` (which replaces it), or until
- * the thread exits, whichever comes first. Copy it if you need it longer, or use
- * `tickreel_last_error`, which copies into your buffer.
- *
- * Thread safety: any thread; each thread has its own last error.
- */
-const char *tickreel_last_error_message(void);
-
-/**
- * The code of the calling thread's last failed call (`TICKREEL_RESULT_OK` if none has failed).
- *
- * Thread safety: any thread; each thread has its own last error.
- */
-TickreelResult tickreel_last_error_code(void);
-
-/**
- * The name of a result code as spelled in this header (e.g. `"TICKREEL_RESULT_CORRUPT"`), or
- * `"TICKREEL_RESULT_UNKNOWN"` for a value that is not a code. The string is static: never free it.
- *
- * Thread safety: any thread.
- */
-const char *tickreel_result_name(uint32_t code);
-
-/**
- * The library version (e.g. `"0.1.0"`). The string is static: never free it.
- *
- * Thread safety: any thread.
- */
-const char *tickreel_version(void);
-
-/**
- * Creates an empty batch builder and stores its handle in `*out_batch`.
- *
- * Returns `TICKREEL_RESULT_NULL_ARGUMENT` if `out_batch` is NULL. On failure `*out_batch` is set
- * to NULL (when it can be written).
- *
- * Thread safety: any thread. A batch may be used from any thread; calls on one batch are
- * serialised by an internal lock, but a batch is meant to be filled by one thread at a time
- * (the order of events is the order of the calls).
- *
- * # Safety
- * `out_batch` must be NULL or point to writable storage for one `TickreelBatch` pointer.
- */
-TickreelResult tickreel_batch_new(struct TickreelBatch **out_batch);
-
-/**
- * Frees a batch. `tickreel_batch_free(NULL)` is a no-op returning `TICKREEL_RESULT_OK`; a freed,
- * foreign or otherwise invalid handle returns `TICKREEL_RESULT_INVALID_HANDLE` (a double free is
- * detected, not undefined behaviour).
- *
- * Thread safety: any thread. A call on the same batch still running in another thread finishes
- * normally; calls that start after this one get `TICKREEL_RESULT_INVALID_HANDLE`.
- */
-TickreelResult tickreel_batch_free(struct TickreelBatch *batch);
-
-/**
- * Removes every event from the batch, keeping its memory for reuse (call once per tick).
- *
- * Thread safety: as every batch function, see `tickreel_batch_new`.
- */
-TickreelResult tickreel_batch_clear(struct TickreelBatch *batch);
-
-/**
- * Stores the number of events in the batch in `*out_count`.
- *
- * Thread safety: as every batch function, see `tickreel_batch_new`.
- *
- * # Safety
- * `out_count` must be NULL or point to writable storage for one `usize`.
- */
-TickreelResult tickreel_batch_event_count(struct TickreelBatch *batch, size_t *out_count);
-
-/**
- * Copies the batch encoding of the events added so far into `buf` (the bytes that
- * `tickreel_reel_writer_write_tick` accepts), and stores its length in `*out_count`.
- *
- * The encoding is: a big-endian `u16` event count, then each event as a kind byte followed by
- * its fields as LEB128 varints (signed fields zigzag-coded); see FORMAT.md. An empty batch is
- * the two bytes `00 00`.
- *
- * `*out_count` is always set to the encoded length. If `capacity` is smaller, nothing is copied and
- * `TICKREEL_RESULT_BUFFER_TOO_SMALL` is returned: call again with a buffer of `*out_count` bytes.
- * `buf` may be NULL when `capacity` is 0, to query the length.
- *
- * Thread safety: as every batch function, see `tickreel_batch_new`.
- *
- * # Safety
- * `buf` must point to `capacity` writable `u8`s (or `capacity` must be 0); `out_count` must be NULL or point to a writable `size_t`.
- */
-TickreelResult tickreel_batch_bytes(struct TickreelBatch *batch,
-                                    uint8_t *buf,
-                                    size_t capacity,
-                                    size_t *out_count);
-
-/**
- * Adds an entity (it appears with a game-defined `kind`, e.g. an entity type id, at the given
- * pose). Position in blocks, yaw and pitch in degrees (yaw unbounded).
- *
- * Returns `TICKREEL_RESULT_INVALID_ARGUMENT` for a non-finite or out-of-range value,
- * `TICKREEL_RESULT_LIMIT_EXCEEDED` if the batch already holds 65535 events.
- *
- * Thread safety: as every batch function, see `tickreel_batch_new`.
- */
-TickreelResult tickreel_batch_add_entity(struct TickreelBatch *batch,
-                                         uint32_t entity,
-                                         uint32_t kind,
-                                         double x,
-                                         double y,
-                                         double z,
-                                         double yaw,
-                                         double pitch);
-
-/**
- * Removes an entity.
- *
- * Thread safety: as every batch function, see `tickreel_batch_new`.
- */
-TickreelResult tickreel_batch_remove_entity(struct TickreelBatch *batch, uint32_t entity);
-
-/**
- * Sets an entity's absolute pose: position in blocks, yaw and pitch in degrees (yaw unbounded:
- * pass what the client sends, without normalising).
- *
- * Returns `TICKREEL_RESULT_INVALID_ARGUMENT` for a non-finite or out-of-range value.
- *
- * Thread safety: as every batch function, see `tickreel_batch_new`.
- */
-TickreelResult tickreel_batch_add_pose(struct TickreelBatch *batch,
-                                       uint32_t entity,
-                                       double x,
-                                       double y,
-                                       double z,
-                                       double yaw,
-                                       double pitch);
-
-/**
- * Sets an entity's position (blocks), leaving its rotation unchanged.
- *
- * Returns `TICKREEL_RESULT_INVALID_ARGUMENT` for a non-finite or out-of-range value.
- *
- * Thread safety: as every batch function, see `tickreel_batch_new`.
- */
-TickreelResult tickreel_batch_add_position(struct TickreelBatch *batch,
-                                           uint32_t entity,
-                                           double x,
-                                           double y,
-                                           double z);
-
-/**
- * Sets an entity's rotation (degrees; yaw unbounded), leaving its position unchanged.
- *
- * Returns `TICKREEL_RESULT_INVALID_ARGUMENT` for a non-finite or out-of-range value.
- *
- * Thread safety: as every batch function, see `tickreel_batch_new`.
- */
-TickreelResult tickreel_batch_add_rotation(struct TickreelBatch *batch,
-                                           uint32_t entity,
-                                           double yaw,
-                                           double pitch);
-
-/**
- * Teleports an entity: a discontinuity that playback and ghosts never interpolate across.
- * Position in blocks, yaw and pitch in degrees.
- *
- * Returns `TICKREEL_RESULT_INVALID_ARGUMENT` for a non-finite or out-of-range value.
- *
- * Thread safety: as every batch function, see `tickreel_batch_new`.
- */
-TickreelResult tickreel_batch_teleport(struct TickreelBatch *batch,
-                                       uint32_t entity,
-                                       double x,
-                                       double y,
-                                       double z,
-                                       double yaw,
-                                       double pitch);
-
-/**
- * Sets an entity's state flags: the full new value (`TICKREEL_FLAG_*` bits, the rest are the
- * game's own), not a change mask.
- *
- * Thread safety: as every batch function, see `tickreel_batch_new`.
- */
-TickreelResult tickreel_batch_flags(struct TickreelBatch *batch, uint32_t entity, uint32_t flags);
-
-/**
- * Marks that an entity reached checkpoint `index` (a split for ghosts).
- *
- * Thread safety: as every batch function, see `tickreel_batch_new`.
- */
-TickreelResult tickreel_batch_checkpoint(struct TickreelBatch *batch,
-                                         uint32_t entity,
-                                         uint32_t index);
-
-/**
- * Sets an entity's velocity in blocks per tick (e.g. knockback); stored at 1/8000 block per tick.
- *
- * Returns `TICKREEL_RESULT_INVALID_ARGUMENT` for a non-finite or out-of-range value.
- *
- * Thread safety: as every batch function, see `tickreel_batch_new`.
- */
-TickreelResult tickreel_batch_velocity(struct TickreelBatch *batch,
-                                       uint32_t entity,
-                                       double vx,
-                                       double vy,
-                                       double vz);
-
-/**
- * A player left: removes the entity (and, in a live recording, triggers a flush).
- *
- * Thread safety: as every batch function, see `tickreel_batch_new`.
- */
-TickreelResult tickreel_batch_player_leave(struct TickreelBatch *batch, uint32_t entity);
-
-/**
- * Adds a game-specific event: a registered `type_id` and `len` opaque bytes (copied).
- * `data` may be NULL when `len` is 0.
- *
- * Returns `TICKREEL_RESULT_NULL_ARGUMENT` if `data` is NULL with `len > 0`,
- * `TICKREEL_RESULT_LIMIT_EXCEEDED` if `len` is over 1 MiB (1048576 bytes).
- *
- * Thread safety: as every batch function, see `tickreel_batch_new`.
- *
- * # Safety
- * `data` must point to `data_len` readable bytes (or `data_len` must be 0).
- */
-TickreelResult tickreel_batch_custom(struct TickreelBatch *batch,
-                                     uint32_t type_id,
-                                     const uint8_t *data,
-                                     size_t data_len);
-
-/**
- * Opens the catalog at `url`: `sqlite:PATH` (created if missing) or `postgres://user@host/db`,
- * migrating its schema to the current version, and starts its worker thread. Stores the
- * handle in `*out_catalog`; free it with `tickreel_catalog_free`. Blocks while the database is
- * opened (the only call that does): open it at startup, not on the server thread.
- *
- * Returns `TICKREEL_RESULT_UNSUPPORTED` for a URL of another scheme,
- * `TICKREEL_RESULT_IO` if the database cannot be opened or reached (the message never shows a
- * password). On failure `*out_catalog` is set to NULL (when it can be written).
- *
- * Thread safety: any thread. The catalog may then be used from any thread.
- *
- * # Safety
- * `out_catalog` must be NULL or point to writable storage for one `TickreelCatalog` pointer.
- * `url` must be NULL or a NUL-terminated string (NULL is refused).
- */
-TickreelResult tickreel_catalog_open(const char *url, struct TickreelCatalog **out_catalog);
-
-/**
- * Frees a catalog: the calls already queued run, then its worker thread is joined (blocks
- * until then). Call handles stay valid. `tickreel_catalog_free(NULL)` is a no-op.
- *
- * Thread safety: any thread.
- */
-TickreelResult tickreel_catalog_free(struct TickreelCatalog *catalog);
-
-/**
- * Registers one run of the finished recording at `file` (after its finish completed): `course`,
- * the player's 16-byte UUID `player` and name, the `entity` in the recording and the `range` of
- * its run (NULL: its whole presence; checkpoint markers give the splits). Stores the call's
- * handle in `*out_call`; the call's rows are the registered run (rank 0). A file that is not a
- * finished recording, or an entity or range not in it, fails the call and stores nothing.
- *
- * Returns `TICKREEL_RESULT_INVALID_ARGUMENT` for a NULL `player`.
- *
- * Thread safety: any thread; never blocks (the call runs on the catalog's worker).
- *
- * # Safety
- * `out_call` must be NULL or point to writable storage for one `TickreelCatalogCall` pointer.
- * `file` must be NULL or a NUL-terminated string (NULL is refused).
- * `course` must be NULL or a NUL-terminated string (NULL is refused).
- * `player` must be NULL or point to 16 readable bytes.
- * `player_name` must be NULL or a NUL-terminated string (NULL is refused).
- * `range` must be NULL or point to a readable `TickreelGhostRange`.
- */
-TickreelResult tickreel_catalog_register(struct TickreelCatalog *catalog,
-                                         const char *file,
-                                         const char *course,
-                                         const uint8_t *player,
-                                         const char *player_name,
-                                         uint32_t entity,
-                                         const struct TickreelGhostRange *range,
-                                         struct TickreelCatalogCall **out_call);
-
-/**
- * Starts a query of the best `n` players of `course` (each player's best valid run, fastest
- * first, ties to the earlier run). Stores the call's handle in `*out_call`.
- *
- * Thread safety: any thread; never blocks.
- *
- * # Safety
- * `out_call` must be NULL or point to writable storage for one `TickreelCatalogCall` pointer.
- * `course` must be NULL or a NUL-terminated string (NULL is refused).
- */
-TickreelResult tickreel_catalog_top(struct TickreelCatalog *catalog,
-                                    const char *course,
-                                    uint32_t n,
-                                    struct TickreelCatalogCall **out_call);
-
-/**
- * Starts a query of `player`'s best run of `course` and its rank: one row, or none if the
- * player has no valid run there. Stores the call's handle in `*out_call`.
- *
- * Returns `TICKREEL_RESULT_INVALID_ARGUMENT` for a NULL `player`.
- *
- * Thread safety: any thread; never blocks.
- *
- * # Safety
- * `out_call` must be NULL or point to writable storage for one `TickreelCatalogCall` pointer.
- * `course` must be NULL or a NUL-terminated string (NULL is refused).
- * `player` must be NULL or point to 16 readable bytes.
- */
-TickreelResult tickreel_catalog_personal_best(struct TickreelCatalog *catalog,
-                                              const char *course,
-                                              const uint8_t *player,
-                                              struct TickreelCatalogCall **out_call);
-
-/**
- * Starts a query of the places from `rank - k` to `rank + k` of `course` (clamped to the
- * board). Stores the call's handle in `*out_call`.
- *
- * Thread safety: any thread; never blocks.
- *
- * # Safety
- * `out_call` must be NULL or point to writable storage for one `TickreelCatalogCall` pointer.
- * `course` must be NULL or a NUL-terminated string (NULL is refused).
- */
-TickreelResult tickreel_catalog_around(struct TickreelCatalog *catalog,
-                                       const char *course,
-                                       uint32_t rank,
-                                       uint32_t k,
-                                       struct TickreelCatalogCall **out_call);
-
-/**
- * Starts a query of `player`'s `n` most recent runs (of `course`, or of every course when it is
- * NULL), newest first, valid or not; their rank fields are 0. Stores the call's handle in
- * `*out_call`.
- *
- * Returns `TICKREEL_RESULT_INVALID_ARGUMENT` for a NULL `player`.
- *
- * Thread safety: any thread; never blocks.
- *
- * # Safety
- * `out_call` must be NULL or point to writable storage for one `TickreelCatalogCall` pointer.
- * `player` must be NULL or point to 16 readable bytes.
- * `course` must be NULL or a NUL-terminated string.
- */
-TickreelResult tickreel_catalog_recent(struct TickreelCatalog *catalog,
-                                       const uint8_t *player,
-                                       const char *course,
-                                       uint32_t n,
-                                       struct TickreelCatalogCall **out_call);
-
-/**
- * Starts the sum of best segments of `course`: of `player`'s runs, or of the whole board when
- * `player` is NULL (segments between consecutive checkpoints). Stores the call's handle in
- * `*out_call`; its bytes are empty when there is no run, else the encoding of `rows::sum_of_best`.
- *
- * Thread safety: any thread; never blocks.
- *
- * # Safety
- * `out_call` must be NULL or point to writable storage for one `TickreelCatalogCall` pointer.
- * `course` must be NULL or a NUL-terminated string (NULL is refused).
- * `player` must be NULL or point to 16 readable bytes.
- */
-TickreelResult tickreel_catalog_sum_of_best(struct TickreelCatalog *catalog,
-                                            const char *course,
-                                            const uint8_t *player,
-                                            struct TickreelCatalogCall **out_call);
-
-/**
- * Starts looking up the ghost of `course`'s run at `rank` (1: the best) or, with `rank` 0, of
- * `player`'s best, and loading it (from a local path or an object URL, with the `AWS_*`
- * variables): when the call is done, `tickreel_catalog_call_ghost_load` gives the ghost load.
- * The lookup fails with `TICKREEL_RESULT_INVALID_ARGUMENT` when the board has no such rank or
- * player. Stores the call's handle in `*out_call`.
- *
- * Returns `TICKREEL_RESULT_INVALID_ARGUMENT` for rank 0 with a NULL `player`.
- *
- * Thread safety: any thread; never blocks.
- *
- * # Safety
- * `out_call` must be NULL or point to writable storage for one `TickreelCatalogCall` pointer.
- * `course` must be NULL or a NUL-terminated string (NULL is refused).
- * `player` must be NULL or point to 16 readable bytes.
- */
-TickreelResult tickreel_catalog_load_ghost(struct TickreelCatalog *catalog,
-                                           const char *course,
-                                           uint32_t rank,
-                                           const uint8_t *player,
-                                           struct TickreelCatalogCall **out_call);
-
-/**
- * Starts applying the retention policies (`tickreel catalog` sets them): recordings no policy
- * keeps are deleted (the file, then the rows), or with `dry_run` only listed. The call's rows
- * are the recordings pruned (or that would be), in the encoding of `rows::pruned`. Stores the
- * call's handle in `*out_call`.
- *
- * Thread safety: any thread; never blocks.
- *
- * # Safety
- * `out_call` must be NULL or point to writable storage for one `TickreelCatalogCall` pointer.
- */
-TickreelResult tickreel_catalog_prune(struct TickreelCatalog *catalog,
-                                      bool dry_run,
-                                      struct TickreelCatalogCall **out_call);
-
-/**
- * Stores in `*out_done` whether the call has ended (successfully or not). Never blocks.
- *
- * Thread safety: any thread; calls on one call handle are serialised.
- *
- * # Safety
- * `out_done` must be NULL or point to writable storage for one `bool`.
- */
-TickreelResult tickreel_catalog_call_poll(struct TickreelCatalogCall *call, bool *out_done);
-
-/**
- * Copies the finished call's bytes into `buf` (the encodings of `rows`), storing their number
- * in `*out_count`; may be asked again (a `capacity` too small returns
- * `TICKREEL_RESULT_BUFFER_TOO_SMALL` with the count). Never blocks.
- *
- * Returns `TICKREEL_RESULT_NOT_READY` while the call runs, the call's own failure code (every
- * time it is asked), or `TICKREEL_RESULT_INVALID_STATE` for a ghost lookup.
- *
- * Thread safety: any thread; calls on one call handle are serialised.
- *
- * # Safety
- * `buf` must point to `capacity` writable `u8`s (or `capacity` must be 0); `out_count` must be NULL or point to a writable `size_t`.
- */
-TickreelResult tickreel_catalog_call_rows(struct TickreelCatalogCall *call,
-                                          uint8_t *buf,
-                                          size_t capacity,
-                                          size_t *out_count);
-
-/**
- * Takes the ghost load of a finished `tickreel_catalog_load_ghost` call: stores its handle in
- * `*out_load` (poll and take it as any ghost load; free it with `tickreel_ghost_load_free`).
- * Never blocks.
- *
- * Returns `TICKREEL_RESULT_NOT_READY` while the lookup runs, its failure code if it failed, and
- * `TICKREEL_RESULT_INVALID_STATE` if the load was already taken or the call is not a lookup.
- *
- * Thread safety: any thread; calls on one call handle are serialised.
- *
- * # Safety
- * `out_load` must be NULL or point to writable storage for one `TickreelGhostLoad` pointer.
- */
-TickreelResult tickreel_catalog_call_ghost_load(struct TickreelCatalogCall *call,
-                                                struct TickreelGhostLoad **out_load);
-
-/**
- * Frees a call's handle (the call itself still runs). `tickreel_catalog_call_free(NULL)` is a
- * no-op.
- *
- * Thread safety: any thread.
- */
-TickreelResult tickreel_catalog_call_free(struct TickreelCatalogCall *call);
 
 /**
  * Fills `*out_options` with the engine defaults (1 writer thread, 65536 queued ticks, 64 MiB
@@ -1914,6 +1216,174 @@ TickreelResult tickreel_finish_handle_wait(struct TickreelFinishHandle *finish,
 TickreelResult tickreel_finish_handle_free(struct TickreelFinishHandle *finish);
 
 /**
+ * Finishes the recording (as `tickreel_recorder_finish`) and, once its `.reel` file is
+ * compacted, uploads it to the object URL `url` (`s3://bucket/key`) on a background thread:
+ * multipart for large files, never over an existing object unless `overwrite`, the uploaded
+ * size checked, then the local file removed if `remove_local`. Stores the pending upload's handle
+ * in `*out_upload`: poll it with `tickreel_pending_upload_poll`. A failed upload keeps the local
+ * file (`tickreel upload FILE URL` retries it).
+ *
+ * Returns `TICKREEL_RESULT_INVALID_ARGUMENT` for a malformed URL (checked before the recording
+ * is finished: it then goes on), and the codes of `tickreel_recorder_finish`. On failure
+ * `*out_upload` is set to NULL (when it can be written).
+ *
+ * Thread safety: any thread, concurrently with other recorder calls; only one finish or abort
+ * succeeds.
+ *
+ * # Safety
+ * `out_upload` must be NULL or point to writable storage for one `TickreelPendingUpload` pointer.
+ * `url` must be NULL or a NUL-terminated string (NULL is refused).
+ */
+TickreelResult tickreel_recorder_finish_upload(struct TickreelRecorder *recorder,
+                                               const char *url,
+                                               struct TickreelObjectOptions *options,
+                                               bool overwrite,
+                                               bool remove_local,
+                                               struct TickreelPendingUpload **out_upload);
+
+/* ---- Ghosts (TickreelGhost, TickreelGhostLoad, TickreelGhostCursor, TickreelLiveDelta) ---- */
+
+/**
+ * A ghost track: one entity's run, decoded once into compact arrays. Opaque: create with
+ * `tickreel_ghost_load` (or `_load_from_reader`, or `tickreel_ghost_load_take`), release with
+ * `tickreel_ghost_free`. Cursors and deltas made from it keep the data alive on their own.
+ */
+typedef struct TickreelGhost TickreelGhost;
+
+/**
+ * Samples a ghost track at fractional ticks. Opaque: create with `tickreel_ghost_cursor_new`,
+ * release with `tickreel_ghost_cursor_free`.
+ */
+typedef struct TickreelGhostCursor TickreelGhostCursor;
+
+/**
+ * A ghost track being loaded on a background thread. Opaque: create with
+ * `tickreel_ghost_load_async`, release with `tickreel_ghost_load_free`.
+ */
+typedef struct TickreelGhostLoad TickreelGhostLoad;
+
+/**
+ * The live time delta of a live player against a ghost. Opaque: create with
+ * `tickreel_live_delta_new`, release with `tickreel_live_delta_free`.
+ */
+typedef struct TickreelLiveDelta TickreelLiveDelta;
+
+/**
+ * An open recording. Opaque: open with `tickreel_reader_open`, release with
+ * `tickreel_reader_free`. The pointer is a handle, not an address: never dereference it.
+ */
+typedef struct TickreelReader TickreelReader;
+
+/**
+ * Which part of an entity's recorded life is the run. `{0, 0, 0, 0}` (or a NULL pointer) is
+ * the whole presence of the entity.
+ */
+typedef struct TickreelGhostRange {
+    /**
+     * `TICKREEL_GHOST_BOUND_*`: where the run starts (its `t = 0`).
+     */
+    uint32_t start_kind;
+    /**
+     * The start tick or checkpoint index.
+     */
+    uint32_t start_value;
+    /**
+     * `TICKREEL_GHOST_BOUND_*`: where the run ends (the ghost's finish).
+     */
+    uint32_t end_kind;
+    /**
+     * The end tick or checkpoint index.
+     */
+    uint32_t end_value;
+} TickreelGhostRange;
+
+/**
+ * What `tickreel_ghost_info` reports about a ghost track.
+ */
+typedef struct TickreelGhostInfo {
+    /**
+     * The entity whose run it is.
+     */
+    uint32_t entity;
+    /**
+     * Absolute tick of the recording at which the run starts (its `t = 0`).
+     */
+    uint32_t origin_tick;
+    /**
+     * The run's length in ticks (its last sample's tick offset).
+     */
+    uint32_t duration_ticks;
+    /**
+     * Number of pose samples.
+     */
+    size_t sample_count;
+    /**
+     * Number of splits (checkpoint markers in the run), for `tickreel_ghost_splits`.
+     */
+    size_t split_count;
+    /**
+     * Ticks per second of the source recording (seconds = ticks / tick_rate).
+     */
+    double tick_rate;
+    /**
+     * The run's length in seconds.
+     */
+    double duration_seconds;
+} TickreelGhostInfo;
+
+/**
+ * One split of a ghost: a checkpoint marker and its tick offset from the run's start.
+ */
+typedef struct TickreelSplit {
+    /**
+     * The checkpoint index.
+     */
+    uint32_t checkpoint;
+    /**
+     * Ticks from the run's start.
+     */
+    uint32_t tick;
+} TickreelSplit;
+
+/**
+ * The ghost at one moment, as filled in by `tickreel_ghost_cursor_sample`.
+ */
+typedef struct TickreelGhostSample {
+    /**
+     * The time sampled on the ghost's own clock (after its time shift), in ticks.
+     */
+    double t;
+    /**
+     * Position in blocks.
+     */
+    double x;
+    /**
+     * Height in blocks.
+     */
+    double y;
+    /**
+     * Position in blocks.
+     */
+    double z;
+    /**
+     * Yaw in degrees, unbounded (continuous with the recorded values).
+     */
+    double yaw;
+    /**
+     * Pitch in degrees.
+     */
+    double pitch;
+    /**
+     * State flags (`TICKREEL_FLAG_*` bits and the game's own) in effect.
+     */
+    uint32_t flags;
+    /**
+     * `TICKREEL_GHOST_NOT_STARTED`, `TICKREEL_GHOST_RUNNING` or `TICKREEL_GHOST_FINISHED`.
+     */
+    uint32_t state;
+} TickreelGhostSample;
+
+/**
  * Loads `entity`'s run in `range` (NULL: the entity's whole presence) from the finished `.reel`
  * file at `path` and stores the ghost's handle in `*out_ghost` (NULL on failure, when it can be
  * written). Reads only the chunks up to the run's end. Blocks for the I/O: on a server thread,
@@ -2161,123 +1631,6 @@ TickreelResult tickreel_ghost_load_take(struct TickreelGhostLoad *load,
 TickreelResult tickreel_ghost_load_free(struct TickreelGhostLoad *load);
 
 /**
- * Creates object-storage options with the usual variables read now: `AWS_ACCESS_KEY_ID`,
- * `AWS_SECRET_ACCESS_KEY`, `AWS_SESSION_TOKEN`, `AWS_REGION` (or `AWS_DEFAULT_REGION`),
- * `AWS_ENDPOINT_URL` (or `AWS_ENDPOINT`), `AWS_ALLOW_HTTP`; an `http://` endpoint allows plain
- * HTTP. Defaults otherwise: connect timeout 5 s, request timeout 30 s, 3 retries backing off
- * from 100 ms to 5 s, a 120 s deadline per call. Stores the handle in `*out_options`; free it
- * with `tickreel_object_options_free` (operations copy what they need).
- *
- * Thread safety: any thread.
- *
- * # Safety
- * `out_options` must be NULL or point to writable storage for one `TickreelObjectOptions` pointer.
- */
-TickreelResult tickreel_object_options_new(struct TickreelObjectOptions **out_options);
-
-/**
- * Frees object-storage options. `tickreel_object_options_free(NULL)` is a no-op returning
- * `TICKREEL_RESULT_OK`; a freed or invalid handle returns `TICKREEL_RESULT_INVALID_HANDLE`.
- *
- * Thread safety: any thread.
- */
-TickreelResult tickreel_object_options_free(struct TickreelObjectOptions *options);
-
-/**
- * Sets the store's endpoint (`http://127.0.0.1:9000`, `https://<account>.r2.cloudflarestorage.com`;
- * NULL: AWS S3 itself). An `http://` endpoint also allows plain HTTP.
- *
- * Thread safety: any thread; calls on one options handle are serialised.
- *
- * # Safety
- * `endpoint` must be NULL or a NUL-terminated string.
- */
-TickreelResult tickreel_object_options_set_endpoint(struct TickreelObjectOptions *options,
-                                                    const char *endpoint);
-
-/**
- * Sets the region (NULL: `us-east-1`).
- *
- * Thread safety: any thread; calls on one options handle are serialised.
- *
- * # Safety
- * `region` must be NULL or a NUL-terminated string.
- */
-TickreelResult tickreel_object_options_set_region(struct TickreelObjectOptions *options,
-                                                  const char *region);
-
-/**
- * Sets static credentials (an access key id, its secret and an optional session token, NULL for
- * none), replacing those read from the environment. They are never shown in messages.
- *
- * Thread safety: any thread; calls on one options handle are serialised.
- *
- * # Safety
- * `access_key_id` must be NULL or a NUL-terminated string (NULL is refused).
- * `secret_access_key` must be NULL or a NUL-terminated string (NULL is refused).
- * `session_token` must be NULL or a NUL-terminated string.
- */
-TickreelResult tickreel_object_options_set_credentials(struct TickreelObjectOptions *options,
-                                                       const char *access_key_id,
-                                                       const char *secret_access_key,
-                                                       const char *session_token);
-
-/**
- * Allows (or forbids) plain `http://` endpoints.
- *
- * Thread safety: any thread; calls on one options handle are serialised.
- */
-TickreelResult tickreel_object_options_set_allow_http(struct TickreelObjectOptions *options,
-                                                      bool allow);
-
-/**
- * Sets the timeouts in milliseconds: to connect, for one request, and the deadline of one call
- * with its retries (past it the call fails with `TICKREEL_RESULT_IO`, a timeout).
- *
- * Returns `TICKREEL_RESULT_INVALID_ARGUMENT` for a zero timeout.
- *
- * Thread safety: any thread; calls on one options handle are serialised.
- */
-TickreelResult tickreel_object_options_set_timeouts(struct TickreelObjectOptions *options,
-                                                    uint32_t connect_ms,
-                                                    uint32_t request_ms,
-                                                    uint32_t deadline_ms);
-
-/**
- * Sets the retries of a failed request (connection errors, 5xx, timeouts) and their backoff in
- * milliseconds: the first wait, doubling up to the longest.
- *
- * Returns `TICKREEL_RESULT_INVALID_ARGUMENT` if the first wait is longer than the longest.
- *
- * Thread safety: any thread; calls on one options handle are serialised.
- */
-TickreelResult tickreel_object_options_set_retries(struct TickreelObjectOptions *options,
-                                                   uint32_t retries,
-                                                   uint32_t backoff_initial_ms,
-                                                   uint32_t backoff_max_ms);
-
-/**
- * Opens the recording at `location`, an object URL (`s3://bucket/key`: one request for the
- * header, metadata and index when they fit in the first 256 KiB, then one per chunk needed) or a
- * local path (as `tickreel_reader_open`), with `options` (used for URLs only), and stores the
- * reader's handle in `*out_reader`.
- *
- * Returns `TICKREEL_RESULT_IO` for a missing object ("no such object"), a store that refuses
- * (wrong credentials) or cannot be reached, or a call past its deadline (the message says
- * which, never with a secret), `TICKREEL_RESULT_INVALID_ARGUMENT` for a malformed URL, and the codes of
- * `tickreel_reader_open`. On failure `*out_reader` is set to NULL (when it can be written).
- *
- * Thread safety: any thread. A reader may then be used from any number of threads at once.
- *
- * # Safety
- * `out_reader` must be NULL or point to writable storage for one `TickreelReader` pointer.
- * `location` must be NULL or a NUL-terminated string (NULL is refused).
- */
-TickreelResult tickreel_reader_open_url(const char *location,
-                                        struct TickreelObjectOptions *options,
-                                        struct TickreelReader **out_reader);
-
-/**
  * Starts loading `entity`'s run in `range` (NULL: its whole presence) from the recording at
  * `location` (an object URL or a local path) on a background thread, and stores the load's
  * handle in `*out_load`: poll it with `tickreel_ghost_load_poll`, take the ghost with
@@ -2300,68 +1653,120 @@ TickreelResult tickreel_ghost_load_async_url(const char *location,
                                              const struct TickreelGhostRange *range,
                                              struct TickreelGhostLoad **out_load);
 
-/**
- * Finishes the recording (as `tickreel_recorder_finish`) and, once its `.reel` file is
- * compacted, uploads it to the object URL `url` (`s3://bucket/key`) on a background thread:
- * multipart for large files, never over an existing object unless `overwrite`, the uploaded
- * size checked, then the local file removed if `remove_local`. Stores the pending upload's handle
- * in `*out_upload`: poll it with `tickreel_pending_upload_poll`. A failed upload keeps the local
- * file (`tickreel upload FILE URL` retries it).
- *
- * Returns `TICKREEL_RESULT_INVALID_ARGUMENT` for a malformed URL (checked before the recording
- * is finished: it then goes on), and the codes of `tickreel_recorder_finish`. On failure
- * `*out_upload` is set to NULL (when it can be written).
- *
- * Thread safety: any thread, concurrently with other recorder calls; only one finish or abort
- * succeeds.
- *
- * # Safety
- * `out_upload` must be NULL or point to writable storage for one `TickreelPendingUpload` pointer.
- * `url` must be NULL or a NUL-terminated string (NULL is refused).
- */
-TickreelResult tickreel_recorder_finish_upload(struct TickreelRecorder *recorder,
-                                               const char *url,
-                                               struct TickreelObjectOptions *options,
-                                               bool overwrite,
-                                               bool remove_local,
-                                               struct TickreelPendingUpload **out_upload);
+/* ---- Playback (TickreelPlayhead) ---- */
 
 /**
- * Stores in `*out_done` whether the finish and upload have ended. Never blocks.
- *
- * Returns `TICKREEL_RESULT_OK` while they run (`*out_done` false) and once the upload succeeded
- * (`*out_done` true); if the finish or the upload failed, `*out_done` is true and the call
- * returns the failure's code (e.g. `TICKREEL_RESULT_IO` for an existing
- * object or a refused request) with its message, every time it is asked.
- *
- * Thread safety: any thread; calls on one handle are serialised.
- *
- * # Safety
- * `out_done` must be NULL or point to writable storage for one `bool`.
+ * A viewer's position in a recording. Opaque: open with `tickreel_playhead_open`, release with
+ * `tickreel_playhead_free`. The pointer is a handle, not an address: never dereference it.
  */
-TickreelResult tickreel_pending_upload_poll(struct TickreelPendingUpload *upload, bool *out_done);
+typedef struct TickreelPlayhead TickreelPlayhead;
 
 /**
- * Stores in `*out_bytes` the size of the uploaded object. Never blocks.
- *
- * Returns `TICKREEL_RESULT_NOT_READY` while the upload runs, and the failure's code if it failed.
- *
- * Thread safety: any thread; calls on one handle are serialised.
- *
- * # Safety
- * `out_bytes` must be NULL or point to writable storage for one `u64`.
+ * What one playhead call did, as filled in by `tickreel_playhead_advance` and friends.
  */
-TickreelResult tickreel_pending_upload_bytes(struct TickreelPendingUpload *upload,
-                                             uint64_t *out_bytes);
+typedef struct TickreelUpdate {
+    /**
+     * Position after the call (a tick of the recording).
+     */
+    uint32_t position;
+    /**
+     * How the position moved: `TICKREEL_MOTION_STILL`, `_FORWARD` or `_JUMP`.
+     */
+    uint32_t motion;
+    /**
+     * Forward motion: recorded ticks covered by the call (0 for other motions).
+     */
+    uint32_t ticks_covered;
+    /**
+     * The data for the next ticks was not decoded yet: the position moved less than asked
+     * (maybe not at all); later calls catch up.
+     */
+    bool stalled;
+    /**
+     * The position is the first (playing backward) or last (forward) tick of the recording.
+     */
+    bool at_edge;
+    /**
+     * The recording has no tick yet: no position and no entity.
+     */
+    bool waiting;
+    /**
+     * Chunks that could not be read during this call (playback continues past them).
+     */
+    uint32_t fault_count;
+    /**
+     * Live entities at `position` (what `tickreel_playhead_entities` reports).
+     */
+    uint32_t entity_count;
+} TickreelUpdate;
 
 /**
- * Frees a pending upload's handle; the upload goes on. `tickreel_pending_upload_free(NULL)` is
- * a no-op returning `TICKREEL_RESULT_OK`; a freed or invalid handle returns
- * `TICKREEL_RESULT_INVALID_HANDLE`.
- *
- * Thread safety: any thread.
+ * One entity's state at a tick, as filled in by `tickreel_reader_seek`.
  */
-TickreelResult tickreel_pending_upload_free(struct TickreelPendingUpload *upload);
+typedef struct TickreelEntityState {
+    /**
+     * The entity id the game gave it.
+     */
+    uint32_t id;
+    /**
+     * Game-defined kind (e.g. an entity type id), as given when it was added.
+     */
+    uint32_t kind;
+    /**
+     * State flags (`TICKREEL_FLAG_*` bits and the game's own).
+     */
+    uint32_t flags;
+    /**
+     * Position in blocks (exact multiples of 1/4096).
+     */
+    double x;
+    /**
+     * Height in blocks.
+     */
+    double y;
+    /**
+     * Position in blocks.
+     */
+    double z;
+    /**
+     * Yaw in degrees, unbounded (as recorded).
+     */
+    double yaw;
+    /**
+     * Pitch in degrees.
+     */
+    double pitch;
+} TickreelEntityState;
+
+/**
+ * What a playhead update does to the world, as filled in by `tickreel_playhead_world`.
+ */
+typedef struct TickreelWorld {
+    /**
+     * Rebuild the world: restore the snapshot (`tickreel_playhead_world_snapshot`, if
+     * `has_snapshot`), then re-apply the events of `tickreel_playhead_world_events`. False: keep
+     * the world as it is.
+     */
+    bool rebuild;
+    /**
+     * The recording has a snapshot at or before the position; without one, start from the world
+     * as it was when recording started.
+     */
+    bool has_snapshot;
+    /**
+     * `snapshot_tick` is set.
+     */
+    bool has_snapshot_tick;
+    /**
+     * The tick whose events come after the snapshot (the snapshot is the world before them).
+     */
+    uint32_t snapshot_tick;
+    /**
+     * False if a chunk between the snapshot and the position could not be read: the events are
+     * incomplete (see `fault_count`).
+     */
+    bool complete;
+} TickreelWorld;
 
 /**
  * Opens the recording at `path` (a finished `.reel` file or a live recording directory; a
@@ -2659,6 +2064,51 @@ TickreelResult tickreel_playhead_world_events(struct TickreelPlayhead *playhead,
                                               size_t capacity,
                                               size_t *out_count);
 
+/* ---- Reading recordings (TickreelReader) ---- */
+
+/**
+ * What `tickreel_reader_verify` checked.
+ */
+typedef struct TickreelVerifyReport {
+    /**
+     * Chunks read, checksummed and decoded.
+     */
+    uint64_t chunks;
+    /**
+     * Ticks spanned by those chunks.
+     */
+    uint64_t ticks;
+    /**
+     * Pose samples decoded.
+     */
+    uint64_t pose_samples;
+    /**
+     * Non-pose events decoded.
+     */
+    uint64_t events;
+} TickreelVerifyReport;
+
+/**
+ * Opens the recording at `location`, an object URL (`s3://bucket/key`: one request for the
+ * header, metadata and index when they fit in the first 256 KiB, then one per chunk needed) or a
+ * local path (as `tickreel_reader_open`), with `options` (used for URLs only), and stores the
+ * reader's handle in `*out_reader`.
+ *
+ * Returns `TICKREEL_RESULT_IO` for a missing object ("no such object"), a store that refuses
+ * (wrong credentials) or cannot be reached, or a call past its deadline (the message says
+ * which, never with a secret), `TICKREEL_RESULT_INVALID_ARGUMENT` for a malformed URL, and the codes of
+ * `tickreel_reader_open`. On failure `*out_reader` is set to NULL (when it can be written).
+ *
+ * Thread safety: any thread. A reader may then be used from any number of threads at once.
+ *
+ * # Safety
+ * `out_reader` must be NULL or point to writable storage for one `TickreelReader` pointer.
+ * `location` must be NULL or a NUL-terminated string (NULL is refused).
+ */
+TickreelResult tickreel_reader_open_url(const char *location,
+                                        struct TickreelObjectOptions *options,
+                                        struct TickreelReader **out_reader);
+
 /**
  * Opens the recording at `path` (a NUL-terminated path in the platform's encoding): a finished
  * `.reel` file, or a live recording's directory (`<name>.reel.live`: what was flushed when it is
@@ -2826,6 +2276,146 @@ TickreelResult tickreel_reader_ticks(struct TickreelReader *reader,
 TickreelResult tickreel_reader_verify(struct TickreelReader *reader,
                                       struct TickreelVerifyReport *out_report);
 
+/* ---- Shadow play (TickreelShadowBuffer) ---- */
+
+/**
+ * A shadow buffer: the last minutes of one stream of ticks (a world), kept in memory and turned
+ * into a `.reel` file around a player by `tickreel_shadow_buffer_report`. Opaque: create with
+ * `tickreel_shadow_buffer_start`, release with `tickreel_shadow_buffer_free`. The pointer is a handle, not an
+ * address.
+ */
+typedef struct TickreelShadowBuffer TickreelShadowBuffer;
+
+/**
+ * Options of `tickreel_shadow_buffer_start`: how much a shadow buffer keeps. Fill with
+ * `tickreel_shadow_options_default`, then change what you need. Durations are game time in
+ * milliseconds (converted to ticks at the recording's tick rate, rounded up).
+ */
+typedef struct TickreelShadowOptions {
+    /**
+     * Game time always retained, in milliseconds (default 300000: 5 minutes). 1 to 86400000
+     * (a day).
+     */
+    uint32_t window_ms;
+    /**
+     * How long a player who left (a `PlayerLeave` event or `tickreel_recorder_player_left`)
+     * keeps the window before their leave, in milliseconds (default 120000: 2 minutes). At most
+     * 86400000 (a day).
+     */
+    uint32_t grace_ms;
+    /**
+     * Bytes this buffer may hold (default 0: no limit of its own, only the engine-wide
+     * `TickreelEngineOptions.shadow_budget_bytes`). Past it, its oldest blocks are given up.
+     */
+    size_t max_bytes;
+    /**
+     * Ticks per block of a stream without a file (default 200: 10 s at 20 ticks/s). 1 to
+     * 1048576. A shadowed recording's blocks are its own chunks (`chunk_ticks`).
+     */
+    uint32_t block_ticks;
+} TickreelShadowOptions;
+
+/**
+ * Options of `tickreel_shadow_buffer_report`: what a report holds. Fill with
+ * `tickreel_report_options_default`, then change what you need. Flag fields are `uint32_t`: 0 is
+ * false, any other value true. Durations are game time in milliseconds.
+ */
+typedef struct TickreelReportOptions {
+    /**
+     * Whether `before_ms` applies (default 0: all that is retained, up to the buffer's window).
+     */
+    uint32_t has_before;
+    /**
+     * With `has_before`: game time before the report (for a player who left: before the leave)
+     * to include, in milliseconds. At most 86400000 (a day).
+     */
+    uint32_t before_ms;
+    /**
+     * Game time to keep capturing after the report, in milliseconds (default 30000; 0 writes the
+     * report from what is there now). At most 86400000 (a day).
+     */
+    uint32_t after_ms;
+    /**
+     * Whether `radius` applies (default 1). 0 includes every entity of the stream.
+     */
+    uint32_t has_radius;
+    /**
+     * With `has_radius`: entities that came within this many blocks of the reported player at
+     * any tick of the report are included with their whole track (default 48). Must be finite
+     * and >= 0.
+     */
+    double radius;
+    /**
+     * Replace a file at the report's path instead of failing (default 0).
+     */
+    uint32_t overwrite;
+    /**
+     * Zstd level of the report file (default 9).
+     */
+    int32_t zstd_level;
+} TickreelReportOptions;
+
+/**
+ * Counters of a shadow buffer, as filled in by `tickreel_shadow_buffer_stats`. Bytes are the heap
+ * allocations the buffer holds, measured as they are made.
+ */
+typedef struct TickreelShadowStats {
+    /**
+     * Heap bytes of the retained blocks.
+     */
+    size_t bytes;
+    /**
+     * Blocks retained.
+     */
+    size_t blocks;
+    /**
+     * Entities alive now.
+     */
+    size_t alive_entities;
+    /**
+     * Players who left within their grace period.
+     */
+    size_t departed_players;
+    /**
+     * Reports waiting for their capture to end.
+     */
+    size_t reports_capturing;
+    /**
+     * Blocks dropped because the window no longer needed them.
+     */
+    uint64_t expired_blocks;
+    /**
+     * Blocks given up for a memory budget (the buffer's `max_bytes` or the engine's
+     * `shadow_budget_bytes`) while still inside the window.
+     */
+    uint64_t budget_dropped_blocks;
+    /**
+     * Ticks of those blocks.
+     */
+    uint64_t budget_dropped_ticks;
+    /**
+     * Reports handed to the engine's background worker.
+     */
+    uint64_t reports_started;
+    /**
+     * First tick retained in blocks; meaningful only when `has_first_tick` is true.
+     */
+    uint32_t first_tick;
+    /**
+     * Last tick retained in blocks (later ticks wait in the open block); meaningful only when
+     * `has_last_tick` is true.
+     */
+    uint32_t last_tick;
+    /**
+     * Whether `first_tick` is valid (a block is retained).
+     */
+    bool has_first_tick;
+    /**
+     * Whether `last_tick` is valid.
+     */
+    bool has_last_tick;
+} TickreelShadowStats;
+
 /**
  * Fills `*out_options` with the shadow buffer defaults (a 5-minute window, a 2-minute grace
  * period after a player leaves, no byte limit of its own, 200-tick blocks).
@@ -2963,6 +2553,62 @@ TickreelResult tickreel_shadow_buffer_attached(struct TickreelShadowBuffer *shad
  * normally; calls that start after this one get `TICKREEL_RESULT_INVALID_HANDLE`.
  */
 TickreelResult tickreel_shadow_buffer_free(struct TickreelShadowBuffer *shadow);
+
+/* ---- Writing recordings (TickreelReelWriter) ---- */
+
+/**
+ * A writer of one compacted `.reel` file. Opaque: create with `tickreel_reel_writer_create`, release
+ * with `tickreel_reel_writer_free`. The pointer is a handle, not an address: never dereference it.
+ */
+typedef struct TickreelReelWriter TickreelReelWriter;
+
+/**
+ * Options of `tickreel_reel_writer_create`. Fill with `tickreel_reel_options_default`, then change
+ * what you need.
+ */
+typedef struct TickreelReelOptions {
+    /**
+     * Ticks per second times 1000 (default 20000: 20 ticks/s). Must be > 0.
+     */
+    uint32_t tick_rate_millihz;
+    /**
+     * The game's own data version (e.g. a Minecraft data version), opaque to tickreel.
+     */
+    uint32_t game_data_version;
+    /**
+     * Unix milliseconds when the recording started.
+     */
+    int64_t timestamp_ms;
+    /**
+     * World identity, opaque to tickreel (e.g. a UUID).
+     */
+    uint8_t world_id[16];
+    /**
+     * World version, opaque to tickreel.
+     */
+    uint8_t world_version[16];
+    /**
+     * Zstd dictionary id (0: none); a non-zero id must have been registered with the library.
+     */
+    uint16_t dictionary_id;
+    /**
+     * Zstd compression level (default 9 for finished files).
+     */
+    int32_t zstd_level;
+    /**
+     * Most ticks one chunk spans (default 100). 1 to 1048576.
+     */
+    uint32_t chunk_ticks;
+    /**
+     * Cut a chunk once its uncompressed payload reaches about this many bytes (default 1 MiB).
+     * Must be > 0.
+     */
+    size_t chunk_bytes;
+    /**
+     * Ticks between snapshots (default 600). Must be > 0.
+     */
+    uint32_t snapshot_interval;
+} TickreelReelOptions;
 
 /**
  * Fills `*out_options` with the defaults for a finished file (20 ticks/s, zstd level 9,
@@ -3118,6 +2764,385 @@ TickreelResult tickreel_reel_writer_put_metadata(struct TickreelReelWriter *writ
  * `out_size` must be NULL or point to writable storage for one `u64`.
  */
 TickreelResult tickreel_reel_writer_finish(struct TickreelReelWriter *writer, uint64_t *out_size);
+
+/* ---- Object storage (TickreelObjectOptions, TickreelPendingUpload) ---- */
+
+/**
+ * Creates object-storage options with the usual variables read now: `AWS_ACCESS_KEY_ID`,
+ * `AWS_SECRET_ACCESS_KEY`, `AWS_SESSION_TOKEN`, `AWS_REGION` (or `AWS_DEFAULT_REGION`),
+ * `AWS_ENDPOINT_URL` (or `AWS_ENDPOINT`), `AWS_ALLOW_HTTP`; an `http://` endpoint allows plain
+ * HTTP. Defaults otherwise: connect timeout 5 s, request timeout 30 s, 3 retries backing off
+ * from 100 ms to 5 s, a 120 s deadline per call. Stores the handle in `*out_options`; free it
+ * with `tickreel_object_options_free` (operations copy what they need).
+ *
+ * Thread safety: any thread.
+ *
+ * # Safety
+ * `out_options` must be NULL or point to writable storage for one `TickreelObjectOptions` pointer.
+ */
+TickreelResult tickreel_object_options_new(struct TickreelObjectOptions **out_options);
+
+/**
+ * Frees object-storage options. `tickreel_object_options_free(NULL)` is a no-op returning
+ * `TICKREEL_RESULT_OK`; a freed or invalid handle returns `TICKREEL_RESULT_INVALID_HANDLE`.
+ *
+ * Thread safety: any thread.
+ */
+TickreelResult tickreel_object_options_free(struct TickreelObjectOptions *options);
+
+/**
+ * Sets the store's endpoint (`http://127.0.0.1:9000`, `https://<account>.r2.cloudflarestorage.com`;
+ * NULL: AWS S3 itself). An `http://` endpoint also allows plain HTTP.
+ *
+ * Thread safety: any thread; calls on one options handle are serialised.
+ *
+ * # Safety
+ * `endpoint` must be NULL or a NUL-terminated string.
+ */
+TickreelResult tickreel_object_options_set_endpoint(struct TickreelObjectOptions *options,
+                                                    const char *endpoint);
+
+/**
+ * Sets the region (NULL: `us-east-1`).
+ *
+ * Thread safety: any thread; calls on one options handle are serialised.
+ *
+ * # Safety
+ * `region` must be NULL or a NUL-terminated string.
+ */
+TickreelResult tickreel_object_options_set_region(struct TickreelObjectOptions *options,
+                                                  const char *region);
+
+/**
+ * Sets static credentials (an access key id, its secret and an optional session token, NULL for
+ * none), replacing those read from the environment. They are never shown in messages.
+ *
+ * Thread safety: any thread; calls on one options handle are serialised.
+ *
+ * # Safety
+ * `access_key_id` must be NULL or a NUL-terminated string (NULL is refused).
+ * `secret_access_key` must be NULL or a NUL-terminated string (NULL is refused).
+ * `session_token` must be NULL or a NUL-terminated string.
+ */
+TickreelResult tickreel_object_options_set_credentials(struct TickreelObjectOptions *options,
+                                                       const char *access_key_id,
+                                                       const char *secret_access_key,
+                                                       const char *session_token);
+
+/**
+ * Allows (or forbids) plain `http://` endpoints.
+ *
+ * Thread safety: any thread; calls on one options handle are serialised.
+ */
+TickreelResult tickreel_object_options_set_allow_http(struct TickreelObjectOptions *options,
+                                                      bool allow);
+
+/**
+ * Sets the timeouts in milliseconds: to connect, for one request, and the deadline of one call
+ * with its retries (past it the call fails with `TICKREEL_RESULT_IO`, a timeout).
+ *
+ * Returns `TICKREEL_RESULT_INVALID_ARGUMENT` for a zero timeout.
+ *
+ * Thread safety: any thread; calls on one options handle are serialised.
+ */
+TickreelResult tickreel_object_options_set_timeouts(struct TickreelObjectOptions *options,
+                                                    uint32_t connect_ms,
+                                                    uint32_t request_ms,
+                                                    uint32_t deadline_ms);
+
+/**
+ * Sets the retries of a failed request (connection errors, 5xx, timeouts) and their backoff in
+ * milliseconds: the first wait, doubling up to the longest.
+ *
+ * Returns `TICKREEL_RESULT_INVALID_ARGUMENT` if the first wait is longer than the longest.
+ *
+ * Thread safety: any thread; calls on one options handle are serialised.
+ */
+TickreelResult tickreel_object_options_set_retries(struct TickreelObjectOptions *options,
+                                                   uint32_t retries,
+                                                   uint32_t backoff_initial_ms,
+                                                   uint32_t backoff_max_ms);
+
+/**
+ * Stores in `*out_done` whether the finish and upload have ended. Never blocks.
+ *
+ * Returns `TICKREEL_RESULT_OK` while they run (`*out_done` false) and once the upload succeeded
+ * (`*out_done` true); if the finish or the upload failed, `*out_done` is true and the call
+ * returns the failure's code (e.g. `TICKREEL_RESULT_IO` for an existing
+ * object or a refused request) with its message, every time it is asked.
+ *
+ * Thread safety: any thread; calls on one handle are serialised.
+ *
+ * # Safety
+ * `out_done` must be NULL or point to writable storage for one `bool`.
+ */
+TickreelResult tickreel_pending_upload_poll(struct TickreelPendingUpload *upload, bool *out_done);
+
+/**
+ * Stores in `*out_bytes` the size of the uploaded object. Never blocks.
+ *
+ * Returns `TICKREEL_RESULT_NOT_READY` while the upload runs, and the failure's code if it failed.
+ *
+ * Thread safety: any thread; calls on one handle are serialised.
+ *
+ * # Safety
+ * `out_bytes` must be NULL or point to writable storage for one `u64`.
+ */
+TickreelResult tickreel_pending_upload_bytes(struct TickreelPendingUpload *upload,
+                                             uint64_t *out_bytes);
+
+/**
+ * Frees a pending upload's handle; the upload goes on. `tickreel_pending_upload_free(NULL)` is
+ * a no-op returning `TICKREEL_RESULT_OK`; a freed or invalid handle returns
+ * `TICKREEL_RESULT_INVALID_HANDLE`.
+ *
+ * Thread safety: any thread.
+ */
+TickreelResult tickreel_pending_upload_free(struct TickreelPendingUpload *upload);
+
+/* ---- Catalog (TickreelCatalog, TickreelCatalogCall) ---- */
+
+/**
+ * An open catalog of runs and its worker thread. Opaque: open with `tickreel_catalog_open`,
+ * release with `tickreel_catalog_free`.
+ */
+typedef struct TickreelCatalog TickreelCatalog;
+
+/**
+ * A catalog call running on the catalog's worker. Opaque: created by the `tickreel_catalog_*`
+ * queries, polled with `tickreel_catalog_call_poll`, read with `tickreel_catalog_call_rows` or
+ * `tickreel_catalog_call_ghost_load`, released with `tickreel_catalog_call_free`.
+ */
+typedef struct TickreelCatalogCall TickreelCatalogCall;
+
+/**
+ * Opens the catalog at `url`: `sqlite:PATH` (created if missing) or `postgres://user@host/db`,
+ * migrating its schema to the current version, and starts its worker thread. Stores the
+ * handle in `*out_catalog`; free it with `tickreel_catalog_free`. Blocks while the database is
+ * opened (the only call that does): open it at startup, not on the server thread.
+ *
+ * Returns `TICKREEL_RESULT_UNSUPPORTED` for a URL of another scheme,
+ * `TICKREEL_RESULT_IO` if the database cannot be opened or reached (the message never shows a
+ * password). On failure `*out_catalog` is set to NULL (when it can be written).
+ *
+ * Thread safety: any thread. The catalog may then be used from any thread.
+ *
+ * # Safety
+ * `out_catalog` must be NULL or point to writable storage for one `TickreelCatalog` pointer.
+ * `url` must be NULL or a NUL-terminated string (NULL is refused).
+ */
+TickreelResult tickreel_catalog_open(const char *url, struct TickreelCatalog **out_catalog);
+
+/**
+ * Frees a catalog: the calls already queued run, then its worker thread is joined (blocks
+ * until then). Call handles stay valid. `tickreel_catalog_free(NULL)` is a no-op.
+ *
+ * Thread safety: any thread.
+ */
+TickreelResult tickreel_catalog_free(struct TickreelCatalog *catalog);
+
+/**
+ * Registers one run of the finished recording at `file` (after its finish completed): `course`,
+ * the player's 16-byte UUID `player` and name, the `entity` in the recording and the `range` of
+ * its run (NULL: its whole presence; checkpoint markers give the splits). Stores the call's
+ * handle in `*out_call`; the call's rows are the registered run (rank 0). A file that is not a
+ * finished recording, or an entity or range not in it, fails the call and stores nothing.
+ *
+ * Returns `TICKREEL_RESULT_INVALID_ARGUMENT` for a NULL `player`.
+ *
+ * Thread safety: any thread; never blocks (the call runs on the catalog's worker).
+ *
+ * # Safety
+ * `out_call` must be NULL or point to writable storage for one `TickreelCatalogCall` pointer.
+ * `file` must be NULL or a NUL-terminated string (NULL is refused).
+ * `course` must be NULL or a NUL-terminated string (NULL is refused).
+ * `player` must be NULL or point to 16 readable bytes.
+ * `player_name` must be NULL or a NUL-terminated string (NULL is refused).
+ * `range` must be NULL or point to a readable `TickreelGhostRange`.
+ */
+TickreelResult tickreel_catalog_register(struct TickreelCatalog *catalog,
+                                         const char *file,
+                                         const char *course,
+                                         const uint8_t *player,
+                                         const char *player_name,
+                                         uint32_t entity,
+                                         const struct TickreelGhostRange *range,
+                                         struct TickreelCatalogCall **out_call);
+
+/**
+ * Starts a query of the best `n` players of `course` (each player's best valid run, fastest
+ * first, ties to the earlier run). Stores the call's handle in `*out_call`.
+ *
+ * Thread safety: any thread; never blocks.
+ *
+ * # Safety
+ * `out_call` must be NULL or point to writable storage for one `TickreelCatalogCall` pointer.
+ * `course` must be NULL or a NUL-terminated string (NULL is refused).
+ */
+TickreelResult tickreel_catalog_top(struct TickreelCatalog *catalog,
+                                    const char *course,
+                                    uint32_t n,
+                                    struct TickreelCatalogCall **out_call);
+
+/**
+ * Starts a query of `player`'s best run of `course` and its rank: one row, or none if the
+ * player has no valid run there. Stores the call's handle in `*out_call`.
+ *
+ * Returns `TICKREEL_RESULT_INVALID_ARGUMENT` for a NULL `player`.
+ *
+ * Thread safety: any thread; never blocks.
+ *
+ * # Safety
+ * `out_call` must be NULL or point to writable storage for one `TickreelCatalogCall` pointer.
+ * `course` must be NULL or a NUL-terminated string (NULL is refused).
+ * `player` must be NULL or point to 16 readable bytes.
+ */
+TickreelResult tickreel_catalog_personal_best(struct TickreelCatalog *catalog,
+                                              const char *course,
+                                              const uint8_t *player,
+                                              struct TickreelCatalogCall **out_call);
+
+/**
+ * Starts a query of the places from `rank - k` to `rank + k` of `course` (clamped to the
+ * board). Stores the call's handle in `*out_call`.
+ *
+ * Thread safety: any thread; never blocks.
+ *
+ * # Safety
+ * `out_call` must be NULL or point to writable storage for one `TickreelCatalogCall` pointer.
+ * `course` must be NULL or a NUL-terminated string (NULL is refused).
+ */
+TickreelResult tickreel_catalog_around(struct TickreelCatalog *catalog,
+                                       const char *course,
+                                       uint32_t rank,
+                                       uint32_t k,
+                                       struct TickreelCatalogCall **out_call);
+
+/**
+ * Starts a query of `player`'s `n` most recent runs (of `course`, or of every course when it is
+ * NULL), newest first, valid or not; their rank fields are 0. Stores the call's handle in
+ * `*out_call`.
+ *
+ * Returns `TICKREEL_RESULT_INVALID_ARGUMENT` for a NULL `player`.
+ *
+ * Thread safety: any thread; never blocks.
+ *
+ * # Safety
+ * `out_call` must be NULL or point to writable storage for one `TickreelCatalogCall` pointer.
+ * `player` must be NULL or point to 16 readable bytes.
+ * `course` must be NULL or a NUL-terminated string.
+ */
+TickreelResult tickreel_catalog_recent(struct TickreelCatalog *catalog,
+                                       const uint8_t *player,
+                                       const char *course,
+                                       uint32_t n,
+                                       struct TickreelCatalogCall **out_call);
+
+/**
+ * Starts the sum of best segments of `course`: of `player`'s runs, or of the whole board when
+ * `player` is NULL (segments between consecutive checkpoints). Stores the call's handle in
+ * `*out_call`; its bytes are empty when there is no run, else the encoding of `rows::sum_of_best`.
+ *
+ * Thread safety: any thread; never blocks.
+ *
+ * # Safety
+ * `out_call` must be NULL or point to writable storage for one `TickreelCatalogCall` pointer.
+ * `course` must be NULL or a NUL-terminated string (NULL is refused).
+ * `player` must be NULL or point to 16 readable bytes.
+ */
+TickreelResult tickreel_catalog_sum_of_best(struct TickreelCatalog *catalog,
+                                            const char *course,
+                                            const uint8_t *player,
+                                            struct TickreelCatalogCall **out_call);
+
+/**
+ * Starts looking up the ghost of `course`'s run at `rank` (1: the best) or, with `rank` 0, of
+ * `player`'s best, and loading it (from a local path or an object URL, with the `AWS_*`
+ * variables): when the call is done, `tickreel_catalog_call_ghost_load` gives the ghost load.
+ * The lookup fails with `TICKREEL_RESULT_INVALID_ARGUMENT` when the board has no such rank or
+ * player. Stores the call's handle in `*out_call`.
+ *
+ * Returns `TICKREEL_RESULT_INVALID_ARGUMENT` for rank 0 with a NULL `player`.
+ *
+ * Thread safety: any thread; never blocks.
+ *
+ * # Safety
+ * `out_call` must be NULL or point to writable storage for one `TickreelCatalogCall` pointer.
+ * `course` must be NULL or a NUL-terminated string (NULL is refused).
+ * `player` must be NULL or point to 16 readable bytes.
+ */
+TickreelResult tickreel_catalog_load_ghost(struct TickreelCatalog *catalog,
+                                           const char *course,
+                                           uint32_t rank,
+                                           const uint8_t *player,
+                                           struct TickreelCatalogCall **out_call);
+
+/**
+ * Starts applying the retention policies (`tickreel catalog` sets them): recordings no policy
+ * keeps are deleted (the file, then the rows), or with `dry_run` only listed. The call's rows
+ * are the recordings pruned (or that would be), in the encoding of `rows::pruned`. Stores the
+ * call's handle in `*out_call`.
+ *
+ * Thread safety: any thread; never blocks.
+ *
+ * # Safety
+ * `out_call` must be NULL or point to writable storage for one `TickreelCatalogCall` pointer.
+ */
+TickreelResult tickreel_catalog_prune(struct TickreelCatalog *catalog,
+                                      bool dry_run,
+                                      struct TickreelCatalogCall **out_call);
+
+/**
+ * Stores in `*out_done` whether the call has ended (successfully or not). Never blocks.
+ *
+ * Thread safety: any thread; calls on one call handle are serialised.
+ *
+ * # Safety
+ * `out_done` must be NULL or point to writable storage for one `bool`.
+ */
+TickreelResult tickreel_catalog_call_poll(struct TickreelCatalogCall *call, bool *out_done);
+
+/**
+ * Copies the finished call's bytes into `buf` (the encodings of `rows`), storing their number
+ * in `*out_count`; may be asked again (a `capacity` too small returns
+ * `TICKREEL_RESULT_BUFFER_TOO_SMALL` with the count). Never blocks.
+ *
+ * Returns `TICKREEL_RESULT_NOT_READY` while the call runs, the call's own failure code (every
+ * time it is asked), or `TICKREEL_RESULT_INVALID_STATE` for a ghost lookup.
+ *
+ * Thread safety: any thread; calls on one call handle are serialised.
+ *
+ * # Safety
+ * `buf` must point to `capacity` writable `u8`s (or `capacity` must be 0); `out_count` must be NULL or point to a writable `size_t`.
+ */
+TickreelResult tickreel_catalog_call_rows(struct TickreelCatalogCall *call,
+                                          uint8_t *buf,
+                                          size_t capacity,
+                                          size_t *out_count);
+
+/**
+ * Takes the ghost load of a finished `tickreel_catalog_load_ghost` call: stores its handle in
+ * `*out_load` (poll and take it as any ghost load; free it with `tickreel_ghost_load_free`).
+ * Never blocks.
+ *
+ * Returns `TICKREEL_RESULT_NOT_READY` while the lookup runs, its failure code if it failed, and
+ * `TICKREEL_RESULT_INVALID_STATE` if the load was already taken or the call is not a lookup.
+ *
+ * Thread safety: any thread; calls on one call handle are serialised.
+ *
+ * # Safety
+ * `out_load` must be NULL or point to writable storage for one `TickreelGhostLoad` pointer.
+ */
+TickreelResult tickreel_catalog_call_ghost_load(struct TickreelCatalogCall *call,
+                                                struct TickreelGhostLoad **out_load);
+
+/**
+ * Frees a call's handle (the call itself still runs). `tickreel_catalog_call_free(NULL)` is a
+ * no-op.
+ *
+ * Thread safety: any thread.
+ */
+TickreelResult tickreel_catalog_call_free(struct TickreelCatalogCall *call);
 
 #ifdef __cplusplus
 }  // extern "C"

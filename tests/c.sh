@@ -27,7 +27,7 @@ out=examples/c/build
 mkdir -p "$out"
 cflags=(-std=c11 -g -O1 -Wall -Wextra -Werror -fsanitize=address,undefined -fno-omit-frame-pointer
         -fno-sanitize-recover=all -Iinclude)
-for prog in record_replay bad_input object_storage catalog; do
+for prog in record_replay bad_input io_errors object_storage catalog; do
   gcc "${cflags[@]}" -o "$out/$prog" "examples/c/$prog.c" -L"$libdir" -ltickreel -lm
 done
 
@@ -51,7 +51,7 @@ done
 [ "$s3_vars" -ge 6 ] || { echo "tests/c.sh: the S3 test server did not start" >&2; exit 1; }
 
 status=0
-for prog in record_replay bad_input object_storage catalog; do
+for prog in record_replay bad_input io_errors object_storage catalog; do
   mkdir -p "$scratch/$prog"
   echo "-- $prog"
   # A sanitizer report fails the run (abort/halt on error); its output is kept in the log.
@@ -67,6 +67,19 @@ for prog in record_replay bad_input object_storage catalog; do
     status=1
     continue
   fi
-  if [ "$prog" = bad_input ]; then grep -E '^(FAIL|[0-9]+ passed)' "$scratch/$prog.log"; else cat "$scratch/$prog.log"; fi
+  if [ "$prog" = bad_input ] || [ "$prog" = io_errors ]; then grep -E '^(FAIL|[0-9]+ passed)' "$scratch/$prog.log"; else cat "$scratch/$prog.log"; fi
 done
+# Reloading: dlopen, use, dlclose three times on the main thread; the library must be unmapped
+# each time (no thread-local destructor left on the caller's thread). Without sanitizers: ASan
+# keeps references to loaded libraries.
+echo "-- reload"
+gcc -std=c11 -g -O1 -Wall -Wextra -Werror -Iinclude -o "$out/reload" examples/c/reload.c -ldl
+mkdir -p "$scratch/reload"
+if "$out/reload" "$libdir/libtickreel.so" "$scratch/reload" >"$scratch/reload.log" 2>&1; then
+  grep -E '^(FAIL|[0-9]+ passed)' "$scratch/reload.log"
+else
+  cat "$scratch/reload.log"
+  echo "tests/c.sh: reload failed" >&2
+  status=1
+fi
 exit $status

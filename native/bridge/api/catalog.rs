@@ -7,7 +7,7 @@
 
 use std::path::Path;
 
-use parking_lot::Mutex;
+use tickreel::sync::Mutex;
 
 use crate::api::ghost::GhostLoad;
 use crate::api::{New, Released};

@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use parking_lot::RwLock;
+use tickreel::sync::RwLock;
 
 use crate::api::batch::Batch;
 use crate::api::{Id, New, Released};

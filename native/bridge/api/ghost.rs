@@ -5,7 +5,7 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use parking_lot::Mutex;
+use tickreel::sync::Mutex;
 
 use crate::api::reader::Reader;
 use crate::api::{New, Released};

@@ -5,7 +5,7 @@
 
 use std::path::Path;
 
-use parking_lot::Mutex;
+use tickreel::sync::Mutex;
 
 use crate::api::engine::Recorder;
 use crate::api::ghost::GhostLoad;

@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use parking_lot::Mutex;
+use tickreel::sync::Mutex;
 
 use crate::api::batch::Batch;
 use crate::api::{Id, New, Released};

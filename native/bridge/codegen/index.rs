@@ -3,7 +3,7 @@
 //! cbindgen wrote, so that it cannot drift from it.
 
 /// Areas in header order: a title and the name prefixes (after `tickreel_`) of its functions.
-const AREAS: &[(&str, &[&str])] = &[
+pub const AREAS: &[(&str, &[&str])] = &[
     (
         "Errors and the library",
         &["last_error", "result", "version", "handle"],
@@ -32,7 +32,7 @@ const AREAS: &[(&str, &[&str])] = &[
 ];
 
 /// The name of the function a header line declares, if it declares one.
-fn declared(line: &str) -> Option<&str> {
+pub fn declared(line: &str) -> Option<&str> {
     if line.starts_with([' ', '*', '/', '#']) || line.starts_with("typedef") {
         return None;
     }
@@ -43,7 +43,7 @@ fn declared(line: &str) -> Option<&str> {
 }
 
 /// The area of a function: the first whose prefix it has, or its own prefix.
-fn area_of(name: &str) -> String {
+pub fn area_of(name: &str) -> String {
     let bare = name.trim_start_matches("tickreel_");
     AREAS
         .iter()
@@ -57,12 +57,19 @@ fn area_of(name: &str) -> String {
 /// The index comment for `header` when it is inserted `offset` lines before the header's lines.
 fn index(header: &str, offset: usize) -> String {
     let mut types = None;
+    let mut sections = false;
     // (area, first line, functions), in order of first appearance.
     let mut areas: Vec<(String, usize, Vec<&str>)> = Vec::new();
     for (i, line) in header.lines().enumerate() {
         let number = i + 1 + offset;
         if types.is_none() && line.starts_with("typedef struct") {
             types = Some(number);
+        }
+        // An area's section comment (`codegen::areas`): the area starts there, with its types.
+        if let Some(title) = super::areas::section_title(line) {
+            sections = true;
+            areas.push((title.to_owned(), number, Vec::new()));
+            continue;
         }
         let Some(name) = declared(line) else { continue };
         let area = area_of(name);
@@ -72,7 +79,11 @@ fn index(header: &str, offset: usize) -> String {
         }
     }
     let mut out = String::from("/*\n * Index (line numbers in this file).\n");
-    if let Some(n) = types {
+    if sections {
+        out.push_str(
+            " *   Constants and result codes first; then each area, the error channel first: its\n *   handles and structs, then its functions:\n",
+        );
+    } else if let Some(n) = types {
         out.push_str(&format!(
             " *   Constants and result codes first; handles and structs from line {n}; then the\n *   functions by area, the error channel first:\n"
         ));

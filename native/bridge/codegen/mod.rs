@@ -13,6 +13,7 @@
 //! compile error in the generated file. The C parameter types are written out here (cbindgen
 //! reads source, not trait projections) and checked by the compiler against the same traits.
 
+pub mod areas;
 pub mod c;
 pub mod index;
 pub mod jni;

@@ -161,3 +161,35 @@ fn header_index_points_at_each_area() {
         "{out}"
     );
 }
+
+/// The header by area: each area's section, its types (those its functions use first, and the
+/// types those contain), then its functions; constants stay at the top.
+#[test]
+fn header_types_go_to_the_first_area_that_uses_them() {
+    let header = "#define TICKREEL_X 1\n\ntypedef struct TickreelPose {\n    double x;\n} TickreelPose;\n\ntypedef struct TickreelBatch TickreelBatch;\n\ntypedef struct TickreelSample {\n    struct TickreelPose pose;\n} TickreelSample;\n\n#ifdef __cplusplus\nextern \"C\" {\n#endif // __cplusplus\n\nsize_t tickreel_last_error(char *buf, size_t len);\n\nTickreelResult tickreel_batch_new(struct TickreelBatch **out);\n\nTickreelResult tickreel_ghost_sample(struct TickreelSample *out);\n\nTickreelResult tickreel_batch_pose(struct TickreelBatch *b, const struct TickreelPose *p);\n\n#ifdef __cplusplus\n}  // extern \"C\"\n#endif  // __cplusplus\n\n#endif\n";
+    let out = super::areas::by_area(header);
+    let at = |needle: &str| {
+        out.find(needle)
+            .unwrap_or_else(|| panic!("{needle} missing:\n{out}"))
+    };
+    assert!(at("#define TICKREEL_X") < at("/* ---- Errors and the library ---- */"));
+    assert!(at("/* ---- Errors") < at("size_t tickreel_last_error"));
+    let batch = at("/* ---- Tick batches (TickreelBatch) ---- */");
+    let ghosts = at("/* ---- Ghosts");
+    assert!(at("size_t tickreel_last_error") < batch);
+    // TickreelPose: first used by a batch function, so in the batch area, before TickreelSample
+    // (a ghost type that contains it).
+    assert!(
+        batch < at("typedef struct TickreelPose") && at("typedef struct TickreelPose") < ghosts
+    );
+    assert!(batch < at("typedef struct TickreelBatch TickreelBatch;"));
+    assert!(at("TickreelResult tickreel_batch_pose") < ghosts);
+    assert!(
+        ghosts < at("typedef struct TickreelSample")
+            && at("typedef struct TickreelSample") < at("TickreelResult tickreel_ghost_sample")
+    );
+    assert!(out.ends_with("#endif  // __cplusplus\n\n#endif\n"), "{out}");
+    // Every block is kept, once.
+    assert_eq!(out.matches("typedef struct").count(), 3);
+    assert_eq!(out.matches("TickreelResult tickreel_").count(), 3);
+}

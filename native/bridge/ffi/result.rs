@@ -1,7 +1,7 @@
 //! Result codes, the per-thread last error, and the panic boundary every entry point goes through.
 
 use std::cell::RefCell;
-use std::ffi::{CStr, CString, c_char};
+use std::ffi::{CStr, c_char};
 
 use crate::shared::panic::catch;
 
@@ -44,6 +44,8 @@ pub enum TickreelResult {
     NotReady = 10,
     /// Metadata (NBT) could not be encoded or decoded.
     Metadata = 11,
+    /// The catalog's database failed (the message never carries credentials).
+    Database = 12,
     /// A pointer argument that must not be NULL was NULL.
     NullArgument = 100,
     /// The handle is not a live handle of the expected type: already freed, of another type,
@@ -58,7 +60,7 @@ pub enum TickreelResult {
 
 impl TickreelResult {
     /// Every code, in numeric order.
-    pub(crate) const ALL: [TickreelResult; 16] = [
+    pub(crate) const ALL: [TickreelResult; 17] = [
         TickreelResult::Ok,
         TickreelResult::Io,
         TickreelResult::Corrupt,
@@ -71,6 +73,7 @@ impl TickreelResult {
         TickreelResult::Backpressure,
         TickreelResult::NotReady,
         TickreelResult::Metadata,
+        TickreelResult::Database,
         TickreelResult::NullArgument,
         TickreelResult::InvalidHandle,
         TickreelResult::Panic,
@@ -97,6 +100,7 @@ impl TickreelResult {
             ErrorKind::Backpressure => TickreelResult::Backpressure,
             ErrorKind::NotReady => TickreelResult::NotReady,
             ErrorKind::Metadata => TickreelResult::Metadata,
+            ErrorKind::Database => TickreelResult::Database,
         }
     }
 
@@ -115,6 +119,7 @@ impl TickreelResult {
             TickreelResult::Backpressure => c"TICKREEL_RESULT_BACKPRESSURE",
             TickreelResult::NotReady => c"TICKREEL_RESULT_NOT_READY",
             TickreelResult::Metadata => c"TICKREEL_RESULT_METADATA",
+            TickreelResult::Database => c"TICKREEL_RESULT_DATABASE",
             TickreelResult::NullArgument => c"TICKREEL_RESULT_NULL_ARGUMENT",
             TickreelResult::InvalidHandle => c"TICKREEL_RESULT_INVALID_HANDLE",
             TickreelResult::Panic => c"TICKREEL_RESULT_PANIC",
@@ -176,26 +181,50 @@ impl FfiError {
 /// Result type of the bodies of entry points.
 pub(crate) type FfiResult<T = ()> = std::result::Result<T, FfiError>;
 
+/// The longest message kept, in bytes, its NUL not counted (longer ones are cut at a character).
+const MESSAGE_MAX: usize = 4095;
+
+/// A thread's last error, held inline: no heap, no `Drop`, so the thread-local registers no
+/// destructor and a C caller's thread never keeps an unloaded (`dlclose`d) library mapped (see
+/// `tickreel::threads`).
 struct LastError {
     code: TickreelResult,
-    message: CString,
+    len: usize,
+    /// The message's `len` bytes, then a NUL.
+    message: [u8; MESSAGE_MAX + 1],
+}
+
+impl LastError {
+    fn bytes(&self) -> &[u8] {
+        &self.message[..self.len]
+    }
 }
 
 thread_local! {
-    static LAST_ERROR: RefCell<LastError> = RefCell::new(LastError {
-        code: TickreelResult::Ok,
-        message: CString::default(),
-    });
+    static LAST_ERROR: RefCell<LastError> = const {
+        RefCell::new(LastError {
+            code: TickreelResult::Ok,
+            len: 0,
+            message: [0; MESSAGE_MAX + 1],
+        })
+    };
 }
 
 fn set_last_error(code: TickreelResult, message: String) {
-    let message = CString::new(message).unwrap_or_else(|e| {
-        let mut bytes = e.into_vec();
-        bytes.retain(|&b| b != 0);
-        CString::new(bytes).unwrap_or_default()
-    });
+    let mut bytes = message.into_bytes();
+    bytes.retain(|&b| b != 0);
+    let mut n = bytes.len().min(MESSAGE_MAX);
+    while n > 0 && n < bytes.len() && (bytes[n] & 0xC0) == 0x80 {
+        n -= 1; // do not cut a UTF-8 sequence in half
+    }
     // `try_with` fails only while the thread is being torn down; the code is still returned.
-    let _ = LAST_ERROR.try_with(|l| *l.borrow_mut() = LastError { code, message });
+    let _ = LAST_ERROR.try_with(|l| {
+        let mut l = l.borrow_mut();
+        l.code = code;
+        l.len = n;
+        l.message[..n].copy_from_slice(&bytes[..n]);
+        l.message[n] = 0;
+    });
 }
 
 /// Runs the body of an entry point: catches panics, turns errors into codes and records the
@@ -224,7 +253,8 @@ pub(crate) fn guard(f: impl FnOnce() -> FfiResult) -> TickreelResult {
 /// `snprintf` does). If that is `>= len`, the message was truncated (at a UTF-8 character
 /// boundary) to fit `len - 1` bytes plus the NUL; call again with a buffer of at least the
 /// returned value + 1. With `len == 0`, nothing is written and `buf` may be NULL. If no call on
-/// this thread has failed yet, the message is empty and 0 is returned.
+/// this thread has failed yet, the message is empty and 0 is returned. Messages are kept up to
+/// 4095 bytes (a longer one is cut at a character boundary).
 ///
 /// The last error is replaced by every call on the same thread that returns a code other than
 /// `TICKREEL_RESULT_OK`, and left unchanged by calls that succeed (like `errno`).
@@ -236,7 +266,7 @@ pub(crate) fn guard(f: impl FnOnce() -> FfiResult) -> TickreelResult {
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn tickreel_last_error(buf: *mut c_char, len: usize) -> usize {
     let copy = |l: &LastError| {
-        let bytes = l.message.as_bytes();
+        let bytes = l.bytes();
         if len > 0 && !buf.is_null() {
             let mut n = bytes.len().min(len - 1);
             while n > 0 && n < bytes.len() && (bytes[n] & 0xC0) == 0x80 {
@@ -267,7 +297,7 @@ pub unsafe extern "C" fn tickreel_last_error(buf: *mut c_char, len: usize) -> us
 pub extern "C" fn tickreel_last_error_message() -> *const c_char {
     catch(|| {
         LAST_ERROR
-            .try_with(|l| l.borrow().message.as_ptr())
+            .try_with(|l| l.borrow().message.as_ptr().cast::<c_char>())
             .unwrap_or(c"".as_ptr())
     })
     .unwrap_or(c"".as_ptr())

@@ -164,6 +164,7 @@ pub(crate) fn entry<'l, T: Fallback>(
                 env,
                 KIND_INTERNAL,
                 &format!("internal error in tickreel (please report): {msg}"),
+                None,
             );
             T::fallback()
         }
@@ -199,8 +200,10 @@ fn throw(env: &mut JNIEnv<'_>, failure: Failure) {
         Failure::Handle(e @ HandleError::WrongType { .. }) => {
             throw_jdk(env, "java/lang/IllegalArgumentException", &e.to_string())
         }
-        Failure::Core(e) => throw_tickreel(env, kind_code(&e), &e.to_string()),
-        Failure::Jni(e) => throw_tickreel(env, KIND_INTERNAL, &format!("JNI call failed: {e}")),
+        Failure::Core(e) => throw_tickreel(env, kind_code(&e), &e.to_string(), e.path()),
+        Failure::Jni(e) => {
+            throw_tickreel(env, KIND_INTERNAL, &format!("JNI call failed: {e}"), None)
+        }
     }
 }
 
@@ -208,27 +211,45 @@ fn throw_jdk(env: &mut JNIEnv<'_>, class: &str, msg: &str) {
     let _ = env.throw_new(class, msg);
 }
 
-/// A new (not thrown) `TickreelException` of `kind` with `msg`, of the bound package's class.
+/// A new (not thrown) `TickreelException` of `kind` with `msg`, of the bound package's class;
+/// `path` is what its `path()` returns (the file an I/O error happened on).
 pub(crate) fn new_tickreel_exception<'l>(
     env: &mut JNIEnv<'l>,
     kind: jint,
     msg: &str,
+    path: Option<&std::path::Path>,
 ) -> jni::errors::Result<jni::objects::JObject<'l>> {
     let exception = exception_class().ok_or(jni::errors::Error::NullPtr("unbound"))?;
     let jmsg = env.new_string(msg)?;
+    let jpath = match path {
+        Some(p) => env.new_string(p.to_string_lossy())?,
+        None => JString::from(jni::objects::JObject::null()),
+    };
     env.new_object(
         exception.as_str(),
-        "(Ljava/lang/String;I)V",
-        &[JValue::Object(&jmsg), JValue::Int(kind)],
+        "(Ljava/lang/String;ILjava/lang/String;)V",
+        &[
+            JValue::Object(&jmsg),
+            JValue::Int(kind),
+            JValue::Object(&jpath),
+        ],
     )
 }
 
-fn throw_tickreel(env: &mut JNIEnv<'_>, kind: jint, msg: &str) {
+/// A new (not thrown) `TickreelException` for a library error: its kind, message and path.
+pub(crate) fn exception_of<'l>(
+    env: &mut JNIEnv<'l>,
+    e: &Error,
+) -> jni::errors::Result<jni::objects::JObject<'l>> {
+    new_tickreel_exception(env, kind_code(e), &e.to_string(), e.path())
+}
+
+fn throw_tickreel(env: &mut JNIEnv<'_>, kind: jint, msg: &str, path: Option<&std::path::Path>) {
     if env.exception_check().unwrap_or(true) {
         return;
     }
     let thrown = (|| -> jni::errors::Result<()> {
-        let obj = new_tickreel_exception(env, kind, msg)?;
+        let obj = new_tickreel_exception(env, kind, msg, path)?;
         env.throw(JThrowable::from(obj))
     })();
     if thrown.is_err() && !env.exception_check().unwrap_or(true) {

@@ -202,10 +202,7 @@ impl JniResult for WriterStatus {
     fn into_jni(self, env: &mut JNIEnv<'_>) -> Res<jobject> {
         match self.0 {
             Ok(()) => Ok(std::ptr::null_mut()),
-            Err(e) => Ok(
-                super::new_tickreel_exception(env, super::kind_code(&e), &e.to_string())?
-                    .into_raw(),
-            ),
+            Err(e) => Ok(super::exception_of(env, &e)?.into_raw()),
         }
     }
 }

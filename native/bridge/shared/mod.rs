@@ -5,3 +5,4 @@
 
 pub(crate) mod panic;
 pub(crate) mod registry;
+pub(crate) mod threads;

@@ -7,7 +7,11 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 ///
 /// The panic's payload is dropped under a second guard: only an exotic payload whose destructor
 /// itself panics would unwind there, and that second payload is leaked rather than dropped.
+///
+/// Every entry point runs through here, so this is also where the core is told how to start its
+/// threads ([`super::threads::install`]).
 pub(crate) fn catch<R>(f: impl FnOnce() -> R) -> Result<R, String> {
+    super::threads::install();
     match catch_unwind(AssertUnwindSafe(f)) {
         Ok(v) => Ok(v),
         Err(payload) => {

@@ -13,7 +13,7 @@
 use std::any::{Any, TypeId};
 use std::sync::Arc;
 
-use parking_lot::RwLock;
+use tickreel::sync::RwLock;
 
 type Object = Arc<dyn Any + Send + Sync>;
 

@@ -37,12 +37,7 @@ impl Catalog {
                 file.display()
             )));
         }
-        let location = std::fs::canonicalize(file).map_err(|e| {
-            Error::Io(std::io::Error::new(
-                e.kind(),
-                format!("{}: {e}", file.display()),
-            ))
-        })?;
+        let location = std::fs::canonicalize(file).map_err(|e| Error::io_at(file, e))?;
         let reader = Reader::open_path(&location)?;
         let size = std::fs::metadata(&location)?.len();
         let recording = describe(&reader, location.to_string_lossy().into_owned(), size);

@@ -8,7 +8,6 @@
 //! its `Pending` is at once ready with `Error::Backpressure`.
 
 use std::sync::Arc;
-use std::thread::JoinHandle;
 
 use crossbeam_channel::{Sender, TrySendError};
 /// The result of a submitted call (the core's one-shot result): `poll`, `is_ready` and
@@ -27,7 +26,7 @@ type Job = Box<dyn FnOnce(&Catalog) + Send>;
 pub struct CatalogWorker {
     catalog: Arc<Catalog>,
     jobs: Option<Sender<Job>>,
-    thread: Option<JoinHandle<()>>,
+    thread: Option<tickreel::threads::Handle>,
 }
 
 impl std::fmt::Debug for CatalogWorker {
@@ -44,13 +43,13 @@ impl CatalogWorker {
         let catalog = Arc::new(catalog);
         let (tx, rx) = crossbeam_channel::bounded::<Job>(QUEUE);
         let cat = catalog.clone();
-        let thread = std::thread::Builder::new()
-            .name("tickreel-catalog".into())
-            .spawn(move || {
-                for job in rx {
-                    job(&cat);
-                }
-            })?;
+        // Started through the core, so that the shared library starts it without leaving a
+        // thread-local destructor on the caller's thread (see `tickreel::threads`).
+        let thread = tickreel::threads::spawn("tickreel-catalog", move || {
+            for job in rx {
+                job(&cat);
+            }
+        })?;
         Ok(CatalogWorker {
             catalog,
             jobs: Some(tx),
@@ -94,7 +93,7 @@ impl Drop for CatalogWorker {
     fn drop(&mut self) {
         self.jobs.take();
         if let Some(t) = self.thread.take() {
-            let _ = t.join();
+            t.join();
         }
     }
 }

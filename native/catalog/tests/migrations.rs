@@ -100,3 +100,19 @@ on_both! {
     an_empty_a_current_and_a_newer_schema => empty_current_and_newer;
     an_upgrade_from_version_1_builds_the_board => upgrade_from_version_1;
 }
+
+/// A database that fails (here a file that is not an SQLite database) is `ErrorKind::Database`
+/// in every language (code 12), not an I/O error.
+#[test]
+fn a_failing_database_is_a_database_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("not-a-database.sqlite");
+    std::fs::write(&path, vec![0x5au8; 8192]).unwrap();
+    let e = Catalog::open(&format!("sqlite:{}", path.display())).unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::Database, "{e}");
+    assert_eq!(e.code(), 12);
+    assert!(
+        e.to_string().starts_with("database error: catalog: "),
+        "{e}"
+    );
+}

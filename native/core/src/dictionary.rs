@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 use std::sync::{Arc, OnceLock};
 
-use parking_lot::RwLock;
+use crate::sync::RwLock;
 
 use crate::error::{Error, Result};
 

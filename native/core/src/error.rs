@@ -4,6 +4,7 @@
 //! (`TICKREEL_RESULT_<name>`, `Kind.<name>`).
 
 use std::io;
+use std::path::{Path, PathBuf};
 
 /// Everything that can go wrong in tickreel.
 #[derive(Debug, thiserror::Error)]
@@ -41,6 +42,31 @@ pub enum Error {
     /// Metadata (NBT) could not be encoded or decoded.
     #[error("metadata error: {0}")]
     Metadata(String),
+    /// The catalog's database failed (SQLite, PostgreSQL): the query, the connection. The
+    /// message never carries credentials.
+    #[error("database error: {0}")]
+    Database(String),
+}
+
+/// The path an I/O error happened on, carried inside the [`io::Error`] of an [`Error::Io`] (so
+/// that the variant keeps its shape and its [`io::ErrorKind`]): see [`Error::io_at`],
+/// [`Error::path`].
+#[derive(Debug)]
+pub struct PathIoError {
+    pub path: PathBuf,
+    pub source: io::Error,
+}
+
+impl std::fmt::Display for PathIoError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: {}", self.path.display(), self.source)
+    }
+}
+
+impl std::error::Error for PathIoError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        Some(&self.source)
+    }
 }
 
 /// What kind of error an [`Error`] is, with its number in every language.
@@ -73,11 +99,13 @@ pub enum ErrorKind {
     NotReady = 10,
     /// [`Error::Metadata`].
     Metadata = 11,
+    /// [`Error::Database`].
+    Database = 12,
 }
 
 impl ErrorKind {
     /// Every kind, in numeric order.
-    pub const ALL: [ErrorKind; 11] = [
+    pub const ALL: [ErrorKind; 12] = [
         ErrorKind::Io,
         ErrorKind::Corrupt,
         ErrorKind::Truncated,
@@ -89,6 +117,7 @@ impl ErrorKind {
         ErrorKind::Backpressure,
         ErrorKind::NotReady,
         ErrorKind::Metadata,
+        ErrorKind::Database,
     ];
 
     /// The number of this kind in every language (C result code, Java `Kind.code()`).
@@ -116,6 +145,7 @@ impl ErrorKind {
             ErrorKind::Backpressure => "BACKPRESSURE",
             ErrorKind::NotReady => "NOT_READY",
             ErrorKind::Metadata => "METADATA",
+            ErrorKind::Database => "DATABASE",
         }
     }
 }
@@ -129,6 +159,20 @@ pub fn check_finite(what: &str, v: f64) -> Result<f64> {
         Err(Error::invalid(format!(
             "{what} must be a finite number (got {v})"
         )))
+    }
+}
+
+fn path_of(e: &io::Error) -> Option<&Path> {
+    e.get_ref()
+        .and_then(|i| i.downcast_ref::<PathIoError>())
+        .map(|p| p.path.as_path())
+}
+
+/// What an I/O error says without its path.
+fn source_of(e: &io::Error) -> &dyn std::fmt::Display {
+    match e.get_ref().and_then(|i| i.downcast_ref::<PathIoError>()) {
+        Some(p) => &p.source,
+        None => e,
     }
 }
 
@@ -149,7 +193,13 @@ impl Error {
     pub fn with_context(self, more: &str) -> Self {
         let add = |m: String| format!("{m}{more}");
         match self {
-            Error::Io(e) => Error::Io(io::Error::new(e.kind(), format!("{e}{more}"))),
+            Error::Io(e) => match path_of(&e) {
+                Some(p) => Error::io_at(
+                    p,
+                    io::Error::new(e.kind(), format!("{}{more}", source_of(&e))),
+                ),
+                None => Error::Io(io::Error::new(e.kind(), format!("{e}{more}"))),
+            },
             Error::Corrupt(m) => Error::Corrupt(add(m)),
             Error::Truncated(m) => Error::Truncated(add(m)),
             Error::LimitExceeded(m) => Error::LimitExceeded(add(m)),
@@ -160,6 +210,7 @@ impl Error {
             Error::Backpressure(m) => Error::Backpressure(add(m)),
             Error::NotReady(m) => Error::NotReady(add(m)),
             Error::Metadata(m) => Error::Metadata(add(m)),
+            Error::Database(m) => Error::Database(add(m)),
         }
     }
     pub fn limit(msg: impl Into<String>) -> Self {
@@ -182,6 +233,7 @@ impl Error {
             Error::Backpressure(_) => ErrorKind::Backpressure,
             Error::NotReady(_) => ErrorKind::NotReady,
             Error::Metadata(_) => ErrorKind::Metadata,
+            Error::Database(_) => ErrorKind::Database,
         }
     }
 
@@ -190,10 +242,43 @@ impl Error {
         self.kind().code()
     }
 
-    /// A copy of the error (I/O errors keep their kind and message).
+    /// An I/O error on `path`: an [`Error::Io`] of `e`'s kind whose message names the path
+    /// ("/runs/42.reel.live: Permission denied"), and which [`Error::path`] returns.
+    pub fn io_at(path: &Path, e: io::Error) -> Error {
+        let kind = e.kind();
+        Error::Io(io::Error::new(
+            kind,
+            PathIoError {
+                path: path.to_path_buf(),
+                source: e,
+            },
+        ))
+    }
+
+    /// The path an I/O error happened on, if it names one ([`Error::io_at`]: every error of the
+    /// local file system's storage does).
+    pub fn path(&self) -> Option<&Path> {
+        match self {
+            Error::Io(e) => path_of(e),
+            _ => None,
+        }
+    }
+
+    /// The operating system's kind of an I/O error (`NotFound`, `PermissionDenied`...).
+    pub fn io_kind(&self) -> Option<io::ErrorKind> {
+        match self {
+            Error::Io(e) => Some(e.kind()),
+            _ => None,
+        }
+    }
+
+    /// A copy of the error (I/O errors keep their kind, path and message).
     pub fn duplicate(&self) -> Error {
         match self {
-            Error::Io(e) => Error::Io(io::Error::new(e.kind(), e.to_string())),
+            Error::Io(e) => match path_of(e) {
+                Some(p) => Error::io_at(p, io::Error::new(e.kind(), source_of(e).to_string())),
+                None => Error::Io(io::Error::new(e.kind(), e.to_string())),
+            },
             Error::Corrupt(m) => Error::Corrupt(m.clone()),
             Error::Truncated(m) => Error::Truncated(m.clone()),
             Error::LimitExceeded(m) => Error::LimitExceeded(m.clone()),
@@ -204,6 +289,7 @@ impl Error {
             Error::Backpressure(m) => Error::Backpressure(m.clone()),
             Error::NotReady(m) => Error::NotReady(m.clone()),
             Error::Metadata(m) => Error::Metadata(m.clone()),
+            Error::Database(m) => Error::Database(m.clone()),
         }
     }
 }
@@ -236,7 +322,7 @@ mod tests {
             assert_eq!(k.name(), debug);
         }
         assert_eq!(ErrorKind::from_code(0), None);
-        assert_eq!(ErrorKind::from_code(12), None);
+        assert_eq!(ErrorKind::from_code(13), None);
     }
 
     #[test]
@@ -253,6 +339,7 @@ mod tests {
             Error::Backpressure("x".into()),
             Error::NotReady("x".into()),
             Error::Metadata("x".into()),
+            Error::Database("x".into()),
         ];
         for (e, k) in errors.iter().zip(ErrorKind::ALL) {
             assert_eq!(e.kind(), k, "{e}");
@@ -260,5 +347,29 @@ mod tests {
             assert_eq!(e.duplicate().kind(), k);
             assert_eq!(e.duplicate().with_context(" more").kind(), k);
         }
+    }
+
+    #[test]
+    fn an_io_error_at_a_path_keeps_its_kind_and_path_through_copies() {
+        let e = Error::io_at(
+            Path::new("/runs/42.reel.live"),
+            io::Error::from(io::ErrorKind::PermissionDenied),
+        );
+        assert_eq!(e.kind(), ErrorKind::Io);
+        assert_eq!(e.io_kind(), Some(io::ErrorKind::PermissionDenied));
+        assert_eq!(e.path(), Some(Path::new("/runs/42.reel.live")));
+        assert_eq!(
+            e.to_string(),
+            "I/O error: /runs/42.reel.live: permission denied"
+        );
+        let more = e.duplicate().with_context(" (flushing tick 7)");
+        assert_eq!(more.path(), Some(Path::new("/runs/42.reel.live")));
+        assert_eq!(more.io_kind(), Some(io::ErrorKind::PermissionDenied));
+        assert_eq!(
+            more.to_string(),
+            "I/O error: /runs/42.reel.live: permission denied (flushing tick 7)"
+        );
+        assert_eq!(Error::Io(io::Error::other("x")).path(), None);
+        assert_eq!(Error::corrupt("x").io_kind(), None);
     }
 }

@@ -19,6 +19,8 @@ pub mod play;
 pub mod record;
 pub mod shadow;
 pub mod storage;
+pub mod sync;
+pub mod threads;
 
 pub use error::{Error, ErrorKind, Result};
 pub use format::event::Event;

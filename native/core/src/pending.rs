@@ -2,16 +2,64 @@
 //! thread) or waited for. The library's asynchronous calls hand one back: ghost loads
 //! ([`crate::ghost::GhostLoad`]), and above the core the catalog's calls and object uploads.
 
-use crossbeam_channel::{Receiver, Sender, TryRecvError};
+use std::sync::Arc;
 
+use crate::sync::{Condvar, Mutex};
 use crate::{Error, Result};
+
+/// Where the result waits: a one-shot slot on `std::sync` (a waiting caller's thread registers
+/// no thread-local destructor, see [`crate::threads`]; a blocking channel receive would).
+#[derive(Debug)]
+struct Slot<T> {
+    state: Mutex<State<T>>,
+    cv: Condvar,
+}
+
+#[derive(Debug)]
+enum State<T> {
+    Running,
+    Done(Result<T>),
+    /// The sender was dropped without a result.
+    Lost,
+}
+
+/// The sending side of a [`Pending`]: the work delivers its result through it, once. Dropping
+/// it without sending makes the result an error naming the work.
+#[derive(Debug)]
+pub struct Sender<T> {
+    slot: Option<Arc<Slot<T>>>,
+}
+
+/// The [`Pending`] was dropped before the result arrived: nobody takes it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Abandoned;
+
+impl<T> Sender<T> {
+    /// Delivers the result (and wakes a waiter). `Err(Abandoned)` if the `Pending` is gone.
+    pub fn send(mut self, result: Result<T>) -> std::result::Result<(), Abandoned> {
+        let slot = self.slot.take().expect("a sender sends once");
+        let abandoned = Arc::strong_count(&slot) == 1;
+        *slot.state.lock() = State::Done(result);
+        slot.cv.notify_all();
+        if abandoned { Err(Abandoned) } else { Ok(()) }
+    }
+}
+
+impl<T> Drop for Sender<T> {
+    fn drop(&mut self) {
+        if let Some(slot) = self.slot.take() {
+            *slot.state.lock() = State::Lost;
+            slot.cv.notify_all();
+        }
+    }
+}
 
 /// The result of work running elsewhere. `poll`, `is_ready` and `try_take` never block; `wait`
 /// does. If the sending side is dropped without a result (its thread ended), the result is an
 /// `InvalidState` error naming the work.
 #[derive(Debug)]
 pub struct Pending<T> {
-    rx: Option<Receiver<Result<T>>>,
+    rx: Option<Arc<Slot<T>>>,
     result: Option<Result<T>>,
     /// What the work is, for the errors ("ghost load", "catalog call").
     what: &'static str,
@@ -19,10 +67,16 @@ pub struct Pending<T> {
 
 impl<T> Pending<T> {
     /// A pending result and the sender its work delivers it through (at most once).
-    pub fn channel(what: &'static str) -> (Sender<Result<T>>, Pending<T>) {
-        let (tx, rx) = crossbeam_channel::bounded(1);
+    pub fn channel(what: &'static str) -> (Sender<T>, Pending<T>) {
+        let slot = Arc::new(Slot {
+            state: Mutex::new(State::Running),
+            cv: Condvar::new(),
+        });
+        let tx = Sender {
+            slot: Some(slot.clone()),
+        };
         let pending = Pending {
-            rx: Some(rx),
+            rx: Some(slot),
             result: None,
             what,
         };
@@ -44,11 +98,13 @@ impl<T> Pending<T> {
         if self.result.is_none()
             && let Some(rx) = &self.rx
         {
-            match rx.try_recv() {
-                Ok(r) => self.result = Some(r),
-                Err(TryRecvError::Empty) => return None,
-                Err(TryRecvError::Disconnected) => self.result = Some(Err(self.lost())),
+            let mut state = rx.state.lock();
+            match std::mem::replace(&mut *state, State::Running) {
+                State::Running => return None,
+                State::Done(r) => self.result = Some(r),
+                State::Lost => self.result = Some(Err(self.lost())),
             }
+            drop(state);
             self.rx = None;
         }
         self.result.as_ref()
@@ -77,7 +133,16 @@ impl<T> Pending<T> {
             return r;
         }
         match self.rx.take() {
-            Some(rx) => rx.recv().unwrap_or_else(|_| Err(self.lost())),
+            Some(rx) => {
+                let mut state = rx.state.lock();
+                loop {
+                    match std::mem::replace(&mut *state, State::Running) {
+                        State::Running => rx.cv.wait(&mut state),
+                        State::Done(r) => return r,
+                        State::Lost => return Err(self.lost()),
+                    }
+                }
+            }
             None => Err(Error::InvalidState(format!(
                 "the {}'s result was already taken",
                 self.what

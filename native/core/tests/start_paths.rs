@@ -75,3 +75,47 @@ fn a_directory_that_takes_no_files_is_refused_at_the_start() {
     assert!(e.to_string().contains("run.reel"), "{e}");
     assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
 }
+
+/// An I/O failure after the start (here the recording's directory replaced by a file before its
+/// first flush) is an `Error::Io` that keeps the operating system's kind and names the path, in
+/// `Recorder::flush`, `Recorder::status` and the message.
+#[test]
+fn an_io_failure_while_recording_names_its_path_and_kind() {
+    use tickreel::format::event::{Event, encode_batch};
+    let dir = tempfile::tempdir().unwrap();
+    let sub = dir.path().join("runs");
+    std::fs::create_dir(&sub).unwrap();
+    let engine = Engine::new(EngineOptions::default()).unwrap();
+    let rec = engine
+        .start_recording(sub.join("run.reel"), RecorderOptions::default())
+        .unwrap();
+    // The directory goes away and a file takes its name: the live directory cannot be created.
+    std::fs::remove_dir(&sub).unwrap();
+    std::fs::write(&sub, b"not a directory").unwrap();
+    let mut batch = Vec::new();
+    let pose = tickreel::Pose::from_f64(1.0, 2.0, 3.0, 0.0, 0.0);
+    encode_batch(
+        &[Event::EntityAdd {
+            entity: 1,
+            kind: 0,
+            pose,
+        }],
+        &mut batch,
+    )
+    .unwrap();
+    rec.submit_tick(0, &batch).unwrap();
+    let e = rec.flush().unwrap_err();
+    assert_eq!(e.kind(), tickreel::ErrorKind::Io, "{e}");
+    assert_eq!(
+        e.io_kind(),
+        Some(std::io::ErrorKind::NotADirectory),
+        "{e:?}"
+    );
+    let path = e.path().expect("the error names its path");
+    assert!(path.starts_with(&sub), "{}", path.display());
+    assert!(e.to_string().contains(&*sub.to_string_lossy()), "{e}");
+    let status = rec.status().unwrap_err();
+    assert_eq!(status.path(), e.path(), "{status}");
+    assert_eq!(status.io_kind(), e.io_kind());
+    drop(rec);
+}

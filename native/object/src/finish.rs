@@ -43,10 +43,8 @@ impl ObjectStorage {
             });
             let _ = tx.send(r);
         };
-        match std::thread::Builder::new()
-            .name("tickreel-upload".into())
-            .spawn(job)
-        {
+        // Through the core (see `tickreel::threads`); the handle is dropped: the thread detaches.
+        match tickreel::threads::spawn("tickreel-upload", job) {
             Ok(_) => pending,
             Err(e) => Pending::ready(Err(Error::Io(e)), "upload"),
         }

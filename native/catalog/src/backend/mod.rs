@@ -161,7 +161,7 @@ pub(crate) trait Backend: Send {
     ) -> std::result::Result<(), TxError>;
 }
 
-/// A database error as a library error: the database is I/O to the library. The message holds
+/// A database error as a library error (`Error::Database`). The message holds
 /// the error's causes (a server's own message is a driver error's source); `scrub` removes the
 /// connection's secret from it (drivers may echo parts of a connection string).
 pub(crate) fn db_error(what: &str, e: impl std::error::Error, scrub: &[String]) -> Error {
@@ -178,5 +178,5 @@ pub(crate) fn db_error(what: &str, e: impl std::error::Error, scrub: &[String]) 
     for s in scrub.iter().filter(|s| !s.is_empty()) {
         msg = msg.replace(s.as_str(), "***");
     }
-    Error::Io(std::io::Error::other(msg))
+    Error::Database(msg)
 }

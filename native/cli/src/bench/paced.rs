@@ -3,7 +3,13 @@
 //! went idle. Next to it, the floor in the same run at the same moments: the same bytes copied
 //! into a reused buffer. Once as one 200-player recording, once as 200 one-player recordings (a
 //! race server's runs, issue 21).
+//!
+//! A second floor, the handoff floor: the same copy into reused buffers that another thread then
+//! reads (as the writer reads a submitted tick), so that the next copy finds those cache lines
+//! shared with, or taken by, the other core. A submit hands its bytes to the writer thread; the
+//! plain floor hands them to no one.
 
+use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
 use tickreel::{Engine, EngineOptions, RecorderOptions};
@@ -15,12 +21,37 @@ const PLAYERS: u32 = 200;
 const PERIOD: Duration = Duration::from_millis(50);
 
 /// Per player-tick: the submits' median and p99, the floor's median, the median of per-tick
-/// ratios.
+/// ratios; the handoff floor's median and the median of per-tick ratios to it.
 struct Paced {
     median: f64,
     p99: f64,
     floor: f64,
     ratio: f64,
+    handoff: f64,
+    handoff_ratio: f64,
+}
+
+/// Buffers one thread fills and another reads: (generation written, generation read, buffers).
+type Shared = Arc<(Mutex<(u64, u64, Vec<Vec<u8>>)>, Condvar)>;
+
+/// The reader of the handoff floor: reads every buffer once per generation, until generation 0.
+fn handoff_reader(shared: &Shared) {
+    let (lock, cv) = &**shared;
+    let mut g = lock.lock().expect("lock");
+    loop {
+        while g.0 == g.1 {
+            g = cv.wait(g).expect("wait");
+        }
+        if g.0 == u64::MAX {
+            return;
+        }
+        let sum =
+            g.2.iter()
+                .fold(0u8, |a, b| a ^ b.iter().fold(0u8, |x, &y| x ^ y));
+        std::hint::black_box(sum);
+        g.1 = g.0;
+        cv.notify_all();
+    }
 }
 
 fn quantile(v: &mut [f64], q: f64) -> f64 {
@@ -56,6 +87,21 @@ fn paced(recs: u32, ticks: u32) -> Paced {
         .map(|d| Vec::with_capacity(d[0].len()))
         .collect();
     let (mut submit, mut floor, mut ratio) = (Vec::new(), Vec::new(), Vec::new());
+    let (mut handoff, mut handoff_ratio) = (Vec::new(), Vec::new());
+    let shared: Shared = Arc::new((
+        Mutex::new((
+            0,
+            0,
+            data.iter()
+                .map(|d| Vec::with_capacity(d[0].len()))
+                .collect(),
+        )),
+        Condvar::new(),
+    ));
+    let reader = {
+        let s = shared.clone();
+        std::thread::spawn(move || handoff_reader(&s))
+    };
     let start = Instant::now();
     for t in 0..(warm + ticks) as usize {
         // The tick's batches were just built by the server: read them first, so that neither
@@ -80,23 +126,61 @@ fn paced(recs: u32, ticks: u32) -> Paced {
             }
             s.elapsed()
         };
-        // Alternating which goes first: neither always finds the caches the sleep left.
-        let (s, f) = if t % 2 == 0 {
-            let s = timed_submit();
-            (s, timed_floor())
-        } else {
-            let f = timed_floor();
-            (timed_submit(), f)
+        // The handoff floor: copy under the lock (taken once per tick), then let the reader
+        // read every buffer and wait until it has.
+        let timed_handoff = || {
+            let (lock, cv) = &*shared;
+            let s = Instant::now();
+            let mut g = lock.lock().expect("lock");
+            for (r, b) in g.2.iter_mut().enumerate() {
+                b.clear();
+                b.extend_from_slice(&data[r][t]);
+            }
+            g.0 += 1;
+            drop(g);
+            let took = s.elapsed();
+            cv.notify_all();
+            let mut g = lock.lock().expect("lock");
+            while g.1 != g.0 {
+                g = cv.wait(g).expect("wait");
+            }
+            took
+        };
+        // Rotating which goes first: none always finds the caches the sleep left.
+        let (s, f, h) = match t % 3 {
+            0 => {
+                let s = timed_submit();
+                let f = timed_floor();
+                (s, f, timed_handoff())
+            }
+            1 => {
+                let f = timed_floor();
+                let h = timed_handoff();
+                (timed_submit(), f, h)
+            }
+            _ => {
+                let h = timed_handoff();
+                let s = timed_submit();
+                (s, timed_floor(), h)
+            }
         };
         if t >= warm as usize {
             let per = |d: Duration| d.as_nanos() as f64 / f64::from(PLAYERS);
             submit.push(per(s));
             floor.push(per(f));
             ratio.push(per(s) / per(f).max(0.1));
+            handoff.push(per(h));
+            handoff_ratio.push(per(s) / per(h).max(0.1));
         }
         let next = start + PERIOD * (t as u32 + 1);
         std::thread::sleep(next.saturating_duration_since(Instant::now()));
     }
+    {
+        let (lock, cv) = &*shared;
+        lock.lock().expect("lock").0 = u64::MAX;
+        cv.notify_all();
+    }
+    reader.join().expect("handoff reader");
     for r in recorders {
         r.abort().expect("abort");
     }
@@ -106,6 +190,8 @@ fn paced(recs: u32, ticks: u32) -> Paced {
         p99: quantile(&mut submit, 0.99),
         floor: quantile(&mut floor, 0.5),
         ratio: quantile(&mut ratio, 0.5),
+        handoff: quantile(&mut handoff, 0.5),
+        handoff_ratio: quantile(&mut handoff_ratio, 0.5),
     }
 }
 
@@ -116,6 +202,16 @@ pub fn run(quick: bool, out: &mut Figures) {
     put(out, "submit_paced_p99_ns_per_player_tick", one.p99);
     put(out, "submit_paced_floor_ns_per_player_tick", one.floor);
     put(out, "submit_paced_vs_floor_ratio", one.ratio);
+    put(
+        out,
+        "submit_paced_handoff_floor_ns_per_player_tick",
+        one.handoff,
+    );
+    put(
+        out,
+        "submit_paced_vs_handoff_floor_ratio",
+        one.handoff_ratio,
+    );
     let runs = paced(PLAYERS, ticks);
     put(
         out,
@@ -136,5 +232,15 @@ pub fn run(quick: bool, out: &mut Figures) {
         out,
         "submit_paced_vs_floor_ratio_1_player_recordings",
         runs.ratio,
+    );
+    put(
+        out,
+        "submit_paced_handoff_floor_ns_per_player_tick_1_player_recordings",
+        runs.handoff,
+    );
+    put(
+        out,
+        "submit_paced_vs_handoff_floor_ratio_1_player_recordings",
+        runs.handoff_ratio,
     );
 }

@@ -186,7 +186,7 @@ impl From<Arc<Reader>> for LoadFrom {
 pub struct GhostLoad {
     pending: Pending<GhostTrack>,
     cancel: Arc<AtomicBool>,
-    thread: Option<std::thread::JoinHandle<()>>,
+    thread: Option<crate::threads::Handle>,
 }
 
 impl GhostLoad {
@@ -206,10 +206,7 @@ impl GhostLoad {
             // the handle may be gone (cancelled): nobody to tell
             let _ = tx.send(r);
         };
-        match std::thread::Builder::new()
-            .name(format!("tickreel-ghost-{entity}"))
-            .spawn(job)
-        {
+        match crate::threads::spawn(format!("tickreel-ghost-{entity}"), job) {
             Ok(thread) => GhostLoad {
                 pending,
                 cancel,
@@ -252,7 +249,7 @@ impl Drop for GhostLoad {
     fn drop(&mut self) {
         self.cancel.store(true, Ordering::Relaxed);
         if let Some(t) = self.thread.take() {
-            let _ = t.join();
+            t.join();
         }
     }
 }

@@ -19,7 +19,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock};
 
-use parking_lot::{Condvar, Mutex};
+use crate::sync::{Condvar, Mutex};
 
 use crate::error::{Error, Result};
 use crate::format::chunk::DecodedChunk;
@@ -468,19 +468,7 @@ impl ChunkCache {
 
 /// A copy of an error for a caller (errors are shared in the cache; `Error` is not `Clone`).
 pub fn error_of(f: &Fault) -> Error {
-    match &**f {
-        Error::Io(e) => Error::Io(std::io::Error::new(e.kind(), e.to_string())),
-        Error::Corrupt(m) => Error::Corrupt(m.clone()),
-        Error::Truncated(m) => Error::Truncated(m.clone()),
-        Error::LimitExceeded(m) => Error::LimitExceeded(m.clone()),
-        Error::Unsupported(m) => Error::Unsupported(m.clone()),
-        Error::InvalidArgument(m) => Error::InvalidArgument(m.clone()),
-        Error::InvalidState(m) => Error::InvalidState(m.clone()),
-        Error::Locked(m) => Error::Locked(m.clone()),
-        Error::Backpressure(m) => Error::Backpressure(m.clone()),
-        Error::NotReady(m) => Error::NotReady(m.clone()),
-        Error::Metadata(m) => Error::Metadata(m.clone()),
-    }
+    f.duplicate()
 }
 
 #[cfg(test)]

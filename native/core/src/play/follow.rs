@@ -33,10 +33,9 @@
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use parking_lot::{Condvar, Mutex};
+use crate::sync::{Condvar, Mutex};
 
 use crate::error::{Error, Result};
 use crate::play::reader::{Reader, ReaderOptions};
@@ -147,7 +146,7 @@ struct Shared {
 #[derive(Debug)]
 pub struct LiveFollower {
     shared: Arc<Shared>,
-    thread: Option<JoinHandle<()>>,
+    thread: Option<crate::threads::Handle>,
 }
 
 impl Recording {
@@ -217,11 +216,7 @@ impl LiveFollower {
         }
         let thread = if shared.options.background {
             let s = shared.clone();
-            Some(
-                std::thread::Builder::new()
-                    .name("tickreel-follow".into())
-                    .spawn(move || s.run())?,
-            )
+            Some(crate::threads::spawn("tickreel-follow", move || s.run())?)
         } else {
             None
         };
@@ -270,7 +265,7 @@ impl Drop for LiveFollower {
         *self.shared.stop.lock() = true;
         self.shared.wake.notify_all();
         if let Some(t) = self.thread.take() {
-            let _ = t.join();
+            t.join();
         }
     }
 }

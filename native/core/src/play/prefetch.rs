@@ -8,11 +8,10 @@
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock};
-use std::thread::JoinHandle;
 use std::time::Duration;
 
+use crate::sync::Mutex;
 use crossbeam_channel::{Receiver, RecvTimeoutError, Sender, TrySendError, bounded};
-use parking_lot::Mutex;
 
 use crate::error::Error;
 use crate::play::cache::{Cached, ChunkCache, ChunkKey, Claim, Flight, Lookup, Part};
@@ -68,7 +67,7 @@ pub struct PrefetchPool {
 #[derive(Default)]
 struct Workers {
     alive: usize,
-    handles: Vec<JoinHandle<()>>,
+    handles: Vec<crate::threads::Handle>,
     spawned: u64,
 }
 
@@ -133,7 +132,7 @@ impl PrefetchPool {
         self.tx.lock().take();
         let handles = std::mem::take(&mut self.workers.lock().handles);
         for h in handles {
-            let _ = h.join();
+            h.join();
         }
     }
 
@@ -148,9 +147,10 @@ impl PrefetchPool {
         let counters = self.counters.clone();
         let idle = self.idle;
         let workers = self.workers.clone();
-        let spawned = std::thread::Builder::new()
-            .name(format!("tickreel-prefetch-{}", w.spawned))
-            .spawn(move || worker(&rx, &counters, idle, &workers));
+        let spawned =
+            crate::threads::spawn(format!("tickreel-prefetch-{}", w.spawned), move || {
+                worker(&rx, &counters, idle, &workers)
+            });
         // Without a thread the queued job waits for a blocking caller to run it (a playhead that
         // needs the chunk runs the claimed flight itself).
         if let Ok(h) = spawned {

@@ -16,6 +16,8 @@ use crate::storage::live::{META_FILE, SegmentFrames};
 use crate::storage::{EntryKind, FileSource, LocalStorage, Source, Storage};
 
 thread_local! {
+    /// One decompression context per library thread (see [`crate::threads`]; other threads use
+    /// the reader's [`Decompressors`]).
     static DECOMPRESSOR: std::cell::RefCell<Option<zstd::bulk::Decompressor<'static>>> =
         const { std::cell::RefCell::new(None) };
 }
@@ -56,6 +58,40 @@ pub struct Reader {
     index: Vec<IndexEntry>,
     limits: Limits,
     dictionary: Option<Arc<Vec<u8>>>,
+    decompressors: Decompressors,
+}
+
+/// Decompression contexts for calls on threads that are not the library's (a plugin's main
+/// thread seeking), reused: a thread-local one would keep the shared library mapped after it is
+/// unloaded ([`crate::threads`]). At most [`Decompressors::KEEP`] are kept.
+#[derive(Default)]
+struct Decompressors(std::sync::Mutex<Vec<zstd::bulk::Decompressor<'static>>>);
+
+impl Decompressors {
+    const KEEP: usize = 2;
+
+    fn with<R>(
+        &self,
+        f: impl FnOnce(&mut zstd::bulk::Decompressor<'static>) -> Result<R>,
+    ) -> Result<R> {
+        let taken = self.0.lock().unwrap_or_else(|p| p.into_inner()).pop();
+        let mut dec = match taken {
+            Some(d) => d,
+            None => zstd::bulk::Decompressor::new()?,
+        };
+        let r = f(&mut dec);
+        let mut kept = self.0.lock().unwrap_or_else(|p| p.into_inner());
+        if kept.len() < Self::KEEP {
+            kept.push(dec);
+        }
+        r
+    }
+}
+
+impl std::fmt::Debug for Decompressors {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Decompressors")
+    }
 }
 
 impl Reader {
@@ -108,6 +144,7 @@ impl Reader {
             index: Vec::new(),
             limits: Limits::default(),
             dictionary: None,
+            decompressors: Decompressors::default(),
         }
     }
 
@@ -205,6 +242,7 @@ impl Reader {
             index,
             limits,
             dictionary,
+            decompressors: Decompressors::default(),
         })
     }
 
@@ -311,6 +349,9 @@ impl Reader {
                 decompress_frame(fh, compressed, &mut dec, &self.limits)
             }
             // One decompression context per thread, reused (creating one costs ~10 us).
+            None if !crate::threads::is_library_thread() => self
+                .decompressors
+                .with(|dec| decompress_frame(fh, compressed, dec, &self.limits)),
             None => DECOMPRESSOR.with(|cell| {
                 let mut slot = cell.borrow_mut();
                 if slot.is_none() {

@@ -122,6 +122,9 @@ fn shared_compressor<'a>(
 }
 
 thread_local! {
+    /// Compression contexts and buffers shared by every chunker of a library thread. Not used on
+    /// other threads (a synchronous writer's caller): its destructor would keep the shared
+    /// library mapped (see [`crate::threads`]); those use the chunker's own.
     static COMPRESSION: std::cell::RefCell<Compression> = std::cell::RefCell::default();
 }
 
@@ -157,6 +160,8 @@ pub struct Chunker {
     enc: ChunkEncoder,
     /// Only for a recording with a dictionary; others share their thread's context.
     own_compressor: Option<zstd::bulk::Compressor<'static>>,
+    /// Contexts and buffers for chunks cut on a thread that is not the library's.
+    own_compression: Option<Box<Compression>>,
     last_snapshot: Option<u32>,
     pending_snapshot: Option<Vec<u8>>,
     open: bool,
@@ -192,6 +197,7 @@ impl Chunker {
             policy,
             enc: ChunkEncoder::new(),
             own_compressor,
+            own_compression: None,
             last_snapshot: None,
             pending_snapshot: None,
             open: false,
@@ -351,18 +357,26 @@ impl Chunker {
         }
         self.open = false;
         let level = self.policy.zstd_level;
-        let (header, payload) = COMPRESSION.with(|c| {
+        let mut cut = |c: &mut Compression| {
             let Compression {
                 compressors,
                 payload,
                 compressed,
-            } = &mut *c.borrow_mut();
+            } = c;
             let compressor = match &mut self.own_compressor {
                 Some(own) => own,
                 None => shared_compressor(compressors, level)?,
             };
             self.enc.finish_frame(compressor, payload, compressed)
-        })?;
+        };
+        let (header, payload) = if crate::threads::is_library_thread() {
+            COMPRESSION.with(|c| cut(&mut c.borrow_mut()))?
+        } else {
+            let mut own = self.own_compression.take().unwrap_or_default();
+            let r = cut(&mut own);
+            self.own_compression = Some(own);
+            r?
+        };
         self.events += self.enc.event_count();
         self.pose_samples += self.enc.sample_count();
         self.uncompressed_bytes += u64::from(header.uncompressed_len);

@@ -4,11 +4,10 @@ use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
-use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use crossbeam_channel::{Receiver, SendTimeoutError, Sender, TrySendError, bounded, unbounded};
-use parking_lot::{Condvar, Mutex, RwLock};
+use crate::sync::{Condvar, Mutex, RwLock};
+use crossbeam_channel::{Receiver, Sender, TrySendError, bounded, unbounded};
 
 use crate::error::{Error, Result};
 use crate::format::metadata::{EntityInfo, EventType};
@@ -273,7 +272,7 @@ struct EngineInner {
     /// Each writer's control channel (see [`Ending`]), by the same index as `writers`.
     controls: Vec<Sender<Ending>>,
     compact_tx: Sender<CompactJob>,
-    threads: Mutex<Vec<JoinHandle<()>>>,
+    threads: Mutex<Vec<crate::threads::Handle>>,
     next_id: AtomicU64,
     /// Written for the whole of a shutdown, read while a recording is being opened (so that no
     /// recording opens behind the shutdown, and openings do not wait for each other); `true` once
@@ -300,18 +299,19 @@ impl EngineInner {
         self.shared.stalled_flag.store(false, Ordering::Release);
         self.shared.stall_cv.notify_all();
         for w in &self.writers {
-            let _ = w.send(Msg::Shutdown);
+            // Waits for room without parking in crossbeam (see `crate::threads`).
+            let far = Instant::now() + Duration::from_secs(365 * 24 * 3600);
+            let _ = crate::threads::send_until(w, Msg::Shutdown, far);
         }
-        let threads: Vec<_> = self.threads.lock().drain(..).collect();
-        let (writers, compactor): (Vec<_>, Vec<_>) = threads
-            .into_iter()
-            .partition(|t| t.thread().name() != Some("tickreel-compactor"));
+        // The writers first, then the compactor (started last, so last in the list).
+        let mut writers: Vec<_> = self.threads.lock().drain(..).collect();
+        let compactor = writers.pop();
         for t in writers {
-            let _ = t.join();
+            t.join();
         }
         let _ = self.compact_tx.send(CompactJob::Shutdown);
-        for t in compactor {
-            let _ = t.join();
+        if let Some(t) = compactor {
+            t.join();
         }
         self.shared.threads_done.store(true, Ordering::Release);
     }
@@ -367,20 +367,17 @@ impl Engine {
             let ctx = compact_tx.clone();
             // Started here, so that every thread of the engine runs once `new` returns.
             let sync = SyncThread::spawn(format!("tickreel-sync-{i}"), shared.storage.clone());
-            threads.push(
-                std::thread::Builder::new()
-                    .name(format!("tickreel-writer-{i}"))
-                    .spawn(move || writer_loop(rx, ctl_rx, sh, ctx, sync))?,
-            );
+            threads.push(crate::threads::spawn(
+                format!("tickreel-writer-{i}"),
+                move || writer_loop(rx, ctl_rx, sh, ctx, sync),
+            )?);
             writers.push(tx);
             controls.push(ctl_tx);
         }
         let sh = shared.clone();
-        threads.push(
-            std::thread::Builder::new()
-                .name("tickreel-compactor".into())
-                .spawn(move || compaction_loop(compact_rx, sh))?,
-        );
+        threads.push(crate::threads::spawn("tickreel-compactor", move || {
+            compaction_loop(compact_rx, sh)
+        })?);
         Ok(Engine {
             inner: Arc::new(EngineInner {
                 shared,
@@ -548,11 +545,13 @@ impl Engine {
             Err(TrySendError::Disconnected(_)) => return Err(gone()),
             Err(TrySendError::Full(msg)) => match shared.backpressure {
                 Backpressure::Drop => return Err(full()),
-                Backpressure::Block { deadline } => match tx.send_timeout(msg, deadline) {
-                    Ok(()) => {}
-                    Err(SendTimeoutError::Timeout(_)) => return Err(full()),
-                    Err(SendTimeoutError::Disconnected(_)) => return Err(gone()),
-                },
+                Backpressure::Block { deadline } => {
+                    match crate::threads::send_until(&tx, msg, Instant::now() + deadline) {
+                        Ok(()) => {}
+                        Err(Some(_)) => return Err(full()),
+                        Err(None) => return Err(gone()),
+                    }
+                }
             },
         }
         inner.shared.active.fetch_add(1, Ordering::Relaxed);

@@ -8,7 +8,7 @@
 //! server thread never waits for it: when the writer (or another server thread) holds it, `take`
 //! allocates a fresh buffer instead.
 
-use parking_lot::Mutex;
+use crate::sync::Mutex;
 
 /// Buffers larger than this are not returned to the pool: an unusually large tick should not pin
 /// memory, and a big pooled buffer handed to a small tick would charge the in-flight budget for

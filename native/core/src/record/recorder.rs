@@ -6,8 +6,8 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU8, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
-use crossbeam_channel::{SendTimeoutError, Sender, TrySendError};
-use parking_lot::Mutex;
+use crate::sync::Mutex;
+use crossbeam_channel::{Sender, TrySendError};
 
 use crate::error::{Error, Result};
 use crate::format::metadata::{EntityInfo, EventType, Gap, Metadata};
@@ -79,6 +79,8 @@ pub(crate) struct RecShared {
     pub last_flush_us: AtomicU64,
     pub flushed_tick: AtomicU64,
     pub error: Mutex<Option<String>>,
+    /// The I/O error behind `error`, when the last error was a flush's (its kind and path).
+    pub io_error: Mutex<Option<Error>>,
     pub gaps: Mutex<Vec<Gap>>,
     /// What the metadata may still take (checked at the call, on the server thread).
     pub meta_budget: Mutex<MetadataBudget>,
@@ -118,6 +120,7 @@ impl RecShared {
             last_flush_us: AtomicU64::new(0),
             flushed_tick: AtomicU64::new(last_tick.map_or(NONE, u64::from)),
             error: Mutex::new(None),
+            io_error: Mutex::new(None),
             gaps: Mutex::new(Vec::new()),
             backpressure: opts.backpressure,
             max_batch: opts.max_batch_bytes,
@@ -165,6 +168,15 @@ impl RecShared {
 
     pub(crate) fn set_error(&self, msg: String) {
         *self.error.lock() = Some(msg);
+        *self.io_error.lock() = None;
+    }
+
+    /// [`RecShared::set_error`] for an I/O failure, kept typed for [`Recorder::status`].
+    pub(crate) fn set_io_error(&self, msg: String, e: &Error) {
+        self.set_error(msg);
+        if let Error::Io(_) = e {
+            *self.io_error.lock() = Some(e.duplicate());
+        }
     }
 
     pub(crate) fn record_drop(&self, tick: u32) {
@@ -266,14 +278,7 @@ impl Recorder {
         let sent = match self.tx.try_send(msg) {
             Ok(()) => Ok(()),
             Err(TrySendError::Full(m)) => match deadline(&mut deadline_at) {
-                Some(at) => match self
-                    .tx
-                    .send_timeout(m, at.saturating_duration_since(Instant::now()))
-                {
-                    Ok(()) => Ok(()),
-                    Err(SendTimeoutError::Timeout(m)) => Err(Some(m)),
-                    Err(SendTimeoutError::Disconnected(_)) => Err(None),
-                },
+                Some(at) => crate::threads::send_until(&self.tx, m, at),
                 None => Err(Some(m)),
             },
             Err(TrySendError::Disconnected(_)) => Err(None),
@@ -324,17 +329,21 @@ impl Recorder {
     }
 
     /// Waits for the writer's answer to a message, or until the engine has stopped without one.
+    /// Polls (never parks in crossbeam, see [`crate::threads::Nap`]): these calls wait for I/O
+    /// anyway, and a blocking receive would leave a thread-local destructor on the caller's thread.
     fn wait_ack(&self, rx: &crossbeam_channel::Receiver<Result<()>>) -> Result<()> {
+        let mut nap = crate::threads::Nap::default();
         loop {
-            match rx.recv_timeout(Duration::from_millis(50)) {
+            match rx.try_recv() {
                 Ok(r) => return r,
-                Err(crossbeam_channel::RecvTimeoutError::Disconnected) => {
+                Err(crossbeam_channel::TryRecvError::Disconnected) => {
                     return Err(Self::engine_gone());
                 }
-                Err(crossbeam_channel::RecvTimeoutError::Timeout) => {
+                Err(crossbeam_channel::TryRecvError::Empty) => {
                     if self.engine.threads_done.load(Ordering::Acquire) {
                         return rx.try_recv().unwrap_or_else(|_| Err(Self::engine_gone()));
                     }
+                    nap.nap();
                 }
             }
         }
@@ -356,11 +365,13 @@ impl Recorder {
             Err(TrySendError::Disconnected(_)) => Err(gone()),
             Err(TrySendError::Full(msg)) => match self.shared.backpressure {
                 Backpressure::Drop => Err(full(msg)),
-                Backpressure::Block { deadline } => match self.tx.send_timeout(msg, deadline) {
-                    Ok(()) => Ok(()),
-                    Err(SendTimeoutError::Timeout(m)) => Err(full(m)),
-                    Err(SendTimeoutError::Disconnected(_)) => Err(gone()),
-                },
+                Backpressure::Block { deadline } => {
+                    match crate::threads::send_until(&self.tx, msg, Instant::now() + deadline) {
+                        Ok(()) => Ok(()),
+                        Err(Some(m)) => Err(full(m)),
+                        Err(None) => Err(gone()),
+                    }
+                }
             },
         };
         if sent.is_ok() {
@@ -522,9 +533,19 @@ impl Recorder {
     }
 
     /// The last error the writer reported for this recording, if any.
+    ///
+    /// A flush's I/O failure keeps its kind: an [`Error::Io`] with the operating system's kind
+    /// ([`Error::io_kind`]) and the path it happened on ([`Error::path`]); other writer errors
+    /// (a refused tick, a snapshot provider's failure) are [`Error::InvalidState`].
     pub fn status(&self) -> Result<()> {
-        match &*self.shared.error.lock() {
-            Some(m) => Err(Error::InvalidState(format!("writer error: {m}"))),
+        let error = self.shared.error.lock();
+        match &*error {
+            Some(m) => match &*self.shared.io_error.lock() {
+                Some(e) => Err(e
+                    .duplicate()
+                    .with_context(" (writer error: a flush failed; it is retried)")),
+                None => Err(Error::InvalidState(format!("writer error: {m}"))),
+            },
             None => Ok(()),
         }
     }

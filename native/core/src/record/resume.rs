@@ -2,8 +2,6 @@
 //! segment and fsyncs what it repairs) runs on a thread of its own, so that `start_recording`
 //! returns at once; the writer holds the recording's messages until it is done.
 
-use std::thread::JoinHandle;
-
 use crossbeam_channel::{Receiver, TryRecvError};
 
 use crate::error::{Error, Result};
@@ -64,7 +62,7 @@ pub(crate) fn resume_locked(live: &LiveDir, lock: WriterLock) -> Result<Resumed>
 /// `submit_tick` apply its backpressure policy, never grow memory).
 pub(crate) struct PendingResume {
     rx: Receiver<Result<Resumed>>,
-    thread: Option<JoinHandle<()>>,
+    thread: Option<crate::threads::Handle>,
     held: Vec<Msg>,
 }
 
@@ -80,13 +78,11 @@ impl PendingResume {
     /// Starts recovering `live`, whose lock the caller took.
     pub(crate) fn start(live: LiveDir, lock: WriterLock) -> Result<PendingResume> {
         let (tx, rx) = crossbeam_channel::bounded(1);
-        let thread = std::thread::Builder::new()
-            .name("tickreel-resume".into())
-            .spawn(move || {
-                let r = crate::record::writer_thread::guarded(|| resume_locked(&live, lock))
-                    .unwrap_or_else(|m| Err(Error::InvalidState(m)));
-                let _ = tx.send(r);
-            })?;
+        let thread = crate::threads::spawn("tickreel-resume", move || {
+            let r = crate::record::writer_thread::guarded(|| resume_locked(&live, lock))
+                .unwrap_or_else(|m| Err(Error::InvalidState(m)));
+            let _ = tx.send(r);
+        })?;
         Ok(PendingResume {
             rx,
             thread: Some(thread),
@@ -114,7 +110,7 @@ impl PendingResume {
             }
         };
         if let Some(t) = self.thread.take() {
-            let _ = t.join();
+            t.join();
         }
         Some(r.and_then(|r| r))
     }

@@ -19,7 +19,6 @@
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::Arc;
-use std::thread::JoinHandle;
 
 use crossbeam_channel::{Receiver, Sender, TryRecvError, bounded, unbounded};
 
@@ -130,7 +129,7 @@ fn sync_each(storage: &dyn Storage, groups: &Groups) -> Vec<Result<()>> {
 pub(crate) struct SyncThread {
     tx: Option<Sender<Vec<SyncJob>>>,
     done: Receiver<RoundOutcome>,
-    thread: Option<JoinHandle<()>>,
+    thread: Option<crate::threads::Handle>,
     storage: Arc<dyn Storage>,
     /// The recordings of the round being committed (sorted).
     in_flight: Option<Vec<u64>>,
@@ -145,22 +144,20 @@ impl SyncThread {
         let (tx, rx) = bounded::<Vec<SyncJob>>(1);
         let (done_tx, done) = unbounded();
         let st = storage.clone();
-        let thread = std::thread::Builder::new()
-            .name(name)
-            .spawn(move || {
-                for jobs in rx {
-                    let ids: Vec<u64> = jobs.iter().map(|j| j.id).collect();
-                    let outcome = guarded(|| commit_round(st.as_ref(), jobs)).unwrap_or_else(|m| {
-                        ids.iter()
-                            .map(|&id| (id, Err(Error::InvalidState(m.clone()))))
-                            .collect()
-                    });
-                    if done_tx.send(outcome).is_err() {
-                        return;
-                    }
+        let thread = crate::threads::spawn(name, move || {
+            for jobs in rx {
+                let ids: Vec<u64> = jobs.iter().map(|j| j.id).collect();
+                let outcome = guarded(|| commit_round(st.as_ref(), jobs)).unwrap_or_else(|m| {
+                    ids.iter()
+                        .map(|&id| (id, Err(Error::InvalidState(m.clone()))))
+                        .collect()
+                });
+                if done_tx.send(outcome).is_err() {
+                    return;
                 }
-            })
-            .ok();
+            }
+        })
+        .ok();
         SyncThread {
             tx: thread.as_ref().map(|_| tx),
             done,
@@ -225,7 +222,7 @@ impl Drop for SyncThread {
     fn drop(&mut self) {
         self.tx = None;
         if let Some(t) = self.thread.take() {
-            let _ = t.join();
+            t.join();
         }
     }
 }

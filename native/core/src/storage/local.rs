@@ -13,7 +13,7 @@ use crate::error::{Error, Result};
 
 /// An I/O error that names the path it happened on.
 fn at(path: &Path, e: io::Error) -> Error {
-    Error::Io(io::Error::new(e.kind(), format!("{}: {e}", path.display())))
+    Error::io_at(path, e)
 }
 
 /// The local file system.

@@ -69,11 +69,15 @@ pub struct ChunkEncoder {
     /// (linear in time) or a track's ticks are stored as deltas, else 1 (so that readers of data
     /// version 1 read it).
     payload_version: u16,
+    /// `encode_payload`'s working buffers on a thread that is not the library's (the caller of a
+    /// synchronous writer): see [`crate::threads`].
+    own_scratch: Option<Box<Scratch>>,
 }
 
 thread_local! {
-    /// `encode_payload`'s working buffers, shared by every encoder of a thread (a writer thread
-    /// serving many recordings keeps one warm set instead of one per recording).
+    /// `encode_payload`'s working buffers, shared by every encoder of a library thread (a writer
+    /// thread serving many recordings keeps one warm set instead of one per recording). Not used
+    /// on other threads: its destructor would keep the shared library mapped.
     static SCRATCH: std::cell::RefCell<Scratch> = std::cell::RefCell::default();
 }
 
@@ -417,7 +421,14 @@ impl ChunkEncoder {
         put_uvarint(out, self.stream.len() as u64);
         out.extend_from_slice(&self.stream);
         // 4. movement
-        let v2 = SCRATCH.with(|sc| self.encode_movement(&mut sc.borrow_mut(), out));
+        let v2 = if crate::threads::is_library_thread() {
+            SCRATCH.with(|sc| self.encode_movement(&mut sc.borrow_mut(), out))
+        } else {
+            let mut sc = self.own_scratch.take().unwrap_or_default();
+            let v2 = self.encode_movement(&mut sc, out);
+            self.own_scratch = Some(sc);
+            v2
+        };
         self.payload_version = if v2 { DATA_VERSION } else { 1 };
     }
 

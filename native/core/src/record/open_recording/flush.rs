@@ -191,7 +191,7 @@ impl OpenRecording {
     fn failed(&mut self, e: &Error, started: Instant) {
         self.retry_at = Some(started + self.retry_wait);
         self.retry_wait = (self.retry_wait * 2).min(RETRY_MAX);
-        self.shared.set_error(format!("flush failed: {e}"));
+        self.shared.set_io_error(format!("flush failed: {e}"), e);
     }
 
     /// Writing continues in a fresh segment after a failure; one this flush created and could

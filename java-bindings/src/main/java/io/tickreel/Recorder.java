@@ -147,7 +147,14 @@ public final class Recorder implements AutoCloseable {
         NativeBridge.recorderPutMetadata(handle.get(), Nbt.writeRoot(entries));
     }
 
-    /** Asks the writer to flush now; returns once every tick submitted so far is durable. */
+    /**
+     * Asks the writer to flush now; returns once every tick submitted so far is durable.
+     *
+     * @throws TickreelException of kind {@code IO} if the flush failed (its {@link
+     *     TickreelException#path() path} names the file or directory; the writer keeps the ticks
+     *     in memory, up to about 1 MiB, and retries)
+     * @throws IllegalStateException if this recorder was closed or its engine shut down
+     */
     public void flush() {
         NativeBridge.recorderFlush(handle.get());
     }
@@ -176,8 +183,10 @@ public final class Recorder implements AutoCloseable {
     /**
      * The writer's status for this recording: empty while everything went well, otherwise its
      * last error (a malformed tick refused, an I/O error) as a {@link TickreelException} whose
-     * {@link TickreelException#kind() kind} says what happened. Returned, not thrown: a server
-     * checks it each tick or second without a try block. Never blocks.
+     * {@link TickreelException#kind() kind} says what happened: {@code IO} for a failed flush,
+     * with the {@link TickreelException#path() path} it failed on, {@code INVALID_STATE} for a
+     * tick or snapshot the writer refused. Returned, not thrown: a server checks it each tick or
+     * second without a try block. Never blocks.
      *
      * @throws IllegalStateException if this recorder was closed
      */

@@ -42,6 +42,7 @@ public class TickreelException extends RuntimeException {
         NOT_READY(10),
         /** Metadata (NBT) could not be encoded or decoded. */
         METADATA(11),
+        DATABASE(12),
         /** An internal error of the library (a bug: please report it), C's {@code TICKREEL_RESULT_PANIC}. */
         INTERNAL(102),
         /** The native library could not be found, extracted, loaded or bound (Java only). */
@@ -69,6 +70,8 @@ public class TickreelException extends RuntimeException {
     }
 
     private final Kind kind;
+    /** The file an I/O error happened on, or null. */
+    private final String path;
 
     /**
      * Creates an exception.
@@ -79,6 +82,7 @@ public class TickreelException extends RuntimeException {
     public TickreelException(Kind kind, String message) {
         super(message);
         this.kind = kind;
+        this.path = null;
     }
 
     /**
@@ -91,15 +95,33 @@ public class TickreelException extends RuntimeException {
     public TickreelException(Kind kind, String message, Throwable cause) {
         super(message, cause);
         this.kind = kind;
+        this.path = null;
+    }
+
+    /** An exception of the kind numbered {@code code}, without a path. */
+    TickreelException(String message, int code) {
+        this(message, code, null);
     }
 
     /** Called by the native library (the signature is part of the JNI contract). */
-    TickreelException(String message, int code) {
-        this(Kind.of(code), message);
+    TickreelException(String message, int code, String path) {
+        super(message);
+        this.kind = Kind.of(code);
+        this.path = path;
     }
 
     /** What went wrong. */
     public Kind kind() {
         return kind;
+    }
+
+    /**
+     * The file or directory an {@link Kind#IO} error happened on (a recording's live directory or
+     * one of its files, the final file), if the error names one.
+     *
+     * @return the path, or empty for errors that are not about one file
+     */
+    public java.util.Optional<java.nio.file.Path> path() {
+        return java.util.Optional.ofNullable(path).map(java.nio.file.Path::of);
     }
 }

@@ -229,16 +229,15 @@ class ClassLoaderTest {
      * A plugin that recorded, read, played (a {@link Playhead}, so prefetch threads started),
      * loaded a ghost and got a {@link TickreelException} from native code, then was unloaded, 50
      * times in fresh class loaders: every loader is collected (nothing process-wide, such as a
-     * global reference to the exception class, holds it) and the threads return to their
-     * baseline.
+     * global reference to the exception class, holds it), the threads return to their baseline
+     * and so do the mapped copies of the library, also those called from a thread that lives on
+     * (here the test's, in a server its main thread).
      *
-     * <p>The copies of the library are not all unmapped (a known leak): the JVM unloads a
-     * collected loader's library ({@code JNI_OnUnload}, then {@code dlclose}), but a copy used
-     * from a thread that lives on (here the test's, in a server its main thread) stays mapped,
-     * one copy per reload, while a copy used only from threads that have ended is unmapped. The
-     * likely cause (not traced to a single thread-local): glibc does not unload a library while
-     * a live thread holds thread-local destructors it registered, as Rust thread-locals with a
-     * {@code Drop} do on the thread that calls into the library.
+     * <p>The last needs the library to register no thread-local destructor on a caller's thread:
+     * glibc does not unmap a library while a live thread holds one (they were a zstd context, the
+     * encoder's buffers, std's spawn hooks from starting the engine's threads, and parking_lot's
+     * per-thread parking data; see {@code tickreel::threads}). Before that, each reload called
+     * from this thread left one copy mapped.
      */
     @Test
     void reloadedPluginLoadersAreCollected(@TempDir Path dir) throws Exception {
@@ -283,8 +282,11 @@ class ClassLoaderTest {
                 + " after=" + after + "; mapped library copies: baseline=" + mappedBaseline
                 + " peak=" + mappedPeak + " after=" + mapped);
         assertTrue(mappedPeak > mappedBaseline, "each plugin maps its own copy: " + mappedPeak);
-        assertEquals(mappedBaseline + reloads / 2, mapped, "library copies mapped after " + reloads
-                + " reloads, half of them called from a thread that ended (peak " + mappedPeak + ")");
+        // At most the baseline: a copy still mapped when the baseline was counted (the warm-up's,
+        // its loader not yet collected) may be gone by now.
+        assertTrue(mapped <= mappedBaseline, "library copies mapped after " + reloads
+                + " reloads, half of them called from this long-lived thread: " + mapped + ", baseline "
+                + mappedBaseline + " (peak " + mappedPeak + ")");
     }
 
     /** {@link #runProbe} on a new thread, which has ended when this returns. */

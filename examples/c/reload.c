@@ -1,0 +1,117 @@
+/* Loads libtickreel with dlopen, records, finishes, reads back and verifies, provokes an error,
+ * then dlclose()s it, all on this (the main, long-lived) thread, three times: each time the
+ * library must be unmapped afterwards (/proc/self/maps no longer names it). A thread-local
+ * destructor registered on this thread would keep it mapped (glibc), as a plugin reload did.
+ * Not run under the sanitizers (ASan keeps its own references to loaded libraries).
+ * Usage: reload PATH/TO/libtickreel.so SCRATCH_DIR; prints "N passed" or FAIL lines. */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tickreel.h"
+
+static int passed, failed;
+#define CHECK(cond, ...)                        \
+    do {                                        \
+        if (cond) {                             \
+            passed++;                           \
+        } else {                                \
+            failed++;                           \
+            printf("FAIL line %d: ", __LINE__); \
+            printf(__VA_ARGS__);                \
+            printf("\n");                       \
+        }                                       \
+    } while (0)
+
+/* Whether /proc/self/maps names `path`. */
+static int mapped(const char *path) {
+    FILE *f = fopen("/proc/self/maps", "r");
+    char line[8192];
+    int found = 0;
+    while (f != NULL && fgets(line, sizeof line, f) != NULL) {
+        if (strstr(line, path) != NULL) {
+            found = 1;
+        }
+    }
+    if (f != NULL) {
+        fclose(f);
+    }
+    return found;
+}
+
+#define SYM(name) __typeof__(&name) p_##name = (__typeof__(&name))dlsym(lib, #name)
+
+static void use_library(void *lib, const char *dir, int round) {
+    SYM(tickreel_engine_new);
+    SYM(tickreel_engine_free);
+    SYM(tickreel_recorder_start);
+    SYM(tickreel_recorder_submit_tick);
+    SYM(tickreel_recorder_flush);
+    SYM(tickreel_recorder_finish);
+    SYM(tickreel_recorder_free);
+    SYM(tickreel_finish_handle_wait);
+    SYM(tickreel_finish_handle_free);
+    SYM(tickreel_reader_open);
+    SYM(tickreel_reader_verify);
+    SYM(tickreel_reader_free);
+    SYM(tickreel_last_error_message);
+    CHECK(p_tickreel_engine_new && p_tickreel_reader_verify && p_tickreel_last_error_message, "symbols");
+    if (!p_tickreel_engine_new || !p_tickreel_reader_verify || !p_tickreel_last_error_message) {
+        return;
+    }
+    char path[4096], missing[4096], out[4096];
+    snprintf(path, sizeof path, "%s/run%d.reel", dir, round);
+    snprintf(missing, sizeof missing, "%s/nowhere/run.reel", dir);
+    TickreelEngine *engine = NULL;
+    CHECK(p_tickreel_engine_new(NULL, &engine) == TICKREEL_RESULT_OK, "engine");
+    TickreelRecorder *rec = NULL;
+    CHECK(p_tickreel_recorder_start(engine, missing, NULL, &rec) != TICKREEL_RESULT_OK, "a refused path");
+    CHECK(strstr(p_tickreel_last_error_message(), "nowhere") != NULL, "the last error names it");
+    CHECK(p_tickreel_recorder_start(engine, path, NULL, &rec) == TICKREEL_RESULT_OK, "start");
+    const uint8_t empty_tick[2] = {0, 0};
+    for (uint32_t t = 0; t < 300; t++) {
+        bool dropped = false;
+        CHECK(p_tickreel_recorder_submit_tick(rec, t, empty_tick, 2, &dropped) == TICKREEL_RESULT_OK && !dropped,
+              "tick %u", t);
+    }
+    CHECK(p_tickreel_recorder_flush(rec) == TICKREEL_RESULT_OK, "flush");
+    TickreelFinishHandle *finish = NULL;
+    CHECK(p_tickreel_recorder_finish(rec, &finish) == TICKREEL_RESULT_OK, "finish");
+    size_t len = 0;
+    CHECK(p_tickreel_finish_handle_wait(finish, out, sizeof out, &len) == TICKREEL_RESULT_OK, "finish wait");
+    p_tickreel_finish_handle_free(finish);
+    p_tickreel_recorder_free(rec);
+    TickreelReader *reader = NULL;
+    CHECK(p_tickreel_reader_open(path, &reader) == TICKREEL_RESULT_OK, "open %s", path);
+    struct TickreelVerifyReport report;
+    CHECK(p_tickreel_reader_verify(reader, &report) == TICKREEL_RESULT_OK, "verify");
+    p_tickreel_reader_free(reader);
+    CHECK(p_tickreel_engine_free(engine) == TICKREEL_RESULT_OK, "engine free");
+}
+
+int main(int argc, char **argv) {
+    if (argc < 3) {
+        fprintf(stderr, "usage: reload LIBRARY SCRATCH_DIR\n");
+        return 2;
+    }
+    char real[4096];
+    if (realpath(argv[1], real) == NULL) {
+        perror("realpath");
+        return 2;
+    }
+    for (int round = 0; round < 3; round++) {
+        void *lib = dlopen(real, RTLD_NOW | RTLD_LOCAL);
+        CHECK(lib != NULL, "dlopen: %s", dlerror());
+        if (lib == NULL) {
+            break;
+        }
+        CHECK(mapped(real), "mapped once loaded");
+        use_library(lib, argv[2], round);
+        CHECK(dlclose(lib) == 0, "dlclose");
+        CHECK(!mapped(real), "round %d: the library is still mapped after dlclose", round);
+    }
+    printf("%d passed, %d failed\n", passed, failed);
+    return failed == 0 ? 0 : 1;
+}
