@@ -155,8 +155,17 @@ fn read_compacted(bytes: &[u8]) {
 pub fn exercise_reader(r: &Reader) {
     let _ = (r.header(), r.metadata(), r.tick_rate(), r.describe());
     for i in 0..r.index().len() {
-        if let Ok(c) = r.read_chunk(i) {
+        let full = r.read_chunk(i);
+        // What a ghost load runs: one entity's decode of the frame, at the frame's data version.
+        let id = full
+            .as_ref()
+            .ok()
+            .and_then(|c| c.tracks.last())
+            .map_or(0, |t| t.entity);
+        let one = r.read_chunk_entity(i, id);
+        if let Ok(c) = full {
             check_chunk(&c);
+            check_entity_decode(c, one, id);
         }
     }
     let _ = r.read_chunk(r.index().len());
@@ -240,20 +249,27 @@ pub fn chunk(data: &[u8]) {
     let one = DecodedChunk::decode_entity(payload, flags, start, count, &limits, id);
     if let Ok(c) = full {
         check_chunk(&c);
-        let mut want = c;
-        want.snapshot = None;
-        want.keyframe.retain(|e| e.id == id);
-        want.tracks.retain(|t| t.entity == id);
-        for r in &mut want.records {
-            r.events.retain(|e| e.entity() == Some(id));
-        }
-        want.records.retain(|r| !r.events.is_empty());
-        assert_eq!(
-            one.expect("an entity decode fails where the full decode succeeds"),
-            want,
-            "an entity decode differs from the full decode's part"
-        );
+        check_entity_decode(c, one, id);
     }
+}
+
+/// Where the full decode of a chunk succeeded, one entity's decode of the same payload succeeds
+/// too and gives exactly the full decode's part about that entity (its keyframe entry, its
+/// events, its track).
+pub fn check_entity_decode(full: DecodedChunk, one: tickreel::Result<DecodedChunk>, id: u32) {
+    let mut want = full;
+    want.snapshot = None;
+    want.keyframe.retain(|e| e.id == id);
+    want.tracks.retain(|t| t.entity == id);
+    for r in &mut want.records {
+        r.events.retain(|e| e.entity() == Some(id));
+    }
+    want.records.retain(|r| !r.events.is_empty());
+    assert_eq!(
+        one.expect("an entity decode fails where the full decode succeeds"),
+        want,
+        "an entity decode differs from the full decode's part"
+    );
 }
 
 // ------------------------------------------------------------------------------------------------
