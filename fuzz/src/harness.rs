@@ -155,8 +155,17 @@ fn read_compacted(bytes: &[u8]) {
 pub fn exercise_reader(r: &Reader) {
     let _ = (r.header(), r.metadata(), r.tick_rate(), r.describe());
     for i in 0..r.index().len() {
-        if let Ok(c) = r.read_chunk(i) {
+        let full = r.read_chunk(i);
+        // What a ghost load runs: one entity's decode of the frame, at the frame's data version.
+        let id = full
+            .as_ref()
+            .ok()
+            .and_then(|c| c.tracks.last())
+            .map_or(0, |t| t.entity);
+        let one = r.read_chunk_entity(i, id);
+        if let Ok(c) = full {
             check_chunk(&c);
+            check_entity_decode(c, one, id);
         }
     }
     let _ = r.read_chunk(r.index().len());
@@ -240,20 +249,27 @@ pub fn chunk(data: &[u8]) {
     let one = DecodedChunk::decode_entity(payload, flags, start, count, &limits, id);
     if let Ok(c) = full {
         check_chunk(&c);
-        let mut want = c;
-        want.snapshot = None;
-        want.keyframe.retain(|e| e.id == id);
-        want.tracks.retain(|t| t.entity == id);
-        for r in &mut want.records {
-            r.events.retain(|e| e.entity() == Some(id));
-        }
-        want.records.retain(|r| !r.events.is_empty());
-        assert_eq!(
-            one.expect("an entity decode fails where the full decode succeeds"),
-            want,
-            "an entity decode differs from the full decode's part"
-        );
+        check_entity_decode(c, one, id);
     }
+}
+
+/// Where the full decode of a chunk succeeded, one entity's decode of the same payload succeeds
+/// too and gives exactly the full decode's part about that entity (its keyframe entry, its
+/// events, its track).
+pub fn check_entity_decode(full: DecodedChunk, one: tickreel::Result<DecodedChunk>, id: u32) {
+    let mut want = full;
+    want.snapshot = None;
+    want.keyframe.retain(|e| e.id == id);
+    want.tracks.retain(|t| t.entity == id);
+    for r in &mut want.records {
+        r.events.retain(|e| e.entity() == Some(id));
+    }
+    want.records.retain(|r| !r.events.is_empty());
+    assert_eq!(
+        one.expect("an entity decode fails where the full decode succeeds"),
+        want,
+        "an entity decode differs from the full decode's part"
+    );
 }
 
 // ------------------------------------------------------------------------------------------------
@@ -357,9 +373,11 @@ pub fn recovery(data: &[u8]) {
 // batch: the input of `Recorder::submit_tick`
 // ------------------------------------------------------------------------------------------------
 
-/// `decode_batch`; then what the writer thread does with a decoded batch: the chunker at ticks
-/// 0, 1 and 5 (chunks of 2 ticks, so the last chunk starts from a keyframe), and the reader's
-/// decode of the frames it wrote.
+/// `decode_batch`; then what the writer thread does with a decoded batch, and the reader's decode
+/// of the frames it wrote, twice: the chunker at ticks 0, 1 and 5 (chunks of 2 ticks, so the last
+/// chunk starts from a keyframe); and at the sparse ticks 0, 2, 3 and 7 in one chunk of 16 ticks,
+/// with every `Pose` event moved on by a constant velocity per tick, so that the writer codes
+/// tracks with gaps (data version 2: predictor 4, sample ticks as deltas).
 ///
 /// Properties: a decoded batch re-encodes and decodes to the same events; every frame the writer
 /// produces decodes; each chunk's state at its last tick is the next chunk's keyframe, and the
@@ -373,17 +391,47 @@ pub fn batch(data: &[u8]) {
     let back = decode_batch(&again).expect("a re-encoded batch decodes");
     assert_eq!(back, events, "batch round trip");
 
+    write_and_read(2, &[0, 1, 5], |_| events.clone());
+    write_and_read(16, &[0, 2, 3, 7], |tick| moved(&events, tick));
+}
+
+/// `events` with every `Pose` event's position moved by (3, −1, 2) units and its yaw by 5 units
+/// per tick, wrapping.
+fn moved(events: &[tickreel::Event], tick: u32) -> Vec<tickreel::Event> {
+    let k = i64::from(tick);
+    events
+        .iter()
+        .map(|e| match *e {
+            tickreel::Event::Pose { entity, mut pose } => {
+                pose.x = pose.x.wrapping_add(3 * k);
+                pose.y = pose.y.wrapping_sub(k);
+                pose.z = pose.z.wrapping_add(2 * k);
+                pose.yaw = pose.yaw.wrapping_add(5 * k);
+                tickreel::Event::Pose { entity, pose }
+            }
+            ref other => other.clone(),
+        })
+        .collect()
+}
+
+/// The chunker (chunks of `chunk_ticks`) fed `events_at(tick)` at each of `ticks`, then the
+/// reader's decode of every frame it wrote, checked as [`batch`] documents.
+fn write_and_read(
+    chunk_ticks: u32,
+    ticks: &[u32],
+    events_at: impl Fn(u32) -> Vec<tickreel::Event>,
+) {
     let policy = ChunkPolicy {
-        chunk_ticks: 2,
+        chunk_ticks,
         snapshot_interval: 1000,
         zstd_level: 1,
         ..ChunkPolicy::default()
     };
     let mut chunker = Chunker::new(policy, None).expect("chunker");
     let mut frames = Vec::new();
-    for tick in [0, 1, 5] {
+    for &tick in ticks {
         // A refused tick leaves the chunker usable (the writer thread carries on).
-        if let Ok(f) = chunker.push_tick(tick, &events) {
+        if let Ok(f) = chunker.push_tick(tick, &events_at(tick)) {
             frames.extend(f);
         }
     }

@@ -78,6 +78,44 @@ fn small_reel(dir: &Path) -> Vec<u8> {
     std::fs::read(&path).unwrap()
 }
 
+/// A small compacted recording of the realistic world (`tickreel_sim::realistic`): one player
+/// sending poses every few ticks, mobs that idle and wander, idle entities, items. Its sparse
+/// tracks are what data version 2 codes differently (predictor 4, sample ticks as deltas); the
+/// test asserts that some of its chunks need data version 2.
+fn realistic_reel(dir: &Path) -> Vec<u8> {
+    use tickreel_sim::realistic::{RealisticConfig, RealisticSim};
+    let mut sim = RealisticSim::new(RealisticConfig {
+        players: 1,
+        seed: 17,
+        entities_per_player: 6,
+    });
+    let ticks: Vec<_> = (0..160).map(|_| sim.step()).collect();
+    let path = dir.join("realistic.reel");
+    common::write_reel(&path, &ticks, policy(40, 80));
+    std::fs::read(&path).unwrap()
+}
+
+/// The data version of each chunk frame of a compacted file.
+fn frame_versions(file: &[u8]) -> Vec<u16> {
+    let r = Reader::open(std::sync::Arc::new(tickreel::storage::MemSource::new(
+        file.to_vec(),
+    )))
+    .unwrap();
+    r.index()
+        .iter()
+        .map(|e| {
+            FrameHeader::decode(&file[e.offset as usize..])
+                .unwrap()
+                .data_version
+        })
+        .collect()
+}
+
+fn golden_v1() -> Vec<u8> {
+    std::fs::read(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/golden-v1.reel"))
+        .unwrap()
+}
+
 fn empty_reel(dir: &Path) -> Vec<u8> {
     let path = dir.join("empty.reel");
     ReelWriter::create(&path, ReelOptions::default())
@@ -156,9 +194,26 @@ fn write_fuzz_seeds() {
     put("reader", "golden.reel", &golden);
     put("reader", "small.reel", &small);
     put("reader", "empty.reel", &empty);
+    // Data version 2's paths (predictor 4, sample ticks as deltas) on sparse tracks, and a file of
+    // data version 1 (still read).
+    let realistic = realistic_reel(tmp.path());
+    let versions = frame_versions(&realistic);
+    assert!(
+        versions.contains(&2),
+        "no realistic chunk needs data version 2: {versions:?}"
+    );
+    let v1 = golden_v1();
+    assert!(frame_versions(&v1).iter().all(|&v| v == 1));
+    put("reader", "realistic.reel", &realistic);
+    put("reader", "golden-v1.reel", &v1);
 
     // chunk: every decompressed payload of those.
-    for (name, file) in [("golden", &golden), ("small", &small)] {
+    for (name, file) in [
+        ("golden", &golden),
+        ("small", &small),
+        ("realistic", &realistic),
+        ("golden-v1", &v1),
+    ] {
         for (i, input) in chunk_inputs(file).iter().enumerate() {
             put("chunk", &format!("{name}-{i}"), input);
         }
