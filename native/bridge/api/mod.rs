@@ -15,6 +15,7 @@
 
 pub mod batch;
 pub mod catalog;
+pub mod catalog_admin;
 pub mod engine;
 pub mod ghost;
 pub mod library;
