@@ -11,7 +11,7 @@ use crate::api::engine::Recorder;
 use crate::api::ghost::GhostLoad;
 use crate::api::reader::Reader;
 use crate::api::shadow::{self, ShadowBuffer};
-use crate::api::{Id, New, Released, StringPairs};
+use crate::api::{Id, New, Polled, Released, StringPairs};
 use crate::ffi::handle::HandleType;
 use crate::ffi::{TickreelObjectOptions, TickreelPendingUpload};
 use tickreel::ghost::{GhostRange, GhostTrack};
@@ -48,7 +48,7 @@ impl HandleType for PendingUpload {
 
 /// Where an upload stands: `None` while it runs, then the URL of the uploaded object or the
 /// failure.
-pub struct UploadState(pub Option<tickreel::Result<String>>);
+pub type UploadState = Polled<String>;
 
 /// Creates object-storage options with the usual variables read now: `AWS_ACCESS_KEY_ID`,
 /// `AWS_SECRET_ACCESS_KEY`, `AWS_SESSION_TOKEN`, `AWS_REGION` (or `AWS_DEFAULT_REGION`),
@@ -358,7 +358,7 @@ fn upload_when_finished(
 )]
 pub fn upload_poll(upload: &PendingUpload) -> UploadState {
     let mut p = upload.0.lock();
-    UploadState(p.poll().map(|r| match r {
+    Polled(p.poll().map(|r| match r {
         Ok(u) => Ok(u.report.url.to_string()),
         Err(e) => Err(e.duplicate()),
     }))
