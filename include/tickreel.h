@@ -42,16 +42,16 @@
  * Index (line numbers in this file).
  *   Constants and result codes first; then each area, the error channel first: its
  *   handles and structs, then its functions:
- *   Errors and the library: line 310
+ *   Errors and the library: line 314
  *      tickreel_handle_count, tickreel_last_error, tickreel_last_error_message,
  *      tickreel_last_error_code, tickreel_result_name, tickreel_version
- *   Tick batches (TickreelBatch): line 376
+ *   Tick batches (TickreelBatch): line 380
  *      tickreel_batch_new, tickreel_batch_free, tickreel_batch_clear, tickreel_batch_event_count,
  *      tickreel_batch_bytes, tickreel_batch_add_entity, tickreel_batch_remove_entity,
  *      tickreel_batch_add_pose, tickreel_batch_add_position, tickreel_batch_add_rotation,
  *      tickreel_batch_teleport, tickreel_batch_flags, tickreel_batch_checkpoint,
  *      tickreel_batch_velocity, tickreel_batch_player_leave, tickreel_batch_custom
- *   Live recording (TickreelEngine, TickreelRecorder, TickreelFinishHandle): line 584
+ *   Live recording (TickreelEngine, TickreelRecorder, TickreelFinishHandle): line 588
  *      tickreel_engine_options_default, tickreel_engine_new, tickreel_engine_free,
  *      tickreel_engine_stats, tickreel_recorder_options_default, tickreel_recorder_start,
  *      tickreel_recorder_free, tickreel_recorder_submit_tick, tickreel_recorder_submit_batch,
@@ -61,7 +61,7 @@
  *      tickreel_recorder_wait_resumed, tickreel_recorder_status, tickreel_recorder_finish,
  *      tickreel_recorder_abort, tickreel_finish_handle_poll, tickreel_finish_handle_wait,
  *      tickreel_finish_handle_free, tickreel_recorder_finish_upload
- *   Ghosts (TickreelGhost, TickreelGhostLoad, TickreelGhostCursor, TickreelLiveDelta): line 1244
+ *   Ghosts (TickreelGhost, TickreelGhostLoad, TickreelGhostCursor, TickreelLiveDelta): line 1248
  *      tickreel_ghost_load, tickreel_ghost_load_from_reader, tickreel_ghost_free,
  *      tickreel_ghost_info, tickreel_ghost_splits, tickreel_ghost_cursor_new,
  *      tickreel_ghost_cursor_free, tickreel_ghost_cursor_sample,
@@ -69,7 +69,7 @@
  *      tickreel_live_delta_update, tickreel_live_delta_set_time_shift, tickreel_live_delta_reset,
  *      tickreel_ghost_load_async, tickreel_ghost_load_poll, tickreel_ghost_load_take,
  *      tickreel_ghost_load_free, tickreel_ghost_load_async_url
- *   Playback (TickreelPlayhead): line 1656
+ *   Playback (TickreelPlayhead): line 1660
  *      tickreel_playhead_open, tickreel_playhead_follow, tickreel_playhead_free,
  *      tickreel_playhead_current, tickreel_playhead_advance, tickreel_playhead_prepare,
  *      tickreel_playhead_seek, tickreel_playhead_step_forward, tickreel_playhead_step_back,
@@ -77,33 +77,37 @@
  *      tickreel_playhead_set_reverse, tickreel_playhead_position, tickreel_playhead_entities,
  *      tickreel_playhead_ticks, tickreel_playhead_removed, tickreel_playhead_added,
  *      tickreel_playhead_world, tickreel_playhead_world_snapshot, tickreel_playhead_world_events
- *   Reading recordings (TickreelReader): line 2067
+ *   Reading recordings (TickreelReader): line 2071
  *      tickreel_reader_open_url, tickreel_reader_open, tickreel_reader_free,
  *      tickreel_reader_tick_count, tickreel_reader_first_tick, tickreel_reader_last_tick,
  *      tickreel_reader_chunk_count, tickreel_reader_tick_rate, tickreel_reader_metadata,
  *      tickreel_reader_seek, tickreel_reader_ticks, tickreel_reader_verify
- *   Shadow play (TickreelShadowBuffer): line 2279
- *      tickreel_shadow_options_default, tickreel_report_options_default,
- *      tickreel_shadow_buffer_start, tickreel_shadow_buffer_report, tickreel_shadow_buffer_stats,
+ *   Shadow play (TickreelShadowBuffer): line 2283
+ *      tickreel_shadow_buffer_report_upload, tickreel_shadow_options_default,
+ *      tickreel_report_options_default, tickreel_shadow_buffer_start,
+ *      tickreel_shadow_buffer_report, tickreel_shadow_buffer_stats,
  *      tickreel_shadow_buffer_attached, tickreel_shadow_buffer_free
- *   Writing recordings (TickreelReelWriter): line 2557
+ *   Writing recordings (TickreelReelWriter): line 2596
  *      tickreel_reel_options_default, tickreel_reel_writer_create, tickreel_reel_writer_free,
  *      tickreel_reel_writer_write_tick, tickreel_reel_writer_write_batch,
  *      tickreel_reel_writer_offer_snapshot, tickreel_reel_writer_register_entity,
  *      tickreel_reel_writer_register_event_type, tickreel_reel_writer_put_metadata,
  *      tickreel_reel_writer_finish
- *   Object storage (TickreelObjectOptions, TickreelPendingUpload): line 2768
+ *   Object storage (TickreelObjectOptions, TickreelPendingUpload): line 2807
  *      tickreel_object_options_new, tickreel_object_options_free,
  *      tickreel_object_options_set_endpoint, tickreel_object_options_set_region,
  *      tickreel_object_options_set_credentials, tickreel_object_options_set_allow_http,
  *      tickreel_object_options_set_timeouts, tickreel_object_options_set_retries,
  *      tickreel_pending_upload_poll, tickreel_pending_upload_bytes, tickreel_pending_upload_free
- *   Catalog (TickreelCatalog, TickreelCatalogCall): line 2903
+ *   Catalog (TickreelCatalog, TickreelCatalogCall): line 2942
  *      tickreel_catalog_open, tickreel_catalog_free, tickreel_catalog_register,
  *      tickreel_catalog_top, tickreel_catalog_personal_best, tickreel_catalog_around,
  *      tickreel_catalog_recent, tickreel_catalog_sum_of_best, tickreel_catalog_load_ghost,
  *      tickreel_catalog_prune, tickreel_catalog_call_poll, tickreel_catalog_call_rows,
- *      tickreel_catalog_call_ghost_load, tickreel_catalog_call_free
+ *      tickreel_catalog_call_ghost_load, tickreel_catalog_call_free, tickreel_catalog_add_report,
+ *      tickreel_catalog_reports, tickreel_catalog_set_report_open, tickreel_catalog_set_run_valid,
+ *      tickreel_catalog_set_retention, tickreel_catalog_clear_retention,
+ *      tickreel_catalog_retention, tickreel_catalog_register_finished
  */
 
 #ifndef TICKREEL_H
@@ -2287,35 +2291,6 @@ TickreelResult tickreel_reader_verify(struct TickreelReader *reader,
 typedef struct TickreelShadowBuffer TickreelShadowBuffer;
 
 /**
- * Options of `tickreel_shadow_buffer_start`: how much a shadow buffer keeps. Fill with
- * `tickreel_shadow_options_default`, then change what you need. Durations are game time in
- * milliseconds (converted to ticks at the recording's tick rate, rounded up).
- */
-typedef struct TickreelShadowOptions {
-    /**
-     * Game time always retained, in milliseconds (default 300000: 5 minutes). 1 to 86400000
-     * (a day).
-     */
-    uint32_t window_ms;
-    /**
-     * How long a player who left (a `PlayerLeave` event or `tickreel_recorder_player_left`)
-     * keeps the window before their leave, in milliseconds (default 120000: 2 minutes). At most
-     * 86400000 (a day).
-     */
-    uint32_t grace_ms;
-    /**
-     * Bytes this buffer may hold (default 0: no limit of its own, only the engine-wide
-     * `TickreelEngineOptions.shadow_budget_bytes`). Past it, its oldest blocks are given up.
-     */
-    size_t max_bytes;
-    /**
-     * Ticks per block of a stream without a file (default 200: 10 s at 20 ticks/s). 1 to
-     * 1048576. A shadowed recording's blocks are its own chunks (`chunk_ticks`).
-     */
-    uint32_t block_ticks;
-} TickreelShadowOptions;
-
-/**
  * Options of `tickreel_shadow_buffer_report`: what a report holds. Fill with
  * `tickreel_report_options_default`, then change what you need. Flag fields are `uint32_t`: 0 is
  * false, any other value true. Durations are game time in milliseconds.
@@ -2354,6 +2329,35 @@ typedef struct TickreelReportOptions {
      */
     int32_t zstd_level;
 } TickreelReportOptions;
+
+/**
+ * Options of `tickreel_shadow_buffer_start`: how much a shadow buffer keeps. Fill with
+ * `tickreel_shadow_options_default`, then change what you need. Durations are game time in
+ * milliseconds (converted to ticks at the recording's tick rate, rounded up).
+ */
+typedef struct TickreelShadowOptions {
+    /**
+     * Game time always retained, in milliseconds (default 300000: 5 minutes). 1 to 86400000
+     * (a day).
+     */
+    uint32_t window_ms;
+    /**
+     * How long a player who left (a `PlayerLeave` event or `tickreel_recorder_player_left`)
+     * keeps the window before their leave, in milliseconds (default 120000: 2 minutes). At most
+     * 86400000 (a day).
+     */
+    uint32_t grace_ms;
+    /**
+     * Bytes this buffer may hold (default 0: no limit of its own, only the engine-wide
+     * `TickreelEngineOptions.shadow_budget_bytes`). Past it, its oldest blocks are given up.
+     */
+    size_t max_bytes;
+    /**
+     * Ticks per block of a stream without a file (default 200: 10 s at 20 ticks/s). 1 to
+     * 1048576. A shadowed recording's blocks are its own chunks (`chunk_ticks`).
+     */
+    uint32_t block_ticks;
+} TickreelShadowOptions;
 
 /**
  * Counters of a shadow buffer, as filled in by `tickreel_shadow_buffer_stats`. Bytes are the heap
@@ -2415,6 +2419,41 @@ typedef struct TickreelShadowStats {
      */
     bool has_last_tick;
 } TickreelShadowStats;
+
+/**
+ * Reports `player` as `tickreel_shadow_buffer_report` does (the report written to the local
+ * `path`, with `options` and the `metadata_count` string pairs) and, once the report's file is
+ * complete, uploads it to the object URL `url` (`s3://bucket/key`) on a background thread, as
+ * `tickreel_recorder_finish_upload` does: never over an existing object unless
+ * `upload_overwrite`, the uploaded size checked, then the local file removed if `remove_local`.
+ * Stores the pending upload's handle in `*out_upload`: poll it with
+ * `tickreel_pending_upload_poll`. A failed upload keeps the local file.
+ *
+ * Returns `TICKREEL_RESULT_INVALID_ARGUMENT` for a malformed URL (checked before the report is
+ * made: nothing is reported then), and the codes of `tickreel_shadow_buffer_report`. On failure
+ * `*out_upload` is set to NULL (when it can be written).
+ *
+ * Thread safety: any thread, concurrently with any other call on the shadow and its recorder.
+ *
+ * # Safety
+ * `out_upload` must be NULL or point to writable storage for one `TickreelPendingUpload` pointer.
+ * `path` must be NULL or a NUL-terminated string (NULL is refused).
+ * `options` must be NULL or point to a readable `TickreelReportOptions`.
+ * `metadata_keys` and `metadata_values` must each point to `metadata_count` pointers to NUL-terminated strings (or `metadata_count` must be 0).
+ * `url` must be NULL or a NUL-terminated string (NULL is refused).
+ */
+TickreelResult tickreel_shadow_buffer_report_upload(struct TickreelShadowBuffer *shadow,
+                                                    uint32_t player,
+                                                    const char *path,
+                                                    const struct TickreelReportOptions *options,
+                                                    const char *const *metadata_keys,
+                                                    const char *const *metadata_values,
+                                                    size_t metadata_count,
+                                                    const char *url,
+                                                    struct TickreelObjectOptions *object_options,
+                                                    bool upload_overwrite,
+                                                    bool remove_local,
+                                                    struct TickreelPendingUpload **out_upload);
 
 /**
  * Fills `*out_options` with the shadow buffer defaults (a 5-minute window, a 2-minute grace
@@ -3143,6 +3182,159 @@ TickreelResult tickreel_catalog_call_ghost_load(struct TickreelCatalogCall *call
  * Thread safety: any thread.
  */
 TickreelResult tickreel_catalog_call_free(struct TickreelCatalogCall *call);
+
+/**
+ * Files an open shadow-play report: who was reported (`reported`, a 16-byte UUID, and their
+ * name), by whom (`reporter`), why, and the finished recording shadow play wrote for it
+ * (`recording`, a local path or an object URL; NULL for none: it is registered, or found if it
+ * already is). Stores the call's handle in `*out_call`; the call's rows are the filed report
+ * (the encoding of `rows::reports`).
+ *
+ * Returns `TICKREEL_RESULT_INVALID_ARGUMENT` for a NULL `reported` or `reporter`.
+ *
+ * Thread safety: any thread; never blocks (the call runs on the catalog's worker).
+ *
+ * # Safety
+ * `out_call` must be NULL or point to writable storage for one `TickreelCatalogCall` pointer.
+ * `reported` must be NULL or point to 16 readable bytes.
+ * `reported_name` must be NULL or a NUL-terminated string (NULL is refused).
+ * `reporter` must be NULL or point to 16 readable bytes.
+ * `reason` must be NULL or a NUL-terminated string (NULL is refused).
+ * `recording` must be NULL or a NUL-terminated string.
+ */
+TickreelResult tickreel_catalog_add_report(struct TickreelCatalog *catalog,
+                                           const uint8_t *reported,
+                                           const char *reported_name,
+                                           const uint8_t *reporter,
+                                           const char *reason,
+                                           const char *recording,
+                                           struct TickreelCatalogCall **out_call);
+
+/**
+ * Starts listing the shadow-play reports, newest first: the open ones (`which` 1), the closed
+ * ones (2) or all (0). Stores the call's handle in `*out_call`; its rows use the encoding of
+ * `rows::reports`.
+ *
+ * Returns `TICKREEL_RESULT_INVALID_ARGUMENT` for another `which`.
+ *
+ * Thread safety: any thread; never blocks.
+ *
+ * # Safety
+ * `out_call` must be NULL or point to writable storage for one `TickreelCatalogCall` pointer.
+ */
+TickreelResult tickreel_catalog_reports(struct TickreelCatalog *catalog,
+                                        uint32_t which,
+                                        struct TickreelCatalogCall **out_call);
+
+/**
+ * Starts opening (`open` true) or closing a report. The call fails with
+ * `TICKREEL_RESULT_INVALID_ARGUMENT` when there is no report `report_id`; its rows are empty.
+ * Stores the call's handle in `*out_call`.
+ *
+ * Thread safety: any thread; never blocks.
+ *
+ * # Safety
+ * `out_call` must be NULL or point to writable storage for one `TickreelCatalogCall` pointer.
+ */
+TickreelResult tickreel_catalog_set_report_open(struct TickreelCatalog *catalog,
+                                                int64_t report_id,
+                                                bool open,
+                                                struct TickreelCatalogCall **out_call);
+
+/**
+ * Starts marking run `run_id` valid or invalid (anticheat, an operator's decision): an invalid
+ * run leaves the boards, and its player's best is recomputed. The call fails with
+ * `TICKREEL_RESULT_INVALID_ARGUMENT` when there is no such run; its rows are empty. Stores the
+ * call's handle in `*out_call`.
+ *
+ * Thread safety: any thread; never blocks.
+ *
+ * # Safety
+ * `out_call` must be NULL or point to writable storage for one `TickreelCatalogCall` pointer.
+ */
+TickreelResult tickreel_catalog_set_run_valid(struct TickreelCatalog *catalog,
+                                              int64_t run_id,
+                                              bool valid,
+                                              struct TickreelCatalogCall **out_call);
+
+/**
+ * Starts setting the retention policy of `scope` (`course:NAME`, `runs`: every course without
+ * its own, `reports`: shadow-play reports, `other`: recordings with neither), which
+ * `tickreel_catalog_prune` applies: keep the best `keep_top` players' runs (0: none kept for
+ * rank), every player's best (`keep_personal_bests`), everything younger than `keep_days` days
+ * (0: none kept for age), the recordings of open reports (`keep_open_reports`). Replaces the
+ * scope's policy. Stores the call's handle in `*out_call`; its rows are empty.
+ *
+ * Returns `TICKREEL_RESULT_INVALID_ARGUMENT` for a malformed scope.
+ *
+ * Thread safety: any thread; never blocks.
+ *
+ * # Safety
+ * `out_call` must be NULL or point to writable storage for one `TickreelCatalogCall` pointer.
+ * `scope` must be NULL or a NUL-terminated string (NULL is refused).
+ */
+TickreelResult tickreel_catalog_set_retention(struct TickreelCatalog *catalog,
+                                              const char *scope,
+                                              uint32_t keep_top,
+                                              bool keep_personal_bests,
+                                              uint32_t keep_days,
+                                              bool keep_open_reports,
+                                              struct TickreelCatalogCall **out_call);
+
+/**
+ * Starts removing the retention policy of `scope` (the defaults apply again: personal bests
+ * and open reports kept). Stores the call's handle in `*out_call`; its rows are empty.
+ *
+ * Returns `TICKREEL_RESULT_INVALID_ARGUMENT` for a malformed scope.
+ *
+ * Thread safety: any thread; never blocks.
+ *
+ * # Safety
+ * `out_call` must be NULL or point to writable storage for one `TickreelCatalogCall` pointer.
+ * `scope` must be NULL or a NUL-terminated string (NULL is refused).
+ */
+TickreelResult tickreel_catalog_clear_retention(struct TickreelCatalog *catalog,
+                                                const char *scope,
+                                                struct TickreelCatalogCall **out_call);
+
+/**
+ * Starts listing the retention policies set. Stores the call's handle in `*out_call`; its rows
+ * use the encoding of `rows::retention`.
+ *
+ * Thread safety: any thread; never blocks.
+ *
+ * # Safety
+ * `out_call` must be NULL or point to writable storage for one `TickreelCatalogCall` pointer.
+ */
+TickreelResult tickreel_catalog_retention(struct TickreelCatalog *catalog,
+                                          struct TickreelCatalogCall **out_call);
+
+/**
+ * Registers one run of a recording once its finish completes (`finish`, from
+ * `tickreel_recorder_finish`; the handle stays the caller's to free): as
+ * `tickreel_catalog_register`, with the file the finish wrote. A failed finish fails the call
+ * and registers nothing. The catalog's worker waits for the finish: calls submitted after this
+ * one run after it. Stores the call's handle in `*out_call`; its rows are the registered run.
+ *
+ * Returns `TICKREEL_RESULT_INVALID_ARGUMENT` for a NULL `player`.
+ *
+ * Thread safety: any thread; never blocks.
+ *
+ * # Safety
+ * `out_call` must be NULL or point to writable storage for one `TickreelCatalogCall` pointer.
+ * `course` must be NULL or a NUL-terminated string (NULL is refused).
+ * `player` must be NULL or point to 16 readable bytes.
+ * `player_name` must be NULL or a NUL-terminated string (NULL is refused).
+ * `range` must be NULL or point to a readable `TickreelGhostRange`.
+ */
+TickreelResult tickreel_catalog_register_finished(struct TickreelCatalog *catalog,
+                                                  struct TickreelFinishHandle *finish,
+                                                  const char *course,
+                                                  const uint8_t *player,
+                                                  const char *player_name,
+                                                  uint32_t entity,
+                                                  const struct TickreelGhostRange *range,
+                                                  struct TickreelCatalogCall **out_call);
 
 #ifdef __cplusplus
 }  // extern "C"

@@ -1,7 +1,9 @@
 /*
  * The catalog from C on SQLite: writes three runs of a course (two players), registers them,
  * reads the board (top, a player's best), loads the best run's ghost through the catalog, and
- * checks the clean failures (a missing file, a NULL player). Every database call runs on the
+ * checks the clean failures (a missing file, a NULL player); then an operator's calls: a run marked
+ * invalid and valid again, a retention policy that prune applies, shadow-play reports filed and
+ * closed, and a run registered straight from a recorder's finish. Every database call runs on the
  * catalog's worker thread; this thread only polls the call handles, as a server's tick loop would.
  *
  * Usage: catalog SCRATCH_DIR
@@ -84,6 +86,8 @@ static uint64_t be64(const uint8_t *p) { return (uint64_t)be32(p) << 32 | be32(p
 /* One decoded run row (see rows::runs in native/bridge/api/catalog.rs). */
 typedef struct {
     uint64_t rank;
+    int64_t id;
+    int64_t recording;
     uint8_t player[16];
     uint32_t ticks;
     char name[64];
@@ -94,6 +98,8 @@ static size_t decode(const uint8_t *p, size_t len, Row *rows, size_t max) {
     while (at < len && n < max) {
         Row *r = &rows[n++];
         r->rank = be64(p + at);
+        r->id = (int64_t)be64(p + at + 8);
+        r->recording = (int64_t)be64(p + at + 16);
         memcpy(r->player, p + at + 24, 16);
         r->ticks = be32(p + at + 52);
         at += 8 + 8 + 8 + 16 + 16 + 8 + 8 + 1 + 8;
@@ -106,6 +112,142 @@ static size_t decode(const uint8_t *p, size_t len, Row *rows, size_t max) {
         at += 2 + name;
     }
     return n;
+}
+
+/* The ids of the open reports (see rows::reports in native/bridge/api/catalog_admin.rs). */
+static size_t open_reports(TickreelCatalog *cat, int64_t *ids, size_t max) {
+    uint8_t buf[1024];
+    size_t len = 0, n = 0, at = 0;
+    TickreelCatalogCall *call = NULL;
+    CHECK(tickreel_catalog_reports(cat, 1, &call));
+    CHECK(finish_call(call, buf, sizeof buf, &len));
+    while (at < len && n < max) {
+        expect(buf[at + 48] == 1, "an open report says so");
+        ids[n++] = (int64_t)be64(buf + at);
+        at += 8 + 16 + 16 + 8 + 1 + 8;
+        at += 2 + (size_t)(buf[at] << 8 | buf[at + 1]);
+        at += 2 + (size_t)(buf[at] << 8 | buf[at + 1]);
+    }
+    return n;
+}
+
+/* Records entity 1 for 90 ticks (checkpoints 0 and 1 at its ends) with an engine, finishes it
+ * and registers the run from the finish handle, before the file exists. */
+static void register_from_finish(TickreelCatalog *cat, const char *dir, const uint8_t *player) {
+    char path[1024];
+    snprintf(path, sizeof path, "%s/live.reel", dir);
+    TickreelEngineOptions eo;
+    CHECK(tickreel_engine_options_default(&eo));
+    TickreelEngine *engine = NULL;
+    CHECK(tickreel_engine_new(&eo, &engine));
+    TickreelRecorder *rec = NULL;
+    CHECK(tickreel_recorder_start(engine, path, NULL, &rec));
+    TickreelBatch *b = NULL;
+    CHECK(tickreel_batch_new(&b));
+    for (uint32_t t = 0; t <= 90; t++) {
+        CHECK(tickreel_batch_clear(b));
+        if (t == 0) {
+            CHECK(tickreel_batch_add_entity(b, 1, 0, 0, 64, 0, 0, 0));
+            CHECK(tickreel_batch_checkpoint(b, 1, 0));
+        } else {
+            CHECK(tickreel_batch_add_pose(b, 1, t, 64, 0, 0, 0));
+        }
+        if (t == 90) CHECK(tickreel_batch_checkpoint(b, 1, 1));
+        CHECK(tickreel_recorder_submit_batch(rec, t, b, NULL));
+    }
+    CHECK(tickreel_batch_free(b));
+    TickreelFinishHandle *finish = NULL;
+    CHECK(tickreel_recorder_finish(rec, &finish));
+    TickreelGhostRange lap = {TICKREEL_GHOST_BOUND_CHECKPOINT, 0, TICKREEL_GHOST_BOUND_CHECKPOINT, 1};
+    TickreelCatalogCall *call = NULL;
+    CHECK(tickreel_catalog_register_finished(cat, finish, "course-9", player, "Alice", 1, &lap, &call));
+    CHECK(tickreel_finish_handle_free(finish)); /* the call keeps its own reference */
+    uint8_t buf[512];
+    size_t len = 0;
+    CHECK(finish_call(call, buf, sizeof buf, &len));
+    Row rows[2];
+    size_t n = decode(buf, len, rows, 2);
+    expect(n == 1 && rows[0].ticks == 90, "the run registered from its finish has 90 ticks");
+    CHECK(tickreel_recorder_free(rec));
+    CHECK(tickreel_engine_free(engine));
+    printf("registered from a finish: %u ticks\n", n ? rows[0].ticks : 0);
+}
+
+/* An operator's calls on the board of main(): a1 (Alice, 300), a2 (Alice, 200), b1 (Bob, 250). */
+static void operator_calls(TickreelCatalog *cat, const char *dir, const char *a1, const char *a2,
+                           const uint8_t *alice, const uint8_t *bob) {
+    uint8_t buf[4096];
+    size_t len = 0;
+    Row rows[8];
+    TickreelCatalogCall *call = NULL;
+    CHECK(tickreel_catalog_top(cat, "course-7", 1, &call));
+    CHECK(finish_call(call, buf, sizeof buf, &len));
+    expect(decode(buf, len, rows, 8) == 1, "a best run");
+    int64_t best = rows[0].id, kept = rows[0].recording;
+
+    /* an invalid run leaves the board; valid again, it is back */
+    CHECK(tickreel_catalog_set_run_valid(cat, best, false, &call));
+    CHECK(finish_call(call, buf, sizeof buf, &len));
+    CHECK(tickreel_catalog_top(cat, "course-7", 10, &call));
+    CHECK(finish_call(call, buf, sizeof buf, &len));
+    size_t n = decode(buf, len, rows, 8);
+    expect(n == 2 && memcmp(rows[0].player, bob, 16) == 0 && rows[1].ticks == 300,
+           "without the invalid run, Bob leads and Alice's best is her 300-tick run");
+    CHECK(tickreel_catalog_set_run_valid(cat, best, true, &call));
+    CHECK(finish_call(call, buf, sizeof buf, &len));
+    CHECK(tickreel_catalog_set_run_valid(cat, 9999, true, &call));
+    expect(finish_call(call, buf, sizeof buf, &len) == TICKREEL_RESULT_INVALID_ARGUMENT, "no run 9999");
+
+    /* retention: only rank 1 kept; prune deletes the others' files */
+    call = NULL;
+    expect(tickreel_catalog_set_retention(cat, "nonsense", 1, false, 0, true, &call) ==
+                   TICKREEL_RESULT_INVALID_ARGUMENT && call == NULL,
+           "a malformed scope is refused");
+    CHECK(tickreel_catalog_set_retention(cat, "course:course-7", 1, false, 0, true, &call));
+    CHECK(finish_call(call, buf, sizeof buf, &len));
+    CHECK(tickreel_catalog_retention(cat, &call));
+    CHECK(finish_call(call, buf, sizeof buf, &len));
+    static const char scope[] = "course:course-7";
+    expect(len == 2 + strlen(scope) + 8 + 1 + 8 + 1 && memcmp(buf + 2, scope, strlen(scope)) == 0 &&
+               be64(buf + 2 + strlen(scope)) == 1,
+           "the policy reads back");
+    CHECK(tickreel_catalog_prune(cat, false, &call));
+    CHECK(finish_call(call, buf, sizeof buf, &len));
+    size_t pruned = 0;
+    int kept_listed = 0;
+    for (size_t at = 0; at < len; pruned++) {
+        kept_listed |= (int64_t)be64(buf + at) == kept;
+        at += 8 + 8 + 8;
+        at += 2 + (size_t)(buf[at] << 8 | buf[at + 1]);
+    }
+    expect(pruned == 2 && !kept_listed, "prune deletes the two recordings the policy does not keep");
+    FILE *f = fopen(a1, "rb");
+    expect(f == NULL, "a pruned file is deleted");
+    if (f) fclose(f);
+    f = fopen(a2, "rb");
+    expect(f != NULL, "the kept file stays");
+    if (f) fclose(f);
+    printf("retention: prune deleted %zu recordings\n", pruned);
+
+    /* shadow-play reports: filed, listed while open, closed */
+    CHECK(tickreel_catalog_add_report(cat, bob, "Bob", alice, "fly", a2, &call));
+    CHECK(finish_call(call, buf, sizeof buf, &len));
+    int64_t report = (int64_t)be64(buf);
+    expect(len > 57 && (int64_t)be64(buf + 49) == kept, "the report points at its recording");
+    CHECK(tickreel_catalog_add_report(cat, alice, "Alice", bob, "speed", NULL, &call));
+    CHECK(finish_call(call, buf, sizeof buf, &len));
+    int64_t ids[4];
+    expect(open_reports(cat, ids, 4) == 2, "two open reports");
+    CHECK(tickreel_catalog_set_report_open(cat, report, false, &call));
+    CHECK(finish_call(call, buf, sizeof buf, &len));
+    n = open_reports(cat, ids, 4);
+    expect(n == 1 && ids[0] != report, "the closed report is no longer open");
+    call = NULL;
+    expect(tickreel_catalog_reports(cat, 7, &call) == TICKREEL_RESULT_INVALID_ARGUMENT && call == NULL,
+           "an unknown report filter is refused");
+    printf("reports: one closed, %zu open\n", n);
+
+    register_from_finish(cat, dir, alice);
 }
 
 int main(int argc, char **argv) {
@@ -200,6 +342,8 @@ int main(int argc, char **argv) {
     CHECK(tickreel_catalog_prune(cat, true, &call));
     CHECK(finish_call(call, buf, sizeof buf, &len));
     expect(len == 0, "no retention policy: a dry run lists nothing");
+
+    operator_calls(cat, argv[1], a1, a2, ALICE, BOB);
 
     CHECK(tickreel_catalog_free(cat));
     expect(tickreel_handle_count() == 0, "every handle is freed");

@@ -1,8 +1,9 @@
 /*
  * Recordings in object storage from C: records a run with an engine, finishes it straight into
  * an S3 bucket (tickreel_recorder_finish_upload), opens it again by URL and seeks, loads a ghost
- * from it by URL, and checks that a missing object and wrong credentials fail cleanly, with a
- * message that never shows the secret.
+ * from it by URL, writes a shadow-play report straight into the bucket
+ * (tickreel_shadow_buffer_report_upload) and reads it back, and checks that a missing object and
+ * wrong credentials fail cleanly, with a message that never shows the secret.
  *
  * The store comes from the usual variables (AWS_ENDPOINT_URL, AWS_ACCESS_KEY_ID,
  * AWS_SECRET_ACCESS_KEY, AWS_REGION, AWS_ALLOW_HTTP), read by tickreel_object_options_new, and
@@ -85,6 +86,105 @@ static TickreelPendingUpload *record_and_upload(const char *path, const char *ur
     return up;
 }
 
+static void wait_upload(TickreelPendingUpload *up, const char *what) {
+    bool done = false;
+    while (!done) {
+        check(tickreel_pending_upload_poll(up, &done), what);
+        if (!done) sleep_ms(5);
+    }
+}
+
+/* A shadow-only stream of 300 ticks (players 1 and 2 side by side); player 1 is reported
+ * straight into `url`, then read back by URL. A second report onto the same object fails and
+ * keeps its local file. */
+static void shadow_report_to_url(const char *dir, const char *url, TickreelObjectOptions *options) {
+    TickreelEngineOptions eo;
+    CHECK(tickreel_engine_options_default(&eo));
+    TickreelEngine *engine = NULL;
+    CHECK(tickreel_engine_new(&eo, &engine));
+    TickreelShadowOptions so;
+    CHECK(tickreel_shadow_options_default(&so));
+    so.window_ms = 10000;
+    so.block_ticks = 20;
+    TickreelRecorder *rec = NULL;
+    TickreelShadowBuffer *shadow = NULL;
+    CHECK(tickreel_shadow_buffer_start(engine, NULL, NULL, &so, &rec, &shadow));
+    TickreelBatch *batch = NULL;
+    CHECK(tickreel_batch_new(&batch));
+    for (uint32_t tick = 0; tick < TICKS; tick++) {
+        CHECK(tickreel_batch_clear(batch));
+        for (uint32_t p = 1; p <= 2; p++) {
+            double x = 10 + tick * 0.1;
+            if (tick == 0) {
+                CHECK(tickreel_batch_add_entity(batch, p, 0, x, 64, p * 3.0, 0, 0));
+            } else {
+                CHECK(tickreel_batch_add_pose(batch, p, x, 64, p * 3.0, 0, 0));
+            }
+        }
+        CHECK(tickreel_recorder_submit_batch(rec, tick, batch, NULL));
+    }
+    CHECK(tickreel_batch_free(batch));
+    CHECK(tickreel_recorder_flush(rec));
+    TickreelReportOptions ro;
+    CHECK(tickreel_report_options_default(&ro));
+    ro.after_ms = 0;
+    const char *keys[] = {"reason"};
+    const char *values[] = {"fly"};
+    char local[1024], again[1024];
+    snprintf(local, sizeof local, "%s/report.reel", dir);
+    snprintf(again, sizeof again, "%s/again.reel", dir);
+
+    TickreelPendingUpload *up = NULL;
+    expect(tickreel_shadow_buffer_report_upload(shadow, 1, local, &ro, keys, values, 1, "s3://",
+                                                options, false, true, &up) ==
+                   TICKREEL_RESULT_INVALID_ARGUMENT &&
+               up == NULL,
+           "a report to a malformed URL is refused");
+    CHECK(tickreel_shadow_buffer_report_upload(shadow, 1, local, &ro, keys, values, 1, url, options,
+                                               false, true, &up));
+    wait_upload(up, "the report's upload");
+    uint64_t bytes = 0;
+    CHECK(tickreel_pending_upload_bytes(up, &bytes));
+    CHECK(tickreel_pending_upload_free(up));
+    FILE *f = fopen(local, "rb");
+    expect(f == NULL, "the local report is removed after its upload");
+    if (f) fclose(f);
+
+    /* onto the same object: the upload fails, the local report stays */
+    CHECK(tickreel_shadow_buffer_report_upload(shadow, 2, again, &ro, NULL, NULL, 0, url, options,
+                                               false, true, &up));
+    bool done = false;
+    TickreelResult r = TICKREEL_RESULT_OK;
+    while (!done && r == TICKREEL_RESULT_OK) {
+        r = tickreel_pending_upload_poll(up, &done);
+        if (!done) sleep_ms(5);
+    }
+    expect(r == TICKREEL_RESULT_IO, "a report onto an existing object fails its upload");
+    CHECK(tickreel_pending_upload_free(up));
+    f = fopen(again, "rb");
+    expect(f != NULL, "the local report stays when its upload fails");
+    if (f) fclose(f);
+
+    CHECK(tickreel_shadow_buffer_free(shadow));
+    CHECK(tickreel_recorder_free(rec));
+    CHECK(tickreel_engine_free(engine));
+
+    TickreelReader *reader = NULL;
+    CHECK(tickreel_reader_open_url(url, options, &reader));
+    uint32_t ticks = 0;
+    CHECK(tickreel_reader_tick_count(reader, &ticks));
+    expect(ticks == 200, "the uploaded report holds the 10 s window");
+    TickreelEntityState states[4];
+    size_t count = 0;
+    uint32_t at = 0;
+    CHECK(tickreel_reader_seek(reader, 299, states, 4, &count, &at));
+    expect(count == 2 && fabs(states[0].x - (10 + 299 * 0.1)) < 1e-3,
+           "the uploaded report has both players at the report's tick");
+    CHECK(tickreel_reader_free(reader));
+    printf("shadow report uploaded to %s: %llu bytes, %u ticks\n", url, (unsigned long long)bytes,
+           ticks);
+}
+
 int main(int argc, char **argv) {
     if (argc != 2) {
         fprintf(stderr, "usage: object_storage SCRATCH_DIR\n");
@@ -163,6 +263,10 @@ int main(int argc, char **argv) {
     CHECK(tickreel_ghost_free(ghost));
     CHECK(tickreel_ghost_load_free(load));
     printf("ghost by URL: %u ticks\n", info.duration_ticks);
+
+    char report_url[512];
+    snprintf(report_url, sizeof report_url, "s3://%s/c/report-%ld.reel", bucket, (long)time(NULL));
+    shadow_report_to_url(argv[1], report_url, options);
 
     /* a missing object: a clean error */
     char missing[600];

@@ -46,14 +46,14 @@ impl HandleType for CatalogCall {
     const NAME: &'static str = "catalog call";
 }
 
-fn submit(
+pub(crate) fn submit(
     catalog: &Catalog,
     call: impl FnOnce(&tickreel_catalog::Catalog) -> tickreel::Result<Outcome> + Send + 'static,
 ) -> New<CatalogCall> {
     New(CatalogCall(Mutex::new(catalog.0.submit(call))))
 }
 
-fn required(player: Option<uuid::Uuid>) -> tickreel::Result<uuid::Uuid> {
+pub(crate) fn required(player: Option<uuid::Uuid>) -> tickreel::Result<uuid::Uuid> {
     player.ok_or_else(|| tickreel::Error::invalid("player must not be NULL"))
 }
 

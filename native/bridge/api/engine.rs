@@ -8,7 +8,7 @@ use std::time::Duration;
 use tickreel::sync::RwLock;
 
 use crate::api::batch::Batch;
-use crate::api::{Id, New, Released};
+use crate::api::{Id, New, Polled, Released};
 use crate::ffi::handle::HandleType;
 use crate::ffi::{TickreelEngine, TickreelFinishHandle, TickreelRecorder};
 use tickreel::format::metadata::{EntityInfo, EventType};
@@ -77,8 +77,8 @@ pub struct Submission(pub tickreel::Result<Submitted>);
 /// A recorder's status: fine, or the writer's last error.
 pub struct WriterStatus(pub tickreel::Result<()>);
 
-/// Where a compaction is: running (`None`), or its outcome.
-pub struct FinishState(pub Option<tickreel::Result<PathBuf>>);
+/// Where a compaction is: running (`None`), or its outcome (the final path).
+pub type FinishState = Polled<PathBuf>;
 
 /// Fills `*out_options` with the engine defaults (1 writer thread, 65536 queued ticks, 64 MiB
 /// in flight, 4096 pooled buffers, 256 MiB of shadow buffers).
@@ -477,7 +477,7 @@ pub fn recorder_abort(recorder: &Recorder) -> tickreel::Result<()> {
     java = "finishHandlePoll"
 )]
 pub fn finish_poll(finish: &FinishHandle) -> FinishState {
-    FinishState(finish.0.poll())
+    Polled(finish.0.poll())
 }
 
 /// Whether the compaction has completed (successfully or not). Never blocks.
@@ -507,7 +507,7 @@ pub fn finish_wait(finish: &FinishHandle) -> tickreel::Result<PathBuf> {
 /// `null` on timeout; throws the failure.
 #[bridge_fn(java = "finishHandleAwait")]
 pub fn finish_await(finish: &FinishHandle, timeout_nanos: i64) -> FinishState {
-    FinishState(match u64::try_from(timeout_nanos) {
+    Polled(match u64::try_from(timeout_nanos) {
         Ok(n) => finish.0.wait_timeout(Duration::from_nanos(n)),
         Err(_) => Some(finish.0.wait()),
     })

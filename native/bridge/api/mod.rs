@@ -15,6 +15,7 @@
 
 pub mod batch;
 pub mod catalog;
+pub mod catalog_admin;
 pub mod engine;
 pub mod ghost;
 pub mod library;
@@ -28,6 +29,11 @@ pub mod writer;
 /// `-1` is `0xFFFFFFFF`), where ticks and counts are refused when negative.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Id(pub u32);
+
+/// Where a job on a background thread stands (a recording's finish, an upload): `None` while it
+/// runs, then its result. C learns whether it ended, with its failure as the call's result; Java
+/// gets its value as text (`null` while running) and the failure thrown.
+pub struct Polled<T>(pub Option<tickreel::Result<T>>);
 
 /// String pairs (report metadata): C `(keys, values, count)`, Java `String[] {k0, v0, k1, ...}`.
 pub struct StringPairs(pub Vec<(String, String)>);

@@ -10,11 +10,13 @@ use tickreel::sync::Mutex;
 use crate::api::engine::Recorder;
 use crate::api::ghost::GhostLoad;
 use crate::api::reader::Reader;
-use crate::api::{New, Released};
+use crate::api::shadow::{self, ShadowBuffer};
+use crate::api::{Id, New, Polled, Released, StringPairs};
 use crate::ffi::handle::HandleType;
 use crate::ffi::{TickreelObjectOptions, TickreelPendingUpload};
 use tickreel::ghost::{GhostRange, GhostTrack};
 use tickreel::play;
+use tickreel::shadow::ReportOptions;
 use tickreel_bridge_macros::bridge_fn;
 use tickreel_object::{ObjectStorage, ObjectUrl, PendingUpload as Pending, UploadOptions};
 
@@ -46,7 +48,7 @@ impl HandleType for PendingUpload {
 
 /// Where an upload stands: `None` while it runs, then the URL of the uploaded object or the
 /// failure.
-pub struct UploadState(pub Option<tickreel::Result<String>>);
+pub type UploadState = Polled<String>;
 
 /// Creates object-storage options with the usual variables read now: `AWS_ACCESS_KEY_ID`,
 /// `AWS_SECRET_ACCESS_KEY`, `AWS_SESSION_TOKEN`, `AWS_REGION` (or `AWS_DEFAULT_REGION`),
@@ -269,12 +271,73 @@ pub fn recorder_finish_upload(
     let target = ObjectUrl::parse(url)?;
     let storage = ObjectStorage::new(&target.bucket, options.get())?;
     let finish = recorder.0.finish()?;
+    Ok(New(upload_when_finished(
+        &storage,
+        finish,
+        &target.key,
+        overwrite,
+        remove_local,
+    )))
+}
+
+/// Reports `player` as `tickreel_shadow_buffer_report` does (the report written to the local
+/// `path`, with `options` and the `metadata_count` string pairs) and, once the report's file is
+/// complete, uploads it to the object URL `url` (`s3://bucket/key`) on a background thread, as
+/// `tickreel_recorder_finish_upload` does: never over an existing object unless
+/// `upload_overwrite`, the uploaded size checked, then the local file removed if `remove_local`.
+/// Stores the pending upload's handle in `*out_upload`: poll it with
+/// `tickreel_pending_upload_poll`. A failed upload keeps the local file.
+///
+/// Returns `TICKREEL_RESULT_INVALID_ARGUMENT` for a malformed URL (checked before the report is
+/// made: nothing is reported then), and the codes of `tickreel_shadow_buffer_report`. On failure
+/// `*out_upload` is set to NULL (when it can be written).
+///
+/// Thread safety: any thread, concurrently with any other call on the shadow and its recorder.
+#[bridge_fn(
+    c = "tickreel_shadow_buffer_report_upload",
+    c_out = "out_upload",
+    java = "shadowBufferReportUpload"
+)]
+#[allow(clippy::too_many_arguments)]
+pub fn shadow_report_upload(
+    shadow: &ShadowBuffer,
+    player: Id,
+    path: &Path,
+    options: ReportOptions,
+    metadata: StringPairs,
+    url: &str,
+    object_options: &ObjectOptions,
+    upload_overwrite: bool,
+    remove_local: bool,
+) -> tickreel::Result<New<PendingUpload>> {
+    let target = ObjectUrl::parse(url)?;
+    let storage = ObjectStorage::new(&target.bucket, object_options.get())?;
+    let finish = shadow
+        .0
+        .report(player.0, path, shadow::with_metadata(options, metadata))?;
+    Ok(New(upload_when_finished(
+        &storage,
+        finish,
+        &target.key,
+        upload_overwrite,
+        remove_local,
+    )))
+}
+
+fn upload_when_finished(
+    storage: &ObjectStorage,
+    finish: tickreel::record::FinishHandle,
+    key: &str,
+    overwrite: bool,
+    remove_local: bool,
+) -> PendingUpload {
     let upload = UploadOptions {
         overwrite,
         remove_local,
     };
-    let pending = storage.upload_when_finished(finish, &target.key, upload);
-    Ok(New(PendingUpload(Mutex::new(pending))))
+    PendingUpload(Mutex::new(
+        storage.upload_when_finished(finish, key, upload),
+    ))
 }
 
 /// Stores in `*out_done` whether the finish and upload have ended. Never blocks.
@@ -295,7 +358,7 @@ pub fn recorder_finish_upload(
 )]
 pub fn upload_poll(upload: &PendingUpload) -> UploadState {
     let mut p = upload.0.lock();
-    UploadState(p.poll().map(|r| match r {
+    Polled(p.poll().map(|r| match r {
         Ok(u) => Ok(u.report.url.to_string()),
         Err(e) => Err(e.duplicate()),
     }))

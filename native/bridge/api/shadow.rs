@@ -13,7 +13,7 @@ use tickreel::shadow::{self, ReportOptions, ShadowOptions, ShadowStats};
 use tickreel_bridge_macros::bridge_fn;
 
 /// A shadow buffer (C: `TickreelShadowBuffer`, Java: `ShadowBuffer`).
-pub struct ShadowBuffer(shadow::ShadowBuffer);
+pub struct ShadowBuffer(pub(crate) shadow::ShadowBuffer);
 
 impl HandleType for ShadowBuffer {
     type Opaque = TickreelShadowBuffer;
@@ -135,16 +135,22 @@ pub fn report(
     options: ReportOptions,
     metadata: StringPairs,
 ) -> tickreel::Result<New<FinishHandle>> {
-    let options = ReportOptions {
+    let handle = shadow
+        .0
+        .report(player.0, path, with_metadata(options, metadata))?;
+    Ok(New(FinishHandle(handle)))
+}
+
+/// The report options with the caller's string pairs as the report compound's metadata.
+pub(crate) fn with_metadata(options: ReportOptions, metadata: StringPairs) -> ReportOptions {
+    ReportOptions {
         metadata: metadata
             .0
             .into_iter()
             .map(|(k, v)| (k, fastnbt::Value::String(v)))
             .collect(),
         ..options
-    };
-    let handle = shadow.0.report(player.0, path, options)?;
-    Ok(New(FinishHandle(handle)))
+    }
 }
 
 /// Stores the buffer's counters in `*out_stats`. Never waits for the writer (it takes the

@@ -13,7 +13,7 @@ use std::sync::Arc;
 use super::args::{self, Out, OutArray};
 use super::handle::{self, HandleType};
 use super::result::{FfiError, FfiResult};
-use crate::api::{Id, New, Released, StringPairs};
+use crate::api::{Id, New, Polled, Released, StringPairs};
 
 /// A parameter type C passes by value: checked without trusting any pointer (a handle is a
 /// token, never dereferenced).
@@ -204,6 +204,25 @@ impl<T: HandleType> CValue for Released<T> {
 }
 
 /// A result type: its C form, written through the out-pointer.
+/// C learns whether a background job (a finish, an upload) has ended, and its failure as the
+/// call's result (the out-pointer still says it ended).
+impl<T> CResult for Polled<T> {
+    type C = bool;
+    fn into_c(self) -> FfiResult<bool> {
+        match self.split() {
+            (_, Err(e)) => Err(e),
+            (v, Ok(())) => Ok(v.unwrap_or(false)),
+        }
+    }
+    fn split(self) -> (Option<bool>, FfiResult<()>) {
+        match self.0 {
+            None => (Some(false), Ok(())),
+            Some(Ok(_)) => (Some(true), Ok(())),
+            Some(Err(e)) => (Some(true), Err(e.into())),
+        }
+    }
+}
+
 pub(crate) trait CResult {
     type C;
     fn into_c(self) -> FfiResult<Self::C>;

@@ -19,7 +19,7 @@ use jni::sys::{
 };
 
 use super::{Fallback, Res, bad_arg, handles};
-use crate::api::{AnyHandle, Id, New, Released, StringPairs};
+use crate::api::{AnyHandle, Id, New, Polled, Released, StringPairs};
 use crate::ffi::handle::HandleType;
 
 /// A parameter type of a Java `native` method.
@@ -38,6 +38,36 @@ pub(crate) trait JniArg {
 }
 
 /// A result type of a Java `native` method.
+/// A background job's value as Java text (a finish's path, an upload's URL).
+pub(crate) trait JavaText {
+    fn java_text(self) -> String;
+}
+
+impl JavaText for String {
+    fn java_text(self) -> String {
+        self
+    }
+}
+
+impl JavaText for PathBuf {
+    fn java_text(self) -> String {
+        self.to_string_lossy().into_owned()
+    }
+}
+
+/// The job's value as text, `null` while running; the failure is thrown.
+impl<T: JavaText> JniResult for Polled<T> {
+    type Jni = jobject;
+    const SIG: &'static str = "Ljava/lang/String;";
+    const JAVA: &'static str = "String";
+    fn into_jni(self, env: &mut JNIEnv<'_>) -> Res<jobject> {
+        match self.0 {
+            None => Ok(std::ptr::null_mut()),
+            Some(r) => Ok(env.new_string(r?.java_text())?.into_raw()),
+        }
+    }
+}
+
 pub(crate) trait JniResult {
     type Jni: Fallback;
     const SIG: &'static str;

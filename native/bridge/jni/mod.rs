@@ -35,7 +35,6 @@ mod defaults;
 mod generated;
 mod ghost;
 mod handles;
-mod object;
 mod playhead;
 mod reader;
 mod recorder;

@@ -4,7 +4,6 @@
 
 #[cfg(feature = "test-hooks")]
 use std::ffi::c_void;
-use std::path::PathBuf;
 use std::time::Duration;
 
 use jni::JNIEnv;
@@ -14,7 +13,7 @@ use jni::sys::{JNI_FALSE, JNI_TRUE, jboolean, jlong, jlongArray, jobject};
 use super::convert::{JniArg, JniResult, LONG_ARRAY_JAVA, LONG_ARRAY_SIG};
 use super::writer::{OPTIONS_LEN, options_from};
 use super::{Res, bad_arg, long_array, longs_arg};
-use crate::api::engine::{FinishState, Submission, WriterStatus};
+use crate::api::engine::{Submission, WriterStatus};
 use tickreel::record::{
     Backpressure, CompactOptions, EngineOptions, EngineStats, FlushPolicy, RecorderOptions,
     RecorderStats, Submitted,
@@ -203,22 +202,6 @@ impl JniResult for WriterStatus {
         match self.0 {
             Ok(()) => Ok(std::ptr::null_mut()),
             Err(e) => Ok(super::exception_of(env, &e)?.into_raw()),
-        }
-    }
-}
-
-/// The final path, `null` while running; the failure is thrown.
-impl JniResult for FinishState {
-    type Jni = jobject;
-    const SIG: &'static str = "Ljava/lang/String;";
-    const JAVA: &'static str = "String";
-    fn into_jni(self, env: &mut JNIEnv<'_>) -> Res<jobject> {
-        match self.0 {
-            None => Ok(std::ptr::null_mut()),
-            Some(r) => {
-                let p: PathBuf = r?;
-                Ok(env.new_string(p.to_string_lossy())?.into_raw())
-            }
         }
     }
 }

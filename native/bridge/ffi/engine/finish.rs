@@ -2,35 +2,14 @@
 //! file (`TickreelFinishHandle`, returned by `tickreel_recorder_finish`), polled, waited on and freed.
 
 //!
-//! The operations are `crate::api::engine`; here are the C type and how a poll crosses into C.
-
-use crate::api::engine::FinishState;
-use crate::ffi::convert::CResult;
-use crate::ffi::result::FfiResult;
+//! The operations are `crate::api::engine`; here is the C type (a poll crosses as every
+//! `crate::api::Polled`, see `crate::ffi::convert`).
 
 /// The completion of a finished recording's compaction into its final `.reel` file, or of a
 /// shadow report's file. Opaque: returned by `tickreel_recorder_finish` and
 /// `tickreel_shadow_buffer_report`, released with `tickreel_finish_handle_free`.
 pub struct TickreelFinishHandle {
     _private: [u8; 0],
-}
-
-/// C learns whether the compaction is done, and its failure as the call's result.
-impl CResult for FinishState {
-    type C = bool;
-    fn into_c(self) -> FfiResult<bool> {
-        match self.split() {
-            (_, Err(e)) => Err(e),
-            (v, Ok(())) => Ok(v.unwrap_or(false)),
-        }
-    }
-    fn split(self) -> (Option<bool>, FfiResult<()>) {
-        match self.0 {
-            None => (Some(false), Ok(())),
-            Some(Ok(_)) => (Some(true), Ok(())),
-            Some(Err(e)) => (Some(true), Err(e.into())),
-        }
-    }
 }
 
 #[cfg(test)]

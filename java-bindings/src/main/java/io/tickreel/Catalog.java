@@ -138,6 +138,82 @@ public final class Catalog implements AutoCloseable {
         return submit(NativeBridge.catalogPrune(handle.get(), dryRun), c -> pruned(NativeBridge.catalogCallRows(c)));
     }
 
+    /**
+     * Registers one run of a recording once its {@code finish} completes, as {@link
+     * #register(Path, String, UUID, String, int, GhostRange)} with the file the finish wrote. A
+     * failed finish fails the future and registers nothing. The catalog's worker waits for the
+     * finish: calls made after this one complete after it. The handle stays the caller's.
+     */
+    public CompletableFuture<Run> registerFinished(FinishHandle finish, String course, UUID player, String playerName,
+            int entity, GhostRange range) {
+        Objects.requireNonNull(finish, "finish");
+        Objects.requireNonNull(course, "course");
+        Objects.requireNonNull(playerName, "playerName");
+        Objects.requireNonNull(range, "range");
+        return submit(NativeBridge.catalogRegisterFinished(handle.get(), finish.nativeHandle(), course, uuid(player),
+                playerName, entity, range.toNative()),
+            c -> runs(NativeBridge.catalogCallRows(c)).get(0).run());
+    }
+
+    /**
+     * Marks run {@code runId} valid or invalid (anticheat, an operator's decision): an invalid run
+     * leaves the boards and its player's best is recomputed. Fails with {@link
+     * IllegalArgumentException} when there is no such run.
+     */
+    public CompletableFuture<Void> setRunValid(long runId, boolean valid) {
+        return submit(NativeBridge.catalogSetRunValid(handle.get(), runId, valid), c -> done(c));
+    }
+
+    /**
+     * Files an open shadow-play report on {@code reported} by {@code reporter}, with the finished
+     * recording shadow play wrote for it ({@code recording}: a local path or an object URL; null for
+     * none), which is registered. Completes with the filed report.
+     */
+    public CompletableFuture<Report> addReport(UUID reported, String reportedName, UUID reporter, String reason,
+            String recording) {
+        Objects.requireNonNull(reportedName, "reportedName");
+        Objects.requireNonNull(reason, "reason");
+        return submit(NativeBridge.catalogAddReport(handle.get(), uuid(reported), reportedName, uuid(reporter), reason,
+                recording), c -> reports(NativeBridge.catalogCallRows(c)).get(0));
+    }
+
+    /** The open shadow-play reports, newest first. */
+    public CompletableFuture<List<Report>> openReports() {
+        return submit(NativeBridge.catalogReports(handle.get(), 1), c -> reports(NativeBridge.catalogCallRows(c)));
+    }
+
+    /** Every shadow-play report, open or closed, newest first. */
+    public CompletableFuture<List<Report>> reports() {
+        return submit(NativeBridge.catalogReports(handle.get(), 0), c -> reports(NativeBridge.catalogCallRows(c)));
+    }
+
+    /** Opens or closes report {@code reportId}; fails with {@link IllegalArgumentException} when there is none. */
+    public CompletableFuture<Void> setReportOpen(long reportId, boolean open) {
+        return submit(NativeBridge.catalogSetReportOpen(handle.get(), reportId, open), c -> done(c));
+    }
+
+    /**
+     * Sets (replaces) the retention policy of its scope, which {@link #prune(boolean)} applies.
+     *
+     * @throws IllegalArgumentException for a malformed scope
+     */
+    public CompletableFuture<Void> setRetention(RetentionPolicy policy) {
+        Objects.requireNonNull(policy, "policy");
+        return submit(NativeBridge.catalogSetRetention(handle.get(), policy.scope(), policy.keepTop().orElse(0),
+                policy.keepPersonalBests(), policy.keepDays().orElse(0), policy.keepOpenReports()), c -> done(c));
+    }
+
+    /** Removes the policy of {@code scope} (the defaults apply again). */
+    public CompletableFuture<Void> clearRetention(String scope) {
+        Objects.requireNonNull(scope, "scope");
+        return submit(NativeBridge.catalogClearRetention(handle.get(), scope), c -> done(c));
+    }
+
+    /** The retention policies set. */
+    public CompletableFuture<List<RetentionPolicy>> retention() {
+        return submit(NativeBridge.catalogRetention(handle.get()), c -> retention(NativeBridge.catalogCallRows(c)));
+    }
+
     /** Runs the calls already queued, completes their futures, then stops both threads. Idempotent. */
     @Override
     public void close() {
@@ -284,5 +360,48 @@ public final class Catalog implements AutoCloseable {
             out.add(new Pruned(id, string(b), size, runs));
         }
         return Collections.unmodifiableList(out);
+    }
+    /** Throws a call's failure; a call without rows completes with null. */
+    private static Void done(long call) {
+        NativeBridge.catalogCallRows(call);
+        return null;
+    }
+
+    /** Decodes report rows (native/bridge/api/catalog_admin.rs, {@code rows::reports}). */
+    private static List<Report> reports(byte[] bytes) {
+        ByteBuffer b = ByteBuffer.wrap(bytes);
+        List<Report> out = new ArrayList<>();
+        while (b.hasRemaining()) {
+            long id = b.getLong();
+            UUID reported = new UUID(b.getLong(), b.getLong());
+            UUID reporter = new UUID(b.getLong(), b.getLong());
+            long created = b.getLong();
+            boolean open = b.get() != 0;
+            long recording = b.getLong();
+            String name = string(b);
+            String reason = string(b);
+            out.add(new Report(id, reported, name, reporter, reason, created, open,
+                recording == 0 ? java.util.OptionalLong.empty() : java.util.OptionalLong.of(recording)));
+        }
+        return Collections.unmodifiableList(out);
+    }
+
+    /** Decodes policy rows (native/bridge/api/catalog_admin.rs, {@code rows::retention}). */
+    private static List<RetentionPolicy> retention(byte[] bytes) {
+        ByteBuffer b = ByteBuffer.wrap(bytes);
+        List<RetentionPolicy> out = new ArrayList<>();
+        while (b.hasRemaining()) {
+            String scope = string(b);
+            long top = b.getLong();
+            boolean pbs = b.get() != 0;
+            long days = b.getLong();
+            boolean reports = b.get() != 0;
+            out.add(new RetentionPolicy(scope, optional(top), pbs, optional(days), reports));
+        }
+        return Collections.unmodifiableList(out);
+    }
+
+    private static OptionalInt optional(long v) {
+        return v == 0 ? OptionalInt.empty() : OptionalInt.of((int) Math.min(v, Integer.MAX_VALUE));
     }
 }

@@ -95,6 +95,11 @@ public final class FinishHandle implements AutoCloseable {
         return p == null ? Optional.empty() : Optional.of(Path.of(p));
     }
 
+    /** The native handle, for calls that take this finish (throws once closed). */
+    long nativeHandle() {
+        return handle.get();
+    }
+
     /** Releases the handle (compaction goes on). Idempotent. */
     @Override
     public void close() {

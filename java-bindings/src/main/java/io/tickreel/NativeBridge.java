@@ -39,6 +39,16 @@ final class NativeBridge {
     static native byte[] catalogCallRows(long call);
     static native long catalogCallGhostLoad(long call);
 
+    // --- catalog_admin (native/bridge/api/catalog_admin.rs documents each) ---
+    static native long catalogAddReport(long catalog, long[] reported, String reportedName, long[] reporter, String reason, String recording);
+    static native long catalogReports(long catalog, int which);
+    static native long catalogSetReportOpen(long catalog, long reportId, boolean open);
+    static native long catalogSetRunValid(long catalog, long runId, boolean valid);
+    static native long catalogSetRetention(long catalog, String scope, int keepTop, boolean keepPersonalBests, int keepDays, boolean keepOpenReports);
+    static native long catalogClearRetention(long catalog, String scope);
+    static native long catalogRetention(long catalog);
+    static native long catalogRegisterFinished(long catalog, long finish, String course, long[] player, String playerName, int entity, int[] range);
+
     // --- engine (native/bridge/api/engine.rs documents each) ---
     static native long engineNew(long[] options);
     static native void engineClose(long engine);
@@ -93,6 +103,7 @@ final class NativeBridge {
     static native long readerOpenUrl(String location, long options);
     static native long ghostLoadAsyncUrl(String location, long options, int entity, int[] range);
     static native long recorderFinishUpload(long recorder, String url, long options, boolean overwrite, boolean removeLocal);
+    static native long shadowBufferReportUpload(long shadow, int player, String path, long[] options, String[] metadata, String url, long objectOptions, boolean uploadOverwrite, boolean removeLocal);
     static native String pendingUploadPoll(long upload);
     static native long pendingUploadBytes(long upload);
 

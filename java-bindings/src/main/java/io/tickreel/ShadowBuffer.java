@@ -98,6 +98,41 @@ public final class ShadowBuffer implements AutoCloseable {
     public FinishHandle report(int player, Path path, ReportOptions options) {
         Objects.requireNonNull(path, "path");
         Objects.requireNonNull(options, "options");
+        return new FinishHandle(NativeBridge.shadowBufferReport(handle.get(), player, path.toString(),
+                options.toNativeWithRadius(), metadataPairs(options)));
+    }
+
+    /**
+     * Reports {@code player} as {@link #report(int, Path, ReportOptions)} does (the report written
+     * to the local {@code path}) and, once the report's file is complete, uploads it to the object
+     * URL {@code url} ({@code s3://bucket/key}) on a background thread, as {@link
+     * Recorder#finishAndUpload} does: never over an existing object unless {@code
+     * uploadOverwrite}, the uploaded size checked, then the local file removed if {@code
+     * removeLocal}. A failed upload keeps the local file. Returns at once.
+     *
+     * @return the pending upload, whose {@code poll()}/{@code await()} give the object's URL and
+     *     throw the report's or the upload's failure
+     * @throws IllegalArgumentException for a malformed URL (checked first: nothing is reported),
+     *     and as {@link #report(int, Path, ReportOptions)}
+     * @throws IllegalStateException as {@link #report(int, Path, ReportOptions)}
+     */
+    public PendingUpload reportAndUpload(int player, Path path, ReportOptions options, String url,
+            ObjectOptions objectOptions, boolean uploadOverwrite, boolean removeLocal) {
+        Objects.requireNonNull(path, "path");
+        Objects.requireNonNull(options, "options");
+        Objects.requireNonNull(url, "url");
+        Objects.requireNonNull(objectOptions, "objectOptions");
+        long o = objectOptions.toNative();
+        try {
+            return new PendingUpload(NativeBridge.shadowBufferReportUpload(handle.get(), player,
+                    path.toString(), options.toNativeWithRadius(), metadataPairs(options), url, o,
+                    uploadOverwrite, removeLocal));
+        } finally {
+            NativeBridge.close(o);
+        }
+    }
+
+    private static String[] metadataPairs(ReportOptions options) {
         Map<String, String> meta = options.metadata();
         String[] pairs = new String[2 * meta.size()];
         int i = 0;
@@ -105,8 +140,7 @@ public final class ShadowBuffer implements AutoCloseable {
             pairs[i++] = e.getKey();
             pairs[i++] = e.getValue();
         }
-        return new FinishHandle(NativeBridge.shadowBufferReport(handle.get(), player, path.toString(),
-                options.toNativeWithRadius(), pairs));
+        return pairs;
     }
 
     /** {@link #report(int, Path, ReportOptions)} with {@link ReportOptions#defaults()}. */

@@ -145,4 +145,41 @@ class ObjectStorageTest {
             rec.finish().await(); // still open: the malformed URL did not end it
         }
     }
+    @Test
+    void aShadowReportGoesStraightToObjectStorage(@TempDir Path dir) throws Exception {
+        String key = "java/report-" + System.nanoTime() + ".reel";
+        Path local = dir.resolve("report.reel");
+        try (Engine engine = new Engine();
+                ShadowBuffer.Started s = ShadowBuffer.start(engine, null, RecorderOptions.defaults(),
+                        ShadowTest.tenSeconds())) {
+            Recorder rec = s.recorder();
+            ShadowTest.submit(rec, new Batch(), 0, 300);
+            rec.flush();
+            ReportOptions ro = ReportOptions.builder().after(Duration.ZERO).metadata("reason", "fly").build();
+            assertThrows(IllegalArgumentException.class,
+                () -> s.shadow().reportAndUpload(1, local, ro, "s3://", options(), false, true));
+            assertEquals(0, s.shadow().stats().reportsStarted(), "a malformed URL reports nothing");
+            try (PendingUpload up = s.shadow().reportAndUpload(1, local, ro, url(key), options(), false, true)) {
+                assertEquals(url(key), up.toCompletableFuture().get(60, TimeUnit.SECONDS));
+                assertTrue(up.bytes().orElseThrow() > 0);
+            }
+            assertFalse(Files.exists(local), "the local report is removed after the upload");
+            // a second report onto the same object fails and keeps its local file
+            Path again = dir.resolve("again.reel");
+            try (PendingUpload up = s.shadow().reportAndUpload(2, again, ro, url(key), options(), false, true)) {
+                ExecutionException e = assertThrows(ExecutionException.class,
+                    () -> up.toCompletableFuture().get(60, TimeUnit.SECONDS));
+                assertTrue(e.getCause().getMessage().contains("local file is kept"), e.getCause().getMessage());
+            }
+            assertTrue(Files.exists(again), "the local report stays when its upload fails");
+        }
+        try (Reader r = Reader.open(url(key), options())) {
+            assertEquals(200, r.header().tickCount(), "the 10 s window around the report");
+            @SuppressWarnings("unchecked")
+            java.util.Map<String, Object> report = (java.util.Map<String, Object>) r.metadata().get("report");
+            assertEquals("fly", report.get("reason"));
+            assertEquals(1, report.get("player"));
+            assertEquals(200, r.verify().ticks());
+        }
+    }
 }
