@@ -42,16 +42,16 @@
  * Index (line numbers in this file).
  *   Constants and result codes first; then each area, the error channel first: its
  *   handles and structs, then its functions:
- *   Errors and the library: line 314
+ *   Errors and the library: line 315
  *      tickreel_handle_count, tickreel_last_error, tickreel_last_error_message,
  *      tickreel_last_error_code, tickreel_result_name, tickreel_version
- *   Tick batches (TickreelBatch): line 380
+ *   Tick batches (TickreelBatch): line 381
  *      tickreel_batch_new, tickreel_batch_free, tickreel_batch_clear, tickreel_batch_event_count,
  *      tickreel_batch_bytes, tickreel_batch_add_entity, tickreel_batch_remove_entity,
  *      tickreel_batch_add_pose, tickreel_batch_add_position, tickreel_batch_add_rotation,
  *      tickreel_batch_teleport, tickreel_batch_flags, tickreel_batch_checkpoint,
  *      tickreel_batch_velocity, tickreel_batch_player_leave, tickreel_batch_custom
- *   Live recording (TickreelEngine, TickreelRecorder, TickreelFinishHandle): line 588
+ *   Live recording (TickreelEngine, TickreelRecorder, TickreelFinishHandle): line 589
  *      tickreel_engine_options_default, tickreel_engine_new, tickreel_engine_free,
  *      tickreel_engine_stats, tickreel_recorder_options_default, tickreel_recorder_start,
  *      tickreel_recorder_free, tickreel_recorder_submit_tick, tickreel_recorder_submit_batch,
@@ -61,7 +61,7 @@
  *      tickreel_recorder_wait_resumed, tickreel_recorder_status, tickreel_recorder_finish,
  *      tickreel_recorder_abort, tickreel_finish_handle_poll, tickreel_finish_handle_wait,
  *      tickreel_finish_handle_free, tickreel_recorder_finish_upload
- *   Ghosts (TickreelGhost, TickreelGhostLoad, TickreelGhostCursor, TickreelLiveDelta): line 1248
+ *   Ghosts (TickreelGhost, TickreelGhostLoad, TickreelGhostCursor, TickreelLiveDelta): line 1249
  *      tickreel_ghost_load, tickreel_ghost_load_from_reader, tickreel_ghost_free,
  *      tickreel_ghost_info, tickreel_ghost_splits, tickreel_ghost_cursor_new,
  *      tickreel_ghost_cursor_free, tickreel_ghost_cursor_sample,
@@ -69,37 +69,38 @@
  *      tickreel_live_delta_update, tickreel_live_delta_set_time_shift, tickreel_live_delta_reset,
  *      tickreel_ghost_load_async, tickreel_ghost_load_poll, tickreel_ghost_load_take,
  *      tickreel_ghost_load_free, tickreel_ghost_load_async_url
- *   Playback (TickreelPlayhead): line 1660
- *      tickreel_playhead_open, tickreel_playhead_follow, tickreel_playhead_free,
- *      tickreel_playhead_current, tickreel_playhead_advance, tickreel_playhead_prepare,
- *      tickreel_playhead_seek, tickreel_playhead_step_forward, tickreel_playhead_step_back,
- *      tickreel_playhead_play, tickreel_playhead_pause, tickreel_playhead_set_speed,
- *      tickreel_playhead_set_reverse, tickreel_playhead_position, tickreel_playhead_entities,
- *      tickreel_playhead_ticks, tickreel_playhead_removed, tickreel_playhead_added,
- *      tickreel_playhead_world, tickreel_playhead_world_snapshot, tickreel_playhead_world_events
- *   Reading recordings (TickreelReader): line 2071
+ *   Playback (TickreelPlayhead): line 1661
+ *      tickreel_playhead_open_url, tickreel_playhead_open, tickreel_playhead_follow,
+ *      tickreel_playhead_free, tickreel_playhead_current, tickreel_playhead_advance,
+ *      tickreel_playhead_prepare, tickreel_playhead_seek, tickreel_playhead_step_forward,
+ *      tickreel_playhead_step_back, tickreel_playhead_play, tickreel_playhead_pause,
+ *      tickreel_playhead_set_speed, tickreel_playhead_set_reverse, tickreel_playhead_position,
+ *      tickreel_playhead_entities, tickreel_playhead_ticks, tickreel_playhead_removed,
+ *      tickreel_playhead_added, tickreel_playhead_world, tickreel_playhead_world_snapshot,
+ *      tickreel_playhead_world_events
+ *   Reading recordings (TickreelReader): line 2092
  *      tickreel_reader_open_url, tickreel_reader_open, tickreel_reader_free,
  *      tickreel_reader_tick_count, tickreel_reader_first_tick, tickreel_reader_last_tick,
  *      tickreel_reader_chunk_count, tickreel_reader_tick_rate, tickreel_reader_metadata,
  *      tickreel_reader_seek, tickreel_reader_ticks, tickreel_reader_verify
- *   Shadow play (TickreelShadowBuffer): line 2283
+ *   Shadow play (TickreelShadowBuffer): line 2304
  *      tickreel_shadow_buffer_report_upload, tickreel_shadow_options_default,
  *      tickreel_report_options_default, tickreel_shadow_buffer_start,
  *      tickreel_shadow_buffer_report, tickreel_shadow_buffer_stats,
  *      tickreel_shadow_buffer_attached, tickreel_shadow_buffer_free
- *   Writing recordings (TickreelReelWriter): line 2596
+ *   Writing recordings (TickreelReelWriter): line 2617
  *      tickreel_reel_options_default, tickreel_reel_writer_create, tickreel_reel_writer_free,
  *      tickreel_reel_writer_write_tick, tickreel_reel_writer_write_batch,
  *      tickreel_reel_writer_offer_snapshot, tickreel_reel_writer_register_entity,
  *      tickreel_reel_writer_register_event_type, tickreel_reel_writer_put_metadata,
  *      tickreel_reel_writer_finish
- *   Object storage (TickreelObjectOptions, TickreelPendingUpload): line 2807
+ *   Object storage (TickreelObjectOptions, TickreelPendingUpload): line 2828
  *      tickreel_object_options_new, tickreel_object_options_free,
  *      tickreel_object_options_set_endpoint, tickreel_object_options_set_region,
  *      tickreel_object_options_set_credentials, tickreel_object_options_set_allow_http,
  *      tickreel_object_options_set_timeouts, tickreel_object_options_set_retries,
  *      tickreel_pending_upload_poll, tickreel_pending_upload_bytes, tickreel_pending_upload_free
- *   Catalog (TickreelCatalog, TickreelCatalogCall): line 2942
+ *   Catalog (TickreelCatalog, TickreelCatalogCall): line 2963
  *      tickreel_catalog_open, tickreel_catalog_free, tickreel_catalog_register,
  *      tickreel_catalog_top, tickreel_catalog_personal_best, tickreel_catalog_around,
  *      tickreel_catalog_recent, tickreel_catalog_sum_of_best, tickreel_catalog_load_ghost,
@@ -1771,6 +1772,26 @@ typedef struct TickreelWorld {
      */
     bool complete;
 } TickreelWorld;
+
+/**
+ * Opens the recording at `location`, an object URL or a local path (as
+ * `tickreel_reader_open_url`), with a paused playhead at `start_tick` (clamped into the
+ * recording), and stores its handle in `*out_playhead`. Chunks are fetched by range requests on
+ * the playback prefetch threads, so `tickreel_playhead_advance` never waits on the network.
+ *
+ * Returns the codes of `tickreel_reader_open_url`. On failure `*out_playhead` is set to NULL
+ * (when it can be written).
+ *
+ * Thread safety: any thread, as `tickreel_playhead_open`.
+ *
+ * # Safety
+ * `out_playhead` must be NULL or point to writable storage for one `TickreelPlayhead` pointer.
+ * `location` must be NULL or a NUL-terminated string (NULL is refused).
+ */
+TickreelResult tickreel_playhead_open_url(const char *location,
+                                          struct TickreelObjectOptions *options,
+                                          uint32_t start_tick,
+                                          struct TickreelPlayhead **out_playhead);
 
 /**
  * Opens the recording at `path` (a finished `.reel` file or a live recording directory; a

@@ -181,6 +181,17 @@ static void shadow_report_to_url(const char *dir, const char *url, TickreelObjec
     expect(count == 2 && fabs(states[0].x - (10 + 299 * 0.1)) < 1e-3,
            "the uploaded report has both players at the report's tick");
     CHECK(tickreel_reader_free(reader));
+
+    /* A playhead over the same object: range reads on the prefetch threads, same frame. */
+    TickreelPlayhead *playhead = NULL;
+    CHECK(tickreel_playhead_open_url(url, options, 0, &playhead));
+    TickreelUpdate u;
+    CHECK(tickreel_playhead_seek(playhead, 299, &u));
+    expect(u.position == 299 && u.entity_count == 2, "the playhead by URL seeks to the report's tick");
+    CHECK(tickreel_playhead_entities(playhead, states, 4, &count));
+    expect(count == 2 && fabs(states[0].x - (10 + 299 * 0.1)) < 1e-3,
+           "the playhead by URL shows what the reader shows");
+    CHECK(tickreel_playhead_free(playhead));
     printf("shadow report uploaded to %s: %llu bytes, %u ticks\n", url, (unsigned long long)bytes,
            ticks);
 }

@@ -9,6 +9,7 @@ use tickreel::sync::Mutex;
 
 use crate::api::engine::Recorder;
 use crate::api::ghost::GhostLoad;
+use crate::api::playhead::Playhead;
 use crate::api::reader::Reader;
 use crate::api::shadow::{self, ShadowBuffer};
 use crate::api::{Id, New, Polled, Released, StringPairs};
@@ -206,12 +207,38 @@ pub fn options_set_retries(
     java = "readerOpenUrl"
 )]
 pub fn reader_open_url(location: &str, options: &ObjectOptions) -> tickreel::Result<New<Reader>> {
-    let reader = if tickreel_object::is_object_url(location) {
-        tickreel_object::open_url(location, &options.get())?
+    Ok(New(Reader(open_location(location, options)?)))
+}
+
+/// A reader of an object URL or, for anything else, of a local path.
+fn open_location(location: &str, options: &ObjectOptions) -> tickreel::Result<play::Reader> {
+    if tickreel_object::is_object_url(location) {
+        tickreel_object::open_url(location, &options.get())
     } else {
-        play::Reader::open_any(Path::new(location))?
-    };
-    Ok(New(Reader(reader)))
+        play::Reader::open_any(Path::new(location))
+    }
+}
+
+/// Opens the recording at `location`, an object URL or a local path (as
+/// `tickreel_reader_open_url`), with a paused playhead at `start_tick` (clamped into the
+/// recording), and stores its handle in `*out_playhead`. Chunks are fetched by range requests on
+/// the playback prefetch threads, so `tickreel_playhead_advance` never waits on the network.
+///
+/// Returns the codes of `tickreel_reader_open_url`. On failure `*out_playhead` is set to NULL
+/// (when it can be written).
+///
+/// Thread safety: any thread, as `tickreel_playhead_open`.
+#[bridge_fn(
+    c = "tickreel_playhead_open_url",
+    c_out = "out_playhead",
+    java = "playheadOpenUrl"
+)]
+pub fn playhead_open_url(
+    location: &str,
+    options: &ObjectOptions,
+    start_tick: u32,
+) -> tickreel::Result<New<Playhead>> {
+    crate::api::playhead::on_reader(open_location(location, options)?, start_tick)
 }
 
 /// Starts loading `entity`'s run in `range` (NULL: its whole presence) from the recording at

@@ -95,7 +95,13 @@ impl EntityList<'_> {
     java = "playheadOpen"
 )]
 pub fn open(path: &Path, start_tick: u32) -> tickreel::Result<New<Playhead>> {
-    let rec = Recording::from_reader(Reader::open_any(path)?, &PlaybackContext::global());
+    on_reader(Reader::open_any(path)?, start_tick)
+}
+
+/// A paused playhead at `start_tick` over an opened reader (a file, a live directory's snapshot
+/// or an object), sharing the process's chunk cache and prefetch threads.
+pub(crate) fn on_reader(reader: Reader, start_tick: u32) -> tickreel::Result<New<Playhead>> {
+    let rec = Recording::from_reader(reader, &PlaybackContext::global());
     let playhead = play::Playhead::new_at(rec, start_tick)?;
     Ok(New(Playhead {
         inner: Mutex::new(playhead),

@@ -101,6 +101,7 @@ final class NativeBridge {
     static native void objectOptionsSetTimeouts(long options, int connectMs, int requestMs, int deadlineMs);
     static native void objectOptionsSetRetries(long options, int retries, int backoffInitialMs, int backoffMaxMs);
     static native long readerOpenUrl(String location, long options);
+    static native long playheadOpenUrl(String location, long options, int startTick);
     static native long ghostLoadAsyncUrl(String location, long options, int entity, int[] range);
     static native long recorderFinishUpload(long recorder, String url, long options, boolean overwrite, boolean removeLocal);
     static native long shadowBufferReportUpload(long shadow, int player, String path, long[] options, String[] metadata, String url, long objectOptions, boolean uploadOverwrite, boolean removeLocal);

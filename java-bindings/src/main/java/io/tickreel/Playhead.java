@@ -62,6 +62,31 @@ public final class Playhead implements AutoCloseable {
     }
 
     /**
+     * Opens the recording at {@code location}, an object URL ({@code s3://bucket/key}) or a local
+     * path, with {@code options} for the store, and a paused playhead at {@code startTick} (clamped
+     * into the recording). Chunks are fetched by range requests on the playback prefetch threads,
+     * so {@link #advance()} never waits on the network.
+     *
+     * @throws IllegalArgumentException if {@code startTick} is negative
+     * @throws TickreelException if the object is missing, the store refuses (wrong credentials) or
+     *     cannot be reached in time, or it is not a valid recording (the message never shows a
+     *     secret)
+     */
+    public static Playhead open(String location, ObjectOptions options, int startTick) {
+        Objects.requireNonNull(location, "location");
+        Objects.requireNonNull(options, "options");
+        if (startTick < 0) {
+            throw new IllegalArgumentException("start tick must not be negative (got " + startTick + ")");
+        }
+        long o = options.toNative();
+        try {
+            return new Playhead(NativeBridge.playheadOpenUrl(location, o, startTick));
+        } finally {
+            NativeBridge.close(o);
+        }
+    }
+
+    /**
      * Opens a playhead on a recording being written (by this process or another): {@code path}
      * is its final {@code .reel} path or its live directory. A background thread polls the live
      * directory (every 100 ms), so new ticks reach {@link #advance()} within the writer's flush

@@ -92,6 +92,17 @@ class ObjectStorageTest {
             }
             assertEquals(TICKS, r.verify().ticks(), "every tick verified through range reads");
         }
+        try (Playhead p = Playhead.open(url(key), options(), 0)) {
+            for (int tick : new int[] {250, 7, 151}) {
+                p.seek(tick);
+                assertEquals(tick, p.position());
+                EntityState e = p.entities().stream().filter(s -> s.id() == RUNNER).findFirst().orElseThrow();
+                assertEquals(x(tick), e.pose().x(), 1e-3, "playhead at tick " + tick);
+            }
+            p.play();
+            p.setReverse(true);
+            assertTrue(p.advance().position() <= 151, "playing backward from tick 151");
+        }
         try (GhostLoad load = Ghost.loadAsync(url(key), options(), RUNNER, GhostRange.checkpoints(0, 1));
                 Ghost ghost = load.await(Duration.ofSeconds(30)).orElseThrow()) {
             assertEquals(100, ghost.durationTicks(), "checkpoint 0 at tick 100 to checkpoint 1 at tick 200");
@@ -103,6 +114,9 @@ class ObjectStorageTest {
         TickreelException missing = assertThrows(TickreelException.class,
             () -> Reader.open(url("java/no-such-" + System.nanoTime() + ".reel"), options()));
         assertTrue(missing.getMessage().contains("no such object"), missing.getMessage());
+        TickreelException missingPlayhead = assertThrows(TickreelException.class,
+            () -> Playhead.open(url("java/no-such-" + System.nanoTime() + ".reel"), options(), 0));
+        assertTrue(missingPlayhead.getMessage().contains("no such object"), missingPlayhead.getMessage());
 
         String key = "java/creds-" + System.nanoTime() + ".reel";
         try (PendingUpload up = recordAndUpload(dir, key, false)) {
