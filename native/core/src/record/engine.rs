@@ -15,11 +15,13 @@ use crate::record::background::Background;
 use crate::record::compaction_worker::{CompactJob, compaction_loop};
 use crate::record::finish::FinishHandle;
 use crate::record::held::HeldMemory;
+use crate::record::hot_slots::HotSlots;
 use crate::record::open_recording::OpenRecording;
 use crate::record::pool::BufferPool;
-use crate::record::recorder::{Backpressure, RecShared, Recorder, RecorderOptions};
+use crate::record::recorder::{Backpressure, NONE, OPEN, RecShared, Recorder, RecorderOptions};
 use crate::record::resume::PendingResume;
 use crate::record::sync_round::SyncThread;
+use crate::record::tick_bytes::TickBytes;
 use crate::record::writer_thread::writer_loop;
 use crate::storage::live::{LiveDir, live_dir_for};
 use crate::storage::{LocalStorage, Storage, SyncCounted};
@@ -29,11 +31,13 @@ use crate::storage::{LocalStorage, Storage, SyncCounted};
 pub struct EngineOptions {
     /// Writer threads; recordings are spread over them (default 1).
     pub writer_threads: usize,
-    /// Tick messages that may wait in each writer's queue (default 65,536).
+    /// Tick messages that may wait in each writer's queue (default 65,536). The queue's slots are
+    /// allocated with it, 64 bytes each; a tick of up to 38 bytes (a one-player tick) travels
+    /// inside its slot and holds nothing else.
     pub queue_capacity: usize,
-    /// Bytes of submitted ticks and snapshots that may be in flight, engine-wide (default 64 MiB):
-    /// the capacity of the buffers holding them, so a queue of tiny ticks counts what it really
-    /// takes (at least 512 bytes a tick).
+    /// Bytes of submitted ticks (those too large for a queue slot) and snapshots that may be in
+    /// flight, engine-wide (default 64 MiB): the capacity of the buffers holding them (at least
+    /// 512 bytes a tick), so a queue of small ticks counts what it really takes.
     pub max_inflight_bytes: usize,
     /// Bytes the engine's shadow buffers may hold in all (default 256 MiB); past it, the oldest
     /// blocks of any buffer go first (see [`crate::shadow`]).
@@ -115,7 +119,7 @@ pub(crate) enum Msg {
     Tick {
         id: u64,
         tick: u32,
-        buf: Vec<u8>,
+        bytes: TickBytes,
     },
     PlayerLeft {
         id: u64,
@@ -161,7 +165,7 @@ impl Msg {
     /// Bytes this message holds of the engine's in-flight budget (released by the writer).
     pub(crate) fn budget_bytes(&self) -> usize {
         match self {
-            Msg::Tick { buf, .. } => buf.capacity(),
+            Msg::Tick { bytes, .. } => bytes.budget_bytes(),
             Msg::Snapshot { bytes, .. } => bytes.capacity(),
             _ => 0,
         }
@@ -205,6 +209,8 @@ pub(crate) struct EngineShared {
     /// The same storage, counting its syncs.
     pub counted: Arc<SyncCounted>,
     pub pool: BufferPool,
+    /// What `submit_tick` touches of each recording, packed.
+    pub hot_slots: HotSlots,
     pub inflight: AtomicUsize,
     pub max_inflight: usize,
     pub stalled: Mutex<bool>,
@@ -337,6 +343,7 @@ impl Engine {
         let shared = Arc::new(EngineShared {
             storage: counted.clone(),
             counted,
+            hot_slots: HotSlots::default(),
             pool: BufferPool::new(options.pool_buffers, options.max_inflight_bytes / 4),
             inflight: AtomicUsize::new(0),
             max_inflight: options.max_inflight_bytes,
@@ -470,7 +477,8 @@ impl Engine {
         let id = inner.next_id.fetch_add(1, Ordering::Relaxed);
         let Some(path) = path else {
             let name = PathBuf::from(format!("<stream {id}>"));
-            let shared = Arc::new(RecShared::new(id, name, false, &options, None, None));
+            let hot = inner.shared.hot_slots.take(OPEN, NONE);
+            let shared = Arc::new(RecShared::new(hot, id, name, false, &options, None, None));
             let rec = OpenRecording::new(shared.clone(), inner.shared.clone(), options, None)?;
             return self.hand_to_writer(id, rec, shared);
         };
@@ -502,6 +510,7 @@ impl Engine {
             None
         };
         let shared = Arc::new(RecShared::new(
+            inner.shared.hot_slots.take(OPEN, NONE),
             id,
             path.to_path_buf(),
             true,
@@ -556,6 +565,10 @@ impl Engine {
         }
         inner.shared.active.fetch_add(1, Ordering::Relaxed);
         Ok(Recorder {
+            hot: shared.hot.view(),
+            id: shared.id,
+            max_batch: shared.max_batch,
+            backpressure: shared.backpressure,
             shared,
             engine: inner.shared.clone(),
             tx,
@@ -673,11 +686,12 @@ mod tests {
         assert!(r.validate().is_err());
     }
 
-    /// Every queued tick occupies one `Msg` slot: rare large messages must stay boxed.
+    /// Every queued tick occupies one `Msg` slot: rare large messages must stay boxed. A tick
+    /// carries up to `tick_bytes::INLINE` bytes inline, which makes a slot 56 bytes.
     #[test]
     fn queue_messages_stay_small() {
         assert!(
-            std::mem::size_of::<Msg>() <= 48,
+            std::mem::size_of::<Msg>() <= 56,
             "Msg is {} bytes",
             std::mem::size_of::<Msg>()
         );

@@ -9,6 +9,7 @@ pub(crate) mod compaction_worker;
 pub(crate) mod engine;
 mod finish;
 pub(crate) mod held;
+mod hot_slots;
 pub mod observer;
 mod open_recording;
 mod pool;
@@ -19,6 +20,7 @@ mod recover;
 mod reel_writer;
 mod resume;
 mod sync_round;
+mod tick_bytes;
 mod writer_thread;
 
 pub use chunker::{

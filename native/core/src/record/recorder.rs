@@ -14,6 +14,8 @@ use crate::format::metadata::{EntityInfo, EventType, Gap, Metadata};
 use crate::format::{Limits, MetadataBudget};
 use crate::record::engine::{Ending, EngineShared, Msg};
 use crate::record::finish::FinishHandle;
+use crate::record::hot_slots::{HotRef, HotSlot};
+use crate::record::tick_bytes::TickBytes;
 
 pub use crate::record::recorder_options::{
     Backpressure, FlushPolicy, RecorderOptions, SnapshotProvider,
@@ -51,20 +53,16 @@ pub(crate) const ABORTED: u8 = 3;
 /// Retired by the writer after an internal error (a panic in its work): see `status()`.
 pub(crate) const RETIRED: u8 = 4;
 
-const NONE: u64 = u64::MAX;
+pub(crate) const NONE: u64 = u64::MAX;
 
-/// State shared between a `Recorder` handle and the writer thread.
-///
-/// What `submit_tick` reads and writes comes first, in one cache line of its own (`repr(C)`, aligned
-/// to 64 bytes): a server that submits to many recordings at its pace finds each recording's line
-/// cold, and pays one miss for it rather than one per field.
+/// State shared between a `Recorder` handle and the writer thread. What `submit_tick` reads and
+/// writes sits apart, in the engine's packed slots ([`HotSlot`]); the handle keeps a view of it and
+/// copies of the fields that never change.
 #[derive(Debug)]
-#[repr(C, align(64))]
 pub(crate) struct RecShared {
-    pub state: AtomicU8,
+    /// State, last submitted tick and submitted count: see [`Hot`](crate::record::hot_slots::Hot).
+    pub hot: HotSlot,
     pub id: u64,
-    pub last_submitted: AtomicU64,
-    pub submitted: AtomicU64,
     pub max_batch: usize,
     pub backpressure: Backpressure,
     pub path: PathBuf,
@@ -97,6 +95,7 @@ pub(crate) const RESUME_FAILED: u8 = 3;
 
 impl RecShared {
     pub(crate) fn new(
+        hot: HotSlot,
         id: u64,
         path: PathBuf,
         persist: bool,
@@ -109,9 +108,12 @@ impl RecShared {
             id,
             path,
             persist,
-            state: AtomicU8::new(OPEN),
-            last_submitted: AtomicU64::new(last_tick.map_or(NONE, u64::from)),
-            submitted: AtomicU64::new(0),
+            hot: {
+                if let Some(t) = last_tick {
+                    hot.last_submitted.store(u64::from(t), Ordering::Release);
+                }
+                hot
+            },
             other_sent: AtomicU64::new(0),
             dropped: AtomicU64::new(0),
             rejected: AtomicU64::new(0),
@@ -143,11 +145,12 @@ impl RecShared {
     pub(crate) fn resumed(&self, last_tick: Option<u32>, metadata: &Metadata) {
         if let Some(t) = last_tick {
             let t = u64::from(t);
-            let _ = self
-                .last_submitted
-                .fetch_update(Ordering::AcqRel, Ordering::Acquire, |cur| {
-                    (cur == NONE || cur < t).then_some(t)
-                });
+            let _ =
+                self.hot
+                    .last_submitted
+                    .fetch_update(Ordering::AcqRel, Ordering::Acquire, |cur| {
+                        (cur == NONE || cur < t).then_some(t)
+                    });
             self.flushed_tick.store(t, Ordering::Release);
             self.resumed_tick.store(t, Ordering::Release);
         }
@@ -163,7 +166,7 @@ impl RecShared {
     /// Messages of this recording accepted onto the writer's queue so far (an ending message that
     /// takes the control channel waits for this many; see [`Ending`]).
     pub(crate) fn queued(&self) -> u64 {
-        self.submitted.load(Ordering::Relaxed) + self.other_sent.load(Ordering::Relaxed)
+        self.hot.submitted.load(Ordering::Relaxed) + self.other_sent.load(Ordering::Relaxed)
     }
 
     pub(crate) fn set_error(&self, msg: String) {
@@ -204,6 +207,12 @@ impl RecShared {
 #[derive(Debug)]
 pub struct Recorder {
     pub(crate) shared: Arc<RecShared>,
+    /// `shared.hot`, reached without going through `shared` (see [`HotSlot`]).
+    pub(crate) hot: HotRef,
+    /// Copies of `shared`'s fields that never change.
+    pub(crate) id: u64,
+    pub(crate) max_batch: usize,
+    pub(crate) backpressure: Backpressure,
     pub(crate) engine: Arc<EngineShared>,
     pub(crate) tx: Sender<Msg>,
     pub(crate) control: Sender<Ending>,
@@ -224,8 +233,10 @@ impl Recorder {
     /// Queues one tick's events in batch encoding (see `format::event`). Server thread: validates
     /// only what is O(1), copies into a pooled buffer and pushes onto the writer's queue; never I/O.
     pub fn submit_tick(&self, tick: u32, batch: &[u8]) -> Result<Submitted> {
-        let sh = &*self.shared;
-        if sh.state.load(Ordering::Acquire) != OPEN {
+        // Reads the handle and its packed slot only (see `HotSlot`): no pointer chase into
+        // `shared`, which a server submitting to many recordings would find cold.
+        let hot = &*self.hot;
+        if hot.state.load(Ordering::Acquire) != OPEN {
             return Err(self.not_open());
         }
         if batch.len() < 2 {
@@ -233,47 +244,52 @@ impl Recorder {
                 "a tick batch needs at least its 2-byte event count",
             ));
         }
-        if batch.len() > sh.max_batch {
+        if batch.len() > self.max_batch {
             return Err(Error::invalid(format!(
                 "tick batch of {} bytes exceeds the limit of {}",
                 batch.len(),
-                sh.max_batch
+                self.max_batch
             )));
         }
-        let last = sh.last_submitted.load(Ordering::Relaxed);
+        let last = hot.last_submitted.load(Ordering::Relaxed);
         if last != NONE && u64::from(tick) <= last {
             return Err(Error::invalid(format!(
                 "tick {tick} is not after the last submitted tick {last}"
             )));
         }
-        sh.last_submitted.store(u64::from(tick), Ordering::Relaxed);
-        let len = batch.len();
+        hot.last_submitted.store(u64::from(tick), Ordering::Relaxed);
         // Fast path: room in the byte budget and the queue. The clock is read only when waiting.
         let mut deadline_at: Option<Instant> = None;
-        let deadline = |at: &mut Option<Instant>| match sh.backpressure {
+        let deadline = |at: &mut Option<Instant>| match self.backpressure {
             Backpressure::Block { deadline } => {
                 Some(*at.get_or_insert_with(|| Instant::now() + deadline))
             }
             Backpressure::Drop => None,
         };
-        // The budget counts the buffer's capacity: what the queued tick really holds.
-        let mut buf = self.engine.pool.take(len);
-        let cap = buf.capacity();
-        if !self.engine.reserve_bytes(cap) {
-            let ok = match deadline(&mut deadline_at) {
-                Some(at) => self.engine.wait_reserve(cap, at),
-                None => false,
-            };
-            if !ok {
-                self.engine.pool.give(buf);
-                return self.dropped(tick);
+        let bytes = match TickBytes::inline(batch) {
+            Some(inline) => inline,
+            None => {
+                // The budget counts the buffer's capacity: what the queued tick really holds.
+                let mut buf = self.engine.pool.take(batch.len());
+                let cap = buf.capacity();
+                if !self.engine.reserve_bytes(cap) {
+                    let ok = match deadline(&mut deadline_at) {
+                        Some(at) => self.engine.wait_reserve(cap, at),
+                        None => false,
+                    };
+                    if !ok {
+                        self.engine.pool.give(buf);
+                        return self.dropped(tick);
+                    }
+                }
+                buf.extend_from_slice(batch);
+                TickBytes::Pooled(buf)
             }
-        }
-        buf.extend_from_slice(batch);
+        };
         let msg = Msg::Tick {
-            id: sh.id,
+            id: self.id,
             tick,
-            buf,
+            bytes,
         };
         let sent = match self.tx.try_send(msg) {
             Ok(()) => Ok(()),
@@ -286,20 +302,20 @@ impl Recorder {
         match sent {
             Ok(()) => {
                 // One submitter per recording at a time (documented), so no read-modify-write needed.
-                let n = sh.submitted.load(Ordering::Relaxed);
-                sh.submitted.store(n + 1, Ordering::Relaxed);
+                let n = hot.submitted.load(Ordering::Relaxed);
+                hot.submitted.store(n + 1, Ordering::Relaxed);
                 Ok(Submitted::Queued)
             }
-            Err(returned) => {
-                self.engine.release_bytes(cap);
-                match returned {
-                    Some(Msg::Tick { buf, .. }) => {
+            Err(returned) => match returned {
+                Some(Msg::Tick { bytes, .. }) => {
+                    if let TickBytes::Pooled(buf) = bytes {
+                        self.engine.release_bytes(buf.capacity());
                         self.engine.pool.give(buf);
-                        self.dropped(tick)
                     }
-                    _ => Err(Error::InvalidState("the engine has shut down".into())),
+                    self.dropped(tick)
                 }
-            }
+                _ => Err(Error::InvalidState("the engine has shut down".into())),
+            },
         }
     }
 
@@ -316,7 +332,7 @@ impl Recorder {
 
     /// The error of a call on a recording that is no longer open.
     fn not_open(&self) -> Error {
-        if self.shared.state.load(Ordering::Acquire) == RETIRED
+        if self.hot.state.load(Ordering::Acquire) == RETIRED
             && let Some(m) = &*self.shared.error.lock()
         {
             return Error::InvalidState(format!("the recording was retired: {m}"));
@@ -350,7 +366,7 @@ impl Recorder {
     }
 
     fn send(&self, msg: Msg) -> Result<()> {
-        if self.shared.state.load(Ordering::Acquire) != OPEN {
+        if self.hot.state.load(Ordering::Acquire) != OPEN {
             return Err(self.not_open());
         }
         if self.engine.stopping.load(Ordering::Acquire) {
@@ -521,7 +537,7 @@ impl Recorder {
         let sh = &*self.shared;
         let flushed = sh.flushed_tick.load(Ordering::Relaxed);
         RecorderStats {
-            submitted_ticks: sh.submitted.load(Ordering::Relaxed),
+            submitted_ticks: sh.hot.submitted.load(Ordering::Relaxed),
             dropped_ticks: sh.dropped.load(Ordering::Relaxed),
             rejected_ticks: sh.rejected.load(Ordering::Relaxed),
             bytes_written: sh.bytes_written.load(Ordering::Relaxed),
@@ -568,7 +584,7 @@ impl Recorder {
             })
             .is_err()
         {
-            self.shared.state.store(OPEN, Ordering::Release);
+            self.hot.state.store(OPEN, Ordering::Release);
             return Err(Error::InvalidState("the engine has shut down".into()));
         }
         Ok(handle)
@@ -599,7 +615,7 @@ impl Recorder {
     }
 
     fn transition(&self, to: u8) -> Result<()> {
-        self.shared
+        self.hot
             .state
             .compare_exchange(OPEN, to, Ordering::AcqRel, Ordering::Acquire)
             .map(|_| ())
@@ -615,24 +631,11 @@ impl Drop for Recorder {
         // Dropped while open: flush what was written and release the lock; the recording stays
         // resumable (start_recording on the same path continues it).
         // A retired recording's writer keeps why it was retired until the recorder goes.
-        if self.transition(CLOSED).is_ok() || self.shared.state.load(Ordering::Acquire) == RETIRED {
+        if self.transition(CLOSED).is_ok() || self.hot.state.load(Ordering::Acquire) == RETIRED {
             let _ = self.send_ending(Msg::Close {
                 id: self.shared.id,
                 ack: None,
             });
         }
-    }
-}
-
-#[cfg(test)]
-mod layout_tests {
-    use super::*;
-
-    #[test]
-    fn what_submit_tick_touches_fits_in_the_first_cache_line() {
-        let end =
-            std::mem::offset_of!(RecShared, backpressure) + std::mem::size_of::<Backpressure>();
-        assert!(end <= 64, "{end} bytes");
-        assert_eq!(std::mem::align_of::<RecShared>(), 64);
     }
 }

@@ -16,6 +16,7 @@ use crate::record::finish::FinishHandle;
 use crate::record::open_recording::OpenRecording;
 use crate::record::recorder::RETIRED;
 use crate::record::sync_round::SyncThread;
+use crate::record::tick_bytes::TickBytes;
 
 /// Longest nap of an idle writer thread (its wake-up latency when work arrives after a pause).
 const IDLE_NAP: Duration = Duration::from_millis(5);
@@ -319,7 +320,7 @@ impl WriterThread {
     fn retire(&mut self, id: u64, msg: String) {
         if let Some(r) = self.recs.remove(&id) {
             r.shared.set_error(msg.clone());
-            r.shared.state.store(RETIRED, Ordering::Release);
+            r.shared.hot.state.store(RETIRED, Ordering::Release);
             self.end(&r);
             self.retired.insert(id, msg);
         }
@@ -381,7 +382,10 @@ impl WriterThread {
             Reply::of(&msg).fail("the engine has shut down");
             match msg {
                 Msg::Open { rec, .. } => self.end(&rec),
-                Msg::Tick { buf, .. } => self.engine.pool.give(buf),
+                Msg::Tick {
+                    bytes: TickBytes::Pooled(buf),
+                    ..
+                } => self.engine.pool.give(buf),
                 _ => {}
             }
         }
@@ -477,21 +481,23 @@ impl WriterThread {
             Msg::Open { id, rec } => {
                 self.recs.insert(id, *rec);
             }
-            Msg::Tick { id, tick, buf } => {
+            Msg::Tick { id, tick, bytes } => {
                 if let Some(r) = self.rec_for(id) {
-                    r.on_tick(tick, &buf);
+                    r.on_tick(tick, bytes.as_slice());
                     // Past its flush size (and not waiting to retry a failed flush).
                     if r.flush_requested() && r.wants_flush(Instant::now()) {
                         self.want_round();
                         self.urgent = true;
                     }
                 }
-                self.unreleased += buf.capacity();
-                if self.unreleased >= 64 << 10 {
-                    self.engine
-                        .release_bytes(std::mem::take(&mut self.unreleased));
+                if let TickBytes::Pooled(buf) = bytes {
+                    self.unreleased += buf.capacity();
+                    if self.unreleased >= 64 << 10 {
+                        self.engine
+                            .release_bytes(std::mem::take(&mut self.unreleased));
+                    }
+                    self.engine.pool.give(buf);
                 }
-                self.engine.pool.give(buf);
             }
             Msg::PlayerLeft { id, entity } => {
                 if let Some(r) = self.rec_for(id) {
