@@ -35,6 +35,7 @@
     markers: null, report: null, context: new Set(), gen: 0,
     live: false, liveState: null, liveFollow: true, source: null,
     race: null, shown: null, errors: [], stalled: false,
+    drawn: 0, played: 0, // frames drawn, ticks played (the memory benchmark reads them)
     view: { cx: 0, cz: 0, scale: 4, fitted: false },
   };
   // block index -> { frames: Map(tick -> frame), ticks: sorted ticks, complete, pending, used }
@@ -293,6 +294,7 @@
         const atEnd = next >= S.last, atStart = next <= S.first;
         next = clamp(next);
         if (frameAt(next)) {
+          S.played += Math.abs(next - S.tick);
           S.tick = next;
           S.stalled = false;
         } else {
@@ -363,6 +365,7 @@
     const frame = frameAt(S.tick);
     if (frame) {
       if (!S.view.fitted) fit(frame);
+      S.drawn++;
       S.shown = { tick: frame.t, entities: frame.e };
       if (S.follow !== null) {
         const f = frame.byId.get(S.follow);
@@ -569,6 +572,7 @@
       rec: S.rec, first: S.first, last: S.last, tick: S.tick, shownTick: S.shown ? S.shown.tick : null,
       playing: S.playing, dir: S.dir, speed: S.speed, follow: S.follow, live: S.live, liveState: S.liveState,
       blocks: blocks.size, errors: S.errors.slice(), stalled: S.stalled, report: S.report,
+      drawn: S.drawn, played: Math.floor(S.played),
       race: S.race ? { splits: S.race.splits.length, delta: S.race.delta.length } : null,
       view: Object.assign({}, S.view), markers: S.markers ? { teleports: S.markers.teleports.length, checkpoints: S.markers.checkpoints.length } : null,
     };
