@@ -18,7 +18,7 @@ use tickreel_cli::browser::Browser;
 
 /// Headless Chromium (the shared DevTools client); the test fails when it cannot start.
 fn browser() -> Browser {
-    browser().unwrap_or_else(|e| panic!("the browser does not start: {e}"))
+    Browser::start().unwrap_or_else(|e| panic!("the browser does not start: {e}"))
 }
 
 /// Waits (up to 20 s) until `expr` is true in the page.
@@ -242,9 +242,78 @@ fn the_viewer_follows_a_recording_while_it_is_written() {
     // finished: playing on reaches the final tick and stops there
     b.eval("window.tickreelViewer.setSpeed(16)");
     b.eval("window.tickreelViewer.play(1)");
-    wait_for(&mut b, 
+    wait_for(
+        &mut b,
         "window.tickreelViewer.state().liveState === 'finished' && !window.tickreelViewer.state().playing",
     );
     assert_eq!(assert_shown_is_seek(&mut b, &out, "finished"), 299);
     assert_eq!(state(&mut b)["errors"], json!([]));
+}
+
+/// The GC'd JS heap may grow by this much between the end of warm-up and the end of playback.
+/// The viewer keeps at most 48 blocks of 128 frames; with 100 entities a block is ~1.1 MB of
+/// heap (52 MB for the full cache in `tickreel bench --only viewer`), and two samples of the
+/// full cache differ by well under 0.2 MB (a block being fetched, the last seeks' frames). 4 MB
+/// is under four blocks: keeping the frames of every block fetched in the 20 s measured (~50
+/// blocks at 16x) adds ~50 MB, keeping every frame drawn ~7 MB.
+const HEAP_GROWTH_BOUND: u64 = 4 << 20;
+
+#[test]
+fn the_viewer_does_not_grow_while_it_plays() {
+    let dir = tempfile::tempdir().unwrap();
+    // 14,000 ticks: more than twice the viewer's cache (6,144 ticks), 44 s at 16x
+    simulate(&dir.path().join("big.reel"), 100, 14_000);
+    let s = Server::start(&[dir.path().to_str().unwrap(), "--listen", "127.0.0.1:0"]);
+    let mut b = browser();
+    b.open(&format!("{}/?rec=big.reel", s.base)).unwrap();
+    wait_for(&mut b, "!!window.tickreelViewer");
+    assert_eq!(b.eval("window.tickreelViewer.ready"), json!(true));
+    b.eval("window.tickreelViewer.setSpeed(16)");
+    b.eval("window.tickreelViewer.play(1)");
+    // warm-up: until the block cache is full (~19 s at 16x), and a little more
+    b.wait_until(
+        "window.tickreelViewer.state().blocks >= 48",
+        Duration::from_secs(90),
+        "JSON.stringify(window.tickreelViewer.state())",
+    )
+    .unwrap();
+    std::thread::sleep(Duration::from_secs(2));
+    let warm = b.memory_after_gc().unwrap();
+    let played_warm = state(&mut b)["played"].as_u64().unwrap();
+    // 20 s more, bouncing at the ends
+    let started = Instant::now();
+    while started.elapsed() < Duration::from_secs(20) {
+        std::thread::sleep(Duration::from_millis(250));
+        let st = state(&mut b);
+        assert_eq!(st["errors"], json!([]), "{st}");
+        if st["playing"] == json!(false) {
+            let dir = if st["dir"] == json!(1) { -1 } else { 1 };
+            b.eval(&format!("window.tickreelViewer.play({dir})"));
+        }
+    }
+    let end = b.memory_after_gc().unwrap();
+    let st = state(&mut b);
+    let played = st["played"].as_u64().unwrap() - played_warm;
+    eprintln!("warm {warm:?}\nend {end:?}\nplayed {played} ticks after warm-up; {st}");
+    // it played: 20 s at 16x is 6,400 ticks, more than the whole cache turned over
+    assert!(played > 3_000, "only {played} ticks played in 20 s: {st}");
+    assert!(
+        end.js_heap_used <= warm.js_heap_used + HEAP_GROWTH_BOUND,
+        "the viewer's heap grew from {:.1} MB to {:.1} MB in {played} ticks of playback",
+        warm.js_heap_used as f64 / 1048576.0,
+        end.js_heap_used as f64 / 1048576.0
+    );
+    assert!(
+        end.nodes <= warm.nodes + 10,
+        "DOM nodes {} -> {}",
+        warm.nodes,
+        end.nodes
+    );
+    assert!(
+        end.listeners <= warm.listeners + 2,
+        "event listeners {} -> {}",
+        warm.listeners,
+        end.listeners
+    );
+    assert!(st["blocks"].as_u64().unwrap() <= 48, "{st}");
 }

@@ -95,7 +95,8 @@ pub fn run(quick: bool, out: &mut Figures) -> tickreel::Result<()> {
             mb(m.js_heap_used),
             m.nodes,
             m.listeners,
-            m.renderer_rss.map_or("?".into(), |r| format!("{:.1} MB", mb(r)))
+            m.renderer_rss
+                .map_or("?".into(), |r| format!("{:.1} MB", mb(r)))
         );
         samples.push((began.elapsed(), m));
         next += every;
@@ -140,7 +141,11 @@ pub fn run(quick: bool, out: &mut Figures) -> tickreel::Result<()> {
     for (key, a, z) in [
         ("viewer_dom_nodes", start.nodes, end.nodes),
         ("viewer_listeners", start.listeners, end.listeners),
-        ("viewer_layout_objects", start.layout_objects, end.layout_objects),
+        (
+            "viewer_layout_objects",
+            start.layout_objects,
+            end.layout_objects,
+        ),
     ] {
         put(out, &format!("{key}_start"), a as f64);
         put(out, &format!("{key}_end"), z as f64);

@@ -24,7 +24,7 @@ pub struct Memory {
     pub layout_objects: u64,
     /// Documents (`Documents`).
     pub documents: u64,
-    /// Resident bytes of the largest renderer process of this browser, when `/proc` tells.
+    /// Resident bytes of the largest page renderer of this browser, when `/proc` tells.
     pub renderer_rss: Option<u64>,
 }
 
@@ -56,8 +56,9 @@ pub(super) fn measure(b: &mut Browser) -> Result<Memory> {
     })
 }
 
-/// The resident memory (`VmRSS`) of the largest renderer process descending from `browser_pid`
-/// (Linux `/proc`; `None` elsewhere or when none is found).
+/// The resident memory (`VmRSS`) of the largest page renderer process descending from
+/// `browser_pid` (the viewer's, beside the initial blank tab's; Linux `/proc`; `None` elsewhere
+/// or when none is found).
 pub fn renderer_rss_bytes(browser_pid: u32) -> Option<u64> {
     let mut parent: HashMap<u32, u32> = HashMap::new();
     for e in std::fs::read_dir("/proc").ok()?.flatten() {
@@ -91,8 +92,14 @@ pub fn renderer_rss_bytes(browser_pid: u32) -> Option<u64> {
         .keys()
         .filter(|&&pid| descends(pid))
         .filter(|pid| {
-            std::fs::read(format!("/proc/{pid}/cmdline"))
-                .is_ok_and(|c| c.split(|&b| b == 0).any(|a| a == b"--type=renderer"))
+            // Chromium rewrites its process title: the arguments may be one space-separated
+            // string. Its own UI (`--top-chrome-webui`) is not a page's renderer.
+            std::fs::read(format!("/proc/{pid}/cmdline")).is_ok_and(|c| {
+                let args: Vec<&[u8]> = c.split(|&b| b == 0 || b == b' ').collect();
+                args.contains(&&b"--type=renderer"[..])
+                    && !args.contains(&&b"--top-chrome-webui"[..])
+                    && !args.contains(&&b"--extension-process"[..])
+            })
         })
         .filter_map(|pid| {
             let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;

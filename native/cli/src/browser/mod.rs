@@ -206,7 +206,9 @@ impl Browser {
         let start = Instant::now();
         while self.try_eval(expr)? != json!(true) {
             if start.elapsed() > timeout {
-                let d = self.try_eval(describe).unwrap_or_else(|e| json!(e.to_string()));
+                let d = self
+                    .try_eval(describe)
+                    .unwrap_or_else(|e| json!(e.to_string()));
                 return Err(err(format!(
                     "timed out after {timeout:?} waiting for {expr}; {d}"
                 )));

@@ -162,6 +162,8 @@
     S.liveState = edge.state || null;
     const tl = $('timeline');
     tl.min = S.first; tl.max = S.last;
+    // the sidebar's tick range follows a live recording as it grows
+    if (S.aboutText) $('summary').textContent = S.aboutText(S.first, S.last);
   }
 
   // ---- opening a recording ------------------------------------------------------------------
@@ -171,7 +173,7 @@
     blocks.clear();
     singles.clear();
     if (S.source) { S.source.close(); S.source = null; }
-    Object.assign(S, { rec: name, info: null, markers: null, report: null, race: null, shown: null,
+    Object.assign(S, { rec: name, info: null, aboutText: null, markers: null, report: null, race: null, shown: null,
       follow: null, playing: false, dir: 1, context: new Set(), names: new Map(), stalled: false });
     S.view.fitted = false;
     clearError();
@@ -225,8 +227,9 @@
   function fillAbout(info) {
     $('about').hidden = false;
     const ent = info.entities.length;
-    $('summary').textContent = `${info.kind}, ticks ${S.first}..${S.last} at ${S.rate} ticks/s, ` +
+    S.aboutText = (first, last) => `${info.kind}, ticks ${first}..${last} at ${S.rate} ticks/s, ` +
       `${ent} registered entities, ${info.chunks} chunks` + (info.gaps.length ? `, ${info.gaps.length} gaps` : '');
+    $('summary').textContent = S.aboutText(S.first, S.last);
     const sel = $('follow');
     while (sel.options.length > 1) sel.remove(1);
     const runSel = $('run-entity'), ghostSel = $('ghost-entity');
