@@ -329,3 +329,18 @@ fn the_viewer_does_not_grow_while_it_plays() {
     );
     assert!(st["blocks"].as_u64().unwrap() <= 48, "{st}");
 }
+
+#[test]
+fn the_memory_bench_fails_when_chromium_cannot_start() {
+    for chromium in ["/bin/false", "/no/such/chromium"] {
+        let o = Command::new(env!("CARGO_BIN_EXE_tickreel"))
+            .args(["bench", "--only", "viewer", "--quick"])
+            .env("TICKREEL_CHROMIUM", chromium)
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(1), "{chromium}: {err}");
+        assert!(err.contains(chromium), "{chromium}: {err}");
+        assert!(o.stdout.is_empty(), "no figures without a browser");
+    }
+}

@@ -54,9 +54,10 @@ pub fn run(quick: bool, out: &mut Figures) -> tickreel::Result<()> {
     let dir = tempfile::Builder::new()
         .prefix("tickreel-bench-viewer")
         .tempdir()?;
+    // the browser first: without one there is nothing to measure
+    let mut b = Browser::start()?;
     write_file(&dir.path().join("bench.reel"), TICKS)?;
     let addr = start_server(dir.path())?;
-    let mut b = Browser::start()?;
     b.open(&format!("http://{addr}/?rec=bench.reel"))?;
     b.wait_until(
         "!!window.tickreelViewer",

@@ -94,7 +94,7 @@ impl Browser {
             let _ = child.kill();
             let _ = child.wait();
             return Err(err(format!(
-                "{bin} printed no DevTools address within 30 s (it did not start headless)"
+                "{bin} printed no DevTools address within 30 s (it exited, or did not start headless)"
             )));
         };
         let connect = || -> Result<WebSocket<TcpStream>> {
