@@ -1,13 +1,8 @@
 //! The CLI on live recordings: simulate, info/verify/dump on a live directory, recover, compact.
 
-use std::process::Command;
+mod tool;
 
-fn tickreel(args: &[&str]) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_tickreel"))
-        .args(args)
-        .output()
-        .unwrap()
-}
+use tool::{succeeded, tickreel};
 
 #[test]
 fn simulate_recover_and_compact_a_live_directory() {
@@ -67,19 +62,8 @@ fn simulate_recover_and_compact_a_live_directory() {
     assert!(String::from_utf8_lossy(&bad.stderr).contains("not a directory"));
 }
 
-fn stdout(o: &std::process::Output) -> String {
-    assert!(
-        o.status.success(),
-        "exit {:?}\nstdout: {}\nstderr: {}",
-        o.status,
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
-    );
-    String::from_utf8(o.stdout.clone()).unwrap()
-}
-
 fn info_json(path: &str) -> serde_json::Value {
-    serde_json::from_str(stdout(&tickreel(&["info", path, "--json"])).trim()).unwrap()
+    serde_json::from_str(succeeded(&tickreel(&["info", path, "--json"])).trim()).unwrap()
 }
 
 #[test]
@@ -87,7 +71,7 @@ fn info_verify_dump_and_compact_read_a_live_directory() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("l.reel");
     let live = dir.path().join("l.reel.live");
-    let sim = stdout(&tickreel(&[
+    let sim = succeeded(&tickreel(&[
         "simulate",
         "--out",
         out.to_str().unwrap(),
@@ -134,7 +118,7 @@ fn info_verify_dump_and_compact_read_a_live_directory() {
     assert_eq!(j["live_files"]["meta_bytes"], meta);
     assert_eq!(j["live_files"]["segments"], segments.0);
     assert_eq!(j["live_files"]["segment_bytes"], segments.1);
-    let text = stdout(&tickreel(&["info", l]));
+    let text = succeeded(&tickreel(&["info", l]));
     for needle in [
         format!(
             "live directory    {l} ({} bytes in its files",
@@ -146,14 +130,14 @@ fn info_verify_dump_and_compact_read_a_live_directory() {
         assert!(text.contains(&needle), "info lacks {needle:?}:\n{text}");
     }
 
-    let v = stdout(&tickreel(&["verify", l]));
+    let v = succeeded(&tickreel(&["verify", l]));
     assert!(
         v.starts_with(&format!("ok: {chunks} chunks, 600 ticks")),
         "{v}"
     );
 
     // dump: every tick, in order; a range across chunk boundaries
-    let all = stdout(&tickreel(&["dump", l]));
+    let all = succeeded(&tickreel(&["dump", l]));
     let ticks: Vec<u64> = all
         .lines()
         .map(|line| {
@@ -162,14 +146,14 @@ fn info_verify_dump_and_compact_read_a_live_directory() {
         })
         .collect();
     assert_eq!(ticks, (0..600).collect::<Vec<u64>>());
-    let part = stdout(&tickreel(&["dump", l, "--from", "35", "--to", "124"]));
+    let part = succeeded(&tickreel(&["dump", l, "--from", "35", "--to", "124"]));
     assert_eq!(part.lines().count(), 90);
     assert!(part.starts_with("{\"tick\":35,"), "{part}");
 
     // compact: a file with the same ticks and content
     let compacted = dir.path().join("c.reel");
     let c = compacted.to_str().unwrap();
-    let report = stdout(&tickreel(&["compact", l, c]));
+    let report = succeeded(&tickreel(&["compact", l, c]));
     assert!(
         report.starts_with(&format!("compacted {chunks} chunks (")),
         "{report}"
@@ -194,11 +178,11 @@ fn info_verify_dump_and_compact_read_a_live_directory() {
         j["metadata"]["tickreel"]["entities"]
     );
     assert_eq!(
-        stdout(&tickreel(&["dump", c])),
+        succeeded(&tickreel(&["dump", c])),
         all,
         "same ticks after compaction"
     );
-    assert!(stdout(&tickreel(&["verify", c])).contains("600 ticks"));
+    assert!(succeeded(&tickreel(&["verify", c])).contains("600 ticks"));
 }
 
 /// `tickreel simulate` with the deterministic seed: runs paced (so that flushes happen while it
@@ -229,7 +213,7 @@ fn churn_run(dir: &std::path::Path, name: &str, flush_on_leave: bool) -> (Vec<St
     if !flush_on_leave {
         args.push("--no-flush-on-leave");
     }
-    let s = stdout(&tickreel(&args));
+    let s = succeeded(&tickreel(&args));
     let flushed: Vec<String> = s
         .lines()
         .filter(|l| l.starts_with("flushed "))
@@ -285,7 +269,7 @@ fn recover_and_compact_name_a_segment_of_another_recording_and_leave_it_be() {
     let dir = tempfile::tempdir().unwrap();
     let live_of = |name: &str| {
         let out = dir.path().join(format!("{name}.reel"));
-        stdout(&tickreel(&[
+        succeeded(&tickreel(&[
             "simulate",
             "--out",
             out.to_str().unwrap(),
@@ -302,7 +286,7 @@ fn recover_and_compact_name_a_segment_of_another_recording_and_leave_it_be() {
     let id = info_json(m)["recording_id"].as_str().unwrap().to_owned();
     let other_id = info_json(o)["recording_id"].as_str().unwrap().to_owned();
     assert_ne!(id, other_id);
-    assert!(stdout(&tickreel(&["info", m])).contains(&format!("recording id      {id}")));
+    assert!(succeeded(&tickreel(&["info", m])).contains(&format!("recording id      {id}")));
     // The other recording's segment lands in mine (as a writer racing the re-creation of the
     // directory would put it).
     let foreign = mine.join("seg-000009.tks");
@@ -324,6 +308,6 @@ fn recover_and_compact_name_a_segment_of_another_recording_and_leave_it_be() {
     let j = info_json(compacted.to_str().unwrap());
     assert_eq!(j["recording_id"].as_str(), Some(id.as_str()));
     assert_eq!(j["last_tick"], before);
-    stdout(&tickreel(&["verify", compacted.to_str().unwrap()]));
+    succeeded(&tickreel(&["verify", compacted.to_str().unwrap()]));
     assert_eq!(std::fs::read(&foreign).unwrap(), bytes);
 }

@@ -293,6 +293,23 @@ fn a_token_is_required_when_set_and_public_binds_need_one() {
     }
     let (st, body) = local.raw(&format!("/api/recordings?token={token}"), None);
     assert_eq!(st, 200, "{body}");
+    // it names its directory without the server's path
+    let list: serde_json::Value = serde_json::from_str(&body).unwrap();
+    let real = dir.path().canonicalize().unwrap();
+    let name = real.file_name().unwrap().to_str().unwrap();
+    assert_eq!(list["root"], name, "{body}");
+    let parent = real.parent().unwrap().to_str().unwrap();
+    for path in [
+        "/api/recordings",
+        "/api/info?rec=a.reel",
+        "/api/info?rec=nope.reel",
+    ] {
+        let (_, body) = local.raw(path, Some(token));
+        assert!(
+            !body.contains(parent),
+            "{path} shows the server's path: {body}"
+        );
+    }
     // a public server answers any host name
     let (st, _) = local.raw_host("/api/recordings", Some(token), "viewer.example:80");
     assert_eq!(st, 200);
@@ -300,7 +317,10 @@ fn a_token_is_required_when_set_and_public_binds_need_one() {
     // loopback (the default): a token may still be set; other host names are refused
     let s2 = Server::start(&[d, "--listen", "127.0.0.1:0", "--token", token]);
     assert_eq!(s2.get("/api/recordings").0, 401);
-    assert_eq!(s2.get_with("/api/recordings", Some(token)).0, 200);
+    let (st, list) = s2.get_with("/api/recordings", Some(token));
+    assert_eq!(st, 200);
+    // on loopback, the directory is shown in full
+    assert_eq!(list["root"], real.to_str().unwrap());
     let s3 = Server::start(&[d, "--listen", "127.0.0.1:0"]);
     let l3 = Client::at(&s3.base);
     let (st, body) = l3.raw_host("/api/recordings", None, "attacker.example:80");

@@ -1,181 +1,44 @@
 //! The web viewer in a real browser: headless Chromium (Debian's `chromium`, installed by
 //! `scripts/ensure-chromium.sh`, which `./test.sh` runs) driven over the Chrome DevTools Protocol
-//! (a WebSocket, `tungstenite`). The page opens a recording made by `simulate`, seeks, plays,
-//! reverses, steps and is dragged; after each, the positions it shows for a tick must equal the
-//! core's `Reader::seek` at that tick. Then a ghost race and a shadow-play report. Screenshots
-//! go to `target/tmp/viewer/`. Fails (never skips) when the browser cannot start.
+//! (`tickreel_cli::browser`, which `tickreel bench --only viewer` uses too). The page opens a
+//! recording made by `simulate`, seeks, plays, reverses, steps and is dragged; after each, the
+//! positions it shows for a tick must equal the core's `Reader::seek` at that tick. Then a ghost race and a shadow-play report; a recording
+//! followed while it is written; and the page's memory (GC'd heap, DOM nodes) over a long enough
+//! playback to turn its frame cache over. Screenshots go to `target/tmp/viewer/`. Fails (never
+//! skips) when the browser cannot start.
 
 mod serve_support;
 
 use std::io::{BufRead, BufReader};
-use std::net::TcpStream;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use base64::Engine as _;
 use serde_json::{Value, json};
 use serve_support::*;
-use tungstenite::{Message, WebSocket};
+use tickreel_cli::browser::Browser;
 
-/// Headless Chromium with its DevTools endpoint; killed when dropped.
-struct Browser {
-    child: Child,
-    ws: WebSocket<TcpStream>,
-    next_id: u64,
-    session: Option<String>,
-    _profile: tempfile::TempDir,
+/// Headless Chromium (the shared DevTools client); the test fails when it cannot start.
+fn browser() -> Browser {
+    Browser::start().unwrap_or_else(|e| panic!("the browser does not start: {e}"))
 }
 
-fn chromium_binary() -> String {
-    if let Ok(b) = std::env::var("TICKREEL_CHROMIUM") {
-        return b;
-    }
-    for b in ["chromium", "chromium-browser", "google-chrome"] {
-        if Command::new(b)
-            .arg("--version")
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .status()
-            .is_ok_and(|s| s.success())
-        {
-            return b.to_string();
-        }
-    }
-    panic!(
-        "no Chromium found (chromium, chromium-browser, google-chrome, or TICKREEL_CHROMIUM): \
-         run scripts/ensure-chromium.sh"
-    );
+/// Waits (up to 20 s) until `expr` is true in the page.
+#[track_caller]
+fn wait_for(b: &mut Browser, expr: &str) {
+    b.wait_until(
+        expr,
+        Duration::from_secs(20),
+        "JSON.stringify(window.tickreelViewer.state())",
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
 }
 
-impl Browser {
-    fn start() -> Browser {
-        let profile = tempfile::tempdir().unwrap();
-        let mut child = Command::new(chromium_binary())
-            .args([
-                "--headless=new",
-                "--no-sandbox",
-                "--disable-gpu",
-                "--disable-dev-shm-usage",
-                "--no-first-run",
-                "--no-default-browser-check",
-                "--window-size=1280,800",
-                "--remote-debugging-address=127.0.0.1",
-                "--remote-debugging-port=0",
-            ])
-            .arg(format!("--user-data-dir={}", profile.path().display()))
-            .arg("about:blank")
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("Chromium does not start");
-        let stderr = child.stderr.take().unwrap();
-        let (tx, rx) = std::sync::mpsc::channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stderr).lines().map_while(Result::ok) {
-                if let Some(url) = line.strip_prefix("DevTools listening on ") {
-                    let _ = tx.send(url.trim().to_string());
-                }
-            }
-        });
-        let url = rx
-            .recv_timeout(Duration::from_secs(30))
-            .expect("Chromium printed no DevTools address within 30 s");
-        let hostport = url
-            .strip_prefix("ws://")
-            .and_then(|r| r.split('/').next())
-            .unwrap()
-            .to_string();
-        let stream = TcpStream::connect(&hostport).unwrap();
-        stream
-            .set_read_timeout(Some(Duration::from_secs(30)))
-            .unwrap();
-        let (ws, _) = tungstenite::client(url.as_str(), stream).expect("DevTools WebSocket");
-        Browser {
-            child,
-            ws,
-            next_id: 1,
-            session: None,
-            _profile: profile,
-        }
-    }
-
-    /// Sends a DevTools command (to the attached page, if any) and waits for its answer.
-    fn call(&mut self, method: &str, params: Value) -> Value {
-        let id = self.next_id;
-        self.next_id += 1;
-        let mut msg = json!({"id": id, "method": method, "params": params});
-        if let Some(s) = &self.session {
-            msg["sessionId"] = json!(s);
-        }
-        self.ws.send(Message::Text(msg.to_string().into())).unwrap();
-        loop {
-            let m = self.ws.read().expect("DevTools connection");
-            let Message::Text(t) = m else { continue };
-            let v: Value = serde_json::from_str(t.as_str()).unwrap();
-            if v["id"] == id {
-                if let Some(e) = v.get("error") {
-                    panic!("{method}: {e}");
-                }
-                return v["result"].clone();
-            }
-        }
-    }
-
-    /// Opens `url` in a new page and attaches to it.
-    fn open(&mut self, url: &str) {
-        let t = self.call("Target.createTarget", json!({"url": url}));
-        let target = t["targetId"].as_str().unwrap().to_string();
-        let a = self.call(
-            "Target.attachToTarget",
-            json!({"targetId": target, "flatten": true}),
-        );
-        self.session = Some(a["sessionId"].as_str().unwrap().to_string());
-        self.call("Runtime.enable", json!({}));
-    }
-
-    /// Evaluates `expr` in the page (awaiting a promise) and returns its value.
-    fn eval(&mut self, expr: &str) -> Value {
-        let r = self.call(
-            "Runtime.evaluate",
-            json!({"expression": expr, "awaitPromise": true, "returnByValue": true}),
-        );
-        if let Some(e) = r.get("exceptionDetails") {
-            panic!("{expr}: {e}");
-        }
-        r["result"]["value"].clone()
-    }
-
-    /// Waits (up to 20 s) until `expr` is true in the page.
-    fn wait_for(&mut self, expr: &str) {
-        let start = Instant::now();
-        while self.eval(expr) != json!(true) {
-            assert!(
-                start.elapsed() < Duration::from_secs(20),
-                "timed out waiting for {expr}; state: {}",
-                self.eval("JSON.stringify(window.tickreelViewer.state())")
-            );
-            std::thread::sleep(Duration::from_millis(50));
-        }
-    }
-
-    /// Saves a PNG screenshot of the page to `path`; its size in bytes.
-    fn screenshot(&mut self, path: &Path) -> usize {
-        let r = self.call("Page.captureScreenshot", json!({"format": "png"}));
-        let png = base64::engine::general_purpose::STANDARD
-            .decode(r["data"].as_str().unwrap())
-            .unwrap();
-        assert_eq!(&png[..8], b"\x89PNG\r\n\x1a\n");
-        std::fs::write(path, &png).unwrap();
-        png.len()
-    }
-}
-
-impl Drop for Browser {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
+/// Saves a PNG screenshot of the page to `path`; its size in bytes.
+fn screenshot(b: &mut Browser, path: &Path) -> usize {
+    let png = b.screenshot_png().unwrap();
+    std::fs::write(path, &png).unwrap();
+    png.len()
 }
 
 /// The positions the page shows (its current frame): `(tick, [(id, x, y, z)])`.
@@ -214,9 +77,9 @@ fn the_viewer_plays_seeks_and_reverses_in_chromium() {
     let sim = dir.path().join("sim.reel");
     simulate(&sim, 12, 1200);
     let s = Server::start(&[dir.path().to_str().unwrap(), "--listen", "127.0.0.1:0"]);
-    let mut b = Browser::start();
-    b.open(&format!("{}/?rec=sim.reel", s.base));
-    b.wait_for("!!window.tickreelViewer");
+    let mut b = browser();
+    b.open(&format!("{}/?rec=sim.reel", s.base)).unwrap();
+    wait_for(&mut b, "!!window.tickreelViewer");
     assert_eq!(b.eval("window.tickreelViewer.ready"), json!(true));
     let st = state(&mut b);
     assert_eq!(st["rec"], "sim.reel");
@@ -234,7 +97,7 @@ fn the_viewer_plays_seeks_and_reverses_in_chromium() {
          i += 4) if (d[i] > 120 || d[i+1] > 120 || d[i+2] > 120) n++; return n; })()",
     );
     assert!(drawn.as_u64().unwrap() > 50, "nothing drawn: {drawn}");
-    assert!(b.screenshot(&shots.join("seek.png")) > 5000);
+    assert!(screenshot(&mut b, &shots.join("seek.png")) > 5000);
 
     // play forward at 4x for a second
     b.eval("window.tickreelViewer.setSpeed(4)");
@@ -243,7 +106,7 @@ fn the_viewer_plays_seeks_and_reverses_in_chromium() {
     b.eval("window.tickreelViewer.pause()");
     let fwd = assert_shown_is_seek(&mut b, &sim, "played forward");
     assert!(fwd > 357 + 20, "4x for 1.2 s moved only to {fwd}");
-    assert!(b.screenshot(&shots.join("played.png")) > 5000);
+    assert!(screenshot(&mut b, &shots.join("played.png")) > 5000);
 
     // reverse at 8x
     b.eval("window.tickreelViewer.setSpeed(8)");
@@ -268,7 +131,7 @@ fn the_viewer_plays_seeks_and_reverses_in_chromium() {
         ));
     }
     b.eval("document.getElementById('timeline').dispatchEvent(new Event('change'))");
-    b.wait_for("window.tickreelViewer.state().shownTick === 1100");
+    wait_for(&mut b, "window.tickreelViewer.state().shownTick === 1100");
     assert_eq!(assert_shown_is_seek(&mut b, &sim, "dragged"), 1100);
 
     // speeds outside 0.25..16 are refused; play to the end stops there
@@ -278,7 +141,7 @@ fn the_viewer_plays_seeks_and_reverses_in_chromium() {
     );
     b.eval("window.tickreelViewer.setSpeed(16)");
     b.eval("window.tickreelViewer.play(1)");
-    b.wait_for("!window.tickreelViewer.state().playing");
+    wait_for(&mut b, "!window.tickreelViewer.state().playing");
     assert_eq!(assert_shown_is_seek(&mut b, &sim, "end"), 1199);
     let st = state(&mut b);
     assert!(st["blocks"].as_u64().unwrap() <= 48, "{st}");
@@ -290,7 +153,7 @@ fn the_viewer_plays_seeks_and_reverses_in_chromium() {
     assert!(race.as_u64().unwrap() > 10, "{race}");
     b.eval("window.tickreelViewer.seek(600)");
     assert_eq!(state(&mut b)["follow"], 1);
-    assert!(b.screenshot(&shots.join("race.png")) > 5000);
+    assert!(screenshot(&mut b, &shots.join("race.png")) > 5000);
 
     // a shadow-play report: opens on the reported player at the report's tick
     let world = dir.path().join("world.reel");
@@ -313,7 +176,7 @@ fn the_viewer_plays_seeks_and_reverses_in_chromium() {
     assert!(ents.iter().any(|e| e.0 == reported));
     let table = b.eval("document.getElementById('report-meta').innerText");
     assert!(table.as_str().unwrap().contains("report_tick"), "{table}");
-    assert!(b.screenshot(&shots.join("report.png")) > 5000);
+    assert!(screenshot(&mut b, &shots.join("report.png")) > 5000);
     assert!(
         started.elapsed() < Duration::from_secs(90),
         "the browser test took {:?}",
@@ -347,9 +210,9 @@ fn the_viewer_follows_a_recording_while_it_is_written() {
     assert!(first.starts_with("flushed "), "{first}");
     std::thread::spawn(move || for _ in lines {});
 
-    let mut b = Browser::start();
-    b.open(&format!("{}/?rec=live.reel.live", s.base));
-    b.wait_for("!!window.tickreelViewer");
+    let mut b = browser();
+    b.open(&format!("{}/?rec=live.reel.live", s.base)).unwrap();
+    wait_for(&mut b, "!!window.tickreelViewer");
     assert_eq!(b.eval("window.tickreelViewer.ready"), json!(true));
     let st = state(&mut b);
     assert_eq!(st["live"], true, "{st}");
@@ -357,7 +220,7 @@ fn the_viewer_follows_a_recording_while_it_is_written() {
         st["playing"], true,
         "a live recording opens playing at its edge: {st}"
     );
-    b.wait_for("window.tickreelViewer.state().shownTick !== null");
+    wait_for(&mut b, "window.tickreelViewer.state().shownTick !== null");
     let a = state(&mut b)["shownTick"].as_u64().unwrap();
     std::thread::sleep(Duration::from_millis(1200));
     let st = state(&mut b);
@@ -367,12 +230,21 @@ fn the_viewer_follows_a_recording_while_it_is_written() {
         "the page follows the recording as it grows: {a} -> {later}; {st}"
     );
     assert!(later < 299, "still being written: {st}");
+    // the sidebar's tick range follows the recording as it grows
+    let opened_last = st["last"].as_u64().unwrap();
+    wait_for(
+        &mut b,
+        &format!(
+            "(() => {{ const s = window.tickreelViewer.state(); return s.last > {opened_last} && \
+             document.getElementById('summary').textContent.includes('..' + s.last + ' '); }})()"
+        ),
+    );
     // what it shows while live is what was written at that tick
     b.eval("window.tickreelViewer.pause()");
     let shown_tick = state(&mut b)["shownTick"].as_u64().unwrap();
     let shots = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("viewer");
     std::fs::create_dir_all(&shots).unwrap();
-    assert!(b.screenshot(&shots.join("live.png")) > 5000);
+    assert!(screenshot(&mut b, &shots.join("live.png")) > 5000);
     assert!(writer.wait().unwrap().success());
     assert_eq!(
         assert_shown_is_seek(&mut b, &out, "live") as u64,
@@ -381,9 +253,94 @@ fn the_viewer_follows_a_recording_while_it_is_written() {
     // finished: playing on reaches the final tick and stops there
     b.eval("window.tickreelViewer.setSpeed(16)");
     b.eval("window.tickreelViewer.play(1)");
-    b.wait_for(
+    wait_for(
+        &mut b,
         "window.tickreelViewer.state().liveState === 'finished' && !window.tickreelViewer.state().playing",
     );
     assert_eq!(assert_shown_is_seek(&mut b, &out, "finished"), 299);
     assert_eq!(state(&mut b)["errors"], json!([]));
+}
+
+/// The GC'd JS heap may grow by this much between the end of warm-up and the end of playback.
+/// The viewer keeps at most 48 blocks of 128 frames; with 100 entities a block is ~1.1 MB of
+/// heap (51-52 MB for the full cache in `tickreel bench --only viewer`), and over its 10 minutes
+/// the samples of the full cache stay within a 1.6 MB band (a block in flight beside the 48
+/// kept). 4 MB is 2.5 times that band and under four blocks: keeping the frames of every block
+/// fetched in the 20 s measured (~50 blocks at 16x) adds ~50 MB, keeping a copy of every frame
+/// drawn ~7 MB (tried: 58.4 -> 65.3 MB, the test failed).
+const HEAP_GROWTH_BOUND: u64 = 4 << 20;
+
+#[test]
+fn the_viewer_does_not_grow_while_it_plays() {
+    let dir = tempfile::tempdir().unwrap();
+    // 14,000 ticks: more than twice the viewer's cache (6,144 ticks), 44 s at 16x
+    simulate(&dir.path().join("big.reel"), 100, 14_000);
+    let s = Server::start(&[dir.path().to_str().unwrap(), "--listen", "127.0.0.1:0"]);
+    let mut b = browser();
+    b.open(&format!("{}/?rec=big.reel", s.base)).unwrap();
+    wait_for(&mut b, "!!window.tickreelViewer");
+    assert_eq!(b.eval("window.tickreelViewer.ready"), json!(true));
+    b.eval("window.tickreelViewer.setSpeed(16)");
+    b.eval("window.tickreelViewer.play(1)");
+    // warm-up: until the block cache is full (~19 s at 16x), and a little more
+    b.wait_until(
+        "window.tickreelViewer.state().blocks >= 48",
+        Duration::from_secs(90),
+        "JSON.stringify(window.tickreelViewer.state())",
+    )
+    .unwrap();
+    std::thread::sleep(Duration::from_secs(2));
+    let warm = b.memory_after_gc().unwrap();
+    let played_warm = state(&mut b)["played"].as_u64().unwrap();
+    // 20 s more, bouncing at the ends
+    let started = Instant::now();
+    while started.elapsed() < Duration::from_secs(20) {
+        std::thread::sleep(Duration::from_millis(250));
+        let st = state(&mut b);
+        assert_eq!(st["errors"], json!([]), "{st}");
+        if st["playing"] == json!(false) {
+            let dir = if st["dir"] == json!(1) { -1 } else { 1 };
+            b.eval(&format!("window.tickreelViewer.play({dir})"));
+        }
+    }
+    let end = b.memory_after_gc().unwrap();
+    let st = state(&mut b);
+    let played = st["played"].as_u64().unwrap() - played_warm;
+    eprintln!("warm {warm:?}\nend {end:?}\nplayed {played} ticks after warm-up; {st}");
+    // it played: 20 s at 16x is 6,400 ticks, more than the whole cache turned over
+    assert!(played > 3_000, "only {played} ticks played in 20 s: {st}");
+    assert!(
+        end.js_heap_used <= warm.js_heap_used + HEAP_GROWTH_BOUND,
+        "the viewer's heap grew from {:.1} MB to {:.1} MB in {played} ticks of playback",
+        warm.js_heap_used as f64 / 1048576.0,
+        end.js_heap_used as f64 / 1048576.0
+    );
+    assert!(
+        end.nodes <= warm.nodes + 10,
+        "DOM nodes {} -> {}",
+        warm.nodes,
+        end.nodes
+    );
+    assert!(
+        end.listeners <= warm.listeners + 2,
+        "event listeners {} -> {}",
+        warm.listeners,
+        end.listeners
+    );
+    assert!(st["blocks"].as_u64().unwrap() <= 48, "{st}");
+}
+
+#[test]
+fn the_memory_bench_fails_when_chromium_cannot_start() {
+    for chromium in ["/bin/false", "/no/such/chromium"] {
+        let o = Command::new(env!("CARGO_BIN_EXE_tickreel"))
+            .args(["bench", "--only", "viewer", "--quick"])
+            .env("TICKREEL_CHROMIUM", chromium)
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(1), "{chromium}: {err}");
+        assert!(err.contains(chromium), "{chromium}: {err}");
+        assert!(o.stdout.is_empty(), "no figures without a browser");
+    }
 }

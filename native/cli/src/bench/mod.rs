@@ -14,6 +14,7 @@ mod runs;
 mod s3;
 mod serve;
 mod shadow;
+mod viewer;
 
 use std::io::Write;
 
@@ -32,7 +33,9 @@ pub struct Args {
     /// Smaller workloads: the same keys in under a minute.
     #[arg(long)]
     pub quick: bool,
-    /// Run only this area (format, realistic, record, paced, runs, shadow, play, ghost, jni, s3, catalog, serve).
+    /// Run only this area (format, realistic, record, paced, runs, shadow, play, ghost, jni, s3, catalog, serve,
+    /// viewer). `viewer` (the web viewer's memory over 10 minutes of playback in headless Chromium;
+    /// 30 s with --quick) runs only when asked for by name.
     #[arg(long)]
     pub only: Option<String>,
 }
@@ -76,6 +79,10 @@ pub fn run(a: Args, out: &mut Out) -> tickreel::Result<()> {
     }
     if on("serve") {
         serve::run(a.quick, &mut figures);
+    }
+    // 10 minutes of playback: only on request, and an error (exit 1) when Chromium cannot start
+    if a.only.as_deref() == Some("viewer") {
+        viewer::run(a.quick, &mut figures)?;
     }
     let obj = Value::Object(figures);
     if a.json {

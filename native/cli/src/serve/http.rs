@@ -164,7 +164,12 @@ struct RecQuery {
 }
 
 async fn recordings(State(app): State<Arc<App>>) -> ApiResult<Json<Value>> {
+    // A public server names its directory only by its last component: the server's paths are
+    // none of a remote reader's business.
     let root = match &app.lib.root {
+        super::library::Root::Dir(d) if !app.loopback_only => d
+            .file_name()
+            .map_or_else(|| "/".to_string(), |n| n.to_string_lossy().into_owned()),
         super::library::Root::Dir(d) => d.display().to_string(),
         super::library::Root::Object(u) => u.clone(),
     };

@@ -1,5 +1,6 @@
 //! What the `tickreel serve` tests share: the real binary started on a free loopback port, a
-//! small HTTP client (ureq), recordings made by the real `simulate` and `import` commands.
+//! small HTTP client (ureq), recordings made by the real `simulate` and `import` commands (run
+//! through `tool`, the CLI tests' shared runner).
 #![allow(dead_code)]
 
 use std::io::{BufRead, BufReader};
@@ -9,22 +10,15 @@ use std::time::Duration;
 
 use serde_json::Value;
 
-pub fn tickreel(args: &[&str]) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_tickreel"))
-        .args(args)
-        .output()
-        .unwrap()
-}
+#[path = "../tool/mod.rs"]
+mod tool;
 
-/// Runs `tickreel ARGS` and fails the test if it fails.
+pub use tool::tickreel;
+
+/// Runs `tickreel ARGS` and fails the test if it fails; its stdout.
+#[track_caller]
 pub fn ok(args: &[&str]) -> String {
-    let o = tickreel(args);
-    assert!(
-        o.status.success(),
-        "tickreel {args:?}: {}",
-        String::from_utf8_lossy(&o.stderr)
-    );
-    String::from_utf8(o.stdout).unwrap()
+    tool::succeeded(&tickreel(args))
 }
 
 /// A finished recording of `players` simulated players over `ticks` ticks.

@@ -34,3 +34,10 @@ pub fn assert_ok(o: &Output) {
         stderr(o)
     );
 }
+
+/// Its stdout, after checking that it succeeded.
+#[track_caller]
+pub fn succeeded(o: &Output) -> String {
+    assert_ok(o);
+    stdout(o)
+}

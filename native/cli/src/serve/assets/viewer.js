@@ -35,6 +35,7 @@
     markers: null, report: null, context: new Set(), gen: 0,
     live: false, liveState: null, liveFollow: true, source: null,
     race: null, shown: null, errors: [], stalled: false,
+    drawn: 0, played: 0, // frames drawn, ticks played (the memory benchmark reads them)
     view: { cx: 0, cz: 0, scale: 4, fitted: false },
   };
   // block index -> { frames: Map(tick -> frame), ticks: sorted ticks, complete, pending, used }
@@ -161,6 +162,8 @@
     S.liveState = edge.state || null;
     const tl = $('timeline');
     tl.min = S.first; tl.max = S.last;
+    // the sidebar's tick range follows a live recording as it grows
+    if (S.aboutText) $('summary').textContent = S.aboutText(S.first, S.last);
   }
 
   // ---- opening a recording ------------------------------------------------------------------
@@ -170,7 +173,7 @@
     blocks.clear();
     singles.clear();
     if (S.source) { S.source.close(); S.source = null; }
-    Object.assign(S, { rec: name, info: null, markers: null, report: null, race: null, shown: null,
+    Object.assign(S, { rec: name, info: null, aboutText: null, markers: null, report: null, race: null, shown: null,
       follow: null, playing: false, dir: 1, context: new Set(), names: new Map(), stalled: false });
     S.view.fitted = false;
     clearError();
@@ -224,8 +227,9 @@
   function fillAbout(info) {
     $('about').hidden = false;
     const ent = info.entities.length;
-    $('summary').textContent = `${info.kind}, ticks ${S.first}..${S.last} at ${S.rate} ticks/s, ` +
+    S.aboutText = (first, last) => `${info.kind}, ticks ${first}..${last} at ${S.rate} ticks/s, ` +
       `${ent} registered entities, ${info.chunks} chunks` + (info.gaps.length ? `, ${info.gaps.length} gaps` : '');
+    $('summary').textContent = S.aboutText(S.first, S.last);
     const sel = $('follow');
     while (sel.options.length > 1) sel.remove(1);
     const runSel = $('run-entity'), ghostSel = $('ghost-entity');
@@ -293,6 +297,7 @@
         const atEnd = next >= S.last, atStart = next <= S.first;
         next = clamp(next);
         if (frameAt(next)) {
+          S.played += Math.abs(next - S.tick);
           S.tick = next;
           S.stalled = false;
         } else {
@@ -363,6 +368,7 @@
     const frame = frameAt(S.tick);
     if (frame) {
       if (!S.view.fitted) fit(frame);
+      S.drawn++;
       S.shown = { tick: frame.t, entities: frame.e };
       if (S.follow !== null) {
         const f = frame.byId.get(S.follow);
@@ -569,6 +575,7 @@
       rec: S.rec, first: S.first, last: S.last, tick: S.tick, shownTick: S.shown ? S.shown.tick : null,
       playing: S.playing, dir: S.dir, speed: S.speed, follow: S.follow, live: S.live, liveState: S.liveState,
       blocks: blocks.size, errors: S.errors.slice(), stalled: S.stalled, report: S.report,
+      drawn: S.drawn, played: Math.floor(S.played),
       race: S.race ? { splits: S.race.splits.length, delta: S.race.delta.length } : null,
       view: Object.assign({}, S.view), markers: S.markers ? { teleports: S.markers.teleports.length, checkpoints: S.markers.checkpoints.length } : null,
     };
