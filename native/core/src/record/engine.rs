@@ -3,7 +3,7 @@
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use crate::sync::{Condvar, Mutex, RwLock};
@@ -201,6 +201,11 @@ pub(crate) struct Ending {
     pub msg: Msg,
 }
 
+/// A value on a cache line of its own.
+#[derive(Debug, Default)]
+#[repr(align(64))]
+pub(crate) struct Padded<T>(pub T);
+
 /// State the engine shares with its threads and recorders.
 #[derive(Debug)]
 pub(crate) struct EngineShared {
@@ -212,6 +217,9 @@ pub(crate) struct EngineShared {
     /// What `submit_tick` touches of each recording, packed.
     pub hot_slots: HotSlots,
     pub inflight: AtomicUsize,
+    /// Set by a server thread that found the in-flight budget spent; on a line of its own, read
+    /// by the writers each time their queue runs dry.
+    pub starved: Padded<AtomicBool>,
     pub max_inflight: usize,
     pub stalled: Mutex<bool>,
     pub stalled_flag: std::sync::atomic::AtomicBool,
@@ -240,9 +248,17 @@ impl EngineShared {
         let prev = self.inflight.fetch_add(n, Ordering::AcqRel);
         if prev + n > self.max_inflight && prev > 0 {
             self.inflight.fetch_sub(n, Ordering::AcqRel);
+            // The writers hold back what they wrote (see `returns`): ask for it now.
+            if !self.starved.0.load(Ordering::Relaxed) {
+                self.starved.0.store(true, Ordering::Release);
+            }
             return false;
         }
         true
+    }
+    /// Whether a server thread found the budget spent since the last call (a writer's question).
+    pub(crate) fn take_starved(&self) -> bool {
+        self.starved.0.load(Ordering::Acquire) && self.starved.0.swap(false, Ordering::AcqRel)
     }
     /// Retries `reserve_bytes` until `deadline` (the `Block` policy).
     pub(crate) fn wait_reserve(&self, n: usize, deadline: Instant) -> bool {
@@ -346,6 +362,7 @@ impl Engine {
             hot_slots: HotSlots::default(),
             pool: BufferPool::new(options.pool_buffers, options.max_inflight_bytes / 4),
             inflight: AtomicUsize::new(0),
+            starved: Padded(AtomicBool::new(false)),
             max_inflight: options.max_inflight_bytes,
             stalled: Mutex::new(false),
             stalled_flag: std::sync::atomic::AtomicBool::new(false),

@@ -19,6 +19,7 @@ mod recorder_options;
 mod recover;
 mod reel_writer;
 mod resume;
+mod returns;
 mod sync_round;
 mod tick_bytes;
 mod writer_thread;

@@ -84,6 +84,28 @@ impl BufferPool {
         // A buffer not kept is freed after the lock is released (`b` outlives the guard).
     }
 
+    /// Returns buffers under one lock (what `give` keeps of each), leaving `bufs` empty.
+    pub(crate) fn give_all(&self, bufs: &mut Vec<Vec<u8>>) {
+        let mut dropped = Vec::new();
+        {
+            let mut s = self.stack.lock();
+            for b in bufs.drain(..) {
+                let cap = b.capacity();
+                if cap <= MAX_POOLED_CAPACITY
+                    && s.buffers.len() < self.max
+                    && s.bytes + cap <= self.max_bytes
+                {
+                    s.bytes += cap;
+                    s.buffers.push(b);
+                } else {
+                    dropped.push(b);
+                }
+            }
+        }
+        // Buffers not kept are freed after the lock is released.
+        drop(dropped);
+    }
+
     #[cfg(test)]
     fn len(&self) -> usize {
         self.stack.lock().buffers.len()
@@ -141,6 +163,22 @@ mod tests {
         assert_eq!(pool.bytes(), 2 << 10);
         pool.give(b);
         assert_eq!(pool.bytes(), 3 << 10);
+    }
+
+    #[test]
+    fn give_all_keeps_what_give_would_keep() {
+        let pool = BufferPool::new(2, 1 << 20);
+        let mut bufs = vec![
+            Vec::with_capacity(64),
+            Vec::with_capacity(MAX_POOLED_CAPACITY + 1),
+            Vec::with_capacity(128),
+            Vec::with_capacity(256),
+        ];
+        pool.give_all(&mut bufs);
+        assert!(bufs.is_empty());
+        // The oversized one is dropped, and the pool keeps two (its count).
+        assert_eq!(pool.len(), 2);
+        assert_eq!(pool.bytes(), 64 + 128);
     }
 
     #[test]

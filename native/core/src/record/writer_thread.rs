@@ -15,6 +15,7 @@ use crate::record::engine::{Ending, EngineShared, Msg};
 use crate::record::finish::FinishHandle;
 use crate::record::open_recording::OpenRecording;
 use crate::record::recorder::RETIRED;
+use crate::record::returns::Returns;
 use crate::record::sync_round::SyncThread;
 use crate::record::tick_bytes::TickBytes;
 
@@ -50,9 +51,8 @@ struct WriterThread {
     /// Recordings retired by a panic, with its message: their later calls get it as their error
     /// (until their ending message, which their `Recorder` sends when dropped at the latest).
     retired: HashMap<u64, String>,
-    /// In-flight bytes are released in batches: one shared atomic update per 64 KiB (or when the
-    /// queue runs dry) instead of one per tick keeps the counter's cache line off the hot path.
-    unreleased: usize,
+    /// Budget bytes and buffers of written ticks, given back in batches (see `returns`).
+    returns: Returns,
     /// Messages held while a recording resumed are being applied (already counted; their
     /// metadata is checked against the recovered recording's budget).
     replaying: bool,
@@ -97,11 +97,11 @@ pub(crate) fn writer_loop(
 ) {
     let mut w = WriterThread {
         recs: HashMap::new(),
+        returns: Returns::new(&engine),
         engine,
         compact_tx,
         endings: Vec::new(),
         retired: HashMap::new(),
-        unreleased: 0,
         replaying: false,
         sync,
         wanted: None,
@@ -120,9 +120,7 @@ pub(crate) fn writer_loop(
         // syscall inside submit_tick (measured: ~2.5 us per submit to a one-player recording).
         // With no recording open nobody submits ticks: block until a message comes.
         let next = if w.recs.is_empty() && w.endings.is_empty() {
-            if w.unreleased > 0 {
-                w.engine.release_bytes(std::mem::take(&mut w.unreleased));
-            }
+            w.returns.settle(&w.engine, true);
             let waited = Instant::now();
             let next = crossbeam_channel::select! {
                 recv(rx) -> m => m.map_err(|_| TryRecvError::Disconnected),
@@ -162,9 +160,9 @@ pub(crate) fn writer_loop(
                 }
             }
             Err(TryRecvError::Empty) => {
-                if w.unreleased > 0 {
-                    w.engine.release_bytes(std::mem::take(&mut w.unreleased));
-                }
+                // Held back while ticks keep coming (a server's pace leaves the writer idle for
+                // tens of milliseconds between ticks); given back after ~120 ms without any.
+                w.returns.settle(&w.engine, idle >= 256);
                 // The queue ran dry: the flushes due by now go in one round.
                 w.poll_round(false);
                 if w.wanted.is_some() && w.round_allowed() {
@@ -378,7 +376,7 @@ impl WriterThread {
             .chain(control.try_iter().map(|e| e.msg))
             .chain(std::mem::take(&mut self.endings).into_iter().map(|e| e.msg));
         for msg in late {
-            self.unreleased += msg.budget_bytes();
+            self.returns.bytes(&self.engine, msg.budget_bytes());
             Reply::of(&msg).fail("the engine has shut down");
             match msg {
                 Msg::Open { rec, .. } => self.end(&rec),
@@ -389,10 +387,7 @@ impl WriterThread {
                 _ => {}
             }
         }
-        if self.unreleased > 0 {
-            self.engine
-                .release_bytes(std::mem::take(&mut self.unreleased));
-        }
+        self.returns.settle(&self.engine, true);
     }
 
     /// [`Self::handle`], surviving a panic (a bug) in one recording's work: that recording is
@@ -411,7 +406,7 @@ impl WriterThread {
                 reply.fail(&msg);
                 // The message's buffer was lost in the unwinding (every arm releases its bytes
                 // last, after any work that could panic); its bytes leave the budget anyway.
-                self.unreleased += budget;
+                self.returns.bytes(&self.engine, budget);
                 true
             }
         }
@@ -491,12 +486,7 @@ impl WriterThread {
                     }
                 }
                 if let TickBytes::Pooled(buf) = bytes {
-                    self.unreleased += buf.capacity();
-                    if self.unreleased >= 64 << 10 {
-                        self.engine
-                            .release_bytes(std::mem::take(&mut self.unreleased));
-                    }
-                    self.engine.pool.give(buf);
+                    self.returns.buffer(&self.engine, buf);
                 }
             }
             Msg::PlayerLeft { id, entity } => {
@@ -509,7 +499,7 @@ impl WriterThread {
                 if let Some(r) = self.rec_for(id) {
                     r.offer_snapshot(bytes);
                 }
-                self.unreleased += cap;
+                self.returns.bytes(&self.engine, cap);
             }
             Msg::Entity { id, info } => {
                 let replaying = self.replaying;

@@ -1,0 +1,70 @@
+//! What a writer thread gives back to the server threads once it has written a tick: the tick's
+//! share of the in-flight byte budget and its pooled buffer. Both go back in batches.
+//!
+//! Giving them back one tick at a time wrote the budget counter's and the pool's cache lines from
+//! the writer's core on every tick, and the server thread's next submit paid for bringing each
+//! line back (measured at its real pace: ~400 ns for the counter alone, a sixth of a submit of a
+//! 200-player tick). In batches, the server finds both lines where it left them.
+//!
+//! What is held back stays small and is never in the way: bytes go back once they reach a
+//! sixteenth of the budget, buffers sixteen at a time, and everything as soon as a server thread
+//! found the budget spent ([`EngineShared::starved`]) or the writer has been idle for a while.
+
+use crate::record::engine::EngineShared;
+
+/// Buffers held before they go back to the pool together.
+const BUFFERS: usize = 16;
+
+#[derive(Debug, Default)]
+pub(crate) struct Returns {
+    /// Bytes written and not yet given back to the budget.
+    bytes: usize,
+    /// Given back when `bytes` reaches it.
+    batch: usize,
+    buffers: Vec<Vec<u8>>,
+}
+
+impl Returns {
+    pub(crate) fn new(engine: &EngineShared) -> Returns {
+        Returns {
+            bytes: 0,
+            batch: (engine.max_inflight / 16).max(64 << 10),
+            buffers: Vec::with_capacity(BUFFERS),
+        }
+    }
+
+    /// Budget bytes of a message that held no pooled buffer (or lost it).
+    pub(crate) fn bytes(&mut self, engine: &EngineShared, n: usize) {
+        self.bytes += n;
+        if self.bytes >= self.batch {
+            engine.release_bytes(std::mem::take(&mut self.bytes));
+        }
+    }
+
+    /// A written tick's buffer, and the budget bytes it held.
+    pub(crate) fn buffer(&mut self, engine: &EngineShared, buf: Vec<u8>) {
+        self.bytes(engine, buf.capacity());
+        self.buffers.push(buf);
+        if self.buffers.len() >= BUFFERS {
+            engine.pool.give_all(&mut self.buffers);
+        }
+    }
+
+    /// Gives everything back if `now` says so or a server thread is waiting for budget.
+    pub(crate) fn settle(&mut self, engine: &EngineShared, now: bool) {
+        if !(now || engine.take_starved()) {
+            return;
+        }
+        if !self.buffers.is_empty() {
+            engine.pool.give_all(&mut self.buffers);
+        }
+        if self.bytes > 0 {
+            engine.release_bytes(std::mem::take(&mut self.bytes));
+        }
+    }
+
+    #[cfg(test)]
+    pub(crate) fn held(&self) -> (usize, usize) {
+        (self.bytes, self.buffers.len())
+    }
+}
