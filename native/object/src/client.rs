@@ -4,8 +4,8 @@
 
 use std::cell::Cell;
 use std::future::Future;
-use std::sync::{Arc, Mutex};
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use object_store::aws::{AmazonS3, AmazonS3Builder};

@@ -85,9 +85,7 @@ impl ObjectStorage {
                 ..PutOptions::default()
             };
             self.run(url, async move {
-                store
-                    .put_opts(&path, PutPayload::from(bytes), opts)
-                    .await
+                store.put_opts(&path, PutPayload::from(bytes), opts).await
             })?;
         } else {
             // S3 cannot refuse to complete a multipart upload over an existing key through this

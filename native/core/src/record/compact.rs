@@ -46,11 +46,13 @@ impl CompactOptions {
         let max_ticks = crate::format::Limits::default().max_chunk_ticks as u32;
         if self.chunk_ticks == 0 || self.chunk_ticks > max_ticks {
             return Err(Error::invalid(format!(
-                "compaction chunk_ticks {} must be 1..={max_ticks}",
+                "{} must be {} (got {})",
+                crate::error::option("compaction_chunk_ticks"),
+                crate::error::between(1, max_ticks),
                 self.chunk_ticks
             )));
         }
-        crate::record::check_zstd_level("compaction zstd level", self.zstd_level)
+        crate::record::check_zstd_level("compaction_zstd_level", self.zstd_level)
     }
 }
 

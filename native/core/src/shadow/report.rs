@@ -49,7 +49,7 @@ pub(crate) fn write_report(job: ReportJob) -> Result<PathBuf> {
         .collect();
     let (Some(head), Some(tail)) = (blocks.first(), blocks.last()) else {
         return Err(Error::InvalidState(format!(
-            "the shadow buffer no longer holds ticks {}..={} of entity {} (dropped for the memory budget)",
+            "the shadow buffer no longer holds ticks {} to {} of entity {} (dropped for the memory budget)",
             job.first, job.last, job.player
         )));
     };

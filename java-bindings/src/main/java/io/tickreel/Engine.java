@@ -67,7 +67,11 @@ public final class Engine implements AutoCloseable {
         return handle.get();
     }
 
-    /** Engine-wide counters. */
+    /**
+     * Engine-wide counters.
+     *
+     * @throws IllegalStateException if this engine is closed
+     */
     public EngineStats stats() {
         return EngineStats.fromNative(NativeBridge.engineStats(handle.get()));
     }
