@@ -104,6 +104,8 @@ class MessageIdiomTest {
             FileSystemException denied = assertInstanceOf(FileSystemException.class, e.getCause(), e.getMessage());
             assertTrue(denied instanceof AccessDeniedException, "an AccessDeniedException: " + denied);
             assertTrue(denied.getFile().startsWith(ro.toString()), denied.getFile());
+            assertTrue(e.getMessage().startsWith(ro + ": ") && !e.getMessage().contains("at path"),
+                    "names the directory once, as java.nio would: " + e.getMessage());
 
             // an existing (finished) recording, without overwrite: refused as a state (the core's
             // Engine::start_recording says InvalidState), naming the Java option
