@@ -176,6 +176,15 @@ pub fn between(low: impl std::fmt::Display, high: impl std::fmt::Display) -> Str
     format!("between {low} and {high}")
 }
 
+/// A span of ticks as messages write it: "ticks 3 to 9", or "no ticks".
+pub fn tick_span(first: Option<u32>, last: Option<u32>) -> String {
+    match (first, last) {
+        (Some(a), Some(b)) => format!("ticks {a} to {b}"),
+        (Some(a), None) | (None, Some(a)) => format!("tick {a}"),
+        (None, None) => "no ticks".into(),
+    }
+}
+
 /// `msg` with each option name marked by [`option`] spelled as `spell` says (as it is where
 /// `spell` does not know it), without the backticks.
 pub fn respell_options(msg: &str, spell: impl Fn(&str) -> Option<&'static str>) -> String {

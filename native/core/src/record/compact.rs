@@ -298,9 +298,9 @@ pub(crate) fn compact_unpublished(
         let v = back.verify_decoding(&|j| copied.binary_search(&index[j].start_tick).is_err())?;
         if (back.first_tick(), back.last_tick()) != (first, last) {
             return Err(Error::corrupt(format!(
-                "compacted file covers {:?}..{:?}, source {first:?}..{last:?}",
-                back.first_tick(),
-                back.last_tick()
+                "the compacted file covers {}, its source {}",
+                crate::error::tick_span(back.first_tick(), back.last_tick()),
+                crate::error::tick_span(first, last)
             )));
         }
         let (samples, events) = (v.pose_samples + copied_samples, v.events + copied_events);
