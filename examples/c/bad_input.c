@@ -615,7 +615,7 @@ static void bad_recorder(void) {
      * failed and a run that never flushed was lost). */
     in_dir(other, sizeof other, "missing/dir/x.reel");
     rec = NULL;
-    EXPECT(tickreel_recorder_start(engine, other, NULL, &rec), INVALID_ARGUMENT);
+    EXPECT(tickreel_recorder_start(engine, other, NULL, &rec), IO);
     EXPECT_TRUE(rec == NULL);
     EXPECT_TRUE(strstr(tickreel_last_error_message(), "does not exist") != NULL);
 

@@ -1,5 +1,5 @@
 /* I/O failures through the C API: TICKREEL_RESULT_IO, and a message naming the path. Also the
- * paths refused at the start (a missing parent, a directory given as the file), and the
+ * paths refused at the start (a missing parent, a directory given as the file: I/O errors too), and the
  * DATABASE code. Run by tests/c.sh under ASan/UBSan: `io_errors SCRATCH_DIR`; prints
  * "N passed" or FAIL lines and exits non-zero on a failure. */
 #include <stdio.h>
@@ -40,15 +40,17 @@ int main(int argc, char **argv) {
     TickreelEngine *engine = NULL;
     CHECK(tickreel_engine_new(NULL, &engine) == TICKREEL_RESULT_OK, "engine");
 
-    /* Refused at the start: a missing parent directory, a directory given as the file. */
+    /* Refused at the start, as I/O errors at their path: a missing parent directory, a directory
+     * given as the file. */
     char missing[4096];
     snprintf(missing, sizeof missing, "%s/nowhere/run.reel", argv[1]);
     TickreelRecorder *rec = NULL;
     TickreelResult r = tickreel_recorder_start(engine, missing, NULL, &rec);
-    CHECK(r == TICKREEL_RESULT_INVALID_ARGUMENT && rec == NULL, "missing parent: %s", tickreel_result_name(r));
+    CHECK(r == TICKREEL_RESULT_IO && rec == NULL, "missing parent: %s", tickreel_result_name(r));
     CHECK(strstr(tickreel_last_error_message(), "nowhere") != NULL, "the message names the path");
     r = tickreel_recorder_start(engine, runs, NULL, &rec);
-    CHECK(r == TICKREEL_RESULT_INVALID_ARGUMENT && rec == NULL, "a directory: %s", tickreel_result_name(r));
+    CHECK(r == TICKREEL_RESULT_IO && rec == NULL, "a directory: %s", tickreel_result_name(r));
+    CHECK(strstr(tickreel_last_error_message(), "is a directory") != NULL, "the message says why");
 
     /* A flush that fails: the directory is replaced by a file before the first flush. */
     r = tickreel_recorder_start(engine, path, NULL, &rec);

@@ -168,7 +168,7 @@ pub fn seek(reader: &Reader, tick: u32) -> tickreel::Result<SeekState> {
 pub fn ticks(reader: &Reader, from: u32, to: u32) -> tickreel::Result<Vec<u8>> {
     if to < from {
         return Err(tickreel::Error::invalid(format!(
-            "tick range {from}..={to} is empty"
+            "tick range {from} to {to} is empty"
         )));
     }
     let mut out = Vec::new();

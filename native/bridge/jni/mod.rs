@@ -35,6 +35,7 @@ mod defaults;
 mod generated;
 mod ghost;
 mod handles;
+mod idiom;
 mod playhead;
 mod reader;
 mod recorder;
@@ -163,7 +164,6 @@ pub(crate) fn entry<'l, T: Fallback>(
                 env,
                 KIND_INTERNAL,
                 &format!("internal error in tickreel (please report): {msg}"),
-                None,
             );
             T::fallback()
         }
@@ -187,22 +187,33 @@ fn throw(env: &mut JNIEnv<'_>, failure: Failure) {
         return;
     }
     match failure {
-        Failure::Core(Error::InvalidArgument(m)) | Failure::Arg(m) => {
-            throw_jdk(env, "java/lang/IllegalArgumentException", &m)
-        }
-        Failure::Core(Error::InvalidState(m)) => {
-            throw_jdk(env, "java/lang/IllegalStateException", &m)
-        }
+        Failure::Arg(m) => throw_jdk(env, "java/lang/IllegalArgumentException", &m),
+        Failure::Core(e @ Error::InvalidArgument(_)) => throw_jdk(
+            env,
+            "java/lang/IllegalArgumentException",
+            &idiom::java_message(&e),
+        ),
+        Failure::Core(e @ Error::InvalidState(_)) => throw_jdk(
+            env,
+            "java/lang/IllegalStateException",
+            &idiom::java_message(&e),
+        ),
         Failure::Handle(e @ HandleError::Closed(_)) => {
             throw_jdk(env, "java/lang/IllegalStateException", &e.to_string())
         }
         Failure::Handle(e @ HandleError::WrongType { .. }) => {
             throw_jdk(env, "java/lang/IllegalArgumentException", &e.to_string())
         }
-        Failure::Core(e) => throw_tickreel(env, kind_code(&e), &e.to_string(), e.path()),
-        Failure::Jni(e) => {
-            throw_tickreel(env, KIND_INTERNAL, &format!("JNI call failed: {e}"), None)
+        Failure::Core(e) => {
+            if env.exception_check().unwrap_or(true) {
+                return;
+            }
+            let thrown = exception_of(env, &e).and_then(|obj| env.throw(JThrowable::from(obj)));
+            if thrown.is_err() && !env.exception_check().unwrap_or(true) {
+                throw_jdk(env, "java/lang/RuntimeException", &idiom::java_message(&e));
+            }
         }
+        Failure::Jni(e) => throw_tickreel(env, KIND_INTERNAL, &format!("JNI call failed: {e}")),
     }
 }
 
@@ -210,45 +221,67 @@ fn throw_jdk(env: &mut JNIEnv<'_>, class: &str, msg: &str) {
     let _ = env.throw_new(class, msg);
 }
 
+/// What a `TickreelException` for an I/O error carries besides its message: the `java.nio.file`
+/// exception its cause is ([`idiom::nio_cause`]) and the operating system's reason.
+pub(crate) struct IoCause<'a> {
+    nio: &'static str,
+    reason: &'a str,
+}
+
 /// A new (not thrown) `TickreelException` of `kind` with `msg`, of the bound package's class;
-/// `path` is what its `path()` returns (the file an I/O error happened on).
+/// `path` is what its `path()` returns (the file an I/O error happened on), `io` what its cause
+/// is built from.
 pub(crate) fn new_tickreel_exception<'l>(
     env: &mut JNIEnv<'l>,
     kind: jint,
     msg: &str,
     path: Option<&std::path::Path>,
+    io: Option<IoCause<'_>>,
 ) -> jni::errors::Result<jni::objects::JObject<'l>> {
     let exception = exception_class().ok_or(jni::errors::Error::NullPtr("unbound"))?;
     let jmsg = env.new_string(msg)?;
+    let null = || JString::from(jni::objects::JObject::null());
     let jpath = match path {
         Some(p) => env.new_string(p.to_string_lossy())?,
-        None => JString::from(jni::objects::JObject::null()),
+        None => null(),
+    };
+    let (jnio, jreason) = match io {
+        Some(c) => (env.new_string(c.nio)?, env.new_string(c.reason)?),
+        None => (null(), null()),
     };
     env.new_object(
         exception.as_str(),
-        "(Ljava/lang/String;ILjava/lang/String;)V",
+        "(Ljava/lang/String;ILjava/lang/String;Ljava/lang/String;Ljava/lang/String;)V",
         &[
             JValue::Object(&jmsg),
             JValue::Int(kind),
             JValue::Object(&jpath),
+            JValue::Object(&jnio),
+            JValue::Object(&jreason),
         ],
     )
 }
 
-/// A new (not thrown) `TickreelException` for a library error: its kind, message and path.
+/// A new (not thrown) `TickreelException` for a library error: its kind, its message in Java's
+/// words, its path and, for an I/O error, its `java.nio.file` cause.
 pub(crate) fn exception_of<'l>(
     env: &mut JNIEnv<'l>,
     e: &Error,
 ) -> jni::errors::Result<jni::objects::JObject<'l>> {
-    new_tickreel_exception(env, kind_code(e), &e.to_string(), e.path())
+    let reason = idiom::java_text(&e.reason());
+    let io = e.io_kind().map(|k| IoCause {
+        nio: idiom::nio_cause(k),
+        reason: &reason,
+    });
+    new_tickreel_exception(env, kind_code(e), &idiom::java_message(e), e.path(), io)
 }
 
-fn throw_tickreel(env: &mut JNIEnv<'_>, kind: jint, msg: &str, path: Option<&std::path::Path>) {
+fn throw_tickreel(env: &mut JNIEnv<'_>, kind: jint, msg: &str) {
     if env.exception_check().unwrap_or(true) {
         return;
     }
     let thrown = (|| -> jni::errors::Result<()> {
-        let obj = new_tickreel_exception(env, kind, msg, path)?;
+        let obj = new_tickreel_exception(env, kind, msg, None, None)?;
         env.throw(JThrowable::from(obj))
     })();
     if thrown.is_err() && !env.exception_check().unwrap_or(true) {

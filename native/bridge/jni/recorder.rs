@@ -19,14 +19,14 @@ use tickreel::record::{
     RecorderStats, Submitted,
 };
 
-/// Number of `long`s in the engine options array (`EngineOptions#toNative`): writer threads,
-/// queue capacity, in-flight byte budget, pooled buffers, shadow byte budget.
+/// Number of `long`s in the engine options array (`EngineOptions#toNative`): writerThreads,
+/// queueCapacity, maxInflightBytes, poolBuffers, shadowBudgetBytes.
 const ENGINE_OPTIONS_LEN: usize = 5;
 
 /// Number of `long`s in the recorder options array (`RecorderOptions#toNative`): the 12 of
-/// [`OPTIONS_LEN`], then flush bytes, flush interval (ms), flush on leave (0/1), backpressure
-/// (0 block, 1 drop), block deadline (ns), compaction zstd level, compaction chunk ticks,
-/// compaction verify (0/1), max batch bytes, overwrite (0/1).
+/// [`OPTIONS_LEN`], then flushBytes, flush interval (ms), flush on leave (0/1), backpressure
+/// (0 block, 1 drop), backpressureBlock (ns), compaction zstd level, compactionChunkTicks,
+/// compaction verify (0/1), maxBatchBytes, overwrite (0/1).
 pub(super) const RECORDER_OPTIONS_LEN: usize = OPTIONS_LEN + 10;
 
 /// A Java `long` as the core's type: a translation error for a negative or too large value (the
@@ -43,11 +43,11 @@ pub(super) fn ranged<T: TryFrom<i64>>(v: i64, what: &str) -> Res<T> {
 
 pub(super) fn engine_options(a: &[i64]) -> Res<EngineOptions> {
     Ok(EngineOptions {
-        writer_threads: ranged(a[0], "writer threads")?,
-        queue_capacity: ranged(a[1], "queue capacity")?,
-        max_inflight_bytes: ranged(a[2], "in-flight byte budget")?,
-        pool_buffers: ranged(a[3], "pooled buffers")?,
-        shadow_budget_bytes: ranged(a[4], "shadow byte budget")?,
+        writer_threads: ranged(a[0], "writerThreads")?,
+        queue_capacity: ranged(a[1], "queueCapacity")?,
+        max_inflight_bytes: ranged(a[2], "maxInflightBytes")?,
+        pool_buffers: ranged(a[3], "poolBuffers")?,
+        shadow_budget_bytes: ranged(a[4], "shadowBudgetBytes")?,
     })
 }
 
@@ -56,7 +56,7 @@ pub(super) fn recorder_options(a: &[i64]) -> Res<RecorderOptions> {
     let b = &a[OPTIONS_LEN..];
     let backpressure = match b[3] {
         0 => Backpressure::Block {
-            deadline: Duration::from_nanos(ranged(b[4], "block deadline")?),
+            deadline: Duration::from_nanos(ranged(b[4], "backpressureBlock")?),
         },
         1 => Backpressure::Drop,
         other => return Err(bad_arg(format!("unknown backpressure policy {other}"))),
@@ -65,21 +65,21 @@ pub(super) fn recorder_options(a: &[i64]) -> Res<RecorderOptions> {
         info: reel.info,
         chunk: reel.policy,
         flush: FlushPolicy {
-            max_pending_bytes: ranged(b[0], "flush bytes")?,
-            interval: Duration::from_millis(ranged(b[1], "flush interval")?),
+            max_pending_bytes: ranged(b[0], "flushBytes")?,
+            interval: Duration::from_millis(ranged(b[1], "flushInterval")?),
             on_player_leave: b[2] != 0,
         },
         backpressure,
         compaction: CompactOptions {
-            zstd_level: ranged(b[5], "compaction level")?,
-            chunk_ticks: ranged(b[6], "compaction chunk ticks")?,
+            zstd_level: ranged(b[5], "compactionLevel")?,
+            chunk_ticks: ranged(b[6], "compactionChunkTicks")?,
             verify: b[7] != 0,
             dictionary_id: None,
             // The recording's `overwrite` (below) decides.
             overwrite: false,
         },
         snapshot_provider: None,
-        max_batch_bytes: ranged(b[8], "max batch bytes")?,
+        max_batch_bytes: ranged(b[8], "maxBatchBytes")?,
         overwrite: b[9] != 0,
         observers: Vec::new(),
     })
@@ -206,7 +206,7 @@ impl JniResult for WriterStatus {
     }
 }
 
-/// Test hook: holds the engine's writer threads while `stalled` (bound only in a library built
+/// Test hook: holds the engine's writerThreads while `stalled` (bound only in a library built
 /// with the feature `test-hooks`; `NativeBridge.java` declares it always).
 #[cfg(feature = "test-hooks")]
 extern "system" fn engine_set_writers_stalled<'l>(

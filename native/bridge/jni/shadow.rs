@@ -35,13 +35,13 @@ fn duration(v: i64, what: &str) -> Res<Duration> {
 
 pub(super) fn shadow_options(a: &[i64]) -> Res<ShadowOptions> {
     Ok(ShadowOptions {
-        window: duration(a[0], "the shadow window")?,
-        grace: duration(a[1], "the grace period")?,
+        window: duration(a[0], "window")?,
+        grace: duration(a[1], "grace")?,
         max_bytes: match a[2] {
             -1 => None,
-            v => Some(ranged(v, "max bytes")?),
+            v => Some(ranged(v, "maxBytes")?),
         },
-        block_ticks: ranged(a[3], "block ticks")?,
+        block_ticks: ranged(a[3], "blockTicks")?,
     })
 }
 
@@ -59,7 +59,7 @@ pub(super) fn report_options(
         radius: (a[2] != 0).then_some(radius),
         metadata,
         overwrite: a[3] != 0,
-        zstd_level: ranged(a[4], "zstd level")?,
+        zstd_level: ranged(a[4], "compressionLevel")?,
     })
 }
 

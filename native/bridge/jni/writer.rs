@@ -25,15 +25,15 @@ pub(crate) fn options_from(a: &[i64]) -> Res<ReelOptions> {
         world_id: uuid_bytes(a[0], a[1]),
         world_version: uuid_bytes(a[2], a[3]),
         timestamp_ms: a[4],
-        tick_rate_millihz: ranged(a[5], "tick rate")?,
-        game_data_version: ranged(a[6], "game data version")?,
-        dictionary_id: ranged(a[7], "dictionary id")?,
+        tick_rate_millihz: ranged(a[5], "ticksPerSecond")?,
+        game_data_version: ranged(a[6], "gameDataVersion")?,
+        dictionary_id: ranged(a[7], "dictionaryId")?,
     };
     let policy = ChunkPolicy {
-        chunk_ticks: ranged(a[8], "chunk ticks")?,
-        chunk_bytes: ranged(a[9], "chunk bytes")?,
-        snapshot_interval: ranged(a[10], "snapshot interval")?,
-        zstd_level: ranged(a[11], "zstd level")?,
+        chunk_ticks: ranged(a[8], "chunkTicks")?,
+        chunk_bytes: ranged(a[9], "chunkBytes")?,
+        snapshot_interval: ranged(a[10], "snapshotInterval")?,
+        zstd_level: ranged(a[11], "compressionLevel")?,
     };
     Ok(ReelOptions { info, policy })
 }

@@ -162,6 +162,67 @@ pub fn check_finite(what: &str, v: f64) -> Result<f64> {
     }
 }
 
+/// An option's name as an error message writes it: its Rust name between backticks
+/// (`` `chunk_ticks` ``, `` `flush.interval` ``). The message stays structured for the bindings:
+/// each spells the marked names in its own language ([`respell_options`]: C's field, Java's
+/// builder method), so that a Java message never shows a Rust name.
+pub fn option(name: &str) -> String {
+    format!("`{name}`")
+}
+
+/// A closed range as messages write it in every language: "between 1 and 64" (never Rust's
+/// `1..=64`).
+pub fn between(low: impl std::fmt::Display, high: impl std::fmt::Display) -> String {
+    format!("between {low} and {high}")
+}
+
+/// A span of ticks as messages write it: "ticks 3 to 9", or "no ticks".
+pub fn tick_span(first: Option<u32>, last: Option<u32>) -> String {
+    match (first, last) {
+        (Some(a), Some(b)) => format!("ticks {a} to {b}"),
+        (Some(a), None) | (None, Some(a)) => format!("tick {a}"),
+        (None, None) => "no ticks".into(),
+    }
+}
+
+/// `msg` with each option name marked by [`option`] spelled as `spell` says (as it is where
+/// `spell` does not know it), without the backticks.
+pub fn respell_options(msg: &str, spell: impl Fn(&str) -> Option<&'static str>) -> String {
+    let mut out = String::with_capacity(msg.len());
+    let mut rest = msg;
+    while let Some(start) = rest.find('`') {
+        let Some(len) = rest[start + 1..].find('`') else {
+            break;
+        };
+        let name = &rest[start + 1..start + 1 + len];
+        out.push_str(&rest[..start]);
+        out.push_str(spell(name).unwrap_or(name));
+        rest = &rest[start + len + 2..];
+    }
+    out.push_str(rest);
+    out
+}
+
+/// `s` without the standard library's " (os error N)" (the errno, which the reason before it
+/// already says in words).
+fn without_os_error(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut rest = s;
+    while let Some(i) = rest.find(" (os error ") {
+        let tail = &rest[i + " (os error ".len()..];
+        let digits = tail.bytes().take_while(u8::is_ascii_digit).count();
+        if digits > 0 && tail[digits..].starts_with(')') {
+            out.push_str(&rest[..i]);
+            rest = &tail[digits + 1..];
+        } else {
+            out.push_str(&rest[..i + 1]);
+            rest = &rest[i + 1..];
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
 fn path_of(e: &io::Error) -> Option<&Path> {
     e.get_ref()
         .and_then(|i| i.downcast_ref::<PathIoError>())
@@ -264,6 +325,27 @@ impl Error {
         }
     }
 
+    /// What went wrong, without the kind's prefix, the path or an errno: for an I/O error the
+    /// operating system's words ("No such file or directory"), else the message. With
+    /// [`Error::path`] and [`Error::io_kind`], what a binding formats in its own idiom (Java:
+    /// "PATH: reason", as `java.nio.file.FileSystemException`).
+    pub fn reason(&self) -> String {
+        match self {
+            Error::Io(e) => without_os_error(&source_of(e).to_string()),
+            Error::Corrupt(m)
+            | Error::Truncated(m)
+            | Error::LimitExceeded(m)
+            | Error::Unsupported(m)
+            | Error::InvalidArgument(m)
+            | Error::InvalidState(m)
+            | Error::Locked(m)
+            | Error::Backpressure(m)
+            | Error::NotReady(m)
+            | Error::Metadata(m)
+            | Error::Database(m) => m.clone(),
+        }
+    }
+
     /// The operating system's kind of an I/O error (`NotFound`, `PermissionDenied`...).
     pub fn io_kind(&self) -> Option<io::ErrorKind> {
         match self {
@@ -297,6 +379,24 @@ impl Error {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn option_names_are_respelled_and_os_errors_dropped() {
+        let m = format!(
+            "{} 0 must be {}; see {}",
+            option("chunk_ticks"),
+            between(1, 64),
+            option("other")
+        );
+        assert_eq!(m, "`chunk_ticks` 0 must be between 1 and 64; see `other`");
+        let java = respell_options(&m, |n| (n == "chunk_ticks").then_some("chunkTicks"));
+        assert_eq!(java, "chunkTicks 0 must be between 1 and 64; see other");
+        assert_eq!(respell_options("a ` b", |_| None), "a ` b");
+        assert_eq!(
+            without_os_error("Denied (os error 13) (os error x) (os error 2)"),
+            "Denied (os error x)"
+        );
+    }
 
     #[test]
     fn kinds_have_distinct_codes_and_names_and_round_trip() {
@@ -369,6 +469,12 @@ mod tests {
             more.to_string(),
             "I/O error: /runs/42.reel.live: permission denied (flushing tick 7)"
         );
+        assert_eq!(more.reason(), "permission denied (flushing tick 7)");
+        let os = Error::io_at(Path::new("/runs"), io::Error::from_raw_os_error(2))
+            .with_context(" (flushing)");
+        assert!(os.to_string().contains("(os error 2)"), "{os}");
+        assert_eq!(os.reason(), "No such file or directory (flushing)");
+        assert_eq!(Error::corrupt("bad magic").reason(), "bad magic");
         assert_eq!(Error::Io(io::Error::other("x")).path(), None);
         assert_eq!(Error::corrupt("x").io_kind(), None);
     }

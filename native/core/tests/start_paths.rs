@@ -16,19 +16,45 @@ fn refused(engine: &Engine, path: &Path, says: &str) {
     }
 }
 
+/// Refused as an I/O error of `kind` at `at` (what the operating system would have said).
+fn refused_io(engine: &Engine, path: &Path, at: &Path, kind: std::io::ErrorKind, says: &str) {
+    match engine.start_recording(path, RecorderOptions::default()) {
+        Err(e @ Error::Io(_)) => {
+            assert_eq!(e.io_kind(), Some(kind), "{e}");
+            assert_eq!(e.path(), Some(at), "{e}");
+            assert!(e.to_string().contains(says), "{e}");
+        }
+        other => panic!("{}: {other:?}", path.display()),
+    }
+}
+
 #[test]
 fn bad_paths_are_refused_at_the_start() {
     let dir = tempfile::tempdir().unwrap();
     let engine = Engine::new(EngineOptions::default()).unwrap();
     refused(&engine, Path::new(""), "does not name a file");
     assert!(!Path::new(".live").exists());
-    refused(&engine, dir.path(), "is a directory");
+    use std::io::ErrorKind::{IsADirectory, NotADirectory, NotFound};
+    refused_io(
+        &engine,
+        dir.path(),
+        dir.path(),
+        IsADirectory,
+        "is a directory",
+    );
     let missing = dir.path().join("nowhere").join("run.reel");
-    refused(&engine, &missing, "does not exist");
+    let nowhere = dir.path().join("nowhere");
+    refused_io(&engine, &missing, &nowhere, NotFound, "does not exist");
     assert!(!dir.path().join("nowhere").exists());
     let file = dir.path().join("plain");
     std::fs::write(&file, b"x").unwrap();
-    refused(&engine, &file.join("run.reel"), "is not a directory");
+    refused_io(
+        &engine,
+        &file.join("run.reel"),
+        &file,
+        NotADirectory,
+        "not a directory",
+    );
     // Nothing was left in the directory but the file put there.
     let names: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
     assert_eq!(names.len(), 1);

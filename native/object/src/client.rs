@@ -2,9 +2,10 @@
 //! small tokio runtime shared by every client. Every call is synchronous for its caller (a loader, prefetch or
 //! CLI thread: never a server thread), bounded by the options' deadline, and counted.
 
+use std::cell::Cell;
 use std::future::Future;
-use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use object_store::aws::{AmazonS3, AmazonS3Builder};
@@ -127,8 +128,8 @@ impl ObjectStorage {
     /// The object's size and date, or `None` if there is no such object.
     pub fn head(&self, key: &str) -> Result<Option<ObjectInfo>> {
         let path = object_path(&self.url(key))?;
-        let store = &self.inner.store;
-        match self.run(&self.url(key), store.head(&path)) {
+        let store = self.inner.store.clone();
+        match self.run(&self.url(key), async move { store.head(&path).await }) {
             Ok(meta) => Ok(Some(self.info(meta))),
             Err(Error::Io(e)) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
             Err(e) => Err(e),
@@ -143,9 +144,11 @@ impl ObjectStorage {
         let path = (!prefix.is_empty())
             .then(|| object_path(&url))
             .transpose()?;
-        let store = &self.inner.store;
+        let store = self.inner.store.clone();
         let mut all: Vec<ObjectInfo> = self
-            .run(&url, store.list(path.as_ref()).try_collect::<Vec<_>>())?
+            .run(&url, async move {
+                store.list(path.as_ref()).try_collect::<Vec<_>>().await
+            })?
             .into_iter()
             .map(|m| self.info(m))
             .collect();
@@ -157,7 +160,8 @@ impl ObjectStorage {
     pub fn delete(&self, key: &str) -> Result<()> {
         let url = self.url(key);
         let path = object_path(&url)?;
-        self.run(&url, self.inner.store.delete(&path))
+        let store = self.inner.store.clone();
+        self.run(&url, async move { store.delete(&path).await })
     }
 
     fn info(&self, meta: object_store::ObjectMeta) -> ObjectInfo {
@@ -170,23 +174,26 @@ impl ObjectStorage {
 
     /// Runs one request to completion on the shared runtime, within the deadline; counts it
     /// and turns its error into the core's, naming `url` and scrubbed of credentials.
-    pub(crate) fn run<T: Send>(
+    ///
+    /// Only the library's own threads enter the runtime (`block_on`): a caller's thread (a
+    /// plugin's, a server's main thread, one inside some other async runtime) hands the request to
+    /// a short-lived library thread and waits for it. Entering a tokio runtime registers
+    /// thread-local destructors on the entering thread, and glibc keeps a shared library mapped
+    /// while a live thread holds one (see `tickreel::threads`): a plugin reload would leak a copy.
+    pub(crate) fn run<T: Send + 'static>(
         &self,
         url: &ObjectUrl,
-        fut: impl Future<Output = object_store::Result<T>> + Send,
+        fut: impl Future<Output = object_store::Result<T>> + Send + 'static,
     ) -> Result<T> {
         self.inner.requests.fetch_add(1, Ordering::Relaxed);
         let deadline = self.inner.options.deadline;
         let timed = async move { tokio::time::timeout(deadline, fut).await };
-        let r = if tokio::runtime::Handle::try_current().is_ok() {
-            // Called from inside some async runtime: block a helper thread, not that runtime.
-            std::thread::scope(|s| {
-                s.spawn(|| self.inner.runtime().block_on(timed))
-                    .join()
-                    .map_err(|_| Error::InvalidState(format!("{url}: request thread panicked")))
-            })?
-        } else {
+        let r = if tickreel::threads::is_library_thread() {
             self.inner.runtime().block_on(timed)
+        } else {
+            let rt = self.inner.runtime.clone().expect("kept until dropped");
+            on_library_thread("tickreel-object-call", move || rt.block_on(timed))
+                .map_err(|e| e.with_context(&format!(" ({url})")))?
         };
         match r {
             Err(_) => Err(Error::Io(std::io::Error::new(
@@ -243,19 +250,79 @@ impl Inner {
 }
 
 impl Drop for Inner {
-    /// The last client ends the runtime without waiting for its threads: dropping it the usual
-    /// way panics inside an async context (a client dropped by async code).
+    /// The last client ends the runtime and waits (up to ten seconds) for its threads to end, on
+    /// a library thread (see [`ObjectStorage::run`]): a plugin's reload must not leave a thread
+    /// running the library's code, nor a thread-local destructor pinning it. A client dropped on
+    /// one of the runtime's own workers cannot wait for them: it ends the runtime in the
+    /// background.
     fn drop(&mut self) {
-        if let Some(rt) = self.runtime.take()
-            && let Ok(rt) = Arc::try_unwrap(rt)
-        {
+        let Some(rt) = self.runtime.take() else {
+            return;
+        };
+        let Ok(rt) = Arc::try_unwrap(rt) else {
+            return;
+        };
+        if RUNTIME_WORKER.with(Cell::get) {
+            rt.shutdown_background();
+        } else if tickreel::threads::is_library_thread() {
+            rt.shutdown_timeout(SHUTDOWN_WAIT);
+        } else if let Err(rt) = shutdown_on_library_thread(rt) {
             rt.shutdown_background();
         }
     }
 }
 
+/// How long the last client waits for the runtime's threads to end.
+const SHUTDOWN_WAIT: Duration = Duration::from_secs(10);
+
+thread_local! {
+    /// Set on the shared runtime's own threads. `const` and without `Drop`: registers nothing.
+    static RUNTIME_WORKER: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Ends `rt` on a library thread and waits for it; gives it back if no thread could be started.
+fn shutdown_on_library_thread(
+    rt: tokio::runtime::Runtime,
+) -> std::result::Result<(), tokio::runtime::Runtime> {
+    let slot = Arc::new(Mutex::new(Some(rt)));
+    let taken = slot.clone();
+    let started = tickreel::threads::spawn("tickreel-object-stop", move || {
+        let rt = taken.lock().unwrap_or_else(|p| p.into_inner()).take();
+        if let Some(rt) = rt {
+            rt.shutdown_timeout(SHUTDOWN_WAIT);
+        }
+    });
+    match started {
+        Ok(h) => {
+            h.join();
+            Ok(())
+        }
+        Err(_) => match slot.lock().unwrap_or_else(|p| p.into_inner()).take() {
+            Some(rt) => Err(rt),
+            None => Ok(()),
+        },
+    }
+}
+
+/// Runs `f` on a new library thread and returns what it returned (see [`ObjectStorage::run`]).
+fn on_library_thread<R: Send + 'static>(
+    name: &str,
+    f: impl FnOnce() -> R + Send + 'static,
+) -> Result<R> {
+    let slot = Arc::new(Mutex::new(None));
+    let out = slot.clone();
+    let h = tickreel::threads::spawn(name, move || {
+        let r = f();
+        *out.lock().unwrap_or_else(|p| p.into_inner()) = Some(r);
+    })?;
+    h.join();
+    let r = slot.lock().unwrap_or_else(|p| p.into_inner()).take();
+    r.ok_or_else(|| Error::InvalidState(format!("the {name} thread panicked")))
+}
+
 /// The runtime every client shares: started with the first client, ended when the last one is
-/// dropped, so that a process holding no client keeps no thread.
+/// dropped, so that a process holding no client keeps no thread. Built on a library thread, so
+/// that starting its workers registers nothing on the caller's.
 fn shared_runtime() -> Result<Arc<tokio::runtime::Runtime>> {
     static SHARED: std::sync::Mutex<std::sync::Weak<tokio::runtime::Runtime>> =
         std::sync::Mutex::new(std::sync::Weak::new());
@@ -263,13 +330,20 @@ fn shared_runtime() -> Result<Arc<tokio::runtime::Runtime>> {
     if let Some(rt) = shared.upgrade() {
         return Ok(rt);
     }
-    let rt = Arc::new(
+    let build = || {
         tokio::runtime::Builder::new_multi_thread()
             .worker_threads(2)
             .thread_name("tickreel-object")
+            .on_thread_start(|| RUNTIME_WORKER.with(|w| w.set(true)))
             .enable_all()
-            .build()?,
-    );
+            .build()
+    };
+    let rt = if tickreel::threads::is_library_thread() {
+        build()?
+    } else {
+        on_library_thread("tickreel-object-start", build)??
+    };
+    let rt = Arc::new(rt);
     *shared = Arc::downgrade(&rt);
     Ok(rt)
 }

@@ -116,11 +116,11 @@ impl ObjectSource {
 
     /// One range request; learns the object's size from its answer.
     fn fetch(&self, range: Range<u64>) -> Result<Bytes> {
-        let store = &self.storage.inner.store;
+        let store = self.storage.inner.store.clone();
         let opts = GetOptions::new().with_range(Some(GetRange::Bounded(range.clone())));
-        let path = &self.path;
+        let path = self.path.clone();
         let (bytes, size) = self.storage.run(&self.url, async move {
-            let r = store.get_opts(path, opts).await?;
+            let r = store.get_opts(&path, opts).await?;
             let size = r.meta.size;
             Ok((r.bytes().await?, size))
         })?;

@@ -70,7 +70,7 @@ impl ObjectStorage {
         // The size now is what is uploaded and checked afterwards: a file that shrinks meanwhile
         // fails the check; one that grows is cut at this size (never more than was measured).
         let size = file.metadata()?.len();
-        let store = &self.inner.store;
+        let store = self.inner.store.clone();
         let mut parts = 0;
         if size <= self.options().multipart_threshold {
             let mut bytes = Vec::with_capacity(size as usize);
@@ -84,21 +84,23 @@ impl ObjectStorage {
                 mode,
                 ..PutOptions::default()
             };
-            self.run(url, store.put_opts(&path, PutPayload::from(bytes), opts))?;
+            self.run(url, async move {
+                store.put_opts(&path, PutPayload::from(bytes), opts).await
+            })?;
         } else {
             // S3 cannot refuse to complete a multipart upload over an existing key through this
             // client: look first (another uploader could still race in between).
             if !options.overwrite && self.head(&url.key)?.is_some() {
                 return Err(exists(url));
             }
-            let mut upload = self.run(url, store.put_multipart(&path))?;
+            let mut upload = self.run(url, async move { store.put_multipart(&path).await })?;
             // never more than the size measured first (a file still growing is cut there)
             let mut file = file.take(size);
             if let Err(e) = self.send_parts(url, &mut file, upload.as_mut(), &mut parts) {
-                let _ = self.run(url, upload.abort());
+                let _ = self.run(url, async move { upload.abort().await });
                 return Err(e);
             }
-            self.run(url, upload.complete())?;
+            self.run(url, async move { upload.complete().await })?;
         }
         match self.head(&url.key)? {
             Some(info) if info.size == size => {}

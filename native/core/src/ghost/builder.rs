@@ -197,7 +197,7 @@ impl RunBuilder {
             None if first <= end => (first, 0),
             None => {
                 return Err(Error::invalid(format!(
-                    "entity {} has no pose in ticks {start}..={end}",
+                    "entity {} has no pose in ticks {start} to {end}",
                     self.entity
                 )));
             }

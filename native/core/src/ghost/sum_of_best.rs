@@ -36,6 +36,17 @@ pub enum Mark {
     Finish,
 }
 
+impl std::fmt::Display for Mark {
+    /// As messages name it: "the start", "checkpoint 2", "the finish".
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Mark::Start => f.write_str("the start"),
+            Mark::Checkpoint(c) => write!(f, "checkpoint {c}"),
+            Mark::Finish => f.write_str("the finish"),
+        }
+    }
+}
+
 /// One segment of a sum-of-best ghost and where it came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct SumOfBestSegment {
@@ -115,7 +126,7 @@ pub fn sum_of_best<R: AsRef<GhostTrack>>(runs: &[R]) -> Result<SumOfBest> {
             .min_by_key(|&(ticks, i, _)| (ticks, i))
             .ok_or_else(|| {
                 Error::invalid(format!(
-                    "no run has the segment from {from:?} to {to:?} in that order"
+                    "no run has the segment from {from} to {to} in that order"
                 ))
             })?;
         segments.push(SumOfBestSegment {

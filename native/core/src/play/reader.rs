@@ -437,7 +437,7 @@ impl Reader {
                 || f != self.header.first_tick)
         {
             return Err(Error::corrupt(format!(
-                "header says {expected} ticks from {}, index covers {f}..={l}",
+                "header says {expected} ticks from {}, index covers ticks {f} to {l}",
                 self.header.first_tick
             )));
         }

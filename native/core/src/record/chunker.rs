@@ -2,6 +2,7 @@
 //! each into a frame. Shared by the compacted-file writer and the live writer thread.
 
 use crate::error::Result;
+use crate::error::{between, option};
 use crate::format::Limits;
 use crate::format::chunk::ChunkEncoder;
 use crate::format::event::Event;
@@ -28,37 +29,42 @@ impl ChunkPolicy {
         let max_ticks = crate::format::Limits::default().max_chunk_ticks as u32;
         if self.chunk_ticks == 0 || self.chunk_ticks > max_ticks {
             return Err(crate::Error::invalid(format!(
-                "chunk_ticks {} must be 1..={max_ticks}",
+                "{} must be {} (got {})",
+                option("chunk_ticks"),
+                between(1, max_ticks),
                 self.chunk_ticks
             )));
         }
         if self.snapshot_interval == 0 {
-            return Err(crate::Error::invalid(
-                "snapshot_interval must be at least 1",
-            ));
+            return Err(crate::Error::invalid(format!(
+                "{} must be at least 1",
+                option("snapshot_interval")
+            )));
         }
         let max_bytes = crate::format::Limits::default().max_chunk_bytes / 2;
         if self.chunk_bytes == 0 || self.chunk_bytes > max_bytes {
             return Err(crate::Error::invalid(format!(
-                "chunk_bytes {} must be 1..={max_bytes}",
+                "{} must be {} (got {})",
+                option("chunk_bytes"),
+                between(1, max_bytes),
                 self.chunk_bytes
             )));
         }
-        check_zstd_level("zstd level", self.zstd_level)
+        check_zstd_level("zstd_level", self.zstd_level)
     }
 }
 
-/// Checks a zstd compression level against the levels the linked zstd supports; `what` names the
-/// option in the error.
+/// Checks a zstd compression level against the levels the linked zstd supports; `what` is the
+/// option's name (marked in the error with [`crate::error::option`]).
 pub fn check_zstd_level(what: &str, level: i32) -> crate::Result<()> {
     let levels = zstd::compression_level_range();
     if levels.contains(&level) {
         Ok(())
     } else {
         Err(crate::Error::invalid(format!(
-            "{what} {level} is outside {}..={}",
-            levels.start(),
-            levels.end()
+            "{} must be {} (got {level})",
+            option(what),
+            between(levels.start(), levels.end())
         )))
     }
 }

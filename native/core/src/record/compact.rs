@@ -46,11 +46,13 @@ impl CompactOptions {
         let max_ticks = crate::format::Limits::default().max_chunk_ticks as u32;
         if self.chunk_ticks == 0 || self.chunk_ticks > max_ticks {
             return Err(Error::invalid(format!(
-                "compaction chunk_ticks {} must be 1..={max_ticks}",
+                "{} must be {} (got {})",
+                crate::error::option("compaction_chunk_ticks"),
+                crate::error::between(1, max_ticks),
                 self.chunk_ticks
             )));
         }
-        crate::record::check_zstd_level("compaction zstd level", self.zstd_level)
+        crate::record::check_zstd_level("compaction_zstd_level", self.zstd_level)
     }
 }
 
@@ -296,9 +298,9 @@ pub(crate) fn compact_unpublished(
         let v = back.verify_decoding(&|j| copied.binary_search(&index[j].start_tick).is_err())?;
         if (back.first_tick(), back.last_tick()) != (first, last) {
             return Err(Error::corrupt(format!(
-                "compacted file covers {:?}..{:?}, source {first:?}..{last:?}",
-                back.first_tick(),
-                back.last_tick()
+                "the compacted file covers {}, its source {}",
+                crate::error::tick_span(back.first_tick(), back.last_tick()),
+                crate::error::tick_span(first, last)
             )));
         }
         let (samples, events) = (v.pose_samples + copied_samples, v.events + copied_events);

@@ -446,35 +446,47 @@ pub(crate) fn check_recording_path(
 ) -> Result<()> {
     if path.as_os_str().is_empty() || path.file_name().is_none() {
         return Err(Error::invalid(format!(
-            "{:?} does not name a file; a recording's path is its .reel file",
-            path
+            "\"{}\" does not name a file; a recording's path is its .reel file",
+            path.display()
         )));
     }
     let (dir, prefix) = crate::record::publish::temp_location(path);
+    // The refusals below are I/O errors at the path they are about, of the kind the operating
+    // system would have given (bindings map them: Java's NoSuchFileException...).
+    let refused = |at: &Path, kind: std::io::ErrorKind, why: String| {
+        Error::io_at(at, std::io::Error::new(kind, why))
+    };
     match storage.stat(&dir)? {
         Some(st) if st.kind == crate::storage::EntryKind::Dir => {}
         Some(_) => {
-            return Err(Error::invalid(format!(
-                "{} is not a directory (the recording {} goes there)",
-                dir.display(),
-                path.display()
-            )));
+            return Err(refused(
+                &dir,
+                std::io::ErrorKind::NotADirectory,
+                format!(
+                    "not a directory (the recording {} goes there)",
+                    path.display()
+                ),
+            ));
         }
         None => {
-            return Err(Error::invalid(format!(
-                "the directory {} does not exist (the recording {} goes there)",
-                dir.display(),
-                path.display()
-            )));
+            return Err(refused(
+                &dir,
+                std::io::ErrorKind::NotFound,
+                format!(
+                    "the directory does not exist (the recording {} goes there)",
+                    path.display()
+                ),
+            ));
         }
     }
     if let Some(st) = storage.stat(path)?
         && st.kind == crate::storage::EntryKind::Dir
     {
-        return Err(Error::invalid(format!(
-            "{} is a directory; a recording's path is its .reel file",
-            path.display()
-        )));
+        return Err(refused(
+            path,
+            std::io::ErrorKind::IsADirectory,
+            "is a directory; a recording's path is its .reel file".into(),
+        ));
     }
     if resuming {
         return Ok(());

@@ -3,7 +3,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::error::{Error, Result};
+use crate::error::{Error, Result, between, option};
 use crate::format::Limits;
 use crate::record::chunker::ChunkPolicy;
 use crate::record::compact::CompactOptions;
@@ -71,18 +71,24 @@ impl RecorderOptions {
     /// ([`CompactOptions::validate`]). The bindings check none of it themselves.
     pub fn validate(&self) -> Result<()> {
         if self.flush.interval.is_zero() {
-            return Err(Error::invalid("the flush interval must be positive"));
+            return Err(Error::invalid(format!(
+                "{} must be positive",
+                option("flush_interval")
+            )));
         }
         if self.flush.max_pending_bytes == 0 {
-            return Err(Error::invalid(
-                "the flush threshold (max_pending_bytes) must be positive",
-            ));
+            return Err(Error::invalid(format!(
+                "the flush threshold {} must be positive",
+                option("flush_max_pending_bytes")
+            )));
         }
         self.compaction.validate()?;
         let max = Limits::default().max_tick_bytes();
         if self.max_batch_bytes < 2 || self.max_batch_bytes > max {
             return Err(Error::invalid(format!(
-                "max_batch_bytes {} must be 2..={max}",
+                "{} must be {} (got {})",
+                option("max_batch_bytes"),
+                between(2, max),
                 self.max_batch_bytes
             )));
         }

@@ -70,7 +70,7 @@ impl std::fmt::Display for RecoverReport {
             }
         )?;
         if let (Some(a), Some(b)) = (self.first_tick, self.last_tick) {
-            write!(f, "; ticks {a}..={b}")?;
+            write!(f, "; ticks {a} to {b}")?;
         }
         if !self.segments_refused.is_empty() {
             write!(

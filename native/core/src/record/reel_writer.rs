@@ -32,7 +32,10 @@ impl RecordingInfo {
     /// Checks the values a reader depends on.
     pub fn validate(&self) -> Result<()> {
         if self.tick_rate_millihz == 0 {
-            return Err(Error::invalid("the tick rate must be positive"));
+            return Err(Error::invalid(format!(
+                "the tick rate {} must be positive",
+                crate::error::option("tick_rate_millihz")
+            )));
         }
         Ok(())
     }

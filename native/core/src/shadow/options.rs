@@ -1,5 +1,6 @@
 //! Options of a shadow buffer and of a report.
 
+use crate::error::{between, option};
 use std::time::Duration;
 
 use crate::error::{Error, Result};
@@ -54,22 +55,32 @@ impl Default for ShadowOptions {
 impl ShadowOptions {
     pub fn validate(&self) -> Result<()> {
         if self.window.is_zero() {
-            return Err(Error::invalid("the shadow window must be positive"));
+            return Err(Error::invalid(format!(
+                "the shadow {} must be positive",
+                option("window")
+            )));
         }
         // A day of ticks at 1000 ticks/s stays far inside u32.
         let day = Duration::from_secs(86_400);
         if self.window > day || self.grace > day {
-            return Err(Error::invalid(
-                "the shadow window and grace period are at most a day",
-            ));
+            return Err(Error::invalid(format!(
+                "the shadow {} and {} are at most a day",
+                option("window"),
+                option("grace")
+            )));
         }
         if self.max_bytes == Some(0) {
-            return Err(Error::invalid("max_bytes must be positive when set"));
+            return Err(Error::invalid(format!(
+                "{} must be positive when set",
+                option("max_bytes")
+            )));
         }
         let max = Limits::default().max_chunk_ticks as u32;
         if self.block_ticks == 0 || self.block_ticks > max {
             return Err(Error::invalid(format!(
-                "block_ticks {} must be 1..={max}",
+                "{} must be {} (got {})",
+                option("block_ticks"),
+                between(1, max),
                 self.block_ticks
             )));
         }
@@ -115,15 +126,18 @@ impl ReportOptions {
     pub fn validate(&self) -> Result<()> {
         let day = Duration::from_secs(86_400);
         if self.after > day || self.before.is_some_and(|b| b > day) {
-            return Err(Error::invalid(
-                "a report's before and after are at most a day",
-            ));
+            return Err(Error::invalid(format!(
+                "a report's {} and {} are at most a day",
+                option("before"),
+                option("after")
+            )));
         }
         if let Some(r) = self.radius
             && !(r.is_finite() && r >= 0.0)
         {
             return Err(Error::invalid(format!(
-                "the context radius must be a finite number of blocks >= 0, not {r}"
+                "the context {} must be a finite number of blocks, at least 0 (got {r})",
+                option("radius")
             )));
         }
         for (k, _) in &self.metadata {
@@ -133,7 +147,7 @@ impl ReportOptions {
                 )));
             }
         }
-        check_zstd_level("report zstd level", self.zstd_level)
+        check_zstd_level("zstd_level", self.zstd_level)
     }
 }
 

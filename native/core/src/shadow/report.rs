@@ -49,7 +49,7 @@ pub(crate) fn write_report(job: ReportJob) -> Result<PathBuf> {
         .collect();
     let (Some(head), Some(tail)) = (blocks.first(), blocks.last()) else {
         return Err(Error::InvalidState(format!(
-            "the shadow buffer no longer holds ticks {}..={} of entity {} (dropped for the memory budget)",
+            "the shadow buffer no longer holds ticks {} to {} of entity {} (dropped for the memory budget)",
             job.first, job.last, job.player
         )));
     };
@@ -171,9 +171,8 @@ pub(crate) fn write_report(job: ReportJob) -> Result<PathBuf> {
     back.verify()?;
     if (back.first_tick(), back.last_tick()) != (Some(first), Some(last)) {
         return Err(Error::corrupt(format!(
-            "the report covers {:?}..{:?}, not {first}..{last}",
-            back.first_tick(),
-            back.last_tick()
+            "the report covers {}, not ticks {first} to {last}",
+            crate::error::tick_span(back.first_tick(), back.last_tick())
         )));
     }
     match file.publish_at(&job.path, job.options.overwrite) {

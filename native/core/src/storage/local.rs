@@ -16,6 +16,18 @@ fn at(path: &Path, e: io::Error) -> Error {
     Error::io_at(path, e)
 }
 
+/// The operating system's error inside one of `tempfile`'s, whose message also names the random
+/// file it tried, Debug-quoted ("Permission denied (os error 13) at path \"/runs/.x.tmp\""):
+/// the error is reported at the directory instead, with the operating system's words only.
+/// (`tempfile` keeps its inner error private and gives no `source()`; its message is all there is.)
+fn os_error(e: io::Error) -> io::Error {
+    let msg = e.to_string();
+    match msg.split_once(" at path ") {
+        Some((inner, _)) => io::Error::new(e.kind(), inner.to_string()),
+        None => e,
+    }
+}
+
 /// The local file system.
 #[derive(Debug, Default, Clone, Copy)]
 pub struct LocalStorage;
@@ -138,9 +150,9 @@ impl Storage for LocalStorage {
             .suffix(suffix)
             .permissions(Permissions::from_mode(0o666))
             .tempfile_in(dir)
-            .map_err(|e| at(dir, e))?
+            .map_err(|e| at(dir, os_error(e)))?
             .keep()
-            .map_err(|e| at(dir, e.error))?;
+            .map_err(|e| at(dir, os_error(e.error)))?;
         let f = LocalFile {
             file,
             path: path.clone(),

@@ -3,6 +3,10 @@ package probe;
 import io.tickreel.Engine;
 import io.tickreel.EntityInfo;
 import io.tickreel.Ghost;
+import io.tickreel.GhostLoad;
+import io.tickreel.GhostRange;
+import io.tickreel.ObjectOptions;
+import io.tickreel.PendingUpload;
 import io.tickreel.GhostCursor;
 import io.tickreel.GhostSample;
 import io.tickreel.Playhead;
@@ -17,15 +21,63 @@ import io.tickreel.Tickreel;
 import io.tickreel.TickreelException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.UUID;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 
 /**
  * Stands in for a server plugin that bundles tickreel: loaded by the tests through its own class
  * loader (possibly with the bindings relocated to another package), it records a run, reads it
- * back, plays it, provokes an error, and reports what it saw as one line.
+ * back, plays it, provokes an error, and reports what it saw as one line. When the S3 test
+ * server's system properties are set ({@code tickreel.test.s3.*}, as {@code java-bindings/test.sh}
+ * sets them), it also finishes a recording straight into object storage and reads it back by URL
+ * (a reader, a ghost loaded in the background): " s3=..." in the line.
  */
 public final class PluginProbe implements Function<String, String> {
+    /** An upload and reads by URL, if the S3 test server is described; else "". */
+    private static String objectStorage(Path dir) throws Exception {
+        String endpoint = System.getProperty("tickreel.test.s3.endpoint");
+        if (endpoint == null) {
+            return "";
+        }
+        ObjectOptions options = ObjectOptions.fromEnv()
+                .withEndpoint(endpoint)
+                .withRegion("us-east-1")
+                .withCredentials(System.getProperty("tickreel.test.s3.accessKeyId"),
+                        System.getProperty("tickreel.test.s3.secretAccessKey"), null)
+                .withTimeouts(Duration.ofSeconds(2), Duration.ofSeconds(10), Duration.ofSeconds(20));
+        String url = "s3://" + System.getProperty("tickreel.test.s3.bucket") + "/probe/"
+                + UUID.randomUUID() + ".reel";
+        int ticks = 60;
+        try (Engine engine = new Engine();
+                Recorder rec = engine.startRecording(dir.resolve("up.reel"), RecorderOptions.builder().build())) {
+            Batch t = new Batch(64);
+            for (int tick = 0; tick < ticks; tick++) {
+                t.clear();
+                if (tick == 0) {
+                    t.entityAdd(1, 0, 0, 64, 0, 0, 0);
+                } else {
+                    t.pose(1, tick * 0.5, 64, 0, 0, 0);
+                }
+                rec.submit(tick, t);
+            }
+            try (PendingUpload up = rec.finishAndUpload(url, options, false, true)) {
+                up.toCompletableFuture().get(60, TimeUnit.SECONDS);
+            }
+        }
+        long read;
+        try (Reader r = Reader.open(url, options)) {
+            read = r.verify().ticks();
+        }
+        int ghost;
+        try (GhostLoad load = Ghost.loadAsync(url, options, 1, GhostRange.all());
+                Ghost g = load.await(Duration.ofSeconds(30)).orElseThrow()) {
+            ghost = g.durationTicks();
+        }
+        return " s3=" + read + "/" + ghost;
+    }
+
     @Override
     public String apply(String directory) {
         try {
@@ -86,6 +138,7 @@ public final class PluginProbe implements Function<String, String> {
                 GhostSample s = cursor.sample(100, new GhostSample());
                 seen += " live=" + ghost.durationTicks() + " ghostX=" + s.x();
             }
+            seen += objectStorage(dir);
             // Playback, which decodes ahead on the library's prefetch threads.
             try (Playhead ph = Playhead.open(reel)) {
                 ph.seek(10);

@@ -221,10 +221,16 @@ impl ChunkEncoder {
     /// Ticks must increase strictly within a chunk.
     pub fn push_tick(&mut self, tick: u32, events: &[Event]) -> Result<()> {
         if tick < self.start_tick || self.last_tick.is_some_and(|l| tick <= l) {
-            return Err(Error::invalid(format!(
-                "tick {tick} is not after the previous tick {:?} of the chunk starting at {}",
-                self.last_tick, self.start_tick
-            )));
+            return Err(Error::invalid(match self.last_tick {
+                Some(l) if tick <= l => format!(
+                    "tick {tick} is not after the previous tick {l} of the chunk starting at {}",
+                    self.start_tick
+                ),
+                _ => format!(
+                    "tick {tick} is before the chunk's first tick {}",
+                    self.start_tick
+                ),
+            }));
         }
         validate_events(events)?;
         let rel = tick - self.start_tick;

@@ -40,7 +40,9 @@ impl SpeedAccumulator {
     pub(super) fn set_speed(&mut self, speed: f64) -> Result<()> {
         if !(MIN_SPEED..=MAX_SPEED).contains(&speed) {
             return Err(Error::invalid(format!(
-                "speed {speed} outside {MIN_SPEED}..={MAX_SPEED}"
+                "the {} must be {} (got {speed})",
+                crate::error::option("speed"),
+                crate::error::between(MIN_SPEED, MAX_SPEED)
             )));
         }
         self.speed_fp = (speed * f64::from(SPEED_ONE)).round() as u32;

@@ -60,6 +60,7 @@ public final class Batch {
      * A writer with an initial capacity in bytes (it grows as needed).
      *
      * @param initialCapacity bytes to reserve, at least 2
+     * @throws IllegalArgumentException if {@code initialCapacity} is less than 2
      */
     public Batch(int initialCapacity) {
         if (initialCapacity < 2) {
@@ -97,7 +98,12 @@ public final class Batch {
         return this;
     }
 
-    /** An entity appears with a kind and a quantised pose. */
+    /**
+     * An entity appears with a kind and a quantised pose.
+     *
+     * @throws NullPointerException if {@code pose} is null
+     * @throws IllegalStateException if the batch already holds {@link #MAX_EVENTS} events
+     */
     public Batch entityAdd(int entity, int kind, Pose pose) {
         Objects.requireNonNull(pose, "pose");
         begin(ENTITY_ADD, entity);
@@ -121,7 +127,12 @@ public final class Batch {
         return this;
     }
 
-    /** An entity's absolute quantised pose. */
+    /**
+     * An entity's absolute quantised pose.
+     *
+     * @throws NullPointerException if {@code pose} is null
+     * @throws IllegalStateException if the batch already holds {@link #MAX_EVENTS} events
+     */
     public Batch pose(int entity, Pose pose) {
         Objects.requireNonNull(pose, "pose");
         begin(POSE, entity);
@@ -155,7 +166,12 @@ public final class Batch {
         return this;
     }
 
-    /** A discontinuity to a quantised pose. */
+    /**
+     * A discontinuity to a quantised pose.
+     *
+     * @throws NullPointerException if {@code pose} is null
+     * @throws IllegalStateException if the batch already holds {@link #MAX_EVENTS} events
+     */
     public Batch teleport(int entity, Pose pose) {
         Objects.requireNonNull(pose, "pose");
         begin(TELEPORT, entity);
@@ -170,7 +186,11 @@ public final class Batch {
         return this;
     }
 
-    /** The entity reached checkpoint {@code index} (a split for ghosts). */
+    /**
+     * The entity reached checkpoint {@code index} (a split for ghosts).
+     *
+     * @throws IllegalStateException if the batch already holds {@link #MAX_EVENTS} events
+     */
     public Batch checkpoint(int entity, int index) {
         begin(CHECKPOINT, entity);
         u32(index);
@@ -193,13 +213,24 @@ public final class Batch {
         return this;
     }
 
-    /** A game-specific event of a registered type with opaque bytes. */
+    /**
+     * A game-specific event of a registered type with opaque bytes.
+     *
+     * @throws NullPointerException if {@code data} is null
+     * @throws IllegalArgumentException if {@code data} is longer than {@link #MAX_CUSTOM_BYTES}
+     */
     public Batch custom(int typeId, byte[] data) {
         Objects.requireNonNull(data, "data");
         return custom(typeId, data, 0, data.length);
     }
 
-    /** A game-specific event of a registered type with {@code length} bytes of {@code data}. */
+    /**
+     * A game-specific event of a registered type with {@code length} bytes of {@code data}.
+     *
+     * @throws NullPointerException if {@code data} is null
+     * @throws IndexOutOfBoundsException if {@code offset} and {@code length} do not fit {@code data}
+     * @throws IllegalArgumentException if {@code length} is over {@link #MAX_CUSTOM_BYTES}
+     */
     public Batch custom(int typeId, byte[] data, int offset, int length) {
         Objects.requireNonNull(data, "data");
         Objects.checkFromIndexSize(offset, length, data.length);

@@ -67,6 +67,8 @@ public final class Catalog implements AutoCloseable {
      * Registers one run of the finished recording {@code file} (after its {@link FinishHandle}
      * completed): the player's {@code entity} over {@code range}, with splits from its
      * checkpoints. Completes with the registered run.
+     *
+     * @throws IllegalStateException if this catalog is closed (a failure of the query itself completes the future exceptionally with a {@link TickreelException})
      */
     public CompletableFuture<Run> register(Path file, String course, UUID player, String playerName, int entity, GhostRange range) {
         Objects.requireNonNull(file, "file");
@@ -77,32 +79,52 @@ public final class Catalog implements AutoCloseable {
             c -> runs(NativeBridge.catalogCallRows(c)).get(0).run());
     }
 
-    /** The best {@code n} players of {@code course} (each player's best valid run), fastest first. */
+    /**
+     * The best {@code n} players of {@code course} (each player's best valid run), fastest first.
+     *
+     * @throws IllegalStateException if this catalog is closed (a failure of the query itself completes the future exceptionally with a {@link TickreelException})
+     */
     public CompletableFuture<List<Placed>> top(String course, int n) {
         Objects.requireNonNull(course, "course");
         return submit(NativeBridge.catalogTop(handle.get(), course, n), c -> runs(NativeBridge.catalogCallRows(c)));
     }
 
-    /** {@code player}'s best run of {@code course} and its rank; empty if they have none. */
+    /**
+     * {@code player}'s best run of {@code course} and its rank; empty if they have none.
+     *
+     * @throws IllegalStateException if this catalog is closed (a failure of the query itself completes the future exceptionally with a {@link TickreelException})
+     */
     public CompletableFuture<Optional<Placed>> personalBest(String course, UUID player) {
         Objects.requireNonNull(course, "course");
         return submit(NativeBridge.catalogPersonalBest(handle.get(), course, uuid(player)),
             c -> runs(NativeBridge.catalogCallRows(c)).stream().findFirst());
     }
 
-    /** The places from {@code rank - k} to {@code rank + k} of {@code course}. */
+    /**
+     * The places from {@code rank - k} to {@code rank + k} of {@code course}.
+     *
+     * @throws IllegalStateException if this catalog is closed (a failure of the query itself completes the future exceptionally with a {@link TickreelException})
+     */
     public CompletableFuture<List<Placed>> around(String course, int rank, int k) {
         Objects.requireNonNull(course, "course");
         return submit(NativeBridge.catalogAround(handle.get(), course, rank, k), c -> runs(NativeBridge.catalogCallRows(c)));
     }
 
-    /** {@code player}'s {@code n} most recent runs of {@code course} (null: of every course), newest first. */
+    /**
+     * {@code player}'s {@code n} most recent runs of {@code course} (null: of every course), newest first.
+     *
+     * @throws IllegalStateException if this catalog is closed (a failure of the query itself completes the future exceptionally with a {@link TickreelException})
+     */
     public CompletableFuture<List<Run>> recent(UUID player, String course, int n) {
         return submit(NativeBridge.catalogRecent(handle.get(), uuid(player), course, n),
             c -> runs(NativeBridge.catalogCallRows(c)).stream().map(Placed::run).toList());
     }
 
-    /** The sum of best segments of {@code course}: of {@code player}'s runs, or of the board when null. */
+    /**
+     * The sum of best segments of {@code course}: of {@code player}'s runs, or of the board when null.
+     *
+     * @throws IllegalStateException if this catalog is closed (a failure of the query itself completes the future exceptionally with a {@link TickreelException})
+     */
     public CompletableFuture<Optional<SumOfBest>> sumOfBest(String course, UUID player) {
         Objects.requireNonNull(course, "course");
         return submit(NativeBridge.catalogSumOfBest(handle.get(), course, player == null ? null : uuid(player)),
@@ -113,6 +135,8 @@ public final class Catalog implements AutoCloseable {
      * Looks up the run at {@code rank} (1: the best) of {@code course} on the worker and starts
      * loading its ghost; completes with the load (poll it from the server thread). Fails with
      * {@link IllegalArgumentException} when the board has no such rank.
+     *
+     * @throws IllegalStateException if this catalog is closed (a failure of the query itself completes the future exceptionally with a {@link TickreelException})
      */
     public CompletableFuture<GhostLoad> loadGhost(String course, int rank) {
         Objects.requireNonNull(course, "course");
@@ -123,7 +147,11 @@ public final class Catalog implements AutoCloseable {
             c -> new GhostLoad(NativeBridge.catalogCallGhostLoad(c)));
     }
 
-    /** As {@link #loadGhost(String, int)}, for {@code player}'s best run. */
+    /**
+     * As {@link #loadGhost(String, int)}, for {@code player}'s best run.
+     *
+     * @throws IllegalStateException if this catalog is closed (a failure of the query itself completes the future exceptionally with a {@link TickreelException})
+     */
     public CompletableFuture<GhostLoad> loadGhost(String course, UUID player) {
         Objects.requireNonNull(course, "course");
         return submit(NativeBridge.catalogLoadGhost(handle.get(), course, 0, uuid(player)),
@@ -133,6 +161,8 @@ public final class Catalog implements AutoCloseable {
     /**
      * Applies the retention policies: deletes the recordings no policy keeps (the file, then its
      * rows), or with {@code dryRun} only lists them. Completes with those recordings.
+     *
+     * @throws IllegalStateException if this catalog is closed (a failure of the query itself completes the future exceptionally with a {@link TickreelException})
      */
     public CompletableFuture<List<Pruned>> prune(boolean dryRun) {
         return submit(NativeBridge.catalogPrune(handle.get(), dryRun), c -> pruned(NativeBridge.catalogCallRows(c)));
@@ -143,6 +173,8 @@ public final class Catalog implements AutoCloseable {
      * #register(Path, String, UUID, String, int, GhostRange)} with the file the finish wrote. A
      * failed finish fails the future and registers nothing. The catalog's worker waits for the
      * finish: calls made after this one complete after it. The handle stays the caller's.
+     *
+     * @throws IllegalStateException if this catalog is closed (a failure of the query itself completes the future exceptionally with a {@link TickreelException})
      */
     public CompletableFuture<Run> registerFinished(FinishHandle finish, String course, UUID player, String playerName,
             int entity, GhostRange range) {
@@ -159,6 +191,8 @@ public final class Catalog implements AutoCloseable {
      * Marks run {@code runId} valid or invalid (anticheat, an operator's decision): an invalid run
      * leaves the boards and its player's best is recomputed. Fails with {@link
      * IllegalArgumentException} when there is no such run.
+     *
+     * @throws IllegalStateException if this catalog is closed (a failure of the query itself completes the future exceptionally with a {@link TickreelException})
      */
     public CompletableFuture<Void> setRunValid(long runId, boolean valid) {
         return submit(NativeBridge.catalogSetRunValid(handle.get(), runId, valid), c -> done(c));
@@ -168,6 +202,8 @@ public final class Catalog implements AutoCloseable {
      * Files an open shadow-play report on {@code reported} by {@code reporter}, with the finished
      * recording shadow play wrote for it ({@code recording}: a local path or an object URL; null for
      * none), which is registered. Completes with the filed report.
+     *
+     * @throws IllegalStateException if this catalog is closed (a failure of the query itself completes the future exceptionally with a {@link TickreelException})
      */
     public CompletableFuture<Report> addReport(UUID reported, String reportedName, UUID reporter, String reason,
             String recording) {
@@ -177,17 +213,29 @@ public final class Catalog implements AutoCloseable {
                 recording), c -> reports(NativeBridge.catalogCallRows(c)).get(0));
     }
 
-    /** The open shadow-play reports, newest first. */
+    /**
+     * The open shadow-play reports, newest first.
+     *
+     * @throws IllegalStateException if this catalog is closed (a failure of the query itself completes the future exceptionally with a {@link TickreelException})
+     */
     public CompletableFuture<List<Report>> openReports() {
         return submit(NativeBridge.catalogReports(handle.get(), 1), c -> reports(NativeBridge.catalogCallRows(c)));
     }
 
-    /** Every shadow-play report, open or closed, newest first. */
+    /**
+     * Every shadow-play report, open or closed, newest first.
+     *
+     * @throws IllegalStateException if this catalog is closed (a failure of the query itself completes the future exceptionally with a {@link TickreelException})
+     */
     public CompletableFuture<List<Report>> reports() {
         return submit(NativeBridge.catalogReports(handle.get(), 0), c -> reports(NativeBridge.catalogCallRows(c)));
     }
 
-    /** Opens or closes report {@code reportId}; fails with {@link IllegalArgumentException} when there is none. */
+    /**
+     * Opens or closes report {@code reportId}; fails with {@link IllegalArgumentException} when there is none.
+     *
+     * @throws IllegalStateException if this catalog is closed (a failure of the query itself completes the future exceptionally with a {@link TickreelException})
+     */
     public CompletableFuture<Void> setReportOpen(long reportId, boolean open) {
         return submit(NativeBridge.catalogSetReportOpen(handle.get(), reportId, open), c -> done(c));
     }
@@ -203,13 +251,21 @@ public final class Catalog implements AutoCloseable {
                 policy.keepPersonalBests(), policy.keepDays().orElse(0), policy.keepOpenReports()), c -> done(c));
     }
 
-    /** Removes the policy of {@code scope} (the defaults apply again). */
+    /**
+     * Removes the policy of {@code scope} (the defaults apply again).
+     *
+     * @throws IllegalStateException if this catalog is closed (a failure of the query itself completes the future exceptionally with a {@link TickreelException})
+     */
     public CompletableFuture<Void> clearRetention(String scope) {
         Objects.requireNonNull(scope, "scope");
         return submit(NativeBridge.catalogClearRetention(handle.get(), scope), c -> done(c));
     }
 
-    /** The retention policies set. */
+    /**
+     * The retention policies set.
+     *
+     * @throws IllegalStateException if this catalog is closed (a failure of the query itself completes the future exceptionally with a {@link TickreelException})
+     */
     public CompletableFuture<List<RetentionPolicy>> retention() {
         return submit(NativeBridge.catalogRetention(handle.get()), c -> retention(NativeBridge.catalogCallRows(c)));
     }

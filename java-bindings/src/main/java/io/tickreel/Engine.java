@@ -53,7 +53,15 @@ public final class Engine implements AutoCloseable {
      *     and {@link RecorderOptions.Builder#overwrite(boolean)} is not set
      * @throws TickreelException of kind {@code LOCKED} if the path is already being recorded, of
      *     kind {@code BACKPRESSURE} if the writer's queue stayed full past the options'
-     *     backpressure policy (at once with {@code DROP}): nothing was started, try again later
+     *     backpressure policy (at once with {@code DROP}): nothing was started, try again later;
+     *     of kind {@code IO} if the parent directory is missing ({@code getCause()} is a
+     *     {@link java.nio.file.NoSuchFileException}) or not a directory
+     *     ({@link java.nio.file.NotDirectoryException}), {@code path} is a directory, or the
+     *     directory takes no new file ({@link java.nio.file.AccessDeniedException}); {@link
+     *     TickreelException#path()} names it
+     * @throws IllegalArgumentException for an empty path or an invalid option (named by its
+     *     builder method)
+     * @throws NullPointerException if {@code path} or {@code options} is null
      */
     public Recorder startRecording(Path path, RecorderOptions options) {
         Objects.requireNonNull(path, "path");
@@ -67,7 +75,11 @@ public final class Engine implements AutoCloseable {
         return handle.get();
     }
 
-    /** Engine-wide counters. */
+    /**
+     * Engine-wide counters.
+     *
+     * @throws IllegalStateException if this engine is closed
+     */
     public EngineStats stats() {
         return EngineStats.fromNative(NativeBridge.engineStats(handle.get()));
     }

@@ -15,7 +15,11 @@ import java.util.UUID;
  * @param name the entity's name, or {@code null}
  */
 public record EntityInfo(int id, int kind, UUID uuid, String name) {
-    /** A player: kind 0 with a UUID and a name. */
+    /**
+     * A player: kind 0 with a UUID and a name.
+     *
+     * @throws NullPointerException if {@code uuid} or {@code name} is null
+     */
     public static EntityInfo player(int id, UUID uuid, String name) {
         return new EntityInfo(id, 0, Objects.requireNonNull(uuid, "uuid"), Objects.requireNonNull(name, "name"));
     }

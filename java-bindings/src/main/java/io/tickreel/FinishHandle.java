@@ -22,7 +22,11 @@ public final class FinishHandle implements AutoCloseable {
         this.handle = new NativeHandle(this, h, "FinishHandle");
     }
 
-    /** Whether compaction has completed (successfully or not). Never blocks. */
+    /**
+     * Whether compaction has completed (successfully or not). Never blocks.
+     *
+     * @throws IllegalStateException if this handle is closed
+     */
     public boolean isDone() {
         return NativeBridge.finishHandleIsDone(handle.get());
     }

@@ -59,7 +59,12 @@ public final class Ghost implements AutoCloseable {
         return load(path, entity, GhostRange.all());
     }
 
-    /** Loads {@code entity}'s run from checkpoint {@code from} to checkpoint {@code to}. */
+    /**
+     * Loads {@code entity}'s run from checkpoint {@code from} to checkpoint {@code to}.
+     *
+     * @throws TickreelException if the file cannot be read (kind {@code IO}, with a {@code java.nio.file} cause) or is not a valid recording
+     * @throws IllegalArgumentException if the entity or a checkpoint is not in the recording
+     */
     public static Ghost load(Path path, int entity, int fromCheckpoint, int toCheckpoint) {
         return load(path, entity, GhostRange.checkpoints(fromCheckpoint, toCheckpoint));
     }
@@ -106,6 +111,9 @@ public final class Ghost implements AutoCloseable {
      * Loads on a background thread; the returned handle is polled from the server thread without
      * ever waiting ({@link GhostLoad#isReady()}, {@link GhostLoad#take()}). Closing it cancels
      * the load.
+     *
+     * @throws NullPointerException if {@code path} or {@code range} is null
+     * @throws IllegalArgumentException for an empty path (what the load finds wrong is {@link GhostLoad}'s to report)
      */
     public static GhostLoad loadAsync(Path path, int entity, GhostRange range) {
         Objects.requireNonNull(path, "path");
@@ -149,12 +157,20 @@ public final class Ghost implements AutoCloseable {
         return splits;
     }
 
-    /** A new cursor at the start of the run (one per viewer or per live run). */
+    /**
+     * A new cursor at the start of the run (one per viewer or per live run).
+     *
+     * @throws IllegalStateException if this ghost is closed
+     */
     public GhostCursor cursor() {
         return new GhostCursor(NativeBridge.ghostCursorNew(handle.get()), tickRate);
     }
 
-    /** A new live delta against this run (one per live run). */
+    /**
+     * A new live delta against this run (one per live run).
+     *
+     * @throws IllegalStateException if this ghost is closed
+     */
     public LiveDelta liveDelta() {
         return new LiveDelta(NativeBridge.liveDeltaNew(handle.get()));
     }

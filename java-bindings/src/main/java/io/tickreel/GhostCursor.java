@@ -20,6 +20,10 @@ public final class GhostCursor implements AutoCloseable {
     /**
      * Fills {@code into} with the ghost {@code ticks} after the (shifted) start of its run and
      * returns it. Before the start the ghost waits at its first pose, after the finish at its last.
+     *
+     * @throws NullPointerException if {@code into} is null
+     * @throws IllegalArgumentException if {@code ticks} is not a finite number
+     * @throws IllegalStateException if this cursor is closed
      */
     public GhostSample sample(double ticks, GhostSample into) {
         Objects.requireNonNull(into, "into");

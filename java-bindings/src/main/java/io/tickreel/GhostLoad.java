@@ -20,6 +20,8 @@ public final class GhostLoad implements AutoCloseable {
     /**
      * Whether the load has finished (loaded or failed) and its result is waiting to be taken
      * ({@code false} again once taken). Never blocks.
+     *
+     * @throws IllegalStateException if this load is closed
      */
     public boolean isReady() {
         return NativeBridge.ghostLoadPoll(handle.get());

@@ -31,16 +31,22 @@ public final class GhostRange {
     /**
      * From checkpoint {@code from} (its last crossing before the end) to the first crossing of
      * checkpoint {@code to} after it (strictly after when they are equal: a lap).
+     *
+     * @throws IllegalArgumentException if a checkpoint is negative
      */
     public static GhostRange checkpoints(int from, int to) {
         return new GhostRange(CHECKPOINT, nonNegative(from, "from checkpoint"), CHECKPOINT,
                 nonNegative(to, "to checkpoint"));
     }
 
-    /** Absolute ticks {@code from..=to} of the recording. */
+    /**
+     * Absolute ticks {@code from..=to} of the recording.
+     *
+     * @throws IllegalArgumentException if a tick is negative or {@code to} is before {@code from}
+     */
     public static GhostRange ticks(int from, int to) {
         if (to < from) {
-            throw new IllegalArgumentException("tick range " + from + "..=" + to + " is empty");
+            throw new IllegalArgumentException("tick range " + from + " to " + to + " is empty");
         }
         return new GhostRange(TICK, nonNegative(from, "from tick"), TICK, nonNegative(to, "to tick"));
     }

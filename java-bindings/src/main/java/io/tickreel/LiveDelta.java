@@ -24,6 +24,8 @@ public final class LiveDelta implements AutoCloseable {
      * {@code (x, y, z)}.
      *
      * @return the delta to show in seconds: positive behind the ghost, negative ahead
+     * @throws IllegalArgumentException if an argument is not a finite number
+     * @throws IllegalStateException if this delta is closed
      */
     public double update(double liveTicks, double x, double y, double z) {
         shownSeconds = NativeBridge.liveDeltaUpdate(handle.get(), liveTicks, x, y, z, reading);
@@ -55,7 +57,11 @@ public final class LiveDelta implements AutoCloseable {
         return reading[4];
     }
 
-    /** The last shown delta for display, with its sticky sign: {@code +0.35 s}, {@code -1.20 s}. */
+    /**
+     * The last shown delta for display, with its sticky sign: {@code +0.35 s}, {@code -1.20 s}.
+     *
+     * @throws IllegalStateException if this delta is closed
+     */
     public String formatted() {
         return String.format(Locale.ROOT, "%s%.2f s", ahead() ? "-" : "+", Math.abs(shownSeconds));
     }
@@ -69,7 +75,11 @@ public final class LiveDelta implements AutoCloseable {
         NativeBridge.liveDeltaSetTimeShift(handle.get(), ticks);
     }
 
-    /** Forgets the previous match (a new live attempt). */
+    /**
+     * Forgets the previous match (a new live attempt).
+     *
+     * @throws IllegalStateException if this delta is closed
+     */
     public void reset() {
         NativeBridge.liveDeltaReset(handle.get());
     }

@@ -50,19 +50,29 @@ public final class ObjectOptions {
     /**
      * The store's endpoint ({@code http://127.0.0.1:9000}); an {@code http://} endpoint also
      * allows plain HTTP.
+     *
+     * @throws NullPointerException if {@code endpoint} is null
      */
     public ObjectOptions withEndpoint(String endpoint) {
         Objects.requireNonNull(endpoint, "endpoint");
         return new ObjectOptions(endpoint, region, accessKeyId, secretAccessKey, sessionToken, allowHttp, retries, timeouts, backoff);
     }
 
-    /** The region ({@code us-east-1} when unset). */
+    /**
+     * The region ({@code us-east-1} when unset).
+     *
+     * @throws NullPointerException if {@code region} is null
+     */
     public ObjectOptions withRegion(String region) {
         Objects.requireNonNull(region, "region");
         return new ObjectOptions(endpoint, region, accessKeyId, secretAccessKey, sessionToken, allowHttp, retries, timeouts, backoff);
     }
 
-    /** Static credentials, replacing those of the environment; {@code sessionToken} may be null. */
+    /**
+     * Static credentials, replacing those of the environment; {@code sessionToken} may be null.
+     *
+     * @throws NullPointerException if {@code accessKeyId} or {@code secretAccessKey} is null
+     */
     public ObjectOptions withCredentials(String accessKeyId, String secretAccessKey, String sessionToken) {
         Objects.requireNonNull(accessKeyId, "accessKeyId");
         Objects.requireNonNull(secretAccessKey, "secretAccessKey");

@@ -123,6 +123,8 @@ public final class Playhead implements AutoCloseable {
      * allocates nothing on the Java heap (the update is refilled in place).
      *
      * @return this playhead's update object, refilled
+     * @throws IllegalStateException if this playhead is closed
+     * @throws TickreelException if the recording cannot be read or is damaged where it plays
      */
     public Update advance() {
         NativeBridge.playheadAdvance(handle.get(), update.refill());
@@ -144,24 +146,42 @@ public final class Playhead implements AutoCloseable {
         return update;
     }
 
-    /** Moves one recorded tick forward, playing or not (may block to decode the next chunk). */
+    /**
+     * Moves one recorded tick forward, playing or not (may block to decode the next chunk).
+     *
+     * @throws IllegalStateException if this playhead is closed
+     * @throws TickreelException if the recording cannot be read or is damaged there
+     */
     public Update stepForward() {
         NativeBridge.playheadStepForward(handle.get(), update.refill());
         return update;
     }
 
-    /** Moves one recorded tick back, playing or not (may block to decode the chunk). */
+    /**
+     * Moves one recorded tick back, playing or not (may block to decode the chunk).
+     *
+     * @throws IllegalStateException if this playhead is closed
+     * @throws TickreelException if the recording cannot be read or is damaged there
+     */
     public Update stepBack() {
         NativeBridge.playheadStepBack(handle.get(), update.refill());
         return update;
     }
 
-    /** Starts playing, in the current direction at the current speed, from the next {@link #advance()}. */
+    /**
+     * Starts playing, in the current direction at the current speed, from the next {@link #advance()}.
+     *
+     * @throws IllegalStateException if this playhead is closed
+     */
     public void play() {
         NativeBridge.playheadPlay(handle.get());
     }
 
-    /** Stops playing: {@link #advance()} then returns {@link Update.Motion#STILL STILL} updates. */
+    /**
+     * Stops playing: {@link #advance()} then returns {@link Update.Motion#STILL STILL} updates.
+     *
+     * @throws IllegalStateException if this playhead is closed
+     */
     public void pause() {
         NativeBridge.playheadPause(handle.get());
     }
@@ -176,12 +196,20 @@ public final class Playhead implements AutoCloseable {
         NativeBridge.playheadSetSpeed(handle.get(), speed);
     }
 
-    /** Plays backward ({@code true}) or forward ({@code false}). */
+    /**
+     * Plays backward ({@code true}) or forward ({@code false}).
+     *
+     * @throws IllegalStateException if this playhead is closed
+     */
     public void setReverse(boolean reverse) {
         NativeBridge.playheadSetReverse(handle.get(), reverse);
     }
 
-    /** The current position, or -1 while waiting for a live recording's first tick. */
+    /**
+     * The current position, or -1 while waiting for a live recording's first tick.
+     *
+     * @throws IllegalStateException if this playhead is closed
+     */
     public int position() {
         long position = NativeBridge.playheadPosition(handle.get());
         return update.waiting() ? -1 : (int) position;

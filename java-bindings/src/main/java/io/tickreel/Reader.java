@@ -83,7 +83,11 @@ public final class Reader implements AutoCloseable {
         return location;
     }
 
-    /** What the header says. */
+    /**
+     * What the header says.
+     *
+     * @throws IllegalStateException if this reader is closed
+     */
     public Header header() {
         return Header.fromNative(NativeBridge.readerInfo(handle.get()));
     }
@@ -100,7 +104,12 @@ public final class Reader implements AutoCloseable {
         return Collections.unmodifiableMap(user);
     }
 
-    /** The library's own metadata compound (entities, event types, gaps, stats), as Java values. */
+    /**
+     * The library's own metadata compound (entities, event types, gaps, stats), as Java values.
+     *
+     * @throws IllegalStateException if this reader is closed
+     * @throws TickreelException if the metadata is not valid NBT (kind {@code METADATA})
+     */
     public Map<String, Object> libraryMetadata() {
         Object lib = raw().get("tickreel");
         if (lib instanceof Map) {
@@ -158,11 +167,20 @@ public final class Reader implements AutoCloseable {
         return out;
     }
 
-    /** Calls {@code action} for each recorded tick in {@code from..to} (inclusive), in order. */
+    /**
+     * Calls {@code action} for each recorded tick in {@code from..to} (inclusive), in order.
+     *
+     * @throws NullPointerException if {@code action} is null
+     * @throws IllegalArgumentException if {@code from} is negative or {@code to} is before it
+     * @throws IllegalStateException if this reader is closed
+     * @throws TickreelException if a chunk cannot be read or is damaged
+     */
     public void forEachTick(int from, int to, Consumer<? super DecodedTick> action) {
         Objects.requireNonNull(action, "action");
         if (from < 0 || to < from) {
-            throw new IllegalArgumentException("bad tick range " + from + ".." + to);
+            throw new IllegalArgumentException(from < 0
+                    ? "from must not be negative (got " + from + ")"
+                    : "tick range " + from + " to " + to + " is empty");
         }
         int next = from;
         while (true) {

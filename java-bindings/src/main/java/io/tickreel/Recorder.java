@@ -97,18 +97,33 @@ public final class Recorder implements AutoCloseable {
      * A player left: triggers a flush (per the flush policy) so that their part is durable, and
      * starts the player's grace period in a {@link ShadowBuffer} this recorder feeds. Record the
      * {@code PlayerLeave} event itself in the tick ({@link Batch#playerLeave}).
+     *
+     * @throws IllegalStateException if the recording is closed, finished or aborted, or its engine
+     *     is closed
      */
     public void playerLeft(int entity) {
         NativeBridge.recorderPlayerLeft(handle.get(), entity);
     }
 
-    /** Supplies snapshot bytes (the game's blocks and entities); the next tick starts a chunk with them. */
+    /**
+     * Supplies snapshot bytes (the game's blocks and entities); the next tick starts a chunk with them.
+     *
+     * @throws NullPointerException if {@code snapshot} is null
+     * @throws TickreelException if it is larger than a chunk carries (kind {@code LIMIT_EXCEEDED})
+     *     or the writer's queue stays full (kind {@code BACKPRESSURE})
+     * @throws IllegalStateException if the recording is closed, finished or aborted
+     */
     public void offerSnapshot(byte[] snapshot) {
         Objects.requireNonNull(snapshot, "snapshot");
         NativeBridge.recorderSnapshot(handle.get(), snapshot);
     }
 
-    /** Records who an entity is (replaces an earlier registration of the same id). */
+    /**
+     * Records who an entity is (replaces an earlier registration of the same id).
+     *
+     * @throws NullPointerException if {@code entity} is null
+     * @throws IllegalStateException if the recording is closed, finished or aborted
+     */
     public void registerEntity(EntityInfo entity) {
         Objects.requireNonNull(entity, "entity");
         NativeBridge.recorderRegisterEntity(
@@ -120,7 +135,13 @@ public final class Recorder implements AutoCloseable {
         registerEntity(EntityInfo.player(entity, uuid, name));
     }
 
-    /** Registers a custom event type (replaces an earlier registration of the same id). */
+    /**
+     * Registers a custom event type (replaces an earlier registration of the same id).
+     *
+     * @throws NullPointerException if {@code type} is null
+     * @throws IllegalArgumentException if the type's id is not an extension kind
+     * @throws IllegalStateException if the recording is closed, finished or aborted
+     */
     public void registerEventType(EventType type) {
         Objects.requireNonNull(type, "type");
         NativeBridge.recorderRegisterEventType(handle.get(), type.id(), type.name(), type.version());
@@ -129,6 +150,10 @@ public final class Recorder implements AutoCloseable {
     /**
      * Sets one user metadata key (NBT-friendly values: numbers, strings, arrays, lists, maps,
      * UUIDs; see {@link Reader#metadata()}). The key {@code "tickreel"} is reserved.
+     *
+     * @throws NullPointerException if {@code key} or {@code value} is null
+     * @throws IllegalArgumentException if {@code key} is reserved or {@code value} has no NBT form
+     * @throws IllegalStateException if the recording is closed, finished or aborted
      */
     public void setUserMetadata(String key, Object value) {
         Objects.requireNonNull(key, "key");
@@ -159,7 +184,11 @@ public final class Recorder implements AutoCloseable {
         NativeBridge.recorderFlush(handle.get());
     }
 
-    /** Counters of this recording. */
+    /**
+     * Counters of this recording.
+     *
+     * @throws IllegalStateException if this recorder is closed
+     */
     public RecorderStats stats() {
         return RecorderStats.fromNative(NativeBridge.recorderStats(handle.get()));
     }
@@ -227,7 +256,11 @@ public final class Recorder implements AutoCloseable {
         }
     }
 
-    /** Throws the recording away: queued ticks are discarded and its live directory is removed. */
+    /**
+     * Throws the recording away: queued ticks are discarded and its live directory is removed.
+     *
+     * @throws IllegalStateException if the recording was already finished or aborted, or this recorder is closed
+     */
     public void abort() {
         NativeBridge.recorderAbort(handle.get());
     }

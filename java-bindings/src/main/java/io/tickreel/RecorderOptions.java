@@ -215,6 +215,8 @@ public final class RecorderOptions {
         /**
          * Flush at least this often while ticks arrive (default 5 s). A zero or negative interval
          * is refused by {@link Engine#startRecording} with {@link IllegalArgumentException}.
+         *
+         * @throws NullPointerException if {@code interval} is null
          */
         public Builder flushInterval(Duration interval) {
             flushInterval = Objects.requireNonNull(interval, "interval");
@@ -230,6 +232,8 @@ public final class RecorderOptions {
         /**
          * Under backpressure, wait up to {@code deadline} for room, then drop the tick and throw
          * {@link TickreelException} of kind {@code BACKPRESSURE} (the default, 50 ms).
+         *
+         * @throws NullPointerException if {@code deadline} is null
          */
         public Builder backpressureBlock(Duration deadline) {
             Objects.requireNonNull(deadline, "deadline");

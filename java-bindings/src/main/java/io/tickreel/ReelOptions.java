@@ -131,19 +131,31 @@ public final class ReelOptions {
 
         private Builder() {}
 
-        /** The world's id (default: all zero). */
+        /**
+         * The world's id (default: all zero).
+         *
+         * @throws NullPointerException if {@code id} is null
+         */
         public Builder worldId(UUID id) {
             worldId = Objects.requireNonNull(id, "worldId");
             return this;
         }
 
-        /** The world's version (default: all zero). */
+        /**
+         * The world's version (default: all zero).
+         *
+         * @throws NullPointerException if {@code version} is null
+         */
         public Builder worldVersion(UUID version) {
             worldVersion = Objects.requireNonNull(version, "worldVersion");
             return this;
         }
 
-        /** When the recording started (default: when {@link #build()} is called). */
+        /**
+         * When the recording started (default: when {@link #build()} is called).
+         *
+         * @throws NullPointerException if {@code t} is null
+         */
         public Builder startedAt(Instant t) {
             startedAt = Objects.requireNonNull(t, "startedAt");
             return this;

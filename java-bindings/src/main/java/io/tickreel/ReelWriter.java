@@ -78,20 +78,36 @@ public final class ReelWriter implements AutoCloseable {
         NativeBridge.reelWriterTick(h, tick, batch, batch.position(), batch.remaining());
     }
 
-    /** Supplies snapshot bytes (the game's blocks and entities); the next tick starts a chunk with them. */
+    /**
+     * Supplies snapshot bytes (the game's blocks and entities); the next tick starts a chunk with them.
+     *
+     * @throws NullPointerException if {@code snapshot} is null
+     * @throws IllegalStateException if this writer is closed or finished
+     */
     public void offerSnapshot(byte[] snapshot) {
         Objects.requireNonNull(snapshot, "snapshot");
         NativeBridge.reelWriterSnapshot(handle.get(), snapshot);
     }
 
-    /** Records who an entity is (replaces an earlier registration of the same id). */
+    /**
+     * Records who an entity is (replaces an earlier registration of the same id).
+     *
+     * @throws NullPointerException if {@code entity} is null
+     * @throws IllegalStateException if this writer is closed or finished
+     */
     public void registerEntity(EntityInfo entity) {
         Objects.requireNonNull(entity, "entity");
         NativeBridge.reelWriterRegisterEntity(
                 handle.get(), entity.id(), entity.kind(), entity.uuidLongs(), entity.name());
     }
 
-    /** Registers a custom event type (replaces an earlier registration of the same id). */
+    /**
+     * Registers a custom event type (replaces an earlier registration of the same id).
+     *
+     * @throws NullPointerException if {@code type} is null
+     * @throws IllegalArgumentException if the type's id is not an extension kind
+     * @throws IllegalStateException if this writer is closed or finished
+     */
     public void registerEventType(EventType type) {
         Objects.requireNonNull(type, "type");
         NativeBridge.reelWriterRegisterEventType(handle.get(), type.id(), type.name(), type.version());
@@ -100,6 +116,10 @@ public final class ReelWriter implements AutoCloseable {
     /**
      * Sets one user metadata key (NBT-friendly values: numbers, strings, arrays, lists, maps,
      * UUIDs; see {@link Reader#metadata()}). The key {@code "tickreel"} is reserved.
+     *
+     * @throws NullPointerException if {@code key} or {@code value} is null
+     * @throws IllegalArgumentException if {@code key} is reserved or {@code value} has no NBT form
+     * @throws IllegalStateException if this writer is closed or finished
      */
     public void putMetadata(String key, Object value) {
         Objects.requireNonNull(key, "key");
@@ -122,6 +142,9 @@ public final class ReelWriter implements AutoCloseable {
     /**
      * Writes the file (temporary file, fsync, atomic rename) and returns its size in bytes.
      * The writer cannot be used afterwards except to {@link #close()} it.
+     *
+     * @throws IllegalStateException if this writer is closed or already finished
+     * @throws TickreelException if the file cannot be written (kind {@code IO}, with a {@code java.nio.file} cause)
      */
     public long finish() {
         return NativeBridge.reelWriterFinish(handle.get());

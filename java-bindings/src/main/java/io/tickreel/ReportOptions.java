@@ -119,6 +119,8 @@ public final class ReportOptions {
         /**
          * Game time before the report (for a player who left: before the leave) to include
          * (default: all that is retained, up to the buffer's window); at most a day.
+         *
+         * @throws NullPointerException if {@code before} is null
          */
         public Builder before(Duration before) {
             Objects.requireNonNull(before, "before");
@@ -129,6 +131,8 @@ public final class ReportOptions {
         /**
          * Game time to keep capturing after the report (default 30 s; zero writes the report
          * from what is there now); at most a day.
+         *
+         * @throws NullPointerException if {@code after} is null
          */
         public Builder after(Duration after) {
             Objects.requireNonNull(after, "after");
@@ -155,6 +159,8 @@ public final class ReportOptions {
         /**
          * Adds one key of the report compound (the library's own keys, such as {@code player} or
          * {@code first_tick}, are refused by {@link ShadowBuffer#report}).
+         *
+         * @throws NullPointerException if {@code key} or {@code value} is null
          */
         public Builder metadata(String key, String value) {
             Objects.requireNonNull(key, "key");
@@ -163,7 +169,11 @@ public final class ReportOptions {
             return this;
         }
 
-        /** Adds several keys of the report compound. */
+        /**
+         * Adds several keys of the report compound.
+         *
+         * @throws NullPointerException if {@code entries}, a key or a value is null
+         */
         public Builder metadata(Map<String, String> entries) {
             Objects.requireNonNull(entries, "entries");
             entries.forEach(this::metadata);

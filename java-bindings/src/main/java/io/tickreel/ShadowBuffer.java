@@ -148,12 +148,20 @@ public final class ShadowBuffer implements AutoCloseable {
         return report(player, path, ReportOptions.defaults());
     }
 
-    /** Counters of this buffer. */
+    /**
+     * Counters of this buffer.
+     *
+     * @throws IllegalStateException if this shadow buffer is closed
+     */
     public ShadowStats stats() {
         return ShadowStats.fromNative(NativeBridge.shadowBufferStats(handle.get()));
     }
 
-    /** Whether the stream still feeds this buffer ({@code false} once it ended). */
+    /**
+     * Whether the stream still feeds this buffer ({@code false} once it ended).
+     *
+     * @throws IllegalStateException if this shadow buffer is closed
+     */
     public boolean isAttached() {
         return NativeBridge.shadowBufferIsAttached(handle.get());
     }

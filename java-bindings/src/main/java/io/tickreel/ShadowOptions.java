@@ -80,7 +80,11 @@ public final class ShadowOptions {
 
         private Builder() {}
 
-        /** Game time always retained (default 5 minutes); positive, at most a day. */
+        /**
+         * Game time always retained (default 5 minutes); positive, at most a day.
+         *
+         * @throws NullPointerException if {@code window} is null
+         */
         public Builder window(Duration window) {
             Objects.requireNonNull(window, "window");
             this.window = window;
@@ -90,6 +94,8 @@ public final class ShadowOptions {
         /**
          * How long a player who left (a {@code PlayerLeave} event or {@link Recorder#playerLeft})
          * keeps the window before their leave (default 2 minutes); at most a day.
+         *
+         * @throws NullPointerException if {@code grace} is null
          */
         public Builder grace(Duration grace) {
             Objects.requireNonNull(grace, "grace");

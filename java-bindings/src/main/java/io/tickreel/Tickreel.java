@@ -22,7 +22,11 @@ public final class Tickreel {
         NativeLoader.ensureLoaded();
     }
 
-    /** The version of the native library (loading it if needed). */
+    /**
+     * The version of the native library (loading it if needed).
+     *
+     * @throws TickreelException if the native library cannot be loaded (kind {@code LIBRARY})
+     */
     public static String libraryVersion() {
         NativeLoader.ensureLoaded();
         return NativeBridge.libraryVersion();

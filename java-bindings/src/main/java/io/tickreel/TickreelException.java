@@ -8,6 +8,13 @@ package io.tickreel;
  * a closed or finished handle, {@link IllegalArgumentException} for bad arguments (including a
  * malformed tick batch or a buffer that is not direct). The exception is unchecked so that a
  * server's tick loop can decide where to catch it; {@link #kind()} says what went wrong.
+ *
+ * <p>An {@link Kind#IO} error reads as java.nio's ({@code "/runs/a.reel: No such file or
+ * directory"}) and its {@link #getCause() cause} is the {@code java.nio.file} exception the JDK
+ * would have thrown for it: {@link java.nio.file.NoSuchFileException},
+ * {@link java.nio.file.AccessDeniedException}, {@link java.nio.file.FileAlreadyExistsException},
+ * {@link java.nio.file.NotDirectoryException}, {@link java.nio.file.DirectoryNotEmptyException},
+ * else {@link java.nio.file.FileSystemException}, with the same file and reason.
  */
 public class TickreelException extends RuntimeException {
     private static final long serialVersionUID = 1L;
@@ -100,14 +107,36 @@ public class TickreelException extends RuntimeException {
 
     /** An exception of the kind numbered {@code code}, without a path. */
     TickreelException(String message, int code) {
-        this(message, code, null);
+        this(message, code, null, null, null);
     }
 
-    /** Called by the native library (the signature is part of the JNI contract). */
-    TickreelException(String message, int code, String path) {
-        super(message);
+    /**
+     * Called by the native library (the signature is part of the JNI contract). For an I/O error,
+     * {@code nio} names the {@code java.nio.file} exception that becomes the cause (built from
+     * the path and the operating system's {@code reason}), as the JDK would have thrown it.
+     */
+    TickreelException(String message, int code, String path, String nio, String reason) {
+        super(message, nio == null ? null : nioCause(nio, path, reason));
         this.kind = Kind.of(code);
         this.path = path;
+    }
+
+    /** The java.nio.file exception named {@code nio}, about {@code file}. */
+    private static java.nio.file.FileSystemException nioCause(String nio, String file, String reason) {
+        switch (nio) {
+            case "NoSuchFile":
+                return new java.nio.file.NoSuchFileException(file, null, reason);
+            case "AccessDenied":
+                return new java.nio.file.AccessDeniedException(file, null, reason);
+            case "FileAlreadyExists":
+                return new java.nio.file.FileAlreadyExistsException(file, null, reason);
+            case "NotDirectory":
+                return new java.nio.file.NotDirectoryException(file);
+            case "DirectoryNotEmpty":
+                return new java.nio.file.DirectoryNotEmptyException(file);
+            default:
+                return new java.nio.file.FileSystemException(file, null, reason);
+        }
     }
 
     /** What went wrong. */

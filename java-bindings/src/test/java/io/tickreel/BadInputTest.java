@@ -166,10 +166,10 @@ class BadInputTest {
         }
         IllegalArgumentException level = assertThrows(IllegalArgumentException.class,
                 () -> ReelWriter.create(refused, ReelOptions.builder().compressionLevel(99).build()));
-        assertTrue(level.getMessage().contains("zstd level 99 is outside"), level.getMessage());
+        assertTrue(level.getMessage().matches("compressionLevel must be between -?\\d+ and \\d+ \\(got 99\\)"), level.getMessage());
         IllegalArgumentException negative = assertThrows(IllegalArgumentException.class,
                 () -> ReelWriter.create(refused, ReelOptions.builder().chunkTicks(-5).build()));
-        assertTrue(negative.getMessage().contains("chunk ticks must not be negative (got -5)"), negative.getMessage());
+        assertTrue(negative.getMessage().contains("chunkTicks must not be negative (got -5)"), negative.getMessage());
         assertFalse(Files.exists(refused));
         // The native side checks the options array too.
         long[] bad = ReelOptions.defaults().toNative();

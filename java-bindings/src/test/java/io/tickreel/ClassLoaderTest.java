@@ -24,7 +24,7 @@ import org.junit.jupiter.api.io.TempDir;
  * relocated into another package (as the shade plugin does).
  */
 class ClassLoaderTest {
-    private static final String EXPECTED = "ok ticks=120 entities=3 x2=31.75 names=3 meta=probe read=120 live=119 ghostX=50.0 played=11";
+    private static final String EXPECTED = "ok ticks=120 entities=3 x2=31.75 names=3 meta=probe read=120 live=119 ghostX=50.0 s3=60/59 played=11";
 
     /** Compiles the probe against the given bindings classpath. */
     private static Path compileProbe(Path probeSources, String classPath, Path out) throws Exception {
@@ -262,7 +262,7 @@ class ClassLoaderTest {
                 String result = i % 2 == 1
                         ? onThreadThatEnds(loader, dir.resolve("run" + i))
                         : runProbe(loader, dir.resolve("run" + i));
-                assertTrue(result.startsWith("ok ") && result.contains(":CORRUPT"), result);
+                assertTrue(result.startsWith("ok ") && result.contains(":CORRUPT") && result.contains(" s3=60/59 "), result);
                 refs.add(new java.lang.ref.WeakReference<>(loader));
             }
             peak = Math.max(peak, threadCount());

@@ -50,11 +50,11 @@ class DefaultsTest {
             RecorderOptions zeroInterval = RecorderOptions.builder().flushInterval(Duration.ZERO).build();
             IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
                     () -> engine.startRecording(dir.resolve("a.reel"), zeroInterval));
-            assertEquals(true, e.getMessage().contains("flush interval"), e.getMessage());
+            assertEquals(true, e.getMessage().contains("flushInterval must be positive"), e.getMessage());
             RecorderOptions tinyBatch = RecorderOptions.builder().maxBatchBytes(1).build();
             e = assertThrows(IllegalArgumentException.class,
                     () -> engine.startRecording(dir.resolve("b.reel"), tinyBatch));
-            assertEquals(true, e.getMessage().contains("max_batch_bytes"), e.getMessage());
+            assertEquals(true, e.getMessage().contains("maxBatchBytes must be between 2 and"), e.getMessage());
             assertEquals(false, Files.exists(dir.resolve("a.reel.live")));
         }
     }

@@ -146,6 +146,9 @@ class ObjectStorageTest {
                 () -> up.toCompletableFuture().get(60, TimeUnit.SECONDS));
             assertTrue(e.getCause() instanceof TickreelException, String.valueOf(e.getCause()));
             assertTrue(e.getCause().getMessage().contains("local file is kept"), e.getCause().getMessage());
+            // as java.nio would say it: the cause is a FileAlreadyExistsException
+            assertTrue(e.getCause().getCause() instanceof java.nio.file.FileAlreadyExistsException,
+                String.valueOf(e.getCause().getCause()));
         }
         assertTrue(Files.exists(second.resolve(key.replace('/', '_'))), "the local file stays");
     }

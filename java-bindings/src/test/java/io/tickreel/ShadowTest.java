@@ -196,7 +196,7 @@ class ShadowTest {
         assertEquals(0, EngineOptions.builder().shadowBudgetBytes(0).build().shadowBudgetBytes());
         IllegalArgumentException budget = assertThrows(IllegalArgumentException.class,
                 () -> new Engine(EngineOptions.builder().shadowBudgetBytes(0).build()));
-        assertTrue(budget.getMessage().contains("shadow_budget_bytes must be positive"), budget.getMessage());
+        assertTrue(budget.getMessage().contains("shadowBudgetBytes must be positive"), budget.getMessage());
         budget = assertThrows(IllegalArgumentException.class,
                 () -> new Engine(EngineOptions.builder().shadowBudgetBytes(-1).build()));
         assertTrue(budget.getMessage().contains("must not be negative"), budget.getMessage());

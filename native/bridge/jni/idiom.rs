@@ -1,0 +1,171 @@
+//! Error messages as Java writes them. The core's errors keep their parts apart (kind, path,
+//! the operating system's reason, option names marked with [`tickreel::error::option`]); this
+//! formats them the way the JDK would: an I/O error reads as `java.nio.file.FileSystemException`
+//! ("PATH: reason", no errno), options are named by their Java builder methods, and the cause of
+//! an I/O `TickreelException` is the `java.nio.file` exception a JDK call would have thrown
+//! ([`nio_cause`]). No logic of its own beyond spelling.
+
+use std::io::ErrorKind as IoKind;
+
+use tickreel::error::{Error, respell_options};
+
+/// The Java name of an option the core names (its Rust name, or C's where the Rust one is a
+/// path): the `RecorderOptions`/`ReelOptions`/`EngineOptions`/`ShadowOptions`/`ReportOptions`
+/// builder method that sets it.
+pub(crate) fn java_option(name: &str) -> Option<&'static str> {
+    Some(match name {
+        "chunk_ticks" => "chunkTicks",
+        "chunk_bytes" => "chunkBytes",
+        "snapshot_interval" => "snapshotInterval",
+        "zstd_level" => "compressionLevel",
+        "compaction_zstd_level" => "compactionLevel",
+        "compaction_chunk_ticks" => "compactionChunkTicks",
+        "flush_interval" => "flushInterval",
+        "flush_max_pending_bytes" => "flushBytes",
+        "max_batch_bytes" => "maxBatchBytes",
+        "tick_rate_millihz" => "ticksPerSecond",
+        "overwrite" => "overwrite(true)",
+        "writer_threads" => "writerThreads",
+        "queue_capacity" => "queueCapacity",
+        "max_inflight_bytes" => "maxInflightBytes",
+        "pool_buffers" => "poolBuffers",
+        "shadow_budget_bytes" => "shadowBudgetBytes",
+        "window" => "window",
+        "grace" => "grace",
+        "max_bytes" => "maxBytes",
+        "block_ticks" => "blockTicks",
+        "before" => "before",
+        "after" => "after",
+        "radius" => "radius",
+        "speed" => "speed",
+        _ => return None,
+    })
+}
+
+/// Core messages that still name an option unmarked, Rust's way (`record/engine.rs`'s
+/// `EngineOptions::validate` and its "already exists" refusal): the unmarked words, the marked
+/// ones they stand for.
+const UNMARKED: [(&str, &str); 4] = [
+    ("writer_threads", "`writer_threads`"),
+    ("queue_capacity", "`queue_capacity`"),
+    ("shadow_budget_bytes", "`shadow_budget_bytes`"),
+    (
+        "set overwrite to replace it",
+        "set `overwrite` to replace it",
+    ),
+];
+
+/// `msg` in Java's words: marked option names spelled as Java's builder methods, a Rust range
+/// (`1..=64`) as "between 1 and 64".
+pub(crate) fn java_text(msg: &str) -> String {
+    let mut m = msg.to_string();
+    for (bare, marked) in UNMARKED {
+        if m.contains(bare) && !m.contains(marked) {
+            m = m.replace(bare, marked);
+        }
+    }
+    respell_options(&without_rust_ranges(&m), java_option)
+}
+
+/// "a..=b" (numbers) as "between a and b".
+fn without_rust_ranges(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut rest = s;
+    while let Some(i) = rest.find("..=") {
+        let number = |c: char| c.is_ascii_digit() || c == '.' || c == '-';
+        let low_start = rest[..i]
+            .char_indices()
+            .rev()
+            .take_while(|&(_, c)| number(c))
+            .last()
+            .map_or(i, |(j, _)| j);
+        let tail = &rest[i + 3..];
+        let high_len = tail
+            .char_indices()
+            .take_while(|&(_, c)| number(c))
+            .last()
+            .map_or(0, |(j, c)| j + c.len_utf8());
+        let high = tail[..high_len].trim_end_matches('.');
+        if low_start == i || high.is_empty() {
+            out.push_str(&rest[..i + 3]);
+            rest = tail;
+            continue;
+        }
+        out.push_str(&rest[..low_start]);
+        out.push_str(&format!("between {} and {high}", &rest[low_start..i]));
+        rest = &tail[high.len()..];
+    }
+    out.push_str(rest);
+    out
+}
+
+/// The message of a Java exception for `e`: an I/O error as java.nio's ("PATH: reason", or the
+/// reason), an invalid argument or state as its reason (the exception's type says the rest),
+/// any other error with its kind's words first ("corrupt data: ..."); in Java's words.
+pub(crate) fn java_message(e: &Error) -> String {
+    let m = match e {
+        Error::Io(_) => match e.path() {
+            Some(p) => format!("{}: {}", p.display(), e.reason()),
+            None => e.reason(),
+        },
+        Error::InvalidArgument(_) | Error::InvalidState(_) => e.reason(),
+        _ => e.to_string(),
+    };
+    java_text(&m)
+}
+
+/// Which `java.nio.file` exception stands for an I/O error of `kind`, by the simple name
+/// `TickreelException` knows (`FileSystem` for the rest).
+pub(crate) fn nio_cause(kind: IoKind) -> &'static str {
+    match kind {
+        IoKind::NotFound => "NoSuchFile",
+        IoKind::PermissionDenied | IoKind::ReadOnlyFilesystem => "AccessDenied",
+        IoKind::AlreadyExists => "FileAlreadyExists",
+        IoKind::NotADirectory => "NotDirectory",
+        IoKind::DirectoryNotEmpty => "DirectoryNotEmpty",
+        _ => "FileSystem",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::Path;
+
+    #[test]
+    fn messages_read_as_java() {
+        assert_eq!(
+            java_text("writer_threads 0 must be 1..=64"),
+            "writerThreads 0 must be between 1 and 64"
+        );
+        assert_eq!(
+            java_text("speed 20 outside 0.25..=16."),
+            "speed 20 outside between 0.25 and 16."
+        );
+        assert_eq!(
+            java_text("`flush_max_pending_bytes` must be positive"),
+            "flushBytes must be positive"
+        );
+        assert_eq!(
+            java_text("/x.reel already exists (a finished recording); set overwrite to replace it"),
+            "/x.reel already exists (a finished recording); set overwrite(true) to replace it"
+        );
+        assert_eq!(java_text("a..=b and 3..=x"), "a..=b and 3..=x");
+        let io = Error::io_at(
+            Path::new("/runs/a.reel"),
+            std::io::Error::from_raw_os_error(2),
+        );
+        assert_eq!(java_message(&io), "/runs/a.reel: No such file or directory");
+        assert_eq!(nio_cause(io.io_kind().unwrap()), "NoSuchFile");
+        assert_eq!(
+            java_message(&Error::invalid(
+                "`chunk_ticks` must be between 1 and 9 (got 0)"
+            )),
+            "chunkTicks must be between 1 and 9 (got 0)"
+        );
+        assert_eq!(
+            java_message(&Error::corrupt("bad magic")),
+            "corrupt data: bad magic"
+        );
+    }
+}
