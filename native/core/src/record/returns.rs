@@ -68,3 +68,50 @@ impl Returns {
         (self.bytes, self.buffers.len())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::sync::atomic::Ordering;
+
+    use super::*;
+    use crate::{Engine, EngineOptions};
+
+    #[test]
+    fn held_back_until_a_batch_a_starved_server_or_an_idle_writer() {
+        let engine = Engine::new(EngineOptions {
+            max_inflight_bytes: 1 << 20,
+            ..EngineOptions::default()
+        })
+        .unwrap();
+        let shared = engine.background().engine;
+        let inflight = || shared.inflight.load(Ordering::Relaxed);
+        let mut r = Returns::new(&shared);
+        assert_eq!(r.batch, 64 << 10);
+        // Ten 4 KiB ticks written: held back, the budget still counts them.
+        assert!(shared.reserve_bytes(10 * 4096));
+        for _ in 0..10 {
+            r.buffer(&shared, Vec::with_capacity(4096));
+        }
+        assert_eq!(r.held(), (10 * 4096, 10));
+        r.settle(&shared, false);
+        assert_eq!(inflight(), 10 * 4096);
+        // A server that finds the budget spent asks for them: the next settle gives all back.
+        assert!(!shared.reserve_bytes(1 << 20));
+        r.settle(&shared, false);
+        assert_eq!(r.held(), (0, 0));
+        assert_eq!(inflight(), 0);
+        // Sixteen buffers go back together; a sixteenth of the budget goes back at once.
+        assert!(shared.reserve_bytes(16 * 4096));
+        for _ in 0..16 {
+            r.buffer(&shared, Vec::with_capacity(4096));
+        }
+        assert_eq!(r.held(), (0, 0));
+        assert_eq!(inflight(), 0);
+        // An idle writer gives back what is left.
+        assert!(shared.reserve_bytes(100));
+        r.bytes(&shared, 100);
+        r.settle(&shared, true);
+        assert_eq!(inflight(), 0);
+        engine.shutdown();
+    }
+}
