@@ -15,8 +15,8 @@ mod heap;
 use std::time::Duration;
 
 use tickreel::format::event::encode_batch;
-use tickreel::shadow::{ReportOptions, ShadowBuffer, ShadowOptions};
 use tickreel::record::Backpressure;
+use tickreel::shadow::{ReportOptions, ShadowBuffer, ShadowOptions};
 use tickreel::{Engine, EngineOptions, RecorderOptions};
 use tickreel_sim::{SimConfig, Simulator};
 
