@@ -14,30 +14,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "tickreel.h"
-
-static int failures = 0;
-
-static void check(TickreelResult r, const char *what) {
-    if (r != TICKREEL_RESULT_OK) {
-        fprintf(stderr, "catalog: %s failed: %s: %s\n", what, tickreel_result_name(r),
-                tickreel_last_error_message());
-        exit(1);
-    }
-}
-#define CHECK(call) check((call), #call)
-
-static void expect(int ok, const char *what) {
-    if (!ok) {
-        fprintf(stderr, "FAIL: %s\n", what);
-        failures++;
-    }
-}
-
-static void sleep_ms(long ms) {
-    struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
-    nanosleep(&ts, NULL);
-}
+#define EXAMPLE_NAME "catalog"
+#include "example_util.h"
 
 /* Writes a finished recording where entity 1 runs for `ticks` ticks, checkpoints 0 and 1 at its
  * start and end. */
@@ -347,10 +325,5 @@ int main(int argc, char **argv) {
 
     CHECK(tickreel_catalog_free(cat));
     expect(tickreel_handle_count() == 0, "every handle is freed");
-    if (failures) {
-        fprintf(stderr, "catalog: %d checks failed\n", failures);
-        return 1;
-    }
-    printf("catalog: every check passed\n");
-    return 0;
+    return example_status();
 }

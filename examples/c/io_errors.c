@@ -8,21 +8,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "tickreel.h"
-
-static int passed, failed;
-
-#define CHECK(cond, ...)                                  \
-    do {                                                  \
-        if (cond) {                                       \
-            passed++;                                     \
-        } else {                                          \
-            failed++;                                     \
-            printf("FAIL line %d: ", __LINE__);           \
-            printf(__VA_ARGS__);                          \
-            printf(" (last error: %s)\n", tickreel_last_error_message()); \
-        }                                                 \
-    } while (0)
+#define EXAMPLE_NAME "io_errors"
+#include "example_util.h"
 
 int main(int argc, char **argv) {
     if (argc < 2 || strlen(argv[1]) > 1900) {
@@ -38,7 +25,7 @@ int main(int argc, char **argv) {
     }
 
     TickreelEngine *engine = NULL;
-    CHECK(tickreel_engine_new(NULL, &engine) == TICKREEL_RESULT_OK, "engine");
+    TALLY(tickreel_engine_new(NULL, &engine) == TICKREEL_RESULT_OK, "engine");
 
     /* Refused at the start, as I/O errors at their path: a missing parent directory, a directory
      * given as the file. */
@@ -46,19 +33,19 @@ int main(int argc, char **argv) {
     snprintf(missing, sizeof missing, "%s/nowhere/run.reel", argv[1]);
     TickreelRecorder *rec = NULL;
     TickreelResult r = tickreel_recorder_start(engine, missing, NULL, &rec);
-    CHECK(r == TICKREEL_RESULT_IO && rec == NULL, "missing parent: %s", tickreel_result_name(r));
-    CHECK(strstr(tickreel_last_error_message(), "nowhere") != NULL, "the message names the path");
+    TALLY(r == TICKREEL_RESULT_IO && rec == NULL, "missing parent: %s", tickreel_result_name(r));
+    TALLY(strstr(tickreel_last_error_message(), "nowhere") != NULL, "the message names the path");
     r = tickreel_recorder_start(engine, runs, NULL, &rec);
-    CHECK(r == TICKREEL_RESULT_IO && rec == NULL, "a directory: %s", tickreel_result_name(r));
-    CHECK(strstr(tickreel_last_error_message(), "is a directory") != NULL, "the message says why");
+    TALLY(r == TICKREEL_RESULT_IO && rec == NULL, "a directory: %s", tickreel_result_name(r));
+    TALLY(strstr(tickreel_last_error_message(), "is a directory") != NULL, "the message says why");
 
     /* A flush that fails: the directory is replaced by a file before the first flush. */
     r = tickreel_recorder_start(engine, path, NULL, &rec);
-    CHECK(r == TICKREEL_RESULT_OK, "start: %s", tickreel_result_name(r));
+    TALLY(r == TICKREEL_RESULT_OK, "start: %s", tickreel_result_name(r));
     if (rec != NULL) {
-        CHECK(rmdir(runs) == 0, "rmdir");
+        TALLY(rmdir(runs) == 0, "rmdir");
         FILE *f = fopen(runs, "w");
-        CHECK(f != NULL, "a file where the directory was");
+        TALLY(f != NULL, "a file where the directory was");
         if (f != NULL) {
             fputs("not a directory", f);
             fclose(f);
@@ -66,22 +53,21 @@ int main(int argc, char **argv) {
         const uint8_t empty_tick[2] = {0, 0}; /* a batch: its event count, big-endian, here 0 */
         bool dropped = true;
         r = tickreel_recorder_submit_tick(rec, 0, empty_tick, sizeof empty_tick, &dropped);
-        CHECK(r == TICKREEL_RESULT_OK && !dropped, "submit: %s", tickreel_result_name(r));
+        TALLY(r == TICKREEL_RESULT_OK && !dropped, "submit: %s", tickreel_result_name(r));
         r = tickreel_recorder_flush(rec);
-        CHECK(r == TICKREEL_RESULT_IO, "flush: %s", tickreel_result_name(r));
-        CHECK(tickreel_last_error_code() == TICKREEL_RESULT_IO, "last error code");
-        CHECK(strstr(tickreel_last_error_message(), runs) != NULL, "the flush's message names %s", runs);
+        TALLY(r == TICKREEL_RESULT_IO, "flush: %s", tickreel_result_name(r));
+        TALLY(tickreel_last_error_code() == TICKREEL_RESULT_IO, "last error code");
+        TALLY(strstr(tickreel_last_error_message(), runs) != NULL, "the flush's message names %s", runs);
         r = tickreel_recorder_status(rec);
-        CHECK(r == TICKREEL_RESULT_IO, "status: %s", tickreel_result_name(r));
-        CHECK(strstr(tickreel_last_error_message(), runs) != NULL, "the status's message names %s", runs);
-        CHECK(tickreel_recorder_abort(rec) == TICKREEL_RESULT_OK, "abort");
-        CHECK(tickreel_recorder_free(rec) == TICKREEL_RESULT_OK, "free");
+        TALLY(r == TICKREEL_RESULT_IO, "status: %s", tickreel_result_name(r));
+        TALLY(strstr(tickreel_last_error_message(), runs) != NULL, "the status's message names %s", runs);
+        TALLY(tickreel_recorder_abort(rec) == TICKREEL_RESULT_OK, "abort");
+        TALLY(tickreel_recorder_free(rec) == TICKREEL_RESULT_OK, "free");
     }
-    CHECK(tickreel_engine_free(engine) == TICKREEL_RESULT_OK, "engine free");
+    TALLY(tickreel_engine_free(engine) == TICKREEL_RESULT_OK, "engine free");
 
-    CHECK(TICKREEL_RESULT_DATABASE == 12, "DATABASE is 12");
-    CHECK(strcmp(tickreel_result_name(12), "TICKREEL_RESULT_DATABASE") == 0, "name of 12");
+    TALLY(TICKREEL_RESULT_DATABASE == 12, "DATABASE is 12");
+    TALLY(strcmp(tickreel_result_name(12), "TICKREEL_RESULT_DATABASE") == 0, "name of 12");
 
-    printf("%d passed, %d failed\n", passed, failed);
-    return failed == 0 ? 0 : 1;
+    return tally_status();
 }

@@ -18,33 +18,11 @@
 #include <string.h>
 #include <time.h>
 
-#include "tickreel.h"
+#define EXAMPLE_NAME "object_storage"
+#include "example_util.h"
 
 #define TICKS 300u
 #define RUNNER 3u
-
-static int failures = 0;
-
-static void check(TickreelResult r, const char *what) {
-    if (r != TICKREEL_RESULT_OK) {
-        fprintf(stderr, "object_storage: %s failed: %s: %s\n", what, tickreel_result_name(r),
-                tickreel_last_error_message());
-        exit(1);
-    }
-}
-#define CHECK(call) check((call), #call)
-
-static void expect(int ok, const char *what) {
-    if (!ok) {
-        fprintf(stderr, "FAIL: %s\n", what);
-        failures++;
-    }
-}
-
-static void sleep_ms(long ms) {
-    struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
-    nanosleep(&ts, NULL);
-}
 
 static double x_at(uint32_t tick) { return tick * 0.5; }
 
@@ -89,7 +67,7 @@ static TickreelPendingUpload *record_and_upload(const char *path, const char *ur
 static void wait_upload(TickreelPendingUpload *up, const char *what) {
     bool done = false;
     while (!done) {
-        check(tickreel_pending_upload_poll(up, &done), what);
+        example_check(tickreel_pending_upload_poll(up, &done), what);
         if (!done) sleep_ms(5);
     }
 }
@@ -307,10 +285,5 @@ int main(int argc, char **argv) {
     size_t live = 0;
     live = tickreel_handle_count();
     expect(live == 0, "every handle is freed");
-    if (failures) {
-        fprintf(stderr, "object_storage: %d checks failed\n", failures);
-        return 1;
-    }
-    printf("object_storage: every check passed\n");
-    return 0;
+    return example_status();
 }

@@ -14,20 +14,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "tickreel.h"
-
-static int passed, failed;
-#define CHECK(cond, ...)                        \
-    do {                                        \
-        if (cond) {                             \
-            passed++;                           \
-        } else {                                \
-            failed++;                           \
-            printf("FAIL line %d: ", __LINE__); \
-            printf(__VA_ARGS__);                \
-            printf("\n");                       \
-        }                                       \
-    } while (0)
+#define EXAMPLE_NAME "reload"
+#define EXAMPLE_NO_LAST_ERROR /* the library is loaded with dlopen */
+#include "example_util.h"
 
 /* Whether /proc/self/maps names `path`. */
 static int mapped(const char *path) {
@@ -77,7 +66,7 @@ static void use_library(void *lib, const char *dir, int round) {
     SYM(tickreel_reader_verify);
     SYM(tickreel_reader_free);
     SYM(tickreel_last_error_message);
-    CHECK(p_tickreel_engine_new && p_tickreel_reader_verify && p_tickreel_last_error_message, "symbols");
+    TALLY(p_tickreel_engine_new && p_tickreel_reader_verify && p_tickreel_last_error_message, "symbols");
     if (!p_tickreel_engine_new || !p_tickreel_reader_verify || !p_tickreel_last_error_message) {
         return;
     }
@@ -85,28 +74,28 @@ static void use_library(void *lib, const char *dir, int round) {
     snprintf(path, sizeof path, "%s/run%d.reel", dir, round);
     snprintf(missing, sizeof missing, "%s/nowhere/run.reel", dir);
     TickreelEngine *engine = NULL;
-    CHECK(p_tickreel_engine_new(NULL, &engine) == TICKREEL_RESULT_OK, "engine");
+    TALLY(p_tickreel_engine_new(NULL, &engine) == TICKREEL_RESULT_OK, "engine");
     TickreelRecorder *rec = NULL;
-    CHECK(p_tickreel_recorder_start(engine, missing, NULL, &rec) != TICKREEL_RESULT_OK, "a refused path");
-    CHECK(strstr(p_tickreel_last_error_message(), "nowhere") != NULL, "the last error names it");
-    CHECK(p_tickreel_recorder_start(engine, path, NULL, &rec) == TICKREEL_RESULT_OK, "start");
+    TALLY(p_tickreel_recorder_start(engine, missing, NULL, &rec) != TICKREEL_RESULT_OK, "a refused path");
+    TALLY(strstr(p_tickreel_last_error_message(), "nowhere") != NULL, "the last error names it");
+    TALLY(p_tickreel_recorder_start(engine, path, NULL, &rec) == TICKREEL_RESULT_OK, "start");
     const uint8_t empty_tick[2] = {0, 0};
     for (uint32_t t = 0; t < 300; t++) {
         bool dropped = false;
-        CHECK(p_tickreel_recorder_submit_tick(rec, t, empty_tick, 2, &dropped) == TICKREEL_RESULT_OK && !dropped,
+        TALLY(p_tickreel_recorder_submit_tick(rec, t, empty_tick, 2, &dropped) == TICKREEL_RESULT_OK && !dropped,
               "tick %u", t);
     }
-    CHECK(p_tickreel_recorder_flush(rec) == TICKREEL_RESULT_OK, "flush");
+    TALLY(p_tickreel_recorder_flush(rec) == TICKREEL_RESULT_OK, "flush");
     TickreelFinishHandle *finish = NULL;
-    CHECK(p_tickreel_recorder_finish(rec, &finish) == TICKREEL_RESULT_OK, "finish");
+    TALLY(p_tickreel_recorder_finish(rec, &finish) == TICKREEL_RESULT_OK, "finish");
     size_t len = 0;
-    CHECK(p_tickreel_finish_handle_wait(finish, out, sizeof out, &len) == TICKREEL_RESULT_OK, "finish wait");
+    TALLY(p_tickreel_finish_handle_wait(finish, out, sizeof out, &len) == TICKREEL_RESULT_OK, "finish wait");
     p_tickreel_finish_handle_free(finish);
     p_tickreel_recorder_free(rec);
     TickreelReader *reader = NULL;
-    CHECK(p_tickreel_reader_open(path, &reader) == TICKREEL_RESULT_OK, "open %s", path);
+    TALLY(p_tickreel_reader_open(path, &reader) == TICKREEL_RESULT_OK, "open %s", path);
     struct TickreelVerifyReport report;
-    CHECK(p_tickreel_reader_verify(reader, &report) == TICKREEL_RESULT_OK, "verify");
+    TALLY(p_tickreel_reader_verify(reader, &report) == TICKREEL_RESULT_OK, "verify");
     p_tickreel_reader_free(reader);
     const char *bucket = getenv("TICKREEL_S3_BUCKET");
     if (bucket != NULL) {
@@ -120,14 +109,14 @@ static void use_library(void *lib, const char *dir, int round) {
         snprintf(url, sizeof url, "s3://%s/reload/%ld-run%d.reel", bucket, (long)getpid(), round);
         snprintf(local, sizeof local, "%s/up%d.reel", dir, round);
         TickreelObjectOptions *options = NULL;
-        CHECK(p_tickreel_object_options_new(&options) == TICKREEL_RESULT_OK, "object options");
-        CHECK(p_tickreel_recorder_start(engine, local, NULL, &rec) == TICKREEL_RESULT_OK, "start %s", local);
+        TALLY(p_tickreel_object_options_new(&options) == TICKREEL_RESULT_OK, "object options");
+        TALLY(p_tickreel_recorder_start(engine, local, NULL, &rec) == TICKREEL_RESULT_OK, "start %s", local);
         for (uint32_t t = 0; t < 100; t++) {
             bool dropped = false;
-            CHECK(p_tickreel_recorder_submit_tick(rec, t, empty_tick, 2, &dropped) == TICKREEL_RESULT_OK, "tick");
+            TALLY(p_tickreel_recorder_submit_tick(rec, t, empty_tick, 2, &dropped) == TICKREEL_RESULT_OK, "tick");
         }
         TickreelPendingUpload *up = NULL;
-        CHECK(p_tickreel_recorder_finish_upload(rec, url, options, false, true, &up) == TICKREEL_RESULT_OK,
+        TALLY(p_tickreel_recorder_finish_upload(rec, url, options, false, true, &up) == TICKREEL_RESULT_OK,
               "finish and upload: %s", p_tickreel_last_error_message());
         bool done = false;
         TickreelResult r = TICKREEL_RESULT_OK;
@@ -137,18 +126,18 @@ static void use_library(void *lib, const char *dir, int round) {
                 usleep(10000);
             }
         }
-        CHECK(done && r == TICKREEL_RESULT_OK, "upload of %s: %s", url, p_tickreel_last_error_message());
+        TALLY(done && r == TICKREEL_RESULT_OK, "upload of %s: %s", url, p_tickreel_last_error_message());
         p_tickreel_pending_upload_free(up);
         p_tickreel_recorder_free(rec);
         reader = NULL;
-        CHECK(p_tickreel_reader_open_url(url, options, &reader) == TICKREEL_RESULT_OK, "open %s: %s", url,
+        TALLY(p_tickreel_reader_open_url(url, options, &reader) == TICKREEL_RESULT_OK, "open %s: %s", url,
               p_tickreel_last_error_message());
-        CHECK(reader != NULL && p_tickreel_reader_verify(reader, &report) == TICKREEL_RESULT_OK && report.ticks == 100,
+        TALLY(reader != NULL && p_tickreel_reader_verify(reader, &report) == TICKREEL_RESULT_OK && report.ticks == 100,
               "verify by URL");
         p_tickreel_reader_free(reader);
         p_tickreel_object_options_free(options);
     }
-    CHECK(p_tickreel_engine_free(engine) == TICKREEL_RESULT_OK, "engine free");
+    TALLY(p_tickreel_engine_free(engine) == TICKREEL_RESULT_OK, "engine free");
 }
 
 int main(int argc, char **argv) {
@@ -164,22 +153,21 @@ int main(int argc, char **argv) {
     int baseline = thread_count();
     for (int round = 0; round < 3; round++) {
         void *lib = dlopen(real, RTLD_NOW | RTLD_LOCAL);
-        CHECK(lib != NULL, "dlopen: %s", dlerror());
+        TALLY(lib != NULL, "dlopen: %s", dlerror());
         if (lib == NULL) {
             break;
         }
-        CHECK(mapped(real), "mapped once loaded");
+        TALLY(mapped(real), "mapped once loaded");
         use_library(lib, argv[2], round);
-        CHECK(dlclose(lib) == 0, "dlclose");
-        CHECK(!mapped(real), "round %d: the library is still mapped after dlclose", round);
+        TALLY(dlclose(lib) == 0, "dlclose");
+        TALLY(!mapped(real), "round %d: the library is still mapped after dlclose", round);
         /* Threads end asynchronously at most briefly after their joins; allow a second. */
         int threads = thread_count();
         for (int i = 0; i < 100 && threads > baseline; i++) {
             usleep(10000);
             threads = thread_count();
         }
-        CHECK(threads <= baseline, "round %d: %d threads after dlclose, %d before", round, threads, baseline);
+        TALLY(threads <= baseline, "round %d: %d threads after dlclose, %d before", round, threads, baseline);
     }
-    printf("%d passed, %d failed\n", passed, failed);
-    return failed == 0 ? 0 : 1;
+    return tally_status();
 }

@@ -502,6 +502,37 @@ fn has_nan(v: &Value) -> bool {
     }
 }
 
+/// Opens and verifies a recording an import wrote at `path`, checking it against what the import
+/// reported: its size (`bytes`), its ticks with data (each decodes) and its tick range. Panics
+/// otherwise.
+pub fn imported(path: &Path, bytes: u64, ticks: u64, range: (Option<u32>, Option<u32>)) -> Reader {
+    let size = std::fs::metadata(path)
+        .expect("an imported recording exists")
+        .len();
+    assert_eq!(size, bytes, "the import reported another size");
+    let r =
+        Reader::open_path(path).unwrap_or_else(|e| panic!("an imported file does not open: {e}"));
+    r.verify()
+        .unwrap_or_else(|e| panic!("an imported file does not verify: {e}"));
+    let mut decoded = 0u64;
+    for t in r.ticks(0, u32::MAX) {
+        t.unwrap_or_else(|e| panic!("an imported tick does not decode: {e}"));
+        decoded += 1;
+    }
+    assert_eq!(decoded, ticks, "ticks with data");
+    assert_eq!(
+        (r.first_tick(), r.last_tick()),
+        range,
+        "the recording's tick range"
+    );
+    r
+}
+
+/// Bytes as text, for a failure's message.
+pub fn lossy(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
 /// What an import that failed must leave: a message of at most `max_bytes`, and nothing in its
 /// directory (no recording, no temporary file). Panics otherwise.
 pub fn failed_import(dir: &Path, message: &str, max_bytes: usize) {

@@ -9,11 +9,10 @@
 
 use std::path::Path;
 
-use tickreel::play::Reader;
 use tickreel_cli::dump::dump;
 use tickreel_cli::json_import::{JsonImportSummary, import_from};
 
-use crate::harness::{failed_import, scratch_dir};
+use crate::harness::{failed_import, imported, lossy, scratch_dir};
 
 /// Longest error message an import may give, in bytes: messages quote at most
 /// `tickreel_cli::errors::ECHO_MAX_CHARS` characters of the input once (each at most 10 bytes
@@ -71,31 +70,9 @@ fn import(data: &[u8], name: &str, out: &Path) -> tickreel::Result<JsonImportSum
 /// Opens, verifies and dumps (with `--metadata`) an imported recording, checking it against what
 /// its import reported; returns the dump.
 fn read_back(path: &Path, s: &JsonImportSummary) -> Vec<u8> {
-    let size = std::fs::metadata(path)
-        .expect("an imported recording exists")
-        .len();
-    assert_eq!(size, s.bytes, "the import reported another size");
-    let r =
-        Reader::open_path(path).unwrap_or_else(|e| panic!("an imported file does not open: {e}"));
-    r.verify()
-        .unwrap_or_else(|e| panic!("an imported file does not verify: {e}"));
-    let mut ticks = 0u64;
-    for t in r.ticks(0, u32::MAX) {
-        t.unwrap_or_else(|e| panic!("an imported tick does not decode: {e}"));
-        ticks += 1;
-    }
-    assert_eq!(ticks, s.ticks, "ticks with data");
-    assert_eq!(
-        (r.first_tick(), r.last_tick()),
-        (s.first_tick, s.last_tick),
-        "the recording's tick range"
-    );
+    let r = imported(path, s.bytes, s.ticks, (s.first_tick, s.last_tick));
     let mut text = Vec::new();
     dump(&r, path, None, None, true, &mut text)
         .unwrap_or_else(|e| panic!("an imported file does not dump: {e:?}"));
     text
-}
-
-fn lossy(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
 }

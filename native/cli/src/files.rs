@@ -1,8 +1,10 @@
 //! Where a command may write. No command writes over an existing file unless `--force` is given,
 //! and none writes over its own input, even with `--force`: not the same file (compared by
 //! canonical path, and on Unix by device and inode, so that a symbolic or hard link to the input
-//! is caught too) and not anything inside an input live directory.
+//! is caught too) and not anything inside an input live directory. A file a command writes
+//! ([`write_new`]) appears whole or not at all.
 
+use std::io;
 use std::path::{Path, PathBuf};
 
 use tickreel::Error;
@@ -31,6 +33,57 @@ pub fn exists(out: &Path) -> Error {
         "{} already exists; pass --force to replace it",
         out.display()
     ))
+}
+
+/// Writes a new file at `out`: checked first as [`check_output`] does against `inputs`, then
+/// filled by `fill` in a temporary file next to it (with the permissions of a file created the
+/// usual way, 0666 less the umask, not 0600), synced and moved into place, so that a failed write
+/// leaves nothing half written (the temporary file is removed when dropped). An existing file is
+/// replaced only if `force`, and a file created at `out` since the check never is. `fallback`
+/// names the temporary file when `out` has no file name. Errors name `out`, except those `fill`
+/// returns, which are passed on as they are.
+pub fn write_new<T>(
+    out: &Path,
+    inputs: &[&Path],
+    force: bool,
+    fallback: &str,
+    fill: impl FnOnce(&mut std::fs::File) -> tickreel::Result<T>,
+) -> tickreel::Result<T> {
+    check_output(out, inputs, force)?;
+    let at = |e: io::Error| crate::errors::io_at(out, e);
+    let dir = match out.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    if !dir.is_dir() {
+        return Err(at(io::Error::new(
+            io::ErrorKind::NotFound,
+            format!("{} is not an existing directory", dir.display()),
+        )));
+    }
+    let name = out
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| fallback.into());
+    let prefix = format!(".{name}.");
+    let mut builder = tempfile::Builder::new();
+    builder.prefix(&prefix).suffix(".tmp");
+    #[cfg(unix)]
+    builder.permissions(std::os::unix::fs::PermissionsExt::from_mode(0o666));
+    let mut tmp = builder.tempfile_in(dir).map_err(at)?;
+    let filled = fill(tmp.as_file_mut())?;
+    tmp.as_file().sync_all().map_err(at)?;
+    let published = if force {
+        tmp.persist(out)
+    } else {
+        tmp.persist_noclobber(out)
+    };
+    match published {
+        Ok(_) => Ok(filled),
+        // Created since the check.
+        Err(e) if !force && e.error.kind() == io::ErrorKind::AlreadyExists => Err(exists(out)),
+        Err(e) => Err(at(e.error)),
+    }
 }
 
 /// How `out` would overlap `input`, if it does.

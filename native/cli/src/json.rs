@@ -1,5 +1,6 @@
 //! JSON forms shared by `info`, `dump` (see [`crate::dump`]) and the JSON lines import
-//! ([`crate::json_import`]): NBT metadata, events, hex bytes, UTC timestamps.
+//! ([`crate::json_import`]), and by `play` and the web viewer's seek: NBT metadata, events, an
+//! entity's state, hex bytes, UTC timestamps.
 
 use fastnbt::Value as Nbt;
 use serde::ser::{Serialize, SerializeMap, Serializer};
@@ -7,6 +8,7 @@ use serde_json::{Map, Value, json};
 use tickreel::Event;
 use tickreel::format::event::flag;
 use tickreel::format::pose::{ANGLE_UNITS_PER_TURN, POS_SCALE, Pose, VEL_SCALE};
+use tickreel::format::state::EntityState;
 
 /// Converts an NBT value to JSON. Compounds become objects (keys sorted), lists and arrays become
 /// arrays, numbers stay numbers (non-finite floats become `null`, which JSON cannot express).
@@ -157,6 +159,22 @@ pub fn event_to_json(e: &Event, type_name: impl Fn(u32) -> Option<String>) -> Or
     m
 }
 
+/// One entity's state at a tick, as `tickreel play` prints it and the web viewer's seek answers
+/// it: `{"id", "kind", "flags", "x", "y", "z", "yaw", "pitch"}`, positions in blocks, angles in
+/// degrees (keys sorted, as every `serde_json` object).
+pub fn entity_state_to_json(e: &EntityState) -> Value {
+    json!({
+        "id": e.id,
+        "kind": e.kind,
+        "flags": e.flags,
+        "x": e.pose.x_f64(),
+        "y": e.pose.y_f64(),
+        "z": e.pose.z_f64(),
+        "yaw": e.pose.yaw_deg(),
+        "pitch": e.pose.pitch_deg(),
+    })
+}
+
 /// Unix milliseconds as `YYYY-MM-DDTHH:MM:SS.mmmZ` (proleptic Gregorian, UTC).
 pub fn utc_timestamp(ms: i64) -> String {
     let secs = ms.div_euclid(1000);
@@ -185,6 +203,21 @@ pub fn utc_timestamp(ms: i64) -> String {
 mod tests {
     use super::*;
     use std::collections::HashMap;
+
+    #[test]
+    fn an_entity_state_is_in_blocks_and_degrees() {
+        let e = EntityState {
+            id: 7,
+            kind: 2,
+            flags: flag::SNEAKING,
+            pose: Pose::from_f64(1.5, -64.0, 0.25, 90.0, -45.0),
+        };
+        assert_eq!(
+            entity_state_to_json(&e),
+            json!({"id": 7, "kind": 2, "flags": flag::SNEAKING, "x": 1.5, "y": -64.0,
+                   "z": 0.25, "yaw": 90.0, "pitch": -45.0})
+        );
+    }
 
     #[test]
     fn nbt_converts_every_tag() {

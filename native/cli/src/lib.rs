@@ -14,8 +14,9 @@
 //! - [`browser`] (feature `tool`): headless Chromium over the DevTools protocol, shared by the
 //!   web viewer's browser test and its memory benchmark.
 //!
-//! Without `tool`, only `tickreel`, `fastnbt`, `serde`, `serde_json` and `uuid` are used here; the tool's own
-//! dependencies (clap, the progress bars, the simulator) stay with the binary's modules.
+//! Without `tool`, only `tickreel`, `fastnbt`, `serde`, `serde_json`, `tempfile` and `uuid` are
+//! used here; the tool's own dependencies (clap, the progress bars, the simulator) stay with the
+//! binary's modules.
 
 // Everything the tool prints goes through its `Out` (see `main.rs`): nothing here prints.
 #![deny(clippy::print_stdout)]

@@ -16,6 +16,7 @@ use tickreel::play::Reader;
 use tickreel::record::{ReelOptions, ReelWriter};
 use tickreel_sim::{SimConfig, Simulator};
 
+use super::shared::median;
 use super::{Figures, put};
 use crate::alloc_count::allocations;
 
@@ -44,15 +45,15 @@ fn write_run(path: &Path, players: u32) {
 
 /// Median of `runs` timings of `f`, in milliseconds.
 fn median_ms(runs: usize, mut f: impl FnMut()) -> f64 {
-    let mut v: Vec<f64> = (0..runs)
-        .map(|_| {
-            let t = Instant::now();
-            f();
-            t.elapsed().as_secs_f64() * 1e3
-        })
-        .collect();
-    v.sort_by(f64::total_cmp);
-    v[v.len() / 2]
+    median(
+        (0..runs)
+            .map(|_| {
+                let t = Instant::now();
+                f();
+                t.elapsed().as_secs_f64() * 1e3
+            })
+            .collect(),
+    )
 }
 
 /// Runs `pass` `passes` times; the fastest pass's time per item, in nanoseconds.

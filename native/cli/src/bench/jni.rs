@@ -10,16 +10,17 @@
 use std::time::{Duration, Instant};
 
 use tickreel::format::event::{Event, encode_batch};
-use tickreel::record::{Backpressure, FlushPolicy};
-use tickreel::{Engine, EngineOptions, Pose, RecorderOptions};
+use tickreel::{Engine, EngineOptions, Pose};
 
+use super::shared::{blocking_recorder_options, median};
 use super::{Figures, put};
 
 /// Players per tick (as `JniBench.PLAYERS`).
 pub const PLAYERS: u32 = 100;
 
 /// Every player's x, y, z, yaw, pitch for `ticks` ticks, computed before timing (a server has its
-/// players' positions at hand); must stay identical to `JniBench.table`.
+/// players' positions at hand); must stay identical to the Java benchmarks' workload
+/// (`BenchPoses`, its constructor).
 fn table(ticks: u32) -> Vec<[f64; 5]> {
     let mut v = Vec::with_capacity((ticks * PLAYERS) as usize);
     for t in 0..ticks {
@@ -37,7 +38,7 @@ fn table(ticks: u32) -> Vec<[f64; 5]> {
     v
 }
 
-/// One tick's events (the timed work with the submit); must stay identical to `JniBench.fill`.
+/// One tick's events (the timed work with the submit); must stay identical to `BenchPoses.fill`.
 fn fill(t: u32, events: &mut Vec<Event>, table: &[[f64; 5]]) {
     events.clear();
     let row = &table[(t * PLAYERS) as usize..((t + 1) * PLAYERS) as usize];
@@ -71,20 +72,6 @@ fn engine() -> Engine {
     .expect("engine")
 }
 
-fn options() -> RecorderOptions {
-    RecorderOptions {
-        backpressure: Backpressure::Block {
-            deadline: Duration::from_secs(10),
-        },
-        flush: FlushPolicy {
-            max_pending_bytes: 4 << 20,
-            interval: Duration::from_secs(3600),
-            on_player_leave: false,
-        },
-        ..RecorderOptions::default()
-    }
-}
-
 fn drain(engine: &Engine) {
     while engine.stats().inflight_bytes > 0 {
         std::thread::sleep(Duration::from_micros(200));
@@ -98,7 +85,10 @@ fn drain(engine: &Engine) {
 fn run_once(engine: &Engine, ticks: u32, run: usize, table: &[[f64; 5]]) -> f64 {
     let dir = tempfile::tempdir().expect("tempdir");
     let rec = engine
-        .start_recording(dir.path().join(format!("jni-{run}.reel")), options())
+        .start_recording(
+            dir.path().join(format!("jni-{run}.reel")),
+            blocking_recorder_options(),
+        )
         .expect("start");
     let mut events = Vec::with_capacity(2 * PLAYERS as usize);
     let mut batch = Vec::with_capacity(4096);
@@ -131,12 +121,11 @@ pub fn rust_ns_per_player_tick(quick: bool) -> f64 {
     let table = table(ticks / 2 + ticks);
     let engine = engine();
     run_once(&engine, ticks, 0, &table);
-    let mut v: Vec<f64> = (1..=runs)
+    let v: Vec<f64> = (1..=runs)
         .map(|r| run_once(&engine, ticks, r, &table))
         .collect();
     engine.shutdown();
-    v.sort_by(f64::total_cmp);
-    v[v.len() / 2]
+    median(v)
 }
 
 pub fn run(quick: bool, out: &mut Figures) {

@@ -14,6 +14,7 @@ mod runs;
 mod s3;
 mod serve;
 mod shadow;
+mod shared;
 mod viewer;
 
 use std::io::Write;

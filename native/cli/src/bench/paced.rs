@@ -15,6 +15,7 @@ use std::time::{Duration, Instant};
 use tickreel::{Engine, EngineOptions, RecorderOptions};
 
 use super::record::batches;
+use super::shared::percentile;
 use super::{Figures, put};
 
 const PLAYERS: u32 = 200;
@@ -52,11 +53,6 @@ fn handoff_reader(shared: &Shared) {
         g.1 = g.0;
         cv.notify_all();
     }
-}
-
-fn quantile(v: &mut [f64], q: f64) -> f64 {
-    v.sort_by(f64::total_cmp);
-    v[((v.len() - 1) as f64 * q).round() as usize]
 }
 
 /// `recs` recordings sharing [`PLAYERS`] players, `ticks` ticks at 20 ticks/s. Ticks are submitted
@@ -186,12 +182,12 @@ fn paced(recs: u32, ticks: u32) -> Paced {
     }
     engine.shutdown();
     Paced {
-        median: quantile(&mut submit, 0.5),
-        p99: quantile(&mut submit, 0.99),
-        floor: quantile(&mut floor, 0.5),
-        ratio: quantile(&mut ratio, 0.5),
-        handoff: quantile(&mut handoff, 0.5),
-        handoff_ratio: quantile(&mut handoff_ratio, 0.5),
+        median: percentile(&mut submit, 0.5),
+        p99: percentile(&mut submit, 0.99),
+        floor: percentile(&mut floor, 0.5),
+        ratio: percentile(&mut ratio, 0.5),
+        handoff: percentile(&mut handoff, 0.5),
+        handoff_ratio: percentile(&mut handoff_ratio, 0.5),
     }
 }
 

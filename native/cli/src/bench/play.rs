@@ -11,9 +11,9 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use tickreel::play::{Direction, PlaybackContext, Playhead, PlayheadOptions, Recording};
-use tickreel::record::{ReelOptions, ReelWriter};
-use tickreel_sim::{SimConfig, Simulator};
+use tickreel::record::ReelOptions;
 
+use super::shared::{percentile, simulated_reel};
 use super::{Figures, put};
 
 const PLAYERS: u32 = 100;
@@ -23,7 +23,7 @@ pub fn run(quick: bool, out: &mut Figures) {
     let path =
         std::env::temp_dir().join(format!("tickreel-bench-play-{}.reel", std::process::id()));
     let r = (|| -> tickreel::Result<()> {
-        write_file(&path, ticks)?;
+        simulated_reel(&path, PLAYERS, 4, ticks, ReelOptions::default())?;
         seeks(&path, ticks, quick, out)?;
         steps(&path, ticks, quick, out)?;
         viewers(&path, ticks, out)?;
@@ -35,32 +35,11 @@ pub fn run(quick: bool, out: &mut Figures) {
     }
 }
 
-fn write_file(path: &PathBuf, ticks: u32) -> tickreel::Result<()> {
-    let mut sim = Simulator::new(SimConfig {
-        players: PLAYERS,
-        seed: 4,
-        ..SimConfig::default()
-    });
-    let mut w = ReelWriter::create(path, ReelOptions::default())?;
-    for _ in 0..ticks {
-        let (t, events) = sim.step();
-        w.write_tick(t, &events)?;
-    }
-    w.finish()?;
-    Ok(())
-}
-
 fn no_prefetch() -> PlayheadOptions {
     PlayheadOptions {
         prefetch: false,
         ..PlayheadOptions::default()
     }
-}
-
-fn percentile(v: &mut [f64], p: f64) -> f64 {
-    v.sort_by(f64::total_cmp);
-    let i = ((v.len() as f64 - 1.0) * p).round() as usize;
-    v[i]
 }
 
 /// Seeks to random ticks: cold (the chunk cache emptied before each seek: read + decompress +

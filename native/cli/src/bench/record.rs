@@ -5,11 +5,12 @@ use std::time::{Duration, Instant};
 
 use crossbeam_channel::bounded;
 use tickreel::format::event::{Event, encode_batch};
-use tickreel::record::{Backpressure, CompactOptions, FlushPolicy, compact};
+use tickreel::record::{CompactOptions, compact};
 use tickreel::storage::live::live_dir_for;
 use tickreel::{Engine, EngineOptions, RecorderOptions};
 use tickreel_sim::{SimConfig, Simulator};
 
+use super::shared::{blocking_recorder_options, median};
 use super::{Figures, put};
 
 /// Batches of `ticks` ticks for a recording of `players` players (one movement event per player
@@ -45,20 +46,6 @@ fn big_engine() -> Engine {
     .expect("engine")
 }
 
-fn rec_options() -> RecorderOptions {
-    RecorderOptions {
-        backpressure: Backpressure::Block {
-            deadline: Duration::from_secs(10),
-        },
-        flush: FlushPolicy {
-            max_pending_bytes: 4 << 20,
-            interval: Duration::from_secs(3600),
-            on_player_leave: false,
-        },
-        ..RecorderOptions::default()
-    }
-}
-
 /// Queue slots of the engine (and the floor's channel) in the submit measurements: more than one
 /// round of submits.
 const SUBMIT_QUEUE: usize = 8192;
@@ -88,7 +75,10 @@ fn submit_cost(recs: u32, players: u32, ticks: u32) -> (f64, f64, f64) {
     let recorders: Vec<_> = (0..recs)
         .map(|r| {
             engine
-                .start_recording(dir.path().join(format!("s{r}.reel")), rec_options())
+                .start_recording(
+                    dir.path().join(format!("s{r}.reel")),
+                    blocking_recorder_options(),
+                )
                 .expect("start")
         })
         .collect();
@@ -251,13 +241,6 @@ fn clock_cost() -> Duration {
     v[v.len() / 2]
 }
 
-/// Median of per-round figures: a round hit by one of this machine's stalls (see BENCHMARKS.md,
-/// Machine) does not decide the figure.
-fn median(mut v: Vec<f64>) -> f64 {
-    v.sort_by(f64::total_cmp);
-    v[v.len() / 2]
-}
-
 /// The writer's encoding work alone (batch decode, chunking, prediction coding, zstd) next to raw
 /// zstd level 3 of the same batch bytes per 100-tick chunk, interleaved, median of 5 rounds.
 fn encode_vs_zstd(batches: &[Vec<u8>]) -> f64 {
@@ -349,7 +332,7 @@ fn writer_round(dir: &std::path::Path, data: &[Vec<Vec<u8>>]) -> (f64, u64) {
     let recorders: Vec<_> = (0..data.len())
         .map(|r| {
             engine
-                .start_recording(dir.join(format!("w{r}.reel")), rec_options())
+                .start_recording(dir.join(format!("w{r}.reel")), blocking_recorder_options())
                 .expect("start")
         })
         .collect();
@@ -460,7 +443,7 @@ pub fn run(quick: bool, out: &mut Figures) {
     let engine = big_engine();
     let cpath = dir.path().join("c.reel");
     let rec = engine
-        .start_recording(&cpath, rec_options())
+        .start_recording(&cpath, blocking_recorder_options())
         .expect("start");
     let cticks = if quick { 1200 } else { 6000 };
     for (t, b) in batches(100, cticks, 7).iter().enumerate() {

@@ -12,30 +12,15 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use tickreel::play::Reader;
-use tickreel::record::{ReelOptions, ReelWriter};
+use tickreel::record::ReelOptions;
 use tickreel_object::testing::{BUCKET, S3Server};
 use tickreel_object::{ObjectOptions, ObjectSource, ObjectStorage, UploadOptions};
-use tickreel_sim::{SimConfig, Simulator};
 
+use super::shared::{percentile, simulated_reel};
 use super::{Figures, put};
 
 fn write_recording(path: &Path, ticks: u32) {
-    let mut sim = Simulator::new(SimConfig {
-        players: 40,
-        seed: 18,
-        ..SimConfig::default()
-    });
-    let mut w = ReelWriter::create(path, ReelOptions::compacted()).expect("create bench file");
-    for _ in 0..ticks {
-        let (t, events) = sim.step();
-        w.write_tick(t, &events).expect("write tick");
-    }
-    w.finish().expect("finish bench file");
-}
-
-fn percentile(v: &mut [f64], p: f64) -> f64 {
-    v.sort_by(f64::total_cmp);
-    v[((v.len() - 1) as f64 * p).round() as usize]
+    simulated_reel(path, 40, 18, ticks, ReelOptions::compacted()).expect("write bench file");
 }
 
 /// Times `seek` on every tick of `ticks`, in milliseconds.

@@ -17,13 +17,13 @@
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::time::Instant;
 
-use tickreel::record::{ReelOptions, ReelWriter};
-use tickreel_sim::{SimConfig, Simulator};
+use tickreel::record::ReelOptions;
 
+use super::shared::{percentile, simulated_reel};
 use super::{Figures, put};
 
 const PLAYERS: u32 = 100;
@@ -34,7 +34,13 @@ pub fn run(quick: bool, out: &mut Figures) {
     let dir = std::env::temp_dir().join(format!("tickreel-bench-serve-{}", std::process::id()));
     let r = (|| -> tickreel::Result<()> {
         std::fs::create_dir_all(&dir)?;
-        write_file(&dir.join("bench.reel"), ticks)?;
+        simulated_reel(
+            &dir.join("bench.reel"),
+            PLAYERS,
+            20,
+            ticks,
+            ReelOptions::default(),
+        )?;
         let mut server = Server::start(&dir)?;
         let r = measure(&server.addr, ticks, quick, out);
         server.stop();
@@ -44,21 +50,6 @@ pub fn run(quick: bool, out: &mut Figures) {
     if let Err(e) = r {
         eprintln!("bench serve: {e}");
     }
-}
-
-fn write_file(path: &Path, ticks: u32) -> tickreel::Result<()> {
-    let mut sim = Simulator::new(SimConfig {
-        players: PLAYERS,
-        seed: 20,
-        ..SimConfig::default()
-    });
-    let mut w = ReelWriter::create(path, ReelOptions::default())?;
-    for _ in 0..ticks {
-        let (t, events) = sim.step();
-        w.write_tick(t, &events)?;
-    }
-    w.finish()?;
-    Ok(())
 }
 
 /// `tickreel serve DIR` on a free loopback port (this very binary).
@@ -119,11 +110,6 @@ fn get(addr: &str, path: &str) -> tickreel::Result<Vec<u8>> {
         )));
     }
     Ok(buf.split_off(head_end + 4))
-}
-
-fn percentile(v: &mut [f64], p: f64) -> f64 {
-    v.sort_by(f64::total_cmp);
-    v[((v.len() as f64 - 1.0) * p).round() as usize]
 }
 
 fn measure(addr: &str, ticks: u32, quick: bool, out: &mut Figures) -> tickreel::Result<()> {

@@ -11,6 +11,7 @@ use tickreel::{Engine, EngineOptions, Event, Recorder, RecorderOptions};
 use tickreel_sim::realistic::{RealisticConfig, RealisticSim};
 use tickreel_sim::{SimConfig, Simulator};
 
+use super::shared::median;
 use super::{Figures, put};
 
 /// Ticks of 5 minutes and 10 s at 20 ticks/s: the window is full.
@@ -117,11 +118,6 @@ fn realistic_bytes(players: u32) -> usize {
     rec.close().expect("close");
     engine.shutdown();
     bytes
-}
-
-fn median(mut v: Vec<f64>) -> f64 {
-    v.sort_by(|a, b| a.total_cmp(b));
-    v[v.len() / 2]
 }
 
 pub fn run(quick: bool, out: &mut Figures) {

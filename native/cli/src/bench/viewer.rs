@@ -26,10 +26,10 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 use tickreel::Error;
-use tickreel::record::{ReelOptions, ReelWriter};
+use tickreel::record::ReelOptions;
 use tickreel_cli::browser::{Browser, Memory};
-use tickreel_sim::{SimConfig, Simulator};
 
+use super::shared::simulated_reel;
 use super::{Figures, put};
 use crate::serve::{self, ServeOptions, library::Root};
 
@@ -56,7 +56,13 @@ pub fn run(quick: bool, out: &mut Figures) -> tickreel::Result<()> {
         .tempdir()?;
     // the browser first: without one there is nothing to measure
     let mut b = Browser::start()?;
-    write_file(&dir.path().join("bench.reel"), TICKS)?;
+    simulated_reel(
+        &dir.path().join("bench.reel"),
+        PLAYERS,
+        20,
+        TICKS,
+        ReelOptions::default(),
+    )?;
     let addr = start_server(dir.path())?;
     b.open(&format!("http://{addr}/?rec=bench.reel"))?;
     b.wait_until(
@@ -184,21 +190,6 @@ fn page_error(b: &mut Browser, what: &str) -> Error {
         .try_eval("JSON.stringify(window.tickreelViewer && window.tickreelViewer.state())")
         .unwrap_or_else(|e| json!(e.to_string()));
     Error::InvalidState(format!("bench viewer: {what}: {st}"))
-}
-
-fn write_file(path: &Path, ticks: u32) -> tickreel::Result<()> {
-    let mut sim = Simulator::new(SimConfig {
-        players: PLAYERS,
-        seed: 20,
-        ..SimConfig::default()
-    });
-    let mut w = ReelWriter::create(path, ReelOptions::default())?;
-    for _ in 0..ticks {
-        let (t, events) = sim.step();
-        w.write_tick(t, &events)?;
-    }
-    w.finish()?;
-    Ok(())
 }
 
 /// `tickreel serve DIR` in this process on a free loopback port, on a thread of its own that

@@ -10,7 +10,7 @@ use std::sync::Arc;
 use tickreel::ghost::{GhostCursor, GhostTrack, LiveDelta, LiveSplits, SignedSeconds};
 
 use crate::svg::simplify::{Pt, simplify};
-use crate::svg::{Frame, Svg, num};
+use crate::svg::{Frame, num, page};
 
 /// What the plot shows.
 #[derive(Debug, Clone)]
@@ -56,9 +56,8 @@ const TOP: f64 = 44.0;
 const WIDTH: f64 = 800.0;
 const HEIGHT: f64 = 360.0;
 
-const STYLE: &str = "text{font-family:sans-serif;font-size:11px;fill:#222}\
-.title{font-size:14px;font-weight:bold}.grid{stroke:#e4e4e4;stroke-width:1}\
-.frame{fill:none;stroke:#888}.axis-title{font-size:12px}.zero{stroke:#444;stroke-width:1}\
+/// The chart's own style rules (after those every picture shares, [`crate::svg::page`]).
+const STYLE: &str = ".zero{stroke:#444;stroke-width:1}\
 .delta{fill:none;stroke:#1f77b4;stroke-width:1.6;stroke-linejoin:round}\
 .split line{stroke-width:1;stroke-dasharray:4 3}.behind{fill:#c62828;stroke:#c62828}\
 .ahead{fill:#2e7d32;stroke:#2e7d32}";
@@ -85,23 +84,19 @@ pub fn draw(series: &DeltaSeries, title: &str) -> String {
         y_range: (lo - pad, hi + pad),
         y_up: true,
     };
-    let mut svg = Svg::new(LEFT + WIDTH + 24.0, TOP + HEIGHT + 52.0);
-    svg.text("title", &[], title);
     // the whole title is the document's; the picture's is a line that fits
     let shown_title = if title.chars().count() > 110 {
         format!("{}...", title.chars().take(107).collect::<String>())
     } else {
         title.to_string()
     };
-    svg.text("style", &[], STYLE);
-    svg.leaf(
-        "rect",
-        &[("width", "100%"), ("height", "100%"), ("fill", "#fff")],
-    );
-    svg.text(
-        "text",
-        &[("class", "title"), ("x", &num(LEFT)), ("y", "22")],
+    let mut svg = page(
+        LEFT + WIDTH + 24.0,
+        TOP + HEIGHT + 52.0,
+        title,
         &shown_title,
+        LEFT,
+        STYLE,
     );
     frame.draw_axes(
         &mut svg,

@@ -14,12 +14,12 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 use tickreel::Error;
-use tickreel::format::state::EntityState;
 use tickreel::play::{
     Direction, FollowOptions, FollowState, LiveFollower, Motion, PlaybackContext, Playhead,
     Recording, Update, World,
 };
 use tickreel::storage::live::live_dir_for;
+use tickreel_cli::json::entity_state_to_json;
 
 use super::Out;
 
@@ -171,19 +171,6 @@ impl<'a> Damage<'a> {
     }
 }
 
-fn entity(e: &EntityState) -> Value {
-    json!({
-        "id": e.id,
-        "kind": e.kind,
-        "flags": e.flags,
-        "x": e.pose.x_f64(),
-        "y": e.pose.y_f64(),
-        "z": e.pose.z_f64(),
-        "yaw": e.pose.yaw_deg(),
-        "pitch": e.pose.pitch_deg(),
-    })
-}
-
 fn line(server_tick: u64, u: &Update) -> Value {
     let motion = match u.motion {
         Motion::Still => "still",
@@ -194,7 +181,7 @@ fn line(server_tick: u64, u: &Update) -> Value {
         "server_tick": server_tick,
         "tick": u.to,
         "motion": motion,
-        "entities": u.entities().iter().map(entity).collect::<Vec<_>>(),
+        "entities": u.entities().iter().map(entity_state_to_json).collect::<Vec<_>>(),
     });
     let o = v.as_object_mut().expect("object");
     match u.motion {

@@ -17,7 +17,7 @@ use super::Out;
 use super::render_paths::{EntityPath, Paths, collect};
 use crate::svg::axis::nice_step;
 use crate::svg::simplify::{Pt, simplify};
-use crate::svg::{Frame, Svg, colour, num, num1};
+use crate::svg::{Frame, Svg, colour, num, num1, page};
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -60,9 +60,8 @@ const BOTTOM: f64 = 48.0;
 const LEGEND: f64 = 240.0;
 const ROW: f64 = 18.0;
 
-const STYLE: &str = "text{font-family:sans-serif;font-size:11px;fill:#222}\
-.title{font-size:14px;font-weight:bold}.grid{stroke:#e4e4e4;stroke-width:1}\
-.frame{fill:none;stroke:#888}.axis-title{font-size:12px}.path{fill:none;stroke-width:1.6;\
+/// The map's own style rules (after those every picture shares, [`crate::svg::page`]).
+const STYLE: &str = ".path{fill:none;stroke-width:1.6;\
 stroke-linejoin:round;stroke-linecap:round}.dots{fill:none;stroke-width:5;stroke-linecap:round}.teleport-from{fill:#fff;stroke-width:1.5}\
 .checkpoint rect{stroke:#222;stroke-width:.8}.checkpoint text{font-size:9px;font-weight:bold}\
 .scale line{stroke:#222;stroke-width:2}";
@@ -189,18 +188,7 @@ pub fn draw(
     let entries = paths.entities.len().min(LEGEND_ENTRIES) as f64 + 6.0;
     let width = LEFT + size + 16.0 + LEGEND;
     let height = (TOP + size + BOTTOM).max(TOP + entries * ROW + 60.0);
-    let mut svg = Svg::new(width, height);
-    svg.text("title", &[], title);
-    svg.text("style", &[], STYLE);
-    svg.leaf(
-        "rect",
-        &[("width", "100%"), ("height", "100%"), ("fill", "#fff")],
-    );
-    svg.text(
-        "text",
-        &[("class", "title"), ("x", &num(LEFT)), ("y", "22")],
-        title,
-    );
+    let mut svg = page(width, height, title, title, LEFT, STYLE);
     let (step, _) = frame.draw_axes(&mut svg, "x (blocks)", "z (blocks)");
     let stretches = simplified(paths, tolerance_px / frame.x_scale());
     // a tenth of a pixel is precise enough for a path, and keeps a long one short

@@ -12,6 +12,7 @@ use serde_json::{Value, json};
 use tickreel::format::pose::{ANGLE_UNITS_PER_TURN, POS_SCALE};
 use tickreel::format::state::EntityState;
 use tickreel::play::{Playhead, Update};
+use tickreel_cli::json::entity_state_to_json;
 
 use super::error::{ApiError, ApiResult};
 use super::library::Handle;
@@ -157,7 +158,8 @@ pub struct SeekQuery {
     pub tick: u32,
 }
 
-/// The full state at one tick (a seek): every entity with kind, flags and pose. Blocking.
+/// The full state at one tick (a seek): every entity with kind, flags and pose, in the form
+/// `tickreel play` prints. Blocking.
 pub fn seek(h: &Handle, q: &SeekQuery) -> ApiResult<Value> {
     let view = h.rec.view();
     if view.reader().first_tick().is_none() {
@@ -168,21 +170,6 @@ pub fn seek(h: &Handle, q: &SeekQuery) -> ApiResult<Value> {
     }
     let ph = Playhead::new_at(h.rec.clone(), q.tick)
         .map_err(|e| ApiError::of(&super::library::label(&h.name), e))?;
-    let entities: Vec<Value> = ph
-        .entities()
-        .iter()
-        .map(|e| {
-            json!({
-                "id": e.id,
-                "kind": e.kind,
-                "flags": e.flags,
-                "x": e.pose.x_f64(),
-                "y": e.pose.y_f64(),
-                "z": e.pose.z_f64(),
-                "yaw": e.pose.yaw_deg(),
-                "pitch": e.pose.pitch_deg(),
-            })
-        })
-        .collect();
+    let entities: Vec<Value> = ph.entities().iter().map(entity_state_to_json).collect();
     Ok(json!({"tick": ph.position(), "entities": entities, "edge": edge(h)}))
 }

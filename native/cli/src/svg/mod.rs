@@ -10,8 +10,32 @@ pub mod writer;
 pub use axis::Frame;
 pub use writer::{Svg, num, num1};
 
-use std::io::{self, Write};
+use std::io::Write;
 use std::path::Path;
+
+/// The style rules every picture shares: text, the title, the grid, the frame, axis titles.
+const BASE_STYLE: &str = "text{font-family:sans-serif;font-size:11px;fill:#222}\
+.title{font-size:14px;font-weight:bold}.grid{stroke:#e4e4e4;stroke-width:1}\
+.frame{fill:none;stroke:#888}.axis-title{font-size:12px}";
+
+/// A picture of `width` x `height` pixels begun the way every picture is: `title` as the
+/// document's title, the shared style rules then the picture's own (`style`), a white background,
+/// and `heading` drawn as its title at the top, `left` pixels in.
+pub fn page(width: f64, height: f64, title: &str, heading: &str, left: f64, style: &str) -> Svg {
+    let mut svg = Svg::new(width, height);
+    svg.text("title", &[], title);
+    svg.text("style", &[], &format!("{BASE_STYLE}{style}"));
+    svg.leaf(
+        "rect",
+        &[("width", "100%"), ("height", "100%"), ("fill", "#fff")],
+    );
+    svg.text(
+        "text",
+        &[("class", "title"), ("x", &num(left)), ("y", "22")],
+        heading,
+    );
+    svg
+}
 
 /// The `n`th of a set of distinguishable colours: ten hand-picked ones, then hues a golden angle
 /// apart.
@@ -28,42 +52,10 @@ pub fn colour(n: usize) -> String {
 
 /// Writes `doc` to `out` (never over one of `inputs`; an existing file only with `force`), through
 /// a temporary file next to it moved into place, so that a failed write leaves nothing half
-/// written.
+/// written ([`crate::cmd::files::write_new`]).
 pub fn save(out: &Path, inputs: &[&Path], force: bool, doc: &str) -> tickreel::Result<()> {
-    crate::cmd::files::check_output(out, inputs, force)?;
-    let at = |e: io::Error| crate::cmd::io_at(out, e);
-    let dir = match out.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d,
-        _ => Path::new("."),
-    };
-    if !dir.is_dir() {
-        return Err(at(io::Error::new(
-            io::ErrorKind::NotFound,
-            format!("{} is not an existing directory", dir.display()),
-        )));
-    }
-    let name = out
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_else(|| "out.svg".into());
-    let mut builder = tempfile::Builder::new();
-    let prefix = format!(".{name}.");
-    builder.prefix(&prefix).suffix(".tmp");
-    #[cfg(unix)]
-    builder.permissions(std::os::unix::fs::PermissionsExt::from_mode(0o666));
-    let mut tmp = builder.tempfile_in(dir).map_err(at)?;
-    tmp.write_all(doc.as_bytes()).map_err(at)?;
-    tmp.as_file().sync_all().map_err(at)?;
-    let published = if force {
-        tmp.persist(out)
-    } else {
-        tmp.persist_noclobber(out)
-    };
-    match published {
-        Ok(_) => Ok(()),
-        Err(e) if !force && e.error.kind() == io::ErrorKind::AlreadyExists => {
-            Err(crate::cmd::files::exists(out))
-        }
-        Err(e) => Err(at(e.error)),
-    }
+    crate::cmd::files::write_new(out, inputs, force, "out.svg", |f| {
+        f.write_all(doc.as_bytes())
+            .map_err(|e| crate::cmd::io_at(out, e))
+    })
 }

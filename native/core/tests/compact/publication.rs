@@ -2,6 +2,38 @@
 
 use super::*;
 
+/// Two engines and two different walks (`a`, then `b`) to record into one path of `dir`.
+struct Rivals {
+    dir: tempfile::TempDir,
+    a: Vec<(u32, Vec<Event>)>,
+    b: Vec<(u32, Vec<Event>)>,
+    ea: Engine,
+    eb: Engine,
+}
+
+fn rivals() -> Rivals {
+    Rivals {
+        dir: tempfile::tempdir().unwrap(),
+        a: walk(0, 1),
+        b: walk(100, 2),
+        ea: Engine::new(EngineOptions::default()).unwrap(),
+        eb: Engine::new(EngineOptions::default()).unwrap(),
+    }
+}
+
+/// `err` is `Error::Locked`, and its message names each of `paths`.
+#[track_caller]
+fn assert_locked_naming(err: &Error, paths: &[&Path]) {
+    match err {
+        Error::Locked(m) => {
+            for p in paths {
+                assert!(m.contains(&*p.to_string_lossy()), "{m}");
+            }
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
 #[test]
 fn compact_does_not_replace_an_existing_file_unless_told_to() {
     let dir = tempfile::tempdir().unwrap();
@@ -31,10 +63,7 @@ fn compact_does_not_replace_an_existing_file_unless_told_to() {
 
 #[test]
 fn two_engines_finishing_the_same_unflushed_path_never_overwrite_each_other() {
-    let dir = tempfile::tempdir().unwrap();
-    let (a, b) = (walk(0, 1), walk(100, 2));
-    let ea = Engine::new(EngineOptions::default()).unwrap();
-    let eb = Engine::new(EngineOptions::default()).unwrap();
+    let Rivals { dir, a, b, ea, eb } = rivals();
 
     // one after the other: the second is refused and its ticks are kept next to the path
     let path = dir.path().join("run.reel");
@@ -43,13 +72,7 @@ fn two_engines_finishing_the_same_unflushed_path_never_overwrite_each_other() {
     assert_eq!(ra.finish().unwrap().wait().unwrap(), path);
     let err = rb.finish().unwrap().wait().unwrap_err();
     let conflict = dir.path().join("run.conflict-1.reel");
-    match &err {
-        Error::Locked(m) => {
-            assert!(m.contains(&*path.to_string_lossy()), "{m}");
-            assert!(m.contains(&*conflict.to_string_lossy()), "{m}");
-        }
-        other => panic!("{other:?}"),
-    }
+    assert_locked_naming(&err, &[&path, &conflict]);
     assert!(holds(&path, &a), "the first file was replaced");
     assert!(
         holds(&conflict, &b),
@@ -88,10 +111,7 @@ fn two_engines_finishing_the_same_unflushed_path_never_overwrite_each_other() {
 
 #[test]
 fn with_overwrite_the_later_recording_replaces_the_file() {
-    let dir = tempfile::tempdir().unwrap();
-    let (a, b) = (walk(0, 1), walk(100, 2));
-    let ea = Engine::new(EngineOptions::default()).unwrap();
-    let eb = Engine::new(EngineOptions::default()).unwrap();
+    let Rivals { dir, a, b, ea, eb } = rivals();
     let path = dir.path().join("run.reel");
     let ra = record(&ea, &path, &a, false);
     let rb = record(&eb, &path, &b, true);
@@ -103,10 +123,7 @@ fn with_overwrite_the_later_recording_replaces_the_file() {
 
 #[test]
 fn an_unflushed_recording_does_not_publish_a_path_another_writer_records_live() {
-    let dir = tempfile::tempdir().unwrap();
-    let (a, b) = (walk(0, 1), walk(100, 2));
-    let ea = Engine::new(EngineOptions::default()).unwrap();
-    let eb = Engine::new(EngineOptions::default()).unwrap();
+    let Rivals { dir, a, b, ea, eb } = rivals();
     let path = dir.path().join("run.reel");
     // both start before either has a live directory (else the second would be refused at once)
     let ra = record(&ea, &path, &a, false);
@@ -117,13 +134,7 @@ fn an_unflushed_recording_does_not_publish_a_path_another_writer_records_live() 
     assert!(live.is_dir());
     let err = rb.finish().unwrap().wait().unwrap_err();
     let conflict = dir.path().join("run.conflict-1.reel");
-    match &err {
-        Error::Locked(m) => {
-            assert!(m.contains(&*live.to_string_lossy()), "{m}");
-            assert!(m.contains(&*conflict.to_string_lossy()), "{m}");
-        }
-        other => panic!("{other:?}"),
-    }
+    assert_locked_naming(&err, &[&live, &conflict]);
     assert!(!path.exists());
     assert!(holds(&conflict, &b));
     assert_eq!(ra.finish().unwrap().wait().unwrap(), path);
@@ -133,10 +144,7 @@ fn an_unflushed_recording_does_not_publish_a_path_another_writer_records_live() 
 
 #[test]
 fn a_live_recording_that_loses_the_race_keeps_its_live_directory() {
-    let dir = tempfile::tempdir().unwrap();
-    let (a, b) = (walk(0, 1), walk(100, 2));
-    let ea = Engine::new(EngineOptions::default()).unwrap();
-    let eb = Engine::new(EngineOptions::default()).unwrap();
+    let Rivals { dir, a, b, ea, eb } = rivals();
     let path = dir.path().join("run.reel");
     let ra = record(&ea, &path, &a, false);
     let rb = record(&eb, &path, &b, false);
@@ -144,13 +152,7 @@ fn a_live_recording_that_loses_the_race_keeps_its_live_directory() {
     ra.flush().unwrap();
     let live = live_dir_for(&path);
     let err = ra.finish().unwrap().wait().unwrap_err();
-    match &err {
-        Error::Locked(m) => {
-            assert!(m.contains(&*path.to_string_lossy()), "{m}");
-            assert!(m.contains(&*live.to_string_lossy()), "{m}");
-        }
-        other => panic!("{other:?}"),
-    }
+    assert_locked_naming(&err, &[&path, &live]);
     assert!(holds(&path, &b), "the published file was replaced");
     assert_eq!(names(dir.path()), set(&["run.reel", "run.reel.live"]));
     // the live directory is unlocked and complete: it compacts elsewhere ...

@@ -34,37 +34,6 @@ public final class PacedBench {
 
     private PacedBench() {}
 
-    /** Every player's pose for {@code ticks} ticks (the formula of {@link JniBench#table}). */
-    static double[] table(int ticks) {
-        double[] v = new double[ticks * PLAYERS * 5];
-        int i = 0;
-        for (int t = 0; t < ticks; t++) {
-            for (int p = 0; p < PLAYERS; p++) {
-                v[i++] = p * 2.0 + t * 0.28 + Math.sin(t * 0.05 + p) * 0.1;
-                v[i++] = 64.0 + Math.max(Math.sin(t * 0.3 + p) * 0.6, 0.0);
-                v[i++] = p * 0.5 + Math.cos(t * 0.02) * 3.0;
-                v[i++] = t * 3.7 + p;
-                v[i++] = Math.sin(t * 0.1) * 20.0;
-            }
-        }
-        return v;
-    }
-
-    static void fill(int t, Batch w, double[] table) {
-        w.clear();
-        int i = (t % (table.length / (PLAYERS * 5))) * PLAYERS * 5;
-        for (int p = 0; p < PLAYERS; p++, i += 5) {
-            if (t == 0) {
-                w.entityAdd(p, 0, table[i], table[i + 1], table[i + 2], table[i + 3], table[i + 4]);
-            } else {
-                w.pose(p, table[i], table[i + 1], table[i + 2], table[i + 3], table[i + 4]);
-            }
-            if (t % 20 == 0) {
-                w.flags(p, (t / 20 + p) & 7);
-            }
-        }
-    }
-
     private static void sleepUntil(long deadline) {
         for (long left; (left = deadline - System.nanoTime()) > 0; ) {
             LockSupport.parkNanos(left);
@@ -79,7 +48,7 @@ public final class PacedBench {
     }
 
     /** Records {@code warm} ticks back to back (JIT), then {@code paced} ticks at 20 ticks/s. */
-    static void paced(Engine engine, Path dir, int warm, int paced, double[] table) throws Exception {
+    static void paced(Engine engine, Path dir, int warm, int paced, BenchPoses poses) throws Exception {
         Batch w = new Batch();
         Batch floor = new Batch();
         long[] submit = new long[paced];
@@ -87,9 +56,9 @@ public final class PacedBench {
         long sink = 0;
         try (Recorder rec = engine.startRecording(dir.resolve("paced.reel"), RecorderOptions.defaults())) {
             for (int t = 0; t < warm; t++) {
-                fill(t, w, table);
+                poses.fill(t, w);
                 rec.submit(t, w);
-                fill(t, floor, table);
+                poses.fill(t, floor);
                 sink += floor.sealDirect().get(2);
             }
             long base = System.nanoTime() + TICK_NANOS;
@@ -97,12 +66,12 @@ public final class PacedBench {
                 int t = warm + i;
                 sleepUntil(base + i * TICK_NANOS);
                 long a = System.nanoTime();
-                fill(t, w, table);
+                poses.fill(t, w);
                 rec.submit(t, w);
                 submit[i] = System.nanoTime() - a;
                 sleepUntil(base + i * TICK_NANOS + TICK_NANOS / 2);
                 long b = System.nanoTime();
-                fill(t, floor, table);
+                poses.fill(t, floor);
                 sink += floor.sealDirect().get(2);
                 copy[i] = System.nanoTime() - b;
             }
@@ -119,12 +88,12 @@ public final class PacedBench {
     }
 
     /** Bytes allocated per {@code advance()} over {@code calls} calls, after as many to warm up. */
-    static void advanceAllocs(Engine engine, Path dir, int ticks, int calls, double[] table) throws Exception {
+    static void advanceAllocs(Engine engine, Path dir, int ticks, int calls, BenchPoses poses) throws Exception {
         Path reel = dir.resolve("advance.reel");
         Batch w = new Batch();
         try (Recorder rec = engine.startRecording(reel, RecorderOptions.defaults())) {
             for (int t = 0; t < ticks; t++) {
-                fill(t, w, table);
+                poses.fill(t, w);
                 rec.submit(t, w);
             }
             try (FinishHandle f = rec.finish()) {
@@ -179,11 +148,11 @@ public final class PacedBench {
         boolean quick = Arrays.asList(args).contains("--quick");
         int paced = quick ? 100 : 600;
         int warm = 4000;
-        double[] table = table(1000);
+        BenchPoses poses = new BenchPoses(PLAYERS, 1000);
         Path dir = Files.createTempDirectory("tickreel-paced-bench");
         try (Engine engine = new Engine(EngineOptions.defaults())) {
-            paced(engine, dir, warm, paced, table);
-            advanceAllocs(engine, dir, 3000, 2000, table);
+            paced(engine, dir, warm, paced, poses);
+            advanceAllocs(engine, dir, 3000, 2000, poses);
         } finally {
             try (Stream<Path> s = Files.walk(dir)) {
                 s.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
