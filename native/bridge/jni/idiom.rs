@@ -42,61 +42,9 @@ pub(crate) fn java_option(name: &str) -> Option<&'static str> {
     })
 }
 
-/// Core messages that still name an option unmarked, Rust's way (`record/engine.rs`'s
-/// `EngineOptions::validate` and its "already exists" refusal): the unmarked words, the marked
-/// ones they stand for.
-const UNMARKED: [(&str, &str); 4] = [
-    ("writer_threads", "`writer_threads`"),
-    ("queue_capacity", "`queue_capacity`"),
-    ("shadow_budget_bytes", "`shadow_budget_bytes`"),
-    (
-        "set overwrite to replace it",
-        "set `overwrite` to replace it",
-    ),
-];
-
-/// `msg` in Java's words: marked option names spelled as Java's builder methods, a Rust range
-/// (`1..=64`) as "between 1 and 64".
+/// `msg` in Java's words: marked option names spelled as Java's builder methods.
 pub(crate) fn java_text(msg: &str) -> String {
-    let mut m = msg.to_string();
-    for (bare, marked) in UNMARKED {
-        if m.contains(bare) && !m.contains(marked) {
-            m = m.replace(bare, marked);
-        }
-    }
-    respell_options(&without_rust_ranges(&m), java_option)
-}
-
-/// "a..=b" (numbers) as "between a and b".
-fn without_rust_ranges(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    let mut rest = s;
-    while let Some(i) = rest.find("..=") {
-        let number = |c: char| c.is_ascii_digit() || c == '.' || c == '-';
-        let low_start = rest[..i]
-            .char_indices()
-            .rev()
-            .take_while(|&(_, c)| number(c))
-            .last()
-            .map_or(i, |(j, _)| j);
-        let tail = &rest[i + 3..];
-        let high_len = tail
-            .char_indices()
-            .take_while(|&(_, c)| number(c))
-            .last()
-            .map_or(0, |(j, c)| j + c.len_utf8());
-        let high = tail[..high_len].trim_end_matches('.');
-        if low_start == i || high.is_empty() {
-            out.push_str(&rest[..i + 3]);
-            rest = tail;
-            continue;
-        }
-        out.push_str(&rest[..low_start]);
-        out.push_str(&format!("between {} and {high}", &rest[low_start..i]));
-        rest = &tail[high.len()..];
-    }
-    out.push_str(rest);
-    out
+    respell_options(msg, java_option)
 }
 
 /// The message of a Java exception for `e`: an I/O error as java.nio's ("PATH: reason", or the
@@ -135,22 +83,19 @@ mod tests {
     #[test]
     fn messages_read_as_java() {
         assert_eq!(
-            java_text("writer_threads 0 must be 1..=64"),
-            "writerThreads 0 must be between 1 and 64"
-        );
-        assert_eq!(
-            java_text("speed 20 outside 0.25..=16."),
-            "speed 20 outside between 0.25 and 16."
+            java_text("`writer_threads` must be between 1 and 64 (got 0)"),
+            "writerThreads must be between 1 and 64 (got 0)"
         );
         assert_eq!(
             java_text("`flush_max_pending_bytes` must be positive"),
             "flushBytes must be positive"
         );
         assert_eq!(
-            java_text("/x.reel already exists (a finished recording); set overwrite to replace it"),
+            java_text(
+                "/x.reel already exists (a finished recording); set `overwrite` to replace it"
+            ),
             "/x.reel already exists (a finished recording); set overwrite(true) to replace it"
         );
-        assert_eq!(java_text("a..=b and 3..=x"), "a..=b and 3..=x");
         let io = Error::io_at(
             Path::new("/runs/a.reel"),
             std::io::Error::from_raw_os_error(2),

@@ -176,6 +176,19 @@ pub fn between(low: impl std::fmt::Display, high: impl std::fmt::Display) -> Str
     format!("between {low} and {high}")
 }
 
+/// A duration as messages write it in every language: "50 ms", "2 s", "750 µs" (never Rust's
+/// `Debug` form such as `50ms` or `1.5s`).
+pub fn duration(d: std::time::Duration) -> String {
+    let us = d.as_micros();
+    if us == 0 || !us.is_multiple_of(1000) && us < 10_000 {
+        format!("{us} µs")
+    } else if us.is_multiple_of(1_000_000) {
+        format!("{} s", us / 1_000_000)
+    } else {
+        format!("{} ms", d.as_millis())
+    }
+}
+
 /// A span of ticks as messages write it: "ticks 3 to 9", or "no ticks".
 pub fn tick_span(first: Option<u32>, last: Option<u32>) -> String {
     match (first, last) {
@@ -379,6 +392,17 @@ impl Error {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn durations_read_in_words() {
+        use std::time::Duration;
+        assert_eq!(duration(Duration::from_millis(50)), "50 ms");
+        assert_eq!(duration(Duration::from_secs(2)), "2 s");
+        assert_eq!(duration(Duration::from_millis(1500)), "1500 ms");
+        assert_eq!(duration(Duration::from_micros(750)), "750 µs");
+        assert_eq!(duration(Duration::from_micros(1250)), "1250 µs");
+        assert_eq!(duration(Duration::ZERO), "0 µs");
+    }
 
     #[test]
     fn option_names_are_respelled_and_os_errors_dropped() {

@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 use crate::sync::{Condvar, Mutex, RwLock};
 use crossbeam_channel::{Receiver, Sender, TrySendError, bounded, unbounded};
 
-use crate::error::{Error, Result};
+use crate::error::{Error, Result, between, option};
 use crate::format::metadata::{EntityInfo, EventType};
 use crate::record::background::Background;
 use crate::record::compaction_worker::{CompactJob, compaction_loop};
@@ -69,17 +69,23 @@ impl EngineOptions {
     pub fn validate(&self) -> Result<()> {
         if self.writer_threads == 0 || self.writer_threads > MAX_WRITER_THREADS {
             return Err(Error::invalid(format!(
-                "writer_threads {} must be 1..={MAX_WRITER_THREADS}",
+                "{} must be {} (got {})",
+                option("writer_threads"),
+                between(1, MAX_WRITER_THREADS),
                 self.writer_threads
             )));
         }
         if self.queue_capacity == 0 {
-            return Err(Error::invalid("queue_capacity must be positive"));
+            return Err(Error::invalid(format!(
+                "{} must be positive",
+                option("queue_capacity")
+            )));
         }
         if self.shadow_budget_bytes == 0 {
-            return Err(Error::invalid(
-                "shadow_budget_bytes must be positive (it bounds what shadow buffers keep)",
-            ));
+            return Err(Error::invalid(format!(
+                "{} must be positive (it bounds what shadow buffers keep)",
+                option("shadow_budget_bytes")
+            )));
         }
         Ok(())
     }
@@ -520,7 +526,7 @@ impl Engine {
         } else {
             if !options.overwrite && storage.stat(path)?.is_some() {
                 return Err(Error::InvalidState(format!(
-                    "{} already exists (a finished recording); set overwrite to replace it",
+                    "{} already exists (a finished recording); set `overwrite` to replace it",
                     path.display()
                 )));
             }
@@ -663,8 +669,8 @@ mod tests {
             writer_threads: n,
             ..EngineOptions::default()
         };
-        assert!(bad(threads(0)).contains("writer_threads 0 must be 1..=64"));
-        assert!(bad(threads(MAX_WRITER_THREADS + 1)).contains("writer_threads 65"));
+        assert!(bad(threads(0)).contains("`writer_threads` must be between 1 and 64 (got 0)"));
+        assert!(bad(threads(MAX_WRITER_THREADS + 1)).contains("(got 65)"));
         assert!(threads(MAX_WRITER_THREADS).validate().is_ok());
         bad(EngineOptions {
             queue_capacity: 0,

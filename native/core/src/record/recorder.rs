@@ -325,7 +325,8 @@ impl Recorder {
         match self.shared.backpressure {
             Backpressure::Drop => Ok(Submitted::Dropped),
             Backpressure::Block { deadline } => Err(Error::Backpressure(format!(
-                "tick {tick} dropped: the writer had no room for {deadline:?}"
+                "tick {tick} dropped: the writer had no room for {}",
+                crate::error::duration(deadline)
             ))),
         }
     }

@@ -260,7 +260,7 @@ class RecorderTest {
         // Builders only store; the core checks (EngineOptions::validate, RecorderOptions::validate).
         IllegalArgumentException threads = assertThrows(IllegalArgumentException.class,
                 () -> new Engine(EngineOptions.builder().writerThreads(0).build()));
-        assertTrue(threads.getMessage().contains("writerThreads 0 must be between 1 and 64"), threads.getMessage());
+        assertTrue(threads.getMessage().contains("writerThreads must be between 1 and 64 (got 0)"), threads.getMessage());
         assertThrows(IllegalArgumentException.class, () -> new Engine(EngineOptions.builder().writerThreads(65).build()));
         assertThrows(IllegalArgumentException.class, () -> new Engine(EngineOptions.builder().queueCapacity(0).build()));
         try (Engine engine = new Engine()) {
