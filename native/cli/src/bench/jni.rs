@@ -73,7 +73,7 @@ fn engine() -> Engine {
 }
 
 fn drain(engine: &Engine) {
-    while engine.stats().inflight_bytes > 0 {
+    while engine.stats().inflight_bytes > 0 || engine.stats().queue_depth > 0 {
         std::thread::sleep(Duration::from_micros(200));
     }
 }

@@ -95,7 +95,7 @@ fn submit_cost(recs: u32, players: u32, ticks: u32) -> (f64, f64, f64) {
         floor_q.drain();
     }
     let drain = || {
-        while engine.stats().inflight_bytes > 0 {
+        while engine.stats().inflight_bytes > 0 || engine.stats().queue_depth > 0 {
             std::thread::sleep(Duration::from_micros(200));
         }
     };
@@ -345,7 +345,7 @@ fn writer_round(dir: &std::path::Path, data: &[Vec<Vec<u8>>]) -> (f64, u64) {
     }
     let start = Instant::now();
     engine.set_writers_stalled(false);
-    while engine.stats().inflight_bytes > 0 {
+    while engine.stats().inflight_bytes > 0 || engine.stats().queue_depth > 0 {
         std::thread::sleep(Duration::from_micros(200));
     }
     let writer = start.elapsed().as_secs_f64();

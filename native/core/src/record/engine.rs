@@ -96,6 +96,8 @@ impl EngineOptions {
 pub struct EngineStats {
     pub active_recordings: usize,
     pub queue_depth: usize,
+    /// Bytes of submitted ticks and snapshots not written yet (what the budget counts, less what
+    /// the writers have written and hold back to give back in a batch).
     pub inflight_bytes: usize,
     pub dropped_ticks: u64,
     pub bytes_written: u64,
@@ -226,6 +228,9 @@ pub(crate) struct EngineShared {
     /// Set by a server thread that found the in-flight budget spent; on a line of its own, read
     /// by the writers each time their queue runs dry.
     pub starved: Padded<AtomicBool>,
+    /// Budget bytes the writers have written and hold back (for `EngineStats`; written by the
+    /// writers only, on a line of its own).
+    pub held_back: Padded<AtomicUsize>,
     pub max_inflight: usize,
     pub stalled: Mutex<bool>,
     pub stalled_flag: std::sync::atomic::AtomicBool,
@@ -369,6 +374,7 @@ impl Engine {
             pool: BufferPool::new(options.pool_buffers, options.max_inflight_bytes / 4),
             inflight: AtomicUsize::new(0),
             starved: Padded(AtomicBool::new(false)),
+            held_back: Padded(AtomicUsize::new(0)),
             max_inflight: options.max_inflight_bytes,
             stalled: Mutex::new(false),
             stalled_flag: std::sync::atomic::AtomicBool::new(false),
@@ -618,7 +624,10 @@ impl Engine {
         EngineStats {
             active_recordings: s.active.load(Ordering::Relaxed),
             queue_depth: self.inner.writers.iter().map(Sender::len).sum(),
-            inflight_bytes: s.inflight.load(Ordering::Relaxed),
+            inflight_bytes: s
+                .inflight
+                .load(Ordering::Acquire)
+                .saturating_sub(s.held_back.0.load(Ordering::Acquire)),
             dropped_ticks: s.dropped_total.load(Ordering::Relaxed),
             bytes_written: s.bytes_written.load(Ordering::Relaxed),
             last_flush_latency_us: s.last_flush_us.load(Ordering::Relaxed),

@@ -10,6 +10,8 @@
 //! sixteenth of the budget, buffers sixteen at a time, and everything as soon as a server thread
 //! found the budget spent ([`EngineShared::starved`]) or the writer has been idle for a while.
 
+use std::sync::atomic::Ordering;
+
 use crate::record::engine::EngineShared;
 
 /// Buffers held before they go back to the pool together.
@@ -35,10 +37,21 @@ impl Returns {
 
     /// Budget bytes of a message that held no pooled buffer (or lost it).
     pub(crate) fn bytes(&mut self, engine: &EngineShared, n: usize) {
-        self.bytes += n;
-        if self.bytes >= self.batch {
-            engine.release_bytes(std::mem::take(&mut self.bytes));
+        if n == 0 {
+            return;
         }
+        self.bytes += n;
+        engine.held_back.0.fetch_add(n, Ordering::AcqRel);
+        if self.bytes >= self.batch {
+            self.release(engine);
+        }
+    }
+
+    /// Gives the held bytes back to the budget.
+    fn release(&mut self, engine: &EngineShared) {
+        let n = std::mem::take(&mut self.bytes);
+        engine.release_bytes(n);
+        engine.held_back.0.fetch_sub(n, Ordering::AcqRel);
     }
 
     /// A written tick's buffer, and the budget bytes it held.
@@ -59,7 +72,7 @@ impl Returns {
             engine.pool.give_all(&mut self.buffers);
         }
         if self.bytes > 0 {
-            engine.release_bytes(std::mem::take(&mut self.bytes));
+            self.release(engine);
         }
     }
 
@@ -95,6 +108,9 @@ mod tests {
         assert_eq!(r.held(), (10 * 4096, 10));
         r.settle(&shared, false);
         assert_eq!(inflight(), 10 * 4096);
+        // Written: the engine's figure of bytes in flight leaves them out.
+        assert_eq!(engine.stats().inflight_bytes, 0);
+        assert_eq!(shared.held_back.0.load(Ordering::Relaxed), 10 * 4096);
         // A server that finds the budget spent asks for them: the next settle gives all back.
         assert!(!shared.reserve_bytes(1 << 20));
         r.settle(&shared, false);
@@ -112,6 +128,7 @@ mod tests {
         r.bytes(&shared, 100);
         r.settle(&shared, true);
         assert_eq!(inflight(), 0);
+        assert_eq!(shared.held_back.0.load(Ordering::Relaxed), 0);
         engine.shutdown();
     }
 }
