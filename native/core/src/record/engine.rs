@@ -10,18 +10,16 @@ use crate::sync::{Condvar, Mutex, RwLock};
 use crossbeam_channel::{Receiver, Sender, TrySendError, bounded, unbounded};
 
 use crate::error::{Error, Result, between, option};
-use crate::format::metadata::{EntityInfo, EventType};
 use crate::record::background::Background;
 use crate::record::compaction_worker::{CompactJob, compaction_loop};
-use crate::record::finish::FinishHandle;
 use crate::record::held::HeldMemory;
 use crate::record::hot_slots::HotSlots;
+pub(crate) use crate::record::msg::{Ending, Msg};
 use crate::record::open_recording::OpenRecording;
 use crate::record::pool::BufferPool;
 use crate::record::recorder::{Backpressure, NONE, OPEN, RecShared, Recorder, RecorderOptions};
 use crate::record::resume::PendingResume;
 use crate::record::sync_round::SyncThread;
-use crate::record::tick_bytes::TickBytes;
 use crate::record::writer_thread::writer_loop;
 use crate::storage::live::{LiveDir, live_dir_for};
 use crate::storage::{LocalStorage, Storage, SyncCounted};
@@ -115,98 +113,6 @@ pub struct EngineStats {
     /// Syncs (`fsync`, `fdatasync`, `syncfs`) the engine's recordings made since it started:
     /// flushes, compaction, publication, recovery.
     pub syncs: u64,
-}
-
-/// Messages to a writer thread. One recording always goes to the same writer, so its messages
-/// keep their order.
-pub(crate) enum Msg {
-    Open {
-        id: u64,
-        rec: Box<OpenRecording>,
-    },
-    Tick {
-        id: u64,
-        tick: u32,
-        bytes: TickBytes,
-    },
-    PlayerLeft {
-        id: u64,
-        entity: u32,
-    },
-    Snapshot {
-        id: u64,
-        bytes: Vec<u8>,
-    },
-    // Rare messages with large payloads are boxed, keeping `Msg` (and every queue slot) small.
-    Entity {
-        id: u64,
-        info: Box<EntityInfo>,
-    },
-    EventType {
-        id: u64,
-        t: Box<EventType>,
-    },
-    UserMeta {
-        id: u64,
-        meta: Box<(String, fastnbt::Value)>,
-    },
-    Flush {
-        id: u64,
-        ack: Sender<Result<()>>,
-    },
-    Finish {
-        id: u64,
-        handle: FinishHandle,
-    },
-    Abort {
-        id: u64,
-        ack: Sender<Result<()>>,
-    },
-    Close {
-        id: u64,
-        ack: Option<Sender<Result<()>>>,
-    },
-    Shutdown,
-}
-
-impl Msg {
-    /// Bytes this message holds of the engine's in-flight budget (released by the writer).
-    pub(crate) fn budget_bytes(&self) -> usize {
-        match self {
-            Msg::Tick { bytes, .. } => bytes.budget_bytes(),
-            Msg::Snapshot { bytes, .. } => bytes.capacity(),
-            _ => 0,
-        }
-    }
-
-    /// The recording a message is for (`None` for `Shutdown`).
-    pub(crate) fn recording(&self) -> Option<u64> {
-        match self {
-            Msg::Open { id, .. }
-            | Msg::Tick { id, .. }
-            | Msg::PlayerLeft { id, .. }
-            | Msg::Snapshot { id, .. }
-            | Msg::Entity { id, .. }
-            | Msg::EventType { id, .. }
-            | Msg::UserMeta { id, .. }
-            | Msg::Flush { id, .. }
-            | Msg::Finish { id, .. }
-            | Msg::Abort { id, .. }
-            | Msg::Close { id, .. } => Some(*id),
-            Msg::Shutdown => None,
-        }
-    }
-}
-
-/// An ending message (`Finish`, `Close` or `Abort`) that found its writer's queue full. It travels
-/// on the writer's control channel instead, so that ending a recording never waits for queue room
-/// (on a server thread, that room may be behind a slow fsync). The channel is unbounded, but each
-/// recording sends at most one ending message. The writer applies it once it has taken `after`
-/// messages of the recording off the queue: everything the recording queued before it.
-pub(crate) struct Ending {
-    pub id: u64,
-    pub after: u64,
-    pub msg: Msg,
 }
 
 /// A value on a cache line of its own.

@@ -10,6 +10,7 @@ pub(crate) mod engine;
 mod finish;
 pub(crate) mod held;
 mod hot_slots;
+mod msg;
 pub mod observer;
 mod open_recording;
 mod pool;

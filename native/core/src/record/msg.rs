@@ -1,0 +1,101 @@
+//! The messages a writer thread takes off its queue (and its control channel).
+
+use crossbeam_channel::Sender;
+
+use crate::error::Result;
+use crate::format::metadata::{EntityInfo, EventType};
+use crate::record::finish::FinishHandle;
+use crate::record::open_recording::OpenRecording;
+use crate::record::tick_bytes::TickBytes;
+
+/// Messages to a writer thread. One recording always goes to the same writer, so its messages
+/// keep their order.
+pub(crate) enum Msg {
+    Open {
+        id: u64,
+        rec: Box<OpenRecording>,
+    },
+    Tick {
+        id: u64,
+        tick: u32,
+        bytes: TickBytes,
+    },
+    PlayerLeft {
+        id: u64,
+        entity: u32,
+    },
+    Snapshot {
+        id: u64,
+        bytes: Vec<u8>,
+    },
+    // Rare messages with large payloads are boxed, keeping `Msg` (and every queue slot) small.
+    Entity {
+        id: u64,
+        info: Box<EntityInfo>,
+    },
+    EventType {
+        id: u64,
+        t: Box<EventType>,
+    },
+    UserMeta {
+        id: u64,
+        meta: Box<(String, fastnbt::Value)>,
+    },
+    Flush {
+        id: u64,
+        ack: Sender<Result<()>>,
+    },
+    Finish {
+        id: u64,
+        handle: FinishHandle,
+    },
+    Abort {
+        id: u64,
+        ack: Sender<Result<()>>,
+    },
+    Close {
+        id: u64,
+        ack: Option<Sender<Result<()>>>,
+    },
+    Shutdown,
+}
+
+impl Msg {
+    /// Bytes this message holds of the engine's in-flight budget (released by the writer).
+    pub(crate) fn budget_bytes(&self) -> usize {
+        match self {
+            Msg::Tick { bytes, .. } => bytes.budget_bytes(),
+            Msg::Snapshot { bytes, .. } => bytes.capacity(),
+            _ => 0,
+        }
+    }
+
+    /// The recording a message is for (`None` for `Shutdown`).
+    pub(crate) fn recording(&self) -> Option<u64> {
+        match self {
+            Msg::Open { id, .. }
+            | Msg::Tick { id, .. }
+            | Msg::PlayerLeft { id, .. }
+            | Msg::Snapshot { id, .. }
+            | Msg::Entity { id, .. }
+            | Msg::EventType { id, .. }
+            | Msg::UserMeta { id, .. }
+            | Msg::Flush { id, .. }
+            | Msg::Finish { id, .. }
+            | Msg::Abort { id, .. }
+            | Msg::Close { id, .. } => Some(*id),
+            Msg::Shutdown => None,
+        }
+    }
+}
+
+/// An ending message (`Finish`, `Close` or `Abort`) that found its writer's queue full. It travels
+/// on the writer's control channel instead, so that ending a recording never waits for queue room
+/// (on a server thread, that room may be behind a slow fsync). The channel is unbounded, but each
+/// recording sends at most one ending message. The writer applies it once it has taken `after`
+/// messages of the recording off the queue: everything the recording queued before it.
+pub(crate) struct Ending {
+    pub id: u64,
+    pub after: u64,
+    pub msg: Msg,
+}
