@@ -7,7 +7,7 @@ mod serve_support;
 
 use std::io::{BufRead, BufReader};
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
@@ -19,30 +19,7 @@ fn a_live_recording_grows_as_the_writer_flushes_then_finishes() {
     let s = Server::start(&[dir.path().to_str().unwrap(), "--listen", "127.0.0.1:0"]);
     let out = dir.path().join("live.reel");
     // 240 ticks at 60 ticks/s (4 s), flushed every 100 ms
-    let mut writer = Command::new(env!("CARGO_BIN_EXE_tickreel"))
-        .args([
-            "simulate",
-            "--out",
-            out.to_str().unwrap(),
-            "--players",
-            "4",
-            "--ticks",
-            "240",
-            "--tps",
-            "60",
-            "--flush-ms",
-            "100",
-            "--chunk-ticks",
-            "20",
-        ])
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut lines = BufReader::new(writer.stdout.take().unwrap()).lines();
-    // the first flush
-    let first = lines.next().unwrap().unwrap();
-    assert!(first.starts_with("flushed "), "{first}");
-    std::thread::spawn(move || for _ in lines {});
+    let mut writer = live_writer(&out, 4, 240, 60);
 
     let list = names(&s.json("/api/recordings"));
     assert!(

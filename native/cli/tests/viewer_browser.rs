@@ -9,9 +9,8 @@
 
 mod serve_support;
 
-use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
@@ -190,25 +189,7 @@ fn the_viewer_follows_a_recording_while_it_is_written() {
     let s = Server::start(&[dir.path().to_str().unwrap(), "--listen", "127.0.0.1:0"]);
     let out = dir.path().join("live.reel");
     // 300 ticks at 50 ticks/s (6 s), flushed every 100 ms
-    let mut writer = Command::new(env!("CARGO_BIN_EXE_tickreel"))
-        .args(["simulate", "--out", out.to_str().unwrap(), "--players", "5"])
-        .args([
-            "--ticks",
-            "300",
-            "--tps",
-            "50",
-            "--flush-ms",
-            "100",
-            "--chunk-ticks",
-            "20",
-        ])
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut lines = BufReader::new(writer.stdout.take().unwrap()).lines();
-    let first = lines.next().unwrap().unwrap();
-    assert!(first.starts_with("flushed "), "{first}");
-    std::thread::spawn(move || for _ in lines {});
+    let mut writer = live_writer(&out, 5, 300, 50);
 
     let mut b = browser();
     b.open(&format!("{}/?rec=live.reel.live", s.base)).unwrap();

@@ -21,6 +21,39 @@ pub fn ok(args: &[&str]) -> String {
     tool::succeeded(&tickreel(args))
 }
 
+/// `tickreel simulate` writing a live recording of `players` players, `ticks` ticks at `tps`
+/// ticks/s, flushed every 100 ms in chunks of 20 ticks; returned once its first flush is on disk
+/// (its further output is read and dropped).
+pub fn live_writer(out: &Path, players: u32, ticks: u32, tps: u32) -> Child {
+    let (players, ticks, tps) = (players.to_string(), ticks.to_string(), tps.to_string());
+    let mut writer = Command::new(env!("CARGO_BIN_EXE_tickreel"))
+        .args([
+            "simulate",
+            "--out",
+            out.to_str().unwrap(),
+            "--players",
+            &players,
+        ])
+        .args([
+            "--ticks",
+            &ticks,
+            "--tps",
+            &tps,
+            "--flush-ms",
+            "100",
+            "--chunk-ticks",
+            "20",
+        ])
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut lines = BufReader::new(writer.stdout.take().unwrap()).lines();
+    let first = lines.next().unwrap().unwrap();
+    assert!(first.starts_with("flushed "), "{first}");
+    std::thread::spawn(move || for _ in lines {});
+    writer
+}
+
 /// A finished recording of `players` simulated players over `ticks` ticks.
 pub fn simulate(out: &Path, players: u32, ticks: u32) {
     ok(&[
