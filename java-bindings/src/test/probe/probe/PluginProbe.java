@@ -36,6 +36,17 @@ import java.util.function.Function;
  */
 public final class PluginProbe implements Function<String, String> {
     /** An upload and reads by URL, if the S3 test server is described; else "". */
+    /** One entity walking along x: added at tick 0, then half a block a tick; {@code t} refilled. */
+    private static Batch walk(Batch t, int tick) {
+        t.clear();
+        if (tick == 0) {
+            t.entityAdd(1, 0, 0, 64, 0, 0, 0);
+        } else {
+            t.pose(1, tick * 0.5, 64, 0, 0, 0);
+        }
+        return t;
+    }
+
     private static String objectStorage(Path dir) throws Exception {
         String endpoint = System.getProperty("tickreel.test.s3.endpoint");
         if (endpoint == null) {
@@ -54,13 +65,7 @@ public final class PluginProbe implements Function<String, String> {
                 Recorder rec = engine.startRecording(dir.resolve("up.reel"), RecorderOptions.builder().build())) {
             Batch t = new Batch(64);
             for (int tick = 0; tick < ticks; tick++) {
-                t.clear();
-                if (tick == 0) {
-                    t.entityAdd(1, 0, 0, 64, 0, 0, 0);
-                } else {
-                    t.pose(1, tick * 0.5, 64, 0, 0, 0);
-                }
-                rec.submit(tick, t);
+                rec.submit(tick, walk(t, tick));
             }
             try (PendingUpload up = rec.finishAndUpload(url, options, false, true)) {
                 up.toCompletableFuture().get(60, TimeUnit.SECONDS);
@@ -122,13 +127,7 @@ public final class PluginProbe implements Function<String, String> {
                 rec.registerPlayer(1, new UUID(7, 1), "player1");
                 Batch t = new Batch(64);
                 for (int tick = 0; tick < ticks; tick++) {
-                    t.clear();
-                    if (tick == 0) {
-                        t.entityAdd(1, 0, 0, 64, 0, 0, 0);
-                    } else {
-                        t.pose(1, tick * 0.5, 64, 0, 0, 0);
-                    }
-                    if (!rec.submit(tick, t)) {
+                    if (!rec.submit(tick, walk(t, tick))) {
                         return "failed: tick " + tick + " dropped";
                     }
                 }

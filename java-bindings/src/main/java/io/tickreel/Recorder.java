@@ -10,7 +10,8 @@ import java.util.UUID;
  * One live recording, started by {@link Engine#startRecording} (or, shadowed, by {@link
  * ShadowBuffer#start}). The server thread encodes each
  * tick with a reused {@link Batch} and hands it over with {@link #submit(int, Batch)}:
- * one native call that copies the bytes into a pooled buffer and pushes them onto the writer's
+ * one native call that copies the bytes (a small tick into its queue slot, a larger one into a pooled
+ * buffer) and pushes them onto the writer's
  * queue (no I/O, no compression on the server thread). Ticks must be submitted in increasing order,
  * from one thread at a time; the other methods may be called from any thread.
  *
