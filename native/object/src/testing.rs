@@ -72,14 +72,19 @@ impl S3Server {
                      (pip install 'moto[server]')"
                 ),
             };
-            match wait_listening(&mut child, port) {
-                Ok(()) => {
-                    let credentials = if signed {
-                        setup_user(port)
-                    } else {
-                        Credentials::new("AKIALENIENTTESTKEY", "lenient-test-secret-value")
-                    };
-                    create_bucket(port);
+            // A server that just started listening has now and then reset the first connection: its
+            // setup then fails, and a fresh server (a fresh count of unsigned actions) is tried.
+            let ready = wait_listening(&mut child, port).and_then(|()| {
+                let credentials = if signed {
+                    setup_user(port)?
+                } else {
+                    Credentials::new("AKIALENIENTTESTKEY", "lenient-test-secret-value")
+                };
+                create_bucket(port)?;
+                Ok(credentials)
+            });
+            match ready {
+                Ok(credentials) => {
                     return S3Server {
                         child: Some(child),
                         port,
@@ -183,11 +188,11 @@ fn wait_listening(child: &mut Child, port: u16) -> Result<(), String> {
 }
 
 /// The unauthenticated setup actions: a user, its key, a policy allowing everything.
-fn setup_user(port: u16) -> Credentials {
+fn setup_user(port: u16) -> Result<Credentials, String> {
     let iam = "AWS4-HMAC-SHA256 Credential=AKIASETUP/20260101/us-east-1/iam/aws4_request, \
                SignedHeaders=host, Signature=0";
     let form = |body: &str| {
-        let (status, text) = http(
+        let (status, text) = try_http(
             port,
             "POST",
             "/",
@@ -196,36 +201,43 @@ fn setup_user(port: u16) -> Credentials {
                 ("Content-Type", "application/x-www-form-urlencoded"),
             ],
             body,
-        );
-        assert_eq!(status, 200, "IAM setup on the test server: {text}");
-        text
+        )
+        .map_err(|e| format!("IAM setup on the test server: {e}"))?;
+        match status {
+            200 => Ok(text),
+            _ => Err(format!("IAM setup on the test server: {status} {text}")),
+        }
     };
-    form("Action=CreateUser&UserName=tickreel&Version=2010-05-08");
-    let key = form("Action=CreateAccessKey&UserName=tickreel&Version=2010-05-08");
+    form("Action=CreateUser&UserName=tickreel&Version=2010-05-08")?;
+    let key = form("Action=CreateAccessKey&UserName=tickreel&Version=2010-05-08")?;
     let policy =
         r#"{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":"*","Resource":"*"}]}"#;
     form(&format!(
         "Action=PutUserPolicy&UserName=tickreel&PolicyName=all&Version=2010-05-08&PolicyDocument={}",
         percent(policy)
-    ));
-    Credentials::new(
+    ))?;
+    Ok(Credentials::new(
         element(&key, "AccessKeyId"),
         element(&key, "SecretAccessKey"),
-    )
+    ))
 }
 
 /// The last setup action: the bucket.
-fn create_bucket(port: u16) {
+fn create_bucket(port: u16) -> Result<(), String> {
     let s3 = "AWS4-HMAC-SHA256 Credential=AKIASETUP/20260101/us-east-1/s3/aws4_request, \
               SignedHeaders=host, Signature=0";
-    let (status, text) = http(
+    let (status, text) = try_http(
         port,
         "PUT",
         &format!("/{BUCKET}"),
         &[("Authorization", s3)],
         "",
-    );
-    assert_eq!(status, 200, "creating the test bucket: {text}");
+    )
+    .map_err(|e| format!("creating the test bucket: {e}"))?;
+    match status {
+        200 => Ok(()),
+        _ => Err(format!("creating the test bucket: {status} {text}")),
+    }
 }
 
 fn element(xml: &str, name: &str) -> String {
@@ -251,14 +263,14 @@ fn percent(s: &str) -> String {
 }
 
 /// One HTTP/1.1 request on its own connection: the status and the body.
-fn http(
+fn try_http(
     port: u16,
     method: &str,
     path: &str,
     headers: &[(&str, &str)],
     body: &str,
-) -> (u16, String) {
-    let mut s = TcpStream::connect(("127.0.0.1", port)).expect("connect to the test server");
+) -> std::io::Result<(u16, String)> {
+    let mut s = TcpStream::connect(("127.0.0.1", port))?;
     s.set_read_timeout(Some(Duration::from_secs(30))).ok();
     let mut req = format!(
         "{method} {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Length: {}\r\nConnection: close\r\n",
@@ -269,12 +281,10 @@ fn http(
     }
     req.push_str("\r\n");
     req.push_str(body);
-    s.write_all(req.as_bytes())
-        .expect("send to the test server");
+    s.write_all(req.as_bytes())?;
     let _ = s.shutdown(Shutdown::Write);
     let mut out = String::new();
-    s.read_to_string(&mut out)
-        .expect("answer of the test server");
+    s.read_to_string(&mut out)?;
     let status = out
         .split_whitespace()
         .nth(1)
@@ -284,5 +294,5 @@ fn http(
         .split_once("\r\n\r\n")
         .map_or("", |(_, b)| b)
         .to_string();
-    (status, body)
+    Ok((status, body))
 }
