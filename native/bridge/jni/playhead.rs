@@ -9,7 +9,7 @@ use jni::sys::{jint, jlongArray, jobject};
 use super::Res;
 use super::convert::{JniFill, JniResult, LONG_ARRAY_JAVA, LONG_ARRAY_SIG, fill_longs};
 use super::long_array;
-use super::reader::ENTITY_LONGS;
+use super::reader::{ENTITY_LONGS, entity_longs};
 use crate::api::playhead::{Added, EntityList, UpdateRef, World};
 use tickreel::play::{Direction, Motion, Update};
 
@@ -76,10 +76,7 @@ impl JniFill for EntityList<'_> {
         for (i, group) in entities.chunks(32).enumerate() {
             for (j, e) in group.iter().enumerate() {
                 let o = j * ENTITY_LONGS;
-                chunk[o] = i64::from(e.id);
-                chunk[o + 1] = i64::from(e.kind);
-                chunk[o + 2] = i64::from(e.flags);
-                chunk[o + 3..o + 8].copy_from_slice(&e.pose.to_array());
+                chunk[o..o + ENTITY_LONGS].copy_from_slice(&entity_longs(e));
             }
             let start = jint::try_from(i * 32 * ENTITY_LONGS).unwrap_or(jint::MAX);
             env.set_long_array_region(&room, start, &chunk[..group.len() * ENTITY_LONGS])?;
@@ -96,10 +93,7 @@ impl JniResult for Added<'_> {
     fn into_jni(self, env: &mut JNIEnv<'_>) -> Res<jobject> {
         let mut out = Vec::with_capacity(ENTITY_LONGS * self.entities().len());
         for e in self.entities() {
-            out.push(i64::from(e.id));
-            out.push(i64::from(e.kind));
-            out.push(i64::from(e.flags));
-            out.extend_from_slice(&e.pose.to_array());
+            out.extend_from_slice(&entity_longs(e));
         }
         long_array(env, &out)
     }

@@ -7,10 +7,27 @@ use jni::sys::jobject;
 use super::convert::{JniResult, LONG_ARRAY_JAVA, LONG_ARRAY_SIG};
 use super::{Res, long_array};
 use crate::api::reader::ReaderInfo;
+use tickreel::format::state::EntityState;
 use tickreel::play::{SeekState, VerifyReport};
 
 /// Number of `long`s per entity in a seek result (and in a playhead update).
 pub(crate) const ENTITY_LONGS: usize = 8;
+
+/// One entity as Java reads it: id, kind, flags (unsigned 32-bit values), then x, y, z, yaw,
+/// pitch as stored.
+pub(crate) fn entity_longs(e: &EntityState) -> [i64; ENTITY_LONGS] {
+    let p = e.pose.to_array();
+    [
+        i64::from(e.id),
+        i64::from(e.kind),
+        i64::from(e.flags),
+        p[0],
+        p[1],
+        p[2],
+        p[3],
+        p[4],
+    ]
+}
 
 fn uuid_longs(bytes: [u8; 16]) -> [i64; 2] {
     let (a, b) = uuid::Uuid::from_bytes(bytes).as_u64_pair();
@@ -64,10 +81,7 @@ impl JniResult for SeekState {
         out.push(s.snapshot_chunk.map_or(-1, |c| c as i64));
         out.push(s.entities.len() as i64);
         for e in s.entities.iter() {
-            out.push(i64::from(e.id));
-            out.push(i64::from(e.kind));
-            out.push(i64::from(e.flags));
-            out.extend_from_slice(&e.pose.to_array());
+            out.extend_from_slice(&entity_longs(e));
         }
         long_array(env, &out)
     }
