@@ -915,8 +915,8 @@ TickreelResult tickreel_recorder_options_default(struct TickreelRecorderOptions 
  *
  * Returns `TICKREEL_RESULT_INVALID_ARGUMENT` for an empty path or an invalid option,
  * `TICKREEL_RESULT_LOCKED` if `path` is already being recorded (in this process or another),
- * `TICKREEL_RESULT_INVALID_STATE` if a finished file exists at `path` and `overwrite` is 0 or the
- * engine has shut down, `TICKREEL_RESULT_IO` for a parent directory that is missing or not a
+ * `TICKREEL_RESULT_INVALID_STATE` if the engine has shut down, `TICKREEL_RESULT_IO` if a finished
+ * file exists at `path` and `overwrite` is 0, for a parent directory that is missing or not a
  * directory, a directory given as `path` or one that takes no new file (the message names the
  * path; Java's `TickreelException.path()` returns it), `TICKREEL_RESULT_IO` and the data errors
  * for a live directory that cannot be resumed, and `TICKREEL_RESULT_BACKPRESSURE` if the
@@ -2560,8 +2560,8 @@ TickreelResult tickreel_shadow_buffer_start(struct TickreelEngine *engine,
  * not UTF-8 or is the library's, or a player the buffer holds nothing of (never seen, or gone
  * longer than the grace period and the window); `TICKREEL_RESULT_INVALID_STATE` before the
  * stream's first tick and once the engine shut down. A report onto an existing file without
- * `overwrite` gets a handle that fails with `TICKREEL_RESULT_INVALID_STATE` (one whose file
- * cannot be written, with `TICKREEL_RESULT_IO`). On failure `*out_finish` is set to NULL
+ * `overwrite` gets a handle that fails with `TICKREEL_RESULT_IO` ("already exists"), as does one
+ * whose file cannot be written. On failure `*out_finish` is set to NULL
  * (when it can be written).
  *
  * Thread safety: any thread, concurrently with any other call on the shadow (reports of the same

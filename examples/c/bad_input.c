@@ -567,8 +567,10 @@ static void bad_recorder(void) {
     EXPECT(tickreel_reader_last_tick(reader, &last), OK);
     EXPECT_TRUE(first == 1 && last == 5);
     EXPECT(tickreel_reader_free(reader), OK);
-    /* A finished file is not replaced unless asked to. */
-    EXPECT(tickreel_recorder_start(engine, path, NULL, &rec), INVALID_STATE);
+    /* A finished file is not replaced unless asked to: a file in the way, at its path. */
+    EXPECT(tickreel_recorder_start(engine, path, NULL, &rec), IO);
+    EXPECT_TRUE(strstr(tickreel_last_error_message(), "already exists (a finished recording)") != NULL);
+    EXPECT_TRUE(strstr(tickreel_last_error_message(), path) != NULL);
 
     /* Abort: the recording is thrown away. */
     in_dir(other, sizeof other, "aborted.reel");
@@ -780,7 +782,7 @@ static void bad_shadow(void) {
     EXPECT(tickreel_shadow_buffer_report(shadow, 1, path, &bad, NULL, NULL, 0, &finish), OK);
     EXPECT(wait_report(finish), OK);
     EXPECT(tickreel_shadow_buffer_report(shadow, 1, path, &ro, NULL, NULL, 0, &finish), OK);
-    EXPECT(wait_report(finish), INVALID_STATE);
+    EXPECT(wait_report(finish), IO); /* a file in the way, as for a finished recording */
     EXPECT_TRUE(strstr(tickreel_last_error_message(), "already exists") != NULL);
     ro.overwrite = 1;
     EXPECT(tickreel_shadow_buffer_report(shadow, 1, path, &ro, NULL, NULL, 0, &finish), OK);

@@ -171,8 +171,8 @@ pub fn recorder_options_default() -> RecorderOptions {
 ///
 /// Returns `TICKREEL_RESULT_INVALID_ARGUMENT` for an empty path or an invalid option,
 /// `TICKREEL_RESULT_LOCKED` if `path` is already being recorded (in this process or another),
-/// `TICKREEL_RESULT_INVALID_STATE` if a finished file exists at `path` and `overwrite` is 0 or the
-/// engine has shut down, `TICKREEL_RESULT_IO` for a parent directory that is missing or not a
+/// `TICKREEL_RESULT_INVALID_STATE` if the engine has shut down, `TICKREEL_RESULT_IO` if a finished
+/// file exists at `path` and `overwrite` is 0, for a parent directory that is missing or not a
 /// directory, a directory given as `path` or one that takes no new file (the message names the
 /// path; Java's `TickreelException.path()` returns it), `TICKREEL_RESULT_IO` and the data errors
 /// for a live directory that cannot be resumed, and `TICKREEL_RESULT_BACKPRESSURE` if the

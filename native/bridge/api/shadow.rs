@@ -117,8 +117,8 @@ pub fn start(
 /// not UTF-8 or is the library's, or a player the buffer holds nothing of (never seen, or gone
 /// longer than the grace period and the window); `TICKREEL_RESULT_INVALID_STATE` before the
 /// stream's first tick and once the engine shut down. A report onto an existing file without
-/// `overwrite` gets a handle that fails with `TICKREEL_RESULT_INVALID_STATE` (one whose file
-/// cannot be written, with `TICKREEL_RESULT_IO`). On failure `*out_finish` is set to NULL
+/// `overwrite` gets a handle that fails with `TICKREEL_RESULT_IO` ("already exists"), as does one
+/// whose file cannot be written. On failure `*out_finish` is set to NULL
 /// (when it can be written).
 ///
 /// Thread safety: any thread, concurrently with any other call on the shadow (reports of the same

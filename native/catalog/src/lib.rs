@@ -159,5 +159,5 @@ pub(crate) fn now_ms() -> i64 {
 /// A player id as stored (lower-case hyphenated) and back.
 pub(crate) fn parse_uuid(s: &str) -> Result<uuid::Uuid> {
     uuid::Uuid::parse_str(s)
-        .map_err(|_| Error::corrupt(format!("catalog: {s:?} is not a player UUID")))
+        .map_err(|_| Error::corrupt(format!("catalog: \"{s}\" is not a player UUID")))
 }

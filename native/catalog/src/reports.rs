@@ -21,8 +21,9 @@ fn report_from(row: &Row) -> Result<Report> {
         reporter: parse_uuid(&row.text(3)?)?,
         reason: row.text(4)?,
         created_ms: row.int(5)?,
-        status: ReportStatus::parse(&status)
-            .ok_or_else(|| Error::corrupt(format!("catalog: unknown report status {status:?}")))?,
+        status: ReportStatus::parse(&status).ok_or_else(|| {
+            Error::corrupt(format!("catalog: unknown report status \"{status}\""))
+        })?,
         recording_id: row.opt_int(7)?,
     })
 }

@@ -329,6 +329,19 @@ impl Error {
         ))
     }
 
+    /// A file that is in the way at `path` (a finished recording, a compaction's or a report's
+    /// output): an I/O error of kind `AlreadyExists` (in Java, a `FileAlreadyExistsException`
+    /// cause), its message "PATH: already exists" followed by `more`.
+    pub fn exists_at(path: &Path, more: &str) -> Error {
+        Error::io_at(
+            path,
+            io::Error::new(
+                io::ErrorKind::AlreadyExists,
+                format!("already exists{more}"),
+            ),
+        )
+    }
+
     /// The path an I/O error happened on, if it names one ([`Error::io_at`]: every error of the
     /// local file system's storage does).
     pub fn path(&self) -> Option<&Path> {

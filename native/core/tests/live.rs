@@ -152,10 +152,14 @@ fn a_finished_file_is_not_overwritten_by_default() {
     rec.submit_tick(5, &batch(&common::sim_ticks(1, 1, 1)[0].1))
         .unwrap();
     rec.finish().unwrap().wait().unwrap();
-    assert!(matches!(
-        engine.start_recording(&path, RecorderOptions::default()),
-        Err(Error::InvalidState(_))
-    ));
+    // A file in the way: an I/O error of kind AlreadyExists at the path (Java's
+    // FileAlreadyExistsException).
+    let refused = engine.start_recording(&path, RecorderOptions::default());
+    assert!(
+        matches!(&refused, Err(e) if e.io_kind() == Some(std::io::ErrorKind::AlreadyExists)
+            && e.path() == Some(path.as_path())),
+        "{refused:?}"
+    );
     assert!(matches!(
         rec.submit_tick(6, &batch(&[])),
         Err(Error::InvalidState(_))

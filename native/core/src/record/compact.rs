@@ -108,10 +108,13 @@ pub fn compact_in(
 ) -> Result<CompactReport> {
     options.validate()?;
     let exists = || {
-        Error::InvalidState(format!(
-            "{} already exists; compaction does not replace it unless the overwrite option is set",
-            out.display()
-        ))
+        Error::exists_at(
+            out,
+            &format!(
+                "; compaction does not replace it unless {} is set",
+                crate::error::option("overwrite")
+            ),
+        )
     };
     // Fails early; the publication itself is what guarantees that nothing is replaced.
     if !options.overwrite && storage.stat(out)?.is_some() {

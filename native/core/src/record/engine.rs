@@ -437,10 +437,13 @@ impl Engine {
             Some(PendingResume::start(live.clone(), lock)?)
         } else {
             if !options.overwrite && storage.stat(path)?.is_some() {
-                return Err(Error::InvalidState(format!(
-                    "{} already exists (a finished recording); set `overwrite` to replace it",
-                    path.display()
-                )));
+                return Err(Error::exists_at(
+                    path,
+                    &format!(
+                        " (a finished recording); set {} to replace it",
+                        crate::error::option("overwrite")
+                    ),
+                ));
             }
             None
         };

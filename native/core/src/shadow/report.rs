@@ -177,10 +177,13 @@ pub(crate) fn write_report(job: ReportJob) -> Result<PathBuf> {
     }
     match file.publish_at(&job.path, job.options.overwrite) {
         Ok(_) => Ok(job.path),
-        Err(e) if e.is_conflict() => Err(Error::InvalidState(format!(
-            "{} already exists; set the report's overwrite option to replace it",
-            job.path.display()
-        ))),
+        Err(e) if e.is_conflict() => Err(Error::exists_at(
+            &job.path,
+            &format!(
+                "; set the report's {} option to replace it",
+                crate::error::option("overwrite")
+            ),
+        )),
         Err(e) => Err(e.error),
     }
 }

@@ -305,5 +305,7 @@ fn bad_reports_are_refused_at_the_call() {
     std::fs::write(&p, b"x").unwrap();
     let e = shadow.report(1, &p, now()).unwrap().wait().unwrap_err();
     assert!(e.to_string().contains("already exists"), "{e}");
+    assert_eq!(e.io_kind(), Some(std::io::ErrorKind::AlreadyExists), "{e}");
+    assert_eq!(e.path(), Some(p.as_path()));
     assert_eq!(std::fs::read(&p).unwrap(), b"x");
 }

@@ -49,12 +49,13 @@ public final class Engine implements AutoCloseable {
      * recovers the live directory on the calling thread (it reads every segment): resume off the
      * server's tick thread, e.g. in {@code onEnable}.
      *
-     * @throws IllegalStateException if the engine is closed, or {@code path} is a finished recording
-     *     and {@link RecorderOptions.Builder#overwrite(boolean)} is not set
+     * @throws IllegalStateException if the engine is closed
      * @throws TickreelException of kind {@code LOCKED} if the path is already being recorded, of
      *     kind {@code BACKPRESSURE} if the writer's queue stayed full past the options'
      *     backpressure policy (at once with {@code DROP}): nothing was started, try again later;
-     *     of kind {@code IO} if the parent directory is missing ({@code getCause()} is a
+     *     of kind {@code IO} if {@code path} is a finished recording and {@link
+     *     RecorderOptions.Builder#overwrite(boolean)} is not set ({@code getCause()} is a {@link
+     *     java.nio.file.FileAlreadyExistsException}), if the parent directory is missing (a
      *     {@link java.nio.file.NoSuchFileException}) or not a directory
      *     ({@link java.nio.file.NotDirectoryException}), {@code path} is a directory, or the
      *     directory takes no new file ({@link java.nio.file.AccessDeniedException}); {@link

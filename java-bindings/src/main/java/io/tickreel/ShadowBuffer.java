@@ -88,8 +88,10 @@ public final class ShadowBuffer implements AutoCloseable {
      * tick submitted.
      *
      * @return the completion, whose {@code poll()}/{@code await()} give {@code path}; it throws
-     *     {@link IllegalStateException} if a file exists at {@code path} (without {@link
-     *     ReportOptions.Builder#overwrite}) or the engine was closed first
+     *     {@link TickreelException} of kind {@code IO} if a file exists at {@code path} (without
+     *     {@link ReportOptions.Builder#overwrite}; its cause is a {@link
+     *     java.nio.file.FileAlreadyExistsException}), {@link IllegalStateException} if the engine
+     *     was closed first
      * @throws IllegalArgumentException for a player the buffer holds nothing of (never seen, or
      *     gone longer than the grace period and the window), a metadata key of the library's, or
      *     options the library refuses (before or after over a day)

@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.fail;
 
 import java.nio.ByteBuffer;
 import java.nio.file.AccessDeniedException;
+import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.FileSystemException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
@@ -107,11 +108,14 @@ class MessageIdiomTest {
             assertTrue(e.getMessage().startsWith(ro + ": ") && !e.getMessage().contains("at path"),
                     "names the directory once, as java.nio would: " + e.getMessage());
 
-            // an existing (finished) recording, without overwrite: refused as a state (the core's
-            // Engine::start_recording says InvalidState), naming the Java option
+            // an existing (finished) recording, without overwrite: a file in the way, as java.nio
+            // says it (FileAlreadyExistsException), naming the path once and the Java option
             Path existing = Files.writeString(dir.resolve("existing.reel"), "x");
-            IllegalStateException exists = idiomatic(IllegalStateException.class, () -> start(engine, existing, b -> { }));
-            assertTrue(exists.getMessage().contains("overwrite(true)"), "names the Java option: " + exists.getMessage());
+            e = idiomatic(TickreelException.class, () -> start(engine, existing, b -> { }));
+            FileAlreadyExistsException exists = assertInstanceOf(FileAlreadyExistsException.class, e.getCause(), e.getMessage());
+            assertEquals(existing.toString(), exists.getFile());
+            assertTrue(e.getMessage().startsWith(existing + ": already exists"), e.getMessage());
+            assertTrue(e.getMessage().contains("overwrite(true)"), "names the Java option: " + e.getMessage());
 
             // a directory given as the recording's path
             Path directory = Files.createDirectory(dir.resolve("adir.reel"));

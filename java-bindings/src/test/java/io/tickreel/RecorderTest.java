@@ -217,7 +217,8 @@ class RecorderTest {
                 rec.finish().await();
             }
             // Finished: starting again on the path is refused unless overwriting.
-            assertThrows(IllegalStateException.class, () -> engine.startRecording(reel, options()));
+            TickreelException exists = assertThrows(TickreelException.class, () -> engine.startRecording(reel, options()));
+            assertTrue(exists.getCause() instanceof java.nio.file.FileAlreadyExistsException, exists.getMessage());
             try (Recorder rec = engine.startRecording(reel, RecorderOptions.builder().overwrite(true).build())) {
                 rec.abort();
             }

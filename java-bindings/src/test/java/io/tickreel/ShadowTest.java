@@ -3,6 +3,7 @@ package io.tickreel;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -289,8 +290,9 @@ class ShadowTest {
             // A report onto an existing file fails through its handle unless asked to overwrite.
             shadow.report(1, out, now()).await();
             FinishHandle again = shadow.report(1, out, now());
-            IllegalStateException exists = assertThrows(IllegalStateException.class, again::await);
+            TickreelException exists = assertThrows(TickreelException.class, again::await);
             assertTrue(exists.getMessage().contains("already exists"), exists.getMessage());
+            assertInstanceOf(java.nio.file.FileAlreadyExistsException.class, exists.getCause(), exists.getMessage());
             shadow.report(1, out, ReportOptions.builder().after(Duration.ZERO).overwrite(true).build()).await();
             s.close();
         }
