@@ -8,6 +8,12 @@
 //! reads (as the writer reads a submitted tick), so that the next copy finds those cache lines
 //! shared with, or taken by, the other core. A submit hands its bytes to the writer thread; the
 //! plain floor hands them to no one.
+//!
+//! A third, the staged floor: what a design that batches per recording would cost (BENCHMARKS.md,
+//! "staged handover"). Each recording appends its tick (with an 8-byte tick and length header) to
+//! a buffer of its own behind a lock, and every [`STAGE_TICKS`] ticks hands the buffer to a thread
+//! that polls a crossbeam channel as the writer does and reads what it takes, taking a fresh buffer
+//! from a shared pool the reader refills.
 
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
@@ -20,6 +26,8 @@ use super::{Figures, put};
 
 const PLAYERS: u32 = 200;
 const PERIOD: Duration = Duration::from_millis(50);
+/// Ticks a recording stages before the staged floor hands them over.
+const STAGE_TICKS: u32 = 4;
 
 /// Per player-tick: the submits' median and p99, the floor's median, the median of per-tick
 /// ratios; the handoff floor's median and the median of per-tick ratios to it.
@@ -30,6 +38,58 @@ struct Paced {
     ratio: f64,
     handoff: f64,
     handoff_ratio: f64,
+    staged: f64,
+    staged_ratio: f64,
+}
+
+/// The staged floor's shared parts: the channel of full stages and the pool of empty ones.
+struct Stages {
+    tx: crossbeam_channel::Sender<Vec<u8>>,
+    pool: Arc<Mutex<Vec<Vec<u8>>>>,
+    stages: Vec<Mutex<(Vec<u8>, u32)>>,
+}
+
+impl Stages {
+    /// The staged floor's reader: polls as the writer does (50 us naps, then 500 us), reads every
+    /// stage it takes and gives it back to the pool; an empty stage without capacity stops it.
+    fn reader(rx: crossbeam_channel::Receiver<Vec<u8>>, pool: Arc<Mutex<Vec<Vec<u8>>>>) {
+        let mut idle = 0u32;
+        loop {
+            match rx.try_recv() {
+                Ok(v) if v.capacity() == 0 => return,
+                Ok(mut v) => {
+                    idle = 0;
+                    std::hint::black_box(v.iter().fold(0u8, |x, &y| x ^ y));
+                    v.clear();
+                    pool.lock().expect("pool").push(v);
+                }
+                Err(_) => {
+                    idle += 1;
+                    let nap = if idle <= 16 { 50 } else { 500 };
+                    std::thread::sleep(Duration::from_micros(nap));
+                }
+            }
+        }
+    }
+
+    /// One recording's tick: staged, and handed over with the stage's fourth tick.
+    fn submit(&self, r: usize, tick: u32, batch: &[u8]) {
+        let mut stage = self.stages[r].lock().expect("stage");
+        stage.0.extend_from_slice(&tick.to_le_bytes());
+        stage
+            .0
+            .extend_from_slice(&(batch.len() as u32).to_le_bytes());
+        stage.0.extend_from_slice(batch);
+        stage.1 += 1;
+        if stage.1 >= STAGE_TICKS {
+            let fresh = self.pool.lock().expect("pool").pop().unwrap_or_default();
+            let full = std::mem::replace(&mut stage.0, fresh);
+            stage.1 = 0;
+            self.tx
+                .try_send(full)
+                .expect("the staged floor's queue has room");
+        }
+    }
 }
 
 /// Buffers one thread fills and another reads: (generation written, generation read, buffers).
@@ -98,6 +158,24 @@ fn paced(recs: u32, ticks: u32) -> Paced {
         let s = shared.clone();
         std::thread::spawn(move || handoff_reader(&s))
     };
+    let (stage_tx, stage_rx) = crossbeam_channel::bounded(65_536);
+    let stages = Stages {
+        tx: stage_tx,
+        pool: Arc::new(Mutex::new(Vec::new())),
+        stages: data
+            .iter()
+            .map(|d| {
+                let cap = (d[0].len() + 8) * STAGE_TICKS as usize;
+                Mutex::new((Vec::with_capacity(cap), 0))
+            })
+            .collect(),
+    };
+    let stage_reader = {
+        let pool = stages.pool.clone();
+        std::thread::spawn(move || Stages::reader(stage_rx, pool))
+    };
+    let mut staged = Vec::new();
+    let mut staged_ratio = Vec::new();
     let start = Instant::now();
     for t in 0..(warm + ticks) as usize {
         // The tick's batches were just built by the server: read them first, so that neither
@@ -142,22 +220,38 @@ fn paced(recs: u32, ticks: u32) -> Paced {
             }
             took
         };
+        let timed_staged = || {
+            let s = Instant::now();
+            for r in 0..recs as usize {
+                stages.submit(r, t as u32, &data[r][t]);
+            }
+            s.elapsed()
+        };
         // Rotating which goes first: none always finds the caches the sleep left.
-        let (s, f, h) = match t % 3 {
+        let (s, f, h, g) = match t % 4 {
             0 => {
                 let s = timed_submit();
                 let f = timed_floor();
-                (s, f, timed_handoff())
+                let h = timed_handoff();
+                (s, f, h, timed_staged())
             }
             1 => {
                 let f = timed_floor();
                 let h = timed_handoff();
-                (timed_submit(), f, h)
+                let g = timed_staged();
+                (timed_submit(), f, h, g)
+            }
+            2 => {
+                let h = timed_handoff();
+                let g = timed_staged();
+                let s = timed_submit();
+                (s, timed_floor(), h, g)
             }
             _ => {
-                let h = timed_handoff();
+                let g = timed_staged();
                 let s = timed_submit();
-                (s, timed_floor(), h)
+                let f = timed_floor();
+                (s, f, timed_handoff(), g)
             }
         };
         if t >= warm as usize {
@@ -167,6 +261,8 @@ fn paced(recs: u32, ticks: u32) -> Paced {
             ratio.push(per(s) / per(f).max(0.1));
             handoff.push(per(h));
             handoff_ratio.push(per(s) / per(h).max(0.1));
+            staged.push(per(g));
+            staged_ratio.push(per(g) / per(f).max(0.1));
         }
         let next = start + PERIOD * (t as u32 + 1);
         std::thread::sleep(next.saturating_duration_since(Instant::now()));
@@ -177,6 +273,11 @@ fn paced(recs: u32, ticks: u32) -> Paced {
         cv.notify_all();
     }
     reader.join().expect("handoff reader");
+    stages
+        .tx
+        .send(Vec::new())
+        .expect("the staged floor's reader is running");
+    stage_reader.join().expect("staged floor reader");
     for r in recorders {
         r.abort().expect("abort");
     }
@@ -188,6 +289,8 @@ fn paced(recs: u32, ticks: u32) -> Paced {
         ratio: percentile(&mut ratio, 0.5),
         handoff: percentile(&mut handoff, 0.5),
         handoff_ratio: percentile(&mut handoff_ratio, 0.5),
+        staged: percentile(&mut staged, 0.5),
+        staged_ratio: percentile(&mut staged_ratio, 0.5),
     }
 }
 
@@ -207,6 +310,16 @@ pub fn run(quick: bool, out: &mut Figures) {
         out,
         "submit_paced_vs_handoff_floor_ratio",
         one.handoff_ratio,
+    );
+    put(
+        out,
+        "submit_paced_staged_floor_ns_per_player_tick",
+        one.staged,
+    );
+    put(
+        out,
+        "submit_paced_staged_floor_vs_floor_ratio",
+        one.staged_ratio,
     );
     let runs = paced(PLAYERS, ticks);
     put(
@@ -238,5 +351,15 @@ pub fn run(quick: bool, out: &mut Figures) {
         out,
         "submit_paced_vs_handoff_floor_ratio_1_player_recordings",
         runs.handoff_ratio,
+    );
+    put(
+        out,
+        "submit_paced_staged_floor_ns_per_player_tick_1_player_recordings",
+        runs.staged,
+    );
+    put(
+        out,
+        "submit_paced_staged_floor_vs_floor_ratio_1_player_recordings",
+        runs.staged_ratio,
     );
 }
