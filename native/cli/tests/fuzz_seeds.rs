@@ -46,7 +46,7 @@ fn policy() -> ChunkPolicy {
 }
 
 #[test]
-#[ignore = "writes fuzz/seeds/csv_import/; run by hand to regenerate the seeds"]
+#[ignore = "writes fuzz/seeds/csv_import/; regenerate with: cargo test -p tickreel-cli --test fuzz_seeds -- --ignored write_csv_import_seeds"]
 fn write_csv_import_seeds() {
     let dir = tempfile::tempdir().unwrap();
 
@@ -141,7 +141,7 @@ fn dumped(path: &Path, metadata: bool) -> Vec<u8> {
 }
 
 #[test]
-#[ignore = "writes fuzz/seeds/json_import/; run by hand to regenerate the seeds"]
+#[ignore = "writes fuzz/seeds/json_import/; regenerate with: cargo test -p tickreel-cli --test fuzz_seeds -- --ignored write_json_import_seeds"]
 fn write_json_import_seeds() {
     let dir = tempfile::tempdir().unwrap();
     let put = |name: &str, bytes: &[u8]| put_in("json_import", name, bytes);

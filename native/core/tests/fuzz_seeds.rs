@@ -183,7 +183,7 @@ fn frame_ends(seg: &[u8]) -> Vec<usize> {
 }
 
 #[test]
-#[ignore = "writes fuzz/seeds; run by hand to regenerate them"]
+#[ignore = "writes fuzz/seeds; regenerate with: cargo test -p tickreel --test fuzz_seeds -- --ignored write_fuzz_seeds"]
 fn write_fuzz_seeds() {
     let tmp = tempfile::tempdir().unwrap();
 
