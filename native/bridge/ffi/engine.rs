@@ -80,7 +80,7 @@ impl TickreelEngineOptions {
 pub struct TickreelEngineStats {
     /// Recordings open (started, not yet finished, aborted or freed).
     pub active_recordings: usize,
-    /// Messages waiting in the writers' queues.
+    /// Messages waiting in the writers' queues, and ticks staged in the recordings' rings.
     pub queue_depth: usize,
     /// Bytes of submitted ticks not yet processed by a writer.
     pub inflight_bytes: usize,

@@ -33,7 +33,8 @@ pub struct TickreelRecorderStats {
     pub flushes: u64,
     /// Duration of the last flush, in microseconds.
     pub last_flush_latency_us: u64,
-    /// Messages waiting in this recording's writer queue (shared with other recordings).
+    /// Messages waiting in this recording's writer queue (shared with other recordings), and the
+    /// ticks it staged that the writer has not taken yet.
     pub queue_depth: usize,
     /// Every tick up to and including this one is durably on disk; meaningful only when
     /// `has_flushed_tick` is true.

@@ -35,7 +35,10 @@ pub struct EngineOptions {
     pub queue_capacity: usize,
     /// Bytes of submitted ticks (those too large for a queue slot) and snapshots that may be in
     /// flight, engine-wide (default 64 MiB): the capacity of the buffers holding them (at least
-    /// 512 bytes a tick), so a queue of small ticks counts what it really takes.
+    /// 512 bytes a tick), so a queue of small ticks counts what it really takes. Besides it, the
+    /// recordings' staging rings (a few ticks each, made at a recording's first tick too large
+    /// for a queue slot, where a server thread stages its ticks) take at most a quarter of it in
+    /// all; past that, recordings queue every tick.
     pub max_inflight_bytes: usize,
     /// Bytes the engine's shadow buffers may hold in all (default 256 MiB); past it, the oldest
     /// blocks of any buffer go first (see [`crate::shadow`]).
@@ -93,6 +96,7 @@ impl EngineOptions {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct EngineStats {
     pub active_recordings: usize,
+    /// Messages waiting in the writers' queues, and ticks staged in the recordings' rings.
     pub queue_depth: usize,
     /// Bytes of submitted ticks and snapshots not written yet (what the budget counts, less what
     /// the writers have written and hold back to give back in a batch).
@@ -138,6 +142,12 @@ pub(crate) struct EngineShared {
     /// writers only, on a line of its own).
     pub held_back: Padded<AtomicUsize>,
     pub max_inflight: usize,
+    /// Bytes of the recordings' staging rings, and what they may take in all (a quarter of the
+    /// in-flight budget; see `staging`).
+    pub staging_bytes: AtomicUsize,
+    pub max_staging: usize,
+    /// Every staging ring (for the queue depth in the stats).
+    pub stagings: Mutex<Vec<std::sync::Weak<crate::record::staging::Staging>>>,
     pub stalled: Mutex<bool>,
     pub stalled_flag: std::sync::atomic::AtomicBool,
     pub stall_cv: Condvar,
@@ -282,6 +292,9 @@ impl Engine {
             starved: Padded(AtomicBool::new(false)),
             held_back: Padded(AtomicUsize::new(0)),
             max_inflight: options.max_inflight_bytes,
+            staging_bytes: AtomicUsize::new(0),
+            max_staging: options.max_inflight_bytes / 4,
+            stagings: Mutex::new(Vec::new()),
             stalled: Mutex::new(false),
             stalled_flag: std::sync::atomic::AtomicBool::new(false),
             stall_cv: Condvar::new(),
@@ -511,6 +524,7 @@ impl Engine {
             engine: inner.shared.clone(),
             tx,
             control: inner.controls[w].clone(),
+            stage: Default::default(),
         })
     }
 
@@ -532,7 +546,13 @@ impl Engine {
         let s = &self.inner.shared;
         EngineStats {
             active_recordings: s.active.load(Ordering::Relaxed),
-            queue_depth: self.inner.writers.iter().map(Sender::len).sum(),
+            queue_depth: self.inner.writers.iter().map(Sender::len).sum::<usize>()
+                + s.stagings
+                    .lock()
+                    .iter()
+                    .filter_map(std::sync::Weak::upgrade)
+                    .map(|r| r.pending() as usize)
+                    .sum::<usize>(),
             inflight_bytes: s
                 .inflight
                 .load(Ordering::Acquire)

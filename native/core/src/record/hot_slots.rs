@@ -13,8 +13,9 @@ use crate::sync::Mutex;
 
 const PER_PAGE: usize = 64;
 
-/// What `submit_tick` touches of its recording: one cache line, shared with the writer only
-/// through `state`.
+/// What `submit_tick` touches of its recording: one cache line, shared with the writer through
+/// `state` and the staging ring's tail, and with the recording's other callers through
+/// `queued_msgs` (see [`crate::record::staging`]).
 #[derive(Debug, Default)]
 #[repr(C, align(64))]
 pub(crate) struct Hot {
@@ -22,8 +23,14 @@ pub(crate) struct Hot {
     pub state: AtomicU8,
     /// The last tick submitted (`u64::MAX`: none yet).
     pub last_submitted: AtomicU64,
-    /// Ticks accepted onto the writer's queue.
+    /// Ticks accepted (queued or staged).
     pub submitted: AtomicU64,
+    /// Messages of the recording put on the writer's queue so far (not counting its opening).
+    pub queued_msgs: AtomicU64,
+    /// Bytes staged so far, as published to the writer.
+    pub stage_tail: AtomicU64,
+    /// Ticks staged so far (for the queue depth in the stats).
+    pub staged: AtomicU64,
 }
 
 #[derive(Debug)]
@@ -62,6 +69,9 @@ impl HotSlots {
         slot.state.store(state, Ordering::Release);
         slot.last_submitted.store(last_submitted, Ordering::Release);
         slot.submitted.store(0, Ordering::Release);
+        slot.queued_msgs.store(0, Ordering::Release);
+        slot.stage_tail.store(0, Ordering::Release);
+        slot.staged.store(0, Ordering::Release);
         HotSlot(slot)
     }
 }
@@ -122,6 +132,7 @@ mod tests {
         assert_eq!(b.last_submitted.load(Ordering::Relaxed), u64::MAX);
         let (pa, pb) = (&*a as *const Hot as usize, &*b as *const Hot as usize);
         assert_eq!(pb - pa, 64, "neighbouring slots, one cache line each");
+        assert_eq!(std::mem::size_of::<Hot>(), 64);
         a.submitted.store(5, Ordering::Relaxed);
         drop(a);
         // The freed slot is taken again, reset.

@@ -21,6 +21,7 @@ mod recover;
 mod reel_writer;
 mod resume;
 mod returns;
+mod staging;
 mod sync_round;
 mod tick_bytes;
 mod writer_thread;

@@ -76,8 +76,14 @@ pub(crate) struct OpenRecording {
     /// After a failed flush: the next attempt waits until then, and the wait doubles.
     retry_at: Option<Instant>,
     retry_wait: Duration,
-    /// Messages of this recording taken off the queue (see `engine::Ending`).
+    /// Messages of this recording taken off the queue (see `engine::Ending`), and staged ticks
+    /// taken.
     pub(crate) received: u64,
+    /// Messages of this recording taken off the queue, its opening aside (what a staged tick
+    /// waits for: see `staging`).
+    pub(crate) queued_taken: u64,
+    /// The writer keeps this recording's staging ring on its list.
+    pub(crate) staging_listed: bool,
     /// The identity of the live directory and its lock file when this writer locked it.
     fence: Option<Fence>,
     /// The flush whose round is being committed (see `flush`).
@@ -157,6 +163,8 @@ impl OpenRecording {
             retry_at: None,
             retry_wait: RETRY_FIRST,
             received: 0,
+            queued_taken: 0,
+            staging_listed: false,
             in_flight: None,
             flush_acks: Vec::new(),
             fence: None,

@@ -1,5 +1,6 @@
 //! The `Recorder` handle a game server holds per recording. `submit_tick` is the server-thread hot
-//! path: O(1) checks, a copy into a pooled buffer, one push onto a bounded lock-free queue.
+//! path: O(1) checks and a copy, into the recording's staging ring (`staging`) or, for a tick of a
+//! few dozen bytes or one the ring has no room for, onto the writer's bounded lock-free queue.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -15,7 +16,8 @@ use crate::format::{Limits, MetadataBudget};
 use crate::record::engine::{Ending, EngineShared, Msg};
 use crate::record::finish::FinishHandle;
 use crate::record::hot_slots::{HotRef, HotSlot};
-use crate::record::tick_bytes::TickBytes;
+use crate::record::staging::{Producer, Staging};
+use crate::record::tick_bytes::{INLINE, TickBytes};
 
 pub use crate::record::recorder_options::{
     Backpressure, FlushPolicy, RecorderOptions, SnapshotProvider,
@@ -42,7 +44,8 @@ pub struct RecorderStats {
     pub last_flush_latency_us: u64,
     /// Every tick up to and including this one is durably on disk.
     pub flushed_tick: Option<u32>,
-    /// Messages waiting in this recording's writer queue (shared with other recordings).
+    /// Messages waiting in this recording's writer queue (shared with other recordings), and the
+    /// ticks it staged that the writer has not taken yet.
     pub queue_depth: usize,
 }
 
@@ -86,6 +89,9 @@ pub(crate) struct RecShared {
     pub resume: AtomicU8,
     /// The last tick of the recovered recording (`NONE` if it had none).
     pub resumed_tick: AtomicU64,
+    /// The staging ring, made at the first tick too large for a queue slot (`None` inside: the
+    /// budget had no room for one; see [`crate::record::staging`]).
+    pub staging: std::sync::OnceLock<Option<Arc<Staging>>>,
 }
 
 pub(crate) const RESUME_NONE: u8 = 0;
@@ -132,6 +138,7 @@ impl RecShared {
             }),
             resume: AtomicU8::new(RESUME_NONE),
             resumed_tick: AtomicU64::new(NONE),
+            staging: std::sync::OnceLock::new(),
         }
     }
 
@@ -216,6 +223,8 @@ pub struct Recorder {
     pub(crate) engine: Arc<EngineShared>,
     pub(crate) tx: Sender<Msg>,
     pub(crate) control: Sender<Ending>,
+    /// The producer's side of the recording's staging ring.
+    pub(crate) stage: Producer,
 }
 
 impl Recorder {
@@ -231,34 +240,83 @@ impl Recorder {
     }
 
     /// Queues one tick's events in batch encoding (see `format::event`). Server thread: validates
-    /// only what is O(1), copies into a pooled buffer and pushes onto the writer's queue; never I/O.
+    /// only what is O(1) and copies the batch into the recording's staging ring (or, when it is
+    /// small enough for a queue slot or the ring has no room, onto the writer's queue); never I/O.
     pub fn submit_tick(&self, tick: u32, batch: &[u8]) -> Result<Submitted> {
+        // The bytes go into the staging ring's free space first (published only once the checks
+        // below pass), so that the copy does not wait for the recording's slot to arrive from
+        // memory: at a server's pace both are cold (see `staging`).
+        // A tick small enough for a queue slot takes the queue: the slots are walked in order, which
+        // costs a one-player recording less than a ring of its own (and makes no ring for it).
+        let staged = (batch.len() > INLINE)
+            .then(|| self.stage.claim())
+            .flatten()
+            .map(|c| {
+                let w = c.copy(batch);
+                (c, w)
+            });
         // Reads the handle and its packed slot only (see `HotSlot`): no pointer chase into
         // `shared`, which a server submitting to many recordings would find cold.
         let hot = &*self.hot;
         if hot.state.load(Ordering::Acquire) != OPEN {
             return Err(self.not_open());
         }
-        if batch.len() < 2 {
-            return Err(Error::invalid(
-                "a tick batch needs at least its 2-byte event count",
-            ));
-        }
-        if batch.len() > self.max_batch {
-            return Err(Error::invalid(format!(
-                "tick batch of {} bytes exceeds the limit of {}",
-                batch.len(),
-                self.max_batch
-            )));
+        if batch.len() < 2 || batch.len() > self.max_batch {
+            return Err(self.bad_size(batch.len()));
         }
         let last = hot.last_submitted.load(Ordering::Relaxed);
         if last != NONE && u64::from(tick) <= last {
-            return Err(Error::invalid(format!(
-                "tick {tick} is not after the last submitted tick {last}"
-            )));
+            return Err(Self::not_after(tick, last));
         }
         hot.last_submitted.store(u64::from(tick), Ordering::Relaxed);
-        // Fast path: room in the byte budget and the queue. The clock is read only when waiting.
+        match staged {
+            Some((claim, Some(written))) => {
+                claim.commit(hot, written, tick);
+                let n = hot.submitted.load(Ordering::Relaxed);
+                hot.submitted.store(n + 1, Ordering::Relaxed);
+                return Ok(Submitted::Queued);
+            }
+            Some((claim, None)) => {
+                // The first tick too large for a queue slot makes the ring, and itself takes the
+                // queue (as does a tick when the ring has no room).
+                if !self.stage.has_ring() {
+                    self.make_ring(batch.len());
+                }
+                drop(claim);
+            }
+            None => {}
+        }
+        self.submit_queued(tick, batch)
+    }
+
+    /// A batch whose size `submit_tick` refuses (kept out of its hot path).
+    #[cold]
+    #[inline(never)]
+    fn bad_size(&self, len: usize) -> Error {
+        if len < 2 {
+            return Error::invalid("a tick batch needs at least its 2-byte event count");
+        }
+        Error::invalid(format!(
+            "tick batch of {len} bytes exceeds the limit of {}",
+            self.max_batch
+        ))
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn not_after(tick: u32, last: u64) -> Error {
+        Error::invalid(format!(
+            "tick {tick} is not after the last submitted tick {last}"
+        ))
+    }
+
+    /// The rest of `submit_tick` for a tick that takes the queue (checked, and counted as the
+    /// last submitted).
+    #[inline(never)]
+    fn submit_queued(&self, tick: u32, batch: &[u8]) -> Result<Submitted> {
+        let hot = &*self.hot;
+        // Through the queue: room in the byte budget and the queue. The clock is read only when
+        // waiting.
         let mut deadline_at: Option<Instant> = None;
         let deadline = |at: &mut Option<Instant>| match self.backpressure {
             Backpressure::Block { deadline } => {
@@ -301,6 +359,7 @@ impl Recorder {
         };
         match sent {
             Ok(()) => {
+                hot.queued_msgs.fetch_add(1, Ordering::Release);
                 // One submitter per recording at a time (documented), so no read-modify-write needed.
                 let n = hot.submitted.load(Ordering::Relaxed);
                 hot.submitted.store(n + 1, Ordering::Relaxed);
@@ -319,6 +378,18 @@ impl Recorder {
         }
     }
 
+    /// Makes the recording's staging ring, sized for ticks of `len` bytes (once; the engine may
+    /// have no room for it, and the recording then queues every tick).
+    fn make_ring(&self, len: usize) {
+        self.shared.staging.get_or_init(|| {
+            let ring = Staging::new(&self.engine, self.shared.hot.view(), len);
+            if let Some(r) = &ring {
+                r.install(&self.stage);
+            }
+            ring
+        });
+    }
+
     fn dropped(&self, tick: u32) -> Result<Submitted> {
         self.shared.record_drop(tick);
         self.engine.dropped_total.fetch_add(1, Ordering::Relaxed);
@@ -332,7 +403,12 @@ impl Recorder {
     }
 
     /// The error of a call on a recording that is no longer open.
+    #[cold]
+    #[inline(never)]
     fn not_open(&self) -> Error {
+        if self.engine.stopping.load(Ordering::Acquire) {
+            return Self::engine_gone();
+        }
         if self.hot.state.load(Ordering::Acquire) == RETIRED
             && let Some(m) = &*self.shared.error.lock()
         {
@@ -392,6 +468,7 @@ impl Recorder {
             },
         };
         if sent.is_ok() {
+            self.hot.queued_msgs.fetch_add(1, Ordering::Release);
             self.shared.other_sent.fetch_add(1, Ordering::Relaxed);
         }
         sent
@@ -406,7 +483,10 @@ impl Recorder {
             return Err(gone());
         }
         match self.tx.try_send(msg) {
-            Ok(()) => Ok(()),
+            Ok(()) => {
+                self.hot.queued_msgs.fetch_add(1, Ordering::Release);
+                Ok(())
+            }
             Err(TrySendError::Disconnected(_)) => Err(gone()),
             Err(TrySendError::Full(msg)) => self
                 .control
@@ -545,7 +625,15 @@ impl Recorder {
             flushes: sh.flushes.load(Ordering::Relaxed),
             last_flush_latency_us: sh.last_flush_us.load(Ordering::Relaxed),
             flushed_tick: (flushed != NONE).then_some(flushed as u32),
-            queue_depth: self.tx.len(),
+            queue_depth: self.tx.len() + self.staged_pending(),
+        }
+    }
+
+    /// Ticks of this recording staged and not taken by the writer yet.
+    fn staged_pending(&self) -> usize {
+        match self.shared.staging.get() {
+            Some(Some(ring)) => ring.pending() as usize,
+            _ => 0,
         }
     }
 

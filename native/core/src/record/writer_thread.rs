@@ -14,7 +14,7 @@ use crate::record::compaction_worker::CompactJob;
 use crate::record::engine::{Ending, EngineShared, Msg};
 use crate::record::finish::FinishHandle;
 use crate::record::open_recording::OpenRecording;
-use crate::record::recorder::RETIRED;
+use crate::record::recorder::{CLOSED, RETIRED};
 use crate::record::returns::Returns;
 use crate::record::sync_round::SyncThread;
 use crate::record::tick_bytes::TickBytes;
@@ -70,6 +70,8 @@ struct WriterThread {
     last_round: Instant,
     /// The last round left flushes that were due for the next one (see [`ROUND_PREPARE`]).
     backlog: bool,
+    /// Recordings with a staging ring, taken from when the queue runs dry (see `staging`).
+    staged: Vec<u64>,
 }
 
 /// The text of a caught panic.
@@ -109,6 +111,7 @@ pub(crate) fn writer_loop(
         asked: false,
         last_round: Instant::now(),
         backlog: false,
+        staged: Vec::new(),
     };
     let mut next_check = Instant::now() + CHECK_INTERVAL;
     let mut idle = 0u32;
@@ -147,17 +150,17 @@ pub(crate) fn writer_loop(
         match next {
             Ok(m) => {
                 idle = 0;
+                w.before_queued(&m);
                 if !w.handle_guarded(m) {
                     w.shut_down(&rx, &control);
                     return;
                 }
-                if w.urgent {
-                    w.poll_round(false);
-                    if !w.sync.busy() {
-                        w.urgent = false;
-                        w.start_round(false);
-                    }
-                }
+                w.start_urgent_round();
+            }
+            // The queue ran dry: the staged ticks (a server's ticks, mostly, at its pace).
+            Err(TryRecvError::Empty) if w.take_all_staged() => {
+                idle = 0;
+                w.start_urgent_round();
             }
             Err(TryRecvError::Empty) => {
                 // Held back while ticks keep coming (a server's pace leaves the writer idle for
@@ -202,6 +205,118 @@ pub(crate) fn writer_loop(
 }
 
 impl WriterThread {
+    /// A recording holds its flush size: its round starts as soon as the sync thread is free.
+    fn start_urgent_round(&mut self) {
+        if self.urgent {
+            self.poll_round(false);
+            if !self.sync.busy() {
+                self.urgent = false;
+                self.start_round(false);
+            }
+        }
+    }
+
+    /// A message just taken off the queue: first the staged ticks of its recording that came
+    /// before it, then it counts as taken.
+    fn before_queued(&mut self, msg: &Msg) {
+        if let Some(id) = msg.recording()
+            && !matches!(msg, Msg::Open { .. })
+        {
+            self.take_staged(id);
+            if let Some(r) = self.recs.get_mut(&id) {
+                r.queued_taken += 1;
+            }
+        }
+    }
+
+    /// Takes recording `id`'s staged ticks that no message still on the queue comes before (and
+    /// puts its ring on the list of rings to look at); `true` if it took any.
+    fn take_staged(&mut self, id: u64) -> bool {
+        let Some(r) = self.recs.get_mut(&id) else {
+            return false;
+        };
+        if !matches!(r.shared.staging.get(), Some(Some(_))) {
+            return false;
+        }
+        if !r.staging_listed {
+            r.staging_listed = true;
+            self.staged.push(id);
+        }
+        let shared = r.shared.clone();
+        let Some(Some(ring)) = shared.staging.get() else {
+            return false;
+        };
+        let mut took = false;
+        while let Some(r) = self.recs.get(&id) {
+            let (taken, resuming) = (r.queued_taken, r.is_resuming());
+            let Some(entry) = ring.peek(&shared.hot, taken) else {
+                break;
+            };
+            took = true;
+            if resuming {
+                // Held in order with the queued messages until the recovery is done.
+                let msg = Msg::Tick {
+                    id,
+                    tick: entry.tick,
+                    bytes: TickBytes::copied(entry.bytes),
+                };
+                ring.consume(entry);
+                self.handle_guarded(msg);
+            } else {
+                if let Err(m) = guarded(|| self.tick(id, entry.tick, entry.bytes)) {
+                    self.retire(id, m);
+                }
+                ring.consume(entry);
+                // A tick past the flush size starts its round now, as a queued one would.
+                self.start_urgent_round();
+            }
+        }
+        took
+    }
+
+    /// Takes the staged ticks of every recording with a ring (see [`Self::take_staged`]).
+    fn take_all_staged(&mut self) -> bool {
+        let mut took = false;
+        let mut i = 0;
+        while i < self.staged.len() {
+            let id = self.staged[i];
+            if self.recs.contains_key(&id) {
+                took |= self.take_staged(id);
+                i += 1;
+            } else {
+                self.staged.swap_remove(i);
+            }
+        }
+        took
+    }
+
+    /// Lists the rings made since the last look (a recording's first large tick makes its ring)
+    /// and takes what every ring holds.
+    fn look_at_staging(&mut self) {
+        let new: Vec<u64> = self
+            .recs
+            .iter()
+            .filter(|(_, r)| !r.staging_listed && matches!(r.shared.staging.get(), Some(Some(_))))
+            .map(|(id, _)| *id)
+            .collect();
+        for id in new {
+            self.take_staged(id);
+        }
+        self.take_all_staged();
+    }
+
+    /// One tick of recording `id`, queued or staged.
+    fn tick(&mut self, id: u64, tick: u32, bytes: &[u8]) {
+        if let Some(r) = self.rec_for(id) {
+            r.on_tick(tick, bytes);
+            // Past its flush size (and not waiting to retry a failed flush).
+            if r.flush_requested() && r.wants_flush(Instant::now()) {
+                self.want_round();
+                self.urgent = true;
+            }
+        }
+    }
+
     fn end(&self, rec: &OpenRecording) {
         self.engine.open_paths.lock().remove(&rec.shared.path);
         self.engine.active.fetch_sub(1, Ordering::Relaxed);
@@ -209,6 +324,7 @@ impl WriterThread {
 
     /// The periodic work: endings that have become due, and flushes by time, leave and retry.
     fn check(&mut self, control: &Receiver<Ending>, now: Instant) {
+        self.look_at_staging();
         self.finish_resumes(false);
         self.take_endings(control, false);
         self.poll_round(false);
@@ -357,6 +473,7 @@ impl WriterThread {
     /// is still open (flushed, resumable), then answer whatever was sent after the shutdown (an
     /// error) and release what it held, so that no caller waits for an answer that never comes.
     fn shut_down(&mut self, rx: &Receiver<Msg>, control: &Receiver<Ending>) {
+        self.look_at_staging();
         self.take_endings(control, true);
         // A recording still being recovered: wait for it, then apply what it holds.
         self.finish_resumes(true);
@@ -367,6 +484,8 @@ impl WriterThread {
         for (_, r) in std::mem::take(&mut self.recs) {
             self.end(&r);
             let shared = r.shared.clone();
+            // A tick submitted from now on is refused, not staged for a writer that is gone.
+            shared.hot.state.store(CLOSED, Ordering::Release);
             if let Err(m) = guarded(|| r.close()) {
                 shared.set_error(m);
             }
@@ -477,14 +596,7 @@ impl WriterThread {
                 self.recs.insert(id, *rec);
             }
             Msg::Tick { id, tick, bytes } => {
-                if let Some(r) = self.rec_for(id) {
-                    r.on_tick(tick, bytes.as_slice());
-                    // Past its flush size (and not waiting to retry a failed flush).
-                    if r.flush_requested() && r.wants_flush(Instant::now()) {
-                        self.want_round();
-                        self.urgent = true;
-                    }
-                }
+                self.tick(id, tick, bytes.as_slice());
                 if let TickBytes::Pooled(buf) = bytes {
                     self.returns.buffer(&self.engine, buf);
                 }

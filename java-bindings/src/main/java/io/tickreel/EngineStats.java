@@ -4,7 +4,7 @@ package io.tickreel;
  * Engine-wide counters, a snapshot taken by {@link Engine#stats()}.
  *
  * @param activeRecordings recordings open in the engine
- * @param queueDepth messages waiting in the writers' queues
+ * @param queueDepth messages waiting in the writers' queues, and ticks staged in the recordings' rings
  * @param inflightBytes bytes of submitted ticks not yet written
  * @param droppedTicks ticks dropped by backpressure, all recordings
  * @param bytesWritten compressed bytes written to live recordings

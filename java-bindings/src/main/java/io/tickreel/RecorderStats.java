@@ -12,7 +12,8 @@ import java.util.OptionalInt;
  * @param flushes flushes done
  * @param lastFlushLatencyMicros duration of the last flush
  * @param flushedTick every tick up to and including this one is durably on disk (empty: none yet)
- * @param queueDepth messages waiting in this recording's writer queue (shared with other recordings)
+ * @param queueDepth messages waiting in this recording's writer queue (shared with other recordings),
+ *     and the ticks it staged that the writer has not taken yet
  */
 public record RecorderStats(
         long submittedTicks,
