@@ -11,7 +11,7 @@ use std::time::Duration;
 use tickreel::play::Reader;
 use tickreel::record::Submitted;
 use tickreel::storage::live::live_dir_for;
-use tickreel::{Engine, EngineOptions, Event, RecorderOptions};
+use tickreel::{Engine, EngineOptions, Event, Recorder, RecorderOptions};
 
 use common::{batch, expected_states, recorded_ticks};
 
@@ -28,6 +28,28 @@ fn inflated(events: &[Event], bytes: usize) -> Vec<Event> {
         out.extend(moves.iter().cloned());
     }
     out
+}
+
+/// Submits the first tick (the first large tick makes the ring, and takes the queue itself), waits
+/// until the writer has it, then holds the writer and submits the rest.
+fn submit_behind_a_held_writer(engine: &Engine, rec: &Recorder, ticks: &[(u32, Vec<Event>)]) {
+    rec.submit_tick(ticks[0].0, &batch(&ticks[0].1)).unwrap();
+    common::wait_for_empty_queue(engine);
+    engine.set_writers_stalled(true);
+    for (t, e) in &ticks[1..] {
+        assert_eq!(rec.submit_tick(*t, &batch(e)).unwrap(), Submitted::Queued);
+    }
+}
+
+/// The recording holds every tick of `ticks`, in order, with the entities' states they make.
+fn assert_holds(r: &Reader, ticks: &[(u32, Vec<Event>)]) {
+    assert_eq!(
+        recorded_ticks(r),
+        ticks.iter().map(|(t, _)| *t).collect::<Vec<_>>()
+    );
+    for (t, state) in expected_states(ticks) {
+        assert_eq!(r.seek(t).unwrap().entities, state, "tick {t}");
+    }
 }
 
 #[test]
@@ -76,13 +98,7 @@ fn staged_ticks_keep_their_order_with_snapshots_flushes_and_large_ticks() {
     assert_eq!((stats.dropped_ticks, stats.rejected_ticks), (0, 0));
     let r = Reader::open_path(rec.finish().unwrap().wait().unwrap()).unwrap();
     r.verify().unwrap();
-    assert_eq!(
-        recorded_ticks(&r),
-        ticks.iter().map(|(t, _)| *t).collect::<Vec<_>>()
-    );
-    for (t, state) in expected_states(&ticks) {
-        assert_eq!(r.seek(t).unwrap().entities, state, "tick {t}");
-    }
+    assert_holds(&r, &ticks);
     let found: Vec<(u32, Vec<u8>)> = (0..r.index().len())
         .filter_map(|i| {
             let c = r.read_chunk(i).unwrap();
@@ -105,13 +121,7 @@ fn a_burst_past_the_ring_queues_the_rest_in_order() {
         .start_recording(dir.path().join("burst.reel"), RecorderOptions::default())
         .unwrap();
     let ticks = common::sim_ticks(20, 400, 12);
-    // The first large tick makes the ring (and takes the queue itself).
-    rec.submit_tick(ticks[0].0, &batch(&ticks[0].1)).unwrap();
-    common::wait_for_empty_queue(&engine);
-    engine.set_writers_stalled(true);
-    for (t, e) in &ticks[1..] {
-        assert_eq!(rec.submit_tick(*t, &batch(e)).unwrap(), Submitted::Queued);
-    }
+    submit_behind_a_held_writer(&engine, &rec, &ticks);
     let waiting = engine.stats().queue_depth;
     assert_eq!(
         waiting,
@@ -121,13 +131,7 @@ fn a_burst_past_the_ring_queues_the_rest_in_order() {
     assert_eq!(rec.stats().queue_depth, waiting);
     engine.set_writers_stalled(false);
     let r = Reader::open_path(rec.finish().unwrap().wait().unwrap()).unwrap();
-    assert_eq!(
-        recorded_ticks(&r),
-        ticks.iter().map(|(t, _)| *t).collect::<Vec<_>>()
-    );
-    for (t, state) in expected_states(&ticks) {
-        assert_eq!(r.seek(t).unwrap().entities, state, "tick {t}");
-    }
+    assert_holds(&r, &ticks);
     assert_eq!(engine.stats().queue_depth, 0);
     engine.shutdown();
 }
@@ -170,13 +174,7 @@ fn threads_that_submit_in_turn_share_one_ring() {
     }
     let rec = Arc::into_inner(rec).unwrap();
     let r = Reader::open_path(rec.finish().unwrap().wait().unwrap()).unwrap();
-    assert_eq!(
-        recorded_ticks(&r),
-        ticks.iter().map(|(t, _)| *t).collect::<Vec<_>>()
-    );
-    for (t, state) in expected_states(&ticks) {
-        assert_eq!(r.seek(t).unwrap().entities, state, "tick {t}");
-    }
+    assert_holds(&r, &ticks);
     engine.shutdown();
 }
 
@@ -189,13 +187,8 @@ fn staged_ticks_are_flushed_when_the_engine_shuts_down() {
         .start_recording(&path, RecorderOptions::default())
         .unwrap();
     let ticks = common::sim_ticks(20, 30, 14);
-    rec.submit_tick(ticks[0].0, &batch(&ticks[0].1)).unwrap();
-    common::wait_for_empty_queue(&engine);
     // Held, so that the rest stays staged until the shutdown takes it.
-    engine.set_writers_stalled(true);
-    for (t, e) in &ticks[1..] {
-        rec.submit_tick(*t, &batch(e)).unwrap();
-    }
+    submit_behind_a_held_writer(&engine, &rec, &ticks);
     assert_eq!(engine.stats().queue_depth, ticks.len() - 1);
     let stopping = {
         let e = engine.clone();
@@ -205,9 +198,5 @@ fn staged_ticks_are_flushed_when_the_engine_shuts_down() {
     engine.set_writers_stalled(false);
     stopping.join().unwrap();
     drop(rec);
-    let r = Reader::open_live(live_dir_for(&path)).unwrap();
-    assert_eq!(
-        recorded_ticks(&r),
-        ticks.iter().map(|(t, _)| *t).collect::<Vec<_>>()
-    );
+    assert_holds(&Reader::open_live(live_dir_for(&path)).unwrap(), &ticks);
 }

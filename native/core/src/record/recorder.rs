@@ -2,20 +2,19 @@
 //! path: O(1) checks and a copy, into the recording's staging ring (`staging`) or, for a tick of a
 //! few dozen bytes or one the ring has no room for, onto the writer's bounded lock-free queue.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU8, AtomicU64, Ordering};
+use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
-use crate::sync::Mutex;
 use crossbeam_channel::{Sender, TrySendError};
 
 use crate::error::{Error, Result};
-use crate::format::metadata::{EntityInfo, EventType, Gap, Metadata};
-use crate::format::{Limits, MetadataBudget};
+use crate::format::Limits;
+use crate::format::metadata::{EntityInfo, EventType};
 use crate::record::engine::{Ending, EngineShared, Msg};
 use crate::record::finish::FinishHandle;
-use crate::record::hot_slots::{HotRef, HotSlot};
+use crate::record::hot_slots::HotRef;
 use crate::record::staging::{Producer, Staging};
 use crate::record::tick_bytes::{INLINE, TickBytes};
 
@@ -49,158 +48,12 @@ pub struct RecorderStats {
     pub queue_depth: usize,
 }
 
-pub(crate) const OPEN: u8 = 0;
-pub(crate) const FINISHING: u8 = 1;
-pub(crate) const CLOSED: u8 = 2;
-pub(crate) const ABORTED: u8 = 3;
-/// Retired by the writer after an internal error (a panic in its work): see `status()`.
-pub(crate) const RETIRED: u8 = 4;
+mod shared;
 
-pub(crate) const NONE: u64 = u64::MAX;
-
-/// State shared between a `Recorder` handle and the writer thread. What `submit_tick` reads and
-/// writes sits apart, in the engine's packed slots ([`HotSlot`]); the handle keeps a view of it and
-/// copies of the fields that never change.
-#[derive(Debug)]
-pub(crate) struct RecShared {
-    /// State, last submitted tick and submitted count: see [`Hot`](crate::record::hot_slots::Hot).
-    pub hot: HotSlot,
-    pub id: u64,
-    pub max_batch: usize,
-    pub backpressure: Backpressure,
-    pub path: PathBuf,
-    /// Written to a live directory and a compacted file (`false`: a stream only its observers see).
-    pub persist: bool,
-    /// Messages other than ticks (metadata, snapshots, flushes) accepted onto the queue.
-    pub other_sent: AtomicU64,
-    pub dropped: AtomicU64,
-    pub rejected: AtomicU64,
-    pub bytes_written: AtomicU64,
-    pub flushes: AtomicU64,
-    pub last_flush_us: AtomicU64,
-    pub flushed_tick: AtomicU64,
-    pub error: Mutex<Option<String>>,
-    /// The I/O error behind `error`, when the last error was a flush's (its kind and path).
-    pub io_error: Mutex<Option<Error>>,
-    pub gaps: Mutex<Vec<Gap>>,
-    /// What the metadata may still take (checked at the call, on the server thread).
-    pub meta_budget: Mutex<MetadataBudget>,
-    /// Resuming: [`RESUME_NONE`] (a fresh recording), pending, done or failed.
-    pub resume: AtomicU8,
-    /// The last tick of the recovered recording (`NONE` if it had none).
-    pub resumed_tick: AtomicU64,
-    /// The staging ring, made at the first tick too large for a queue slot (`None` inside: the
-    /// budget had no room for one; see [`crate::record::staging`]).
-    pub staging: std::sync::OnceLock<Option<Arc<Staging>>>,
-}
-
-pub(crate) const RESUME_NONE: u8 = 0;
-pub(crate) const RESUME_PENDING: u8 = 1;
-pub(crate) const RESUME_DONE: u8 = 2;
-pub(crate) const RESUME_FAILED: u8 = 3;
-
-impl RecShared {
-    pub(crate) fn new(
-        hot: HotSlot,
-        id: u64,
-        path: PathBuf,
-        persist: bool,
-        opts: &RecorderOptions,
-        last_tick: Option<u32>,
-        metadata: Option<&Metadata>,
-    ) -> RecShared {
-        let limits = Limits::default();
-        RecShared {
-            id,
-            path,
-            persist,
-            hot: {
-                if let Some(t) = last_tick {
-                    hot.last_submitted.store(u64::from(t), Ordering::Release);
-                }
-                hot
-            },
-            other_sent: AtomicU64::new(0),
-            dropped: AtomicU64::new(0),
-            rejected: AtomicU64::new(0),
-            bytes_written: AtomicU64::new(0),
-            flushes: AtomicU64::new(0),
-            last_flush_us: AtomicU64::new(0),
-            flushed_tick: AtomicU64::new(last_tick.map_or(NONE, u64::from)),
-            error: Mutex::new(None),
-            io_error: Mutex::new(None),
-            gaps: Mutex::new(Vec::new()),
-            backpressure: opts.backpressure,
-            max_batch: opts.max_batch_bytes,
-            meta_budget: Mutex::new(match metadata {
-                Some(m) => MetadataBudget::of(m, &limits),
-                None => MetadataBudget::new(&limits),
-            }),
-            resume: AtomicU8::new(RESUME_NONE),
-            resumed_tick: AtomicU64::new(NONE),
-            staging: std::sync::OnceLock::new(),
-        }
-    }
-
-    pub(crate) fn resume_pending(&self) {
-        self.resume.store(RESUME_PENDING, Ordering::Release);
-    }
-
-    /// The live directory was recovered: it ends at `last_tick` with `metadata`. Ticks submitted
-    /// from now on must come after it; the metadata budget is what the recovered metadata leaves
-    /// (what was registered meanwhile is checked again as the writer applies it).
-    pub(crate) fn resumed(&self, last_tick: Option<u32>, metadata: &Metadata) {
-        if let Some(t) = last_tick {
-            let t = u64::from(t);
-            let _ =
-                self.hot
-                    .last_submitted
-                    .fetch_update(Ordering::AcqRel, Ordering::Acquire, |cur| {
-                        (cur == NONE || cur < t).then_some(t)
-                    });
-            self.flushed_tick.store(t, Ordering::Release);
-            self.resumed_tick.store(t, Ordering::Release);
-        }
-        *self.meta_budget.lock() = MetadataBudget::of(metadata, &Limits::default());
-        self.resume.store(RESUME_DONE, Ordering::Release);
-    }
-
-    pub(crate) fn resume_failed(&self, e: &Error) {
-        self.set_error(format!("resuming the recording failed: {e}"));
-        self.resume.store(RESUME_FAILED, Ordering::Release);
-    }
-
-    /// Messages of this recording accepted onto the writer's queue so far (an ending message that
-    /// takes the control channel waits for this many; see [`Ending`]).
-    pub(crate) fn queued(&self) -> u64 {
-        self.hot.submitted.load(Ordering::Relaxed) + self.other_sent.load(Ordering::Relaxed)
-    }
-
-    pub(crate) fn set_error(&self, msg: String) {
-        *self.error.lock() = Some(msg);
-        *self.io_error.lock() = None;
-    }
-
-    /// [`RecShared::set_error`] for an I/O failure, kept typed for [`Recorder::status`].
-    pub(crate) fn set_io_error(&self, msg: String, e: &Error) {
-        self.set_error(msg);
-        if let Error::Io(_) = e {
-            *self.io_error.lock() = Some(e.duplicate());
-        }
-    }
-
-    pub(crate) fn record_drop(&self, tick: u32) {
-        self.dropped.fetch_add(1, Ordering::Relaxed);
-        let mut g = self.gaps.lock();
-        match g.last_mut() {
-            Some(gap) if gap.to.checked_add(1) == Some(tick) => gap.to = tick,
-            _ => g.push(Gap {
-                from: tick,
-                to: tick,
-            }),
-        }
-    }
-}
+pub(crate) use shared::{
+    ABORTED, CLOSED, FINISHING, NONE, OPEN, RESUME_DONE, RESUME_FAILED, RESUME_PENDING, RETIRED,
+    RecShared,
+};
 
 /// One recording being written. Cheap to share between threads (`&self` methods); ticks of one
 /// recording must be submitted in increasing order (from one thread at a time).

@@ -19,6 +19,8 @@ use crate::record::returns::Returns;
 use crate::record::sync_round::SyncThread;
 use crate::record::tick_bytes::TickBytes;
 
+mod staged;
+
 /// Longest nap of an idle writer thread (its wake-up latency when work arrives after a pause).
 const IDLE_NAP: Duration = Duration::from_millis(5);
 
@@ -214,95 +216,6 @@ impl WriterThread {
                 self.start_round(false);
             }
         }
-    }
-
-    /// A message just taken off the queue: first the staged ticks of its recording that came
-    /// before it, then it counts as taken.
-    fn before_queued(&mut self, msg: &Msg) {
-        if let Some(id) = msg.recording()
-            && !matches!(msg, Msg::Open { .. })
-        {
-            self.take_staged(id);
-            if let Some(r) = self.recs.get_mut(&id) {
-                r.queued_taken += 1;
-            }
-        }
-    }
-
-    /// Takes recording `id`'s staged ticks that no message still on the queue comes before (and
-    /// puts its ring on the list of rings to look at); `true` if it took any.
-    fn take_staged(&mut self, id: u64) -> bool {
-        let Some(r) = self.recs.get_mut(&id) else {
-            return false;
-        };
-        if !matches!(r.shared.staging.get(), Some(Some(_))) {
-            return false;
-        }
-        if !r.staging_listed {
-            r.staging_listed = true;
-            self.staged.push(id);
-        }
-        let shared = r.shared.clone();
-        let Some(Some(ring)) = shared.staging.get() else {
-            return false;
-        };
-        let mut took = false;
-        while let Some(r) = self.recs.get(&id) {
-            let (taken, resuming) = (r.queued_taken, r.is_resuming());
-            let Some(entry) = ring.peek(&shared.hot, taken) else {
-                break;
-            };
-            took = true;
-            if resuming {
-                // Held in order with the queued messages until the recovery is done.
-                let msg = Msg::Tick {
-                    id,
-                    tick: entry.tick,
-                    bytes: TickBytes::copied(entry.bytes),
-                };
-                ring.consume(entry);
-                self.handle_guarded(msg);
-            } else {
-                if let Err(m) = guarded(|| self.tick(id, entry.tick, entry.bytes)) {
-                    self.retire(id, m);
-                }
-                ring.consume(entry);
-                // A tick past the flush size starts its round now, as a queued one would.
-                self.start_urgent_round();
-            }
-        }
-        took
-    }
-
-    /// Takes the staged ticks of every recording with a ring (see [`Self::take_staged`]).
-    fn take_all_staged(&mut self) -> bool {
-        let mut took = false;
-        let mut i = 0;
-        while i < self.staged.len() {
-            let id = self.staged[i];
-            if self.recs.contains_key(&id) {
-                took |= self.take_staged(id);
-                i += 1;
-            } else {
-                self.staged.swap_remove(i);
-            }
-        }
-        took
-    }
-
-    /// Lists the rings made since the last look (a recording's first large tick makes its ring)
-    /// and takes what every ring holds.
-    fn look_at_staging(&mut self) {
-        let new: Vec<u64> = self
-            .recs
-            .iter()
-            .filter(|(_, r)| !r.staging_listed && matches!(r.shared.staging.get(), Some(Some(_))))
-            .map(|(id, _)| *id)
-            .collect();
-        for id in new {
-            self.take_staged(id);
-        }
-        self.take_all_staged();
     }
 
     /// One tick of recording `id`, queued or staged.
