@@ -1,7 +1,9 @@
 //! Ticks a server thread stages in its recording's ring (`record::staging`) reach the file in the
 //! order they were submitted, also around the messages that take the writer's queue (snapshots,
-//! flushes, ticks too large for the ring, ticks submitted while the ring is full), from several
-//! threads in turn, and with the writer held.
+//! flushes, ticks too large for the ring, ticks submitted while the ring is full, messages other
+//! threads are sending), from several threads in turn, and with the writer held; a recording
+//! being resumed stages nothing (its ticks stay within the in-flight budget); what a retired
+//! recording left in its ring is not counted as waiting.
 
 mod common;
 
@@ -197,6 +199,174 @@ fn staged_ticks_are_flushed_when_the_engine_shuts_down() {
     std::thread::sleep(Duration::from_millis(50));
     engine.set_writers_stalled(false);
     stopping.join().unwrap();
+    // Every call on the recording now says why it cannot be served.
+    let errors = [
+        rec.submit_tick(1000, &batch(&ticks[1].1)).unwrap_err(),
+        rec.finish().map(|_| ()).unwrap_err(),
+        rec.close().unwrap_err(),
+        rec.abort().unwrap_err(),
+    ];
+    for e in errors {
+        assert!(e.to_string().contains("the engine has shut down"), "{e}");
+    }
     drop(rec);
     assert_holds(&Reader::open_live(live_dir_for(&path)).unwrap(), &ticks);
+}
+
+#[test]
+fn ticks_submitted_while_a_recording_resumes_take_the_queue() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("resumed.reel");
+    let engine = Engine::new(EngineOptions::default()).unwrap();
+    let ticks = common::sim_ticks(20, 90, 15);
+    let rec = engine
+        .start_recording(&path, RecorderOptions::default())
+        .unwrap();
+    for (t, e) in &ticks[..30] {
+        rec.submit_tick(*t, &batch(e)).unwrap();
+    }
+    assert!(rec.staged_ticks() > 0);
+    rec.close().unwrap();
+    drop(rec);
+    // Held, so that the recovery is not done while the next ticks come: the writer holds them
+    // until it is, in the budget, off the queue (a ring would hold them outside it).
+    common::wait_for_empty_queue(&engine);
+    engine.set_writers_stalled(true);
+    let rec = engine
+        .start_recording(&path, RecorderOptions::default())
+        .unwrap();
+    for (t, e) in &ticks[30..60] {
+        assert_eq!(rec.submit_tick(*t, &batch(e)).unwrap(), Submitted::Queued);
+    }
+    assert_eq!(rec.staged_ticks(), 0, "a resuming recording staged ticks");
+    assert!(engine.stats().inflight_bytes > 0);
+    engine.set_writers_stalled(false);
+    assert_eq!(
+        rec.wait_resumed(Duration::from_secs(10)).unwrap(),
+        Some(ticks[29].0)
+    );
+    for (t, e) in &ticks[60..] {
+        rec.submit_tick(*t, &batch(e)).unwrap();
+    }
+    assert!(
+        rec.staged_ticks() > 0,
+        "resumed, the recording stages again"
+    );
+    let r = Reader::open_path(rec.finish().unwrap().wait().unwrap()).unwrap();
+    assert_holds(&r, &ticks);
+    engine.shutdown();
+}
+
+#[test]
+fn a_tick_submitted_while_another_thread_sends_a_message_takes_the_queue() {
+    let dir = tempfile::tempdir().unwrap();
+    let engine = Engine::new(EngineOptions::default()).unwrap();
+    let rec = engine
+        .start_recording(dir.path().join("sending.reel"), RecorderOptions::default())
+        .unwrap();
+    let ticks = common::sim_ticks(20, 6, 16);
+    submit_behind_a_held_writer(&engine, &rec, &ticks[..2]);
+    assert_eq!(rec.staged_ticks(), 1);
+    // A message on its way and not counted: a staged tick could be taken before it, and before
+    // a tick queued after it.
+    rec.hold_a_send(true);
+    for (t, e) in &ticks[2..4] {
+        rec.submit_tick(*t, &batch(e)).unwrap();
+    }
+    assert_eq!(
+        rec.staged_ticks(),
+        1,
+        "staged while a message was on its way"
+    );
+    rec.hold_a_send(false);
+    for (t, e) in &ticks[4..] {
+        rec.submit_tick(*t, &batch(e)).unwrap();
+    }
+    assert_eq!(rec.staged_ticks(), 3);
+    engine.set_writers_stalled(false);
+    let r = Reader::open_path(rec.finish().unwrap().wait().unwrap()).unwrap();
+    assert_holds(&r, &ticks);
+    engine.shutdown();
+}
+
+#[test]
+fn another_threads_messages_never_reorder_the_ticks() {
+    // The server thread alternates ticks that take the queue (one move fits in a queue slot) and
+    // staged ones, while another thread keeps sending metadata.
+    let dir = tempfile::tempdir().unwrap();
+    let engine = Engine::new(EngineOptions::default()).unwrap();
+    let rec = Arc::new(
+        engine
+            .start_recording(dir.path().join("meta.reel"), RecorderOptions::default())
+            .unwrap(),
+    );
+    let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let meta = {
+        let (rec, stop) = (rec.clone(), stop.clone());
+        std::thread::spawn(move || {
+            let mut n = 0i64;
+            while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                rec.set_user_metadata("n", fastnbt::Value::Long(n)).unwrap();
+                n += 1;
+                // Often, not flooding the queue (a full queue sends every tick there).
+                for _ in 0..(n % 7) * 50 {
+                    std::hint::spin_loop();
+                }
+            }
+            n
+        })
+    };
+    let mut ticks = common::sim_ticks(20, 4000, 17);
+    for (i, (t, e)) in ticks.iter_mut().enumerate() {
+        if i % 2 == 1 {
+            e.retain(|e| matches!(e, Event::Pose { .. } | Event::Position { .. }));
+            e.truncate(1);
+            assert!(
+                !e.is_empty() && batch(e).len() <= 38,
+                "a tick for a queue slot"
+            );
+        }
+        rec.submit_tick(*t, &batch(e)).unwrap();
+        // Paced a little, so that the writer keeps up and the ring has room.
+        if i % 4 == 3 {
+            std::thread::sleep(Duration::from_micros(100));
+        }
+    }
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    let sent = meta.join().unwrap();
+    assert!(sent > 100, "{sent} metadata messages");
+    let rec = Arc::into_inner(rec).unwrap();
+    assert_eq!(rec.stats().rejected_ticks, 0, "{:?}", rec.status());
+    assert!(rec.staged_ticks() > 100, "{} staged", rec.staged_ticks());
+    let r = Reader::open_path(rec.finish().unwrap().wait().unwrap()).unwrap();
+    assert_holds(&r, &ticks);
+    engine.shutdown();
+}
+
+#[test]
+fn a_retired_recording_leaves_nothing_waiting() {
+    let dir = tempfile::tempdir().unwrap();
+    let engine = Engine::new(EngineOptions::default()).unwrap();
+    let mut o = RecorderOptions::default();
+    o.chunk.snapshot_interval = 8;
+    o.snapshot_provider = Some(Arc::new(|tick| {
+        assert!(tick < 8, "plugin bug at tick {tick}");
+        None
+    }));
+    let rec = engine
+        .start_recording(dir.path().join("retired.reel"), o)
+        .unwrap();
+    // The writer takes the staged ticks after the first in one go, and the provider's panic at
+    // tick 8 retires the recording with the rest still in the ring.
+    let ticks = common::sim_ticks(20, 12, 18);
+    submit_behind_a_held_writer(&engine, &rec, &ticks);
+    assert!(rec.staged_ticks() >= 10, "{}", rec.staged_ticks());
+    engine.set_writers_stalled(false);
+    common::wait_for_empty_queue(&engine);
+    let err = rec.status().unwrap_err().to_string();
+    assert!(err.contains("plugin bug at tick 8"), "{err}");
+    assert_eq!(engine.stats().queue_depth, 0);
+    assert_eq!(rec.stats().queue_depth, 0);
+    drop(rec);
+    engine.shutdown();
 }

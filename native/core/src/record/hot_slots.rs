@@ -27,6 +27,9 @@ pub(crate) struct Hot {
     pub submitted: AtomicU64,
     /// Messages of the recording put on the writer's queue so far (not counting its opening).
     pub queued_msgs: AtomicU64,
+    /// Threads sending one of the recording's other messages (metadata, flushes, endings) right
+    /// now, not counted in `queued_msgs` yet: a tick staged meanwhile takes the queue instead.
+    pub sending: AtomicU64,
     /// Bytes staged so far, as published to the writer.
     pub stage_tail: AtomicU64,
     /// Ticks staged so far (for the queue depth in the stats).
@@ -70,6 +73,7 @@ impl HotSlots {
         slot.last_submitted.store(last_submitted, Ordering::Release);
         slot.submitted.store(0, Ordering::Release);
         slot.queued_msgs.store(0, Ordering::Release);
+        slot.sending.store(0, Ordering::Release);
         slot.stage_tail.store(0, Ordering::Release);
         slot.staged.store(0, Ordering::Release);
         HotSlot(slot)

@@ -15,7 +15,7 @@ use crate::format::metadata::{EntityInfo, EventType};
 use crate::record::engine::{Ending, EngineShared, Msg};
 use crate::record::finish::FinishHandle;
 use crate::record::hot_slots::HotRef;
-use crate::record::staging::{Producer, Staging};
+use crate::record::staging::{Commit, Producer, Staging};
 use crate::record::tick_bytes::{INLINE, TickBytes};
 
 pub use crate::record::recorder_options::{
@@ -123,12 +123,15 @@ impl Recorder {
         }
         hot.last_submitted.store(u64::from(tick), Ordering::Relaxed);
         match staged {
-            Some((claim, Some(written))) => {
-                claim.commit(hot, written, tick);
-                let n = hot.submitted.load(Ordering::Relaxed);
-                hot.submitted.store(n + 1, Ordering::Relaxed);
-                return Ok(Submitted::Queued);
-            }
+            Some((claim, Some(written))) => match claim.commit(hot, written, tick) {
+                Commit::Done => {
+                    let n = hot.submitted.load(Ordering::Relaxed);
+                    hot.submitted.store(n + 1, Ordering::Relaxed);
+                    return Ok(Submitted::Queued);
+                }
+                Commit::Queue => {}
+                Commit::Closed => return Err(self.not_open()),
+            },
             Some((claim, None)) => {
                 // The first tick too large for a queue slot makes the ring, and itself takes the
                 // queue (as does a tick when the ring has no room).
@@ -234,6 +237,11 @@ impl Recorder {
     /// Makes the recording's staging ring, sized for ticks of `len` bytes (once; the engine may
     /// have no room for it, and the recording then queues every tick).
     fn make_ring(&self, len: usize) {
+        // Not while the recording resumes: the writer holds its ticks until the recovery is done,
+        // and those off the queue are within the in-flight budget (a ring's would not be).
+        if self.shared.resume.load(Ordering::Acquire) == RESUME_PENDING {
+            return;
+        }
         self.shared.staging.get_or_init(|| {
             let ring = Staging::new(&self.engine, self.shared.hot.view(), len);
             if let Some(r) = &ring {
@@ -306,6 +314,8 @@ impl Recorder {
         // up to its deadline and `Drop` not at all; then the call fails and nothing was queued.
         let full = |_| Error::Backpressure("the writer's queue is full; nothing was queued".into());
         let gone = || Error::InvalidState("the engine has shut down".into());
+        // Counted in `sending` until it is counted in `queued_msgs` (see `staging::Claim::commit`).
+        self.hot.sending.fetch_add(1, Ordering::SeqCst);
         let sent = match self.tx.try_send(msg) {
             Ok(()) => Ok(()),
             Err(TrySendError::Disconnected(_)) => Err(gone()),
@@ -324,6 +334,7 @@ impl Recorder {
             self.hot.queued_msgs.fetch_add(1, Ordering::Release);
             self.shared.other_sent.fetch_add(1, Ordering::Relaxed);
         }
+        self.hot.sending.fetch_sub(1, Ordering::SeqCst);
         sent
     }
 
@@ -335,7 +346,9 @@ impl Recorder {
         if self.engine.stopping.load(Ordering::Acquire) {
             return Err(gone());
         }
-        match self.tx.try_send(msg) {
+        // Counted in `sending` until it is counted in `queued_msgs` (see `staging::Claim::commit`).
+        self.hot.sending.fetch_add(1, Ordering::SeqCst);
+        let sent = match self.tx.try_send(msg) {
             Ok(()) => {
                 self.hot.queued_msgs.fetch_add(1, Ordering::Release);
                 Ok(())
@@ -349,7 +362,9 @@ impl Recorder {
                     msg,
                 })
                 .map_err(|_| gone()),
-        }
+        };
+        self.hot.sending.fetch_sub(1, Ordering::SeqCst);
+        sent
     }
 
     /// A player left: triggers a flush (per the flush policy) so that their part is durable, and
@@ -482,6 +497,23 @@ impl Recorder {
         }
     }
 
+    /// Test hook (feature `test-hooks`): ticks this recording put in its staging ring so far.
+    #[cfg(feature = "test-hooks")]
+    pub fn staged_ticks(&self) -> u64 {
+        self.hot.staged.load(Ordering::Acquire)
+    }
+
+    /// Test hook (feature `test-hooks`): while `on`, the recording acts as if another thread were
+    /// sending it a message (a snapshot, a flush) that is not counted yet: ticks take the queue.
+    #[cfg(feature = "test-hooks")]
+    pub fn hold_a_send(&self, on: bool) {
+        if on {
+            self.hot.sending.fetch_add(1, Ordering::SeqCst);
+        } else {
+            self.hot.sending.fetch_sub(1, Ordering::SeqCst);
+        }
+    }
+
     /// Ticks of this recording staged and not taken by the writer yet.
     fn staged_pending(&self) -> usize {
         match self.shared.staging.get() {
@@ -526,8 +558,9 @@ impl Recorder {
             })
             .is_err()
         {
-            self.hot.state.store(OPEN, Ordering::Release);
-            return Err(Error::InvalidState("the engine has shut down".into()));
+            // Only a stopped engine refuses an ending: nothing can be recorded any more.
+            self.hot.state.store(CLOSED, Ordering::Release);
+            return Err(Self::engine_gone());
         }
         Ok(handle)
     }
@@ -562,6 +595,7 @@ impl Recorder {
             .compare_exchange(OPEN, to, Ordering::AcqRel, Ordering::Acquire)
             .map(|_| ())
             .map_err(|state| match state {
+                _ if self.engine.stopping.load(Ordering::Acquire) => Self::engine_gone(),
                 RETIRED => self.not_open(),
                 _ => Error::InvalidState("the recording was already finished or aborted".into()),
             })

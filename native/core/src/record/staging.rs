@@ -23,6 +23,14 @@
 //! [`Hot::queued_msgs`] once it is on the queue, and a staged entry carries the count it read. The
 //! writer takes an entry only when it has taken that many of the recording's messages off the
 //! queue, and before taking a message off the queue it takes every entry that came before it.
+//! Another thread's message (metadata, a flush, an ending) is on the queue a moment before it is
+//! counted; while one is ([`Hot::sending`]), ticks take the queue, so that a staged tick is never
+//! taken before a message that came before a tick queued ahead of it.
+//!
+//! A recording being resumed makes no ring: the writer holds its ticks until the recovery is done,
+//! and held ticks must stay within the engine's in-flight budget, which counts only queued ones.
+//! When the writer is done with a recording, what its ring still holds (a tick submitted as it
+//! ended) is no longer counted as waiting.
 
 use std::alloc::Layout;
 use std::sync::Arc;
@@ -30,6 +38,7 @@ use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicU32, AtomicU64, Ordering};
 
 use crate::record::engine::EngineShared;
 use crate::record::hot_slots::{Hot, HotRef};
+use crate::record::recorder::OPEN;
 
 /// Bytes of an entry's header; entries start at multiples of it.
 const HEADER: usize = 16;
@@ -144,11 +153,25 @@ impl Claim<'_> {
         })
     }
 
-    /// Publishes what `copy` wrote as tick `tick`, after the queued messages `hot` counts so far.
+    /// Publishes what `copy` wrote as tick `tick`, after the queued messages `hot` counts so far
+    /// (see [`Commit`]).
     #[inline]
-    pub(crate) fn commit(self, hot: &Hot, w: Written, tick: u32) {
+    pub(crate) fn commit(self, hot: &Hot, w: Written, tick: u32) -> Commit {
         let p = self.p;
+        // Another thread's message on its way to the queue and not counted yet: this tick could
+        // be taken before it, and so before a tick this thread queued after it. Taking the queue
+        // keeps the order. (`sending` is raised before such a message is sent and lowered after it
+        // is counted; the queue orders its sends, so a message sent before this thread's last
+        // queued tick is either counted here or still shows in `sending`.)
+        if hot.sending.load(Ordering::SeqCst) != 0 {
+            return Commit::Queue;
+        }
         let after = hot.queued_msgs.load(Ordering::Acquire);
+        // An ending counted in `after` came after this tick's checks: the writer may be done with
+        // the recording before it looks at this entry.
+        if hot.state.load(Ordering::Acquire) != OPEN {
+            return Commit::Closed;
+        }
         let block = p.data.load(Ordering::Relaxed);
         // SAFETY: as in `copy`, which found these 16 bytes free in this handle's ring (`w.at` is
         // below `capacity - HEADER`), and nothing has been published since: the claim is held.
@@ -159,7 +182,19 @@ impl Claim<'_> {
         let staged = hot.staged.load(Ordering::Relaxed);
         hot.staged.store(staged + 1, Ordering::Relaxed);
         hot.stage_tail.store(w.end, Ordering::Release);
+        Commit::Done
     }
+}
+
+/// What became of a staged tick at [`Claim::commit`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Commit {
+    /// Published to the writer.
+    Done,
+    /// Not published: the tick takes the queue.
+    Queue,
+    /// Not published: the recording was ended meanwhile.
+    Closed,
 }
 
 /// The ring's memory (owned by the recording's shared state); the producer reaches it through
@@ -172,13 +207,16 @@ pub(crate) struct Staging {
     engine: Arc<EngineShared>,
     /// The recording's slot (its tail and staged ticks, for the stats).
     hot: HotRef,
+    /// The writer is done with the recording: nothing staged is pending any more.
+    ended: AtomicBool,
 }
 
 // SAFETY: the block is plain memory that `Staging` owns; what is read and written in it, from
 // which thread, is ordered by the positions (release stores, acquire loads), as described above.
 unsafe impl Send for Staging {}
-// SAFETY: as for `Send`: shared access goes through `produce`, `peek` and `consume`, whose
-// callers are one producer (kept single by `Hot::busy`) and one consumer (the writer thread).
+// SAFETY: as for `Send`: the block is written through a [`Claim`] (one producer at a time, kept
+// single by `Producer::busy`) and read through `peek` and `consume` (one consumer, the recording's
+// writer thread).
 unsafe impl Sync for Staging {}
 
 /// One staged tick, read in place until [`Staging::consume`].
@@ -223,6 +261,7 @@ impl Staging {
             capacity,
             engine: engine.clone(),
             hot,
+            ended: AtomicBool::new(false),
         });
         let mut all = engine.stagings.lock();
         all.retain(|w| w.strong_count() > 0);
@@ -230,13 +269,23 @@ impl Staging {
         Some(ring)
     }
 
-    /// Ticks staged and not taken yet.
+    /// Ticks staged and not taken yet (none once the writer is done with the recording).
     pub(crate) fn pending(&self) -> u64 {
+        if self.ended.load(Ordering::Acquire) {
+            return 0;
+        }
         let staged = self.hot.staged.load(Ordering::Acquire);
         staged.saturating_sub(Self::taken_at(self.block, self).load(Ordering::Acquire))
     }
 
-    /// Points the producer at this ring (once, before any `produce`).
+    /// The writer is done with the recording (finished, closed, aborted or retired): whatever is
+    /// still staged is left, and no longer pending. The memory stays until the `Recorder` handle
+    /// goes (its producer side points into it).
+    pub(crate) fn end(&self) {
+        self.ended.store(true, Ordering::Release);
+    }
+
+    /// Points the producer at this ring (once, before any `copy`).
     pub(crate) fn install(&self, p: &Producer) {
         p.data.store(self.block, Ordering::Relaxed);
         p.capacity.store(self.capacity as u32, Ordering::Release);

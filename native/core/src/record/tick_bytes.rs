@@ -10,14 +10,8 @@ pub(crate) const INLINE: usize = 38;
 
 #[derive(Debug)]
 pub(crate) enum TickBytes {
-    Inline {
-        len: u8,
-        bytes: [u8; INLINE],
-    },
+    Inline { len: u8, bytes: [u8; INLINE] },
     Pooled(Vec<u8>),
-    /// A staged tick copied off its ring by the writer (held while the recording resumes): no
-    /// part of the budget, no pooled buffer.
-    Copied(Vec<u8>),
 }
 
 impl TickBytes {
@@ -32,23 +26,18 @@ impl TickBytes {
         Some(TickBytes::Inline { len, bytes })
     }
 
-    /// `batch` inline if it fits, else in a buffer of its own.
-    pub(crate) fn copied(batch: &[u8]) -> TickBytes {
-        Self::inline(batch).unwrap_or_else(|| TickBytes::Copied(batch.to_vec()))
-    }
-
     #[inline]
     pub(crate) fn as_slice(&self) -> &[u8] {
         match self {
             TickBytes::Inline { len, bytes } => &bytes[..usize::from(*len)],
-            TickBytes::Pooled(b) | TickBytes::Copied(b) => b,
+            TickBytes::Pooled(b) => b,
         }
     }
 
     /// Bytes held of the engine's in-flight budget.
     pub(crate) fn budget_bytes(&self) -> usize {
         match self {
-            TickBytes::Inline { .. } | TickBytes::Copied(_) => 0,
+            TickBytes::Inline { .. } => 0,
             TickBytes::Pooled(b) => b.capacity(),
         }
     }

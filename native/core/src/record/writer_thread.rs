@@ -14,7 +14,7 @@ use crate::record::compaction_worker::CompactJob;
 use crate::record::engine::{Ending, EngineShared, Msg};
 use crate::record::finish::FinishHandle;
 use crate::record::open_recording::OpenRecording;
-use crate::record::recorder::{CLOSED, RETIRED};
+use crate::record::recorder::{CLOSED, OPEN, RETIRED};
 use crate::record::returns::Returns;
 use crate::record::sync_round::SyncThread;
 use crate::record::tick_bytes::TickBytes;
@@ -231,6 +231,10 @@ impl WriterThread {
     }
 
     fn end(&self, rec: &OpenRecording) {
+        // What its ring still holds was submitted after the recording ended: nobody takes it.
+        if let Some(Some(ring)) = rec.shared.staging.get() {
+            ring.end();
+        }
         self.engine.open_paths.lock().remove(&rec.shared.path);
         self.engine.active.fetch_sub(1, Ordering::Relaxed);
     }
@@ -397,8 +401,14 @@ impl WriterThread {
         for (_, r) in std::mem::take(&mut self.recs) {
             self.end(&r);
             let shared = r.shared.clone();
-            // A tick submitted from now on is refused, not staged for a writer that is gone.
-            shared.hot.state.store(CLOSED, Ordering::Release);
+            // A tick submitted from now on is refused, not staged for a writer that is gone (a
+            // recording being finished, closed or aborted is refused already).
+            let _ = shared.hot.state.compare_exchange(
+                OPEN,
+                CLOSED,
+                Ordering::AcqRel,
+                Ordering::Acquire,
+            );
             if let Err(m) = guarded(|| r.close()) {
                 shared.set_error(m);
             }

@@ -2,7 +2,6 @@
 //! staged ticks it may take, and when.
 
 use crate::record::engine::Msg;
-use crate::record::tick_bytes::TickBytes;
 
 use super::{WriterThread, guarded};
 
@@ -39,28 +38,28 @@ impl WriterThread {
         };
         let mut took = false;
         while let Some(r) = self.recs.get(&id) {
-            let (taken, resuming) = (r.queued_taken, r.is_resuming());
-            let Some(entry) = ring.peek(&shared.hot, taken) else {
+            // No ring is made while its recording resumes (see `Recorder::make_ring`): the writer
+            // is done resuming it (`is_resuming`) before the recording is told it resumed. Were it
+            // otherwise, the entries would wait here for the recovery.
+            if r.is_resuming() {
                 break;
+            }
+            let taken = r.queued_taken;
+            let entry = match guarded(|| ring.peek(&shared.hot, taken)) {
+                Ok(Some(entry)) => entry,
+                Ok(None) => break,
+                Err(m) => {
+                    self.retire(id, m);
+                    break;
+                }
             };
             took = true;
-            if resuming {
-                // Held in order with the queued messages until the recovery is done.
-                let msg = Msg::Tick {
-                    id,
-                    tick: entry.tick,
-                    bytes: TickBytes::copied(entry.bytes),
-                };
-                ring.consume(entry);
-                self.handle_guarded(msg);
-            } else {
-                if let Err(m) = guarded(|| self.tick(id, entry.tick, entry.bytes)) {
-                    self.retire(id, m);
-                }
-                ring.consume(entry);
-                // A tick past the flush size starts its round now, as a queued one would.
-                self.start_urgent_round();
+            if let Err(m) = guarded(|| self.tick(id, entry.tick, entry.bytes)) {
+                self.retire(id, m);
             }
+            ring.consume(entry);
+            // A tick past the flush size starts its round now, as a queued one would.
+            self.start_urgent_round();
         }
         took
     }
