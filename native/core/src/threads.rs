@@ -139,6 +139,15 @@ impl Nap {
     }
 }
 
+/// The instant `wait` from now; a wait too long for the clock (a caller's `Duration::MAX`, say)
+/// ends in about a century instead of overflowing.
+pub(crate) fn deadline_in(wait: std::time::Duration) -> std::time::Instant {
+    let now = std::time::Instant::now();
+    now.checked_add(wait)
+        .or_else(|| now.checked_add(std::time::Duration::from_secs(100 * 365 * 86_400)))
+        .unwrap_or(now)
+}
+
 /// Sends `msg`, waiting until `deadline` for room: `Err(Some(msg))` at the deadline, `Err(None)`
 /// if the receiver is gone. Never parks in crossbeam (see [`Nap`]).
 pub(crate) fn send_until<T>(

@@ -11,7 +11,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use tickreel::play::Reader;
-use tickreel::record::Submitted;
+use tickreel::record::{Backpressure, Submitted};
 use tickreel::storage::live::live_dir_for;
 use tickreel::{Engine, EngineOptions, Event, Recorder, RecorderOptions};
 
@@ -368,5 +368,63 @@ fn a_retired_recording_leaves_nothing_waiting() {
     assert_eq!(engine.stats().queue_depth, 0);
     assert_eq!(rec.stats().queue_depth, 0);
     drop(rec);
+    engine.shutdown();
+}
+
+#[test]
+fn a_call_that_waits_without_end_for_room_neither_panics_nor_keeps_ticks_off_the_ring() {
+    // `Block` with a deadline past what the clock can count: a call waiting for room in a full
+    // queue waits until there is room (it panicked on the deadline's overflow, and a caller that
+    // caught the panic left every later tick of the recording off its ring).
+    let dir = tempfile::tempdir().unwrap();
+    let engine = Engine::new(EngineOptions {
+        queue_capacity: 8,
+        ..EngineOptions::default()
+    })
+    .unwrap();
+    let o = RecorderOptions {
+        backpressure: Backpressure::Block {
+            deadline: Duration::MAX,
+        },
+        ..RecorderOptions::default()
+    };
+    let rec = Arc::new(
+        engine
+            .start_recording(dir.path().join("forever.reel"), o)
+            .unwrap(),
+    );
+    let ticks = common::sim_ticks(20, 40, 19);
+    submit_behind_a_held_writer(&engine, &rec, &ticks[..2]);
+    // Small ticks fill the queue behind the held writer.
+    let mut small = Vec::new();
+    for (t, e) in &ticks[2..12] {
+        let mut e = e.clone();
+        e.retain(|e| matches!(e, Event::Pose { .. } | Event::Position { .. }));
+        e.truncate(1);
+        small.push((*t, e));
+    }
+    for (t, e) in &small[..8] {
+        rec.submit_tick(*t, &batch(e)).unwrap();
+    }
+    let waiting = {
+        let rec = rec.clone();
+        std::thread::spawn(move || rec.set_user_metadata("k", fastnbt::Value::Int(1)))
+    };
+    std::thread::sleep(Duration::from_millis(100));
+    assert!(!waiting.is_finished(), "the call waits for room");
+    engine.set_writers_stalled(false);
+    waiting.join().expect("no panic").unwrap();
+    let staged = rec.staged_ticks();
+    let mut all: Vec<(u32, Vec<Event>)> = ticks[..2].to_vec();
+    all.extend(small[..8].iter().cloned());
+    for (t, e) in &ticks[12..] {
+        rec.submit_tick(*t, &batch(e)).unwrap();
+        all.push((*t, e.clone()));
+        std::thread::sleep(Duration::from_millis(2));
+    }
+    assert!(rec.staged_ticks() > staged, "later ticks are staged again");
+    let rec = Arc::into_inner(rec).unwrap();
+    let r = Reader::open_path(rec.finish().unwrap().wait().unwrap()).unwrap();
+    assert_holds(&r, &all);
     engine.shutdown();
 }

@@ -506,7 +506,11 @@ impl Engine {
             Err(TrySendError::Full(msg)) => match shared.backpressure {
                 Backpressure::Drop => return Err(full()),
                 Backpressure::Block { deadline } => {
-                    match crate::threads::send_until(&tx, msg, Instant::now() + deadline) {
+                    match crate::threads::send_until(
+                        &tx,
+                        msg,
+                        crate::threads::deadline_in(deadline),
+                    ) {
                         Ok(()) => {}
                         Err(Some(_)) => return Err(full()),
                         Err(None) => return Err(gone()),

@@ -14,7 +14,7 @@ use crate::format::Limits;
 use crate::format::metadata::{EntityInfo, EventType};
 use crate::record::engine::{Ending, EngineShared, Msg};
 use crate::record::finish::FinishHandle;
-use crate::record::hot_slots::HotRef;
+use crate::record::hot_slots::{Hot, HotRef};
 use crate::record::staging::{Commit, Producer, Staging};
 use crate::record::tick_bytes::{INLINE, TickBytes};
 
@@ -176,7 +176,7 @@ impl Recorder {
         let mut deadline_at: Option<Instant> = None;
         let deadline = |at: &mut Option<Instant>| match self.backpressure {
             Backpressure::Block { deadline } => {
-                Some(*at.get_or_insert_with(|| Instant::now() + deadline))
+                Some(*at.get_or_insert_with(|| crate::threads::deadline_in(deadline)))
             }
             Backpressure::Drop => None,
         };
@@ -315,14 +315,18 @@ impl Recorder {
         let full = |_| Error::Backpressure("the writer's queue is full; nothing was queued".into());
         let gone = || Error::InvalidState("the engine has shut down".into());
         // Counted in `sending` until it is counted in `queued_msgs` (see `staging::Claim::commit`).
-        self.hot.sending.fetch_add(1, Ordering::SeqCst);
+        let _sending = Sending::raise(&self.hot);
         let sent = match self.tx.try_send(msg) {
             Ok(()) => Ok(()),
             Err(TrySendError::Disconnected(_)) => Err(gone()),
             Err(TrySendError::Full(msg)) => match self.shared.backpressure {
                 Backpressure::Drop => Err(full(msg)),
                 Backpressure::Block { deadline } => {
-                    match crate::threads::send_until(&self.tx, msg, Instant::now() + deadline) {
+                    match crate::threads::send_until(
+                        &self.tx,
+                        msg,
+                        crate::threads::deadline_in(deadline),
+                    ) {
                         Ok(()) => Ok(()),
                         Err(Some(m)) => Err(full(m)),
                         Err(None) => Err(gone()),
@@ -334,7 +338,6 @@ impl Recorder {
             self.hot.queued_msgs.fetch_add(1, Ordering::Release);
             self.shared.other_sent.fetch_add(1, Ordering::Relaxed);
         }
-        self.hot.sending.fetch_sub(1, Ordering::SeqCst);
         sent
     }
 
@@ -347,8 +350,8 @@ impl Recorder {
             return Err(gone());
         }
         // Counted in `sending` until it is counted in `queued_msgs` (see `staging::Claim::commit`).
-        self.hot.sending.fetch_add(1, Ordering::SeqCst);
-        let sent = match self.tx.try_send(msg) {
+        let _sending = Sending::raise(&self.hot);
+        match self.tx.try_send(msg) {
             Ok(()) => {
                 self.hot.queued_msgs.fetch_add(1, Ordering::Release);
                 Ok(())
@@ -362,9 +365,7 @@ impl Recorder {
                     msg,
                 })
                 .map_err(|_| gone()),
-        };
-        self.hot.sending.fetch_sub(1, Ordering::SeqCst);
-        sent
+        }
     }
 
     /// A player left: triggers a flush (per the flush policy) so that their part is durable, and
@@ -385,9 +386,9 @@ impl Recorder {
         let cap = bytes.capacity();
         if !self.engine.reserve_bytes(cap) {
             let ok = match self.shared.backpressure {
-                Backpressure::Block { deadline } => {
-                    self.engine.wait_reserve(cap, Instant::now() + deadline)
-                }
+                Backpressure::Block { deadline } => self
+                    .engine
+                    .wait_reserve(cap, crate::threads::deadline_in(deadline)),
                 Backpressure::Drop => false,
             };
             if !ok {
@@ -599,6 +600,23 @@ impl Recorder {
                 RETIRED => self.not_open(),
                 _ => Error::InvalidState("the recording was already finished or aborted".into()),
             })
+    }
+}
+
+/// Another thread's message on its way to the queue, counted in [`Hot::sending`] until it is
+/// counted in `queued_msgs` (or refused); lowered when dropped, also by a panic.
+struct Sending<'a>(&'a Hot);
+
+impl<'a> Sending<'a> {
+    fn raise(hot: &'a Hot) -> Sending<'a> {
+        hot.sending.fetch_add(1, Ordering::SeqCst);
+        Sending(hot)
+    }
+}
+
+impl Drop for Sending<'_> {
+    fn drop(&mut self) {
+        self.0.sending.fetch_sub(1, Ordering::SeqCst);
     }
 }
 

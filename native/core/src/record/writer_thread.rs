@@ -390,6 +390,17 @@ impl WriterThread {
     /// is still open (flushed, resumable), then answer whatever was sent after the shutdown (an
     /// error) and release what it held, so that no caller waits for an answer that never comes.
     fn shut_down(&mut self, rx: &Receiver<Msg>, control: &Receiver<Ending>) {
+        // A tick submitted from now on is refused, not staged for a writer that is about to go (a
+        // recording being finished, closed or aborted is refused already); what was staged before
+        // is taken now.
+        for r in self.recs.values() {
+            let _ = r.shared.hot.state.compare_exchange(
+                OPEN,
+                CLOSED,
+                Ordering::AcqRel,
+                Ordering::Acquire,
+            );
+        }
         self.look_at_staging();
         self.take_endings(control, true);
         // A recording still being recovered: wait for it, then apply what it holds.
@@ -401,14 +412,6 @@ impl WriterThread {
         for (_, r) in std::mem::take(&mut self.recs) {
             self.end(&r);
             let shared = r.shared.clone();
-            // A tick submitted from now on is refused, not staged for a writer that is gone (a
-            // recording being finished, closed or aborted is refused already).
-            let _ = shared.hot.state.compare_exchange(
-                OPEN,
-                CLOSED,
-                Ordering::AcqRel,
-                Ordering::Acquire,
-            );
             if let Err(m) = guarded(|| r.close()) {
                 shared.set_error(m);
             }
@@ -604,6 +607,9 @@ impl WriterThread {
                         });
                         self.engine.open_paths.lock().remove(&path);
                         self.engine.active.fetch_sub(1, Ordering::Relaxed);
+                        if let Some(Some(ring)) = shared.staging.get() {
+                            ring.end();
+                        }
                         res
                     }
                     None => match self.retired.contains_key(&id) {
