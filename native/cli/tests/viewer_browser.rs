@@ -188,8 +188,12 @@ fn the_viewer_follows_a_recording_while_it_is_written() {
     let dir = tempfile::tempdir().unwrap();
     let s = Server::start(&[dir.path().to_str().unwrap(), "--listen", "127.0.0.1:0"]);
     let out = dir.path().join("live.reel");
-    // 300 ticks at 50 ticks/s (6 s), flushed every 100 ms
-    let mut writer = live_writer(&out, 5, 300, 50);
+    // 1,000 ticks at 50 ticks/s (20 s), flushed every 100 ms: the checks made while it is live
+    // need the writer to outlast the browser's start and the page's first seconds, which took
+    // over 6 s in CI with the other browser tests running beside this one (a 300-tick run ended
+    // first there, and the sidebar then had nothing left to grow to)
+    const LAST: u64 = 999;
+    let mut writer = live_writer(&out, 5, LAST as u32 + 1, 50);
 
     let mut b = browser();
     b.open(&format!("{}/?rec=live.reel.live", s.base)).unwrap();
@@ -210,9 +214,13 @@ fn the_viewer_follows_a_recording_while_it_is_written() {
         later > a + 10,
         "the page follows the recording as it grows: {a} -> {later}; {st}"
     );
-    assert!(later < 299, "still being written: {st}");
+    assert!(later < LAST, "still being written: {st}");
     // the sidebar's tick range follows the recording as it grows
     let opened_last = st["last"].as_u64().unwrap();
+    assert!(
+        opened_last < LAST && writer.try_wait().unwrap().is_none(),
+        "the recording was written to its end before the page was checked while live: {st}"
+    );
     wait_for(
         &mut b,
         &format!(
@@ -238,7 +246,7 @@ fn the_viewer_follows_a_recording_while_it_is_written() {
         &mut b,
         "window.tickreelViewer.state().liveState === 'finished' && !window.tickreelViewer.state().playing",
     );
-    assert_eq!(assert_shown_is_seek(&mut b, &out, "finished"), 299);
+    assert_eq!(assert_shown_is_seek(&mut b, &out, "finished") as u64, LAST);
     assert_eq!(state(&mut b)["errors"], json!([]));
 }
 
