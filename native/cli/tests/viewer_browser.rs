@@ -188,14 +188,13 @@ fn the_viewer_follows_a_recording_while_it_is_written() {
     let dir = tempfile::tempdir().unwrap();
     let s = Server::start(&[dir.path().to_str().unwrap(), "--listen", "127.0.0.1:0"]);
     let out = dir.path().join("live.reel");
-    // 1,000 ticks at 50 ticks/s (20 s), flushed every 100 ms: the checks made while it is live
-    // need the writer to outlast the browser's start and the page's first seconds, which took
-    // over 6 s in CI with the other browser tests running beside this one (a 300-tick run ended
-    // first there, and the sidebar then had nothing left to grow to)
+    // The browser starts before the writer, and the writer runs 1,000 ticks at 50 ticks/s (20 s,
+    // flushed every 100 ms): the checks made while it is live need it to outlast the page's first
+    // seconds. A 300-tick run started before the browser once ended first in CI (four browsers
+    // starting at once on a fresh machine), and the sidebar then had nothing left to grow to.
+    let mut b = browser();
     const LAST: u64 = 999;
     let mut writer = live_writer(&out, 5, LAST as u32 + 1, 50);
-
-    let mut b = browser();
     b.open(&format!("{}/?rec=live.reel.live", s.base)).unwrap();
     wait_for(&mut b, "!!window.tickreelViewer");
     assert_eq!(b.eval("window.tickreelViewer.ready"), json!(true));
