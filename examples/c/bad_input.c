@@ -591,7 +591,7 @@ static void bad_recorder(void) {
     EXPECT(tickreel_recorder_flush(rec), OK);
     EXPECT(tickreel_recorder_free(rec), OK);
     TickreelResult r = TICKREEL_RESULT_LOCKED;
-    for (int i = 0; i < 500 && r == TICKREEL_RESULT_LOCKED; i++) {
+    for (int i = 0; i < 10000 && r == TICKREEL_RESULT_LOCKED; i++) { /* 20 s at most */
         r = tickreel_recorder_start(engine, other, NULL, &rec); /* until the writer closed it */
         if (r == TICKREEL_RESULT_LOCKED) {
             nap_ms(2);

@@ -114,7 +114,8 @@ fn follows_a_recording_written_by_another_process_then_switches_to_the_final_fil
     let live = live_dir_for(&out);
     let mut child = Command::new(env!("CARGO_BIN_EXE_tickreel"))
         .args(["simulate", "--out", out.to_str().unwrap()])
-        .args(["--players", "4", "--ticks", "600", "--tps", "200"])
+        // 7.5 s: long enough to be seen growing a few times on a busy machine
+        .args(["--players", "4", "--ticks", "1500", "--tps", "200"])
         .args(["--flush-ms", "50", "--chunk-ticks", "20"])
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -204,15 +205,15 @@ fn follows_a_recording_written_by_another_process_then_switches_to_the_final_fil
     assert!(!live.exists());
     let fin = Reader::open_path(&out).unwrap();
     assert_eq!(rec.view().reader().index(), fin.index());
-    assert_eq!(ph.position(), 599);
-    assert_eq!(fin.last_tick(), Some(599));
+    assert_eq!(ph.position(), 1499);
+    assert_eq!(fin.last_tick(), Some(1499));
 
     // Every state reached equals a straight decode of the final file; never a fault; the
     // switch-over re-applied nothing (the only jump is the first position).
     assert_eq!(shadow.faults, 0);
     assert_eq!(ph.stats().faults, 0);
     shadow.check_against(&straight(&out));
-    assert_eq!(shadow.seen.last().unwrap().0, 599);
+    assert_eq!(shadow.seen.last().unwrap().0, 1499);
     assert_eq!(shadow.jumps, 1, "the switch-over is not a jump");
     assert_eq!(ph.stats().jumps, 1);
 }

@@ -18,8 +18,10 @@ fn a_live_recording_grows_as_the_writer_flushes_then_finishes() {
     let dir = tempfile::tempdir().unwrap();
     let s = Server::start(&[dir.path().to_str().unwrap(), "--listen", "127.0.0.1:0"]);
     let out = dir.path().join("live.reel");
-    // 240 ticks at 60 ticks/s (4 s), flushed every 100 ms
-    let mut writer = live_writer(&out, 4, 240, 60);
+    // 1,200 ticks at 120 ticks/s (10 s), flushed every 100 ms: long enough to be still live when
+    // the stream is opened on a busy machine (this binary's other tests start an S3 server)
+    const LAST: u64 = 1199;
+    let mut writer = live_writer(&out, 4, LAST as u32 + 1, 120);
 
     let list = names(&s.json("/api/recordings"));
     assert!(
@@ -69,7 +71,7 @@ fn a_live_recording_grows_as_the_writer_flushes_then_finishes() {
     assert!(writer.wait().unwrap().success());
     let (last, state) = edges.last().unwrap().clone();
     assert_eq!(state, "finished", "{edges:?}");
-    assert_eq!(last, Some(239));
+    assert_eq!(last, Some(LAST));
     let live_ticks: Vec<u64> = edges
         .iter()
         .filter(|(_, st)| st == "live")
@@ -80,7 +82,7 @@ fn a_live_recording_grows_as_the_writer_flushes_then_finishes() {
         "ticks appear as the writer flushes: {edges:?}"
     );
     assert!(live_ticks.windows(2).all(|w| w[0] < w[1]), "{edges:?}");
-    assert!(*live_ticks.first().unwrap() < 200, "{edges:?}");
+    assert!(*live_ticks.first().unwrap() < LAST - 200, "{edges:?}");
     // asked for by its live name, the finished recording says so, and plays like its file
     let info = s.json("/api/info?rec=live.reel.live");
     assert_eq!(info["edge"]["state"], "finished", "{info}");
@@ -88,12 +90,15 @@ fn a_live_recording_grows_as_the_writer_flushes_then_finishes() {
         s.json("/api/info?rec=live.reel")["edge"]["state"],
         Value::Null
     );
-    let v = s.json("/api/frames?rec=live.reel.live&from=230&count=10");
+    let v = s.json(&format!(
+        "/api/frames?rec=live.reel.live&from={}&count=10",
+        LAST - 9
+    ));
     let frames = v["frames"].as_array().unwrap();
     assert_eq!(frames.len(), 10);
     assert_close(
         &api_positions(&frames[9]),
-        &reader_positions(&out, 239),
+        &reader_positions(&out, LAST as u32),
         "finished",
     );
 }

@@ -101,19 +101,23 @@ fn the_viewer_plays_seeks_and_reverses_in_chromium() {
     // play forward at 4x for a second
     b.eval("window.tickreelViewer.setSpeed(4)");
     b.eval("window.tickreelViewer.play(1)");
-    std::thread::sleep(Duration::from_millis(1200));
+    // (waits for the page to get there rather than sleeping: a busy machine draws fewer frames)
+    wait_for(&mut b, "window.tickreelViewer.state().shownTick > 357 + 20");
     b.eval("window.tickreelViewer.pause()");
     let fwd = assert_shown_is_seek(&mut b, &sim, "played forward");
-    assert!(fwd > 357 + 20, "4x for 1.2 s moved only to {fwd}");
+    assert!(fwd > 357 + 20, "played forward only to {fwd}");
     assert!(screenshot(&mut b, &shots.join("played.png")) > 5000);
 
     // reverse at 8x
     b.eval("window.tickreelViewer.setSpeed(8)");
     b.eval("window.tickreelViewer.play(-1)");
-    std::thread::sleep(Duration::from_millis(1000));
+    wait_for(
+        &mut b,
+        &format!("window.tickreelViewer.state().shownTick < {fwd} - 40"),
+    );
     b.eval("window.tickreelViewer.pause()");
     let back = assert_shown_is_seek(&mut b, &sim, "played backward");
-    assert!(back < fwd - 40, "8x backward for 1 s: {fwd} -> {back}");
+    assert!(back < fwd - 40, "played backward only from {fwd} to {back}");
     assert_eq!(state(&mut b)["dir"], -1);
 
     // step one tick each way
@@ -176,11 +180,9 @@ fn the_viewer_plays_seeks_and_reverses_in_chromium() {
     let table = b.eval("document.getElementById('report-meta').innerText");
     assert!(table.as_str().unwrap().contains("report_tick"), "{table}");
     assert!(screenshot(&mut b, &shots.join("report.png")) > 5000);
-    assert!(
-        started.elapsed() < Duration::from_secs(90),
-        "the browser test took {:?}",
-        started.elapsed()
-    );
+    // each step above is bounded by its own wait; the whole is reported, not asserted (it
+    // depends on the machine)
+    eprintln!("the browser test took {:?}", started.elapsed());
 }
 
 #[test]
@@ -258,6 +260,9 @@ fn the_viewer_follows_a_recording_while_it_is_written() {
 /// drawn ~7 MB (tried: 58.4 -> 65.3 MB, the test failed).
 const HEAP_GROWTH_BOUND: u64 = 4 << 20;
 
+/// Ticks played between the two memory readings: 20 s at 16x.
+const PLAYED_AFTER_WARM_UP: u64 = 6_400;
+
 #[test]
 fn the_viewer_does_not_grow_while_it_plays() {
     let dir = tempfile::tempdir().unwrap();
@@ -280,12 +285,16 @@ fn the_viewer_does_not_grow_while_it_plays() {
     std::thread::sleep(Duration::from_secs(2));
     let warm = b.memory_after_gc().unwrap();
     let played_warm = state(&mut b)["played"].as_u64().unwrap();
-    // 20 s more, bouncing at the ends
+    // 6,400 ticks more (20 s at 16x, more than the whole cache turned over), bouncing at the
+    // ends; counted in ticks played, not in seconds, as a busy machine plays fewer per second
     let started = Instant::now();
-    while started.elapsed() < Duration::from_secs(20) {
+    while started.elapsed() < Duration::from_secs(120) {
         std::thread::sleep(Duration::from_millis(250));
         let st = state(&mut b);
         assert_eq!(st["errors"], json!([]), "{st}");
+        if st["played"].as_u64().unwrap() - played_warm >= PLAYED_AFTER_WARM_UP {
+            break;
+        }
         if st["playing"] == json!(false) {
             let dir = if st["dir"] == json!(1) { -1 } else { 1 };
             b.eval(&format!("window.tickreelViewer.play({dir})"));
@@ -295,8 +304,11 @@ fn the_viewer_does_not_grow_while_it_plays() {
     let st = state(&mut b);
     let played = st["played"].as_u64().unwrap() - played_warm;
     eprintln!("warm {warm:?}\nend {end:?}\nplayed {played} ticks after warm-up; {st}");
-    // it played: 20 s at 16x is 6,400 ticks, more than the whole cache turned over
-    assert!(played > 3_000, "only {played} ticks played in 20 s: {st}");
+    assert!(
+        played >= PLAYED_AFTER_WARM_UP,
+        "only {played} ticks played in {:?}: {st}",
+        started.elapsed()
+    );
     assert!(
         end.js_heap_used <= warm.js_heap_used + HEAP_GROWTH_BOUND,
         "the viewer's heap grew from {:.1} MB to {:.1} MB in {played} ticks of playback",

@@ -68,8 +68,10 @@ fn each_trigger_flushes_on_its_own() {
     // size flush also cuts the open chunk, so everything so far becomes durable). Without the
     // size trigger nothing would flush at all (interval and leave are off).
     assert!(wait_flushed(&by_size, 35), "{:?}", by_size.stats());
+    // At most one round per chunk cut (8): how many cuts share a round depends on how fast the
+    // submitting thread is against the commits, so no tighter bound.
     let n = by_size.stats().flushes;
-    assert!((2..=6).contains(&n), "{:?}", by_size.stats());
+    assert!((2..=8).contains(&n), "{:?}", by_size.stats());
 
     // Time: nothing is big enough, but the interval passes.
     let by_time = engine

@@ -276,7 +276,7 @@ class ClassLoaderTest {
         int margin = 4;
         int after = waitForThreads(baseline + margin);
         assertTrue(after <= baseline + margin, "threads: " + baseline + " before " + reloads
-                + " reloads, " + after + " after (peak " + peak + ")");
+                + " reloads, " + after + " after (peak " + peak + "): " + threadNames());
         int mapped = waitForUnmapped(mappedBaseline);
         System.out.println("reloads=" + reloads + " threads: baseline=" + baseline + " peak=" + peak
                 + " after=" + after + "; mapped library copies: baseline=" + mappedBaseline
@@ -351,11 +351,37 @@ class ClassLoaderTest {
         }
     }
 
-    /** The process's threads (Java and native): the entries of /proc/self/task. */
-    private static int threadCount() throws java.io.IOException {
+    /**
+     * The JVM's own worker threads, which it starts lazily (as garbage collections and compilations
+     * need them) and keeps: how many depends on the machine's cores (on 16 cores, a dozen GC workers
+     * alone), so they are no plugin's doing and are not counted. Names as in
+     * {@code /proc/self/task/N/comm} (cut at 15 characters).
+     */
+    private static final List<String> JVM_WORKERS =
+            List.of("GC Thread#", "G1 Conc#", "G1 Refine#", "G1 Main Marker", "C1 CompilerThre", "C2 CompilerThre");
+
+    /** The names of the process's threads (Java and native), but the JVM's own workers. */
+    private static List<String> threadNames() throws java.io.IOException {
+        List<String> names = new java.util.ArrayList<>();
         try (java.util.stream.Stream<Path> tasks = Files.list(Path.of("/proc/self/task"))) {
-            return (int) tasks.count();
+            for (Path task : (Iterable<Path>) tasks::iterator) {
+                String name;
+                try {
+                    name = Files.readString(task.resolve("comm")).strip();
+                } catch (java.nio.file.NoSuchFileException gone) {
+                    continue; // ended while listed
+                }
+                if (JVM_WORKERS.stream().noneMatch(name::startsWith)) {
+                    names.add(name);
+                }
+            }
         }
+        return names;
+    }
+
+    /** The process's threads (Java and native), but the JVM's own workers. */
+    private static int threadCount() throws java.io.IOException {
+        return threadNames().size();
     }
 
     /** Waits (up to ten seconds, collecting garbage) until at most {@code target} threads are left. */
