@@ -222,8 +222,9 @@ fn backpressure_bounds_memory_counts_drops_and_records_gaps() {
             Err(Error::Backpressure(_)) => refused.push(*t),
             other => panic!("{other:?}"),
         }
-        // never blocks past its deadline (with a generous margin for a busy machine)
-        assert!(started.elapsed() < deadline + Duration::from_secs(1));
+        // never blocks past its deadline (with a generous margin for a busy machine: a call
+        // that ignored it would wait for the stalled writer, for ever)
+        assert!(started.elapsed() < deadline + Duration::from_secs(5));
         let s = engine.stats();
         assert!(s.inflight_bytes <= max_inflight, "{}", s.inflight_bytes);
         // The queue's 32 slots, and the few ticks the recording's staging ring holds (at most
