@@ -42,12 +42,14 @@ pub fn emit(api_dir: &Path, ops: &[Op]) -> Result<String, String> {
             let _ = writeln!(s, "    {u}");
         }
         for op in &ops {
-            emit_fn(&mut s, op);
+            for pinned in variants(op) {
+                emit_fn(&mut s, op, pinned);
+            }
         }
         // The RegisterNatives entries.
         s.push_str("\n    pub(crate) fn methods() -> Vec<::jni::NativeMethod> {\n        vec![\n");
-        for op in &ops {
-            let mut sigs = sig_list(op, "SIG");
+        for (op, pinned) in ops.iter().flat_map(|op| variants(op).map(move |p| (op, p))) {
+            let mut sigs = sig_list(op, "SIG", pinned);
             let ret = if op.java_fill {
                 sigs.push(format!("<{} as JniFill>::ARRAY_SIG", static_ret(op)));
                 format!("<{} as JniFill>::SIG", static_ret(op))
@@ -57,20 +59,21 @@ pub fn emit(api_dir: &Path, ops: &[Op]) -> Result<String, String> {
             let _ = writeln!(
                 s,
                 "            crate::jni::method({:?}, &signature(&[{}], {ret}), {} as *mut c_void),",
-                op.java.as_deref().unwrap(),
+                java_name(op, pinned),
                 sigs.join(", "),
-                fn_name(op),
+                fn_name(op, pinned),
             );
         }
         s.push_str("        ]\n    }\n");
         // The Java declarations.
         s.push_str("\n    #[cfg(test)]\n    pub(crate) const JAVA: &[JavaDecl] = &[\n");
-        for op in &ops {
+        for (op, pinned) in ops.iter().flat_map(|op| variants(op).map(move |p| (op, p))) {
             let mut params: Vec<String> = Vec::new();
             for p in &op.params {
                 let n = camel(&p.name);
                 if op.direct.as_deref() == Some(p.name.as_str()) {
-                    params.push(format!("({n:?}, \"ByteBuffer\")"));
+                    let ty = if pinned { "long" } else { "ByteBuffer" };
+                    params.push(format!("({n:?}, {ty:?})"));
                     params.push(format!("(\"{n}Offset\", \"int\")"));
                     params.push(format!("(\"{n}Length\", \"int\")"));
                 } else {
@@ -89,7 +92,7 @@ pub fn emit(api_dir: &Path, ops: &[Op]) -> Result<String, String> {
             let _ = writeln!(
                 s,
                 "        JavaDecl {{ name: {:?}, params: &[{}], ret: <{} as {trait_}>::JAVA }},",
-                op.java.as_deref().unwrap(),
+                java_name(op, pinned),
                 params.join(", "),
                 static_ret(op),
             );
@@ -113,16 +116,34 @@ pub fn emit(api_dir: &Path, ops: &[Op]) -> Result<String, String> {
     Ok(s)
 }
 
-fn fn_name(op: &Op) -> String {
-    format!("jni_{}", op.name)
+/// The entry points of `op`: `false` for the one with its declared Java types; an operation with
+/// a `direct` parameter has a second, `true`, that takes that parameter as a pinned buffer's
+/// handle (`crate::jni::pinned`) instead of a `ByteBuffer`, and is named with `Pinned` appended.
+fn variants(op: &Op) -> impl Iterator<Item = bool> + use<> {
+    let both = op.direct.is_some();
+    [false, true].into_iter().filter(move |&p| !p || both)
 }
 
-fn sig_list(op: &Op, konst: &str) -> Vec<String> {
+fn fn_name(op: &Op, pinned: bool) -> String {
+    let suffix = if pinned { "_pinned" } else { "" };
+    format!("jni_{}{suffix}", op.name)
+}
+
+fn java_name(op: &Op, pinned: bool) -> String {
+    let suffix = if pinned { "Pinned" } else { "" };
+    format!("{}{suffix}", op.java.as_deref().unwrap())
+}
+
+fn sig_list(op: &Op, konst: &str, pinned: bool) -> Vec<String> {
     op.params
         .iter()
         .map(|p| {
             if op.direct.as_deref() == Some(p.name.as_str()) {
-                "crate::jni::convert::DIRECT_SIG".to_string()
+                if pinned {
+                    "crate::jni::pinned::PINNED_SIG".to_string()
+                } else {
+                    "crate::jni::convert::DIRECT_SIG".to_string()
+                }
             } else {
                 format!("<{} as JniArg>::{konst}", static_ty(&p.ty))
             }
@@ -147,7 +168,7 @@ fn camel(s: &str) -> String {
     out
 }
 
-fn emit_fn(s: &mut String, op: &Op) {
+fn emit_fn(s: &mut String, op: &Op, pinned: bool) {
     let ret = static_ret(op);
     let trait_ = if op.java_fill { "JniFill" } else { "JniResult" };
     let mut params = vec![
@@ -160,13 +181,23 @@ fn emit_fn(s: &mut String, op: &Op) {
         let ty = static_ty(&p.ty);
         if op.direct.as_deref() == Some(p.name.as_str()) {
             let n = &p.name;
-            params.push(format!(
-                "{n}: ::jni::sys::jobject, {n}_offset: ::jni::sys::jint, {n}_len: ::jni::sys::jint"
-            ));
-            let _ = writeln!(
-                body,
-                "{i}let {n}_ = crate::jni::convert::direct_bytes(env, {n}, {n}_offset, {n}_len, \"{n}\")?;"
-            );
+            if pinned {
+                params.push(format!(
+                    "{n}: ::jni::sys::jlong, {n}_offset: ::jni::sys::jint, {n}_len: ::jni::sys::jint"
+                ));
+                let _ = writeln!(
+                    body,
+                    "{i}let {n}_ = crate::jni::pinned::pinned_bytes({n}, {n}_offset, {n}_len, \"{n}\")?;"
+                );
+            } else {
+                params.push(format!(
+                    "{n}: ::jni::sys::jobject, {n}_offset: ::jni::sys::jint, {n}_len: ::jni::sys::jint"
+                ));
+                let _ = writeln!(
+                    body,
+                    "{i}let {n}_ = crate::jni::convert::direct_bytes(env, {n}, {n}_offset, {n}_len, \"{n}\")?;"
+                );
+            }
             continue;
         }
         params.push(format!("{}: <{ty} as JniArg>::Jni", p.name));
@@ -197,14 +228,14 @@ fn emit_fn(s: &mut String, op: &Op) {
     let _ = writeln!(
         s,
         "\n    /// `{}`: JNI entry point of `crate::api::{}::{}`.",
-        op.java.as_deref().unwrap(),
+        java_name(op, pinned),
         op.module,
         op.name
     );
     let _ = writeln!(
         s,
         "    extern \"system\" fn {}<'l>({}) -> <{ret} as {trait_}>::Jni {{",
-        fn_name(op),
+        fn_name(op, pinned),
         params.join(", ")
     );
     s.push_str("        entry(&mut env, |env| {\n");

@@ -112,6 +112,28 @@ fn jni_entry_points_take_their_signatures_from_the_traits() {
 }
 
 #[test]
+fn a_direct_parameter_gets_a_pinned_variant_in_java() {
+    let (dir, ops) = read(
+        "/// Feeds a thing.\n#[bridge_fn(c = \"tickreel_thing_feed\", java = \"thingFeed\", \
+         direct = \"food\")]\npub fn feed(thing: &Thing, food: &[u8]) {}",
+    );
+    let src = jni::emit(dir.path(), &ops.unwrap()).unwrap();
+    // The ByteBuffer form, and the pinned one: a pin's handle stands for the buffer.
+    assert!(src.contains("crate::jni::method(\"thingFeed\", &signature(&[<& 'static Thing as JniArg>::SIG, crate::jni::convert::DIRECT_SIG]"), "{src}");
+    assert!(src.contains("crate::jni::method(\"thingFeedPinned\", &signature(&[<& 'static Thing as JniArg>::SIG, crate::jni::pinned::PINNED_SIG]"), "{src}");
+    assert!(src.contains("JavaDecl { name: \"thingFeedPinned\", params: &[(\"thing\", <& 'static Thing as JniArg>::JAVA), (\"food\", \"long\"), (\"foodOffset\", \"int\"), (\"foodLength\", \"int\")]"), "{src}");
+    assert!(
+        src.contains(
+            "let food_ = crate::jni::pinned::pinned_bytes(food, food_offset, food_len, \"food\")?;"
+        ),
+        "{src}"
+    );
+    assert!(src.contains("let food_ = crate::jni::convert::direct_bytes(env, food, food_offset, food_len, \"food\")?;"), "{src}");
+    // Both call the one operation.
+    assert_eq!(src.matches("crate::api::demo::feed(").count(), 2, "{src}");
+}
+
+#[test]
 fn what_cannot_be_generated_is_refused_with_a_reason() {
     let (_d, ops) = read("#[bridge_fn(c = \"tickreel_x\")]\npub fn x(v: &Thing) -> u32 { 0 }");
     let e = ops.err().unwrap();

@@ -290,6 +290,24 @@ pub(crate) const DIRECT_SIG: &str = "Ljava/nio/ByteBuffer;II";
 pub(crate) struct DirectSlice {
     ptr: *const u8,
     len: usize,
+    /// The pin the bytes are read through, held for the call (`None`: a buffer passed as a
+    /// local reference of the call).
+    _pin: Option<Arc<super::pinned::PinnedBuffer>>,
+}
+
+impl DirectSlice {
+    /// `len` bytes at `ptr`, inside the memory `pin` keeps allocated.
+    pub(crate) fn pinned(
+        ptr: *const u8,
+        len: usize,
+        pin: Arc<super::pinned::PinnedBuffer>,
+    ) -> Self {
+        DirectSlice {
+            ptr,
+            len,
+            _pin: Some(pin),
+        }
+    }
 }
 
 impl std::ops::Deref for DirectSlice {
@@ -298,12 +316,34 @@ impl std::ops::Deref for DirectSlice {
         if self.len == 0 {
             return &[];
         }
-        // SAFETY: built by `direct_bytes` from the buffer's address and a range checked against
-        // its capacity; the buffer is a local reference of the running native call, so its memory
-        // stays valid while the call runs, and a `DirectSlice` never outlives the call. The
-        // documented contract forbids writing to the buffer during the call.
+        // SAFETY: built by `direct_bytes` or `pinned_bytes` from the buffer's address and a range
+        // checked against its capacity. The buffer is a local reference of the running native
+        // call, or is kept by the pin this slice holds, so its memory stays valid while the call
+        // runs, and a `DirectSlice` never outlives the call. The documented contract forbids
+        // writing to the buffer during the call.
         unsafe { std::slice::from_raw_parts(self.ptr, self.len) }
     }
+}
+
+/// `(offset, len)` as a range inside `capacity` bytes (negative or outside:
+/// `IllegalArgumentException`).
+pub(crate) fn range_of(
+    offset: jint,
+    len: jint,
+    capacity: usize,
+    name: &'static str,
+) -> Res<(usize, usize)> {
+    let (Ok(off), Ok(n)) = (usize::try_from(offset), usize::try_from(len)) else {
+        return Err(bad_arg(format!(
+            "negative {name} range (offset {offset}, length {len})"
+        )));
+    };
+    if off.checked_add(n).is_none_or(|end| end > capacity) {
+        return Err(bad_arg(format!(
+            "{name} range {off}+{n} exceeds its capacity {capacity}"
+        )));
+    }
+    Ok((off, n))
 }
 
 /// `len` bytes at `offset` of a direct `ByteBuffer` (null, heap buffer or a range outside its
@@ -320,25 +360,20 @@ pub(crate) fn direct_bytes(
     if buf.is_null() {
         return Err(bad_arg(format!("{name} is null")));
     }
-    let (Ok(offset), Ok(len)) = (usize::try_from(offset), usize::try_from(len)) else {
-        return Err(bad_arg(format!(
-            "negative buffer range (offset {offset}, length {len})"
-        )));
-    };
     let addr = env
         .get_direct_buffer_address(&buf)
         .map_err(|_| bad_arg(format!("{name} is not a direct ByteBuffer")))?;
     let capacity = env
         .get_direct_buffer_capacity(&buf)
         .map_err(|_| bad_arg(format!("{name} is not a direct ByteBuffer")))?;
-    if offset.checked_add(len).is_none_or(|end| end > capacity) {
-        return Err(bad_arg(format!(
-            "buffer range {offset}+{len} exceeds its capacity {capacity}"
-        )));
-    }
+    let (offset, len) = range_of(offset, len, capacity, name)?;
     // SAFETY: `offset <= capacity` of the buffer's memory starting at `addr`.
     let ptr = unsafe { addr.add(offset) };
-    Ok(DirectSlice { ptr, len })
+    Ok(DirectSlice {
+        ptr,
+        len,
+        _pin: None,
+    })
 }
 
 /// A UUID: `null` or `long[] {msb, lsb}`.

@@ -36,6 +36,7 @@ mod generated;
 mod ghost;
 mod handles;
 mod idiom;
+pub(crate) mod pinned;
 mod playhead;
 mod reader;
 mod recorder;
@@ -370,6 +371,7 @@ pub(crate) fn method(name: &str, sig: &str, fn_ptr: *mut c_void) -> NativeMethod
 /// signature matches its JNI signature (static methods: env, class, then the arguments).
 fn methods() -> Vec<NativeMethod> {
     let mut m = generated::methods();
+    m.extend(pinned::methods());
     m.extend(recorder::methods());
     m
 }

@@ -48,6 +48,15 @@ public final class Batch {
     private int pos;
     private int count;
     private ByteBuffer direct;
+    /**
+     * The pin of {@code direct} ({@link NativeBridge#pinDirect}), through which the native call
+     * reads it without calling back into the JVM; made at its second submission, so that a batch
+     * submitted once costs no pin. Closed when the buffer is replaced, or by a cleaner with this
+     * batch.
+     */
+    private NativeHandle pin;
+    /** Submissions of {@code direct} so far (while it has no pin). */
+    private int submissions;
     /** Quantised values of the event being added, checked before any byte is written. */
     private final long[] q = new long[5];
 
@@ -260,10 +269,29 @@ public final class Batch {
     ByteBuffer sealDirect() {
         seal();
         if (direct.capacity() < pos) {
+            if (pin != null) {
+                pin.close();
+                pin = null;
+            }
+            submissions = 0;
             direct = ByteBuffer.allocateDirect(bytes.length).order(ByteOrder.BIG_ENDIAN);
         }
         direct.put(0, bytes, 0, pos);
         return direct;
+    }
+
+    /**
+     * The handle of the pinned direct buffer {@link #sealDirect()} filled, for the {@code ...Pinned}
+     * native methods; 0 when it is not pinned (its first submission: use the buffer itself).
+     */
+    long pinned() {
+        if (pin == null) {
+            if (++submissions < 2) {
+                return 0;
+            }
+            pin = new NativeHandle(this, NativeBridge.pinDirect(direct), "pinned buffer");
+        }
+        return pin.get();
     }
 
     private void seal() {

@@ -15,6 +15,14 @@ import java.nio.ByteBuffer;
 final class NativeBridge {
     private NativeBridge() {}
 
+    /**
+     * A pin of a direct buffer (hand-written, native/bridge/jni/pinned.rs): its handle, closed with
+     * {@link #close(long)}, stands for the buffer in the {@code ...Pinned} variant of each method
+     * taking a {@code ByteBuffer} range, which then reads the buffer without calling back into the
+     * JVM. The pin keeps the buffer reachable until it is closed.
+     */
+    static native long pinDirect(ByteBuffer buffer);
+
     /** Test hook: holds the engine's writer threads while {@code stalled} (hand-written, bound only with test-hooks). */
     static native void engineSetWritersStalled(long handle, boolean stalled);
 
@@ -23,7 +31,7 @@ final class NativeBridge {
     // `TICKREEL_BLESS=1 cargo test -p tickreel-bridge --lib generated` rewrites this part.
 
     /** Must equal the library's (native/bridge/api/library.rs). */
-    static final int ABI_VERSION = 6;
+    static final int ABI_VERSION = 7;
 
     // --- catalog (native/bridge/api/catalog.rs documents each) ---
     static native long catalogOpen(String url);
@@ -55,6 +63,7 @@ final class NativeBridge {
     static native long[] engineStats(long engine);
     static native long recorderStart(long engine, String path, long[] options);
     static native boolean recorderSubmit(long recorder, int tick, ByteBuffer batch, int batchOffset, int batchLength);
+    static native boolean recorderSubmitPinned(long recorder, int tick, long batch, int batchOffset, int batchLength);
     static native void recorderPlayerLeft(long recorder, int entity);
     static native void recorderSnapshot(long recorder, byte[] bytes);
     static native void recorderRegisterEntity(long recorder, int entity, int kind, long[] uuid, String name);
@@ -146,6 +155,7 @@ final class NativeBridge {
     // --- writer (native/bridge/api/writer.rs documents each) ---
     static native long reelWriterCreate(String path, long[] options);
     static native void reelWriterTick(long writer, int tick, ByteBuffer batch, int batchOffset, int batchLength);
+    static native void reelWriterTickPinned(long writer, int tick, long batch, int batchOffset, int batchLength);
     static native void reelWriterSnapshot(long writer, byte[] bytes);
     static native void reelWriterRegisterEntity(long writer, int entity, int kind, long[] uuid, String name);
     static native void reelWriterRegisterEventType(long writer, int typeId, String name, int version);

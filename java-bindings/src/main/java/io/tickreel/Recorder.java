@@ -70,12 +70,17 @@ public final class Recorder implements AutoCloseable {
      *     RecorderOptions.Builder#backpressureBlock block policy}'s deadline expired (the tick is
      *     dropped and recorded as a gap)
      * @throws IllegalArgumentException for a tick not after the previous one, or an oversized batch
+     * @throws NullPointerException if {@code events} is null
      * @throws IllegalStateException if the recording or its engine is closed or finished
      */
     public boolean submit(int tick, Batch events) {
+        Objects.requireNonNull(events, "events");
         long h = handle.get();
         ByteBuffer buf = events.sealDirect();
-        return NativeBridge.recorderSubmit(h, tick, buf, 0, events.size());
+        long pinned = events.pinned();
+        return pinned != 0
+                ? NativeBridge.recorderSubmitPinned(h, tick, pinned, 0, events.size())
+                : NativeBridge.recorderSubmit(h, tick, buf, 0, events.size());
     }
 
     /**

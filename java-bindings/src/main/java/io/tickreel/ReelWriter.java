@@ -60,7 +60,12 @@ public final class ReelWriter implements AutoCloseable {
         Objects.requireNonNull(events, "events");
         long h = handle.get();
         ByteBuffer buf = events.sealDirect();
-        NativeBridge.reelWriterTick(h, tick, buf, 0, events.size());
+        long pinned = events.pinned();
+        if (pinned != 0) {
+            NativeBridge.reelWriterTickPinned(h, tick, pinned, 0, events.size());
+        } else {
+            NativeBridge.reelWriterTick(h, tick, buf, 0, events.size());
+        }
     }
 
     /**

@@ -100,6 +100,66 @@ class BadInputTest {
     }
 
     @Test
+    void pinnedBuffersAreCheckedLikeBuffers(@TempDir Path dir) throws InterruptedException {
+        assertThrows(IllegalArgumentException.class, () -> NativeBridge.pinDirect(null));
+        IllegalArgumentException heap = assertThrows(IllegalArgumentException.class,
+                () -> NativeBridge.pinDirect(ByteBuffer.allocate(8)));
+        assertTrue(heap.getMessage().contains("direct"), heap.getMessage());
+        try (ReelWriter w = ReelWriter.create(dir.resolve("p.reel"), ReelOptions.defaults())) {
+            long h = handleOfWriter(w);
+            byte[] one = new Batch().pose(1, 1, 2, 3, 4, 5).toByteArray();
+            ByteBuffer small = ByteBuffer.allocateDirect(one.length).put(0, one);
+            long pin = NativeBridge.pinDirect(small);
+            // A range beyond the pinned buffer's capacity, or negative.
+            assertThrows(IllegalArgumentException.class, () -> NativeBridge.reelWriterTickPinned(h, 0, pin, 0, one.length + 1));
+            assertThrows(IllegalArgumentException.class, () -> NativeBridge.reelWriterTickPinned(h, 0, pin, 3, one.length - 2));
+            assertThrows(IllegalArgumentException.class, () -> NativeBridge.reelWriterTickPinned(h, 0, pin, -1, 2));
+            assertThrows(IllegalArgumentException.class, () -> NativeBridge.reelWriterTickPinned(h, 0, pin, 0, -2));
+            // Handles of the wrong type, either way round.
+            assertThrows(IllegalArgumentException.class, () -> NativeBridge.reelWriterTickPinned(h, 0, h, 0, 2));
+            assertThrows(IllegalArgumentException.class, () -> NativeBridge.reelWriterTickPinned(pin, 0, pin, 0, 2));
+            // The pinned bytes are what is written.
+            NativeBridge.reelWriterTickPinned(h, 0, pin, 0, one.length);
+            // A closed pin is refused, for ever.
+            NativeBridge.close(pin);
+            IllegalStateException closed = assertThrows(IllegalStateException.class,
+                    () -> NativeBridge.reelWriterTickPinned(h, 1, pin, 0, one.length));
+            assertTrue(closed.getMessage().contains("pinned buffer is closed"), closed.getMessage());
+            NativeBridge.close(pin); // harmless
+            // A batch's pin is released once the batch is gone (its cleaner closes it): probed
+            // with a 0-byte range, refused by the core once the pin is found, or else "closed".
+            Batch b = new Batch().pose(1, 1, 2, 3, 4, 5);
+            w.writeTick(1, b);
+            w.writeTick(2, b);
+            long batchPin = RecorderTest.pinOf(b);
+            assertTrue(batchPin != 0, "pinned at its second tick");
+            assertThrows(IllegalArgumentException.class, () -> NativeBridge.reelWriterTickPinned(h, 3, batchPin, 0, 0));
+            b = null;
+            boolean released = false;
+            for (int i = 0; i < 200 && !released; i++) {
+                System.gc();
+                try {
+                    NativeBridge.reelWriterTickPinned(h, 3, batchPin, 0, 0);
+                    throw new AssertionError("a 0-byte tick was accepted");
+                } catch (IllegalArgumentException stillPinned) {
+                    Thread.sleep(20);
+                } catch (IllegalStateException gone) {
+                    released = true;
+                }
+            }
+            assertTrue(released, "the pin of a collected batch was never closed");
+            w.finish();
+        }
+        try (Reader r = Reader.open(dir.resolve("p.reel"))) {
+            List<DecodedTick> ticks = r.ticks(0, 3);
+            assertEquals(3, ticks.size());
+            for (DecodedTick d : ticks) {
+                assertEquals(1, d.events().size());
+            }
+        }
+    }
+
+    @Test
     void wrongBuffersThrowIllegalArgument(@TempDir Path dir) {
         try (ReelWriter w = ReelWriter.create(dir.resolve("b.reel"), ReelOptions.defaults())) {
             // A heap buffer, checked in Java and (bypassing that) in native code.

@@ -229,6 +229,82 @@ class RecorderTest {
         }
     }
 
+    /** The handle of the batch's pinned buffer, or 0 (white-box, through the private field). */
+    static long pinOf(Batch b) {
+        try {
+            java.lang.reflect.Field f = Batch.class.getDeclaredField("pin");
+            f.setAccessible(true);
+            NativeHandle pin = (NativeHandle) f.get(b);
+            return pin == null ? 0 : pin.get();
+        } catch (ReflectiveOperationException e) {
+            throw new AssertionError(e);
+        }
+    }
+
+    /**
+     * Tick {@code t} of {@link #aReusedBatchIsPinnedAndEveryTickReadsBack}: {@code t + 1} players,
+     * player {@code p} at x = t + p / 8.
+     */
+    private static Batch growingTick(Batch b, int t) {
+        b.clear();
+        for (int p = 0; p <= t; p++) {
+            b.pose(p, t + p / 8.0, 64, 0, 0, 0);
+        }
+        return b;
+    }
+
+    private static void assertGrowingTicks(Path reel, int ticks) {
+        try (Reader r = Reader.open(reel)) {
+            List<DecodedTick> read = r.ticks(0, ticks);
+            assertEquals(ticks, read.size());
+            for (DecodedTick d : read) {
+                int t = d.tick();
+                assertEquals(t + 1, d.events().size(), "tick " + t);
+                for (int p = 0; p <= t; p++) {
+                    // (a player's first pose reads as its appearance)
+                    Event e = d.events().get(p);
+                    Pose pose = e instanceof Event.EntityAdd a && a.entity() == p ? a.pose() : ((Event.Moved) e).pose();
+                    if (e instanceof Event.Moved m) {
+                        assertEquals(p, m.entity());
+                    }
+                    assertEquals(t + p / 8.0, pose.x(), 0.5 / 4096, "tick " + t + ", player " + p);
+                }
+            }
+        }
+    }
+
+    @Test
+    void aReusedBatchIsPinnedAndEveryTickReadsBack(@TempDir Path dir) throws Exception {
+        // One batch for every tick, from 16 bytes up: its direct buffer grows (and is pinned
+        // again) several times; the first submission of each buffer passes the buffer itself.
+        int ticks = 120;
+        Batch b = new Batch(16);
+        java.util.Set<Long> pins = new java.util.HashSet<>();
+        Path reel = dir.resolve("pinned.reel");
+        try (Engine engine = new Engine(); Recorder rec = engine.startRecording(reel, options())) {
+            for (int t = 0; t < ticks; t++) {
+                assertTrue(rec.submit(t, growingTick(b, t)));
+                if (pinOf(b) != 0) {
+                    pins.add(pinOf(b));
+                }
+            }
+            assertEquals(reel, rec.finish().await());
+        }
+        assertTrue(pins.size() >= 3, "pinned again as it grew: " + pins);
+        assertGrowingTicks(reel, ticks);
+        // The same through a ReelWriter, with the same (now large) batch: pinned from its second tick.
+        Batch again = new Batch(16);
+        Path written = dir.resolve("written.reel");
+        try (ReelWriter w = ReelWriter.create(written, ReelOptions.defaults())) {
+            for (int t = 0; t < ticks; t++) {
+                w.writeTick(t, growingTick(again, t));
+            }
+            w.finish();
+        }
+        assertTrue(pinOf(again) != 0);
+        assertGrowingTicks(written, ticks);
+    }
+
     @Test
     void badArgumentsAreRejected(@TempDir Path dir) {
         try (Engine engine = new Engine(); Recorder rec = engine.startRecording(dir.resolve("bad.reel"), options())) {
