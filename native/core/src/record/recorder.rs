@@ -171,6 +171,14 @@ impl Recorder {
     #[inline(never)]
     fn submit_queued(&self, tick: u32, batch: &[u8]) -> Result<Submitted> {
         let hot = &*self.hot;
+        // Counted in `sending` until it is on the queue, and the recording checked open again
+        // after that: an ending waits for what is counted before it sends its message (see
+        // `transition`), so the tick is queued before the ending, or refused; never queued after
+        // it and discarded by the writer once `Ok` was returned.
+        let _sending = Sending::raise(hot);
+        if hot.state.load(Ordering::SeqCst) != OPEN {
+            return Err(self.not_open());
+        }
         // Through the queue: room in the byte budget and the queue. The clock is read only when
         // waiting.
         let mut deadline_at: Option<Instant> = None;
@@ -304,7 +312,10 @@ impl Recorder {
     }
 
     fn send(&self, msg: Msg) -> Result<()> {
-        if self.hot.state.load(Ordering::Acquire) != OPEN {
+        // Counted in `sending` until it is counted in `queued_msgs` (see `staging::Claim::commit`),
+        // from before the recording is checked open: an ending waits for it (see `transition`).
+        let _sending = Sending::raise(&self.hot);
+        if self.hot.state.load(Ordering::SeqCst) != OPEN {
             return Err(self.not_open());
         }
         if self.engine.stopping.load(Ordering::Acquire) {
@@ -314,8 +325,6 @@ impl Recorder {
         // up to its deadline and `Drop` not at all; then the call fails and nothing was queued.
         let full = |_| Error::Backpressure("the writer's queue is full; nothing was queued".into());
         let gone = || Error::InvalidState("the engine has shut down".into());
-        // Counted in `sending` until it is counted in `queued_msgs` (see `staging::Claim::commit`).
-        let _sending = Sending::raise(&self.hot);
         let sent = match self.tx.try_send(msg) {
             Ok(()) => Ok(()),
             Err(TrySendError::Disconnected(_)) => Err(gone()),
@@ -590,16 +599,25 @@ impl Recorder {
         self.wait_ack(&rx)
     }
 
+    /// Ends the recording's open state (`OPEN` to `to`), then waits until no call that found it
+    /// open is still sending (a tick taking the queue, another thread's message, counted in
+    /// `sending`), so that the ending message the caller sends next comes after all of them: a
+    /// call that returned `Ok` has its tick or message before the ending. The wait lasts as long
+    /// as those sends (a `Block` policy's deadline at most, when the queue is full).
     fn transition(&self, to: u8) -> Result<()> {
         self.hot
             .state
-            .compare_exchange(OPEN, to, Ordering::AcqRel, Ordering::Acquire)
-            .map(|_| ())
+            .compare_exchange(OPEN, to, Ordering::SeqCst, Ordering::Acquire)
             .map_err(|state| match state {
                 _ if self.engine.stopping.load(Ordering::Acquire) => Self::engine_gone(),
                 RETIRED => self.not_open(),
                 _ => Error::InvalidState("the recording was already finished or aborted".into()),
-            })
+            })?;
+        let mut nap = crate::threads::Nap::default();
+        while self.hot.sending.load(Ordering::SeqCst) != 0 {
+            nap.nap();
+        }
+        Ok(())
     }
 }
 

@@ -1,0 +1,127 @@
+//! A call that returns `Ok` while another thread ends the recording has what it gave in the file:
+//! a tick (or a message) racing `finish` or `close` either lands before the ending or fails.
+//! Before the fix, a tick that took the queue could pass the recording's "still open" check, then
+//! be sent after the ending message; the writer discarded it, yet `submit_tick` had said `Ok`.
+
+mod common;
+
+use std::sync::{Arc, Barrier};
+use std::time::Duration;
+
+use tickreel::play::Reader;
+use tickreel::record::Submitted;
+use tickreel::{Engine, EngineOptions, Event, RecorderOptions};
+
+use common::{batch, recorded_ticks};
+
+/// Ticks of one player, every one after the first a single move (small enough for a queue slot);
+/// ticks without a move are left out.
+fn small_ticks(n: u32) -> Vec<(u32, Vec<u8>)> {
+    let mut ticks = common::sim_ticks(1, n, 23);
+    for (_, e) in ticks.iter_mut().skip(1) {
+        e.retain(|e| matches!(e, Event::Pose { .. } | Event::Position { .. }));
+        e.truncate(1);
+    }
+    // (an empty tick is not stored: only ticks with an event, so that accepted = recorded)
+    ticks
+        .into_iter()
+        .filter(|(_, e)| !e.is_empty())
+        .map(|(t, e)| (t, batch(&e)))
+        .collect()
+}
+
+/// Submits `ticks` in order from another thread until a call fails; the ticks accepted.
+fn submitter(
+    rec: &Arc<tickreel::Recorder>,
+    ticks: &Arc<Vec<(u32, Vec<u8>)>>,
+    go: &Arc<Barrier>,
+) -> std::thread::JoinHandle<Vec<u32>> {
+    let (rec, ticks, go) = (rec.clone(), ticks.clone(), go.clone());
+    std::thread::spawn(move || {
+        let mut accepted = Vec::new();
+        go.wait();
+        for (t, b) in ticks.iter() {
+            match rec.submit_tick(*t, b) {
+                Ok(Submitted::Queued) => accepted.push(*t),
+                Ok(Submitted::Dropped) => panic!("the default policy blocks"),
+                Err(_) => break,
+            }
+        }
+        accepted
+    })
+}
+
+#[test]
+fn a_tick_accepted_while_another_thread_finishes_is_in_the_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let engine = Engine::new(EngineOptions::default()).unwrap();
+    let ticks = Arc::new(small_ticks(20_000));
+    let mut wrong = Vec::new();
+    for round in 0..150u64 {
+        let path = dir.path().join(format!("r{round}.reel"));
+        let rec = Arc::new(
+            engine
+                .start_recording(&path, RecorderOptions::default())
+                .unwrap(),
+        );
+        let go = Arc::new(Barrier::new(2));
+        let sub = submitter(&rec, &ticks, &go);
+        go.wait();
+        // Some ticks first, for a varying while.
+        std::thread::sleep(Duration::from_micros(20 + 37 * (round % 13)));
+        let handle = rec.finish().unwrap();
+        let accepted = sub.join().unwrap();
+        let file = handle.wait().unwrap();
+        let recorded = recorded_ticks(&Reader::open_path(&file).unwrap());
+        if recorded != accepted {
+            wrong.push(format!(
+                "round {round}: {} ticks accepted (last {:?}), {} recorded (last {:?})",
+                accepted.len(),
+                accepted.last(),
+                recorded.len(),
+                recorded.last()
+            ));
+        }
+    }
+    engine.shutdown();
+    assert!(wrong.is_empty(), "{wrong:#?}");
+}
+
+#[test]
+fn a_tick_accepted_while_another_thread_closes_is_kept_for_the_resume() {
+    let dir = tempfile::tempdir().unwrap();
+    let engine = Engine::new(EngineOptions::default()).unwrap();
+    let ticks = Arc::new(small_ticks(20_000));
+    let mut wrong = Vec::new();
+    for round in 0..60u64 {
+        let path = dir.path().join(format!("c{round}.reel"));
+        let rec = Arc::new(
+            engine
+                .start_recording(&path, RecorderOptions::default())
+                .unwrap(),
+        );
+        let go = Arc::new(Barrier::new(2));
+        let sub = submitter(&rec, &ticks, &go);
+        go.wait();
+        std::thread::sleep(Duration::from_micros(20 + 37 * (round % 13)));
+        rec.close().unwrap();
+        let accepted = sub.join().unwrap();
+        // Resumed, and finished straight away: what was accepted before the close is there.
+        let again = engine
+            .start_recording(&path, RecorderOptions::default())
+            .unwrap();
+        let file = again.finish().unwrap().wait().unwrap();
+        let recorded = recorded_ticks(&Reader::open_path(&file).unwrap());
+        if recorded != accepted {
+            wrong.push(format!(
+                "round {round}: {} ticks accepted (last {:?}), {} recorded (last {:?})",
+                accepted.len(),
+                accepted.last(),
+                recorded.len(),
+                recorded.last()
+            ));
+        }
+    }
+    engine.shutdown();
+    assert!(wrong.is_empty(), "{wrong:#?}");
+}
