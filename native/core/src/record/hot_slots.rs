@@ -27,8 +27,10 @@ pub(crate) struct Hot {
     pub submitted: AtomicU64,
     /// Messages of the recording put on the writer's queue so far (not counting its opening).
     pub queued_msgs: AtomicU64,
-    /// Threads sending one of the recording's other messages (metadata, flushes, endings) right
-    /// now, not counted in `queued_msgs` yet: a tick staged meanwhile takes the queue instead.
+    /// Calls sending one of the recording's messages right now, not counted in `queued_msgs` yet:
+    /// another thread's (metadata, flushes, endings), during which a tick staged meanwhile takes
+    /// the queue instead, and the submitter's own tick taking the queue. Raised before the
+    /// recording is checked open; an ending waits for it to drop before sending its message.
     pub sending: AtomicU64,
     /// Bytes staged so far, as published to the writer.
     pub stage_tail: AtomicU64,
