@@ -51,13 +51,17 @@ fn submitter(
     })
 }
 
-#[test]
-fn a_tick_accepted_while_another_thread_finishes_is_in_the_file() {
+/// `rounds` recordings, each ended by `end` (which returns the final file) while another thread
+/// submits: the rounds whose file does not hold exactly the ticks accepted.
+fn race_the_ending(
+    rounds: u64,
+    end: impl Fn(&Engine, &tickreel::Recorder, &std::path::Path) -> std::path::PathBuf,
+) -> Vec<String> {
     let dir = tempfile::tempdir().unwrap();
     let engine = Engine::new(EngineOptions::default()).unwrap();
     let ticks = Arc::new(small_ticks(20_000));
     let mut wrong = Vec::new();
-    for round in 0..150u64 {
+    for round in 0..rounds {
         let path = dir.path().join(format!("r{round}.reel"));
         let rec = Arc::new(
             engine
@@ -69,9 +73,8 @@ fn a_tick_accepted_while_another_thread_finishes_is_in_the_file() {
         go.wait();
         // Some ticks first, for a varying while.
         std::thread::sleep(Duration::from_micros(20 + 37 * (round % 13)));
-        let handle = rec.finish().unwrap();
+        let file = end(&engine, &rec, &path);
         let accepted = sub.join().unwrap();
-        let file = handle.wait().unwrap();
         let recorded = recorded_ticks(&Reader::open_path(&file).unwrap());
         if recorded != accepted {
             wrong.push(format!(
@@ -84,44 +87,24 @@ fn a_tick_accepted_while_another_thread_finishes_is_in_the_file() {
         }
     }
     engine.shutdown();
+    wrong
+}
+
+#[test]
+fn a_tick_accepted_while_another_thread_finishes_is_in_the_file() {
+    let wrong = race_the_ending(150, |_, rec, _| rec.finish().unwrap().wait().unwrap());
     assert!(wrong.is_empty(), "{wrong:#?}");
 }
 
 #[test]
 fn a_tick_accepted_while_another_thread_closes_is_kept_for_the_resume() {
-    let dir = tempfile::tempdir().unwrap();
-    let engine = Engine::new(EngineOptions::default()).unwrap();
-    let ticks = Arc::new(small_ticks(20_000));
-    let mut wrong = Vec::new();
-    for round in 0..60u64 {
-        let path = dir.path().join(format!("c{round}.reel"));
-        let rec = Arc::new(
-            engine
-                .start_recording(&path, RecorderOptions::default())
-                .unwrap(),
-        );
-        let go = Arc::new(Barrier::new(2));
-        let sub = submitter(&rec, &ticks, &go);
-        go.wait();
-        std::thread::sleep(Duration::from_micros(20 + 37 * (round % 13)));
+    // Closed, then resumed and finished straight away: what was accepted before the close is there.
+    let wrong = race_the_ending(60, |engine, rec, path| {
         rec.close().unwrap();
-        let accepted = sub.join().unwrap();
-        // Resumed, and finished straight away: what was accepted before the close is there.
         let again = engine
-            .start_recording(&path, RecorderOptions::default())
+            .start_recording(path, RecorderOptions::default())
             .unwrap();
-        let file = again.finish().unwrap().wait().unwrap();
-        let recorded = recorded_ticks(&Reader::open_path(&file).unwrap());
-        if recorded != accepted {
-            wrong.push(format!(
-                "round {round}: {} ticks accepted (last {:?}), {} recorded (last {:?})",
-                accepted.len(),
-                accepted.last(),
-                recorded.len(),
-                recorded.last()
-            ));
-        }
-    }
-    engine.shutdown();
+        again.finish().unwrap().wait().unwrap()
+    });
     assert!(wrong.is_empty(), "{wrong:#?}");
 }
