@@ -237,7 +237,10 @@ impl Drop for EngineInner {
 
 impl EngineInner {
     fn stop(&self) {
-        self.shared.stopping.store(true, Ordering::Release);
+        // SeqCst: a tick or message taking the queue raises its recording's `sending`, then checks
+        // `stopping`; this sets `stopping`, then waits for every `sending` to drop (below), so
+        // what a call sent with `Ok` is on the queue before the writers' `Shutdown`.
+        self.shared.stopping.store(true, Ordering::SeqCst);
         // A second caller waits until the first has joined every thread.
         let mut stopped = self.stopped.write();
         if *stopped {
@@ -247,6 +250,8 @@ impl EngineInner {
         *self.shared.stalled.lock() = false;
         self.shared.stalled_flag.store(false, Ordering::Release);
         self.shared.stall_cv.notify_all();
+        // The writers still run: a call waiting for room in the queue gets it, or its deadline.
+        self.shared.hot_slots.wait_until_none_sending();
         for w in &self.writers {
             // Waits for room without parking in crossbeam (see `crate::threads`).
             let far = Instant::now() + Duration::from_secs(365 * 24 * 3600);

@@ -82,6 +82,22 @@ impl HotSlots {
     }
 }
 
+impl HotSlots {
+    /// Waits until no slot counts a call sending right now ([`Hot::sending`]); for the engine's
+    /// shutdown, after it has set `stopping` (calls that raise `sending` later refuse to send).
+    pub(crate) fn wait_until_none_sending(&self) {
+        let pages: Vec<Arc<Page>> = self.pages.lock().clone();
+        let mut nap = crate::threads::Nap::default();
+        for page in pages {
+            for slot in &page.slots {
+                while slot.sending.load(Ordering::SeqCst) != 0 {
+                    nap.nap();
+                }
+            }
+        }
+    }
+}
+
 /// A view of a slot (what a `Recorder` handle keeps, next to the `RecShared` that owns the slot).
 #[derive(Debug, Clone)]
 pub(crate) struct HotRef {

@@ -62,7 +62,10 @@ pub(crate) use shared::{
 /// `submit_tick`, the metadata calls (`player_left`, `offer_snapshot`, `register_*`,
 /// `set_user_metadata`) and `flush` then fail with `Error::Backpressure` and queue nothing. Ending
 /// a recording (`finish`, `close`, `abort`, or dropping the `Recorder`) never waits for room at all
-/// and is never lost: it takes effect after every message queued before it. `finish` and dropping
+/// and is never lost: it takes effect after every message queued before it, including those of
+/// calls on other threads that found the recording open (it waits for those to be sent, which
+/// takes as long as their own wait for room, at most their policy's deadline; so do not end a
+/// recording from the writer's own callbacks, a snapshot provider). `finish` and dropping then
 /// return at once; `close`, `abort` and `flush` return when the writer has done their work.
 #[derive(Debug)]
 pub struct Recorder {
@@ -176,7 +179,7 @@ impl Recorder {
         // `transition`), so the tick is queued before the ending, or refused; never queued after
         // it and discarded by the writer once `Ok` was returned.
         let _sending = Sending::raise(hot);
-        if hot.state.load(Ordering::SeqCst) != OPEN {
+        if hot.state.load(Ordering::SeqCst) != OPEN || self.engine.stopping.load(Ordering::SeqCst) {
             return Err(self.not_open());
         }
         // Through the queue: room in the byte budget and the queue. The clock is read only when
@@ -318,7 +321,7 @@ impl Recorder {
         if self.hot.state.load(Ordering::SeqCst) != OPEN {
             return Err(self.not_open());
         }
-        if self.engine.stopping.load(Ordering::Acquire) {
+        if self.engine.stopping.load(Ordering::SeqCst) {
             return Err(Self::engine_gone());
         }
         // Never blocks past the recorder's backpressure policy: with the queue full, `Block` waits
@@ -514,7 +517,8 @@ impl Recorder {
     }
 
     /// Test hook (feature `test-hooks`): while `on`, the recording acts as if another thread were
-    /// sending it a message (a snapshot, a flush) that is not counted yet: ticks take the queue.
+    /// sending it a message (a snapshot, a flush) that is not counted yet: ticks take the queue,
+    /// and an ending waits (see `transition`).
     #[cfg(feature = "test-hooks")]
     pub fn hold_a_send(&self, on: bool) {
         if on {
@@ -522,6 +526,14 @@ impl Recorder {
         } else {
             self.hot.sending.fetch_sub(1, Ordering::SeqCst);
         }
+    }
+
+    /// Test hook (feature `test-hooks`): while `on`, the recording acts as if a tick were being
+    /// staged (claimed, not published yet): the submitter's ticks take the queue, and an ending
+    /// waits (see `transition`).
+    #[cfg(feature = "test-hooks")]
+    pub fn hold_the_ring(&self, on: bool) {
+        self.stage.busy.store(on, Ordering::SeqCst);
     }
 
     /// Ticks of this recording staged and not taken by the writer yet.
@@ -601,9 +613,11 @@ impl Recorder {
 
     /// Ends the recording's open state (`OPEN` to `to`), then waits until no call that found it
     /// open is still sending (a tick taking the queue, another thread's message, counted in
-    /// `sending`), so that the ending message the caller sends next comes after all of them: a
-    /// call that returned `Ok` has its tick or message before the ending. The wait lasts as long
-    /// as those sends (a `Block` policy's deadline at most, when the queue is full).
+    /// `sending`) or staging (a tick between its claim of the ring and its publication), so that
+    /// the ending message the caller sends next comes after all of them: a call that returned
+    /// `Ok` has its tick or message before the ending. The wait lasts as long as those sends (a
+    /// `Block` policy's deadline at most, when the queue is full): an ending must not be called
+    /// from the writer's own callbacks (a snapshot provider) while the queue may be full.
     fn transition(&self, to: u8) -> Result<()> {
         self.hot
             .state
@@ -614,7 +628,8 @@ impl Recorder {
                 _ => Error::InvalidState("the recording was already finished or aborted".into()),
             })?;
         let mut nap = crate::threads::Nap::default();
-        while self.hot.sending.load(Ordering::SeqCst) != 0 {
+        while self.hot.sending.load(Ordering::SeqCst) != 0 || self.stage.busy.load(Ordering::SeqCst)
+        {
             nap.nap();
         }
         Ok(())

@@ -77,7 +77,10 @@ impl Producer {
     /// The producer's side, unless another thread holds it right now.
     #[inline]
     pub(crate) fn claim(&self) -> Option<Claim<'_>> {
-        (!self.busy.swap(true, Ordering::Acquire)).then_some(Claim { p: self })
+        // SeqCst: an ending checks `busy` after it has ended the recording's open state, and a
+        // claim checks that state after taking `busy` (in `commit`): one of them sees the other
+        // (see `Recorder::transition`).
+        (!self.busy.swap(true, Ordering::SeqCst)).then_some(Claim { p: self })
     }
 }
 
@@ -169,7 +172,7 @@ impl Claim<'_> {
         let after = hot.queued_msgs.load(Ordering::Acquire);
         // An ending counted in `after` came after this tick's checks: the writer may be done with
         // the recording before it looks at this entry.
-        if hot.state.load(Ordering::Acquire) != OPEN {
+        if hot.state.load(Ordering::SeqCst) != OPEN {
             return Commit::Closed;
         }
         let block = p.data.load(Ordering::Relaxed);

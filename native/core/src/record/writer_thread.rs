@@ -405,6 +405,9 @@ impl WriterThread {
         self.take_endings(control, true);
         // A recording still being recovered: wait for it, then apply what it holds.
         self.finish_resumes(true);
+        // Once more: a tick whose thread found its recording open just before the state changed
+        // has published it by now (unless that thread was held off the CPU for all of the above).
+        self.look_at_staging();
         // One last round for every recording, so that closing each has nothing left to sync.
         self.poll_round(true);
         self.start_round(true);

@@ -283,13 +283,17 @@ public final class Batch {
     /**
      * The handle of the pinned direct buffer {@link #sealDirect()} filled, for the {@code ...Pinned}
      * native methods; 0 when it is not pinned (its first submission: use the buffer itself).
+     *
+     * @param sealed the buffer {@link #sealDirect()} returned for this submission
      */
-    long pinned() {
+    long pinned(ByteBuffer sealed) {
         if (pin == null) {
             if (++submissions < 2) {
                 return 0;
             }
-            pin = new NativeHandle(this, NativeBridge.pinDirect(direct), "pinned buffer");
+            // The buffer just filled (not the field, which another thread misusing this batch
+            // may have replaced since).
+            pin = new NativeHandle(this, NativeBridge.pinDirect(sealed), "pinned buffer");
         }
         return pin.get();
     }

@@ -1,5 +1,6 @@
 package io.tickreel;
 
+import java.lang.ref.Reference;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.Map;
@@ -77,10 +78,15 @@ public final class Recorder implements AutoCloseable {
         Objects.requireNonNull(events, "events");
         long h = handle.get();
         ByteBuffer buf = events.sealDirect();
-        long pinned = events.pinned();
-        return pinned != 0
-                ? NativeBridge.recorderSubmitPinned(h, tick, pinned, 0, events.size())
-                : NativeBridge.recorderSubmit(h, tick, buf, 0, events.size());
+        long pinned = events.pinned(buf);
+        try {
+            return pinned != 0
+                    ? NativeBridge.recorderSubmitPinned(h, tick, pinned, 0, events.size())
+                    : NativeBridge.recorderSubmit(h, tick, buf, 0, events.size());
+        } finally {
+            // The batch's cleaner closes its pin: not before the native call has read it.
+            Reference.reachabilityFence(events);
+        }
     }
 
     /**

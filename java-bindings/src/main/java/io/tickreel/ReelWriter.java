@@ -1,5 +1,6 @@
 package io.tickreel;
 
+import java.lang.ref.Reference;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.Map;
@@ -60,11 +61,16 @@ public final class ReelWriter implements AutoCloseable {
         Objects.requireNonNull(events, "events");
         long h = handle.get();
         ByteBuffer buf = events.sealDirect();
-        long pinned = events.pinned();
-        if (pinned != 0) {
-            NativeBridge.reelWriterTickPinned(h, tick, pinned, 0, events.size());
-        } else {
-            NativeBridge.reelWriterTick(h, tick, buf, 0, events.size());
+        long pinned = events.pinned(buf);
+        try {
+            if (pinned != 0) {
+                NativeBridge.reelWriterTickPinned(h, tick, pinned, 0, events.size());
+            } else {
+                NativeBridge.reelWriterTick(h, tick, buf, 0, events.size());
+            }
+        } finally {
+            // The batch's cleaner closes its pin: not before the native call has read it.
+            Reference.reachabilityFence(events);
         }
     }
 
