@@ -61,6 +61,37 @@ fn submitter(
     })
 }
 
+/// Starts recording `path` and a thread submitting `ticks` to it, once that thread is running.
+fn start_submitting(
+    engine: &Engine,
+    path: &std::path::Path,
+    ticks: &Arc<Vec<(u32, Vec<u8>)>>,
+) -> (Arc<tickreel::Recorder>, std::thread::JoinHandle<Vec<u32>>) {
+    let rec = Arc::new(
+        engine
+            .start_recording(path, RecorderOptions::default())
+            .unwrap(),
+    );
+    let go = Arc::new(Barrier::new(2));
+    let sub = submitter(&rec, ticks, &go);
+    go.wait();
+    (rec, sub)
+}
+
+/// What is wrong with round `round` when `file` does not hold exactly the ticks `accepted`.
+fn mismatch(round: &str, accepted: &[u32], file: &std::path::Path) -> Option<String> {
+    let recorded = recorded_ticks(&Reader::open_path(file).unwrap());
+    (recorded != accepted).then(|| {
+        format!(
+            "round {round}: {} ticks accepted (last {:?}), {} recorded (last {:?})",
+            accepted.len(),
+            accepted.last(),
+            recorded.len(),
+            recorded.last()
+        )
+    })
+}
+
 /// `rounds` recordings, each ended by `end` (which returns the final file) while another thread
 /// submits: the rounds whose file does not hold exactly the ticks accepted.
 fn race_the_ending(
@@ -74,28 +105,12 @@ fn race_the_ending(
     let mut wrong = Vec::new();
     for round in 0..rounds {
         let path = dir.path().join(format!("r{round}.reel"));
-        let rec = Arc::new(
-            engine
-                .start_recording(&path, RecorderOptions::default())
-                .unwrap(),
-        );
-        let go = Arc::new(Barrier::new(2));
-        let sub = submitter(&rec, &ticks, &go);
-        go.wait();
+        let (rec, sub) = start_submitting(&engine, &path, &ticks);
         // Some ticks first, for a varying while.
         std::thread::sleep(Duration::from_micros(20 + 37 * (round % 13)));
         let file = end(&engine, &rec, &path);
         let accepted = sub.join().unwrap();
-        let recorded = recorded_ticks(&Reader::open_path(&file).unwrap());
-        if recorded != accepted {
-            wrong.push(format!(
-                "round {round}: {} ticks accepted (last {:?}), {} recorded (last {:?})",
-                accepted.len(),
-                accepted.last(),
-                recorded.len(),
-                recorded.last()
-            ));
-        }
+        wrong.extend(mismatch(&round.to_string(), &accepted, &file));
     }
     engine.shutdown();
     wrong
@@ -133,14 +148,7 @@ fn a_tick_accepted_while_the_engine_shuts_down_is_kept_for_the_resume() {
         for round in 0..30u64 {
             let path = dir.path().join(format!("{kind}{round}.reel"));
             let engine = Engine::new(EngineOptions::default()).unwrap();
-            let rec = Arc::new(
-                engine
-                    .start_recording(&path, RecorderOptions::default())
-                    .unwrap(),
-            );
-            let go = Arc::new(Barrier::new(2));
-            let sub = submitter(&rec, &ticks, &go);
-            go.wait();
+            let (rec, sub) = start_submitting(&engine, &path, &ticks);
             std::thread::sleep(Duration::from_micros(20 + 137 * (round % 13)));
             engine.shutdown();
             let accepted = sub.join().unwrap();
@@ -149,16 +157,7 @@ fn a_tick_accepted_while_the_engine_shuts_down_is_kept_for_the_resume() {
                 .start_recording(&path, RecorderOptions::default())
                 .unwrap();
             let file = again.finish().unwrap().wait().unwrap();
-            let recorded = recorded_ticks(&Reader::open_path(&file).unwrap());
-            if recorded != accepted {
-                wrong.push(format!(
-                    "{kind} round {round}: {} ticks accepted (last {:?}), {} recorded (last {:?})",
-                    accepted.len(),
-                    accepted.last(),
-                    recorded.len(),
-                    recorded.last()
-                ));
-            }
+            wrong.extend(mismatch(&format!("{kind} {round}"), &accepted, &file));
         }
     }
     after.shutdown();
