@@ -62,6 +62,30 @@ java \
   --scan-class-path "$build/test-classes" 2>&1 | tee "$log"
 rc=${PIPESTATUS[0]}
 set -e
+
+echo "== plugin reload in a plain JVM whose main returns (src/test/reload/ReloadMain.java) =="
+# The probe plugin is used on main and on worker threads, its loader collected until the library
+# is unmapped, then the workers end and main returns: a thread-exit callback left by the library
+# on any of those threads kills the JVM (SIGSEGV, an hs_err file) after the unload.
+reload_dir="$build/reload"
+rm -rf "$reload_dir"
+mkdir -p "$reload_dir/probe-classes" "$reload_dir/classes" "$reload_dir/work"
+javac --release 17 -Xlint:all,-try -Werror -encoding UTF-8 -cp "$build/tickreel.jar" -d "$reload_dir/probe-classes" \
+  "$here/src/test/probe/probe/PluginProbe.java"
+javac --release 17 -Xlint:all -Werror -encoding UTF-8 -d "$reload_dir/classes" "$here/src/test/reload/ReloadMain.java"
+set +e
+(cd "$reload_dir/work" && java "${s3_props[@]}" -XX:ErrorFile="$reload_dir/hs_err_%p.log" \
+  -cp "$reload_dir/classes" ReloadMain "$build/tickreel.jar" "$reload_dir/probe-classes" "$reload_dir/work") \
+  > "$reload_dir/log" 2>&1
+reload_rc=$?
+set -e
+cat "$reload_dir/log"
+crash_files=$(find "$reload_dir" -name 'hs_err*' | head -3)
+if [ "$reload_rc" -ne 0 ] || [ -n "$crash_files" ] || ! grep -q "rounds passed; main returns" "$reload_dir/log"; then
+  echo "plugin reload: the JVM exited with $reload_rc${crash_files:+ and wrote $crash_files}" >&2
+  [ -z "$crash_files" ] || head -40 $crash_files >&2
+  rc=1
+fi
 exec {S3[1]}>&-  # the S3 test server stops when its stdin closes
 wait "$S3_PID" 2>/dev/null || true
 passed=$(sed -n 's/^\[ *\([0-9]*\) tests successful.*/\1/p' "$log" | tail -1)

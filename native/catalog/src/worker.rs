@@ -46,7 +46,9 @@ impl CatalogWorker {
         // Started through the core, so that the shared library starts it without leaving a
         // thread-local destructor on the caller's thread (see `tickreel::threads`).
         let thread = tickreel::threads::spawn("tickreel-catalog", move || {
-            for job in rx {
+            // Waits as an observer (see `tickreel::threads::recv_until`): a caller's `try_send`
+            // then never asks for its own thread's id.
+            while let Ok(job) = tickreel::threads::recv_until(&rx, None) {
                 job(&cat);
             }
         })?;

@@ -1,12 +1,19 @@
 //! The library's own threads, and what a call may leave behind on a thread that is not one.
 //!
 //! A plugin loaded in a class loader unloads the library when the loader is collected
-//! (`JNI_OnUnload`, then `dlclose`). glibc does not unmap a shared library while any live thread
-//! holds a thread-local destructor the library registered (`__cxa_thread_atexit_impl` counts
-//! them on the library's link map): a Rust `thread_local!` whose type has a `Drop` registers one
-//! on the first use in a thread, and so does `std::thread::spawn` on the *spawning* thread (std's
-//! spawn hooks), parking in `parking_lot` and blocking on a `crossbeam_channel`. One such use on
-//! a server's main thread kept one copy of the library mapped per reload.
+//! (`JNI_OnUnload`, then `dlclose`). Two kinds of thread-exit callback the library could leave on
+//! a caller's thread (a server's main thread, a plugin's worker) outlive that:
+//! - a **pthread-key destructor**: `std::thread::current()` registers one (std's thread handle is
+//!   dropped by a key destructor in the library). glibc does not count it as a reference, so the
+//!   library is unmapped and, when the thread ends, the thread jumps into unmapped code: the JVM
+//!   died with SIGSEGV after one reload. Reached through crossbeam (a sender waking a *blocked
+//!   receiver* asks for its own thread's id; any blocking operation builds a context holding the
+//!   thread), fastrand's thread-local generator (seeded from the thread id; `tempfile`'s names),
+//!   `std::sync::mpsc` and parking;
+//! - a **thread-local destructor** (`__cxa_thread_atexit_impl`): a `thread_local!` whose type
+//!   has a `Drop`, `std::thread::spawn` on the *spawning* thread (std's spawn hooks), parking in
+//!   `parking_lot`, entering a tokio runtime. glibc keeps the library mapped while a live thread
+//!   holds one: one copy left mapped per reload.
 //!
 //! So the core keeps those uses on its own threads:
 //! - thread-local caches (zstd contexts, encoder buffers) are used only where
@@ -14,12 +21,18 @@
 //! - threads are started with [`spawn`], which marks them and which a binding can route around
 //!   `std::thread` ([`set_spawner`]: the shared library starts them with `pthread_create`, so the
 //!   caller's thread registers nothing);
+//! - channels are waited on only through [`recv_until`], [`send`], [`send_until`] and
+//!   [`wait_ready`]: a library thread blocks as a crossbeam *observer* (a sender's wake-up of an
+//!   observer never asks for the sender's thread), a caller's thread polls ([`Nap`]);
 //! - what a caller's thread waits on (a finish, a flush's acknowledgement, a pending result, a
 //!   full queue under `Backpressure::Block`) uses `std::sync` (futexes, no thread-locals) or a
-//!   timed poll, never a parking_lot condition variable or a blocking channel operation.
+//!   timed poll, never a parking_lot condition variable or a blocking channel operation;
+//! - temporary files are named by the library itself, not by `tempfile`.
 //!
-//! `native/bridge/tests` and `ClassLoaderTest` check it: no thread-local destructor is registered
-//! for the library on a caller's thread, and 50 reloads leave no copy mapped.
+//! `clippy.toml` lists the calls that reach these, denied in the library's crates. `examples/c/
+//! reload.c` (dlopen, every area on the main thread and two workers, dlclose, then the threads
+//! end) and `java-bindings/src/test/reload/ReloadMain.java` (the same in a JVM whose `main`
+//! returns) check it, and `ClassLoaderTest` that 50 reloads leave no copy mapped.
 
 use std::cell::Cell;
 use std::io;
@@ -123,7 +136,7 @@ pub fn spawn(name: impl Into<String>, f: impl FnOnce() + Send + 'static) -> io::
 
 /// Waits between attempts of a non-blocking operation: yields a few times, then sleeps from 20
 /// µs, doubling up to 1 ms. What a caller's thread uses instead of a blocking channel operation
-/// (crossbeam's park the thread with a thread-local context that has a destructor).
+/// (crossbeam's build a context holding `std::thread::current()`: see the module's notes).
 #[derive(Debug, Default)]
 pub(crate) struct Nap(u32);
 
@@ -149,8 +162,8 @@ pub(crate) fn deadline_in(wait: std::time::Duration) -> std::time::Instant {
 }
 
 /// Sends `msg`, waiting until `deadline` for room: `Err(Some(msg))` at the deadline, `Err(None)`
-/// if the receiver is gone. Never parks in crossbeam (see [`Nap`]).
-pub(crate) fn send_until<T>(
+/// if the receiver is gone. Waits as [`wait_for_room`] does.
+pub fn send_until<T>(
     tx: &crossbeam_channel::Sender<T>,
     mut msg: T,
     deadline: std::time::Instant,
@@ -165,9 +178,93 @@ pub(crate) fn send_until<T>(
                     return Err(Some(m));
                 }
                 msg = m;
-                nap.nap();
+                wait_for_room(tx, Some(deadline), &mut nap);
             }
         }
+    }
+}
+
+/// Sends `msg`, waiting for room as long as it takes; `Err(msg)` if the receiver is gone. For
+/// unbounded channels, and bounded ones whose receiver keeps taking.
+pub fn send<T>(tx: &crossbeam_channel::Sender<T>, mut msg: T) -> Result<(), T> {
+    let mut nap = Nap::default();
+    loop {
+        match tx.try_send(msg) {
+            Ok(()) => return Ok(()),
+            Err(crossbeam_channel::TrySendError::Disconnected(m)) => return Err(m),
+            Err(crossbeam_channel::TrySendError::Full(m)) => {
+                msg = m;
+                wait_for_room(tx, None, &mut nap);
+            }
+        }
+    }
+}
+
+/// Receives from `rx`, waiting until `deadline` (`None`: as long as it takes).
+///
+/// How each thread waits, so that no caller's thread is left with a thread-exit callback (see
+/// `clippy.toml`): a library thread blocks as a crossbeam *observer* (`Select::ready`), whose
+/// wake-up by a sender never asks for the sender's thread id (crossbeam wakes a blocked
+/// *receiver*, `recv` or `select!`, through `std::thread::current()` on the sending thread: a
+/// pthread-key destructor on a server's thread that crashed the JVM after a plugin reload); a
+/// caller's thread polls with [`Nap`] (a blocking operation would give it crossbeam's context,
+/// which holds `std::thread::current()`).
+pub fn recv_until<T>(
+    rx: &crossbeam_channel::Receiver<T>,
+    deadline: Option<std::time::Instant>,
+) -> Result<T, crossbeam_channel::RecvTimeoutError> {
+    use crossbeam_channel::{RecvTimeoutError, TryRecvError};
+    let mut nap = Nap::default();
+    loop {
+        match rx.try_recv() {
+            Ok(m) => return Ok(m),
+            Err(TryRecvError::Disconnected) => return Err(RecvTimeoutError::Disconnected),
+            Err(TryRecvError::Empty) => {}
+        }
+        if deadline.is_some_and(|d| std::time::Instant::now() >= d) {
+            return Err(RecvTimeoutError::Timeout);
+        }
+        if is_library_thread() {
+            let mut sel = crossbeam_channel::Select::new();
+            sel.recv(rx);
+            wait_ready(&mut sel, deadline);
+        } else {
+            nap.nap();
+        }
+    }
+}
+
+/// Waits until one of `sel`'s operations can go on (or its channel is disconnected) or until
+/// `deadline`; the caller then tries them (`try_recv`, `try_send`). Only on a library thread: it
+/// blocks as an observer (see [`recv_until`]); a caller's thread must poll instead.
+#[allow(clippy::disallowed_methods)] // the one place that blocks in crossbeam, as an observer
+pub fn wait_ready(sel: &mut crossbeam_channel::Select<'_>, deadline: Option<std::time::Instant>) {
+    debug_assert!(
+        is_library_thread(),
+        "a caller's thread never blocks in crossbeam"
+    );
+    match deadline {
+        Some(d) => {
+            let _ = sel.ready_deadline(d);
+        }
+        None => {
+            sel.ready();
+        }
+    }
+}
+
+/// Waits a little for room in `tx`: as an observer on a library thread, one [`Nap`] elsewhere.
+fn wait_for_room<T>(
+    tx: &crossbeam_channel::Sender<T>,
+    deadline: Option<std::time::Instant>,
+    nap: &mut Nap,
+) {
+    if is_library_thread() {
+        let mut sel = crossbeam_channel::Select::new();
+        sel.send(tx);
+        wait_ready(&mut sel, deadline);
+    } else {
+        nap.nap();
     }
 }
 

@@ -180,6 +180,7 @@ impl ObjectStorage {
     /// a short-lived library thread and waits for it. Entering a tokio runtime registers
     /// thread-local destructors on the entering thread, and glibc keeps a shared library mapped
     /// while a live thread holds one (see `tickreel::threads`): a plugin reload would leak a copy.
+    #[allow(clippy::disallowed_methods)] // block_on only on a library thread
     pub(crate) fn run<T: Send + 'static>(
         &self,
         url: &ObjectUrl,

@@ -15,8 +15,8 @@ use std::sync::OnceLock;
 use bytes::Bytes;
 use object_store::path::Path as ObjectPath;
 use object_store::{GetOptions, GetRange, ObjectStore};
-use parking_lot::{Condvar, Mutex};
 use tickreel::storage::Source;
+use tickreel::sync::{Condvar, Mutex};
 use tickreel::{Error, Result};
 
 use crate::client::{ObjectStorage, object_path};

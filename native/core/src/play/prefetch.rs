@@ -217,7 +217,7 @@ impl Drop for PrefetchPool {
 /// One worker: runs jobs until it has waited `idle` for one, or the pool is shut down.
 fn worker(rx: &Receiver<Job>, counters: &Counters, idle: Duration, workers: &Mutex<Workers>) {
     loop {
-        match rx.recv_timeout(idle) {
+        match crate::threads::recv_until(rx, Some(std::time::Instant::now() + idle)) {
             Ok(job) => {
                 if job.flight.try_start() {
                     let Job {

@@ -53,7 +53,7 @@ pub(crate) fn background_task(
     handle: FinishHandle,
 ) {
     engine.compactions_pending.fetch_add(1, Ordering::Relaxed);
-    if let Err(crossbeam_channel::SendError(job)) = tx.send(CompactJob::Task { task, handle }) {
+    if let Err(job) = crate::threads::send(tx, CompactJob::Task { task, handle }) {
         engine.compactions_pending.fetch_sub(1, Ordering::Relaxed);
         engine.compactions_failed.fetch_add(1, Ordering::Relaxed);
         if let Some(h) = job.handle() {

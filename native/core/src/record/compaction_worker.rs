@@ -95,7 +95,7 @@ pub(crate) fn memory_reader<'a>(
 
 /// The compaction worker's loop.
 pub(crate) fn compaction_loop(rx: Receiver<CompactJob>, engine: Arc<EngineShared>) {
-    while let Ok(job) = rx.recv() {
+    while let Ok(job) = crate::threads::recv_until(&rx, None) {
         let Some(handle) = job.handle().cloned() else {
             return; // Shutdown
         };

@@ -263,7 +263,7 @@ impl EngineInner {
         for t in writers {
             t.join();
         }
-        let _ = self.compact_tx.send(CompactJob::Shutdown);
+        let _ = crate::threads::send(&self.compact_tx, CompactJob::Shutdown);
         if let Some(t) = compactor {
             t.join();
         }

@@ -486,7 +486,7 @@ impl OpenRecording {
         self.engine
             .compactions_pending
             .fetch_add(1, Ordering::Relaxed);
-        if let Err(crossbeam_channel::SendError(job)) = compact_tx.send(job) {
+        if let Err(job) = crate::threads::send(compact_tx, job) {
             self.engine
                 .compactions_pending
                 .fetch_sub(1, Ordering::Relaxed);

@@ -369,14 +369,16 @@ impl Recorder {
                 Ok(())
             }
             Err(TrySendError::Disconnected(_)) => Err(gone()),
-            Err(TrySendError::Full(msg)) => self
-                .control
-                .send(Ending {
+            // The control channel is unbounded: never full.
+            Err(TrySendError::Full(msg)) => crate::threads::send(
+                &self.control,
+                Ending {
                     id: self.shared.id,
                     after: self.shared.queued(),
                     msg,
-                })
-                .map_err(|_| gone()),
+                },
+            )
+            .map_err(|_| gone()),
         }
     }
 

@@ -81,7 +81,7 @@ impl PendingResume {
         let thread = crate::threads::spawn("tickreel-resume", move || {
             let r = crate::record::writer_thread::guarded(|| resume_locked(&live, lock))
                 .unwrap_or_else(|m| Err(Error::InvalidState(m)));
-            let _ = tx.send(r);
+            let _ = crate::threads::send(&tx, r);
         })?;
         Ok(PendingResume {
             rx,
@@ -97,8 +97,7 @@ impl PendingResume {
     /// The recovery's outcome once it is done (`wait`: waits for it).
     pub(crate) fn poll(&mut self, wait: bool) -> Option<Result<Resumed>> {
         let r = if wait {
-            self.rx
-                .recv()
+            crate::threads::recv_until(&self.rx, None)
                 .map_err(|_| Error::InvalidState("the recovery thread stopped".into()))
         } else {
             match self.rx.try_recv() {

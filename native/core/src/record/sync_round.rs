@@ -145,14 +145,14 @@ impl SyncThread {
         let (done_tx, done) = unbounded();
         let st = storage.clone();
         let thread = crate::threads::spawn(name, move || {
-            for jobs in rx {
+            while let Ok(jobs) = crate::threads::recv_until(&rx, None) {
                 let ids: Vec<u64> = jobs.iter().map(|j| j.id).collect();
                 let outcome = guarded(|| commit_round(st.as_ref(), jobs)).unwrap_or_else(|m| {
                     ids.iter()
                         .map(|&id| (id, Err(Error::InvalidState(m.clone()))))
                         .collect()
                 });
-                if done_tx.send(outcome).is_err() {
+                if crate::threads::send(&done_tx, outcome).is_err() {
                     return;
                 }
             }
@@ -188,9 +188,9 @@ impl SyncThread {
         self.in_flight = Some(ids);
         match &self.tx {
             Some(tx) => {
-                if let Err(e) = tx.send(jobs) {
+                if let Err(jobs) = crate::threads::send(tx, jobs) {
                     // The thread is gone (it cannot be, short of an abort): commit here.
-                    self.inline_done = Some(commit_round(self.storage.as_ref(), e.0));
+                    self.inline_done = Some(commit_round(self.storage.as_ref(), jobs));
                 }
             }
             None => self.inline_done = Some(commit_round(self.storage.as_ref(), jobs)),
@@ -202,7 +202,7 @@ impl SyncThread {
         let ids = self.in_flight.as_ref()?;
         let outcome = match self.inline_done.take() {
             Some(o) => Ok(o),
-            None if wait => self.done.recv().map_err(|_| ()),
+            None if wait => crate::threads::recv_until(&self.done, None).map_err(|_| ()),
             None => match self.done.try_recv() {
                 Ok(o) => Ok(o),
                 Err(TryRecvError::Empty) => return None,

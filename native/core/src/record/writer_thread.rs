@@ -127,14 +127,19 @@ pub(crate) fn writer_loop(
         let next = if w.recs.is_empty() && w.endings.is_empty() {
             w.returns.settle(&w.engine, true);
             let waited = Instant::now();
-            let next = crossbeam_channel::select! {
-                recv(rx) -> m => m.map_err(|_| TryRecvError::Disconnected),
-                recv(control) -> e => {
+            // Blocks as an observer, never as a receiver: a caller's `try_send` then wakes this
+            // thread without touching its own thread's state (see `crate::threads::recv_until`).
+            let mut ready = crossbeam_channel::Select::new();
+            ready.recv(&rx);
+            ready.recv(&control);
+            crate::threads::wait_ready(&mut ready, Some(waited + Duration::from_secs(1)));
+            let next = match rx.try_recv() {
+                Err(TryRecvError::Empty) => {
                     // An ending of a recording retired earlier, say: applied at the next check.
-                    w.endings.extend(e);
+                    w.endings.extend(control.try_iter());
                     Err(TryRecvError::Empty)
                 }
-                default(Duration::from_secs(1)) => Err(TryRecvError::Empty),
+                other => other,
             };
             w.engine
                 .writer_idle_ns
@@ -574,7 +579,7 @@ impl WriterThread {
                     self.asked = true;
                 }
                 None => {
-                    let _ = ack.send(Err(self.gone(id, false)));
+                    let _ = crate::threads::send(&ack, Err(self.gone(id, false)));
                 }
             },
             Msg::Finish { id, handle } => match self.recs.remove(&id) {
@@ -595,7 +600,7 @@ impl WriterThread {
                         false => Ok(()),
                     },
                 };
-                let _ = ack.send(res);
+                let _ = crate::threads::send(&ack, res);
             }
             Msg::Close { id, ack } => {
                 let res = match self.recs.remove(&id) {
@@ -621,7 +626,7 @@ impl WriterThread {
                     },
                 };
                 if let Some(ack) = ack {
-                    let _ = ack.send(res);
+                    let _ = crate::threads::send(&ack, res);
                 }
             }
             Msg::Shutdown => return false,
@@ -651,7 +656,7 @@ impl Reply {
         match self {
             Reply::None => {}
             Reply::Ack(ack) => {
-                let _ = ack.send(Err(Error::InvalidState(msg.into())));
+                let _ = crate::threads::send(&ack, Err(Error::InvalidState(msg.into())));
             }
             Reply::Finish(handle) => {
                 if !handle.is_done() {

@@ -1,10 +1,11 @@
 //! The local file system: [`LocalStorage`] (the core's only user of `std::fs`) and
 //! [`FileSource`], a file read with `pread`.
 
-use std::fs::{self, File, OpenOptions, Permissions};
+use std::fs::{self, File, OpenOptions};
 use std::io::{self, Write};
-use std::os::unix::fs::{FileExt, MetadataExt, PermissionsExt};
+use std::os::unix::fs::{FileExt, MetadataExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock};
 
 use super::Source;
@@ -14,18 +15,6 @@ use crate::error::{Error, Result};
 /// An I/O error that names the path it happened on.
 fn at(path: &Path, e: io::Error) -> Error {
     Error::io_at(path, e)
-}
-
-/// The operating system's error inside one of `tempfile`'s, whose message also names the random
-/// file it tried, Debug-quoted ("Permission denied (os error 13) at path \"/runs/.x.tmp\""):
-/// the error is reported at the directory instead, with the operating system's words only.
-/// (`tempfile` keeps its inner error private and gives no `source()`; its message is all there is.)
-fn os_error(e: io::Error) -> io::Error {
-    let msg = e.to_string();
-    match msg.split_once(" at path ") {
-        Some((inner, _)) => io::Error::new(e.kind(), inner.to_string()),
-        None => e,
-    }
 }
 
 /// The local file system.
@@ -144,21 +133,39 @@ impl Storage for LocalStorage {
         prefix: &str,
         suffix: &str,
     ) -> Result<(PathBuf, Box<dyn StorageFile>)> {
-        // Mode 0666 before the umask, like `File::create`.
-        let (file, path) = tempfile::Builder::new()
-            .prefix(prefix)
-            .suffix(suffix)
-            .permissions(Permissions::from_mode(0o666))
-            .tempfile_in(dir)
-            .map_err(|e| at(dir, os_error(e)))?
-            .keep()
-            .map_err(|e| at(dir, os_error(e.error)))?;
-        let f = LocalFile {
-            file,
-            path: path.clone(),
-            len: 0,
-        };
-        Ok((path, Box::new(f)))
+        // A name no other call of this process (counter) or of another process (pid) takes at
+        // once, created exclusively; not `tempfile`, whose random names come from a thread-local
+        // generator seeded with std::thread::current() (a thread-exit callback on the caller's
+        // thread; see `crate::threads`).
+        static NEXT: AtomicU64 = AtomicU64::new(0);
+        let pid = std::process::id();
+        let mut tries = 0;
+        loop {
+            let n = NEXT.fetch_add(1, Ordering::Relaxed);
+            let nanos = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.subsec_nanos());
+            let path = dir.join(format!("{prefix}{pid:x}-{n:x}-{nanos:08x}{suffix}"));
+            // Mode 0666 before the umask, like `File::create`.
+            match OpenOptions::new()
+                .write(true)
+                .create_new(true)
+                .mode(0o666)
+                .open(&path)
+            {
+                Ok(file) => {
+                    let f = LocalFile {
+                        file,
+                        path: path.clone(),
+                        len: 0,
+                    };
+                    return Ok((path, Box::new(f)));
+                }
+                // A name left by an earlier process with the same id: the next one.
+                Err(e) if e.kind() == io::ErrorKind::AlreadyExists && tries < 100 => tries += 1,
+                Err(e) => return Err(at(dir, e)),
+            }
+        }
     }
     fn truncate(&self, path: &Path, len: u64) -> Result<()> {
         let f = OpenOptions::new()

@@ -17,11 +17,18 @@ import io.tickreel.Reader;
 import io.tickreel.SeekState;
 import io.tickreel.ReelWriter;
 import io.tickreel.Batch;
+import io.tickreel.Catalog;
+import io.tickreel.FinishHandle;
+import io.tickreel.Placed;
+import io.tickreel.ReportOptions;
+import io.tickreel.ShadowBuffer;
+import io.tickreel.ShadowOptions;
 import io.tickreel.Tickreel;
 import io.tickreel.TickreelException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
@@ -29,7 +36,8 @@ import java.util.function.Function;
 /**
  * Stands in for a server plugin that bundles tickreel: loaded by the tests through its own class
  * loader (possibly with the bindings relocated to another package), it records a run, reads it
- * back, plays it, provokes an error, and reports what it saw as one line. When the S3 test
+ * back, plays it, keeps a shadow-play window and reports a player from it, ranks the run in a
+ * catalog (SQLite), provokes an error, and reports what it saw as one line. When the S3 test
  * server's system properties are set ({@code tickreel.test.s3.*}, as {@code java-bindings/test.sh}
  * sets them), it also finishes a recording straight into object storage and reads it back by URL
  * (a reader, a ghost loaded in the background): " s3=..." in the line.
@@ -138,6 +146,29 @@ public final class PluginProbe implements Function<String, String> {
                 seen += " live=" + ghost.durationTicks() + " ghostX=" + s.x();
             }
             seen += objectStorage(dir);
+            // Shadow play: a window kept in memory, the player reported from it.
+            try (Engine engine = new Engine();
+                    ShadowBuffer.Started s = ShadowBuffer.start(engine, null, RecorderOptions.defaults(),
+                            ShadowOptions.builder().blockTicks(20).build())) {
+                Batch t = new Batch(64);
+                for (int tick = 0; tick < ticks; tick++) {
+                    s.recorder().submit(tick, walk(t, tick));
+                }
+                s.recorder().flush();
+                try (FinishHandle h = s.shadow().report(1, dir.resolve("report.reel"),
+                        ReportOptions.builder().after(Duration.ZERO).build())) {
+                    try (Reader r = Reader.open(h.await())) {
+                        seen += " reported=" + r.verify().ticks();
+                    }
+                }
+            }
+            // The catalog: the live run registered and ranked, off this thread.
+            try (Catalog catalog = Catalog.open("sqlite:" + dir.resolve("runs.db"))) {
+                catalog.register(live, "course", new UUID(7, 1), "player1", 1, GhostRange.all())
+                        .get(30, TimeUnit.SECONDS);
+                List<Placed> top = catalog.top("course", 10).get(30, TimeUnit.SECONDS);
+                seen += " top=" + top.size() + "/" + top.get(0).run().playerName();
+            }
             // Playback, which decodes ahead on the library's prefetch threads.
             try (Playhead ph = Playhead.open(reel)) {
                 ph.seek(10);

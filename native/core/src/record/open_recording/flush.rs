@@ -37,7 +37,7 @@ pub(super) struct InFlight {
 
 fn answer(acks: Vec<Sender<Result<()>>>, r: &Result<()>) {
     for a in acks {
-        let _ = a.send(r.as_ref().map(|_| ()).map_err(Error::duplicate));
+        let _ = crate::threads::send(&a, r.as_ref().map(|_| ()).map_err(Error::duplicate));
     }
 }
 
@@ -78,7 +78,7 @@ impl OpenRecording {
         if self.shared.persist {
             self.flush_acks.push(ack);
         } else {
-            let _ = ack.send(self.flush());
+            let _ = crate::threads::send(&ack, self.flush());
         }
     }
 

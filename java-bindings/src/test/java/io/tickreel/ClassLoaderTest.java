@@ -24,7 +24,7 @@ import org.junit.jupiter.api.io.TempDir;
  * relocated into another package (as the shade plugin does).
  */
 class ClassLoaderTest {
-    private static final String EXPECTED = "ok ticks=120 entities=3 x2=31.75 names=3 meta=probe read=120 live=119 ghostX=50.0 s3=60/59 played=11";
+    private static final String EXPECTED = "ok ticks=120 entities=3 x2=31.75 names=3 meta=probe read=120 live=119 ghostX=50.0 s3=60/59 reported=120 top=1/player1 played=11";
 
     /** Compiles the probe against the given bindings classpath. */
     private static Path compileProbe(Path probeSources, String classPath, Path out) throws Exception {
