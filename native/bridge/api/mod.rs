@@ -58,8 +58,8 @@ pub struct Released<T> {
 /// The entries of user metadata given as a big-endian NBT root compound (the Java `Nbt` codec's
 /// or a C caller's bytes): checked for depth, decoded, and refused if it uses the library's key.
 pub(crate) fn nbt_entries(bytes: &[u8]) -> tickreel::Result<Vec<(String, fastnbt::Value)>> {
-    use tickreel::format::metadata::{LIBRARY_KEY, check_nbt_depth};
-    check_nbt_depth(bytes).map_err(|e| tickreel::Error::invalid(format!("metadata: {e}")))?;
+    use tickreel::format::metadata::{LIBRARY_KEY, check_nbt_shape};
+    check_nbt_shape(bytes).map_err(|e| tickreel::Error::invalid(format!("metadata: {e}")))?;
     let value: fastnbt::Value = fastnbt::from_bytes(bytes)
         .map_err(|e| tickreel::Error::invalid(format!("metadata is not NBT: {e}")))?;
     let fastnbt::Value::Compound(map) = value else {

@@ -14,6 +14,13 @@ use crate::error::{Error, Result};
 pub const LIBRARY_KEY: &str = "tickreel";
 /// Deepest nesting of compounds/lists accepted on read (Minecraft's own limit).
 pub const MAX_NBT_DEPTH: usize = 512;
+/// Most NBT values (compounds, lists, their entries and elements; the elements of byte, int and
+/// long arrays are not values) accepted in one metadata section. What metadata costs in memory
+/// once decoded follows the values, not the bytes: an empty compound is one byte on disk and
+/// about a hundred in memory, so 16 MiB of them took 2.9 GB. 2^21 values fit the library's own
+/// metadata for over 300,000 registered entities (six values each) and bound a decode to a few
+/// hundred MB.
+pub const MAX_NBT_VALUES: usize = 1 << 21;
 
 /// An entity known to the recording (who is who).
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -137,9 +144,10 @@ impl Metadata {
             .map_err(|e| Error::Metadata(format!("cannot encode metadata: {e}")))
     }
 
-    /// Decodes untrusted bytes (depth-checked before parsing).
+    /// Decodes untrusted bytes (depth and values counted before parsing: see
+    /// [`check_nbt_shape`]).
     pub fn decode(bytes: &[u8]) -> Result<Metadata> {
-        check_nbt_depth(bytes)?;
+        check_nbt_shape(bytes)?;
         let opts = fastnbt::DeOpts::new().max_seq_len(bytes.len());
         let root: Value = fastnbt::from_bytes_with_opts(bytes, opts)
             .map_err(|e| Error::corrupt(format!("metadata is not valid NBT: {e}")))?;
@@ -336,9 +344,11 @@ impl Serialize for Sorted<'_> {
     }
 }
 
-/// Walks NBT bytes without recursion and rejects nesting deeper than [`MAX_NBT_DEPTH`], so that a
-/// hostile file cannot overflow the parser's stack. Lengths are bounds-checked against the input.
-pub fn check_nbt_depth(bytes: &[u8]) -> Result<()> {
+/// Walks NBT bytes without recursion, in time proportional to their length, and rejects nesting
+/// deeper than [`MAX_NBT_DEPTH`] (a hostile file cannot overflow the parser's stack) and more
+/// than [`MAX_NBT_VALUES`] values (nor make a decode take gigabytes). Lengths are bounds-checked
+/// against the input.
+pub fn check_nbt_shape(bytes: &[u8]) -> Result<()> {
     use crate::format::bytes::ByteReader;
     enum Frame {
         Compound,
@@ -368,6 +378,7 @@ pub fn check_nbt_depth(bytes: &[u8]) -> Result<()> {
     let name_len = r.u16_be()? as usize;
     r.bytes(name_len)?;
     let mut stack = vec![Frame::Compound];
+    let mut values = 1usize;
     while let Some(top) = stack.last_mut() {
         let tag = match top {
             Frame::Compound => {
@@ -389,6 +400,12 @@ pub fn check_nbt_depth(bytes: &[u8]) -> Result<()> {
                 *tag
             }
         };
+        values += 1;
+        if values > MAX_NBT_VALUES {
+            return Err(Error::limit(format!(
+                "metadata holds more than {MAX_NBT_VALUES} NBT values"
+            )));
+        }
         if !skip_scalar(&mut r, tag)? {
             if stack.len() >= MAX_NBT_DEPTH {
                 return Err(Error::limit(format!(
@@ -476,6 +493,33 @@ mod tests {
             Metadata::decode(&bytes),
             Err(Error::LimitExceeded(_))
         ));
+    }
+
+    #[test]
+    fn millions_of_empty_compounds_are_refused_before_decoding() {
+        // A root holding a list of 4 Mi empty compounds: 4 MiB, within the size limit.
+        let n = 4 << 20;
+        let mut bytes = vec![10, 0, 0, 9, 0, 1, b'x', 10];
+        bytes.extend_from_slice(&(n as u32).to_be_bytes());
+        bytes.resize(bytes.len() + n, 0);
+        bytes.push(0);
+        let t = std::time::Instant::now();
+        let e = Metadata::decode(&bytes).unwrap_err();
+        assert!(matches!(e, Error::LimitExceeded(_)), "{e}");
+        assert!(e.to_string().contains("NBT values"), "{e}");
+        // Within the bound, the same shape decodes.
+        let n = MAX_NBT_VALUES - 2;
+        let mut ok = vec![10, 0, 0, 9, 0, 1, b'x', 10];
+        ok.extend_from_slice(&(n as u32).to_be_bytes());
+        ok.resize(ok.len() + n, 0);
+        ok.push(0);
+        assert!(Metadata::decode(&ok).is_ok());
+        let mut over = vec![10, 0, 0, 9, 0, 1, b'x', 10];
+        over.extend_from_slice(&((n + 1) as u32).to_be_bytes());
+        over.resize(over.len() + n + 1, 0);
+        over.push(0);
+        assert!(Metadata::decode(&over).is_err());
+        eprintln!("refused and decoded in {:?}", t.elapsed());
     }
 
     #[test]
