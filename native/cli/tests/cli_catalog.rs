@@ -159,3 +159,44 @@ fn a_bad_url_is_refused_without_showing_a_password() {
     assert!(!success);
     assert!(!err.contains("TopSecret") && err.contains("mysql"), "{err}");
 }
+
+/// A player's name comes from a game client: the text listings show its control characters and
+/// reorderings as `\u{..}` instead of sending them to the moderator's terminal; `--json` keeps
+/// the name exact (JSON escapes them itself).
+#[test]
+fn names_with_terminal_escapes_are_shown_not_sent() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = format!("sqlite:{}", dir.path().join("c.db").display());
+    let run = record(dir.path(), "run.reel", 60);
+    let evil = "\u{1b}]0;pwned\u{7}\u{1b}[2Jmallory\u{202e}";
+    ok(
+        &db,
+        &[
+            "add",
+            run.to_str().unwrap(),
+            "--course",
+            "c1\u{1b}[31m",
+            "--player",
+            P1,
+            "--name",
+            evil,
+            "--entity",
+            "1",
+        ],
+    );
+    for args in [&["top", "c1\u{1b}[31m"][..], &["runs", "--player", P1]] {
+        let out = ok(&db, args);
+        assert!(out.contains("mallory"), "{args:?}: {out}");
+        assert!(
+            !out.chars()
+                .any(|c| c.is_control() && c != '\n' || c == '\u{202e}'),
+            "{args:?} printed a control character: {out:?}"
+        );
+        assert!(
+            out.contains("\\u{1b}[2Jmallory\\u{202e}"),
+            "{args:?}: {out:?}"
+        );
+    }
+    let doc = json(&db, &["top", "c1\u{1b}[31m"]);
+    assert_eq!(doc[0]["name"], evil);
+}

@@ -12,6 +12,7 @@ use tickreel_catalog::{
 };
 
 use super::Out;
+use super::output::printable;
 
 fn emit(
     out: &mut Out,
@@ -78,7 +79,7 @@ pub fn places(rows: &[Placed], json: bool, out: &mut Out) -> tickreel::Result<()
                 o,
                 "{:>5}  {:<16}  {:>10}  ({} ticks)  run {}",
                 p.rank,
-                r.player_name,
+                printable(&r.player_name),
                 r.shown(),
                 r.ticks,
                 r.id
@@ -96,8 +97,8 @@ pub fn runs(rows: &[Run], json: bool, out: &mut Out) -> tickreel::Result<()> {
                 o,
                 "run {:<6} {:<16} {:<16} {:>10}  ({} ticks){}",
                 r.id,
-                r.course,
-                r.player_name,
+                printable(&r.course),
+                printable(&r.player_name),
                 r.shown(),
                 r.ticks,
                 if r.valid { "" } else { "  invalid" }
@@ -216,8 +217,8 @@ pub fn reports(rows: &[Report], json: bool, out: &mut Out) -> tickreel::Result<(
                 "report {:<6} {:<6} {:<16} {}",
                 r.id,
                 r.status.as_str(),
-                r.reported_name,
-                r.reason
+                printable(&r.reported_name),
+                printable(&r.reason)
             )?;
         }
         Ok(())
@@ -264,7 +265,7 @@ pub fn retention(
             writeln!(
                 o,
                 "{:<24} keep top {}, days {}, personal bests {}, open reports {}",
-                scope_name(s),
+                printable(&scope_name(s)),
                 opt(p.keep_top),
                 opt(p.keep_days),
                 p.keep_personal_bests,

@@ -186,3 +186,40 @@ mod tests {
         assert_eq!(&*got.lock().unwrap(), b"flushed 7\n");
     }
 }
+
+/// `s` as text safe to print on a terminal: control characters (C0, DEL, C1: escape sequences
+/// that recolour, move the cursor or retitle the window) and bidirectional overrides (which
+/// reorder what follows) are shown as `\u{..}`. For names and reasons a game client or a
+/// recording supplied (a player named "\x1b[2J" must not clear a moderator's screen).
+pub fn printable(s: &str) -> std::borrow::Cow<'_, str> {
+    let unsafe_char =
+        |c: char| c.is_control() || matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}');
+    if !s.chars().any(unsafe_char) {
+        return std::borrow::Cow::Borrowed(s);
+    }
+    let mut out = String::with_capacity(s.len() + 8);
+    for c in s.chars() {
+        if unsafe_char(c) {
+            out.push_str(&format!("\\u{{{:x}}}", c as u32));
+        } else {
+            out.push(c);
+        }
+    }
+    std::borrow::Cow::Owned(out)
+}
+
+#[cfg(test)]
+mod printable_tests {
+    use super::printable;
+
+    #[test]
+    fn escapes_and_reorderings_are_shown_not_sent() {
+        assert_eq!(printable("Alice"), "Alice");
+        assert_eq!(printable("Zoë 名前"), "Zoë 名前");
+        assert_eq!(printable("\x1b[2Jevil"), "\\u{1b}[2Jevil");
+        assert_eq!(printable("a\u{9b}31mb"), "a\\u{9b}31mb");
+        assert_eq!(printable("x\u{202e}gnp.exe"), "x\\u{202e}gnp.exe");
+        assert_eq!(printable("tab\there\r\n"), "tab\\u{9}here\\u{d}\\u{a}");
+        assert_eq!(printable("\u{7f}"), "\\u{7f}");
+    }
+}
