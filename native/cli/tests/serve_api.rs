@@ -264,6 +264,20 @@ fn a_token_is_required_when_set_and_public_binds_need_one() {
             "too short",
         ),
         (
+            vec![d, "--listen", "127.0.0.1:0", "--token", "                "],
+            "must not contain spaces",
+        ),
+        (
+            vec![
+                d,
+                "--listen",
+                "127.0.0.1:0",
+                "--token",
+                "correct horse battery",
+            ],
+            "must not contain spaces",
+        ),
+        (
             vec!["/no/such/dir", "--listen", "127.0.0.1:0"],
             "/no/such/dir",
         ),
@@ -293,6 +307,17 @@ fn a_token_is_required_when_set_and_public_binds_need_one() {
     }
     let (st, body) = local.raw(&format!("/api/recordings?token={token}"), None);
     assert_eq!(st, 200, "{body}");
+    // the scheme in any case (RFC 9110), and nothing but the token counts
+    for (auth, want) in [
+        (format!("bearer {token}"), 200),
+        (format!("BEARER {token}"), 200),
+        (format!("Basic {token}"), 401),
+        ("Bearer ".to_string(), 401),
+        (format!("Bearer{token}"), 401),
+    ] {
+        let (st, _) = local.raw_auth("/api/recordings", Some(&auth));
+        assert_eq!(st, want, "Authorization: {auth}");
+    }
     // it names its directory without the server's path
     let list: serde_json::Value = serde_json::from_str(&body).unwrap();
     let real = dir.path().canonicalize().unwrap();

@@ -57,12 +57,18 @@ pub fn run(a: Args, out: &mut Out) -> tickreel::Result<()> {
             "--public needs an access token: --token TOKEN or {TOKEN_ENV}"
         )));
     }
-    if let Some(t) = &token
-        && t.chars().count() < TOKEN_MIN_CHARS
-    {
-        return Err(Error::InvalidArgument(format!(
-            "the access token is too short: at least {TOKEN_MIN_CHARS} characters"
-        )));
+    if let Some(t) = &token {
+        if t.chars().count() < TOKEN_MIN_CHARS {
+            return Err(Error::InvalidArgument(format!(
+                "the access token is too short: at least {TOKEN_MIN_CHARS} characters"
+            )));
+        }
+        // A header value is trimmed, so a token of spaces would be matched by an empty one.
+        if t.chars().any(|c| c.is_whitespace() || c.is_control()) {
+            return Err(Error::InvalidArgument(
+                "the access token must not contain spaces or control characters".into(),
+            ));
+        }
     }
     let root = match super::object::url_of(std::path::Path::new(&a.dir)) {
         Some(url) => Root::Object(url.trim_end_matches('/').to_string()),

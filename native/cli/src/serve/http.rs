@@ -56,12 +56,14 @@ fn same(a: &[u8], b: &[u8]) -> bool {
     a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
 }
 
-/// The token a request carries: `Authorization: Bearer T`, or `token=T` in the query (the
-/// page's own requests, and `EventSource`, which cannot set headers).
+/// The token a request carries: `Authorization: Bearer T` (the scheme in any case, as RFC 9110
+/// says schemes are), or `token=T` in the query (the page's own requests, and `EventSource`,
+/// which cannot set headers).
 fn token_of(req: &Request) -> Option<String> {
     if let Some(v) = req.headers().get(header::AUTHORIZATION)
         && let Ok(s) = v.to_str()
-        && let Some(t) = s.strip_prefix("Bearer ")
+        && let Some((scheme, t)) = s.trim_start().split_once(' ')
+        && scheme.eq_ignore_ascii_case("bearer")
     {
         return Some(t.trim().to_string());
     }

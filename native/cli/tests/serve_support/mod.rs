@@ -185,9 +185,14 @@ impl Client {
 
     /// GET `path` (with a bearer token if given): status and body text.
     pub fn raw(&self, path: &str, token: Option<&str>) -> (u16, String) {
+        self.raw_auth(path, token.map(|t| format!("Bearer {t}")).as_deref())
+    }
+
+    /// GET `path` with the `Authorization` header `auth` if given: status and body text.
+    pub fn raw_auth(&self, path: &str, auth: Option<&str>) -> (u16, String) {
         let mut req = self.agent.get(format!("{}{path}", self.base));
-        if let Some(t) = token {
-            req = req.header("Authorization", format!("Bearer {t}"));
+        if let Some(a) = auth {
+            req = req.header("Authorization", a);
         }
         let mut resp = req.call().unwrap();
         (
