@@ -8,7 +8,8 @@ use serde_json::{Value, json};
 use tickreel::format::header::Layout;
 use tickreel::format::index::FLAG_CUSTOM_EVENTS;
 use tickreel::play::Reader;
-use tickreel::storage::live::{META_FILE, list_segments, segment_name};
+use tickreel::storage::LocalStorage;
+use tickreel::storage::live::{META_FILE, list_segments, members_of, segment_name};
 
 use super::Out;
 use super::json::{hex, nbt_to_json, utc_timestamp};
@@ -63,11 +64,22 @@ pub fn on_disk(path: &Path) -> tickreel::Result<OnDisk> {
         let total = std::fs::metadata(path)?.len();
         return Ok(OnDisk { total, live: None });
     }
-    let meta_bytes = std::fs::metadata(path.join(META_FILE))?.len();
+    // The directory's files are looked at as the core opens them: never followed out of it.
+    let members = members_of(&LocalStorage::shared());
+    let len = |p: std::path::PathBuf| -> tickreel::Result<u64> {
+        match members.stat(&p)? {
+            Some(s) => Ok(s.len),
+            None => Err(tickreel::Error::io_at(
+                &p,
+                std::io::ErrorKind::NotFound.into(),
+            )),
+        }
+    };
+    let meta_bytes = len(path.join(META_FILE))?;
     let segments = list_segments(path)?;
     let mut segment_bytes = 0;
     for &n in &segments {
-        segment_bytes += std::fs::metadata(path.join(segment_name(n)))?.len();
+        segment_bytes += len(path.join(segment_name(n)))?;
     }
     Ok(OnDisk {
         total: meta_bytes + segment_bytes,

@@ -1,7 +1,8 @@
 //! What the server serves: the recordings under one directory (or one object-storage prefix),
 //! and, with a catalog, the recordings it registered. Names given by a browser are resolved here
-//! and nowhere else: a name that leaves the directory (`..`, an absolute path, a symbolic link
-//! pointing outside) is refused. Opened recordings are kept (a few dozen, least recently used
+//! and nowhere else: a name that leaves the directory is refused (`..` or an absolute path as
+//! such; a symbolic link pointing outside, and a live directory whose files are symbolic links
+//! or anything but regular files, as a missing recording: 404, whatever is outside). Opened recordings are kept (a few dozen, least recently used
 //! first out) so that the chunk cache serves repeated requests; a live recording is kept with
 //! its [`LiveFollower`], which keeps it up to date.
 
@@ -13,6 +14,7 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use parking_lot::Mutex;
 use serde::Serialize;
 use tickreel::play::{FollowOptions, FollowState, LiveFollower, PlaybackContext, Recording};
+use tickreel::storage::is_refused_member;
 use tickreel::storage::live::META_FILE;
 use tickreel_catalog::Catalog;
 
@@ -193,8 +195,16 @@ impl Library {
                     poll_interval: Duration::from_millis(100),
                     ..FollowOptions::default()
                 };
-                let f =
-                    LiveFollower::open(&p, options).map_err(|e| ApiError::of(&label(name), e))?;
+                // The members of a live directory are opened without following a symbolic
+                // link (the core's storage check): one that is not a regular file refuses the
+                // directory, answered as a missing recording (it may point anywhere).
+                let f = LiveFollower::open(&p, options).map_err(|e| {
+                    if is_refused_member(&e) {
+                        no_such_recording(name)
+                    } else {
+                        ApiError::of(&label(name), e)
+                    }
+                })?;
                 Handle {
                     name: name.to_string(),
                     kind: "live",
@@ -281,19 +291,13 @@ impl Library {
                     joined = PathBuf::from(stem);
                     finished = true;
                 }
-                let real = joined.canonicalize().map_err(|e| {
-                    if e.kind() == std::io::ErrorKind::NotFound {
-                        ApiError::not_found(format!("{}: no such recording", label(name)))
-                    } else {
-                        ApiError::of(&label(name), tickreel::Error::Io(e))
-                    }
-                })?;
-                if !real.starts_with(dir) {
-                    return Err(ApiError::forbidden(format!(
-                        "{}: outside the served directory",
-                        label(name)
-                    )));
-                }
+                // A name that resolves outside the directory (through a symbolic link) is
+                // answered as a missing one, whether or not its target exists there: nothing
+                // about the outside shows.
+                let real = match joined.canonicalize() {
+                    Ok(real) if real.starts_with(dir) => real,
+                    _ => return Err(no_such_recording(name)),
+                };
                 let key = real.to_string_lossy().into_owned();
                 if real.is_dir() {
                     if !is_live_dir(&real) {
@@ -320,6 +324,12 @@ enum Target {
     Finished(PathBuf),
     Live(PathBuf),
     Object(String),
+}
+
+/// The answer for a name that is not served: missing, outside the directory, or a live directory
+/// whose files lead out of it (all alike, so that none tells what exists outside).
+fn no_such_recording(name: &str) -> ApiError {
+    ApiError::not_found(format!("{}: no such recording", label(name)))
 }
 
 /// `name` as error messages quote it: at most 64 characters.
@@ -358,9 +368,12 @@ fn relative(name: &str) -> ApiResult<PathBuf> {
     Ok(out)
 }
 
-/// Whether `dir` is a live recording directory.
+/// Whether `dir` is a live recording directory: named so, or holding a metadata file. The
+/// metadata file is looked at, not followed (`lstat`): whatever it is, opening the directory
+/// checks it ([`tickreel::storage::Storage::members`]).
 fn is_live_dir(dir: &Path) -> bool {
-    dir.extension().is_some_and(|e| e == "live") || dir.join(META_FILE).is_file()
+    dir.extension().is_some_and(|e| e == "live")
+        || std::fs::symlink_metadata(dir.join(META_FILE)).is_ok()
 }
 
 fn walk(root: &Path, dir: &Path, depth: usize, out: &mut Vec<Entry>) {

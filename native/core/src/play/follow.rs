@@ -40,8 +40,8 @@ use crate::sync::{Condvar, Mutex};
 use crate::error::{Error, Result};
 use crate::play::reader::{Reader, ReaderOptions};
 use crate::play::recording::{PlaybackContext, Recording};
-use crate::storage::live::{LiveDir, META_FILE, live_dir_for};
-use crate::storage::{EntryKind, LocalStorage, Stat, Storage};
+use crate::storage::live::{LiveDir, META_FILE, live_dir_for, members_of};
+use crate::storage::{EntryKind, LocalStorage, Stat, Storage, is_refused_member};
 
 /// How a [`LiveFollower`] polls.
 #[derive(Debug, Clone)]
@@ -205,7 +205,9 @@ impl LiveFollower {
             let mut p = shared.poller.lock();
             p.stats.polls += 1;
             if let Err(e) = shared.poll(&mut p) {
-                let transient = matches!(e, Error::Io(_));
+                // A member that is not a regular file (a symbolic link out of the directory)
+                // stays what it is: refused at once.
+                let transient = matches!(e, Error::Io(_)) && !is_refused_member(&e);
                 if !transient {
                     return Err(e);
                 }
@@ -303,7 +305,10 @@ impl Shared {
         if p.state == FollowState::Finished {
             return Ok(());
         }
-        match stamp_of(self.storage.as_ref(), &self.live.join(META_FILE)) {
+        match stamp_of(
+            members_of(&self.storage).as_ref(),
+            &self.live.join(META_FILE),
+        ) {
             Ok(Some(s)) => {
                 p.lost_since = None;
                 if p.stamp == Some(s)

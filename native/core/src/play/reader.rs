@@ -12,7 +12,7 @@ use crate::format::index::{IndexEntry, find_chunk, snapshot_at_or_before};
 use crate::format::metadata::Metadata;
 use crate::format::state::EntityTable;
 use crate::storage::frames::{CompactedFrames, FrameSource, read_prefix};
-use crate::storage::live::{META_FILE, SegmentFrames};
+use crate::storage::live::{META_FILE, SegmentFrames, members_of};
 use crate::storage::{EntryKind, FileSource, LocalStorage, Source, Storage};
 
 thread_local! {
@@ -117,7 +117,8 @@ impl Reader {
         dir: &Path,
         options: ReaderOptions,
     ) -> Result<Reader> {
-        let meta = storage.open(&dir.join(META_FILE))?;
+        // A member of the directory: never followed out of it.
+        let meta = members_of(storage).open(&dir.join(META_FILE))?;
         let (header, metadata, index) = read_prefix(meta.as_ref(), &options.limits)?;
         if header.layout != Layout::Segmented {
             return Err(Error::corrupt(format!(

@@ -15,6 +15,7 @@ use crate::format::limits::check_expansion;
 use crate::format::metadata::Metadata;
 use crate::format::segment::SegmentStart;
 use crate::storage::frames::read_prefix;
+use crate::storage::is_refused_member;
 use crate::storage::live::{
     LiveDir, RefusedSegment, describe_refused, encode_meta_file, scan_segment, segment_name,
 };
@@ -151,6 +152,9 @@ pub(crate) fn recover_locked(
     let fence = live.fence()?;
     let (mut header, metadata, old_index) = match old {
         Ok(parts) => parts,
+        // Not a metadata file to rebuild but something else under its name (a symbolic link
+        // out of the directory): left as it is, and recovery stops.
+        Err(e) if is_refused_member(&e) => return Err(e),
         Err(_) => {
             report.metadata_rebuilt = true;
             (Header::default(), Metadata::default(), Vec::new())

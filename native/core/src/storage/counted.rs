@@ -119,6 +119,14 @@ impl Storage for SyncCounted {
     fn is_locked(&self, path: &Path) -> Result<bool> {
         self.inner.is_locked(path)
     }
+    fn members(&self) -> Option<Arc<dyn Storage>> {
+        // The inner storage's member view, still counted (in the same count).
+        let inner = self.inner.members()?;
+        Some(Arc::new(SyncCounted {
+            inner,
+            syncs: self.syncs.clone(),
+        }))
+    }
 }
 
 #[cfg(test)]

@@ -115,6 +115,63 @@ pub trait Storage: Send + Sync + fmt::Debug {
     /// Whether another holder has the lock of `path`; `false` if `path` does not exist. May take
     /// the lock for an instant when it is free.
     fn is_locked(&self, path: &Path) -> Result<bool>;
+    /// This storage as it must be used for the members of a live directory (every file inside
+    /// one: metadata file, segments, lock file, temporary files), or `None` if it has no symbolic
+    /// links or other special files to guard against (the default: backends in memory).
+    ///
+    /// Every call of the returned storage on a file path never follows a symbolic link in the
+    /// path's last component, and fails with an error naming the path ([`is_refused_member`])
+    /// if the path names anything but a regular file (a symbolic link, a FIFO, a device; a
+    /// directory where a file is opened): nothing outside the directory is read, written,
+    /// truncated or locked through a member's name. Calls on directories (`list`, `sync_dir`,
+    /// `create_dir_all`, `remove_dir`, `sync_filesystem`) are as this storage's: the live
+    /// directory itself is the user's path and may be a symbolic link. `stat` reports a
+    /// directory as one and refuses everything else that is not a regular file.
+    fn members(&self) -> Option<Arc<dyn Storage>> {
+        None
+    }
+}
+
+/// Why a member of a live directory was refused (see [`Storage::members`]): what it is instead of
+/// a regular file. The `source` of the I/O error [`not_a_regular_member`] makes.
+#[derive(Debug)]
+pub struct RefusedMember {
+    /// "a symbolic link", "a directory", ...
+    pub what: &'static str,
+}
+
+impl fmt::Display for RefusedMember {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "is {}, not a regular file: the files of a live directory are never followed out of it",
+            self.what
+        )
+    }
+}
+
+impl std::error::Error for RefusedMember {}
+
+/// The error of a live directory's member at `path` that is `what` ("a symbolic link") instead
+/// of a regular file: an I/O error of kind `InvalidData` naming the path.
+pub fn not_a_regular_member(path: &Path, what: &'static str) -> crate::Error {
+    crate::Error::io_at(
+        path,
+        std::io::Error::new(std::io::ErrorKind::InvalidData, RefusedMember { what }),
+    )
+}
+
+/// Whether `e` is the refusal of a live directory's member that is not a regular file
+/// ([`Storage::members`]). Such an error is never transient and never means "missing": recovery
+/// stops at it instead of rebuilding the metadata file, a follower gives up.
+pub fn is_refused_member(e: &crate::Error) -> bool {
+    let crate::Error::Io(io) = e else {
+        return false;
+    };
+    io.get_ref()
+        .and_then(|i| i.downcast_ref::<crate::error::PathIoError>())
+        .and_then(|p| p.source.get_ref())
+        .is_some_and(|s| s.is::<RefusedMember>())
 }
 
 /// The directory holding `path` (`.` for a bare file name).

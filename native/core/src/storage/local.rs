@@ -3,10 +3,12 @@
 
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, Write};
-use std::os::unix::fs::{FileExt, MetadataExt, OpenOptionsExt};
+use std::os::unix::fs::{FileExt, FileTypeExt, MetadataExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock};
+
+use rustix::fs::OFlags;
 
 use super::Source;
 use super::disk::{EntryKind, Stat, Storage, StorageFile, StorageLock};
@@ -15,6 +17,20 @@ use crate::error::{Error, Result};
 /// An I/O error that names the path it happened on.
 fn at(path: &Path, e: io::Error) -> Error {
     Error::io_at(path, e)
+}
+
+/// What `m` says of a file or directory.
+fn stat_of(m: &fs::Metadata) -> Stat {
+    Stat {
+        kind: if m.is_dir() {
+            EntryKind::Dir
+        } else {
+            EntryKind::File
+        },
+        len: m.len(),
+        identity: (m.dev(), m.ino()),
+        modified_ns: i128::from(m.mtime()) * 1_000_000_000 + i128::from(m.mtime_nsec()),
+    }
 }
 
 /// The local file system.
@@ -69,16 +85,7 @@ impl Storage for LocalStorage {
             Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
             Err(e) => return Err(at(path, e)),
         };
-        Ok(Some(Stat {
-            kind: if m.is_dir() {
-                EntryKind::Dir
-            } else {
-                EntryKind::File
-            },
-            len: m.len(),
-            identity: (m.dev(), m.ino()),
-            modified_ns: i128::from(m.mtime()) * 1_000_000_000 + i128::from(m.mtime_nsec()),
-        }))
+        Ok(Some(stat_of(&m)))
     }
     fn list(&self, dir: &Path) -> Result<Vec<String>> {
         let mut out = Vec::new();
@@ -217,49 +224,227 @@ impl Storage for LocalStorage {
         Ok(())
     }
     fn lock(&self, path: &Path) -> Result<Box<dyn StorageLock>> {
-        let mut file = OpenOptions::new()
+        let file = OpenOptions::new()
             .create(true)
             .truncate(false)
             .read(true)
             .write(true)
             .open(path)
             .map_err(|e| at(path, e))?;
-        // A follower checking whether the lock is held takes it for an instant (`is_locked`):
-        // a few short retries keep that from refusing a writer.
-        let mut tries = 0;
-        loop {
-            match file.try_lock() {
-                Ok(()) => break,
-                Err(fs::TryLockError::WouldBlock) if tries < 5 => {
-                    tries += 1;
-                    std::thread::sleep(std::time::Duration::from_millis(4));
-                }
-                Err(fs::TryLockError::WouldBlock) => {
-                    return Err(Error::Locked(format!(
-                        "{} is held by another writer",
-                        path.display()
-                    )));
-                }
-                Err(fs::TryLockError::Error(e)) => return Err(at(path, e)),
-            }
-        }
-        // The holder's process id, for people looking at a stuck directory.
-        file.set_len(0).map_err(|e| at(path, e))?;
-        let _ = writeln!(file, "{}", std::process::id());
-        Ok(Box::new(LocalLock { _file: file }))
+        take_lock(file, path)
     }
     fn is_locked(&self, path: &Path) -> Result<bool> {
-        let file = match File::open(path) {
-            Ok(f) => f,
-            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(false),
+        match File::open(path) {
+            Ok(f) => probe_lock(&f, path),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(false),
+            Err(e) => Err(at(path, e)),
+        }
+    }
+    fn members(&self) -> Option<Arc<dyn Storage>> {
+        Some(LocalMembers::shared())
+    }
+}
+
+/// Takes the exclusive lock of the open lock file `file` (a few short retries), then writes the
+/// holder's process id into it.
+fn take_lock(mut file: File, path: &Path) -> Result<Box<dyn StorageLock>> {
+    // A follower checking whether the lock is held takes it for an instant (`is_locked`):
+    // a few short retries keep that from refusing a writer.
+    let mut tries = 0;
+    loop {
+        match file.try_lock() {
+            Ok(()) => break,
+            Err(fs::TryLockError::WouldBlock) if tries < 5 => {
+                tries += 1;
+                std::thread::sleep(std::time::Duration::from_millis(4));
+            }
+            Err(fs::TryLockError::WouldBlock) => {
+                return Err(Error::Locked(format!(
+                    "{} is held by another writer",
+                    path.display()
+                )));
+            }
+            Err(fs::TryLockError::Error(e)) => return Err(at(path, e)),
+        }
+    }
+    // The holder's process id, for people looking at a stuck directory.
+    file.set_len(0).map_err(|e| at(path, e))?;
+    let _ = writeln!(file, "{}", std::process::id());
+    Ok(Box::new(LocalLock { _file: file }))
+}
+
+/// Whether another holder has the lock of the open lock file `file` (takes it for an instant if
+/// it is free; released when `file` is closed).
+fn probe_lock(file: &File, path: &Path) -> Result<bool> {
+    match file.try_lock() {
+        Ok(()) => Ok(false),
+        Err(fs::TryLockError::WouldBlock) => Ok(true),
+        Err(fs::TryLockError::Error(e)) => Err(at(path, e)),
+    }
+}
+
+/// The local file system as it is used for the members of a live directory
+/// ([`Storage::members`]): files are opened with `O_NOFOLLOW` (a symbolic link in the last
+/// component is refused, never followed) and `O_NONBLOCK` (a FIFO is refused, never waited on;
+/// cleared again once the file is known to be a regular one), then checked with `fstat` to be a
+/// regular file; `stat` is `lstat`. Removal and rename act on names and never follow anyway;
+/// directory calls are [`LocalStorage`]'s.
+#[derive(Debug, Default, Clone, Copy)]
+struct LocalMembers;
+
+impl LocalMembers {
+    fn shared() -> Arc<dyn Storage> {
+        static MEMBERS: OnceLock<Arc<dyn Storage>> = OnceLock::new();
+        MEMBERS.get_or_init(|| Arc::new(LocalMembers)).clone()
+    }
+}
+
+/// What a file type is, for a refusal ("a symbolic link").
+fn kind_of(t: fs::FileType) -> &'static str {
+    if t.is_symlink() {
+        "a symbolic link"
+    } else if t.is_dir() {
+        "a directory"
+    } else if t.is_fifo() {
+        "a FIFO"
+    } else if t.is_socket() {
+        "a socket"
+    } else if t.is_block_device() || t.is_char_device() {
+        "a device"
+    } else {
+        "not a regular file"
+    }
+}
+
+/// Opens the member `path` with `options`, never following a symbolic link in its last
+/// component; anything but a regular file is refused ([`super::not_a_regular_member`]).
+fn open_member(path: &Path, options: &mut OpenOptions) -> Result<File> {
+    let flags = OFlags::NOFOLLOW | OFlags::NONBLOCK;
+    let file = match options.custom_flags(flags.bits() as i32).open(path) {
+        Ok(f) => f,
+        Err(e) => {
+            // ELOOP (a symbolic link), EISDIR, ENXIO (a FIFO without a reader), ...: say what
+            // is there instead of the operating system's words for it.
+            if e.kind() != io::ErrorKind::NotFound
+                && let Ok(m) = fs::symlink_metadata(path)
+                && !m.is_file()
+            {
+                return Err(super::not_a_regular_member(path, kind_of(m.file_type())));
+            }
+            return Err(at(path, e));
+        }
+    };
+    let m = file.metadata().map_err(|e| at(path, e))?;
+    if !m.is_file() {
+        return Err(super::not_a_regular_member(path, kind_of(m.file_type())));
+    }
+    let fl = rustix::fs::fcntl_getfl(&file).map_err(|e| at(path, e.into()))?;
+    rustix::fs::fcntl_setfl(&file, fl - OFlags::NONBLOCK).map_err(|e| at(path, e.into()))?;
+    Ok(file)
+}
+
+impl Storage for LocalMembers {
+    fn open(&self, path: &Path) -> Result<Arc<dyn Source>> {
+        let file = open_member(path, OpenOptions::new().read(true))?;
+        Ok(Arc::new(FileSource {
+            file,
+            path: path.to_path_buf(),
+        }))
+    }
+    fn stat(&self, path: &Path) -> Result<Option<Stat>> {
+        let m = match fs::symlink_metadata(path) {
+            Ok(m) => m,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
             Err(e) => return Err(at(path, e)),
         };
-        match file.try_lock() {
-            // Released when `file` is closed.
-            Ok(()) => Ok(false),
-            Err(fs::TryLockError::WouldBlock) => Ok(true),
-            Err(fs::TryLockError::Error(e)) => Err(at(path, e)),
+        if !m.is_file() && !m.is_dir() {
+            return Err(super::not_a_regular_member(path, kind_of(m.file_type())));
         }
+        Ok(Some(stat_of(&m)))
+    }
+    fn list(&self, dir: &Path) -> Result<Vec<String>> {
+        LocalStorage.list(dir)
+    }
+    fn create_dir_all(&self, dir: &Path) -> Result<()> {
+        LocalStorage.create_dir_all(dir)
+    }
+    fn create(&self, path: &Path) -> Result<Box<dyn StorageFile>> {
+        let file = open_member(
+            path,
+            OpenOptions::new().write(true).create(true).truncate(true),
+        )?;
+        Ok(Box::new(LocalFile {
+            file,
+            path: path.to_path_buf(),
+            len: 0,
+        }))
+    }
+    fn open_append(&self, path: &Path) -> Result<Box<dyn StorageFile>> {
+        let file = open_member(path, OpenOptions::new().append(true))?;
+        let len = file.metadata().map_err(|e| at(path, e))?.len();
+        Ok(Box::new(LocalFile {
+            file,
+            path: path.to_path_buf(),
+            len,
+        }))
+    }
+    fn create_new(&self, path: &Path) -> Result<Box<dyn StorageFile>> {
+        let file = open_member(path, OpenOptions::new().create_new(true).append(true))?;
+        Ok(Box::new(LocalFile {
+            file,
+            path: path.to_path_buf(),
+            len: 0,
+        }))
+    }
+    fn create_temp(
+        &self,
+        dir: &Path,
+        prefix: &str,
+        suffix: &str,
+    ) -> Result<(PathBuf, Box<dyn StorageFile>)> {
+        // A new name, created exclusively (`O_EXCL` never follows a symbolic link).
+        LocalStorage.create_temp(dir, prefix, suffix)
+    }
+    fn truncate(&self, path: &Path, len: u64) -> Result<()> {
+        let f = open_member(path, OpenOptions::new().write(true))?;
+        f.set_len(len).map_err(|e| at(path, e))?;
+        f.sync_all().map_err(|e| at(path, e))
+    }
+    fn rename(&self, from: &Path, to: &Path, replace: bool) -> Result<()> {
+        LocalStorage.rename(from, to, replace)
+    }
+    fn remove_file(&self, path: &Path) -> Result<()> {
+        LocalStorage.remove_file(path)
+    }
+    fn remove_dir(&self, dir: &Path) -> Result<()> {
+        LocalStorage.remove_dir(dir)
+    }
+    fn sync_dir(&self, dir: &Path) -> Result<()> {
+        LocalStorage.sync_dir(dir)
+    }
+    fn sync_filesystem(&self, path: &Path) -> Result<()> {
+        LocalStorage.sync_filesystem(path)
+    }
+    fn lock(&self, path: &Path) -> Result<Box<dyn StorageLock>> {
+        let file = open_member(
+            path,
+            OpenOptions::new()
+                .create(true)
+                .truncate(false)
+                .read(true)
+                .write(true),
+        )?;
+        take_lock(file, path)
+    }
+    fn is_locked(&self, path: &Path) -> Result<bool> {
+        match open_member(path, OpenOptions::new().read(true)) {
+            Ok(f) => probe_lock(&f, path),
+            Err(Error::Io(e)) if e.kind() == io::ErrorKind::NotFound => Ok(false),
+            Err(e) => Err(e),
+        }
+    }
+    fn members(&self) -> Option<Arc<dyn Storage>> {
+        Some(LocalMembers::shared())
     }
 }
 

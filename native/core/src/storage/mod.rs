@@ -15,8 +15,8 @@ mod source;
 
 pub use counted::SyncCounted;
 pub use disk::{
-    EntryKind, Stat, Storage, StorageFile, StorageLock, TempFile, parent_dir, write_atomic,
-    write_atomic_checked,
+    EntryKind, RefusedMember, Stat, Storage, StorageFile, StorageLock, TempFile, is_refused_member,
+    not_a_regular_member, parent_dir, write_atomic, write_atomic_checked,
 };
 pub use local::{FileSource, LocalStorage};
 pub use source::{MemSource, Source};

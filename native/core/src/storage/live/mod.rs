@@ -13,6 +13,12 @@
 //! steps (the durability protocol in FORMAT.md). A segment whose preamble names another recording
 //! than the metadata file's (a writer that raced a removal and re-creation of the directory) is
 //! refused by readers, recovery, compaction and removal alike ([`LiveDir::refused_segments`]).
+//!
+//! The directory's members (every file in it) are never followed out of it: they go through
+//! [`members_of`] the storage ([`Storage::members`]), which opens, creates, truncates, locks and
+//! stats them without following a symbolic link and refuses one that is not a regular file with
+//! an error naming it ([`super::is_refused_member`]). Only the directory itself, the path a user
+//! names, may be a symbolic link.
 
 mod segment;
 
@@ -73,10 +79,21 @@ pub fn is_locked(dir: &Path) -> Result<bool> {
     LiveDir::local(dir).is_locked()
 }
 
+/// `storage` as the members of a live directory (every file inside it) are used through:
+/// [`Storage::members`], which never follows a symbolic link out of the directory and refuses a
+/// member that is not a regular file, or `storage` itself if it has no such view. Every file the
+/// core opens, creates, truncates, locks or stats inside a live directory goes through it
+/// ([`LiveDir`], the readers of a live directory, recovery, resumption, removal, following).
+pub fn members_of(storage: &Arc<dyn Storage>) -> Arc<dyn Storage> {
+    storage.members().unwrap_or_else(|| storage.clone())
+}
+
 /// One live directory on a [`Storage`].
 #[derive(Debug, Clone)]
 pub struct LiveDir {
     storage: Arc<dyn Storage>,
+    /// `storage` for the files inside the directory ([`members_of`]).
+    members: Arc<dyn Storage>,
     dir: PathBuf,
 }
 
@@ -96,6 +113,7 @@ pub struct WriterLock {
 impl LiveDir {
     pub fn new(storage: Arc<dyn Storage>, dir: impl Into<PathBuf>) -> LiveDir {
         LiveDir {
+            members: members_of(&storage),
             storage,
             dir: dir.into(),
         }
@@ -122,7 +140,7 @@ impl LiveDir {
     /// Whether the directory exists and holds a metadata file.
     pub fn exists(&self) -> bool {
         matches!(self.storage.stat(&self.dir), Ok(Some(s)) if s.kind == EntryKind::Dir)
-            && matches!(self.storage.stat(&self.file(META_FILE)), Ok(Some(s)) if s.kind == EntryKind::File)
+            && matches!(self.members.stat(&self.file(META_FILE)), Ok(Some(s)) if s.kind == EntryKind::File)
     }
 
     /// Whether the directory exists (with or without a metadata file).
@@ -146,7 +164,7 @@ impl LiveDir {
     /// Takes the writer lock or fails with `Error::Locked` if another writer (any process) holds it.
     pub fn lock(&self) -> Result<WriterLock> {
         let lock = self
-            .storage
+            .members
             .lock(&self.file(LOCK_FILE))
             .map_err(|e| match e {
                 Error::Locked(_) => Error::Locked(format!(
@@ -161,15 +179,15 @@ impl LiveDir {
     /// What identifies this directory and its lock file now: a writer takes it right after its
     /// lock and checks it before every flush ([`LiveDir::check_fence`]).
     pub fn fence(&self) -> Result<Fence> {
-        let id = |p: &Path| -> Result<(u64, u64)> {
-            self.storage
+        let id = |storage: &Arc<dyn Storage>, p: &Path| -> Result<(u64, u64)> {
+            storage
                 .stat(p)?
                 .map(|s| s.identity)
                 .ok_or_else(|| self.gone())
         };
         Ok(Fence {
-            dir: id(&self.dir)?,
-            lock: id(&self.file(LOCK_FILE))?,
+            dir: id(&self.storage, &self.dir)?,
+            lock: id(&self.members, &self.file(LOCK_FILE))?,
         })
     }
 
@@ -196,7 +214,7 @@ impl LiveDir {
     /// nothing is created. An advisory lock cannot be queried, so this takes it for an instant if
     /// it is free (a writer taking it at that very instant retries for a few milliseconds).
     pub fn is_locked(&self) -> Result<bool> {
-        self.storage.is_locked(&self.file(LOCK_FILE))
+        self.members.is_locked(&self.file(LOCK_FILE))
     }
 
     /// Segment numbers present, sorted.
@@ -214,14 +232,14 @@ impl LiveDir {
     /// Size of segment `n` in bytes.
     pub fn segment_len(&self, n: u32) -> Result<u64> {
         Ok(self
-            .storage
+            .members
             .stat(&self.file(&segment_name(n)))?
             .map_or(0, |s| s.len))
     }
 
     /// What segment `n` starts with (its preamble, if it has one).
     pub fn segment_start(&self, n: u32) -> Result<SegmentStart> {
-        let f = self.storage.open(&self.file(&segment_name(n)))?;
+        let f = self.members.open(&self.file(&segment_name(n)))?;
         Ok(SegmentStart::read(&f.read_up_to(0, PREAMBLE_LEN)?))
     }
 
@@ -244,22 +262,22 @@ impl LiveDir {
 
     /// The whole of segment `n`.
     pub fn read_segment(&self, n: u32) -> Result<Vec<u8>> {
-        self.storage.read(&self.file(&segment_name(n)))
+        self.members.read(&self.file(&segment_name(n)))
     }
 
     /// Cuts segment `n` to `len` bytes, durably.
     pub fn truncate_segment(&self, n: u32, len: u64) -> Result<()> {
-        self.storage.truncate(&self.file(&segment_name(n)), len)
+        self.members.truncate(&self.file(&segment_name(n)), len)
     }
 
     /// Removes segment `n` (one that holds nothing).
     pub fn remove_segment(&self, n: u32) -> Result<()> {
-        self.storage.remove_file(&self.file(&segment_name(n)))
+        self.members.remove_file(&self.file(&segment_name(n)))
     }
 
     /// The metadata file, for range reads.
     pub fn open_meta(&self) -> Result<Arc<dyn Source>> {
-        self.storage.open(&self.file(META_FILE))
+        self.members.open(&self.file(META_FILE))
     }
 
     /// Rewrites the metadata file atomically (temp file, sync, rename, sync directory). With a
@@ -269,7 +287,7 @@ impl LiveDir {
     pub fn write_meta(&self, bytes: &[u8], fence: Option<&Fence>) -> Result<()> {
         let check = || fence.map_or(Ok(()), |f| self.check_fence(f));
         write_atomic_checked(
-            self.storage.as_ref(),
+            self.members.as_ref(),
             &self.file(META_FILE),
             &[bytes],
             &check,
@@ -282,9 +300,9 @@ impl LiveDir {
     /// durable.
     pub fn stage_meta(&self, bytes: &[u8]) -> Result<()> {
         let tmp = self.file(META_TEMP);
-        let written = self.storage.create(&tmp).and_then(|mut f| f.append(bytes));
+        let written = self.members.create(&tmp).and_then(|mut f| f.append(bytes));
         if written.is_err() {
-            let _ = self.storage.remove_file(&tmp);
+            let _ = self.members.remove_file(&tmp);
         }
         written
     }
@@ -296,14 +314,14 @@ impl LiveDir {
         if let Some(f) = fence {
             self.check_fence(f)?;
         }
-        self.storage
+        self.members
             .rename(&self.file(META_TEMP), &self.file(META_FILE), true)
     }
 
     /// Opens segment `n` to append frames to it (a writer reopens its segment for each flush
     /// rather than keeping it open).
     pub fn open_segment(&self, n: u32) -> Result<SegmentWriter> {
-        let file = self.storage.open_append(&self.file(&segment_name(n)))?;
+        let file = self.members.open_append(&self.file(&segment_name(n)))?;
         Ok(SegmentWriter { file, number: n })
     }
 
@@ -316,10 +334,10 @@ impl LiveDir {
         recording_id: &[u8; 16],
     ) -> Result<SegmentWriter> {
         let path = self.file(&segment_name(n));
-        let mut file = self.storage.create_new(&path)?;
+        let mut file = self.members.create_new(&path)?;
         if let Err(e) = file.append(&encode_preamble(recording_id)) {
             drop(file);
-            let _ = self.storage.remove_file(&path);
+            let _ = self.members.remove_file(&path);
             return Err(e);
         }
         Ok(SegmentWriter { file, number: n })
@@ -330,14 +348,14 @@ impl LiveDir {
     /// whose preamble could not be written is removed.
     pub fn create_segment(&self, n: u32, recording_id: &[u8; 16]) -> Result<SegmentWriter> {
         let path = self.file(&segment_name(n));
-        let mut file = self.storage.create_new(&path)?;
+        let mut file = self.members.create_new(&path)?;
         let started = self
             .storage
             .sync_dir(&self.dir)
             .and_then(|()| file.append(&encode_preamble(recording_id)));
         if let Err(e) = started {
             drop(file);
-            let _ = self.storage.remove_file(&path);
+            let _ = self.members.remove_file(&path);
             return Err(e);
         }
         Ok(SegmentWriter { file, number: n })
@@ -357,7 +375,7 @@ impl LiveDir {
     /// are the lock file and the directory then: `InvalidState` naming them.
     pub fn remove(&self, lock: WriterLock, recording_id: &[u8; 16]) -> Result<()> {
         let refused = self.refused_segments(recording_id)?;
-        match self.storage.remove_file(&self.file(META_FILE)) {
+        match self.members.remove_file(&self.file(META_FILE)) {
             Err(Error::Io(e)) if e.kind() == std::io::ErrorKind::NotFound => {}
             Err(e) => return Err(e),
             Ok(()) => {}
@@ -366,7 +384,7 @@ impl LiveDir {
             let foreign =
                 parse_segment_name(&name).is_some_and(|n| refused.iter().any(|r| r.number == n));
             if name != LOCK_FILE && !foreign {
-                self.storage.remove_file(&self.file(&name))?;
+                self.members.remove_file(&self.file(&name))?;
             }
         }
         if !refused.is_empty() {
@@ -379,7 +397,7 @@ impl LiveDir {
             )));
         }
         drop(lock);
-        self.storage.remove_file(&self.file(LOCK_FILE))?;
+        self.members.remove_file(&self.file(LOCK_FILE))?;
         self.storage.remove_dir(&self.dir)?;
         self.sync_parent()
     }

@@ -84,6 +84,8 @@ impl SegmentWriter {
 #[derive(Debug)]
 pub struct SegmentFrames {
     storage: Arc<dyn Storage>,
+    /// `storage` for the segment files ([`super::members_of`]).
+    members: Arc<dyn Storage>,
     dir: PathBuf,
     recording_id: [u8; 16],
     open: Mutex<Vec<(u32, Arc<dyn Source>)>>,
@@ -94,6 +96,7 @@ impl SegmentFrames {
     /// file's header).
     pub fn new(storage: Arc<dyn Storage>, dir: &Path, recording_id: [u8; 16]) -> SegmentFrames {
         SegmentFrames {
+            members: super::members_of(&storage),
             storage,
             dir: dir.to_path_buf(),
             recording_id,
@@ -106,7 +109,7 @@ impl SegmentFrames {
             return Ok(f.clone());
         }
         let path = self.dir.join(segment_name(n));
-        let f = self.storage.open(&path)?;
+        let f = self.members.open(&path)?;
         let start = SegmentStart::read(&f.read_up_to(0, PREAMBLE_LEN)?);
         start.check(&self.recording_id).map_err(|why| {
             Error::corrupt(format!(
