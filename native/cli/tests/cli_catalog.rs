@@ -184,7 +184,7 @@ fn names_with_terminal_escapes_are_shown_not_sent() {
             "1",
         ],
     );
-    for args in [&["top", "c1\u{1b}[31m"][..], &["runs", "--player", P1]] {
+    for args in [&["top", "c1\u{1b}[31m"][..], &["runs", P1]] {
         let out = ok(&db, args);
         assert!(out.contains("mallory"), "{args:?}: {out}");
         assert!(
