@@ -74,15 +74,18 @@ impl FrameQuery {
     }
 }
 
-/// One entity in a frame: `[id, x, y, z, yaw]` in the format's own units (1/4096 block, 1/65536
-/// turn: exact, and about half the bytes of the same numbers in decimal blocks).
-fn compact(e: &EntityState) -> Value {
-    let [x, y, z, yaw, _] = e.pose.to_array();
-    json!([e.id, x, y, z, yaw])
-}
-
-fn frame(tick: u32, entities: &[EntityState]) -> Value {
-    json!({"t": tick, "e": entities.iter().map(compact).collect::<Vec<_>>()})
+/// Appends one frame, `{"t": TICK, "e": [[id, x, y, z, yaw], ...]}`, to `out`: each entity in
+/// the format's own units (1/4096 block, 1/65536 turn: exact, and about half the bytes of the
+/// same numbers in decimal blocks).
+fn write_frame(out: &mut Vec<u8>, tick: u32, entities: &[EntityState]) {
+    use std::io::Write;
+    let _ = write!(out, "{{\"t\":{tick},\"e\":[");
+    for (i, e) in entities.iter().enumerate() {
+        let [x, y, z, yaw, _] = e.pose.to_array();
+        let sep = if i == 0 { "" } else { "," };
+        let _ = write!(out, "{sep}[{},{x},{y},{z},{yaw}]", e.id);
+    }
+    out.extend_from_slice(b"]}");
 }
 
 /// The chunks an update could not read, as JSON (empty if none).
@@ -108,48 +111,101 @@ pub fn edge(h: &Handle) -> Value {
     })
 }
 
-/// `count` frames from `from`: see the module documentation. Blocking.
-pub fn frames(h: &Handle, q: &FrameQuery) -> ApiResult<Value> {
+/// Bytes of answer gathered before they are handed on: what a request holds of its answer at
+/// once (with the few pieces in flight to the client), however many entities and frames.
+pub const PIECE_BYTES: usize = 64 << 10;
+
+/// A frames answer whose request was checked and whose playhead is placed, ready to be written.
+pub enum Frames {
+    /// A live recording before its first flush: a small answer at once.
+    Waiting(Value),
+    Ready {
+        ph: Box<Playhead>,
+        handle: Handle,
+        count: u32,
+        step: u32,
+        backward: bool,
+    },
+}
+
+/// Checks `q` and places a playhead at its first frame: every error of the request comes here,
+/// before any byte of the answer. Blocking.
+pub fn start(h: &Handle, q: &FrameQuery) -> ApiResult<Frames> {
     q.check()?;
     let backward = q.backward()?;
     let view = h.rec.view();
     let (Some(first), Some(last)) = (view.reader().first_tick(), view.reader().last_tick()) else {
-        // A live recording before its first flush.
-        return Ok(json!({"frames": [], "waiting": true, "edge": edge(h)}));
+        return Ok(Frames::Waiting(
+            json!({"frames": [], "waiting": true, "edge": edge(h)}),
+        ));
     };
     let from = q.from.unwrap_or(if backward { last } else { first });
-    let mut ph = Playhead::new_at(h.rec.clone(), from)
+    let ph = Playhead::new_at(h.rec.clone(), from)
         .map_err(|e| ApiError::of(&super::library::label(&h.name), e))?;
-    let mut out = Vec::with_capacity(q.count as usize);
-    let mut bad = Vec::new();
-    faults(ph.update(), &mut bad);
-    out.push(frame(ph.position(), ph.entities()));
-    'frames: for _ in 1..q.count {
-        for _ in 0..q.step {
-            let before = ph.position();
-            let u = if backward {
-                ph.step_back()
-            } else {
-                ph.step_forward()
-            };
-            faults(u, &mut bad);
-            if ph.position() == before {
-                // The first or last tick (the live edge, for a live recording).
-                break 'frames;
+    Ok(Frames::Ready {
+        ph: Box::new(ph),
+        handle: h.clone(),
+        count: q.count,
+        step: q.step,
+        backward,
+    })
+}
+
+impl Frames {
+    /// Writes the answer (see the module documentation) to `send` in pieces of about
+    /// [`PIECE_BYTES`]; stops early, returning `false`, when `send` does (the client went away).
+    /// Blocking: steps the playhead.
+    pub fn write(self, send: &mut dyn FnMut(Vec<u8>) -> bool) -> bool {
+        let (mut ph, h, count, step, backward) = match self {
+            Frames::Waiting(v) => return send(v.to_string().into_bytes()),
+            Frames::Ready {
+                ph,
+                handle,
+                count,
+                step,
+                backward,
+            } => (ph, handle, count, step, backward),
+        };
+        let mut out = Vec::with_capacity(PIECE_BYTES + 4096);
+        let mut bad = Vec::new();
+        let _ = std::io::Write::write_fmt(
+            &mut out,
+            format_args!(
+                "{{\"pos_scale\":{POS_SCALE},\"angle_units\":{ANGLE_UNITS_PER_TURN},\"frames\":["
+            ),
+        );
+        faults(ph.update(), &mut bad);
+        write_frame(&mut out, ph.position(), ph.entities());
+        'frames: for _ in 1..count {
+            for _ in 0..step {
+                let before = ph.position();
+                let u = if backward {
+                    ph.step_back()
+                } else {
+                    ph.step_forward()
+                };
+                faults(u, &mut bad);
+                if ph.position() == before {
+                    // The first or last tick (the live edge, for a live recording).
+                    break 'frames;
+                }
+            }
+            out.push(b',');
+            write_frame(&mut out, ph.position(), ph.entities());
+            if out.len() >= PIECE_BYTES && !send(std::mem::take(&mut out)) {
+                return false;
             }
         }
-        out.push(frame(ph.position(), ph.entities()));
+        out.extend_from_slice(b"]");
+        if !bad.is_empty() {
+            out.extend_from_slice(b",\"faults\":");
+            out.extend_from_slice(Value::Array(bad).to_string().as_bytes());
+        }
+        out.extend_from_slice(b",\"edge\":");
+        out.extend_from_slice(edge(&h).to_string().as_bytes());
+        out.push(b'}');
+        send(out)
     }
-    let mut v = json!({
-        "frames": out,
-        "pos_scale": POS_SCALE,
-        "angle_units": ANGLE_UNITS_PER_TURN,
-        "edge": edge(h),
-    });
-    if !bad.is_empty() {
-        v["faults"] = Value::Array(bad);
-    }
-    Ok(v)
 }
 
 #[derive(Debug, Deserialize)]

@@ -10,6 +10,7 @@
 //! positive when the run is behind the ghost.
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use serde::Deserialize;
 use serde_json::{Value, json};
@@ -20,6 +21,11 @@ use super::library::{CATALOG_PREFIX, Library};
 
 /// At most this many points per path and delta series.
 pub const MAX_POINTS: u32 = 2000;
+/// At most this many positions of the run are fed to the live delta: a run is replayed tick by
+/// tick up to this many ticks (about 14 hours at 20 ticks a second), a longer one at an even
+/// stride, so that the work follows what the file holds, not the span an entity claims (one
+/// spanning 2^32 ticks looped for hours).
+pub const MAX_DELTA_UPDATES: u32 = 1 << 20;
 
 #[derive(Debug, Deserialize)]
 pub struct GhostQuery {
@@ -70,8 +76,9 @@ fn describe(name: &str, t: &Arc<GhostTrack>, step: f64) -> Value {
     })
 }
 
-/// The race of `q.rec`'s entity against its ghost. Blocking (loads both runs).
-pub fn race(lib: &Library, q: &GhostQuery) -> ApiResult<Value> {
+/// The race of `q.rec`'s entity against its ghost. Blocking (loads both runs); gives up when
+/// `gone` is set (the client went away).
+pub fn race(lib: &Library, q: &GhostQuery, gone: &AtomicBool) -> ApiResult<Value> {
     let run = Arc::new(load(lib, &q.rec, q.entity, GhostRange::all())?);
     let (ghost_name, ghost, catalog) = match (&q.course, &q.ghost, q.ghost_entity) {
         (Some(course), None, None) => {
@@ -135,7 +142,18 @@ pub fn race(lib: &Library, q: &GhostQuery) -> ApiResult<Value> {
     let mut series = Vec::new();
     let mut compared = Vec::new();
     let mut next_point = 0.0;
-    for t in 0..=run.duration_ticks() {
+    let duration = run.duration_ticks();
+    let stride = (duration / MAX_DELTA_UPDATES).max(1);
+    let ticks = (0..=duration)
+        .step_by(stride as usize)
+        .chain((duration % stride != 0).then_some(duration));
+    for (i, t) in ticks.enumerate() {
+        if i % 4096 == 4095 && gone.load(Ordering::Relaxed) {
+            return Err(ApiError::new(
+                axum::http::StatusCode::REQUEST_TIMEOUT,
+                "the client went away",
+            ));
+        }
         let tf = f64::from(t);
         let pos = cursor.sample(tf).position();
         let reading = delta.update(tf, pos);
@@ -151,7 +169,7 @@ pub fn race(lib: &Library, q: &GhostQuery) -> ApiResult<Value> {
             }
             next_split += 1;
         }
-        if tf >= next_point || t == run.duration_ticks() {
+        if tf >= next_point || t == duration {
             let secs = if reading.ahead {
                 -reading.seconds().abs()
             } else {

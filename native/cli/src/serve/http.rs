@@ -206,14 +206,50 @@ async fn markers_of(
         .map(Json)
 }
 
+/// Pieces of a streamed answer on their way to the client at once (each about
+/// [`frames::PIECE_BYTES`]).
+const PIECES_IN_FLIGHT: usize = 4;
+
+/// Frames, streamed: the request is checked and its playhead placed first (an error is a plain
+/// error answer), then the answer is written piece by piece while the playhead steps, so that
+/// what a request holds is a few pieces, not its whole answer (2,048 frames of 1,000 entities
+/// were a gigabyte), and the work stops when the client goes away (a send finds no receiver).
 async fn frames_of(
     State(app): State<Arc<App>>,
     q: Result<Query<FrameQuery>, QueryRejection>,
-) -> ApiResult<Json<Value>> {
+) -> ApiResult<Response> {
     let q = query(q)?;
-    blocking(move || frames::frames(&app.lib.open(&q.rec)?, &q))
-        .await
-        .map(Json)
+    let (tx, mut rx) =
+        tokio::sync::mpsc::channel::<Result<axum::body::Bytes, std::io::Error>>(PIECES_IN_FLIGHT);
+    let (started_tx, started) = tokio::sync::oneshot::channel::<ApiResult<()>>();
+    tokio::task::spawn_blocking(move || {
+        let answer = app.lib.open(&q.rec).and_then(|h| frames::start(&h, &q));
+        match answer {
+            Err(e) => {
+                let _ = started_tx.send(Err(e));
+            }
+            Ok(f) => {
+                let _ = started_tx.send(Ok(()));
+                f.write(&mut |piece| tx.blocking_send(Ok(piece.into())).is_ok());
+            }
+        }
+    });
+    match started.await {
+        Ok(Ok(())) => {}
+        Ok(Err(e)) => return Err(e),
+        Err(_) => {
+            return Err(ApiError::new(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                "internal error: the frames were not made",
+            ));
+        }
+    }
+    let pieces = futures::stream::poll_fn(move |cx| rx.poll_recv(cx));
+    Ok((
+        [(header::CONTENT_TYPE, "application/json")],
+        axum::body::Body::from_stream(pieces),
+    )
+        .into_response())
 }
 
 async fn seek_of(
@@ -240,7 +276,18 @@ async fn ghost_of(
     q: Result<Query<GhostQuery>, QueryRejection>,
 ) -> ApiResult<Json<Value>> {
     let q = query(q)?;
-    blocking(move || ghost::race(&app.lib, &q)).await.map(Json)
+    // Set when this request is dropped (the client went away): the race stops at its next look.
+    let gone = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    struct Dropped(Arc<std::sync::atomic::AtomicBool>);
+    impl Drop for Dropped {
+        fn drop(&mut self) {
+            self.0.store(true, std::sync::atomic::Ordering::Relaxed);
+        }
+    }
+    let _dropped = Dropped(gone.clone());
+    blocking(move || ghost::race(&app.lib, &q, &gone))
+        .await
+        .map(Json)
 }
 
 #[derive(Debug, Deserialize)]

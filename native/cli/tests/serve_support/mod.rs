@@ -114,6 +114,17 @@ impl Server {
         }
     }
 
+    /// The server's peak resident memory so far (`VmHWM`), in bytes.
+    pub fn peak_rss(&self) -> u64 {
+        let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id())).unwrap();
+        let kib: u64 = status
+            .lines()
+            .find_map(|l| l.strip_prefix("VmHWM:"))
+            .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+            .expect("VmHWM in /proc/PID/status");
+        kib * 1024
+    }
+
     /// GET `path` (with `token` as a bearer token if given): the status and the JSON body.
     pub fn get_with(&self, path: &str, token: Option<&str>) -> (u16, Value) {
         let mut req = self.agent.get(format!("{}{path}", self.base));
