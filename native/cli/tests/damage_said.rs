@@ -1,5 +1,6 @@
 //! Damage is always said (issue 31, defects 6 and 7): what `verify` refuses in a header no
-//! reading command reads with exit 0.
+//! reading command reads with exit 0; `play` and `play --follow` of a live directory missing a
+//! segment or its metadata file end with an error naming it, in bounded time.
 
 #[path = "../../core/tests/common/mod.rs"]
 mod common;
@@ -160,4 +161,62 @@ fn every_reading_command_refuses_a_header_that_verify_refuses() {
         let o = run_bounded(&args);
         assert_fails_with(&o, &["meta.tkrl", "index covers"]);
     }
+}
+
+/// A live directory of two segments (the second written by a resumed recording), the second
+/// removed.
+fn live_dir_missing_a_segment(dir: &Path) -> PathBuf {
+    let live = live_dir(dir, "gap", 300);
+    let out = dir.join("gap.reel");
+    let o = tickreel(&[
+        "simulate",
+        "--out",
+        p(&out),
+        "--players",
+        "3",
+        "--ticks",
+        "600",
+        "--flush-ms",
+        "1",
+        "--chunk-ticks",
+        "50",
+        "--no-finish",
+    ]);
+    assert!(stdout(&o).contains("resumed after"), "{}", stdout(&o));
+    assert_ok(&o);
+    let second = live.join("seg-000001.tks");
+    assert!(
+        second.exists(),
+        "a resumed recording writes a second segment"
+    );
+    std::fs::remove_file(&second).unwrap();
+    live
+}
+
+#[test]
+fn play_of_a_live_directory_missing_a_segment_fails_naming_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let live = live_dir_missing_a_segment(dir.path());
+    let l = p(&live);
+    for args in [
+        vec!["play", l],
+        vec!["play", l, "--follow"],
+        vec!["play", p(&dir.path().join("gap.reel")), "--follow"],
+        vec!["dump", l],
+    ] {
+        let o = run_bounded(&args);
+        assert_fails_with(&o, &["seg-000001.tks", "missing"]);
+    }
+}
+
+#[test]
+fn play_follow_of_a_live_directory_without_its_metadata_file_fails_naming_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let live = live_dir(dir.path(), "nometa", 200);
+    std::fs::remove_file(live.join("meta.tkrl")).unwrap();
+    // No writer holds it: nothing will write the metadata file again.
+    let o = run_bounded(&["play", p(&live), "--follow"]);
+    assert_fails_with(&o, &["meta.tkrl", "missing", "recover"]);
+    let o = run_bounded(&["play", p(&dir.path().join("nometa.reel")), "--follow"]);
+    assert_fails_with(&o, &["meta.tkrl", "missing"]);
 }

@@ -1,16 +1,17 @@
 //! Damage is said by the core, for every command and binding (issue 31): a header whose tick
 //! span disagrees with its index (or runs past tick 2^32 - 1) is refused when the file is
 //! opened, not only by `verify`; a live directory missing a segment its metadata file names is
-//! refused at open, naming the segment.
+//! refused at open, naming the segment; a follower of a live directory that cannot be read (a
+//! segment or the metadata file missing, nobody writing) reports it damaged after `lost_after`.
 
 mod common;
 
 use std::path::{Path, PathBuf};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use tickreel::Error;
 use tickreel::format::header::{HEADER_LEN, Header};
-use tickreel::play::Reader;
+use tickreel::play::{FollowOptions, FollowState, LiveFollower, Reader};
 use tickreel::record::{ChunkPolicy, FlushPolicy, RecorderOptions};
 use tickreel::{Engine, EngineOptions, Event, Pose};
 
@@ -101,16 +102,40 @@ fn two_segments(dir: &Path) -> (PathBuf, PathBuf) {
     (path, live)
 }
 
+fn follow_until_damaged(path: &Path) -> LiveFollower {
+    let follower = LiveFollower::open(
+        path,
+        FollowOptions {
+            background: false,
+            lost_after: Duration::from_millis(100),
+            ..FollowOptions::default()
+        },
+    )
+    .unwrap();
+    let end = Instant::now() + Duration::from_secs(30);
+    while follower.refresh() != FollowState::Damaged {
+        assert!(
+            Instant::now() < end,
+            "not damaged: {:?} {:?}",
+            follower.state(),
+            follower.stats()
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    follower
+}
+
 #[test]
-fn a_missing_segment_is_refused_at_open() {
+fn a_missing_segment_is_refused_at_open_and_a_follower_says_it() {
     let dir = tempfile::tempdir().unwrap();
-    let (_, live) = two_segments(dir.path());
+    let (path, live) = two_segments(dir.path());
     assert_eq!(
         Reader::open_live(&live).unwrap().verify().unwrap().ticks,
         20
     );
     let seg = live.join("seg-000001.tks");
-    std::fs::remove_file(&seg).unwrap();
+    let kept = dir.path().join("kept.tks");
+    std::fs::rename(&seg, &kept).unwrap();
     let err = Reader::open_live(&live).unwrap_err();
     assert!(
         matches!(&err, Error::Io(e) if e.kind() == std::io::ErrorKind::NotFound),
@@ -118,4 +143,28 @@ fn a_missing_segment_is_refused_at_open() {
     );
     assert!(err.to_string().contains("seg-000001.tks"), "{err}");
     assert!(err.to_string().contains("missing"), "{err}");
+
+    let follower = follow_until_damaged(&path);
+    let damage = follower.stats().damage.unwrap();
+    assert!(damage.contains("seg-000001.tks"), "{damage}");
+    // Put back, it is live again (well, abandoned-or-live: nobody writes it).
+    std::fs::rename(&kept, &seg).unwrap();
+    let state = follower.refresh();
+    assert!(
+        matches!(state, FollowState::Live | FollowState::Abandoned),
+        "{state:?}"
+    );
+    assert_eq!(follower.stats().damage, None);
+    assert_eq!(follower.stats().last_tick, Some(19));
+}
+
+#[test]
+fn a_follower_says_a_live_directory_without_its_metadata_file_is_damaged() {
+    let dir = tempfile::tempdir().unwrap();
+    let (path, live) = two_segments(dir.path());
+    std::fs::remove_file(live.join("meta.tkrl")).unwrap();
+    let follower = follow_until_damaged(&path);
+    let damage = follower.stats().damage.unwrap();
+    assert!(damage.contains("meta.tkrl"), "{damage}");
+    assert!(damage.contains("no writer"), "{damage}");
 }
