@@ -1,12 +1,13 @@
 //! Damage is always said (issue 31, defects 6 and 7): what `verify` refuses in a header no
 //! reading command reads with exit 0; `play` and `play --follow` of a live directory missing a
-//! segment or its metadata file end with an error naming it, in bounded time.
+//! segment or its metadata file end with an error naming it, in bounded time; `simulate` whose
+//! live directory is removed under it stops with the recording's error.
 
 #[path = "../../core/tests/common/mod.rs"]
 mod common;
 mod tool;
 
-use std::io::Read;
+use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
@@ -219,4 +220,63 @@ fn play_follow_of_a_live_directory_without_its_metadata_file_fails_naming_it() {
     assert_fails_with(&o, &["meta.tkrl", "missing", "recover"]);
     let o = run_bounded(&["play", p(&dir.path().join("nometa.reel")), "--follow"]);
     assert_fails_with(&o, &["meta.tkrl", "missing"]);
+}
+
+#[test]
+fn simulate_stops_with_the_error_when_its_live_directory_is_removed() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("gone.reel");
+    let live = dir.path().join("gone.reel.live");
+    // 2,000,000 ticks at 200 per second: hours, unless it stops.
+    let mut child = Command::new(BIN)
+        .args(["simulate", "--out", p(&out)])
+        .args(["--players", "2", "--ticks", "2000000", "--tps", "200"])
+        .args(["--flush-ms", "20", "--chunk-ticks", "20"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    // Its first flush made the directory.
+    loop {
+        match lines.next() {
+            Some(Ok(l)) if l.starts_with("flushed") => break,
+            Some(Ok(_)) => {}
+            other => {
+                let _ = child.kill();
+                panic!("simulate ended before its first flush: {other:?}");
+            }
+        }
+    }
+    let drain = std::thread::spawn(move || lines.count());
+    // The writer may create a file while it is being removed: try until it is gone.
+    let end = Instant::now() + DEADLINE;
+    while live.exists() {
+        let _ = std::fs::remove_dir_all(&live);
+        assert!(Instant::now() < end, "could not remove {}", live.display());
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let status = loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            break s;
+        }
+        if Instant::now() > end {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("simulate still running {DEADLINE:?} after its live directory was removed");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    drain.join().unwrap();
+    let mut err = String::new();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut err)
+        .unwrap();
+    assert_eq!(status.code(), Some(1), "{err}");
+    assert!(err.contains("gone.reel.live"), "{err}");
+    assert!(err.contains("removed"), "{err}");
+    assert!(!out.exists(), "nothing published");
 }
