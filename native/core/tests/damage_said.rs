@@ -23,6 +23,9 @@ fn patch_header(from: &Path, to: &Path, f: impl FnOnce(&mut Header)) {
     std::fs::write(to, &bytes).unwrap();
 }
 
+/// A change to a header.
+type Patch = fn(&mut Header);
+
 #[track_caller]
 fn assert_corrupt(r: tickreel::Result<Reader>, needle: &str) {
     match r {
@@ -42,7 +45,7 @@ fn a_header_that_verify_refuses_is_refused_at_open() {
     common::write_reel(&good, &common::sim_ticks(3, 200, 1), policy);
     Reader::open_path(&good).unwrap().verify().unwrap();
     let bad = dir.path().join("bad.reel");
-    let cases: [(&str, fn(&mut Header)); 4] = [
+    let cases: [(&str, Patch); 4] = [
         ("index covers", |h| h.tick_count += 1),
         ("index covers", |h| h.first_tick += 1),
         ("past tick 2^32", |h| {
