@@ -219,8 +219,7 @@ impl Reader {
                 header.data_end
             )));
         }
-        check_span(&header, &index)
-            .map_err(|e| annotate(e, &format!("{}: header", source.describe())))?;
+        check_span(&header, &index).map_err(|e| annotate(e, &source.describe()))?;
         for (i, e) in index.iter().enumerate() {
             let end = e
                 .offset
