@@ -211,6 +211,19 @@ fn play_of_a_live_directory_missing_a_segment_fails_naming_it() {
 }
 
 #[test]
+fn play_of_a_segment_that_cannot_be_read_fails_naming_it_instead_of_stalling() {
+    let dir = tempfile::tempdir().unwrap();
+    let live = live_dir_missing_a_segment(dir.path());
+    // There (opening the directory finds it) but unreadable: every read of it fails with an
+    // I/O error, which the playhead retries.
+    std::fs::create_dir(live.join("seg-000001.tks")).unwrap();
+    let o = run_bounded(&["play", p(&live)]);
+    assert_fails_with(&o, &["gap.reel.live", "stalled", "seg-000001.tks"]);
+    let o = run_bounded(&["play", p(&live), "--follow"]);
+    assert_fails_with(&o, &["gap.reel.live", "cannot be read", "seg-000001.tks"]);
+}
+
+#[test]
 fn play_follow_of_a_live_directory_without_its_metadata_file_fails_naming_it() {
     let dir = tempfile::tempdir().unwrap();
     let live = live_dir(dir.path(), "nometa", 200);

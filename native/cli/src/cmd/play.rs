@@ -109,7 +109,7 @@ pub fn run(a: Args, out: &mut Out) -> tickreel::Result<()> {
             let u = ph.advance();
             damage.see(u);
             writeln!(out, "{}", line(server_tick, u))?;
-            stall.see(u, &a.file)?;
+            stall.see(u, &a.file, &rec, a.reverse)?;
         }
         Ok(())
     })();
@@ -130,7 +130,13 @@ struct Stall {
 }
 
 impl Stall {
-    fn see(&mut self, u: &Update, file: &Path) -> tickreel::Result<()> {
+    fn see(
+        &mut self,
+        u: &Update,
+        file: &Path,
+        rec: &Recording,
+        reverse: bool,
+    ) -> tickreel::Result<()> {
         if !u.stalled {
             *self = Stall::default();
             return Ok(());
@@ -141,6 +147,22 @@ impl Stall {
         let since = *self.since.get_or_insert_with(Instant::now);
         if since.elapsed() < STALL_LIMIT {
             return Ok(());
+        }
+        if self.fault.is_none() {
+            // The playhead retries failed reads without saying why (prepare waits them out):
+            // read the chunk it waits for once more, for its error.
+            let view = rec.view();
+            let r = view.reader();
+            let next = if reverse {
+                u.to.checked_sub(1)
+            } else {
+                u.to.checked_add(1)
+            };
+            if let Some(k) = next.and_then(|t| r.chunk_for_tick(t))
+                && let Err(e) = r.read_chunk(k)
+            {
+                self.fault = Some((k, r.index()[k].start_tick, e.to_string()));
+            }
         }
         let why = match &self.fault {
             Some((chunk, start, e)) => {
