@@ -634,7 +634,12 @@ fn with_payload(payload: &[u8], ticks: u32) -> Vec<u8> {
     f.chunks[0].flags = 0;
     f.chunks[0].tick_count = ticks;
     f.set_payload(0, payload);
-    f.assemble()
+    // The header spans the one chunk, as a writer's would (a reader refuses one that does not).
+    let first = f.chunks[0].start_tick;
+    f.assemble_with(&|_| {}, &|_| {}, &|h| {
+        h.first_tick = first;
+        h.tick_count = ticks;
+    })
 }
 
 fn payload_error(payload: &[u8], ticks: u32) -> Error {

@@ -45,8 +45,10 @@ pub struct Args {
     /// removed without a final file, or when --max-ms runs out, and when the writer of a live
     /// recording is gone (it crashed, or closed the recording without finishing it): then, once
     /// what was flushed has been played and the directory has not changed for 5 seconds, it
-    /// fails saying so (recover and compact it, or resume it). FILE must exist (as the file or
-    /// its live directory) unless --wait is given.
+    /// fails saying so (recover and compact it, or resume it). A live directory that cannot be
+    /// read for 5 seconds (a segment or its metadata file missing, with no writer to write it)
+    /// fails naming what is missing. FILE must exist (as the file or its live directory) unless
+    /// --wait is given.
     #[arg(long, conflicts_with = "reverse")]
     pub follow: bool,
     /// With --follow: if neither FILE nor its live directory exists yet, wait for the recording
@@ -89,6 +91,7 @@ pub fn run(a: Args, out: &mut Out) -> tickreel::Result<()> {
     }
     ph.play();
     let mut damage = Damage::new(&a.file);
+    let mut stall = Stall::default();
     let r = (|| -> tickreel::Result<()> {
         damage.see(ph.update());
         writeln!(out, "{}", line(0, ph.update()))?;
@@ -106,10 +109,74 @@ pub fn run(a: Args, out: &mut Out) -> tickreel::Result<()> {
             let u = ph.advance();
             damage.see(u);
             writeln!(out, "{}", line(server_tick, u))?;
+            stall.see(u, &a.file, &rec, a.reverse)?;
         }
         Ok(())
     })();
     damage.finish(r)
+}
+
+/// How long a playback of a file (not followed: nothing more will come) may stay stalled on
+/// failing reads (I/O errors are retried by the playhead) before it fails with the error.
+const STALL_LIMIT: Duration = Duration::from_secs(10);
+
+/// A playback stalled by reads that keep failing: after [`STALL_LIMIT`], an error naming the
+/// chunk and the failure (a file removed under the playback, say), never an endless stall.
+#[derive(Default)]
+struct Stall {
+    since: Option<Instant>,
+    /// The last fault met while stalled: `(chunk, start tick, error)`.
+    fault: Option<(usize, u32, String)>,
+}
+
+impl Stall {
+    fn see(
+        &mut self,
+        u: &Update,
+        file: &Path,
+        rec: &Recording,
+        reverse: bool,
+    ) -> tickreel::Result<()> {
+        if !u.stalled {
+            *self = Stall::default();
+            return Ok(());
+        }
+        if let Some(f) = u.faults().last() {
+            self.fault = Some((f.chunk, f.start_tick, f.error.to_string()));
+        }
+        let since = *self.since.get_or_insert_with(Instant::now);
+        if since.elapsed() < STALL_LIMIT {
+            return Ok(());
+        }
+        if self.fault.is_none() {
+            // The playhead retries failed reads without saying why (prepare waits them out):
+            // read the chunk it waits for once more, for its error.
+            let view = rec.view();
+            let r = view.reader();
+            let next = if reverse {
+                u.to.checked_sub(1)
+            } else {
+                u.to.checked_add(1)
+            };
+            if let Some(k) = next.and_then(|t| r.chunk_for_tick(t))
+                && let Err(e) = r.read_chunk(k)
+            {
+                self.fault = Some((k, r.index()[k].start_tick, e.to_string()));
+            }
+        }
+        let why = match &self.fault {
+            Some((chunk, start, e)) => {
+                format!("chunk {chunk} (from tick {start}) cannot be read: {e}")
+            }
+            None => "its data never came".into(),
+        };
+        Err(Error::InvalidState(format!(
+            "{}: playback stalled for {} s at tick {}: {why}",
+            file.display(),
+            STALL_LIMIT.as_secs(),
+            u.to
+        )))
+    }
 }
 
 /// The damaged chunks a playback met: each named on stderr when first met; at the end they make
@@ -292,6 +359,18 @@ fn follow(a: Args, out: &mut Out) -> tickreel::Result<()> {
             }
             // Read before playing: if finished then, the view played is the final one.
             let state = follower.state();
+            if state == FollowState::Damaged {
+                return Err(Error::Corrupt(format!(
+                    "{}: the live recording cannot be read (it has not been for {} s): {}; \
+                     recover it (tickreel recover), or restore what is missing",
+                    a.file.display(),
+                    FollowOptions::default().lost_after.as_secs(),
+                    follower
+                        .stats()
+                        .damage
+                        .unwrap_or_else(|| "unknown damage".into())
+                )));
+            }
             if state == FollowState::Lost {
                 return Err(Error::InvalidState(format!(
                     "{}: the recording was removed without a final file",

@@ -369,6 +369,14 @@ pub fn record(s: &Session, hooks: &mut dyn Hooks) -> tickreel::Result<Recorded> 
         rec.submit_tick(tick, &batch)?;
         submit_time += started.elapsed();
         submitted += 1;
+        // A recording that failed (its live directory removed under it: the writer is fenced
+        // and writes nothing more) stops the session with its error at once. A failed flush
+        // (an I/O error) is retried by the writer and fails the session at the end.
+        if let Err(e) = rec.status()
+            && !matches!(e, Error::Io(_))
+        {
+            return Err(e);
+        }
         report(&rec, hooks);
         if s.tps > 0.0 {
             let due = paced_from + Duration::from_secs_f64(submitted as f64 / s.tps);

@@ -24,6 +24,7 @@ pub fn state_name(s: FollowState) -> &'static str {
         FollowState::Finished => "finished",
         FollowState::Lost => "lost",
         FollowState::Abandoned => "abandoned",
+        FollowState::Damaged => "damaged",
     }
 }
 

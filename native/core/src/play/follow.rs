@@ -30,6 +30,12 @@
 //! follower checks the lock (at most once per `lost_after`) and reports
 //! [`FollowState::Abandoned`] while nobody holds it; it goes back to [`FollowState::Live`] as
 //! soon as the recording is resumed and flushed again.
+//!
+//! A live directory that cannot be read for `lost_after` in a row is damage, not a transient
+//! error: a segment its metadata file names is missing (and no final file appeared), its
+//! metadata file is refused, or it has no metadata file and no writer holds it. The follower
+//! then reports [`FollowState::Damaged`], and [`FollowStats::damage`] says what is wrong;
+//! polling goes on (a repaired or resumed directory goes back to [`FollowState::Live`]).
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -84,6 +90,11 @@ pub enum FollowState {
     /// recording to resume it later. Nothing more comes until someone resumes it; polling goes
     /// on.
     Abandoned,
+    /// The live directory is there but cannot be read, and has not been for `lost_after`: a
+    /// segment its metadata file names is missing, the metadata file is refused, or there is no
+    /// metadata file and no writer holds the directory. [`FollowStats::damage`] says what;
+    /// polling goes on.
+    Damaged,
 }
 
 /// Counters of a follower.
@@ -101,6 +112,8 @@ pub struct FollowStats {
     pub last_error: Option<String>,
     /// Last tick of the current view.
     pub last_tick: Option<u32>,
+    /// While the state is [`FollowState::Damaged`]: what is missing or refused.
+    pub damage: Option<String>,
 }
 
 /// What identifies one version of the metadata file: its identity, size and modification time
@@ -113,6 +126,16 @@ fn is_not_found(e: &Error) -> bool {
     matches!(e, Error::Io(io) if io.kind() == std::io::ErrorKind::NotFound)
 }
 
+/// A live directory without its metadata file (see [`Shared::without_meta`]).
+enum NoMeta {
+    /// No live directory (or a recording seen live before: it is being removed).
+    NoDirectory,
+    /// The directory is there: a writer before its first flush, or not for `lost_after` yet.
+    Pending,
+    /// There for `lost_after` and nobody holds it.
+    Damaged(Error),
+}
+
 #[derive(Debug)]
 struct Poller {
     state: FollowState,
@@ -122,6 +145,10 @@ struct Poller {
     unchanged_since: Option<Instant>,
     /// When the writer's lock was last checked.
     lock_probed: Option<Instant>,
+    /// The live directory has failed to open since then (every poll in between failed).
+    failing_since: Option<Instant>,
+    /// The live directory has been there without a metadata file since then (never followed).
+    no_meta_since: Option<Instant>,
     stats: FollowStats,
 }
 
@@ -195,6 +222,8 @@ impl LiveFollower {
                 lost_since: None,
                 unchanged_since: None,
                 lock_probed: None,
+                failing_since: None,
+                no_meta_since: None,
                 stats: FollowStats::default(),
             }),
             published: Mutex::new((FollowState::Waiting, FollowStats::default())),
@@ -300,17 +329,21 @@ impl Shared {
         p.state
     }
 
-    /// One poll. Errors leave everything as it was (the next poll retries).
+    /// One poll. Errors leave everything as it was (the next poll retries), unless the live
+    /// directory has failed to open for `lost_after` ([`FollowState::Damaged`]).
     fn poll(&self, p: &mut Poller) -> Result<()> {
         if p.state == FollowState::Finished {
             return Ok(());
         }
+        // Why the live directory could not be read, if it is there but was not.
+        let mut unreadable = None;
         match stamp_of(
             members_of(&self.storage).as_ref(),
             &self.live.join(META_FILE),
         ) {
             Ok(Some(s)) => {
                 p.lost_since = None;
+                p.no_meta_since = None;
                 if p.stamp == Some(s)
                     && matches!(p.state, FollowState::Live | FollowState::Abandoned)
                 {
@@ -325,8 +358,8 @@ impl Shared {
                         return Ok(());
                     }
                     // Being removed after compaction: look for the final file.
-                    Err(e) if is_not_found(&e) => {}
-                    Err(e) => return Err(e),
+                    Err(e) if is_not_found(&e) => unreadable = Some(e),
+                    Err(e) => return self.failed(p, e),
                 }
             }
             Ok(None) => {}
@@ -335,7 +368,17 @@ impl Shared {
         }
         let fin = match &self.final_path {
             Some(f) if stamp_of(self.storage.as_ref(), f)?.is_some() => f,
-            _ => return self.nothing_there(p),
+            _ => {
+                if let Some(e) = unreadable {
+                    // A segment the metadata file names is missing, and no final file.
+                    return self.failed(p, e);
+                }
+                return match self.without_meta(p)? {
+                    NoMeta::NoDirectory => self.nothing_there(p),
+                    NoMeta::Pending => Ok(()),
+                    NoMeta::Damaged(e) => self.failed(p, e),
+                };
+            }
         };
         let r = Reader::open_with(self.storage.open(fin)?, ReaderOptions::default())?;
         if matches!(
@@ -360,6 +403,8 @@ impl Shared {
         }
         p.stats.last_tick = r.last_tick();
         self.rec.switch_to(r);
+        p.failing_since = None;
+        p.stats.damage = None;
         p.state = FollowState::Finished;
         p.stats.switches += 1;
         Ok(())
@@ -383,9 +428,56 @@ impl Shared {
         Ok(())
     }
 
+    /// The live directory is there and could not be read (`e`): transient (the error is
+    /// returned, the next poll retries) until it has lasted `lost_after`, then
+    /// [`FollowState::Damaged`].
+    fn failed(&self, p: &mut Poller, e: Error) -> Result<()> {
+        let since = *p.failing_since.get_or_insert_with(Instant::now);
+        if since.elapsed() >= self.options.lost_after {
+            p.state = FollowState::Damaged;
+            p.stats.damage = Some(e.to_string());
+        }
+        Err(e)
+    }
+
+    /// Neither the metadata file nor the final file is there, in a recording never seen live:
+    /// if the live directory is there without a metadata file for `lost_after` and no writer
+    /// holds it (a writer holds it before its first flush), the reason it cannot be read.
+    fn without_meta(&self, p: &mut Poller) -> Result<NoMeta> {
+        let dir_there = matches!(
+            self.storage.stat(&self.live),
+            Ok(Some(s)) if s.kind == EntryKind::Dir
+        );
+        if !dir_there || !matches!(p.state, FollowState::Waiting | FollowState::Damaged) {
+            p.no_meta_since = None;
+            return Ok(NoMeta::NoDirectory);
+        }
+        let every = self.options.lost_after;
+        let since = *p.no_meta_since.get_or_insert_with(Instant::now);
+        if since.elapsed() < every || p.lock_probed.is_some_and(|t| t.elapsed() < every) {
+            return Ok(NoMeta::Pending);
+        }
+        p.lock_probed = Some(Instant::now());
+        if LiveDir::new(self.storage.clone(), &self.live).is_locked()? {
+            return Ok(NoMeta::Pending);
+        }
+        // Damaged at once: it has been like this for `lost_after` already.
+        p.failing_since.get_or_insert(since);
+        Ok(NoMeta::Damaged(Error::Io(std::io::Error::new(
+            std::io::ErrorKind::NotFound,
+            format!(
+                "{}: missing: the live directory has no metadata file and no writer holds it \
+                 (its writer stopped before its first flush, or the file was removed)",
+                self.live.join(META_FILE).display()
+            ),
+        ))))
+    }
+
     fn install_live(&self, p: &mut Poller, r: Reader) {
         p.unchanged_since = None;
         p.lock_probed = None;
+        p.failing_since = None;
+        p.stats.damage = None;
         let cur = self.rec.view();
         let changed = p.state != FollowState::Live
             || r.index() != cur.reader().index()
@@ -400,9 +492,10 @@ impl Shared {
 
     /// Neither the live metadata file nor the final file is there.
     fn nothing_there(&self, p: &mut Poller) -> Result<()> {
+        p.failing_since = None;
         if matches!(
             p.state,
-            FollowState::Live | FollowState::Lost | FollowState::Abandoned
+            FollowState::Live | FollowState::Lost | FollowState::Abandoned | FollowState::Damaged
         ) {
             let since = *p.lost_since.get_or_insert_with(Instant::now);
             if since.elapsed() >= self.options.lost_after {

@@ -12,7 +12,7 @@ use crate::format::index::{IndexEntry, find_chunk, snapshot_at_or_before};
 use crate::format::metadata::Metadata;
 use crate::format::state::EntityTable;
 use crate::storage::frames::{CompactedFrames, FrameSource, read_prefix};
-use crate::storage::live::{META_FILE, SegmentFrames, members_of};
+use crate::storage::live::{META_FILE, SegmentFrames, members_of, segment_name};
 use crate::storage::{EntryKind, FileSource, LocalStorage, Source, Storage};
 
 thread_local! {
@@ -126,6 +126,29 @@ impl Reader {
                 dir.display()
             )));
         }
+        check_span(&header, &index).map_err(|e| in_meta(dir, e))?;
+        // Every segment the index names is there (one stat each, no read): a missing one is
+        // said at open, not met as an I/O error half way through a playback.
+        let mut last = None;
+        for e in &index {
+            let n = e.segment();
+            if last == Some(n) {
+                continue;
+            }
+            last = Some(n);
+            let path = dir.join(segment_name(n));
+            if storage.stat(&path)?.is_none() {
+                return Err(Error::Io(std::io::Error::new(
+                    std::io::ErrorKind::NotFound,
+                    format!(
+                        "{}: missing: the metadata file names segment {n} (chunks from tick {}), \
+                         which is not there",
+                        path.display(),
+                        e.start_tick
+                    ),
+                )));
+            }
+        }
         let recording_id = header.recording_id;
         Reader::from_parts(
             header,
@@ -197,6 +220,7 @@ impl Reader {
                 header.data_end
             )));
         }
+        check_span(&header, &index).map_err(|e| annotate(e, &source.describe()))?;
         for (i, e) in index.iter().enumerate() {
             let end = e
                 .offset
@@ -432,21 +456,41 @@ impl Reader {
             report.pose_samples += c.tracks.iter().map(|t| t.ticks.len() as u64).sum::<u64>();
             report.events += c.records.iter().map(|r| r.events.len() as u64).sum::<u64>();
         }
-        let expected = self.header.tick_count;
-        if let (Some(f), Some(l)) = (self.first_tick(), self.last_tick())
-            && (u64::from(l) - u64::from(f) + 1 != u64::from(expected)
-                || f != self.header.first_tick)
-        {
-            return Err(Error::corrupt(format!(
-                "header says {expected} ticks from {}, index covers ticks {f} to {l}",
-                self.header.first_tick
-            )));
-        }
-        if self.index.len() != self.header.chunk_count as usize {
-            return Err(Error::corrupt("chunk count disagrees with the index"));
-        }
+        check_span(&self.header, &self.index)?;
         Ok(report)
     }
+}
+
+/// The header's own checks that [`Reader::verify`] makes and that cost nothing to make at open
+/// (they read no chunk): the tick span the header states (first tick, tick count) stays within
+/// the `u32` ticks and is the span of the index, and the chunk count is the index's length. A
+/// file failing them is refused when it is opened (`Corrupt`), by every command and binding,
+/// not only by `verify`.
+pub(crate) fn check_span(header: &Header, index: &[IndexEntry]) -> Result<()> {
+    let (first, count) = (header.first_tick, header.tick_count);
+    if u64::from(first) + u64::from(count) > 1 << 32 {
+        return Err(Error::corrupt(format!(
+            "header says {count} ticks from tick {first}, which runs past tick 2^32 - 1"
+        )));
+    }
+    if let (Some(f), Some(l)) = (index.first(), index.last()) {
+        let (f, end) = (f.start_tick, l.end_tick());
+        if end - u64::from(f) != u64::from(count) || f != first {
+            return Err(Error::corrupt(format!(
+                "header says {count} ticks from {first}, index covers ticks {f} to {}",
+                end - 1
+            )));
+        }
+    }
+    if index.len() != header.chunk_count as usize {
+        return Err(Error::corrupt("chunk count disagrees with the index"));
+    }
+    Ok(())
+}
+
+/// `e`, said to be about the metadata file of the live directory `dir`.
+fn in_meta(dir: &Path, e: Error) -> Error {
+    annotate(e, &format!("{}", dir.join(META_FILE).display()))
 }
 
 fn annotate(e: Error, what: &str) -> Error {

@@ -165,18 +165,36 @@ fn a_chunk_reaching_past_tick_2_pow_32_is_corrupt() {
     f.chunks[last].start_tick = u32::MAX - 3;
     let (_, err) = checked(f.assemble(), "last chunk past u32::MAX");
     assert!(matches!(err, Some(Error::Corrupt(_))), "{err:?}");
-    // A chunk ending exactly at the last tick is fine (and so is an index spanning all ticks).
+    // A chunk ending exactly at the last tick is fine as an index entry, but an index spanning
+    // all 2^32 ticks does not fit the header's u32 tick count (no writer writes one): opening
+    // says so cleanly, as verify does.
     let mut f = forge();
     f.chunks.truncate(2);
     let n = f.chunks[1].tick_count;
     f.chunks[1].start_tick = u32::MAX - (n - 1);
     let bytes = f.assemble_with(&|_| {}, &|_| {}, &|h| {
         h.first_tick = 0;
-        h.tick_count = 0; // 2^32 ticks do not fit in the header's u32: verify must say so cleanly
+        h.tick_count = 0;
     });
     let (got, err) = checked(bytes, "chunk ending at u32::MAX");
+    assert!(got.is_empty(), "refused at open");
+    assert!(
+        matches!(&err, Some(Error::Corrupt(m)) if m.contains("index covers ticks 0 to 4294967295")),
+        "{err:?}"
+    );
+    // The same chunk after a first one that is not at tick 0: the header can say it.
+    let mut f = forge();
+    f.chunks.truncate(2);
+    let n = f.chunks[1].tick_count;
+    f.chunks[0].start_tick = 1000;
+    f.chunks[1].start_tick = u32::MAX - (n - 1);
+    let bytes = f.assemble_with(&|_| {}, &|_| {}, &|h| {
+        h.first_tick = 1000;
+        h.tick_count = u32::MAX - 999;
+    });
+    let (got, err) = checked(bytes, "chunk ending at u32::MAX after tick 1000");
     assert!(got.iter().any(|(t, _)| *t == u32::MAX), "last tick decoded");
-    assert!(matches!(err, Some(Error::Corrupt(_))), "{err:?}");
+    assert!(err.is_none(), "{err:?}");
 }
 
 #[test]
