@@ -22,6 +22,10 @@ use super::error::{ApiError, ApiResult};
 
 /// How many recordings stay open between requests.
 const OPEN_MAX: usize = 64;
+/// What the recordings kept open between requests may hold on the heap (their indexes and
+/// decoded metadata, [`tickreel::play::Reader::heap_bytes`]), least recently used first out;
+/// the one just opened is always kept. Decoded chunks are the chunk cache's, with its own budget.
+pub const OPEN_BYTES: usize = 256 << 20;
 /// How deep the listing looks into sub-directories.
 const LIST_DEPTH: usize = 4;
 /// At most this many recordings are listed.
@@ -74,6 +78,8 @@ impl Handle {
 
 struct Opened {
     handle: Handle,
+    /// What its reader holds on the heap, when opened.
+    bytes: usize,
     /// For files: size and modification time when opened (a changed file is opened again).
     stamp: Option<(u64, SystemTime)>,
     used: Instant,
@@ -234,18 +240,26 @@ impl Library {
             );
             !(ended && o.used.elapsed() > Duration::from_secs(60))
         });
-        if open.len() >= OPEN_MAX
-            && let Some(oldest) = open
+        let bytes = handle.rec.view().reader().heap_bytes();
+        open.remove(&key);
+        let mut total: usize = open.values().map(|o| o.bytes).sum::<usize>() + bytes;
+        while !open.is_empty() && (open.len() >= OPEN_MAX || total > OPEN_BYTES) {
+            let Some(oldest) = open
                 .iter()
                 .min_by_key(|(_, o)| o.used)
                 .map(|(k, _)| k.clone())
-        {
-            open.remove(&oldest);
+            else {
+                break;
+            };
+            if let Some(o) = open.remove(&oldest) {
+                total -= o.bytes;
+            }
         }
         open.insert(
             key,
             Opened {
                 handle: handle.clone(),
+                bytes,
                 stamp,
                 used: Instant::now(),
             },

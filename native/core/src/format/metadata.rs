@@ -130,7 +130,58 @@ pub struct Metadata {
     pub library: LibraryMeta,
 }
 
+/// Roughly what `v` holds on the heap once decoded (for caches that count bytes): a fixed cost
+/// per value and per map entry, plus strings and arrays. Walks without recursion.
+fn value_heap_bytes(v: &Value) -> usize {
+    const VALUE: usize = std::mem::size_of::<Value>();
+    // A hash map entry: key String, value, and the table's control bytes and slack.
+    const ENTRY: usize = std::mem::size_of::<String>() + VALUE + 16;
+    let mut total = 0;
+    let mut stack = vec![v];
+    while let Some(v) = stack.pop() {
+        total += match v {
+            Value::String(s) => s.len(),
+            Value::ByteArray(a) => a.len(),
+            Value::IntArray(a) => a.len() * 4,
+            Value::LongArray(a) => a.len() * 8,
+            Value::List(l) => {
+                stack.extend(l.iter());
+                l.len() * VALUE
+            }
+            Value::Compound(m) => {
+                stack.extend(m.values());
+                m.iter().map(|(k, _)| ENTRY + k.len()).sum()
+            }
+            _ => 0,
+        };
+    }
+    total
+}
+
 impl Metadata {
+    /// Roughly what this metadata holds on the heap (entities, event types, user values).
+    pub fn heap_bytes(&self) -> usize {
+        let l = &self.library;
+        let entities: usize = l
+            .entities
+            .iter()
+            .map(|e| std::mem::size_of::<EntityInfo>() + e.name.as_ref().map_or(0, String::len))
+            .sum();
+        let types: usize = l
+            .event_types
+            .iter()
+            .map(|t| std::mem::size_of::<EventType>() + t.name.len())
+            .sum();
+        let user: usize = self
+            .user
+            .iter()
+            .map(|(k, v)| k.len() + std::mem::size_of::<Value>() + value_heap_bytes(v))
+            .sum();
+        let analysis = l.analysis.as_ref().map_or(0, value_heap_bytes);
+        let extra: usize = l.extra.values().map(value_heap_bytes).sum();
+        entities + types + user + analysis + extra + l.gaps.len() * std::mem::size_of::<Gap>()
+    }
+
     /// Encodes as an NBT root compound with sorted keys.
     pub fn encode(&self) -> Result<Vec<u8>> {
         if self.user.contains_key(LIBRARY_KEY) {
@@ -520,6 +571,23 @@ mod tests {
         over.push(0);
         assert!(Metadata::decode(&over).is_err());
         eprintln!("refused and decoded in {:?}", t.elapsed());
+    }
+
+    #[test]
+    fn heap_bytes_follow_the_values_not_the_bytes() {
+        // 1 Mi empty compounds: about 1 MiB on disk, tens of MiB decoded.
+        let n = 1 << 20;
+        let mut bytes = vec![10, 0, 0, 9, 0, 1, b'x', 10];
+        bytes.extend_from_slice(&(n as u32).to_be_bytes());
+        bytes.resize(bytes.len() + n, 0);
+        bytes.push(0);
+        let m = Metadata::decode(&bytes).unwrap();
+        let heap = m.heap_bytes();
+        assert!(heap >= n * std::mem::size_of::<Value>(), "{heap}");
+        assert!(heap > 16 * bytes.len(), "{heap} for {} bytes", bytes.len());
+        let small = sample();
+        assert!(small.heap_bytes() < 4096, "{}", small.heap_bytes());
+        assert!(small.heap_bytes() >= "parkour_1".len() + "Steve".len());
     }
 
     #[test]

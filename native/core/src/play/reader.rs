@@ -287,6 +287,12 @@ impl Reader {
     pub fn metadata(&self) -> &Metadata {
         &self.metadata
     }
+    /// Roughly what this reader holds on the heap: its index and decoded metadata (not the
+    /// chunk cache, which has its own budget). For caches of open recordings that count bytes.
+    pub fn heap_bytes(&self) -> usize {
+        self.index.capacity() * std::mem::size_of::<IndexEntry>() + self.metadata.heap_bytes()
+    }
+
     pub fn index(&self) -> &[IndexEntry] {
         &self.index
     }
