@@ -548,3 +548,90 @@ pub fn failed_import(dir: &Path, message: &str, max_bytes: usize) {
         .collect();
     assert!(left.is_empty(), "a failed import left {left:?}: {message}");
 }
+
+// ------------------------------------------------------------------------------------------------
+// live_dir: a live directory's members as an attacker lays them out
+// ------------------------------------------------------------------------------------------------
+
+/// The members a `live_dir` input may replace, in the order of the bits of its second byte: the
+/// metadata file, three segments, the writer lock and the metadata file's temporary name.
+const MEMBERS: [&str; 6] = [
+    META_FILE,
+    "seg-000000.tks",
+    "seg-000001.tks",
+    "seg-000002.tks",
+    "lock",
+    ".meta.tkrl.tmp",
+];
+
+/// A live directory from the input, laid out as an attacker could: byte 0 as [`live_files`]'s;
+/// byte 1, one bit per member of [`MEMBERS`]: a symbolic link to a file outside the directory
+/// (byte 2's bit set too: a symbolic link to a directory outside; a link to the directory itself
+/// for the lock); byte 3: the last segment extended, sparse, by `byte * 64 MiB` of zeros (up to
+/// 16 GiB, none of it on disk); the rest as [`live_files`]'s parts. Then `recover`, a reader of
+/// the directory and what a player does with it, and `recover` again.
+///
+/// Properties: no panic, no unbounded memory (libFuzzer's limits); the file and directory
+/// outside are never changed (their bytes and entries compared after every step); a member that
+/// is a link is never read through (recovery and opening fail naming it, or succeed without it).
+pub fn live_dir(data: &[u8]) {
+    let [_, links, link_dirs, extend, ..] = data else {
+        return;
+    };
+    let (links, link_dirs, extend) = (*links, *link_dirs, u64::from(*extend));
+    let mut rest = vec![data[0]];
+    rest.extend_from_slice(&data[4..]);
+    let Some(files) = live_files(&rest) else {
+        return;
+    };
+    let scratch = scratch_dir();
+    let outside = scratch.path().join("outside");
+    std::fs::create_dir(&outside).expect("outside directory");
+    let sentinel = outside.join("sentinel");
+    let sentinel_bytes = b"tickreel must never write here\n".repeat(64);
+    std::fs::write(&sentinel, &sentinel_bytes).expect("sentinel");
+    let dir = scratch.path().join("run.reel.live");
+    std::fs::create_dir(&dir).expect("live directory");
+    let last_segment = files
+        .iter()
+        .rev()
+        .find(|(n, _)| n.starts_with("seg-"))
+        .map(|(n, _)| n.clone());
+    for (name, bytes) in &files {
+        let p = dir.join(name);
+        std::fs::write(&p, bytes).expect("a member");
+        if extend > 0 && last_segment.as_deref() == Some(name) {
+            let f = std::fs::OpenOptions::new().write(true).open(&p).expect("segment");
+            f.set_len(bytes.len() as u64 + extend * (64 << 20)).expect("sparse segment");
+        }
+    }
+    for (bit, name) in MEMBERS.iter().enumerate() {
+        if links & (1 << bit) == 0 {
+            continue;
+        }
+        let p = dir.join(name);
+        let _ = std::fs::remove_file(&p);
+        let target = match (link_dirs & (1 << bit) != 0, *name) {
+            (true, "lock") => dir.clone(),
+            (true, _) => outside.clone(),
+            (false, _) => sentinel.clone(),
+        };
+        std::os::unix::fs::symlink(&target, &p).expect("a link");
+    }
+    let untouched = |step: &str| {
+        let now = std::fs::read(&sentinel).expect("the sentinel is still there");
+        assert!(now == sentinel_bytes, "{step} changed a file outside the directory");
+        let entries = std::fs::read_dir(&outside).expect("outside").count();
+        assert_eq!(entries, 1, "{step} added to a directory outside");
+    };
+    let first = recover(&dir);
+    untouched("recover");
+    if let Ok(r) = Reader::open_live(&dir) {
+        exercise_reader(&r);
+    }
+    untouched("reading");
+    if first.is_ok() {
+        let _ = recover(&dir);
+        untouched("recovering again");
+    }
+}

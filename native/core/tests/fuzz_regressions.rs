@@ -54,6 +54,11 @@ fn recovery() {
 }
 
 #[test]
+fn live_dir() {
+    replay("live_dir", harness::live_dir);
+}
+
+#[test]
 fn batch() {
     replay("batch", harness::batch);
 }
@@ -70,6 +75,7 @@ fn seeds() {
         ("reader", harness::reader as fn(&[u8])),
         ("chunk", harness::chunk),
         ("recovery", harness::recovery),
+        ("live_dir", harness::live_dir),
         ("batch", harness::batch),
         ("metadata", harness::metadata),
     ] {
