@@ -118,6 +118,27 @@ pub fn find_chunk(entries: &[IndexEntry], tick: u32) -> Option<usize> {
     n.checked_sub(1)
 }
 
+/// Most chunks from a snapshot chunk through the last chunk before the next snapshot, in the files
+/// tickreel's recorders and synchronous writer write (they start a snapshot chunk at least every
+/// this many chunks, besides every `snapshot_interval` ticks): a seek's world rebuild decodes at
+/// most this many chunks. A reader's rebuild reads at most this many chunks back in any file
+/// ([`rebuild_start`]).
+pub const MAX_CHUNKS_PER_SNAPSHOT: usize = 256;
+
+/// Where a world rebuild at chunk `chunk` starts: the nearest chunk at or before it that carries
+/// a snapshot, looking at most [`MAX_CHUNKS_PER_SNAPSHOT`] chunks back (`chunk` included), or the
+/// first chunk if it is within that reach. The flag tells whether the start is such a chunk (a
+/// snapshot, or the recording's start); `false`: the recording has no snapshot within reach and
+/// the rebuild starts `MAX_CHUNKS_PER_SNAPSHOT - 1` chunks before `chunk`, without the world
+/// state before it.
+pub fn rebuild_start(entries: &[IndexEntry], chunk: usize) -> (usize, bool) {
+    let lo = (chunk + 1).saturating_sub(MAX_CHUNKS_PER_SNAPSHOT);
+    match (lo..=chunk).rev().find(|&i| entries[i].has_snapshot()) {
+        Some(s) => (s, true),
+        None => (lo, lo == 0),
+    }
+}
+
 /// Index of the nearest chunk at or before `chunk` that carries a snapshot.
 pub fn snapshot_at_or_before(entries: &[IndexEntry], chunk: usize) -> Option<usize> {
     (0..=chunk).rev().find(|&i| entries[i].has_snapshot())

@@ -7,6 +7,7 @@ use crate::format::Limits;
 use crate::format::chunk::ChunkEncoder;
 use crate::format::event::Event;
 use crate::format::frame::FrameHeader;
+use crate::format::index::MAX_CHUNKS_PER_SNAPSHOT;
 use crate::format::state::EntityTable;
 
 /// When chunks are cut and snapshots taken.
@@ -169,6 +170,11 @@ pub struct Chunker {
     /// Contexts and buffers for chunks cut on a thread that is not the library's.
     own_compression: Option<Box<Compression>>,
     last_snapshot: Option<u32>,
+    /// Chunks begun since the last snapshot chunk, that one and the open one included.
+    chunks_since_snapshot: u32,
+    /// Whether a snapshot chunk is started at least every [`MAX_CHUNKS_PER_SNAPSHOT`] chunks
+    /// (all writers but compaction and reports, which carry their source's snapshots only).
+    bound_snapshot_distance: bool,
     pending_snapshot: Option<Vec<u8>>,
     open: bool,
     last_tick: Option<u32>,
@@ -205,6 +211,8 @@ impl Chunker {
             own_compressor,
             own_compression: None,
             last_snapshot: None,
+            chunks_since_snapshot: 0,
+            bound_snapshot_distance: true,
             pending_snapshot: None,
             open: false,
             last_tick: None,
@@ -226,6 +234,25 @@ impl Chunker {
         self.enc.set_table(&table);
         self.last_tick = last_tick;
         self.last_snapshot = last_snapshot;
+    }
+
+    /// Continues after `n` chunks since (and including) the last snapshot chunk (resume).
+    pub(crate) fn set_chunks_since_snapshot(&mut self, n: u32) {
+        self.chunks_since_snapshot = n;
+    }
+
+    /// Takes snapshots only where offered (or carried) and every `snapshot_interval` ticks, never
+    /// for the chunk count: for writers that carry a source's snapshots (compaction, reports),
+    /// which have no snapshot bytes to put in between.
+    pub(crate) fn carry_snapshots_only(&mut self) {
+        self.bound_snapshot_distance = false;
+    }
+
+    /// Whether the next chunk begun must carry a snapshot because
+    /// [`MAX_CHUNKS_PER_SNAPSHOT`] chunks were begun since the last one.
+    fn snapshot_owed(&self) -> bool {
+        self.bound_snapshot_distance
+            && self.chunks_since_snapshot as usize >= MAX_CHUNKS_PER_SNAPSHOT
     }
 
     /// The entity state after the last tick added.
@@ -264,12 +291,24 @@ impl Chunker {
         self.pending_snapshot.is_some()
     }
 
-    /// Whether a tick at `tick` would start a snapshot (interval elapsed or snapshot offered).
+    /// Whether a tick at `tick` would start a snapshot (interval elapsed, snapshot offered, or a
+    /// chunk starting at `tick` after [`MAX_CHUNKS_PER_SNAPSHOT`] chunks without one; a chunk
+    /// cut at `tick` by the size bound of its events, which this cannot foresee, takes a snapshot
+    /// then too, empty unless one was offered).
     pub fn snapshot_due(&self, tick: u32) -> bool {
         self.pending_snapshot.is_some()
             || self
                 .last_snapshot
                 .is_none_or(|s| tick.saturating_sub(s) >= self.policy.snapshot_interval)
+            || (self.snapshot_owed() && self.starts_chunk(tick))
+    }
+
+    /// Whether a tick at `tick` starts a new chunk by the span and size of the open one (not
+    /// counting the size bound of the tick's own events).
+    fn starts_chunk(&self, tick: u32) -> bool {
+        !self.open
+            || tick.saturating_sub(self.enc.start_tick()) >= self.policy.chunk_ticks
+            || self.enc.approx_bytes() >= self.policy.chunk_bytes
     }
 
     /// Adds a tick. Returns the frame of a chunk that had to be cut first, if any.
@@ -312,12 +351,14 @@ impl Chunker {
             }
         }
         if !self.open {
-            let snapshot = if snapshot_due {
+            let snapshot = if snapshot_due || self.snapshot_owed() {
                 self.last_snapshot = Some(tick);
+                self.chunks_since_snapshot = 0;
                 Some(self.pending_snapshot.take().unwrap_or_default())
             } else {
                 None
             };
+            self.chunks_since_snapshot = self.chunks_since_snapshot.saturating_add(1);
             self.enc.begin(tick, snapshot);
             self.open = true;
         }
@@ -348,7 +389,9 @@ impl Chunker {
         // chunk after it is not made to carry one because the recording began with no snapshot.)
         if h.flags & crate::format::index::FLAG_SNAPSHOT != 0 || self.last_snapshot.is_none() {
             self.last_snapshot = Some(h.start_tick);
+            self.chunks_since_snapshot = 0;
         }
+        self.chunks_since_snapshot = self.chunks_since_snapshot.saturating_add(1);
         self.events += chunk.events;
         self.pose_samples += chunk.pose_samples;
         self.uncompressed_bytes += u64::from(h.uncompressed_len);

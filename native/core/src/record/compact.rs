@@ -205,6 +205,7 @@ pub(crate) fn compact_unpublished(
     )?;
     // The compacted file is the same recording: it keeps the source's id.
     w.set_recording_id(h.recording_id);
+    w.carry_snapshots_only();
     let meta = source.metadata();
     for (k, v) in &meta.user {
         w.set_user_metadata(k.clone(), v.clone())?;

@@ -199,6 +199,8 @@ impl OpenRecording {
         }
         self.chunker
             .resume_from(r.table, r.last_tick, r.last_snapshot);
+        self.chunker
+            .set_chunks_since_snapshot(u32::try_from(r.chunks_since_snapshot).unwrap_or(u32::MAX));
         self.header = r.header;
         self.registry = Registry::of(&r.metadata.library);
         self.metadata = r.metadata;

@@ -17,7 +17,7 @@ use crate::format::segment::SegmentStart;
 use crate::storage::frames::read_prefix;
 use crate::storage::is_refused_member;
 use crate::storage::live::{
-    LiveDir, RefusedSegment, describe_refused, encode_meta_file, scan_segment, segment_name,
+    LiveDir, RefusedSegment, describe_refused, encode_meta_file, scan_segment_in, segment_name,
 };
 
 /// What recovery kept and dropped.
@@ -188,9 +188,11 @@ pub(crate) fn recover_locked(
             progress(done, total);
             continue;
         }
-        let bytes = live.read_segment(n)?;
-        let scan = scan_segment(&bytes);
-        drop(bytes);
+        // Read in pieces: memory is bounded by the limits, not by the segment's length.
+        let scan = scan_segment_in(
+            live.open_segment_source(n)?.as_ref(),
+            Limits::default().max_chunk_bytes,
+        )?;
         report.bytes_skipped += scan.skipped.iter().map(|(a, b)| b - a).sum::<u64>();
         if scan.valid_end < scan.file_len {
             report.bytes_truncated += scan.file_len - scan.valid_end;

@@ -191,6 +191,12 @@ impl ReelWriter {
         self.chunker.carry_snapshot(bytes);
     }
 
+    /// Takes no snapshot for the chunk count (`MAX_CHUNKS_PER_SNAPSHOT`): compaction and reports
+    /// carry their source's snapshots, and have no bytes to put in between.
+    pub(crate) fn carry_snapshots_only(&mut self) {
+        self.chunker.carry_snapshots_only();
+    }
+
     /// Starts the file with `table` alive before its first tick (a file cut out of a longer
     /// recording): the first chunk's keyframe holds them. Call before the first tick.
     pub(crate) fn start_from(&mut self, table: crate::format::state::EntityTable) {

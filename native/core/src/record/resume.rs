@@ -25,6 +25,7 @@ pub(crate) struct Resumed {
     pub(crate) table: EntityTable,
     pub(crate) last_tick: Option<u32>,
     pub(crate) last_snapshot: Option<u32>,
+    pub(crate) chunks_since_snapshot: usize,
 }
 
 /// Recovers the live directory whose lock is held, and reads where it ends.
@@ -39,12 +40,16 @@ pub(crate) fn resume_locked(live: &LiveDir, lock: WriterLock) -> Result<Resumed>
             (last.state_at(t), Some(t))
         }
     };
-    let last_snapshot = reader
+    let snapshot_chunk = reader
         .index()
         .len()
         .checked_sub(1)
-        .and_then(|n| snapshot_at_or_before(reader.index(), n))
-        .map(|i| reader.index()[i].start_tick);
+        .and_then(|n| snapshot_at_or_before(reader.index(), n));
+    let last_snapshot = snapshot_chunk.map(|i| reader.index()[i].start_tick);
+    // Chunks since (and including) the last snapshot chunk: the writer starts the next snapshot
+    // within `MAX_CHUNKS_PER_SNAPSHOT` of it.
+    let chunks_since_snapshot =
+        snapshot_chunk.map_or(reader.index().len(), |i| reader.index().len() - i);
     Ok(Resumed {
         lock,
         header: rec.header,
@@ -54,6 +59,7 @@ pub(crate) fn resume_locked(live: &LiveDir, lock: WriterLock) -> Result<Resumed>
         table,
         last_tick,
         last_snapshot,
+        chunks_since_snapshot,
     })
 }
 

@@ -87,6 +87,8 @@ pub(crate) fn write_report(job: ReportJob) -> Result<PathBuf> {
     )?;
     // A report is a recording of its own.
     w.set_recording_id(*uuid::Uuid::new_v4().as_bytes());
+    // Snapshots are the blocks' own: none is added for the chunk count.
+    w.carry_snapshots_only();
     for (k, v) in &job.user {
         w.set_user_metadata(k.clone(), v.clone())?;
     }

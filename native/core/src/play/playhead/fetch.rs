@@ -25,18 +25,27 @@ pub(super) enum Fetch {
     Failed(Fault),
 }
 
-/// Data gathered before a move: `(chunk, part)` and what the cache had.
+/// Data gathered before a move: `(chunk, part)` and what the cache had, found by key in constant
+/// time (a rebuild gathers up to `MAX_CHUNKS_PER_SNAPSHOT` chunks and looks each one up: a linear
+/// search made that quadratic).
 #[derive(Debug, Default)]
 pub(super) struct Gathered {
     pub(super) items: Vec<(usize, Part, Fetch)>,
+    at: rustc_hash::FxHashMap<(usize, Part), usize>,
 }
 
 impl Gathered {
     pub(super) fn get(&self, chunk: usize, part: Part) -> Option<&Fetch> {
-        self.items
-            .iter()
-            .find(|(c, p, _)| *c == chunk && *p == part)
-            .map(|(_, _, f)| f)
+        self.at.get(&(chunk, part)).map(|&i| &self.items[i].2)
+    }
+    pub(super) fn clear(&mut self) {
+        self.items.clear();
+        self.at.clear();
+    }
+    /// Heap bytes of its buffers.
+    pub(super) fn heap_bytes(&self) -> usize {
+        self.items.capacity() * std::mem::size_of::<(usize, Part, Fetch)>()
+            + self.at.capacity() * (std::mem::size_of::<((usize, Part), usize)>() + 1)
     }
     pub(super) fn decoded(&self, chunk: usize) -> Option<Arc<DecodedChunk>> {
         match self.get(chunk, Part::Decoded) {
@@ -84,15 +93,16 @@ impl Playhead {
     /// Fetches every item of `self.gathered` (in the given mode).
     pub(super) fn gather(&mut self, keys: impl Iterator<Item = (usize, Part)>, mode: Mode) {
         let mut g = std::mem::take(&mut self.gathered);
-        g.items.clear();
+        g.clear();
         for (k, part) in keys {
-            if g.items.iter().any(|(c, p, _)| *c == k && *p == part) {
+            if g.at.contains_key(&(k, part)) {
                 continue;
             }
             let f = match self.held(k, part) {
                 Some(v) => Fetch::Ready(v),
                 None => self.fetch(k, part, mode),
             };
+            g.at.insert((k, part), g.items.len());
             g.items.push((k, part, f));
         }
         self.gathered = g;
@@ -114,11 +124,12 @@ impl Playhead {
             }
         }
         match part {
+            // The memo is sorted by chunk (a rebuild fills it in order).
             Part::Decoded => self
                 .rb_memo
-                .iter()
-                .find(|(i, _)| *i == k)
-                .map(|(_, c)| Cached::Decoded(c.clone())),
+                .binary_search_by_key(&k, |(i, _)| *i)
+                .ok()
+                .map(|j| Cached::Decoded(self.rb_memo[j].1.clone())),
             Part::Reverse => None,
         }
     }

@@ -251,7 +251,7 @@ impl Playhead {
             + self.u.heap_bytes()
             + self.prev.capacity() * std::mem::size_of::<EntityState>()
             + self.cursor.heap_bytes()
-            + self.gathered.items.capacity() * std::mem::size_of::<(usize, Part, Fetch)>()
+            + self.gathered.heap_bytes()
             + self.rb_memo.capacity() * std::mem::size_of::<(usize, Arc<DecodedChunk>)>()
     }
 

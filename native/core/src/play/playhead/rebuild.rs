@@ -3,7 +3,7 @@
 
 use super::Playhead;
 use super::fetch::{Fetch, Mode};
-use crate::format::index::{FLAG_CUSTOM_EVENTS, IndexEntry, find_chunk, snapshot_at_or_before};
+use crate::format::index::{FLAG_CUSTOM_EVENTS, IndexEntry, find_chunk, rebuild_start};
 use crate::play::cache::Part;
 
 impl Playhead {
@@ -13,11 +13,15 @@ impl Playhead {
         let view = self.view.clone();
         let idx = view.reader.index();
         let snap = idx[s].has_snapshot().then_some(s);
+        // No snapshot within reach and not the recording's start: the events before `s` are
+        // left out (see `Rebuild::cut_short`).
+        let cut_short = snap.is_none() && s > 0;
         self.u.rebuild = true;
         self.u.rb_snapshot_chunk = snap;
         self.u.rb_snapshot_tick = snap.map(|i| idx[i].start_tick);
         self.u.rb_chunks.clear();
-        self.u.rb_complete = true;
+        self.u.rb_cut_short = cut_short;
+        self.u.rb_complete = !cut_short;
         let mut memo = std::mem::take(&mut self.rb_memo);
         memo.clear();
         for i in s..=e {
@@ -49,10 +53,12 @@ impl Playhead {
 }
 
 /// Chunks a world rebuild at `q` needs: from the nearest snapshot at or before `q`'s chunk (or
-/// the first chunk) through `q`'s chunk.
+/// the first chunk) through `q`'s chunk, but at most
+/// [`MAX_CHUNKS_PER_SNAPSHOT`](crate::format::index::MAX_CHUNKS_PER_SNAPSHOT) chunks
+/// ([`rebuild_start`]: a file without snapshots costs a bounded number of chunks per seek).
 pub(super) fn rebuild_range(idx: &[IndexEntry], q: u32) -> (usize, usize) {
     let k = find_chunk(idx, q).unwrap_or(0);
-    (snapshot_at_or_before(idx, k).unwrap_or(0), k)
+    (rebuild_start(idx, k).0, k)
 }
 
 /// Whether any chunk with custom events overlaps ticks `(lo, hi]`.
@@ -68,4 +74,117 @@ pub(super) fn custom_between(idx: &[IndexEntry], lo: u32, hi: u32) -> bool {
             && u64::from(e.start_tick) <= u64::from(hi)
             && e.end_tick() > u64::from(lo + 1)
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::format::event::Event;
+    use crate::format::index::MAX_CHUNKS_PER_SNAPSHOT;
+    use crate::format::pose::Pose;
+    use crate::play::playhead::{Playhead, PlayheadOptions, World};
+    use crate::play::{PlaybackContext, Recording};
+    use crate::record::{ChunkPolicy, ReelOptions, ReelWriter};
+
+    /// A file of `n` one-tick chunks (one entity moving), written by the synchronous writer with
+    /// no snapshot interval; `bounded`: as it writes (a snapshot every
+    /// `MAX_CHUNKS_PER_SNAPSHOT` chunks), else carrying snapshots only (just the first chunk's,
+    /// as a file of an older build or another writer).
+    fn one_tick_chunks(path: &std::path::Path, n: u32, bounded: bool) {
+        let mut w = ReelWriter::create(
+            path,
+            ReelOptions {
+                policy: ChunkPolicy {
+                    chunk_ticks: 1,
+                    snapshot_interval: u32::MAX,
+                    ..ChunkPolicy::default()
+                },
+                ..ReelOptions::default()
+            },
+        )
+        .unwrap();
+        if !bounded {
+            w.carry_snapshots_only();
+        }
+        for t in 0..n {
+            let pose = Pose {
+                x: i64::from(t) * 100,
+                ..Pose::default()
+            };
+            w.write_tick(t, &[Event::Pose { entity: 1, pose }]).unwrap();
+        }
+        w.finish().unwrap();
+    }
+
+    #[test]
+    fn one_tick_chunks_get_a_snapshot_at_least_every_max_chunks() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("bounded.reel");
+        one_tick_chunks(&path, 2_000, true);
+        let r = crate::play::Reader::open_path(&path).unwrap();
+        let idx = r.index();
+        assert_eq!(idx.len(), 2_000);
+        let snaps: Vec<usize> = (0..idx.len()).filter(|&i| idx[i].has_snapshot()).collect();
+        assert_eq!(snaps[0], 0);
+        let mut last = 0;
+        for &s in &snaps[1..] {
+            assert!(s - last <= MAX_CHUNKS_PER_SNAPSHOT, "{last} to {s}");
+            last = s;
+        }
+        assert!(idx.len() - last <= MAX_CHUNKS_PER_SNAPSHOT);
+        // Exactly every MAX chunks here: no other cut and no interval.
+        assert_eq!(snaps[1], MAX_CHUNKS_PER_SNAPSHOT);
+    }
+
+    #[test]
+    fn a_seek_in_a_file_without_snapshots_decodes_a_bounded_number_of_chunks() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("nosnap.reel");
+        let n = 20_000;
+        one_tick_chunks(&path, n, false);
+        let ctx = PlaybackContext::new(256 << 20, 1, 16);
+        let rec = Recording::open_path_with(&path, &ctx).unwrap();
+        assert_eq!(
+            rec.view()
+                .reader
+                .index()
+                .iter()
+                .filter(|e| e.has_snapshot())
+                .count(),
+            1
+        );
+        let opts = PlayheadOptions {
+            prefetch: false,
+            ..PlayheadOptions::default()
+        };
+        // A new playhead seeks to its tick and rebuilds the world there.
+        let before = rec.cache().stats().decodes;
+        let p = Playhead::with_options(rec.clone(), n - 10, opts).unwrap();
+        let u = p.update();
+        assert_eq!(u.to, n - 10);
+        assert_eq!(u.entities()[0].pose.x, i64::from(n - 10) * 100);
+        match u.world() {
+            World::Rebuild(rb) => {
+                assert!(rb.cut_short());
+                assert!(!rb.complete());
+                assert!(rb.snapshot().is_none());
+                assert_eq!(rb.snapshot_chunk(), None);
+            }
+            World::Unchanged => panic!("a new playhead rebuilds the world"),
+        }
+        let decodes = rec.cache().stats().decodes - before;
+        assert!(
+            decodes <= MAX_CHUNKS_PER_SNAPSHOT as u64,
+            "a seek decoded {decodes} chunks"
+        );
+        // Near the start the rebuild reaches the snapshot of the first chunk: complete.
+        let p = Playhead::with_options(rec.clone(), 100, opts).unwrap();
+        match p.update().world() {
+            World::Rebuild(rb) => {
+                assert!(!rb.cut_short());
+                assert!(rb.complete());
+                assert_eq!(rb.snapshot_chunk(), Some(0));
+            }
+            World::Unchanged => panic!("a new playhead rebuilds the world"),
+        }
+    }
 }

@@ -83,6 +83,7 @@ pub struct Update {
     pub(super) rb_has_snapshot: bool,
     pub(super) rb_chunks: Vec<Arc<DecodedChunk>>,
     pub(super) rb_complete: bool,
+    pub(super) rb_cut_short: bool,
     pub(super) faults: Vec<ChunkFault>,
 }
 
@@ -104,7 +105,8 @@ pub struct Rebuild<'a> {
 impl<'a> Rebuild<'a> {
     /// The snapshot bytes the recorder was given (`offer_snapshot`; empty if none was offered),
     /// or `None` if the recording has no readable snapshot at or before the position: then start
-    /// from the world as it was when recording started.
+    /// from the world as it was when recording started (unless the rebuild was
+    /// [cut short](Rebuild::cut_short): then the world before its first chunk is unknown).
     pub fn snapshot(&self) -> Option<&'a [u8]> {
         if self.u.rb_has_snapshot {
             self.u.rb_chunks.first()?.snapshot.as_deref()
@@ -137,10 +139,21 @@ impl<'a> Rebuild<'a> {
                 })
         })
     }
-    /// False if a chunk between the snapshot and the position could not be read: the events
-    /// are then incomplete (the faults are in [`Update::faults`]).
+    /// False if a chunk between the snapshot and the position could not be read (the faults are
+    /// in [`Update::faults`]), or if the rebuild was [cut short](Rebuild::cut_short): the events
+    /// are then incomplete.
     pub fn complete(&self) -> bool {
         self.u.rb_complete
+    }
+    /// True if the recording has no snapshot within
+    /// [`MAX_CHUNKS_PER_SNAPSHOT`](crate::format::index::MAX_CHUNKS_PER_SNAPSHOT) chunks at or
+    /// before the position (a file not written by tickreel's recorders, or by an older build),
+    /// and the position is farther than that from the recording's start: the rebuild reads only
+    /// those last chunks, so that a seek stays bounded. [`Rebuild::snapshot`] is then `None` and
+    /// [`Rebuild::events`] holds the custom events of those chunks only, not the world before them;
+    /// [`Rebuild::complete`] is false.
+    pub fn cut_short(&self) -> bool {
+        self.u.rb_cut_short
     }
 }
 
@@ -225,13 +238,14 @@ impl Playhead {
         u.rb_has_snapshot = false;
         u.rb_chunks.clear();
         u.rb_complete = true;
+        u.rb_cut_short = false;
         u.faults.clear();
     }
 
     pub(super) fn finish(&mut self) {
         self.u.to = self.pos;
         self.u.waiting = self.waiting;
-        self.gathered.items.clear();
+        self.gathered.clear();
         if self.u.motion == Motion::Jump {
             self.stats.jumps += 1;
         }

@@ -27,7 +27,7 @@ use std::sync::Arc;
 
 pub use segment::{
     RefusedSegment, ScannedFrame, SegmentFrames, SegmentScan, SegmentWriter, describe_refused,
-    scan_segment,
+    scan_segment, scan_segment_in,
 };
 
 use super::{EntryKind, LocalStorage, Source, Storage, StorageLock, write_atomic_checked};
@@ -260,9 +260,15 @@ impl LiveDir {
         Ok(refused)
     }
 
-    /// The whole of segment `n`.
+    /// The whole of segment `n` (as long as the file is: recovery reads segments in pieces
+    /// through [`LiveDir::open_segment_source`] instead).
     pub fn read_segment(&self, n: u32) -> Result<Vec<u8>> {
         self.members.read(&self.file(&segment_name(n)))
+    }
+
+    /// Segment `n`, for range reads.
+    pub fn open_segment_source(&self, n: u32) -> Result<Arc<dyn Source>> {
+        self.members.open(&self.file(&segment_name(n)))
     }
 
     /// Cuts segment `n` to `len` bytes, durably.

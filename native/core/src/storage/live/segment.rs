@@ -176,63 +176,155 @@ pub struct SegmentScan {
     pub file_len: u64,
 }
 
-/// Scans a segment's bytes for valid frames (header checksum and payload checksum), after its
-/// preamble if it has one. After a damaged region it resynchronises on the next valid frame, as
-/// SectorFile rebuilds from its records. Whether the segment belongs to the recording is the
-/// caller's to check ([`SegmentStart::check`] of `start`).
+/// Bytes read from a segment at a time while scanning it (and the most a scan holds besides).
+const SCAN_PIECE: usize = 1 << 20;
+
+/// Scans a segment's bytes for valid frames: [`scan_segment_in`] of bytes in memory, with the
+/// default limits.
 pub fn scan_segment(bytes: &[u8]) -> SegmentScan {
-    let start = SegmentStart::read(&bytes[..bytes.len().min(PREAMBLE_LEN)]);
-    let first = start.frames_offset();
+    let src = crate::storage::MemSource::new(bytes.to_vec());
+    scan_segment_in(&src, crate::format::Limits::default().max_chunk_bytes)
+        .expect("reading bytes in memory does not fail")
+}
+
+/// Scans a segment for valid frames (header checksum and payload checksum), after its preamble
+/// if it has one, reading it in pieces of at most 1 MiB: memory stays bounded whatever the
+/// segment's length, and only the bytes up to the end of the recording's frames (plus at most one
+/// search window, below) are read. Whether the segment belongs to the recording is the caller's
+/// to check ([`SegmentStart::check`] of `start`).
+///
+/// Where no valid frame starts, the scan resynchronises on the next frame magic, as SectorFile
+/// rebuilds from its records, but only within `36 + max_payload` bytes (a whole frame of the
+/// largest payload a reader accepts, `max_payload`: `Limits::max_chunk_bytes`) of the last place
+/// a frame started or was expected: a longer run without a magic cannot hold a frame after a
+/// damaged one, and everything from the end of the last valid frame on is a torn tail. A header
+/// whose own checksum holds but whose payload does not is trusted for its length: the scan goes
+/// on right after that frame (and a frame claiming to end past the file is a torn tail).
+pub fn scan_segment_in(src: &dyn Source, max_payload: usize) -> Result<SegmentScan> {
+    let file_len = src.len()?;
+    let start = SegmentStart::read(&src.read_up_to(0, PREAMBLE_LEN)?);
+    let first = start.frames_offset() as u64;
     let mut scan = SegmentScan {
         start,
         frames: Vec::new(),
-        valid_end: first as u64,
+        valid_end: first,
         skipped: Vec::new(),
-        file_len: bytes.len() as u64,
+        file_len,
     };
     match start {
-        SegmentStart::Unfinished => return scan,
+        SegmentStart::Unfinished => return Ok(scan),
         SegmentStart::Unreadable(_) => {
             scan.valid_end = scan.file_len;
-            return scan;
+            return Ok(scan);
         }
         SegmentStart::Preamble(_) | SegmentStart::Legacy => {}
     }
+    let reach = FRAME_HEADER_LEN as u64 + max_payload as u64;
+    let mut r = Pieces::new(src, file_len);
     let mut pos = first;
-    let mut bad_from: Option<usize> = None;
-    while pos + FRAME_HEADER_LEN <= bytes.len() {
-        let valid = FrameHeader::decode(&bytes[pos..]).ok().and_then(|h| {
-            let end = pos + FRAME_HEADER_LEN + h.compressed_len as usize;
-            (end <= bytes.len()
-                && h.verify_payload(&bytes[pos + FRAME_HEADER_LEN..end])
-                    .is_ok())
-            .then_some((h, end))
-        });
-        match valid {
-            Some((h, end)) => {
+    let mut bad_from: Option<u64> = None;
+    while pos + FRAME_HEADER_LEN as u64 <= file_len {
+        if let Ok(h) = FrameHeader::decode(r.get(pos, FRAME_HEADER_LEN)?) {
+            let end = pos + h.frame_len();
+            if end > file_len {
+                // A frame cut short: the torn tail.
+                break;
+            }
+            if r.checksum(pos + FRAME_HEADER_LEN as u64, end)? == Some(h.payload_checksum) {
                 if let Some(b) = bad_from.take() {
-                    scan.skipped.push((b as u64, pos as u64));
+                    scan.skipped.push((b, pos));
                 }
                 scan.frames.push(ScannedFrame {
-                    offset: pos as u64,
+                    offset: pos,
                     header: h,
                 });
-                pos = end;
-                scan.valid_end = end as u64;
-            }
-            None => {
+                scan.valid_end = end;
+            } else {
+                // A damaged payload behind a sound header: the next frame follows it.
                 bad_from.get_or_insert(pos);
-                // resynchronise on the next frame magic
-                match memchr_magic(&bytes[pos + 1..]) {
-                    Some(d) => pos += 1 + d,
-                    None => break,
-                }
             }
+            pos = end;
+            continue;
+        }
+        bad_from.get_or_insert(pos);
+        // Resynchronise on the next frame magic within one frame's reach.
+        let limit = pos
+            .saturating_add(reach)
+            .min(file_len - FRAME_MAGIC.len() as u64);
+        match r.find_magic(pos + 1, limit)? {
+            Some(p) => pos = p,
+            None => break,
         }
     }
-    scan
+    Ok(scan)
 }
 
-fn memchr_magic(b: &[u8]) -> Option<usize> {
-    b.windows(4).position(|w| w == FRAME_MAGIC)
+/// A segment read in pieces of [`SCAN_PIECE`] bytes (more only for a frame header that straddles
+/// two pieces).
+struct Pieces<'a> {
+    src: &'a dyn Source,
+    len: u64,
+    at: u64,
+    buf: Vec<u8>,
+}
+
+impl<'a> Pieces<'a> {
+    fn new(src: &'a dyn Source, len: u64) -> Pieces<'a> {
+        Pieces {
+            src,
+            len,
+            at: 0,
+            buf: Vec::new(),
+        }
+    }
+
+    /// `n` bytes at `pos` (fewer at the end of the segment); `n` is at most [`SCAN_PIECE`].
+    fn get(&mut self, pos: u64, n: usize) -> Result<&[u8]> {
+        let have = pos >= self.at && pos + n as u64 <= self.at + self.buf.len() as u64;
+        if !have {
+            let want = SCAN_PIECE.max(n) as u64;
+            self.buf = self
+                .src
+                .read_up_to(pos, want.min(self.len.saturating_sub(pos)) as usize)?;
+            self.at = pos;
+        }
+        let from = (pos - self.at) as usize;
+        let to = (from + n).min(self.buf.len());
+        Ok(&self.buf[from..to])
+    }
+
+    /// XXH64 of the bytes `from..to` (within the segment), `None` if the segment no longer
+    /// holds them all (it shrank under the scan).
+    fn checksum(&mut self, from: u64, to: u64) -> Result<Option<u64>> {
+        let mut h = xxhash_rust::xxh64::Xxh64::new(0);
+        let mut p = from;
+        while p < to {
+            let n = (to - p).min(SCAN_PIECE as u64) as usize;
+            let piece = self.get(p, n)?;
+            if piece.is_empty() {
+                return Ok(None);
+            }
+            h.update(piece);
+            p += piece.len() as u64;
+        }
+        Ok(Some(h.digest()))
+    }
+
+    /// The first position in `from..=limit` where the frame magic starts.
+    fn find_magic(&mut self, from: u64, limit: u64) -> Result<Option<u64>> {
+        let m = FRAME_MAGIC.len();
+        let mut p = from;
+        while p <= limit {
+            let n = ((limit - p) as usize).min(SCAN_PIECE - m) + m;
+            let piece = self.get(p, n)?;
+            if piece.len() < m {
+                return Ok(None);
+            }
+            if let Some(d) = piece.windows(m).position(|w| w == FRAME_MAGIC) {
+                return Ok(Some(p + d as u64));
+            }
+            p += (piece.len() - m + 1) as u64;
+        }
+        Ok(None)
+    }
 }
