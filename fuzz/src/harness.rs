@@ -601,8 +601,12 @@ pub fn live_dir(data: &[u8]) {
         let p = dir.join(name);
         std::fs::write(&p, bytes).expect("a member");
         if extend > 0 && last_segment.as_deref() == Some(name) {
-            let f = std::fs::OpenOptions::new().write(true).open(&p).expect("segment");
-            f.set_len(bytes.len() as u64 + extend * (64 << 20)).expect("sparse segment");
+            let f = std::fs::OpenOptions::new()
+                .write(true)
+                .open(&p)
+                .expect("segment");
+            f.set_len(bytes.len() as u64 + extend * (64 << 20))
+                .expect("sparse segment");
         }
     }
     for (bit, name) in MEMBERS.iter().enumerate() {
@@ -620,7 +624,10 @@ pub fn live_dir(data: &[u8]) {
     }
     let untouched = |step: &str| {
         let now = std::fs::read(&sentinel).expect("the sentinel is still there");
-        assert!(now == sentinel_bytes, "{step} changed a file outside the directory");
+        assert!(
+            now == sentinel_bytes,
+            "{step} changed a file outside the directory"
+        );
         let entries = std::fs::read_dir(&outside).expect("outside").count();
         assert_eq!(entries, 1, "{step} added to a directory outside");
     };

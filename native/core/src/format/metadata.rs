@@ -150,7 +150,7 @@ fn value_heap_bytes(v: &Value) -> usize {
             }
             Value::Compound(m) => {
                 stack.extend(m.values());
-                m.iter().map(|(k, _)| ENTRY + k.len()).sum()
+                m.keys().map(|k| ENTRY + k.len()).sum()
             }
             _ => 0,
         };
