@@ -320,7 +320,7 @@ impl<'a> Pieces<'a> {
             if piece.len() < m {
                 return Ok(None);
             }
-            if let Some(d) = piece.windows(m).position(|w| w == FRAME_MAGIC) {
+            if let Some(d) = memchr::memmem::find(piece, &FRAME_MAGIC) {
                 return Ok(Some(p + d as u64));
             }
             p += (piece.len() - m + 1) as u64;
