@@ -17,6 +17,7 @@ use std::time::{Duration, Instant};
 
 use tickreel::Pose;
 use tickreel::format::event::Event;
+use tickreel::format::metadata::EntityInfo;
 use tickreel::record::{RecordingInfo, ReelOptions, ReelWriter};
 use tool::{BIN, p};
 
@@ -245,4 +246,45 @@ fn ghost_plot_over_a_claimed_span_of_four_billion_ticks_ends() {
     assert!(r.head.contains("ticks raced"), "{}", r.head);
     let len = std::fs::metadata(&svg).unwrap().len();
     assert!(len < 1 << 20, "{len} bytes of SVG");
+}
+
+/// `compact` accepts what a reader accepts: a recording of 180,000 registered entities (each
+/// with a UUID and a name) whose metadata is 15 MB, under the 16 MiB a reader accepts. The
+/// writers' metadata budget counted 96 bytes and twice the name's UTF-8 per entity, and refused
+/// it (registering them in the writer, and compacting a file holding them).
+#[test]
+fn compact_accepts_the_entities_a_reader_accepts() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("crowd.reel");
+    let mut w = ReelWriter::create(&path, ReelOptions::default()).unwrap();
+    for id in 0..180_000u32 {
+        w.register_entity(EntityInfo {
+            id,
+            kind: 7,
+            uuid: Some(uuid::Uuid::from_u128(u128::from(id) << 64 | 0xabcdef)),
+            name: Some(format!("player {id}")),
+        })
+        .unwrap();
+    }
+    w.write_tick(
+        0,
+        &[Event::EntityAdd {
+            entity: 1,
+            kind: 7,
+            pose: pose(0.0),
+        }],
+    )
+    .unwrap();
+    w.finish().unwrap();
+    let r = tickreel::play::Reader::open_path(&path).unwrap();
+    assert_eq!(r.metadata().library.entities.len(), 180_000);
+    let out = dir.path().join("out.reel");
+    let c = run_capped(&["compact", p(&path), p(&out)], 1 << 20);
+    assert!(c.ok, "{}", c.stderr);
+    let back = tickreel::play::Reader::open_path(&out).unwrap();
+    assert_eq!(back.metadata().library.entities.len(), 180_000);
+    assert_eq!(
+        back.metadata().library.entities[179_999].name.as_deref(),
+        Some("player 179999")
+    );
 }
