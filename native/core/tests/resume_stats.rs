@@ -35,7 +35,6 @@ fn live_stats(path: &Path) -> Stats {
         .metadata()
         .library
         .stats
-        .clone()
 }
 
 #[test]
