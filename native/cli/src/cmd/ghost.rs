@@ -28,7 +28,9 @@ pub struct Args {
     /// entity's last pose.
     #[arg(long)]
     pub to_checkpoint: Option<u32>,
-    /// Samples per second of game time (the recording's tick rate converts it to ticks).
+    /// Samples per second of game time (the recording's tick rate converts it to ticks). The CSV
+    /// has at most 4096 + 16 rows per recorded pose: past that the step is widened (said on
+    /// stderr).
     #[arg(long, default_value_t = 60.0)]
     pub hz: f64,
     /// Print the splits (checkpoint, tick from the start, seconds) instead of poses.

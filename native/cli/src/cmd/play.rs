@@ -2,6 +2,8 @@
 //! sleeping) and prints every entity's pose as a JSON line per server tick. With `--follow`, the
 //! recording may still be written: lines are printed as it grows (updates that change nothing are
 //! not printed), and the command ends once the recording is finished and played to its end.
+//! A gap of more than 1,200 ticks between two chunks (ticks no chunk spans) is crossed in one
+//! seek, a `jump` line, not a line per tick: the work follows the chunks the file holds.
 //!
 //! A damaged chunk does not stop playback (the playhead plays on past it, and the line of the
 //! update that met it lists it under `faults`), but the command names it on stderr when it is
