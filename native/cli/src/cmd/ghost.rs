@@ -28,7 +28,9 @@ pub struct Args {
     /// entity's last pose.
     #[arg(long)]
     pub to_checkpoint: Option<u32>,
-    /// Samples per second of game time (the recording's tick rate converts it to ticks).
+    /// Samples per second of game time (the recording's tick rate converts it to ticks). The CSV
+    /// has at most 4096 + 16 rows per recorded pose: past that the step is widened (said on
+    /// stderr).
     #[arg(long, default_value_t = 60.0)]
     pub hz: f64,
     /// Print the splits (checkpoint, tick from the start, seconds) instead of poses.
@@ -142,7 +144,19 @@ fn write(track: &Arc<GhostTrack>, a: &Args, mut out: impl Write) -> io::Result<(
     }
     writeln!(out, "t,x,y,z,yaw,pitch")?;
     let end = f64::from(track.duration_ticks());
-    let step = rate / a.hz;
+    let (step, widened) = csv_step(rate / a.hz, end, track.len());
+    if widened {
+        super::note(&format!(
+            "{}: entity {}: {} Hz would take more than {} rows for its {} recorded poses over              {} ticks (at {} ticks/s): one row every {step:.4} ticks instead",
+            a.file.display(),
+            a.entity,
+            a.hz,
+            max_rows(track.len()),
+            track.len(),
+            track.duration_ticks(),
+            rate
+        ));
+    }
     let mut cursor = GhostCursor::new(track.clone());
     let mut row = |t: f64, out: &mut dyn Write| {
         let s = cursor.sample(t);
@@ -166,4 +180,31 @@ fn write(track: &Arc<GhostTrack>, a: &Args, mut out: impl Write) -> io::Result<(
         row(end, &mut out)?;
     }
     out.flush()
+}
+
+/// Most CSV rows per recorded pose sample of the run (beyond [`ROWS_FLOOR`]).
+const ROWS_PER_SAMPLE: u64 = 16;
+/// Rows any run may have, however few its samples.
+const ROWS_FLOOR: u64 = 4096;
+
+/// The most rows the CSV of a run of `samples` recorded poses has: the output follows what the
+/// file holds, not the span its poses claim nor its tick rate (a header tick rate of 1 mHz at
+/// 60 Hz made 60,000 rows a tick: 374 MB from a small file).
+fn max_rows(samples: usize) -> u64 {
+    ROWS_FLOOR.saturating_add((samples as u64).saturating_mul(ROWS_PER_SAMPLE))
+}
+
+/// The step (in ticks) between CSV rows over `end` ticks: `step`, or a wider one when `step`
+/// would take more than [`max_rows`] rows (then `true`).
+fn csv_step(step: f64, end: f64, samples: usize) -> (f64, bool) {
+    let max = max_rows(samples) as f64;
+    // rows: every step from 0 to `end`, and the finish
+    if step > 0.0 && end / step + 2.0 <= max {
+        (step, false)
+    } else if end > 0.0 {
+        (end / (max - 2.0), true)
+    } else {
+        // a run of one tick: one row, whatever the step (a tick rate of 0 made it 0)
+        (1.0, false)
+    }
 }

@@ -16,24 +16,36 @@ use crate::svg::{Frame, num, page};
 #[derive(Debug, Clone)]
 pub struct DeltaSeries {
     pub tick_rate: f64,
-    /// `(run seconds, delta seconds)` for every tick of the run.
+    /// `(run seconds, delta seconds)` for every tick of the run (at most [`MAX_DELTA_UPDATES`]).
     pub delta: Vec<Pt>,
     /// `(checkpoint, run tick, delta seconds)` of each split the ghost also has.
     pub splits: Vec<(u32, u32, f64)>,
     pub run_ticks: u32,
 }
 
-/// Races `run` against `ghost`: one [`LiveDelta`] reading per tick of the run, one
-/// [`LiveSplits`] comparison per checkpoint it crosses.
+/// At most this many positions of the run are fed to the live delta: a run is raced tick by tick
+/// up to this many ticks (about 14 hours at 20 ticks a second), a longer one at an even stride, so
+/// that the work and memory follow what the file holds, not the span its poses claim (a run of
+/// two poses 2^32 - 2 ticks apart asked for 64 GiB). As `tickreel serve`'s ghost race.
+pub const MAX_DELTA_UPDATES: u32 = 1 << 20;
+
+/// Races `run` against `ghost`: one [`LiveDelta`] reading per tick of the run (at most
+/// [`MAX_DELTA_UPDATES`], at an even stride), one [`LiveSplits`] comparison per checkpoint it
+/// crosses.
 pub fn race(run: &Arc<GhostTrack>, ghost: &Arc<GhostTrack>) -> DeltaSeries {
     let rate = run.tick_rate();
     let mut delta = LiveDelta::new(ghost.clone());
     let mut splits = LiveSplits::new(ghost.clone());
     let mut cursor = GhostCursor::new(run.clone());
-    let mut delta_out = Vec::with_capacity(run.duration_ticks() as usize + 1);
+    let duration = run.duration_ticks();
+    let stride = (duration / MAX_DELTA_UPDATES).max(1);
+    let ticks = (0..=duration)
+        .step_by(stride as usize)
+        .chain((!duration.is_multiple_of(stride)).then_some(duration));
+    let mut delta_out = Vec::with_capacity(ticks.size_hint().0);
     let mut out_splits = Vec::new();
     let mut next_split = run.splits().iter().peekable();
-    for t in 0..=run.duration_ticks() {
+    for t in ticks {
         let pos = cursor.sample(f64::from(t)).position();
         let r = delta.update(f64::from(t), pos);
         delta_out.push([f64::from(t) / rate, r.raw_seconds()]);

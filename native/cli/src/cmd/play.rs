@@ -2,6 +2,8 @@
 //! sleeping) and prints every entity's pose as a JSON line per server tick. With `--follow`, the
 //! recording may still be written: lines are printed as it grows (updates that change nothing are
 //! not printed), and the command ends once the recording is finished and played to its end.
+//! A gap of more than 1,200 ticks between two chunks (ticks no chunk spans) is crossed in one
+//! seek, a `jump` line, not a line per tick: the work follows the chunks the file holds.
 //!
 //! A damaged chunk does not stop playback (the playhead plays on past it, and the line of the
 //! update that met it lists it under `faults`), but the command names it on stderr when it is
@@ -104,6 +106,14 @@ pub fn run(a: Args, out: &mut Out) -> tickreel::Result<()> {
                 break;
             }
             server_tick += 1;
+            // Ticks between chunks hold nothing: one jump over them, not a line per tick (a file
+            // of two chunks 2^32 - 2 ticks apart was walked tick by tick, for days).
+            if let Some(t) = across_gap(&rec, ph.position(), a.reverse) {
+                let u = ph.seek(t).map_err(|e| super::in_file(&a.file, e))?;
+                damage.see(u);
+                writeln!(out, "{}", line(server_tick, u))?;
+                continue;
+            }
             // A tool may wait for data; a server never does (advance alone never blocks).
             ph.prepare();
             let u = ph.advance();
@@ -114,6 +124,41 @@ pub fn run(a: Args, out: &mut Out) -> tickreel::Result<()> {
         Ok(())
     })();
     damage.finish(r)
+}
+
+/// Gaps between chunks longer than this many ticks are jumped over by `play` (shorter ones are
+/// played tick by tick, as time passing).
+const GAP_WALK: u32 = 1200;
+
+/// Where a playback at `pos` should jump to cross the ticks between two chunks, if the next tick
+/// it plays lies in a gap between chunks (no chunk spans it) that is more than [`GAP_WALK`] ticks
+/// away from its end: the last tick before the next chunk (forward) or the first tick after the
+/// previous one (backward), so that the next `advance` plays into that chunk as usual. `None`
+/// otherwise, and when no chunk is left that way (the playback ends at the recording's edge). So
+/// a playback takes at most [`GAP_WALK`] lines per gap, however many ticks the gap spans: its work
+/// follows the chunks the file holds (two chunks 2^32 - 2 ticks apart were walked tick by tick,
+/// for days).
+fn across_gap(rec: &Recording, pos: u32, reverse: bool) -> Option<u32> {
+    let view = rec.view();
+    let idx = view.reader().index();
+    let k = view.reader().chunk_for_tick(pos)?;
+    let e = &idx[k];
+    let target = if !reverse {
+        // `pos` is in chunk `k` or in the gap after it.
+        if u64::from(pos) + 1 < e.end_tick() {
+            return None;
+        }
+        idx.get(k + 1)?.start_tick.checked_sub(1)?
+    } else {
+        let prev_end = if pos > e.start_tick {
+            // `pos - 1` is in chunk `k`, or `pos` is in the gap after it.
+            e.end_tick()
+        } else {
+            idx.get(k.checked_sub(1)?)?.end_tick()
+        };
+        u32::try_from(prev_end).ok()?
+    };
+    (target.abs_diff(pos) > GAP_WALK && (target > pos) != reverse).then_some(target)
 }
 
 /// How long a playback of a file (not followed: nothing more will come) may stay stalled on

@@ -6,6 +6,7 @@ use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use serde_json::json;
 use tickreel::Error;
+use tickreel_object::S3_SCHEME;
 
 /// An error answer.
 #[derive(Debug)]
@@ -32,8 +33,37 @@ impl ApiError {
     }
 
     /// A library error about the recording `what`: missing files are 404, damaged recordings
-    /// 422 (the request was fine, the file is not), bad arguments 400, the rest 500.
+    /// 422 (the request was fine, the file is not), bad arguments 400, the rest 500. A failed
+    /// request to an object store ([`object_failure`]) is 502 (504 when it did not answer in
+    /// time; 404 for no such object), and its answer names the recording only: the store's
+    /// message names its endpoint, bucket and request, which are the server's, not a browser's
+    /// (they are written to the server's stderr).
     pub fn of(what: &str, e: Error) -> ApiError {
+        if let Some(io) = object_failure(&e) {
+            // the listing's root is the store's URL: the answer names the library instead
+            let named = if what.starts_with(S3_SCHEME) {
+                "the recording library"
+            } else {
+                what
+            };
+            eprintln!("tickreel serve: {what}: {e}");
+            let (status, said) = match io.kind() {
+                std::io::ErrorKind::NotFound => (StatusCode::NOT_FOUND, "no such recording"),
+                std::io::ErrorKind::TimedOut => (
+                    StatusCode::GATEWAY_TIMEOUT,
+                    "the object store did not answer in time",
+                ),
+                std::io::ErrorKind::PermissionDenied => (
+                    StatusCode::BAD_GATEWAY,
+                    "the object store refused the server's access",
+                ),
+                _ => (
+                    StatusCode::BAD_GATEWAY,
+                    "the object store could not be read (it is unreachable or failed)",
+                ),
+            };
+            return ApiError::new(status, format!("{named}: {said}"));
+        }
         let status = match &e {
             Error::Io(io) if io.kind() == std::io::ErrorKind::NotFound => StatusCode::NOT_FOUND,
             Error::Corrupt(_)
@@ -52,6 +82,15 @@ impl ApiError {
             format!("{what}: {msg}")
         };
         ApiError { status, message }
+    }
+}
+
+/// The I/O error of a failed request to an object store: the object client's errors name the
+/// object's URL (`s3://bucket/key: ...`), a local file's never do.
+fn object_failure(e: &Error) -> Option<&std::io::Error> {
+    match e {
+        Error::Io(io) if io.to_string().contains(S3_SCHEME) => Some(io),
+        _ => None,
     }
 }
 

@@ -89,6 +89,9 @@ pub fn check_expansion(compressed: u32, uncompressed: u32, start_tick: u32) -> R
 
 /// Bytes the metadata budget keeps for the library's own keys (stats, gaps, analysis totals).
 const LIBRARY_RESERVE: usize = 256 << 10;
+/// NBT values the metadata budget keeps for the library's own keys, of the
+/// [`crate::format::metadata::MAX_NBT_VALUES`] a reader accepts.
+const LIBRARY_RESERVE_VALUES: usize = 1 << 16;
 
 impl Limits {
     /// The largest snapshot a writer accepts (16 MiB by default).
@@ -175,10 +178,13 @@ impl Limits {
 #[derive(Debug, Clone)]
 pub struct MetadataBudget {
     limit: usize,
-    entities: HashMap<u32, usize>,
-    event_types: HashMap<u32, usize>,
-    user: HashMap<String, usize>,
+    /// Per entry: `(bytes, values)` it takes at most.
+    entities: HashMap<u32, (usize, usize)>,
+    event_types: HashMap<u32, (usize, usize)>,
+    user: HashMap<String, (usize, usize)>,
     total: usize,
+    /// NBT values, which a reader also bounds ([`crate::format::metadata::MAX_NBT_VALUES`]).
+    values: usize,
 }
 
 impl MetadataBudget {
@@ -190,6 +196,7 @@ impl MetadataBudget {
             event_types: HashMap::new(),
             user: HashMap::new(),
             total: LIBRARY_RESERVE,
+            values: LIBRARY_RESERVE_VALUES,
         }
     }
 
@@ -199,29 +206,35 @@ impl MetadataBudget {
         let mut b = MetadataBudget::new(limits);
         for e in &metadata.library.entities {
             let n = entity_bytes(e);
-            b.total += n;
+            b.add(n);
             b.entities.insert(e.id, n);
         }
         for t in &metadata.library.event_types {
             let n = event_type_bytes(t);
-            b.total += n;
+            b.add(n);
             b.event_types.insert(t.id, n);
         }
         for (k, v) in &metadata.user {
             let n = user_bytes(k, v);
-            b.total += n;
+            b.add(n);
             b.user.insert(k.clone(), n);
         }
         b
     }
 
+    fn add(&mut self, (bytes, values): (usize, usize)) {
+        self.total += bytes;
+        self.values += values;
+    }
+
     fn take(
         &mut self,
-        old: Option<usize>,
-        new: usize,
+        old: Option<(usize, usize)>,
+        new: (usize, usize),
         what: impl FnOnce() -> String,
     ) -> Result<()> {
-        let total = self.total - old.unwrap_or(0) + new;
+        let (old_bytes, old_values) = old.unwrap_or((0, 0));
+        let total = self.total - old_bytes + new.0;
         if total > self.limit {
             return Err(Error::limit(format!(
                 "{}: the metadata would take up to {total} bytes; a reader accepts at most {}",
@@ -229,7 +242,16 @@ impl MetadataBudget {
                 self.limit
             )));
         }
+        let values = self.values - old_values + new.1;
+        if values > crate::format::metadata::MAX_NBT_VALUES {
+            return Err(Error::limit(format!(
+                "{}: the metadata would hold up to {values} NBT values; a reader accepts at most {}",
+                what(),
+                crate::format::metadata::MAX_NBT_VALUES
+            )));
+        }
         self.total = total;
+        self.values = values;
         Ok(())
     }
 
@@ -261,23 +283,56 @@ impl MetadataBudget {
     }
 }
 
-/// A string's NBT bytes at most (Java's modified UTF-8 takes up to 3 bytes for 2 of UTF-8... and 6
-/// for 4: at most twice the UTF-8 length) with its length prefix.
+/// A string's NBT bytes with its length prefix: Java's modified UTF-8 is UTF-8 except that NUL
+/// takes 2 bytes (not 1) and a character beyond the BMP 6 (a surrogate pair, not 4). Counted
+/// exactly, not at twice the UTF-8 length: that bound refused metadata a reader accepts.
 fn string_bytes(s: &str) -> usize {
-    2 + 2 * s.len()
+    2 + s.len()
+        + s.chars()
+            .map(|c| match c {
+                '\0' => 1,
+                c if u32::from(c) > 0xFFFF => 2,
+                _ => 0,
+            })
+            .sum::<usize>()
 }
 
-fn entity_bytes(e: &EntityInfo) -> usize {
-    // A compound of id, kind (Int), uuid (IntArray of 4), name (String): tags, keys, values, end.
-    96 + e.name.as_deref().map_or(0, string_bytes)
+/// An entity's `(bytes, values)` at most, as the metadata writes it (`LibraryMeta::to_value`): a
+/// compound (an element of the entities list: no tag, no key) of `id` and `kind` (Int), with a
+/// UUID `uuid_most` and `uuid_least` (Long), with a name `name` (String), and its end tag. Each
+/// entry is its tag, its key and its value. Counted field by field, not at a flat 96 bytes: that
+/// refused (in compaction too) 180,000 entities that a reader accepts.
+fn entity_bytes(e: &EntityInfo) -> (usize, usize) {
+    let entry = |key: &str, value: usize| 1 + 2 + key.len() + value;
+    let mut bytes = 1 + entry("id", 4) + entry("kind", 4);
+    let mut values = 3;
+    if e.uuid.is_some() {
+        bytes += entry("uuid_most", 8) + entry("uuid_least", 8);
+        values += 2;
+    }
+    if let Some(n) = &e.name {
+        bytes += entry("name", string_bytes(n));
+        values += 1;
+    }
+    (bytes, values)
 }
 
-fn event_type_bytes(t: &EventType) -> usize {
-    64 + string_bytes(&t.name)
+fn event_type_bytes(t: &EventType) -> (usize, usize) {
+    (64 + string_bytes(&t.name), 4)
 }
 
-fn user_bytes(key: &str, v: &Value) -> usize {
-    3 + string_bytes(key) + nbt_bytes(v)
+fn user_bytes(key: &str, v: &Value) -> (usize, usize) {
+    (3 + string_bytes(key) + nbt_bytes(v), 1 + nbt_values(v))
+}
+
+/// An upper bound of the NBT values in a value, as a reader counts them
+/// ([`crate::format::metadata::check_nbt_shape`]: array elements are not values).
+pub(crate) fn nbt_values(v: &Value) -> usize {
+    match v {
+        Value::List(l) => 1 + l.iter().map(nbt_values).sum::<usize>(),
+        Value::Compound(c) => 1 + c.values().map(nbt_values).sum::<usize>(),
+        _ => 1,
+    }
 }
 
 /// An upper bound of a value's NBT payload.

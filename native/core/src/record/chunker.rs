@@ -223,6 +223,22 @@ impl Chunker {
         })
     }
 
+    /// Continues the totals of a recording already written (resume): its counts of ticks,
+    /// events and pose samples, and of uncompressed payload bytes, so that its stats count the
+    /// whole recording, not only what was written since the resume.
+    pub(crate) fn continue_totals(
+        &mut self,
+        ticks_written: u64,
+        events: u64,
+        pose_samples: u64,
+        uncompressed_bytes: u64,
+    ) {
+        self.ticks_written = ticks_written;
+        self.events = events;
+        self.pose_samples = pose_samples;
+        self.uncompressed_bytes = uncompressed_bytes;
+    }
+
     /// Continues after ticks already written elsewhere (resume): the entity table at that point
     /// and the tick of the last snapshot.
     pub fn resume_from(

@@ -201,6 +201,16 @@ impl OpenRecording {
             .resume_from(r.table, r.last_tick, r.last_snapshot);
         self.chunker
             .set_chunks_since_snapshot(u32::try_from(r.chunks_since_snapshot).unwrap_or(u32::MAX));
+        // The stats go on from what the recording holds (they counted only what was written
+        // since the last resume): the counts its metadata kept, and the uncompressed bytes of
+        // the chunks recovered (exact, from the index).
+        let held = &r.metadata.library.stats;
+        self.chunker.continue_totals(
+            held.ticks_written,
+            held.events,
+            held.pose_samples,
+            r.index.iter().map(|e| u64::from(e.uncompressed_len)).sum(),
+        );
         self.header = r.header;
         self.registry = Registry::of(&r.metadata.library);
         self.metadata = r.metadata;
