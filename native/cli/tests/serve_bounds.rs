@@ -6,10 +6,7 @@ mod serve_support;
 
 use std::time::{Duration, Instant};
 
-use serve_support::{Server, simulate};
-use tickreel::Pose;
-use tickreel::format::event::Event;
-use tickreel::record::{ReelOptions, ReelWriter};
+use serve_support::{Server, simulate, span_file};
 
 /// 2,048 frames of 1,000 entities (about 60 MB of JSON) are streamed: the server's peak memory
 /// grows by far less than the answer (it held the whole answer as JSON values before, ~440
@@ -87,26 +84,7 @@ fn a_large_frames_answer_is_streamed_in_bounded_memory() {
 fn a_ghost_race_over_a_claimed_span_of_four_billion_ticks_answers() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("span.reel");
-    let mut w = ReelWriter::create(&path, ReelOptions::default()).unwrap();
-    let pose = |x: f64| Pose::from_f64(x, 64.0, 0.0, 0.0, 0.0);
-    w.write_tick(
-        0,
-        &[Event::EntityAdd {
-            entity: 1,
-            kind: 0,
-            pose: pose(0.0),
-        }],
-    )
-    .unwrap();
-    w.write_tick(
-        u32::MAX - 1,
-        &[Event::Pose {
-            entity: 1,
-            pose: pose(100.0),
-        }],
-    )
-    .unwrap();
-    w.finish().unwrap();
+    span_file(&path);
     let size = std::fs::metadata(&path).unwrap().len();
     assert!(size < 4096, "a small file: {size} bytes");
     let d = dir.path().to_str().unwrap();

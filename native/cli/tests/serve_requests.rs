@@ -12,10 +12,7 @@ mod serve_support;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use serve_support::{Server, simulate};
-use tickreel::Pose;
-use tickreel::format::event::Event;
-use tickreel::record::{ReelOptions, ReelWriter};
+use serve_support::{Server, simulate, span_file};
 
 /// The recordings served: good ones and crafted ones.
 fn folder(dir: &Path) {
@@ -29,26 +26,7 @@ fn folder(dir: &Path) {
     std::fs::write(dir.join("flipped.reel"), &flipped).unwrap();
     std::fs::write(dir.join("empty.reel"), b"").unwrap();
     std::fs::write(dir.join("zeros.reel"), vec![0u8; 4096]).unwrap();
-    let mut w = ReelWriter::create(dir.join("span.reel"), ReelOptions::default()).unwrap();
-    let pose = |x: f64| Pose::from_f64(x, 64.0, 0.0, 0.0, 0.0);
-    w.write_tick(
-        0,
-        &[Event::EntityAdd {
-            entity: 1,
-            kind: 0,
-            pose: pose(0.0),
-        }],
-    )
-    .unwrap();
-    w.write_tick(
-        u32::MAX - 1,
-        &[Event::Pose {
-            entity: 1,
-            pose: pose(9.0),
-        }],
-    )
-    .unwrap();
-    w.finish().unwrap();
+    span_file(&dir.join("span.reel"));
     // A live directory whose files link to the good recording's outside copy.
     let outside = dir.parent().unwrap().join("outside.reel");
     std::fs::write(&outside, &good).unwrap();

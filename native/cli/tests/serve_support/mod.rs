@@ -69,6 +69,28 @@ pub fn simulate(out: &Path, players: u32, ticks: u32) {
     ]);
 }
 
+/// A small file (under 1 KiB) whose entity 1 spans 2^32 - 2 ticks: added at tick 0, moved at tick
+/// 2^32 - 2, nothing between. What a file claims, not what it holds.
+pub fn span_file(path: &Path) {
+    use tickreel::Pose;
+    use tickreel::format::event::Event;
+    use tickreel::record::{ReelOptions, ReelWriter};
+    let pose = |x: f64| Pose::from_f64(x, 64.0, 0.0, 0.0, 0.0);
+    let mut w = ReelWriter::create(path, ReelOptions::default()).unwrap();
+    let add = Event::EntityAdd {
+        entity: 1,
+        kind: 0,
+        pose: pose(0.0),
+    };
+    w.write_tick(0, &[add]).unwrap();
+    let far = Event::Pose {
+        entity: 1,
+        pose: pose(100.0),
+    };
+    w.write_tick(u32::MAX - 1, &[far]).unwrap();
+    w.finish().unwrap();
+}
+
 /// A running `tickreel serve`, stopped when dropped.
 pub struct Server {
     child: Child,

@@ -53,6 +53,16 @@ struct LocalFile {
     len: u64,
 }
 
+impl LocalFile {
+    fn boxed(file: File, path: &Path, len: u64) -> Box<dyn StorageFile> {
+        Box::new(LocalFile {
+            file,
+            path: path.to_path_buf(),
+            len,
+        })
+    }
+}
+
 impl StorageFile for LocalFile {
     fn append(&mut self, bytes: &[u8]) -> Result<()> {
         self.file.write_all(bytes).map_err(|e| at(&self.path, e))?;
@@ -104,11 +114,7 @@ impl Storage for LocalStorage {
     }
     fn create(&self, path: &Path) -> Result<Box<dyn StorageFile>> {
         let file = File::create(path).map_err(|e| at(path, e))?;
-        Ok(Box::new(LocalFile {
-            file,
-            path: path.to_path_buf(),
-            len: 0,
-        }))
+        Ok(LocalFile::boxed(file, path, 0))
     }
     fn open_append(&self, path: &Path) -> Result<Box<dyn StorageFile>> {
         let file = OpenOptions::new()
@@ -116,11 +122,7 @@ impl Storage for LocalStorage {
             .open(path)
             .map_err(|e| at(path, e))?;
         let len = file.metadata().map_err(|e| at(path, e))?.len();
-        Ok(Box::new(LocalFile {
-            file,
-            path: path.to_path_buf(),
-            len,
-        }))
+        Ok(LocalFile::boxed(file, path, len))
     }
     fn create_new(&self, path: &Path) -> Result<Box<dyn StorageFile>> {
         let file = OpenOptions::new()
@@ -128,11 +130,7 @@ impl Storage for LocalStorage {
             .append(true)
             .open(path)
             .map_err(|e| at(path, e))?;
-        Ok(Box::new(LocalFile {
-            file,
-            path: path.to_path_buf(),
-            len: 0,
-        }))
+        Ok(LocalFile::boxed(file, path, 0))
     }
     fn create_temp(
         &self,
@@ -373,28 +371,16 @@ impl Storage for LocalMembers {
             path,
             OpenOptions::new().write(true).create(true).truncate(true),
         )?;
-        Ok(Box::new(LocalFile {
-            file,
-            path: path.to_path_buf(),
-            len: 0,
-        }))
+        Ok(LocalFile::boxed(file, path, 0))
     }
     fn open_append(&self, path: &Path) -> Result<Box<dyn StorageFile>> {
         let file = open_member(path, OpenOptions::new().append(true))?;
         let len = file.metadata().map_err(|e| at(path, e))?.len();
-        Ok(Box::new(LocalFile {
-            file,
-            path: path.to_path_buf(),
-            len,
-        }))
+        Ok(LocalFile::boxed(file, path, len))
     }
     fn create_new(&self, path: &Path) -> Result<Box<dyn StorageFile>> {
         let file = open_member(path, OpenOptions::new().create_new(true).append(true))?;
-        Ok(Box::new(LocalFile {
-            file,
-            path: path.to_path_buf(),
-            len: 0,
-        }))
+        Ok(LocalFile::boxed(file, path, 0))
     }
     fn create_temp(
         &self,
