@@ -450,6 +450,59 @@ fn walk(root: &Path, dir: &Path, depth: usize, out: &mut Vec<Entry>) {
 mod tests {
     use super::*;
 
+    /// A finished recording whose user metadata holds `values` empty compounds: about one byte
+    /// each on disk, tens of bytes each once decoded.
+    fn heavy(path: &Path, values: usize) {
+        use tickreel::format::event::Event;
+        use tickreel::record::{ReelOptions, ReelWriter};
+        let mut w = ReelWriter::create(path, ReelOptions::default()).unwrap();
+        let empty = fastnbt::Value::Compound(HashMap::new());
+        w.set_user_metadata("heavy", fastnbt::Value::List(vec![empty; values]))
+            .unwrap();
+        let pose = tickreel::Pose::from_f64(1.0, 64.0, 0.0, 0.0, 0.0);
+        let add = Event::EntityAdd {
+            entity: 1,
+            kind: 0,
+            pose,
+        };
+        w.write_tick(0, &[add]).unwrap();
+        w.finish().unwrap();
+    }
+
+    #[test]
+    fn the_open_set_is_bounded_in_bytes() {
+        let dir = tempfile::tempdir().unwrap();
+        let real = dir.path().canonicalize().unwrap();
+        // Each about 1.5 MB on disk and about 80 MiB decoded: five do not fit in OPEN_BYTES.
+        let values = 1_500_000;
+        for i in 0..5 {
+            heavy(&real.join(format!("h{i}.reel")), values);
+        }
+        let lib = Library::new(Root::Dir(real.clone()), None);
+        let mut kept_max = 0;
+        for round in 0..2 {
+            for i in 0..5 {
+                let h = lib.open(&format!("h{i}.reel")).unwrap();
+                let one = h.rec.view().reader().heap_bytes();
+                assert!(one > 60 << 20, "round {round}: {one} bytes for h{i}");
+                let open = lib.open.lock();
+                let bytes: usize = open.values().map(|o| o.bytes).sum();
+                assert!(
+                    bytes <= OPEN_BYTES,
+                    "round {round}: {} recordings kept, {bytes} bytes",
+                    open.len()
+                );
+                let key = real.join(format!("h{i}.reel"));
+                assert!(
+                    open.contains_key(key.to_str().unwrap()),
+                    "the newest is kept"
+                );
+                kept_max = kept_max.max(open.len());
+            }
+        }
+        assert!((2..5).contains(&kept_max), "{kept_max} kept at most");
+    }
+
     #[test]
     fn names_that_leave_the_root_are_refused() {
         for bad in ["../x.reel", "/etc/passwd", "a/../../b.reel", "", "./"] {
