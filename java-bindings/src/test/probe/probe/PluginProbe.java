@@ -146,7 +146,12 @@ public final class PluginProbe implements Function<String, String> {
                 seen += " live=" + ghost.durationTicks() + " ghostX=" + s.x();
             }
             seen += objectStorage(dir);
-            // Shadow play: a window kept in memory, the player reported from it.
+            // Shadow play: a window kept in memory, the player reported from it. (The probe may
+            // run twice in one directory: what it wrote before goes first.)
+            Files.deleteIfExists(dir.resolve("report.reel"));
+            for (String f : new String[] {"runs.db", "runs.db-wal", "runs.db-shm"}) {
+                Files.deleteIfExists(dir.resolve(f));
+            }
             try (Engine engine = new Engine();
                     ShadowBuffer.Started s = ShadowBuffer.start(engine, null, RecorderOptions.defaults(),
                             ShadowOptions.builder().blockTicks(20).build())) {
