@@ -199,7 +199,8 @@ pub fn scan_segment(bytes: &[u8]) -> SegmentScan {
 /// a frame started or was expected: a longer run without a magic cannot hold a frame after a
 /// damaged one, and everything from the end of the last valid frame on is a torn tail. A header
 /// whose own checksum holds but whose payload does not is trusted for its length: the scan goes
-/// on right after that frame (and a frame claiming to end past the file is a torn tail).
+/// on right after that frame (and a frame claiming to end past the file is a torn tail). A header
+/// claiming a compressed payload larger than `max_payload` could compress to is no frame.
 pub fn scan_segment_in(src: &dyn Source, max_payload: usize) -> Result<SegmentScan> {
     let file_len = src.len()?;
     let start = SegmentStart::read(&src.read_up_to(0, PREAMBLE_LEN)?);
@@ -220,11 +221,21 @@ pub fn scan_segment_in(src: &dyn Source, max_payload: usize) -> Result<SegmentSc
         SegmentStart::Preamble(_) | SegmentStart::Legacy => {}
     }
     let reach = FRAME_HEADER_LEN as u64 + max_payload as u64;
+    let compressed_max = max_payload as u64 + max_payload as u64 / 128 + 4096;
     let mut r = Pieces::new(src, file_len);
     let mut pos = first;
     let mut bad_from: Option<u64> = None;
     while pos + FRAME_HEADER_LEN as u64 <= file_len {
-        if let Ok(h) = FrameHeader::decode(r.get(pos, FRAME_HEADER_LEN)?) {
+        // A header claiming more compressed payload than the largest payload a reader accepts
+        // can take (zstd's bound on incompressible bytes) is no frame: a crafted length would
+        // have the scan checksum gigabytes. Resynchronise past it.
+        if let Ok(h) = FrameHeader::decode(r.get(pos, FRAME_HEADER_LEN)?)
+            .map_err(|_| ())
+            .and_then(|h| match h.compressed_len as u64 <= compressed_max {
+                true => Ok(h),
+                false => Err(()),
+            })
+        {
             let end = pos + h.frame_len();
             if end > file_len {
                 // A frame cut short: the torn tail.
