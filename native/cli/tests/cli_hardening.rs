@@ -7,13 +7,13 @@ mod common;
 mod tool;
 
 use std::io::Read;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 use tickreel::play::Reader;
 use tickreel::record::ChunkPolicy;
-use tool::{BIN, assert_ok, p, stderr, stdout, tickreel};
+use tool::{BIN, assert_ok, live_dir, p, stderr, stdout, tickreel};
 
 #[track_caller]
 fn assert_fails_with(o: &Output, needles: &[&str]) {
@@ -53,28 +53,6 @@ fn damage_chunk(good: &Path, bad: &Path, k: usize) -> u32 {
     bytes[e.offset as usize + 36 + e.compressed_len as usize / 2] ^= 0x20;
     std::fs::write(bad, &bytes).unwrap();
     e.start_tick
-}
-
-/// A live recording directory `<dir>/<name>.reel.live` written by `simulate --no-finish`, with
-/// one chunk per 50 ticks (each flushed on its own).
-fn live_dir(dir: &Path, name: &str, ticks: u32) -> PathBuf {
-    let out = dir.join(format!("{name}.reel"));
-    let o = tickreel(&[
-        "simulate",
-        "--out",
-        p(&out),
-        "--players",
-        "3",
-        "--ticks",
-        &ticks.to_string(),
-        "--flush-ms",
-        "1",
-        "--chunk-ticks",
-        "50",
-        "--no-finish",
-    ]);
-    assert_ok(&o);
-    dir.join(format!("{name}.reel.live"))
 }
 
 // 2. A closed stdout is a quiet end (exit 0), never a panic.

@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 
 use tickreel::format::header::{HEADER_LEN, Header};
 use tickreel::record::ChunkPolicy;
-use tool::{BIN, assert_ok, p, stderr, stdout, tickreel};
+use tool::{BIN, assert_ok, live_dir, p, stderr, stdout, tickreel};
 
 /// Generous: a command that ends at all ends well within it, even on a busy 2-core machine.
 const DEADLINE: Duration = Duration::from_secs(60);
@@ -87,27 +87,6 @@ fn patch_header(from: &Path, to: &Path, f: impl FnOnce(&mut Header)) {
     f(&mut h);
     bytes[..HEADER_LEN].copy_from_slice(&h.encode());
     std::fs::write(to, &bytes).unwrap();
-}
-
-/// A live directory `<dir>/<name>.reel.live` left by `simulate --no-finish`: ticks 0..ticks,
-/// one chunk per 50 ticks, in one segment.
-fn live_dir(dir: &Path, name: &str, ticks: u32) -> PathBuf {
-    let out = dir.join(format!("{name}.reel"));
-    assert_ok(&tickreel(&[
-        "simulate",
-        "--out",
-        p(&out),
-        "--players",
-        "3",
-        "--ticks",
-        &ticks.to_string(),
-        "--flush-ms",
-        "1",
-        "--chunk-ticks",
-        "50",
-        "--no-finish",
-    ]));
-    dir.join(format!("{name}.reel.live"))
 }
 
 #[test]

@@ -1,7 +1,7 @@
 //! Running the `tickreel` binary from the CLI's integration tests.
 #![allow(dead_code)]
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 pub const BIN: &str = env!("CARGO_BIN_EXE_tickreel");
@@ -40,4 +40,25 @@ pub fn assert_ok(o: &Output) {
 pub fn succeeded(o: &Output) -> String {
     assert_ok(o);
     stdout(o)
+}
+
+/// A live recording directory `<dir>/<name>.reel.live` left by `simulate --no-finish`: 3 players,
+/// ticks 0..ticks, one chunk per 50 ticks (each flushed on its own), in one segment.
+pub fn live_dir(dir: &Path, name: &str, ticks: u32) -> PathBuf {
+    let out = dir.join(format!("{name}.reel"));
+    assert_ok(&tickreel(&[
+        "simulate",
+        "--out",
+        p(&out),
+        "--players",
+        "3",
+        "--ticks",
+        &ticks.to_string(),
+        "--flush-ms",
+        "1",
+        "--chunk-ticks",
+        "50",
+        "--no-finish",
+    ]));
+    dir.join(format!("{name}.reel.live"))
 }
