@@ -399,12 +399,9 @@ impl ChunkCache {
         match self.claim(key) {
             Claim::Ready(v) => Ok(v),
             Claim::Failed(f) => Err(f),
-            Claim::Claimed(f) => {
-                let started = f.try_start();
-                debug_assert!(started, "a fresh claim is queued");
-                self.run(key, &f, load)
-            }
-            Claim::Joined(f) => {
+            // A fresh claim is usually ours to run, but a caller who joined it between the claim
+            // and here may have taken it first (it runs queued flights itself): then wait.
+            Claim::Claimed(f) | Claim::Joined(f) => {
                 if f.try_start() {
                     self.run(key, &f, load)
                 } else {
