@@ -12,13 +12,14 @@ step "cargo fmt --check"
 cargo fmt --all -- --check
 
 step "cargo clippy"
-cargo clippy --workspace --all-targets -- -D warnings
+# `tickreel bench` (feature `bench`) is a test build's: it links the core's test hooks.
+cargo clippy --workspace --all-targets --features tickreel-cli/bench -- -D warnings
 
 step "cargo test"
 bash scripts/ensure-s3-server.sh   # the S3 server the object-storage tests start on loopback
 bash scripts/ensure-postgres.sh  # the catalog's tests start a PostgreSQL cluster
 bash scripts/ensure-chromium.sh  # the web viewer's browser test (native/cli/tests/viewer_browser.rs)
-cargo test --workspace --all-targets
+cargo test --workspace --all-targets --features tickreel-cli/bench
 
 # Every fuzz target over its seeds and kept regressions (seconds, after a build of a few minutes);
 # skips without a nightly toolchain, installs cargo-fuzz if nightly has none.

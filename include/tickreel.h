@@ -42,16 +42,16 @@
  * Index (line numbers in this file).
  *   Constants and result codes first; then each area, the error channel first: its
  *   handles and structs, then its functions:
- *   Errors and the library: line 315
+ *   Errors and the library: line 325
  *      tickreel_handle_count, tickreel_last_error, tickreel_last_error_message,
- *      tickreel_last_error_code, tickreel_result_name, tickreel_version
- *   Tick batches (TickreelBatch): line 381
+ *      tickreel_last_error_code, tickreel_result_name, tickreel_version, tickreel_features
+ *   Tick batches (TickreelBatch): line 401
  *      tickreel_batch_new, tickreel_batch_free, tickreel_batch_clear, tickreel_batch_event_count,
  *      tickreel_batch_bytes, tickreel_batch_add_entity, tickreel_batch_remove_entity,
  *      tickreel_batch_add_pose, tickreel_batch_add_position, tickreel_batch_add_rotation,
  *      tickreel_batch_teleport, tickreel_batch_flags, tickreel_batch_checkpoint,
  *      tickreel_batch_velocity, tickreel_batch_player_leave, tickreel_batch_custom
- *   Live recording (TickreelEngine, TickreelRecorder, TickreelFinishHandle): line 589
+ *   Live recording (TickreelEngine, TickreelRecorder, TickreelFinishHandle): line 609
  *      tickreel_engine_options_default, tickreel_engine_new, tickreel_engine_free,
  *      tickreel_engine_stats, tickreel_recorder_options_default, tickreel_recorder_start,
  *      tickreel_recorder_free, tickreel_recorder_submit_tick, tickreel_recorder_submit_batch,
@@ -61,7 +61,7 @@
  *      tickreel_recorder_wait_resumed, tickreel_recorder_status, tickreel_recorder_finish,
  *      tickreel_recorder_abort, tickreel_finish_handle_poll, tickreel_finish_handle_wait,
  *      tickreel_finish_handle_free, tickreel_recorder_finish_upload
- *   Ghosts (TickreelGhost, TickreelGhostLoad, TickreelGhostCursor, TickreelLiveDelta): line 1253
+ *   Ghosts (TickreelGhost, TickreelGhostLoad, TickreelGhostCursor, TickreelLiveDelta): line 1273
  *      tickreel_ghost_load, tickreel_ghost_load_from_reader, tickreel_ghost_free,
  *      tickreel_ghost_info, tickreel_ghost_splits, tickreel_ghost_cursor_new,
  *      tickreel_ghost_cursor_free, tickreel_ghost_cursor_sample,
@@ -69,7 +69,7 @@
  *      tickreel_live_delta_update, tickreel_live_delta_set_time_shift, tickreel_live_delta_reset,
  *      tickreel_ghost_load_async, tickreel_ghost_load_poll, tickreel_ghost_load_take,
  *      tickreel_ghost_load_free, tickreel_ghost_load_async_url
- *   Playback (TickreelPlayhead): line 1665
+ *   Playback (TickreelPlayhead): line 1685
  *      tickreel_playhead_open_url, tickreel_playhead_open, tickreel_playhead_follow,
  *      tickreel_playhead_free, tickreel_playhead_current, tickreel_playhead_advance,
  *      tickreel_playhead_prepare, tickreel_playhead_seek, tickreel_playhead_step_forward,
@@ -78,29 +78,29 @@
  *      tickreel_playhead_entities, tickreel_playhead_ticks, tickreel_playhead_removed,
  *      tickreel_playhead_added, tickreel_playhead_world, tickreel_playhead_world_snapshot,
  *      tickreel_playhead_world_events
- *   Reading recordings (TickreelReader): line 2096
+ *   Reading recordings (TickreelReader): line 2116
  *      tickreel_reader_open_url, tickreel_reader_open, tickreel_reader_free,
  *      tickreel_reader_tick_count, tickreel_reader_first_tick, tickreel_reader_last_tick,
  *      tickreel_reader_chunk_count, tickreel_reader_tick_rate, tickreel_reader_metadata,
  *      tickreel_reader_seek, tickreel_reader_ticks, tickreel_reader_verify
- *   Shadow play (TickreelShadowBuffer): line 2308
+ *   Shadow play (TickreelShadowBuffer): line 2328
  *      tickreel_shadow_buffer_report_upload, tickreel_shadow_options_default,
  *      tickreel_report_options_default, tickreel_shadow_buffer_start,
  *      tickreel_shadow_buffer_report, tickreel_shadow_buffer_stats,
  *      tickreel_shadow_buffer_attached, tickreel_shadow_buffer_free
- *   Writing recordings (TickreelReelWriter): line 2621
+ *   Writing recordings (TickreelReelWriter): line 2641
  *      tickreel_reel_options_default, tickreel_reel_writer_create, tickreel_reel_writer_free,
  *      tickreel_reel_writer_write_tick, tickreel_reel_writer_write_batch,
  *      tickreel_reel_writer_offer_snapshot, tickreel_reel_writer_register_entity,
  *      tickreel_reel_writer_register_event_type, tickreel_reel_writer_put_metadata,
  *      tickreel_reel_writer_finish
- *   Object storage (TickreelObjectOptions, TickreelPendingUpload): line 2832
+ *   Object storage (TickreelObjectOptions, TickreelPendingUpload; Cargo feature "object"): line 2852
  *      tickreel_object_options_new, tickreel_object_options_free,
  *      tickreel_object_options_set_endpoint, tickreel_object_options_set_region,
  *      tickreel_object_options_set_credentials, tickreel_object_options_set_allow_http,
  *      tickreel_object_options_set_timeouts, tickreel_object_options_set_retries,
  *      tickreel_pending_upload_poll, tickreel_pending_upload_bytes, tickreel_pending_upload_free
- *   Catalog (TickreelCatalog, TickreelCatalogCall): line 2967
+ *   Catalog (TickreelCatalog, TickreelCatalogCall; Cargo feature "catalog"): line 2987
  *      tickreel_catalog_open, tickreel_catalog_free, tickreel_catalog_register,
  *      tickreel_catalog_top, tickreel_catalog_personal_best, tickreel_catalog_around,
  *      tickreel_catalog_recent, tickreel_catalog_sum_of_best, tickreel_catalog_load_ghost,
@@ -211,6 +211,16 @@
  * unreadable chunk): set every entity's state from `tickreel_playhead_entities`.
  */
 #define TICKREEL_MOTION_JUMP 2
+
+/**
+ * `tickreel_features()` bit: this build carries object storage (`tickreel_object_*`).
+ */
+#define TICKREEL_FEATURE_OBJECT 1
+
+/**
+ * `tickreel_features()` bit: this build carries the catalog (`tickreel_catalog_*`).
+ */
+#define TICKREEL_FEATURE_CATALOG 2
 
 /**
  * The result of every tickreel C function.
@@ -377,6 +387,16 @@ const char *tickreel_result_name(uint32_t code);
  * Thread safety: any thread.
  */
 const char *tickreel_version(void);
+
+/**
+ * What this build of the library carries: `TICKREEL_FEATURE_OBJECT` and `TICKREEL_FEATURE_CATALOG`
+ * bits (the library's default build has both; a build for recording and playing only, Cargo's
+ * `--no-default-features`, has neither, and its object storage and catalog functions are not
+ * defined). Never fails.
+ *
+ * Thread safety: any thread.
+ */
+uint32_t tickreel_features(void);
 
 /* ---- Tick batches (TickreelBatch) ---- */
 
@@ -2829,7 +2849,7 @@ TickreelResult tickreel_reel_writer_put_metadata(struct TickreelReelWriter *writ
  */
 TickreelResult tickreel_reel_writer_finish(struct TickreelReelWriter *writer, uint64_t *out_size);
 
-/* ---- Object storage (TickreelObjectOptions, TickreelPendingUpload) ---- */
+/* ---- Object storage (TickreelObjectOptions, TickreelPendingUpload; Cargo feature "object") ---- */
 
 /**
  * Creates object-storage options with the usual variables read now: `AWS_ACCESS_KEY_ID`,
@@ -2964,7 +2984,7 @@ TickreelResult tickreel_pending_upload_bytes(struct TickreelPendingUpload *uploa
  */
 TickreelResult tickreel_pending_upload_free(struct TickreelPendingUpload *upload);
 
-/* ---- Catalog (TickreelCatalog, TickreelCatalogCall) ---- */
+/* ---- Catalog (TickreelCatalog, TickreelCatalogCall; Cargo feature "catalog") ---- */
 
 /**
  * An open catalog of runs and its worker thread. Opaque: open with `tickreel_catalog_open`,

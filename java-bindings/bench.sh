@@ -46,7 +46,7 @@ done
 json="$json\"paced_players\":200,\"paced_ticks_per_s\":20,"
 
 if [ -z "$paced_only" ]; then
-  (cd "$root" && cargo build --release --bin tickreel >&2)
+  (cd "$root" && cargo build --release --features tickreel-cli/bench --bin tickreel >&2)
   jni_line=$(java -cp "$cp" io.tickreel.JniBench $quick)
   jni=${jni_line#jni_ns_per_player_tick=}
   rust_json=$("${CARGO_TARGET_DIR:-$root/target}/release/tickreel" bench --json --only jni $quick)

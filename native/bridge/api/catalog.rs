@@ -251,13 +251,19 @@ pub fn load_ghost(
     let course = course.to_owned();
     Ok(submit(catalog, move |c| {
         let found = c.load_ghost_from(&course, who, |location| {
+            #[cfg(feature = "object")]
             if tickreel_object::is_object_url(location) {
                 let options = tickreel_object::ObjectOptions::from_env();
                 let source = tickreel_object::source_for_url(location, &options)?;
-                Ok(LoadFrom::Source(source))
-            } else {
-                Ok(LoadFrom::Path(location.into()))
+                return Ok(LoadFrom::Source(source));
             }
+            #[cfg(not(feature = "object"))]
+            if location.contains("://") {
+                return Err(tickreel::Error::Unsupported(format!(
+                    "{location}: this library was built without object storage (feature \"object\")"
+                )));
+            }
+            Ok(LoadFrom::Path(location.into()))
         })?;
         Ok(Outcome::Ghost(Some(Box::new(found.load))))
     }))

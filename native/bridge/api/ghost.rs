@@ -54,7 +54,8 @@ impl HandleType for GhostLoad {
 }
 
 impl GhostLoad {
-    /// A handle for a load already started (by URL: `crate::api::object`).
+    /// A handle for a load already started (by URL, `crate::api::object`; from the catalog).
+    #[cfg_attr(not(any(feature = "object", feature = "catalog")), allow(dead_code))]
     pub(crate) fn new(load: ghost::GhostLoad) -> GhostLoad {
         GhostLoad(Mutex::new((load, false)))
     }

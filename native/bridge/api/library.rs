@@ -9,7 +9,7 @@ use tickreel_bridge_macros::bridge_fn;
 /// Version of the contract between the Java classes and this library. The Java loader refuses a
 /// library whose version differs (a jar and a library from different builds). Written into
 /// `NativeBridge.java`'s generated part; raise it whenever a native method changes.
-pub const ABI_VERSION: i32 = 7;
+pub const ABI_VERSION: i32 = 8;
 
 /// An option family whose core defaults Java asks for: 0 ReelOptions, 1 RecorderOptions,
 /// 2 EngineOptions, 3 ShadowOptions, 4 ReportOptions (laid out by `crate::jni::defaults`).
@@ -25,6 +25,15 @@ pub fn abi_version() -> i32 {
 #[bridge_fn(java = "libraryVersion")]
 pub fn library_version() -> &'static str {
     env!("CARGO_PKG_VERSION")
+}
+
+/// What this build carries, as the C `TICKREEL_FEATURE_*` bits: 1 object storage, 2 the catalog
+/// (Cargo features `object` and `catalog`, both in the default build the jar carries).
+#[bridge_fn(java = "features")]
+pub fn features() -> u32 {
+    let object = if cfg!(feature = "object") { 1 } else { 0 };
+    let catalog = if cfg!(feature = "catalog") { 2 } else { 0 };
+    object | catalog
 }
 
 /// Closes any handle; closing twice or a stale handle is harmless. The object is dropped once no

@@ -14,11 +14,14 @@
 //! `use` items name things by `crate::` or external paths (the generated code repeats them).
 
 pub mod batch;
+#[cfg(feature = "catalog")]
 pub mod catalog;
+#[cfg(feature = "catalog")]
 pub mod catalog_admin;
 pub mod engine;
 pub mod ghost;
 pub mod library;
+#[cfg(feature = "object")]
 pub mod object;
 pub mod playhead;
 pub mod reader;

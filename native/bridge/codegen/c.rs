@@ -8,7 +8,9 @@
 use std::fmt::Write as _;
 use std::path::Path;
 
-use super::{COut, Op, Param, api_uses, doc_attrs, generic_arg, last_ident, modules, static_ty};
+use super::{
+    COut, Op, Param, api_uses, cfg_line, doc_attrs, generic_arg, last_ident, modules, static_ty,
+};
 
 const PRIMITIVES: &[&str] = &[
     "u8", "u16", "u32", "u64", "i8", "i16", "i32", "i64", "f32", "f64", "bool", "usize",
@@ -102,6 +104,7 @@ pub fn emit(api_dir: &Path, ops: &[Op]) -> Result<String, String> {
             s,
             "#[allow(unused_imports, clippy::needless_borrow, clippy::unit_arg)]"
         );
+        s.push_str(&cfg_line(&module, ""));
         let _ = writeln!(s, "pub mod {module} {{");
         s.push_str("    use std::ffi::c_char;\n");
         s.push_str("    use crate::ffi::*;\n");

@@ -6,7 +6,7 @@
 pub const AREAS: &[(&str, &[&str])] = &[
     (
         "Errors and the library",
-        &["last_error", "result", "version", "handle"],
+        &["last_error", "result", "version", "handle", "features"],
     ),
     ("Tick batches (TickreelBatch)", &["batch"]),
     (
@@ -22,11 +22,11 @@ pub const AREAS: &[(&str, &[&str])] = &[
     ("Shadow play (TickreelShadowBuffer)", &["shadow", "report"]),
     ("Writing recordings (TickreelReelWriter)", &["reel"]),
     (
-        "Object storage (TickreelObjectOptions, TickreelPendingUpload)",
+        "Object storage (TickreelObjectOptions, TickreelPendingUpload; Cargo feature \"object\")",
         &["object", "pending_upload"],
     ),
     (
-        "Catalog (TickreelCatalog, TickreelCatalogCall)",
+        "Catalog (TickreelCatalog, TickreelCatalogCall; Cargo feature \"catalog\")",
         &["catalog"],
     ),
 ];

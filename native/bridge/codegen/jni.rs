@@ -7,7 +7,7 @@
 use std::fmt::Write as _;
 use std::path::Path;
 
-use super::{Op, Param, api_uses, modules, static_ret, static_ty};
+use super::{Op, Param, api_uses, cfg_line, modules, static_ret, static_ty};
 
 /// Writes `bridge_jni.rs`.
 pub fn emit(api_dir: &Path, ops: &[Op]) -> Result<String, String> {
@@ -30,6 +30,7 @@ pub fn emit(api_dir: &Path, ops: &[Op]) -> Result<String, String> {
             s,
             "#[allow(unused_imports, clippy::needless_borrow, clippy::unit_arg)]"
         );
+        s.push_str(&cfg_line(&module, ""));
         let _ = writeln!(s, "pub(crate) mod {module} {{");
         s.push_str("    use std::ffi::c_void;\n");
         s.push_str("    use ::jni::JNIEnv;\n");
@@ -104,13 +105,23 @@ pub fn emit(api_dir: &Path, ops: &[Op]) -> Result<String, String> {
         "pub(crate) fn methods() -> Vec<::jni::NativeMethod> {\n    let mut m = Vec::new();\n",
     );
     for m in &mods {
+        s.push_str(&cfg_line(m, "    "));
         let _ = writeln!(s, "    m.extend({m}::methods());");
     }
     s.push_str("    m\n}\n");
     s.push_str("\n/// Every generated Java declaration, with its api module.\n#[cfg(test)]\n");
     s.push_str("pub(crate) const JAVA: &[(&str, &[crate::jni::convert::JavaDecl])] = &[\n");
     for m in &mods {
+        s.push_str(&cfg_line(m, "    "));
         let _ = writeln!(s, "    ({m:?}, {m}::JAVA),");
+    }
+    s.push_str("];\n");
+    s.push_str("\n/// The api modules behind a Cargo feature, with it.\n#[cfg(test)]\n");
+    s.push_str("pub(crate) const FEATURES: &[(&str, &str)] = &[\n");
+    for m in &mods {
+        if let Some(f) = super::feature_of(m) {
+            let _ = writeln!(s, "    ({m:?}, {f:?}),");
+        }
     }
     s.push_str("];\n");
     Ok(s)

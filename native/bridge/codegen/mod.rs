@@ -353,6 +353,23 @@ pub fn api_uses(dir: &Path, module: &str) -> Result<Vec<String>, String> {
 }
 
 /// The modules of `ops`, in order, each once.
+/// The Cargo feature an api module is compiled under (`None`: always): its generated entry points,
+/// registration entries and Java declarations carry the same `#[cfg]`.
+pub fn feature_of(module: &str) -> Option<&'static str> {
+    match module {
+        "object" => Some("object"),
+        "catalog" | "catalog_admin" => Some("catalog"),
+        _ => None,
+    }
+}
+
+/// `#[cfg(feature = "...")]` and a newline, indented, for an api module behind a feature.
+pub fn cfg_line(module: &str, indent: &str) -> String {
+    feature_of(module).map_or_else(String::new, |f| {
+        format!("{indent}#[cfg(feature = {f:?})]\n")
+    })
+}
+
 pub fn modules(ops: &[Op]) -> Vec<String> {
     let mut m: Vec<String> = Vec::new();
     for op in ops {

@@ -113,18 +113,22 @@ const TAG_NAMES: &[(u8, &str)] = &[
         crate::api::shadow::ShadowBuffer::TAG,
         crate::api::shadow::ShadowBuffer::NAME,
     ),
+    #[cfg(feature = "object")]
     (
         crate::api::object::ObjectOptions::TAG,
         crate::api::object::ObjectOptions::NAME,
     ),
+    #[cfg(feature = "object")]
     (
         crate::api::object::PendingUpload::TAG,
         crate::api::object::PendingUpload::NAME,
     ),
+    #[cfg(feature = "catalog")]
     (
         crate::api::catalog::Catalog::TAG,
         crate::api::catalog::Catalog::NAME,
     ),
+    #[cfg(feature = "catalog")]
     (
         crate::api::catalog::CatalogCall::TAG,
         crate::api::catalog::CatalogCall::NAME,

@@ -10,12 +10,14 @@
 
 pub mod args;
 pub mod batch;
+#[cfg(feature = "catalog")]
 pub mod catalog;
 pub mod convert;
 pub mod engine;
 pub mod generated;
 pub mod ghost;
 pub mod handle;
+#[cfg(feature = "object")]
 pub mod object;
 pub mod playhead;
 pub mod reader;
@@ -23,6 +25,7 @@ pub mod result;
 pub mod writer;
 
 pub use batch::TickreelBatch;
+#[cfg(feature = "catalog")]
 pub use catalog::{TickreelCatalog, TickreelCatalogCall};
 pub use engine::finish::TickreelFinishHandle;
 pub use engine::recorder::{TickreelRecorder, TickreelRecorderStats};
@@ -34,6 +37,7 @@ pub use ghost::cursor::{TickreelGhostCursor, TickreelGhostSample};
 pub use ghost::delta::TickreelLiveDelta;
 pub use ghost::load::TickreelGhostLoad;
 pub use ghost::{TickreelGhost, TickreelGhostInfo, TickreelGhostRange, TickreelSplit};
+#[cfg(feature = "object")]
 pub use object::{TickreelObjectOptions, TickreelPendingUpload};
 pub use playhead::{TickreelPlayhead, TickreelUpdate, TickreelWorld};
 pub use reader::{TickreelEntityState, TickreelReader, TickreelVerifyReport};

@@ -355,6 +355,22 @@ pub extern "C" fn tickreel_version() -> *const c_char {
     VERSION.as_ptr()
 }
 
+/// `tickreel_features()` bit: this build carries object storage (`tickreel_object_*`).
+pub const TICKREEL_FEATURE_OBJECT: u32 = 1;
+/// `tickreel_features()` bit: this build carries the catalog (`tickreel_catalog_*`).
+pub const TICKREEL_FEATURE_CATALOG: u32 = 2;
+
+/// What this build of the library carries: `TICKREEL_FEATURE_OBJECT` and `TICKREEL_FEATURE_CATALOG`
+/// bits (the library's default build has both; a build for recording and playing only, Cargo's
+/// `--no-default-features`, has neither, and its object storage and catalog functions are not
+/// defined). Never fails.
+///
+/// Thread safety: any thread.
+#[unsafe(no_mangle)]
+pub extern "C" fn tickreel_features() -> u32 {
+    crate::api::library::features()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -26,8 +26,12 @@ mod tests {
             crate::api::library::ABI_VERSION
         ));
         for (module, decls) in super::JAVA {
+            let feature = super::FEATURES
+                .iter()
+                .find(|(m, _)| m == module)
+                .map_or_else(String::new, |(_, f)| format!("feature \"{f}\"; "));
             s.push_str(&format!(
-                "\n    // --- {module} (native/bridge/api/{module}.rs documents each) ---\n"
+                "\n    // --- {module} ({feature}native/bridge/api/{module}.rs documents each) ---\n"
             ));
             for d in *decls {
                 let params: Vec<String> =

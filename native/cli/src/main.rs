@@ -8,8 +8,29 @@
 // Everything printed goes through `cmd::Out`: `println!` panics when stdout is a closed pipe.
 #![deny(clippy::print_stdout)]
 
+#[cfg(feature = "bench")]
 mod alloc_count;
+#[cfg(feature = "bench")]
 mod bench;
+#[cfg(not(feature = "bench"))]
+mod bench {
+    //! Without the feature `bench`: the command says how to get it.
+    use crate::cmd::Out;
+
+    #[derive(clap::Args)]
+    pub struct Args {
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true, hide = true)]
+        rest: Vec<String>,
+    }
+
+    pub fn run(_: Args, _: &mut Out) -> tickreel::Result<()> {
+        Err(tickreel::Error::Unsupported(
+            "this tickreel was built without its benchmarks (they hold the writer threads through \
+             a test hook): cargo run --release --features tickreel-cli/bench -- bench"
+                .into(),
+        ))
+    }
+}
 mod cmd;
 mod serve;
 mod svg;
@@ -60,7 +81,7 @@ enum Command {
     /// Record a synthetic server through the real pipeline (prints `flushed TICK` lines; compacts
     /// unless --no-finish).
     Simulate(cmd::simulate::Args),
-    /// Run the benchmarks and print the headline figures.
+    /// Run the benchmarks and print the headline figures (a build with `--features bench`).
     Bench(bench::Args),
     /// One entity's run as a ghost: sampled poses as CSV, or its splits.
     Ghost(cmd::ghost::Args),

@@ -330,6 +330,8 @@ fn the_viewer_does_not_grow_while_it_plays() {
     assert!(st["blocks"].as_u64().unwrap() <= 48, "{st}");
 }
 
+// `tickreel bench` exists in a build with the feature `bench` (./test.sh turns it on).
+#[cfg(feature = "bench")]
 #[test]
 fn the_memory_bench_fails_when_chromium_cannot_start() {
     for chromium in ["/bin/false", "/no/such/chromium"] {

@@ -59,7 +59,7 @@ public final class Catalog implements AutoCloseable {
      */
     public static Catalog open(String url) {
         Objects.requireNonNull(url, "url");
-        NativeLoader.ensureLoaded();
+        Tickreel.require(2, "catalog");
         return new Catalog(NativeBridge.catalogOpen(url));
     }
 

@@ -31,9 +31,9 @@ final class NativeBridge {
     // `TICKREEL_BLESS=1 cargo test -p tickreel-bridge --lib generated` rewrites this part.
 
     /** Must equal the library's (native/bridge/api/library.rs). */
-    static final int ABI_VERSION = 7;
+    static final int ABI_VERSION = 8;
 
-    // --- catalog (native/bridge/api/catalog.rs documents each) ---
+    // --- catalog (feature "catalog"; native/bridge/api/catalog.rs documents each) ---
     static native long catalogOpen(String url);
     static native long catalogRegister(long catalog, String file, String course, long[] player, String playerName, int entity, int[] range);
     static native long catalogTop(long catalog, String course, int n);
@@ -47,7 +47,7 @@ final class NativeBridge {
     static native byte[] catalogCallRows(long call);
     static native long catalogCallGhostLoad(long call);
 
-    // --- catalog_admin (native/bridge/api/catalog_admin.rs documents each) ---
+    // --- catalog_admin (feature "catalog"; native/bridge/api/catalog_admin.rs documents each) ---
     static native long catalogAddReport(long catalog, long[] reported, String reportedName, long[] reporter, String reason, String recording);
     static native long catalogReports(long catalog, int which);
     static native long catalogSetReportOpen(long catalog, long reportId, boolean open);
@@ -98,10 +98,11 @@ final class NativeBridge {
     // --- library (native/bridge/api/library.rs documents each) ---
     static native int abiVersion();
     static native String libraryVersion();
+    static native long features();
     static native void close(long handle);
     static native long[] defaultOptions(int family);
 
-    // --- object (native/bridge/api/object.rs documents each) ---
+    // --- object (feature "object"; native/bridge/api/object.rs documents each) ---
     static native long objectOptionsNew();
     static native void objectOptionsSetEndpoint(long options, String endpoint);
     static native void objectOptionsSetRegion(long options, String region);

@@ -113,7 +113,7 @@ public final class ObjectOptions {
 
     /** A native options handle with these settings; the caller frees it ({@link NativeBridge#close}). */
     long toNative() {
-        NativeLoader.ensureLoaded();
+        Tickreel.require(1, "object");
         long h = NativeBridge.objectOptionsNew();
         try {
             if (endpoint != null) {

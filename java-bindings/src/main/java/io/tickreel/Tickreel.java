@@ -32,6 +32,36 @@ public final class Tickreel {
         return NativeBridge.libraryVersion();
     }
 
+    /**
+     * Whether the loaded library carries object storage ({@link ObjectOptions}, recordings by
+     * {@code s3://} URL): true for the library the jar carries; false for a library built for
+     * recording and playing only (Cargo's {@code --no-default-features}).
+     */
+    public static boolean hasObjectStorage() {
+        NativeLoader.ensureLoaded();
+        return (NativeBridge.features() & 1) != 0;
+    }
+
+    /** Whether the loaded library carries the {@link Catalog} (see {@link #hasObjectStorage()}). */
+    public static boolean hasCatalog() {
+        NativeLoader.ensureLoaded();
+        return (NativeBridge.features() & 2) != 0;
+    }
+
+    /**
+     * Throws unless the loaded library carries {@code feature} (bit of {@code NativeBridge.features()},
+     * Cargo feature {@code name}): a clear error instead of an {@link UnsatisfiedLinkError}.
+     */
+    static void require(int feature, String name) {
+        NativeLoader.ensureLoaded();
+        if ((NativeBridge.features() & feature) == 0) {
+            throw new TickreelException(
+                    TickreelException.Kind.UNSUPPORTED,
+                    "the tickreel native library at " + NativeLoader.loadedFrom()
+                            + " was built without the Cargo feature \"" + name + "\"");
+        }
+    }
+
     /** The file the native library was loaded from (loading it if needed). */
     public static String nativeLibraryPath() {
         return NativeLoader.loadedFrom();
