@@ -21,6 +21,15 @@ class TickreelTest {
     }
 
     @Test
+    void theJarsLibraryCarriesObjectStorageAndTheCatalog() {
+        // The jar carries the default build (Cargo features object and catalog); tests/lean.sh
+        // checks the build without them.
+        assertTrue(Tickreel.hasObjectStorage());
+        assertTrue(Tickreel.hasCatalog());
+        assertEquals(3, NativeBridge.features());
+    }
+
+    @Test
     void platformNames() {
         assertTrue(NativeLoader.resourceName().startsWith("META-INF/native/"));
         assertTrue(NativeLoader.resourceName().endsWith(System.mapLibraryName("tickreel")));
