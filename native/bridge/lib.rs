@@ -4,7 +4,14 @@
 
 // No call that leaves a thread-exit callback on a caller's thread (see `clippy.toml`): a
 // plugin's thread that ends after a reload would call into the unloaded library.
-#![cfg_attr(not(test), deny(clippy::disallowed_methods, clippy::disallowed_macros))]
+#![cfg_attr(
+    not(test),
+    deny(
+        clippy::disallowed_methods,
+        clippy::disallowed_macros,
+        clippy::disallowed_types
+    )
+)]
 
 pub(crate) mod api;
 pub mod ffi;

@@ -18,7 +18,9 @@
 //! not) finds them first and finishes their deletion.
 
 use std::collections::HashMap;
+use std::path::Path;
 
+use tickreel::storage::LocalStorage;
 use tickreel::{Error, Result};
 
 use crate::backend::{Conn, Value};
@@ -207,11 +209,14 @@ impl Catalog {
     /// its file, then its rows, in the crash-safe order of the module's documentation. Files are
     /// local paths; [`Catalog::prune_with`] takes another way to delete a location.
     pub fn prune(&self, options: PruneOptions) -> Result<PruneReport> {
-        self.prune_with(options, &|location| match std::fs::remove_file(location) {
-            Ok(()) => Ok(()),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
-            Err(e) => Err(Error::Io(e)),
-        })
+        let storage = LocalStorage::shared();
+        self.prune_with(
+            options,
+            &|location| match storage.remove_file(Path::new(location)) {
+                Err(e) if e.io_kind() == Some(std::io::ErrorKind::NotFound) => Ok(()),
+                r => r,
+            },
+        )
     }
 
     /// [`Catalog::prune`], deleting each location with `remove` (which treats an already missing

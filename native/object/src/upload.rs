@@ -2,10 +2,10 @@
 //! never over an existing object unless asked; the uploaded size checked; the local copy removed
 //! only after all of that succeeded. A failure leaves the local file where it was and says so.
 
-use std::io::Read;
 use std::path::Path;
 
 use object_store::{MultipartUpload, ObjectStore, ObjectStoreExt, PutMode, PutOptions, PutPayload};
+use tickreel::storage::{LocalStorage, Source};
 use tickreel::{Error, Result};
 
 use crate::client::{ObjectStorage, object_path};
@@ -43,9 +43,9 @@ impl ObjectStorage {
         };
         let report = self.upload_inner(local, &url, options).map_err(kept)?;
         if options.remove_local {
-            std::fs::remove_file(local).map_err(|e| {
+            LocalStorage::shared().remove_file(local).map_err(|e| {
                 Error::Io(std::io::Error::new(
-                    e.kind(),
+                    e.io_kind().unwrap_or(std::io::ErrorKind::Other),
                     format!(
                         "{url} is uploaded, but {} could not be removed: {e}",
                         local.display()
@@ -66,15 +66,18 @@ impl ObjectStorage {
         options: UploadOptions,
     ) -> Result<UploadReport> {
         let path = object_path(url)?;
-        let mut file = std::fs::File::open(local)?;
+        let file = LocalStorage::shared().open(local)?;
         // The size now is what is uploaded and checked afterwards: a file that shrinks meanwhile
-        // fails the check; one that grows is cut at this size (never more than was measured).
-        let size = file.metadata()?.len();
+        // fails the read; one that grows is cut at this size (never more than was measured).
+        let size = file.len()?;
         let store = self.inner.store.clone();
         let mut parts = 0;
         if size <= self.options().multipart_threshold {
-            let mut bytes = Vec::with_capacity(size as usize);
-            file.by_ref().take(size).read_to_end(&mut bytes)?;
+            let bytes = file.read_exact_at(
+                0,
+                usize::try_from(size)
+                    .map_err(|_| Error::limit(format!("{}: {size} bytes", local.display())))?,
+            )?;
             let mode = if options.overwrite {
                 PutMode::Overwrite
             } else {
@@ -95,8 +98,7 @@ impl ObjectStorage {
             }
             let mut upload = self.run(url, async move { store.put_multipart(&path).await })?;
             // never more than the size measured first (a file still growing is cut there)
-            let mut file = file.take(size);
-            if let Err(e) = self.send_parts(url, &mut file, upload.as_mut(), &mut parts) {
+            if let Err(e) = self.send_parts(url, &*file, size, upload.as_mut(), &mut parts) {
                 let _ = self.run(url, async move { upload.abort().await });
                 return Err(e);
             }
@@ -129,24 +131,21 @@ impl ObjectStorage {
     fn send_parts(
         &self,
         url: &ObjectUrl,
-        file: &mut impl Read,
+        file: &dyn Source,
+        size: u64,
         upload: &mut dyn MultipartUpload,
         parts: &mut usize,
     ) -> Result<()> {
-        let part_size = self.options().part_size.max(1);
-        loop {
-            let mut buf = Vec::with_capacity(part_size);
-            file.by_ref().take(part_size as u64).read_to_end(&mut buf)?;
-            if buf.is_empty() {
-                return Ok(());
-            }
-            let last = buf.len() < part_size;
+        let part_size = self.options().part_size.max(1) as u64;
+        let mut offset = 0;
+        while offset < size {
+            let len = part_size.min(size - offset);
+            let buf = file.read_exact_at(offset, len as usize)?;
             self.run(url, upload.put_part(PutPayload::from(buf)))?;
             *parts += 1;
-            if last {
-                return Ok(());
-            }
+            offset += len;
         }
+        Ok(())
     }
 }
 
