@@ -57,7 +57,7 @@
  *      tickreel_recorder_free, tickreel_recorder_submit_tick, tickreel_recorder_submit_batch,
  *      tickreel_recorder_player_left, tickreel_recorder_offer_snapshot,
  *      tickreel_recorder_register_entity, tickreel_recorder_register_event_type,
- *      tickreel_recorder_put_metadata, tickreel_recorder_flush, tickreel_recorder_stats,
+ *      tickreel_recorder_set_user_metadata, tickreel_recorder_flush, tickreel_recorder_stats,
  *      tickreel_recorder_wait_resumed, tickreel_recorder_status, tickreel_recorder_finish,
  *      tickreel_recorder_abort, tickreel_finish_handle_poll, tickreel_finish_handle_wait,
  *      tickreel_finish_handle_free, tickreel_recorder_finish_upload
@@ -92,7 +92,7 @@
  *      tickreel_reel_options_default, tickreel_reel_writer_create, tickreel_reel_writer_free,
  *      tickreel_reel_writer_write_tick, tickreel_reel_writer_write_batch,
  *      tickreel_reel_writer_offer_snapshot, tickreel_reel_writer_register_entity,
- *      tickreel_reel_writer_register_event_type, tickreel_reel_writer_put_metadata,
+ *      tickreel_reel_writer_register_event_type, tickreel_reel_writer_set_user_metadata,
  *      tickreel_reel_writer_finish
  *   Object storage (TickreelObjectOptions, TickreelPendingUpload; Cargo feature "object"): line 2852
  *      tickreel_object_options_new, tickreel_object_options_free,
@@ -1099,9 +1099,9 @@ TickreelResult tickreel_recorder_register_event_type(struct TickreelRecorder *re
  * # Safety
  * `nbt` must point to `nbt_len` readable bytes (or `nbt_len` must be 0).
  */
-TickreelResult tickreel_recorder_put_metadata(struct TickreelRecorder *recorder,
-                                              const uint8_t *nbt,
-                                              size_t nbt_len);
+TickreelResult tickreel_recorder_set_user_metadata(struct TickreelRecorder *recorder,
+                                                   const uint8_t *nbt,
+                                                   size_t nbt_len);
 
 /**
  * Asks the writer to flush now and waits until every tick submitted before this call is durably
@@ -1131,7 +1131,7 @@ TickreelResult tickreel_recorder_stats(struct TickreelRecorder *recorder,
 /**
  * Waits up to `timeout_ms` for a resumed recording to be recovered (`tickreel_recorder_start`
  * on an existing live directory returns at once and recovers it on a thread of its own) and
- * stores its last recorded tick in `*out_tick` with `*out_has_tick` = 1 (0 for a recording
+ * stores its last recorded tick in `*out_tick` with `*out_has_tick` = true (false for a recording
  * without ticks, and at once for a fresh one). Ticks submitted must come after it.
  *
  * Returns `TICKREEL_RESULT_NOT_READY` if the recovery still runs at the timeout,
@@ -1140,12 +1140,12 @@ TickreelResult tickreel_recorder_stats(struct TickreelRecorder *recorder,
  * Thread safety: any thread, concurrently with other recorder calls.
  *
  * # Safety
- * `out_has_tick` must be NULL or point to writable storage for one `u32`.
+ * `out_has_tick` must be NULL or point to writable storage for one `bool`.
  * `out_tick` must be NULL or point to writable storage for one `u32`.
  */
 TickreelResult tickreel_recorder_wait_resumed(struct TickreelRecorder *recorder,
                                               uint32_t timeout_ms,
-                                              uint32_t *out_has_tick,
+                                              bool *out_has_tick,
                                               uint32_t *out_tick);
 
 /**
@@ -2830,9 +2830,9 @@ TickreelResult tickreel_reel_writer_register_event_type(struct TickreelReelWrite
  * # Safety
  * `nbt` must point to `nbt_len` readable bytes (or `nbt_len` must be 0).
  */
-TickreelResult tickreel_reel_writer_put_metadata(struct TickreelReelWriter *writer,
-                                                 const uint8_t *nbt,
-                                                 size_t nbt_len);
+TickreelResult tickreel_reel_writer_set_user_metadata(struct TickreelReelWriter *writer,
+                                                      const uint8_t *nbt,
+                                                      size_t nbt_len);
 
 /**
  * Writes the file: flushes the last chunk, writes header, metadata, index and chunks to a

@@ -599,9 +599,10 @@ static void bad_recorder(void) {
     }
     expect(r, TICKREEL_RESULT_OK, "tickreel_recorder_start resumes a freed recording");
     /* Recovered on a thread of its own: where it ends is known once that is done. */
-    uint32_t has_tick = 0, resumed_tick = 0;
+    bool has_tick = false;
+    uint32_t resumed_tick = 0;
     EXPECT(tickreel_recorder_wait_resumed(rec, 30000, &has_tick, &resumed_tick), OK);
-    EXPECT_TRUE(has_tick == 1 && resumed_tick == 3);
+    EXPECT_TRUE(has_tick && resumed_tick == 3);
     EXPECT(tickreel_recorder_submit_tick(rec, 2, EMPTY_TICK, sizeof EMPTY_TICK, NULL),
            INVALID_ARGUMENT);
     submit_chat(rec, 4, "submit 4 after the resume");

@@ -343,8 +343,11 @@ pub fn recorder_register_event_type(
 /// or uses the reserved key.
 ///
 /// Thread safety: any thread.
-#[bridge_fn(c = "tickreel_recorder_put_metadata", java = "recorderPutMetadata")]
-pub fn recorder_put_metadata(recorder: &Recorder, nbt: &[u8]) -> tickreel::Result<()> {
+#[bridge_fn(
+    c = "tickreel_recorder_set_user_metadata",
+    java = "recorderSetUserMetadata"
+)]
+pub fn recorder_set_user_metadata(recorder: &Recorder, nbt: &[u8]) -> tickreel::Result<()> {
     crate::api::nbt_entries(nbt)?
         .into_iter()
         .try_for_each(|(k, v)| recorder.0.set_user_metadata(k, v))
@@ -380,7 +383,7 @@ pub fn recorder_stats(recorder: &Recorder) -> RecorderStats {
 
 /// Waits up to `timeout_ms` for a resumed recording to be recovered (`tickreel_recorder_start`
 /// on an existing live directory returns at once and recovers it on a thread of its own) and
-/// stores its last recorded tick in `*out_tick` with `*out_has_tick` = 1 (0 for a recording
+/// stores its last recorded tick in `*out_tick` with `*out_has_tick` = true (false for a recording
 /// without ticks, and at once for a fresh one). Ticks submitted must come after it.
 ///
 /// Returns `TICKREEL_RESULT_NOT_READY` if the recovery still runs at the timeout,
@@ -392,7 +395,7 @@ pub fn recorder_stats(recorder: &Recorder) -> RecorderStats {
 #[bridge_fn(
     c = "tickreel_recorder_wait_resumed",
     c_out = "out_has_tick, out_tick",
-    c_out_type = "u32, u32",
+    c_out_type = "bool, u32",
     java = "recorderWaitResumed"
 )]
 pub fn recorder_wait_resumed(

@@ -181,10 +181,10 @@ pub fn register_event_type(
 ///
 /// Thread safety: any thread; calls on one writer are serialised.
 #[bridge_fn(
-    c = "tickreel_reel_writer_put_metadata",
-    java = "reelWriterPutMetadata"
+    c = "tickreel_reel_writer_set_user_metadata",
+    java = "reelWriterSetUserMetadata"
 )]
-pub fn put_metadata(writer: &ReelWriter, nbt: &[u8]) -> tickreel::Result<()> {
+pub fn set_user_metadata(writer: &ReelWriter, nbt: &[u8]) -> tickreel::Result<()> {
     let entries = crate::api::nbt_entries(nbt)?;
     writer.with(|w| {
         for (key, value) in entries {

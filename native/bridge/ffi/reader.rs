@@ -130,7 +130,7 @@ mod tests {
         )]))
         .unwrap();
         // SAFETY: `nbt` is readable for its length.
-        let got = unsafe { tickreel_reel_writer_put_metadata(w, nbt.as_ptr(), nbt.len()) };
+        let got = unsafe { tickreel_reel_writer_set_user_metadata(w, nbt.as_ptr(), nbt.len()) };
         assert_eq!(got, OK);
         let reserved = fastnbt::to_bytes(&std::collections::HashMap::from([(
             "tickreel",
@@ -139,7 +139,7 @@ mod tests {
         .unwrap();
         // SAFETY: `reserved` is readable for its length.
         let got =
-            unsafe { tickreel_reel_writer_put_metadata(w, reserved.as_ptr(), reserved.len()) };
+            unsafe { tickreel_reel_writer_set_user_metadata(w, reserved.as_ptr(), reserved.len()) };
         assert_eq!(got, TickreelResult::InvalidArgument);
         let mut b = std::ptr::null_mut();
         // SAFETY: `b` is writable.
@@ -254,7 +254,7 @@ mod tests {
         assert!(root.encode().unwrap() == nbt);
         assert!(
             nbt.windows(12).any(|w| w == b"spawn-island"),
-            "the metadata tickreel_reel_writer_put_metadata added is read back"
+            "the metadata tickreel_reel_writer_set_user_metadata added is read back"
         );
 
         let mut report = TickreelVerifyReport::default();

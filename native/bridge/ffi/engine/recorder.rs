@@ -86,9 +86,9 @@ impl CResult for RecorderStats {
 
 /// `(has_tick, tick)`: the last recorded tick of a resumed recording, if any.
 impl CResult for Option<u32> {
-    type C = (u32, u32);
-    fn into_c(self) -> FfiResult<(u32, u32)> {
-        Ok((u32::from(self.is_some()), self.unwrap_or(0)))
+    type C = (bool, u32);
+    fn into_c(self) -> FfiResult<(bool, u32)> {
+        Ok((self.is_some(), self.unwrap_or(0)))
     }
 }
 
@@ -145,10 +145,10 @@ mod tests {
             }
         };
         // Recovered on a thread of its own: where it ends is known once that is done.
-        let (mut has, mut last) = (0u32, 0u32);
+        let (mut has, mut last) = (false, 0u32);
         // SAFETY: writable out-values.
         let res = unsafe { tickreel_recorder_wait_resumed(r, 30_000, &mut has, &mut last) };
-        assert_eq!((res, has, last), (OK, 1, 1));
+        assert_eq!((res, has, last), (OK, true, 1));
         // SAFETY: `good` has 2 readable bytes.
         unsafe {
             assert_eq!(

@@ -3,7 +3,7 @@
 //! the real pipeline (Engine, Recorder, writer thread, live segments, compaction), while four
 //! runners run a short course over and over
 //! ([`super::demo_course`]); verifies the compacted file, seeks to random ticks (each checked
-//! against what was recorded), decodes it end to end, registers every finished attempt in an
+//! against what was recorded), decodes it end to end, registers every finished run in an
 //! SQLite catalog, prints the board and races the catalog's best ghost
 //! ([`super::demo_catalog`]), and prints a summary with sizes and timings.
 //!
@@ -26,7 +26,7 @@ use tickreel::{Error, Event, Recorder, RecorderOptions};
 use tickreel_sim::SimConfig;
 
 use super::Out;
-use super::demo_course::{self, Attempt, Course};
+use super::demo_course::{self, Course, Run};
 use super::simulate::{Hooks, ReportDone, Session, ShadowSession, report_path_for};
 
 #[derive(clap::Args)]
@@ -113,9 +113,9 @@ pub struct DemoReport {
     pub live_bytes: u64,
     /// Time from `finish()` to the compacted, verified file.
     pub compact_time: Duration,
-    /// The attempts the runners finished.
-    pub attempts: usize,
-    /// The runs registered in a catalog, the board, the best ghost raced (`None`: no attempt
+    /// The runs the runners finished.
+    pub runs: usize,
+    /// The runs registered in a catalog, the board, the best ghost raced (`None`: no run
     /// finished).
     pub catalog: Option<super::demo_catalog::CatalogStage>,
     pub verify_time: Duration,
@@ -196,7 +196,7 @@ pub fn run_demo(cfg: &DemoConfig) -> tickreel::Result<DemoReport> {
     let (reader, verify_time) = verify(&path)?;
     let seek_times = seek(&reader, &targets, &rec.truth)?;
     let (decode_time, decoded_samples) = decode(&reader, &rec.final_state)?;
-    let catalog = super::demo_catalog::run(&cfg.out_dir, &path, &rec.attempts)?;
+    let catalog = super::demo_catalog::run(&cfg.out_dir, &path, &rec.runs)?;
     let index = reader.index();
     let stats = &reader.metadata().library.stats;
     Ok(DemoReport {
@@ -218,7 +218,7 @@ pub fn run_demo(cfg: &DemoConfig) -> tickreel::Result<DemoReport> {
         flushes: rec.flushes,
         live_bytes: rec.live_bytes,
         compact_time: rec.compact_time,
-        attempts: rec.attempts.len(),
+        runs: rec.runs.len(),
         catalog,
         verify_time,
         seek_times,
@@ -246,8 +246,8 @@ pub struct Recorded {
     pub final_state: EntityTable,
     /// The shadow-play report made at the end of the session.
     pub report: Option<ReportDone>,
-    /// The runners' finished attempts.
-    pub attempts: Vec<Attempt>,
+    /// The runners' finished runs.
+    pub runs: Vec<Run>,
 }
 
 /// Simulates `cfg.ticks()` ticks and records them through the real pipeline with
@@ -321,7 +321,7 @@ pub fn record(cfg: &DemoConfig, path: &Path, targets: &[u32]) -> tickreel::Resul
         truth: hooks.truth,
         final_state: hooks.table,
         report: done.report,
-        attempts: hooks.course.attempts,
+        runs: hooks.course.runs,
     })
 }
 
@@ -514,7 +514,7 @@ pub fn print_report(r: &DemoReport, out: &mut impl Write) -> io::Result<()> {
         ms(r.decode_time),
         r.decode_rate() / 1e6
     )?;
-    super::demo_catalog::print(r.catalog.as_ref(), r.attempts, out)?;
+    super::demo_catalog::print(r.catalog.as_ref(), r.runs, out)?;
     if let Some(rp) = &r.report {
         let secs = f64::from(rp.last_tick - rp.first_tick + 1) / TICK_RATE;
         writeln!(

@@ -1,4 +1,4 @@
-//! The demo's catalog stage: every attempt the runners finished on the course
+//! The demo's catalog stage: every run the runners finished on the course
 //! ([`super::demo_course`]) is registered as a run in an SQLite catalog next to the recording
 //! (`OUT/catalog.sqlite`, replaced on each demo), with its splits from its checkpoint events; the
 //! board (one row per player, their best) must be the one the session produced; the best run's
@@ -15,7 +15,7 @@ use tickreel::ghost::{GhostCursor, GhostRange, GhostTrack, LiveDelta, LiveSplits
 use tickreel::{Error, Result};
 use tickreel_catalog::{Catalog, RunSpec};
 
-use super::demo_course::{self, Attempt};
+use super::demo_course::{self, Run};
 
 /// The course the demo's runners run.
 pub const COURSE: &str = "demo-course";
@@ -28,7 +28,7 @@ pub const RACE_TRAIL_TICKS: u32 = 10;
 #[derive(Debug, Clone)]
 pub struct CatalogStage {
     pub db: PathBuf,
-    /// Runs registered (every finished attempt).
+    /// Runs registered (every finished run).
     pub runs: usize,
     /// One `register` call for all of them: times and splits read from the file.
     pub register_time: Duration,
@@ -68,9 +68,9 @@ pub struct Race {
     pub splits: Vec<(u32, f64)>,
 }
 
-/// Registers the finished `attempts` in the recording `reel`, checks the board against
-/// them, loads the best ghost through the catalog and races it. `None` when no attempt finished.
-pub fn run(out_dir: &Path, reel: &Path, attempts: &[Attempt]) -> Result<Option<CatalogStage>> {
+/// Registers the finished `runs` in the recording `reel`, checks the board against
+/// them, loads the best ghost through the catalog and races it. `None` when no run finished.
+pub fn run(out_dir: &Path, reel: &Path, runs: &[Run]) -> Result<Option<CatalogStage>> {
     let db = out_dir.join("catalog.sqlite");
     // The demo's own output: a new catalog each run, so the board holds this recording only.
     for suffix in ["", "-wal", "-shm"] {
@@ -81,12 +81,12 @@ pub fn run(out_dir: &Path, reel: &Path, attempts: &[Attempt]) -> Result<Option<C
             Err(e) => return Err(super::io_at(&p, e)),
         }
     }
-    let want = demo_course::board(attempts);
+    let want = demo_course::board(runs);
     if want.is_empty() {
         return Ok(None);
     }
     let catalog = Catalog::open(&format!("sqlite:{}", db.display()))?;
-    let specs: Vec<RunSpec> = attempts.iter().map(spec).collect();
+    let specs: Vec<RunSpec> = runs.iter().map(spec).collect();
     let started = Instant::now();
     catalog.register(reel, &specs)?;
     let register_time = started.elapsed();
@@ -160,8 +160,8 @@ pub fn run(out_dir: &Path, reel: &Path, attempts: &[Attempt]) -> Result<Option<C
     }))
 }
 
-/// The run of a finished attempt: its exact ticks, checkpoint 0 to the finish.
-fn spec(a: &Attempt) -> RunSpec {
+/// The run of a finished run: its exact ticks, checkpoint 0 to the finish.
+fn spec(a: &Run) -> RunSpec {
     let (uuid, name) = demo_course::identity(a.runner);
     RunSpec::new(COURSE, uuid, &name, a.entity).range(GhostRange::ticks(a.start, a.finish))
 }
@@ -245,16 +245,16 @@ fn signed(splits: &[(u32, f64)]) -> String {
 }
 
 /// The stage's lines of the demo's summary.
-pub fn print(c: Option<&CatalogStage>, attempts: usize, out: &mut impl Write) -> io::Result<()> {
+pub fn print(c: Option<&CatalogStage>, runs: usize, out: &mut impl Write) -> io::Result<()> {
     let Some(c) = c else {
         return writeln!(
             out,
-            "course           no attempt on {COURSE} finished in this session: nothing to register"
+            "course           no run on {COURSE} finished in this session: nothing to register"
         );
     };
     writeln!(
         out,
-        "course           {} runners finished {attempts} attempts of {COURSE} ({:.0} blocks, checkpoints 0..={}); {} runs registered in sqlite:{} in {:.1} ms",
+        "course           {} runners finished {runs} runs of {COURSE} ({:.0} blocks, checkpoints 0..={}); {} runs registered in sqlite:{} in {:.1} ms",
         demo_course::RUNNERS.len(),
         demo_course::length(),
         demo_course::FINISH,

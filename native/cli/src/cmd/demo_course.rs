@@ -1,8 +1,8 @@
 //! The demo's course: a few runners, besides the simulated crowd, run a short parkour course over
-//! and over while the session is recorded. Each attempt crosses checkpoint 0 at the start line,
+//! and over while the session is recorded. Each run crosses checkpoint 0 at the start line,
 //! the intermediate checkpoints along the way and the last one at the finish; the runner waits,
-//! is teleported back to the start and goes again, at a speed that varies from attempt to
-//! attempt. Every finished attempt is a run the catalog stage registers
+//! is teleported back to the start and goes again, at a speed that varies from run to
+//! run. Every finished run is one the catalog stage registers
 //! ([`super::demo_catalog`]); the ones the session cut short are not.
 
 use tickreel::format::metadata::EntityInfo;
@@ -24,7 +24,7 @@ pub const FINISH: u32 = 4;
 pub const RUNNERS: [&str; 4] = ["Alex", "Kai", "Noor", "Sam"];
 /// The first runner's entity id (far above the simulator's players).
 pub const FIRST_RUNNER: u32 = 100_000;
-/// Blocks per tick of each runner on an average attempt.
+/// Blocks per tick of each runner on an average run.
 const SPEEDS: [f64; 4] = [0.30, 0.28, 0.27, 0.25];
 /// Ticks a runner waits at the finish and again at the start.
 const PAUSE: u32 = 20;
@@ -63,9 +63,9 @@ fn pose(s: f64) -> Pose {
     Pose::from_f64(p[0], Y, p[1], yaw, 0.0)
 }
 
-/// A finished attempt: a run of the course.
+/// A finished run of the course (checkpoint 0 to the finish).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Attempt {
+pub struct Run {
     pub runner: usize,
     pub entity: u32,
     /// The ticks of checkpoint 0 (the start) and of the finish.
@@ -73,7 +73,7 @@ pub struct Attempt {
     pub finish: u32,
 }
 
-impl Attempt {
+impl Run {
     pub fn ticks(&self) -> u32 {
         self.finish - self.start
     }
@@ -127,8 +127,8 @@ pub struct Course {
     phases: Vec<Phase>,
     rng: fastrand::Rng,
     length: f64,
-    /// Every finished attempt, in finishing order.
-    pub attempts: Vec<Attempt>,
+    /// Every finished run, in finishing order.
+    pub runs: Vec<Run>,
 }
 
 impl Course {
@@ -141,7 +141,7 @@ impl Course {
                 .collect(),
             rng: fastrand::Rng::with_seed(seed ^ 0xc0_75e),
             length: length(),
-            attempts: Vec::new(),
+            runs: Vec::new(),
         }
     }
 
@@ -151,7 +151,7 @@ impl Course {
             phases,
             rng,
             length,
-            attempts,
+            runs,
         } = self;
         let step = *length / f64::from(FINISH);
         for (i, phase) in phases.iter_mut().enumerate() {
@@ -195,7 +195,7 @@ impl Course {
                         next += 1;
                     }
                     if next > FINISH {
-                        attempts.push(Attempt {
+                        runs.push(Run {
                             runner: i,
                             entity,
                             start,
@@ -228,11 +228,11 @@ impl Course {
     }
 }
 
-/// Each runner's best attempt, fastest first (equal times: the earlier finish first): the board
+/// Each runner's best run, fastest first (equal times: the earlier finish first): the board
 /// the catalog must show.
-pub fn board(attempts: &[Attempt]) -> Vec<Attempt> {
-    let mut best: Vec<Attempt> = Vec::new();
-    for a in attempts {
+pub fn board(runs: &[Run]) -> Vec<Run> {
+    let mut best: Vec<Run> = Vec::new();
+    for a in runs {
         match best.iter_mut().find(|b| b.runner == a.runner) {
             Some(b) if (a.ticks(), a.finish) < (b.ticks(), b.finish) => *b = *a,
             Some(_) => {}

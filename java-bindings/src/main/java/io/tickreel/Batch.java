@@ -98,7 +98,7 @@ public final class Batch {
     }
 
     /** An entity appears with a kind and a pose given in blocks and degrees. */
-    public Batch entityAdd(int entity, int kind, double x, double y, double z, double yaw, double pitch) {
+    public Batch addEntity(int entity, int kind, double x, double y, double z, double yaw, double pitch) {
         quantise(x, y, z);
         quantiseAngles(yaw, pitch);
         begin(ENTITY_ADD, entity);
@@ -113,7 +113,7 @@ public final class Batch {
      * @throws NullPointerException if {@code pose} is null
      * @throws IllegalStateException if the batch already holds {@link #MAX_EVENTS} events
      */
-    public Batch entityAdd(int entity, int kind, Pose pose) {
+    public Batch addEntity(int entity, int kind, Pose pose) {
         Objects.requireNonNull(pose, "pose");
         begin(ENTITY_ADD, entity);
         u32(kind);
@@ -122,13 +122,13 @@ public final class Batch {
     }
 
     /** An entity disappears. */
-    public Batch entityRemove(int entity) {
+    public Batch removeEntity(int entity) {
         begin(ENTITY_REMOVE, entity);
         return this;
     }
 
     /** An entity's absolute pose in blocks and degrees (yaw unbounded). */
-    public Batch pose(int entity, double x, double y, double z, double yaw, double pitch) {
+    public Batch addPose(int entity, double x, double y, double z, double yaw, double pitch) {
         quantise(x, y, z);
         quantiseAngles(yaw, pitch);
         begin(POSE, entity);
@@ -142,7 +142,7 @@ public final class Batch {
      * @throws NullPointerException if {@code pose} is null
      * @throws IllegalStateException if the batch already holds {@link #MAX_EVENTS} events
      */
-    public Batch pose(int entity, Pose pose) {
+    public Batch addPose(int entity, Pose pose) {
         Objects.requireNonNull(pose, "pose");
         begin(POSE, entity);
         pose(pose);
@@ -150,7 +150,7 @@ public final class Batch {
     }
 
     /** An entity's position in blocks (rotation unchanged). */
-    public Batch position(int entity, double x, double y, double z) {
+    public Batch addPosition(int entity, double x, double y, double z) {
         quantise(x, y, z);
         begin(POSITION, entity);
         scratch(3);
@@ -158,7 +158,7 @@ public final class Batch {
     }
 
     /** An entity's rotation in degrees (position unchanged). */
-    public Batch rotation(int entity, double yaw, double pitch) {
+    public Batch addRotation(int entity, double yaw, double pitch) {
         quantiseAngles(yaw, pitch);
         begin(ROTATION, entity);
         s64(q[3]);

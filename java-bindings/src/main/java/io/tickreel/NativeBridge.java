@@ -68,7 +68,7 @@ final class NativeBridge {
     static native void recorderSnapshot(long recorder, byte[] bytes);
     static native void recorderRegisterEntity(long recorder, int entity, int kind, long[] uuid, String name);
     static native void recorderRegisterEventType(long recorder, int typeId, String name, int version);
-    static native void recorderPutMetadata(long recorder, byte[] nbt);
+    static native void recorderSetUserMetadata(long recorder, byte[] nbt);
     static native void recorderFlush(long recorder);
     static native long[] recorderStats(long recorder);
     static native long recorderWaitResumed(long recorder, int timeoutMs);
@@ -160,7 +160,7 @@ final class NativeBridge {
     static native void reelWriterSnapshot(long writer, byte[] bytes);
     static native void reelWriterRegisterEntity(long writer, int entity, int kind, long[] uuid, String name);
     static native void reelWriterRegisterEventType(long writer, int typeId, String name, int version);
-    static native void reelWriterPutMetadata(long writer, byte[] nbt);
+    static native void reelWriterSetUserMetadata(long writer, byte[] nbt);
     static native long reelWriterFinish(long writer);
     static native long quantityCheck(int quantity, String what, double value);
     // @generated-end

@@ -20,7 +20,7 @@ import java.util.UUID;
  * Recorder rec = engine.startRecording(path, RecorderOptions.defaults());
  * rec.registerPlayer(7, player.getUniqueId(), player.getName());
  * Batch t = new Batch();
- * for (...) rec.submit(tick, t.clear().pose(7, x, y, z, yaw, pitch));
+ * for (...) rec.submit(tick, t.clear().addPose(7, x, y, z, yaw, pitch));
  * Path file = rec.finish().await();   // or poll() from the tick loop
  * }</pre>
  *
@@ -181,7 +181,7 @@ public final class Recorder implements AutoCloseable {
      */
     public void setUserMetadata(Map<String, ?> entries) {
         Objects.requireNonNull(entries, "entries");
-        NativeBridge.recorderPutMetadata(handle.get(), Nbt.writeRoot(entries));
+        NativeBridge.recorderSetUserMetadata(handle.get(), Nbt.writeRoot(entries));
     }
 
     /**

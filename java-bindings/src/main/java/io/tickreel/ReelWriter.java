@@ -15,8 +15,8 @@ import java.util.Objects;
  * <pre>{@code
  * try (ReelWriter w = ReelWriter.create(path, ReelOptions.defaults())) {
  *     Batch t = new Batch();
- *     w.writeTick(0, t.clear().entityAdd(1, 0, 0.5, 64, 0.5, 90, 0));
- *     w.writeTick(1, t.clear().pose(1, 0.6, 64, 0.5, 91, 0));
+ *     w.writeTick(0, t.clear().addEntity(1, 0, 0.5, 64, 0.5, 90, 0));
+ *     w.writeTick(1, t.clear().addPose(1, 0.6, 64, 0.5, 91, 0));
  *     w.finish();
  * }
  * }</pre>
@@ -132,10 +132,10 @@ public final class ReelWriter implements AutoCloseable {
      * @throws IllegalArgumentException if {@code key} is reserved or {@code value} has no NBT form
      * @throws IllegalStateException if this writer is closed or finished
      */
-    public void putMetadata(String key, Object value) {
+    public void setUserMetadata(String key, Object value) {
         Objects.requireNonNull(key, "key");
         Objects.requireNonNull(value, "value");
-        putMetadata(Map.of(key, value));
+        setUserMetadata(Map.of(key, value));
     }
 
     /**
@@ -144,10 +144,10 @@ public final class ReelWriter implements AutoCloseable {
      * @throws IllegalArgumentException for the key {@code "tickreel"} (the library's own) or a value
      *     NBT cannot hold
      */
-    public void putMetadata(Map<String, ?> entries) {
+    public void setUserMetadata(Map<String, ?> entries) {
         Objects.requireNonNull(entries, "entries");
         byte[] nbt = Nbt.writeRoot(entries);
-        NativeBridge.reelWriterPutMetadata(handle.get(), nbt);
+        NativeBridge.reelWriterSetUserMetadata(handle.get(), nbt);
     }
 
     /**

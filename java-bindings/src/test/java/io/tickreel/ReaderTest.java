@@ -41,22 +41,22 @@ class ReaderTest {
             }
             w.registerEntity(new EntityInfo(1000, 55, null, null));
             w.registerEventType(new EventType(1, "block_change", 2));
-            w.putMetadata("course", "lava-run");
-            w.putMetadata(Map.of("best", 1234L, "tags", List.of("a", "b"), "author", new UUID(5, 6)));
+            w.setUserMetadata("course", "lava-run");
+            w.setUserMetadata(Map.of("best", 1234L, "tags", List.of("a", "b"), "author", new UUID(5, 6)));
             Batch t = new Batch();
             for (int tick = 0; tick < ticks; tick++) {
                 t.clear();
                 if (tick == 0) {
                     w.offerSnapshot(new byte[] {1, 2, 3});
                     for (int p = 1; p <= players; p++) {
-                        t.entityAdd(p, 0, x(p, 0), 64, 0, 0, 0);
+                        t.addEntity(p, 0, x(p, 0), 64, 0, 0, 0);
                     }
                 } else {
                     for (int p = 1; p <= players; p++) {
                         if (tick > 100 && p == players) {
                             continue; // left at tick 100
                         }
-                        t.pose(p, x(p, tick), 64 + (tick % 10) * 0.1, Math.sin(tick * 0.1), tick * 2.5, -5);
+                        t.addPose(p, x(p, tick), 64 + (tick % 10) * 0.1, Math.sin(tick * 0.1), tick * 2.5, -5);
                     }
                 }
                 if (tick == 30) {
@@ -159,7 +159,7 @@ class ReaderTest {
             for (int tick = 0; tick < 600; tick++) {
                 t.clear();
                 for (int p = 0; p < 200; p++) {
-                    t.pose(p, p + tick * 0.3, 64, tick * 0.01 * p, tick * 7.0 + p, 0);
+                    t.addPose(p, p + tick * 0.3, 64, tick * 0.01 * p, tick * 7.0 + p, 0);
                 }
                 w.writeTick(tick, t);
             }
