@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-# The bridge's size at a commit, for the glue-lines table of README.md ("The binding surface,
-# declared once"): code lines skip blank lines, comment lines (//, /*, *, */), `#[cfg(test)] mod
+# The bridge's size at a commit (docs/internals.md, "The bindings: one declaration per
+# operation"): code lines skip blank lines, comment lines (//, /*, *, */), `#[cfg(test)] mod
 # tests { ... }` blocks (brace-matched) and the generator's own test file (codegen/tests.rs).
 # Reads the commit with git (not the work tree). Usage: scripts/count-glue.py [COMMIT] (default HEAD)
 import subprocess, sys, re

@@ -63,8 +63,8 @@ pub(crate) fn required(player: Option<uuid::Uuid>) -> tickreel::Result<uuid::Uui
 /// opened (the only call that does): open it at startup, not on the server thread.
 ///
 /// Returns `TICKREEL_RESULT_UNSUPPORTED` for a URL of another scheme,
-/// `TICKREEL_RESULT_IO` if the database cannot be opened or reached (the message never shows a
-/// password). On failure `*out_catalog` is set to NULL (when it can be written).
+/// `TICKREEL_RESULT_DATABASE` if the database cannot be opened or reached (the message never
+/// shows a password). On failure `*out_catalog` is set to NULL (when it can be written).
 ///
 /// Thread safety: any thread. The catalog may then be used from any thread.
 #[bridge_fn(

@@ -54,8 +54,8 @@ public final class Catalog implements AutoCloseable {
      * it at startup, not on the server thread.
      *
      * @throws IllegalArgumentException for a malformed URL
-     * @throws TickreelException of kind {@code UNSUPPORTED} for a URL of another scheme, {@code IO}
-     *     if the database cannot be opened or reached (no password is shown)
+     * @throws TickreelException of kind {@code UNSUPPORTED} for a URL of another scheme,
+     *     {@code DATABASE} if the database cannot be opened or reached (no password is shown)
      */
     public static Catalog open(String url) {
         Objects.requireNonNull(url, "url");

@@ -2,7 +2,8 @@ package io.tickreel;
 
 /**
  * An error reported by tickreel: I/O, a corrupt or truncated file, an exceeded limit, an
- * unsupported version, a locked recording, backpressure, or a failure to load the native library.
+ * unsupported version, a locked recording, backpressure, the catalog's database, or a failure to
+ * load the native library.
  *
  * <p>Misuse is reported with the JDK's own exceptions instead: {@link IllegalStateException} for
  * a closed or finished handle, {@link IllegalArgumentException} for bad arguments (including a
@@ -49,6 +50,7 @@ public class TickreelException extends RuntimeException {
         NOT_READY(10),
         /** Metadata (NBT) could not be encoded or decoded. */
         METADATA(11),
+        /** The catalog's database failed (SQLite or PostgreSQL): the message never carries credentials. */
         DATABASE(12),
         /** An internal error of the library (a bug: please report it), C's {@code TICKREEL_RESULT_PANIC}. */
         INTERNAL(102),
