@@ -25,7 +25,7 @@ target_dir="${CARGO_TARGET_DIR:-target}"
 # The library C and Java samples use, the jar (classes + library) and the CLI whose help the sh
 # blocks are checked against. java-bindings/build.sh dev builds the same library first.
 java-bindings/build.sh dev >/dev/null
-cargo build -q -p tickreel-cli --bin tickreel
+cargo build -q -p tickreel-cli --features bench --bin tickreel   # `tickreel bench` is documented too
 libdir="$(cd "$target_dir/debug" && pwd)"
 [ -f "$libdir/libtickreel.so" ] || { echo "tests/docs.sh: $libdir/libtickreel.so not built" >&2; exit 1; }
 
