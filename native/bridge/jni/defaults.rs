@@ -6,9 +6,10 @@ use jni::JNIEnv;
 use jni::sys::{jint, jobject};
 
 use super::convert::{JniResult, LONG_ARRAY_JAVA, LONG_ARRAY_SIG};
+use super::layout::{EngineArray, RecorderArray, ReelArray, ReportArray, ShadowArray};
 use super::{Res, bad_arg, long_array};
 use crate::api::library::OptionDefaults;
-use tickreel::record::{Backpressure, EngineOptions, RecorderOptions, RecordingInfo};
+use tickreel::record::{Backpressure, ChunkPolicy, EngineOptions, RecorderOptions, RecordingInfo};
 use tickreel::shadow::{ReportOptions, ShadowOptions};
 
 /// `NativeBridge.defaultOptions` families.
@@ -27,87 +28,146 @@ fn nanos(d: std::time::Duration) -> i64 {
     i64::try_from(d.as_nanos()).unwrap_or(i64::MAX)
 }
 
-/// The layout of [`super::writer::options_from`].
-pub(super) fn recording_array(info: &RecordingInfo, o: &RecorderOptions) -> Vec<i64> {
-    let mut a = Vec::with_capacity(super::writer::OPTIONS_LEN);
-    a.extend(uuid_longs(info.world_id));
-    a.extend(uuid_longs(info.world_version));
-    a.push(info.timestamp_ms);
-    a.push(i64::from(info.tick_rate_millihz));
-    a.push(i64::from(info.game_data_version));
-    a.push(i64::from(info.dictionary_id));
-    a.push(i64::from(o.chunk.chunk_ticks));
-    a.push(o.chunk.chunk_bytes as i64);
-    a.push(i64::from(o.chunk.snapshot_interval));
-    a.push(i64::from(o.chunk.zstd_level));
-    a
+/// [`ReelArray`] of a recording's identity and chunk policy.
+pub(super) fn recording_array(info: &RecordingInfo, chunk: &ChunkPolicy) -> ReelArray {
+    let RecordingInfo {
+        world_id,
+        world_version,
+        timestamp_ms,
+        tick_rate_millihz,
+        game_data_version,
+        dictionary_id,
+    } = *info;
+    let ChunkPolicy {
+        chunk_ticks,
+        chunk_bytes,
+        snapshot_interval,
+        zstd_level,
+    } = *chunk;
+    let [world_id_msb, world_id_lsb] = uuid_longs(world_id);
+    let [world_version_msb, world_version_lsb] = uuid_longs(world_version);
+    ReelArray {
+        world_id_msb,
+        world_id_lsb,
+        world_version_msb,
+        world_version_lsb,
+        timestamp_ms,
+        tick_rate_millihz: i64::from(tick_rate_millihz),
+        game_data_version: i64::from(game_data_version),
+        dictionary_id: i64::from(dictionary_id),
+        chunk_ticks: i64::from(chunk_ticks),
+        chunk_bytes: chunk_bytes as i64,
+        snapshot_interval: i64::from(snapshot_interval),
+        zstd_level: i64::from(zstd_level),
+    }
 }
 
-/// The layout of [`super::recorder::recorder_options`].
+/// The recorder's array: its recording's [`ReelArray`], then a [`RecorderArray`].
 pub(super) fn recorder_array(o: &RecorderOptions) -> Vec<i64> {
-    let mut a = recording_array(&o.info, o);
-    let (policy, deadline) = match o.backpressure {
-        Backpressure::Block { deadline } => (0, nanos(deadline)),
+    // Every field named: one added to the core fails to build here until Java gets it too (or
+    // is explicitly left out, as those below).
+    let RecorderOptions {
+        info,
+        chunk,
+        flush,
+        backpressure,
+        compaction,
+        // Rust-only: a callback, observers (shadow play attaches itself).
+        snapshot_provider: _,
+        max_batch_bytes,
+        overwrite,
+        observers: _,
+    } = o;
+    let (backpressure_drop, block_deadline_ns) = match backpressure {
+        Backpressure::Block { deadline } => (0, nanos(*deadline)),
         Backpressure::Drop => (1, 0),
     };
-    a.extend([
-        o.flush.max_pending_bytes as i64,
-        i64::try_from(o.flush.interval.as_millis()).unwrap_or(i64::MAX),
-        i64::from(o.flush.on_player_leave),
-        policy,
-        deadline,
-        i64::from(o.compaction.zstd_level),
-        i64::from(o.compaction.chunk_ticks),
-        i64::from(o.compaction.verify),
-        o.max_batch_bytes as i64,
-        i64::from(o.overwrite),
-    ]);
+    let mut a = recording_array(info, chunk).to_vec();
+    a.extend(
+        RecorderArray {
+            flush_bytes: flush.max_pending_bytes as i64,
+            flush_interval_ms: i64::try_from(flush.interval.as_millis()).unwrap_or(i64::MAX),
+            flush_on_player_leave: i64::from(flush.on_player_leave),
+            backpressure_drop,
+            block_deadline_ns,
+            compaction_level: i64::from(compaction.zstd_level),
+            compaction_chunk_ticks: i64::from(compaction.chunk_ticks),
+            verify_compaction: i64::from(compaction.verify),
+            max_batch_bytes: *max_batch_bytes as i64,
+            overwrite: i64::from(*overwrite),
+        }
+        .to_vec(),
+    );
     a
 }
 
-/// The layout of [`super::recorder::engine_options`].
-pub(super) fn engine_array(o: &EngineOptions) -> Vec<i64> {
-    vec![
-        o.writer_threads as i64,
-        o.queue_capacity as i64,
-        o.max_inflight_bytes as i64,
-        o.pool_buffers as i64,
-        o.shadow_budget_bytes as i64,
-    ]
+/// [`EngineArray`] of `o`.
+pub(super) fn engine_array(o: &EngineOptions) -> EngineArray {
+    let EngineOptions {
+        writer_threads,
+        queue_capacity,
+        max_inflight_bytes,
+        pool_buffers,
+        shadow_budget_bytes,
+    } = *o;
+    EngineArray {
+        writer_threads: writer_threads as i64,
+        queue_capacity: queue_capacity as i64,
+        max_inflight_bytes: max_inflight_bytes as i64,
+        pool_buffers: pool_buffers as i64,
+        shadow_budget_bytes: shadow_budget_bytes as i64,
+    }
 }
 
-/// The layout of [`super::shadow::shadow_options`].
-pub(super) fn shadow_array(o: &ShadowOptions) -> Vec<i64> {
-    vec![
-        nanos(o.window),
-        nanos(o.grace),
-        o.max_bytes.map_or(-1, |b| b as i64),
-        i64::from(o.block_ticks),
-    ]
+/// [`ShadowArray`] of `o`.
+pub(super) fn shadow_array(o: &ShadowOptions) -> ShadowArray {
+    let ShadowOptions {
+        window,
+        grace,
+        max_bytes,
+        block_ticks,
+    } = *o;
+    ShadowArray {
+        window_ns: nanos(window),
+        grace_ns: nanos(grace),
+        max_bytes: max_bytes.map_or(-1, |b| b as i64),
+        block_ticks: i64::from(block_ticks),
+    }
 }
 
-/// The layout of [`super::shadow::report_options`], then the radius's `double` bits (the radius
-/// is a separate argument of the native call).
+/// [`ReportArray`] of `o`, then the radius's `double` bits (the radius is a separate argument of
+/// the native call).
 pub(super) fn report_array(o: &ReportOptions) -> Vec<i64> {
-    vec![
-        o.before.map_or(-1, nanos),
-        nanos(o.after),
-        i64::from(o.radius.is_some()),
-        i64::from(o.overwrite),
-        i64::from(o.zstd_level),
-        o.radius.unwrap_or(0.0).to_bits() as i64,
-    ]
+    let ReportOptions {
+        before,
+        after,
+        radius,
+        // Given as its own argument (NBT bytes), not in the array.
+        metadata: _,
+        overwrite,
+        zstd_level,
+    } = o;
+    let mut a = ReportArray {
+        before_ns: before.map_or(-1, nanos),
+        after_ns: nanos(*after),
+        radius_applies: i64::from(radius.is_some()),
+        overwrite: i64::from(*overwrite),
+        zstd_level: i64::from(*zstd_level),
+    }
+    .to_vec();
+    a.push(radius.unwrap_or(0.0).to_bits() as i64);
+    a
 }
 
 fn defaults(family: jint) -> Res<Vec<i64>> {
     Ok(match family {
         RECORDING => {
             let o = RecorderOptions::default();
-            recording_array(&o.info, &o)
+            recording_array(&o.info, &o.chunk).to_vec()
         }
         RECORDER => recorder_array(&RecorderOptions::default()),
-        ENGINE => engine_array(&EngineOptions::default()),
-        SHADOW => shadow_array(&ShadowOptions::default()),
+        ENGINE => engine_array(&EngineOptions::default()).to_vec(),
+        SHADOW => shadow_array(&ShadowOptions::default()).to_vec(),
         REPORT => report_array(&ReportOptions::default()),
         other => return Err(bad_arg(format!("no option family {other}"))),
     })

@@ -36,6 +36,7 @@ mod generated;
 mod ghost;
 mod handles;
 mod idiom;
+pub(crate) mod layout;
 pub(crate) mod pinned;
 mod playhead;
 mod reader;

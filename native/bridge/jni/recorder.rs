@@ -11,7 +11,8 @@ use jni::objects::JLongArray;
 use jni::sys::{JNI_FALSE, JNI_TRUE, jboolean, jlong, jlongArray, jobject};
 
 use super::convert::{JniArg, JniResult, LONG_ARRAY_JAVA, LONG_ARRAY_SIG};
-use super::writer::{OPTIONS_LEN, options_from};
+use super::layout::{EngineArray, RecorderArray, ReelArray};
+use super::writer::options_from;
 use super::{Res, bad_arg, long_array, longs_arg};
 use crate::api::engine::{Submission, WriterStatus};
 use tickreel::record::{
@@ -19,15 +20,9 @@ use tickreel::record::{
     RecorderStats, Submitted,
 };
 
-/// Number of `long`s in the engine options array (`EngineOptions#toNative`): writerThreads,
-/// queueCapacity, maxInflightBytes, poolBuffers, shadowBudgetBytes.
-const ENGINE_OPTIONS_LEN: usize = 5;
-
-/// Number of `long`s in the recorder options array (`RecorderOptions#toNative`): the 12 of
-/// [`OPTIONS_LEN`], then flushBytes, flush interval (ms), flush on leave (0/1), backpressure
-/// (0 block, 1 drop), backpressureBlock (ns), compaction zstd level, compactionChunkTicks,
-/// compaction verify (0/1), maxBatchBytes, overwrite (0/1).
-pub(super) const RECORDER_OPTIONS_LEN: usize = OPTIONS_LEN + 10;
+/// Number of `long`s in the recorder options array (`RecorderOptions#toNative`): its
+/// recording's [`ReelArray`], then a [`RecorderArray`].
+pub(super) const RECORDER_OPTIONS_LEN: usize = ReelArray::LEN + RecorderArray::LEN;
 
 /// A Java `long` as the core's type: a translation error for a negative or too large value (the
 /// range the core accepts is the core's `validate()`'s to check).
@@ -42,21 +37,39 @@ pub(super) fn ranged<T: TryFrom<i64>>(v: i64, what: &str) -> Res<T> {
 }
 
 pub(super) fn engine_options(a: &[i64]) -> Res<EngineOptions> {
+    let EngineArray {
+        writer_threads,
+        queue_capacity,
+        max_inflight_bytes,
+        pool_buffers,
+        shadow_budget_bytes,
+    } = EngineArray::read(a);
     Ok(EngineOptions {
-        writer_threads: ranged(a[0], "writerThreads")?,
-        queue_capacity: ranged(a[1], "queueCapacity")?,
-        max_inflight_bytes: ranged(a[2], "maxInflightBytes")?,
-        pool_buffers: ranged(a[3], "poolBuffers")?,
-        shadow_budget_bytes: ranged(a[4], "shadowBudgetBytes")?,
+        writer_threads: ranged(writer_threads, "writerThreads")?,
+        queue_capacity: ranged(queue_capacity, "queueCapacity")?,
+        max_inflight_bytes: ranged(max_inflight_bytes, "maxInflightBytes")?,
+        pool_buffers: ranged(pool_buffers, "poolBuffers")?,
+        shadow_budget_bytes: ranged(shadow_budget_bytes, "shadowBudgetBytes")?,
     })
 }
 
 pub(super) fn recorder_options(a: &[i64]) -> Res<RecorderOptions> {
-    let reel = options_from(&a[..OPTIONS_LEN])?;
-    let b = &a[OPTIONS_LEN..];
-    let backpressure = match b[3] {
+    let reel = options_from(&a[..ReelArray::LEN])?;
+    let RecorderArray {
+        flush_bytes,
+        flush_interval_ms,
+        flush_on_player_leave,
+        backpressure_drop,
+        block_deadline_ns,
+        compaction_level,
+        compaction_chunk_ticks,
+        verify_compaction,
+        max_batch_bytes,
+        overwrite,
+    } = RecorderArray::read(&a[ReelArray::LEN..]);
+    let backpressure = match backpressure_drop {
         0 => Backpressure::Block {
-            deadline: Duration::from_nanos(ranged(b[4], "backpressureBlock")?),
+            deadline: Duration::from_nanos(ranged(block_deadline_ns, "backpressureBlock")?),
         },
         1 => Backpressure::Drop,
         other => return Err(bad_arg(format!("unknown backpressure policy {other}"))),
@@ -65,27 +78,27 @@ pub(super) fn recorder_options(a: &[i64]) -> Res<RecorderOptions> {
         info: reel.info,
         chunk: reel.policy,
         flush: FlushPolicy {
-            max_pending_bytes: ranged(b[0], "flushBytes")?,
-            interval: Duration::from_millis(ranged(b[1], "flushInterval")?),
-            on_player_leave: b[2] != 0,
+            max_pending_bytes: ranged(flush_bytes, "flushBytes")?,
+            interval: Duration::from_millis(ranged(flush_interval_ms, "flushInterval")?),
+            on_player_leave: flush_on_player_leave != 0,
         },
         backpressure,
         compaction: CompactOptions {
-            zstd_level: ranged(b[5], "compactionLevel")?,
-            chunk_ticks: ranged(b[6], "compactionChunkTicks")?,
-            verify: b[7] != 0,
+            zstd_level: ranged(compaction_level, "compactionLevel")?,
+            chunk_ticks: ranged(compaction_chunk_ticks, "compactionChunkTicks")?,
+            verify: verify_compaction != 0,
             dictionary_id: None,
             // The recording's `overwrite` (below) decides.
             overwrite: false,
         },
         snapshot_provider: None,
-        max_batch_bytes: ranged(b[8], "maxBatchBytes")?,
-        overwrite: b[9] != 0,
+        max_batch_bytes: ranged(max_batch_bytes, "maxBatchBytes")?,
+        overwrite: overwrite != 0,
         observers: Vec::new(),
     })
 }
 
-/// `long[]` of [`ENGINE_OPTIONS_LEN`] (`EngineOptions.toNative()`).
+/// `long[]` of [`EngineArray`] (`EngineOptions.toNative()`).
 impl JniArg for EngineOptions {
     type Jni = jlongArray;
     const SIG: &'static str = "[J";
@@ -94,7 +107,7 @@ impl JniArg for EngineOptions {
     fn store(env: &mut JNIEnv<'_>, a: jlongArray, _: &'static str) -> Res<EngineOptions> {
         // SAFETY: a local reference (or null) passed to the running native method.
         let a = unsafe { JLongArray::from_raw(a) };
-        engine_options(&longs_arg(env, &a, ENGINE_OPTIONS_LEN, "engine options")?)
+        engine_options(&longs_arg(env, &a, EngineArray::LEN, "engine options")?)
     }
 }
 

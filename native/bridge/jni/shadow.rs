@@ -11,21 +11,13 @@ use jni::objects::JLongArray;
 use jni::sys::{jlongArray, jobject};
 
 use super::convert::{JniArg, JniResult, LONG_ARRAY_JAVA, LONG_ARRAY_SIG};
+use super::layout::{ReportArray, ShadowArray};
 use super::recorder::ranged;
 use super::{Res, bad_arg, handles, insert, long_array, longs_arg};
 use crate::api::engine::Recorder;
 use crate::api::shadow::{ShadowBuffer, Started};
 use crate::ffi::handle::HandleType;
 use tickreel::shadow::{ReportOptions, ShadowOptions, ShadowStats};
-
-/// Number of `long`s in the shadow options array (`ShadowOptions#toNative`): window (ns), grace
-/// period (ns), max bytes (-1: none), block ticks.
-const SHADOW_OPTIONS_LEN: usize = 4;
-
-/// Number of `long`s in the report options array (`ReportOptions#toNative`): before (ns, -1:
-/// all that is retained), after (ns), radius applies (0/1), overwrite (0/1), zstd level; the
-/// radius's `double` bits follow in the array a report takes.
-const REPORT_OPTIONS_LEN: usize = 5;
 
 fn duration(v: i64, what: &str) -> Res<Duration> {
     u64::try_from(v)
@@ -34,14 +26,20 @@ fn duration(v: i64, what: &str) -> Res<Duration> {
 }
 
 pub(super) fn shadow_options(a: &[i64]) -> Res<ShadowOptions> {
+    let ShadowArray {
+        window_ns,
+        grace_ns,
+        max_bytes,
+        block_ticks,
+    } = ShadowArray::read(a);
     Ok(ShadowOptions {
-        window: duration(a[0], "window")?,
-        grace: duration(a[1], "grace")?,
-        max_bytes: match a[2] {
+        window: duration(window_ns, "window")?,
+        grace: duration(grace_ns, "grace")?,
+        max_bytes: match max_bytes {
             -1 => None,
             v => Some(ranged(v, "maxBytes")?),
         },
-        block_ticks: ranged(a[3], "blockTicks")?,
+        block_ticks: ranged(block_ticks, "blockTicks")?,
     })
 }
 
@@ -50,16 +48,23 @@ pub(super) fn report_options(
     radius: f64,
     metadata: Vec<(String, fastnbt::Value)>,
 ) -> Res<ReportOptions> {
+    let ReportArray {
+        before_ns,
+        after_ns,
+        radius_applies,
+        overwrite,
+        zstd_level,
+    } = ReportArray::read(a);
     Ok(ReportOptions {
-        before: match a[0] {
+        before: match before_ns {
             -1 => None,
             v => Some(duration(v, "before")?),
         },
-        after: duration(a[1], "after")?,
-        radius: (a[2] != 0).then_some(radius),
+        after: duration(after_ns, "after")?,
+        radius: (radius_applies != 0).then_some(radius),
         metadata,
-        overwrite: a[3] != 0,
-        zstd_level: ranged(a[4], "compressionLevel")?,
+        overwrite: overwrite != 0,
+        zstd_level: ranged(zstd_level, "compressionLevel")?,
     })
 }
 
@@ -72,11 +77,11 @@ impl JniArg for ShadowOptions {
     fn store(env: &mut JNIEnv<'_>, a: jlongArray, _: &'static str) -> Res<ShadowOptions> {
         // SAFETY: a local reference (or null) passed to the running native method.
         let a = unsafe { JLongArray::from_raw(a) };
-        shadow_options(&longs_arg(env, &a, SHADOW_OPTIONS_LEN, "shadow options")?)
+        shadow_options(&longs_arg(env, &a, ShadowArray::LEN, "shadow options")?)
     }
 }
 
-/// `long[]` of [`REPORT_OPTIONS_LEN`] then the radius's `double` bits
+/// `long[]` of [`ReportArray::LEN`] then the radius's `double` bits
 /// (`ReportOptions.toNative()` and `Double.doubleToRawLongBits(nativeRadius())`).
 impl JniArg for ReportOptions {
     type Jni = jlongArray;
@@ -86,9 +91,9 @@ impl JniArg for ReportOptions {
     fn store(env: &mut JNIEnv<'_>, a: jlongArray, _: &'static str) -> Res<ReportOptions> {
         // SAFETY: a local reference (or null) passed to the running native method.
         let a = unsafe { JLongArray::from_raw(a) };
-        let a = longs_arg(env, &a, REPORT_OPTIONS_LEN + 1, "report options")?;
-        let radius = f64::from_bits(a[REPORT_OPTIONS_LEN] as u64);
-        report_options(&a[..REPORT_OPTIONS_LEN], radius, Vec::new())
+        let a = longs_arg(env, &a, ReportArray::LEN + 1, "report options")?;
+        let radius = f64::from_bits(a[ReportArray::LEN] as u64);
+        report_options(&a[..ReportArray::LEN], radius, Vec::new())
     }
 }
 

@@ -6,6 +6,7 @@ use jni::objects::JLongArray;
 use jni::sys::jlongArray;
 
 use super::convert::JniArg;
+use super::layout::ReelArray;
 use super::recorder::ranged;
 use super::{Res, longs_arg};
 use tickreel::record::{ChunkPolicy, RecordingInfo, ReelOptions};
@@ -13,7 +14,6 @@ use tickreel::record::{ChunkPolicy, RecordingInfo, ReelOptions};
 /// Number of `long`s in the options array (`ReelWriter.Options#toArray` on the Java side):
 /// world id (msb, lsb), world version (msb, lsb), timestamp ms, tick rate (millihertz), game data
 /// version, dictionary id, chunk ticks, chunk bytes, snapshot interval, zstd level.
-pub(crate) const OPTIONS_LEN: usize = 12;
 
 fn uuid_bytes(msb: i64, lsb: i64) -> [u8; 16] {
     uuid::Uuid::from_u64_pair(msb as u64, lsb as u64).into_bytes()
@@ -21,24 +21,38 @@ fn uuid_bytes(msb: i64, lsb: i64) -> [u8; 16] {
 
 /// Decodes the options array (a translation: `ReelWriter::create` checks the values).
 pub(crate) fn options_from(a: &[i64]) -> Res<ReelOptions> {
+    let ReelArray {
+        world_id_msb,
+        world_id_lsb,
+        world_version_msb,
+        world_version_lsb,
+        timestamp_ms,
+        tick_rate_millihz,
+        game_data_version,
+        dictionary_id,
+        chunk_ticks,
+        chunk_bytes,
+        snapshot_interval,
+        zstd_level,
+    } = ReelArray::read(a);
     let info = RecordingInfo {
-        world_id: uuid_bytes(a[0], a[1]),
-        world_version: uuid_bytes(a[2], a[3]),
-        timestamp_ms: a[4],
-        tick_rate_millihz: ranged(a[5], "ticksPerSecond")?,
-        game_data_version: ranged(a[6], "gameDataVersion")?,
-        dictionary_id: ranged(a[7], "dictionaryId")?,
+        world_id: uuid_bytes(world_id_msb, world_id_lsb),
+        world_version: uuid_bytes(world_version_msb, world_version_lsb),
+        timestamp_ms,
+        tick_rate_millihz: ranged(tick_rate_millihz, "ticksPerSecond")?,
+        game_data_version: ranged(game_data_version, "gameDataVersion")?,
+        dictionary_id: ranged(dictionary_id, "dictionaryId")?,
     };
     let policy = ChunkPolicy {
-        chunk_ticks: ranged(a[8], "chunkTicks")?,
-        chunk_bytes: ranged(a[9], "chunkBytes")?,
-        snapshot_interval: ranged(a[10], "snapshotInterval")?,
-        zstd_level: ranged(a[11], "compressionLevel")?,
+        chunk_ticks: ranged(chunk_ticks, "chunkTicks")?,
+        chunk_bytes: ranged(chunk_bytes, "chunkBytes")?,
+        snapshot_interval: ranged(snapshot_interval, "snapshotInterval")?,
+        zstd_level: ranged(zstd_level, "compressionLevel")?,
     };
     Ok(ReelOptions { info, policy })
 }
 
-/// `long[]` of [`OPTIONS_LEN`] (`ReelOptions.toNative()`).
+/// `long[]` of [`ReelArray`] (`ReelOptions.toNative()`).
 impl JniArg for ReelOptions {
     type Jni = jlongArray;
     const SIG: &'static str = "[J";
@@ -47,7 +61,7 @@ impl JniArg for ReelOptions {
     fn store(env: &mut JNIEnv<'_>, a: jlongArray, name: &'static str) -> Res<ReelOptions> {
         // SAFETY: a local reference (or null) passed to the running native method.
         let a = unsafe { JLongArray::from_raw(a) };
-        options_from(&longs_arg(env, &a, OPTIONS_LEN, name)?)
+        options_from(&longs_arg(env, &a, ReelArray::LEN, name)?)
     }
 }
 

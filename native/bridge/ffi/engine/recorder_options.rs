@@ -125,7 +125,9 @@ impl TickreelRecorderOptions {
                 chunk_ticks: self.chunk_ticks,
                 snapshot_interval: self.snapshot_interval,
                 zstd_level: self.zstd_level,
-                ..d.chunk
+                // Not in the C struct: the core's default (every field named, so that one added
+                // to the core is a decision here too).
+                chunk_bytes: d.chunk.chunk_bytes,
             },
             flush: FlushPolicy {
                 max_pending_bytes: self.flush_max_pending_bytes,
@@ -137,7 +139,8 @@ impl TickreelRecorderOptions {
                 zstd_level: self.compaction_zstd_level,
                 chunk_ticks: self.compaction_chunk_ticks,
                 verify: self.compaction_verify != 0,
-                ..d.compaction
+                dictionary_id: d.compaction.dictionary_id,
+                overwrite: d.compaction.overwrite,
             },
             snapshot_provider: None,
             max_batch_bytes: self.max_batch_bytes,

@@ -59,7 +59,7 @@ public final class EngineOptions {
 
     /** The native options array (layout: native/bridge/jni/recorder.rs {@code ENGINE_OPTIONS_LEN}). */
     long[] toNative() {
-        return new long[] {writerThreads, queueCapacity, maxInflightBytes, poolBuffers, shadowBudgetBytes};
+        return NativeBridge.engineOptions(writerThreads, queueCapacity, maxInflightBytes, poolBuffers, shadowBudgetBytes);
     }
 
     /**

@@ -163,5 +163,23 @@ final class NativeBridge {
     static native void reelWriterSetUserMetadata(long writer, byte[] nbt);
     static native long reelWriterFinish(long writer);
     static native long quantityCheck(int quantity, String what, double value);
+
+    // --- option arrays (native/bridge/jni/layout.rs declares each layout once; the option classes'
+    // toNative() call these with every field, so a field added there must be passed here) ---
+    static long[] reelOptions(long worldIdMsb, long worldIdLsb, long worldVersionMsb, long worldVersionLsb, long startedAtMs, long ticksPerSecondMilli, long gameDataVersion, long dictionaryId, long chunkTicks, long chunkBytes, long snapshotInterval, long compressionLevel) {
+        return new long[] {worldIdMsb, worldIdLsb, worldVersionMsb, worldVersionLsb, startedAtMs, ticksPerSecondMilli, gameDataVersion, dictionaryId, chunkTicks, chunkBytes, snapshotInterval, compressionLevel};
+    }
+    static long[] recorderOptions(long flushBytes, long flushIntervalMs, long flushOnPlayerLeave, long backpressureDrop, long blockDeadlineNs, long compactionLevel, long compactionChunkTicks, long verifyCompaction, long maxBatchBytes, long overwrite) {
+        return new long[] {flushBytes, flushIntervalMs, flushOnPlayerLeave, backpressureDrop, blockDeadlineNs, compactionLevel, compactionChunkTicks, verifyCompaction, maxBatchBytes, overwrite};
+    }
+    static long[] engineOptions(long writerThreads, long queueCapacity, long maxInflightBytes, long poolBuffers, long shadowBudgetBytes) {
+        return new long[] {writerThreads, queueCapacity, maxInflightBytes, poolBuffers, shadowBudgetBytes};
+    }
+    static long[] shadowOptions(long windowNs, long graceNs, long maxBytes, long blockTicks) {
+        return new long[] {windowNs, graceNs, maxBytes, blockTicks};
+    }
+    static long[] reportOptions(long beforeNs, long afterNs, long radiusApplies, long overwrite, long compressionLevel) {
+        return new long[] {beforeNs, afterNs, radiusApplies, overwrite, compressionLevel};
+    }
     // @generated-end
 }

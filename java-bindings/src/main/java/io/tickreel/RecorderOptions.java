@@ -117,18 +117,19 @@ public final class RecorderOptions {
     /** The native options array (layout: native/bridge/jni/recorder.rs {@code RECORDER_OPTIONS_LEN}). */
     long[] toNative() {
         long[] base = recording.toNative();
-        long[] all = java.util.Arrays.copyOf(base, base.length + 10);
-        int i = base.length;
-        all[i++] = flushBytes;
-        all[i++] = flushInterval.toMillis();
-        all[i++] = flushOnPlayerLeave ? 1 : 0;
-        all[i++] = backpressure == Backpressure.DROP ? 1 : 0;
-        all[i++] = blockDeadline.toNanos();
-        all[i++] = compactionLevel;
-        all[i++] = compactionChunkTicks;
-        all[i++] = verifyCompaction ? 1 : 0;
-        all[i++] = maxBatchBytes;
-        all[i] = overwrite ? 1 : 0;
+        long[] own = NativeBridge.recorderOptions(
+                flushBytes,
+                flushInterval.toMillis(),
+                flushOnPlayerLeave ? 1 : 0,
+                backpressure == Backpressure.DROP ? 1 : 0,
+                blockDeadline.toNanos(),
+                compactionLevel,
+                compactionChunkTicks,
+                verifyCompaction ? 1 : 0,
+                maxBatchBytes,
+                overwrite ? 1 : 0);
+        long[] all = java.util.Arrays.copyOf(base, base.length + own.length);
+        System.arraycopy(own, 0, all, base.length, own.length);
         return all;
     }
 

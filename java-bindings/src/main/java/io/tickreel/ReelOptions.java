@@ -96,20 +96,19 @@ public final class ReelOptions {
 
     /** The native options array (layout: native/bridge/jni/writer.rs {@code OPTIONS_LEN}). */
     long[] toNative() {
-        return new long[] {
-            worldId.getMostSignificantBits(),
-            worldId.getLeastSignificantBits(),
-            worldVersion.getMostSignificantBits(),
-            worldVersion.getLeastSignificantBits(),
-            startedAt.toEpochMilli(),
-            Math.round(ticksPerSecond * 1000.0),
-            gameDataVersion & 0xFFFF_FFFFL,
-            dictionaryId,
-            chunkTicks,
-            chunkBytes,
-            snapshotInterval,
-            compressionLevel
-        };
+        return NativeBridge.reelOptions(
+                worldId.getMostSignificantBits(),
+                worldId.getLeastSignificantBits(),
+                worldVersion.getMostSignificantBits(),
+                worldVersion.getLeastSignificantBits(),
+                startedAt.toEpochMilli(),
+                Math.round(ticksPerSecond * 1000.0),
+                gameDataVersion & 0xFFFF_FFFFL,
+                dictionaryId,
+                chunkTicks,
+                chunkBytes,
+                snapshotInterval,
+                compressionLevel);
     }
 
     /**

@@ -77,13 +77,12 @@ public final class ReportOptions {
 
     /** The native options array (layout: native/bridge/jni/shadow.rs {@code REPORT_OPTIONS_LEN}). */
     long[] toNative() {
-        return new long[] {
-            before == null ? -1 : ShadowOptions.nanos(before),
-            ShadowOptions.nanos(after),
-            everyEntity ? 0 : 1,
-            overwrite ? 1 : 0,
-            compressionLevel
-        };
+        return NativeBridge.reportOptions(
+                before == null ? -1 : ShadowOptions.nanos(before),
+                ShadowOptions.nanos(after),
+                everyEntity ? 0 : 1,
+                overwrite ? 1 : 0,
+                compressionLevel);
     }
 
     /** {@link #toNative()} followed by the radius's {@code double} bits, as a report takes them. */

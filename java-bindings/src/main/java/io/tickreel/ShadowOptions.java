@@ -55,7 +55,7 @@ public final class ShadowOptions {
 
     /** The native options array (layout: native/bridge/jni/shadow.rs {@code SHADOW_OPTIONS_LEN}). */
     long[] toNative() {
-        return new long[] {nanos(window), nanos(grace), maxBytes, blockTicks};
+        return NativeBridge.shadowOptions(nanos(window), nanos(grace), maxBytes, blockTicks);
     }
 
     /** Nanoseconds, saturated (the library refuses anything over a day). */
