@@ -11,10 +11,6 @@ use super::recorder::ranged;
 use super::{Res, longs_arg};
 use tickreel::record::{ChunkPolicy, RecordingInfo, ReelOptions};
 
-/// Number of `long`s in the options array (`ReelWriter.Options#toArray` on the Java side):
-/// world id (msb, lsb), world version (msb, lsb), timestamp ms, tick rate (millihertz), game data
-/// version, dictionary id, chunk ticks, chunk bytes, snapshot interval, zstd level.
-
 fn uuid_bytes(msb: i64, lsb: i64) -> [u8; 16] {
     uuid::Uuid::from_u64_pair(msb as u64, lsb as u64).into_bytes()
 }
