@@ -7,7 +7,7 @@
 //! 1/4096 block, 1/65536 turn), so a non-finite or out-of-range value is
 //! `TICKREEL_RESULT_INVALID_ARGUMENT`.
 
-use tickreel::sync::Mutex;
+use tickreel_sync::sync::Mutex;
 
 use crate::api::{New, Released};
 use crate::ffi::TickreelBatch;

@@ -7,7 +7,7 @@
 
 use std::path::Path;
 
-use tickreel::sync::Mutex;
+use tickreel_sync::sync::Mutex;
 
 use crate::api::ghost::GhostLoad;
 use crate::api::{New, Released};

@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use tickreel::sync::RwLock;
+use tickreel_sync::sync::RwLock;
 
 use crate::api::batch::Batch;
 use crate::api::{Id, New, Polled, Released};

@@ -5,7 +5,7 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use tickreel::sync::Mutex;
+use tickreel_sync::sync::Mutex;
 
 use crate::api::reader::Reader;
 use crate::api::{New, Released};

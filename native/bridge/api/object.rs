@@ -5,7 +5,7 @@
 
 use std::path::Path;
 
-use tickreel::sync::Mutex;
+use tickreel_sync::sync::Mutex;
 
 use crate::api::engine::Recorder;
 use crate::api::ghost::GhostLoad;

@@ -4,7 +4,7 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use tickreel::sync::{Mutex, MutexGuard};
+use tickreel_sync::sync::{Mutex, MutexGuard};
 
 use crate::api::{New, Released};
 use crate::ffi::TickreelPlayhead;

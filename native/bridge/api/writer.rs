@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use tickreel::sync::Mutex;
+use tickreel_sync::sync::Mutex;
 
 use crate::api::batch::Batch;
 use crate::api::{Id, New, Released};

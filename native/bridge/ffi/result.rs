@@ -199,7 +199,7 @@ const MESSAGE_MAX: usize = 4095;
 
 /// A thread's last error, held inline: no heap, no `Drop`, so the thread-local registers no
 /// destructor and a C caller's thread never keeps an unloaded (`dlclose`d) library mapped (see
-/// `tickreel::threads`).
+/// `tickreel_sync::threads`).
 struct LastError {
     code: TickreelResult,
     len: usize,

@@ -107,7 +107,7 @@ pub(crate) fn open_count() -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use tickreel::sync::Mutex;
+    use tickreel_sync::sync::Mutex;
 
     #[test]
     fn handles_are_checked_by_generation_and_type() {

@@ -13,7 +13,7 @@
 use std::any::{Any, TypeId};
 use std::sync::Arc;
 
-use tickreel::sync::RwLock;
+use tickreel_sync::sync::RwLock;
 
 type Object = Arc<dyn Any + Send + Sync>;
 

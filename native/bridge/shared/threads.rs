@@ -5,19 +5,19 @@
 //! `Engine`), glibc keeps this library mapped until the thread ends, so a reloaded plugin left
 //! one copy of the library behind per reload. A thread started here touches nothing on the
 //! caller's thread; its own thread-locals are destroyed when it ends, and the core ends and joins
-//! every thread it starts before its engine, playhead or load is gone (see `tickreel::threads`).
+//! every thread it starts before its engine, playhead or load is gone (see `tickreel_sync::threads`).
 
 use std::ffi::{CString, c_void};
 use std::io;
 
-use tickreel::threads::{Job, Join};
+use tickreel_sync::threads::{Job, Join};
 
 /// Routes the core's threads through [`spawn`]. Called at the top of every entry point (one
 /// atomic load after the first call).
 pub(crate) fn install() {
     static DONE: std::sync::Once = std::sync::Once::new();
     DONE.call_once(|| {
-        tickreel::threads::set_spawner(spawn);
+        tickreel_sync::threads::set_spawner(spawn);
     });
 }
 

@@ -26,7 +26,7 @@ type Job = Box<dyn FnOnce(&Catalog) + Send>;
 pub struct CatalogWorker {
     catalog: Arc<Catalog>,
     jobs: Option<Sender<Job>>,
-    thread: Option<tickreel::threads::Handle>,
+    thread: Option<tickreel_sync::threads::Handle>,
 }
 
 impl std::fmt::Debug for CatalogWorker {
@@ -44,11 +44,11 @@ impl CatalogWorker {
         let (tx, rx) = crossbeam_channel::bounded::<Job>(QUEUE);
         let cat = catalog.clone();
         // Started through the core, so that the shared library starts it without leaving a
-        // thread-local destructor on the caller's thread (see `tickreel::threads`).
-        let thread = tickreel::threads::spawn("tickreel-catalog", move || {
-            // Waits as an observer (see `tickreel::threads::recv_until`): a caller's `try_send`
+        // thread-local destructor on the caller's thread (see `tickreel_sync::threads`).
+        let thread = tickreel_sync::threads::spawn("tickreel-catalog", move || {
+            // Waits as an observer (see `tickreel_sync::threads::recv_until`): a caller's `try_send`
             // then never asks for its own thread's id.
-            while let Ok(job) = tickreel::threads::recv_until(&rx, None) {
+            while let Ok(job) = tickreel_sync::threads::recv_until(&rx, None) {
                 job(&cat);
             }
         })?;

@@ -25,13 +25,14 @@ pub mod dictionary;
 pub mod error;
 pub mod format;
 pub mod ghost;
-pub mod pending;
+mod pending;
 pub mod play;
 pub mod record;
 pub mod shadow;
 pub mod storage;
-pub mod sync;
-pub mod threads;
+// The shared thread infrastructure (its own crate, which object storage and the bridge use too),
+// under the names the core's modules use.
+pub(crate) use tickreel_sync::{sync, threads};
 
 pub use error::{Error, ErrorKind, Result};
 pub use format::event::Event;

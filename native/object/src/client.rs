@@ -179,7 +179,7 @@ impl ObjectStorage {
     /// plugin's, a server's main thread, one inside some other async runtime) hands the request to
     /// a short-lived library thread and waits for it. Entering a tokio runtime registers
     /// thread-local destructors on the entering thread, and glibc keeps a shared library mapped
-    /// while a live thread holds one (see `tickreel::threads`): a plugin reload would leak a copy.
+    /// while a live thread holds one (see `tickreel_sync::threads`): a plugin reload would leak a copy.
     #[allow(clippy::disallowed_methods)] // block_on only on a library thread
     pub(crate) fn run<T: Send + 'static>(
         &self,
@@ -189,7 +189,7 @@ impl ObjectStorage {
         self.inner.requests.fetch_add(1, Ordering::Relaxed);
         let deadline = self.inner.options.deadline;
         let timed = async move { tokio::time::timeout(deadline, fut).await };
-        let r = if tickreel::threads::is_library_thread() {
+        let r = if tickreel_sync::threads::is_library_thread() {
             self.inner.runtime().block_on(timed)
         } else {
             let rt = self.inner.runtime.clone().expect("kept until dropped");
@@ -265,7 +265,7 @@ impl Drop for Inner {
         };
         if RUNTIME_WORKER.with(Cell::get) {
             rt.shutdown_background();
-        } else if tickreel::threads::is_library_thread() {
+        } else if tickreel_sync::threads::is_library_thread() {
             rt.shutdown_timeout(SHUTDOWN_WAIT);
         } else if let Err(rt) = shutdown_on_library_thread(rt) {
             rt.shutdown_background();
@@ -287,7 +287,7 @@ fn shutdown_on_library_thread(
 ) -> std::result::Result<(), tokio::runtime::Runtime> {
     let slot = Arc::new(Mutex::new(Some(rt)));
     let taken = slot.clone();
-    let started = tickreel::threads::spawn("tickreel-object-stop", move || {
+    let started = tickreel_sync::threads::spawn("tickreel-object-stop", move || {
         let rt = taken.lock().unwrap_or_else(|p| p.into_inner()).take();
         if let Some(rt) = rt {
             rt.shutdown_timeout(SHUTDOWN_WAIT);
@@ -312,7 +312,7 @@ fn on_library_thread<R: Send + 'static>(
 ) -> Result<R> {
     let slot = Arc::new(Mutex::new(None));
     let out = slot.clone();
-    let h = tickreel::threads::spawn(name, move || {
+    let h = tickreel_sync::threads::spawn(name, move || {
         let r = f();
         *out.lock().unwrap_or_else(|p| p.into_inner()) = Some(r);
     })?;
@@ -339,7 +339,7 @@ fn shared_runtime() -> Result<Arc<tokio::runtime::Runtime>> {
             .enable_all()
             .build()
     };
-    let rt = if tickreel::threads::is_library_thread() {
+    let rt = if tickreel_sync::threads::is_library_thread() {
         build()?
     } else {
         on_library_thread("tickreel-object-start", build)??

@@ -43,8 +43,8 @@ impl ObjectStorage {
             });
             let _ = tx.send(r);
         };
-        // Through the core (see `tickreel::threads`); the handle is dropped: the thread detaches.
-        match tickreel::threads::spawn("tickreel-upload", job) {
+        // Through the core (see `tickreel_sync::threads`); the handle is dropped: the thread detaches.
+        match tickreel_sync::threads::spawn("tickreel-upload", job) {
             Ok(_) => pending,
             Err(e) => Pending::ready(Err(Error::Io(e)), "upload"),
         }

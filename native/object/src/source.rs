@@ -16,8 +16,8 @@ use bytes::Bytes;
 use object_store::path::Path as ObjectPath;
 use object_store::{GetOptions, GetRange, ObjectStore};
 use tickreel::storage::Source;
-use tickreel::sync::{Condvar, Mutex};
 use tickreel::{Error, Result};
+use tickreel_sync::sync::{Condvar, Mutex};
 
 use crate::client::{ObjectStorage, object_path};
 use crate::url::ObjectUrl;

@@ -138,10 +138,11 @@ pub fn spawn(name: impl Into<String>, f: impl FnOnce() + Send + 'static) -> io::
 /// µs, doubling up to 1 ms. What a caller's thread uses instead of a blocking channel operation
 /// (crossbeam's build a context holding `std::thread::current()`: see the module's notes).
 #[derive(Debug, Default)]
-pub(crate) struct Nap(u32);
+pub struct Nap(u32);
 
 impl Nap {
-    pub(crate) fn nap(&mut self) {
+    /// One wait, longer each time.
+    pub fn nap(&mut self) {
         if self.0 < 4 {
             std::thread::yield_now();
         } else {
@@ -154,7 +155,7 @@ impl Nap {
 
 /// The instant `wait` from now; a wait too long for the clock (a caller's `Duration::MAX`, say)
 /// ends in about a century instead of overflowing.
-pub(crate) fn deadline_in(wait: std::time::Duration) -> std::time::Instant {
+pub fn deadline_in(wait: std::time::Duration) -> std::time::Instant {
     let now = std::time::Instant::now();
     now.checked_add(wait)
         .or_else(|| now.checked_add(std::time::Duration::from_secs(100 * 365 * 86_400)))
