@@ -2,10 +2,10 @@
 
 pub mod bytes;
 pub mod chunk;
-pub mod encoder;
+pub(crate) mod encoder;
 pub mod event;
 pub mod frame;
-pub mod gap_prediction;
+pub(crate) mod gap_prediction;
 pub mod header;
 pub mod index;
 pub mod limits;
@@ -14,7 +14,7 @@ pub mod movement;
 pub mod pose;
 pub mod segment;
 pub mod state;
-pub mod tracks;
+pub(crate) mod tracks;
 
 pub use header::DATA_VERSION;
 
