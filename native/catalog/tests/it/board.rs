@@ -3,11 +3,11 @@
 //! runs, splits, sum of best, ghosts of a rank and of a player; a recording that did not finish
 //! is never listed.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 
-use common::{Db, Runner, player, record, spec};
+use crate::common::{Db, Runner, player, record, spec};
 use tickreel::ghost::Split;
 use tickreel::{Engine, EngineOptions, RecorderOptions};
 use tickreel_catalog::{Catalog, RunSpec};

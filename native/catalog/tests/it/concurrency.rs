@@ -2,13 +2,13 @@
 //! from the same recording file, on SQLite and on PostgreSQL: the board is exact afterwards (no
 //! lost run, one row per player holding their best, ties by the earlier run).
 
-mod common;
+use crate::common;
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use common::{Db, Runner, player, record, spec};
+use crate::common::{Db, Runner, player, record, spec};
 use tickreel_catalog::Catalog;
 
 const COURSE: &str = "concurrent";
@@ -67,7 +67,7 @@ fn two_processes_eight_threads(db: Db) {
     let url = common::fresh_url(db, dir.path());
     drop(Catalog::open(&url).unwrap()); // the schema, before the writers race
     let mut child = Command::new(std::env::current_exe().unwrap())
-        .args(["--exact", "child_writers", "--test-threads=1"])
+        .args(["--exact", "concurrency::child_writers", "--test-threads=1"])
         .env("TICKREEL_CATALOG_URL", &url)
         .env("TICKREEL_CATALOG_FILE", &file)
         .spawn()

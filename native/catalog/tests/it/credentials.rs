@@ -1,7 +1,7 @@
 //! A catalog URL's password never appears in an error or in what the catalog shows of itself,
 //! against the real PostgreSQL test cluster (password authentication).
 
-mod common;
+use crate::common;
 
 use tickreel_catalog::Catalog;
 

@@ -2,9 +2,9 @@
 //! schema version 1 with rows (upgraded, its board built from its runs), one from a newer build
 //! (refused).
 
-mod common;
+use crate::common;
 
-use common::{Db, Runner, player, record, spec};
+use crate::common::{Db, Runner, player, record, spec};
 use tickreel::ErrorKind;
 use tickreel_catalog::{Catalog, Migrated, SCHEMA_VERSION};
 

@@ -3,13 +3,13 @@
 //! killed with SIGKILL) leaves no listed recording without its file, and the next prune
 //! finishes the job.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
 
-use common::{Db, Runner, player, record, spec};
+use crate::common::{Db, Runner, player, record, spec};
 use tickreel_catalog::retain::PruneStep;
 use tickreel_catalog::{
     Catalog, NewReport, PruneOptions, Pruned, ReportStatus, RetentionPolicy, RetentionScope,
@@ -244,7 +244,7 @@ fn a_prune_killed_midway_lists_nothing_gone(db: Db) {
     let (cat, url) = common::fresh(db, dir.path());
     let w = world(&cat, dir.path());
     let mut child = Command::new(std::env::current_exe().unwrap())
-        .args(["--exact", "child_pruner", "--test-threads=1"])
+        .args(["--exact", "retention::child_pruner", "--test-threads=1"])
         .env("TICKREEL_PRUNE_URL", &url)
         .env("TICKREEL_PRUNE_NOW", w.now.to_string())
         .stdout(std::process::Stdio::null())
