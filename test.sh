@@ -18,7 +18,7 @@ cargo clippy --workspace --all-targets --features tickreel-cli/bench -- -D warni
 step "cargo test"
 bash scripts/ensure-s3-server.sh   # the S3 server the object-storage tests start on loopback
 bash scripts/ensure-postgres.sh  # the catalog's tests start a PostgreSQL cluster
-bash scripts/ensure-chromium.sh  # the web viewer's browser test (native/cli/tests/viewer_browser.rs)
+bash scripts/ensure-chromium.sh  # the web viewer's browser test (native/cli/tests/it/viewer_browser.rs)
 cargo test --workspace --all-targets --features tickreel-cli/bench
 
 # Every fuzz target over its seeds and kept regressions (seconds, after a build of a few minutes);

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Makes sure a headless Chromium is installed for the web viewer's browser test
-# (native/cli/tests/viewer_browser.rs): Debian's `chromium` package. Idempotent: does nothing
+# (native/cli/tests/it/viewer_browser.rs): Debian's `chromium` package. Idempotent: does nothing
 # when a Chromium that starts headless is already there. The test fails, never skips, when the
 # browser cannot start.
 set -euo pipefail

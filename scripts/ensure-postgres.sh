@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Makes sure PostgreSQL's server programs are installed for the catalog's tests
-# (native/catalog/tests start a throwaway cluster: initdb into a temporary directory, a server on
+# (native/catalog/tests/it start a throwaway cluster: initdb into a temporary directory, a server on
 # a loopback port, stopped when the tests end). Idempotent: does nothing when initdb and pg_ctl
 # are found (on the PATH or in Debian's /usr/lib/postgresql/<version>/bin); otherwise installs
 # Debian's `postgresql` package with apt-get (as root, or through sudo). The package's own

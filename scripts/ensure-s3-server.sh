@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Makes sure the S3-protocol test server the object-storage tests start is installed: moto_server
 # from PyPI (`moto[server]`). Idempotent: does nothing when `moto_server` already runs. The tests
-# (native/object/tests, native/cli/tests/cli_s3.rs) start it on a free loopback port and fail,
+# (native/object/tests/it, native/cli/tests/it/cli_s3.rs) start it on a free loopback port and fail,
 # never skip, when it cannot start.
 set -euo pipefail
 

@@ -1,6 +1,6 @@
 //! What the `csv_import` fuzz target does with its input: `tickreel import` of the bytes as a CSV
 //! trace, through the library the `tickreel` binary runs (`tickreel_cli::csv`). Shared with the
-//! CLI's regression test (`native/cli/tests/fuzz_regressions.rs` includes this file, and
+//! CLI's regression test (`native/cli/tests/it/fuzz_regressions.rs` includes this file, and
 //! `harness.rs` for its scratch directory, by path), so that a kept input replays through exactly
 //! the code the fuzzer ran.
 //!

@@ -1,5 +1,5 @@
 //! What each fuzz target does with its input. Shared with the regression tests
-//! (`native/core/tests/fuzz_regressions.rs` includes this file by path), so that a kept input
+//! (`native/core/tests/it/fuzz_regressions.rs` includes this file by path), so that a kept input
 //! replays through exactly the code the fuzzer ran. Uses only `tickreel` and the crates it
 //! depends on itself (`tempfile`, `xxhash-rust`, `zstd`, `fastnbt`), which its tests can use too.
 //!

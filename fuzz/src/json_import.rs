@@ -1,7 +1,7 @@
 //! What the `json_import` fuzz target does with its input: `tickreel import` of the bytes as the
 //! JSON lines of `tickreel dump`, through the library the `tickreel` binary runs
 //! (`tickreel_cli::json_import`, `tickreel_cli::dump`). Shared with the CLI's regression test
-//! (`native/cli/tests/fuzz_regressions.rs` includes this file, and `harness.rs` for its scratch
+//! (`native/cli/tests/it/fuzz_regressions.rs` includes this file, and `harness.rs` for its scratch
 //! directory, by path), so that a kept input replays through exactly the code the fuzzer ran.
 //!
 //! A function panics only when a property listed in its documentation breaks (or when the code

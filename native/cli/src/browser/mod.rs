@@ -1,5 +1,5 @@
 //! Headless Chromium driven over the Chrome DevTools Protocol (a WebSocket, `tungstenite`): what
-//! the web viewer's browser test (`tests/viewer_browser.rs`) and its memory benchmark (`tickreel
+//! the web viewer's browser test (`tests/it/viewer_browser.rs`) and its memory benchmark (`tickreel
 //! bench --only viewer`) share. Chromium is Debian's `chromium` (installed by
 //! `scripts/ensure-chromium.sh`), or the binary named by `TICKREEL_CHROMIUM`.
 //!

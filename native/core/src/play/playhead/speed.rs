@@ -74,7 +74,8 @@ mod tests {
 
     #[test]
     fn speeds_outside_the_range_are_rejected() {
-        // Exercised through the public API in native/core/tests/play.rs; here only the fixed point.
+        // Exercised through the public API in native/core/tests/it/play.rs; here only the fixed
+        // point.
         assert_eq!((0.25 * f64::from(SPEED_ONE)).round() as u32, SPEED_ONE / 4);
         assert!(!(MIN_SPEED..=MAX_SPEED).contains(&f64::NAN));
     }

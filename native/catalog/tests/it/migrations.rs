@@ -1,0 +1,118 @@
+//! Migrations on SQLite and on PostgreSQL: an empty database, an already-current one, one at
+//! schema version 1 with rows (upgraded, its board built from its runs), one from a newer build
+//! (refused).
+
+use crate::common;
+
+use crate::common::{Db, Runner, player, record, spec};
+use tickreel::ErrorKind;
+use tickreel_catalog::{Catalog, Migrated, SCHEMA_VERSION};
+
+fn empty_current_and_newer(db: Db) {
+    let dir = tempfile::tempdir().unwrap();
+    let url = common::fresh_url(db, dir.path());
+    let cat = Catalog::open(&url).unwrap();
+    assert_eq!(
+        cat.migrated(),
+        Migrated {
+            from: 0,
+            to: SCHEMA_VERSION
+        }
+    );
+    assert_eq!(cat.schema_version().unwrap(), SCHEMA_VERSION);
+    drop(cat);
+    let again = Catalog::open(&url).unwrap();
+    assert_eq!(
+        again.migrated(),
+        Migrated {
+            from: SCHEMA_VERSION,
+            to: SCHEMA_VERSION
+        }
+    );
+    again
+        .execute_raw(
+            "INSERT INTO tickreel_schema (version, name, applied_ms) VALUES (99, 'future', 0)",
+        )
+        .unwrap();
+    drop(again);
+    let e = Catalog::open(&url).unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::Unsupported, "{e}");
+    assert!(e.to_string().contains("99"), "{e}");
+}
+
+fn upgrade_from_version_1(db: Db) {
+    let dir = tempfile::tempdir().unwrap();
+    let url = common::fresh_url(db, dir.path());
+    let v1 = Catalog::open_at_version(&url, 1).unwrap();
+    assert_eq!(v1.schema_version().unwrap(), 1);
+    // a version-1 catalog's rows: player 1 twice (90, then 60), player 2 at 60 later, and an
+    // invalid 30 of player 2
+    let p = |n| player(n).to_string();
+    v1.execute_raw(&format!(
+        "INSERT INTO recordings (id, location, started_ms, first_tick, last_tick, tick_rate,
+             size_bytes, entity_count, summary, registered_ms)
+         VALUES (1, '/old/a.reel', 0, 0, 200, 20.0, 1000, 3, 'old', 0);
+         INSERT INTO runs (id, recording_id, course, player, player_name, entity, start_tick,
+             end_tick, ticks, tick_rate, achieved_ms, valid, flags) VALUES
+           (1, 1, 'c', '{a}', 'a', 1, 0, 90, 90, 20.0, 100, 1, 0),
+           (2, 1, 'c', '{a}', 'a', 2, 0, 60, 60, 20.0, 200, 1, 0),
+           (3, 1, 'c', '{b}', 'b', 3, 0, 60, 60, 20.0, 300, 1, 0),
+           (4, 1, 'c', '{b}', 'b', 3, 0, 30, 30, 20.0, 400, 0, 0);
+         INSERT INTO splits (run_id, seq, checkpoint, tick) VALUES (2, 0, 1, 25);",
+        a = p(1),
+        b = p(2)
+    ))
+    .unwrap();
+    drop(v1);
+
+    let cat = Catalog::open(&url).unwrap();
+    assert_eq!(
+        cat.migrated(),
+        Migrated {
+            from: 1,
+            to: SCHEMA_VERSION
+        }
+    );
+    let top: Vec<(i64, u64)> = cat
+        .top("c", 10)
+        .unwrap()
+        .iter()
+        .map(|p| (p.run.id, p.rank))
+        .collect();
+    assert_eq!(top, [(2, 1), (3, 2)]);
+    assert_eq!(cat.splits(2).unwrap().len(), 1);
+    // the upgraded catalog registers new runs (its id sequences continue after the old rows on
+    // PostgreSQL too: the old rows gave explicit ids, so new ones must not collide)
+    if db == Db::Postgres {
+        cat.execute_raw(
+            "SELECT setval(pg_get_serial_sequence('recordings', 'id'), (SELECT MAX(id) FROM recordings));
+             SELECT setval(pg_get_serial_sequence('runs', 'id'), (SELECT MAX(id) FROM runs));",
+        )
+        .unwrap();
+    }
+    let file = record(dir.path(), "new.reel", &[Runner::new(5, 0, 50, &[])]);
+    cat.register(&file, &[spec("c", 2, 5, 500)]).unwrap();
+    let pb = cat.personal_best("c", player(2)).unwrap().unwrap();
+    assert_eq!((pb.rank, pb.run.ticks), (1, 50));
+}
+
+on_both! {
+    an_empty_a_current_and_a_newer_schema => empty_current_and_newer;
+    an_upgrade_from_version_1_builds_the_board => upgrade_from_version_1;
+}
+
+/// A database that fails (here a file that is not an SQLite database) is `ErrorKind::Database`
+/// in every language (code 12), not an I/O error.
+#[test]
+fn a_failing_database_is_a_database_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("not-a-database.sqlite");
+    std::fs::write(&path, vec![0x5au8; 8192]).unwrap();
+    let e = Catalog::open(&format!("sqlite:{}", path.display())).unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::Database, "{e}");
+    assert_eq!(e.code(), 12);
+    assert!(
+        e.to_string().starts_with("database error: catalog: "),
+        "{e}"
+    );
+}

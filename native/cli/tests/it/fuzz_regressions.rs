@@ -1,0 +1,102 @@
+//! Every input the `csv_import` and `json_import` fuzzers found a problem with, kept under
+//! `fuzz/regressions/<target>/`, replayed through exactly the code the fuzz target runs
+//! (`fuzz/src/<target>.rs`, included here by path with the `harness.rs` it uses), and the seed
+//! corpora `fuzz/seeds/<target>/` too. See `fuzz/README.md`; the core's targets are replayed by
+//! `native/core/tests/it/fuzz_regressions.rs`.
+
+#[path = "../../../../fuzz/src/csv_import.rs"]
+mod csv_import;
+
+#[path = "../../../../fuzz/src/json_import.rs"]
+mod json_import;
+
+use std::path::PathBuf;
+
+/// The files of `fuzz/<kind>/<target>/`, sorted (none if the directory does not exist).
+fn inputs(kind: &str, target: &str) -> (PathBuf, Vec<PathBuf>) {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../fuzz")
+        .join(kind)
+        .join(target);
+    let Ok(entries) = std::fs::read_dir(&dir) else {
+        return (dir, Vec::new());
+    };
+    let mut paths: Vec<PathBuf> = entries
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.is_file())
+        .collect();
+    paths.sort();
+    (dir, paths)
+}
+
+/// Runs every input of `fuzz/<kind>/<target>/` through `run`; fails naming each one that panics.
+fn replay(kind: &str, target: &str, run: fn(&[u8])) -> usize {
+    let (dir, paths) = inputs(kind, target);
+    let failed: Vec<String> = paths
+        .iter()
+        .filter(|p| {
+            let bytes = std::fs::read(p).unwrap();
+            std::panic::catch_unwind(|| run(&bytes)).is_err()
+        })
+        .map(|p| p.file_name().unwrap().to_string_lossy().into_owned())
+        .collect();
+    assert!(
+        failed.is_empty(),
+        "{} of {} inputs in {} panic: {failed:?}",
+        failed.len(),
+        paths.len(),
+        dir.display()
+    );
+    paths.len()
+}
+
+#[test]
+fn csv_import_regressions() {
+    replay("regressions", "csv_import", csv_import::csv_import);
+}
+
+/// The seeds pass too (they are the fuzzer's starting points, and exercise the harness).
+#[test]
+fn csv_import_seeds() {
+    let n = replay("seeds", "csv_import", csv_import::csv_import);
+    assert!(n > 0, "no seeds in fuzz/seeds/csv_import");
+}
+
+/// A valid trace goes through the whole round trip; invalid ones are errors, which the harness
+/// accepts (the seeds may not cover both).
+#[test]
+fn valid_and_invalid_traces_pass_the_harness() {
+    csv_import::csv_import(b"tick,entity,x,y,z,yaw,pitch\n0,1,0,64,0,0,0\n");
+    csv_import::csv_import(b"tick,entity\n");
+    csv_import::csv_import(b"\xff\xfe\n");
+    csv_import::csv_import(b"");
+}
+
+#[test]
+fn json_import_regressions() {
+    replay("regressions", "json_import", json_import::json_import);
+}
+
+#[test]
+fn json_import_seeds() {
+    let n = replay("seeds", "json_import", json_import::json_import);
+    assert!(n > 0, "no seeds in fuzz/seeds/json_import");
+}
+
+/// A valid dump goes through the whole round trip (with and without its metadata lines); invalid
+/// lines are errors, which the harness accepts.
+#[test]
+fn valid_and_invalid_dumps_pass_the_harness() {
+    let tick = br#"{"tick":2,"events":[{"type":"entity_add","entity":1,"kind":3,"x":0.5,"y":64,"z":0,"yaw":720,"pitch":0},{"type":"custom","type_id":9,"name":"n","data":"00ff"}]}"#;
+    json_import::json_import(tick);
+    let mut with_meta =
+        br#"{"recording":{"tick_rate_millihz":50000,"gaps":[[0,1]],"dropped_ticks":2}}"#.to_vec();
+    with_meta.push(b'\n');
+    with_meta.extend_from_slice(br#"{"snapshot":{"tick":2,"data":"61"}}"#);
+    with_meta.push(b'\n');
+    with_meta.extend_from_slice(tick);
+    json_import::json_import(&with_meta);
+    json_import::json_import(b"{\"tick\":1}");
+    json_import::json_import(b"{");
+    json_import::json_import(b"");
+}

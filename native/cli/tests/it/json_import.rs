@@ -1,0 +1,503 @@
+//! `tickreel import` of the JSON lines `tickreel dump` prints: dump → import → dump gives the same
+//! lines and the same states at every tick, and bad lines fail naming the file and the line.
+
+use std::path::{Path, PathBuf};
+
+use crate::tool::{assert_ok, p, stderr, stdout, tickreel};
+use tickreel::format::event::flag;
+use tickreel::format::metadata::{EntityInfo, EventType, Gap};
+use tickreel::play::Reader;
+use tickreel::record::{ChunkPolicy, ReelOptions, ReelWriter};
+use tickreel::{Event, Pose};
+
+fn golden() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../core/tests/data/golden.reel")
+}
+
+/// `tickreel dump [--metadata] FILE` as text.
+fn dump(file: &Path, metadata: bool) -> String {
+    let mut args = vec!["dump"];
+    if metadata {
+        args.push("--metadata");
+    }
+    args.push(p(file));
+    let o = tickreel(&args);
+    assert_ok(&o);
+    stdout(&o)
+}
+
+/// Imports `input` to `out` with `extra` arguments; returns the tool's output.
+fn import(input: &Path, out: &Path, extra: &[&str]) -> std::process::Output {
+    let mut args = vec!["import", p(input), p(out)];
+    args.extend_from_slice(extra);
+    tickreel(&args)
+}
+
+/// Asserts that two recordings have the same ticks and the same entity states at every tick of
+/// their span, the same header fields and the same metadata (stats included).
+#[track_caller]
+fn assert_same_recording(a: &Path, b: &Path) {
+    let ra = Reader::open_path(a).unwrap();
+    let rb = Reader::open_path(b).unwrap();
+    assert_eq!(ra.first_tick(), rb.first_tick());
+    assert_eq!(ra.last_tick(), rb.last_tick());
+    let (ha, hb) = (ra.header(), rb.header());
+    assert_eq!(ha.tick_rate_millihz, hb.tick_rate_millihz);
+    assert_eq!(ha.timestamp_ms, hb.timestamp_ms);
+    assert_eq!(ha.world_id, hb.world_id);
+    assert_eq!(ha.world_version, hb.world_version);
+    assert_eq!(ha.recording_id, hb.recording_id);
+    assert_eq!(ha.game_data_version, hb.game_data_version);
+    let (ma, mb) = (ra.metadata(), rb.metadata());
+    assert_eq!(ma.user, mb.user);
+    assert_eq!(ma.library.entities, mb.library.entities);
+    assert_eq!(ma.library.event_types, mb.library.event_types);
+    assert_eq!(ma.library.gaps, mb.library.gaps);
+    assert_eq!(
+        ma.library.stats.ticks_written,
+        mb.library.stats.ticks_written
+    );
+    assert_eq!(ma.library.stats.events, mb.library.stats.events);
+    assert_eq!(ma.library.stats.pose_samples, mb.library.stats.pose_samples);
+    assert_eq!(
+        ma.library.stats.dropped_ticks,
+        mb.library.stats.dropped_ticks
+    );
+    assert_eq!(ma.library.analysis, mb.library.analysis);
+    let (Some(first), Some(last)) = (ra.first_tick(), ra.last_tick()) else {
+        return;
+    };
+    let ta: Vec<_> = ra.ticks(first, last).map(Result::unwrap).collect();
+    let tb: Vec<_> = rb.ticks(first, last).map(Result::unwrap).collect();
+    assert_eq!(ta.len(), tb.len());
+    for (x, y) in ta.iter().zip(&tb) {
+        assert_eq!((x.tick, &x.events), (y.tick, &y.events));
+    }
+    for tick in first..=last {
+        let sa = ra.seek(tick).unwrap();
+        let sb = rb.seek(tick).unwrap();
+        assert_eq!(
+            sa.entities, sb.entities,
+            "entity states differ at tick {tick}"
+        );
+        let snap = |r: &Reader, s: Option<usize>| s.map(|c| r.read_chunk(c).unwrap().snapshot);
+        assert_eq!(
+            snap(&ra, sa.snapshot_chunk),
+            snap(&rb, sb.snapshot_chunk),
+            "snapshots differ at tick {tick}"
+        );
+    }
+}
+
+/// dump --metadata → import → dump --metadata, checked line for line and state for state;
+/// returns the dump.
+fn round_trip(src: &Path, dir: &Path) -> String {
+    let first = dump(src, true);
+    let jsonl = dir.join("dump.jsonl");
+    std::fs::write(&jsonl, &first).unwrap();
+    let out = dir.join("back.reel");
+    let o = import(&jsonl, &out, &[]);
+    assert_ok(&o);
+    assert!(
+        stdout(&o).contains("with the recording's metadata"),
+        "{}",
+        stdout(&o)
+    );
+    let second = dump(&out, true);
+    assert_eq!(first, second, "dump of the import differs");
+    // And the plain dump, as it always was, too.
+    assert_eq!(dump(src, false), dump(&out, false));
+    assert_same_recording(src, &out);
+    first
+}
+
+#[test]
+fn the_golden_file_round_trips() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = round_trip(&golden(), dir.path());
+    let first: serde_json::Value = serde_json::from_str(text.lines().next().unwrap()).unwrap();
+    let rec = &first["recording"];
+    assert_eq!(rec["tick_rate_millihz"], 20_000);
+    assert_eq!(rec["entities"][0]["name"], "Steve");
+    assert_eq!(rec["event_types"][0]["name"], "minecraft:block_change");
+    assert_eq!(rec["gaps"], serde_json::json!([[5, 5], [13, 13]]));
+    assert_eq!(rec["user"]["map"], "golden_parkour");
+    assert_eq!(text.matches("{\"snapshot\":").count(), 2, "{text}");
+    assert!(text.contains("\"type\":\"custom\""));
+    assert!(text.contains("\"type\":\"velocity\""));
+}
+
+#[test]
+fn a_simulated_recording_with_churn_round_trips() {
+    let dir = tempfile::tempdir().unwrap();
+    let sim = dir.path().join("sim.reel");
+    let o = tickreel(&[
+        "simulate",
+        "--out",
+        p(&sim),
+        "--players",
+        "6",
+        "--ticks",
+        "900",
+        "--churn",
+        "0.01",
+        "--seed",
+        "7",
+    ]);
+    assert_ok(&o);
+    let text = round_trip(&sim, dir.path());
+    for kind in [
+        "entity_add",
+        "player_leave",
+        "teleport",
+        "custom",
+        "flags",
+        "pose",
+    ] {
+        assert!(
+            text.contains(&format!("\"type\":\"{kind}\"")),
+            "the simulation has no {kind} event"
+        );
+    }
+}
+
+/// A recording with every event kind a file keeps, an entity removed and added again, several
+/// chunks and snapshots, written directly.
+fn every_kind(path: &Path) {
+    let mut options = ReelOptions::compacted();
+    options.policy = ChunkPolicy {
+        chunk_ticks: 7,
+        chunk_bytes: 1 << 20,
+        snapshot_interval: 600,
+        zstd_level: 3,
+    };
+    options.info.tick_rate_millihz = 50_000;
+    options.info.timestamp_ms = -5;
+    options.info.game_data_version = 9;
+    options.info.world_id = [7; 16];
+    let mut w = ReelWriter::create(path, options).unwrap();
+    w.set_recording_id([3; 16]);
+    w.register_entity(EntityInfo {
+        id: 1,
+        kind: 5,
+        uuid: None,
+        name: Some("zed \"quoted\" ✓".into()),
+    })
+    .unwrap();
+    w.register_event_type(EventType {
+        id: 42,
+        name: "game:thing".into(),
+        version: 2,
+    })
+    .unwrap();
+    w.set_gaps(vec![Gap { from: 30, to: 31 }], 2);
+    w.set_user_metadata(
+        "nested",
+        fastnbt::Value::List(vec![
+            fastnbt::Value::Long(i64::MIN),
+            fastnbt::Value::Long(1),
+        ]),
+    )
+    .unwrap();
+    w.set_user_metadata("f", fastnbt::Value::Float(0.1))
+        .unwrap();
+    let pose = |i: i64| Pose {
+        x: i * 37 - 100_000,
+        y: 64 * 4096 + i,
+        z: -(i * i),
+        yaw: i * 9001 - 3_000_000,
+        pitch: -i * 11,
+    };
+    for t in 0..60u32 {
+        let i = i64::from(t);
+        if t % 20 == 0 {
+            w.offer_snapshot(format!("snapshot at {t}").into_bytes())
+                .unwrap();
+        }
+        let mut ev = Vec::new();
+        match t {
+            0 => {
+                ev.push(Event::EntityAdd {
+                    entity: 1,
+                    kind: 5,
+                    pose: pose(0),
+                });
+                ev.push(Event::EntityAdd {
+                    entity: 2,
+                    kind: 6,
+                    pose: pose(1),
+                });
+            }
+            10 => ev.push(Event::EntityRemove { entity: 2 }),
+            12 => ev.push(Event::EntityAdd {
+                entity: 2,
+                kind: 8,
+                pose: pose(2),
+            }),
+            15 => ev.push(Event::Teleport {
+                entity: 1,
+                pose: pose(1000),
+            }),
+            40 => ev.push(Event::PlayerLeave { entity: 2 }),
+            _ => {}
+        }
+        if t != 15 {
+            ev.push(Event::Pose {
+                entity: 1,
+                pose: pose(i),
+            });
+        }
+        if t % 3 == 0 {
+            ev.push(Event::Flags {
+                entity: 1,
+                flags: if t % 2 == 0 {
+                    flag::ON_GROUND | 1 << 30
+                } else {
+                    0
+                },
+            });
+            ev.push(Event::Velocity {
+                entity: 1,
+                x: i * 3,
+                y: -i,
+                z: 8001,
+            });
+        }
+        if t % 5 == 0 {
+            ev.push(Event::Checkpoint {
+                entity: 1,
+                index: t / 5,
+            });
+            ev.push(Event::Custom {
+                type_id: 42,
+                data: vec![t as u8; t as usize],
+            });
+            ev.push(Event::Extension {
+                kind: 0x41,
+                data: vec![0xff, t as u8],
+            });
+        }
+        if t == 33 {
+            continue; // an empty tick
+        }
+        w.write_tick(t, &ev).unwrap();
+    }
+    w.finish().unwrap();
+}
+
+#[test]
+fn every_event_kind_and_metadata_round_trip() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("kinds.reel");
+    every_kind(&src);
+    let text = round_trip(&src, dir.path());
+    for kind in [
+        "entity_add",
+        "entity_remove",
+        "pose",
+        "teleport",
+        "flags",
+        "checkpoint",
+        "velocity",
+        "player_leave",
+        "custom",
+        "extension",
+    ] {
+        assert!(
+            text.contains(&format!("\"type\":\"{kind}\"")),
+            "no {kind} in the dump"
+        );
+    }
+    assert!(text.matches("{\"snapshot\":").count() >= 3, "{text}");
+}
+
+#[test]
+fn a_recording_without_ticks_keeps_its_metadata() {
+    let dir = tempfile::tempdir().unwrap();
+    let jsonl = dir.path().join("meta.jsonl");
+    std::fs::write(
+        &jsonl,
+        "{\"recording\":{\"game_data_version\":7,\"entities\":[{\"id\":4,\"kind\":2}]}}\n\
+         {\"tick\":3,\"events\":[]}\n",
+    )
+    .unwrap();
+    let src = dir.path().join("meta.reel");
+    assert_ok(&import(&jsonl, &src, &[]));
+    let text = dump(&src, true);
+    assert_eq!(text.lines().count(), 1, "{text}");
+    assert!(text.contains("\"game_data_version\":7"), "{text}");
+    assert_eq!(dump(&src, false), "");
+    let sub = dir.path().join("again");
+    std::fs::create_dir(&sub).unwrap();
+    assert_eq!(round_trip(&src, &sub), text);
+}
+
+#[test]
+fn a_plain_dump_imports_with_the_given_tick_rate() {
+    let dir = tempfile::tempdir().unwrap();
+    let jsonl = dir.path().join("plain.jsonl");
+    std::fs::write(&jsonl, dump(&golden(), false)).unwrap();
+    let out = dir.path().join("plain.reel");
+    let o = import(&jsonl, &out, &["--tick-rate", "50"]);
+    assert_ok(&o);
+    assert_eq!(dump(&out, false), dump(&golden(), false));
+    let r = Reader::open_path(&out).unwrap();
+    assert_eq!(r.header().tick_rate_millihz, 50_000);
+    assert!(r.metadata().user.contains_key("import_source"));
+    assert!(r.metadata().library.entities.is_empty());
+    let types = &r.metadata().library.event_types;
+    assert_eq!(types.len(), 1);
+    assert_eq!(
+        (types[0].id, types[0].name.as_str()),
+        (100, "minecraft:block_change")
+    );
+    // One name per custom type.
+    let twice = dir.path().join("twice.jsonl");
+    std::fs::write(
+        &twice,
+        "{\"tick\":1,\"events\":[{\"type\":\"custom\",\"type_id\":4,\"name\":\"a\",\"data\":\"\"}]}\n\
+         {\"tick\":2,\"events\":[{\"type\":\"custom\",\"type_id\":4,\"name\":\"b\",\"data\":\"\"}]}\n",
+    )
+    .unwrap();
+    let o = import(&twice, &dir.path().join("twice.reel"), &[]);
+    assert!(!o.status.success());
+    assert!(
+        stderr(&o).contains(
+            "line 2: event 1 of tick 2: custom type 4 is named \"b\" here and otherwise before"
+        ),
+        "{}",
+        stderr(&o)
+    );
+}
+
+#[test]
+fn the_format_is_detected_or_given() {
+    let dir = tempfile::tempdir().unwrap();
+    let csv = dir.path().join("t.csv");
+    std::fs::write(&csv, "tick,entity,x,y,z,yaw,pitch\n0,1,0,0,0,0,0\n").unwrap();
+    let out = dir.path().join("csv.reel");
+    assert_ok(&import(&csv, &out, &[]));
+    // Forced formats read the file as told.
+    let o = import(&csv, &dir.path().join("x.reel"), &["--format", "json"]);
+    assert!(!o.status.success());
+    assert!(
+        stderr(&o).contains("line 1: not valid JSON"),
+        "{}",
+        stderr(&o)
+    );
+    let jsonl = dir.path().join("d.jsonl");
+    std::fs::write(&jsonl, dump(&golden(), true)).unwrap();
+    let o = import(&jsonl, &dir.path().join("y.reel"), &["--format", "csv"]);
+    assert!(!o.status.success());
+    assert!(stderr(&o).contains("unknown column"), "{}", stderr(&o));
+    assert_ok(&import(
+        &jsonl,
+        &dir.path().join("z.reel"),
+        &["--format", "json"],
+    ));
+}
+
+#[test]
+fn outputs_are_checked_as_for_csv() {
+    let dir = tempfile::tempdir().unwrap();
+    let jsonl = dir.path().join("d.jsonl");
+    let text = dump(&golden(), true);
+    std::fs::write(&jsonl, &text).unwrap();
+    let out = dir.path().join("o.reel");
+    std::fs::write(&out, b"keep").unwrap();
+    let o = import(&jsonl, &out, &[]);
+    assert!(!o.status.success());
+    assert!(stderr(&o).contains("--force"), "{}", stderr(&o));
+    assert_eq!(std::fs::read(&out).unwrap(), b"keep");
+    let o = import(&jsonl, &jsonl, &["--force"]);
+    assert!(stderr(&o).contains("refusing to write"), "{}", stderr(&o));
+    assert_eq!(std::fs::read_to_string(&jsonl).unwrap(), text);
+    assert_ok(&import(&jsonl, &out, &["--force"]));
+    assert_eq!(dump(&out, true), text);
+}
+
+#[test]
+fn bad_lines_fail_naming_the_file_and_the_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let good = r#"{"tick":3,"events":[{"type":"entity_add","entity":1,"kind":0,"x":0,"y":0,"z":0,"yaw":0,"pitch":0}]}"#;
+    let huge = "9".repeat(100_000);
+    let long_type = "w".repeat(100_000);
+    let cases: Vec<(String, &str)> = vec![
+        (
+            format!("{good}\n{{\"tick\":4,\"events\":[}}"),
+            "line 2: not valid JSON",
+        ),
+        (format!("{good}\n\n[1,2]"), "line 3: "),
+        (
+            format!("{good}\n{{\"tick\":4,\"events\":[{{\"type\":\"warp\",\"entity\":1}}]}}"),
+            "line 2: event 1 of tick 4: unknown event type \"warp\"",
+        ),
+        (
+            format!("{good}\n{{\"tick\":3,\"events\":[]}}"),
+            "line 2: tick 3 comes after tick 3 (line 1)",
+        ),
+        (
+            format!("{good}\n{{\"tick\":2,\"events\":[]}}"),
+            "line 2: tick 2 comes after tick 3",
+        ),
+        (
+            format!("{good}\n{{\"tick\":{huge},\"events\":[]}}"),
+            "line 2: not valid JSON (number out of range",
+        ),
+        (
+            format!("{good}\n{{\"tick\":4294967296,\"events\":[]}}"),
+            "tick 4294967296 is not an unsigned 32-bit integer",
+        ),
+        (
+            format!(
+                "{good}\n{{\"tick\":5,\"events\":[{{\"type\":\"pose\",\"entity\":1,\"x\":1e30,\"y\":0,\"z\":0,\"yaw\":0,\"pitch\":0}}]}}"
+            ),
+            "line 2: event 1 of tick 5: x 1e+30 is out of range",
+        ),
+        (
+            format!(
+                "{good}\n{{\"tick\":5,\"events\":[{{\"type\":\"pose\",\"entity\":1,\"x\":{huge}.5,\"y\":0,\"z\":0,\"yaw\":0,\"pitch\":0}}]}}"
+            ),
+            "line 2: ",
+        ),
+        (
+            format!("{good}\n{{\"tick\":5,\"events\":[{{\"type\":\"{long_type}\"}}]}}"),
+            "unknown event type \"www",
+        ),
+        (
+            format!("{good}\n{{\"recording\":{{}}}}"),
+            "line 2: a \"recording\" line must be the first line",
+        ),
+        (
+            format!("{good}\n{{\"snapshot\":{{\"tick\":9,\"data\":\"00\"}}}}"),
+            "line 2: a snapshot with no tick after it",
+        ),
+        (
+            format!("{good}\n{{\"frame\":1}}"),
+            "line 2: expected a line",
+        ),
+        (
+            format!(
+                "{good}\n{{\"tick\":4,\"events\":[{{\"type\":\"entity_remove\",\"entity\":1,\"entity\":2}}]}}"
+            ),
+            "line 2: not valid JSON (the key \"entity\" appears twice in one object",
+        ),
+        ("\n\n".to_string(), "empty file"),
+    ];
+    for (i, (text, want)) in cases.iter().enumerate() {
+        let input = dir.path().join(format!("bad{i}.jsonl"));
+        std::fs::write(&input, text).unwrap();
+        let out = dir.path().join(format!("bad{i}.reel"));
+        let o = import(&input, &out, &["--format", "json"]);
+        let err = stderr(&o);
+        assert!(!o.status.success(), "case {i} imported");
+        assert!(err.contains(want), "case {i}: stderr lacks {want:?}: {err}");
+        assert!(err.contains(p(&input)), "case {i}: no path: {err}");
+        assert!(
+            err.len() < 600,
+            "case {i}: {} bytes of error: {err}",
+            err.len()
+        );
+        assert!(!out.exists(), "case {i} left {}", out.display());
+    }
+}

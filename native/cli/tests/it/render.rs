@@ -1,0 +1,549 @@
+//! `tickreel render` and `tickreel ghost --plot`, run as the real binary: the SVG they write parses
+//! as XML, holds one path per entity with the points and stretches the recording gives, teleports
+//! split paths, filters and ranges apply, names are escaped, and bad input is a clear error.
+
+use crate::common;
+use crate::tool::tickreel;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::Output;
+
+use tickreel::format::metadata::EntityInfo;
+use tickreel::record::{ChunkPolicy, ReelOptions, ReelWriter};
+use tickreel::{Event, Pose};
+
+use crate::svg::{El, count_points, parse, paths, stretches, teleport_ticks};
+
+// ---------------------------------------------------------------- running the binary
+
+fn ok(out: Output) -> String {
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// Exit status 1 with a message naming `needle`.
+fn fails(out: Output, needle: &str) -> String {
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert_eq!(out.status.code(), Some(1), "stderr: {err}");
+    assert!(err.contains(needle), "{needle:?} not in {err:?}");
+    err
+}
+
+fn golden() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../core/tests/data/golden.reel")
+}
+
+fn s(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
+fn render(file: &Path, out: &Path, extra: &[&str]) -> El {
+    let mut args = vec!["render", s(file), "--out", s(out)];
+    args.extend_from_slice(extra);
+    ok(tickreel(&args));
+    parse(&std::fs::read_to_string(out).unwrap())
+}
+
+// ---------------------------------------------------------------- render
+
+#[test]
+fn the_golden_file_gives_its_paths_teleport_and_checkpoint() {
+    let dir = tempfile::tempdir().unwrap();
+    let svg = render(
+        &golden(),
+        &dir.path().join("all.svg"),
+        &["--tolerance", "0"],
+    );
+    let p = paths(&svg);
+    assert_eq!(p.keys().copied().collect::<Vec<_>>(), vec![1, 2, 3]);
+    // Steve: a pose on 18 ticks (0..20 without 5 and 13), one stretch
+    assert_eq!(count_points(p[&1]), (18, 1));
+    // he walks +0.2 x and +0.1 z a tick: x to the right, z downwards, one scale for both
+    let steve = &stretches(p[&1].attr("d"))[0];
+    for w in steve.windows(2) {
+        assert!(w[1][0] > w[0][0] && w[1][1] > w[0][1], "{w:?}");
+    }
+    let (first, last) = (steve[0], steve[steve.len() - 1]);
+    let ratio = (last[0] - first[0]) / (last[1] - first[1]);
+    assert!((ratio - 2.0).abs() < 0.02, "{ratio}");
+    // Alex: added, moved a quarter block, teleported: two stretches, the jump is not a line
+    assert_eq!(count_points(p[&2]), (3, 2));
+    let alex = stretches(p[&2].attr("d"));
+    assert_eq!(svg.find(|e| e.has_class("teleports")).len(), 1);
+    assert_eq!(teleport_ticks(&svg, 2), vec![6]);
+    // the ring (drawn from its left edge, 4 px each side) is where the first stretch ends, the
+    // triangle (its tip 5 px above) where the second begins
+    let group = svg.find(|e| e.has_class("teleports"))[0];
+    let start_of = |class: &str, stop: char| -> Vec<f64> {
+        let d = group.find(|e| e.has_class(class))[0].attr("d");
+        d[1..d.find(stop).unwrap()]
+            .split(' ')
+            .map(|n| n.parse().unwrap())
+            .collect()
+    };
+    let ring = start_of("teleport-from", 'a');
+    let end = alex[0].last().unwrap();
+    assert!((ring[0] + 4.0 - end[0]).abs() < 0.11 && (ring[1] - end[1]).abs() < 0.11);
+    let tri = start_of("teleport-to", 'l');
+    let landed = alex[1][0];
+    assert!((tri[0] - landed[0]).abs() < 0.11 && (tri[1] + 5.0 - landed[1]).abs() < 0.11);
+    // the zombie never moved: one point
+    assert_eq!(count_points(p[&3]), (1, 1));
+    let cp = svg.find(|e| e.has_class("checkpoint"));
+    assert_eq!(cp.len(), 1);
+    assert_eq!(
+        (
+            cp[0].attr("data-entity"),
+            cp[0].attr("data-index"),
+            cp[0].attr("data-tick")
+        ),
+        ("1", "1", "7")
+    );
+    let legend: Vec<String> = svg
+        .find(|e| e.has_class("legend-entry"))
+        .iter()
+        .map(|e| e.find(|t| t.name == "text")[0].text.clone())
+        .collect();
+    assert_eq!(legend, vec!["Steve (#1)", "Alex (#2)", "entity 3"]);
+    assert_eq!(svg.find(|e| e.attr("id") == "axes").len(), 1);
+    assert!(
+        svg.find(|e| e.name == "text")
+            .iter()
+            .any(|t| t.text == "x (blocks)")
+    );
+
+    // the default tolerance draws Steve's straight walk as one line
+    let svg = render(&golden(), &dir.path().join("simple.svg"), &[]);
+    assert_eq!(count_points(paths(&svg)[&1]), (2, 1));
+    assert_eq!(count_points(paths(&svg)[&2]), (3, 2));
+}
+
+#[test]
+fn entity_filters_and_tick_ranges_apply() {
+    let dir = tempfile::tempdir().unwrap();
+    let svg = render(&golden(), &dir.path().join("alex.svg"), &["--entity", "2"]);
+    assert_eq!(paths(&svg).keys().copied().collect::<Vec<_>>(), vec![2]);
+    assert!(svg.find(|e| e.has_class("checkpoint")).is_empty());
+    assert_eq!(svg.find(|e| e.has_class("legend-entry")).len(), 1);
+    let svg = render(
+        &golden(),
+        &dir.path().join("two.svg"),
+        &["--entity", "3", "--entity", "1", "--tolerance", "0"],
+    );
+    assert_eq!(paths(&svg).keys().copied().collect::<Vec<_>>(), vec![1, 3]);
+
+    // ticks 7..=12: where everyone stood when tick 7 began (after tick 6), then what moved
+    let svg = render(
+        &golden(),
+        &dir.path().join("range.svg"),
+        &["--from", "7", "--to", "12", "--tolerance", "0"],
+    );
+    let p = paths(&svg);
+    assert_eq!(count_points(p[&1]), (7, 1));
+    // Alex had already teleported: one point, no jump in the range
+    assert_eq!(count_points(p[&2]), (1, 1));
+    assert!(svg.find(|e| e.has_class("teleports")).is_empty());
+    assert_eq!(count_points(p[&3]), (1, 1));
+    assert_eq!(svg.find(|e| e.has_class("checkpoint")).len(), 1);
+    let title = svg.find(|e| e.name == "title")[0].text.clone();
+    assert!(title.ends_with("ticks 7..=12 (0.2 s)"), "{title}");
+}
+
+/// Per entity, the stretches and distinct positions a simulated recording gives, computed from
+/// the simulator's own events: a stretch starts at an add or a teleport; a position counts when
+/// it differs from the one before.
+fn expected_from_events(ticks: &[(u32, Vec<Event>)]) -> BTreeMap<u32, (usize, usize, usize)> {
+    let mut last: BTreeMap<u32, Option<[i64; 2]>> = BTreeMap::new();
+    let mut out: BTreeMap<u32, (usize, usize, usize)> = BTreeMap::new();
+    for (_, events) in ticks {
+        for e in events {
+            match *e {
+                Event::EntityAdd { entity, pose, .. } => {
+                    let o = out.entry(entity).or_default();
+                    o.0 += 1;
+                    o.1 += 1;
+                    last.insert(entity, Some([pose.x, pose.z]));
+                }
+                Event::Teleport { entity, pose } => {
+                    let o = out.entry(entity).or_default();
+                    if last.get(&entity).copied().flatten().is_some() {
+                        o.2 += 1;
+                    }
+                    o.0 += 1;
+                    o.1 += 1;
+                    last.insert(entity, Some([pose.x, pose.z]));
+                }
+                Event::Pose { entity, pose } => {
+                    let o = out.entry(entity).or_default();
+                    let p = Some([pose.x, pose.z]);
+                    match last.get(&entity).copied().flatten() {
+                        None => {
+                            o.0 += 1;
+                            o.1 += 1;
+                        }
+                        Some(q) if Some(q) != p => o.1 += 1,
+                        Some(_) => {}
+                    }
+                    last.insert(entity, p);
+                }
+                Event::EntityRemove { entity } | Event::PlayerLeave { entity } => {
+                    last.insert(entity, None);
+                }
+                _ => {}
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn a_simulated_server_gives_one_path_per_entity_split_at_teleports() {
+    let dir = tempfile::tempdir().unwrap();
+    let reel = dir.path().join("sim.reel");
+    let ticks = common::sim_ticks(6, 1500, 11);
+    common::write_reel(&reel, &ticks, ChunkPolicy::default());
+    let want = expected_from_events(&ticks);
+    assert!(
+        want.values().map(|w| w.2).sum::<usize>() >= 5,
+        "the simulator teleports"
+    );
+    let svg = render(&reel, &dir.path().join("all.svg"), &["--tolerance", "0"]);
+    let p = paths(&svg);
+    assert_eq!(
+        p.keys().copied().collect::<Vec<_>>(),
+        want.keys().copied().collect::<Vec<_>>()
+    );
+    for (id, &(segments, points, teleports)) in &want {
+        assert_eq!(count_points(p[id]), (points, segments), "entity {id}");
+        assert_eq!(teleport_ticks(&svg, *id).len(), teleports, "entity {id}");
+    }
+    // simplified: fewer points, never fewer stretches
+    let svg = render(&reel, &dir.path().join("simple.svg"), &[]);
+    let q = paths(&svg);
+    let (mut before, mut after) = (0, 0);
+    for (id, &(segments, points, _)) in &want {
+        let (n, segs) = count_points(q[id]);
+        assert_eq!(segs, segments, "entity {id}");
+        assert!(n <= points);
+        (before, after) = (before + points, after + n);
+    }
+    assert!(after * 2 < before, "{after} of {before} points drawn");
+}
+
+#[test]
+fn an_hour_of_play_stays_a_small_svg() {
+    let dir = tempfile::tempdir().unwrap();
+    let reel = dir.path().join("hour.reel");
+    // 4 players for an hour at 20 ticks/s: 288,000 positions
+    let ticks = common::sim_ticks(4, 72_000, 5);
+    common::write_reel(&reel, &ticks, ChunkPolicy::default());
+    let out = dir.path().join("hour.svg");
+    let started = std::time::Instant::now();
+    let svg = render(&reel, &out, &[]);
+    let took = started.elapsed();
+    let size = std::fs::metadata(&out).unwrap().len();
+    let drawn: usize = paths(&svg).values().map(|p| count_points(p).0).sum();
+    eprintln!("1 hour, 4 players: {size} bytes, {drawn} points, {took:?}");
+    assert!(size < 600_000, "{size} bytes");
+    assert!(drawn <= 50_000, "{drawn} points");
+}
+
+#[test]
+fn names_from_the_recording_are_escaped() {
+    let dir = tempfile::tempdir().unwrap();
+    let reel = dir.path().join("names.reel");
+    let mut w = ReelWriter::create(&reel, ReelOptions::default()).unwrap();
+    let name = "<b>\"Tom\" & 'Jerry'</b>";
+    w.register_entity(EntityInfo {
+        id: 4,
+        kind: 1,
+        uuid: None,
+        name: Some(name.into()),
+    })
+    .unwrap();
+    w.write_tick(
+        0,
+        &[Event::EntityAdd {
+            entity: 4,
+            kind: 1,
+            pose: Pose::from_f64(0.0, 64.0, 0.0, 0.0, 0.0),
+        }],
+    )
+    .unwrap();
+    w.write_tick(
+        1,
+        &[Event::Pose {
+            entity: 4,
+            pose: Pose::from_f64(3.0, 64.0, 4.0, 0.0, 0.0),
+        }],
+    )
+    .unwrap();
+    w.finish().unwrap();
+    let svg = render(&reel, &dir.path().join("n.svg"), &[]);
+    let entry = svg.find(|e| e.has_class("legend-entry"))[0];
+    assert_eq!(
+        entry.find(|t| t.name == "text")[0].text,
+        format!("{name} (#4)")
+    );
+}
+
+#[test]
+fn bad_input_is_a_clear_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("x.svg");
+    let o = s(&out);
+    // a missing file
+    let missing = dir.path().join("nope.reel");
+    fails(tickreel(&["render", s(&missing), "--out", o]), "nope.reel");
+    // a damaged file: the middle of its chunks overwritten
+    let damaged = dir.path().join("damaged.reel");
+    let mut bytes = std::fs::read(golden()).unwrap();
+    let n = bytes.len();
+    for b in &mut bytes[n / 3..n / 3 + 64] {
+        *b ^= 0x5a;
+    }
+    std::fs::write(&damaged, &bytes).unwrap();
+    fails(
+        tickreel(&["render", s(&damaged), "--out", o]),
+        "damaged.reel",
+    );
+    assert!(!out.exists(), "nothing written on an error");
+    // an entity the recording does not have
+    let g = golden();
+    let err = fails(
+        tickreel(&["render", s(&g), "--out", o, "--entity", "77"]),
+        "entity 77 has no position in ticks 0..=19",
+    );
+    assert!(err.contains("entities there: 1, 2, 3"), "{err}");
+    // a range with nothing in it, and one backwards
+    fails(
+        tickreel(&["render", s(&g), "--out", o, "--from", "15", "--to", "3"]),
+        "--from 15 is after --to 3",
+    );
+    fails(
+        tickreel(&["render", s(&g), "--out", o, "--size", "10"]),
+        "--size 10",
+    );
+    assert!(!out.exists());
+    // an existing output is kept unless --force, and the input is never the output
+    ok(tickreel(&["render", s(&g), "--out", o]));
+    fails(tickreel(&["render", s(&g), "--out", o]), "already exists");
+    ok(tickreel(&["render", s(&g), "--out", o, "--force"]));
+    fails(
+        tickreel(&["render", s(&g), "--out", s(&g), "--force"]),
+        "refusing to write over the input",
+    );
+    // usage errors exit 2
+    assert_eq!(tickreel(&["render", s(&g)]).status.code(), Some(2));
+}
+
+// ---------------------------------------------------------------- ghost --plot
+
+/// Entity 1 runs +x at 0.25 blocks a tick, entity 2 the same line at 0.2; both cross checkpoints
+/// 0..=3 every 25 blocks (entity 1 at ticks 0, 100, 200, 300; entity 2 at 0, 125, 250, 375).
+fn two_runners(path: &Path) {
+    let mut w = ReelWriter::create(path, ReelOptions::default()).unwrap();
+    for t in 0..=500u32 {
+        let mut ev = Vec::new();
+        for (id, speed, every) in [(1u32, 0.25, 100u32), (2, 0.2, 125)] {
+            let pose = Pose::from_f64(speed * f64::from(t), 64.0, 0.0, 0.0, 0.0);
+            ev.push(if t == 0 {
+                Event::EntityAdd {
+                    entity: id,
+                    kind: 1,
+                    pose,
+                }
+            } else {
+                Event::Pose { entity: id, pose }
+            });
+            if t % every == 0 && t / every <= 3 {
+                ev.push(Event::Checkpoint {
+                    entity: id,
+                    index: t / every,
+                });
+            }
+        }
+        w.write_tick(t, &ev).unwrap();
+    }
+    w.finish().unwrap();
+}
+
+fn plot(reel: &Path, out: &Path, extra: &[&str]) -> (El, String) {
+    let mut args = vec![
+        "ghost",
+        s(reel),
+        "--entity",
+        "2",
+        "--from-checkpoint",
+        "0",
+        "--to-checkpoint",
+        "3",
+        "--plot",
+        s(out),
+    ];
+    args.extend_from_slice(extra);
+    let stdout = ok(tickreel(&args));
+    (parse(&std::fs::read_to_string(out).unwrap()), stdout)
+}
+
+#[test]
+fn the_plot_shows_the_live_delta_and_the_splits() {
+    let dir = tempfile::tempdir().unwrap();
+    let reel = dir.path().join("race.reel");
+    two_runners(&reel);
+    // entity 2 against entity 1: at run tick t it is where the ghost was at 0.8 t, 0.2 t behind
+    let (svg, stdout) = plot(&reel, &dir.path().join("d.svg"), &["--ghost-entity", "1"]);
+    assert!(
+        stdout.contains("376 ticks raced, final delta +3.75 s, 4 splits"),
+        "{stdout}"
+    );
+    let line = svg.find(|e| e.attr("id") == "delta")[0];
+    assert_eq!(line.attr("data-samples"), "376");
+    let last: f64 = line.attr("data-final").parse().unwrap();
+    assert!((last - 3.75).abs() <= 0.02, "{last}");
+    // the chart rises all the way: behind, more and more (y grows downwards)
+    let pts = &stretches(line.attr("d"))[0];
+    assert!(
+        pts.windows(2)
+            .all(|w| w[1][0] > w[0][0] && w[1][1] <= w[0][1] + 1e-9)
+    );
+    assert!(
+        pts.len() < 20,
+        "a straight rise is a few points: {}",
+        pts.len()
+    );
+    let splits: Vec<(String, String, String)> = svg
+        .find(|e| e.has_class("split"))
+        .iter()
+        .map(|e| {
+            assert!(e.has_class("behind"));
+            (
+                e.attr("data-checkpoint").to_string(),
+                e.attr("data-tick").to_string(),
+                e.attr("data-delta").to_string(),
+            )
+        })
+        .collect();
+    let want = |c: &str, t: &str, d: &str| (c.to_string(), t.to_string(), d.to_string());
+    assert_eq!(
+        splits,
+        vec![
+            want("0", "0", "0.000"),
+            want("1", "125", "1.250"),
+            want("2", "250", "2.500"),
+            want("3", "375", "3.750")
+        ]
+    );
+    let labels: Vec<String> = svg
+        .find(|e| e.has_class("split"))
+        .iter()
+        .map(|e| e.find(|t| t.name == "text")[0].text.clone())
+        .collect();
+    assert_eq!(labels[3], "#3 +3.75 s");
+
+    // the other way round: ahead, splits negative; and against a ghost in another file
+    let other = dir.path().join("ghost.reel");
+    std::fs::copy(&reel, &other).unwrap();
+    let mut args = vec!["ghost", s(&other), "--entity", "1"];
+    args.extend(["--from-checkpoint", "0", "--to-checkpoint", "3"]);
+    let out = dir.path().join("ahead.svg");
+    args.extend([
+        "--plot",
+        s(&out),
+        "--ghost-entity",
+        "2",
+        "--ghost-file",
+        s(&reel),
+    ]);
+    let stdout = ok(tickreel(&args));
+    assert!(stdout.contains("final delta -3.75 s"), "{stdout}");
+    let svg = parse(&std::fs::read_to_string(&out).unwrap());
+    let deltas: Vec<String> = svg
+        .find(|e| e.has_class("split"))
+        .iter()
+        .map(|e| e.attr("data-delta").to_string())
+        .collect();
+    assert_eq!(deltas, vec!["0.000", "-1.250", "-2.500", "-3.750"]);
+    assert!(
+        svg.find(|e| e.has_class("split"))
+            .iter()
+            .skip(1)
+            .all(|e| e.has_class("ahead"))
+    );
+
+    // a run against itself: zero all the way
+    let (svg, _) = plot(
+        &reel,
+        &dir.path().join("self.svg"),
+        &["--ghost-entity", "2"],
+    );
+    assert_eq!(
+        svg.find(|e| e.attr("id") == "delta")[0].attr("data-final"),
+        "0.000"
+    );
+}
+
+#[test]
+fn bad_plot_input_is_a_clear_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let reel = dir.path().join("race.reel");
+    two_runners(&reel);
+    let out = dir.path().join("d.svg");
+    let base = ["ghost", s(&reel), "--entity", "2", "--plot", s(&out)];
+    let with = |extra: &[&str]| {
+        let mut a = base.to_vec();
+        a.extend_from_slice(extra);
+        tickreel(&a)
+    };
+    fails(with(&[]), "--plot needs a ghost to race");
+    // the run's own file missing or damaged
+    let missing_run = dir.path().join("gone.reel");
+    let gone = tickreel(&[
+        "ghost",
+        s(&missing_run),
+        "--entity",
+        "2",
+        "--plot",
+        s(&out),
+        "--ghost-entity",
+        "1",
+    ]);
+    fails(gone, "gone.reel");
+    let damaged = dir.path().join("damaged.reel");
+    let mut bytes = std::fs::read(&reel).unwrap();
+    let n = bytes.len();
+    for b in &mut bytes[n / 3..n / 3 + 64] {
+        *b ^= 0x5a;
+    }
+    std::fs::write(&damaged, &bytes).unwrap();
+    let bad = tickreel(&[
+        "ghost",
+        s(&damaged),
+        "--entity",
+        "2",
+        "--plot",
+        s(&out),
+        "--ghost-entity",
+        "1",
+    ]);
+    fails(bad, "damaged.reel");
+    fails(with(&["--ghost-entity", "9"]), "entity 9");
+    let missing = dir.path().join("missing.reel");
+    fails(with(&["--ghost-file", s(&missing)]), "missing.reel");
+    assert!(!out.exists());
+    ok(with(&["--ghost-entity", "1"]));
+    fails(with(&["--ghost-entity", "1"]), "already exists");
+    ok(with(&["--ghost-entity", "1", "--force"]));
+    // --splits prints CSV, --plot draws: not both; --ghost-entity only with --plot
+    assert_eq!(
+        with(&["--ghost-entity", "1", "--splits"]).status.code(),
+        Some(2)
+    );
+    let no_plot = tickreel(&["ghost", s(&reel), "--entity", "2", "--ghost-entity", "1"]);
+    assert_eq!(no_plot.status.code(), Some(2));
+}
