@@ -40,15 +40,8 @@ export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
 # object_storage reads the S3 test server's address and key from the AWS_* variables: start it
 # (moto_server on loopback, signatures checked; it stops when its stdin closes at exit). Failing
 # to start it fails this script.
-scripts/ensure-s3-server.sh
-cargo build -q -p tickreel-object --features test-server --example s3_test_server
-coproc S3 { "$target_dir/debug/examples/s3_test_server"; }
-s3_vars=0
-while IFS= read -r line <&"${S3[0]}"; do
-  [ "$line" = READY ] && break
-  case "$line" in AWS_*=*|TICKREEL_S3_BUCKET=*) export "${line?}"; s3_vars=$((s3_vars + 1)) ;; esac
-done
-[ "$s3_vars" -ge 6 ] || { echo "tests/c.sh: the S3 test server did not start" >&2; exit 1; }
+source scripts/s3-test-server.sh
+start_s3_test_server tests/c.sh
 
 status=0
 for prog in record_replay bad_input io_errors object_storage catalog; do

@@ -40,15 +40,8 @@ export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
 # The object-storage samples read the S3 test server's address, key and bucket from the AWS_* and
 # TICKREEL_S3_BUCKET variables, as tests/c.sh's examples do (moto_server on loopback; it stops when
 # its stdin closes at exit).
-scripts/ensure-s3-server.sh
-cargo build -q -p tickreel-object --features test-server --example s3_test_server
-coproc S3 { "$target_dir/debug/examples/s3_test_server"; }
-s3_vars=0
-while IFS= read -r line <&"${S3[0]}"; do
-  [ "$line" = READY ] && break
-  case "$line" in AWS_*=*|TICKREEL_S3_BUCKET=*) export "${line?}"; s3_vars=$((s3_vars + 1)) ;; esac
-done
-[ "$s3_vars" -ge 6 ] || { echo "tests/docs.sh: the S3 test server did not start" >&2; exit 1; }
+source scripts/s3-test-server.sh
+start_s3_test_server tests/docs.sh
 
 status=0
 python3 tests/docs.py || status=$?
