@@ -178,6 +178,10 @@ fn reports_race_each_other_and_play() {
     let (_engine, rec, shadow) = shadow_only(ShadowOptions::default());
     let mut s = sim(12);
     let players = run(&rec, &mut s, 2000);
+    // The writer hands ticks to the shadow buffer on its own thread: on a busy machine it may not
+    // have reached any yet ("the shadowed stream has no ticks yet"). The race here is between
+    // the reports and play, so start once the stream has its ticks.
+    rec.flush().unwrap();
     let mut handles = Vec::new();
     std::thread::scope(|sc| {
         let mut joins = Vec::new();
