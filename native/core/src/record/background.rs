@@ -52,10 +52,19 @@ pub(crate) fn background_task(
     task: Box<dyn FnOnce() -> Result<PathBuf> + Send>,
     handle: FinishHandle,
 ) {
-    engine.compactions_pending.fetch_add(1, Ordering::Relaxed);
+    engine
+        .counters
+        .compactions_pending
+        .fetch_add(1, Ordering::Relaxed);
     if let Err(job) = crate::threads::send(tx, CompactJob::Task { task, handle }) {
-        engine.compactions_pending.fetch_sub(1, Ordering::Relaxed);
-        engine.compactions_failed.fetch_add(1, Ordering::Relaxed);
+        engine
+            .counters
+            .compactions_pending
+            .fetch_sub(1, Ordering::Relaxed);
+        engine
+            .counters
+            .compactions_failed
+            .fetch_add(1, Ordering::Relaxed);
         if let Some(h) = job.handle() {
             h.state.complete(Err(Error::InvalidState(
                 "the engine's background worker has stopped".into(),

@@ -102,11 +102,20 @@ pub(crate) fn compaction_loop(rx: Receiver<CompactJob>, engine: Arc<EngineShared
         // A panic in one job (a bug) fails that job's handle, not the worker.
         let result = guarded(|| compact_job(&engine.storage, job))
             .unwrap_or_else(|m| Err(Error::InvalidState(m)));
-        engine.compactions_pending.fetch_sub(1, Ordering::Relaxed);
+        engine
+            .counters
+            .compactions_pending
+            .fetch_sub(1, Ordering::Relaxed);
         if result.is_ok() {
-            engine.compactions_done.fetch_add(1, Ordering::Relaxed);
+            engine
+                .counters
+                .compactions_done
+                .fetch_add(1, Ordering::Relaxed);
         } else {
-            engine.compactions_failed.fetch_add(1, Ordering::Relaxed);
+            engine
+                .counters
+                .compactions_failed
+                .fetch_add(1, Ordering::Relaxed);
         }
         handle.state.complete(result);
     }

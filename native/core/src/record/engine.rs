@@ -3,7 +3,7 @@
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use crate::sync::{Condvar, Mutex, RwLock};
@@ -11,7 +11,9 @@ use crossbeam_channel::{Receiver, Sender, TrySendError, bounded, unbounded};
 
 use crate::error::{Error, Result, between, option};
 use crate::record::background::Background;
+use crate::record::budget::Budget;
 use crate::record::compaction_worker::{CompactJob, compaction_loop};
+use crate::record::counters::Counters;
 use crate::record::held::HeldMemory;
 use crate::record::hot_slots::HotSlots;
 pub(crate) use crate::record::msg::{Ending, Msg};
@@ -119,11 +121,6 @@ pub struct EngineStats {
     pub syncs: u64,
 }
 
-/// A value on a cache line of its own.
-#[derive(Debug, Default)]
-#[repr(align(64))]
-pub(crate) struct Padded<T>(pub T);
-
 /// State the engine shares with its threads and recorders.
 #[derive(Debug)]
 pub(crate) struct EngineShared {
@@ -134,31 +131,15 @@ pub(crate) struct EngineShared {
     pub pool: BufferPool,
     /// What `submit_tick` touches of each recording, packed.
     pub hot_slots: HotSlots,
-    pub inflight: AtomicUsize,
-    /// Set by a server thread that found the in-flight budget spent; on a line of its own, read
-    /// by the writers each time their queue runs dry.
-    pub starved: Padded<AtomicBool>,
-    /// Budget bytes the writers have written and hold back (for `EngineStats`; written by the
-    /// writers only, on a line of its own).
-    pub held_back: Padded<AtomicUsize>,
-    pub max_inflight: usize,
-    /// Bytes of the recordings' staging rings, and what they may take in all (a quarter of the
-    /// in-flight budget; see `staging`).
-    pub staging_bytes: AtomicUsize,
-    pub max_staging: usize,
+    /// Bytes in flight and in staging rings.
+    pub budget: Budget,
     /// Every staging ring (for the queue depth in the stats).
     pub stagings: Mutex<Vec<std::sync::Weak<crate::record::staging::Staging>>>,
     pub stalled: Mutex<bool>,
     pub stalled_flag: std::sync::atomic::AtomicBool,
     pub stall_cv: Condvar,
-    pub active: AtomicUsize,
-    pub dropped_total: AtomicU64,
-    pub bytes_written: AtomicU64,
-    pub last_flush_us: AtomicU64,
-    pub compactions_pending: AtomicU64,
-    pub compactions_done: AtomicU64,
-    pub compactions_failed: AtomicU64,
-    pub writer_idle_ns: AtomicU64,
+    /// Statistics counters.
+    pub counters: Counters,
     /// Set when a shutdown starts: recorders refuse calls from then on.
     pub stopping: std::sync::atomic::AtomicBool,
     /// Set once every thread has been joined: whoever still waits for an answer gets none.
@@ -170,39 +151,6 @@ pub(crate) struct EngineShared {
 }
 
 impl EngineShared {
-    #[inline]
-    pub(crate) fn reserve_bytes(&self, n: usize) -> bool {
-        let prev = self.inflight.fetch_add(n, Ordering::AcqRel);
-        if prev + n > self.max_inflight && prev > 0 {
-            self.inflight.fetch_sub(n, Ordering::AcqRel);
-            // The writers hold back what they wrote (see `returns`): ask for it now.
-            if !self.starved.0.load(Ordering::Relaxed) {
-                self.starved.0.store(true, Ordering::Release);
-            }
-            return false;
-        }
-        true
-    }
-    /// Whether a server thread found the budget spent since the last call (a writer's question).
-    pub(crate) fn take_starved(&self) -> bool {
-        self.starved.0.load(Ordering::Acquire) && self.starved.0.swap(false, Ordering::AcqRel)
-    }
-    /// Retries `reserve_bytes` until `deadline` (the `Block` policy).
-    pub(crate) fn wait_reserve(&self, n: usize, deadline: Instant) -> bool {
-        loop {
-            if self.reserve_bytes(n) {
-                return true;
-            }
-            if Instant::now() >= deadline {
-                return false;
-            }
-            std::thread::sleep(Duration::from_micros(100));
-        }
-    }
-    #[inline]
-    pub(crate) fn release_bytes(&self, n: usize) {
-        self.inflight.fetch_sub(n, Ordering::AcqRel);
-    }
     pub(crate) fn wait_if_stalled(&self) {
         if !self.stalled_flag.load(Ordering::Acquire) {
             return;
@@ -293,24 +241,12 @@ impl Engine {
             counted,
             hot_slots: HotSlots::default(),
             pool: BufferPool::new(options.pool_buffers, options.max_inflight_bytes / 4),
-            inflight: AtomicUsize::new(0),
-            starved: Padded(AtomicBool::new(false)),
-            held_back: Padded(AtomicUsize::new(0)),
-            max_inflight: options.max_inflight_bytes,
-            staging_bytes: AtomicUsize::new(0),
-            max_staging: options.max_inflight_bytes / 4,
+            budget: Budget::new(options.max_inflight_bytes),
             stagings: Mutex::new(Vec::new()),
             stalled: Mutex::new(false),
             stalled_flag: std::sync::atomic::AtomicBool::new(false),
             stall_cv: Condvar::new(),
-            active: AtomicUsize::new(0),
-            dropped_total: AtomicU64::new(0),
-            bytes_written: AtomicU64::new(0),
-            last_flush_us: AtomicU64::new(0),
-            compactions_pending: AtomicU64::new(0),
-            compactions_done: AtomicU64::new(0),
-            compactions_failed: AtomicU64::new(0),
-            writer_idle_ns: AtomicU64::new(0),
+            counters: Counters::default(),
             stopping: std::sync::atomic::AtomicBool::new(false),
             threads_done: Arc::new(std::sync::atomic::AtomicBool::new(false)),
             open_paths: Mutex::new(HashSet::new()),
@@ -523,7 +459,7 @@ impl Engine {
                 }
             },
         }
-        inner.shared.active.fetch_add(1, Ordering::Relaxed);
+        inner.shared.counters.active.fetch_add(1, Ordering::Relaxed);
         Ok(Recorder {
             hot: shared.hot.view(),
             id: shared.id,
@@ -554,7 +490,7 @@ impl Engine {
     pub fn stats(&self) -> EngineStats {
         let s = &self.inner.shared;
         EngineStats {
-            active_recordings: s.active.load(Ordering::Relaxed),
+            active_recordings: s.counters.active.load(Ordering::Relaxed),
             queue_depth: self.inner.writers.iter().map(Sender::len).sum::<usize>()
                 + s.stagings
                     .lock()
@@ -562,17 +498,14 @@ impl Engine {
                     .filter_map(std::sync::Weak::upgrade)
                     .map(|r| r.pending() as usize)
                     .sum::<usize>(),
-            inflight_bytes: s
-                .inflight
-                .load(Ordering::Acquire)
-                .saturating_sub(s.held_back.0.load(Ordering::Acquire)),
-            dropped_ticks: s.dropped_total.load(Ordering::Relaxed),
-            bytes_written: s.bytes_written.load(Ordering::Relaxed),
-            last_flush_latency_us: s.last_flush_us.load(Ordering::Relaxed),
-            compactions_pending: s.compactions_pending.load(Ordering::Relaxed),
-            compactions_done: s.compactions_done.load(Ordering::Relaxed),
-            compactions_failed: s.compactions_failed.load(Ordering::Relaxed),
-            writer_idle_us: s.writer_idle_ns.load(Ordering::Relaxed) / 1000,
+            inflight_bytes: s.budget.inflight_not_written(),
+            dropped_ticks: s.counters.dropped_total.load(Ordering::Relaxed),
+            bytes_written: s.counters.bytes_written.load(Ordering::Relaxed),
+            last_flush_latency_us: s.counters.last_flush_us.load(Ordering::Relaxed),
+            compactions_pending: s.counters.compactions_pending.load(Ordering::Relaxed),
+            compactions_done: s.counters.compactions_done.load(Ordering::Relaxed),
+            compactions_failed: s.counters.compactions_failed.load(Ordering::Relaxed),
+            writer_idle_us: s.counters.writer_idle_ns.load(Ordering::Relaxed) / 1000,
             shadow_bytes: s.held.used(),
             shadow_budget_dropped_blocks: s.held.evicted_blocks(),
             syncs: s.counted.syncs(),

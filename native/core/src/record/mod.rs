@@ -3,9 +3,11 @@
 
 pub(crate) mod analysis;
 pub(crate) mod background;
+mod budget;
 mod chunker;
 mod compact;
 pub(crate) mod compaction_worker;
+mod counters;
 pub(crate) mod engine;
 mod finish;
 pub(crate) mod held;

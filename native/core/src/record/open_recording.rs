@@ -309,7 +309,10 @@ impl OpenRecording {
             // Flushes are failing and this recording holds all it may: the tick is dropped and
             // recorded as a gap, so memory stays bounded while the disk is unwritable.
             self.shared.record_drop(tick);
-            self.engine.dropped_total.fetch_add(1, Ordering::Relaxed);
+            self.engine
+                .counters
+                .dropped_total
+                .fetch_add(1, Ordering::Relaxed);
             return;
         }
         if let Err(e) = decode_batch_into(buf, &mut self.events) {
@@ -488,6 +491,7 @@ impl OpenRecording {
     /// A finish that failed before its compaction: counted as a failed compaction.
     pub(crate) fn failed_finish(&self, handle: FinishHandle, e: Error) {
         self.engine
+            .counters
             .compactions_failed
             .fetch_add(1, Ordering::Relaxed);
         handle.state.complete(Err(e));
@@ -496,10 +500,12 @@ impl OpenRecording {
     /// Hands a job to the compaction worker (counted pending until the worker is done with it).
     fn hand_over(&self, job: CompactJob, compact_tx: &Sender<CompactJob>) {
         self.engine
+            .counters
             .compactions_pending
             .fetch_add(1, Ordering::Relaxed);
         if let Err(job) = crate::threads::send(compact_tx, job) {
             self.engine
+                .counters
                 .compactions_pending
                 .fetch_sub(1, Ordering::Relaxed);
             if let Some(handle) = job.handle() {

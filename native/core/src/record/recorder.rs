@@ -197,9 +197,9 @@ impl Recorder {
                 // The budget counts the buffer's capacity: what the queued tick really holds.
                 let mut buf = self.engine.pool.take(batch.len());
                 let cap = buf.capacity();
-                if !self.engine.reserve_bytes(cap) {
+                if !self.engine.budget.reserve_bytes(cap) {
                     let ok = match deadline(&mut deadline_at) {
-                        Some(at) => self.engine.wait_reserve(cap, at),
+                        Some(at) => self.engine.budget.wait_reserve(cap, at),
                         None => false,
                     };
                     if !ok {
@@ -235,7 +235,7 @@ impl Recorder {
             Err(returned) => match returned {
                 Some(Msg::Tick { bytes, .. }) => {
                     if let TickBytes::Pooled(buf) = bytes {
-                        self.engine.release_bytes(buf.capacity());
+                        self.engine.budget.release_bytes(buf.capacity());
                         self.engine.pool.give(buf);
                     }
                     self.dropped(tick)
@@ -264,7 +264,10 @@ impl Recorder {
 
     fn dropped(&self, tick: u32) -> Result<Submitted> {
         self.shared.record_drop(tick);
-        self.engine.dropped_total.fetch_add(1, Ordering::Relaxed);
+        self.engine
+            .counters
+            .dropped_total
+            .fetch_add(1, Ordering::Relaxed);
         match self.shared.backpressure {
             Backpressure::Drop => Ok(Submitted::Dropped),
             Backpressure::Block { deadline } => Err(Error::Backpressure(format!(
@@ -398,10 +401,11 @@ impl Recorder {
         Limits::default().check_snapshot(bytes.len())?;
         // Counted against the in-flight budget like ticks, under the same policy.
         let cap = bytes.capacity();
-        if !self.engine.reserve_bytes(cap) {
+        if !self.engine.budget.reserve_bytes(cap) {
             let ok = match self.shared.backpressure {
                 Backpressure::Block { deadline } => self
                     .engine
+                    .budget
                     .wait_reserve(cap, crate::threads::deadline_in(deadline)),
                 Backpressure::Drop => false,
             };
@@ -417,7 +421,7 @@ impl Recorder {
             bytes,
         });
         if r.is_err() {
-            self.engine.release_bytes(cap);
+            self.engine.budget.release_bytes(cap);
         }
         r
     }

@@ -30,7 +30,7 @@ impl Returns {
     pub(crate) fn new(engine: &EngineShared) -> Returns {
         Returns {
             bytes: 0,
-            batch: (engine.max_inflight / 16).max(64 << 10),
+            batch: (engine.budget.max_inflight / 16).max(64 << 10),
             buffers: Vec::with_capacity(BUFFERS),
         }
     }
@@ -41,7 +41,7 @@ impl Returns {
             return;
         }
         self.bytes += n;
-        engine.held_back.0.fetch_add(n, Ordering::AcqRel);
+        engine.budget.held_back.0.fetch_add(n, Ordering::AcqRel);
         if self.bytes >= self.batch {
             self.release(engine);
         }
@@ -50,8 +50,8 @@ impl Returns {
     /// Gives the held bytes back to the budget.
     fn release(&mut self, engine: &EngineShared) {
         let n = std::mem::take(&mut self.bytes);
-        engine.release_bytes(n);
-        engine.held_back.0.fetch_sub(n, Ordering::AcqRel);
+        engine.budget.release_bytes(n);
+        engine.budget.held_back.0.fetch_sub(n, Ordering::AcqRel);
     }
 
     /// A written tick's buffer, and the budget bytes it held.
@@ -65,7 +65,7 @@ impl Returns {
 
     /// Gives everything back if `now` says so or a server thread is waiting for budget.
     pub(crate) fn settle(&mut self, engine: &EngineShared, now: bool) {
-        if !(now || engine.take_starved()) {
+        if !(now || engine.budget.take_starved()) {
             return;
         }
         if !self.buffers.is_empty() {
@@ -97,11 +97,11 @@ mod tests {
         })
         .unwrap();
         let shared = engine.background().engine;
-        let inflight = || shared.inflight.load(Ordering::Relaxed);
+        let inflight = || shared.budget.inflight.load(Ordering::Relaxed);
         let mut r = Returns::new(&shared);
         assert_eq!(r.batch, 64 << 10);
         // Ten 4 KiB ticks written: held back, the budget still counts them.
-        assert!(shared.reserve_bytes(10 * 4096));
+        assert!(shared.budget.reserve_bytes(10 * 4096));
         for _ in 0..10 {
             r.buffer(&shared, Vec::with_capacity(4096));
         }
@@ -110,25 +110,25 @@ mod tests {
         assert_eq!(inflight(), 10 * 4096);
         // Written: the engine's figure of bytes in flight leaves them out.
         assert_eq!(engine.stats().inflight_bytes, 0);
-        assert_eq!(shared.held_back.0.load(Ordering::Relaxed), 10 * 4096);
+        assert_eq!(shared.budget.held_back.0.load(Ordering::Relaxed), 10 * 4096);
         // A server that finds the budget spent asks for them: the next settle gives all back.
-        assert!(!shared.reserve_bytes(1 << 20));
+        assert!(!shared.budget.reserve_bytes(1 << 20));
         r.settle(&shared, false);
         assert_eq!(r.held(), (0, 0));
         assert_eq!(inflight(), 0);
         // Sixteen buffers go back together; a sixteenth of the budget goes back at once.
-        assert!(shared.reserve_bytes(16 * 4096));
+        assert!(shared.budget.reserve_bytes(16 * 4096));
         for _ in 0..16 {
             r.buffer(&shared, Vec::with_capacity(4096));
         }
         assert_eq!(r.held(), (0, 0));
         assert_eq!(inflight(), 0);
         // An idle writer gives back what is left.
-        assert!(shared.reserve_bytes(100));
+        assert!(shared.budget.reserve_bytes(100));
         r.bytes(&shared, 100);
         r.settle(&shared, true);
         assert_eq!(inflight(), 0);
-        assert_eq!(shared.held_back.0.load(Ordering::Relaxed), 0);
+        assert_eq!(shared.budget.held_back.0.load(Ordering::Relaxed), 0);
         engine.shutdown();
     }
 }

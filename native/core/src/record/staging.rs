@@ -237,18 +237,20 @@ fn padded(n: usize) -> usize {
 
 impl Staging {
     /// A ring sized for ticks of `len` bytes, registered with the engine, if the engine's rings
-    /// stay within [`EngineShared::max_staging`] with it.
+    /// stay within [`Budget::max_staging`](crate::record::budget::Budget::max_staging) with it.
     pub(crate) fn new(engine: &Arc<EngineShared>, hot: HotRef, len: usize) -> Option<Arc<Staging>> {
         let capacity =
             (padded(HEADER + len).next_power_of_two() * TICKS).clamp(MIN_CAPACITY, MAX_CAPACITY);
         if padded(HEADER + len) > capacity / 2 {
             return None;
         }
-        let fits = engine
-            .staging_bytes
-            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| {
-                (n + capacity <= engine.max_staging).then_some(n + capacity)
-            });
+        let fits =
+            engine
+                .budget
+                .staging_bytes
+                .fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| {
+                    (n + capacity <= engine.budget.max_staging).then_some(n + capacity)
+                });
         if fits.is_err() {
             return None;
         }
@@ -256,7 +258,10 @@ impl Staging {
         // SAFETY: the layout's size is not zero.
         let block = unsafe { std::alloc::alloc_zeroed(layout) };
         if block.is_null() {
-            engine.staging_bytes.fetch_sub(capacity, Ordering::AcqRel);
+            engine
+                .budget
+                .staging_bytes
+                .fetch_sub(capacity, Ordering::AcqRel);
             return None;
         }
         let ring = Arc::new(Staging {
@@ -383,6 +388,7 @@ impl Drop for Staging {
         // SAFETY: allocated in `new` with this layout, and dropped once.
         unsafe { std::alloc::dealloc(self.block, layout) };
         self.engine
+            .budget
             .staging_bytes
             .fetch_sub(self.capacity, Ordering::AcqRel);
     }

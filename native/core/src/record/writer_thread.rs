@@ -142,6 +142,7 @@ pub(crate) fn writer_loop(
                 other => other,
             };
             w.engine
+                .counters
                 .writer_idle_ns
                 .fetch_add(waited.elapsed().as_nanos() as u64, Ordering::Relaxed);
             match next {
@@ -197,6 +198,7 @@ pub(crate) fn writer_loop(
         let now = Instant::now();
         if now >= next_check {
             w.engine
+                .counters
                 .writer_idle_ns
                 .fetch_add(std::mem::take(&mut idle_ns), Ordering::Relaxed);
             w.check(&control, now);
@@ -241,7 +243,7 @@ impl WriterThread {
             ring.end();
         }
         self.engine.open_paths.lock().remove(&rec.shared.path);
-        self.engine.active.fetch_sub(1, Ordering::Relaxed);
+        self.engine.counters.active.fetch_sub(1, Ordering::Relaxed);
     }
 
     /// The periodic work: endings that have become due, and flushes by time, leave and retry.
@@ -614,7 +616,7 @@ impl WriterThread {
                             Err(Error::InvalidState(m))
                         });
                         self.engine.open_paths.lock().remove(&path);
-                        self.engine.active.fetch_sub(1, Ordering::Relaxed);
+                        self.engine.counters.active.fetch_sub(1, Ordering::Relaxed);
                         if let Some(Some(ring)) = shared.staging.get() {
                             ring.end();
                         }

@@ -129,11 +129,15 @@ impl OpenRecording {
                 let sh = &self.shared;
                 sh.bytes_written.fetch_add(f.written, Ordering::Relaxed);
                 self.engine
+                    .counters
                     .bytes_written
                     .fetch_add(f.written, Ordering::Relaxed);
                 let us = f.started.elapsed().as_micros() as u64;
                 sh.last_flush_us.store(us, Ordering::Relaxed);
-                self.engine.last_flush_us.store(us, Ordering::Relaxed);
+                self.engine
+                    .counters
+                    .last_flush_us
+                    .store(us, Ordering::Relaxed);
                 sh.flushes.fetch_add(1, Ordering::Relaxed);
                 if let Some(t) = f.last_tick {
                     sh.flushed_tick.store(u64::from(t), Ordering::Release);
