@@ -6,7 +6,9 @@ set -euo pipefail
 cd "$(dirname "$0")"
 export CARGO_TERM_COLOR=never
 
-step() { printf '\n== %s ==\n' "$*"; }
+# Each step prints the seconds since the run began and since the previous step (CI's 30-minute budget).
+last=$SECONDS
+step() { printf '\n== %s == (%ds in, previous step %ds)\n' "$*" "$SECONDS" "$((SECONDS - last))"; last=$SECONDS; }
 
 step "cargo fmt --check"
 cargo fmt --all -- --check
