@@ -14,8 +14,8 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use parking_lot::Mutex;
 use serde::Serialize;
 use tickreel::play::{FollowOptions, FollowState, LiveFollower, PlaybackContext, Recording};
-use tickreel::storage::is_refused_member;
 use tickreel::storage::live::META_FILE;
+use tickreel::storage::{LocalStorage, Storage, is_refused_member};
 use tickreel_catalog::Catalog;
 
 use super::error::{ApiError, ApiResult};
@@ -90,11 +90,19 @@ pub struct Library {
     catalog: Option<Mutex<Catalog>>,
     open: Mutex<HashMap<String, Opened>>,
     ctx: PlaybackContext,
+    /// The served directory's files, opened beneath it ([`LocalStorage::beneath`]): `None` for
+    /// an object-storage root, or a directory that could not be resolved.
+    beneath: Option<Arc<dyn Storage>>,
 }
 
 impl Library {
     pub fn new(root: Root, catalog: Option<Catalog>) -> Library {
+        let beneath = match &root {
+            Root::Dir(dir) => LocalStorage::beneath(dir).ok(),
+            Root::Object(_) => None,
+        };
         Library {
+            beneath,
             root,
             catalog: catalog.map(Mutex::new),
             open: Mutex::new(HashMap::new()),
@@ -186,8 +194,11 @@ impl Library {
         let finished_live = matches!(target, Target::Finished(_));
         let handle = match target {
             Target::File(p) | Target::Finished(p) => {
-                let reader = tickreel::play::Reader::open_path(&p)
-                    .map_err(|e| ApiError::of(&label(name), e))?;
+                let reader = self
+                    .storage_for(&p)
+                    .open(&p)
+                    .and_then(tickreel::play::Reader::open)
+                    .map_err(|e| refused_as_missing(name, e))?;
                 Handle {
                     name: name.to_string(),
                     kind: "reel",
@@ -204,13 +215,8 @@ impl Library {
                 // The members of a live directory are opened without following a symbolic
                 // link (the core's storage check): one that is not a regular file refuses the
                 // directory, answered as a missing recording (it may point anywhere).
-                let f = LiveFollower::open(&p, options).map_err(|e| {
-                    if is_refused_member(&e) {
-                        no_such_recording(name)
-                    } else {
-                        ApiError::of(&label(name), e)
-                    }
-                })?;
+                let f = LiveFollower::open_in(self.storage_for(&p), &p, options)
+                    .map_err(|e| refused_as_missing(name, e))?;
                 Handle {
                     name: name.to_string(),
                     kind: "live",
@@ -265,6 +271,17 @@ impl Library {
             },
         );
         Ok(handle)
+    }
+
+    /// How the files of `path` are opened: beneath the served directory when they are in it (a
+    /// name a browser gave: what is actually opened is checked to be inside, so a directory
+    /// swapped for a symbolic link after [`Library::resolve`] looked is refused), as they are
+    /// otherwise (a catalog's location, the operator's own).
+    fn storage_for(&self, path: &Path) -> Arc<dyn Storage> {
+        match (&self.root, &self.beneath) {
+            (Root::Dir(dir), Some(beneath)) if path.starts_with(dir) => beneath.clone(),
+            _ => LocalStorage::shared(),
+        }
     }
 
     /// Where `name` lives; refuses names outside the root.
@@ -344,6 +361,17 @@ enum Target {
 /// whose files lead out of it (all alike, so that none tells what exists outside).
 fn no_such_recording(name: &str) -> ApiError {
     ApiError::not_found(format!("{}: no such recording", label(name)))
+}
+
+/// A file of the served directory that was refused once opened (a symbolic link out of it, a
+/// member that is not a file of its own) is answered as a missing recording, like a name that
+/// resolves outside: nothing about the outside shows.
+fn refused_as_missing(name: &str, e: tickreel::Error) -> ApiError {
+    if is_refused_member(&e) {
+        no_such_recording(name)
+    } else {
+        ApiError::of(&label(name), e)
+    }
 }
 
 /// `name` as error messages quote it: at most 64 characters.

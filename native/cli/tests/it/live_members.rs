@@ -139,3 +139,74 @@ fn serve_answers_leaving_names_as_missing_ones_and_serves_a_genuine_live_directo
     let o = tickreel(&["verify", elsewhere.to_str().unwrap()]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
 }
+
+#[test]
+fn serve_never_reads_outside_through_a_directory_swapped_after_its_check() {
+    // `served/sub` is a directory holding `in.reel` (1 player), `served/alt` a symbolic link to
+    // a directory outside holding a file of the same name (5 players). A thread exchanges the
+    // two names (renameat2 with RENAME_EXCHANGE, one atomic step) as fast as it can while
+    // requests ask for `sub/in.reel`: the server checks where a name leads and then opens it,
+    // so between the two `sub` may have become the link. Every answer must be the inside
+    // recording or a missing one, never the outside's.
+    let dir = tempfile::tempdir().unwrap();
+    let outside = dir.path().join("outside");
+    let root = dir.path().join("served");
+    std::fs::create_dir_all(&outside).unwrap();
+    std::fs::create_dir_all(root.join("sub")).unwrap();
+    simulate(&root.join("sub").join("in.reel"), 1, 40);
+    simulate(&outside.join("in.reel"), 5, 41);
+    std::os::unix::fs::symlink(&outside, root.join("alt")).unwrap();
+
+    let s = Server::start(&[root.to_str().unwrap(), "--listen", "127.0.0.1:0"]);
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let swapper = {
+        let (stop, root) = (stop.clone(), root.clone());
+        std::thread::spawn(move || {
+            let mut swaps = 0u64;
+            while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                rustix::fs::renameat_with(
+                    rustix::fs::CWD,
+                    root.join("sub"),
+                    rustix::fs::CWD,
+                    root.join("alt"),
+                    rustix::fs::RenameFlags::EXCHANGE,
+                )
+                .unwrap();
+                swaps += 1;
+            }
+            swaps
+        })
+    };
+    let (mut inside, mut missing) = (0, 0);
+    let start = std::time::Instant::now();
+    while start.elapsed() < std::time::Duration::from_secs(4) {
+        for page in [
+            "/api/info?rec=sub%2Fin.reel",
+            "/api/frames?rec=sub%2Fin.reel&from=0&count=2",
+        ] {
+            let (st, v) = s.get(page);
+            match st {
+                200 => {
+                    // inside: ticks 0..=39, one entity a frame; outside: 0..=40, five
+                    assert_eq!(v["edge"]["last_tick"], 39, "GET {page} read outside: {v}");
+                    for f in v["frames"].as_array().into_iter().flatten() {
+                        assert_eq!(f["e"].as_array().map(Vec::len), Some(1), "GET {page}: {v}");
+                    }
+                    inside += 1;
+                }
+                404 => {
+                    assert_eq!(v["error"], "sub/in.reel: no such recording", "GET {page}");
+                    missing += 1;
+                }
+                _ => panic!("GET {page}: {st} {v}"),
+            }
+        }
+    }
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    let swaps = swapper.join().unwrap();
+    println!("{swaps} swaps; answers: {inside} inside, {missing} missing");
+    assert!(
+        inside > 0 && swaps > 100,
+        "{swaps} swaps, {inside} answers inside"
+    );
+}

@@ -203,8 +203,18 @@ impl LiveFollower {
     /// holds whatever exists: live ticks, the final file, or nothing yet). Fails only if what
     /// exists cannot be read for a reason other than a transient I/O error.
     pub fn open(path: impl AsRef<Path>, options: FollowOptions) -> Result<LiveFollower> {
-        let storage = LocalStorage::shared();
-        let (live, final_path) = paths_of(storage.as_ref(), path.as_ref());
+        LiveFollower::open_in(LocalStorage::shared(), path.as_ref(), options)
+    }
+
+    /// [`LiveFollower::open`] through `storage`: every file the follower reads, now and at each
+    /// poll, is opened by it (a server confines its followers with
+    /// [`LocalStorage::beneath`](crate::storage::LocalStorage::beneath)).
+    pub fn open_in(
+        storage: Arc<dyn Storage>,
+        path: &Path,
+        options: FollowOptions,
+    ) -> Result<LiveFollower> {
+        let (live, final_path) = paths_of(storage.as_ref(), path);
         let ctx = options
             .context
             .clone()

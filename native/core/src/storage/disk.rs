@@ -121,8 +121,9 @@ pub trait Storage: Send + Sync + fmt::Debug {
     ///
     /// Every call of the returned storage on a file path never follows a symbolic link in the
     /// path's last component, and fails with an error naming the path ([`is_refused_member`])
-    /// if the path names anything but a regular file (a symbolic link, a FIFO, a device; a
-    /// directory where a file is opened): nothing outside the directory is read, written,
+    /// if the path names anything but a regular file of its own (a symbolic link, a FIFO, a
+    /// device; a directory where a file is opened; a file with another name, which a hard link
+    /// from elsewhere gives it): nothing outside the directory is read, written,
     /// truncated or locked through a member's name. Calls on directories (`list`, `sync_dir`,
     /// `create_dir_all`, `remove_dir`, `sync_filesystem`) are as this storage's: the live
     /// directory itself is the user's path and may be a symbolic link. `stat` reports a
@@ -133,18 +134,36 @@ pub trait Storage: Send + Sync + fmt::Debug {
 }
 
 /// Why a member of a live directory was refused (see [`Storage::members`]): what it is instead of
-/// a regular file. The `source` of the I/O error [`not_a_regular_member`] makes.
+/// a regular file of its own. The `source` of the I/O error [`not_a_regular_member`] makes.
 #[derive(Debug)]
 pub struct RefusedMember {
-    /// "a symbolic link", "a directory", ...
+    /// "a symbolic link", "a directory", ..., or [`HARD_LINKED`].
     pub what: &'static str,
 }
 
+/// What a refused member is when it is a regular file with more than one name: a hard link made
+/// elsewhere (outside the directory, to a file the directory's owner never wrote) looks the same
+/// as the file itself, so a member with another name is never written, truncated or read. The
+/// library itself never gives a member a second name.
+pub const HARD_LINKED: &str = "a file with another name (a hard link)";
+
+/// What a refused file is when the file actually opened lies outside the directory a view was
+/// confined to ([`crate::storage::LocalStorage::beneath`]): a directory on its way was swapped
+/// for a symbolic link.
+pub const OUTSIDE: &str = "outside the directory it was asked beneath";
+
 impl fmt::Display for RefusedMember {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let not = if self.what == HARD_LINKED {
+            "not a file of its own"
+        } else if self.what == OUTSIDE {
+            "once opened"
+        } else {
+            "not a regular file"
+        };
         write!(
             f,
-            "is {}, not a regular file: the files of a live directory are never followed out of it",
+            "is {}, {not}: the files of a live directory are never followed out of it",
             self.what
         )
     }

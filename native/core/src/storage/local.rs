@@ -288,7 +288,8 @@ fn probe_lock(file: &File, path: &Path) -> Result<bool> {
 /// ([`Storage::members`]): files are opened with `O_NOFOLLOW` (a symbolic link in the last
 /// component is refused, never followed) and `O_NONBLOCK` (a FIFO is refused, never waited on;
 /// cleared again once the file is known to be a regular one), then checked with `fstat` to be a
-/// regular file; `stat` is `lstat`. Removal and rename act on names and never follow anyway;
+/// regular file with one name (a hard link from elsewhere is refused, see
+/// [`super::disk::HARD_LINKED`]); `stat` is `lstat`, with the same checks. Removal and rename act on names and never follow anyway;
 /// directory calls are [`LocalStorage`]'s.
 #[derive(Debug, Default, Clone, Copy)]
 struct LocalMembers;
@@ -339,6 +340,9 @@ fn open_member(path: &Path, options: &mut OpenOptions) -> Result<File> {
     if !m.is_file() {
         return Err(super::not_a_regular_member(path, kind_of(m.file_type())));
     }
+    if m.nlink() > 1 {
+        return Err(super::not_a_regular_member(path, super::disk::HARD_LINKED));
+    }
     let fl = rustix::fs::fcntl_getfl(&file).map_err(|e| at(path, e.into()))?;
     rustix::fs::fcntl_setfl(&file, fl - OFlags::NONBLOCK).map_err(|e| at(path, e.into()))?;
     Ok(file)
@@ -361,6 +365,9 @@ impl Storage for LocalMembers {
         if !m.is_file() && !m.is_dir() {
             return Err(super::not_a_regular_member(path, kind_of(m.file_type())));
         }
+        if m.is_file() && m.nlink() > 1 {
+            return Err(super::not_a_regular_member(path, super::disk::HARD_LINKED));
+        }
         Ok(Some(stat_of(&m)))
     }
     fn list(&self, dir: &Path) -> Result<Vec<String>> {
@@ -370,10 +377,13 @@ impl Storage for LocalMembers {
         LocalStorage.create_dir_all(dir)
     }
     fn create(&self, path: &Path) -> Result<Box<dyn StorageFile>> {
+        // Cut only once the file is known to be a member of its own: `O_TRUNC` would cut a
+        // hard-linked file elsewhere before the check could refuse it.
         let file = open_member(
             path,
-            OpenOptions::new().write(true).create(true).truncate(true),
+            OpenOptions::new().write(true).create(true).truncate(false),
         )?;
+        file.set_len(0).map_err(|e| at(path, e))?;
         Ok(LocalFile::boxed(file, path, 0))
     }
     fn open_append(&self, path: &Path) -> Result<Box<dyn StorageFile>> {
@@ -434,6 +444,135 @@ impl Storage for LocalMembers {
     }
     fn members(&self) -> Option<Arc<dyn Storage>> {
         Some(LocalMembers::shared())
+    }
+}
+
+/// A read-only view of the local file system beneath one directory, for a server that answers
+/// names its clients give ([`LocalStorage::beneath`]). Every file is opened first and checked
+/// second: the open file's own path (`/proc/self/fd/N`, the kernel's name for what was actually
+/// opened) must lie beneath the root, so that a directory swapped for a symbolic link between a
+/// name's check and its open (or while a live recording is followed) is refused instead of read.
+/// Members of live directories ([`Storage::members`]) are further opened as [`LocalMembers`]
+/// opens them (no symbolic link in the last component, one name). Nothing is created, written,
+/// truncated, renamed, removed or locked.
+#[derive(Debug, Clone)]
+struct Beneath {
+    root: PathBuf,
+    members: bool,
+}
+
+impl LocalStorage {
+    /// A read-only view of the local file system beneath `root` (made absolute and resolved
+    /// first): a file whose opened form lies outside `root` is refused with an error naming the
+    /// path ([`super::is_refused_member`]), whatever symbolic links led there and whenever they
+    /// changed. Calls that would write fail with `Unsupported`.
+    pub fn beneath(root: impl AsRef<Path>) -> Result<Arc<dyn Storage>> {
+        let root = root.as_ref();
+        let root = fs::canonicalize(root).map_err(|e| at(root, e))?;
+        Ok(Arc::new(Beneath {
+            root,
+            members: false,
+        }))
+    }
+}
+
+impl Beneath {
+    /// Refuses `file` (opened as `path`) unless what was opened lies beneath the root.
+    fn check(&self, file: File, path: &Path) -> Result<File> {
+        use std::os::fd::AsRawFd;
+        let opened = fs::read_link(format!("/proc/self/fd/{}", file.as_raw_fd()))
+            .map_err(|e| at(path, e))?;
+        if opened.starts_with(&self.root) {
+            Ok(file)
+        } else {
+            Err(super::not_a_regular_member(path, super::disk::OUTSIDE))
+        }
+    }
+    fn read_only(&self, path: &Path) -> Error {
+        Error::Unsupported(format!(
+            "{}: a read-only view of {}",
+            path.display(),
+            self.root.display()
+        ))
+    }
+}
+
+impl Storage for Beneath {
+    fn open(&self, path: &Path) -> Result<Arc<dyn Source>> {
+        let file = if self.members {
+            open_member(path, OpenOptions::new().read(true))?
+        } else {
+            File::open(path).map_err(|e| at(path, e))?
+        };
+        Ok(Arc::new(FileSource {
+            file: self.check(file, path)?,
+            path: path.to_path_buf(),
+        }))
+    }
+    fn stat(&self, path: &Path) -> Result<Option<Stat>> {
+        if self.members {
+            LocalMembers.stat(path)
+        } else {
+            LocalStorage.stat(path)
+        }
+    }
+    fn list(&self, dir: &Path) -> Result<Vec<String>> {
+        LocalStorage.list(dir)
+    }
+    fn create_dir_all(&self, dir: &Path) -> Result<()> {
+        Err(self.read_only(dir))
+    }
+    fn create(&self, path: &Path) -> Result<Box<dyn StorageFile>> {
+        Err(self.read_only(path))
+    }
+    fn open_append(&self, path: &Path) -> Result<Box<dyn StorageFile>> {
+        Err(self.read_only(path))
+    }
+    fn create_new(&self, path: &Path) -> Result<Box<dyn StorageFile>> {
+        Err(self.read_only(path))
+    }
+    fn create_temp(
+        &self,
+        dir: &Path,
+        _prefix: &str,
+        _suffix: &str,
+    ) -> Result<(PathBuf, Box<dyn StorageFile>)> {
+        Err(self.read_only(dir))
+    }
+    fn truncate(&self, path: &Path, _len: u64) -> Result<()> {
+        Err(self.read_only(path))
+    }
+    fn rename(&self, from: &Path, _to: &Path, _replace: bool) -> Result<()> {
+        Err(self.read_only(from))
+    }
+    fn remove_file(&self, path: &Path) -> Result<()> {
+        Err(self.read_only(path))
+    }
+    fn remove_dir(&self, dir: &Path) -> Result<()> {
+        Err(self.read_only(dir))
+    }
+    fn sync_dir(&self, _dir: &Path) -> Result<()> {
+        Ok(())
+    }
+    fn sync_filesystem(&self, _path: &Path) -> Result<()> {
+        Ok(())
+    }
+    fn lock(&self, path: &Path) -> Result<Box<dyn StorageLock>> {
+        Err(self.read_only(path))
+    }
+    fn is_locked(&self, path: &Path) -> Result<bool> {
+        // Whether a writer holds the lock: probed on the file opened and checked as any other.
+        match open_member(path, OpenOptions::new().read(true)) {
+            Ok(f) => probe_lock(&self.check(f, path)?, path),
+            Err(Error::Io(e)) if e.kind() == io::ErrorKind::NotFound => Ok(false),
+            Err(e) => Err(e),
+        }
+    }
+    fn members(&self) -> Option<Arc<dyn Storage>> {
+        Some(Arc::new(Beneath {
+            root: self.root.clone(),
+            members: true,
+        }))
     }
 }
 

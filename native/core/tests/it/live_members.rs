@@ -1,7 +1,8 @@
 //! The members of a live directory (metadata file, segments, lock, temporary files) are never
 //! followed out of it: recovery, resumption, readers and followers refuse a member that is a
-//! symbolic link (or anything but a regular file) with an error naming it, and leave what it
-//! points to byte for byte as it was. Only the directory itself may be a symbolic link.
+//! symbolic link, a hard link from elsewhere (a file with another name) or anything but a regular
+//! file with an error naming it, and leave what it points to byte for byte as it was. Only the
+//! directory itself may be a symbolic link.
 
 use crate::common;
 
@@ -61,8 +62,28 @@ fn link_out(live: &Path, outside: &Path, name: &str, bytes: Option<&[u8]>) -> (P
     (target, bytes)
 }
 
+/// As [`link_out`], with a hard link: the member becomes another name of the file outside
+/// (same file system: the temporary directories share one).
+fn hard_link_out(
+    live: &Path,
+    outside: &Path,
+    name: &str,
+    bytes: Option<&[u8]>,
+) -> (PathBuf, Vec<u8>) {
+    let (target, bytes) = link_out(live, outside, name, bytes);
+    let member = live.join(name);
+    std::fs::remove_file(&member).unwrap();
+    std::fs::hard_link(&target, &member).unwrap();
+    (target, bytes)
+}
+
 /// `e` is the refusal of `member`, named in its message.
 fn assert_refuses(e: &tickreel::Error, member: &Path) {
+    assert_refuses_as(e, member, "symbolic link");
+}
+
+/// `e` is the refusal of `member`, named in its message, which says `what` it is.
+fn assert_refuses_as(e: &tickreel::Error, member: &Path, what: &str) {
     let msg = e.to_string();
     assert!(is_refused_member(e), "not a member refusal: {msg}");
     assert!(
@@ -70,7 +91,7 @@ fn assert_refuses(e: &tickreel::Error, member: &Path) {
         "the message does not name {}: {msg}",
         member.display()
     );
-    assert!(msg.contains("symbolic link"), "{msg}");
+    assert!(msg.contains(what), "{msg}");
 }
 
 /// Every member a recovery or resumption touches, linked out in turn.
@@ -195,6 +216,45 @@ fn readers_and_followers_refuse_a_linked_out_metadata_file_or_segment() {
 }
 
 #[test]
+fn a_hard_linked_member_is_refused_and_the_file_elsewhere_kept() {
+    // A hard link looks like the file itself (no symbolic link to refuse): a member with another
+    // name is never written, cut, locked or read. Each member in turn, for recovery,
+    // resumption and the readers.
+    for name in MEMBERS {
+        let dir = tempfile::tempdir().unwrap();
+        let outside = tempfile::tempdir().unwrap();
+        let path = unfinished(dir.path());
+        let live = live_dir_for(&path);
+        // The member's own bytes and a torn tail, which recovery would cut off a file of its own.
+        let (target, before) = hard_link_out(&live, outside.path(), name, None);
+        let e = recover(&live).expect_err(name);
+        assert_refuses_as(&e, &live.join(name), "hard link");
+        assert_eq!(std::fs::read(&target).unwrap(), before, "{name}: recover");
+
+        let engine = Engine::new(EngineOptions::default()).unwrap();
+        let e = match engine.start_recording(&path, common::small_flush()) {
+            Err(e) => e,
+            Ok(rec) => {
+                let e = rec
+                    .wait_resumed(Duration::from_secs(30))
+                    .expect_err("resumed through a hard link");
+                drop(rec);
+                e
+            }
+        };
+        engine.shutdown();
+        assert!(e.to_string().contains("hard link"), "{name}: {e}");
+        assert_eq!(std::fs::read(&target).unwrap(), before, "{name}: resume");
+        if name == LOCK_FILE || name == META_TEMP {
+            continue; // readers do not open these
+        }
+        let read = Reader::open_live(&live).and_then(|r| r.pin().map(|()| r));
+        assert_refuses_as(&read.unwrap_err(), &live.join(name), "hard link");
+        assert_eq!(std::fs::read(&target).unwrap(), before, "{name}: read");
+    }
+}
+
+#[test]
 fn a_member_that_is_a_fifo_is_refused_without_waiting() {
     let dir = tempfile::tempdir().unwrap();
     let live = live_dir_for(&unfinished(dir.path()));
@@ -229,4 +289,41 @@ fn the_live_directory_itself_may_be_a_symbolic_link() {
     let r = Reader::open_live(&link).unwrap();
     r.pin().unwrap();
     assert_eq!(r.last_tick(), expected);
+}
+
+#[test]
+fn a_view_beneath_a_directory_refuses_what_it_opens_outside() {
+    // `LocalStorage::beneath`, as `tickreel serve` opens the files of its folder: the check is
+    // made on what was opened, so a directory on the way that is (or became) a link out is
+    // refused, and a link that stays inside is followed.
+    use tickreel::storage::LocalStorage;
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("served");
+    let outside = dir.path().join("outside");
+    std::fs::create_dir_all(root.join("inner")).unwrap();
+    std::fs::create_dir_all(&outside).unwrap();
+    std::fs::write(root.join("inner/a.reel"), b"inside").unwrap();
+    std::fs::write(outside.join("a.reel"), b"outside").unwrap();
+    std::os::unix::fs::symlink(&outside, root.join("out")).unwrap();
+    std::os::unix::fs::symlink(root.join("inner"), root.join("alias")).unwrap();
+    let view = LocalStorage::beneath(&root).unwrap();
+
+    assert_eq!(view.read(&root.join("inner/a.reel")).unwrap(), b"inside");
+    assert_eq!(view.read(&root.join("alias/a.reel")).unwrap(), b"inside");
+    let e = view.read(&root.join("out/a.reel")).unwrap_err();
+    assert_refuses_as(&e, &root.join("out/a.reel"), "outside the directory");
+    // the members' view: no link even inside, and still beneath
+    let members = view.members().unwrap();
+    assert_eq!(members.read(&root.join("inner/a.reel")).unwrap(), b"inside");
+    let e = members.read(&root.join("out/a.reel")).unwrap_err();
+    assert_refuses_as(&e, &root.join("out/a.reel"), "outside the directory");
+    std::os::unix::fs::symlink(root.join("inner/a.reel"), root.join("inner/b.reel")).unwrap();
+    let e = members.read(&root.join("inner/b.reel")).unwrap_err();
+    assert_refuses_as(&e, &root.join("inner/b.reel"), "symbolic link");
+    // read-only: nothing is created, cut or locked
+    assert!(view.create(&root.join("new.reel")).is_err());
+    assert!(members.truncate(&root.join("inner/a.reel"), 0).is_err());
+    assert!(members.lock(&root.join("inner/a.reel")).is_err());
+    assert!(!root.join("new.reel").exists());
+    assert_eq!(std::fs::read(root.join("inner/a.reel")).unwrap(), b"inside");
 }
