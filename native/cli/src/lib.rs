@@ -29,3 +29,7 @@ pub mod errors;
 pub mod files;
 pub mod json;
 pub mod json_import;
+#[cfg(feature = "object")]
+pub mod object;
+#[cfg(feature = "serve")]
+pub mod serve;

@@ -32,13 +32,13 @@ mod bench {
     }
 }
 mod cmd;
-mod serve;
 mod svg;
 
 use std::io::Write;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
+use tickreel_cli::serve;
 
 use cmd::Out;
 

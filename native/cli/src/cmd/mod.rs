@@ -15,7 +15,7 @@ pub mod ghost_plot;
 pub mod import;
 pub mod info;
 pub mod ls;
-pub mod object;
+pub use tickreel_cli::object;
 // The JSON forms live in the library (`dump`'s writer and the JSON lines import use them too).
 pub use tickreel_cli::json;
 pub mod output;

@@ -6,7 +6,11 @@ use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use serde_json::json;
 use tickreel::Error;
+#[cfg(feature = "object")]
 use tickreel_object::S3_SCHEME;
+/// Without object storage (a build with `serve` alone, the fuzz target's) no error names one.
+#[cfg(not(feature = "object"))]
+const S3_SCHEME: &str = "s3://";
 
 /// An error answer.
 #[derive(Debug)]

@@ -7,12 +7,12 @@
 //! request asks for `count` frames from `from`, `step` recorded ticks apart, forward or backward
 //! (`dir=back`).
 
+use crate::json::entity_state_to_json;
 use serde::Deserialize;
 use serde_json::{Value, json};
 use tickreel::format::pose::{ANGLE_UNITS_PER_TURN, POS_SCALE};
 use tickreel::format::state::EntityState;
 use tickreel::play::{Playhead, Update};
-use tickreel_cli::json::entity_state_to_json;
 
 use super::error::{ApiError, ApiResult};
 use super::library::Handle;
@@ -47,7 +47,7 @@ impl FrameQuery {
             Some("back") => Ok(true),
             Some(other) => Err(ApiError::bad_request(format!(
                 "dir={}: expected fwd or back",
-                tickreel_cli::errors::echo(other)
+                crate::errors::echo(other)
             ))),
         }
     }

@@ -86,7 +86,7 @@ pub fn race(lib: &Library, q: &GhostQuery, gone: &AtomicBool) -> ApiResult<Value
             let Some((placed, _)) = best else {
                 return Err(ApiError::not_found(format!(
                     "course {}: no run on the board",
-                    tickreel_cli::errors::echo(course)
+                    crate::errors::echo(course)
                 )));
             };
             let r = &placed.run;

@@ -129,25 +129,7 @@ impl Library {
         let mut out = Vec::new();
         match &self.root {
             Root::Dir(dir) => walk(dir, dir, 0, &mut out),
-            Root::Object(url) => {
-                let (storage, u) = crate::cmd::object::storage(&format!("{url}/"))
-                    .map_err(|e| ApiError::of(url, e))?;
-                for o in storage.list(&u.key).map_err(|e| ApiError::of(url, e))? {
-                    let full = o.url.to_string();
-                    let name = full
-                        .strip_prefix(&format!("{url}/"))
-                        .unwrap_or(&full)
-                        .to_string();
-                    if name.ends_with(".reel") && out.len() < LIST_MAX {
-                        out.push(Entry {
-                            name,
-                            kind: "object",
-                            size: o.size,
-                            modified_ms: None,
-                        });
-                    }
-                }
-            }
+            Root::Object(url) => objects::list(url, &mut out)?,
         }
         out.sort_by(|a, b| a.name.cmp(&b.name));
         Ok(out)
@@ -226,8 +208,7 @@ impl Library {
                 }
             }
             Target::Object(url) => {
-                let reader =
-                    crate::cmd::object::open(&url).map_err(|e| ApiError::of(&label(name), e))?;
+                let reader = objects::open(&url).map_err(|e| ApiError::of(&label(name), e))?;
                 Handle {
                     name: name.to_string(),
                     kind: "object",
@@ -298,7 +279,7 @@ impl Library {
                 )));
             };
             // The catalog is the operator's own: its locations are trusted as they are.
-            let target = if crate::cmd::object::url_of(Path::new(&rec.location)).is_some() {
+            let target = if objects::is_url(&rec.location) {
                 Target::Object(rec.location.clone())
             } else {
                 Target::File(PathBuf::from(&rec.location))
@@ -346,6 +327,66 @@ impl Library {
                 }
             }
         }
+    }
+}
+
+/// Recordings in object storage (feature `object`); without it an `s3://` root or catalog
+/// location is refused with `Unsupported`.
+#[cfg(feature = "object")]
+mod objects {
+    use super::{ApiError, ApiResult, Entry, LIST_MAX};
+
+    pub fn is_url(location: &str) -> bool {
+        tickreel_object::is_object_url(location)
+    }
+
+    pub fn open(url: &str) -> tickreel::Result<tickreel::play::Reader> {
+        crate::object::open(url)
+    }
+
+    /// The `.reel` objects under the prefix `url`, appended to `out` (at most [`LIST_MAX`]).
+    pub fn list(url: &str, out: &mut Vec<Entry>) -> ApiResult<()> {
+        let (storage, u) =
+            crate::object::storage(&format!("{url}/")).map_err(|e| ApiError::of(url, e))?;
+        for o in storage.list(&u.key).map_err(|e| ApiError::of(url, e))? {
+            let full = o.url.to_string();
+            let name = full
+                .strip_prefix(&format!("{url}/"))
+                .unwrap_or(&full)
+                .to_string();
+            if name.ends_with(".reel") && out.len() < LIST_MAX {
+                out.push(Entry {
+                    name,
+                    kind: "object",
+                    size: o.size,
+                    modified_ms: None,
+                });
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(not(feature = "object"))]
+mod objects {
+    use super::{ApiError, ApiResult, Entry};
+
+    fn unsupported(url: &str) -> tickreel::Error {
+        tickreel::Error::Unsupported(format!(
+            "{url}: object storage is not in this build (feature \"object\")"
+        ))
+    }
+
+    pub fn is_url(location: &str) -> bool {
+        location.starts_with("s3://")
+    }
+
+    pub fn open(url: &str) -> tickreel::Result<tickreel::play::Reader> {
+        Err(unsupported(url))
+    }
+
+    pub fn list(url: &str, _out: &mut Vec<Entry>) -> ApiResult<()> {
+        Err(ApiError::of(url, unsupported(url)))
     }
 }
 

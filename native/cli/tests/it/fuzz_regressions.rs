@@ -1,4 +1,4 @@
-//! Every input the `csv_import` and `json_import` fuzzers found a problem with, kept under
+//! Every input the `csv_import`, `json_import` and `http_api` fuzzers found a problem with, kept under
 //! `fuzz/regressions/<target>/`, replayed through exactly the code the fuzz target runs
 //! (`fuzz/src/<target>.rs`, included here by path with the `harness.rs` it uses), and the seed
 //! corpora `fuzz/seeds/<target>/` too. See `fuzz/README.md`; the core's targets are replayed by
@@ -99,4 +99,16 @@ fn valid_and_invalid_dumps_pass_the_harness() {
     json_import::json_import(b"{\"tick\":1}");
     json_import::json_import(b"{");
     json_import::json_import(b"");
+}
+
+#[path = "../../../../fuzz/src/http_api.rs"]
+mod http_api;
+
+/// The `http_api` target's seeds and kept regressions, one after another (its fixture serves
+/// one folder, whose crafted file each input rewrites).
+#[test]
+fn http_api_seeds_and_regressions() {
+    replay("regressions", "http_api", http_api::http_api);
+    let n = replay("seeds", "http_api", http_api::http_api);
+    assert!(n > 0, "no seeds in fuzz/seeds/http_api");
 }

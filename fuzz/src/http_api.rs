@@ -1,0 +1,206 @@
+//! What the `http_api` fuzz target does with its input: requests to `tickreel serve`'s HTTP API
+//! answered in process by the server's own routes (`tickreel_cli::serve::http::router`, with its
+//! token and loopback checks), over a served folder that holds a recording made of the input's
+//! bytes beside sound recordings, a symbolic link to a recording outside, a directory linked
+//! outside and a live directory whose segment links outside. Shared with the CLI's regression test
+//! (`native/cli/tests/it/fuzz_regressions.rs` includes this file by path), so that a kept input
+//! replays through exactly the code the fuzzer ran.
+//!
+//! Input: a little-endian `u16` length `n`, then `n` bytes written as `crafted.reel` in the
+//! served folder, then up to [`MAX_REQUESTS`] request lines separated by `\n`: a request target
+//! (`/api/frames?rec=crafted.reel&count=5`; without a leading `/`, `/api/` is put before it),
+//! sent without the access token when the line starts with `!`.
+//!
+//! Properties (a panic otherwise): every answer comes whole within [`ANSWER_TIME`] (an
+//! `/api/live` stream is read for a moment only) and is at most [`MAX_BODY`] bytes; no answer is
+//! a 500; a request without the token is never answered 200; an API answer is JSON (`{"error":
+//! ..., "status": N}` for an error, with `status` the HTTP status); no answer names the folder
+//! outside; a name that leads outside is a missing recording (404), never served.
+
+use std::path::PathBuf;
+use std::sync::{Arc, OnceLock};
+use std::time::Duration;
+
+use axum::body::Body;
+use axum::http::{Request, StatusCode, header};
+use http_body_util::BodyExt;
+use tower::ServiceExt;
+
+use tickreel_cli::serve::http::{App, router};
+use tickreel_cli::serve::info::Markers;
+use tickreel_cli::serve::library::{Library, Root};
+
+/// The access token the server is started with.
+const TOKEN: &str = "fuzz-token";
+/// The name of the folder outside the served one: no answer may contain it.
+const OUTSIDE: &str = "outside-the-served-folder";
+/// At most this many requests per input.
+pub const MAX_REQUESTS: usize = 8;
+/// The most bytes an answer may have (frames: 2,048 frames of the largest crafted world).
+pub const MAX_BODY: usize = 256 << 20;
+/// The longest an answer (its head and whole body) may take.
+pub const ANSWER_TIME: Duration = Duration::from_secs(20);
+/// How long an `/api/live` stream is read.
+const LIVE_READ: Duration = Duration::from_millis(30);
+
+/// The served folder, made once per process.
+struct Fixture {
+    _dir: tempfile::TempDir,
+    root: PathBuf,
+    runtime: tokio::runtime::Runtime,
+}
+
+fn fixture() -> &'static Fixture {
+    static FIXTURE: OnceLock<Fixture> = OnceLock::new();
+    FIXTURE.get_or_init(|| {
+        let golden = include_bytes!("../../native/core/tests/data/golden.reel");
+        let golden_v1 = include_bytes!("../../native/core/tests/data/golden-v1.reel");
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("served");
+        let outside = dir.path().join(OUTSIDE);
+        std::fs::create_dir_all(root.join("sub")).unwrap();
+        std::fs::create_dir_all(&outside).unwrap();
+        std::fs::write(root.join("golden.reel"), golden).unwrap();
+        std::fs::write(root.join("sub/golden-v1.reel"), golden_v1).unwrap();
+        std::fs::write(outside.join("secret.reel"), golden_v1).unwrap();
+        std::os::unix::fs::symlink(outside.join("secret.reel"), root.join("link.reel")).unwrap();
+        std::os::unix::fs::symlink(&outside, root.join("out")).unwrap();
+        let live = root.join("leaving.reel.live");
+        std::fs::create_dir(&live).unwrap();
+        std::os::unix::fs::symlink(outside.join("secret.reel"), live.join("seg-000000.tks"))
+            .unwrap();
+        let root = root.canonicalize().unwrap();
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        Fixture {
+            _dir: dir,
+            root,
+            runtime,
+        }
+    })
+}
+
+/// The crafted file and the request lines of `data`.
+fn split(data: &[u8]) -> (&[u8], &[u8]) {
+    if data.len() < 2 {
+        return (&[], data);
+    }
+    let n = usize::from(u16::from_le_bytes([data[0], data[1]])).min(data.len() - 2);
+    (&data[2..2 + n], &data[2 + n..])
+}
+
+/// One answer: its status and body.
+async fn answer(app: Arc<App>, uri: &str, token: bool) -> Option<(StatusCode, Vec<u8>)> {
+    let mut req = Request::get(uri).header(header::HOST, "127.0.0.1");
+    if token {
+        req = req.header(header::AUTHORIZATION, format!("Bearer {TOKEN}"));
+    }
+    // A target the HTTP layer would not parse never reaches the routes.
+    let req = req.body(Body::empty()).ok()?;
+    let resp = router(app).oneshot(req).await.unwrap();
+    let status = resp.status();
+    let live = uri.starts_with("/api/live");
+    let mut body = resp.into_body();
+    let mut bytes = Vec::new();
+    loop {
+        let next = if live {
+            match tokio::time::timeout(LIVE_READ, body.frame()).await {
+                Ok(next) => next,
+                Err(_) => break,
+            }
+        } else {
+            body.frame().await
+        };
+        match next {
+            None => break,
+            // A stream cut short by the server (a damaged chunk met while streaming).
+            Some(Err(_)) => break,
+            Some(Ok(frame)) => {
+                if let Some(data) = frame.data_ref() {
+                    bytes.extend_from_slice(data);
+                    assert!(
+                        bytes.len() <= MAX_BODY,
+                        "{uri}: answer past {MAX_BODY} bytes"
+                    );
+                }
+            }
+        }
+    }
+    Some((status, bytes))
+}
+
+/// Sends the input's requests to a server of the fixture's folder holding the input's file.
+pub fn http_api(data: &[u8]) {
+    let f = fixture();
+    let (file, lines) = split(data);
+    std::fs::write(f.root.join("crafted.reel"), file).unwrap();
+    let app = Arc::new(App {
+        lib: Library::new(Root::Dir(f.root.clone()), None),
+        markers: Markers::default(),
+        token: Some(TOKEN.to_string()),
+        loopback_only: true,
+    });
+    for line in lines.split(|b| *b == b'\n').take(MAX_REQUESTS) {
+        let line = String::from_utf8_lossy(line);
+        let (token, target) = match line.strip_prefix('!') {
+            Some(t) => (false, t),
+            None => (true, &*line),
+        };
+        let uri = if target.starts_with('/') {
+            target.to_string()
+        } else {
+            format!("/api/{target}")
+        };
+        let answered = f.runtime.block_on(async {
+            tokio::time::timeout(ANSWER_TIME, answer(app.clone(), &uri, token)).await
+        });
+        let Some((status, body)) =
+            answered.unwrap_or_else(|_| panic!("{uri}: no whole answer within {ANSWER_TIME:?}"))
+        else {
+            continue;
+        };
+        check(&uri, token, status, &body);
+    }
+}
+
+fn check(uri: &str, token: bool, status: StatusCode, body: &[u8]) {
+    let text = String::from_utf8_lossy(body);
+    assert_ne!(status, StatusCode::INTERNAL_SERVER_ERROR, "{uri}: {text}");
+    assert!(
+        token || status != StatusCode::OK,
+        "{uri}: answered without the token"
+    );
+    assert!(
+        !text.contains(OUTSIDE),
+        "{uri}: names the folder outside: {text}"
+    );
+    let path = uri.split('?').next().unwrap_or_default();
+    if !path.starts_with("/api/") || path == "/api/live" {
+        return;
+    }
+    let v: serde_json::Value = match serde_json::from_slice(body) {
+        Ok(v) => v,
+        Err(e) => panic!("{uri}: {status}, not JSON ({e}): {text}"),
+    };
+    if status != StatusCode::OK {
+        assert_eq!(v["status"], status.as_u16(), "{uri}: {text}");
+        assert!(v["error"].is_string(), "{uri}: {text}");
+    }
+    // The names that lead outside are never served.
+    for leaving in [
+        "link.reel",
+        "out%2Fsecret.reel",
+        "out/secret.reel",
+        "leaving.reel.live",
+    ] {
+        if uri.contains(&format!("rec={leaving}")) {
+            assert_ne!(
+                status,
+                StatusCode::OK,
+                "{uri}: served a name leading outside"
+            );
+        }
+    }
+}
