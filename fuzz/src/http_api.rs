@@ -40,8 +40,8 @@ pub const MAX_REQUESTS: usize = 8;
 pub const MAX_BODY: usize = 256 << 20;
 /// The longest an answer (its head and whole body) may take.
 pub const ANSWER_TIME: Duration = Duration::from_secs(20);
-/// How long an `/api/live` stream is read.
-const LIVE_READ: Duration = Duration::from_millis(30);
+/// How long an `/api/live` stream is read (its first event comes at once).
+const LIVE_READ: Duration = Duration::from_millis(2);
 
 /// The served folder, made once per process.
 struct Fixture {
