@@ -21,6 +21,9 @@ use super::catalog_show as show;
 
 /// The catalog used when neither `--db` nor `TICKREEL_CATALOG` says otherwise.
 pub const DEFAULT_URL: &str = "sqlite:tickreel-catalog.db";
+/// The environment variable that may hold the catalog's URL (a password in a command line shows
+/// in `ps`; in the environment it does not).
+pub const CATALOG_ENV: &str = "TICKREEL_CATALOG";
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -158,7 +161,7 @@ pub enum CatalogCommand {
 
 pub fn run(a: Args, out: &mut Out) -> tickreel::Result<()> {
     let url =
-        a.db.or_else(|| std::env::var("TICKREEL_CATALOG").ok())
+        a.db.or_else(|| std::env::var(CATALOG_ENV).ok())
             .unwrap_or_else(|| DEFAULT_URL.to_owned());
     let cat = Catalog::open(&url)?;
     let json = a.json;

@@ -1,4 +1,5 @@
-//! `tickreel serve [DIR|URL] [--listen 127.0.0.1:PORT] [--catalog URL] [--public --token T]`:
+//! `tickreel serve [DIR|URL] [--listen 127.0.0.1:PORT] [--catalog URL | --catalog-file F]
+//! [--public --token T]`:
 //! the web viewer (see `serve/`). Prints `listening on http://ADDR/` once it accepts requests,
 //! then serves until stopped. Loopback only unless `--public`, which needs an access token.
 
@@ -34,9 +35,36 @@ pub struct Args {
     #[arg(long)]
     pub token: Option<String>,
     /// A catalog (`sqlite:PATH`, `postgres://...`): its recordings are listed and its best run of
-    /// a course can be the ghost.
-    #[arg(long)]
+    /// a course can be the ghost. Default: TICKREEL_CATALOG (a password given here shows in `ps`;
+    /// in the environment or --catalog-file it does not).
+    #[arg(long, conflicts_with = "catalog_file")]
     pub catalog: Option<String>,
+    /// A file whose first line is the catalog's URL (readable by the server's user only, say).
+    #[arg(long)]
+    pub catalog_file: Option<PathBuf>,
+}
+
+/// The catalog's URL: `--catalog`, the first line of `--catalog-file`, or TICKREEL_CATALOG.
+fn catalog_url(a: &Args) -> tickreel::Result<Option<String>> {
+    if let Some(url) = &a.catalog {
+        return Ok(Some(url.clone()));
+    }
+    if let Some(path) = &a.catalog_file {
+        let text = std::fs::read_to_string(path).map_err(|e| {
+            Error::InvalidArgument(format!("--catalog-file {}: {e}", path.display()))
+        })?;
+        let url = text.lines().next().unwrap_or_default().trim();
+        if url.is_empty() {
+            return Err(Error::InvalidArgument(format!(
+                "--catalog-file {}: no URL on its first line",
+                path.display()
+            )));
+        }
+        return Ok(Some(url.to_string()));
+    }
+    Ok(std::env::var(super::catalog::CATALOG_ENV)
+        .ok()
+        .filter(|u| !u.trim().is_empty()))
 }
 
 pub fn run(a: Args, out: &mut Out) -> tickreel::Result<()> {
@@ -84,9 +112,9 @@ pub fn run(a: Args, out: &mut Out) -> tickreel::Result<()> {
             Root::Dir(real)
         }
     };
-    let catalog = match &a.catalog {
+    let catalog = match catalog_url(&a)? {
         Some(url) => Some(
-            tickreel_catalog::Catalog::open(url)
+            tickreel_catalog::Catalog::open(&url)
                 .map_err(|e| Error::InvalidArgument(format!("--catalog: {e}")))?,
         ),
         None => None,

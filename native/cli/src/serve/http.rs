@@ -56,21 +56,55 @@ fn same(a: &[u8], b: &[u8]) -> bool {
     a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
 }
 
+/// The cookie a page opened with `?token=T` gets, so that the requests the page itself makes (its
+/// script and style, API calls, `EventSource`) carry the token without it in every address.
+const TOKEN_COOKIE: &str = "tickreel_token";
+
+/// Where a request's token came from.
+#[derive(Debug, PartialEq, Eq)]
+enum TokenFrom {
+    Header,
+    Query,
+    Cookie,
+}
+
 /// The token a request carries: `Authorization: Bearer T` (the scheme in any case, as RFC 9110
-/// says schemes are), or `token=T` in the query (the page's own requests, and `EventSource`,
-/// which cannot set headers).
-fn token_of(req: &Request) -> Option<String> {
+/// says schemes are), `token=T` in the query (a link to the viewer, and `EventSource`, which
+/// cannot set headers), or the [`TOKEN_COOKIE`] the server set when the page was opened so.
+fn token_of(req: &Request) -> Option<(String, TokenFrom)> {
     if let Some(v) = req.headers().get(header::AUTHORIZATION)
         && let Ok(s) = v.to_str()
         && let Some((scheme, t)) = s.trim_start().split_once(' ')
         && scheme.eq_ignore_ascii_case("bearer")
     {
-        return Some(t.trim().to_string());
+        return Some((t.trim().to_string(), TokenFrom::Header));
     }
-    let q = req.uri().query()?;
-    q.split('&')
-        .find_map(|kv| kv.strip_prefix("token="))
-        .map(percent_decode)
+    if let Some(q) = req.uri().query()
+        && let Some(t) = q.split('&').find_map(|kv| kv.strip_prefix("token="))
+    {
+        return Some((percent_decode(t), TokenFrom::Query));
+    }
+    req.headers()
+        .get_all(header::COOKIE)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(';'))
+        .find_map(|c| c.trim().strip_prefix(TOKEN_COOKIE)?.strip_prefix('='))
+        .map(|t| (percent_decode(t), TokenFrom::Cookie))
+}
+
+/// `s` with every byte but unreserved URL characters as `%XX` (a cookie value, decoded by
+/// [`percent_decode`]).
+fn percent_encode(s: &str) -> String {
+    s.bytes()
+        .map(|b| {
+            if b.is_ascii_alphanumeric() || b"-._~".contains(&b) {
+                (b as char).to_string()
+            } else {
+                format!("%{b:02X}")
+            }
+        })
+        .collect()
 }
 
 /// `%XX` and `+` decoding of a query value.
@@ -117,8 +151,21 @@ async fn guard(State(app): State<Arc<App>>, req: Request, next: Next) -> Respons
         return ApiError::forbidden("this server answers only to a loopback host name")
             .into_response();
     }
+    let mut set_cookie = None;
     if let Some(want) = &app.token {
-        let ok = token_of(&req).is_some_and(|t| same(t.as_bytes(), want.as_bytes()));
+        let given = token_of(&req);
+        let ok = given
+            .as_ref()
+            .is_some_and(|(t, _)| same(t.as_bytes(), want.as_bytes()));
+        if ok && given.is_some_and(|(_, from)| from == TokenFrom::Query) {
+            // The page's own requests carry it from now on (HttpOnly: no script reads it;
+            // Strict: no other site's page sends it).
+            set_cookie = HeaderValue::from_str(&format!(
+                "{TOKEN_COOKIE}={}; Path=/; HttpOnly; SameSite=Strict",
+                percent_encode(want)
+            ))
+            .ok();
+        }
         if !ok {
             let mut r = ApiError::new(
                 StatusCode::UNAUTHORIZED,
@@ -132,6 +179,9 @@ async fn guard(State(app): State<Arc<App>>, req: Request, next: Next) -> Respons
     }
     let mut r = next.run(req).await;
     let h = r.headers_mut();
+    if let Some(c) = set_cookie {
+        h.insert(header::SET_COOKIE, c);
+    }
     h.insert(
         header::X_CONTENT_TYPE_OPTIONS,
         HeaderValue::from_static("nosniff"),
@@ -334,6 +384,31 @@ mod tests {
         assert_eq!(percent_decode("a%2Bb+c"), "a+b c");
         assert_eq!(percent_decode("50%"), "50%");
         assert_eq!(percent_decode("%zz"), "%zz");
+    }
+
+    #[test]
+    fn tokens_come_from_the_header_the_query_or_the_cookie() {
+        let of = |req: axum::http::request::Builder| {
+            token_of(&req.body(axum::body::Body::empty()).unwrap())
+        };
+        let t = "p@ss; w=rd +%";
+        let cookie = format!("a=b; {TOKEN_COOKIE}={}; c=d", percent_encode(t));
+        assert_eq!(
+            of(Request::get("/").header(header::COOKIE, cookie)),
+            Some((t.to_string(), TokenFrom::Cookie))
+        );
+        assert_eq!(
+            of(Request::get("/x?a=1&token=ab%20c")),
+            Some(("ab c".to_string(), TokenFrom::Query))
+        );
+        assert_eq!(
+            of(Request::get("/?token=q").header(header::AUTHORIZATION, "bearer h")),
+            Some(("h".to_string(), TokenFrom::Header))
+        );
+        assert_eq!(
+            of(Request::get("/").header(header::COOKIE, "tickreel_tokenx=1")),
+            None
+        );
     }
 
     #[test]

@@ -351,3 +351,55 @@ fn a_token_is_required_when_set_and_public_binds_need_one() {
     assert_eq!(st, 403, "{body}");
     assert_eq!(l3.raw("/api/recordings", None).0, 200);
 }
+
+#[test]
+fn the_catalog_url_comes_from_the_environment_or_a_file_never_the_command_line_only() {
+    // A PostgreSQL URL holds a password, and a command line shows in `ps`: serve takes the URL
+    // from TICKREEL_CATALOG or from the first line of --catalog-file too.
+    let dir = tempfile::tempdir().unwrap();
+    simulate(&dir.path().join("a.reel"), 1, 20);
+    let db = format!("sqlite:{}", dir.path().join("catalog.db").display());
+    let root = dir.path().to_str().unwrap();
+    let has_catalog = |s: &Server| s.get("/api/recordings").1["has_catalog"].clone();
+
+    let s = Server::start_env(
+        &[root, "--listen", "127.0.0.1:0"],
+        &[("TICKREEL_CATALOG", "")],
+    );
+    assert_eq!(has_catalog(&s), false);
+    drop(s);
+    let s = Server::start_env(
+        &[root, "--listen", "127.0.0.1:0"],
+        &[("TICKREEL_CATALOG", db.as_str())],
+    );
+    assert_eq!(has_catalog(&s), true);
+    drop(s);
+    let file = dir.path().join("catalog-url");
+    std::fs::write(&file, format!("{db}\n# the first line is the URL\n")).unwrap();
+    let s = Server::start_env(
+        &[
+            root,
+            "--listen",
+            "127.0.0.1:0",
+            "--catalog-file",
+            file.to_str().unwrap(),
+        ],
+        &[("TICKREEL_CATALOG", "")],
+    );
+    assert_eq!(has_catalog(&s), true);
+    drop(s);
+    std::fs::write(&file, "\n").unwrap();
+    let o = tickreel(&[
+        "serve",
+        root,
+        "--listen",
+        "127.0.0.1:0",
+        "--catalog-file",
+        file.to_str().unwrap(),
+    ]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        !o.status.success() && err.contains("no URL on its first line"),
+        "{err}"
+    );
+}

@@ -184,6 +184,47 @@ fn the_viewer_plays_seeks_and_reverses_in_chromium() {
 }
 
 #[test]
+fn the_viewer_opens_through_an_access_token() {
+    // A server started as for remote viewing (`--public --token`), its viewer opened as an
+    // operator would share it: `/?rec=NAME&token=T`. The page's script and style are requested
+    // by the page itself, without the token in their addresses: the cookie the server set with
+    // the page carries it. Without it the page stays blank (both answer 401).
+    let dir = tempfile::tempdir().unwrap();
+    let sim = dir.path().join("sim.reel");
+    simulate(&sim, 3, 200);
+    let token = "a-token-of-sufficient-length";
+    let s = Server::start(&[
+        dir.path().to_str().unwrap(),
+        "--listen",
+        "127.0.0.1:0",
+        "--public",
+        "--token",
+        token,
+    ]);
+    assert_eq!(s.get("/viewer.js").0, 401, "the script without a token");
+    let mut b = browser();
+    b.open(&format!("{}/?rec=sim.reel&token={token}", s.base))
+        .unwrap();
+    wait_for(
+        &mut b,
+        "!!window.tickreelViewer && window.tickreelViewer.ready",
+    );
+    assert_eq!(state(&mut b)["last"], 199);
+    assert_shown_is_seek(&mut b, &sim, "opened through a token");
+    // the style sheet applied (a 401 answer is no style sheet)
+    let rules = b.eval(
+        "Array.from(document.styleSheets).reduce((n, s) => { try { return n + \
+         s.cssRules.length } catch (e) { return n } }, 0)",
+    );
+    assert!(rules.as_u64().unwrap() > 10, "no style rules: {rules}");
+    // the cookie is not readable by scripts
+    assert_eq!(
+        b.eval("document.cookie.includes('tickreel_token')"),
+        json!(false)
+    );
+}
+
+#[test]
 fn the_viewer_follows_a_recording_while_it_is_written() {
     let dir = tempfile::tempdir().unwrap();
     let s = Server::start(&[dir.path().to_str().unwrap(), "--listen", "127.0.0.1:0"]);
