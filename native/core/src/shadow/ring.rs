@@ -64,6 +64,10 @@ pub(crate) struct Ring {
     pub removed: HashMap<u32, u32>,
     /// Players who left within their grace period, by the tick they left.
     pub departed: HashMap<u32, u32>,
+    /// Every entity an event named (a pose, a teleport, ...; not its removal), by the last tick
+    /// one did, kept while the ring may still hold it: a game that never sends `EntityAdd` (only
+    /// poses, as the README's quick start does) still has its players in the buffer.
+    pub seen: HashMap<u32, u32>,
     pub dropped: Dropped,
 }
 
@@ -97,8 +101,11 @@ impl Ring {
                     self.removed.remove(&entity);
                     self.departed.remove(&entity);
                 }
-                Event::EntityRemove { entity } if self.alive.remove(&entity) => {
-                    self.removed.insert(entity, tick);
+                Event::EntityRemove { entity } => {
+                    // (one only ever seen in poses goes too: its report ends at the removal)
+                    if self.alive.remove(&entity) || self.seen.contains_key(&entity) {
+                        self.removed.insert(entity, tick);
+                    }
                 }
                 Event::PlayerLeave { entity } => {
                     self.alive.remove(&entity);
@@ -106,6 +113,11 @@ impl Ring {
                     self.departed.insert(entity, tick);
                 }
                 _ => {}
+            }
+            if let Some(entity) = e.entity()
+                && !matches!(e, Event::EntityRemove { .. } | Event::PlayerLeave { .. })
+            {
+                self.seen.insert(entity, tick);
             }
         }
         let grace = self.grace_ticks;
@@ -122,11 +134,10 @@ impl Ring {
 
     /// Whether the ring holds anything of `entity` (alive now, or gone at a retained tick).
     pub(crate) fn has(&self, entity: u32) -> bool {
+        let held = |tick: &u32| self.first_tick().is_none_or(|first| *tick >= first);
         self.alive.contains(&entity)
-            || self
-                .removed
-                .get(&entity)
-                .is_some_and(|&gone| self.first_tick().is_none_or(|first| gone >= first))
+            || self.removed.get(&entity).is_some_and(held)
+            || self.seen.get(&entity).is_some_and(held)
     }
 
     /// Adds a block, then drops what the window no longer needs; the bytes freed.
@@ -173,10 +184,11 @@ impl Ring {
         b.bytes
     }
 
-    /// Forgets removed entities the ring no longer holds.
+    /// Forgets removed (and last seen) entities the ring no longer holds.
     pub(crate) fn forget_removed(&mut self) {
         if let Some(first) = self.first_tick() {
             self.removed.retain(|_, gone| *gone >= first);
+            self.seen.retain(|_, last| *last >= first);
         }
     }
 }

@@ -313,3 +313,44 @@ fn bad_reports_are_refused_at_the_call() {
     assert_eq!(e.path(), Some(p.as_path()));
     assert_eq!(std::fs::read(&p).unwrap(), b"x");
 }
+
+/// A game that never sends `EntityAdd` (only poses, as the README's quick start does) can report
+/// its players: the buffer knows a player from any event that names it. Gone once the window no
+/// longer holds it.
+#[test]
+fn a_player_recorded_only_with_poses_can_be_reported() {
+    let dir = tempfile::tempdir().unwrap();
+    let (_engine, rec, shadow) = shadow_only(ShadowOptions {
+        window: Duration::from_secs(10),
+        block_ticks: 20,
+        ..ShadowOptions::default()
+    });
+    let poses = |t: u32, ids: &[u32]| -> Vec<Event> {
+        ids.iter()
+            .map(|&id| Event::Pose {
+                entity: id,
+                pose: Pose::from_f64(f64::from(t) * 0.1, 64.0, f64::from(id), 0.0, 0.0),
+            })
+            .collect()
+    };
+    for t in 0..300 {
+        submit(&rec, t, &poses(t, &[7, 8]));
+    }
+    rec.flush().unwrap();
+    let out = dir.path().join("poses.reel");
+    shadow.report(7, &out, now()).unwrap().wait().unwrap();
+    let r = Reader::open_path(&out).unwrap();
+    assert_eq!((r.first_tick(), r.last_tick()), (Some(100), Some(299)));
+    assert!(r.seek(299).unwrap().entities.get(7).is_some());
+
+    // 8 stops being named (it stood still and the game sent nothing); 7 goes on. Once the
+    // window no longer holds 8, it is gone with the error a player never seen gets.
+    for t in 300..=560 {
+        submit(&rec, t, &poses(t, &[7]));
+    }
+    rec.flush().unwrap();
+    match shadow.report(8, dir.path().join("eight.reel"), now()) {
+        Err(Error::InvalidArgument(m)) => assert!(m.contains("entity 8"), "{m}"),
+        other => panic!("{other:?}"),
+    }
+}
