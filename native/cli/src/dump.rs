@@ -160,6 +160,7 @@ fn recording_line(r: &Reader) -> tickreel::Result<String> {
         user: m.user.clone(),
         library: LibraryMeta {
             analysis: m.library.analysis.clone(),
+            starts_mid_world: m.library.starts_mid_world,
             ..LibraryMeta::default()
         },
     }

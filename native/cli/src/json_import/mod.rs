@@ -380,6 +380,9 @@ impl Setup {
             for (k, v) in m.user {
                 w.set_user_metadata(k, v)?;
             }
+            if m.library.starts_mid_world {
+                w.set_starts_mid_world();
+            }
             if let Some(a) = m.library.analysis {
                 w.set_analysis(a);
             }

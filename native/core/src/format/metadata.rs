@@ -72,6 +72,11 @@ pub struct LibraryMeta {
     pub stats: Stats,
     /// Analysis appended by compaction (per-entity figures), kept as NBT.
     pub analysis: Option<Value>,
+    /// The recording starts in the middle of a world (a shadow-play report cut from a longer
+    /// stream) without a snapshot at its first tick: the world before its first snapshot is
+    /// unknown, and a rebuild that reaches back past it says so (`Rebuild::cut_short`). NBT
+    /// `starts_mid_world: 1b`, absent when false.
+    pub starts_mid_world: bool,
     /// Library keys this build does not know, preserved as they are.
     pub extra: HashMap<String, Value>,
 }
@@ -276,6 +281,9 @@ impl LibraryMeta {
         if let Some(a) = &self.analysis {
             m.insert("analysis".into(), a.clone());
         }
+        if self.starts_mid_world {
+            m.insert("starts_mid_world".into(), Value::Byte(1));
+        }
         Value::Compound(m)
     }
 
@@ -329,6 +337,11 @@ impl LibraryMeta {
             };
         }
         out.analysis = m.remove("analysis");
+        out.starts_mid_world = match m.remove("starts_mid_world") {
+            None => false,
+            Some(Value::Byte(b)) => b != 0,
+            Some(_) => return Err(Error::corrupt("starts_mid_world is not a byte")),
+        };
         out.extra = m;
         Ok(out)
     }
@@ -516,6 +529,7 @@ mod tests {
                     dropped_ticks: 5,
                 },
                 analysis: None,
+                starts_mid_world: true,
                 extra: HashMap::new(),
             },
         }

@@ -180,6 +180,13 @@ impl ReelWriter {
         self.metadata.library.analysis = Some(analysis);
     }
 
+    /// Marks the recording as starting in the middle of a world without a snapshot at its first
+    /// tick (a cut of a longer stream): rebuilds before its first snapshot are then
+    /// [cut short](crate::play::Rebuild::cut_short) instead of starting from an empty world.
+    pub fn set_starts_mid_world(&mut self) {
+        self.metadata.library.starts_mid_world = true;
+    }
+
     /// Supplies snapshot bytes; the next tick starts a chunk carrying them. Refuses
     /// (`LimitExceeded`, nothing changed) a snapshot over `Limits::max_snapshot_bytes`.
     pub fn offer_snapshot(&mut self, bytes: Vec<u8>) -> Result<()> {
@@ -201,6 +208,15 @@ impl ReelWriter {
     /// recording): the first chunk's keyframe holds them. Call before the first tick.
     pub(crate) fn start_from(&mut self, table: crate::format::state::EntityTable) {
         self.chunker.resume_from(table, None, None);
+    }
+
+    /// As [`ReelWriter::start_from`], for a file that starts in the middle of a world whose
+    /// state before `first` it does not have ([`ReelWriter::set_starts_mid_world`]): the first
+    /// chunk takes no (empty) snapshot of its own, which would claim an empty world; it carries
+    /// one only if one is given for it.
+    pub(crate) fn start_mid_world(&mut self, table: crate::format::state::EntityTable, first: u32) {
+        self.set_starts_mid_world();
+        self.chunker.resume_from(table, None, Some(first));
     }
 
     /// The last tick written.

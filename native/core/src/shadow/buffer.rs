@@ -306,6 +306,7 @@ impl Inner {
             event_types: ids.iter().map(|id| s.event_types[id].clone()).collect(),
             user: s.user.clone(),
             blocks: p.blocks,
+            origin: s.ring.origin,
             player: p.player,
             first: p.first,
             last,

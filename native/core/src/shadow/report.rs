@@ -29,6 +29,8 @@ pub(crate) struct ReportJob {
     pub event_types: Vec<EventType>,
     pub user: HashMap<String, Value>,
     pub blocks: Vec<Arc<Block>>,
+    /// The stream's first tick ([`super::ring::Ring::origin`]).
+    pub origin: Option<u32>,
     pub player: u32,
     /// Ticks wanted (clipped to what the blocks hold).
     pub first: u32,
@@ -109,9 +111,14 @@ pub(crate) fn write_report(job: ReportJob) -> Result<PathBuf> {
     let mut analysis = Analysis::default();
     let mut context = HashSet::new();
     let mut started = false;
+    // The world before the first tick is known when the report starts with the stream, or with
+    // a snapshot of its own; otherwise the file says it starts mid-world, so that a rebuild
+    // before its first snapshot is cut short instead of starting from an empty world.
+    let mut world_known = job.origin.is_some_and(|o| first <= o);
     for i in 0..reader.index().len() {
         let chunk = reader.read_chunk(i)?;
         if !started {
+            world_known |= chunk.start_tick == first && chunk.snapshot.is_some();
             // The state just before the first tick: the file's first keyframe.
             let before: EntityTable = if first > chunk.start_tick {
                 chunk.state_at(first - 1)
@@ -121,7 +128,11 @@ pub(crate) fn write_report(job: ReportJob) -> Result<PathBuf> {
             let table: EntityTable = before.iter().copied().filter(|e| keep(e.id)).collect();
             context.extend(table.iter().map(|e| e.id));
             analysis.keyframe(first, table.as_slice());
-            w.start_from(table);
+            if world_known {
+                w.start_from(table);
+            } else {
+                w.start_mid_world(table, first);
+            }
             started = true;
         } else {
             let kf: Vec<_> = chunk

@@ -68,6 +68,8 @@ pub(crate) struct Ring {
     /// one did, kept while the ring may still hold it: a game that never sends `EntityAdd` (only
     /// poses, as the README's quick start does) still has its players in the buffer.
     pub seen: HashMap<u32, u32>,
+    /// The first tick of the stream's first block: the world before it is the game's start.
+    pub origin: Option<u32>,
     pub dropped: Dropped,
 }
 
@@ -142,6 +144,7 @@ impl Ring {
 
     /// Adds a block, then drops what the window no longer needs; the bytes freed.
     pub(crate) fn push(&mut self, block: Arc<Block>) -> usize {
+        self.origin.get_or_insert(block.first_tick());
         self.bytes += block.bytes;
         self.blocks.push_back(block);
         self.expire()

@@ -12,3 +12,6 @@ mod context;
 
 #[path = "shadow/lifecycle.rs"]
 mod lifecycle;
+
+#[path = "shadow/world.rs"]
+mod world;

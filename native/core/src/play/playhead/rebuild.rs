@@ -13,9 +13,11 @@ impl Playhead {
         let view = self.view.clone();
         let idx = view.reader.index();
         let snap = idx[s].has_snapshot().then_some(s);
-        // No snapshot within reach and not the recording's start: the events before `s` are
-        // left out (see `Rebuild::cut_short`).
-        let cut_short = snap.is_none() && s > 0;
+        // No snapshot within reach and not the recording's start, or a recording that starts
+        // mid-world (a shadow-play report): the events before `s` are unknown (see
+        // `Rebuild::cut_short`).
+        let cut_short =
+            snap.is_none() && (s > 0 || view.reader.metadata().library.starts_mid_world);
         self.u.rebuild = true;
         self.u.rb_snapshot_chunk = snap;
         self.u.rb_snapshot_tick = snap.map(|i| idx[i].start_tick);

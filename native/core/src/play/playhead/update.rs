@@ -149,7 +149,9 @@ impl<'a> Rebuild<'a> {
     /// [`MAX_CHUNKS_PER_SNAPSHOT`](crate::format::index::MAX_CHUNKS_PER_SNAPSHOT) chunks at or
     /// before the position (a file not written by tickreel's recorders, or by an older build),
     /// and the position is farther than that from the recording's start: the rebuild reads only
-    /// those last chunks, so that a seek stays bounded. [`Rebuild::snapshot`] is then `None` and
+    /// those last chunks, so that a seek stays bounded. Also true before the first snapshot of a
+    /// recording that starts in the middle of a world (a shadow-play report cut from a longer
+    /// stream: its metadata's `starts_mid_world`), whose world before its first tick is unknown. [`Rebuild::snapshot`] is then `None` and
     /// [`Rebuild::events`] holds the custom events of those chunks only, not the world before them;
     /// [`Rebuild::complete`] is false.
     pub fn cut_short(&self) -> bool {
