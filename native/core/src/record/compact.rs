@@ -11,7 +11,7 @@ use std::sync::Arc;
 use crate::error::{Error, Result};
 use crate::format::chunk::DecodedChunk;
 use crate::format::frame::FrameHeader;
-use crate::play::{Reader, ReaderOptions};
+use crate::reader::{Reader, ReaderOptions};
 use crate::record::analysis::Analysis;
 use crate::record::chunker::{AdoptedChunk, ChunkPolicy, Frame};
 use crate::record::publish::UnpublishedReel;

@@ -13,7 +13,7 @@ use crate::format::Limits;
 use crate::format::header::Header;
 use crate::format::index::IndexEntry;
 use crate::format::metadata::Metadata;
-use crate::play::{Reader, ReaderOptions};
+use crate::reader::{Reader, ReaderOptions};
 use crate::record::chunker::Frame;
 use crate::record::compact::{CompactOptions, compact_unpublished};
 use crate::record::engine::EngineShared;

@@ -9,7 +9,7 @@ use crate::format::header::Header;
 use crate::format::index::{IndexEntry, snapshot_at_or_before};
 use crate::format::metadata::Metadata;
 use crate::format::state::EntityTable;
-use crate::play::{Reader, ReaderOptions};
+use crate::reader::{Reader, ReaderOptions};
 use crate::record::engine::Msg;
 use crate::record::recover::recover_locked;
 use crate::storage::live::{LiveDir, WriterLock};
