@@ -15,7 +15,8 @@ use crate::reader::{Reader, ReaderOptions};
 use crate::record::analysis::Analysis;
 use crate::record::chunker::{AdoptedChunk, ChunkPolicy, Frame};
 use crate::record::publish::UnpublishedReel;
-use crate::record::reel_writer::{RecordingInfo, ReelOptions, ReelWriter};
+use crate::record::info::RecordingInfo;
+use crate::record::reel_writer::{ReelOptions, ReelWriter};
 use crate::storage::live::RefusedSegment;
 use crate::storage::{LocalStorage, Storage};
 

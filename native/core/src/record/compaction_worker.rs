@@ -19,7 +19,7 @@ use crate::record::compact::{CompactOptions, compact_unpublished};
 use crate::record::engine::EngineShared;
 use crate::record::finish::FinishHandle;
 use crate::record::publish::{publish_from_live, publish_from_memory};
-use crate::record::writer_thread::guarded;
+use crate::record::panics::guarded;
 use crate::storage::Storage;
 use crate::storage::frames::MemFrames;
 use crate::storage::live::{LiveDir, WriterLock, describe_refused};

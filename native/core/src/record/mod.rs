@@ -11,12 +11,15 @@ mod counters;
 pub(crate) mod engine;
 mod finish;
 pub(crate) mod held;
+mod info;
 mod hot_slots;
 mod msg;
 pub mod observer;
 mod open_recording;
 mod pool;
+mod panics;
 mod publish;
+mod rec_shared;
 mod recorder;
 mod recorder_options;
 mod recover;
@@ -41,4 +44,5 @@ pub use recorder::{
     Submitted,
 };
 pub use recover::{RecoverReport, recover, recover_live, recover_with_progress};
-pub use reel_writer::{RecordingInfo, ReelOptions, ReelWriter};
+pub use info::RecordingInfo;
+pub use reel_writer::{ReelOptions, ReelWriter};

@@ -22,7 +22,8 @@ use crate::record::engine::EngineShared;
 use crate::record::engine::Msg;
 use crate::record::finish::FinishHandle;
 use crate::record::observer::{MetadataChange, StreamEnd, StreamStart};
-use crate::record::recorder::{RecShared, RecorderOptions};
+use crate::record::rec_shared::RecShared;
+use crate::record::recorder_options::RecorderOptions;
 use crate::record::resume::{PendingResume, Resumed};
 use crate::storage::live::{Fence, LiveDir, WriterLock, live_dir_for};
 

@@ -48,12 +48,8 @@ pub struct RecorderStats {
     pub queue_depth: usize,
 }
 
-mod shared;
-
-pub(crate) use shared::{
-    ABORTED, CLOSED, FINISHING, NONE, OPEN, RESUME_DONE, RESUME_FAILED, RESUME_PENDING, RETIRED,
-    RecShared,
-};
+use crate::record::hot_slots::{ABORTED, CLOSED, FINISHING, NONE, OPEN, RETIRED};
+use crate::record::rec_shared::{RESUME_DONE, RESUME_FAILED, RESUME_PENDING, RecShared};
 
 /// One recording being written. Cheap to share between threads (`&self` methods); ticks of one
 /// recording must be submitted in increasing order (from one thread at a time).

@@ -85,7 +85,7 @@ impl PendingResume {
     pub(crate) fn start(live: LiveDir, lock: WriterLock) -> Result<PendingResume> {
         let (tx, rx) = crossbeam_channel::bounded(1);
         let thread = crate::threads::spawn("tickreel-resume", move || {
-            let r = crate::record::writer_thread::guarded(|| resume_locked(&live, lock))
+            let r = crate::record::panics::guarded(|| resume_locked(&live, lock))
                 .unwrap_or_else(|m| Err(Error::InvalidState(m)));
             let _ = crate::threads::send(&tx, r);
         })?;

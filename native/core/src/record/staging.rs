@@ -38,7 +38,7 @@ use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicU32, AtomicU64, Ordering};
 
 use crate::record::engine::EngineShared;
 use crate::record::hot_slots::{Hot, HotRef};
-use crate::record::recorder::OPEN;
+use crate::record::hot_slots::OPEN;
 
 /// Bytes of an entry's header; entries start at multiples of it.
 const HEADER: usize = 16;

@@ -14,7 +14,8 @@ use crate::record::compaction_worker::CompactJob;
 use crate::record::engine::{Ending, EngineShared, Msg};
 use crate::record::finish::FinishHandle;
 use crate::record::open_recording::OpenRecording;
-use crate::record::recorder::{CLOSED, OPEN, RETIRED};
+use crate::record::panics::guarded;
+use crate::record::hot_slots::{CLOSED, OPEN, RETIRED};
 use crate::record::returns::Returns;
 use crate::record::sync_round::SyncThread;
 use crate::record::tick_bytes::TickBytes;
@@ -74,21 +75,6 @@ struct WriterThread {
     backlog: bool,
     /// Recordings with a staging ring, taken from when the queue runs dry (see `staging`).
     staged: Vec<u64>,
-}
-
-/// The text of a caught panic.
-fn panic_message(panic: &(dyn std::any::Any + Send)) -> String {
-    let what = panic
-        .downcast_ref::<&str>()
-        .map(|s| s.to_string())
-        .or_else(|| panic.downcast_ref::<String>().cloned())
-        .unwrap_or_else(|| "unknown panic".into());
-    format!("internal error on the writer thread: {what}")
-}
-
-/// Runs `f`, turning a panic into its message.
-pub(crate) fn guarded<T>(f: impl FnOnce() -> T) -> std::result::Result<T, String> {
-    std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)).map_err(|p| panic_message(&*p))
 }
 
 /// The writer thread's loop.

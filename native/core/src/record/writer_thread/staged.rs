@@ -3,7 +3,8 @@
 
 use crate::record::engine::Msg;
 
-use super::{WriterThread, guarded};
+use super::WriterThread;
+use crate::record::panics::guarded;
 
 impl WriterThread {
     /// A message just taken off the queue: first the staged ticks of its recording that came
