@@ -16,6 +16,7 @@ mod playhead;
 mod prefetch;
 mod recording;
 
+pub use crate::reader::{Reader, ReaderOptions, SeekState, TickIter, VerifyReport};
 pub use cache::{CacheStats, ChunkCache};
 pub use follow::{FollowOptions, FollowState, FollowStats, LiveFollower};
 pub use playhead::{
@@ -23,5 +24,4 @@ pub use playhead::{
     Rebuild, Update, World,
 };
 pub use prefetch::{PrefetchPool, PrefetchStats};
-pub use crate::reader::{Reader, ReaderOptions, SeekState, TickIter, VerifyReport};
 pub use recording::{PlaybackContext, Recording, View};

@@ -9,15 +9,16 @@ mod compact;
 pub(crate) mod compaction_worker;
 mod counters;
 pub(crate) mod engine;
+mod engine_shared;
 mod finish;
 pub(crate) mod held;
-mod info;
 mod hot_slots;
+mod info;
 mod msg;
 pub mod observer;
 mod open_recording;
-mod pool;
 mod panics;
+mod pool;
 mod publish;
 mod rec_shared;
 mod recorder;
@@ -27,6 +28,8 @@ mod reel_writer;
 mod resume;
 mod returns;
 mod staging;
+#[cfg(feature = "test-hooks")]
+mod stall;
 mod sync_round;
 mod tick_bytes;
 mod writer_thread;
@@ -37,6 +40,7 @@ pub use chunker::{
 pub use compact::{CompactOptions, CompactReport, compact, compact_in};
 pub use engine::{Engine, EngineOptions, EngineStats, MAX_WRITER_THREADS};
 pub use finish::FinishHandle;
+pub use info::RecordingInfo;
 pub use observer::{MetadataChange, StreamEnd, StreamObserver, StreamStart};
 pub use publish::{PublishError, UnpublishedReel};
 pub use recorder::{
@@ -44,5 +48,4 @@ pub use recorder::{
     Submitted,
 };
 pub use recover::{RecoverReport, recover, recover_live, recover_with_progress};
-pub use info::RecordingInfo;
 pub use reel_writer::{ReelOptions, ReelWriter};

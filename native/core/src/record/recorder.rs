@@ -12,11 +12,12 @@ use crossbeam_channel::{Sender, TrySendError};
 use crate::error::{Error, Result};
 use crate::format::Limits;
 use crate::format::metadata::{EntityInfo, EventType};
-use crate::record::engine::{Ending, EngineShared, Msg};
+use crate::record::engine_shared::EngineShared;
 use crate::record::finish::FinishHandle;
 use crate::record::hot_slots::{Hot, HotRef};
 use crate::record::staging::{Commit, Producer, Staging};
 use crate::record::tick_bytes::{INLINE, TickBytes};
+use crate::record::writer_thread::{Ending, Msg};
 
 pub use crate::record::recorder_options::{
     Backpressure, FlushPolicy, RecorderOptions, SnapshotProvider,

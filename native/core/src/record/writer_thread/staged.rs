@@ -1,9 +1,7 @@
 //! The writer thread's side of the recordings' staging rings (see `record::staging`): which
 //! staged ticks it may take, and when.
 
-use crate::record::engine::Msg;
-
-use super::WriterThread;
+use super::{Msg, WriterThread};
 use crate::record::panics::guarded;
 
 impl WriterThread {
