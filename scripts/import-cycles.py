@@ -10,7 +10,8 @@ lines of DIR's `mod.rs` (the front that re-exports the files) and a parent's `mo
 (the tree, not an import).
 
 Then it prints the circles (strongly connected components of two or more files) and exits
-with status 1 if there is one. With --forbid PREFIX (repeatable), a path into `crate::PREFIX`
+with status 1 if there is one; without a circle, it prints each file's floor (one above the
+highest file it imports). With --forbid PREFIX (repeatable), a path into `crate::PREFIX`
 from DIR is an error too (a layer below must not import one above).
 
 Usage: python3 scripts/import-cycles.py [DIR] [--crate-root SRC] [--forbid play]
@@ -207,6 +208,17 @@ def main():
         if v not in index:
             visit(v)
 
+    if not comps and not args.quiet:
+        # Floors: a file sits one above the highest file it imports (floor 1 imports none).
+        floor = {}
+
+        def floor_of(v):
+            if v not in floor:
+                floor[v] = 1 + max((floor_of(w) for w in graph[v]), default=0)
+            return floor[v]
+
+        for n in range(max(map(floor_of, files)), 0, -1):
+            print(f"floor {n}: " + ", ".join(sorted(name(v) for v in files if floor[v] == n)))
     print(f"{len(files)} files, {len(edges)} edges, {len(comps)} circle(s) in {args.dir}")
     for c in comps:
         members = set(c)

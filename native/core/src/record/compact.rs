@@ -53,7 +53,7 @@ impl CompactOptions {
                 self.chunk_ticks
             )));
         }
-        crate::record::check_zstd_level("compaction_zstd_level", self.zstd_level)
+        crate::record::chunker::check_zstd_level("compaction_zstd_level", self.zstd_level)
     }
 }
 

@@ -1,5 +1,21 @@
 //! The write path: chunking, compacted files, the live recorder (engine, queue, writer thread,
 //! segments, flush policy), compaction and crash recovery.
+//!
+//! Its files import each other in one direction, from the top down (`tests/layers.sh` checks
+//! that no circle comes back, and that nothing here imports the read path, `crate::play`; what
+//! both read recordings with, the `Reader`, lives below both in `crate::reader`):
+//! - the handles: `engine` (the `Engine`, which makes the shared state and starts the threads),
+//!   `recorder` (the `Recorder` a server thread submits to) and `recorder_options`;
+//! - a writer thread and its work: `writer_thread` (its loop; `writer_thread::staged`, its side of
+//!   the staging rings), `open_recording` (one recording on its writer; `open_recording::flush`),
+//!   `resume`, `sync_round` (group commit), `compaction_worker` and `background`;
+//! - what the engine's threads and handles share: `engine_shared` (the engine's state: storage,
+//!   pool, hot slots, `budget`, `counters`, `held` memory, and with feature `test-hooks` only,
+//!   the writers' `stall` hook), `rec_shared` (one recording's), `hot_slots` (what `submit_tick`
+//!   touches, and a recording's lifecycle states), `staging`, `returns`, `msg`, `tick_bytes`,
+//!   `pool`, `finish`, `panics`;
+//! - files, below any engine: `compact`, `recover`, `reel_writer` (the synchronous writer),
+//!   `publish`, `chunker`, `analysis`, `info` and `observer`.
 
 pub(crate) mod analysis;
 pub(crate) mod background;

@@ -77,7 +77,7 @@ pub(crate) struct OpenRecording {
     /// After a failed flush: the next attempt waits until then, and the wait doubles.
     retry_at: Option<Instant>,
     retry_wait: Duration,
-    /// Messages of this recording taken off the queue (see `engine::Ending`), and staged ticks
+    /// Messages of this recording taken off the queue (see `msg::Ending`), and staged ticks
     /// taken.
     pub(crate) received: u64,
     /// Messages of this recording taken off the queue, its opening aside (what a staged tick

@@ -128,7 +128,7 @@ impl RecShared {
     }
 
     /// Messages of this recording accepted onto the writer's queue so far (an ending message that
-    /// takes the control channel waits for this many; see [`Ending`]).
+    /// takes the control channel waits for this many; see `msg::Ending`).
     pub(crate) fn queued(&self) -> u64 {
         self.hot.submitted.load(Ordering::Relaxed) + self.other_sent.load(Ordering::Relaxed)
     }
