@@ -27,6 +27,7 @@ pub mod format;
 pub mod ghost;
 mod pending;
 pub mod play;
+mod reader;
 pub mod record;
 pub mod shadow;
 pub mod storage;

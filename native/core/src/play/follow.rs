@@ -44,8 +44,8 @@ use std::time::{Duration, Instant};
 use crate::sync::{Condvar, Mutex};
 
 use crate::error::{Error, Result};
-use crate::play::reader::{Reader, ReaderOptions};
 use crate::play::recording::{PlaybackContext, Recording};
+use crate::reader::{Reader, ReaderOptions};
 use crate::storage::live::{LiveDir, META_FILE, live_dir_for, members_of};
 use crate::storage::{EntryKind, LocalStorage, Stat, Storage, is_refused_member};
 

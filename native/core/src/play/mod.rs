@@ -1,6 +1,7 @@
 //! The read path: opening recordings, decoding chunks, seeking, and playback.
 //!
-//! - [`Reader`]: a recording opened through range reads; decodes chunks (not cached);
+//! - [`Reader`]: a recording opened through range reads; decodes chunks (not cached). It lives
+//!   below both paths (`crate::reader`): the write path's compaction and resume read with it too;
 //! - [`Recording`]: a reader shared by playheads, refreshable while the recording grows;
 //! - [`ChunkCache`]: decoded chunks shared by every playhead, bounded in bytes;
 //! - [`PrefetchPool`]: background threads decoding ahead of the playheads;
@@ -13,9 +14,9 @@ pub(crate) mod cursor;
 mod follow;
 mod playhead;
 mod prefetch;
-mod reader;
 mod recording;
 
+pub use crate::reader::{Reader, ReaderOptions, SeekState, TickIter, VerifyReport};
 pub use cache::{CacheStats, ChunkCache};
 pub use follow::{FollowOptions, FollowState, FollowStats, LiveFollower};
 pub use playhead::{
@@ -23,5 +24,4 @@ pub use playhead::{
     Rebuild, Update, World,
 };
 pub use prefetch::{PrefetchPool, PrefetchStats};
-pub use reader::{Reader, ReaderOptions, SeekState, TickIter, VerifyReport};
 pub use recording::{PlaybackContext, Recording, View};

@@ -17,7 +17,7 @@ use crate::sync::RwLock;
 use crate::error::Result;
 use crate::play::cache::{ChunkCache, ChunkKey, Part};
 use crate::play::prefetch::PrefetchPool;
-use crate::play::reader::Reader;
+use crate::reader::Reader;
 
 /// The cache and prefetch pool playheads use. Cheap to clone (two `Arc`s).
 #[derive(Debug, Clone)]

@@ -9,7 +9,7 @@ use crossbeam_channel::Sender;
 
 use crate::error::{Error, Result};
 use crate::record::compaction_worker::CompactJob;
-use crate::record::engine::EngineShared;
+use crate::record::engine_shared::EngineShared;
 use crate::record::finish::FinishHandle;
 use crate::storage::Storage;
 

@@ -11,11 +11,12 @@ use std::sync::Arc;
 use crate::error::{Error, Result};
 use crate::format::chunk::DecodedChunk;
 use crate::format::frame::FrameHeader;
-use crate::play::{Reader, ReaderOptions};
+use crate::reader::{Reader, ReaderOptions};
 use crate::record::analysis::Analysis;
 use crate::record::chunker::{AdoptedChunk, ChunkPolicy, Frame};
+use crate::record::info::RecordingInfo;
 use crate::record::publish::UnpublishedReel;
-use crate::record::reel_writer::{RecordingInfo, ReelOptions, ReelWriter};
+use crate::record::reel_writer::{ReelOptions, ReelWriter};
 use crate::storage::live::RefusedSegment;
 use crate::storage::{LocalStorage, Storage};
 
@@ -52,7 +53,7 @@ impl CompactOptions {
                 self.chunk_ticks
             )));
         }
-        crate::record::check_zstd_level("compaction_zstd_level", self.zstd_level)
+        crate::record::chunker::check_zstd_level("compaction_zstd_level", self.zstd_level)
     }
 }
 

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
-use crate::sync::{Condvar, Mutex, RwLock};
+use crate::sync::{Mutex, RwLock};
 use crossbeam_channel::{Receiver, Sender, TrySendError, bounded, unbounded};
 
 use crate::error::{Error, Result, between, option};
@@ -14,15 +14,17 @@ use crate::record::background::Background;
 use crate::record::budget::Budget;
 use crate::record::compaction_worker::{CompactJob, compaction_loop};
 use crate::record::counters::Counters;
+use crate::record::engine_shared::EngineShared;
 use crate::record::held::HeldMemory;
 use crate::record::hot_slots::HotSlots;
-pub(crate) use crate::record::msg::{Ending, Msg};
+use crate::record::hot_slots::{NONE, OPEN};
 use crate::record::open_recording::OpenRecording;
 use crate::record::pool::BufferPool;
-use crate::record::recorder::{Backpressure, NONE, OPEN, RecShared, Recorder, RecorderOptions};
+use crate::record::rec_shared::RecShared;
+use crate::record::recorder::{Backpressure, Recorder, RecorderOptions};
 use crate::record::resume::PendingResume;
 use crate::record::sync_round::SyncThread;
-use crate::record::writer_thread::writer_loop;
+use crate::record::writer_thread::{Ending, Msg, writer_loop};
 use crate::storage::live::{LiveDir, live_dir_for};
 use crate::storage::{LocalStorage, Storage, SyncCounted};
 
@@ -121,47 +123,6 @@ pub struct EngineStats {
     pub syncs: u64,
 }
 
-/// State the engine shares with its threads and recorders.
-#[derive(Debug)]
-pub(crate) struct EngineShared {
-    /// Where every recording of this engine is written (`counted`, as the trait object).
-    pub storage: Arc<dyn Storage>,
-    /// The same storage, counting its syncs.
-    pub counted: Arc<SyncCounted>,
-    pub pool: BufferPool,
-    /// What `submit_tick` touches of each recording, packed.
-    pub hot_slots: HotSlots,
-    /// Bytes in flight and in staging rings.
-    pub budget: Budget,
-    /// Every staging ring (for the queue depth in the stats).
-    pub stagings: Mutex<Vec<std::sync::Weak<crate::record::staging::Staging>>>,
-    pub stalled: Mutex<bool>,
-    pub stalled_flag: std::sync::atomic::AtomicBool,
-    pub stall_cv: Condvar,
-    /// Statistics counters.
-    pub counters: Counters,
-    /// Set when a shutdown starts: recorders refuse calls from then on.
-    pub stopping: std::sync::atomic::AtomicBool,
-    /// Set once every thread has been joined: whoever still waits for an answer gets none.
-    pub threads_done: Arc<std::sync::atomic::AtomicBool>,
-    /// Paths with a recorder open in this process.
-    pub open_paths: Mutex<HashSet<PathBuf>>,
-    /// Memory that observers (shadow buffers) hold, engine-wide.
-    pub held: Arc<HeldMemory>,
-}
-
-impl EngineShared {
-    pub(crate) fn wait_if_stalled(&self) {
-        if !self.stalled_flag.load(Ordering::Acquire) {
-            return;
-        }
-        let mut g = self.stalled.lock();
-        while *g {
-            self.stall_cv.wait(&mut g);
-        }
-    }
-}
-
 #[derive(Debug)]
 struct EngineInner {
     shared: Arc<EngineShared>,
@@ -195,9 +156,8 @@ impl EngineInner {
             return;
         }
         *stopped = true;
-        *self.shared.stalled.lock() = false;
-        self.shared.stalled_flag.store(false, Ordering::Release);
-        self.shared.stall_cv.notify_all();
+        #[cfg(feature = "test-hooks")]
+        self.shared.stall.set(false);
         // The writers still run: a call waiting for room in the queue gets it, or its deadline.
         self.shared.hot_slots.wait_until_none_sending();
         for w in &self.writers {
@@ -243,9 +203,8 @@ impl Engine {
             pool: BufferPool::new(options.pool_buffers, options.max_inflight_bytes / 4),
             budget: Budget::new(options.max_inflight_bytes),
             stagings: Mutex::new(Vec::new()),
-            stalled: Mutex::new(false),
-            stalled_flag: std::sync::atomic::AtomicBool::new(false),
-            stall_cv: Condvar::new(),
+            #[cfg(feature = "test-hooks")]
+            stall: crate::record::stall::WriterStall::new(),
             counters: Counters::default(),
             stopping: std::sync::atomic::AtomicBool::new(false),
             threads_done: Arc::new(std::sync::atomic::AtomicBool::new(false)),
@@ -524,12 +483,7 @@ impl Engine {
     /// thread's cost alone.
     #[cfg(feature = "test-hooks")]
     pub fn set_writers_stalled(&self, stalled: bool) {
-        *self.inner.shared.stalled.lock() = stalled;
-        self.inner
-            .shared
-            .stalled_flag
-            .store(stalled, Ordering::Release);
-        self.inner.shared.stall_cv.notify_all();
+        self.inner.shared.stall.set(stalled);
     }
 }
 

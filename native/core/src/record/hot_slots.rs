@@ -13,13 +13,25 @@ use crate::sync::Mutex;
 
 const PER_PAGE: usize = 64;
 
+// A recording's lifecycle, in [`Hot::state`]: open, then ending (finish, close or abort), or
+// retired by its writer.
+pub(crate) const OPEN: u8 = 0;
+pub(crate) const FINISHING: u8 = 1;
+pub(crate) const CLOSED: u8 = 2;
+pub(crate) const ABORTED: u8 = 3;
+/// Retired by the writer after an internal error (a panic in its work): see `status()`.
+pub(crate) const RETIRED: u8 = 4;
+
+/// No tick (in [`Hot::last_submitted`], and the recording's flushed and resumed ticks).
+pub(crate) const NONE: u64 = u64::MAX;
+
 /// What `submit_tick` touches of its recording: one cache line, shared with the writer through
 /// `state` and the staging ring's tail, and with the recording's other callers through
 /// `queued_msgs` (see [`crate::record::staging`]).
 #[derive(Debug, Default)]
 #[repr(C, align(64))]
 pub(crate) struct Hot {
-    /// `OPEN`, `FINISHING`, `CLOSED`, `ABORTED` or `RETIRED` (see `recorder`).
+    /// [`OPEN`], [`FINISHING`], [`CLOSED`], [`ABORTED`] or [`RETIRED`].
     pub state: AtomicU8,
     /// The last tick submitted (`u64::MAX`: none yet).
     pub last_submitted: AtomicU64,

@@ -1,5 +1,21 @@
 //! The write path: chunking, compacted files, the live recorder (engine, queue, writer thread,
 //! segments, flush policy), compaction and crash recovery.
+//!
+//! Its files import each other in one direction, from the top down (`tests/layers.sh` checks
+//! that no circle comes back, and that nothing here imports the read path, `crate::play`; what
+//! both read recordings with, the `Reader`, lives below both in `crate::reader`):
+//! - the handles: `engine` (the `Engine`, which makes the shared state and starts the threads),
+//!   `recorder` (the `Recorder` a server thread submits to) and `recorder_options`;
+//! - a writer thread and its work: `writer_thread` (its loop; `writer_thread::staged`, its side of
+//!   the staging rings), `open_recording` (one recording on its writer; `open_recording::flush`),
+//!   `resume`, `sync_round` (group commit), `compaction_worker` and `background`;
+//! - what the engine's threads and handles share: `engine_shared` (the engine's state: storage,
+//!   pool, hot slots, `budget`, `counters`, `held` memory, and with feature `test-hooks` only,
+//!   the writers' `stall` hook), `rec_shared` (one recording's), `hot_slots` (what `submit_tick`
+//!   touches, and a recording's lifecycle states), `staging`, `returns`, `msg`, `tick_bytes`,
+//!   `pool`, `finish`, `panics`;
+//! - files, below any engine: `compact`, `recover`, `reel_writer` (the synchronous writer),
+//!   `publish`, `chunker`, `analysis`, `info` and `observer`.
 
 pub(crate) mod analysis;
 pub(crate) mod background;
@@ -9,14 +25,18 @@ mod compact;
 pub(crate) mod compaction_worker;
 mod counters;
 pub(crate) mod engine;
+mod engine_shared;
 mod finish;
 pub(crate) mod held;
 mod hot_slots;
+mod info;
 mod msg;
 pub mod observer;
 mod open_recording;
+mod panics;
 mod pool;
 mod publish;
+mod rec_shared;
 mod recorder;
 mod recorder_options;
 mod recover;
@@ -24,6 +44,8 @@ mod reel_writer;
 mod resume;
 mod returns;
 mod staging;
+#[cfg(feature = "test-hooks")]
+mod stall;
 mod sync_round;
 mod tick_bytes;
 mod writer_thread;
@@ -34,6 +56,7 @@ pub use chunker::{
 pub use compact::{CompactOptions, CompactReport, compact, compact_in};
 pub use engine::{Engine, EngineOptions, EngineStats, MAX_WRITER_THREADS};
 pub use finish::FinishHandle;
+pub use info::RecordingInfo;
 pub use observer::{MetadataChange, StreamEnd, StreamObserver, StreamStart};
 pub use publish::{PublishError, UnpublishedReel};
 pub use recorder::{
@@ -41,4 +64,4 @@ pub use recorder::{
     Submitted,
 };
 pub use recover::{RecoverReport, recover, recover_live, recover_with_progress};
-pub use reel_writer::{RecordingInfo, ReelOptions, ReelWriter};
+pub use reel_writer::{ReelOptions, ReelWriter};

@@ -1,19 +1,22 @@
 //! The messages a writer thread takes off its queue (and its control channel).
+//!
+//! Generic over `R`, the recording an `Open` message hands to the writer (`OpenRecording`, whose
+//! resume holds its recording's messages: the writer's alias `writer_thread::Msg` names it), so
+//! that this file stands below both.
 
 use crossbeam_channel::Sender;
 
 use crate::error::Result;
 use crate::format::metadata::{EntityInfo, EventType};
 use crate::record::finish::FinishHandle;
-use crate::record::open_recording::OpenRecording;
 use crate::record::tick_bytes::TickBytes;
 
 /// Messages to a writer thread. One recording always goes to the same writer, so its messages
 /// keep their order.
-pub(crate) enum Msg {
+pub(crate) enum Msg<R> {
     Open {
         id: u64,
-        rec: Box<OpenRecording>,
+        rec: Box<R>,
     },
     Tick {
         id: u64,
@@ -60,7 +63,7 @@ pub(crate) enum Msg {
     Shutdown,
 }
 
-impl Msg {
+impl<R> Msg<R> {
     /// Bytes this message holds of the engine's in-flight budget (released by the writer).
     pub(crate) fn budget_bytes(&self) -> usize {
         match self {
@@ -94,8 +97,8 @@ impl Msg {
 /// (on a server thread, that room may be behind a slow fsync). The channel is unbounded, but each
 /// recording sends at most one ending message. The writer applies it once it has taken `after`
 /// messages of the recording off the queue: everything the recording queued before it.
-pub(crate) struct Ending {
+pub(crate) struct Ending<R> {
     pub id: u64,
     pub after: u64,
-    pub msg: Msg,
+    pub msg: Msg<R>,
 }

@@ -18,11 +18,12 @@ use crate::format::metadata::{EntityInfo, EventType, Metadata, Registry};
 use crate::record::chunker::{Chunker, Frame};
 use crate::record::compact::CompactOptions;
 use crate::record::compaction_worker::CompactJob;
-use crate::record::engine::EngineShared;
-use crate::record::engine::Msg;
+use crate::record::engine_shared::EngineShared;
 use crate::record::finish::FinishHandle;
+use crate::record::msg::Msg;
 use crate::record::observer::{MetadataChange, StreamEnd, StreamStart};
-use crate::record::recorder::{RecShared, RecorderOptions};
+use crate::record::rec_shared::RecShared;
+use crate::record::recorder_options::RecorderOptions;
 use crate::record::resume::{PendingResume, Resumed};
 use crate::storage::live::{Fence, LiveDir, WriterLock, live_dir_for};
 
@@ -76,7 +77,7 @@ pub(crate) struct OpenRecording {
     /// After a failed flush: the next attempt waits until then, and the wait doubles.
     retry_at: Option<Instant>,
     retry_wait: Duration,
-    /// Messages of this recording taken off the queue (see `engine::Ending`), and staged ticks
+    /// Messages of this recording taken off the queue (see `msg::Ending`), and staged ticks
     /// taken.
     pub(crate) received: u64,
     /// Messages of this recording taken off the queue, its opening aside (what a staged tick
@@ -93,7 +94,7 @@ pub(crate) struct OpenRecording {
     /// The observers were told that the stream ended.
     observers_ended: bool,
     /// The live directory being recovered on another thread (resuming).
-    resuming: Option<PendingResume>,
+    resuming: Option<PendingResume<Msg<OpenRecording>>>,
 }
 
 impl Drop for OpenRecording {
@@ -182,7 +183,7 @@ impl OpenRecording {
         shared: Arc<RecShared>,
         engine: Arc<EngineShared>,
         opts: RecorderOptions,
-        pending: PendingResume,
+        pending: PendingResume<Msg<OpenRecording>>,
     ) -> Result<OpenRecording> {
         let mut w = OpenRecording::build(shared, engine, opts)?;
         w.resuming = Some(pending);
@@ -260,7 +261,7 @@ impl OpenRecording {
     }
 
     /// Holds a message until the recovery is done.
-    pub(crate) fn defer(&mut self, msg: Msg) {
+    pub(crate) fn defer(&mut self, msg: Msg<Self>) {
         if let Some(p) = &mut self.resuming {
             p.defer(msg);
         }
@@ -268,7 +269,7 @@ impl OpenRecording {
 
     /// Once the recovery is done (`wait`: wait for it): continues from it, and returns the
     /// messages held meanwhile, in order, with the recovery's error if it failed.
-    pub(crate) fn poll_resume(&mut self, wait: bool) -> Option<(Result<()>, Vec<Msg>)> {
+    pub(crate) fn poll_resume(&mut self, wait: bool) -> Option<(Result<()>, Vec<Msg<Self>>)> {
         let pending = self.resuming.as_mut()?;
         let outcome = pending.poll(wait)?;
         let held = self

@@ -12,7 +12,7 @@ use crate::format::header::{HEADER_LEN, Header, Layout};
 use crate::format::index::{IndexEntry, encode_index};
 use crate::format::metadata::Metadata;
 use crate::record::chunker::Frame;
-use crate::record::reel_writer::RecordingInfo;
+use crate::record::info::RecordingInfo;
 use crate::storage::live::LiveDir;
 use crate::storage::{Storage, StorageFile, TempFile, parent_dir};
 

@@ -12,11 +12,12 @@ use crossbeam_channel::{Sender, TrySendError};
 use crate::error::{Error, Result};
 use crate::format::Limits;
 use crate::format::metadata::{EntityInfo, EventType};
-use crate::record::engine::{Ending, EngineShared, Msg};
+use crate::record::engine_shared::EngineShared;
 use crate::record::finish::FinishHandle;
 use crate::record::hot_slots::{Hot, HotRef};
 use crate::record::staging::{Commit, Producer, Staging};
 use crate::record::tick_bytes::{INLINE, TickBytes};
+use crate::record::writer_thread::{Ending, Msg};
 
 pub use crate::record::recorder_options::{
     Backpressure, FlushPolicy, RecorderOptions, SnapshotProvider,
@@ -48,12 +49,8 @@ pub struct RecorderStats {
     pub queue_depth: usize,
 }
 
-mod shared;
-
-pub(crate) use shared::{
-    ABORTED, CLOSED, FINISHING, NONE, OPEN, RESUME_DONE, RESUME_FAILED, RESUME_PENDING, RETIRED,
-    RecShared,
-};
+use crate::record::hot_slots::{ABORTED, CLOSED, FINISHING, NONE, OPEN, RETIRED};
+use crate::record::rec_shared::{RESUME_DONE, RESUME_FAILED, RESUME_PENDING, RecShared};
 
 /// One recording being written. Cheap to share between threads (`&self` methods); ticks of one
 /// recording must be submitted in increasing order (from one thread at a time).

@@ -7,8 +7,8 @@ use crate::error::{Error, Result, between, option};
 use crate::format::Limits;
 use crate::record::chunker::ChunkPolicy;
 use crate::record::compact::CompactOptions;
+use crate::record::info::RecordingInfo;
 use crate::record::observer::StreamObserver;
-use crate::record::reel_writer::RecordingInfo;
 
 /// What to do when the writer falls behind and the queue or the in-flight byte budget is full.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -10,49 +10,9 @@ use crate::format::event::Event;
 use crate::format::metadata::{EntityInfo, EventType, Metadata, Registry};
 use crate::format::{Limits, MetadataBudget};
 use crate::record::chunker::{AdoptedChunk, ChunkPolicy, Chunker};
+use crate::record::info::RecordingInfo;
 use crate::record::publish::{FrameBody, UnpublishedReel, compacted_prefix};
 use crate::storage::{EntryKind, LocalStorage, Storage};
-
-/// Identity and timing of a recording, written to the header.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct RecordingInfo {
-    pub world_id: [u8; 16],
-    pub world_version: [u8; 16],
-    /// Unix milliseconds when the recording started.
-    pub timestamp_ms: i64,
-    /// Ticks per second times 1000.
-    pub tick_rate_millihz: u32,
-    /// The game's own data version.
-    pub game_data_version: u32,
-    /// Zstd dictionary id (0 = none); the dictionary must be registered.
-    pub dictionary_id: u16,
-}
-
-impl RecordingInfo {
-    /// Checks the values a reader depends on.
-    pub fn validate(&self) -> Result<()> {
-        if self.tick_rate_millihz == 0 {
-            return Err(Error::invalid(format!(
-                "the tick rate {} must be positive",
-                crate::error::option("tick_rate_millihz")
-            )));
-        }
-        Ok(())
-    }
-}
-
-impl Default for RecordingInfo {
-    fn default() -> Self {
-        RecordingInfo {
-            world_id: [0; 16],
-            world_version: [0; 16],
-            timestamp_ms: 0,
-            tick_rate_millihz: 20_000,
-            game_data_version: 0,
-            dictionary_id: 0,
-        }
-    }
-}
 
 /// Options of a [`ReelWriter`].
 #[derive(Debug, Clone, Default)]

@@ -9,8 +9,7 @@ use crate::format::header::Header;
 use crate::format::index::{IndexEntry, snapshot_at_or_before};
 use crate::format::metadata::Metadata;
 use crate::format::state::EntityTable;
-use crate::play::{Reader, ReaderOptions};
-use crate::record::engine::Msg;
+use crate::reader::{Reader, ReaderOptions};
 use crate::record::recover::recover_locked;
 use crate::storage::live::{LiveDir, WriterLock};
 
@@ -66,13 +65,13 @@ pub(crate) fn resume_locked(live: &LiveDir, lock: WriterLock) -> Result<Resumed>
 /// A recovery running on its own thread, and the messages of its recording held meanwhile
 /// (their tick buffers stay counted in the engine's in-flight budget: a long recovery makes
 /// `submit_tick` apply its backpressure policy, never grow memory).
-pub(crate) struct PendingResume {
+pub(crate) struct PendingResume<M> {
     rx: Receiver<Result<Resumed>>,
     thread: Option<crate::threads::Handle>,
-    held: Vec<Msg>,
+    held: Vec<M>,
 }
 
-impl std::fmt::Debug for PendingResume {
+impl<M> std::fmt::Debug for PendingResume<M> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("PendingResume")
             .field("held", &self.held.len())
@@ -80,12 +79,12 @@ impl std::fmt::Debug for PendingResume {
     }
 }
 
-impl PendingResume {
+impl<M> PendingResume<M> {
     /// Starts recovering `live`, whose lock the caller took.
-    pub(crate) fn start(live: LiveDir, lock: WriterLock) -> Result<PendingResume> {
+    pub(crate) fn start(live: LiveDir, lock: WriterLock) -> Result<PendingResume<M>> {
         let (tx, rx) = crossbeam_channel::bounded(1);
         let thread = crate::threads::spawn("tickreel-resume", move || {
-            let r = crate::record::writer_thread::guarded(|| resume_locked(&live, lock))
+            let r = crate::record::panics::guarded(|| resume_locked(&live, lock))
                 .unwrap_or_else(|m| Err(Error::InvalidState(m)));
             let _ = crate::threads::send(&tx, r);
         })?;
@@ -96,7 +95,7 @@ impl PendingResume {
         })
     }
 
-    pub(crate) fn defer(&mut self, msg: Msg) {
+    pub(crate) fn defer(&mut self, msg: M) {
         self.held.push(msg);
     }
 
@@ -120,7 +119,7 @@ impl PendingResume {
         Some(r.and_then(|r| r))
     }
 
-    pub(crate) fn into_held(self) -> Vec<Msg> {
+    pub(crate) fn into_held(self) -> Vec<M> {
         self.held
     }
 }

@@ -8,11 +8,11 @@
 //!
 //! What is held back stays small and is never in the way: bytes go back once they reach a
 //! sixteenth of the budget, buffers sixteen at a time, and everything as soon as a server thread
-//! found the budget spent ([`EngineShared::starved`]) or the writer has been idle for a while.
+//! found the budget spent (`Budget::starved`) or the writer has been idle for a while.
 
 use std::sync::atomic::Ordering;
 
-use crate::record::engine::EngineShared;
+use crate::record::engine_shared::EngineShared;
 
 /// Buffers held before they go back to the pool together.
 const BUFFERS: usize = 16;

@@ -36,9 +36,9 @@ use std::alloc::Layout;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicU32, AtomicU64, Ordering};
 
-use crate::record::engine::EngineShared;
+use crate::record::engine_shared::{EngineShared, StagedTicks};
+use crate::record::hot_slots::OPEN;
 use crate::record::hot_slots::{Hot, HotRef};
-use crate::record::recorder::OPEN;
 
 /// Bytes of an entry's header; entries start at multiples of it.
 const HEADER: usize = 16;
@@ -222,6 +222,12 @@ unsafe impl Send for Staging {}
 // writer thread).
 unsafe impl Sync for Staging {}
 
+impl StagedTicks for Staging {
+    fn pending(&self) -> u64 {
+        Staging::pending(self)
+    }
+}
+
 /// One staged tick, read in place until [`Staging::consume`].
 pub(crate) struct Entry<'a> {
     pub tick: u32,
@@ -273,7 +279,8 @@ impl Staging {
         });
         let mut all = engine.stagings.lock();
         all.retain(|w| w.strong_count() > 0);
-        all.push(Arc::downgrade(&ring));
+        let listed: std::sync::Weak<dyn StagedTicks> = Arc::<Staging>::downgrade(&ring);
+        all.push(listed);
         Some(ring)
     }
 

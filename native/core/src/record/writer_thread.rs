@@ -11,15 +11,22 @@ use crossbeam_channel::{Receiver, Sender, TryRecvError};
 
 use crate::error::{Error, Result};
 use crate::record::compaction_worker::CompactJob;
-use crate::record::engine::{Ending, EngineShared, Msg};
+use crate::record::engine_shared::EngineShared;
 use crate::record::finish::FinishHandle;
+use crate::record::hot_slots::{CLOSED, OPEN, RETIRED};
+use crate::record::msg;
 use crate::record::open_recording::OpenRecording;
-use crate::record::recorder::{CLOSED, OPEN, RETIRED};
+use crate::record::panics::guarded;
 use crate::record::returns::Returns;
 use crate::record::sync_round::SyncThread;
 use crate::record::tick_bytes::TickBytes;
 
 mod staged;
+
+/// The messages of a writer's queue (an opening carries the recording itself).
+pub(crate) type Msg = msg::Msg<OpenRecording>;
+/// An ending message on a writer's control channel.
+pub(crate) type Ending = msg::Ending<OpenRecording>;
 
 /// Longest nap of an idle writer thread (its wake-up latency when work arrives after a pause).
 const IDLE_NAP: Duration = Duration::from_millis(5);
@@ -76,21 +83,6 @@ struct WriterThread {
     staged: Vec<u64>,
 }
 
-/// The text of a caught panic.
-fn panic_message(panic: &(dyn std::any::Any + Send)) -> String {
-    let what = panic
-        .downcast_ref::<&str>()
-        .map(|s| s.to_string())
-        .or_else(|| panic.downcast_ref::<String>().cloned())
-        .unwrap_or_else(|| "unknown panic".into());
-    format!("internal error on the writer thread: {what}")
-}
-
-/// Runs `f`, turning a panic into its message.
-pub(crate) fn guarded<T>(f: impl FnOnce() -> T) -> std::result::Result<T, String> {
-    std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)).map_err(|p| panic_message(&*p))
-}
-
 /// The writer thread's loop.
 pub(crate) fn writer_loop(
     rx: Receiver<Msg>,
@@ -120,7 +112,8 @@ pub(crate) fn writer_loop(
     // Time spent waiting for work, published with the periodic checks.
     let mut idle_ns = 0u64;
     loop {
-        w.engine.wait_if_stalled();
+        #[cfg(feature = "test-hooks")]
+        w.engine.stall.wait();
         // Poll, and nap when idle: a blocked receiver would make every producer pay for a wake-up
         // syscall inside submit_tick (measured: ~2.5 us per submit to a one-player recording).
         // With no recording open nobody submits ticks: block until a message comes.

@@ -1,9 +1,8 @@
 //! The writer thread's side of the recordings' staging rings (see `record::staging`): which
 //! staged ticks it may take, and when.
 
-use crate::record::engine::Msg;
-
-use super::{WriterThread, guarded};
+use super::{Msg, WriterThread};
+use crate::record::panics::guarded;
 
 impl WriterThread {
     /// A message just taken off the queue: first the staged ticks of its recording that came

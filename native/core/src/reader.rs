@@ -1,4 +1,8 @@
 //! Opens a recording through range reads and decodes chunks, seeks and iterates ticks.
+//!
+//! Below both paths: the read path (`play`, which re-exports [`Reader`] as `tickreel::play::Reader`)
+//! builds its shared views and playheads on it, and the write path (`record`) reads with it what
+//! compaction and resuming need of a live directory. It stands on `format` and `storage` only.
 
 use std::path::Path;
 use std::sync::Arc;

@@ -1,5 +1,7 @@
-//! What a `Recorder` handle shares with the writer thread: its state, counters, errors and gaps,
-//! its metadata budget, resuming, and its staging ring.
+//! What a `Recorder` handle shares with the writer thread ([`RecShared`]): its state, counters,
+//! errors and gaps, its metadata budget, resuming, and its staging ring. Made by the engine when
+//! a recording starts; below both the handle (`recorder`) and the writer's side of the recording
+//! (`open_recording`).
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -8,19 +10,10 @@ use std::sync::atomic::{AtomicU8, AtomicU64, Ordering};
 use crate::error::Error;
 use crate::format::metadata::{Gap, Metadata};
 use crate::format::{Limits, MetadataBudget};
-use crate::record::hot_slots::HotSlot;
+use crate::record::hot_slots::{HotSlot, NONE};
 use crate::record::recorder_options::{Backpressure, RecorderOptions};
 use crate::record::staging::Staging;
 use crate::sync::Mutex;
-
-pub(crate) const OPEN: u8 = 0;
-pub(crate) const FINISHING: u8 = 1;
-pub(crate) const CLOSED: u8 = 2;
-pub(crate) const ABORTED: u8 = 3;
-/// Retired by the writer after an internal error (a panic in its work): see `status()`.
-pub(crate) const RETIRED: u8 = 4;
-
-pub(crate) const NONE: u64 = u64::MAX;
 
 /// State shared between a `Recorder` handle and the writer thread. What `submit_tick` reads and
 /// writes sits apart, in the engine's packed slots ([`HotSlot`]); the handle keeps a view of it and
@@ -135,7 +128,7 @@ impl RecShared {
     }
 
     /// Messages of this recording accepted onto the writer's queue so far (an ending message that
-    /// takes the control channel waits for this many; see [`Ending`]).
+    /// takes the control channel waits for this many; see `msg::Ending`).
     pub(crate) fn queued(&self) -> u64 {
         self.hot.submitted.load(Ordering::Relaxed) + self.other_sent.load(Ordering::Relaxed)
     }

@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# The write path's files import each other in one direction (run by ./test.sh):
+# `scripts/import-cycles.py` reads the imports between the files of `native/core/src/record/`
+# and fails on a circle among them, or on an import of the read path (`crate::play`): what
+# both need (the `Reader` compaction and resume read recordings with) lives below both.
+# First it checks itself on a made-up tree with a circle, so that it cannot pass by reading
+# nothing. Usage: bash tests/layers.sh
+set -euo pipefail
+cd "$(dirname "$0")/.."
+fail() { echo "tests/layers.sh: $*" >&2; exit 1; }
+
+scratch="$(mktemp -d)"
+trap 'rm -rf "$scratch"' EXIT
+mkdir -p "$scratch/src/m/b"
+echo 'mod a; mod b;' > "$scratch/src/m/mod.rs"
+echo 'use crate::m::b::{B, c::C};' > "$scratch/src/m/a.rs"
+echo 'mod c; pub struct B;' > "$scratch/src/m/b.rs"
+printf 'use super::super::{a::A};\npub fn f() -> crate::play::Reader { todo!() }\n' > "$scratch/src/m/b/c.rs"
+out="$(python3 scripts/import-cycles.py "$scratch/src/m" --forbid play)" && fail "no circle found in a tree with one"
+grep -q '^circle: a.rs, b/c.rs$' <<< "$out" || fail "the circle of the made-up tree was not named: $out"
+grep -q '^forbidden: .*b/c.rs uses crate::play::Reader$' <<< "$out" || fail "the import of crate::play was not found: $out"
+
+python3 scripts/import-cycles.py native/core/src/record --forbid play --quiet \
+  || fail "native/core/src/record has a circle of imports or imports crate::play (above)"
+echo "tests/layers.sh: passed"
