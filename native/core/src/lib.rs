@@ -35,7 +35,7 @@ pub mod storage;
 pub(crate) use tickreel_sync::{sync, threads};
 
 pub use error::{Error, ErrorKind, Result};
-pub use format::event::Event;
-pub use format::pose::Pose;
+pub use format::Event;
+pub use format::Pose;
 pub use pending::Pending;
 pub use record::{Engine, EngineOptions, Recorder, RecorderOptions};

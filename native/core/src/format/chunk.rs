@@ -398,6 +398,8 @@ fn decode_stream(stream: &[u8], tick_count: u32, max_events: usize) -> Result<Ve
 /// Decompresses and checks a frame's payload, then decodes it. A payload whose uncompressed length
 /// its compressed length does not allow ([`crate::format::limits::check_expansion`]) is refused
 /// before decompressing.
+// Only the fuzz harness decodes a frame on its own (through `wire`); the reader goes by the cache.
+#[cfg_attr(not(feature = "wire"), allow(dead_code))]
 pub fn decode_frame(
     header: &FrameHeader,
     compressed: &[u8],

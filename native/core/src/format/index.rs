@@ -51,7 +51,7 @@ impl IndexEntry {
         put_uvarint(out, u64::from(self.uncompressed_len));
     }
 
-    pub fn decode(r: &mut ByteReader<'_>) -> Result<IndexEntry> {
+    pub(crate) fn decode(r: &mut ByteReader<'_>) -> Result<IndexEntry> {
         Ok(IndexEntry {
             start_tick: r.uvarint32()?,
             tick_count: r.uvarint32()?,

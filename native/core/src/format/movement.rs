@@ -181,13 +181,14 @@ fn steady_costs_portable(v: &[i64]) -> [u64; 4] {
 }
 
 /// Residuals of `values` under `pred`. `resets` are sorted sample indices where history restarts.
-pub fn residuals(values: &[i64], base: Option<i64>, resets: &[u32], pred: u8, out: &mut Vec<i64>) {
+#[cfg(test)]
+fn residuals(values: &[i64], base: Option<i64>, resets: &[u32], pred: u8, out: &mut Vec<i64>) {
     out.clear();
     out.resize(values.len(), 0);
     residuals_into(values, base, resets, pred, out);
 }
 
-/// [`residuals`] into a slice as long as `values`.
+/// `residuals` into a slice as long as `values`.
 fn residuals_into(values: &[i64], base: Option<i64>, resets: &[u32], pred: u8, out: &mut [i64]) {
     walk(values, base, resets, |step| match step {
         Step::Slow(i, h) => out[i] = values[i].wrapping_sub(h.predict(pred)),
@@ -222,7 +223,7 @@ fn residuals_into(values: &[i64], base: Option<i64>, resets: &[u32], pred: u8, o
     });
 }
 
-/// Inverse of [`residuals`]: rebuilds values from residuals (already multiplied by the divisor).
+/// Inverse of `residuals`: rebuilds values from residuals (already multiplied by the divisor).
 /// Once the history is three values deep, each run of samples up to the next reset is one tight
 /// loop per predictor (the decoder's hottest loop).
 pub fn reconstruct(res: &[i64], base: Option<i64>, resets: &[u32], pred: u8, out: &mut Vec<i64>) {
@@ -273,12 +274,13 @@ pub fn reconstruct(res: &[i64], base: Option<i64>, resets: &[u32], pred: u8, out
 /// Picks the predictor with the fewest residual bits, writes its residuals divided by their
 /// greatest common divisor into `out` (as long as `values`), and returns (predictor, divisor).
 /// The four candidates are costed in one pass; only the winner's residuals are materialised.
-pub fn choose(values: &[i64], base: Option<i64>, resets: &[u32], out: &mut [i64]) -> (u8, u64) {
+#[cfg(test)]
+fn choose(values: &[i64], base: Option<i64>, resets: &[u32], out: &mut [i64]) -> (u8, u64) {
     let (pred, divisor, _) = choose_costed(values, base, resets, out);
     (pred, divisor)
 }
 
-/// [`choose`], also returning the chosen predictor's cost (significant bits of its residuals
+/// `choose`, also returning the chosen predictor's cost (significant bits of its residuals
 /// before the divisor), to compare with predictor 4 (`format::gap_prediction`).
 pub fn choose_costed(
     values: &[i64],

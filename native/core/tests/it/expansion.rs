@@ -9,8 +9,8 @@ use crate::common;
 use std::path::Path;
 use std::time::Duration;
 
-use tickreel::format::index::IndexEntry;
-use tickreel::format::limits::{max_uncompressed_len, min_compressed_len};
+use tickreel::format::IndexEntry;
+use tickreel::format::wire::{max_uncompressed_len, min_compressed_len};
 use tickreel::play::Reader;
 use tickreel::record::{
     Backpressure, CompactOptions, RecorderOptions, ReelOptions, ReelWriter, compact, recover,

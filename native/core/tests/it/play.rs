@@ -10,9 +10,10 @@ use std::time::Duration;
 
 use parking_lot::{Condvar, Mutex};
 use tickreel::Event;
-use tickreel::format::frame::FRAME_HEADER_LEN;
-use tickreel::format::index::{IndexEntry, find_chunk, snapshot_at_or_before};
-use tickreel::format::state::EntityTable;
+use tickreel::format::EntityTable;
+use tickreel::format::FRAME_HEADER_LEN;
+use tickreel::format::IndexEntry;
+use tickreel::format::wire::{find_chunk, snapshot_at_or_before};
 use tickreel::play::{
     Direction, Motion, PlaybackContext, Playhead, PlayheadOptions, Reader, Recording, Update, World,
 };
