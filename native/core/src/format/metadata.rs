@@ -396,8 +396,8 @@ impl Serialize for Sorted<'_> {
 }
 
 /// Walks NBT bytes without recursion, in time proportional to their length, and rejects nesting
-/// deeper than [`MAX_NBT_DEPTH`] (a hostile file cannot overflow the parser's stack) and more
-/// than [`MAX_NBT_VALUES`] values (nor make a decode take gigabytes). Lengths are bounds-checked
+/// deeper than `MAX_NBT_DEPTH` (512; a hostile file cannot overflow the parser's stack) and more
+/// than `MAX_NBT_VALUES` (2^21) values (nor make a decode take gigabytes). Lengths are bounds-checked
 /// against the input.
 pub fn check_nbt_shape(bytes: &[u8]) -> Result<()> {
     use crate::format::bytes::ByteReader;

@@ -18,7 +18,7 @@
 //!   [`FRAME_HEADER_LEN`], [`DecodedChunk`] (its [`Track`]s and [`TickRecord`]s), [`DecodedTick`];
 //!   the start of a live segment, [`SegmentStart`].
 //!
-//! With the feature `wire` (tests, fuzzing, benchmarks; not part of the stable API), [`wire`]
+//! With the feature `wire` (tests, fuzzing, benchmarks; not part of the stable API), `wire`
 //! adds the byte-level pieces that forge or take apart a file by hand: frames, the chunk and index
 //! codecs, segment preambles, varints.
 

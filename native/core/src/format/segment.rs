@@ -46,7 +46,7 @@ pub enum SegmentStart {
 }
 
 impl SegmentStart {
-    /// Classifies a segment by its first bytes (at least [`PREAMBLE_LEN`] of them if the file has
+    /// Classifies a segment by its first bytes (at least `PREAMBLE_LEN` (32) of them if the file has
     /// that many).
     pub fn read(b: &[u8]) -> SegmentStart {
         let n = b.len().min(4);
