@@ -100,7 +100,7 @@ impl DecodedChunk {
     /// [`DecodedChunk::decode`] of a payload of data version `data_version` (from its frame
     /// header): what a reader decodes, refusing what that version does not have (predictor 4
     /// before data version 2).
-    pub fn decode_version(
+    pub(crate) fn decode_version(
         payload: &[u8],
         header: &FrameHeader,
         limits: &Limits,

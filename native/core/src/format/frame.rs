@@ -132,7 +132,7 @@ impl FrameHeader {
     }
 
     /// Checks the compressed payload against the header's checksum.
-    pub fn verify_payload(&self, payload: &[u8]) -> Result<()> {
+    pub(crate) fn verify_payload(&self, payload: &[u8]) -> Result<()> {
         if payload.len() != self.compressed_len as usize {
             return Err(Error::truncated(format!(
                 "chunk payload at tick {} has {} of {} bytes",

@@ -171,7 +171,7 @@ impl Header {
     }
 
     /// A fresh random recording id (UUID v4).
-    pub fn new_recording_id() -> [u8; 16] {
+    pub(crate) fn new_recording_id() -> [u8; 16] {
         *uuid::Uuid::new_v4().as_bytes()
     }
 
@@ -181,7 +181,7 @@ impl Header {
     }
 
     /// Byte offset where the index starts.
-    pub fn index_offset(&self) -> u64 {
+    pub(crate) fn index_offset(&self) -> u64 {
         HEADER_LEN as u64 + u64::from(self.metadata_len)
     }
 

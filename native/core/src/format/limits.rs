@@ -104,7 +104,7 @@ impl Limits {
     }
     /// A writer cuts a chunk before a tick that could take it past this many bytes (60 MiB by
     /// default: the rest leaves room for zstd's worst case on incompressible bytes).
-    pub fn chunk_cut_bytes(&self) -> usize {
+    pub(crate) fn chunk_cut_bytes(&self) -> usize {
         self.max_chunk_bytes - self.max_chunk_bytes / 16
     }
     /// Most entities alive at once in a recording (262,144 by default).
@@ -124,7 +124,7 @@ impl Limits {
     }
 
     /// Refuses a snapshot over [`Limits::max_snapshot_bytes`].
-    pub fn check_snapshot(&self, len: usize) -> Result<()> {
+    pub(crate) fn check_snapshot(&self, len: usize) -> Result<()> {
         if len > self.max_snapshot_bytes() {
             return Err(Error::limit(format!(
                 "a snapshot of {len} bytes; a chunk carries at most {} (a quarter of the {} bytes \
@@ -138,7 +138,7 @@ impl Limits {
 
     /// Refuses a tick whose events could take more than [`Limits::max_tick_bytes`] in a chunk;
     /// otherwise returns that upper bound.
-    pub fn check_tick(&self, events: &[Event]) -> Result<usize> {
+    pub(crate) fn check_tick(&self, events: &[Event]) -> Result<usize> {
         let mut bytes = 0usize;
         for e in events {
             bytes += EVENT_BYTES_MAX;
@@ -160,7 +160,7 @@ impl Limits {
 
     /// Refuses a tick that would bring the entities alive at once past
     /// [`Limits::max_alive_entities`]: `alive` now, `new` named by the tick and not alive.
-    pub fn check_alive(&self, alive: usize, new: usize) -> Result<()> {
+    pub(crate) fn check_alive(&self, alive: usize, new: usize) -> Result<()> {
         if alive + new > self.max_alive_entities() {
             return Err(Error::limit(format!(
                 "{alive} entities alive and {new} more in this tick; at most {} at once (their \
@@ -265,7 +265,7 @@ impl MetadataBudget {
     }
 
     /// Accounts for registering event type `t` (replacing one with the same id).
-    pub fn event_type(&mut self, t: &EventType) -> Result<()> {
+    pub(crate) fn event_type(&mut self, t: &EventType) -> Result<()> {
         let n = event_type_bytes(t);
         let old = self.event_types.get(&t.id).copied();
         self.take(old, n, || format!("registering event type {}", t.id))?;
