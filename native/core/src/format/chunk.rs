@@ -24,7 +24,8 @@ use crate::format::state::{EntityState, EntityTable};
 use crate::format::tracks::{decode_movement, next_id};
 use crate::format::{DATA_VERSION, Limits};
 
-pub use crate::format::encoder::{ChunkEncoder, validate_events};
+pub use crate::format::encoder::ChunkEncoder;
+pub(crate) use crate::format::encoder::validate_events;
 
 /// One entity's pose samples within a decoded chunk.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -412,7 +413,7 @@ pub fn decode_frame(
 
 /// Checks a frame's compressed payload (checksum, data version, lengths against `limits`) and
 /// decompresses it: the payload bytes of section 7, exactly `uncompressed length` of them.
-pub fn decompress_frame(
+pub(crate) fn decompress_frame(
     header: &FrameHeader,
     compressed: &[u8],
     decompressor: &mut zstd::bulk::Decompressor<'_>,

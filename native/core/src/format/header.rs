@@ -7,7 +7,7 @@ use xxhash_rust::xxh64::xxh64;
 /// Size of the header in bytes.
 pub const HEADER_LEN: usize = 256;
 /// Magic number at offset 0.
-pub const MAGIC: [u8; 4] = *b"TKRL";
+pub(crate) const MAGIC: [u8; 4] = *b"TKRL";
 /// Format version this build writes and reads.
 pub const FORMAT_VERSION: u8 = 1;
 /// Highest version of the built-in event set and chunk payload layout this build writes and

@@ -44,22 +44,22 @@ impl Default for Limits {
 }
 
 /// Upper bound of one entity's keyframe entry (id, kind, flags, pose as varints).
-pub const KEYFRAME_ENTRY_MAX: usize = 64;
+pub(crate) const KEYFRAME_ENTRY_MAX: usize = 64;
 
 /// Upper bound of one event's bytes in a chunk besides a custom payload (a pose sample's five
 /// residual varints and its run entry included).
-pub const EVENT_BYTES_MAX: usize = 64;
+pub(crate) const EVENT_BYTES_MAX: usize = 64;
 
 /// Uncompressed bytes a chunk may hold per byte of its compressed payload, beyond
 /// [`EXPANSION_SLACK`]: a reader refuses, before decompressing, a frame whose
 /// `uncompressed length > EXPANSION_SLACK + MAX_EXPANSION × compressed length`, so that the time and
 /// memory decompression takes are bounded by the bytes read (FORMAT.md, section 12). Writers pad a
 /// payload that compresses better than this (see [`crate::format::frame::pad_payload`]).
-pub const MAX_EXPANSION: u64 = 256;
+pub(crate) const MAX_EXPANSION: u64 = 256;
 
 /// Uncompressed bytes a chunk may hold whatever its compressed length: small chunks are never
 /// padded.
-pub const EXPANSION_SLACK: u64 = 4096;
+pub(crate) const EXPANSION_SLACK: u64 = 4096;
 
 /// The most uncompressed bytes a reader accepts from a payload of `compressed` bytes.
 pub fn max_uncompressed_len(compressed: u64) -> u64 {
@@ -76,7 +76,7 @@ pub fn min_compressed_len(uncompressed: u64) -> u64 {
 
 /// Refuses (`LimitExceeded`) a chunk whose uncompressed length exceeds what its compressed length
 /// allows ([`max_uncompressed_len`]). `start_tick` names the chunk in the error.
-pub fn check_expansion(compressed: u32, uncompressed: u32, start_tick: u32) -> Result<()> {
+pub(crate) fn check_expansion(compressed: u32, uncompressed: u32, start_tick: u32) -> Result<()> {
     let max = max_uncompressed_len(u64::from(compressed));
     if u64::from(uncompressed) > max {
         return Err(Error::limit(format!(

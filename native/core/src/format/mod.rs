@@ -22,6 +22,10 @@
 //! adds the byte-level pieces that forge or take apart a file by hand: frames, the chunk and index
 //! codecs, segment preambles, varints.
 
+// Every `pub` item in here is reachable from outside the crate, through the front or `wire`
+// (without the feature, the pieces only `wire` re-exports are `pub` for its sake).
+#![cfg_attr(feature = "wire", warn(unreachable_pub))]
+
 pub(crate) mod bytes;
 pub(crate) mod chunk;
 pub(crate) mod encoder;

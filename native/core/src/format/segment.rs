@@ -15,8 +15,8 @@
 
 use xxhash_rust::xxh64::xxh64;
 
-pub const SEGMENT_MAGIC: [u8; 4] = *b"TKSG";
-pub const PREAMBLE_VERSION: u8 = 1;
+pub(crate) const SEGMENT_MAGIC: [u8; 4] = *b"TKSG";
+pub(crate) const PREAMBLE_VERSION: u8 = 1;
 pub const PREAMBLE_LEN: usize = 32;
 
 /// The preamble of a segment created by the recording `recording_id`.

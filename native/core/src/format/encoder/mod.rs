@@ -625,7 +625,7 @@ impl Slot {
 
 /// Checks what `push_tick` would refuse, before anything is changed: event count, custom/extension
 /// payload sizes (so that the writer never produces a chunk its own reader refuses), extension kinds.
-pub fn validate_events(events: &[Event]) -> Result<()> {
+pub(crate) fn validate_events(events: &[Event]) -> Result<()> {
     if events.len() > u16::MAX as usize {
         return Err(Error::invalid("more than 65535 events in one tick"));
     }
