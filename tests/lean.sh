@@ -4,7 +4,8 @@
 #    async runtime, HTTP/TLS stack or SQL crate, links no C library but zstd, exports the core's
 #    functions and none of object storage's or the catalog's, and says so in `tickreel_features()`;
 # 2. a build of the whole workspace (what `cargo build --workspace` gives a user) resolves no test
-#    feature (`tickreel/test-hooks`, `tickreel-object/test-server`, `tickreel-cli/bench`), and
+#    feature (`tickreel/test-hooks`, `tickreel/wire`, `tickreel-object/test-server`,
+#    `tickreel-cli/bench`), and
 #    `libtickreel.so` binds no test hook.
 # Prints the figures the README quotes (crates, .so size). Usage: bash tests/lean.sh
 set -euo pipefail
@@ -55,7 +56,7 @@ fi
 
 # --- 2. no test hook in a workspace build ----------------------------------------------------
 cargo tree --workspace -e normal,build,features --prefix none > "$scratch/features"
-if grep -E 'feature "(test-hooks|test-server|bench)"' "$scratch/features"; then
+if grep -E 'feature "(test-hooks|wire|test-server|bench)"' "$scratch/features"; then
   fail "a workspace build turns on the test features above"
 fi
 # The library as built for users (the same features as a release build) binds none either.

@@ -1,7 +1,7 @@
 //! Records a one-player run through the engine, then seeks in it and plays it back.
 //! `cargo run --example record_and_replay`
 
-use tickreel::format::event::{Event, encode_batch};
+use tickreel::format::{Event, encode_batch};
 use tickreel::play::Reader;
 use tickreel::{Engine, EngineOptions, Pose, RecorderOptions};
 

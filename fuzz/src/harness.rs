@@ -19,11 +19,12 @@ use std::sync::Arc;
 
 use fastnbt::Value;
 use tickreel::Error;
+use tickreel::format::DecodedChunk;
+use tickreel::format::EntityTable;
 use tickreel::format::Limits;
-use tickreel::format::chunk::{DecodedChunk, decode_frame};
-use tickreel::format::event::{decode_batch, encode_batch};
-use tickreel::format::metadata::Metadata;
-use tickreel::format::state::EntityTable;
+use tickreel::format::Metadata;
+use tickreel::format::wire::decode_frame;
+use tickreel::format::{decode_batch, encode_batch};
 use tickreel::play::{Reader, ReaderOptions};
 use tickreel::record::{ChunkPolicy, Chunker, recover};
 use tickreel::storage::MemSource;

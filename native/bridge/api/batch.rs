@@ -12,8 +12,8 @@ use tickreel_sync::sync::Mutex;
 use crate::api::{New, Released};
 use crate::ffi::TickreelBatch;
 use crate::ffi::handle::HandleType;
-use tickreel::format::event::{Event, MAX_CUSTOM_EVENT_BYTES, MAX_EVENTS_PER_TICK};
-use tickreel::format::pose::{Pose, check_angle, check_position, check_velocity};
+use tickreel::format::{Event, MAX_CUSTOM_EVENT_BYTES, MAX_EVENTS_PER_TICK};
+use tickreel::format::{Pose, check_angle, check_position, check_velocity};
 use tickreel_bridge_macros::bridge_fn;
 
 /// A batch being built (C: `TickreelBatch`); calls are serialised by its lock.
@@ -33,7 +33,7 @@ impl Batch {
 
     /// The events added so far, decoded.
     pub(crate) fn events(&self) -> tickreel::Result<Vec<Event>> {
-        tickreel::format::event::decode_batch(&self.0.lock().bytes)
+        tickreel::format::decode_batch(&self.0.lock().bytes)
     }
 
     fn push(&self, e: Event) -> tickreel::Result<()> {

@@ -11,7 +11,7 @@ use crate::api::batch::Batch;
 use crate::api::{Id, New, Polled, Released};
 use crate::ffi::handle::HandleType;
 use crate::ffi::{TickreelEngine, TickreelFinishHandle, TickreelRecorder};
-use tickreel::format::metadata::{EntityInfo, EventType};
+use tickreel::format::{EntityInfo, EventType};
 use tickreel::record::{self, EngineOptions, EngineStats, RecorderOptions};
 use tickreel::record::{RecorderStats, Submitted};
 use tickreel_bridge_macros::bridge_fn;

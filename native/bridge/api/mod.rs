@@ -61,7 +61,7 @@ pub struct Released<T> {
 /// The entries of user metadata given as a big-endian NBT root compound (the Java `Nbt` codec's
 /// or a C caller's bytes): checked for depth, decoded, and refused if it uses the library's key.
 pub(crate) fn nbt_entries(bytes: &[u8]) -> tickreel::Result<Vec<(String, fastnbt::Value)>> {
-    use tickreel::format::metadata::{LIBRARY_KEY, check_nbt_shape};
+    use tickreel::format::{LIBRARY_KEY, check_nbt_shape};
     check_nbt_shape(bytes).map_err(|e| tickreel::Error::invalid(format!("metadata: {e}")))?;
     let value: fastnbt::Value = fastnbt::from_bytes(bytes)
         .map_err(|e| tickreel::Error::invalid(format!("metadata is not NBT: {e}")))?;
@@ -79,13 +79,13 @@ pub(crate) fn nbt_entries(bytes: &[u8]) -> tickreel::Result<Vec<(String, fastnbt
 /// Ticks in the format Java's `TickReader.decodeTicks` and C callers read: per tick, `u32` BE
 /// tick, `u32` BE length, then its events in the tick batch encoding (FORMAT.md).
 pub(crate) fn encode_ticks<'a>(
-    ticks: impl IntoIterator<Item = (u32, &'a [tickreel::format::event::Event])>,
+    ticks: impl IntoIterator<Item = (u32, &'a [tickreel::format::Event])>,
     out: &mut Vec<u8>,
 ) -> tickreel::Result<()> {
     let mut batch = Vec::new();
     for (tick, events) in ticks {
         batch.clear();
-        tickreel::format::event::encode_batch(events, &mut batch)?;
+        tickreel::format::encode_batch(events, &mut batch)?;
         out.extend_from_slice(&tick.to_be_bytes());
         out.extend_from_slice(&(batch.len() as u32).to_be_bytes());
         out.extend_from_slice(&batch);

@@ -9,7 +9,7 @@ use tickreel_sync::sync::{Mutex, MutexGuard};
 use crate::api::{New, Released};
 use crate::ffi::TickreelPlayhead;
 use crate::ffi::handle::HandleType;
-use tickreel::format::state::EntityState;
+use tickreel::format::EntityState;
 
 use tickreel::play::{
     self, Direction, FollowOptions, LiveFollower, PlaybackContext, Reader, Recording, Update,
@@ -451,7 +451,7 @@ pub fn world_events(playhead: &Playhead) -> tickreel::Result<Vec<u8>> {
         return Ok(Vec::new());
     };
     // Consecutive events of one tick form that tick's batch.
-    let mut groups: Vec<(u32, Vec<tickreel::format::event::Event>)> = Vec::new();
+    let mut groups: Vec<(u32, Vec<tickreel::format::Event>)> = Vec::new();
     for (tick, e) in r.events() {
         match groups.last_mut() {
             Some((t, events)) if *t == tick => events.push(e.clone()),

@@ -9,8 +9,8 @@ use crate::api::batch::Batch;
 use crate::api::{Id, New, Released};
 use crate::ffi::TickreelReelWriter;
 use crate::ffi::handle::HandleType;
-use tickreel::format::metadata::{EntityInfo, EventType};
-use tickreel::format::pose::Quantity;
+use tickreel::format::Quantity;
+use tickreel::format::{EntityInfo, EventType};
 use tickreel::record::{self, ReelOptions};
 use tickreel_bridge_macros::bridge_fn;
 

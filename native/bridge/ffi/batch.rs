@@ -31,11 +31,11 @@ pub const TICKREEL_FLAG_GLIDING: u32 = 1 << 4;
 mod tests {
     use super::*;
     use crate::ffi::result::TickreelResult;
-    use tickreel::format::event::{
+    use tickreel::format::Pose;
+    use tickreel::format::quantise_angle;
+    use tickreel::format::{
         Event, MAX_CUSTOM_EVENT_BYTES, MAX_EVENTS_PER_TICK, decode_batch, flag,
     };
-    use tickreel::format::pose::Pose;
-    use tickreel::format::pose::quantise_angle;
 
     fn new_batch() -> *mut TickreelBatch {
         let mut b = std::ptr::null_mut();
@@ -166,7 +166,7 @@ mod tests {
             Event::PlayerLeave { entity: 7 },
         ];
         let mut encoded = Vec::new();
-        tickreel::format::event::encode_batch(&expected, &mut encoded).unwrap();
+        tickreel::format::encode_batch(&expected, &mut encoded).unwrap();
         let got = bytes_of(b);
         assert_eq!(got, encoded);
         assert_eq!(decode_batch(&got).unwrap(), expected);

@@ -142,7 +142,7 @@ mod tests {
     use crate::ffi::result::TickreelResult;
     use crate::ffi::writer::*;
     use std::ffi::CString;
-    use tickreel::format::state::EntityState;
+    use tickreel::format::EntityState;
 
     const OK: TickreelResult = TickreelResult::Ok;
 
@@ -264,8 +264,7 @@ mod tests {
             while at < buf.len() {
                 let tick = u32::from_be_bytes(buf[at..at + 4].try_into().unwrap());
                 let n = u32::from_be_bytes(buf[at + 4..at + 8].try_into().unwrap()) as usize;
-                let events =
-                    tickreel::format::event::decode_batch(&buf[at + 8..at + 8 + n]).unwrap();
+                let events = tickreel::format::decode_batch(&buf[at + 8..at + 8 + n]).unwrap();
                 ticks.push((tick, events.len()));
                 at += 8 + n;
             }

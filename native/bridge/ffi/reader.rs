@@ -4,7 +4,7 @@
 use super::args::OutArray;
 use super::convert::{CArrayExtra, CArrayResult, CResult};
 use super::result::FfiResult;
-use tickreel::format::state::EntityState;
+use tickreel::format::EntityState;
 use tickreel::play::{SeekState, VerifyReport};
 
 /// An open recording. Opaque: open with `tickreel_reader_open`, release with
@@ -229,7 +229,7 @@ mod tests {
         while at < buf.len() {
             let tick = u32::from_be_bytes(buf[at..at + 4].try_into().unwrap());
             let n = u32::from_be_bytes(buf[at + 4..at + 8].try_into().unwrap()) as usize;
-            let events = tickreel::format::event::decode_batch(&buf[at + 8..at + 8 + n]).unwrap();
+            let events = tickreel::format::decode_batch(&buf[at + 8..at + 8 + n]).unwrap();
             seen.push((tick, events.len()));
             at += 8 + n;
         }
@@ -250,7 +250,7 @@ mod tests {
         let res = unsafe { tickreel_reader_metadata(r, nbt.as_mut_ptr(), len, &mut len) };
         assert_eq!((res, len), (OK, nbt.len()));
         assert_eq!(nbt[0], 10, "an NBT compound");
-        let root = tickreel::format::metadata::Metadata::decode(&nbt).unwrap();
+        let root = tickreel::format::Metadata::decode(&nbt).unwrap();
         assert!(root.encode().unwrap() == nbt);
         assert!(
             nbt.windows(12).any(|w| w == b"spawn-island"),

@@ -7,7 +7,7 @@ use jni::sys::jobject;
 use super::convert::{JniResult, LONG_ARRAY_JAVA, LONG_ARRAY_SIG};
 use super::{Res, long_array};
 use crate::api::reader::ReaderInfo;
-use tickreel::format::state::EntityState;
+use tickreel::format::EntityState;
 use tickreel::play::{SeekState, VerifyReport};
 
 /// Number of `long`s per entity in a seek result (and in a playhead update).

@@ -63,7 +63,7 @@ impl JniArg for ReelOptions {
 
 #[cfg(test)]
 mod tests {
-    use tickreel::format::pose::Quantity;
+    use tickreel::format::Quantity;
 
     /// `Pose.java`'s quantity codes are the core's.
     #[test]

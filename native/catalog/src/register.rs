@@ -118,7 +118,7 @@ fn describe(reader: &Reader, location: String, size: u64) -> Recording {
 
 /// The number of entities: from compaction's analysis (its per-entity list, or the count it
 /// keeps when the list was left out), else the metadata's entity table.
-fn entity_count(lib: &tickreel::format::metadata::LibraryMeta) -> u32 {
+fn entity_count(lib: &tickreel::format::LibraryMeta) -> u32 {
     use fastnbt::Value as Nbt;
     if let Some(Nbt::Compound(a)) = &lib.analysis {
         match (a.get("entities"), a.get("entities_omitted")) {

@@ -31,7 +31,7 @@ use std::io::Write;
 use std::path::Path;
 
 use serde_json::{Value, json};
-use tickreel::format::metadata::{LibraryMeta, Metadata};
+use tickreel::format::{LibraryMeta, Metadata};
 use tickreel::play::Reader;
 
 use crate::errors::{context, in_file};

@@ -6,9 +6,9 @@ use fastnbt::Value as Nbt;
 use serde::ser::{Serialize, SerializeMap, Serializer};
 use serde_json::{Map, Value, json};
 use tickreel::Event;
-use tickreel::format::event::flag;
-use tickreel::format::pose::{ANGLE_UNITS_PER_TURN, POS_SCALE, Pose, VEL_SCALE};
-use tickreel::format::state::EntityState;
+use tickreel::format::EntityState;
+use tickreel::format::flag;
+use tickreel::format::{ANGLE_UNITS_PER_TURN, POS_SCALE, Pose, VEL_SCALE};
 
 /// Converts an NBT value to JSON. Compounds become objects (keys sorted), lists and arrays become
 /// arrays, numbers stay numbers (non-finite floats become `null`, which JSON cannot express).

@@ -190,7 +190,7 @@ pub fn duration(d: std::time::Duration) -> String {
 }
 
 /// A span of ticks as messages write it: "ticks 3 to 9", or "no ticks".
-pub fn tick_span(first: Option<u32>, last: Option<u32>) -> String {
+pub(crate) fn tick_span(first: Option<u32>, last: Option<u32>) -> String {
     match (first, last) {
         (Some(a), Some(b)) => format!("ticks {a} to {b}"),
         (Some(a), None) | (None, Some(a)) => format!("tick {a}"),
@@ -332,7 +332,7 @@ impl Error {
     /// A file that is in the way at `path` (a finished recording, a compaction's or a report's
     /// output): an I/O error of kind `AlreadyExists` (in Java, a `FileAlreadyExistsException`
     /// cause), its message "PATH: already exists" followed by `more`.
-    pub fn exists_at(path: &Path, more: &str) -> Error {
+    pub(crate) fn exists_at(path: &Path, more: &str) -> Error {
         Error::io_at(
             path,
             io::Error::new(

@@ -1,6 +1,16 @@
 //! tickreel: a native replay library for game servers.
 //!
-//! - [`format`]: the on-disk format, bytes only;
+//! The public API is the modules below and the names re-exported at the root ([`Engine`],
+//! [`Recorder`], [`Event`], [`Pose`], [`Error`], [`Pending`], ...); each module re-exports its
+//! types at its own root, and its submodules are the crate's own (import `tickreel::play::Reader`,
+//! `tickreel::format::Metadata`, never a deeper path):
+//!
+//! - [`format`](mod@format): the on-disk format, bytes only. Its front is what a user of recordings needs:
+//!   events and their batch encoding ([`format::Event`], [`format::encode_batch`],
+//!   [`format::decode_batch`]), poses in fixed point, the entity state, the metadata, the header,
+//!   index entries, frame headers and decoded chunks, and the reader's [`format::Limits`]. The
+//!   encoders and codecs behind it are not public; the feature `wire` (tests, fuzzing,
+//!   benchmarks only) adds `format::wire`, the byte-level pieces that forge or take apart a file;
 //! - [`storage`]: where bytes live (local files, range-read sources);
 //! - [`record`]: the write path ([`Engine`], [`Recorder`], [`record::ReelWriter`]), compaction, recovery;
 //! - [`play`]: the read path ([`play::Reader`]);
@@ -36,7 +46,7 @@ pub mod storage;
 pub(crate) use tickreel_sync::{sync, threads};
 
 pub use error::{Error, ErrorKind, Result};
-pub use format::event::Event;
-pub use format::pose::Pose;
+pub use format::Event;
+pub use format::Pose;
 pub use pending::Pending;
 pub use record::{Engine, EngineOptions, Recorder, RecorderOptions};

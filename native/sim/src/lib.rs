@@ -6,8 +6,8 @@
 
 pub mod realistic;
 
-use tickreel::format::event::{Event, flag};
-use tickreel::format::pose::{Pose, quantise_angle, quantise_pos};
+use tickreel::format::{Event, flag};
+use tickreel::format::{Pose, quantise_angle, quantise_pos};
 
 /// One simulated player.
 #[derive(Debug, Clone)]

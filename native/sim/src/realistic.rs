@@ -7,8 +7,8 @@
 //!
 //! [`WorkloadStats`] measures what a run generated (the figures BENCHMARKS.md states).
 
-use tickreel::format::event::{Event, flag};
-use tickreel::format::pose::Pose;
+use tickreel::format::Pose;
+use tickreel::format::{Event, flag};
 
 /// Settings of the realistic world.
 #[derive(Debug, Clone, Copy)]

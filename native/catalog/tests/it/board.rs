@@ -184,7 +184,7 @@ fn unfinished_recordings_are_never_listed(db: Db) {
         kind: 0,
         pose: tickreel::Pose::from_f64(0.0, 0.0, 0.0, 0.0, 0.0),
     };
-    tickreel::format::event::encode_batch(&[add], &mut batch).unwrap();
+    tickreel::format::encode_batch(&[add], &mut batch).unwrap();
     rec.submit_tick(0, &batch).unwrap();
     std::fs::write(&path, b"another writer's file").unwrap();
     let handle = rec.finish().unwrap();

@@ -5,8 +5,8 @@
 
 use std::collections::HashMap;
 
-use tickreel::format::bytes::{put_ivarint, put_uvarint};
-use tickreel::format::event::Event;
+use tickreel::format::Event;
+use tickreel::format::wire::{put_ivarint, put_uvarint};
 
 /// Compressed size of the workload under the baseline encoding.
 pub fn baseline_size(ticks: &[(u32, Vec<Event>)]) -> u64 {

@@ -9,7 +9,7 @@
 
 use std::time::{Duration, Instant};
 
-use tickreel::format::event::{Event, encode_batch};
+use tickreel::format::{Event, encode_batch};
 use tickreel::{Engine, EngineOptions, Pose};
 
 use super::shared::{blocking_recorder_options, median};

@@ -4,7 +4,7 @@
 use std::time::{Duration, Instant};
 
 use crossbeam_channel::bounded;
-use tickreel::format::event::{Event, encode_batch};
+use tickreel::format::{Event, encode_batch};
 use tickreel::record::{CompactOptions, compact};
 use tickreel::storage::live::live_dir_for;
 use tickreel::{Engine, EngineOptions, RecorderOptions};
@@ -244,7 +244,7 @@ fn clock_cost() -> Duration {
 /// The writer's encoding work alone (batch decode, chunking, prediction coding, zstd) next to raw
 /// zstd level 3 of the same batch bytes per 100-tick chunk, interleaved, median of 5 rounds.
 fn encode_vs_zstd(batches: &[Vec<u8>]) -> f64 {
-    use tickreel::format::event::decode_batch_into;
+    use tickreel::format::decode_batch_into;
     use tickreel::record::{ChunkPolicy, Chunker};
     let mut ratios = Vec::new();
     for _ in 0..5 {
@@ -426,7 +426,7 @@ pub fn run(quick: bool, out: &mut Figures) {
     put(
         out,
         "writer_avx512",
-        f64::from(u8::from(tickreel::format::movement::avx512())),
+        f64::from(u8::from(tickreel::format::wire::avx512())),
     );
     put(
         out,

@@ -6,7 +6,7 @@
 
 use std::time::{Duration, Instant};
 
-use tickreel::format::event::{Event, encode_batch};
+use tickreel::format::{Event, encode_batch};
 use tickreel::{Engine, EngineOptions, RecorderOptions};
 use tickreel_sim::{SimConfig, Simulator};
 

@@ -4,7 +4,7 @@
 
 use std::time::{Duration, Instant};
 
-use tickreel::format::event::encode_batch;
+use tickreel::format::encode_batch;
 use tickreel::record::FlushPolicy;
 use tickreel::shadow::{ReportOptions, ShadowBuffer, ShadowOptions};
 use tickreel::{Engine, EngineOptions, Event, Recorder, RecorderOptions};

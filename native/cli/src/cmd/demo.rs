@@ -16,8 +16,8 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use fastnbt::Value as Nbt;
-use tickreel::format::metadata::{EntityInfo, EventType};
-use tickreel::format::state::EntityTable;
+use tickreel::format::EntityTable;
+use tickreel::format::{EntityInfo, EventType};
 use tickreel::play::Reader;
 
 use tickreel::record::{FlushPolicy, RecordingInfo};

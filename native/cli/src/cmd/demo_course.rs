@@ -5,7 +5,7 @@
 //! run. Every finished run is one the catalog stage registers
 //! ([`super::demo_catalog`]); the ones the session cut short are not.
 
-use tickreel::format::metadata::EntityInfo;
+use tickreel::format::EntityInfo;
 use tickreel::{Event, Pose};
 use uuid::Uuid;
 

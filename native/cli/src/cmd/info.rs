@@ -5,8 +5,8 @@ use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
-use tickreel::format::header::Layout;
-use tickreel::format::index::FLAG_CUSTOM_EVENTS;
+use tickreel::format::FLAG_CUSTOM_EVENTS;
+use tickreel::format::Layout;
 use tickreel::play::Reader;
 use tickreel::storage::LocalStorage;
 use tickreel::storage::live::{META_FILE, list_segments, members_of, segment_name};
@@ -252,7 +252,7 @@ fn print_text(r: &Reader, j: &Value, out: &mut impl Write) -> io::Result<()> {
     } else {
         let mut user = j["metadata"].clone();
         if let Some(o) = user.as_object_mut() {
-            o.remove(tickreel::format::metadata::LIBRARY_KEY);
+            o.remove(tickreel::format::LIBRARY_KEY);
         }
         writeln!(out, "  user              {user}")?;
     }
@@ -291,7 +291,7 @@ fn print_text(r: &Reader, j: &Value, out: &mut impl Write) -> io::Result<()> {
         s.ticks_written, s.events, s.pose_samples, s.uncompressed_bytes, s.dropped_ticks
     )?;
     if lib.analysis.is_some() {
-        let a = &j["metadata"][tickreel::format::metadata::LIBRARY_KEY]["analysis"];
+        let a = &j["metadata"][tickreel::format::LIBRARY_KEY]["analysis"];
         writeln!(out, "  analysis          {a}")?;
     }
     if !lib.extra.is_empty() {

@@ -8,7 +8,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use tickreel::format::pose::{POS_SCALE, Pose};
+use tickreel::format::{POS_SCALE, Pose};
 use tickreel::play::Reader;
 use tickreel::{Error, Event};
 

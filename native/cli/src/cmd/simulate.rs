@@ -16,7 +16,7 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use tickreel::format::event::encode_batch;
+use tickreel::format::encode_batch;
 use tickreel::play::Reader;
 use tickreel::record::{Backpressure, FlushPolicy, RecorderStats};
 use tickreel::shadow::{ReportOptions, ShadowBuffer, ShadowOptions, ShadowStats};

@@ -14,7 +14,7 @@
 use std::collections::{BTreeMap, HashMap};
 use std::io::{self, Write};
 
-use tickreel::format::event::flag;
+use tickreel::format::flag;
 use tickreel::{Error, Event, Pose};
 
 /// The header row written by `export` (and accepted by `import`).

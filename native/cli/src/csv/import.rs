@@ -20,7 +20,7 @@ use std::fs::File;
 use std::io::{BufRead, BufReader, Read};
 use std::path::Path;
 
-use tickreel::format::event::flag;
+use tickreel::format::flag;
 use tickreel::record::{ReelOptions, ReelWriter};
 use tickreel::{Error, Event, Pose};
 
@@ -310,7 +310,7 @@ pub fn import_from(
                 row.entity, row.tick
             )));
         }
-        if p.events.len() + 4 > tickreel::format::event::MAX_EVENTS_PER_TICK {
+        if p.events.len() + 4 > tickreel::format::MAX_EVENTS_PER_TICK {
             return Err(at(format!("too many rows for tick {}", row.tick)));
         }
         let entity = row.entity;

@@ -2,8 +2,8 @@
 //! with a short, bounded message.
 
 use serde_json::{Map, Value};
-use tickreel::format::event::{MAX_CUSTOM_EVENT_BYTES, kind};
-use tickreel::format::pose::{ANGLE_UNITS_PER_TURN, POS_SCALE, VEL_SCALE};
+use tickreel::format::{ANGLE_UNITS_PER_TURN, POS_SCALE, VEL_SCALE};
+use tickreel::format::{MAX_CUSTOM_EVENT_BYTES, kind};
 use tickreel::{Event, Pose};
 
 use super::{MAX_COORD, MAX_UNITS};

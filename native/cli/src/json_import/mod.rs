@@ -39,8 +39,8 @@ use std::path::Path;
 
 use serde::de::{self, Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Value};
-use tickreel::format::event::MAX_EVENTS_PER_TICK;
-use tickreel::format::metadata::{EntityInfo, EventType, Gap, Metadata};
+use tickreel::format::MAX_EVENTS_PER_TICK;
+use tickreel::format::{EntityInfo, EventType, Gap, Metadata};
 use tickreel::record::{ReelOptions, ReelWriter};
 use tickreel::{Error, Event};
 

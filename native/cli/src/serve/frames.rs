@@ -10,8 +10,8 @@
 use crate::json::entity_state_to_json;
 use serde::Deserialize;
 use serde_json::{Value, json};
-use tickreel::format::pose::{ANGLE_UNITS_PER_TURN, POS_SCALE};
-use tickreel::format::state::EntityState;
+use tickreel::format::EntityState;
+use tickreel::format::{ANGLE_UNITS_PER_TURN, POS_SCALE};
 use tickreel::play::{Playhead, Update};
 
 use super::error::{ApiError, ApiResult};

@@ -8,7 +8,7 @@ use std::collections::HashMap;
 use fastnbt::Value as Nbt;
 use parking_lot::Mutex;
 use serde_json::{Value, json};
-use tickreel::format::event::Event;
+use tickreel::format::Event;
 use tickreel::shadow::REPORT_KEY;
 
 use super::error::ApiResult;

@@ -522,7 +522,7 @@ mod tests {
     /// A finished recording whose user metadata holds `values` empty compounds: about one byte
     /// each on disk, tens of bytes each once decoded.
     fn heavy(path: &Path, values: usize) {
-        use tickreel::format::event::Event;
+        use tickreel::format::Event;
         use tickreel::record::{ReelOptions, ReelWriter};
         let mut w = ReelWriter::create(path, ReelOptions::default()).unwrap();
         let empty = fastnbt::Value::Compound(HashMap::new());

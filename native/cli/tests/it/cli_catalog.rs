@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use tickreel::format::event::{Event, encode_batch};
+use tickreel::format::{Event, encode_batch};
 use tickreel::{Engine, EngineOptions, Pose, RecorderOptions};
 
 const P1: &str = "00000000-0000-4000-8000-000000000001";

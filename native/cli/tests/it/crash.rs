@@ -11,7 +11,7 @@ use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
-use tickreel::format::state::EntityTable;
+use tickreel::format::EntityTable;
 use tickreel::play::Reader;
 use tickreel::record::recover;
 use tickreel::storage::live::live_dir_for;

@@ -11,7 +11,7 @@ use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 use crate::tool::{BIN, assert_ok, live_dir, p, stderr, stdout, tickreel};
-use tickreel::format::header::{HEADER_LEN, Header};
+use tickreel::format::{HEADER_LEN, Header};
 use tickreel::record::ChunkPolicy;
 
 /// Generous: a command that ends at all ends well within it, even on a busy 2-core machine.

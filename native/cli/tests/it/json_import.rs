@@ -4,8 +4,8 @@
 use std::path::{Path, PathBuf};
 
 use crate::tool::{assert_ok, p, stderr, stdout, tickreel};
-use tickreel::format::event::flag;
-use tickreel::format::metadata::{EntityInfo, EventType, Gap};
+use tickreel::format::flag;
+use tickreel::format::{EntityInfo, EventType, Gap};
 use tickreel::play::Reader;
 use tickreel::record::{ChunkPolicy, ReelOptions, ReelWriter};
 use tickreel::{Event, Pose};

@@ -15,8 +15,8 @@ use std::time::{Duration, Instant};
 
 use crate::tool::{BIN, p};
 use tickreel::Pose;
-use tickreel::format::event::Event;
-use tickreel::format::metadata::EntityInfo;
+use tickreel::format::EntityInfo;
+use tickreel::format::Event;
 use tickreel::record::{RecordingInfo, ReelOptions, ReelWriter};
 
 /// Generous: a command that ends at all ends well within it, even on a busy 2-core machine.

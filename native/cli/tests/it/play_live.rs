@@ -11,7 +11,7 @@ use std::process::{Command, Stdio};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use tickreel::format::state::EntityTable;
+use tickreel::format::EntityTable;
 use tickreel::play::{
     FollowOptions, FollowState, LiveFollower, Motion, PlaybackContext, Playhead, Reader, Update,
 };

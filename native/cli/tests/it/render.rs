@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Output;
 
-use tickreel::format::metadata::EntityInfo;
+use tickreel::format::EntityInfo;
 use tickreel::record::{ChunkPolicy, ReelOptions, ReelWriter};
 use tickreel::{Event, Pose};
 

@@ -5,13 +5,13 @@ use crate::error::{Error, Result};
 
 /// Maps a signed value to an unsigned one so that small magnitudes give small varints.
 #[inline]
-pub fn zigzag(v: i64) -> u64 {
+pub(crate) fn zigzag(v: i64) -> u64 {
     ((v << 1) ^ (v >> 63)) as u64
 }
 
 /// Inverse of [`zigzag`].
 #[inline]
-pub fn unzigzag(v: u64) -> i64 {
+pub(crate) fn unzigzag(v: u64) -> i64 {
     ((v >> 1) as i64) ^ -((v & 1) as i64)
 }
 
@@ -40,7 +40,7 @@ fn put_uvarint_long(out: &mut Vec<u8>, mut v: u64) {
 
 /// Appends each value zigzag-coded as a varint (the movement section's residual columns).
 /// Works in blocks written through a slice, so the loop carries no `Vec` length updates.
-pub fn put_ivarints(out: &mut Vec<u8>, values: &[i64]) {
+pub(crate) fn put_ivarints(out: &mut Vec<u8>, values: &[i64]) {
     const BLOCK: usize = 64;
     for block in values.chunks(BLOCK) {
         let start = out.len();
@@ -108,7 +108,7 @@ pub fn put_ivarint(out: &mut Vec<u8>, v: i64) {
 
 /// Number of bytes `put_uvarint` writes for `v`.
 #[inline]
-pub fn uvarint_len(v: u64) -> usize {
+pub(crate) fn uvarint_len(v: u64) -> usize {
     let bits = 64 - (v | 1).leading_zeros() as usize;
     bits.div_ceil(7)
 }
@@ -116,7 +116,7 @@ pub fn uvarint_len(v: u64) -> usize {
 /// The varint at `buf[pos..]` and its length, decoded without a loop, if it is at most 8 bytes
 /// long and 8 bytes are readable there (`None` otherwise: use a checked reader).
 #[inline(always)]
-pub fn uvarint_short(buf: &[u8], pos: usize) -> Option<(u64, usize)> {
+pub(crate) fn uvarint_short(buf: &[u8], pos: usize) -> Option<(u64, usize)> {
     let b = buf.get(pos..pos.checked_add(8)?)?;
     let x = u64::from_le_bytes(b.try_into().expect("8 bytes"));
     let ends = !x & CONTINUATION;
@@ -130,29 +130,29 @@ pub fn uvarint_short(buf: &[u8], pos: usize) -> Option<(u64, usize)> {
 
 /// A cursor over a byte slice whose reads are all bounds-checked.
 #[derive(Debug, Clone)]
-pub struct ByteReader<'a> {
+pub(crate) struct ByteReader<'a> {
     buf: &'a [u8],
     pos: usize,
 }
 
 impl<'a> ByteReader<'a> {
-    pub fn new(buf: &'a [u8]) -> Self {
+    pub(crate) fn new(buf: &'a [u8]) -> Self {
         ByteReader { buf, pos: 0 }
     }
     #[inline]
-    pub fn position(&self) -> usize {
+    pub(crate) fn position(&self) -> usize {
         self.pos
     }
     #[inline]
-    pub fn remaining(&self) -> usize {
+    pub(crate) fn remaining(&self) -> usize {
         self.buf.len() - self.pos
     }
     #[inline]
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         self.pos >= self.buf.len()
     }
     #[inline]
-    pub fn u8(&mut self) -> Result<u8> {
+    pub(crate) fn u8(&mut self) -> Result<u8> {
         let b = *self
             .buf
             .get(self.pos)
@@ -161,7 +161,7 @@ impl<'a> ByteReader<'a> {
         Ok(b)
     }
     #[inline]
-    pub fn bytes(&mut self, n: usize) -> Result<&'a [u8]> {
+    pub(crate) fn bytes(&mut self, n: usize) -> Result<&'a [u8]> {
         if n > self.remaining() {
             return Err(Error::truncated(format!(
                 "need {n} bytes, {} left",
@@ -173,23 +173,23 @@ impl<'a> ByteReader<'a> {
         Ok(s)
     }
     #[inline]
-    pub fn u16_be(&mut self) -> Result<u16> {
+    pub(crate) fn u16_be(&mut self) -> Result<u16> {
         let b = self.bytes(2)?;
         Ok(u16::from_be_bytes([b[0], b[1]]))
     }
     #[inline]
-    pub fn u32_be(&mut self) -> Result<u32> {
+    pub(crate) fn u32_be(&mut self) -> Result<u32> {
         let b = self.bytes(4)?;
         Ok(u32::from_be_bytes(b.try_into().expect("4 bytes")))
     }
     #[inline]
-    pub fn u64_be(&mut self) -> Result<u64> {
+    pub(crate) fn u64_be(&mut self) -> Result<u64> {
         let b = self.bytes(8)?;
         Ok(u64::from_be_bytes(b.try_into().expect("8 bytes")))
     }
     /// Reads an unsigned LEB128 varint of at most 10 bytes.
     #[inline]
-    pub fn uvarint(&mut self) -> Result<u64> {
+    pub(crate) fn uvarint(&mut self) -> Result<u64> {
         if let Some((v, len)) = uvarint_short(self.buf, self.pos) {
             self.pos += len;
             return Ok(v);
@@ -199,13 +199,13 @@ impl<'a> ByteReader<'a> {
 
     /// The bytes not read yet.
     #[inline]
-    pub fn rest(&self) -> &'a [u8] {
+    pub(crate) fn rest(&self) -> &'a [u8] {
         &self.buf[self.pos..]
     }
 
     /// Skips `n` bytes already looked at through [`ByteReader::rest`].
     #[inline]
-    pub fn advance(&mut self, n: usize) {
+    pub(crate) fn advance(&mut self, n: usize) {
         self.pos = (self.pos + n).min(self.buf.len());
     }
 
@@ -229,13 +229,13 @@ impl<'a> ByteReader<'a> {
     }
     /// Reads a varint that must fit in u32.
     #[inline]
-    pub fn uvarint32(&mut self) -> Result<u32> {
+    pub(crate) fn uvarint32(&mut self) -> Result<u32> {
         let v = self.uvarint()?;
         u32::try_from(v).map_err(|_| Error::corrupt(format!("varint {v} does not fit in 32 bits")))
     }
     /// Reads a varint used as a length or count, rejecting values above `limit`.
     #[inline]
-    pub fn len_varint(&mut self, limit: usize, what: &str) -> Result<usize> {
+    pub(crate) fn len_varint(&mut self, limit: usize, what: &str) -> Result<usize> {
         let v = self.uvarint()?;
         if v > limit as u64 {
             return Err(Error::limit(format!("{what} {v} exceeds limit {limit}")));
@@ -243,12 +243,12 @@ impl<'a> ByteReader<'a> {
         Ok(v as usize)
     }
     #[inline]
-    pub fn ivarint(&mut self) -> Result<i64> {
+    pub(crate) fn ivarint(&mut self) -> Result<i64> {
         Ok(unzigzag(self.uvarint()?))
     }
     /// Reads `n` signed varints, each multiplied (wrapping) by `mul`, onto `out`: the residuals of
     /// a movement column. One-byte varints (most residuals) take a short path.
-    pub fn ivarints_into(&mut self, n: usize, mul: i64, out: &mut Vec<i64>) -> Result<()> {
+    pub(crate) fn ivarints_into(&mut self, n: usize, mul: i64, out: &mut Vec<i64>) -> Result<()> {
         out.reserve(n);
         for _ in 0..n {
             let u = match self.buf.get(self.pos) {
@@ -266,7 +266,7 @@ impl<'a> ByteReader<'a> {
     /// Skips `k` varints without decoding them: `Truncated` if fewer than `k` end in the bytes
     /// left. Cheaper than reading them; used to step over the columns of entities a decode does not
     /// want (their bytes were covered by the payload checksum).
-    pub fn skip_varints(&mut self, k: usize) -> Result<()> {
+    pub(crate) fn skip_varints(&mut self, k: usize) -> Result<()> {
         if k == 0 {
             return Ok(());
         }

@@ -24,7 +24,8 @@ use crate::format::state::{EntityState, EntityTable};
 use crate::format::tracks::{decode_movement, next_id};
 use crate::format::{DATA_VERSION, Limits};
 
-pub use crate::format::encoder::{ChunkEncoder, validate_events};
+pub use crate::format::encoder::ChunkEncoder;
+pub(crate) use crate::format::encoder::validate_events;
 
 /// One entity's pose samples within a decoded chunk.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -100,7 +101,7 @@ impl DecodedChunk {
     /// [`DecodedChunk::decode`] of a payload of data version `data_version` (from its frame
     /// header): what a reader decodes, refusing what that version does not have (predictor 4
     /// before data version 2).
-    pub fn decode_version(
+    pub(crate) fn decode_version(
         payload: &[u8],
         header: &FrameHeader,
         limits: &Limits,
@@ -398,6 +399,8 @@ fn decode_stream(stream: &[u8], tick_count: u32, max_events: usize) -> Result<Ve
 /// Decompresses and checks a frame's payload, then decodes it. A payload whose uncompressed length
 /// its compressed length does not allow ([`crate::format::limits::check_expansion`]) is refused
 /// before decompressing.
+// Only the fuzz harness decodes a frame on its own (through `wire`); the reader goes by the cache.
+#[cfg_attr(not(feature = "wire"), allow(dead_code))]
 pub fn decode_frame(
     header: &FrameHeader,
     compressed: &[u8],
@@ -410,7 +413,7 @@ pub fn decode_frame(
 
 /// Checks a frame's compressed payload (checksum, data version, lengths against `limits`) and
 /// decompresses it: the payload bytes of section 7, exactly `uncompressed length` of them.
-pub fn decompress_frame(
+pub(crate) fn decompress_frame(
     header: &FrameHeader,
     compressed: &[u8],
     decompressor: &mut zstd::bulk::Decompressor<'_>,

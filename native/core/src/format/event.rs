@@ -156,7 +156,7 @@ impl Event {
     }
 
     /// Reads one event in batch encoding.
-    pub fn decode(r: &mut ByteReader<'_>) -> Result<Event> {
+    pub(crate) fn decode(r: &mut ByteReader<'_>) -> Result<Event> {
         let k = r.u8()?;
         Ok(match k {
             kind::ENTITY_ADD => Event::EntityAdd {

@@ -21,15 +21,15 @@
 use crate::error::{Error, Result};
 use xxhash_rust::xxh64::xxh64;
 
-pub const FRAME_MAGIC: [u8; 4] = *b"TKCF";
-pub const FRAME_VERSION: u8 = 1;
+pub(crate) const FRAME_MAGIC: [u8; 4] = *b"TKCF";
+pub(crate) const FRAME_VERSION: u8 = 1;
 pub const FRAME_HEADER_LEN: usize = 36;
 
 /// Magic of the zstd skippable frame that pads a payload (the first of the 16 skippable magics
 /// `0x184D2A50..=0x184D2A5F`), written little-endian as zstd's frames are.
-pub const SKIPPABLE_MAGIC: u32 = 0x184D_2A50;
+pub(crate) const SKIPPABLE_MAGIC: u32 = 0x184D_2A50;
 /// A skippable frame's header: magic and content length (u32 LE each).
-pub const SKIPPABLE_HEADER_LEN: usize = 8;
+pub(crate) const SKIPPABLE_HEADER_LEN: usize = 8;
 
 /// Pads a compressed payload of `uncompressed_len` bytes up to the least compressed length a reader
 /// accepts for it ([`crate::format::limits::min_compressed_len`]), by appending one zstd skippable
@@ -132,7 +132,7 @@ impl FrameHeader {
     }
 
     /// Checks the compressed payload against the header's checksum.
-    pub fn verify_payload(&self, payload: &[u8]) -> Result<()> {
+    pub(crate) fn verify_payload(&self, payload: &[u8]) -> Result<()> {
         if payload.len() != self.compressed_len as usize {
             return Err(Error::truncated(format!(
                 "chunk payload at tick {} has {} of {} bytes",

@@ -7,7 +7,7 @@
 use crate::format::bytes::zigzag;
 
 /// The predictor id of "linear in time".
-pub const PRED_TIME_LINEAR: u8 = 4;
+pub(crate) const PRED_TIME_LINEAR: u8 = 4;
 
 /// The last two (value, tick) pairs of a column, newest first, and how many are valid. The
 /// keyframe value counts as sampled at relative tick −1 (the tick before the chunk's first).
@@ -75,12 +75,12 @@ fn walk(
 }
 
 /// Whether a track's samples have a gap (so that predictor 4 differs from linear).
-pub fn has_gap(ticks: &[u32]) -> bool {
+pub(crate) fn has_gap(ticks: &[u32]) -> bool {
     ticks.windows(2).any(|w| w[1] != w[0] + 1)
 }
 
 /// Residuals of `values` (sampled at relative `ticks`) under predictor 4, into `out`.
-pub fn residuals(
+pub(crate) fn residuals(
     values: &[i64],
     ticks: &[u32],
     base: Option<i64>,
@@ -95,7 +95,7 @@ pub fn residuals(
 
 /// Significant bits of the residuals under predictor 4 (the writer's cost, as
 /// `movement::choose` counts it for the others).
-pub fn cost(values: &[i64], ticks: &[u32], base: Option<i64>, resets: &[u32]) -> u64 {
+pub(crate) fn cost(values: &[i64], ticks: &[u32], base: Option<i64>, resets: &[u32]) -> u64 {
     let mut total = 0;
     walk(values.len(), ticks, base, resets, |i, p| {
         total += u64::from(64 - (zigzag(values[i].wrapping_sub(p)) | 1).leading_zeros());
@@ -105,7 +105,7 @@ pub fn cost(values: &[i64], ticks: &[u32], base: Option<i64>, resets: &[u32]) ->
 }
 
 /// Inverse of [`residuals`]: rebuilds values from residuals (already multiplied by the divisor).
-pub fn reconstruct(
+pub(crate) fn reconstruct(
     res: &[i64],
     ticks: &[u32],
     base: Option<i64>,

@@ -7,7 +7,7 @@ use xxhash_rust::xxh64::xxh64;
 /// Size of the header in bytes.
 pub const HEADER_LEN: usize = 256;
 /// Magic number at offset 0.
-pub const MAGIC: [u8; 4] = *b"TKRL";
+pub(crate) const MAGIC: [u8; 4] = *b"TKRL";
 /// Format version this build writes and reads.
 pub const FORMAT_VERSION: u8 = 1;
 /// Highest version of the built-in event set and chunk payload layout this build writes and
@@ -171,7 +171,7 @@ impl Header {
     }
 
     /// A fresh random recording id (UUID v4).
-    pub fn new_recording_id() -> [u8; 16] {
+    pub(crate) fn new_recording_id() -> [u8; 16] {
         *uuid::Uuid::new_v4().as_bytes()
     }
 
@@ -181,7 +181,7 @@ impl Header {
     }
 
     /// Byte offset where the index starts.
-    pub fn index_offset(&self) -> u64 {
+    pub(crate) fn index_offset(&self) -> u64 {
         HEADER_LEN as u64 + u64::from(self.metadata_len)
     }
 

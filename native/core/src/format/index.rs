@@ -51,7 +51,7 @@ impl IndexEntry {
         put_uvarint(out, u64::from(self.uncompressed_len));
     }
 
-    pub fn decode(r: &mut ByteReader<'_>) -> Result<IndexEntry> {
+    pub(crate) fn decode(r: &mut ByteReader<'_>) -> Result<IndexEntry> {
         Ok(IndexEntry {
             start_tick: r.uvarint32()?,
             tick_count: r.uvarint32()?,
@@ -123,7 +123,7 @@ pub fn find_chunk(entries: &[IndexEntry], tick: u32) -> Option<usize> {
 /// this many chunks, besides every `snapshot_interval` ticks): a seek's world rebuild decodes at
 /// most this many chunks. A reader's rebuild reads at most this many chunks back in any file
 /// ([`rebuild_start`]).
-pub const MAX_CHUNKS_PER_SNAPSHOT: usize = 256;
+pub(crate) const MAX_CHUNKS_PER_SNAPSHOT: usize = 256;
 
 /// Where a world rebuild at chunk `chunk` starts: the nearest chunk at or before it that carries
 /// a snapshot, looking at most [`MAX_CHUNKS_PER_SNAPSHOT`] chunks back (`chunk` included), or the
@@ -131,7 +131,7 @@ pub const MAX_CHUNKS_PER_SNAPSHOT: usize = 256;
 /// snapshot, or the recording's start); `false`: the recording has no snapshot within reach and
 /// the rebuild starts `MAX_CHUNKS_PER_SNAPSHOT - 1` chunks before `chunk`, without the world
 /// state before it.
-pub fn rebuild_start(entries: &[IndexEntry], chunk: usize) -> (usize, bool) {
+pub(crate) fn rebuild_start(entries: &[IndexEntry], chunk: usize) -> (usize, bool) {
     let lo = (chunk + 1).saturating_sub(MAX_CHUNKS_PER_SNAPSHOT);
     match (lo..=chunk).rev().find(|&i| entries[i].has_snapshot()) {
         Some(s) => (s, true),

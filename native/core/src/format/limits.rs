@@ -44,22 +44,22 @@ impl Default for Limits {
 }
 
 /// Upper bound of one entity's keyframe entry (id, kind, flags, pose as varints).
-pub const KEYFRAME_ENTRY_MAX: usize = 64;
+pub(crate) const KEYFRAME_ENTRY_MAX: usize = 64;
 
 /// Upper bound of one event's bytes in a chunk besides a custom payload (a pose sample's five
 /// residual varints and its run entry included).
-pub const EVENT_BYTES_MAX: usize = 64;
+pub(crate) const EVENT_BYTES_MAX: usize = 64;
 
 /// Uncompressed bytes a chunk may hold per byte of its compressed payload, beyond
 /// [`EXPANSION_SLACK`]: a reader refuses, before decompressing, a frame whose
 /// `uncompressed length > EXPANSION_SLACK + MAX_EXPANSION × compressed length`, so that the time and
 /// memory decompression takes are bounded by the bytes read (FORMAT.md, section 12). Writers pad a
 /// payload that compresses better than this (see [`crate::format::frame::pad_payload`]).
-pub const MAX_EXPANSION: u64 = 256;
+pub(crate) const MAX_EXPANSION: u64 = 256;
 
 /// Uncompressed bytes a chunk may hold whatever its compressed length: small chunks are never
 /// padded.
-pub const EXPANSION_SLACK: u64 = 4096;
+pub(crate) const EXPANSION_SLACK: u64 = 4096;
 
 /// The most uncompressed bytes a reader accepts from a payload of `compressed` bytes.
 pub fn max_uncompressed_len(compressed: u64) -> u64 {
@@ -76,7 +76,7 @@ pub fn min_compressed_len(uncompressed: u64) -> u64 {
 
 /// Refuses (`LimitExceeded`) a chunk whose uncompressed length exceeds what its compressed length
 /// allows ([`max_uncompressed_len`]). `start_tick` names the chunk in the error.
-pub fn check_expansion(compressed: u32, uncompressed: u32, start_tick: u32) -> Result<()> {
+pub(crate) fn check_expansion(compressed: u32, uncompressed: u32, start_tick: u32) -> Result<()> {
     let max = max_uncompressed_len(u64::from(compressed));
     if u64::from(uncompressed) > max {
         return Err(Error::limit(format!(
@@ -104,7 +104,7 @@ impl Limits {
     }
     /// A writer cuts a chunk before a tick that could take it past this many bytes (60 MiB by
     /// default: the rest leaves room for zstd's worst case on incompressible bytes).
-    pub fn chunk_cut_bytes(&self) -> usize {
+    pub(crate) fn chunk_cut_bytes(&self) -> usize {
         self.max_chunk_bytes - self.max_chunk_bytes / 16
     }
     /// Most entities alive at once in a recording (262,144 by default).
@@ -124,7 +124,7 @@ impl Limits {
     }
 
     /// Refuses a snapshot over [`Limits::max_snapshot_bytes`].
-    pub fn check_snapshot(&self, len: usize) -> Result<()> {
+    pub(crate) fn check_snapshot(&self, len: usize) -> Result<()> {
         if len > self.max_snapshot_bytes() {
             return Err(Error::limit(format!(
                 "a snapshot of {len} bytes; a chunk carries at most {} (a quarter of the {} bytes \
@@ -138,7 +138,7 @@ impl Limits {
 
     /// Refuses a tick whose events could take more than [`Limits::max_tick_bytes`] in a chunk;
     /// otherwise returns that upper bound.
-    pub fn check_tick(&self, events: &[Event]) -> Result<usize> {
+    pub(crate) fn check_tick(&self, events: &[Event]) -> Result<usize> {
         let mut bytes = 0usize;
         for e in events {
             bytes += EVENT_BYTES_MAX;
@@ -160,7 +160,7 @@ impl Limits {
 
     /// Refuses a tick that would bring the entities alive at once past
     /// [`Limits::max_alive_entities`]: `alive` now, `new` named by the tick and not alive.
-    pub fn check_alive(&self, alive: usize, new: usize) -> Result<()> {
+    pub(crate) fn check_alive(&self, alive: usize, new: usize) -> Result<()> {
         if alive + new > self.max_alive_entities() {
             return Err(Error::limit(format!(
                 "{alive} entities alive and {new} more in this tick; at most {} at once (their \
@@ -265,7 +265,7 @@ impl MetadataBudget {
     }
 
     /// Accounts for registering event type `t` (replacing one with the same id).
-    pub fn event_type(&mut self, t: &EventType) -> Result<()> {
+    pub(crate) fn event_type(&mut self, t: &EventType) -> Result<()> {
         let n = event_type_bytes(t);
         let old = self.event_types.get(&t.id).copied();
         self.take(old, n, || format!("registering event type {}", t.id))?;

@@ -13,14 +13,14 @@ use crate::error::{Error, Result};
 /// Key under which the library keeps its own metadata in the root compound.
 pub const LIBRARY_KEY: &str = "tickreel";
 /// Deepest nesting of compounds/lists accepted on read (Minecraft's own limit).
-pub const MAX_NBT_DEPTH: usize = 512;
+pub(crate) const MAX_NBT_DEPTH: usize = 512;
 /// Most NBT values (compounds, lists, their entries and elements; the elements of byte, int and
 /// long arrays are not values) accepted in one metadata section. What metadata costs in memory
 /// once decoded follows the values, not the bytes: an empty compound is one byte on disk and
 /// about a hundred in memory, so 16 MiB of them took 2.9 GB. 2^21 values fit the library's own
 /// metadata for over 300,000 registered entities (six values each) and bound a decode to a few
 /// hundred MB.
-pub const MAX_NBT_VALUES: usize = 1 << 21;
+pub(crate) const MAX_NBT_VALUES: usize = 1 << 21;
 
 /// An entity known to the recording (who is who).
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -84,14 +84,14 @@ pub struct LibraryMeta {
 /// The positions of registered entities and event types in [`LibraryMeta`] by id, so that a
 /// writer registering many replaces an entry in place without searching the list.
 #[derive(Debug, Clone, Default)]
-pub struct Registry {
+pub(crate) struct Registry {
     entities: HashMap<u32, usize>,
     event_types: HashMap<u32, usize>,
 }
 
 impl Registry {
     /// The positions of what `meta` holds.
-    pub fn of(meta: &LibraryMeta) -> Registry {
+    pub(crate) fn of(meta: &LibraryMeta) -> Registry {
         Registry {
             entities: meta
                 .entities
@@ -108,11 +108,11 @@ impl Registry {
         }
     }
     /// Adds `info`, or replaces the entity with its id where it is.
-    pub fn entity(&mut self, meta: &mut LibraryMeta, info: EntityInfo) {
+    pub(crate) fn entity(&mut self, meta: &mut LibraryMeta, info: EntityInfo) {
         upsert(&mut meta.entities, &mut self.entities, info.id, info);
     }
     /// Adds `t`, or replaces the event type with its id where it is.
-    pub fn event_type(&mut self, meta: &mut LibraryMeta, t: EventType) {
+    pub(crate) fn event_type(&mut self, meta: &mut LibraryMeta, t: EventType) {
         upsert(&mut meta.event_types, &mut self.event_types, t.id, t);
     }
 }
@@ -409,8 +409,8 @@ impl Serialize for Sorted<'_> {
 }
 
 /// Walks NBT bytes without recursion, in time proportional to their length, and rejects nesting
-/// deeper than [`MAX_NBT_DEPTH`] (a hostile file cannot overflow the parser's stack) and more
-/// than [`MAX_NBT_VALUES`] values (nor make a decode take gigabytes). Lengths are bounds-checked
+/// deeper than `MAX_NBT_DEPTH` (512; a hostile file cannot overflow the parser's stack) and more
+/// than `MAX_NBT_VALUES` (2^21) values (nor make a decode take gigabytes). Lengths are bounds-checked
 /// against the input.
 pub fn check_nbt_shape(bytes: &[u8]) -> Result<()> {
     use crate::format::bytes::ByteReader;

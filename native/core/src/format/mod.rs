@@ -1,21 +1,76 @@
 //! The tickreel format, bytes only: no files, no threads. See FORMAT.md for every byte.
+//!
+//! The front, what a user of recordings needs (the modules behind it are the crate's own):
+//!
+//! - events of a tick and their batch encoding: [`Event`], [`encode_batch`], [`decode_batch`],
+//!   [`decode_batch_into`], the event [`kind`] codes, the entity [`flag`] bits,
+//!   [`MAX_EVENTS_PER_TICK`], [`MAX_CUSTOM_EVENT_BYTES`];
+//! - poses in fixed point: [`Pose`], [`Quantity`], [`check_position`], [`check_angle`],
+//!   [`check_velocity`], [`quantise_pos`], [`quantise_angle`], [`quantise_vel`], [`POS_SCALE`],
+//!   [`ANGLE_UNITS_PER_TURN`], [`VEL_SCALE`];
+//! - the state of entities at a tick: [`EntityState`], [`EntityTable`];
+//! - the metadata section: [`Metadata`], [`LibraryMeta`], [`EntityInfo`], [`EventType`], [`Gap`],
+//!   [`Stats`], [`LIBRARY_KEY`], [`check_nbt_shape`];
+//! - the header and the index: [`Header`], [`Layout`], [`HEADER_LEN`], [`FORMAT_VERSION`],
+//!   [`DATA_VERSION`], [`IndexEntry`], [`FLAG_SNAPSHOT`], [`FLAG_CUSTOM_EVENTS`];
+//! - what a reader accepts: [`Limits`], [`MetadataBudget`];
+//! - frames and chunks, as [`play::Reader`](crate::play::Reader) hands them out: [`FrameHeader`],
+//!   [`FRAME_HEADER_LEN`], [`DecodedChunk`] (its [`Track`]s and [`TickRecord`]s), [`DecodedTick`];
+//!   the start of a live segment, [`SegmentStart`].
+//!
+//! With the feature `wire` (tests, fuzzing, benchmarks; not part of the stable API), `wire`
+//! adds the byte-level pieces that forge or take apart a file by hand: frames, the chunk and index
+//! codecs, segment preambles, varints.
 
-pub mod bytes;
-pub mod chunk;
+// Every `pub` item in here is reachable from outside the crate, through the front or `wire`
+// (without the feature, the pieces only `wire` re-exports are `pub` for its sake).
+#![cfg_attr(feature = "wire", warn(unreachable_pub))]
+
+pub(crate) mod bytes;
+pub(crate) mod chunk;
 pub(crate) mod encoder;
-pub mod event;
-pub mod frame;
+pub(crate) mod event;
+pub(crate) mod frame;
 pub(crate) mod gap_prediction;
-pub mod header;
-pub mod index;
-pub mod limits;
-pub mod metadata;
-pub mod movement;
-pub mod pose;
-pub mod segment;
-pub mod state;
+pub(crate) mod header;
+pub(crate) mod index;
+pub(crate) mod limits;
+pub(crate) mod metadata;
+pub(crate) mod movement;
+pub(crate) mod pose;
+pub(crate) mod segment;
+pub(crate) mod state;
 pub(crate) mod tracks;
 
-pub use header::DATA_VERSION;
-
+pub use chunk::{DecodedChunk, DecodedTick, TickRecord, Track};
+pub use event::{
+    Event, MAX_CUSTOM_EVENT_BYTES, MAX_EVENTS_PER_TICK, decode_batch, decode_batch_into,
+    encode_batch, flag, kind,
+};
+pub use frame::{FRAME_HEADER_LEN, FrameHeader};
+pub use header::{DATA_VERSION, FORMAT_VERSION, HEADER_LEN, Header, Layout};
+pub use index::{FLAG_CUSTOM_EVENTS, FLAG_SNAPSHOT, IndexEntry};
 pub use limits::{Limits, MetadataBudget};
+pub use metadata::{
+    EntityInfo, EventType, Gap, LIBRARY_KEY, LibraryMeta, Metadata, Stats, check_nbt_shape,
+};
+pub use pose::{
+    ANGLE_UNITS_PER_TURN, POS_SCALE, Pose, Quantity, VEL_SCALE, check_angle, check_position,
+    check_velocity, quantise_angle, quantise_pos, quantise_vel,
+};
+pub use segment::SegmentStart;
+pub use state::{EntityState, EntityTable};
+
+/// The byte-level pieces of the format for code that forges or takes apart a file by hand: the
+/// corruption and fuzz-seed tests, the fuzz harness, the benchmarks' baselines. Feature `wire`;
+/// not part of the stable API (the names follow the crate's internals).
+#[cfg(feature = "wire")]
+pub mod wire {
+    pub use super::bytes::{put_ivarint, put_uvarint};
+    pub use super::chunk::{ChunkEncoder, decode_frame};
+    pub use super::frame::pad_payload;
+    pub use super::index::{decode_index, encode_index, find_chunk, snapshot_at_or_before};
+    pub use super::limits::{max_uncompressed_len, min_compressed_len};
+    pub use super::movement::avx512;
+    pub use super::segment::{PREAMBLE_LEN, encode_preamble};
+}

@@ -7,15 +7,15 @@
 use crate::format::bytes::zigzag;
 
 /// Predictor ids (stored in the chunk, never reused).
-pub const PRED_PREVIOUS: u8 = 0;
-pub const PRED_LINEAR: u8 = 1;
-pub const PRED_QUADRATIC: u8 = 2;
-pub const PRED_DAMPED: u8 = 3;
-pub const PREDICTOR_COUNT: u8 = 4;
+pub(crate) const PRED_PREVIOUS: u8 = 0;
+pub(crate) const PRED_LINEAR: u8 = 1;
+pub(crate) const PRED_QUADRATIC: u8 = 2;
+pub(crate) const PRED_DAMPED: u8 = 3;
+pub(crate) const PREDICTOR_COUNT: u8 = 4;
 
 /// The last three values of a column, newest first, and how many are valid.
 #[derive(Debug, Clone, Copy, Default)]
-pub struct History {
+pub(crate) struct History {
     h: [i64; 3],
     n: u8,
 }
@@ -23,7 +23,7 @@ pub struct History {
 impl History {
     /// History seeded with the entity's keyframe value, or empty (prediction 0: absolute).
     #[inline]
-    pub fn new(base: Option<i64>) -> History {
+    pub(crate) fn new(base: Option<i64>) -> History {
         match base {
             Some(b) => History { h: [b, 0, 0], n: 1 },
             None => History::default(),
@@ -31,17 +31,17 @@ impl History {
     }
     /// After a teleport: only the previous value remains (the next sample is a plain delta).
     #[inline]
-    pub fn reset(&mut self) {
+    pub(crate) fn reset(&mut self) {
         self.n = self.n.min(1);
     }
     #[inline]
-    pub fn push(&mut self, v: i64) {
+    pub(crate) fn push(&mut self, v: i64) {
         self.h = [v, self.h[0], self.h[1]];
         self.n = (self.n + 1).min(3);
     }
     /// The predictions of all four predictors (same values as `predict(0..4)`).
     #[inline]
-    pub fn predict_all(&self) -> [i64; 4] {
+    pub(crate) fn predict_all(&self) -> [i64; 4] {
         let [a, b, c] = self.h;
         match self.n {
             0 => [0; 4],
@@ -63,7 +63,7 @@ impl History {
     }
 
     #[inline]
-    pub fn predict(&self, pred: u8) -> i64 {
+    pub(crate) fn predict(&self, pred: u8) -> i64 {
         let [a, b, c] = self.h;
         match (pred, self.n) {
             (_, 0) => 0,
@@ -181,13 +181,14 @@ fn steady_costs_portable(v: &[i64]) -> [u64; 4] {
 }
 
 /// Residuals of `values` under `pred`. `resets` are sorted sample indices where history restarts.
-pub fn residuals(values: &[i64], base: Option<i64>, resets: &[u32], pred: u8, out: &mut Vec<i64>) {
+#[cfg(test)]
+fn residuals(values: &[i64], base: Option<i64>, resets: &[u32], pred: u8, out: &mut Vec<i64>) {
     out.clear();
     out.resize(values.len(), 0);
     residuals_into(values, base, resets, pred, out);
 }
 
-/// [`residuals`] into a slice as long as `values`.
+/// `residuals` into a slice as long as `values`.
 fn residuals_into(values: &[i64], base: Option<i64>, resets: &[u32], pred: u8, out: &mut [i64]) {
     walk(values, base, resets, |step| match step {
         Step::Slow(i, h) => out[i] = values[i].wrapping_sub(h.predict(pred)),
@@ -222,10 +223,16 @@ fn residuals_into(values: &[i64], base: Option<i64>, resets: &[u32], pred: u8, o
     });
 }
 
-/// Inverse of [`residuals`]: rebuilds values from residuals (already multiplied by the divisor).
+/// Inverse of `residuals`: rebuilds values from residuals (already multiplied by the divisor).
 /// Once the history is three values deep, each run of samples up to the next reset is one tight
 /// loop per predictor (the decoder's hottest loop).
-pub fn reconstruct(res: &[i64], base: Option<i64>, resets: &[u32], pred: u8, out: &mut Vec<i64>) {
+pub(crate) fn reconstruct(
+    res: &[i64],
+    base: Option<i64>,
+    resets: &[u32],
+    pred: u8,
+    out: &mut Vec<i64>,
+) {
     out.clear();
     out.reserve(res.len());
     let mut h = History::new(base);
@@ -273,14 +280,15 @@ pub fn reconstruct(res: &[i64], base: Option<i64>, resets: &[u32], pred: u8, out
 /// Picks the predictor with the fewest residual bits, writes its residuals divided by their
 /// greatest common divisor into `out` (as long as `values`), and returns (predictor, divisor).
 /// The four candidates are costed in one pass; only the winner's residuals are materialised.
-pub fn choose(values: &[i64], base: Option<i64>, resets: &[u32], out: &mut [i64]) -> (u8, u64) {
+#[cfg(test)]
+fn choose(values: &[i64], base: Option<i64>, resets: &[u32], out: &mut [i64]) -> (u8, u64) {
     let (pred, divisor, _) = choose_costed(values, base, resets, out);
     (pred, divisor)
 }
 
-/// [`choose`], also returning the chosen predictor's cost (significant bits of its residuals
+/// `choose`, also returning the chosen predictor's cost (significant bits of its residuals
 /// before the divisor), to compare with predictor 4 (`format::gap_prediction`).
-pub fn choose_costed(
+pub(crate) fn choose_costed(
     values: &[i64],
     base: Option<i64>,
     resets: &[u32],
@@ -310,7 +318,7 @@ pub fn choose_costed(
 
 /// Divides residuals by the greatest common divisor of their magnitudes (1 if it is 0 or 1) and
 /// returns it.
-pub fn divide_by_gcd(out: &mut [i64]) -> u64 {
+pub(crate) fn divide_by_gcd(out: &mut [i64]) -> u64 {
     let mut g = 0u64;
     for &r in out.iter() {
         g = gcd(g, r.unsigned_abs());

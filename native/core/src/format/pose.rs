@@ -13,7 +13,7 @@ pub const VEL_SCALE: f64 = 8000.0;
 
 /// The format's range of a quantised value: every stored coordinate, angle and velocity has
 /// `|units| <= MAX_UNITS`.
-pub const MAX_UNITS: i64 = 1 << 62;
+pub(crate) const MAX_UNITS: i64 = 1 << 62;
 
 /// What a caller-given number measures: its scale, unit and range. The one NaN/range policy of
 /// every language's positions, angles and velocities is [`Quantity::check`].

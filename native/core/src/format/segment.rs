@@ -15,8 +15,8 @@
 
 use xxhash_rust::xxh64::xxh64;
 
-pub const SEGMENT_MAGIC: [u8; 4] = *b"TKSG";
-pub const PREAMBLE_VERSION: u8 = 1;
+pub(crate) const SEGMENT_MAGIC: [u8; 4] = *b"TKSG";
+pub(crate) const PREAMBLE_VERSION: u8 = 1;
 pub const PREAMBLE_LEN: usize = 32;
 
 /// The preamble of a segment created by the recording `recording_id`.
@@ -46,7 +46,7 @@ pub enum SegmentStart {
 }
 
 impl SegmentStart {
-    /// Classifies a segment by its first bytes (at least [`PREAMBLE_LEN`] of them if the file has
+    /// Classifies a segment by its first bytes (at least `PREAMBLE_LEN` (32) of them if the file has
     /// that many).
     pub fn read(b: &[u8]) -> SegmentStart {
         let n = b.len().min(4);

@@ -285,7 +285,7 @@ impl ChunkCache {
     }
 
     /// Looks `key` up and, if it is absent, claims its load for the caller.
-    pub fn claim(&self, key: ChunkKey) -> Claim {
+    pub(crate) fn claim(&self, key: ChunkKey) -> Claim {
         let mut g = self.inner.lock();
         let r = match g.slots.get(&key) {
             Some(Slot::Ready { value, .. }) => Claim::Ready(value.clone()),
@@ -313,7 +313,7 @@ impl ChunkCache {
     }
 
     /// Runs a claimed (or queued and taken) flight: `load` produces the value.
-    pub fn run(
+    pub(crate) fn run(
         &self,
         key: ChunkKey,
         flight: &Flight,
@@ -391,7 +391,7 @@ impl ChunkCache {
 
     /// Gets `key`, loading it with `load` on this thread if needed (single-flight: concurrent
     /// callers wait for one load). Blocks.
-    pub fn get_blocking(
+    pub(crate) fn get_blocking(
         &self,
         key: ChunkKey,
         load: impl FnOnce() -> Result<Cached>,
@@ -417,7 +417,7 @@ impl ChunkCache {
 
     /// Abandons a claimed flight that could not be handed to anyone, unless someone already took
     /// it to run it (the slot is freed; a blocking waiter then loads it itself).
-    pub fn abandon(&self, key: ChunkKey, flight: &Flight, why: Error) {
+    pub(crate) fn abandon(&self, key: ChunkKey, flight: &Flight, why: Error) {
         if !flight.try_start() {
             return;
         }

@@ -172,7 +172,12 @@ impl PrefetchPool {
 
     /// Makes sure `key` is ready or being loaded, without blocking. Returns what the cache holds
     /// now (`Pending` if a load was just queued).
-    pub fn request(&self, view: &Arc<View>, cache: &Arc<ChunkCache>, key: ChunkKey) -> Lookup {
+    pub(crate) fn request(
+        &self,
+        view: &Arc<View>,
+        cache: &Arc<ChunkCache>,
+        key: ChunkKey,
+    ) -> Lookup {
         match cache.claim(key) {
             Claim::Ready(v) => Lookup::Ready(v),
             Claim::Failed(f) => Lookup::Failed(f),

@@ -79,7 +79,7 @@ impl View {
         &self.reader
     }
     /// The cache key of chunk `chunk`.
-    pub fn key(&self, chunk: usize, part: Part) -> ChunkKey {
+    pub(crate) fn key(&self, chunk: usize, part: Part) -> ChunkKey {
         ChunkKey {
             recording: self.identity.id,
             chunk: chunk as u32,

@@ -7,8 +7,8 @@ use std::collections::BTreeSet;
 use std::path::Path;
 
 use fastnbt::Value;
+use tickreel::format::DecodedTick;
 use tickreel::format::Limits;
-use tickreel::format::chunk::DecodedTick;
 use tickreel::play::{Reader, ReaderOptions};
 use tickreel::record::{
     ChunkPolicy, CompactOptions, FlushPolicy, ReelOptions, ReelWriter, compact,
@@ -411,9 +411,9 @@ fn a_failed_reel_writer_finish_leaves_no_temporary_file() {
 
 /// Rewrites the compacted file at `path` with one more user metadata key (shifting the index).
 fn with_user_metadata(path: &Path, key: &str, value: Value) {
-    use tickreel::format::header::{HEADER_LEN, Header};
-    use tickreel::format::index::{decode_index, encode_index};
-    use tickreel::format::metadata::Metadata;
+    use tickreel::format::Metadata;
+    use tickreel::format::wire::{decode_index, encode_index};
+    use tickreel::format::{HEADER_LEN, Header};
     let bytes = std::fs::read(path).unwrap();
     let mut h = Header::decode(&bytes).unwrap();
     let (m, i) = (h.metadata_len as usize, h.index_len as usize);

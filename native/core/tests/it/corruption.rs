@@ -12,13 +12,14 @@ use crate::heap;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::Arc;
 
+use tickreel::format::DecodedChunk;
 use tickreel::format::Limits;
-use tickreel::format::bytes::{put_ivarint, put_uvarint};
-use tickreel::format::chunk::DecodedChunk;
-use tickreel::format::frame::{FRAME_HEADER_LEN, FrameHeader};
-use tickreel::format::header::{HEADER_LEN, Header};
-use tickreel::format::index::{FLAG_SNAPSHOT, IndexEntry, decode_index, encode_index};
-use tickreel::format::metadata::Metadata;
+use tickreel::format::Metadata;
+use tickreel::format::wire::{decode_index, encode_index};
+use tickreel::format::wire::{put_ivarint, put_uvarint};
+use tickreel::format::{FLAG_SNAPSHOT, IndexEntry};
+use tickreel::format::{FRAME_HEADER_LEN, FrameHeader};
+use tickreel::format::{HEADER_LEN, Header};
 use tickreel::play::{Reader, ReaderOptions};
 use tickreel::record::ChunkPolicy;
 use tickreel::storage::{MemSource, Source};
@@ -349,7 +350,7 @@ impl Forge {
     fn set_payload(&mut self, i: usize, payload: &[u8]) {
         let c = &mut self.chunks[i];
         c.compressed = zstd::bulk::compress(payload, 3).unwrap();
-        tickreel::format::frame::pad_payload(&mut c.compressed, payload.len());
+        tickreel::format::wire::pad_payload(&mut c.compressed, payload.len());
         c.uncompressed_len = payload.len() as u32;
     }
 

@@ -12,7 +12,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use crash_disk::{CrashDisk, IMAGES, Image};
-use tickreel::format::state::EntityTable;
+use tickreel::format::EntityTable;
 use tickreel::play::{Reader, ReaderOptions};
 use tickreel::record::RecorderOptions;
 use tickreel::record::recover_live;

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use tickreel::Error;
-use tickreel::format::header::{HEADER_LEN, Header};
+use tickreel::format::{HEADER_LEN, Header};
 use tickreel::play::{FollowOptions, FollowState, LiveFollower, Reader};
 use tickreel::record::ChunkPolicy;
 use tickreel::{Engine, EngineOptions};

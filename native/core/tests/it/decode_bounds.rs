@@ -4,9 +4,9 @@
 //! and writers cut their chunks so that they never exceed them. The peak heap is measured with the
 //! test binary's counting allocator (`heap`), in a process of its own (`alone`).
 
+use tickreel::format::DecodedChunk;
 use tickreel::format::Limits;
-use tickreel::format::bytes::put_uvarint;
-use tickreel::format::chunk::DecodedChunk;
+use tickreel::format::wire::put_uvarint;
 use tickreel::play::Reader;
 use tickreel::record::{ReelOptions, ReelWriter};
 use tickreel::{Error, Event, Pose};

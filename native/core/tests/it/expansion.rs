@@ -2,21 +2,37 @@
 //! snapshot of zeros, and keyframes of 100,000 identical idle entities. Every writer (the recorder's
 //! live segments, the synchronous writer, compaction at level 9) pads them with a zstd skippable
 //! frame, so that the recording writes, recovers, compacts, verifies and reads back, and no frame
-//! anywhere expands beyond `format::limits::max_uncompressed_len`.
+//! anywhere expands beyond what a reader accepts (FORMAT.md, section 12: 4096 + 256 × its
+//! compressed length).
 
 use crate::common;
 
 use std::path::Path;
 use std::time::Duration;
 
-use tickreel::format::index::IndexEntry;
-use tickreel::format::limits::{max_uncompressed_len, min_compressed_len};
+use tickreel::format::IndexEntry;
 use tickreel::play::Reader;
 use tickreel::record::{
     Backpressure, CompactOptions, RecorderOptions, ReelOptions, ReelWriter, compact, recover,
 };
 use tickreel::storage::live::live_dir_for;
 use tickreel::{Engine, EngineOptions, Event, Pose};
+
+// The expansion rule of FORMAT.md, section 12, written out: a reader refuses a payload that
+// decompresses to more than `EXPANSION_SLACK + MAX_EXPANSION × compressed` bytes; writers pad
+// a payload that would, to the fewest compressed bytes the rule allows.
+const EXPANSION_SLACK: u64 = 4096;
+const MAX_EXPANSION: u64 = 256;
+
+fn max_uncompressed_len(compressed: u64) -> u64 {
+    EXPANSION_SLACK + MAX_EXPANSION * compressed
+}
+
+fn min_compressed_len(uncompressed: u64) -> u64 {
+    uncompressed
+        .saturating_sub(EXPANSION_SLACK)
+        .div_ceil(MAX_EXPANSION)
+}
 
 const SNAPSHOT: usize = 16 << 20;
 const IDLE: u32 = 100_000;

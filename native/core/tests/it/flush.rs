@@ -8,7 +8,7 @@ use crate::common;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use tickreel::format::metadata::EntityInfo;
+use tickreel::format::EntityInfo;
 use tickreel::play::Reader;
 use tickreel::record::{Backpressure, FlushPolicy, Submitted};
 use tickreel::storage::live::live_dir_for;

@@ -9,11 +9,11 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use fastnbt::Value;
-use tickreel::format::event::encode_batch;
-use tickreel::format::frame::{FRAME_HEADER_LEN, FrameHeader};
-use tickreel::format::header::{HEADER_LEN, Header};
-use tickreel::format::metadata::{EntityInfo, EventType, Metadata};
-use tickreel::format::segment::encode_preamble;
+use tickreel::format::encode_batch;
+use tickreel::format::wire::encode_preamble;
+use tickreel::format::{EntityInfo, EventType, Metadata};
+use tickreel::format::{FRAME_HEADER_LEN, FrameHeader};
+use tickreel::format::{HEADER_LEN, Header};
 use tickreel::play::Reader;
 use tickreel::record::{ChunkPolicy, FlushPolicy, ReelOptions, ReelWriter};
 use tickreel::storage::live::{META_FILE, live_dir_for, segment_name};
@@ -172,7 +172,7 @@ fn live_input(flags: u8, meta: &[u8], segments: &[&[u8]]) -> Vec<u8> {
 /// Frame boundaries of a segment.
 fn frame_ends(seg: &[u8]) -> Vec<usize> {
     let mut ends = Vec::new();
-    let mut pos = tickreel::format::segment::SegmentStart::read(&seg[..32]).frames_offset();
+    let mut pos = tickreel::format::SegmentStart::read(&seg[..32]).frames_offset();
     assert_eq!(pos, 32, "a segment starts with its preamble");
     while pos < seg.len() {
         let h = FrameHeader::decode(&seg[pos..]).unwrap();
@@ -248,7 +248,7 @@ fn write_fuzz_seeds() {
     );
     m.library
         .gaps
-        .push(tickreel::format::metadata::Gap { from: 3, to: 9 });
+        .push(tickreel::format::Gap { from: 3, to: 9 });
     m.library.analysis = Some(Value::Compound(
         [("distance".to_string(), Value::Float(12.5))].into(),
     ));

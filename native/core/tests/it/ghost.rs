@@ -6,7 +6,7 @@ use crate::common;
 use std::path::Path;
 use std::sync::Arc;
 
-use tickreel::format::event::flag;
+use tickreel::format::flag;
 use tickreel::ghost::track::{PITCH, X, Y, YAW, Z};
 use tickreel::ghost::{
     DeltaOptions, GhostCursor, GhostRange, GhostSample, GhostSet, GhostState, GhostTrack,

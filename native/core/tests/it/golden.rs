@@ -11,10 +11,10 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 
 use fastnbt::Value;
-use tickreel::format::event::flag;
-use tickreel::format::header::Layout;
-use tickreel::format::index::{FLAG_CUSTOM_EVENTS, FLAG_SNAPSHOT};
-use tickreel::format::metadata::{EntityInfo, EventType, Gap};
+use tickreel::format::Layout;
+use tickreel::format::flag;
+use tickreel::format::{EntityInfo, EventType, Gap};
+use tickreel::format::{FLAG_CUSTOM_EVENTS, FLAG_SNAPSHOT};
 use tickreel::play::Reader;
 use tickreel::record::{ChunkPolicy, RecordingInfo, ReelOptions, ReelWriter};
 use tickreel::{Event, Pose};

@@ -6,7 +6,7 @@ use crate::common;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use tickreel::format::state::EntityTable;
+use tickreel::format::EntityTable;
 use tickreel::play::Reader;
 use tickreel::record::{Backpressure, Submitted, recover};
 use tickreel::storage::live::{list_segments, live_dir_for, segment_name};
@@ -380,7 +380,7 @@ fn a_registered_dictionary_compresses_live_and_compacted_chunks() {
     assert_eq!(states(&r), common::expected_states(&ticks));
     // an unregistered dictionary id is a clear error, not garbage
     let mut bytes = std::fs::read(&out).unwrap();
-    let mut h = tickreel::format::header::Header::decode(&bytes).unwrap();
+    let mut h = tickreel::format::Header::decode(&bytes).unwrap();
     h.dictionary_id = 999;
     bytes[..256].copy_from_slice(&h.encode());
     let other = dir.path().join("other.reel");
@@ -470,7 +470,7 @@ fn empty_ticks_at_the_edges_survive_compaction() {
 
 #[test]
 fn metadata_calls_respect_the_backpressure_policy_when_the_queue_is_full() {
-    use tickreel::format::metadata::EntityInfo;
+    use tickreel::format::EntityInfo;
     let dir = tempfile::tempdir().unwrap();
     let engine = Engine::new(EngineOptions {
         queue_capacity: 4,

@@ -4,7 +4,7 @@
 
 use std::time::{Duration, Instant};
 
-use tickreel::format::event::encode_batch;
+use tickreel::format::encode_batch;
 use tickreel::record::{Backpressure, Submitted};
 use tickreel::{Engine, EngineOptions, Error, Event, Pose, RecorderOptions};
 

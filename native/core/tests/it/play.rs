@@ -10,9 +10,9 @@ use std::time::Duration;
 
 use parking_lot::{Condvar, Mutex};
 use tickreel::Event;
-use tickreel::format::frame::FRAME_HEADER_LEN;
-use tickreel::format::index::{IndexEntry, find_chunk, snapshot_at_or_before};
-use tickreel::format::state::EntityTable;
+use tickreel::format::EntityTable;
+use tickreel::format::FRAME_HEADER_LEN;
+use tickreel::format::IndexEntry;
 use tickreel::play::{
     Direction, Motion, PlaybackContext, Playhead, PlayheadOptions, Reader, Recording, Update, World,
 };
@@ -84,6 +84,16 @@ fn sim_file(dir: &Path, players: u32, ticks: u32, seed: u64) -> std::path::PathB
 }
 
 /// Checks one update against the straight decode and the previous state; returns the new state.
+/// The chunk holding `tick`: the last one starting at or before it (read from the index).
+fn find_chunk(index: &[IndexEntry], tick: u32) -> Option<usize> {
+    index.iter().rposition(|e| e.start_tick <= tick)
+}
+
+/// The nearest chunk at or before chunk `k` that carries a snapshot.
+fn snapshot_at_or_before(index: &[IndexEntry], k: usize) -> Option<usize> {
+    (0..=k).rev().find(|&i| index[i].has_snapshot())
+}
+
 fn check_update(u: &Update, prev: &EntityTable, straight: &Straight, index: &[IndexEntry]) {
     let now = u.table();
     assert_eq!(&now, straight.at(u.to), "state at {}", u.to);

@@ -12,7 +12,8 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use parking_lot::Mutex;
-use tickreel::format::segment::{PREAMBLE_LEN, SegmentStart, encode_preamble};
+use tickreel::format::SegmentStart;
+use tickreel::format::wire::{PREAMBLE_LEN, encode_preamble};
 use tickreel::play::{Reader, ReaderOptions};
 use tickreel::record::{ChunkPolicy, Chunker, CompactOptions, compact, recover};
 use tickreel::storage::frames::read_prefix;

@@ -7,7 +7,7 @@ use crate::common;
 use std::path::Path;
 use std::time::Duration;
 
-use tickreel::format::metadata::Stats;
+use tickreel::format::Stats;
 use tickreel::play::Reader;
 use tickreel::storage::live::live_dir_for;
 use tickreel::{Engine, EngineOptions};

@@ -7,8 +7,8 @@ use std::collections::HashMap;
 use fastnbt::Value;
 use tickreel::Event;
 use tickreel::Pose;
-use tickreel::format::event::flag;
-use tickreel::format::metadata::{EntityInfo, EventType};
+use tickreel::format::flag;
+use tickreel::format::{EntityInfo, EventType};
 use tickreel::play::Reader;
 use tickreel::record::{ChunkPolicy, ReelOptions, ReelWriter};
 
@@ -26,7 +26,7 @@ fn seeking_to_every_tick_equals_a_straight_decode() {
     );
     reader.verify().unwrap();
     // Straight decode from the start, state after every tick.
-    let mut table = tickreel::format::state::EntityTable::default();
+    let mut table = tickreel::format::EntityTable::default();
     let mut straight = Vec::new();
     for t in reader.ticks(0, u32::MAX) {
         let t = t.unwrap();

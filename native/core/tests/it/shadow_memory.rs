@@ -12,7 +12,7 @@
 
 use std::time::Duration;
 
-use tickreel::format::event::encode_batch;
+use tickreel::format::encode_batch;
 use tickreel::record::Backpressure;
 use tickreel::shadow::{ReportOptions, ShadowBuffer, ShadowOptions};
 use tickreel::{Engine, EngineOptions, RecorderOptions};

@@ -4,7 +4,7 @@
 
 use std::collections::BTreeMap;
 
-use tickreel::format::event::encode_batch;
+use tickreel::format::encode_batch;
 use tickreel::{Engine, EngineOptions, Event, RecorderOptions};
 
 use crate::alone;

@@ -106,7 +106,7 @@ fn a_directory_that_takes_no_files_is_refused_at_the_start() {
 /// `Recorder::flush`, `Recorder::status` and the message.
 #[test]
 fn an_io_failure_while_recording_names_its_path_and_kind() {
-    use tickreel::format::event::{Event, encode_batch};
+    use tickreel::format::{Event, encode_batch};
     let dir = tempfile::tempdir().unwrap();
     let sub = dir.path().join("runs");
     std::fs::create_dir(&sub).unwrap();

@@ -5,7 +5,7 @@
 
 use std::time::{Duration, Instant};
 
-use tickreel::format::event::encode_batch;
+use tickreel::format::encode_batch;
 use tickreel::{Engine, EngineOptions, Event, RecorderOptions};
 use tickreel_sim::{SimConfig, Simulator};
 

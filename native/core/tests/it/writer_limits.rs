@@ -9,8 +9,8 @@ use std::io::Write;
 
 use fastnbt::Value;
 use tickreel::format::DATA_VERSION;
-use tickreel::format::frame::FrameHeader;
-use tickreel::format::metadata::{EntityInfo, EventType};
+use tickreel::format::FrameHeader;
+use tickreel::format::{EntityInfo, EventType};
 use tickreel::play::Reader;
 use tickreel::record::{FlushPolicy, RecorderOptions, ReelOptions, ReelWriter, recover};
 use tickreel::storage::live::{list_segments, live_dir_for, segment_name};

@@ -5,7 +5,7 @@
 
 use std::time::{Duration, Instant};
 
-use tickreel::format::event::encode_batch;
+use tickreel::format::encode_batch;
 use tickreel::play::Reader;
 use tickreel::{Engine, EngineOptions, Error, Event, RecorderOptions};
 use tickreel_object::testing::S3Server;

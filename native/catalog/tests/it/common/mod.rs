@@ -6,7 +6,7 @@ pub mod pg;
 
 use std::path::{Path, PathBuf};
 
-use tickreel::format::event::{Event, encode_batch};
+use tickreel::format::{Event, encode_batch};
 use tickreel::{Engine, EngineOptions, Pose, RecorderOptions};
 use tickreel_catalog::{Catalog, RunSpec};
 use uuid::Uuid;

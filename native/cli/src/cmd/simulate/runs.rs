@@ -11,7 +11,7 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use tickreel::format::event::encode_batch;
+use tickreel::format::encode_batch;
 use tickreel::record::FinishHandle;
 use tickreel::{Engine, EngineOptions, Error, Event, Recorder, RecorderOptions};
 use tickreel_sim::{SimConfig, Simulator};

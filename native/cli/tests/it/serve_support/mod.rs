@@ -72,7 +72,7 @@ pub fn simulate(out: &Path, players: u32, ticks: u32) {
 /// 2^32 - 2, nothing between. What a file claims, not what it holds.
 pub fn span_file(path: &Path) {
     use tickreel::Pose;
-    use tickreel::format::event::Event;
+    use tickreel::format::Event;
     use tickreel::record::{ReelOptions, ReelWriter};
     let pose = |x: f64| Pose::from_f64(x, 64.0, 0.0, 0.0, 0.0);
     let mut w = ReelWriter::create(path, ReelOptions::default()).unwrap();

@@ -163,18 +163,8 @@ impl ChunkEncoder {
         self.sample_count = 0;
     }
 
-    /// Whether any tick has been added since `begin`.
-    pub fn is_empty(&self) -> bool {
-        self.last_tick.is_none()
-    }
     pub fn start_tick(&self) -> u32 {
         self.start_tick
-    }
-    pub fn last_tick(&self) -> Option<u32> {
-        self.last_tick
-    }
-    pub fn has_snapshot(&self) -> bool {
-        self.snapshot.is_some()
     }
     /// Rough uncompressed size of what the chunk's ticks added so far (for cutting chunks by
     /// bytes). The keyframe is left out: every chunk repeats it, so cutting sooner never makes
@@ -213,6 +203,7 @@ impl ChunkEncoder {
         self.sample_count
     }
     /// Index/frame flags of the chunk being built.
+    #[cfg_attr(not(feature = "wire"), allow(dead_code))] // the codec tests read it through `wire`
     pub fn flags(&self) -> u8 {
         self.flags
     }
@@ -441,6 +432,7 @@ impl ChunkEncoder {
     /// The data version of the payload [`ChunkEncoder::encode_payload`] wrote last: the lowest
     /// that reads it (2 if a column uses predictor 4, linear in time, or a track header stores
     /// its ticks as deltas; else 1).
+    #[cfg(test)]
     pub fn payload_version(&self) -> u16 {
         self.payload_version
     }
@@ -633,7 +625,7 @@ impl Slot {
 
 /// Checks what `push_tick` would refuse, before anything is changed: event count, custom/extension
 /// payload sizes (so that the writer never produces a chunk its own reader refuses), extension kinds.
-pub fn validate_events(events: &[Event]) -> Result<()> {
+pub(crate) fn validate_events(events: &[Event]) -> Result<()> {
     if events.len() > u16::MAX as usize {
         return Err(Error::invalid("more than 65535 events in one tick"));
     }

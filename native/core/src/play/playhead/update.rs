@@ -146,7 +146,7 @@ impl<'a> Rebuild<'a> {
         self.u.rb_complete
     }
     /// True if the recording has no snapshot within
-    /// [`MAX_CHUNKS_PER_SNAPSHOT`](crate::format::index::MAX_CHUNKS_PER_SNAPSHOT) chunks at or
+    /// `format::index::MAX_CHUNKS_PER_SNAPSHOT` (256) chunks at or
     /// before the position (a file not written by tickreel's recorders, or by an older build),
     /// and the position is farther than that from the recording's start: the rebuild reads only
     /// those last chunks, so that a seek stays bounded. Also true before the first snapshot of a

@@ -7,8 +7,8 @@ use std::path::Path;
 
 use std::time::{Duration, Instant};
 
-use tickreel::format::event::encode_batch;
-use tickreel::format::state::EntityTable;
+use tickreel::format::EntityTable;
+use tickreel::format::encode_batch;
 use tickreel::play::Reader;
 use tickreel::record::{ChunkPolicy, FlushPolicy, RecorderOptions, ReelOptions, ReelWriter};
 use tickreel::{Engine, Event, Pose};

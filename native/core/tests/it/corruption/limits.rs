@@ -33,7 +33,7 @@ fn a_chunk_expanding_beyond_the_ratio_is_refused_before_decompressing() {
     let assemble = |f: &Forge| f.assemble_with(&|_| {}, &|_| {}, &|h| h.tick_count = 1);
     assert_eq!(
         padded,
-        tickreel::format::limits::min_compressed_len(payload.len() as u64)
+        tickreel::format::wire::min_compressed_len(payload.len() as u64)
     );
     let r = Reader::open(Arc::new(MemSource::new(assemble(&f)))).unwrap();
     r.verify().unwrap();

@@ -5,7 +5,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use fastnbt::Value;
-use tickreel::format::event::encode_batch;
+use tickreel::format::encode_batch;
 use tickreel::play::{PlaybackContext, Playhead, Reader, Recording};
 use tickreel::shadow::{ShadowBuffer, ShadowOptions};
 use tickreel::{Engine, EngineOptions, Event, Recorder, RecorderOptions};
