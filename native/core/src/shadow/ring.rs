@@ -103,11 +103,11 @@ impl Ring {
                     self.removed.remove(&entity);
                     self.departed.remove(&entity);
                 }
-                Event::EntityRemove { entity } => {
-                    // (one only ever seen in poses goes too: its report ends at the removal)
-                    if self.alive.remove(&entity) || self.seen.contains_key(&entity) {
-                        self.removed.insert(entity, tick);
-                    }
+                // (one only ever seen in poses goes too: its report ends at the removal)
+                Event::EntityRemove { entity }
+                    if self.alive.remove(&entity) || self.seen.contains_key(&entity) =>
+                {
+                    self.removed.insert(entity, tick);
                 }
                 Event::PlayerLeave { entity } => {
                     self.alive.remove(&entity);
