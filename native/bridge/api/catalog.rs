@@ -33,7 +33,7 @@ pub enum Outcome {
     /// Rows in the documented encoding.
     Rows(Vec<u8>),
     /// A ghost lookup: the load started on the worker (taken once).
-    Ghost(Option<Box<ghost::GhostLoad>>),
+    Ghost(Option<Box<Pending<ghost::GhostTrack>>>),
 }
 
 /// A call submitted to a catalog's worker (C: `TickreelCatalogCall`, Java: inside `Catalog`'s

@@ -15,11 +15,12 @@ use crate::api::shadow::{self, ShadowBuffer};
 use crate::api::{Id, New, Polled, Released, StringPairs};
 use crate::ffi::handle::HandleType;
 use crate::ffi::{TickreelObjectOptions, TickreelPendingUpload};
+use tickreel::Pending;
 use tickreel::ghost::{GhostRange, GhostTrack};
 use tickreel::play;
 use tickreel::shadow::ReportOptions;
 use tickreel_bridge_macros::bridge_fn;
-use tickreel_object::{ObjectStorage, ObjectUrl, PendingUpload as Pending, UploadOptions};
+use tickreel_object::{ObjectStorage, ObjectUrl, UploadOptions, Uploaded};
 
 /// How to reach a store (C: `TickreelObjectOptions`, Java: `ObjectOptions`): endpoint, region,
 /// credentials, timeouts and retries. Calls are serialised by its lock; an operation copies it.
@@ -39,7 +40,7 @@ impl ObjectOptions {
 
 /// An upload waiting for its recording's finish, then running on its own thread (C:
 /// `TickreelPendingUpload`, Java: `PendingUpload`). Freeing it does not stop the upload.
-pub struct PendingUpload(Mutex<Pending>);
+pub struct PendingUpload(Mutex<Pending<Uploaded>>);
 
 impl HandleType for PendingUpload {
     type Opaque = TickreelPendingUpload;
