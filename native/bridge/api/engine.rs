@@ -61,7 +61,7 @@ impl HandleType for Recorder {
     const NAME: &'static str = "recorder";
 }
 
-/// A compaction's finish handle (C: `TickreelFinishHandle`, Java: `FinishHandle`).
+/// A compaction's finish handle (C: `TickreelFinishHandle`, Java: `Pending<Path>`).
 pub struct FinishHandle(pub(crate) record::FinishHandle);
 
 impl HandleType for FinishHandle {

@@ -45,7 +45,7 @@ impl HandleType for LiveDelta {
 }
 
 /// A load on a background thread and whether its result was taken (C: `TickreelGhostLoad`,
-/// Java: `GhostLoad`). Dropping it cancels the load.
+/// Java: `Pending<Ghost>`). Dropping it cancels the load.
 pub struct GhostLoad(Mutex<(Pending<GhostTrack>, bool)>);
 
 impl HandleType for GhostLoad {

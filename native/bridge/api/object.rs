@@ -39,7 +39,7 @@ impl ObjectOptions {
 }
 
 /// An upload waiting for its recording's finish, then running on its own thread (C:
-/// `TickreelPendingUpload`, Java: `PendingUpload`). Freeing it does not stop the upload.
+/// `TickreelPendingUpload`, Java: `Pending<Uploaded>`). Freeing it does not stop the upload.
 pub struct PendingUpload(Mutex<Pending<Uploaded>>);
 
 impl HandleType for PendingUpload {
