@@ -290,12 +290,12 @@ pub fn prune(catalog: &Catalog, dry_run: bool) -> New<CatalogCall> {
     })
 }
 
-/// Stores in `*out_done` whether the call has ended (successfully or not). Never blocks.
+/// Stores in `*out_ready` whether the call has ended (successfully or not). Never blocks.
 ///
 /// Thread safety: any thread; calls on one call handle are serialised.
 #[bridge_fn(
     c = "tickreel_catalog_call_poll",
-    c_out = "out_done",
+    c_out = "out_ready",
     java = "catalogCallPoll"
 )]
 pub fn call_poll(call: &CatalogCall) -> bool {

@@ -368,10 +368,10 @@ fn upload_when_finished(
     ))
 }
 
-/// Stores in `*out_done` whether the finish and upload have ended. Never blocks.
+/// Stores in `*out_ready` whether the finish and upload have ended. Never blocks.
 ///
-/// Returns `TICKREEL_RESULT_OK` while they run (`*out_done` false) and once the upload succeeded
-/// (`*out_done` true); if the finish or the upload failed, `*out_done` is true and the call
+/// Returns `TICKREEL_RESULT_OK` while they run (`*out_ready` false) and once the upload succeeded
+/// (`*out_ready` true); if the finish or the upload failed, `*out_ready` is true and the call
 /// returns the failure's code (e.g. `TICKREEL_RESULT_IO` for an existing
 /// object or a refused request) with its message, every time it is asked.
 ///
@@ -380,7 +380,7 @@ fn upload_when_finished(
 /// (Java: the object's URL, `null` while running; throws the failure.)
 #[bridge_fn(
     c = "tickreel_pending_upload_poll",
-    c_out = "out_done",
+    c_out = "out_ready",
     c_out_type = "bool",
     java = "pendingUploadPoll"
 )]
