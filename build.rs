@@ -3,7 +3,9 @@
 //! 1. from the `#[bridge_fn]` operations of `native/bridge/api/` (one Rust definition each), the
 //!    `extern "C"` entry points (`bridge_ffi.rs`) and the JNI entry points with their
 //!    `RegisterNatives` table and Java declarations (`bridge_jni.rs`), by `native/bridge/codegen/`;
-//! 2. the C header, with cbindgen (`cbindgen.toml`) over `native/bridge/ffi/` and `bridge_ffi.rs`,
+//! 2. from the option declarations of `native/bridge/options.rs`, the C option structs
+//!    (`bridge_options.rs`), by `native/bridge/codegen/options.rs`;
+//! 3. the C header, with cbindgen (`cbindgen.toml`) over `native/bridge/ffi/`, `bridge_ffi.rs` and `bridge_options.rs`,
 //!    into `$OUT_DIR/tickreel.h`, organised by area (`codegen/areas.rs`: each area its types, then
 //!    its functions) with an index of its areas at the top (`codegen/index.rs`).
 //!
@@ -29,6 +31,7 @@ fn main() {
     println!("cargo:rerun-if-changed=native/bridge/ffi");
     println!("cargo:rerun-if-changed=native/bridge/api");
     println!("cargo:rerun-if-changed=native/bridge/codegen");
+    println!("cargo:rerun-if-changed=native/bridge/options.rs");
     let root = PathBuf::from(env::var_os("CARGO_MANIFEST_DIR").expect("set by cargo"));
     let out_dir = PathBuf::from(env::var_os("OUT_DIR").expect("set by cargo"));
     // A generator error fails the build: the library cannot be built without its entry points.
@@ -38,8 +41,13 @@ fn main() {
     let jni = codegen::jni::emit(&api, &ops).unwrap_or_else(|e| panic!("bridge JNI: {e}"));
     write_if_changed(&out_dir.join("bridge_ffi.rs"), &ffi);
     write_if_changed(&out_dir.join("bridge_jni.rs"), &jni);
+    let declared = fs::read_to_string(root.join("native/bridge/options.rs"))
+        .unwrap_or_else(|e| panic!("native/bridge/options.rs: {e}"));
+    let options =
+        codegen::options::emit(&declared).unwrap_or_else(|e| panic!("bridge options: {e}"));
+    write_if_changed(&out_dir.join("bridge_options.rs"), &options);
     let out = out_dir.join("tickreel.h");
-    let header = generate(&root, &out_dir.join("bridge_ffi.rs")).unwrap_or_else(|e| {
+    let header = generate(&root, &out_dir).unwrap_or_else(|e| {
         let e = e.replace('\n', " ");
         println!("cargo:warning=cbindgen could not generate include/tickreel.h: {e}");
         format!("{FAILED}{e}\n")
@@ -47,15 +55,16 @@ fn main() {
     write_if_changed(&out, &header);
 }
 
-/// Runs cbindgen over `native/bridge/ffi/` (it follows `mod` declarations from `mod.rs`) and the
-/// generated entry points.
-fn generate(root: &Path, generated: &Path) -> Result<String, String> {
+/// Runs cbindgen over `native/bridge/ffi/` (it follows `mod` declarations from `mod.rs`), the
+/// generated entry points and the generated option structs (both in `out_dir`).
+fn generate(root: &Path, out_dir: &Path) -> Result<String, String> {
     let run = || -> Result<String, String> {
         let config = cbindgen::Config::from_file(root.join("cbindgen.toml"))?;
         let bindings = cbindgen::Builder::new()
             .with_config(config)
             .with_src(root.join("native/bridge/ffi/mod.rs"))
-            .with_src(generated)
+            .with_src(out_dir.join("bridge_ffi.rs"))
+            .with_src(out_dir.join("bridge_options.rs"))
             .generate()
             .map_err(|e| e.to_string())?;
         let mut bytes = Vec::new();

@@ -1198,19 +1198,19 @@ TickreelResult tickreel_recorder_finish(struct TickreelRecorder *recorder,
 TickreelResult tickreel_recorder_abort(struct TickreelRecorder *recorder);
 
 /**
- * Stores in `*out_done` whether the compaction has completed. Never blocks.
+ * Stores in `*out_ready` whether the compaction has completed. Never blocks.
  *
- * Returns `TICKREEL_RESULT_OK` while it runs (`*out_done` false) and once it succeeded
- * (`*out_done` true); if it failed, `*out_done` is true and the call returns the failure's code
+ * Returns `TICKREEL_RESULT_OK` while it runs (`*out_ready` false) and once it succeeded
+ * (`*out_ready` true); if it failed, `*out_ready` is true and the call returns the failure's code
  * (e.g. `TICKREEL_RESULT_IO`, `TICKREEL_RESULT_CORRUPT`) with its message, every time it is
  * asked.
  *
  * Thread safety: any thread, concurrently with any other call on the handle.
  *
  * # Safety
- * `out_done` must be NULL or point to writable storage for one `bool`.
+ * `out_ready` must be NULL or point to writable storage for one `bool`.
  */
-TickreelResult tickreel_finish_handle_poll(struct TickreelFinishHandle *finish, bool *out_done);
+TickreelResult tickreel_finish_handle_poll(struct TickreelFinishHandle *finish, bool *out_ready);
 
 /**
  * Waits until the compaction has completed and copies the final file's path into `path_buf` as
@@ -2948,19 +2948,19 @@ TickreelResult tickreel_object_options_set_retries(struct TickreelObjectOptions 
                                                    uint32_t backoff_max_ms);
 
 /**
- * Stores in `*out_done` whether the finish and upload have ended. Never blocks.
+ * Stores in `*out_ready` whether the finish and upload have ended. Never blocks.
  *
- * Returns `TICKREEL_RESULT_OK` while they run (`*out_done` false) and once the upload succeeded
- * (`*out_done` true); if the finish or the upload failed, `*out_done` is true and the call
+ * Returns `TICKREEL_RESULT_OK` while they run (`*out_ready` false) and once the upload succeeded
+ * (`*out_ready` true); if the finish or the upload failed, `*out_ready` is true and the call
  * returns the failure's code (e.g. `TICKREEL_RESULT_IO` for an existing
  * object or a refused request) with its message, every time it is asked.
  *
  * Thread safety: any thread; calls on one handle are serialised.
  *
  * # Safety
- * `out_done` must be NULL or point to writable storage for one `bool`.
+ * `out_ready` must be NULL or point to writable storage for one `bool`.
  */
-TickreelResult tickreel_pending_upload_poll(struct TickreelPendingUpload *upload, bool *out_done);
+TickreelResult tickreel_pending_upload_poll(struct TickreelPendingUpload *upload, bool *out_ready);
 
 /**
  * Stores in `*out_bytes` the size of the uploaded object. Never blocks.
@@ -3177,14 +3177,14 @@ TickreelResult tickreel_catalog_prune(struct TickreelCatalog *catalog,
                                       struct TickreelCatalogCall **out_call);
 
 /**
- * Stores in `*out_done` whether the call has ended (successfully or not). Never blocks.
+ * Stores in `*out_ready` whether the call has ended (successfully or not). Never blocks.
  *
  * Thread safety: any thread; calls on one call handle are serialised.
  *
  * # Safety
- * `out_done` must be NULL or point to writable storage for one `bool`.
+ * `out_ready` must be NULL or point to writable storage for one `bool`.
  */
-TickreelResult tickreel_catalog_call_poll(struct TickreelCatalogCall *call, bool *out_done);
+TickreelResult tickreel_catalog_call_poll(struct TickreelCatalogCall *call, bool *out_ready);
 
 /**
  * Copies the finished call's bytes into `buf` (the encodings of `rows`), storing their number

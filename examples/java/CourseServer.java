@@ -2,10 +2,9 @@ import io.tickreel.Engine;
 import io.tickreel.EntityFlags;
 import io.tickreel.EntityState;
 import io.tickreel.Event;
-import io.tickreel.FinishHandle;
+import io.tickreel.Pending;
 import io.tickreel.Ghost;
 import io.tickreel.GhostCursor;
-import io.tickreel.GhostLoad;
 import io.tickreel.GhostSample;
 import io.tickreel.LiveDelta;
 import io.tickreel.Update;
@@ -54,7 +53,7 @@ public final class CourseServer {
     record Best(String owner, int finishTicks, Ghost ghost) {}
 
     /** A finished run whose final file the engine is still compacting. */
-    record Finishing(Racer racer, int ticks, List<Integer> splits, FinishHandle handle) {}
+    record Finishing(Racer racer, int ticks, List<Integer> splits, Pending<Path> handle) {}
 
     /** One attempt at the course, recorded to its own file, racing the best run's ghost. */
     static final class Run implements AutoCloseable {
@@ -124,7 +123,7 @@ public final class CourseServer {
         int[] restUntil = new int[racers.size()];
         Best best = null;
         int bestTicks = Integer.MAX_VALUE;
-        GhostLoad nextGhost = null; // the new best run's ghost, loading in the background
+        Pending<Ghost> nextGhost = null; // the new best run's ghost, loading in the background
         String nextOwner = null;
         int nextTicks = 0;
         List<Finishing> finishing = new ArrayList<>();
@@ -157,7 +156,7 @@ public final class CourseServer {
                     }
                 }
                 if (nextGhost != null && nextGhost.isReady()) {
-                    Ghost g = nextGhost.take().orElseThrow();
+                    Ghost g = nextGhost.poll().orElseThrow();
                     nextGhost.close();
                     nextGhost = null;
                     // Runs in progress keep racing the ghost they started with (cursors hold the data).

@@ -16,6 +16,7 @@
 pub(crate) mod api;
 pub mod ffi;
 pub mod jni;
+mod options;
 mod shared;
 
 #[cfg(test)]

@@ -33,7 +33,7 @@ pub enum Outcome {
     /// Rows in the documented encoding.
     Rows(Vec<u8>),
     /// A ghost lookup: the load started on the worker (taken once).
-    Ghost(Option<Box<ghost::GhostLoad>>),
+    Ghost(Option<Box<Pending<ghost::GhostTrack>>>),
 }
 
 /// A call submitted to a catalog's worker (C: `TickreelCatalogCall`, Java: inside `Catalog`'s
@@ -290,12 +290,12 @@ pub fn prune(catalog: &Catalog, dry_run: bool) -> New<CatalogCall> {
     })
 }
 
-/// Stores in `*out_done` whether the call has ended (successfully or not). Never blocks.
+/// Stores in `*out_ready` whether the call has ended (successfully or not). Never blocks.
 ///
 /// Thread safety: any thread; calls on one call handle are serialised.
 #[bridge_fn(
     c = "tickreel_catalog_call_poll",
-    c_out = "out_done",
+    c_out = "out_ready",
     java = "catalogCallPoll"
 )]
 pub fn call_poll(call: &CatalogCall) -> bool {

@@ -61,7 +61,7 @@ impl HandleType for Recorder {
     const NAME: &'static str = "recorder";
 }
 
-/// A compaction's finish handle (C: `TickreelFinishHandle`, Java: `FinishHandle`).
+/// A compaction's finish handle (C: `TickreelFinishHandle`, Java: `Pending<Path>`).
 pub struct FinishHandle(pub(crate) record::FinishHandle);
 
 impl HandleType for FinishHandle {
@@ -466,10 +466,10 @@ pub fn recorder_abort(recorder: &Recorder) -> tickreel::Result<()> {
     recorder.0.abort()
 }
 
-/// Stores in `*out_done` whether the compaction has completed. Never blocks.
+/// Stores in `*out_ready` whether the compaction has completed. Never blocks.
 ///
-/// Returns `TICKREEL_RESULT_OK` while it runs (`*out_done` false) and once it succeeded
-/// (`*out_done` true); if it failed, `*out_done` is true and the call returns the failure's code
+/// Returns `TICKREEL_RESULT_OK` while it runs (`*out_ready` false) and once it succeeded
+/// (`*out_ready` true); if it failed, `*out_ready` is true and the call returns the failure's code
 /// (e.g. `TICKREEL_RESULT_IO`, `TICKREEL_RESULT_CORRUPT`) with its message, every time it is
 /// asked.
 ///
@@ -478,7 +478,7 @@ pub fn recorder_abort(recorder: &Recorder) -> tickreel::Result<()> {
 /// (Java: the final path, `null` while running; throws the failure.)
 #[bridge_fn(
     c = "tickreel_finish_handle_poll",
-    c_out = "out_done",
+    c_out = "out_ready",
     c_out_type = "bool",
     java = "finishHandlePoll"
 )]

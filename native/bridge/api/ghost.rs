@@ -11,6 +11,7 @@ use crate::api::reader::Reader;
 use crate::api::{New, Released};
 use crate::ffi::handle::HandleType;
 use crate::ffi::{TickreelGhost, TickreelGhostCursor, TickreelGhostLoad, TickreelLiveDelta};
+use tickreel::Pending;
 use tickreel::error::check_finite;
 use tickreel::ghost::{self, DeltaReading, GhostRange, GhostSample, GhostTrack, Split};
 use tickreel_bridge_macros::bridge_fn;
@@ -44,8 +45,8 @@ impl HandleType for LiveDelta {
 }
 
 /// A load on a background thread and whether its result was taken (C: `TickreelGhostLoad`,
-/// Java: `GhostLoad`). Dropping it cancels the load.
-pub struct GhostLoad(Mutex<(ghost::GhostLoad, bool)>);
+/// Java: `Pending<Ghost>`). Dropping it cancels the load.
+pub struct GhostLoad(Mutex<(Pending<GhostTrack>, bool)>);
 
 impl HandleType for GhostLoad {
     type Opaque = TickreelGhostLoad;
@@ -56,7 +57,7 @@ impl HandleType for GhostLoad {
 impl GhostLoad {
     /// A handle for a load already started (by URL, `crate::api::object`; from the catalog).
     #[cfg_attr(not(any(feature = "object", feature = "catalog")), allow(dead_code))]
-    pub(crate) fn new(load: ghost::GhostLoad) -> GhostLoad {
+    pub(crate) fn new(load: Pending<GhostTrack>) -> GhostLoad {
         GhostLoad(Mutex::new((load, false)))
     }
 }

@@ -15,11 +15,12 @@ use crate::api::shadow::{self, ShadowBuffer};
 use crate::api::{Id, New, Polled, Released, StringPairs};
 use crate::ffi::handle::HandleType;
 use crate::ffi::{TickreelObjectOptions, TickreelPendingUpload};
+use tickreel::Pending;
 use tickreel::ghost::{GhostRange, GhostTrack};
 use tickreel::play;
 use tickreel::shadow::ReportOptions;
 use tickreel_bridge_macros::bridge_fn;
-use tickreel_object::{ObjectStorage, ObjectUrl, PendingUpload as Pending, UploadOptions};
+use tickreel_object::{ObjectStorage, ObjectUrl, UploadOptions, Uploaded};
 
 /// How to reach a store (C: `TickreelObjectOptions`, Java: `ObjectOptions`): endpoint, region,
 /// credentials, timeouts and retries. Calls are serialised by its lock; an operation copies it.
@@ -38,8 +39,8 @@ impl ObjectOptions {
 }
 
 /// An upload waiting for its recording's finish, then running on its own thread (C:
-/// `TickreelPendingUpload`, Java: `PendingUpload`). Freeing it does not stop the upload.
-pub struct PendingUpload(Mutex<Pending>);
+/// `TickreelPendingUpload`, Java: `Pending<Uploaded>`). Freeing it does not stop the upload.
+pub struct PendingUpload(Mutex<Pending<Uploaded>>);
 
 impl HandleType for PendingUpload {
     type Opaque = TickreelPendingUpload;
@@ -367,10 +368,10 @@ fn upload_when_finished(
     ))
 }
 
-/// Stores in `*out_done` whether the finish and upload have ended. Never blocks.
+/// Stores in `*out_ready` whether the finish and upload have ended. Never blocks.
 ///
-/// Returns `TICKREEL_RESULT_OK` while they run (`*out_done` false) and once the upload succeeded
-/// (`*out_done` true); if the finish or the upload failed, `*out_done` is true and the call
+/// Returns `TICKREEL_RESULT_OK` while they run (`*out_ready` false) and once the upload succeeded
+/// (`*out_ready` true); if the finish or the upload failed, `*out_ready` is true and the call
 /// returns the failure's code (e.g. `TICKREEL_RESULT_IO` for an existing
 /// object or a refused request) with its message, every time it is asked.
 ///
@@ -379,7 +380,7 @@ fn upload_when_finished(
 /// (Java: the object's URL, `null` while running; throws the failure.)
 #[bridge_fn(
     c = "tickreel_pending_upload_poll",
-    c_out = "out_done",
+    c_out = "out_ready",
     c_out_type = "bool",
     java = "pendingUploadPoll"
 )]

@@ -7,6 +7,8 @@
 
 use super::convert::{CArg, CResult};
 use super::result::{FfiError, FfiResult};
+/// Generated from `native/bridge/options.rs` (see [`crate::ffi::options`]).
+pub use crate::ffi::options::TickreelEngineOptions;
 use tickreel::record::{EngineOptions, EngineStats};
 
 /// The generated entry points of `crate::api::engine` (engine, recorder, finish), also
@@ -30,25 +32,6 @@ pub mod shadow;
 /// (which stops and joins its threads). The pointer is a handle, not an address.
 pub struct TickreelEngine {
     _private: [u8; 0],
-}
-
-/// Options of `tickreel_engine_new`. Fill with `tickreel_engine_options_default`, then change
-/// what you need.
-#[repr(C)]
-#[derive(Debug, Clone, Copy)]
-pub struct TickreelEngineOptions {
-    /// Writer threads; recordings are spread over them (default 1). 1 to 64.
-    pub writer_threads: u32,
-    /// Tick messages that may wait in each writer's queue (default 65536). Must be > 0.
-    pub queue_capacity: usize,
-    /// Bytes of submitted ticks that may be in flight, engine-wide (default 64 MiB). A single
-    /// tick is always accepted when nothing else is in flight.
-    pub max_inflight_bytes: usize,
-    /// Reusable tick buffers kept in the engine's pool (default 4096).
-    pub pool_buffers: usize,
-    /// Bytes the engine's shadow buffers (`tickreel_shadow_buffer_start`) may hold in all (default
-    /// 256 MiB); past it, the oldest blocks of any buffer are given up first.
-    pub shadow_budget_bytes: usize,
 }
 
 impl TickreelEngineOptions {

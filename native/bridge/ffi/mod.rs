@@ -19,6 +19,7 @@ pub mod ghost;
 pub mod handle;
 #[cfg(feature = "object")]
 pub mod object;
+pub mod options;
 pub mod playhead;
 pub mod reader;
 pub mod result;

@@ -5,6 +5,8 @@
 
 use super::convert::{CArg, CResult};
 use super::result::{FfiError, FfiResult};
+/// Generated from `native/bridge/options.rs` (see [`crate::ffi::options`]).
+pub use crate::ffi::options::TickreelReelOptions;
 use tickreel::record::{ChunkPolicy, RecordingInfo, ReelOptions};
 
 /// The generated entry points of `crate::api::writer`, also reachable here.
@@ -14,34 +16,6 @@ pub use super::generated::writer::*;
 /// with `tickreel_reel_writer_free`. The pointer is a handle, not an address: never dereference it.
 pub struct TickreelReelWriter {
     _private: [u8; 0],
-}
-
-/// Options of `tickreel_reel_writer_create`. Fill with `tickreel_reel_options_default`, then change
-/// what you need.
-#[repr(C)]
-#[derive(Debug, Clone, Copy)]
-pub struct TickreelReelOptions {
-    /// Ticks per second times 1000 (default 20000: 20 ticks/s). Must be > 0.
-    pub tick_rate_millihz: u32,
-    /// The game's own data version (e.g. a Minecraft data version), opaque to tickreel.
-    pub game_data_version: u32,
-    /// Unix milliseconds when the recording started.
-    pub timestamp_ms: i64,
-    /// World identity, opaque to tickreel (e.g. a UUID).
-    pub world_id: [u8; 16],
-    /// World version, opaque to tickreel.
-    pub world_version: [u8; 16],
-    /// Zstd dictionary id (0: none); a non-zero id must have been registered with the library.
-    pub dictionary_id: u16,
-    /// Zstd compression level (default 9 for finished files).
-    pub zstd_level: i32,
-    /// Most ticks one chunk spans (default 100). 1 to 1048576.
-    pub chunk_ticks: u32,
-    /// Cut a chunk once its uncompressed payload reaches about this many bytes (default 1 MiB).
-    /// Must be > 0.
-    pub chunk_bytes: usize,
-    /// Ticks between snapshots (default 600). Must be > 0.
-    pub snapshot_interval: u32,
 }
 
 impl TickreelReelOptions {

@@ -6,9 +6,9 @@ use jni::JNIEnv;
 use jni::sys::{jint, jobject};
 
 use super::convert::{JniResult, LONG_ARRAY_JAVA, LONG_ARRAY_SIG};
-use super::layout::{EngineArray, RecorderArray, ReelArray, ReportArray, ShadowArray};
 use super::{Res, bad_arg, long_array};
 use crate::api::library::OptionDefaults;
+use crate::options::{EngineArray, RecorderArray, ReelArray, ReportArray, ShadowArray};
 use tickreel::record::{Backpressure, ChunkPolicy, EngineOptions, RecorderOptions, RecordingInfo};
 use tickreel::shadow::{ReportOptions, ShadowOptions};
 

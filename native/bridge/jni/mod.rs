@@ -36,7 +36,6 @@ mod generated;
 mod ghost;
 mod handles;
 mod idiom;
-pub(crate) mod layout;
 pub(crate) mod pinned;
 mod playhead;
 mod reader;

@@ -11,10 +11,10 @@ use jni::objects::JLongArray;
 use jni::sys::{JNI_FALSE, JNI_TRUE, jboolean, jlong, jlongArray, jobject};
 
 use super::convert::{JniArg, JniResult, LONG_ARRAY_JAVA, LONG_ARRAY_SIG};
-use super::layout::{EngineArray, RecorderArray, ReelArray};
 use super::writer::options_from;
 use super::{Res, bad_arg, long_array, longs_arg};
 use crate::api::engine::{Submission, WriterStatus};
+use crate::options::{EngineArray, RecorderArray, ReelArray};
 use tickreel::record::{
     Backpressure, CompactOptions, EngineOptions, EngineStats, FlushPolicy, RecorderOptions,
     RecorderStats, Submitted,

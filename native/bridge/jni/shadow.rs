@@ -11,12 +11,12 @@ use jni::objects::JLongArray;
 use jni::sys::{jlongArray, jobject};
 
 use super::convert::{JniArg, JniResult, LONG_ARRAY_JAVA, LONG_ARRAY_SIG};
-use super::layout::{ReportArray, ShadowArray};
 use super::recorder::ranged;
 use super::{Res, bad_arg, handles, insert, long_array, longs_arg};
 use crate::api::engine::Recorder;
 use crate::api::shadow::{ShadowBuffer, Started};
 use crate::ffi::handle::HandleType;
+use crate::options::{ReportArray, ShadowArray};
 use tickreel::shadow::{ReportOptions, ShadowOptions, ShadowStats};
 
 fn duration(v: i64, what: &str) -> Res<Duration> {

@@ -6,9 +6,9 @@ use jni::objects::JLongArray;
 use jni::sys::jlongArray;
 
 use super::convert::JniArg;
-use super::layout::ReelArray;
 use super::recorder::ranged;
 use super::{Res, longs_arg};
+use crate::options::ReelArray;
 use tickreel::record::{ChunkPolicy, RecordingInfo, ReelOptions};
 
 fn uuid_bytes(msb: i64, lsb: i64) -> [u8; 16] {

@@ -1,10 +1,11 @@
 //! The board's runs as ghosts: [`Catalog::load_ghost`] looks the run up (one query) and hands
-//! back the core's asynchronous [`GhostLoad`], loading exactly the registered tick range of the
+//! back the core's asynchronous [`tickreel::Pending`] ghost, loading exactly the registered tick range of the
 //! run's entity, so the ghost's time and splits are the catalog's.
 
 use std::path::PathBuf;
 
-use tickreel::ghost::{GhostLoad, GhostRange, GhostTrack, LoadFrom};
+use tickreel::Pending;
+use tickreel::ghost::{GhostRange, GhostTrack, LoadFrom};
 use tickreel::{Error, Result};
 use uuid::Uuid;
 
@@ -34,7 +35,7 @@ impl From<Uuid> for GhostOf {
 pub struct CatalogGhost {
     pub placed: Placed,
     pub location: String,
-    pub load: GhostLoad,
+    pub load: Pending<GhostTrack>,
 }
 
 impl Catalog {
@@ -60,7 +61,7 @@ impl Catalog {
 
     /// Starts loading the ghost of `who` (`1u64`: the best; a player's UUID: their best) on
     /// `course`, from a recording on local disk. The query runs on the calling thread, the load
-    /// in the background ([`GhostLoad::poll`] never blocks). Fails with `InvalidArgument` when
+    /// in the background ([`Pending::poll`] never blocks). Fails with `InvalidArgument` when
     /// the board has no such rank or player.
     pub fn load_ghost(&self, course: &str, who: impl Into<GhostOf>) -> Result<CatalogGhost> {
         self.load_ghost_from(course, who, |location| {

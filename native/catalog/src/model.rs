@@ -5,9 +5,10 @@
 use tickreel::ghost::{GhostRange, Split};
 use uuid::Uuid;
 
-/// A registered recording: where it lives and a summary of what it holds.
+/// A registered recording, the catalog's row for one: where it lives and a summary of what it
+/// holds. (Named for the catalog: `tickreel::play::Recording` is a recording opened for playback.)
 #[derive(Debug, Clone, PartialEq)]
-pub struct Recording {
+pub struct CatalogRecording {
     pub id: i64,
     /// Where the file lives: an absolute path (or an object URL, once object storage registers).
     pub location: String,
@@ -27,7 +28,7 @@ pub struct Recording {
     pub registered_ms: i64,
 }
 
-impl Recording {
+impl CatalogRecording {
     /// Ticks from the first to the last, inclusive.
     pub fn duration_ticks(&self) -> u32 {
         self.last_tick.saturating_sub(self.first_tick) + 1

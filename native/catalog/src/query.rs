@@ -8,7 +8,7 @@ use tickreel::{Error, Result};
 use uuid::Uuid;
 
 use crate::backend::{Conn, Row, Value};
-use crate::model::{BestSegment, Placed, Recording, Run, SumOfBest};
+use crate::model::{BestSegment, CatalogRecording, Placed, Run, SumOfBest};
 use crate::{Catalog, parse_uuid};
 
 /// The columns [`run_from`] reads, in order.
@@ -41,9 +41,9 @@ pub(crate) fn run_from(row: &Row, at: usize) -> Result<Run> {
 const RECORDING_COLUMNS: &str = "id, location, recording_uuid, world, started_ms, first_tick, \
      last_tick, tick_rate, size_bytes, entity_count, summary, registered_ms";
 
-fn recording_from(row: &Row) -> Result<Recording> {
+fn recording_from(row: &Row) -> Result<CatalogRecording> {
     let uuid = |s: Option<String>| s.map(|s| parse_uuid(&s)).transpose();
-    Ok(Recording {
+    Ok(CatalogRecording {
         id: row.int(0)?,
         location: row.text(1)?,
         recording_uuid: uuid(row.opt_text(2)?)?,
@@ -208,7 +208,7 @@ impl Catalog {
     }
 
     /// The listed recordings, oldest registration first.
-    pub fn recordings(&self) -> Result<Vec<Recording>> {
+    pub fn recordings(&self) -> Result<Vec<CatalogRecording>> {
         let rows = self.tx(|c| {
             c.query(
                 &format!(
@@ -222,7 +222,7 @@ impl Catalog {
     }
 
     /// A listed recording by id.
-    pub fn recording(&self, id: i64) -> Result<Option<Recording>> {
+    pub fn recording(&self, id: i64) -> Result<Option<CatalogRecording>> {
         let rows = self.tx(|c| {
             c.query(
                 &format!(

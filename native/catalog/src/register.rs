@@ -13,7 +13,7 @@ use tickreel::storage::LocalStorage;
 use tickreel::{Error, Result};
 
 use crate::backend::{Conn, Value};
-use crate::model::{Recording, Registered, Run, RunSpec};
+use crate::model::{CatalogRecording, Registered, Run, RunSpec};
 use crate::query::{RUN_COLUMNS, run_from};
 use crate::{Catalog, now_ms};
 
@@ -93,11 +93,11 @@ impl Catalog {
 }
 
 /// What the catalog stores about a recording (its id is filled in by [`store`]).
-fn describe(reader: &Reader, location: String, size: u64) -> Recording {
+fn describe(reader: &Reader, location: String, size: u64) -> CatalogRecording {
     let h = reader.header();
     let lib = &reader.metadata().library;
     let uuid_of = |b: [u8; 16]| (b != [0; 16]).then(|| uuid::Uuid::from_bytes(b));
-    Recording {
+    CatalogRecording {
         id: 0,
         location,
         recording_uuid: reader.recording_id(),
@@ -158,7 +158,7 @@ fn measure(reader: &Reader, spec: &RunSpec) -> Result<Span> {
 }
 
 impl Measured {
-    fn new(spec: &RunSpec, span: Span, rec: &Recording) -> Measured {
+    fn new(spec: &RunSpec, span: Span, rec: &CatalogRecording) -> Measured {
         let achieved_ms = spec.achieved_ms.unwrap_or_else(|| {
             let offset = f64::from(span.end_tick.saturating_sub(rec.first_tick)) / rec.tick_rate;
             rec.started_ms + (offset * 1000.0).round() as i64
@@ -173,7 +173,12 @@ impl Measured {
     }
 }
 
-fn store(c: &mut dyn Conn, rec: &Recording, runs: &[Measured], now: i64) -> Result<Registered> {
+fn store(
+    c: &mut dyn Conn,
+    rec: &CatalogRecording,
+    runs: &[Measured],
+    now: i64,
+) -> Result<Registered> {
     let inserted = c.query(
         "INSERT INTO recordings (location, recording_uuid, world, started_ms, first_tick,
              last_tick, tick_rate, size_bytes, entity_count, summary, registered_ms)

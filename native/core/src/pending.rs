@@ -1,8 +1,13 @@
-//! A result another thread delivers once: polled without ever blocking (from a game server's tick
-//! thread) or waited for. The library's asynchronous calls hand one back: ghost loads
-//! ([`crate::ghost::GhostLoad`]), and above the core the catalog's calls and object uploads.
+//! A result another thread delivers once, the library's one "result later" type: polled without
+//! ever blocking (from a game server's tick thread), waited for (with or without a timeout), or
+//! awaited as a [`Future`]. The library's asynchronous calls hand one back: ghost loads
+//! ([`crate::ghost::GhostTrack::load_async`]), and above the core the catalog's calls and object
+//! uploads.
 
+use std::future::Future;
 use std::sync::Arc;
+use std::task::{Context, Poll, Waker};
+use std::time::{Duration, Instant};
 
 use crate::sync::{Condvar, Mutex};
 use crate::{Error, Result};
@@ -13,6 +18,21 @@ use crate::{Error, Result};
 struct Slot<T> {
     state: Mutex<State<T>>,
     cv: Condvar,
+    /// The task awaiting the `Pending` as a future, woken after the state changes.
+    waker: Mutex<Option<Waker>>,
+}
+
+impl<T> Slot<T> {
+    /// Sets the final state and wakes whoever waits (a thread or a task).
+    fn settle(&self, state: State<T>) {
+        *self.state.lock() = state;
+        self.cv.notify_all();
+        // Taken after the state is set: a task that registered before its last look at the state
+        // is woken.
+        if let Some(w) = self.waker.lock().take() {
+            w.wake();
+        }
+    }
 }
 
 #[derive(Debug)]
@@ -39,8 +59,7 @@ impl<T> Sender<T> {
     pub fn send(mut self, result: Result<T>) -> std::result::Result<(), Abandoned> {
         let slot = self.slot.take().expect("a sender sends once");
         let abandoned = Arc::strong_count(&slot) == 1;
-        *slot.state.lock() = State::Done(result);
-        slot.cv.notify_all();
+        slot.settle(State::Done(result));
         if abandoned { Err(Abandoned) } else { Ok(()) }
     }
 }
@@ -48,21 +67,32 @@ impl<T> Sender<T> {
 impl<T> Drop for Sender<T> {
     fn drop(&mut self) {
         if let Some(slot) = self.slot.take() {
-            *slot.state.lock() = State::Lost;
-            slot.cv.notify_all();
+            slot.settle(State::Lost);
         }
     }
 }
 
 /// The result of work running elsewhere. `poll`, `is_ready` and `try_take` never block; `wait`
-/// does. If the sending side is dropped without a result (its thread ended), the result is an
-/// `InvalidState` error naming the work.
-#[derive(Debug)]
+/// and `wait_timeout` do; as a [`Future`] it resolves to the result (taking it). If the sending
+/// side is dropped without a result (its thread ended), the result is an `InvalidState` error
+/// naming the work.
 pub struct Pending<T> {
     rx: Option<Arc<Slot<T>>>,
     result: Option<Result<T>>,
     /// What the work is, for the errors ("ghost load", "catalog call").
     what: &'static str,
+    /// Dropped with the `Pending` (after its result): e.g. a loader's cancel-and-join guard.
+    kept: Option<Box<dyn Send + Sync>>,
+}
+
+impl<T: std::fmt::Debug> std::fmt::Debug for Pending<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Pending")
+            .field("what", &self.what)
+            .field("result", &self.result)
+            .field("running", &self.rx.is_some())
+            .finish_non_exhaustive()
+    }
 }
 
 impl<T> Pending<T> {
@@ -71,6 +101,7 @@ impl<T> Pending<T> {
         let slot = Arc::new(Slot {
             state: Mutex::new(State::Running),
             cv: Condvar::new(),
+            waker: Mutex::new(None),
         });
         let tx = Sender {
             slot: Some(slot.clone()),
@@ -79,6 +110,7 @@ impl<T> Pending<T> {
             rx: Some(slot),
             result: None,
             what,
+            kept: None,
         };
         (tx, pending)
     }
@@ -89,7 +121,15 @@ impl<T> Pending<T> {
             rx: None,
             result: Some(result),
             what,
+            kept: None,
         }
+    }
+
+    /// Keeps `owned` until this `Pending` is dropped: e.g. a guard whose `Drop` cancels the work
+    /// and joins its thread, so that dropping the result cancels the work.
+    pub fn keeping(mut self, owned: impl Send + Sync + 'static) -> Pending<T> {
+        self.kept = Some(Box::new(owned));
+        self
     }
 
     /// The result once the work has ended; `None` while it runs (or after the result was
@@ -127,6 +167,27 @@ impl<T> Pending<T> {
         self.wait_in_place()
     }
 
+    /// Blocks until the work has ended or `timeout` has passed: the result as
+    /// [`Pending::poll`] gives it, `None` if the work still runs (or the result was taken).
+    pub fn wait_timeout(&mut self, timeout: Duration) -> Option<&Result<T>> {
+        let until = Instant::now().checked_add(timeout);
+        if self.result.is_none()
+            && let Some(rx) = &self.rx
+        {
+            let mut state = rx.state.lock();
+            while matches!(*state, State::Running) {
+                let left = until.map_or(Duration::MAX, |u| {
+                    u.saturating_duration_since(Instant::now())
+                });
+                if left.is_zero() {
+                    break;
+                }
+                rx.cv.wait_for(&mut state, left);
+            }
+        }
+        self.poll()
+    }
+
     /// [`Pending::wait`] for an owner that cannot give the `Pending` away (one with a `Drop`).
     pub(crate) fn wait_in_place(&mut self) -> Result<T> {
         if let Some(r) = self.result.take() {
@@ -152,6 +213,27 @@ impl<T> Pending<T> {
 
     fn lost(&self) -> Error {
         Error::InvalidState(format!("the {} ended without a result", self.what))
+    }
+}
+
+/// Resolves to the result (taking it: a `Pending` polled again after that resolves to an
+/// `InvalidState` error, as [`Pending::wait`] would).
+impl<T: Unpin> Future for Pending<T> {
+    type Output = Result<T>;
+
+    fn poll(self: std::pin::Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Result<T>> {
+        let this = self.get_mut();
+        if let Some(rx) = &this.rx {
+            // Registered before looking at the state: a result sent after the look wakes it.
+            *rx.waker.lock() = Some(cx.waker().clone());
+        }
+        if let Some(r) = this.try_take() {
+            return Poll::Ready(r);
+        }
+        if this.rx.is_none() {
+            return Poll::Ready(this.wait_in_place());
+        }
+        Poll::Pending
     }
 }
 
@@ -181,6 +263,68 @@ mod tests {
         let (tx, mut p) = Pending::<u32>::channel("test job");
         drop(tx);
         assert!(matches!(p.poll(), Some(Err(Error::InvalidState(_)))));
+    }
+
+    #[test]
+    fn wait_timeout_gives_up_while_the_work_runs_and_returns_a_result() {
+        let (tx, mut p) = Pending::<u32>::channel("test job");
+        let t0 = Instant::now();
+        assert!(p.wait_timeout(Duration::from_millis(30)).is_none());
+        assert!(t0.elapsed() >= Duration::from_millis(30));
+        let t = std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(20));
+            tx.send(Ok(5)).unwrap();
+        });
+        assert!(matches!(
+            p.wait_timeout(Duration::from_secs(60)),
+            Some(Ok(5))
+        ));
+        t.join().unwrap();
+        assert_eq!(p.try_take().unwrap().unwrap(), 5);
+    }
+
+    #[test]
+    fn as_a_future_it_is_woken_by_the_result_and_resolves_to_it() {
+        use std::sync::atomic::{AtomicUsize, Ordering};
+        use std::task::Wake;
+        struct Count(AtomicUsize);
+        impl Wake for Count {
+            fn wake(self: Arc<Self>) {
+                self.0.fetch_add(1, Ordering::SeqCst);
+            }
+        }
+        let count = Arc::new(Count(AtomicUsize::new(0)));
+        let waker = Waker::from(count.clone());
+        let mut cx = Context::from_waker(&waker);
+        let (tx, mut p) = Pending::<u32>::channel("test job");
+        assert!(std::pin::Pin::new(&mut p).poll(&mut cx).is_pending());
+        assert_eq!(count.0.load(Ordering::SeqCst), 0);
+        tx.send(Ok(9)).unwrap();
+        assert_eq!(count.0.load(Ordering::SeqCst), 1);
+        let Poll::Ready(r) = std::pin::Pin::new(&mut p).poll(&mut cx) else {
+            panic!("ready after the send")
+        };
+        assert_eq!(r.unwrap(), 9);
+        let Poll::Ready(again) = std::pin::Pin::new(&mut p).poll(&mut cx) else {
+            panic!("a taken result resolves at once")
+        };
+        assert!(again.unwrap_err().to_string().contains("already taken"));
+    }
+
+    #[test]
+    fn what_it_keeps_is_dropped_with_it() {
+        struct Flag(Arc<std::sync::atomic::AtomicBool>);
+        impl Drop for Flag {
+            fn drop(&mut self) {
+                self.0.store(true, std::sync::atomic::Ordering::SeqCst);
+            }
+        }
+        let dropped = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let (_tx, p) = Pending::<u32>::channel("test job");
+        let p = p.keeping(Flag(dropped.clone()));
+        assert!(!dropped.load(std::sync::atomic::Ordering::SeqCst));
+        drop(p);
+        assert!(dropped.load(std::sync::atomic::Ordering::SeqCst));
     }
 
     #[test]

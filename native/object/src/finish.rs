@@ -1,7 +1,7 @@
 //! Uploading a recording once it is finished: [`ObjectStorage::upload_when_finished`] takes the
 //! core's [`FinishHandle`] (compaction to the local `.reel`), and on a background thread waits for
 //! it, uploads the file and (if asked) removes the local copy. The server thread only polls the
-//! returned [`PendingUpload`], which never blocks unless asked to.
+//! returned [`Pending`] upload, which never blocks unless asked to.
 
 use std::path::PathBuf;
 
@@ -18,21 +18,18 @@ pub struct Uploaded {
     pub report: UploadReport,
 }
 
-/// An upload waiting for its recording to be finished, then running on its own thread (the
-/// core's one-shot result: `poll` never blocks, `wait` does). Dropping the handle does not stop it
-/// (the file still gets uploaded; nobody hears how it went).
-pub type PendingUpload = Pending<Uploaded>;
-
 impl ObjectStorage {
     /// Once `finish` completes (the recording compacted to its local `.reel`), uploads that file
     /// to `key` with `options`, on a background thread. A failed compaction is the result as it
     /// is; a failed upload keeps the local file and says so (a later `tickreel upload` retries).
+    /// The server thread polls the result (`poll` never blocks, `wait` does); dropping it does not
+    /// stop the upload (the file still gets uploaded; nobody hears how it went).
     pub fn upload_when_finished(
         &self,
         finish: FinishHandle,
         key: &str,
         options: UploadOptions,
-    ) -> PendingUpload {
+    ) -> Pending<Uploaded> {
         let (tx, pending) = Pending::channel("upload");
         let storage = self.clone();
         let key = key.to_string();

@@ -32,10 +32,10 @@ mod url;
 use std::sync::Arc;
 
 pub use client::{ObjectInfo, ObjectStorage};
-pub use finish::{PendingUpload, Uploaded};
+pub use finish::Uploaded;
 pub use options::{Credentials, ObjectOptions};
 pub use source::ObjectSource;
-use tickreel::ghost::{GhostLoad, GhostRange, GhostTrack, LoadFrom};
+use tickreel::ghost::{GhostRange, GhostTrack, LoadFrom};
 use tickreel::play::Reader;
 use tickreel::storage::Source;
 pub use upload::{UploadOptions, UploadReport};
@@ -61,7 +61,7 @@ pub fn load_ghost_async(
     options: &ObjectOptions,
     entity: u32,
     range: GhostRange,
-) -> tickreel::Result<GhostLoad> {
+) -> tickreel::Result<tickreel::Pending<GhostTrack>> {
     let source: Arc<dyn Source> = source_for_url(url, options)?;
     Ok(GhostTrack::load_async(
         LoadFrom::Source(source),

@@ -6,6 +6,8 @@ use std::time::Duration;
 
 use super::read_options;
 use crate::ffi::convert::{CArg, CResult};
+/// Generated from `native/bridge/options.rs` (see [`crate::ffi::options`]).
+pub use crate::ffi::options::TickreelRecorderOptions;
 use crate::ffi::result::{FfiError, FfiResult};
 use tickreel::record::{
     Backpressure, ChunkPolicy, CompactOptions, FlushPolicy, RecorderOptions, RecordingInfo,
@@ -19,52 +21,6 @@ pub const TICKREEL_BACKPRESSURE_BLOCK: u32 = 0;
 /// (counted, recorded as a gap); `tickreel_recorder_submit_tick` returns `TICKREEL_RESULT_OK`
 /// and sets `*out_dropped` to true.
 pub const TICKREEL_BACKPRESSURE_DROP: u32 = 1;
-
-/// Options of `tickreel_recorder_start`. Fill with `tickreel_recorder_options_default`, then
-/// change what you need. Flag fields are `uint32_t`: 0 is false, any other value true.
-#[repr(C)]
-#[derive(Debug, Clone, Copy)]
-pub struct TickreelRecorderOptions {
-    /// Ticks per second times 1000 (default 20000: 20 ticks/s). Must be > 0.
-    pub tick_rate_millihz: u32,
-    /// The game's own data version (e.g. a Minecraft data version), opaque to tickreel.
-    pub game_data_version: u32,
-    /// Unix milliseconds when the recording started.
-    pub timestamp_ms: i64,
-    /// World identity, opaque to tickreel (e.g. a UUID).
-    pub world_id: [u8; 16],
-    /// World version, opaque to tickreel.
-    pub world_version: [u8; 16],
-    /// Most ticks one live chunk spans (default 100). 1 to 1048576.
-    pub chunk_ticks: u32,
-    /// Ticks between snapshots (default 600). Must be > 0.
-    pub snapshot_interval: u32,
-    /// Zstd level of the live segments (default 3: fast).
-    pub zstd_level: i32,
-    /// Flush at least this often while ticks arrive, in milliseconds (default 5000). Must be > 0.
-    pub flush_interval_ms: u32,
-    /// Flush once this many compressed bytes are waiting (default 256 KiB). Must be > 0.
-    pub flush_max_pending_bytes: usize,
-    /// Flush when a player leaves (a `PlayerLeave` event or `tickreel_recorder_player_left`)
-    /// (default 1).
-    pub flush_on_player_leave: u32,
-    /// `TICKREEL_BACKPRESSURE_BLOCK` (default) or `TICKREEL_BACKPRESSURE_DROP`.
-    pub backpressure: u32,
-    /// With `TICKREEL_BACKPRESSURE_BLOCK`: the longest `tickreel_recorder_submit_tick` waits for
-    /// room, in milliseconds (default 50).
-    pub block_deadline_ms: u32,
-    /// Zstd level of the final compacted file (default 9).
-    pub compaction_zstd_level: i32,
-    /// Most ticks a chunk of the final compacted file spans (default 2400; chunks are cut sooner
-    /// at 64 KiB of payload). 1 to 1048576.
-    pub compaction_chunk_ticks: u32,
-    /// Read the final file back and check it before reporting the finish done (default 1).
-    pub compaction_verify: u32,
-    /// Largest accepted tick batch in bytes (default 1 MiB). Must be >= 2.
-    pub max_batch_bytes: usize,
-    /// Replace an existing finished file at the path instead of refusing (default 0).
-    pub overwrite: u32,
-}
 
 impl TickreelRecorderOptions {
     fn from_core(o: &RecorderOptions) -> Self {

@@ -8,29 +8,10 @@ use std::time::Duration;
 
 use super::read_options;
 use crate::ffi::convert::{CArg, CResult};
+/// Generated from `native/bridge/options.rs` (see [`crate::ffi::options`]).
+pub use crate::ffi::options::{TickreelReportOptions, TickreelShadowOptions};
 use crate::ffi::result::FfiResult;
 use tickreel::shadow::{ReportOptions, ShadowOptions};
-
-/// Options of `tickreel_shadow_buffer_start`: how much a shadow buffer keeps. Fill with
-/// `tickreel_shadow_options_default`, then change what you need. Durations are game time in
-/// milliseconds (converted to ticks at the recording's tick rate, rounded up).
-#[repr(C)]
-#[derive(Debug, Clone, Copy)]
-pub struct TickreelShadowOptions {
-    /// Game time always retained, in milliseconds (default 300000: 5 minutes). 1 to 86400000
-    /// (a day).
-    pub window_ms: u32,
-    /// How long a player who left (a `PlayerLeave` event or `tickreel_recorder_player_left`)
-    /// keeps the window before their leave, in milliseconds (default 120000: 2 minutes). At most
-    /// 86400000 (a day).
-    pub grace_ms: u32,
-    /// Bytes this buffer may hold (default 0: no limit of its own, only the engine-wide
-    /// `TickreelEngineOptions.shadow_budget_bytes`). Past it, its oldest blocks are given up.
-    pub max_bytes: usize,
-    /// Ticks per block of a stream without a file (default 200: 10 s at 20 ticks/s). 1 to
-    /// 1048576. A shadowed recording's blocks are its own chunks (`chunk_ticks`).
-    pub block_ticks: u32,
-}
 
 impl TickreelShadowOptions {
     fn from_core(o: &ShadowOptions) -> Self {
@@ -51,32 +32,6 @@ impl TickreelShadowOptions {
             block_ticks: self.block_ticks,
         }
     }
-}
-
-/// Options of `tickreel_shadow_buffer_report`: what a report holds. Fill with
-/// `tickreel_report_options_default`, then change what you need. Flag fields are `uint32_t`: 0 is
-/// false, any other value true. Durations are game time in milliseconds.
-#[repr(C)]
-#[derive(Debug, Clone, Copy)]
-pub struct TickreelReportOptions {
-    /// Whether `before_ms` applies (default 0: all that is retained, up to the buffer's window).
-    pub has_before: u32,
-    /// With `has_before`: game time before the report (for a player who left: before the leave)
-    /// to include, in milliseconds. At most 86400000 (a day).
-    pub before_ms: u32,
-    /// Game time to keep capturing after the report, in milliseconds (default 30000; 0 writes the
-    /// report from what is there now). At most 86400000 (a day).
-    pub after_ms: u32,
-    /// Whether `radius` applies (default 1). 0 includes every entity of the stream.
-    pub has_radius: u32,
-    /// With `has_radius`: entities that came within this many blocks of the reported player at
-    /// any tick of the report are included with their whole track (default 48). Must be finite
-    /// and >= 0.
-    pub radius: f64,
-    /// Replace a file at the report's path instead of failing (default 0).
-    pub overwrite: u32,
-    /// Zstd level of the report file (default 9).
-    pub zstd_level: i32,
 }
 
 impl TickreelReportOptions {

@@ -7,7 +7,7 @@ use serde_json::{Value, json};
 use tickreel::Error;
 use tickreel::ghost::Split;
 use tickreel_catalog::{
-    Catalog, Placed, PruneReport, Recording, Report, RetentionPolicy, RetentionScope, Run,
+    Catalog, CatalogRecording, Placed, PruneReport, Report, RetentionPolicy, RetentionScope, Run,
     SumOfBest,
 };
 
@@ -162,7 +162,7 @@ pub fn sum_of_best(sob: Option<&SumOfBest>, json: bool, out: &mut Out) -> tickre
     })
 }
 
-pub fn recordings(rows: &[Recording], json: bool, out: &mut Out) -> tickreel::Result<()> {
+pub fn recordings(rows: &[CatalogRecording], json: bool, out: &mut Out) -> tickreel::Result<()> {
     let doc = Value::Array(
         rows.iter()
             .map(|r| {

@@ -1,7 +1,8 @@
 //! Loading a [`GhostTrack`] from a recording: chunk by chunk straight from the decoded chunks'
 //! movement tracks and event records (no per-tick event vectors), stopping as soon as the run's end
 //! is known. [`GhostTrack::load_async`] does the same on a background thread and hands back a
-//! [`GhostLoad`] that the server thread polls without ever waiting.
+//! [`Pending`] ghost that the server thread polls without ever waiting; dropping it cancels the
+//! load.
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -44,8 +45,13 @@ impl GhostTrack {
     }
 
     /// Loads in the background (opening the recording there too, for a path or source). The
-    /// returned handle never blocks unless asked to ([`GhostLoad::wait`]).
-    pub fn load_async(from: impl Into<LoadFrom>, entity: u32, range: GhostRange) -> GhostLoad {
+    /// returned result never blocks unless asked to ([`Pending::wait`]); dropping it cancels the
+    /// load (between chunks) and joins its thread.
+    pub fn load_async(
+        from: impl Into<LoadFrom>,
+        entity: u32,
+        range: GhostRange,
+    ) -> Pending<GhostTrack> {
         GhostTrack::load_async_with(from, entity, range, GhostOptions::default())
     }
 
@@ -55,8 +61,8 @@ impl GhostTrack {
         entity: u32,
         range: GhostRange,
         options: GhostOptions,
-    ) -> GhostLoad {
-        GhostLoad::spawn(from.into(), entity, range, options)
+    ) -> Pending<GhostTrack> {
+        spawn(from.into(), entity, range, options)
     }
 }
 
@@ -180,76 +186,50 @@ impl From<Arc<Reader>> for LoadFrom {
     }
 }
 
-/// A ghost being loaded on a background thread. `poll`, `is_ready` and `try_take` never block;
-/// `wait` does. Dropping the handle cancels the load (between chunks) and joins its thread.
-#[derive(Debug)]
-pub struct GhostLoad {
-    pending: Pending<GhostTrack>,
+/// What a background load's [`Pending`] keeps: dropping it cancels the load (it stops at the next
+/// chunk boundary) and joins its thread, so that no loader thread outlives its result (a JVM may
+/// unload the library once handles are gone).
+struct LoadGuard {
     cancel: Arc<AtomicBool>,
     thread: Option<crate::threads::Handle>,
 }
 
-impl GhostLoad {
-    fn spawn(from: LoadFrom, entity: u32, range: GhostRange, options: GhostOptions) -> GhostLoad {
-        let (tx, pending) = Pending::channel("ghost load");
-        let cancel = Arc::new(AtomicBool::new(false));
-        let flag = cancel.clone();
-        let job = move || {
-            let r = (|| {
-                let reader = match from {
-                    LoadFrom::Path(p) => Arc::new(Reader::open_path(p)?),
-                    LoadFrom::Source(s) => Arc::new(Reader::open(s)?),
-                    LoadFrom::Reader(r) => r,
-                };
-                load_cancellable(&reader, entity, range, options, &flag)
-            })();
-            // the handle may be gone (cancelled): nobody to tell
-            let _ = tx.send(r);
-        };
-        match crate::threads::spawn(format!("tickreel-ghost-{entity}"), job) {
-            Ok(thread) => GhostLoad {
-                pending,
-                cancel,
-                thread: Some(thread),
-            },
-            Err(e) => GhostLoad {
-                pending: Pending::ready(Err(Error::Io(e)), "ghost load"),
-                cancel,
-                thread: None,
-            },
-        }
-    }
-
-    /// The result, once the load has finished (ready or failed); `None` while it runs or after
-    /// the result was taken. Never blocks.
-    pub fn poll(&mut self) -> Option<&Result<GhostTrack>> {
-        self.pending.poll()
-    }
-
-    /// Whether the load has finished and its result is waiting to be taken. Never blocks.
-    pub fn is_ready(&mut self) -> bool {
-        self.pending.is_ready()
-    }
-
-    /// Takes the result if the load has finished. Never blocks; `None` while it runs (and after
-    /// the result was taken).
-    pub fn try_take(&mut self) -> Option<Result<GhostTrack>> {
-        self.pending.try_take()
-    }
-
-    /// Blocks until the load finishes and returns its result.
-    pub fn wait(mut self) -> Result<GhostTrack> {
-        self.pending.wait_in_place()
-    }
-}
-
-impl Drop for GhostLoad {
-    /// Cancels the load and joins its thread (it stops at the next chunk boundary), so that no
-    /// loader thread outlives its handle (a JVM may unload the library once handles are gone).
+impl Drop for LoadGuard {
     fn drop(&mut self) {
         self.cancel.store(true, Ordering::Relaxed);
         if let Some(t) = self.thread.take() {
             t.join();
         }
+    }
+}
+
+/// Starts loading on a thread of its own.
+fn spawn(
+    from: LoadFrom,
+    entity: u32,
+    range: GhostRange,
+    options: GhostOptions,
+) -> Pending<GhostTrack> {
+    let (tx, pending) = Pending::channel("ghost load");
+    let cancel = Arc::new(AtomicBool::new(false));
+    let flag = cancel.clone();
+    let job = move || {
+        let r = (|| {
+            let reader = match from {
+                LoadFrom::Path(p) => Arc::new(Reader::open_path(p)?),
+                LoadFrom::Source(s) => Arc::new(Reader::open(s)?),
+                LoadFrom::Reader(r) => r,
+            };
+            load_cancellable(&reader, entity, range, options, &flag)
+        })();
+        // the result may be gone (cancelled): nobody to tell
+        let _ = tx.send(r);
+    };
+    match crate::threads::spawn(format!("tickreel-ghost-{entity}"), job) {
+        Ok(thread) => pending.keeping(LoadGuard {
+            cancel,
+            thread: Some(thread),
+        }),
+        Err(e) => Pending::ready(Err(Error::Io(e)), "ghost load"),
     }
 }

@@ -4,7 +4,7 @@
 //! - [`GhostTrack`] ([`track`]): one entity's run, decoded once into compact column arrays
 //!   (positions, angles, velocities, marks, flag changes, splits). Built by [`RunBuilder`]
 //!   ([`builder`]) from raw samples, or loaded from a recording ([`load`]), synchronously or in the
-//!   background ([`GhostLoad`]).
+//!   background (a [`crate::Pending`] ghost).
 //! - [`GhostCursor`] ([`cursor`]): the ghost's pose at a fractional tick: cubic Hermite between
 //!   samples, exact at recorded ticks, never across a teleport, shortest-arc angles, O(1) when
 //!   sampled forward, O(log n) at random, no allocation.
@@ -30,7 +30,7 @@ pub mod track;
 pub use builder::{GhostOptions, RunBuilder};
 pub use cursor::{GhostCursor, GhostSample, GhostState};
 pub use delta::{DeltaOptions, DeltaReading, LiveDelta};
-pub use load::{GhostLoad, LoadFrom};
+pub use load::LoadFrom;
 pub use range::{GhostRange, RunEnd, RunStart};
 pub use set::GhostSet;
 pub use splits::{LiveSplits, SignedSeconds, SplitComparison};

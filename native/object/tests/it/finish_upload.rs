@@ -5,11 +5,12 @@
 
 use std::time::{Duration, Instant};
 
+use tickreel::Pending;
 use tickreel::format::encode_batch;
 use tickreel::play::Reader;
 use tickreel::{Engine, EngineOptions, Error, Event, RecorderOptions};
 use tickreel_object::testing::S3Server;
-use tickreel_object::{PendingUpload, UploadOptions, Uploaded, open_url};
+use tickreel_object::{UploadOptions, Uploaded, open_url};
 use tickreel_sim::{SimConfig, Simulator};
 
 fn record(engine: &Engine, path: &std::path::Path) -> tickreel::record::FinishHandle {
@@ -32,7 +33,7 @@ fn record(engine: &Engine, path: &std::path::Path) -> tickreel::record::FinishHa
 }
 
 /// Polls (never blocking) until the upload has ended.
-fn poll_until_done(mut pending: PendingUpload) -> tickreel::Result<Uploaded> {
+fn poll_until_done(mut pending: Pending<Uploaded>) -> tickreel::Result<Uploaded> {
     let start = Instant::now();
     while pending.poll().is_none() {
         assert!(start.elapsed() < Duration::from_secs(60), "upload hangs");

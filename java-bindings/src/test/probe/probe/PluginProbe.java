@@ -3,10 +3,10 @@ package probe;
 import io.tickreel.Engine;
 import io.tickreel.EntityInfo;
 import io.tickreel.Ghost;
-import io.tickreel.GhostLoad;
+import io.tickreel.Pending;
 import io.tickreel.GhostRange;
 import io.tickreel.ObjectOptions;
-import io.tickreel.PendingUpload;
+import io.tickreel.Uploaded;
 import io.tickreel.GhostCursor;
 import io.tickreel.GhostSample;
 import io.tickreel.Playhead;
@@ -18,7 +18,6 @@ import io.tickreel.SeekState;
 import io.tickreel.ReelWriter;
 import io.tickreel.Batch;
 import io.tickreel.Catalog;
-import io.tickreel.FinishHandle;
 import io.tickreel.Placed;
 import io.tickreel.ReportOptions;
 import io.tickreel.ShadowBuffer;
@@ -75,8 +74,8 @@ public final class PluginProbe implements Function<String, String> {
             for (int tick = 0; tick < ticks; tick++) {
                 rec.submit(tick, walk(t, tick));
             }
-            try (PendingUpload up = rec.finishAndUpload(url, options, false, true)) {
-                up.toCompletableFuture().get(60, TimeUnit.SECONDS);
+            try (Pending<Uploaded> up = rec.finishAndUpload(url, options, false, true)) {
+                up.future().get(60, TimeUnit.SECONDS);
             }
         }
         long read;
@@ -84,7 +83,7 @@ public final class PluginProbe implements Function<String, String> {
             read = r.verify().ticks();
         }
         int ghost;
-        try (GhostLoad load = Ghost.loadAsync(url, options, 1, GhostRange.all());
+        try (Pending<Ghost> load = Ghost.loadAsync(url, options, 1, GhostRange.all());
                 Ghost g = load.await(Duration.ofSeconds(30)).orElseThrow()) {
             ghost = g.durationTicks();
         }
@@ -160,7 +159,7 @@ public final class PluginProbe implements Function<String, String> {
                     s.recorder().submit(tick, walk(t, tick));
                 }
                 s.recorder().flush();
-                try (FinishHandle h = s.shadow().report(1, dir.resolve("report.reel"),
+                try (Pending<Path> h = s.shadow().report(1, dir.resolve("report.reel"),
                         ReportOptions.builder().after(Duration.ZERO).build())) {
                     try (Reader r = Reader.open(h.await())) {
                         seen += " reported=" + r.verify().ticks();

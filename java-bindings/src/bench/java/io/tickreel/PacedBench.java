@@ -96,7 +96,7 @@ public final class PacedBench {
                 poses.fill(t, w);
                 rec.submit(t, w);
             }
-            try (FinishHandle f = rec.finish()) {
+            try (Pending<Path> f = rec.finish()) {
                 f.await();
             }
         }

@@ -64,7 +64,7 @@ public final class Catalog implements AutoCloseable {
     }
 
     /**
-     * Registers one run of the finished recording {@code file} (after its {@link FinishHandle}
+     * Registers one run of the finished recording {@code file} (after its {@link Recorder#finish()}
      * completed): the player's {@code entity} over {@code range}, with splits from its
      * checkpoints. Completes with the registered run.
      *
@@ -138,13 +138,13 @@ public final class Catalog implements AutoCloseable {
      *
      * @throws IllegalStateException if this catalog is closed (a failure of the query itself completes the future exceptionally with a {@link TickreelException})
      */
-    public CompletableFuture<GhostLoad> loadGhost(String course, int rank) {
+    public CompletableFuture<Pending<Ghost>> loadGhost(String course, int rank) {
         Objects.requireNonNull(course, "course");
         if (rank < 1) {
             throw new IllegalArgumentException("rank must be at least 1 (got " + rank + ")");
         }
         return submit(NativeBridge.catalogLoadGhost(handle.get(), course, rank, null),
-            c -> new GhostLoad(NativeBridge.catalogCallGhostLoad(c)));
+            c -> new Pending<>(NativeBridge.catalogCallGhostLoad(c), Pending.GHOST, "ghost load"));
     }
 
     /**
@@ -152,10 +152,10 @@ public final class Catalog implements AutoCloseable {
      *
      * @throws IllegalStateException if this catalog is closed (a failure of the query itself completes the future exceptionally with a {@link TickreelException})
      */
-    public CompletableFuture<GhostLoad> loadGhost(String course, UUID player) {
+    public CompletableFuture<Pending<Ghost>> loadGhost(String course, UUID player) {
         Objects.requireNonNull(course, "course");
         return submit(NativeBridge.catalogLoadGhost(handle.get(), course, 0, uuid(player)),
-            c -> new GhostLoad(NativeBridge.catalogCallGhostLoad(c)));
+            c -> new Pending<>(NativeBridge.catalogCallGhostLoad(c), Pending.GHOST, "ghost load"));
     }
 
     /**
@@ -176,13 +176,13 @@ public final class Catalog implements AutoCloseable {
      *
      * @throws IllegalStateException if this catalog is closed (a failure of the query itself completes the future exceptionally with a {@link TickreelException})
      */
-    public CompletableFuture<Run> registerFinished(FinishHandle finish, String course, UUID player, String playerName,
+    public CompletableFuture<Run> registerFinished(Pending<Path> finish, String course, UUID player, String playerName,
             int entity, GhostRange range) {
         Objects.requireNonNull(finish, "finish");
         Objects.requireNonNull(course, "course");
         Objects.requireNonNull(playerName, "playerName");
         Objects.requireNonNull(range, "range");
-        return submit(NativeBridge.catalogRegisterFinished(handle.get(), finish.nativeHandle(), course, uuid(player),
+        return submit(NativeBridge.catalogRegisterFinished(handle.get(), finish.finishHandle(), course, uuid(player),
                 playerName, entity, range.toNative()),
             c -> runs(NativeBridge.catalogCallRows(c)).get(0).run());
     }

@@ -86,40 +86,42 @@ public final class Ghost implements AutoCloseable {
      * Loads {@code entity}'s run in {@code range} from the recording at {@code location} (an
      * object URL, {@code s3://bucket/key}, or a local path) on a background thread, opening it
      * there too: the returned handle is polled without ever waiting. A missing object or refused
-     * credentials are thrown by {@link GhostLoad#take()}.
+     * credentials are thrown by its {@link Pending#poll()}.
      *
      * @throws IllegalArgumentException for a malformed URL
      */
-    public static GhostLoad loadAsync(String location, ObjectOptions options, int entity, GhostRange range) {
+    public static Pending<Ghost> loadAsync(String location, ObjectOptions options, int entity, GhostRange range) {
         Objects.requireNonNull(location, "location");
         Objects.requireNonNull(options, "options");
         Objects.requireNonNull(range, "range");
         long o = options.toNative();
         try {
-            return new GhostLoad(NativeBridge.ghostLoadAsyncUrl(location, o, entity, range.toNative()));
+            return new Pending<>(NativeBridge.ghostLoadAsyncUrl(location, o, entity, range.toNative()),
+                    Pending.GHOST, "ghost load");
         } finally {
             NativeBridge.close(o);
         }
     }
 
     /** Loads in the background; see {@link #loadAsync(Path, int, GhostRange)}. */
-    public static GhostLoad loadAsync(Path path, int entity) {
+    public static Pending<Ghost> loadAsync(Path path, int entity) {
         return loadAsync(path, entity, GhostRange.all());
     }
 
     /**
      * Loads on a background thread; the returned handle is polled from the server thread without
-     * ever waiting ({@link GhostLoad#isReady()}, {@link GhostLoad#take()}). Closing it cancels
+     * ever waiting ({@link Pending#poll()}). Closing it cancels
      * the load.
      *
      * @throws NullPointerException if {@code path} or {@code range} is null
-     * @throws IllegalArgumentException for an empty path (what the load finds wrong is {@link GhostLoad}'s to report)
+     * @throws IllegalArgumentException for an empty path (what the load finds wrong is its {@link Pending}'s to report)
      */
-    public static GhostLoad loadAsync(Path path, int entity, GhostRange range) {
+    public static Pending<Ghost> loadAsync(Path path, int entity, GhostRange range) {
         Objects.requireNonNull(path, "path");
         Objects.requireNonNull(range, "range");
         NativeLoader.ensureLoaded();
-        return new GhostLoad(NativeBridge.ghostLoadAsync(path.toString(), entity, range.toNative()));
+        return new Pending<>(NativeBridge.ghostLoadAsync(path.toString(), entity, range.toNative()),
+                Pending.GHOST, "ghost load");
     }
 
     /** The entity whose run this is. */

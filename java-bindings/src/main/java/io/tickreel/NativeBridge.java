@@ -164,7 +164,7 @@ final class NativeBridge {
     static native long reelWriterFinish(long writer);
     static native long quantityCheck(int quantity, String what, double value);
 
-    // --- option arrays (native/bridge/jni/layout.rs declares each layout once; the option classes'
+    // --- option arrays (native/bridge/options.rs declares each layout once; the option classes'
     // toNative() call these with every field, so a field added there must be passed here) ---
     static long[] reelOptions(long worldIdMsb, long worldIdLsb, long worldVersionMsb, long worldVersionLsb, long startedAtMs, long ticksPerSecondMilli, long gameDataVersion, long dictionaryId, long chunkTicks, long chunkBytes, long snapshotInterval, long compressionLevel) {
         return new long[] {worldIdMsb, worldIdLsb, worldVersionMsb, worldVersionLsb, startedAtMs, ticksPerSecondMilli, gameDataVersion, dictionaryId, chunkTicks, chunkBytes, snapshotInterval, compressionLevel};

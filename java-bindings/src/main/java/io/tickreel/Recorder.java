@@ -238,13 +238,13 @@ public final class Recorder implements AutoCloseable {
 
     /**
      * Ends the recording: remaining ticks are written, then the compaction worker produces the
-     * final file. Returns at once; the handle says when the file is ready.
+     * final file. Returns at once; the {@link Pending} result is the final file once it is ready.
      *
      * @throws IllegalStateException if the recording was already finished, aborted or closed, or
      *     is a stream without a file
      */
-    public FinishHandle finish() {
-        return new FinishHandle(NativeBridge.recorderFinish(handle.get()));
+    public Pending<java.nio.file.Path> finish() {
+        return new Pending<>(NativeBridge.recorderFinish(handle.get()), Pending.FINISH, "finish");
     }
 
     /**
@@ -252,17 +252,18 @@ public final class Recorder implements AutoCloseable {
      * uploads it to the object URL {@code url} ({@code s3://bucket/key}) on a background thread:
      * multipart for large files, never over an existing object unless {@code overwrite}, the
      * uploaded size checked, then the local file removed if {@code removeLocal}. A failed upload
-     * keeps the local file. Returns at once.
+     * keeps the local file. Returns at once; the {@link Pending} result is the uploaded object.
      *
      * @throws IllegalArgumentException for a malformed URL (checked first: the recording then goes on)
      * @throws IllegalStateException as {@link #finish()}
      */
-    public PendingUpload finishAndUpload(String url, ObjectOptions options, boolean overwrite, boolean removeLocal) {
+    public Pending<Uploaded> finishAndUpload(String url, ObjectOptions options, boolean overwrite, boolean removeLocal) {
         java.util.Objects.requireNonNull(url, "url");
         java.util.Objects.requireNonNull(options, "options");
         long o = options.toNative();
         try {
-            return new PendingUpload(NativeBridge.recorderFinishUpload(handle.get(), url, o, overwrite, removeLocal));
+            return new Pending<>(NativeBridge.recorderFinishUpload(handle.get(), url, o, overwrite, removeLocal),
+                    Pending.UPLOAD, "upload");
         } finally {
             NativeBridge.close(o);
         }

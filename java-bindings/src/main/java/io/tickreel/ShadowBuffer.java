@@ -13,7 +13,7 @@ import java.util.Objects;
  * ShadowBuffer.Started s = ShadowBuffer.start(engine, null, RecorderOptions.defaults(), ShadowOptions.defaults());
  * Recorder rec = s.recorder();                      // every tick: rec.submit(tick, t)
  * // a player reports a cheater:
- * FinishHandle h = s.shadow().report(suspect, reportPath,
+ * Pending<Path> h = s.shadow().report(suspect, reportPath,
  *         ReportOptions.builder().metadata("reporter", name).metadata("reason", reason).build());
  * h.poll();                                         // Optional<Path>, from the tick loop; or await()
  * }</pre>
@@ -87,7 +87,7 @@ public final class ShadowBuffer implements AutoCloseable {
      * is the newest tick the writer has taken in: {@link Recorder#flush()} first makes it the last
      * tick submitted.
      *
-     * @return the completion, whose {@code poll()}/{@code await()} give {@code path}; it throws
+     * @return the report's result, whose {@code poll()}/{@code await()} give {@code path}; it throws
      *     {@link TickreelException} of kind {@code IO} if a file exists at {@code path} (without
      *     {@link ReportOptions.Builder#overwrite}; its cause is a {@link
      *     java.nio.file.FileAlreadyExistsException}), {@link IllegalStateException} if the engine
@@ -97,11 +97,11 @@ public final class ShadowBuffer implements AutoCloseable {
      *     options the library refuses (before or after over a day)
      * @throws IllegalStateException before the stream's first tick, once the engine is closed, or once this buffer is closed
      */
-    public FinishHandle report(int player, Path path, ReportOptions options) {
+    public Pending<Path> report(int player, Path path, ReportOptions options) {
         Objects.requireNonNull(path, "path");
         Objects.requireNonNull(options, "options");
-        return new FinishHandle(NativeBridge.shadowBufferReport(handle.get(), player, path.toString(),
-                options.toNativeWithRadius(), metadataPairs(options)));
+        return new Pending<>(NativeBridge.shadowBufferReport(handle.get(), player, path.toString(),
+                options.toNativeWithRadius(), metadataPairs(options)), Pending.FINISH, "report");
     }
 
     /**
@@ -112,13 +112,13 @@ public final class ShadowBuffer implements AutoCloseable {
      * uploadOverwrite}, the uploaded size checked, then the local file removed if {@code
      * removeLocal}. A failed upload keeps the local file. Returns at once.
      *
-     * @return the pending upload, whose {@code poll()}/{@code await()} give the object's URL and
+     * @return the upload's result, whose {@code poll()}/{@code await()} give the uploaded object and
      *     throw the report's or the upload's failure
      * @throws IllegalArgumentException for a malformed URL (checked first: nothing is reported),
      *     and as {@link #report(int, Path, ReportOptions)}
      * @throws IllegalStateException as {@link #report(int, Path, ReportOptions)}
      */
-    public PendingUpload reportAndUpload(int player, Path path, ReportOptions options, String url,
+    public Pending<Uploaded> reportAndUpload(int player, Path path, ReportOptions options, String url,
             ObjectOptions objectOptions, boolean uploadOverwrite, boolean removeLocal) {
         Objects.requireNonNull(path, "path");
         Objects.requireNonNull(options, "options");
@@ -126,9 +126,9 @@ public final class ShadowBuffer implements AutoCloseable {
         Objects.requireNonNull(objectOptions, "objectOptions");
         long o = objectOptions.toNative();
         try {
-            return new PendingUpload(NativeBridge.shadowBufferReportUpload(handle.get(), player,
+            return new Pending<>(NativeBridge.shadowBufferReportUpload(handle.get(), player,
                     path.toString(), options.toNativeWithRadius(), metadataPairs(options), url, o,
-                    uploadOverwrite, removeLocal));
+                    uploadOverwrite, removeLocal), Pending.UPLOAD, "upload");
         } finally {
             NativeBridge.close(o);
         }
@@ -146,7 +146,7 @@ public final class ShadowBuffer implements AutoCloseable {
     }
 
     /** {@link #report(int, Path, ReportOptions)} with {@link ReportOptions#defaults()}. */
-    public FinishHandle report(int player, Path path) {
+    public Pending<Path> report(int player, Path path) {
         return report(player, path, ReportOptions.defaults());
     }
 

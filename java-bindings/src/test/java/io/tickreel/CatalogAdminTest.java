@@ -108,7 +108,7 @@ class CatalogAdminTest {
                 }
                 rec.submit(t, b);
             }
-            try (FinishHandle finish = rec.finish()) {
+            try (Pending<Path> finish = rec.finish()) {
                 Run run = get(c.registerFinished(finish, COURSE, ALICE, "Alice", 1, GhostRange.checkpoints(0, 1)));
                 assertEquals(90, run.ticks());
                 assertEquals(run.id(), get(c.top(COURSE, 1)).get(0).run().id());

@@ -84,11 +84,11 @@ class CatalogTest {
             assertTrue(sob.totalTicks() <= fast.ticks(), sob.toString());
             assertEquals(sob.segments().stream().mapToLong(SumOfBest.BestSegment::ticks).sum(), sob.totalTicks());
 
-            try (GhostLoad load = get(c.loadGhost(COURSE, 1));
+            try (Pending<Ghost> load = get(c.loadGhost(COURSE, 1));
                     Ghost ghost = load.await(Duration.ofSeconds(30)).orElseThrow()) {
                 assertEquals(fast.ticks(), ghost.durationTicks(), "rank 1's ghost is Alice's 240-tick run");
             }
-            try (GhostLoad load = get(c.loadGhost(COURSE, CAROL));
+            try (Pending<Ghost> load = get(c.loadGhost(COURSE, CAROL));
                     Ghost ghost = load.await(Duration.ofSeconds(30)).orElseThrow()) {
                 assertEquals(carol.ticks(), ghost.durationTicks());
             }

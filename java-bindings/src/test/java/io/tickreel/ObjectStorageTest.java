@@ -49,7 +49,7 @@ class ObjectStorageTest {
     }
 
     /** Records RUNNER moving for TICKS ticks and finishes it straight into {@code key}. */
-    static PendingUpload recordAndUpload(Path dir, String key, boolean removeLocal) throws java.io.IOException {
+    static Pending<Uploaded> recordAndUpload(Path dir, String key, boolean removeLocal) throws java.io.IOException {
         Files.createDirectories(dir);
         Path reel = dir.resolve(key.replace('/', '_'));
         try (Engine engine = new Engine();
@@ -74,10 +74,10 @@ class ObjectStorageTest {
     @Test
     void aRecordingFinishedIntoS3OpensSeeksAndLoadsAsAGhostByUrl(@TempDir Path dir) throws Exception {
         String key = "java/run-" + System.nanoTime() + ".reel";
-        try (PendingUpload up = recordAndUpload(dir, key, true)) {
-            String uploaded = up.toCompletableFuture().get(60, TimeUnit.SECONDS);
+        try (Pending<Uploaded> up = recordAndUpload(dir, key, true)) {
+            String uploaded = up.future().get(60, TimeUnit.SECONDS).url();
             assertEquals(url(key), uploaded);
-            assertTrue(up.bytes().orElseThrow() > 0);
+            assertTrue(up.poll().orElseThrow().bytes() > 0);
         }
         try (var files = Files.list(dir)) {
             assertFalse(files.anyMatch(p -> p.toString().endsWith(".reel")), "the local copy is removed after the upload");
@@ -103,7 +103,7 @@ class ObjectStorageTest {
             p.setReverse(true);
             assertTrue(p.advance().position() <= 151, "playing backward from tick 151");
         }
-        try (GhostLoad load = Ghost.loadAsync(url(key), options(), RUNNER, GhostRange.checkpoints(0, 1));
+        try (Pending<Ghost> load = Ghost.loadAsync(url(key), options(), RUNNER, GhostRange.checkpoints(0, 1));
                 Ghost ghost = load.await(Duration.ofSeconds(30)).orElseThrow()) {
             assertEquals(100, ghost.durationTicks(), "checkpoint 0 at tick 100 to checkpoint 1 at tick 200");
         }
@@ -119,7 +119,7 @@ class ObjectStorageTest {
         assertTrue(missingPlayhead.getMessage().contains("no such object"), missingPlayhead.getMessage());
 
         String key = "java/creds-" + System.nanoTime() + ".reel";
-        try (PendingUpload up = recordAndUpload(dir, key, false)) {
+        try (Pending<Uploaded> up = recordAndUpload(dir, key, false)) {
             up.await(Duration.ofSeconds(60)).orElseThrow();
         }
         String secret = "wrong-secret-value-" + System.nanoTime();
@@ -128,7 +128,7 @@ class ObjectStorageTest {
         assertFalse(refused.getMessage().contains(secret), refused.getMessage());
         assertFalse(refused.getMessage().contains(prop("secretAccessKey")), refused.getMessage());
 
-        try (GhostLoad load = Ghost.loadAsync(url(key), wrong, RUNNER, GhostRange.all())) {
+        try (Pending<Ghost> load = Ghost.loadAsync(url(key), wrong, RUNNER, GhostRange.all())) {
             TickreelException e = assertThrows(TickreelException.class, () -> load.await(Duration.ofSeconds(30)));
             assertFalse(e.getMessage().contains(secret), e.getMessage());
         }
@@ -137,13 +137,13 @@ class ObjectStorageTest {
     @Test
     void anUploadOntoAnExistingObjectFailsAndKeepsTheLocalFile(@TempDir Path dir) throws Exception {
         String key = "java/twice-" + System.nanoTime() + ".reel";
-        try (PendingUpload first = recordAndUpload(dir.resolve("a"), key, false)) {
+        try (Pending<Uploaded> first = recordAndUpload(dir.resolve("a"), key, false)) {
             first.await(Duration.ofSeconds(60)).orElseThrow();
         }
         Path second = dir.resolve("b");
-        try (PendingUpload up = recordAndUpload(second, key, true)) {
+        try (Pending<Uploaded> up = recordAndUpload(second, key, true)) {
             ExecutionException e = assertThrows(ExecutionException.class,
-                () -> up.toCompletableFuture().get(60, TimeUnit.SECONDS));
+                () -> up.future().get(60, TimeUnit.SECONDS));
             assertTrue(e.getCause() instanceof TickreelException, String.valueOf(e.getCause()));
             assertTrue(e.getCause().getMessage().contains("local file is kept"), e.getCause().getMessage());
             // as java.nio would say it: the cause is a FileAlreadyExistsException
@@ -176,16 +176,16 @@ class ObjectStorageTest {
             assertThrows(IllegalArgumentException.class,
                 () -> s.shadow().reportAndUpload(1, local, ro, "s3://", options(), false, true));
             assertEquals(0, s.shadow().stats().reportsStarted(), "a malformed URL reports nothing");
-            try (PendingUpload up = s.shadow().reportAndUpload(1, local, ro, url(key), options(), false, true)) {
-                assertEquals(url(key), up.toCompletableFuture().get(60, TimeUnit.SECONDS));
-                assertTrue(up.bytes().orElseThrow() > 0);
+            try (Pending<Uploaded> up = s.shadow().reportAndUpload(1, local, ro, url(key), options(), false, true)) {
+                assertEquals(url(key), up.future().get(60, TimeUnit.SECONDS).url());
+                assertTrue(up.poll().orElseThrow().bytes() > 0);
             }
             assertFalse(Files.exists(local), "the local report is removed after the upload");
             // a second report onto the same object fails and keeps its local file
             Path again = dir.resolve("again.reel");
-            try (PendingUpload up = s.shadow().reportAndUpload(2, again, ro, url(key), options(), false, true)) {
+            try (Pending<Uploaded> up = s.shadow().reportAndUpload(2, again, ro, url(key), options(), false, true)) {
                 ExecutionException e = assertThrows(ExecutionException.class,
-                    () -> up.toCompletableFuture().get(60, TimeUnit.SECONDS));
+                    () -> up.future().get(60, TimeUnit.SECONDS));
                 assertTrue(e.getCause().getMessage().contains("local file is kept"), e.getCause().getMessage());
             }
             assertTrue(Files.exists(again), "the local report stays when its upload fails");

@@ -97,14 +97,14 @@ class RecorderTest {
             submitTicks(rec, t, 100, ticks);
             assertTrue(rec.status().isEmpty(), "no writer error");
             assertEquals(1, engine.stats().activeRecordings());
-            try (FinishHandle done = rec.finish()) {
+            try (Pending<Path> done = rec.finish()) {
                 // A scheduler chains on the future; the waiter thread ends with the compaction.
-                java.util.concurrent.CompletableFuture<Path> future = done.toCompletableFuture();
-                assertSame(future, done.toCompletableFuture());
+                java.util.concurrent.CompletableFuture<Path> future = done.future();
+                assertSame(future, done.future());
                 assertEquals(reel, future.thenApply(p -> p).get(60, java.util.concurrent.TimeUnit.SECONDS));
                 Path file = done.await();
                 assertEquals(reel, file);
-                assertTrue(done.isDone());
+                assertTrue(done.isReady());
                 assertEquals(reel, done.poll().orElseThrow());
                 assertEquals(reel, done.await(Duration.ZERO).orElseThrow());
             }
@@ -150,7 +150,7 @@ class RecorderTest {
             Batch t = new Batch();
             Recorder rec = engine.startRecording(dir.resolve("a.reel"), options());
             submitTicks(rec, t, 0, 10);
-            FinishHandle h = rec.finish();
+            Pending<Path> h = rec.finish();
             assertThrows(IllegalStateException.class, () -> rec.submit(10, t));
             assertThrows(IllegalStateException.class, rec::finish);
             assertThrows(IllegalStateException.class, rec::abort);
@@ -161,7 +161,7 @@ class RecorderTest {
             assertThrows(IllegalStateException.class, () -> rec.submit(11, t));
             assertThrows(IllegalStateException.class, rec::stats);
             h.close();
-            assertThrows(IllegalStateException.class, h::isDone);
+            assertThrows(IllegalStateException.class, h::isReady);
 
             Recorder aborted = engine.startRecording(dir.resolve("b.reel"), options());
             submitTicks(aborted, t, 0, 10);

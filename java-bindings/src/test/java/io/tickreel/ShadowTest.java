@@ -73,7 +73,7 @@ class ShadowTest {
             Path near = dir.resolve("near.reel");
             ReportOptions withReason = ReportOptions.builder().after(Duration.ZERO)
                     .metadata("reporter", "Dave").metadata(Map.of("reason", "fly")).build();
-            try (FinishHandle h = shadow.report(1, near, withReason)) {
+            try (Pending<Path> h = shadow.report(1, near, withReason)) {
                 assertEquals(near, h.await());
             }
             try (Reader r = Reader.open(near)) {
@@ -289,7 +289,7 @@ class ShadowTest {
 
             // A report onto an existing file fails through its handle unless asked to overwrite.
             shadow.report(1, out, now()).await();
-            FinishHandle again = shadow.report(1, out, now());
+            Pending<Path> again = shadow.report(1, out, now());
             TickreelException exists = assertThrows(TickreelException.class, again::await);
             assertTrue(exists.getMessage().contains("already exists"), exists.getMessage());
             assertInstanceOf(java.nio.file.FileAlreadyExistsException.class, exists.getCause(), exists.getMessage());
