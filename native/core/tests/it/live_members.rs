@@ -94,6 +94,20 @@ fn assert_refuses_as(e: &tickreel::Error, member: &Path, what: &str) {
     assert!(msg.contains(what), "{msg}");
 }
 
+/// The error resuming the recording at `path` ends with. The lock is taken when the recording
+/// starts; the rest is recovered on a thread of its own and fails the recording.
+fn resumption_error(path: &Path) -> tickreel::Error {
+    let engine = Engine::new(EngineOptions::default()).unwrap();
+    let e = match engine.start_recording(path, common::small_flush()) {
+        Err(e) => e,
+        Ok(rec) => rec
+            .wait_resumed(Duration::from_secs(30))
+            .expect_err("resumed through a member that leads out"),
+    };
+    engine.shutdown();
+    e
+}
+
 /// Every member a recovery or resumption touches, linked out in turn.
 const MEMBERS: [&str; 4] = ["seg-000000.tks", LOCK_FILE, META_FILE, META_TEMP];
 
@@ -159,20 +173,7 @@ fn resumption_never_follows_a_member_out_of_the_directory() {
         let path = unfinished(dir.path());
         let live = live_dir_for(&path);
         let (target, before) = link_out(&live, outside.path(), name, None);
-        let engine = Engine::new(EngineOptions::default()).unwrap();
-        // The lock is taken when the recording starts; the rest is recovered on a thread of its
-        // own and fails the recording.
-        let e = match engine.start_recording(&path, common::small_flush()) {
-            Err(e) => e,
-            Ok(rec) => {
-                let e = rec
-                    .wait_resumed(Duration::from_secs(30))
-                    .expect_err("resumed through a symbolic link");
-                drop(rec);
-                e
-            }
-        };
-        engine.shutdown();
+        let e = resumption_error(&path);
         assert!(
             e.to_string()
                 .contains(&live.join(name).display().to_string()),
@@ -231,18 +232,7 @@ fn a_hard_linked_member_is_refused_and_the_file_elsewhere_kept() {
         assert_refuses_as(&e, &live.join(name), "hard link");
         assert_eq!(std::fs::read(&target).unwrap(), before, "{name}: recover");
 
-        let engine = Engine::new(EngineOptions::default()).unwrap();
-        let e = match engine.start_recording(&path, common::small_flush()) {
-            Err(e) => e,
-            Ok(rec) => {
-                let e = rec
-                    .wait_resumed(Duration::from_secs(30))
-                    .expect_err("resumed through a hard link");
-                drop(rec);
-                e
-            }
-        };
-        engine.shutdown();
+        let e = resumption_error(&path);
         assert!(e.to_string().contains("hard link"), "{name}: {e}");
         assert_eq!(std::fs::read(&target).unwrap(), before, "{name}: resume");
         if name == LOCK_FILE || name == META_TEMP {
