@@ -6,9 +6,9 @@ use fastnbt::Value as Nbt;
 use serde::ser::{Serialize, SerializeMap, Serializer};
 use serde_json::{Map, Value, json};
 use tickreel::Event;
-use tickreel::format::EntityState;
 use tickreel::format::flag;
 use tickreel::format::{ANGLE_UNITS_PER_TURN, POS_SCALE, Pose, VEL_SCALE};
+use tickreel::format::{BlockPos, EntityState, UseTarget};
 
 /// Converts an NBT value to JSON. Compounds become objects (keys sorted), lists and arrays become
 /// arrays, numbers stay numbers (non-finite floats become `null`, which JSON cannot express).
@@ -112,6 +112,16 @@ pub fn event_to_json(e: &Event, type_name: impl Fn(u32) -> Option<String>) -> Or
         Event::Velocity { .. } => "velocity",
         Event::PlayerLeave { .. } => "player_leave",
         Event::Custom { .. } => "custom",
+        Event::BlockChange { .. } => "block_change",
+        Event::BlockChanges { .. } => "block_changes",
+        Event::Swing { .. } => "swing",
+        Event::Attack { .. } => "attack",
+        Event::Use { .. } => "use",
+        Event::Damage { .. } => "damage",
+        Event::Health { .. } => "health",
+        Event::Equipment { .. } => "equipment",
+        Event::Chat { .. } => "chat",
+        Event::CustomAt { .. } => "custom_at",
         Event::Extension { .. } => "extension",
     };
     m.put("type", type_of);
@@ -155,8 +165,87 @@ pub fn event_to_json(e: &Event, type_name: impl Fn(u32) -> Option<String>) -> Or
             m.put("kind", *kind);
             m.put("data", hex(data));
         }
+        Event::BlockChange {
+            pos,
+            state,
+            block_entity,
+            ..
+        } => {
+            put_block(&mut m, *pos);
+            m.put("state", *state);
+            if let Some(nbt) = block_entity {
+                m.put("block_entity", hex(nbt));
+            }
+        }
+        Event::BlockChanges { blocks, .. } => {
+            let list: Vec<Value> = blocks
+                .iter()
+                .map(|(p, s)| json!([p.x, p.y, p.z, s]))
+                .collect();
+            m.put("blocks", Value::Array(list));
+        }
+        Event::Swing { hand, .. } => m.put("hand", *hand),
+        Event::Attack { target, .. } => m.put("target", *target),
+        Event::Use {
+            hand, item, target, ..
+        } => {
+            m.put("hand", *hand);
+            m.put("item", *item);
+            match target {
+                UseTarget::Nothing => {}
+                UseTarget::Entity(t) => m.put("target", *t),
+                UseTarget::Block(p) => put_block(&mut m, *p),
+            }
+        }
+        Event::Damage {
+            amount,
+            cause,
+            source,
+            ..
+        } => {
+            m.put("amount", f64::from(*amount) / 100.0);
+            m.put("cause", *cause);
+            if let Some(s) = source {
+                m.put("source", *s);
+            }
+        }
+        Event::Health { health, .. } => m.put("health", f64::from(*health) / 100.0),
+        Event::Equipment {
+            slot, item, count, ..
+        } => {
+            m.put("slot", *slot);
+            m.put("item", *item);
+            m.put("count", *count);
+        }
+        Event::Chat { channel, text, .. } => {
+            m.put("channel", *channel);
+            m.put("text", text.clone());
+        }
+        Event::CustomAt {
+            type_id,
+            position,
+            data,
+            ..
+        } => {
+            m.put("type_id", *type_id);
+            if let Some(name) = type_name(*type_id) {
+                m.put("name", name);
+            }
+            if let Some([x, y, z]) = position {
+                m.put("x", *x as f64 / POS_SCALE);
+                m.put("y", *y as f64 / POS_SCALE);
+                m.put("z", *z as f64 / POS_SCALE);
+            }
+            m.put("data", hex(data));
+        }
     }
     m
+}
+
+fn put_block(m: &mut Ordered, p: BlockPos) {
+    m.put("x", p.x);
+    m.put("y", p.y);
+    m.put("z", p.z);
 }
 
 /// One entity's state at a tick, as `tickreel play` prints it and the web viewer's seek answers

@@ -193,7 +193,12 @@ impl DecodedChunk {
         // 3. stream
         let stream_len = r.len_varint(r.remaining(), "event stream length")?;
         let stream = r.bytes(stream_len)?;
-        let mut records = decode_stream(stream, tick_count, limits.max_chunk_events())?;
+        let mut records = decode_stream(
+            stream,
+            tick_count,
+            limits.max_chunk_events(),
+            data_version >= 3,
+        )?;
         // 4. movement
         let tracks = decode_movement(
             &mut r,
@@ -214,7 +219,7 @@ impl DecodedChunk {
             keyframe.retain(|e| e.id == id);
             snapshot = None;
             for rec in &mut records {
-                rec.events.retain(|e| e.entity() == Some(id));
+                rec.events.retain(|e| e.involves(id));
             }
             records.retain(|rec| !rec.events.is_empty());
         }
@@ -258,18 +263,7 @@ impl DecodedChunk {
         let records: usize = self
             .records
             .iter()
-            .map(|r| {
-                32 + r
-                    .events
-                    .iter()
-                    .map(|e| match e {
-                        Event::Custom { data, .. } | Event::Extension { data, .. } => {
-                            64 + data.len()
-                        }
-                        _ => 64,
-                    })
-                    .sum::<usize>()
-            })
+            .map(|r| 32 + r.events.iter().map(|e| 64 + e.heap_bytes()).sum::<usize>())
             .sum();
         std::mem::size_of::<Self>()
             + self.keyframe.len() * std::mem::size_of::<EntityState>()
@@ -343,7 +337,12 @@ impl DecodedChunk {
     }
 }
 
-fn decode_stream(stream: &[u8], tick_count: u32, max_events: usize) -> Result<Vec<TickRecord>> {
+fn decode_stream(
+    stream: &[u8],
+    tick_count: u32,
+    max_events: usize,
+    world: bool,
+) -> Result<Vec<TickRecord>> {
     let mut r = ByteReader::new(stream);
     let mut records: Vec<TickRecord> = Vec::new();
     let mut total = 0usize;
@@ -384,7 +383,7 @@ fn decode_stream(stream: &[u8], tick_count: u32, max_events: usize) -> Result<Ve
                 _ => {
                     // Same encoding as a batch: step back over the kind byte.
                     let mut sub = ByteReader::new(&stream[r.position() - 1..]);
-                    let e = Event::decode(&mut sub)?;
+                    let e = Event::decode_version(&mut sub, world)?;
                     r.bytes(sub.position() - 1)?;
                     e
                 }

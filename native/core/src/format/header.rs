@@ -12,8 +12,10 @@ pub(crate) const MAGIC: [u8; 4] = *b"TKRL";
 pub const FORMAT_VERSION: u8 = 1;
 /// Highest version of the built-in event set and chunk payload layout this build writes and
 /// reads (FORMAT.md section 11). A frame carries the lowest version that reads its payload: 1
-/// unless it uses predictor 4 (linear in time), new in 2.
-pub const DATA_VERSION: u16 = 2;
+/// unless it uses predictor 4 (linear in time), new in 2, or world events, new in 3 (earlier
+/// readers would skip them as opaque extensions; a frame with them says 3 so that they are not
+/// taken for the opaque extensions of the same kind bytes a version-2 writer may have stored).
+pub const DATA_VERSION: u16 = 3;
 
 /// Whether the file is a compacted `.reel` or the metadata file of a live (segmented) recording.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

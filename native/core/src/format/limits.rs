@@ -11,6 +11,7 @@
 //! decompressing costs at most [`MAX_EXPANSION`] bytes of output per byte read (plus
 //! [`EXPANSION_SLACK`] per chunk); writers pad payloads that compress better than that.
 
+use crate::format::palette::{MAX_PALETTE_NAMES, Palette, PaletteKind, name_bytes};
 use std::collections::HashMap;
 
 use fastnbt::Value;
@@ -142,9 +143,7 @@ impl Limits {
         let mut bytes = 0usize;
         for e in events {
             bytes += EVENT_BYTES_MAX;
-            if let Event::Custom { data, .. } | Event::Extension { data, .. } = e {
-                bytes += data.len();
-            }
+            bytes += e.heap_bytes();
         }
         if bytes > self.max_tick_bytes() {
             return Err(Error::limit(format!(
@@ -182,6 +181,9 @@ pub struct MetadataBudget {
     entities: HashMap<u32, (usize, usize)>,
     event_types: HashMap<u32, (usize, usize)>,
     user: HashMap<String, (usize, usize)>,
+    /// Palette names by kind and id, with the name (a second name for an id is refused).
+    names: HashMap<(PaletteKind, u32), String>,
+    name_counts: [usize; 3],
     total: usize,
     /// NBT values, which a reader also bounds ([`crate::format::metadata::MAX_NBT_VALUES`]).
     values: usize,
@@ -195,6 +197,8 @@ impl MetadataBudget {
             entities: HashMap::new(),
             event_types: HashMap::new(),
             user: HashMap::new(),
+            names: HashMap::new(),
+            name_counts: [0; 3],
             total: LIBRARY_RESERVE,
             values: LIBRARY_RESERVE_VALUES,
         }
@@ -218,6 +222,13 @@ impl MetadataBudget {
             let n = user_bytes(k, v);
             b.add(n);
             b.user.insert(k.clone(), n);
+        }
+        for kind in PaletteKind::ALL {
+            for (&id, name) in metadata.library.palette.names(kind) {
+                b.add(name_bytes(name));
+                b.names.insert((kind, id), name.clone());
+                b.name_counts[kind as usize] += 1;
+            }
         }
         b
     }
@@ -271,6 +282,36 @@ impl MetadataBudget {
         self.take(old, n, || format!("registering event type {}", t.id))?;
         self.event_types.insert(t.id, n);
         Ok(())
+    }
+
+    /// Accounts for naming palette id `id` of `kind`; `Ok(false)` (nothing to record) if it has
+    /// this name already. Refuses another name for a named id (`InvalidArgument`: recorded events
+    /// would change meaning), a name [`Palette::insert`] refuses, and what would make the metadata
+    /// exceed the limit.
+    pub fn name(&mut self, kind: PaletteKind, id: u32, name: &str) -> Result<bool> {
+        if let Some(n) = self.names.get(&(kind, id)) {
+            if n == name {
+                return Ok(false);
+            }
+            return Err(Error::invalid(format!(
+                "palette {} id {id} is named {n:?} already; it cannot become {name:?}",
+                kind.key()
+            )));
+        }
+        // the name's own checks (length)
+        Palette::default().insert(kind, id, name)?;
+        if self.name_counts[kind as usize] >= MAX_PALETTE_NAMES {
+            return Err(Error::limit(format!(
+                "more than {MAX_PALETTE_NAMES} names in palette {}",
+                kind.key()
+            )));
+        }
+        self.take(None, name_bytes(name), || {
+            format!("naming palette {} id {id}", kind.key())
+        })?;
+        self.names.insert((kind, id), name.to_owned());
+        self.name_counts[kind as usize] += 1;
+        Ok(true)
     }
 
     /// Accounts for setting the user key `key` to `value`.

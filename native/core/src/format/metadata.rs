@@ -2,6 +2,7 @@
 //! key `"tickreel"` (entity table, event-type registry, gaps, stats, analysis). Encoding is
 //! deterministic (compound keys sorted) so that identical metadata gives identical bytes.
 
+use crate::format::palette::Palette;
 use std::collections::{BTreeMap, HashMap};
 
 use fastnbt::Value;
@@ -77,6 +78,9 @@ pub struct LibraryMeta {
     /// unknown, and a rebuild that reaches back past it says so (`Rebuild::cut_short`). NBT
     /// `starts_mid_world: 1b`, absent when false.
     pub starts_mid_world: bool,
+    /// The names of the block states, items and damage causes world events use by id
+    /// (`palette`, absent when empty).
+    pub palette: Palette,
     /// Library keys this build does not know, preserved as they are.
     pub extra: HashMap<String, Value>,
 }
@@ -284,6 +288,9 @@ impl LibraryMeta {
         if self.starts_mid_world {
             m.insert("starts_mid_world".into(), Value::Byte(1));
         }
+        if let Some(p) = self.palette.to_value() {
+            m.insert("palette".into(), p);
+        }
         Value::Compound(m)
     }
 
@@ -342,6 +349,9 @@ impl LibraryMeta {
             Some(Value::Byte(b)) => b != 0,
             Some(_) => return Err(Error::corrupt("starts_mid_world is not a byte")),
         };
+        if let Some(p) = m.remove("palette") {
+            out.palette = Palette::from_value(p)?;
+        }
         out.extra = m;
         Ok(out)
     }
@@ -530,6 +540,14 @@ mod tests {
                 },
                 analysis: None,
                 starts_mid_world: true,
+                palette: {
+                    let mut p = Palette::default();
+                    p.insert(crate::format::PaletteKind::Block, 3, "minecraft:stone")
+                        .unwrap();
+                    p.insert(crate::format::PaletteKind::Item, 3, "minecraft:stick")
+                        .unwrap();
+                    p
+                },
                 extra: HashMap::new(),
             },
         }

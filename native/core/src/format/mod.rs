@@ -8,9 +8,13 @@
 //! - poses in fixed point: [`Pose`], [`Quantity`], [`check_position`], [`check_angle`],
 //!   [`check_velocity`], [`quantise_pos`], [`quantise_angle`], [`quantise_vel`], [`POS_SCALE`],
 //!   [`ANGLE_UNITS_PER_TURN`], [`VEL_SCALE`];
+//! - world events ([`Event::BlockChange`] and the others after it): [`BlockPos`], [`BlockState`],
+//!   [`UseTarget`], the [`world_kind`] codes, [`hand`], [`slot`] and [`channel`] values, their
+//!   limits [`MAX_BLOCK_ENTITY_BYTES`], [`MAX_CHAT_BYTES`], [`MAX_BLOCKS_PER_CHANGE`];
 //! - the state of entities at a tick: [`EntityState`], [`EntityTable`];
 //! - the metadata section: [`Metadata`], [`LibraryMeta`], [`EntityInfo`], [`EventType`], [`Gap`],
-//!   [`Stats`], [`LIBRARY_KEY`], [`check_nbt_shape`];
+//!   [`Stats`], [`LIBRARY_KEY`], [`check_nbt_shape`]; the names world events' ids stand for:
+//!   [`Palette`], [`PaletteKind`], [`MAX_PALETTE_NAME_BYTES`], [`MAX_PALETTE_NAMES`];
 //! - the header and the index: [`Header`], [`Layout`], [`HEADER_LEN`], [`FORMAT_VERSION`],
 //!   [`DATA_VERSION`], [`IndexEntry`], [`FLAG_SNAPSHOT`], [`FLAG_CUSTOM_EVENTS`];
 //! - what a reader accepts: [`Limits`], [`MetadataBudget`];
@@ -37,10 +41,12 @@ pub(crate) mod index;
 pub(crate) mod limits;
 pub(crate) mod metadata;
 pub(crate) mod movement;
+pub(crate) mod palette;
 pub(crate) mod pose;
 pub(crate) mod segment;
 pub(crate) mod state;
 pub(crate) mod tracks;
+pub(crate) mod world;
 
 pub use chunk::{DecodedChunk, DecodedTick, TickRecord, Track};
 pub use event::{
@@ -54,12 +60,17 @@ pub use limits::{Limits, MetadataBudget};
 pub use metadata::{
     EntityInfo, EventType, Gap, LIBRARY_KEY, LibraryMeta, Metadata, Stats, check_nbt_shape,
 };
+pub use palette::{MAX_PALETTE_NAME_BYTES, MAX_PALETTE_NAMES, Palette, PaletteKind};
 pub use pose::{
     ANGLE_UNITS_PER_TURN, POS_SCALE, Pose, Quantity, VEL_SCALE, check_angle, check_position,
     check_velocity, quantise_angle, quantise_pos, quantise_vel,
 };
 pub use segment::SegmentStart;
 pub use state::{EntityState, EntityTable};
+pub use world::{
+    BlockPos, BlockState, MAX_BLOCK_ENTITY_BYTES, MAX_BLOCKS_PER_CHANGE, MAX_CHAT_BYTES, UseTarget,
+    channel, hand, slot, world_kind,
+};
 
 /// The byte-level pieces of the format for code that forges or takes apart a file by hand: the
 /// corruption and fuzz-seed tests, the fuzz harness, the benchmarks' baselines. Feature `wire`;

@@ -88,10 +88,7 @@ impl EntityTable {
                 self.entry(entity).flags = flags;
                 false
             }
-            Event::Checkpoint { .. }
-            | Event::Velocity { .. }
-            | Event::Custom { .. }
-            | Event::Extension { .. } => false,
+            _ => false,
         }
     }
 
@@ -300,10 +297,7 @@ pub(crate) fn touched_entity(e: &Event) -> Option<u32> {
         | Event::Position { entity, .. }
         | Event::Rotation { entity, .. }
         | Event::Flags { entity, .. } => Some(entity),
-        Event::Checkpoint { .. }
-        | Event::Velocity { .. }
-        | Event::Custom { .. }
-        | Event::Extension { .. } => None,
+        _ => None,
     }
 }
 

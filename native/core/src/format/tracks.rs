@@ -255,7 +255,7 @@ mod tests {
                 want.keyframe.retain(|e| e.id == id);
                 want.tracks.retain(|t| t.entity == id);
                 for r in &mut want.records {
-                    r.events.retain(|e| e.entity() == Some(id));
+                    r.events.retain(|e| e.involves(id));
                 }
                 want.records.retain(|r| !r.events.is_empty());
                 assert_eq!(one, want, "entity {id} in chunk {part}");

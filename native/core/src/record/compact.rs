@@ -5,6 +5,7 @@
 //! source's recording id; segments of another recording in a live source are left out (they are
 //! never read) and named in the report.
 
+use crate::format::palette::PaletteKind;
 use std::path::Path;
 use std::sync::Arc;
 
@@ -216,6 +217,14 @@ pub(crate) fn compact_unpublished(
     }
     for t in &meta.library.event_types {
         w.register_event_type(t.clone())?;
+    }
+    for kind in PaletteKind::ALL {
+        for (&id, name) in meta.library.palette.names(kind) {
+            w.register_name(kind, id, name)?;
+        }
+    }
+    if meta.library.starts_mid_world {
+        w.set_starts_mid_world();
     }
     w.set_gaps(meta.library.gaps.clone(), meta.library.stats.dropped_ticks);
     let mut analysis = Analysis::default();

@@ -8,6 +8,7 @@ use crossbeam_channel::Sender;
 
 use crate::error::Result;
 use crate::format::metadata::{EntityInfo, EventType};
+use crate::format::palette::PaletteKind;
 use crate::record::finish::FinishHandle;
 use crate::record::tick_bytes::TickBytes;
 
@@ -39,6 +40,10 @@ pub(crate) enum Msg<R> {
     EventType {
         id: u64,
         t: Box<EventType>,
+    },
+    Name {
+        id: u64,
+        name: Box<(PaletteKind, u32, String)>,
     },
     UserMeta {
         id: u64,
@@ -82,6 +87,7 @@ impl<R> Msg<R> {
             | Msg::Snapshot { id, .. }
             | Msg::Entity { id, .. }
             | Msg::EventType { id, .. }
+            | Msg::Name { id, .. }
             | Msg::UserMeta { id, .. }
             | Msg::Flush { id, .. }
             | Msg::Finish { id, .. }

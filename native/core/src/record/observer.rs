@@ -7,6 +7,7 @@ use std::time::Instant;
 use crate::format::event::Event;
 use crate::format::header::Header;
 use crate::format::metadata::{EntityInfo, EventType, Metadata};
+use crate::format::palette::PaletteKind;
 use crate::format::state::EntityTable;
 use crate::record::chunker::Frame;
 
@@ -28,6 +29,8 @@ pub struct StreamStart<'a> {
 pub enum MetadataChange<'a> {
     Entity(&'a EntityInfo),
     EventType(&'a EventType),
+    /// A palette name: kind, id, name.
+    Name(PaletteKind, u32, &'a str),
     User(&'a str, &'a fastnbt::Value),
 }
 

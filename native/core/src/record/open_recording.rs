@@ -15,6 +15,7 @@ use crate::format::frame::FRAME_HEADER_LEN;
 use crate::format::header::Header;
 use crate::format::index::IndexEntry;
 use crate::format::metadata::{EntityInfo, EventType, Metadata, Registry};
+use crate::format::palette::PaletteKind;
 use crate::record::chunker::{Chunker, Frame};
 use crate::record::compact::CompactOptions;
 use crate::record::compaction_worker::CompactJob;
@@ -386,6 +387,17 @@ impl OpenRecording {
             o.metadata(MetadataChange::EventType(&t));
         }
         self.registry.event_type(&mut self.metadata.library, t);
+        self.meta_dirty = true;
+    }
+
+    /// Names a palette id in the metadata (the recorder checked the name against its budget).
+    pub(crate) fn register_name(&mut self, kind: PaletteKind, id: u32, name: &str) {
+        for o in &self.opts.observers {
+            o.metadata(MetadataChange::Name(kind, id, name));
+        }
+        if let Err(e) = self.metadata.library.palette.insert(kind, id, name) {
+            self.shared.set_error(format!("palette name refused: {e}"));
+        }
         self.meta_dirty = true;
     }
 

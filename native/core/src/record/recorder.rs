@@ -12,6 +12,7 @@ use crossbeam_channel::{Sender, TrySendError};
 use crate::error::{Error, Result};
 use crate::format::Limits;
 use crate::format::metadata::{EntityInfo, EventType};
+use crate::format::palette::PaletteKind;
 use crate::record::engine_shared::EngineShared;
 use crate::record::finish::FinishHandle;
 use crate::record::hot_slots::{Hot, HotRef};
@@ -440,6 +441,21 @@ impl Recorder {
         self.send(Msg::EventType {
             id: self.shared.id,
             t: Box::new(t),
+        })
+    }
+
+    /// Names palette id `id` of `kind` (a block state, an item, a damage cause that world events
+    /// name by id) in the metadata: `register_name(PaletteKind::Block, 1, "minecraft:stone")`.
+    /// Naming an id again with the same name does nothing; another name for it is refused
+    /// (`InvalidArgument`: the events recorded with it would change meaning), as is what would
+    /// make the metadata exceed what a reader accepts (`LimitExceeded`).
+    pub fn register_name(&self, kind: PaletteKind, id: u32, name: &str) -> Result<()> {
+        if !self.shared.meta_budget.lock().name(kind, id, name)? {
+            return Ok(());
+        }
+        self.send(Msg::Name {
+            id: self.shared.id,
+            name: Box::new((kind, id, name.to_owned())),
         })
     }
 

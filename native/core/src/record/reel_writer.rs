@@ -8,6 +8,7 @@ use std::sync::Arc;
 use crate::error::{Error, Result};
 use crate::format::event::Event;
 use crate::format::metadata::{EntityInfo, EventType, Metadata, Registry};
+use crate::format::palette::PaletteKind;
 use crate::format::{Limits, MetadataBudget};
 use crate::record::chunker::{AdoptedChunk, ChunkPolicy, Chunker};
 use crate::record::info::RecordingInfo;
@@ -119,6 +120,15 @@ impl ReelWriter {
     pub fn register_event_type(&mut self, t: EventType) -> Result<()> {
         self.budget.event_type(&t)?;
         self.registry.event_type(&mut self.metadata.library, t);
+        Ok(())
+    }
+
+    /// Names palette id `id` of `kind` in the metadata (see
+    /// [`Recorder::register_name`](crate::record::Recorder::register_name)).
+    pub fn register_name(&mut self, kind: PaletteKind, id: u32, name: &str) -> Result<()> {
+        if self.budget.name(kind, id, name)? {
+            self.metadata.library.palette.insert(kind, id, name)?;
+        }
         Ok(())
     }
 

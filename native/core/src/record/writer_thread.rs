@@ -558,6 +558,15 @@ impl WriterThread {
                     r.register_event_type(*t);
                 }
             }
+            Msg::Name { id, name } => {
+                let replaying = self.replaying;
+                let (kind, pid, name) = *name;
+                if let Some(r) = self.rec_for(id)
+                    && (!replaying || r.fits_budget(|b| b.name(kind, pid, &name).map(|_| ())))
+                {
+                    r.register_name(kind, pid, &name);
+                }
+            }
             Msg::UserMeta { id, meta } => {
                 let replaying = self.replaying;
                 if let Some(r) = self.rec_for(id)

@@ -13,6 +13,7 @@ use crate::error::{Error, Result};
 use crate::format::event::Event;
 use crate::format::header::Header;
 use crate::format::metadata::{EntityInfo, EventType};
+use crate::format::palette::Palette;
 use crate::record::background::Background;
 use crate::record::held::{HeldMemory, Holder, weak_holder};
 use crate::record::{
@@ -75,6 +76,7 @@ struct State {
     header: Header,
     entities: HashMap<u32, EntityInfo>,
     event_types: HashMap<u32, EventType>,
+    palette: Palette,
     user: HashMap<String, fastnbt::Value>,
     pending: Vec<Pending>,
     started: bool,
@@ -304,6 +306,7 @@ impl Inner {
             header: s.header.clone(),
             entities: s.entities.clone(),
             event_types: ids.iter().map(|id| s.event_types[id].clone()).collect(),
+            palette: s.palette.clone(),
             user: s.user.clone(),
             blocks: p.blocks,
             origin: s.ring.origin,
@@ -346,6 +349,7 @@ impl StreamObserver for Inner {
         for t in &start.metadata.library.event_types {
             s.event_types.insert(t.id, t.clone());
         }
+        s.palette = start.metadata.library.palette.clone();
         s.user = start.metadata.user.clone();
         s.ring.alive = start.table.iter().map(|e| e.id).collect();
         s.ring.last_tick = start.last_tick;
@@ -386,6 +390,10 @@ impl StreamObserver for Inner {
             }
             MetadataChange::EventType(t) => {
                 s.event_types.insert(t.id, t.clone());
+            }
+            MetadataChange::Name(kind, id, name) => {
+                // the recorder refused a conflicting name before sending it
+                let _ = s.palette.insert(kind, id, name);
             }
             MetadataChange::User(k, v) => {
                 s.user.insert(k.to_string(), v.clone());

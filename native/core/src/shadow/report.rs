@@ -11,6 +11,7 @@ use crate::error::{Error, Result};
 use crate::format::event::Event;
 use crate::format::header::Header;
 use crate::format::metadata::{EntityInfo, EventType, Metadata};
+use crate::format::palette::{Palette, PaletteKind};
 use crate::format::pose::{POS_SCALE, Pose};
 use crate::format::state::EntityTable;
 use crate::play::{Reader, ReaderOptions};
@@ -27,6 +28,7 @@ pub(crate) struct ReportJob {
     pub header: Header,
     pub entities: HashMap<u32, EntityInfo>,
     pub event_types: Vec<EventType>,
+    pub palette: Palette,
     pub user: HashMap<String, Value>,
     pub blocks: Vec<Arc<Block>>,
     /// The stream's first tick ([`super::ring::Ring::origin`]).
@@ -106,6 +108,11 @@ pub(crate) fn write_report(job: ReportJob) -> Result<PathBuf> {
     }
     for t in &job.event_types {
         w.register_event_type(t.clone())?;
+    }
+    for kind in PaletteKind::ALL {
+        for (&id, name) in job.palette.names(kind) {
+            w.register_name(kind, id, name)?;
+        }
     }
 
     let mut analysis = Analysis::default();

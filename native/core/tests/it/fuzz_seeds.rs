@@ -301,8 +301,24 @@ fn write_fuzz_seeds() {
             data: vec![1, 2, 3],
         },
         Event::Extension {
-            kind: 0x41,
+            kind: 0x4A,
             data: vec![9; 5],
+        },
+        Event::BlockChanges {
+            cause: Some(3),
+            blocks: vec![
+                (tickreel::format::BlockPos::new(0, 64, 0), 1),
+                (tickreel::format::BlockPos::new(1, 64, 0), 2),
+            ],
+        },
+        Event::Attack {
+            attacker: 3,
+            target: 9,
+        },
+        Event::Chat {
+            sender: None,
+            channel: tickreel::format::channel::SYSTEM,
+            text: "a joined".into(),
         },
         Event::EntityRemove { entity: 3 },
         Event::PlayerLeave { entity: 9 },

@@ -13,6 +13,7 @@ use std::path::PathBuf;
 use fastnbt::Value;
 use tickreel::format::Layout;
 use tickreel::format::flag;
+use tickreel::format::{BlockPos, PaletteKind, channel, hand, slot};
 use tickreel::format::{EntityInfo, EventType, Gap};
 use tickreel::format::{FLAG_CUSTOM_EVENTS, FLAG_SNAPSHOT};
 use tickreel::play::Reader;
@@ -85,8 +86,55 @@ const SNAPSHOT_0: &[u8] = b"blocks:stone@100,63,-21";
 /// One tick: its number, its events, and the snapshot bytes offered just before it.
 type GoldenTick = (u32, Vec<Event>, Option<&'static [u8]>);
 
+/// Which build wrote a golden file: data version 2 stored an opaque extension event at tick 9,
+/// data version 3 world events there (named by the palette), and an opaque one of a later kind.
+#[derive(Clone, Copy, PartialEq)]
+enum Written {
+    V2,
+    V3,
+}
+
+/// The world events of tick 9 (data version 3): a block broken by Steve, a hit, a chat line.
+fn world_events_of_tick_9() -> Vec<Event> {
+    vec![
+        Event::BlockChange {
+            pos: BlockPos::new(12, 64, -3),
+            state: 0,
+            cause: Some(1),
+            block_entity: None,
+        },
+        Event::Swing {
+            entity: 1,
+            hand: hand::MAIN,
+        },
+        Event::Attack {
+            attacker: 1,
+            target: 2,
+        },
+        Event::Equipment {
+            entity: 1,
+            slot: slot::MAIN_HAND,
+            item: 1,
+            count: 1,
+        },
+        Event::Chat {
+            sender: Some(2),
+            channel: channel::PUBLIC,
+            text: "gg".into(),
+        },
+        Event::Extension {
+            kind: 0x4A,
+            data: vec![0xca, 0xfe],
+        },
+    ]
+}
+
 /// The recording's ticks (absolute, with gaps) and the snapshots offered before them.
 fn ticks() -> Vec<GoldenTick> {
+    ticks_of(Written::V3)
+}
+
+fn ticks_of(written: Written) -> Vec<GoldenTick> {
     let mut out = Vec::new();
     out.push((
         0,
@@ -158,10 +206,11 @@ fn ticks() -> Vec<GoldenTick> {
                 entity: 1,
                 index: 1,
             }),
-            9 => events.push(Event::Extension {
+            9 if written == Written::V2 => events.push(Event::Extension {
                 kind: 0x41,
                 data: vec![0xca, 0xfe],
             }),
+            9 => events.extend(world_events_of_tick_9()),
             10 => events.push(Event::EntityAdd {
                 entity: 3,
                 kind: 54,
@@ -211,6 +260,10 @@ fn generate() -> Vec<u8> {
         version: 1,
     })
     .unwrap();
+    w.register_name(PaletteKind::Block, 0, "minecraft:air")
+        .unwrap();
+    w.register_name(PaletteKind::Item, 1, "minecraft:diamond_pickaxe")
+        .unwrap();
     // Ticks 5 and 13 are absent; record them as dropped, to exercise the gap list.
     w.set_gaps(vec![Gap { from: 5, to: 5 }, Gap { from: 13, to: 13 }], 2);
     for (t, events, snapshot) in ticks() {
@@ -264,20 +317,46 @@ fn golden_v1_path() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/golden-v1.reel")
 }
 
+/// The golden file as written by builds of data version 2 (before world events): its tick 9
+/// holds an opaque extension event of kind 0x41, which is a world event's kind since data
+/// version 3. Kept as it was (never blessed again): it must still read as the opaque event.
+fn golden_v2_path() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/golden-v2.reel")
+}
+
 /// Data version 2 writes predictor 4 (linear in time) where it wins: Steve's track has gaps (he
-/// has no sample at ticks 5 and 13), so chunks 0 and 1 use it and carry data version 2; chunk 2
-/// (no gap) stays readable by data-version-1 readers.
+/// has no sample at ticks 5 and 13), so chunks 0 and 1 use it; chunk 2 (no gap) stays readable by
+/// data-version-1 readers. Data version 3 is needed by chunk 1 only, the one with world events.
 #[test]
 fn the_committed_golden_file_decodes_to_its_content() {
-    check_golden(&golden_path(), 2, &[2, 2, 1]);
+    check_golden(&golden_path(), 3, &[2, 3, 1], Written::V3);
+    let r = Reader::open_path(golden_path()).unwrap();
+    let palette = &r.metadata().library.palette;
+    assert_eq!(palette.name(PaletteKind::Block, 0), Some("minecraft:air"));
+    assert_eq!(
+        palette.name(PaletteKind::Item, 1),
+        Some("minecraft:diamond_pickaxe")
+    );
+}
+
+#[test]
+fn the_golden_file_of_data_version_2_still_decodes_to_its_content() {
+    check_golden(&golden_v2_path(), 2, &[2, 2, 1], Written::V2);
+    let r = Reader::open_path(golden_v2_path()).unwrap();
+    assert!(r.metadata().library.palette.is_empty());
 }
 
 #[test]
 fn the_golden_file_of_data_version_1_still_decodes_to_its_content() {
-    check_golden(&golden_v1_path(), 1, &[1, 1, 1]);
+    check_golden(&golden_v1_path(), 1, &[1, 1, 1], Written::V2);
 }
 
-fn check_golden(path: &std::path::Path, data_version: u16, frame_versions: &[u16]) {
+fn check_golden(
+    path: &std::path::Path,
+    data_version: u16,
+    frame_versions: &[u16],
+    written: Written,
+) {
     let bytes = std::fs::read(path).unwrap();
     assert_eq!(&bytes[0..4], b"TKRL");
     let r = Reader::open_path(path).unwrap();
@@ -357,7 +436,10 @@ fn check_golden(path: &std::path::Path, data_version: u16, frame_versions: &[u16
         .unwrap();
     assert_eq!(decoded.len(), 18, "ticks 5 and 13 are empty");
     assert!(!decoded.contains_key(&5) && !decoded.contains_key(&13));
-    let input: HashMap<u32, Vec<Event>> = ticks().into_iter().map(|(t, e, _)| (t, e)).collect();
+    let input: HashMap<u32, Vec<Event>> = ticks_of(written)
+        .into_iter()
+        .map(|(t, e, _)| (t, e))
+        .collect();
     for (t, events) in &decoded {
         let expected = match t {
             // Position and Rotation fold into one absolute Pose per entity, sorted by entity.
@@ -400,7 +482,10 @@ fn check_golden(path: &std::path::Path, data_version: u16, frame_versions: &[u16
     }
 
     // The state after every tick, by straight decode and by seeking, equals the input's.
-    let plain: Vec<(u32, Vec<Event>)> = ticks().into_iter().map(|(t, e, _)| (t, e)).collect();
+    let plain: Vec<(u32, Vec<Event>)> = ticks_of(written)
+        .into_iter()
+        .map(|(t, e, _)| (t, e))
+        .collect();
     for (t, state) in common::expected_states(&plain) {
         assert_eq!(r.seek(t).unwrap().entities, state, "seek to {t}");
     }

@@ -49,4 +49,5 @@ mod short_runs;
 mod staging;
 mod start_paths;
 mod submit_alloc;
+mod world;
 mod writer_limits;

@@ -9,6 +9,7 @@ use std::sync::Arc;
 use proptest::prelude::*;
 use tickreel::Event;
 use tickreel::Pose;
+use tickreel::format::BlockPos;
 use tickreel::format::DecodedChunk;
 use tickreel::format::EntityTable;
 use tickreel::format::FrameHeader;
@@ -79,6 +80,7 @@ enum Ev {
     Leave(u32),
     Custom(u32, Vec<u8>),
     Extension(u8, Vec<u8>),
+    World(Event),
 }
 
 fn ev() -> impl Strategy<Value = Ev> {
@@ -99,8 +101,70 @@ fn ev() -> impl Strategy<Value = Ev> {
         1 => id.prop_map(Ev::Leave),
         1 => (any::<u32>(), proptest::collection::vec(any::<u8>(), 0..40))
             .prop_map(|(t, d)| Ev::Custom(t, d)),
-        1 => (0x40u8..=0x7F, proptest::collection::vec(any::<u8>(), 0..20))
+        1 => (0x4Au8..=0x7F, proptest::collection::vec(any::<u8>(), 0..20))
             .prop_map(|(k, d)| Ev::Extension(k, d)),
+        2 => world_event().prop_map(Ev::World),
+    ]
+}
+
+/// World events with small and extreme fields (data version 3).
+fn world_event() -> impl Strategy<Value = Event> {
+    let pos =
+        (any::<i32>(), -64i32..320, any::<i32>()).prop_map(|(x, y, z)| BlockPos::new(x, y, z));
+    let opt = proptest::option::of(0u32..8);
+    prop_oneof![
+        (
+            pos.clone(),
+            any::<u32>(),
+            opt.clone(),
+            proptest::option::of(proptest::collection::vec(any::<u8>(), 0..16))
+        )
+            .prop_map(|(pos, state, cause, block_entity)| Event::BlockChange {
+                pos,
+                state,
+                cause,
+                block_entity
+            }),
+        (
+            opt.clone(),
+            proptest::collection::vec((pos.clone(), 0u32..30_000), 1..20)
+        )
+            .prop_map(|(cause, blocks)| Event::BlockChanges { cause, blocks }),
+        (0u32..8, 0u8..2).prop_map(|(entity, hand)| Event::Swing { entity, hand }),
+        (0u32..8, 0u32..8).prop_map(|(attacker, target)| Event::Attack { attacker, target }),
+        (0u32..8, any::<u32>(), any::<u32>(), opt.clone()).prop_map(
+            |(entity, amount, cause, source)| Event::Damage {
+                entity,
+                amount,
+                cause,
+                source
+            }
+        ),
+        (0u32..8, 0u8..7, any::<u32>(), 0u32..65).prop_map(|(entity, slot, item, count)| {
+            Event::Equipment {
+                entity,
+                slot,
+                item,
+                count,
+            }
+        }),
+        (opt.clone(), 0u32..4, ".{0,40}").prop_map(|(sender, channel, text)| Event::Chat {
+            sender,
+            channel,
+            text
+        }),
+        (
+            any::<u32>(),
+            opt,
+            proptest::option::of(any::<[i64; 3]>()),
+            proptest::collection::vec(any::<u8>(), 0..20)
+        )
+            .prop_map(|(type_id, entity, position, data)| Event::CustomAt {
+                type_id,
+                entity,
+                position,
+                data
+            }),
     ]
 }
 
@@ -173,6 +237,7 @@ fn build(start: u32, specs: &[TickSpec]) -> Vec<InputTick> {
                 Ev::Leave(entity) => Event::PlayerLeave { entity },
                 Ev::Custom(type_id, data) => Event::Custom { type_id, data },
                 Ev::Extension(kind, data) => Event::Extension { kind, data },
+                Ev::World(e) => e,
             };
             table.apply(&e);
             events.push(e);

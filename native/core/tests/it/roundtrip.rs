@@ -123,8 +123,19 @@ fn every_event_kind_and_metadata_round_trip() {
                     data: vec![1, 2, 3, 4],
                 },
                 Event::Extension {
-                    kind: 0x42,
+                    kind: 0x4B,
                     data: vec![7],
+                },
+                Event::BlockChange {
+                    pos: tickreel::format::BlockPos::new(-7, 70, 1 << 20),
+                    state: 3,
+                    cause: Some(1),
+                    block_entity: Some(vec![10, 0, 0, 0]),
+                },
+                Event::Chat {
+                    sender: Some(1),
+                    channel: tickreel::format::channel::PUBLIC,
+                    text: "hello".into(),
                 },
             ],
         ),

@@ -17,6 +17,7 @@ use crate::format::index::{FLAG_CUSTOM_EVENTS, FLAG_SNAPSHOT};
 use crate::format::movement;
 use crate::format::pose::Pose;
 use crate::format::state::{EntityState, EntityTable};
+use crate::format::world::{self, world_kind};
 use crate::format::{DATA_VERSION, gap_prediction};
 
 /// Marks a sample-log entry that follows a teleport (high bit of its slot number).
@@ -65,10 +66,12 @@ pub struct ChunkEncoder {
     /// Slots whose entity is not alive (dropped at the next chunk start).
     dead: usize,
     log: Vec<LogSample>,
-    /// The data version the last encoded payload needs: 2 if a column uses predictor 4
+    /// The data version the last encoded payload needs: 3 if it holds a world event, else 2 if a column uses predictor 4
     /// (linear in time) or a track's ticks are stored as deltas, else 1 (so that readers of data
     /// version 1 read it).
     payload_version: u16,
+    /// The chunk holds a world event (its payload needs data version 3).
+    world_events: bool,
     /// `encode_payload`'s working buffers on a thread that is not the library's (the caller of a
     /// synchronous writer): see [`crate::threads`].
     own_scratch: Option<Box<Scratch>>,
@@ -159,6 +162,7 @@ impl ChunkEncoder {
         self.flags = if snapshot.is_some() { FLAG_SNAPSHOT } else { 0 };
         self.snapshot = snapshot;
         self.stream.clear();
+        self.world_events = false;
         self.event_count = 0;
         self.sample_count = 0;
     }
@@ -314,7 +318,21 @@ impl ChunkEncoder {
                 e.encode(&mut self.stream);
                 self.tick_events += 1;
             }
-            Event::Custom { .. } | Event::Extension { .. } => {
+            Event::Custom { .. }
+            | Event::Extension { .. }
+            | Event::BlockChange { .. }
+            | Event::BlockChanges { .. }
+            | Event::Swing { .. }
+            | Event::Attack { .. }
+            | Event::Use { .. }
+            | Event::Damage { .. }
+            | Event::Health { .. }
+            | Event::Equipment { .. }
+            | Event::Chat { .. }
+            | Event::CustomAt { .. } => {
+                if e.is_world() {
+                    self.world_events = true;
+                }
                 self.flags |= FLAG_CUSTOM_EVENTS;
                 e.encode(&mut self.stream);
                 self.tick_events += 1;
@@ -426,12 +444,18 @@ impl ChunkEncoder {
             self.own_scratch = Some(sc);
             v2
         };
-        self.payload_version = if v2 { DATA_VERSION } else { 1 };
+        self.payload_version = if self.world_events {
+            DATA_VERSION
+        } else if v2 {
+            2
+        } else {
+            1
+        };
     }
 
     /// The data version of the payload [`ChunkEncoder::encode_payload`] wrote last: the lowest
-    /// that reads it (2 if a column uses predictor 4, linear in time, or a track header stores
-    /// its ticks as deltas; else 1).
+    /// that reads it (3 if it holds a world event; else 2 if a column uses predictor 4, linear in
+    /// time, or a track header stores its ticks as deltas; else 1).
     #[cfg(test)]
     pub fn payload_version(&self) -> u16 {
         self.payload_version
@@ -638,13 +662,20 @@ pub(crate) fn validate_events(events: &[Event]) -> Result<()> {
                 data.len(),
             )));
         }
-        if let Event::Extension { kind: k, .. } = e
-            && !(kind::EXTENSION_FIRST..=kind::EXTENSION_LAST).contains(k)
-        {
-            return Err(Error::invalid(format!(
-                "0x{k:02x} is not an extension kind"
-            )));
+        if let Event::Extension { kind: k, .. } = e {
+            if !(kind::EXTENSION_FIRST..=kind::EXTENSION_LAST).contains(k) {
+                return Err(Error::invalid(format!(
+                    "0x{k:02x} is not an extension kind"
+                )));
+            }
+            if *k <= world_kind::LAST {
+                return Err(Error::invalid(format!(
+                    "extension kind 0x{k:02x} is a world event's (see format::world_kind): \
+                     submit the world event itself"
+                )));
+            }
         }
+        world::check_limits(e)?;
     }
     Ok(())
 }

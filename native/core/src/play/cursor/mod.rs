@@ -21,10 +21,11 @@ mod tests;
 
 pub use reverse::{ReverseLog, undo_tick};
 
-/// Whether an event changes the world rather than an entity (custom and extension events).
+/// Whether an event changes the world rather than an entity's pose, kind or flags (custom,
+/// extension and world events).
 #[inline]
 pub fn is_world_event(e: &Event) -> bool {
-    matches!(e, Event::Custom { .. } | Event::Extension { .. })
+    matches!(e, Event::Custom { .. } | Event::Extension { .. }) || e.is_world()
 }
 
 /// Where a playhead stands inside one chunk: how many pose samples of each track and how many

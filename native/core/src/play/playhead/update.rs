@@ -201,14 +201,7 @@ impl Update {
     }
 
     pub(super) fn heap_bytes(&self) -> usize {
-        let custom: usize = self
-            .events
-            .iter()
-            .map(|e| match e {
-                Event::Custom { data, .. } | Event::Extension { data, .. } => data.capacity(),
-                _ => 0,
-            })
-            .sum();
+        let custom: usize = self.events.iter().map(Event::heap_bytes).sum();
         self.spans.capacity() * std::mem::size_of::<TickSpan>()
             + self.events.capacity() * std::mem::size_of::<Event>()
             + custom
