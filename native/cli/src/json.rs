@@ -231,10 +231,10 @@ pub fn event_to_json(e: &Event, type_name: impl Fn(u32) -> Option<String>) -> Or
             if let Some(name) = type_name(*type_id) {
                 m.put("name", name);
             }
-            if let Some([x, y, z]) = position {
-                m.put("x", *x as f64 / POS_SCALE);
-                m.put("y", *y as f64 / POS_SCALE);
-                m.put("z", *z as f64 / POS_SCALE);
+            if let Some(&[x, y, z]) = position.as_deref() {
+                m.put("x", x as f64 / POS_SCALE);
+                m.put("y", y as f64 / POS_SCALE);
+                m.put("z", z as f64 / POS_SCALE);
             }
             m.put("data", hex(data));
         }

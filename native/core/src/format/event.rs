@@ -127,11 +127,12 @@ pub enum Event {
         text: String,
     },
     /// A custom event placed at an entity and/or a position (fixed point like a pose's), so
-    /// that a report's radius and a viewer can place it.
+    /// that a report's radius and a viewer can place it. The position is boxed so that it does
+    /// not make every event larger (an `Event` stays 56 bytes).
     CustomAt {
         type_id: u32,
         entity: Option<u32>,
-        position: Option<[i64; 3]>,
+        position: Option<Box<[i64; 3]>>,
         data: Vec<u8>,
     },
     /// A reserved extension kind this build does not understand; carried as bytes.
@@ -390,7 +391,7 @@ impl Event {
                     None => out.push(0),
                     Some(p) => {
                         out.push(1);
-                        for v in p {
+                        for v in p.iter() {
                             put_ivarint(out, *v);
                         }
                     }
@@ -477,7 +478,7 @@ impl Event {
                 let entity = get_opt_entity(&mut r)?;
                 let position = match r.u8()? {
                     0 => None,
-                    1 => Some([r.ivarint()?, r.ivarint()?, r.ivarint()?]),
+                    1 => Some(Box::new([r.ivarint()?, r.ivarint()?, r.ivarint()?])),
                     t => return Err(Error::corrupt(format!("position tag {t}"))),
                 };
                 let len = r.len_varint(MAX_CUSTOM_EVENT_BYTES, "custom event length")?;
@@ -841,7 +842,7 @@ mod tests {
             Event::CustomAt {
                 type_id: 1001,
                 entity: None,
-                position: Some([-5, 64 * 4096, 1 << 40]),
+                position: Some(Box::new([-5, 64 * 4096, 1 << 40])),
                 data: vec![0xAB; 200],
             },
             Event::CustomAt {
@@ -851,6 +852,13 @@ mod tests {
                 data: vec![],
             },
         ]
+    }
+
+    #[test]
+    fn an_event_stays_56_bytes() {
+        // decoded batches and chunk records are vectors of events: world events must not make
+        // every pose event larger
+        assert_eq!(std::mem::size_of::<Event>(), 56);
     }
 
     #[test]

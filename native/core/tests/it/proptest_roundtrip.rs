@@ -156,7 +156,7 @@ fn world_event() -> impl Strategy<Value = Event> {
         (
             any::<u32>(),
             opt,
-            proptest::option::of(any::<[i64; 3]>()),
+            proptest::option::of(any::<[i64; 3]>().prop_map(Box::new)),
             proptest::collection::vec(any::<u8>(), 0..20)
         )
             .prop_map(|(type_id, entity, position, data)| Event::CustomAt {
