@@ -36,6 +36,8 @@ public final class Update {
     private List<EntityState> entities;
     /** Whether {@link #entityLongs} holds this update's entities (filled by {@link #fill()}). */
     private boolean filled;
+    /** How many entities {@link #fill()} read. */
+    private int filledCount;
 
     Update(NativeHandle playhead) {
         this.playhead = playhead;
@@ -110,7 +112,8 @@ public final class Update {
     public List<EntityState> entities() {
         List<EntityState> e = entities;
         if (e == null) {
-            e = states(entityLongs, fill());
+            int n = fill(); // first: it may replace the array
+            e = states(entityLongs, n);
             entities = e;
         }
         return e;
@@ -129,9 +132,10 @@ public final class Update {
             while ((long) (n = NativeBridge.playheadEntities(h, entityLongs)) * ENTITY_LONGS > entityLongs.length) {
                 entityLongs = new long[n * ENTITY_LONGS]; // filled only when it fits: grow and ask again
             }
+            filledCount = n;
             filled = true;
         }
-        return entityCount();
+        return filledCount;
     }
 
     /** Offset of entity {@code i}'s longs, reading them first if needed. */
