@@ -462,3 +462,187 @@ fn palette_codes_match_the_core() {
     );
     assert!(PaletteKind::from_code(3).is_err());
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ffi::batch::*;
+    use crate::ffi::generated::events::*;
+    use crate::ffi::result::TickreelResult;
+    use tickreel::format::{BlockPos, decode_batch};
+
+    const OK: TickreelResult = TickreelResult::Ok;
+
+    fn batch_bytes(b: *mut crate::ffi::TickreelBatch) -> Vec<u8> {
+        let mut len = 0;
+        // SAFETY: a length query (NULL, capacity 0), then a buffer of that length.
+        unsafe {
+            tickreel_batch_bytes(b, std::ptr::null_mut(), 0, &mut len);
+            let mut buf = vec![0u8; len];
+            assert_eq!(tickreel_batch_bytes(b, buf.as_mut_ptr(), len, &mut len), OK);
+            buf
+        }
+    }
+
+    /// Every world batch function writes the core's encoding of its event, and the typed events
+    /// read them back field by field.
+    #[test]
+    fn world_batch_functions_encode_as_the_core_and_decode_typed() {
+        let mut b = std::ptr::null_mut();
+        // SAFETY: `b` is writable.
+        assert_eq!(unsafe { tickreel_batch_new(&mut b) }, OK);
+        let nbt = [10u8, 0, 0, 0];
+        let blocks = [
+            TickreelBlockState {
+                x: 1,
+                y: 2,
+                z: 3,
+                state: 4,
+            },
+            TickreelBlockState {
+                x: -1,
+                y: 2,
+                z: 3,
+                state: 0,
+            },
+        ];
+        // SAFETY: every pointer is valid for its length.
+        unsafe {
+            assert_eq!(
+                tickreel_batch_block_change(b, 1, -2, 3, 9, true, 7, nbt.as_ptr(), nbt.len()),
+                OK
+            );
+            assert_eq!(
+                tickreel_batch_block_changes(b, false, 0, blocks.as_ptr(), blocks.len()),
+                OK
+            );
+            assert_eq!(tickreel_batch_chat(b, false, 0, 3, c"hi".as_ptr()), OK);
+            assert_eq!(
+                tickreel_batch_custom_at(b, 5, true, 2, false, 0.0, 0.0, 0.0, std::ptr::null(), 0),
+                OK
+            );
+        }
+        assert_eq!(tickreel_batch_swing(b, 1, TICKREEL_HAND_OFF), OK);
+        assert_eq!(tickreel_batch_attack(b, 1, 2), OK);
+        assert_eq!(tickreel_batch_use_on_block(b, 1, 0, 6, 4, 5, 6), OK);
+        assert_eq!(tickreel_batch_damage(b, 2, 150, 3, false, 0), OK);
+        assert_eq!(tickreel_batch_health(b, 2, 1850), OK);
+        assert_eq!(tickreel_batch_equipment(b, 1, 5, 8, 1), OK);
+        assert_eq!(
+            tickreel_batch_swing(b, 1, 2),
+            TickreelResult::InvalidArgument
+        );
+        let expected = vec![
+            Event::BlockChange {
+                pos: BlockPos::new(1, -2, 3),
+                state: 9,
+                cause: Some(7),
+                block_entity: Some(nbt.to_vec()),
+            },
+            Event::BlockChanges {
+                cause: None,
+                blocks: vec![(BlockPos::new(1, 2, 3), 4), (BlockPos::new(-1, 2, 3), 0)],
+            },
+            Event::Chat {
+                sender: None,
+                channel: 3,
+                text: "hi".into(),
+            },
+            Event::CustomAt {
+                type_id: 5,
+                entity: Some(2),
+                position: None,
+                data: vec![],
+            },
+            Event::Swing { entity: 1, hand: 1 },
+            Event::Attack {
+                attacker: 1,
+                target: 2,
+            },
+            Event::Use {
+                entity: 1,
+                hand: 0,
+                item: 6,
+                target: UseTarget::Block(BlockPos::new(4, 5, 6)),
+            },
+            Event::Damage {
+                entity: 2,
+                amount: 150,
+                cause: 3,
+                source: None,
+            },
+            Event::Health {
+                entity: 2,
+                health: 1850,
+            },
+            Event::Equipment {
+                entity: 1,
+                slot: 5,
+                item: 8,
+                count: 1,
+            },
+        ];
+        let bytes = batch_bytes(b);
+        assert_eq!(decode_batch(&bytes).unwrap(), expected);
+        assert_eq!(crate::ffi::batch::tickreel_batch_free(b), OK);
+
+        // As a tick of the ticks format, decoded into typed events.
+        let mut ticks = Vec::new();
+        crate::api::encode_ticks([(42, expected.as_slice())], &mut ticks).unwrap();
+        let mut h = std::ptr::null_mut();
+        // SAFETY: `ticks` is readable, `h` writable.
+        assert_eq!(
+            unsafe { tickreel_events_decode(ticks.as_ptr(), ticks.len(), &mut h) },
+            OK
+        );
+        let get = |i: usize| {
+            let mut e = std::mem::MaybeUninit::<TickreelEvent>::uninit();
+            // SAFETY: `e` is writable storage for one event.
+            assert_eq!(unsafe { tickreel_events_get(h, i, e.as_mut_ptr()) }, OK);
+            // SAFETY: written by the call above.
+            unsafe { e.assume_init() }
+        };
+        let e = get(0);
+        assert_eq!(
+            (e.tick, e.kind, e.has_entity, e.entity, e.block, e.data_len),
+            (
+                42,
+                TICKREEL_EVENT_BLOCK_CHANGE,
+                true,
+                7,
+                TickreelBlockState {
+                    x: 1,
+                    y: -2,
+                    z: 3,
+                    state: 9
+                },
+                4
+            )
+        );
+        let e = get(1);
+        // SAFETY: `blocks` points at `block_count` blocks owned by the live handle.
+        let got = unsafe { std::slice::from_raw_parts(e.blocks, e.block_count) };
+        assert_eq!(got, &blocks);
+        let e = get(2);
+        assert_eq!(
+            (e.kind, e.has_entity, e.channel),
+            (TICKREEL_EVENT_CHAT, false, 3)
+        );
+        // SAFETY: `data` points at `data_len` bytes owned by the live handle.
+        assert_eq!(
+            unsafe { std::slice::from_raw_parts(e.data, e.data_len) },
+            b"hi"
+        );
+        let e = get(7);
+        assert_eq!(
+            (e.kind, e.entity, e.amount, e.cause, e.has_other),
+            (TICKREEL_EVENT_DAMAGE, 2, 150, 3, false)
+        );
+        let mut e = std::mem::MaybeUninit::<TickreelEvent>::uninit();
+        // SAFETY: `e` is writable.
+        let past = unsafe { tickreel_events_get(h, 10, e.as_mut_ptr()) };
+        assert_eq!(past, TickreelResult::InvalidArgument);
+        assert_eq!(tickreel_events_free(h), OK);
+        assert_eq!(tickreel_events_free(h), TickreelResult::InvalidHandle);
+    }
+}
