@@ -42,26 +42,31 @@
  * Index (line numbers in this file).
  *   Constants and result codes first; then each area, the error channel first: its
  *   handles and structs, then its functions:
- *   Errors and the library: line 325
+ *   Errors and the library: line 519
  *      tickreel_handle_count, tickreel_last_error, tickreel_last_error_message,
  *      tickreel_last_error_code, tickreel_result_name, tickreel_version, tickreel_features
- *   Tick batches (TickreelBatch): line 401
+ *   Tick batches (TickreelBatch): line 595
  *      tickreel_batch_new, tickreel_batch_free, tickreel_batch_clear, tickreel_batch_event_count,
  *      tickreel_batch_bytes, tickreel_batch_add_entity, tickreel_batch_remove_entity,
  *      tickreel_batch_add_pose, tickreel_batch_add_position, tickreel_batch_add_rotation,
  *      tickreel_batch_teleport, tickreel_batch_flags, tickreel_batch_checkpoint,
- *      tickreel_batch_velocity, tickreel_batch_player_leave, tickreel_batch_custom
- *   Live recording (TickreelEngine, TickreelRecorder, TickreelFinishHandle): line 609
+ *      tickreel_batch_velocity, tickreel_batch_player_leave, tickreel_batch_custom,
+ *      tickreel_batch_block_change, tickreel_batch_block_changes, tickreel_batch_swing,
+ *      tickreel_batch_attack, tickreel_batch_use, tickreel_batch_use_on_entity,
+ *      tickreel_batch_use_on_block, tickreel_batch_damage, tickreel_batch_health,
+ *      tickreel_batch_equipment, tickreel_batch_chat, tickreel_batch_custom_at
+ *   Live recording (TickreelEngine, TickreelRecorder, TickreelFinishHandle): line 1007
  *      tickreel_engine_options_default, tickreel_engine_new, tickreel_engine_free,
  *      tickreel_engine_stats, tickreel_recorder_options_default, tickreel_recorder_start,
  *      tickreel_recorder_free, tickreel_recorder_submit_tick, tickreel_recorder_submit_batch,
  *      tickreel_recorder_player_left, tickreel_recorder_offer_snapshot,
  *      tickreel_recorder_register_entity, tickreel_recorder_register_event_type,
- *      tickreel_recorder_set_user_metadata, tickreel_recorder_flush, tickreel_recorder_stats,
- *      tickreel_recorder_wait_resumed, tickreel_recorder_status, tickreel_recorder_finish,
- *      tickreel_recorder_abort, tickreel_finish_handle_poll, tickreel_finish_handle_wait,
- *      tickreel_finish_handle_free, tickreel_recorder_finish_upload
- *   Ghosts (TickreelGhost, TickreelGhostLoad, TickreelGhostCursor, TickreelLiveDelta): line 1273
+ *      tickreel_recorder_register_name, tickreel_recorder_set_user_metadata,
+ *      tickreel_recorder_flush, tickreel_recorder_stats, tickreel_recorder_wait_resumed,
+ *      tickreel_recorder_status, tickreel_recorder_finish, tickreel_recorder_abort,
+ *      tickreel_finish_handle_poll, tickreel_finish_handle_wait, tickreel_finish_handle_free,
+ *      tickreel_recorder_finish_upload
+ *   Ghosts (TickreelGhost, TickreelGhostLoad, TickreelGhostCursor, TickreelLiveDelta): line 1692
  *      tickreel_ghost_load, tickreel_ghost_load_from_reader, tickreel_ghost_free,
  *      tickreel_ghost_info, tickreel_ghost_splits, tickreel_ghost_cursor_new,
  *      tickreel_ghost_cursor_free, tickreel_ghost_cursor_sample,
@@ -69,7 +74,7 @@
  *      tickreel_live_delta_update, tickreel_live_delta_set_time_shift, tickreel_live_delta_reset,
  *      tickreel_ghost_load_async, tickreel_ghost_load_poll, tickreel_ghost_load_take,
  *      tickreel_ghost_load_free, tickreel_ghost_load_async_url
- *   Playback (TickreelPlayhead): line 1685
+ *   Playback (TickreelPlayhead): line 2104
  *      tickreel_playhead_open_url, tickreel_playhead_open, tickreel_playhead_follow,
  *      tickreel_playhead_free, tickreel_playhead_current, tickreel_playhead_advance,
  *      tickreel_playhead_prepare, tickreel_playhead_seek, tickreel_playhead_step_forward,
@@ -78,29 +83,32 @@
  *      tickreel_playhead_entities, tickreel_playhead_ticks, tickreel_playhead_removed,
  *      tickreel_playhead_added, tickreel_playhead_world, tickreel_playhead_world_snapshot,
  *      tickreel_playhead_world_events
- *   Reading recordings (TickreelReader): line 2116
+ *   Reading recordings (TickreelReader): line 2535
  *      tickreel_reader_open_url, tickreel_reader_open, tickreel_reader_free,
  *      tickreel_reader_tick_count, tickreel_reader_first_tick, tickreel_reader_last_tick,
  *      tickreel_reader_chunk_count, tickreel_reader_tick_rate, tickreel_reader_metadata,
- *      tickreel_reader_seek, tickreel_reader_ticks, tickreel_reader_verify
- *   Shadow play (TickreelShadowBuffer): line 2328
+ *      tickreel_reader_seek, tickreel_reader_ticks, tickreel_reader_verify,
+ *      tickreel_reader_palette_name
+ *   Decoded events (TickreelEvents): line 2769
+ *      tickreel_events_decode, tickreel_events_free, tickreel_events_count, tickreel_events_get
+ *   Shadow play (TickreelShadowBuffer): line 2977
  *      tickreel_shadow_buffer_report_upload, tickreel_shadow_options_default,
  *      tickreel_report_options_default, tickreel_shadow_buffer_start,
  *      tickreel_shadow_buffer_report, tickreel_shadow_buffer_stats,
  *      tickreel_shadow_buffer_attached, tickreel_shadow_buffer_free
- *   Writing recordings (TickreelReelWriter): line 2641
+ *   Writing recordings (TickreelReelWriter): line 3290
  *      tickreel_reel_options_default, tickreel_reel_writer_create, tickreel_reel_writer_free,
  *      tickreel_reel_writer_write_tick, tickreel_reel_writer_write_batch,
  *      tickreel_reel_writer_offer_snapshot, tickreel_reel_writer_register_entity,
- *      tickreel_reel_writer_register_event_type, tickreel_reel_writer_set_user_metadata,
- *      tickreel_reel_writer_finish
- *   Object storage (TickreelObjectOptions, TickreelPendingUpload; Cargo feature "object"): line 2852
+ *      tickreel_reel_writer_register_event_type, tickreel_reel_writer_register_name,
+ *      tickreel_reel_writer_set_user_metadata, tickreel_reel_writer_finish
+ *   Object storage (TickreelObjectOptions, TickreelPendingUpload; Cargo feature "object"): line 3521
  *      tickreel_object_options_new, tickreel_object_options_free,
  *      tickreel_object_options_set_endpoint, tickreel_object_options_set_region,
  *      tickreel_object_options_set_credentials, tickreel_object_options_set_allow_http,
  *      tickreel_object_options_set_timeouts, tickreel_object_options_set_retries,
  *      tickreel_pending_upload_poll, tickreel_pending_upload_bytes, tickreel_pending_upload_free
- *   Catalog (TickreelCatalog, TickreelCatalogCall; Cargo feature "catalog"): line 2987
+ *   Catalog (TickreelCatalog, TickreelCatalogCall; Cargo feature "catalog"): line 3656
  *      tickreel_catalog_open, tickreel_catalog_free, tickreel_catalog_register,
  *      tickreel_catalog_top, tickreel_catalog_personal_best, tickreel_catalog_around,
  *      tickreel_catalog_recent, tickreel_catalog_sum_of_best, tickreel_catalog_load_ghost,
@@ -221,6 +229,192 @@
  * `tickreel_features()` bit: this build carries the catalog (`tickreel_catalog_*`).
  */
 #define TICKREEL_FEATURE_CATALOG 2
+
+/**
+ * `TickreelEvent.kind`: an entity appeared.
+ */
+#define TICKREEL_EVENT_ENTITY_ADD 1
+
+/**
+ * An entity disappeared.
+ */
+#define TICKREEL_EVENT_ENTITY_REMOVE 2
+
+/**
+ * An entity's absolute pose.
+ */
+#define TICKREEL_EVENT_POSE 3
+
+/**
+ * An entity's position (as written; readers see poses).
+ */
+#define TICKREEL_EVENT_POSITION 4
+
+/**
+ * An entity's rotation (as written; readers see poses).
+ */
+#define TICKREEL_EVENT_ROTATION 5
+
+/**
+ * A teleport.
+ */
+#define TICKREEL_EVENT_TELEPORT 6
+
+/**
+ * An entity's flags.
+ */
+#define TICKREEL_EVENT_FLAGS 7
+
+/**
+ * A checkpoint reached.
+ */
+#define TICKREEL_EVENT_CHECKPOINT 8
+
+/**
+ * An entity's velocity.
+ */
+#define TICKREEL_EVENT_VELOCITY 9
+
+/**
+ * A player left.
+ */
+#define TICKREEL_EVENT_PLAYER_LEAVE 10
+
+/**
+ * A block changed.
+ */
+#define TICKREEL_EVENT_BLOCK_CHANGE 64
+
+/**
+ * Many blocks changed at once.
+ */
+#define TICKREEL_EVENT_BLOCK_CHANGES 65
+
+/**
+ * An entity swung a hand.
+ */
+#define TICKREEL_EVENT_SWING 66
+
+/**
+ * An entity attacked another.
+ */
+#define TICKREEL_EVENT_ATTACK 67
+
+/**
+ * An entity used an item.
+ */
+#define TICKREEL_EVENT_USE 68
+
+/**
+ * An entity took damage.
+ */
+#define TICKREEL_EVENT_DAMAGE 69
+
+/**
+ * An entity's health.
+ */
+#define TICKREEL_EVENT_HEALTH 70
+
+/**
+ * An entity's equipment in a slot.
+ */
+#define TICKREEL_EVENT_EQUIPMENT 71
+
+/**
+ * A chat line.
+ */
+#define TICKREEL_EVENT_CHAT 72
+
+/**
+ * A custom event placed at an entity and/or a position.
+ */
+#define TICKREEL_EVENT_CUSTOM_AT 73
+
+/**
+ * A custom event.
+ */
+#define TICKREEL_EVENT_CUSTOM 128
+
+/**
+ * The main hand.
+ */
+#define TICKREEL_HAND_MAIN 0
+
+/**
+ * The off hand.
+ */
+#define TICKREEL_HAND_OFF 1
+
+/**
+ * Equipment slot: main hand (values above `TICKREEL_SLOT_BODY` up to 255 are the game's own).
+ */
+#define TICKREEL_SLOT_MAIN_HAND 0
+
+/**
+ * Equipment slot: off hand.
+ */
+#define TICKREEL_SLOT_OFF_HAND 1
+
+/**
+ * Equipment slot: feet.
+ */
+#define TICKREEL_SLOT_FEET 2
+
+/**
+ * Equipment slot: legs.
+ */
+#define TICKREEL_SLOT_LEGS 3
+
+/**
+ * Equipment slot: chest.
+ */
+#define TICKREEL_SLOT_CHEST 4
+
+/**
+ * Equipment slot: head.
+ */
+#define TICKREEL_SLOT_HEAD 5
+
+/**
+ * Equipment slot: body (a horse's armour).
+ */
+#define TICKREEL_SLOT_BODY 6
+
+/**
+ * Chat channel: public chat everyone sees (values above `TICKREEL_CHANNEL_SYSTEM` are the
+ * game's own, treated as private).
+ */
+#define TICKREEL_CHANNEL_PUBLIC 0
+
+/**
+ * Chat channel: to one player or a few (whispers, party chat).
+ */
+#define TICKREEL_CHANNEL_PRIVATE 1
+
+/**
+ * Chat channel: a team's chat.
+ */
+#define TICKREEL_CHANNEL_TEAM 2
+
+/**
+ * Chat channel: the server's messages.
+ */
+#define TICKREEL_CHANNEL_SYSTEM 3
+
+/**
+ * Palette kind (`tickreel_recorder_register_name`, `tickreel_reader_palette_name`): block states.
+ */
+#define TICKREEL_PALETTE_BLOCK 0
+
+/**
+ * Palette kind: items.
+ */
+#define TICKREEL_PALETTE_ITEM 1
+
+/**
+ * Palette kind: damage causes.
+ */
+#define TICKREEL_PALETTE_DAMAGE_CAUSE 2
 
 /**
  * The result of every tickreel C function.
@@ -405,6 +599,29 @@ uint32_t tickreel_features(void);
  * `tickreel_batch_free`. The pointer is a handle, not an address: never dereference it.
  */
 typedef struct TickreelBatch TickreelBatch;
+
+/**
+ * A block and its new state: one block of a multi-block change (`tickreel_batch_block_changes`,
+ * `TickreelEvent.blocks`).
+ */
+typedef struct TickreelBlockState {
+    /**
+     * Block x.
+     */
+    int32_t x;
+    /**
+     * Block y.
+     */
+    int32_t y;
+    /**
+     * Block z.
+     */
+    int32_t z;
+    /**
+     * The new state: an id of the recording's block palette.
+     */
+    uint32_t state;
+} TickreelBlockState;
 
 /**
  * Creates an empty batch builder and stores its handle in `*out_batch`.
@@ -605,6 +822,187 @@ TickreelResult tickreel_batch_custom(struct TickreelBatch *batch,
                                      uint32_t type_id,
                                      const uint8_t *data,
                                      size_t data_len);
+
+/**
+ * A block changed at (`x`, `y`, `z`) to `state` (an id of the block palette: register its name
+ * with `tickreel_recorder_register_name`), changed by entity `cause` if `has_cause`, with the
+ * block entity's NBT (a sign's text, a chest's contents) in `block_entity`, or none when
+ * `block_entity_len` is 0 (`block_entity` may then be NULL).
+ *
+ * Returns `TICKREEL_RESULT_INVALID_ARGUMENT` for block-entity data over 65536 bytes,
+ * `TICKREEL_RESULT_NULL_ARGUMENT` if `block_entity` is NULL with a length,
+ * `TICKREEL_RESULT_LIMIT_EXCEEDED` if the batch already holds 65535 events.
+ *
+ * Thread safety: as every batch function, see `tickreel_batch_new`.
+ *
+ * # Safety
+ * `block_entity` must point to `block_entity_len` readable bytes (or `block_entity_len` must be 0).
+ */
+TickreelResult tickreel_batch_block_change(struct TickreelBatch *batch,
+                                           int32_t x,
+                                           int32_t y,
+                                           int32_t z,
+                                           uint32_t state,
+                                           bool has_cause,
+                                           uint32_t cause,
+                                           const uint8_t *block_entity,
+                                           size_t block_entity_len);
+
+/**
+ * Many blocks changed at once (a section update, a fill, an explosion): `blocks_count` blocks,
+ * each a position and its new state, changed by entity `cause` if `has_cause`.
+ *
+ * Returns `TICKREEL_RESULT_INVALID_ARGUMENT` for no block or more than 32768,
+ * `TICKREEL_RESULT_NULL_ARGUMENT` if `blocks` is NULL with a count.
+ *
+ * Thread safety: as every batch function, see `tickreel_batch_new`.
+ *
+ * # Safety
+ * `blocks` must point to `blocks_count` readable `TickreelBlockState`s (or `blocks_count` must be 0).
+ */
+TickreelResult tickreel_batch_block_changes(struct TickreelBatch *batch,
+                                            bool has_cause,
+                                            uint32_t cause,
+                                            const struct TickreelBlockState *blocks,
+                                            size_t blocks_count);
+
+/**
+ * An entity swung a hand (`TICKREEL_HAND_MAIN` or `TICKREEL_HAND_OFF`).
+ *
+ * Returns `TICKREEL_RESULT_INVALID_ARGUMENT` for another hand.
+ *
+ * Thread safety: as every batch function, see `tickreel_batch_new`.
+ */
+TickreelResult tickreel_batch_swing(struct TickreelBatch *batch, uint32_t entity, uint32_t hand);
+
+/**
+ * An entity attacked another (a hit, whether or not it did damage).
+ *
+ * Thread safety: as every batch function, see `tickreel_batch_new`.
+ */
+TickreelResult tickreel_batch_attack(struct TickreelBatch *batch,
+                                     uint32_t attacker,
+                                     uint32_t target);
+
+/**
+ * An entity used `item` (an id of the item palette, 0 for an empty hand) in `hand`, on nothing.
+ * See `tickreel_batch_use_on_entity` and `tickreel_batch_use_on_block`.
+ *
+ * Returns `TICKREEL_RESULT_INVALID_ARGUMENT` for a hand other than `TICKREEL_HAND_*`.
+ *
+ * Thread safety: as every batch function, see `tickreel_batch_new`.
+ */
+TickreelResult tickreel_batch_use(struct TickreelBatch *batch,
+                                  uint32_t entity,
+                                  uint32_t hand,
+                                  uint32_t item);
+
+/**
+ * An entity used `item` in `hand` on entity `target` (interacting with a villager, a mount).
+ *
+ * Returns `TICKREEL_RESULT_INVALID_ARGUMENT` for a hand other than `TICKREEL_HAND_*`.
+ *
+ * Thread safety: as every batch function, see `tickreel_batch_new`.
+ */
+TickreelResult tickreel_batch_use_on_entity(struct TickreelBatch *batch,
+                                            uint32_t entity,
+                                            uint32_t hand,
+                                            uint32_t item,
+                                            uint32_t target);
+
+/**
+ * An entity used `item` in `hand` on the block at (`x`, `y`, `z`) (opening a door, placing
+ * against a face).
+ *
+ * Returns `TICKREEL_RESULT_INVALID_ARGUMENT` for a hand other than `TICKREEL_HAND_*`.
+ *
+ * Thread safety: as every batch function, see `tickreel_batch_new`.
+ */
+TickreelResult tickreel_batch_use_on_block(struct TickreelBatch *batch,
+                                           uint32_t entity,
+                                           uint32_t hand,
+                                           uint32_t item,
+                                           int32_t x,
+                                           int32_t y,
+                                           int32_t z);
+
+/**
+ * An entity took `amount` hundredths of a health point of damage of `cause` (an id of the
+ * damage-cause palette, 0 for unknown), dealt by entity `source` if `has_source`.
+ *
+ * Thread safety: as every batch function, see `tickreel_batch_new`.
+ */
+TickreelResult tickreel_batch_damage(struct TickreelBatch *batch,
+                                     uint32_t entity,
+                                     uint32_t amount,
+                                     uint32_t cause,
+                                     bool has_source,
+                                     uint32_t source);
+
+/**
+ * An entity's health is now `health` hundredths of a health point (a Minecraft heart is 200).
+ *
+ * Thread safety: as every batch function, see `tickreel_batch_new`.
+ */
+TickreelResult tickreel_batch_health(struct TickreelBatch *batch, uint32_t entity, uint32_t health);
+
+/**
+ * An entity's equipment in `slot` (`TICKREEL_SLOT_*`, or the game's own up to 255) is now
+ * `count` of `item` (an id of the item palette, 0 for nothing).
+ *
+ * Returns `TICKREEL_RESULT_INVALID_ARGUMENT` for a slot above 255.
+ *
+ * Thread safety: as every batch function, see `tickreel_batch_new`.
+ */
+TickreelResult tickreel_batch_equipment(struct TickreelBatch *batch,
+                                        uint32_t entity,
+                                        uint32_t slot,
+                                        uint32_t item,
+                                        uint32_t count);
+
+/**
+ * A chat line: its `text` (NUL-terminated UTF-8, at most 4096 bytes), its `channel`
+ * (`TICKREEL_CHANNEL_*` or the game's own above them, treated as private) and its sender entity
+ * if `has_sender`.
+ *
+ * Returns `TICKREEL_RESULT_NULL_ARGUMENT` if `text` is NULL, `TICKREEL_RESULT_INVALID_ARGUMENT`
+ * if it is not UTF-8 or longer than 4096 bytes.
+ *
+ * Thread safety: as every batch function, see `tickreel_batch_new`.
+ *
+ * # Safety
+ * `text` must be NULL or a NUL-terminated string (NULL is refused).
+ */
+TickreelResult tickreel_batch_chat(struct TickreelBatch *batch,
+                                   bool has_sender,
+                                   uint32_t sender,
+                                   uint32_t channel,
+                                   const char *text);
+
+/**
+ * A game-specific event placed at entity `entity` (if `has_entity`) and/or at position (`x`,
+ * `y`, `z`) in blocks (if `has_position`), so that a report's radius and a viewer can place it:
+ * a registered `type_id` and `data_len` opaque bytes (copied; `data` may be NULL when
+ * `data_len` is 0).
+ *
+ * Returns `TICKREEL_RESULT_INVALID_ARGUMENT` for a non-finite or out-of-range position or data
+ * over 1 MiB, `TICKREEL_RESULT_NULL_ARGUMENT` if `data` is NULL with a length.
+ *
+ * Thread safety: as every batch function, see `tickreel_batch_new`.
+ *
+ * # Safety
+ * `data` must point to `data_len` readable bytes (or `data_len` must be 0).
+ */
+TickreelResult tickreel_batch_custom_at(struct TickreelBatch *batch,
+                                        uint32_t type_id,
+                                        bool has_entity,
+                                        uint32_t entity,
+                                        bool has_position,
+                                        double x,
+                                        double y,
+                                        double z,
+                                        const uint8_t *data,
+                                        size_t data_len);
 
 /* ---- Live recording (TickreelEngine, TickreelRecorder, TickreelFinishHandle) ---- */
 
@@ -1085,6 +1483,27 @@ TickreelResult tickreel_recorder_register_event_type(struct TickreelRecorder *re
                                                      uint32_t type_id,
                                                      const char *name,
                                                      uint32_t version);
+
+/**
+ * Names id `id` of palette `kind` (`TICKREEL_PALETTE_BLOCK`, `_ITEM` or `_DAMAGE_CAUSE`) in the
+ * recording's metadata, e.g. block state 1 as `"minecraft:stone"`, so that the recording
+ * explains its world events across game versions. Naming an id again with the same name does
+ * nothing. Never does I/O; waits only while the writer's queue is full.
+ *
+ * Returns `TICKREEL_RESULT_NULL_ARGUMENT` if `name` is NULL, `TICKREEL_RESULT_INVALID_ARGUMENT`
+ * for an unknown kind, a name that is not UTF-8, empty or over 256 bytes, or an id named
+ * otherwise already; `TICKREEL_RESULT_LIMIT_EXCEEDED` beyond 131072 names of a kind or the
+ * metadata budget; `TICKREEL_RESULT_INVALID_STATE` once the recording was finished or aborted.
+ *
+ * Thread safety: any thread, concurrently with other recorder calls.
+ *
+ * # Safety
+ * `name` must be NULL or a NUL-terminated string (NULL is refused).
+ */
+TickreelResult tickreel_recorder_register_name(struct TickreelRecorder *recorder,
+                                               uint32_t kind,
+                                               uint32_t id,
+                                               const char *name);
 
 /**
  * Adds the keys of `nbt`, a big-endian NBT root compound (as Minecraft writes it), to the
@@ -2325,6 +2744,236 @@ TickreelResult tickreel_reader_ticks(struct TickreelReader *reader,
 TickreelResult tickreel_reader_verify(struct TickreelReader *reader,
                                       struct TickreelVerifyReport *out_report);
 
+/**
+ * Copies the name of id `id` of palette `kind` (`TICKREEL_PALETTE_BLOCK`, `_ITEM` or
+ * `_DAMAGE_CAUSE`), e.g. `"minecraft:stone"`, into `name_buf` as a NUL-terminated string, and
+ * its length (without the NUL) into `*out_len` (`out_len` may be NULL). An id the recording does
+ * not name gives the empty string (a name is never empty).
+ *
+ * With `capacity` 0 nothing is copied (a length query); a buffer too small for the name and its
+ * NUL returns `TICKREEL_RESULT_BUFFER_TOO_SMALL`. Returns `TICKREEL_RESULT_INVALID_ARGUMENT` for
+ * an unknown kind.
+ *
+ * Thread safety: any thread, concurrently with any other reader call.
+ *
+ * # Safety
+ * `name_buf` must point to `capacity` writable bytes (or `capacity` must be 0); `out_len` must be NULL or point to a writable `size_t`.
+ */
+TickreelResult tickreel_reader_palette_name(struct TickreelReader *reader,
+                                            uint32_t kind,
+                                            uint32_t id,
+                                            char *name_buf,
+                                            size_t capacity,
+                                            size_t *out_len);
+
+/* ---- Decoded events (TickreelEvents) ---- */
+
+/**
+ * Decoded events. Opaque: create with `tickreel_events_decode`, release with
+ * `tickreel_events_free`. The pointer is a handle, not an address: never dereference it.
+ */
+typedef struct TickreelEvents TickreelEvents;
+
+/**
+ * One event of a recorded tick, typed (`tickreel_events_get`): `kind` says which fields mean
+ * something; the others are 0, false or NULL. Pointers point into the `TickreelEvents` it came
+ * from and stay valid until that handle is freed.
+ */
+typedef struct TickreelEvent {
+    /**
+     * The tick it happened at.
+     */
+    uint32_t tick;
+    /**
+     * What it is: a `TICKREEL_EVENT_*` value (the kind byte of the format). A kind this build
+     * does not understand (`0x4A..=0x7F`) carries its bytes in `data`.
+     */
+    uint32_t kind;
+    /**
+     * `entity` is set.
+     */
+    bool has_entity;
+    /**
+     * The entity the event belongs to: the moved, added or removed entity; the block change's
+     * cause; who swung, attacked, used, was damaged; whose health or equipment; the chat's
+     * sender; the entity a custom event is placed at.
+     */
+    uint32_t entity;
+    /**
+     * `other` is set.
+     */
+    bool has_other;
+    /**
+     * The other entity: the attack's target, the entity a use aimed at, the damage's source.
+     */
+    uint32_t other;
+    /**
+     * `x`, `y`, `z` are set: a position in blocks (entity add, pose, position, teleport, custom
+     * event placed at a position), or a velocity in blocks per tick (velocity).
+     */
+    bool has_position;
+    /**
+     * X in blocks (or blocks per tick).
+     */
+    double x;
+    /**
+     * Y in blocks (or blocks per tick).
+     */
+    double y;
+    /**
+     * Z in blocks (or blocks per tick).
+     */
+    double z;
+    /**
+     * `yaw`, `pitch` are set (entity add, pose, rotation, teleport).
+     */
+    bool has_rotation;
+    /**
+     * Yaw in degrees, unbounded.
+     */
+    double yaw;
+    /**
+     * Pitch in degrees.
+     */
+    double pitch;
+    /**
+     * `block` is set: the changed block (block change), the block a use aimed at, the first
+     * block of a multi-block change.
+     */
+    bool has_block;
+    /**
+     * The block's position and, for a block change, its new state.
+     */
+    struct TickreelBlockState block;
+    /**
+     * The entity's game-defined kind (entity add).
+     */
+    uint32_t entity_kind;
+    /**
+     * The flags value (flags).
+     */
+    uint32_t flags;
+    /**
+     * The checkpoint index (checkpoint).
+     */
+    uint32_t index;
+    /**
+     * The registered custom event type (custom, custom at).
+     */
+    uint32_t type_id;
+    /**
+     * The hand (`TICKREEL_HAND_*`: swing, use).
+     */
+    uint32_t hand;
+    /**
+     * The item: an id of the item palette, 0 for none (use, equipment).
+     */
+    uint32_t item;
+    /**
+     * The equipment slot (`TICKREEL_SLOT_*` or the game's own above them).
+     */
+    uint32_t slot;
+    /**
+     * How many items (equipment).
+     */
+    uint32_t count;
+    /**
+     * Damage in hundredths of a health point (damage).
+     */
+    uint32_t amount;
+    /**
+     * The damage's cause: an id of the damage-cause palette, 0 for unknown (damage).
+     */
+    uint32_t cause;
+    /**
+     * Health in hundredths of a health point (health).
+     */
+    uint32_t health;
+    /**
+     * The chat channel (`TICKREEL_CHANNEL_*` or the game's own above them).
+     */
+    uint32_t channel;
+    /**
+     * `data` is set (it may still be empty): the chat text (UTF-8, not NUL-terminated), the
+     * block entity's NBT (a block change that has one), the custom payload, the bytes of a kind
+     * this build does not understand.
+     */
+    bool has_data;
+    /**
+     * The bytes (NULL when `data_len` is 0).
+     */
+    const uint8_t *data;
+    /**
+     * Their length.
+     */
+    size_t data_len;
+    /**
+     * The blocks of a multi-block change (NULL when `block_count` is 0).
+     */
+    const struct TickreelBlockState *blocks;
+    /**
+     * Their number.
+     */
+    size_t block_count;
+} TickreelEvent;
+
+/**
+ * Decodes ticks in the format of `tickreel_playhead_ticks`, `tickreel_playhead_world_events` and
+ * `tickreel_reader_ticks` (per tick a big-endian `uint32_t` tick, a big-endian `uint32_t` length,
+ * then its events in the tick batch encoding) into typed events, and stores their handle in
+ * `*out_events`. Read them with `tickreel_events_count` and `tickreel_events_get`; the bytes are
+ * not kept (`buf` may be reused at once). `buf` may be NULL when `len` is 0 (no event).
+ *
+ * Returns `TICKREEL_RESULT_CORRUPT` for bytes that are not in that format (an unknown kind, a
+ * malformed event, a length past the end), `TICKREEL_RESULT_LIMIT_EXCEEDED` for more than
+ * 1048576 events. On failure `*out_events` is set to NULL (when it can be written).
+ *
+ * Thread safety: any thread. The handle may be read from any number of threads at once.
+ *
+ * # Safety
+ * `out_events` must be NULL or point to writable storage for one `TickreelEvents` pointer.
+ * `buf` must point to `buf_len` readable bytes (or `buf_len` must be 0).
+ */
+TickreelResult tickreel_events_decode(const uint8_t *buf,
+                                      size_t buf_len,
+                                      struct TickreelEvents **out_events);
+
+/**
+ * Frees decoded events (the pointers of the `TickreelEvent`s read from them become invalid).
+ * `tickreel_events_free(NULL)` is a no-op returning `TICKREEL_RESULT_OK`; a freed or invalid
+ * handle returns `TICKREEL_RESULT_INVALID_HANDLE`.
+ *
+ * Thread safety: any thread; a call on the same handle still running in another thread
+ * finishes normally.
+ */
+TickreelResult tickreel_events_free(struct TickreelEvents *events);
+
+/**
+ * Stores the number of decoded events in `*out_count`.
+ *
+ * Thread safety: any thread.
+ *
+ * # Safety
+ * `out_count` must be NULL or point to writable storage for one `usize`.
+ */
+TickreelResult tickreel_events_count(struct TickreelEvents *events, size_t *out_count);
+
+/**
+ * Stores event `index` (from 0, in the order recorded) in `*out_event`: its tick, its kind
+ * (`TICKREEL_EVENT_*`) and its fields. Its pointers (`data`, `blocks`) point into `events` and
+ * stay valid until `tickreel_events_free`.
+ *
+ * Returns `TICKREEL_RESULT_INVALID_ARGUMENT` if `index` is not below the count.
+ *
+ * Thread safety: any thread.
+ *
+ * # Safety
+ * `out_event` must be NULL or point to writable storage for one `TickreelEvent`.
+ */
+TickreelResult tickreel_events_get(struct TickreelEvents *events,
+                                   size_t index,
+                                   struct TickreelEvent *out_event);
+
 /* ---- Shadow play (TickreelShadowBuffer) ---- */
 
 /**
@@ -2816,6 +3465,26 @@ TickreelResult tickreel_reel_writer_register_event_type(struct TickreelReelWrite
                                                         uint32_t type_id,
                                                         const char *name,
                                                         uint32_t version);
+
+/**
+ * Names id `id` of palette `kind` (`TICKREEL_PALETTE_BLOCK`, `_ITEM` or `_DAMAGE_CAUSE`) in the
+ * file's metadata, e.g. block state 1 as `"minecraft:stone"`. Naming an id again with the same
+ * name does nothing.
+ *
+ * Returns `TICKREEL_RESULT_NULL_ARGUMENT` if `name` is NULL, `TICKREEL_RESULT_INVALID_ARGUMENT`
+ * for an unknown kind, a name that is not UTF-8, empty or over 256 bytes, or an id named
+ * otherwise already; `TICKREEL_RESULT_LIMIT_EXCEEDED` beyond 131072 names of a kind or the
+ * metadata budget.
+ *
+ * Thread safety: any thread; calls on one writer are serialised.
+ *
+ * # Safety
+ * `name` must be NULL or a NUL-terminated string (NULL is refused).
+ */
+TickreelResult tickreel_reel_writer_register_name(struct TickreelReelWriter *writer,
+                                                  uint32_t kind,
+                                                  uint32_t id,
+                                                  const char *name);
 
 /**
  * Adds the keys of `nbt`, a big-endian NBT root compound (as Minecraft writes it), to the

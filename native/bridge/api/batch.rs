@@ -12,7 +12,8 @@ use tickreel_sync::sync::Mutex;
 use crate::api::{New, Released};
 use crate::ffi::TickreelBatch;
 use crate::ffi::handle::HandleType;
-use tickreel::format::{Event, MAX_CUSTOM_EVENT_BYTES, MAX_EVENTS_PER_TICK};
+use crate::ffi::world::TickreelBlockState;
+use tickreel::format::{BlockPos, Event, MAX_CUSTOM_EVENT_BYTES, MAX_EVENTS_PER_TICK, UseTarget};
 use tickreel::format::{Pose, check_angle, check_position, check_velocity};
 use tickreel_bridge_macros::bridge_fn;
 
@@ -38,6 +39,13 @@ impl Batch {
 
     fn push(&self, e: Event) -> tickreel::Result<()> {
         self.0.lock().push(e)
+    }
+
+    /// Adds a world event after the core's checks of what its encoding does not bound (text,
+    /// block-entity data and block counts within their limits, hands known).
+    fn push_world(&self, e: Event) -> tickreel::Result<()> {
+        tickreel::format::check_world_limits(&e)?;
+        self.push(e)
     }
 }
 
@@ -279,6 +287,274 @@ pub fn custom(batch: &Batch, type_id: u32, data: &[u8]) -> tickreel::Result<()> 
     }
     batch.push(Event::Custom {
         type_id,
+        data: data.to_vec(),
+    })
+}
+
+/// `Some(entity)` when `has_entity`.
+fn opt(has_entity: bool, entity: u32) -> Option<u32> {
+    has_entity.then_some(entity)
+}
+
+/// A hand value as the format's byte; anything else is refused by the core's check.
+fn hand_byte(hand: u32) -> u8 {
+    u8::try_from(hand).unwrap_or(u8::MAX)
+}
+
+/// A block changed at (`x`, `y`, `z`) to `state` (an id of the block palette: register its name
+/// with `tickreel_recorder_register_name`), changed by entity `cause` if `has_cause`, with the
+/// block entity's NBT (a sign's text, a chest's contents) in `block_entity`, or none when
+/// `block_entity_len` is 0 (`block_entity` may then be NULL).
+///
+/// Returns `TICKREEL_RESULT_INVALID_ARGUMENT` for block-entity data over 65536 bytes,
+/// `TICKREEL_RESULT_NULL_ARGUMENT` if `block_entity` is NULL with a length,
+/// `TICKREEL_RESULT_LIMIT_EXCEEDED` if the batch already holds 65535 events.
+///
+/// Thread safety: as every batch function, see `tickreel_batch_new`.
+#[bridge_fn(c = "tickreel_batch_block_change")]
+#[allow(clippy::too_many_arguments)]
+pub fn block_change(
+    batch: &Batch,
+    x: i32,
+    y: i32,
+    z: i32,
+    state: u32,
+    has_cause: bool,
+    cause: u32,
+    block_entity: &[u8],
+) -> tickreel::Result<()> {
+    batch.push_world(Event::BlockChange {
+        pos: BlockPos::new(x, y, z),
+        state,
+        cause: opt(has_cause, cause),
+        block_entity: (!block_entity.is_empty()).then(|| block_entity.to_vec()),
+    })
+}
+
+/// Many blocks changed at once (a section update, a fill, an explosion): `blocks_count` blocks,
+/// each a position and its new state, changed by entity `cause` if `has_cause`.
+///
+/// Returns `TICKREEL_RESULT_INVALID_ARGUMENT` for no block or more than 32768,
+/// `TICKREEL_RESULT_NULL_ARGUMENT` if `blocks` is NULL with a count.
+///
+/// Thread safety: as every batch function, see `tickreel_batch_new`.
+#[bridge_fn(c = "tickreel_batch_block_changes")]
+pub fn block_changes(
+    batch: &Batch,
+    has_cause: bool,
+    cause: u32,
+    blocks: &[TickreelBlockState],
+) -> tickreel::Result<()> {
+    if blocks.len() > tickreel::format::MAX_BLOCKS_PER_CHANGE {
+        return Err(tickreel::Error::invalid(format!(
+            "a change of {} blocks; at most {}",
+            blocks.len(),
+            tickreel::format::MAX_BLOCKS_PER_CHANGE
+        )));
+    }
+    batch.push_world(Event::BlockChanges {
+        cause: opt(has_cause, cause),
+        blocks: blocks
+            .iter()
+            .map(|b| (BlockPos::new(b.x, b.y, b.z), b.state))
+            .collect(),
+    })
+}
+
+/// An entity swung a hand (`TICKREEL_HAND_MAIN` or `TICKREEL_HAND_OFF`).
+///
+/// Returns `TICKREEL_RESULT_INVALID_ARGUMENT` for another hand.
+///
+/// Thread safety: as every batch function, see `tickreel_batch_new`.
+#[bridge_fn(c = "tickreel_batch_swing")]
+pub fn swing(batch: &Batch, entity: u32, hand: u32) -> tickreel::Result<()> {
+    batch.push_world(Event::Swing {
+        entity,
+        hand: hand_byte(hand),
+    })
+}
+
+/// An entity attacked another (a hit, whether or not it did damage).
+///
+/// Thread safety: as every batch function, see `tickreel_batch_new`.
+#[bridge_fn(c = "tickreel_batch_attack")]
+pub fn attack(batch: &Batch, attacker: u32, target: u32) -> tickreel::Result<()> {
+    batch.push_world(Event::Attack { attacker, target })
+}
+
+/// An entity used `item` (an id of the item palette, 0 for an empty hand) in `hand`, on nothing.
+/// See `tickreel_batch_use_on_entity` and `tickreel_batch_use_on_block`.
+///
+/// Returns `TICKREEL_RESULT_INVALID_ARGUMENT` for a hand other than `TICKREEL_HAND_*`.
+///
+/// Thread safety: as every batch function, see `tickreel_batch_new`.
+#[bridge_fn(c = "tickreel_batch_use")]
+pub fn use_item(batch: &Batch, entity: u32, hand: u32, item: u32) -> tickreel::Result<()> {
+    batch.push_world(Event::Use {
+        entity,
+        hand: hand_byte(hand),
+        item,
+        target: UseTarget::Nothing,
+    })
+}
+
+/// An entity used `item` in `hand` on entity `target` (interacting with a villager, a mount).
+///
+/// Returns `TICKREEL_RESULT_INVALID_ARGUMENT` for a hand other than `TICKREEL_HAND_*`.
+///
+/// Thread safety: as every batch function, see `tickreel_batch_new`.
+#[bridge_fn(c = "tickreel_batch_use_on_entity")]
+pub fn use_on_entity(
+    batch: &Batch,
+    entity: u32,
+    hand: u32,
+    item: u32,
+    target: u32,
+) -> tickreel::Result<()> {
+    batch.push_world(Event::Use {
+        entity,
+        hand: hand_byte(hand),
+        item,
+        target: UseTarget::Entity(target),
+    })
+}
+
+/// An entity used `item` in `hand` on the block at (`x`, `y`, `z`) (opening a door, placing
+/// against a face).
+///
+/// Returns `TICKREEL_RESULT_INVALID_ARGUMENT` for a hand other than `TICKREEL_HAND_*`.
+///
+/// Thread safety: as every batch function, see `tickreel_batch_new`.
+#[bridge_fn(c = "tickreel_batch_use_on_block")]
+#[allow(clippy::too_many_arguments)]
+pub fn use_on_block(
+    batch: &Batch,
+    entity: u32,
+    hand: u32,
+    item: u32,
+    x: i32,
+    y: i32,
+    z: i32,
+) -> tickreel::Result<()> {
+    batch.push_world(Event::Use {
+        entity,
+        hand: hand_byte(hand),
+        item,
+        target: UseTarget::Block(BlockPos::new(x, y, z)),
+    })
+}
+
+/// An entity took `amount` hundredths of a health point of damage of `cause` (an id of the
+/// damage-cause palette, 0 for unknown), dealt by entity `source` if `has_source`.
+///
+/// Thread safety: as every batch function, see `tickreel_batch_new`.
+#[bridge_fn(c = "tickreel_batch_damage")]
+pub fn damage(
+    batch: &Batch,
+    entity: u32,
+    amount: u32,
+    cause: u32,
+    has_source: bool,
+    source: u32,
+) -> tickreel::Result<()> {
+    batch.push_world(Event::Damage {
+        entity,
+        amount,
+        cause,
+        source: opt(has_source, source),
+    })
+}
+
+/// An entity's health is now `health` hundredths of a health point (a Minecraft heart is 200).
+///
+/// Thread safety: as every batch function, see `tickreel_batch_new`.
+#[bridge_fn(c = "tickreel_batch_health")]
+pub fn health(batch: &Batch, entity: u32, health: u32) -> tickreel::Result<()> {
+    batch.push_world(Event::Health { entity, health })
+}
+
+/// An entity's equipment in `slot` (`TICKREEL_SLOT_*`, or the game's own up to 255) is now
+/// `count` of `item` (an id of the item palette, 0 for nothing).
+///
+/// Returns `TICKREEL_RESULT_INVALID_ARGUMENT` for a slot above 255.
+///
+/// Thread safety: as every batch function, see `tickreel_batch_new`.
+#[bridge_fn(c = "tickreel_batch_equipment")]
+pub fn equipment(
+    batch: &Batch,
+    entity: u32,
+    slot: u32,
+    item: u32,
+    count: u32,
+) -> tickreel::Result<()> {
+    let slot = u8::try_from(slot)
+        .map_err(|_| tickreel::Error::invalid(format!("equipment slot {slot}; at most 255")))?;
+    batch.push_world(Event::Equipment {
+        entity,
+        slot,
+        item,
+        count,
+    })
+}
+
+/// A chat line: its `text` (NUL-terminated UTF-8, at most 4096 bytes), its `channel`
+/// (`TICKREEL_CHANNEL_*` or the game's own above them, treated as private) and its sender entity
+/// if `has_sender`.
+///
+/// Returns `TICKREEL_RESULT_NULL_ARGUMENT` if `text` is NULL, `TICKREEL_RESULT_INVALID_ARGUMENT`
+/// if it is not UTF-8 or longer than 4096 bytes.
+///
+/// Thread safety: as every batch function, see `tickreel_batch_new`.
+#[bridge_fn(c = "tickreel_batch_chat")]
+pub fn chat(
+    batch: &Batch,
+    has_sender: bool,
+    sender: u32,
+    channel: u32,
+    text: &str,
+) -> tickreel::Result<()> {
+    batch.push_world(Event::Chat {
+        sender: opt(has_sender, sender),
+        channel,
+        text: text.to_owned(),
+    })
+}
+
+/// A game-specific event placed at entity `entity` (if `has_entity`) and/or at position (`x`,
+/// `y`, `z`) in blocks (if `has_position`), so that a report's radius and a viewer can place it:
+/// a registered `type_id` and `data_len` opaque bytes (copied; `data` may be NULL when
+/// `data_len` is 0).
+///
+/// Returns `TICKREEL_RESULT_INVALID_ARGUMENT` for a non-finite or out-of-range position or data
+/// over 1 MiB, `TICKREEL_RESULT_NULL_ARGUMENT` if `data` is NULL with a length.
+///
+/// Thread safety: as every batch function, see `tickreel_batch_new`.
+#[bridge_fn(c = "tickreel_batch_custom_at")]
+#[allow(clippy::too_many_arguments)]
+pub fn custom_at(
+    batch: &Batch,
+    type_id: u32,
+    has_entity: bool,
+    entity: u32,
+    has_position: bool,
+    x: f64,
+    y: f64,
+    z: f64,
+    data: &[u8],
+) -> tickreel::Result<()> {
+    let position = if has_position {
+        Some([
+            check_position("x", x)?,
+            check_position("y", y)?,
+            check_position("z", z)?,
+        ])
+    } else {
+        None
+    };
+    batch.push_world(Event::CustomAt {
+        type_id,
+        entity: opt(has_entity, entity),
+        position,
         data: data.to_vec(),
     })
 }

@@ -335,6 +335,28 @@ pub fn recorder_register_event_type(
     })
 }
 
+/// Names id `id` of palette `kind` (`TICKREEL_PALETTE_BLOCK`, `_ITEM` or `_DAMAGE_CAUSE`) in the
+/// recording's metadata, e.g. block state 1 as `"minecraft:stone"`, so that the recording
+/// explains its world events across game versions. Naming an id again with the same name does
+/// nothing. Never does I/O; waits only while the writer's queue is full.
+///
+/// Returns `TICKREEL_RESULT_NULL_ARGUMENT` if `name` is NULL, `TICKREEL_RESULT_INVALID_ARGUMENT`
+/// for an unknown kind, a name that is not UTF-8, empty or over 256 bytes, or an id named
+/// otherwise already; `TICKREEL_RESULT_LIMIT_EXCEEDED` beyond 131072 names of a kind or the
+/// metadata budget; `TICKREEL_RESULT_INVALID_STATE` once the recording was finished or aborted.
+///
+/// Thread safety: any thread, concurrently with other recorder calls.
+#[bridge_fn(c = "tickreel_recorder_register_name", java = "recorderRegisterName")]
+pub fn recorder_register_name(
+    recorder: &Recorder,
+    kind: Id,
+    id: Id,
+    name: &str,
+) -> tickreel::Result<()> {
+    let kind = tickreel::format::PaletteKind::from_code(kind.0)?;
+    recorder.0.register_name(kind, id.0, name)
+}
+
 /// Adds the keys of `nbt`, a big-endian NBT root compound (as Minecraft writes it), to the
 /// recording's user metadata (a key given again replaces the earlier value). The key
 /// `"tickreel"` is the library's own.

@@ -19,6 +19,7 @@ pub mod catalog;
 #[cfg(feature = "catalog")]
 pub mod catalog_admin;
 pub mod engine;
+pub mod events;
 pub mod ghost;
 pub mod library;
 #[cfg(feature = "object")]

@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use crate::api::{New, Released};
+use crate::api::{Id, New, Released};
 use crate::ffi::TickreelReader;
 use crate::ffi::handle::HandleType;
 use tickreel::play::{self, SeekState, VerifyReport};
@@ -20,6 +20,9 @@ impl HandleType for Reader {
 
 /// What Java's `Header` shows (the header and the tick range).
 pub struct ReaderInfo<'a>(pub &'a play::Reader);
+
+/// The name of a palette id, or none (C: an empty string, Java: `null`).
+pub struct PaletteName(pub Option<String>);
 
 /// Most bytes one [`ticks`] call returns; the caller asks for the rest in further calls.
 const MAX_TICKS_BYTES: usize = 4 << 20;
@@ -199,4 +202,32 @@ pub fn ticks(reader: &Reader, from: u32, to: u32) -> tickreel::Result<Vec<u8>> {
 )]
 pub fn verify(reader: &Reader) -> tickreel::Result<VerifyReport> {
     reader.0.verify()
+}
+
+/// Copies the name of id `id` of palette `kind` (`TICKREEL_PALETTE_BLOCK`, `_ITEM` or
+/// `_DAMAGE_CAUSE`), e.g. `"minecraft:stone"`, into `name_buf` as a NUL-terminated string, and
+/// its length (without the NUL) into `*out_len` (`out_len` may be NULL). An id the recording does
+/// not name gives the empty string (a name is never empty).
+///
+/// With `capacity` 0 nothing is copied (a length query); a buffer too small for the name and its
+/// NUL returns `TICKREEL_RESULT_BUFFER_TOO_SMALL`. Returns `TICKREEL_RESULT_INVALID_ARGUMENT` for
+/// an unknown kind.
+///
+/// Thread safety: any thread, concurrently with any other reader call.
+#[bridge_fn(
+    c = "tickreel_reader_palette_name",
+    c_out_string = "name_buf",
+    java = "readerPaletteName"
+)]
+pub fn palette_name(reader: &Reader, kind: Id, id: Id) -> tickreel::Result<PaletteName> {
+    let kind = tickreel::format::PaletteKind::from_code(kind.0)?;
+    Ok(PaletteName(
+        reader
+            .0
+            .metadata()
+            .library
+            .palette
+            .name(kind, id.0)
+            .map(str::to_owned),
+    ))
 }

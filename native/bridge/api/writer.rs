@@ -172,6 +172,25 @@ pub fn register_event_type(
     writer.with(|w| w.register_event_type(t))
 }
 
+/// Names id `id` of palette `kind` (`TICKREEL_PALETTE_BLOCK`, `_ITEM` or `_DAMAGE_CAUSE`) in the
+/// file's metadata, e.g. block state 1 as `"minecraft:stone"`. Naming an id again with the same
+/// name does nothing.
+///
+/// Returns `TICKREEL_RESULT_NULL_ARGUMENT` if `name` is NULL, `TICKREEL_RESULT_INVALID_ARGUMENT`
+/// for an unknown kind, a name that is not UTF-8, empty or over 256 bytes, or an id named
+/// otherwise already; `TICKREEL_RESULT_LIMIT_EXCEEDED` beyond 131072 names of a kind or the
+/// metadata budget.
+///
+/// Thread safety: any thread; calls on one writer are serialised.
+#[bridge_fn(
+    c = "tickreel_reel_writer_register_name",
+    java = "reelWriterRegisterName"
+)]
+pub fn register_name(writer: &ReelWriter, kind: Id, id: Id, name: &str) -> tickreel::Result<()> {
+    let kind = tickreel::format::PaletteKind::from_code(kind.0)?;
+    writer.with(|w| w.register_name(kind, id.0, name))
+}
+
 /// Adds the keys of `nbt`, a big-endian NBT root compound (as Minecraft writes it), to the
 /// recording's user metadata (a key given again replaces the earlier value). The key
 /// `"tickreel"` is the library's own.

@@ -27,6 +27,8 @@ enum Kind {
     },
     /// `(name: *const u8, name_len: usize)`.
     Bytes,
+    /// `&[TickreelX]`: `(name: *const TickreelX, name_count: usize)`, an array of C structs.
+    Array(String),
     /// A struct passed by value in Rust, by pointer in C: `*const TickreelX` for `X`.
     Struct(String),
     /// `Option<Uuid>`: NULL or 16 bytes.
@@ -61,6 +63,11 @@ fn kind(p: &Param) -> Result<Kind, String> {
         match &*r.elem {
             syn::Type::Slice(s) if last_ident(&s.elem).as_deref() == Some("u8") => {
                 return Ok(Kind::Bytes);
+            }
+            syn::Type::Slice(s) => {
+                if let Some(item) = last_ident(&s.elem).filter(|i| i.starts_with("Tickreel")) {
+                    return Ok(Kind::Array(item));
+                }
             }
             e => match last_ident(e).as_deref() {
                 Some("str" | "Path") => return Ok(Kind::Str { nullable: false }),
@@ -315,6 +322,14 @@ fn emit_fn(s: &mut String, op: &Op) -> Result<(), String> {
                     "`{n}` must point to `{n}_len` readable bytes (or `{n}_len` must be 0)."
                 ));
                 (format!("({n}, {n}_len)"), false)
+            }
+            Kind::Array(item) => {
+                params.push(format!("{n}: *const {item}"));
+                params.push(format!("{n}_count: usize"));
+                safety.push(format!(
+                    "`{n}` must point to `{n}_count` readable `{item}`s (or `{n}_count` must be 0)."
+                ));
+                (format!("({n}, {n}_count)"), false)
             }
             Kind::Pairs => {
                 params.push(format!("{n}_keys: *const *const c_char"));

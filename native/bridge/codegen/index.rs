@@ -19,6 +19,7 @@ pub const AREAS: &[(&str, &[&str])] = &[
     ),
     ("Playback (TickreelPlayhead)", &["playhead"]),
     ("Reading recordings (TickreelReader)", &["reader"]),
+    ("Decoded events (TickreelEvents)", &["events"]),
     ("Shadow play (TickreelShadowBuffer)", &["shadow", "report"]),
     ("Writing recordings (TickreelReelWriter)", &["reel"]),
     (

@@ -113,6 +113,10 @@ const TAG_NAMES: &[(u8, &str)] = &[
         crate::api::shadow::ShadowBuffer::TAG,
         crate::api::shadow::ShadowBuffer::NAME,
     ),
+    (
+        crate::api::events::Events::TAG,
+        crate::api::events::Events::NAME,
+    ),
     #[cfg(feature = "object")]
     (
         crate::api::object::ObjectOptions::TAG,

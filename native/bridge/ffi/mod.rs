@@ -23,6 +23,7 @@ pub mod options;
 pub mod playhead;
 pub mod reader;
 pub mod result;
+pub mod world;
 pub mod writer;
 
 pub use batch::TickreelBatch;
@@ -43,4 +44,5 @@ pub use object::{TickreelObjectOptions, TickreelPendingUpload};
 pub use playhead::{TickreelPlayhead, TickreelUpdate, TickreelWorld};
 pub use reader::{TickreelEntityState, TickreelReader, TickreelVerifyReport};
 pub use result::TickreelResult;
+pub use world::{TickreelBlockState, TickreelEvent, TickreelEvents};
 pub use writer::{TickreelReelOptions, TickreelReelWriter};

@@ -86,6 +86,14 @@ impl CArrayExtra for SeekState {
     }
 }
 
+/// A palette name as C receives it (`c_out_string`): empty when the id has none.
+impl CResult for crate::api::reader::PaletteName {
+    type C = Vec<u8>;
+    fn into_c(self) -> FfiResult<Vec<u8>> {
+        Ok(self.0.map(String::into_bytes).unwrap_or_default())
+    }
+}
+
 impl CResult for VerifyReport {
     type C = TickreelVerifyReport;
     fn into_c(self) -> FfiResult<TickreelVerifyReport> {

@@ -105,3 +105,16 @@ impl JniResult for VerifyReport {
         )
     }
 }
+
+/// A palette name: a `String`, or `null` for an id the recording does not name.
+impl JniResult for crate::api::reader::PaletteName {
+    type Jni = jobject;
+    const SIG: &'static str = "Ljava/lang/String;";
+    const JAVA: &'static str = "String";
+    fn into_jni(self, env: &mut JNIEnv<'_>) -> Res<jobject> {
+        match self.0 {
+            Some(n) => Ok(env.new_string(n)?.into_raw()),
+            None => Ok(std::ptr::null_mut()),
+        }
+    }
+}

@@ -35,7 +35,7 @@ use tickreel::format::{LibraryMeta, Metadata};
 use tickreel::play::Reader;
 
 use crate::errors::{context, in_file};
-use crate::json::{event_to_json, hex, nbt_to_json};
+use crate::json::{event_to_json_named, hex, nbt_to_json, palette_to_json};
 
 /// Writes the dump of `r` (named `file` in errors) from tick `from` to `to` inclusive (default:
 /// the recording's first and last), with the `recording` and `snapshot` lines if `metadata`.
@@ -114,7 +114,11 @@ pub fn dump(
             if i > 0 {
                 line.push(',');
             }
-            let j = event_to_json(e, |id| names.get(&id).cloned());
+            let j = event_to_json_named(
+                e,
+                |id| names.get(&id).cloned(),
+                Some(&r.metadata().library.palette),
+            );
             line.push_str(&serde_json::to_string(&j).map_err(std::io::Error::other)?);
         }
         line.push_str("]}");
@@ -176,6 +180,7 @@ fn recording_line(r: &Reader) -> tickreel::Result<String> {
         "entities": entities,
         "event_types": event_types,
         "gaps": gaps,
+        "palette": palette_to_json(&m.library.palette),
         "dropped_ticks": m.library.stats.dropped_ticks,
         "user": user,
         "nbt": hex(&nbt),

@@ -8,7 +8,7 @@ use serde_json::{Map, Value, json};
 use tickreel::Event;
 use tickreel::format::flag;
 use tickreel::format::{ANGLE_UNITS_PER_TURN, POS_SCALE, Pose, VEL_SCALE};
-use tickreel::format::{BlockPos, EntityState, UseTarget};
+use tickreel::format::{BlockPos, EntityState, Palette, PaletteKind, UseTarget};
 
 /// Converts an NBT value to JSON. Compounds become objects (keys sorted), lists and arrays become
 /// arrays, numbers stay numbers (non-finite floats become `null`, which JSON cannot express).
@@ -99,6 +99,18 @@ fn angle_deg(units: i64) -> f64 {
 /// velocities in blocks per tick; custom and extension payloads as hex. `type_name` resolves a
 /// custom event's registered name, if any.
 pub fn event_to_json(e: &Event, type_name: impl Fn(u32) -> Option<String>) -> Ordered {
+    event_to_json_named(e, type_name, None)
+}
+
+/// [`event_to_json`], with the names `palette` gives the ids of world events beside them:
+/// `state_name` (block change), `item_name` (use, equipment), `cause_name` (damage). Readers of
+/// the JSON (the import) take the ids; the names explain them.
+pub fn event_to_json_named(
+    e: &Event,
+    type_name: impl Fn(u32) -> Option<String>,
+    palette: Option<&Palette>,
+) -> Ordered {
+    let name = |kind: PaletteKind, id: u32| palette.and_then(|p| p.name(kind, id));
     let mut m = Ordered::default();
     let type_of = match e {
         Event::EntityAdd { .. } => "entity_add",
@@ -173,6 +185,9 @@ pub fn event_to_json(e: &Event, type_name: impl Fn(u32) -> Option<String>) -> Or
         } => {
             put_block(&mut m, *pos);
             m.put("state", *state);
+            if let Some(n) = name(PaletteKind::Block, *state) {
+                m.put("state_name", n);
+            }
             if let Some(nbt) = block_entity {
                 m.put("block_entity", hex(nbt));
             }
@@ -191,6 +206,9 @@ pub fn event_to_json(e: &Event, type_name: impl Fn(u32) -> Option<String>) -> Or
         } => {
             m.put("hand", *hand);
             m.put("item", *item);
+            if let Some(n) = name(PaletteKind::Item, *item) {
+                m.put("item_name", n);
+            }
             match target {
                 UseTarget::Nothing => {}
                 UseTarget::Entity(t) => m.put("target", *t),
@@ -205,6 +223,9 @@ pub fn event_to_json(e: &Event, type_name: impl Fn(u32) -> Option<String>) -> Or
         } => {
             m.put("amount", f64::from(*amount) / 100.0);
             m.put("cause", *cause);
+            if let Some(n) = name(PaletteKind::DamageCause, *cause) {
+                m.put("cause_name", n);
+            }
             if let Some(s) = source {
                 m.put("source", *s);
             }
@@ -215,6 +236,9 @@ pub fn event_to_json(e: &Event, type_name: impl Fn(u32) -> Option<String>) -> Or
         } => {
             m.put("slot", *slot);
             m.put("item", *item);
+            if let Some(n) = name(PaletteKind::Item, *item) {
+                m.put("item_name", n);
+            }
             m.put("count", *count);
         }
         Event::Chat { channel, text, .. } => {
@@ -240,6 +264,20 @@ pub fn event_to_json(e: &Event, type_name: impl Fn(u32) -> Option<String>) -> Or
         }
     }
     m
+}
+
+/// A palette as JSON: `{"blocks": [[id, name], ...], "items": [...], "damage": [...]}` (the
+/// metadata's keys, ids in order), kinds without names left out.
+pub fn palette_to_json(p: &Palette) -> Value {
+    let mut o = Map::new();
+    for kind in PaletteKind::ALL {
+        let names = p.names(kind);
+        if !names.is_empty() {
+            let list = names.iter().map(|(id, n)| json!([id, n])).collect();
+            o.insert(kind.key().to_string(), Value::Array(list));
+        }
+    }
+    Value::Object(o)
 }
 
 fn put_block(m: &mut Ordered, p: BlockPos) {

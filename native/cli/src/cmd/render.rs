@@ -2,7 +2,8 @@
 //! top-down picture of a recording for issue trackers and chat. Every entity's path on the x/z
 //! plane (x to the right, z downwards: north is up), one `<path>` per entity whose stretches are
 //! separate subpaths, so a teleport is a jump (a ring where it left, a triangle where it landed),
-//! never a line; checkpoints as numbered flags; a legend with the registered names; axes in blocks
+//! never a line; checkpoints as numbered flags; world events where they happened (a square on each
+//! block an entity changed, a cross where it hit, a speech mark where it chatted); a legend with the registered names; axes in blocks
 //! and a scale bar. Paths are read by [`super::render_paths`] and simplified to a fraction of a
 //! pixel (`--tolerance`), so an hour of a full server stays a small file.
 
@@ -14,7 +15,7 @@ use std::path::PathBuf;
 use tickreel::Error;
 
 use super::Out;
-use super::render_paths::{EntityPath, Paths, collect};
+use super::render_paths::{EntityPath, Paths, WorldKind, collect};
 use crate::svg::axis::nice_step;
 use crate::svg::simplify::{Pt, simplify};
 use crate::svg::{Frame, Svg, colour, num, num1, page};
@@ -64,7 +65,8 @@ const ROW: f64 = 18.0;
 const STYLE: &str = ".path{fill:none;stroke-width:1.6;\
 stroke-linejoin:round;stroke-linecap:round}.dots{fill:none;stroke-width:5;stroke-linecap:round}.teleport-from{fill:#fff;stroke-width:1.5}\
 .checkpoint rect{stroke:#222;stroke-width:.8}.checkpoint text{font-size:9px;font-weight:bold}\
-.scale line{stroke:#222;stroke-width:2}";
+.scale line{stroke:#222;stroke-width:2}.world-block{fill:none;stroke-width:1.2}.world-hit{fill:none;stroke-width:1.8}\
+.world-chat{stroke:#222;stroke-width:.6}";
 
 pub fn run(a: Args, out: &mut Out) -> tickreel::Result<()> {
     if !(64..=8192).contains(&a.size) {
@@ -105,12 +107,13 @@ pub fn run(a: Args, out: &mut Out) -> tickreel::Result<()> {
     crate::svg::save(&a.out, &[&a.file], a.force, &drawing.svg)?;
     writeln!(
         out,
-        "wrote {}: {} entities, {} points, {} teleports, {} checkpoints, {} bytes",
+        "wrote {}: {} entities, {} points, {} teleports, {} checkpoints, {} world marks, {} bytes",
         a.out.display(),
         paths.entities.len(),
         drawing.points,
         drawing.teleports,
         drawing.checkpoints,
+        drawing.world_marks,
         drawing.svg.len()
     )?;
     Ok(())
@@ -122,6 +125,8 @@ pub struct Drawing {
     pub points: usize,
     pub teleports: usize,
     pub checkpoints: usize,
+    /// Blocks changed, hits and chat lines marked.
+    pub world_marks: usize,
 }
 
 /// The name shown for an entity.
@@ -143,6 +148,7 @@ fn bounds(paths: &Paths) -> ((f64, f64), (f64, f64)) {
     };
     for path in paths.entities.values() {
         path.segments.iter().flatten().for_each(|p| see(*p));
+        path.world.iter().for_each(|m| see(m.at));
     }
     let span = (hi[0] - lo[0]).max(hi[1] - lo[1]);
     let half = (span * 1.05 / 2.0).max(2.0);
@@ -185,7 +191,7 @@ pub fn draw(
         y_range: zr,
         y_up: false,
     };
-    let entries = paths.entities.len().min(LEGEND_ENTRIES) as f64 + 6.0;
+    let entries = paths.entities.len().min(LEGEND_ENTRIES) as f64 + 9.0;
     let width = LEFT + size + 16.0 + LEGEND;
     let height = (TOP + size + BOTTOM).max(TOP + entries * ROW + 60.0);
     let mut svg = page(width, height, title, title, LEFT, STYLE);
@@ -198,6 +204,7 @@ pub fn draw(
         points: 0,
         teleports: 0,
         checkpoints: 0,
+        world_marks: 0,
     };
     svg.open("g", &[("id", "paths")]);
     for (n, (path, segs)) in paths.entities.values().zip(&stretches).enumerate() {
@@ -287,12 +294,67 @@ pub fn draw(
             );
             svg.close();
         }
+        if !path.world.is_empty() {
+            world(&mut svg, &frame, path, &label(path.id, names), &c);
+            drawn.world_marks += path.world.len();
+        }
         svg.close();
     }
     svg.close();
     legend(&mut svg, paths, names, &frame, step);
     drawn.svg = svg.finish();
     drawn
+}
+
+/// An entity's world events in one group per kind (`data-ticks` lists their ticks): a square
+/// around each block it changed, a cross where it hit, a speech dot where it chatted; each kind
+/// one `<path>`, so that thousands of marks stay small.
+fn world(svg: &mut Svg, frame: &Frame, path: &EntityPath, name: &str, c: &str) {
+    for (kind, class, what) in [
+        (WorldKind::Block, "world-block", "blocks changed"),
+        (WorldKind::Hit, "world-hit", "hits"),
+        (WorldKind::Chat, "world-chat", "chat lines"),
+    ] {
+        let marks: Vec<_> = path.world.iter().filter(|m| m.kind == kind).collect();
+        if marks.is_empty() {
+            continue;
+        }
+        let ticks: Vec<String> = marks.iter().map(|m| m.tick.to_string()).collect();
+        let mut d = String::new();
+        for m in &marks {
+            let (x, y) = (num1(frame.px(m.at[0])), num1(frame.py(m.at[1])));
+            let _ = match kind {
+                WorldKind::Block => write!(d, "M{x} {y}m-3 -3h6v6h-6Z"),
+                WorldKind::Hit => write!(d, "M{x} {y}m-4 -4l8 8m0 -8l-8 8"),
+                WorldKind::Chat => write!(d, "M{x} {y}m-3 -9h6v5h-4l-2 2Z"),
+            };
+        }
+        let id = path.id.to_string();
+        svg.open(
+            "g",
+            &[
+                ("class", class),
+                ("data-entity", &id),
+                ("data-ticks", &ticks.join(" ")),
+            ],
+        );
+        let omitted = if path.world_omitted > 0 {
+            format!(" ({} more world marks left out)", path.world_omitted)
+        } else {
+            String::new()
+        };
+        svg.text(
+            "title",
+            &[],
+            &format!("{name}: {} {what}{omitted}", marks.len()),
+        );
+        let (stroke, fill) = match kind {
+            WorldKind::Chat => ("#222", c),
+            _ => (c, "none"),
+        };
+        svg.leaf("path", &[("stroke", stroke), ("fill", fill), ("d", &d)]);
+        svg.close();
+    }
 }
 
 /// An entity's teleports in one group (`data-ticks` lists their ticks): a ring where each left,
@@ -373,6 +435,9 @@ fn legend(svg: &mut Svg, paths: &Paths, names: &HashMap<u32, String>, frame: &Fr
         ("ring", "teleport: left here"),
         ("triangle", "teleport: landed here"),
         ("flag", "checkpoint (its index)"),
+        ("block", "block changed"),
+        ("hit", "hit"),
+        ("chat", "chat line"),
     ] {
         let (cx, cy) = (num(x + 6.0), num(y - 4.0));
         match sym {
@@ -391,6 +456,30 @@ fn legend(svg: &mut Svg, paths: &Paths, names: &HashMap<u32, String>, frame: &Fr
                 &[
                     ("fill", "#222"),
                     ("d", &format!("M{cx} {} l4.5 8.5 l-9 0 Z", num(y - 9.0))),
+                ],
+            ),
+            "block" => svg.leaf(
+                "path",
+                &[
+                    ("class", "world-block"),
+                    ("stroke", "#222"),
+                    ("d", &format!("M{cx} {cy}m-3 -3h6v6h-6Z")),
+                ],
+            ),
+            "hit" => svg.leaf(
+                "path",
+                &[
+                    ("class", "world-hit"),
+                    ("stroke", "#222"),
+                    ("d", &format!("M{cx} {cy}m-4 -4l8 8m0 -8l-8 8")),
+                ],
+            ),
+            "chat" => svg.leaf(
+                "path",
+                &[
+                    ("class", "world-chat"),
+                    ("fill", "#fff"),
+                    ("d", &format!("M{cx} {cy}m-3 -4h6v5h-4l-2 2Z")),
                 ],
             ),
             _ => svg.leaf(

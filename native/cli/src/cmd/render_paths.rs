@@ -1,6 +1,7 @@
 //! What `tickreel render` draws, read from a recording: each entity's path on the x/z plane as
 //! continuous stretches (a teleport, a removal or a reappearance ends one), its teleports and its
-//! checkpoints. Ticks are streamed from the core [`Reader`] one chunk at a time (for a few drawn
+//! checkpoints, and what it did to the world: the blocks it changed, its hits and its chat lines
+//! (world events, marked where they happened). Ticks are streamed from the core [`Reader`] one chunk at a time (for a few drawn
 //! entities, only their events are decoded, [`Reader::read_chunk_entity`]); a path's points
 //! closer together than a distance that doubles whenever the kept points pass a budget are merged,
 //! so that a long recording needs bounded memory (the drawing simplifies further once its scale is
@@ -8,7 +9,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use tickreel::format::{POS_SCALE, Pose};
+use tickreel::format::{BlockPos, POS_SCALE, Pose};
 use tickreel::play::Reader;
 use tickreel::{Error, Event};
 
@@ -33,6 +34,29 @@ pub struct Mark {
     pub at: Pt,
 }
 
+/// Most world marks kept per entity (the rest are counted in [`EntityPath::world_omitted`]).
+pub const MAX_WORLD_MARKS: usize = 4096;
+
+/// What a world mark shows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WorldKind {
+    /// A block the entity changed (block change or one block of a multi-block change), at the
+    /// block's centre.
+    Block,
+    /// An attack the entity made, where it stood.
+    Hit,
+    /// A chat line the entity sent, where it stood.
+    Chat,
+}
+
+/// A world event of an entity, placed on the map.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct WorldMark {
+    pub tick: u32,
+    pub kind: WorldKind,
+    pub at: Pt,
+}
+
 /// One entity's path in the range.
 #[derive(Debug, Clone, Default)]
 pub struct EntityPath {
@@ -41,6 +65,10 @@ pub struct EntityPath {
     pub segments: Vec<Vec<Pt>>,
     pub teleports: Vec<Jump>,
     pub checkpoints: Vec<Mark>,
+    /// Its world events (blocks changed, hits, chat), at most [`MAX_WORLD_MARKS`].
+    pub world: Vec<WorldMark>,
+    /// World marks left out beyond [`MAX_WORLD_MARKS`].
+    pub world_omitted: usize,
     /// Whether the last stretch is still open (the entity is present).
     open: bool,
 }
@@ -76,6 +104,15 @@ impl EntityPath {
         }
         seg.push(p);
         true
+    }
+
+    /// Adds a world mark (counted instead beyond [`MAX_WORLD_MARKS`]).
+    fn mark(&mut self, tick: u32, kind: WorldKind, at: Pt) {
+        if self.world.len() < MAX_WORLD_MARKS {
+            self.world.push(WorldMark { tick, kind, at });
+        } else {
+            self.world_omitted += 1;
+        }
     }
 
     /// Points over all stretches.
@@ -197,7 +234,10 @@ impl Collector<'_> {
                     self.pending.push((id, index));
                     false
                 }
-                _ => false,
+                _ => {
+                    world_marks(path, tick, ev);
+                    false
+                }
             };
             self.kept += usize::from(added);
         }
@@ -219,6 +259,31 @@ impl Collector<'_> {
                 self.kept += path.point_count();
             }
         }
+    }
+}
+
+/// The world marks of `ev`, an event of `path`'s entity: the blocks it changed at their centres,
+/// an attack or a chat line where the entity stands (none if it has no position yet).
+fn world_marks(path: &mut EntityPath, tick: u32, ev: &Event) {
+    let centre = |p: BlockPos| [f64::from(p.x) + 0.5, f64::from(p.z) + 0.5];
+    match ev {
+        Event::BlockChange { pos, .. } => path.mark(tick, WorldKind::Block, centre(*pos)),
+        Event::BlockChanges { blocks, .. } => {
+            for (p, _) in blocks {
+                path.mark(tick, WorldKind::Block, centre(*p));
+            }
+        }
+        Event::Attack { .. } | Event::Chat { .. } => {
+            let kind = if matches!(ev, Event::Attack { .. }) {
+                WorldKind::Hit
+            } else {
+                WorldKind::Chat
+            };
+            if let Some(at) = path.last() {
+                path.mark(tick, kind, at);
+            }
+        }
+        _ => {}
     }
 }
 

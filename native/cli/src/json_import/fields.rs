@@ -3,7 +3,8 @@
 
 use serde_json::{Map, Value};
 use tickreel::format::{ANGLE_UNITS_PER_TURN, POS_SCALE, VEL_SCALE};
-use tickreel::format::{MAX_CUSTOM_EVENT_BYTES, kind};
+use tickreel::format::{BlockPos, MAX_BLOCK_ENTITY_BYTES, MAX_BLOCKS_PER_CHANGE, UseTarget};
+use tickreel::format::{MAX_CHAT_BYTES, MAX_CUSTOM_EVENT_BYTES, kind};
 use tickreel::{Event, Pose};
 
 use super::{MAX_COORD, MAX_UNITS};
@@ -43,6 +44,69 @@ pub(super) fn uint(o: &Map<String, Value>, key: &str) -> Result<u32, String> {
     v.as_u64()
         .and_then(|n| u32::try_from(n).ok())
         .ok_or_else(|| format!("{key} {} is not an unsigned 32-bit integer", quote(v)))
+}
+
+/// An optional unsigned 32-bit integer field (absent or `null`: none).
+pub(super) fn opt_uint(o: &Map<String, Value>, key: &str) -> Result<Option<u32>, String> {
+    match o.get(key) {
+        None | Some(Value::Null) => Ok(None),
+        Some(_) => uint(o, key).map(Some),
+    }
+}
+
+/// A signed 32-bit integer field (a block coordinate).
+pub(super) fn int(o: &Map<String, Value>, key: &str) -> Result<i32, String> {
+    let v = field(o, key)?;
+    v.as_i64()
+        .and_then(|n| i32::try_from(n).ok())
+        .ok_or_else(|| format!("{key} {} is not a 32-bit integer", quote(v)))
+}
+
+/// A byte field (a hand, a slot).
+fn byte(o: &Map<String, Value>, key: &str) -> Result<u8, String> {
+    u8::try_from(uint(o, key)?).map_err(|_| format!("{key} {} is over 255", quote(&o[key])))
+}
+
+/// A number of health points as hundredths (damage, health), refused beyond 32 bits.
+fn hundredths(o: &Map<String, Value>, key: &str) -> Result<u32, String> {
+    let v = (number(o, key)? * 100.0).round();
+    if !(0.0..=f64::from(u32::MAX)).contains(&v) {
+        return Err(format!("{key} {} is out of range", quote(&o[key])));
+    }
+    Ok(v as u32)
+}
+
+fn block_pos(o: &Map<String, Value>) -> Result<BlockPos, String> {
+    Ok(BlockPos::new(int(o, "x")?, int(o, "y")?, int(o, "z")?))
+}
+
+/// `[[x, y, z, state], ...]`: one to [`MAX_BLOCKS_PER_CHANGE`] blocks.
+fn blocks(o: &Map<String, Value>) -> Result<Vec<(BlockPos, u32)>, String> {
+    let list = field(o, "blocks")?
+        .as_array()
+        .ok_or_else(|| "blocks is not an array".to_string())?;
+    if list.is_empty() || list.len() > MAX_BLOCKS_PER_CHANGE {
+        return Err(format!(
+            "blocks has {} entries; 1 to {MAX_BLOCKS_PER_CHANGE}",
+            list.len()
+        ));
+    }
+    list.iter()
+        .map(|b| {
+            let a = b.as_array().filter(|a| a.len() == 4);
+            let get = |i: usize| a.and_then(|a| a[i].as_i64());
+            let coord = |i: usize| get(i).and_then(|v| i32::try_from(v).ok());
+            match (
+                coord(0),
+                coord(1),
+                coord(2),
+                get(3).and_then(|v| u32::try_from(v).ok()),
+            ) {
+                (Some(x), Some(y), Some(z), Some(s)) => Ok((BlockPos::new(x, y, z), s)),
+                _ => Err(format!("block {} is not [x, y, z, state]", quote(b))),
+            }
+        })
+        .collect()
 }
 
 /// A finite number field.
@@ -188,10 +252,87 @@ pub(super) fn event(v: &Value) -> Result<Event, String> {
                 data: hex_field(o, "data", MAX_CUSTOM_EVENT_BYTES)?,
             }
         }
+        "block_change" => Event::BlockChange {
+            pos: block_pos(o)?,
+            state: uint(o, "state")?,
+            cause: opt_uint(o, "entity")?,
+            block_entity: match o.get("block_entity") {
+                None | Some(Value::Null) => None,
+                Some(_) => Some(hex_field(o, "block_entity", MAX_BLOCK_ENTITY_BYTES)?),
+            },
+        },
+        "block_changes" => Event::BlockChanges {
+            cause: opt_uint(o, "entity")?,
+            blocks: blocks(o)?,
+        },
+        "swing" => Event::Swing {
+            entity: entity()?,
+            hand: byte(o, "hand")?,
+        },
+        "attack" => Event::Attack {
+            attacker: entity()?,
+            target: uint(o, "target")?,
+        },
+        "use" => Event::Use {
+            entity: entity()?,
+            hand: byte(o, "hand")?,
+            item: uint(o, "item")?,
+            target: match (o.contains_key("target"), o.contains_key("x")) {
+                (true, true) => return Err("a use has a target entity or a block, not both".into()),
+                (true, false) => UseTarget::Entity(uint(o, "target")?),
+                (false, true) => UseTarget::Block(block_pos(o)?),
+                (false, false) => UseTarget::Nothing,
+            },
+        },
+        "damage" => Event::Damage {
+            entity: entity()?,
+            amount: hundredths(o, "amount")?,
+            cause: uint(o, "cause")?,
+            source: opt_uint(o, "source")?,
+        },
+        "health" => Event::Health {
+            entity: entity()?,
+            health: hundredths(o, "health")?,
+        },
+        "equipment" => Event::Equipment {
+            entity: entity()?,
+            slot: byte(o, "slot")?,
+            item: uint(o, "item")?,
+            count: uint(o, "count")?,
+        },
+        "chat" => {
+            let text = field(o, "text")?;
+            let text = text
+                .as_str()
+                .ok_or_else(|| format!("text {} is not a string", quote(text)))?;
+            if text.len() > MAX_CHAT_BYTES {
+                return Err(format!(
+                    "text has {} bytes; at most {MAX_CHAT_BYTES}",
+                    text.len()
+                ));
+            }
+            Event::Chat {
+                sender: opt_uint(o, "entity")?,
+                channel: uint(o, "channel")?,
+                text: text.to_string(),
+            }
+        }
+        "custom_at" => Event::CustomAt {
+            type_id: uint(o, "type_id")?,
+            entity: opt_uint(o, "entity")?,
+            position: if o.contains_key("x") {
+                Some([pos(o, "x")?, pos(o, "y")?, pos(o, "z")?])
+            } else {
+                None
+            },
+            data: hex_field(o, "data", MAX_CUSTOM_EVENT_BYTES)?,
+        },
         other => {
             return Err(format!(
                 "unknown event type {}; expected entity_add, entity_remove, pose, position, \
-                 rotation, teleport, flags, checkpoint, velocity, player_leave, custom or extension",
+                 rotation, teleport, flags, checkpoint, velocity, player_leave, custom, \
+                 extension, block_change, block_changes, swing, attack, use, damage, health, \
+                 equipment, chat or custom_at",
                 echo(other)
             ));
         }

@@ -8,7 +8,9 @@
 //! - `{"recording": {...}}` (only as the first line; `dump --metadata` prints it): the header
 //!   fields `tick_rate_millihz`, `timestamp_ms`, `world_id`, `world_version`, `recording_id` (32
 //!   hex digits each), `game_data_version`, `dictionary_id`; the registered `entities`
-//!   (`{"id", "kind", "uuid"?, "name"?}`) and `event_types` (`{"id", "name", "version"}`); the
+//!   (`{"id", "kind", "uuid"?, "name"?}`), `event_types` (`{"id", "name", "version"}`) and the
+//!   `palette` naming world events' ids (`{"blocks": [[id, name], ...], "items": [...],
+//!   "damage": [...]}`); the
 //!   dropped-tick `gaps` (`[from, to]`, inclusive) and `dropped_ticks`; and `nbt`, the hex of an NBT
 //!   compound holding the user's metadata keys and the library's `analysis` (the `user` field is
 //!   a readable copy of the user's keys and is not read). Every field is optional.
@@ -20,7 +22,16 @@
 //! (entity and pose), `position` (x, y, z), `rotation` (yaw, pitch), `flags` (the raw `flags`;
 //! `names` is not read), `checkpoint` (`index`), `velocity` (x, y, z in blocks per tick),
 //! `player_leave`, `custom` (`type_id`, `data` in hex; `name` is read only without a `recording`
-//! line, see below) and `extension` (`kind` in 64..=127, `data` in hex). Positions are blocks,
+//! line, see below), `extension` (`kind` in 64..=127, `data` in hex), and the world events:
+//! `block_change` (block `x`, `y`, `z`, `state`, the causing `entity`?, `block_entity` in hex?),
+//! `block_changes` (`entity`?, `blocks` as `[[x, y, z, state], ...]`), `swing` (`entity`,
+//! `hand`), `attack` (`entity` the attacker, `target`), `use` (`entity`, `hand`, `item`, and a
+//! `target` entity or a block `x`, `y`, `z`, or neither), `damage` (`entity`, `amount` in health
+//! points, `cause`, `source`?), `health` (`entity`, `health` in health points), `equipment`
+//! (`entity`, `slot`, `item`, `count`), `chat` (the sender `entity`?, `channel`, `text`) and
+//! `custom_at` (`type_id`, `entity`?, `x`, `y`, `z`?, `data` in hex); the names dump prints
+//! from the palette (`state_name`, `item_name`, `cause_name`) are read only without a `recording`
+//! line, where they name the ids. Positions are blocks,
 //! angles degrees, quantised like the CSV's; other keys are ignored, and a key repeated in one
 //! object is an error. Numbers too large to be carried exactly (positions beyond 2^40 blocks,
 //! angles and velocities beyond 2^52 units, integers beyond `u32`) are errors.
@@ -40,7 +51,7 @@ use std::path::Path;
 use serde::de::{self, Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Value};
 use tickreel::format::MAX_EVENTS_PER_TICK;
-use tickreel::format::{EntityInfo, EventType, Gap, Metadata};
+use tickreel::format::{EntityInfo, EventType, Gap, Metadata, PaletteKind};
 use tickreel::record::{ReelOptions, ReelWriter};
 use tickreel::{Error, Event};
 
@@ -255,6 +266,18 @@ pub fn import_from(
                     }
                 }
             }
+            // Without a `recording` line, the palette names beside world events' ids name them.
+            if !summary.with_metadata {
+                for (kind, id, key) in palette_keys(&ev) {
+                    if let Some(name) = e.get(key) {
+                        let name = name.as_str().ok_or_else(|| {
+                            at_event(format!("{key} {} is not a string", quote(name)))
+                        })?;
+                        w.register_name(kind, id, name)
+                            .map_err(|e| at_event(e.to_string()))?;
+                    }
+                }
+            }
             parsed.push(ev);
         }
         summary.lines += 1;
@@ -357,8 +380,22 @@ impl<'de> Visitor<'de> for StrictVisitor {
 }
 
 /// What a `recording` line sets on the writer, besides its options.
+/// The palette ids of a world event with the key `dump` prints each one's name under.
+fn palette_keys(e: &Event) -> Vec<(PaletteKind, u32, &'static str)> {
+    match e {
+        Event::BlockChange { state, .. } => vec![(PaletteKind::Block, *state, "state_name")],
+        Event::Use { item, .. } | Event::Equipment { item, .. } => {
+            vec![(PaletteKind::Item, *item, "item_name")]
+        }
+        Event::Damage { cause, .. } => vec![(PaletteKind::DamageCause, *cause, "cause_name")],
+        _ => Vec::new(),
+    }
+}
+
 struct Setup {
     entities: Vec<EntityInfo>,
+    /// Palette names: kind, id, name.
+    names: Vec<(PaletteKind, u32, String)>,
     event_types: Vec<EventType>,
     gaps: Vec<Gap>,
     dropped_ticks: u64,
@@ -373,6 +410,9 @@ impl Setup {
         }
         for t in self.event_types {
             w.register_event_type(t)?;
+        }
+        for (kind, id, name) in &self.names {
+            w.register_name(*kind, *id, name)?;
         }
         w.set_gaps(self.gaps, self.dropped_ticks);
         w.set_recording_id(self.recording_id);
@@ -463,6 +503,28 @@ fn recording(rec: &Map<String, Value>, options: &mut ReelOptions) -> Result<Setu
             version: uint(o, "version").map_err(at)?,
         });
     }
+    let mut names = Vec::new();
+    if let Some(p) = rec.get("palette") {
+        let p = p
+            .as_object()
+            .ok_or_else(|| format!("palette {} is not an object", quote(p)))?;
+        for kind in PaletteKind::ALL {
+            for (i, entry) in array(p, kind.key())?.iter().enumerate() {
+                let pair = entry.as_array().filter(|a| a.len() == 2).and_then(|a| {
+                    let id = u32::try_from(a[0].as_u64()?).ok()?;
+                    Some((id, a[1].as_str()?.to_string()))
+                });
+                let (id, name) = pair.ok_or_else(|| {
+                    format!(
+                        "palette {}[{i}] {} is not [id, name]",
+                        kind.key(),
+                        quote(entry)
+                    )
+                })?;
+                names.push((kind, id, name));
+            }
+        }
+    }
     let mut gaps = Vec::new();
     for g in array(rec, "gaps")? {
         let pair = g.as_array().filter(|a| a.len() == 2).and_then(|a| {
@@ -488,6 +550,7 @@ fn recording(rec: &Map<String, Value>, options: &mut ReelOptions) -> Result<Setu
     };
     Ok(Setup {
         entities,
+        names,
         event_types,
         gaps,
         dropped_ticks,

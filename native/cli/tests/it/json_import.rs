@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use crate::tool::{assert_ok, p, stderr, stdout, tickreel};
 use tickreel::format::flag;
-use tickreel::format::{EntityInfo, EventType, Gap};
+use tickreel::format::{BlockPos, EntityInfo, EventType, Gap, PaletteKind, UseTarget};
 use tickreel::play::Reader;
 use tickreel::record::{ChunkPolicy, ReelOptions, ReelWriter};
 use tickreel::{Event, Pose};
@@ -53,6 +53,7 @@ fn assert_same_recording(a: &Path, b: &Path) {
     assert_eq!(ma.library.entities, mb.library.entities);
     assert_eq!(ma.library.event_types, mb.library.event_types);
     assert_eq!(ma.library.gaps, mb.library.gaps);
+    assert_eq!(ma.library.palette, mb.library.palette);
     assert_eq!(
         ma.library.stats.ticks_written,
         mb.library.stats.ticks_written
@@ -125,6 +126,18 @@ fn the_golden_file_round_trips() {
     assert_eq!(text.matches("{\"snapshot\":").count(), 2, "{text}");
     assert!(text.contains("\"type\":\"custom\""));
     assert!(text.contains("\"type\":\"velocity\""));
+    // The world events of tick 9 and the palette naming their ids.
+    assert!(
+        !rec["palette"]["blocks"].as_array().unwrap().is_empty(),
+        "{rec}"
+    );
+    for kind in ["block_change", "swing", "attack", "equipment", "chat"] {
+        assert!(
+            text.contains(&format!("\"type\":\"{kind}\"")),
+            "no {kind} in the dump"
+        );
+    }
+    assert!(text.contains("\"state_name\":\"minecraft:"), "{text}");
 }
 
 #[test]
@@ -191,6 +204,14 @@ fn every_kind(path: &Path) {
     })
     .unwrap();
     w.set_gaps(vec![Gap { from: 30, to: 31 }], 2);
+    w.register_name(PaletteKind::Block, 1, "minecraft:stone")
+        .unwrap();
+    w.register_name(PaletteKind::Block, 77, "minecraft:oak_sign[rotation=4]")
+        .unwrap();
+    w.register_name(PaletteKind::Item, 3, "minecraft:iron_sword")
+        .unwrap();
+    w.register_name(PaletteKind::DamageCause, 4, "minecraft:fall")
+        .unwrap();
     w.set_user_metadata(
         "nested",
         fastnbt::Value::List(vec![
@@ -273,9 +294,12 @@ fn every_kind(path: &Path) {
                 data: vec![t as u8; t as usize],
             });
             ev.push(Event::Extension {
-                kind: 0x41,
+                kind: 0x4a + (t / 5) as u8,
                 data: vec![0xff, t as u8],
             });
+        }
+        if t == 21 {
+            world_events(&mut ev);
         }
         if t == 33 {
             continue; // an empty tick
@@ -283,6 +307,100 @@ fn every_kind(path: &Path) {
         w.write_tick(t, &ev).unwrap();
     }
     w.finish().unwrap();
+}
+
+/// One of each world event, every optional part present and absent.
+fn world_events(ev: &mut Vec<Event>) {
+    let p = BlockPos::new;
+    ev.extend([
+        Event::BlockChange {
+            pos: p(-30_000_000, -64, 30_000_000),
+            state: 1,
+            cause: Some(1),
+            block_entity: None,
+        },
+        Event::BlockChange {
+            pos: p(5, 70, 5),
+            state: 77,
+            cause: None,
+            block_entity: Some(vec![10, 0, 0, 0]),
+        },
+        Event::BlockChanges {
+            cause: None,
+            blocks: vec![(p(0, 60, 0), 1), (p(1, 60, 0), 1), (p(-9, 3, 2), 0)],
+        },
+        Event::BlockChanges {
+            cause: Some(u32::MAX),
+            blocks: vec![(p(7, 7, 7), 2)],
+        },
+        Event::Swing { entity: 1, hand: 1 },
+        Event::Attack {
+            attacker: 1,
+            target: 2,
+        },
+        Event::Use {
+            entity: 1,
+            hand: 0,
+            item: 3,
+            target: UseTarget::Nothing,
+        },
+        Event::Use {
+            entity: 1,
+            hand: 1,
+            item: 0,
+            target: UseTarget::Entity(2),
+        },
+        Event::Use {
+            entity: 1,
+            hand: 0,
+            item: 3,
+            target: UseTarget::Block(p(5, 70, 5)),
+        },
+        Event::Damage {
+            entity: 2,
+            amount: 350,
+            cause: 4,
+            source: Some(1),
+        },
+        Event::Damage {
+            entity: 2,
+            amount: 1,
+            cause: 0,
+            source: None,
+        },
+        Event::Health {
+            entity: 2,
+            health: 1999,
+        },
+        Event::Equipment {
+            entity: 1,
+            slot: 200,
+            item: 3,
+            count: 64,
+        },
+        Event::Chat {
+            sender: Some(1),
+            channel: 1,
+            text: "hi \"there\" ✓".into(),
+        },
+        Event::Chat {
+            sender: None,
+            channel: 99,
+            text: String::new(),
+        },
+        Event::CustomAt {
+            type_id: 42,
+            entity: Some(2),
+            position: Some([4096, -1, 1 << 30]),
+            data: vec![1, 2],
+        },
+        Event::CustomAt {
+            type_id: 43,
+            entity: None,
+            position: None,
+            data: vec![],
+        },
+    ]);
 }
 
 #[test]
@@ -302,6 +420,16 @@ fn every_event_kind_and_metadata_round_trip() {
         "player_leave",
         "custom",
         "extension",
+        "block_change",
+        "block_changes",
+        "swing",
+        "attack",
+        "use",
+        "damage",
+        "health",
+        "equipment",
+        "chat",
+        "custom_at",
     ] {
         assert!(
             text.contains(&format!("\"type\":\"{kind}\"")),

@@ -124,6 +124,53 @@ fn the_golden_file_gives_its_paths_teleport_and_checkpoint() {
 }
 
 #[test]
+fn the_golden_file_marks_its_world_events() {
+    let dir = tempfile::tempdir().unwrap();
+    let svg = render(&golden(), &dir.path().join("world.svg"), &[]);
+    let marks = |class: &str| -> Vec<(String, String)> {
+        svg.find(|e| e.name == "g" && e.has_class(class))
+            .iter()
+            .map(|g| {
+                (
+                    g.attr("data-entity").to_string(),
+                    g.attr("data-ticks").to_string(),
+                )
+            })
+            .collect()
+    };
+    // tick 9: Steve breaks a block and hits Alex; Alex says "gg"
+    assert_eq!(marks("world-block"), vec![("1".into(), "9".into())]);
+    assert_eq!(marks("world-hit"), vec![("1".into(), "9".into())]);
+    assert_eq!(marks("world-chat"), vec![("2".into(), "9".into())]);
+    // the block's square is centred on the block (12.5, -2.5), left of Steve's path
+    let block =
+        svg.find(|e| e.name == "g" && e.has_class("world-block"))[0].find(|e| e.name == "path")[0];
+    let at: Vec<f64> = block.attr("d")[1..block.attr("d").find('m').unwrap()]
+        .split(' ')
+        .map(|n| n.parse().unwrap())
+        .collect();
+    let steve = &stretches(paths(&svg)[&1].attr("d"))[0];
+    assert!(at[0] < steve[0][0], "{at:?} {steve:?}");
+    let legend: Vec<String> = svg
+        .find(|e| e.name == "text")
+        .iter()
+        .map(|t| t.text.clone())
+        .collect();
+    for entry in ["block changed", "hit", "chat line"] {
+        assert!(
+            legend.iter().any(|t| t == entry),
+            "no {entry} in the legend"
+        );
+    }
+    // a range without tick 9 has none
+    let svg = render(&golden(), &dir.path().join("none.svg"), &["--from", "10"]);
+    assert!(
+        svg.find(|e| e.name == "g" && (e.has_class("world-block") || e.has_class("world-hit")))
+            .is_empty()
+    );
+}
+
+#[test]
 fn entity_filters_and_tick_ranges_apply() {
     let dir = tempfile::tempdir().unwrap();
     let svg = render(&golden(), &dir.path().join("alex.svg"), &["--entity", "2"]);

@@ -69,7 +69,7 @@ pub use segment::SegmentStart;
 pub use state::{EntityState, EntityTable};
 pub use world::{
     BlockPos, BlockState, MAX_BLOCK_ENTITY_BYTES, MAX_BLOCKS_PER_CHANGE, MAX_CHAT_BYTES, UseTarget,
-    channel, hand, slot, world_kind,
+    channel, check_limits as check_world_limits, hand, slot, world_kind,
 };
 
 /// The byte-level pieces of the format for code that forges or takes apart a file by hand: the

@@ -215,7 +215,7 @@ pub(crate) fn put_framed(out: &mut Vec<u8>, body: impl FnOnce(&mut Vec<u8>)) {
 /// Checks what a caller submits in a world event beyond what its encoding bounds: text is UTF-8
 /// (a `String` already is) and within [`MAX_CHAT_BYTES`], block-entity data and multi-block
 /// changes within their limits, hands known.
-pub(crate) fn check_limits(e: &crate::format::Event) -> Result<()> {
+pub fn check_limits(e: &crate::format::Event) -> Result<()> {
     use crate::format::Event;
     match e {
         Event::Chat { text, .. } if text.len() > MAX_CHAT_BYTES => Err(Error::invalid(format!(

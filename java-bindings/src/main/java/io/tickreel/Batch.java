@@ -2,8 +2,10 @@ package io.tickreel;
 
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.Objects;
+import java.util.OptionalInt;
 
 /**
  * Encodes one tick's events in pure Java, so that recording a tick costs one native call per
@@ -38,8 +40,51 @@ public final class Batch {
     static final int VELOCITY = 0x09;
     static final int PLAYER_LEAVE = 0x0A;
     static final int EXTENSION_FIRST = 0x40;
+    static final int BLOCK_CHANGE = 0x40;
+    static final int BLOCK_CHANGES = 0x41;
+    static final int SWING = 0x42;
+    static final int ATTACK = 0x43;
+    static final int USE = 0x44;
+    static final int DAMAGE = 0x45;
+    static final int HEALTH = 0x46;
+    static final int EQUIPMENT = 0x47;
+    static final int CHAT = 0x48;
+    static final int CUSTOM_AT = 0x49;
     static final int EXTENSION_LAST = 0x7F;
     static final int CUSTOM = 0x80;
+
+    /** Largest block-entity NBT of one block change, in bytes. */
+    public static final int MAX_BLOCK_ENTITY_BYTES = 64 << 10;
+    /** Largest chat text, in bytes of UTF-8. */
+    public static final int MAX_CHAT_BYTES = 4 << 10;
+    /** Most blocks in one multi-block change. */
+    public static final int MAX_BLOCKS_PER_CHANGE = 32_768;
+    /** The main hand ({@link #swing}, {@link #use}). */
+    public static final int HAND_MAIN = 0;
+    /** The off hand. */
+    public static final int HAND_OFF = 1;
+    /** Equipment slots (the order of Minecraft's {@code EquipmentSlot}); up to 255 are the game's own. */
+    public static final int SLOT_MAIN_HAND = 0;
+    /** Equipment slot: off hand. */
+    public static final int SLOT_OFF_HAND = 1;
+    /** Equipment slot: feet. */
+    public static final int SLOT_FEET = 2;
+    /** Equipment slot: legs. */
+    public static final int SLOT_LEGS = 3;
+    /** Equipment slot: chest. */
+    public static final int SLOT_CHEST = 4;
+    /** Equipment slot: head. */
+    public static final int SLOT_HEAD = 5;
+    /** Equipment slot: body. */
+    public static final int SLOT_BODY = 6;
+    /** Chat channel: public chat everyone sees (above {@link #CHANNEL_SYSTEM}: the game's own, kept private). */
+    public static final int CHANNEL_PUBLIC = 0;
+    /** Chat channel: to one player or a few. */
+    public static final int CHANNEL_PRIVATE = 1;
+    /** Chat channel: a team's chat. */
+    public static final int CHANNEL_TEAM = 2;
+    /** Chat channel: the server's messages. */
+    public static final int CHANNEL_SYSTEM = 3;
 
     /** Largest fixed-size event: kind + 2 varint32 + 5 varint64. */
     private static final int MAX_FIXED_EVENT = 1 + 2 * 5 + 5 * 10;
@@ -255,6 +300,258 @@ public final class Batch {
         return this;
     }
 
+    /**
+     * A block changed to {@code state} (an id of the block palette, see
+     * {@link Recorder#registerName}), with no causing entity and no block entity.
+     */
+    public Batch blockChange(int x, int y, int z, int state) {
+        return blockChange(x, y, z, state, OptionalInt.empty(), null);
+    }
+
+    /**
+     * A block changed to {@code state}, changed by {@code cause} if present, with the block
+     * entity's NBT (a sign's text, a chest's contents) or {@code null} for none.
+     *
+     * @throws NullPointerException if {@code cause} is null
+     * @throws IllegalArgumentException if {@code blockEntity} is over {@link #MAX_BLOCK_ENTITY_BYTES}
+     * @throws IllegalStateException if the batch already holds {@link #MAX_EVENTS} events
+     */
+    public Batch blockChange(int x, int y, int z, int state, OptionalInt cause, byte[] blockEntity) {
+        Objects.requireNonNull(cause, "cause");
+        if (blockEntity != null && blockEntity.length > MAX_BLOCK_ENTITY_BYTES) {
+            throw new IllegalArgumentException("block-entity data of " + blockEntity.length
+                    + " bytes; at most " + MAX_BLOCK_ENTITY_BYTES);
+        }
+        int at = beginFramed(BLOCK_CHANGE, 4 * 5 + 1 + 5 + (blockEntity == null ? 0 : blockEntity.length));
+        s64(x);
+        s64(y);
+        s64(z);
+        u32(state);
+        optEntity(cause);
+        if (blockEntity == null) {
+            bytes[pos++] = 0;
+        } else {
+            bytes[pos++] = 1;
+            u32(blockEntity.length);
+            System.arraycopy(blockEntity, 0, bytes, pos, blockEntity.length);
+            pos += blockEntity.length;
+        }
+        endFramed(at);
+        return this;
+    }
+
+    /**
+     * Many blocks changed at once (a section update, a fill, an explosion): block {@code i} at
+     * ({@code xs[i]}, {@code ys[i]}, {@code zs[i]}) is now {@code states[i]}, changed by
+     * {@code cause} if present.
+     *
+     * @throws NullPointerException if an argument is null
+     * @throws IllegalArgumentException if the arrays differ in length, are empty or hold more than
+     *     {@link #MAX_BLOCKS_PER_CHANGE} blocks
+     * @throws IllegalStateException if the batch already holds {@link #MAX_EVENTS} events
+     */
+    public Batch blockChanges(OptionalInt cause, int[] xs, int[] ys, int[] zs, int[] states) {
+        Objects.requireNonNull(cause, "cause");
+        int n = Objects.requireNonNull(xs, "xs").length;
+        if (Objects.requireNonNull(ys, "ys").length != n || Objects.requireNonNull(zs, "zs").length != n
+                || Objects.requireNonNull(states, "states").length != n) {
+            throw new IllegalArgumentException("xs, ys, zs and states differ in length");
+        }
+        if (n == 0 || n > MAX_BLOCKS_PER_CHANGE) {
+            throw new IllegalArgumentException("a change of " + n + " blocks; 1 to " + MAX_BLOCKS_PER_CHANGE);
+        }
+        int at = beginFramed(BLOCK_CHANGES, 10 + n * 20);
+        optEntity(cause);
+        u32(n);
+        long px = 0, py = 0, pz = 0;
+        for (int i = 0; i < n; i++) {
+            s64(xs[i] - px);
+            s64(ys[i] - py);
+            s64(zs[i] - pz);
+            u32(states[i]);
+            px = xs[i];
+            py = ys[i];
+            pz = zs[i];
+        }
+        endFramed(at);
+        return this;
+    }
+
+    /**
+     * An entity swung a hand ({@link #HAND_MAIN} or {@link #HAND_OFF}).
+     *
+     * @throws IllegalArgumentException for another hand
+     */
+    public Batch swing(int entity, int hand) {
+        checkHand(hand);
+        int at = beginFramed(SWING, 6);
+        u32(entity);
+        bytes[pos++] = (byte) hand;
+        endFramed(at);
+        return this;
+    }
+
+    /** An entity attacked another (a hit, whether or not it did damage). */
+    public Batch attack(int attacker, int target) {
+        int at = beginFramed(ATTACK, 10);
+        u32(attacker);
+        u32(target);
+        endFramed(at);
+        return this;
+    }
+
+    /**
+     * An entity used {@code item} (an id of the item palette, 0 for an empty hand) in a hand, on
+     * nothing.
+     *
+     * @throws IllegalArgumentException for a hand other than {@link #HAND_MAIN} or {@link #HAND_OFF}
+     */
+    public Batch use(int entity, int hand, int item) {
+        checkHand(hand);
+        int at = beginFramed(USE, 12);
+        useHead(entity, hand, item);
+        bytes[pos++] = 0;
+        endFramed(at);
+        return this;
+    }
+
+    /**
+     * An entity used {@code item} in a hand on entity {@code target}.
+     *
+     * @throws IllegalArgumentException for a hand other than {@link #HAND_MAIN} or {@link #HAND_OFF}
+     */
+    public Batch useOnEntity(int entity, int hand, int item, int target) {
+        checkHand(hand);
+        int at = beginFramed(USE, 17);
+        useHead(entity, hand, item);
+        bytes[pos++] = 1;
+        u32(target);
+        endFramed(at);
+        return this;
+    }
+
+    /**
+     * An entity used {@code item} in a hand on the block at ({@code x}, {@code y}, {@code z}).
+     *
+     * @throws IllegalArgumentException for a hand other than {@link #HAND_MAIN} or {@link #HAND_OFF}
+     */
+    public Batch useOnBlock(int entity, int hand, int item, int x, int y, int z) {
+        checkHand(hand);
+        int at = beginFramed(USE, 27);
+        useHead(entity, hand, item);
+        bytes[pos++] = 2;
+        s64(x);
+        s64(y);
+        s64(z);
+        endFramed(at);
+        return this;
+    }
+
+    /**
+     * An entity took {@code amount} hundredths of a health point of damage of {@code cause} (an
+     * id of the damage-cause palette, 0 for unknown), dealt by {@code source} if present.
+     *
+     * @throws NullPointerException if {@code source} is null
+     */
+    public Batch damage(int entity, int amount, int cause, OptionalInt source) {
+        Objects.requireNonNull(source, "source");
+        int at = beginFramed(DAMAGE, 20);
+        u32(entity);
+        u32(amount);
+        u32(cause);
+        optEntity(source);
+        endFramed(at);
+        return this;
+    }
+
+    /** An entity's health is now {@code health} hundredths of a health point (a heart is 200). */
+    public Batch health(int entity, int health) {
+        int at = beginFramed(HEALTH, 10);
+        u32(entity);
+        u32(health);
+        endFramed(at);
+        return this;
+    }
+
+    /**
+     * An entity's equipment in {@code slot} ({@code SLOT_*}, or the game's own up to 255) is now
+     * {@code count} of {@code item} (an id of the item palette, 0 for nothing).
+     *
+     * @throws IllegalArgumentException if {@code slot} is not 0 to 255
+     */
+    public Batch equipment(int entity, int slot, int item, int count) {
+        if (slot < 0 || slot > 255) {
+            throw new IllegalArgumentException("equipment slot " + slot + "; 0 to 255");
+        }
+        int at = beginFramed(EQUIPMENT, 16);
+        u32(entity);
+        bytes[pos++] = (byte) slot;
+        u32(item);
+        u32(count);
+        endFramed(at);
+        return this;
+    }
+
+    /**
+     * A chat line: its sender if an entity sent it, its channel ({@code CHANNEL_*}, or the game's
+     * own above them, kept private) and its text.
+     *
+     * @throws NullPointerException if {@code sender} or {@code text} is null
+     * @throws IllegalArgumentException if the text is over {@link #MAX_CHAT_BYTES} bytes of UTF-8
+     */
+    public Batch chat(OptionalInt sender, int channel, String text) {
+        Objects.requireNonNull(sender, "sender");
+        byte[] utf8 = Objects.requireNonNull(text, "text").getBytes(StandardCharsets.UTF_8);
+        if (utf8.length > MAX_CHAT_BYTES) {
+            throw new IllegalArgumentException("a chat text of " + utf8.length + " bytes; at most " + MAX_CHAT_BYTES);
+        }
+        int at = beginFramed(CHAT, 15 + utf8.length);
+        optEntity(sender);
+        u32(channel);
+        u32(utf8.length);
+        System.arraycopy(utf8, 0, bytes, pos, utf8.length);
+        pos += utf8.length;
+        endFramed(at);
+        return this;
+    }
+
+    /**
+     * A game-specific event of a registered type placed at an entity and/or a position in blocks
+     * ({@code position} null for none, else {@code {x, y, z}}), so that a report's radius and a
+     * viewer can place it.
+     *
+     * @throws NullPointerException if {@code entity} or {@code data} is null
+     * @throws IllegalArgumentException if {@code position} is not 3 finite values in range, or
+     *     {@code data} is over {@link #MAX_CUSTOM_BYTES}
+     */
+    public Batch customAt(int typeId, OptionalInt entity, double[] position, byte[] data) {
+        Objects.requireNonNull(entity, "entity");
+        Objects.requireNonNull(data, "data");
+        if (data.length > MAX_CUSTOM_BYTES) {
+            throw new IllegalArgumentException("custom event of " + data.length + " bytes; at most " + MAX_CUSTOM_BYTES);
+        }
+        if (position != null) {
+            if (position.length != 3) {
+                throw new IllegalArgumentException("a position is 3 values, got " + position.length);
+            }
+            quantise(position[0], position[1], position[2]);
+        }
+        int at = beginFramed(CUSTOM_AT, 50 + data.length);
+        u32(typeId);
+        optEntity(entity);
+        if (position == null) {
+            bytes[pos++] = 0;
+        } else {
+            bytes[pos++] = 1;
+            scratch(3);
+        }
+        u32(data.length);
+        System.arraycopy(data, 0, bytes, pos, data.length);
+        pos += data.length;
+        endFramed(at);
+        return this;
+    }
+
     /** The encoded tick as a new array (for tests and tools; submitting does not copy). */
     public byte[] toByteArray() {
         seal();
@@ -346,6 +643,66 @@ public final class Batch {
         s64(p.rawZ());
         s64(p.rawYaw());
         s64(p.rawPitch());
+    }
+
+    /**
+     * Starts a world event: its kind, then one byte for the body's length, patched by
+     * {@link #endFramed}; room for {@code body} more bytes.
+     *
+     * @return where the length byte is
+     */
+    private int beginFramed(int kind, int body) {
+        if (count == MAX_EVENTS) {
+            throw new IllegalStateException("a tick holds at most " + MAX_EVENTS + " events");
+        }
+        ensure(2 + body + 5);
+        count++;
+        bytes[pos++] = (byte) kind;
+        return pos++;
+    }
+
+    /** Writes the body's length as a varint at {@code at}, moving the body when it needs more than one byte. */
+    private void endFramed(int at) {
+        int len = pos - at - 1;
+        if (len < 0x80) {
+            bytes[at] = (byte) len;
+            return;
+        }
+        int extra = len < (1 << 14) ? 1 : len < (1 << 21) ? 2 : len < (1 << 28) ? 3 : 4;
+        ensure(extra);
+        System.arraycopy(bytes, at + 1, bytes, at + 1 + extra, len);
+        int end = pos + extra;
+        pos = at;
+        u32(len);
+        pos = end;
+    }
+
+    private void useHead(int entity, int hand, int item) {
+        u32(entity);
+        bytes[pos++] = (byte) hand;
+        u32(item);
+    }
+
+    private void optEntity(OptionalInt e) {
+        if (e.isPresent()) {
+            u64((e.getAsInt() & 0xFFFF_FFFFL) + 1);
+        } else {
+            bytes[pos++] = 0;
+        }
+    }
+
+    private static void checkHand(int hand) {
+        if (hand != HAND_MAIN && hand != HAND_OFF) {
+            throw new IllegalArgumentException("hand " + hand + "; 0 (main) or 1 (off hand)");
+        }
+    }
+
+    private void u64(long u) {
+        while ((u & ~0x7FL) != 0) {
+            bytes[pos++] = (byte) (u | 0x80);
+            u >>>= 7;
+        }
+        bytes[pos++] = (byte) u;
     }
 
     private void u32(int v) {

@@ -68,6 +68,7 @@ final class NativeBridge {
     static native void recorderSnapshot(long recorder, byte[] bytes);
     static native void recorderRegisterEntity(long recorder, int entity, int kind, long[] uuid, String name);
     static native void recorderRegisterEventType(long recorder, int typeId, String name, int version);
+    static native void recorderRegisterName(long recorder, int kind, int id, String name);
     static native void recorderSetUserMetadata(long recorder, byte[] nbt);
     static native void recorderFlush(long recorder);
     static native long[] recorderStats(long recorder);
@@ -146,6 +147,7 @@ final class NativeBridge {
     static native long[] readerSeek(long reader, int tick);
     static native byte[] readerTicks(long reader, int from, int to);
     static native long[] readerVerify(long reader);
+    static native String readerPaletteName(long reader, int kind, int id);
 
     // --- shadow (native/bridge/api/shadow.rs documents each) ---
     static native long[] shadowBufferStart(long engine, String path, long[] recorderOptions, long[] shadowOptions);
@@ -160,6 +162,7 @@ final class NativeBridge {
     static native void reelWriterSnapshot(long writer, byte[] bytes);
     static native void reelWriterRegisterEntity(long writer, int entity, int kind, long[] uuid, String name);
     static native void reelWriterRegisterEventType(long writer, int typeId, String name, int version);
+    static native void reelWriterRegisterName(long writer, int kind, int id, String name);
     static native void reelWriterSetUserMetadata(long writer, byte[] nbt);
     static native long reelWriterFinish(long writer);
     static native long quantityCheck(int quantity, String what, double value);

@@ -120,6 +120,18 @@ public final class Reader implements AutoCloseable {
         return Map.of();
     }
 
+    /**
+     * The name of id {@code id} of a palette (e.g. {@code "minecraft:stone"}), or {@code null} if
+     * the recording does not name it.
+     *
+     * @throws NullPointerException if {@code kind} is null
+     * @throws IllegalStateException if this reader is closed
+     */
+    public String paletteName(PaletteKind kind, int id) {
+        Objects.requireNonNull(kind, "kind");
+        return NativeBridge.readerPaletteName(handle.get(), kind.code(), id);
+    }
+
     /** The registered entities (who is who). */
     public List<EntityInfo> entities() {
         List<EntityInfo> out = new ArrayList<>();

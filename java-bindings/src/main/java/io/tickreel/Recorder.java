@@ -160,6 +160,22 @@ public final class Recorder implements AutoCloseable {
     }
 
     /**
+     * Names id {@code id} of a palette, e.g. block state 1 as {@code "minecraft:stone"}, so that
+     * the recording explains its world events across game versions. The same name again does
+     * nothing.
+     *
+     * @throws NullPointerException if {@code kind} or {@code name} is null
+     * @throws IllegalArgumentException if the name is empty, over 256 bytes, or the id is named
+     *     otherwise already
+     * @throws IllegalStateException if the recording is closed, finished or aborted
+     */
+    public void registerName(PaletteKind kind, int id, String name) {
+        Objects.requireNonNull(kind, "kind");
+        Objects.requireNonNull(name, "name");
+        NativeBridge.recorderRegisterName(handle.get(), kind.code(), id, name);
+    }
+
+    /**
      * Sets one user metadata key (NBT-friendly values: numbers, strings, arrays, lists, maps,
      * UUIDs; see {@link Reader#metadata()}). The key {@code "tickreel"} is reserved.
      *
