@@ -554,7 +554,7 @@ pub fn custom_at(
     batch.push_world(Event::CustomAt {
         type_id,
         entity: opt(has_entity, entity),
-        position,
+        position: position.map(Box::new),
         data: data.to_vec(),
     })
 }

@@ -392,7 +392,7 @@ pub(crate) fn event(view: &EventView<'_>) -> TickreelEvent {
             ..
         } => {
             c.type_id = *type_id;
-            if let Some([x, y, z]) = position {
+            if let Some([x, y, z]) = position.as_deref() {
                 (c.has_position, c.x, c.y, c.z) = (
                     true,
                     *x as f64 / POS_SCALE,

@@ -321,7 +321,7 @@ pub(super) fn event(v: &Value) -> Result<Event, String> {
             type_id: uint(o, "type_id")?,
             entity: opt_uint(o, "entity")?,
             position: if o.contains_key("x") {
-                Some([pos(o, "x")?, pos(o, "y")?, pos(o, "z")?])
+                Some(Box::new([pos(o, "x")?, pos(o, "y")?, pos(o, "z")?]))
             } else {
                 None
             },

@@ -391,7 +391,7 @@ fn world_events(ev: &mut Vec<Event>) {
         Event::CustomAt {
             type_id: 42,
             entity: Some(2),
-            position: Some([4096, -1, 1 << 30]),
+            position: Some(Box::new([4096, -1, 1 << 30])),
             data: vec![1, 2],
         },
         Event::CustomAt {
