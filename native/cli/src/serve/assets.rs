@@ -1,5 +1,7 @@
 //! The viewer's page: hand-written HTML, JavaScript and CSS in `assets/`, carried inside the
-//! binary (no CDN, no build step). The page draws on a canvas and asks the API for frames.
+//! binary (no CDN, no build step). The page draws on a canvas and asks the API for frames; its
+//! parts are scripts of their own: `viewer.js` (playback and the map), `race.js` (ghost races),
+//! `timeline.js` (the markers), `inspector.js` (the followed entity), `inbox.js` (reports).
 
 use axum::http::{HeaderValue, header};
 use axum::response::{IntoResponse, Response};
@@ -8,6 +10,9 @@ const PAGE: &str = include_str!("assets/viewer.html");
 const SCRIPT: &str = include_str!("assets/viewer.js");
 const STYLE: &str = include_str!("assets/viewer.css");
 const RACE: &str = include_str!("assets/race.js");
+const TIMELINE: &str = include_str!("assets/timeline.js");
+const INSPECTOR: &str = include_str!("assets/inspector.js");
+const INBOX: &str = include_str!("assets/inbox.js");
 
 fn asset(body: &'static str, kind: &'static str) -> Response {
     let mut r = body.into_response();
@@ -32,6 +37,18 @@ pub async fn script() -> Response {
 
 pub async fn race() -> Response {
     asset(RACE, "text/javascript; charset=utf-8")
+}
+
+pub async fn timeline() -> Response {
+    asset(TIMELINE, "text/javascript; charset=utf-8")
+}
+
+pub async fn inspector() -> Response {
+    asset(INSPECTOR, "text/javascript; charset=utf-8")
+}
+
+pub async fn inbox() -> Response {
+    asset(INBOX, "text/javascript; charset=utf-8")
 }
 
 pub async fn style() -> Response {

@@ -176,7 +176,7 @@ fn the_viewer_plays_seeks_and_reverses_in_chromium() {
     let (_, ents) = shown(&mut b);
     assert!(ents.iter().any(|e| e.0 == reported));
     let table = b.eval("document.getElementById('report-meta').innerText");
-    assert!(table.as_str().unwrap().contains("report_tick"), "{table}");
+    assert!(table.as_str().unwrap().contains("report tick"), "{table}");
     assert!(screenshot(&mut b, &shots.join("report.png")) > 5000);
     // each step above is bounded by its own wait; the whole is reported, not asserted (it
     // depends on the machine)
@@ -384,4 +384,325 @@ fn the_memory_bench_fails_when_chromium_cannot_start() {
         assert!(err.contains(chromium), "{chromium}: {err}");
         assert!(o.stdout.is_empty(), "no figures without a browser");
     }
+}
+
+/// A recording with world events, written through the engine: Alice (#1) walks +x at 2 blocks/s
+/// on the ground at y 64, jumps to y 70 (off the ground) for ticks 100..=120, holds a diamond
+/// sword and has 18.5 health, from 2026-11-27 on the wall clock; at tick 50 she places stone at (3, 65, 4), at 60 she hits Bob (#2),
+/// at 70 she says "hello there".
+fn world_recording(path: &Path) {
+    use tickreel::format::{BlockPos, EntityInfo, PaletteKind, channel, flag, slot};
+    use tickreel::format::{Event, encode_batch};
+    use tickreel::{Engine, EngineOptions, Pose, RecorderOptions};
+    let engine = Engine::new(EngineOptions::default()).unwrap();
+    let mut options = RecorderOptions::default();
+    // 2026-11-27, the wall clock at tick 0
+    options.info.timestamp_ms = 1_795_704_680_793;
+    let rec = engine.start_recording(path, options).unwrap();
+    for (id, name) in [(1, "Alice"), (2, "Bob")] {
+        rec.register_entity(EntityInfo {
+            id,
+            kind: 147,
+            uuid: None,
+            name: Some(name.into()),
+        })
+        .unwrap();
+    }
+    rec.register_name(PaletteKind::Block, 1, "minecraft:stone")
+        .unwrap();
+    rec.register_name(PaletteKind::Item, 7, "minecraft:diamond_sword")
+        .unwrap();
+    let alice = |t: u32| {
+        let y = if (100..=120).contains(&t) { 70.0 } else { 64.0 };
+        Pose::from_f64(f64::from(t) * 0.1, y, 0.0, 0.0, 0.0)
+    };
+    let mut batch = Vec::new();
+    for t in 0..200u32 {
+        let mut ev = Vec::new();
+        if t == 0 {
+            ev.push(Event::EntityAdd {
+                entity: 1,
+                kind: 147,
+                pose: alice(0),
+            });
+            ev.push(Event::EntityAdd {
+                entity: 2,
+                kind: 147,
+                pose: Pose::from_f64(2.0, 64.0, 2.0, 0.0, 0.0),
+            });
+            ev.push(Event::Flags {
+                entity: 1,
+                flags: flag::ON_GROUND,
+            });
+        } else {
+            ev.push(Event::Pose {
+                entity: 1,
+                pose: alice(t),
+            });
+        }
+        match t {
+            5 => ev.push(Event::Equipment {
+                entity: 1,
+                slot: slot::MAIN_HAND,
+                item: 7,
+                count: 1,
+            }),
+            10 => ev.push(Event::Health {
+                entity: 1,
+                health: 1850,
+            }),
+            50 => ev.push(Event::BlockChange {
+                pos: BlockPos::new(3, 65, 4),
+                state: 1,
+                cause: Some(1),
+                block_entity: None,
+            }),
+            60 => ev.push(Event::Attack {
+                attacker: 1,
+                target: 2,
+            }),
+            70 => ev.push(Event::Chat {
+                sender: Some(1),
+                channel: channel::PUBLIC,
+                text: "hello there".into(),
+            }),
+            100 => ev.push(Event::Flags {
+                entity: 1,
+                flags: 0,
+            }),
+            121 => ev.push(Event::Flags {
+                entity: 1,
+                flags: flag::ON_GROUND,
+            }),
+            _ => {}
+        }
+        batch.clear();
+        encode_batch(&ev, &mut batch).unwrap();
+        rec.submit_tick(t, &batch).unwrap();
+    }
+    rec.finish().unwrap().wait().unwrap();
+    engine.shutdown();
+}
+
+/// A real mouse click (pressed and released) at page coordinates.
+fn click(b: &mut Browser, x: f64, y: f64) {
+    for kind in ["mouseMoved", "mousePressed", "mouseReleased"] {
+        b.call(
+            "Input.dispatchMouseEvent",
+            json!({"type": kind, "x": x, "y": y, "button": "left", "clickCount": 1}),
+        )
+        .unwrap();
+    }
+}
+
+/// A real key press.
+fn key(b: &mut Browser, key: &str, code: i64, shift: bool) {
+    for kind in ["keyDown", "keyUp"] {
+        b.call(
+            "Input.dispatchKeyEvent",
+            json!({"type": kind, "key": key, "code": key, "windowsVirtualKeyCode": code,
+                   "modifiers": if shift { 8 } else { 0 }}),
+        )
+        .unwrap();
+    }
+}
+
+/// The page coordinates of the marks of `kind` at `tick` on the timeline.
+fn mark_point(b: &mut Browser, tick: u32, kind: &str) -> (f64, f64) {
+    let v = b.eval(&format!(
+        "(() => {{ const [x, y] = window.tickreelViewer.timeline.pointOf({tick}, '{kind}'); \
+         const r = document.getElementById('marks').getBoundingClientRect(); \
+         return [r.left + x, r.top + y]; }})()"
+    ));
+    (v[0].as_f64().unwrap(), v[1].as_f64().unwrap())
+}
+
+#[test]
+fn a_moderator_works_through_reports_and_sees_what_happened() {
+    let shots = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("viewer");
+    std::fs::create_dir_all(&shots).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    world_recording(&dir.path().join("world.reel"));
+    let sim = dir.path().join("sim.reel");
+    ok(&[
+        "simulate",
+        "--out",
+        sim.to_str().unwrap(),
+        "--players",
+        "6",
+        "--ticks",
+        "300",
+        "--shadow",
+    ]);
+    let db = format!("sqlite:{}", dir.path().join("catalog.db").display());
+    let report = dir.path().join("sim.report.reel");
+    ok(&[
+        "catalog",
+        "--db",
+        &db,
+        "report",
+        "--reported",
+        "6f1c1b5e-0c5a-4c41-9f57-5a4f1f1b2c3d",
+        "--name",
+        "Mallory",
+        "--reporter",
+        "11111111-2222-4333-8444-555555555555",
+        "--reason",
+        "fly hack",
+        "--recording",
+        report.to_str().unwrap(),
+    ]);
+    let s = Server::start(&[
+        dir.path().to_str().unwrap(),
+        "--listen",
+        "127.0.0.1:0",
+        "--catalog",
+        &db,
+    ]);
+    let mut b = browser();
+    b.open(&format!("{}/", s.base)).unwrap();
+    wait_for(&mut b, "!!window.tickreelViewer");
+    assert_eq!(b.eval("window.tickreelViewer.ready"), json!(true));
+
+    // the inbox: the open report, with player, reason and status; opened at its report tick
+    let inbox = b.eval("document.getElementById('inbox').textContent");
+    let inbox = inbox.as_str().unwrap();
+    for want in [
+        "Mallory",
+        "fly hack",
+        "open",
+        "6f1c1b5e-0c5a-4c41-9f57-5a4f1f1b2c3d",
+    ] {
+        assert!(inbox.contains(want), "{want} in the inbox: {inbox}");
+    }
+    b.eval("document.querySelector('#inbox li').click()");
+    wait_for(
+        &mut b,
+        "(() => { const s = window.tickreelViewer.state(); return s.report && \
+         s.rec.startsWith('catalog:') && s.shownTick === s.report.report_tick; })()",
+    );
+    let st = state(&mut b);
+    assert_eq!(st["follow"], st["report"]["player"], "{st}");
+    let panel = b.eval("document.getElementById('report-meta').innerText");
+    let panel = panel.as_str().unwrap();
+    for want in ["fly hack", "Mallory", "report tick", "reporter"] {
+        assert!(panel.contains(want), "{want} in the report panel: {panel}");
+    }
+    // marked reviewed from the viewer: stored in the catalog with who did it
+    b.eval("document.getElementById('moderator').value = 'mod Ada'");
+    b.eval("document.getElementById('decide-reviewed').click()");
+    wait_for(
+        &mut b,
+        "(() => { const r = window.tickreelViewer.state().inboxRow; return r && r.status === 'reviewed'; })()",
+    );
+    let rows = s.json("/api/reports");
+    assert_eq!(rows["open"], 0, "{rows}");
+    assert_eq!(rows["reports"][0]["status"], "reviewed", "{rows}");
+    assert_eq!(rows["reports"][0]["reviewed_by"], "mod Ada", "{rows}");
+    let listed = ok(&["catalog", "--db", &db, "reports"]);
+    assert!(listed.contains("reviewed"), "{listed}");
+    assert!(screenshot(&mut b, &shots.join("inbox.png")) > 5000);
+
+    // the timeline: a block change, a hit and a chat line, with hover text; a click jumps
+    b.eval("window.tickreelViewer.open('world.reel')");
+    wait_for(
+        &mut b,
+        "(() => { const m = window.tickreelViewer.state().marks; return m.block === 1 && \
+         m.hit === 1 && m.chat === 1; })()",
+    );
+    for (tick, kind, want) in [
+        (
+            50,
+            "block",
+            "Alice #1: block at 3 65 4 is now minecraft:stone",
+        ),
+        (60, "hit", "Alice #1 hit Bob #2"),
+        (70, "chat", "Alice #1 [public]: hello there"),
+    ] {
+        let (x, y) = mark_point(&mut b, tick, kind);
+        b.call(
+            "Input.dispatchMouseEvent",
+            json!({"type": "mouseMoved", "x": x, "y": y}),
+        )
+        .unwrap();
+        let tip = b.eval("document.getElementById('mark-tip').textContent");
+        assert!(tip.as_str().unwrap().contains(want), "{kind}: {tip}");
+    }
+    let (x, y) = mark_point(&mut b, 70, "chat");
+    click(&mut b, x, y);
+    wait_for(&mut b, "window.tickreelViewer.state().shownTick === 70");
+    // filtered to Bob, the chat line (Alice's) is not shown; the hit (Bob's) is
+    b.eval(
+        "(() => { const s = document.getElementById('mark-entity'); s.value = '2'; \
+         s.dispatchEvent(new Event('change')); })()",
+    );
+    wait_for(
+        &mut b,
+        "(() => { const m = window.tickreelViewer.state().marks; return m.chat === 0 && m.hit === 1; })()",
+    );
+
+    // a click on an entity follows it and shows its height, speed, flags, health and equipment
+    b.eval("window.tickreelViewer.seek(110)");
+    b.eval("window.tickreelViewer.follow(null)");
+    let at = b.eval("window.tickreelViewer.screenOf(1)");
+    click(&mut b, at[0].as_f64().unwrap(), at[1].as_f64().unwrap());
+    wait_for(
+        &mut b,
+        "(() => { const v = window.tickreelViewer.state().inspected; return v && v.id === 1 && v.tick === 110 && v.speed !== null; })()",
+    );
+    let v = state(&mut b)["inspected"].clone();
+    assert!((v["y"].as_f64().unwrap() - 70.0).abs() < 1e-9, "{v}");
+    assert!(
+        (v["aboveGround"].as_f64().unwrap() - 6.0).abs() < 1e-9,
+        "{v}"
+    );
+    assert!((v["speed"].as_f64().unwrap() - 2.0).abs() < 1e-6, "{v}");
+    assert_eq!(v["flags"], 0, "{v}");
+    assert_eq!(v["health"], 18.5, "{v}");
+    assert_eq!(v["equipment"][0][1], "minecraft:diamond_sword", "{v}");
+    let table = b.eval("document.getElementById('inspector').innerText");
+    let table = table.as_str().unwrap();
+    assert!(
+        table.contains("6.00 above ground") && table.contains("2.00 blocks/s"),
+        "{table}"
+    );
+    assert!(screenshot(&mut b, &shots.join("inspector.png")) > 5000);
+
+    // moments: the address follows the seek and the followed entity; keys jump and play
+    wait_for(
+        &mut b,
+        "location.search.includes('tick=110') && location.search.includes('follow=1')",
+    );
+    let wall = state(&mut b)["wall"].clone();
+    assert!(
+        wall.as_str().unwrap().contains("2026"),
+        "the wall-clock time: {wall}"
+    );
+    key(&mut b, "ArrowRight", 39, false);
+    wait_for(&mut b, "window.tickreelViewer.state().shownTick === 130");
+    key(&mut b, "ArrowLeft", 37, true);
+    wait_for(&mut b, "window.tickreelViewer.state().shownTick === 0");
+    key(&mut b, "l", 76, false);
+    wait_for(&mut b, "window.tickreelViewer.state().playing");
+    key(&mut b, "l", 76, false);
+    assert_eq!(state(&mut b)["speed"], 2);
+    key(&mut b, "k", 75, false);
+    wait_for(&mut b, "!window.tickreelViewer.state().playing");
+    let link = b.eval("window.tickreelViewer.copyLink()");
+    let link = link.as_str().unwrap();
+    assert!(
+        link.contains("rec=world.reel") && link.contains("follow=1"),
+        "{link}"
+    );
+    // the link opens the same moment in a new page
+    let tick = state(&mut b)["shownTick"].as_u64().unwrap();
+    b.open(link).unwrap();
+    wait_for(
+        &mut b,
+        &format!(
+            "!!window.tickreelViewer && window.tickreelViewer.state().shownTick === {tick} && \
+             window.tickreelViewer.state().follow === 1"
+        ),
+    );
+    assert_eq!(state(&mut b)["errors"], json!([]));
 }

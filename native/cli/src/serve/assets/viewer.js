@@ -2,7 +2,9 @@
 // playheads make (GET /api/frames: every entity's position at each tick of a block). Nothing here
 // reads a whole recording: blocks of BLOCK ticks are fetched around the play position and at most
 // MAX_BLOCKS are kept (least recently used out), so memory stays bounded however long it plays.
-// The page's state is on window.tickreelViewer (the browser test reads it).
+// The page's state is on window.tickreelViewer (the browser test reads it). Its other parts:
+// race.js (ghost races), timeline.js (markers), inspector.js (the followed entity), inbox.js
+// (the reports inbox and a report's panel).
 'use strict';
 (() => {
   const BLOCK = 128;        // ticks per frames request
@@ -14,6 +16,9 @@
   const token = params.get('token');
   const $ = (id) => document.getElementById(id);
   const Race = window.tickreelRace;
+  const Inspector = window.tickreelInspector;
+  const Inbox = window.tickreelInbox;
+  const SECOND_JUMP = 1, LONG_JUMP = 10; // seconds: arrow keys, with Shift
 
   function apiUrl(path, q) {
     const u = new URLSearchParams(q || {});
@@ -36,6 +41,7 @@
     live: false, liveState: null, liveFollow: true, source: null,
     race: null, shown: null, errors: [], stalled: false,
     drawn: 0, played: 0, // frames drawn, ticks played (the memory benchmark reads them)
+    inbox: [], inboxRow: null, inspected: null, inspectedAt: 0, urlAt: 0, urlShown: '',
     view: { cx: 0, cz: 0, scale: 4, fitted: false },
   };
   // block index -> { frames: Map(tick -> frame), ticks: sorted ticks, complete, pending, used }
@@ -174,7 +180,12 @@
     singles.clear();
     if (S.source) { S.source.close(); S.source = null; }
     Object.assign(S, { rec: name, info: null, aboutText: null, markers: null, report: null, race: null, shown: null,
-      follow: null, playing: false, dir: 1, context: new Set(), names: new Map(), stalled: false });
+      follow: null, playing: false, dir: 1, context: new Set(), names: new Map(), stalled: false,
+      inboxRow: opts.row || S.inbox.find((r) => r.recording === name) || null, inspected: null });
+    $('report').hidden = true;
+    $('inspect').hidden = true;
+    timeline.set(null, null, who, paletteName);
+    if (S.inbox.length) showInbox();
     S.view.fitted = false;
     clearError();
     $('chart').hidden = true;
@@ -187,8 +198,13 @@
     edgeFrom(info.edge);
     for (const e of info.entities) if (e.name) S.names.set(e.id, e.name);
     fillAbout(info);
+    const me = $('mark-entity');
+    while (me.options.length > 1) me.remove(1);
+    for (const e of info.entities) me.add(new Option((e.name || 'entity') + ' #' + e.id, e.id));
+    timeline.setFilter({ entity: null });
     S.tick = S.first;
     if (info.report) openReport(info.report);
+    else if (S.inboxRow) showReportPanel();
     if (opts.tick !== undefined && opts.tick !== null) S.tick = clamp(Number(opts.tick));
     if (opts.follow) setFollow(Number(opts.follow));
     $('live-row').hidden = !S.live;
@@ -207,7 +223,11 @@
 
   function refreshMarkers() {
     const gen = S.gen;
-    getJson('markers', { rec: S.rec }).then((m) => { if (gen === S.gen) S.markers = m; }, (e) => showError(e.message));
+    getJson('markers', { rec: S.rec }).then((m) => {
+      if (gen !== S.gen) return;
+      S.markers = m;
+      timeline.set(m, S.report, who, paletteName);
+    }, (e) => showError(e.message));
   }
 
   function startLive() {
@@ -259,24 +279,68 @@
     if (S.follow !== null) $('follow').value = String(S.follow);
   }
 
+  // An entity by name and id; a palette id by name (or its number).
+  function who(id) { return (S.names.get(id) || 'entity') + ' #' + id; }
+  function paletteName(kind, id) {
+    const p = S.info && S.info.palette && S.info.palette[kind];
+    return (p && p[id]) || ((kind === 'blocks' ? 'state ' : kind === 'items' ? 'item ' : 'cause ') + id);
+  }
+
   function openReport(rep) {
     S.report = rep;
     $('report').hidden = false;
-    const tbl = $('report-meta');
-    tbl.innerHTML = '';
-    for (const k of Object.keys(rep).sort()) {
-      const tr = tbl.insertRow();
-      tr.insertCell().textContent = k;
-      const v = rep[k];
-      tr.insertCell().textContent = Array.isArray(v) ? v.join(', ') : String(v);
-    }
+    showReportPanel();
     S.context = new Set(rep.context_entities || []);
     if (rep.player !== undefined) setFollow(rep.player);
     if (rep.report_tick !== undefined) S.tick = clamp(rep.report_tick);
   }
 
+  function showReportPanel() {
+    Inbox.panel($('report-meta'), S.report || {}, S.inboxRow, S.info, who);
+    $('decide-row').hidden = !S.inboxRow;
+    $('report').hidden = !S.report && !S.inboxRow;
+  }
+
+  // ---- the reports inbox --------------------------------------------------------------------
+  async function loadInbox() {
+    if (!S.hasCatalog) return;
+    const res = await getJson('reports');
+    S.inbox = res.reports;
+    $('inbox-section').hidden = false;
+    $('inbox-count').textContent = `${res.open} open of ${res.reports.length}`;
+    showInbox();
+  }
+  function showInbox() {
+    Inbox.list($('inbox'), S.inbox, S.inboxRow && S.inboxRow.id, (row) => {
+      if (!row.recording) { showError(`report ${row.id} wrote no recording`); return; }
+      open(row.recording, { row }).catch((e) => showError(e.message));
+    });
+  }
+  async function decide(status) {
+    const row = S.inboxRow;
+    if (!row) throw new Error('open a report from the inbox first');
+    const by = $('moderator').value.trim();
+    if (!by) { $('moderator').focus(); throw new Error('your name is recorded with the decision: type it first'); }
+    try { localStorage.setItem('tickreel.moderator', by); } catch (e) { /* storage off */ }
+    const r = await fetch(apiUrl('reports/decide'), {
+      method: 'POST', headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ id: row.id, status, by }),
+    });
+    let body = null;
+    try { body = await r.json(); } catch (e) { /* not JSON */ }
+    if (!r.ok) throw new Error((body && body.error) || ('decision: HTTP ' + r.status));
+    S.inboxRow = Object.assign({}, row, body);
+    $('decide-info').textContent = `${body.status} by ${body.reviewed_by}`;
+    await loadInbox();
+    S.inboxRow = S.inbox.find((x) => x.id === row.id) || S.inboxRow;
+    showInbox();
+    showReportPanel();
+    return S.inboxRow;
+  }
+
   function setFollow(id) {
     S.follow = (id === null || id === '' || Number.isNaN(id)) ? null : Number(id);
+    S.inspectedAt = 0;
     const sel = $('follow');
     if (S.follow !== null && ![...sel.options].some((o) => Number(o.value) === S.follow) ) {
       sel.add(new Option((S.names.get(S.follow) || 'entity') + ' #' + S.follow, S.follow));
@@ -385,6 +449,48 @@
     if (!dragging) tl.value = String(Math.floor(S.tick));
     const secs = (S.tick - S.first) / S.rate;
     $('clock').textContent = `tick ${Math.floor(S.tick)} / ${S.last}  ${secs.toFixed(2)} s  ${S.dir < 0 ? '-' : ''}${S.speed}x`;
+    const wall = wallClock(S.tick);
+    if ($('wall').textContent !== wall) $('wall').textContent = wall;
+    const now = performance.now();
+    if (now - S.inspectedAt > 100) { S.inspectedAt = now; inspect(frame); }
+    if (now - S.urlAt > 250) { S.urlAt = now; followAddress(); }
+  }
+
+  // The wall-clock time of tick t (the recording's start time plus the ticks since its first).
+  function wallClock(t) {
+    if (!S.info || !S.info.started_ms) return '';
+    const d = new Date(S.info.started_ms + (Math.floor(t) - S.first) / S.rate * 1000);
+    return d.toLocaleDateString() + ' ' + d.toLocaleTimeString();
+  }
+
+  function inspect(frame) {
+    const v = Inspector.inspect(S.follow, frame, frameAt, S.rate, S.markers, S.names, S.info && S.info.palette);
+    S.inspected = v;
+    $('inspect').hidden = !v;
+    Inspector.show($('inspector'), v);
+  }
+
+  // The address names the moment shown: the recording, the tick and the followed entity (never
+  // the token: the cookie carries it for this browser, and a shared link should not).
+  function momentUrl() {
+    const q = new URLSearchParams();
+    if (S.rec) q.set('rec', S.rec);
+    if (S.shown) q.set('tick', String(S.shown.tick));
+    if (S.follow !== null) q.set('follow', String(S.follow));
+    return location.origin + location.pathname + '?' + q.toString();
+  }
+  function followAddress() {
+    if (!S.rec || S.playing) return;
+    const u = momentUrl();
+    if (u !== S.urlShown && u !== location.href) { S.urlShown = u; history.replaceState(null, '', u); }
+  }
+  async function copyLink() {
+    const u = momentUrl();
+    history.replaceState(null, '', u);
+    const box = $('link');
+    box.value = u; box.hidden = false; box.select();
+    try { await navigator.clipboard.writeText(u); } catch (e) { document.execCommand && document.execCommand('copy'); }
+    return u;
   }
 
   function drawGrid() {
@@ -477,21 +583,22 @@
   }
 
   // ---- timeline -----------------------------------------------------------------------------
-  function drawMarks() {
-    const c = $('marks'), g = c.getContext('2d');
-    if (c.width !== c.clientWidth) c.width = c.clientWidth;
-    c.height = 12;
-    g.clearRect(0, 0, c.width, c.height);
-    const span = Math.max(1, S.last - S.first);
-    const X = (t) => (t - S.first) / span * (c.width - 1);
-    if (S.info) for (const gp of S.info.gaps) { g.fillStyle = '#633'; g.fillRect(X(gp[0]), 0, Math.max(1, X(gp[1]) - X(gp[0])), 12); }
-    if (S.markers) {
-      g.fillStyle = '#b070ff';
-      for (const m of S.markers.teleports) g.fillRect(X(m[0]), 0, 1.5, 6);
-      g.fillStyle = '#50d070';
-      for (const m of S.markers.checkpoints) g.fillRect(X(m[0]), 6, 1.5, 6);
+  const timeline = window.tickreelTimeline.create($('marks'), $('mark-tip'), (t) => { pause(); seek(t).catch(() => {}); });
+  function drawMarks() { timeline.draw(S.first, S.last, S.info ? S.info.gaps : []); }
+  function markFilters() {
+    const box = $('mark-kinds');
+    for (const k of window.tickreelTimeline.KINDS) {
+      const l = document.createElement('label');
+      const cb = document.createElement('input'); cb.type = 'checkbox'; cb.checked = true; cb.dataset.kind = k.key;
+      const sw = document.createElement('i'); sw.style.background = k.color;
+      l.append(cb, sw, document.createTextNode(k.label));
+      cb.onchange = () => {
+        const kinds = new Set([...box.querySelectorAll('input')].filter((c) => c.checked).map((c) => c.dataset.kind));
+        timeline.setFilter({ kinds });
+      };
+      box.appendChild(l);
     }
-    if (S.report && S.report.report_tick !== undefined) { g.fillStyle = '#ff4d4d'; g.fillRect(X(S.report.report_tick) - 1, 0, 3, 12); }
+    $('mark-entity').onchange = (e) => timeline.setFilter({ entity: e.target.value === '' ? null : Number(e.target.value) });
   }
 
   // ---- input --------------------------------------------------------------------------------
@@ -528,22 +635,66 @@
     };
     $('race-clear').onclick = () => { S.race = null; $('chart').hidden = true; $('race-info').textContent = ''; };
     // pan by dragging the map, zoom with the wheel (around the pointer)
+    // a click (no drag) on an entity follows it; a drag pans (and stops following)
     let pan = null;
-    map.addEventListener('mousedown', (e) => { pan = { x: e.clientX, y: e.clientY }; setFollow(null); });
-    window.addEventListener('mouseup', () => { pan = null; });
+    map.addEventListener('mousedown', (e) => { pan = { x: e.clientX, y: e.clientY, x0: e.clientX, y0: e.clientY, moved: false }; });
+    window.addEventListener('mouseup', (e) => {
+      if (pan && !pan.moved && e.target === map) {
+        const r = map.getBoundingClientRect();
+        const id = entityAt(e.clientX - r.left, e.clientY - r.top);
+        if (id !== null) setFollow(id);
+      }
+      pan = null;
+    });
     window.addEventListener('mousemove', (e) => {
       if (!pan) return;
+      if (!pan.moved && Math.hypot(e.clientX - pan.x0, e.clientY - pan.y0) < 4) return;
+      if (!pan.moved) { pan.moved = true; setFollow(null); }
       S.view.cx -= (e.clientX - pan.x) / S.view.scale; S.view.cz -= (e.clientY - pan.y) / S.view.scale;
       pan = { x: e.clientX, y: e.clientY };
     });
     map.addEventListener('wheel', (e) => { e.preventDefault(); zoom(Math.exp(-e.deltaY * 0.0015), e.offsetX, e.offsetY); }, { passive: false });
     window.addEventListener('keydown', (e) => {
       if (e.target.tagName === 'INPUT' && e.target.type !== 'range') return;
-      if (e.key === ' ') { e.preventDefault(); $('play').onclick(); }
-      else if (e.key === '.') step(1);
-      else if (e.key === ',') step(-1);
+      if (e.ctrlKey || e.metaKey || e.altKey) return;
+      const k = e.key;
+      const jump = (secs) => { e.preventDefault(); seek((S.shown ? S.shown.tick : S.tick) + secs * S.rate).catch(() => {}); };
+      if (k === ' ') { e.preventDefault(); $('play').onclick(); }
+      else if (k === '.') step(1);
+      else if (k === ',') step(-1);
+      // J/K/L: play backward, pause, play forward (again: twice as fast)
+      else if (k === 'j' || k === 'J') { if (S.playing && S.dir < 0) faster(); else { S.dir = -1; play(); } }
+      else if (k === 'k' || k === 'K') pause();
+      else if (k === 'l' || k === 'L') { if (S.playing && S.dir > 0) faster(); else { S.dir = 1; play(); } }
+      else if (k === 'ArrowRight') jump(e.shiftKey ? LONG_JUMP : SECOND_JUMP);
+      else if (k === 'ArrowLeft') jump(-(e.shiftKey ? LONG_JUMP : SECOND_JUMP));
+      else if (k === ']' || k === '+' || k === '=') faster();
+      else if (k === '[' || k === '-') slower();
+      else if (k === '1') setSpeed(1);
     });
+    $('copy-link').onclick = () => { copyLink().catch((err) => showError(err.message)); };
+    try { $('moderator').value = localStorage.getItem('tickreel.moderator') || ''; } catch (e) { /* storage off */ }
+    $('decide-reviewed').onclick = () => decide('reviewed').catch((err) => showError(err.message));
+    $('decide-actioned').onclick = () => decide('actioned').catch((err) => showError(err.message));
+    markFilters();
   }
+  const SPEEDS = [0.25, 0.5, 1, 2, 4, 8, 16];
+  function faster() { setSpeed(SPEEDS[Math.min(SPEEDS.length - 1, SPEEDS.indexOf(S.speed) + 1)] || 1); }
+  function slower() { setSpeed(SPEEDS[Math.max(0, SPEEDS.indexOf(S.speed) - 1)] || 1); }
+
+  // The entity drawn nearest to (x, y) on the map, within 12 pixels, or null.
+  function entityAt(x, y) {
+    const f = S.shown && frameAt(S.tick);
+    if (!f) return null;
+    let best = null, dist = 12;
+    for (const e of f.e) {
+      const [sx, sy] = toScreen(e[1], e[3]);
+      const d = Math.hypot(sx - x, sy - y);
+      if (d < dist) { best = e[0]; dist = d; }
+    }
+    return best;
+  }
+
   function zoom(f, px, py) {
     if (px === undefined) { px = map.width / 2; py = map.height / 2; }
     const wx = S.view.cx + (px - map.width / 2) / S.view.scale, wz = S.view.cz + (py - map.height / 2) / S.view.scale;
@@ -566,7 +717,9 @@
       ul.appendChild(li);
     };
     for (const r of res.recordings) add(r.name, r.name, r.kind);
-    for (const c of res.catalog) add(c.name, c.location, 'catalog');
+    // a catalog recording that is also in the directory is listed once (as the file)
+    const files = res.recordings.map((r) => '/' + r.name);
+    for (const c of res.catalog) if (!files.some((f) => c.location.endsWith(f))) add(c.name, c.location, 'catalog');
     for (const li of ul.children) li.classList.toggle('open', li.dataset.name === S.rec);
   }
 
@@ -578,6 +731,7 @@
       drawn: S.drawn, played: Math.floor(S.played),
       race: S.race ? { splits: S.race.splits.length, delta: S.race.delta.length } : null,
       view: Object.assign({}, S.view), markers: S.markers ? { teleports: S.markers.teleports.length, checkpoints: S.markers.checkpoints.length } : null,
+      marks: timeline.counts(), inspected: S.inspected, inboxRow: S.inboxRow, wall: wallClock(S.tick),
     };
   }
 
@@ -585,8 +739,9 @@
     wire();
     requestAnimationFrame(tickLoop);
     await loadList();
+    await loadInbox().catch((e) => showError(e.message));
     // new recordings appear in the list (a failed refresh is not worth a message)
-    setInterval(() => { loadList().catch(() => {}); }, 15000);
+    setInterval(() => { loadList().catch(() => {}); loadInbox().catch(() => {}); }, 15000);
     const rec = params.get('rec');
     if (rec) await open(rec, { tick: params.get('tick'), follow: params.get('follow') });
     return true;
@@ -599,7 +754,14 @@
     pause: () => { pause(); return state(); },
     reverse: () => { S.dir = -S.dir; buttons(); return state(); },
     setSpeed: (s) => { setSpeed(s); return state(); },
-    seek, step, race, zoom,
+    seek, step, race, zoom, decide, copyLink, timeline,
+    // where entity id is drawn on the map, in the page's coordinates (the browser test clicks it)
+    screenOf: (id) => {
+      const f = frameAt(S.tick), e = f && f.byId.get(id);
+      if (!e) return null;
+      const r = map.getBoundingClientRect(), [x, y] = toScreen(e[1], e[3]);
+      return [r.left + x, r.top + y];
+    },
     follow: (id) => { setFollow(id); return state(); },
   };
 })();
