@@ -1,7 +1,7 @@
 //! The viewer's page: hand-written HTML, JavaScript and CSS in `assets/`, carried inside the
 //! binary (no CDN, no build step). The page draws on a canvas and asks the API for frames; its
 //! parts are scripts of their own: `viewer.js` (playback and the map), `race.js` (ghost races),
-//! `timeline.js` (the markers), `inspector.js` (the followed entity), `inbox.js` (reports).
+//! `timeline.js` (the markers), `inspector.js` (the followed entity), `inbox.js` (reports), `list.js` (the recordings).
 
 use axum::http::{HeaderValue, header};
 use axum::response::{IntoResponse, Response};
@@ -13,6 +13,7 @@ const RACE: &str = include_str!("assets/race.js");
 const TIMELINE: &str = include_str!("assets/timeline.js");
 const INSPECTOR: &str = include_str!("assets/inspector.js");
 const INBOX: &str = include_str!("assets/inbox.js");
+const LIST: &str = include_str!("assets/list.js");
 
 fn asset(body: &'static str, kind: &'static str) -> Response {
     let mut r = body.into_response();
@@ -49,6 +50,10 @@ pub async fn inspector() -> Response {
 
 pub async fn inbox() -> Response {
     asset(INBOX, "text/javascript; charset=utf-8")
+}
+
+pub async fn list() -> Response {
+    asset(LIST, "text/javascript; charset=utf-8")
 }
 
 pub async fn style() -> Response {

@@ -43,6 +43,7 @@ pub fn router(app: Arc<App>) -> Router {
         .route("/timeline.js", get(assets::timeline))
         .route("/inspector.js", get(assets::inspector))
         .route("/inbox.js", get(assets::inbox))
+        .route("/list.js", get(assets::list))
         .route("/api/recordings", get(recordings))
         .route("/api/info", get(info_of))
         .route("/api/markers", get(markers_of))

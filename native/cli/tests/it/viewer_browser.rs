@@ -564,6 +564,35 @@ fn a_moderator_works_through_reports_and_sees_what_happened() {
     wait_for(&mut b, "!!window.tickreelViewer");
     assert_eq!(b.eval("window.tickreelViewer.ready"), json!(true));
 
+    // the list: one entry per recording (the catalog's report recording is the file), with its
+    // size; searched by name
+    let names = b.eval("[...document.querySelectorAll('#list li')].map(li => li.dataset.name)");
+    let names: Vec<&str> = names
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| n.as_str().unwrap())
+        .collect();
+    assert_eq!(
+        names.iter().filter(|n| n.contains("report")).count(),
+        1,
+        "{names:?}"
+    );
+    assert!(
+        !names.iter().any(|n| n.starts_with("catalog:")),
+        "{names:?}"
+    );
+    let listed = b.eval("document.getElementById('list').textContent");
+    assert!(listed.as_str().unwrap().contains(" kB"), "{listed}");
+    b.eval(
+        "(() => { const s = document.getElementById('list-search'); s.value = 'wor'; \
+         s.dispatchEvent(new Event('input')); })()",
+    );
+    assert_eq!(
+        b.eval("[...document.querySelectorAll('#list li')].map(li => li.dataset.name)"),
+        json!(["world.reel"])
+    );
+
     // the inbox: the open report, with player, reason and status; opened at its report tick
     let inbox = b.eval("document.getElementById('inbox').textContent");
     let inbox = inbox.as_str().unwrap();

@@ -18,6 +18,7 @@
   const Race = window.tickreelRace;
   const Inspector = window.tickreelInspector;
   const Inbox = window.tickreelInbox;
+  const List = window.tickreelList;
   const SECOND_JUMP = 1, LONG_JUMP = 10; // seconds: arrow keys, with Shift
 
   function apiUrl(path, q) {
@@ -677,6 +678,7 @@
     $('decide-reviewed').onclick = () => decide('reviewed').catch((err) => showError(err.message));
     $('decide-actioned').onclick = () => decide('actioned').catch((err) => showError(err.message));
     markFilters();
+    for (const id of ['list-search', 'list-kind', 'list-sort']) $(id).addEventListener('input', showList);
   }
   const SPEEDS = [0.25, 0.5, 1, 2, 4, 8, 16];
   function faster() { setSpeed(SPEEDS[Math.min(SPEEDS.length - 1, SPEEDS.indexOf(S.speed) + 1)] || 1); }
@@ -705,22 +707,15 @@
   async function loadList() {
     const res = await getJson('recordings');
     S.list = res.recordings; S.catalog = res.catalog; S.hasCatalog = res.has_catalog;
-    $('root').textContent = res.root;
-    const ul = $('list');
-    ul.innerHTML = '';
-    const add = (name, label, kind) => {
-      const li = document.createElement('li');
-      li.dataset.name = name;
-      li.textContent = label;
-      const k = document.createElement('span'); k.className = 'kind'; k.textContent = kind; li.appendChild(k);
-      li.onclick = () => open(name).catch((e) => showError(e.message));
-      ul.appendChild(li);
-    };
-    for (const r of res.recordings) add(r.name, r.name, r.kind);
-    // a catalog recording that is also in the directory is listed once (as the file)
-    const files = res.recordings.map((r) => '/' + r.name);
-    for (const c of res.catalog) if (!files.some((f) => c.location.endsWith(f))) add(c.name, c.location, 'catalog');
-    for (const li of ul.children) li.classList.toggle('open', li.dataset.name === S.rec);
+    $('root').textContent = res.root + (res.truncated ? ' (the first ' + res.recordings.length + ' only)' : '');
+    S.entries = List.entries(res);
+    showList();
+  }
+  function showList() {
+    const q = { text: $('list-search').value, kind: $('list-kind').value, sort: $('list-sort').value };
+    const shown = List.select(S.entries || [], q);
+    $('list-count').textContent = `${shown.length} of ${(S.entries || []).length}`;
+    List.render($('list'), shown, S.rec, (name) => open(name).catch((e) => showError(e.message)));
   }
 
   function state() {
