@@ -44,9 +44,13 @@ pub fn router(app: Arc<App>) -> Router {
         .route("/inspector.js", get(assets::inspector))
         .route("/inbox.js", get(assets::inbox))
         .route("/list.js", get(assets::list))
+        .route("/view3d.js", get(assets::view3d))
+        .route("/vendor/three.module.js", get(assets::three_module))
+        .route("/vendor/three.core.js", get(assets::three_core))
         .route("/api/recordings", get(recordings))
         .route("/api/info", get(info_of))
         .route("/api/markers", get(markers_of))
+        .route("/api/blocks", get(blocks_of))
         .route("/api/frames", get(frames_of))
         .route("/api/seek", get(seek_of))
         .route("/api/live", get(live_of))
@@ -260,6 +264,16 @@ async fn markers_of(
 ) -> ApiResult<Json<Value>> {
     let q = query(q)?;
     blocking(move || app.markers.of(&app.lib.open(&q.rec)?))
+        .await
+        .map(Json)
+}
+
+async fn blocks_of(
+    State(app): State<Arc<App>>,
+    q: Result<Query<RecQuery>, QueryRejection>,
+) -> ApiResult<Json<Value>> {
+    let q = query(q)?;
+    blocking(move || app.markers.blocks(&app.lib.open(&q.rec)?))
         .await
         .map(Json)
 }

@@ -100,6 +100,9 @@ fn nbt_json(v: &Nbt, depth: usize) -> Value {
     }
 }
 
+/// At most this many block edits are kept per recording for the 3D view (the rest are counted).
+pub const MAX_EDITS: usize = 100_000;
+
 /// A chat line's text on the timeline is cut to this many characters (the hover text).
 pub const MARKER_TEXT_CHARS: usize = 200;
 
@@ -130,6 +133,10 @@ struct Scan {
     health: Vec<[u32; 3]>,
     /// `[tick, entity, slot, item, count]`
     equipment: Vec<[u32; 5]>,
+    /// Every block changed, `[tick, x, y, z, state]` (a multi-block change block by block), for
+    /// the 3D view; at most [`MAX_EDITS`], then counted in `dropped_edits`.
+    edits: Vec<[i64; 5]>,
+    dropped_edits: u64,
     dropped: u64,
     damaged: Vec<String>,
 }
@@ -146,6 +153,36 @@ impl Markers {
     /// "equipment"}` (the rows of [`Scan`]). Blocking: the first call reads the whole recording
     /// once.
     pub fn of(&self, h: &Handle) -> ApiResult<Value> {
+        self.scanned(h, |scan| {
+            json!({
+                "teleports": scan.teleports,
+                "checkpoints": scan.checkpoints,
+                "joins": scan.joins,
+                "leaves": scan.leaves,
+                "blocks": scan.blocks,
+                "attacks": scan.attacks,
+                "damage": scan.damage,
+                "chat": scan.chat,
+                "health": scan.health,
+                "equipment": scan.equipment,
+                "dropped": scan.dropped,
+                "damaged": scan.damaged,
+                "edge": edge(h),
+            })
+        })
+    }
+
+    /// The blocks changed in `h`, for the 3D view: `{"edits": [[tick, x, y, z, state]...],
+    /// "dropped": N}` in tick order. Blocking, like [`Markers::of`] (one scan serves both).
+    pub fn blocks(&self, h: &Handle) -> ApiResult<Value> {
+        self.scanned(
+            h,
+            |scan| json!({"edits": scan.edits, "dropped": scan.dropped_edits}),
+        )
+    }
+
+    /// Brings the scan of `h` up to its last tick, and answers `f` of it.
+    fn scanned(&self, h: &Handle, f: impl FnOnce(&Scan) -> Value) -> ApiResult<Value> {
         let view = h.rec.view();
         let generation = h.rec.generation();
         let mut scan = {
@@ -181,23 +218,28 @@ impl Markers {
             }
         }
         scan.generation = generation;
-        let v = json!({
-            "teleports": scan.teleports,
-            "checkpoints": scan.checkpoints,
-            "joins": scan.joins,
-            "leaves": scan.leaves,
-            "blocks": scan.blocks,
-            "attacks": scan.attacks,
-            "damage": scan.damage,
-            "chat": scan.chat,
-            "health": scan.health,
-            "equipment": scan.equipment,
-            "dropped": scan.dropped,
-            "damaged": scan.damaged,
-            "edge": edge(h),
-        });
+        let v = f(&scan);
         self.scans.lock().insert(h.name.clone(), scan);
         Ok(v)
+    }
+}
+
+fn edit(tick: u32, pos: &tickreel::format::BlockPos, state: u32) -> [i64; 5] {
+    [
+        i64::from(tick),
+        i64::from(pos.x),
+        i64::from(pos.y),
+        i64::from(pos.z),
+        i64::from(state),
+    ]
+}
+
+/// Pushes an edit unless [`MAX_EDITS`] are kept.
+fn keep_edit(rows: &mut Vec<[i64; 5]>, dropped: &mut u64, row: [i64; 5]) {
+    if rows.len() < MAX_EDITS {
+        rows.push(row);
+    } else {
+        *dropped += 1;
     }
 }
 
@@ -224,12 +266,26 @@ impl Scan {
             }
             Event::BlockChange {
                 pos, state, cause, ..
-            } => keep(
-                &mut self.blocks,
-                d,
-                json!([tick, cause, pos.x, pos.y, pos.z, state, 1]),
-            ),
+            } => {
+                keep_edit(
+                    &mut self.edits,
+                    &mut self.dropped_edits,
+                    edit(tick, pos, *state),
+                );
+                keep(
+                    &mut self.blocks,
+                    d,
+                    json!([tick, cause, pos.x, pos.y, pos.z, state, 1]),
+                )
+            }
             Event::BlockChanges { cause, blocks } => {
+                for (pos, state) in blocks {
+                    keep_edit(
+                        &mut self.edits,
+                        &mut self.dropped_edits,
+                        edit(tick, pos, *state),
+                    );
+                }
                 if let Some((pos, state)) = blocks.first() {
                     keep(
                         &mut self.blocks,

@@ -697,6 +697,70 @@ fn a_moderator_works_through_reports_and_sees_what_happened() {
     );
     assert!(screenshot(&mut b, &shots.join("inspector.png")) > 5000);
 
+    // the 3D view: the stone placed at tick 50 is drawn at (3, 65, 4) from then on, and Alice
+    // stands at her height; both show on the canvas where they project
+    b.eval("window.tickreelViewer.follow(null)");
+    b.eval("window.tickreelViewer.seek(60)");
+    assert_eq!(b.eval("window.tickreelViewer.set3d(true)"), json!(true));
+    wait_for(
+        &mut b,
+        "(() => { const v = window.tickreelViewer.view3d(); return v.ready && v.blocks === 1; })()",
+    );
+    let v = b.eval("window.tickreelViewer.view3d()");
+    assert_eq!(v["blockAt"], json!([[3, 65, 4, 1]]), "{v}");
+    let alice = v["figures"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f[0] == 1)
+        .unwrap_or_else(|| panic!("no figure of Alice: {v}"));
+    for (i, want) in [(1, 6.0), (2, 64.0), (3, 0.0)] {
+        assert!((alice[i].as_f64().unwrap() - want).abs() < 1e-6, "{alice}");
+    }
+    let pixel = |b: &mut Browser, p: &str| -> Vec<u64> {
+        b.eval(&format!(
+            "(() => {{ const [x, y] = window.tickreelViewer.project3d({p}); \
+             const c = document.getElementById('view3d'); const r = c.getBoundingClientRect(); \
+             const o = document.createElement('canvas'); o.width = c.width; o.height = c.height; \
+             const g = o.getContext('2d'); g.drawImage(c, 0, 0); \
+             return [...g.getImageData(Math.round(x - r.left), Math.round(y - r.top), 1, 1).data]; }})()"
+        ))
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c.as_u64().unwrap())
+        .collect()
+    };
+    let redrawn = |b: &mut Browser| {
+        let n = state(b)["drawn"].as_u64().unwrap();
+        wait_for(b, &format!("window.tickreelViewer.state().drawn > {n} + 2"));
+    };
+    b.eval("window.tickreelViewer.lookAt3d([3.5, 65.5, 4.5], 9)");
+    redrawn(&mut b);
+    // the background is #101216, the grid darker than 0x50 in every channel
+    let lit = |px: &[u64]| px[..3].iter().any(|&c| c > 0x50);
+    let block = pixel(&mut b, "[3.5, 65.5, 4.5]");
+    assert!(
+        lit(&block),
+        "the block is drawn where it projects: {block:?}"
+    );
+    let body = pixel(&mut b, "[6.0, 64.9, 0.0]");
+    assert!(lit(&body), "Alice is drawn where she stands: {body:?}");
+    assert!(screenshot(&mut b, &shots.join("view3d.png")) > 5000);
+    // before tick 50 the block is not there
+    b.eval("window.tickreelViewer.seek(40)");
+    wait_for(&mut b, "window.tickreelViewer.view3d().blocks === 0");
+    redrawn(&mut b);
+    let empty = pixel(&mut b, "[3.5, 65.5, 4.5]");
+    assert!(!lit(&empty), "no block before it was placed: {empty:?}");
+    eprintln!(
+        "3D view: {:?} frames/s",
+        b.eval("window.tickreelViewer.view3d().fps")
+    );
+    assert_eq!(b.eval("window.tickreelViewer.set3d(false)"), json!(false));
+    b.eval("window.tickreelViewer.seek(110)");
+    b.eval("window.tickreelViewer.follow(1)");
+
     // moments: the address follows the seek and the followed entity; keys jump and play
     wait_for(
         &mut b,

@@ -80,5 +80,40 @@ window.tickreelInspector = (() => {
     if (v.health !== null) row('health', v.health.toFixed(1));
     for (const [slot, item, n] of v.equipment) row(slot, n > 1 ? `${item} ×${n}` : item);
   }
-  return { inspect, show, flagNames };
+  // The height strip: entity id's y over the frames held within HEIGHT_SPAN ticks of `tick`
+  // (a gap where none is held), its ground ticks marked, the tick shown as a line.
+  const HEIGHT_SPAN = 400;
+  function drawHeight(c, id, tick, frameAt, first, last) {
+    if (c.width !== c.clientWidth) c.width = c.clientWidth;
+    c.height = c.clientHeight || 60;
+    const g = c.getContext('2d');
+    g.clearRect(0, 0, c.width, c.height);
+    const lo = Math.max(first, tick - HEIGHT_SPAN), hi = Math.min(last, tick + HEIGHT_SPAN);
+    const step = Math.max(1, Math.ceil((hi - lo) / c.width));
+    const pts = [];
+    let y0 = Infinity, y1 = -Infinity;
+    for (let t = lo; t <= hi; t += step) {
+      const f = frameAt(t), p = f && f.t === t && f.byId.get(id);
+      pts.push(p ? [t, p[2], (p[5] || 0) & 1] : null);
+      if (p) { y0 = Math.min(y0, p[2]); y1 = Math.max(y1, p[2]); }
+    }
+    if (y0 === Infinity) return;
+    const X = (t) => (t - lo) / Math.max(1, hi - lo) * (c.width - 1);
+    const Y = (y) => c.height - 12 - (y - y0) / Math.max(1, y1 - y0) * (c.height - 20);
+    g.strokeStyle = '#7fc8ff'; g.lineWidth = 1.5; g.beginPath();
+    let down = false;
+    for (const p of pts) {
+      if (!p) { down = false; continue; }
+      if (down) g.lineTo(X(p[0]), Y(p[1])); else g.moveTo(X(p[0]), Y(p[1]));
+      down = true;
+    }
+    g.stroke();
+    g.fillStyle = '#50d070';
+    for (const p of pts) if (p && p[2]) g.fillRect(X(p[0]), c.height - 4, 1.5, 3);
+    g.fillStyle = '#ff4d4d'; g.fillRect(X(tick), 0, 1, c.height);
+    g.fillStyle = '#99a'; g.font = '10px system-ui, sans-serif';
+    g.fillText(`y ${y1.toFixed(1)}`, 4, 10); g.fillText(`y ${y0.toFixed(1)}`, 4, c.height - 6);
+  }
+
+  return { inspect, show, flagNames, drawHeight };
 })();

@@ -19,6 +19,7 @@
   const Inspector = window.tickreelInspector;
   const Inbox = window.tickreelInbox;
   const List = window.tickreelList;
+  const View3d = window.tickreelView3d;
   const SECOND_JUMP = 1, LONG_JUMP = 10; // seconds: arrow keys, with Shift
 
   function apiUrl(path, q) {
@@ -215,6 +216,7 @@
       if (S.liveFollow && (opts.tick === undefined || opts.tick === null)) { S.tick = S.last; S.dir = 1; S.speed = 1; play(); }
     }
     refreshMarkers();
+    if (View3d.isOn()) loadEdits().catch((e) => showError(e.message));
     await loadBlock(blockOf(S.tick));
     const f = frameAt(S.tick);
     if (f) addEntities(f.e.map((e) => e[0]));
@@ -453,8 +455,52 @@
     const wall = wallClock(S.tick);
     if ($('wall').textContent !== wall) $('wall').textContent = wall;
     const now = performance.now();
-    if (now - S.inspectedAt > 100) { S.inspectedAt = now; inspect(frame); }
+    if (View3d.isOn()) {
+      View3d.draw($('view3d'), frame, { names: S.names, follow: S.follow, trailOf,
+        blockName: (id) => (S.info && S.info.palette && S.info.palette.blocks[id]) || null });
+    }
+    if (now - S.inspectedAt > 100) { S.inspectedAt = now; inspect(frame); drawHeight(); }
     if (now - S.urlAt > 250) { S.urlAt = now; followAddress(); }
+  }
+
+  // The recent positions of entity id ([x, y, z], oldest first; null where it jumped or is
+  // not held).
+  function trailOf(id) {
+    const out = [];
+    const t = S.shown ? S.shown.tick : Math.floor(S.tick);
+    let prev = null;
+    for (let k = TRAIL; k >= 0; k -= TRAIL_STEP) {
+      const f = frameAt(t - k), p = f && f.byId.get(id);
+      if (!p) { out.push(null); prev = null; continue; }
+      if (prev && Math.hypot(p[1] - prev[1], p[3] - prev[3]) >= JUMP) out.push(null);
+      out.push([p[1], p[2], p[3]]);
+      prev = p;
+    }
+    return out;
+  }
+
+  // The 3D view (the map becomes its inset); the edited blocks are fetched for it.
+  async function set3d(on) {
+    document.body.classList.toggle('three', on);
+    $('view3d').hidden = !on;
+    $('toggle-3d').classList.toggle('on', on);
+    if (!on) { View3d.close(); return false; }
+    await View3d.open($('view3d'));
+    if (S.rec) await loadEdits();
+    return true;
+  }
+  async function loadEdits() {
+    const rec = S.rec;
+    const res = await getJson('blocks', { rec });
+    if (rec === S.rec) View3d.setEdits(rec, res.edits);
+  }
+
+  // The followed entity's height over the frames held around the tick shown.
+  function drawHeight() {
+    const c = $('height');
+    c.hidden = S.follow === null;
+    if (c.hidden || !S.shown) return;
+    Inspector.drawHeight(c, S.follow, S.shown.tick, frameAt, S.first, S.last);
   }
 
   // The wall-clock time of tick t (the recording's start time plus the ticks since its first).
@@ -678,6 +724,8 @@
     $('decide-reviewed').onclick = () => decide('reviewed').catch((err) => showError(err.message));
     $('decide-actioned').onclick = () => decide('actioned').catch((err) => showError(err.message));
     markFilters();
+    $('toggle-3d').onclick = () => { set3d(!View3d.isOn()).catch((err) => showError(err.message)); };
+    View3d.wire($('view3d'), (id) => setFollow(id));
     for (const id of ['list-search', 'list-kind', 'list-sort']) $(id).addEventListener('input', showList);
   }
   const SPEEDS = [0.25, 0.5, 1, 2, 4, 8, 16];
@@ -749,7 +797,14 @@
     pause: () => { pause(); return state(); },
     reverse: () => { S.dir = -S.dir; buttons(); return state(); },
     setSpeed: (s) => { setSpeed(s); return state(); },
-    seek, step, race, zoom, decide, copyLink, timeline,
+    seek, step, race, zoom, decide, copyLink, timeline, set3d,
+    view3d: () => View3d.state(),
+    // where the world point p is drawn in the 3D view, in the page's coordinates
+    project3d: (p) => {
+      const q = View3d.project(p), r = $('view3d').getBoundingClientRect();
+      return q && [r.left + q[0], r.top + q[1]];
+    },
+    lookAt3d: (p, dist) => { View3d.lookAt(p, dist); return true; },
     // where entity id is drawn on the map, in the page's coordinates (the browser test clicks it)
     screenOf: (id) => {
       const f = frameAt(S.tick), e = f && f.byId.get(id);
