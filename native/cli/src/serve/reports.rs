@@ -73,10 +73,10 @@ pub struct Decision {
 /// be `same-origin`. (The JSON body already needs a request no plain form can make.)
 pub fn same_origin(headers: &HeaderMap) -> ApiResult<()> {
     let refuse = || ApiError::forbidden("a decision is taken from the viewer's own page only");
-    if let Some(site) = headers.get("sec-fetch-site") {
-        if site.as_bytes() != b"same-origin" {
-            return Err(refuse());
-        }
+    if let Some(site) = headers.get("sec-fetch-site")
+        && site.as_bytes() != b"same-origin"
+    {
+        return Err(refuse());
     }
     if let Some(origin) = headers.get(header::ORIGIN) {
         let host = headers.get(header::HOST).ok_or_else(refuse)?;

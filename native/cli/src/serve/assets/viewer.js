@@ -629,6 +629,24 @@
     return res;
   }
 
+  // The board of a course (the catalog's best runs), each raceable against the run entity.
+  async function board(course) {
+    if (!course) throw new Error('type a course first');
+    const res = await getJson('catalog/top', { course, n: 20 });
+    const t = $('board');
+    t.innerHTML = '';
+    for (const r of res.runs) {
+      const tr = t.insertRow();
+      tr.insertCell().textContent = '#' + r.rank;
+      tr.insertCell().textContent = `${r.player_name} ${r.time}`;
+      const b = document.createElement('button'); b.textContent = 'race';
+      b.onclick = () => race({ entity: $('run-entity').value, run_id: r.run_id }).catch((err) => showError(err.message));
+      tr.insertCell().appendChild(b);
+    }
+    if (!res.runs.length) t.insertRow().insertCell().textContent = 'no runs on this course';
+    return res.runs.length;
+  }
+
   // ---- timeline -----------------------------------------------------------------------------
   const timeline = window.tickreelTimeline.create($('marks'), $('mark-tip'), (t) => { pause(); seek(t).catch(() => {}); });
   function drawMarks() { timeline.draw(S.first, S.last, S.info ? S.info.gaps : []); }
@@ -670,8 +688,11 @@
         for (const en of info.entities) sel.add(new Option((en.name || 'entity') + ' #' + en.id, en.id));
       } catch (err) { showError(err.message); }
     };
+    $('board-go').onclick = () => { board($('course').value.trim()).catch((err) => showError(err.message)); };
     $('race-go').onclick = () => {
       const q = { entity: $('run-entity').value };
+      const from = $('cp-from').value.trim(), to = $('cp-to').value.trim();
+      if (from !== '' || to !== '') { q.from_checkpoint = from; q.to_checkpoint = to; }
       const course = $('course').value.trim();
       if (course) q.course = course;
       else {
@@ -797,7 +818,7 @@
     pause: () => { pause(); return state(); },
     reverse: () => { S.dir = -S.dir; buttons(); return state(); },
     setSpeed: (s) => { setSpeed(s); return state(); },
-    seek, step, race, zoom, decide, copyLink, timeline, set3d,
+    seek, step, race, zoom, board, decide, copyLink, timeline, set3d,
     view3d: () => View3d.state(),
     // where the world point p is drawn in the 3D view, in the page's coordinates
     project3d: (p) => {
