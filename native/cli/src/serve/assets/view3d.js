@@ -85,7 +85,7 @@ window.tickreelView3d = (() => {
   }
 
   // The edits of `rec`, fetched once per recording (and again when it grows).
-  function setEdits(rec, edits) { V.edits = edits; V.editsRec = rec; V.blockTick = null; }
+  function setEdits(rec, edits) { V.edits = edits; V.editsRec = rec; V.blockTick = null; V.trailTick = null; }
 
   const isAir = (name) => /(^|:)(cave_|void_)?air$/.test(name || '');
   function blockColor(state, name) {
@@ -101,12 +101,16 @@ window.tickreelView3d = (() => {
   }
 
   // The blocks as they were at tick t: the last edit of each position at or before t.
+  // (Recomputed only when an edit enters or leaves: the number of edits at or before t.)
   function placeBlocks(t, blockName) {
-    if (V.blockTick === t) return;
-    V.blockTick = t;
+    let n = 0, lo = 0, hi = V.edits.length;
+    while (lo < hi) { const m = (lo + hi) >> 1; if (V.edits[m][0] <= t) lo = m + 1; else hi = m; }
+    n = lo;
+    if (V.blockTick === n) return;
+    V.blockTick = n;
     const at = new Map();
-    for (const e of V.edits) {
-      if (e[0] > t) break;
+    for (let i = 0; i < n; i++) {
+      const e = V.edits[i];
       at.set(e[1] + ',' + e[2] + ',' + e[3], e);
     }
     const shown = [];
@@ -164,7 +168,7 @@ window.tickreelView3d = (() => {
       if (followed) V.orbit.target = [followed[1], followed[2] + 1, followed[3]];
     }
     for (const [id, f] of V.figures) if (!seen.has(id)) f.group.visible = false;
-    drawTrails(frame, ctx);
+    if (!frame || frame.t !== V.trailTick) { V.trailTick = frame ? frame.t : null; drawTrails(frame, ctx); }
     if (frame) placeBlocks(frame.t, ctx.blockName);
     place();
     V.renderer.render(V.scene, V.camera);
