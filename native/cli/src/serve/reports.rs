@@ -16,7 +16,9 @@ use super::library::{CATALOG_PREFIX, Library};
 pub const MAX_REPORTS: usize = 1_000;
 
 /// A report row as the page shows it. The recording is named as the viewer opens it
-/// (`catalog:ID`); its report tick and figures come with the recording (`/api/info`).
+/// (`catalog:ID`); its report tick and figures come with the recording (`/api/info`). Any other
+/// number added to this object (an analysis column of the catalog's report rows) is shown by
+/// the inbox as a figure, under its key, without a change to the page.
 fn report_json(r: &Report, server: Option<String>) -> Value {
     json!({
         "id": r.id,

@@ -604,6 +604,17 @@ fn a_moderator_works_through_reports_and_sees_what_happened() {
     ] {
         assert!(inbox.contains(want), "{want} in the inbox: {inbox}");
     }
+    // a figure a report row carries (an analysis column) is shown by its key, unknown to the page
+    let figs = b.eval(
+        "(() => { const ul = document.createElement('ul'); \
+         window.tickreelInbox.list(ul, [{id: 1, player: 'p', player_name: 'P', reporter: 'r', \
+         reason: 'x', created_ms: 0, status: 'open', top_speed_bps: 12.5}], null, () => {}); \
+         return ul.textContent; })()",
+    );
+    assert!(
+        figs.as_str().unwrap().contains("top speed bps 12.50"),
+        "{figs}"
+    );
     b.eval("document.querySelector('#inbox li').click()");
     wait_for(
         &mut b,

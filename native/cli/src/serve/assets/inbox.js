@@ -8,6 +8,10 @@ window.tickreelInbox = (() => {
   const localTime = (ms) => (ms === null || ms === undefined) ? '' : new Date(ms).toLocaleString();
   const short = (uuid) => uuid ? uuid.slice(0, 8) : '';
 
+  // The fields of a report row the list shows by name; any other number is a figure.
+  const ROW_KEYS = new Set(['id', 'player', 'player_name', 'reporter', 'reason', 'created_ms', 'status',
+    'recording', 'server', 'reviewed_by', 'reviewed_ms']);
+
   // Fills the list `ul` with `rows`; `onOpen(row)` when one is clicked.
   function list(ul, rows, current, onOpen) {
     ul.innerHTML = '';
@@ -25,6 +29,10 @@ window.tickreelInbox = (() => {
         ` · by ${short(r.reporter)}` + (r.server ? ` · server ${short(r.server)}` : '') +
         (r.reviewed_by ? ` · ${r.status} by ${r.reviewed_by}` : '');
       li.append(top, sub);
+      // any figure a report row carries beyond these (the catalog's analysis columns)
+      const figs = Object.keys(r).filter((k) => !ROW_KEYS.has(k) && typeof r[k] === 'number')
+        .map((k) => `${k.replace(/_/g, ' ')} ${fmt(r[k])}`);
+      if (figs.length) { const f = document.createElement('div'); f.className = 'dim figs'; f.textContent = figs.join(' · '); li.appendChild(f); }
       li.title = r.recording ? 'open the recording at the report' : 'this report wrote no recording';
       li.onclick = () => onOpen(r);
       ul.appendChild(li);
@@ -57,6 +65,7 @@ window.tickreelInbox = (() => {
       if (row.server) add('server', row.server);
       add('reported', localTime(row.created_ms));
       add('status', row.status + (row.reviewed_by ? ` by ${row.reviewed_by}, ${localTime(row.reviewed_ms)}` : ''));
+      for (const k of Object.keys(row)) if (!ROW_KEYS.has(k) && typeof row[k] === 'number') add(k.replace(/_/g, ' '), fmt(row[k]));
     }
     if (rep) {
       if (!row && rep.player !== undefined) add('player', who(rep.player));
