@@ -153,11 +153,14 @@ impl SumOfBest {
     }
 }
 
-/// A shadow-play report's state.
+/// A shadow-play report's state: open until someone closes it, or decides on it from the viewer
+/// (reviewed: watched, nothing to do; actioned: watched, and something was done).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ReportStatus {
     Open,
     Closed,
+    Reviewed,
+    Actioned,
 }
 
 impl ReportStatus {
@@ -165,12 +168,16 @@ impl ReportStatus {
         match self {
             ReportStatus::Open => "open",
             ReportStatus::Closed => "closed",
+            ReportStatus::Reviewed => "reviewed",
+            ReportStatus::Actioned => "actioned",
         }
     }
     pub fn parse(s: &str) -> Option<ReportStatus> {
         match s {
             "open" => Some(ReportStatus::Open),
             "closed" => Some(ReportStatus::Closed),
+            "reviewed" => Some(ReportStatus::Reviewed),
+            "actioned" => Some(ReportStatus::Actioned),
             _ => None,
         }
     }
@@ -199,4 +206,8 @@ pub struct Report {
     pub status: ReportStatus,
     /// The recording the report wrote (shadow play's cut around the reported player).
     pub recording_id: Option<i64>,
+    /// Who last set the status with [`Catalog::review_report`](crate::Catalog::review_report),
+    /// and when (ms since the epoch).
+    pub reviewed_by: Option<String>,
+    pub reviewed_ms: Option<i64>,
 }

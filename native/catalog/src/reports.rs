@@ -9,8 +9,11 @@ use crate::backend::Row;
 use crate::model::{NewReport, Report, ReportStatus};
 use crate::{Catalog, now_ms, parse_uuid};
 
-const REPORT_COLUMNS: &str =
-    "id, reported, reported_name, reporter, reason, created_ms, status, recording_id";
+const REPORT_COLUMNS: &str = "id, reported, reported_name, reporter, reason, created_ms, status, recording_id, \
+     reviewed_by, reviewed_ms";
+
+/// The longest name [`Catalog::review_report`] records as who decided.
+pub const MAX_REVIEWER_CHARS: usize = 64;
 
 fn report_from(row: &Row) -> Result<Report> {
     let status = row.text(6)?;
@@ -25,6 +28,8 @@ fn report_from(row: &Row) -> Result<Report> {
             Error::corrupt(format!("catalog: unknown report status \"{status}\""))
         })?,
         recording_id: row.opt_int(7)?,
+        reviewed_by: row.opt_text(8)?,
+        reviewed_ms: row.opt_int(9)?,
     })
 }
 
@@ -64,6 +69,33 @@ impl Catalog {
             c.execute(
                 "UPDATE reports SET status = $1 WHERE id = $2",
                 &[status.as_str().into(), id.into()],
+            )
+        })?;
+        if n == 0 {
+            return Err(Error::invalid(format!("no report {id} in the catalog")));
+        }
+        Ok(())
+    }
+
+    /// Sets a report's status as decided by `by` (a moderator's name, 1 to
+    /// [`MAX_REVIEWER_CHARS`] characters, no control characters), now.
+    pub fn review_report(&self, id: i64, status: ReportStatus, by: &str) -> Result<()> {
+        let n = by.chars().count();
+        if n == 0 || n > MAX_REVIEWER_CHARS || by.chars().any(char::is_control) {
+            return Err(Error::invalid(format!(
+                "a reviewer's name is 1 to {MAX_REVIEWER_CHARS} characters without control \
+                 characters ({n} given)"
+            )));
+        }
+        let n = self.tx(|c| {
+            c.execute(
+                "UPDATE reports SET status = $1, reviewed_by = $2, reviewed_ms = $3 WHERE id = $4",
+                &[
+                    status.as_str().into(),
+                    by.into(),
+                    now_ms().into(),
+                    id.into(),
+                ],
             )
         })?;
         if n == 0 {

@@ -8,13 +8,15 @@
 //! - Version 2: the board (`bests`: each player's best valid run of each course, kept by
 //!   registration so that the top N is an index range), the deletion mark of recordings
 //!   (`deleting_ms`: a recording being pruned is listed nowhere), retention policies.
+//! - Version 3: who decided on a report and when (`reviewed_by`, `reviewed_ms`; the statuses
+//!   `reviewed` and `actioned` beside `open` and `closed`).
 
 use tickreel::{Error, Result};
 
 use crate::backend::{Conn, Dialect};
 
 /// The schema version this build creates and understands.
-pub const SCHEMA_VERSION: i64 = 2;
+pub const SCHEMA_VERSION: i64 = 3;
 
 /// One version's statements. `{id}` is the dialect's auto-numbered primary key.
 struct Migration {
@@ -109,6 +111,14 @@ CREATE TABLE retention (
     keep_days BIGINT,
     keep_open_reports BIGINT NOT NULL
 );
+",
+    },
+    Migration {
+        version: 3,
+        name: "who reviewed a report, and when",
+        sql: "
+ALTER TABLE reports ADD COLUMN reviewed_by TEXT;
+ALTER TABLE reports ADD COLUMN reviewed_ms BIGINT;
 ",
     },
 ];

@@ -2,7 +2,7 @@
 //! a core [`Playhead`] on the shared recording (its chunk cache serves repeated requests), and
 //! one tick's full state at a seek. The browser never gets the file, only these frames.
 //!
-//! A frame is `{"t": TICK, "e": [[id, x, y, z, yaw], ...]}` in the format's units (positions in
+//! A frame is `{"t": TICK, "e": [[id, x, y, z, yaw(, flags)], ...]}` in the format's units (positions in
 //! `pos_scale` units per block, yaw in `angle_units` per turn, both given in the answer); a
 //! request asks for `count` frames from `from`, `step` recorded ticks apart, forward or backward
 //! (`dir=back`).
@@ -76,14 +76,19 @@ impl FrameQuery {
 
 /// Appends one frame, `{"t": TICK, "e": [[id, x, y, z, yaw], ...]}`, to `out`: each entity in
 /// the format's own units (1/4096 block, 1/65536 turn: exact, and about half the bytes of the
-/// same numbers in decimal blocks).
+/// same numbers in decimal blocks), with its state flags ([`tickreel::format::flag`]) as a sixth
+/// number when any is set.
 fn write_frame(out: &mut Vec<u8>, tick: u32, entities: &[EntityState]) {
     use std::io::Write;
     let _ = write!(out, "{{\"t\":{tick},\"e\":[");
     for (i, e) in entities.iter().enumerate() {
         let [x, y, z, yaw, _] = e.pose.to_array();
         let sep = if i == 0 { "" } else { "," };
-        let _ = write!(out, "{sep}[{},{x},{y},{z},{yaw}]", e.id);
+        if e.flags == 0 {
+            let _ = write!(out, "{sep}[{},{x},{y},{z},{yaw}]", e.id);
+        } else {
+            let _ = write!(out, "{sep}[{},{x},{y},{z},{yaw},{}]", e.id, e.flags);
+        }
     }
     out.extend_from_slice(b"]}");
 }

@@ -8,6 +8,11 @@
 //! a TRACK is `{"name", "entity", "origin_tick", "duration_ticks", "tick_rate", "path": [[t, x,
 //! z]...], "splits": [[checkpoint, t]...]}`, `t` in ticks from the run's start, and a delta is
 //! positive when the run is behind the ghost.
+//!
+//! A run is raced over a part of its recording, never the whole of it against a course's run:
+//! `from_checkpoint` and `to_checkpoint` choose the part (of the run, and of a ghost from a
+//! recording); against a catalog run (`course=` for the best, `run_id=` for any) without them,
+//! the run is cut to the checkpoints the catalog run starts and ends at.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -37,6 +42,12 @@ pub struct GhostQuery {
     pub ghost_entity: Option<u32>,
     /// The catalog's best run of this course is the ghost (needs `--catalog`).
     pub course: Option<String>,
+    /// This catalog run is the ghost (needs `--catalog`).
+    pub run_id: Option<i64>,
+    /// The part raced: from the crossing of this checkpoint to that of `to_checkpoint` (both
+    /// or neither).
+    pub from_checkpoint: Option<u32>,
+    pub to_checkpoint: Option<u32>,
 }
 
 /// Loads one run as a track.
@@ -79,9 +90,22 @@ fn describe(name: &str, t: &Arc<GhostTrack>, step: f64) -> Value {
 /// The race of `q.rec`'s entity against its ghost. Blocking (loads both runs); gives up when
 /// `gone` is set (the client went away).
 pub fn race(lib: &Library, q: &GhostQuery, gone: &AtomicBool) -> ApiResult<Value> {
-    let run = Arc::new(load(lib, &q.rec, q.entity, GhostRange::all())?);
-    let (ghost_name, ghost, catalog) = match (&q.course, &q.ghost, q.ghost_entity) {
-        (Some(course), None, None) => {
+    let range = match (q.from_checkpoint, q.to_checkpoint) {
+        (Some(a), Some(b)) => Some(GhostRange::checkpoints(a, b)),
+        (None, None) => None,
+        _ => {
+            return Err(ApiError::bad_request(
+                "from_checkpoint= and to_checkpoint= go together",
+            ));
+        }
+    };
+    let catalog_run = match (&q.course, q.run_id) {
+        (Some(_), Some(_)) => {
+            return Err(ApiError::bad_request(
+                "course= (the best run) or run_id= (a chosen run): one ghost",
+            ));
+        }
+        (Some(course), None) => {
             let best = lib.with_catalog(|c| c.ghost_run(course, 1u64))?;
             let Some((placed, _)) = best else {
                 return Err(ApiError::not_found(format!(
@@ -89,7 +113,17 @@ pub fn race(lib: &Library, q: &GhostQuery, gone: &AtomicBool) -> ApiResult<Value
                     crate::errors::echo(course)
                 )));
             };
-            let r = &placed.run;
+            Some(placed.run)
+        }
+        (None, Some(id)) => Some(
+            lib.with_catalog(|c| c.run(id))?
+                .ok_or_else(|| ApiError::not_found(format!("no run {id} in the catalog")))?,
+        ),
+        (None, None) => None,
+    };
+    let (ghost_name, ghost, catalog) = match (catalog_run, &q.ghost, q.ghost_entity) {
+        (Some(r), None, None) => {
+            let r = &r;
             let name = format!("{CATALOG_PREFIX}{}", r.recording_id);
             let track = load(
                 lib,
@@ -107,24 +141,50 @@ pub fn race(lib: &Library, q: &GhostQuery, gone: &AtomicBool) -> ApiResult<Value
         }
         (Some(_), _, _) => {
             return Err(ApiError::bad_request(
-                "course= picks the catalog's best as the ghost: give it without ghost= or ghost_entity=",
+                "course= and run_id= pick a catalog run as the ghost: give them without ghost= or ghost_entity=",
             ));
         }
         (None, g, Some(e)) => {
             let name = g.clone().unwrap_or_else(|| q.rec.clone());
-            let track = load(lib, &name, e, GhostRange::all())?;
+            let track = load(lib, &name, e, range.unwrap_or_else(GhostRange::all))?;
             (name, track, None)
         }
         (None, Some(g), None) => {
-            let track = load(lib, g, q.entity, GhostRange::all())?;
+            let track = load(lib, g, q.entity, range.unwrap_or_else(GhostRange::all))?;
             (g.clone(), track, None)
         }
         (None, None, None) => {
             return Err(ApiError::bad_request(
-                "no ghost: give ghost_entity= (and ghost= for another recording) or course=",
+                "no ghost: give ghost_entity= (and ghost= for another recording), course= or run_id=",
             ));
         }
     };
+    // The run's part: the one asked for; against a catalog run that starts and ends at
+    // checkpoints (its first split at its start, its last at its end), the same checkpoints, so
+    // that a whole recording is never raced against one course's run.
+    // (A run that never crossed them is raced whole, as before.)
+    let run = match range {
+        Some(r) => load(lib, &q.rec, q.entity, r)?,
+        None => match (
+            catalog.is_some(),
+            ghost.splits().first(),
+            ghost.splits().last(),
+        ) {
+            (true, Some(a), Some(b))
+                if a.tick == 0
+                    && b.tick == ghost.duration_ticks()
+                    && a.checkpoint != b.checkpoint =>
+            {
+                let part = GhostRange::checkpoints(a.checkpoint, b.checkpoint);
+                match load(lib, &q.rec, q.entity, part) {
+                    Ok(t) => t,
+                    Err(_) => load(lib, &q.rec, q.entity, GhostRange::all())?,
+                }
+            }
+            _ => load(lib, &q.rec, q.entity, GhostRange::all())?,
+        },
+    };
+    let run = Arc::new(run);
     let ghost = Arc::new(ghost);
     let longest = run.duration_ticks().max(ghost.duration_ticks()).max(1);
     let step = (f64::from(longest) / f64::from(MAX_POINTS)).max(1.0);

@@ -1,16 +1,17 @@
-//! The routes: the viewer's page and the JSON API, all `GET` (the server never writes). Every
+//! The routes: the viewer's page and the JSON API, all `GET` but one `POST`: a moderator's
+//! decision on a report, stored in the catalog ([`reports`]; no recording is ever written). Every
 //! request passes [`guard`] first: the access token when one is set, and on a loopback server a
 //! `Host` that names the loopback (a web page elsewhere cannot reach it by DNS rebinding).
 //! Reading recordings blocks, so each API call runs on tokio's blocking pool.
 
 use std::sync::Arc;
 
-use axum::extract::rejection::QueryRejection;
+use axum::extract::rejection::{JsonRejection, QueryRejection};
 use axum::extract::{Query, Request, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
-use axum::routing::get;
+use axum::routing::{get, post};
 use axum::{Json, Router};
 use serde::Deserialize;
 use serde_json::{Value, json};
@@ -20,6 +21,7 @@ use super::frames::{self, FrameQuery, SeekQuery};
 use super::ghost::{self, GhostQuery};
 use super::info::{self, Markers};
 use super::library::Library;
+use super::reports::{self, Decision};
 use super::{assets, live};
 
 /// What every handler shares.
@@ -38,14 +40,24 @@ pub fn router(app: Arc<App>) -> Router {
         .route("/viewer.js", get(assets::script))
         .route("/viewer.css", get(assets::style))
         .route("/race.js", get(assets::race))
+        .route("/timeline.js", get(assets::timeline))
+        .route("/inspector.js", get(assets::inspector))
+        .route("/inbox.js", get(assets::inbox))
+        .route("/list.js", get(assets::list))
+        .route("/view3d.js", get(assets::view3d))
+        .route("/vendor/three.module.js", get(assets::three_module))
+        .route("/vendor/three.core.js", get(assets::three_core))
         .route("/api/recordings", get(recordings))
         .route("/api/info", get(info_of))
         .route("/api/markers", get(markers_of))
+        .route("/api/blocks", get(blocks_of))
         .route("/api/frames", get(frames_of))
         .route("/api/seek", get(seek_of))
         .route("/api/live", get(live_of))
         .route("/api/ghost", get(ghost_of))
         .route("/api/catalog/top", get(catalog_top))
+        .route("/api/reports", get(reports_of))
+        .route("/api/reports/decide", post(decide))
         .fallback(|| async { ApiError::not_found("no such page or API call") })
         .layer(middleware::from_fn_with_state(app.clone(), guard))
         .with_state(app)
@@ -256,6 +268,16 @@ async fn markers_of(
         .map(Json)
 }
 
+async fn blocks_of(
+    State(app): State<Arc<App>>,
+    q: Result<Query<RecQuery>, QueryRejection>,
+) -> ApiResult<Json<Value>> {
+    let q = query(q)?;
+    blocking(move || app.markers.blocks(&app.lib.open(&q.rec)?))
+        .await
+        .map(Json)
+}
+
 /// Pieces of a streamed answer on their way to the client at once (each about
 /// [`frames::PIECE_BYTES`]).
 const PIECES_IN_FLIGHT: usize = 4;
@@ -336,6 +358,23 @@ async fn ghost_of(
     }
     let _dropped = Dropped(gone.clone());
     blocking(move || ghost::race(&app.lib, &q, &gone))
+        .await
+        .map(Json)
+}
+
+async fn reports_of(State(app): State<Arc<App>>) -> ApiResult<Json<Value>> {
+    blocking(move || reports::list(&app.lib)).await.map(Json)
+}
+
+async fn decide(
+    State(app): State<Arc<App>>,
+    headers: HeaderMap,
+    body: Result<Json<Decision>, JsonRejection>,
+) -> ApiResult<Json<Value>> {
+    reports::same_origin(&headers)?;
+    let Json(d) =
+        body.map_err(|e| ApiError::new(e.status(), format!("bad decision: {}", e.body_text())))?;
+    blocking(move || reports::decide(&app.lib, &d))
         .await
         .map(Json)
 }

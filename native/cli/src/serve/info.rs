@@ -1,14 +1,16 @@
 //! What the viewer shows about a recording besides frames: its summary (ticks, tick rate,
-//! registered entities and their names, a shadow-play report's metadata) and the timeline's
-//! markers (teleports and checkpoints), scanned once per recording and kept; a live recording's
-//! scan continues from where it stopped as it grows.
+//! registered entities and their names, a shadow-play report's metadata, the palette's names,
+//! the analysis compaction wrote) and the timeline's markers (teleports, checkpoints, joins and
+//! leaves, block changes, hits, damage, chat; and the health and equipment changes the entity
+//! inspector shows), scanned once per recording and kept; a live recording's scan continues from
+//! where it stopped as it grows.
 
 use std::collections::HashMap;
 
 use fastnbt::Value as Nbt;
 use parking_lot::Mutex;
 use serde_json::{Value, json};
-use tickreel::format::Event;
+use tickreel::format::{Event, PaletteKind};
 use tickreel::shadow::REPORT_KEY;
 
 use super::error::ApiResult;
@@ -42,15 +44,33 @@ pub fn info(h: &Handle) -> ApiResult<Value> {
         .filter(|(k, _)| k.as_str() != REPORT_KEY)
         .map(|(k, v)| (k.clone(), nbt_json(v, 0)))
         .collect();
+    let palette: serde_json::Map<String, Value> = PaletteKind::ALL
+        .iter()
+        .map(|&k| {
+            let names: serde_json::Map<String, Value> = meta
+                .library
+                .palette
+                .names(k)
+                .iter()
+                .map(|(id, n)| (id.to_string(), json!(n)))
+                .collect();
+            (k.key().to_string(), Value::Object(names))
+        })
+        .collect();
+    let started = r.header().timestamp_ms;
     Ok(json!({
         "name": h.name,
         "kind": h.kind,
         "tick_rate": r.tick_rate(),
+        // the wall clock at the first tick (ms since the epoch; null when the writer set none)
+        "started_ms": (started > 0).then_some(started),
         "chunks": r.index().len(),
         "entities": entities,
         "gaps": meta.library.gaps.iter().map(|g| json!([g.from, g.to])).collect::<Vec<_>>(),
         "report": meta.user.get(REPORT_KEY).map(|v| nbt_json(v, 0)),
         "metadata": user,
+        "analysis": meta.library.analysis.as_ref().map(|v| nbt_json(v, 0)),
+        "palette": palette,
         "edge": edge(h),
     }))
 }
@@ -80,14 +100,43 @@ fn nbt_json(v: &Nbt, depth: usize) -> Value {
     }
 }
 
-/// Teleports and checkpoints found so far in one recording.
+/// At most this many block edits are kept per recording for the 3D view (the rest are counted).
+pub const MAX_EDITS: usize = 100_000;
+
+/// A chat line's text on the timeline is cut to this many characters (the hover text).
+pub const MARKER_TEXT_CHARS: usize = 200;
+
+/// The markers found so far in one recording, each kind as rows of numbers (JSON arrays), at
+/// most [`MAX_MARKERS`] of each kind.
 #[derive(Default, Clone)]
 struct Scan {
     /// The recording's view generation and the next tick to scan.
     generation: u64,
     next: Option<u32>,
+    /// `[tick, entity]`
     teleports: Vec<[u32; 2]>,
+    /// `[tick, entity, index]`
     checkpoints: Vec<[u32; 3]>,
+    /// `[tick, entity]`: an entity added, and one removed or a player who left
+    joins: Vec<[u32; 2]>,
+    leaves: Vec<[u32; 2]>,
+    /// `[tick, cause or null, x, y, z, state, blocks in the change]` (a multi-block change by
+    /// its first block)
+    blocks: Vec<Value>,
+    /// `[tick, attacker, target]`
+    attacks: Vec<[u32; 3]>,
+    /// `[tick, entity, amount (hundredths), cause, source or null]`
+    damage: Vec<Value>,
+    /// `[tick, sender or null, channel, text]`
+    chat: Vec<Value>,
+    /// `[tick, entity, health (hundredths)]`
+    health: Vec<[u32; 3]>,
+    /// `[tick, entity, slot, item, count]`
+    equipment: Vec<[u32; 5]>,
+    /// Every block changed, `[tick, x, y, z, state]` (a multi-block change block by block), for
+    /// the 3D view; at most [`MAX_EDITS`], then counted in `dropped_edits`.
+    edits: Vec<[i64; 5]>,
+    dropped_edits: u64,
     dropped: u64,
     damaged: Vec<String>,
 }
@@ -100,8 +149,40 @@ pub struct Markers {
 
 impl Markers {
     /// The markers of `h`: `{"teleports": [[tick, entity]...], "checkpoints": [[tick, entity,
-    /// index]...]}`. Blocking: the first call reads the whole recording once.
+    /// index]...], "joins", "leaves", "blocks", "attacks", "damage", "chat", "health",
+    /// "equipment"}` (the rows of [`Scan`]). Blocking: the first call reads the whole recording
+    /// once.
     pub fn of(&self, h: &Handle) -> ApiResult<Value> {
+        self.scanned(h, |scan| {
+            json!({
+                "teleports": scan.teleports,
+                "checkpoints": scan.checkpoints,
+                "joins": scan.joins,
+                "leaves": scan.leaves,
+                "blocks": scan.blocks,
+                "attacks": scan.attacks,
+                "damage": scan.damage,
+                "chat": scan.chat,
+                "health": scan.health,
+                "equipment": scan.equipment,
+                "dropped": scan.dropped,
+                "damaged": scan.damaged,
+                "edge": edge(h),
+            })
+        })
+    }
+
+    /// The blocks changed in `h`, for the 3D view: `{"edits": [[tick, x, y, z, state]...],
+    /// "dropped": N}` in tick order. Blocking, like [`Markers::of`] (one scan serves both).
+    pub fn blocks(&self, h: &Handle) -> ApiResult<Value> {
+        self.scanned(
+            h,
+            |scan| json!({"edits": scan.edits, "dropped": scan.dropped_edits}),
+        )
+    }
+
+    /// Brings the scan of `h` up to its last tick, and answers `f` of it.
+    fn scanned(&self, h: &Handle, f: impl FnOnce(&Scan) -> Value) -> ApiResult<Value> {
         let view = h.rec.view();
         let generation = h.rec.generation();
         let mut scan = {
@@ -137,35 +218,114 @@ impl Markers {
             }
         }
         scan.generation = generation;
-        let v = json!({
-            "teleports": scan.teleports,
-            "checkpoints": scan.checkpoints,
-            "dropped": scan.dropped,
-            "damaged": scan.damaged,
-            "edge": edge(h),
-        });
+        let v = f(&scan);
         self.scans.lock().insert(h.name.clone(), scan);
         Ok(v)
     }
 }
 
+fn edit(tick: u32, pos: &tickreel::format::BlockPos, state: u32) -> [i64; 5] {
+    [
+        i64::from(tick),
+        i64::from(pos.x),
+        i64::from(pos.y),
+        i64::from(pos.z),
+        i64::from(state),
+    ]
+}
+
+/// Pushes an edit unless [`MAX_EDITS`] are kept.
+fn keep_edit(rows: &mut Vec<[i64; 5]>, dropped: &mut u64, row: [i64; 5]) {
+    if rows.len() < MAX_EDITS {
+        rows.push(row);
+    } else {
+        *dropped += 1;
+    }
+}
+
+/// Pushes `row` unless `rows` is full (then counts it in `dropped`).
+fn keep<T>(rows: &mut Vec<T>, dropped: &mut u64, row: T) {
+    if rows.len() < MAX_MARKERS {
+        rows.push(row);
+    } else {
+        *dropped += 1;
+    }
+}
+
 impl Scan {
     fn add(&mut self, tick: u32, e: &Event) {
-        match *e {
-            Event::Teleport { entity, .. } => {
-                if self.teleports.len() < MAX_MARKERS {
-                    self.teleports.push([tick, entity]);
-                } else {
-                    self.dropped += 1;
-                }
-            }
+        let d = &mut self.dropped;
+        match e {
+            Event::Teleport { entity, .. } => keep(&mut self.teleports, d, [tick, *entity]),
             Event::Checkpoint { entity, index } => {
-                if self.checkpoints.len() < MAX_MARKERS {
-                    self.checkpoints.push([tick, entity, index]);
-                } else {
-                    self.dropped += 1;
+                keep(&mut self.checkpoints, d, [tick, *entity, *index])
+            }
+            Event::EntityAdd { entity, .. } => keep(&mut self.joins, d, [tick, *entity]),
+            Event::EntityRemove { entity } | Event::PlayerLeave { entity } => {
+                keep(&mut self.leaves, d, [tick, *entity])
+            }
+            Event::BlockChange {
+                pos, state, cause, ..
+            } => {
+                keep_edit(
+                    &mut self.edits,
+                    &mut self.dropped_edits,
+                    edit(tick, pos, *state),
+                );
+                keep(
+                    &mut self.blocks,
+                    d,
+                    json!([tick, cause, pos.x, pos.y, pos.z, state, 1]),
+                )
+            }
+            Event::BlockChanges { cause, blocks } => {
+                for (pos, state) in blocks {
+                    keep_edit(
+                        &mut self.edits,
+                        &mut self.dropped_edits,
+                        edit(tick, pos, *state),
+                    );
+                }
+                if let Some((pos, state)) = blocks.first() {
+                    keep(
+                        &mut self.blocks,
+                        d,
+                        json!([tick, cause, pos.x, pos.y, pos.z, state, blocks.len()]),
+                    )
                 }
             }
+            Event::Attack { attacker, target } => {
+                keep(&mut self.attacks, d, [tick, *attacker, *target])
+            }
+            Event::Damage {
+                entity,
+                amount,
+                cause,
+                source,
+            } => keep(
+                &mut self.damage,
+                d,
+                json!([tick, entity, amount, cause, source]),
+            ),
+            Event::Chat {
+                sender,
+                channel,
+                text,
+            } => {
+                let cut: String = text.chars().take(MARKER_TEXT_CHARS).collect();
+                keep(&mut self.chat, d, json!([tick, sender, channel, cut]))
+            }
+            Event::Health { entity, health } => keep(&mut self.health, d, [tick, *entity, *health]),
+            Event::Equipment {
+                entity,
+                slot,
+                item,
+                count,
+            } => keep(
+                &mut self.equipment,
+                d,
+                [tick, *entity, u32::from(*slot), *item, *count],
+            ),
             _ => {}
         }
     }

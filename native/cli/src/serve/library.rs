@@ -150,6 +150,9 @@ impl Library {
                     "first_tick": r.first_tick,
                     "last_tick": r.last_tick,
                     "summary": r.summary,
+                    "size": r.size_bytes,
+                    "started_ms": r.started_ms,
+                    "seconds": f64::from(r.duration_ticks()) / r.tick_rate.max(1e-9),
                 })
             })
             .collect())

@@ -1,12 +1,13 @@
 //! `tickreel serve`: an HTTP server (axum on tokio) with a web viewer for recordings, live
-//! recordings, ghost races and shadow-play reports. Read-only: nothing it does writes or
-//! deletes a recording.
+//! recordings, ghost races and shadow-play reports. Nothing it does writes or deletes a
+//! recording; its one write is a moderator's decision on a report, in the catalog.
 //!
 //! - [`library`]: what is served (a directory, an object-storage prefix, a catalog), name checks.
 //! - [`frames`]: the viewer's stream (frames of a tick range, a seek) made by core playheads.
 //! - [`info`]: a recording's summary, shadow-play report metadata, timeline markers.
 //! - [`live`]: server-sent events following a recording while it is written.
 //! - [`ghost`]: a run against a ghost: both paths, the live delta, the splits.
+//! - [`reports`]: the reports inbox, and a moderator's decision on a report (the catalog).
 //! - [`http`]: the routes, the access token, the loopback host check.
 //! - [`assets`]: the page (HTML, JavaScript, CSS) embedded in the binary.
 
@@ -18,6 +19,7 @@ pub mod http;
 pub mod info;
 pub mod library;
 pub mod live;
+pub mod reports;
 
 use std::net::SocketAddr;
 use std::sync::Arc;

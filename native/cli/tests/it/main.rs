@@ -35,6 +35,7 @@ mod serve_api;
 mod serve_bounds;
 mod serve_live_races;
 mod serve_object_errors;
+mod serve_reports;
 mod serve_requests;
 mod simulate_runs;
 mod viewer_browser;

@@ -330,6 +330,56 @@ fn with_a_catalog_its_recordings_are_listed_and_its_best_run_is_the_ghost() {
     assert_eq!(splits, vec![-1.25, -2.5, -3.75, -5.0]);
     let (st, e) = s.get("/api/ghost?rec=course.reel&entity=1&course=nowhere");
     assert_eq!(st, 404, "{e}");
+    // a chosen part: checkpoints 1 to 2 of both runs (entity 1 at 1 block a tick, 2 at half)
+    let v = s.json(
+        "/api/ghost?rec=course.reel&entity=1&ghost_entity=2&from_checkpoint=1&to_checkpoint=2",
+    );
+    assert_eq!(
+        (
+            v["run"]["duration_ticks"].as_u64(),
+            v["ghost"]["duration_ticks"].as_u64()
+        ),
+        (Some(25), Some(50)),
+        "{}",
+        v["run"]
+    );
+    let (st, e) = s.get("/api/ghost?rec=course.reel&entity=1&ghost_entity=2&from_checkpoint=1");
+    assert_eq!(st, 400, "{e}");
+    let (st, e) = s.get("/api/ghost?rec=course.reel&entity=1&run_id=999");
+    assert_eq!(st, 404, "{e}");
+    // a catalog run from checkpoint 1 to 4, chosen by id: the run is raced over the same
+    // checkpoints (75 ticks), not over its whole recording
+    ok(&[
+        "catalog",
+        "--db",
+        &db,
+        "add",
+        reel.to_str().unwrap(),
+        "--course",
+        "lap",
+        "--player",
+        "6f1c1b5e-0c5a-4c41-9f57-5a4f1f1b2c3d",
+        "--name",
+        "slowpoke",
+        "--entity",
+        "2",
+        "--from-checkpoint",
+        "1",
+        "--to-checkpoint",
+        "4",
+    ]);
+    let lap = s.json("/api/catalog/top?course=lap");
+    let id = lap["runs"][0]["run_id"].as_i64().unwrap();
+    let v = s.json(&format!("/api/ghost?rec=course.reel&entity=1&run_id={id}"));
+    assert_eq!(v["ghost"]["duration_ticks"], 150, "{}", v["ghost"]);
+    assert_eq!(v["run"]["duration_ticks"], 75, "{}", v["run"]);
+    let last = v["delta"].as_array().unwrap().last().unwrap()[1]
+        .as_f64()
+        .unwrap();
+    assert!(
+        (last + 3.75).abs() < 1e-9,
+        "75 ticks ahead at the end: {last}"
+    );
     let (st, e) = s.get("/api/frames?rec=catalog:999");
     assert_eq!(st, 404, "{e}");
     let (st, e) = s.get("/api/frames?rec=catalog:x");

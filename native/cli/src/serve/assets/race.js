@@ -17,10 +17,15 @@ window.tickreelRace = (() => {
     const p = pathAt(race.delta, t);
     return p ? p[1] : null;
   }
+  const JUMP = 16; // blocks between two points of a path: a teleport, not joined
   function drawPath(ctx, toScreen, path, color) {
     ctx.strokeStyle = color; ctx.lineWidth = 2; ctx.globalAlpha = 0.8;
     ctx.beginPath();
-    path.forEach((p, i) => { const [x, y] = toScreen(p[1], p[2]); if (i) ctx.lineTo(x, y); else ctx.moveTo(x, y); });
+    path.forEach((p, i) => {
+      const [x, y] = toScreen(p[1], p[2]);
+      const q = path[i - 1];
+      if (i && Math.hypot(p[1] - q[1], p[2] - q[2]) < JUMP) ctx.lineTo(x, y); else ctx.moveTo(x, y);
+    });
     ctx.stroke(); ctx.globalAlpha = 1;
   }
   function drawRace(ctx, toScreen, race, tick) {
@@ -50,10 +55,18 @@ window.tickreelRace = (() => {
     g.strokeStyle = '#e0c050'; g.lineWidth = 1.5; g.beginPath();
     d.forEach((p, i) => { if (i) g.lineTo(X(p[0]), Y(p[1])); else g.moveTo(X(p[0]), Y(p[1])); });
     g.stroke();
+    // split labels on as many rows as they need not to overlap
+    const rowEnds = [];
     for (const s of race.splits) {
-      g.strokeStyle = '#5a8'; g.beginPath(); g.moveTo(X(s.run_ticks), 0); g.lineTo(X(s.run_ticks), c.height); g.stroke();
+      const x = X(s.run_ticks);
+      g.strokeStyle = '#5a8'; g.beginPath(); g.moveTo(x, 0); g.lineTo(x, c.height); g.stroke();
+      const text = `cp ${s.checkpoint} ${s.delta_seconds >= 0 ? '+' : ''}${s.delta_seconds.toFixed(2)}`;
+      const w = g.measureText(text).width + 6;
+      let row = rowEnds.findIndex((end) => end <= x);
+      if (row < 0) { row = rowEnds.length; rowEnds.push(0); }
+      rowEnds[row] = x + 2 + w;
       g.fillStyle = '#8c8';
-      g.fillText(`cp ${s.checkpoint} ${s.delta_seconds >= 0 ? '+' : ''}${s.delta_seconds.toFixed(2)}`, X(s.run_ticks) + 2, c.height - 14);
+      g.fillText(text, x + 2, c.height - 14 - 12 * (row % Math.max(1, Math.floor((c.height - 28) / 12))));
     }
     const t = tick - race.run.origin_tick;
     g.strokeStyle = '#fff'; g.beginPath(); g.moveTo(X(t), 0); g.lineTo(X(t), c.height); g.stroke();

@@ -2,7 +2,9 @@
 // playheads make (GET /api/frames: every entity's position at each tick of a block). Nothing here
 // reads a whole recording: blocks of BLOCK ticks are fetched around the play position and at most
 // MAX_BLOCKS are kept (least recently used out), so memory stays bounded however long it plays.
-// The page's state is on window.tickreelViewer (the browser test reads it).
+// The page's state is on window.tickreelViewer (the browser test reads it). Its other parts:
+// race.js (ghost races), timeline.js (markers), inspector.js (the followed entity), inbox.js
+// (the reports inbox and a report's panel).
 'use strict';
 (() => {
   const BLOCK = 128;        // ticks per frames request
@@ -14,6 +16,11 @@
   const token = params.get('token');
   const $ = (id) => document.getElementById(id);
   const Race = window.tickreelRace;
+  const Inspector = window.tickreelInspector;
+  const Inbox = window.tickreelInbox;
+  const List = window.tickreelList;
+  const View3d = window.tickreelView3d;
+  const SECOND_JUMP = 1, LONG_JUMP = 10; // seconds: arrow keys, with Shift
 
   function apiUrl(path, q) {
     const u = new URLSearchParams(q || {});
@@ -36,6 +43,7 @@
     live: false, liveState: null, liveFollow: true, source: null,
     race: null, shown: null, errors: [], stalled: false,
     drawn: 0, played: 0, // frames drawn, ticks played (the memory benchmark reads them)
+    inbox: [], inboxRow: null, inspected: null, inspectedAt: 0, urlAt: 0, urlShown: '',
     view: { cx: 0, cz: 0, scale: 4, fitted: false },
   };
   // block index -> { frames: Map(tick -> frame), ticks: sorted ticks, complete, pending, used }
@@ -174,7 +182,12 @@
     singles.clear();
     if (S.source) { S.source.close(); S.source = null; }
     Object.assign(S, { rec: name, info: null, aboutText: null, markers: null, report: null, race: null, shown: null,
-      follow: null, playing: false, dir: 1, context: new Set(), names: new Map(), stalled: false });
+      follow: null, playing: false, dir: 1, context: new Set(), names: new Map(), stalled: false,
+      inboxRow: opts.row || S.inbox.find((r) => r.recording === name) || null, inspected: null });
+    $('report').hidden = true;
+    $('inspect').hidden = true;
+    timeline.set(null, null, who, paletteName);
+    if (S.inbox.length) showInbox();
     S.view.fitted = false;
     clearError();
     $('chart').hidden = true;
@@ -187,8 +200,13 @@
     edgeFrom(info.edge);
     for (const e of info.entities) if (e.name) S.names.set(e.id, e.name);
     fillAbout(info);
+    const me = $('mark-entity');
+    while (me.options.length > 1) me.remove(1);
+    for (const e of info.entities) me.add(new Option((e.name || 'entity') + ' #' + e.id, e.id));
+    timeline.setFilter({ entity: null });
     S.tick = S.first;
     if (info.report) openReport(info.report);
+    else if (S.inboxRow) showReportPanel();
     if (opts.tick !== undefined && opts.tick !== null) S.tick = clamp(Number(opts.tick));
     if (opts.follow) setFollow(Number(opts.follow));
     $('live-row').hidden = !S.live;
@@ -198,6 +216,7 @@
       if (S.liveFollow && (opts.tick === undefined || opts.tick === null)) { S.tick = S.last; S.dir = 1; S.speed = 1; play(); }
     }
     refreshMarkers();
+    if (View3d.isOn()) loadEdits().catch((e) => showError(e.message));
     await loadBlock(blockOf(S.tick));
     const f = frameAt(S.tick);
     if (f) addEntities(f.e.map((e) => e[0]));
@@ -207,7 +226,11 @@
 
   function refreshMarkers() {
     const gen = S.gen;
-    getJson('markers', { rec: S.rec }).then((m) => { if (gen === S.gen) S.markers = m; }, (e) => showError(e.message));
+    getJson('markers', { rec: S.rec }).then((m) => {
+      if (gen !== S.gen) return;
+      S.markers = m;
+      timeline.set(m, S.report, who, paletteName);
+    }, (e) => showError(e.message));
   }
 
   function startLive() {
@@ -259,24 +282,68 @@
     if (S.follow !== null) $('follow').value = String(S.follow);
   }
 
+  // An entity by name and id; a palette id by name (or its number).
+  function who(id) { return (S.names.get(id) || 'entity') + ' #' + id; }
+  function paletteName(kind, id) {
+    const p = S.info && S.info.palette && S.info.palette[kind];
+    return (p && p[id]) || ((kind === 'blocks' ? 'state ' : kind === 'items' ? 'item ' : 'cause ') + id);
+  }
+
   function openReport(rep) {
     S.report = rep;
     $('report').hidden = false;
-    const tbl = $('report-meta');
-    tbl.innerHTML = '';
-    for (const k of Object.keys(rep).sort()) {
-      const tr = tbl.insertRow();
-      tr.insertCell().textContent = k;
-      const v = rep[k];
-      tr.insertCell().textContent = Array.isArray(v) ? v.join(', ') : String(v);
-    }
+    showReportPanel();
     S.context = new Set(rep.context_entities || []);
     if (rep.player !== undefined) setFollow(rep.player);
     if (rep.report_tick !== undefined) S.tick = clamp(rep.report_tick);
   }
 
+  function showReportPanel() {
+    Inbox.panel($('report-meta'), S.report || {}, S.inboxRow, S.info, who);
+    $('decide-row').hidden = !S.inboxRow;
+    $('report').hidden = !S.report && !S.inboxRow;
+  }
+
+  // ---- the reports inbox --------------------------------------------------------------------
+  async function loadInbox() {
+    if (!S.hasCatalog) return;
+    const res = await getJson('reports');
+    S.inbox = res.reports;
+    $('inbox-section').hidden = false;
+    $('inbox-count').textContent = `${res.open} open of ${res.reports.length}`;
+    showInbox();
+  }
+  function showInbox() {
+    Inbox.list($('inbox'), S.inbox, S.inboxRow && S.inboxRow.id, (row) => {
+      if (!row.recording) { showError(`report ${row.id} wrote no recording`); return; }
+      open(row.recording, { row }).catch((e) => showError(e.message));
+    });
+  }
+  async function decide(status) {
+    const row = S.inboxRow;
+    if (!row) throw new Error('open a report from the inbox first');
+    const by = $('moderator').value.trim();
+    if (!by) { $('moderator').focus(); throw new Error('your name is recorded with the decision: type it first'); }
+    try { localStorage.setItem('tickreel.moderator', by); } catch (e) { /* storage off */ }
+    const r = await fetch(apiUrl('reports/decide'), {
+      method: 'POST', headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ id: row.id, status, by }),
+    });
+    let body = null;
+    try { body = await r.json(); } catch (e) { /* not JSON */ }
+    if (!r.ok) throw new Error((body && body.error) || ('decision: HTTP ' + r.status));
+    S.inboxRow = Object.assign({}, row, body);
+    $('decide-info').textContent = `${body.status} by ${body.reviewed_by}`;
+    await loadInbox();
+    S.inboxRow = S.inbox.find((x) => x.id === row.id) || S.inboxRow;
+    showInbox();
+    showReportPanel();
+    return S.inboxRow;
+  }
+
   function setFollow(id) {
     S.follow = (id === null || id === '' || Number.isNaN(id)) ? null : Number(id);
+    S.inspectedAt = 0;
     const sel = $('follow');
     if (S.follow !== null && ![...sel.options].some((o) => Number(o.value) === S.follow) ) {
       sel.add(new Option((S.names.get(S.follow) || 'entity') + ' #' + S.follow, S.follow));
@@ -385,6 +452,92 @@
     if (!dragging) tl.value = String(Math.floor(S.tick));
     const secs = (S.tick - S.first) / S.rate;
     $('clock').textContent = `tick ${Math.floor(S.tick)} / ${S.last}  ${secs.toFixed(2)} s  ${S.dir < 0 ? '-' : ''}${S.speed}x`;
+    const wall = wallClock(S.tick);
+    if ($('wall').textContent !== wall) $('wall').textContent = wall;
+    const now = performance.now();
+    if (View3d.isOn()) {
+      View3d.draw($('view3d'), frame, { names: S.names, follow: S.follow, trailOf,
+        blockName: (id) => (S.info && S.info.palette && S.info.palette.blocks[id]) || null });
+    }
+    if (now - S.inspectedAt > 100) { S.inspectedAt = now; inspect(frame); drawHeight(); }
+    if (now - S.urlAt > 250) { S.urlAt = now; followAddress(); }
+  }
+
+  // The recent positions of entity id ([x, y, z], oldest first; null where it jumped or is
+  // not held).
+  function trailOf(id) {
+    const out = [];
+    const t = S.shown ? S.shown.tick : Math.floor(S.tick);
+    let prev = null;
+    for (let k = TRAIL; k >= 0; k -= TRAIL_STEP) {
+      const f = frameAt(t - k), p = f && f.byId.get(id);
+      if (!p) { out.push(null); prev = null; continue; }
+      if (prev && Math.hypot(p[1] - prev[1], p[3] - prev[3]) >= JUMP) out.push(null);
+      out.push([p[1], p[2], p[3]]);
+      prev = p;
+    }
+    return out;
+  }
+
+  // The 3D view (the map becomes its inset); the edited blocks are fetched for it.
+  async function set3d(on) {
+    document.body.classList.toggle('three', on);
+    $('view3d').hidden = !on;
+    $('toggle-3d').classList.toggle('on', on);
+    if (!on) { View3d.close(); return false; }
+    await View3d.open($('view3d'));
+    if (S.rec) await loadEdits();
+    return true;
+  }
+  async function loadEdits() {
+    const rec = S.rec;
+    const res = await getJson('blocks', { rec });
+    if (rec === S.rec) View3d.setEdits(rec, res.edits);
+  }
+
+  // The followed entity's height over the frames held around the tick shown.
+  function drawHeight() {
+    const c = $('height');
+    c.hidden = S.follow === null;
+    if (c.hidden || !S.shown) return;
+    Inspector.drawHeight(c, S.follow, S.shown.tick, frameAt, S.first, S.last);
+  }
+
+  // The wall-clock time of tick t (the recording's start time plus the ticks since its first).
+  function wallClock(t) {
+    if (!S.info || !S.info.started_ms) return '';
+    const d = new Date(S.info.started_ms + (Math.floor(t) - S.first) / S.rate * 1000);
+    return d.toLocaleDateString() + ' ' + d.toLocaleTimeString();
+  }
+
+  function inspect(frame) {
+    const v = Inspector.inspect(S.follow, frame, frameAt, S.rate, S.markers, S.names, S.info && S.info.palette);
+    S.inspected = v;
+    $('inspect').hidden = !v;
+    Inspector.show($('inspector'), v);
+  }
+
+  // The address names the moment shown: the recording, the tick and the followed entity (never
+  // the token: the cookie carries it for this browser, and a shared link should not).
+  function momentUrl() {
+    const q = new URLSearchParams();
+    if (S.rec) q.set('rec', S.rec);
+    if (S.shown) q.set('tick', String(S.shown.tick));
+    if (S.follow !== null) q.set('follow', String(S.follow));
+    return location.origin + location.pathname + '?' + q.toString();
+  }
+  function followAddress() {
+    if (!S.rec || S.playing) return;
+    const u = momentUrl();
+    if (u !== S.urlShown && u !== location.href) { S.urlShown = u; history.replaceState(null, '', u); }
+  }
+  async function copyLink() {
+    const u = momentUrl();
+    history.replaceState(null, '', u);
+    const box = $('link');
+    box.value = u; box.hidden = false; box.select();
+    try { await navigator.clipboard.writeText(u); } catch (e) { document.execCommand && document.execCommand('copy'); }
+    return u;
   }
 
   function drawGrid() {
@@ -476,22 +629,41 @@
     return res;
   }
 
-  // ---- timeline -----------------------------------------------------------------------------
-  function drawMarks() {
-    const c = $('marks'), g = c.getContext('2d');
-    if (c.width !== c.clientWidth) c.width = c.clientWidth;
-    c.height = 12;
-    g.clearRect(0, 0, c.width, c.height);
-    const span = Math.max(1, S.last - S.first);
-    const X = (t) => (t - S.first) / span * (c.width - 1);
-    if (S.info) for (const gp of S.info.gaps) { g.fillStyle = '#633'; g.fillRect(X(gp[0]), 0, Math.max(1, X(gp[1]) - X(gp[0])), 12); }
-    if (S.markers) {
-      g.fillStyle = '#b070ff';
-      for (const m of S.markers.teleports) g.fillRect(X(m[0]), 0, 1.5, 6);
-      g.fillStyle = '#50d070';
-      for (const m of S.markers.checkpoints) g.fillRect(X(m[0]), 6, 1.5, 6);
+  // The board of a course (the catalog's best runs), each raceable against the run entity.
+  async function board(course) {
+    if (!course) throw new Error('type a course first');
+    const res = await getJson('catalog/top', { course, n: 20 });
+    const t = $('board');
+    t.innerHTML = '';
+    for (const r of res.runs) {
+      const tr = t.insertRow();
+      tr.insertCell().textContent = '#' + r.rank;
+      tr.insertCell().textContent = `${r.player_name} ${r.time}`;
+      const b = document.createElement('button'); b.textContent = 'race';
+      b.onclick = () => race({ entity: $('run-entity').value, run_id: r.run_id }).catch((err) => showError(err.message));
+      tr.insertCell().appendChild(b);
     }
-    if (S.report && S.report.report_tick !== undefined) { g.fillStyle = '#ff4d4d'; g.fillRect(X(S.report.report_tick) - 1, 0, 3, 12); }
+    if (!res.runs.length) t.insertRow().insertCell().textContent = 'no runs on this course';
+    return res.runs.length;
+  }
+
+  // ---- timeline -----------------------------------------------------------------------------
+  const timeline = window.tickreelTimeline.create($('marks'), $('mark-tip'), (t) => { pause(); seek(t).catch(() => {}); });
+  function drawMarks() { timeline.draw(S.first, S.last, S.info ? S.info.gaps : []); }
+  function markFilters() {
+    const box = $('mark-kinds');
+    for (const k of window.tickreelTimeline.KINDS) {
+      const l = document.createElement('label');
+      const cb = document.createElement('input'); cb.type = 'checkbox'; cb.checked = true; cb.dataset.kind = k.key;
+      const sw = document.createElement('i'); sw.style.background = k.color;
+      l.append(cb, sw, document.createTextNode(k.label));
+      cb.onchange = () => {
+        const kinds = new Set([...box.querySelectorAll('input')].filter((c) => c.checked).map((c) => c.dataset.kind));
+        timeline.setFilter({ kinds });
+      };
+      box.appendChild(l);
+    }
+    $('mark-entity').onchange = (e) => timeline.setFilter({ entity: e.target.value === '' ? null : Number(e.target.value) });
   }
 
   // ---- input --------------------------------------------------------------------------------
@@ -516,8 +688,11 @@
         for (const en of info.entities) sel.add(new Option((en.name || 'entity') + ' #' + en.id, en.id));
       } catch (err) { showError(err.message); }
     };
+    $('board-go').onclick = () => { board($('course').value.trim()).catch((err) => showError(err.message)); };
     $('race-go').onclick = () => {
       const q = { entity: $('run-entity').value };
+      const from = $('cp-from').value.trim(), to = $('cp-to').value.trim();
+      if (from !== '' || to !== '') { q.from_checkpoint = from; q.to_checkpoint = to; }
       const course = $('course').value.trim();
       if (course) q.course = course;
       else {
@@ -528,22 +703,69 @@
     };
     $('race-clear').onclick = () => { S.race = null; $('chart').hidden = true; $('race-info').textContent = ''; };
     // pan by dragging the map, zoom with the wheel (around the pointer)
+    // a click (no drag) on an entity follows it; a drag pans (and stops following)
     let pan = null;
-    map.addEventListener('mousedown', (e) => { pan = { x: e.clientX, y: e.clientY }; setFollow(null); });
-    window.addEventListener('mouseup', () => { pan = null; });
+    map.addEventListener('mousedown', (e) => { pan = { x: e.clientX, y: e.clientY, x0: e.clientX, y0: e.clientY, moved: false }; });
+    window.addEventListener('mouseup', (e) => {
+      if (pan && !pan.moved && e.target === map) {
+        const r = map.getBoundingClientRect();
+        const id = entityAt(e.clientX - r.left, e.clientY - r.top);
+        if (id !== null) setFollow(id);
+      }
+      pan = null;
+    });
     window.addEventListener('mousemove', (e) => {
       if (!pan) return;
+      if (!pan.moved && Math.hypot(e.clientX - pan.x0, e.clientY - pan.y0) < 4) return;
+      if (!pan.moved) { pan.moved = true; setFollow(null); }
       S.view.cx -= (e.clientX - pan.x) / S.view.scale; S.view.cz -= (e.clientY - pan.y) / S.view.scale;
       pan = { x: e.clientX, y: e.clientY };
     });
     map.addEventListener('wheel', (e) => { e.preventDefault(); zoom(Math.exp(-e.deltaY * 0.0015), e.offsetX, e.offsetY); }, { passive: false });
     window.addEventListener('keydown', (e) => {
       if (e.target.tagName === 'INPUT' && e.target.type !== 'range') return;
-      if (e.key === ' ') { e.preventDefault(); $('play').onclick(); }
-      else if (e.key === '.') step(1);
-      else if (e.key === ',') step(-1);
+      if (e.ctrlKey || e.metaKey || e.altKey) return;
+      const k = e.key;
+      const jump = (secs) => { e.preventDefault(); seek((S.shown ? S.shown.tick : S.tick) + secs * S.rate).catch(() => {}); };
+      if (k === ' ') { e.preventDefault(); $('play').onclick(); }
+      else if (k === '.') step(1);
+      else if (k === ',') step(-1);
+      // J/K/L: play backward, pause, play forward (again: twice as fast)
+      else if (k === 'j' || k === 'J') { if (S.playing && S.dir < 0) faster(); else { S.dir = -1; play(); } }
+      else if (k === 'k' || k === 'K') pause();
+      else if (k === 'l' || k === 'L') { if (S.playing && S.dir > 0) faster(); else { S.dir = 1; play(); } }
+      else if (k === 'ArrowRight') jump(e.shiftKey ? LONG_JUMP : SECOND_JUMP);
+      else if (k === 'ArrowLeft') jump(-(e.shiftKey ? LONG_JUMP : SECOND_JUMP));
+      else if (k === ']' || k === '+' || k === '=') faster();
+      else if (k === '[' || k === '-') slower();
+      else if (k === '1') setSpeed(1);
     });
+    $('copy-link').onclick = () => { copyLink().catch((err) => showError(err.message)); };
+    try { $('moderator').value = localStorage.getItem('tickreel.moderator') || ''; } catch (e) { /* storage off */ }
+    $('decide-reviewed').onclick = () => decide('reviewed').catch((err) => showError(err.message));
+    $('decide-actioned').onclick = () => decide('actioned').catch((err) => showError(err.message));
+    markFilters();
+    $('toggle-3d').onclick = () => { set3d(!View3d.isOn()).catch((err) => showError(err.message)); };
+    View3d.wire($('view3d'), (id) => setFollow(id));
+    for (const id of ['list-search', 'list-kind', 'list-sort']) $(id).addEventListener('input', showList);
   }
+  const SPEEDS = [0.25, 0.5, 1, 2, 4, 8, 16];
+  function faster() { setSpeed(SPEEDS[Math.min(SPEEDS.length - 1, SPEEDS.indexOf(S.speed) + 1)] || 1); }
+  function slower() { setSpeed(SPEEDS[Math.max(0, SPEEDS.indexOf(S.speed) - 1)] || 1); }
+
+  // The entity drawn nearest to (x, y) on the map, within 12 pixels, or null.
+  function entityAt(x, y) {
+    const f = S.shown && frameAt(S.tick);
+    if (!f) return null;
+    let best = null, dist = 12;
+    for (const e of f.e) {
+      const [sx, sy] = toScreen(e[1], e[3]);
+      const d = Math.hypot(sx - x, sy - y);
+      if (d < dist) { best = e[0]; dist = d; }
+    }
+    return best;
+  }
+
   function zoom(f, px, py) {
     if (px === undefined) { px = map.width / 2; py = map.height / 2; }
     const wx = S.view.cx + (px - map.width / 2) / S.view.scale, wz = S.view.cz + (py - map.height / 2) / S.view.scale;
@@ -554,20 +776,15 @@
   async function loadList() {
     const res = await getJson('recordings');
     S.list = res.recordings; S.catalog = res.catalog; S.hasCatalog = res.has_catalog;
-    $('root').textContent = res.root;
-    const ul = $('list');
-    ul.innerHTML = '';
-    const add = (name, label, kind) => {
-      const li = document.createElement('li');
-      li.dataset.name = name;
-      li.textContent = label;
-      const k = document.createElement('span'); k.className = 'kind'; k.textContent = kind; li.appendChild(k);
-      li.onclick = () => open(name).catch((e) => showError(e.message));
-      ul.appendChild(li);
-    };
-    for (const r of res.recordings) add(r.name, r.name, r.kind);
-    for (const c of res.catalog) add(c.name, c.location, 'catalog');
-    for (const li of ul.children) li.classList.toggle('open', li.dataset.name === S.rec);
+    $('root').textContent = res.root + (res.truncated ? ' (the first ' + res.recordings.length + ' only)' : '');
+    S.entries = List.entries(res);
+    showList();
+  }
+  function showList() {
+    const q = { text: $('list-search').value, kind: $('list-kind').value, sort: $('list-sort').value };
+    const shown = List.select(S.entries || [], q);
+    $('list-count').textContent = `${shown.length} of ${(S.entries || []).length}`;
+    List.render($('list'), shown, S.rec, (name) => open(name).catch((e) => showError(e.message)));
   }
 
   function state() {
@@ -578,6 +795,7 @@
       drawn: S.drawn, played: Math.floor(S.played),
       race: S.race ? { splits: S.race.splits.length, delta: S.race.delta.length } : null,
       view: Object.assign({}, S.view), markers: S.markers ? { teleports: S.markers.teleports.length, checkpoints: S.markers.checkpoints.length } : null,
+      marks: timeline.counts(), inspected: S.inspected, inboxRow: S.inboxRow, wall: wallClock(S.tick),
     };
   }
 
@@ -585,8 +803,9 @@
     wire();
     requestAnimationFrame(tickLoop);
     await loadList();
+    await loadInbox().catch((e) => showError(e.message));
     // new recordings appear in the list (a failed refresh is not worth a message)
-    setInterval(() => { loadList().catch(() => {}); }, 15000);
+    setInterval(() => { loadList().catch(() => {}); loadInbox().catch(() => {}); }, 15000);
     const rec = params.get('rec');
     if (rec) await open(rec, { tick: params.get('tick'), follow: params.get('follow') });
     return true;
@@ -599,7 +818,21 @@
     pause: () => { pause(); return state(); },
     reverse: () => { S.dir = -S.dir; buttons(); return state(); },
     setSpeed: (s) => { setSpeed(s); return state(); },
-    seek, step, race, zoom,
+    seek, step, race, zoom, board, decide, copyLink, timeline, set3d,
+    view3d: () => View3d.state(),
+    // where the world point p is drawn in the 3D view, in the page's coordinates
+    project3d: (p) => {
+      const q = View3d.project(p), r = $('view3d').getBoundingClientRect();
+      return q && [r.left + q[0], r.top + q[1]];
+    },
+    lookAt3d: (p, dist) => { View3d.lookAt(p, dist); return true; },
+    // where entity id is drawn on the map, in the page's coordinates (the browser test clicks it)
+    screenOf: (id) => {
+      const f = frameAt(S.tick), e = f && f.byId.get(id);
+      if (!e) return null;
+      const r = map.getBoundingClientRect(), [x, y] = toScreen(e[1], e[3]);
+      return [r.left + x, r.top + y];
+    },
     follow: (id) => { setFollow(id); return state(); },
   };
 })();
