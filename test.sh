@@ -10,18 +10,20 @@ export CARGO_TERM_COLOR=never
 last=$SECONDS
 step() { printf '\n== %s == (%ds in, previous step %ds)\n' "$*" "$SECONDS" "$((SECONDS - last))"; last=$SECONDS; }
 
+source scripts/test-build.sh   # $test_features: the test build's features, shared with later steps
+
 step "cargo fmt --check"
 cargo fmt --all -- --check
 
 step "cargo clippy"
 # `tickreel bench` (feature `bench`) is a test build's: it links the core's test hooks.
-cargo clippy --workspace --all-targets --features tickreel-cli/bench -- -D warnings
+cargo clippy --workspace --all-targets --features "$test_features" -- -D warnings
 
 step "cargo test"
 bash scripts/ensure-s3-server.sh   # the S3 server the object-storage tests start on loopback
 bash scripts/ensure-postgres.sh  # the catalog's tests start a PostgreSQL cluster
 bash scripts/ensure-chromium.sh  # the web viewer's browser test (native/cli/tests/it/viewer_browser.rs)
-cargo test --workspace --all-targets --features tickreel-cli/bench
+cargo test --workspace --all-targets --features "$test_features"
 
 # Every fuzz target over its seeds and kept regressions (seconds, after a build of a few minutes);
 # skips without a nightly toolchain, installs cargo-fuzz if nightly has none.

@@ -61,8 +61,15 @@ export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_odr_violation=0"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 
+# The smoke run's build: cargo-fuzz's dev mode, the profile `dev` of fuzz/Cargo.toml (opt-level 1,
+# one optimisation pass over many codegen units instead of cargo-fuzz's release default of
+# opt-level 3 in one codegen unit per crate), with the same AddressSanitizer, coverage
+# instrumentation, debug assertions and overflow checks as a campaign's build. The smoke run runs
+# each input once, so the build is most of its time; campaigns keep the release build (fuzz/README.md).
+build_flags=(--dev)
+
 cd fuzz
-if ! limited "$build_timeout" cargo +nightly fuzz build; then
+if ! limited "$build_timeout" cargo +nightly fuzz build "${build_flags[@]}"; then
   echo "fuzz smoke: building the fuzz targets failed (or took over ${build_timeout} s)" >&2
   exit 1
 fi
@@ -85,7 +92,7 @@ for target in $targets; do
   fi
   echo "== fuzz smoke: $target ($inputs inputs, $runs mutations)"
   status=0
-  limited "$target_timeout" cargo +nightly fuzz run "$target" "$work/$target" -- \
+  limited "$target_timeout" cargo +nightly fuzz run "${build_flags[@]}" "$target" "$work/$target" -- \
     -runs="$runs" -rss_limit_mb=2048 -malloc_limit_mb=512 -timeout=30 \
     -max_total_time="$target_timeout" -artifact_prefix="$work/$target.out/" \
     >"$work/$target.log" 2>&1 || status=$?

@@ -3,6 +3,8 @@
 # with the library inside (META-INF/native/<os>-<arch>/). Everything goes under java-bindings/build/.
 # Usage: java-bindings/build.sh [cargo profile, default release]
 # TICKREEL_CARGO_FEATURES=test-hooks builds a library that also binds the test hooks (tests, bench).
+# TICKREEL_CARGO_TEST_BUILD=1 builds it as ./test.sh's Rust build does (scripts/test-build.sh: the
+# workspace's test features, the test hooks among them), which `cargo test` has mostly built.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/.." && pwd)"
@@ -22,8 +24,13 @@ case "$(uname -m)" in
 esac
 
 features="${TICKREEL_CARGO_FEATURES:-}"
-echo "== cargo build -p tickreel-bridge --profile $profile ${features:+--features $features} (cdylib) =="
-(cd "$root" && cargo build -p tickreel-bridge --lib --profile "$profile" ${features:+--features "$features"})
+if [ -n "${TICKREEL_CARGO_TEST_BUILD:-}" ]; then
+  echo "== cargo build --workspace --lib --profile $profile (the test build, scripts/test-build.sh) =="
+  (cd "$root" && source scripts/test-build.sh && test_build --lib --profile "$profile")
+else
+  echo "== cargo build -p tickreel-bridge --profile $profile ${features:+--features $features} (cdylib) =="
+  (cd "$root" && cargo build -p tickreel-bridge --lib --profile "$profile" ${features:+--features "$features"})
+fi
 target_dir="${CARGO_TARGET_DIR:-$root/target}"
 [ "$profile" = dev ] && out_dir=debug || out_dir="$profile"
 native="$target_dir/$out_dir/$lib"

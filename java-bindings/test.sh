@@ -20,7 +20,14 @@ if [ ! -f "$launcher" ]; then
 fi
 [ -f "$launcher" ] || { echo "JUnit console launcher not found at $launcher" >&2; exit 1; }
 
-TICKREEL_CARGO_FEATURES=test-hooks "$here/build.sh" "$profile"
+# The library with its test hook. In the dev profile, as `cargo test` built its dependencies
+# (scripts/test-build.sh); `-p tickreel-bridge --features test-hooks` alone would compile the
+# core, the object store and the catalog again with other features.
+if [ "$profile" = dev ]; then
+  TICKREEL_CARGO_TEST_BUILD=1 "$here/build.sh" "$profile"
+else
+  TICKREEL_CARGO_FEATURES=test-hooks "$here/build.sh" "$profile"
+fi
 
 echo "== javac tests =="
 rm -rf "$build/test-classes"
@@ -34,7 +41,7 @@ echo "== S3 test server (moto_server on loopback, for ObjectStorageTest) =="
 # without it. It runs until its stdin closes (when this script exits).
 root="$(cd "$here/.." && pwd)"
 "$root/scripts/ensure-s3-server.sh"
-(cd "$root" && cargo build -q -p tickreel-object --features test-server --example s3_test_server)
+(cd "$root" && source scripts/test-build.sh && test_build -q)   # as `cargo test` built it
 coproc S3 { "${CARGO_TARGET_DIR:-$root/target}/debug/examples/s3_test_server"; }
 s3_props=()
 while IFS= read -r line <&"${S3[0]}"; do

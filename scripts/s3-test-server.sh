@@ -5,7 +5,9 @@
 start_s3_test_server() {
   local who="$1" line vars=0
   scripts/ensure-s3-server.sh
-  cargo build -q -p tickreel-object --features test-server --example s3_test_server
+  # As `cargo test` built its dependencies (scripts/test-build.sh): nothing compiles again.
+  source scripts/test-build.sh
+  test_build -q
   coproc S3 { "${CARGO_TARGET_DIR:-target}/debug/examples/s3_test_server"; }
   while IFS= read -r line <&"${S3[0]}"; do
     [ "$line" = READY ] && break

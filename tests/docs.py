@@ -182,8 +182,11 @@ def load_rust_libs(env):
     import json
     wanted = {"tickreel": "tickreel", "tickreel-object": "tickreel_object",
               "tickreel-catalog": "tickreel_catalog", "fastnbt": "fastnbt", "uuid": "uuid"}
-    p = subprocess.run(["cargo", "build", "-q", "-p", "tickreel", "-p", "tickreel-object",
-                        "-p", "tickreel-catalog", "--lib", "--message-format=json"],
+    # The shared library's build (as tests/c.sh and java-bindings/build.sh ask for it) lists them
+    # all among its dependencies; asking for these crates alone would resolve other features of
+    # their dependencies and compile them again.
+    p = subprocess.run(["cargo", "build", "-q", "-p", "tickreel-bridge", "--lib",
+                        "--message-format=json"],
                        cwd=ROOT, stdout=subprocess.PIPE, text=True)
     if p.returncode != 0:
         fail("cargo build", "the Rust libraries do not build")

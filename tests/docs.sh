@@ -25,7 +25,10 @@ target_dir="${CARGO_TARGET_DIR:-target}"
 # The library C and Java samples use, the jar (classes + library) and the CLI whose help the sh
 # blocks are checked against. java-bindings/build.sh dev builds the same library first.
 java-bindings/build.sh dev >/dev/null
-cargo build -q -p tickreel-cli --features bench --bin tickreel   # `tickreel bench` is documented too
+# `tickreel bench` is documented too: the binary with `bench`, as `cargo test` built it
+# (scripts/test-build.sh; with `-p tickreel-cli --features bench` alone cargo compiles 10 crates again).
+source scripts/test-build.sh
+test_build -q --bin tickreel
 libdir="$(cd "$target_dir/debug" && pwd)"
 [ -f "$libdir/libtickreel.so" ] || { echo "tests/docs.sh: $libdir/libtickreel.so not built" >&2; exit 1; }
 

@@ -7,7 +7,7 @@ use super::convert::{CArg, CResult};
 use super::result::{FfiError, FfiResult};
 /// Generated from `native/bridge/options.rs` (see [`crate::ffi::options`]).
 pub use crate::ffi::options::TickreelReelOptions;
-use tickreel::record::{ChunkPolicy, RecordingInfo, ReelOptions};
+use tickreel::record::{ChunkPolicy, RecordingIdentity, ReelOptions};
 
 /// The generated entry points of `crate::api::writer`, also reachable here.
 pub use super::generated::writer::*;
@@ -21,12 +21,12 @@ pub struct TickreelReelWriter {
 impl TickreelReelOptions {
     fn from_core(o: &ReelOptions) -> Self {
         TickreelReelOptions {
-            tick_rate_millihz: o.info.tick_rate_millihz,
-            game_data_version: o.info.game_data_version,
-            timestamp_ms: o.info.timestamp_ms,
-            world_id: o.info.world_id,
-            world_version: o.info.world_version,
-            dictionary_id: o.info.dictionary_id,
+            tick_rate_millihz: o.identity.tick_rate_millihz,
+            game_data_version: o.identity.game_data_version,
+            timestamp_ms: o.identity.timestamp_ms,
+            world_id: o.identity.world_id,
+            world_version: o.identity.world_version,
+            dictionary_id: o.identity.dictionary_id,
             zstd_level: o.policy.zstd_level,
             chunk_ticks: o.policy.chunk_ticks,
             chunk_bytes: o.policy.chunk_bytes,
@@ -34,11 +34,11 @@ impl TickreelReelOptions {
         }
     }
 
-    /// A translation only: `ReelWriter::create` checks the values (`RecordingInfo::validate`,
+    /// A translation only: `ReelWriter::create` checks the values (`RecordingIdentity::validate`,
     /// `ChunkPolicy::validate`).
     fn to_core(self) -> ReelOptions {
         ReelOptions {
-            info: RecordingInfo {
+            identity: RecordingIdentity {
                 world_id: self.world_id,
                 world_version: self.world_version,
                 timestamp_ms: self.timestamp_ms,

@@ -9,7 +9,9 @@ use super::convert::{JniResult, LONG_ARRAY_JAVA, LONG_ARRAY_SIG};
 use super::{Res, bad_arg, long_array};
 use crate::api::library::OptionDefaults;
 use crate::options::{EngineArray, RecorderArray, ReelArray, ReportArray, ShadowArray};
-use tickreel::record::{Backpressure, ChunkPolicy, EngineOptions, RecorderOptions, RecordingInfo};
+use tickreel::record::{
+    Backpressure, ChunkPolicy, EngineOptions, RecorderOptions, RecordingIdentity,
+};
 use tickreel::shadow::{ReportOptions, ShadowOptions};
 
 /// `NativeBridge.defaultOptions` families.
@@ -29,15 +31,15 @@ fn nanos(d: std::time::Duration) -> i64 {
 }
 
 /// [`ReelArray`] of a recording's identity and chunk policy.
-pub(super) fn recording_array(info: &RecordingInfo, chunk: &ChunkPolicy) -> ReelArray {
-    let RecordingInfo {
+pub(super) fn recording_array(identity: &RecordingIdentity, chunk: &ChunkPolicy) -> ReelArray {
+    let RecordingIdentity {
         world_id,
         world_version,
         timestamp_ms,
         tick_rate_millihz,
         game_data_version,
         dictionary_id,
-    } = *info;
+    } = *identity;
     let ChunkPolicy {
         chunk_ticks,
         chunk_bytes,
@@ -67,7 +69,7 @@ pub(super) fn recorder_array(o: &RecorderOptions) -> Vec<i64> {
     // Every field named: one added to the core fails to build here until Java gets it too (or
     // is explicitly left out, as those below).
     let RecorderOptions {
-        info,
+        identity,
         chunk,
         flush,
         backpressure,
@@ -82,7 +84,7 @@ pub(super) fn recorder_array(o: &RecorderOptions) -> Vec<i64> {
         Backpressure::Block { deadline } => (0, nanos(*deadline)),
         Backpressure::Drop => (1, 0),
     };
-    let mut a = recording_array(info, chunk).to_vec();
+    let mut a = recording_array(identity, chunk).to_vec();
     a.extend(
         RecorderArray {
             flush_bytes: flush.max_pending_bytes as i64,
@@ -163,7 +165,7 @@ fn defaults(family: jint) -> Res<Vec<i64>> {
     Ok(match family {
         RECORDING => {
             let o = RecorderOptions::default();
-            recording_array(&o.info, &o.chunk).to_vec()
+            recording_array(&o.identity, &o.chunk).to_vec()
         }
         RECORDER => recorder_array(&RecorderOptions::default()),
         ENGINE => engine_array(&EngineOptions::default()).to_vec(),

@@ -75,7 +75,7 @@ pub(super) fn recorder_options(a: &[i64]) -> Res<RecorderOptions> {
         other => return Err(bad_arg(format!("unknown backpressure policy {other}"))),
     };
     Ok(RecorderOptions {
-        info: reel.info,
+        identity: reel.identity,
         chunk: reel.policy,
         flush: FlushPolicy {
             max_pending_bytes: ranged(flush_bytes, "flushBytes")?,

@@ -9,7 +9,7 @@ use super::convert::JniArg;
 use super::recorder::ranged;
 use super::{Res, longs_arg};
 use crate::options::ReelArray;
-use tickreel::record::{ChunkPolicy, RecordingInfo, ReelOptions};
+use tickreel::record::{ChunkPolicy, RecordingIdentity, ReelOptions};
 
 fn uuid_bytes(msb: i64, lsb: i64) -> [u8; 16] {
     uuid::Uuid::from_u64_pair(msb as u64, lsb as u64).into_bytes()
@@ -31,7 +31,7 @@ pub(crate) fn options_from(a: &[i64]) -> Res<ReelOptions> {
         snapshot_interval,
         zstd_level,
     } = ReelArray::read(a);
-    let info = RecordingInfo {
+    let identity = RecordingIdentity {
         world_id: uuid_bytes(world_id_msb, world_id_lsb),
         world_version: uuid_bytes(world_version_msb, world_version_lsb),
         timestamp_ms,
@@ -45,7 +45,7 @@ pub(crate) fn options_from(a: &[i64]) -> Res<ReelOptions> {
         snapshot_interval: ranged(snapshot_interval, "snapshotInterval")?,
         zstd_level: ranged(zstd_level, "compressionLevel")?,
     };
-    Ok(ReelOptions { info, policy })
+    Ok(ReelOptions { identity, policy })
 }
 
 /// `long[]` of [`ReelArray`] (`ReelOptions.toNative()`).

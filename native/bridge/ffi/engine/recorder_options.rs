@@ -10,7 +10,7 @@ use crate::ffi::convert::{CArg, CResult};
 pub use crate::ffi::options::TickreelRecorderOptions;
 use crate::ffi::result::{FfiError, FfiResult};
 use tickreel::record::{
-    Backpressure, ChunkPolicy, CompactOptions, FlushPolicy, RecorderOptions, RecordingInfo,
+    Backpressure, ChunkPolicy, CompactOptions, FlushPolicy, RecorderOptions, RecordingIdentity,
 };
 
 /// `TickreelRecorderOptions.backpressure`: when the writer falls behind, wait up to
@@ -30,11 +30,11 @@ impl TickreelRecorderOptions {
         };
         let ms = |d: Duration| u32::try_from(d.as_millis()).unwrap_or(u32::MAX);
         TickreelRecorderOptions {
-            tick_rate_millihz: o.info.tick_rate_millihz,
-            game_data_version: o.info.game_data_version,
-            timestamp_ms: o.info.timestamp_ms,
-            world_id: o.info.world_id,
-            world_version: o.info.world_version,
+            tick_rate_millihz: o.identity.tick_rate_millihz,
+            game_data_version: o.identity.game_data_version,
+            timestamp_ms: o.identity.timestamp_ms,
+            world_id: o.identity.world_id,
+            world_version: o.identity.world_version,
             chunk_ticks: o.chunk.chunk_ticks,
             snapshot_interval: o.chunk.snapshot_interval,
             zstd_level: o.chunk.zstd_level,
@@ -51,7 +51,7 @@ impl TickreelRecorderOptions {
         }
     }
 
-    /// A translation only: `Engine::start_recording` checks the values (`RecordingInfo`,
+    /// A translation only: `Engine::start_recording` checks the values (`RecordingIdentity`,
     /// `ChunkPolicy`, `RecorderOptions` and `CompactOptions::validate`).
     pub(super) fn to_core(self) -> FfiResult<RecorderOptions> {
         let bad = |m: String| Err(FfiError::Invalid(m));
@@ -69,13 +69,13 @@ impl TickreelRecorderOptions {
             }
         };
         Ok(RecorderOptions {
-            info: RecordingInfo {
+            identity: RecordingIdentity {
                 world_id: self.world_id,
                 world_version: self.world_version,
                 timestamp_ms: self.timestamp_ms,
                 tick_rate_millihz: self.tick_rate_millihz,
                 game_data_version: self.game_data_version,
-                dictionary_id: d.info.dictionary_id,
+                dictionary_id: d.identity.dictionary_id,
             },
             chunk: ChunkPolicy {
                 chunk_ticks: self.chunk_ticks,

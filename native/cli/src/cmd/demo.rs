@@ -20,7 +20,7 @@ use tickreel::format::EntityTable;
 use tickreel::format::{EntityInfo, EventType};
 use tickreel::play::Reader;
 
-use tickreel::record::{FlushPolicy, RecordingInfo};
+use tickreel::record::{FlushPolicy, RecordingIdentity};
 use tickreel::shadow::{ReportOptions, ShadowOptions};
 use tickreel::{Error, Event, Recorder, RecorderOptions};
 use tickreel_sim::SimConfig;
@@ -258,13 +258,13 @@ pub struct Recorded {
 /// each tick in `targets`.
 pub fn record(cfg: &DemoConfig, path: &Path, targets: &[u32]) -> tickreel::Result<Recorded> {
     let options = RecorderOptions {
-        info: RecordingInfo {
+        identity: RecordingIdentity {
             tick_rate_millihz: (TICK_RATE * 1000.0) as u32,
             timestamp_ms: SystemTime::now()
                 .duration_since(UNIX_EPOCH)
                 .map_or(0, |d| d.as_millis() as i64),
             world_id: *uuid::Uuid::new_v4().as_bytes(),
-            ..RecordingInfo::default()
+            ..RecordingIdentity::default()
         },
         // Small flushes so that the demo exercises the live segments and the metadata rewrite.
         flush: FlushPolicy {

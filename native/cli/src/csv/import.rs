@@ -54,7 +54,7 @@ pub fn reel_options(tick_rate: f64) -> tickreel::Result<ReelOptions> {
         )));
     }
     let mut options = ReelOptions::compacted();
-    options.info.tick_rate_millihz = (tick_rate * 1000.0).round() as u32;
+    options.identity.tick_rate_millihz = (tick_rate * 1000.0).round() as u32;
     Ok(options)
 }
 
@@ -392,8 +392,11 @@ mod tests {
 
     #[test]
     fn the_tick_rate_must_be_positive_and_bounded() {
-        assert_eq!(reel_options(20.0).unwrap().info.tick_rate_millihz, 20_000);
-        assert_eq!(reel_options(0.5).unwrap().info.tick_rate_millihz, 500);
+        assert_eq!(
+            reel_options(20.0).unwrap().identity.tick_rate_millihz,
+            20_000
+        );
+        assert_eq!(reel_options(0.5).unwrap().identity.tick_rate_millihz, 500);
         assert_eq!(reel_options(4e6).unwrap().policy.zstd_level, 9);
         for bad in [0.0, -20.0, 4_000_000.5, f64::NAN, f64::INFINITY] {
             let e = reel_options(bad).unwrap_err().to_string();

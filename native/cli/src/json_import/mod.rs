@@ -432,30 +432,30 @@ impl Setup {
 }
 
 fn recording(rec: &Map<String, Value>, options: &mut ReelOptions) -> Result<Setup, String> {
-    let info = &mut options.info;
+    let identity = &mut options.identity;
     if rec.contains_key("tick_rate_millihz") {
-        info.tick_rate_millihz = uint(rec, "tick_rate_millihz")?;
-        if info.tick_rate_millihz == 0 {
+        identity.tick_rate_millihz = uint(rec, "tick_rate_millihz")?;
+        if identity.tick_rate_millihz == 0 {
             return Err("tick_rate_millihz must be positive".to_string());
         }
     }
     if let Some(v) = rec.get("timestamp_ms") {
-        info.timestamp_ms = v
+        identity.timestamp_ms = v
             .as_i64()
             .ok_or_else(|| format!("timestamp_ms {} is not a 64-bit integer", quote(v)))?;
     }
     if rec.contains_key("game_data_version") {
-        info.game_data_version = uint(rec, "game_data_version")?;
+        identity.game_data_version = uint(rec, "game_data_version")?;
     }
     if rec.contains_key("dictionary_id") {
-        info.dictionary_id = u16::try_from(uint(rec, "dictionary_id")?)
+        identity.dictionary_id = u16::try_from(uint(rec, "dictionary_id")?)
             .map_err(|_| "dictionary_id is not a 16-bit integer".to_string())?;
     }
     if rec.contains_key("world_id") {
-        info.world_id = id16(rec, "world_id")?;
+        identity.world_id = id16(rec, "world_id")?;
     }
     if rec.contains_key("world_version") {
-        info.world_version = id16(rec, "world_version")?;
+        identity.world_version = id16(rec, "world_version")?;
     }
     let recording_id = if rec.contains_key("recording_id") {
         id16(rec, "recording_id")?

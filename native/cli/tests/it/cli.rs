@@ -181,8 +181,8 @@ fn info_json_reports_header_metadata_and_index() {
         policy: small_policy(),
         ..ReelOptions::default()
     };
-    options.info.tick_rate_millihz = 25_000;
-    options.info.timestamp_ms = 1_700_000_000_000;
+    options.identity.tick_rate_millihz = 25_000;
+    options.identity.timestamp_ms = 1_700_000_000_000;
     let mut w = ReelWriter::create(&path, options).unwrap();
     w.user_metadata_mut()
         .insert("map".into(), fastnbt::Value::String("parkour_1".into()));

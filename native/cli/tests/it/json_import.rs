@@ -184,10 +184,10 @@ fn every_kind(path: &Path) {
         snapshot_interval: 600,
         zstd_level: 3,
     };
-    options.info.tick_rate_millihz = 50_000;
-    options.info.timestamp_ms = -5;
-    options.info.game_data_version = 9;
-    options.info.world_id = [7; 16];
+    options.identity.tick_rate_millihz = 50_000;
+    options.identity.timestamp_ms = -5;
+    options.identity.game_data_version = 9;
+    options.identity.world_id = [7; 16];
     let mut w = ReelWriter::create(path, options).unwrap();
     w.set_recording_id([3; 16]);
     w.register_entity(EntityInfo {

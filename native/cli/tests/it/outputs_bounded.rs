@@ -17,7 +17,7 @@ use crate::tool::{BIN, p};
 use tickreel::Pose;
 use tickreel::format::EntityInfo;
 use tickreel::format::Event;
-use tickreel::record::{RecordingInfo, ReelOptions, ReelWriter};
+use tickreel::record::{RecordingIdentity, ReelOptions, ReelWriter};
 
 /// Generous: a command that ends at all ends well within it, even on a busy 2-core machine.
 const DEADLINE: Duration = Duration::from_secs(60);
@@ -189,9 +189,9 @@ fn ghost_csv_rows_follow_the_recorded_poses_not_the_tick_rate() {
         &path,
         100,
         ReelOptions {
-            info: RecordingInfo {
+            identity: RecordingIdentity {
                 tick_rate_millihz: 1,
-                ..RecordingInfo::default()
+                ..RecordingIdentity::default()
             },
             ..ReelOptions::default()
         },

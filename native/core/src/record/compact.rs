@@ -15,7 +15,7 @@ use crate::format::frame::FrameHeader;
 use crate::reader::{Reader, ReaderOptions};
 use crate::record::analysis::Analysis;
 use crate::record::chunker::{AdoptedChunk, ChunkPolicy, Frame};
-use crate::record::info::RecordingInfo;
+use crate::record::identity::RecordingIdentity;
 use crate::record::publish::UnpublishedReel;
 use crate::record::reel_writer::{ReelOptions, ReelWriter};
 use crate::storage::live::RefusedSegment;
@@ -182,7 +182,7 @@ pub(crate) fn compact_unpublished(
 ) -> Result<(CompactReport, UnpublishedReel)> {
     crate::record::publish::remove_stale_temps(storage.as_ref(), out);
     let h = source.header();
-    let info = RecordingInfo {
+    let identity = RecordingIdentity {
         world_id: h.world_id,
         world_version: h.world_version,
         timestamp_ms: h.timestamp_ms,
@@ -190,12 +190,12 @@ pub(crate) fn compact_unpublished(
         game_data_version: h.game_data_version,
         dictionary_id: options.dictionary_id.unwrap_or(h.dictionary_id),
     };
-    let same_dictionary = info.dictionary_id == h.dictionary_id;
+    let same_dictionary = identity.dictionary_id == h.dictionary_id;
     let mut w = ReelWriter::create_in(
         storage.clone(),
         out,
         ReelOptions {
-            info,
+            identity,
             policy: ChunkPolicy {
                 chunk_ticks: options.chunk_ticks,
                 // Snapshots are carried over exactly where the source has them.

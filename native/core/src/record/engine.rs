@@ -309,7 +309,7 @@ impl Engine {
     /// Opens a recording of `path`, or a stream without a file (`None`).
     fn open(&self, path: Option<&Path>, options: RecorderOptions) -> Result<Recorder> {
         let inner = &self.inner;
-        options.info.validate()?;
+        options.identity.validate()?;
         options.chunk.validate()?;
         options.validate()?;
         if let Some(p) = path {

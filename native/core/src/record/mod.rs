@@ -29,7 +29,7 @@ mod engine_shared;
 mod finish;
 pub(crate) mod held;
 mod hot_slots;
-mod info;
+mod identity;
 mod msg;
 pub mod observer;
 mod open_recording;
@@ -56,7 +56,7 @@ pub use chunker::{
 pub use compact::{CompactOptions, CompactReport, compact, compact_in};
 pub use engine::{Engine, EngineOptions, EngineStats, MAX_WRITER_THREADS};
 pub use finish::FinishHandle;
-pub use info::RecordingInfo;
+pub use identity::RecordingIdentity;
 pub use observer::{MetadataChange, StreamEnd, StreamObserver, StreamStart};
 pub use publish::{PublishError, UnpublishedReel};
 pub use recorder::{

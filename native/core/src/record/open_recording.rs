@@ -126,17 +126,17 @@ impl OpenRecording {
         engine: Arc<EngineShared>,
         opts: RecorderOptions,
     ) -> Result<OpenRecording> {
-        let dict = crate::dictionary::lookup(opts.info.dictionary_id)?;
+        let dict = crate::dictionary::lookup(opts.identity.dictionary_id)?;
         let chunker = Chunker::new(opts.chunk, dict.as_deref().map(Vec::as_slice))?;
         let live = LiveDir::new(engine.storage.clone(), live_dir_for(&shared.path));
-        let info = &opts.info;
+        let id = &opts.identity;
         let fresh_header = Header {
-            world_id: info.world_id,
-            world_version: info.world_version,
-            timestamp_ms: info.timestamp_ms,
-            tick_rate_millihz: info.tick_rate_millihz,
-            game_data_version: info.game_data_version,
-            dictionary_id: info.dictionary_id,
+            world_id: id.world_id,
+            world_version: id.world_version,
+            timestamp_ms: id.timestamp_ms,
+            tick_rate_millihz: id.tick_rate_millihz,
+            game_data_version: id.game_data_version,
+            dictionary_id: id.dictionary_id,
             recording_id: Header::new_recording_id(),
             ..Header::default()
         };

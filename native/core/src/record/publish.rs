@@ -12,7 +12,7 @@ use crate::format::header::{HEADER_LEN, Header, Layout};
 use crate::format::index::{IndexEntry, encode_index};
 use crate::format::metadata::Metadata;
 use crate::record::chunker::Frame;
-use crate::record::info::RecordingInfo;
+use crate::record::identity::RecordingIdentity;
 use crate::storage::live::LiveDir;
 use crate::storage::{Storage, StorageFile, TempFile, parent_dir};
 
@@ -127,7 +127,7 @@ impl FrameBody {
 /// Assembles the bytes that precede the frames of a compacted file: header, metadata, index.
 /// Index offsets in `entries` are relative to the first frame; they are shifted here.
 pub(crate) fn compacted_prefix(
-    info: &RecordingInfo,
+    identity: &RecordingIdentity,
     recording_id: [u8; 16],
     metadata: &Metadata,
     entries: &[IndexEntry],
@@ -151,10 +151,10 @@ pub(crate) fn compacted_prefix(
     body.extend_from_slice(&meta);
     body.extend_from_slice(&index);
     let header = Header {
-        world_id: info.world_id,
-        world_version: info.world_version,
-        timestamp_ms: info.timestamp_ms,
-        dictionary_id: info.dictionary_id,
+        world_id: identity.world_id,
+        world_version: identity.world_version,
+        timestamp_ms: identity.timestamp_ms,
+        dictionary_id: identity.dictionary_id,
         metadata_len: u32::try_from(meta.len()).map_err(|_| Error::limit("metadata over 4 GiB"))?,
         index_len: u32::try_from(index.len()).map_err(|_| Error::limit("index over 4 GiB"))?,
         tick_count: match last_tick {
@@ -164,8 +164,8 @@ pub(crate) fn compacted_prefix(
             None => 0,
         },
         chunk_count: entries.len() as u32,
-        tick_rate_millihz: info.tick_rate_millihz,
-        game_data_version: info.game_data_version,
+        tick_rate_millihz: identity.tick_rate_millihz,
+        game_data_version: identity.game_data_version,
         layout: Layout::Compacted,
         first_tick: if last_tick.is_some() { first_tick } else { 0 },
         data_end: prefix + body_len,

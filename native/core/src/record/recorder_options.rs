@@ -7,7 +7,7 @@ use crate::error::{Error, Result, between, option};
 use crate::format::Limits;
 use crate::record::chunker::ChunkPolicy;
 use crate::record::compact::CompactOptions;
-use crate::record::info::RecordingInfo;
+use crate::record::identity::RecordingIdentity;
 use crate::record::observer::StreamObserver;
 
 /// What to do when the writer falls behind and the queue or the in-flight byte budget is full.
@@ -47,7 +47,7 @@ pub type SnapshotProvider = Arc<dyn Fn(u32) -> Option<Vec<u8>> + Send + Sync>;
 /// Options of one recording.
 #[derive(Clone)]
 pub struct RecorderOptions {
-    pub info: RecordingInfo,
+    pub identity: RecordingIdentity,
     /// Chunking of the live segments (zstd level 3 by default: fast).
     pub chunk: ChunkPolicy,
     pub flush: FlushPolicy,
@@ -99,7 +99,7 @@ impl RecorderOptions {
 impl Default for RecorderOptions {
     fn default() -> Self {
         RecorderOptions {
-            info: RecordingInfo::default(),
+            identity: RecordingIdentity::default(),
             chunk: ChunkPolicy::default(),
             flush: FlushPolicy::default(),
             backpressure: Backpressure::Block {
@@ -117,7 +117,7 @@ impl Default for RecorderOptions {
 impl std::fmt::Debug for RecorderOptions {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("RecorderOptions")
-            .field("info", &self.info)
+            .field("identity", &self.identity)
             .field("chunk", &self.chunk)
             .field("flush", &self.flush)
             .field("backpressure", &self.backpressure)

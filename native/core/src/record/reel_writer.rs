@@ -11,14 +11,14 @@ use crate::format::metadata::{EntityInfo, EventType, Metadata, Registry};
 use crate::format::palette::PaletteKind;
 use crate::format::{Limits, MetadataBudget};
 use crate::record::chunker::{AdoptedChunk, ChunkPolicy, Chunker};
-use crate::record::info::RecordingInfo;
+use crate::record::identity::RecordingIdentity;
 use crate::record::publish::{FrameBody, UnpublishedReel, compacted_prefix};
 use crate::storage::{EntryKind, LocalStorage, Storage};
 
 /// Options of a [`ReelWriter`].
 #[derive(Debug, Clone, Default)]
 pub struct ReelOptions {
-    pub info: RecordingInfo,
+    pub identity: RecordingIdentity,
     pub policy: ChunkPolicy,
 }
 
@@ -27,7 +27,7 @@ impl ReelOptions {
     /// [`ChunkPolicy::compacted`]).
     pub fn compacted() -> ReelOptions {
         ReelOptions {
-            info: RecordingInfo::default(),
+            identity: RecordingIdentity::default(),
             policy: ChunkPolicy::compacted(),
         }
     }
@@ -60,7 +60,7 @@ impl ReelWriter {
         options: ReelOptions,
     ) -> Result<ReelWriter> {
         let path = path.to_path_buf();
-        options.info.validate()?;
+        options.identity.validate()?;
         options.policy.validate()?;
         if let Some(dir) = path.parent().filter(|p| !p.as_os_str().is_empty())
             && !storage.stat(dir)?.is_some_and(|s| s.kind == EntryKind::Dir)
@@ -70,7 +70,7 @@ impl ReelWriter {
                 format!("{} is not an existing directory", dir.display()),
             )));
         }
-        let dict = crate::dictionary::lookup(options.info.dictionary_id)?;
+        let dict = crate::dictionary::lookup(options.identity.dictionary_id)?;
         let chunker = Chunker::new(options.policy, dict.as_deref().map(|v| v.as_slice()))?;
         Ok(ReelWriter {
             body: FrameBody::new(storage, &path),
@@ -239,7 +239,7 @@ impl ReelWriter {
         self.metadata.library.stats.pose_samples = c.pose_samples;
         self.metadata.library.stats.uncompressed_bytes = c.uncompressed_bytes;
         let prefix = compacted_prefix(
-            &self.options.info,
+            &self.options.identity,
             self.recording_id,
             &self.metadata,
             &self.body.entries,

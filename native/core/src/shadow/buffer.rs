@@ -120,8 +120,8 @@ impl ShadowBuffer {
         options: ShadowOptions,
     ) -> Result<(Recorder, ShadowBuffer)> {
         options.validate()?;
-        recorder.info.validate()?;
-        let rate = recorder.info.tick_rate_millihz;
+        recorder.identity.validate()?;
+        let rate = recorder.identity.tick_rate_millihz;
         let inner = Arc::new(Inner {
             options,
             state: Mutex::new(State {

@@ -17,7 +17,7 @@ use crate::format::state::EntityTable;
 use crate::play::{Reader, ReaderOptions};
 use crate::record::analysis::Analysis;
 use crate::record::compaction_worker::memory_reader;
-use crate::record::{ChunkPolicy, RecordingInfo, ReelOptions, ReelWriter};
+use crate::record::{ChunkPolicy, RecordingIdentity, ReelOptions, ReelWriter};
 use crate::shadow::options::{REPORT_KEY, ReportOptions};
 use crate::shadow::ring::Block;
 use crate::storage::Storage;
@@ -73,7 +73,7 @@ pub(crate) fn write_report(job: ReportJob) -> Result<PathBuf> {
         job.storage.clone(),
         &job.path,
         ReelOptions {
-            info: RecordingInfo {
+            identity: RecordingIdentity {
                 world_id: job.header.world_id,
                 world_version: job.header.world_version,
                 timestamp_ms: job.header.timestamp_ms,

@@ -17,7 +17,7 @@ use tickreel::format::{BlockPos, PaletteKind, channel, hand, slot};
 use tickreel::format::{EntityInfo, EventType, Gap};
 use tickreel::format::{FLAG_CUSTOM_EVENTS, FLAG_SNAPSHOT};
 use tickreel::play::Reader;
-use tickreel::record::{ChunkPolicy, RecordingInfo, ReelOptions, ReelWriter};
+use tickreel::record::{ChunkPolicy, RecordingIdentity, ReelOptions, ReelWriter};
 use tickreel::{Event, Pose};
 
 const WORLD_ID: [u8; 16] = [
@@ -35,7 +35,7 @@ fn golden_path() -> PathBuf {
 
 fn options() -> ReelOptions {
     ReelOptions {
-        info: RecordingInfo {
+        identity: RecordingIdentity {
             world_id: WORLD_ID,
             world_version: WORLD_VERSION,
             timestamp_ms: TIMESTAMP_MS,

@@ -363,7 +363,7 @@ fn a_registered_dictionary_compresses_live_and_compacted_chunks() {
     let path = dir.path().join("dict.reel");
     let engine = Engine::new(EngineOptions::default()).unwrap();
     let mut opts = common::small_flush();
-    opts.info.dictionary_id = 4242;
+    opts.identity.dictionary_id = 4242;
     opts.compaction = CompactOptions {
         zstd_level: 12,
         ..CompactOptions::default()

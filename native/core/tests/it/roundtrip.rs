@@ -338,7 +338,7 @@ fn bad_options_and_oversized_events_are_refused_before_anything_is_written() {
         );
     }
     let mut o = ReelOptions::default();
-    o.info.tick_rate_millihz = 0;
+    o.identity.tick_rate_millihz = 0;
     assert!(ReelWriter::create(&path, o).is_err());
     assert!(ReelWriter::create(dir.path().join("missing/x.reel"), ReelOptions::default()).is_err());
     // a custom event larger than readers accept is refused, and the writer stays usable

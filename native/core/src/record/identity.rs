@@ -1,12 +1,13 @@
-//! A recording's identity and timing ([`RecordingInfo`]): what its header says of the world, the
-//! game and the tick rate, given by whoever writes it (a recorder's options, the synchronous
-//! writer, compaction) and written by `publish`.
+//! A recording's identity ([`RecordingIdentity`]): what its header says of the world, the game, its
+//! start and its tick rate (and the dictionary its chunks need), given by whoever writes it (a
+//! recorder's options, the synchronous writer, compaction) and written by `publish`.
 
 use crate::error::{Error, Result};
 
-/// Identity and timing of a recording, written to the header.
+/// A recording's identity (world, world version, start time, tick rate, game data version, and the
+/// dictionary its chunks are compressed with), written to the header.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct RecordingInfo {
+pub struct RecordingIdentity {
     pub world_id: [u8; 16],
     pub world_version: [u8; 16],
     /// Unix milliseconds when the recording started.
@@ -19,7 +20,7 @@ pub struct RecordingInfo {
     pub dictionary_id: u16,
 }
 
-impl RecordingInfo {
+impl RecordingIdentity {
     /// Checks the values a reader depends on.
     pub fn validate(&self) -> Result<()> {
         if self.tick_rate_millihz == 0 {
@@ -32,9 +33,9 @@ impl RecordingInfo {
     }
 }
 
-impl Default for RecordingInfo {
+impl Default for RecordingIdentity {
     fn default() -> Self {
-        RecordingInfo {
+        RecordingIdentity {
             world_id: [0; 16],
             world_version: [0; 16],
             timestamp_ms: 0,
