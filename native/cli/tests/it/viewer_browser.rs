@@ -397,7 +397,7 @@ fn world_recording(path: &Path) {
     let engine = Engine::new(EngineOptions::default()).unwrap();
     let mut options = RecorderOptions::default();
     // 2026-11-27, the wall clock at tick 0
-    options.info.timestamp_ms = 1_795_704_680_793;
+    options.identity.timestamp_ms = 1_795_704_680_793;
     let rec = engine.start_recording(path, options).unwrap();
     for (id, name) in [(1, "Alice"), (2, "Bob")] {
         rec.register_entity(EntityInfo {
