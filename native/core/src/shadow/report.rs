@@ -115,7 +115,7 @@ pub(crate) fn write_report(job: ReportJob) -> Result<PathBuf> {
         }
     }
 
-    let mut analysis = Analysis::default();
+    let mut analysis = Analysis::new(job.header.tick_rate_millihz, &job.palette);
     let mut context = HashSet::new();
     let mut started = false;
     // The world before the first tick is known when the report starts with the stream, or with
