@@ -12,4 +12,5 @@ mod board;
 mod concurrency;
 mod credentials;
 mod migrations;
+mod reports;
 mod retention;

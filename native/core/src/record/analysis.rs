@@ -501,6 +501,19 @@ mod chunk_tests {
                             });
                             ev.push(Event::PlayerLeave { entity: e });
                         }
+                        // world events: an attack (measured at the tick's poses), blocks
+                        1 if e % 3 == 0 => {
+                            ev.push(Event::Attack {
+                                attacker: e,
+                                target: e % 9 + 1,
+                            });
+                            ev.push(Event::BlockChange {
+                                pos: crate::format::BlockPos::new(e as i32, 0, (t % 4) as i32),
+                                state: t % 3,
+                                cause: Some(e),
+                                block_entity: None,
+                            });
+                        }
                         x if x % 2 == 1 || e == 9 => ev.push(Event::Pose {
                             entity: e,
                             pose: pose(e, t),
@@ -529,6 +542,12 @@ mod chunk_tests {
         by_event.finish(119);
         assert_eq!(by_chunk.entities.len(), 9);
         assert_eq!(by_chunk.to_nbt(), by_event.to_nbt());
+        // the world figures are there, and equal
+        let nbt = format!("{:?}", by_chunk.to_nbt());
+        assert!(
+            nbt.contains("reach_max") && nbt.contains("blocks_placed"),
+            "{nbt}"
+        );
         assert_eq!(
             format!("{:?}", by_chunk.entities),
             format!("{:?}", by_event.entities)
