@@ -74,7 +74,7 @@ impl Keeper {
         let Some(me) = self.positions.get(&self.player) else {
             return false;
         };
-        let d: Vec<f64> = (0..3).map(|k| p[k] - me[k] as f64).collect();
+        let d = [0, 1, 2].map(|k| p[k] - me[k] as f64);
         d[0] * d[0] + d[1] * d[1] + d[2] * d[2] <= r2
     }
 
