@@ -130,7 +130,7 @@ impl WorldLayer {
     pub(crate) fn new(rates: WorldRates, seed: u64) -> WorldLayer {
         WorldLayer {
             rates,
-            rng: fastrand::Rng::with_seed(seed ^ 0x7769_726c_64),
+            rng: fastrand::Rng::with_seed(seed ^ 0x0077_6972_6c64),
             workers: Vec::new(),
             health: Default::default(),
             lines: 0,

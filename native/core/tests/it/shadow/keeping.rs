@@ -256,7 +256,7 @@ fn poses(t: u32) -> Vec<Event> {
         }
     };
     let mut ev = vec![at(PLAYER, 0.0, z)];
-    if t == 0 || t % 10 == 0 {
+    if t.is_multiple_of(10) {
         ev.push(at(NEAR, 10.0, 0.0));
         ev.push(at(FAR, 200.0, 0.0));
         ev.push(at(FAR2, 200.0, 5.0));
@@ -367,8 +367,8 @@ fn options_keep_every_block_and_more_chat() {
     let placed = |evs: &[(u32, Event)]| -> Vec<(u32, Event)> {
         evs.iter()
             .filter(|(_, e)| is_block(e))
+            .filter(|&(_, e)| !matches!(e, Event::CustomAt { data, .. } if data == &[3]))
             .cloned()
-            .filter(|(_, e)| !matches!(e, Event::CustomAt { data, .. } if data == &[3]))
             .collect()
     };
     assert_eq!(placed(&got), placed(&every));
