@@ -253,7 +253,8 @@ impl ReportFigure {
         ReportFigure::RotationMax,
     ];
 
-    /// Its column in `reports`, and its key in the analysis (the same name).
+    /// Its column in `reports` (the analysis's key of the same figure, except `speed` and
+    /// `turn` for `speed_max` and `rotation_max`).
     pub fn column(self) -> &'static str {
         match self {
             ReportFigure::BlocksBroken => "blocks_broken",

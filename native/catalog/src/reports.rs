@@ -57,8 +57,8 @@ pub fn report_figures(r: &Reader) -> ReportFigures {
         attacks_per_second_max: count("attacks_per_second_max"),
         reach_max: real("reach_max", None),
         reach_p99: real("reach_p99", None),
-        speed_max: real("speed_max", Some(0.0)),
-        rotation_max: real("rotation_max", Some(0.0)),
+        speed_max: real("speed", Some(0.0)),
+        rotation_max: real("turn", Some(0.0)),
     }
 }
 

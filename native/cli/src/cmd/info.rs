@@ -186,8 +186,8 @@ fn print_players(
         "blocks_placed",
         "attacks",
         "attacked",
-        "speed_max",
-        "rotation_max",
+        "speed",
+        "turn",
     ];
     let with: Vec<&Value> = list
         .iter()
@@ -226,8 +226,8 @@ fn print_players(
             .unwrap_or_else(|| "-".into());
         let mut parts = vec![format!(
             "speed ≤ {:.2} blocks/s, rotation ≤ {:.1}°/tick",
-            f(e, "speed_max"),
-            f(e, "rotation_max")
+            f(e, "speed"),
+            f(e, "turn")
         )];
         if !e["blocks_broken"].is_null() {
             parts.push(format!(

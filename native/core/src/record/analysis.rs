@@ -366,13 +366,10 @@ impl Analysis {
                 c.insert("distance".into(), Value::Float(a.distance as f32));
                 c.insert("bbox".into(), bbox(&a.min, &a.max));
                 if a.motion.speed_max > 0.0 {
-                    c.insert("speed_max".into(), Value::Float(a.motion.speed_max as f32));
+                    c.insert("speed".into(), Value::Float(a.motion.speed_max as f32));
                 }
                 if a.motion.rotation_max > 0.0 {
-                    c.insert(
-                        "rotation_max".into(),
-                        Value::Float(a.motion.rotation_max as f32),
-                    );
+                    c.insert("turn".into(), Value::Float(a.motion.rotation_max as f32));
                 }
                 (*id, c)
             })

@@ -215,8 +215,8 @@ fn check(r: &Reader) {
     assert_eq!(int(&one, "attacks_per_second_max"), 3);
     assert_eq!(float(&one, "reach_max"), 10.0);
     assert_eq!(float(&one, "reach_p99"), 10.0);
-    assert_eq!(float(&one, "speed_max"), 5.0);
-    assert!((float(&one, "rotation_max") - 90.0).abs() < 1e-3);
+    assert_eq!(float(&one, "speed"), 5.0);
+    assert!((float(&one, "turn") - 90.0).abs() < 1e-3);
 
     let two = entry(r, 2);
     assert_eq!(int(&two, "attacks"), 101);
@@ -224,8 +224,8 @@ fn check(r: &Reader) {
     assert_eq!(int(&two, "attacks_per_second_max"), 10);
     assert_eq!(float(&two, "reach_max"), 30.0);
     assert_eq!(float(&two, "reach_p99"), 3.0);
-    assert_eq!(float(&two, "speed_max"), 54.0);
-    assert!(!two.contains_key("rotation_max"));
+    assert_eq!(float(&two, "speed"), 54.0);
+    assert!(!two.contains_key("turn"));
     assert!(!two.contains_key("blocks_broken") && !two.contains_key("placed"));
 }
 
