@@ -148,6 +148,8 @@ pub(super) fn report_array(o: &ReportOptions) -> Vec<i64> {
         metadata: _,
         overwrite,
         zstd_level,
+        // not in the Java options yet (the default: what concerns the reported player)
+        keep: _,
     } = o;
     let mut a = ReportArray {
         before_ns: before.map_or(-1, nanos),

@@ -17,7 +17,7 @@ use crate::api::engine::Recorder;
 use crate::api::shadow::{ShadowBuffer, Started};
 use crate::ffi::handle::HandleType;
 use crate::options::{ReportArray, ShadowArray};
-use tickreel::shadow::{ReportOptions, ShadowOptions, ShadowStats};
+use tickreel::shadow::{ReportKeep, ReportOptions, ShadowOptions, ShadowStats};
 
 fn duration(v: i64, what: &str) -> Res<Duration> {
     u64::try_from(v)
@@ -65,6 +65,8 @@ pub(super) fn report_options(
         metadata,
         overwrite: overwrite != 0,
         zstd_level: ranged(zstd_level, "compressionLevel")?,
+        // not in the Java options yet: what concerns the reported player
+        keep: ReportKeep::default(),
     })
 }
 

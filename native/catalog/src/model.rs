@@ -210,4 +210,77 @@ pub struct Report {
     /// and when (ms since the epoch).
     pub reviewed_by: Option<String>,
     pub reviewed_ms: Option<i64>,
+    /// The reported player's figures, from that recording's analysis.
+    pub figures: ReportFigures,
+}
+
+/// The reported player's figures on a report row, from the analysis of the report's recording
+/// (the definitions are the analysis's, FORMAT.md `analysis`). `None`: not known (a row filed
+/// before schema version 4, a report without a recording, or a recording whose analysis does
+/// not describe the player); counts the analysis leaves out are 0, reach without an attack is
+/// `None`.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct ReportFigures {
+    pub blocks_broken: Option<u64>,
+    pub blocks_placed: Option<u64>,
+    /// Attacks the player made.
+    pub attacks: Option<u64>,
+    /// Attacks the player received.
+    pub attacked: Option<u64>,
+    pub attacks_per_second_max: Option<u64>,
+    /// Blocks, attacker to target.
+    pub reach_max: Option<f64>,
+    pub reach_p99: Option<f64>,
+    /// Horizontal blocks per second.
+    pub speed_max: Option<f64>,
+    /// Degrees in one tick.
+    pub rotation_max: Option<f64>,
+}
+
+/// A figure staff sort reports by (largest first; reports without it last).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ReportFigure {
+    BlocksBroken,
+    BlocksPlaced,
+    Attacks,
+    Attacked,
+    AttacksPerSecondMax,
+    ReachMax,
+    ReachP99,
+    SpeedMax,
+    RotationMax,
+}
+
+impl ReportFigure {
+    pub const ALL: [ReportFigure; 9] = [
+        ReportFigure::BlocksBroken,
+        ReportFigure::BlocksPlaced,
+        ReportFigure::Attacks,
+        ReportFigure::Attacked,
+        ReportFigure::AttacksPerSecondMax,
+        ReportFigure::ReachMax,
+        ReportFigure::ReachP99,
+        ReportFigure::SpeedMax,
+        ReportFigure::RotationMax,
+    ];
+
+    /// Its column in `reports` (the analysis's key of the same figure, except `speed` and
+    /// `turn` for `speed_max` and `rotation_max`).
+    pub fn column(self) -> &'static str {
+        match self {
+            ReportFigure::BlocksBroken => "blocks_broken",
+            ReportFigure::BlocksPlaced => "blocks_placed",
+            ReportFigure::Attacks => "attacks",
+            ReportFigure::Attacked => "attacked",
+            ReportFigure::AttacksPerSecondMax => "attacks_per_second_max",
+            ReportFigure::ReachMax => "reach_max",
+            ReportFigure::ReachP99 => "reach_p99",
+            ReportFigure::SpeedMax => "speed_max",
+            ReportFigure::RotationMax => "rotation_max",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<ReportFigure> {
+        ReportFigure::ALL.into_iter().find(|f| f.column() == s)
+    }
 }

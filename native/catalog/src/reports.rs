@@ -1,19 +1,100 @@
 //! Shadow-play reports: who reported whom, why, when, whether the report is still open, and the
 //! recording shadow play wrote for it (registered like any recording, without runs).
 
+use std::collections::HashMap;
 use std::path::Path;
 
+use fastnbt::Value as Nbt;
+use tickreel::play::Reader;
 use tickreel::{Error, Result};
 
-use crate::backend::Row;
-use crate::model::{NewReport, Report, ReportStatus};
+use crate::backend::{Row, Value};
+use crate::model::{NewReport, Report, ReportFigure, ReportFigures, ReportStatus};
 use crate::{Catalog, now_ms, parse_uuid};
-
-const REPORT_COLUMNS: &str = "id, reported, reported_name, reporter, reason, created_ms, status, recording_id, \
-     reviewed_by, reviewed_ms";
 
 /// The longest name [`Catalog::review_report`] records as who decided.
 pub const MAX_REVIEWER_CHARS: usize = 64;
+
+const REPORT_COLUMNS: &str = "id, reported, reported_name, reporter, reason, created_ms, status, \
+     recording_id, reviewed_by, reviewed_ms, blocks_broken, blocks_placed, attacks, attacked, attacks_per_second_max, \
+     reach_max, reach_p99, speed_max, rotation_max";
+
+/// The reported player's figures in a report file: its report compound names the player's
+/// entity, its analysis holds that entity's entry.
+pub fn report_figures(r: &Reader) -> ReportFigures {
+    let meta = r.metadata();
+    let player = match meta.user.get(tickreel::shadow::REPORT_KEY) {
+        Some(Nbt::Compound(c)) => match c.get("player") {
+            Some(Nbt::Int(id)) => *id,
+            _ => return ReportFigures::default(),
+        },
+        _ => return ReportFigures::default(),
+    };
+    let Some(Nbt::Compound(root)) = &meta.library.analysis else {
+        return ReportFigures::default();
+    };
+    let Some(Nbt::List(list)) = root.get("entities") else {
+        return ReportFigures::default();
+    };
+    let entry: Option<&HashMap<String, Nbt>> = list.iter().find_map(|v| match v {
+        Nbt::Compound(c) if c.get("id") == Some(&Nbt::Int(player)) => Some(c),
+        _ => None,
+    });
+    let Some(e) = entry else {
+        return ReportFigures::default();
+    };
+    // counts: Ints holding u32 bit patterns; absent is 0
+    let count = |k: &str| match e.get(k) {
+        Some(Nbt::Int(v)) => Some(u64::from(*v as u32)),
+        _ => Some(0),
+    };
+    let real = |k: &str, absent: Option<f64>| match e.get(k) {
+        Some(Nbt::Float(v)) => Some(f64::from(*v)),
+        _ => absent,
+    };
+    ReportFigures {
+        blocks_broken: count("blocks_broken"),
+        blocks_placed: count("blocks_placed"),
+        attacks: count("attacks"),
+        attacked: count("attacked"),
+        attacks_per_second_max: count("attacks_per_second_max"),
+        reach_max: real("reach_max", None),
+        reach_p99: real("reach_p99", None),
+        speed_max: real("speed", Some(0.0)),
+        rotation_max: real("turn", Some(0.0)),
+    }
+}
+
+fn figures_from(row: &Row, at: usize) -> Result<ReportFigures> {
+    let count =
+        |i: usize| -> Result<Option<u64>> { Ok(row.opt_int(at + i)?.map(|v| v.max(0) as u64)) };
+    Ok(ReportFigures {
+        blocks_broken: count(0)?,
+        blocks_placed: count(1)?,
+        attacks: count(2)?,
+        attacked: count(3)?,
+        attacks_per_second_max: count(4)?,
+        reach_max: row.opt_real(at + 5)?,
+        reach_p99: row.opt_real(at + 6)?,
+        speed_max: row.opt_real(at + 7)?,
+        rotation_max: row.opt_real(at + 8)?,
+    })
+}
+
+fn figure_values(f: &ReportFigures) -> [Value; 9] {
+    let count = |v: Option<u64>| Value::from(v.map(|v| v.min(i64::MAX as u64) as i64));
+    [
+        count(f.blocks_broken),
+        count(f.blocks_placed),
+        count(f.attacks),
+        count(f.attacked),
+        count(f.attacks_per_second_max),
+        f.reach_max.into(),
+        f.reach_p99.into(),
+        f.speed_max.into(),
+        f.rotation_max.into(),
+    ]
+}
 
 fn report_from(row: &Row) -> Result<Report> {
     let status = row.text(6)?;
@@ -30,34 +111,45 @@ fn report_from(row: &Row) -> Result<Report> {
         recording_id: row.opt_int(7)?,
         reviewed_by: row.opt_text(8)?,
         reviewed_ms: row.opt_int(9)?,
+        figures: figures_from(row, 10)?,
     })
 }
 
 impl Catalog {
     /// Files an open report; `recording` is the finished file shadow play wrote for it (it is
-    /// registered, or found if it already is).
+    /// registered, or found if it already is), whose analysis gives the row the reported
+    /// player's figures ([`ReportFigures`]).
     pub fn add_report(&self, report: &NewReport, recording: Option<&Path>) -> Result<Report> {
-        let recording_id = match recording {
-            Some(path) => Some(self.register(path, &[])?.recording_id),
-            None => None,
+        let (recording_id, figures) = match recording {
+            Some(path) => {
+                let id = self.register(path, &[])?.recording_id;
+                (Some(id), report_figures(&Reader::open_path(path)?))
+            }
+            None => (None, ReportFigures::default()),
         };
         let created = report.created_ms.unwrap_or_else(now_ms);
         let row = self.tx(|c| {
             c.one(
                 &format!(
                     "INSERT INTO reports (reported, reported_name, reporter, reason, created_ms,
-                         status, recording_id)
-                     VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING {REPORT_COLUMNS}"
+                         status, recording_id, blocks_broken, blocks_placed, attacks, attacked,
+                         attacks_per_second_max, reach_max, reach_p99, speed_max, rotation_max)
+                     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15,
+                         $16) RETURNING {REPORT_COLUMNS}"
                 ),
                 &[
-                    report.reported.to_string().into(),
-                    report.reported_name.as_str().into(),
-                    report.reporter.to_string().into(),
-                    report.reason.as_str().into(),
-                    created.into(),
-                    ReportStatus::Open.as_str().into(),
-                    recording_id.into(),
-                ],
+                    &[
+                        report.reported.to_string().into(),
+                        report.reported_name.as_str().into(),
+                        report.reporter.to_string().into(),
+                        report.reason.as_str().into(),
+                        created.into(),
+                        ReportStatus::Open.as_str().into(),
+                        recording_id.into(),
+                    ][..],
+                    &figure_values(&figures)[..],
+                ]
+                .concat(),
             )
         })?;
         report_from(&row)
@@ -102,6 +194,29 @@ impl Catalog {
             return Err(Error::invalid(format!("no report {id} in the catalog")));
         }
         Ok(())
+    }
+
+    /// Reports with `status` (or all), largest `figure` first (reports without it last, then
+    /// newest first): the reports staff look at first.
+    pub fn reports_by(
+        &self,
+        status: Option<ReportStatus>,
+        figure: ReportFigure,
+    ) -> Result<Vec<Report>> {
+        // a fixed column name from the enum, never the caller's text
+        let col = figure.column();
+        let order = format!("ORDER BY {col} IS NULL, {col} DESC, created_ms DESC, id DESC");
+        let rows = self.tx(|c| match status {
+            Some(s) => c.query(
+                &format!("SELECT {REPORT_COLUMNS} FROM reports WHERE status = $1 {order}"),
+                &[s.as_str().into()],
+            ),
+            None => c.query(
+                &format!("SELECT {REPORT_COLUMNS} FROM reports {order}"),
+                &[],
+            ),
+        })?;
+        rows.iter().map(report_from).collect()
     }
 
     /// Reports, newest first: those with `status`, or all.

@@ -10,13 +10,19 @@
 //!   (`deleting_ms`: a recording being pruned is listed nowhere), retention policies.
 //! - Version 3: who decided on a report and when (`reviewed_by`, `reviewed_ms`; the statuses
 //!   `reviewed` and `actioned` beside `open` and `closed`).
+//! - Version 4: the reported player's figures on each report row (the analysis of the report's
+//!   recording: blocks broken and placed, attacks made and received, most attacks in one second,
+//!   reach max and p99, top horizontal speed, largest rotation in one tick), so that staff can
+//!   sort reports before watching one. Rows filed before are `NULL` there (unknown), as are
+//!   rows without a recording. Plain `ALTER TABLE ... ADD COLUMN` on both databases: nothing is
+//!   rewritten, an older build refuses the upgraded catalog (its version is newer).
 
 use tickreel::{Error, Result};
 
 use crate::backend::{Conn, Dialect};
 
 /// The schema version this build creates and understands.
-pub const SCHEMA_VERSION: i64 = 3;
+pub const SCHEMA_VERSION: i64 = 4;
 
 /// One version's statements. `{id}` is the dialect's auto-numbered primary key.
 struct Migration {
@@ -119,6 +125,21 @@ CREATE TABLE retention (
         sql: "
 ALTER TABLE reports ADD COLUMN reviewed_by TEXT;
 ALTER TABLE reports ADD COLUMN reviewed_ms BIGINT;
+",
+    },
+    Migration {
+        version: 4,
+        name: "the reported player's figures on report rows",
+        sql: "
+ALTER TABLE reports ADD COLUMN blocks_broken BIGINT;
+ALTER TABLE reports ADD COLUMN blocks_placed BIGINT;
+ALTER TABLE reports ADD COLUMN attacks BIGINT;
+ALTER TABLE reports ADD COLUMN attacked BIGINT;
+ALTER TABLE reports ADD COLUMN attacks_per_second_max BIGINT;
+ALTER TABLE reports ADD COLUMN reach_max DOUBLE PRECISION;
+ALTER TABLE reports ADD COLUMN reach_p99 DOUBLE PRECISION;
+ALTER TABLE reports ADD COLUMN speed_max DOUBLE PRECISION;
+ALTER TABLE reports ADD COLUMN rotation_max DOUBLE PRECISION;
 ",
     },
 ];

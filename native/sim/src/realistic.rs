@@ -6,9 +6,15 @@
 //! at 1/4096 block, angles at 1/256 turn, as the Minecraft protocol sends them.
 //!
 //! [`WorkloadStats`] measures what a run generated (the figures BENCHMARKS.md states).
+//!
+//! [`RealisticSim::with_world`] adds what the players do to the world and to each other (mining,
+//! building, fighting, chatting at the rates [`crate::world::WorldRates`] documents), drawn from
+//! a random stream of its own: the movement is the same with or without it.
 
 use tickreel::format::Pose;
 use tickreel::format::{Event, flag};
+
+use crate::world::{PlayerView, WorldLayer, WorldRates};
 
 /// Settings of the realistic world.
 #[derive(Debug, Clone, Copy)]
@@ -85,6 +91,7 @@ pub struct RealisticSim {
     entities: Vec<Entity>,
     tick: u32,
     next_id: u32,
+    world: Option<WorldLayer>,
 }
 
 /// Angles as the protocol sends them: 1/256 turn, in degrees.
@@ -100,12 +107,21 @@ impl RealisticSim {
             entities: Vec::new(),
             tick: 0,
             next_id: 1,
+            world: None,
         };
         for p in 0..cfg.players as usize {
             let (x, z) = (s.rng.f64() * 600.0 - 300.0, s.rng.f64() * 600.0 - 300.0);
             let e = s.make(Role::Player, p, x, z);
             s.entities.push(e);
         }
+        s
+    }
+
+    /// The realistic world whose players also mine, build, fight and chat at `rates`
+    /// (register [`crate::world::palette`]'s names to have their ids named).
+    pub fn with_world(cfg: RealisticConfig, rates: WorldRates) -> RealisticSim {
+        let mut s = RealisticSim::new(cfg);
+        s.world = Some(WorldLayer::new(rates, cfg.seed));
         s
     }
 
@@ -229,6 +245,24 @@ impl RealisticSim {
                 events.push(ev);
             }
             self.entities[i] = e;
+        }
+        if let Some(world) = &mut self.world {
+            let players: Vec<PlayerView> = self
+                .entities
+                .iter()
+                .filter(|e| e.role == Role::Player)
+                .map(|e| PlayerView {
+                    id: e.id,
+                    x: e.x,
+                    y: e.y,
+                    z: e.z,
+                })
+                .collect();
+            let mut mobs = vec![Vec::new(); self.cfg.players as usize];
+            for e in self.entities.iter().filter(|e| e.role == Role::Mob) {
+                mobs[e.owner].push(e.id);
+            }
+            world.step(&players, &mobs, &mut events);
         }
         self.tick += 1;
         (tick, events)

@@ -11,7 +11,7 @@ use crate::ffi::convert::{CArg, CResult};
 /// Generated from `native/bridge/options.rs` (see [`crate::ffi::options`]).
 pub use crate::ffi::options::{TickreelReportOptions, TickreelShadowOptions};
 use crate::ffi::result::FfiResult;
-use tickreel::shadow::{ReportOptions, ShadowOptions};
+use tickreel::shadow::{ReportKeep, ReportOptions, ShadowOptions};
 
 impl TickreelShadowOptions {
     fn from_core(o: &ShadowOptions) -> Self {
@@ -57,6 +57,8 @@ impl TickreelReportOptions {
             metadata,
             overwrite: self.overwrite != 0,
             zstd_level: self.zstd_level,
+            // not in the C options yet: what concerns the reported player
+            keep: ReportKeep::default(),
         }
     }
 }

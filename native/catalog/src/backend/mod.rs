@@ -29,6 +29,8 @@ pub(crate) enum Value {
     NullInt,
     /// A `NULL` of a `TEXT` column.
     NullText,
+    /// A `NULL` of a `DOUBLE PRECISION` column.
+    NullReal,
 }
 
 impl From<i64> for Value {
@@ -61,6 +63,11 @@ impl From<Option<i64>> for Value {
         v.map_or(Value::NullInt, Value::Int)
     }
 }
+impl From<Option<f64>> for Value {
+    fn from(v: Option<f64>) -> Value {
+        v.map_or(Value::NullReal, Value::Real)
+    }
+}
 impl From<Option<String>> for Value {
     fn from(v: Option<String>) -> Value {
         v.map_or(Value::NullText, Value::Text)
@@ -87,7 +94,7 @@ impl Row {
     }
     pub(crate) fn opt_int(&self, i: usize) -> Result<Option<i64>> {
         match self.at(i)? {
-            Value::NullInt | Value::NullText => Ok(None),
+            Value::NullInt | Value::NullText | Value::NullReal => Ok(None),
             _ => self.int(i).map(Some),
         }
     }
@@ -100,6 +107,12 @@ impl Row {
             ))),
         }
     }
+    pub(crate) fn opt_real(&self, i: usize) -> Result<Option<f64>> {
+        match self.at(i)? {
+            Value::NullInt | Value::NullText | Value::NullReal => Ok(None),
+            _ => self.real(i).map(Some),
+        }
+    }
     pub(crate) fn text(&self, i: usize) -> Result<String> {
         match self.at(i)? {
             Value::Text(v) => Ok(v.clone()),
@@ -110,7 +123,7 @@ impl Row {
     }
     pub(crate) fn opt_text(&self, i: usize) -> Result<Option<String>> {
         match self.at(i)? {
-            Value::NullInt | Value::NullText => Ok(None),
+            Value::NullInt | Value::NullText | Value::NullReal => Ok(None),
             _ => self.text(i).map(Some),
         }
     }

@@ -49,6 +49,7 @@ fn params(values: &[Value]) -> Vec<Box<dyn ToSql + Sync>> {
                 Value::Text(t) => Box::new(t.clone()),
                 Value::NullInt => Box::new(None::<i64>),
                 Value::NullText => Box::new(None::<String>),
+                Value::NullReal => Box::new(None::<f64>),
             }
         })
         .collect()
@@ -68,7 +69,7 @@ fn row_values(row: &postgres::Row) -> std::result::Result<Vec<Value>, String> {
                 .map(|v| Value::from(v.map(i64::from)))
         } else if *t == Type::FLOAT8 {
             row.try_get::<_, Option<f64>>(i)
-                .map(|v| v.map_or(Value::NullInt, Value::Real))
+                .map(|v| v.map_or(Value::NullReal, Value::Real))
         } else if *t == Type::BOOL {
             row.try_get::<_, Option<bool>>(i)
                 .map(|v| Value::from(v.map(i64::from)))

@@ -44,7 +44,7 @@ fn to_sql(v: &Value) -> SqlValue {
         Value::Int(i) => SqlValue::Integer(*i),
         Value::Real(r) => SqlValue::Real(*r),
         Value::Text(t) => SqlValue::Text(t.clone()),
-        Value::NullInt | Value::NullText => SqlValue::Null,
+        Value::NullInt | Value::NullText | Value::NullReal => SqlValue::Null,
     }
 }
 

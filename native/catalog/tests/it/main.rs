@@ -12,5 +12,6 @@ mod board;
 mod concurrency;
 mod credentials;
 mod migrations;
+mod report_figures;
 mod reports;
 mod retention;

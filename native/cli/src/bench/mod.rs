@@ -16,6 +16,7 @@ mod serve;
 mod shadow;
 mod shared;
 mod viewer;
+mod world;
 
 use std::io::Write;
 
@@ -34,7 +35,7 @@ pub struct Args {
     /// Smaller workloads: the same keys in under a minute.
     #[arg(long)]
     pub quick: bool,
-    /// Run only this area (format, realistic, record, paced, runs, shadow, play, ghost, jni, s3, catalog, serve,
+    /// Run only this area (format, realistic, record, paced, runs, shadow, world, play, ghost, jni, s3, catalog, serve,
     /// viewer). `viewer` (the web viewer's memory over 10 minutes of playback in headless Chromium;
     /// 30 s with --quick) runs only when asked for by name.
     #[arg(long)]
@@ -62,6 +63,9 @@ pub fn run(a: Args, out: &mut Out) -> tickreel::Result<()> {
     }
     if on("shadow") {
         shadow::run(a.quick, &mut figures);
+    }
+    if on("world") {
+        world::run(a.quick, &mut figures);
     }
     if on("jni") {
         jni::run(a.quick, &mut figures);

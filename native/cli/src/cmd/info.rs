@@ -168,6 +168,106 @@ pub fn describe(r: &Reader, file: &str, size: &OnDisk) -> tickreel::Result<Value
     }))
 }
 
+/// Most entities [`print_players`] lists.
+const PLAYERS_SHOWN: usize = 20;
+
+/// The per-player figures of the analysis (blocks, attacks, reach, speed, rotation), one line
+/// per entity that has any, by id.
+fn print_players(
+    a: &Value,
+    lib: &tickreel::format::LibraryMeta,
+    out: &mut impl Write,
+) -> io::Result<()> {
+    let Some(list) = a["entities"].as_array() else {
+        return Ok(());
+    };
+    let keys = [
+        "blocks_broken",
+        "blocks_placed",
+        "attacks",
+        "attacked",
+        "speed",
+        "turn",
+    ];
+    let with: Vec<&Value> = list
+        .iter()
+        .filter(|e| keys.iter().any(|k| !e[*k].is_null()))
+        .collect();
+    if with.is_empty() {
+        return Ok(());
+    }
+    writeln!(out, "  players           {}", with.len())?;
+    let top = |e: &Value, k: &str| -> String {
+        e[k].as_array()
+            .map(|l| {
+                l.iter()
+                    .map(|s| {
+                        let name = s["name"]
+                            .as_str()
+                            .map(str::to_string)
+                            .or_else(|| s["state"].as_i64().map(|v| format!("#{v}")))
+                            .unwrap_or_else(|| "unknown".into());
+                        format!("{name} {}", s["count"])
+                    })
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            })
+            .unwrap_or_default()
+    };
+    let n = |e: &Value, k: &str| e[k].as_u64().unwrap_or(0);
+    let f = |e: &Value, k: &str| e[k].as_f64().unwrap_or(0.0);
+    for e in with.iter().take(PLAYERS_SHOWN) {
+        let id = e["id"].as_i64().unwrap_or(-1);
+        let who = lib
+            .entities
+            .iter()
+            .find(|i| i64::from(i.id) == id)
+            .and_then(|i| i.name.clone().or(i.uuid.map(|u| u.to_string())))
+            .unwrap_or_else(|| "-".into());
+        let mut parts = vec![format!(
+            "speed ≤ {:.2} blocks/s, rotation ≤ {:.1}°/tick",
+            f(e, "speed"),
+            f(e, "turn")
+        )];
+        if !e["blocks_broken"].is_null() {
+            parts.push(format!(
+                "broke {} ({})",
+                n(e, "blocks_broken"),
+                top(e, "broken")
+            ));
+        }
+        if !e["blocks_placed"].is_null() {
+            parts.push(format!(
+                "placed {} ({})",
+                n(e, "blocks_placed"),
+                top(e, "placed")
+            ));
+        }
+        if !e["attacks"].is_null() {
+            parts.push(format!(
+                "{} attacks (at most {} in a second)",
+                n(e, "attacks"),
+                n(e, "attacks_per_second_max")
+            ));
+        }
+        if !e["reach_max"].is_null() {
+            parts.push(format!(
+                "reach max {:.2}, p99 {:.2}",
+                f(e, "reach_max"),
+                f(e, "reach_p99")
+            ));
+        }
+        if !e["attacked"].is_null() {
+            parts.push(format!("attacked {} times", n(e, "attacked")));
+        }
+        writeln!(out, "    {id:>8}  {who}: {}", parts.join("; "))?;
+    }
+    if with.len() > PLAYERS_SHOWN {
+        writeln!(out, "    ... and {} more", with.len() - PLAYERS_SHOWN)?;
+    }
+    Ok(())
+}
+
 fn print_text(r: &Reader, j: &Value, out: &mut impl Write) -> io::Result<()> {
     let h = r.header();
     let m = r.metadata();
@@ -293,6 +393,7 @@ fn print_text(r: &Reader, j: &Value, out: &mut impl Write) -> io::Result<()> {
     if lib.analysis.is_some() {
         let a = &j["metadata"][tickreel::format::LIBRARY_KEY]["analysis"];
         writeln!(out, "  analysis          {a}")?;
+        print_players(a, lib, out)?;
     }
     if !lib.extra.is_empty() {
         let mut keys: Vec<&String> = lib.extra.keys().collect();

@@ -20,6 +20,7 @@ pub const MAX_REPORTS: usize = 1_000;
 /// number added to this object (an analysis column of the catalog's report rows) is shown by
 /// the inbox as a figure, under its key, without a change to the page.
 fn report_json(r: &Report, server: Option<String>) -> Value {
+    let f = &r.figures;
     json!({
         "id": r.id,
         "player": r.reported.to_string(),
@@ -32,6 +33,16 @@ fn report_json(r: &Report, server: Option<String>) -> Value {
         "server": server,
         "reviewed_by": r.reviewed_by,
         "reviewed_ms": r.reviewed_ms,
+        // the reported player's figures (unknown ones absent): the inbox shows every number
+        "blocks_broken": f.blocks_broken,
+        "blocks_placed": f.blocks_placed,
+        "attacks": f.attacks,
+        "attacked": f.attacked,
+        "attacks_per_second_max": f.attacks_per_second_max,
+        "reach_max": f.reach_max,
+        "reach_p99": f.reach_p99,
+        "speed_max": f.speed_max,
+        "rotation_max": f.rotation_max,
     })
 }
 

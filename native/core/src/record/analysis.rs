@@ -1,6 +1,8 @@
 //! The analysis metadata written into a compacted file (FORMAT.md, section 4, `analysis`):
 //! per entity the ticks it is present, its pose samples, the distance it covered and its bounding
-//! box, computed from the straight decode of the source while compacting.
+//! box, and what staff sort reports by ([`super::player_analysis`]: blocks broken and placed,
+//! attacks, reach, speed, rotation), computed from the straight decode of the source while
+//! compacting, and from a report's events while writing it.
 
 use std::collections::{BTreeMap, HashMap};
 
@@ -8,8 +10,10 @@ use fastnbt::Value;
 
 use crate::format::chunk::DecodedChunk;
 use crate::format::event::Event;
+use crate::format::palette::Palette;
 use crate::format::pose::Pose;
 use crate::format::state::EntityState;
+use crate::record::player_analysis::{Motion, WorldFigures};
 
 /// Per-entity figures gathered while compacting (see FORMAT.md, section 4, `analysis`).
 #[derive(Debug, Clone)]
@@ -23,6 +27,7 @@ struct EntityAnalysis {
     max: [f64; 3],
     /// Where the next move is measured from: `None` after a removal.
     from: Option<[f64; 3]>,
+    motion: Motion,
 }
 
 impl EntityAnalysis {
@@ -34,6 +39,7 @@ impl EntityAnalysis {
             min: p,
             max: p,
             from: None,
+            motion: Motion::default(),
         }
     }
 
@@ -72,20 +78,25 @@ fn dist(a: [f64; 3], b: [f64; 3]) -> f64 {
 }
 
 /// A `Pose` sample of the entity whose figures are in `slot` (created at its first sight).
-fn moved(slot: &mut Option<EntityAnalysis>, tick: u32, p: [f64; 3]) {
+fn moved(slot: &mut Option<EntityAnalysis>, tick: u32, pose: &Pose, tps: u32) {
+    let p = position(pose);
     let a = slot.get_or_insert_with(|| EntityAnalysis::new(p));
     a.since.get_or_insert(tick);
     a.sample(p);
     if let Some(f) = a.from {
         a.distance += dist(f, p);
+        a.motion.sample(tick, pose, tps);
+    } else {
+        a.motion.restart(Some(pose));
     }
     a.from = Some(p);
 }
 
 /// One event of the straight decode at `tick`, applied to the figures in `slot` of the entity it
 /// names (see [`Analysis::event`]).
-fn apply(slot: &mut Option<EntityAnalysis>, tick: u32, e: &Event) {
+fn apply_with(slot: &mut Option<EntityAnalysis>, tick: u32, e: &Event, tps: u32) {
     match *e {
+        Event::Pose { ref pose, .. } => moved(slot, tick, pose, tps),
         Event::EntityAdd { ref pose, .. } | Event::Teleport { ref pose, .. } => {
             // An appearance (or a replacement, or a jump) starts a new path: no distance.
             let p = position(pose);
@@ -93,8 +104,8 @@ fn apply(slot: &mut Option<EntityAnalysis>, tick: u32, e: &Event) {
             a.since.get_or_insert(tick);
             a.sample(p);
             a.from = Some(p);
+            a.motion.restart(Some(pose));
         }
-        Event::Pose { ref pose, .. } => moved(slot, tick, position(pose)),
         Event::EntityRemove { .. } | Event::PlayerLeave { .. } => {
             if let Some(a) = slot.as_mut()
                 && let Some(since) = a.since.take()
@@ -102,14 +113,16 @@ fn apply(slot: &mut Option<EntityAnalysis>, tick: u32, e: &Event) {
                 // Present after ticks since..tick-1; gone after this one.
                 a.ticks += u64::from(tick - since);
                 a.from = None;
+                a.motion.restart(None);
             }
         }
         _ => {}
     }
 }
 
-/// An upper bound of one entity's entry in the analysis NBT (id, ticks, distance, bbox).
-const ENTITY_NBT_MAX: usize = 160;
+/// An upper bound of one entity's entry in the analysis NBT (id, ticks, distance, bbox, speed,
+/// rotation; its world figures are bounded by [`WorldFigures::nbt_bound`]).
+const ENTITY_NBT_MAX: usize = 200;
 
 /// The analysis metadata, computed from the straight decode of the source (`DecodedChunk::ticks`,
 /// which skips empty ticks: presence is therefore counted from tick spans, not from the ticks the
@@ -117,9 +130,32 @@ const ENTITY_NBT_MAX: usize = 160;
 #[derive(Debug, Default)]
 pub(crate) struct Analysis {
     entities: BTreeMap<u32, EntityAnalysis>,
+    world: WorldFigures,
+    /// Ticks per second (one second of the speed and attack figures; 0 until set: 20).
+    tps: u32,
+    palette: Palette,
+    /// The event-by-event path: each entity's position (blocks) after the current tick's moves,
+    /// and the current tick's attacks, measured once its moves are all in.
+    positions: HashMap<u32, [f64; 3]>,
+    attacks: Vec<(u32, Event)>,
 }
 
 impl Analysis {
+    /// The analysis of a recording at `tick_rate_millihz` whose ids `palette` names.
+    pub(crate) fn new(tick_rate_millihz: u32, palette: &Palette) -> Analysis {
+        let tps = tick_rate_millihz.div_ceil(1000).max(1);
+        Analysis {
+            world: WorldFigures::new(tps, palette),
+            tps,
+            palette: palette.clone(),
+            ..Analysis::default()
+        }
+    }
+
+    fn tps(&self) -> u32 {
+        if self.tps == 0 { 20 } else { self.tps }
+    }
+
     fn entity(&mut self, id: u32, p: [f64; 3]) -> &mut EntityAnalysis {
         self.entities
             .entry(id)
@@ -131,11 +167,13 @@ impl Analysis {
     pub(crate) fn keyframe(&mut self, start: u32, states: &[EntityState]) {
         for s in states {
             let p = position(&s.pose);
+            self.positions.insert(s.id, p);
             let a = self.entity(s.id, p);
             if a.since.is_none() {
                 a.since = Some(start);
                 a.from = Some(p);
                 a.extend(p);
+                a.motion.restart(Some(&s.pose));
             }
         }
     }
@@ -143,10 +181,39 @@ impl Analysis {
     /// One event of the straight decode at `tick`. There, every pose sample is carried by exactly
     /// one `Pose`, `EntityAdd` or `Teleport` event of its tick (both of the last two if one tick
     /// has both), and `Position`/`Rotation` never appear.
+    ///
+    /// World events go to [`WorldFigures`]; an attack is measured once the tick's moves are all
+    /// in (at the next tick, or [`Analysis::finish`]).
     pub(crate) fn event(&mut self, tick: u32, e: &Event) {
+        if self.attacks.first().is_some_and(|a| a.0 != tick) {
+            self.measure_attacks();
+        }
+        match e {
+            Event::EntityAdd { entity, pose, .. }
+            | Event::Teleport { entity, pose }
+            | Event::Pose { entity, pose } => {
+                self.positions.insert(*entity, position(pose));
+            }
+            Event::Attack { .. } => self.attacks.push((tick, e.clone())),
+            _ if e.is_world() => self.world.event(tick, e, |_| None),
+            _ => {}
+        }
+        self.entity_event(tick, e);
+    }
+
+    fn measure_attacks(&mut self) {
+        let positions = &self.positions;
+        for (tick, e) in self.attacks.drain(..) {
+            self.world.event(tick, &e, |id| positions.get(&id).copied());
+        }
+    }
+
+    /// The entity figures of one event (not its world figures).
+    fn entity_event(&mut self, tick: u32, e: &Event) {
         let Some(id) = e.entity() else { return };
+        let tps = self.tps();
         let mut slot = self.entities.remove(&id);
-        apply(&mut slot, tick, e);
+        apply_with(&mut slot, tick, e, tps);
         if let Some(a) = slot {
             self.entities.insert(id, a);
         }
@@ -160,6 +227,8 @@ impl Analysis {
     /// order) entity by entity.
     pub(crate) fn chunk(&mut self, c: &DecodedChunk) {
         self.keyframe(c.start_tick, &c.keyframe);
+        self.chunk_world(c);
+        let tps = self.tps();
         // Each entity's record events, in order: (tick, record, event).
         let mut by_entity: BTreeMap<u32, Vec<(u32, usize, usize)>> = BTreeMap::new();
         for (ri, rec) in c.records.iter().enumerate() {
@@ -180,7 +249,7 @@ impl Analysis {
             for (&rel, pose) in t.ticks.iter().zip(&t.poses) {
                 while k < evs.len() && evs[k].0 < rel {
                     let (tick, e) = event(evs[k]);
-                    apply(&mut slot, tick, e);
+                    apply_with(&mut slot, tick, e, tps);
                     k += 1;
                 }
                 let carried = evs[k..].iter().take_while(|x| x.0 == rel).any(|x| {
@@ -190,17 +259,17 @@ impl Analysis {
                     )
                 });
                 if !carried {
-                    moved(&mut slot, c.start_tick + rel, position(pose));
+                    moved(&mut slot, c.start_tick + rel, pose, tps);
                 }
                 while k < evs.len() && evs[k].0 == rel {
                     let (tick, e) = event(evs[k]);
-                    apply(&mut slot, tick, e);
+                    apply_with(&mut slot, tick, e, tps);
                     k += 1;
                 }
             }
             for &x in &evs[k..] {
                 let (tick, e) = event(x);
-                apply(&mut slot, tick, e);
+                apply_with(&mut slot, tick, e, tps);
             }
             if let Some(a) = slot {
                 self.entities.insert(t.entity, a);
@@ -209,13 +278,39 @@ impl Analysis {
         for evs in by_entity.values() {
             for &x in evs {
                 let (tick, e) = event(x);
-                self.event(tick, e);
+                self.entity_event(tick, e);
+            }
+        }
+    }
+
+    /// The world figures of a chunk's events, in tick order; an attack's positions are the
+    /// entities' poses at its tick (their last sample at or before it, else the keyframe's).
+    fn chunk_world(&mut self, c: &DecodedChunk) {
+        let tracks: HashMap<u32, &crate::format::chunk::Track> =
+            c.tracks.iter().map(|t| (t.entity, t)).collect();
+        let at = |id: u32, rel: u32| -> Option<[f64; 3]> {
+            if let Some(t) = tracks.get(&id) {
+                let k = t.ticks.partition_point(|&r| r <= rel);
+                if k > 0 {
+                    return Some(position(&t.poses[k - 1]));
+                }
+            }
+            c.keyframe
+                .iter()
+                .find(|s| s.id == id)
+                .map(|s| position(&s.pose))
+        };
+        for rec in &c.records {
+            for e in rec.events.iter().filter(|e| e.is_world()) {
+                self.world
+                    .event(c.start_tick + rec.rel, e, |id| at(id, rec.rel));
             }
         }
     }
 
     /// Closes the presence of every entity still there at the recording's last tick.
     pub(crate) fn finish(&mut self, last: u32) {
+        self.measure_attacks();
         for a in self.entities.values_mut() {
             if let Some(since) = a.since.take() {
                 a.ticks += u64::from(last - since) + 1;
@@ -233,7 +328,12 @@ impl Analysis {
     /// make a compacted file unreadable.
     pub(crate) fn to_nbt(&self) -> Value {
         let max = crate::format::Limits::default().max_metadata_bytes / 4;
-        if self.entities.len() * ENTITY_NBT_MAX > max {
+        let world: usize = self
+            .world
+            .ids()
+            .map(|id| ENTITY_NBT_MAX + self.world.nbt_bound(id))
+            .sum();
+        if self.entities.len() * ENTITY_NBT_MAX + world > max {
             let total: f64 = self.entities.values().map(|a| a.distance).sum();
             let mut root = HashMap::new();
             root.insert("distance".into(), Value::Float(total as f32));
@@ -255,7 +355,7 @@ impl Analysis {
             Value::List(lo.chain(hi).collect())
         };
         let mut total = 0.0;
-        let list = self
+        let mut list: BTreeMap<u32, HashMap<String, Value>> = self
             .entities
             .iter()
             .map(|(id, a)| {
@@ -265,9 +365,22 @@ impl Analysis {
                 c.insert("ticks".into(), count(a.ticks));
                 c.insert("distance".into(), Value::Float(a.distance as f32));
                 c.insert("bbox".into(), bbox(&a.min, &a.max));
-                Value::Compound(c)
+                if a.motion.speed_max > 0.0 {
+                    c.insert("speed".into(), Value::Float(a.motion.speed_max as f32));
+                }
+                if a.motion.rotation_max > 0.0 {
+                    c.insert("turn".into(), Value::Float(a.motion.rotation_max as f32));
+                }
+                (*id, c)
             })
             .collect();
+        for id in self.world.ids() {
+            let c = list
+                .entry(id)
+                .or_insert_with(|| HashMap::from([("id".to_string(), Value::Int(id as i32))]));
+            self.world.put_nbt(id, c, &self.palette);
+        }
+        let list = list.into_values().map(Value::Compound).collect();
         let mut root = HashMap::new();
         root.insert("entities".into(), Value::List(list));
         root.insert("distance".into(), Value::Float(total as f32));
@@ -385,6 +498,19 @@ mod chunk_tests {
                             });
                             ev.push(Event::PlayerLeave { entity: e });
                         }
+                        // world events: an attack (measured at the tick's poses), blocks
+                        1 if e % 3 == 0 => {
+                            ev.push(Event::Attack {
+                                attacker: e,
+                                target: e % 9 + 1,
+                            });
+                            ev.push(Event::BlockChange {
+                                pos: crate::format::BlockPos::new(e as i32, 0, (t % 4) as i32),
+                                state: t % 3,
+                                cause: Some(e),
+                                block_entity: None,
+                            });
+                        }
                         x if x % 2 == 1 || e == 9 => ev.push(Event::Pose {
                             entity: e,
                             pose: pose(e, t),
@@ -413,6 +539,12 @@ mod chunk_tests {
         by_event.finish(119);
         assert_eq!(by_chunk.entities.len(), 9);
         assert_eq!(by_chunk.to_nbt(), by_event.to_nbt());
+        // the world figures are there, and equal
+        let nbt = format!("{:?}", by_chunk.to_nbt());
+        assert!(
+            nbt.contains("reach_max") && nbt.contains("blocks_placed"),
+            "{nbt}"
+        );
         assert_eq!(
             format!("{:?}", by_chunk.entities),
             format!("{:?}", by_event.entities)

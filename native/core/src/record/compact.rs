@@ -227,7 +227,7 @@ pub(crate) fn compact_unpublished(
         w.set_starts_mid_world();
     }
     w.set_gaps(meta.library.gaps.clone(), meta.library.stats.dropped_ticks);
-    let mut analysis = Analysis::default();
+    let mut analysis = Analysis::new(source.header().tick_rate_millihz, &meta.library.palette);
     let mut report = CompactReport {
         chunks_in: source.index().len(),
         refused_segments: source.refused_segments()?,

@@ -34,6 +34,7 @@ mod msg;
 pub mod observer;
 mod open_recording;
 mod panics;
+pub(crate) mod player_analysis;
 mod pool;
 mod publish;
 mod rec_shared;

@@ -255,6 +255,43 @@ impl ShadowBuffer {
     }
 }
 
+impl ShadowBuffer {
+    /// Reports the player registered with `uuid` ([`EntityInfo::uuid`]): an entity id changes
+    /// when a player relogs, the UUID does not. Reports the newest entity id of that UUID the
+    /// buffer holds data of (the one after the last relog), as [`ShadowBuffer::report`] does.
+    ///
+    /// Fails (`InvalidArgument`) when no entity registered with that UUID has data in the
+    /// buffer.
+    pub fn report_uuid(
+        &self,
+        uuid: uuid::Uuid,
+        path: impl AsRef<Path>,
+        options: ReportOptions,
+    ) -> Result<FinishHandle> {
+        let player = {
+            let s = self.inner.state.lock();
+            // The newest entity of that UUID still held: one alive before one gone, then the one
+            // an event named last (a relogged player's new id is named after the old one).
+            s.entities
+                .values()
+                .filter(|e| e.uuid == Some(uuid) && s.ring.has(e.id))
+                .map(|e| {
+                    let alive = s.ring.alive.contains(&e.id);
+                    (alive, s.ring.seen.get(&e.id).copied(), e.id)
+                })
+                .max()
+                .map(|(_, _, id)| id)
+        };
+        let Some(player) = player else {
+            return Err(Error::invalid(format!(
+                "no entity of player {uuid} has data in the shadow buffer (never registered \
+                 with that UUID, or gone before the retained window)"
+            )));
+        };
+        self.report(player, path, options)
+    }
+}
+
 /// Wall time of `ticks` at the tick rate.
 fn options_after_wall(ticks: u32, rate_millihz: u32) -> Duration {
     Duration::from_micros(u64::from(ticks) * 1_000_000_000 / u64::from(rate_millihz.max(1)))

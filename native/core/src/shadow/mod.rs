@@ -13,9 +13,10 @@
 //! only when a memory budget forced the oldest blocks out (counted in [`ShadowStats`]).
 
 mod buffer;
+mod keep;
 mod options;
 mod report;
 mod ring;
 
 pub use buffer::{ShadowBuffer, ShadowStats};
-pub use options::{REPORT_KEY, ReportOptions, ShadowOptions};
+pub use options::{REPORT_KEY, ReportChat, ReportKeep, ReportOptions, ShadowOptions};

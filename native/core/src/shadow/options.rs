@@ -88,6 +88,50 @@ impl ShadowOptions {
     }
 }
 
+/// Which chat lines a report keeps.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ReportChat {
+    /// Every line the reported player sent (any channel), and the public lines
+    /// ([`channel::PUBLIC`](crate::format::world::channel::PUBLIC)) of players within the
+    /// radius at the tick they sent them. Never another player's private, team or game-defined
+    /// channel, and no line without a sender (the default: staff get what concerns the player,
+    /// and nobody else's private conversation).
+    #[default]
+    Near,
+    /// Also every public and system line of the server, wherever its sender stood (or without
+    /// a sender). Still no private, team or game-defined channel of others.
+    Public,
+    /// Every chat line of the window, private and team chat of others too (for a server whose
+    /// rules let staff read them).
+    All,
+}
+
+/// What a report keeps beside the entities within its radius. By default a report keeps what
+/// concerns the reported player and nothing else:
+///
+/// - every event of a kept entity (its moves, swings, equipment, health, uses, damage taken);
+/// - interactions that involve a kept entity: an attack made or received, damage with a kept
+///   source, a use on a kept entity;
+/// - block changes within the radius of the reported player (of a multi-block change: the
+///   blocks within the radius), a use on a block within the radius, a placed custom event whose
+///   position is within the radius or whose entity is kept, and changes the player caused;
+/// - chat as [`ReportChat`] says;
+/// - custom events without an entity or a position, and extension kinds this build does not
+///   know (nothing places them).
+///
+/// The radius is measured from the reported player's position at the event's tick (their last
+/// known position once they left; before their first, nothing is near) to the block's centre.
+/// With no radius ([`ReportOptions::radius`] `None`), every entity, block and placed event is
+/// kept; chat still follows [`ReportChat`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct ReportKeep {
+    /// Keep every block change and placed event of the window, wherever it happened (default
+    /// `false`).
+    pub all_blocks: bool,
+    /// Which chat lines (default [`ReportChat::Near`]).
+    pub chat: ReportChat,
+}
+
 /// What a report contains.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ReportOptions {
@@ -98,7 +142,12 @@ pub struct ReportOptions {
     pub after: Duration,
     /// Entities that came within this many blocks of the reported player at any tick of the
     /// report are included with their whole track (default 48); `None` includes every entity.
+    /// The same radius, around the reported player at each tick, keeps block changes and placed
+    /// events (see [`ReportKeep`] for what a report keeps and how to keep more).
     pub radius: Option<f64>,
+    /// What a report keeps beside the entities within the radius (default: only what concerns
+    /// the reported player; [`ReportKeep`]).
+    pub keep: ReportKeep,
     /// The caller's keys (reporter, reason, time, anticheat flags...), stored in the report
     /// compound of the file's user metadata beside the library's (FORMAT.md).
     pub metadata: Vec<(String, fastnbt::Value)>,
@@ -115,6 +164,7 @@ impl Default for ReportOptions {
             before: None,
             after: Duration::from_secs(30),
             radius: Some(48.0),
+            keep: ReportKeep::default(),
             metadata: Vec::new(),
             overwrite: false,
             zstd_level: 3,

@@ -18,6 +18,7 @@ use crate::play::{Reader, ReaderOptions};
 use crate::record::analysis::Analysis;
 use crate::record::compaction_worker::memory_reader;
 use crate::record::{ChunkPolicy, RecordingIdentity, ReelOptions, ReelWriter};
+use crate::shadow::keep::Keeper;
 use crate::shadow::options::{REPORT_KEY, ReportOptions};
 use crate::shadow::ring::Block;
 use crate::storage::Storage;
@@ -67,7 +68,6 @@ pub(crate) fn write_report(job: ReportJob) -> Result<PathBuf> {
         None => None,
     };
     let keep = |id: u32| included.as_ref().is_none_or(|s| s.contains(&id));
-    let keep_event = |e: &Event| e.entity().is_none_or(keep);
 
     let mut w = ReelWriter::create_in(
         job.storage.clone(),
@@ -115,13 +115,19 @@ pub(crate) fn write_report(job: ReportJob) -> Result<PathBuf> {
         }
     }
 
-    let mut analysis = Analysis::default();
+    let mut analysis = Analysis::new(job.header.tick_rate_millihz, &job.palette);
     let mut context = HashSet::new();
     let mut started = false;
     // The world before the first tick is known when the report starts with the stream, or with
     // a snapshot of its own; otherwise the file says it starts mid-world, so that a rebuild
     // before its first snapshot is cut short instead of starting from an empty world.
     let mut world_known = job.origin.is_some_and(|o| first <= o);
+    let mut keeper = Keeper::new(
+        job.player,
+        job.options.radius,
+        included.clone(),
+        job.options.keep,
+    );
     for i in 0..reader.index().len() {
         let chunk = reader.read_chunk(i)?;
         if !started {
@@ -132,6 +138,7 @@ pub(crate) fn write_report(job: ReportJob) -> Result<PathBuf> {
             } else {
                 chunk.keyframe.iter().copied().collect()
             };
+            keeper.observe_state(before.as_slice());
             let table: EntityTable = before.iter().copied().filter(|e| keep(e.id)).collect();
             context.extend(table.iter().map(|e| e.id));
             analysis.keyframe(first, table.as_slice());
@@ -163,10 +170,15 @@ pub(crate) fn write_report(job: ReportJob) -> Result<PathBuf> {
                 // The file spans exactly the report's ticks, from the first on.
                 w.write_tick(first, &[])?;
             }
-            let events: Vec<Event> = t.events.into_iter().filter(|e| keep_event(e)).collect();
+            keeper.observe(&t.events);
+            let events: Vec<Event> = t
+                .events
+                .into_iter()
+                .filter_map(|e| keeper.filter(e))
+                .collect();
             for e in &events {
                 analysis.event(t.tick, e);
-                if let Some(id) = e.entity() {
+                if let Some(id) = e.entity().filter(|&id| keep(id)) {
                     context.insert(id);
                 }
             }

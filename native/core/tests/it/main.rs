@@ -8,6 +8,7 @@
 
 // Test helpers
 mod alone;
+mod analysis;
 mod common;
 mod crash_disk;
 mod heap;

@@ -15,3 +15,6 @@ mod lifecycle;
 
 #[path = "shadow/world.rs"]
 mod world;
+
+#[path = "shadow/keeping.rs"]
+mod keeping;

@@ -1,0 +1,265 @@
+//! World events (issue 33), on the realistic preset whose players mine, build, fight and chat
+//! (`RealisticSim::with_world`, rates and sources in `tickreel_sim::world::WorldRates`):
+//!
+//! - `world_bytes_per_block_change`: what a block change adds to a finished file (compacted
+//!   policy), the file with every event against the same file without its block changes, over
+//!   the number of block changes (100 players, 5 minutes; 20 with `--quick`);
+//! - `world_block_baseline_ratio`: the reference encoding of the same block changes (HollowCube's:
+//!   per tick with changes a varint tick and a varint count, per change a 64-bit packed position
+//!   as Minecraft packs it and a varint state, zstd level 3 per 100-tick chunk) over a finished
+//!   file holding only those block changes (compressed chunk bytes on both sides; tickreel
+//!   also carries each change's causing entity, which the reference does not);
+//! - `submit_world_vs_plain_ratio`: the server thread's time in `submit_tick` per submitted byte
+//!   for the preset with world events over the same for the preset's movement alone;
+//! - `shadow_report_world_ms`: a report (radius 48) of 5 minutes of 100 players with world
+//!   events, from the call to the finished file (`shadow_report_world_plain_ms`: the same
+//!   players' movement alone; the preset loads 45 entities around each player).
+
+use std::time::{Duration, Instant};
+
+use tickreel::format::{Event, encode_batch};
+use tickreel::record::{FlushPolicy, ReelOptions, ReelWriter};
+use tickreel::shadow::{ReportOptions, ShadowBuffer, ShadowOptions};
+use tickreel::{Engine, EngineOptions, RecorderOptions};
+use tickreel_sim::realistic::{RealisticConfig, RealisticSim};
+use tickreel_sim::world::{WorldRates, palette};
+
+use super::shared::median;
+use super::{Figures, put};
+
+/// 5 minutes at 20 ticks/s.
+const TICKS: u32 = 6000;
+
+/// The preset's ticks with world events (`world`) or its movement alone.
+fn ticks(players: u32, world: bool) -> Vec<(u32, Vec<Event>)> {
+    let cfg = RealisticConfig {
+        players,
+        seed: 33,
+        ..RealisticConfig::default()
+    };
+    let mut sim = if world {
+        RealisticSim::with_world(cfg, WorldRates::default())
+    } else {
+        RealisticSim::new(cfg)
+    };
+    (0..TICKS).map(|_| sim.step()).collect()
+}
+
+/// Bytes of a finished file (compacted policy, the palette registered) of `ticks`, keeping the
+/// events `keep` says: (file bytes, compressed chunk bytes).
+fn reel_bytes(
+    dir: &std::path::Path,
+    name: &str,
+    ticks: &[(u32, Vec<Event>)],
+    keep: impl Fn(&Event) -> bool,
+) -> (u64, u64) {
+    let path = dir.join(name);
+    let mut w = ReelWriter::create(&path, ReelOptions::compacted()).expect("writer");
+    for (kind, id, n) in palette() {
+        w.register_name(kind, id, n).expect("name");
+    }
+    for (t, ev) in ticks {
+        let ev: Vec<Event> = ev.iter().filter(|e| keep(e)).cloned().collect();
+        w.write_tick(*t, &ev).expect("tick");
+    }
+    w.finish().expect("finish");
+    let r = tickreel::play::Reader::open_path(&path).expect("open");
+    let chunks = r.index().iter().map(|e| u64::from(e.compressed_len)).sum();
+    (std::fs::metadata(&path).expect("stat").len(), chunks)
+}
+
+/// Minecraft's block position packing (x 26 bits, z 26 bits, y 12 bits), as a fixed 8 bytes.
+fn packed(x: i32, y: i32, z: i32) -> u64 {
+    ((x as i64 as u64 & 0x3FF_FFFF) << 38)
+        | ((z as i64 as u64 & 0x3FF_FFFF) << 12)
+        | (y as u64 & 0xFFF)
+}
+
+fn varint(out: &mut Vec<u8>, mut v: u64) {
+    while v >= 0x80 {
+        out.push(v as u8 | 0x80);
+        v >>= 7;
+    }
+    out.push(v as u8);
+}
+
+/// The reference encoding's compressed bytes of the block changes of `ticks`.
+fn reference_bytes(ticks: &[(u32, Vec<Event>)]) -> u64 {
+    let mut total = 0u64;
+    let mut chunk = Vec::new();
+    let mut chunk_start = 0u32;
+    let flush = |chunk: &mut Vec<u8>, total: &mut u64| {
+        if !chunk.is_empty() {
+            *total += zstd::bulk::compress(chunk, 3).expect("zstd").len() as u64;
+            chunk.clear();
+        }
+    };
+    for (t, ev) in ticks {
+        if *t >= chunk_start + 100 {
+            flush(&mut chunk, &mut total);
+            chunk_start = *t - *t % 100;
+        }
+        let changes: Vec<_> = ev
+            .iter()
+            .filter_map(|e| match e {
+                Event::BlockChange { pos, state, .. } => Some((*pos, *state)),
+                _ => None,
+            })
+            .collect();
+        if changes.is_empty() {
+            continue;
+        }
+        varint(&mut chunk, u64::from(*t));
+        varint(&mut chunk, changes.len() as u64);
+        for (p, s) in changes {
+            chunk.extend_from_slice(&packed(p.x, p.y, p.z).to_be_bytes());
+            varint(&mut chunk, u64::from(s));
+        }
+    }
+    flush(&mut chunk, &mut total);
+    total
+}
+
+/// Options that flush only when asked: the submit is what is timed.
+fn quiet() -> RecorderOptions {
+    RecorderOptions {
+        flush: FlushPolicy {
+            max_pending_bytes: 256 << 20,
+            interval: Duration::from_secs(3600),
+            on_player_leave: false,
+        },
+        ..RecorderOptions::default()
+    }
+}
+
+/// Seconds in `submit_tick` per submitted byte, the batches submitted to a shadow-only stream.
+fn submit_per_byte(batches: &[Vec<u8>]) -> f64 {
+    let engine = Engine::new(EngineOptions::default()).expect("engine");
+    let (rec, buf) =
+        ShadowBuffer::start(&engine, None, quiet(), ShadowOptions::default()).expect("shadow");
+    let mut time = Duration::ZERO;
+    let mut bytes = 0usize;
+    for (t, b) in batches.iter().enumerate() {
+        let s = Instant::now();
+        rec.submit_tick(t as u32, b).expect("submit");
+        time += s.elapsed();
+        bytes += b.len();
+    }
+    rec.flush().expect("flush");
+    drop(buf);
+    rec.close().expect("close");
+    engine.shutdown();
+    time.as_secs_f64() / bytes.max(1) as f64
+}
+
+fn batches(ticks: &[(u32, Vec<Event>)]) -> Vec<Vec<u8>> {
+    ticks
+        .iter()
+        .map(|(_, ev)| {
+            let mut b = Vec::new();
+            encode_batch(ev, &mut b).expect("batch");
+            b
+        })
+        .collect()
+}
+
+pub fn run(quick: bool, out: &mut Figures) {
+    let players = if quick { 20 } else { 100 };
+    let dir = tempfile::tempdir().expect("tempdir");
+    let world = ticks(players, true);
+    let changes = world
+        .iter()
+        .flat_map(|(_, ev)| ev)
+        .filter(|e| matches!(e, Event::BlockChange { .. }))
+        .count();
+    let (all, _) = reel_bytes(dir.path(), "all.reel", &world, |_| true);
+    let (without, _) = reel_bytes(dir.path(), "without.reel", &world, |e| {
+        !matches!(e, Event::BlockChange { .. })
+    });
+    let (_, blocks_only) = reel_bytes(dir.path(), "blocks.reel", &world, |e| {
+        matches!(e, Event::BlockChange { .. })
+    });
+    let reference = reference_bytes(&world);
+    put(out, "world_block_changes", changes as f64);
+    put(
+        out,
+        "world_bytes_per_block_change",
+        all.saturating_sub(without) as f64 / changes.max(1) as f64,
+    );
+    put(
+        out,
+        "world_block_only_bytes_per_change",
+        blocks_only as f64 / changes.max(1) as f64,
+    );
+    put(
+        out,
+        "world_block_reference_bytes_per_change",
+        reference as f64 / changes.max(1) as f64,
+    );
+    put(
+        out,
+        "world_block_baseline_ratio",
+        reference as f64 / blocks_only.max(1) as f64,
+    );
+
+    // The server thread: world ticks against movement alone, alternating, median of rounds.
+    let plain = batches(&ticks(players, false));
+    let with_world = batches(&world);
+    let rounds = if quick { 3 } else { 5 };
+    let mut ratios = Vec::new();
+    for _ in 0..rounds {
+        let p = submit_per_byte(&plain);
+        let w = submit_per_byte(&with_world);
+        ratios.push(w / p);
+    }
+    put(out, "submit_world_vs_plain_ratio", median(ratios));
+
+    // A report of 5 minutes of 100 players with world events, and of the same players' movement
+    // alone (what the world adds).
+    let (ms, bytes) = report_of(dir.path(), &with_world, quick);
+    put(out, "shadow_report_world_ms", ms);
+    put(out, "shadow_report_world_bytes", bytes as f64);
+    let (ms, _) = report_of(dir.path(), &plain, quick);
+    put(out, "shadow_report_world_plain_ms", ms);
+    put(out, "world_players", f64::from(players));
+}
+
+/// The median milliseconds from `report` to its finished file (radius 48, player 1) over a
+/// shadow-only stream of `batches`, and the file's bytes.
+fn report_of(dir: &std::path::Path, batches: &[Vec<u8>], quick: bool) -> (f64, u64) {
+    let with_world = batches;
+    let mut report_ms = Vec::new();
+    let mut report_bytes = 0u64;
+    for round in 0..if quick { 1 } else { 3 } {
+        let engine = Engine::new(EngineOptions::default()).expect("engine");
+        let (rec, buf) =
+            ShadowBuffer::start(&engine, None, quiet(), ShadowOptions::default()).expect("shadow");
+        for (kind, id, n) in palette() {
+            rec.register_name(kind, id, n).expect("name");
+        }
+        for (t, b) in with_world.iter().enumerate() {
+            rec.submit_tick(t as u32, b).expect("submit");
+        }
+        rec.flush().expect("flush");
+        // the first player (id 1): always there
+        let path = dir.join(format!("report{round}.reel"));
+        let started = Instant::now();
+        buf.report(
+            1,
+            &path,
+            ReportOptions {
+                after: Duration::ZERO,
+                overwrite: true,
+                ..ReportOptions::default()
+            },
+        )
+        .expect("report")
+        .wait()
+        .expect("report file");
+        report_ms.push(started.elapsed().as_secs_f64() * 1e3);
+        report_bytes = std::fs::metadata(&path).expect("stat").len();
+        rec.close().expect("close");
+        engine.shutdown();
+    }
+    (median(report_ms), report_bytes)
+}
