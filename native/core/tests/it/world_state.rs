@@ -484,3 +484,108 @@ fn a_writer_refuses_a_world_past_the_limit() {
     assert!(matches!(e, tickreel::Error::LimitExceeded(_)), "{e}");
     assert!(e.to_string().contains("edited blocks"), "{e}");
 }
+
+#[test]
+fn compaction_carries_the_world_over_chunks_it_copies_as_they_are() {
+    use tickreel::record::{CompactOptions, compact};
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("src.reel");
+    // Ticks 0..10: a chunk large enough to be copied as it is (big custom events), editing
+    // blocks; then small chunks, re-encoded, whose snapshots must carry those edits.
+    let mut ticks = world_ticks(60, 5);
+    let mut rng = fastrand::Rng::with_seed(1);
+    for (t, ev) in ticks.iter_mut().take(10) {
+        ev.push(Event::BlockChange {
+            pos: BlockPos::new(100 + *t as i32, 70, 0),
+            state: 9,
+            cause: None,
+            block_entity: None,
+        });
+        ev.push(Event::Custom {
+            type_id: 1,
+            data: (0..4000).map(|_| rng.u8(..)).collect(),
+        });
+    }
+    write_reel(
+        &src,
+        &ticks,
+        ChunkPolicy {
+            chunk_ticks: 10,
+            snapshot_interval: 20,
+            ..ChunkPolicy::default()
+        },
+    );
+    let expected = straight(&ticks);
+    let out = dir.path().join("out.reel");
+    let r = Reader::open_path(&src).unwrap();
+    compact(
+        &r,
+        &out,
+        CompactOptions {
+            chunk_ticks: 10,
+            ..CompactOptions::default()
+        },
+        &mut |_, _| {},
+    )
+    .unwrap();
+    let c = Reader::open_path(&out).unwrap();
+    // the first chunk was copied as it is
+    assert_eq!(
+        c.read_compressed(0).unwrap().1,
+        r.read_compressed(0).unwrap().1
+    );
+    assert!(c.index().len() >= 3);
+    for t in 0..60 {
+        assert_eq!(
+            c.world_at(t).unwrap().world,
+            *at(&expected, t),
+            "compacted {t}"
+        );
+    }
+}
+
+#[test]
+fn a_resumed_recording_carries_the_world_on_into_its_snapshots() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("resumed.reel");
+    let engine = Engine::new(EngineOptions::default()).unwrap();
+    let opts = || {
+        let mut o = common::flushed_when_asked();
+        o.chunk.chunk_ticks = 10;
+        o.chunk.snapshot_interval = 30;
+        o
+    };
+    let ticks = world_ticks(200, 23);
+    let expected = straight(&ticks);
+    let rec = engine.start_recording(&path, opts()).unwrap();
+    for (t, ev) in &ticks[..100] {
+        rec.submit_tick(*t, &batch(ev)).unwrap();
+    }
+    rec.flush().unwrap();
+    rec.close().unwrap();
+    drop(rec);
+    let rec = engine.start_recording(&path, opts()).unwrap();
+    for (t, ev) in &ticks[100..] {
+        rec.submit_tick(*t, &batch(ev)).unwrap();
+    }
+    rec.flush().unwrap();
+    // the live directory: the snapshots written after the resume carry the world from before
+    let live = Reader::open_live(tickreel::storage::live::live_dir_for(&path)).unwrap();
+    for t in 100..200 {
+        assert_eq!(
+            live.world_at(t).unwrap().world,
+            *at(&expected, t),
+            "live {t}"
+        );
+    }
+    drop(live);
+    let finished = within(move || rec.finish().unwrap().wait().unwrap()).expect("finish");
+    let r = Reader::open_path(&finished).unwrap();
+    for t in 100..200 {
+        assert_eq!(
+            r.world_at(t).unwrap().world,
+            *at(&expected, t),
+            "resumed {t}"
+        );
+    }
+}
