@@ -596,7 +596,8 @@ mod tests {
         let mut ch = Vec::new();
         w.apply_with(&bc(5, 64, -3, 2), |c| ch.push(c));
         w.apply_with(&bc(5, 64, -3, 2), |c| ch.push(c));
-        // a block change without block entity data removes the block entity
+        // a block change without block entity data removes the block entity: a change of the
+        // block even with the same state
         w.apply_with(&bc(1, 2, 3, 4), |c| ch.push(c));
         assert_eq!(w.block_entity(BlockPos::new(1, 2, 3)), None);
         w.apply_with(
@@ -616,6 +617,11 @@ mod tests {
                     pos: BlockPos::new(5, 64, -3),
                     before: Some(1),
                     after: Some(2)
+                },
+                WorldChange::Block {
+                    pos: BlockPos::new(1, 2, 3),
+                    before: Some(4),
+                    after: Some(4)
                 },
                 WorldChange::Equipment {
                     entity: 3,
