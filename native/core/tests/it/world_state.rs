@@ -231,11 +231,11 @@ fn the_world_at_every_tick_by_seek_and_step_equals_a_straight_decode() {
         "{with_world} of {snapshots}"
     );
     assert_eq!(idx[0].flags & FLAG_WORLD, 0);
-    for i in 0..idx.len() {
+    for (i, e) in idx.iter().enumerate() {
         let c = r.read_chunk(i).unwrap();
-        assert_eq!(c.world.is_some(), idx[i].has_snapshot());
+        assert_eq!(c.world.is_some(), e.has_snapshot());
         if let Some(w) = &c.world {
-            let before = match idx[i].start_tick {
+            let before = match e.start_tick {
                 0 => WorldState::new(),
                 t => at(&expected, t - 1).clone(),
             };

@@ -11,6 +11,9 @@ use crate::format::event::Event;
 use crate::format::world::BlockPos;
 use crate::format::world_state::WorldState;
 
+/// A block's state (`None`: not edited) and block entity.
+type BlockAt = (Option<u32>, Option<Arc<[u8]>>);
+
 impl Playhead {
     /// Forward play: applies the world events of `self.u.events[from..]` (the ticks just played).
     pub(super) fn world_forward(&mut self, from: usize) {
@@ -51,8 +54,7 @@ impl Playhead {
         let empty = WorldState::default();
         let base_ref: &WorldState = base.as_deref().unwrap_or(&empty);
         // What the chunks' events set, last one wins, and the entity part rebuilt whole.
-        let mut touched: FxHashMap<BlockPos, (Option<u32>, Option<Arc<[u8]>>)> =
-            FxHashMap::default();
+        let mut touched: FxHashMap<BlockPos, BlockAt> = FxHashMap::default();
         let mut ents = base_ref.entities_only();
         for c in chunks {
             let start = c.start_tick;
