@@ -260,6 +260,7 @@ pub fn chunk(data: &[u8]) {
 pub fn check_entity_decode(full: DecodedChunk, one: tickreel::Result<DecodedChunk>, id: u32) {
     let mut want = full;
     want.snapshot = None;
+    want.world = None;
     want.keyframe.retain(|e| e.id == id);
     want.tracks.retain(|t| t.entity == id);
     for r in &mut want.records {

@@ -12,9 +12,10 @@ use crate::format::Limits;
 use crate::format::chunk::{DecodedChunk, DecodedTick, decompress_frame};
 use crate::format::frame::{FRAME_HEADER_LEN, FrameHeader};
 use crate::format::header::{Header, Layout};
-use crate::format::index::{IndexEntry, find_chunk, snapshot_at_or_before};
+use crate::format::index::{IndexEntry, find_chunk, rebuild_start, snapshot_at_or_before};
 use crate::format::metadata::Metadata;
 use crate::format::state::EntityTable;
+use crate::format::world_state::WorldState;
 use crate::storage::frames::{CompactedFrames, FrameSource, read_prefix};
 use crate::storage::live::{META_FILE, SegmentFrames, members_of, segment_name};
 use crate::storage::{EntryKind, FileSource, LocalStorage, Source, Storage};
@@ -41,6 +42,21 @@ pub struct SeekState {
     /// Index of the chunk containing `tick`.
     pub chunk: usize,
     /// Index of the nearest chunk at or before it that carries a snapshot.
+    pub snapshot_chunk: Option<usize>,
+}
+
+/// The world at one tick, as returned by [`Reader::world_at`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WorldAt {
+    pub tick: u32,
+    /// Edited blocks, equipment and health at `tick` (after its events).
+    pub world: WorldState,
+    /// False if the world before the first chunk read is unknown: the recording has no
+    /// snapshot within `MAX_CHUNKS_PER_SNAPSHOT` (256) chunks before `tick` (a file not written
+    /// by tickreel's writers), or starts in the middle of a world (a shadow-play report) and
+    /// has no snapshot before `tick`. The world then holds only what those chunks changed.
+    pub complete: bool,
+    /// Index of the snapshot chunk the world was rebuilt from.
     pub snapshot_chunk: Option<usize>,
 }
 
@@ -422,6 +438,41 @@ impl Reader {
             chunk,
             snapshot_chunk: snapshot_at_or_before(&self.index, chunk),
         }
+    }
+
+    /// The world at `tick` (clamped into the recording): the world section of the nearest
+    /// snapshot chunk at or before it, then every world event from there through `tick`. Decodes
+    /// at most `MAX_CHUNKS_PER_SNAPSHOT` (256) chunks, each bounded by the reader's limits.
+    pub fn world_at(&self, tick: u32) -> Result<WorldAt> {
+        let tick = self.clamp_tick(tick)?;
+        let k = self.chunk_for_tick(tick).expect("clamped tick has a chunk");
+        let (s, _) = rebuild_start(&self.index, k);
+        let snap = self.index[s].has_snapshot().then_some(s);
+        let complete = snap.is_some() || (s == 0 && !self.metadata.library.starts_mid_world);
+        let mut world = WorldState::default();
+        for i in s..=k {
+            let c = self.read_chunk(i)?;
+            if i == s
+                && let Some(w) = &c.world
+            {
+                world = WorldState::clone(w);
+            }
+            for r in c
+                .records
+                .iter()
+                .take_while(|r| c.start_tick + r.rel <= tick)
+            {
+                for e in &r.events {
+                    world.apply(e);
+                }
+            }
+        }
+        Ok(WorldAt {
+            tick,
+            world,
+            complete,
+            snapshot_chunk: snap,
+        })
     }
 
     /// Iterates decoded ticks in `from..=to`, one chunk decoded at a time.

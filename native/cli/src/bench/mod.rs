@@ -17,6 +17,7 @@ mod shadow;
 mod shared;
 mod viewer;
 mod world;
+mod world_state;
 
 use std::io::Write;
 
@@ -36,6 +37,7 @@ pub struct Args {
     #[arg(long)]
     pub quick: bool,
     /// Run only this area (format, realistic, record, paced, runs, shadow, world, play, ghost, jni, s3, catalog, serve,
+    /// world_state,
     /// viewer). `viewer` (the web viewer's memory over 10 minutes of playback in headless Chromium;
     /// 30 s with --quick) runs only when asked for by name.
     #[arg(long)]
@@ -46,6 +48,9 @@ pub fn run(a: Args, out: &mut Out) -> tickreel::Result<()> {
     let mut figures = Figures::new();
     figures.insert("quick".into(), Value::Bool(a.quick));
     let on = |area: &str| a.only.as_deref().is_none_or(|o| o == area);
+    if on("world_state") {
+        world_state::run(a.quick, &mut figures);
+    }
     if on("format") {
         format::run(a.quick, &mut figures);
     }

@@ -3,6 +3,11 @@
 //! 1. **keyframe**: the entities alive at the chunk's start (id, kind, flags, absolute pose), so
 //!    every chunk decodes on its own;
 //! 2. **snapshot** (only if the chunk's snapshot flag is set): `varint length` + opaque user bytes;
+//!    if the flags also have [`crate::format::FLAG_WORLD`] (data version 3 and later), followed by
+//!    the **world section**: `varint length` + the world (edited blocks, equipment, health)
+//!    before the chunk's first tick, as [`crate::format::WorldState`] writes it. A writer sets
+//!    the flag when that world is not empty: a snapshot chunk without it starts from an empty
+//!    world, and a recording without world events pays nothing;
 //! 3. **event stream**: `varint byte length`, then per non-empty tick `varint tick (relative to the
 //!    chunk start)`, `u16 BE event count`, events in stream encoding (the batch encoding, except
 //!    that `EntityAdd` and `Teleport` carry no pose and `Pose`/`Position`/`Rotation` do not appear:
@@ -18,10 +23,11 @@ use crate::error::{Error, Result};
 use crate::format::bytes::ByteReader;
 use crate::format::event::{Event, kind};
 use crate::format::frame::FrameHeader;
-use crate::format::index::FLAG_SNAPSHOT;
+use crate::format::index::{FLAG_SNAPSHOT, FLAG_WORLD};
 use crate::format::pose::Pose;
 use crate::format::state::{EntityState, EntityTable};
 use crate::format::tracks::{decode_movement, next_id};
+use crate::format::world_state::WorldState;
 use crate::format::{DATA_VERSION, Limits};
 
 pub use crate::format::encoder::ChunkEncoder;
@@ -73,6 +79,9 @@ pub struct DecodedChunk {
     pub flags: u8,
     pub keyframe: Vec<EntityState>,
     pub snapshot: Option<Vec<u8>>,
+    /// The world before the chunk's first tick in a snapshot chunk (its world section, or an
+    /// empty world if it has none). `None` in other chunks.
+    pub world: Option<std::sync::Arc<WorldState>>,
     pub records: Vec<TickRecord>,
     /// Sorted by entity id.
     pub tracks: Vec<Track>,
@@ -190,6 +199,31 @@ impl DecodedChunk {
         } else {
             None
         };
+        if flags & FLAG_WORLD != 0 && (flags & FLAG_SNAPSHOT == 0 || data_version < 3) {
+            return Err(Error::corrupt(format!(
+                "chunk at tick {start_tick} has the world flag without a snapshot or in data \
+                 version {data_version}"
+            )));
+        }
+        let world = if flags & FLAG_WORLD != 0 {
+            let len = r.len_varint(r.remaining(), "world section length")?;
+            let body = r.bytes(len)?;
+            Some(std::sync::Arc::new(if only.is_some() {
+                WorldState::default()
+            } else {
+                WorldState::decode(body, limits).map_err(|e| match e {
+                    Error::Corrupt(m) => Error::corrupt(format!("chunk at tick {start_tick}: {m}")),
+                    Error::LimitExceeded(m) => {
+                        Error::limit(format!("chunk at tick {start_tick}: {m}"))
+                    }
+                    other => other,
+                })?
+            }))
+        } else if flags & FLAG_SNAPSHOT != 0 {
+            Some(std::sync::Arc::new(WorldState::default()))
+        } else {
+            None
+        };
         // 3. stream
         let stream_len = r.len_varint(r.remaining(), "event stream length")?;
         let stream = r.bytes(stream_len)?;
@@ -215,9 +249,11 @@ impl DecodedChunk {
             )));
         }
         let mut snapshot = snapshot;
+        let mut world = world;
         if let Some(id) = only {
             keyframe.retain(|e| e.id == id);
             snapshot = None;
+            world = None;
             for rec in &mut records {
                 rec.events.retain(|e| e.involves(id));
             }
@@ -248,6 +284,7 @@ impl DecodedChunk {
             flags,
             keyframe,
             snapshot,
+            world,
             records,
             tracks,
         })
@@ -268,6 +305,7 @@ impl DecodedChunk {
         std::mem::size_of::<Self>()
             + self.keyframe.len() * std::mem::size_of::<EntityState>()
             + self.snapshot.as_ref().map_or(0, Vec::len)
+            + self.world.as_ref().map_or(0, |w| w.heap_bytes())
             + tracks
             + records
     }

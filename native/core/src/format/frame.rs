@@ -5,7 +5,7 @@
 //! ```text
 //! 0..4   magic "TKCF"
 //! 4      frame version (1)
-//! 5      flags (index flags: bit 0 snapshot, bit 1 custom events)
+//! 5      flags (index flags: bit 0 snapshot, bit 1 custom events, bit 2 world section)
 //! 6..8   data version (u16 BE) of the payload
 //! 8..12  start tick (u32 BE)
 //! 12..16 tick count (u32 BE)

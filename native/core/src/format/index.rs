@@ -8,6 +8,10 @@ use crate::format::bytes::{ByteReader, put_uvarint};
 pub const FLAG_SNAPSHOT: u8 = 1 << 0;
 /// Index flag: the chunk's event stream has custom or extension events (world changes to replay).
 pub const FLAG_CUSTOM_EVENTS: u8 = 1 << 1;
+/// The chunk's payload carries a world section after its snapshot (only with [`FLAG_SNAPSHOT`],
+/// in data version 3 and later): the world at its start was not empty. A snapshot chunk without
+/// it starts with an empty world.
+pub const FLAG_WORLD: u8 = 1 << 2;
 
 /// One index entry.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -113,6 +113,13 @@ impl Limits {
         self.max_chunk_bytes / 4 / KEYFRAME_ENTRY_MAX
     }
 
+    /// Most edited blocks (and most block entities) in the world a recording keeps, and in one
+    /// snapshot's world section (1,048,576 by default): bounds the memory of a decoded world
+    /// whatever a file claims. Writers refuse a tick that would take the world past it.
+    pub fn max_world_blocks(&self) -> usize {
+        self.max_chunk_bytes / 64
+    }
+
     /// Most pose samples in one chunk (262,144 by default): with [`Limits::max_chunk_events`] and
     /// [`Limits::max_alive_entities`], what bounds the memory a decoded chunk takes whatever its
     /// bytes claim (FORMAT.md, section 12). Writers cut chunks before they reach it.

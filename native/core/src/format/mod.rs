@@ -11,12 +11,14 @@
 //! - world events ([`Event::BlockChange`] and the others after it): [`BlockPos`], [`BlockState`],
 //!   [`UseTarget`], the [`world_kind`] codes, [`hand`], [`slot`] and [`channel`] values, their
 //!   limits [`MAX_BLOCK_ENTITY_BYTES`], [`MAX_CHAT_BYTES`], [`MAX_BLOCKS_PER_CHANGE`];
-//! - the state of entities at a tick: [`EntityState`], [`EntityTable`];
+//! - the state of entities at a tick: [`EntityState`], [`EntityTable`]; the world at a tick
+//!   (edited blocks, equipment, health): [`WorldState`], [`EntityWorld`], [`Item`], and what an
+//!   update changed in it, [`WorldChange`];
 //! - the metadata section: [`Metadata`], [`LibraryMeta`], [`EntityInfo`], [`EventType`], [`Gap`],
 //!   [`Stats`], [`LIBRARY_KEY`], [`check_nbt_shape`]; the names world events' ids stand for:
 //!   [`Palette`], [`PaletteKind`], [`MAX_PALETTE_NAME_BYTES`], [`MAX_PALETTE_NAMES`];
 //! - the header and the index: [`Header`], [`Layout`], [`HEADER_LEN`], [`FORMAT_VERSION`],
-//!   [`DATA_VERSION`], [`IndexEntry`], [`FLAG_SNAPSHOT`], [`FLAG_CUSTOM_EVENTS`];
+//!   [`DATA_VERSION`], [`IndexEntry`], [`FLAG_SNAPSHOT`], [`FLAG_CUSTOM_EVENTS`], [`FLAG_WORLD`];
 //! - what a reader accepts: [`Limits`], [`MetadataBudget`];
 //! - frames and chunks, as [`play::Reader`](crate::play::Reader) hands them out: [`FrameHeader`],
 //!   [`FRAME_HEADER_LEN`], [`DecodedChunk`] (its [`Track`]s and [`TickRecord`]s), [`DecodedTick`];
@@ -47,6 +49,7 @@ pub(crate) mod segment;
 pub(crate) mod state;
 pub(crate) mod tracks;
 pub(crate) mod world;
+pub(crate) mod world_state;
 
 pub use chunk::{DecodedChunk, DecodedTick, TickRecord, Track};
 pub use event::{
@@ -55,7 +58,7 @@ pub use event::{
 };
 pub use frame::{FRAME_HEADER_LEN, FrameHeader};
 pub use header::{DATA_VERSION, FORMAT_VERSION, HEADER_LEN, Header, Layout};
-pub use index::{FLAG_CUSTOM_EVENTS, FLAG_SNAPSHOT, IndexEntry};
+pub use index::{FLAG_CUSTOM_EVENTS, FLAG_SNAPSHOT, FLAG_WORLD, IndexEntry};
 pub use limits::{Limits, MetadataBudget};
 pub use metadata::{
     EntityInfo, EventType, Gap, LIBRARY_KEY, LibraryMeta, Metadata, Stats, check_nbt_shape,
@@ -71,6 +74,7 @@ pub use world::{
     BlockPos, BlockState, MAX_BLOCK_ENTITY_BYTES, MAX_BLOCKS_PER_CHANGE, MAX_CHAT_BYTES, UseTarget,
     channel, check_limits as check_world_limits, hand, slot, world_kind,
 };
+pub use world_state::{EntityWorld, Item, WorldChange, WorldState};
 
 /// The byte-level pieces of the format for code that forges or takes apart a file by hand: the
 /// corruption and fuzz-seed tests, the fuzz harness, the benchmarks' baselines. Feature `wire`;

@@ -479,6 +479,7 @@ mod tests {
             flags: 0,
             keyframe: Vec::new(),
             snapshot: Some(vec![0; samples]),
+            world: None,
             records: Vec::new(),
             tracks: Vec::new(),
         }))

@@ -16,7 +16,7 @@ mod playhead;
 mod prefetch;
 mod recording;
 
-pub use crate::reader::{Reader, ReaderOptions, SeekState, TickIter, VerifyReport};
+pub use crate::reader::{Reader, ReaderOptions, SeekState, TickIter, VerifyReport, WorldAt};
 pub use cache::{CacheStats, ChunkCache};
 pub use follow::{FollowOptions, FollowState, FollowStats, LiveFollower};
 pub use playhead::{

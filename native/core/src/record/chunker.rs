@@ -143,6 +143,50 @@ fn annotate(e: crate::Error, tick: u32) -> crate::Error {
     }
 }
 
+/// Refuses a tick that would take the running world past [`Limits::max_world_blocks`] edited
+/// blocks (a reader refuses a world section that large).
+fn check_world_size(
+    world: &crate::format::WorldState,
+    events: &[Event],
+    limits: &Limits,
+) -> Result<()> {
+    let blocks = |e: &Event| match e {
+        Event::BlockChange { .. } => 1,
+        Event::BlockChanges { blocks, .. } => blocks.len(),
+        _ => 0,
+    };
+    let most = events.iter().map(blocks).sum::<usize>();
+    let max = limits.max_world_blocks();
+    if world.block_count() + most <= max {
+        return Ok(());
+    }
+    // Count exactly: only positions not yet edited add to the world.
+    let mut new = rustc_hash::FxHashSet::default();
+    for e in events {
+        match e {
+            Event::BlockChange { pos, .. } if world.block(*pos).is_none() => {
+                new.insert(*pos);
+            }
+            Event::BlockChanges { blocks, .. } => {
+                new.extend(
+                    blocks
+                        .iter()
+                        .map(|b| b.0)
+                        .filter(|p| world.block(*p).is_none()),
+                );
+            }
+            _ => {}
+        }
+    }
+    if world.block_count() + new.len() > max {
+        return Err(crate::Error::limit(format!(
+            "the world would hold {} edited blocks; limit {max}",
+            world.block_count() + new.len()
+        )));
+    }
+    Ok(())
+}
+
 /// A compressed chunk ready to be written.
 #[derive(Debug, Clone)]
 pub struct Frame {
@@ -156,6 +200,9 @@ pub struct Frame {
 pub(crate) struct AdoptedChunk {
     pub frame: Frame,
     pub end_table: EntityTable,
+    /// The chunk's world events (and entity removals) in order: they carry the running world
+    /// (edited blocks, equipment, health) over the chunk.
+    pub world_events: Vec<Event>,
     pub events: u64,
     pub pose_samples: u64,
     pub ticks_written: u64,
@@ -250,6 +297,12 @@ impl Chunker {
         self.enc.set_table(&table);
         self.last_tick = last_tick;
         self.last_snapshot = last_snapshot;
+    }
+
+    /// Continues with `world` as the running world (resume: the world after the last tick
+    /// already written), so that the next snapshots carry it.
+    pub(crate) fn set_world(&mut self, world: crate::format::WorldState) {
+        self.enc.set_world(world);
     }
 
     /// Continues after `n` chunks since (and including) the last snapshot chunk (resume).
@@ -350,6 +403,7 @@ impl Chunker {
                 .check_alive(self.enc.alive_count(), new)
                 .map_err(|e| annotate(e, tick))?;
         }
+        check_world_size(self.enc.world(), events, &limits).map_err(|e| annotate(e, tick))?;
         let snapshot_due = self.snapshot_due(tick);
         let mut out = None;
         if self.open {
@@ -400,6 +454,7 @@ impl Chunker {
         }
         let out = self.finish_chunk()?;
         self.enc.set_table(&chunk.end_table);
+        self.enc.apply_world(&chunk.world_events);
         self.last_tick = Some(h.start_tick + (h.tick_count - 1));
         // (A chunk without one counts as the interval's start too when none came before: the
         // chunk after it is not made to carry one because the recording began with no snapshot.)

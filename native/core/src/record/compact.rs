@@ -11,6 +11,7 @@ use std::sync::Arc;
 
 use crate::error::{Error, Result};
 use crate::format::chunk::DecodedChunk;
+use crate::format::event::Event;
 use crate::format::frame::FrameHeader;
 use crate::reader::{Reader, ReaderOptions};
 use crate::record::analysis::Analysis;
@@ -267,6 +268,16 @@ pub(crate) fn compact_unpublished(
         if copies_as_is(&fh, same_dictionary, &options) {
             w.adopt_chunk(AdoptedChunk {
                 end_table: chunk.state_at(last),
+                world_events: chunk
+                    .records
+                    .iter()
+                    .flat_map(|r| &r.events)
+                    .filter(|e| {
+                        e.is_world()
+                            || matches!(e, Event::EntityRemove { .. } | Event::PlayerLeave { .. })
+                    })
+                    .cloned()
+                    .collect(),
                 frame: Frame {
                     header: fh,
                     payload: compressed,

@@ -201,6 +201,7 @@ impl OpenRecording {
         }
         self.chunker
             .resume_from(r.table, r.last_tick, r.last_snapshot);
+        self.chunker.set_world(r.world);
         self.chunker
             .set_chunks_since_snapshot(u32::try_from(r.chunks_since_snapshot).unwrap_or(u32::MAX));
         // The stats go on from what the recording holds (they counted only what was written

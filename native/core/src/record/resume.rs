@@ -22,6 +22,8 @@ pub(crate) struct Resumed {
     pub(crate) index: Vec<IndexEntry>,
     pub(crate) next_segment: u32,
     pub(crate) table: EntityTable,
+    /// The world after the last tick (what the next snapshots carry on from).
+    pub(crate) world: crate::format::WorldState,
     pub(crate) last_tick: Option<u32>,
     pub(crate) last_snapshot: Option<u32>,
     pub(crate) chunks_since_snapshot: usize,
@@ -38,6 +40,10 @@ pub(crate) fn resume_locked(live: &LiveDir, lock: WriterLock) -> Result<Resumed>
             let t = (last.end_tick() - 1) as u32;
             (last.state_at(t), Some(t))
         }
+    };
+    let world = match last_tick {
+        Some(t) => reader.world_at(t)?.world,
+        None => crate::format::WorldState::default(),
     };
     let snapshot_chunk = reader
         .index()
@@ -56,6 +62,7 @@ pub(crate) fn resume_locked(live: &LiveDir, lock: WriterLock) -> Result<Resumed>
         index: rec.index,
         next_segment: rec.segments.last().map_or(0, |n| n + 1),
         table,
+        world,
         last_tick,
         last_snapshot,
         chunks_since_snapshot,

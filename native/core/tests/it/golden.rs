@@ -329,8 +329,23 @@ fn golden_v2_path() -> PathBuf {
 /// data-version-1 readers. Data version 3 is needed by chunk 1 only, the one with world events.
 #[test]
 fn the_committed_golden_file_decodes_to_its_content() {
-    check_golden(&golden_path(), 3, &[2, 3, 1], Written::V3);
+    check_golden(&golden_path(), 3, &[2, 3, 3], Written::V3);
     let r = Reader::open_path(golden_path()).unwrap();
+    // Chunk 2 is a snapshot chunk after the world events of chunk 1: it carries their world in
+    // its world section (flag FLAG_WORLD), which needs data version 3 too.
+    let idx = r.index();
+    assert_eq!(
+        idx[2].flags & tickreel::format::FLAG_WORLD,
+        tickreel::format::FLAG_WORLD
+    );
+    assert!(
+        idx[..2]
+            .iter()
+            .all(|e| e.flags & tickreel::format::FLAG_WORLD == 0)
+    );
+    let w = r.read_chunk(2).unwrap().world.unwrap();
+    assert_eq!(*w, r.world_at(idx[2].start_tick - 1).unwrap().world);
+    assert!(!w.is_empty());
     let palette = &r.metadata().library.palette;
     assert_eq!(palette.name(PaletteKind::Block, 0), Some("minecraft:air"));
     assert_eq!(
@@ -415,7 +430,15 @@ fn check_golden(
         [
             (0, 8, FLAG_SNAPSHOT | FLAG_CUSTOM_EVENTS),
             (8, 8, FLAG_CUSTOM_EVENTS),
-            (16, 4, FLAG_SNAPSHOT),
+            // since data version 3 the snapshot chunk carries the world of tick 9's events
+            (
+                16,
+                4,
+                match written {
+                    Written::V2 => FLAG_SNAPSHOT,
+                    Written::V3 => FLAG_SNAPSHOT | tickreel::format::FLAG_WORLD,
+                }
+            ),
         ]
     );
     assert_eq!(

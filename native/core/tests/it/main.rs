@@ -51,4 +51,5 @@ mod staging;
 mod start_paths;
 mod submit_alloc;
 mod world;
+mod world_state;
 mod writer_limits;

@@ -13,11 +13,12 @@ use crate::error::{Error, Result};
 use crate::format::bytes::{put_ivarint, put_ivarints, put_uvarint};
 use crate::format::event::{Event, MAX_CUSTOM_EVENT_BYTES, kind};
 use crate::format::frame::FrameHeader;
-use crate::format::index::{FLAG_CUSTOM_EVENTS, FLAG_SNAPSHOT};
+use crate::format::index::{FLAG_CUSTOM_EVENTS, FLAG_SNAPSHOT, FLAG_WORLD};
 use crate::format::movement;
 use crate::format::pose::Pose;
 use crate::format::state::{EntityState, EntityTable};
 use crate::format::world::{self, world_kind};
+use crate::format::world_state::WorldState;
 use crate::format::{DATA_VERSION, gap_prediction};
 
 /// Marks a sample-log entry that follows a teleport (high bit of its slot number).
@@ -72,6 +73,11 @@ pub struct ChunkEncoder {
     payload_version: u16,
     /// The chunk holds a world event (its payload needs data version 3).
     world_events: bool,
+    /// The running world (edited blocks, equipment, health) after the last tick added.
+    world: WorldState,
+    /// The world section of the open chunk (the running world at its start), if it carries a
+    /// snapshot and the world was not empty then.
+    world_section: Option<Vec<u8>>,
     /// `encode_payload`'s working buffers on a thread that is not the library's (the caller of a
     /// synchronous writer): see [`crate::threads`].
     own_scratch: Option<Box<Scratch>>,
@@ -109,6 +115,23 @@ struct Scratch {
 impl ChunkEncoder {
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// The running world after the last tick added.
+    pub fn world(&self) -> &WorldState {
+        &self.world
+    }
+
+    /// Replaces the running world (to continue a recording written earlier).
+    pub(crate) fn set_world(&mut self, world: WorldState) {
+        self.world = world;
+    }
+
+    /// Applies events to the running world only (a chunk written as it is, elsewhere).
+    pub(crate) fn apply_world(&mut self, events: &[Event]) {
+        for e in events {
+            self.world.apply(e);
+        }
     }
 
     /// Replaces the running entity state (to continue a recording written earlier).
@@ -160,6 +183,14 @@ impl ChunkEncoder {
         }
         self.log.clear();
         self.flags = if snapshot.is_some() { FLAG_SNAPSHOT } else { 0 };
+        self.world_section = (snapshot.is_some() && !self.world.is_empty()).then(|| {
+            let mut buf = Vec::new();
+            self.world.encode(&mut buf);
+            buf
+        });
+        if self.world_section.is_some() {
+            self.flags |= FLAG_WORLD;
+        }
         self.snapshot = snapshot;
         self.stream.clear();
         self.world_events = false;
@@ -178,6 +209,7 @@ impl ChunkEncoder {
         self.stream.len()
             + self.sample_count as usize * 6
             + self.snapshot.as_ref().map_or(0, Vec::len)
+            + self.world_section.as_ref().map_or(0, Vec::len)
     }
     /// An upper bound of the uncompressed chunk so far (for the format's limits; see
     /// `format::limits`): every sample and keyframe entry at its largest, per-entity track
@@ -187,6 +219,7 @@ impl ChunkEncoder {
         1024 + self.stream.len()
             + self.sample_count as usize * EVENT_BYTES_MAX
             + self.snapshot.as_ref().map_or(0, Vec::len)
+            + self.world_section.as_ref().map_or(0, Vec::len)
             + self.keyframe.len() * KEYFRAME_ENTRY_MAX
             + self.slots.len() * 32
     }
@@ -308,6 +341,7 @@ impl ChunkEncoder {
                 self.tick_events += 1;
             }
             Event::EntityRemove { entity } | Event::PlayerLeave { entity } => {
+                self.world.apply(e);
                 if let Some(&s) = self.slot_of.get(&entity) {
                     let slot = &mut self.slots[s as usize];
                     if slot.alive {
@@ -332,6 +366,7 @@ impl ChunkEncoder {
             | Event::CustomAt { .. } => {
                 if e.is_world() {
                     self.world_events = true;
+                    self.world.apply(e);
                 }
                 self.flags |= FLAG_CUSTOM_EVENTS;
                 e.encode(&mut self.stream);
@@ -427,10 +462,15 @@ impl ChunkEncoder {
                 put_ivarint(out, v);
             }
         }
-        // 2. snapshot
+        // 2. snapshot, and the world section after it (flag FLAG_WORLD, data version 3)
+        let v3 = self.world_events || self.world_section.is_some();
         if let Some(s) = &self.snapshot {
             put_uvarint(out, s.len() as u64);
             out.extend_from_slice(s);
+            if let Some(w) = &self.world_section {
+                put_uvarint(out, w.len() as u64);
+                out.extend_from_slice(w);
+            }
         }
         // 3. event stream
         put_uvarint(out, self.stream.len() as u64);
@@ -444,7 +484,7 @@ impl ChunkEncoder {
             self.own_scratch = Some(sc);
             v2
         };
-        self.payload_version = if self.world_events {
+        self.payload_version = if v3 {
             DATA_VERSION
         } else if v2 {
             2

@@ -119,6 +119,7 @@ fn a_pose_change_of_a_recreated_entity_is_undone_exactly() {
         flags: 0,
         keyframe: Vec::new(),
         snapshot: None,
+        world: None,
         records: vec![
             TickRecord {
                 rel: 0,
@@ -284,6 +285,7 @@ fn hand_built_chunks_with_unusual_shapes_undo_exactly() {
             flags: 0,
             keyframe,
             snapshot: None,
+            world: None,
             records,
             tracks,
         };

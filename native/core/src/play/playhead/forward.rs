@@ -17,6 +17,7 @@ impl Playhead {
             return 0;
         };
         let mut moved = 0;
+        let first_event = self.u.events.len();
         while moved < n {
             if self.pos >= last {
                 self.u.at_edge = true;
@@ -68,6 +69,7 @@ impl Playhead {
             self.pos = t;
             moved += 1;
         }
+        self.world_forward(first_event);
         if moved > 0 {
             self.u.motion = Motion::Forward;
             self.stats.ticks_forward += u64::from(moved);

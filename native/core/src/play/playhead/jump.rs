@@ -76,6 +76,7 @@ impl Playhead {
         );
         if let Some(range) = rb {
             self.fill_rebuild(range, mode);
+            self.rebuild_world();
         }
         self.world_known = true;
         self.waiting = false;

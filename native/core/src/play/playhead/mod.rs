@@ -61,9 +61,12 @@ use crate::error::Result;
 use crate::format::chunk::DecodedChunk;
 use crate::format::index::find_chunk;
 use crate::format::state::{EntityState, EntityTable};
+use crate::format::world::BlockPos;
+use crate::format::world_state::WorldState;
 use crate::play::cache::{Part, error_of};
 use crate::play::cursor::{Cursor, ReverseLog};
 use crate::play::recording::{Recording, View};
+use rustc_hash::FxHashSet;
 
 // The public API is here; the work behind it is split by what a call does:
 mod backward; // reverse play and steps back
@@ -75,6 +78,7 @@ mod options; // PlayheadOptions, PlayheadStats
 mod rebuild; // world rebuilds of jump updates
 mod speed; // the speed and the fraction of a tick carried between calls
 mod update; // Update and the types it holds; starting and finishing a call
+mod world; // the world the library keeps (edited blocks, equipment, health)
 
 pub use options::{PlayheadOptions, PlayheadStats};
 pub use speed::{MAX_SPEED, MIN_SPEED};
@@ -119,6 +123,14 @@ pub struct Playhead {
     /// The chunks of the last world rebuild (reused by the next one without asking the cache).
     rb_memo: Vec<(usize, Arc<DecodedChunk>)>,
     prefetch_anchor: Option<(u64, usize, Direction, bool)>,
+    /// The world the library keeps at the position (see [`Playhead::world`]).
+    world: WorldState,
+    /// Whether everything before the position is known (see [`Playhead::world_complete`]).
+    world_complete: bool,
+    /// The snapshot the world was last rebuilt from (view id, chunk index), and the positions
+    /// changed since (where the world may differ from that snapshot's).
+    world_base: Option<(u64, usize)>,
+    world_touched: FxHashSet<BlockPos>,
     options: PlayheadOptions,
     stats: PlayheadStats,
 }
@@ -172,6 +184,10 @@ impl Playhead {
             gathered: Gathered::default(),
             rb_memo: Vec::new(),
             prefetch_anchor: None,
+            world: WorldState::default(),
+            world_complete: true,
+            world_base: None,
+            world_touched: FxHashSet::default(),
             options,
             stats: PlayheadStats::default(),
         };
@@ -198,6 +214,18 @@ impl Playhead {
     /// looked at (see [`Update::waiting`]).
     pub fn is_waiting(&self) -> bool {
         self.waiting
+    }
+    /// The world at the current position as the library keeps it from world events: edited
+    /// blocks (position to state, with block entities), each entity's equipment and health.
+    /// Kept through forward and reverse play, seeks and live following; each update's
+    /// [`Update::world_changes`] say what changed.
+    pub fn world(&self) -> &WorldState {
+        &self.world
+    }
+    /// False if the world before some chunk is unknown (see [`Rebuild::cut_short`]) or a chunk
+    /// on the way could not be read: [`Playhead::world`] then holds what the chunks read changed.
+    pub fn world_complete(&self) -> bool {
+        self.world_complete
     }
     /// The update returned by the last call.
     pub fn update(&self) -> &Update {

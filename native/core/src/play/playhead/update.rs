@@ -8,6 +8,7 @@ use super::fetch::Mode;
 use crate::format::chunk::DecodedChunk;
 use crate::format::event::Event;
 use crate::format::state::{EntityState, EntityTable};
+use crate::format::world_state::WorldChange;
 use crate::play::cache::Fault;
 use crate::play::cursor;
 
@@ -85,6 +86,7 @@ pub struct Update {
     pub(super) rb_complete: bool,
     pub(super) rb_cut_short: bool,
     pub(super) faults: Vec<ChunkFault>,
+    pub(super) world_changes: Vec<WorldChange>,
 }
 
 /// What to do with the world (custom events) in a [`Motion::Jump`] update.
@@ -191,6 +193,15 @@ impl Update {
             World::Unchanged
         }
     }
+    /// Every update: what changed in the world the library keeps (edited blocks, equipment,
+    /// health; [`Playhead::world`]) from `from` to `to`, each with what was before, whatever the
+    /// motion (forward play, reverse play, a seek). Applying them in order takes a world that
+    /// was as at `from` to `to`; a block whose `after` is `None` is no longer edited (restore the
+    /// world's own block there). Each position, entity and slot appears at most once in a
+    /// [`Motion::Jump`] update (in no particular order), in event order in a forward one.
+    pub fn world_changes(&self) -> &[WorldChange] {
+        &self.world_changes
+    }
     /// Chunks that could not be read during this call.
     pub fn faults(&self) -> &[ChunkFault] {
         &self.faults
@@ -235,6 +246,7 @@ impl Playhead {
         u.rb_complete = true;
         u.rb_cut_short = false;
         u.faults.clear();
+        u.world_changes.clear();
     }
 
     pub(super) fn finish(&mut self) {

@@ -1,0 +1,591 @@
+//! The world the library keeps (edited blocks, block entities, equipment, health) at every tick:
+//! by `Reader::world_at` and by a playhead's seeks, steps and reverse play, equal to a straight
+//! decode (every event applied from the start), across chunk boundaries and snapshot chunks; the
+//! changes each update reports take a viewer's copy from one tick to the next; a live recording
+//! followed while it is written; a recording of data version 2 still plays (no world); crafted
+//! world sections refused.
+
+use std::collections::BTreeMap;
+
+use crate::common::{self, batch, within, write_reel};
+
+use tickreel::format::wire::ChunkEncoder;
+use tickreel::format::{
+    BlockPos, DecodedChunk, FLAG_SNAPSHOT, FLAG_WORLD, Item, Limits, WorldChange, WorldState,
+};
+use tickreel::play::{
+    Direction, FollowOptions, FollowState, LiveFollower, Playhead, PlayheadOptions, Reader,
+    Recording,
+};
+use tickreel::record::ChunkPolicy;
+use tickreel::{Engine, EngineOptions, Event, Pose};
+
+fn pose(x: i64) -> Pose {
+    Pose {
+        x: x * 4096,
+        y: 64 * 4096,
+        z: 0,
+        yaw: 0,
+        pitch: 0,
+    }
+}
+
+/// `n` ticks of four players editing a small area (so that blocks are edited again and again),
+/// with fills, block entities, equipment, health, a player leaving and coming back.
+fn world_ticks(n: u32, seed: u64) -> Vec<(u32, Vec<Event>)> {
+    let mut rng = fastrand::Rng::with_seed(seed);
+    let mut out = vec![(
+        0,
+        (1..=4)
+            .map(|e| Event::EntityAdd {
+                entity: e,
+                kind: 147,
+                pose: pose(i64::from(e)),
+            })
+            .collect::<Vec<_>>(),
+    )];
+    let pos =
+        |rng: &mut fastrand::Rng| BlockPos::new(rng.i32(-4..4), rng.i32(60..63), rng.i32(-4..4));
+    for t in 1..n {
+        let mut ev = vec![Event::Pose {
+            entity: 1,
+            pose: pose(i64::from(t % 9)),
+        }];
+        // some ticks have no world event at all
+        if rng.u32(0..4) == 0 {
+            out.push((t, ev));
+            continue;
+        }
+        for _ in 0..rng.usize(1..4) {
+            let entity = rng.u32(1..5);
+            ev.push(match rng.u32(0..10) {
+                0..=3 => Event::BlockChange {
+                    pos: pos(&mut rng),
+                    state: rng.u32(0..6),
+                    cause: Some(entity),
+                    block_entity: (rng.u32(0..5) == 0).then(|| vec![10, 0, 0, rng.u8(..)]),
+                },
+                4 => Event::BlockChanges {
+                    cause: None,
+                    blocks: (0..rng.usize(1..6))
+                        .map(|_| (pos(&mut rng), rng.u32(0..6)))
+                        .collect(),
+                },
+                5 | 6 => Event::Equipment {
+                    entity,
+                    slot: rng.u8(0..4),
+                    item: rng.u32(0..4),
+                    count: rng.u32(0..3),
+                },
+                7 | 8 => Event::Health {
+                    entity,
+                    health: rng.u32(0..2001),
+                },
+                _ => Event::Swing { entity, hand: 0 },
+            });
+        }
+        if t % 97 == 50 {
+            ev.push(Event::PlayerLeave { entity: 4 });
+        }
+        if t % 97 == 60 {
+            ev.push(Event::EntityAdd {
+                entity: 4,
+                kind: 147,
+                pose: pose(4),
+            });
+        }
+        out.push((t, ev));
+    }
+    out
+}
+
+/// The world after every tick, applying every event from the start.
+fn straight(ticks: &[(u32, Vec<Event>)]) -> BTreeMap<u32, WorldState> {
+    let mut w = WorldState::new();
+    let mut out = BTreeMap::new();
+    for (t, ev) in ticks {
+        for e in ev {
+            w.apply(e);
+        }
+        out.insert(*t, w.clone());
+    }
+    out
+}
+
+/// The world at `t` from the straight decode (ticks without events keep the world before them).
+fn at(expected: &BTreeMap<u32, WorldState>, t: u32) -> &WorldState {
+    expected
+        .range(..=t)
+        .next_back()
+        .expect("tick 0 is recorded")
+        .1
+}
+
+/// A viewer's copy of the world, changed only by the updates' world changes (each of which must
+/// say what was before exactly as the copy has it).
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+struct ViewerCopy {
+    blocks: BTreeMap<BlockPos, u32>,
+    health: BTreeMap<u32, u32>,
+    slots: BTreeMap<(u32, u8), Item>,
+}
+
+impl ViewerCopy {
+    fn of(w: &WorldState) -> ViewerCopy {
+        let mut c = ViewerCopy {
+            blocks: w.blocks().collect(),
+            ..ViewerCopy::default()
+        };
+        for (id, e) in w.entities() {
+            if let Some(h) = e.health {
+                c.health.insert(id, h);
+            }
+            for &(s, it) in &e.equipment {
+                c.slots.insert((id, s), it);
+            }
+        }
+        c
+    }
+
+    fn apply(&mut self, changes: &[WorldChange], what: &str) {
+        fn set<K: Ord + Copy + std::fmt::Debug, V: Copy + PartialEq + std::fmt::Debug>(
+            m: &mut BTreeMap<K, V>,
+            k: K,
+            before: Option<V>,
+            after: Option<V>,
+            what: &str,
+        ) {
+            assert_eq!(m.get(&k).copied(), before, "{what}: before of {k:?}");
+            match after {
+                Some(v) => m.insert(k, v),
+                None => m.remove(&k),
+            };
+        }
+        for c in changes {
+            match *c {
+                WorldChange::Block { pos, before, after } => {
+                    set(&mut self.blocks, pos, before, after, what)
+                }
+                WorldChange::Health {
+                    entity,
+                    before,
+                    after,
+                } => set(&mut self.health, entity, before, after, what),
+                WorldChange::Equipment {
+                    entity,
+                    slot,
+                    before,
+                    after,
+                } => set(&mut self.slots, (entity, slot), before, after, what),
+            }
+        }
+    }
+}
+
+fn policy() -> ChunkPolicy {
+    ChunkPolicy {
+        chunk_ticks: 7,
+        snapshot_interval: 25,
+        ..ChunkPolicy::default()
+    }
+}
+
+fn no_prefetch() -> PlayheadOptions {
+    PlayheadOptions {
+        prefetch: false,
+        ..PlayheadOptions::default()
+    }
+}
+
+/// Checks the playhead's world at its position against the straight decode, and that the copy
+/// changed by the update's changes equals it too.
+fn check(p: &Playhead, copy: &mut ViewerCopy, expected: &BTreeMap<u32, WorldState>, what: &str) {
+    let t = p.position();
+    copy.apply(p.update().world_changes(), &format!("{what} at {t}"));
+    let want = at(expected, t);
+    assert!(p.world_complete(), "{what} at {t}");
+    assert_eq!(p.world(), want, "{what}: world at {t}");
+    assert_eq!(
+        *copy,
+        ViewerCopy::of(want),
+        "{what}: the viewer's copy at {t}"
+    );
+}
+
+#[test]
+fn the_world_at_every_tick_by_seek_and_step_equals_a_straight_decode() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("w.reel");
+    let ticks = world_ticks(400, 7);
+    write_reel(&path, &ticks, policy());
+    let expected = straight(&ticks);
+    let r = Reader::open_path(&path).unwrap();
+    // Snapshot chunks carry the world (after the first, whose world is empty), and chunks
+    // between them do not: the rebuild crosses chunk boundaries.
+    let idx = r.index();
+    assert!(idx.len() > 50);
+    let with_world = idx.iter().filter(|e| e.flags & FLAG_WORLD != 0).count();
+    let snapshots = idx.iter().filter(|e| e.has_snapshot()).count();
+    assert!(
+        with_world >= 10 && with_world == snapshots - 1,
+        "{with_world} of {snapshots}"
+    );
+    assert_eq!(idx[0].flags & FLAG_WORLD, 0);
+    for (i, e) in idx.iter().enumerate() {
+        let c = r.read_chunk(i).unwrap();
+        assert_eq!(c.world.is_some(), e.has_snapshot());
+        if let Some(w) = &c.world {
+            let before = match e.start_tick {
+                0 => WorldState::new(),
+                t => at(&expected, t - 1).clone(),
+            };
+            assert_eq!(**w, before, "the world section of chunk {i}");
+        }
+    }
+    // Reader::world_at at every tick
+    for t in 0..400 {
+        let w = r.world_at(t).unwrap();
+        assert!(w.complete);
+        assert_eq!(w.world, *at(&expected, t), "world_at {t}");
+    }
+    // A playhead: seeks in random order, each update's changes taking a copy along.
+    let rec = Recording::open_path(&path).unwrap();
+    let mut p = Playhead::with_options(rec.clone(), 0, no_prefetch()).unwrap();
+    let mut copy = ViewerCopy::default();
+    check(&p, &mut copy, &expected, "new");
+    let mut rng = fastrand::Rng::with_seed(3);
+    for _ in 0..300 {
+        let t = if rng.bool() {
+            rng.u32(0..400)
+        } else {
+            // near the last position: same snapshot, both directions
+            p.position()
+                .saturating_add(rng.u32(0..20))
+                .saturating_sub(10)
+                .min(399)
+        };
+        p.seek(t).unwrap();
+        check(&p, &mut copy, &expected, "seek");
+    }
+    // Step forward through every tick, then back through every tick.
+    p.seek(0).unwrap();
+    check(&p, &mut copy, &expected, "seek 0");
+    while p.position() < 399 {
+        p.step_forward();
+        check(&p, &mut copy, &expected, "step forward");
+    }
+    while p.position() > 0 {
+        p.step_back();
+        check(&p, &mut copy, &expected, "step back");
+    }
+    // Reverse play at speed 3, then forward at speed 5.
+    p.seek(399).unwrap();
+    check(&p, &mut copy, &expected, "seek end");
+    p.set_direction(Direction::Backward);
+    p.set_speed(3.0).unwrap();
+    p.play();
+    for _ in 0..200 {
+        p.prepare();
+        p.advance();
+        check(&p, &mut copy, &expected, "reverse play");
+        if p.position() == 0 {
+            break;
+        }
+    }
+    assert_eq!(p.position(), 0);
+    p.set_direction(Direction::Forward);
+    p.set_speed(5.0).unwrap();
+    for _ in 0..200 {
+        p.prepare();
+        p.advance();
+        check(&p, &mut copy, &expected, "forward play");
+        if p.position() == 399 {
+            break;
+        }
+    }
+    assert_eq!(p.position(), 399);
+}
+
+#[test]
+fn compaction_and_a_live_recording_followed_while_written_keep_the_world() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("live.reel");
+    let engine = Engine::new(EngineOptions::default()).unwrap();
+    let mut o = common::flushed_when_asked();
+    o.chunk.chunk_ticks = 10;
+    o.chunk.snapshot_interval = 30;
+    let rec = engine.start_recording(&path, o).unwrap();
+    let ticks = world_ticks(300, 11);
+    let expected = straight(&ticks);
+    rec.submit_tick(0, &batch(&ticks[0].1)).unwrap();
+    rec.flush().unwrap();
+    let follower = LiveFollower::open(
+        &path,
+        FollowOptions {
+            background: false,
+            ..FollowOptions::default()
+        },
+    )
+    .unwrap();
+    let mut p = Playhead::with_options(follower.recording().clone(), 0, no_prefetch()).unwrap();
+    let mut copy = ViewerCopy::default();
+    check(&p, &mut copy, &expected, "live start");
+    p.set_speed(4.0).unwrap();
+    p.play();
+    let mut sent = 1;
+    while sent < ticks.len() {
+        for (t, ev) in &ticks[sent..(sent + 40).min(ticks.len())] {
+            rec.submit_tick(*t, &batch(ev)).unwrap();
+        }
+        sent = (sent + 40).min(ticks.len());
+        rec.flush().unwrap();
+        assert_eq!(follower.refresh(), FollowState::Live);
+        let last = follower.recording().view().reader().last_tick().unwrap();
+        for _ in 0..100 {
+            if p.position() >= last {
+                break;
+            }
+            p.prepare();
+            p.advance();
+            check(&p, &mut copy, &expected, "live follow");
+        }
+        assert_eq!(p.position(), last);
+        // a seek back into the live recording, and back to the end
+        let back = last / 2;
+        p.seek(back).unwrap();
+        check(&p, &mut copy, &expected, "live seek back");
+        p.seek(last).unwrap();
+        check(&p, &mut copy, &expected, "live seek end");
+    }
+    let finished = within(move || rec.finish().unwrap().wait().unwrap()).expect("finish");
+    assert_eq!(follower.refresh(), FollowState::Finished);
+    // switched over to the compacted file: nothing to apply, the world is the same
+    p.prepare();
+    p.advance();
+    check(&p, &mut copy, &expected, "switch-over");
+    assert!(p.update().world_changes().is_empty());
+    p.set_direction(Direction::Backward);
+    for _ in 0..200 {
+        p.prepare();
+        p.advance();
+        check(&p, &mut copy, &expected, "compacted reverse");
+        if p.position() == 0 {
+            break;
+        }
+    }
+    let r = Reader::open_path(&finished).unwrap();
+    for t in (0..300).step_by(7) {
+        assert_eq!(
+            r.world_at(t).unwrap().world,
+            *at(&expected, t),
+            "compacted {t}"
+        );
+    }
+}
+
+#[test]
+fn a_recording_of_data_version_2_still_plays_without_a_world() {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/golden-v2.reel");
+    let r = Reader::open_path(&path).unwrap();
+    let last = r.last_tick().unwrap();
+    let w = r.world_at(last).unwrap();
+    assert!(w.complete && w.world.is_empty());
+    let rec = Recording::open_path(&path).unwrap();
+    let mut p = Playhead::new(rec).unwrap();
+    assert!(p.world().is_empty());
+    p.seek(last).unwrap();
+    assert!(p.world().is_empty() && p.update().world_changes().is_empty());
+    while p.position() > r.first_tick().unwrap() {
+        p.step_back();
+        assert!(p.world().is_empty());
+    }
+}
+
+/// A payload of a snapshot chunk at tick 10 whose world section holds what tick 0 edited, and
+/// the offset of the world section's length in it (no entity: an empty keyframe, an empty
+/// snapshot, then the world section).
+fn payload_with_world(events: &[Event]) -> (Vec<u8>, u8) {
+    let mut enc = ChunkEncoder::new();
+    enc.begin(0, Some(Vec::new()));
+    enc.push_tick(0, events).unwrap();
+    let mut out = Vec::new();
+    enc.encode_payload(&mut out);
+    enc.begin(10, Some(Vec::new()));
+    enc.push_tick(10, &[]).unwrap();
+    enc.encode_payload(&mut out);
+    assert_eq!(enc.flags(), FLAG_SNAPSHOT | FLAG_WORLD);
+    assert_eq!(&out[..2], [0, 0]);
+    (out, enc.flags())
+}
+
+#[test]
+fn crafted_world_sections_are_refused_with_clear_errors() {
+    let lim = Limits::default();
+    let blocks: Vec<Event> = (0..20)
+        .map(|i| Event::BlockChange {
+            pos: BlockPos::new(i, 64, 0),
+            state: 1,
+            cause: None,
+            block_entity: None,
+        })
+        .collect();
+    let (ok, flags) = payload_with_world(&blocks);
+    let c = DecodedChunk::decode(&ok, flags, 10, 1, &lim).unwrap();
+    assert_eq!(c.world.as_ref().unwrap().block_count(), 20);
+    // the world flag without a snapshot
+    let e = DecodedChunk::decode(&ok, FLAG_WORLD, 10, 1, &lim).unwrap_err();
+    assert!(e.to_string().contains("world flag"), "{e}");
+    // a block count the section cannot hold
+    let section_len = ok[2] as usize;
+    assert!(section_len < 0x80);
+    let mut big = ok.clone();
+    big[3..5].copy_from_slice(&[0xFF, 0x7F]); // 16383 blocks, in the bytes of "20" and dx
+    let e = DecodedChunk::decode(&big, flags, 10, 1, &lim).unwrap_err();
+    assert!(e.to_string().contains("world block count"), "{e}");
+    // more blocks than the limit, whatever the bytes
+    let small = Limits {
+        max_chunk_bytes: 16 * 64,
+        ..Limits::default()
+    };
+    let e = DecodedChunk::decode(&ok, flags, 10, 1, &small).unwrap_err();
+    assert!(matches!(e, tickreel::Error::LimitExceeded(_)), "{e}");
+    assert!(e.to_string().contains("edited blocks"), "{e}");
+    // the same position twice
+    let mut dup = ok.clone();
+    dup[3 + 5 + 1] = 0; // the second block's dx: 0 (was +1): position repeated
+    let e = DecodedChunk::decode(&dup, flags, 10, 1, &lim).unwrap_err();
+    assert!(e.to_string().contains("not increasing"), "{e}");
+    // a section length past the payload
+    let mut long = ok.clone();
+    long[2] = 0x7F;
+    assert!(DecodedChunk::decode(&long, flags, 10, 1, &lim).is_err());
+}
+
+#[test]
+fn a_writer_refuses_a_world_past_the_limit() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("big.reel");
+    let mut w = tickreel::record::ReelWriter::create(&path, Default::default()).unwrap();
+    let max = Limits::default().max_world_blocks();
+    let fill = |y: i32| Event::BlockChanges {
+        cause: None,
+        blocks: (0..32_768)
+            .map(|i| (BlockPos::new(i % 256, y, i / 256), 1))
+            .collect(),
+    };
+    let mut y = 0;
+    while (y as usize + 1) * 32_768 <= max {
+        w.write_tick(y as u32, &[fill(y)]).unwrap();
+        y += 1;
+    }
+    // the same blocks again are no new blocks
+    w.write_tick(y as u32, &[fill(0)]).unwrap();
+    let e = w.write_tick(y as u32 + 1, &[fill(y)]).unwrap_err();
+    assert!(matches!(e, tickreel::Error::LimitExceeded(_)), "{e}");
+    assert!(e.to_string().contains("edited blocks"), "{e}");
+}
+
+#[test]
+fn compaction_carries_the_world_over_chunks_it_copies_as_they_are() {
+    use tickreel::record::{CompactOptions, compact};
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("src.reel");
+    // Ticks 0..10: a chunk large enough to be copied as it is (big custom events), editing
+    // blocks; then small chunks, re-encoded, whose snapshots must carry those edits.
+    let mut ticks = world_ticks(60, 5);
+    let mut rng = fastrand::Rng::with_seed(1);
+    for (t, ev) in ticks.iter_mut().take(10) {
+        ev.push(Event::BlockChange {
+            pos: BlockPos::new(100 + *t as i32, 70, 0),
+            state: 9,
+            cause: None,
+            block_entity: None,
+        });
+        ev.push(Event::Custom {
+            type_id: 1,
+            data: (0..4000).map(|_| rng.u8(..)).collect(),
+        });
+    }
+    write_reel(
+        &src,
+        &ticks,
+        ChunkPolicy {
+            chunk_ticks: 10,
+            snapshot_interval: 20,
+            ..ChunkPolicy::default()
+        },
+    );
+    let expected = straight(&ticks);
+    let out = dir.path().join("out.reel");
+    let r = Reader::open_path(&src).unwrap();
+    compact(
+        &r,
+        &out,
+        CompactOptions {
+            chunk_ticks: 10,
+            ..CompactOptions::default()
+        },
+        &mut |_, _| {},
+    )
+    .unwrap();
+    let c = Reader::open_path(&out).unwrap();
+    // the first chunk was copied as it is
+    assert_eq!(
+        c.read_compressed(0).unwrap().1,
+        r.read_compressed(0).unwrap().1
+    );
+    assert!(c.index().len() >= 3);
+    for t in 0..60 {
+        assert_eq!(
+            c.world_at(t).unwrap().world,
+            *at(&expected, t),
+            "compacted {t}"
+        );
+    }
+}
+
+#[test]
+fn a_resumed_recording_carries_the_world_on_into_its_snapshots() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("resumed.reel");
+    let engine = Engine::new(EngineOptions::default()).unwrap();
+    let opts = || {
+        let mut o = common::flushed_when_asked();
+        o.chunk.chunk_ticks = 10;
+        o.chunk.snapshot_interval = 30;
+        o
+    };
+    let ticks = world_ticks(200, 23);
+    let expected = straight(&ticks);
+    let rec = engine.start_recording(&path, opts()).unwrap();
+    for (t, ev) in &ticks[..100] {
+        rec.submit_tick(*t, &batch(ev)).unwrap();
+    }
+    rec.flush().unwrap();
+    rec.close().unwrap();
+    drop(rec);
+    let rec = engine.start_recording(&path, opts()).unwrap();
+    for (t, ev) in &ticks[100..] {
+        rec.submit_tick(*t, &batch(ev)).unwrap();
+    }
+    rec.flush().unwrap();
+    // the live directory: the snapshots written after the resume carry the world from before
+    let live = Reader::open_live(tickreel::storage::live::live_dir_for(&path)).unwrap();
+    for t in 100..200 {
+        assert_eq!(
+            live.world_at(t).unwrap().world,
+            *at(&expected, t),
+            "live {t}"
+        );
+    }
+    drop(live);
+    let finished = within(move || rec.finish().unwrap().wait().unwrap()).expect("finish");
+    let r = Reader::open_path(&finished).unwrap();
+    for t in 100..200 {
+        assert_eq!(
+            r.world_at(t).unwrap().world,
+            *at(&expected, t),
+            "resumed {t}"
+        );
+    }
+}
