@@ -61,8 +61,10 @@ impl HandleType for Recorder {
     const NAME: &'static str = "recorder";
 }
 
-/// A compaction's finish handle (C: `TickreelFinishHandle`, Java: `Pending<Path>`).
-pub struct FinishHandle(pub(crate) record::FinishHandle);
+/// A recording's finish or a shadow-play report: the final file's path, later (Rust:
+/// `Pending<PathBuf>`, shared here by every thread that polls or waits; C: `TickreelFinishHandle`,
+/// Java: `Pending<Path>`).
+pub struct FinishHandle(pub(crate) tickreel::SharedPending<PathBuf>);
 
 impl HandleType for FinishHandle {
     type Opaque = TickreelFinishHandle;
@@ -472,7 +474,7 @@ pub fn recorder_status_value(recorder: &Recorder) -> WriterStatus {
     java = "recorderFinish"
 )]
 pub fn recorder_finish(recorder: &Recorder) -> tickreel::Result<New<FinishHandle>> {
-    Ok(New(FinishHandle(recorder.0.finish()?)))
+    Ok(New(FinishHandle(recorder.0.finish()?.into())))
 }
 
 /// Throws the recording away: queued ticks are discarded and its live directory is removed.
@@ -511,7 +513,7 @@ pub fn finish_poll(finish: &FinishHandle) -> FinishState {
 /// Whether the compaction has completed (successfully or not). Never blocks.
 #[bridge_fn(java = "finishHandleIsDone")]
 pub fn finish_is_done(finish: &FinishHandle) -> bool {
-    finish.0.is_done()
+    finish.0.is_ready()
 }
 
 /// Waits until the compaction has completed and copies the final file's path into `path_buf` as
@@ -528,17 +530,21 @@ pub fn finish_is_done(finish: &FinishHandle) -> bool {
 /// may wait.
 #[bridge_fn(c = "tickreel_finish_handle_wait", c_out_string = "path_buf")]
 pub fn finish_wait(finish: &FinishHandle) -> tickreel::Result<PathBuf> {
-    finish.0.wait()
+    finish
+        .0
+        .wait(None)
+        .expect("a wait without a limit ends with the result")
 }
 
 /// Waits up to `timeout_nanos` (negative: without limit) for the compaction: its final path,
 /// `null` on timeout; throws the failure.
 #[bridge_fn(java = "finishHandleAwait")]
 pub fn finish_await(finish: &FinishHandle, timeout_nanos: i64) -> FinishState {
-    Polled(match u64::try_from(timeout_nanos) {
-        Ok(n) => finish.0.wait_timeout(Duration::from_nanos(n)),
-        Err(_) => Some(finish.0.wait()),
-    })
+    Polled(
+        finish
+            .0
+            .wait(u64::try_from(timeout_nanos).ok().map(Duration::from_nanos)),
+    )
 }
 
 /// Frees a finish handle. The compaction goes on regardless (freeing does not cancel it).

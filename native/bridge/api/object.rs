@@ -354,7 +354,7 @@ pub fn shadow_report_upload(
 
 fn upload_when_finished(
     storage: &ObjectStorage,
-    finish: tickreel::record::FinishHandle,
+    finish: tickreel::Pending<std::path::PathBuf>,
     key: &str,
     overwrite: bool,
     remove_local: bool,

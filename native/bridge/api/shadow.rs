@@ -138,7 +138,7 @@ pub fn report(
     let handle = shadow
         .0
         .report(player.0, path, with_metadata(options, metadata))?;
-    Ok(New(FinishHandle(handle)))
+    Ok(New(FinishHandle(handle.into())))
 }
 
 /// The report options with the caller's string pairs as the report compound's metadata.

@@ -8,7 +8,6 @@ use std::path::Path;
 
 use tickreel::ghost::{GhostRange, GhostTrack};
 use tickreel::play::Reader;
-use tickreel::record::FinishHandle;
 use tickreel::storage::LocalStorage;
 use tickreel::{Error, Result};
 
@@ -64,10 +63,15 @@ impl Catalog {
         self.tx(|c| store(c, &recording, &measured, now))
     }
 
-    /// Waits for a recording's `finish` and registers it: a recording whose finish failed is
-    /// not registered (the error is returned).
-    pub fn register_finished(&self, handle: &FinishHandle, runs: &[RunSpec]) -> Result<Registered> {
-        let path = handle.wait()?;
+    /// Waits for a recording's `finish` (the [`tickreel::Pending`] `Recorder::finish` returned)
+    /// and registers it: a recording whose finish failed is not registered (the error is
+    /// returned).
+    pub fn register_finished(
+        &self,
+        finished: tickreel::Pending<std::path::PathBuf>,
+        runs: &[RunSpec],
+    ) -> Result<Registered> {
+        let path = finished.wait()?;
         self.register(path, runs)
     }
 

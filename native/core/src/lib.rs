@@ -48,5 +48,5 @@ pub(crate) use tickreel_sync::{sync, threads};
 pub use error::{Error, ErrorKind, Result};
 pub use format::Event;
 pub use format::Pose;
-pub use pending::Pending;
+pub use pending::{Pending, SharedPending};
 pub use record::{Engine, EngineOptions, Recorder, RecorderOptions};

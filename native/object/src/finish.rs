@@ -1,12 +1,11 @@
 //! Uploading a recording once it is finished: [`ObjectStorage::upload_when_finished`] takes the
-//! core's [`FinishHandle`] (compaction to the local `.reel`), and on a background thread waits for
+//! [`Pending`] path `Recorder::finish` returned (compaction to the local `.reel`), and on a background thread waits for
 //! it, uploads the file and (if asked) removes the local copy. The server thread only polls the
 //! returned [`Pending`] upload, which never blocks unless asked to.
 
 use std::path::PathBuf;
 
-use tickreel::record::FinishHandle;
-use tickreel::{Error, Pending};
+use tickreel::{Error, Pending, SharedPending};
 
 use crate::client::ObjectStorage;
 use crate::upload::{UploadOptions, UploadReport};
@@ -26,15 +25,19 @@ impl ObjectStorage {
     /// stop the upload (the file still gets uploaded; nobody hears how it went).
     pub fn upload_when_finished(
         &self,
-        finish: FinishHandle,
+        finish: impl Into<SharedPending<PathBuf>>,
         key: &str,
         options: UploadOptions,
     ) -> Pending<Uploaded> {
         let (tx, pending) = Pending::channel("upload");
         let storage = self.clone();
         let key = key.to_string();
+        let finish = finish.into();
         let job = move || {
-            let r = finish.wait().and_then(|local| {
+            let finished = finish
+                .wait(None)
+                .expect("a wait without a limit ends with the result");
+            let r = finished.and_then(|local| {
                 let report = storage.upload(&local, &key, options)?;
                 Ok(Uploaded { local, report })
             });

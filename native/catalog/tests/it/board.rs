@@ -188,7 +188,7 @@ fn unfinished_recordings_are_never_listed(db: Db) {
     rec.submit_tick(0, &batch).unwrap();
     std::fs::write(&path, b"another writer's file").unwrap();
     let handle = rec.finish().unwrap();
-    assert!(cat.register_finished(&handle, &run(1)).is_err());
+    assert!(cat.register_finished(handle, &run(1)).is_err());
     engine.shutdown();
 
     // a live directory, a missing file, a run whose entity is not in the recording

@@ -1,5 +1,5 @@
 //! The engine's background worker as the writer threads and shadow buffers reach it: work that
-//! runs after the compactions queued before it, completing a [`FinishHandle`].
+//! runs after the compactions queued before it, completing a [`Finishing`].
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -10,7 +10,7 @@ use crossbeam_channel::Sender;
 use crate::error::{Error, Result};
 use crate::record::compaction_worker::CompactJob;
 use crate::record::engine_shared::EngineShared;
-use crate::record::finish::FinishHandle;
+use crate::record::finish::Finishing;
 use crate::storage::Storage;
 
 /// A way to the engine's background worker that outlives no engine thread: once the worker has
@@ -23,16 +23,8 @@ pub(crate) struct Background {
 
 impl Background {
     /// [`Engine::run_in_background`], from anywhere (a writer thread, say).
-    pub(crate) fn run(
-        &self,
-        task: Box<dyn FnOnce() -> Result<PathBuf> + Send>,
-        handle: FinishHandle,
-    ) {
+    pub(crate) fn run(&self, task: Box<dyn FnOnce() -> Result<PathBuf> + Send>, handle: Finishing) {
         background_task(&self.engine, &self.tx, task, handle);
-    }
-
-    pub(crate) fn engine_down(&self) -> Arc<std::sync::atomic::AtomicBool> {
-        self.engine.threads_done.clone()
     }
 
     /// Whether the engine is shutting down or down: no new background work is taken.
@@ -50,7 +42,7 @@ pub(crate) fn background_task(
     engine: &EngineShared,
     tx: &Sender<CompactJob>,
     task: Box<dyn FnOnce() -> Result<PathBuf> + Send>,
-    handle: FinishHandle,
+    handle: Finishing,
 ) {
     engine
         .counters
@@ -66,7 +58,7 @@ pub(crate) fn background_task(
             .compactions_failed
             .fetch_add(1, Ordering::Relaxed);
         if let Some(h) = job.handle() {
-            h.state.complete(Err(Error::InvalidState(
+            h.complete(Err(Error::InvalidState(
                 "the engine's background worker has stopped".into(),
             )));
         }

@@ -1,6 +1,6 @@
 //! The compaction worker: compacts each finished recording (from its live directory, or from
 //! frames still in memory if it never flushed), publishes the file, then removes the live
-//! directory, and completes the recording's [`FinishHandle`].
+//! directory, and completes the recording's [`Finishing`].
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -17,7 +17,7 @@ use crate::reader::{Reader, ReaderOptions};
 use crate::record::chunker::Frame;
 use crate::record::compact::{CompactOptions, compact_unpublished};
 use crate::record::engine_shared::EngineShared;
-use crate::record::finish::FinishHandle;
+use crate::record::finish::Finishing;
 use crate::record::panics::guarded;
 use crate::record::publish::{publish_from_live, publish_from_memory};
 use crate::storage::Storage;
@@ -32,7 +32,7 @@ pub(crate) enum CompactJob {
         lock: WriterLock,
         out: PathBuf,
         options: CompactOptions,
-        handle: FinishHandle,
+        handle: Finishing,
     },
     /// A recording that finished before its first flush: frames still in memory.
     Memory {
@@ -41,19 +41,19 @@ pub(crate) enum CompactJob {
         metadata: Box<Metadata>,
         out: PathBuf,
         options: CompactOptions,
-        handle: FinishHandle,
+        handle: Finishing,
     },
     /// Other background work (a shadow-play report), completing `handle` with its result.
     Task {
         task: Box<dyn FnOnce() -> Result<PathBuf> + Send>,
-        handle: FinishHandle,
+        handle: Finishing,
     },
     Shutdown,
 }
 
 impl CompactJob {
     /// The handle the job completes (`None` for `Shutdown`).
-    pub(crate) fn handle(&self) -> Option<&FinishHandle> {
+    pub(crate) fn handle(&self) -> Option<&Finishing> {
         match self {
             CompactJob::Live { handle, .. }
             | CompactJob::Memory { handle, .. }
@@ -117,7 +117,7 @@ pub(crate) fn compaction_loop(rx: Receiver<CompactJob>, engine: Arc<EngineShared
                 .compactions_failed
                 .fetch_add(1, Ordering::Relaxed);
         }
-        handle.state.complete(result);
+        handle.complete(result);
     }
 }
 

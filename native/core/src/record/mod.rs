@@ -26,7 +26,7 @@ pub(crate) mod compaction_worker;
 mod counters;
 pub(crate) mod engine;
 mod engine_shared;
-mod finish;
+pub(crate) mod finish;
 pub(crate) mod held;
 mod hot_slots;
 mod identity;
@@ -56,7 +56,6 @@ pub use chunker::{
 };
 pub use compact::{CompactOptions, CompactReport, compact, compact_in};
 pub use engine::{Engine, EngineOptions, EngineStats, MAX_WRITER_THREADS};
-pub use finish::FinishHandle;
 pub use identity::RecordingIdentity;
 pub use observer::{MetadataChange, StreamEnd, StreamObserver, StreamStart};
 pub use publish::{PublishError, UnpublishedReel};

@@ -9,7 +9,7 @@ use crossbeam_channel::Sender;
 use crate::error::Result;
 use crate::format::metadata::{EntityInfo, EventType};
 use crate::format::palette::PaletteKind;
-use crate::record::finish::FinishHandle;
+use crate::record::finish::Finishing;
 use crate::record::tick_bytes::TickBytes;
 
 /// Messages to a writer thread. One recording always goes to the same writer, so its messages
@@ -55,7 +55,7 @@ pub(crate) enum Msg<R> {
     },
     Finish {
         id: u64,
-        handle: FinishHandle,
+        handle: Finishing,
     },
     Abort {
         id: u64,

@@ -20,7 +20,7 @@ use crate::record::chunker::{Chunker, Frame};
 use crate::record::compact::CompactOptions;
 use crate::record::compaction_worker::CompactJob;
 use crate::record::engine_shared::EngineShared;
-use crate::record::finish::FinishHandle;
+use crate::record::finish::Finishing;
 use crate::record::msg::Msg;
 use crate::record::observer::{MetadataChange, StreamEnd, StreamStart};
 use crate::record::rec_shared::RecShared;
@@ -449,10 +449,10 @@ impl OpenRecording {
     }
 
     /// Ends the recording and hands it to the compaction worker.
-    pub(crate) fn finish(mut self, handle: FinishHandle, compact_tx: &Sender<CompactJob>) {
+    pub(crate) fn finish(mut self, handle: Finishing, compact_tx: &Sender<CompactJob>) {
         if !self.shared.persist {
             self.end_observers(StreamEnd::Closed);
-            handle.state.complete(Err(Error::InvalidState(
+            handle.complete(Err(Error::InvalidState(
                 "a stream without a file has nothing to finish".into(),
             )));
             return;
@@ -503,12 +503,12 @@ impl OpenRecording {
     }
 
     /// A finish that failed before its compaction: counted as a failed compaction.
-    pub(crate) fn failed_finish(&self, handle: FinishHandle, e: Error) {
+    pub(crate) fn failed_finish(&self, handle: Finishing, e: Error) {
         self.engine
             .counters
             .compactions_failed
             .fetch_add(1, Ordering::Relaxed);
-        handle.state.complete(Err(e));
+        handle.complete(Err(e));
     }
 
     /// Hands a job to the compaction worker (counted pending until the worker is done with it).

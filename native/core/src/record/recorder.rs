@@ -14,7 +14,7 @@ use crate::format::Limits;
 use crate::format::metadata::{EntityInfo, EventType};
 use crate::format::palette::PaletteKind;
 use crate::record::engine_shared::EngineShared;
-use crate::record::finish::FinishHandle;
+use crate::record::finish::Finishing;
 use crate::record::hot_slots::{Hot, HotRef};
 use crate::record::staging::{Commit, Producer, Staging};
 use crate::record::tick_bytes::{INLINE, TickBytes};
@@ -582,20 +582,37 @@ impl Recorder {
     }
 
     /// Ends the recording: remaining ticks are written, then the compaction worker produces the
-    /// final `.reel` file. Returns a handle to poll or wait on. A stream without a file
+    /// final `.reel` file. Returns its path later: poll the [`Pending`](crate::Pending) from the
+    /// server thread (never blocks), or wait on it elsewhere. A stream without a file
     /// ([`crate::Engine::start_stream`]) has nothing to finish: end it with `close`.
-    pub fn finish(&self) -> Result<FinishHandle> {
+    ///
+    /// The final file is written under a temporary name, verified, and only then published at the
+    /// recording's path. Unless the recording was started with `RecorderOptions::overwrite`, it
+    /// never replaces a file there: if another writer of the same path (another process, or
+    /// another `Engine`) finished first, or, for a recording that never flushed, if another writer
+    /// is recording the path live (its live directory is locked; `overwrite` does not matter
+    /// then), the result is `Error::Locked` naming the path and where the recording was kept: a
+    /// recording that flushed stays in its live directory `<path>.live` (resume it, or compact it
+    /// to another path), one that never flushed is published as `<stem>.conflict-<n>.<ext>` next
+    /// to the path (the first free `n`, from 1).
+    ///
+    /// A recording whose live directory holds a segment of another recording (one a writer of the
+    /// same path put there after the directory was removed and created again: FORMAT.md, sections
+    /// 2 and 14) is not published: the result is `Error::InvalidState` naming the segment, and the
+    /// recording stays in its live directory, the segment untouched. If the engine is shut down
+    /// before the file is published, the result says so.
+    pub fn finish(&self) -> Result<crate::Pending<std::path::PathBuf>> {
         if !self.shared.persist {
             return Err(Error::InvalidState(
                 "a stream without a file has nothing to finish; end it with close".into(),
             ));
         }
         self.transition(FINISHING)?;
-        let handle = FinishHandle::new(self.engine.threads_done.clone());
+        let (handle, finished) = Finishing::new("recording's finish");
         if self
             .send_ending(Msg::Finish {
                 id: self.shared.id,
-                handle: handle.clone(),
+                handle,
             })
             .is_err()
         {
@@ -603,7 +620,7 @@ impl Recorder {
             self.hot.state.store(CLOSED, Ordering::Release);
             return Err(Self::engine_gone());
         }
-        Ok(handle)
+        Ok(finished)
     }
 
     /// Stops recording without finishing: what was submitted is flushed and the lock released, so

@@ -12,7 +12,7 @@ use crossbeam_channel::{Receiver, Sender, TryRecvError};
 use crate::error::{Error, Result};
 use crate::record::compaction_worker::CompactJob;
 use crate::record::engine_shared::EngineShared;
-use crate::record::finish::FinishHandle;
+use crate::record::finish::Finishing;
 use crate::record::hot_slots::{CLOSED, OPEN, RETIRED};
 use crate::record::msg;
 use crate::record::open_recording::OpenRecording;
@@ -591,7 +591,7 @@ impl WriterThread {
                     self.end(&r);
                     r.finish(handle, &self.compact_tx);
                 }
-                None => handle.state.complete(Err(self.gone(id, true))),
+                None => handle.complete(Err(self.gone(id, true))),
             },
             Msg::Abort { id, ack } => {
                 let res = match self.recs.remove(&id) {
@@ -643,7 +643,7 @@ impl WriterThread {
 enum Reply {
     None,
     Ack(Sender<Result<()>>),
-    Finish(FinishHandle),
+    Finish(Finishing),
 }
 
 impl Reply {
@@ -663,8 +663,8 @@ impl Reply {
                 let _ = crate::threads::send(&ack, Err(Error::InvalidState(msg.into())));
             }
             Reply::Finish(handle) => {
-                if !handle.is_done() {
-                    handle.state.complete(Err(Error::InvalidState(msg.into())));
+                if !handle.is_answered() {
+                    handle.complete(Err(Error::InvalidState(msg.into())));
                 }
             }
         }

@@ -15,10 +15,11 @@ use crate::format::header::Header;
 use crate::format::metadata::{EntityInfo, EventType};
 use crate::format::palette::Palette;
 use crate::record::background::Background;
+use crate::record::finish::Finishing;
 use crate::record::held::{HeldMemory, Holder, weak_holder};
 use crate::record::{
-    Engine, FinishHandle, Frame, MetadataChange, Recorder, RecorderOptions, StreamEnd,
-    StreamObserver, StreamStart,
+    Engine, Frame, MetadataChange, Recorder, RecorderOptions, StreamEnd, StreamObserver,
+    StreamStart,
 };
 use crate::shadow::options::{ReportOptions, ShadowOptions, ticks_of};
 use crate::shadow::report::{ReportJob, write_report};
@@ -67,7 +68,7 @@ struct Pending {
     created_ms: i64,
     /// Blocks from the report's first tick on, held even if the ring drops them.
     blocks: Vec<Arc<Block>>,
-    handle: FinishHandle,
+    handle: Finishing,
 }
 
 #[derive(Default)]
@@ -186,7 +187,7 @@ impl ShadowBuffer {
         player: u32,
         path: impl AsRef<Path>,
         options: ReportOptions,
-    ) -> Result<FinishHandle> {
+    ) -> Result<crate::Pending<PathBuf>> {
         options.validate()?;
         if self.inner.background.is_stopping() {
             return Err(Error::InvalidState(
@@ -229,7 +230,7 @@ impl ShadowBuffer {
             .filter(|b| b.last_tick() >= first)
             .cloned()
             .collect();
-        let handle = FinishHandle::new(self.inner.background.engine_down());
+        let (handle, report) = Finishing::new("shadow-play report");
         let created_ms = SystemTime::now()
             .duration_since(UNIX_EPOCH)
             .map_or(0, |d| d.as_millis() as i64);
@@ -244,14 +245,14 @@ impl ShadowBuffer {
             deadline: Instant::now() + options_after_wall(after, rate) + CAPTURE_SLACK,
             created_ms,
             blocks,
-            handle: handle.clone(),
+            handle,
         });
         // Due already (nothing to capture, or the stream is over): started at the writer's next
         // check, or here when no writer will come.
         if s.ended {
             self.inner.settle(&mut s, Instant::now());
         }
-        Ok(handle)
+        Ok(report)
     }
 }
 
@@ -267,7 +268,7 @@ impl ShadowBuffer {
         uuid: uuid::Uuid,
         path: impl AsRef<Path>,
         options: ReportOptions,
-    ) -> Result<FinishHandle> {
+    ) -> Result<crate::Pending<PathBuf>> {
         let player = {
             let s = self.inner.state.lock();
             // The newest entity of that UUID still held: one alive before one gone, then the one

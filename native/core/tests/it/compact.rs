@@ -600,27 +600,31 @@ fn finish_handle_poll_reports_pending_success_and_failure() {
         rec.submit_tick(t, &batch(&[Event::Pose { entity: 1, pose }]))
             .unwrap();
     }
-    let h = rec.finish().unwrap();
+    let mut h = rec.finish().unwrap();
     assert!(h.poll().is_none());
-    assert!(!h.is_done());
+    assert!(!h.is_ready());
     engine.set_writers_stalled(false);
-    assert_eq!(h.wait().unwrap(), path);
-    assert!(h.is_done());
-    assert!(matches!(h.poll(), Some(Ok(p)) if p == path));
-    assert!(matches!(h.poll(), Some(Ok(p)) if p == path), "poll repeats");
+    let done = h
+        .wait_timeout(std::time::Duration::from_secs(60))
+        .expect("finished");
+    assert_eq!(done.as_ref().unwrap(), &path);
+    assert!(h.is_ready());
+    assert!(matches!(h.poll(), Some(Ok(p)) if *p == path));
+    assert!(
+        matches!(h.poll(), Some(Ok(p)) if *p == path),
+        "poll repeats"
+    );
+    assert_eq!(h.wait().unwrap(), path, "wait takes the result");
 
     // a compaction that fails: the directory of the path is gone by then
     let sub = dir.path().join("sub");
     std::fs::create_dir(&sub).unwrap();
     let rec = record(&engine, &sub.join("gone.reel"), &walk(0, 1), false);
     std::fs::remove_dir(&sub).unwrap();
-    let h = rec.finish().unwrap();
-    assert!(h.wait().is_err());
-    assert!(
-        matches!(h.poll(), Some(Err(Error::Io(_)))),
-        "{:?}",
-        h.poll()
-    );
+    let mut h = rec.finish().unwrap();
+    let failed = h.wait_timeout(std::time::Duration::from_secs(60));
+    assert!(matches!(failed, Some(Err(Error::Io(_)))), "{failed:?}");
+    assert!(matches!(h.poll(), Some(Err(Error::Io(_)))), "poll repeats");
     assert_eq!(engine.stats().compactions_failed, 1);
     engine.shutdown();
 }

@@ -1,7 +1,7 @@
 //! A recording made through the engine and uploaded once finished
 //! (`ObjectStorage::upload_when_finished`), on a real S3-protocol server on loopback: the object
 //! reads back tick for tick; the local copy goes only after a successful upload; a refused upload
-//! keeps it. A shadow-play report (its `FinishHandle`) goes the same way.
+//! keeps it. A shadow-play report (its `Pending` path) goes the same way.
 
 use std::time::{Duration, Instant};
 
@@ -13,7 +13,7 @@ use tickreel_object::testing::S3Server;
 use tickreel_object::{UploadOptions, Uploaded, open_url};
 use tickreel_sim::{SimConfig, Simulator};
 
-fn record(engine: &Engine, path: &std::path::Path) -> tickreel::record::FinishHandle {
+fn record(engine: &Engine, path: &std::path::Path) -> tickreel::Pending<std::path::PathBuf> {
     let rec = engine
         .start_recording(path, RecorderOptions::default())
         .unwrap();

@@ -12,7 +12,6 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use tickreel::format::encode_batch;
-use tickreel::record::FinishHandle;
 use tickreel::{Engine, EngineOptions, Error, Event, Recorder, RecorderOptions};
 use tickreel_sim::{SimConfig, Simulator};
 
@@ -61,12 +60,12 @@ struct Tally {
 
 impl Tally {
     /// Counts the finishes that are done; keeps the others.
-    fn collect(&mut self, handles: &mut Vec<FinishHandle>, wait: bool) {
-        handles.retain(|h| {
-            if !wait && !h.is_done() {
+    fn collect(&mut self, handles: &mut Vec<tickreel::Pending<PathBuf>>, wait: bool) {
+        handles.retain_mut(|h| {
+            if !wait && !h.is_ready() {
                 return true;
             }
-            match h.wait() {
+            match h.wait_in_place() {
                 Ok(_) => self.finished += 1,
                 Err(e) => {
                     self.failed += 1;

@@ -206,8 +206,13 @@ fn reports_race_each_other_and_play() {
     });
     // Every capture ends within these ticks (a report made at the last tick above included).
     run(&rec, &mut s, 100);
-    for h in handles {
-        let p = h.wait_timeout(Duration::from_secs(30)).unwrap().unwrap();
+    for mut h in handles {
+        let p = h
+            .wait_timeout(Duration::from_secs(30))
+            .unwrap()
+            .as_ref()
+            .unwrap()
+            .clone();
         let r = Reader::open_path(&p).unwrap();
         r.verify().unwrap();
         let m = report_meta(&r);
@@ -226,7 +231,7 @@ fn shutdown_while_a_report_captures() {
     let players = run(&rec, &mut s, 600);
     rec.flush().unwrap();
     let out = dir.path().join("s.reel");
-    let h = shadow
+    let mut h = shadow
         .report(players[1], &out, ReportOptions::default())
         .unwrap();
     engine.shutdown();

@@ -29,7 +29,7 @@ fn a_report_after_seven_minutes_holds_five_minutes_and_the_capture() {
     rec.flush().unwrap();
     let report_tick = 7 * 60 * 20 - 1;
     let out = dir.path().join("report.reel");
-    let handle = shadow
+    let mut handle = shadow
         .report(
             players[3],
             &out,
@@ -52,8 +52,9 @@ fn a_report_after_seven_minutes_holds_five_minutes_and_the_capture() {
         handle
             .wait_timeout(Duration::from_secs(30))
             .unwrap()
+            .as_ref()
             .unwrap(),
-        out
+        &out
     );
     let straight = rec.finish().unwrap().wait().unwrap();
     let straight = Reader::open_path(straight).unwrap();
@@ -105,7 +106,7 @@ fn a_shadow_only_stream_reports_what_a_straight_recording_holds() {
     straight.finish().unwrap();
     rec.flush().unwrap();
     let out = dir.path().join("r.reel");
-    let h = shadow
+    let mut h = shadow
         .report(
             players[0],
             &out,
@@ -117,8 +118,11 @@ fn a_shadow_only_stream_reports_what_a_straight_recording_holds() {
         )
         .unwrap();
     assert_eq!(
-        h.wait_timeout(Duration::from_secs(30)).unwrap().unwrap(),
-        out
+        h.wait_timeout(Duration::from_secs(30))
+            .unwrap()
+            .as_ref()
+            .unwrap(),
+        &out
     );
     let r = Reader::open_path(&out).unwrap();
     assert_eq!(
