@@ -57,7 +57,7 @@ impl ChunkPolicy {
 
 /// Checks a zstd compression level against the levels the linked zstd supports; `what` is the
 /// option's name (marked in the error with [`crate::error::option`]).
-pub fn check_zstd_level(what: &str, level: i32) -> crate::Result<()> {
+pub(crate) fn check_zstd_level(what: &str, level: i32) -> crate::Result<()> {
     let levels = zstd::compression_level_range();
     if levels.contains(&level) {
         Ok(())

@@ -20,7 +20,7 @@
 pub(crate) mod analysis;
 pub(crate) mod background;
 mod budget;
-mod chunker;
+pub(crate) mod chunker;
 mod compact;
 pub(crate) mod compaction_worker;
 mod counters;
@@ -51,9 +51,7 @@ mod sync_round;
 mod tick_bytes;
 mod writer_thread;
 
-pub use chunker::{
-    COMPACTED_CHUNK_BYTES, COMPACTED_CHUNK_TICKS, ChunkPolicy, Chunker, Frame, check_zstd_level,
-};
+pub use chunker::{COMPACTED_CHUNK_BYTES, COMPACTED_CHUNK_TICKS, ChunkPolicy, Chunker, Frame};
 pub use compact::{CompactOptions, CompactReport, compact, compact_in};
 pub use engine::{Engine, EngineOptions, EngineStats, MAX_WRITER_THREADS};
 pub use identity::RecordingIdentity;

@@ -12,7 +12,7 @@ use crate::error::Result;
 
 /// Forwards every call to another storage, counting those that wait for the disk.
 #[derive(Debug)]
-pub struct SyncCounted {
+pub(crate) struct SyncCounted {
     inner: Arc<dyn Storage>,
     syncs: Arc<AtomicU64>,
 }

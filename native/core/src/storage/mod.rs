@@ -13,7 +13,7 @@ pub mod live;
 mod local;
 mod source;
 
-pub use counted::SyncCounted;
+pub(crate) use counted::SyncCounted;
 pub use disk::{
     EntryKind, RefusedMember, Stat, Storage, StorageFile, StorageLock, TempFile, is_refused_member,
     not_a_regular_member, parent_dir, write_atomic, write_atomic_checked,
