@@ -456,28 +456,18 @@
     if ($('wall').textContent !== wall) $('wall').textContent = wall;
     const now = performance.now();
     if (View3d.isOn()) {
-      View3d.draw($('view3d'), frame, { names: S.names, follow: S.follow, trailOf,
-        blockName: (id) => (S.info && S.info.palette && S.info.palette.blocks[id]) || null });
+      view3dCtx.names = S.names; view3dCtx.follow = S.follow; view3dCtx.rec = S.rec;
+      View3d.draw($('view3d'), frame, view3dCtx);
     }
     if (now - S.inspectedAt > 100) { S.inspectedAt = now; inspect(frame); drawHeight(); }
     if (now - S.urlAt > 250) { S.urlAt = now; followAddress(); }
   }
 
-  // The recent positions of entity id ([x, y, z], oldest first; null where it jumped or is
-  // not held).
-  function trailOf(id) {
-    const out = [];
-    const t = S.shown ? S.shown.tick : Math.floor(S.tick);
-    let prev = null;
-    for (let k = TRAIL; k >= 0; k -= TRAIL_STEP) {
-      const f = frameAt(t - k), p = f && f.byId.get(id);
-      if (!p) { out.push(null); prev = null; continue; }
-      if (prev && Math.hypot(p[1] - prev[1], p[3] - prev[3]) >= JUMP) out.push(null);
-      out.push([p[1], p[2], p[3]]);
-      prev = p;
-    }
-    return out;
-  }
+  // What the 3D view reads (one object, filled at each drawing).
+  const view3dCtx = {
+    names: null, follow: null, rec: null, frameAt,
+    blockName: (id) => (S.info && S.info.palette && S.info.palette.blocks[id]) || null,
+  };
 
   // The 3D view (the map becomes its inset); the edited blocks are fetched for it.
   async function set3d(on) {
