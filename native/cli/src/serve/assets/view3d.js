@@ -32,7 +32,7 @@ window.tickreelView3d = (() => {
     atlas: null, blocks: null, edits: [], editsRec: null, blockTick: null,
     blockCount: 0, blockColors: new Map(), entityColors: new Map(), shownBlocks: [],
     orbit: { az: Math.PI / 4, el: 0.55, dist: 30, target: null },
-    dirty: true, frames: 0, since: 0, fps: null, ms: 0, msFrames: 0, msMean: null,
+    dirty: true, frames: 0, since: 0, fps: null, ms: 0, msFrames: 0, msMean: null, drawings: 0, drawMs: 0,
   };
   let M = null, C = null; // scratch matrix and colour, made once
 
@@ -43,7 +43,7 @@ window.tickreelView3d = (() => {
   }
 
   function init(canvas) {
-    const r = new THREE.WebGLRenderer({ canvas, antialias: false, preserveDrawingBuffer: true });
+    const r = new THREE.WebGLRenderer({ canvas, antialias: false });
     r.setPixelRatio(1);
     const scene = new THREE.Scene();
     scene.background = new THREE.Color(BG);
@@ -441,17 +441,30 @@ window.tickreelView3d = (() => {
     if (frame && placeBlocks(frame.t, ctx.blockName)) V.dirty = true;
     if (!V.dirty) return;
     V.dirty = false;
-    place();
-    V.renderer.render(V.scene, V.camera);
+    render();
     V.frames++;
     const now = performance.now();
     V.ms += now - began;
     V.msFrames++;
+    V.drawings++;
+    V.drawMs += now - began;
     if (now - V.since > 1000) {
       V.fps = V.frames * 1000 / (now - V.since || 1);
       V.msMean = V.ms / Math.max(1, V.msFrames);
       V.frames = 0; V.since = now; V.ms = 0; V.msFrames = 0;
     }
+  }
+
+  function render() {
+    place();
+    V.renderer.render(V.scene, V.camera);
+  }
+
+  // Draws the view again at once (the drawing buffer is not kept once shown, so that nothing is
+  // copied per frame: who reads the canvas's pixels draws it first, in the same task).
+  function redraw() {
+    if (V.renderer) render();
+    return !!V.renderer;
   }
 
   function place() {
@@ -511,11 +524,12 @@ window.tickreelView3d = (() => {
   }
 
   // What the view holds (the browser test reads it). fps: frames drawn in the last second
-  // measured (a frame is drawn only when something changed); ms: the mean time of a drawing.
+  // measured (a frame is drawn only when something changed); ms: the mean time of a drawing
+  // (on this thread: the GPU's work is not in it); drawings, drawMs: their counts since opened.
   function state() {
     const f = V.on && V.frame;
     return {
-      on: V.on, ready: !!V.renderer, blocks: V.blockCount, blockFaces: V.blockFaces || 0, fps: V.fps, ms: V.msMean,
+      on: V.on, ready: !!V.renderer, blocks: V.blockCount, blockFaces: V.blockFaces || 0, fps: V.fps, ms: V.msMean, drawings: V.drawings, drawMs: V.drawMs,
       blockAt: V.shownBlocks.slice(0, 100).map((e) => [e[1], e[2], e[3], e[4]]),
       figures: f ? f.e.map((e) => [e[0], e[1], e[2], e[3]]) : [],
       labels: V.labels ? V.labels.count : 0,
@@ -526,5 +540,5 @@ window.tickreelView3d = (() => {
   // Points the camera at p from `dist` blocks away.
   function lookAt(p, dist) { V.orbit.target = p.slice(); if (dist) V.orbit.dist = dist; V.dirty = true; }
 
-  return { open, close, draw, setEdits, project, pick, wire, state, lookAt, isOn: () => V.on, editsOf: () => V.editsRec };
+  return { open, close, draw, redraw, setEdits, project, pick, wire, state, lookAt, isOn: () => V.on, editsOf: () => V.editsRec };
 })();

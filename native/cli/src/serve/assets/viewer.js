@@ -11,6 +11,7 @@
   const MAX_BLOCKS = 48;    // blocks kept in memory
   const TRAIL = 100;        // ticks of trail behind each marker
   const TRAIL_STEP = 2;
+  const FADES = 5;          // trail fading bands
   const JUMP = 16;          // a trail step longer than this (blocks) is a teleport: not joined
   const params = new URLSearchParams(location.search);
   const token = params.get('token');
@@ -546,22 +547,31 @@
 
   function drawEntities(frame) {
     const t = frame.t;
-    // trails: positions over the last TRAIL ticks from the cached frames, fading out
+    // trails: positions over the last TRAIL ticks from the cached frames, fading out (in
+    // FADES bands, each one stroke per entity)
     ctx.lineWidth = 2;
+    const band = TRAIL / FADES;
     for (const e of frame.e) {
-      let prev = null;
+      let prev = null, open = -1;
+      ctx.strokeStyle = colorOf(e[0]);
       for (let k = TRAIL; k >= 0; k -= TRAIL_STEP) {
         const f = k === 0 ? frame : frameAt(t - k);
         const p = f && f.byId.get(e[0]);
         if (!p) { prev = null; continue; }
         if (prev && Math.hypot(p[1] - prev[1], p[3] - prev[3]) < JUMP) {
-          ctx.strokeStyle = colorOf(e[0]);
-          ctx.globalAlpha = 0.6 * (1 - k / TRAIL);
-          const [a, b] = toScreen(prev[1], prev[3]), [c, d] = toScreen(p[1], p[3]);
-          ctx.beginPath(); ctx.moveTo(a, b); ctx.lineTo(c, d); ctx.stroke();
+          const b = Math.min(FADES - 1, Math.floor((TRAIL - k) / band));
+          if (b !== open) {
+            if (open >= 0) ctx.stroke();
+            open = b;
+            ctx.globalAlpha = 0.6 * (b + 1) / FADES;
+            ctx.beginPath();
+          }
+          const [a, c] = toScreen(prev[1], prev[3]), [d, g] = toScreen(p[1], p[3]);
+          ctx.moveTo(a, c); ctx.lineTo(d, g);
         }
         prev = p;
       }
+      if (open >= 0) ctx.stroke();
     }
     ctx.globalAlpha = 1;
     ctx.font = '12px system-ui, sans-serif';
@@ -816,6 +826,8 @@
       return q && [r.left + q[0], r.top + q[1]];
     },
     lookAt3d: (p, dist) => { View3d.lookAt(p, dist); return true; },
+    // draws the 3D view at once (to read its pixels in the same task)
+    redraw3d: () => View3d.redraw(),
     // where entity id is drawn on the map, in the page's coordinates (the browser test clicks it)
     screenOf: (id) => {
       const f = frameAt(S.tick), e = f && f.byId.get(id);
