@@ -846,7 +846,12 @@ fn the_3d_view_draws_a_hundred_entities_and_ten_thousand_blocks() {
     let count = |b: &mut Browser| {
         let v = b.eval("window.tickreelViewer.view3d()");
         let page = state(b)["drawn"].as_f64().unwrap();
-        (Instant::now(), v["drawings"].as_f64().unwrap(), v["drawMs"].as_f64().unwrap(), page)
+        (
+            Instant::now(),
+            v["drawings"].as_f64().unwrap(),
+            v["drawMs"].as_f64().unwrap(),
+            page,
+        )
     };
     std::thread::sleep(Duration::from_millis(1000));
     let (t0, d0, ms0, p0) = count(&mut b);
