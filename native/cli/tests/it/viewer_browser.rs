@@ -668,6 +668,35 @@ fn a_moderator_works_through_reports_and_sees_what_happened() {
         let tip = b.eval("document.getElementById('mark-tip').textContent");
         assert!(tip.as_str().unwrap().contains(want), "{kind}: {tip}");
     }
+    // the stone placed at tick 50 is on the map from then on, drawn where it lies
+    let map_pixel = |b: &mut Browser| -> Vec<u64> {
+        b.eval(
+            "(() => { const [x, y] = window.tickreelViewer.mapPoint(3.5, 4.5); \
+             return [...document.getElementById('map').getContext('2d') \
+             .getImageData(Math.round(x), Math.round(y), 1, 1).data]; })()",
+        )
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c.as_u64().unwrap())
+        .collect()
+    };
+    b.eval("window.tickreelViewer.seek(45)");
+    wait_for(&mut b, "window.tickreelViewer.state().shownTick === 45");
+    assert_eq!(state(&mut b)["mapBlocks"], json!([]));
+    let before = map_pixel(&mut b);
+    assert!(
+        before[..3].iter().all(|&c| c <= 0x50),
+        "no block before tick 50: {before:?}"
+    );
+    b.eval("window.tickreelViewer.seek(55)");
+    wait_for(&mut b, "window.tickreelViewer.state().shownTick === 55");
+    assert_eq!(state(&mut b)["mapBlocks"], json!([[3, 65, 4, 1]]));
+    let after = map_pixel(&mut b);
+    assert!(
+        after[..3].iter().any(|&c| c > 0x50),
+        "the block is drawn on the map: {after:?}"
+    );
     let (x, y) = mark_point(&mut b, 70, "chat");
     click(&mut b, x, y);
     wait_for(&mut b, "window.tickreelViewer.state().shownTick === 70");
