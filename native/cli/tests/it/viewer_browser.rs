@@ -762,8 +762,8 @@ fn a_moderator_works_through_reports_and_sees_what_happened() {
             "(() => {{ window.tickreelViewer.redraw3d(); \
              const [x, y] = window.tickreelViewer.project3d({p}); \
              const c = document.getElementById('view3d'); const r = c.getBoundingClientRect(); \
-             const o = document.createElement('canvas'); o.width = c.width; o.height = c.height; \
-             const g = o.getContext('2d'); g.drawImage(c, 0, 0); \
+             const o = document.createElement('canvas'); o.width = c.clientWidth; o.height = c.clientHeight; \
+             const g = o.getContext('2d'); g.drawImage(c, 0, 0, o.width, o.height); \
              return [...g.getImageData(Math.round(x - r.left), Math.round(y - r.top), 1, 1).data]; }})()"
         ))
         .as_array()
@@ -847,7 +847,7 @@ fn a_moderator_works_through_reports_and_sees_what_happened() {
 #[test]
 fn the_3d_view_draws_a_hundred_entities_and_ten_thousand_blocks() {
     let dir = tempfile::tempdir().unwrap();
-    simulate(&dir.path().join("crowd.reel"), 100, 1200);
+    simulate(&dir.path().join("crowd.reel"), 100, 1600);
     let s = Server::start(&[dir.path().to_str().unwrap(), "--listen", "127.0.0.1:0"]);
     let mut b = browser();
     b.open(&format!("{}/?rec=crowd.reel", s.base)).unwrap();
@@ -882,18 +882,28 @@ fn the_3d_view_draws_a_hundred_entities_and_ten_thousand_blocks() {
             page,
         )
     };
-    std::thread::sleep(Duration::from_millis(1000));
-    let (t0, d0, ms0, p0) = count(&mut b);
-    std::thread::sleep(Duration::from_millis(4000));
-    let (t1, d1, ms1, p1) = count(&mut b);
-    assert!(state(&mut b)["playing"].as_bool().unwrap(), "still playing");
-    let secs = (t1 - t0).as_secs_f64();
-    let fps = (d1 - d0) / secs;
-    let ms = (ms1 - ms0) / (d1 - d0).max(1.0);
-    eprintln!(
-        "3D view, 100 entities and 10,000 blocks at 4x: {fps:.1} frames/s drawn ({:.1} page frames/s), {ms:.1} ms a drawing on the page's thread",
-        (p1 - p0) / secs
-    );
+    // at full resolution, then as the view adapts it (after 3 s to settle)
+    let measure = |b: &mut Browser, settle: u64, what: &str| -> f64 {
+        std::thread::sleep(Duration::from_millis(settle));
+        let (t0, d0, ms0, p0) = count(b);
+        std::thread::sleep(Duration::from_millis(3000));
+        let (t1, d1, ms1, p1) = count(b);
+        assert!(state(b)["playing"].as_bool().unwrap(), "still playing");
+        let secs = (t1 - t0).as_secs_f64();
+        let fps = (d1 - d0) / secs;
+        let ms = (ms1 - ms0) / (d1 - d0).max(1.0);
+        eprintln!(
+            "3D view, 100 entities and 10,000 blocks at 4x, {what}: {fps:.1} frames/s drawn \
+             ({:.1} page frames/s), {ms:.1} ms a drawing on the page's thread, resolution {}",
+            (p1 - p0) / secs,
+            b.eval("window.tickreelViewer.view3d().resolution")
+        );
+        fps
+    };
+    b.eval("window.tickreelView3d.setResolution(1)");
+    let fps = measure(&mut b, 500, "full resolution");
+    b.eval("window.tickreelView3d.setResolution(null)");
+    measure(&mut b, 3000, "adaptive resolution");
     let v = b.eval("window.tickreelViewer.view3d()");
     // the same playback on the map alone: what the page reaches without the 3D view (on a
     // loaded machine the page's own frame rate bounds the 3D view's)

@@ -32,7 +32,7 @@ window.tickreelView3d = (() => {
     atlas: null, blocks: null, edits: [], editsRec: null, blockTick: null,
     blockCount: 0, blockColors: new Map(), entityColors: new Map(), shownBlocks: [],
     orbit: { az: Math.PI / 4, el: 0.55, dist: 30, target: null },
-    dirty: true, frames: 0, since: 0, fps: null, ms: 0, msFrames: 0, msMean: null, drawings: 0, drawMs: 0,
+    resolution: 1, adaptive: true, calls: 0, dirty: true, frames: 0, since: 0, fps: null, ms: 0, msFrames: 0, msMean: null, drawings: 0, drawMs: 0,
   };
   let M = null, C = null; // scratch matrix and colour, made once
 
@@ -409,8 +409,10 @@ window.tickreelView3d = (() => {
   function draw(canvas, frame, ctx) {
     if (!V.on || !V.renderer) return;
     const began = performance.now();
+    V.calls++;
     const w = canvas.clientWidth, h = canvas.clientHeight;
-    if (canvas.width !== w || canvas.height !== h) {
+    if (canvas.width !== Math.floor(w * V.resolution) || canvas.height !== Math.floor(h * V.resolution)) {
+      V.renderer.setPixelRatio(V.resolution);
       V.renderer.setSize(w, h, false);
       V.camera.aspect = w / Math.max(1, h);
       V.camera.updateProjectionMatrix();
@@ -450,9 +452,24 @@ window.tickreelView3d = (() => {
     V.drawMs += now - began;
     if (now - V.since > 1000) {
       V.fps = V.frames * 1000 / (now - V.since || 1);
+      adapt(V.fps, V.frames / Math.max(1, V.calls));
+      V.calls = 0;
       V.msMean = V.ms / Math.max(1, V.msFrames);
       V.frames = 0; V.since = now; V.ms = 0; V.msFrames = 0;
     }
+  }
+
+  // Resolution follows the frame rate: when every animation frame has something new to draw
+  // (`busy`: the share of calls that drew) and fewer than MIN_FPS are drawn a second, the view
+  // draws at fewer pixels (down to MIN_RESOLUTION of the canvas's); when it draws more than
+  // EASY_FPS, at more again. Software WebGL is bound by the pixels it fills.
+  const MIN_FPS = 30, EASY_FPS = 45, MIN_RESOLUTION = 0.5;
+  function adapt(fps, busy) {
+    if (!V.adaptive || busy < 0.9) return;
+    let k = V.resolution;
+    if (fps < MIN_FPS) k = Math.max(MIN_RESOLUTION, k * 0.8);
+    else if (fps > EASY_FPS) k = Math.min(1, k * 1.25);
+    if (k !== V.resolution) { V.resolution = k; V.dirty = true; }
   }
 
   function render() {
@@ -529,7 +546,7 @@ window.tickreelView3d = (() => {
   function state() {
     const f = V.on && V.frame;
     return {
-      on: V.on, ready: !!V.renderer, blocks: V.blockCount, blockFaces: V.blockFaces || 0, fps: V.fps, ms: V.msMean, drawings: V.drawings, drawMs: V.drawMs,
+      on: V.on, ready: !!V.renderer, blocks: V.blockCount, blockFaces: V.blockFaces || 0, fps: V.fps, ms: V.msMean, resolution: V.resolution, drawings: V.drawings, drawMs: V.drawMs,
       blockAt: V.shownBlocks.slice(0, 100).map((e) => [e[1], e[2], e[3], e[4]]),
       figures: f ? f.e.map((e) => [e[0], e[1], e[2], e[3]]) : [],
       labels: V.labels ? V.labels.count : 0,
@@ -537,8 +554,17 @@ window.tickreelView3d = (() => {
       orbit: Object.assign({}, V.orbit),
     };
   }
+  // Draws at `k` times the canvas's CSS pixels (0.25..=1), or (k null) adapts it to the frame
+  // rate again.
+  function setResolution(k) {
+    V.adaptive = k === null || k === undefined;
+    if (!V.adaptive) V.resolution = Math.max(0.25, Math.min(1, Number(k) || 1));
+    V.dirty = true;
+    return V.resolution;
+  }
+
   // Points the camera at p from `dist` blocks away.
   function lookAt(p, dist) { V.orbit.target = p.slice(); if (dist) V.orbit.dist = dist; V.dirty = true; }
 
-  return { open, close, draw, redraw, setEdits, project, pick, wire, state, lookAt, isOn: () => V.on, editsOf: () => V.editsRec };
+  return { open, close, draw, redraw, setResolution, setEdits, project, pick, wire, state, lookAt, isOn: () => V.on, editsOf: () => V.editsRec };
 })();
