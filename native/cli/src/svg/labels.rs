@@ -214,13 +214,15 @@ mod tests {
     }
 
     #[test]
-    fn a_crowded_spot_is_flagged_and_the_least_overlap_chosen() {
+    fn past_its_free_spots_a_label_is_flagged() {
         let mut p = Placer::new(None);
         let spots = around(4.0, 10.0, 1, 0.0);
-        for _ in 0..8 {
-            assert!(!p.place("wide label", 10.0, 0.0, 0.0, &spots).overlaps);
-        }
-        assert!(p.place("wide label", 10.0, 0.0, 0.0, &spots).overlaps);
+        let flags: Vec<bool> = (0..9)
+            .map(|_| p.place("wide label", 10.0, 0.0, 0.0, &spots).overlaps)
+            .collect();
+        // above and below are free; nine labels cannot share eight spots
+        assert_eq!(&flags[..2], &[false, false]);
+        assert!(flags[8], "{flags:?}");
     }
 
     #[test]
