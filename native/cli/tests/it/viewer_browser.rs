@@ -748,6 +748,9 @@ fn a_moderator_works_through_reports_and_sees_what_happened() {
     );
     let v = b.eval("window.tickreelViewer.view3d()");
     assert_eq!(v["blockAt"], json!([[3, 65, 4, 1]]), "{v}");
+    // Alice and Bob are labelled; a block alone shows its six faces
+    assert_eq!(v["labels"], 2, "{v}");
+    assert_eq!(v["blockFaces"], 6, "{v}");
     let alice = v["figures"]
         .as_array()
         .unwrap()
@@ -787,6 +790,21 @@ fn a_moderator_works_through_reports_and_sees_what_happened() {
     );
     let body = pixel(&mut b, "[6.0, 64.9, 0.0]");
     assert!(lit(&body), "Alice is drawn where she stands: {body:?}");
+    // her label above her head: white text (nothing else there is white)
+    let white = b.eval(
+        "(() => { window.tickreelViewer.redraw3d(); \
+         const [x, y] = window.tickreelViewer.project3d([6.0, 66.4, 0.0]); \
+         const c = document.getElementById('view3d'); const r = c.getBoundingClientRect(); \
+         const o = document.createElement('canvas'); o.width = c.clientWidth; o.height = c.clientHeight; \
+         const g = o.getContext('2d'); g.drawImage(c, 0, 0, o.width, o.height); \
+         const d = g.getImageData(Math.round(x - r.left) - 30, Math.round(y - r.top) - 8, 60, 16).data; \
+         let n = 0; for (let i = 0; i < d.length; i += 4) if (d[i] > 0xd0 && d[i + 1] > 0xd0 && d[i + 2] > 0xd0) n++; \
+         return n; })()",
+    );
+    assert!(
+        white.as_u64().unwrap() > 10,
+        "Alice's label: {white} white pixels"
+    );
     assert!(screenshot(&mut b, &shots.join("view3d.png")) > 5000);
     // before tick 50 the block is not there
     b.eval("window.tickreelViewer.seek(40)");
