@@ -2,13 +2,15 @@
 //! live delta of a run against a ghost, as a chart. The run is fed tick by tick, at its recorded
 //! positions, to the core's [`LiveDelta`] as a live player would be, and each checkpoint it crosses
 //! to [`LiveSplits`]; the chart shows the delta over the run (above zero: behind the ghost, below:
-//! ahead) and each split with its difference. It is the raw delta: the hysteresis that keeps a
+//! ahead) and each split with its difference, its label in the first row near the top where it
+//! overlaps no other ([`crate::svg::labels`]). It is the raw delta: the hysteresis that keeps a
 //! HUD's number from flickering (`DeltaReading::shown_ticks`) would draw a staircase.
 
 use std::sync::Arc;
 
 use tickreel::ghost::{GhostCursor, GhostTrack, LiveDelta, LiveSplits, SignedSeconds};
 
+use crate::svg::labels::{Anchor, Placer, Rect, Spot};
 use crate::svg::simplify::{Pt, simplify};
 use crate::svg::{Frame, num, page};
 
@@ -150,8 +152,14 @@ pub fn draw(series: &DeltaSeries, title: &str) -> String {
             ("d", &d),
         ],
     );
+    let mut placer = Placer::new(Some(Rect {
+        x0: LEFT,
+        y0: TOP,
+        x1: LEFT + WIDTH,
+        y1: TOP + HEIGHT,
+    }));
     svg.open("g", &[("id", "splits")]);
-    for (k, &(cp, tick, secs)) in series.splits.iter().enumerate() {
+    for &(cp, tick, secs) in &series.splits {
         let x = frame.px(f64::from(tick) / series.tick_rate);
         let y = frame.py(secs);
         let class = if SignedSeconds::new(secs).negative {
@@ -187,26 +195,35 @@ pub fn draw(series: &DeltaSeries, title: &str) -> String {
             ],
         );
         svg.leaf("circle", &[("cx", &num(x)), ("cy", &num(y)), ("r", "3.5")]);
-        // labels alternate between two rows so that close splits stay readable
-        let ly = TOP + 12.0 + if k % 2 == 0 { 0.0 } else { 13.0 };
-        // near the right edge the label goes left of its line
-        let (lx, anchor) = if x > LEFT + WIDTH - 90.0 {
-            (x - 3.0, "end")
-        } else {
-            (x + 3.0, "start")
-        };
+        // the first free row from the top, right of its line or left of it
+        let text = format!("#{cp} {shown}");
+        let l = placer.place(&text, 11.0, x, TOP, &split_spots());
         svg.text(
             "text",
             &[
-                ("x", &num(lx)),
-                ("y", &num(ly)),
-                ("text-anchor", anchor),
+                ("class", "label"),
+                ("x", &num(l.x)),
+                ("y", &num(l.y)),
+                ("text-anchor", l.anchor.svg()),
                 ("stroke", "none"),
             ],
-            &format!("#{cp} {shown}"),
+            &text,
         );
         svg.close();
     }
     svg.close();
     svg.finish()
+}
+
+/// Rows a split's label may take, from the top of the chart down.
+const SPLIT_ROWS: usize = 24;
+
+/// The spots a split's label is tried at: each row from the top, right of its line then left.
+fn split_spots() -> Vec<Spot> {
+    (0..SPLIT_ROWS)
+        .flat_map(|row| {
+            let dy = 12.0 + 13.0 * row as f64;
+            [(3.0, Anchor::Start), (-3.0, Anchor::End)].map(|(dx, anchor)| Spot { dx, dy, anchor })
+        })
+        .collect()
 }

@@ -3,8 +3,11 @@
 //! plane (x to the right, z downwards: north is up), one `<path>` per entity whose stretches are
 //! separate subpaths, so a teleport is a jump (a ring where it left, a triangle where it landed),
 //! never a line; checkpoints as numbered flags; world events where they happened (a square on each
-//! block an entity changed, a cross where it hit, a speech mark where it chatted); a legend with the registered names; axes in blocks
-//! and a scale bar. Paths are read by [`super::render_paths`] and simplified to a fraction of a
+//! block an entity changed, a cross where it hit, a speech mark where it chatted); on a
+//! shadow-play report, where the reported player started, ended and stood at the report tick; a
+//! legend with every registered name first, then unnamed entities up to [`LEGEND_ENTRIES`] and a
+//! line counting the rest; labels placed so that they do not overlap ([`crate::svg::labels`]);
+//! axes in blocks and a scale bar. Paths are read by [`super::render_paths`] and simplified to a fraction of a
 //! pixel (`--tolerance`), so an hour of a full server stays a small file.
 
 use std::collections::{BTreeSet, HashMap};
@@ -17,6 +20,7 @@ use tickreel::Error;
 use super::Out;
 use super::render_paths::{EntityPath, Paths, WorldKind, collect};
 use crate::svg::axis::nice_step;
+use crate::svg::labels::{Placer, Rect, around};
 use crate::svg::simplify::{Pt, simplify};
 use crate::svg::{Frame, Svg, colour, num, num1, page};
 
@@ -50,8 +54,11 @@ pub struct Args {
 
 /// Points drawn over all paths at most: past it the tolerance doubles until the drawing fits.
 pub const MAX_DRAWN_POINTS: usize = 50_000;
-/// Entities named in the legend at most (the rest are counted).
+/// Legend entries at most for entities without a name (every named entity is listed first, up to
+/// [`LEGEND_NAMED`]; the rest are counted in one line).
 pub const LEGEND_ENTRIES: usize = 40;
+/// Named entities listed in the legend at most (a file may name millions).
+pub const LEGEND_NAMED: usize = 2000;
 /// Teleports listed in an entity's tooltip at most.
 const TITLED: usize = 5;
 
@@ -66,7 +73,9 @@ const STYLE: &str = ".path{fill:none;stroke-width:1.6;\
 stroke-linejoin:round;stroke-linecap:round}.dots{fill:none;stroke-width:5;stroke-linecap:round}.teleport-from{fill:#fff;stroke-width:1.5}\
 .checkpoint rect{stroke:#222;stroke-width:.8}.checkpoint text{font-size:9px;font-weight:bold}\
 .scale line{stroke:#222;stroke-width:2}.world-block{fill:none;stroke-width:1.2}.world-hit{fill:none;stroke-width:1.8}\
-.world-chat{stroke:#222;stroke-width:.6}";
+.world-chat{stroke:#222;stroke-width:.6}.report-start{fill:#2e7d32;stroke:#fff;stroke-width:1.5}\
+.report-end{fill:#222;stroke:#fff;stroke-width:1.5}.report-tick{fill:none;stroke:#d50000;stroke-width:2.5}\
+.report-mark text{font-weight:bold}";
 
 pub fn run(a: Args, out: &mut Out) -> tickreel::Result<()> {
     if !(64..=8192).contains(&a.size) {
@@ -103,7 +112,15 @@ pub fn run(a: Args, out: &mut Out) -> tickreel::Result<()> {
         paths.to,
         f64::from(paths.to - paths.from) / reader.tick_rate()
     );
-    let drawing = draw(&paths, &names, &title, f64::from(a.size), a.tolerance);
+    let report = report_of(&reader, &paths);
+    let drawing = draw(
+        &paths,
+        &names,
+        &title,
+        f64::from(a.size),
+        a.tolerance,
+        report.as_ref(),
+    );
     crate::svg::save(&a.out, &[&a.file], a.force, &drawing.svg)?;
     writeln!(
         out,
@@ -127,6 +144,40 @@ pub struct Drawing {
     pub checkpoints: usize,
     /// Blocks changed, hits and chat lines marked.
     pub world_marks: usize,
+}
+
+/// What a shadow-play report's map marks: the reported player and where it stood at the report
+/// tick (when that tick is drawn).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ReportMarks {
+    pub player: u32,
+    pub tick: u32,
+    pub at: Option<Pt>,
+}
+
+/// The report a file holds (its user metadata's report compound, FORMAT.md), if any: the
+/// reported player, the report tick and the player's position then (from a seek to it).
+fn report_of(reader: &tickreel::play::Reader, paths: &Paths) -> Option<ReportMarks> {
+    let meta = reader.metadata();
+    let Some(fastnbt::Value::Compound(c)) = meta.user.get(tickreel::shadow::REPORT_KEY) else {
+        return None;
+    };
+    let int = |k: &str| match c.get(k) {
+        Some(fastnbt::Value::Int(v)) => u32::try_from(*v).ok(),
+        _ => None,
+    };
+    let (player, tick) = (int("player")?, int("report_tick")?);
+    let at = (paths.from..=paths.to)
+        .contains(&tick)
+        .then(|| reader.seek(tick).ok())
+        .flatten()
+        .and_then(|s| {
+            s.entities
+                .iter()
+                .find(|e| e.id == player)
+                .map(|e| [e.pose.x_f64(), e.pose.z_f64()])
+        });
+    Some(ReportMarks { player, tick, at })
 }
 
 /// The name shown for an entity.
@@ -180,6 +231,7 @@ pub fn draw(
     title: &str,
     size: f64,
     tolerance_px: f64,
+    report: Option<&ReportMarks>,
 ) -> Drawing {
     let (xr, zr) = bounds(paths);
     let frame = Frame {
@@ -191,7 +243,8 @@ pub fn draw(
         y_range: zr,
         y_up: false,
     };
-    let entries = paths.entities.len().min(LEGEND_ENTRIES) as f64 + 9.0;
+    let listed = legend_entries(paths, names);
+    let entries = listed.len() as f64 + 9.0 + if report.is_some() { 3.0 } else { 0.0 };
     let width = LEFT + size + 16.0 + LEGEND;
     let height = (TOP + size + BOTTOM).max(TOP + entries * ROW + 60.0);
     let mut svg = page(width, height, title, title, LEFT, STYLE);
@@ -206,6 +259,14 @@ pub fn draw(
         checkpoints: 0,
         world_marks: 0,
     };
+    // labels may not cover each other nor leave the map
+    let mut placer = Placer::new(Some(Rect {
+        x0: frame.left,
+        y0: frame.top,
+        x1: frame.left + frame.width,
+        y1: frame.top + frame.height,
+    }));
+    let cp_spots = around(6.0, 9.0, 6, 10.0);
     svg.open("g", &[("id", "paths")]);
     for (n, (path, segs)) in paths.entities.values().zip(&stretches).enumerate() {
         let c = colour(n);
@@ -283,14 +344,17 @@ pub fn draw(
                     ("fill", "#ffd700"),
                 ],
             );
+            let text = m.index.to_string();
+            let l = placer.place(&text, 9.0, x, y, &cp_spots);
             svg.text(
                 "text",
                 &[
-                    ("x", &num(x)),
-                    ("y", &num(y - 7.0)),
-                    ("text-anchor", "middle"),
+                    ("class", "label"),
+                    ("x", &num(l.x)),
+                    ("y", &num(l.y)),
+                    ("text-anchor", l.anchor.svg()),
                 ],
-                &m.index.to_string(),
+                &text,
             );
             svg.close();
         }
@@ -301,9 +365,112 @@ pub fn draw(
         svg.close();
     }
     svg.close();
-    legend(&mut svg, paths, names, &frame, step);
+    if let Some(r) = report {
+        report_marks(&mut svg, &frame, paths, r, &mut placer);
+    }
+    legend(
+        &mut svg,
+        paths,
+        &listed,
+        names,
+        &frame,
+        step,
+        report.is_some(),
+    );
     drawn.svg = svg.finish();
     drawn
+}
+
+/// A report's marks, over the paths: where the reported player's path starts (a green dot) and
+/// ends (a black square) and where it stood at the report tick (a red ring), each labelled.
+fn report_marks(svg: &mut Svg, frame: &Frame, paths: &Paths, r: &ReportMarks, placer: &mut Placer) {
+    let path = paths.entities.get(&r.player);
+    let start = path.and_then(|p| p.segments.first()?.first().copied());
+    let end = path.and_then(|p| p.segments.last()?.last().copied());
+    svg.open(
+        "g",
+        &[
+            ("id", "report-marks"),
+            ("data-entity", &r.player.to_string()),
+            ("data-tick", &r.tick.to_string()),
+        ],
+    );
+    // the marks first, so that no label covers one
+    let marks: Vec<(&str, Pt, String)> = [
+        (
+            "report-start",
+            start,
+            format!("start (tick {})", paths.from),
+        ),
+        ("report-end", end, format!("end (tick {})", paths.to)),
+        ("report-tick", r.at, format!("report (tick {})", r.tick)),
+    ]
+    .into_iter()
+    .filter_map(|(c, p, t)| Some((c, p?, t)))
+    .collect();
+    for (_, p, _) in &marks {
+        let (x, y) = (frame.px(p[0]), frame.py(p[1]));
+        placer.reserve(Rect {
+            x0: x - 8.0,
+            y0: y - 8.0,
+            x1: x + 8.0,
+            y1: y + 8.0,
+        });
+    }
+    let spots = around(11.0, 11.0, 8, 12.0);
+    for (class, p, text) in &marks {
+        let (x, y) = (frame.px(p[0]), frame.py(p[1]));
+        svg.open(
+            "g",
+            &[
+                ("class", &format!("report-mark {class}")),
+                ("data-x", &num(p[0])),
+                ("data-z", &num(p[1])),
+            ],
+        );
+        svg.text("title", &[], text);
+        match *class {
+            "report-start" => svg.leaf("circle", &[("cx", &num(x)), ("cy", &num(y)), ("r", "5.5")]),
+            "report-end" => svg.leaf(
+                "rect",
+                &[
+                    ("x", &num(x - 5.0)),
+                    ("y", &num(y - 5.0)),
+                    ("width", "10"),
+                    ("height", "10"),
+                ],
+            ),
+            _ => svg.leaf("circle", &[("cx", &num(x)), ("cy", &num(y)), ("r", "8")]),
+        }
+        let l = placer.place(text, 11.0, x, y, &spots);
+        svg.text(
+            "text",
+            &[
+                ("class", "label"),
+                ("x", &num(l.x)),
+                ("y", &num(l.y)),
+                ("text-anchor", l.anchor.svg()),
+            ],
+            text,
+        );
+        svg.close();
+    }
+    svg.close();
+}
+
+/// The entities the legend lists, in order: every named one (up to [`LEGEND_NAMED`]), then
+/// unnamed ones up to [`LEGEND_ENTRIES`]; with each its colour's index (its place among the
+/// paths).
+fn legend_entries(paths: &Paths, names: &HashMap<u32, String>) -> Vec<(usize, u32)> {
+    let all = paths.entities.values().enumerate().map(|(n, p)| (n, p.id));
+    let named = all
+        .clone()
+        .filter(|(_, id)| names.contains_key(id))
+        .take(LEGEND_NAMED);
+    let unnamed = all
+        .filter(|(_, id)| !names.contains_key(id))
+        .take(LEGEND_ENTRIES);
+    named.chain(unnamed).collect()
 }
 
 /// An entity's world events in one group per kind (`data-ticks` lists their ticks): a square
@@ -409,7 +576,15 @@ fn teleports(svg: &mut Svg, frame: &Frame, path: &EntityPath, name: &str, c: &st
 }
 
 /// The legend beside the map: one entry per entity, the symbols, and a scale bar of one grid step.
-fn legend(svg: &mut Svg, paths: &Paths, names: &HashMap<u32, String>, frame: &Frame, step: f64) {
+fn legend(
+    svg: &mut Svg,
+    paths: &Paths,
+    listed: &[(usize, u32)],
+    names: &HashMap<u32, String>,
+    frame: &Frame,
+    step: f64,
+    report: bool,
+) {
     let x = frame.left + frame.width + 16.0;
     let mut y = frame.top + 10.0;
     svg.open("g", &[("id", "legend")]);
@@ -431,6 +606,11 @@ fn legend(svg: &mut Svg, paths: &Paths, names: &HashMap<u32, String>, frame: &Fr
     );
     svg.close();
     y += ROW * 1.5;
+    let report_symbols = [
+        ("start", "reported player: start"),
+        ("end", "reported player: end"),
+        ("report", "reported player at the report"),
+    ];
     for (sym, text) in [
         ("ring", "teleport: left here"),
         ("triangle", "teleport: landed here"),
@@ -438,7 +618,10 @@ fn legend(svg: &mut Svg, paths: &Paths, names: &HashMap<u32, String>, frame: &Fr
         ("block", "block changed"),
         ("hit", "hit"),
         ("chat", "chat line"),
-    ] {
+    ]
+    .into_iter()
+    .chain(report_symbols.into_iter().filter(|_| report))
+    {
         let (cx, cy) = (num(x + 6.0), num(y - 4.0));
         match sym {
             "ring" => svg.leaf(
@@ -482,6 +665,34 @@ fn legend(svg: &mut Svg, paths: &Paths, names: &HashMap<u32, String>, frame: &Fr
                     ("d", &format!("M{cx} {cy}m-3 -4h6v5h-4l-2 2Z")),
                 ],
             ),
+            "start" => svg.leaf(
+                "circle",
+                &[
+                    ("class", "report-start"),
+                    ("cx", &cx),
+                    ("cy", &cy),
+                    ("r", "5"),
+                ],
+            ),
+            "end" => svg.leaf(
+                "rect",
+                &[
+                    ("class", "report-end"),
+                    ("x", &num(x + 1.0)),
+                    ("y", &num(y - 9.0)),
+                    ("width", "10"),
+                    ("height", "10"),
+                ],
+            ),
+            "report" => svg.leaf(
+                "circle",
+                &[
+                    ("class", "report-tick"),
+                    ("cx", &cx),
+                    ("cy", &cy),
+                    ("r", "5"),
+                ],
+            ),
             _ => svg.leaf(
                 "rect",
                 &[
@@ -498,13 +709,10 @@ fn legend(svg: &mut Svg, paths: &Paths, names: &HashMap<u32, String>, frame: &Fr
         y += ROW;
     }
     y += ROW / 2.0;
-    for (n, path) in paths.entities.values().enumerate().take(LEGEND_ENTRIES) {
+    for &(n, id) in listed {
         svg.open(
             "g",
-            &[
-                ("class", "legend-entry"),
-                ("data-entity", &path.id.to_string()),
-            ],
+            &[("class", "legend-entry"), ("data-entity", &id.to_string())],
         );
         svg.leaf(
             "rect",
@@ -519,17 +727,17 @@ fn legend(svg: &mut Svg, paths: &Paths, names: &HashMap<u32, String>, frame: &Fr
         svg.text(
             "text",
             &[("x", &num(x + 18.0)), ("y", &num(y))],
-            &label(path.id, names),
+            &label(id, names),
         );
         svg.close();
         y += ROW;
     }
-    let more = paths.entities.len().saturating_sub(LEGEND_ENTRIES);
+    let more = paths.entities.len().saturating_sub(listed.len());
     if more > 0 {
         svg.text(
             "text",
             &[("class", "legend-more"), ("x", &num(x)), ("y", &num(y))],
-            &format!("and {more} more entities"),
+            &format!("+{more} more"),
         );
     }
     svg.close();

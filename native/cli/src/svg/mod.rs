@@ -1,9 +1,11 @@
 //! Pictures without a browser: a small SVG writer ([`writer`], every text and attribute escaped),
-//! axes and scales ([`axis`]), polyline simplification ([`simplify`]) and colours ([`colour`]).
+//! axes and scales ([`axis`]), polyline simplification ([`simplify`]), labels placed so that
+//! they do not overlap ([`labels`]) and colours ([`colour`]).
 //! `tickreel render` and `tickreel ghost --plot` draw with it; [`save`] writes a document to a
 //! file the way every command that writes does.
 
 pub mod axis;
+pub mod labels;
 pub mod simplify;
 pub mod writer;
 

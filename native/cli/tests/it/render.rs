@@ -13,7 +13,9 @@ use tickreel::format::EntityInfo;
 use tickreel::record::{ChunkPolicy, ReelOptions, ReelWriter};
 use tickreel::{Event, Pose};
 
-use crate::svg::{El, count_points, parse, paths, stretches, teleport_ticks};
+use crate::svg::{
+    El, assert_no_overlap, count_points, label_boxes, parse, paths, stretches, teleport_ticks,
+};
 
 // ---------------------------------------------------------------- running the binary
 
@@ -339,6 +341,203 @@ fn names_from_the_recording_are_escaped() {
     );
 }
 
+/// 60 entities standing in a row: 1..=50 without a name, 51..=60 named; entity 51 crosses
+/// checkpoints 0..=15 on one tick each while it barely moves.
+fn crowd_with_names(path: &Path) {
+    let mut w = ReelWriter::create(path, ReelOptions::default()).unwrap();
+    for id in 51..=60u32 {
+        w.register_entity(EntityInfo {
+            id,
+            kind: 1,
+            uuid: None,
+            name: Some(format!("Player{id}")),
+        })
+        .unwrap();
+    }
+    for t in 0..=20u32 {
+        let mut ev = Vec::new();
+        for id in 1..=60u32 {
+            let pose = Pose::from_f64(
+                f64::from(id) * 2.0 + f64::from(t) * 0.01,
+                64.0,
+                f64::from(t) * 0.5,
+                0.0,
+                0.0,
+            );
+            ev.push(if t == 0 {
+                Event::EntityAdd {
+                    entity: id,
+                    kind: 1,
+                    pose,
+                }
+            } else {
+                Event::Pose { entity: id, pose }
+            });
+        }
+        if t <= 15 {
+            ev.push(Event::Checkpoint {
+                entity: 51,
+                index: t,
+            });
+        }
+        w.write_tick(t, &ev).unwrap();
+    }
+    w.finish().unwrap();
+}
+
+#[test]
+fn the_legend_lists_every_named_player_first_and_counts_the_rest() {
+    let dir = tempfile::tempdir().unwrap();
+    let reel = dir.path().join("crowd.reel");
+    crowd_with_names(&reel);
+    let svg = render(&reel, &dir.path().join("c.svg"), &[]);
+    let legend: Vec<String> = svg
+        .find(|e| e.has_class("legend-entry"))
+        .iter()
+        .map(|e| e.attr("data-entity").to_string())
+        .collect();
+    // the ten named (ids above the first 40) first, then 40 unnamed, then a line for the rest
+    let want: Vec<String> = (51..=60).chain(1..=40).map(|i| i.to_string()).collect();
+    assert_eq!(legend, want);
+    let more = svg.find(|e| e.has_class("legend-more"));
+    assert_eq!(more.len(), 1);
+    assert_eq!(more[0].text, "+10 more");
+    // a legend entry keeps its path's colour
+    let p = paths(&svg);
+    for e in svg.find(|e| e.has_class("legend-entry")) {
+        let id: u32 = e.attr("data-entity").parse().unwrap();
+        let swatch = e.find(|r| r.name == "rect")[0].attr("fill");
+        assert_eq!(swatch, p[&id].attr("stroke"), "entity {id}");
+    }
+    // the legend fits in the picture
+    let height: f64 = svg.find(|e| e.name == "svg")[0]
+        .attr("height")
+        .parse()
+        .unwrap();
+    let last_y: f64 = more[0].attr("y").parse().unwrap();
+    assert!(last_y < height, "{last_y} in {height}");
+}
+
+#[test]
+fn checkpoint_labels_at_one_spot_do_not_overlap() {
+    let dir = tempfile::tempdir().unwrap();
+    let reel = dir.path().join("crowd.reel");
+    crowd_with_names(&reel);
+    let svg = render(&reel, &dir.path().join("c.svg"), &["--entity", "51"]);
+    let cps = svg.find(|e| e.has_class("checkpoint"));
+    assert_eq!(cps.len(), 16);
+    let boxes = label_boxes(&svg, |_| 9.0);
+    assert_eq!(boxes.len(), 16);
+    assert_no_overlap(&boxes);
+    // each label stays near its flag
+    for cp in cps {
+        let flag = cp.find(|e| e.name == "rect")[0];
+        let fx: f64 = flag.attr("x").parse::<f64>().unwrap() + 5.0;
+        let t = cp.find(|e| e.name == "text")[0];
+        let tx: f64 = t.attr("x").parse().unwrap();
+        assert!((tx - fx).abs() < 120.0, "{tx} far from {fx}");
+    }
+}
+
+#[test]
+fn a_report_map_marks_start_end_and_the_report_tick() {
+    let dir = tempfile::tempdir().unwrap();
+    let sim = dir.path().join("world.reel");
+    ok(tickreel(&[
+        "simulate",
+        "--out",
+        s(&sim),
+        "--ticks",
+        "400",
+        "--players",
+        "6",
+        "--shadow",
+    ]));
+    let report = dir.path().join("world.report.reel");
+    let r = tickreel::play::Reader::open_any(&report).unwrap();
+    let Some(fastnbt::Value::Compound(c)) = r.metadata().user.get("report") else {
+        panic!("no report compound");
+    };
+    let int = |k: &str| match c.get(k) {
+        Some(fastnbt::Value::Int(v)) => *v as u32,
+        other => panic!("{k}: {other:?}"),
+    };
+    let (player, tick) = (int("player"), int("report_tick"));
+    let seek = r.seek(tick).unwrap();
+    let at = seek.entities.iter().find(|e| e.id == player).unwrap();
+
+    let svg = render(&report, &dir.path().join("r.svg"), &[]);
+    let g = svg.find(|e| e.attr("id") == "report-marks");
+    assert_eq!(g.len(), 1);
+    assert_eq!(g[0].attr("data-entity"), player.to_string());
+    assert_eq!(g[0].attr("data-tick"), tick.to_string());
+    let mark = |class: &str| -> &El {
+        let m = g[0].find(|e| e.has_class(class));
+        assert_eq!(m.len(), 1, "{class}");
+        m[0]
+    };
+    let xz = |m: &El| -> (f64, f64) {
+        (
+            m.attr("data-x").parse().unwrap(),
+            m.attr("data-z").parse().unwrap(),
+        )
+    };
+    // the report mark is where Reader::seek puts the player at the report tick
+    let (x, z) = xz(mark("report-tick"));
+    assert!(
+        (x - at.pose.x_f64()).abs() < 0.01 && (z - at.pose.z_f64()).abs() < 0.01,
+        "{x} {z} vs {:?}",
+        at.pose
+    );
+    assert!(
+        mark("report-tick").find(|e| e.name == "text")[0]
+            .text
+            .contains(&format!("tick {tick}"))
+    );
+    // start and end are the ends of the player's path
+    let p = paths(&svg);
+    let st = stretches(p[&player].attr("d"));
+    let (first, last) = (st[0][0], *st.last().unwrap().last().unwrap());
+    let circle = mark("report-start").find(|e| e.name == "circle")[0];
+    let c: (f64, f64) = (
+        circle.attr("cx").parse().unwrap(),
+        circle.attr("cy").parse().unwrap(),
+    );
+    assert!(
+        (c.0 - first[0]).abs() < 0.2 && (c.1 - first[1]).abs() < 0.2,
+        "{c:?} {first:?}"
+    );
+    let rect = mark("report-end").find(|e| e.name == "rect")[0];
+    let e: (f64, f64) = (
+        rect.attr("x").parse::<f64>().unwrap() + 5.0,
+        rect.attr("y").parse::<f64>().unwrap() + 5.0,
+    );
+    assert!(
+        (e.0 - last[0]).abs() < 0.2 && (e.1 - last[1]).abs() < 0.2,
+        "{e:?} {last:?}"
+    );
+    // the legend explains them; the labels do not overlap
+    let legend = svg.find(|e| e.attr("id") == "legend")[0];
+    assert!(
+        legend
+            .find(|t| t.name == "text")
+            .iter()
+            .any(|t| t.text == "reported player at the report")
+    );
+    let boxes = label_boxes(&svg, |t| {
+        if t.text.starts_with(char::is_numeric) {
+            9.0
+        } else {
+            11.0
+        }
+    });
+    assert_no_overlap(&boxes);
+
+    // a recording that is not a report has no report marks
+    let svg = render(&sim, &dir.path().join("s.svg"), &[]);
+    assert!(svg.find(|e| e.attr("id") == "report-marks").is_empty());
+}
+
 #[test]
 fn bad_input_is_a_clear_error() {
     let dir = tempfile::tempdir().unwrap();
@@ -593,4 +792,63 @@ fn bad_plot_input_is_a_clear_error() {
     );
     let no_plot = tickreel(&["ghost", s(&reel), "--entity", "2", "--ghost-entity", "1"]);
     assert_eq!(no_plot.status.code(), Some(2));
+}
+
+/// Entities 1 and 2 run +x (0.25 and 0.2 blocks a tick) and cross checkpoints 0..=30 every 5
+/// blocks: 31 splits close together.
+fn close_splits(path: &Path) {
+    let mut w = ReelWriter::create(path, ReelOptions::default()).unwrap();
+    let mut next = [0u32; 2];
+    for t in 0..=800u32 {
+        let mut ev = Vec::new();
+        for (k, (id, speed)) in [(1u32, 0.25), (2, 0.2)].into_iter().enumerate() {
+            let x = speed * f64::from(t);
+            let pose = Pose::from_f64(x, 64.0, 0.0, 0.0, 0.0);
+            ev.push(if t == 0 {
+                Event::EntityAdd {
+                    entity: id,
+                    kind: 1,
+                    pose,
+                }
+            } else {
+                Event::Pose { entity: id, pose }
+            });
+            if next[k] <= 30 && x >= f64::from(next[k]) * 5.0 {
+                ev.push(Event::Checkpoint {
+                    entity: id,
+                    index: next[k],
+                });
+                next[k] += 1;
+            }
+        }
+        w.write_tick(t, &ev).unwrap();
+    }
+    w.finish().unwrap();
+}
+
+#[test]
+fn split_labels_do_not_overlap() {
+    let dir = tempfile::tempdir().unwrap();
+    let reel = dir.path().join("close.reel");
+    close_splits(&reel);
+    let out = dir.path().join("d.svg");
+    ok(tickreel(&[
+        "ghost",
+        s(&reel),
+        "--entity",
+        "2",
+        "--from-checkpoint",
+        "0",
+        "--to-checkpoint",
+        "30",
+        "--ghost-entity",
+        "1",
+        "--plot",
+        s(&out),
+    ]));
+    let svg = parse(&std::fs::read_to_string(&out).unwrap());
+    assert_eq!(svg.find(|e| e.has_class("split")).len(), 31);
+    let boxes = label_boxes(&svg, |_| 11.0);
+    assert_eq!(boxes.len(), 31);
+    assert_no_overlap(&boxes);
 }

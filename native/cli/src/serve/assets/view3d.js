@@ -5,18 +5,36 @@
 // out), an orbit camera (drag to turn, wheel to zoom) that follows the followed entity. A click on
 // a figure follows it. Coordinates are the game's: x east, y up, z south; a block at (x, y, z)
 // fills x..x+1, y..y+1, z..z+1.
+//
+// Drawn in a few draw calls whatever the crowd, so that software WebGL keeps up: the figures'
+// bodies and noses are two instanced meshes, the labels one instanced quad textured from an
+// atlas of names (a name is drawn into it once, when it first appears), the trails one line
+// set in preallocated buffers updated incrementally (a ring of segments per entity: each new
+// trail step writes one segment, the segment to the current position is rewritten), the blocks
+// one instanced mesh rebuilt only when an edit enters or leaves. A frame is drawn only when
+// something changed (the tick shown, the camera, the size, the blocks); nothing is allocated per
+// frame.
 'use strict';
 window.tickreelView3d = (() => {
   const FIGURE = { w: 0.6, h: 1.8 };
   const BG = 0x101216;
+  const TRAIL = 100, TRAIL_STEP = 2, JUMP = 16; // as the map's trails (viewer.js)
+  const STEPS = TRAIL / TRAIL_STEP;             // trail segments per entity (plus the head)
+  const MAX_TRAILS = 4096;                      // entities with a trail at most
+  const CELL = { w: 256, h: 32, cols: 4 };      // label atlas cells
+  const MAX_LABEL_ROWS = 128;                   // atlas rows at most (512 labels)
+  const LABEL = { w: 3, h: 0.375, above: 0.6 }; // a label's size and height above a figure (blocks)
   let THREE = null;
   const V = {
     on: false, loading: null, renderer: null, scene: null, camera: null, grid: null,
-    figures: new Map(), trails: null, blocks: null, edits: [], editsRec: null, blockTick: null,
-    blockCount: 0, blockColors: new Map(),
+    bodies: null, noses: null, labels: null, figCap: 0, figIds: [], frame: null, follow: null,
+    trails: null, trailSlot: new Map(), trailCap: 0, trailBase: null, trailRec: null,
+    atlas: null, blocks: null, edits: [], editsRec: null, blockTick: null,
+    blockCount: 0, blockColors: new Map(), entityColors: new Map(), shownBlocks: [],
     orbit: { az: Math.PI / 4, el: 0.55, dist: 30, target: null },
-    frames: 0, since: 0, fps: null,
+    resolution: 1, adaptive: true, calls: 0, dirty: true, frames: 0, since: 0, fps: null, ms: 0, msFrames: 0, msMean: null, drawings: 0, drawMs: 0,
   };
+  let M = null, C = null; // scratch matrix and colour, made once
 
   // three.js is fetched from this server the first time the view opens (relative to the page).
   async function load() {
@@ -25,67 +43,283 @@ window.tickreelView3d = (() => {
   }
 
   function init(canvas) {
-    const r = new THREE.WebGLRenderer({ canvas, antialias: false, preserveDrawingBuffer: true });
+    const r = new THREE.WebGLRenderer({ canvas, antialias: false });
     r.setPixelRatio(1);
     const scene = new THREE.Scene();
     scene.background = new THREE.Color(BG);
-    scene.add(new THREE.HemisphereLight(0xddeeff, 0x303030, 2.2));
-    const sun = new THREE.DirectionalLight(0xffffff, 1.6);
-    sun.position.set(30, 80, 50);
-    scene.add(sun);
     const camera = new THREE.PerspectiveCamera(60, 1, 0.1, 4000);
     const grid = new THREE.GridHelper(256, 256, 0x2a2f38, 0x1d2129);
     scene.add(grid);
-    const trails = new THREE.LineSegments(new THREE.BufferGeometry(),
-      new THREE.LineBasicMaterial({ vertexColors: true, transparent: true, opacity: 0.7 }));
-    trails.frustumCulled = false;
-    scene.add(trails);
-    Object.assign(V, { renderer: r, scene, camera, grid, trails });
+    M = new THREE.Matrix4();
+    C = new THREE.Color();
+    Object.assign(V, { renderer: r, scene, camera, grid });
+    V.atlas = makeAtlas(32);
   }
 
   // Opens the view on `canvas` (loads three.js the first time).
   async function open(canvas) {
     V.on = true;
+    V.dirty = true;
     if (!V.loading) V.loading = load().then(() => init(canvas));
     await V.loading;
   }
   function close() { V.on = false; }
 
-  const colorOf = (id) => new THREE.Color().setHSL(((id * 137.508) % 360) / 360, 0.7, 0.6);
-
-  function label(text) {
-    const c = document.createElement('canvas');
-    c.width = 256; c.height = 64;
-    const g = c.getContext('2d');
-    g.font = 'bold 30px system-ui, sans-serif';
-    g.textAlign = 'center'; g.textBaseline = 'middle';
-    g.lineWidth = 6; g.strokeStyle = '#000'; g.strokeText(text, 128, 32);
-    g.fillStyle = '#fff'; g.fillText(text, 128, 32);
-    const s = new THREE.Sprite(new THREE.SpriteMaterial({ map: new THREE.CanvasTexture(c), depthTest: false }));
-    s.scale.set(3, 0.75, 1);
-    return s;
+  function colorOf(id) {
+    let c = V.entityColors.get(id);
+    if (!c) {
+      c = new THREE.Color().setHSL(((id * 137.508) % 360) / 360, 0.7, 0.6);
+      if (V.entityColors.size > 65536) V.entityColors.clear();
+      V.entityColors.set(id, c);
+    }
+    return c;
   }
 
-  function figure(id, name) {
-    const group = new THREE.Group();
-    const body = new THREE.Mesh(new THREE.BoxGeometry(FIGURE.w, FIGURE.h, FIGURE.w),
-      new THREE.MeshLambertMaterial({ color: colorOf(id) }));
-    body.position.y = FIGURE.h / 2;
-    body.userData.entity = id;
-    group.add(body);
+  // ---- figures: bodies and noses (instanced), labels (one instanced quad from an atlas) ------
+
+  function makeFigures(cap) {
+    for (const m of [V.bodies, V.noses, V.labels]) if (m) { V.scene.remove(m); m.geometry.dispose(); m.dispose(); }
+    const body = shaded(new THREE.BoxGeometry(FIGURE.w, FIGURE.h, FIGURE.w));
+    body.translate(0, FIGURE.h / 2, 0);
+    V.bodies = new THREE.InstancedMesh(body, new THREE.MeshBasicMaterial({ vertexColors: true }), cap);
     // a nose: where it looks (yaw 0 = +z)
-    const nose = new THREE.Mesh(new THREE.BoxGeometry(0.2, 0.2, 0.4), new THREE.MeshLambertMaterial({ color: 0xffffff }));
-    nose.position.set(0, FIGURE.h - 0.3, FIGURE.w / 2 + 0.15);
-    group.add(nose);
-    if (name) { const l = label(name); l.position.y = FIGURE.h + 0.6; group.add(l); }
-    V.scene.add(group);
-    const f = { group, body, named: !!name };
-    V.figures.set(id, f);
-    return f;
+    const nose = shaded(new THREE.BoxGeometry(0.2, 0.2, 0.4));
+    nose.translate(0, FIGURE.h - 0.3, FIGURE.w / 2 + 0.15);
+    V.noses = new THREE.InstancedMesh(nose, new THREE.MeshBasicMaterial({ vertexColors: true }), cap);
+    const quad = new THREE.PlaneGeometry(1, 1);
+    quad.setAttribute('cell', new THREE.InstancedBufferAttribute(new Float32Array(cap), 1));
+    V.labels = new THREE.InstancedMesh(quad, labelMaterial(), cap);
+    V.labels.renderOrder = 10;
+    for (const m of [V.bodies, V.noses, V.labels]) {
+      m.count = 0;
+      m.frustumCulled = false;
+      m.instanceMatrix.setUsage(THREE.DynamicDrawUsage);
+      V.scene.add(m);
+    }
+    V.bodies.setColorAt(0, C.set(0xffffff)); // makes the colour buffer
+    V.figCap = cap;
+    V.figIds = new Array(cap).fill(-1);
   }
+
+  // Light comes from above: each face is shaded by where it faces (baked into vertex colours,
+  // so that every material is unlit and cheap to fill).
+  const SHADE = { top: 1, bottom: 0.5, x: 0.8, z: 0.65 };
+  const shadeOf = (nx, ny) => (ny > 0.5 ? SHADE.top : ny < -0.5 ? SHADE.bottom : Math.abs(nx) > 0.5 ? SHADE.x : SHADE.z);
+  function shaded(geometry) {
+    const n = geometry.attributes.normal, col = new Float32Array(n.count * 3);
+    for (let i = 0; i < n.count; i++) col.fill(shadeOf(n.getX(i), n.getY(i)), i * 3, i * 3 + 3);
+    geometry.setAttribute('color', new THREE.BufferAttribute(col, 3));
+    return geometry;
+  }
+
+  // Labels face the camera: the quad is laid out in view space around its instance's position.
+  function labelMaterial() {
+    return new THREE.ShaderMaterial({
+      uniforms: {
+        map: { value: V.atlas.texture },
+        grid: { value: new THREE.Vector2(CELL.cols, V.atlas.rows) },
+        size: { value: new THREE.Vector2(LABEL.w, LABEL.h) },
+      },
+      vertexShader: `
+        attribute float cell;
+        uniform vec2 grid;
+        uniform vec2 size;
+        varying vec2 vUv;
+        void main() {
+          vec4 mv = modelViewMatrix * instanceMatrix * vec4(0.0, 0.0, 0.0, 1.0);
+          mv.xy += position.xy * size;
+          gl_Position = projectionMatrix * mv;
+          float col = mod(cell, grid.x), row = floor(cell / grid.x);
+          vUv = vec2((col + uv.x) / grid.x, 1.0 - (row + 1.0 - uv.y) / grid.y);
+        }`,
+      fragmentShader: `
+        uniform sampler2D map;
+        varying vec2 vUv;
+        void main() {
+          vec4 c = texture2D(map, vUv);
+          if (c.a < 0.1) discard;
+          gl_FragColor = c;
+        }`,
+      transparent: true, depthTest: false, depthWrite: false,
+    });
+  }
+
+  // The atlas of label texts: each text is drawn into a cell once, when it first appears.
+  function makeAtlas(rows) {
+    const canvas = document.createElement('canvas');
+    canvas.width = CELL.w * CELL.cols;
+    canvas.height = CELL.h * rows;
+    const texture = new THREE.CanvasTexture(canvas);
+    texture.generateMipmaps = false;
+    texture.minFilter = THREE.LinearFilter;
+    return { canvas, g: canvas.getContext('2d'), texture, rows, cells: new Map(), next: 0 };
+  }
+  function cellOf(text) {
+    const a = V.atlas;
+    let c = a.cells.get(text);
+    if (c !== undefined) return c;
+    if (a.next >= a.rows * CELL.cols) {
+      // full: a bigger atlas (up to MAX_LABEL_ROWS rows), or the same size started over
+      V.atlas = makeAtlas(Math.min(MAX_LABEL_ROWS, a.rows * 2));
+      a.texture.dispose();
+      V.labels.material.uniforms.map.value = V.atlas.texture;
+      V.labels.material.uniforms.grid.value.set(CELL.cols, V.atlas.rows);
+      V.labelsStale = true;
+      return cellOf(text);
+    }
+    c = V.atlas.next++;
+    const g = V.atlas.g, x = (c % CELL.cols) * CELL.w, y = Math.floor(c / CELL.cols) * CELL.h;
+    g.clearRect(x, y, CELL.w, CELL.h);
+    g.font = 'bold 22px system-ui, sans-serif';
+    g.textAlign = 'center'; g.textBaseline = 'middle';
+    g.lineWidth = 5; g.strokeStyle = '#000'; g.strokeText(text, x + CELL.w / 2, y + CELL.h / 2, CELL.w - 8);
+    g.fillStyle = '#fff'; g.fillText(text, x + CELL.w / 2, y + CELL.h / 2, CELL.w - 8);
+    V.atlas.cells.set(text, c);
+    V.atlas.texture.needsUpdate = true;
+    return c;
+  }
+
+  // Places every entity of `frame`; labels for the named and the followed.
+  function placeFigures(frame, ctx) {
+    const n = frame.e.length;
+    if (!V.bodies || V.figCap < n) makeFigures(Math.max(64, n * 2));
+    const cells = V.labels.geometry.getAttribute('cell');
+    let labels = 0;
+    for (let pass = 0; pass < 2; pass++) {
+      labels = 0;
+      V.labelsStale = false;
+      for (let i = 0; i < n; i++) {
+        const e = frame.e[i];
+        const yaw = -e[4] * Math.PI / 180;
+        M.makeRotationY(yaw).setPosition(e[1], e[2], e[3]);
+        V.bodies.setMatrixAt(i, M);
+        V.noses.setMatrixAt(i, M);
+        if (V.figIds[i] !== e[0] || pass) { V.figIds[i] = e[0]; V.bodies.setColorAt(i, colorOf(e[0])); }
+        const name = ctx.names.get(e[0]) || (e[0] === ctx.follow ? '#' + e[0] : null);
+        if (name && labels < MAX_LABEL_ROWS * CELL.cols) {
+          M.makeTranslation(e[1], e[2] + FIGURE.h + LABEL.above, e[3]);
+          V.labels.setMatrixAt(labels, M);
+          cells.array[labels++] = cellOf(name);
+        }
+      }
+      if (!V.labelsStale) break; // the atlas started over: every cell again
+    }
+    V.bodies.count = V.noses.count = n;
+    V.labels.count = labels;
+    for (const m of [V.bodies, V.noses, V.labels]) m.instanceMatrix.needsUpdate = true;
+    V.bodies.instanceColor.needsUpdate = true;
+    cells.needsUpdate = true;
+  }
+
+  // ---- trails: one line set, a ring of STEPS segments per entity plus its head --------------
+
+  function makeTrails(cap) {
+    if (V.trails) { V.scene.remove(V.trails); V.trails.geometry.dispose(); }
+    const g = new THREE.BufferGeometry();
+    const floats = cap * (STEPS + 1) * 2 * 3;
+    g.setAttribute('position', new THREE.BufferAttribute(new Float32Array(floats), 3).setUsage(THREE.DynamicDrawUsage));
+    g.setAttribute('color', new THREE.BufferAttribute(new Float32Array(floats), 3).setUsage(THREE.DynamicDrawUsage));
+    g.setDrawRange(0, 0);
+    V.trails = new THREE.LineSegments(g, new THREE.LineBasicMaterial({ vertexColors: true, transparent: true, opacity: 0.7 }));
+    V.trails.frustumCulled = false;
+    V.scene.add(V.trails);
+    V.trailCap = cap;
+    V.trailSlot.clear();
+  }
+
+  // Writes segment `seg` of slot `slot`: from a to b (entity frames' rows), or nothing (both
+  // ends at one point) when either is missing or they are a teleport apart.
+  function segment(slot, seg, a, b, c) {
+    const pos = V.trails.geometry.attributes.position.array, col = V.trails.geometry.attributes.color.array;
+    const o = (slot * (STEPS + 1) + seg) * 6;
+    if (!a || !b || Math.hypot(b[1] - a[1], b[3] - a[3]) >= JUMP) {
+      const p = a || b;
+      const x = p ? p[1] : 0, y = p ? p[2] : 0, z = p ? p[3] : 0;
+      pos[o] = pos[o + 3] = x; pos[o + 1] = pos[o + 4] = y + 0.05; pos[o + 2] = pos[o + 5] = z;
+      return;
+    }
+    pos[o] = a[1]; pos[o + 1] = a[2] + 0.05; pos[o + 2] = a[3];
+    pos[o + 3] = b[1]; pos[o + 4] = b[2] + 0.05; pos[o + 5] = b[3];
+    col[o] = col[o + 3] = c.r; col[o + 1] = col[o + 4] = c.g; col[o + 2] = col[o + 5] = c.b;
+  }
+
+  const rowOf = (f, id) => (f && f.byId.get(id)) || null;
+
+  // The trails at `frame`: the segments between trail steps (ticks that are multiples of
+  // TRAIL_STEP) are written once, as the play position passes them; a seek back or far writes
+  // them all again; the segment from the last step to the position shown is rewritten.
+  function placeTrails(frame, ctx) {
+    const t = frame.t, base = t - (t % TRAIL_STEP);
+    const again = V.trailBase === null || base < V.trailBase || base - V.trailBase > TRAIL || V.trailRec !== ctx.rec;
+    if (again) {
+      if (!V.trails || V.trailCap < frame.e.length) makeTrails(Math.min(MAX_TRAILS, Math.max(64, frame.e.length * 2)));
+      V.trailSlot.clear();
+      V.trails.geometry.attributes.position.array.fill(0);
+    }
+    // entities new to the trails get a slot (the slots are given again when they run out)
+    for (const e of frame.e) {
+      if (V.trailSlot.has(e[0])) continue;
+      if (V.trailSlot.size >= V.trailCap) {
+        if (V.trailCap < MAX_TRAILS) { makeTrails(Math.min(MAX_TRAILS, V.trailCap * 2)); V.trailBase = null; return placeTrails(frame, ctx); }
+        continue;
+      }
+      const slot = V.trailSlot.size;
+      V.trailSlot.set(e[0], slot);
+      // its steps so far (an entity seen for the first time has no trail written yet)
+      if (!again) writeSteps(e[0], slot, base - TRAIL + TRAIL_STEP, base, ctx);
+    }
+    if (again) {
+      for (const [id, slot] of V.trailSlot) writeSteps(id, slot, base - TRAIL + TRAIL_STEP, base, ctx);
+    } else if (base > V.trailBase) {
+      for (const [id, slot] of V.trailSlot) writeSteps(id, slot, V.trailBase + TRAIL_STEP, base, ctx);
+    }
+    V.trailBase = base;
+    V.trailRec = ctx.rec;
+    // the heads: from the last trail step to the position shown
+    const last = base === t ? null : ctx.frameAt(base);
+    for (const [id, slot] of V.trailSlot) {
+      const now = frame.byId.get(id) || null;
+      segment(slot, STEPS, base === t ? now : rowOf(last, id), now, colorOf(id));
+    }
+    const g = V.trails.geometry;
+    g.setDrawRange(0, V.trailSlot.size * (STEPS + 1) * 2);
+    g.attributes.position.needsUpdate = true;
+    g.attributes.color.needsUpdate = true;
+  }
+
+  // Writes the segments ending at the trail steps from..=to of entity id.
+  function writeSteps(id, slot, from, to, ctx) {
+    from = Math.max(from, to - TRAIL + TRAIL_STEP);
+    const c = colorOf(id);
+    let prev = rowOf(ctx.frameAt(from - TRAIL_STEP), id);
+    for (let s = from; s <= to; s += TRAIL_STEP) {
+      const now = rowOf(ctx.frameAt(s), id);
+      segment(slot, ((s / TRAIL_STEP) % STEPS + STEPS) % STEPS, prev, now, c);
+      prev = now;
+    }
+  }
+
+  // ---- blocks --------------------------------------------------------------------------------
 
   // The edits of `rec`, fetched once per recording (and again when it grows).
-  function setEdits(rec, edits) { V.edits = edits; V.editsRec = rec; V.blockTick = null; V.trailTick = null; }
+  function setEdits(rec, edits) { V.edits = edits; V.editsRec = rec; V.blockTick = null; V.dirty = true; }
+
+  // A block's six faces: the neighbour they face, their shade, their corners counter-clockwise
+  // seen from outside (from the block's corner at its lowest x, y, z).
+  const FACES = [[0, 1], [0, -1], [1, 1], [1, -1], [2, 1], [2, -1]].map(([axis, sign]) => {
+    const n = [0, 0, 0];
+    n[axis] = sign;
+    const u = (axis + 1) % 3, w = (axis + 2) % 3;
+    const corners = [[0, 0], [1, 0], [1, 1], [0, 1]].map(([a, b]) => {
+      const p = [0, 0, 0];
+      p[axis] = sign > 0 ? 1 : 0; p[u] = a; p[w] = b;
+      return p;
+    });
+    // (u, w, axis) is right-handed: u x w = axis; reversed on the negative side
+    if (sign < 0) corners.reverse();
+    return { n, corners, shade: shadeOf(n[0], n[1]) };
+  });
+  const MAX_BLOCKS = 500000; // blocks drawn at most
 
   const isAir = (name) => /(^|:)(cave_|void_)?air$/.test(name || '');
   function blockColor(state, name) {
@@ -103,10 +337,10 @@ window.tickreelView3d = (() => {
   // The blocks as they were at tick t: the last edit of each position at or before t.
   // (Recomputed only when an edit enters or leaves: the number of edits at or before t.)
   function placeBlocks(t, blockName) {
-    let n = 0, lo = 0, hi = V.edits.length;
+    let lo = 0, hi = V.edits.length;
     while (lo < hi) { const m = (lo + hi) >> 1; if (V.edits[m][0] <= t) lo = m + 1; else hi = m; }
-    n = lo;
-    if (V.blockTick === n) return;
+    const n = lo;
+    if (V.blockTick === n) return false;
     V.blockTick = n;
     const at = new Map();
     for (let i = 0; i < n; i++) {
@@ -119,81 +353,135 @@ window.tickreelView3d = (() => {
       if ((name && isAir(name)) || (!name && e[4] === 0)) continue;
       shown.push(e);
     }
-    if (!V.blocks || V.blocks.instanceMatrix.count < shown.length) {
-      if (V.blocks) { V.scene.remove(V.blocks); V.blocks.dispose(); }
-      const cap = Math.max(64, shown.length * 2);
-      V.blocks = new THREE.InstancedMesh(new THREE.BoxGeometry(1, 1, 1), new THREE.MeshLambertMaterial(), cap);
+    if (shown.length > MAX_BLOCKS) shown.length = MAX_BLOCKS;
+    const filled = new Set();
+    for (const e of shown) filled.add(e[1] + ',' + e[2] + ',' + e[3]);
+    // the faces drawn: those whose neighbour is not a shown block
+    let faces = 0;
+    const open = new Uint8Array(shown.length);
+    shown.forEach((e, i) => {
+      let m = 0;
+      FACES.forEach((f, k) => {
+        if (!filled.has((e[1] + f.n[0]) + ',' + (e[2] + f.n[1]) + ',' + (e[3] + f.n[2]))) { m |= 1 << k; faces++; }
+      });
+      open[i] = m;
+    });
+    const pos = new Float32Array(faces * 12), col = new Float32Array(faces * 12), idx = new Uint32Array(faces * 6);
+    let q = 0;
+    shown.forEach((e, i) => {
+      const c = blockColor(e[4], blockName(e[4]));
+      FACES.forEach((f, k) => {
+        if (!(open[i] & (1 << k))) return;
+        for (let v = 0; v < 4; v++) {
+          const o = (q * 4 + v) * 3;
+          pos[o] = e[1] + f.corners[v][0]; pos[o + 1] = e[2] + f.corners[v][1]; pos[o + 2] = e[3] + f.corners[v][2];
+          col[o] = c.r * f.shade; col[o + 1] = c.g * f.shade; col[o + 2] = c.b * f.shade;
+        }
+        const b = q * 4;
+        idx[q * 6] = b; idx[q * 6 + 1] = b + 1; idx[q * 6 + 2] = b + 2;
+        idx[q * 6 + 3] = b; idx[q * 6 + 4] = b + 2; idx[q * 6 + 5] = b + 3;
+        q++;
+      });
+    });
+    const g = new THREE.BufferGeometry();
+    g.setAttribute('position', new THREE.BufferAttribute(pos, 3));
+    g.setAttribute('color', new THREE.BufferAttribute(col, 3));
+    g.setIndex(new THREE.BufferAttribute(idx, 1));
+    if (!V.blocks) {
+      V.blocks = new THREE.Mesh(g, new THREE.MeshBasicMaterial({ vertexColors: true }));
       V.blocks.frustumCulled = false;
       V.scene.add(V.blocks);
+    } else {
+      V.blocks.geometry.dispose();
+      V.blocks.geometry = g;
     }
-    const m = new THREE.Matrix4();
-    shown.forEach((e, i) => {
-      m.makeTranslation(e[1] + 0.5, e[2] + 0.5, e[3] + 0.5);
-      V.blocks.setMatrixAt(i, m);
-      V.blocks.setColorAt(i, blockColor(e[4], blockName(e[4])));
-    });
-    V.blocks.count = shown.length;
+    V.blockFaces = faces;
     V.blockCount = shown.length;
-    V.blocks.instanceMatrix.needsUpdate = true;
-    if (V.blocks.instanceColor) V.blocks.instanceColor.needsUpdate = true;
     V.shownBlocks = shown;
+    return true;
   }
 
-  // Draws frame `frame` (entities in blocks and degrees); `trailOf(id)` gives its recent
-  // positions ([[x, y, z]...], oldest first, null between two points a teleport apart).
+  // ---- a frame -------------------------------------------------------------------------------
+
+  // Draws frame `frame` (entities in blocks and degrees) if anything changed since the last
+  // drawing. ctx: names (id -> name), follow (id or null), rec (the recording shown),
+  // frameAt(t) (the frame held at tick t, or null), blockName(state).
   function draw(canvas, frame, ctx) {
     if (!V.on || !V.renderer) return;
+    const began = performance.now();
+    V.calls++;
     const w = canvas.clientWidth, h = canvas.clientHeight;
-    if (canvas.width !== w || canvas.height !== h) { V.renderer.setSize(w, h, false); V.camera.aspect = w / Math.max(1, h); V.camera.updateProjectionMatrix(); }
-    const seen = new Set();
-    if (frame) {
-      for (const e of frame.e) {
-        const name = ctx.names.get(e[0]);
-        let f = V.figures.get(e[0]);
-        if (f && f.named !== (!!name || e[0] === ctx.follow)) { V.scene.remove(f.group); V.figures.delete(e[0]); f = null; }
-        if (!f) f = figure(e[0], name || (e[0] === ctx.follow ? '#' + e[0] : null));
-        f.group.visible = true;
-        f.group.position.set(e[1], e[2], e[3]);
-        f.group.rotation.y = -e[4] * Math.PI / 180;
-        seen.add(e[0]);
-      }
-      if (!V.orbit.target) {
-        const c = [0, 0, 0];
-        for (const e of frame.e) { c[0] += e[1]; c[1] += e[2]; c[2] += e[3]; }
-        const n = Math.max(1, frame.e.length);
-        V.orbit.target = [c[0] / n, c[1] / n, c[2] / n];
-        V.grid.position.set(Math.round(V.orbit.target[0]), Math.floor(Math.min(...frame.e.map((e) => e[2]), V.orbit.target[1])), Math.round(V.orbit.target[2]));
-      }
-      const followed = ctx.follow !== null && frame.byId.get(ctx.follow);
-      if (followed) V.orbit.target = [followed[1], followed[2] + 1, followed[3]];
+    if (canvas.width !== Math.floor(w * V.resolution) || canvas.height !== Math.floor(h * V.resolution)) {
+      V.renderer.setPixelRatio(V.resolution);
+      V.renderer.setSize(w, h, false);
+      V.camera.aspect = w / Math.max(1, h);
+      V.camera.updateProjectionMatrix();
+      V.dirty = true;
     }
-    for (const [id, f] of V.figures) if (!seen.has(id)) f.group.visible = false;
-    if (!frame || frame.t !== V.trailTick) { V.trailTick = frame ? frame.t : null; drawTrails(frame, ctx); }
-    if (frame) placeBlocks(frame.t, ctx.blockName);
-    place();
-    V.renderer.render(V.scene, V.camera);
+    if (frame !== V.frame || ctx.follow !== V.follow) {
+      V.frame = frame;
+      V.follow = ctx.follow;
+      V.dirty = true;
+      if (frame) {
+        placeFigures(frame, ctx);
+        if (!V.orbit.target && frame.e.length) {
+          let x = 0, y = 0, z = 0, low = Infinity;
+          for (const e of frame.e) { x += e[1]; y += e[2]; z += e[3]; low = Math.min(low, e[2]); }
+          const n = frame.e.length;
+          V.orbit.target = [x / n, y / n, z / n];
+          V.grid.position.set(Math.round(x / n), Math.floor(Math.min(low, y / n)), Math.round(z / n));
+        }
+        const followed = ctx.follow !== null && frame.byId.get(ctx.follow);
+        if (followed) V.orbit.target = [followed[1], followed[2] + 1, followed[3]];
+        placeTrails(frame, ctx);
+      } else if (V.bodies) {
+        V.bodies.count = V.noses.count = V.labels.count = 0;
+        if (V.trails) V.trails.geometry.setDrawRange(0, 0);
+        V.trailBase = null;
+      }
+    }
+    if (frame && placeBlocks(frame.t, ctx.blockName)) V.dirty = true;
+    if (!V.dirty) return;
+    V.dirty = false;
+    render();
     V.frames++;
     const now = performance.now();
-    if (now - V.since > 1000) { V.fps = V.frames * 1000 / (now - V.since || 1); V.frames = 0; V.since = now; }
+    V.ms += now - began;
+    V.msFrames++;
+    V.drawings++;
+    V.drawMs += now - began;
+    if (now - V.since > 1000) {
+      V.fps = V.frames * 1000 / (now - V.since || 1);
+      adapt(V.fps, V.frames / Math.max(1, V.calls));
+      V.calls = 0;
+      V.msMean = V.ms / Math.max(1, V.msFrames);
+      V.frames = 0; V.since = now; V.ms = 0; V.msFrames = 0;
+    }
   }
 
-  function drawTrails(frame, ctx) {
-    const pos = [], col = [];
-    if (frame) {
-      for (const e of frame.e) {
-        const pts = ctx.trailOf(e[0]);
-        const c = colorOf(e[0]);
-        for (let i = 1; i < pts.length; i++) {
-          const a = pts[i - 1], b = pts[i];
-          if (!a || !b) continue;
-          pos.push(a[0], a[1] + 0.05, a[2], b[0], b[1] + 0.05, b[2]);
-          col.push(c.r, c.g, c.b, c.r, c.g, c.b);
-        }
-      }
-    }
-    const g = V.trails.geometry;
-    g.setAttribute('position', new THREE.Float32BufferAttribute(pos, 3));
-    g.setAttribute('color', new THREE.Float32BufferAttribute(col, 3));
+  // Resolution follows the frame rate: when every animation frame has something new to draw
+  // (`busy`: the share of calls that drew) and fewer than MIN_FPS are drawn a second, the view
+  // draws at fewer pixels (down to MIN_RESOLUTION of the canvas's); when it draws more than
+  // EASY_FPS, at more again. Software WebGL is bound by the pixels it fills.
+  const MIN_FPS = 30, EASY_FPS = 45, MIN_RESOLUTION = 0.5;
+  function adapt(fps, busy) {
+    if (!V.adaptive || busy < 0.9) return;
+    let k = V.resolution;
+    if (fps < MIN_FPS) k = Math.max(MIN_RESOLUTION, k * 0.8);
+    else if (fps > EASY_FPS) k = Math.min(1, k * 1.25);
+    if (k !== V.resolution) { V.resolution = k; V.dirty = true; }
+  }
+
+  function render() {
+    place();
+    V.renderer.render(V.scene, V.camera);
+  }
+
+  // Draws the view again at once (the drawing buffer is not kept once shown, so that nothing is
+  // copied per frame: who reads the canvas's pixels draws it first, in the same task).
+  function redraw() {
+    if (V.renderer) render();
+    return !!V.renderer;
   }
 
   function place() {
@@ -215,13 +503,13 @@ window.tickreelView3d = (() => {
 
   // The entity whose figure is under canvas pixel (x, y), or null.
   function pick(x, y) {
-    if (!V.camera) return null;
+    if (!V.camera || !V.bodies) return null;
     const c = V.renderer.domElement;
     const ray = new THREE.Raycaster();
     ray.setFromCamera(new THREE.Vector2(x / c.clientWidth * 2 - 1, 1 - y / c.clientHeight * 2), V.camera);
-    const bodies = [...V.figures.values()].filter((f) => f.group.visible).map((f) => f.body);
-    const hit = ray.intersectObjects(bodies, false)[0];
-    return hit ? hit.object.userData.entity : null;
+    V.bodies.boundingSphere = null; // the figures have moved since
+    const hit = ray.intersectObject(V.bodies, false)[0];
+    return hit && hit.instanceId !== undefined ? V.figIds[hit.instanceId] : null;
   }
 
   function wire(canvas, onPick) {
@@ -243,25 +531,40 @@ window.tickreelView3d = (() => {
       V.orbit.az -= dx * 0.008;
       V.orbit.el = Math.max(-0.2, Math.min(1.5, V.orbit.el + dy * 0.008));
       drag.x = e.clientX; drag.y = e.clientY;
+      V.dirty = true;
     });
     canvas.addEventListener('wheel', (e) => {
       e.preventDefault();
       V.orbit.dist = Math.max(2, Math.min(1500, V.orbit.dist * Math.exp(e.deltaY * 0.0015)));
+      V.dirty = true;
     }, { passive: false });
   }
 
-  // What the view holds (the browser test reads it).
+  // What the view holds (the browser test reads it). fps: frames drawn in the last second
+  // measured (a frame is drawn only when something changed); ms: the mean time of a drawing
+  // (on this thread: the GPU's work is not in it); drawings, drawMs: their counts since opened.
   function state() {
+    const f = V.on && V.frame;
     return {
-      on: V.on, ready: !!V.renderer, blocks: V.blockCount, fps: V.fps,
-      blockAt: (V.shownBlocks || []).slice(0, 100).map((e) => [e[1], e[2], e[3], e[4]]),
-      figures: [...V.figures].filter(([, f]) => f.group.visible)
-        .map(([id, f]) => [id, f.group.position.x, f.group.position.y, f.group.position.z]),
+      on: V.on, ready: !!V.renderer, blocks: V.blockCount, blockFaces: V.blockFaces || 0, fps: V.fps, ms: V.msMean, resolution: V.resolution, drawings: V.drawings, drawMs: V.drawMs,
+      blockAt: V.shownBlocks.slice(0, 100).map((e) => [e[1], e[2], e[3], e[4]]),
+      figures: f ? f.e.map((e) => [e[0], e[1], e[2], e[3]]) : [],
+      labels: V.labels ? V.labels.count : 0,
+      trailSegments: V.trails ? V.trails.geometry.drawRange.count / 2 : 0,
       orbit: Object.assign({}, V.orbit),
     };
   }
-  // Points the camera at p from `dist` blocks away.
-  function lookAt(p, dist) { V.orbit.target = p.slice(); if (dist) V.orbit.dist = dist; }
+  // Draws at `k` times the canvas's CSS pixels (0.25..=1), or (k null) adapts it to the frame
+  // rate again.
+  function setResolution(k) {
+    V.adaptive = k === null || k === undefined;
+    if (!V.adaptive) V.resolution = Math.max(0.25, Math.min(1, Number(k) || 1));
+    V.dirty = true;
+    return V.resolution;
+  }
 
-  return { open, close, draw, setEdits, project, pick, wire, state, lookAt, isOn: () => V.on, editsOf: () => V.editsRec };
+  // Points the camera at p from `dist` blocks away.
+  function lookAt(p, dist) { V.orbit.target = p.slice(); if (dist) V.orbit.dist = dist; V.dirty = true; }
+
+  return { open, close, draw, redraw, setResolution, setEdits, project, pick, wire, state, lookAt, isOn: () => V.on, editsOf: () => V.editsRec };
 })();

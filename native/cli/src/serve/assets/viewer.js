@@ -11,6 +11,7 @@
   const MAX_BLOCKS = 48;    // blocks kept in memory
   const TRAIL = 100;        // ticks of trail behind each marker
   const TRAIL_STEP = 2;
+  const FADES = 5;          // trail fading bands
   const JUMP = 16;          // a trail step longer than this (blocks) is a teleport: not joined
   const params = new URLSearchParams(location.search);
   const token = params.get('token');
@@ -37,7 +38,7 @@
 
   const S = {
     list: [], catalog: [], hasCatalog: false,
-    rec: null, info: null, first: 0, last: 0, rate: 20, tick: 0,
+    rec: null, info: null, first: 0, last: 0, rate: 20, tick: 0, edits: [], editsRec: null,
     playing: false, dir: 1, speed: 1, follow: null, names: new Map(),
     markers: null, report: null, context: new Set(), gen: 0,
     live: false, liveState: null, liveFollow: true, source: null,
@@ -216,7 +217,8 @@
       if (S.liveFollow && (opts.tick === undefined || opts.tick === null)) { S.tick = S.last; S.dir = 1; S.speed = 1; play(); }
     }
     refreshMarkers();
-    if (View3d.isOn()) loadEdits().catch((e) => showError(e.message));
+    S.edits = []; S.editsRec = null;
+    loadEdits().catch((e) => showError(e.message));
     await loadBlock(blockOf(S.tick));
     const f = frameAt(S.tick);
     if (f) addEntities(f.e.map((e) => e[0]));
@@ -443,6 +445,7 @@
       }
     }
     drawGrid();
+    if (frame) drawBlocks(frame.t);
     if (S.race) drawRace();
     if (frame) drawEntities(frame);
     drawHud(frame);
@@ -456,28 +459,18 @@
     if ($('wall').textContent !== wall) $('wall').textContent = wall;
     const now = performance.now();
     if (View3d.isOn()) {
-      View3d.draw($('view3d'), frame, { names: S.names, follow: S.follow, trailOf,
-        blockName: (id) => (S.info && S.info.palette && S.info.palette.blocks[id]) || null });
+      view3dCtx.names = S.names; view3dCtx.follow = S.follow; view3dCtx.rec = S.rec;
+      View3d.draw($('view3d'), frame, view3dCtx);
     }
     if (now - S.inspectedAt > 100) { S.inspectedAt = now; inspect(frame); drawHeight(); }
     if (now - S.urlAt > 250) { S.urlAt = now; followAddress(); }
   }
 
-  // The recent positions of entity id ([x, y, z], oldest first; null where it jumped or is
-  // not held).
-  function trailOf(id) {
-    const out = [];
-    const t = S.shown ? S.shown.tick : Math.floor(S.tick);
-    let prev = null;
-    for (let k = TRAIL; k >= 0; k -= TRAIL_STEP) {
-      const f = frameAt(t - k), p = f && f.byId.get(id);
-      if (!p) { out.push(null); prev = null; continue; }
-      if (prev && Math.hypot(p[1] - prev[1], p[3] - prev[3]) >= JUMP) out.push(null);
-      out.push([p[1], p[2], p[3]]);
-      prev = p;
-    }
-    return out;
-  }
+  // What the 3D view reads (one object, filled at each drawing).
+  const view3dCtx = {
+    names: null, follow: null, rec: null, frameAt,
+    blockName: (id) => (S.info && S.info.palette && S.info.palette.blocks[id]) || null,
+  };
 
   // The 3D view (the map becomes its inset); the edited blocks are fetched for it.
   async function set3d(on) {
@@ -486,13 +479,56 @@
     $('toggle-3d').classList.toggle('on', on);
     if (!on) { View3d.close(); return false; }
     await View3d.open($('view3d'));
-    if (S.rec) await loadEdits();
+    if (S.rec && S.editsRec === S.rec) View3d.setEdits(S.rec, S.edits);
+    else if (S.rec) await loadEdits();
     return true;
   }
+  // The recording's block edits ([tick, x, y, z, state], by tick; GET /api/blocks), for the
+  // map and the 3D view.
   async function loadEdits() {
     const rec = S.rec;
     const res = await getJson('blocks', { rec });
-    if (rec === S.rec) View3d.setEdits(rec, res.edits);
+    if (rec !== S.rec) return;
+    S.edits = res.edits; S.editsRec = rec;
+    mapBlocks.n = -1;
+    if (View3d.isOn()) View3d.setEdits(rec, res.edits);
+  }
+
+  // The edited blocks at tick t, for the map: the last edit of each position at or before t, air
+  // left out (recomputed only when an edit enters or leaves: the number of edits at or before t).
+  const mapBlocks = { n: -1, list: [] };
+  const isAir = (id) => {
+    const name = S.info && S.info.palette && S.info.palette.blocks[id];
+    return name ? /(^|:)(cave_|void_)?air$/.test(name) : id === 0;
+  };
+  function blocksAt(t) {
+    const edits = S.edits;
+    let lo = 0, hi = edits.length;
+    while (lo < hi) { const m = (lo + hi) >> 1; if (edits[m][0] <= t) lo = m + 1; else hi = m; }
+    if (mapBlocks.n === lo) return mapBlocks.list;
+    const at = new Map();
+    for (let i = 0; i < lo; i++) { const e = edits[i]; at.set(e[1] + ',' + e[2] + ',' + e[3], e); }
+    const list = [];
+    for (const e of at.values()) if (!isAir(e[4])) list.push(e);
+    // the highest block of a column drawn last (on top)
+    list.sort((a, b) => a[2] - b[2]);
+    mapBlocks.n = lo; mapBlocks.list = list;
+    return list;
+  }
+  // The edited blocks on the map: a square over each (at least 2 pixels), shaded by height.
+  function drawBlocks(t) {
+    const list = blocksAt(t);
+    if (!list.length) return;
+    const sc = S.view.scale, side = Math.max(2, sc);
+    let low = Infinity, high = -Infinity;
+    for (const e of list) { low = Math.min(low, e[2]); high = Math.max(high, e[2]); }
+    for (const e of list) {
+      const [sx, sy] = toScreen(e[1], e[3]);
+      if (sx < -side || sy < -side || sx > map.width || sy > map.height) continue;
+      const k = high > low ? (e[2] - low) / (high - low) : 1;
+      ctx.fillStyle = `hsl(35, 18%, ${Math.round(35 + 30 * k)}%)`;
+      ctx.fillRect(sx, sy, side, side);
+    }
   }
 
   // The followed entity's height over the frames held around the tick shown.
@@ -556,22 +592,31 @@
 
   function drawEntities(frame) {
     const t = frame.t;
-    // trails: positions over the last TRAIL ticks from the cached frames, fading out
+    // trails: positions over the last TRAIL ticks from the cached frames, fading out (in
+    // FADES bands, each one stroke per entity)
     ctx.lineWidth = 2;
+    const band = TRAIL / FADES;
     for (const e of frame.e) {
-      let prev = null;
+      let prev = null, open = -1;
+      ctx.strokeStyle = colorOf(e[0]);
       for (let k = TRAIL; k >= 0; k -= TRAIL_STEP) {
         const f = k === 0 ? frame : frameAt(t - k);
         const p = f && f.byId.get(e[0]);
         if (!p) { prev = null; continue; }
         if (prev && Math.hypot(p[1] - prev[1], p[3] - prev[3]) < JUMP) {
-          ctx.strokeStyle = colorOf(e[0]);
-          ctx.globalAlpha = 0.6 * (1 - k / TRAIL);
-          const [a, b] = toScreen(prev[1], prev[3]), [c, d] = toScreen(p[1], p[3]);
-          ctx.beginPath(); ctx.moveTo(a, b); ctx.lineTo(c, d); ctx.stroke();
+          const b = Math.min(FADES - 1, Math.floor((TRAIL - k) / band));
+          if (b !== open) {
+            if (open >= 0) ctx.stroke();
+            open = b;
+            ctx.globalAlpha = 0.6 * (b + 1) / FADES;
+            ctx.beginPath();
+          }
+          const [a, c] = toScreen(prev[1], prev[3]), [d, g] = toScreen(p[1], p[3]);
+          ctx.moveTo(a, c); ctx.lineTo(d, g);
         }
         prev = p;
       }
+      if (open >= 0) ctx.stroke();
     }
     ctx.globalAlpha = 1;
     ctx.font = '12px system-ui, sans-serif';
@@ -795,6 +840,7 @@
       drawn: S.drawn, played: Math.floor(S.played),
       race: S.race ? { splits: S.race.splits.length, delta: S.race.delta.length } : null,
       view: Object.assign({}, S.view), markers: S.markers ? { teleports: S.markers.teleports.length, checkpoints: S.markers.checkpoints.length } : null,
+      mapBlocks: S.shown ? blocksAt(S.shown.tick).slice(0, 100).map((e) => [e[1], e[2], e[3], e[4]]) : [],
       marks: timeline.counts(), inspected: S.inspected, inboxRow: S.inboxRow, wall: wallClock(S.tick),
     };
   }
@@ -826,6 +872,10 @@
       return q && [r.left + q[0], r.top + q[1]];
     },
     lookAt3d: (p, dist) => { View3d.lookAt(p, dist); return true; },
+    // draws the 3D view at once (to read its pixels in the same task)
+    redraw3d: () => View3d.redraw(),
+    // where the world point (x, z) is on the map's canvas (its pixels)
+    mapPoint: (x, z) => toScreen(x, z),
     // where entity id is drawn on the map, in the page's coordinates (the browser test clicks it)
     screenOf: (id) => {
       const f = frameAt(S.tick), e = f && f.byId.get(id);

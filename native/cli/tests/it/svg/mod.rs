@@ -136,3 +136,37 @@ pub fn count_points(p: &El) -> (usize, usize) {
     assert_eq!(p.attr("data-segments"), s.len().to_string());
     (points, s.len())
 }
+
+/// The boxes of the texts of class `label` (as `tickreel::svg::labels` estimates them: an
+/// average glyph of 0.62 em, 0.8 em above the baseline and 0.2 below), with their texts; `size`
+/// gives a label's font size in pixels.
+pub fn label_boxes(svg: &El, size: impl Fn(&El) -> f64) -> Vec<(String, [f64; 4])> {
+    svg.find(|e| e.name == "text" && e.has_class("label"))
+        .into_iter()
+        .map(|t| {
+            let px = size(t);
+            let (x, y): (f64, f64) = (t.attr("x").parse().unwrap(), t.attr("y").parse().unwrap());
+            let w = t.text.chars().count() as f64 * px * 0.62;
+            let x0 = match t.attr("text-anchor") {
+                "middle" => x - w / 2.0,
+                "end" => x - w,
+                _ => x,
+            };
+            (t.text.clone(), [x0, y - px * 0.8, x0 + w, y + px * 0.2])
+        })
+        .collect()
+}
+
+/// Panics naming two labels whose boxes overlap.
+pub fn assert_no_overlap(boxes: &[(String, [f64; 4])]) {
+    for (i, (ta, a)) in boxes.iter().enumerate() {
+        for (tb, b) in &boxes[i + 1..] {
+            let w = a[2].min(b[2]) - a[0].max(b[0]);
+            let h = a[3].min(b[3]) - a[1].max(b[1]);
+            assert!(
+                w <= 1e-6 || h <= 1e-6,
+                "labels {ta:?} {a:?} and {tb:?} {b:?} overlap"
+            );
+        }
+    }
+}
