@@ -395,8 +395,11 @@ mod tests {
 
     // ---- Reports by UUID and what they keep (world-bindings) ----
 
-    /// Chat lines (sender, text) and block changes (x, z) a report file holds.
-    fn world_of(path: &CStr) -> (Vec<(Option<u32>, String)>, Vec<(i32, i32)>) {
+    /// Chat lines: sender and text.
+    type ChatLines = Vec<(Option<u32>, String)>;
+
+    /// Chat lines and block changes (x, z) a report file holds.
+    fn world_of(path: &CStr) -> (ChatLines, Vec<(i32, i32)>) {
         let reader =
             tickreel::play::Reader::open_any(std::path::Path::new(path.to_str().unwrap())).unwrap();
         let (first, last) = (reader.first_tick().unwrap(), reader.last_tick().unwrap());
