@@ -125,11 +125,37 @@ class WorldStateTest {
         }
     }
 
-    /** Reading every world change of every update through the accessors allocates nothing once the array has grown. */
+    /**
+     * Reading every world change of every update, and a world state's lists and lookups, through
+     * the accessors allocates nothing once the arrays are read.
+     */
     @Test
-    void worldChangeAccessorsAllocateNothing(@TempDir Path dir) {
+    void worldChangeAndWorldStateAccessorsAllocateNothing(@TempDir Path dir) {
         try (Playhead p = Playhead.open(record(dir), 0)) {
             long[] sink = new long[1];
+            p.seek(59);
+            WorldState w = p.worldState();
+            Runnable readWorld = () -> {
+                for (int i = 0; i < w.blockCount(); i++) {
+                    sink[0] += w.blockX(i) + w.blockY(i) + w.blockZ(i) + w.blockState(i) + w.block(w.blockX(i), w.blockY(i), w.blockZ(i));
+                }
+                for (int i = 0; i < w.entityCount(); i++) {
+                    sink[0] += w.entityId(i) + w.entityHealth(i) + w.entityEquipmentCount(i);
+                }
+                for (int j = 0; j < w.equipmentCount(); j++) {
+                    sink[0] += w.equipmentEntity(j) + w.equipmentSlot(j) + w.equipmentItem(j) + w.equipmentItemCount(j);
+                }
+            };
+            for (int i = 0; i < 2000; i++) {
+                readWorld.run();
+            }
+            long worldBytes = PlayheadTest.allocatedBy(() -> {
+                for (int i = 0; i < 1000; i++) {
+                    readWorld.run();
+                }
+            });
+            assertTrue(worldBytes < 1024, "1000 reads of a world state allocated " + worldBytes + " bytes");
+            w.close();
             Runnable readAll = () -> {
                 for (int tick : new int[] {45, 25, 59, 0, 45, 25}) {
                     Update u = p.seek(tick);
