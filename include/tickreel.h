@@ -42,10 +42,10 @@
  * Index (line numbers in this file).
  *   Constants and result codes first; then each area, the error channel first: its
  *   handles and structs, then its functions:
- *   Errors and the library: line 519
+ *   Errors and the library: line 560
  *      tickreel_handle_count, tickreel_last_error, tickreel_last_error_message,
  *      tickreel_last_error_code, tickreel_result_name, tickreel_version, tickreel_features
- *   Tick batches (TickreelBatch): line 595
+ *   Tick batches (TickreelBatch): line 636
  *      tickreel_batch_new, tickreel_batch_free, tickreel_batch_clear, tickreel_batch_event_count,
  *      tickreel_batch_bytes, tickreel_batch_add_entity, tickreel_batch_remove_entity,
  *      tickreel_batch_add_pose, tickreel_batch_add_position, tickreel_batch_add_rotation,
@@ -55,7 +55,7 @@
  *      tickreel_batch_attack, tickreel_batch_use, tickreel_batch_use_on_entity,
  *      tickreel_batch_use_on_block, tickreel_batch_damage, tickreel_batch_health,
  *      tickreel_batch_equipment, tickreel_batch_chat, tickreel_batch_custom_at
- *   Live recording (TickreelEngine, TickreelRecorder, TickreelFinishHandle): line 1007
+ *   Live recording (TickreelEngine, TickreelRecorder, TickreelFinishHandle): line 1048
  *      tickreel_engine_options_default, tickreel_engine_new, tickreel_engine_free,
  *      tickreel_engine_stats, tickreel_recorder_options_default, tickreel_recorder_start,
  *      tickreel_recorder_free, tickreel_recorder_submit_tick, tickreel_recorder_submit_batch,
@@ -66,7 +66,7 @@
  *      tickreel_recorder_status, tickreel_recorder_finish, tickreel_recorder_abort,
  *      tickreel_finish_handle_poll, tickreel_finish_handle_wait, tickreel_finish_handle_free,
  *      tickreel_recorder_finish_upload
- *   Ghosts (TickreelGhost, TickreelGhostLoad, TickreelGhostCursor, TickreelLiveDelta): line 1692
+ *   Ghosts (TickreelGhost, TickreelGhostLoad, TickreelGhostCursor, TickreelLiveDelta): line 1733
  *      tickreel_ghost_load, tickreel_ghost_load_from_reader, tickreel_ghost_free,
  *      tickreel_ghost_info, tickreel_ghost_splits, tickreel_ghost_cursor_new,
  *      tickreel_ghost_cursor_free, tickreel_ghost_cursor_sample,
@@ -74,7 +74,7 @@
  *      tickreel_live_delta_update, tickreel_live_delta_set_time_shift, tickreel_live_delta_reset,
  *      tickreel_ghost_load_async, tickreel_ghost_load_poll, tickreel_ghost_load_take,
  *      tickreel_ghost_load_free, tickreel_ghost_load_async_url
- *   Playback (TickreelPlayhead): line 2104
+ *   Playback (TickreelPlayhead): line 2145
  *      tickreel_playhead_open_url, tickreel_playhead_open, tickreel_playhead_follow,
  *      tickreel_playhead_free, tickreel_playhead_current, tickreel_playhead_advance,
  *      tickreel_playhead_prepare, tickreel_playhead_seek, tickreel_playhead_step_forward,
@@ -82,33 +82,38 @@
  *      tickreel_playhead_set_speed, tickreel_playhead_set_reverse, tickreel_playhead_position,
  *      tickreel_playhead_entities, tickreel_playhead_ticks, tickreel_playhead_removed,
  *      tickreel_playhead_added, tickreel_playhead_world, tickreel_playhead_world_snapshot,
- *      tickreel_playhead_world_events
- *   Reading recordings (TickreelReader): line 2535
+ *      tickreel_playhead_world_events, tickreel_playhead_world_state,
+ *      tickreel_playhead_world_changes
+ *   Reading recordings (TickreelReader): line 2683
  *      tickreel_reader_open_url, tickreel_reader_open, tickreel_reader_free,
  *      tickreel_reader_tick_count, tickreel_reader_first_tick, tickreel_reader_last_tick,
  *      tickreel_reader_chunk_count, tickreel_reader_tick_rate, tickreel_reader_metadata,
  *      tickreel_reader_seek, tickreel_reader_ticks, tickreel_reader_verify,
- *      tickreel_reader_palette_name
- *   Decoded events (TickreelEvents): line 2769
+ *      tickreel_reader_palette_name, tickreel_reader_world_at
+ *   Decoded events (TickreelEvents): line 2936
  *      tickreel_events_decode, tickreel_events_free, tickreel_events_count, tickreel_events_get
- *   Shadow play (TickreelShadowBuffer): line 2977
+ *   The world at a tick (TickreelWorldState): line 3144
+ *      tickreel_world_state_free, tickreel_world_state_info, tickreel_world_state_blocks,
+ *      tickreel_world_state_block, tickreel_world_state_block_entities,
+ *      tickreel_world_state_entities, tickreel_world_state_equipment
+ *   Shadow play (TickreelShadowBuffer): line 3385
  *      tickreel_shadow_buffer_report_upload, tickreel_shadow_options_default,
  *      tickreel_report_options_default, tickreel_shadow_buffer_start,
- *      tickreel_shadow_buffer_report, tickreel_shadow_buffer_stats,
- *      tickreel_shadow_buffer_attached, tickreel_shadow_buffer_free
- *   Writing recordings (TickreelReelWriter): line 3290
+ *      tickreel_shadow_buffer_report, tickreel_shadow_buffer_report_uuid,
+ *      tickreel_shadow_buffer_stats, tickreel_shadow_buffer_attached, tickreel_shadow_buffer_free
+ *   Writing recordings (TickreelReelWriter): line 3738
  *      tickreel_reel_options_default, tickreel_reel_writer_create, tickreel_reel_writer_free,
  *      tickreel_reel_writer_write_tick, tickreel_reel_writer_write_batch,
  *      tickreel_reel_writer_offer_snapshot, tickreel_reel_writer_register_entity,
  *      tickreel_reel_writer_register_event_type, tickreel_reel_writer_register_name,
  *      tickreel_reel_writer_set_user_metadata, tickreel_reel_writer_finish
- *   Object storage (TickreelObjectOptions, TickreelPendingUpload; Cargo feature "object"): line 3521
+ *   Object storage (TickreelObjectOptions, TickreelPendingUpload; Cargo feature "object"): line 3969
  *      tickreel_object_options_new, tickreel_object_options_free,
  *      tickreel_object_options_set_endpoint, tickreel_object_options_set_region,
  *      tickreel_object_options_set_credentials, tickreel_object_options_set_allow_http,
  *      tickreel_object_options_set_timeouts, tickreel_object_options_set_retries,
  *      tickreel_pending_upload_poll, tickreel_pending_upload_bytes, tickreel_pending_upload_free
- *   Catalog (TickreelCatalog, TickreelCatalogCall; Cargo feature "catalog"): line 3656
+ *   Catalog (TickreelCatalog, TickreelCatalogCall; Cargo feature "catalog"): line 4104
  *      tickreel_catalog_open, tickreel_catalog_free, tickreel_catalog_register,
  *      tickreel_catalog_top, tickreel_catalog_personal_best, tickreel_catalog_around,
  *      tickreel_catalog_recent, tickreel_catalog_sum_of_best, tickreel_catalog_load_ghost,
@@ -169,6 +174,24 @@
  * and sets `*out_dropped` to true.
  */
 #define TICKREEL_BACKPRESSURE_DROP 1
+
+/**
+ * `TickreelReportOptions::chat`: the reported player's lines (any channel) and the public lines
+ * of players within the radius at the tick they sent them (the default).
+ */
+#define TICKREEL_REPORT_CHAT_NEAR 0
+
+/**
+ * `TickreelReportOptions::chat`: also every public and system line of the server, wherever its
+ * sender stood; still no private or team line of others.
+ */
+#define TICKREEL_REPORT_CHAT_PUBLIC 1
+
+/**
+ * `TickreelReportOptions::chat`: every chat line of the window, private and team chat of others
+ * too (for a server whose rules let staff read them).
+ */
+#define TICKREEL_REPORT_CHAT_ALL 2
 
 /**
  * A bound of `TickreelGhostRange`: the entity's first pose (as a start) or last pose (as an
@@ -415,6 +438,24 @@
  * Palette kind: damage causes.
  */
 #define TICKREEL_PALETTE_DAMAGE_CAUSE 2
+
+/**
+ * `TickreelWorldChange::kind`: a block's state (or its block entity) changed: `x`, `y`, `z`;
+ * `before`/`after` are block states.
+ */
+#define TICKREEL_WORLD_CHANGE_BLOCK 0
+
+/**
+ * `TickreelWorldChange::kind`: an entity's health changed: `entity`; `before`/`after` are
+ * hundredths of a health point.
+ */
+#define TICKREEL_WORLD_CHANGE_HEALTH 1
+
+/**
+ * `TickreelWorldChange::kind`: what an entity has in a slot changed: `entity`, `slot`;
+ * `before`/`after` are items with `before_count`/`after_count`.
+ */
+#define TICKREEL_WORLD_CHANGE_EQUIPMENT 2
 
 /**
  * The result of every tickreel C function.
@@ -2110,6 +2151,14 @@ TickreelResult tickreel_ghost_load_async_url(const char *location,
 typedef struct TickreelPlayhead TickreelPlayhead;
 
 /**
+ * The world at a tick (edited blocks, block entities, each entity's health and equipment).
+ * Opaque: made by `tickreel_reader_world_at` or `tickreel_playhead_world_state`, released with
+ * `tickreel_world_state_free`; never changes. The pointer is a handle, not an address: never
+ * dereference it.
+ */
+typedef struct TickreelWorldState TickreelWorldState;
+
+/**
  * What one playhead call did, as filled in by `tickreel_playhead_advance` and friends.
  */
 typedef struct TickreelUpdate {
@@ -2215,6 +2264,64 @@ typedef struct TickreelWorld {
      */
     bool complete;
 } TickreelWorld;
+
+/**
+ * One change of the world the library keeps, as filled in by `tickreel_playhead_world_changes`:
+ * what was before (so that reverse play restores it) and what is now. Fields the kind does not
+ * use are 0 or false.
+ */
+typedef struct TickreelWorldChange {
+    /**
+     * `TICKREEL_WORLD_CHANGE_BLOCK`, `_HEALTH` or `_EQUIPMENT`.
+     */
+    uint32_t kind;
+    /**
+     * Block x (a block change).
+     */
+    int32_t x;
+    /**
+     * Block y (a block change).
+     */
+    int32_t y;
+    /**
+     * Block z (a block change).
+     */
+    int32_t z;
+    /**
+     * The entity (a health or equipment change).
+     */
+    uint32_t entity;
+    /**
+     * The slot (an equipment change).
+     */
+    uint32_t slot;
+    /**
+     * `before` is set. False: the block was not edited, the entity had no health, the slot was
+     * empty.
+     */
+    bool has_before;
+    /**
+     * The block state, health or item before.
+     */
+    uint32_t before;
+    /**
+     * The item count before (an equipment change).
+     */
+    uint32_t before_count;
+    /**
+     * `after` is set. False: the block is no longer edited (restore the world's own block), the
+     * entity has no health, the slot is empty.
+     */
+    bool has_after;
+    /**
+     * The block state, health or item now.
+     */
+    uint32_t after;
+    /**
+     * The item count now (an equipment change).
+     */
+    uint32_t after_count;
+} TickreelWorldChange;
 
 /**
  * Opens the recording at `location`, an object URL or a local path (as
@@ -2532,6 +2639,47 @@ TickreelResult tickreel_playhead_world_events(struct TickreelPlayhead *playhead,
                                               size_t capacity,
                                               size_t *out_count);
 
+/**
+ * Stores in `*out_world` a copy of the world at the playhead's position as the library keeps
+ * it from world events (edited blocks, block entities, each entity's health and equipment;
+ * `complete` false if the world before some chunk is unknown or a chunk on the way could not be
+ * read). Read it with the `tickreel_world_state_*` functions, free it with
+ * `tickreel_world_state_free`. The copy does not follow the playhead: to keep a world current,
+ * take it once, then apply each update's `tickreel_playhead_world_changes`.
+ *
+ * On failure `*out_world` is set to NULL (when it can be written).
+ *
+ * Thread safety: any thread; calls on one playhead are serialised.
+ *
+ * # Safety
+ * `out_world` must be NULL or point to writable storage for one `TickreelWorldState` pointer.
+ */
+TickreelResult tickreel_playhead_world_state(struct TickreelPlayhead *playhead,
+                                             struct TickreelWorldState **out_world);
+
+/**
+ * Copies what the last update changed in the world the library keeps into `changes`: every
+ * block, health and equipment slot that changed from the update's start to its position, each
+ * with what was before (so that reverse play restores it) and what is now, whatever the motion
+ * (forward play, reverse play, a seek). Applying them in order takes a world that was as at the
+ * update's start to its position; a block whose `has_after` is false is no longer edited (restore
+ * the world's own block there). In a `TICKREEL_MOTION_JUMP` each position, entity and slot
+ * appears at most once.
+ *
+ * `*out_count` is always set to the number of changes. If it exceeds `capacity`, nothing is
+ * copied and `TICKREEL_RESULT_BUFFER_TOO_SMALL` is returned. `changes` may be NULL when
+ * `capacity` is 0, to query the count.
+ *
+ * Thread safety: any thread; calls on one playhead are serialised.
+ *
+ * # Safety
+ * `changes` must point to `capacity` writable `TickreelWorldChange`s (or `capacity` must be 0); `out_count` must be NULL or point to a writable `size_t`.
+ */
+TickreelResult tickreel_playhead_world_changes(struct TickreelPlayhead *playhead,
+                                               struct TickreelWorldChange *changes,
+                                               size_t capacity,
+                                               size_t *out_count);
+
 /* ---- Reading recordings (TickreelReader) ---- */
 
 /**
@@ -2766,6 +2914,25 @@ TickreelResult tickreel_reader_palette_name(struct TickreelReader *reader,
                                             size_t capacity,
                                             size_t *out_len);
 
+/**
+ * Rebuilds the world at `tick` (clamped into the recording) as the library keeps it from world
+ * events: the world section of the nearest snapshot chunk at or before it, then every world event
+ * from there through `tick` (decodes at most 256 chunks). Stores its handle in `*out_world`: read
+ * it with the `tickreel_world_state_*` functions, free it with `tickreel_world_state_free`.
+ *
+ * Returns `TICKREEL_RESULT_INVALID_STATE` if the recording has no ticks,
+ * `TICKREEL_RESULT_CORRUPT`/`TICKREEL_RESULT_TRUNCATED` if a chunk is damaged. On failure
+ * `*out_world` is set to NULL (when it can be written).
+ *
+ * Thread safety: any thread, concurrently with any other reader call.
+ *
+ * # Safety
+ * `out_world` must be NULL or point to writable storage for one `TickreelWorldState` pointer.
+ */
+TickreelResult tickreel_reader_world_at(struct TickreelReader *reader,
+                                        uint32_t tick,
+                                        struct TickreelWorldState **out_world);
+
 /* ---- Decoded events (TickreelEvents) ---- */
 
 /**
@@ -2974,6 +3141,247 @@ TickreelResult tickreel_events_get(struct TickreelEvents *events,
                                    size_t index,
                                    struct TickreelEvent *out_event);
 
+/* ---- The world at a tick (TickreelWorldState) ---- */
+
+/**
+ * What a world state holds, as filled in by `tickreel_world_state_info`.
+ */
+typedef struct TickreelWorldStateInfo {
+    /**
+     * The tick it is the world at (after that tick's events; clamped into the recording).
+     */
+    uint32_t tick;
+    /**
+     * False if the world before some chunk is unknown (a recording without a snapshot near the
+     * tick, a shadow-play report before its first snapshot, or a chunk that could not be read on
+     * a playhead's way): it then holds only what the chunks read changed.
+     */
+    bool complete;
+    /**
+     * Edited blocks (`tickreel_world_state_blocks`).
+     */
+    size_t block_count;
+    /**
+     * Block entities (`tickreel_world_state_block_entities`).
+     */
+    size_t block_entity_count;
+    /**
+     * Entities with a health or equipment (`tickreel_world_state_entities`).
+     */
+    size_t entity_count;
+    /**
+     * Equipment slots in use, over all entities (`tickreel_world_state_equipment`).
+     */
+    size_t equipment_count;
+} TickreelWorldStateInfo;
+
+/**
+ * The block at one position, as filled in by `tickreel_world_state_block`.
+ */
+typedef struct TickreelBlockAt {
+    /**
+     * A world event edited the block: `state` is set. False: the world there is as the game had
+     * it (the library does not know it).
+     */
+    bool edited;
+    /**
+     * The block's state: an id of the block palette (`tickreel_reader_palette_name`).
+     */
+    uint32_t state;
+    /**
+     * The block entity NBT its last change gave (NULL if none), valid until
+     * `tickreel_world_state_free`.
+     */
+    const uint8_t *block_entity;
+    /**
+     * Bytes at `block_entity` (0 if none).
+     */
+    size_t block_entity_len;
+} TickreelBlockAt;
+
+/**
+ * A block entity, as filled in by `tickreel_world_state_block_entities`.
+ */
+typedef struct TickreelBlockEntity {
+    /**
+     * Block x.
+     */
+    int32_t x;
+    /**
+     * Block y.
+     */
+    int32_t y;
+    /**
+     * Block z.
+     */
+    int32_t z;
+    /**
+     * Its NBT (big-endian, as the block change gave it), valid until `tickreel_world_state_free`.
+     */
+    const uint8_t *data;
+    /**
+     * Bytes at `data`.
+     */
+    size_t data_len;
+} TickreelBlockEntity;
+
+/**
+ * One entity's world state, as filled in by `tickreel_world_state_entities`.
+ */
+typedef struct TickreelEntityWorld {
+    /**
+     * The entity id.
+     */
+    uint32_t entity;
+    /**
+     * A health event gave its health: `health` is set.
+     */
+    bool has_health;
+    /**
+     * Its health, in hundredths of a health point.
+     */
+    uint32_t health;
+    /**
+     * Its equipment slots in use (the next `equipment_count` entries of
+     * `tickreel_world_state_equipment`, in order of the entities).
+     */
+    uint32_t equipment_count;
+} TickreelEntityWorld;
+
+/**
+ * What an entity has in one equipment slot, as filled in by `tickreel_world_state_equipment`.
+ */
+typedef struct TickreelEquipment {
+    /**
+     * The entity id.
+     */
+    uint32_t entity;
+    /**
+     * The slot: a `TICKREEL_SLOT_*` value or the game's own.
+     */
+    uint32_t slot;
+    /**
+     * An id of the item palette (never 0).
+     */
+    uint32_t item;
+    /**
+     * How many (at least 1).
+     */
+    uint32_t count;
+} TickreelEquipment;
+
+/**
+ * Frees a world state (the pointers of the `TickreelBlockAt`s and `TickreelBlockEntity`s read
+ * from it become invalid). `tickreel_world_state_free(NULL)` is a no-op returning
+ * `TICKREEL_RESULT_OK`; a freed or invalid handle returns `TICKREEL_RESULT_INVALID_HANDLE`.
+ *
+ * Thread safety: any thread; a call on the same handle still running in another thread
+ * finishes normally.
+ */
+TickreelResult tickreel_world_state_free(struct TickreelWorldState *world);
+
+/**
+ * Stores in `*out_info` the tick the world state is at, whether it is complete, and how many
+ * blocks, block entities, entities and equipment slots it holds.
+ *
+ * Thread safety: any thread; a world state never changes.
+ *
+ * # Safety
+ * `out_info` must be NULL or point to writable storage for one `TickreelWorldStateInfo`.
+ */
+TickreelResult tickreel_world_state_info(struct TickreelWorldState *world,
+                                         struct TickreelWorldStateInfo *out_info);
+
+/**
+ * Copies every edited block with its state (an id of the block palette,
+ * `tickreel_reader_palette_name`) into `blocks`, sorted by position (x, then y, then z). A block
+ * no world event touched is not listed: the world there is as the game had it.
+ *
+ * `*out_count` is always set to the number of blocks. If it exceeds `capacity`, nothing is
+ * copied and `TICKREEL_RESULT_BUFFER_TOO_SMALL` is returned: call again with room for
+ * `*out_count` blocks. `blocks` may be NULL when `capacity` is 0, to query the count.
+ *
+ * Thread safety: any thread; a world state never changes.
+ *
+ * # Safety
+ * `blocks` must point to `capacity` writable `TickreelBlockState`s (or `capacity` must be 0); `out_count` must be NULL or point to a writable `size_t`.
+ */
+TickreelResult tickreel_world_state_blocks(struct TickreelWorldState *world,
+                                           struct TickreelBlockState *blocks,
+                                           size_t capacity,
+                                           size_t *out_count);
+
+/**
+ * Stores in `*out_block` the block at `x`, `y`, `z`: whether a world event edited it, its state,
+ * and its block entity NBT if its last change gave one (`block_entity` points into `world` and
+ * stays valid until `tickreel_world_state_free`).
+ *
+ * Thread safety: any thread; a world state never changes.
+ *
+ * # Safety
+ * `out_block` must be NULL or point to writable storage for one `TickreelBlockAt`.
+ */
+TickreelResult tickreel_world_state_block(struct TickreelWorldState *world,
+                                          int32_t x,
+                                          int32_t y,
+                                          int32_t z,
+                                          struct TickreelBlockAt *out_block);
+
+/**
+ * Copies every block entity (the position and a pointer to its NBT, valid until
+ * `tickreel_world_state_free`) into `block_entities`, sorted by position.
+ *
+ * `*out_count` is always set to their number. If it exceeds `capacity`, nothing is copied and
+ * `TICKREEL_RESULT_BUFFER_TOO_SMALL` is returned. `block_entities` may be NULL when `capacity`
+ * is 0, to query the count.
+ *
+ * Thread safety: any thread; a world state never changes.
+ *
+ * # Safety
+ * `block_entities` must point to `capacity` writable `TickreelBlockEntity`s (or `capacity` must be 0); `out_count` must be NULL or point to a writable `size_t`.
+ */
+TickreelResult tickreel_world_state_block_entities(struct TickreelWorldState *world,
+                                                   struct TickreelBlockEntity *block_entities,
+                                                   size_t capacity,
+                                                   size_t *out_count);
+
+/**
+ * Copies every entity with a health or equipment (its id, its health if a health event gave one,
+ * its number of equipment slots in use) into `entities`, sorted by id.
+ *
+ * `*out_count` is always set to their number. If it exceeds `capacity`, nothing is copied and
+ * `TICKREEL_RESULT_BUFFER_TOO_SMALL` is returned. `entities` may be NULL when `capacity` is 0,
+ * to query the count.
+ *
+ * Thread safety: any thread; a world state never changes.
+ *
+ * # Safety
+ * `entities` must point to `capacity` writable `TickreelEntityWorld`s (or `capacity` must be 0); `out_count` must be NULL or point to a writable `size_t`.
+ */
+TickreelResult tickreel_world_state_entities(struct TickreelWorldState *world,
+                                             struct TickreelEntityWorld *entities,
+                                             size_t capacity,
+                                             size_t *out_count);
+
+/**
+ * Copies every equipment slot in use (entity, slot, item, count) into `equipment`, sorted by
+ * entity, then slot: the entities of `tickreel_world_state_entities` in order, each with its
+ * `equipment_count` slots.
+ *
+ * `*out_count` is always set to their number. If it exceeds `capacity`, nothing is copied and
+ * `TICKREEL_RESULT_BUFFER_TOO_SMALL` is returned. `equipment` may be NULL when `capacity` is 0,
+ * to query the count.
+ *
+ * Thread safety: any thread; a world state never changes.
+ *
+ * # Safety
+ * `equipment` must point to `capacity` writable `TickreelEquipment`s (or `capacity` must be 0); `out_count` must be NULL or point to a writable `size_t`.
+ */
+TickreelResult tickreel_world_state_equipment(struct TickreelWorldState *world,
+                                              struct TickreelEquipment *equipment,
+                                              size_t capacity,
+                                              size_t *out_count);
+
 /* ---- Shadow play (TickreelShadowBuffer) ---- */
 
 /**
@@ -3022,6 +3430,18 @@ typedef struct TickreelReportOptions {
      * Zstd level of the report file (default 9).
      */
     int32_t zstd_level;
+    /**
+     * Keep every block change and placed event of the window, wherever it happened (default
+     * 0: those within `radius` of the reported player, and those of kept entities).
+     */
+    uint32_t keep_all_blocks;
+    /**
+     * Which chat lines the report keeps: `TICKREEL_REPORT_CHAT_NEAR` (default: the reported
+     * player's lines and the public lines of players within the radius),
+     * `TICKREEL_REPORT_CHAT_PUBLIC` (also every public and system line of the server) or
+     * `TICKREEL_REPORT_CHAT_ALL` (private and team chat of others too).
+     */
+    uint32_t chat;
 } TickreelReportOptions;
 
 /**
@@ -3251,6 +3671,34 @@ TickreelResult tickreel_shadow_buffer_report(struct TickreelShadowBuffer *shadow
                                              const char *const *metadata_values,
                                              size_t metadata_count,
                                              struct TickreelFinishHandle **out_finish);
+
+/**
+ * Reports the player with UUID `uuid` (16 bytes, most significant first, as
+ * `tickreel_recorder_register_entity` takes it) as `tickreel_shadow_buffer_report` reports an
+ * entity id: an entity id changes when a player relogs, the UUID does not. Reports the newest
+ * entity of that UUID the buffer holds data of (the one after the last relog).
+ *
+ * Returns `TICKREEL_RESULT_INVALID_ARGUMENT` for a NULL `uuid` or when no entity registered with
+ * that UUID has data in the buffer, and otherwise what `tickreel_shadow_buffer_report` returns.
+ * On failure `*out_finish` is set to NULL (when it can be written).
+ *
+ * Thread safety: any thread, as `tickreel_shadow_buffer_report`.
+ *
+ * # Safety
+ * `out_finish` must be NULL or point to writable storage for one `TickreelFinishHandle` pointer.
+ * `uuid` must be NULL or point to 16 readable bytes.
+ * `path` must be NULL or a NUL-terminated string (NULL is refused).
+ * `options` must be NULL or point to a readable `TickreelReportOptions`.
+ * `metadata_keys` and `metadata_values` must each point to `metadata_count` pointers to NUL-terminated strings (or `metadata_count` must be 0).
+ */
+TickreelResult tickreel_shadow_buffer_report_uuid(struct TickreelShadowBuffer *shadow,
+                                                  const uint8_t *uuid,
+                                                  const char *path,
+                                                  const struct TickreelReportOptions *options,
+                                                  const char *const *metadata_keys,
+                                                  const char *const *metadata_values,
+                                                  size_t metadata_count,
+                                                  struct TickreelFinishHandle **out_finish);
 
 /**
  * Stores the buffer's counters in `*out_stats`. Never waits for the writer (it takes the

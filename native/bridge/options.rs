@@ -229,6 +229,14 @@ options! {
         overwrite: u32,
         /// Zstd level of the report file (default 9).
         zstd_level: i32,
+        /// Keep every block change and placed event of the window, wherever it happened (default
+        /// 0: those within `radius` of the reported player, and those of kept entities).
+        keep_all_blocks: u32,
+        /// Which chat lines the report keeps: `TICKREEL_REPORT_CHAT_NEAR` (default: the reported
+        /// player's lines and the public lines of players within the radius),
+        /// `TICKREEL_REPORT_CHAT_PUBLIC` (also every public and system line of the server) or
+        /// `TICKREEL_REPORT_CHAT_ALL` (private and team chat of others too).
+        chat: u32,
     }
     /// `ReportOptions.toNative()` (`beforeNs` -1: all that is retained); a report's array adds
     /// the radius's `double` bits after it.
@@ -238,6 +246,8 @@ options! {
         radius_applies: "radiusApplies",
         overwrite: "overwrite",
         zstd_level: "compressionLevel",
+        keep_all_blocks: "keepAllBlocks",
+        chat: "chat",
     }
 }
 

@@ -27,6 +27,7 @@ pub mod object;
 pub mod playhead;
 pub mod reader;
 pub mod shadow;
+pub mod world_state;
 pub mod writer;
 
 /// An id, kind or version: any 32 bits (C: `uint32_t`; Java: an `int` read as unsigned, so

@@ -462,3 +462,62 @@ pub fn world_events(playhead: &Playhead) -> tickreel::Result<Vec<u8>> {
     crate::api::encode_ticks(groups.iter().map(|(t, e)| (*t, e.as_slice())), &mut out)?;
     Ok(out)
 }
+
+// ---- The world the library keeps (world-bindings; see `crate::api::world_state`) ----
+
+/// The changes of the world the library keeps (edited blocks, health, equipment) of the last
+/// update, read under the playhead's lock.
+pub struct WorldChanges<'a>(MutexGuard<'a, play::Playhead>);
+
+impl WorldChanges<'_> {
+    pub fn changes(&self) -> &[tickreel::format::WorldChange] {
+        self.0.update().world_changes()
+    }
+}
+
+/// Stores in `*out_world` a copy of the world at the playhead's position as the library keeps
+/// it from world events (edited blocks, block entities, each entity's health and equipment;
+/// `complete` false if the world before some chunk is unknown or a chunk on the way could not be
+/// read). Read it with the `tickreel_world_state_*` functions, free it with
+/// `tickreel_world_state_free`. The copy does not follow the playhead: to keep a world current,
+/// take it once, then apply each update's `tickreel_playhead_world_changes`.
+///
+/// On failure `*out_world` is set to NULL (when it can be written).
+///
+/// Thread safety: any thread; calls on one playhead are serialised.
+#[bridge_fn(
+    c = "tickreel_playhead_world_state",
+    c_out = "out_world",
+    java = "playheadWorldState"
+)]
+pub fn world_state(playhead: &Playhead) -> New<crate::api::world_state::WorldState> {
+    let p = playhead.inner.lock();
+    crate::api::world_state::new(p.position(), p.world_complete(), p.world())
+}
+
+/// Copies what the last update changed in the world the library keeps into `changes`: every
+/// block, health and equipment slot that changed from the update's start to its position, each
+/// with what was before (so that reverse play restores it) and what is now, whatever the motion
+/// (forward play, reverse play, a seek). Applying them in order takes a world that was as at the
+/// update's start to its position; a block whose `has_after` is false is no longer edited (restore
+/// the world's own block there). In a `TICKREEL_MOTION_JUMP` each position, entity and slot
+/// appears at most once.
+///
+/// `*out_count` is always set to the number of changes. If it exceeds `capacity`, nothing is
+/// copied and `TICKREEL_RESULT_BUFFER_TOO_SMALL` is returned. `changes` may be NULL when
+/// `capacity` is 0, to query the count.
+///
+/// Thread safety: any thread; calls on one playhead are serialised.
+///
+/// (Java: fills its `long[]` with 10 longs per change if they fit and returns the count, so that
+/// a reused array costs nothing per call.)
+#[bridge_fn(
+    c = "tickreel_playhead_world_changes",
+    c_out_array = "changes",
+    c_out_type = "TickreelWorldChange",
+    java = "playheadWorldChanges",
+    java_fill
+)]
+pub fn world_changes(playhead: &Playhead) -> WorldChanges<'_> {
+    WorldChanges(playhead.inner.lock())
+}

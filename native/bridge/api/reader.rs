@@ -231,3 +231,32 @@ pub fn palette_name(reader: &Reader, kind: Id, id: Id) -> tickreel::Result<Palet
             .map(str::to_owned),
     ))
 }
+
+// ---- The world at a tick (world-bindings; see `crate::api::world_state`) ----
+
+/// Rebuilds the world at `tick` (clamped into the recording) as the library keeps it from world
+/// events: the world section of the nearest snapshot chunk at or before it, then every world event
+/// from there through `tick` (decodes at most 256 chunks). Stores its handle in `*out_world`: read
+/// it with the `tickreel_world_state_*` functions, free it with `tickreel_world_state_free`.
+///
+/// Returns `TICKREEL_RESULT_INVALID_STATE` if the recording has no ticks,
+/// `TICKREEL_RESULT_CORRUPT`/`TICKREEL_RESULT_TRUNCATED` if a chunk is damaged. On failure
+/// `*out_world` is set to NULL (when it can be written).
+///
+/// Thread safety: any thread, concurrently with any other reader call.
+#[bridge_fn(
+    c = "tickreel_reader_world_at",
+    c_out = "out_world",
+    java = "readerWorldAt"
+)]
+pub fn world_at(
+    reader: &Reader,
+    tick: u32,
+) -> tickreel::Result<New<crate::api::world_state::WorldState>> {
+    let at = reader.0.world_at(tick)?;
+    Ok(crate::api::world_state::new(
+        at.tick,
+        at.complete,
+        &at.world,
+    ))
+}

@@ -9,7 +9,7 @@ use crate::api::{Id, New, Released, StringPairs};
 use crate::ffi::TickreelShadowBuffer;
 use crate::ffi::handle::HandleType;
 use tickreel::record::RecorderOptions;
-use tickreel::shadow::{self, ReportOptions, ShadowOptions, ShadowStats};
+use tickreel::shadow::{self, ReportChat, ReportOptions, ShadowOptions, ShadowStats};
 use tickreel_bridge_macros::bridge_fn;
 
 /// A shadow buffer (C: `TickreelShadowBuffer`, Java: `ShadowBuffer`).
@@ -139,6 +139,57 @@ pub fn report(
         .0
         .report(player.0, path, with_metadata(options, metadata))?;
     Ok(New(FinishHandle(handle.into())))
+}
+
+/// The code of a [`ReportChat`] in C (`TICKREEL_REPORT_CHAT_*`) and Java (`ReportChat`'s
+/// ordinal): near, public, all.
+pub(crate) fn report_chat(code: u32) -> tickreel::Result<ReportChat> {
+    match code {
+        0 => Ok(ReportChat::Near),
+        1 => Ok(ReportChat::Public),
+        2 => Ok(ReportChat::All),
+        c => Err(tickreel::Error::invalid(format!(
+            "report chat {c} is none of near (0), public (1) and all (2)"
+        ))),
+    }
+}
+
+/// The code of `chat` (see [`report_chat`]).
+pub(crate) fn report_chat_code(chat: ReportChat) -> u32 {
+    match chat {
+        ReportChat::Near => 0,
+        ReportChat::Public => 1,
+        ReportChat::All => 2,
+    }
+}
+
+/// Reports the player with UUID `uuid` (16 bytes, most significant first, as
+/// `tickreel_recorder_register_entity` takes it) as `tickreel_shadow_buffer_report` reports an
+/// entity id: an entity id changes when a player relogs, the UUID does not. Reports the newest
+/// entity of that UUID the buffer holds data of (the one after the last relog).
+///
+/// Returns `TICKREEL_RESULT_INVALID_ARGUMENT` for a NULL `uuid` or when no entity registered with
+/// that UUID has data in the buffer, and otherwise what `tickreel_shadow_buffer_report` returns.
+/// On failure `*out_finish` is set to NULL (when it can be written).
+///
+/// Thread safety: any thread, as `tickreel_shadow_buffer_report`.
+#[bridge_fn(
+    c = "tickreel_shadow_buffer_report_uuid",
+    c_out = "out_finish",
+    java = "shadowBufferReportUuid"
+)]
+pub fn report_uuid(
+    shadow: &ShadowBuffer,
+    uuid: Option<uuid::Uuid>,
+    path: &Path,
+    options: ReportOptions,
+    metadata: StringPairs,
+) -> tickreel::Result<New<FinishHandle>> {
+    let uuid = uuid.ok_or_else(|| tickreel::Error::invalid("a report needs the player's UUID"))?;
+    let handle = shadow
+        .0
+        .report_uuid(uuid, path, with_metadata(options, metadata))?;
+    Ok(New(FinishHandle(handle)))
 }
 
 /// The report options with the caller's string pairs as the report compound's metadata.

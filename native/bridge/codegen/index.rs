@@ -20,6 +20,7 @@ pub const AREAS: &[(&str, &[&str])] = &[
     ("Playback (TickreelPlayhead)", &["playhead"]),
     ("Reading recordings (TickreelReader)", &["reader"]),
     ("Decoded events (TickreelEvents)", &["events"]),
+    ("The world at a tick (TickreelWorldState)", &["world_state"]),
     ("Shadow play (TickreelShadowBuffer)", &["shadow", "report"]),
     ("Writing recordings (TickreelReelWriter)", &["reel"]),
     (

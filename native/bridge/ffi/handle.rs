@@ -117,6 +117,10 @@ const TAG_NAMES: &[(u8, &str)] = &[
         crate::api::events::Events::TAG,
         crate::api::events::Events::NAME,
     ),
+    (
+        crate::api::world_state::WorldState::TAG,
+        crate::api::world_state::WorldState::NAME,
+    ),
     #[cfg(feature = "object")]
     (
         crate::api::object::ObjectOptions::TAG,

@@ -24,6 +24,7 @@ pub mod playhead;
 pub mod reader;
 pub mod result;
 pub mod world;
+pub mod world_state;
 pub mod writer;
 
 pub use batch::TickreelBatch;
@@ -45,4 +46,8 @@ pub use playhead::{TickreelPlayhead, TickreelUpdate, TickreelWorld};
 pub use reader::{TickreelEntityState, TickreelReader, TickreelVerifyReport};
 pub use result::TickreelResult;
 pub use world::{TickreelBlockState, TickreelEvent, TickreelEvents};
+pub use world_state::{
+    TickreelBlockAt, TickreelBlockEntity, TickreelEntityWorld, TickreelEquipment,
+    TickreelWorldChange, TickreelWorldState, TickreelWorldStateInfo,
+};
 pub use writer::{TickreelReelOptions, TickreelReelWriter};

@@ -8,6 +8,7 @@ use jni::sys::{jint, jobject};
 use super::convert::{JniResult, LONG_ARRAY_JAVA, LONG_ARRAY_SIG};
 use super::{Res, bad_arg, long_array};
 use crate::api::library::OptionDefaults;
+use crate::api::shadow::report_chat_code;
 use crate::options::{EngineArray, RecorderArray, ReelArray, ReportArray, ShadowArray};
 use tickreel::record::{
     Backpressure, ChunkPolicy, EngineOptions, RecorderOptions, RecordingIdentity,
@@ -148,8 +149,7 @@ pub(super) fn report_array(o: &ReportOptions) -> Vec<i64> {
         metadata: _,
         overwrite,
         zstd_level,
-        // not in the Java options yet (the default: what concerns the reported player)
-        keep: _,
+        keep,
     } = o;
     let mut a = ReportArray {
         before_ns: before.map_or(-1, nanos),
@@ -157,6 +157,8 @@ pub(super) fn report_array(o: &ReportOptions) -> Vec<i64> {
         radius_applies: i64::from(radius.is_some()),
         overwrite: i64::from(*overwrite),
         zstd_level: i64::from(*zstd_level),
+        keep_all_blocks: i64::from(keep.all_blocks),
+        chat: i64::from(report_chat_code(keep.chat)),
     }
     .to_vec();
     a.push(radius.unwrap_or(0.0).to_bits() as i64);
@@ -206,8 +208,9 @@ mod tests {
         let s = super::super::shadow::shadow_options(&defaults(SHADOW).unwrap()).unwrap();
         assert_eq!(format!("{s:?}"), format!("{:?}", ShadowOptions::default()));
         let a = defaults(REPORT).unwrap();
-        let radius = f64::from_bits(a[5] as u64);
-        let rep = super::super::shadow::report_options(&a[..5], radius, Vec::new()).unwrap();
+        let radius = f64::from_bits(a[ReportArray::LEN] as u64);
+        let rep = super::super::shadow::report_options(&a[..ReportArray::LEN], radius, Vec::new())
+            .unwrap();
         assert_eq!(
             format!("{rep:?}"),
             format!("{:?}", ReportOptions::default())

@@ -41,6 +41,7 @@ mod playhead;
 mod reader;
 mod recorder;
 mod shadow;
+mod world_state;
 mod writer;
 
 use std::any::Any;

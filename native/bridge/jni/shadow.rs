@@ -14,7 +14,7 @@ use super::convert::{JniArg, JniResult, LONG_ARRAY_JAVA, LONG_ARRAY_SIG};
 use super::recorder::ranged;
 use super::{Res, bad_arg, handles, insert, long_array, longs_arg};
 use crate::api::engine::Recorder;
-use crate::api::shadow::{ShadowBuffer, Started};
+use crate::api::shadow::{ShadowBuffer, Started, report_chat};
 use crate::ffi::handle::HandleType;
 use crate::options::{ReportArray, ShadowArray};
 use tickreel::shadow::{ReportKeep, ReportOptions, ShadowOptions, ShadowStats};
@@ -54,6 +54,8 @@ pub(super) fn report_options(
         radius_applies,
         overwrite,
         zstd_level,
+        keep_all_blocks,
+        chat,
     } = ReportArray::read(a);
     Ok(ReportOptions {
         before: match before_ns {
@@ -65,8 +67,10 @@ pub(super) fn report_options(
         metadata,
         overwrite: overwrite != 0,
         zstd_level: ranged(zstd_level, "compressionLevel")?,
-        // not in the Java options yet: what concerns the reported player
-        keep: ReportKeep::default(),
+        keep: ReportKeep {
+            all_blocks: keep_all_blocks != 0,
+            chat: report_chat(ranged(chat, "chat")?)?,
+        },
     })
 }
 
@@ -160,7 +164,7 @@ mod tests {
         assert!(shadow_options(&[-5, 0, -1, 20]).is_err());
         assert!(shadow_options(&[1, 0, -2, 20]).is_err());
         assert!(shadow_options(&[1, 0, -1, -20]).is_err());
-        let r = report_options(&[-1, 0, 1, 0, 3], 48.0, Vec::new()).unwrap();
+        let r = report_options(&[-1, 0, 1, 0, 3, 0, 0], 48.0, Vec::new()).unwrap();
         assert_eq!(
             r,
             ReportOptions {
@@ -168,10 +172,14 @@ mod tests {
                 ..ReportOptions::default()
             }
         );
-        let r = report_options(&[5, 7, 0, 1, 3], f64::NAN, Vec::new()).unwrap();
+        let r = report_options(&[5, 7, 0, 1, 3, 1, 2], f64::NAN, Vec::new()).unwrap();
         assert_eq!(r.before, Some(Duration::from_nanos(5)));
         assert_eq!((r.radius, r.overwrite, r.zstd_level), (None, true, 3));
-        assert!(report_options(&[-2, 0, 1, 0, 9], 48.0, Vec::new()).is_err());
-        assert!(report_options(&[-1, -1, 1, 0, 9], 48.0, Vec::new()).is_err());
+        assert!(r.keep.all_blocks);
+        assert_eq!(r.keep.chat, tickreel::shadow::ReportChat::All);
+        assert!(report_options(&[-2, 0, 1, 0, 9, 0, 0], 48.0, Vec::new()).is_err());
+        assert!(report_options(&[-1, -1, 1, 0, 9, 0, 0], 48.0, Vec::new()).is_err());
+        assert!(report_options(&[-1, 0, 1, 0, 3, 0, 3], 48.0, Vec::new()).is_err());
+        assert!(report_options(&[-1, 0, 1, 0, 3, 0, -1], 48.0, Vec::new()).is_err());
     }
 }

@@ -106,6 +106,7 @@ mod tests {
     use crate::ffi::generated::reader::*;
     use crate::ffi::generated::shadow::*;
     use crate::ffi::result::TickreelResult;
+    use crate::ffi::world::{TICKREEL_CHANNEL_PRIVATE, TICKREEL_CHANNEL_PUBLIC};
     use std::ffi::{CStr, CString};
 
     const OK: TickreelResult = TickreelResult::Ok;
@@ -390,5 +391,137 @@ mod tests {
         // SAFETY: `st` is writable.
         let res = unsafe { tickreel_shadow_buffer_stats(s, &mut st) };
         assert_eq!(res, TickreelResult::InvalidHandle);
+    }
+
+    // ---- Reports by UUID and what they keep (world-bindings) ----
+
+    /// Chat lines: sender and text.
+    type ChatLines = Vec<(Option<u32>, String)>;
+
+    /// Chat lines and block changes (x, z) a report file holds.
+    fn world_of(path: &CStr) -> (ChatLines, Vec<(i32, i32)>) {
+        let reader =
+            tickreel::play::Reader::open_any(std::path::Path::new(path.to_str().unwrap())).unwrap();
+        let (first, last) = (reader.first_tick().unwrap(), reader.last_tick().unwrap());
+        let (mut chat, mut blocks) = (Vec::new(), Vec::new());
+        for t in reader.ticks(first, last) {
+            for e in t.unwrap().events {
+                match e {
+                    tickreel::format::Event::Chat { sender, text, .. } => chat.push((sender, text)),
+                    tickreel::format::Event::BlockChange { pos, .. } => blocks.push((pos.x, pos.z)),
+                    _ => {}
+                }
+            }
+        }
+        (chat, blocks)
+    }
+
+    #[test]
+    fn a_report_by_uuid_keeps_near_chat_and_blocks_unless_asked_for_more() {
+        let dir = tempfile::tempdir().unwrap();
+        let e = engine(None);
+        let mut o = shadow_options();
+        o.block_ticks = 20;
+        let (r, s) = start(e, None, &o);
+        let uuid = *b"0123456789abcdef";
+        let name = CString::new("Steve").unwrap();
+        // SAFETY: 16 readable bytes and a valid string.
+        let res =
+            unsafe { tickreel_recorder_register_entity(r, 1, 1, uuid.as_ptr(), name.as_ptr()) };
+        assert_eq!(res, OK);
+        submit(r, 0, 40);
+        // Entity 1 (the player, at z 0) writes privately and breaks a block beside it; entity 3,
+        // 500 blocks away, says something in public and breaks a block there.
+        let mut b = std::ptr::null_mut();
+        // SAFETY: `b` is writable.
+        assert_eq!(unsafe { tickreel_batch_new(&mut b) }, OK);
+        let (mine, far) = (c"mine", c"far away");
+        // SAFETY: valid strings; no block entity.
+        unsafe {
+            assert_eq!(tickreel_batch_add_pose(b, 1, 4.0, 64.0, 0.0, 0.0, 0.0), OK);
+            assert_eq!(
+                tickreel_batch_add_pose(b, 3, 4.0, 64.0, 500.0, 0.0, 0.0),
+                OK
+            );
+            assert_eq!(
+                tickreel_batch_chat(b, true, 1, TICKREEL_CHANNEL_PRIVATE, mine.as_ptr()),
+                OK
+            );
+            assert_eq!(
+                tickreel_batch_chat(b, true, 3, TICKREEL_CHANNEL_PUBLIC, far.as_ptr()),
+                OK
+            );
+            let none = std::ptr::null();
+            assert_eq!(
+                tickreel_batch_block_change(b, 5, 63, 1, 7, true, 1, none, 0),
+                OK
+            );
+            assert_eq!(
+                tickreel_batch_block_change(b, 5, 63, 500, 8, true, 3, none, 0),
+                OK
+            );
+            // SAFETY: no out-pointer.
+            assert_eq!(
+                tickreel_recorder_submit_batch(r, 40, b, std::ptr::null_mut()),
+                OK
+            );
+        }
+        assert_eq!(tickreel_batch_free(b), OK);
+        submit(r, 41, 60);
+        assert_eq!(tickreel_recorder_flush(r), OK);
+
+        let report_uuid = |path: &CStr, o: &TickreelReportOptions, uuid: *const u8| {
+            let mut f = std::ptr::null_mut();
+            // SAFETY: `uuid` is NULL or 16 readable bytes; valid string, options, out-pointer.
+            let res = unsafe {
+                tickreel_shadow_buffer_report_uuid(
+                    s,
+                    uuid,
+                    path.as_ptr(),
+                    o,
+                    std::ptr::null(),
+                    std::ptr::null(),
+                    0,
+                    &mut f,
+                )
+            };
+            (res, f)
+        };
+        let mut ro = report_options();
+        ro.after_ms = 0;
+        let near = CString::new(dir.path().join("near.reel").to_str().unwrap()).unwrap();
+        let (res, f) = report_uuid(&near, &ro, uuid.as_ptr());
+        assert_eq!((res, wait(f)), (OK, OK));
+        let (chat, blocks) = world_of(&near);
+        assert_eq!(
+            chat,
+            vec![(Some(1), "mine".to_owned())],
+            "no chat of a far player"
+        );
+        assert_eq!(blocks, vec![(5, 1)], "no block change out of the radius");
+
+        ro.keep_all_blocks = 1;
+        ro.chat = TICKREEL_REPORT_CHAT_ALL;
+        let all = CString::new(dir.path().join("all.reel").to_str().unwrap()).unwrap();
+        let (res, f) = report_uuid(&all, &ro, uuid.as_ptr());
+        assert_eq!((res, wait(f)), (OK, OK));
+        let (chat, blocks) = world_of(&all);
+        assert_eq!(chat.len(), 2, "{chat:?}");
+        assert_eq!(blocks, vec![(5, 1), (5, 500)]);
+
+        // A UUID nobody has, no UUID, an unknown chat code: refused at once.
+        let other = *b"fedcba9876543210";
+        let none = CString::new(dir.path().join("none.reel").to_str().unwrap()).unwrap();
+        let (res, f) = report_uuid(&none, &ro, other.as_ptr());
+        assert_eq!((res, f.is_null()), (TickreelResult::InvalidArgument, true));
+        let (res, f) = report_uuid(&none, &ro, std::ptr::null());
+        assert_eq!((res, f.is_null()), (TickreelResult::InvalidArgument, true));
+        ro.chat = 9;
+        let (res, f) = report_uuid(&none, &ro, uuid.as_ptr());
+        assert_eq!((res, f.is_null()), (TickreelResult::InvalidArgument, true));
+
+        assert_eq!(tickreel_recorder_free(r), OK);
+        assert_eq!(tickreel_shadow_buffer_free(s), OK);
+        assert_eq!(tickreel_engine_free(e), OK);
     }
 }

@@ -7,11 +7,22 @@
 use std::time::Duration;
 
 use super::read_options;
+use crate::api::shadow::{report_chat, report_chat_code};
 use crate::ffi::convert::{CArg, CResult};
 /// Generated from `native/bridge/options.rs` (see [`crate::ffi::options`]).
 pub use crate::ffi::options::{TickreelReportOptions, TickreelShadowOptions};
 use crate::ffi::result::FfiResult;
 use tickreel::shadow::{ReportKeep, ReportOptions, ShadowOptions};
+
+/// `TickreelReportOptions::chat`: the reported player's lines (any channel) and the public lines
+/// of players within the radius at the tick they sent them (the default).
+pub const TICKREEL_REPORT_CHAT_NEAR: u32 = 0;
+/// `TickreelReportOptions::chat`: also every public and system line of the server, wherever its
+/// sender stood; still no private or team line of others.
+pub const TICKREEL_REPORT_CHAT_PUBLIC: u32 = 1;
+/// `TickreelReportOptions::chat`: every chat line of the window, private and team chat of others
+/// too (for a server whose rules let staff read them).
+pub const TICKREEL_REPORT_CHAT_ALL: u32 = 2;
 
 impl TickreelShadowOptions {
     fn from_core(o: &ShadowOptions) -> Self {
@@ -44,12 +55,15 @@ impl TickreelReportOptions {
             radius: o.radius.unwrap_or(0.0),
             overwrite: u32::from(o.overwrite),
             zstd_level: o.zstd_level,
+            keep_all_blocks: u32::from(o.keep.all_blocks),
+            chat: report_chat_code(o.keep.chat),
         }
     }
 
-    /// The core's options with `metadata` (checked by `ShadowBuffer::report`).
-    fn to_core(self, metadata: Vec<(String, fastnbt::Value)>) -> ReportOptions {
-        ReportOptions {
+    /// The core's options with `metadata` (checked by `ShadowBuffer::report`; an unknown `chat`
+    /// code is refused here).
+    fn to_core(self, metadata: Vec<(String, fastnbt::Value)>) -> tickreel::Result<ReportOptions> {
+        Ok(ReportOptions {
             before: (self.has_before != 0)
                 .then(|| Duration::from_millis(u64::from(self.before_ms))),
             after: Duration::from_millis(u64::from(self.after_ms)),
@@ -57,9 +71,11 @@ impl TickreelReportOptions {
             metadata,
             overwrite: self.overwrite != 0,
             zstd_level: self.zstd_level,
-            // not in the C options yet: what concerns the reported player
-            keep: ReportKeep::default(),
-        }
+            keep: ReportKeep {
+                all_blocks: self.keep_all_blocks != 0,
+                chat: report_chat(self.chat)?,
+            },
+        })
     }
 }
 
@@ -91,8 +107,10 @@ impl CArg for ReportOptions {
     type Stored = ReportOptions;
     unsafe fn store(o: *const TickreelReportOptions, _: &'static str) -> FfiResult<ReportOptions> {
         // SAFETY: forwarded contract: NULL or a readable options struct.
-        Ok(unsafe { read_options(o) }?
-            .map_or_else(ReportOptions::default, |o| o.to_core(Vec::new())))
+        match unsafe { read_options(o) }? {
+            Some(o) => Ok(o.to_core(Vec::new())?),
+            None => Ok(ReportOptions::default()),
+        }
     }
 }
 
@@ -133,7 +151,8 @@ mod tests {
         // SAFETY: initialised by the call above.
         let r = unsafe { r.assume_init() };
         assert_eq!((r.has_before, r.after_ms, r.has_radius), (0, 30_000, 1));
-        assert_eq!(r.to_core(Vec::new()), ReportOptions::default());
+        assert_eq!(r.to_core(Vec::new()).unwrap(), ReportOptions::default());
+        assert_eq!((r.keep_all_blocks, r.chat), (0, TICKREEL_REPORT_CHAT_NEAR));
         // SAFETY: NULL is refused before anything is written.
         let null = unsafe { tickreel_report_options_default(std::ptr::null_mut()) };
         assert_eq!(null, TickreelResult::NullArgument);
@@ -158,8 +177,17 @@ mod tests {
             radius: f64::NAN, // ignored without has_radius
             overwrite: 7,
             zstd_level: 3,
+            keep_all_blocks: 1,
+            chat: TICKREEL_REPORT_CHAT_ALL,
         };
-        let c = r.to_core(Vec::new());
+        let c = r.to_core(Vec::new()).unwrap();
+        assert!(c.keep.all_blocks);
+        assert_eq!(c.keep.chat, tickreel::shadow::ReportChat::All);
+        let bad = TickreelReportOptions { chat: 3, ..r };
+        assert!(
+            bad.to_core(Vec::new()).is_err(),
+            "an unknown chat code is refused"
+        );
         assert_eq!(c.before, Some(Duration::from_millis(2500)));
         assert_eq!(
             (c.after, c.radius, c.overwrite),

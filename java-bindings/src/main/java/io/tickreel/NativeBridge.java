@@ -31,7 +31,7 @@ final class NativeBridge {
     // `TICKREEL_BLESS=1 cargo test -p tickreel-bridge --lib generated` rewrites this part.
 
     /** Must equal the library's (native/bridge/api/library.rs). */
-    static final int ABI_VERSION = 8;
+    static final int ABI_VERSION = 9;
 
     // --- catalog (feature "catalog"; native/bridge/api/catalog.rs documents each) ---
     static native long catalogOpen(String url);
@@ -139,6 +139,8 @@ final class NativeBridge {
     static native long[] playheadWorld(long playhead);
     static native byte[] playheadWorldSnapshot(long playhead);
     static native byte[] playheadWorldEvents(long playhead);
+    static native long playheadWorldState(long playhead);
+    static native int playheadWorldChanges(long playhead, long[] out);
 
     // --- reader (native/bridge/api/reader.rs documents each) ---
     static native long readerOpen(String path);
@@ -148,12 +150,22 @@ final class NativeBridge {
     static native byte[] readerTicks(long reader, int from, int to);
     static native long[] readerVerify(long reader);
     static native String readerPaletteName(long reader, int kind, int id);
+    static native long readerWorldAt(long reader, int tick);
 
     // --- shadow (native/bridge/api/shadow.rs documents each) ---
     static native long[] shadowBufferStart(long engine, String path, long[] recorderOptions, long[] shadowOptions);
     static native long shadowBufferReport(long shadow, int player, String path, long[] options, String[] metadata);
+    static native long shadowBufferReportUuid(long shadow, long[] uuid, String path, long[] options, String[] metadata);
     static native long[] shadowBufferStats(long shadow);
     static native boolean shadowBufferIsAttached(long shadow);
+
+    // --- world_state (native/bridge/api/world_state.rs documents each) ---
+    static native long[] worldStateInfo(long world);
+    static native long[] worldStateBlocks(long world);
+    static native long worldStateBlock(long world, int x, int y, int z);
+    static native byte[] worldStateBlockEntity(long world, int x, int y, int z);
+    static native long[] worldStateEntities(long world);
+    static native long[] worldStateEquipment(long world);
 
     // --- writer (native/bridge/api/writer.rs documents each) ---
     static native long reelWriterCreate(String path, long[] options);
@@ -181,8 +193,8 @@ final class NativeBridge {
     static long[] shadowOptions(long windowNs, long graceNs, long maxBytes, long blockTicks) {
         return new long[] {windowNs, graceNs, maxBytes, blockTicks};
     }
-    static long[] reportOptions(long beforeNs, long afterNs, long radiusApplies, long overwrite, long compressionLevel) {
-        return new long[] {beforeNs, afterNs, radiusApplies, overwrite, compressionLevel};
+    static long[] reportOptions(long beforeNs, long afterNs, long radiusApplies, long overwrite, long compressionLevel, long keepAllBlocks, long chat) {
+        return new long[] {beforeNs, afterNs, radiusApplies, overwrite, compressionLevel, keepAllBlocks, chat};
     }
     // @generated-end
 }

@@ -220,6 +220,19 @@ public final class Playhead implements AutoCloseable {
         return update().entities();
     }
 
+    /**
+     * A copy of the world at the current position as the library keeps it from world events
+     * (edited blocks, block entities, each entity's health and equipment), through forward and
+     * reverse play, seeks and live following. The copy does not follow the playhead: to keep a
+     * world current, take it once, then apply each update's {@link Update#worldChanges()} (or its
+     * allocation-free {@code worldChange...(i)} accessors). Close it when done.
+     *
+     * @throws IllegalStateException if this playhead is closed
+     */
+    public WorldState worldState() {
+        return new WorldState(NativeBridge.playheadWorldState(handle.get()));
+    }
+
     /** Releases the playhead and its recording. Idempotent. */
     @Override
     public void close() {

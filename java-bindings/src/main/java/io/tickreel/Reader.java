@@ -132,6 +132,18 @@ public final class Reader implements AutoCloseable {
         return NativeBridge.readerPaletteName(handle.get(), kind.code(), id);
     }
 
+    /**
+     * The world at {@code tick} (clamped into the recording) as the library keeps it from world
+     * events: the nearest snapshot's world, then every world event from there through the tick.
+     * Close it when done (its lists stay readable).
+     *
+     * @throws IllegalStateException if this reader is closed or the recording has no ticks
+     * @throws TickreelException if a chunk on the way is damaged
+     */
+    public WorldState worldAt(int tick) {
+        return new WorldState(NativeBridge.readerWorldAt(handle.get(), tick));
+    }
+
     /** The registered entities (who is who). */
     public List<EntityInfo> entities() {
         List<EntityInfo> out = new ArrayList<>();

@@ -21,6 +21,8 @@ public final class ReportOptions {
     private final Map<String, String> metadata;
     private final boolean overwrite;
     private final int compressionLevel;
+    private final boolean keepAllBlocks;
+    private final ReportChat chat;
 
     private ReportOptions(Builder b) {
         before = b.before;
@@ -30,6 +32,8 @@ public final class ReportOptions {
         metadata = Collections.unmodifiableMap(new LinkedHashMap<>(b.metadata));
         overwrite = b.overwrite;
         compressionLevel = b.compressionLevel;
+        keepAllBlocks = b.keepAllBlocks;
+        chat = b.chat;
     }
 
     /** A builder with the defaults. */
@@ -75,6 +79,19 @@ public final class ReportOptions {
         return compressionLevel;
     }
 
+    /**
+     * Whether every block change and placed event of the window is kept, wherever it happened
+     * (false: those within the radius of the reported player, and those of kept entities).
+     */
+    public boolean keepAllBlocks() {
+        return keepAllBlocks;
+    }
+
+    /** Which chat lines are kept. */
+    public ReportChat chat() {
+        return chat;
+    }
+
     /** The native options array (layout: native/bridge/jni/shadow.rs {@code REPORT_OPTIONS_LEN}). */
     long[] toNative() {
         return NativeBridge.reportOptions(
@@ -82,7 +99,9 @@ public final class ReportOptions {
                 ShadowOptions.nanos(after),
                 everyEntity ? 0 : 1,
                 overwrite ? 1 : 0,
-                compressionLevel);
+                compressionLevel,
+                keepAllBlocks ? 1 : 0,
+                chat.ordinal());
     }
 
     /** {@link #toNative()} followed by the radius's {@code double} bits, as a report takes them. */
@@ -112,6 +131,8 @@ public final class ReportOptions {
         private final Map<String, String> metadata = new LinkedHashMap<>();
         private boolean overwrite;
         private int compressionLevel = 3;
+        private boolean keepAllBlocks;
+        private ReportChat chat = ReportChat.NEAR;
 
         private Builder() {}
 
@@ -188,6 +209,28 @@ public final class ReportOptions {
         /** The zstd level of the report file, -7..22 (default 3). */
         public Builder compressionLevel(int level) {
             compressionLevel = level;
+            return this;
+        }
+
+        /**
+         * Keep every block change and placed event of the window, wherever it happened (default
+         * false: those within the radius of the reported player at the tick, and those of kept
+         * entities).
+         */
+        public Builder keepAllBlocks(boolean all) {
+            keepAllBlocks = all;
+            return this;
+        }
+
+        /**
+         * Which chat lines the report keeps (default {@link ReportChat#NEAR}: the reported
+         * player's and the public lines of players within the radius).
+         *
+         * @throws NullPointerException if {@code chat} is null
+         */
+        public Builder chat(ReportChat chat) {
+            Objects.requireNonNull(chat, "chat");
+            this.chat = chat;
             return this;
         }
 

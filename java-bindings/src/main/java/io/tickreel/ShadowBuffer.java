@@ -3,6 +3,7 @@ package io.tickreel;
 import java.nio.file.Path;
 import java.util.Map;
 import java.util.Objects;
+import java.util.UUID;
 
 /**
  * Shadow play: the last minutes of one world (a stream of ticks) kept in memory, turned into an
@@ -101,6 +102,27 @@ public final class ShadowBuffer implements AutoCloseable {
         Objects.requireNonNull(path, "path");
         Objects.requireNonNull(options, "options");
         return new Pending<>(NativeBridge.shadowBufferReport(handle.get(), player, path.toString(),
+                options.toNativeWithRadius(), metadataPairs(options)), Pending.FINISH, "report");
+    }
+
+    /**
+     * Reports the player with UUID {@code player} as {@link #report(int, Path, ReportOptions)}
+     * reports an entity id: an entity id changes when a player relogs, the UUID does not (register
+     * players with {@link Recorder#registerPlayer}). Reports the newest entity of that UUID the
+     * buffer holds data of (the one after the last relog).
+     *
+     * @return the report's result, as {@link #report(int, Path, ReportOptions)}'s
+     * @throws IllegalArgumentException when no entity registered with that UUID has data in the
+     *     buffer, and as {@link #report(int, Path, ReportOptions)}
+     * @throws IllegalStateException as {@link #report(int, Path, ReportOptions)}
+     * @throws NullPointerException if an argument is null
+     */
+    public Pending<Path> report(UUID player, Path path, ReportOptions options) {
+        Objects.requireNonNull(player, "player");
+        Objects.requireNonNull(path, "path");
+        Objects.requireNonNull(options, "options");
+        long[] uuid = {player.getMostSignificantBits(), player.getLeastSignificantBits()};
+        return new Pending<>(NativeBridge.shadowBufferReportUuid(handle.get(), uuid, path.toString(),
                 options.toNativeWithRadius(), metadataPairs(options)), Pending.FINISH, "report");
     }
 

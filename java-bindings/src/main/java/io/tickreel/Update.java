@@ -27,6 +27,9 @@ public final class Update {
     private static final int HEADER = 9;
     private static final int ENTITY_LONGS = 8;
     private static final Motion[] MOTIONS = Motion.values();
+    /** Longs per world change (layout: native/bridge/jni/world_state.rs). */
+    private static final int WORLD_CHANGE_LONGS = 10;
+    private static final WorldChange.Kind[] WORLD_CHANGE_KINDS = WorldChange.Kind.values();
 
     /** The header the native calls fill (layout: native/bridge/jni/playhead.rs). Reused. */
     private final long[] raw = new long[HEADER];
@@ -38,6 +41,12 @@ public final class Update {
     private boolean filled;
     /** How many entities {@link #fill()} read. */
     private int filledCount;
+    /** The world changes' longs, filled on demand by {@link #fillWorld()}; grown, then reused. */
+    private long[] worldLongs = new long[0];
+    /** Whether {@link #worldLongs} holds this update's world changes. */
+    private boolean worldFilled;
+    /** How many world changes {@link #fillWorld()} read. */
+    private int worldCount;
 
     Update(NativeHandle playhead) {
         this.playhead = playhead;
@@ -47,6 +56,7 @@ public final class Update {
     long[] refill() {
         entities = null;
         filled = false;
+        worldFilled = false;
         return raw;
     }
 
@@ -248,6 +258,131 @@ public final class Update {
         OptionalInt snapshotTick = w[2] < 0 ? OptionalInt.empty() : OptionalInt.of((int) w[2]);
         List<DecodedTick> events = TickReader.decodeTicks(NativeBridge.playheadWorldEvents(h));
         return Optional.of(new Rebuild(snapshot, snapshotTick, events, w[3] != 0));
+    }
+
+    /**
+     * Reads the world changes' longs from the playhead once per update into the reused array
+     * (grown only when an update has more changes than any before): no allocation in steady state.
+     */
+    private int fillWorld() {
+        if (!worldFilled) {
+            long h = playhead.get();
+            int n;
+            while ((long) (n = NativeBridge.playheadWorldChanges(h, worldLongs)) * WORLD_CHANGE_LONGS > worldLongs.length) {
+                worldLongs = new long[n * WORLD_CHANGE_LONGS]; // filled only when it fits: grow and ask again
+            }
+            worldCount = n;
+            worldFilled = true;
+        }
+        return worldCount;
+    }
+
+    private int worldAt(int i) {
+        int n = fillWorld();
+        java.util.Objects.checkIndex(i, n);
+        return i * WORLD_CHANGE_LONGS;
+    }
+
+    /**
+     * How many changes of the world the library keeps ({@link Playhead#worldState()}: edited
+     * blocks, health, equipment) this update made, whatever the motion (forward play, reverse
+     * play, a seek). Applying them in order takes a world that was as at {@link #from()} to
+     * {@link #position()}. Read from the playhead on first use (then kept until its next call):
+     * call it before that call. The {@code worldChange...(i)} accessors read them without
+     * allocating (in steady state).
+     *
+     * @throws IllegalStateException if the playhead was closed
+     */
+    public int worldChangeCount() {
+        return fillWorld();
+    }
+
+    /**
+     * What world change {@code i} (0 to {@link #worldChangeCount()} - 1) is about.
+     *
+     * @throws IndexOutOfBoundsException if {@code i} is not below {@link #worldChangeCount()}
+     * @throws IllegalStateException if the playhead was closed
+     */
+    public WorldChange.Kind worldChangeKind(int i) {
+        return WORLD_CHANGE_KINDS[(int) worldLongs[worldAt(i)]];
+    }
+
+    /** The block x of world change {@code i} ({@link WorldChange.Kind#BLOCK BLOCK}; otherwise 0). */
+    public int worldChangeX(int i) {
+        return (int) worldLongs[worldAt(i) + 1];
+    }
+
+    /** The block y of world change {@code i} ({@link WorldChange.Kind#BLOCK BLOCK}; otherwise 0). */
+    public int worldChangeY(int i) {
+        return (int) worldLongs[worldAt(i) + 2];
+    }
+
+    /** The block z of world change {@code i} ({@link WorldChange.Kind#BLOCK BLOCK}; otherwise 0). */
+    public int worldChangeZ(int i) {
+        return (int) worldLongs[worldAt(i) + 3];
+    }
+
+    /** The entity of world change {@code i} ({@link WorldChange.Kind#HEALTH HEALTH}, {@link WorldChange.Kind#EQUIPMENT EQUIPMENT}). */
+    public int worldChangeEntity(int i) {
+        return (int) worldLongs[worldAt(i) + 4];
+    }
+
+    /** The equipment slot of world change {@code i} ({@link WorldChange.Kind#EQUIPMENT EQUIPMENT}). */
+    public int worldChangeSlot(int i) {
+        return (int) worldLongs[worldAt(i) + 5];
+    }
+
+    /**
+     * What world change {@code i} had before: the block state, the health or the item (unsigned
+     * 32-bit), or -1 for a block not edited, no health, an empty slot.
+     */
+    public long worldChangeBefore(int i) {
+        return worldLongs[worldAt(i) + 6];
+    }
+
+    /** The item count before of world change {@code i} ({@link WorldChange.Kind#EQUIPMENT EQUIPMENT}; 0 if empty). */
+    public int worldChangeBeforeCount(int i) {
+        return (int) worldLongs[worldAt(i) + 7];
+    }
+
+    /**
+     * What world change {@code i} has now: the block state, the health or the item (unsigned
+     * 32-bit), or -1 for a block no longer edited (restore the world's own), no health, an empty
+     * slot.
+     */
+    public long worldChangeAfter(int i) {
+        return worldLongs[worldAt(i) + 8];
+    }
+
+    /** The item count now of world change {@code i} ({@link WorldChange.Kind#EQUIPMENT EQUIPMENT}; 0 if empty). */
+    public int worldChangeAfterCount(int i) {
+        return (int) worldLongs[worldAt(i) + 9];
+    }
+
+    /**
+     * The world changes of this update as records (see {@link #worldChangeCount()}; allocates).
+     *
+     * @throws IllegalStateException if the playhead was closed
+     */
+    public List<WorldChange> worldChanges() {
+        int n = fillWorld();
+        List<WorldChange> out = new ArrayList<>(n);
+        for (int i = 0; i < n; i++) {
+            long before = worldChangeBefore(i);
+            long after = worldChangeAfter(i);
+            out.add(switch (worldChangeKind(i)) {
+                case BLOCK -> new WorldChange.Block(worldChangeX(i), worldChangeY(i), worldChangeZ(i), opt(before), opt(after));
+                case HEALTH -> new WorldChange.Health(worldChangeEntity(i), opt(before), opt(after));
+                case EQUIPMENT -> new WorldChange.Equipment(worldChangeEntity(i), worldChangeSlot(i),
+                        before < 0 ? 0 : (int) before, worldChangeBeforeCount(i),
+                        after < 0 ? 0 : (int) after, worldChangeAfterCount(i));
+            });
+        }
+        return Collections.unmodifiableList(out);
+    }
+
+    private static OptionalInt opt(long v) {
+        return v < 0 ? OptionalInt.empty() : OptionalInt.of((int) v);
     }
 
     private static List<EntityState> states(long[] a, int n) {

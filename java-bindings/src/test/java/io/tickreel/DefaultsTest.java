@@ -38,8 +38,10 @@ class DefaultsTest {
         assertArrayEquals(NativeBridge.defaultOptions(3), ShadowOptions.defaults().toNative(), "ShadowOptions");
         long[] report = NativeBridge.defaultOptions(4);
         ReportOptions r = ReportOptions.defaults();
-        assertArrayEquals(Arrays.copyOf(report, 5), r.toNative(), "ReportOptions");
-        assertEquals(Double.longBitsToDouble(report[5]), r.nativeRadius(), "ReportOptions radius");
+        int n = r.toNative().length; // the array, then the radius's bits
+        assertEquals(n + 1, report.length, "ReportOptions layout");
+        assertArrayEquals(Arrays.copyOf(report, n), r.toNative(), "ReportOptions");
+        assertEquals(Double.longBitsToDouble(report[n]), r.nativeRadius(), "ReportOptions radius");
         assertThrows(IllegalArgumentException.class, () -> NativeBridge.defaultOptions(99));
     }
 

@@ -1,0 +1,252 @@
+//! The world at a tick, as the library keeps it from world events ([`tickreel::format::WorldState`]):
+//! edited blocks, block entities, each entity's health and equipment. C and Java get it as a
+//! handle (`TickreelWorldState`, Java `WorldState`) made by `tickreel_reader_world_at` or
+//! `tickreel_playhead_world_state`, and read it through typed lists and lookups, never through
+//! an encoding of their own.
+
+use std::sync::Arc;
+
+use crate::api::{New, Released};
+use crate::ffi::TickreelWorldState;
+use crate::ffi::handle::HandleType;
+use tickreel::format::{BlockPos, Item};
+use tickreel_bridge_macros::bridge_fn;
+
+/// One entity's health and how many of the next entries of [`WorldState::equipment`] are its.
+#[derive(Debug, Clone, Copy)]
+pub struct EntityRow {
+    pub entity: u32,
+    /// Hundredths of a health point, if a health event gave one.
+    pub health: Option<u32>,
+    /// Its slots in use.
+    pub count: usize,
+}
+
+/// The world at one tick, laid out once for reading (sorted lists), never changed afterwards: the
+/// block entity bytes C reads through pointers stay valid until the handle is freed.
+pub struct WorldState {
+    pub tick: u32,
+    /// False if the world before some chunk is unknown (see `tickreel_reader_world_at`).
+    pub complete: bool,
+    /// Edited blocks and their states, sorted by position (x, then y, then z).
+    pub blocks: Vec<(BlockPos, u32)>,
+    /// Block entities (NBT), sorted by position.
+    pub block_entities: Vec<(BlockPos, Arc<[u8]>)>,
+    /// Entities with a health or equipment, sorted by id.
+    pub entities: Vec<EntityRow>,
+    /// Every entity's non-empty slots: by entity id, then by slot.
+    pub equipment: Vec<(u32, u8, Item)>,
+}
+
+impl HandleType for WorldState {
+    type Opaque = TickreelWorldState;
+    const TAG: u8 = 19;
+    const NAME: &'static str = "world state";
+}
+
+impl WorldState {
+    /// Lays `world` out for reading.
+    pub(crate) fn new(tick: u32, complete: bool, world: &tickreel::format::WorldState) -> Self {
+        let blocks = world.sorted_blocks();
+        let mut block_entities: Vec<(BlockPos, Arc<[u8]>)> = world
+            .block_entities()
+            .map(|(p, b)| (p, Arc::from(b)))
+            .collect();
+        block_entities.sort_unstable_by_key(|b| b.0);
+        let mut entities = Vec::new();
+        let mut equipment = Vec::new();
+        for (id, e) in world.entities() {
+            entities.push(EntityRow {
+                entity: id,
+                health: e.health,
+                count: e.equipment.len(),
+            });
+            equipment.extend(e.equipment.iter().map(|&(slot, item)| (id, slot, item)));
+        }
+        WorldState {
+            tick,
+            complete,
+            blocks,
+            block_entities,
+            entities,
+            equipment,
+        }
+    }
+
+    fn block_entity_at(&self, pos: BlockPos) -> Option<&[u8]> {
+        self.block_entities
+            .binary_search_by_key(&pos, |b| b.0)
+            .ok()
+            .map(|i| &self.block_entities[i].1[..])
+    }
+}
+
+/// What one world state holds (C: `TickreelWorldStateInfo`).
+pub struct Info<'a>(pub &'a WorldState);
+
+/// The edited blocks, sorted by position.
+pub struct Blocks<'a>(pub &'a WorldState);
+
+/// The block entities, sorted by position.
+pub struct BlockEntities<'a>(pub &'a WorldState);
+
+/// The entities with a health or equipment, sorted by id.
+pub struct Entities<'a>(pub &'a WorldState);
+
+/// Every equipment slot in use, by entity then slot.
+pub struct Equipment<'a>(pub &'a WorldState);
+
+/// The block at one position: its state if an event edited it, and its block entity.
+pub struct BlockAt<'a> {
+    pub state: Option<u32>,
+    pub block_entity: Option<&'a [u8]>,
+}
+
+/// The block entity NBT at one position, if any (Java: `byte[]` or `null`).
+pub struct BlockEntityAt(pub Option<Vec<u8>>);
+
+/// Frees a world state (the pointers of the `TickreelBlockAt`s and `TickreelBlockEntity`s read
+/// from it become invalid). `tickreel_world_state_free(NULL)` is a no-op returning
+/// `TICKREEL_RESULT_OK`; a freed or invalid handle returns `TICKREEL_RESULT_INVALID_HANDLE`.
+///
+/// Thread safety: any thread; a call on the same handle still running in another thread
+/// finishes normally.
+#[bridge_fn(c = "tickreel_world_state_free")]
+pub fn free(_world: Released<WorldState>) {}
+
+/// Stores in `*out_info` the tick the world state is at, whether it is complete, and how many
+/// blocks, block entities, entities and equipment slots it holds.
+///
+/// Thread safety: any thread; a world state never changes.
+#[bridge_fn(
+    c = "tickreel_world_state_info",
+    c_out = "out_info",
+    c_out_type = "TickreelWorldStateInfo",
+    java = "worldStateInfo"
+)]
+pub fn info(world: &WorldState) -> Info<'_> {
+    Info(world)
+}
+
+/// Copies every edited block with its state (an id of the block palette,
+/// `tickreel_reader_palette_name`) into `blocks`, sorted by position (x, then y, then z). A block
+/// no world event touched is not listed: the world there is as the game had it.
+///
+/// `*out_count` is always set to the number of blocks. If it exceeds `capacity`, nothing is
+/// copied and `TICKREEL_RESULT_BUFFER_TOO_SMALL` is returned: call again with room for
+/// `*out_count` blocks. `blocks` may be NULL when `capacity` is 0, to query the count.
+///
+/// Thread safety: any thread; a world state never changes.
+///
+/// (Java: a `long[]` of `x, y, z, state` per block.)
+#[bridge_fn(
+    c = "tickreel_world_state_blocks",
+    c_out_array = "blocks",
+    c_out_type = "TickreelBlockState",
+    java = "worldStateBlocks"
+)]
+pub fn blocks(world: &WorldState) -> Blocks<'_> {
+    Blocks(world)
+}
+
+/// Stores in `*out_block` the block at `x`, `y`, `z`: whether a world event edited it, its state,
+/// and its block entity NBT if its last change gave one (`block_entity` points into `world` and
+/// stays valid until `tickreel_world_state_free`).
+///
+/// Thread safety: any thread; a world state never changes.
+///
+/// (Java: the state, or -1 for a block no event edited.)
+#[bridge_fn(
+    c = "tickreel_world_state_block",
+    c_out = "out_block",
+    c_out_type = "TickreelBlockAt",
+    java = "worldStateBlock"
+)]
+pub fn block(world: &WorldState, x: i32, y: i32, z: i32) -> BlockAt<'_> {
+    let pos = BlockPos::new(x, y, z);
+    BlockAt {
+        state: world
+            .blocks
+            .binary_search_by_key(&pos, |b| b.0)
+            .ok()
+            .map(|i| world.blocks[i].1),
+        block_entity: world.block_entity_at(pos),
+    }
+}
+
+/// Copies every block entity (the position and a pointer to its NBT, valid until
+/// `tickreel_world_state_free`) into `block_entities`, sorted by position.
+///
+/// `*out_count` is always set to their number. If it exceeds `capacity`, nothing is copied and
+/// `TICKREEL_RESULT_BUFFER_TOO_SMALL` is returned. `block_entities` may be NULL when `capacity`
+/// is 0, to query the count.
+///
+/// Thread safety: any thread; a world state never changes.
+#[bridge_fn(
+    c = "tickreel_world_state_block_entities",
+    c_out_array = "block_entities",
+    c_out_type = "TickreelBlockEntity"
+)]
+pub fn block_entities(world: &WorldState) -> BlockEntities<'_> {
+    BlockEntities(world)
+}
+
+/// The block entity NBT at a position, or none (Java's `WorldState.blockEntity`).
+#[bridge_fn(java = "worldStateBlockEntity")]
+pub fn block_entity(world: &WorldState, x: i32, y: i32, z: i32) -> BlockEntityAt {
+    BlockEntityAt(
+        world
+            .block_entity_at(BlockPos::new(x, y, z))
+            .map(<[u8]>::to_vec),
+    )
+}
+
+/// Copies every entity with a health or equipment (its id, its health if a health event gave one,
+/// its number of equipment slots in use) into `entities`, sorted by id.
+///
+/// `*out_count` is always set to their number. If it exceeds `capacity`, nothing is copied and
+/// `TICKREEL_RESULT_BUFFER_TOO_SMALL` is returned. `entities` may be NULL when `capacity` is 0,
+/// to query the count.
+///
+/// Thread safety: any thread; a world state never changes.
+///
+/// (Java: a `long[]` of `entity, health or -1, slots in use` per entity.)
+#[bridge_fn(
+    c = "tickreel_world_state_entities",
+    c_out_array = "entities",
+    c_out_type = "TickreelEntityWorld",
+    java = "worldStateEntities"
+)]
+pub fn entities(world: &WorldState) -> Entities<'_> {
+    Entities(world)
+}
+
+/// Copies every equipment slot in use (entity, slot, item, count) into `equipment`, sorted by
+/// entity, then slot: the entities of `tickreel_world_state_entities` in order, each with its
+/// `equipment_count` slots.
+///
+/// `*out_count` is always set to their number. If it exceeds `capacity`, nothing is copied and
+/// `TICKREEL_RESULT_BUFFER_TOO_SMALL` is returned. `equipment` may be NULL when `capacity` is 0,
+/// to query the count.
+///
+/// Thread safety: any thread; a world state never changes.
+///
+/// (Java: a `long[]` of `entity, slot, item, count` per slot.)
+#[bridge_fn(
+    c = "tickreel_world_state_equipment",
+    c_out_array = "equipment",
+    c_out_type = "TickreelEquipment",
+    java = "worldStateEquipment"
+)]
+pub fn equipment(world: &WorldState) -> Equipment<'_> {
+    Equipment(world)
+}
+
+/// A world state of `world` (a new handle).
+pub(crate) fn new(
+    tick: u32,
+    complete: bool,
+    world: &tickreel::format::WorldState,
+) -> New<WorldState> {
+    New(WorldState::new(tick, complete, world))
+}

@@ -1,0 +1,650 @@
+//! The world at a tick in C: the types of `crate::api::world_state` (a world state's info, its
+//! blocks, block entities, entities and equipment) and of a playhead's world changes
+//! (`tickreel_playhead_world_changes`), and how they cross into C. The operations are generated
+//! from `crate::api::world_state`, `crate::api::reader::world_at` and
+//! `crate::api::playhead::{world_state, world_changes}`.
+
+use super::args::OutArray;
+use super::convert::{CArrayResult, CResult};
+use super::result::FfiResult;
+use super::world::TickreelBlockState;
+use crate::api::playhead::WorldChanges;
+use crate::api::world_state::{BlockAt, BlockEntities, Blocks, Entities, Equipment, Info};
+use tickreel::format::WorldChange;
+
+/// The world at a tick (edited blocks, block entities, each entity's health and equipment).
+/// Opaque: made by `tickreel_reader_world_at` or `tickreel_playhead_world_state`, released with
+/// `tickreel_world_state_free`; never changes. The pointer is a handle, not an address: never
+/// dereference it.
+pub struct TickreelWorldState {
+    _private: [u8; 0],
+}
+
+/// What a world state holds, as filled in by `tickreel_world_state_info`.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct TickreelWorldStateInfo {
+    /// The tick it is the world at (after that tick's events; clamped into the recording).
+    pub tick: u32,
+    /// False if the world before some chunk is unknown (a recording without a snapshot near the
+    /// tick, a shadow-play report before its first snapshot, or a chunk that could not be read on
+    /// a playhead's way): it then holds only what the chunks read changed.
+    pub complete: bool,
+    /// Edited blocks (`tickreel_world_state_blocks`).
+    pub block_count: usize,
+    /// Block entities (`tickreel_world_state_block_entities`).
+    pub block_entity_count: usize,
+    /// Entities with a health or equipment (`tickreel_world_state_entities`).
+    pub entity_count: usize,
+    /// Equipment slots in use, over all entities (`tickreel_world_state_equipment`).
+    pub equipment_count: usize,
+}
+
+/// The block at one position, as filled in by `tickreel_world_state_block`.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TickreelBlockAt {
+    /// A world event edited the block: `state` is set. False: the world there is as the game had
+    /// it (the library does not know it).
+    pub edited: bool,
+    /// The block's state: an id of the block palette (`tickreel_reader_palette_name`).
+    pub state: u32,
+    /// The block entity NBT its last change gave (NULL if none), valid until
+    /// `tickreel_world_state_free`.
+    pub block_entity: *const u8,
+    /// Bytes at `block_entity` (0 if none).
+    pub block_entity_len: usize,
+}
+
+/// A block entity, as filled in by `tickreel_world_state_block_entities`.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TickreelBlockEntity {
+    /// Block x.
+    pub x: i32,
+    /// Block y.
+    pub y: i32,
+    /// Block z.
+    pub z: i32,
+    /// Its NBT (big-endian, as the block change gave it), valid until `tickreel_world_state_free`.
+    pub data: *const u8,
+    /// Bytes at `data`.
+    pub data_len: usize,
+}
+
+/// One entity's world state, as filled in by `tickreel_world_state_entities`.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct TickreelEntityWorld {
+    /// The entity id.
+    pub entity: u32,
+    /// A health event gave its health: `health` is set.
+    pub has_health: bool,
+    /// Its health, in hundredths of a health point.
+    pub health: u32,
+    /// Its equipment slots in use (the next `equipment_count` entries of
+    /// `tickreel_world_state_equipment`, in order of the entities).
+    pub equipment_count: u32,
+}
+
+/// What an entity has in one equipment slot, as filled in by `tickreel_world_state_equipment`.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct TickreelEquipment {
+    /// The entity id.
+    pub entity: u32,
+    /// The slot: a `TICKREEL_SLOT_*` value or the game's own.
+    pub slot: u32,
+    /// An id of the item palette (never 0).
+    pub item: u32,
+    /// How many (at least 1).
+    pub count: u32,
+}
+
+/// `TickreelWorldChange::kind`: a block's state (or its block entity) changed: `x`, `y`, `z`;
+/// `before`/`after` are block states.
+pub const TICKREEL_WORLD_CHANGE_BLOCK: u32 = 0;
+/// `TickreelWorldChange::kind`: an entity's health changed: `entity`; `before`/`after` are
+/// hundredths of a health point.
+pub const TICKREEL_WORLD_CHANGE_HEALTH: u32 = 1;
+/// `TickreelWorldChange::kind`: what an entity has in a slot changed: `entity`, `slot`;
+/// `before`/`after` are items with `before_count`/`after_count`.
+pub const TICKREEL_WORLD_CHANGE_EQUIPMENT: u32 = 2;
+
+/// One change of the world the library keeps, as filled in by `tickreel_playhead_world_changes`:
+/// what was before (so that reverse play restores it) and what is now. Fields the kind does not
+/// use are 0 or false.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct TickreelWorldChange {
+    /// `TICKREEL_WORLD_CHANGE_BLOCK`, `_HEALTH` or `_EQUIPMENT`.
+    pub kind: u32,
+    /// Block x (a block change).
+    pub x: i32,
+    /// Block y (a block change).
+    pub y: i32,
+    /// Block z (a block change).
+    pub z: i32,
+    /// The entity (a health or equipment change).
+    pub entity: u32,
+    /// The slot (an equipment change).
+    pub slot: u32,
+    /// `before` is set. False: the block was not edited, the entity had no health, the slot was
+    /// empty.
+    pub has_before: bool,
+    /// The block state, health or item before.
+    pub before: u32,
+    /// The item count before (an equipment change).
+    pub before_count: u32,
+    /// `after` is set. False: the block is no longer edited (restore the world's own block), the
+    /// entity has no health, the slot is empty.
+    pub has_after: bool,
+    /// The block state, health or item now.
+    pub after: u32,
+    /// The item count now (an equipment change).
+    pub after_count: u32,
+}
+
+/// The C form of one world change.
+pub(crate) fn world_change(c: &WorldChange) -> TickreelWorldChange {
+    let zero = TickreelWorldChange::default();
+    match *c {
+        WorldChange::Block { pos, before, after } => TickreelWorldChange {
+            kind: TICKREEL_WORLD_CHANGE_BLOCK,
+            x: pos.x,
+            y: pos.y,
+            z: pos.z,
+            has_before: before.is_some(),
+            before: before.unwrap_or(0),
+            has_after: after.is_some(),
+            after: after.unwrap_or(0),
+            ..zero
+        },
+        WorldChange::Health {
+            entity,
+            before,
+            after,
+        } => TickreelWorldChange {
+            kind: TICKREEL_WORLD_CHANGE_HEALTH,
+            entity,
+            has_before: before.is_some(),
+            before: before.unwrap_or(0),
+            has_after: after.is_some(),
+            after: after.unwrap_or(0),
+            ..zero
+        },
+        WorldChange::Equipment {
+            entity,
+            slot,
+            before,
+            after,
+        } => TickreelWorldChange {
+            kind: TICKREEL_WORLD_CHANGE_EQUIPMENT,
+            entity,
+            slot: u32::from(slot),
+            has_before: before.is_some(),
+            before: before.map_or(0, |i| i.item),
+            before_count: before.map_or(0, |i| i.count),
+            has_after: after.is_some(),
+            after: after.map_or(0, |i| i.item),
+            after_count: after.map_or(0, |i| i.count),
+            ..zero
+        },
+    }
+}
+
+impl CResult for Info<'_> {
+    type C = TickreelWorldStateInfo;
+    fn into_c(self) -> FfiResult<TickreelWorldStateInfo> {
+        let w = self.0;
+        Ok(TickreelWorldStateInfo {
+            tick: w.tick,
+            complete: w.complete,
+            block_count: w.blocks.len(),
+            block_entity_count: w.block_entities.len(),
+            entity_count: w.entities.len(),
+            equipment_count: w.equipment.len(),
+        })
+    }
+}
+
+impl CResult for BlockAt<'_> {
+    type C = TickreelBlockAt;
+    fn into_c(self) -> FfiResult<TickreelBlockAt> {
+        Ok(TickreelBlockAt {
+            edited: self.state.is_some(),
+            state: self.state.unwrap_or(0),
+            block_entity: self.block_entity.map_or(std::ptr::null(), <[u8]>::as_ptr),
+            block_entity_len: self.block_entity.map_or(0, <[u8]>::len),
+        })
+    }
+}
+
+impl CArrayResult for Blocks<'_> {
+    type Item = TickreelBlockState;
+    fn len(&self) -> usize {
+        self.0.blocks.len()
+    }
+    fn write(self, out: &OutArray<TickreelBlockState>) {
+        for (i, &(p, state)) in self.0.blocks.iter().enumerate() {
+            out.set(
+                i,
+                TickreelBlockState {
+                    x: p.x,
+                    y: p.y,
+                    z: p.z,
+                    state,
+                },
+            );
+        }
+    }
+    fn describe(&self) -> String {
+        format!("{} edited blocks", self.len())
+    }
+}
+
+impl CArrayResult for BlockEntities<'_> {
+    type Item = TickreelBlockEntity;
+    fn len(&self) -> usize {
+        self.0.block_entities.len()
+    }
+    fn write(self, out: &OutArray<TickreelBlockEntity>) {
+        for (i, (p, data)) in self.0.block_entities.iter().enumerate() {
+            out.set(
+                i,
+                TickreelBlockEntity {
+                    x: p.x,
+                    y: p.y,
+                    z: p.z,
+                    data: data.as_ptr(),
+                    data_len: data.len(),
+                },
+            );
+        }
+    }
+    fn describe(&self) -> String {
+        format!("{} block entities", self.len())
+    }
+}
+
+impl CArrayResult for Entities<'_> {
+    type Item = TickreelEntityWorld;
+    fn len(&self) -> usize {
+        self.0.entities.len()
+    }
+    fn write(self, out: &OutArray<TickreelEntityWorld>) {
+        for (i, e) in self.0.entities.iter().enumerate() {
+            out.set(
+                i,
+                TickreelEntityWorld {
+                    entity: e.entity,
+                    has_health: e.health.is_some(),
+                    health: e.health.unwrap_or(0),
+                    equipment_count: u32::try_from(e.count).unwrap_or(u32::MAX),
+                },
+            );
+        }
+    }
+    fn describe(&self) -> String {
+        format!("{} entities with a world state", self.len())
+    }
+}
+
+impl CArrayResult for Equipment<'_> {
+    type Item = TickreelEquipment;
+    fn len(&self) -> usize {
+        self.0.equipment.len()
+    }
+    fn write(self, out: &OutArray<TickreelEquipment>) {
+        for (i, &(entity, slot, item)) in self.0.equipment.iter().enumerate() {
+            out.set(
+                i,
+                TickreelEquipment {
+                    entity,
+                    slot: u32::from(slot),
+                    item: item.item,
+                    count: item.count,
+                },
+            );
+        }
+    }
+    fn describe(&self) -> String {
+        format!("{} equipment slots", self.len())
+    }
+}
+
+impl CArrayResult for WorldChanges<'_> {
+    type Item = TickreelWorldChange;
+    fn len(&self) -> usize {
+        self.changes().len()
+    }
+    fn write(self, out: &OutArray<TickreelWorldChange>) {
+        for (i, c) in self.changes().iter().enumerate() {
+            out.set(i, world_change(c));
+        }
+    }
+    fn describe(&self) -> String {
+        format!("{} world changes", self.len())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ffi::batch::*;
+    use crate::ffi::generated::playhead::*;
+    use crate::ffi::generated::reader::*;
+    use crate::ffi::generated::world_state::*;
+    use crate::ffi::playhead::TickreelUpdate;
+    use crate::ffi::result::TickreelResult;
+    use crate::ffi::world::TICKREEL_SLOT_MAIN_HAND;
+    use crate::ffi::writer::*;
+    use std::ffi::CString;
+
+    const OK: TickreelResult = TickreelResult::Ok;
+
+    /// Ticks 0..60 of entity 1 through the C functions, with world events: a block placed at
+    /// tick 10 (a chest with NBT), changed at tick 30, a second block at tick 40; health 2000 at
+    /// tick 5 and 1500 at tick 35; a sword in the main hand from tick 20.
+    fn record(dir: &std::path::Path) -> CString {
+        let path = CString::new(dir.join("w.reel").to_str().unwrap()).unwrap();
+        let mut opts = std::mem::MaybeUninit::<TickreelReelOptions>::uninit();
+        // SAFETY: writable storage for one options struct.
+        assert_eq!(
+            unsafe { tickreel_reel_options_default(opts.as_mut_ptr()) },
+            OK
+        );
+        // SAFETY: initialised by the call above.
+        let mut opts = unsafe { opts.assume_init() };
+        opts.chunk_ticks = 10;
+        opts.snapshot_interval = 20;
+        let mut w = std::ptr::null_mut();
+        // SAFETY: valid string, options and out-pointer.
+        assert_eq!(
+            unsafe { tickreel_reel_writer_create(path.as_ptr(), &opts, &mut w) },
+            OK
+        );
+        let mut b = std::ptr::null_mut();
+        // SAFETY: `b` is writable.
+        assert_eq!(unsafe { tickreel_batch_new(&mut b) }, OK);
+        let nbt = [10u8, 0, 0, 0];
+        for t in 0..60u32 {
+            assert_eq!(tickreel_batch_clear(b), OK);
+            let x = f64::from(t) * 0.1;
+            let r = if t == 0 {
+                tickreel_batch_add_entity(b, 1, 7, x, 64.0, 0.0, 0.0, 0.0)
+            } else {
+                tickreel_batch_add_pose(b, 1, x, 64.0, 0.0, 0.0, 0.0)
+            };
+            assert_eq!(r, OK);
+            // SAFETY: `nbt` is readable for its length; NULL with length 0.
+            unsafe {
+                match t {
+                    5 => assert_eq!(tickreel_batch_health(b, 1, 2000), OK),
+                    10 => assert_eq!(
+                        tickreel_batch_block_change(b, 1, 64, -2, 54, true, 1, nbt.as_ptr(), 4),
+                        OK
+                    ),
+                    20 => assert_eq!(
+                        tickreel_batch_equipment(b, 1, TICKREEL_SLOT_MAIN_HAND, 812, 1),
+                        OK
+                    ),
+                    30 => assert_eq!(
+                        tickreel_batch_block_change(b, 1, 64, -2, 0, true, 1, std::ptr::null(), 0),
+                        OK
+                    ),
+                    35 => assert_eq!(tickreel_batch_health(b, 1, 1500), OK),
+                    40 => assert_eq!(
+                        tickreel_batch_block_change(b, -3, 70, 9, 1, false, 0, std::ptr::null(), 0),
+                        OK
+                    ),
+                    _ => {}
+                }
+            }
+            assert_eq!(tickreel_reel_writer_write_batch(w, t, b), OK);
+        }
+        assert_eq!(tickreel_batch_free(b), OK);
+        let mut size = 0;
+        // SAFETY: `size` is writable.
+        assert_eq!(unsafe { tickreel_reel_writer_finish(w, &mut size) }, OK);
+        assert_eq!(tickreel_reel_writer_free(w), OK);
+        path
+    }
+
+    fn info(ws: *mut TickreelWorldState) -> TickreelWorldStateInfo {
+        let mut i = TickreelWorldStateInfo::default();
+        // SAFETY: `i` is writable.
+        assert_eq!(unsafe { tickreel_world_state_info(ws, &mut i) }, OK);
+        i
+    }
+
+    fn blocks(ws: *mut TickreelWorldState) -> Vec<TickreelBlockState> {
+        let mut n = 0;
+        // SAFETY: capacity 0 with NULL is a count query.
+        let res = unsafe { tickreel_world_state_blocks(ws, std::ptr::null_mut(), 0, &mut n) };
+        assert!(res == OK || res == TickreelResult::BufferTooSmall);
+        let mut v = vec![TickreelBlockState::default(); n];
+        // SAFETY: `v` has room for `n`.
+        assert_eq!(
+            unsafe { tickreel_world_state_blocks(ws, v.as_mut_ptr(), n, &mut n) },
+            OK
+        );
+        v
+    }
+
+    fn block_at(ws: *mut TickreelWorldState, x: i32, y: i32, z: i32) -> TickreelBlockAt {
+        let mut b = std::mem::MaybeUninit::uninit();
+        // SAFETY: `b` is writable.
+        assert_eq!(
+            unsafe { tickreel_world_state_block(ws, x, y, z, b.as_mut_ptr()) },
+            OK
+        );
+        // SAFETY: written by the call above.
+        unsafe { b.assume_init() }
+    }
+
+    #[test]
+    fn the_world_at_a_tick_reads_as_typed_lists() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = record(dir.path());
+        let mut r = std::ptr::null_mut();
+        // SAFETY: valid string and out-pointer.
+        assert_eq!(unsafe { tickreel_reader_open(path.as_ptr(), &mut r) }, OK);
+
+        let mut ws = std::ptr::null_mut();
+        // SAFETY: `ws` is writable.
+        assert_eq!(unsafe { tickreel_reader_world_at(r, 25, &mut ws) }, OK);
+        let i = info(ws);
+        assert_eq!(
+            (i.tick, i.complete, i.block_count, i.block_entity_count),
+            (25, true, 1, 1)
+        );
+        assert_eq!((i.entity_count, i.equipment_count), (1, 1));
+        assert_eq!(
+            blocks(ws),
+            vec![TickreelBlockState {
+                x: 1,
+                y: 64,
+                z: -2,
+                state: 54
+            }]
+        );
+        let b = block_at(ws, 1, 64, -2);
+        assert_eq!((b.edited, b.state, b.block_entity_len), (true, 54, 4));
+        // SAFETY: the pointer is valid for its length until the handle is freed.
+        let nbt = unsafe { std::slice::from_raw_parts(b.block_entity, b.block_entity_len) };
+        assert_eq!(nbt, [10, 0, 0, 0]);
+        let b = block_at(ws, 0, 0, 0);
+        assert_eq!((b.edited, b.block_entity.is_null()), (false, true));
+        let mut be = [TickreelBlockEntity {
+            x: 0,
+            y: 0,
+            z: 0,
+            data: std::ptr::null(),
+            data_len: 0,
+        }; 1];
+        let mut n = 0;
+        // SAFETY: `be` has room for 1.
+        let res = unsafe { tickreel_world_state_block_entities(ws, be.as_mut_ptr(), 1, &mut n) };
+        assert_eq!(
+            (res, n, be[0].x, be[0].z, be[0].data_len),
+            (OK, 1, 1, -2, 4)
+        );
+        let mut ents = [TickreelEntityWorld::default(); 1];
+        // SAFETY: `ents` has room for 1.
+        let res = unsafe { tickreel_world_state_entities(ws, ents.as_mut_ptr(), 1, &mut n) };
+        assert_eq!(res, OK);
+        assert_eq!(
+            ents[0],
+            TickreelEntityWorld {
+                entity: 1,
+                has_health: true,
+                health: 2000,
+                equipment_count: 1
+            }
+        );
+        let mut eq = [TickreelEquipment::default(); 1];
+        // SAFETY: `eq` has room for 1.
+        let res = unsafe { tickreel_world_state_equipment(ws, eq.as_mut_ptr(), 1, &mut n) };
+        assert_eq!(res, OK);
+        assert_eq!(
+            eq[0],
+            TickreelEquipment {
+                entity: 1,
+                slot: TICKREEL_SLOT_MAIN_HAND,
+                item: 812,
+                count: 1
+            }
+        );
+        assert_eq!(tickreel_world_state_free(ws), OK);
+        assert_eq!(tickreel_world_state_free(ws), TickreelResult::InvalidHandle);
+
+        // After tick 40 (from the snapshot at tick 40's chunk or before): both blocks, the first
+        // changed, no block entity any more; health 1500.
+        // SAFETY: `ws` is writable.
+        assert_eq!(unsafe { tickreel_reader_world_at(r, 59, &mut ws) }, OK);
+        let i = info(ws);
+        assert_eq!((i.tick, i.block_count, i.block_entity_count), (59, 2, 0));
+        assert_eq!(
+            blocks(ws),
+            vec![
+                TickreelBlockState {
+                    x: -3,
+                    y: 70,
+                    z: 9,
+                    state: 1
+                },
+                TickreelBlockState {
+                    x: 1,
+                    y: 64,
+                    z: -2,
+                    state: 0
+                },
+            ]
+        );
+        let mut small = [TickreelBlockState::default(); 1];
+        // SAFETY: `small` has room for 1 (2 blocks: nothing is written).
+        let res = unsafe { tickreel_world_state_blocks(ws, small.as_mut_ptr(), 1, &mut n) };
+        assert_eq!((res, n), (TickreelResult::BufferTooSmall, 2));
+        assert_eq!(tickreel_world_state_free(ws), OK);
+        // A reader handle is not a world state.
+        let res =
+            unsafe { tickreel_world_state_info(r.cast(), &mut TickreelWorldStateInfo::default()) };
+        assert_eq!(res, TickreelResult::InvalidHandle);
+        assert_eq!(tickreel_reader_free(r), OK);
+    }
+
+    #[test]
+    fn a_seek_reports_world_changes_and_the_playhead_world() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = record(dir.path());
+        let mut p = std::ptr::null_mut();
+        // SAFETY: valid string and out-pointer.
+        assert_eq!(
+            unsafe { tickreel_playhead_open(path.as_ptr(), 0, &mut p) },
+            OK
+        );
+        let mut u = TickreelUpdate::default();
+        // SAFETY: `u` is writable.
+        assert_eq!(unsafe { tickreel_playhead_seek(p, 45, &mut u) }, OK);
+        assert_eq!(u.position, 45);
+        let changes = |p| {
+            let mut n = 0;
+            // SAFETY: capacity 0 with NULL is a count query.
+            unsafe { tickreel_playhead_world_changes(p, std::ptr::null_mut(), 0, &mut n) };
+            let mut v = vec![TickreelWorldChange::default(); n];
+            // SAFETY: `v` has room for `n`.
+            let res = unsafe { tickreel_playhead_world_changes(p, v.as_mut_ptr(), n, &mut n) };
+            assert_eq!(res, OK);
+            v.sort_by_key(|c| (c.kind, c.x, c.entity, c.slot));
+            v
+        };
+        // From tick 0 (nothing) to 45: two blocks, a health and a slot, each once.
+        let c = changes(p);
+        assert_eq!(c.len(), 4, "{c:?}");
+        assert_eq!(
+            (
+                c[0].kind,
+                c[0].x,
+                c[0].has_before,
+                c[0].has_after,
+                c[0].after
+            ),
+            (TICKREEL_WORLD_CHANGE_BLOCK, -3, false, true, 1)
+        );
+        assert_eq!((c[1].x, c[1].z, c[1].after), (1, -2, 0));
+        assert_eq!(
+            (c[2].kind, c[2].entity, c[2].has_before, c[2].after),
+            (TICKREEL_WORLD_CHANGE_HEALTH, 1, false, 1500)
+        );
+        assert_eq!(
+            (
+                c[3].kind,
+                c[3].slot,
+                c[3].after,
+                c[3].after_count,
+                c[3].has_before
+            ),
+            (
+                TICKREEL_WORLD_CHANGE_EQUIPMENT,
+                TICKREEL_SLOT_MAIN_HAND,
+                812,
+                1,
+                false
+            )
+        );
+        // Back to 25: the second block goes (no longer edited), the first had state 54 there.
+        // SAFETY: `u` is writable.
+        assert_eq!(unsafe { tickreel_playhead_seek(p, 25, &mut u) }, OK);
+        let c = changes(p);
+        let block = |x| {
+            c.iter()
+                .find(|c| c.kind == TICKREEL_WORLD_CHANGE_BLOCK && c.x == x)
+                .copied()
+        };
+        let gone = block(-3).expect("the block placed at tick 40");
+        assert_eq!(
+            (gone.has_before, gone.before, gone.has_after),
+            (true, 1, false)
+        );
+        let back = block(1).expect("the block changed at tick 30");
+        assert_eq!((back.before, back.after), (0, 54));
+        let health = c
+            .iter()
+            .find(|c| c.kind == TICKREEL_WORLD_CHANGE_HEALTH)
+            .unwrap();
+        assert_eq!((health.before, health.after), (1500, 2000));
+
+        let mut ws = std::ptr::null_mut();
+        // SAFETY: `ws` is writable.
+        assert_eq!(unsafe { tickreel_playhead_world_state(p, &mut ws) }, OK);
+        let i = info(ws);
+        assert_eq!(
+            (i.tick, i.complete, i.block_count, i.block_entity_count),
+            (25, true, 1, 1)
+        );
+        assert_eq!(block_at(ws, 1, 64, -2).state, 54);
+        assert_eq!(tickreel_world_state_free(ws), OK);
+        assert_eq!(tickreel_playhead_free(p), OK);
+    }
+}
