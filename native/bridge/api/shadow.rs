@@ -189,7 +189,7 @@ pub fn report_uuid(
     let handle = shadow
         .0
         .report_uuid(uuid, path, with_metadata(options, metadata))?;
-    Ok(New(FinishHandle(handle)))
+    Ok(New(FinishHandle(handle.into())))
 }
 
 /// The report options with the caller's string pairs as the report compound's metadata.
