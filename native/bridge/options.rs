@@ -227,7 +227,7 @@ options! {
         radius: f64,
         /// Replace a file at the report's path instead of failing (default 0).
         overwrite: u32,
-        /// Zstd level of the report file (default 9).
+        /// Zstd level of the report file (default 3).
         zstd_level: i32,
         /// Keep every block change and placed event of the window, wherever it happened (default
         /// 0: those within `radius` of the reported player, and those of kept entities).

@@ -41,7 +41,7 @@ pub fn shadow_options_default() -> ShadowOptions {
 }
 
 /// Fills `*out_options` with the report defaults (all that is retained before the report, 30 s
-/// captured after it, entities within 48 blocks of the player, no overwrite, zstd level 9).
+/// captured after it, entities within 48 blocks of the player, no overwrite, zstd level 3).
 ///
 /// Thread safety: any thread.
 #[bridge_fn(

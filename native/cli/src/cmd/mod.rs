@@ -23,6 +23,7 @@ pub mod play;
 pub mod progress;
 pub mod recover;
 pub mod render;
+mod render_marks;
 pub mod render_paths;
 pub mod serve;
 pub mod simulate;

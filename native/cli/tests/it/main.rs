@@ -39,3 +39,4 @@ mod serve_reports;
 mod serve_requests;
 mod simulate_runs;
 mod viewer_browser;
+mod viewer_moderator;

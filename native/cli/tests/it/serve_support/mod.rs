@@ -12,6 +12,8 @@ use serde_json::Value;
 
 use crate::tool;
 
+pub mod page;
+
 pub use crate::tool::tickreel;
 
 /// Runs `tickreel ARGS` and fails the test if it fails; its stdout.
