@@ -46,6 +46,7 @@ mod resume_stats;
 mod roundtrip;
 mod shadow;
 mod shadow_memory;
+mod server_id;
 mod short_runs;
 mod staging;
 mod start_paths;
