@@ -231,8 +231,7 @@ impl Catalog {
     ) -> Result<Vec<Report>> {
         // a fixed column name from the enum, never the caller's text
         let col = figure.column();
-        let order =
-            format!("ORDER BY p.{col} IS NULL, p.{col} DESC, p.created_ms DESC, p.id DESC");
+        let order = format!("ORDER BY p.{col} IS NULL, p.{col} DESC, p.created_ms DESC, p.id DESC");
         let rows = self.tx(|c| match status {
             Some(s) => c.query(
                 &format!("SELECT {P_REPORT_COLUMNS} FROM {REPORTS} WHERE p.status = $1 {order}"),

@@ -53,7 +53,10 @@ fn boards_of_the_network_and_of_one_server(db: Db) {
     assert_eq!(run.server.as_deref(), Some("eu-1"));
     assert_eq!(run.world, Some(Uuid::from_u128(0x77)));
     assert_eq!(run.world_version, Some(MAP_V2));
-    assert_eq!(run.location, std::fs::canonicalize(&a).unwrap().to_str().unwrap());
+    assert_eq!(
+        run.location,
+        std::fs::canonicalize(&a).unwrap().to_str().unwrap()
+    );
     let rec = cat.recording(ra.recording_id).unwrap().unwrap();
     assert_eq!(
         (rec.server.as_deref(), rec.world_version),
@@ -69,13 +72,13 @@ fn boards_of_the_network_and_of_one_server(db: Db) {
         ranks(&cat.top_on("eu-1", "c", 10).unwrap()),
         [(1, p1, 60), (2, p2, 70)]
     );
-    assert_eq!(
-        ranks(&cat.top_on("us-1", "c", 1).unwrap()),
-        [(1, p3, 40)]
-    );
+    assert_eq!(ranks(&cat.top_on("us-1", "c", 1).unwrap()), [(1, p3, 40)]);
     assert!(cat.top_on("nowhere", "c", 10).unwrap().is_empty());
     let pb = cat.personal_best_on("us-1", "c", p1).unwrap().unwrap();
-    assert_eq!((pb.rank, pb.run.ticks, pb.run.server.as_deref()), (2, 50, Some("us-1")));
+    assert_eq!(
+        (pb.rank, pb.run.ticks, pb.run.server.as_deref()),
+        (2, 50, Some("us-1"))
+    );
     let pb = cat.personal_best_on("eu-1", "c", p1).unwrap().unwrap();
     assert_eq!((pb.rank, pb.run.ticks), (1, 60));
     assert!(cat.personal_best_on("eu-1", "c", p3).unwrap().is_none());
@@ -102,7 +105,12 @@ fn boards_of_the_network_and_of_one_server(db: Db) {
 fn reports_of_a_player_on_any_server(db: Db) {
     let dir = tempfile::tempdir().unwrap();
     let (cat, _) = common::fresh(db, dir.path());
-    let cut = record_with(dir.path(), "cut.reel", &[Runner::new(1, 0, 20, &[])], on("eu-1"));
+    let cut = record_with(
+        dir.path(),
+        "cut.reel",
+        &[Runner::new(1, 0, 20, &[])],
+        on("eu-1"),
+    );
     let report = |n: u32, server: Option<&str>| NewReport {
         reported: player(n),
         reported_name: format!("player{n}"),
@@ -117,15 +125,24 @@ fn reports_of_a_player_on_any_server(db: Db) {
     let loc = with.location.clone().unwrap();
     assert!(loc.ends_with("cut.reel"), "{loc}");
     let without = cat.add_report(&report(1, Some("us-1")), None).unwrap();
-    assert_eq!((without.server.as_deref(), without.location.as_deref()), (Some("us-1"), None));
+    assert_eq!(
+        (without.server.as_deref(), without.location.as_deref()),
+        (Some("us-1"), None)
+    );
     cat.add_report(&report(2, Some("us-1")), None).unwrap();
 
     let ids = |v: Vec<tickreel_catalog::Report>| v.iter().map(|r| r.id).collect::<Vec<_>>();
     let mut all = ids(cat.reports_of(player(1), None).unwrap());
     all.sort();
     assert_eq!(all, [with.id, without.id]);
-    assert_eq!(ids(cat.reports_of(player(1), Some("eu-1")).unwrap()), [with.id]);
-    assert_eq!(ids(cat.reports_of(player(1), Some("us-1")).unwrap()), [without.id]);
+    assert_eq!(
+        ids(cat.reports_of(player(1), Some("eu-1")).unwrap()),
+        [with.id]
+    );
+    assert_eq!(
+        ids(cat.reports_of(player(1), Some("us-1")).unwrap()),
+        [without.id]
+    );
     assert!(cat.reports_of(player(3), None).unwrap().is_empty());
     // listed reports give the location too
     let listed = cat.reports(None).unwrap();
@@ -155,7 +172,12 @@ on_both! {
 fn a_location_that_cannot_be_opened_says_why() {
     let dir = tempfile::tempdir().unwrap();
     let (cat, _) = common::fresh(Db::Sqlite, dir.path());
-    let file = record_with(dir.path(), "gone.reel", &[Runner::new(1, 0, 20, &[])], on("eu-1"));
+    let file = record_with(
+        dir.path(),
+        "gone.reel",
+        &[Runner::new(1, 0, 20, &[])],
+        on("eu-1"),
+    );
     cat.register(&file, &[spec("c", 1, 1, 100)]).unwrap();
     std::fs::remove_file(&file).unwrap();
     let top = cat.top("c", 1).unwrap().remove(0);

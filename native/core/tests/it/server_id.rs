@@ -81,7 +81,10 @@ fn the_server_id_reaches_the_finished_file_and_the_reports() {
     let rec = engine.start_recording(&plain, on(None)).unwrap();
     rec.submit_tick(0, &tick(0)).unwrap();
     let plain = rec.finish().unwrap().wait().unwrap();
-    assert_eq!(Reader::open_path(&plain).unwrap().metadata().library.server, None);
+    assert_eq!(
+        Reader::open_path(&plain).unwrap().metadata().library.server,
+        None
+    );
     engine.shutdown();
 }
 
