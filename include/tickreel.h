@@ -42,10 +42,10 @@
  * Index (line numbers in this file).
  *   Constants and result codes first; then each area, the error channel first: its
  *   handles and structs, then its functions:
- *   Errors and the library: line 560
+ *   Errors and the library: line 562
  *      tickreel_handle_count, tickreel_last_error, tickreel_last_error_message,
  *      tickreel_last_error_code, tickreel_result_name, tickreel_version, tickreel_features
- *   Tick batches (TickreelBatch): line 636
+ *   Tick batches (TickreelBatch): line 638
  *      tickreel_batch_new, tickreel_batch_free, tickreel_batch_clear, tickreel_batch_event_count,
  *      tickreel_batch_bytes, tickreel_batch_add_entity, tickreel_batch_remove_entity,
  *      tickreel_batch_add_pose, tickreel_batch_add_position, tickreel_batch_add_rotation,
@@ -55,18 +55,18 @@
  *      tickreel_batch_attack, tickreel_batch_use, tickreel_batch_use_on_entity,
  *      tickreel_batch_use_on_block, tickreel_batch_damage, tickreel_batch_health,
  *      tickreel_batch_equipment, tickreel_batch_chat, tickreel_batch_custom_at
- *   Live recording (TickreelEngine, TickreelRecorder, TickreelFinishHandle): line 1048
+ *   Live recording (TickreelEngine, TickreelRecorder, TickreelFinishHandle): line 1050
  *      tickreel_engine_options_default, tickreel_engine_new, tickreel_engine_free,
  *      tickreel_engine_stats, tickreel_recorder_options_default, tickreel_recorder_start,
- *      tickreel_recorder_free, tickreel_recorder_submit_tick, tickreel_recorder_submit_batch,
- *      tickreel_recorder_player_left, tickreel_recorder_offer_snapshot,
- *      tickreel_recorder_register_entity, tickreel_recorder_register_event_type,
- *      tickreel_recorder_register_name, tickreel_recorder_set_user_metadata,
- *      tickreel_recorder_flush, tickreel_recorder_stats, tickreel_recorder_wait_resumed,
- *      tickreel_recorder_status, tickreel_recorder_finish, tickreel_recorder_abort,
- *      tickreel_finish_handle_poll, tickreel_finish_handle_wait, tickreel_finish_handle_free,
- *      tickreel_recorder_finish_upload
- *   Ghosts (TickreelGhost, TickreelGhostLoad, TickreelGhostCursor, TickreelLiveDelta): line 1733
+ *      tickreel_recorder_start_on, tickreel_recorder_free, tickreel_recorder_submit_tick,
+ *      tickreel_recorder_submit_batch, tickreel_recorder_player_left,
+ *      tickreel_recorder_offer_snapshot, tickreel_recorder_register_entity,
+ *      tickreel_recorder_register_event_type, tickreel_recorder_register_name,
+ *      tickreel_recorder_set_user_metadata, tickreel_recorder_flush, tickreel_recorder_stats,
+ *      tickreel_recorder_wait_resumed, tickreel_recorder_status, tickreel_recorder_finish,
+ *      tickreel_recorder_abort, tickreel_finish_handle_poll, tickreel_finish_handle_wait,
+ *      tickreel_finish_handle_free, tickreel_recorder_finish_upload
+ *   Ghosts (TickreelGhost, TickreelGhostLoad, TickreelGhostCursor, TickreelLiveDelta): line 1758
  *      tickreel_ghost_load, tickreel_ghost_load_from_reader, tickreel_ghost_free,
  *      tickreel_ghost_info, tickreel_ghost_splits, tickreel_ghost_cursor_new,
  *      tickreel_ghost_cursor_free, tickreel_ghost_cursor_sample,
@@ -74,7 +74,7 @@
  *      tickreel_live_delta_update, tickreel_live_delta_set_time_shift, tickreel_live_delta_reset,
  *      tickreel_ghost_load_async, tickreel_ghost_load_poll, tickreel_ghost_load_take,
  *      tickreel_ghost_load_free, tickreel_ghost_load_async_url
- *   Playback (TickreelPlayhead): line 2145
+ *   Playback (TickreelPlayhead): line 2170
  *      tickreel_playhead_open_url, tickreel_playhead_open, tickreel_playhead_follow,
  *      tickreel_playhead_free, tickreel_playhead_current, tickreel_playhead_advance,
  *      tickreel_playhead_prepare, tickreel_playhead_seek, tickreel_playhead_step_forward,
@@ -84,36 +84,36 @@
  *      tickreel_playhead_added, tickreel_playhead_world, tickreel_playhead_world_snapshot,
  *      tickreel_playhead_world_events, tickreel_playhead_world_state,
  *      tickreel_playhead_world_changes
- *   Reading recordings (TickreelReader): line 2683
+ *   Reading recordings (TickreelReader): line 2708
  *      tickreel_reader_open_url, tickreel_reader_open, tickreel_reader_free,
  *      tickreel_reader_tick_count, tickreel_reader_first_tick, tickreel_reader_last_tick,
  *      tickreel_reader_chunk_count, tickreel_reader_tick_rate, tickreel_reader_metadata,
  *      tickreel_reader_seek, tickreel_reader_ticks, tickreel_reader_verify,
  *      tickreel_reader_palette_name, tickreel_reader_world_at
- *   Decoded events (TickreelEvents): line 2936
+ *   Decoded events (TickreelEvents): line 2961
  *      tickreel_events_decode, tickreel_events_free, tickreel_events_count, tickreel_events_get
- *   The world at a tick (TickreelWorldState): line 3144
+ *   The world at a tick (TickreelWorldState): line 3169
  *      tickreel_world_state_free, tickreel_world_state_info, tickreel_world_state_blocks,
  *      tickreel_world_state_block, tickreel_world_state_block_entities,
  *      tickreel_world_state_entities, tickreel_world_state_equipment
- *   Shadow play (TickreelShadowBuffer): line 3385
+ *   Shadow play (TickreelShadowBuffer): line 3410
  *      tickreel_shadow_buffer_report_upload, tickreel_shadow_options_default,
  *      tickreel_report_options_default, tickreel_shadow_buffer_start,
  *      tickreel_shadow_buffer_report, tickreel_shadow_buffer_report_uuid,
  *      tickreel_shadow_buffer_stats, tickreel_shadow_buffer_attached, tickreel_shadow_buffer_free
- *   Writing recordings (TickreelReelWriter): line 3738
+ *   Writing recordings (TickreelReelWriter): line 3763
  *      tickreel_reel_options_default, tickreel_reel_writer_create, tickreel_reel_writer_free,
  *      tickreel_reel_writer_write_tick, tickreel_reel_writer_write_batch,
  *      tickreel_reel_writer_offer_snapshot, tickreel_reel_writer_register_entity,
  *      tickreel_reel_writer_register_event_type, tickreel_reel_writer_register_name,
  *      tickreel_reel_writer_set_user_metadata, tickreel_reel_writer_finish
- *   Object storage (TickreelObjectOptions, TickreelPendingUpload; Cargo feature "object"): line 3969
+ *   Object storage (TickreelObjectOptions, TickreelPendingUpload; Cargo feature "object"): line 3994
  *      tickreel_object_options_new, tickreel_object_options_free,
  *      tickreel_object_options_set_endpoint, tickreel_object_options_set_region,
  *      tickreel_object_options_set_credentials, tickreel_object_options_set_allow_http,
  *      tickreel_object_options_set_timeouts, tickreel_object_options_set_retries,
  *      tickreel_pending_upload_poll, tickreel_pending_upload_bytes, tickreel_pending_upload_free
- *   Catalog (TickreelCatalog, TickreelCatalogCall; Cargo feature "catalog"): line 4104
+ *   Catalog (TickreelCatalog, TickreelCatalogCall; Cargo feature "catalog"): line 4129
  *      tickreel_catalog_open, tickreel_catalog_free, tickreel_catalog_register,
  *      tickreel_catalog_top, tickreel_catalog_personal_best, tickreel_catalog_around,
  *      tickreel_catalog_recent, tickreel_catalog_sum_of_best, tickreel_catalog_load_ghost,
@@ -121,7 +121,9 @@
  *      tickreel_catalog_call_ghost_load, tickreel_catalog_call_free, tickreel_catalog_add_report,
  *      tickreel_catalog_reports, tickreel_catalog_set_report_open, tickreel_catalog_set_run_valid,
  *      tickreel_catalog_set_retention, tickreel_catalog_clear_retention,
- *      tickreel_catalog_retention, tickreel_catalog_register_finished
+ *      tickreel_catalog_retention, tickreel_catalog_register_finished, tickreel_catalog_top_on,
+ *      tickreel_catalog_personal_best_on, tickreel_catalog_reports_of,
+ *      tickreel_catalog_open_recording
  */
 
 #ifndef TICKREEL_H
@@ -1396,6 +1398,29 @@ TickreelResult tickreel_recorder_start(struct TickreelEngine *engine,
                                        const char *path,
                                        const struct TickreelRecorderOptions *options,
                                        struct TickreelRecorder **out_recorder);
+
+/**
+ * Starts recording as `tickreel_recorder_start`, naming the game server that records it
+ * (`server`: 1 to 64 bytes of UTF-8 without control characters; NULL for none). The recording
+ * keeps it in its metadata (`server`), its shadow-play reports carry it, and the catalog stores
+ * it on the recording's, runs' and reports' rows. A resumed recording is named again.
+ *
+ * Returns `TICKREEL_RESULT_INVALID_ARGUMENT` for a server id out of those bounds, and what
+ * `tickreel_recorder_start` returns.
+ *
+ * Thread safety: as `tickreel_recorder_start`.
+ *
+ * # Safety
+ * `out_recorder` must be NULL or point to writable storage for one `TickreelRecorder` pointer.
+ * `server` must be NULL or a NUL-terminated string.
+ * `path` must be NULL or a NUL-terminated string (NULL is refused).
+ * `options` must be NULL or point to a readable `TickreelRecorderOptions`.
+ */
+TickreelResult tickreel_recorder_start_on(struct TickreelEngine *engine,
+                                          const char *server,
+                                          const char *path,
+                                          const struct TickreelRecorderOptions *options,
+                                          struct TickreelRecorder **out_recorder);
 
 /**
  * Frees a recorder. A recording still open is closed, not finished: queued ticks are written
@@ -3427,7 +3452,7 @@ typedef struct TickreelReportOptions {
      */
     uint32_t overwrite;
     /**
-     * Zstd level of the report file (default 9).
+     * Zstd level of the report file (default 3).
      */
     int32_t zstd_level;
     /**
@@ -3582,7 +3607,7 @@ TickreelResult tickreel_shadow_options_default(struct TickreelShadowOptions *out
 
 /**
  * Fills `*out_options` with the report defaults (all that is retained before the report, 30 s
- * captured after it, entities within 48 blocks of the player, no overwrite, zstd level 9).
+ * captured after it, entities within 48 blocks of the player, no overwrite, zstd level 3).
  *
  * Thread safety: any thread.
  *
@@ -4497,6 +4522,87 @@ TickreelResult tickreel_catalog_register_finished(struct TickreelCatalog *catalo
                                                   uint32_t entity,
                                                   const struct TickreelGhostRange *range,
                                                   struct TickreelCatalogCall **out_call);
+
+/**
+ * Starts a query of the best `n` players of `course` on the server `server` (each player's best
+ * valid run recorded there, fastest first, ties to the earlier run), or of the whole network
+ * when `server` is NULL (as `tickreel_catalog_top`). Stores the call's handle in `*out_call`;
+ * its rows use the encoding of `tickreel_catalog_top`.
+ *
+ * Thread safety: any thread; never blocks.
+ *
+ * # Safety
+ * `out_call` must be NULL or point to writable storage for one `TickreelCatalogCall` pointer.
+ * `server` must be NULL or a NUL-terminated string.
+ * `course` must be NULL or a NUL-terminated string (NULL is refused).
+ */
+TickreelResult tickreel_catalog_top_on(struct TickreelCatalog *catalog,
+                                       const char *server,
+                                       const char *course,
+                                       uint32_t n,
+                                       struct TickreelCatalogCall **out_call);
+
+/**
+ * Starts a query of `player`'s best run of `course` on the server `server` and its rank there
+ * (the network's board when `server` is NULL): one row, or none. Stores the call's handle in
+ * `*out_call`.
+ *
+ * Returns `TICKREEL_RESULT_INVALID_ARGUMENT` for a NULL `player`.
+ *
+ * Thread safety: any thread; never blocks.
+ *
+ * # Safety
+ * `out_call` must be NULL or point to writable storage for one `TickreelCatalogCall` pointer.
+ * `server` must be NULL or a NUL-terminated string.
+ * `course` must be NULL or a NUL-terminated string (NULL is refused).
+ * `player` must be NULL or point to 16 readable bytes.
+ */
+TickreelResult tickreel_catalog_personal_best_on(struct TickreelCatalog *catalog,
+                                                 const char *server,
+                                                 const char *course,
+                                                 const uint8_t *player,
+                                                 struct TickreelCatalogCall **out_call);
+
+/**
+ * Starts listing the reports of `player` (the reported player's UUID), newest first: filed on
+ * the server `server`, or on any server of the network when `server` is NULL. Stores the
+ * call's handle in `*out_call`; its rows use the encoding of `tickreel_catalog_reports`.
+ *
+ * Returns `TICKREEL_RESULT_INVALID_ARGUMENT` for a NULL `player`.
+ *
+ * Thread safety: any thread; never blocks.
+ *
+ * # Safety
+ * `out_call` must be NULL or point to writable storage for one `TickreelCatalogCall` pointer.
+ * `player` must be NULL or point to 16 readable bytes.
+ * `server` must be NULL or a NUL-terminated string.
+ */
+TickreelResult tickreel_catalog_reports_of(struct TickreelCatalog *catalog,
+                                           const uint8_t *player,
+                                           const char *server,
+                                           struct TickreelCatalogCall **out_call);
+
+/**
+ * Opens the recording at `location`, the location a run's or report's row gives (a path on
+ * this machine, or an `s3://` URL read with the `AWS_*` variables), and stores the reader's
+ * handle in `*out_reader` (free it with `tickreel_reader_free`). Blocks while the recording's
+ * header, metadata and index are read: call it off the server thread.
+ *
+ * Returns `TICKREEL_RESULT_INVALID_ARGUMENT` for an empty location (a report without a
+ * recording), `TICKREEL_RESULT_UNSUPPORTED` for an object URL in a library built without
+ * object storage, and the reader's codes (`TICKREEL_RESULT_IO`, `TICKREEL_RESULT_CORRUPT`, ...)
+ * for a recording that is gone or damaged. On failure `*out_reader` is set to NULL (when it can
+ * be written).
+ *
+ * Thread safety: any thread.
+ *
+ * # Safety
+ * `out_reader` must be NULL or point to writable storage for one `TickreelReader` pointer.
+ * `location` must be NULL or a NUL-terminated string (NULL is refused).
+ */
+TickreelResult tickreel_catalog_open_recording(struct TickreelCatalog *catalog,
+                                               const char *location,
+                                               struct TickreelReader **out_reader);
 
 #ifdef __cplusplus
 }  // extern "C"

@@ -3,7 +3,9 @@
  * reads the board (top, a player's best), loads the best run's ghost through the catalog, and
  * checks the clean failures (a missing file, a NULL player); then an operator's calls: a run marked
  * invalid and valid again, a retention policy that prune applies, shadow-play reports filed and
- * closed, and a run registered straight from a recorder's finish. Every database call runs on the
+ * closed, and a run registered straight from a recorder's finish; a network's calls: every row
+ * gives its recording's location, which opens in one call, one server's board, a player's reports
+ * on any server. Every database call runs on the
  * catalog's worker thread; this thread only polls the call handles, as a server's tick loop would.
  *
  * Usage: catalog SCRATCH_DIR
@@ -69,7 +71,18 @@ typedef struct {
     uint8_t player[16];
     uint32_t ticks;
     char name[64];
+    char server[80];    /* empty: the recording names none */
+    char location[1024]; /* where its recording lives: tickreel_catalog_open_recording opens it */
 } Row;
+
+/* Copies the string at `p` (a u16 length and UTF-8 bytes) into `out`; the bytes it takes. */
+static size_t string_at(const uint8_t *p, char *out, size_t cap) {
+    uint16_t n = (uint16_t)(p[0] << 8 | p[1]);
+    size_t copy = n < cap - 1 ? n : cap - 1;
+    memcpy(out, p + 2, copy);
+    out[copy] = 0;
+    return 2 + (size_t)n;
+}
 
 static size_t decode(const uint8_t *p, size_t len, Row *rows, size_t max) {
     size_t n = 0, at = 0;
@@ -83,11 +96,9 @@ static size_t decode(const uint8_t *p, size_t len, Row *rows, size_t max) {
         at += 8 + 8 + 8 + 16 + 16 + 8 + 8 + 1 + 8;
         uint16_t course = (uint16_t)(p[at] << 8 | p[at + 1]);
         at += 2 + course;
-        uint16_t name = (uint16_t)(p[at] << 8 | p[at + 1]);
-        size_t copy = name < sizeof r->name - 1 ? name : sizeof r->name - 1;
-        memcpy(r->name, p + at + 2, copy);
-        r->name[copy] = 0;
-        at += 2 + name;
+        at += string_at(p + at, r->name, sizeof r->name);
+        at += string_at(p + at, r->server, sizeof r->server);
+        at += string_at(p + at, r->location, sizeof r->location);
     }
     return n;
 }
@@ -103,10 +114,68 @@ static size_t open_reports(TickreelCatalog *cat, int64_t *ids, size_t max) {
         expect(buf[at + 48] == 1, "an open report says so");
         ids[n++] = (int64_t)be64(buf + at);
         at += 8 + 16 + 16 + 8 + 1 + 8;
-        at += 2 + (size_t)(buf[at] << 8 | buf[at + 1]);
-        at += 2 + (size_t)(buf[at] << 8 | buf[at + 1]);
+        for (int s = 0; s < 4; s++) { /* name, reason, server, location */
+            at += 2 + (size_t)(buf[at] << 8 | buf[at + 1]);
+        }
     }
     return n;
+}
+
+/* The network's calls: a row's recording opened from its location, one server's board, a
+ * player's reports on any server or on one. */
+static void network_calls(TickreelCatalog *cat, const uint8_t *alice, const uint8_t *bob) {
+    uint8_t buf[4096];
+    size_t len = 0;
+    Row rows[8];
+    TickreelCatalogCall *call = NULL;
+    CHECK(tickreel_catalog_top_on(cat, NULL, "course-7", 10, &call));
+    CHECK(finish_call(call, buf, sizeof buf, &len));
+    size_t n = decode(buf, len, rows, 8);
+    /* (prune left Alice's best alone on the board) */
+    expect(n == 1 && rows[0].server[0] == 0, "the network's board; its recordings name no server");
+    expect(n == 1 && strstr(rows[0].location, "/a2.reel") != NULL, "the best row gives its recording's location");
+    TickreelReader *reader = NULL;
+    CHECK(tickreel_catalog_open_recording(cat, rows[0].location, &reader));
+    uint32_t ticks = 0;
+    CHECK(tickreel_reader_tick_count(reader, &ticks));
+    expect(ticks == 201, "the best run's recording opens from its row");
+    CHECK(tickreel_reader_free(reader));
+    CHECK(tickreel_catalog_top_on(cat, "eu-1", "course-7", 10, &call));
+    CHECK(finish_call(call, buf, sizeof buf, &len));
+    expect(len == 0, "no run was recorded on server eu-1");
+    CHECK(tickreel_catalog_personal_best_on(cat, NULL, "course-7", alice, &call));
+    CHECK(finish_call(call, buf, sizeof buf, &len));
+    expect(decode(buf, len, rows, 8) == 1 && rows[0].rank == 1, "Alice is first on the network");
+    CHECK(tickreel_catalog_personal_best_on(cat, "eu-1", "course-7", alice, &call));
+    CHECK(finish_call(call, buf, sizeof buf, &len));
+    expect(len == 0, "Alice has no run on server eu-1");
+
+    /* Bob's reports on any server: the one filed with a recording gives its location */
+    CHECK(tickreel_catalog_reports_of(cat, bob, NULL, &call));
+    CHECK(finish_call(call, buf, sizeof buf, &len));
+    char name[64], reason[64], server[80], location[1024] = "";
+    size_t at = 8 + 16 + 16 + 8 + 1 + 8;
+    expect(len > at, "Bob has a report");
+    if (len > at) {
+        at += string_at(buf + at, name, sizeof name);
+        at += string_at(buf + at, reason, sizeof reason);
+        at += string_at(buf + at, server, sizeof server);
+        at += string_at(buf + at, location, sizeof location);
+        expect(at == len && strcmp(reason, "fly") == 0 && strstr(location, "/a2.reel") != NULL,
+               "one report of Bob, with its recording's location");
+        CHECK(tickreel_catalog_open_recording(cat, location, &reader));
+        CHECK(tickreel_reader_free(reader));
+    }
+    CHECK(tickreel_catalog_reports_of(cat, bob, "eu-1", &call));
+    CHECK(finish_call(call, buf, sizeof buf, &len));
+    expect(len == 0, "no report of Bob on server eu-1");
+    reader = NULL;
+    expect(tickreel_catalog_open_recording(cat, "", &reader) == TICKREEL_RESULT_INVALID_ARGUMENT && reader == NULL,
+           "a row without a recording opens nothing");
+    call = NULL;
+    expect(tickreel_catalog_reports_of(cat, NULL, NULL, &call) == TICKREEL_RESULT_INVALID_ARGUMENT && call == NULL,
+           "a NULL player is refused");
+    printf("network: rows open their recordings, %s\n", location);
 }
 
 /* Records entity 1 for 90 ticks (checkpoints 0 and 1 at its ends) with an engine, finishes it
@@ -119,7 +188,11 @@ static void register_from_finish(TickreelCatalog *cat, const char *dir, const ui
     TickreelEngine *engine = NULL;
     CHECK(tickreel_engine_new(&eo, &engine));
     TickreelRecorder *rec = NULL;
-    CHECK(tickreel_recorder_start(engine, path, NULL, &rec));
+    /* recorded on the game server "eu-1": the recording's metadata names it, the catalog's rows too */
+    expect(tickreel_recorder_start_on(engine, "bad\nid", path, NULL, &rec) == TICKREEL_RESULT_INVALID_ARGUMENT &&
+               rec == NULL,
+           "a server id with a control character is refused");
+    CHECK(tickreel_recorder_start_on(engine, "eu-1", path, NULL, &rec));
     TickreelBatch *b = NULL;
     CHECK(tickreel_batch_new(&b));
     for (uint32_t t = 0; t <= 90; t++) {
@@ -146,6 +219,7 @@ static void register_from_finish(TickreelCatalog *cat, const char *dir, const ui
     Row rows[2];
     size_t n = decode(buf, len, rows, 2);
     expect(n == 1 && rows[0].ticks == 90, "the run registered from its finish has 90 ticks");
+    expect(n == 1 && strcmp(rows[0].server, "eu-1") == 0, "the run names the server it was recorded on");
     CHECK(tickreel_recorder_free(rec));
     CHECK(tickreel_engine_free(engine));
     printf("registered from a finish: %u ticks\n", n ? rows[0].ticks : 0);
@@ -226,6 +300,7 @@ static void operator_calls(TickreelCatalog *cat, const char *dir, const char *a1
     printf("reports: one closed, %zu open\n", n);
 
     register_from_finish(cat, dir, alice);
+    network_calls(cat, alice, bob);
 }
 
 int main(int argc, char **argv) {

@@ -20,7 +20,7 @@ use tickreel_catalog::{CatalogWorker, GhostOf, PruneOptions, RunSpec};
 
 /// An open catalog and its worker thread (C: `TickreelCatalog`, Java: `Catalog`). Freeing it
 /// runs the calls already queued, then joins the thread.
-pub struct Catalog(CatalogWorker);
+pub struct Catalog(pub(crate) CatalogWorker);
 
 impl HandleType for Catalog {
     type Opaque = TickreelCatalog;
@@ -391,7 +391,8 @@ pub mod rows {
     /// Runs, one after another: `u64` rank (0 where the query has none), `i64` run id, `i64`
     /// recording id, 16 bytes player UUID, `u32` entity, `u32` start tick, `u32` end tick, `u32`
     /// time in ticks, `f64` tick rate, `i64` achieved (Unix ms), `u8` valid, `u64` flags, then
-    /// the course and the player's name, each a `u16` length and UTF-8 bytes.
+    /// the course, the player's name, the server it was run on (empty: none named) and the
+    /// location of its recording (a path or an `s3://` URL), each a `u16` length and UTF-8 bytes.
     pub fn runs(runs: impl IntoIterator<Item = (u64, Run)>) -> Vec<u8> {
         let mut out = Vec::new();
         for (rank, r) in runs {
@@ -408,6 +409,8 @@ pub mod rows {
             out.extend_from_slice(&r.flags.to_be_bytes());
             string(&mut out, &r.course);
             string(&mut out, &r.player_name);
+            string(&mut out, r.server.as_deref().unwrap_or(""));
+            string(&mut out, &r.location);
         }
         out
     }

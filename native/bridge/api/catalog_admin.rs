@@ -49,6 +49,7 @@ pub fn add_report(
         reporter: required(reporter)?,
         reason: reason.to_owned(),
         created_ms: None,
+        server: None,
     };
     let recording = recording.map(Path::to_path_buf);
     Ok(submit(catalog, move |c| {
@@ -238,7 +239,8 @@ pub mod rows {
 
     /// Reports, one after another: `i64` id, 16 bytes the reported player's UUID, 16 bytes the
     /// reporter's, `i64` created (Unix ms), `u8` open, `i64` the recording's id (0: none), then
-    /// the reported player's name and the reason, each a `u16` length and UTF-8 bytes.
+    /// the reported player's name, the reason, the server it was filed on (empty: not known) and
+    /// the location of its recording (empty: none), each a `u16` length and UTF-8 bytes.
     pub fn reports(reports: impl IntoIterator<Item = Report>) -> Vec<u8> {
         let mut out = Vec::new();
         for r in reports {
@@ -250,6 +252,8 @@ pub mod rows {
             out.extend_from_slice(&r.recording_id.unwrap_or(0).to_be_bytes());
             string(&mut out, &r.reported_name);
             string(&mut out, &r.reason);
+            string(&mut out, r.server.as_deref().unwrap_or(""));
+            string(&mut out, r.location.as_deref().unwrap_or(""));
         }
         out
     }

@@ -198,6 +198,34 @@ pub fn recorder_start(
     Ok(New(Recorder(rec)))
 }
 
+/// Starts recording as `tickreel_recorder_start`, naming the game server that records it
+/// (`server`: 1 to 64 bytes of UTF-8 without control characters; NULL for none). The recording
+/// keeps it in its metadata (`server`), its shadow-play reports carry it, and the catalog stores
+/// it on the recording's, runs' and reports' rows. A resumed recording is named again.
+///
+/// Returns `TICKREEL_RESULT_INVALID_ARGUMENT` for a server id out of those bounds, and what
+/// `tickreel_recorder_start` returns.
+///
+/// Thread safety: as `tickreel_recorder_start`.
+#[bridge_fn(
+    c = "tickreel_recorder_start_on",
+    c_out = "out_recorder",
+    java = "recorderStartOn"
+)]
+pub fn recorder_start_on(
+    engine: &Engine,
+    server: Option<&str>,
+    path: &Path,
+    options: RecorderOptions,
+) -> tickreel::Result<New<Recorder>> {
+    let options = RecorderOptions {
+        server: server.map(str::to_owned),
+        ..options
+    };
+    let rec = engine.with(|e| e.start_recording(path, options))?;
+    Ok(New(Recorder(rec)))
+}
+
 /// Frees a recorder. A recording still open is closed, not finished: queued ticks are written
 /// and flushed by the writer thread, and the recording stays resumable (`tickreel_recorder_start`
 /// on the same path continues it; a later `_finish` produces the file). A finished recording's

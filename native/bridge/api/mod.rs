@@ -18,6 +18,8 @@ pub mod batch;
 pub mod catalog;
 #[cfg(feature = "catalog")]
 pub mod catalog_admin;
+#[cfg(feature = "catalog")]
+pub mod catalog_network;
 pub mod engine;
 pub mod events;
 pub mod ghost;

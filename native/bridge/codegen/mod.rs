@@ -361,7 +361,7 @@ pub fn api_uses(dir: &Path, module: &str) -> Result<Vec<String>, String> {
 pub fn feature_of(module: &str) -> Option<&'static str> {
     match module {
         "object" => Some("object"),
-        "catalog" | "catalog_admin" => Some("catalog"),
+        "catalog" | "catalog_admin" | "catalog_network" => Some("catalog"),
         _ => None,
     }
 }

@@ -80,6 +80,8 @@ pub(super) fn recorder_array(o: &RecorderOptions) -> Vec<i64> {
         max_batch_bytes,
         overwrite,
         observers: _,
+        // not in Java's options yet (issue 35)
+        server: _,
     } = o;
     let (backpressure_drop, block_deadline_ns) = match backpressure {
         Backpressure::Block { deadline } => (0, nanos(*deadline)),

@@ -95,6 +95,8 @@ pub(super) fn recorder_options(a: &[i64]) -> Res<RecorderOptions> {
         max_batch_bytes: ranged(max_batch_bytes, "maxBatchBytes")?,
         overwrite: overwrite != 0,
         observers: Vec::new(),
+        // not in Java's options yet (issue 35): Rust's RecorderOptions::server
+        server: None,
     })
 }
 

@@ -10,6 +10,10 @@
 //!   (a live directory, a failed compaction) is refused, so its runs are never listed.
 //! - Queries ([`query`]): top N (one row per player), a player's best and rank, the runs around
 //!   a rank, recent runs, splits, sum of best, ghosts.
+//! - A network of servers: every recording, run and report row names its server (the
+//!   recording's metadata `server`); boards of the network or of one server
+//!   ([`Catalog::top_on`]), a player's reports on any server ([`Catalog::reports_of`]). Every
+//!   row that points at a recording gives its location, and [`Catalog::open_recording`] opens it.
 //! - Reports ([`reports`]) and retention ([`retain`]): `prune` with a dry run, crash-safe.
 //!
 //! Calls block the calling thread on the database: run them off a game server's tick thread,
@@ -33,6 +37,7 @@
 mod backend;
 pub mod ghost;
 pub mod model;
+mod open;
 pub mod query;
 mod register;
 pub mod reports;
@@ -50,6 +55,7 @@ pub use backend::Dialect;
 use backend::{Backend, Conn};
 pub use ghost::GhostOf;
 pub use model::*;
+pub use query::Servers;
 pub use retain::{PruneOptions, PruneReport, Pruned, RetentionPolicy, RetentionScope};
 pub use schema::{Migrated, SCHEMA_VERSION};
 pub use url::CatalogUrl;

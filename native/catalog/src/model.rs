@@ -10,12 +10,16 @@ use uuid::Uuid;
 #[derive(Debug, Clone, PartialEq)]
 pub struct CatalogRecording {
     pub id: i64,
-    /// Where the file lives: an absolute path (or an object URL, once object storage registers).
+    /// Where the file lives: an absolute path or an object URL (`s3://bucket/key`).
     pub location: String,
     /// The recording's own id (from its header), if it has one.
     pub recording_uuid: Option<Uuid>,
     /// The world's id from the header, if it was set.
     pub world: Option<Uuid>,
+    /// The world's version from the header (the map's version), if it was set.
+    pub world_version: Option<Uuid>,
+    /// The game server that recorded it (its metadata's `server`), if it was set.
+    pub server: Option<String>,
     /// Wall-clock start, milliseconds since the Unix epoch (the header's timestamp).
     pub started_ms: i64,
     pub first_tick: u32,
@@ -94,6 +98,14 @@ pub struct Run {
     pub achieved_ms: i64,
     pub valid: bool,
     pub flags: u64,
+    /// The game server it was run on (its recording's), if the recording named one.
+    pub server: Option<String>,
+    /// The world (map) and its version it was run on, from the recording's header, if set.
+    pub world: Option<Uuid>,
+    pub world_version: Option<Uuid>,
+    /// Where its recording lives: a path or an object URL
+    /// ([`Catalog::open_recording`](crate::Catalog::open_recording) opens it).
+    pub location: String,
 }
 
 impl Run {
@@ -192,6 +204,8 @@ pub struct NewReport {
     pub reason: String,
     /// When it was made (ms since the epoch); now by default.
     pub created_ms: Option<i64>,
+    /// The server the player was reported on; by default the one its recording names.
+    pub server: Option<String>,
 }
 
 /// A filed shadow-play report.
@@ -212,6 +226,46 @@ pub struct Report {
     pub reviewed_ms: Option<i64>,
     /// The reported player's figures, from that recording's analysis.
     pub figures: ReportFigures,
+    /// The server the player was reported on, if known.
+    pub server: Option<String>,
+    /// Where its recording lives (a path or an object URL), if it has one
+    /// ([`Catalog::open_recording`](crate::Catalog::open_recording) opens it).
+    pub location: Option<String>,
+}
+
+/// A row that points at a recording: [`Catalog::open_recording`](crate::Catalog::open_recording)
+/// opens the recording from it.
+pub trait Located {
+    /// Where the recording lives (a path or an object URL); `None` for a row without one.
+    fn location(&self) -> Option<&str>;
+}
+
+/// A bare location (what C and Java hand over from a row); empty is none.
+impl Located for str {
+    fn location(&self) -> Option<&str> {
+        (!self.is_empty()).then_some(self)
+    }
+}
+
+impl Located for CatalogRecording {
+    fn location(&self) -> Option<&str> {
+        Some(&self.location)
+    }
+}
+impl Located for Run {
+    fn location(&self) -> Option<&str> {
+        Some(&self.location)
+    }
+}
+impl Located for Placed {
+    fn location(&self) -> Option<&str> {
+        Some(&self.run.location)
+    }
+}
+impl Located for Report {
+    fn location(&self) -> Option<&str> {
+        self.location.as_deref()
+    }
 }
 
 /// The reported player's figures on a report row, from the analysis of the report's recording

@@ -11,15 +11,23 @@ use crate::backend::{Conn, Row, Value};
 use crate::model::{BestSegment, CatalogRecording, Placed, Run, SumOfBest};
 use crate::{Catalog, parse_uuid};
 
-/// The columns [`run_from`] reads, in order.
+/// The columns of `runs` [`run_from`] reads, in order; its recording's location follows them.
 pub(crate) const RUN_COLUMNS: &str = "id, recording_id, course, player, player_name, entity, \
-     start_tick, end_tick, ticks, tick_rate, achieved_ms, valid, flags";
+     start_tick, end_tick, ticks, tick_rate, achieved_ms, valid, flags, server, world, \
+     world_version";
 
-/// [`RUN_COLUMNS`] of the table `r`.
+/// [`RUN_COLUMNS`] of the table `r`, and the location of its recording `g` (every query of runs
+/// joins `recordings g`).
 const R_RUN_COLUMNS: &str = "r.id, r.recording_id, r.course, r.player, r.player_name, r.entity, \
-     r.start_tick, r.end_tick, r.ticks, r.tick_rate, r.achieved_ms, r.valid, r.flags";
+     r.start_tick, r.end_tick, r.ticks, r.tick_rate, r.achieved_ms, r.valid, r.flags, r.server, \
+     r.world, r.world_version, g.location";
 
-/// A run from [`RUN_COLUMNS`] starting at column `at`.
+/// An optional UUID column.
+pub(crate) fn opt_uuid(row: &Row, i: usize) -> Result<Option<Uuid>> {
+    row.opt_text(i)?.map(|s| parse_uuid(&s)).transpose()
+}
+
+/// A run from [`RUN_COLUMNS`] and its recording's location, starting at column `at`.
 pub(crate) fn run_from(row: &Row, at: usize) -> Result<Run> {
     Ok(Run {
         id: row.int(at)?,
@@ -35,19 +43,24 @@ pub(crate) fn run_from(row: &Row, at: usize) -> Result<Run> {
         achieved_ms: row.int(at + 10)?,
         valid: row.int(at + 11)? != 0,
         flags: row.int(at + 12)? as u64,
+        server: row.opt_text(at + 13)?,
+        world: opt_uuid(row, at + 14)?,
+        world_version: opt_uuid(row, at + 15)?,
+        location: row.text(at + 16)?,
     })
 }
 
 const RECORDING_COLUMNS: &str = "id, location, recording_uuid, world, started_ms, first_tick, \
-     last_tick, tick_rate, size_bytes, entity_count, summary, registered_ms";
+     last_tick, tick_rate, size_bytes, entity_count, summary, registered_ms, world_version, server";
 
 fn recording_from(row: &Row) -> Result<CatalogRecording> {
-    let uuid = |s: Option<String>| s.map(|s| parse_uuid(&s)).transpose();
     Ok(CatalogRecording {
         id: row.int(0)?,
         location: row.text(1)?,
-        recording_uuid: uuid(row.opt_text(2)?)?,
-        world: uuid(row.opt_text(3)?)?,
+        recording_uuid: opt_uuid(row, 2)?,
+        world: opt_uuid(row, 3)?,
+        world_version: opt_uuid(row, 12)?,
+        server: row.opt_text(13)?,
         started_ms: row.int(4)?,
         first_tick: row.u32(5)?,
         last_tick: row.u32(6)?,
@@ -64,6 +77,7 @@ fn board(c: &mut dyn Conn, course: &str, offset: u64, limit: u64) -> Result<Vec<
     let rows = c.query(
         &format!(
             "SELECT {R_RUN_COLUMNS} FROM bests b JOIN runs r ON r.id = b.run_id
+             JOIN recordings g ON g.id = r.recording_id
              WHERE b.course = $1 ORDER BY b.ticks, b.achieved_ms, b.run_id LIMIT $2 OFFSET $3"
         ),
         &[course.into(), clamp(limit).into(), clamp(offset).into()],
@@ -79,6 +93,93 @@ fn board(c: &mut dyn Conn, course: &str, offset: u64, limit: u64) -> Result<Vec<
         .collect()
 }
 
+/// Each player's best valid run of `course` on `server` (listed recordings only), in board
+/// order, as a common table `b` of [`RUN_COLUMNS`] and `location`. The network's board is kept
+/// by registration (`bests`); one server's is computed from the course's runs on that server
+/// (the index `runs_by_server`), in time proportional to them.
+const SERVER_BOARD: &str = "WITH b AS (
+    SELECT * FROM (
+        SELECT r.id, r.recording_id, r.course, r.player, r.player_name, r.entity, r.start_tick,
+            r.end_tick, r.ticks, r.tick_rate, r.achieved_ms, r.valid, r.flags, r.server, r.world,
+            r.world_version, g.location, ROW_NUMBER() OVER (
+                PARTITION BY r.player ORDER BY r.ticks, r.achieved_ms, r.id) AS n
+        FROM runs r JOIN recordings g ON g.id = r.recording_id
+        WHERE r.course = $1 AND r.server = $2 AND r.valid = 1 AND g.deleting_ms IS NULL
+    ) ranked WHERE n = 1
+)";
+
+fn server_board(
+    c: &mut dyn Conn,
+    course: &str,
+    server: &str,
+    offset: u64,
+    limit: u64,
+) -> Result<Vec<Placed>> {
+    let rows = c.query(
+        &format!(
+            "{SERVER_BOARD} SELECT {RUN_COLUMNS}, location FROM b
+             ORDER BY ticks, achieved_ms, id LIMIT $3 OFFSET $4"
+        ),
+        &[
+            course.into(),
+            server.into(),
+            clamp(limit).into(),
+            clamp(offset).into(),
+        ],
+    )?;
+    rows.iter()
+        .zip(offset + 1..)
+        .map(|(row, rank)| {
+            Ok(Placed {
+                rank,
+                run: run_from(row, 0)?,
+            })
+        })
+        .collect()
+}
+
+fn server_placed(
+    c: &mut dyn Conn,
+    course: &str,
+    server: &str,
+    player: &Uuid,
+) -> Result<Option<Placed>> {
+    let rows = c.query(
+        &format!(
+            "{SERVER_BOARD} SELECT {RUN_COLUMNS}, location, (SELECT COUNT(*) FROM b ahead
+                 WHERE (ahead.ticks, ahead.achieved_ms, ahead.id) < (b.ticks, b.achieved_ms, b.id))
+             FROM b WHERE player = $3"
+        ),
+        &[course.into(), server.into(), player.to_string().into()],
+    )?;
+    let Some(row) = rows.first() else {
+        return Ok(None);
+    };
+    Ok(Some(Placed {
+        rank: row.int(17)? as u64 + 1,
+        run: run_from(row, 0)?,
+    }))
+}
+
+/// Which runs a board counts: every server's (the network's board), or one server's.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Servers<'a> {
+    Network,
+    One(&'a str),
+}
+
+impl<'a> From<&'a str> for Servers<'a> {
+    fn from(server: &'a str) -> Servers<'a> {
+        Servers::One(server)
+    }
+}
+
+impl<'a> From<Option<&'a str>> for Servers<'a> {
+    fn from(server: Option<&'a str>) -> Servers<'a> {
+        server.map_or(Servers::Network, Servers::One)
+    }
+}
+
 fn clamp(v: u64) -> i64 {
     i64::try_from(v).unwrap_or(i64::MAX)
 }
@@ -88,6 +189,7 @@ pub(crate) fn placed(c: &mut dyn Conn, course: &str, player: &Uuid) -> Result<Op
     let rows = c.query(
         &format!(
             "SELECT {R_RUN_COLUMNS} FROM bests b JOIN runs r ON r.id = b.run_id
+             JOIN recordings g ON g.id = r.recording_id
              WHERE b.course = $1 AND b.player = $2"
         ),
         &[course.into(), player.to_string().into()],
@@ -119,6 +221,33 @@ impl Catalog {
     /// The best `n` players of `course`: each player's best valid run, fastest first.
     pub fn top(&self, course: &str, n: u64) -> Result<Vec<Placed>> {
         self.tx(|c| board(c, course, 0, n))
+    }
+
+    /// The best `n` players of `course` on `servers`: the network's board ([`Catalog::top`]) or
+    /// one server's (each player's best valid run recorded on that server).
+    pub fn top_on<'a>(
+        &self,
+        servers: impl Into<Servers<'a>>,
+        course: &str,
+        n: u64,
+    ) -> Result<Vec<Placed>> {
+        match servers.into() {
+            Servers::Network => self.top(course, n),
+            Servers::One(server) => self.tx(|c| server_board(c, course, server, 0, n)),
+        }
+    }
+
+    /// A player's best run of `course` on `servers` and its rank there.
+    pub fn personal_best_on<'a>(
+        &self,
+        servers: impl Into<Servers<'a>>,
+        course: &str,
+        player: Uuid,
+    ) -> Result<Option<Placed>> {
+        match servers.into() {
+            Servers::Network => self.personal_best(course, player),
+            Servers::One(server) => self.tx(|c| server_placed(c, course, server, &player)),
+        }
     }
 
     /// The place at `rank` (1 is the best), if the board has that many players.

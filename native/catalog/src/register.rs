@@ -106,6 +106,8 @@ fn describe(reader: &Reader, location: String, size: u64) -> CatalogRecording {
         location,
         recording_uuid: reader.recording_id(),
         world: uuid_of(h.world_id),
+        world_version: uuid_of(h.world_version),
+        server: lib.server.clone(),
         started_ms: h.timestamp_ms,
         first_tick: reader.first_tick().unwrap_or(0),
         last_tick: reader.last_tick().unwrap_or(0),
@@ -185,8 +187,9 @@ fn store(
 ) -> Result<Registered> {
     let inserted = c.query(
         "INSERT INTO recordings (location, recording_uuid, world, started_ms, first_tick,
-             last_tick, tick_rate, size_bytes, entity_count, summary, registered_ms)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
+             last_tick, tick_rate, size_bytes, entity_count, summary, registered_ms,
+             world_version, server)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
          ON CONFLICT (location) DO NOTHING RETURNING id",
         &[
             rec.location.as_str().into(),
@@ -200,6 +203,8 @@ fn store(
             rec.entity_count.into(),
             rec.summary.as_str().into(),
             now.into(),
+            rec.world_version.map(|u| u.to_string()).into(),
+            rec.server.clone().into(),
         ],
     )?;
     let recording_id = match inserted.first() {
@@ -226,7 +231,7 @@ fn store(
     });
     let mut stored: Vec<Option<Run>> = vec![None; runs.len()];
     for i in order {
-        stored[i] = Some(store_run(c, recording_id, rec.tick_rate, &runs[i])?);
+        stored[i] = Some(store_run(c, recording_id, rec, &runs[i])?);
     }
     Ok(Registered {
         recording_id,
@@ -234,15 +239,23 @@ fn store(
     })
 }
 
-fn store_run(c: &mut dyn Conn, recording_id: i64, tick_rate: f64, m: &Measured) -> Result<Run> {
+fn store_run(
+    c: &mut dyn Conn,
+    recording_id: i64,
+    rec: &CatalogRecording,
+    m: &Measured,
+) -> Result<Run> {
     let s = &m.spec;
     let player = s.player.to_string();
     let ticks = m.end_tick - m.start_tick;
-    let row = c.one(
+    let tick_rate = rec.tick_rate;
+    let mut row = c.one(
         &format!(
             "INSERT INTO runs (recording_id, course, player, player_name, entity, start_tick,
-                 end_tick, ticks, tick_rate, achieved_ms, valid, flags)
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) RETURNING {RUN_COLUMNS}"
+                 end_tick, ticks, tick_rate, achieved_ms, valid, flags, server, world,
+                 world_version)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)
+             RETURNING {RUN_COLUMNS}"
         ),
         &[
             recording_id.into(),
@@ -257,8 +270,12 @@ fn store_run(c: &mut dyn Conn, recording_id: i64, tick_rate: f64, m: &Measured) 
             m.achieved_ms.into(),
             i64::from(s.valid).into(),
             (s.flags as i64).into(),
+            rec.server.clone().into(),
+            rec.world.map(|u| u.to_string()).into(),
+            rec.world_version.map(|u| u.to_string()).into(),
         ],
     )?;
+    row.0.push(Value::Text(rec.location.clone()));
     let run = run_from(&row, 0)?;
     for (seq, split) in m.splits.iter().enumerate() {
         c.execute(

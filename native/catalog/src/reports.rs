@@ -7,6 +7,7 @@ use std::path::Path;
 use fastnbt::Value as Nbt;
 use tickreel::play::Reader;
 use tickreel::{Error, Result};
+use uuid::Uuid;
 
 use crate::backend::{Row, Value};
 use crate::model::{NewReport, Report, ReportFigure, ReportFigures, ReportStatus};
@@ -15,9 +16,20 @@ use crate::{Catalog, now_ms, parse_uuid};
 /// The longest name [`Catalog::review_report`] records as who decided.
 pub const MAX_REVIEWER_CHARS: usize = 64;
 
+/// The columns of `reports` [`report_from`] reads, in order; its recording's location follows.
 const REPORT_COLUMNS: &str = "id, reported, reported_name, reporter, reason, created_ms, status, \
      recording_id, reviewed_by, reviewed_ms, blocks_broken, blocks_placed, attacks, attacked, attacks_per_second_max, \
-     reach_max, reach_p99, speed_max, rotation_max";
+     reach_max, reach_p99, speed_max, rotation_max, server";
+
+/// [`REPORT_COLUMNS`] of the table `p` and the location of its recording: every query of
+/// reports reads `FROM` [`REPORTS`].
+const P_REPORT_COLUMNS: &str = "p.id, p.reported, p.reported_name, p.reporter, p.reason, \
+     p.created_ms, p.status, p.recording_id, p.reviewed_by, p.reviewed_ms, p.blocks_broken, \
+     p.blocks_placed, p.attacks, p.attacked, p.attacks_per_second_max, p.reach_max, p.reach_p99, \
+     p.speed_max, p.rotation_max, p.server, g.location";
+
+/// Reports and their recordings.
+const REPORTS: &str = "reports p LEFT JOIN recordings g ON g.id = p.recording_id";
 
 /// The reported player's figures in a report file: its report compound names the player's
 /// entity, its analysis holds that entity's entry.
@@ -112,6 +124,8 @@ fn report_from(row: &Row) -> Result<Report> {
         reviewed_by: row.opt_text(8)?,
         reviewed_ms: row.opt_int(9)?,
         figures: figures_from(row, 10)?,
+        server: row.opt_text(19)?,
+        location: row.opt_text(20)?,
     })
 }
 
@@ -120,22 +134,31 @@ impl Catalog {
     /// registered, or found if it already is), whose analysis gives the row the reported
     /// player's figures ([`ReportFigures`]).
     pub fn add_report(&self, report: &NewReport, recording: Option<&Path>) -> Result<Report> {
-        let (recording_id, figures) = match recording {
+        if let Some(server) = &report.server {
+            tickreel::format::check_server_id(server)?;
+        }
+        let (recording_id, figures, location, recorded_on) = match recording {
             Some(path) => {
                 let id = self.register(path, &[])?.recording_id;
-                (Some(id), report_figures(&Reader::open_path(path)?))
+                let rec = self.recording(id)?.ok_or_else(|| {
+                    Error::InvalidState(format!("recording {id} is being pruned"))
+                })?;
+                let figures = report_figures(&Reader::open_path(&rec.location)?);
+                (Some(id), figures, Some(rec.location), rec.server)
             }
-            None => (None, ReportFigures::default()),
+            None => (None, ReportFigures::default(), None, None),
         };
+        let server = report.server.clone().or(recorded_on);
         let created = report.created_ms.unwrap_or_else(now_ms);
         let row = self.tx(|c| {
             c.one(
                 &format!(
                     "INSERT INTO reports (reported, reported_name, reporter, reason, created_ms,
                          status, recording_id, blocks_broken, blocks_placed, attacks, attacked,
-                         attacks_per_second_max, reach_max, reach_p99, speed_max, rotation_max)
+                         attacks_per_second_max, reach_max, reach_p99, speed_max, rotation_max,
+                         server)
                      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15,
-                         $16) RETURNING {REPORT_COLUMNS}"
+                         $16, $17) RETURNING {REPORT_COLUMNS}"
                 ),
                 &[
                     &[
@@ -148,10 +171,13 @@ impl Catalog {
                         recording_id.into(),
                     ][..],
                     &figure_values(&figures)[..],
+                    &[server.clone().into()][..],
                 ]
                 .concat(),
             )
         })?;
+        let mut row = row;
+        row.0.push(location.clone().into());
         report_from(&row)
     }
 
@@ -205,14 +231,14 @@ impl Catalog {
     ) -> Result<Vec<Report>> {
         // a fixed column name from the enum, never the caller's text
         let col = figure.column();
-        let order = format!("ORDER BY {col} IS NULL, {col} DESC, created_ms DESC, id DESC");
+        let order = format!("ORDER BY p.{col} IS NULL, p.{col} DESC, p.created_ms DESC, p.id DESC");
         let rows = self.tx(|c| match status {
             Some(s) => c.query(
-                &format!("SELECT {REPORT_COLUMNS} FROM reports WHERE status = $1 {order}"),
+                &format!("SELECT {P_REPORT_COLUMNS} FROM {REPORTS} WHERE p.status = $1 {order}"),
                 &[s.as_str().into()],
             ),
             None => c.query(
-                &format!("SELECT {REPORT_COLUMNS} FROM reports {order}"),
+                &format!("SELECT {P_REPORT_COLUMNS} FROM {REPORTS} {order}"),
                 &[],
             ),
         })?;
@@ -224,14 +250,40 @@ impl Catalog {
         let rows = self.tx(|c| match status {
             Some(s) => c.query(
                 &format!(
-                    "SELECT {REPORT_COLUMNS} FROM reports WHERE status = $1
-                     ORDER BY created_ms DESC, id DESC"
+                    "SELECT {P_REPORT_COLUMNS} FROM {REPORTS} WHERE p.status = $1
+                     ORDER BY p.created_ms DESC, p.id DESC"
                 ),
                 &[s.as_str().into()],
             ),
             None => c.query(
-                &format!("SELECT {REPORT_COLUMNS} FROM reports ORDER BY created_ms DESC, id DESC"),
+                &format!(
+                    "SELECT {P_REPORT_COLUMNS} FROM {REPORTS}
+                     ORDER BY p.created_ms DESC, p.id DESC"
+                ),
                 &[],
+            ),
+        })?;
+        rows.iter().map(report_from).collect()
+    }
+
+    /// The reports of `player` (the reported player, by UUID), newest first: filed on any
+    /// server of the network (`None`), or on one.
+    pub fn reports_of(&self, player: Uuid, server: Option<&str>) -> Result<Vec<Report>> {
+        let p = player.to_string();
+        let rows = self.tx(|c| match server {
+            Some(server) => c.query(
+                &format!(
+                    "SELECT {P_REPORT_COLUMNS} FROM {REPORTS} WHERE p.reported = $1
+                     AND p.server = $2 ORDER BY p.created_ms DESC, p.id DESC"
+                ),
+                &[p.as_str().into(), server.into()],
+            ),
+            None => c.query(
+                &format!(
+                    "SELECT {P_REPORT_COLUMNS} FROM {REPORTS} WHERE p.reported = $1
+                     ORDER BY p.created_ms DESC, p.id DESC"
+                ),
+                &[p.as_str().into()],
             ),
         })?;
         rows.iter().map(report_from).collect()

@@ -16,13 +16,19 @@
 //!   sort reports before watching one. Rows filed before are `NULL` there (unknown), as are
 //!   rows without a recording. Plain `ALTER TABLE ... ADD COLUMN` on both databases: nothing is
 //!   rewritten, an older build refuses the upgraded catalog (its version is newer).
+//! - Version 5: a network of servers. The server that recorded it (`server`, from the
+//!   recording's metadata, FORMAT.md section 4) on recordings, runs and reports; the world id
+//!   and version on runs and the world version on recordings (the recording's header), so that
+//!   a run is known with the map it was run on. Indexes for the network's questions: a course's
+//!   runs on one server, a player's reports on any server. Rows registered before hold `NULL`
+//!   there (no server, world version unknown); a run's world is copied from its recording.
 
 use tickreel::{Error, Result};
 
 use crate::backend::{Conn, Dialect};
 
 /// The schema version this build creates and understands.
-pub const SCHEMA_VERSION: i64 = 4;
+pub const SCHEMA_VERSION: i64 = 5;
 
 /// One version's statements. `{id}` is the dialect's auto-numbered primary key.
 struct Migration {
@@ -140,6 +146,22 @@ ALTER TABLE reports ADD COLUMN reach_max DOUBLE PRECISION;
 ALTER TABLE reports ADD COLUMN reach_p99 DOUBLE PRECISION;
 ALTER TABLE reports ADD COLUMN speed_max DOUBLE PRECISION;
 ALTER TABLE reports ADD COLUMN rotation_max DOUBLE PRECISION;
+",
+    },
+    Migration {
+        version: 5,
+        name: "servers, and the world version of runs",
+        sql: "
+ALTER TABLE recordings ADD COLUMN server TEXT;
+ALTER TABLE recordings ADD COLUMN world_version TEXT;
+ALTER TABLE runs ADD COLUMN server TEXT;
+ALTER TABLE runs ADD COLUMN world TEXT;
+ALTER TABLE runs ADD COLUMN world_version TEXT;
+ALTER TABLE reports ADD COLUMN server TEXT;
+UPDATE runs SET world = (SELECT g.world FROM recordings g WHERE g.id = runs.recording_id);
+CREATE INDEX runs_by_server ON runs (course, server, ticks, achieved_ms, id);
+CREATE INDEX reports_by_reported ON reports (reported, created_ms);
+CREATE INDEX reports_by_server ON reports (server, created_ms);
 ",
     },
 ];

@@ -102,6 +102,8 @@ impl TickreelRecorderOptions {
             max_batch_bytes: self.max_batch_bytes,
             overwrite: self.overwrite != 0,
             observers: Vec::new(),
+            // not in C's options yet (issue 35): Rust's RecorderOptions::server
+            server: None,
         })
     }
 }

@@ -12,6 +12,7 @@ mod board;
 mod concurrency;
 mod credentials;
 mod migrations;
+mod network;
 mod report_figures;
 mod reports;
 mod retention;

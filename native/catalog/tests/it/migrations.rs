@@ -96,9 +96,78 @@ fn upgrade_from_version_1(db: Db) {
     assert_eq!((pb.rank, pb.run.ticks), (1, 50));
 }
 
+/// Version 4 to 5: rows without a server, runs given their recording's world (version
+/// unknown), and the upgraded catalog registers servers' runs beside them.
+fn upgrade_from_version_4(db: Db) {
+    let dir = tempfile::tempdir().unwrap();
+    let url = common::fresh_url(db, dir.path());
+    let v4 = Catalog::open_at_version(&url, 4).unwrap();
+    assert_eq!(v4.schema_version().unwrap(), 4);
+    let world = uuid::Uuid::from_u128(0x77);
+    v4.execute_raw(&format!(
+        "INSERT INTO recordings (id, location, world, started_ms, first_tick, last_tick,
+             tick_rate, size_bytes, entity_count, summary, registered_ms)
+         VALUES (1, '/old/a.reel', '{world}', 0, 0, 200, 20.0, 1000, 3, 'old', 0);
+         INSERT INTO runs (id, recording_id, course, player, player_name, entity, start_tick,
+             end_tick, ticks, tick_rate, achieved_ms, valid, flags) VALUES
+           (1, 1, 'c', '{a}', 'a', 1, 0, 90, 90, 20.0, 100, 1, 0);
+         INSERT INTO bests (course, player, run_id, ticks, achieved_ms) VALUES ('c', '{a}', 1, 90, 100);
+         INSERT INTO reports (id, reported, reported_name, reporter, reason, created_ms, status,
+             recording_id) VALUES (1, '{a}', 'a', '{b}', 'fly', 5, 'open', 1);",
+        a = player(1),
+        b = player(2)
+    ))
+    .unwrap();
+    drop(v4);
+
+    let cat = Catalog::open(&url).unwrap();
+    assert_eq!(cat.migrated(), Migrated { from: 4, to: 5 });
+    let top = cat.top("c", 10).unwrap();
+    assert_eq!(top.len(), 1);
+    let run = &top[0].run;
+    assert_eq!(
+        (run.server.as_deref(), run.world, run.world_version),
+        (None, Some(world), None)
+    );
+    assert_eq!(run.location, "/old/a.reel");
+    let reports = cat.reports_of(player(1), None).unwrap();
+    assert_eq!(reports.len(), 1);
+    assert_eq!(reports[0].server, None);
+    assert_eq!(reports[0].location.as_deref(), Some("/old/a.reel"));
+    assert!(cat.reports_of(player(1), Some("eu-1")).unwrap().is_empty());
+    assert!(cat.top_on("eu-1", "c", 10).unwrap().is_empty());
+
+    if db == Db::Postgres {
+        cat.execute_raw(
+            "SELECT setval(pg_get_serial_sequence('recordings', 'id'), (SELECT MAX(id) FROM recordings));
+             SELECT setval(pg_get_serial_sequence('runs', 'id'), (SELECT MAX(id) FROM runs));",
+        )
+        .unwrap();
+    }
+    let file = common::record_with(
+        dir.path(),
+        "new.reel",
+        &[Runner::new(5, 0, 50, &[])],
+        tickreel::RecorderOptions {
+            server: Some("eu-1".into()),
+            ..tickreel::RecorderOptions::default()
+        },
+    );
+    cat.register(&file, &[spec("c", 2, 5, 500)]).unwrap();
+    let on_eu: Vec<_> = cat
+        .top_on("eu-1", "c", 10)
+        .unwrap()
+        .into_iter()
+        .map(|p| (p.rank, p.run.player))
+        .collect();
+    assert_eq!(on_eu, [(1, player(2))]);
+    assert_eq!(cat.top("c", 10).unwrap().len(), 2);
+}
+
 on_both! {
     an_empty_a_current_and_a_newer_schema => empty_current_and_newer;
     an_upgrade_from_version_1_builds_the_board => upgrade_from_version_1;
+    an_upgrade_from_version_4_adds_servers => upgrade_from_version_4;
 }
 
 /// A database that fails (here a file that is not an SQLite database) is `ErrorKind::Database`

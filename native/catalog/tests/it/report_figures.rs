@@ -76,6 +76,7 @@ fn new_report(n: u32, at: i64) -> NewReport {
         reporter: player(99),
         reason: "kill aura".into(),
         created_ms: Some(at),
+        server: None,
     }
 }
 

@@ -17,6 +17,7 @@ fn reviewed_with_who_and_when(db: Db) {
         reporter: player(99),
         reason: "fly hack".into(),
         created_ms: Some(1_000 + i64::from(n)),
+        server: None,
     };
     let a = cat.add_report(&new(1), None).unwrap();
     let b = cat.add_report(&new(2), None).unwrap();

@@ -53,6 +53,7 @@ fn world(cat: &Catalog, dir: &Path) -> World {
             reporter: player(99),
             reason: "fly".into(),
             created_ms: Some(now - 10 * DAY),
+            server: None,
         };
         cat.add_report(&r, Some(f)).unwrap()
     };

@@ -42,14 +42,24 @@ pub struct Args {
 pub enum CatalogCommand {
     /// Create or upgrade the schema; print its version.
     Migrate,
-    /// The best N players of a course (one row each: their best run).
+    /// The best N players of a course (one row each: their best run), on the whole network or
+    /// on one server (--server).
     Top {
         course: String,
         #[arg(short, default_value_t = 10)]
         n: u64,
+        /// Only the runs recorded on this server.
+        #[arg(long)]
+        server: Option<String>,
     },
-    /// A player's best run of a course and its rank.
-    Pb { course: String, player: Uuid },
+    /// A player's best run of a course and its rank (on one server with --server).
+    Pb {
+        course: String,
+        player: Uuid,
+        /// Only the runs recorded on this server.
+        #[arg(long)]
+        server: Option<String>,
+    },
     /// The places around a rank.
     Around {
         course: String,
@@ -119,6 +129,9 @@ pub enum CatalogCommand {
         reason: String,
         #[arg(long)]
         recording: Option<PathBuf>,
+        /// The server the player was reported on (default: the one the recording names).
+        #[arg(long)]
+        server: Option<String>,
     },
     /// Close a report (or open it again with --open).
     CloseReport {
@@ -126,10 +139,15 @@ pub enum CatalogCommand {
         #[arg(long)]
         open: bool,
     },
-    /// The reports (only the open ones with --open).
+    /// The reports (only the open ones with --open; only one player's, on any server, with
+    /// --player; only those filed on one server with --server).
     Reports {
         #[arg(long)]
         open: bool,
+        #[arg(long)]
+        player: Option<Uuid>,
+        #[arg(long)]
+        server: Option<String>,
     },
     /// Set the retention policy of a scope (`course:NAME`, `runs`, `reports`, `other`), or
     /// print every policy without a scope.
@@ -167,9 +185,15 @@ pub fn run(a: Args, out: &mut Out) -> tickreel::Result<()> {
     let json = a.json;
     match a.command {
         CatalogCommand::Migrate => show::migrated(&cat, json, out),
-        CatalogCommand::Top { course, n } => show::places(&cat.top(&course, n)?, json, out),
-        CatalogCommand::Pb { course, player } => {
-            let pb = cat.personal_best(&course, player)?;
+        CatalogCommand::Top { course, n, server } => {
+            show::places(&cat.top_on(server.as_deref(), &course, n)?, json, out)
+        }
+        CatalogCommand::Pb {
+            course,
+            player,
+            server,
+        } => {
+            let pb = cat.personal_best_on(server.as_deref(), &course, player)?;
             show::places(pb.as_slice(), json, out)
         }
         CatalogCommand::Around { course, rank, k } => {
@@ -227,6 +251,7 @@ pub fn run(a: Args, out: &mut Out) -> tickreel::Result<()> {
             reporter,
             reason,
             recording,
+            server,
         } => {
             let r = NewReport {
                 reported,
@@ -234,6 +259,7 @@ pub fn run(a: Args, out: &mut Out) -> tickreel::Result<()> {
                 reporter,
                 reason,
                 created_ms: None,
+                server,
             };
             let filed = cat.add_report(&r, recording.as_deref())?;
             show::reports(&[filed], json, out)
@@ -251,9 +277,22 @@ pub fn run(a: Args, out: &mut Out) -> tickreel::Result<()> {
                 out,
             )
         }
-        CatalogCommand::Reports { open } => {
+        CatalogCommand::Reports {
+            open,
+            player,
+            server,
+        } => {
             let filter = open.then_some(ReportStatus::Open);
-            show::reports(&cat.reports(filter)?, json, out)
+            let mut reports = match player {
+                Some(p) => cat.reports_of(p, server.as_deref())?,
+                None => cat.reports(filter)?,
+            };
+            // the filters --player does not apply itself
+            reports.retain(|r| {
+                (!open || r.status == ReportStatus::Open)
+                    && (player.is_some() || server.is_none() || r.server == server)
+            });
+            show::reports(&reports, json, out)
         }
         CatalogCommand::Retain {
             scope,

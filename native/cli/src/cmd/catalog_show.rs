@@ -45,6 +45,8 @@ fn run_json(r: &Run) -> Value {
         "achieved_ms": r.achieved_ms,
         "valid": r.valid,
         "flags": r.flags,
+        "server": r.server,
+        "location": r.location,
     })
 }
 
@@ -206,6 +208,8 @@ pub fn reports(rows: &[Report], json: bool, out: &mut Out) -> tickreel::Result<(
                     "created_ms": r.created_ms,
                     "status": r.status.as_str(),
                     "recording": r.recording_id,
+                    "server": r.server,
+                    "location": r.location,
                 })
             })
             .collect(),

@@ -13,10 +13,17 @@ const P2: &str = "00000000-0000-4000-8000-000000000002";
 
 /// A recording of entity 1 running `ticks` ticks, crossing checkpoint 1 halfway.
 fn record(dir: &Path, name: &str, ticks: u32) -> PathBuf {
+    record_on(dir, name, ticks, None)
+}
+
+/// [`record`] on the game server `server`.
+fn record_on(dir: &Path, name: &str, ticks: u32, server: Option<&str>) -> PathBuf {
     let engine = Engine::new(EngineOptions::default()).unwrap();
-    let rec = engine
-        .start_recording(dir.join(name), RecorderOptions::default())
-        .unwrap();
+    let options = RecorderOptions {
+        server: server.map(str::to_owned),
+        ..RecorderOptions::default()
+    };
+    let rec = engine.start_recording(dir.join(name), options).unwrap();
     let mut batch = Vec::new();
     for tick in 0..=ticks {
         let pose = Pose::from_f64(f64::from(tick), 64.0, 0.0, 0.0, 0.0);
@@ -199,4 +206,96 @@ fn names_with_terminal_escapes_are_shown_not_sent() {
     }
     let doc = json(&db, &["top", "c1\u{1b}[31m"]);
     assert_eq!(doc[0]["name"], evil);
+}
+
+/// A network: `top` and `pb` of one server (`--server`), a player's reports on any server or
+/// one (`reports --player`), and the rows' server and location in JSON.
+#[test]
+fn boards_and_reports_of_one_server() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = format!("sqlite:{}", dir.path().join("c.db").display());
+    let eu = record_on(dir.path(), "eu.reel", 60, Some("eu-1"));
+    let us = record_on(dir.path(), "us.reel", 50, Some("us-1"));
+    for (file, player) in [(&eu, P1), (&us, P2)] {
+        let f = file.to_str().unwrap();
+        ok(
+            &db,
+            &[
+                "add", f, "--course", "c1", "--player", player, "--name", "p", "--entity", "1",
+            ],
+        );
+    }
+    let players = |v: serde_json::Value| -> Vec<String> {
+        v.as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r["player"].as_str().unwrap().to_owned())
+            .collect()
+    };
+    assert_eq!(players(json(&db, &["top", "c1"])), [P2, P1]);
+    let on_eu = json(&db, &["top", "c1", "--server", "eu-1"]);
+    assert_eq!(players(on_eu.clone()), [P1]);
+    assert_eq!(on_eu[0]["server"], "eu-1");
+    let loc = on_eu[0]["location"].as_str().unwrap().to_owned();
+    assert!(loc.ends_with("eu.reel"), "{loc}");
+    assert_eq!(
+        json(&db, &["pb", "c1", P1, "--server", "us-1"]),
+        serde_json::json!([])
+    );
+
+    let e = eu.to_str().unwrap();
+    ok(
+        &db,
+        &[
+            "report",
+            "--reported",
+            P2,
+            "--name",
+            "b",
+            "--reporter",
+            P1,
+            "--reason",
+            "fly",
+            "--recording",
+            e,
+        ],
+    );
+    ok(
+        &db,
+        &[
+            "report",
+            "--reported",
+            P2,
+            "--name",
+            "b",
+            "--reporter",
+            P1,
+            "--reason",
+            "x",
+            "--server",
+            "us-1",
+        ],
+    );
+    let servers = |v: serde_json::Value| -> Vec<serde_json::Value> {
+        v.as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r["server"].clone())
+            .collect()
+    };
+    assert_eq!(servers(json(&db, &["reports", "--player", P2])).len(), 2);
+    assert_eq!(
+        servers(json(&db, &["reports", "--player", P2, "--server", "eu-1"])),
+        ["eu-1"]
+    );
+    assert_eq!(
+        servers(json(&db, &["reports", "--server", "us-1"])),
+        ["us-1"]
+    );
+    assert!(
+        json(&db, &["reports", "--player", P1])
+            .as_array()
+            .unwrap()
+            .is_empty()
+    );
 }

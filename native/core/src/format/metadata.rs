@@ -13,6 +13,21 @@ use crate::error::{Error, Result};
 
 /// Key under which the library keeps its own metadata in the root compound.
 pub const LIBRARY_KEY: &str = "tickreel";
+
+/// The longest server id (`LibraryMeta::server`), in bytes of UTF-8.
+pub const MAX_SERVER_ID_BYTES: usize = 64;
+
+/// Checks a server id: 1 to [`MAX_SERVER_ID_BYTES`] bytes of UTF-8 without control characters.
+pub fn check_server_id(id: &str) -> Result<()> {
+    if id.is_empty() || id.len() > MAX_SERVER_ID_BYTES || id.chars().any(char::is_control) {
+        return Err(Error::invalid(format!(
+            "a server id is 1 to {MAX_SERVER_ID_BYTES} bytes of UTF-8 without control characters \
+             ({} bytes given)",
+            id.len()
+        )));
+    }
+    Ok(())
+}
 /// Deepest nesting of compounds/lists accepted on read (Minecraft's own limit).
 pub(crate) const MAX_NBT_DEPTH: usize = 512;
 /// Most NBT values (compounds, lists, their entries and elements; the elements of byte, int and
@@ -81,6 +96,9 @@ pub struct LibraryMeta {
     /// The names of the block states, items and damage causes world events use by id
     /// (`palette`, absent when empty).
     pub palette: Palette,
+    /// The game server that recorded it, in a network of servers (`server` String, absent
+    /// when not set; [`check_server_id`]).
+    pub server: Option<String>,
     /// Library keys this build does not know, preserved as they are.
     pub extra: HashMap<String, Value>,
 }
@@ -291,6 +309,9 @@ impl LibraryMeta {
         if let Some(p) = self.palette.to_value() {
             m.insert("palette".into(), p);
         }
+        if let Some(server) = &self.server {
+            m.insert("server".into(), Value::String(server.clone()));
+        }
         Value::Compound(m)
     }
 
@@ -352,6 +373,14 @@ impl LibraryMeta {
         if let Some(p) = m.remove("palette") {
             out.palette = Palette::from_value(p)?;
         }
+        out.server = match m.remove("server") {
+            None => None,
+            Some(Value::String(s)) => {
+                check_server_id(&s).map_err(|e| Error::corrupt(format!("server: {e}")))?;
+                Some(s)
+            }
+            Some(_) => return Err(Error::corrupt("server is not a string")),
+        };
         out.extra = m;
         Ok(out)
     }
@@ -548,9 +577,28 @@ mod tests {
                         .unwrap();
                     p
                 },
+                server: Some("lobby-1".into()),
                 extra: HashMap::new(),
             },
         }
+    }
+
+    #[test]
+    fn a_server_id_is_checked_when_read() {
+        let mut m = sample();
+        m.library.server = Some("x".repeat(MAX_SERVER_ID_BYTES + 1));
+        let e = Metadata::decode(&m.encode().unwrap()).unwrap_err();
+        assert!(matches!(e, Error::Corrupt(_)), "{e}");
+        m.library.server = Some("eu\n1".into());
+        assert!(Metadata::decode(&m.encode().unwrap()).is_err());
+        m.library.server = Some("x".repeat(MAX_SERVER_ID_BYTES));
+        assert_eq!(Metadata::decode(&m.encode().unwrap()).unwrap(), m);
+        // another tag is corrupt, never ignored
+        let mut lib = m.library.to_value();
+        if let Value::Compound(c) = &mut lib {
+            c.insert("server".into(), Value::Int(1));
+        }
+        assert!(LibraryMeta::from_value(lib).is_err());
     }
 
     #[test]

@@ -61,7 +61,8 @@ pub use header::{DATA_VERSION, FORMAT_VERSION, HEADER_LEN, Header, Layout};
 pub use index::{FLAG_CUSTOM_EVENTS, FLAG_SNAPSHOT, FLAG_WORLD, IndexEntry};
 pub use limits::{Limits, MetadataBudget};
 pub use metadata::{
-    EntityInfo, EventType, Gap, LIBRARY_KEY, LibraryMeta, Metadata, Stats, check_nbt_shape,
+    EntityInfo, EventType, Gap, LIBRARY_KEY, LibraryMeta, MAX_SERVER_ID_BYTES, Metadata, Stats,
+    check_nbt_shape, check_server_id,
 };
 pub use palette::{MAX_PALETTE_NAME_BYTES, MAX_PALETTE_NAMES, Palette, PaletteKind};
 pub use pose::{

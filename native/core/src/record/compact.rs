@@ -227,6 +227,9 @@ pub(crate) fn compact_unpublished(
     if meta.library.starts_mid_world {
         w.set_starts_mid_world();
     }
+    if let Some(server) = &meta.library.server {
+        w.set_server(server)?;
+    }
     w.set_gaps(meta.library.gaps.clone(), meta.library.stats.dropped_ticks);
     let mut analysis = Analysis::new(source.header().tick_rate_millihz, &meta.library.palette);
     let mut report = CompactReport {

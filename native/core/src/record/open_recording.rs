@@ -174,6 +174,7 @@ impl OpenRecording {
             resuming: None,
         };
         w.chunker = chunker;
+        w.metadata.library.server = w.opts.server.clone();
         Ok(w)
     }
 
@@ -217,6 +218,9 @@ impl OpenRecording {
         self.header = r.header;
         self.registry = Registry::of(&r.metadata.library);
         self.metadata = r.metadata;
+        if self.opts.server.is_some() {
+            self.metadata.library.server = self.opts.server.clone();
+        }
         self.index = r.index;
         self.next_segment = r.next_segment;
         self.fence = Some(self.live.fence()?);

@@ -62,6 +62,11 @@ pub struct RecorderOptions {
     /// Who else sees the stream on its writer thread (e.g. a shadow buffer; see
     /// [`crate::shadow::ShadowBuffer`]).
     pub observers: Vec<Arc<dyn StreamObserver>>,
+    /// The game server recording it, in a network of servers (e.g. `"eu-lobby-1"`): kept in the
+    /// recording's metadata (FORMAT.md section 4, `server`), where the catalog reads it. 1 to
+    /// [`MAX_SERVER_ID_BYTES`](crate::format::metadata::MAX_SERVER_ID_BYTES) bytes without
+    /// control characters; `None` (the default) for none.
+    pub server: Option<String>,
 }
 
 impl RecorderOptions {
@@ -70,6 +75,9 @@ impl RecorderOptions {
     /// threshold must be positive, and the compaction options valid
     /// ([`CompactOptions::validate`]). The bindings check none of it themselves.
     pub fn validate(&self) -> Result<()> {
+        if let Some(server) = &self.server {
+            crate::format::metadata::check_server_id(server)?;
+        }
         if self.flush.interval.is_zero() {
             return Err(Error::invalid(format!(
                 "{} must be positive",
@@ -110,6 +118,7 @@ impl Default for RecorderOptions {
             max_batch_bytes: 1 << 20,
             overwrite: false,
             observers: Vec::new(),
+            server: None,
         }
     }
 }
@@ -126,6 +135,7 @@ impl std::fmt::Debug for RecorderOptions {
             .field("max_batch_bytes", &self.max_batch_bytes)
             .field("overwrite", &self.overwrite)
             .field("observers", &self.observers.len())
+            .field("server", &self.server)
             .finish()
     }
 }

@@ -157,6 +157,14 @@ impl ReelWriter {
         self.metadata.library.starts_mid_world = true;
     }
 
+    /// Names the game server that recorded it (FORMAT.md section 4, `server`; 1 to 64 bytes
+    /// without control characters).
+    pub fn set_server(&mut self, server: &str) -> Result<()> {
+        crate::format::metadata::check_server_id(server)?;
+        self.metadata.library.server = Some(server.to_owned());
+        Ok(())
+    }
+
     /// Supplies snapshot bytes; the next tick starts a chunk carrying them. Refuses
     /// (`LimitExceeded`, nothing changed) a snapshot over `Limits::max_snapshot_bytes`.
     pub fn offer_snapshot(&mut self, bytes: Vec<u8>) -> Result<()> {

@@ -78,6 +78,8 @@ struct State {
     entities: HashMap<u32, EntityInfo>,
     event_types: HashMap<u32, EventType>,
     palette: Palette,
+    /// The recording's server id, carried into its reports.
+    server: Option<String>,
     user: HashMap<String, fastnbt::Value>,
     pending: Vec<Pending>,
     started: bool,
@@ -345,6 +347,7 @@ impl Inner {
             entities: s.entities.clone(),
             event_types: ids.iter().map(|id| s.event_types[id].clone()).collect(),
             palette: s.palette.clone(),
+            server: s.server.clone(),
             user: s.user.clone(),
             blocks: p.blocks,
             origin: s.ring.origin,
@@ -388,6 +391,7 @@ impl StreamObserver for Inner {
             s.event_types.insert(t.id, t.clone());
         }
         s.palette = start.metadata.library.palette.clone();
+        s.server = start.metadata.library.server.clone();
         s.user = start.metadata.user.clone();
         s.ring.alive = start.table.iter().map(|e| e.id).collect();
         s.ring.last_tick = start.last_tick;

@@ -30,6 +30,8 @@ pub(crate) struct ReportJob {
     pub entities: HashMap<u32, EntityInfo>,
     pub event_types: Vec<EventType>,
     pub palette: Palette,
+    /// The server that recorded the stream (the report file names it too).
+    pub server: Option<String>,
     pub user: HashMap<String, Value>,
     pub blocks: Vec<Arc<Block>>,
     /// The stream's first tick ([`super::ring::Ring::origin`]).
@@ -108,6 +110,9 @@ pub(crate) fn write_report(job: ReportJob) -> Result<PathBuf> {
     }
     for t in &job.event_types {
         w.register_event_type(t.clone())?;
+    }
+    if let Some(server) = &job.server {
+        w.set_server(server)?;
     }
     for kind in PaletteKind::ALL {
         for (&id, name) in job.palette.names(kind) {

@@ -44,6 +44,7 @@ mod recover_bounds;
 mod resume_async;
 mod resume_stats;
 mod roundtrip;
+mod server_id;
 mod shadow;
 mod shadow_memory;
 mod short_runs;

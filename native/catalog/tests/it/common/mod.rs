@@ -34,11 +34,19 @@ impl Runner {
 
 /// Records `runners` into `dir/name` through the real engine (finished, compacted).
 pub fn record(dir: &Path, name: &str, runners: &[Runner]) -> PathBuf {
+    record_with(dir, name, runners, RecorderOptions::default())
+}
+
+/// [`record`] with the recorder's `options` (a server id, a world version).
+pub fn record_with(
+    dir: &Path,
+    name: &str,
+    runners: &[Runner],
+    options: RecorderOptions,
+) -> PathBuf {
     let engine = Engine::new(EngineOptions::default()).unwrap();
     let path = dir.join(name);
-    let rec = engine
-        .start_recording(&path, RecorderOptions::default())
-        .unwrap();
+    let rec = engine.start_recording(&path, options).unwrap();
     let last = runners.iter().map(|r| r.start + r.ticks).max().unwrap_or(0) + 1;
     let mut batch = Vec::new();
     for tick in 0..=last {

@@ -101,6 +101,64 @@ public final class Catalog implements AutoCloseable {
     }
 
     /**
+     * The best {@code n} players of {@code course} on the game server {@code server} (each player's
+     * best valid run recorded there), or of the whole network when {@code server} is null.
+     *
+     * @throws IllegalStateException if this catalog is closed (a failure of the query itself completes the future exceptionally with a {@link TickreelException})
+     */
+    public CompletableFuture<List<Placed>> topOn(String server, String course, int n) {
+        Objects.requireNonNull(course, "course");
+        return submit(NativeBridge.catalogTopOn(handle.get(), server, course, n), c -> runs(NativeBridge.catalogCallRows(c)));
+    }
+
+    /**
+     * {@code player}'s best run of {@code course} on the game server {@code server} and its rank
+     * there (the network's board when {@code server} is null); empty if they have none.
+     *
+     * @throws IllegalStateException if this catalog is closed (a failure of the query itself completes the future exceptionally with a {@link TickreelException})
+     */
+    public CompletableFuture<Optional<Placed>> personalBestOn(String server, String course, UUID player) {
+        Objects.requireNonNull(course, "course");
+        return submit(NativeBridge.catalogPersonalBestOn(handle.get(), server, course, uuid(player)),
+            c -> runs(NativeBridge.catalogCallRows(c)).stream().findFirst());
+    }
+
+    /**
+     * The reports of {@code player} (the reported player), newest first: filed on the game server
+     * {@code server}, or on any server of the network when {@code server} is null.
+     *
+     * @throws IllegalStateException if this catalog is closed (a failure of the query itself completes the future exceptionally with a {@link TickreelException})
+     */
+    public CompletableFuture<List<Report>> reportsOf(UUID player, String server) {
+        return submit(NativeBridge.catalogReportsOf(handle.get(), uuid(player), server),
+            c -> reports(NativeBridge.catalogCallRows(c)));
+    }
+
+    /**
+     * Opens the recording of {@code run} from its location (a path on this machine, or an
+     * {@code s3://} URL read with the {@code AWS_*} variables). Blocks while its header, metadata
+     * and index are read: call it off the server thread.
+     *
+     * @throws TickreelException if the recording is gone or damaged
+     */
+    public Reader openRecording(Run run) {
+        Objects.requireNonNull(run, "run");
+        return Reader.opened(run.location(), NativeBridge.catalogOpenRecording(handle.get(), run.location()));
+    }
+
+    /**
+     * Opens the recording of {@code report}, as {@link #openRecording(Run)}.
+     *
+     * @throws IllegalArgumentException for a report without a recording
+     * @throws TickreelException if the recording is gone or damaged
+     */
+    public Reader openRecording(Report report) {
+        Objects.requireNonNull(report, "report");
+        String location = report.location().orElse("");
+        return Reader.opened(location, NativeBridge.catalogOpenRecording(handle.get(), location));
+    }
+
+    /**
      * The places from {@code rank - k} to {@code rank + k} of {@code course}.
      *
      * @throws IllegalStateException if this catalog is closed (a failure of the query itself completes the future exceptionally with a {@link TickreelException})
@@ -360,6 +418,11 @@ public final class Catalog implements AutoCloseable {
         return new String(s, StandardCharsets.UTF_8);
     }
 
+    /** An encoded string that is empty for none. */
+    private static Optional<String> optional(String s) {
+        return s.isEmpty() ? Optional.empty() : Optional.of(s);
+    }
+
     /** Decodes the run rows (native/bridge/api/catalog.rs, {@code rows::runs}). */
     static List<Placed> runs(byte[] bytes) {
         ByteBuffer b = ByteBuffer.wrap(bytes);
@@ -379,7 +442,10 @@ public final class Catalog implements AutoCloseable {
             long flags = b.getLong();
             String course = string(b);
             String name = string(b);
-            out.add(new Placed(rank, new Run(id, recording, course, player, name, entity, start, end, ticks, rate, achieved, valid, flags)));
+            Optional<String> server = optional(string(b));
+            String location = string(b);
+            out.add(new Placed(rank, new Run(id, recording, course, player, name, entity, start, end, ticks, rate, achieved,
+                valid, flags, server, location)));
         }
         return Collections.unmodifiableList(out);
     }
@@ -436,8 +502,10 @@ public final class Catalog implements AutoCloseable {
             long recording = b.getLong();
             String name = string(b);
             String reason = string(b);
+            Optional<String> server = optional(string(b));
+            Optional<String> location = optional(string(b));
             out.add(new Report(id, reported, name, reporter, reason, created, open,
-                recording == 0 ? java.util.OptionalLong.empty() : java.util.OptionalLong.of(recording)));
+                recording == 0 ? java.util.OptionalLong.empty() : java.util.OptionalLong.of(recording), server, location));
         }
         return Collections.unmodifiableList(out);
     }

@@ -67,7 +67,7 @@ public final class Engine implements AutoCloseable {
     public Recorder startRecording(Path path, RecorderOptions options) {
         Objects.requireNonNull(path, "path");
         Objects.requireNonNull(options, "options");
-        long h = NativeBridge.recorderStart(handle.get(), path.toString(), options.toNative());
+        long h = NativeBridge.recorderStartOn(handle.get(), options.server(), path.toString(), options.toNative());
         return new Recorder(this, path, h);
     }
 

@@ -57,11 +57,18 @@ final class NativeBridge {
     static native long catalogRetention(long catalog);
     static native long catalogRegisterFinished(long catalog, long finish, String course, long[] player, String playerName, int entity, int[] range);
 
+    // --- catalog_network (feature "catalog"; native/bridge/api/catalog_network.rs documents each) ---
+    static native long catalogTopOn(long catalog, String server, String course, int n);
+    static native long catalogPersonalBestOn(long catalog, String server, String course, long[] player);
+    static native long catalogReportsOf(long catalog, long[] player, String server);
+    static native long catalogOpenRecording(long catalog, String location);
+
     // --- engine (native/bridge/api/engine.rs documents each) ---
     static native long engineNew(long[] options);
     static native void engineClose(long engine);
     static native long[] engineStats(long engine);
     static native long recorderStart(long engine, String path, long[] options);
+    static native long recorderStartOn(long engine, String server, String path, long[] options);
     static native boolean recorderSubmit(long recorder, int tick, ByteBuffer batch, int batchOffset, int batchLength);
     static native boolean recorderSubmitPinned(long recorder, int tick, long batch, int batchOffset, int batchLength);
     static native void recorderPlayerLeft(long recorder, int entity);

@@ -66,6 +66,11 @@ public final class Reader implements AutoCloseable {
         }
     }
 
+    /** A reader the native side opened at {@code location} (a catalog row's). */
+    static Reader opened(String location, long h) {
+        return new Reader(location.startsWith("s3://") ? null : Path.of(location), location, h);
+    }
+
     /**
      * The file this reader was opened from.
      *

@@ -31,6 +31,7 @@ public final class RecorderOptions {
     private final boolean verifyCompaction;
     private final int maxBatchBytes;
     private final boolean overwrite;
+    private final String server;
 
     private RecorderOptions(Builder b) {
         recording = b.recording.build();
@@ -44,6 +45,7 @@ public final class RecorderOptions {
         verifyCompaction = b.verifyCompaction;
         maxBatchBytes = b.maxBatchBytes;
         overwrite = b.overwrite;
+        server = b.server;
     }
 
     /** A builder with the defaults. */
@@ -114,6 +116,11 @@ public final class RecorderOptions {
         return overwrite;
     }
 
+    /** The game server that records it (kept in the recording's metadata), or null for none. */
+    public String server() {
+        return server;
+    }
+
     /** The native options array (layout: native/bridge/jni/recorder.rs {@code RECORDER_OPTIONS_LEN}). */
     long[] toNative() {
         long[] base = recording.toNative();
@@ -150,6 +157,7 @@ public final class RecorderOptions {
         private boolean verifyCompaction = true;
         private int maxBatchBytes = 1 << 20;
         private boolean overwrite;
+        private String server;
 
         private Builder() {}
 
@@ -280,6 +288,16 @@ public final class RecorderOptions {
         /** Replace an existing finished file at the path instead of refusing (default false). */
         public Builder overwrite(boolean replace) {
             overwrite = replace;
+            return this;
+        }
+
+        /**
+         * Names the game server that records it, in a network of servers (1 to 64 bytes of UTF-8
+         * without control characters; null, the default, for none): the recording keeps it in its
+         * metadata, and the {@link Catalog} stores it on its rows.
+         */
+        public Builder server(String id) {
+            server = id;
             return this;
         }
 

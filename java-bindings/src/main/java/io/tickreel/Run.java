@@ -1,5 +1,6 @@
 package io.tickreel;
 
+import java.util.Optional;
 import java.util.UUID;
 
 /**
@@ -19,9 +20,12 @@ import java.util.UUID;
  * @param achievedMs when the run was achieved (Unix milliseconds)
  * @param valid false once marked invalid (anticheat, an operator)
  * @param flags game-defined flags
+ * @param server the game server it was run on, if its recording named one
+ * @param location where its recording lives (a path or an {@code s3://} URL): {@link Catalog#openRecording(Run)} opens it
  */
 public record Run(long id, long recordingId, String course, UUID player, String playerName, int entity,
-        int startTick, int endTick, int ticks, double tickRate, long achievedMs, boolean valid, long flags) {
+        int startTick, int endTick, int ticks, double tickRate, long achievedMs, boolean valid, long flags,
+        Optional<String> server, String location) {
     /** The time in seconds: ticks divided by the tick rate. */
     public double seconds() {
         return ticks / tickRate;
