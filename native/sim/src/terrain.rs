@@ -145,7 +145,9 @@ impl TerrainGen {
     /// The natural block at (x, y, z) of a column of surface height `h`.
     fn natural(&self, x: i32, y: i32, z: i32, h: i32) -> u32 {
         let s = self.seed;
-        if y == MIN_Y || (y < MIN_Y + 4 && hash(s + 1, x.into(), y.into(), z.into()) % 4 == 0) {
+        if y == MIN_Y
+            || (y < MIN_Y + 4 && hash(s + 1, x.into(), y.into(), z.into()).is_multiple_of(4))
+        {
             return BEDROCK;
         }
         if y > h {
@@ -207,7 +209,7 @@ impl TerrainGen {
         // one house in some 32×32 cells, 9×7 blocks, at a place fixed by the cell
         let (cx, cz) = (x.div_euclid(32), z.div_euclid(32));
         let h = hash(self.seed + 11, cx.into(), 0, cz.into());
-        if h % 3 != 0 {
+        if !h.is_multiple_of(3) {
             return None;
         }
         let (ox, oz) = (
