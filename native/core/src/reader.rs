@@ -12,9 +12,13 @@ use crate::format::Limits;
 use crate::format::chunk::{DecodedChunk, DecodedTick, decompress_frame};
 use crate::format::frame::{FRAME_HEADER_LEN, FrameHeader};
 use crate::format::header::{Header, Layout};
-use crate::format::index::{IndexEntry, find_chunk, rebuild_start, snapshot_at_or_before};
+use crate::format::index::{
+    FLAG_TERRAIN, IndexEntry, find_chunk, rebuild_start, snapshot_at_or_before,
+};
 use crate::format::metadata::Metadata;
 use crate::format::state::EntityTable;
+use crate::format::terrain::Terrain;
+use crate::format::world::BlockPos;
 use crate::format::world_state::WorldState;
 use crate::storage::frames::{CompactedFrames, FrameSource, read_prefix};
 use crate::storage::live::{META_FILE, SegmentFrames, members_of, segment_name};
@@ -58,6 +62,19 @@ pub struct WorldAt {
     pub complete: bool,
     /// Index of the snapshot chunk the world was rebuilt from.
     pub snapshot_chunk: Option<usize>,
+    /// The terrain in effect at `tick` ([`Reader::terrain_at`]): the blocks the game handed
+    /// over, which [`WorldAt::block`] overrides with the edited blocks.
+    pub terrain: Arc<Terrain>,
+}
+
+impl WorldAt {
+    /// The block state at `pos`: the edited block there if a world event set one, else the
+    /// terrain's block (`None` where neither knows it).
+    pub fn block(&self, pos: BlockPos) -> Option<u32> {
+        self.world
+            .block(pos)
+            .or_else(|| self.terrain.block(pos.x, pos.y, pos.z))
+    }
 }
 
 /// What `verify` found.
@@ -79,6 +96,9 @@ pub struct Reader {
     limits: Limits,
     dictionary: Option<Arc<Vec<u8>>>,
     decompressors: Decompressors,
+    /// The terrain last merged by [`Reader::terrain_at`], by the index of the last terrain
+    /// chunk it holds.
+    terrain: std::sync::Mutex<Option<(usize, Arc<Terrain>)>>,
 }
 
 /// Decompression contexts for calls on threads that are not the library's (a plugin's main
@@ -189,6 +209,7 @@ impl Reader {
             limits: Limits::default(),
             dictionary: None,
             decompressors: Decompressors::default(),
+            terrain: Default::default(),
         }
     }
 
@@ -288,6 +309,7 @@ impl Reader {
             limits,
             dictionary,
             decompressors: Decompressors::default(),
+            terrain: Default::default(),
         })
     }
 
@@ -472,7 +494,51 @@ impl Reader {
             world,
             complete,
             snapshot_chunk: snap,
+            terrain: self.terrain_at(tick)?,
         })
+    }
+
+    /// The terrain in effect at `tick` (clamped into the recording): the terrain of every chunk
+    /// flagged with it ([`crate::format::FLAG_TERRAIN`]) that starts at or before `tick`, in
+    /// order, a later section replacing an earlier one at the same position; empty when there
+    /// is none. Reads those chunks' frames (their terrain only, not their payload); the last
+    /// result is kept, so seeks within one terrain reuse it. Memory bounded by
+    /// `Limits::max_terrain_sections` / `max_terrain_bytes` whatever the file claims.
+    pub fn terrain_at(&self, tick: u32) -> Result<Arc<Terrain>> {
+        let tick = self.clamp_tick(tick)?;
+        let k = self.chunk_for_tick(tick).expect("clamped tick has a chunk");
+        let chunks: Vec<usize> = (0..=k)
+            .filter(|&i| self.index[i].flags & FLAG_TERRAIN != 0)
+            .collect();
+        let Some(&last) = chunks.last() else {
+            return Ok(Arc::default());
+        };
+        if let Some((at, t)) = &*self.terrain.lock().unwrap_or_else(|p| p.into_inner())
+            && *at == last
+        {
+            return Ok(t.clone());
+        }
+        let mut merged = Terrain::default();
+        for i in chunks {
+            merged.merge(self.read_terrain(i)?, self.limits.max_terrain_sections())?;
+        }
+        let merged = Arc::new(merged);
+        *self.terrain.lock().unwrap_or_else(|p| p.into_inner()) = Some((last, merged.clone()));
+        Ok(merged)
+    }
+
+    /// The terrain chunk `i` carries (empty if its flags have no
+    /// [`crate::format::FLAG_TERRAIN`]), its frame checked against the index and its checksum.
+    pub fn read_terrain(&self, i: usize) -> Result<Terrain> {
+        let (fh, bytes) = self.read_compressed(i)?;
+        if fh.flags & FLAG_TERRAIN == 0 {
+            return Ok(Terrain::default());
+        }
+        fh.verify_payload(&bytes)?;
+        let piece = crate::format::terrain::piece_of(&bytes)
+            .map_err(|e| e.with_context(&format!(" (chunk {i}, tick {})", fh.start_tick)))?;
+        crate::format::terrain::decode_piece(piece, &self.limits)
+            .map_err(|e| e.with_context(&format!(" (chunk {i}, tick {})", fh.start_tick)))
     }
 
     /// Iterates decoded ticks in `from..=to`, one chunk decoded at a time.

@@ -5,6 +5,7 @@
 //! than real play. Deterministic for a given seed. See BENCHMARKS.md for the model.
 
 pub mod realistic;
+pub mod terrain;
 pub mod world;
 
 use tickreel::format::{Event, flag};

@@ -15,6 +15,7 @@ mod s3;
 mod serve;
 mod shadow;
 mod shared;
+mod terrain;
 mod viewer;
 mod world;
 mod world_state;
@@ -37,7 +38,7 @@ pub struct Args {
     #[arg(long)]
     pub quick: bool,
     /// Run only this area (format, realistic, record, paced, runs, shadow, world, play, ghost, jni, s3, catalog, serve,
-    /// world_state,
+    /// world_state, terrain,
     /// viewer). `viewer` (the web viewer's memory over 10 minutes of playback in headless Chromium;
     /// 30 s with --quick) runs only when asked for by name.
     #[arg(long)]
@@ -50,6 +51,9 @@ pub fn run(a: Args, out: &mut Out) -> tickreel::Result<()> {
     let on = |area: &str| a.only.as_deref().is_none_or(|o| o == area);
     if on("world_state") {
         world_state::run(a.quick, &mut figures);
+    }
+    if on("terrain") {
+        terrain::run(a.quick, &mut figures);
     }
     if on("format") {
         format::run(a.quick, &mut figures);

@@ -13,6 +13,12 @@ pub const FLAG_CUSTOM_EVENTS: u8 = 1 << 1;
 /// it starts with an empty world.
 pub const FLAG_WORLD: u8 = 1 << 2;
 
+/// The chunk's compressed payload starts with a terrain piece (sections of blocks the game
+/// handed over, in effect from the chunk's first tick; [`crate::format::Terrain`]): a zstd
+/// skippable frame, which readers that do not know the flag step over with the rest of zstd's
+/// decompression. Needs no data version (FORMAT.md §6.1).
+pub const FLAG_TERRAIN: u8 = 1 << 3;
+
 /// One index entry.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct IndexEntry {

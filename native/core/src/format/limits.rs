@@ -120,6 +120,17 @@ impl Limits {
         self.max_chunk_bytes / 64
     }
 
+    /// Most sections in one terrain offer, and in the terrain in effect at a tick (16,384 by
+    /// default: a 26×26-chunk area of 24 sections each).
+    pub fn max_terrain_sections(&self) -> usize {
+        self.max_chunk_bytes / 4096
+    }
+    /// Most bytes of a terrain offer's coded body, uncompressed (16 MiB by default): bounds the
+    /// memory a decoded terrain takes (at most 4 times its body) whatever a file claims.
+    pub fn max_terrain_bytes(&self) -> usize {
+        self.max_chunk_bytes / 4
+    }
+
     /// Most pose samples in one chunk (262,144 by default): with [`Limits::max_chunk_events`] and
     /// [`Limits::max_alive_entities`], what bounds the memory a decoded chunk takes whatever its
     /// bytes claim (FORMAT.md, section 12). Writers cut chunks before they reach it.

@@ -19,6 +19,9 @@
 //!   [`Palette`], [`PaletteKind`], [`MAX_PALETTE_NAME_BYTES`], [`MAX_PALETTE_NAMES`];
 //! - the header and the index: [`Header`], [`Layout`], [`HEADER_LEN`], [`FORMAT_VERSION`],
 //!   [`DATA_VERSION`], [`IndexEntry`], [`FLAG_SNAPSHOT`], [`FLAG_CUSTOM_EVENTS`], [`FLAG_WORLD`];
+//! - terrain, the blocks of an area the game handed over: [`Section`] (Minecraft's layout,
+//!   [`bits_for`], [`longs_for`], [`SECTION_BLOCKS`], [`MAX_SECTION_PALETTE`],
+//!   [`MAX_SECTION_BITS`]), [`Terrain`], [`TERRAIN_ZSTD_LEVEL`], the flag [`FLAG_TERRAIN`];
 //! - what a reader accepts: [`Limits`], [`MetadataBudget`];
 //! - frames and chunks, as [`play::Reader`](crate::play::Reader) hands them out: [`FrameHeader`],
 //!   [`FRAME_HEADER_LEN`], [`DecodedChunk`] (its [`Track`]s and [`TickRecord`]s), [`DecodedTick`];
@@ -47,6 +50,7 @@ pub(crate) mod palette;
 pub(crate) mod pose;
 pub(crate) mod segment;
 pub(crate) mod state;
+pub(crate) mod terrain;
 pub(crate) mod tracks;
 pub(crate) mod world;
 pub(crate) mod world_state;
@@ -58,7 +62,7 @@ pub use event::{
 };
 pub use frame::{FRAME_HEADER_LEN, FrameHeader};
 pub use header::{DATA_VERSION, FORMAT_VERSION, HEADER_LEN, Header, Layout};
-pub use index::{FLAG_CUSTOM_EVENTS, FLAG_SNAPSHOT, FLAG_WORLD, IndexEntry};
+pub use index::{FLAG_CUSTOM_EVENTS, FLAG_SNAPSHOT, FLAG_TERRAIN, FLAG_WORLD, IndexEntry};
 pub use limits::{Limits, MetadataBudget};
 pub use metadata::{
     EntityInfo, EventType, Gap, LIBRARY_KEY, LibraryMeta, MAX_SERVER_ID_BYTES, Metadata, Stats,
@@ -71,6 +75,10 @@ pub use pose::{
 };
 pub use segment::SegmentStart;
 pub use state::{EntityState, EntityTable};
+pub use terrain::{
+    MAX_SECTION_BITS, MAX_SECTION_PALETTE, SECTION_BLOCKS, Section, TERRAIN_ZSTD_LEVEL, Terrain,
+    bits_for, longs_for,
+};
 pub use world::{
     BlockPos, BlockState, MAX_BLOCK_ENTITY_BYTES, MAX_BLOCKS_PER_CHANGE, MAX_CHAT_BYTES, UseTarget,
     channel, check_limits as check_world_limits, hand, slot, world_kind,
@@ -89,4 +97,7 @@ pub mod wire {
     pub use super::limits::{max_uncompressed_len, min_compressed_len};
     pub use super::movement::avx512;
     pub use super::segment::{PREAMBLE_LEN, encode_preamble};
+    pub use super::terrain::{
+        check_offer, decode_body, decode_piece, encode_body, encode_piece, piece_of,
+    };
 }

@@ -9,6 +9,7 @@ use crate::format::event::Event;
 use crate::format::frame::FrameHeader;
 use crate::format::index::MAX_CHUNKS_PER_SNAPSHOT;
 use crate::format::state::EntityTable;
+use crate::format::terrain::Terrain;
 
 /// When chunks are cut and snapshots taken.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -187,6 +188,36 @@ fn check_world_size(
     Ok(())
 }
 
+/// Puts the terrain piece of `terrain` (compressed at [`crate::format::TERRAIN_ZSTD_LEVEL`]) in
+/// front of a chunk's compressed payload and flags the frame with
+/// [`crate::format::FLAG_TERRAIN`] (FORMAT.md §6.1). Its data version stays the chunk's own.
+fn with_terrain(
+    header: FrameHeader,
+    payload: Vec<u8>,
+    terrain: &Terrain,
+) -> Result<(FrameHeader, Vec<u8>)> {
+    let limits = Limits::default();
+    let mut out =
+        crate::format::terrain::encode_piece(terrain, crate::format::TERRAIN_ZSTD_LEVEL, &limits)?;
+    out.extend_from_slice(&payload);
+    if out.len() > limits.max_chunk_bytes {
+        return Err(crate::Error::limit(format!(
+            "a chunk with terrain of {} bytes compressed; limit {}",
+            out.len(),
+            limits.max_chunk_bytes
+        )));
+    }
+    let header = FrameHeader::for_payload(
+        header.flags | crate::format::FLAG_TERRAIN,
+        header.data_version,
+        header.start_tick,
+        header.tick_count,
+        header.uncompressed_len,
+        &out,
+    );
+    Ok((header, out))
+}
+
 /// A compressed chunk ready to be written.
 #[derive(Debug, Clone)]
 pub struct Frame {
@@ -223,6 +254,14 @@ pub struct Chunker {
     /// (all writers but compaction and reports, which carry their source's snapshots only).
     bound_snapshot_distance: bool,
     pending_snapshot: Option<Vec<u8>>,
+    /// Terrain offered for the next chunk (offers before it merged, later sections replacing
+    /// earlier ones at the same position).
+    pending_terrain: Option<Terrain>,
+    /// The terrain the open chunk carries, put in front of its payload when it is cut.
+    open_terrain: Option<Terrain>,
+    /// Every section position offered so far: the terrain in effect at the end holds one section
+    /// per position, which a reader bounds by `Limits::max_terrain_sections`.
+    terrain_positions: rustc_hash::FxHashSet<(i32, i32, i32)>,
     open: bool,
     last_tick: Option<u32>,
     /// Totals over all chunks finished so far.
@@ -261,6 +300,9 @@ impl Chunker {
             chunks_since_snapshot: 0,
             bound_snapshot_distance: true,
             pending_snapshot: None,
+            pending_terrain: None,
+            open_terrain: None,
+            terrain_positions: Default::default(),
             open: false,
             last_tick: None,
             events: 0,
@@ -355,6 +397,45 @@ impl Chunker {
         self.pending_snapshot = Some(bytes);
     }
 
+    /// Supplies terrain (chunk sections, checked by the caller with
+    /// [`crate::format::terrain::check_offer`]); the next tick starts a new chunk carrying it,
+    /// merged with any other terrain offered before that tick. Refuses (nothing changed) terrain
+    /// that would take the sections a reader holds at once, every position ever offered, past
+    /// `Limits::max_terrain_sections`, or the pending terrain's coded body past
+    /// `Limits::max_terrain_bytes`.
+    pub fn offer_terrain(&mut self, terrain: Terrain) -> Result<()> {
+        let limits = Limits::default();
+        let new: Vec<_> = terrain
+            .sections()
+            .map(|s| (s.cx, s.cy, s.cz))
+            .filter(|p| !self.terrain_positions.contains(p))
+            .collect();
+        if self.terrain_positions.len() + new.len() > limits.max_terrain_sections() {
+            return Err(crate::Error::limit(format!(
+                "the terrain offered would hold {} sections; limit {}",
+                self.terrain_positions.len() + new.len(),
+                limits.max_terrain_sections()
+            )));
+        }
+        let mut merged = self.pending_terrain.take().unwrap_or_default();
+        let keep = merged.clone();
+        let r = merged
+            .merge(terrain, limits.max_terrain_sections())
+            .and_then(|()| crate::format::terrain::check_offer_size(&merged, &limits));
+        if let Err(e) = r {
+            self.pending_terrain = (!keep.is_empty()).then_some(keep);
+            return Err(e);
+        }
+        self.terrain_positions.extend(new);
+        self.pending_terrain = Some(merged);
+        Ok(())
+    }
+
+    /// Whether terrain was offered for the next chunk.
+    pub fn has_offered_terrain(&self) -> bool {
+        self.pending_terrain.is_some()
+    }
+
     /// Whether snapshot bytes were offered for the next chunk.
     pub fn has_offered_snapshot(&self) -> bool {
         self.pending_snapshot.is_some()
@@ -414,6 +495,7 @@ impl Chunker {
                 || self.enc.event_count() as usize + events.len() > limits.max_chunk_events();
             if span_full
                 || snapshot_due
+                || self.pending_terrain.is_some()
                 || bound_full
                 || self.enc.approx_bytes() >= self.policy.chunk_bytes
             {
@@ -430,6 +512,7 @@ impl Chunker {
             };
             self.chunks_since_snapshot = self.chunks_since_snapshot.saturating_add(1);
             self.enc.begin(tick, snapshot);
+            self.open_terrain = self.pending_terrain.take();
             self.open = true;
         }
         self.enc.push_tick(tick, events)?;
@@ -453,6 +536,14 @@ impl Chunker {
             )));
         }
         let out = self.finish_chunk()?;
+        if h.flags & crate::format::index::FLAG_TERRAIN != 0 {
+            // Its terrain comes with its frame: what was offered for the next chunk is offered
+            // after it, so the next chunk carries it.
+            let p = crate::format::terrain::piece_of(&chunk.frame.payload)?;
+            let t = crate::format::terrain::decode_piece(p, &Limits::default())?;
+            self.terrain_positions
+                .extend(t.sections().map(|s| (s.cx, s.cy, s.cz)));
+        }
         self.enc.set_table(&chunk.end_table);
         self.enc.apply_world(&chunk.world_events);
         self.last_tick = Some(h.start_tick + (h.tick_count - 1));
@@ -496,6 +587,10 @@ impl Chunker {
             let r = cut(&mut own);
             self.own_compression = Some(own);
             r?
+        };
+        let (header, payload) = match self.open_terrain.take() {
+            Some(t) => with_terrain(header, payload, &t)?,
+            None => (header, payload),
         };
         self.events += self.enc.event_count();
         self.pose_samples += self.enc.sample_count();

@@ -298,6 +298,14 @@ pub(crate) fn compact_unpublished(
         if let Some(s) = &chunk.snapshot {
             w.carry_snapshot(s.clone());
         }
+        if fh.flags & crate::format::FLAG_TERRAIN != 0 {
+            // The terrain starts the re-encoded chunk that begins at this chunk's first tick.
+            let piece = crate::format::terrain::piece_of(&compressed)?;
+            w.carry_terrain(crate::format::terrain::decode_piece(
+                piece,
+                source.limits(),
+            )?)?;
+        }
         if head {
             w.write_tick(chunk.start_tick, &[])?;
         }

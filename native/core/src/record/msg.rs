@@ -32,6 +32,12 @@ pub(crate) enum Msg<R> {
         id: u64,
         bytes: Vec<u8>,
     },
+    /// Terrain checked at the call; `budget` is what it holds of the in-flight budget.
+    Terrain {
+        id: u64,
+        terrain: Box<crate::format::Terrain>,
+        budget: usize,
+    },
     // Rare messages with large payloads are boxed, keeping `Msg` (and every queue slot) small.
     Entity {
         id: u64,
@@ -74,6 +80,7 @@ impl<R> Msg<R> {
         match self {
             Msg::Tick { bytes, .. } => bytes.budget_bytes(),
             Msg::Snapshot { bytes, .. } => bytes.capacity(),
+            Msg::Terrain { budget, .. } => *budget,
             _ => 0,
         }
     }
@@ -85,6 +92,7 @@ impl<R> Msg<R> {
             | Msg::Tick { id, .. }
             | Msg::PlayerLeft { id, .. }
             | Msg::Snapshot { id, .. }
+            | Msg::Terrain { id, .. }
             | Msg::Entity { id, .. }
             | Msg::EventType { id, .. }
             | Msg::Name { id, .. }

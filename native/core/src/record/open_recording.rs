@@ -377,6 +377,14 @@ impl OpenRecording {
         }
     }
 
+    /// Supplies terrain; the next tick starts a chunk carrying it (the recorder checked the
+    /// sections at the call).
+    pub(crate) fn offer_terrain(&mut self, terrain: crate::format::Terrain) {
+        if let Err(e) = self.chunker.offer_terrain(terrain) {
+            self.shared.set_error(format!("terrain refused: {e}"));
+        }
+    }
+
     /// Adds or replaces an entity's identity in the metadata.
     pub(crate) fn register_entity(&mut self, info: EntityInfo) {
         for o in &self.opts.observers {

@@ -424,6 +424,53 @@ impl Recorder {
         r
     }
 
+    /// Supplies terrain, the blocks of an area as chunk sections in Minecraft's layout
+    /// ([`crate::format::Section`]: palette of block-state ids named through the block palette,
+    /// packed indices), at a recording's start or whenever the game loads or changes an area.
+    /// The next tick starts a chunk carrying it; the writer thread compresses it (zstd at
+    /// [`crate::format::TERRAIN_ZSTD_LEVEL`]) and stores it once, and readers return it with the
+    /// world from that tick on ([`crate::Reader::world_at`]), a later offer's section replacing
+    /// an earlier one at the same position. A shadow buffer watching the recording keeps the
+    /// latest terrain and puts the sections around a reported player into the report.
+    ///
+    /// Server thread: checks every section ([`crate::format::Section::validate`]; 1.7 ms for
+    /// the 1,176 sections of a 7×7-chunk area, release build) and moves them onto the writer's queue, counted against the in-flight budget
+    /// like a snapshot. Refuses (nothing queued) invalid sections (`InvalidArgument`), a position
+    /// twice, and an offer over `Limits::max_terrain_sections` / `max_terrain_bytes`
+    /// (`LimitExceeded`); the writer refuses terrain that would take the positions ever offered
+    /// past `max_terrain_sections` (the recording's error, [`Recorder::status`]). Terrain is as
+    /// safe as a tick once acknowledged: it is in the chunk the next tick starts, flushed with it.
+    pub fn offer_terrain(&self, sections: Vec<crate::format::Section>) -> Result<()> {
+        let terrain = crate::format::terrain::check_offer(sections, &Limits::default())?;
+        let budget = terrain
+            .sections()
+            .map(|s| 64 + 4 * s.palette.len() + 8 * s.packed.len())
+            .sum::<usize>();
+        if !self.engine.budget.reserve_bytes(budget) {
+            let ok = match self.shared.backpressure {
+                Backpressure::Block { deadline } => self
+                    .engine
+                    .budget
+                    .wait_reserve(budget, crate::threads::deadline_in(deadline)),
+                Backpressure::Drop => false,
+            };
+            if !ok {
+                return Err(Error::Backpressure(format!(
+                    "terrain of {budget} bytes does not fit in the in-flight budget; nothing was queued"
+                )));
+            }
+        }
+        let r = self.send(Msg::Terrain {
+            id: self.shared.id,
+            terrain: Box::new(terrain),
+            budget,
+        });
+        if r.is_err() {
+            self.engine.budget.release_bytes(budget);
+        }
+        r
+    }
+
     /// Records who an entity is (uuid, name) in the metadata. Refuses (`LimitExceeded`) what
     /// would make the metadata exceed what a reader accepts.
     pub fn register_entity(&self, info: EntityInfo) -> Result<()> {

@@ -171,6 +171,21 @@ impl ReelWriter {
         self.chunker.offer_snapshot(bytes)
     }
 
+    /// Supplies terrain, the blocks of an area as chunk sections (Minecraft's layout,
+    /// [`crate::format::Section`]): the next tick starts a chunk carrying it, stored once,
+    /// compressed, and returned with the world from that tick on ([`crate::Reader::world_at`]).
+    /// Refuses (nothing changed) invalid sections (`InvalidArgument`), a position twice, and
+    /// terrain over `Limits::max_terrain_sections` / `max_terrain_bytes` (`LimitExceeded`).
+    pub fn offer_terrain(&mut self, sections: Vec<crate::format::Section>) -> Result<()> {
+        let t = crate::format::terrain::check_offer(sections, &crate::format::Limits::default())?;
+        self.chunker.offer_terrain(t)
+    }
+
+    /// Terrain carried over from a recording that was read back (compaction, reports).
+    pub(crate) fn carry_terrain(&mut self, terrain: crate::format::Terrain) -> Result<()> {
+        self.chunker.offer_terrain(terrain)
+    }
+
     /// A snapshot carried over by compaction from a recording that was read back.
     pub(crate) fn carry_snapshot(&mut self, bytes: Vec<u8>) {
         self.chunker.carry_snapshot(bytes);

@@ -542,6 +542,16 @@ impl WriterThread {
                 }
                 self.returns.bytes(&self.engine, cap);
             }
+            Msg::Terrain {
+                id,
+                terrain,
+                budget,
+            } => {
+                if let Some(r) = self.rec_for(id) {
+                    r.offer_terrain(*terrain);
+                }
+                self.returns.bytes(&self.engine, budget);
+            }
             Msg::Entity { id, info } => {
                 let replaying = self.replaying;
                 if let Some(r) = self.rec_for(id)

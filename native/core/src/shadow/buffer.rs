@@ -82,6 +82,10 @@ struct State {
     server: Option<String>,
     user: HashMap<String, fastnbt::Value>,
     pending: Vec<Pending>,
+    /// The terrain in effect after the last frame (every terrain the stream's frames carried,
+    /// merged), kept outside the ring: a report carries the sections around its player even
+    /// when the frame that brought them was dropped long ago.
+    terrain: Arc<crate::format::Terrain>,
     started: bool,
     ended: bool,
     reports_started: u64,
@@ -343,6 +347,7 @@ impl Inner {
         ids.sort_unstable();
         let job = ReportJob {
             storage: self.storage.clone(),
+            terrain: s.terrain.clone(),
             header: s.header.clone(),
             entities: s.entities.clone(),
             event_types: ids.iter().map(|id| s.event_types[id].clone()).collect(),
@@ -402,10 +407,21 @@ impl StreamObserver for Inner {
     }
 
     fn frame(&self, frame: &Frame) {
+        // Terrain is rare (offers) and decoded here once, on the writer thread, outside the lock.
+        let terrain = (frame.header.flags & crate::format::FLAG_TERRAIN != 0).then(|| {
+            let limits = crate::format::Limits::default();
+            crate::format::terrain::piece_of(&frame.payload)
+                .and_then(|p| crate::format::terrain::decode_piece(p, &limits))
+        });
         let block = Arc::new(Block::new(frame));
         let added = block.bytes;
         let freed = {
             let mut s = self.state.lock();
+            // The writer encoded it from terrain it accepted: it decodes and fits the limits.
+            if let Some(Ok(t)) = terrain {
+                let limit = crate::format::Limits::default().max_terrain_sections();
+                let _ = Arc::make_mut(&mut s.terrain).merge(t, limit);
+            }
             for p in &mut s.pending {
                 p.blocks.push(block.clone());
             }

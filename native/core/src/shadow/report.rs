@@ -34,6 +34,8 @@ pub(crate) struct ReportJob {
     pub server: Option<String>,
     pub user: HashMap<String, Value>,
     pub blocks: Vec<Arc<Block>>,
+    /// The stream's terrain when the report was taken.
+    pub terrain: Arc<crate::format::Terrain>,
     /// The stream's first tick ([`super::ring::Ring::origin`]).
     pub origin: Option<u32>,
     pub player: u32,
@@ -120,6 +122,20 @@ pub(crate) fn write_report(job: ReportJob) -> Result<PathBuf> {
         }
     }
 
+    // The terrain around the player: the sections within the radius of every chunk column the
+    // player stood in during the report (all of it without a radius), in effect from its first
+    // tick.
+    if !job.terrain.is_empty() {
+        let kept = match job.options.radius {
+            Some(r) => job
+                .terrain
+                .around_columns(&player_columns(&reader, job.player, first, last)?, r),
+            None => crate::format::Terrain::clone(&job.terrain),
+        };
+        if !kept.is_empty() {
+            w.carry_terrain(kept)?;
+        }
+    }
     let mut analysis = Analysis::new(job.header.tick_rate_millihz, &job.palette);
     let mut context = HashSet::new();
     let mut started = false;
@@ -231,6 +247,43 @@ pub(crate) fn write_report(job: ReportJob) -> Result<PathBuf> {
 /// Walks each chunk's pose samples and events in tick order on one entity table, checking a
 /// distance only where it may have changed: every entity after the player moved, else the
 /// entities that moved.
+/// The chunk columns (x, z) the player stood in from `first` to `last`: its keyframe entries and
+/// pose samples, decoded for that entity only.
+fn player_columns(
+    reader: &Reader,
+    player: u32,
+    first: u32,
+    last: u32,
+) -> Result<HashSet<(i32, i32)>> {
+    let column = |p: &Pose| {
+        let c = |v: i64| ((v as f64 / POS_SCALE).floor() as i64 >> 4) as i32;
+        (c(p.x), c(p.z))
+    };
+    let mut out = HashSet::new();
+    for i in 0..reader.index().len() {
+        let chunk = reader.read_chunk_entity(i, player)?;
+        if chunk.start_tick > last || chunk.end_tick() <= u64::from(first) {
+            continue;
+        }
+        out.extend(
+            chunk
+                .keyframe
+                .iter()
+                .filter(|e| e.id == player)
+                .map(|e| column(&e.pose)),
+        );
+        for t in chunk.tracks.iter().filter(|t| t.entity == player) {
+            for (&rel, pose) in t.ticks.iter().zip(&t.poses) {
+                let tick = chunk.start_tick + rel;
+                if tick >= first && tick <= last {
+                    out.insert(column(pose));
+                }
+            }
+        }
+    }
+    Ok(out)
+}
+
 fn near_entities(
     reader: &Reader,
     player: u32,

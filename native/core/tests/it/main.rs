@@ -51,6 +51,7 @@ mod short_runs;
 mod staging;
 mod start_paths;
 mod submit_alloc;
+mod terrain;
 mod world;
 mod world_state;
 mod writer_limits;

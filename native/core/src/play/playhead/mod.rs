@@ -222,6 +222,25 @@ impl Playhead {
     pub fn world(&self) -> &WorldState {
         &self.world
     }
+    /// The terrain in effect at the current position ([`crate::Reader::terrain_at`]: the chunk
+    /// sections the game handed over, a later offer replacing an earlier section), which the
+    /// edited blocks of [`Playhead::world`] override: [`Playhead::block`]. Empty while waiting
+    /// or when the recording has none. Reads the terrain's frames when the position passed to
+    /// another terrain since the last call (the reader keeps the last one).
+    pub fn terrain(&self) -> Result<Arc<crate::format::Terrain>> {
+        if self.waiting {
+            return Ok(Arc::default());
+        }
+        self.view.reader.terrain_at(self.pos)
+    }
+    /// The block state at `pos` at the current position: the edited block there if a world
+    /// event set one, else the terrain's block, `None` where neither knows it.
+    pub fn block(&self, pos: crate::format::BlockPos) -> Result<Option<u32>> {
+        if let Some(b) = self.world.block(pos) {
+            return Ok(Some(b));
+        }
+        Ok(self.terrain()?.block(pos.x, pos.y, pos.z))
+    }
     /// False if the world before some chunk is unknown (see [`Rebuild::cut_short`]) or a chunk
     /// on the way could not be read: [`Playhead::world`] then holds what the chunks read changed.
     pub fn world_complete(&self) -> bool {

@@ -1,0 +1,382 @@
+//! Terrain (chunk sections the game hands over): stored once in the chunk that follows the offer,
+//! returned with the world at every later tick (`Reader::world_at`, `Reader::terrain_at`,
+//! `Playhead::terrain`), edited blocks overriding it; a reader that does not know terrain reads
+//! every chunk as if it had none; compaction and shadow-play reports keep it; crafted terrain is
+//! refused with a clear error.
+
+use std::collections::HashSet;
+use std::time::Duration;
+
+use crate::common::within;
+
+use tickreel::format::wire::{decode_piece, piece_of};
+use tickreel::format::{
+    BlockPos, DecodedChunk, FLAG_TERRAIN, Limits, SECTION_BLOCKS, Section, Terrain,
+};
+use tickreel::play::{Playhead, Reader, Recording};
+use tickreel::record::{ChunkPolicy, ReelOptions, ReelWriter};
+use tickreel::shadow::{ReportOptions, ShadowOptions};
+use tickreel::{Engine, EngineOptions, Error, Event, Pose};
+
+/// A section with a floor of stone (1) below local y 8, air (0) above, and block state `mark`
+/// at local (1, 2, 3).
+fn ground(cx: i32, cy: i32, cz: i32, mark: u32) -> Section {
+    let states: Vec<u32> = (0..SECTION_BLOCKS)
+        .map(|i| {
+            let (x, y, z) = (i % 16, i / 256, (i / 16) % 16);
+            if (x, y, z) == (1, 2, 3) {
+                mark
+            } else if y < 8 {
+                1
+            } else {
+                0
+            }
+        })
+        .collect();
+    Section::from_states(cx, cy, cz, &states).unwrap()
+}
+
+fn walker(t: u32, x: f64) -> Vec<Event> {
+    let pose = Pose::from_f64(x, 70.0, 8.0, 0.0, 0.0);
+    if t == 0 {
+        vec![Event::EntityAdd {
+            entity: 1,
+            kind: 1,
+            pose,
+        }]
+    } else {
+        vec![Event::Pose { entity: 1, pose }]
+    }
+}
+
+/// First offer before tick 0: 3×3 columns of 2 sections; second before tick 150: section
+/// (0, 4, 0) replaced, (5, 4, 0) added. A block edited at tick 60 inside the terrain.
+fn write(path: &std::path::Path, with_terrain: bool) {
+    let mut w = ReelWriter::create(
+        path,
+        ReelOptions {
+            policy: ChunkPolicy {
+                chunk_ticks: 40,
+                ..ChunkPolicy::default()
+            },
+            ..ReelOptions::default()
+        },
+    )
+    .unwrap();
+    for t in 0..300u32 {
+        if with_terrain && t == 0 {
+            let first: Vec<Section> = (-1..=1)
+                .flat_map(|x| (-1..=1).flat_map(move |z| [ground(x, 4, z, 7), ground(x, 5, z, 8)]))
+                .collect();
+            w.offer_terrain(first).unwrap();
+        }
+        if with_terrain && t == 150 {
+            w.offer_terrain(vec![ground(0, 4, 0, 9), Section::single(5, 4, 0, 3)])
+                .unwrap();
+        }
+        let mut ev = walker(t, f64::from(t) * 0.1);
+        if t == 60 {
+            ev.push(Event::BlockChange {
+                pos: BlockPos::new(1, 64, 1),
+                state: 42,
+                cause: Some(1),
+                block_entity: None,
+            });
+        }
+        w.write_tick(t, &ev).unwrap();
+    }
+    w.finish().unwrap();
+}
+
+#[test]
+fn terrain_round_trips_and_is_returned_with_the_world_at_each_tick() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("t.reel");
+    write(&path, true);
+    let r = Reader::open_path(&path).unwrap();
+    // Stored once per offer: the chunk at 0 and the one cut at 150.
+    let flagged: Vec<u32> = r
+        .index()
+        .iter()
+        .filter(|e| e.flags & FLAG_TERRAIN != 0)
+        .map(|e| e.start_tick)
+        .collect();
+    assert_eq!(flagged, [0, 150]);
+    let early = r.world_at(149).unwrap();
+    assert_eq!(early.terrain.len(), 18);
+    assert_eq!(early.terrain.section(0, 4, 0), Some(&ground(0, 4, 0, 7)));
+    assert_eq!(early.terrain.block(1, 64 + 2, 3), Some(7));
+    assert_eq!(early.terrain.block(-5, 64, -5), Some(1));
+    assert_eq!(early.terrain.block(-5, 72, -5), Some(0));
+    assert_eq!(early.terrain.block(100, 64, 0), None);
+    let late = r.world_at(299).unwrap();
+    assert_eq!(late.terrain.len(), 19);
+    assert_eq!(late.terrain.block(1, 66, 3), Some(9));
+    assert_eq!(
+        late.terrain.section(5, 4, 0),
+        Some(&Section::single(5, 4, 0, 3))
+    );
+    assert_eq!(late.terrain.section(1, 5, 1), Some(&ground(1, 5, 1, 8)));
+    // Edited blocks override the terrain, from the tick of their edit.
+    assert_eq!(
+        r.world_at(59).unwrap().block(BlockPos::new(1, 64, 1)),
+        Some(1)
+    );
+    assert_eq!(
+        r.world_at(60).unwrap().block(BlockPos::new(1, 64, 1)),
+        Some(42)
+    );
+    assert_eq!(late.block(BlockPos::new(1, 64, 1)), Some(42));
+    assert_eq!(late.block(BlockPos::new(2, 64, 1)), Some(1));
+    // A playhead gives the same, through seeks both ways.
+    let rec = Recording::open_path(&path).unwrap();
+    let mut p = Playhead::new_at(rec, 250).unwrap();
+    assert_eq!(*p.terrain().unwrap(), *late.terrain);
+    assert_eq!(p.block(BlockPos::new(1, 64, 1)).unwrap(), Some(42));
+    assert_eq!(p.block(BlockPos::new(1, 66, 3)).unwrap(), Some(9));
+    p.seek(30).unwrap();
+    assert_eq!(*p.terrain().unwrap(), *early.terrain);
+    assert_eq!(p.block(BlockPos::new(1, 64, 1)).unwrap(), Some(1));
+    assert_eq!(p.block(BlockPos::new(1, 66, 3)).unwrap(), Some(7));
+}
+
+#[test]
+fn a_reader_that_does_not_know_terrain_reads_every_chunk_as_without_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let with = dir.path().join("with.reel");
+    let without = dir.path().join("without.reel");
+    write(&with, true);
+    write(&without, false);
+    let (a, b) = (
+        Reader::open_path(&with).unwrap(),
+        Reader::open_path(&without).unwrap(),
+    );
+    // The offers cut a chunk at 150 that the file without terrain does not have; chunk for
+    // chunk, what an older build decodes (its decompression of the whole payload, zstd
+    // skipping the terrain frame, and its decode ignoring flag bit 3) is what was written.
+    let mut seen = 0;
+    for i in 0..a.index().len() {
+        let (fh, compressed) = a.read_compressed(i).unwrap();
+        // Plain zstd, as any build decompresses a payload.
+        let plain = zstd::bulk::decompress(&compressed, fh.uncompressed_len as usize).unwrap();
+        let old = DecodedChunk::decode(
+            &plain,
+            fh.flags & !FLAG_TERRAIN,
+            fh.start_tick,
+            fh.tick_count,
+            &Limits::default(),
+        )
+        .unwrap();
+        assert_eq!(a.read_chunk(i).unwrap().records, old.records);
+        if fh.flags & FLAG_TERRAIN != 0 {
+            seen += 1;
+        }
+        if let Some(j) = b
+            .index()
+            .iter()
+            .position(|e| e.start_tick == fh.start_tick && e.tick_count == fh.tick_count)
+        {
+            // Terrain needs no new data version.
+            assert_eq!(b.read_payload(j).unwrap().0.data_version, fh.data_version);
+            let mut other = b.read_chunk(j).unwrap();
+            other.flags = old.flags;
+            assert_eq!(other, old, "chunk {i}");
+        }
+    }
+    assert_eq!(seen, 2);
+    // Its world and seeks are the same.
+    for t in [0, 60, 149, 150, 299] {
+        let (x, y) = (a.world_at(t).unwrap(), b.world_at(t).unwrap());
+        assert_eq!(x.world, y.world);
+        assert!(y.terrain.is_empty());
+        assert_eq!(a.seek(t).unwrap().entities, b.seek(t).unwrap().entities);
+    }
+    a.verify().unwrap();
+}
+
+#[test]
+fn crafted_terrain_is_refused_with_a_clear_error() {
+    let mut rec = ReelWriter::create(
+        tempfile::tempdir().unwrap().path().join("x.reel"),
+        ReelOptions::default(),
+    )
+    .unwrap();
+    let mut bad = ground(0, 0, 0, 5);
+    bad.packed[3] = u64::MAX; // indices 15 in a palette of 3
+    let e = rec.offer_terrain(vec![bad]).unwrap_err();
+    assert!(matches!(e, Error::InvalidArgument(_)), "{e}");
+    assert!(
+        e.to_string().contains("indexes entry 15 of a palette of 3"),
+        "{e}"
+    );
+    let mut short = ground(0, 0, 0, 5);
+    short.packed.truncate(10);
+    let e = rec.offer_terrain(vec![short]).unwrap_err();
+    assert!(e.to_string().contains("10 longs"), "{e}");
+    let e = rec
+        .offer_terrain(vec![
+            Section::single(0, 0, 0, 1),
+            Section::single(0, 0, 0, 2),
+        ])
+        .unwrap_err();
+    assert!(e.to_string().contains("twice"), "{e}");
+    let many: Vec<Section> = (0..=Limits::default().max_terrain_sections() as i32)
+        .map(|y| Section::single(0, y, 0, 1))
+        .collect();
+    assert!(matches!(
+        rec.offer_terrain(many),
+        Err(Error::LimitExceeded(_))
+    ));
+    // Nothing of it was kept: the file has no terrain.
+    rec.write_tick(0, &walker(0, 0.0)).unwrap();
+}
+
+#[test]
+fn a_damaged_terrain_frame_fails_its_chunk_checksum_and_names_the_chunk() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("t.reel");
+    write(&path, true);
+    let r = Reader::open_path(&path).unwrap();
+    let (fh, compressed) = r.read_compressed(0).unwrap();
+    // The piece is the payload's front, whole and decodable.
+    let t = decode_piece(piece_of(&compressed).unwrap(), &Limits::default()).unwrap();
+    assert_eq!(t.len(), 18);
+    // Flip a byte inside the piece on disk: the chunk's checksum refuses it.
+    let mut bytes = std::fs::read(&path).unwrap();
+    let at = r.index()[0].offset as usize + 36 + 20;
+    bytes[at] ^= 0x40;
+    std::fs::write(&path, &bytes).unwrap();
+    let r = Reader::open_path(&path).unwrap();
+    let e = r.terrain_at(10).unwrap_err();
+    assert!(matches!(e, Error::Corrupt(_)), "{e}");
+    assert!(e.to_string().contains("tick 0"), "{e}");
+    assert!(fh.flags & FLAG_TERRAIN != 0);
+}
+
+#[test]
+fn a_live_recording_and_its_compacted_file_keep_the_terrain() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("live.reel");
+    let engine = Engine::new(EngineOptions::default()).unwrap();
+    let mut o = crate::common::flushed_when_asked();
+    o.chunk.chunk_ticks = 20;
+    let rec = engine.start_recording(&path, o).unwrap();
+    let terrain: Vec<Section> = (0..4).map(|y| ground(0, y, 0, 5 + y as u32)).collect();
+    rec.offer_terrain(terrain.clone()).unwrap();
+    for t in 0..100 {
+        if t == 50 {
+            rec.offer_terrain(vec![Section::single(0, 1, 0, 77)])
+                .unwrap();
+        }
+        rec.submit_tick(t, &crate::common::batch(&walker(t, 0.5)))
+            .unwrap();
+    }
+    rec.flush().unwrap();
+    // Acknowledged by the flush: readable from the live directory.
+    let live = tickreel::play::LiveFollower::open(&path, Default::default()).unwrap();
+    assert_eq!(
+        *live.recording().view().reader().terrain_at(40).unwrap(),
+        Terrain::from_sections(terrain.clone())
+    );
+    drop(live);
+    within(move || rec.finish().unwrap().wait().unwrap()).expect("finish");
+    let r = Reader::open_path(&path).unwrap();
+    assert_eq!(
+        *r.terrain_at(49).unwrap(),
+        Terrain::from_sections(terrain.clone())
+    );
+    let late = r.terrain_at(99).unwrap();
+    assert_eq!(late.section(0, 1, 0), Some(&Section::single(0, 1, 0, 77)));
+    assert_eq!(late.block(1, 2 * 16 + 2, 3), Some(7));
+    r.verify().unwrap();
+
+    // Compaction that re-encodes every chunk (another level and chunk length) keeps it too.
+    let out = dir.path().join("re.reel");
+    tickreel::record::compact(
+        &r,
+        &out,
+        tickreel::record::CompactOptions {
+            chunk_ticks: 7,
+            ..Default::default()
+        },
+        &mut |_, _| {},
+    )
+    .unwrap();
+    let c = Reader::open_path(&out).unwrap();
+    assert_eq!(c.terrain_at(49).unwrap(), r.terrain_at(49).unwrap());
+    assert_eq!(c.terrain_at(99).unwrap(), late);
+}
+
+#[test]
+fn a_report_keeps_the_terrain_around_its_player() {
+    let dir = tempfile::tempdir().unwrap();
+    let engine = Engine::new(EngineOptions::default()).unwrap();
+    let (rec, shadow) = tickreel::shadow::ShadowBuffer::start(
+        &engine,
+        None,
+        tickreel::RecorderOptions::default(),
+        ShadowOptions {
+            window: Duration::from_secs(10),
+            block_ticks: 20,
+            ..ShadowOptions::default()
+        },
+    )
+    .unwrap();
+    // Terrain of 20 columns along x, offered once at the start; the player walks from x 0 to
+    // x 40 (columns 0 to 2) during the last 200 ticks of 600.
+    let columns: Vec<Section> = (-5..15)
+        .map(|x| Section::single(x, 4, 0, (x + 6) as u32))
+        .collect();
+    rec.offer_terrain(columns).unwrap();
+    for t in 0..600u32 {
+        let x = if t < 400 {
+            0.0
+        } else {
+            f64::from(t - 400) * 0.2
+        };
+        rec.submit_tick(t, &crate::common::batch(&walker(t, x)))
+            .unwrap();
+    }
+    rec.flush().unwrap();
+    let out = dir.path().join("report.reel");
+    shadow
+        .report(
+            1,
+            &out,
+            ReportOptions {
+                after: Duration::ZERO,
+                radius: Some(20.0),
+                ..ReportOptions::default()
+            },
+        )
+        .unwrap()
+        .wait()
+        .unwrap();
+    let r = Reader::open_path(&out).unwrap();
+    assert!(
+        r.first_tick().unwrap() >= 390,
+        "the frame with the terrain left the window"
+    );
+    let t = r.world_at(r.first_tick().unwrap()).unwrap().terrain;
+    let xs: HashSet<i32> = t.sections().map(|s| s.cx).collect();
+    // Columns 0..=2 stood in, plus those within 20 blocks (two columns) either side.
+    assert_eq!(xs, (-2..=4).collect::<HashSet<_>>());
+    assert_eq!(t.block(2 * 16, 64, 3), Some(2 + 6));
+    // Without a radius, all of it.
+    let all = dir.path().join("all.reel");
+    shadow
+        .report(
+            1,
+            &all,
+            ReportOptions {
+                after: Duration::ZERO,
+                radius: None,
+                ..ReportOptions::default()
+            },
+        )
+        .unwrap()
+        .wait()
+        .unwrap();
+    let r = Reader::open_path(&all).unwrap();
+    assert_eq!(r.terrain_at(u32::MAX).unwrap().len(), 20);
+}
