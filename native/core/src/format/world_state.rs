@@ -120,7 +120,7 @@ impl PartialEq for WorldState {
 impl Eq for WorldState {}
 
 /// Every edited block of a [`WorldState`], in no particular order.
-pub struct Blocks<'a> {
+struct Blocks<'a> {
     base: std::slice::Iter<'a, (BlockPos, u32)>,
     overlay: std::collections::hash_map::Iter<'a, BlockPos, Option<u32>>,
     has_overlay: bool,
@@ -182,7 +182,7 @@ impl WorldState {
         self.block_entities.get(&pos).map(|b| &b[..])
     }
     /// Every edited block with its state, in no particular order.
-    pub fn blocks(&self) -> Blocks<'_> {
+    pub fn blocks(&self) -> impl ExactSizeIterator<Item = (BlockPos, u32)> + '_ {
         Blocks {
             base: self.base.iter(),
             overlay: self.overlay.iter(),
