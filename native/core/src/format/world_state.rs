@@ -200,31 +200,16 @@ impl WorldState {
         if self.overlay.is_empty() {
             return std::borrow::Cow::Borrowed(&self.base[..]);
         }
-        let mut over: Vec<(BlockPos, Option<u32>)> =
-            self.overlay.iter().map(|(&p, &s)| (p, s)).collect();
-        over.sort_unstable_by_key(|b| b.0);
+        let over = self.sorted_overlay();
         let mut out = Vec::with_capacity(self.count);
-        let mut o = over.into_iter().peekable();
-        for &(p, s) in self.base.iter() {
-            let mut overridden = false;
-            while let Some(&(q, t)) = o.peek()
-                && q <= p
-            {
-                if let Some(t) = t {
-                    out.push((q, t));
-                }
-                o.next();
-                if q == p {
-                    overridden = true;
-                    break;
-                }
-            }
-            if !overridden {
-                out.push((p, s));
-            }
-        }
-        out.extend(o.filter_map(|(q, t)| t.map(|t| (q, t))));
+        out.extend(merge_sorted(&self.base, &over));
         std::borrow::Cow::Owned(out)
+    }
+    /// The changes since the sorted list, by position.
+    fn sorted_overlay(&self) -> Vec<(BlockPos, Option<u32>)> {
+        let mut over: Vec<_> = self.overlay.iter().map(|(&p, &s)| (p, s)).collect();
+        over.sort_unstable_by_key(|b| b.0);
+        over
     }
     /// Folds the changes since the sorted list into it (a writer does so before writing each
     /// world section, so that the next one only sorts what changed since).
@@ -469,7 +454,16 @@ impl WorldState {
     ) {
         let ents = std::mem::take(&mut new.entities);
         self.replace_entities(ents, changed);
+        // Without block entities on either side, each difference is a change as it is found.
+        let direct = self.block_entities.is_empty() && new.block_entities.is_empty();
         let mut diffs: Vec<(BlockPos, Option<u32>, Option<u32>)> = Vec::new();
+        let mut emit = |pos, before, after| {
+            if direct {
+                changed(WorldChange::Block { pos, before, after });
+            } else {
+                diffs.push((pos, before, after));
+            }
+        };
         if Arc::ptr_eq(&self.base, &new.base) {
             let mut ps: Vec<BlockPos> = self
                 .overlay
@@ -482,12 +476,21 @@ impl WorldState {
             for p in ps {
                 let (a, b) = (self.block(p), new.block(p));
                 if a != b {
-                    diffs.push((p, a, b));
+                    emit(p, a, b);
                 }
             }
         } else {
-            let (a, b) = (self.sorted_view(), new.sorted_view());
-            block_diff(&a, &b, |p, x, y| diffs.push((p, x, y)));
+            let (oa, ob) = (self.sorted_overlay(), new.sorted_overlay());
+            block_diff(
+                merge_sorted(&self.base, &oa),
+                merge_sorted(&new.base, &ob),
+                emit,
+            );
+        }
+        if direct {
+            new.entities = std::mem::take(&mut self.entities);
+            *self = new;
+            return;
         }
         // block entities that changed where the state did not
         let mut nbt: Vec<BlockPos> = self
@@ -681,40 +684,74 @@ impl WorldState {
     }
 }
 
-/// Calls `f(pos, before, after)` for every position whose state differs between the sorted
-/// lists `a` (before) and `b` (after), by position.
-pub(crate) fn block_diff(
-    a: &[(BlockPos, u32)],
-    b: &[(BlockPos, u32)],
-    mut f: impl FnMut(BlockPos, Option<u32>, Option<u32>),
-) {
+/// The blocks of the sorted list `base` with the sorted changes `over` on top (`None`: the block
+/// is not edited), by position.
+fn merge_sorted<'a>(
+    base: &'a [(BlockPos, u32)],
+    over: &'a [(BlockPos, Option<u32>)],
+) -> impl Iterator<Item = (BlockPos, u32)> + 'a {
     let (mut i, mut j) = (0, 0);
-    while i < a.len() && j < b.len() {
-        let (p, s) = a[i];
-        let (q, t) = b[j];
-        match p.cmp(&q) {
-            std::cmp::Ordering::Less => {
-                f(p, Some(s), None);
+    std::iter::from_fn(move || {
+        loop {
+            let from_base = match (base.get(i), over.get(j)) {
+                (None, None) => return None,
+                (Some(b), Some(o)) => b.0 < o.0,
+                (Some(_), None) => true,
+                (None, Some(_)) => false,
+            };
+            if from_base {
+                i += 1;
+                return Some(base[i - 1]);
+            }
+            let (q, t) = over[j];
+            j += 1;
+            if base.get(i).is_some_and(|b| b.0 == q) {
                 i += 1;
             }
-            std::cmp::Ordering::Greater => {
-                f(q, None, Some(t));
-                j += 1;
-            }
-            std::cmp::Ordering::Equal => {
-                if s != t {
-                    f(p, Some(s), Some(t));
-                }
-                i += 1;
-                j += 1;
+            if let Some(t) = t {
+                return Some((q, t));
             }
         }
-    }
-    for &(p, s) in &a[i..] {
-        f(p, Some(s), None);
-    }
-    for &(q, t) in &b[j..] {
-        f(q, None, Some(t));
+    })
+}
+
+/// Calls `f(pos, before, after)` for every position whose state differs between the blocks `a`
+/// (before) and `b` (after), both sorted by position, by position.
+fn block_diff(
+    a: impl Iterator<Item = (BlockPos, u32)>,
+    b: impl Iterator<Item = (BlockPos, u32)>,
+    mut f: impl FnMut(BlockPos, Option<u32>, Option<u32>),
+) {
+    let (mut a, mut b) = (a.peekable(), b.peekable());
+    loop {
+        match (a.peek().copied(), b.peek().copied()) {
+            (None, None) => return,
+            (Some((p, s)), None) => {
+                f(p, Some(s), None);
+                a.next();
+            }
+            (None, Some((q, t))) => {
+                f(q, None, Some(t));
+                b.next();
+            }
+            (Some((p, s)), Some((q, t))) => match p.cmp(&q) {
+                std::cmp::Ordering::Less => {
+                    f(p, Some(s), None);
+                    a.next();
+                }
+                std::cmp::Ordering::Greater => {
+                    f(q, None, Some(t));
+                    b.next();
+                }
+                std::cmp::Ordering::Equal => {
+                    if s != t {
+                        f(p, Some(s), Some(t));
+                    }
+                    a.next();
+                    b.next();
+                }
+            },
+        }
     }
 }
 
@@ -939,6 +976,7 @@ mod tests {
     fn random_world(
         rng: &mut fastrand::Rng,
         base: &WorldState,
+        nbt: bool,
     ) -> (WorldState, BTreeMap<BlockPos, u32>) {
         let mut w = base.clone();
         let mut m: BTreeMap<BlockPos, u32> = base.sorted_blocks().into_iter().collect();
@@ -949,7 +987,7 @@ mod tests {
                     w.set_block(p, None, None, &mut |_| {});
                     m.remove(&p);
                 }
-                1 => {
+                1 if nbt => {
                     let nbt: Arc<[u8]> = Arc::from(vec![rng.u8(..)]);
                     let s = rng.u32(1..4);
                     w.set_block(p, Some(s), Some(nbt), &mut |_| {});
@@ -970,7 +1008,7 @@ mod tests {
         let mut rng = fastrand::Rng::with_seed(5);
         for round in 0..300 {
             // a base as a decoded section gives it (a sorted list), or none
-            let (start, _) = random_world(&mut rng, &WorldState::new());
+            let (start, _) = random_world(&mut rng, &WorldState::new(), round % 2 == 0);
             let mut bytes = Vec::new();
             start.encode(&mut bytes);
             let decoded = WorldState::decode(&bytes, &Limits::default()).unwrap();
@@ -980,8 +1018,8 @@ mod tests {
             } else {
                 decoded.clone()
             };
-            let (mut a, ma) = random_world(&mut rng, &decoded);
-            let (b, mb) = random_world(&mut rng, &base_b);
+            let (mut a, ma) = random_world(&mut rng, &decoded, round % 2 == 0);
+            let (b, mb) = random_world(&mut rng, &base_b, round % 2 == 0);
             for (w, m) in [(&a, &ma), (&b, &mb)] {
                 let want: Vec<(BlockPos, u32)> = m.iter().map(|(&p, &s)| (p, s)).collect();
                 assert_eq!(w.sorted_blocks(), want, "round {round}");
