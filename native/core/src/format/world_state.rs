@@ -94,7 +94,7 @@ pub enum WorldChange {
 /// The edited blocks are a sorted list (`base`, shared with the decoded snapshot chunk whose world
 /// section it came from, so that a seek copies nothing) and the changes made since (`overlay`):
 /// a seek's world is its snapshot's list plus the few changes after it, and two worlds compare by
-/// merging their sorted lists instead of hashing every block ([`WorldState::block_diff`]).
+/// merging their sorted lists instead of hashing every block.
 #[derive(Debug, Clone, Default)]
 pub struct WorldState {
     /// Edited blocks, sorted by position, without repeats.
