@@ -90,11 +90,76 @@ pub enum WorldChange {
 }
 
 /// The world at one tick. See the [module documentation](self).
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+///
+/// The edited blocks are a sorted list (`base`, shared with the decoded snapshot chunk whose world
+/// section it came from, so that a seek copies nothing) and the changes made since (`overlay`):
+/// a seek's world is its snapshot's list plus the few changes after it, and two worlds compare by
+/// merging their sorted lists instead of hashing every block.
+#[derive(Debug, Clone, Default)]
 pub struct WorldState {
-    blocks: FxHashMap<BlockPos, u32>,
+    /// Edited blocks, sorted by position, without repeats.
+    base: Arc<[(BlockPos, u32)]>,
+    /// Changes since `base`: a state, or `None` for "not edited" (only where `base` has one).
+    /// A position whose state equals `base`'s has no entry.
+    overlay: FxHashMap<BlockPos, Option<u32>>,
+    /// Edited blocks.
+    count: usize,
     block_entities: FxHashMap<BlockPos, Arc<[u8]>>,
     entities: BTreeMap<u32, EntityWorld>,
+}
+
+impl PartialEq for WorldState {
+    fn eq(&self, o: &WorldState) -> bool {
+        self.count == o.count
+            && self.block_entities == o.block_entities
+            && self.entities == o.entities
+            && self.sorted_view()[..] == o.sorted_view()[..]
+    }
+}
+
+impl Eq for WorldState {}
+
+/// Every edited block of a [`WorldState`], in no particular order.
+struct Blocks<'a> {
+    base: std::slice::Iter<'a, (BlockPos, u32)>,
+    overlay: std::collections::hash_map::Iter<'a, BlockPos, Option<u32>>,
+    has_overlay: bool,
+    left: usize,
+    w: &'a WorldState,
+}
+
+impl Iterator for Blocks<'_> {
+    type Item = (BlockPos, u32);
+
+    fn next(&mut self) -> Option<(BlockPos, u32)> {
+        for &(p, s) in self.base.by_ref() {
+            if !self.has_overlay || !self.w.overlay.contains_key(&p) {
+                self.left -= 1;
+                return Some((p, s));
+            }
+        }
+        for (&p, s) in self.overlay.by_ref() {
+            if let Some(s) = *s {
+                self.left -= 1;
+                return Some((p, s));
+            }
+        }
+        None
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        (self.left, Some(self.left))
+    }
+}
+
+impl ExactSizeIterator for Blocks<'_> {}
+
+/// The state at `pos` in a sorted list.
+#[inline]
+fn lookup(list: &[(BlockPos, u32)], pos: BlockPos) -> Option<u32> {
+    list.binary_search_by_key(&pos, |b| b.0)
+        .ok()
+        .map(|i| list[i].1)
 }
 
 impl WorldState {
@@ -105,7 +170,12 @@ impl WorldState {
     /// The state id of the block at `pos`, `None` if no event edited it.
     #[inline]
     pub fn block(&self, pos: BlockPos) -> Option<u32> {
-        self.blocks.get(&pos).copied()
+        if !self.overlay.is_empty()
+            && let Some(&s) = self.overlay.get(&pos)
+        {
+            return s;
+        }
+        lookup(&self.base, pos)
     }
     /// The block entity NBT of the block at `pos`, if its last change gave one.
     pub fn block_entity(&self, pos: BlockPos) -> Option<&[u8]> {
@@ -113,13 +183,41 @@ impl WorldState {
     }
     /// Every edited block with its state, in no particular order.
     pub fn blocks(&self) -> impl ExactSizeIterator<Item = (BlockPos, u32)> + '_ {
-        self.blocks.iter().map(|(&p, &s)| (p, s))
+        Blocks {
+            base: self.base.iter(),
+            overlay: self.overlay.iter(),
+            has_overlay: !self.overlay.is_empty(),
+            left: self.count,
+            w: self,
+        }
     }
     /// Every edited block with its state, sorted by position (x, then y, then z).
     pub fn sorted_blocks(&self) -> Vec<(BlockPos, u32)> {
-        let mut v: Vec<_> = self.blocks().collect();
-        v.sort_unstable_by_key(|b| b.0);
-        v
+        self.sorted_view().into_owned()
+    }
+    /// The edited blocks sorted by position: `base` itself when nothing changed since.
+    fn sorted_view(&self) -> std::borrow::Cow<'_, [(BlockPos, u32)]> {
+        if self.overlay.is_empty() {
+            return std::borrow::Cow::Borrowed(&self.base[..]);
+        }
+        let over = self.sorted_overlay();
+        let mut out = Vec::with_capacity(self.count);
+        out.extend(merge_sorted(&self.base, &over));
+        std::borrow::Cow::Owned(out)
+    }
+    /// The changes since the sorted list, by position.
+    fn sorted_overlay(&self) -> Vec<(BlockPos, Option<u32>)> {
+        let mut over: Vec<_> = self.overlay.iter().map(|(&p, &s)| (p, s)).collect();
+        over.sort_unstable_by_key(|b| b.0);
+        over
+    }
+    /// Folds the changes since the sorted list into it (a writer does so before writing each
+    /// world section, so that the next one only sorts what changed since).
+    pub(crate) fn compact(&mut self) {
+        if !self.overlay.is_empty() {
+            self.base = Arc::from(self.sorted_view().into_owned());
+            self.overlay.clear();
+        }
     }
     /// Every block entity, in no particular order.
     pub fn block_entities(&self) -> impl ExactSizeIterator<Item = (BlockPos, &[u8])> + '_ {
@@ -127,7 +225,7 @@ impl WorldState {
     }
     /// Edited blocks.
     pub fn block_count(&self) -> usize {
-        self.blocks.len()
+        self.count
     }
     /// The world state of entity `id` (health, equipment), if it has any.
     pub fn entity(&self, id: u32) -> Option<&EntityWorld> {
@@ -139,11 +237,13 @@ impl WorldState {
     }
     /// Nothing edited, no entity with health or equipment.
     pub fn is_empty(&self) -> bool {
-        self.blocks.is_empty() && self.block_entities.is_empty() && self.entities.is_empty()
+        self.count == 0 && self.block_entities.is_empty() && self.entities.is_empty()
     }
-    /// Rough heap size (cache accounting).
+    /// Rough heap size (cache accounting; the sorted list counted whole even where shared with
+    /// a decoded chunk).
     pub fn heap_bytes(&self) -> usize {
-        self.blocks.capacity() * 20
+        self.base.len() * std::mem::size_of::<(BlockPos, u32)>()
+            + self.overlay.capacity() * 24
             + self
                 .block_entities
                 .values()
@@ -227,10 +327,20 @@ impl WorldState {
         nbt: Option<Arc<[u8]>>,
         changed: &mut impl FnMut(WorldChange),
     ) {
-        let before = match state {
-            Some(s) => self.blocks.insert(pos, s),
-            None => self.blocks.remove(&pos),
-        };
+        let before = self.block(pos);
+        if before != state {
+            let in_base = lookup(&self.base, pos);
+            if state == in_base {
+                self.overlay.remove(&pos);
+            } else {
+                self.overlay.insert(pos, state);
+            }
+            match (before, state) {
+                (None, Some(_)) => self.count += 1,
+                (Some(_), None) => self.count -= 1,
+                _ => {}
+            }
+        }
         let nbt_before = match nbt {
             Some(b) => self.block_entities.insert(pos, b),
             None => self.block_entities.remove(&pos),
@@ -292,22 +402,6 @@ impl WorldState {
         }
     }
 
-    /// Positions of every block edited or carrying a block entity (with repeats).
-    pub(crate) fn positions(&self) -> impl Iterator<Item = BlockPos> + '_ {
-        self.blocks
-            .keys()
-            .chain(self.block_entities.keys())
-            .copied()
-    }
-
-    /// The block at `pos` with its block entity.
-    pub(crate) fn block_with_entity(&self, pos: BlockPos) -> (Option<u32>, Option<&Arc<[u8]>>) {
-        (
-            self.blocks.get(&pos).copied(),
-            self.block_entities.get(&pos),
-        )
-    }
-
     /// Replaces the entity part (health, equipment) with `entities`, telling `changed` every
     /// difference.
     pub(crate) fn replace_entities(
@@ -349,17 +443,95 @@ impl WorldState {
         }
     }
 
-    /// A world of this one's entity part only (health, equipment), without blocks.
-    pub(crate) fn entities_only(&self) -> WorldState {
-        WorldState {
-            entities: self.entities.clone(),
-            ..WorldState::default()
+    /// Reports every difference between this world and `new` as the changes that turn this
+    /// one into it (health and equipment first, then blocks by position), and becomes `new`.
+    /// Two worlds from the same sorted list compare only their changes since; others merge their
+    /// sorted lists.
+    pub(crate) fn replace_with(
+        &mut self,
+        mut new: WorldState,
+        changed: &mut impl FnMut(WorldChange),
+    ) {
+        let ents = std::mem::take(&mut new.entities);
+        self.replace_entities(ents, changed);
+        // Without block entities on either side, each difference is a change as it is found.
+        let direct = self.block_entities.is_empty() && new.block_entities.is_empty();
+        let mut diffs: Vec<(BlockPos, Option<u32>, Option<u32>)> = Vec::new();
+        let mut emit = |pos, before, after| {
+            if direct {
+                changed(WorldChange::Block { pos, before, after });
+            } else {
+                diffs.push((pos, before, after));
+            }
+        };
+        if Arc::ptr_eq(&self.base, &new.base) {
+            let mut ps: Vec<BlockPos> = self
+                .overlay
+                .keys()
+                .chain(new.overlay.keys())
+                .copied()
+                .collect();
+            ps.sort_unstable();
+            ps.dedup();
+            for p in ps {
+                let (a, b) = (self.block(p), new.block(p));
+                if a != b {
+                    emit(p, a, b);
+                }
+            }
+        } else {
+            let (oa, ob) = (self.sorted_overlay(), new.sorted_overlay());
+            block_diff(
+                merge_sorted(&self.base, &oa),
+                merge_sorted(&new.base, &ob),
+                emit,
+            );
         }
-    }
-
-    /// Takes the entity part out.
-    pub(crate) fn take_entities(&mut self) -> BTreeMap<u32, EntityWorld> {
-        std::mem::take(&mut self.entities)
+        if direct {
+            new.entities = std::mem::take(&mut self.entities);
+            *self = new;
+            return;
+        }
+        // block entities that changed where the state did not
+        let mut nbt: Vec<BlockPos> = self
+            .block_entities
+            .iter()
+            .filter(|(p, v)| new.block_entities.get(p).is_none_or(|w| w[..] != v[..]))
+            .map(|(p, _)| *p)
+            .chain(
+                new.block_entities
+                    .keys()
+                    .filter(|p| !self.block_entities.contains_key(p))
+                    .copied(),
+            )
+            .collect();
+        nbt.sort_unstable();
+        let mut d = diffs.into_iter().peekable();
+        let mut n = nbt.into_iter().peekable();
+        loop {
+            let next = match (d.peek(), n.peek()) {
+                (None, None) => break,
+                (Some(x), Some(&q)) if q < x.0 => None,
+                (Some(_), _) => d.next(),
+                (None, Some(_)) => None,
+            };
+            let (pos, before, after) = match next {
+                Some(x) => {
+                    if n.peek() == Some(&x.0) {
+                        n.next();
+                    }
+                    x
+                }
+                None => {
+                    let q = n.next().expect("peeked");
+                    let s = new.block(q);
+                    (q, s, s)
+                }
+            };
+            changed(WorldChange::Block { pos, before, after });
+        }
+        new.entities = std::mem::take(&mut self.entities);
+        *self = new;
     }
 
     // ----- the world section of a snapshot chunk -----
@@ -380,10 +552,10 @@ impl WorldState {
     ///                                    varint count (≥ 1) } }
     /// ```
     pub(crate) fn encode(&self, out: &mut Vec<u8>) {
-        let blocks = self.sorted_blocks();
+        let blocks = self.sorted_view();
         put_uvarint(out, blocks.len() as u64);
         let mut prev = BlockPos::default();
-        for (p, s) in blocks {
+        for &(p, s) in blocks.iter() {
             put_delta(out, prev, p);
             put_uvarint(out, u64::from(s));
             prev = p;
@@ -428,12 +600,14 @@ impl WorldState {
                 limits.max_world_blocks()
             )));
         }
-        w.blocks.reserve(n);
+        let mut blocks = Vec::with_capacity(n);
         let mut prev = None;
         for _ in 0..n {
             let p = get_delta(&mut r, &mut prev, "edited block")?;
-            w.blocks.insert(p, r.uvarint32()?);
+            blocks.push((p, r.uvarint32()?));
         }
+        w.base = Arc::from(blocks);
+        w.count = n;
         // each block entity takes at least 4 bytes
         let m = r.len_varint(r.remaining() / 4, "world block entity count")?;
         if m > limits.max_world_blocks() {
@@ -507,6 +681,77 @@ impl WorldState {
             )));
         }
         Ok(w)
+    }
+}
+
+/// The blocks of the sorted list `base` with the sorted changes `over` on top (`None`: the block
+/// is not edited), by position.
+fn merge_sorted<'a>(
+    base: &'a [(BlockPos, u32)],
+    over: &'a [(BlockPos, Option<u32>)],
+) -> impl Iterator<Item = (BlockPos, u32)> + 'a {
+    let (mut i, mut j) = (0, 0);
+    std::iter::from_fn(move || {
+        loop {
+            let from_base = match (base.get(i), over.get(j)) {
+                (None, None) => return None,
+                (Some(b), Some(o)) => b.0 < o.0,
+                (Some(_), None) => true,
+                (None, Some(_)) => false,
+            };
+            if from_base {
+                i += 1;
+                return Some(base[i - 1]);
+            }
+            let (q, t) = over[j];
+            j += 1;
+            if base.get(i).is_some_and(|b| b.0 == q) {
+                i += 1;
+            }
+            if let Some(t) = t {
+                return Some((q, t));
+            }
+        }
+    })
+}
+
+/// Calls `f(pos, before, after)` for every position whose state differs between the blocks `a`
+/// (before) and `b` (after), both sorted by position, by position.
+fn block_diff(
+    a: impl Iterator<Item = (BlockPos, u32)>,
+    b: impl Iterator<Item = (BlockPos, u32)>,
+    mut f: impl FnMut(BlockPos, Option<u32>, Option<u32>),
+) {
+    let (mut a, mut b) = (a.peekable(), b.peekable());
+    loop {
+        match (a.peek().copied(), b.peek().copied()) {
+            (None, None) => return,
+            (Some((p, s)), None) => {
+                f(p, Some(s), None);
+                a.next();
+            }
+            (None, Some((q, t))) => {
+                f(q, None, Some(t));
+                b.next();
+            }
+            (Some((p, s)), Some((q, t))) => match p.cmp(&q) {
+                std::cmp::Ordering::Less => {
+                    f(p, Some(s), None);
+                    a.next();
+                }
+                std::cmp::Ordering::Greater => {
+                    f(q, None, Some(t));
+                    b.next();
+                }
+                std::cmp::Ordering::Equal => {
+                    if s != t {
+                        f(p, Some(s), Some(t));
+                    }
+                    a.next();
+                    b.next();
+                }
+            },
+        }
     }
 }
 
@@ -724,5 +969,94 @@ mod tests {
         nbt.extend(std::iter::repeat_n(0, MAX_BLOCK_ENTITY_BYTES + 1));
         nbt.push(0);
         assert!(WorldState::decode(&nbt, &lim).is_err());
+    }
+
+    /// A world from a decoded section (sorted list) with random changes on top, against a
+    /// plain map of the same changes.
+    fn random_world(
+        rng: &mut fastrand::Rng,
+        base: &WorldState,
+        nbt: bool,
+    ) -> (WorldState, BTreeMap<BlockPos, u32>) {
+        let mut w = base.clone();
+        let mut m: BTreeMap<BlockPos, u32> = base.sorted_blocks().into_iter().collect();
+        for _ in 0..rng.usize(0..60) {
+            let p = BlockPos::new(rng.i32(0..8), rng.i32(0..3), rng.i32(-4..4));
+            match rng.u8(0..5) {
+                0 => {
+                    w.set_block(p, None, None, &mut |_| {});
+                    m.remove(&p);
+                }
+                1 if nbt => {
+                    let nbt: Arc<[u8]> = Arc::from(vec![rng.u8(..)]);
+                    let s = rng.u32(1..4);
+                    w.set_block(p, Some(s), Some(nbt), &mut |_| {});
+                    m.insert(p, s);
+                }
+                _ => {
+                    let s = rng.u32(1..4);
+                    w.apply(&bc(p.x, p.y, p.z, s));
+                    m.insert(p, s);
+                }
+            }
+        }
+        (w, m)
+    }
+
+    #[test]
+    fn sorted_blocks_and_changes_between_worlds_follow_a_plain_map() {
+        let mut rng = fastrand::Rng::with_seed(5);
+        for round in 0..300 {
+            // a base as a decoded section gives it (a sorted list), or none
+            let (start, _) = random_world(&mut rng, &WorldState::new(), round % 2 == 0);
+            let mut bytes = Vec::new();
+            start.encode(&mut bytes);
+            let decoded = WorldState::decode(&bytes, &Limits::default()).unwrap();
+            assert_eq!(decoded, start);
+            let base_b = if round % 3 == 0 {
+                WorldState::new()
+            } else {
+                decoded.clone()
+            };
+            let (mut a, ma) = random_world(&mut rng, &decoded, round % 2 == 0);
+            let (b, mb) = random_world(&mut rng, &base_b, round % 2 == 0);
+            for (w, m) in [(&a, &ma), (&b, &mb)] {
+                let want: Vec<(BlockPos, u32)> = m.iter().map(|(&p, &s)| (p, s)).collect();
+                assert_eq!(w.sorted_blocks(), want, "round {round}");
+                assert_eq!(w.block_count(), m.len());
+                let mut any: Vec<_> = w.blocks().collect();
+                assert_eq!(w.blocks().len(), m.len());
+                any.sort_unstable();
+                assert_eq!(any, want);
+                for p in m.keys() {
+                    assert_eq!(w.block(*p), m.get(p).copied());
+                }
+            }
+            // the changes from a to b, applied to a copy of a, give b; each reported once
+            let mut copy = ma.clone();
+            let mut nbt: BTreeMap<BlockPos, Vec<u8>> =
+                a.block_entities().map(|(p, b)| (p, b.to_vec())).collect();
+            let mut seen = std::collections::BTreeSet::new();
+            let b2 = b.clone();
+            a.replace_with(b2, &mut |c| {
+                if let WorldChange::Block { pos, before, after } = c {
+                    assert!(seen.insert(pos), "round {round}: {pos:?} twice");
+                    assert_eq!(copy.get(&pos).copied(), before, "round {round}");
+                    match after {
+                        Some(s) => copy.insert(pos, s),
+                        None => copy.remove(&pos),
+                    };
+                    match b.block_entity(pos) {
+                        Some(x) => nbt.insert(pos, x.to_vec()),
+                        None => nbt.remove(&pos),
+                    };
+                }
+            });
+            assert_eq!(copy, mb, "round {round}");
+            let want_nbt: BTreeMap<BlockPos, Vec<u8>> =
+                b.block_entities().map(|(p, b)| (p, b.to_vec())).collect();
+            assert_eq!(nbt, want_nbt, "round {round}");
+            assert_eq!(a, b);
+        }
     }
 }

@@ -304,6 +304,21 @@ fn the_world_at_every_tick_by_seek_and_step_equals_a_straight_decode() {
         }
     }
     assert_eq!(p.position(), 399);
+    // The playhead's heap counts the world it keeps: a playhead that played less (smaller
+    // buffers) and holds an empty world counts less by at least the world's heap.
+    let blocks = p.world().block_count();
+    assert!(blocks > 100, "{blocks}");
+    let with_world = p.heap_bytes();
+    let mut q = Playhead::with_options(rec.clone(), 399, no_prefetch()).unwrap();
+    q.seek(0).unwrap();
+    assert!(q.world().is_empty());
+    let empty = q.heap_bytes();
+    let world = p.world().heap_bytes();
+    assert!(world >= blocks * 12, "{world} bytes for {blocks} blocks");
+    assert!(
+        with_world >= empty + world,
+        "{with_world} bytes with a world of {world}, {empty} with none"
+    );
 }
 
 #[test]

@@ -183,6 +183,9 @@ impl ChunkEncoder {
         }
         self.log.clear();
         self.flags = if snapshot.is_some() { FLAG_SNAPSHOT } else { 0 };
+        if snapshot.is_some() {
+            self.world.compact();
+        }
         self.world_section = (snapshot.is_some() && !self.world.is_empty()).then(|| {
             let mut buf = Vec::new();
             self.world.encode(&mut buf);

@@ -20,7 +20,6 @@ impl Playhead {
             // plugin: nothing added or removed, world unchanged; see `settle_reanchor`).
             self.ctx = None;
             self.rb_memo.clear();
-            self.world_base = None;
             if self.pending_seek.is_none() && !self.waiting {
                 self.reanchor = true;
             }

@@ -61,12 +61,10 @@ use crate::error::Result;
 use crate::format::chunk::DecodedChunk;
 use crate::format::index::find_chunk;
 use crate::format::state::{EntityState, EntityTable};
-use crate::format::world::BlockPos;
 use crate::format::world_state::WorldState;
 use crate::play::cache::{Part, error_of};
 use crate::play::cursor::{Cursor, ReverseLog};
 use crate::play::recording::{Recording, View};
-use rustc_hash::FxHashSet;
 
 // The public API is here; the work behind it is split by what a call does:
 mod backward; // reverse play and steps back
@@ -127,10 +125,6 @@ pub struct Playhead {
     world: WorldState,
     /// Whether everything before the position is known (see [`Playhead::world_complete`]).
     world_complete: bool,
-    /// The snapshot the world was last rebuilt from (view id, chunk index), and the positions
-    /// changed since (where the world may differ from that snapshot's).
-    world_base: Option<(u64, usize)>,
-    world_touched: FxHashSet<BlockPos>,
     options: PlayheadOptions,
     stats: PlayheadStats,
 }
@@ -186,8 +180,6 @@ impl Playhead {
             prefetch_anchor: None,
             world: WorldState::default(),
             world_complete: true,
-            world_base: None,
-            world_touched: FxHashSet::default(),
             options,
             stats: PlayheadStats::default(),
         };
@@ -292,7 +284,9 @@ impl Playhead {
         }
     }
 
-    /// Heap bytes owned by this playhead (its buffers), not counting the shared cached chunks.
+    /// Heap bytes owned by this playhead (its buffers and the world it keeps), not counting the
+    /// shared cached chunks (the world's sorted blocks, shared with the snapshot chunk they came
+    /// from, are counted: the playhead keeps them after the cache lets the chunk go).
     pub fn heap_bytes(&self) -> usize {
         std::mem::size_of::<Self>()
             + self.u.heap_bytes()
@@ -300,6 +294,7 @@ impl Playhead {
             + self.cursor.heap_bytes()
             + self.gathered.heap_bytes()
             + self.rb_memo.capacity() * std::mem::size_of::<(usize, Arc<DecodedChunk>)>()
+            + self.world.heap_bytes()
     }
 
     // ----- the calls that return an update -----
