@@ -103,6 +103,7 @@ impl DecodedChunk {
             tick_count,
             limits,
             None,
+            None,
             DATA_VERSION,
         )
     }
@@ -123,6 +124,30 @@ impl DecodedChunk {
             header.tick_count,
             limits,
             only,
+            None,
+            header.data_version,
+        )
+    }
+
+    /// [`DecodedChunk::decode_version`] with the tracks of the entities `wanted` says only (the
+    /// other tracks' residuals are stepped over, as in [`DecodedChunk::decode_entity`]); the
+    /// keyframe, snapshot, world and events are whole, but an `EntityAdd` or `Teleport` of an
+    /// entity not wanted keeps a default pose. What a shadow report decodes once it knows the
+    /// entities it keeps.
+    pub(crate) fn decode_tracks_of(
+        payload: &[u8],
+        header: &FrameHeader,
+        limits: &Limits,
+        wanted: &dyn Fn(u32) -> bool,
+    ) -> Result<DecodedChunk> {
+        DecodedChunk::decode_part(
+            payload,
+            header.flags,
+            header.start_tick,
+            header.tick_count,
+            limits,
+            None,
+            Some(wanted),
             header.data_version,
         )
     }
@@ -147,6 +172,7 @@ impl DecodedChunk {
             tick_count,
             limits,
             Some(entity),
+            None,
             DATA_VERSION,
         )
     }
@@ -158,6 +184,7 @@ impl DecodedChunk {
         tick_count: u32,
         limits: &Limits,
         only: Option<u32>,
+        tracks_of: Option<&dyn Fn(u32) -> bool>,
         data_version: u16,
     ) -> Result<DecodedChunk> {
         if tick_count as usize > limits.max_chunk_ticks {
@@ -239,7 +266,7 @@ impl DecodedChunk {
             &keyframe,
             tick_count,
             limits.max_chunk_samples(),
-            only,
+            &|id| only.is_none_or(|o| o == id) && tracks_of.is_none_or(|w| w(id)),
             data_version,
         )?;
         if !r.is_empty() {
@@ -263,6 +290,7 @@ impl DecodedChunk {
         for rec in &mut records {
             for e in &mut rec.events {
                 if let Event::EntityAdd { entity, pose, .. } | Event::Teleport { entity, pose } = e
+                    && tracks_of.is_none_or(|w| w(*entity))
                 {
                     let t = tracks
                         .binary_search_by_key(entity, |t| t.entity)

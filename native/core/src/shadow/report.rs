@@ -81,17 +81,18 @@ fn write_report_by(job: ReportJob, passes: Passes) -> Result<PathBuf> {
     let mut header = job.header.clone();
     header.chunk_count = 0;
     let reader = memory_reader(blocks.iter().map(|b| &b.frame), header, Metadata::default())?;
-    let (included, senders) = match (job.options.radius, passes) {
+    let (included, senders, sampled) = match (job.options.radius, passes) {
         (Some(r), Passes::Fast) => {
             let near = near_entities(&reader, job.player, first, last, r)?;
-            (near.entities, near.senders)
+            (near.entities, near.senders, near.sampled)
         }
         #[cfg(test)]
         (Some(r), Passes::Reference) => (
             tests::near_entities_reference(&reader, job.player, first, last, r)?,
             FxHashSet::default(),
+            Vec::new(),
         ),
-        (None, _) => (None, FxHashSet::default()),
+        (None, _) => (None, FxHashSet::default(), Vec::new()),
     };
     // The entities whose poses the report follows: the kept ones, and the chat senders (the
     // keeper measures where they stand); `None`: all.
@@ -164,7 +165,18 @@ fn write_report_by(job: ReportJob, passes: Passes) -> Result<PathBuf> {
         job.options.keep,
     );
     for i in 0..reader.index().len() {
-        let chunk = reader.read_chunk(i)?;
+        // Only the followed entities' tracks are decoded (the first pass said which ticks have
+        // samples of any entity).
+        let part = followed.as_ref().zip(sampled.get(i));
+        let chunk = match part {
+            Some((set, _)) => {
+                let (fh, payload) = reader.read_payload(i)?;
+                DecodedChunk::decode_tracks_of(&payload, &fh, reader.limits(), &|id| {
+                    set.contains(&id)
+                })?
+            }
+            None => reader.read_chunk(i)?,
+        };
         if !started {
             world_known |= chunk.start_tick == first && chunk.snapshot.is_some();
             // The state just before the first tick: the file's first keyframe.
@@ -197,7 +209,7 @@ fn write_report_by(job: ReportJob, passes: Passes) -> Result<PathBuf> {
         {
             w.carry_snapshot(s.clone());
         }
-        for t in report_ticks(&chunk, first, last, followed.as_ref()) {
+        for t in report_ticks(&chunk, first, last, part) {
             if w.last_tick().is_none() && t.tick > first {
                 // The file spans exactly the report's ticks, from the first on.
                 w.write_tick(first, &[])?;
@@ -253,15 +265,16 @@ fn write_report_by(job: ReportJob, passes: Passes) -> Result<PathBuf> {
 }
 
 /// The chunk's ticks within `first..=last` as [`DecodedChunk::ticks`] gives them, with the pose
-/// samples of the `followed` entities only (`None`: all): the other entities' poses are left out
-/// before they are made. A tick with nothing but poses of others is there, empty.
+/// samples of the `followed` entities only (with the relative ticks where any entity has a
+/// sample; `None`: all entities): the other entities' poses are left out before they are made.
+/// A tick with nothing but poses of others is there, empty.
 fn report_ticks(
     chunk: &DecodedChunk,
     first: u32,
     last: u32,
-    followed: Option<&FxHashSet<u32>>,
+    followed: Option<(&FxHashSet<u32>, &Vec<bool>)>,
 ) -> Vec<DecodedTick> {
-    let Some(followed) = followed else {
+    let Some((followed, sampled)) = followed else {
         let mut ticks = chunk.ticks();
         ticks.retain(|t| t.tick >= first && t.tick <= last);
         return ticks;
@@ -272,17 +285,11 @@ fn report_ticks(
     if last < chunk.start_tick || from > to {
         return Vec::new();
     }
-    // The ticks a straight decode has (any sample or event), and the followed samples by tick.
-    let mut busy = vec![false; n];
+    // The followed samples by tick.
     let mut by_tick: Vec<Vec<(u32, Pose)>> = vec![Vec::new(); n];
-    for t in &chunk.tracks {
-        let wanted = followed.contains(&t.entity);
+    for t in chunk.tracks.iter().filter(|t| followed.contains(&t.entity)) {
         for (&rel, pose) in t.ticks.iter().zip(&t.poses) {
-            let rel = rel as usize;
-            busy[rel] = true;
-            if wanted {
-                by_tick[rel].push((t.entity, *pose));
-            }
+            by_tick[rel as usize].push((t.entity, *pose));
         }
     }
     let mut out = Vec::new();
@@ -290,7 +297,7 @@ fn report_ticks(
     for rel in from..=to {
         while records.next_if(|r| (r.rel as usize) < rel).is_some() {}
         let rec = records.next_if(|r| r.rel as usize == rel);
-        if !busy[rel] && rec.is_none() {
+        if !sampled.get(rel).is_some_and(|&b| b) && rec.is_none() {
             continue;
         }
         let poses = std::mem::take(&mut by_tick[rel]);
@@ -324,6 +331,8 @@ struct Near {
     /// Senders of the report's chat lines: whether a line is kept may depend on where its
     /// sender stands ([`Keeper`]), so their poses are followed even when they are not kept.
     senders: FxHashSet<u32>,
+    /// Per chunk, per relative tick: whether any entity has a pose sample there.
+    sampled: Vec<Vec<bool>>,
 }
 
 /// The entities that came within `radius` blocks of `player` at any tick of `first..=last`
@@ -352,8 +361,17 @@ fn near_entities(reader: &Reader, player: u32, first: u32, last: u32, radius: f6
     let mut offsets: Vec<u32> = Vec::new();
     let mut samples: Vec<(u32, Pose)> = Vec::new();
     let mut moved: Vec<u32> = Vec::new();
+    let mut sampled = Vec::with_capacity(reader.index().len());
     for i in 0..reader.index().len() {
         let chunk = reader.read_chunk(i)?;
+        let mut any = vec![false; chunk.tick_count as usize];
+        for t in &chunk.tracks {
+            for &rel in &t.ticks {
+                any[rel as usize] = true;
+            }
+        }
+        sampled.push(any);
+        let any = &sampled[i];
         let from = first.max(chunk.start_tick);
         let mut table: EntityTable = if from > chunk.start_tick {
             chunk.state_at(from - 1)
@@ -471,14 +489,7 @@ fn near_entities(reader: &Reader, player: u32, first: u32, last: u32, radius: f6
             }
         }
         // The ticks where anything changed (a sample of any entity, or an event).
-        let mut changed = vec![false; span];
-        for t in &chunk.tracks {
-            for &rel in &t.ticks {
-                if in_range(rel) {
-                    changed[(rel - rel_from) as usize] = true;
-                }
-            }
-        }
+        let mut changed = any[rel_from as usize..=hi as usize].to_vec();
         for rec in records {
             if rec.rel <= hi {
                 changed[(rec.rel - rel_from) as usize] = true;
@@ -545,6 +556,7 @@ fn near_entities(reader: &Reader, player: u32, first: u32, last: u32, radius: f6
     Ok(Near {
         entities: seen_player.then_some(near),
         senders,
+        sampled,
     })
 }
 
