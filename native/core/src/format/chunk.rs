@@ -33,6 +33,16 @@ use crate::format::{DATA_VERSION, Limits};
 pub use crate::format::encoder::ChunkEncoder;
 pub(crate) use crate::format::encoder::validate_events;
 
+/// What a decode keeps of a chunk's tracks.
+#[derive(Clone, Copy)]
+enum Tracks<'a> {
+    All,
+    /// One entity's, and only what concerns it of the rest ([`DecodedChunk::decode_entity`]).
+    One(u32),
+    /// The entities it says; the rest whole ([`DecodedChunk::decode_tracks_of`]).
+    Of(&'a dyn Fn(u32) -> bool),
+}
+
 /// One entity's pose samples within a decoded chunk.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Track {
@@ -102,8 +112,7 @@ impl DecodedChunk {
             start_tick,
             tick_count,
             limits,
-            None,
-            None,
+            Tracks::All,
             DATA_VERSION,
         )
     }
@@ -123,8 +132,7 @@ impl DecodedChunk {
             header.start_tick,
             header.tick_count,
             limits,
-            only,
-            None,
+            only.map_or(Tracks::All, Tracks::One),
             header.data_version,
         )
     }
@@ -146,8 +154,7 @@ impl DecodedChunk {
             header.start_tick,
             header.tick_count,
             limits,
-            None,
-            Some(wanted),
+            Tracks::Of(wanted),
             header.data_version,
         )
     }
@@ -171,8 +178,7 @@ impl DecodedChunk {
             start_tick,
             tick_count,
             limits,
-            Some(entity),
-            None,
+            Tracks::One(entity),
             DATA_VERSION,
         )
     }
@@ -183,10 +189,14 @@ impl DecodedChunk {
         start_tick: u32,
         tick_count: u32,
         limits: &Limits,
-        only: Option<u32>,
-        tracks_of: Option<&dyn Fn(u32) -> bool>,
+        tracks: Tracks<'_>,
         data_version: u16,
     ) -> Result<DecodedChunk> {
+        let (only, tracks_of) = match tracks {
+            Tracks::All => (None, None),
+            Tracks::One(id) => (Some(id), None),
+            Tracks::Of(wanted) => (None, Some(wanted)),
+        };
         if tick_count as usize > limits.max_chunk_ticks {
             return Err(Error::limit(format!(
                 "chunk spans {tick_count} ticks; limit {}",

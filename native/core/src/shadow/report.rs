@@ -294,13 +294,13 @@ fn report_ticks(
     }
     let mut out = Vec::new();
     let mut records = chunk.records.iter().peekable();
-    for rel in from..=to {
+    for (rel, poses) in by_tick.iter_mut().enumerate().take(to + 1).skip(from) {
         while records.next_if(|r| (r.rel as usize) < rel).is_some() {}
         let rec = records.next_if(|r| r.rel as usize == rel);
         if !sampled.get(rel).is_some_and(|&b| b) && rec.is_none() {
             continue;
         }
-        let poses = std::mem::take(&mut by_tick[rel]);
+        let poses = std::mem::take(poses);
         let mut events = Vec::with_capacity(poses.len() + rec.map_or(0, |r| r.events.len()));
         for (entity, pose) in poses {
             let covered = rec.is_some_and(|r| {
