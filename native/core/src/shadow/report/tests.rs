@@ -271,6 +271,33 @@ fn stream() -> Vec<(u32, Vec<Event>)> {
                 blocks,
             });
         }
+        // Entity 300 stays far while player 1 is there, and chats publicly at the player's last
+        // place while the player is away: kept only if its position there is known.
+        match t {
+            0 => ev.push(Event::EntityAdd {
+                entity: 300,
+                kind: 9,
+                pose: at(500.0, 64.0, 500.0),
+            }),
+            620 => ev.push(Event::Teleport {
+                entity: 300,
+                pose: at(
+                    -80.0 + 599.0 * 0.2,
+                    64.0,
+                    (599.0f64 * 0.01).sin() * 20.0 + 2.0,
+                ),
+            }),
+            630 => ev.push(Event::Chat {
+                sender: Some(300),
+                channel: 0,
+                text: "while you were away".into(),
+            }),
+            690 => ev.push(Event::Teleport {
+                entity: 300,
+                pose: at(500.0, 64.0, 500.0),
+            }),
+            _ => {}
+        }
         if t % 97 == 5 {
             // flags for an entity never added: it stands at the origin from then on
             ev.push(Event::Flags {
@@ -383,6 +410,23 @@ fn the_fast_passes_make_the_file_the_plain_walk_makes() {
             })
             .collect();
         kept_counts.push(ids.len());
+        if k == 0 {
+            let events = || plain_ticks.iter().flat_map(|t| &t.events);
+            let away_line = |e: &Event| {
+                matches!(
+                    e,
+                    Event::Chat {
+                        sender: Some(300),
+                        ..
+                    }
+                )
+            };
+            let kept_300 = |e: &&Event| e.entity() == Some(300) && !away_line(e);
+            assert!(
+                events().any(away_line) && events().find(kept_300).is_none(),
+                "the line of a sender never kept, near the player's last place"
+            );
+        }
     }
     // The cases keep some of the entities, not none and not all (but for no radius).
     for k in 0..5 {
