@@ -38,8 +38,9 @@ pub struct Args {
     pub quick: bool,
     /// Run only this area (format, realistic, record, paced, runs, shadow, world, play, ghost, jni, s3, catalog, serve,
     /// world_state,
-    /// viewer, world_report). `world_report` (the `world` area's report figures alone) and `viewer` (the web viewer's memory over 10 minutes of playback in headless Chromium;
-    /// 30 s with --quick) run only when asked for by name.
+    /// viewer, world_report). `viewer` (the web viewer's memory over 10 minutes of playback in
+    /// headless Chromium; 30 s with --quick) and `world_report` (the `world` area's two report
+    /// figures alone) run only when asked for by name.
     #[arg(long)]
     pub only: Option<String>,
 }
