@@ -39,8 +39,9 @@ pub struct Args {
     pub quick: bool,
     /// Run only this area (format, realistic, record, paced, runs, shadow, world, play, ghost, jni, s3, catalog, serve,
     /// world_state, terrain,
-    /// viewer). `viewer` (the web viewer's memory over 10 minutes of playback in headless Chromium;
-    /// 30 s with --quick) runs only when asked for by name.
+    /// viewer, world_report). `viewer` (the web viewer's memory over 10 minutes of playback in
+    /// headless Chromium; 30 s with --quick) and `world_report` (the `world` area's two report
+    /// figures alone) run only when asked for by name.
     #[arg(long)]
     pub only: Option<String>,
 }
@@ -97,6 +98,10 @@ pub fn run(a: Args, out: &mut Out) -> tickreel::Result<()> {
     // 10 minutes of playback: only on request, and an error (exit 1) when Chromium cannot start
     if a.only.as_deref() == Some("viewer") {
         viewer::run(a.quick, &mut figures)?;
+    }
+    // the world area's two report figures alone (they are in `world` too)
+    if a.only.as_deref() == Some("world_report") {
+        world::run_reports(a.quick, &mut figures);
     }
     let obj = Value::Object(figures);
     if a.json {

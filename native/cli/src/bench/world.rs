@@ -214,14 +214,35 @@ pub fn run(quick: bool, out: &mut Figures) {
     }
     put(out, "submit_world_vs_plain_ratio", median(ratios));
 
-    // A report of 5 minutes of 100 players with world events, and of the same players' movement
-    // alone (what the world adds).
-    let (ms, bytes) = report_of(dir.path(), &with_world, quick);
+    reports(dir.path(), &with_world, &plain, quick, out);
+    put(out, "world_players", f64::from(players));
+}
+
+/// The report figures alone (`--only world_report`: the same keys as `world` gives them, without
+/// the file size and submit figures).
+pub fn run_reports(quick: bool, out: &mut Figures) {
+    let players = if quick { 20 } else { 100 };
+    let dir = tempfile::tempdir().expect("tempdir");
+    let with_world = batches(&ticks(players, true));
+    let plain = batches(&ticks(players, false));
+    reports(dir.path(), &with_world, &plain, quick, out);
+    put(out, "world_players", f64::from(players));
+}
+
+/// A report of 5 minutes of the players with world events, and of the same players' movement
+/// alone (what the world adds).
+fn reports(
+    dir: &std::path::Path,
+    with_world: &[Vec<u8>],
+    plain: &[Vec<u8>],
+    quick: bool,
+    out: &mut Figures,
+) {
+    let (ms, bytes) = report_of(dir, with_world, quick);
     put(out, "shadow_report_world_ms", ms);
     put(out, "shadow_report_world_bytes", bytes as f64);
-    let (ms, _) = report_of(dir.path(), &plain, quick);
+    let (ms, _) = report_of(dir, plain, quick);
     put(out, "shadow_report_world_plain_ms", ms);
-    put(out, "world_players", f64::from(players));
 }
 
 /// The median milliseconds from `report` to its finished file (radius 48, player 1) over a

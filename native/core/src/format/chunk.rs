@@ -33,6 +33,16 @@ use crate::format::{DATA_VERSION, Limits};
 pub use crate::format::encoder::ChunkEncoder;
 pub(crate) use crate::format::encoder::validate_events;
 
+/// What a decode keeps of a chunk's tracks.
+#[derive(Clone, Copy)]
+enum Tracks<'a> {
+    All,
+    /// One entity's, and only what concerns it of the rest ([`DecodedChunk::decode_entity`]).
+    One(u32),
+    /// The entities it says; the rest whole ([`DecodedChunk::decode_tracks_of`]).
+    Of(&'a dyn Fn(u32) -> bool),
+}
+
 /// One entity's pose samples within a decoded chunk.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Track {
@@ -102,7 +112,7 @@ impl DecodedChunk {
             start_tick,
             tick_count,
             limits,
-            None,
+            Tracks::All,
             DATA_VERSION,
         )
     }
@@ -122,7 +132,29 @@ impl DecodedChunk {
             header.start_tick,
             header.tick_count,
             limits,
-            only,
+            only.map_or(Tracks::All, Tracks::One),
+            header.data_version,
+        )
+    }
+
+    /// [`DecodedChunk::decode_version`] with the tracks of the entities `wanted` says only (the
+    /// other tracks' residuals are stepped over, as in [`DecodedChunk::decode_entity`]); the
+    /// keyframe, snapshot, world and events are whole, but an `EntityAdd` or `Teleport` of an
+    /// entity not wanted keeps a default pose. What a shadow report decodes once it knows the
+    /// entities it keeps.
+    pub(crate) fn decode_tracks_of(
+        payload: &[u8],
+        header: &FrameHeader,
+        limits: &Limits,
+        wanted: &dyn Fn(u32) -> bool,
+    ) -> Result<DecodedChunk> {
+        DecodedChunk::decode_part(
+            payload,
+            header.flags,
+            header.start_tick,
+            header.tick_count,
+            limits,
+            Tracks::Of(wanted),
             header.data_version,
         )
     }
@@ -146,7 +178,7 @@ impl DecodedChunk {
             start_tick,
             tick_count,
             limits,
-            Some(entity),
+            Tracks::One(entity),
             DATA_VERSION,
         )
     }
@@ -157,9 +189,14 @@ impl DecodedChunk {
         start_tick: u32,
         tick_count: u32,
         limits: &Limits,
-        only: Option<u32>,
+        tracks: Tracks<'_>,
         data_version: u16,
     ) -> Result<DecodedChunk> {
+        let (only, tracks_of) = match tracks {
+            Tracks::All => (None, None),
+            Tracks::One(id) => (Some(id), None),
+            Tracks::Of(wanted) => (None, Some(wanted)),
+        };
         if tick_count as usize > limits.max_chunk_ticks {
             return Err(Error::limit(format!(
                 "chunk spans {tick_count} ticks; limit {}",
@@ -239,7 +276,7 @@ impl DecodedChunk {
             &keyframe,
             tick_count,
             limits.max_chunk_samples(),
-            only,
+            &|id| only.is_none_or(|o| o == id) && tracks_of.is_none_or(|w| w(id)),
             data_version,
         )?;
         if !r.is_empty() {
@@ -263,6 +300,7 @@ impl DecodedChunk {
         for rec in &mut records {
             for e in &mut rec.events {
                 if let Event::EntityAdd { entity, pose, .. } | Event::Teleport { entity, pose } = e
+                    && tracks_of.is_none_or(|w| w(*entity))
                 {
                     let t = tracks
                         .binary_search_by_key(entity, |t| t.entity)

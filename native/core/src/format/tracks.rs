@@ -36,8 +36,8 @@ struct Header {
     track: Option<Track>,
 }
 
-/// Decodes the movement section at `r`'s position: every track if `only` is `None`, else only the
-/// track of entity `only` (none if it has no samples). The other tracks' headers are checked as in
+/// Decodes the movement section at `r`'s position: the tracks of the entities `wanted` says (every
+/// track, or one entity's, or a report's kept entities). The other tracks' headers are checked as in
 /// a full decode; their residuals are stepped over (`ByteReader::skip_varints`), so a corrupt
 /// residual of another entity goes unnoticed there (the payload checksum covers it).
 pub(crate) fn decode_movement(
@@ -45,7 +45,7 @@ pub(crate) fn decode_movement(
     keyframe: &[EntityState],
     tick_count: u32,
     max_samples: usize,
-    only: Option<u32>,
+    wanted: &dyn Fn(u32) -> bool,
     data_version: u16,
 ) -> Result<Vec<Track>> {
     // Predictor 4 (linear in time) exists from data version 2 on.
@@ -66,7 +66,7 @@ pub(crate) fn decode_movement(
     let mut total_samples = 0usize;
     for i in 0..n {
         id = next_id(r, i, id, "movement")?;
-        let wanted = only.is_none_or(|e| e == id);
+        let wanted = wanted(id);
         // Runs (count ≥ 1), or from data version 2 on, a 0 then the sample count and deltas.
         let mut count = r.uvarint()?;
         let deltas = data_version >= 2 && count == 0;

@@ -2,7 +2,7 @@
 //! within the radius, the blocks and placed events near the player, the interactions with kept
 //! entities, the chat privacy allows), and nothing else ([`ReportKeep`] documents the rules).
 
-use std::collections::{HashMap, HashSet};
+use rustc_hash::{FxHashMap, FxHashSet};
 
 use crate::format::event::Event;
 use crate::format::pose::POS_SCALE;
@@ -16,10 +16,10 @@ pub(crate) struct Keeper {
     /// Squared radius in fixed-point units (`None`: no radius, everything placed is kept).
     r2: Option<f64>,
     /// Entities kept with their whole track (`None`: all).
-    included: Option<HashSet<u32>>,
+    included: Option<FxHashSet<u32>>,
     keep: ReportKeep,
     /// Each entity's last known position (fixed point), removed entities' too.
-    positions: HashMap<u32, [i64; 3]>,
+    positions: FxHashMap<u32, [i64; 3]>,
 }
 
 impl Keeper {
@@ -28,7 +28,7 @@ impl Keeper {
     pub(crate) fn new(
         player: u32,
         radius: Option<f64>,
-        included: Option<HashSet<u32>>,
+        included: Option<FxHashSet<u32>>,
         keep: ReportKeep,
     ) -> Keeper {
         Keeper {
@@ -36,7 +36,7 @@ impl Keeper {
             r2: radius.map(|r| (r * POS_SCALE) * (r * POS_SCALE)),
             included,
             keep,
-            positions: HashMap::new(),
+            positions: FxHashMap::default(),
         }
     }
 

@@ -1,0 +1,439 @@
+//! The fast passes of a report against the plain walk: the same file content (every decoded
+//! tick, the metadata with its entities, analysis and report compound) on a busy stream of
+//! entities that wander, come and go, teleport, chat, fight and change blocks.
+
+use std::collections::{HashMap, HashSet};
+use std::path::Path;
+use std::sync::Arc;
+
+use rustc_hash::FxHashSet;
+
+use super::{Passes, ReportJob, write_report_by};
+use crate::error::Result;
+use crate::format::event::Event;
+use crate::format::metadata::Metadata;
+use crate::format::pose::{POS_SCALE, Pose};
+use crate::format::state::EntityTable;
+use crate::format::{BlockPos, UseTarget};
+use crate::play::Reader;
+use crate::record::{ChunkPolicy, Frame, ReelOptions, ReelWriter};
+use crate::shadow::options::{ReportChat, ReportKeep, ReportOptions};
+use crate::shadow::ring::Block;
+use crate::storage::LocalStorage;
+
+/// The first pass as it was before the candidates: every entity checked where it moved, on every
+/// pose sample sorted by tick.
+pub(super) fn near_entities_reference(
+    reader: &Reader,
+    player: u32,
+    first: u32,
+    last: u32,
+    radius: f64,
+) -> Result<Option<FxHashSet<u32>>> {
+    let r = radius * POS_SCALE;
+    let r2 = r * r;
+    let mut near = HashSet::from([player]);
+    let mut seen_player = false;
+    let close = |a: &Pose, b: &Pose| {
+        let (dx, dy, dz) = ((a.x - b.x) as f64, (a.y - b.y) as f64, (a.z - b.z) as f64);
+        dx * dx + dy * dy + dz * dz <= r2
+    };
+    let mut samples: Vec<(u32, u32, Pose)> = Vec::new();
+    let mut moved: Vec<u32> = Vec::new();
+    for i in 0..reader.index().len() {
+        let chunk = reader.read_chunk(i)?;
+        let from = first.max(chunk.start_tick);
+        let mut table: EntityTable = if from > chunk.start_tick {
+            chunk.state_at(from - 1)
+        } else {
+            chunk.keyframe.iter().copied().collect()
+        };
+        let (rel_from, rel_to) = (
+            from - chunk.start_tick,
+            last.saturating_sub(chunk.start_tick),
+        );
+        samples.clear();
+        for t in &chunk.tracks {
+            for (&rel, pose) in t.ticks.iter().zip(&t.poses) {
+                if rel >= rel_from && rel <= rel_to {
+                    samples.push((rel, t.entity, *pose));
+                }
+            }
+        }
+        samples.sort_unstable_by_key(|s| s.0);
+        let mut all = true;
+        let (mut si, mut ri) = (0, 0);
+        let records = &chunk.records;
+        while ri < records.len() && records[ri].rel < rel_from {
+            ri += 1;
+        }
+        loop {
+            let next_s = samples.get(si).map(|s| s.0);
+            let next_r = records.get(ri).map(|r| r.rel).filter(|&r| r <= rel_to);
+            let Some(rel) = next_s.into_iter().chain(next_r).min() else {
+                break;
+            };
+            moved.clear();
+            while let Some(&(t, id, pose)) = samples.get(si)
+                && t == rel
+            {
+                if let Some(e) = table.get_mut(id) {
+                    e.pose = pose;
+                }
+                moved.push(id);
+                si += 1;
+            }
+            if next_r == Some(rel) {
+                for e in &records[ri].events {
+                    table.apply(e);
+                    moved.extend(e.entity());
+                }
+                ri += 1;
+            }
+            let Some(p) = table.get(player).map(|e| e.pose) else {
+                all = true;
+                continue;
+            };
+            seen_player = true;
+            if all || moved.contains(&player) {
+                for e in table.iter() {
+                    if !near.contains(&e.id) && close(&e.pose, &p) {
+                        near.insert(e.id);
+                    }
+                }
+                all = false;
+            } else {
+                for id in &moved {
+                    if !near.contains(id)
+                        && let Some(e) = table.get(*id)
+                        && close(&e.pose, &p)
+                    {
+                        near.insert(*id);
+                    }
+                }
+            }
+        }
+        if all && let Some(p) = table.get(player).map(|e| e.pose) {
+            seen_player = true;
+            for e in table.iter() {
+                if close(&e.pose, &p) {
+                    near.insert(e.id);
+                }
+            }
+        }
+    }
+    Ok(seen_player.then(|| near.into_iter().collect()))
+}
+
+const TICKS: u32 = 1500;
+const ENTITIES: u32 = 240;
+
+fn at(x: f64, y: f64, z: f64) -> Pose {
+    let f = |v: f64| (v * POS_SCALE) as i64;
+    Pose {
+        x: f(x),
+        y: f(y),
+        z: f(z),
+        yaw: 0,
+        pitch: 0,
+    }
+}
+
+/// A stream of `ENTITIES` entities on a 160-block square: most wander a block at a time on some
+/// ticks, a few stand still, some come late, leave and come back, teleport across the square;
+/// flags for entities never added (they stand at the origin), chat on every channel, attacks,
+/// uses, damage, block changes single and many. Player 1 walks across the square and back,
+/// leaves for a while and returns.
+fn stream() -> Vec<(u32, Vec<Event>)> {
+    let mut rng = fastrand::Rng::with_seed(17);
+    let mut pos: HashMap<u32, [f64; 3]> = HashMap::new();
+    let mut alive: HashSet<u32> = HashSet::new();
+    let mut out = Vec::new();
+    for t in 0..TICKS {
+        let mut ev = Vec::new();
+        for id in 1..=ENTITIES {
+            let late = id % 7 == 0 && t < 300;
+            let away = id == 1 && (600..700).contains(&t);
+            let gone = id % 11 == 0 && (800..900).contains(&t);
+            if late || away || gone {
+                if alive.remove(&id) {
+                    ev.push(if id == 1 {
+                        Event::PlayerLeave { entity: id }
+                    } else {
+                        Event::EntityRemove { entity: id }
+                    });
+                }
+                continue;
+            }
+            if !alive.contains(&id) {
+                let p = *pos.entry(id).or_insert_with(|| {
+                    [
+                        rng.f64() * 160.0 - 80.0,
+                        64.0 + rng.f64() * 4.0,
+                        rng.f64() * 160.0 - 80.0,
+                    ]
+                });
+                alive.insert(id);
+                ev.push(Event::EntityAdd {
+                    entity: id,
+                    kind: id % 5,
+                    pose: at(p[0], p[1], p[2]),
+                });
+                continue;
+            }
+            let p = pos.get_mut(&id).expect("placed");
+            if id == 1 {
+                // across the square and back
+                let x = if t < 750 {
+                    -80.0 + f64::from(t) * 0.2
+                } else {
+                    70.0 - f64::from(t - 750) * 0.2
+                };
+                *p = [x, 64.0, (f64::from(t) * 0.01).sin() * 20.0];
+                ev.push(Event::Pose {
+                    entity: id,
+                    pose: at(p[0], p[1], p[2]),
+                });
+            } else if id % 13 == 0 {
+                // stands still
+            } else if rng.u32(0..100) < 3 {
+                *p = [rng.f64() * 160.0 - 80.0, 64.0, rng.f64() * 160.0 - 80.0];
+                ev.push(Event::Teleport {
+                    entity: id,
+                    pose: at(p[0], p[1], p[2]),
+                });
+            } else if rng.u32(0..100) < 40 {
+                p[0] += rng.f64() * 2.0 - 1.0;
+                p[2] += rng.f64() * 2.0 - 1.0;
+                ev.push(Event::Pose {
+                    entity: id,
+                    pose: at(p[0], p[1], p[2]),
+                });
+            }
+        }
+        let some = |rng: &mut fastrand::Rng| rng.u32(1..=ENTITIES + 5);
+        if t % 3 == 0 {
+            ev.push(Event::Chat {
+                sender: rng.bool().then(|| some(&mut rng)),
+                channel: rng.u32(0..5),
+                text: format!("line {t}"),
+            });
+        }
+        if t % 5 == 0 {
+            let (a, b) = (some(&mut rng), some(&mut rng));
+            ev.push(Event::Attack {
+                attacker: a,
+                target: b,
+            });
+            ev.push(Event::Damage {
+                entity: b,
+                amount: 100,
+                cause: 1,
+                source: rng.bool().then_some(a),
+            });
+        }
+        if t % 4 == 1 {
+            let b = BlockPos {
+                x: rng.i32(-90..90),
+                y: 64,
+                z: rng.i32(-90..90),
+            };
+            ev.push(Event::Use {
+                entity: some(&mut rng),
+                hand: 0,
+                item: 3,
+                target: match rng.u32(0..3) {
+                    0 => UseTarget::Nothing,
+                    1 => UseTarget::Entity(some(&mut rng)),
+                    _ => UseTarget::Block(b),
+                },
+            });
+            ev.push(Event::BlockChange {
+                pos: b,
+                state: rng.u32(1..9),
+                cause: rng.bool().then(|| some(&mut rng)),
+                block_entity: None,
+            });
+        }
+        if t % 50 == 7 {
+            let blocks = (0..12)
+                .map(|_| {
+                    let b = BlockPos {
+                        x: rng.i32(-90..90),
+                        y: 63,
+                        z: rng.i32(-90..90),
+                    };
+                    (b, rng.u32(1..9))
+                })
+                .collect();
+            ev.push(Event::BlockChanges {
+                cause: rng.bool().then(|| some(&mut rng)),
+                blocks,
+            });
+        }
+        // Entity 300 stays far while player 1 is there, and chats publicly at the player's last
+        // place while the player is away: kept only if its position there is known.
+        match t {
+            0 => ev.push(Event::EntityAdd {
+                entity: 300,
+                kind: 9,
+                pose: at(500.0, 64.0, 500.0),
+            }),
+            620 => ev.push(Event::Teleport {
+                entity: 300,
+                pose: at(
+                    -80.0 + 599.0 * 0.2,
+                    64.0,
+                    (599.0f64 * 0.01).sin() * 20.0 + 2.0,
+                ),
+            }),
+            630 => ev.push(Event::Chat {
+                sender: Some(300),
+                channel: 0,
+                text: "while you were away".into(),
+            }),
+            690 => ev.push(Event::Teleport {
+                entity: 300,
+                pose: at(500.0, 64.0, 500.0),
+            }),
+            _ => {}
+        }
+        if t % 97 == 5 {
+            // flags for an entity never added: it stands at the origin from then on
+            ev.push(Event::Flags {
+                entity: ENTITIES + 1 + t % 3,
+                flags: t,
+            });
+        }
+        out.push((t, ev));
+    }
+    out
+}
+
+/// The stream's frames as a shadow buffer holds them: a straight file's chunks of 100 ticks.
+fn blocks(dir: &Path) -> (crate::format::header::Header, Vec<Arc<Block>>) {
+    let path = dir.join("straight.reel");
+    let mut w = ReelWriter::create(
+        &path,
+        ReelOptions {
+            policy: ChunkPolicy {
+                chunk_ticks: 100,
+                ..ChunkPolicy::compacted()
+            },
+            ..ReelOptions::compacted()
+        },
+    )
+    .unwrap();
+    for (t, ev) in stream() {
+        w.write_tick(t, &ev).unwrap();
+    }
+    w.finish().unwrap();
+    let r = Reader::open_path(&path).unwrap();
+    let blocks = (0..r.index().len())
+        .map(|i| {
+            let (header, payload) = r.read_compressed(i).unwrap();
+            Arc::new(Block::new(&Frame { header, payload }))
+        })
+        .collect::<Vec<_>>();
+    assert!(blocks.len() >= 10);
+    (r.header().clone(), blocks)
+}
+
+/// Every decoded tick and the metadata of a report file.
+fn content(path: &Path) -> (Vec<crate::format::chunk::DecodedTick>, Metadata) {
+    let r = Reader::open_path(path).unwrap();
+    let ticks = r
+        .ticks(r.first_tick().unwrap(), r.last_tick().unwrap())
+        .collect::<Result<Vec<_>>>()
+        .unwrap();
+    (ticks, r.metadata().clone())
+}
+
+#[test]
+fn the_fast_passes_make_the_file_the_plain_walk_makes() {
+    let dir = tempfile::tempdir().unwrap();
+    let (header, blocks) = blocks(dir.path());
+    let cases = [
+        // (player, first, last, radius, chat)
+        (1, 0, TICKS - 1, Some(24.0), ReportChat::Near),
+        (1, 250, 1234, Some(16.0), ReportChat::Near),
+        (1, 610, 690, Some(16.0), ReportChat::Near),
+        (7, 120, 1400, Some(24.0), ReportChat::Public),
+        (26, 333, 1111, Some(8.0), ReportChat::All),
+        (1, 0, TICKS - 1, None, ReportChat::Near),
+        // never there: every entity is kept
+        (9_999, 0, 900, Some(16.0), ReportChat::Near),
+    ];
+    let mut kept_counts = Vec::new();
+    for (k, (player, first, last, radius, chat)) in cases.into_iter().enumerate() {
+        let job = |passes: Passes| ReportJob {
+            storage: Arc::new(LocalStorage),
+            header: header.clone(),
+            entities: HashMap::new(),
+            event_types: Vec::new(),
+            palette: Default::default(),
+            user: HashMap::new(),
+            blocks: blocks.clone(),
+            origin: Some(0),
+            player,
+            first,
+            last,
+            report_tick: (first + last) / 2,
+            left_tick: None,
+            created_ms: 0,
+            path: dir.path().join(format!("{k}-{passes:?}.reel")),
+            options: ReportOptions {
+                radius,
+                keep: ReportKeep {
+                    all_blocks: false,
+                    chat,
+                },
+                ..ReportOptions::default()
+            },
+        };
+        let fast = write_report_by(job(Passes::Fast), Passes::Fast).unwrap();
+        let plain = write_report_by(job(Passes::Reference), Passes::Reference).unwrap();
+        let (fast_ticks, fast_meta) = content(&fast);
+        let (plain_ticks, plain_meta) = content(&plain);
+        assert_eq!(fast_ticks.len(), plain_ticks.len(), "case {k}");
+        for (a, b) in fast_ticks.iter().zip(&plain_ticks) {
+            assert_eq!(a, b, "case {k}");
+        }
+        // (not printed: the analysis of every entity)
+        assert!(fast_meta == plain_meta, "case {k}: the metadata differs");
+        let ids: HashSet<u32> = plain_ticks
+            .iter()
+            .flat_map(|t| &t.events)
+            .filter_map(|e| match e {
+                Event::Pose { entity, .. } => Some(*entity),
+                _ => None,
+            })
+            .collect();
+        kept_counts.push(ids.len());
+        if k == 0 {
+            let events = || plain_ticks.iter().flat_map(|t| &t.events);
+            let away_line = |e: &Event| {
+                matches!(
+                    e,
+                    Event::Chat {
+                        sender: Some(300),
+                        ..
+                    }
+                )
+            };
+            let kept_300 = |e: &&Event| e.entity() == Some(300) && !away_line(e);
+            assert!(
+                events().any(away_line) && events().find(kept_300).is_none(),
+                "the line of a sender never kept, near the player's last place"
+            );
+        }
+    }
+    // The cases keep some of the entities, not none and not all (but for no radius).
+    for k in 0..5 {
+        assert!(
+            (2..(ENTITIES as usize - 10)).contains(&kept_counts[k]),
+            "{kept_counts:?}"
+        );
+    }
+    assert!(kept_counts[5] > ENTITIES as usize - 40, "{kept_counts:?}");
+}
