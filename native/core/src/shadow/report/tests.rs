@@ -373,6 +373,8 @@ fn the_fast_passes_make_the_file_the_plain_walk_makes() {
             event_types: Vec::new(),
             palette: Default::default(),
             user: HashMap::new(),
+            server: None,
+            terrain: Default::default(),
             blocks: blocks.clone(),
             origin: Some(0),
             player,
