@@ -1,4 +1,4 @@
-//! How the engine family's types cross into Java (`Engine`, `Recorder`, `FinishHandle`; the
+//! How the engine family's types cross into Java (`Engine`, `Recorder`, and a finish as a `Pending<Path>`; the
 //! operations are `crate::api::engine`, their JNI entry points generated): option arrays,
 //! counters, submissions and finish states. Plus the test hook the Java tests bind.
 

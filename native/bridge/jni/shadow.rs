@@ -1,7 +1,7 @@
 //! How the shadow operations' types cross into Java's `ShadowBuffer` (the operations are
 //! `crate::api::shadow`; their JNI entry points are generated): option arrays, stats, starts. A
 //! shadow buffer starts with its own recorder (a handle like any `Recorder`'s); its reports
-//! complete through the same `FinishHandle` as a recording's finish.
+//! complete through the same finish handle (Java: `Pending<Path>`) as a recording's finish.
 
 use std::sync::Arc;
 use std::time::Duration;
