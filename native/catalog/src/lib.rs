@@ -93,9 +93,14 @@ impl Catalog {
         let url = CatalogUrl::parse(url)?;
         let db: Box<dyn Backend> = match &url {
             CatalogUrl::Sqlite(path) => Box::new(backend::sqlite::Sqlite::open(path)?),
-            CatalogUrl::Postgres { url: full, secrets } => Box::new(
-                backend::postgres::Postgres::connect(full, &url.redacted(), secrets.clone())?,
-            ),
+            CatalogUrl::Postgres {
+                secrets, options, ..
+            } => Box::new(backend::postgres::Postgres::connect(
+                &url.driver_url().unwrap_or_default(),
+                options,
+                &url.redacted(),
+                secrets.clone(),
+            )?),
         };
         let mut cat = Catalog {
             db: Mutex::new(db),
