@@ -19,7 +19,9 @@
 //! Calls block the calling thread on the database: run them off a game server's tick thread,
 //! on a plugin's own executor or through a [`CatalogWorker`] (one background thread; each call
 //! returns a [`Pending`] result polled without blocking, what the bindings' futures wrap). One
-//! `Catalog` serialises its calls on one connection; open one per thread for parallel work.
+//! PostgreSQL `Catalog` runs calls from several threads at once on a pool of up to the URL's
+//! `pool_max` connections (default 4, [`url::DEFAULT_POOL_MAX`]); an SQLite catalog serialises
+//! its calls on one connection.
 //!
 //! Every SQL statement of the workspace lives in this crate.
 
@@ -38,6 +40,7 @@ mod backend;
 pub mod ghost;
 pub mod model;
 mod open;
+mod pool;
 pub mod query;
 mod register;
 pub mod reports;
@@ -46,7 +49,6 @@ pub mod schema;
 pub mod url;
 pub mod worker;
 
-use std::sync::Mutex;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use tickreel::{Error, Result};
@@ -66,7 +68,7 @@ const RETRIES: usize = 8;
 
 /// An open catalog.
 pub struct Catalog {
-    db: Mutex<Box<dyn Backend>>,
+    db: pool::Pool,
     url: CatalogUrl,
     migrated: Migrated,
 }
@@ -91,14 +93,39 @@ impl Catalog {
     #[doc(hidden)]
     pub fn open_at_version(url: &str, version: i64) -> Result<Catalog> {
         let url = CatalogUrl::parse(url)?;
-        let db: Box<dyn Backend> = match &url {
-            CatalogUrl::Sqlite(path) => Box::new(backend::sqlite::Sqlite::open(path)?),
-            CatalogUrl::Postgres { url: full, secrets } => Box::new(
-                backend::postgres::Postgres::connect(full, &url.redacted(), secrets.clone())?,
-            ),
+        let db = match &url {
+            CatalogUrl::Sqlite(path) => {
+                let first: Box<dyn Backend> = Box::new(backend::sqlite::Sqlite::open(path)?);
+                let path = path.clone();
+                pool::Pool::new(
+                    first,
+                    1,
+                    Box::new(move || Ok(Box::new(backend::sqlite::Sqlite::open(&path)?))),
+                )
+            }
+            CatalogUrl::Postgres {
+                secrets, options, ..
+            } => {
+                let (driver, redacted) = (url.driver_url().unwrap_or_default(), url.redacted());
+                let (options, secrets) = (options.clone(), secrets.clone());
+                let connect = move || -> Result<Box<dyn Backend>> {
+                    Ok(Box::new(backend::postgres::Postgres::connect(
+                        &driver,
+                        &options,
+                        &redacted,
+                        secrets.clone(),
+                    )?))
+                };
+                let first = connect()?;
+                let max = match &url {
+                    CatalogUrl::Postgres { options, .. } => options.pool_max,
+                    CatalogUrl::Sqlite(_) => 1,
+                };
+                pool::Pool::new(first, max, Box::new(connect))
+            }
         };
         let mut cat = Catalog {
-            db: Mutex::new(db),
+            db,
             url,
             migrated: Migrated { from: 0, to: 0 },
         };
@@ -115,7 +142,7 @@ impl Catalog {
 
     /// Which database this is.
     pub fn dialect(&self) -> Dialect {
-        self.lock().dialect()
+        self.db.dialect()
     }
 
     /// The schema version found when the catalog was opened, and the version now.
@@ -134,15 +161,15 @@ impl Catalog {
         self.tx(|c| c.batch(sql))
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, Box<dyn Backend>> {
-        // a panic inside a transaction rolled it back: the connection is still usable
-        self.db.lock().unwrap_or_else(|p| p.into_inner())
+    /// How many database connections are open now (at most the URL's `pool_max`).
+    pub fn connections(&self) -> usize {
+        self.db.open()
     }
 
     /// Runs `f` in a transaction, trying again when the database aborted it to resolve a
     /// conflict with another writer.
     pub(crate) fn tx<T>(&self, mut f: impl FnMut(&mut dyn Conn) -> Result<T>) -> Result<T> {
-        let mut db = self.lock();
+        let mut db = self.db.take()?;
         let mut attempt = 0;
         loop {
             let mut out = None;

@@ -9,6 +9,7 @@
 
 pub(crate) mod postgres;
 pub(crate) mod sqlite;
+mod tls;
 
 use tickreel::{Error, Result};
 

@@ -1,11 +1,16 @@
-//! PostgreSQL over the network (`postgres`, the synchronous client of `tokio-postgres`). The
-//! connection string's password never reaches an error or a log: every message is scrubbed of
-//! it, and the catalog names the server by [`crate::url::CatalogUrl::redacted`].
+//! PostgreSQL over the network (`postgres`, the synchronous client of `tokio-postgres`), over TLS
+//! as the URL's `sslmode` says ([`super::tls`]). The connection string's password never reaches
+//! an error or a log: every message is scrubbed of it, and the catalog names the server by
+//! [`crate::url::CatalogUrl::redacted`].
 
+use postgres::config::SslMode as DriverSslMode;
 use postgres::error::SqlState;
 use postgres::types::{ToSql, Type};
 use postgres::{Client, NoTls};
 use tickreel::Result;
+use tokio_postgres_rustls::MakeRustlsConnect;
+
+use crate::url::{PgOptions, SslMode};
 
 use super::{Backend, Conn, Dialect, Row, TxError, Value, db_error};
 
@@ -16,18 +21,47 @@ pub(crate) struct Postgres {
 }
 
 impl Postgres {
-    /// Connects to `url` (`postgres://user:password@host:port/db`); `redacted` names it in errors.
-    pub(crate) fn connect(url: &str, redacted: &str, scrub: Vec<String>) -> Result<Postgres> {
-        let config: postgres::Config = url.parse().map_err(|e| {
+    /// Connects to `url` (`postgres://user:password@host:port/db`, without the catalog's own
+    /// settings) as `options` say; `redacted` names it in errors.
+    pub(crate) fn connect(
+        url: &str,
+        options: &PgOptions,
+        redacted: &str,
+        scrub: Vec<String>,
+    ) -> Result<Postgres> {
+        let mut config: postgres::Config = url.parse().map_err(|e| {
             db_error(
                 &format!("{redacted} is not a valid PostgreSQL URL"),
                 e,
                 &scrub,
             )
         })?;
-        let client = config
-            .connect(NoTls)
-            .map_err(|e| db_error(&format!("connect to {redacted}"), e, &scrub))?;
+        config.ssl_mode(match options.ssl_mode {
+            SslMode::Disable => DriverSslMode::Disable,
+            SslMode::Prefer => DriverSslMode::Prefer,
+            SslMode::Require | SslMode::VerifyCa | SslMode::VerifyFull => DriverSslMode::Require,
+        });
+        let tls = super::tls::client_config(options.ssl_mode, options.root_cert.as_deref())?;
+        let connected = match tls {
+            None => config.connect(NoTls),
+            Some(tls) => config.connect(MakeRustlsConnect::new(tls)),
+        };
+        let client = connected.map_err(|e| {
+            let mut what = format!("connect to {redacted}");
+            if e.to_string().contains("invalid peer certificate")
+                || std::error::Error::source(&e)
+                    .is_some_and(|c| c.to_string().contains("invalid peer certificate"))
+            {
+                what.push_str(match &options.root_cert {
+                    Some(_) => " (the server's certificate did not verify against sslrootcert)",
+                    None => {
+                        " (the server's certificate did not verify against the system's CAs: \
+                         give its CA with sslrootcert=FILE)"
+                    }
+                });
+            }
+            db_error(&what, e, &scrub)
+        })?;
         Ok(Postgres { client, scrub })
     }
 }

@@ -121,3 +121,26 @@ fn two_processes_eight_threads(db: Db) {
 on_both! {
     two_processes_and_eight_threads_register_at_once => two_processes_eight_threads;
 }
+
+/// One PostgreSQL catalog shared by threads opens up to `pool_max` connections, no more.
+#[test]
+fn a_shared_catalog_runs_calls_on_a_pool_of_pool_max_connections() {
+    let url = format!("{}?pool_max=3", crate::common::pg::fresh_database());
+    let cat = std::sync::Arc::new(tickreel_catalog::Catalog::open(&url).unwrap());
+    assert_eq!(cat.connections(), 1);
+    let threads: Vec<_> = (0..8)
+        .map(|_| {
+            let cat = cat.clone();
+            std::thread::spawn(move || {
+                for _ in 0..20 {
+                    // pg_sleep holds each connection long enough for the calls to overlap
+                    cat.execute_raw("SELECT pg_sleep(0.01)").unwrap();
+                }
+            })
+        })
+        .collect();
+    for t in threads {
+        t.join().unwrap();
+    }
+    assert_eq!(cat.connections(), 3);
+}

@@ -16,3 +16,4 @@ mod network;
 mod report_figures;
 mod reports;
 mod retention;
+mod tls;

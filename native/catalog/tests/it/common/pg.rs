@@ -3,6 +3,10 @@
 //! free loopback port with password (SCRAM) authentication, one new database per test. A
 //! watchdog process stops the server and removes the directory once the test process is gone.
 //!
+//! A second cluster, [`tls_cluster`], serves TLS only (`ssl=on`, `hostssl` in pg_hba.conf) with
+//! a server certificate for `localhost` and `127.0.0.1` signed by a throwaway CA, both made with
+//! `openssl` in its directory.
+//!
 //! It fails, never skips: a machine without PostgreSQL fails these tests (`./test.sh` installs
 //! Debian's `postgresql` first, with `scripts/ensure-postgres.sh`).
 
@@ -15,13 +19,88 @@ pub struct Cluster {
     pub port: u16,
     pub user: String,
     pub password: String,
+    /// Its directory (the Unix socket's, and the TLS cluster's certificates).
+    pub dir: PathBuf,
 }
 
 static CLUSTER: OnceLock<Cluster> = OnceLock::new();
+static TLS_CLUSTER: OnceLock<Cluster> = OnceLock::new();
 
 /// The test cluster, started on first use.
 pub fn cluster() -> &'static Cluster {
-    CLUSTER.get_or_init(start)
+    CLUSTER.get_or_init(|| start(false))
+}
+
+/// The cluster that accepts TCP connections over TLS only, started on first use; its CA is
+/// `dir/ca.crt`.
+pub fn tls_cluster() -> &'static Cluster {
+    TLS_CLUSTER.get_or_init(|| start(true))
+}
+
+/// A CA and a server certificate signed by it (for `localhost` and `127.0.0.1`) in `dir`, made
+/// by `openssl` as the server user (its key must be the server's); also a second, unrelated CA.
+fn make_certificates(dir: &Path, root: bool) {
+    std::fs::write(
+        dir.join("server.ext"),
+        "subjectAltName=DNS:localhost,IP:127.0.0.1\nbasicConstraints=CA:FALSE\n\
+         keyUsage=critical,digitalSignature\nextendedKeyUsage=serverAuth\n",
+    )
+    .unwrap();
+    let openssl = |args: &[&str], what: &str| {
+        let mut c = as_server_user(Path::new("openssl"), root);
+        c.current_dir(dir).args(args);
+        run(c, what);
+    };
+    let ec = [
+        "-newkey",
+        "ec",
+        "-pkeyopt",
+        "ec_paramgen_curve:P-256",
+        "-nodes",
+    ];
+    for (name, cn) in [("ca", "tickreel test CA"), ("other-ca", "another CA")] {
+        let (key, crt, subj) = (
+            format!("{name}.key"),
+            format!("{name}.crt"),
+            format!("/CN={cn}"),
+        );
+        let mut args = vec!["req", "-x509", "-days", "2", "-subj", &subj];
+        args.extend(ec);
+        args.extend(["-keyout", &key, "-out", &crt]);
+        args.extend(["-addext", "basicConstraints=critical,CA:TRUE"]);
+        args.extend(["-addext", "keyUsage=critical,keyCertSign,cRLSign"]);
+        openssl(&args, "openssl: make a CA");
+    }
+    let mut args = vec!["req", "-subj", "/CN=localhost", "-keyout", "server.key"];
+    args.extend(ec);
+    args.extend(["-out", "server.csr"]);
+    openssl(&args, "openssl: a server key");
+    openssl(
+        &[
+            "x509",
+            "-req",
+            "-in",
+            "server.csr",
+            "-CA",
+            "ca.crt",
+            "-CAkey",
+            "ca.key",
+            "-CAcreateserial",
+            "-days",
+            "2",
+            "-extfile",
+            "server.ext",
+            "-out",
+            "server.crt",
+        ],
+        "openssl: sign the server certificate",
+    );
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(
+        dir.join("server.key"),
+        std::fs::Permissions::from_mode(0o600),
+    )
+    .unwrap();
 }
 
 /// The directory of PostgreSQL's server programs: where `initdb` is on the PATH, else Debian's
@@ -111,7 +190,7 @@ fn free_port() -> u16 {
         .expect("a free loopback port")
 }
 
-fn start() -> Cluster {
+fn start(tls: bool) -> Cluster {
     let bin = bindir();
     let root = is_root();
     // in /tmp: the server user must reach it (a root's TMPDIR may be private), and its Unix
@@ -144,6 +223,20 @@ fn start() -> Cluster {
         .arg(format!("--pwfile={}", pwfile.display()));
     run(initdb, "initdb");
     std::fs::remove_file(&pwfile).ok();
+    let mut settings = String::new();
+    if tls {
+        make_certificates(&base, root);
+        // TCP over TLS only; the Unix socket (the tests' own set-up) stays open
+        std::fs::write(
+            data.join("pg_hba.conf"),
+            "local all all trust\nhostssl all all 127.0.0.1/32 scram-sha-256\n",
+        )
+        .unwrap();
+        settings = format!(
+            " -c ssl=on -c ssl_cert_file={0}/server.crt -c ssl_key_file={0}/server.key",
+            base.display()
+        );
+    }
     let port = free_port();
     let mut pg_ctl = as_server_user(&bin.join("pg_ctl"), root);
     pg_ctl
@@ -154,7 +247,7 @@ fn start() -> Cluster {
         .args(["-w", "-t", "60", "-o"])
         .arg(format!(
             "-p {port} -k {} -c listen_addresses=127.0.0.1 -c fsync=off \
-             -c synchronous_commit=off -c max_connections=200",
+             -c synchronous_commit=off -c max_connections=200{settings}",
             base.display()
         ))
         .arg("start");
@@ -184,6 +277,7 @@ fn start() -> Cluster {
         port,
         user: "tickreel".into(),
         password,
+        dir: base,
     }
 }
 
@@ -199,17 +293,29 @@ impl Cluster {
 
 /// A new empty database on the cluster; its URL.
 pub fn fresh_database() -> String {
-    static N: AtomicU32 = AtomicU32::new(0);
     let c = cluster();
-    let name = format!(
-        "t{}_{}",
-        std::process::id(),
-        N.fetch_add(1, Ordering::Relaxed)
-    );
-    let mut admin = postgres::Client::connect(&c.url("postgres"), postgres::NoTls)
-        .expect("connect to the test cluster");
-    admin
-        .batch_execute(&format!("CREATE DATABASE {name}"))
-        .expect("create a test database");
-    c.url(&name)
+    c.url(&c.create_database())
+}
+
+impl Cluster {
+    /// Creates a new empty database (through the Unix socket, trusted); its name.
+    pub fn create_database(&self) -> String {
+        static N: AtomicU32 = AtomicU32::new(0);
+        let name = format!(
+            "t{}_{}",
+            std::process::id(),
+            N.fetch_add(1, Ordering::Relaxed)
+        );
+        let mut admin = postgres::Config::new()
+            .host_path(&self.dir)
+            .port(self.port)
+            .user(&self.user)
+            .dbname("postgres")
+            .connect(postgres::NoTls)
+            .expect("connect to the test cluster");
+        admin
+            .batch_execute(&format!("CREATE DATABASE {name}"))
+            .expect("create a test database");
+        name
+    }
 }
