@@ -1,6 +1,8 @@
 //! The board's runs as ghosts: [`Catalog::load_ghost`] looks the run up (one query) and hands
 //! back the core's asynchronous [`tickreel::Pending`] ghost, loading exactly the registered tick range of the
-//! run's entity, so the ghost's time and splits are the catalog's.
+//! run's entity, so the ghost's time and splits are the catalog's. [`Catalog::load_ghost_on`]
+//! takes the place from a [`Board`] (a server, a map version) and refuses a ghost recorded on
+//! another map version than the one it is to play on, unless [`GhostLoad::allow_other_version`].
 
 use std::path::PathBuf;
 
@@ -11,6 +13,7 @@ use uuid::Uuid;
 
 use crate::Catalog;
 use crate::model::Placed;
+use crate::query::{Board, MapVersion};
 
 /// Whose ghost: a rank on the board (1 is the best) or a player's best.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -30,6 +33,56 @@ impl From<Uuid> for GhostOf {
     }
 }
 
+/// How a ghost of a board's place is loaded: the map version it is to play on (`None`: no
+/// check), and whether a run recorded on another version (or on none) may load anyway.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct GhostLoad {
+    pub playing_on: Option<MapVersion>,
+    pub allow_other_version: bool,
+}
+
+impl GhostLoad {
+    /// A ghost to play on `version`: one recorded on another version is refused.
+    pub fn playing_on(version: MapVersion) -> GhostLoad {
+        GhostLoad {
+            playing_on: Some(version),
+            allow_other_version: false,
+        }
+    }
+
+    /// Loads a ghost recorded on another map version too.
+    pub fn allow_other_version(self) -> GhostLoad {
+        GhostLoad {
+            allow_other_version: true,
+            ..self
+        }
+    }
+
+    /// `Ok` when `placed` may load: its run is on the version played, or that is allowed.
+    fn check(&self, course: &str, who: GhostOf, placed: &Placed) -> Result<()> {
+        let Some(playing) = self.playing_on else {
+            return Ok(());
+        };
+        let recorded = MapVersion::of(&placed.run);
+        if self.allow_other_version || recorded == Some(playing) {
+            return Ok(());
+        }
+        let recorded = recorded.map_or_else(|| "no map version".to_owned(), |v| v.to_string());
+        Err(Error::invalid(format!(
+            "the ghost of {} on {course} was recorded on {recorded}, not on {playing} where it \
+             is to play (allow_other_version loads it anyway)",
+            describe(who)
+        )))
+    }
+}
+
+fn describe(who: GhostOf) -> String {
+    match who {
+        GhostOf::Rank(r) => format!("rank {r}"),
+        GhostOf::Player(p) => format!("player {p}"),
+    }
+}
+
 /// A found ghost: the place on the board, where its recording lives, and the load under way.
 #[derive(Debug)]
 pub struct CatalogGhost {
@@ -46,9 +99,20 @@ impl Catalog {
         course: &str,
         who: impl Into<GhostOf>,
     ) -> Result<Option<(Placed, String)>> {
+        self.ghost_run_on(Board::network(), course, who)
+    }
+
+    /// [`Catalog::ghost_run`] on a [`Board`]: the rank or the player's best among its runs.
+    pub fn ghost_run_on<'a>(
+        &self,
+        board: impl Into<Board<'a>>,
+        course: &str,
+        who: impl Into<GhostOf>,
+    ) -> Result<Option<(Placed, String)>> {
+        let board = board.into();
         let placed = match who.into() {
-            GhostOf::Rank(rank) => self.at_rank(course, rank)?,
-            GhostOf::Player(player) => self.personal_best(course, player)?,
+            GhostOf::Rank(rank) => self.at_rank_on(board, course, rank)?,
+            GhostOf::Player(player) => self.personal_best_on(board, course, player)?,
         };
         let Some(placed) = placed else {
             return Ok(None);
@@ -77,8 +141,24 @@ impl Catalog {
         who: impl Into<GhostOf>,
         open: impl FnOnce(&str) -> Result<LoadFrom>,
     ) -> Result<CatalogGhost> {
+        self.load_ghost_on(Board::network(), course, who, GhostLoad::default(), open)
+    }
+
+    /// Starts loading the ghost of `who` on `course` from the places of `board` (one server's,
+    /// one map version's, ...), opening its recording through `open`. With
+    /// [`GhostLoad::playing_on`] a run recorded on another map version fails with
+    /// `InvalidArgument` naming both versions, unless [`GhostLoad::allow_other_version`]; so
+    /// "the ghost of rank 1 of the network" is refused when it was set on an older map.
+    pub fn load_ghost_on<'a>(
+        &self,
+        board: impl Into<Board<'a>>,
+        course: &str,
+        who: impl Into<GhostOf>,
+        load: GhostLoad,
+        open: impl FnOnce(&str) -> Result<LoadFrom>,
+    ) -> Result<CatalogGhost> {
         let who = who.into();
-        let Some((placed, location)) = self.ghost_run(course, who)? else {
+        let Some((placed, location)) = self.ghost_run_on(board, course, who)? else {
             let what = match who {
                 GhostOf::Rank(r) => format!("rank {r}"),
                 GhostOf::Player(p) => format!("a run of player {p}"),
@@ -87,6 +167,7 @@ impl Catalog {
                 "the board of {course} has no {what}"
             )));
         };
+        load.check(course, who, &placed)?;
         let run = &placed.run;
         let load = GhostTrack::load_async(
             open(&location)?,

@@ -12,7 +12,8 @@
 //!   a rank, recent runs, splits, sum of best, ghosts.
 //! - A network of servers: every recording, run and report row names its server (the
 //!   recording's metadata `server`); boards of the network or of one server
-//!   ([`Catalog::top_on`]), a player's reports on any server ([`Catalog::reports_of`]). Every
+//!   ([`Catalog::top_on`]) and of one map version ([`Board`]; a ghost recorded on another
+//!   version is refused unless allowed: [`GhostLoad`]), a player's reports on any server ([`Catalog::reports_of`]). Every
 //!   row that points at a recording gives its location, and [`Catalog::open_recording`] opens it.
 //! - Reports ([`reports`]) and retention ([`retain`]): `prune` with a dry run, crash-safe.
 //!
@@ -55,9 +56,9 @@ use tickreel::{Error, Result};
 
 pub use backend::Dialect;
 use backend::{Backend, Conn};
-pub use ghost::GhostOf;
+pub use ghost::{GhostLoad, GhostOf};
 pub use model::*;
-pub use query::Servers;
+pub use query::{Board, MapVersion, Servers};
 pub use retain::{PruneOptions, PruneReport, Pruned, RetentionPolicy, RetentionScope};
 pub use schema::{Migrated, SCHEMA_VERSION};
 pub use url::CatalogUrl;

@@ -93,39 +93,48 @@ fn board(c: &mut dyn Conn, course: &str, offset: u64, limit: u64) -> Result<Vec<
         .collect()
 }
 
-/// Each player's best valid run of `course` on `server` (listed recordings only), in board
-/// order, as a common table `b` of [`RUN_COLUMNS`] and `location`. The network's board is kept
-/// by registration (`bests`); one server's is computed from the course's runs on that server
-/// (the index `runs_by_server`), in time proportional to them.
-const SERVER_BOARD: &str = "WITH b AS (
+/// Each player's best valid run of `course` among the runs a [`Board`] counts (listed
+/// recordings only), in board order, as a common table `b` of [`RUN_COLUMNS`] and `location`;
+/// `$1` is the course, the board's own parameters follow from `$2` (see [`Board::filter`]). The
+/// network's board of any version is kept by registration (`bests`); a filtered one is computed
+/// from the course's runs (the index `runs_by_server` for one server, `runs_by_course` for a map
+/// version alone), in time proportional to them.
+fn filtered_board(filter: &str) -> String {
+    format!(
+        "WITH b AS (
     SELECT * FROM (
         SELECT r.id, r.recording_id, r.course, r.player, r.player_name, r.entity, r.start_tick,
             r.end_tick, r.ticks, r.tick_rate, r.achieved_ms, r.valid, r.flags, r.server, r.world,
             r.world_version, g.location, ROW_NUMBER() OVER (
                 PARTITION BY r.player ORDER BY r.ticks, r.achieved_ms, r.id) AS n
         FROM runs r JOIN recordings g ON g.id = r.recording_id
-        WHERE r.course = $1 AND r.server = $2 AND r.valid = 1 AND g.deleting_ms IS NULL
+        WHERE r.course = $1 AND r.valid = 1 AND g.deleting_ms IS NULL{filter}
     ) ranked WHERE n = 1
-)";
+)"
+    )
+}
 
-fn server_board(
+/// The filtered board of `course` from position `offset` (0-based), at most `limit` places.
+fn filtered(
     c: &mut dyn Conn,
+    board: &Board<'_>,
     course: &str,
-    server: &str,
     offset: u64,
     limit: u64,
 ) -> Result<Vec<Placed>> {
+    let (filter, mut params) = board.filter(course);
+    let n = params.len();
+    params.push(clamp(limit).into());
+    params.push(clamp(offset).into());
     let rows = c.query(
         &format!(
-            "{SERVER_BOARD} SELECT {RUN_COLUMNS}, location FROM b
-             ORDER BY ticks, achieved_ms, id LIMIT $3 OFFSET $4"
+            "{} SELECT {RUN_COLUMNS}, location FROM b
+             ORDER BY ticks, achieved_ms, id LIMIT ${} OFFSET ${}",
+            filtered_board(&filter),
+            n + 1,
+            n + 2
         ),
-        &[
-            course.into(),
-            server.into(),
-            clamp(limit).into(),
-            clamp(offset).into(),
-        ],
+        &params,
     )?;
     rows.iter()
         .zip(offset + 1..)
@@ -138,19 +147,24 @@ fn server_board(
         .collect()
 }
 
-fn server_placed(
+/// A player's place on a filtered board.
+fn filtered_placed(
     c: &mut dyn Conn,
+    board: &Board<'_>,
     course: &str,
-    server: &str,
     player: &Uuid,
 ) -> Result<Option<Placed>> {
+    let (filter, mut params) = board.filter(course);
+    params.push(player.to_string().into());
     let rows = c.query(
         &format!(
-            "{SERVER_BOARD} SELECT {RUN_COLUMNS}, location, (SELECT COUNT(*) FROM b ahead
+            "{} SELECT {RUN_COLUMNS}, location, (SELECT COUNT(*) FROM b ahead
                  WHERE (ahead.ticks, ahead.achieved_ms, ahead.id) < (b.ticks, b.achieved_ms, b.id))
-             FROM b WHERE player = $3"
+             FROM b WHERE player = ${}",
+            filtered_board(&filter),
+            params.len()
         ),
-        &[course.into(), server.into(), player.to_string().into()],
+        &params,
     )?;
     let Some(row) = rows.first() else {
         return Ok(None);
@@ -161,9 +175,10 @@ fn server_placed(
     }))
 }
 
-/// Which runs a board counts: every server's (the network's board), or one server's.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// Which runs a board counts by server: every server's (the network's board), or one server's.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Servers<'a> {
+    #[default]
     Network,
     One(&'a str),
 }
@@ -177,6 +192,113 @@ impl<'a> From<&'a str> for Servers<'a> {
 impl<'a> From<Option<&'a str>> for Servers<'a> {
     fn from(server: Option<&'a str>) -> Servers<'a> {
         server.map_or(Servers::Network, Servers::One)
+    }
+}
+
+/// A version of a map: the world's id and its version, as a recording's identity names them
+/// (`world_id`, `world_version`) and its runs carry them (`Run::world`, `Run::world_version`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct MapVersion {
+    pub world: Uuid,
+    pub version: Uuid,
+}
+
+impl MapVersion {
+    pub fn new(world: Uuid, version: Uuid) -> MapVersion {
+        MapVersion { world, version }
+    }
+
+    /// The map version a run was recorded on; `None` when its recording named none.
+    pub fn of(run: &Run) -> Option<MapVersion> {
+        Some(MapVersion::new(run.world?, run.world_version?))
+    }
+}
+
+impl std::fmt::Display for MapVersion {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "world {} version {}", self.world, self.version)
+    }
+}
+
+/// Which runs a board counts: those of [`Servers`] (the network or one server) on one map
+/// version, or on any (`version: None`). Top, a player's best, ranks and the ghosts of a board's
+/// places all take it; a server (`"eu-1"`, `None`) or [`Servers`] converts into the board of any
+/// version, so `top_on("eu-1", ..)` keeps its meaning.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Board<'a> {
+    pub servers: Servers<'a>,
+    pub version: Option<MapVersion>,
+}
+
+impl<'a> Board<'a> {
+    /// The network's board of any version (the board of [`Catalog::top`]).
+    pub fn network() -> Board<'a> {
+        Board::default()
+    }
+
+    /// The board of one server, of any version.
+    pub fn server(server: &'a str) -> Board<'a> {
+        Board {
+            servers: Servers::One(server),
+            version: None,
+        }
+    }
+
+    /// This board, counting only the runs recorded on `version`.
+    pub fn on_version(self, version: MapVersion) -> Board<'a> {
+        Board {
+            version: Some(version),
+            ..self
+        }
+    }
+
+    /// Whether this is the board registration keeps (`bests`): the network's, any version.
+    fn is_kept(&self) -> bool {
+        *self == Board::network()
+    }
+
+    /// The conditions on `runs r` after the course (`$1`), and all the parameters.
+    fn filter(&self, course: &str) -> (String, Vec<Value>) {
+        let mut sql = String::new();
+        let mut params: Vec<Value> = vec![course.into()];
+        if let Servers::One(server) = self.servers {
+            params.push(server.into());
+            sql.push_str(&format!(" AND r.server = ${}", params.len()));
+        }
+        if let Some(v) = self.version {
+            params.push(v.world.to_string().into());
+            sql.push_str(&format!(" AND r.world = ${}", params.len()));
+            params.push(v.version.to_string().into());
+            sql.push_str(&format!(" AND r.world_version = ${}", params.len()));
+        }
+        (sql, params)
+    }
+}
+
+impl<'a> From<Servers<'a>> for Board<'a> {
+    fn from(servers: Servers<'a>) -> Board<'a> {
+        Board {
+            servers,
+            version: None,
+        }
+    }
+}
+
+impl<'a> From<&'a str> for Board<'a> {
+    fn from(server: &'a str) -> Board<'a> {
+        Servers::from(server).into()
+    }
+}
+
+impl<'a> From<Option<&'a str>> for Board<'a> {
+    fn from(server: Option<&'a str>) -> Board<'a> {
+        Servers::from(server).into()
+    }
+}
+
+impl From<MapVersion> for Board<'_> {
+    fn from(version: MapVersion) -> Self {
+        Board::network().on_version(version)
     }
 }
 
@@ -223,31 +345,51 @@ impl Catalog {
         self.tx(|c| board(c, course, 0, n))
     }
 
-    /// The best `n` players of `course` on `servers`: the network's board ([`Catalog::top`]) or
-    /// one server's (each player's best valid run recorded on that server).
+    /// The best `n` players of `course` on a [`Board`]: of the network or one server, of one
+    /// map version or any (each player's best valid run among the runs the board counts).
+    /// `top_on(None, ..)` is [`Catalog::top`].
     pub fn top_on<'a>(
         &self,
-        servers: impl Into<Servers<'a>>,
+        board: impl Into<Board<'a>>,
         course: &str,
         n: u64,
     ) -> Result<Vec<Placed>> {
-        match servers.into() {
-            Servers::Network => self.top(course, n),
-            Servers::One(server) => self.tx(|c| server_board(c, course, server, 0, n)),
+        let board = board.into();
+        if board.is_kept() {
+            return self.top(course, n);
         }
+        self.tx(|c| filtered(c, &board, course, 0, n))
     }
 
-    /// A player's best run of `course` on `servers` and its rank there.
+    /// A player's best run of `course` on a [`Board`] and its rank there.
     pub fn personal_best_on<'a>(
         &self,
-        servers: impl Into<Servers<'a>>,
+        board: impl Into<Board<'a>>,
         course: &str,
         player: Uuid,
     ) -> Result<Option<Placed>> {
-        match servers.into() {
-            Servers::Network => self.personal_best(course, player),
-            Servers::One(server) => self.tx(|c| server_placed(c, course, server, &player)),
+        let board = board.into();
+        if board.is_kept() {
+            return self.personal_best(course, player);
         }
+        self.tx(|c| filtered_placed(c, &board, course, &player))
+    }
+
+    /// The place at `rank` (1 is the best) of a [`Board`], if it has that many players.
+    pub fn at_rank_on<'a>(
+        &self,
+        board: impl Into<Board<'a>>,
+        course: &str,
+        rank: u64,
+    ) -> Result<Option<Placed>> {
+        if rank == 0 {
+            return Err(Error::invalid("ranks start at 1"));
+        }
+        let board = board.into();
+        if board.is_kept() {
+            return self.at_rank(course, rank);
+        }
+        Ok(self.tx(|c| filtered(c, &board, course, rank - 1, 1))?.pop())
     }
 
     /// The place at `rank` (1 is the best), if the board has that many players.

@@ -11,6 +11,7 @@ mod common;
 mod board;
 mod concurrency;
 mod credentials;
+mod map_versions;
 mod migrations;
 mod network;
 mod report_figures;

@@ -12,7 +12,8 @@ use clap::Subcommand;
 use tickreel::Error;
 use tickreel::ghost::{GhostRange, RunEnd, RunStart};
 use tickreel_catalog::{
-    Catalog, NewReport, PruneOptions, ReportStatus, RetentionPolicy, RetentionScope, RunSpec,
+    Board, Catalog, MapVersion, NewReport, PruneOptions, ReportStatus, RetentionPolicy,
+    RetentionScope, RunSpec,
 };
 use uuid::Uuid;
 
@@ -38,12 +39,34 @@ pub struct Args {
     pub command: CatalogCommand,
 }
 
+/// A map version to bind a board to: both or neither.
+#[derive(clap::Args)]
+pub struct MapArgs {
+    /// Only the runs recorded on this world (its UUID; with --world-version).
+    #[arg(long, requires = "world_version")]
+    world: Option<Uuid>,
+    /// Only the runs recorded on this version of the world (its UUID; with --world).
+    #[arg(long, requires = "world")]
+    world_version: Option<Uuid>,
+}
+
+impl MapArgs {
+    /// The board of `server` (or the network) on this map version (or any).
+    fn board<'a>(&self, server: Option<&'a str>) -> Board<'a> {
+        let board = Board::from(server);
+        match (self.world, self.world_version) {
+            (Some(world), Some(version)) => board.on_version(MapVersion::new(world, version)),
+            _ => board,
+        }
+    }
+}
+
 #[derive(Subcommand)]
 pub enum CatalogCommand {
     /// Create or upgrade the schema; print its version.
     Migrate,
     /// The best N players of a course (one row each: their best run), on the whole network or
-    /// on one server (--server).
+    /// on one server (--server), of any map version or one (--world and --world-version).
     Top {
         course: String,
         #[arg(short, default_value_t = 10)]
@@ -51,14 +74,19 @@ pub enum CatalogCommand {
         /// Only the runs recorded on this server.
         #[arg(long)]
         server: Option<String>,
+        #[command(flatten)]
+        map: MapArgs,
     },
-    /// A player's best run of a course and its rank (on one server with --server).
+    /// A player's best run of a course and its rank (on one server with --server, on one map
+    /// version with --world and --world-version).
     Pb {
         course: String,
         player: Uuid,
         /// Only the runs recorded on this server.
         #[arg(long)]
         server: Option<String>,
+        #[command(flatten)]
+        map: MapArgs,
     },
     /// The places around a rank.
     Around {
@@ -185,15 +213,23 @@ pub fn run(a: Args, out: &mut Out) -> tickreel::Result<()> {
     let json = a.json;
     match a.command {
         CatalogCommand::Migrate => show::migrated(&cat, json, out),
-        CatalogCommand::Top { course, n, server } => {
-            show::places(&cat.top_on(server.as_deref(), &course, n)?, json, out)
-        }
+        CatalogCommand::Top {
+            course,
+            n,
+            server,
+            map,
+        } => show::places(
+            &cat.top_on(map.board(server.as_deref()), &course, n)?,
+            json,
+            out,
+        ),
         CatalogCommand::Pb {
             course,
             player,
             server,
+            map,
         } => {
-            let pb = cat.personal_best_on(server.as_deref(), &course, player)?;
+            let pb = cat.personal_best_on(map.board(server.as_deref()), &course, player)?;
             show::places(pb.as_slice(), json, out)
         }
         CatalogCommand::Around { course, rank, k } => {

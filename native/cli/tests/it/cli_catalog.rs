@@ -7,6 +7,7 @@ use std::process::Command;
 
 use tickreel::format::{Event, encode_batch};
 use tickreel::{Engine, EngineOptions, Pose, RecorderOptions};
+use uuid::Uuid;
 
 const P1: &str = "00000000-0000-4000-8000-000000000001";
 const P2: &str = "00000000-0000-4000-8000-000000000002";
@@ -18,11 +19,26 @@ fn record(dir: &Path, name: &str, ticks: u32) -> PathBuf {
 
 /// [`record`] on the game server `server`.
 fn record_on(dir: &Path, name: &str, ticks: u32, server: Option<&str>) -> PathBuf {
-    let engine = Engine::new(EngineOptions::default()).unwrap();
     let options = RecorderOptions {
         server: server.map(str::to_owned),
         ..RecorderOptions::default()
     };
+    record_with(dir, name, ticks, options)
+}
+
+/// [`record`] on version `version` of the world `WORLD`.
+fn record_on_map(dir: &Path, name: &str, ticks: u32, version: &str) -> PathBuf {
+    let mut options = RecorderOptions::default();
+    options.identity.world_id = *Uuid::parse_str(WORLD).unwrap().as_bytes();
+    options.identity.world_version = *Uuid::parse_str(version).unwrap().as_bytes();
+    record_with(dir, name, ticks, options)
+}
+
+const WORLD: &str = "00000000-0000-0000-0000-000000000077";
+
+/// [`record`] with the recorder's `options`.
+fn record_with(dir: &Path, name: &str, ticks: u32, options: RecorderOptions) -> PathBuf {
+    let engine = Engine::new(EngineOptions::default()).unwrap();
     let rec = engine.start_recording(dir.join(name), options).unwrap();
     let mut batch = Vec::new();
     for tick in 0..=ticks {
@@ -298,4 +314,42 @@ fn boards_and_reports_of_one_server() {
             .unwrap()
             .is_empty()
     );
+}
+
+/// `top` and `pb` of one map version (`--world` and `--world-version`, both or neither).
+#[test]
+fn boards_of_one_map_version() {
+    const V1: &str = "00000000-0000-0000-0000-000000001111";
+    const V2: &str = "00000000-0000-0000-0000-000000002222";
+    let dir = tempfile::tempdir().unwrap();
+    let db = format!("sqlite:{}", dir.path().join("c.db").display());
+    let old = record_on_map(dir.path(), "v1.reel", 40, V1);
+    let new = record_on_map(dir.path(), "v2.reel", 60, V2);
+    for (file, player) in [(&old, P1), (&new, P2)] {
+        let f = file.to_str().unwrap();
+        ok(
+            &db,
+            &[
+                "add", f, "--course", "c1", "--player", player, "--name", "p", "--entity", "1",
+            ],
+        );
+    }
+    let players = |v: serde_json::Value| -> Vec<String> {
+        v.as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r["player"].as_str().unwrap().to_owned())
+            .collect()
+    };
+    assert_eq!(players(json(&db, &["top", "c1"])), [P1, P2]);
+    let map = |v| ["--world", WORLD, "--world-version", v];
+    let mut args = vec!["top", "c1"];
+    args.extend(map(V2));
+    assert_eq!(players(json(&db, &args)), [P2]);
+    let mut args = vec!["pb", "c1", P1];
+    args.extend(map(V2));
+    assert_eq!(json(&db, &args), serde_json::json!([]));
+    let mut args = vec!["pb", "c1", P1];
+    args.extend(map(V1));
+    assert_eq!(players(json(&db, &args)), [P1]);
 }
