@@ -1,7 +1,8 @@
 //! The terrain at a tick for the viewer (`GET /api/terrain?rec=R&tick=T`): not every block (a
 //! 7×7-chunk, 24-section terrain is 1.15 million, most of them air or buried), but the blocks
 //! the page can see, each with the faces it draws, so that the page meshes them in one pass and
-//! the answer stays small (that terrain: about 30,000 blocks, 5 bytes each).
+//! the answer stays small (`simulate --terrain 7`, `TerrainGen` seed 42: 16,002 blocks, 23,892
+//! faces, an answer of 109 KB).
 //!
 //! What is seen: the *outside* is the air and clear blocks (water, glass, leaves, ice: drawn
 //! translucent or thin) reached from above the terrain, a flood through open blocks from the top
