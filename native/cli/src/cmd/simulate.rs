@@ -76,6 +76,11 @@ pub struct Args {
     /// --out is then a directory for the runs' files; --players and --churn do not apply.
     #[arg(long, conflicts_with_all = ["shadow", "no_finish"])]
     pub runs: Option<u32>,
+    /// Offer terrain before the first tick: the SIDE×SIDE chunk columns (SIDE odd, 1 to 15)
+    /// around the origin made by `tickreel_sim::terrain::TerrainGen` with --seed, its block
+    /// names registered (a new recording only, not a resumed one).
+    #[arg(long, value_name = "SIDE", conflicts_with = "runs")]
+    pub terrain: Option<i32>,
 }
 
 pub fn run(a: Args, out: &mut Out) -> tickreel::Result<()> {
@@ -139,6 +144,13 @@ pub fn run(a: Args, out: &mut Out) -> tickreel::Result<()> {
     {
         return Err(super::files::exists(&sh.out));
     }
+    if let Some(side) = a.terrain
+        && !(side % 2 == 1 && (1..=15).contains(&side))
+    {
+        return Err(Error::InvalidArgument(format!(
+            "--terrain {side}: an odd number of chunks from 1 to 15"
+        )));
+    }
     // Lines are read as they come (a test kills the writer after a `flushed` line).
     out.set_line_buffered(true);
     let session = Session {
@@ -156,7 +168,12 @@ pub fn run(a: Args, out: &mut Out) -> tickreel::Result<()> {
         finish: !a.no_finish,
         shadow,
     };
-    let mut printer = Printer { out, error: None };
+    let terrain = a.terrain.map(|side| (a.seed, side));
+    let mut printer = Printer {
+        out,
+        error: None,
+        terrain,
+    };
     // I/O errors name the recording (its live directory is `<out>.live`).
     let done = record(&session, &mut printer).map_err(|e| super::io_in_file(&session.out, e))?;
     if let Some(r) = &done.report {
@@ -190,12 +207,20 @@ pub fn report_path_for(out: &std::path::Path) -> PathBuf {
 struct Printer<'a> {
     out: &'a mut Out,
     error: Option<std::io::Error>,
+    /// `--terrain`: the generator's seed and the area's side in chunks.
+    terrain: Option<(u64, i32)>,
 }
 
 impl Hooks for Printer<'_> {
-    fn started(&mut self, _rec: &Recorder, resumed_after: Option<u32>) -> tickreel::Result<()> {
+    fn started(&mut self, rec: &Recorder, resumed_after: Option<u32>) -> tickreel::Result<()> {
         if let Some(t) = resumed_after {
             writeln!(self.out, "resumed after {t}")?;
+        } else if let Some((seed, side)) = self.terrain {
+            use tickreel_sim::terrain::{BLOCKS, TerrainGen};
+            for &(id, name) in BLOCKS {
+                rec.register_name(tickreel::format::PaletteKind::Block, id, name)?;
+            }
+            rec.offer_terrain(TerrainGen::new(seed).area(0, 0, side)?)?;
         }
         Ok(())
     }

@@ -22,6 +22,7 @@ use super::ghost::{self, GhostQuery};
 use super::info::{self, Markers};
 use super::library::Library;
 use super::reports::{self, Decision};
+use super::terrain::{self, TerrainQuery};
 use super::{assets, live};
 
 /// What every handler shares.
@@ -45,12 +46,14 @@ pub fn router(app: Arc<App>) -> Router {
         .route("/inbox.js", get(assets::inbox))
         .route("/list.js", get(assets::list))
         .route("/view3d.js", get(assets::view3d))
+        .route("/terrain.js", get(assets::terrain))
         .route("/vendor/three.module.js", get(assets::three_module))
         .route("/vendor/three.core.js", get(assets::three_core))
         .route("/api/recordings", get(recordings))
         .route("/api/info", get(info_of))
         .route("/api/markers", get(markers_of))
         .route("/api/blocks", get(blocks_of))
+        .route("/api/terrain", get(terrain_of))
         .route("/api/frames", get(frames_of))
         .route("/api/seek", get(seek_of))
         .route("/api/live", get(live_of))
@@ -274,6 +277,16 @@ async fn blocks_of(
 ) -> ApiResult<Json<Value>> {
     let q = query(q)?;
     blocking(move || app.markers.blocks(&app.lib.open(&q.rec)?))
+        .await
+        .map(Json)
+}
+
+async fn terrain_of(
+    State(app): State<Arc<App>>,
+    q: Result<Query<TerrainQuery>, QueryRejection>,
+) -> ApiResult<Json<Value>> {
+    let q = query(q)?;
+    blocking(move || terrain::terrain(&app.lib.open(&q.rec)?, &q))
         .await
         .map(Json)
 }

@@ -6,6 +6,7 @@
 //! - [`frames`]: the viewer's stream (frames of a tick range, a seek) made by core playheads.
 //! - [`info`]: a recording's summary, shadow-play report metadata, timeline markers.
 //! - [`live`]: server-sent events following a recording while it is written.
+//! - [`terrain`]: the terrain at a tick, as the blocks the page can see and their faces.
 //! - [`ghost`]: a run against a ghost: both paths, the live delta, the splits.
 //! - [`reports`]: the reports inbox, and a moderator's decision on a report (the catalog).
 //! - [`http`]: the routes, the access token, the loopback host check.
@@ -20,6 +21,7 @@ pub mod info;
 pub mod library;
 pub mod live;
 pub mod reports;
+pub mod terrain;
 
 use std::net::SocketAddr;
 use std::sync::Arc;

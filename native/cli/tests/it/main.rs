@@ -37,6 +37,7 @@ mod serve_live_races;
 mod serve_object_errors;
 mod serve_reports;
 mod serve_requests;
+mod serve_terrain;
 mod simulate_runs;
 mod viewer_browser;
 mod viewer_moderator;

@@ -532,3 +532,95 @@ fn the_3d_view_draws_a_hundred_entities_and_ten_thousand_blocks() {
     assert!(v["trailSegments"].as_u64().unwrap() >= 100 * 51, "{v}");
     assert_eq!(state(&mut b)["errors"], json!([]));
 }
+
+/// The terrain of a recording (`simulate --terrain 3`, offered through `Recorder::offer_terrain`)
+/// on the map (its top-down image) and in the 3D view (its exposed faces): the page holds what
+/// `/api/terrain` answers, and the pixels where a column's top block is drawn are not the
+/// background.
+#[test]
+fn the_terrain_shows_on_the_map_and_in_3d() {
+    let dir = tempfile::tempdir().unwrap();
+    let rec = dir.path().join("land.reel");
+    ok(&[
+        "simulate",
+        "--out",
+        rec.to_str().unwrap(),
+        "--players",
+        "2",
+        "--ticks",
+        "100",
+        "--chunk-ticks",
+        "100",
+        "--terrain",
+        "3",
+    ]);
+    let s = Server::start(&[dir.path().to_str().unwrap(), "--listen", "127.0.0.1:0"]);
+    let api = s.json("/api/terrain?rec=land.reel");
+    // the highest block of column (8, 8), by the core
+    let r = tickreel::play::Reader::open_any(&rec).unwrap();
+    let w = r.world_at(0).unwrap();
+    let top = (-64..320)
+        .rev()
+        .find(|&y| {
+            w.block(tickreel::format::BlockPos { x: 8, y, z: 8 })
+                .is_some_and(|s| s != 0)
+        })
+        .unwrap();
+    let mut b = browser();
+    b.open(&format!("{}/?rec=land.reel", s.base)).unwrap();
+    wait_for(&mut b, "!!window.tickreelViewer");
+    assert_eq!(b.eval("window.tickreelViewer.ready"), json!(true));
+    wait_for(&mut b, "!!window.tickreelViewer.state().terrain");
+    let t = state(&mut b)["terrain"].clone();
+    assert_eq!(t["blocks"], api["blocks"], "{t}");
+    assert_eq!(t["faces"], api["faces"], "{t}");
+    // one pixel a column: the 3×3-chunk area
+    assert_eq!(t["image"]["x0"], -16, "{t}");
+    assert_eq!(t["image"]["w"], 48, "{t}");
+    assert_eq!(t["image"]["h"], 48, "{t}");
+    let bg = [16u64, 18, 22];
+    let far = |p: &[u64]| p.iter().zip(bg).map(|(a, b)| a.abs_diff(b)).sum::<u64>() > 40;
+    // the map: column (8, 8)'s pixel is the terrain's colour, not the background
+    b.eval("window.tickreelViewer.follow(null)");
+    let p: Vec<u64> = b
+        .eval(
+            "(() => { const [x, y] = window.tickreelViewer.mapPoint(8.5, 8.5); \
+             const g = document.getElementById('map').getContext('2d'); \
+             return [...g.getImageData(Math.round(x), Math.round(y), 1, 1).data]; })()",
+        )
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c.as_u64().unwrap())
+        .collect();
+    assert!(far(&p), "map pixel over the terrain: {p:?}");
+    // the 3D view: the terrain meshed once, its top face at column (8, 8) drawn
+    assert_eq!(b.eval("window.tickreelViewer.set3d(true)"), json!(true));
+    wait_for(
+        &mut b,
+        "(() => { const v = window.tickreelViewer.view3d(); return v.ready && v.terrainFaces > 0; })()",
+    );
+    let v = b.eval("window.tickreelViewer.view3d()");
+    assert_eq!(v["terrainFaces"], api["faces"], "{v}");
+    let p = format!("[8.5, {}, 8.5]", top + 1);
+    b.eval(&format!("window.tickreelViewer.lookAt3d({p}, 12)"));
+    let px: Vec<u64> = b
+        .eval(&format!(
+            "(() => {{ window.tickreelViewer.redraw3d(); \
+             const [x, y] = window.tickreelViewer.project3d({p}); \
+             const c = document.getElementById('view3d'); const r = c.getBoundingClientRect(); \
+             const o = document.createElement('canvas'); o.width = c.clientWidth; o.height = c.clientHeight; \
+             const g = o.getContext('2d'); g.drawImage(c, 0, 0, o.width, o.height); \
+             return [...g.getImageData(Math.round(x - r.left), Math.round(y - r.top), 1, 1).data]; }})()"
+        ))
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c.as_u64().unwrap())
+        .collect();
+    assert!(
+        far(&px),
+        "3D pixel on the top of column (8, 8) at y {top}: {px:?}"
+    );
+    assert!(screenshot(&mut b, &dir.path().join("terrain3d.png")) > 5000);
+}

@@ -11,7 +11,9 @@
 // atlas of names (a name is drawn into it once, when it first appears), the trails one line
 // set in preallocated buffers updated incrementally (a ring of segments per entity: each new
 // trail step writes one segment, the segment to the current position is rewritten), the blocks
-// one instanced mesh rebuilt only when an edit enters or leaves. A frame is drawn only when
+// one instanced mesh rebuilt only when an edit enters or leaves, the terrain (terrain.js: the
+// blocks the server found seen, their exposed faces) two meshes, opaque and translucent, built
+// once per terrain, under the edited blocks and the figures. A frame is drawn only when
 // something changed (the tick shown, the camera, the size, the blocks); nothing is allocated per
 // frame.
 'use strict';
@@ -29,7 +31,7 @@ window.tickreelView3d = (() => {
     on: false, loading: null, renderer: null, scene: null, camera: null, grid: null,
     bodies: null, noses: null, labels: null, figCap: 0, figIds: [], frame: null, follow: null,
     trails: null, trailSlot: new Map(), trailCap: 0, trailBase: null, trailRec: null,
-    atlas: null, blocks: null, edits: [], editsRec: null, blockTick: null,
+    atlas: null, blocks: null, terrain: null, terrainClear: null, terrainData: null, terrainBuilt: null, edits: [], editsRec: null, blockTick: null,
     blockCount: 0, blockColors: new Map(), entityColors: new Map(), shownBlocks: [],
     orbit: { az: Math.PI / 4, el: 0.55, dist: 30, target: null },
     resolution: 1, adaptive: true, calls: 0, dirty: true, frames: 0, since: 0, fps: null, ms: 0, msFrames: 0, msMean: null, drawings: 0, drawMs: 0,
@@ -401,6 +403,70 @@ window.tickreelView3d = (() => {
     return true;
   }
 
+  // ---- terrain -------------------------------------------------------------------------------
+
+  // The terrain to draw (decoded by tickreelTerrain.decode), meshed at the next drawing.
+  function setTerrain(T) { V.terrainData = T; V.dirty = true; }
+
+  // The terrain's faces in two meshes, the opaque blocks and those seen through (translucent,
+  // drawn after): built once per terrain, never per frame.
+  function placeTerrain() {
+    const T = V.terrainData;
+    if (V.terrainBuilt === T) return false;
+    V.terrainBuilt = T;
+    for (const m of [V.terrain, V.terrainClear]) if (m) { V.scene.remove(m); m.geometry.dispose(); m.material.dispose(); }
+    V.terrain = V.terrainClear = null;
+    V.terrainFaces = 0;
+    if (!T || !T.n) return true;
+    const build = (clear) => {
+      let faces = 0;
+      for (let k = 0; k < T.n; k++) {
+        if (T.clear[k] !== clear) continue;
+        for (let m = T.mask[k]; m; m >>= 1) faces += m & 1;
+      }
+      if (!faces) return null;
+      const pos = new Float32Array(faces * 12), col = new Float32Array(faces * 12), idx = new Uint32Array(faces * 6);
+      let q = 0;
+      for (let k = 0; k < T.n; k++) {
+        if (T.clear[k] !== clear) continue;
+        const x = T.x[k], y = T.y[k], z = T.z[k], r = T.rgb[k * 3], g = T.rgb[k * 3 + 1], b = T.rgb[k * 3 + 2];
+        for (let f = 0; f < 6; f++) {
+          if (!(T.mask[k] & (1 << f))) continue;
+          const F = FACES[f];
+          for (let v = 0; v < 4; v++) {
+            const o = (q * 4 + v) * 3;
+            pos[o] = x + F.corners[v][0]; pos[o + 1] = y + F.corners[v][1]; pos[o + 2] = z + F.corners[v][2];
+            col[o] = r * F.shade; col[o + 1] = g * F.shade; col[o + 2] = b * F.shade;
+          }
+          const b4 = q * 4;
+          idx[q * 6] = b4; idx[q * 6 + 1] = b4 + 1; idx[q * 6 + 2] = b4 + 2;
+          idx[q * 6 + 3] = b4; idx[q * 6 + 4] = b4 + 2; idx[q * 6 + 5] = b4 + 3;
+          q++;
+        }
+      }
+      const geo = new THREE.BufferGeometry();
+      geo.setAttribute('position', new THREE.BufferAttribute(pos, 3));
+      geo.setAttribute('color', new THREE.BufferAttribute(col, 3));
+      geo.setIndex(new THREE.BufferAttribute(idx, 1));
+      geo.computeBoundingSphere();
+      const mat = clear
+        ? new THREE.MeshBasicMaterial({ vertexColors: true, transparent: true, opacity: 0.55, depthWrite: false, side: THREE.DoubleSide })
+        : new THREE.MeshBasicMaterial({ vertexColors: true });
+      const mesh = new THREE.Mesh(geo, mat);
+      mesh.renderOrder = clear ? 5 : 0;
+      V.scene.add(mesh);
+      V.terrainFaces += faces;
+      return mesh;
+    };
+    V.terrain = build(0);
+    V.terrainClear = build(1);
+    // the grid would cut through the ground: it lies under the terrain's lowest block drawn
+    let low = Infinity;
+    for (let k = 0; k < T.n; k++) low = Math.min(low, T.y[k]);
+    if (V.grid && low < V.grid.position.y) V.grid.position.y = low;
+    return true;
+  }
+
   // ---- a frame -------------------------------------------------------------------------------
 
   // Draws frame `frame` (entities in blocks and degrees) if anything changed since the last
@@ -440,6 +506,7 @@ window.tickreelView3d = (() => {
         V.trailBase = null;
       }
     }
+    if (placeTerrain()) V.dirty = true;
     if (frame && placeBlocks(frame.t, ctx.blockName)) V.dirty = true;
     if (!V.dirty) return;
     V.dirty = false;
@@ -546,7 +613,8 @@ window.tickreelView3d = (() => {
   function state() {
     const f = V.on && V.frame;
     return {
-      on: V.on, ready: !!V.renderer, blocks: V.blockCount, blockFaces: V.blockFaces || 0, fps: V.fps, ms: V.msMean, resolution: V.resolution, drawings: V.drawings, drawMs: V.drawMs,
+      on: V.on, ready: !!V.renderer, blocks: V.blockCount,
+      terrainBlocks: V.terrainBuilt ? V.terrainBuilt.n : 0, terrainFaces: V.terrainFaces || 0, blockFaces: V.blockFaces || 0, fps: V.fps, ms: V.msMean, resolution: V.resolution, drawings: V.drawings, drawMs: V.drawMs,
       blockAt: V.shownBlocks.slice(0, 100).map((e) => [e[1], e[2], e[3], e[4]]),
       figures: f ? f.e.map((e) => [e[0], e[1], e[2], e[3]]) : [],
       labels: V.labels ? V.labels.count : 0,
@@ -566,5 +634,5 @@ window.tickreelView3d = (() => {
   // Points the camera at p from `dist` blocks away.
   function lookAt(p, dist) { V.orbit.target = p.slice(); if (dist) V.orbit.dist = dist; V.dirty = true; }
 
-  return { open, close, draw, redraw, setResolution, setEdits, project, pick, wire, state, lookAt, isOn: () => V.on, editsOf: () => V.editsRec };
+  return { open, close, draw, redraw, setResolution, setEdits, setTerrain, project, pick, wire, state, lookAt, isOn: () => V.on, editsOf: () => V.editsRec };
 })();

@@ -4,7 +4,8 @@
 // MAX_BLOCKS are kept (least recently used out), so memory stays bounded however long it plays.
 // The page's state is on window.tickreelViewer (the browser test reads it). Its other parts:
 // race.js (ghost races), timeline.js (markers), inspector.js (the followed entity), inbox.js
-// (the reports inbox and a report's panel).
+// (the reports inbox and a report's panel), terrain.js (the terrain's blocks, their colours and
+// the map's top-down image of them).
 'use strict';
 (() => {
   const BLOCK = 128;        // ticks per frames request
@@ -38,7 +39,7 @@
 
   const S = {
     list: [], catalog: [], hasCatalog: false,
-    rec: null, info: null, first: 0, last: 0, rate: 20, tick: 0, edits: [], editsRec: null,
+    rec: null, info: null, first: 0, last: 0, rate: 20, tick: 0, edits: [], editsRec: null, terrain: null, terrainImage: null,
     playing: false, dir: 1, speed: 1, follow: null, names: new Map(),
     markers: null, report: null, context: new Set(), gen: 0,
     live: false, liveState: null, liveFollow: true, source: null,
@@ -219,6 +220,9 @@
     refreshMarkers();
     S.edits = []; S.editsRec = null;
     loadEdits().catch((e) => showError(e.message));
+    S.terrain = null; S.terrainImage = null;
+    if (View3d.isOn()) View3d.setTerrain(null);
+    loadTerrain(S.tick).catch((e) => showError(e.message));
     await loadBlock(blockOf(S.tick));
     const f = frameAt(S.tick);
     if (f) addEntities(f.e.map((e) => e[0]));
@@ -444,6 +448,7 @@
         if (f) { S.view.cx = f[1]; S.view.cz = f[3]; }
       }
     }
+    drawTerrain();
     drawGrid();
     if (frame) drawBlocks(frame.t);
     if (S.race) drawRace();
@@ -479,9 +484,31 @@
     $('toggle-3d').classList.toggle('on', on);
     if (!on) { View3d.close(); return false; }
     await View3d.open($('view3d'));
+    View3d.setTerrain(S.terrain);
     if (S.rec && S.editsRec === S.rec) View3d.setEdits(S.rec, S.edits);
     else if (S.rec) await loadEdits();
     return true;
+  }
+
+  // The terrain at tick t (GET /api/terrain: the blocks seen and their faces, terrain.js
+  // decodes them), fetched when a recording opens: its top-down image for the map, made once,
+  // and its meshes in the 3D view.
+  async function loadTerrain(t) {
+    const rec = S.rec, gen = S.gen;
+    const res = await getJson('terrain', { rec, tick: String(Math.floor(t)) });
+    if (gen !== S.gen) return;
+    S.terrain = window.tickreelTerrain.decode(res);
+    S.terrainImage = window.tickreelTerrain.topImage(S.terrain);
+    if (View3d.isOn()) View3d.setTerrain(S.terrain);
+    render();
+  }
+  // The terrain's image on the map (one drawImage, the image made once per terrain).
+  function drawTerrain() {
+    const im = S.terrainImage;
+    if (!im) return;
+    const [sx, sy] = toScreen(im.x0, im.z0), sc = S.view.scale;
+    ctx.imageSmoothingEnabled = false;
+    ctx.drawImage(im.canvas, sx, sy, im.w * sc, im.h * sc);
   }
   // The recording's block edits ([tick, x, y, z, state], by tick; GET /api/blocks), for the
   // map and the 3D view.
@@ -840,6 +867,8 @@
       drawn: S.drawn, played: Math.floor(S.played),
       race: S.race ? { splits: S.race.splits.length, delta: S.race.delta.length } : null,
       view: Object.assign({}, S.view), markers: S.markers ? { teleports: S.markers.teleports.length, checkpoints: S.markers.checkpoints.length } : null,
+      terrain: S.terrain ? { tick: S.terrain.tick, blocks: S.terrain.n, faces: S.terrain.faces, clear: S.terrain.clearCount, truncated: S.terrain.truncated,
+        image: S.terrainImage ? { x0: S.terrainImage.x0, z0: S.terrainImage.z0, w: S.terrainImage.w, h: S.terrainImage.h, low: S.terrainImage.low, high: S.terrainImage.high } : null } : null,
       mapBlocks: S.shown ? blocksAt(S.shown.tick).slice(0, 100).map((e) => [e[1], e[2], e[3], e[4]]) : [],
       marks: timeline.counts(), inspected: S.inspected, inboxRow: S.inboxRow, wall: wallClock(S.tick),
     };
