@@ -42,10 +42,10 @@
  * Index (line numbers in this file).
  *   Constants and result codes first; then each area, the error channel first: its
  *   handles and structs, then its functions:
- *   Errors and the library: line 562
+ *   Errors and the library: line 565
  *      tickreel_handle_count, tickreel_last_error, tickreel_last_error_message,
  *      tickreel_last_error_code, tickreel_result_name, tickreel_version, tickreel_features
- *   Tick batches (TickreelBatch): line 638
+ *   Tick batches (TickreelBatch): line 641
  *      tickreel_batch_new, tickreel_batch_free, tickreel_batch_clear, tickreel_batch_event_count,
  *      tickreel_batch_bytes, tickreel_batch_add_entity, tickreel_batch_remove_entity,
  *      tickreel_batch_add_pose, tickreel_batch_add_position, tickreel_batch_add_rotation,
@@ -55,18 +55,19 @@
  *      tickreel_batch_attack, tickreel_batch_use, tickreel_batch_use_on_entity,
  *      tickreel_batch_use_on_block, tickreel_batch_damage, tickreel_batch_health,
  *      tickreel_batch_equipment, tickreel_batch_chat, tickreel_batch_custom_at
- *   Live recording (TickreelEngine, TickreelRecorder, TickreelFinishHandle): line 1050
+ *   Live recording (TickreelEngine, TickreelRecorder, TickreelFinishHandle): line 1053
  *      tickreel_engine_options_default, tickreel_engine_new, tickreel_engine_free,
  *      tickreel_engine_stats, tickreel_recorder_options_default, tickreel_recorder_start,
  *      tickreel_recorder_start_on, tickreel_recorder_free, tickreel_recorder_submit_tick,
  *      tickreel_recorder_submit_batch, tickreel_recorder_player_left,
- *      tickreel_recorder_offer_snapshot, tickreel_recorder_register_entity,
- *      tickreel_recorder_register_event_type, tickreel_recorder_register_name,
- *      tickreel_recorder_set_user_metadata, tickreel_recorder_flush, tickreel_recorder_stats,
- *      tickreel_recorder_wait_resumed, tickreel_recorder_status, tickreel_recorder_finish,
- *      tickreel_recorder_abort, tickreel_finish_handle_poll, tickreel_finish_handle_wait,
- *      tickreel_finish_handle_free, tickreel_recorder_finish_upload
- *   Ghosts (TickreelGhost, TickreelGhostLoad, TickreelGhostCursor, TickreelLiveDelta): line 1758
+ *      tickreel_recorder_offer_snapshot, tickreel_recorder_offer_terrain,
+ *      tickreel_recorder_register_entity, tickreel_recorder_register_event_type,
+ *      tickreel_recorder_register_name, tickreel_recorder_set_user_metadata,
+ *      tickreel_recorder_flush, tickreel_recorder_stats, tickreel_recorder_wait_resumed,
+ *      tickreel_recorder_status, tickreel_recorder_finish, tickreel_recorder_abort,
+ *      tickreel_finish_handle_poll, tickreel_finish_handle_wait, tickreel_finish_handle_free,
+ *      tickreel_recorder_finish_upload
+ *   Ghosts (TickreelGhost, TickreelGhostLoad, TickreelGhostCursor, TickreelLiveDelta): line 1831
  *      tickreel_ghost_load, tickreel_ghost_load_from_reader, tickreel_ghost_free,
  *      tickreel_ghost_info, tickreel_ghost_splits, tickreel_ghost_cursor_new,
  *      tickreel_ghost_cursor_free, tickreel_ghost_cursor_sample,
@@ -74,7 +75,7 @@
  *      tickreel_live_delta_update, tickreel_live_delta_set_time_shift, tickreel_live_delta_reset,
  *      tickreel_ghost_load_async, tickreel_ghost_load_poll, tickreel_ghost_load_take,
  *      tickreel_ghost_load_free, tickreel_ghost_load_async_url
- *   Playback (TickreelPlayhead): line 2170
+ *   Playback (TickreelPlayhead): line 2243
  *      tickreel_playhead_open_url, tickreel_playhead_open, tickreel_playhead_follow,
  *      tickreel_playhead_free, tickreel_playhead_current, tickreel_playhead_advance,
  *      tickreel_playhead_prepare, tickreel_playhead_seek, tickreel_playhead_step_forward,
@@ -84,36 +85,38 @@
  *      tickreel_playhead_added, tickreel_playhead_world, tickreel_playhead_world_snapshot,
  *      tickreel_playhead_world_events, tickreel_playhead_world_state,
  *      tickreel_playhead_world_changes
- *   Reading recordings (TickreelReader): line 2708
+ *   Reading recordings (TickreelReader): line 2781
  *      tickreel_reader_open_url, tickreel_reader_open, tickreel_reader_free,
  *      tickreel_reader_tick_count, tickreel_reader_first_tick, tickreel_reader_last_tick,
  *      tickreel_reader_chunk_count, tickreel_reader_tick_rate, tickreel_reader_metadata,
  *      tickreel_reader_seek, tickreel_reader_ticks, tickreel_reader_verify,
  *      tickreel_reader_palette_name, tickreel_reader_world_at
- *   Decoded events (TickreelEvents): line 2961
+ *   Decoded events (TickreelEvents): line 3034
  *      tickreel_events_decode, tickreel_events_free, tickreel_events_count, tickreel_events_get
- *   The world at a tick (TickreelWorldState): line 3169
+ *   The world at a tick (TickreelWorldState): line 3242
  *      tickreel_world_state_free, tickreel_world_state_info, tickreel_world_state_blocks,
  *      tickreel_world_state_block, tickreel_world_state_block_entities,
- *      tickreel_world_state_entities, tickreel_world_state_equipment
- *   Shadow play (TickreelShadowBuffer): line 3410
+ *      tickreel_world_state_entities, tickreel_world_state_equipment,
+ *      tickreel_world_state_terrain_sections
+ *   Shadow play (TickreelShadowBuffer): line 3516
  *      tickreel_shadow_buffer_report_upload, tickreel_shadow_options_default,
  *      tickreel_report_options_default, tickreel_shadow_buffer_start,
  *      tickreel_shadow_buffer_report, tickreel_shadow_buffer_report_uuid,
  *      tickreel_shadow_buffer_stats, tickreel_shadow_buffer_attached, tickreel_shadow_buffer_free
- *   Writing recordings (TickreelReelWriter): line 3763
+ *   Writing recordings (TickreelReelWriter): line 3869
  *      tickreel_reel_options_default, tickreel_reel_writer_create, tickreel_reel_writer_free,
  *      tickreel_reel_writer_write_tick, tickreel_reel_writer_write_batch,
- *      tickreel_reel_writer_offer_snapshot, tickreel_reel_writer_register_entity,
- *      tickreel_reel_writer_register_event_type, tickreel_reel_writer_register_name,
- *      tickreel_reel_writer_set_user_metadata, tickreel_reel_writer_finish
- *   Object storage (TickreelObjectOptions, TickreelPendingUpload; Cargo feature "object"): line 3994
+ *      tickreel_reel_writer_offer_snapshot, tickreel_reel_writer_offer_terrain,
+ *      tickreel_reel_writer_register_entity, tickreel_reel_writer_register_event_type,
+ *      tickreel_reel_writer_register_name, tickreel_reel_writer_set_user_metadata,
+ *      tickreel_reel_writer_finish
+ *   Object storage (TickreelObjectOptions, TickreelPendingUpload; Cargo feature "object"): line 4120
  *      tickreel_object_options_new, tickreel_object_options_free,
  *      tickreel_object_options_set_endpoint, tickreel_object_options_set_region,
  *      tickreel_object_options_set_credentials, tickreel_object_options_set_allow_http,
  *      tickreel_object_options_set_timeouts, tickreel_object_options_set_retries,
  *      tickreel_pending_upload_poll, tickreel_pending_upload_bytes, tickreel_pending_upload_free
- *   Catalog (TickreelCatalog, TickreelCatalogCall; Cargo feature "catalog"): line 4129
+ *   Catalog (TickreelCatalog, TickreelCatalogCall; Cargo feature "catalog"): line 4255
  *      tickreel_catalog_open, tickreel_catalog_free, tickreel_catalog_register,
  *      tickreel_catalog_top, tickreel_catalog_personal_best, tickreel_catalog_around,
  *      tickreel_catalog_recent, tickreel_catalog_sum_of_best, tickreel_catalog_load_ghost,
@@ -1252,6 +1255,51 @@ typedef struct TickreelRecorderOptions {
 } TickreelRecorderOptions;
 
 /**
+ * One chunk section: 16×16×16 blocks at section position (`cx`, `cy`, `cz`) (block
+ * `x = 16·cx + lx`, likewise for y and z), exactly as the game keeps it (a Paper plugin reads
+ * it from the section's `PalettedContainer`): a palette of block states (ids of the block
+ * palette, `tickreel_reader_palette_name`) and, for each block, an index into it, `bits` per
+ * index, packed into `uint64_t`s as Minecraft packs them (entries in y-z-x order, `64 / bits`
+ * per long, the first in the lowest bits, none spanning two longs). A section of one block
+ * state has a palette of one, `bits` 0 and no longs.
+ */
+typedef struct TickreelTerrainSection {
+    /**
+     * Section x (block x / 16, rounded down).
+     */
+    int32_t cx;
+    /**
+     * Section y (block y / 16, rounded down).
+     */
+    int32_t cy;
+    /**
+     * Section z (block z / 16, rounded down).
+     */
+    int32_t cz;
+    /**
+     * The palette: `palette_len` block states (1 to 4096).
+     */
+    const uint32_t *palette;
+    /**
+     * Entries at `palette`.
+     */
+    size_t palette_len;
+    /**
+     * Bits per index: 0 for a palette of one, else at least `max(4, ⌈log2(palette_len)⌉)`, at
+     * most 16.
+     */
+    uint32_t bits;
+    /**
+     * The packed indices: `packed_len` longs (`⌈4096 / (64 / bits)⌉`; 0 when `bits` is 0).
+     */
+    const uint64_t *packed;
+    /**
+     * Longs at `packed`.
+     */
+    size_t packed_len;
+} TickreelTerrainSection;
+
+/**
  * Counters of one recording, as filled in by `tickreel_recorder_stats`.
  */
 typedef struct TickreelRecorderStats {
@@ -1510,6 +1558,31 @@ TickreelResult tickreel_recorder_player_left(struct TickreelRecorder *recorder,
 TickreelResult tickreel_recorder_offer_snapshot(struct TickreelRecorder *recorder,
                                                 const uint8_t *bytes,
                                                 size_t bytes_len);
+
+/**
+ * Supplies terrain: the blocks of an area as `sections_count` chunk sections in Minecraft's
+ * layout (`TickreelTerrainSection`; copied), at the recording's start or whenever the game
+ * loads or changes an area. The next tick starts a chunk carrying it, stored once, compressed;
+ * readers return it with the world from that tick on (`tickreel_world_state_block`,
+ * `tickreel_world_state_terrain_sections`), a later offer's section replacing an earlier one at
+ * the same position. Checks every section on the calling thread; never does I/O; waits only
+ * while the writer's queue is full.
+ *
+ * Returns `TICKREEL_RESULT_INVALID_ARGUMENT` (nothing queued) for an invalid section (a palette
+ * of 0 or more than 4096 states, `bits` not matching it, `packed_len` not matching `bits`, an
+ * index past the palette), a section position twice, or more than 16,384 sections;
+ * `TICKREEL_RESULT_LIMIT_EXCEEDED` for terrain whose coded form would exceed 16 MiB;
+ * `TICKREEL_RESULT_NULL_ARGUMENT` for a NULL array with a length;
+ * `TICKREEL_RESULT_INVALID_STATE` once the recording was finished or aborted.
+ *
+ * Thread safety: any thread, concurrently with other recorder calls.
+ *
+ * # Safety
+ * `sections` must point to `sections_count` readable `TickreelTerrainSection`s (or `sections_count` must be 0), each with `palette_len` readable `uint32_t`s at `palette` and `packed_len` readable `uint64_t`s at `packed` (or that length 0).
+ */
+TickreelResult tickreel_recorder_offer_terrain(struct TickreelRecorder *recorder,
+                                               const struct TickreelTerrainSection *sections,
+                                               size_t sections_count);
 
 /**
  * Records who an entity is, in the recording's metadata: its game-defined `kind`, optionally a
@@ -3198,6 +3271,10 @@ typedef struct TickreelWorldStateInfo {
      * Equipment slots in use, over all entities (`tickreel_world_state_equipment`).
      */
     size_t equipment_count;
+    /**
+     * Sections of the terrain in effect (`tickreel_world_state_terrain_sections`).
+     */
+    size_t terrain_section_count;
 } TickreelWorldStateInfo;
 
 /**
@@ -3205,12 +3282,18 @@ typedef struct TickreelWorldStateInfo {
  */
 typedef struct TickreelBlockAt {
     /**
-     * A world event edited the block: `state` is set. False: the world there is as the game had
-     * it (the library does not know it).
+     * `state` is set: a world event edited the block, or a terrain section covers it. False:
+     * the library does not know the block (the world there is as the game had it).
+     */
+    bool known;
+    /**
+     * A world event edited the block: `state` is the state it gave, which overrides the
+     * terrain's. False: `state` is the terrain's, if `known`.
      */
     bool edited;
     /**
-     * The block's state: an id of the block palette (`tickreel_reader_palette_name`).
+     * The block's state: an id of the block palette (`tickreel_reader_palette_name`); 0 if not
+     * `known`.
      */
     uint32_t state;
     /**
@@ -3337,9 +3420,10 @@ TickreelResult tickreel_world_state_blocks(struct TickreelWorldState *world,
                                            size_t *out_count);
 
 /**
- * Stores in `*out_block` the block at `x`, `y`, `z`: whether a world event edited it, its state,
- * and its block entity NBT if its last change gave one (`block_entity` points into `world` and
- * stays valid until `tickreel_world_state_free`).
+ * Stores in `*out_block` the block at `x`, `y`, `z`: its state (the one a world event gave it,
+ * else the terrain's where a terrain section covers it, else unknown), whether an event edited
+ * it, and its block entity NBT if its last change gave one (`block_entity` points into `world`
+ * and stays valid until `tickreel_world_state_free`).
  *
  * Thread safety: any thread; a world state never changes.
  *
@@ -3406,6 +3490,28 @@ TickreelResult tickreel_world_state_equipment(struct TickreelWorldState *world,
                                               struct TickreelEquipment *equipment,
                                               size_t capacity,
                                               size_t *out_count);
+
+/**
+ * Copies the terrain in effect at the world state's tick (the chunk sections the game handed
+ * over with `tickreel_recorder_offer_terrain`, a later offer's section replacing an earlier one)
+ * into `sections`, sorted by x, then z, then y. `palette` and `packed` point into `world` and
+ * stay valid until `tickreel_world_state_free`; `packed` is NULL for a section of one state.
+ * The edited blocks (`tickreel_world_state_blocks`) override the terrain;
+ * `tickreel_world_state_block` gives the block that results.
+ *
+ * `*out_count` is always set to their number. If it exceeds `capacity`, nothing is copied and
+ * `TICKREEL_RESULT_BUFFER_TOO_SMALL` is returned. `sections` may be NULL when `capacity` is 0,
+ * to query the count.
+ *
+ * Thread safety: any thread; a world state never changes.
+ *
+ * # Safety
+ * `sections` must point to `capacity` writable `TickreelTerrainSection`s (or `capacity` must be 0); `out_count` must be NULL or point to a writable `size_t`.
+ */
+TickreelResult tickreel_world_state_terrain_sections(struct TickreelWorldState *world,
+                                                     struct TickreelTerrainSection *sections,
+                                                     size_t capacity,
+                                                     size_t *out_count);
 
 /* ---- Shadow play (TickreelShadowBuffer) ---- */
 
@@ -3902,6 +4008,26 @@ TickreelResult tickreel_reel_writer_write_batch(struct TickreelReelWriter *write
 TickreelResult tickreel_reel_writer_offer_snapshot(struct TickreelReelWriter *writer,
                                                    const uint8_t *bytes,
                                                    size_t bytes_len);
+
+/**
+ * Supplies terrain: the blocks of an area as `sections_count` chunk sections in Minecraft's
+ * layout (`TickreelTerrainSection`; copied). The next tick starts a chunk carrying it, stored
+ * once, compressed; readers return it with the world from that tick on, a later offer's section
+ * replacing an earlier one at the same position.
+ *
+ * Returns `TICKREEL_RESULT_INVALID_ARGUMENT` (nothing changed) for an invalid section, a section
+ * position twice or more than 16,384 sections, `TICKREEL_RESULT_LIMIT_EXCEEDED` for terrain
+ * whose coded form would exceed 16 MiB, `TICKREEL_RESULT_NULL_ARGUMENT` for a NULL array with
+ * a length (see `tickreel_recorder_offer_terrain`).
+ *
+ * Thread safety: any thread; calls on one writer are serialised.
+ *
+ * # Safety
+ * `sections` must point to `sections_count` readable `TickreelTerrainSection`s (or `sections_count` must be 0), each with `palette_len` readable `uint32_t`s at `palette` and `packed_len` readable `uint64_t`s at `packed` (or that length 0).
+ */
+TickreelResult tickreel_reel_writer_offer_terrain(struct TickreelReelWriter *writer,
+                                                  const struct TickreelTerrainSection *sections,
+                                                  size_t sections_count);
 
 /**
  * Records who an entity is, in the file's metadata: its game-defined `kind`, optionally a

@@ -8,7 +8,7 @@ use std::time::Duration;
 use tickreel_sync::sync::RwLock;
 
 use crate::api::batch::Batch;
-use crate::api::{Id, New, Polled, Released};
+use crate::api::{Id, New, Polled, Released, TerrainSections};
 use crate::ffi::handle::HandleType;
 use crate::ffi::{TickreelEngine, TickreelFinishHandle, TickreelRecorder};
 use tickreel::format::{EntityInfo, EventType};
@@ -310,6 +310,30 @@ pub fn recorder_player_left(recorder: &Recorder, entity: Id) -> tickreel::Result
 #[bridge_fn(c = "tickreel_recorder_offer_snapshot", java = "recorderSnapshot")]
 pub fn recorder_offer_snapshot(recorder: &Recorder, bytes: &[u8]) -> tickreel::Result<()> {
     recorder.0.offer_snapshot(bytes.to_vec())
+}
+
+/// Supplies terrain: the blocks of an area as `sections_count` chunk sections in Minecraft's
+/// layout (`TickreelTerrainSection`; copied), at the recording's start or whenever the game
+/// loads or changes an area. The next tick starts a chunk carrying it, stored once, compressed;
+/// readers return it with the world from that tick on (`tickreel_world_state_block`,
+/// `tickreel_world_state_terrain_sections`), a later offer's section replacing an earlier one at
+/// the same position. Checks every section on the calling thread; never does I/O; waits only
+/// while the writer's queue is full.
+///
+/// Returns `TICKREEL_RESULT_INVALID_ARGUMENT` (nothing queued) for an invalid section (a palette
+/// of 0 or more than 4096 states, `bits` not matching it, `packed_len` not matching `bits`, an
+/// index past the palette), a section position twice, or more than 16,384 sections;
+/// `TICKREEL_RESULT_LIMIT_EXCEEDED` for terrain whose coded form would exceed 16 MiB;
+/// `TICKREEL_RESULT_NULL_ARGUMENT` for a NULL array with a length;
+/// `TICKREEL_RESULT_INVALID_STATE` once the recording was finished or aborted.
+///
+/// Thread safety: any thread, concurrently with other recorder calls.
+#[bridge_fn(c = "tickreel_recorder_offer_terrain")]
+pub fn recorder_offer_terrain(
+    recorder: &Recorder,
+    sections: TerrainSections,
+) -> tickreel::Result<()> {
+    recorder.0.offer_terrain(sections.0)
 }
 
 /// Records who an entity is, in the recording's metadata: its game-defined `kind`, optionally a

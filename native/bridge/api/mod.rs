@@ -45,6 +45,10 @@ pub struct Polled<T>(pub Option<tickreel::Result<T>>);
 /// String pairs (report metadata): C `(keys, values, count)`, Java `String[] {k0, v0, k1, ...}`.
 pub struct StringPairs(pub Vec<(String, String)>);
 
+/// Chunk sections a game hands over as terrain (C: `(const TickreelTerrainSection *name,
+/// size_t name_count)`, checked and copied by `crate::ffi::terrain`).
+pub struct TerrainSections(pub Vec<tickreel::format::Section>);
+
 /// Any handle, being closed (Java's `close`: no type check; closing twice is harmless).
 pub struct AnyHandle {
     /// The object, if the handle was live (dropped with this value).

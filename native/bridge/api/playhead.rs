@@ -490,9 +490,17 @@ impl WorldChanges<'_> {
     c_out = "out_world",
     java = "playheadWorldState"
 )]
-pub fn world_state(playhead: &Playhead) -> New<crate::api::world_state::WorldState> {
+pub fn world_state(
+    playhead: &Playhead,
+) -> tickreel::Result<New<crate::api::world_state::WorldState>> {
     let p = playhead.inner.lock();
-    crate::api::world_state::new(p.position(), p.world_complete(), p.world())
+    let terrain = p.terrain()?;
+    Ok(crate::api::world_state::new(
+        p.position(),
+        p.world_complete(),
+        p.world(),
+        terrain,
+    ))
 }
 
 /// Copies what the last update changed in the world the library keeps into `changes`: every

@@ -258,5 +258,6 @@ pub fn world_at(
         at.tick,
         at.complete,
         &at.world,
+        at.terrain,
     ))
 }

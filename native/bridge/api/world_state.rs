@@ -1,5 +1,7 @@
 //! The world at a tick, as the library keeps it from world events ([`tickreel::format::WorldState`]):
-//! edited blocks, block entities, each entity's health and equipment. C and Java get it as a
+//! edited blocks, block entities, each entity's health and equipment, and the terrain in effect
+//! ([`tickreel::format::Terrain`], the chunk sections the game handed over), which the edited
+//! blocks override. C and Java get it as a
 //! handle (`TickreelWorldState`, Java `WorldState`) made by `tickreel_reader_world_at` or
 //! `tickreel_playhead_world_state`, and read it through typed lists and lookups, never through
 //! an encoding of their own.
@@ -9,7 +11,7 @@ use std::sync::Arc;
 use crate::api::{New, Released};
 use crate::ffi::TickreelWorldState;
 use crate::ffi::handle::HandleType;
-use tickreel::format::{BlockPos, Item};
+use tickreel::format::{BlockPos, Item, Terrain};
 use tickreel_bridge_macros::bridge_fn;
 
 /// One entity's health and how many of the next entries of [`WorldState::equipment`] are its.
@@ -36,6 +38,9 @@ pub struct WorldState {
     pub entities: Vec<EntityRow>,
     /// Every entity's non-empty slots: by entity id, then by slot.
     pub equipment: Vec<(u32, u8, Item)>,
+    /// The terrain in effect at `tick` (shared with the reader, never changed: the palettes and
+    /// indices C reads through pointers stay valid until the handle is freed).
+    pub terrain: Arc<Terrain>,
 }
 
 impl HandleType for WorldState {
@@ -46,7 +51,12 @@ impl HandleType for WorldState {
 
 impl WorldState {
     /// Lays `world` out for reading.
-    pub(crate) fn new(tick: u32, complete: bool, world: &tickreel::format::WorldState) -> Self {
+    pub(crate) fn new(
+        tick: u32,
+        complete: bool,
+        world: &tickreel::format::WorldState,
+        terrain: Arc<Terrain>,
+    ) -> Self {
         let blocks = world.sorted_blocks();
         let mut block_entities: Vec<(BlockPos, Arc<[u8]>)> = world
             .block_entities()
@@ -70,6 +80,7 @@ impl WorldState {
             block_entities,
             entities,
             equipment,
+            terrain,
         }
     }
 
@@ -96,9 +107,16 @@ pub struct Entities<'a>(pub &'a WorldState);
 /// Every equipment slot in use, by entity then slot.
 pub struct Equipment<'a>(pub &'a WorldState);
 
-/// The block at one position: its state if an event edited it, and its block entity.
+/// The terrain's sections, sorted by x, then z, then y.
+pub struct TerrainSectionsOf<'a>(pub &'a WorldState);
+
+/// The block at one position: its state if an event edited it, else the terrain's if a section
+/// covers it, and its block entity.
 pub struct BlockAt<'a> {
-    pub state: Option<u32>,
+    /// The state a world event gave it.
+    pub edited: Option<u32>,
+    /// The terrain's state there.
+    pub terrain: Option<u32>,
     pub block_entity: Option<&'a [u8]>,
 }
 
@@ -149,13 +167,14 @@ pub fn blocks(world: &WorldState) -> Blocks<'_> {
     Blocks(world)
 }
 
-/// Stores in `*out_block` the block at `x`, `y`, `z`: whether a world event edited it, its state,
-/// and its block entity NBT if its last change gave one (`block_entity` points into `world` and
-/// stays valid until `tickreel_world_state_free`).
+/// Stores in `*out_block` the block at `x`, `y`, `z`: its state (the one a world event gave it,
+/// else the terrain's where a terrain section covers it, else unknown), whether an event edited
+/// it, and its block entity NBT if its last change gave one (`block_entity` points into `world`
+/// and stays valid until `tickreel_world_state_free`).
 ///
 /// Thread safety: any thread; a world state never changes.
 ///
-/// (Java: the state, or -1 for a block no event edited.)
+/// (Java: the state, or -1 for a block neither an event nor the terrain gives.)
 #[bridge_fn(
     c = "tickreel_world_state_block",
     c_out = "out_block",
@@ -165,11 +184,12 @@ pub fn blocks(world: &WorldState) -> Blocks<'_> {
 pub fn block(world: &WorldState, x: i32, y: i32, z: i32) -> BlockAt<'_> {
     let pos = BlockPos::new(x, y, z);
     BlockAt {
-        state: world
+        edited: world
             .blocks
             .binary_search_by_key(&pos, |b| b.0)
             .ok()
             .map(|i| world.blocks[i].1),
+        terrain: world.terrain.block(x, y, z),
         block_entity: world.block_entity_at(pos),
     }
 }
@@ -242,11 +262,33 @@ pub fn equipment(world: &WorldState) -> Equipment<'_> {
     Equipment(world)
 }
 
-/// A world state of `world` (a new handle).
+/// Copies the terrain in effect at the world state's tick (the chunk sections the game handed
+/// over with `tickreel_recorder_offer_terrain`, a later offer's section replacing an earlier one)
+/// into `sections`, sorted by x, then z, then y. `palette` and `packed` point into `world` and
+/// stay valid until `tickreel_world_state_free`; `packed` is NULL for a section of one state.
+/// The edited blocks (`tickreel_world_state_blocks`) override the terrain;
+/// `tickreel_world_state_block` gives the block that results.
+///
+/// `*out_count` is always set to their number. If it exceeds `capacity`, nothing is copied and
+/// `TICKREEL_RESULT_BUFFER_TOO_SMALL` is returned. `sections` may be NULL when `capacity` is 0,
+/// to query the count.
+///
+/// Thread safety: any thread; a world state never changes.
+#[bridge_fn(
+    c = "tickreel_world_state_terrain_sections",
+    c_out_array = "sections",
+    c_out_type = "TickreelTerrainSection"
+)]
+pub fn terrain_sections(world: &WorldState) -> TerrainSectionsOf<'_> {
+    TerrainSectionsOf(world)
+}
+
+/// A world state of `world` with `terrain` (a new handle).
 pub(crate) fn new(
     tick: u32,
     complete: bool,
     world: &tickreel::format::WorldState,
+    terrain: Arc<Terrain>,
 ) -> New<WorldState> {
-    New(WorldState::new(tick, complete, world))
+    New(WorldState::new(tick, complete, world, terrain))
 }

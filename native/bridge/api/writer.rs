@@ -6,7 +6,7 @@ use std::path::Path;
 use tickreel_sync::sync::Mutex;
 
 use crate::api::batch::Batch;
-use crate::api::{Id, New, Released};
+use crate::api::{Id, New, Released, TerrainSections};
 use crate::ffi::TickreelReelWriter;
 use crate::ffi::handle::HandleType;
 use tickreel::format::Quantity;
@@ -118,6 +118,22 @@ pub fn write_batch(writer: &ReelWriter, tick: u32, batch: &Batch) -> tickreel::R
 #[bridge_fn(c = "tickreel_reel_writer_offer_snapshot", java = "reelWriterSnapshot")]
 pub fn offer_snapshot(writer: &ReelWriter, bytes: &[u8]) -> tickreel::Result<()> {
     writer.with(|w| w.offer_snapshot(bytes.to_vec()))
+}
+
+/// Supplies terrain: the blocks of an area as `sections_count` chunk sections in Minecraft's
+/// layout (`TickreelTerrainSection`; copied). The next tick starts a chunk carrying it, stored
+/// once, compressed; readers return it with the world from that tick on, a later offer's section
+/// replacing an earlier one at the same position.
+///
+/// Returns `TICKREEL_RESULT_INVALID_ARGUMENT` (nothing changed) for an invalid section, a section
+/// position twice or more than 16,384 sections, `TICKREEL_RESULT_LIMIT_EXCEEDED` for terrain
+/// whose coded form would exceed 16 MiB, `TICKREEL_RESULT_NULL_ARGUMENT` for a NULL array with
+/// a length (see `tickreel_recorder_offer_terrain`).
+///
+/// Thread safety: any thread; calls on one writer are serialised.
+#[bridge_fn(c = "tickreel_reel_writer_offer_terrain")]
+pub fn offer_terrain(writer: &ReelWriter, sections: TerrainSections) -> tickreel::Result<()> {
+    writer.with(|w| w.offer_terrain(sections.0))
 }
 
 /// Records who an entity is, in the file's metadata: its game-defined `kind`, optionally a

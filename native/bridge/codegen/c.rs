@@ -35,6 +35,8 @@ enum Kind {
     Uuid,
     /// `StringPairs`: `(name_keys, name_values, name_count)`, two arrays of strings.
     Pairs,
+    /// `TerrainSections`: `(name: *const TickreelTerrainSection, name_count: usize)`.
+    Terrain,
 }
 
 fn kind(p: &Param) -> Result<Kind, String> {
@@ -50,6 +52,9 @@ fn kind(p: &Param) -> Result<Kind, String> {
     }
     if last_ident(t).as_deref() == Some("StringPairs") {
         return Ok(Kind::Pairs);
+    }
+    if last_ident(t).as_deref() == Some("TerrainSections") {
+        return Ok(Kind::Terrain);
     }
     if let Some(syn::Type::Reference(r)) = super::option_inner(t)
         && matches!(last_ident(&r.elem).as_deref(), Some("str" | "Path"))
@@ -340,6 +345,16 @@ fn emit_fn(s: &mut String, op: &Op) -> Result<(), String> {
                      NUL-terminated strings (or `{n}_count` must be 0)."
                 ));
                 (format!("({n}_keys, {n}_values, {n}_count)"), false)
+            }
+            Kind::Terrain => {
+                params.push(format!("{n}: *const TickreelTerrainSection"));
+                params.push(format!("{n}_count: usize"));
+                safety.push(format!(
+                    "`{n}` must point to `{n}_count` readable `TickreelTerrainSection`s (or \
+                     `{n}_count` must be 0), each with `palette_len` readable `uint32_t`s at \
+                     `palette` and `packed_len` readable `uint64_t`s at `packed` (or that length 0)."
+                ));
+                (format!("({n}, {n}_count)"), false)
             }
             Kind::Uuid => {
                 params.push(format!("{n}: *const u8"));

@@ -23,6 +23,7 @@ pub mod options;
 pub mod playhead;
 pub mod reader;
 pub mod result;
+pub mod terrain;
 pub mod world;
 pub mod world_state;
 pub mod writer;
@@ -45,6 +46,7 @@ pub use object::{TickreelObjectOptions, TickreelPendingUpload};
 pub use playhead::{TickreelPlayhead, TickreelUpdate, TickreelWorld};
 pub use reader::{TickreelEntityState, TickreelReader, TickreelVerifyReport};
 pub use result::TickreelResult;
+pub use terrain::TickreelTerrainSection;
 pub use world::{TickreelBlockState, TickreelEvent, TickreelEvents};
 pub use world_state::{
     TickreelBlockAt, TickreelBlockEntity, TickreelEntityWorld, TickreelEquipment,

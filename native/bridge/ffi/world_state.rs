@@ -38,16 +38,22 @@ pub struct TickreelWorldStateInfo {
     pub entity_count: usize,
     /// Equipment slots in use, over all entities (`tickreel_world_state_equipment`).
     pub equipment_count: usize,
+    /// Sections of the terrain in effect (`tickreel_world_state_terrain_sections`).
+    pub terrain_section_count: usize,
 }
 
 /// The block at one position, as filled in by `tickreel_world_state_block`.
 #[repr(C)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct TickreelBlockAt {
-    /// A world event edited the block: `state` is set. False: the world there is as the game had
-    /// it (the library does not know it).
+    /// `state` is set: a world event edited the block, or a terrain section covers it. False:
+    /// the library does not know the block (the world there is as the game had it).
+    pub known: bool,
+    /// A world event edited the block: `state` is the state it gave, which overrides the
+    /// terrain's. False: `state` is the terrain's, if `known`.
     pub edited: bool,
-    /// The block's state: an id of the block palette (`tickreel_reader_palette_name`).
+    /// The block's state: an id of the block palette (`tickreel_reader_palette_name`); 0 if not
+    /// `known`.
     pub state: u32,
     /// The block entity NBT its last change gave (NULL if none), valid until
     /// `tickreel_world_state_free`.
@@ -204,6 +210,7 @@ impl CResult for Info<'_> {
             block_entity_count: w.block_entities.len(),
             entity_count: w.entities.len(),
             equipment_count: w.equipment.len(),
+            terrain_section_count: w.terrain.len(),
         })
     }
 }
@@ -212,8 +219,9 @@ impl CResult for BlockAt<'_> {
     type C = TickreelBlockAt;
     fn into_c(self) -> FfiResult<TickreelBlockAt> {
         Ok(TickreelBlockAt {
-            edited: self.state.is_some(),
-            state: self.state.unwrap_or(0),
+            known: self.edited.or(self.terrain).is_some(),
+            edited: self.edited.is_some(),
+            state: self.edited.or(self.terrain).unwrap_or(0),
             block_entity: self.block_entity.map_or(std::ptr::null(), <[u8]>::as_ptr),
             block_entity_len: self.block_entity.map_or(0, <[u8]>::len),
         })

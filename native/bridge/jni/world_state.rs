@@ -158,13 +158,14 @@ impl JniResult for Equipment<'_> {
     }
 }
 
-/// The block's state as an unsigned 32-bit value, or -1 if no event edited it (no allocation).
+/// The block's state as an unsigned 32-bit value (the edited block's, else the terrain's), or -1
+/// if neither gives it (no allocation).
 impl JniResult for BlockAt<'_> {
     type Jni = jlong;
     const SIG: &'static str = "J";
     const JAVA: &'static str = "long";
     fn into_jni(self, _: &mut JNIEnv<'_>) -> Res<jlong> {
-        Ok(self.state.map_or(-1, i64::from))
+        Ok(self.edited.or(self.terrain).map_or(-1, i64::from))
     }
 }
 

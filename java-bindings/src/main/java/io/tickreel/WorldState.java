@@ -142,8 +142,9 @@ public final class WorldState implements AutoCloseable {
     }
 
     /**
-     * The state of the block at {@code x, y, z} (as an unsigned 32-bit value), or -1 if no world
-     * event edited it. Asks the library; allocates nothing.
+     * The state of the block at {@code x, y, z} (as an unsigned 32-bit value): the one a world
+     * event gave it, else the terrain's where the recording's terrain covers it, or -1 where
+     * neither does. Asks the library; allocates nothing.
      *
      * @throws IllegalStateException if this world state was closed
      */
