@@ -142,7 +142,10 @@ fn upgrade_from_version_2(db: Db) {
     .unwrap();
     drop(v2);
     let cat = Catalog::open(&url).unwrap();
-    assert_eq!(cat.schema_version().unwrap(), tickreel_catalog::SCHEMA_VERSION);
+    assert_eq!(
+        cat.schema_version().unwrap(),
+        tickreel_catalog::SCHEMA_VERSION
+    );
     let rows = cat.reports(None).unwrap();
     assert_eq!(rows.len(), 1);
     assert_eq!(rows[0].reported_name, "old");
