@@ -360,16 +360,33 @@ class ClassLoaderTest {
     private static final List<String> JVM_WORKERS =
             List.of("GC Thread#", "G1 Conc#", "G1 Refine#", "G1 Main Marker", "C1 CompilerThre", "C2 CompilerThre");
 
-    /** The names of the process's threads (Java and native), but the JVM's own workers. */
+    /**
+     * The names of the process's threads (Java and native), but the JVM's own workers. A thread
+     * that ends while the directory is read can make the read of its {@code comm} fail in more than
+     * one way (no such file, no such process) or the listing itself fail: such a thread is skipped,
+     * and a failed listing is read again (the threads counted are the ones alive at one reading).
+     */
     private static List<String> threadNames() throws java.io.IOException {
+        java.io.UncheckedIOException last = null;
+        for (int attempt = 0; attempt < 5; attempt++) {
+            try {
+                return readThreadNames();
+            } catch (java.io.UncheckedIOException listingFailed) {
+                last = listingFailed;
+            }
+        }
+        throw last.getCause();
+    }
+
+    private static List<String> readThreadNames() throws java.io.IOException {
         List<String> names = new java.util.ArrayList<>();
         try (java.util.stream.Stream<Path> tasks = Files.list(Path.of("/proc/self/task"))) {
             for (Path task : (Iterable<Path>) tasks::iterator) {
                 String name;
                 try {
                     name = Files.readString(task.resolve("comm")).strip();
-                } catch (java.nio.file.NoSuchFileException gone) {
-                    continue; // ended while listed
+                } catch (java.io.IOException gone) {
+                    continue; // ended while listed (ENOENT or ESRCH)
                 }
                 if (JVM_WORKERS.stream().noneMatch(name::startsWith)) {
                     names.add(name);
