@@ -6,6 +6,7 @@ mod catalog;
 mod format;
 mod ghost;
 mod jni;
+mod network;
 mod paced;
 mod play;
 mod realistic;
@@ -39,9 +40,10 @@ pub struct Args {
     pub quick: bool,
     /// Run only this area (format, realistic, record, paced, runs, shadow, world, play, ghost, jni, s3, catalog, serve,
     /// world_state, terrain,
-    /// viewer, world_report). `viewer` (the web viewer's memory over 10 minutes of playback in
-    /// headless Chromium; 30 s with --quick) and `world_report` (the `world` area's two report
-    /// figures alone) run only when asked for by name.
+    /// viewer, world_report, network). `viewer` (the web viewer's memory over 10 minutes of
+    /// playback in headless Chromium; 30 s with --quick), `world_report` (the `world` area's two
+    /// report figures alone) and `network` (a network's catalog of 1,000,000 runs; minutes) run
+    /// only when asked for by name.
     #[arg(long)]
     pub only: Option<String>,
 }
@@ -94,6 +96,10 @@ pub fn run(a: Args, out: &mut Out) -> tickreel::Result<()> {
     }
     if on("serve") {
         serve::run(a.quick, &mut figures);
+    }
+    // a million runs registered: only on request
+    if a.only.as_deref() == Some("network") {
+        network::run(a.quick, &mut figures);
     }
     // 10 minutes of playback: only on request, and an error (exit 1) when Chromium cannot start
     if a.only.as_deref() == Some("viewer") {
