@@ -20,6 +20,7 @@
 //! [`crate::format::encoder`]; this module decodes.
 
 use crate::error::{Error, Result};
+use crate::format::block_coding::BlockCoding;
 use crate::format::bytes::ByteReader;
 use crate::format::event::{Event, kind};
 use crate::format::frame::FrameHeader;
@@ -27,6 +28,7 @@ use crate::format::index::{FLAG_SNAPSHOT, FLAG_WORLD};
 use crate::format::pose::Pose;
 use crate::format::state::{EntityState, EntityTable};
 use crate::format::tracks::{decode_movement, next_id};
+use crate::format::world::world_kind;
 use crate::format::world_state::WorldState;
 use crate::format::{DATA_VERSION, Limits};
 
@@ -268,7 +270,7 @@ impl DecodedChunk {
             stream,
             tick_count,
             limits.max_chunk_events(),
-            data_version >= 3,
+            data_version,
         )?;
         // 4. movement
         let tracks = decode_movement(
@@ -413,12 +415,16 @@ impl DecodedChunk {
     }
 }
 
+/// The event stream of a chunk of `data_version`: world events from 3 on, block changes coded
+/// against the chunk ([`BlockCoding`]) from 4 on.
 fn decode_stream(
     stream: &[u8],
     tick_count: u32,
     max_events: usize,
-    world: bool,
+    data_version: u16,
 ) -> Result<Vec<TickRecord>> {
+    let world = data_version >= 3;
+    let mut blocks = (data_version >= 4).then(BlockCoding::default);
     let mut r = ByteReader::new(stream);
     let mut records: Vec<TickRecord> = Vec::new();
     let mut total = 0usize;
@@ -455,6 +461,10 @@ fn decode_stream(
                 },
                 kind::POSE | kind::POSITION | kind::ROTATION => {
                     return Err(Error::corrupt("pose event inside an event stream"));
+                }
+                world_kind::BLOCK_CHANGE if blocks.is_some() => {
+                    let b = blocks.as_mut().expect("checked");
+                    b.decode(&mut r)?
                 }
                 _ => {
                     // Same encoding as a batch: step back over the kind byte.
