@@ -43,6 +43,8 @@ enum Tracks<'a> {
     One(u32),
     /// The entities it says; the rest whole ([`DecodedChunk::decode_tracks_of`]).
     Of(&'a dyn Fn(u32) -> bool),
+    /// None: the movement section is not read at all ([`DecodedChunk::decode_world_part`]).
+    Nothing,
 }
 
 /// One entity's pose samples within a decoded chunk.
@@ -161,6 +163,27 @@ impl DecodedChunk {
         )
     }
 
+    /// [`DecodedChunk::decode_version`] without the movement section: the keyframe, snapshot,
+    /// world section and event stream, and no track (an `EntityAdd` or `Teleport` keeps a default
+    /// pose). What a world rebuild needs of the chunks between its snapshot and its position
+    /// (the movement, section 4, comes last: it is not even stepped over, so its corruption is
+    /// left to the payload checksum and to a full decode).
+    pub(crate) fn decode_world_part(
+        payload: &[u8],
+        header: &FrameHeader,
+        limits: &Limits,
+    ) -> Result<DecodedChunk> {
+        DecodedChunk::decode_part(
+            payload,
+            header.flags,
+            header.start_tick,
+            header.tick_count,
+            limits,
+            Tracks::Nothing,
+            header.data_version,
+        )
+    }
+
     /// Decodes what a payload holds about one entity: its keyframe entry, the records of the ticks
     /// with events naming it (only those events), its track. No snapshot. Cheaper than
     /// [`DecodedChunk::decode`] on a chunk of many entities: the other entities' residuals are
@@ -198,7 +221,9 @@ impl DecodedChunk {
             Tracks::All => (None, None),
             Tracks::One(id) => (Some(id), None),
             Tracks::Of(wanted) => (None, Some(wanted)),
+            Tracks::Nothing => (None, None),
         };
+        let movement = !matches!(tracks, Tracks::Nothing);
         if tick_count as usize > limits.max_chunk_ticks {
             return Err(Error::limit(format!(
                 "chunk spans {tick_count} ticks; limit {}",
@@ -273,6 +298,18 @@ impl DecodedChunk {
             data_version,
         )?;
         // 4. movement
+        if !movement {
+            return Ok(DecodedChunk {
+                start_tick,
+                tick_count,
+                flags,
+                keyframe,
+                snapshot,
+                world,
+                records,
+                tracks: Vec::new(),
+            });
+        }
         let tracks = decode_movement(
             &mut r,
             &keyframe,

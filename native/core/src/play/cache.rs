@@ -32,6 +32,10 @@ pub enum Part {
     Decoded,
     /// The reverse log built from it (for backward play).
     Reverse,
+    /// The chunk decoded without its movement (no track; `EntityAdd` and `Teleport` with a
+    /// default pose): what a world rebuild needs of the chunks before its position
+    /// ([`crate::Reader::read_chunk_world`]). Held as [`Cached::Decoded`].
+    World,
 }
 
 /// A cache key: recording identity, chunk index, part.
@@ -84,7 +88,7 @@ pub struct CacheStats {
     pub misses: u64,
     /// Requests that joined a load already in flight (not counted as hits or misses).
     pub joins: u64,
-    /// Chunk reads and decodes (failed ones included).
+    /// Chunk reads and decodes, whole or without movement (failed ones included).
     pub decodes: u64,
     /// Reverse logs built (failed ones included).
     pub reverse_builds: u64,
@@ -321,7 +325,7 @@ impl ChunkCache {
     ) -> std::result::Result<Cached, Fault> {
         let r = load().map_err(Arc::new);
         match key.part {
-            Part::Decoded => self.decodes.fetch_add(1, Ordering::Relaxed),
+            Part::Decoded | Part::World => self.decodes.fetch_add(1, Ordering::Relaxed),
             Part::Reverse => self.reverse_builds.fetch_add(1, Ordering::Relaxed),
         };
         self.complete(key, flight, r.clone());

@@ -26,7 +26,7 @@ impl Playhead {
                 .flat_map(|k| [(k, Part::Decoded), (k, Part::Reverse)])
                 .chain(
                     rb.into_iter()
-                        .flat_map(|(s, e)| (s..=e).map(|i| (i, Part::Decoded))),
+                        .flat_map(|(s, e)| (s..=e).map(|i| (i, Part::World))),
                 );
             self.gather(keys, mode);
             // The top-most unreadable chunk on the path, if any.

@@ -27,12 +27,24 @@ impl Playhead {
         let mut memo = std::mem::take(&mut self.rb_memo);
         memo.clear();
         for i in s..=e {
-            let got = match self.gathered.get(i, Part::Decoded) {
-                Some(f) => f.clone(),
-                None => match self.held(i, Part::Decoded) {
-                    Some(v) => Fetch::Ready(v),
-                    None => self.fetch(i, Part::Decoded, mode),
-                },
+            // The whole chunk where the playhead has it already (its own position's), else the
+            // chunk without its movement: the world needs only its events and world section.
+            let whole = match self.gathered.get(i, Part::Decoded) {
+                Some(f @ Fetch::Ready(_)) => Some(f.clone()),
+                _ => self.held(i, Part::Decoded).map(Fetch::Ready),
+            };
+            let (part, got) = match whole {
+                Some(f) => (Part::Decoded, f),
+                None => (
+                    Part::World,
+                    match self.gathered.get(i, Part::World) {
+                        Some(f) => f.clone(),
+                        None => match self.held(i, Part::World) {
+                            Some(v) => Fetch::Ready(v),
+                            None => self.fetch(i, Part::World, mode),
+                        },
+                    },
+                ),
             };
             match got {
                 Fetch::Ready(v) => {
@@ -40,7 +52,7 @@ impl Playhead {
                         self.u.rb_has_snapshot = true;
                     }
                     let c = v.decoded();
-                    memo.push((i, c.clone()));
+                    memo.push((i, part, c.clone()));
                     self.u.rb_chunks.push(c);
                 }
                 Fetch::Pending => self.u.rb_complete = false,
