@@ -86,10 +86,10 @@ impl BlockCoding {
         }
         let nbt = u64::from(block_entity.is_some());
         match self.index.get(&state) {
-            Some(&i) => put_uvarint(out, u64::from(i) << 1 | nbt),
+            Some(&i) => put_uvarint(out, (u64::from(i) << 1) | nbt),
             None => {
                 let i = self.states.len() as u32;
-                put_uvarint(out, u64::from(i) << 1 | nbt);
+                put_uvarint(out, (u64::from(i) << 1) | nbt);
                 put_uvarint(out, u64::from(state));
                 self.states.push(state);
                 self.index.insert(state, i);

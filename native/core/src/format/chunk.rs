@@ -291,12 +291,8 @@ impl DecodedChunk {
         // 3. stream
         let stream_len = r.len_varint(r.remaining(), "event stream length")?;
         let stream = r.bytes(stream_len)?;
-        let mut records = decode_stream(
-            stream,
-            tick_count,
-            limits.max_chunk_events(),
-            data_version,
-        )?;
+        let mut records =
+            decode_stream(stream, tick_count, limits.max_chunk_events(), data_version)?;
         // 4. movement
         if !movement {
             return Ok(DecodedChunk {

@@ -713,7 +713,6 @@ mod tests {
         assert!(w.entity(7).is_none() && w.entity(3).is_none());
     }
 
-
     /// A world from a decoded section (sorted list) with random changes on top, against a
     /// plain map of the same changes.
     fn random_world(

@@ -1,6 +1,6 @@
 //! World events through the whole write path: a recorder takes block changes, hits, equipment,
 //! health and chat with the names of their ids, a reader of the live recording and of the finished
-//! file gives them back exactly, with the palette, in chunks of data version 3.
+//! file gives them back exactly, with the palette, in chunks of data version 4.
 
 use crate::common::{batch, within};
 

@@ -164,7 +164,10 @@ fn the_world_part_of_a_chunk_is_the_whole_decode_without_movement() {
     assert_eq!(part.keyframe, whole.keyframe);
     assert_eq!(part.snapshot, whole.snapshot);
     assert_eq!(part.world, whole.world);
-    assert_eq!(part.world.as_ref().unwrap().block(BlockPos::new(-3, 70, 9)), Some(4));
+    assert_eq!(
+        part.world.as_ref().unwrap().block(BlockPos::new(-3, 70, 9)),
+        Some(4)
+    );
     let unposed = |c: &DecodedChunk| {
         let mut r = c.records.clone();
         for e in r.iter_mut().flat_map(|r| r.events.iter_mut()) {

@@ -11,7 +11,6 @@ use crate::format::bytes::{ByteReader, put_ivarint, put_uvarint};
 use crate::format::world::{BlockPos, MAX_BLOCK_ENTITY_BYTES};
 
 impl WorldState {
-
     /// Writes the world section's body (FORMAT.md: the world section):
     ///
     /// ```text

@@ -26,7 +26,7 @@ impl Playhead {
                 .flat_map(|k| [(k, Part::Decoded), (k, Part::Reverse)])
                 .chain(
                     rb.into_iter()
-                        .flat_map(|(s, e)| (s..=e).map(|i| (i, Part::World))),
+                        .flat_map(|(s, e)| (s..=e).map(|i| (i, Part::Decoded))),
                 );
             self.gather(keys, mode);
             // The top-most unreadable chunk on the path, if any.
@@ -95,7 +95,7 @@ impl Playhead {
         );
         if world {
             let range = rb.unwrap_or_else(|| rebuild_range(idx, q));
-            self.fill_rebuild(range, mode);
+            self.fill_rebuild(range, Part::Decoded, mode);
             self.rebuild_world();
         }
         if self.pos <= first {

@@ -178,8 +178,8 @@ impl Playhead {
                 for kk in [Some(k), k.checked_sub(1)].into_iter().flatten() {
                     if idx[kk].flags & FLAG_CUSTOM_EVENTS != 0 {
                         let (s, e) = rebuild_range(idx, idx[kk].start_tick);
-                        for i in s..e {
-                            let _ = self.fetch(i, Part::World, Mode::NonBlocking);
+                        for i in s..=e {
+                            let _ = self.fetch(i, Part::Decoded, Mode::NonBlocking);
                         }
                     }
                 }

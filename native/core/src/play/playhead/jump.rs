@@ -75,7 +75,7 @@ impl Playhead {
             &mut self.u.removed,
         );
         if let Some(range) = rb {
-            self.fill_rebuild(range, mode);
+            self.fill_rebuild(range, Part::World, mode);
             self.rebuild_world();
         }
         self.world_known = true;

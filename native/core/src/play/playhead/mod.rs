@@ -470,7 +470,7 @@ impl Playhead {
                             keys.push((k, Part::Reverse));
                         }
                         if let Some((s, e)) = backward_rebuild(idx, self.pos, q) {
-                            keys.extend((s..=e).map(|i| (i, Part::World)));
+                            keys.extend((s..=e).map(|i| (i, Part::Decoded)));
                         }
                     }
                 }
