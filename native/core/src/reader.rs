@@ -375,6 +375,14 @@ impl Reader {
         DecodedChunk::decode_version(&payload, &fh, &self.limits, Some(entity))
     }
 
+    /// Reads and checks chunk `i` and decodes all but its movement
+    /// ([`DecodedChunk::decode_world_part`]): its keyframe, snapshot, world section and events,
+    /// and no track. What a world rebuild needs of the chunks before its position.
+    pub fn read_chunk_world(&self, i: usize) -> Result<DecodedChunk> {
+        let (fh, payload) = self.read_payload(i)?;
+        DecodedChunk::decode_world_part(&payload, &fh, &self.limits)
+    }
+
     /// Reads chunk `i`'s frame, checks it against the index and its checksum, and decompresses
     /// its payload (section 7's bytes, not decoded).
     pub fn read_payload(&self, i: usize) -> Result<(FrameHeader, Vec<u8>)> {
@@ -473,7 +481,7 @@ impl Reader {
         let complete = snap.is_some() || (s == 0 && !self.metadata.library.starts_mid_world);
         let mut world = WorldState::default();
         for i in s..=k {
-            let c = self.read_chunk(i)?;
+            let c = self.read_chunk_world(i)?;
             if i == s
                 && let Some(w) = &c.world
             {

@@ -20,6 +20,7 @@
 //! [`crate::format::encoder`]; this module decodes.
 
 use crate::error::{Error, Result};
+use crate::format::block_coding::BlockCoding;
 use crate::format::bytes::ByteReader;
 use crate::format::event::{Event, kind};
 use crate::format::frame::FrameHeader;
@@ -27,6 +28,7 @@ use crate::format::index::{FLAG_SNAPSHOT, FLAG_WORLD};
 use crate::format::pose::Pose;
 use crate::format::state::{EntityState, EntityTable};
 use crate::format::tracks::{decode_movement, next_id};
+use crate::format::world::world_kind;
 use crate::format::world_state::WorldState;
 use crate::format::{DATA_VERSION, Limits};
 
@@ -41,6 +43,8 @@ enum Tracks<'a> {
     One(u32),
     /// The entities it says; the rest whole ([`DecodedChunk::decode_tracks_of`]).
     Of(&'a dyn Fn(u32) -> bool),
+    /// None: the movement section is not read at all ([`DecodedChunk::decode_world_part`]).
+    Nothing,
 }
 
 /// One entity's pose samples within a decoded chunk.
@@ -159,6 +163,27 @@ impl DecodedChunk {
         )
     }
 
+    /// [`DecodedChunk::decode_version`] without the movement section: the keyframe, snapshot,
+    /// world section and event stream, and no track (an `EntityAdd` or `Teleport` keeps a default
+    /// pose). What a world rebuild needs of the chunks between its snapshot and its position
+    /// (the movement, section 4, comes last: it is not even stepped over, so its corruption is
+    /// left to the payload checksum and to a full decode).
+    pub(crate) fn decode_world_part(
+        payload: &[u8],
+        header: &FrameHeader,
+        limits: &Limits,
+    ) -> Result<DecodedChunk> {
+        DecodedChunk::decode_part(
+            payload,
+            header.flags,
+            header.start_tick,
+            header.tick_count,
+            limits,
+            Tracks::Nothing,
+            header.data_version,
+        )
+    }
+
     /// Decodes what a payload holds about one entity: its keyframe entry, the records of the ticks
     /// with events naming it (only those events), its track. No snapshot. Cheaper than
     /// [`DecodedChunk::decode`] on a chunk of many entities: the other entities' residuals are
@@ -196,7 +221,9 @@ impl DecodedChunk {
             Tracks::All => (None, None),
             Tracks::One(id) => (Some(id), None),
             Tracks::Of(wanted) => (None, Some(wanted)),
+            Tracks::Nothing => (None, None),
         };
+        let movement = !matches!(tracks, Tracks::Nothing);
         if tick_count as usize > limits.max_chunk_ticks {
             return Err(Error::limit(format!(
                 "chunk spans {tick_count} ticks; limit {}",
@@ -264,13 +291,21 @@ impl DecodedChunk {
         // 3. stream
         let stream_len = r.len_varint(r.remaining(), "event stream length")?;
         let stream = r.bytes(stream_len)?;
-        let mut records = decode_stream(
-            stream,
-            tick_count,
-            limits.max_chunk_events(),
-            data_version >= 3,
-        )?;
+        let mut records =
+            decode_stream(stream, tick_count, limits.max_chunk_events(), data_version)?;
         // 4. movement
+        if !movement {
+            return Ok(DecodedChunk {
+                start_tick,
+                tick_count,
+                flags,
+                keyframe,
+                snapshot,
+                world,
+                records,
+                tracks: Vec::new(),
+            });
+        }
         let tracks = decode_movement(
             &mut r,
             &keyframe,
@@ -413,12 +448,16 @@ impl DecodedChunk {
     }
 }
 
+/// The event stream of a chunk of `data_version`: world events from 3 on, block changes coded
+/// against the chunk ([`BlockCoding`]) from 4 on.
 fn decode_stream(
     stream: &[u8],
     tick_count: u32,
     max_events: usize,
-    world: bool,
+    data_version: u16,
 ) -> Result<Vec<TickRecord>> {
+    let world = data_version >= 3;
+    let mut blocks = (data_version >= 4).then(BlockCoding::default);
     let mut r = ByteReader::new(stream);
     let mut records: Vec<TickRecord> = Vec::new();
     let mut total = 0usize;
@@ -455,6 +494,10 @@ fn decode_stream(
                 },
                 kind::POSE | kind::POSITION | kind::ROTATION => {
                     return Err(Error::corrupt("pose event inside an event stream"));
+                }
+                world_kind::BLOCK_CHANGE if blocks.is_some() => {
+                    let b = blocks.as_mut().expect("checked");
+                    b.decode(&mut r)?
                 }
                 _ => {
                     // Same encoding as a batch: step back over the kind byte.

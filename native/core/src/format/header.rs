@@ -14,8 +14,10 @@ pub const FORMAT_VERSION: u8 = 1;
 /// reads (FORMAT.md section 11). A frame carries the lowest version that reads its payload: 1
 /// unless it uses predictor 4 (linear in time), new in 2, or world events, new in 3 (earlier
 /// readers would skip them as opaque extensions; a frame with them says 3 so that they are not
-/// taken for the opaque extensions of the same kind bytes a version-2 writer may have stored).
-pub const DATA_VERSION: u16 = 3;
+/// taken for the opaque extensions of the same kind bytes a version-2 writer may have stored), or
+/// 4 from this build on for the same: block changes coded against the chunk
+/// ([`crate::format::block_coding`]).
+pub const DATA_VERSION: u16 = 4;
 
 /// Whether the file is a compacted `.reel` or the metadata file of a live (segmented) recording.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

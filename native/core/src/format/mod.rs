@@ -35,6 +35,7 @@
 // (without the feature, the pieces only `wire` re-exports are `pub` for its sake).
 #![cfg_attr(feature = "wire", warn(unreachable_pub))]
 
+pub(crate) mod block_coding;
 pub(crate) mod bytes;
 pub(crate) mod chunk;
 pub(crate) mod encoder;

@@ -32,6 +32,10 @@ pub enum Part {
     Decoded,
     /// The reverse log built from it (for backward play).
     Reverse,
+    /// The chunk decoded without its movement (no track; `EntityAdd` and `Teleport` with a
+    /// default pose): what a world rebuild needs of the chunks before its position
+    /// ([`crate::Reader::read_chunk_world`]). Held as [`Cached::Decoded`].
+    World,
 }
 
 /// A cache key: recording identity, chunk index, part.
@@ -86,6 +90,9 @@ pub struct CacheStats {
     pub joins: u64,
     /// Chunk reads and decodes (failed ones included).
     pub decodes: u64,
+    /// Chunk reads and decodes without the movement, for world rebuilds ([`Part::World`];
+    /// failed ones included).
+    pub world_decodes: u64,
     /// Reverse logs built (failed ones included).
     pub reverse_builds: u64,
     /// Loads that failed.
@@ -206,6 +213,7 @@ pub struct ChunkCache {
     misses: AtomicU64,
     joins: AtomicU64,
     decodes: AtomicU64,
+    world_decodes: AtomicU64,
     reverse_builds: AtomicU64,
     failures: AtomicU64,
     evictions: AtomicU64,
@@ -234,6 +242,7 @@ impl ChunkCache {
             misses: AtomicU64::new(0),
             joins: AtomicU64::new(0),
             decodes: AtomicU64::new(0),
+            world_decodes: AtomicU64::new(0),
             reverse_builds: AtomicU64::new(0),
             failures: AtomicU64::new(0),
             evictions: AtomicU64::new(0),
@@ -258,6 +267,7 @@ impl ChunkCache {
             misses: self.misses.load(Ordering::Relaxed),
             joins: self.joins.load(Ordering::Relaxed),
             decodes: self.decodes.load(Ordering::Relaxed),
+            world_decodes: self.world_decodes.load(Ordering::Relaxed),
             reverse_builds: self.reverse_builds.load(Ordering::Relaxed),
             failures: self.failures.load(Ordering::Relaxed),
             evictions: self.evictions.load(Ordering::Relaxed),
@@ -322,6 +332,7 @@ impl ChunkCache {
         let r = load().map_err(Arc::new);
         match key.part {
             Part::Decoded => self.decodes.fetch_add(1, Ordering::Relaxed),
+            Part::World => self.world_decodes.fetch_add(1, Ordering::Relaxed),
             Part::Reverse => self.reverse_builds.fetch_add(1, Ordering::Relaxed),
         };
         self.complete(key, flight, r.clone());

@@ -255,12 +255,16 @@ fn worker(rx: &Receiver<Job>, counters: &Counters, idle: Duration, workers: &Mut
     }
 }
 
-/// Produces the value of `key`: reads and decodes the chunk, or builds its reverse log (getting
+/// Produces the value of `key`: reads and decodes the chunk (whole, or without its movement for
+/// [`Part::World`]), or builds its reverse log (getting
 /// the decoded chunk through the cache first).
 pub(crate) fn load(view: &View, cache: &ChunkCache, key: ChunkKey) -> crate::Result<Cached> {
     match key.part {
         Part::Decoded => Ok(Cached::Decoded(Arc::new(
             view.reader.read_chunk(key.chunk as usize)?,
+        ))),
+        Part::World => Ok(Cached::Decoded(Arc::new(
+            view.reader.read_chunk_world(key.chunk as usize)?,
         ))),
         Part::Reverse => {
             let dkey = ChunkKey {

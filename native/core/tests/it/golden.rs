@@ -326,11 +326,29 @@ fn golden_v2_path() -> PathBuf {
 
 /// Data version 2 writes predictor 4 (linear in time) where it wins: Steve's track has gaps (he
 /// has no sample at ticks 5 and 13), so chunks 0 and 1 use it; chunk 2 (no gap) stays readable by
-/// data-version-1 readers. Data version 3 is needed by chunk 1 only, the one with world events.
+/// data-version-1 readers. Data version 4 (block changes coded against the chunk) is needed by
+/// chunk 1, the one with world events, and chunk 2, the snapshot chunk with a world section.
 #[test]
 fn the_committed_golden_file_decodes_to_its_content() {
-    check_golden(&golden_path(), 3, &[2, 3, 3], Written::V3);
-    let r = Reader::open_path(golden_path()).unwrap();
+    check_golden(&golden_path(), 4, &[2, 4, 4], Written::V3);
+    check_world_section(&golden_path());
+}
+
+/// The golden file as written by builds of data version 3 (block changes coded on their own,
+/// three absolute coordinates each): kept as it was committed, to check that later builds still
+/// read it, block changes included.
+fn golden_v3_path() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/golden-v3.reel")
+}
+
+#[test]
+fn the_golden_file_of_data_version_3_still_decodes_to_its_content() {
+    check_golden(&golden_v3_path(), 3, &[2, 3, 3], Written::V3);
+    check_world_section(&golden_v3_path());
+}
+
+fn check_world_section(path: &std::path::Path) {
+    let r = Reader::open_path(path).unwrap();
     // Chunk 2 is a snapshot chunk after the world events of chunk 1: it carries their world in
     // its world section (flag FLAG_WORLD), which needs data version 3 too.
     let idx = r.index();

@@ -107,7 +107,7 @@ fn ev() -> impl Strategy<Value = Ev> {
     ]
 }
 
-/// World events with small and extreme fields (data version 3).
+/// World events with small and extreme fields (data versions 3 and 4).
 fn world_event() -> impl Strategy<Value = Event> {
     let pos =
         (any::<i32>(), -64i32..320, any::<i32>()).prop_map(|(x, y, z)| BlockPos::new(x, y, z));

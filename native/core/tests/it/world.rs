@@ -1,6 +1,6 @@
 //! World events through the whole write path: a recorder takes block changes, hits, equipment,
 //! health and chat with the names of their ids, a reader of the live recording and of the finished
-//! file gives them back exactly, with the palette, in chunks of data version 3.
+//! file gives them back exactly, with the palette, in chunks of data version 4.
 
 use crate::common::{batch, within};
 
@@ -165,10 +165,10 @@ fn world_events_and_their_names_survive_the_live_recording_and_compaction() {
     let finished = within(move || rec.finish().unwrap().wait().unwrap()).expect("finish");
     let r = Reader::open_path(&finished).unwrap();
     assert_eq!(read_world(&r), world_of(&input));
-    assert_eq!(r.header().data_version, 3);
-    // every chunk holds world events (a block change or a hit every few ticks): version 3
+    assert_eq!(r.header().data_version, 4);
+    // every chunk holds world events (a block change or a hit every few ticks): version 4
     for i in 0..r.index().len() {
-        assert_eq!(r.read_payload(i).unwrap().0.data_version, 3, "chunk {i}");
+        assert_eq!(r.read_payload(i).unwrap().0.data_version, 4, "chunk {i}");
     }
     let p = &r.metadata().library.palette;
     assert_eq!(

@@ -10,6 +10,7 @@
 use rustc_hash::FxHashMap;
 
 use crate::error::{Error, Result};
+use crate::format::block_coding::BlockCoding;
 use crate::format::bytes::{put_ivarint, put_ivarints, put_uvarint};
 use crate::format::event::{Event, MAX_CUSTOM_EVENT_BYTES, kind};
 use crate::format::frame::FrameHeader;
@@ -67,7 +68,8 @@ pub struct ChunkEncoder {
     /// Slots whose entity is not alive (dropped at the next chunk start).
     dead: usize,
     log: Vec<LogSample>,
-    /// The data version the last encoded payload needs: 3 if it holds a world event, else 2 if a column uses predictor 4
+    /// The data version the last encoded payload needs: 4 if it holds a world event or a world
+    /// section (its block changes are coded against the chunk), else 2 if a column uses predictor 4
     /// (linear in time) or a track's ticks are stored as deltas, else 1 (so that readers of data
     /// version 1 read it).
     payload_version: u16,
@@ -78,6 +80,8 @@ pub struct ChunkEncoder {
     /// The world section of the open chunk (the running world at its start), if it carries a
     /// snapshot and the world was not empty then.
     world_section: Option<Vec<u8>>,
+    /// What the open chunk's block changes are coded against (data version 4).
+    blocks: BlockCoding,
     /// `encode_payload`'s working buffers on a thread that is not the library's (the caller of a
     /// synchronous writer): see [`crate::threads`].
     own_scratch: Option<Box<Scratch>>,
@@ -196,6 +200,7 @@ impl ChunkEncoder {
         }
         self.snapshot = snapshot;
         self.stream.clear();
+        self.blocks.clear();
         self.world_events = false;
         self.event_count = 0;
         self.sample_count = 0;
@@ -355,9 +360,22 @@ impl ChunkEncoder {
                 e.encode(&mut self.stream);
                 self.tick_events += 1;
             }
+            Event::BlockChange {
+                pos,
+                state,
+                cause,
+                ref block_entity,
+            } => {
+                self.world_events = true;
+                self.world.apply(e);
+                self.flags |= FLAG_CUSTOM_EVENTS;
+                self.stream.push(world_kind::BLOCK_CHANGE);
+                self.blocks
+                    .encode(&mut self.stream, pos, state, cause, block_entity.as_deref());
+                self.tick_events += 1;
+            }
             Event::Custom { .. }
             | Event::Extension { .. }
-            | Event::BlockChange { .. }
             | Event::BlockChanges { .. }
             | Event::Swing { .. }
             | Event::Attack { .. }
@@ -465,8 +483,8 @@ impl ChunkEncoder {
                 put_ivarint(out, v);
             }
         }
-        // 2. snapshot, and the world section after it (flag FLAG_WORLD, data version 3)
-        let v3 = self.world_events || self.world_section.is_some();
+        // 2. snapshot, and the world section after it (flag FLAG_WORLD, data version 3 and later)
+        let world = self.world_events || self.world_section.is_some();
         if let Some(s) = &self.snapshot {
             put_uvarint(out, s.len() as u64);
             out.extend_from_slice(s);
@@ -487,7 +505,7 @@ impl ChunkEncoder {
             self.own_scratch = Some(sc);
             v2
         };
-        self.payload_version = if v3 {
+        self.payload_version = if world {
             DATA_VERSION
         } else if v2 {
             2
@@ -497,7 +515,7 @@ impl ChunkEncoder {
     }
 
     /// The data version of the payload [`ChunkEncoder::encode_payload`] wrote last: the lowest
-    /// that reads it (3 if it holds a world event; else 2 if a column uses predictor 4, linear in
+    /// that reads it (4 if it holds a world event or section; else 2 if a column uses predictor 4, linear in
     /// time, or a track header stores its ticks as deltas; else 1).
     #[cfg(test)]
     pub fn payload_version(&self) -> u16 {

@@ -99,3 +99,99 @@ fn state_survives_removal_readd_and_chunk_boundaries() {
         }
     }
 }
+
+/// A chunk decoded without its movement (what a world rebuild reads) holds the same keyframe,
+/// snapshot, world section and events as the whole decode, with no track and the poses of
+/// `EntityAdd` / `Teleport` left at their default; and its block changes, coded against the
+/// chunk (data version 4), read back as written.
+#[test]
+fn the_world_part_of_a_chunk_is_the_whole_decode_without_movement() {
+    use crate::format::chunk::DecodedChunk;
+    use crate::format::world::BlockPos;
+    let mut enc = ChunkEncoder::new();
+    let mut comp = zstd::bulk::Compressor::new(1).unwrap();
+    let lim = crate::format::Limits::default();
+    enc.begin(0, None);
+    enc.push_tick(
+        0,
+        &[Event::BlockChange {
+            pos: BlockPos::new(-3, 70, 9),
+            state: 4,
+            cause: None,
+            block_entity: None,
+        }],
+    )
+    .unwrap();
+    enc.finish_frame(&mut comp, &mut Vec::new(), &mut Vec::new())
+        .unwrap();
+    enc.begin(10, Some(vec![1, 2, 3]));
+    for t in 10..30u32 {
+        let v = i64::from(t);
+        let mut e = vec![Event::Pose {
+            entity: 1,
+            pose: pose(v),
+        }];
+        if t == 12 {
+            e.push(Event::EntityAdd {
+                entity: 2,
+                kind: 5,
+                pose: pose(-v),
+            });
+        }
+        if t == 15 {
+            e.push(Event::Teleport {
+                entity: 1,
+                pose: pose(500),
+            });
+        }
+        e.push(Event::BlockChange {
+            pos: BlockPos::new(t as i32, 64 + (t % 2) as i32, -7),
+            state: t % 3,
+            cause: Some(1),
+            block_entity: (t == 20).then(|| vec![10, 0]),
+        });
+        enc.push_tick(t, &e).unwrap();
+    }
+    let (h, payload) = enc
+        .finish_frame(&mut comp, &mut Vec::new(), &mut Vec::new())
+        .unwrap();
+    assert_eq!(h.data_version, 4);
+    let mut dec = zstd::bulk::Decompressor::new().unwrap();
+    let bytes = crate::format::chunk::decompress_frame(&h, &payload, &mut dec, &lim).unwrap();
+    let whole = DecodedChunk::decode_version(&bytes, &h, &lim, None).unwrap();
+    let part = DecodedChunk::decode_world_part(&bytes, &h, &lim).unwrap();
+    assert!(part.tracks.is_empty() && !whole.tracks.is_empty());
+    assert_eq!(part.keyframe, whole.keyframe);
+    assert_eq!(part.snapshot, whole.snapshot);
+    assert_eq!(part.world, whole.world);
+    assert_eq!(
+        part.world.as_ref().unwrap().block(BlockPos::new(-3, 70, 9)),
+        Some(4)
+    );
+    let unposed = |c: &DecodedChunk| {
+        let mut r = c.records.clone();
+        for e in r.iter_mut().flat_map(|r| r.events.iter_mut()) {
+            if let Event::EntityAdd { pose, .. } | Event::Teleport { pose, .. } = e {
+                *pose = Pose::default();
+            }
+        }
+        r
+    };
+    assert_eq!(part.records, unposed(&whole));
+    let blocks: Vec<_> = whole
+        .records
+        .iter()
+        .flat_map(|r| &r.events)
+        .filter(|e| matches!(e, Event::BlockChange { .. }))
+        .collect();
+    assert_eq!(blocks.len(), 20);
+    assert_eq!(
+        blocks[10],
+        &Event::BlockChange {
+            pos: BlockPos::new(20, 64, -7),
+            state: 2,
+            cause: Some(1),
+            block_entity: Some(vec![10, 0]),
+        }
+    );
+}

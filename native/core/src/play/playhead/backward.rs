@@ -95,7 +95,7 @@ impl Playhead {
         );
         if world {
             let range = rb.unwrap_or_else(|| rebuild_range(idx, q));
-            self.fill_rebuild(range, mode);
+            self.fill_rebuild(range, Part::Decoded, mode);
             self.rebuild_world();
         }
         if self.pos <= first {

@@ -98,6 +98,13 @@ impl Playhead {
             if g.at.contains_key(&(k, part)) {
                 continue;
             }
+            // A rebuild takes the whole chunk where the move wants it whole anyway (the keys
+            // name the move's chunks first): no second decode without movement.
+            if part == Part::World
+                && (g.at.contains_key(&(k, Part::Decoded)) || self.held(k, Part::Decoded).is_some())
+            {
+                continue;
+            }
             let f = match self.held(k, part) {
                 Some(v) => Fetch::Ready(v),
                 None => self.fetch(k, part, mode),
@@ -115,7 +122,7 @@ impl Playhead {
             && c.index == k
         {
             match part {
-                Part::Decoded => return Some(Cached::Decoded(c.chunk.clone())),
+                Part::Decoded | Part::World => return Some(Cached::Decoded(c.chunk.clone())),
                 Part::Reverse => {
                     if let Some(l) = &c.log {
                         return Some(Cached::Reverse(l.clone()));
@@ -123,14 +130,13 @@ impl Playhead {
                 }
             }
         }
-        match part {
-            // The memo is sorted by chunk (a rebuild fills it in order).
-            Part::Decoded => self
-                .rb_memo
-                .binary_search_by_key(&k, |(i, _)| *i)
-                .ok()
-                .map(|j| Cached::Decoded(self.rb_memo[j].1.clone())),
-            Part::Reverse => None,
+        // The memo is sorted by chunk (a rebuild fills it in order); a whole chunk serves
+        // `World` too, a chunk without movement only `World`.
+        let j = self.rb_memo.binary_search_by_key(&k, |(i, _, _)| *i).ok()?;
+        let (_, held, c) = &self.rb_memo[j];
+        match (part, held) {
+            (Part::Decoded, Part::Decoded) | (Part::World, _) => Some(Cached::Decoded(c.clone())),
+            _ => None,
         }
     }
 

@@ -37,7 +37,7 @@ impl Playhead {
         let (k, rb) = self.jump_plan(q, force_rebuild);
         let keys = std::iter::once((k, Part::Decoded)).chain(
             rb.into_iter()
-                .flat_map(|(s, e)| (s..=e).map(|i| (i, Part::Decoded))),
+                .flat_map(|(s, e)| (s..=e).map(|i| (i, Part::World))),
         );
         self.gather(keys, mode);
         match self.gathered.get(k, Part::Decoded) {
@@ -75,7 +75,7 @@ impl Playhead {
             &mut self.u.removed,
         );
         if let Some(range) = rb {
-            self.fill_rebuild(range, mode);
+            self.fill_rebuild(range, Part::World, mode);
             self.rebuild_world();
         }
         self.world_known = true;

@@ -119,7 +119,7 @@ pub struct Playhead {
     prev: EntityTable,
     gathered: Gathered,
     /// The chunks of the last world rebuild (reused by the next one without asking the cache).
-    rb_memo: Vec<(usize, Arc<DecodedChunk>)>,
+    rb_memo: Vec<(usize, Part, Arc<DecodedChunk>)>,
     prefetch_anchor: Option<(u64, usize, Direction, bool)>,
     /// The world the library keeps at the position (see [`Playhead::world`]).
     world: WorldState,
@@ -293,7 +293,7 @@ impl Playhead {
             + self.prev.capacity() * std::mem::size_of::<EntityState>()
             + self.cursor.heap_bytes()
             + self.gathered.heap_bytes()
-            + self.rb_memo.capacity() * std::mem::size_of::<(usize, Arc<DecodedChunk>)>()
+            + self.rb_memo.capacity() * std::mem::size_of::<(usize, Part, Arc<DecodedChunk>)>()
             + self.world.heap_bytes()
     }
 
@@ -447,7 +447,7 @@ impl Playhead {
             let (k, rb) = self.jump_plan(t, false);
             keys.push((k, Part::Decoded));
             if let Some((s, e)) = rb {
-                keys.extend((s..=e).map(|i| (i, Part::Decoded)));
+                keys.extend((s..=e).map(|i| (i, Part::World)));
             }
         } else if self.playing {
             let want = self.speed.next_ticks() + self.owed;
@@ -479,6 +479,13 @@ impl Playhead {
         // An unreadable chunk on the way is jumped over: also load where the jump lands (the
         // next chunk forward, the previous one backward) and what its world rebuild needs.
         let mut landing: Vec<(usize, Part)> = Vec::new();
+        // A chunk wanted whole serves a rebuild too: not decoded a second time without movement.
+        let whole: std::collections::HashSet<usize> = keys
+            .iter()
+            .filter(|(_, p)| *p == Part::Decoded)
+            .map(|(k, _)| *k)
+            .collect();
+        keys.retain(|(k, p)| *p != Part::World || !whole.contains(k));
         for (k, part) in keys {
             if let Fetch::Failed(f) = self.fetch(k, part, Mode::Blocking)
                 && !transient(&f)
@@ -489,7 +496,8 @@ impl Playhead {
                 };
                 if let Some(t) = target.filter(|&t| t >= idx[0].start_tick) {
                     let (s, e) = rebuild_range(idx, t);
-                    landing.extend((s..=e).map(|i| (i, Part::Decoded)));
+                    landing.push((e, Part::Decoded));
+                    landing.extend((s..e).map(|i| (i, Part::World)));
                 }
             }
         }

@@ -9,7 +9,10 @@ use crate::play::cache::Part;
 impl Playhead {
     /// Fills the world rebuild of the update from the gathered chunks `s..=e` (fetching any that
     /// were not gathered; in non-blocking mode a missing one makes the rebuild incomplete).
-    pub(super) fn fill_rebuild(&mut self, (s, e): (usize, usize), mode: Mode) {
+    /// `part`: what to read of a chunk the playhead does not hold whole already:
+    /// [`Part::World`] (its events and world section, no movement) for a jump, which plays none
+    /// of them; [`Part::Decoded`] for backward play, which plays through them next.
+    pub(super) fn fill_rebuild(&mut self, (s, e): (usize, usize), part: Part, mode: Mode) {
         let view = self.view.clone();
         let idx = view.reader.index();
         let snap = idx[s].has_snapshot().then_some(s);
@@ -27,12 +30,24 @@ impl Playhead {
         let mut memo = std::mem::take(&mut self.rb_memo);
         memo.clear();
         for i in s..=e {
-            let got = match self.gathered.get(i, Part::Decoded) {
-                Some(f) => f.clone(),
-                None => match self.held(i, Part::Decoded) {
-                    Some(v) => Fetch::Ready(v),
-                    None => self.fetch(i, Part::Decoded, mode),
-                },
+            // The whole chunk where the playhead has it already (its own position's), else
+            // `part` of it (the world needs only its events and world section).
+            let whole = match self.gathered.get(i, Part::Decoded) {
+                Some(f @ Fetch::Ready(_)) => Some(f.clone()),
+                _ => self.held(i, Part::Decoded).map(Fetch::Ready),
+            };
+            let (part, got) = match whole {
+                Some(f) => (Part::Decoded, f),
+                None => (
+                    part,
+                    match self.gathered.get(i, part) {
+                        Some(f) => f.clone(),
+                        None => match self.held(i, part) {
+                            Some(v) => Fetch::Ready(v),
+                            None => self.fetch(i, part, mode),
+                        },
+                    },
+                ),
             };
             match got {
                 Fetch::Ready(v) => {
@@ -40,7 +55,7 @@ impl Playhead {
                         self.u.rb_has_snapshot = true;
                     }
                     let c = v.decoded();
-                    memo.push((i, c.clone()));
+                    memo.push((i, part, c.clone()));
                     self.u.rb_chunks.push(c);
                 }
                 Fetch::Pending => self.u.rb_complete = false,
@@ -159,7 +174,8 @@ mod tests {
             ..PlayheadOptions::default()
         };
         // A new playhead seeks to its tick and rebuilds the world there.
-        let before = rec.cache().stats().decodes;
+        let reads = |s: crate::play::cache::CacheStats| s.decodes + s.world_decodes;
+        let before = reads(rec.cache().stats());
         let p = Playhead::with_options(rec.clone(), n - 10, opts).unwrap();
         let u = p.update();
         assert_eq!(u.to, n - 10);
@@ -173,7 +189,7 @@ mod tests {
             }
             World::Unchanged => panic!("a new playhead rebuilds the world"),
         }
-        let decodes = rec.cache().stats().decodes - before;
+        let decodes = reads(rec.cache().stats()) - before;
         assert!(
             decodes <= MAX_CHUNKS_PER_SNAPSHOT as u64,
             "a seek decoded {decodes} chunks"
@@ -188,5 +204,65 @@ mod tests {
             }
             World::Unchanged => panic!("a new playhead rebuilds the world"),
         }
+    }
+
+    /// A cold seek's world rebuild reads the chunks from the snapshot up to the position's
+    /// without their movement (cache part `World`, no track) and only the position's chunk
+    /// whole; the world it gives is the reader's straight rebuild.
+    #[test]
+    fn a_rebuild_decodes_the_chunks_before_the_position_without_movement() {
+        use crate::format::BlockPos;
+        use crate::play::cache::{Lookup, Part};
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("world.reel");
+        let mut w = ReelWriter::create(
+            &path,
+            ReelOptions {
+                policy: ChunkPolicy {
+                    chunk_ticks: 10,
+                    snapshot_interval: 100,
+                    ..ChunkPolicy::default()
+                },
+                ..ReelOptions::default()
+            },
+        )
+        .unwrap();
+        for t in 0..200u32 {
+            let pose = Pose {
+                x: i64::from(t) * 100,
+                ..Pose::default()
+            };
+            let block = Event::BlockChange {
+                pos: BlockPos::new(t as i32 % 7, 64, t as i32 / 7),
+                state: t % 5,
+                cause: Some(1),
+                block_entity: None,
+            };
+            w.write_tick(t, &[Event::Pose { entity: 1, pose }, block])
+                .unwrap();
+        }
+        w.finish().unwrap();
+        let ctx = PlaybackContext::new(256 << 20, 1, 16);
+        let rec = Recording::open_path_with(&path, &ctx).unwrap();
+        let opts = PlayheadOptions {
+            prefetch: false,
+            ..PlayheadOptions::default()
+        };
+        let p = Playhead::with_options(rec.clone(), 195, opts).unwrap();
+        let view = rec.view();
+        let ready = |i: usize, part: Part| match rec.cache().lookup(view.key(i, part)) {
+            Lookup::Ready(v) => Some(v.decoded()),
+            _ => None,
+        };
+        for i in 10..19 {
+            let c = ready(i, Part::World).unwrap_or_else(|| panic!("chunk {i} without movement"));
+            assert!(c.tracks.is_empty() && !c.records.is_empty(), "chunk {i}");
+            assert!(ready(i, Part::Decoded).is_none(), "chunk {i} decoded whole");
+        }
+        assert!(ready(19, Part::World).is_none());
+        assert!(!ready(19, Part::Decoded).unwrap().tracks.is_empty());
+        let straight = view.reader.world_at(195).unwrap().world;
+        assert_eq!(p.world(), &straight);
+        assert_eq!(p.world().block_count(), 196);
     }
 }

@@ -1,0 +1,275 @@
+//! The world section of a snapshot chunk (FORMAT.md §7.2): how a [`WorldState`] is written into
+//! the chunks that carry a snapshot and read back, refusing what a writer never writes. Apart
+//! from the in-memory world ([`super`]), which knows nothing of bytes.
+
+use std::sync::Arc;
+
+use super::{EntityWorld, Item, WorldState};
+use crate::error::{Error, Result};
+use crate::format::Limits;
+use crate::format::bytes::{ByteReader, put_ivarint, put_uvarint};
+use crate::format::world::{BlockPos, MAX_BLOCK_ENTITY_BYTES};
+
+impl WorldState {
+    /// Writes the world section's body (FORMAT.md: the world section):
+    ///
+    /// ```text
+    /// varint n                       edited blocks, sorted by (x, y, z)
+    ///   n × { ivarint dx, ivarint dy, ivarint dz, varint state }
+    ///                                position as the difference from the previous block's
+    ///                                (the first from 0, 0, 0)
+    /// varint m                       block entities, sorted by (x, y, z)
+    ///   m × { ivarint dx, ivarint dy, ivarint dz, varint len, len bytes of NBT }
+    /// varint k                       entities with health or equipment, by id
+    ///   k × { varint id (the first absolute, then the difference from the previous, ≥ 1),
+    ///         varint health + 1 (0: none),
+    ///         varint slot count s, s × { u8 slot (increasing), varint item (≥ 1),
+    ///                                    varint count (≥ 1) } }
+    /// ```
+    pub(crate) fn encode(&self, out: &mut Vec<u8>) {
+        let blocks = self.sorted_view();
+        put_uvarint(out, blocks.len() as u64);
+        let mut prev = BlockPos::default();
+        for &(p, s) in blocks.iter() {
+            put_delta(out, prev, p);
+            put_uvarint(out, u64::from(s));
+            prev = p;
+        }
+        let mut bes: Vec<_> = self.block_entities().collect();
+        bes.sort_unstable_by_key(|b| b.0);
+        put_uvarint(out, bes.len() as u64);
+        let mut prev = BlockPos::default();
+        for (p, nbt) in bes {
+            put_delta(out, prev, p);
+            put_uvarint(out, nbt.len() as u64);
+            out.extend_from_slice(nbt);
+            prev = p;
+        }
+        put_uvarint(out, self.entities.len() as u64);
+        let mut prev = 0u32;
+        for (i, (&id, e)) in self.entities.iter().enumerate() {
+            put_uvarint(out, u64::from(if i == 0 { id } else { id - prev }));
+            prev = id;
+            put_uvarint(out, e.health.map_or(0, |h| u64::from(h) + 1));
+            put_uvarint(out, e.equipment.len() as u64);
+            for &(slot, it) in &e.equipment {
+                out.push(slot);
+                put_uvarint(out, u64::from(it.item));
+                put_uvarint(out, u64::from(it.count));
+            }
+        }
+    }
+
+    /// Reads a world section's body (all of `bytes`), refusing what [`WorldState::encode`]
+    /// never writes (positions out of order or repeated, ids not increasing, empty slots, bytes
+    /// left over) and anything over `limits` ([`Limits::max_world_blocks`],
+    /// [`Limits::max_alive_entities`], [`MAX_BLOCK_ENTITY_BYTES`]) before allocating for it.
+    pub(crate) fn decode(bytes: &[u8], limits: &Limits) -> Result<WorldState> {
+        let mut r = ByteReader::new(bytes);
+        let mut w = WorldState::default();
+        // each block takes at least 4 bytes
+        let n = r.len_varint(r.remaining() / 4, "world block count")?;
+        if n > limits.max_world_blocks() {
+            return Err(Error::limit(format!(
+                "a world section of {n} edited blocks; limit {}",
+                limits.max_world_blocks()
+            )));
+        }
+        let mut blocks = Vec::with_capacity(n);
+        let mut prev = None;
+        for _ in 0..n {
+            let p = get_delta(&mut r, &mut prev, "edited block")?;
+            blocks.push((p, r.uvarint32()?));
+        }
+        w.base = Arc::from(blocks);
+        w.count = n;
+        // each block entity takes at least 4 bytes
+        let m = r.len_varint(r.remaining() / 4, "world block entity count")?;
+        if m > limits.max_world_blocks() {
+            return Err(Error::limit(format!(
+                "a world section of {m} block entities; limit {}",
+                limits.max_world_blocks()
+            )));
+        }
+        let mut prev = None;
+        for _ in 0..m {
+            let p = get_delta(&mut r, &mut prev, "block entity")?;
+            let len = r.len_varint(MAX_BLOCK_ENTITY_BYTES, "block entity length")?;
+            w.block_entities.insert(p, Arc::from(r.bytes(len)?));
+        }
+        // each entity takes at least 3 bytes
+        let k = r.len_varint(r.remaining() / 3, "world entity count")?;
+        if k > limits.max_alive_entities() {
+            return Err(Error::limit(format!(
+                "a world section of {k} entities; limit {}",
+                limits.max_alive_entities()
+            )));
+        }
+        let mut id = 0u32;
+        for i in 0..k {
+            let d = r.uvarint32()?;
+            id = if i == 0 {
+                d
+            } else if d == 0 {
+                return Err(Error::corrupt("world section: entity ids not increasing"));
+            } else {
+                id.checked_add(d)
+                    .ok_or_else(|| Error::corrupt("world section: entity id past 2^32 - 1"))?
+            };
+            let health = match r.uvarint()? {
+                0 => None,
+                h => Some(u32::try_from(h - 1).map_err(|_| {
+                    Error::corrupt(format!("world section: health {} past 32 bits", h - 1))
+                })?),
+            };
+            // each slot takes at least 3 bytes; at most 256 slots
+            let s = r.len_varint(256.min(r.remaining() / 3), "equipment slot count")?;
+            let mut equipment = Vec::with_capacity(s);
+            for _ in 0..s {
+                let slot = r.u8()?;
+                let item = r.uvarint32()?;
+                let count = r.uvarint32()?;
+                if item == 0 || count == 0 {
+                    return Err(Error::corrupt(format!(
+                        "world section: entity {id} has an empty slot {slot} listed"
+                    )));
+                }
+                if equipment.last().is_some_and(|&(l, _)| l >= slot) {
+                    return Err(Error::corrupt(format!(
+                        "world section: entity {id}'s slots not increasing"
+                    )));
+                }
+                equipment.push((slot, Item { item, count }));
+            }
+            let e = EntityWorld { health, equipment };
+            if e.is_empty() {
+                return Err(Error::corrupt(format!(
+                    "world section: entity {id} listed with no health and no equipment"
+                )));
+            }
+            w.entities.insert(id, e);
+        }
+        if !r.is_empty() {
+            return Err(Error::corrupt(format!(
+                "world section has {} trailing bytes",
+                r.remaining()
+            )));
+        }
+        Ok(w)
+    }
+}
+
+fn put_delta(out: &mut Vec<u8>, prev: BlockPos, p: BlockPos) {
+    put_ivarint(out, i64::from(p.x) - i64::from(prev.x));
+    put_ivarint(out, i64::from(p.y) - i64::from(prev.y));
+    put_ivarint(out, i64::from(p.z) - i64::from(prev.z));
+}
+
+/// The next position of a sorted list; `prev` is the previous one (`None` before the first).
+fn get_delta(r: &mut ByteReader<'_>, prev: &mut Option<BlockPos>, what: &str) -> Result<BlockPos> {
+    let base = prev.unwrap_or_default();
+    let mut c = [0i32; 3];
+    for (k, v) in c.iter_mut().enumerate() {
+        let b = [base.x, base.y, base.z][k];
+        let d = r.ivarint()?;
+        *v = i64::from(b)
+            .checked_add(d)
+            .and_then(|a| i32::try_from(a).ok())
+            .ok_or_else(|| Error::corrupt(format!("world section: {what} outside 32 bits")))?;
+    }
+    let p = BlockPos::new(c[0], c[1], c[2]);
+    if prev.is_some_and(|q| q >= p) {
+        return Err(Error::corrupt(format!(
+            "world section: {what} positions not increasing"
+        )));
+    }
+    *prev = Some(p);
+    Ok(p)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::tests::{bc, sample};
+    use super::*;
+
+    #[test]
+    fn the_world_section_round_trips() {
+        let w = sample();
+        let mut out = Vec::new();
+        w.encode(&mut out);
+        assert_eq!(WorldState::decode(&out, &Limits::default()).unwrap(), w);
+        let mut empty = Vec::new();
+        WorldState::new().encode(&mut empty);
+        assert_eq!(empty, [0, 0, 0]);
+        assert!(
+            WorldState::decode(&empty, &Limits::default())
+                .unwrap()
+                .is_empty()
+        );
+    }
+
+    #[test]
+    fn crafted_world_sections_are_refused() {
+        let lim = Limits::default();
+        let mut ok = Vec::new();
+        sample().encode(&mut ok);
+        // trailing bytes, truncation
+        let mut t = ok.clone();
+        t.push(0);
+        assert!(WorldState::decode(&t, &lim).is_err());
+        for cut in 0..ok.len() {
+            assert!(WorldState::decode(&ok[..cut], &lim).is_err(), "cut {cut}");
+        }
+        // a block count far beyond the bytes
+        let mut big = Vec::new();
+        put_uvarint(&mut big, u64::from(u32::MAX));
+        assert!(WorldState::decode(&big, &lim).is_err());
+        // a block count over the limit, with the bytes to back it
+        let small = Limits {
+            max_chunk_bytes: 64 * 64,
+            ..Limits::default()
+        };
+        assert_eq!(small.max_world_blocks(), 64);
+        let mut w = WorldState::new();
+        for x in 0..65 {
+            w.apply(&bc(x, 0, 0, 1));
+        }
+        let mut out = Vec::new();
+        w.encode(&mut out);
+        let err = WorldState::decode(&out, &small).unwrap_err();
+        assert!(matches!(err, Error::LimitExceeded(_)), "{err}");
+        assert!(WorldState::decode(&out, &lim).is_ok());
+        // the same position twice (a zero step after the first)
+        let mut dup = Vec::new();
+        put_uvarint(&mut dup, 2);
+        for _ in 0..2 {
+            put_ivarint(&mut dup, 0);
+            put_ivarint(&mut dup, 0);
+            put_ivarint(&mut dup, 0);
+            put_uvarint(&mut dup, 1);
+        }
+        dup.extend_from_slice(&[0, 0]);
+        let err = WorldState::decode(&dup, &lim).unwrap_err();
+        assert!(err.to_string().contains("not increasing"), "{err}");
+        // a position outside 32 bits
+        let mut far = Vec::new();
+        put_uvarint(&mut far, 1);
+        put_ivarint(&mut far, i64::from(i32::MAX) + 1);
+        put_ivarint(&mut far, 0);
+        put_ivarint(&mut far, 0);
+        put_uvarint(&mut far, 1);
+        far.extend_from_slice(&[0, 0]);
+        assert!(WorldState::decode(&far, &lim).is_err());
+        // an empty slot listed
+        let mut slot = vec![0, 0, 1, 7, 0, 1, 0, 0, 1];
+        assert!(WorldState::decode(&slot, &lim).is_err());
+        slot[7] = 1; // item 1, count 1: valid
+        assert!(WorldState::decode(&slot, &lim).is_ok());
+        // a block entity over its limit
+        let mut nbt = vec![0, 1, 0, 0, 0];
+        put_uvarint(&mut nbt, (MAX_BLOCK_ENTITY_BYTES + 1) as u64);
+        nbt.extend(std::iter::repeat_n(0, MAX_BLOCK_ENTITY_BYTES + 1));
+        nbt.push(0);
+        assert!(WorldState::decode(&nbt, &lim).is_err());
+    }
+}
