@@ -8,27 +8,43 @@ use std::collections::HashMap;
 use tickreel::format::Event;
 use tickreel::format::wire::{put_ivarint, put_uvarint};
 
-/// Compressed size of the workload under the baseline encoding.
-pub fn baseline_size(ticks: &[(u32, Vec<Event>)]) -> u64 {
-    let mut total = 0u64;
+/// Ticks per chunk of the reference recorder.
+pub const CHUNK_TICKS: u32 = 100;
+/// Zstd level of the reference recorder's chunks.
+const RECORD_LEVEL: i32 = 3;
+
+/// One 100-tick chunk of the reference encoding, uncompressed.
+pub struct RawChunk {
+    /// First tick of the chunk.
+    pub start_tick: u32,
+    /// Ticks the chunk holds.
+    pub tick_count: u32,
+    /// The encoded ticks, one after the other.
+    pub bytes: Vec<u8>,
+    /// Where each tick's bytes end in `bytes`.
+    pub tick_ends: Vec<usize>,
+}
+
+/// Encodes the workload chunk by chunk, handing each uncompressed chunk to `f`.
+pub fn encode_chunks(ticks: &[(u32, Vec<Event>)], mut f: impl FnMut(&RawChunk)) {
     let mut prev: HashMap<u32, [i64; 3]> = HashMap::new();
-    let mut buf = Vec::new();
-    let mut chunk_start = None;
-    let flush = |buf: &mut Vec<u8>, total: &mut u64| {
-        if !buf.is_empty() {
-            *total += zstd::bulk::compress(buf, 3).expect("zstd").len() as u64;
-            buf.clear();
-        }
-    };
+    let mut chunk: Option<RawChunk> = None;
     for (tick, events) in ticks {
-        let start = *chunk_start.get_or_insert(*tick);
-        if tick - start >= 100 {
-            flush(&mut buf, &mut total);
+        if chunk
+            .as_ref()
+            .is_some_and(|c| tick - c.start_tick >= CHUNK_TICKS)
+        {
+            f(&chunk.take().expect("open"));
             prev.clear();
-            chunk_start = Some(*tick);
         }
-        let start = chunk_start.expect("set");
-        put_uvarint(&mut buf, u64::from(tick - start));
+        let c = chunk.get_or_insert_with(|| RawChunk {
+            start_tick: *tick,
+            tick_count: 0,
+            bytes: Vec::new(),
+            tick_ends: Vec::new(),
+        });
+        let buf = &mut c.bytes;
+        put_uvarint(buf, u64::from(tick - c.start_tick));
         buf.extend_from_slice(&(events.len() as u16).to_be_bytes());
         for e in events {
             match e {
@@ -36,19 +52,37 @@ pub fn baseline_size(ticks: &[(u32, Vec<Event>)]) -> u64 {
                 | Event::Teleport { entity, pose }
                 | Event::EntityAdd { entity, pose, .. } => {
                     buf.push(e.kind());
-                    put_uvarint(&mut buf, u64::from(*entity));
+                    put_uvarint(buf, u64::from(*entity));
                     let p = [pose.x, pose.y, pose.z];
                     let base = prev.insert(*entity, p).unwrap_or([0; 3]);
                     for k in 0..3 {
-                        put_ivarint(&mut buf, p[k] - base[k]);
+                        put_ivarint(buf, p[k] - base[k]);
                     }
                     buf.extend_from_slice(&(pose.yaw as u16).to_be_bytes());
                     buf.extend_from_slice(&(pose.pitch as u16).to_be_bytes());
                 }
-                other => other.encode(&mut buf),
+                other => other.encode(buf),
             }
         }
+        c.tick_ends.push(buf.len());
+        c.tick_count = tick - c.start_tick + 1;
     }
-    flush(&mut buf, &mut total);
+    if let Some(c) = chunk {
+        f(&c);
+    }
+}
+
+/// Compressed size of the workload under the baseline encoding: its chunks compressed one by one
+/// (no header, metadata or index counted).
+pub fn baseline_size(ticks: &[(u32, Vec<Event>)]) -> u64 {
+    let mut total = 0u64;
+    encode_chunks(ticks, |c| total += chunk_size(c));
     total
+}
+
+/// Compressed size of one chunk as the reference recorder stores it.
+pub fn chunk_size(c: &RawChunk) -> u64 {
+    zstd::bulk::compress(&c.bytes, RECORD_LEVEL)
+        .expect("zstd")
+        .len() as u64
 }

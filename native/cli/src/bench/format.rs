@@ -12,7 +12,7 @@ use tickreel::play::Reader;
 use tickreel::record::{ReelOptions, ReelWriter};
 use tickreel_sim::{SimConfig, Simulator};
 
-use super::{Figures, baseline, put};
+use super::{Figures, baseline, hollowcube, put};
 
 /// Players on the simulated server.
 const PLAYERS: u32 = 100;
@@ -52,6 +52,8 @@ fn measure(quick: bool, out: &mut Figures) -> tickreel::Result<()> {
     let mut writer = ReelWriter::create(&path, ReelOptions::compacted())?;
     let mut encode = Duration::ZERO;
     let mut baseline_bytes = 0u64;
+    // The anchor's compacted form of the same ticks, fed the same chunks.
+    let mut anchor = hollowcube::Compacted::new();
     let mut block: Vec<(u32, Vec<Event>)> = Vec::with_capacity(BLOCK as usize);
     let mut done = 0;
     while done < ticks {
@@ -63,7 +65,10 @@ fn measure(quick: bool, out: &mut Figures) -> tickreel::Result<()> {
             writer.write_tick(*t, events)?;
         }
         encode += t0.elapsed();
-        baseline_bytes += baseline::baseline_size(&block);
+        baseline::encode_chunks(&block, |c| {
+            baseline_bytes += baseline::chunk_size(c);
+            anchor.chunk(c);
+        });
         done += n;
     }
     let t0 = Instant::now();
@@ -77,6 +82,13 @@ fn measure(quick: bool, out: &mut Figures) -> tickreel::Result<()> {
     put(out, "bytes_per_player_second", ours);
     put(out, "baseline_bytes_per_player_second", base);
     put(out, "baseline_ratio", base / ours);
+    let anchor_bytes = anchor.finish();
+    put(out, "busy_hollowcube_compacted_bytes", anchor_bytes as f64);
+    put(
+        out,
+        "busy_vs_hollowcube_compacted_ratio",
+        anchor_bytes as f64 / size as f64,
+    );
     put(
         out,
         "encode_player_ticks_per_s",

@@ -3,8 +3,10 @@
 
 mod baseline;
 mod catalog;
+mod curve;
 mod format;
 mod ghost;
+mod hollowcube;
 mod jni;
 mod network;
 mod paced;
@@ -40,9 +42,10 @@ pub struct Args {
     pub quick: bool,
     /// Run only this area (format, realistic, record, paced, runs, shadow, world, play, ghost, jni, s3, catalog, serve,
     /// world_state, terrain,
-    /// viewer, world_report, network). `viewer` (the web viewer's memory over 10 minutes of
-    /// playback in headless Chromium; 30 s with --quick), `world_report` (the `world` area's two
-    /// report figures alone) and `network` (a network's catalog of 1,000,000 runs; minutes) run
+    /// viewer, world_report, network, curve). `viewer` (the web viewer's memory over 10 minutes
+    /// of playback in headless Chromium; 30 s with --quick), `world_report` (the `world` area's
+    /// two report figures alone), `network` (a network's catalog of 1,000,000 runs; minutes) and
+    /// `curve` (finished-file size and write time at several chunk sizes and zstd levels) run
     /// only when asked for by name.
     #[arg(long)]
     pub only: Option<String>,
@@ -104,6 +107,10 @@ pub fn run(a: Args, out: &mut Out) -> tickreel::Result<()> {
     // 10 minutes of playback: only on request, and an error (exit 1) when Chromium cannot start
     if a.only.as_deref() == Some("viewer") {
         viewer::run(a.quick, &mut figures)?;
+    }
+    // the curves the finished files' settings were chosen from: slow, only on request
+    if a.only.as_deref() == Some("curve") {
+        curve::run(a.quick, &mut figures);
     }
     // the world area's two report figures alone (they are in `world` too)
     if a.only.as_deref() == Some("world_report") {

@@ -1,7 +1,8 @@
 //! Size on a realistic world (issue 17): `tickreel_sim::realistic`, measured on real server-side
 //! recordings: 2 players with every entity around them (mobs, idle entities, items, churn), 10
-//! minutes; its players-only view; and a 3-second one-player run. Each against the reference
-//! encoding of the same ticks (`baseline.rs`).
+//! minutes; its players-only view; a 3-second and a 15-second one-player run. Each against the
+//! reference encoding of the same ticks compressed per chunk (`baseline.rs`), and against the
+//! anchor's compacted file of them (`hollowcube.rs`), both files counted whole.
 
 use std::collections::HashSet;
 
@@ -9,7 +10,7 @@ use tickreel::Event;
 use tickreel::record::{ReelOptions, ReelWriter};
 use tickreel_sim::realistic::{RealisticConfig, RealisticSim, WorkloadStats, kind};
 
-use super::{Figures, baseline, put};
+use super::{Figures, baseline, hollowcube, put};
 
 /// Compacted size of `ticks` written by the synchronous writer's compacted preset.
 fn ours(ticks: &[(u32, Vec<Event>)]) -> u64 {
@@ -91,7 +92,7 @@ fn entity_ticks(ticks: &[(u32, Vec<Event>)]) -> u64 {
 }
 
 /// Only the players' events.
-fn players_only(ticks: &[(u32, Vec<Event>)]) -> Vec<(u32, Vec<Event>)> {
+pub fn players_only(ticks: &[(u32, Vec<Event>)]) -> Vec<(u32, Vec<Event>)> {
     let players: HashSet<u32> = ticks
         .iter()
         .flat_map(|(_, ev)| ev)
@@ -157,18 +158,53 @@ pub fn run(quick: bool, out: &mut Figures) {
         size as f64 / (entity_ticks(&ticks) as f64 / 20.0),
     );
     put(out, "realistic_baseline_ratio", base as f64 / size as f64);
+    let anchor = hollowcube::compacted_size(&ticks);
+    put(out, "realistic_bytes", size as f64);
+    put(out, "realistic_hollowcube_compacted_bytes", anchor as f64);
+    put(
+        out,
+        "realistic_vs_hollowcube_compacted_ratio",
+        anchor as f64 / size as f64,
+    );
     let players = players_only(&ticks);
+    let players_size = ours(&players);
     put(
         out,
         "realistic_players_only_baseline_ratio",
-        baseline::baseline_size(&players) as f64 / ours(&players) as f64,
+        baseline::baseline_size(&players) as f64 / players_size as f64,
+    );
+    let players_anchor = hollowcube::compacted_size(&players);
+    put(out, "realistic_players_only_bytes", players_size as f64);
+    put(
+        out,
+        "realistic_players_only_hollowcube_compacted_bytes",
+        players_anchor as f64,
+    );
+    put(
+        out,
+        "realistic_players_only_vs_hollowcube_compacted_ratio",
+        players_anchor as f64 / players_size as f64,
     );
     let mut one = RealisticSim::new(RealisticConfig {
         players: 1,
         ..RealisticConfig::default()
     });
-    let short: Vec<_> = (0..60).map(|_| one.step()).collect();
-    let short = players_only(&short);
+    let run: Vec<_> = (0..300).map(|_| one.step()).collect();
+    let run = players_only(&run);
+    // 15 seconds, both sides whole (header, metadata, index, frames).
+    let (run_ours, run_anchor) = (ours(&run), hollowcube::compacted_size(&run));
+    put(out, "short_run_15s_bytes", run_ours as f64);
+    put(
+        out,
+        "short_run_15s_hollowcube_compacted_bytes",
+        run_anchor as f64,
+    );
+    put(
+        out,
+        "short_run_vs_hollowcube_compacted_ratio",
+        run_anchor as f64 / run_ours as f64,
+    );
+    let short = run[..60].to_vec();
     put(
         out,
         "realistic_short_run_baseline_ratio",
