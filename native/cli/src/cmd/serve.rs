@@ -132,7 +132,7 @@ pub fn run(a: Args, out: &mut Out) -> tickreel::Result<()> {
     }
     if a.public && tokens.is_empty() {
         return Err(Error::InvalidArgument(format!(
-            "--public needs a staff token: --token NAME=TOKEN, --tokens-file FILE or {TOKEN_ENV}"
+            "--public needs an access token: --token NAME=TOKEN, --tokens-file FILE or {TOKEN_ENV}"
         )));
     }
     let dir = a.storage.as_deref().unwrap_or(&a.dir);
@@ -167,7 +167,12 @@ pub fn run(a: Args, out: &mut Out) -> tickreel::Result<()> {
         ),
         None => None,
     };
-    let names: Vec<String> = tokens.names().map(str::to_string).collect();
+    // the first names (never a token), to check the right file was read
+    let count = tokens.len();
+    let mut names: Vec<String> = tokens.names().take(10).map(str::to_string).collect();
+    if count > names.len() {
+        names.push("…".into());
+    }
     let options = ServeOptions {
         root,
         catalog,
@@ -177,11 +182,10 @@ pub fn run(a: Args, out: &mut Out) -> tickreel::Result<()> {
     };
     serve::run(a.listen, options, |addr| {
         writeln!(out, "listening on http://{addr}/")?;
-        if !names.is_empty() {
+        if count > 0 {
             writeln!(
                 out,
-                "every request needs a staff token ({} named: {}): open http://{addr}/?token=TOKEN",
-                names.len(),
+                "every request needs a staff token ({count}: {}): open http://{addr}/?token=TOKEN",
                 names.join(", ")
             )?;
         }

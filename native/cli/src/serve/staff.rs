@@ -62,10 +62,14 @@ impl StaffTokens {
             ));
         }
         let n = token.chars().count();
-        if !(TOKEN_MIN_CHARS..=TOKEN_MAX_CHARS).contains(&n) {
+        if n < TOKEN_MIN_CHARS {
             return Err(format!(
-                "{where_}: the token of {name} is {n} characters: {TOKEN_MIN_CHARS} to \
-                 {TOKEN_MAX_CHARS} are accepted"
+                "{where_}: the token of {name} is too short: at least {TOKEN_MIN_CHARS} characters"
+            ));
+        }
+        if n > TOKEN_MAX_CHARS {
+            return Err(format!(
+                "{where_}: the token of {name} is too long: at most {TOKEN_MAX_CHARS} characters"
             ));
         }
         // A header value is trimmed, so a token of spaces would be matched by an empty one.

@@ -16,8 +16,19 @@ window.tickreelList = (() => {
     const out = res.recordings.map((r) => ({ name: r.name, label: r.name, kind: r.kind, size: r.size, date: r.modified_ms,
       seconds: null, server: null, courses: [], players: [] }));
     const tag = (e, c) => { e.seconds = c.seconds; e.server = c.server || null; e.courses = c.courses || []; e.players = c.players || []; };
+    // a catalog row is the listed entry whose name ends its location (found by the location's
+    // trailing parts: a few look-ups a row, not a scan of the list)
+    const byName = new Map(out.map((e) => [e.name, e]));
+    const listed = (location) => {
+      const parts = location.split('/');
+      for (let i = 0; i < parts.length; i++) {
+        const e = byName.get(parts.slice(i).join('/'));
+        if (e) return e;
+      }
+      return null;
+    };
     for (const c of res.catalog) {
-      const file = out.find((e) => c.location === e.name || c.location.endsWith('/' + e.name));
+      const file = listed(c.location);
       if (file) { tag(file, c); if (c.started_ms) file.date = c.started_ms; continue; }
       const e = { name: c.name, label: c.location, kind: 'catalog', size: c.size, date: c.started_ms };
       tag(e, c);
