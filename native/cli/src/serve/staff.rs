@@ -168,7 +168,7 @@ mod tests {
             ("carol", A),
             ("", B),
             ("a b", B),
-            ("dave", "short"),
+            ("dave", "tiny-tkn"),
             ("erin", "has space in it 0123"),
         ] {
             let e = t.add(name, token, "x").unwrap_err();
