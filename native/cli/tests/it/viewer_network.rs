@@ -185,9 +185,7 @@ fn retold_terrain(path: &Path) {
     use tickreel::record::{ReelOptions, ReelWriter};
     let floor = |pillar: bool| {
         let mut states = vec![0u32; 4096];
-        for i in 0..256 {
-            states[i] = 1;
-        }
+        states[..256].fill(1);
         if pillar {
             // (x 8, z 8), y 1..=4 (y-z-x order: index = y * 256 + z * 16 + x)
             for y in 1..=4 {
