@@ -31,7 +31,14 @@ use tickreel_cli::serve::info::Markers;
 use tickreel_cli::serve::library::{Library, Root};
 
 /// The access token the server is started with.
-const TOKEN: &str = "fuzz-token";
+const TOKEN: &str = "fuzz-token-0123456789";
+
+/// The server's one staff token, [`TOKEN`].
+fn tokens() -> tickreel_cli::serve::staff::StaffTokens {
+    let mut t = tickreel_cli::serve::staff::StaffTokens::default();
+    t.add("fuzz", TOKEN, "fuzz").unwrap();
+    t
+}
 /// The name of the folder outside the served one: no answer may contain it.
 const OUTSIDE: &str = "outside-the-served-folder";
 /// At most this many requests per input.
@@ -139,7 +146,8 @@ pub fn http_api(data: &[u8]) {
     let app = Arc::new(App {
         lib: Library::new(Root::Dir(f.root.clone()), None),
         markers: Markers::default(),
-        token: Some(TOKEN.to_string()),
+        tokens: tokens(),
+        audit: Default::default(),
         loopback_only: true,
     });
     for line in lines.split(|b| *b == b'\n').take(MAX_REQUESTS) {

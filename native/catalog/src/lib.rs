@@ -16,6 +16,7 @@
 //!   version is refused unless allowed: [`GhostLoad`]), a player's reports on any server ([`Catalog::reports_of`]). Every
 //!   row that points at a recording gives its location, and [`Catalog::open_recording`] opens it.
 //! - Reports ([`reports`]) and retention ([`retain`]): `prune` with a dry run, crash-safe.
+//!   Staff views of reports are appended to an audit log ([`audit`]).
 //!
 //! Calls block the calling thread on the database: run them off a game server's tick thread,
 //! on a plugin's own executor or through a [`CatalogWorker`] (one background thread; each call
@@ -37,6 +38,7 @@
     )
 )]
 
+pub mod audit;
 mod backend;
 pub mod ghost;
 pub mod model;
@@ -54,6 +56,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use tickreel::{Error, Result};
 
+pub use audit::ReportView;
 pub use backend::Dialect;
 use backend::{Backend, Conn};
 pub use ghost::{GhostLoad, GhostOf};

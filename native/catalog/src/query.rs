@@ -492,6 +492,23 @@ impl Catalog {
         rows.iter().map(recording_from).collect()
     }
 
+    /// The courses run and the players who ran them, by recording: distinct `(recording id,
+    /// course, player name)` rows of the runs, at most `max` (a viewer's filters by course and
+    /// player over its list).
+    pub fn recording_runs(&self, max: u64) -> Result<Vec<(i64, String, String)>> {
+        let max = i64::try_from(max).unwrap_or(i64::MAX);
+        let rows = self.tx(|c| {
+            c.query(
+                "SELECT DISTINCT recording_id, course, player_name FROM runs
+                 ORDER BY recording_id, course, player_name LIMIT $1",
+                &[max.into()],
+            )
+        })?;
+        rows.iter()
+            .map(|r| Ok((r.int(0)?, r.text(1)?, r.text(2)?)))
+            .collect()
+    }
+
     /// A listed recording by id.
     pub fn recording(&self, id: i64) -> Result<Option<CatalogRecording>> {
         let rows = self.tx(|c| {

@@ -22,13 +22,16 @@
 //!   a run is known with the map it was run on. Indexes for the network's questions: a course's
 //!   runs on one server, a player's reports on any server. Rows registered before hold `NULL`
 //!   there (no server, world version unknown); a run's world is copied from its recording.
+//! - Version 6: the audit log of staff views of reports (`report_views`: who by their staff
+//!   token's name, what report or recording, the action, when; [`crate::audit`]). A new table
+//!   only: nothing existing changes.
 
 use tickreel::{Error, Result};
 
 use crate::backend::{Conn, Dialect};
 
 /// The schema version this build creates and understands.
-pub const SCHEMA_VERSION: i64 = 5;
+pub const SCHEMA_VERSION: i64 = 6;
 
 /// One version's statements. `{id}` is the dialect's auto-numbered primary key.
 struct Migration {
@@ -162,6 +165,22 @@ UPDATE runs SET world = (SELECT g.world FROM recordings g WHERE g.id = runs.reco
 CREATE INDEX runs_by_server ON runs (course, server, ticks, achieved_ms, id);
 CREATE INDEX reports_by_reported ON reports (reported, created_ms);
 CREATE INDEX reports_by_server ON reports (server, created_ms);
+",
+    },
+    Migration {
+        version: 6,
+        name: "the audit log of staff views of reports",
+        sql: "
+CREATE TABLE report_views (
+    id {id},
+    at_ms BIGINT NOT NULL,
+    who TEXT NOT NULL,
+    action TEXT NOT NULL,
+    report_id BIGINT,
+    recording TEXT NOT NULL
+);
+CREATE INDEX report_views_by_time ON report_views (at_ms, id);
+CREATE INDEX report_views_by_report ON report_views (report_id, at_ms);
 ",
     },
 ];

@@ -121,7 +121,13 @@ fn upgrade_from_version_4(db: Db) {
     drop(v4);
 
     let cat = Catalog::open(&url).unwrap();
-    assert_eq!(cat.migrated(), Migrated { from: 4, to: 5 });
+    assert_eq!(
+        cat.migrated(),
+        Migrated {
+            from: 4,
+            to: SCHEMA_VERSION
+        }
+    );
     let top = cat.top("c", 10).unwrap();
     assert_eq!(top.len(), 1);
     let run = &top[0].run;
@@ -164,8 +170,57 @@ fn upgrade_from_version_4(db: Db) {
     assert_eq!(cat.top("c", 10).unwrap().len(), 2);
 }
 
+/// Version 5 to 6: the audit log of report views, empty, then appended to and read newest
+/// first; its rows refuse control characters and empty names.
+fn upgrade_from_version_5(db: Db) {
+    let dir = tempfile::tempdir().unwrap();
+    let url = common::fresh_url(db, dir.path());
+    let v5 = Catalog::open_at_version(&url, 5).unwrap();
+    assert_eq!(v5.schema_version().unwrap(), 5);
+    assert!(v5.execute_raw("SELECT 1 FROM report_views").is_err());
+    drop(v5);
+    let cat = Catalog::open(&url).unwrap();
+    assert_eq!(
+        cat.migrated(),
+        Migrated {
+            from: 5,
+            to: SCHEMA_VERSION
+        }
+    );
+    assert!(cat.report_views(10).unwrap().is_empty());
+    cat.log_report_view("alice", "open", Some(3), "catalog:7")
+        .unwrap();
+    cat.log_report_view("bob", "reviewed", Some(3), "catalog:7")
+        .unwrap();
+    cat.log_report_view("bob", "open", None, "x.report.reel")
+        .unwrap();
+    let rows: Vec<_> = cat
+        .report_views(2)
+        .unwrap()
+        .into_iter()
+        .map(|v| (v.who, v.action, v.report_id, v.recording))
+        .collect();
+    assert_eq!(
+        rows,
+        [
+            ("bob".into(), "open".into(), None, "x.report.reel".into()),
+            ("bob".into(), "reviewed".into(), Some(3), "catalog:7".into()),
+        ]
+    );
+    for (who, what) in [("", "open"), ("a\nb", "open"), ("alice", "")] {
+        assert_eq!(
+            cat.log_report_view(who, what, None, "r")
+                .unwrap_err()
+                .kind(),
+            ErrorKind::InvalidArgument
+        );
+    }
+    assert_eq!(cat.report_views(100).unwrap().len(), 3);
+}
+
 on_both! {
     an_empty_a_current_and_a_newer_schema => empty_current_and_newer;
+    an_upgrade_from_version_5_adds_the_audit_log => upgrade_from_version_5;
     an_upgrade_from_version_1_builds_the_board => upgrade_from_version_1;
     an_upgrade_from_version_4_adds_servers => upgrade_from_version_4;
 }

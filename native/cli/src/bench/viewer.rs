@@ -204,7 +204,8 @@ fn start_server(dir: &Path) -> tickreel::Result<std::net::SocketAddr> {
             let options = ServeOptions {
                 root,
                 catalog: None,
-                token: None,
+                tokens: Default::default(),
+                audit_file: None,
                 loopback: true,
             };
             let r = serve::run(([127, 0, 0, 1], 0).into(), options, |a| {

@@ -1,7 +1,8 @@
-//! `tickreel serve [DIR|URL] [--listen 127.0.0.1:PORT] [--catalog URL | --catalog-file F]
-//! [--public --token T]`:
+//! `tickreel serve [DIR|URL] [--storage URL] [--listen 127.0.0.1:PORT] [--catalog URL |
+//! --catalog-file F] [--public] [--token NAME=TOKEN ...] [--tokens-file F] [--audit-log F]`:
 //! the web viewer (see `serve/`). Prints `listening on http://ADDR/` once it accepts requests,
-//! then serves until stopped. Loopback only unless `--public`, which needs an access token.
+//! then serves until stopped. Loopback only unless `--public`, which needs a staff token. Tokens
+//! are never printed: the start lists their names.
 
 use std::io::Write;
 use std::net::SocketAddr;
@@ -10,12 +11,14 @@ use std::path::PathBuf;
 use tickreel::Error;
 
 use super::Out;
+use crate::serve::staff::StaffTokens;
 use crate::serve::{self, ServeOptions, library::Root};
 
-/// The environment variable that may hold the access token.
+/// The environment variable that may hold staff tokens: `NAME=TOKEN` entries (or one bare
+/// token) separated by spaces, commas or newlines.
 pub const TOKEN_ENV: &str = "TICKREEL_TOKEN";
-/// The shortest token accepted.
-pub const TOKEN_MIN_CHARS: usize = 16;
+/// The largest tokens file read.
+const TOKENS_FILE_MAX: u64 = 1 << 20;
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -30,10 +33,24 @@ pub struct Args {
     /// (or TICKREEL_TOKEN).
     #[arg(long)]
     pub public: bool,
-    /// The access token every request must carry (`Authorization: Bearer TOKEN`, or
-    /// `?token=TOKEN` in the viewer's address); at least 16 characters. Default: TICKREEL_TOKEN.
+    /// A staff token, `NAME=TOKEN` (repeat for each member of staff; a bare TOKEN is named
+    /// "staff"): every request must carry one (`Authorization: Bearer TOKEN`, or `?token=TOKEN`
+    /// in the viewer's address), and views of reports are logged under its name. At least 16
+    /// characters. Shows in `ps`: prefer --tokens-file or TICKREEL_TOKEN.
     #[arg(long)]
-    pub token: Option<String>,
+    pub token: Vec<String>,
+    /// A file of staff tokens, one `NAME TOKEN` a line (`#` comments); readable by the
+    /// server's user only, say.
+    #[arg(long)]
+    pub tokens_file: Option<PathBuf>,
+    /// A file the audit log of report views is appended to (one JSON object a line), besides
+    /// the catalog's `report_views` table when there is a catalog.
+    #[arg(long)]
+    pub audit_log: Option<PathBuf>,
+    /// The recordings' object-storage prefix (`s3://bucket/prefix`), instead of DIR: with
+    /// --catalog, every server's recordings and reports of a network.
+    #[arg(long)]
+    pub storage: Option<String>,
     /// A catalog (`sqlite:PATH`, `postgres://...`): its recordings are listed and its best run of
     /// a course can be the ghost. Default: TICKREEL_CATALOG (a password given here shows in `ps`;
     /// in the environment or --catalog-file it does not).
@@ -67,11 +84,44 @@ fn catalog_url(a: &Args) -> tickreel::Result<Option<String>> {
         .filter(|u| !u.trim().is_empty()))
 }
 
+/// The staff tokens: `--token`, `--tokens-file`, and TICKREEL_TOKEN when neither is given.
+fn staff_tokens(a: &Args) -> tickreel::Result<StaffTokens> {
+    let mut t = StaffTokens::default();
+    let bad = |e: String| Error::InvalidArgument(e);
+    for (i, v) in a.token.iter().enumerate() {
+        t.add_arg(v, &format!("--token #{}", i + 1)).map_err(bad)?;
+    }
+    if let Some(path) = &a.tokens_file {
+        let what = format!("--tokens-file {}", path.display());
+        let len = std::fs::metadata(path)
+            .map_err(|e| Error::InvalidArgument(format!("{what}: {e}")))?
+            .len();
+        if len > TOKENS_FILE_MAX {
+            return Err(Error::InvalidArgument(format!(
+                "{what}: {len} bytes, more than {TOKENS_FILE_MAX}"
+            )));
+        }
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| Error::InvalidArgument(format!("{what}: {e}")))?;
+        t.add_lines(&text, &what).map_err(bad)?;
+    }
+    if t.is_empty()
+        && let Ok(env) = std::env::var(TOKEN_ENV)
+    {
+        for (i, v) in env
+            .split(|c: char| c.is_whitespace() || c == ',')
+            .filter(|v| !v.is_empty())
+            .enumerate()
+        {
+            t.add_arg(v, &format!("{TOKEN_ENV} entry {}", i + 1))
+                .map_err(bad)?;
+        }
+    }
+    Ok(t)
+}
+
 pub fn run(a: Args, out: &mut Out) -> tickreel::Result<()> {
-    let token = a
-        .token
-        .clone()
-        .or_else(|| std::env::var(TOKEN_ENV).ok().filter(|t| !t.is_empty()));
+    let tokens = staff_tokens(&a)?;
     let loopback = a.listen.ip().is_loopback();
     if !loopback && !a.public {
         return Err(Error::InvalidArgument(format!(
@@ -80,28 +130,26 @@ pub fn run(a: Args, out: &mut Out) -> tickreel::Result<()> {
             a.listen
         )));
     }
-    if a.public && token.is_none() {
+    if a.public && tokens.is_empty() {
         return Err(Error::InvalidArgument(format!(
-            "--public needs an access token: --token TOKEN or {TOKEN_ENV}"
+            "--public needs an access token: --token NAME=TOKEN, --tokens-file FILE or {TOKEN_ENV}"
         )));
     }
-    if let Some(t) = &token {
-        if t.chars().count() < TOKEN_MIN_CHARS {
+    let dir = a.storage.as_deref().unwrap_or(&a.dir);
+    if a.storage.is_some() && a.dir != "." {
+        return Err(Error::InvalidArgument(
+            "give the recordings once: DIR or --storage URL".into(),
+        ));
+    }
+    let root = match super::object::url_of(std::path::Path::new(dir)) {
+        Some(url) => Root::Object(url.trim_end_matches('/').to_string()),
+        None if a.storage.is_some() => {
             return Err(Error::InvalidArgument(format!(
-                "the access token is too short: at least {TOKEN_MIN_CHARS} characters"
+                "--storage {dir}: not an object-storage URL (s3://bucket/prefix)"
             )));
         }
-        // A header value is trimmed, so a token of spaces would be matched by an empty one.
-        if t.chars().any(|c| c.is_whitespace() || c.is_control()) {
-            return Err(Error::InvalidArgument(
-                "the access token must not contain spaces or control characters".into(),
-            ));
-        }
-    }
-    let root = match super::object::url_of(std::path::Path::new(&a.dir)) {
-        Some(url) => Root::Object(url.trim_end_matches('/').to_string()),
         None => {
-            let dir = PathBuf::from(&a.dir);
+            let dir = PathBuf::from(dir);
             let real = dir.canonicalize().map_err(|e| super::io_at(&dir, e))?;
             if !real.is_dir() {
                 return Err(Error::InvalidArgument(format!(
@@ -119,19 +167,26 @@ pub fn run(a: Args, out: &mut Out) -> tickreel::Result<()> {
         ),
         None => None,
     };
-    let has_token = token.is_some();
+    // the first names (never a token), to check the right file was read
+    let count = tokens.len();
+    let mut names: Vec<String> = tokens.names().take(10).map(str::to_string).collect();
+    if count > names.len() {
+        names.push("…".into());
+    }
     let options = ServeOptions {
         root,
         catalog,
-        token,
+        tokens,
+        audit_file: a.audit_log.clone(),
         loopback,
     };
     serve::run(a.listen, options, |addr| {
         writeln!(out, "listening on http://{addr}/")?;
-        if has_token {
+        if count > 0 {
             writeln!(
                 out,
-                "every request needs the token: open http://{addr}/?token=TOKEN"
+                "every request needs a staff token ({count}: {}): open http://{addr}/?token=TOKEN",
+                names.join(", ")
             )?;
         }
         out.flush()?;

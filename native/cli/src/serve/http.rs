@@ -1,13 +1,15 @@
 //! The routes: the viewer's page and the JSON API, all `GET` but one `POST`: a moderator's
 //! decision on a report, stored in the catalog ([`reports`]; no recording is ever written). Every
-//! request passes [`guard`] first: the access token when one is set, and on a loopback server a
-//! `Host` that names the loopback (a web page elsewhere cannot reach it by DNS rebinding).
+//! request passes [`guard`] first: one of the staff tokens when any is set (the request then
+//! comes from that token's name, [`Staff`]: the audit log of report views and a decision name
+//! it), and on a loopback server a `Host` that names the loopback (a web page elsewhere cannot
+//! reach it by DNS rebinding).
 //! Reading recordings blocks, so each API call runs on tokio's blocking pool.
 
 use std::sync::Arc;
 
 use axum::extract::rejection::{JsonRejection, QueryRejection};
-use axum::extract::{Query, Request, State};
+use axum::extract::{Extension, Query, Request, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
@@ -16,12 +18,14 @@ use axum::{Json, Router};
 use serde::Deserialize;
 use serde_json::{Value, json};
 
+use super::audit::{AuditLog, LOCAL};
 use super::error::{ApiError, ApiResult};
 use super::frames::{self, FrameQuery, SeekQuery};
 use super::ghost::{self, GhostQuery};
 use super::info::{self, Markers};
 use super::library::Library;
 use super::reports::{self, Decision};
+use super::staff::{Staff, StaffTokens};
 use super::terrain::{self, TerrainQuery};
 use super::{assets, live};
 
@@ -29,8 +33,10 @@ use super::{assets, live};
 pub struct App {
     pub lib: Library,
     pub markers: Markers,
-    /// Required on every request when set.
-    pub token: Option<String>,
+    /// One of them is required on every request when any is set.
+    pub tokens: StaffTokens,
+    /// Where views of reports are logged besides the catalog.
+    pub audit: AuditLog,
     /// Only loopback `Host` names are accepted (the default, loopback bind).
     pub loopback_only: bool,
 }
@@ -61,14 +67,10 @@ pub fn router(app: Arc<App>) -> Router {
         .route("/api/catalog/top", get(catalog_top))
         .route("/api/reports", get(reports_of))
         .route("/api/reports/decide", post(decide))
+        .route("/api/audit", get(audit_of))
         .fallback(|| async { ApiError::not_found("no such page or API call") })
         .layer(middleware::from_fn_with_state(app.clone(), guard))
         .with_state(app)
-}
-
-/// Compares without stopping at the first difference.
-fn same(a: &[u8], b: &[u8]) -> bool {
-    a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
 }
 
 /// The cookie a page opened with `?token=T` gets, so that the requests the page itself makes (its
@@ -161,27 +163,29 @@ fn loopback_host(headers: &HeaderMap) -> bool {
             .is_ok_and(|ip| ip.is_loopback())
 }
 
-async fn guard(State(app): State<Arc<App>>, req: Request, next: Next) -> Response {
+async fn guard(State(app): State<Arc<App>>, mut req: Request, next: Next) -> Response {
     if app.loopback_only && !loopback_host(req.headers()) {
         return ApiError::forbidden("this server answers only to a loopback host name")
             .into_response();
     }
     let mut set_cookie = None;
-    if let Some(want) = &app.token {
+    if app.tokens.is_empty() {
+        req.extensions_mut().insert(Staff(LOCAL.to_string()));
+    } else {
         let given = token_of(&req);
-        let ok = given
-            .as_ref()
-            .is_some_and(|(t, _)| same(t.as_bytes(), want.as_bytes()));
-        if ok && given.is_some_and(|(_, from)| from == TokenFrom::Query) {
+        let staff = given.as_ref().and_then(|(t, _)| app.tokens.who(t));
+        if let (Some(_), Some((t, TokenFrom::Query))) = (&staff, &given) {
             // The page's own requests carry it from now on (HttpOnly: no script reads it;
             // Strict: no other site's page sends it).
             set_cookie = HeaderValue::from_str(&format!(
                 "{TOKEN_COOKIE}={}; Path=/; HttpOnly; SameSite=Strict",
-                percent_encode(want)
+                percent_encode(t)
             ))
             .ok();
         }
-        if !ok {
+        if let Some(staff) = staff {
+            req.extensions_mut().insert(staff);
+        } else {
             let mut r = ApiError::new(
                 StatusCode::UNAUTHORIZED,
                 "an access token is required (Authorization: Bearer TOKEN, or ?token=TOKEN)",
@@ -230,7 +234,10 @@ struct RecQuery {
     rec: String,
 }
 
-async fn recordings(State(app): State<Arc<App>>) -> ApiResult<Json<Value>> {
+async fn recordings(
+    State(app): State<Arc<App>>,
+    Extension(staff): Extension<Staff>,
+) -> ApiResult<Json<Value>> {
     // A public server names its directory only by its last component: the server's paths are
     // none of a remote reader's business.
     let root = match &app.lib.root {
@@ -248,17 +255,26 @@ async fn recordings(State(app): State<Arc<App>>) -> ApiResult<Json<Value>> {
         "truncated": list.len() >= super::library::LIST_MAX,
         "catalog": catalog,
         "has_catalog": app.lib.has_catalog(),
+        // who the page is, by its staff token's name (null without tokens): decisions are theirs
+        "staff": (!app.tokens.is_empty()).then_some(staff.0),
     })))
 }
 
+/// A recording's summary; opening a report's is logged ([`AuditLog::opened`]) before it is
+/// answered.
 async fn info_of(
     State(app): State<Arc<App>>,
+    Extension(staff): Extension<Staff>,
     q: Result<Query<RecQuery>, QueryRejection>,
 ) -> ApiResult<Json<Value>> {
     let q = query(q)?;
-    blocking(move || info::info(&app.lib.open(&q.rec)?))
-        .await
-        .map(Json)
+    blocking(move || {
+        let info = info::info(&app.lib.open(&q.rec)?)?;
+        app.audit.opened(&app.lib, &staff.0, &q.rec, &info)?;
+        Ok(info)
+    })
+    .await
+    .map(Json)
 }
 
 async fn markers_of(
@@ -379,17 +395,66 @@ async fn reports_of(State(app): State<Arc<App>>) -> ApiResult<Json<Value>> {
     blocking(move || reports::list(&app.lib)).await.map(Json)
 }
 
+/// A decision on a report: by the staff token's name when the server has tokens (what the
+/// page sends as `by` is then ignored), else by the `by` the page sends; logged.
 async fn decide(
     State(app): State<Arc<App>>,
+    Extension(staff): Extension<Staff>,
     headers: HeaderMap,
     body: Result<Json<Decision>, JsonRejection>,
 ) -> ApiResult<Json<Value>> {
     reports::same_origin(&headers)?;
     let Json(d) =
         body.map_err(|e| ApiError::new(e.status(), format!("bad decision: {}", e.body_text())))?;
-    blocking(move || reports::decide(&app.lib, &d))
-        .await
-        .map(Json)
+    let named = !app.tokens.is_empty();
+    blocking(move || {
+        let by = if named {
+            staff.0.clone()
+        } else {
+            d.by.clone().unwrap_or_default()
+        };
+        let row = reports::decide(&app.lib, &d, &by)?;
+        app.audit.log(
+            &app.lib,
+            &by,
+            &d.status,
+            Some(d.id),
+            &row["recording"]
+                .as_str()
+                .map_or_else(|| format!("report {}", d.id), str::to_string),
+        )?;
+        Ok(row)
+    })
+    .await
+    .map(Json)
+}
+
+#[derive(Debug, Deserialize)]
+struct AuditQuery {
+    n: Option<u64>,
+}
+
+/// The audit log's newest rows (from the catalog): `{"views": [{at_ms, who, action,
+/// report_id, recording}...]}`, at most 1,000.
+async fn audit_of(
+    State(app): State<Arc<App>>,
+    q: Result<Query<AuditQuery>, QueryRejection>,
+) -> ApiResult<Json<Value>> {
+    let q = query(q)?;
+    blocking(move || {
+        let n = q.n.unwrap_or(100).min(1_000);
+        let rows = app.lib.with_catalog(|c| c.report_views(n))?;
+        let views: Vec<Value> = rows
+            .iter()
+            .map(|v| {
+                json!({"at_ms": v.at_ms, "who": v.who, "action": v.action,
+                    "report_id": v.report_id, "recording": v.recording})
+            })
+            .collect();
+        Ok(json!({ "views": views }))
+    })
+    .await
+    .map(Json)
 }
 
 #[derive(Debug, Deserialize)]

@@ -30,6 +30,8 @@ pub const OPEN_BYTES: usize = 256 << 20;
 const LIST_DEPTH: usize = 4;
 /// At most this many recordings are listed.
 pub const LIST_MAX: usize = 5000;
+/// At most this many (recording, course, player) rows of the catalog's runs tag the list.
+pub const RUN_TAGS_MAX: u64 = 100_000;
 /// The prefix of a name that designates a catalog recording by id (`catalog:12`).
 pub const CATALOG_PREFIX: &str = "catalog:";
 
@@ -135,16 +137,34 @@ impl Library {
         Ok(out)
     }
 
-    /// The catalog's recordings (empty without a catalog).
+    /// The catalog's recordings (empty without a catalog), at most [`LIST_MAX`], each with its
+    /// server and the courses and players of its runs (at most [`RUN_TAGS_MAX`] in all).
     pub fn catalog_entries(&self) -> ApiResult<Vec<serde_json::Value>> {
         if self.catalog.is_none() {
             return Ok(Vec::new());
         }
-        let recs = self.with_catalog(|c| c.recordings())?;
+        let (recs, runs) =
+            self.with_catalog(|c| Ok((c.recordings()?, c.recording_runs(RUN_TAGS_MAX)?)))?;
+        let mut tags: HashMap<i64, (Vec<String>, Vec<String>)> = HashMap::new();
+        for (id, course, player) in runs {
+            let (courses, players) = tags.entry(id).or_default();
+            if !courses.contains(&course) {
+                courses.push(course);
+            }
+            if !players.contains(&player) {
+                players.push(player);
+            }
+        }
         Ok(recs
             .into_iter()
+            .rev()
+            .take(LIST_MAX)
             .map(|r| {
+                let (courses, players) = tags.remove(&r.id).unwrap_or_default();
                 serde_json::json!({
+                    "server": r.server,
+                    "courses": courses,
+                    "players": players,
                     "name": format!("{CATALOG_PREFIX}{}", r.id),
                     "location": r.location,
                     "first_tick": r.first_tick,
@@ -156,6 +176,20 @@ impl Library {
                 })
             })
             .collect())
+    }
+
+    /// Where the recording called `name` lives (a path or an object URL), as a catalog row
+    /// names it; `None` for a name that is not served, or a catalog recording.
+    pub fn location(&self, name: &str) -> Option<String> {
+        if name.starts_with(CATALOG_PREFIX) {
+            return None;
+        }
+        match self.resolve(name).ok()?.1 {
+            Target::File(p) | Target::Finished(p) | Target::Live(p) => {
+                Some(p.to_string_lossy().into_owned())
+            }
+            Target::Object(u) => Some(u),
+        }
     }
 
     /// Opens the recording called `name` (or returns it from the open set).

@@ -9,10 +9,13 @@
 //! - [`terrain`]: the terrain at a tick, as the blocks the page can see and their faces.
 //! - [`ghost`]: a run against a ghost: both paths, the live delta, the splits.
 //! - [`reports`]: the reports inbox, and a moderator's decision on a report (the catalog).
+//! - [`staff`]: the named staff tokens, and who a request comes from.
+//! - [`audit`]: the audit log of staff views of reports (the catalog, a file).
 //! - [`http`]: the routes, the access token, the loopback host check.
 //! - [`assets`]: the page (HTML, JavaScript, CSS) embedded in the binary.
 
 pub mod assets;
+pub mod audit;
 pub mod error;
 pub mod frames;
 pub mod ghost;
@@ -21,6 +24,7 @@ pub mod info;
 pub mod library;
 pub mod live;
 pub mod reports;
+pub mod staff;
 pub mod terrain;
 
 use std::net::SocketAddr;
@@ -32,7 +36,10 @@ use tickreel::Error;
 pub struct ServeOptions {
     pub root: library::Root,
     pub catalog: Option<tickreel_catalog::Catalog>,
-    pub token: Option<String>,
+    /// The staff tokens (none: no token asked for, loopback only).
+    pub tokens: staff::StaffTokens,
+    /// A file the audit log of report views is appended to (besides the catalog's table).
+    pub audit_file: Option<std::path::PathBuf>,
     /// Whether the bind address is loopback (then only loopback `Host` names are answered).
     pub loopback: bool,
 }
@@ -61,7 +68,8 @@ pub fn run(
     let app = Arc::new(http::App {
         lib: library::Library::new(options.root, options.catalog),
         markers: info::Markers::default(),
-        token: options.token,
+        tokens: options.tokens,
+        audit: audit::AuditLog::new(options.audit_file),
         loopback_only: options.loopback,
     });
     rt.block_on(async move {

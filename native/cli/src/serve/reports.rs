@@ -71,13 +71,15 @@ pub fn list(lib: &Library) -> ApiResult<Value> {
     Ok(json!({"reports": rows, "open": open, "truncated": truncated}))
 }
 
-/// A decision: `{"id": N, "status": "reviewed"|"actioned"|"open", "by": NAME}`.
+/// A decision: `{"id": N, "status": "reviewed"|"actioned"|"open", "by": NAME}` (`by` only on
+/// a server without staff tokens: with them, the token's name is who decided).
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Decision {
     pub id: i64,
     pub status: String,
-    pub by: String,
+    #[serde(default)]
+    pub by: Option<String>,
 }
 
 /// Checks that a write comes from the viewer's own page: a browser sends `Origin` with a
@@ -105,8 +107,8 @@ pub fn same_origin(headers: &HeaderMap) -> ApiResult<()> {
     Ok(())
 }
 
-/// Stores a decision. Blocking.
-pub fn decide(lib: &Library, d: &Decision) -> ApiResult<Value> {
+/// Stores a decision taken by `by`. Blocking.
+pub fn decide(lib: &Library, d: &Decision, by: &str) -> ApiResult<Value> {
     let status = match d.status.as_str() {
         "reviewed" => ReportStatus::Reviewed,
         "actioned" => ReportStatus::Actioned,
@@ -118,7 +120,7 @@ pub fn decide(lib: &Library, d: &Decision) -> ApiResult<Value> {
             )));
         }
     };
-    let by = d.by.trim();
+    let by = by.trim();
     let n = by.chars().count();
     if n == 0 || n > MAX_REVIEWER_CHARS || by.chars().any(char::is_control) {
         return Err(ApiError::bad_request(format!(

@@ -41,3 +41,4 @@ mod serve_terrain;
 mod simulate_runs;
 mod viewer_browser;
 mod viewer_moderator;
+mod viewer_network;

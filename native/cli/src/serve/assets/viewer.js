@@ -40,6 +40,7 @@
   const S = {
     list: [], catalog: [], hasCatalog: false,
     rec: null, info: null, first: 0, last: 0, rate: 20, tick: 0, edits: [], editsRec: null, terrain: null, terrainImage: null,
+    world: { terrainRequests: 0, terrainSame: 0, editRequests: 0, lastTerrain: 0, lastEdits: 0, busy: {}, again: {}, seekTimer: null },
     playing: false, dir: 1, speed: 1, follow: null, names: new Map(),
     markers: null, report: null, context: new Set(), gen: 0,
     live: false, liveState: null, liveFollow: true, source: null,
@@ -220,7 +221,9 @@
     refreshMarkers();
     S.edits = []; S.editsRec = null;
     loadEdits().catch((e) => showError(e.message));
-    S.terrain = null; S.terrainImage = null;
+    S.terrain = null; S.terrainImage = null; S.terrainKey = undefined;
+    clearTimeout(S.world.seekTimer);
+    S.world.lastTerrain = S.world.lastEdits = performance.now();
     if (View3d.isOn()) View3d.setTerrain(null);
     loadTerrain(S.tick).catch((e) => showError(e.message));
     await loadBlock(blockOf(S.tick));
@@ -307,6 +310,7 @@
   function showReportPanel() {
     Inbox.panel($('report-meta'), S.report || {}, S.inboxRow, S.info, who);
     $('decide-row').hidden = !S.inboxRow;
+    if (S.staff) { $('moderator').value = S.staff; $('moderator').disabled = true; $('moderator').title = 'your staff token\'s name'; }
     $('report').hidden = !S.report && !S.inboxRow;
   }
 
@@ -328,7 +332,8 @@
   async function decide(status) {
     const row = S.inboxRow;
     if (!row) throw new Error('open a report from the inbox first');
-    const by = $('moderator').value.trim();
+    // with staff tokens the server records the token's name, whatever is typed
+    const by = S.staff || $('moderator').value.trim();
     if (!by) { $('moderator').focus(); throw new Error('your name is recorded with the decision: type it first'); }
     try { localStorage.setItem('tickreel.moderator', by); } catch (e) { /* storage off */ }
     const r = await fetch(apiUrl('reports/decide'), {
@@ -382,6 +387,7 @@
         S.tick = S.last;
       }
       want(S.tick);
+      if (S.playing || S.live) worldWhilePlaying(now);
       render();
     }
     requestAnimationFrame(tickLoop);
@@ -404,6 +410,7 @@
   async function seek(t) {
     const tick = clamp(Math.round(Number(t)));
     S.tick = tick;
+    worldAfterSeek();
     const blk = blocks.get(blockOf(tick));
     const block = loadBlock(blockOf(tick));
     if (!blk || !blk.frames.has(tick)) await Promise.race([loadSingle(tick), block]);
@@ -491,17 +498,26 @@
   }
 
   // The terrain at tick t (GET /api/terrain: the blocks seen and their faces, terrain.js
-  // decodes them), fetched when a recording opens: its top-down image for the map, made once,
-  // and its meshes in the 3D view.
+  // decodes them), fetched when a recording opens, again after a seek and while playing or
+  // following a live recording (see worldAfterSeek): its top-down image for the map, made once
+  // per answer, and its meshes in the 3D view.
   async function loadTerrain(t) {
     const rec = S.rec, gen = S.gen;
+    S.world.terrainRequests++;
     const res = await getJson('terrain', { rec, tick: String(Math.floor(t)) });
     if (gen !== S.gen) return;
+    // the same blocks as the terrain shown (no terrain captured between the two ticks): kept,
+    // not decoded and meshed again
+    const same = S.terrain && S.terrainKey !== undefined && S.terrainKey.length === res.sections.length
+      && res.sections.every((x, i) => sectionKey(x) === S.terrainKey[i]) && res.truncated === S.terrain.truncated;
+    if (same) { S.terrain.tick = res.tick; S.world.terrainSame++; return; }
+    S.terrainKey = res.sections.map(sectionKey);
     S.terrain = window.tickreelTerrain.decode(res);
     S.terrainImage = window.tickreelTerrain.topImage(S.terrain);
     if (View3d.isOn()) View3d.setTerrain(S.terrain);
     render();
   }
+  const sectionKey = (x) => `${x[0]},${x[1]},${x[2]}:${x[4]}`;
   // The terrain's image on the map (one drawImage, the image made once per terrain).
   function drawTerrain() {
     const im = S.terrainImage;
@@ -514,11 +530,47 @@
   // map and the 3D view.
   async function loadEdits() {
     const rec = S.rec;
+    S.world.editRequests++;
     const res = await getJson('blocks', { rec });
     if (rec !== S.rec) return;
     S.edits = res.edits; S.editsRec = rec;
     mapBlocks.n = -1;
     if (View3d.isOn()) View3d.setEdits(rec, res.edits);
+  }
+
+  // The world refetched as the tick moves, with bounded requests: never per frame. After a seek
+  // (the last of a burst: a dragged timeline asks once it rests for WORLD_SEEK_MS) the terrain
+  // at the new tick; while playing or following a live recording at most every
+  // WORLD_REFRESH_MS, the terrain when the tick moved and, for a live recording (whose edits
+  // grow), the edited blocks. One request of each kind in flight at a time.
+  const WORLD_SEEK_MS = 250, WORLD_REFRESH_MS = 5000;
+  function worldFetch(kind, f) {
+    if (S.world.busy[kind]) { S.world.again[kind] = true; return; }
+    S.world.busy[kind] = true;
+    const gen = S.gen;
+    f().catch((e) => showError(e.message)).finally(() => {
+      S.world.busy[kind] = false;
+      if (S.world.again[kind] && gen === S.gen) { S.world.again[kind] = false; worldFetch(kind, f); }
+    });
+  }
+  function terrainTick() { return S.terrain ? S.terrain.tick : null; }
+  function worldAfterSeek() {
+    clearTimeout(S.world.seekTimer);
+    S.world.seekTimer = setTimeout(() => {
+      if (!S.rec || terrainTick() === Math.floor(S.tick)) return;
+      S.world.lastTerrain = performance.now();
+      worldFetch('terrain', () => loadTerrain(S.tick));
+    }, WORLD_SEEK_MS);
+  }
+  function worldWhilePlaying(now) {
+    if (now - S.world.lastTerrain >= WORLD_REFRESH_MS) {
+      S.world.lastTerrain = now;
+      if (terrainTick() !== Math.floor(S.tick)) worldFetch('terrain', () => loadTerrain(S.tick));
+    }
+    if (S.live && S.liveState !== 'finished' && now - S.world.lastEdits >= WORLD_REFRESH_MS) {
+      S.world.lastEdits = now;
+      worldFetch('edits', loadEdits);
+    }
   }
 
   // The edited blocks at tick t, for the map: the last edit of each position at or before t, air
@@ -819,7 +871,8 @@
     markFilters();
     $('toggle-3d').onclick = () => { set3d(!View3d.isOn()).catch((err) => showError(err.message)); };
     View3d.wire($('view3d'), (id) => setFollow(id));
-    for (const id of ['list-search', 'list-kind', 'list-sort']) $(id).addEventListener('input', showList);
+    for (const id of ['list-search', 'list-kind', 'list-sort', 'list-server', 'list-player', 'list-course', 'list-from',
+      'list-to', 'list-min-minutes', 'list-min-mb']) $(id).addEventListener('input', showList);
   }
   const SPEEDS = [0.25, 0.5, 1, 2, 4, 8, 16];
   function faster() { setSpeed(SPEEDS[Math.min(SPEEDS.length - 1, SPEEDS.indexOf(S.speed) + 1)] || 1); }
@@ -849,11 +902,20 @@
     const res = await getJson('recordings');
     S.list = res.recordings; S.catalog = res.catalog; S.hasCatalog = res.has_catalog;
     $('root').textContent = res.root + (res.truncated ? ' (the first ' + res.recordings.length + ' only)' : '');
+    S.staff = res.staff || null;
     S.entries = List.entries(res);
+    // the servers the list names, as filter choices (the chosen one kept)
+    const sv = $('list-server'), chosen = sv.value;
+    while (sv.options.length > 1) sv.remove(1);
+    for (const name of List.servers(S.entries)) sv.add(new Option(name, name));
+    sv.value = chosen;
+    $('list-filters').hidden = false;
     showList();
   }
   function showList() {
-    const q = { text: $('list-search').value, kind: $('list-kind').value, sort: $('list-sort').value };
+    const q = { text: $('list-search').value, kind: $('list-kind').value, sort: $('list-sort').value,
+      server: $('list-server').value, player: $('list-player').value, course: $('list-course').value,
+      from: $('list-from').value, to: $('list-to').value, minMinutes: $('list-min-minutes').value, minMB: $('list-min-mb').value };
     const shown = List.select(S.entries || [], q);
     $('list-count').textContent = `${shown.length} of ${(S.entries || []).length}`;
     List.render($('list'), shown, S.rec, (name) => open(name).catch((e) => showError(e.message)));
@@ -870,6 +932,7 @@
       terrain: S.terrain ? { tick: S.terrain.tick, blocks: S.terrain.n, faces: S.terrain.faces, clear: S.terrain.clearCount, truncated: S.terrain.truncated,
         image: S.terrainImage ? { x0: S.terrainImage.x0, z0: S.terrainImage.z0, w: S.terrainImage.w, h: S.terrainImage.h, low: S.terrainImage.low, high: S.terrainImage.high } : null } : null,
       mapBlocks: S.shown ? blocksAt(S.shown.tick).slice(0, 100).map((e) => [e[1], e[2], e[3], e[4]]) : [],
+      world: { terrainRequests: S.world.terrainRequests, terrainSame: S.world.terrainSame, editRequests: S.world.editRequests, edits: S.edits.length },
       marks: timeline.counts(), inspected: S.inspected, inboxRow: S.inboxRow, wall: wallClock(S.tick),
     };
   }
