@@ -41,10 +41,12 @@ enum Tracks<'a> {
     All,
     /// One entity's, and only what concerns it of the rest ([`DecodedChunk::decode_entity`]).
     One(u32),
-    /// The entities it says; the rest whole ([`DecodedChunk::decode_tracks_of`]).
+    /// The entities it says; the rest whole but the world ([`DecodedChunk::decode_tracks_of`]).
     Of(&'a dyn Fn(u32) -> bool),
     /// None: the movement section is not read at all ([`DecodedChunk::decode_world_part`]).
     Nothing,
+    /// Every track's positions; no snapshot, no world ([`DecodedChunk::decode_positions`]).
+    Positions,
 }
 
 /// One entity's pose samples within a decoded chunk.
@@ -143,9 +145,10 @@ impl DecodedChunk {
 
     /// [`DecodedChunk::decode_version`] with the tracks of the entities `wanted` says only (the
     /// other tracks' residuals are stepped over, as in [`DecodedChunk::decode_entity`]); the
-    /// keyframe, snapshot, world and events are whole, but an `EntityAdd` or `Teleport` of an
-    /// entity not wanted keeps a default pose. What a shadow report decodes once it knows the
-    /// entities it keeps.
+    /// keyframe, snapshot and events are whole, but an `EntityAdd` or `Teleport` of an entity not
+    /// wanted keeps a default pose, and the world section is stepped over (`world` is `None`).
+    /// What a shadow report decodes once it knows the entities it keeps (its writer keeps the
+    /// world from the events).
     pub(crate) fn decode_tracks_of(
         payload: &[u8],
         header: &FrameHeader,
@@ -184,6 +187,26 @@ impl DecodedChunk {
         )
     }
 
+    /// [`DecodedChunk::decode_version`] of where entities stand and what happens: the keyframe,
+    /// the events and every track with its positions only (yaw and pitch stepped over, left at
+    /// zero in the tracks, and in the poses of `EntityAdd` and `Teleport`), no snapshot and no
+    /// world (stepped over). What a shadow report's radius test reads.
+    pub(crate) fn decode_positions(
+        payload: &[u8],
+        header: &FrameHeader,
+        limits: &Limits,
+    ) -> Result<DecodedChunk> {
+        DecodedChunk::decode_part(
+            payload,
+            header.flags,
+            header.start_tick,
+            header.tick_count,
+            limits,
+            Tracks::Positions,
+            header.data_version,
+        )
+    }
+
     /// Decodes what a payload holds about one entity: its keyframe entry, the records of the ticks
     /// with events naming it (only those events), its track. No snapshot. Cheaper than
     /// [`DecodedChunk::decode`] on a chunk of many entities: the other entities' residuals are
@@ -218,12 +241,15 @@ impl DecodedChunk {
         data_version: u16,
     ) -> Result<DecodedChunk> {
         let (only, tracks_of) = match tracks {
-            Tracks::All => (None, None),
+            Tracks::All | Tracks::Positions => (None, None),
             Tracks::One(id) => (Some(id), None),
             Tracks::Of(wanted) => (None, Some(wanted)),
             Tracks::Nothing => (None, None),
         };
         let movement = !matches!(tracks, Tracks::Nothing);
+        let positions_only = matches!(tracks, Tracks::Positions);
+        // The world section is decoded for a full decode and a world rebuild only.
+        let world_wanted = matches!(tracks, Tracks::All | Tracks::Nothing);
         if tick_count as usize > limits.max_chunk_ticks {
             return Err(Error::limit(format!(
                 "chunk spans {tick_count} ticks; limit {}",
@@ -259,7 +285,8 @@ impl DecodedChunk {
         // 2. snapshot
         let snapshot = if flags & FLAG_SNAPSHOT != 0 {
             let len = r.len_varint(r.remaining(), "snapshot length")?;
-            Some(r.bytes(len)?.to_vec())
+            let bytes = r.bytes(len)?;
+            (!positions_only).then(|| bytes.to_vec())
         } else {
             None
         };
@@ -272,18 +299,22 @@ impl DecodedChunk {
         let world = if flags & FLAG_WORLD != 0 {
             let len = r.len_varint(r.remaining(), "world section length")?;
             let body = r.bytes(len)?;
-            Some(std::sync::Arc::new(if only.is_some() {
-                WorldState::default()
+            if !world_wanted {
+                None
             } else {
-                WorldState::decode(body, limits).map_err(|e| match e {
-                    Error::Corrupt(m) => Error::corrupt(format!("chunk at tick {start_tick}: {m}")),
-                    Error::LimitExceeded(m) => {
-                        Error::limit(format!("chunk at tick {start_tick}: {m}"))
-                    }
-                    other => other,
-                })?
-            }))
-        } else if flags & FLAG_SNAPSHOT != 0 {
+                Some(std::sync::Arc::new(
+                    WorldState::decode(body, limits).map_err(|e| match e {
+                        Error::Corrupt(m) => {
+                            Error::corrupt(format!("chunk at tick {start_tick}: {m}"))
+                        }
+                        Error::LimitExceeded(m) => {
+                            Error::limit(format!("chunk at tick {start_tick}: {m}"))
+                        }
+                        other => other,
+                    })?,
+                ))
+            }
+        } else if flags & FLAG_SNAPSHOT != 0 && world_wanted {
             Some(std::sync::Arc::new(WorldState::default()))
         } else {
             None
@@ -312,6 +343,7 @@ impl DecodedChunk {
             tick_count,
             limits.max_chunk_samples(),
             &|id| only.is_none_or(|o| o == id) && tracks_of.is_none_or(|w| w(id)),
+            positions_only,
             data_version,
         )?;
         if !r.is_empty() {

@@ -39,13 +39,16 @@ struct Header {
 /// Decodes the movement section at `r`'s position: the tracks of the entities `wanted` says (every
 /// track, or one entity's, or a report's kept entities). The other tracks' headers are checked as in
 /// a full decode; their residuals are stepped over (`ByteReader::skip_varints`), so a corrupt
-/// residual of another entity goes unnoticed there (the payload checksum covers it).
+/// residual of another entity goes unnoticed there (the payload checksum covers it). With
+/// `positions_only`, the yaw and pitch columns are stepped over the same way for every track (the
+/// poses keep a zero yaw and pitch).
 pub(crate) fn decode_movement(
     r: &mut ByteReader<'_>,
     keyframe: &[EntityState],
     tick_count: u32,
     max_samples: usize,
     wanted: &dyn Fn(u32) -> bool,
+    positions_only: bool,
     data_version: u16,
 ) -> Result<Vec<Track>> {
     // Predictor 4 (linear in time) exists from data version 2 on.
@@ -150,6 +153,10 @@ pub(crate) fn decode_movement(
     let mut res = Vec::new();
     let mut vals = Vec::new();
     for col in 0..5 {
+        if positions_only && col >= 3 {
+            r.skip_varints(total_samples)?;
+            continue;
+        }
         // samples of the tracks not decoded since the last decoded one
         let mut skip = 0usize;
         for (i, h) in headers.iter_mut().enumerate() {

@@ -14,6 +14,7 @@ use crate::format::event::Event;
 use crate::format::metadata::Metadata;
 use crate::format::pose::{POS_SCALE, Pose};
 use crate::format::state::EntityTable;
+use crate::format::terrain::Section;
 use crate::format::{BlockPos, UseTarget};
 use crate::play::Reader;
 use crate::record::{ChunkPolicy, Frame, ReelOptions, ReelWriter};
@@ -123,6 +124,43 @@ pub(super) fn near_entities_reference(
         }
     }
     Ok(seen_player.then(|| near.into_iter().collect()))
+}
+
+/// The chunk columns (x, z) the player stood in from `first` to `last`: its keyframe entries and
+/// pose samples, decoded for that entity only (the first pass finds them on its way).
+pub(super) fn player_columns_reference(
+    reader: &Reader,
+    player: u32,
+    first: u32,
+    last: u32,
+) -> Result<HashSet<(i32, i32)>> {
+    let column = |p: &Pose| {
+        let c = |v: i64| ((v as f64 / POS_SCALE).floor() as i64 >> 4) as i32;
+        (c(p.x), c(p.z))
+    };
+    let mut out = HashSet::new();
+    for i in 0..reader.index().len() {
+        let chunk = reader.read_chunk_entity(i, player)?;
+        if chunk.start_tick > last || chunk.end_tick() <= u64::from(first) {
+            continue;
+        }
+        out.extend(
+            chunk
+                .keyframe
+                .iter()
+                .filter(|e| e.id == player)
+                .map(|e| column(&e.pose)),
+        );
+        for t in chunk.tracks.iter().filter(|t| t.entity == player) {
+            for (&rel, pose) in t.ticks.iter().zip(&t.poses) {
+                let tick = chunk.start_tick + rel;
+                if tick >= first && tick <= last {
+                    out.insert(column(pose));
+                }
+            }
+        }
+    }
+    Ok(out)
 }
 
 const TICKS: u32 = 1500;
@@ -339,20 +377,36 @@ fn blocks(dir: &Path) -> (crate::format::header::Header, Vec<Arc<Block>>) {
     (r.header().clone(), blocks)
 }
 
-/// Every decoded tick and the metadata of a report file.
-fn content(path: &Path) -> (Vec<crate::format::chunk::DecodedTick>, Metadata) {
+/// Every decoded tick, the metadata and the terrain (at the last tick) of a report file.
+fn content(
+    path: &Path,
+) -> (
+    Vec<crate::format::chunk::DecodedTick>,
+    Metadata,
+    Arc<crate::format::Terrain>,
+) {
     let r = Reader::open_path(path).unwrap();
     let ticks = r
         .ticks(r.first_tick().unwrap(), r.last_tick().unwrap())
         .collect::<Result<Vec<_>>>()
         .unwrap();
-    (ticks, r.metadata().clone())
+    let terrain = r.terrain_at(r.last_tick().unwrap()).unwrap();
+    (ticks, r.metadata().clone(), terrain)
+}
+
+/// One section per chunk column over the stream's square and around it (the report keeps those
+/// near where its player stood).
+fn terrain() -> Arc<crate::format::Terrain> {
+    Arc::new(crate::format::Terrain::from_sections((-3..14).flat_map(
+        |x| (-3..14).map(move |z| Section::single(x, 0, z, 1)),
+    )))
 }
 
 #[test]
 fn the_fast_passes_make_the_file_the_plain_walk_makes() {
     let dir = tempfile::tempdir().unwrap();
     let (header, blocks) = blocks(dir.path());
+    let terrain = terrain();
     let cases = [
         // (player, first, last, radius, chat)
         (1, 0, TICKS - 1, Some(24.0), ReportChat::Near),
@@ -365,6 +419,7 @@ fn the_fast_passes_make_the_file_the_plain_walk_makes() {
         (9_999, 0, 900, Some(16.0), ReportChat::Near),
     ];
     let mut kept_counts = Vec::new();
+    let mut terrain_kept = Vec::new();
     for (k, (player, first, last, radius, chat)) in cases.into_iter().enumerate() {
         let job = |passes: Passes| ReportJob {
             storage: Arc::new(LocalStorage),
@@ -374,7 +429,7 @@ fn the_fast_passes_make_the_file_the_plain_walk_makes() {
             palette: Default::default(),
             user: HashMap::new(),
             server: None,
-            terrain: Default::default(),
+            terrain: terrain.clone(),
             blocks: blocks.clone(),
             origin: Some(0),
             player,
@@ -395,8 +450,10 @@ fn the_fast_passes_make_the_file_the_plain_walk_makes() {
         };
         let fast = write_report_by(job(Passes::Fast), Passes::Fast).unwrap();
         let plain = write_report_by(job(Passes::Reference), Passes::Reference).unwrap();
-        let (fast_ticks, fast_meta) = content(&fast);
-        let (plain_ticks, plain_meta) = content(&plain);
+        let (fast_ticks, fast_meta, fast_terrain) = content(&fast);
+        let (plain_ticks, plain_meta, plain_terrain) = content(&plain);
+        assert_eq!(fast_terrain, plain_terrain, "case {k}: the terrain differs");
+        terrain_kept.push(plain_terrain.len());
         assert_eq!(fast_ticks.len(), plain_ticks.len(), "case {k}");
         for (a, b) in fast_ticks.iter().zip(&plain_ticks) {
             assert_eq!(a, b, "case {k}");
@@ -438,4 +495,10 @@ fn the_fast_passes_make_the_file_the_plain_walk_makes() {
         );
     }
     assert!(kept_counts[5] > ENTITIES as usize - 40, "{kept_counts:?}");
+    // The terrain kept is some of the sections with a radius, all without.
+    assert!(
+        (1..terrain.len()).contains(&terrain_kept[1]),
+        "{terrain_kept:?}"
+    );
+    assert_eq!(terrain_kept[5], terrain.len(), "{terrain_kept:?}");
 }

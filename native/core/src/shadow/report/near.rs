@@ -1,0 +1,453 @@
+//! A report's first pass: which entities came within the radius of the reported player, read
+//! from each chunk's positions only (yaw and pitch are stepped over), on two threads (each chunk
+//! stands alone: it starts from its own keyframe).
+
+use std::collections::HashSet;
+use std::sync::Arc;
+
+use rustc_hash::FxHashSet;
+
+use crate::error::{Error, Result};
+use crate::format::chunk::DecodedChunk;
+use crate::format::event::Event;
+use crate::format::pose::{POS_SCALE, Pose};
+use crate::format::state::EntityTable;
+use crate::play::Reader;
+
+/// What the first pass over a report's chunks finds.
+pub(super) struct Near {
+    /// The entities that came within the radius of the player, the player included (`None`
+    /// when the player is never alive in the report: everything is kept then).
+    pub entities: Option<FxHashSet<u32>>,
+    /// Senders of the report's chat lines: whether a line is kept may depend on where its
+    /// sender stands ([`crate::shadow::keep::Keeper`]), so their poses are followed even when
+    /// they are not kept.
+    pub senders: FxHashSet<u32>,
+    /// Per chunk, per relative tick: whether any entity has a pose sample there.
+    pub sampled: Vec<Vec<bool>>,
+    /// The chunk columns (x, z) the player stood in: its keyframe entries and its pose samples
+    /// from `first` to `last` (where the report's terrain is kept).
+    pub columns: HashSet<(i32, i32)>,
+}
+
+/// What one chunk adds to [`Near`].
+#[derive(Default)]
+struct ChunkNear {
+    near: Vec<u32>,
+    senders: Vec<u32>,
+    seen_player: bool,
+    sampled: Vec<bool>,
+    columns: Vec<(i32, i32)>,
+}
+
+/// What the pass asks of every chunk.
+#[derive(Clone, Copy)]
+struct Ask {
+    player: u32,
+    first: u32,
+    last: u32,
+    /// The squared radius, in fixed point.
+    r2: f64,
+}
+
+/// The entities that came within `radius` blocks of `player` at any tick of `first..=last`
+/// ([`Near`]): the chunks are shared between this thread and a second one (every other chunk),
+/// or all done here if that thread cannot be started.
+pub(super) fn near_entities(
+    reader: &Arc<Reader>,
+    player: u32,
+    first: u32,
+    last: u32,
+    radius: f64,
+) -> Result<Near> {
+    let r = radius * POS_SCALE;
+    let ask = Ask {
+        player,
+        first,
+        last,
+        r2: r * r,
+    };
+    let n = reader.index().len();
+    let (tx, rx) = crossbeam_channel::bounded(1);
+    let other = reader.clone();
+    // The second thread takes the odd chunks.
+    let helper = if n > 1 {
+        crate::threads::spawn("tickreel-report", move || {
+            let out = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                chunks_near(&other, (1..n).step_by(2), ask)
+            }))
+            .unwrap_or_else(|p| {
+                let what = p
+                    .downcast_ref::<&str>()
+                    .map(|s| s.to_string())
+                    .or_else(|| p.downcast_ref::<String>().cloned())
+                    .unwrap_or_default();
+                Err(Error::InvalidState(format!(
+                    "internal error on a report's second thread: {what}"
+                )))
+            });
+            let _ = tx.try_send(out);
+        })
+        .ok()
+    } else {
+        None
+    };
+    let mine: Vec<usize> = match helper {
+        Some(_) => (0..n).step_by(2).collect(),
+        None => (0..n).collect(),
+    };
+    let here = chunks_near(reader, mine.into_iter(), ask);
+    let there = match &helper {
+        Some(_) => crate::threads::recv_until(&rx, None).unwrap_or_else(|_| {
+            Err(Error::InvalidState(
+                "a report's second thread ended without its answer".into(),
+            ))
+        }),
+        None => Ok(Vec::new()),
+    };
+    if let Some(h) = helper {
+        h.join();
+    }
+    let mut parts = here?;
+    parts.extend(there?);
+    parts.sort_unstable_by_key(|(i, _)| *i);
+
+    let mut near = FxHashSet::default();
+    near.insert(player);
+    let mut out = Near {
+        entities: None,
+        senders: FxHashSet::default(),
+        sampled: Vec::with_capacity(n),
+        columns: HashSet::new(),
+    };
+    let mut seen_player = false;
+    for (_, c) in parts {
+        near.extend(c.near);
+        out.senders.extend(c.senders);
+        seen_player |= c.seen_player;
+        out.sampled.push(c.sampled);
+        out.columns.extend(c.columns);
+    }
+    out.entities = seen_player.then_some(near);
+    Ok(out)
+}
+
+/// [`chunk_near`] of each of the chunks `which`, with their indices.
+fn chunks_near(
+    reader: &Reader,
+    which: impl Iterator<Item = usize>,
+    ask: Ask,
+) -> Result<Vec<(usize, ChunkNear)>> {
+    let mut scratch = Scratch::default();
+    let mut out = Vec::new();
+    for i in which {
+        let (fh, payload) = reader.read_payload(i)?;
+        let chunk = DecodedChunk::decode_positions(&payload, &fh, reader.limits())?;
+        out.push((i, chunk_near(&chunk, ask, &mut scratch)));
+    }
+    Ok(out)
+}
+
+/// Per thread, reused from chunk to chunk: candidate ids (sorted), the tick bucket offsets of
+/// their samples and the samples, the candidates that changed at a tick.
+#[derive(Default)]
+struct Scratch {
+    candidates: Vec<u32>,
+    offsets: Vec<u32>,
+    samples: Vec<(u32, Pose)>,
+    moved: Vec<u32>,
+    near: FxHashSet<u32>,
+}
+
+/// The chunk column (x, z) of a position.
+fn column(p: &Pose) -> (i32, i32) {
+    let c = |v: i64| ((v as f64 / POS_SCALE).floor() as i64 >> 4) as i32;
+    (c(p.x), c(p.z))
+}
+
+/// What one chunk says ([`ChunkNear`]).
+///
+/// Walks the chunk's ticks in order on one entity table, checking a distance where it may have
+/// changed: every entity after the player moved, else the entities that moved (from the first
+/// tick with a change on). Only the chunk's candidates are followed: the entities whose
+/// positions in the chunk (where they stand before its first tick and their pose samples) come
+/// within the radius of the box around the player's, and those an event names (an event may
+/// add an entity at the origin); no other one can be within the radius at any tick of the chunk.
+fn chunk_near(chunk: &DecodedChunk, ask: Ask, s: &mut Scratch) -> ChunkNear {
+    let Ask {
+        player,
+        first,
+        last,
+        r2,
+    } = ask;
+    let close = |a: &Pose, b: &Pose| {
+        let (dx, dy, dz) = ((a.x - b.x) as f64, (a.y - b.y) as f64, (a.z - b.z) as f64);
+        dx * dx + dy * dy + dz * dz <= r2
+    };
+    let mut out = ChunkNear::default();
+    let mut any = vec![false; chunk.tick_count as usize];
+    for t in &chunk.tracks {
+        for &rel in &t.ticks {
+            any[rel as usize] = true;
+        }
+    }
+    let track_of = |id: u32| {
+        chunk
+            .tracks
+            .binary_search_by_key(&id, |t| t.entity)
+            .ok()
+            .map(|k| &chunk.tracks[k])
+    };
+    let rel_from = first.max(chunk.start_tick) - chunk.start_tick;
+    let rel_to = last.saturating_sub(chunk.start_tick);
+    let in_range = |rel: u32| rel >= rel_from && rel <= rel_to;
+    // The player's columns in a chunk of the report.
+    if chunk.start_tick <= last && chunk.end_tick() > u64::from(first) {
+        out.columns.extend(
+            chunk
+                .keyframe
+                .iter()
+                .filter(|e| e.id == player)
+                .map(|e| column(&e.pose)),
+        );
+        if let Some(t) = track_of(player) {
+            for (&rel, pose) in t.ticks.iter().zip(&t.poses) {
+                if in_range(rel) {
+                    out.columns.push(column(pose));
+                }
+            }
+        }
+    }
+    // The last relative tick of the chunk in the report (the chunks overlap the report).
+    let hi = rel_to.min(chunk.tick_count.saturating_sub(1));
+    if rel_from > hi {
+        out.sampled = any;
+        return out;
+    }
+    let mut table: EntityTable = if rel_from > 0 {
+        chunk.state_at(chunk.start_tick + rel_from - 1)
+    } else {
+        chunk.keyframe.iter().copied().collect()
+    };
+    let records = &chunk.records;
+    let r_lo = records.partition_point(|r| r.rel < rel_from);
+    let r_hi = records.partition_point(|r| r.rel <= rel_to);
+    let records = &records[r_lo..r_hi];
+
+    // The box around the player's positions, and the candidates.
+    let mut pbox = BoxOf::default();
+    if let Some(e) = table.get(player) {
+        pbox.add(&e.pose);
+    }
+    // (flags for an entity not in the table put it there, at the origin)
+    if records.iter().any(|r| {
+        r.events
+            .iter()
+            .any(|e| matches!(*e, Event::Flags { entity, .. } if entity == player))
+    }) {
+        pbox.add(&Pose::default());
+    }
+    if let Some(t) = track_of(player) {
+        for (&rel, pose) in t.ticks.iter().zip(&t.poses) {
+            if in_range(rel) {
+                pbox.add(pose);
+            }
+        }
+    }
+    let candidates = &mut s.candidates;
+    candidates.clear();
+    if !pbox.is_empty() {
+        // entities that stand still in the chunk (no samples)
+        let mut ti = chunk.tracks.iter().peekable();
+        for e in table.iter() {
+            while ti.next_if(|t| t.entity < e.id).is_some() {}
+            if ti.peek().is_some_and(|t| t.entity == e.id) {
+                continue;
+            }
+            if pbox.within(&e.pose, r2) {
+                candidates.push(e.id);
+            }
+        }
+        for t in &chunk.tracks {
+            let mut b = BoxOf::default();
+            if let Some(e) = table.get(t.entity) {
+                b.add(&e.pose);
+            }
+            for (&rel, pose) in t.ticks.iter().zip(&t.poses) {
+                if in_range(rel) {
+                    b.add(pose);
+                }
+            }
+            if !b.is_empty() && pbox.meets(&b, r2) {
+                candidates.push(t.entity);
+            }
+        }
+    }
+    for rec in records {
+        for e in &rec.events {
+            candidates.extend(e.entity());
+            if let Event::Chat {
+                sender: Some(sender),
+                ..
+            } = e
+            {
+                out.senders.push(*sender);
+            }
+        }
+    }
+    candidates.push(player);
+    candidates.sort_unstable();
+    candidates.dedup();
+
+    // The candidates' samples by tick (a counting sort: ticks in order, ids in order).
+    let span = (hi - rel_from + 1) as usize;
+    let offsets = &mut s.offsets;
+    offsets.clear();
+    offsets.resize(span + 1, 0);
+    let tracks: Vec<_> = candidates.iter().filter_map(|&id| track_of(id)).collect();
+    for t in &tracks {
+        for &rel in &t.ticks {
+            if in_range(rel) {
+                offsets[(rel - rel_from) as usize + 1] += 1;
+            }
+        }
+    }
+    for k in 1..=span {
+        offsets[k] += offsets[k - 1];
+    }
+    let samples = &mut s.samples;
+    samples.clear();
+    samples.resize(offsets[span] as usize, (0, Pose::default()));
+    let mut fill = offsets.clone();
+    for t in &tracks {
+        for (&rel, pose) in t.ticks.iter().zip(&t.poses) {
+            if in_range(rel) {
+                let k = &mut fill[(rel - rel_from) as usize];
+                samples[*k as usize] = (t.entity, *pose);
+                *k += 1;
+            }
+        }
+    }
+    // The ticks where anything changed (a sample of any entity, or an event).
+    let mut changed = any[rel_from as usize..=hi as usize].to_vec();
+    for rec in records {
+        if rec.rel <= hi {
+            changed[(rec.rel - rel_from) as usize] = true;
+        }
+    }
+
+    let near = &mut s.near;
+    near.clear();
+    let moved = &mut s.moved;
+    let mut all = true; // check everyone at the first tick
+    let mut ri = 0;
+    for k in 0..span {
+        if !changed[k] {
+            continue;
+        }
+        let rel = rel_from + k as u32;
+        moved.clear();
+        let mut player_moved = false;
+        for &(id, pose) in &samples[offsets[k] as usize..offsets[k + 1] as usize] {
+            if let Some(e) = table.get_mut(id) {
+                e.pose = pose;
+            }
+            moved.push(id);
+            player_moved |= id == player;
+        }
+        if records.get(ri).is_some_and(|r| r.rel == rel) {
+            for e in &records[ri].events {
+                table.apply(e);
+                if let Some(id) = e.entity() {
+                    moved.push(id);
+                    player_moved |= id == player;
+                }
+            }
+            ri += 1;
+        }
+        let Some(p) = table.get(player).map(|e| e.pose) else {
+            all = true;
+            continue;
+        };
+        out.seen_player = true;
+        let check: &[u32] = if all || player_moved {
+            all = false;
+            candidates
+        } else {
+            moved
+        };
+        for id in check {
+            if let Some(e) = table.get(*id)
+                && close(&e.pose, &p)
+            {
+                near.insert(*id);
+            }
+        }
+    }
+    // A chunk where nothing happened after the start still counts its starting state.
+    if all && let Some(p) = table.get(player).map(|e| e.pose) {
+        out.seen_player = true;
+        for id in candidates.iter() {
+            if let Some(e) = table.get(*id)
+                && close(&e.pose, &p)
+            {
+                near.insert(*id);
+            }
+        }
+    }
+    out.near = near.drain().collect();
+    out.sampled = any;
+    out
+}
+
+/// The box around some positions (fixed point, x, y, z).
+#[derive(Clone, Copy)]
+struct BoxOf {
+    lo: [i64; 3],
+    hi: [i64; 3],
+}
+
+impl Default for BoxOf {
+    fn default() -> BoxOf {
+        BoxOf {
+            lo: [i64::MAX; 3],
+            hi: [i64::MIN; 3],
+        }
+    }
+}
+
+impl BoxOf {
+    fn add(&mut self, p: &Pose) {
+        for (k, v) in [p.x, p.y, p.z].into_iter().enumerate() {
+            self.lo[k] = self.lo[k].min(v);
+            self.hi[k] = self.hi[k].max(v);
+        }
+    }
+    fn is_empty(&self) -> bool {
+        self.lo[0] > self.hi[0]
+    }
+    /// Whether a point may be within `sqrt(r2)` of a point of the box: the squared distance to
+    /// the box, computed as a distance between two points is, at most `r2`.
+    fn within(&self, p: &Pose, r2: f64) -> bool {
+        let mut b = BoxOf::default();
+        b.add(p);
+        self.meets(&b, r2)
+    }
+    /// Whether a point of `other` may be within `sqrt(r2)` of a point of the box. Each gap is
+    /// at most the difference of any two points' coordinates, so a pair of points closer than
+    /// the radius (by the same arithmetic as `close`) makes this true.
+    fn meets(&self, other: &BoxOf, r2: f64) -> bool {
+        let mut d2 = 0.0;
+        for k in 0..3 {
+            let gap = if other.lo[k] > self.hi[k] {
+                (other.lo[k] - self.hi[k]) as f64
+            } else if self.lo[k] > other.hi[k] {
+                (self.lo[k] - other.hi[k]) as f64
+            } else {
+                0.0
+            };
+            d2 += gap * gap;
+        }
+        d2 <= r2
+    }
+}
