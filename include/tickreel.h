@@ -125,8 +125,8 @@
  *      tickreel_catalog_reports, tickreel_catalog_set_report_open, tickreel_catalog_set_run_valid,
  *      tickreel_catalog_set_retention, tickreel_catalog_clear_retention,
  *      tickreel_catalog_retention, tickreel_catalog_register_finished, tickreel_catalog_top_on,
- *      tickreel_catalog_personal_best_on, tickreel_catalog_reports_of,
- *      tickreel_catalog_open_recording
+ *      tickreel_catalog_personal_best_on, tickreel_catalog_at_rank_on,
+ *      tickreel_catalog_load_ghost_on, tickreel_catalog_reports_of, tickreel_catalog_open_recording
  */
 
 #ifndef TICKREEL_H
@@ -4650,44 +4650,122 @@ TickreelResult tickreel_catalog_register_finished(struct TickreelCatalog *catalo
                                                   struct TickreelCatalogCall **out_call);
 
 /**
- * Starts a query of the best `n` players of `course` on the server `server` (each player's best
- * valid run recorded there, fastest first, ties to the earlier run), or of the whole network
- * when `server` is NULL (as `tickreel_catalog_top`). Stores the call's handle in `*out_call`;
- * its rows use the encoding of `tickreel_catalog_top`.
+ * Starts a query of the best `n` players of `course` on a board: the server `server` (each
+ * player's best valid run recorded there), or the whole network when `server` is NULL; of the
+ * map version `world` + `world_version` (16-byte UUIDs, the recording's `world_id` and
+ * `world_version`), or of any version when both are NULL (as `tickreel_catalog_top`). Stores the
+ * call's handle in `*out_call`; its rows use the encoding of `tickreel_catalog_top`.
+ *
+ * Returns `TICKREEL_RESULT_INVALID_ARGUMENT` when only one of `world` and `world_version` is
+ * given.
  *
  * Thread safety: any thread; never blocks.
  *
  * # Safety
  * `out_call` must be NULL or point to writable storage for one `TickreelCatalogCall` pointer.
  * `server` must be NULL or a NUL-terminated string.
+ * `world` must be NULL or point to 16 readable bytes.
+ * `world_version` must be NULL or point to 16 readable bytes.
  * `course` must be NULL or a NUL-terminated string (NULL is refused).
  */
 TickreelResult tickreel_catalog_top_on(struct TickreelCatalog *catalog,
                                        const char *server,
+                                       const uint8_t *world,
+                                       const uint8_t *world_version,
                                        const char *course,
                                        uint32_t n,
                                        struct TickreelCatalogCall **out_call);
 
 /**
- * Starts a query of `player`'s best run of `course` on the server `server` and its rank there
- * (the network's board when `server` is NULL): one row, or none. Stores the call's handle in
+ * Starts a query of `player`'s best run of `course` on a board (the server `server`, the
+ * network's when NULL; the map version `world` + `world_version`, any when both are NULL; see
+ * `tickreel_catalog_top_on`) and its rank there: one row, or none. Stores the call's handle in
  * `*out_call`.
  *
- * Returns `TICKREEL_RESULT_INVALID_ARGUMENT` for a NULL `player`.
+ * Returns `TICKREEL_RESULT_INVALID_ARGUMENT` for a NULL `player`, or when only one of `world`
+ * and `world_version` is given.
  *
  * Thread safety: any thread; never blocks.
  *
  * # Safety
  * `out_call` must be NULL or point to writable storage for one `TickreelCatalogCall` pointer.
  * `server` must be NULL or a NUL-terminated string.
+ * `world` must be NULL or point to 16 readable bytes.
+ * `world_version` must be NULL or point to 16 readable bytes.
  * `course` must be NULL or a NUL-terminated string (NULL is refused).
  * `player` must be NULL or point to 16 readable bytes.
  */
 TickreelResult tickreel_catalog_personal_best_on(struct TickreelCatalog *catalog,
                                                  const char *server,
+                                                 const uint8_t *world,
+                                                 const uint8_t *world_version,
                                                  const char *course,
                                                  const uint8_t *player,
                                                  struct TickreelCatalogCall **out_call);
+
+/**
+ * Starts a query of the place at `rank` (1: the best) of `course` on a board (the server
+ * `server`, the network's when NULL; the map version `world` + `world_version`, any when both
+ * are NULL; see `tickreel_catalog_top_on`): one row, or none when the board has fewer players.
+ * Stores the call's handle in `*out_call`; its rows use the encoding of `tickreel_catalog_top`.
+ *
+ * Returns `TICKREEL_RESULT_INVALID_ARGUMENT` for rank 0, or when only one of `world` and
+ * `world_version` is given.
+ *
+ * Thread safety: any thread; never blocks.
+ *
+ * # Safety
+ * `out_call` must be NULL or point to writable storage for one `TickreelCatalogCall` pointer.
+ * `server` must be NULL or a NUL-terminated string.
+ * `world` must be NULL or point to 16 readable bytes.
+ * `world_version` must be NULL or point to 16 readable bytes.
+ * `course` must be NULL or a NUL-terminated string (NULL is refused).
+ */
+TickreelResult tickreel_catalog_at_rank_on(struct TickreelCatalog *catalog,
+                                           const char *server,
+                                           const uint8_t *world,
+                                           const uint8_t *world_version,
+                                           const char *course,
+                                           uint32_t rank,
+                                           struct TickreelCatalogCall **out_call);
+
+/**
+ * Starts looking up, on a board (the server `server`, the network's when NULL; the map version
+ * `world` + `world_version`, any when both are NULL; see `tickreel_catalog_top_on`), the ghost of
+ * `course`'s run at `rank` (1: the best) or, with `rank` 0, of `player`'s best, and loading it
+ * as `tickreel_catalog_load_ghost` does. With `playing_world` + `playing_version` (the map
+ * version the ghost is to play on), a run recorded on another version (or on none) fails the
+ * lookup with `TICKREEL_RESULT_INVALID_ARGUMENT` and a message naming both versions, unless
+ * `allow_other_version`; with both NULL nothing is checked. Stores the call's handle in
+ * `*out_call`; when it is done, `tickreel_catalog_call_ghost_load` gives the ghost load (or
+ * that failure).
+ *
+ * Returns `TICKREEL_RESULT_INVALID_ARGUMENT` for rank 0 with a NULL `player`, or when only one
+ * UUID of a map version is given.
+ *
+ * Thread safety: any thread; never blocks.
+ *
+ * # Safety
+ * `out_call` must be NULL or point to writable storage for one `TickreelCatalogCall` pointer.
+ * `server` must be NULL or a NUL-terminated string.
+ * `world` must be NULL or point to 16 readable bytes.
+ * `world_version` must be NULL or point to 16 readable bytes.
+ * `course` must be NULL or a NUL-terminated string (NULL is refused).
+ * `player` must be NULL or point to 16 readable bytes.
+ * `playing_world` must be NULL or point to 16 readable bytes.
+ * `playing_version` must be NULL or point to 16 readable bytes.
+ */
+TickreelResult tickreel_catalog_load_ghost_on(struct TickreelCatalog *catalog,
+                                              const char *server,
+                                              const uint8_t *world,
+                                              const uint8_t *world_version,
+                                              const char *course,
+                                              uint32_t rank,
+                                              const uint8_t *player,
+                                              const uint8_t *playing_world,
+                                              const uint8_t *playing_version,
+                                              bool allow_other_version,
+                                              struct TickreelCatalogCall **out_call);
 
 /**
  * Starts listing the reports of `player` (the reported player's UUID), newest first: filed on

@@ -20,10 +20,12 @@
 #include "example_util.h"
 
 /* Writes a finished recording where entity 1 runs for `ticks` ticks, checkpoints 0 and 1 at its
- * start and end. */
-static void write_run(const char *path, uint32_t ticks) {
+ * start and end, on the map version `world` + `version` (NULL: none named). */
+static void write_run_on(const char *path, uint32_t ticks, const uint8_t *world, const uint8_t *version) {
     TickreelReelOptions o;
     CHECK(tickreel_reel_options_default(&o));
+    if (world) memcpy(o.world_id, world, 16);
+    if (version) memcpy(o.world_version, version, 16);
     TickreelReelWriter *w = NULL;
     CHECK(tickreel_reel_writer_create(path, &o, &w));
     TickreelBatch *b = NULL;
@@ -44,6 +46,8 @@ static void write_run(const char *path, uint32_t ticks) {
     CHECK(tickreel_reel_writer_finish(w, &size));
     CHECK(tickreel_reel_writer_free(w));
 }
+
+static void write_run(const char *path, uint32_t ticks) { write_run_on(path, ticks, NULL, NULL); }
 
 /* Polls a call until it ends (never blocking), then returns its result code; its rows go to
  * `buf`. */
@@ -73,6 +77,8 @@ typedef struct {
     char name[64];
     char server[80];    /* empty: the recording names none */
     char location[1024]; /* where its recording lives: tickreel_catalog_open_recording opens it */
+    uint8_t world[16];   /* the map version it was run on (all zero: none named) */
+    uint8_t world_version[16];
 } Row;
 
 /* Copies the string at `p` (a u16 length and UTF-8 bytes) into `out`; the bytes it takes. */
@@ -99,6 +105,9 @@ static size_t decode(const uint8_t *p, size_t len, Row *rows, size_t max) {
         at += string_at(p + at, r->name, sizeof r->name);
         at += string_at(p + at, r->server, sizeof r->server);
         at += string_at(p + at, r->location, sizeof r->location);
+        memcpy(r->world, p + at, 16);
+        memcpy(r->world_version, p + at + 16, 16);
+        at += 32;
     }
     return n;
 }
@@ -128,7 +137,7 @@ static void network_calls(TickreelCatalog *cat, const uint8_t *alice, const uint
     size_t len = 0;
     Row rows[8];
     TickreelCatalogCall *call = NULL;
-    CHECK(tickreel_catalog_top_on(cat, NULL, "course-7", 10, &call));
+    CHECK(tickreel_catalog_top_on(cat, NULL, NULL, NULL, "course-7", 10, &call));
     CHECK(finish_call(call, buf, sizeof buf, &len));
     size_t n = decode(buf, len, rows, 8);
     /* (prune left Alice's best alone on the board) */
@@ -140,13 +149,13 @@ static void network_calls(TickreelCatalog *cat, const uint8_t *alice, const uint
     CHECK(tickreel_reader_tick_count(reader, &ticks));
     expect(ticks == 201, "the best run's recording opens from its row");
     CHECK(tickreel_reader_free(reader));
-    CHECK(tickreel_catalog_top_on(cat, "eu-1", "course-7", 10, &call));
+    CHECK(tickreel_catalog_top_on(cat, "eu-1", NULL, NULL, "course-7", 10, &call));
     CHECK(finish_call(call, buf, sizeof buf, &len));
     expect(len == 0, "no run was recorded on server eu-1");
-    CHECK(tickreel_catalog_personal_best_on(cat, NULL, "course-7", alice, &call));
+    CHECK(tickreel_catalog_personal_best_on(cat, NULL, NULL, NULL, "course-7", alice, &call));
     CHECK(finish_call(call, buf, sizeof buf, &len));
     expect(decode(buf, len, rows, 8) == 1 && rows[0].rank == 1, "Alice is first on the network");
-    CHECK(tickreel_catalog_personal_best_on(cat, "eu-1", "course-7", alice, &call));
+    CHECK(tickreel_catalog_personal_best_on(cat, "eu-1", NULL, NULL, "course-7", alice, &call));
     CHECK(finish_call(call, buf, sizeof buf, &len));
     expect(len == 0, "Alice has no run on server eu-1");
 
@@ -176,6 +185,109 @@ static void network_calls(TickreelCatalog *cat, const uint8_t *alice, const uint
     expect(tickreel_catalog_reports_of(cat, NULL, NULL, &call) == TICKREEL_RESULT_INVALID_ARGUMENT && call == NULL,
            "a NULL player is refused");
     printf("network: rows open their recordings, %s\n", location);
+}
+
+/* Looks up a ghost with `tickreel_catalog_load_ghost_on` and waits for the lookup: its result
+ * code; on success the ghost's duration in `*ticks`. */
+static TickreelResult ghost_on(TickreelCatalog *cat, const uint8_t *world, const uint8_t *version, uint32_t rank,
+                               const uint8_t *player, const uint8_t *playing_world, const uint8_t *playing_version,
+                               bool allow_other_version, uint32_t *ticks) {
+    TickreelCatalogCall *call = NULL;
+    CHECK(tickreel_catalog_load_ghost_on(cat, NULL, world, version, "course-m", rank, player, playing_world,
+                                         playing_version, allow_other_version, &call));
+    bool done = false;
+    while (!done) {
+        CHECK(tickreel_catalog_call_poll(call, &done));
+        if (!done) sleep_ms(1);
+    }
+    TickreelGhostLoad *load = NULL;
+    TickreelResult r = tickreel_catalog_call_ghost_load(call, &load);
+    CHECK(tickreel_catalog_call_free(call));
+    if (r != TICKREEL_RESULT_OK) return r;
+    bool ready = false;
+    while (!ready) {
+        CHECK(tickreel_ghost_load_poll(load, &ready));
+        if (!ready) sleep_ms(1);
+    }
+    TickreelGhost *ghost = NULL;
+    CHECK(tickreel_ghost_load_take(load, &ghost));
+    TickreelGhostInfo info;
+    CHECK(tickreel_ghost_info(ghost, &info));
+    *ticks = info.duration_ticks;
+    CHECK(tickreel_ghost_free(ghost));
+    CHECK(tickreel_ghost_load_free(load));
+    return TICKREEL_RESULT_OK;
+}
+
+/* Boards bound to a map version: Alice set 100 ticks on the old layout (V1); on the new one (V2)
+ * Bob 150 and Alice 180. Top, a player's best and a rank per version; the network's best refused
+ * as a ghost on V2 (the message names both versions) unless allowed. */
+static void map_versions(TickreelCatalog *cat, const char *dir, const uint8_t *alice, const uint8_t *bob) {
+    static const uint8_t WORLD[16] = {0x77, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15};
+    static const uint8_t V1[16] = {0x71, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15};
+    static const uint8_t V2[16] = {0x72, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15};
+    const uint32_t ticks[] = {100, 150, 180};
+    const uint8_t *versions[] = {V1, V2, V2};
+    const uint8_t *players[] = {alice, bob, alice};
+    const char *names[] = {"Alice", "Bob", "Alice"};
+    uint8_t buf[4096];
+    size_t len = 0;
+    Row rows[8];
+    TickreelCatalogCall *call = NULL;
+    for (int i = 0; i < 3; i++) {
+        char path[1024];
+        snprintf(path, sizeof path, "%s/m%d.reel", dir, i);
+        write_run_on(path, ticks[i], WORLD, versions[i]);
+        CHECK(tickreel_catalog_register(cat, path, "course-m", players[i], names[i], 1, NULL, &call));
+        CHECK(finish_call(call, buf, sizeof buf, &len));
+        expect(decode(buf, len, rows, 8) == 1 && memcmp(rows[0].world, WORLD, 16) == 0 &&
+                   memcmp(rows[0].world_version, versions[i], 16) == 0,
+               "a registered run carries the map version it was recorded on");
+    }
+    CHECK(tickreel_catalog_top_on(cat, NULL, NULL, NULL, "course-m", 10, &call));
+    CHECK(finish_call(call, buf, sizeof buf, &len));
+    size_t n = decode(buf, len, rows, 8);
+    expect(n == 2 && rows[0].ticks == 100 && rows[1].ticks == 150, "any version: Alice's old 100 leads, Bob second");
+    CHECK(tickreel_catalog_top_on(cat, NULL, WORLD, V2, "course-m", 10, &call));
+    CHECK(finish_call(call, buf, sizeof buf, &len));
+    n = decode(buf, len, rows, 8);
+    expect(n == 2 && memcmp(rows[0].player, bob, 16) == 0 && rows[1].ticks == 180 &&
+               memcmp(rows[1].world_version, V2, 16) == 0,
+           "the new version's board: Bob first, Alice's 180 second");
+    CHECK(tickreel_catalog_personal_best_on(cat, NULL, WORLD, V1, "course-m", bob, &call));
+    CHECK(finish_call(call, buf, sizeof buf, &len));
+    expect(len == 0, "Bob has no run on the old version");
+    CHECK(tickreel_catalog_personal_best_on(cat, NULL, WORLD, V2, "course-m", alice, &call));
+    CHECK(finish_call(call, buf, sizeof buf, &len));
+    expect(decode(buf, len, rows, 8) == 1 && rows[0].rank == 2 && rows[0].ticks == 180,
+           "Alice is second on the new version");
+    CHECK(tickreel_catalog_at_rank_on(cat, NULL, WORLD, V2, "course-m", 2, &call));
+    CHECK(finish_call(call, buf, sizeof buf, &len));
+    expect(decode(buf, len, rows, 8) == 1 && rows[0].ticks == 180, "rank 2 of the new version");
+    CHECK(tickreel_catalog_at_rank_on(cat, NULL, WORLD, V2, "course-m", 3, &call));
+    CHECK(finish_call(call, buf, sizeof buf, &len));
+    expect(len == 0, "no rank 3 on the new version");
+    call = NULL;
+    expect(tickreel_catalog_top_on(cat, NULL, WORLD, NULL, "course-m", 10, &call) == TICKREEL_RESULT_INVALID_ARGUMENT &&
+               call == NULL,
+           "a world without its version is refused");
+    expect(tickreel_catalog_at_rank_on(cat, NULL, NULL, NULL, "course-m", 0, &call) == TICKREEL_RESULT_INVALID_ARGUMENT,
+           "rank 0 is refused");
+
+    uint32_t got = 0;
+    TickreelResult r = ghost_on(cat, NULL, NULL, 1, NULL, WORLD, V2, false, &got);
+    const char *msg = tickreel_last_error_message();
+    expect(r == TICKREEL_RESULT_INVALID_ARGUMENT, "the network's best, recorded on V1, is refused on V2");
+    expect(msg && strstr(msg, "71010203-0405-0607-0809-0a0b0c0d0e0f") && strstr(msg, "72010203-0405-0607-0809-0a0b0c0d0e0f"),
+           "the refusal names both versions");
+    printf("refused: %s\n", msg ? msg : "(no message)");
+    CHECK(ghost_on(cat, NULL, NULL, 1, NULL, WORLD, V2, true, &got));
+    expect(got == 100, "allowed, the old version's ghost loads");
+    CHECK(ghost_on(cat, WORLD, V2, 1, NULL, WORLD, V2, false, &got));
+    expect(got == 150, "the new version's best loads on it");
+    CHECK(ghost_on(cat, WORLD, V2, 0, alice, WORLD, V2, false, &got));
+    expect(got == 180, "Alice's best on the new version");
+    printf("map versions: the new version's ghost %u ticks\n", got);
 }
 
 /* Records entity 1 for 90 ticks (checkpoints 0 and 1 at its ends) with an engine, finishes it
@@ -301,6 +413,7 @@ static void operator_calls(TickreelCatalog *cat, const char *dir, const char *a1
 
     register_from_finish(cat, dir, alice);
     network_calls(cat, alice, bob);
+    map_versions(cat, dir, alice, bob);
 }
 
 int main(int argc, char **argv) {

@@ -250,23 +250,27 @@ pub fn load_ghost(
     };
     let course = course.to_owned();
     Ok(submit(catalog, move |c| {
-        let found = c.load_ghost_from(&course, who, |location| {
-            #[cfg(feature = "object")]
-            if tickreel_object::is_object_url(location) {
-                let options = tickreel_object::ObjectOptions::from_env();
-                let source = tickreel_object::source_for_url(location, &options)?;
-                return Ok(LoadFrom::Source(source));
-            }
-            #[cfg(not(feature = "object"))]
-            if location.contains("://") {
-                return Err(tickreel::Error::Unsupported(format!(
-                    "{location}: this library was built without object storage (feature \"object\")"
-                )));
-            }
-            Ok(LoadFrom::Path(location.into()))
-        })?;
+        let found = c.load_ghost_from(&course, who, open_location)?;
         Ok(Outcome::Ghost(Some(Box::new(found.load))))
     }))
+}
+
+/// Where a ghost's recording is read from, given the location its row names: an object URL
+/// (read with the `AWS_*` variables) or a local path.
+pub(crate) fn open_location(location: &str) -> tickreel::Result<LoadFrom> {
+    #[cfg(feature = "object")]
+    if tickreel_object::is_object_url(location) {
+        let options = tickreel_object::ObjectOptions::from_env();
+        let source = tickreel_object::source_for_url(location, &options)?;
+        return Ok(LoadFrom::Source(source));
+    }
+    #[cfg(not(feature = "object"))]
+    if location.contains("://") {
+        return Err(tickreel::Error::Unsupported(format!(
+            "{location}: this library was built without object storage (feature \"object\")"
+        )));
+    }
+    Ok(LoadFrom::Path(location.into()))
 }
 
 /// Starts applying the retention policies (`tickreel catalog` sets them): recordings no policy
@@ -392,7 +396,9 @@ pub mod rows {
     /// recording id, 16 bytes player UUID, `u32` entity, `u32` start tick, `u32` end tick, `u32`
     /// time in ticks, `f64` tick rate, `i64` achieved (Unix ms), `u8` valid, `u64` flags, then
     /// the course, the player's name, the server it was run on (empty: none named) and the
-    /// location of its recording (a path or an `s3://` URL), each a `u16` length and UTF-8 bytes.
+    /// location of its recording (a path or an `s3://` URL), each a `u16` length and UTF-8 bytes,
+    /// then the map version it was run on: 16 bytes world id and 16 bytes world version (all
+    /// zero: its recording named none).
     pub fn runs(runs: impl IntoIterator<Item = (u64, Run)>) -> Vec<u8> {
         let mut out = Vec::new();
         for (rank, r) in runs {
@@ -411,6 +417,9 @@ pub mod rows {
             string(&mut out, &r.player_name);
             string(&mut out, r.server.as_deref().unwrap_or(""));
             string(&mut out, &r.location);
+            for id in [r.world, r.world_version] {
+                out.extend_from_slice(id.unwrap_or_default().as_bytes());
+            }
         }
         out
     }

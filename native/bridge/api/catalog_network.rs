@@ -1,18 +1,48 @@
-//! The catalog of a network of servers ([`tickreel_catalog`]): one server's board, a player's
-//! reports on any server, and opening the recording a row points at from its location (every
+//! The catalog of a network of servers ([`tickreel_catalog`]): boards of one server and of one
+//! map version (top, a player's best, a rank, a ghost refused when recorded on another map
+//! version than the one played), a player's reports on any server, and opening the recording a row points at from its location (every
 //! run and report row carries it: `crate::api::catalog::rows`). The queries run on the
 //! catalog's worker, as those of `crate::api::catalog`.
 
 use crate::api::New;
-use crate::api::catalog::{Catalog, CatalogCall, Outcome, required, rows, submit};
+use crate::api::catalog::{Catalog, CatalogCall, Outcome, open_location, required, rows, submit};
 use crate::api::catalog_admin::rows as report_rows;
 use crate::api::reader::Reader;
 use tickreel_bridge_macros::bridge_fn;
+use tickreel_catalog::{Board, GhostLoad, GhostOf, MapVersion, Servers};
 
-/// Starts a query of the best `n` players of `course` on the server `server` (each player's best
-/// valid run recorded there, fastest first, ties to the earlier run), or of the whole network
-/// when `server` is NULL (as `tickreel_catalog_top`). Stores the call's handle in `*out_call`;
-/// its rows use the encoding of `tickreel_catalog_top`.
+/// The map version named by `world` and `version` (C: two 16-byte UUIDs; Java: `MapVersion`):
+/// both, or neither for any version.
+fn map_version(
+    world: Option<uuid::Uuid>,
+    version: Option<uuid::Uuid>,
+    what: &str,
+) -> tickreel::Result<Option<MapVersion>> {
+    match (world, version) {
+        (Some(w), Some(v)) => Ok(Some(MapVersion::new(w, v))),
+        (None, None) => Ok(None),
+        _ => Err(tickreel::Error::invalid(format!(
+            "{what}: a map version needs both the world id and the world version (or neither)"
+        ))),
+    }
+}
+
+/// The board of `server` (the network when none) on `version` (any when none).
+fn board(server: Option<&str>, version: Option<MapVersion>) -> Board<'_> {
+    Board {
+        servers: Servers::from(server),
+        version,
+    }
+}
+
+/// Starts a query of the best `n` players of `course` on a board: the server `server` (each
+/// player's best valid run recorded there), or the whole network when `server` is NULL; of the
+/// map version `world` + `world_version` (16-byte UUIDs, the recording's `world_id` and
+/// `world_version`), or of any version when both are NULL (as `tickreel_catalog_top`). Stores the
+/// call's handle in `*out_call`; its rows use the encoding of `tickreel_catalog_top`.
+///
+/// Returns `TICKREEL_RESULT_INVALID_ARGUMENT` when only one of `world` and `world_version` is
+/// given.
 ///
 /// Thread safety: any thread; never blocks.
 #[bridge_fn(
@@ -20,21 +50,31 @@ use tickreel_bridge_macros::bridge_fn;
     c_out = "out_call",
     java = "catalogTopOn"
 )]
-pub fn top_on(catalog: &Catalog, server: Option<&str>, course: &str, n: u32) -> New<CatalogCall> {
+pub fn top_on(
+    catalog: &Catalog,
+    server: Option<&str>,
+    world: Option<uuid::Uuid>,
+    world_version: Option<uuid::Uuid>,
+    course: &str,
+    n: u32,
+) -> tickreel::Result<New<CatalogCall>> {
+    let version = map_version(world, world_version, "the board")?;
     let (server, course) = (server.map(str::to_owned), course.to_owned());
-    submit(catalog, move |c| {
-        let top = c.top_on(server.as_deref(), &course, u64::from(n))?;
+    Ok(submit(catalog, move |c| {
+        let top = c.top_on(board(server.as_deref(), version), &course, u64::from(n))?;
         Ok(Outcome::Rows(rows::runs(
             top.into_iter().map(|p| (p.rank, p.run)),
         )))
-    })
+    }))
 }
 
-/// Starts a query of `player`'s best run of `course` on the server `server` and its rank there
-/// (the network's board when `server` is NULL): one row, or none. Stores the call's handle in
+/// Starts a query of `player`'s best run of `course` on a board (the server `server`, the
+/// network's when NULL; the map version `world` + `world_version`, any when both are NULL; see
+/// `tickreel_catalog_top_on`) and its rank there: one row, or none. Stores the call's handle in
 /// `*out_call`.
 ///
-/// Returns `TICKREEL_RESULT_INVALID_ARGUMENT` for a NULL `player`.
+/// Returns `TICKREEL_RESULT_INVALID_ARGUMENT` for a NULL `player`, or when only one of `world`
+/// and `world_version` is given.
 ///
 /// Thread safety: any thread; never blocks.
 #[bridge_fn(
@@ -45,19 +85,111 @@ pub fn top_on(catalog: &Catalog, server: Option<&str>, course: &str, n: u32) -> 
 pub fn personal_best_on(
     catalog: &Catalog,
     server: Option<&str>,
+    world: Option<uuid::Uuid>,
+    world_version: Option<uuid::Uuid>,
     course: &str,
     player: Option<uuid::Uuid>,
 ) -> tickreel::Result<New<CatalogCall>> {
+    let version = map_version(world, world_version, "the board")?;
     let (server, course, player) = (
         server.map(str::to_owned),
         course.to_owned(),
         required(player)?,
     );
     Ok(submit(catalog, move |c| {
-        let pb = c.personal_best_on(server.as_deref(), &course, player)?;
+        let pb = c.personal_best_on(board(server.as_deref(), version), &course, player)?;
         Ok(Outcome::Rows(rows::runs(
             pb.into_iter().map(|p| (p.rank, p.run)),
         )))
+    }))
+}
+
+/// Starts a query of the place at `rank` (1: the best) of `course` on a board (the server
+/// `server`, the network's when NULL; the map version `world` + `world_version`, any when both
+/// are NULL; see `tickreel_catalog_top_on`): one row, or none when the board has fewer players.
+/// Stores the call's handle in `*out_call`; its rows use the encoding of `tickreel_catalog_top`.
+///
+/// Returns `TICKREEL_RESULT_INVALID_ARGUMENT` for rank 0, or when only one of `world` and
+/// `world_version` is given.
+///
+/// Thread safety: any thread; never blocks.
+#[bridge_fn(
+    c = "tickreel_catalog_at_rank_on",
+    c_out = "out_call",
+    java = "catalogAtRankOn"
+)]
+pub fn at_rank_on(
+    catalog: &Catalog,
+    server: Option<&str>,
+    world: Option<uuid::Uuid>,
+    world_version: Option<uuid::Uuid>,
+    course: &str,
+    rank: u32,
+) -> tickreel::Result<New<CatalogCall>> {
+    let version = map_version(world, world_version, "the board")?;
+    if rank == 0 {
+        return Err(tickreel::Error::invalid("ranks start at 1"));
+    }
+    let (server, course) = (server.map(str::to_owned), course.to_owned());
+    Ok(submit(catalog, move |c| {
+        let placed = c.at_rank_on(board(server.as_deref(), version), &course, u64::from(rank))?;
+        Ok(Outcome::Rows(rows::runs(
+            placed.into_iter().map(|p| (p.rank, p.run)),
+        )))
+    }))
+}
+
+/// Starts looking up, on a board (the server `server`, the network's when NULL; the map version
+/// `world` + `world_version`, any when both are NULL; see `tickreel_catalog_top_on`), the ghost of
+/// `course`'s run at `rank` (1: the best) or, with `rank` 0, of `player`'s best, and loading it
+/// as `tickreel_catalog_load_ghost` does. With `playing_world` + `playing_version` (the map
+/// version the ghost is to play on), a run recorded on another version (or on none) fails the
+/// lookup with `TICKREEL_RESULT_INVALID_ARGUMENT` and a message naming both versions, unless
+/// `allow_other_version`; with both NULL nothing is checked. Stores the call's handle in
+/// `*out_call`; when it is done, `tickreel_catalog_call_ghost_load` gives the ghost load (or
+/// that failure).
+///
+/// Returns `TICKREEL_RESULT_INVALID_ARGUMENT` for rank 0 with a NULL `player`, or when only one
+/// UUID of a map version is given.
+///
+/// Thread safety: any thread; never blocks.
+#[bridge_fn(
+    c = "tickreel_catalog_load_ghost_on",
+    c_out = "out_call",
+    java = "catalogLoadGhostOn"
+)]
+#[allow(clippy::too_many_arguments)]
+pub fn load_ghost_on(
+    catalog: &Catalog,
+    server: Option<&str>,
+    world: Option<uuid::Uuid>,
+    world_version: Option<uuid::Uuid>,
+    course: &str,
+    rank: u32,
+    player: Option<uuid::Uuid>,
+    playing_world: Option<uuid::Uuid>,
+    playing_version: Option<uuid::Uuid>,
+    allow_other_version: bool,
+) -> tickreel::Result<New<CatalogCall>> {
+    let version = map_version(world, world_version, "the board")?;
+    let load = GhostLoad {
+        playing_on: map_version(playing_world, playing_version, "the version played")?,
+        allow_other_version,
+    };
+    let who = match rank {
+        0 => GhostOf::Player(required(player)?),
+        r => GhostOf::Rank(u64::from(r)),
+    };
+    let (server, course) = (server.map(str::to_owned), course.to_owned());
+    Ok(submit(catalog, move |c| {
+        let found = c.load_ghost_on(
+            board(server.as_deref(), version),
+            &course,
+            who,
+            load,
+            open_location,
+        )?;
+        Ok(Outcome::Ghost(Some(Box::new(found.load))))
     }))
 }
 

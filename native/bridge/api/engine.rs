@@ -328,7 +328,7 @@ pub fn recorder_offer_snapshot(recorder: &Recorder, bytes: &[u8]) -> tickreel::R
 /// `TICKREEL_RESULT_INVALID_STATE` once the recording was finished or aborted.
 ///
 /// Thread safety: any thread, concurrently with other recorder calls.
-#[bridge_fn(c = "tickreel_recorder_offer_terrain")]
+#[bridge_fn(c = "tickreel_recorder_offer_terrain", java = "recorderTerrain")]
 pub fn recorder_offer_terrain(
     recorder: &Recorder,
     sections: TerrainSections,

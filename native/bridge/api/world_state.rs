@@ -274,10 +274,13 @@ pub fn equipment(world: &WorldState) -> Equipment<'_> {
 /// to query the count.
 ///
 /// Thread safety: any thread; a world state never changes.
+///
+/// (Java: a `long[]` of the layout `TerrainSection` reads.)
 #[bridge_fn(
     c = "tickreel_world_state_terrain_sections",
     c_out_array = "sections",
-    c_out_type = "TickreelTerrainSection"
+    c_out_type = "TickreelTerrainSection",
+    java = "worldStateTerrainSections"
 )]
 pub fn terrain_sections(world: &WorldState) -> TerrainSectionsOf<'_> {
     TerrainSectionsOf(world)

@@ -131,7 +131,7 @@ pub fn offer_snapshot(writer: &ReelWriter, bytes: &[u8]) -> tickreel::Result<()>
 /// a length (see `tickreel_recorder_offer_terrain`).
 ///
 /// Thread safety: any thread; calls on one writer are serialised.
-#[bridge_fn(c = "tickreel_reel_writer_offer_terrain")]
+#[bridge_fn(c = "tickreel_reel_writer_offer_terrain", java = "reelWriterTerrain")]
 pub fn offer_terrain(writer: &ReelWriter, sections: TerrainSections) -> tickreel::Result<()> {
     writer.with(|w| w.offer_terrain(sections.0))
 }

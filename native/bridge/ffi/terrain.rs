@@ -11,7 +11,8 @@ use super::convert::{CArg, CArrayResult};
 use super::result::{FfiError, FfiResult};
 use crate::api::TerrainSections;
 use crate::api::world_state::TerrainSectionsOf;
-use tickreel::format::{Limits, MAX_SECTION_BITS, MAX_SECTION_PALETTE, SECTION_BLOCKS, Section};
+use crate::shared::terrain::OfferBounds;
+use tickreel::format::Section;
 
 /// One chunk section: 16×16×16 blocks at section position (`cx`, `cy`, `cz`) (block
 /// `x = 16·cx + lx`, likewise for y and z), exactly as the game keeps it (a Paper plugin reads
@@ -42,13 +43,8 @@ pub struct TickreelTerrainSection {
     pub packed_len: usize,
 }
 
-/// The most longs a section's indices take (16 bits per index).
-const MAX_PACKED: usize = SECTION_BLOCKS * MAX_SECTION_BITS as usize / 64;
-
-/// Sections the caller lends: checked (at most `Limits::max_terrain_sections` sections, each
-/// within a section's palette and index sizes, at most twice `Limits::max_terrain_bytes` in all,
-/// which any offer the library accepts stays within) and copied; the library then validates each
-/// section's contents ([`Section::validate`]).
+/// Sections the caller lends: their number and sizes checked ([`OfferBounds`]) before any is
+/// copied; the library then validates each section's contents ([`Section::validate`]).
 impl CArg for TerrainSections {
     type C = (*const TickreelTerrainSection, usize);
     type Stored = TerrainSections;
@@ -56,42 +52,13 @@ impl CArg for TerrainSections {
         (ptr, count): (*const TickreelTerrainSection, usize),
         name: &'static str,
     ) -> FfiResult<TerrainSections> {
-        let limits = Limits::default();
-        if count > limits.max_terrain_sections() {
-            return Err(FfiError::Invalid(format!(
-                "`{name}`: {count} sections; at most {}",
-                limits.max_terrain_sections()
-            )));
-        }
+        let mut bounds = OfferBounds::new(count, name).map_err(FfiError::Invalid)?;
         // SAFETY: forwarded contract: `count` readable sections at `ptr`, or `count` 0.
         let raw = unsafe { args::array(ptr, count, name) }?;
-        let mut total = 0usize;
         for (i, s) in raw.iter().enumerate() {
-            if s.palette_len == 0 || s.palette_len > MAX_SECTION_PALETTE {
-                return Err(FfiError::Invalid(format!(
-                    "`{name}[{i}]`: a palette of {} entries (1 to {MAX_SECTION_PALETTE})",
-                    s.palette_len
-                )));
-            }
-            if s.packed_len > MAX_PACKED {
-                return Err(FfiError::Invalid(format!(
-                    "`{name}[{i}]`: {} packed longs; at most {MAX_PACKED}",
-                    s.packed_len
-                )));
-            }
-            if s.bits > u32::from(MAX_SECTION_BITS) {
-                return Err(FfiError::Invalid(format!(
-                    "`{name}[{i}]`: {} bits per index; at most {MAX_SECTION_BITS}",
-                    s.bits
-                )));
-            }
-            total += 4 * s.palette_len + 8 * s.packed_len;
-        }
-        if total > 2 * limits.max_terrain_bytes() {
-            return Err(FfiError::Invalid(format!(
-                "`{name}`: {total} bytes of palettes and indices; at most {}",
-                2 * limits.max_terrain_bytes()
-            )));
+            bounds
+                .section(name, i, s.palette_len, u64::from(s.bits), s.packed_len)
+                .map_err(FfiError::Invalid)?;
         }
         let mut sections = Vec::with_capacity(count);
         for s in raw {

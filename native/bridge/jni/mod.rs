@@ -41,6 +41,7 @@ mod playhead;
 mod reader;
 mod recorder;
 mod shadow;
+mod terrain;
 mod world_state;
 mod writer;
 

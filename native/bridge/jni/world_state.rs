@@ -81,7 +81,8 @@ impl JniArg for i32 {
     }
 }
 
-/// `long[] {tick, complete (0/1), blocks, block entities, entities, equipment slots}`.
+/// `long[] {tick, complete (0/1), blocks, block entities, entities, equipment slots, terrain
+/// sections}`.
 impl JniResult for Info<'_> {
     type Jni = jobject;
     const SIG: &'static str = LONG_ARRAY_SIG;
@@ -97,6 +98,7 @@ impl JniResult for Info<'_> {
                 w.block_entities.len() as i64,
                 w.entities.len() as i64,
                 w.equipment.len() as i64,
+                w.terrain.len() as i64,
             ],
         )
     }

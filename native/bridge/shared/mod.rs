@@ -5,4 +5,5 @@
 
 pub(crate) mod panic;
 pub(crate) mod registry;
+pub(crate) mod terrain;
 pub(crate) mod threads;

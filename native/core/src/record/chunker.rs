@@ -347,6 +347,14 @@ impl Chunker {
         self.enc.set_world(world);
     }
 
+    /// Continues after `terrain`, the terrain in effect after the ticks already written (resume):
+    /// its positions count as offered, so that the terrain the recording ends with stays within
+    /// `Limits::max_terrain_sections` however often the game restarts and offers it again.
+    pub(crate) fn continue_terrain(&mut self, terrain: &Terrain) {
+        self.terrain_positions
+            .extend(terrain.sections().map(|s| (s.cx, s.cy, s.cz)));
+    }
+
     /// Continues after `n` chunks since (and including) the last snapshot chunk (resume).
     pub(crate) fn set_chunks_since_snapshot(&mut self, n: u32) {
         self.chunks_since_snapshot = n;

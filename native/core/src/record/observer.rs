@@ -22,6 +22,9 @@ pub struct StreamStart<'a> {
     pub table: &'a EntityTable,
     /// The last tick recorded before (resumed recordings).
     pub last_tick: Option<u32>,
+    /// The terrain in effect after that tick (resumed recordings; empty for a fresh one): the
+    /// frames that carried it are not shown again.
+    pub terrain: &'a std::sync::Arc<crate::format::Terrain>,
 }
 
 /// A metadata change.

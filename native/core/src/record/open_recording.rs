@@ -115,7 +115,7 @@ impl OpenRecording {
         let mut w = OpenRecording::build(shared, engine, opts)?;
         match resumed {
             Some(r) => w.apply_resumed(r)?,
-            None => w.start_observers(),
+            None => w.start_observers(&Default::default()),
         }
         Ok(w)
     }
@@ -203,6 +203,7 @@ impl OpenRecording {
         self.chunker
             .resume_from(r.table, r.last_tick, r.last_snapshot);
         self.chunker.set_world(r.world);
+        self.chunker.continue_terrain(&r.terrain);
         self.chunker
             .set_chunks_since_snapshot(u32::try_from(r.chunks_since_snapshot).unwrap_or(u32::MAX));
         // The stats go on from what the recording holds (they counted only what was written
@@ -226,11 +227,12 @@ impl OpenRecording {
         self.fence = Some(self.live.fence()?);
         self.lock = Some(r.lock);
         self.shared.resumed(r.last_tick, &self.metadata);
-        self.start_observers();
+        self.start_observers(&r.terrain);
         Ok(())
     }
 
-    fn start_observers(&mut self) {
+    /// Tells the observers where the stream starts (`terrain`: what a resumed recording holds).
+    fn start_observers(&mut self, terrain: &std::sync::Arc<crate::format::Terrain>) {
         if !self.opts.observers.is_empty() {
             let table = self.chunker.table();
             for o in &self.opts.observers {
@@ -239,6 +241,7 @@ impl OpenRecording {
                     metadata: &self.metadata,
                     table: &table,
                     last_tick: self.chunker.last_tick(),
+                    terrain,
                 });
             }
         }

@@ -24,6 +24,8 @@ pub(crate) struct Resumed {
     pub(crate) table: EntityTable,
     /// The world after the last tick (what the next snapshots carry on from).
     pub(crate) world: crate::format::WorldState,
+    /// The terrain in effect after the last tick (every section offered before the resume).
+    pub(crate) terrain: std::sync::Arc<crate::format::Terrain>,
     pub(crate) last_tick: Option<u32>,
     pub(crate) last_snapshot: Option<u32>,
     pub(crate) chunks_since_snapshot: usize,
@@ -41,9 +43,12 @@ pub(crate) fn resume_locked(live: &LiveDir, lock: WriterLock) -> Result<Resumed>
             (last.state_at(t), Some(t))
         }
     };
-    let world = match last_tick {
-        Some(t) => reader.world_at(t)?.world,
-        None => crate::format::WorldState::default(),
+    let (world, terrain) = match last_tick {
+        Some(t) => {
+            let at = reader.world_at(t)?;
+            (at.world, at.terrain)
+        }
+        None => Default::default(),
     };
     let snapshot_chunk = reader
         .index()
@@ -63,6 +68,7 @@ pub(crate) fn resume_locked(live: &LiveDir, lock: WriterLock) -> Result<Resumed>
         next_segment: rec.segments.last().map_or(0, |n| n + 1),
         table,
         world,
+        terrain,
         last_tick,
         last_snapshot,
         chunks_since_snapshot,

@@ -83,7 +83,7 @@ struct State {
     user: HashMap<String, fastnbt::Value>,
     pending: Vec<Pending>,
     /// The terrain in effect after the last frame (every terrain the stream's frames carried,
-    /// merged), kept outside the ring: a report carries the sections around its player even
+    /// merged, over what a resumed recording held when it started), kept outside the ring: a report carries the sections around its player even
     /// when the frame that brought them was dropped long ago.
     terrain: Arc<crate::format::Terrain>,
     started: bool,
@@ -400,6 +400,7 @@ impl StreamObserver for Inner {
         s.user = start.metadata.user.clone();
         s.ring.alive = start.table.iter().map(|e| e.id).collect();
         s.ring.last_tick = start.last_tick;
+        s.terrain = start.terrain.clone();
     }
 
     fn tick(&self, tick: u32, events: &[Event]) {

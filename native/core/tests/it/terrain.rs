@@ -380,3 +380,102 @@ fn a_report_keeps_the_terrain_around_its_player() {
     let r = Reader::open_path(&all).unwrap();
     assert_eq!(r.terrain_at(u32::MAX).unwrap().len(), 20);
 }
+
+/// A recording stopped without finishing and resumed by a restarted server knows the terrain
+/// offered before the restart: it counts those positions against `Limits::max_terrain_sections`
+/// (offering them again adds nothing; new positions past the limit are refused, so that every
+/// reader can still read the file), and a shadow buffer watching the resumed recording puts
+/// that terrain into its reports.
+#[test]
+fn a_resumed_recording_knows_the_terrain_offered_before_its_restart() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("live.reel");
+    let limit = Limits::default().max_terrain_sections() as i32;
+    // Two thirds of the limit before the restart (columns 0.. at y 0); after it, all but column 0
+    // again (other states), then positions at y 1 that take the total one past the limit.
+    let n = limit * 2 / 3;
+    let before: Vec<Section> = (0..n).map(|i| Section::single(i, 0, 0, 5)).collect();
+    let again: Vec<Section> = (1..n).map(|i| Section::single(i, 0, 0, 6)).collect();
+    let new: Vec<Section> = (0..=limit - n)
+        .map(|i| Section::single(i, 1, 0, 7))
+        .collect();
+    let mut o = crate::common::flushed_when_asked();
+    o.chunk.chunk_ticks = 20;
+
+    let engine = Engine::new(EngineOptions::default()).unwrap();
+    let rec = engine.start_recording(&path, o.clone()).unwrap();
+    rec.offer_terrain(before.clone()).unwrap();
+    for t in 0..50 {
+        rec.submit_tick(t, &crate::common::batch(&walker(t, 0.5)))
+            .unwrap();
+    }
+    rec.flush().unwrap();
+    rec.status().unwrap();
+    drop(rec); // stopped without finishing: resumable
+    engine.shutdown();
+
+    let engine = Engine::new(EngineOptions::default()).unwrap();
+    let (rec, shadow) = tickreel::shadow::ShadowBuffer::start(
+        &engine,
+        Some(&path),
+        o,
+        ShadowOptions {
+            window: Duration::from_secs(10),
+            ..ShadowOptions::default()
+        },
+    )
+    .unwrap();
+    assert_eq!(rec.wait_resumed(Duration::from_secs(30)).unwrap(), Some(49));
+    // Positions offered before: nothing new, accepted.
+    rec.offer_terrain(again.clone()).unwrap();
+    for t in 50..100 {
+        rec.submit_tick(t, &crate::common::batch(&walker(t, 0.5)))
+            .unwrap();
+    }
+    rec.flush().unwrap();
+    rec.status().unwrap();
+    // New positions that would take the recording's terrain past the limit: refused by the
+    // writer (the recording's error), nothing of them stored.
+    rec.offer_terrain(new).unwrap();
+    for t in 100..120 {
+        rec.submit_tick(t, &crate::common::batch(&walker(t, 0.5)))
+            .unwrap();
+    }
+    rec.flush().unwrap();
+    let e = rec.status().unwrap_err();
+    assert!(e.to_string().contains("terrain refused"), "{e}");
+    assert!(e.to_string().contains("limit"), "{e}");
+
+    // The live recording reads: before the second offer the first terrain, after it the second.
+    let r = Reader::open_live(tickreel::storage::live::live_dir_for(&path)).unwrap();
+    assert_eq!(
+        *r.terrain_at(49).unwrap(),
+        Terrain::from_sections(before.clone())
+    );
+    assert_eq!(
+        *r.terrain_at(119).unwrap(),
+        Terrain::from_sections(before.into_iter().chain(again))
+    );
+
+    // A report of the resumed stream carries the terrain offered before the restart, of which
+    // its ring holds no frame (the player stands at x 0.5: columns -1 to 1 within the radius).
+    let out = dir.path().join("report.reel");
+    shadow
+        .report(
+            1,
+            &out,
+            ReportOptions {
+                after: Duration::ZERO,
+                radius: Some(8.0),
+                ..ReportOptions::default()
+            },
+        )
+        .unwrap()
+        .wait()
+        .unwrap();
+    let r = Reader::open_path(&out).unwrap();
+    let t = r.terrain_at(u32::MAX).unwrap();
+    assert_eq!(t.section(0, 0, 0), Some(&Section::single(0, 0, 0, 5)));
+    assert_eq!(t.section(1, 0, 0), Some(&Section::single(1, 0, 0, 6)));
+    assert!(t.section(limit / 2, 0, 0).is_none(), "outside the radius");
+}

@@ -107,8 +107,33 @@ public final class Catalog implements AutoCloseable {
      * @throws IllegalStateException if this catalog is closed (a failure of the query itself completes the future exceptionally with a {@link TickreelException})
      */
     public CompletableFuture<List<Placed>> topOn(String server, String course, int n) {
+        return topOn(server, null, course, n);
+    }
+
+    /**
+     * The best {@code n} players of {@code course} on a board: the game server {@code server} (the
+     * whole network when null), counting only the runs recorded on the map version {@code
+     * version} (any version when null).
+     *
+     * @throws IllegalStateException if this catalog is closed (a failure of the query itself completes the future exceptionally with a {@link TickreelException})
+     */
+    public CompletableFuture<List<Placed>> topOn(String server, MapVersion version, String course, int n) {
         Objects.requireNonNull(course, "course");
-        return submit(NativeBridge.catalogTopOn(handle.get(), server, course, n), c -> runs(NativeBridge.catalogCallRows(c)));
+        return submit(NativeBridge.catalogTopOn(handle.get(), server, world(version), version(version), course, n),
+            c -> runs(NativeBridge.catalogCallRows(c)));
+    }
+
+    /**
+     * The place at {@code rank} (1: the best) of {@code course} on a board (see {@link
+     * #topOn(String, MapVersion, String, int)}); empty when the board has fewer players.
+     *
+     * @throws IllegalArgumentException if {@code rank} is below 1
+     * @throws IllegalStateException if this catalog is closed (a failure of the query itself completes the future exceptionally with a {@link TickreelException})
+     */
+    public CompletableFuture<Optional<Placed>> atRankOn(String server, MapVersion version, String course, int rank) {
+        Objects.requireNonNull(course, "course");
+        return submit(NativeBridge.catalogAtRankOn(handle.get(), server, world(version), version(version), course, rank),
+            c -> runs(NativeBridge.catalogCallRows(c)).stream().findFirst());
     }
 
     /**
@@ -118,9 +143,19 @@ public final class Catalog implements AutoCloseable {
      * @throws IllegalStateException if this catalog is closed (a failure of the query itself completes the future exceptionally with a {@link TickreelException})
      */
     public CompletableFuture<Optional<Placed>> personalBestOn(String server, String course, UUID player) {
+        return personalBestOn(server, null, course, player);
+    }
+
+    /**
+     * {@code player}'s best run of {@code course} on a board (see {@link #topOn(String, MapVersion,
+     * String, int)}) and its rank there; empty if they have none.
+     *
+     * @throws IllegalStateException if this catalog is closed (a failure of the query itself completes the future exceptionally with a {@link TickreelException})
+     */
+    public CompletableFuture<Optional<Placed>> personalBestOn(String server, MapVersion version, String course, UUID player) {
         Objects.requireNonNull(course, "course");
-        return submit(NativeBridge.catalogPersonalBestOn(handle.get(), server, course, uuid(player)),
-            c -> runs(NativeBridge.catalogCallRows(c)).stream().findFirst());
+        return submit(NativeBridge.catalogPersonalBestOn(handle.get(), server, world(version), version(version), course,
+            uuid(player)), c -> runs(NativeBridge.catalogCallRows(c)).stream().findFirst());
     }
 
     /**
@@ -213,6 +248,43 @@ public final class Catalog implements AutoCloseable {
     public CompletableFuture<Pending<Ghost>> loadGhost(String course, UUID player) {
         Objects.requireNonNull(course, "course");
         return submit(NativeBridge.catalogLoadGhost(handle.get(), course, 0, uuid(player)),
+            c -> new Pending<>(NativeBridge.catalogCallGhostLoad(c), Pending.GHOST, "ghost load"));
+    }
+
+    /**
+     * Looks up the run at {@code rank} (1: the best) of {@code course} on a board (see {@link
+     * #topOn(String, MapVersion, String, int)}) and starts loading its ghost to play on the map
+     * version {@code playingOn}: a run recorded on another version (or on none) fails the lookup
+     * with an {@link IllegalArgumentException} naming both versions, unless {@code
+     * allowOtherVersion}; with {@code playingOn} null nothing is checked. Completes with the load
+     * (poll it from the server thread); fails as {@link #loadGhost(String, int)} when the board
+     * has no such rank.
+     *
+     * @throws IllegalArgumentException if {@code rank} is below 1
+     * @throws IllegalStateException if this catalog is closed (a failure of the query itself completes the future exceptionally)
+     */
+    public CompletableFuture<Pending<Ghost>> loadGhostOn(String server, MapVersion version, String course, int rank,
+            MapVersion playingOn, boolean allowOtherVersion) {
+        Objects.requireNonNull(course, "course");
+        if (rank < 1) {
+            throw new IllegalArgumentException("rank must be at least 1 (got " + rank + ")");
+        }
+        return submit(NativeBridge.catalogLoadGhostOn(handle.get(), server, world(version), version(version), course, rank,
+                null, world(playingOn), version(playingOn), allowOtherVersion),
+            c -> new Pending<>(NativeBridge.catalogCallGhostLoad(c), Pending.GHOST, "ghost load"));
+    }
+
+    /**
+     * As {@link #loadGhostOn(String, MapVersion, String, int, MapVersion, boolean)}, for {@code
+     * player}'s best run on the board.
+     *
+     * @throws IllegalStateException if this catalog is closed (a failure of the query itself completes the future exceptionally)
+     */
+    public CompletableFuture<Pending<Ghost>> loadGhostOn(String server, MapVersion version, String course, UUID player,
+            MapVersion playingOn, boolean allowOtherVersion) {
+        Objects.requireNonNull(course, "course");
+        return submit(NativeBridge.catalogLoadGhostOn(handle.get(), server, world(version), version(version), course, 0,
+                uuid(player), world(playingOn), version(playingOn), allowOtherVersion),
             c -> new Pending<>(NativeBridge.catalogCallGhostLoad(c), Pending.GHOST, "ghost load"));
     }
 
@@ -418,6 +490,21 @@ public final class Catalog implements AutoCloseable {
         return new String(s, StandardCharsets.UTF_8);
     }
 
+    /** An encoded UUID that is all zero for none. */
+    private static Optional<UUID> optionalUuid(ByteBuffer b) {
+        UUID u = new UUID(b.getLong(), b.getLong());
+        return u.getMostSignificantBits() == 0 && u.getLeastSignificantBits() == 0 ? Optional.empty() : Optional.of(u);
+    }
+
+    /** A map version as the native calls take it: world, version ({@code null, null} for none). */
+    private static long[] world(MapVersion v) {
+        return v == null ? null : new long[] {v.world().getMostSignificantBits(), v.world().getLeastSignificantBits()};
+    }
+
+    private static long[] version(MapVersion v) {
+        return v == null ? null : new long[] {v.version().getMostSignificantBits(), v.version().getLeastSignificantBits()};
+    }
+
     /** An encoded string that is empty for none. */
     private static Optional<String> optional(String s) {
         return s.isEmpty() ? Optional.empty() : Optional.of(s);
@@ -444,8 +531,10 @@ public final class Catalog implements AutoCloseable {
             String name = string(b);
             Optional<String> server = optional(string(b));
             String location = string(b);
+            Optional<UUID> world = optionalUuid(b);
+            Optional<UUID> worldVersion = optionalUuid(b);
             out.add(new Placed(rank, new Run(id, recording, course, player, name, entity, start, end, ticks, rate, achieved,
-                valid, flags, server, location)));
+                valid, flags, server, location, world, worldVersion)));
         }
         return Collections.unmodifiableList(out);
     }

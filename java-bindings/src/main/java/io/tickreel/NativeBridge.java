@@ -58,8 +58,10 @@ final class NativeBridge {
     static native long catalogRegisterFinished(long catalog, long finish, String course, long[] player, String playerName, int entity, int[] range);
 
     // --- catalog_network (feature "catalog"; native/bridge/api/catalog_network.rs documents each) ---
-    static native long catalogTopOn(long catalog, String server, String course, int n);
-    static native long catalogPersonalBestOn(long catalog, String server, String course, long[] player);
+    static native long catalogTopOn(long catalog, String server, long[] world, long[] worldVersion, String course, int n);
+    static native long catalogPersonalBestOn(long catalog, String server, long[] world, long[] worldVersion, String course, long[] player);
+    static native long catalogAtRankOn(long catalog, String server, long[] world, long[] worldVersion, String course, int rank);
+    static native long catalogLoadGhostOn(long catalog, String server, long[] world, long[] worldVersion, String course, int rank, long[] player, long[] playingWorld, long[] playingVersion, boolean allowOtherVersion);
     static native long catalogReportsOf(long catalog, long[] player, String server);
     static native long catalogOpenRecording(long catalog, String location);
 
@@ -73,6 +75,7 @@ final class NativeBridge {
     static native boolean recorderSubmitPinned(long recorder, int tick, long batch, int batchOffset, int batchLength);
     static native void recorderPlayerLeft(long recorder, int entity);
     static native void recorderSnapshot(long recorder, byte[] bytes);
+    static native void recorderTerrain(long recorder, long[] sections);
     static native void recorderRegisterEntity(long recorder, int entity, int kind, long[] uuid, String name);
     static native void recorderRegisterEventType(long recorder, int typeId, String name, int version);
     static native void recorderRegisterName(long recorder, int kind, int id, String name);
@@ -173,12 +176,14 @@ final class NativeBridge {
     static native byte[] worldStateBlockEntity(long world, int x, int y, int z);
     static native long[] worldStateEntities(long world);
     static native long[] worldStateEquipment(long world);
+    static native long[] worldStateTerrainSections(long world);
 
     // --- writer (native/bridge/api/writer.rs documents each) ---
     static native long reelWriterCreate(String path, long[] options);
     static native void reelWriterTick(long writer, int tick, ByteBuffer batch, int batchOffset, int batchLength);
     static native void reelWriterTickPinned(long writer, int tick, long batch, int batchOffset, int batchLength);
     static native void reelWriterSnapshot(long writer, byte[] bytes);
+    static native void reelWriterTerrain(long writer, long[] sections);
     static native void reelWriterRegisterEntity(long writer, int entity, int kind, long[] uuid, String name);
     static native void reelWriterRegisterEventType(long writer, int typeId, String name, int version);
     static native void reelWriterRegisterName(long writer, int kind, int id, String name);

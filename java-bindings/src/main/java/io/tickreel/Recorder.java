@@ -131,6 +131,29 @@ public final class Recorder implements AutoCloseable {
     }
 
     /**
+     * Supplies terrain: the blocks of an area as chunk sections in Minecraft's layout ({@link
+     * TerrainSection}; copied), at the recording's start or whenever the game loads or changes an
+     * area. The next tick starts a chunk carrying it, stored once, compressed; readers return it
+     * with the world from that tick on ({@link WorldState#terrainSections()}, {@link
+     * WorldState#block}), a later offer's section replacing an earlier one at the same position. A
+     * {@link ShadowBuffer} fed by this recorder puts the sections around a reported player into the
+     * report. Checks every section on the calling thread; never does I/O; waits only while the
+     * writer's queue is full (per the backpressure policy).
+     *
+     * @throws NullPointerException if {@code sections} or one of them is null
+     * @throws IllegalArgumentException (nothing queued) for an invalid section (a palette of 0 or
+     *     more than 4096 states, {@code bits} not matching it, the longs not matching {@code bits},
+     *     an index past the palette), a section position twice, or more than 16,384 sections
+     * @throws TickreelException for terrain whose coded form would exceed 16 MiB (kind {@code
+     *     LIMIT_EXCEEDED}) or when the writer's queue stays full (kind {@code BACKPRESSURE})
+     * @throws IllegalStateException if the recording is closed, finished or aborted
+     */
+    public void offerTerrain(java.util.Collection<TerrainSection> sections) {
+        long[] terrain = TerrainSection.toNative(sections);
+        NativeBridge.recorderTerrain(handle.get(), terrain);
+    }
+
+    /**
      * Records who an entity is (replaces an earlier registration of the same id).
      *
      * @throws NullPointerException if {@code entity} is null

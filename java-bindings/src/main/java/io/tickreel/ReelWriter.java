@@ -101,6 +101,24 @@ public final class ReelWriter implements AutoCloseable {
     }
 
     /**
+     * Supplies terrain: the blocks of an area as chunk sections in Minecraft's layout ({@link
+     * TerrainSection}; copied). The next tick starts a chunk carrying it, stored once, compressed;
+     * readers return it with the world from that tick on, a later offer's section replacing an
+     * earlier one at the same position (see {@link Recorder#offerTerrain}).
+     *
+     * @throws NullPointerException if {@code sections} or one of them is null
+     * @throws IllegalArgumentException (nothing kept) for an invalid section, a section position
+     *     twice, or more than 16,384 sections
+     * @throws TickreelException for terrain whose coded form would exceed 16 MiB (kind {@code
+     *     LIMIT_EXCEEDED})
+     * @throws IllegalStateException if this writer is closed or finished
+     */
+    public void offerTerrain(java.util.Collection<TerrainSection> sections) {
+        long[] terrain = TerrainSection.toNative(sections);
+        NativeBridge.reelWriterTerrain(handle.get(), terrain);
+    }
+
+    /**
      * Records who an entity is (replaces an earlier registration of the same id).
      *
      * @throws NullPointerException if {@code entity} is null

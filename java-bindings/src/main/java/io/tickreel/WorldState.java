@@ -9,14 +9,16 @@ import java.util.OptionalInt;
 /**
  * The world at a tick as the library keeps it from world events: edited blocks (position to
  * block state, an id of the block palette: {@link Reader#paletteName}), block entities, and each
- * entity's health and equipment. Made by {@link Reader#worldAt(int)} and {@link
- * Playhead#worldState()}; never changes. A block no world event touched is not listed: the world
- * there is as the game had it.
+ * entity's health and equipment, and the terrain in effect (the chunk sections offered with
+ * {@link Recorder#offerTerrain}), which the edited blocks override. Made by {@link
+ * Reader#worldAt(int)} and {@link Playhead#worldState()}; never changes. A block no world event
+ * touched is not listed: the world there is as the game had it (or as the terrain gives it).
  *
  * <p>The indexed accessors ({@link #blockX(int)}, {@link #entityHealth(int)}, {@link
- * #equipmentItem(int)}, ...) and {@link #block(int, int, int)} allocate nothing: the lists are
- * read from the library once, when first used. {@link #blocks()}, {@link #entities()} and {@link
- * #blockEntity(int, int, int)} build records. Close it to release the native copy at once (a
+ * #equipmentItem(int)}, {@link #terrainPaletteState(int, int)}, ...) and {@link #block(int, int,
+ * int)} allocate nothing: the lists are read from the library once, when first used. {@link
+ * #blocks()}, {@link #entities()}, {@link #terrainSections()} and {@link #blockEntity(int, int,
+ * int)} build records. Close it to release the native copy at once (a
  * cleaner does it otherwise).
  */
 public final class WorldState implements AutoCloseable {
@@ -34,11 +36,12 @@ public final class WorldState implements AutoCloseable {
     private static final int EQUIPMENT_LONGS = 4;
 
     private final NativeHandle handle;
-    /** tick, complete, blocks, block entities, entities, equipment slots (layout: native/bridge/jni/world_state.rs). */
+    /** tick, complete, blocks, block entities, entities, equipment slots, terrain sections (layout: native/bridge/jni/world_state.rs). */
     private final long[] info;
     private long[] blocks;
     private long[] entities;
     private long[] equipment;
+    private long[] terrain;
 
     WorldState(long h) {
         this.handle = new NativeHandle(this, h, "WorldState");
@@ -79,6 +82,11 @@ public final class WorldState implements AutoCloseable {
         return (int) info[5];
     }
 
+    /** Terrain sections in effect. */
+    public int terrainSectionCount() {
+        return (int) info[6];
+    }
+
     private long[] blockLongs() {
         long[] b = blocks;
         if (b == null) {
@@ -104,6 +112,113 @@ public final class WorldState implements AutoCloseable {
             equipment = e;
         }
         return e;
+    }
+
+    private long[] terrainLongs() {
+        long[] t = terrain;
+        if (t == null) {
+            t = NativeBridge.worldStateTerrainSections(handle.get());
+            terrain = t;
+        }
+        return t;
+    }
+
+    /** Where section {@code i}'s header starts in the native layout (native/bridge/jni/terrain.rs). */
+    private int terrainAt(int i) {
+        java.util.Objects.checkIndex(i, terrainSectionCount());
+        return 1 + i * TerrainSection.HEADER_LONGS;
+    }
+
+    /**
+     * The section x of terrain section {@code i} (0 to {@link #terrainSectionCount()} - 1, sorted
+     * by x, then z, then y).
+     *
+     * @throws IndexOutOfBoundsException if {@code i} is not below {@link #terrainSectionCount()}
+     * @throws IllegalStateException if this world state was closed before its terrain was read
+     */
+    public int terrainSectionX(int i) {
+        int o = terrainAt(i);
+        return (int) terrainLongs()[o];
+    }
+
+    /** The section y of terrain section {@code i} (see {@link #terrainSectionX(int)}). */
+    public int terrainSectionY(int i) {
+        int o = terrainAt(i);
+        return (int) terrainLongs()[o + 1];
+    }
+
+    /** The section z of terrain section {@code i} (see {@link #terrainSectionX(int)}). */
+    public int terrainSectionZ(int i) {
+        int o = terrainAt(i);
+        return (int) terrainLongs()[o + 2];
+    }
+
+    /** The bits per index of terrain section {@code i} (0 for a section of one state; see {@link #terrainSectionX(int)}). */
+    public int terrainSectionBits(int i) {
+        int o = terrainAt(i);
+        return (int) terrainLongs()[o + 3];
+    }
+
+    /** The palette length of terrain section {@code i} (see {@link #terrainSectionX(int)}). */
+    public int terrainPaletteLength(int i) {
+        int o = terrainAt(i);
+        return (int) terrainLongs()[o + 4];
+    }
+
+    /** The packed longs of terrain section {@code i} (0 when its bits are 0; see {@link #terrainSectionX(int)}). */
+    public int terrainPackedLength(int i) {
+        int o = terrainAt(i);
+        return (int) terrainLongs()[o + 5];
+    }
+
+    /**
+     * Palette entry {@code j} of terrain section {@code i}: a block state (an id of the block
+     * palette, as an unsigned 32-bit value; see {@link #terrainSectionX(int)}).
+     *
+     * @throws IndexOutOfBoundsException if {@code j} is not below {@link #terrainPaletteLength(int)}
+     */
+    public int terrainPaletteState(int i, int j) {
+        int o = terrainAt(i);
+        long[] t = terrainLongs();
+        java.util.Objects.checkIndex(j, (int) t[o + 4]);
+        return (int) t[(int) t[o + 6] + j];
+    }
+
+    /**
+     * Packed long {@code j} of terrain section {@code i} (see {@link TerrainSection} for the
+     * layout and {@link #terrainSectionX(int)}).
+     *
+     * @throws IndexOutOfBoundsException if {@code j} is not below {@link #terrainPackedLength(int)}
+     */
+    public long terrainPacked(int i, int j) {
+        int o = terrainAt(i);
+        long[] t = terrainLongs();
+        java.util.Objects.checkIndex(j, (int) t[o + 5]);
+        return t[(int) t[o + 6] + (int) t[o + 4] + j];
+    }
+
+    /** Terrain section {@code i} as a record (copies its palette and longs; see {@link #terrainSectionX(int)}). */
+    public TerrainSection terrainSection(int i) {
+        int o = terrainAt(i);
+        long[] t = terrainLongs();
+        int paletteLength = (int) t[o + 4];
+        int at = (int) t[o + 6];
+        int[] palette = new int[paletteLength];
+        for (int j = 0; j < paletteLength; j++) {
+            palette[j] = (int) t[at + j];
+        }
+        long[] packed = java.util.Arrays.copyOfRange(t, at + paletteLength, at + paletteLength + (int) t[o + 5]);
+        return new TerrainSection((int) t[o], (int) t[o + 1], (int) t[o + 2], palette, (int) t[o + 3], packed);
+    }
+
+    /** The terrain in effect at this tick, sorted by x, then z, then y (the edited blocks override it). */
+    public List<TerrainSection> terrainSections() {
+        int n = terrainSectionCount();
+        List<TerrainSection> out = new ArrayList<>(n);
+        for (int i = 0; i < n; i++) {
+            out.add(terrainSection(i));
+        }
+        return Collections.unmodifiableList(out);
     }
 
     private int blockAt(int i) {
@@ -265,6 +380,7 @@ public final class WorldState implements AutoCloseable {
     @Override
     public String toString() {
         return "WorldState[tick=" + tick() + (complete() ? "" : ", incomplete") + ", blocks=" + blockCount()
-                + ", blockEntities=" + blockEntityCount() + ", entities=" + entityCount() + "]";
+                + ", blockEntities=" + blockEntityCount() + ", entities=" + entityCount() + ", terrainSections="
+                + terrainSectionCount() + "]";
     }
 }
