@@ -535,8 +535,8 @@ fn compaction_with_a_dictionary_reads_back_identically() {
             ticks.iter().flat_map(|(_, e)| batch(e)).collect()
         })
         .collect();
-    let dict = tickreel::dictionary::train(&samples, 16 << 10).unwrap();
-    tickreel::dictionary::register(4343, dict).unwrap();
+    let dict = tickreel::dictionary::train(&samples, 16 << 10, 4343).unwrap();
+    assert_eq!(tickreel::dictionary::register(&dict).unwrap(), 4343);
     let dir = tempfile::tempdir().unwrap();
     let src = dir.path().join("plain.reel");
     let ticks = common::sim_ticks(4, 400, 91);

@@ -357,8 +357,8 @@ fn a_registered_dictionary_compresses_live_and_compacted_chunks() {
             ticks.iter().flat_map(|(_, e)| batch(e)).collect()
         })
         .collect();
-    let dict = tickreel::dictionary::train(&samples, 16 << 10).unwrap();
-    tickreel::dictionary::register(4242, dict).unwrap();
+    let dict = tickreel::dictionary::train(&samples, 16 << 10, 4242).unwrap();
+    assert_eq!(tickreel::dictionary::register(&dict).unwrap(), 4242);
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("dict.reel");
     let engine = Engine::new(EngineOptions::default()).unwrap();
