@@ -638,7 +638,7 @@ mod publication;
 #[test]
 fn dictionary_fixtures_register_and_a_missing_one_is_named() {
     let data = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data");
-    let missing = Reader::open_path(&data.join("dict-4712.reel")).unwrap_err();
+    let missing = Reader::open_path(data.join("dict-4712.reel")).unwrap_err();
     assert!(matches!(missing, Error::Unsupported(_)), "{missing}");
     assert!(
         missing
