@@ -42,10 +42,10 @@
  * Index (line numbers in this file).
  *   Constants and result codes first; then each area, the error channel first: its
  *   handles and structs, then its functions:
- *   Errors and the library: line 565
+ *   Errors and the library: line 567
  *      tickreel_handle_count, tickreel_last_error, tickreel_last_error_message,
  *      tickreel_last_error_code, tickreel_result_name, tickreel_version, tickreel_features
- *   Tick batches (TickreelBatch): line 641
+ *   Tick batches (TickreelBatch): line 643
  *      tickreel_batch_new, tickreel_batch_free, tickreel_batch_clear, tickreel_batch_event_count,
  *      tickreel_batch_bytes, tickreel_batch_add_entity, tickreel_batch_remove_entity,
  *      tickreel_batch_add_pose, tickreel_batch_add_position, tickreel_batch_add_rotation,
@@ -55,7 +55,7 @@
  *      tickreel_batch_attack, tickreel_batch_use, tickreel_batch_use_on_entity,
  *      tickreel_batch_use_on_block, tickreel_batch_damage, tickreel_batch_health,
  *      tickreel_batch_equipment, tickreel_batch_chat, tickreel_batch_custom_at
- *   Live recording (TickreelEngine, TickreelRecorder, TickreelFinishHandle): line 1053
+ *   Live recording (TickreelEngine, TickreelRecorder, TickreelFinishHandle): line 1055
  *      tickreel_engine_options_default, tickreel_engine_new, tickreel_engine_free,
  *      tickreel_engine_stats, tickreel_recorder_options_default, tickreel_recorder_start,
  *      tickreel_recorder_start_on, tickreel_recorder_free, tickreel_recorder_submit_tick,
@@ -67,7 +67,7 @@
  *      tickreel_recorder_status, tickreel_recorder_finish, tickreel_recorder_abort,
  *      tickreel_finish_handle_poll, tickreel_finish_handle_wait, tickreel_finish_handle_free,
  *      tickreel_recorder_finish_upload
- *   Ghosts (TickreelGhost, TickreelGhostLoad, TickreelGhostCursor, TickreelLiveDelta): line 1831
+ *   Ghosts (TickreelGhost, TickreelGhostLoad, TickreelGhostCursor, TickreelLiveDelta): line 1838
  *      tickreel_ghost_load, tickreel_ghost_load_from_reader, tickreel_ghost_free,
  *      tickreel_ghost_info, tickreel_ghost_splits, tickreel_ghost_cursor_new,
  *      tickreel_ghost_cursor_free, tickreel_ghost_cursor_sample,
@@ -75,7 +75,7 @@
  *      tickreel_live_delta_update, tickreel_live_delta_set_time_shift, tickreel_live_delta_reset,
  *      tickreel_ghost_load_async, tickreel_ghost_load_poll, tickreel_ghost_load_take,
  *      tickreel_ghost_load_free, tickreel_ghost_load_async_url
- *   Playback (TickreelPlayhead): line 2243
+ *   Playback (TickreelPlayhead): line 2250
  *      tickreel_playhead_open_url, tickreel_playhead_open, tickreel_playhead_follow,
  *      tickreel_playhead_free, tickreel_playhead_current, tickreel_playhead_advance,
  *      tickreel_playhead_prepare, tickreel_playhead_seek, tickreel_playhead_step_forward,
@@ -85,38 +85,40 @@
  *      tickreel_playhead_added, tickreel_playhead_world, tickreel_playhead_world_snapshot,
  *      tickreel_playhead_world_events, tickreel_playhead_world_state,
  *      tickreel_playhead_world_changes
- *   Reading recordings (TickreelReader): line 2781
+ *   Reading recordings (TickreelReader): line 2788
  *      tickreel_reader_open_url, tickreel_reader_open, tickreel_reader_free,
  *      tickreel_reader_tick_count, tickreel_reader_first_tick, tickreel_reader_last_tick,
  *      tickreel_reader_chunk_count, tickreel_reader_tick_rate, tickreel_reader_metadata,
  *      tickreel_reader_seek, tickreel_reader_ticks, tickreel_reader_verify,
  *      tickreel_reader_palette_name, tickreel_reader_world_at
- *   Decoded events (TickreelEvents): line 3034
+ *   Decoded events (TickreelEvents): line 3041
  *      tickreel_events_decode, tickreel_events_free, tickreel_events_count, tickreel_events_get
- *   The world at a tick (TickreelWorldState): line 3242
+ *   The world at a tick (TickreelWorldState): line 3249
  *      tickreel_world_state_free, tickreel_world_state_info, tickreel_world_state_blocks,
  *      tickreel_world_state_block, tickreel_world_state_block_entities,
  *      tickreel_world_state_entities, tickreel_world_state_equipment,
  *      tickreel_world_state_terrain_sections
- *   Shadow play (TickreelShadowBuffer): line 3516
+ *   Shadow play (TickreelShadowBuffer): line 3523
  *      tickreel_shadow_buffer_report_upload, tickreel_shadow_options_default,
  *      tickreel_report_options_default, tickreel_shadow_buffer_start,
  *      tickreel_shadow_buffer_report, tickreel_shadow_buffer_report_uuid,
  *      tickreel_shadow_buffer_stats, tickreel_shadow_buffer_attached, tickreel_shadow_buffer_free
- *   Writing recordings (TickreelReelWriter): line 3869
+ *   Writing recordings (TickreelReelWriter): line 3876
  *      tickreel_reel_options_default, tickreel_reel_writer_create, tickreel_reel_writer_free,
  *      tickreel_reel_writer_write_tick, tickreel_reel_writer_write_batch,
  *      tickreel_reel_writer_offer_snapshot, tickreel_reel_writer_offer_terrain,
  *      tickreel_reel_writer_register_entity, tickreel_reel_writer_register_event_type,
  *      tickreel_reel_writer_register_name, tickreel_reel_writer_set_user_metadata,
  *      tickreel_reel_writer_finish
- *   Object storage (TickreelObjectOptions, TickreelPendingUpload; Cargo feature "object"): line 4120
+ *   Compression dictionaries: line 4127
+ *      tickreel_dictionary_register, tickreel_dictionary_is_registered
+ *   Object storage (TickreelObjectOptions, TickreelPendingUpload; Cargo feature "object"): line 4158
  *      tickreel_object_options_new, tickreel_object_options_free,
  *      tickreel_object_options_set_endpoint, tickreel_object_options_set_region,
  *      tickreel_object_options_set_credentials, tickreel_object_options_set_allow_http,
  *      tickreel_object_options_set_timeouts, tickreel_object_options_set_retries,
  *      tickreel_pending_upload_poll, tickreel_pending_upload_bytes, tickreel_pending_upload_free
- *   Catalog (TickreelCatalog, TickreelCatalogCall; Cargo feature "catalog"): line 4255
+ *   Catalog (TickreelCatalog, TickreelCatalogCall; Cargo feature "catalog"): line 4293
  *      tickreel_catalog_open, tickreel_catalog_free, tickreel_catalog_register,
  *      tickreel_catalog_top, tickreel_catalog_personal_best, tickreel_catalog_around,
  *      tickreel_catalog_recent, tickreel_catalog_sum_of_best, tickreel_catalog_load_ghost,
@@ -1197,6 +1199,11 @@ typedef struct TickreelRecorderOptions {
      * World version, opaque to tickreel.
      */
     uint8_t world_version[16];
+    /**
+     * Zstd dictionary id (0: none) the live segments and the compacted file are compressed
+     * with; a non-zero id must have been registered (`tickreel_dictionary_register`).
+     */
+    uint16_t dictionary_id;
     /**
      * Most ticks one live chunk spans (default 100). 1 to 1048576.
      */
@@ -4116,6 +4123,37 @@ TickreelResult tickreel_reel_writer_set_user_metadata(struct TickreelReelWriter 
  * `out_size` must be NULL or point to writable storage for one `u64`.
  */
 TickreelResult tickreel_reel_writer_finish(struct TickreelReelWriter *writer, uint64_t *out_size);
+
+/* ---- Compression dictionaries ---- */
+
+/**
+ * Registers a zstd dictionary and stores its id (the one its zstd header names, 1..65535) in
+ * `*out_id`. The bytes are checked and copied: not a zstd dictionary, an id outside 1..65535,
+ * more than 1 MiB or damaged tables is `TICKREEL_RESULT_INVALID_ARGUMENT` (or
+ * `TICKREEL_RESULT_LIMIT_EXCEEDED` for the size); other bytes under an id already registered is
+ * `TICKREEL_RESULT_INVALID_STATE`; the same bytes again are harmless. Registered dictionaries
+ * stay for the life of the process. A recording whose dictionary is not registered fails to
+ * open with `TICKREEL_RESULT_UNSUPPORTED`, its message naming the id.
+ *
+ * Thread safety: any thread.
+ *
+ * # Safety
+ * `out_id` must be NULL or point to writable storage for one `u32`.
+ * `bytes` must point to `bytes_len` readable bytes (or `bytes_len` must be 0).
+ */
+TickreelResult tickreel_dictionary_register(const uint8_t *bytes,
+                                            size_t bytes_len,
+                                            uint32_t *out_id);
+
+/**
+ * Whether a dictionary is registered under `id` (0, no dictionary, never is).
+ *
+ * Thread safety: any thread.
+ *
+ * # Safety
+ * `out_registered` must be NULL or point to writable storage for one `bool`.
+ */
+TickreelResult tickreel_dictionary_is_registered(uint32_t id, bool *out_registered);
 
 /* ---- Object storage (TickreelObjectOptions, TickreelPendingUpload; Cargo feature "object") ---- */
 

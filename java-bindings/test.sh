@@ -63,6 +63,7 @@ java \
   -Dtickreel.test.jar="$build/tickreel.jar" \
   -Dtickreel.test.sources="$here/src/main/java" \
   -Dtickreel.test.probe="$here/src/test/probe" \
+  -Dtickreel.test.data="$root/native/core/tests/data" \
   -jar "$launcher" \
   --disable-banner --disable-ansi-colors --details=tree --fail-if-no-tests \
   --class-path "$build/tickreel.jar:$build/test-classes" \

@@ -106,6 +106,9 @@ options! {
         world_id: [u8; 16],
         /// World version, opaque to tickreel.
         world_version: [u8; 16],
+        /// Zstd dictionary id (0: none) the live segments and the compacted file are compressed
+        /// with; a non-zero id must have been registered (`tickreel_dictionary_register`).
+        dictionary_id: u16,
         /// Most ticks one live chunk spans (default 100). 1 to 1048576.
         chunk_ticks: u32,
         /// Ticks between snapshots (default 600). Must be > 0.

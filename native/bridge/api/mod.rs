@@ -20,6 +20,7 @@ pub mod catalog;
 pub mod catalog_admin;
 #[cfg(feature = "catalog")]
 pub mod catalog_network;
+pub mod dictionary;
 pub mod engine;
 pub mod events;
 pub mod ghost;

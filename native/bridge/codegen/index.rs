@@ -23,6 +23,7 @@ pub const AREAS: &[(&str, &[&str])] = &[
     ("The world at a tick (TickreelWorldState)", &["world_state"]),
     ("Shadow play (TickreelShadowBuffer)", &["shadow", "report"]),
     ("Writing recordings (TickreelReelWriter)", &["reel"]),
+    ("Compression dictionaries", &["dictionary"]),
     (
         "Object storage (TickreelObjectOptions, TickreelPendingUpload; Cargo feature \"object\")",
         &["object", "pending_upload"],

@@ -54,6 +54,11 @@ use cmd::Out;
                   recording (stderr names the file and the chunk); 2 on a usage error."
 )]
 struct Cli {
+    /// Register the zstd dictionary of FILE (`tickreel dict train`'s output) before the command
+    /// runs: recordings compressed with it then read, and `compact --dictionary-id` can use it.
+    /// Repeatable.
+    #[arg(long = "dictionary", value_name = "FILE", global = true)]
+    dictionaries: Vec<std::path::PathBuf>,
     #[command(subcommand)]
     command: Command,
 }
@@ -97,12 +102,14 @@ enum Command {
     Serve(cmd::serve::Args),
     /// A top-down SVG map of a recording: every entity's path, teleports, checkpoints, names.
     Render(cmd::render::Args),
+    /// Zstd dictionaries: train one on sample recordings, describe one.
+    Dict(cmd::dict::Args),
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let mut out = Out::stdout();
-    let result = match cli.command {
+    let result = cmd::dict::register_files(&cli.dictionaries).and_then(|()| match cli.command {
         Command::Info(a) => cmd::info::run(a, &mut out),
         Command::Dump(a) => cmd::dump::run(a, &mut out),
         Command::Verify(a) => cmd::verify::run(a, &mut out),
@@ -120,7 +127,8 @@ fn main() -> ExitCode {
         Command::Catalog(a) => cmd::catalog::run(a, &mut out),
         Command::Serve(a) => cmd::serve::run(a, &mut out),
         Command::Render(a) => cmd::render::run(a, &mut out),
-    };
+        Command::Dict(a) => cmd::dict::run(a, &mut out),
+    });
     // What was printed before an error comes before its message.
     let flushed = out.flush();
     let result = result.and(flushed.map_err(tickreel::Error::Io));

@@ -94,7 +94,7 @@ pub struct Reader {
     metadata: Metadata,
     index: Vec<IndexEntry>,
     limits: Limits,
-    dictionary: Option<Arc<Vec<u8>>>,
+    dictionary: Option<Arc<crate::dictionary::Dictionary>>,
     decompressors: Decompressors,
     /// The terrain last merged by [`Reader::terrain_at`], by the index of the last terrain
     /// chunk it holds.
@@ -426,7 +426,7 @@ impl Reader {
     pub fn decompress(&self, fh: &FrameHeader, compressed: &[u8]) -> Result<Vec<u8>> {
         match &self.dictionary {
             Some(d) => {
-                let mut dec = zstd::bulk::Decompressor::with_dictionary(d)?;
+                let mut dec = d.decompressor()?;
                 decompress_frame(fh, compressed, &mut dec, &self.limits)
             }
             // One decompression context per thread, reused (creating one costs ~10 us).

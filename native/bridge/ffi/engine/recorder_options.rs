@@ -35,6 +35,7 @@ impl TickreelRecorderOptions {
             timestamp_ms: o.identity.timestamp_ms,
             world_id: o.identity.world_id,
             world_version: o.identity.world_version,
+            dictionary_id: o.identity.dictionary_id,
             chunk_ticks: o.chunk.chunk_ticks,
             snapshot_interval: o.chunk.snapshot_interval,
             zstd_level: o.chunk.zstd_level,
@@ -75,7 +76,7 @@ impl TickreelRecorderOptions {
                 timestamp_ms: self.timestamp_ms,
                 tick_rate_millihz: self.tick_rate_millihz,
                 game_data_version: self.game_data_version,
-                dictionary_id: d.identity.dictionary_id,
+                dictionary_id: self.dictionary_id,
             },
             chunk: ChunkPolicy {
                 chunk_ticks: self.chunk_ticks,

@@ -4,6 +4,7 @@
 mod baseline;
 mod catalog;
 mod curve;
+mod dictionary;
 mod format;
 mod ghost;
 mod hollowcube;
@@ -40,7 +41,7 @@ pub struct Args {
     /// Smaller workloads: the same keys in under a minute.
     #[arg(long)]
     pub quick: bool,
-    /// Run only this area (format, realistic, record, paced, runs, shadow, world, play, ghost, jni, s3, catalog, serve,
+    /// Run only this area (format, realistic, dictionary, record, paced, runs, shadow, world, play, ghost, jni, s3, catalog, serve,
     /// world_state, terrain,
     /// viewer, world_report, network, curve). `viewer` (the web viewer's memory over 10 minutes
     /// of playback in headless Chromium; 30 s with --quick), `world_report` (the `world` area's
@@ -66,6 +67,9 @@ pub fn run(a: Args, out: &mut Out) -> tickreel::Result<()> {
     }
     if on("realistic") {
         realistic::run(a.quick, &mut figures);
+    }
+    if on("dictionary") {
+        dictionary::run(a.quick, &mut figures);
     }
     if on("record") {
         record::run(a.quick, &mut figures);

@@ -92,7 +92,7 @@ fn entity_ticks(ticks: &[(u32, Vec<Event>)]) -> u64 {
 }
 
 /// Only the players' events.
-pub fn players_only(ticks: &[(u32, Vec<Event>)]) -> Vec<(u32, Vec<Event>)> {
+pub(super) fn players_only(ticks: &[(u32, Vec<Event>)]) -> Vec<(u32, Vec<Event>)> {
     let players: HashSet<u32> = ticks
         .iter()
         .flat_map(|(_, ev)| ev)

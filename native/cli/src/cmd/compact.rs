@@ -1,5 +1,5 @@
 //! `tickreel compact SRC OUT [--force]`: compact a recording (a live directory or a `.reel`) into
-//! one file. An existing OUT is replaced only with `--force`, and never if it is SRC or inside it.
+//! one file (`--dictionary-id N`: compressed with a registered dictionary). An existing OUT is replaced only with `--force`, and never if it is SRC or inside it.
 //! Segments of another recording in a live SRC are left out of OUT and untouched; the command
 //! names them and exits non-zero (after writing OUT).
 
@@ -26,6 +26,10 @@ pub struct Args {
     /// Ticks per chunk of the output.
     #[arg(long, default_value_t = CompactOptions::default().chunk_ticks)]
     pub chunk_ticks: u32,
+    /// Compress OUT with the dictionary of this id (registered with `--dictionary FILE`); 0: no
+    /// dictionary. Default: SRC's.
+    #[arg(long)]
+    pub dictionary_id: Option<u16>,
 }
 
 pub fn run(a: Args, out: &mut Out) -> tickreel::Result<()> {
@@ -36,7 +40,7 @@ pub fn run(a: Args, out: &mut Out) -> tickreel::Result<()> {
         zstd_level: a.level,
         chunk_ticks: a.chunk_ticks,
         verify: true,
-        dictionary_id: None,
+        dictionary_id: a.dictionary_id,
         overwrite: a.force,
     };
     let rep = compact(&reader, &a.out, options, &mut |done, _| {

@@ -127,7 +127,7 @@ impl OpenRecording {
         opts: RecorderOptions,
     ) -> Result<OpenRecording> {
         let dict = crate::dictionary::lookup(opts.identity.dictionary_id)?;
-        let chunker = Chunker::new(opts.chunk, dict.as_deref().map(Vec::as_slice))?;
+        let chunker = Chunker::new(opts.chunk, dict.as_deref().map(|d| d.bytes()))?;
         let live = LiveDir::new(engine.storage.clone(), live_dir_for(&shared.path));
         let id = &opts.identity;
         let fresh_header = Header {

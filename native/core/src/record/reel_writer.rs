@@ -71,7 +71,7 @@ impl ReelWriter {
             )));
         }
         let dict = crate::dictionary::lookup(options.identity.dictionary_id)?;
-        let chunker = Chunker::new(options.policy, dict.as_deref().map(|v| v.as_slice()))?;
+        let chunker = Chunker::new(options.policy, dict.as_deref().map(|d| d.bytes()))?;
         Ok(ReelWriter {
             body: FrameBody::new(storage, &path),
             path,

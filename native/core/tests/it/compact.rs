@@ -535,8 +535,8 @@ fn compaction_with_a_dictionary_reads_back_identically() {
             ticks.iter().flat_map(|(_, e)| batch(e)).collect()
         })
         .collect();
-    let dict = tickreel::dictionary::train(&samples, 16 << 10).unwrap();
-    tickreel::dictionary::register(4343, dict).unwrap();
+    let dict = tickreel::dictionary::train(&samples, 16 << 10, 4343).unwrap();
+    assert_eq!(tickreel::dictionary::register(&dict).unwrap(), 4343);
     let dir = tempfile::tempdir().unwrap();
     let src = dir.path().join("plain.reel");
     let ticks = common::sim_ticks(4, 400, 91);
@@ -631,3 +631,67 @@ fn finish_handle_poll_reports_pending_success_and_failure() {
 
 #[path = "compact/publication.rs"]
 mod publication;
+
+/// The committed fixtures (made by `tickreel dict train` and `tickreel compact --dictionary-id`,
+/// see tests/data/README.md): `sample.dict` is dictionary 4711; `dict-4712.reel` a recording
+/// compressed with dictionary 4712, which no test registers.
+#[test]
+fn dictionary_fixtures_register_and_a_missing_one_is_named() {
+    let data = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data");
+    let missing = Reader::open_path(data.join("dict-4712.reel")).unwrap_err();
+    assert!(matches!(missing, Error::Unsupported(_)), "{missing}");
+    assert!(
+        missing
+            .to_string()
+            .contains("zstd dictionary 4712 is not registered"),
+        "{missing}"
+    );
+    let dict = std::fs::read(data.join("sample.dict")).unwrap();
+    assert_eq!(tickreel::dictionary::id_of(&dict).unwrap(), 4711);
+    assert_eq!(tickreel::dictionary::register(&dict).unwrap(), 4711);
+    // written with it, read back, and compacted without it: the same ticks
+    let dir = tempfile::tempdir().unwrap();
+    let ticks = common::sim_ticks(3, 300, 4711);
+    let path = dir.path().join("d.reel");
+    let mut w = tickreel::record::ReelWriter::create(
+        &path,
+        tickreel::record::ReelOptions {
+            identity: tickreel::record::RecordingIdentity {
+                dictionary_id: 4711,
+                ..Default::default()
+            },
+            policy: ChunkPolicy::compacted(),
+        },
+    )
+    .unwrap();
+    for (t, e) in &ticks {
+        w.write_tick(*t, e).unwrap();
+    }
+    w.finish().unwrap();
+    let r = Reader::open_path(&path).unwrap();
+    assert_eq!(r.header().dictionary_id, 4711);
+    r.verify().unwrap();
+    let plain = dir.path().join("plain.reel");
+    let options = CompactOptions {
+        dictionary_id: Some(0),
+        ..CompactOptions::default()
+    };
+    compact(&r, &plain, options, &mut |_, _| {}).unwrap();
+    let p = Reader::open_path(&plain).unwrap();
+    assert_eq!(p.header().dictionary_id, 0);
+    assert_eq!(all_ticks(&p), all_ticks(&r));
+    // the zstd frames name the dictionary too: a frame of dictionary 4711 read as 4712's is
+    // refused by zstd (Corrupt), never garbage
+    let mut bytes = std::fs::read(&path).unwrap();
+    let mut h = tickreel::format::Header::decode(&bytes).unwrap();
+    h.dictionary_id = 4713;
+    bytes[..256].copy_from_slice(&h.encode());
+    let mut other = dict.clone();
+    other[4..8].copy_from_slice(&4713u32.to_le_bytes());
+    tickreel::dictionary::register(&other).unwrap();
+    let crafted = dir.path().join("crafted.reel");
+    std::fs::write(&crafted, &bytes).unwrap();
+    let r = Reader::open_path(&crafted).unwrap();
+    let e = r.verify().unwrap_err();
+    assert!(matches!(e, Error::Corrupt(_)), "{e}");
+}

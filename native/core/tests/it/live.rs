@@ -357,8 +357,8 @@ fn a_registered_dictionary_compresses_live_and_compacted_chunks() {
             ticks.iter().flat_map(|(_, e)| batch(e)).collect()
         })
         .collect();
-    let dict = tickreel::dictionary::train(&samples, 16 << 10).unwrap();
-    tickreel::dictionary::register(4242, dict).unwrap();
+    let dict = tickreel::dictionary::train(&samples, 16 << 10, 4242).unwrap();
+    assert_eq!(tickreel::dictionary::register(&dict).unwrap(), 4242);
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("dict.reel");
     let engine = Engine::new(EngineOptions::default()).unwrap();
@@ -385,10 +385,13 @@ fn a_registered_dictionary_compresses_live_and_compacted_chunks() {
     bytes[..256].copy_from_slice(&h.encode());
     let other = dir.path().join("other.reel");
     std::fs::write(&other, bytes).unwrap();
-    assert!(matches!(
-        Reader::open_path(&other),
-        Err(Error::Unsupported(_))
-    ));
+    let e = Reader::open_path(&other).unwrap_err();
+    assert!(matches!(e, Error::Unsupported(_)), "{e}");
+    assert!(
+        e.to_string()
+            .contains("zstd dictionary 999 is not registered"),
+        "{e}"
+    );
 }
 
 #[test]

@@ -65,6 +65,10 @@ final class NativeBridge {
     static native long catalogReportsOf(long catalog, long[] player, String server);
     static native long catalogOpenRecording(long catalog, String location);
 
+    // --- dictionary (native/bridge/api/dictionary.rs documents each) ---
+    static native long dictionaryRegister(byte[] bytes);
+    static native boolean dictionaryIsRegistered(int id);
+
     // --- engine (native/bridge/api/engine.rs documents each) ---
     static native long engineNew(long[] options);
     static native void engineClose(long engine);

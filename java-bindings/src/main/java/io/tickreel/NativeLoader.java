@@ -116,6 +116,7 @@ final class NativeLoader {
                     "native library " + library + " has ABI version " + abi + ", these classes need "
                             + NativeBridge.ABI_VERSION + " (jar and library from different builds)");
         }
+        Dictionaries.registerBundled(NativeLoader.class.getClassLoader());
         return library.toString();
     }
 

@@ -173,6 +173,15 @@ public final class RecorderOptions {
             return this;
         }
 
+        /**
+         * A registered compression dictionary id ({@link Dictionaries}), 1..65535, or 0 for none
+         * (default): the live segments and the compacted file are compressed with it.
+         */
+        public Builder dictionaryId(int id) {
+            recording.dictionaryId(id);
+            return this;
+        }
+
         /** When the recording started (default: when {@link #build()} is called). */
         public Builder startedAt(Instant t) {
             recording.startedAt(t);
