@@ -133,8 +133,13 @@ options! {
         compaction_verify: u32,
         /// Largest accepted tick batch in bytes (default 1 MiB). Must be >= 2.
         max_batch_bytes: usize,
-        /// Replace an existing finished file at the path instead of refusing (default 0).
+        /// Replace an existing finished file at the path instead of refusing, and start fresh
+        /// where a live recording exists, as `TICKREEL_ON_EXISTING_START_FRESH` (default 0).
         overwrite: u32,
+        /// What starting does with a live recording of the path (a stopped or crashed server's):
+        /// `TICKREEL_ON_EXISTING_RESUME` (default), `TICKREEL_ON_EXISTING_START_FRESH` or
+        /// `TICKREEL_ON_EXISTING_REFUSE`.
+        on_existing: u32,
     }
     /// What `RecorderOptions.toNative()` appends to its recording's [`ReelArray`].
     java RecorderArray, "recorderOptions" {
@@ -148,6 +153,7 @@ options! {
         verify_compaction: "verifyCompaction",
         max_batch_bytes: "maxBatchBytes",
         overwrite: "overwrite",
+        on_existing: "onExisting",
     }
 }
 

@@ -10,7 +10,8 @@ use crate::ffi::convert::{CArg, CResult};
 pub use crate::ffi::options::TickreelRecorderOptions;
 use crate::ffi::result::{FfiError, FfiResult};
 use tickreel::record::{
-    Backpressure, ChunkPolicy, CompactOptions, FlushPolicy, RecorderOptions, RecordingIdentity,
+    Backpressure, ChunkPolicy, CompactOptions, FlushPolicy, OnExisting, RecorderOptions,
+    RecordingIdentity,
 };
 
 /// `TickreelRecorderOptions.backpressure`: when the writer falls behind, wait up to
@@ -21,6 +22,16 @@ pub const TICKREEL_BACKPRESSURE_BLOCK: u32 = 0;
 /// (counted, recorded as a gap); `tickreel_recorder_submit_tick` returns `TICKREEL_RESULT_OK`
 /// and sets `*out_dropped` to true.
 pub const TICKREEL_BACKPRESSURE_DROP: u32 = 1;
+
+/// `TickreelRecorderOptions.on_existing`: continue a live recording of the path (a stopped or
+/// crashed server's) after its last tick. The default.
+pub const TICKREEL_ON_EXISTING_RESUME: u32 = 0;
+/// `TickreelRecorderOptions.on_existing`: keep a live recording of the path aside (its live
+/// directory renamed to that of `STEM.previous-N.EXT`, never deleted) and start a new one.
+pub const TICKREEL_ON_EXISTING_START_FRESH: u32 = 1;
+/// `TickreelRecorderOptions.on_existing`: refuse to start where a live recording of the path
+/// exists (`TICKREEL_RESULT_IO`, "already exists", naming the live directory).
+pub const TICKREEL_ON_EXISTING_REFUSE: u32 = 2;
 
 impl TickreelRecorderOptions {
     fn from_core(o: &RecorderOptions) -> Self {
@@ -48,6 +59,11 @@ impl TickreelRecorderOptions {
             compaction_verify: u32::from(o.compaction.verify),
             max_batch_bytes: o.max_batch_bytes,
             overwrite: u32::from(o.overwrite),
+            on_existing: match o.on_existing {
+                OnExisting::Resume => TICKREEL_ON_EXISTING_RESUME,
+                OnExisting::StartFresh => TICKREEL_ON_EXISTING_START_FRESH,
+                OnExisting::Refuse => TICKREEL_ON_EXISTING_REFUSE,
+            },
         }
     }
 
@@ -65,6 +81,17 @@ impl TickreelRecorderOptions {
                 return bad(format!(
                     "options.backpressure {other} is neither TICKREEL_BACKPRESSURE_BLOCK nor \
                      TICKREEL_BACKPRESSURE_DROP"
+                ));
+            }
+        };
+        let on_existing = match self.on_existing {
+            TICKREEL_ON_EXISTING_RESUME => OnExisting::Resume,
+            TICKREEL_ON_EXISTING_START_FRESH => OnExisting::StartFresh,
+            TICKREEL_ON_EXISTING_REFUSE => OnExisting::Refuse,
+            other => {
+                return bad(format!(
+                    "options.on_existing {other} is none of TICKREEL_ON_EXISTING_RESUME, \
+                     TICKREEL_ON_EXISTING_START_FRESH and TICKREEL_ON_EXISTING_REFUSE"
                 ));
             }
         };
@@ -101,6 +128,7 @@ impl TickreelRecorderOptions {
             snapshot_provider: None,
             max_batch_bytes: self.max_batch_bytes,
             overwrite: self.overwrite != 0,
+            on_existing,
             observers: Vec::new(),
             // not in C's options yet (issue 35): Rust's RecorderOptions::server
             server: None,
@@ -211,6 +239,7 @@ mod tests {
         let mut r = std::ptr::null_mut();
         for change in [
             |o: &mut TickreelRecorderOptions| o.backpressure = 7,
+            |o: &mut TickreelRecorderOptions| o.on_existing = 3,
             |o: &mut TickreelRecorderOptions| o.zstd_level = 99,
             |o: &mut TickreelRecorderOptions| o.flush_interval_ms = 0,
             |o: &mut TickreelRecorderOptions| o.compaction_chunk_ticks = 0,

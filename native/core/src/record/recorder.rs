@@ -21,7 +21,8 @@ use crate::record::tick_bytes::{INLINE, TickBytes};
 use crate::record::writer_thread::{Ending, Msg};
 
 pub use crate::record::recorder_options::{
-    Backpressure, FlushPolicy, RecorderOptions, SnapshotProvider,
+    Backpressure, FlushPolicy, MAX_PREVIOUS_RECORDINGS, OnExisting, RecorderOptions,
+    SnapshotProvider,
 };
 
 /// Outcome of a successful `submit_tick`.
@@ -163,7 +164,9 @@ impl Recorder {
     #[inline(never)]
     fn not_after(tick: u32, last: u64) -> Error {
         Error::invalid(format!(
-            "tick {tick} is not after the last submitted tick {last}"
+            "tick {tick} is not after the last submitted tick {last} (a recording resumed \
+             after a restart carries on after its last tick; `on_existing` StartFresh starts a \
+             new one)"
         ))
     }
 

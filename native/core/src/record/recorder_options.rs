@@ -20,6 +20,28 @@ pub enum Backpressure {
     Drop,
 }
 
+/// What `Engine::start_recording` does when the recording's live directory (`PATH.live`) exists:
+/// a recording a stopped or crashed server left open.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum OnExisting {
+    /// Continue the old recording: its live directory is recovered and ticks carry on after its
+    /// last tick (a tick at or before it is refused). For a server that restarts its tick count
+    /// from where it stopped.
+    #[default]
+    Resume,
+    /// Keep the old recording aside and start a new one: its live directory is renamed (never
+    /// deleted, nothing lost after a crash) to that of the first free side name
+    /// `STEM.previous-N.EXT` (N from 1), where `tickreel recover` (or a `Resume` start of that
+    /// path) finishes it. For a server whose ticks start again at 0 after a restart.
+    StartFresh,
+    /// Refuse to start: an I/O error of kind `AlreadyExists` naming the live directory and the
+    /// choices.
+    Refuse,
+}
+
+/// How many side names `OnExisting::StartFresh` tries (`STEM.previous-1.EXT` up to this).
+pub const MAX_PREVIOUS_RECORDINGS: u32 = 10_000;
+
 /// When buffered chunks are written to the live directory and made durable.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct FlushPolicy {
@@ -57,8 +79,13 @@ pub struct RecorderOptions {
     pub snapshot_provider: Option<SnapshotProvider>,
     /// Largest accepted tick batch (default 1 MiB).
     pub max_batch_bytes: usize,
-    /// Replace an existing finished file at the path instead of refusing.
+    /// Replace an existing finished file at the path instead of refusing, and start fresh: a
+    /// live recording of the path is kept aside as with [`OnExisting::StartFresh`], whatever
+    /// `on_existing` says.
     pub overwrite: bool,
+    /// What to do with a live recording of the path that exists (default
+    /// [`OnExisting::Resume`]).
+    pub on_existing: OnExisting,
     /// Who else sees the stream on its writer thread (e.g. a shadow buffer; see
     /// [`crate::shadow::ShadowBuffer`]).
     pub observers: Vec<Arc<dyn StreamObserver>>,
@@ -70,6 +97,16 @@ pub struct RecorderOptions {
 }
 
 impl RecorderOptions {
+    /// What starting does with a live recording of the path: `on_existing`, or
+    /// [`OnExisting::StartFresh`] if `overwrite` is set.
+    pub fn existing_choice(&self) -> OnExisting {
+        if self.overwrite {
+            OnExisting::StartFresh
+        } else {
+            self.on_existing
+        }
+    }
+
     /// Checks what the chunk policy and the recording info do not: the largest tick batch must
     /// hold an empty tick and fit the format's limit for one tick, the flush interval and
     /// threshold must be positive, and the compaction options valid
@@ -117,6 +154,7 @@ impl Default for RecorderOptions {
             snapshot_provider: None,
             max_batch_bytes: 1 << 20,
             overwrite: false,
+            on_existing: OnExisting::Resume,
             observers: Vec::new(),
             server: None,
         }
@@ -134,6 +172,7 @@ impl std::fmt::Debug for RecorderOptions {
             .field("snapshot_provider", &self.snapshot_provider.is_some())
             .field("max_batch_bytes", &self.max_batch_bytes)
             .field("overwrite", &self.overwrite)
+            .field("on_existing", &self.on_existing)
             .field("observers", &self.observers.len())
             .field("server", &self.server)
             .finish()

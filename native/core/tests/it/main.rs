@@ -41,6 +41,7 @@ mod play;
 mod proptest_roundtrip;
 mod recording_id;
 mod recover_bounds;
+mod restart;
 mod resume_async;
 mod resume_stats;
 mod roundtrip;

@@ -20,6 +20,22 @@ public final class RecorderOptions {
         DROP
     }
 
+    /**
+     * What {@link Engine#startRecording} does when a live recording of the path exists (one a
+     * stopped or crashed server left open).
+     */
+    public enum OnExisting {
+        /** Continue it after its last tick (a tick at or before it is refused). The default. */
+        RESUME,
+        /**
+         * Keep it aside (its live directory renamed to that of {@code STEM.previous-N.reel}, never
+         * deleted) and start a new recording.
+         */
+        START_FRESH,
+        /** Refuse to start ({@code FileAlreadyExistsException} cause naming the live directory). */
+        REFUSE
+    }
+
     private final ReelOptions recording;
     private final int flushBytes;
     private final Duration flushInterval;
@@ -31,6 +47,7 @@ public final class RecorderOptions {
     private final boolean verifyCompaction;
     private final int maxBatchBytes;
     private final boolean overwrite;
+    private final OnExisting onExisting;
     private final String server;
 
     private RecorderOptions(Builder b) {
@@ -45,6 +62,7 @@ public final class RecorderOptions {
         verifyCompaction = b.verifyCompaction;
         maxBatchBytes = b.maxBatchBytes;
         overwrite = b.overwrite;
+        onExisting = b.onExisting;
         server = b.server;
     }
 
@@ -116,6 +134,11 @@ public final class RecorderOptions {
         return overwrite;
     }
 
+    /** What starting does with a live recording of the path. */
+    public OnExisting onExisting() {
+        return onExisting;
+    }
+
     /** The game server that records it (kept in the recording's metadata), or null for none. */
     public String server() {
         return server;
@@ -134,7 +157,8 @@ public final class RecorderOptions {
                 compactionChunkTicks,
                 verifyCompaction ? 1 : 0,
                 maxBatchBytes,
-                overwrite ? 1 : 0);
+                overwrite ? 1 : 0,
+                onExisting.ordinal());
         long[] all = java.util.Arrays.copyOf(base, base.length + own.length);
         System.arraycopy(own, 0, all, base.length, own.length);
         return all;
@@ -157,6 +181,7 @@ public final class RecorderOptions {
         private boolean verifyCompaction = true;
         private int maxBatchBytes = 1 << 20;
         private boolean overwrite;
+        private OnExisting onExisting = OnExisting.RESUME;
         private String server;
 
         private Builder() {}
@@ -285,9 +310,18 @@ public final class RecorderOptions {
             return this;
         }
 
-        /** Replace an existing finished file at the path instead of refusing (default false). */
+        /**
+         * Replace an existing finished file at the path instead of refusing, and start fresh where a
+         * live recording exists, as {@link OnExisting#START_FRESH} (default false).
+         */
         public Builder overwrite(boolean replace) {
             overwrite = replace;
+            return this;
+        }
+
+        /** What starting does with a live recording of the path (default {@link OnExisting#RESUME}). */
+        public Builder onExisting(OnExisting choice) {
+            onExisting = java.util.Objects.requireNonNull(choice, "choice");
             return this;
         }
 
