@@ -74,7 +74,9 @@ int main(int argc, char **argv) {
     bool was_dropped = false;
     TickreelRecorderOptions ro;
     TALLY(tickreel_recorder_options_default(&ro) == TICKREEL_RESULT_OK, "recorder defaults");
-    TALLY(ro.on_existing == TICKREEL_ON_EXISTING_RESUME, "on_existing defaults to RESUME");
+    TALLY(ro.on_existing == TICKREEL_ON_EXISTING_START_FRESH, "on_existing defaults to START_FRESH");
+    TALLY(ro.backpressure == TICKREEL_BACKPRESSURE_BLOCK && ro.block_deadline_ms == 1,
+          "backpressure defaults to a 1 ms wait");
     rec = NULL;
     r = tickreel_recorder_start(engine, restart, &ro, &rec);
     TALLY(r == TICKREEL_RESULT_OK, "first run: %s", tickreel_result_name(r));
@@ -93,7 +95,8 @@ int main(int argc, char **argv) {
     ro.on_existing = 7;
     r = tickreel_recorder_start(engine, restart, &ro, &rec);
     TALLY(r == TICKREEL_RESULT_INVALID_ARGUMENT && rec == NULL, "on_existing 7: %s", tickreel_result_name(r));
-    ro.on_existing = TICKREEL_ON_EXISTING_START_FRESH;
+    /* The defaults: the old recording set aside, tick 0 taken. */
+    TALLY(tickreel_recorder_options_default(&ro) == TICKREEL_RESULT_OK, "recorder defaults again");
     r = tickreel_recorder_start(engine, restart, &ro, &rec);
     TALLY(r == TICKREEL_RESULT_OK, "fresh restart: %s", tickreel_result_name(r));
     if (rec != NULL) {

@@ -10,13 +10,13 @@ use crate::ffi::convert::{CArg, CResult};
 pub use crate::ffi::options::TickreelRecorderOptions;
 use crate::ffi::result::{FfiError, FfiResult};
 use tickreel::record::{
-    Backpressure, ChunkPolicy, CompactOptions, FlushPolicy, OnExisting, RecorderOptions,
-    RecordingIdentity,
+    Backpressure, ChunkPolicy, CompactOptions, DEFAULT_BLOCK_DEADLINE, FlushPolicy, OnExisting,
+    RecorderOptions, RecordingIdentity,
 };
 
 /// `TickreelRecorderOptions.backpressure`: when the writer falls behind, wait up to
-/// `block_deadline_ms` for room, then drop the tick (counted, recorded as a gap) and return
-/// `TICKREEL_RESULT_BACKPRESSURE`. The default.
+/// `block_deadline_ms` for room (default 1 ms), then drop the tick (counted, recorded as a gap)
+/// and return `TICKREEL_RESULT_BACKPRESSURE`. The default.
 pub const TICKREEL_BACKPRESSURE_BLOCK: u32 = 0;
 /// `TickreelRecorderOptions.backpressure`: when the writer falls behind, drop the tick at once
 /// (counted, recorded as a gap); `tickreel_recorder_submit_tick` returns `TICKREEL_RESULT_OK`
@@ -24,10 +24,11 @@ pub const TICKREEL_BACKPRESSURE_BLOCK: u32 = 0;
 pub const TICKREEL_BACKPRESSURE_DROP: u32 = 1;
 
 /// `TickreelRecorderOptions.on_existing`: continue a live recording of the path (a stopped or
-/// crashed server's) after its last tick. The default.
+/// crashed server's) after its last tick; a tick at or before it is refused.
 pub const TICKREEL_ON_EXISTING_RESUME: u32 = 0;
 /// `TickreelRecorderOptions.on_existing`: keep a live recording of the path aside (its live
-/// directory renamed to that of `STEM.previous-N.EXT`, never deleted) and start a new one.
+/// directory renamed to that of `STEM.previous-N.EXT`, never deleted; `tickreel recover` finishes
+/// it) and start a new one, whose ticks may start again at 0. The default.
 pub const TICKREEL_ON_EXISTING_START_FRESH: u32 = 1;
 /// `TickreelRecorderOptions.on_existing`: refuse to start where a live recording of the path
 /// exists (`TICKREEL_RESULT_IO`, "already exists", naming the live directory).
@@ -37,7 +38,7 @@ impl TickreelRecorderOptions {
     fn from_core(o: &RecorderOptions) -> Self {
         let (backpressure, deadline) = match o.backpressure {
             Backpressure::Block { deadline } => (TICKREEL_BACKPRESSURE_BLOCK, deadline),
-            Backpressure::Drop => (TICKREEL_BACKPRESSURE_DROP, Duration::from_millis(50)),
+            Backpressure::Drop => (TICKREEL_BACKPRESSURE_DROP, DEFAULT_BLOCK_DEADLINE),
         };
         let ms = |d: Duration| u32::try_from(d.as_millis()).unwrap_or(u32::MAX);
         TickreelRecorderOptions {

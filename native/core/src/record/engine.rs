@@ -347,10 +347,10 @@ impl Engine {
         // Resuming: the lock is taken here (a directory another writer holds is refused at once),
         // the recovery runs on a thread of its own (it reads every segment).
         // A live directory left by a stopped or crashed server: resumed, set aside or refused as
-        // `on_existing` (or `overwrite`) chose. A finished file in the way is refused before
+        // `on_existing` chose. A finished file in the way is refused before
         // anything is set aside.
         let mut resume = live.dir_exists()?;
-        if resume && options.existing_choice() != OnExisting::Resume {
+        if resume && options.on_existing != OnExisting::Resume {
             if !options.overwrite && storage.stat(path)?.is_some() {
                 return Err(Error::exists_at(
                     path,
@@ -360,7 +360,7 @@ impl Engine {
                     ),
                 ));
             }
-            resume = crate::record::restart::on_existing(&live, path, options.existing_choice())?;
+            resume = crate::record::restart::on_existing(&live, path, options.on_existing)?;
         }
         let pending = if resume {
             let lock = live.lock()?;

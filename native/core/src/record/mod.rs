@@ -5,7 +5,8 @@
 //! that no circle comes back, and that nothing here imports the read path, `crate::play`; what
 //! both read recordings with, the `Reader`, lives below both in `crate::reader`):
 //! - the handles: `engine` (the `Engine`, which makes the shared state and starts the threads),
-//!   `recorder` (the `Recorder` a server thread submits to) and `recorder_options`;
+//!   `recorder` (the `Recorder` a server thread submits to; `recorder::messages`, its calls
+//!   besides ticks, `recorder::ending`, its endings) and `recorder_options`;
 //! - a writer thread and its work: `writer_thread` (its loop; `writer_thread::staged`, its side of
 //!   the staging rings), `open_recording` (one recording on its writer; `open_recording::flush`),
 //!   `resume`, `restart` (a live recording found at start: resumed, set aside or refused),
@@ -60,8 +61,8 @@ pub use identity::RecordingIdentity;
 pub use observer::{MetadataChange, StreamEnd, StreamObserver, StreamStart};
 pub use publish::{PublishError, UnpublishedReel};
 pub use recorder::{
-    Backpressure, FlushPolicy, MAX_PREVIOUS_RECORDINGS, OnExisting, Recorder, RecorderOptions,
-    RecorderStats, SnapshotProvider, Submitted,
+    Backpressure, DEFAULT_BLOCK_DEADLINE, FlushPolicy, MAX_PREVIOUS_RECORDINGS, OnExisting,
+    Recorder, RecorderOptions, RecorderStats, SnapshotProvider, Submitted,
 };
 pub use recover::{RecoverReport, recover, recover_live, recover_with_progress};
 pub use reel_writer::{ReelOptions, ReelWriter};

@@ -29,11 +29,10 @@ pub(crate) fn on_existing(live: &LiveDir, path: &Path, choice: OnExisting) -> Re
             live.path(),
             &format!(
                 " (a live recording of {} a stopped or crashed server left open); set {} to \
-                 Resume to continue it, or to StartFresh (or set {}) to keep it aside as {} and \
+                 Resume to continue it, or to StartFresh (the default) to keep it aside as {} and \
                  start a new one",
                 path.display(),
                 option("on_existing"),
-                option("overwrite"),
                 previous_path(path, 1).display()
             ),
         )),

@@ -17,6 +17,7 @@ mod heap;
 static ALLOCATOR: heap::Counting = heap::Counting;
 
 // Tests
+mod backpressure_default;
 mod compact;
 mod compact_copy;
 mod corruption;

@@ -1,6 +1,6 @@
 //! A server restarted while its recording's live directory exists: `on_existing` resumes it,
-//! sets it aside (`STEM.previous-N.reel`, never deleted) and starts fresh, or refuses; `overwrite`
-//! starts fresh.
+//! sets it aside (`STEM.previous-N.reel`, never deleted) and starts fresh (the default), or
+//! refuses; `overwrite` with the defaults starts fresh.
 
 use crate::common;
 
@@ -93,8 +93,64 @@ fn start_fresh_sets_the_old_recording_aside_and_starts_again_at_tick_0() {
     assert_eq!(last_live_tick(&live_dir_for(&second)), 4);
 }
 
+/// What a server owner expects of a plain restart with the defaults: ticks from 0 again are
+/// recorded (no "tick 0 is not after the last submitted tick 99"), and the old recording is kept
+/// whole aside.
 #[test]
-fn overwrite_starts_fresh_even_when_the_choice_says_resume() {
+fn a_restart_with_the_defaults_starts_at_tick_0_and_keeps_the_old_recording() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("run.reel");
+    stopped_server(&path, 100);
+    assert_eq!(
+        RecorderOptions::default().on_existing,
+        OnExisting::StartFresh
+    );
+    let engine = Engine::new(EngineOptions::default()).unwrap();
+    let rec = engine
+        .start_recording(&path, RecorderOptions::default())
+        .unwrap();
+    for t in 0..10 {
+        rec.submit_tick(t, &batch(&[])).unwrap();
+    }
+    rec.finish().unwrap().wait().unwrap();
+    engine.shutdown();
+    let r = Reader::open_path(&path).unwrap();
+    let (first, last) = (r.index().first().unwrap(), r.index().last().unwrap());
+    assert_eq!(
+        (first.start_tick, last.start_tick + last.tick_count - 1),
+        (0, 9)
+    );
+    let side = dir.path().join("run.previous-1.reel");
+    assert_eq!(last_live_tick(&live_dir_for(&side)), 99);
+}
+
+/// Resuming (chosen) refuses a tick the old recording already has, saying what to do.
+#[test]
+fn a_resumed_recording_refuses_an_old_tick_and_says_what_to_do() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("run.reel");
+    stopped_server(&path, 100);
+    let engine = Engine::new(EngineOptions::default()).unwrap();
+    let rec = engine
+        .start_recording(&path, options(OnExisting::Resume))
+        .unwrap();
+    assert_eq!(rec.wait_resumed(Duration::from_secs(30)).unwrap(), Some(99));
+    let msg = rec.submit_tick(0, &batch(&[])).unwrap_err().to_string();
+    assert!(
+        msg.contains("tick 0 is not after the last submitted tick 99")
+            && msg.contains("`on_existing`")
+            && msg.contains("StartFresh"),
+        "{msg}"
+    );
+    rec.submit_tick(100, &batch(&[])).unwrap();
+    rec.close().unwrap();
+    engine.shutdown();
+}
+
+/// `overwrite` with the defaults starts fresh (it used to resume); the live directory stays
+/// `on_existing`'s to decide.
+#[test]
+fn overwrite_with_the_defaults_starts_fresh() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("run.reel");
     stopped_server(&path, 50);
@@ -104,7 +160,7 @@ fn overwrite_starts_fresh_even_when_the_choice_says_resume() {
             &path,
             RecorderOptions {
                 overwrite: true,
-                ..options(OnExisting::Resume)
+                ..RecorderOptions::default()
             },
         )
         .unwrap();

@@ -12,9 +12,17 @@ import java.util.UUID;
  * one with {@link #builder()}.
  */
 public final class RecorderOptions {
-    /** What {@link Recorder#submit} does when the writer cannot keep up. */
+    /**
+     * What {@link Recorder#submit} does when the writer cannot keep up. The default, {@code BLOCK}
+     * for 1 ms, holds the server thread about 1 ms at most (2% of a 50 ms tick), then drops the
+     * tick: counted ({@link RecorderStats#droppedTicks()}, {@link EngineStats#droppedTicks()}),
+     * recorded as a gap in the recording, and thrown as {@code BACKPRESSURE}.
+     */
     public enum Backpressure {
-        /** Wait up to the deadline for room; then drop the tick and throw {@code BACKPRESSURE}. */
+        /**
+         * Wait up to the deadline for room (returns within about the deadline + 1 ms); then drop the
+         * tick and throw {@code BACKPRESSURE}. The default, 1 ms.
+         */
         BLOCK,
         /** Drop the tick at once (counted, recorded as a gap); {@code submit} returns {@code false}. */
         DROP
@@ -22,14 +30,18 @@ public final class RecorderOptions {
 
     /**
      * What {@link Engine#startRecording} does when a live recording of the path exists (one a
-     * stopped or crashed server left open).
+     * stopped or crashed server left open). The default, {@code START_FRESH}, never loses the old
+     * recording and lets a restarted server's ticks start again at 0.
      */
     public enum OnExisting {
-        /** Continue it after its last tick (a tick at or before it is refused). The default. */
+        /**
+         * Continue it after its last tick (a tick at or before it is refused): for a server that
+         * carries its tick count on across restarts.
+         */
         RESUME,
         /**
          * Keep it aside (its live directory renamed to that of {@code STEM.previous-N.reel}, never
-         * deleted) and start a new recording.
+         * deleted; {@code tickreel recover} finishes it) and start a new recording. The default.
          */
         START_FRESH,
         /** Refuse to start ({@code FileAlreadyExistsException} cause naming the live directory). */
@@ -73,7 +85,7 @@ public final class RecorderOptions {
 
     /**
      * The defaults (the core's, checked by a test): 20 ticks/s, 5 s chunks (zstd 3), flush every 5 s or 256 KiB or when a player
-     * leaves, block up to 50 ms under backpressure, compact at zstd 9 and verify, started now.
+     * leaves, wait up to 1 ms under backpressure (then drop the tick), start fresh where a live recording exists, compact at zstd 9 and verify, started now.
      */
     public static RecorderOptions defaults() {
         return builder().build();
@@ -175,13 +187,13 @@ public final class RecorderOptions {
         private Duration flushInterval = Duration.ofSeconds(5);
         private boolean flushOnPlayerLeave = true;
         private Backpressure backpressure = Backpressure.BLOCK;
-        private Duration blockDeadline = Duration.ofMillis(50);
+        private Duration blockDeadline = Duration.ofMillis(1);
         private int compactionLevel = 9;
         private int compactionChunkTicks = 2400;
         private boolean verifyCompaction = true;
         private int maxBatchBytes = 1 << 20;
         private boolean overwrite;
-        private OnExisting onExisting = OnExisting.RESUME;
+        private OnExisting onExisting = OnExisting.START_FRESH;
         private String server;
 
         private Builder() {}
@@ -265,7 +277,8 @@ public final class RecorderOptions {
 
         /**
          * Under backpressure, wait up to {@code deadline} for room, then drop the tick and throw
-         * {@link TickreelException} of kind {@code BACKPRESSURE} (the default, 50 ms).
+         * {@link TickreelException} of kind {@code BACKPRESSURE} (the default, 1 ms). A whole tick (50
+         * ms) or more lets a stalled writer stall the server.
          *
          * @throws NullPointerException if {@code deadline} is null
          */
@@ -311,15 +324,16 @@ public final class RecorderOptions {
         }
 
         /**
-         * Replace an existing finished file at the path instead of refusing, and start fresh where a
-         * live recording exists, as {@link OnExisting#START_FRESH} (default false).
+         * Replace an existing finished file at the path instead of refusing (default false). A live
+         * recording of the path is {@link #onExisting}'s (with {@link OnExisting#RESUME}, resumed,
+         * and its finish replaces the file).
          */
         public Builder overwrite(boolean replace) {
             overwrite = replace;
             return this;
         }
 
-        /** What starting does with a live recording of the path (default {@link OnExisting#RESUME}). */
+        /** What starting does with a live recording of the path (default {@link OnExisting#START_FRESH}). */
         public Builder onExisting(OnExisting choice) {
             onExisting = java.util.Objects.requireNonNull(choice, "choice");
             return this;
