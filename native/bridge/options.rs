@@ -286,6 +286,6 @@ mod tests {
         assert_eq!((e.writer_threads, e.shadow_budget_bytes), (0, 4));
         assert_eq!(e.to_vec(), a);
         assert_eq!(ReelArray::LEN, 12);
-        assert_eq!(RecorderArray::LEN, 10);
+        assert_eq!(RecorderArray::LEN, 11);
     }
 }
