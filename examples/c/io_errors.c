@@ -2,6 +2,7 @@
  * paths refused at the start (a missing parent, a directory given as the file: I/O errors too), and the
  * DATABASE code, and a restart where a live recording exists (on_existing). Run by tests/c.sh under ASan/UBSan: `io_errors SCRATCH_DIR`; prints
  * "N passed" or FAIL lines and exits non-zero on a failure. */
+#define _POSIX_C_SOURCE 200809L /* nanosleep, for sleep_ms */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -89,7 +90,14 @@ int main(int argc, char **argv) {
     }
     ro.on_existing = TICKREEL_ON_EXISTING_REFUSE;
     rec = NULL;
-    r = tickreel_recorder_start(engine, restart, &ro, &rec);
+    r = TICKREEL_RESULT_LOCKED;
+    /* The writer releases the path once it has closed the freed recording: until then, LOCKED. */
+    for (int i = 0; i < 10000 && r == TICKREEL_RESULT_LOCKED; i++) { /* 20 s at most */
+        r = tickreel_recorder_start(engine, restart, &ro, &rec);
+        if (r == TICKREEL_RESULT_LOCKED) {
+            sleep_ms(2);
+        }
+    }
     TALLY(r == TICKREEL_RESULT_IO && rec == NULL, "refused restart: %s", tickreel_result_name(r));
     TALLY(strstr(tickreel_last_error_message(), "on_existing") != NULL, "the refusal says what to set");
     ro.on_existing = 7;
