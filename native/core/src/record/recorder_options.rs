@@ -12,9 +12,9 @@ use crate::record::observer::StreamObserver;
 
 /// What to do when the writer falls behind and the queue or the in-flight byte budget is full.
 ///
-/// The default, `Block` with [`DEFAULT_BLOCK_DEADLINE`] (1 ms), holds the server thread at most
-/// about 1 ms past the moment it found no room, 2% of a 50 ms tick (measured:
-/// `submit_backpressure_max_us` in BENCHMARKS.md, the longest submit under a stalled writer), and
+/// The default, `Block` with [`DEFAULT_BLOCK_DEADLINE`] (1 ms), holds the server thread about
+/// 1–2 ms past the moment it found no room (measured: `submit_backpressure_median_us` 1.6 ms,
+/// `submit_backpressure_max_us` 4.5 ms on a loaded machine, under a tenth of a 50 ms tick), and
 /// then drops the tick: counted in [`RecorderStats::dropped_ticks`](crate::record::RecorderStats) and
 /// [`EngineStats::dropped_ticks`](crate::record::EngineStats), recorded as a gap in the recording's
 /// metadata (`inspect` and `info` list the gaps; the finished file's `stats.dropped_ticks` counts
