@@ -42,10 +42,10 @@
  * Index (line numbers in this file).
  *   Constants and result codes first; then each area, the error channel first: its
  *   handles and structs, then its functions:
- *   Errors and the library: line 567
+ *   Errors and the library: line 586
  *      tickreel_handle_count, tickreel_last_error, tickreel_last_error_message,
  *      tickreel_last_error_code, tickreel_result_name, tickreel_version, tickreel_features
- *   Tick batches (TickreelBatch): line 643
+ *   Tick batches (TickreelBatch): line 662
  *      tickreel_batch_new, tickreel_batch_free, tickreel_batch_clear, tickreel_batch_event_count,
  *      tickreel_batch_bytes, tickreel_batch_add_entity, tickreel_batch_remove_entity,
  *      tickreel_batch_add_pose, tickreel_batch_add_position, tickreel_batch_add_rotation,
@@ -55,7 +55,7 @@
  *      tickreel_batch_attack, tickreel_batch_use, tickreel_batch_use_on_entity,
  *      tickreel_batch_use_on_block, tickreel_batch_damage, tickreel_batch_health,
  *      tickreel_batch_equipment, tickreel_batch_chat, tickreel_batch_custom_at
- *   Live recording (TickreelEngine, TickreelRecorder, TickreelFinishHandle): line 1055
+ *   Live recording (TickreelEngine, TickreelRecorder, TickreelFinishHandle): line 1074
  *      tickreel_engine_options_default, tickreel_engine_new, tickreel_engine_free,
  *      tickreel_engine_stats, tickreel_recorder_options_default, tickreel_recorder_start,
  *      tickreel_recorder_start_on, tickreel_recorder_free, tickreel_recorder_submit_tick,
@@ -67,7 +67,7 @@
  *      tickreel_recorder_status, tickreel_recorder_finish, tickreel_recorder_abort,
  *      tickreel_finish_handle_poll, tickreel_finish_handle_wait, tickreel_finish_handle_free,
  *      tickreel_recorder_finish_upload
- *   Ghosts (TickreelGhost, TickreelGhostLoad, TickreelGhostCursor, TickreelLiveDelta): line 1838
+ *   Ghosts (TickreelGhost, TickreelGhostLoad, TickreelGhostCursor, TickreelLiveDelta): line 1876
  *      tickreel_ghost_load, tickreel_ghost_load_from_reader, tickreel_ghost_free,
  *      tickreel_ghost_info, tickreel_ghost_splits, tickreel_ghost_cursor_new,
  *      tickreel_ghost_cursor_free, tickreel_ghost_cursor_sample,
@@ -75,7 +75,7 @@
  *      tickreel_live_delta_update, tickreel_live_delta_set_time_shift, tickreel_live_delta_reset,
  *      tickreel_ghost_load_async, tickreel_ghost_load_poll, tickreel_ghost_load_take,
  *      tickreel_ghost_load_free, tickreel_ghost_load_async_url
- *   Playback (TickreelPlayhead): line 2250
+ *   Playback (TickreelPlayhead): line 2288
  *      tickreel_playhead_open_url, tickreel_playhead_open, tickreel_playhead_follow,
  *      tickreel_playhead_free, tickreel_playhead_current, tickreel_playhead_advance,
  *      tickreel_playhead_prepare, tickreel_playhead_seek, tickreel_playhead_step_forward,
@@ -85,40 +85,40 @@
  *      tickreel_playhead_added, tickreel_playhead_world, tickreel_playhead_world_snapshot,
  *      tickreel_playhead_world_events, tickreel_playhead_world_state,
  *      tickreel_playhead_world_changes
- *   Reading recordings (TickreelReader): line 2788
+ *   Reading recordings (TickreelReader): line 2826
  *      tickreel_reader_open_url, tickreel_reader_open, tickreel_reader_free,
  *      tickreel_reader_tick_count, tickreel_reader_first_tick, tickreel_reader_last_tick,
  *      tickreel_reader_chunk_count, tickreel_reader_tick_rate, tickreel_reader_metadata,
  *      tickreel_reader_seek, tickreel_reader_ticks, tickreel_reader_verify,
  *      tickreel_reader_palette_name, tickreel_reader_world_at
- *   Decoded events (TickreelEvents): line 3041
+ *   Decoded events (TickreelEvents): line 3079
  *      tickreel_events_decode, tickreel_events_free, tickreel_events_count, tickreel_events_get
- *   The world at a tick (TickreelWorldState): line 3249
+ *   The world at a tick (TickreelWorldState): line 3287
  *      tickreel_world_state_free, tickreel_world_state_info, tickreel_world_state_blocks,
  *      tickreel_world_state_block, tickreel_world_state_block_entities,
  *      tickreel_world_state_entities, tickreel_world_state_equipment,
  *      tickreel_world_state_terrain_sections
- *   Shadow play (TickreelShadowBuffer): line 3523
+ *   Shadow play (TickreelShadowBuffer): line 3561
  *      tickreel_shadow_buffer_report_upload, tickreel_shadow_options_default,
  *      tickreel_report_options_default, tickreel_shadow_buffer_start,
  *      tickreel_shadow_buffer_report, tickreel_shadow_buffer_report_uuid,
  *      tickreel_shadow_buffer_stats, tickreel_shadow_buffer_attached, tickreel_shadow_buffer_free
- *   Writing recordings (TickreelReelWriter): line 3876
+ *   Writing recordings (TickreelReelWriter): line 3914
  *      tickreel_reel_options_default, tickreel_reel_writer_create, tickreel_reel_writer_free,
  *      tickreel_reel_writer_write_tick, tickreel_reel_writer_write_batch,
  *      tickreel_reel_writer_offer_snapshot, tickreel_reel_writer_offer_terrain,
  *      tickreel_reel_writer_register_entity, tickreel_reel_writer_register_event_type,
  *      tickreel_reel_writer_register_name, tickreel_reel_writer_set_user_metadata,
  *      tickreel_reel_writer_finish
- *   Compression dictionaries: line 4127
+ *   Compression dictionaries: line 4165
  *      tickreel_dictionary_register, tickreel_dictionary_is_registered
- *   Object storage (TickreelObjectOptions, TickreelPendingUpload; Cargo feature "object"): line 4158
+ *   Object storage (TickreelObjectOptions, TickreelPendingUpload; Cargo feature "object"): line 4196
  *      tickreel_object_options_new, tickreel_object_options_free,
  *      tickreel_object_options_set_endpoint, tickreel_object_options_set_region,
  *      tickreel_object_options_set_credentials, tickreel_object_options_set_allow_http,
  *      tickreel_object_options_set_timeouts, tickreel_object_options_set_retries,
  *      tickreel_pending_upload_poll, tickreel_pending_upload_bytes, tickreel_pending_upload_free
- *   Catalog (TickreelCatalog, TickreelCatalogCall; Cargo feature "catalog"): line 4293
+ *   Catalog (TickreelCatalog, TickreelCatalogCall; Cargo feature "catalog"): line 4331
  *      tickreel_catalog_open, tickreel_catalog_free, tickreel_catalog_register,
  *      tickreel_catalog_top, tickreel_catalog_personal_best, tickreel_catalog_around,
  *      tickreel_catalog_recent, tickreel_catalog_sum_of_best, tickreel_catalog_load_ghost,
@@ -170,8 +170,8 @@
 
 /**
  * `TickreelRecorderOptions.backpressure`: when the writer falls behind, wait up to
- * `block_deadline_ms` for room, then drop the tick (counted, recorded as a gap) and return
- * `TICKREEL_RESULT_BACKPRESSURE`. The default.
+ * `block_deadline_ms` for room (default 1 ms), then drop the tick (counted, recorded as a gap)
+ * and return `TICKREEL_RESULT_BACKPRESSURE`. The default.
  */
 #define TICKREEL_BACKPRESSURE_BLOCK 0
 
@@ -181,6 +181,25 @@
  * and sets `*out_dropped` to true.
  */
 #define TICKREEL_BACKPRESSURE_DROP 1
+
+/**
+ * `TickreelRecorderOptions.on_existing`: continue a live recording of the path (a stopped or
+ * crashed server's) after its last tick; a tick at or before it is refused.
+ */
+#define TICKREEL_ON_EXISTING_RESUME 0
+
+/**
+ * `TickreelRecorderOptions.on_existing`: keep a live recording of the path aside (its live
+ * directory renamed to that of `STEM.previous-N.EXT`, never deleted; `tickreel recover` finishes
+ * it) and start a new one, whose ticks may start again at 0. The default.
+ */
+#define TICKREEL_ON_EXISTING_START_FRESH 1
+
+/**
+ * `TickreelRecorderOptions.on_existing`: refuse to start where a live recording of the path
+ * exists (`TICKREEL_RESULT_IO`, "already exists", naming the live directory).
+ */
+#define TICKREEL_ON_EXISTING_REFUSE 2
 
 /**
  * `TickreelReportOptions::chat`: the reported player's lines (any channel) and the public lines
@@ -1230,12 +1249,17 @@ typedef struct TickreelRecorderOptions {
      */
     uint32_t flush_on_player_leave;
     /**
-     * `TICKREEL_BACKPRESSURE_BLOCK` (default) or `TICKREEL_BACKPRESSURE_DROP`.
+     * `TICKREEL_BACKPRESSURE_BLOCK` (default) or `TICKREEL_BACKPRESSURE_DROP`. When the writer
+     * falls behind, the default holds the calling thread about 1 ms at most (2% of a 50 ms
+     * tick), then drops the tick: counted (`dropped_ticks` in the recorder's and the engine's
+     * stats), recorded as a gap in the recording, and returned as
+     * `TICKREEL_RESULT_BACKPRESSURE`.
      */
     uint32_t backpressure;
     /**
      * With `TICKREEL_BACKPRESSURE_BLOCK`: the longest `tickreel_recorder_submit_tick` waits for
-     * room, in milliseconds (default 50).
+     * room, in milliseconds (default 1; the call returns within about this + 1 ms). A whole
+     * tick (50) or more lets a stalled writer stall the server.
      */
     uint32_t block_deadline_ms;
     /**
@@ -1256,9 +1280,19 @@ typedef struct TickreelRecorderOptions {
      */
     size_t max_batch_bytes;
     /**
-     * Replace an existing finished file at the path instead of refusing (default 0).
+     * Replace an existing finished file at the path instead of refusing (default 0). A live
+     * recording of the path is `on_existing`'s (with `TICKREEL_ON_EXISTING_RESUME`, resumed,
+     * and its finish replaces the file).
      */
     uint32_t overwrite;
+    /**
+     * What starting does with a live recording of the path (a stopped or crashed server's):
+     * `TICKREEL_ON_EXISTING_START_FRESH` (default: kept aside as `STEM.previous-N.EXT`, never
+     * lost, and a new recording starts, so ticks may start again at 0),
+     * `TICKREEL_ON_EXISTING_RESUME` (continue it after its last tick) or
+     * `TICKREEL_ON_EXISTING_REFUSE`.
+     */
+    uint32_t on_existing;
 } TickreelRecorderOptions;
 
 /**
@@ -1424,9 +1458,12 @@ TickreelResult tickreel_recorder_options_default(struct TickreelRecorderOptions 
  * encoding). While recording, the data lives in a directory next to `path` (metadata file +
  * append-only segments, durable at each flush); `tickreel_recorder_finish` compacts it into
  * `path`. If that directory exists (a recording closed by `tickreel_recorder_free`, an engine
- * shutdown or a crash), the recording is resumed: ticks must continue after its last tick.
- * Resuming recovers that directory on the calling thread (it reads every segment): resume off
- * the server's tick thread. A fresh recording costs two `stat` calls and no file.
+ * shutdown or a crash), `on_existing` decides: by default (`TICKREEL_ON_EXISTING_START_FRESH`)
+ * it is renamed aside to `STEM.previous-N.EXT.live` (one rename; never deleted, `tickreel
+ * recover` finishes it) and a new recording starts, whose ticks may start again at 0; with
+ * `TICKREEL_ON_EXISTING_RESUME` the recording is resumed (recovered on a thread of its own, the
+ * call returns at once; `tickreel_recorder_wait_resumed` says where it ends): ticks must continue
+ * after its last tick. A fresh recording costs a few `stat` calls and no file.
  * `options` may be NULL for the defaults of `tickreel_recorder_options_default`. Stores the
  * recorder's handle in `*out_recorder` (NULL on failure, when it can be written).
  *
@@ -1480,7 +1517,8 @@ TickreelResult tickreel_recorder_start_on(struct TickreelEngine *engine,
 /**
  * Frees a recorder. A recording still open is closed, not finished: queued ticks are written
  * and flushed by the writer thread, and the recording stays resumable (`tickreel_recorder_start`
- * on the same path continues it; a later `_finish` produces the file). A finished recording's
+ * on the same path with `TICKREEL_ON_EXISTING_RESUME` continues it; a later `_finish` produces
+ * the file). A finished recording's
  * compaction goes on (its finish handle stays valid). `tickreel_recorder_free(NULL)` is a no-op
  * returning `TICKREEL_RESULT_OK`; a freed or invalid handle returns
  * `TICKREEL_RESULT_INVALID_HANDLE`. Never does I/O and never waits, not even for room in a full

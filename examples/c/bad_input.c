@@ -583,16 +583,20 @@ static void bad_recorder(void) {
     EXPECT(tickreel_recorder_free(rec), OK);
     EXPECT(tickreel_reader_open(other, &reader), IO);
 
-    /* Freed while open: closed, not finished; starting again resumes it. */
+    /* Freed while open: closed, not finished; starting again with RESUME resumes it (the default
+     * would set it aside and start fresh). */
     in_dir(other, sizeof other, "resumed.reel");
-    EXPECT(tickreel_recorder_start(engine, other, NULL, &rec), OK);
+    TickreelRecorderOptions resume_ro;
+    EXPECT(tickreel_recorder_options_default(&resume_ro), OK);
+    resume_ro.on_existing = TICKREEL_ON_EXISTING_RESUME;
+    EXPECT(tickreel_recorder_start(engine, other, &resume_ro, &rec), OK);
     submit_chat(rec, 1, "submit 1");
     submit_chat(rec, 3, "submit 3");
     EXPECT(tickreel_recorder_flush(rec), OK);
     EXPECT(tickreel_recorder_free(rec), OK);
     TickreelResult r = TICKREEL_RESULT_LOCKED;
     for (int i = 0; i < 10000 && r == TICKREEL_RESULT_LOCKED; i++) { /* 20 s at most */
-        r = tickreel_recorder_start(engine, other, NULL, &rec); /* until the writer closed it */
+        r = tickreel_recorder_start(engine, other, &resume_ro, &rec); /* until the writer closed it */
         if (r == TICKREEL_RESULT_LOCKED) {
             nap_ms(2);
         }

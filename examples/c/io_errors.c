@@ -1,7 +1,8 @@
 /* I/O failures through the C API: TICKREEL_RESULT_IO, and a message naming the path. Also the
  * paths refused at the start (a missing parent, a directory given as the file: I/O errors too), and the
- * DATABASE code. Run by tests/c.sh under ASan/UBSan: `io_errors SCRATCH_DIR`; prints
+ * DATABASE code, and a restart where a live recording exists (on_existing). Run by tests/c.sh under ASan/UBSan: `io_errors SCRATCH_DIR`; prints
  * "N passed" or FAIL lines and exits non-zero on a failure. */
+#define _POSIX_C_SOURCE 200809L /* nanosleep, for sleep_ms */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -63,6 +64,56 @@ int main(int argc, char **argv) {
         TALLY(strstr(tickreel_last_error_message(), runs) != NULL, "the status's message names %s", runs);
         TALLY(tickreel_recorder_abort(rec) == TICKREEL_RESULT_OK, "abort");
         TALLY(tickreel_recorder_free(rec) == TICKREEL_RESULT_OK, "free");
+    }
+
+    /* A server restarted while its recording's live directory exists: refused when asked to, or
+     * the old recording kept aside (STEM.previous-1.reel.live) and a new one started at tick 0. */
+    char restart[4096], side[4096];
+    snprintf(restart, sizeof restart, "%s/restart.reel", argv[1]);
+    snprintf(side, sizeof side, "%s/restart.previous-1.reel.live", argv[1]);
+    const uint8_t tick0[2] = {0, 0};
+    bool was_dropped = false;
+    TickreelRecorderOptions ro;
+    TALLY(tickreel_recorder_options_default(&ro) == TICKREEL_RESULT_OK, "recorder defaults");
+    TALLY(ro.on_existing == TICKREEL_ON_EXISTING_START_FRESH, "on_existing defaults to START_FRESH");
+    TALLY(ro.backpressure == TICKREEL_BACKPRESSURE_BLOCK && ro.block_deadline_ms == 1,
+          "backpressure defaults to a 1 ms wait");
+    rec = NULL;
+    r = tickreel_recorder_start(engine, restart, &ro, &rec);
+    TALLY(r == TICKREEL_RESULT_OK, "first run: %s", tickreel_result_name(r));
+    if (rec != NULL) {
+        for (uint32_t t = 0; t < 10; t++) {
+            tickreel_recorder_submit_tick(rec, t, tick0, sizeof tick0, &was_dropped);
+        }
+        TALLY(tickreel_recorder_flush(rec) == TICKREEL_RESULT_OK, "first run flushed");
+        TALLY(tickreel_recorder_free(rec) == TICKREEL_RESULT_OK, "first run stopped unfinished");
+    }
+    ro.on_existing = TICKREEL_ON_EXISTING_REFUSE;
+    rec = NULL;
+    r = TICKREEL_RESULT_LOCKED;
+    /* The writer releases the path once it has closed the freed recording: until then, LOCKED. */
+    for (int i = 0; i < 10000 && r == TICKREEL_RESULT_LOCKED; i++) { /* 20 s at most */
+        r = tickreel_recorder_start(engine, restart, &ro, &rec);
+        if (r == TICKREEL_RESULT_LOCKED) {
+            sleep_ms(2);
+        }
+    }
+    TALLY(r == TICKREEL_RESULT_IO && rec == NULL, "refused restart: %s", tickreel_result_name(r));
+    TALLY(strstr(tickreel_last_error_message(), "on_existing") != NULL, "the refusal says what to set");
+    ro.on_existing = 7;
+    r = tickreel_recorder_start(engine, restart, &ro, &rec);
+    TALLY(r == TICKREEL_RESULT_INVALID_ARGUMENT && rec == NULL, "on_existing 7: %s", tickreel_result_name(r));
+    /* The defaults: the old recording set aside, tick 0 taken. */
+    TALLY(tickreel_recorder_options_default(&ro) == TICKREEL_RESULT_OK, "recorder defaults again");
+    r = tickreel_recorder_start(engine, restart, &ro, &rec);
+    TALLY(r == TICKREEL_RESULT_OK, "fresh restart: %s", tickreel_result_name(r));
+    if (rec != NULL) {
+        r = tickreel_recorder_submit_tick(rec, 0, tick0, sizeof tick0, &was_dropped);
+        TALLY(r == TICKREEL_RESULT_OK && !was_dropped, "tick 0 after a fresh restart: %s", tickreel_result_name(r));
+        struct stat st;
+        TALLY(stat(side, &st) == 0 && S_ISDIR(st.st_mode), "the old recording kept at %s", side);
+        TALLY(tickreel_recorder_abort(rec) == TICKREEL_RESULT_OK, "abort the fresh one");
+        TALLY(tickreel_recorder_free(rec) == TICKREEL_RESULT_OK, "free the fresh one");
     }
     TALLY(tickreel_engine_free(engine) == TICKREEL_RESULT_OK, "engine free");
 

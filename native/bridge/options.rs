@@ -122,10 +122,15 @@ options! {
         /// Flush when a player leaves (a `PlayerLeave` event or `tickreel_recorder_player_left`)
         /// (default 1).
         flush_on_player_leave: u32,
-        /// `TICKREEL_BACKPRESSURE_BLOCK` (default) or `TICKREEL_BACKPRESSURE_DROP`.
+        /// `TICKREEL_BACKPRESSURE_BLOCK` (default) or `TICKREEL_BACKPRESSURE_DROP`. When the writer
+        /// falls behind, the default holds the calling thread about 1 ms at most (2% of a 50 ms
+        /// tick), then drops the tick: counted (`dropped_ticks` in the recorder's and the engine's
+        /// stats), recorded as a gap in the recording, and returned as
+        /// `TICKREEL_RESULT_BACKPRESSURE`.
         backpressure: u32,
         /// With `TICKREEL_BACKPRESSURE_BLOCK`: the longest `tickreel_recorder_submit_tick` waits for
-        /// room, in milliseconds (default 50).
+        /// room, in milliseconds (default 1; the call returns within about this + 1 ms). A whole
+        /// tick (50) or more lets a stalled writer stall the server.
         block_deadline_ms: u32,
         /// Zstd level of the final compacted file (default 9).
         compaction_zstd_level: i32,
@@ -136,8 +141,16 @@ options! {
         compaction_verify: u32,
         /// Largest accepted tick batch in bytes (default 1 MiB). Must be >= 2.
         max_batch_bytes: usize,
-        /// Replace an existing finished file at the path instead of refusing (default 0).
+        /// Replace an existing finished file at the path instead of refusing (default 0). A live
+        /// recording of the path is `on_existing`'s (with `TICKREEL_ON_EXISTING_RESUME`, resumed,
+        /// and its finish replaces the file).
         overwrite: u32,
+        /// What starting does with a live recording of the path (a stopped or crashed server's):
+        /// `TICKREEL_ON_EXISTING_START_FRESH` (default: kept aside as `STEM.previous-N.EXT`, never
+        /// lost, and a new recording starts, so ticks may start again at 0),
+        /// `TICKREEL_ON_EXISTING_RESUME` (continue it after its last tick) or
+        /// `TICKREEL_ON_EXISTING_REFUSE`.
+        on_existing: u32,
     }
     /// What `RecorderOptions.toNative()` appends to its recording's [`ReelArray`].
     java RecorderArray, "recorderOptions" {
@@ -151,6 +164,7 @@ options! {
         verify_compaction: "verifyCompaction",
         max_batch_bytes: "maxBatchBytes",
         overwrite: "overwrite",
+        on_existing: "onExisting",
     }
 }
 
@@ -275,6 +289,6 @@ mod tests {
         assert_eq!((e.writer_threads, e.shadow_budget_bytes), (0, 4));
         assert_eq!(e.to_vec(), a);
         assert_eq!(ReelArray::LEN, 12);
-        assert_eq!(RecorderArray::LEN, 10);
+        assert_eq!(RecorderArray::LEN, 11);
     }
 }

@@ -165,9 +165,12 @@ pub fn recorder_options_default() -> RecorderOptions {
 /// encoding). While recording, the data lives in a directory next to `path` (metadata file +
 /// append-only segments, durable at each flush); `tickreel_recorder_finish` compacts it into
 /// `path`. If that directory exists (a recording closed by `tickreel_recorder_free`, an engine
-/// shutdown or a crash), the recording is resumed: ticks must continue after its last tick.
-/// Resuming recovers that directory on the calling thread (it reads every segment): resume off
-/// the server's tick thread. A fresh recording costs two `stat` calls and no file.
+/// shutdown or a crash), `on_existing` decides: by default (`TICKREEL_ON_EXISTING_START_FRESH`)
+/// it is renamed aside to `STEM.previous-N.EXT.live` (one rename; never deleted, `tickreel
+/// recover` finishes it) and a new recording starts, whose ticks may start again at 0; with
+/// `TICKREEL_ON_EXISTING_RESUME` the recording is resumed (recovered on a thread of its own, the
+/// call returns at once; `tickreel_recorder_wait_resumed` says where it ends): ticks must continue
+/// after its last tick. A fresh recording costs a few `stat` calls and no file.
 /// `options` may be NULL for the defaults of `tickreel_recorder_options_default`. Stores the
 /// recorder's handle in `*out_recorder` (NULL on failure, when it can be written).
 ///
@@ -228,7 +231,8 @@ pub fn recorder_start_on(
 
 /// Frees a recorder. A recording still open is closed, not finished: queued ticks are written
 /// and flushed by the writer thread, and the recording stays resumable (`tickreel_recorder_start`
-/// on the same path continues it; a later `_finish` produces the file). A finished recording's
+/// on the same path with `TICKREEL_ON_EXISTING_RESUME` continues it; a later `_finish` produces
+/// the file). A finished recording's
 /// compaction goes on (its finish handle stays valid). `tickreel_recorder_free(NULL)` is a no-op
 /// returning `TICKREEL_RESULT_OK`; a freed or invalid handle returns
 /// `TICKREEL_RESULT_INVALID_HANDLE`. Never does I/O and never waits, not even for room in a full

@@ -11,7 +11,7 @@ use crate::api::library::OptionDefaults;
 use crate::api::shadow::report_chat_code;
 use crate::options::{EngineArray, RecorderArray, ReelArray, ReportArray, ShadowArray};
 use tickreel::record::{
-    Backpressure, ChunkPolicy, EngineOptions, RecorderOptions, RecordingIdentity,
+    Backpressure, ChunkPolicy, EngineOptions, OnExisting, RecorderOptions, RecordingIdentity,
 };
 use tickreel::shadow::{ReportOptions, ShadowOptions};
 
@@ -79,6 +79,7 @@ pub(super) fn recorder_array(o: &RecorderOptions) -> Vec<i64> {
         snapshot_provider: _,
         max_batch_bytes,
         overwrite,
+        on_existing,
         observers: _,
         // not in Java's options yet (issue 35)
         server: _,
@@ -100,6 +101,12 @@ pub(super) fn recorder_array(o: &RecorderOptions) -> Vec<i64> {
             verify_compaction: i64::from(compaction.verify),
             max_batch_bytes: *max_batch_bytes as i64,
             overwrite: i64::from(*overwrite),
+            // The ordinals of Java's `RecorderOptions.OnExisting`.
+            on_existing: match on_existing {
+                OnExisting::Resume => 0,
+                OnExisting::StartFresh => 1,
+                OnExisting::Refuse => 2,
+            },
         }
         .to_vec(),
     );

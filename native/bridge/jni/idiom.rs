@@ -25,6 +25,7 @@ pub(crate) fn java_option(name: &str) -> Option<&'static str> {
         "max_batch_bytes" => "maxBatchBytes",
         "tick_rate_millihz" => "ticksPerSecond",
         "overwrite" => "overwrite(true)",
+        "on_existing" => "onExisting",
         "writer_threads" => "writerThreads",
         "queue_capacity" => "queueCapacity",
         "max_inflight_bytes" => "maxInflightBytes",

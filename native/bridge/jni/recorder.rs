@@ -16,8 +16,8 @@ use super::{Res, bad_arg, long_array, longs_arg};
 use crate::api::engine::{Submission, WriterStatus};
 use crate::options::{EngineArray, RecorderArray, ReelArray};
 use tickreel::record::{
-    Backpressure, CompactOptions, EngineOptions, EngineStats, FlushPolicy, RecorderOptions,
-    RecorderStats, Submitted,
+    Backpressure, CompactOptions, EngineOptions, EngineStats, FlushPolicy, OnExisting,
+    RecorderOptions, RecorderStats, Submitted,
 };
 
 /// Number of `long`s in the recorder options array (`RecorderOptions#toNative`): its
@@ -66,6 +66,7 @@ pub(super) fn recorder_options(a: &[i64]) -> Res<RecorderOptions> {
         verify_compaction,
         max_batch_bytes,
         overwrite,
+        on_existing,
     } = RecorderArray::read(&a[ReelArray::LEN..]);
     let backpressure = match backpressure_drop {
         0 => Backpressure::Block {
@@ -73,6 +74,13 @@ pub(super) fn recorder_options(a: &[i64]) -> Res<RecorderOptions> {
         },
         1 => Backpressure::Drop,
         other => return Err(bad_arg(format!("unknown backpressure policy {other}"))),
+    };
+    // The ordinals of Java's `RecorderOptions.OnExisting`.
+    let on_existing = match on_existing {
+        0 => OnExisting::Resume,
+        1 => OnExisting::StartFresh,
+        2 => OnExisting::Refuse,
+        other => return Err(bad_arg(format!("unknown onExisting choice {other}"))),
     };
     Ok(RecorderOptions {
         identity: reel.identity,
@@ -94,6 +102,7 @@ pub(super) fn recorder_options(a: &[i64]) -> Res<RecorderOptions> {
         snapshot_provider: None,
         max_batch_bytes: ranged(max_batch_bytes, "maxBatchBytes")?,
         overwrite: overwrite != 0,
+        on_existing,
         observers: Vec::new(),
         // not in Java's options yet (issue 35): Rust's RecorderOptions::server
         server: None,

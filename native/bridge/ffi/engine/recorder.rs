@@ -106,7 +106,9 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = CString::new(dir.path().join("m.reel").to_str().unwrap()).unwrap();
         let e = engine(None);
-        let o = recorder_options();
+        let mut o = recorder_options();
+        // Started again below: resumed, not set aside.
+        o.on_existing = super::super::recorder_options::TICKREEL_ON_EXISTING_RESUME;
         let r = start(e, &path, &o);
         let good = [0u8, 0];
         let bad = [0u8, 1, 0x33];

@@ -10,23 +10,35 @@ use crate::ffi::convert::{CArg, CResult};
 pub use crate::ffi::options::TickreelRecorderOptions;
 use crate::ffi::result::{FfiError, FfiResult};
 use tickreel::record::{
-    Backpressure, ChunkPolicy, CompactOptions, FlushPolicy, RecorderOptions, RecordingIdentity,
+    Backpressure, ChunkPolicy, CompactOptions, DEFAULT_BLOCK_DEADLINE, FlushPolicy, OnExisting,
+    RecorderOptions, RecordingIdentity,
 };
 
 /// `TickreelRecorderOptions.backpressure`: when the writer falls behind, wait up to
-/// `block_deadline_ms` for room, then drop the tick (counted, recorded as a gap) and return
-/// `TICKREEL_RESULT_BACKPRESSURE`. The default.
+/// `block_deadline_ms` for room (default 1 ms), then drop the tick (counted, recorded as a gap)
+/// and return `TICKREEL_RESULT_BACKPRESSURE`. The default.
 pub const TICKREEL_BACKPRESSURE_BLOCK: u32 = 0;
 /// `TickreelRecorderOptions.backpressure`: when the writer falls behind, drop the tick at once
 /// (counted, recorded as a gap); `tickreel_recorder_submit_tick` returns `TICKREEL_RESULT_OK`
 /// and sets `*out_dropped` to true.
 pub const TICKREEL_BACKPRESSURE_DROP: u32 = 1;
 
+/// `TickreelRecorderOptions.on_existing`: continue a live recording of the path (a stopped or
+/// crashed server's) after its last tick; a tick at or before it is refused.
+pub const TICKREEL_ON_EXISTING_RESUME: u32 = 0;
+/// `TickreelRecorderOptions.on_existing`: keep a live recording of the path aside (its live
+/// directory renamed to that of `STEM.previous-N.EXT`, never deleted; `tickreel recover` finishes
+/// it) and start a new one, whose ticks may start again at 0. The default.
+pub const TICKREEL_ON_EXISTING_START_FRESH: u32 = 1;
+/// `TickreelRecorderOptions.on_existing`: refuse to start where a live recording of the path
+/// exists (`TICKREEL_RESULT_IO`, "already exists", naming the live directory).
+pub const TICKREEL_ON_EXISTING_REFUSE: u32 = 2;
+
 impl TickreelRecorderOptions {
     fn from_core(o: &RecorderOptions) -> Self {
         let (backpressure, deadline) = match o.backpressure {
             Backpressure::Block { deadline } => (TICKREEL_BACKPRESSURE_BLOCK, deadline),
-            Backpressure::Drop => (TICKREEL_BACKPRESSURE_DROP, Duration::from_millis(50)),
+            Backpressure::Drop => (TICKREEL_BACKPRESSURE_DROP, DEFAULT_BLOCK_DEADLINE),
         };
         let ms = |d: Duration| u32::try_from(d.as_millis()).unwrap_or(u32::MAX);
         TickreelRecorderOptions {
@@ -49,6 +61,11 @@ impl TickreelRecorderOptions {
             compaction_verify: u32::from(o.compaction.verify),
             max_batch_bytes: o.max_batch_bytes,
             overwrite: u32::from(o.overwrite),
+            on_existing: match o.on_existing {
+                OnExisting::Resume => TICKREEL_ON_EXISTING_RESUME,
+                OnExisting::StartFresh => TICKREEL_ON_EXISTING_START_FRESH,
+                OnExisting::Refuse => TICKREEL_ON_EXISTING_REFUSE,
+            },
         }
     }
 
@@ -66,6 +83,17 @@ impl TickreelRecorderOptions {
                 return bad(format!(
                     "options.backpressure {other} is neither TICKREEL_BACKPRESSURE_BLOCK nor \
                      TICKREEL_BACKPRESSURE_DROP"
+                ));
+            }
+        };
+        let on_existing = match self.on_existing {
+            TICKREEL_ON_EXISTING_RESUME => OnExisting::Resume,
+            TICKREEL_ON_EXISTING_START_FRESH => OnExisting::StartFresh,
+            TICKREEL_ON_EXISTING_REFUSE => OnExisting::Refuse,
+            other => {
+                return bad(format!(
+                    "options.on_existing {other} is none of TICKREEL_ON_EXISTING_RESUME, \
+                     TICKREEL_ON_EXISTING_START_FRESH and TICKREEL_ON_EXISTING_REFUSE"
                 ));
             }
         };
@@ -102,6 +130,7 @@ impl TickreelRecorderOptions {
             snapshot_provider: None,
             max_batch_bytes: self.max_batch_bytes,
             overwrite: self.overwrite != 0,
+            on_existing,
             observers: Vec::new(),
             // not in C's options yet (issue 35): Rust's RecorderOptions::server
             server: None,
@@ -212,6 +241,7 @@ mod tests {
         let mut r = std::ptr::null_mut();
         for change in [
             |o: &mut TickreelRecorderOptions| o.backpressure = 7,
+            |o: &mut TickreelRecorderOptions| o.on_existing = 3,
             |o: &mut TickreelRecorderOptions| o.zstd_level = 99,
             |o: &mut TickreelRecorderOptions| o.flush_interval_ms = 0,
             |o: &mut TickreelRecorderOptions| o.compaction_chunk_ticks = 0,

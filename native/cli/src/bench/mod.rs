@@ -1,6 +1,7 @@
 //! `tickreel bench`: benchmarks that print their figures as one flat JSON object.
 //! Each area adds a module with `pub fn run(quick: bool, out: &mut Figures)`.
 
+mod backpressure;
 mod baseline;
 mod catalog;
 mod curve;
@@ -41,7 +42,8 @@ pub struct Args {
     /// Smaller workloads: the same keys in under a minute.
     #[arg(long)]
     pub quick: bool,
-    /// Run only this area (format, realistic, dictionary, record, paced, runs, shadow, world, play, ghost, jni, s3, catalog, serve,
+    /// Run only this area (format, realistic, dictionary, record, backpressure, paced, runs, shadow, world, play, ghost,
+    /// jni, s3, catalog, serve,
     /// world_state, terrain,
     /// viewer, world_report, network, curve). `viewer` (the web viewer's memory over 10 minutes
     /// of playback in headless Chromium; 30 s with --quick), `world_report` (the `world` area's
@@ -73,6 +75,9 @@ pub fn run(a: Args, out: &mut Out) -> tickreel::Result<()> {
     }
     if on("record") {
         record::run(a.quick, &mut figures);
+    }
+    if on("backpressure") {
+        backpressure::run(a.quick, &mut figures);
     }
     if on("paced") {
         paced::run(a.quick, &mut figures);

@@ -7,6 +7,7 @@
 use std::time::{Duration, Instant};
 
 use tickreel::format::{Event, encode_batch};
+use tickreel::record::{Backpressure, OnExisting};
 use tickreel::{Engine, EngineOptions, RecorderOptions};
 use tickreel_sim::{SimConfig, Simulator};
 
@@ -121,9 +122,15 @@ fn resume(quick: bool, out: &mut Figures) {
     let dir = tempfile::tempdir().expect("tempdir");
     let path = dir.path().join("resume.reel");
     let engine = Engine::new(EngineOptions::default()).expect("engine");
-    let rec = engine
-        .start_recording(&path, RecorderOptions::default())
-        .expect("start");
+    // Every tick kept (waiting for room), and the second start resumes the first recording.
+    let options = || RecorderOptions {
+        backpressure: Backpressure::Block {
+            deadline: Duration::from_secs(10),
+        },
+        on_existing: OnExisting::Resume,
+        ..RecorderOptions::default()
+    };
+    let rec = engine.start_recording(&path, options()).expect("start");
     let mut x = 0x9e37_79b9_7f4a_7c15u64;
     let mut data = vec![0u8; 64 << 10];
     let mut batch = Vec::new();
@@ -146,9 +153,7 @@ fn resume(quick: bool, out: &mut Figures) {
     rec.close().expect("close");
     drop(rec);
     let started = Instant::now();
-    let rec = engine
-        .start_recording(&path, RecorderOptions::default())
-        .expect("resume");
+    let rec = engine.start_recording(&path, options()).expect("resume");
     let call = started.elapsed();
     rec.wait_resumed(Duration::from_secs(120))
         .expect("recovered");

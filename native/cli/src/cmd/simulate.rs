@@ -18,7 +18,7 @@ use std::time::{Duration, Instant};
 
 use tickreel::format::encode_batch;
 use tickreel::play::Reader;
-use tickreel::record::{Backpressure, FlushPolicy, RecorderStats};
+use tickreel::record::{Backpressure, FlushPolicy, OnExisting, RecorderStats};
 use tickreel::shadow::{ReportOptions, ShadowBuffer, ShadowOptions, ShadowStats};
 use tickreel::{Engine, EngineOptions, Error, Event, Recorder, RecorderOptions};
 use tickreel_sim::{SimConfig, Simulator};
@@ -105,6 +105,8 @@ pub fn run(a: Args, out: &mut Out) -> tickreel::Result<()> {
         backpressure: Backpressure::Block {
             deadline: Duration::from_secs(5),
         },
+        // A simulation carries on where a stopped one left its recording.
+        on_existing: OnExisting::Resume,
         ..RecorderOptions::default()
     };
     options.chunk.chunk_ticks = a.chunk_ticks;

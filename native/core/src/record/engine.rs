@@ -21,7 +21,7 @@ use crate::record::hot_slots::{NONE, OPEN};
 use crate::record::open_recording::OpenRecording;
 use crate::record::pool::BufferPool;
 use crate::record::rec_shared::RecShared;
-use crate::record::recorder::{Backpressure, Recorder, RecorderOptions};
+use crate::record::recorder::{Backpressure, OnExisting, Recorder, RecorderOptions};
 use crate::record::resume::PendingResume;
 use crate::record::sync_round::SyncThread;
 use crate::record::writer_thread::{Ending, Msg, writer_loop};
@@ -246,7 +246,8 @@ impl Engine {
         })
     }
 
-    /// Starts (or, if its live directory exists, resumes) the recording whose final file is `path`.
+    /// Starts (or, if its live directory exists, resumes, sets aside or refuses, as
+    /// [`RecorderOptions::on_existing`] chose) the recording whose final file is `path`.
     /// Resuming returns at once: the directory is recovered on a thread of its own while ticks
     /// and calls queue up (under the backpressure policy); ticks at or before the recording's
     /// last tick are refused once it is known. [`Recorder::wait_resumed`] tells where it ends.
@@ -345,7 +346,23 @@ impl Engine {
         }
         // Resuming: the lock is taken here (a directory another writer holds is refused at once),
         // the recovery runs on a thread of its own (it reads every segment).
-        let pending = if live.dir_exists()? {
+        // A live directory left by a stopped or crashed server: resumed, set aside or refused as
+        // `on_existing` chose. A finished file in the way is refused before
+        // anything is set aside.
+        let mut resume = live.dir_exists()?;
+        if resume && options.on_existing != OnExisting::Resume {
+            if !options.overwrite && storage.stat(path)?.is_some() {
+                return Err(Error::exists_at(
+                    path,
+                    &format!(
+                        " (a finished recording); set {} to replace it",
+                        crate::error::option("overwrite")
+                    ),
+                ));
+            }
+            resume = crate::record::restart::on_existing(&live, path, options.on_existing)?;
+        }
+        let pending = if resume {
             let lock = live.lock()?;
             Some(PendingResume::start(live.clone(), lock)?)
         } else {

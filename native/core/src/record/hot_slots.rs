@@ -152,6 +152,23 @@ impl Drop for HotSlot {
     }
 }
 
+/// Another thread's message on its way to the queue, counted in [`Hot::sending`] until it is
+/// counted in `queued_msgs` (or refused); lowered when dropped, also by a panic.
+pub(crate) struct Sending<'a>(&'a Hot);
+
+impl<'a> Sending<'a> {
+    pub(crate) fn raise(hot: &'a Hot) -> Sending<'a> {
+        hot.sending.fetch_add(1, Ordering::SeqCst);
+        Sending(hot)
+    }
+}
+
+impl Drop for Sending<'_> {
+    fn drop(&mut self) {
+        self.0.sending.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

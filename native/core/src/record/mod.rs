@@ -5,10 +5,12 @@
 //! that no circle comes back, and that nothing here imports the read path, `crate::play`; what
 //! both read recordings with, the `Reader`, lives below both in `crate::reader`):
 //! - the handles: `engine` (the `Engine`, which makes the shared state and starts the threads),
-//!   `recorder` (the `Recorder` a server thread submits to) and `recorder_options`;
+//!   `recorder` (the `Recorder` a server thread submits to; `recorder::messages`, its calls
+//!   besides ticks, `recorder::ending`, its endings) and `recorder_options`;
 //! - a writer thread and its work: `writer_thread` (its loop; `writer_thread::staged`, its side of
 //!   the staging rings), `open_recording` (one recording on its writer; `open_recording::flush`),
-//!   `resume`, `sync_round` (group commit), `compaction_worker` and `background`;
+//!   `resume`, `restart` (a live recording found at start: resumed, set aside or refused),
+//!   `sync_round` (group commit), `compaction_worker` and `background`;
 //! - what the engine's threads and handles share: `engine_shared` (the engine's state: storage,
 //!   pool, hot slots, `budget`, `counters`, `held` memory, and with feature `test-hooks` only,
 //!   the writers' `stall` hook), `rec_shared` (one recording's), `hot_slots` (what `submit_tick`
@@ -42,6 +44,7 @@ mod recorder;
 mod recorder_options;
 mod recover;
 mod reel_writer;
+mod restart;
 mod resume;
 mod returns;
 mod staging;
@@ -58,8 +61,8 @@ pub use identity::RecordingIdentity;
 pub use observer::{MetadataChange, StreamEnd, StreamObserver, StreamStart};
 pub use publish::{PublishError, UnpublishedReel};
 pub use recorder::{
-    Backpressure, FlushPolicy, Recorder, RecorderOptions, RecorderStats, SnapshotProvider,
-    Submitted,
+    Backpressure, DEFAULT_BLOCK_DEADLINE, FlushPolicy, MAX_PREVIOUS_RECORDINGS, OnExisting,
+    Recorder, RecorderOptions, RecorderStats, SnapshotProvider, Submitted,
 };
 pub use recover::{RecoverReport, recover, recover_live, recover_with_progress};
 pub use reel_writer::{ReelOptions, ReelWriter};

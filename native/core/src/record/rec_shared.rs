@@ -15,6 +15,12 @@ use crate::record::recorder_options::{Backpressure, RecorderOptions};
 use crate::record::staging::Staging;
 use crate::sync::Mutex;
 
+/// Most gaps (runs of ticks dropped by backpressure) a recording keeps apart while it is written.
+/// Past it, a drop widens the last gap to reach it: the gaps then also cover ticks that were
+/// recorded (the metadata's `dropped_ticks`, their sum, becomes an upper bound), but never leave
+/// a dropped tick out, and the metadata stays far within what a reader accepts.
+pub(crate) const MAX_GAPS: usize = 4096;
+
 /// State shared between a `Recorder` handle and the writer thread. What `submit_tick` reads and
 /// writes sits apart, in the engine's packed slots ([`HotSlot`]); the handle keeps a view of it and
 /// copies of the fields that never change.
@@ -149,12 +155,57 @@ impl RecShared {
     pub(crate) fn record_drop(&self, tick: u32) {
         self.dropped.fetch_add(1, Ordering::Relaxed);
         let mut g = self.gaps.lock();
+        let full = g.len() >= MAX_GAPS;
         match g.last_mut() {
-            Some(gap) if gap.to.checked_add(1) == Some(tick) => gap.to = tick,
+            Some(gap) if gap.to.checked_add(1) == Some(tick) || full => gap.to = tick,
             _ => g.push(Gap {
                 from: tick,
                 to: tick,
             }),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::record::hot_slots::{HotSlots, OPEN};
+
+    /// Drops far apart make a gap each up to `MAX_GAPS`; past it they widen the last one, so no
+    /// dropped tick is left out and the list stays bounded.
+    #[test]
+    fn gaps_are_bounded_and_never_leave_a_drop_out() {
+        let slots = HotSlots::default();
+        let sh = RecShared::new(
+            slots.take(OPEN, NONE),
+            1,
+            PathBuf::from("g.reel"),
+            false,
+            &RecorderOptions::default(),
+            None,
+            None,
+        );
+        let drops = MAX_GAPS as u32 + 100;
+        for i in 0..drops {
+            sh.record_drop(2 * i);
+        }
+        sh.record_drop(2 * drops + 1);
+        let g = sh.gaps.lock();
+        assert_eq!(g.len(), MAX_GAPS);
+        assert_eq!(
+            g[MAX_GAPS - 2],
+            Gap {
+                from: 2 * (MAX_GAPS as u32 - 2),
+                to: 2 * (MAX_GAPS as u32 - 2)
+            }
+        );
+        assert_eq!(
+            g[MAX_GAPS - 1],
+            Gap {
+                from: 2 * (MAX_GAPS as u32 - 1),
+                to: 2 * drops + 1
+            }
+        );
+        assert_eq!(sh.dropped.load(Ordering::Relaxed), u64::from(drops) + 1);
     }
 }

@@ -1,6 +1,10 @@
 //! The `Recorder` handle a game server holds per recording. `submit_tick` is the server-thread hot
 //! path: O(1) checks and a copy, into the recording's staging ring (`staging`) or, for a tick of a
-//! few dozen bytes or one the ring has no room for, onto the writer's bounded lock-free queue.
+//! few dozen bytes or one the ring has no room for, onto the writer's bounded lock-free queue,
+//! waiting for room no longer than the recording's [`Backpressure`] policy allows.
+//!
+//! Its other calls, by meaning: `messages` (what a server sends besides ticks: snapshots,
+//! terrain, metadata, flushes) and `ending` (finish, close, abort, drop).
 
 use std::path::Path;
 use std::sync::Arc;
@@ -10,18 +14,18 @@ use std::time::{Duration, Instant};
 use crossbeam_channel::{Sender, TrySendError};
 
 use crate::error::{Error, Result};
-use crate::format::Limits;
-use crate::format::metadata::{EntityInfo, EventType};
-use crate::format::palette::PaletteKind;
 use crate::record::engine_shared::EngineShared;
-use crate::record::finish::Finishing;
-use crate::record::hot_slots::{Hot, HotRef};
+use crate::record::hot_slots::{HotRef, Sending};
 use crate::record::staging::{Commit, Producer, Staging};
 use crate::record::tick_bytes::{INLINE, TickBytes};
 use crate::record::writer_thread::{Ending, Msg};
 
+mod ending;
+mod messages;
+
 pub use crate::record::recorder_options::{
-    Backpressure, FlushPolicy, RecorderOptions, SnapshotProvider,
+    Backpressure, DEFAULT_BLOCK_DEADLINE, FlushPolicy, MAX_PREVIOUS_RECORDINGS, OnExisting,
+    RecorderOptions, SnapshotProvider,
 };
 
 /// Outcome of a successful `submit_tick`.
@@ -50,7 +54,7 @@ pub struct RecorderStats {
     pub queue_depth: usize,
 }
 
-use crate::record::hot_slots::{ABORTED, CLOSED, FINISHING, NONE, OPEN, RETIRED};
+use crate::record::hot_slots::{NONE, OPEN, RETIRED};
 use crate::record::rec_shared::{RESUME_DONE, RESUME_FAILED, RESUME_PENDING, RecShared};
 
 /// One recording being written. Cheap to share between threads (`&self` methods); ticks of one
@@ -163,7 +167,10 @@ impl Recorder {
     #[inline(never)]
     fn not_after(tick: u32, last: u64) -> Error {
         Error::invalid(format!(
-            "tick {tick} is not after the last submitted tick {last}"
+            "tick {tick} is not after the last submitted tick {last} (a recording resumed \
+             after a restart carries on after its last tick; set {} to StartFresh, the default, \
+             to keep the old recording aside and start a new one)",
+            crate::error::option("on_existing")
         ))
     }
 
@@ -315,220 +322,6 @@ impl Recorder {
         }
     }
 
-    fn send(&self, msg: Msg) -> Result<()> {
-        // Counted in `sending` until it is counted in `queued_msgs` (see `staging::Claim::commit`),
-        // from before the recording is checked open: an ending waits for it (see `transition`).
-        let _sending = Sending::raise(&self.hot);
-        if self.hot.state.load(Ordering::SeqCst) != OPEN {
-            return Err(self.not_open());
-        }
-        if self.engine.stopping.load(Ordering::SeqCst) {
-            return Err(Self::engine_gone());
-        }
-        // Never blocks past the recorder's backpressure policy: with the queue full, `Block` waits
-        // up to its deadline and `Drop` not at all; then the call fails and nothing was queued.
-        let full = |_| Error::Backpressure("the writer's queue is full; nothing was queued".into());
-        let gone = || Error::InvalidState("the engine has shut down".into());
-        let sent = match self.tx.try_send(msg) {
-            Ok(()) => Ok(()),
-            Err(TrySendError::Disconnected(_)) => Err(gone()),
-            Err(TrySendError::Full(msg)) => match self.shared.backpressure {
-                Backpressure::Drop => Err(full(msg)),
-                Backpressure::Block { deadline } => {
-                    match crate::threads::send_until(
-                        &self.tx,
-                        msg,
-                        crate::threads::deadline_in(deadline),
-                    ) {
-                        Ok(()) => Ok(()),
-                        Err(Some(m)) => Err(full(m)),
-                        Err(None) => Err(gone()),
-                    }
-                }
-            },
-        };
-        if sent.is_ok() {
-            self.hot.queued_msgs.fetch_add(1, Ordering::Release);
-            self.shared.other_sent.fetch_add(1, Ordering::Relaxed);
-        }
-        sent
-    }
-
-    /// Sends an ending message without waiting for queue room: onto the queue when it has room,
-    /// else onto the writer's control channel, marked to take effect after every message this
-    /// recording has queued so far.
-    fn send_ending(&self, msg: Msg) -> Result<()> {
-        let gone = Self::engine_gone;
-        if self.engine.stopping.load(Ordering::Acquire) {
-            return Err(gone());
-        }
-        // Counted in `sending` until it is counted in `queued_msgs` (see `staging::Claim::commit`).
-        let _sending = Sending::raise(&self.hot);
-        match self.tx.try_send(msg) {
-            Ok(()) => {
-                self.hot.queued_msgs.fetch_add(1, Ordering::Release);
-                Ok(())
-            }
-            Err(TrySendError::Disconnected(_)) => Err(gone()),
-            // The control channel is unbounded: never full.
-            Err(TrySendError::Full(msg)) => crate::threads::send(
-                &self.control,
-                Ending {
-                    id: self.shared.id,
-                    after: self.shared.queued(),
-                    msg,
-                },
-            )
-            .map_err(|_| gone()),
-        }
-    }
-
-    /// A player left: triggers a flush (per the flush policy) so that their part is durable, and
-    /// starts the player's grace period in a shadow buffer. Record the `PlayerLeave` event itself
-    /// in the tick batch; this call adds no event.
-    pub fn player_left(&self, entity: u32) -> Result<()> {
-        self.send(Msg::PlayerLeft {
-            id: self.shared.id,
-            entity,
-        })
-    }
-
-    /// Supplies snapshot bytes (blocks, entities, whatever the game needs to rebuild its world);
-    /// the next tick starts a chunk carrying them.
-    pub fn offer_snapshot(&self, bytes: Vec<u8>) -> Result<()> {
-        Limits::default().check_snapshot(bytes.len())?;
-        // Counted against the in-flight budget like ticks, under the same policy.
-        let cap = bytes.capacity();
-        if !self.engine.budget.reserve_bytes(cap) {
-            let ok = match self.shared.backpressure {
-                Backpressure::Block { deadline } => self
-                    .engine
-                    .budget
-                    .wait_reserve(cap, crate::threads::deadline_in(deadline)),
-                Backpressure::Drop => false,
-            };
-            if !ok {
-                return Err(Error::Backpressure(format!(
-                    "a snapshot of {} bytes does not fit in the in-flight budget; nothing was queued",
-                    bytes.len()
-                )));
-            }
-        }
-        let r = self.send(Msg::Snapshot {
-            id: self.shared.id,
-            bytes,
-        });
-        if r.is_err() {
-            self.engine.budget.release_bytes(cap);
-        }
-        r
-    }
-
-    /// Supplies terrain, the blocks of an area as chunk sections in Minecraft's layout
-    /// ([`crate::format::Section`]: palette of block-state ids named through the block palette,
-    /// packed indices), at a recording's start or whenever the game loads or changes an area.
-    /// The next tick starts a chunk carrying it; the writer thread compresses it (zstd at
-    /// [`crate::format::TERRAIN_ZSTD_LEVEL`]) and stores it once, and readers return it with the
-    /// world from that tick on ([`crate::Reader::world_at`]), a later offer's section replacing
-    /// an earlier one at the same position. A shadow buffer watching the recording keeps the
-    /// latest terrain and puts the sections around a reported player into the report.
-    ///
-    /// Server thread: checks every section ([`crate::format::Section::validate`]; 1.7 ms for
-    /// the 1,176 sections of a 7×7-chunk area, release build) and moves them onto the writer's queue, counted against the in-flight budget
-    /// like a snapshot. Refuses (nothing queued) invalid sections (`InvalidArgument`), a position
-    /// twice, and an offer over `Limits::max_terrain_sections` / `max_terrain_bytes`
-    /// (`LimitExceeded`); the writer refuses terrain that would take the positions ever offered
-    /// past `max_terrain_sections` (the recording's error, [`Recorder::status`]). Terrain is as
-    /// safe as a tick once acknowledged: it is in the chunk the next tick starts, flushed with it.
-    pub fn offer_terrain(&self, sections: Vec<crate::format::Section>) -> Result<()> {
-        let terrain = crate::format::terrain::check_offer(sections, &Limits::default())?;
-        let budget = terrain
-            .sections()
-            .map(|s| 64 + 4 * s.palette.len() + 8 * s.packed.len())
-            .sum::<usize>();
-        if !self.engine.budget.reserve_bytes(budget) {
-            let ok = match self.shared.backpressure {
-                Backpressure::Block { deadline } => self
-                    .engine
-                    .budget
-                    .wait_reserve(budget, crate::threads::deadline_in(deadline)),
-                Backpressure::Drop => false,
-            };
-            if !ok {
-                return Err(Error::Backpressure(format!(
-                    "terrain of {budget} bytes does not fit in the in-flight budget; nothing was queued"
-                )));
-            }
-        }
-        let r = self.send(Msg::Terrain {
-            id: self.shared.id,
-            terrain: Box::new(terrain),
-            budget,
-        });
-        if r.is_err() {
-            self.engine.budget.release_bytes(budget);
-        }
-        r
-    }
-
-    /// Records who an entity is (uuid, name) in the metadata. Refuses (`LimitExceeded`) what
-    /// would make the metadata exceed what a reader accepts.
-    pub fn register_entity(&self, info: EntityInfo) -> Result<()> {
-        self.shared.meta_budget.lock().entity(&info)?;
-        self.send(Msg::Entity {
-            id: self.shared.id,
-            info: Box::new(info),
-        })
-    }
-
-    /// Registers a custom event type (id, name, schema version) in the metadata. Refuses
-    /// (`LimitExceeded`) what would make the metadata exceed what a reader accepts.
-    pub fn register_event_type(&self, t: EventType) -> Result<()> {
-        self.shared.meta_budget.lock().event_type(&t)?;
-        self.send(Msg::EventType {
-            id: self.shared.id,
-            t: Box::new(t),
-        })
-    }
-
-    /// Names palette id `id` of `kind` (a block state, an item, a damage cause that world events
-    /// name by id) in the metadata: `register_name(PaletteKind::Block, 1, "minecraft:stone")`.
-    /// Naming an id again with the same name does nothing; another name for it is refused
-    /// (`InvalidArgument`: the events recorded with it would change meaning), as is what would
-    /// make the metadata exceed what a reader accepts (`LimitExceeded`).
-    pub fn register_name(&self, kind: PaletteKind, id: u32, name: &str) -> Result<()> {
-        if !self.shared.meta_budget.lock().name(kind, id, name)? {
-            return Ok(());
-        }
-        self.send(Msg::Name {
-            id: self.shared.id,
-            name: Box::new((kind, id, name.to_owned())),
-        })
-    }
-
-    /// Sets one key of the user's metadata compound.
-    pub fn set_user_metadata(&self, key: impl Into<String>, value: fastnbt::Value) -> Result<()> {
-        let key = key.into();
-        if key == crate::format::metadata::LIBRARY_KEY {
-            return Err(Error::invalid("the metadata key \"tickreel\" is reserved"));
-        }
-        self.shared.meta_budget.lock().user(&key, &value)?;
-        self.send(Msg::UserMeta {
-            id: self.shared.id,
-            meta: Box::new((key, value)),
-        })
-    }
-
-    /// Asks the writer to flush now; returns once the flush is durable.
-    pub fn flush(&self) -> Result<()> {
-        let (tx, rx) = crossbeam_channel::bounded(1);
-        self.send(Msg::Flush {
-            id: self.shared.id,
-            ack: tx,
-        })?;
-        self.wait_ack(&rx)
-    }
-
     /// Waits up to `timeout` for a resumed recording's live directory to be recovered (see
     /// `Engine::start_recording`) and returns its last recorded tick (`None` for a recording
     /// without ticks, or a fresh one, at once). Ticks submitted must come after it. Fails with the
@@ -625,127 +418,6 @@ impl Recorder {
                 None => Err(Error::InvalidState(format!("writer error: {m}"))),
             },
             None => Ok(()),
-        }
-    }
-
-    /// Ends the recording: remaining ticks are written, then the compaction worker produces the
-    /// final `.reel` file. Returns its path later: poll the [`Pending`](crate::Pending) from the
-    /// server thread (never blocks), or wait on it elsewhere. A stream without a file
-    /// ([`crate::Engine::start_stream`]) has nothing to finish: end it with `close`.
-    ///
-    /// The final file is written under a temporary name, verified, and only then published at the
-    /// recording's path. Unless the recording was started with `RecorderOptions::overwrite`, it
-    /// never replaces a file there: if another writer of the same path (another process, or
-    /// another `Engine`) finished first, or, for a recording that never flushed, if another writer
-    /// is recording the path live (its live directory is locked; `overwrite` does not matter
-    /// then), the result is `Error::Locked` naming the path and where the recording was kept: a
-    /// recording that flushed stays in its live directory `<path>.live` (resume it, or compact it
-    /// to another path), one that never flushed is published as `<stem>.conflict-<n>.<ext>` next
-    /// to the path (the first free `n`, from 1).
-    ///
-    /// A recording whose live directory holds a segment of another recording (one a writer of the
-    /// same path put there after the directory was removed and created again: FORMAT.md, sections
-    /// 2 and 14) is not published: the result is `Error::InvalidState` naming the segment, and the
-    /// recording stays in its live directory, the segment untouched. If the engine is shut down
-    /// before the file is published, the result says so.
-    pub fn finish(&self) -> Result<crate::Pending<std::path::PathBuf>> {
-        if !self.shared.persist {
-            return Err(Error::InvalidState(
-                "a stream without a file has nothing to finish; end it with close".into(),
-            ));
-        }
-        self.transition(FINISHING)?;
-        let (handle, finished) = Finishing::new("recording's finish");
-        if self
-            .send_ending(Msg::Finish {
-                id: self.shared.id,
-                handle,
-            })
-            .is_err()
-        {
-            // Only a stopped engine refuses an ending: nothing can be recorded any more.
-            self.hot.state.store(CLOSED, Ordering::Release);
-            return Err(Self::engine_gone());
-        }
-        Ok(finished)
-    }
-
-    /// Stops recording without finishing: what was submitted is flushed and the lock released, so
-    /// the recording can be resumed later (by `start_recording` on the same path). Returns once
-    /// that is done; dropping a `Recorder` does the same without waiting.
-    pub fn close(&self) -> Result<()> {
-        self.transition(CLOSED)?;
-        let (tx, rx) = crossbeam_channel::bounded(1);
-        self.send_ending(Msg::Close {
-            id: self.shared.id,
-            ack: Some(tx),
-        })?;
-        self.wait_ack(&rx)
-    }
-
-    /// Throws the recording away: queued ticks are discarded and its live directory is removed.
-    pub fn abort(&self) -> Result<()> {
-        self.transition(ABORTED)?;
-        let (tx, rx) = crossbeam_channel::bounded(1);
-        self.send_ending(Msg::Abort {
-            id: self.shared.id,
-            ack: tx,
-        })?;
-        self.wait_ack(&rx)
-    }
-
-    /// Ends the recording's open state (`OPEN` to `to`), then waits until no call that found it
-    /// open is still sending (a tick taking the queue, another thread's message, counted in
-    /// `sending`) or staging (a tick between its claim of the ring and its publication), so that
-    /// the ending message the caller sends next comes after all of them: a call that returned
-    /// `Ok` has its tick or message before the ending. The wait lasts as long as those sends (a
-    /// `Block` policy's deadline at most, when the queue is full): an ending must not be called
-    /// from the writer's own callbacks (a snapshot provider) while the queue may be full.
-    fn transition(&self, to: u8) -> Result<()> {
-        self.hot
-            .state
-            .compare_exchange(OPEN, to, Ordering::SeqCst, Ordering::Acquire)
-            .map_err(|state| match state {
-                _ if self.engine.stopping.load(Ordering::Acquire) => Self::engine_gone(),
-                RETIRED => self.not_open(),
-                _ => Error::InvalidState("the recording was already finished or aborted".into()),
-            })?;
-        let mut nap = crate::threads::Nap::default();
-        while self.hot.sending.load(Ordering::SeqCst) != 0 || self.stage.busy.load(Ordering::SeqCst)
-        {
-            nap.nap();
-        }
-        Ok(())
-    }
-}
-
-/// Another thread's message on its way to the queue, counted in [`Hot::sending`] until it is
-/// counted in `queued_msgs` (or refused); lowered when dropped, also by a panic.
-struct Sending<'a>(&'a Hot);
-
-impl<'a> Sending<'a> {
-    fn raise(hot: &'a Hot) -> Sending<'a> {
-        hot.sending.fetch_add(1, Ordering::SeqCst);
-        Sending(hot)
-    }
-}
-
-impl Drop for Sending<'_> {
-    fn drop(&mut self) {
-        self.0.sending.fetch_sub(1, Ordering::SeqCst);
-    }
-}
-
-impl Drop for Recorder {
-    fn drop(&mut self) {
-        // Dropped while open: flush what was written and release the lock; the recording stays
-        // resumable (start_recording on the same path continues it).
-        // A retired recording's writer keeps why it was retired until the recorder goes.
-        if self.transition(CLOSED).is_ok() || self.hot.state.load(Ordering::Acquire) == RETIRED {
-            let _ = self.send_ending(Msg::Close {
-                id: self.shared.id,
-                ack: None,
-            });
         }
     }
 }

@@ -30,6 +30,7 @@ fn options() -> RecorderOptions {
     let mut o = RecorderOptions {
         // Flushes only when the test asks: the same I/O steps in every run.
         flush: common::flush_when_asked(),
+        on_existing: tickreel::record::OnExisting::Resume,
         ..RecorderOptions::default()
     };
     o.chunk.chunk_ticks = 10;

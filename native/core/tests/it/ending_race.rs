@@ -67,11 +67,7 @@ fn start_submitting(
     path: &std::path::Path,
     ticks: &Arc<Vec<(u32, Vec<u8>)>>,
 ) -> (Arc<tickreel::Recorder>, std::thread::JoinHandle<Vec<u32>>) {
-    let rec = Arc::new(
-        engine
-            .start_recording(path, RecorderOptions::default())
-            .unwrap(),
-    );
+    let rec = Arc::new(engine.start_recording(path, resuming()).unwrap());
     let go = Arc::new(Barrier::new(2));
     let sub = submitter(&rec, ticks, &go);
     go.wait();
@@ -153,9 +149,7 @@ fn a_tick_accepted_while_the_engine_shuts_down_is_kept_for_the_resume() {
             engine.shutdown();
             let accepted = sub.join().unwrap();
             drop(rec);
-            let again = after
-                .start_recording(&path, RecorderOptions::default())
-                .unwrap();
+            let again = after.start_recording(&path, resuming()).unwrap();
             let file = again.finish().unwrap().wait().unwrap();
             wrong.extend(mismatch(&format!("{kind} {round}"), &accepted, &file));
         }
@@ -169,9 +163,7 @@ fn a_tick_accepted_while_another_thread_closes_is_kept_for_the_resume() {
     // Closed, then resumed and finished straight away: what was accepted before the close is there.
     let wrong = race_the_ending(60, small_ticks(20_000), |engine, rec, path| {
         rec.close().unwrap();
-        let again = engine
-            .start_recording(path, RecorderOptions::default())
-            .unwrap();
+        let again = engine.start_recording(path, resuming()).unwrap();
         again.finish().unwrap().wait().unwrap()
     });
     assert!(wrong.is_empty(), "{wrong:#?}");
@@ -183,11 +175,7 @@ fn an_ending_waits_while(hold: impl Fn(&tickreel::Recorder, bool)) {
     let dir = tempfile::tempdir().unwrap();
     let engine = Engine::new(EngineOptions::default()).unwrap();
     let path = dir.path().join("held.reel");
-    let rec = Arc::new(
-        engine
-            .start_recording(&path, RecorderOptions::default())
-            .unwrap(),
-    );
+    let rec = Arc::new(engine.start_recording(&path, resuming()).unwrap());
     // A few ticks large enough to make the ring.
     let ticks = staged_ticks(12, 5);
     for (t, b) in &ticks {
@@ -219,4 +207,12 @@ fn an_ending_waits_for_a_tick_being_staged() {
 #[test]
 fn an_ending_waits_for_a_message_being_sent() {
     an_ending_waits_while(|rec, on| rec.hold_a_send(on));
+}
+
+/// The defaults, resuming a live recording of the path (these tests carry one on).
+fn resuming() -> RecorderOptions {
+    RecorderOptions {
+        on_existing: tickreel::record::OnExisting::Resume,
+        ..RecorderOptions::default()
+    }
 }

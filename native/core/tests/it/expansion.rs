@@ -127,6 +127,7 @@ fn record_live(engine: &Engine, path: &Path) {
         backpressure: Backpressure::Block {
             deadline: Duration::from_secs(30),
         },
+        on_existing: tickreel::record::OnExisting::Resume,
         ..RecorderOptions::default()
     };
     let rec = engine.start_recording(path, options).unwrap();
@@ -174,6 +175,7 @@ fn the_recorder_pads_its_segments_and_recovery_and_compaction_keep_every_chunk()
                 backpressure: Backpressure::Block {
                     deadline: Duration::from_secs(30),
                 },
+                on_existing: tickreel::record::OnExisting::Resume,
                 ..RecorderOptions::default()
             },
         )

@@ -17,6 +17,7 @@ mod heap;
 static ALLOCATOR: heap::Counting = heap::Counting;
 
 // Tests
+mod backpressure_default;
 mod compact;
 mod compact_copy;
 mod corruption;
@@ -41,6 +42,7 @@ mod play;
 mod proptest_roundtrip;
 mod recording_id;
 mod recover_bounds;
+mod restart;
 mod resume_async;
 mod resume_stats;
 mod roundtrip;

@@ -23,6 +23,7 @@ fn options() -> RecorderOptions {
             max_pending_bytes: 4 << 10,
             ..FlushPolicy::default()
         },
+        on_existing: tickreel::record::OnExisting::Resume,
         ..RecorderOptions::default()
     }
 }

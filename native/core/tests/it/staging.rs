@@ -219,9 +219,11 @@ fn ticks_submitted_while_a_recording_resumes_take_the_queue() {
     let path = dir.path().join("resumed.reel");
     let engine = Engine::new(EngineOptions::default()).unwrap();
     let ticks = common::sim_ticks(20, 90, 15);
-    let rec = engine
-        .start_recording(&path, RecorderOptions::default())
-        .unwrap();
+    let resuming = || RecorderOptions {
+        on_existing: tickreel::record::OnExisting::Resume,
+        ..RecorderOptions::default()
+    };
+    let rec = engine.start_recording(&path, resuming()).unwrap();
     for (t, e) in &ticks[..30] {
         rec.submit_tick(*t, &batch(e)).unwrap();
     }
@@ -232,9 +234,7 @@ fn ticks_submitted_while_a_recording_resumes_take_the_queue() {
     // until it is, in the budget, off the queue (a ring would hold them outside it).
     common::wait_for_empty_queue(&engine);
     engine.set_writers_stalled(true);
-    let rec = engine
-        .start_recording(&path, RecorderOptions::default())
-        .unwrap();
+    let rec = engine.start_recording(&path, resuming()).unwrap();
     for (t, e) in &ticks[30..60] {
         assert_eq!(rec.submit_tick(*t, &batch(e)).unwrap(), Submitted::Queued);
     }

@@ -10,7 +10,9 @@ use std::time::{Duration, Instant};
 use tickreel::format::EntityTable;
 use tickreel::format::encode_batch;
 use tickreel::play::Reader;
-use tickreel::record::{ChunkPolicy, FlushPolicy, RecorderOptions, ReelOptions, ReelWriter};
+use tickreel::record::{
+    ChunkPolicy, FlushPolicy, OnExisting, RecorderOptions, ReelOptions, ReelWriter,
+};
 use tickreel::{Engine, Event, Pose};
 use tickreel_sim::{SimConfig, Simulator};
 
@@ -91,16 +93,19 @@ pub fn flush_when_asked() -> FlushPolicy {
     }
 }
 
-/// Recorder options that flush only when the test asks ([`flush_when_asked`]).
+/// Recorder options that flush only when the test asks ([`flush_when_asked`]), and resume a live
+/// recording of the path (the tests that start a path again mean to carry it on).
 pub fn flushed_when_asked() -> RecorderOptions {
     RecorderOptions {
         flush: flush_when_asked(),
+        on_existing: OnExisting::Resume,
         ..RecorderOptions::default()
     }
 }
 
 /// Recorder options that flush often (every 2 KiB, every 20 ms, on a player's leave) in chunks of
-/// 25 ticks: a live directory soon holds several chunks.
+/// 25 ticks: a live directory soon holds several chunks. A live recording of the path is resumed
+/// (the tests that start a path again mean to carry it on).
 pub fn small_flush() -> RecorderOptions {
     let mut o = RecorderOptions {
         flush: FlushPolicy {
@@ -108,6 +113,7 @@ pub fn small_flush() -> RecorderOptions {
             interval: Duration::from_millis(20),
             on_player_leave: true,
         },
+        on_existing: OnExisting::Resume,
         ..RecorderOptions::default()
     };
     o.chunk.chunk_ticks = 25;

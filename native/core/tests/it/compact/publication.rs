@@ -173,6 +173,7 @@ fn a_live_recording_that_loses_the_race_keeps_its_live_directory() {
             &path,
             RecorderOptions {
                 overwrite: true,
+                on_existing: tickreel::record::OnExisting::Resume,
                 ..RecorderOptions::default()
             },
         )

@@ -44,10 +44,12 @@ public final class Engine implements AutoCloseable {
     }
 
     /**
-     * Starts (or, if its live directory exists after a crash or a {@link Recorder#close()}, resumes)
-     * the recording whose final file is {@code path}. Costs no file until the first flush. Resuming
-     * recovers the live directory on the calling thread (it reads every segment): resume off the
-     * server's tick thread, e.g. in {@code onEnable}.
+     * Starts the recording whose final file is {@code path}. Costs no file until the first flush.
+     * If its live directory exists (after a crash or a {@link Recorder#close()}), the options'
+     * {@link RecorderOptions.OnExisting} decides: by default it is set aside as {@code
+     * STEM.previous-N.reel.live} (never deleted) and a new recording starts, whose ticks may start
+     * again at 0; {@code RESUME} continues it after its last tick (recovered on a thread of its
+     * own; {@link Recorder#waitResumed} says where it ends); {@code REFUSE} throws.
      *
      * @throws IllegalStateException if the engine is closed
      * @throws TickreelException of kind {@code LOCKED} if the path is already being recorded, of

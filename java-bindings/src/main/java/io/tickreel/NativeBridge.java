@@ -200,8 +200,8 @@ final class NativeBridge {
     static long[] reelOptions(long worldIdMsb, long worldIdLsb, long worldVersionMsb, long worldVersionLsb, long startedAtMs, long ticksPerSecondMilli, long gameDataVersion, long dictionaryId, long chunkTicks, long chunkBytes, long snapshotInterval, long compressionLevel) {
         return new long[] {worldIdMsb, worldIdLsb, worldVersionMsb, worldVersionLsb, startedAtMs, ticksPerSecondMilli, gameDataVersion, dictionaryId, chunkTicks, chunkBytes, snapshotInterval, compressionLevel};
     }
-    static long[] recorderOptions(long flushBytes, long flushIntervalMs, long flushOnPlayerLeave, long backpressureDrop, long blockDeadlineNs, long compactionLevel, long compactionChunkTicks, long verifyCompaction, long maxBatchBytes, long overwrite) {
-        return new long[] {flushBytes, flushIntervalMs, flushOnPlayerLeave, backpressureDrop, blockDeadlineNs, compactionLevel, compactionChunkTicks, verifyCompaction, maxBatchBytes, overwrite};
+    static long[] recorderOptions(long flushBytes, long flushIntervalMs, long flushOnPlayerLeave, long backpressureDrop, long blockDeadlineNs, long compactionLevel, long compactionChunkTicks, long verifyCompaction, long maxBatchBytes, long overwrite, long onExisting) {
+        return new long[] {flushBytes, flushIntervalMs, flushOnPlayerLeave, backpressureDrop, blockDeadlineNs, compactionLevel, compactionChunkTicks, verifyCompaction, maxBatchBytes, overwrite, onExisting};
     }
     static long[] engineOptions(long writerThreads, long queueCapacity, long maxInflightBytes, long poolBuffers, long shadowBudgetBytes) {
         return new long[] {writerThreads, queueCapacity, maxInflightBytes, poolBuffers, shadowBudgetBytes};

@@ -26,7 +26,7 @@ import java.util.UUID;
  *
  * <p>{@link #finish()} compacts into the final file; {@link #abort()} throws the recording away;
  * {@link #close()} on a recording still open flushes it and leaves it resumable ({@code
- * startRecording} on the same path continues it). After finish, abort or close, calls throw
+ * startRecording} on the same path with {@code onExisting(RESUME)} continues it). After finish, abort or close, calls throw
  * {@link IllegalStateException}, as do calls after the engine was closed.
  *
  * <p>The recorder of a stream written nowhere but a {@link ShadowBuffer} ({@link

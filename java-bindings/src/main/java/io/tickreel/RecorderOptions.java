@@ -12,12 +12,40 @@ import java.util.UUID;
  * one with {@link #builder()}.
  */
 public final class RecorderOptions {
-    /** What {@link Recorder#submit} does when the writer cannot keep up. */
+    /**
+     * What {@link Recorder#submit} does when the writer cannot keep up. The default, {@code BLOCK}
+     * for 1 ms, holds the server thread about 1 ms at most (2% of a 50 ms tick), then drops the
+     * tick: counted ({@link RecorderStats#droppedTicks()}, {@link EngineStats#droppedTicks()}),
+     * recorded as a gap in the recording, and thrown as {@code BACKPRESSURE}.
+     */
     public enum Backpressure {
-        /** Wait up to the deadline for room; then drop the tick and throw {@code BACKPRESSURE}. */
+        /**
+         * Wait up to the deadline for room (returns within about the deadline + 1 ms); then drop the
+         * tick and throw {@code BACKPRESSURE}. The default, 1 ms.
+         */
         BLOCK,
         /** Drop the tick at once (counted, recorded as a gap); {@code submit} returns {@code false}. */
         DROP
+    }
+
+    /**
+     * What {@link Engine#startRecording} does when a live recording of the path exists (one a
+     * stopped or crashed server left open). The default, {@code START_FRESH}, never loses the old
+     * recording and lets a restarted server's ticks start again at 0.
+     */
+    public enum OnExisting {
+        /**
+         * Continue it after its last tick (a tick at or before it is refused): for a server that
+         * carries its tick count on across restarts.
+         */
+        RESUME,
+        /**
+         * Keep it aside (its live directory renamed to that of {@code STEM.previous-N.reel}, never
+         * deleted; {@code tickreel recover} finishes it) and start a new recording. The default.
+         */
+        START_FRESH,
+        /** Refuse to start ({@code FileAlreadyExistsException} cause naming the live directory). */
+        REFUSE
     }
 
     private final ReelOptions recording;
@@ -31,6 +59,7 @@ public final class RecorderOptions {
     private final boolean verifyCompaction;
     private final int maxBatchBytes;
     private final boolean overwrite;
+    private final OnExisting onExisting;
     private final String server;
 
     private RecorderOptions(Builder b) {
@@ -45,6 +74,7 @@ public final class RecorderOptions {
         verifyCompaction = b.verifyCompaction;
         maxBatchBytes = b.maxBatchBytes;
         overwrite = b.overwrite;
+        onExisting = b.onExisting;
         server = b.server;
     }
 
@@ -55,7 +85,7 @@ public final class RecorderOptions {
 
     /**
      * The defaults (the core's, checked by a test): 20 ticks/s, 5 s chunks (zstd 3), flush every 5 s or 256 KiB or when a player
-     * leaves, block up to 50 ms under backpressure, compact at zstd 9 and verify, started now.
+     * leaves, wait up to 1 ms under backpressure (then drop the tick), start fresh where a live recording exists, compact at zstd 9 and verify, started now.
      */
     public static RecorderOptions defaults() {
         return builder().build();
@@ -116,6 +146,11 @@ public final class RecorderOptions {
         return overwrite;
     }
 
+    /** What starting does with a live recording of the path. */
+    public OnExisting onExisting() {
+        return onExisting;
+    }
+
     /** The game server that records it (kept in the recording's metadata), or null for none. */
     public String server() {
         return server;
@@ -134,7 +169,8 @@ public final class RecorderOptions {
                 compactionChunkTicks,
                 verifyCompaction ? 1 : 0,
                 maxBatchBytes,
-                overwrite ? 1 : 0);
+                overwrite ? 1 : 0,
+                onExisting.ordinal());
         long[] all = java.util.Arrays.copyOf(base, base.length + own.length);
         System.arraycopy(own, 0, all, base.length, own.length);
         return all;
@@ -151,12 +187,13 @@ public final class RecorderOptions {
         private Duration flushInterval = Duration.ofSeconds(5);
         private boolean flushOnPlayerLeave = true;
         private Backpressure backpressure = Backpressure.BLOCK;
-        private Duration blockDeadline = Duration.ofMillis(50);
+        private Duration blockDeadline = Duration.ofMillis(1);
         private int compactionLevel = 9;
         private int compactionChunkTicks = 2400;
         private boolean verifyCompaction = true;
         private int maxBatchBytes = 1 << 20;
         private boolean overwrite;
+        private OnExisting onExisting = OnExisting.START_FRESH;
         private String server;
 
         private Builder() {}
@@ -249,7 +286,8 @@ public final class RecorderOptions {
 
         /**
          * Under backpressure, wait up to {@code deadline} for room, then drop the tick and throw
-         * {@link TickreelException} of kind {@code BACKPRESSURE} (the default, 50 ms).
+         * {@link TickreelException} of kind {@code BACKPRESSURE} (the default, 1 ms). A whole tick (50
+         * ms) or more lets a stalled writer stall the server.
          *
          * @throws NullPointerException if {@code deadline} is null
          */
@@ -294,9 +332,19 @@ public final class RecorderOptions {
             return this;
         }
 
-        /** Replace an existing finished file at the path instead of refusing (default false). */
+        /**
+         * Replace an existing finished file at the path instead of refusing (default false). A live
+         * recording of the path is {@link #onExisting}'s (with {@link OnExisting#RESUME}, resumed,
+         * and its finish replaces the file).
+         */
         public Builder overwrite(boolean replace) {
             overwrite = replace;
+            return this;
+        }
+
+        /** What starting does with a live recording of the path (default {@link OnExisting#START_FRESH}). */
+        public Builder onExisting(OnExisting choice) {
+            onExisting = java.util.Objects.requireNonNull(choice, "choice");
             return this;
         }
 

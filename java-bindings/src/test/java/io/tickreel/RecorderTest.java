@@ -48,13 +48,21 @@ class RecorderTest {
     }
 
     static RecorderOptions options() {
+        return builder().build();
+    }
+
+    static RecorderOptions.Builder builder() {
         return RecorderOptions.builder()
                 .worldId(ReaderTest.WORLD)
                 .gameDataVersion(3955)
                 .chunkTicks(50)
                 .compactionChunkTicks(100)
-                .flushInterval(Duration.ofMillis(200))
-                .build();
+                .flushInterval(Duration.ofMillis(200));
+    }
+
+    /** {@link #options()} that resume a live recording of the path (the default starts fresh). */
+    static RecorderOptions resuming() {
+        return builder().onExisting(RecorderOptions.OnExisting.RESUME).build();
     }
 
     @Test
@@ -189,7 +197,7 @@ class RecorderTest {
         assertThrows(IllegalStateException.class, rec::flush);
         rec.close();
         // The open recording was flushed and closed by the shutdown: it resumes in a new engine.
-        try (Engine again = new Engine(); Recorder resumed = again.startRecording(dir.resolve("open.reel"), options())) {
+        try (Engine again = new Engine(); Recorder resumed = again.startRecording(dir.resolve("open.reel"), resuming())) {
             // Recovered on a thread of its own: where it ends is known once that is done.
             assertEquals(19, resumed.waitResumed(java.time.Duration.ofSeconds(30)).orElseThrow());
             assertThrows(IllegalArgumentException.class, () -> resumed.submit(19, t), "ticks continue after 19");
@@ -210,7 +218,7 @@ class RecorderTest {
             rec.flush();
         }
         try (Engine engine = new Engine()) {
-            try (Recorder rec = engine.startRecording(reel, options())) {
+            try (Recorder rec = engine.startRecording(reel, resuming())) {
                 assertEquals(59, rec.waitResumed(java.time.Duration.ofSeconds(30)).orElseThrow(), "resumed after tick 59");
                 assertEquals(59, rec.stats().flushedTick().orElseThrow(), "resumed after tick 59");
                 submitTicks(rec, t, 60, 120);
@@ -226,6 +234,37 @@ class RecorderTest {
         try (Reader r = Reader.open(reel)) {
             assertEquals(120, r.header().tickCount());
             assertEquals(Pose.of(x(2, 90), 64, z(90), 90 * 2.5, -5), r.seek(90).entity(2).orElseThrow().pose());
+        }
+    }
+
+    /**
+     * A server restarted with the defaults: its ticks start again at 0 and are taken, and the old
+     * recording is kept aside whole; REFUSE refuses, naming the choice.
+     */
+    @Test
+    void aRestartWithTheDefaultsStartsFreshAndKeepsTheOldRecording(@TempDir Path dir) throws Exception {
+        assertEquals(RecorderOptions.OnExisting.START_FRESH, RecorderOptions.defaults().onExisting());
+        assertEquals(Duration.ofMillis(1), RecorderOptions.defaults().blockDeadline());
+        Path reel = dir.resolve("restart.reel");
+        Batch t = new Batch();
+        try (Engine engine = new Engine(); Recorder rec = engine.startRecording(reel, options())) {
+            submitTicks(rec, t, 0, 30);
+            rec.flush();
+        }
+        try (Engine engine = new Engine()) {
+            TickreelException refused = assertThrows(TickreelException.class, () -> engine.startRecording(reel,
+                    builder().onExisting(RecorderOptions.OnExisting.REFUSE).build()));
+            assertTrue(refused.getCause() instanceof java.nio.file.FileAlreadyExistsException, refused.getMessage());
+            assertTrue(refused.getMessage().contains("onExisting"), refused.getMessage());
+            try (Recorder rec = engine.startRecording(reel, options())) {
+                assertTrue(rec.waitResumed(java.time.Duration.ofSeconds(30)).isEmpty(), "a new recording");
+                submitTicks(rec, t, 0, 10);
+                rec.finish().await();
+            }
+        }
+        assertTrue(java.nio.file.Files.isDirectory(dir.resolve("restart.previous-1.reel.live")), "kept aside");
+        try (Reader r = Reader.open(reel)) {
+            assertEquals(10, r.header().tickCount());
         }
     }
 
