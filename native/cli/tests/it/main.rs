@@ -26,6 +26,7 @@ mod crash;
 mod damage_said;
 mod fuzz_regressions;
 mod fuzz_seeds;
+mod ghost_plot;
 mod json_import;
 mod live_members;
 mod outputs_bounded;
