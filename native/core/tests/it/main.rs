@@ -29,6 +29,7 @@ mod expansion;
 mod fence;
 mod flush;
 mod follow_writer;
+mod full_queue;
 mod fuzz_regressions;
 mod fuzz_seeds;
 mod ghost;
