@@ -132,14 +132,11 @@ impl DecodedChunk {
         limits: &Limits,
         only: Option<u32>,
     ) -> Result<DecodedChunk> {
-        DecodedChunk::decode_part(
+        DecodedChunk::decode_framed(
             payload,
-            header.flags,
-            header.start_tick,
-            header.tick_count,
+            header,
             limits,
             only.map_or(Tracks::All, Tracks::One),
-            header.data_version,
         )
     }
 
@@ -155,15 +152,7 @@ impl DecodedChunk {
         limits: &Limits,
         wanted: &dyn Fn(u32) -> bool,
     ) -> Result<DecodedChunk> {
-        DecodedChunk::decode_part(
-            payload,
-            header.flags,
-            header.start_tick,
-            header.tick_count,
-            limits,
-            Tracks::Of(wanted),
-            header.data_version,
-        )
+        DecodedChunk::decode_framed(payload, header, limits, Tracks::Of(wanted))
     }
 
     /// [`DecodedChunk::decode_version`] without the movement section: the keyframe, snapshot,
@@ -176,15 +165,7 @@ impl DecodedChunk {
         header: &FrameHeader,
         limits: &Limits,
     ) -> Result<DecodedChunk> {
-        DecodedChunk::decode_part(
-            payload,
-            header.flags,
-            header.start_tick,
-            header.tick_count,
-            limits,
-            Tracks::Nothing,
-            header.data_version,
-        )
+        DecodedChunk::decode_framed(payload, header, limits, Tracks::Nothing)
     }
 
     /// [`DecodedChunk::decode_version`] of where entities stand and what happens: the keyframe,
@@ -196,15 +177,7 @@ impl DecodedChunk {
         header: &FrameHeader,
         limits: &Limits,
     ) -> Result<DecodedChunk> {
-        DecodedChunk::decode_part(
-            payload,
-            header.flags,
-            header.start_tick,
-            header.tick_count,
-            limits,
-            Tracks::Positions,
-            header.data_version,
-        )
+        DecodedChunk::decode_framed(payload, header, limits, Tracks::Positions)
     }
 
     /// Decodes what a payload holds about one entity: its keyframe entry, the records of the ticks
@@ -228,6 +201,24 @@ impl DecodedChunk {
             limits,
             Tracks::One(entity),
             DATA_VERSION,
+        )
+    }
+
+    /// [`DecodedChunk::decode_part`] with the fields of the payload's frame header.
+    fn decode_framed(
+        payload: &[u8],
+        header: &FrameHeader,
+        limits: &Limits,
+        tracks: Tracks<'_>,
+    ) -> Result<DecodedChunk> {
+        DecodedChunk::decode_part(
+            payload,
+            header.flags,
+            header.start_tick,
+            header.tick_count,
+            limits,
+            tracks,
+            header.data_version,
         )
     }
 
