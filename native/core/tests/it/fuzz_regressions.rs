@@ -1,6 +1,8 @@
 //! Every input a fuzzer found a problem with, kept under `fuzz/regressions/<target>/`, replayed
 //! through exactly the code its fuzz target runs (`fuzz/src/harness.rs`, included here by path):
-//! one test per target, each naming every input that still panics. See `fuzz/README.md`.
+//! one test per target, each naming every input that still panics or allocates past the fuzz
+//! campaigns' per-allocation limit (libFuzzer's `-malloc_limit_mb=512`: a crafted length must not
+//! become one huge allocation). See `fuzz/README.md`.
 //!
 //! The CLI's CSV importer has no fuzz target yet (it needs a library seam in `tickreel-cli`).
 
@@ -8,6 +10,25 @@
 mod harness;
 
 use std::path::PathBuf;
+
+use crate::heap;
+
+/// The fuzz campaigns' limit on one allocation (`-malloc_limit_mb=512`).
+const MALLOC_LIMIT: usize = 512 << 20;
+
+/// Runs one input; `Err` says why it fails: a panic, or an allocation on this thread past
+/// [`MALLOC_LIMIT`] (the harnesses decode on the calling thread).
+fn run_one(run: fn(&[u8]), bytes: &[u8]) -> Result<(), String> {
+    let out = std::panic::catch_unwind(|| heap::on_this_thread(|| run(bytes)));
+    match out {
+        Err(_) => Err("panics".into()),
+        Ok(((), allocs)) if allocs.largest > MALLOC_LIMIT => Err(format!(
+            "allocates {} bytes at once (limit {MALLOC_LIMIT})",
+            allocs.largest
+        )),
+        Ok(_) => Ok(()),
+    }
+}
 
 fn replay(target: &str, run: fn(&[u8])) {
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -23,15 +44,16 @@ fn replay(target: &str, run: fn(&[u8])) {
     paths.sort();
     let failed: Vec<String> = paths
         .iter()
-        .filter(|p| {
+        .filter_map(|p| {
             let bytes = std::fs::read(p).unwrap();
-            std::panic::catch_unwind(|| run(&bytes)).is_err()
+            run_one(run, &bytes)
+                .err()
+                .map(|why| format!("{} {why}", p.file_name().unwrap().to_string_lossy()))
         })
-        .map(|p| p.file_name().unwrap().to_string_lossy().into_owned())
         .collect();
     assert!(
         failed.is_empty(),
-        "{} of {} inputs in {} panic: {failed:?}",
+        "{} of {} inputs in {} fail: {failed:?}",
         failed.len(),
         paths.len(),
         dir.display()
@@ -85,7 +107,9 @@ fn seeds() {
         let mut n = 0;
         for e in std::fs::read_dir(&dir).unwrap() {
             let p = e.unwrap().path();
-            run(&std::fs::read(&p).unwrap());
+            if let Err(why) = run_one(run, &std::fs::read(&p).unwrap()) {
+                panic!("seed {} {why}", p.display());
+            }
             n += 1;
         }
         assert!(n > 0, "no seeds in {}", dir.display());
