@@ -234,6 +234,7 @@ impl Metadata {
 
     /// Decodes untrusted bytes (depth and values counted before parsing: see
     /// [`check_nbt_shape`]).
+    ///
     /// The writer's counters come from the bytes only when they hold them (files of earlier
     /// builds); otherwise they are zero: [`Metadata::decode_file`] reads them from the header and
     /// the index.
