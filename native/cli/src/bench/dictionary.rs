@@ -2,8 +2,8 @@
 //! the same kind saves on the files where it should pay, short runs and sparse worlds. The
 //! dictionary is trained (as `tickreel dict train` does: on the decompressed chunks of sample
 //! recordings) on runs of other seeds than the ones measured; each figure compares the same ticks
-//! written with and without it by the compacted preset, and against the per-chunk reference
-//! encoding (`baseline.rs`; the HollowCube compacted reference is the anchor area's).
+//! written with and without it by the compacted preset, against the per-chunk reference encoding
+//! (`baseline.rs`) and against the anchor's compacted file of the same ticks (`hollowcube.rs`).
 
 use std::time::Instant;
 
@@ -12,7 +12,7 @@ use tickreel::play::Reader;
 use tickreel::record::{ReelOptions, ReelWriter};
 use tickreel_sim::realistic::{RealisticConfig, RealisticSim};
 
-use super::{Figures, baseline, put};
+use super::{Figures, baseline, hollowcube, put};
 
 /// The dictionary's id in the benchmark's process.
 const ID: u16 = 36_003;
@@ -58,14 +58,14 @@ fn write(ticks: &[(u32, Vec<Event>)], dictionary_id: u16) -> (u64, u64, Vec<Vec<
     (size, compressed, payloads)
 }
 
-/// Sizes of the runs of `seeds` without and with dictionary `id`, their reference size, and the
-/// compressed chunk payloads without and with it.
+/// Sizes of the runs of `seeds` without and with dictionary `id`, their reference size, the
+/// compressed chunk payloads without and with it, and the anchor's compacted file of them.
 fn measure(
     seeds: std::ops::Range<u64>,
     id: u16,
     shape: impl Fn(u64) -> Vec<(u32, Vec<Event>)>,
-) -> [u64; 5] {
-    let mut sums = [0u64; 5];
+) -> [u64; 6] {
+    let mut sums = [0u64; 6];
     for s in seeds {
         let ticks = shape(s);
         let (plain, plain_payload, _) = write(&ticks, 0);
@@ -75,6 +75,7 @@ fn measure(
         sums[2] += baseline::baseline_size(&ticks);
         sums[3] += plain_payload;
         sums[4] += with_payload;
+        sums[5] += hollowcube::compacted_size(&ticks);
     }
     sums
 }
@@ -106,7 +107,7 @@ pub fn run(quick: bool, out: &mut Figures) {
     put(out, "dictionary_training_sample_bytes", sample_bytes as f64);
 
     // The 15-second one-player run (players only, as the short-run ratio counts it).
-    let [plain, with, reference, plain_payload, with_payload] =
+    let [plain, with, reference, plain_payload, with_payload, anchor] =
         measure(1..1 + measured, ID, |s| run_of(s, 1, 300, true));
     let n = measured as f64;
     put(
@@ -141,10 +142,27 @@ pub fn run(quick: bool, out: &mut Figures) {
         "short_run_vs_per_chunk_reference_ratio_with_dictionary",
         reference as f64 / with as f64,
     );
+    // Against the anchor's compacted files of the same runs (both counted whole), over the
+    // seeds: without and with the dictionary.
+    put(
+        out,
+        "dictionary_short_run_hollowcube_compacted_bytes",
+        anchor as f64 / n,
+    );
+    put(
+        out,
+        "short_run_seeds_vs_hollowcube_compacted_ratio",
+        anchor as f64 / plain as f64,
+    );
+    put(
+        out,
+        "short_run_vs_hollowcube_compacted_ratio_with_dictionary",
+        anchor as f64 / with as f64,
+    );
     // The same with a 16 KiB dictionary trained on the same samples.
     let small = tickreel::dictionary::train(&samples, 16 << 10, SMALL_ID).expect("train");
     tickreel::dictionary::register(&small).expect("register");
-    let [plain, with, _, plain_payload, with_payload] =
+    let [plain, with, _, plain_payload, with_payload, _] =
         measure(1..1 + measured, SMALL_ID, |s| run_of(s, 1, 300, true));
     put(
         out,
@@ -157,7 +175,7 @@ pub fn run(quick: bool, out: &mut Figures) {
         plain_payload as f64 / with_payload as f64,
     );
     // A 3-second one-player run.
-    let [plain, with, _, plain_payload, with_payload] =
+    let [plain, with, _, plain_payload, with_payload, _] =
         measure(1..1 + measured, ID, |s| run_of(s, 1, 60, true));
     put(
         out,
@@ -172,7 +190,7 @@ pub fn run(quick: bool, out: &mut Figures) {
         plain as f64 / with as f64,
     );
     // A sparse world: one player with every entity around it, one minute.
-    let [plain, with, reference, plain_payload, with_payload] =
+    let [plain, with, reference, plain_payload, with_payload, _] =
         measure(1..1 + measured, ID, |s| run_of(s, 1, 1200, false));
     put(
         out,

@@ -92,17 +92,33 @@ impl Compacted {
     }
 
     /// Closes the last frame: the size of the whole file.
-    pub fn finish(mut self) -> u64 {
+    pub fn finish(self) -> u64 {
+        let (container, frames) = self.finish_parts();
+        container + frames
+    }
+
+    /// Closes the last frame: the file's container (header, metadata, index) and its frames.
+    pub fn finish_parts(mut self) -> (u64, u64) {
         self.flush();
-        HEADER_BYTES + METADATA_BYTES + self.index_bytes + self.frame_bytes
+        (
+            HEADER_BYTES + METADATA_BYTES + self.index_bytes,
+            self.frame_bytes,
+        )
     }
 }
 
 /// Size of the anchor's compacted file of the workload, header, metadata and index included.
 pub fn compacted_size(ticks: &[(u32, Vec<Event>)]) -> u64 {
+    let (container, frames) = compacted_parts(ticks);
+    container + frames
+}
+
+/// The anchor's compacted file of the workload: its container (header, metadata, index) and its
+/// frames, in bytes.
+pub fn compacted_parts(ticks: &[(u32, Vec<Event>)]) -> (u64, u64) {
     let mut c = Compacted::new();
     baseline::encode_chunks(ticks, |chunk| c.chunk(chunk));
-    c.finish()
+    c.finish_parts()
 }
 
 #[cfg(test)]

@@ -20,6 +20,7 @@ mod s3;
 mod serve;
 mod shadow;
 mod shared;
+mod sparse;
 mod terrain;
 mod viewer;
 mod world;
@@ -42,7 +43,7 @@ pub struct Args {
     /// Smaller workloads: the same keys in under a minute.
     #[arg(long)]
     pub quick: bool,
-    /// Run only this area (format, realistic, dictionary, record, backpressure, paced, runs, shadow, world, play, ghost,
+    /// Run only this area (format, realistic, sparse, dictionary, record, backpressure, paced, runs, shadow, world, play, ghost,
     /// jni, s3, catalog, serve,
     /// world_state, terrain,
     /// viewer, world_report, network, curve). `viewer` (the web viewer's memory over 10 minutes
@@ -69,6 +70,9 @@ pub fn run(a: Args, out: &mut Out) -> tickreel::Result<()> {
     }
     if on("realistic") {
         realistic::run(a.quick, &mut figures);
+    }
+    if on("sparse") {
+        sparse::run(a.quick, &mut figures);
     }
     if on("dictionary") {
         dictionary::run(a.quick, &mut figures);

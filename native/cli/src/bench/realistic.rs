@@ -13,7 +13,7 @@ use tickreel_sim::realistic::{RealisticConfig, RealisticSim, WorkloadStats, kind
 use super::{Figures, baseline, hollowcube, put};
 
 /// Compacted size of `ticks` written by the synchronous writer's compacted preset.
-fn ours(ticks: &[(u32, Vec<Event>)]) -> u64 {
+pub(super) fn ours(ticks: &[(u32, Vec<Event>)]) -> u64 {
     let dir = tempfile::tempdir().expect("tempdir");
     let path = dir.path().join("r.reel");
     let mut w = ReelWriter::create(&path, ReelOptions::compacted()).expect("writer");
@@ -23,9 +23,10 @@ fn ours(ticks: &[(u32, Vec<Event>)]) -> u64 {
     w.finish().expect("finish")
 }
 
-/// Where a short run's bytes go: the whole file, then its metadata, index, frame headers and
-/// compressed payloads (the 256-byte header is the rest).
-fn short_run_breakdown(ticks: &[(u32, Vec<Event>)], out: &mut Figures) {
+/// Where a short run's bytes go, as figures named `{name}_*`: the whole file, its container
+/// (`_container_bytes`: the 256-byte header, metadata, index and frame headers) and each part,
+/// and the compressed and decompressed payloads; returns the file's size and its container's.
+fn short_run_breakdown(name: &str, ticks: &[(u32, Vec<Event>)], out: &mut Figures) -> (u64, u64) {
     let dir = tempfile::tempdir().expect("tempdir");
     let path = dir.path().join("r.reel");
     let mut w = ReelWriter::create(&path, ReelOptions::compacted()).expect("writer");
@@ -41,33 +42,17 @@ fn short_run_breakdown(ticks: &[(u32, Vec<Event>)], out: &mut Figures) {
         .iter()
         .map(|e| u64::from(e.uncompressed_len))
         .sum();
-    put(out, "realistic_short_run_bytes", size as f64);
-    put(
-        out,
-        "realistic_short_run_metadata_bytes",
-        f64::from(h.metadata_len),
-    );
-    put(
-        out,
-        "realistic_short_run_index_bytes",
-        f64::from(h.index_len),
-    );
-    put(
-        out,
-        "realistic_short_run_frame_header_bytes",
-        (36 * r.index().len()) as f64,
-    );
-    put(out, "realistic_short_run_payload_bytes", payload as f64);
-    put(
-        out,
-        "realistic_short_run_uncompressed_payload_bytes",
-        uncompressed as f64,
-    );
-    put(
-        out,
-        "realistic_short_run_baseline_bytes",
-        baseline::baseline_size(ticks) as f64,
-    );
+    let frame_headers = (tickreel::format::FRAME_HEADER_LEN * r.index().len()) as u64;
+    let mut part = |key: &str, v: u64| put(out, &format!("{name}_{key}"), v as f64);
+    part("bytes", size);
+    part("container_bytes", size - payload);
+    part("header_bytes", tickreel::format::HEADER_LEN as u64);
+    part("metadata_bytes", u64::from(h.metadata_len));
+    part("index_bytes", u64::from(h.index_len));
+    part("frame_header_bytes", frame_headers);
+    part("payload_bytes", payload);
+    part("uncompressed_payload_bytes", uncompressed);
+    (size, size - payload)
 }
 
 /// Entity-ticks alive over the run.
@@ -191,13 +176,25 @@ pub fn run(quick: bool, out: &mut Figures) {
     });
     let run: Vec<_> = (0..300).map(|_| one.step()).collect();
     let run = players_only(&run);
-    // 15 seconds, both sides whole (header, metadata, index, frames).
-    let (run_ours, run_anchor) = (ours(&run), hollowcube::compacted_size(&run));
-    put(out, "short_run_15s_bytes", run_ours as f64);
+    // 15 seconds, both sides whole (header, metadata, index, frames), and where the bytes go.
+    let (run_ours, run_container) = short_run_breakdown("short_run_15s", &run, out);
+    let (anchor_container, anchor_frames) = hollowcube::compacted_parts(&run);
+    let run_anchor = anchor_container + anchor_frames;
+    put(out, "short_run_container_bytes", run_container as f64);
     put(
         out,
         "short_run_15s_hollowcube_compacted_bytes",
         run_anchor as f64,
+    );
+    put(
+        out,
+        "short_run_15s_hollowcube_container_bytes",
+        anchor_container as f64,
+    );
+    put(
+        out,
+        "short_run_15s_hollowcube_frame_bytes",
+        anchor_frames as f64,
     );
     put(
         out,
@@ -210,7 +207,7 @@ pub fn run(quick: bool, out: &mut Figures) {
         "realistic_short_run_baseline_ratio",
         baseline::baseline_size(&short) as f64 / ours(&short) as f64,
     );
-    short_run_breakdown(&short, out);
+    short_run_breakdown("realistic_short_run", &short, out);
     put(
         out,
         "idle_entity_bytes_per_second",

@@ -63,6 +63,36 @@ pub struct Header {
     /// segments another recording wrote into its live directory. All zero: none (files of
     /// earlier builds, and of the synchronous writer unless given one).
     pub recording_id: [u8; 16],
+    /// The writer's counters that a reader cannot derive from the index (bytes 112..144).
+    pub stats: HeaderStats,
+}
+
+/// The writer's counters kept in the header (bytes 112..144, u64 BE each), where they cost
+/// nothing: the 256 bytes are written anyway. `uncompressed_bytes` is not among them (a reader
+/// sums the index). Files of earlier builds have zero here and keep all five counters in the
+/// metadata's `stats` LongArray, which a reader prefers when present (FORMAT.md §3, §4).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct HeaderStats {
+    /// Non-empty ticks written.
+    pub ticks_written: u64,
+    /// Events written, pose updates excluded.
+    pub events: u64,
+    /// Pose samples written.
+    pub pose_samples: u64,
+    /// Ticks dropped by backpressure.
+    pub dropped_ticks: u64,
+}
+
+impl HeaderStats {
+    /// The counters of `stats` the header keeps.
+    pub fn of(stats: &crate::format::metadata::Stats) -> HeaderStats {
+        HeaderStats {
+            ticks_written: stats.ticks_written,
+            events: stats.events,
+            pose_samples: stats.pose_samples,
+            dropped_ticks: stats.dropped_ticks,
+        }
+    }
 }
 
 impl Default for Header {
@@ -86,6 +116,7 @@ impl Default for Header {
             data_end: 0,
             body_checksum: 0,
             recording_id: [0; 16],
+            stats: HeaderStats::default(),
         }
     }
 }
@@ -113,6 +144,10 @@ impl Header {
         b[80..88].copy_from_slice(&self.data_end.to_be_bytes());
         b[88..96].copy_from_slice(&self.body_checksum.to_be_bytes());
         b[96..112].copy_from_slice(&self.recording_id);
+        b[112..120].copy_from_slice(&self.stats.ticks_written.to_be_bytes());
+        b[120..128].copy_from_slice(&self.stats.events.to_be_bytes());
+        b[128..136].copy_from_slice(&self.stats.pose_samples.to_be_bytes());
+        b[136..144].copy_from_slice(&self.stats.dropped_ticks.to_be_bytes());
         let sum = xxh64(&b[..248], 0);
         b[248..256].copy_from_slice(&sum.to_be_bytes());
         b
@@ -165,6 +200,12 @@ impl Header {
             data_end: be64(80),
             body_checksum: be64(88),
             recording_id: b[96..112].try_into().expect("16"),
+            stats: HeaderStats {
+                ticks_written: be64(112),
+                events: be64(120),
+                pose_samples: be64(128),
+                dropped_ticks: be64(136),
+            },
         })
     }
 
@@ -211,6 +252,12 @@ mod tests {
             tick_count: 0x31323334,
             chunk_count: 0x41424344,
             recording_id: [0xCC; 16],
+            stats: HeaderStats {
+                ticks_written: 0x5152,
+                events: 0x6162,
+                pose_samples: 0x7172,
+                dropped_ticks: 0x8182,
+            },
             ..Header::default()
         };
         let b = h.encode();
@@ -225,7 +272,11 @@ mod tests {
         assert_eq!(&b[57..61], &[0x31, 0x32, 0x33, 0x34]);
         assert_eq!(&b[61..65], &[0x41, 0x42, 0x43, 0x44]);
         assert_eq!(&b[96..112], &[0xCC; 16]);
-        assert!(b[112..248].iter().all(|&x| x == 0), "reserved");
+        assert_eq!(&b[112..120], &[0, 0, 0, 0, 0, 0, 0x51, 0x52]);
+        assert_eq!(&b[120..128], &[0, 0, 0, 0, 0, 0, 0x61, 0x62]);
+        assert_eq!(&b[128..136], &[0, 0, 0, 0, 0, 0, 0x71, 0x72]);
+        assert_eq!(&b[136..144], &[0, 0, 0, 0, 0, 0, 0x81, 0x82]);
+        assert!(b[144..248].iter().all(|&x| x == 0), "reserved");
         assert_eq!(Header::decode(&b).unwrap(), h);
         assert_eq!(
             Header::decode(&b).unwrap().recording_uuid(),

@@ -1,6 +1,9 @@
 //! NBT metadata: an arbitrary compound the user owns, plus the library's own keys under the single
-//! key `"tickreel"` (entity table, event-type registry, gaps, stats, analysis). Encoding is
-//! deterministic (compound keys sorted) so that identical metadata gives identical bytes.
+//! key `"tickreel"` (entity table, event-type registry, gaps, analysis, palette). Encoding is
+//! deterministic (compound keys sorted) so that identical metadata gives identical bytes. The
+//! writer's counters ([`Stats`]) are not written here: they live in the header
+//! ([`crate::format::HeaderStats`]) and the index ([`Metadata::decode_file`]); files of earlier
+//! builds hold them in a `stats` LongArray, which is still read.
 
 use crate::format::palette::Palette;
 use std::collections::{BTreeMap, HashMap};
@@ -10,6 +13,8 @@ use serde::ser::{SerializeMap, SerializeSeq};
 use serde::{Serialize, Serializer};
 
 use crate::error::{Error, Result};
+use crate::format::header::{Header, HeaderStats};
+use crate::format::index::IndexEntry;
 
 /// Key under which the library keeps its own metadata in the root compound.
 pub const LIBRARY_KEY: &str = "tickreel";
@@ -64,7 +69,8 @@ pub struct Gap {
     pub to: u32,
 }
 
-/// Counters kept by the writer.
+/// Counters kept by the writer. Written in the header ([`HeaderStats`]) but for
+/// `uncompressed_bytes`, which a reader sums from the index ([`Metadata::decode_file`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct Stats {
     /// Non-empty ticks written.
@@ -217,14 +223,51 @@ impl Metadata {
             )));
         }
         let mut root = self.user.clone();
-        root.insert(LIBRARY_KEY.to_string(), self.library.to_value());
+        let library = self.library.to_value();
+        // An empty library compound says nothing a reader would not assume: left out.
+        if !matches!(&library, Value::Compound(m) if m.is_empty()) {
+            root.insert(LIBRARY_KEY.to_string(), library);
+        }
         fastnbt::to_bytes(&Sorted(&Value::Compound(root)))
             .map_err(|e| Error::Metadata(format!("cannot encode metadata: {e}")))
     }
 
     /// Decodes untrusted bytes (depth and values counted before parsing: see
     /// [`check_nbt_shape`]).
+    ///
+    /// The writer's counters come from the bytes only when they hold them (files of earlier
+    /// builds); otherwise they are zero: [`Metadata::decode_file`] reads them from the header and
+    /// the index.
     pub fn decode(bytes: &[u8]) -> Result<Metadata> {
+        Ok(Metadata::decode_stats(bytes)?.0)
+    }
+
+    /// Decodes the metadata of a file whose header and index are `header` and `index`: the
+    /// writer's counters from the metadata's `stats` where it has one (files of earlier builds),
+    /// else from the header, and `uncompressed_bytes` as the sum of the index's uncompressed
+    /// lengths (FORMAT.md §3, §4).
+    pub fn decode_file(bytes: &[u8], header: &Header, index: &[IndexEntry]) -> Result<Metadata> {
+        let (mut m, stored) = Metadata::decode_stats(bytes)?;
+        if !stored {
+            let HeaderStats {
+                ticks_written,
+                events,
+                pose_samples,
+                dropped_ticks,
+            } = header.stats;
+            m.library.stats = Stats {
+                ticks_written,
+                events,
+                pose_samples,
+                uncompressed_bytes: index.iter().map(|e| u64::from(e.uncompressed_len)).sum(),
+                dropped_ticks,
+            };
+        }
+        Ok(m)
+    }
+
+    /// Decodes, and says whether the bytes hold the library's `stats` key.
+    fn decode_stats(bytes: &[u8]) -> Result<(Metadata, bool)> {
         check_nbt_shape(bytes)?;
         let opts = fastnbt::DeOpts::new().max_seq_len(bytes.len());
         let root: Value = fastnbt::from_bytes_with_opts(bytes, opts)
@@ -232,14 +275,17 @@ impl Metadata {
         let Value::Compound(mut root) = root else {
             return Err(Error::corrupt("metadata root is not a compound"));
         };
-        let library = match root.remove(LIBRARY_KEY) {
+        let (library, stored) = match root.remove(LIBRARY_KEY) {
             Some(v) => LibraryMeta::from_value(v)?,
-            None => LibraryMeta::default(),
+            None => (LibraryMeta::default(), false),
         };
-        Ok(Metadata {
-            user: root,
-            library,
-        })
+        Ok((
+            Metadata {
+                user: root,
+                library,
+            },
+            stored,
+        ))
     }
 }
 
@@ -289,17 +335,6 @@ impl LibraryMeta {
         if !gaps.is_empty() {
             m.insert("gaps".into(), Value::List(gaps));
         }
-        let s = &self.stats;
-        m.insert(
-            "stats".into(),
-            Value::LongArray(fastnbt::LongArray::new(vec![
-                s.ticks_written as i64,
-                s.events as i64,
-                s.pose_samples as i64,
-                s.uncompressed_bytes as i64,
-                s.dropped_ticks as i64,
-            ])),
-        );
         if let Some(a) = &self.analysis {
             m.insert("analysis".into(), a.clone());
         }
@@ -315,7 +350,8 @@ impl LibraryMeta {
         Value::Compound(m)
     }
 
-    fn from_value(v: Value) -> Result<LibraryMeta> {
+    /// The library's keys, and whether they hold `stats` (files of earlier builds).
+    fn from_value(v: Value) -> Result<(LibraryMeta, bool)> {
         let Value::Compound(mut m) = v else {
             return Err(Error::corrupt("library metadata is not a compound"));
         };
@@ -354,7 +390,10 @@ impl LibraryMeta {
                 }
             }
         }
-        if let Some(Value::LongArray(a)) = m.remove("stats") {
+        // Earlier builds wrote the counters here; a value of another type reads as zero.
+        let stats = m.remove("stats");
+        let stored = stats.is_some();
+        if let Some(Value::LongArray(a)) = stats {
             let g = |i: usize| a.get(i).copied().unwrap_or(0) as u64;
             out.stats = Stats {
                 ticks_written: g(0),
@@ -382,7 +421,7 @@ impl LibraryMeta {
             Some(_) => return Err(Error::corrupt("server is not a string")),
         };
         out.extra = m;
-        Ok(out)
+        Ok((out, stored))
     }
 }
 
@@ -560,13 +599,8 @@ mod tests {
                     version: 2,
                 }],
                 gaps: vec![Gap { from: 5, to: 9 }],
-                stats: Stats {
-                    ticks_written: 10,
-                    events: 3,
-                    pose_samples: 20,
-                    uncompressed_bytes: 99,
-                    dropped_ticks: 5,
-                },
+                // The counters are the header's and the index's (`decode_file`).
+                stats: Stats::default(),
                 analysis: None,
                 starts_mid_world: true,
                 palette: {
@@ -608,6 +642,88 @@ mod tests {
         let b = m.clone().encode().unwrap();
         assert_eq!(a, b);
         assert_eq!(Metadata::decode(&a).unwrap(), m);
+    }
+
+    fn stats() -> Stats {
+        Stats {
+            ticks_written: 10,
+            events: 3,
+            pose_samples: 20,
+            uncompressed_bytes: 99,
+            dropped_ticks: 5,
+        }
+    }
+
+    fn entry(uncompressed_len: u32) -> IndexEntry {
+        IndexEntry {
+            start_tick: 0,
+            tick_count: 1,
+            flags: 0,
+            offset: 0,
+            compressed_len: 1,
+            uncompressed_len,
+        }
+    }
+
+    #[test]
+    fn counters_come_from_the_header_and_the_index() {
+        let mut m = sample();
+        m.library.stats = stats();
+        let bytes = m.encode().unwrap();
+        // Not in the metadata: the bytes equal those of the same metadata without counters.
+        assert_eq!(bytes, sample().encode().unwrap());
+        assert_eq!(
+            Metadata::decode(&bytes).unwrap().library.stats,
+            Stats::default()
+        );
+        let header = Header {
+            stats: HeaderStats::of(&m.library.stats),
+            ..Header::default()
+        };
+        let read = Metadata::decode_file(&bytes, &header, &[entry(90), entry(9)]).unwrap();
+        assert_eq!(read, m);
+    }
+
+    #[test]
+    fn counters_of_earlier_builds_are_read_from_the_metadata() {
+        // How earlier builds wrote them: a LongArray of five under the library key, which
+        // wins over the header (zero in their files) and the index.
+        let s = stats();
+        let mut lib = HashMap::new();
+        lib.insert(
+            "stats".to_string(),
+            Value::LongArray(fastnbt::LongArray::new(vec![
+                s.ticks_written as i64,
+                s.events as i64,
+                s.pose_samples as i64,
+                s.uncompressed_bytes as i64,
+                s.dropped_ticks as i64,
+            ])),
+        );
+        let root = HashMap::from([(LIBRARY_KEY.to_string(), Value::Compound(lib))]);
+        let bytes = fastnbt::to_bytes(&Sorted(&Value::Compound(root))).unwrap();
+        let header = Header {
+            stats: HeaderStats {
+                ticks_written: 1,
+                ..HeaderStats::default()
+            },
+            ..Header::default()
+        };
+        let read = Metadata::decode_file(&bytes, &header, &[entry(1)]).unwrap();
+        assert_eq!(read.library.stats, s);
+        assert_eq!(Metadata::decode(&bytes).unwrap().library.stats, s);
+    }
+
+    #[test]
+    fn empty_library_keys_are_left_out() {
+        let mut m = Metadata::default();
+        m.library.stats = stats();
+        // Root compound, empty name, end: nothing else.
+        assert_eq!(m.encode().unwrap(), vec![0x0a, 0, 0, 0]);
+        m.library.starts_mid_world = true;
+        let bytes = m.encode().unwrap();
+        assert!(bytes.windows(8).any(|w| w == LIBRARY_KEY.as_bytes()));
+        assert!(Metadata::decode(&bytes).unwrap().library.starts_mid_world);
     }
 
     #[test]

@@ -62,7 +62,7 @@ pub use event::{
     encode_batch, flag, kind,
 };
 pub use frame::{FRAME_HEADER_LEN, FrameHeader};
-pub use header::{DATA_VERSION, FORMAT_VERSION, HEADER_LEN, Header, Layout};
+pub use header::{DATA_VERSION, FORMAT_VERSION, HEADER_LEN, Header, HeaderStats, Layout};
 pub use index::{FLAG_CUSTOM_EVENTS, FLAG_SNAPSHOT, FLAG_TERRAIN, FLAG_WORLD, IndexEntry};
 pub use limits::{Limits, MetadataBudget};
 pub use metadata::{

@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use crate::error::{Error, Result};
 use crate::format::frame::FRAME_HEADER_LEN;
-use crate::format::header::{HEADER_LEN, Header, Layout};
+use crate::format::header::{HEADER_LEN, Header, HeaderStats, Layout};
 use crate::format::index::{IndexEntry, encode_index};
 use crate::format::metadata::Metadata;
 use crate::record::chunker::Frame;
@@ -171,6 +171,7 @@ pub(crate) fn compacted_prefix(
         data_end: prefix + body_len,
         body_checksum: xxhash_rust::xxh64::xxh64(&body, 0),
         recording_id,
+        stats: HeaderStats::of(&metadata.library.stats),
         ..Header::default()
     };
     let mut out = Vec::with_capacity(HEADER_LEN + body.len());

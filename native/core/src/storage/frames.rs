@@ -127,7 +127,7 @@ pub fn read_prefix(
     if xxhash_rust::xxh64::xxh64(body, 0) != header.body_checksum {
         return Err(Error::corrupt("metadata/index checksum mismatch"));
     }
-    let metadata = Metadata::decode(&body[..meta_len])?;
     let index = decode_index(&body[meta_len..], header.chunk_count)?;
+    let metadata = Metadata::decode_file(&body[..meta_len], &header, &index)?;
     Ok((header, metadata, index))
 }

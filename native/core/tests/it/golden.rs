@@ -430,8 +430,18 @@ fn check_golden(
         ))
     );
     assert_eq!(m.library.event_types[0].name, "minecraft:block_change");
+    // The writer's counters: from the metadata's `stats` in files of earlier builds, from the
+    // header and the index in this build's (FORMAT.md §3); the same figures either way.
     assert_eq!(m.library.stats.ticks_written, 18);
+    assert_eq!(m.library.stats.pose_samples, 23);
     assert_eq!(m.library.stats.dropped_ticks, 2);
+    assert_eq!(
+        m.library.stats.uncompressed_bytes,
+        r.index()
+            .iter()
+            .map(|e| u64::from(e.uncompressed_len))
+            .sum::<u64>()
+    );
     assert_eq!(
         m.library.gaps,
         [Gap { from: 5, to: 5 }, Gap { from: 13, to: 13 }]

@@ -428,6 +428,7 @@ pub fn encode_meta_file(
     body.extend_from_slice(&meta);
     body.extend_from_slice(&idx);
     header.layout = Layout::Segmented;
+    header.stats = crate::format::HeaderStats::of(&metadata.library.stats);
     header.metadata_len = meta.len() as u32;
     header.index_len = idx.len() as u32;
     header.chunk_count = index.len() as u32;
