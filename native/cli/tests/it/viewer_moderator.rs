@@ -465,14 +465,20 @@ fn the_3d_view_draws_a_hundred_entities_and_ten_thousand_blocks() {
     wait_for(&mut b, "!!window.tickreelViewer");
     assert_eq!(b.eval("window.tickreelViewer.ready"), json!(true));
     assert_eq!(b.eval("window.tickreelViewer.set3d(true)"), json!(true));
-    // 10,000 edits (a 100 x 100 floor under the crowd), given to the view as /api/blocks would
+    // (the blocks the page asked for when it opened are in: they would replace the floor)
+    wait_for(
+        &mut b,
+        "window.tickreelViewer.state().world.blocks.base !== null",
+    );
+    // 10,000 edited blocks (a 100 x 100 floor under the crowd), held as /api/blocks?tick= would
+    // answer them, for the whole recording
     b.eval(
         "(() => { const f = window.tickreelViewer.shown(); let x = 0, z = 0; \
          for (const e of f.entities) { x += e[1]; z += e[3]; } \
          x = Math.round(x / f.entities.length) - 50; z = Math.round(z / f.entities.length) - 50; \
-         const edits = []; for (let i = 0; i < 100; i++) for (let k = 0; k < 100; k++) \
-         edits.push([0, x + i, 60, z + k, 1 + ((i + k) % 5)]); \
-         window.tickreelView3d.setEdits(window.tickreelViewer.state().rec, edits); return edits.length; })()",
+         const blocks = []; for (let i = 0; i < 100; i++) for (let k = 0; k < 100; k++) \
+         blocks.push([x + i, 60, z + k, 1 + ((i + k) % 5)]); const s = window.tickreelViewer.state(); \
+         return window.tickreelViewer.holdBlocks({tick: s.first, to: s.last, blocks, changes: []}).count; })()",
     );
     // at 4x (80 ticks a second) every animation frame shows a new tick: each is drawn
     b.eval("window.tickreelViewer.setSpeed(4)");
