@@ -34,7 +34,7 @@ window.tickreelView3d = (() => {
     atlas: null, blocks: null, terrain: null, terrainClear: null, terrainData: null, terrainBuilt: null, blocksVersion: null,
     blockCount: 0, blockColors: new Map(), entityColors: new Map(), shownBlocks: [],
     orbit: { az: Math.PI / 4, el: 0.55, dist: 30, target: null },
-    resolution: 1, adaptive: true, calls: 0, dirty: true, frames: 0, since: 0, fps: null, ms: 0, msFrames: 0, msMean: null, drawings: 0, drawMs: 0,
+    resolution: 1, top: 1, adaptive: true, calls: 0, dirty: true, frames: 0, since: 0, fps: null, ms: 0, msFrames: 0, msMean: null, drawings: 0, drawMs: 0,
   };
   let M = null, C = null; // scratch matrix and colour, made once
 
@@ -546,6 +546,8 @@ window.tickreelView3d = (() => {
     const began = performance.now();
     V.calls++;
     const w = canvas.clientWidth, h = canvas.clientHeight;
+    V.top = Math.min(1, Math.sqrt(MAX_PIXELS / Math.max(1, w * h)));
+    if (V.adaptive && V.resolution > V.top) V.resolution = V.top;
     if (canvas.width !== Math.floor(w * V.resolution) || canvas.height !== Math.floor(h * V.resolution)) {
       V.renderer.setPixelRatio(V.resolution);
       V.renderer.setSize(w, h, false);
@@ -598,13 +600,18 @@ window.tickreelView3d = (() => {
   // Resolution follows the frame rate: when every animation frame has something new to draw
   // (`busy`: the share of calls that drew) and fewer than MIN_FPS are drawn a second, the view
   // draws at fewer pixels (down to MIN_RESOLUTION of the canvas's); when it draws more than
-  // EASY_FPS, at more again. Software WebGL is bound by the pixels it fills.
-  const MIN_FPS = 30, EASY_FPS = 45, MIN_RESOLUTION = 0.5;
+  // EASY_FPS, at more again, up to MAX_PIXELS in all (the canvas shows them stretched to its
+  // size, one drawn pixel to every CSS pixel at most: the screen's device pixel ratio is not
+  // used). Software WebGL is bound by the pixels it fills and the page's compositor by the
+  // pixels it copies: measured in Chromium's SwiftShader, a frame of the 100-figure,
+  // 10,000-block scene cost about 67 ms of CPU at 1000x540 pixels, 45 ms at a quarter of them
+  // and 31 ms at a sixteenth (BENCHMARKS.md, "Viewer 3D view").
+  const MIN_FPS = 30, EASY_FPS = 45, MIN_RESOLUTION = 0.35, MAX_PIXELS = 260000;
   function adapt(fps, busy) {
     if (!V.adaptive || busy < 0.9) return;
     let k = V.resolution;
     if (fps < MIN_FPS) k = Math.max(MIN_RESOLUTION, k * 0.8);
-    else if (fps > EASY_FPS) k = Math.min(1, k * 1.25);
+    else if (fps > EASY_FPS) k = Math.min(V.top || 1, k * 1.25);
     if (k !== V.resolution) { V.resolution = k; V.dirty = true; }
   }
 
@@ -691,8 +698,8 @@ window.tickreelView3d = (() => {
       orbit: Object.assign({}, V.orbit),
     };
   }
-  // Draws at `k` times the canvas's CSS pixels (0.25..=1), or (k null) adapts it to the frame
-  // rate again.
+  // Draws at `k` times the canvas's CSS pixels (0.25..=1, past MAX_PIXELS too), or (k null)
+  // adapts it to the frame rate again.
   function setResolution(k) {
     V.adaptive = k === null || k === undefined;
     if (!V.adaptive) V.resolution = Math.max(0.25, Math.min(1, Number(k) || 1));
