@@ -46,7 +46,7 @@
     live: false, liveState: null, liveFollow: true, source: null,
     race: null, shown: null, errors: [], stalled: false,
     drawn: 0, played: 0, // frames drawn, ticks played (the memory benchmark reads them)
-    inbox: [], inboxRow: null, inspected: null, inspectedAt: 0, urlAt: 0, urlShown: '',
+    inbox: [], inboxRow: null, inspected: null, inspectedAt: 0, urlAt: 0, urlShown: '', insetAt: 0,
     view: { cx: 0, cz: 0, scale: 4, fitted: false },
   };
   // block index -> { frames: Map(tick -> frame), ticks: sorted ticks, complete, pending, used }
@@ -441,16 +441,41 @@
     S.view.fitted = true;
   }
 
+  // With the 3D view shown, the map is its inset and is drawn at most every INSET_MS: drawn at
+  // every animation frame it took about a quarter of the browser's CPU time per 3D frame in
+  // software rendering (BENCHMARKS.md, "Viewer 3D view").
+  const INSET_MS = 100;
   function render() {
+    const now = performance.now();
+    const frame = frameAt(S.tick);
+    if (frame) {
+      S.drawn++;
+      S.shown = { tick: frame.t, entities: frame.e };
+      worldBlocks.moveTo(frame.t);
+    }
+    if (!View3d.isOn() || now - S.insetAt >= INSET_MS) { S.insetAt = now; drawMap(frame); }
+    const tl = $('timeline');
+    if (!dragging) tl.value = String(Math.floor(S.tick));
+    const secs = (S.tick - S.first) / S.rate;
+    $('clock').textContent = `tick ${Math.floor(S.tick)} / ${S.last}  ${secs.toFixed(2)} s  ${S.dir < 0 ? '-' : ''}${S.speed}x`;
+    const wall = wallClock(S.tick);
+    if ($('wall').textContent !== wall) $('wall').textContent = wall;
+    if (View3d.isOn()) {
+      view3dCtx.names = S.names; view3dCtx.follow = S.follow; view3dCtx.rec = S.rec;
+      View3d.draw($('view3d'), frame, view3dCtx);
+    }
+    if (now - S.inspectedAt > 100) { S.inspectedAt = now; inspect(frame); drawHeight(); }
+    if (now - S.urlAt > 250) { S.urlAt = now; followAddress(); }
+  }
+
+  // The map at `frame` (null: none held yet).
+  function drawMap(frame) {
     const w = map.clientWidth, h = map.clientHeight;
     if (map.width !== w || map.height !== h) { map.width = w; map.height = h; }
     ctx.fillStyle = '#101216';
     ctx.fillRect(0, 0, map.width, map.height);
-    const frame = frameAt(S.tick);
     if (frame) {
       if (!S.view.fitted) fit(frame);
-      S.drawn++;
-      S.shown = { tick: frame.t, entities: frame.e };
       if (S.follow !== null) {
         const f = frame.byId.get(S.follow);
         if (f) { S.view.cx = f[1]; S.view.cz = f[3]; }
@@ -458,25 +483,12 @@
     }
     drawTerrain();
     drawGrid();
-    if (frame) drawBlocks(frame.t);
+    if (frame) drawBlocks();
     if (S.race) drawRace();
     if (frame) drawEntities(frame);
     drawHud(frame);
     drawMarks();
     if (S.race) drawChart();
-    const tl = $('timeline');
-    if (!dragging) tl.value = String(Math.floor(S.tick));
-    const secs = (S.tick - S.first) / S.rate;
-    $('clock').textContent = `tick ${Math.floor(S.tick)} / ${S.last}  ${secs.toFixed(2)} s  ${S.dir < 0 ? '-' : ''}${S.speed}x`;
-    const wall = wallClock(S.tick);
-    if ($('wall').textContent !== wall) $('wall').textContent = wall;
-    const now = performance.now();
-    if (View3d.isOn()) {
-      view3dCtx.names = S.names; view3dCtx.follow = S.follow; view3dCtx.rec = S.rec;
-      View3d.draw($('view3d'), frame, view3dCtx);
-    }
-    if (now - S.inspectedAt > 100) { S.inspectedAt = now; inspect(frame); drawHeight(); }
-    if (now - S.urlAt > 250) { S.urlAt = now; followAddress(); }
   }
 
   // What the 3D view reads (one object, filled at each drawing).
@@ -595,8 +607,7 @@
   };
   const worldBlocks = window.tickreelBlocks.create(isAir);
   // The edited blocks on the map: a square over each (at least 2 pixels), shaded by height.
-  function drawBlocks(t) {
-    worldBlocks.moveTo(t);
+  function drawBlocks() {
     const list = worldBlocks.list();
     if (!list.length) return;
     const sc = S.view.scale, side = Math.max(2, sc);
