@@ -2,7 +2,8 @@
 //! binary (no CDN, no build step). The page draws on a canvas and asks the API for frames; its
 //! parts are scripts of their own: `viewer.js` (playback and the map), `race.js` (ghost races),
 //! `timeline.js` (the markers), `inspector.js` (the followed entity and its height strip),
-//! `inbox.js` (reports), `list.js` (the recordings), `terrain.js` (the terrain's blocks and
+//! `inbox.js` (reports), `list.js` (the recordings), `blocks.js` (the edited blocks at the play
+//! position, for the map and the 3D view), `terrain.js` (the terrain's blocks and
 //! colours, for the map and the 3D view), `view3d.js` (the 3D view, on three.js in
 //! `assets/vendor/three/`, vendored by `scripts/vendor-three.sh`, loaded when the view opens).
 
@@ -19,6 +20,7 @@ const INBOX: &str = include_str!("assets/inbox.js");
 const LIST: &str = include_str!("assets/list.js");
 const VIEW3D: &str = include_str!("assets/view3d.js");
 const TERRAIN: &str = include_str!("assets/terrain.js");
+const BLOCKS: &str = include_str!("assets/blocks.js");
 /// three.js, vendored by `scripts/vendor-three.sh` (the files of its npm package as published,
 /// MIT licence beside them), loaded by the page only when the 3D view is opened.
 const THREE_MODULE: &str = include_str!("assets/vendor/three/three.module.js");
@@ -71,6 +73,10 @@ pub async fn view3d() -> Response {
 
 pub async fn terrain() -> Response {
     asset(TERRAIN, "text/javascript; charset=utf-8")
+}
+
+pub async fn blocks() -> Response {
+    asset(BLOCKS, "text/javascript; charset=utf-8")
 }
 
 pub async fn three_module() -> Response {

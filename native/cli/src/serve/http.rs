@@ -19,6 +19,7 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use super::audit::{AuditLog, LOCAL};
+use super::blocks::{self, BlocksQuery};
 use super::error::{ApiError, ApiResult};
 use super::frames::{self, FrameQuery, SeekQuery};
 use super::ghost::{self, GhostQuery};
@@ -53,6 +54,7 @@ pub fn router(app: Arc<App>) -> Router {
         .route("/list.js", get(assets::list))
         .route("/view3d.js", get(assets::view3d))
         .route("/terrain.js", get(assets::terrain))
+        .route("/blocks.js", get(assets::blocks))
         .route("/vendor/three.module.js", get(assets::three_module))
         .route("/vendor/three.core.js", get(assets::three_core))
         .route("/api/recordings", get(recordings))
@@ -287,14 +289,22 @@ async fn markers_of(
         .map(Json)
 }
 
+/// The edited blocks as of `tick` ([`blocks::at`]), or without it every block change of the
+/// recording ([`Markers::blocks`]).
 async fn blocks_of(
     State(app): State<Arc<App>>,
-    q: Result<Query<RecQuery>, QueryRejection>,
+    q: Result<Query<BlocksQuery>, QueryRejection>,
 ) -> ApiResult<Json<Value>> {
     let q = query(q)?;
-    blocking(move || app.markers.blocks(&app.lib.open(&q.rec)?))
-        .await
-        .map(Json)
+    blocking(move || {
+        let h = app.lib.open(&q.rec)?;
+        match q.tick {
+            Some(t) => blocks::at(&h, t),
+            None => app.markers.blocks(&h),
+        }
+    })
+    .await
+    .map(Json)
 }
 
 async fn terrain_of(

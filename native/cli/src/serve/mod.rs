@@ -7,6 +7,7 @@
 //! - [`info`]: a recording's summary, shadow-play report metadata, timeline markers.
 //! - [`live`]: server-sent events following a recording while it is written.
 //! - [`terrain`]: the terrain at a tick, as the blocks the page can see and their faces.
+//! - [`blocks`]: the edited blocks as of a tick (the core's world at it), and the changes after.
 //! - [`ghost`]: a run against a ghost: both paths, the live delta, the splits.
 //! - [`reports`]: the reports inbox, and a moderator's decision on a report (the catalog).
 //! - [`staff`]: the named staff tokens, and who a request comes from.
@@ -16,6 +17,7 @@
 
 pub mod assets;
 pub mod audit;
+pub mod blocks;
 pub mod error;
 pub mod frames;
 pub mod ghost;

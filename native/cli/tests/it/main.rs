@@ -40,6 +40,7 @@ mod serve_reports;
 mod serve_requests;
 mod serve_terrain;
 mod simulate_runs;
+mod viewer_blocks;
 mod viewer_browser;
 mod viewer_moderator;
 mod viewer_network;

@@ -1,8 +1,8 @@
 // tickreel viewer, the world in 3D (three.js, vendored in the binary and loaded only when this
 // view is first opened): entities as labelled figures standing at their height, their trails
-// (not joined across a teleport), the edited blocks as they were at the tick shown (GET
-// /api/blocks: every block change up to that tick, the last state of each position, air left
-// out), an orbit camera (drag to turn, wheel to zoom) that follows the followed entity. A click on
+// (not joined across a teleport), the edited blocks as they were at the tick shown (the page's
+// blocks.js: the world the server rebuilt at a tick, moved along by the changes after it; air
+// left out), an orbit camera (drag to turn, wheel to zoom) that follows the followed entity. A click on
 // a figure follows it. Coordinates are the game's: x east, y up, z south; a block at (x, y, z)
 // fills x..x+1, y..y+1, z..z+1.
 //
@@ -11,7 +11,7 @@
 // atlas of names (a name is drawn into it once, when it first appears), the trails one line
 // set in preallocated buffers updated incrementally (a ring of segments per entity: each new
 // trail step writes one segment, the segment to the current position is rewritten), the blocks
-// one instanced mesh rebuilt only when an edit enters or leaves, the terrain (terrain.js: the
+// one mesh of their open faces rebuilt only when a block changes, the terrain (terrain.js: the
 // blocks the server found seen, their exposed faces) two meshes, opaque and translucent, built
 // once per terrain, under the edited blocks and the figures. A frame is drawn only when
 // something changed (the tick shown, the camera, the size, the blocks); nothing is allocated per
@@ -31,10 +31,10 @@ window.tickreelView3d = (() => {
     on: false, loading: null, renderer: null, scene: null, camera: null, grid: null,
     bodies: null, noses: null, labels: null, figCap: 0, figIds: [], frame: null, follow: null,
     trails: null, trailSlot: new Map(), trailCap: 0, trailBase: null, trailRec: null,
-    atlas: null, blocks: null, terrain: null, terrainClear: null, terrainData: null, terrainBuilt: null, edits: [], editsRec: null, blockTick: null,
+    atlas: null, blocks: null, terrain: null, terrainClear: null, terrainData: null, terrainBuilt: null, blocksVersion: null,
     blockCount: 0, blockColors: new Map(), entityColors: new Map(), shownBlocks: [],
     orbit: { az: Math.PI / 4, el: 0.55, dist: 30, target: null },
-    resolution: 1, adaptive: true, calls: 0, dirty: true, frames: 0, since: 0, fps: null, ms: 0, msFrames: 0, msMean: null, drawings: 0, drawMs: 0,
+    resolution: 1, top: 1, adaptive: true, calls: 0, dirty: true, frames: 0, since: 0, fps: null, ms: 0, msFrames: 0, msMean: null, drawings: 0, drawMs: 0,
   };
   let M = null, C = null; // scratch matrix and colour, made once
 
@@ -45,7 +45,9 @@ window.tickreelView3d = (() => {
   }
 
   function init(canvas) {
-    const r = new THREE.WebGLRenderer({ canvas, antialias: false });
+    // what software WebGL pays for per pixel, left out: no multisampling, no alpha channel
+    // composited with the page, no stencil buffer
+    const r = new THREE.WebGLRenderer({ canvas, antialias: false, alpha: false, stencil: false, powerPreference: 'high-performance' });
     r.setPixelRatio(1);
     const scene = new THREE.Scene();
     scene.background = new THREE.Color(BG);
@@ -242,7 +244,11 @@ window.tickreelView3d = (() => {
     }
     pos[o] = a[1]; pos[o + 1] = a[2] + 0.05; pos[o + 2] = a[3];
     pos[o + 3] = b[1]; pos[o + 4] = b[2] + 0.05; pos[o + 5] = b[3];
-    col[o] = col[o + 3] = c.r; col[o + 1] = col[o + 4] = c.g; col[o + 2] = col[o + 5] = c.b;
+    // colours are sent to the GPU again only when one changed (a slot given to another entity)
+    if (col[o] !== Math.fround(c.r) || col[o + 1] !== Math.fround(c.g) || col[o + 2] !== Math.fround(c.b)) {
+      col[o] = col[o + 3] = c.r; col[o + 1] = col[o + 4] = c.g; col[o + 2] = col[o + 5] = c.b;
+      V.trailColors = true;
+    }
   }
 
   const rowOf = (f, id) => (f && f.byId.get(id)) || null;
@@ -286,7 +292,7 @@ window.tickreelView3d = (() => {
     const g = V.trails.geometry;
     g.setDrawRange(0, V.trailSlot.size * (STEPS + 1) * 2);
     g.attributes.position.needsUpdate = true;
-    g.attributes.color.needsUpdate = true;
+    if (V.trailColors) { g.attributes.color.needsUpdate = true; V.trailColors = false; }
   }
 
   // Writes the segments ending at the trail steps from..=to of entity id.
@@ -302,9 +308,6 @@ window.tickreelView3d = (() => {
   }
 
   // ---- blocks --------------------------------------------------------------------------------
-
-  // The edits of `rec`, fetched once per recording (and again when it grows).
-  function setEdits(rec, edits) { V.edits = edits; V.editsRec = rec; V.blockTick = null; V.dirty = true; }
 
   // A block's six faces: the neighbour they face, their shade, their corners counter-clockwise
   // seen from outside (from the block's corner at its lowest x, y, z).
@@ -323,7 +326,6 @@ window.tickreelView3d = (() => {
   });
   const MAX_BLOCKS = 500000; // blocks drawn at most
 
-  const isAir = (name) => /(^|:)(cave_|void_)?air$/.test(name || '');
   function blockColor(state, name) {
     let c = V.blockColors.get(state);
     if (!c) {
@@ -336,69 +338,166 @@ window.tickreelView3d = (() => {
     return c;
   }
 
-  // The blocks as they were at tick t: the last edit of each position at or before t.
-  // (Recomputed only when an edit enters or leaves: the number of edits at or before t.)
-  function placeBlocks(t, blockName) {
-    let lo = 0, hi = V.edits.length;
-    while (lo < hi) { const m = (lo + hi) >> 1; if (V.edits[m][0] <= t) lo = m + 1; else hi = m; }
-    const n = lo;
-    if (V.blockTick === n) return false;
-    V.blockTick = n;
-    const at = new Map();
-    for (let i = 0; i < n; i++) {
-      const e = V.edits[i];
-      at.set(e[1] + ',' + e[2] + ',' + e[3], e);
-    }
-    const shown = [];
-    for (const e of at.values()) {
-      const name = blockName(e[4]);
-      if ((name && isAir(name)) || (!name && e[4] === 0)) continue;
-      shown.push(e);
-    }
-    if (shown.length > MAX_BLOCKS) shown.length = MAX_BLOCKS;
-    const filled = new Set();
-    for (const e of shown) filled.add(e[1] + ',' + e[2] + ',' + e[3]);
-    // the faces drawn: those whose neighbour is not a shown block
+  // ---- meshing: faces merged into rectangles, their colours in a texture ----------------------
+  //
+  // Software WebGL pays for every triangle (a 100 x 100 floor of single-block faces is 40,800
+  // triangles, and drew at a third of the rate without them), so faces are not drawn one by one:
+  // the faces drawn that lie side by side in one plane and look the same way are merged into
+  // rectangles, whatever their colours (a floor's top is one rectangle), and each rectangle's
+  // texels (one a face, its colour and shade) are packed into a texture read without filtering.
+  // The picture is the same as one quad a face; the triangles are a few per rectangle.
+
+  const ATLAS_SIDE = 4096; // the colour texture's side at most (texels: one a face)
+  const MAX_RECT = 256;    // a rectangle's side at most (faces)
+
+  // Meshes `n` blocks: x, y, z, mask (faces drawn, bit k as FACES), rgb (linear, 3 a block), each
+  // an array; null when no face is drawn, else { geometry, texture, faces, quads }. Faces past
+  // the texture's room are left out (ATLAS_SIDE² faces: far past the blocks drawn at most).
+  function meshFaces(n, X, Y, Z, MASK, RGB) {
+    // the faces by direction and plane: key -> { f, plane, cells: Map(u,w -> k) }
+    const planes = new Map();
     let faces = 0;
-    const open = new Uint8Array(shown.length);
+    for (let k = 0; k < n; k++) {
+      const m = MASK[k];
+      if (!m) continue;
+      const p = [X[k], Y[k], Z[k]];
+      for (let f = 0; f < 6; f++) {
+        if (!(m & (1 << f))) continue;
+        const axis = f >> 1, u = (axis + 1) % 3, w = (axis + 2) % 3;
+        const plane = p[axis] + (f & 1 ? 0 : 1);
+        const key = f + ':' + plane;
+        let P = planes.get(key);
+        if (!P) { P = { f, plane, cells: new Map() }; planes.set(key, P); }
+        P.cells.set(p[u] + ',' + p[w], k);
+        faces++;
+      }
+    }
+    if (!faces) return null;
+    // greedy rectangles in each plane: the cells in (w, u) order, each not yet taken grown along
+    // u, then along w while the whole row is there
+    const rects = [];
+    for (const P of planes.values()) {
+      const axis = P.f >> 1, u = (axis + 1) % 3, w = (axis + 2) % 3;
+      const cells = [];
+      for (const [key, k] of P.cells) { const [a, b] = key.split(',').map(Number); cells.push([a, b, k]); }
+      cells.sort((p, q) => p[1] - q[1] || p[0] - q[0]);
+      const taken = new Set();
+      const free = (a, b) => { const key = a + ',' + b; return P.cells.has(key) && !taken.has(key); };
+      for (const [a0, b0] of cells) {
+        if (taken.has(a0 + ',' + b0)) continue;
+        let wu = 1;
+        while (wu < MAX_RECT && free(a0 + wu, b0)) wu++;
+        let hw = 1;
+        grow: while (hw < MAX_RECT) {
+          for (let i = 0; i < wu; i++) if (!free(a0 + i, b0 + hw)) break grow;
+          hw++;
+        }
+        const ks = new Int32Array(wu * hw);
+        for (let j = 0; j < hw; j++) for (let i = 0; i < wu; i++) {
+          const key = (a0 + i) + ',' + (b0 + j);
+          taken.add(key);
+          ks[j * wu + i] = P.cells.get(key);
+        }
+        rects.push({ f: P.f, plane: P.plane, u, w, a0, b0, wu, hw, ks });
+      }
+    }
+    // the texture: rectangles on shelves, tallest first
+    rects.sort((p, q) => q.hw - p.hw);
+    let x = 0, y = 0, shelf = 0, width = 0;
+    const placed = [];
+    for (const r of rects) {
+      if (x + r.wu > ATLAS_SIDE) { x = 0; y += shelf; shelf = 0; }
+      if (y + r.hw > ATLAS_SIDE) break;
+      r.tx = x; r.ty = y;
+      x += r.wu; shelf = Math.max(shelf, r.hw); width = Math.max(width, x);
+      placed.push(r);
+    }
+    const tw = width, th = y + shelf;
+    const texels = new Uint8Array(tw * th * 4);
+    const pos = new Float32Array(placed.length * 12), uv = new Float32Array(placed.length * 8);
+    const idx = new Uint32Array(placed.length * 6);
+    let drawn = 0;
+    placed.forEach((r, q) => {
+      const F = FACES[r.f];
+      for (let j = 0; j < r.hw; j++) for (let i = 0; i < r.wu; i++) {
+        const k = r.ks[j * r.wu + i], o = ((r.ty + j) * tw + r.tx + i) * 4;
+        C.setRGB(RGB[k * 3] * F.shade, RGB[k * 3 + 1] * F.shade, RGB[k * 3 + 2] * F.shade);
+        const hex = C.getHex(); // sRGB, as the texture is read
+        texels[o] = hex >> 16; texels[o + 1] = (hex >> 8) & 255; texels[o + 2] = hex & 255; texels[o + 3] = 255;
+      }
+      drawn += r.wu * r.hw;
+      for (let v = 0; v < 4; v++) {
+        const c = F.corners[v], o = (q * 4 + v) * 3, t = (q * 4 + v) * 2;
+        const cu = c[r.u], cw = c[r.w];
+        const p = [0, 0, 0];
+        p[r.f >> 1] = r.plane; p[r.u] = r.a0 + cu * r.wu; p[r.w] = r.b0 + cw * r.hw;
+        pos[o] = p[0]; pos[o + 1] = p[1]; pos[o + 2] = p[2];
+        uv[t] = (r.tx + cu * r.wu) / tw; uv[t + 1] = (r.ty + cw * r.hw) / th;
+      }
+      const b = q * 4;
+      idx[q * 6] = b; idx[q * 6 + 1] = b + 1; idx[q * 6 + 2] = b + 2;
+      idx[q * 6 + 3] = b; idx[q * 6 + 4] = b + 2; idx[q * 6 + 5] = b + 3;
+    });
+    const texture = new THREE.DataTexture(texels, tw, th, THREE.RGBAFormat);
+    texture.colorSpace = THREE.SRGBColorSpace;
+    texture.magFilter = texture.minFilter = THREE.NearestFilter;
+    texture.generateMipmaps = false;
+    texture.needsUpdate = true;
+    const geometry = new THREE.BufferGeometry();
+    geometry.setAttribute('position', new THREE.BufferAttribute(pos, 3));
+    geometry.setAttribute('uv', new THREE.BufferAttribute(uv, 2));
+    geometry.setIndex(new THREE.BufferAttribute(idx, 1));
+    geometry.computeBoundingSphere();
+    return { geometry, texture, faces: drawn, quads: placed.length };
+  }
+
+  // A mesh of meshFaces' answer m (null: none), opaque or seen through.
+  function faceMesh(m, clear) {
+    if (!m) return null;
+    const mat = clear
+      ? new THREE.MeshBasicMaterial({ map: m.texture, transparent: true, opacity: 0.55, depthWrite: false, side: THREE.DoubleSide })
+      : new THREE.MeshBasicMaterial({ map: m.texture });
+    const mesh = new THREE.Mesh(m.geometry, mat);
+    mesh.renderOrder = clear ? 5 : 0;
+    return mesh;
+  }
+  function dropMesh(mesh) {
+    if (!mesh) return;
+    V.scene.remove(mesh);
+    mesh.geometry.dispose();
+    if (mesh.material.map) mesh.material.map.dispose();
+    mesh.material.dispose();
+  }
+
+  // The blocks shown (ctx.blocks(): [x, y, z, state], air left out), meshed again only when
+  // their version changed: a face is drawn where no block shown is its neighbour.
+  function placeBlocks(ctx) {
+    const version = ctx.blocksVersion();
+    if (V.blocksVersion === version) return false;
+    V.blocksVersion = version;
+    let shown = ctx.blocks();
+    if (shown.length > MAX_BLOCKS) shown = shown.slice(0, MAX_BLOCKS);
+    const n = shown.length;
+    const filled = new Set();
+    for (const e of shown) filled.add(e[0] + ',' + e[1] + ',' + e[2]);
+    const X = new Int32Array(n), Y = new Int32Array(n), Z = new Int32Array(n), MASK = new Uint8Array(n), RGB = new Float32Array(n * 3);
     shown.forEach((e, i) => {
+      X[i] = e[0]; Y[i] = e[1]; Z[i] = e[2];
       let m = 0;
       FACES.forEach((f, k) => {
-        if (!filled.has((e[1] + f.n[0]) + ',' + (e[2] + f.n[1]) + ',' + (e[3] + f.n[2]))) { m |= 1 << k; faces++; }
+        if (!filled.has((e[0] + f.n[0]) + ',' + (e[1] + f.n[1]) + ',' + (e[2] + f.n[2]))) m |= 1 << k;
       });
-      open[i] = m;
+      MASK[i] = m;
+      const c = blockColor(e[3], ctx.blockName(e[3]));
+      RGB[i * 3] = c.r; RGB[i * 3 + 1] = c.g; RGB[i * 3 + 2] = c.b;
     });
-    const pos = new Float32Array(faces * 12), col = new Float32Array(faces * 12), idx = new Uint32Array(faces * 6);
-    let q = 0;
-    shown.forEach((e, i) => {
-      const c = blockColor(e[4], blockName(e[4]));
-      FACES.forEach((f, k) => {
-        if (!(open[i] & (1 << k))) return;
-        for (let v = 0; v < 4; v++) {
-          const o = (q * 4 + v) * 3;
-          pos[o] = e[1] + f.corners[v][0]; pos[o + 1] = e[2] + f.corners[v][1]; pos[o + 2] = e[3] + f.corners[v][2];
-          col[o] = c.r * f.shade; col[o + 1] = c.g * f.shade; col[o + 2] = c.b * f.shade;
-        }
-        const b = q * 4;
-        idx[q * 6] = b; idx[q * 6 + 1] = b + 1; idx[q * 6 + 2] = b + 2;
-        idx[q * 6 + 3] = b; idx[q * 6 + 4] = b + 2; idx[q * 6 + 5] = b + 3;
-        q++;
-      });
-    });
-    const g = new THREE.BufferGeometry();
-    g.setAttribute('position', new THREE.BufferAttribute(pos, 3));
-    g.setAttribute('color', new THREE.BufferAttribute(col, 3));
-    g.setIndex(new THREE.BufferAttribute(idx, 1));
-    if (!V.blocks) {
-      V.blocks = new THREE.Mesh(g, new THREE.MeshBasicMaterial({ vertexColors: true }));
-      V.blocks.frustumCulled = false;
-      V.scene.add(V.blocks);
-    } else {
-      V.blocks.geometry.dispose();
-      V.blocks.geometry = g;
-    }
-    V.blockFaces = faces;
-    V.blockCount = shown.length;
+    dropMesh(V.blocks);
+    const m = meshFaces(n, X, Y, Z, MASK, RGB);
+    V.blocks = faceMesh(m, false);
+    if (V.blocks) V.scene.add(V.blocks);
+    V.blockFaces = m ? m.faces : 0;
+    V.blockQuads = m ? m.quads : 0;
+    V.blockCount = n;
     V.shownBlocks = shown;
     return true;
   }
@@ -414,48 +513,18 @@ window.tickreelView3d = (() => {
     const T = V.terrainData;
     if (V.terrainBuilt === T) return false;
     V.terrainBuilt = T;
-    for (const m of [V.terrain, V.terrainClear]) if (m) { V.scene.remove(m); m.geometry.dispose(); m.material.dispose(); }
+    dropMesh(V.terrain);
+    dropMesh(V.terrainClear);
     V.terrain = V.terrainClear = null;
     V.terrainFaces = 0;
     if (!T || !T.n) return true;
     const build = (clear) => {
-      let faces = 0;
-      for (let k = 0; k < T.n; k++) {
-        if (T.clear[k] !== clear) continue;
-        for (let m = T.mask[k]; m; m >>= 1) faces += m & 1;
-      }
-      if (!faces) return null;
-      const pos = new Float32Array(faces * 12), col = new Float32Array(faces * 12), idx = new Uint32Array(faces * 6);
-      let q = 0;
-      for (let k = 0; k < T.n; k++) {
-        if (T.clear[k] !== clear) continue;
-        const x = T.x[k], y = T.y[k], z = T.z[k], r = T.rgb[k * 3], g = T.rgb[k * 3 + 1], b = T.rgb[k * 3 + 2];
-        for (let f = 0; f < 6; f++) {
-          if (!(T.mask[k] & (1 << f))) continue;
-          const F = FACES[f];
-          for (let v = 0; v < 4; v++) {
-            const o = (q * 4 + v) * 3;
-            pos[o] = x + F.corners[v][0]; pos[o + 1] = y + F.corners[v][1]; pos[o + 2] = z + F.corners[v][2];
-            col[o] = r * F.shade; col[o + 1] = g * F.shade; col[o + 2] = b * F.shade;
-          }
-          const b4 = q * 4;
-          idx[q * 6] = b4; idx[q * 6 + 1] = b4 + 1; idx[q * 6 + 2] = b4 + 2;
-          idx[q * 6 + 3] = b4; idx[q * 6 + 4] = b4 + 2; idx[q * 6 + 5] = b4 + 3;
-          q++;
-        }
-      }
-      const geo = new THREE.BufferGeometry();
-      geo.setAttribute('position', new THREE.BufferAttribute(pos, 3));
-      geo.setAttribute('color', new THREE.BufferAttribute(col, 3));
-      geo.setIndex(new THREE.BufferAttribute(idx, 1));
-      geo.computeBoundingSphere();
-      const mat = clear
-        ? new THREE.MeshBasicMaterial({ vertexColors: true, transparent: true, opacity: 0.55, depthWrite: false, side: THREE.DoubleSide })
-        : new THREE.MeshBasicMaterial({ vertexColors: true });
-      const mesh = new THREE.Mesh(geo, mat);
-      mesh.renderOrder = clear ? 5 : 0;
-      V.scene.add(mesh);
-      V.terrainFaces += faces;
+      // the blocks of this kind only: the others' faces masked out
+      const mask = new Uint8Array(T.n);
+      for (let k = 0; k < T.n; k++) mask[k] = T.clear[k] === clear ? T.mask[k] : 0;
+      const m = meshFaces(T.n, T.x, T.y, T.z, mask, T.rgb);
+      const mesh = faceMesh(m, clear);
+      if (mesh) { V.scene.add(mesh); V.terrainFaces += m.faces; }
       return mesh;
     };
     V.terrain = build(0);
@@ -477,6 +546,8 @@ window.tickreelView3d = (() => {
     const began = performance.now();
     V.calls++;
     const w = canvas.clientWidth, h = canvas.clientHeight;
+    V.top = Math.min(1, Math.sqrt(MAX_PIXELS / Math.max(1, w * h)));
+    if (V.adaptive && V.resolution > V.top) V.resolution = V.top;
     if (canvas.width !== Math.floor(w * V.resolution) || canvas.height !== Math.floor(h * V.resolution)) {
       V.renderer.setPixelRatio(V.resolution);
       V.renderer.setSize(w, h, false);
@@ -507,7 +578,7 @@ window.tickreelView3d = (() => {
       }
     }
     if (placeTerrain()) V.dirty = true;
-    if (frame && placeBlocks(frame.t, ctx.blockName)) V.dirty = true;
+    if (placeBlocks(ctx)) V.dirty = true;
     if (!V.dirty) return;
     V.dirty = false;
     render();
@@ -529,13 +600,18 @@ window.tickreelView3d = (() => {
   // Resolution follows the frame rate: when every animation frame has something new to draw
   // (`busy`: the share of calls that drew) and fewer than MIN_FPS are drawn a second, the view
   // draws at fewer pixels (down to MIN_RESOLUTION of the canvas's); when it draws more than
-  // EASY_FPS, at more again. Software WebGL is bound by the pixels it fills.
-  const MIN_FPS = 30, EASY_FPS = 45, MIN_RESOLUTION = 0.5;
+  // EASY_FPS, at more again, up to MAX_PIXELS in all (the canvas shows them stretched to its
+  // size, one drawn pixel to every CSS pixel at most: the screen's device pixel ratio is not
+  // used). Software WebGL is bound by the pixels it fills and the page's compositor by the
+  // pixels it copies: measured in Chromium's SwiftShader, a frame of the 100-figure,
+  // 10,000-block scene cost about 67 ms of CPU at 1000x540 pixels, 45 ms at a quarter of them
+  // and 31 ms at a sixteenth (BENCHMARKS.md, "Viewer 3D view").
+  const MIN_FPS = 30, EASY_FPS = 45, MIN_RESOLUTION = 0.35, MAX_PIXELS = 260000;
   function adapt(fps, busy) {
     if (!V.adaptive || busy < 0.9) return;
     let k = V.resolution;
     if (fps < MIN_FPS) k = Math.max(MIN_RESOLUTION, k * 0.8);
-    else if (fps > EASY_FPS) k = Math.min(1, k * 1.25);
+    else if (fps > EASY_FPS) k = Math.min(V.top || 1, k * 1.25);
     if (k !== V.resolution) { V.resolution = k; V.dirty = true; }
   }
 
@@ -614,16 +690,16 @@ window.tickreelView3d = (() => {
     const f = V.on && V.frame;
     return {
       on: V.on, ready: !!V.renderer, blocks: V.blockCount,
-      terrainBlocks: V.terrainBuilt ? V.terrainBuilt.n : 0, terrainFaces: V.terrainFaces || 0, blockFaces: V.blockFaces || 0, fps: V.fps, ms: V.msMean, resolution: V.resolution, drawings: V.drawings, drawMs: V.drawMs,
-      blockAt: V.shownBlocks.slice(0, 100).map((e) => [e[1], e[2], e[3], e[4]]),
+      terrainBlocks: V.terrainBuilt ? V.terrainBuilt.n : 0, terrainFaces: V.terrainFaces || 0, blockFaces: V.blockFaces || 0, blockQuads: V.blockQuads || 0, fps: V.fps, ms: V.msMean, resolution: V.resolution, drawings: V.drawings, drawMs: V.drawMs,
+      blockAt: V.shownBlocks.slice(0, 100).map((e) => e.slice()),
       figures: f ? f.e.map((e) => [e[0], e[1], e[2], e[3]]) : [],
       labels: V.labels ? V.labels.count : 0,
       trailSegments: V.trails ? V.trails.geometry.drawRange.count / 2 : 0,
       orbit: Object.assign({}, V.orbit),
     };
   }
-  // Draws at `k` times the canvas's CSS pixels (0.25..=1), or (k null) adapts it to the frame
-  // rate again.
+  // Draws at `k` times the canvas's CSS pixels (0.25..=1, past MAX_PIXELS too), or (k null)
+  // adapts it to the frame rate again.
   function setResolution(k) {
     V.adaptive = k === null || k === undefined;
     if (!V.adaptive) V.resolution = Math.max(0.25, Math.min(1, Number(k) || 1));
@@ -634,5 +710,5 @@ window.tickreelView3d = (() => {
   // Points the camera at p from `dist` blocks away.
   function lookAt(p, dist) { V.orbit.target = p.slice(); if (dist) V.orbit.dist = dist; V.dirty = true; }
 
-  return { open, close, draw, redraw, setResolution, setEdits, setTerrain, project, pick, wire, state, lookAt, isOn: () => V.on, editsOf: () => V.editsRec };
+  return { open, close, draw, redraw, setResolution, setTerrain, project, pick, wire, state, lookAt, isOn: () => V.on };
 })();

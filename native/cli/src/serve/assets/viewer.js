@@ -5,7 +5,7 @@
 // The page's state is on window.tickreelViewer (the browser test reads it). Its other parts:
 // race.js (ghost races), timeline.js (markers), inspector.js (the followed entity), inbox.js
 // (the reports inbox and a report's panel), terrain.js (the terrain's blocks, their colours and
-// the map's top-down image of them).
+// the map's top-down image of them), blocks.js (the edited blocks at the play position).
 'use strict';
 (() => {
   const BLOCK = 128;        // ticks per frames request
@@ -39,14 +39,14 @@
 
   const S = {
     list: [], catalog: [], hasCatalog: false,
-    rec: null, info: null, first: 0, last: 0, rate: 20, tick: 0, edits: [], editsRec: null, terrain: null, terrainImage: null,
-    world: { terrainRequests: 0, terrainSame: 0, editRequests: 0, lastTerrain: 0, lastEdits: 0, busy: {}, again: {}, seekTimer: null },
+    rec: null, info: null, first: 0, last: 0, rate: 20, tick: 0, terrain: null, terrainImage: null,
+    world: { terrainRequests: 0, terrainSame: 0, blockRequests: 0, lastTerrain: 0, lastBlocks: 0, blocksTick: null, busy: {}, again: {}, seekTimer: null },
     playing: false, dir: 1, speed: 1, follow: null, names: new Map(),
     markers: null, report: null, context: new Set(), gen: 0,
     live: false, liveState: null, liveFollow: true, source: null,
     race: null, shown: null, errors: [], stalled: false,
     drawn: 0, played: 0, // frames drawn, ticks played (the memory benchmark reads them)
-    inbox: [], inboxRow: null, inspected: null, inspectedAt: 0, urlAt: 0, urlShown: '',
+    inbox: [], inboxRow: null, inspected: null, inspectedAt: 0, urlAt: 0, urlShown: '', insetAt: 0,
     view: { cx: 0, cz: 0, scale: 4, fitted: false },
   };
   // block index -> { frames: Map(tick -> frame), ticks: sorted ticks, complete, pending, used }
@@ -219,13 +219,14 @@
       if (S.liveFollow && (opts.tick === undefined || opts.tick === null)) { S.tick = S.last; S.dir = 1; S.speed = 1; play(); }
     }
     refreshMarkers();
-    S.edits = []; S.editsRec = null;
-    loadEdits().catch((e) => showError(e.message));
+    worldBlocks.clear();
+    S.world.blocksTick = null;
     S.terrain = null; S.terrainImage = null; S.terrainKey = undefined;
     clearTimeout(S.world.seekTimer);
-    S.world.lastTerrain = S.world.lastEdits = performance.now();
+    S.world.lastTerrain = S.world.lastBlocks = performance.now();
     if (View3d.isOn()) View3d.setTerrain(null);
     loadTerrain(S.tick).catch((e) => showError(e.message));
+    worldFetch('blocks', () => loadBlocks(S.tick));
     await loadBlock(blockOf(S.tick));
     const f = frameAt(S.tick);
     if (f) addEntities(f.e.map((e) => e[0]));
@@ -440,36 +441,25 @@
     S.view.fitted = true;
   }
 
+  // With the 3D view shown, the map is its inset and is drawn at most every INSET_MS: drawn at
+  // every animation frame it took about a quarter of the browser's CPU time per 3D frame in
+  // software rendering (BENCHMARKS.md, "Viewer 3D view").
+  const INSET_MS = 100;
   function render() {
-    const w = map.clientWidth, h = map.clientHeight;
-    if (map.width !== w || map.height !== h) { map.width = w; map.height = h; }
-    ctx.fillStyle = '#101216';
-    ctx.fillRect(0, 0, map.width, map.height);
+    const now = performance.now();
     const frame = frameAt(S.tick);
     if (frame) {
-      if (!S.view.fitted) fit(frame);
       S.drawn++;
       S.shown = { tick: frame.t, entities: frame.e };
-      if (S.follow !== null) {
-        const f = frame.byId.get(S.follow);
-        if (f) { S.view.cx = f[1]; S.view.cz = f[3]; }
-      }
+      worldBlocks.moveTo(frame.t);
     }
-    drawTerrain();
-    drawGrid();
-    if (frame) drawBlocks(frame.t);
-    if (S.race) drawRace();
-    if (frame) drawEntities(frame);
-    drawHud(frame);
-    drawMarks();
-    if (S.race) drawChart();
+    if (!View3d.isOn() || now - S.insetAt >= INSET_MS) { S.insetAt = now; drawMap(frame); }
     const tl = $('timeline');
     if (!dragging) tl.value = String(Math.floor(S.tick));
     const secs = (S.tick - S.first) / S.rate;
     $('clock').textContent = `tick ${Math.floor(S.tick)} / ${S.last}  ${secs.toFixed(2)} s  ${S.dir < 0 ? '-' : ''}${S.speed}x`;
     const wall = wallClock(S.tick);
     if ($('wall').textContent !== wall) $('wall').textContent = wall;
-    const now = performance.now();
     if (View3d.isOn()) {
       view3dCtx.names = S.names; view3dCtx.follow = S.follow; view3dCtx.rec = S.rec;
       View3d.draw($('view3d'), frame, view3dCtx);
@@ -478,13 +468,38 @@
     if (now - S.urlAt > 250) { S.urlAt = now; followAddress(); }
   }
 
+  // The map at `frame` (null: none held yet).
+  function drawMap(frame) {
+    const w = map.clientWidth, h = map.clientHeight;
+    if (map.width !== w || map.height !== h) { map.width = w; map.height = h; }
+    ctx.fillStyle = '#101216';
+    ctx.fillRect(0, 0, map.width, map.height);
+    if (frame) {
+      if (!S.view.fitted) fit(frame);
+      if (S.follow !== null) {
+        const f = frame.byId.get(S.follow);
+        if (f) { S.view.cx = f[1]; S.view.cz = f[3]; }
+      }
+    }
+    drawTerrain();
+    drawGrid();
+    if (frame) drawBlocks();
+    if (S.race) drawRace();
+    if (frame) drawEntities(frame);
+    drawHud(frame);
+    drawMarks();
+    if (S.race) drawChart();
+  }
+
   // What the 3D view reads (one object, filled at each drawing).
   const view3dCtx = {
     names: null, follow: null, rec: null, frameAt,
     blockName: (id) => (S.info && S.info.palette && S.info.palette.blocks[id]) || null,
+    // the edited blocks shown ([x, y, z, state]) and their version (a new one when one changed)
+    blocks: () => worldBlocks.list(), blocksVersion: () => worldBlocks.version(),
   };
 
-  // The 3D view (the map becomes its inset); the edited blocks are fetched for it.
+  // The 3D view (the map becomes its inset).
   async function set3d(on) {
     document.body.classList.toggle('three', on);
     $('view3d').hidden = !on;
@@ -492,8 +507,6 @@
     if (!on) { View3d.close(); return false; }
     await View3d.open($('view3d'));
     View3d.setTerrain(S.terrain);
-    if (S.rec && S.editsRec === S.rec) View3d.setEdits(S.rec, S.edits);
-    else if (S.rec) await loadEdits();
     return true;
   }
 
@@ -526,24 +539,26 @@
     ctx.imageSmoothingEnabled = false;
     ctx.drawImage(im.canvas, sx, sy, im.w * sc, im.h * sc);
   }
-  // The recording's block edits ([tick, x, y, z, state], by tick; GET /api/blocks), for the
-  // map and the 3D view.
-  async function loadEdits() {
-    const rec = S.rec;
-    S.world.editRequests++;
-    const res = await getJson('blocks', { rec });
+  // The edited blocks as of tick t and the changes after it (GET /api/blocks?tick=T: the world
+  // the server rebuilds at T; blocks.js holds them), for the map and the 3D view.
+  async function loadBlocks(t) {
+    const rec = S.rec, tick = Math.max(S.first, Math.floor(t));
+    S.world.blockRequests++;
+    S.world.blocksTick = tick;
+    const res = await getJson('blocks', { rec, tick: String(tick) });
     if (rec !== S.rec) return;
-    S.edits = res.edits; S.editsRec = rec;
-    mapBlocks.n = -1;
-    if (View3d.isOn()) View3d.setEdits(rec, res.edits);
+    worldBlocks.set(rec, res, shownTick());
   }
+  const shownTick = () => (S.shown ? S.shown.tick : Math.floor(S.tick));
 
   // The world refetched as the tick moves, with bounded requests: never per frame. After a seek
   // (the last of a burst: a dragged timeline asks once it rests for WORLD_SEEK_MS) the terrain
-  // at the new tick; while playing or following a live recording at most every
-  // WORLD_REFRESH_MS, the terrain when the tick moved and, for a live recording (whose edits
-  // grow), the edited blocks. One request of each kind in flight at a time.
-  const WORLD_SEEK_MS = 250, WORLD_REFRESH_MS = 5000;
+  // at the new tick, and the edited blocks when the tick left the window of changes held; while
+  // playing or following a live recording, the terrain at most every WORLD_REFRESH_MS when the
+  // tick moved, and the edited blocks at most every BLOCKS_REFRESH_MS when the play position
+  // nears the end of the window held (going forward: asked at the position; backward: half a
+  // window before it) or left it. One request of each kind in flight at a time.
+  const WORLD_SEEK_MS = 250, WORLD_REFRESH_MS = 5000, BLOCKS_REFRESH_MS = 1000;
   function worldFetch(kind, f) {
     if (S.world.busy[kind]) { S.world.again[kind] = true; return; }
     S.world.busy[kind] = true;
@@ -557,7 +572,12 @@
   function worldAfterSeek() {
     clearTimeout(S.world.seekTimer);
     S.world.seekTimer = setTimeout(() => {
-      if (!S.rec || terrainTick() === Math.floor(S.tick)) return;
+      if (!S.rec) return;
+      if (!worldBlocks.covers(S.rec, Math.floor(S.tick))) {
+        S.world.lastBlocks = performance.now();
+        worldFetch('blocks', () => loadBlocks(S.tick));
+      }
+      if (terrainTick() === Math.floor(S.tick)) return;
       S.world.lastTerrain = performance.now();
       worldFetch('terrain', () => loadTerrain(S.tick));
     }, WORLD_SEEK_MS);
@@ -567,44 +587,36 @@
       S.world.lastTerrain = now;
       if (terrainTick() !== Math.floor(S.tick)) worldFetch('terrain', () => loadTerrain(S.tick));
     }
-    if (S.live && S.liveState !== 'finished' && now - S.world.lastEdits >= WORLD_REFRESH_MS) {
-      S.world.lastEdits = now;
-      worldFetch('edits', loadEdits);
+    if (now - S.world.lastBlocks >= BLOCKS_REFRESH_MS && !S.world.busy.blocks) {
+      const w = worldBlocks.window(), t = Math.floor(S.tick);
+      let at = null;
+      if (!w || !worldBlocks.covers(S.rec, t)) at = S.dir < 0 && w ? t - (w[1] - w[0]) / 2 : t;
+      else if (S.dir > 0 && w[1] < S.last && t > w[0] + (w[1] - w[0]) * 0.75) at = t;
+      else if (S.dir < 0 && w[0] > S.first && t < w[0] + (w[1] - w[0]) * 0.25) at = t - (w[1] - w[0]) / 2;
+      if (at !== null) {
+        S.world.lastBlocks = now;
+        worldFetch('blocks', () => loadBlocks(Math.max(S.first, at)));
+      }
     }
   }
 
-  // The edited blocks at tick t, for the map: the last edit of each position at or before t, air
-  // left out (recomputed only when an edit enters or leaves: the number of edits at or before t).
-  const mapBlocks = { n: -1, list: [] };
+  // The edited blocks at the play position (blocks.js): air by the recording's palette.
   const isAir = (id) => {
     const name = S.info && S.info.palette && S.info.palette.blocks[id];
     return name ? /(^|:)(cave_|void_)?air$/.test(name) : id === 0;
   };
-  function blocksAt(t) {
-    const edits = S.edits;
-    let lo = 0, hi = edits.length;
-    while (lo < hi) { const m = (lo + hi) >> 1; if (edits[m][0] <= t) lo = m + 1; else hi = m; }
-    if (mapBlocks.n === lo) return mapBlocks.list;
-    const at = new Map();
-    for (let i = 0; i < lo; i++) { const e = edits[i]; at.set(e[1] + ',' + e[2] + ',' + e[3], e); }
-    const list = [];
-    for (const e of at.values()) if (!isAir(e[4])) list.push(e);
-    // the highest block of a column drawn last (on top)
-    list.sort((a, b) => a[2] - b[2]);
-    mapBlocks.n = lo; mapBlocks.list = list;
-    return list;
-  }
+  const worldBlocks = window.tickreelBlocks.create(isAir);
   // The edited blocks on the map: a square over each (at least 2 pixels), shaded by height.
-  function drawBlocks(t) {
-    const list = blocksAt(t);
+  function drawBlocks() {
+    const list = worldBlocks.list();
     if (!list.length) return;
     const sc = S.view.scale, side = Math.max(2, sc);
     let low = Infinity, high = -Infinity;
-    for (const e of list) { low = Math.min(low, e[2]); high = Math.max(high, e[2]); }
+    for (const e of list) { low = Math.min(low, e[1]); high = Math.max(high, e[1]); }
     for (const e of list) {
-      const [sx, sy] = toScreen(e[1], e[3]);
+      const [sx, sy] = toScreen(e[0], e[2]);
       if (sx < -side || sy < -side || sx > map.width || sy > map.height) continue;
-      const k = high > low ? (e[2] - low) / (high - low) : 1;
+      const k = high > low ? (e[1] - low) / (high - low) : 1;
       ctx.fillStyle = `hsl(35, 18%, ${Math.round(35 + 30 * k)}%)`;
       ctx.fillRect(sx, sy, side, side);
     }
@@ -931,8 +943,8 @@
       view: Object.assign({}, S.view), markers: S.markers ? { teleports: S.markers.teleports.length, checkpoints: S.markers.checkpoints.length } : null,
       terrain: S.terrain ? { tick: S.terrain.tick, blocks: S.terrain.n, faces: S.terrain.faces, clear: S.terrain.clearCount, truncated: S.terrain.truncated,
         image: S.terrainImage ? { x0: S.terrainImage.x0, z0: S.terrainImage.z0, w: S.terrainImage.w, h: S.terrainImage.h, low: S.terrainImage.low, high: S.terrainImage.high } : null } : null,
-      mapBlocks: S.shown ? blocksAt(S.shown.tick).slice(0, 100).map((e) => [e[1], e[2], e[3], e[4]]) : [],
-      world: { terrainRequests: S.world.terrainRequests, terrainSame: S.world.terrainSame, editRequests: S.world.editRequests, edits: S.edits.length },
+      mapBlocks: S.shown ? worldBlocks.list().slice(0, 100).map((e) => e.slice()) : [],
+      world: { terrainRequests: S.world.terrainRequests, terrainSame: S.world.terrainSame, blockRequests: S.world.blockRequests, blocksAsked: S.world.blocksTick, blocks: worldBlocks.state() },
       marks: timeline.counts(), inspected: S.inspected, inboxRow: S.inboxRow, wall: wallClock(S.tick),
     };
   }
@@ -958,6 +970,9 @@
     setSpeed: (s) => { setSpeed(s); return state(); },
     seek, step, race, zoom, board, decide, copyLink, timeline, set3d,
     view3d: () => View3d.state(),
+    // holds an answer of /api/blocks?tick= as if the server had given it (the 3D benchmark gives
+    // a floor of 10,000 blocks that its recording does not have)
+    holdBlocks: (res) => { worldBlocks.set(S.rec, res, shownTick()); return worldBlocks.state(); },
     // where the world point p is drawn in the 3D view, in the page's coordinates
     project3d: (p) => {
       const q = View3d.project(p), r = $('view3d').getBoundingClientRect();
