@@ -443,15 +443,16 @@ pub fn server(a: ServerArgs, out: &mut Out) -> Result<()> {
             .finished
             .ok_or_else(|| Error::InvalidState("the session did not finish".into()))?;
         writeln!(out, "recorded {}", finished.display())?;
-        // The runs: the first entities of the recording, each over its whole presence.
-        let entities: Vec<(u32, Option<uuid::Uuid>)> = Reader::open_path(&finished)?
-            .metadata()
-            .library
+        // The runs: the entities online at the first tick, each over its whole presence.
+        let reader = Reader::open_path(&finished)?;
+        let mut entities: Vec<(u32, Option<uuid::Uuid>)> = reader
+            .seek(reader.first_tick().unwrap_or(0))?
             .entities
             .iter()
-            .take(RUNS_PER_SESSION)
-            .map(|e| (e.id, e.uuid))
+            .map(|e| (e.id, None))
             .collect();
+        entities.sort_unstable();
+        entities.truncate(RUNS_PER_SESSION);
         let player = |entity: u32, uuid: Option<uuid::Uuid>| {
             uuid.unwrap_or_else(|| {
                 // FNV-1a of the server's id: players of different servers differ
