@@ -42,10 +42,10 @@
  * Index (line numbers in this file).
  *   Constants and result codes first; then each area, the error channel first: its
  *   handles and structs, then its functions:
- *   Errors and the library: line 586
+ *   Errors and the library: line 588
  *      tickreel_handle_count, tickreel_last_error, tickreel_last_error_message,
  *      tickreel_last_error_code, tickreel_result_name, tickreel_version, tickreel_features
- *   Tick batches (TickreelBatch): line 662
+ *   Tick batches (TickreelBatch): line 664
  *      tickreel_batch_new, tickreel_batch_free, tickreel_batch_clear, tickreel_batch_event_count,
  *      tickreel_batch_bytes, tickreel_batch_add_entity, tickreel_batch_remove_entity,
  *      tickreel_batch_add_pose, tickreel_batch_add_position, tickreel_batch_add_rotation,
@@ -55,7 +55,7 @@
  *      tickreel_batch_attack, tickreel_batch_use, tickreel_batch_use_on_entity,
  *      tickreel_batch_use_on_block, tickreel_batch_damage, tickreel_batch_health,
  *      tickreel_batch_equipment, tickreel_batch_chat, tickreel_batch_custom_at
- *   Live recording (TickreelEngine, TickreelRecorder, TickreelFinishHandle): line 1074
+ *   Live recording (TickreelEngine, TickreelRecorder, TickreelFinishHandle): line 1076
  *      tickreel_engine_options_default, tickreel_engine_new, tickreel_engine_free,
  *      tickreel_engine_stats, tickreel_recorder_options_default, tickreel_recorder_start,
  *      tickreel_recorder_start_on, tickreel_recorder_free, tickreel_recorder_submit_tick,
@@ -67,7 +67,7 @@
  *      tickreel_recorder_status, tickreel_recorder_finish, tickreel_recorder_abort,
  *      tickreel_finish_handle_poll, tickreel_finish_handle_wait, tickreel_finish_handle_free,
  *      tickreel_recorder_finish_upload
- *   Ghosts (TickreelGhost, TickreelGhostLoad, TickreelGhostCursor, TickreelLiveDelta): line 1876
+ *   Ghosts (TickreelGhost, TickreelGhostLoad, TickreelGhostCursor, TickreelLiveDelta): line 1878
  *      tickreel_ghost_load, tickreel_ghost_load_from_reader, tickreel_ghost_free,
  *      tickreel_ghost_info, tickreel_ghost_splits, tickreel_ghost_cursor_new,
  *      tickreel_ghost_cursor_free, tickreel_ghost_cursor_sample,
@@ -75,7 +75,7 @@
  *      tickreel_live_delta_update, tickreel_live_delta_set_time_shift, tickreel_live_delta_reset,
  *      tickreel_ghost_load_async, tickreel_ghost_load_poll, tickreel_ghost_load_take,
  *      tickreel_ghost_load_free, tickreel_ghost_load_async_url
- *   Playback (TickreelPlayhead): line 2288
+ *   Playback (TickreelPlayhead): line 2290
  *      tickreel_playhead_open_url, tickreel_playhead_open, tickreel_playhead_follow,
  *      tickreel_playhead_free, tickreel_playhead_current, tickreel_playhead_advance,
  *      tickreel_playhead_prepare, tickreel_playhead_seek, tickreel_playhead_step_forward,
@@ -85,40 +85,40 @@
  *      tickreel_playhead_added, tickreel_playhead_world, tickreel_playhead_world_snapshot,
  *      tickreel_playhead_world_events, tickreel_playhead_world_state,
  *      tickreel_playhead_world_changes
- *   Reading recordings (TickreelReader): line 2826
+ *   Reading recordings (TickreelReader): line 2828
  *      tickreel_reader_open_url, tickreel_reader_open, tickreel_reader_free,
  *      tickreel_reader_tick_count, tickreel_reader_first_tick, tickreel_reader_last_tick,
  *      tickreel_reader_chunk_count, tickreel_reader_tick_rate, tickreel_reader_metadata,
  *      tickreel_reader_seek, tickreel_reader_ticks, tickreel_reader_verify,
  *      tickreel_reader_palette_name, tickreel_reader_world_at
- *   Decoded events (TickreelEvents): line 3079
+ *   Decoded events (TickreelEvents): line 3081
  *      tickreel_events_decode, tickreel_events_free, tickreel_events_count, tickreel_events_get
- *   The world at a tick (TickreelWorldState): line 3287
+ *   The world at a tick (TickreelWorldState): line 3289
  *      tickreel_world_state_free, tickreel_world_state_info, tickreel_world_state_blocks,
  *      tickreel_world_state_block, tickreel_world_state_block_entities,
  *      tickreel_world_state_entities, tickreel_world_state_equipment,
  *      tickreel_world_state_terrain_sections
- *   Shadow play (TickreelShadowBuffer): line 3561
+ *   Shadow play (TickreelShadowBuffer): line 3563
  *      tickreel_shadow_buffer_report_upload, tickreel_shadow_options_default,
  *      tickreel_report_options_default, tickreel_shadow_buffer_start,
  *      tickreel_shadow_buffer_report, tickreel_shadow_buffer_report_uuid,
  *      tickreel_shadow_buffer_stats, tickreel_shadow_buffer_attached, tickreel_shadow_buffer_free
- *   Writing recordings (TickreelReelWriter): line 3914
+ *   Writing recordings (TickreelReelWriter): line 3916
  *      tickreel_reel_options_default, tickreel_reel_writer_create, tickreel_reel_writer_free,
  *      tickreel_reel_writer_write_tick, tickreel_reel_writer_write_batch,
  *      tickreel_reel_writer_offer_snapshot, tickreel_reel_writer_offer_terrain,
  *      tickreel_reel_writer_register_entity, tickreel_reel_writer_register_event_type,
  *      tickreel_reel_writer_register_name, tickreel_reel_writer_set_user_metadata,
  *      tickreel_reel_writer_finish
- *   Compression dictionaries: line 4165
+ *   Compression dictionaries: line 4167
  *      tickreel_dictionary_register, tickreel_dictionary_is_registered
- *   Object storage (TickreelObjectOptions, TickreelPendingUpload; Cargo feature "object"): line 4196
+ *   Object storage (TickreelObjectOptions, TickreelPendingUpload; Cargo feature "object"): line 4198
  *      tickreel_object_options_new, tickreel_object_options_free,
  *      tickreel_object_options_set_endpoint, tickreel_object_options_set_region,
  *      tickreel_object_options_set_credentials, tickreel_object_options_set_allow_http,
  *      tickreel_object_options_set_timeouts, tickreel_object_options_set_retries,
  *      tickreel_pending_upload_poll, tickreel_pending_upload_bytes, tickreel_pending_upload_free
- *   Catalog (TickreelCatalog, TickreelCatalogCall; Cargo feature "catalog"): line 4331
+ *   Catalog (TickreelCatalog, TickreelCatalogCall; Cargo feature "catalog"): line 4333
  *      tickreel_catalog_open, tickreel_catalog_free, tickreel_catalog_register,
  *      tickreel_catalog_top, tickreel_catalog_personal_best, tickreel_catalog_around,
  *      tickreel_catalog_recent, tickreel_catalog_sum_of_best, tickreel_catalog_load_ghost,
@@ -128,7 +128,9 @@
  *      tickreel_catalog_set_retention, tickreel_catalog_clear_retention,
  *      tickreel_catalog_retention, tickreel_catalog_register_finished, tickreel_catalog_top_on,
  *      tickreel_catalog_personal_best_on, tickreel_catalog_at_rank_on,
- *      tickreel_catalog_load_ghost_on, tickreel_catalog_reports_of, tickreel_catalog_open_recording
+ *      tickreel_catalog_load_ghost_on, tickreel_catalog_reports_of,
+ *      tickreel_catalog_open_recording, tickreel_catalog_register_at,
+ *      tickreel_catalog_register_upload
  */
 
 #ifndef TICKREEL_H
@@ -4575,9 +4577,10 @@ TickreelResult tickreel_catalog_call_free(struct TickreelCatalogCall *call);
 /**
  * Files an open shadow-play report: who was reported (`reported`, a 16-byte UUID, and their
  * name), by whom (`reporter`), why, and the finished recording shadow play wrote for it
- * (`recording`, a local path or an object URL; NULL for none: it is registered, or found if it
- * already is). Stores the call's handle in `*out_call`; the call's rows are the filed report
- * (the encoding of `rows::reports`).
+ * (`recording`, a local path or an object URL read with the `AWS_*` variables, once its upload
+ * succeeded; NULL for none: it is registered, or found if it already is; read from there, as
+ * `tickreel_catalog_register_at` does). Stores the call's handle in `*out_call`; the call's rows
+ * are the filed report (the encoding of `rows::reports`).
  *
  * Returns `TICKREEL_RESULT_INVALID_ARGUMENT` for a NULL `reported` or `reporter`.
  *
@@ -4883,6 +4886,68 @@ TickreelResult tickreel_catalog_reports_of(struct TickreelCatalog *catalog,
 TickreelResult tickreel_catalog_open_recording(struct TickreelCatalog *catalog,
                                                const char *location,
                                                struct TickreelReader **out_reader);
+
+/**
+ * Registers one run of the finished recording at `location`: a path on this machine or an
+ * object URL (`s3://bucket/key`, read with the `AWS_*` variables), as `tickreel_catalog_register`
+ * does for a file; the run's row then gives that location. The recording is read from the
+ * location itself, so nothing is stored for an object that is not in the bucket: register an
+ * upload once it succeeded (`tickreel_catalog_register_upload` waits for it). Stores the call's
+ * handle in `*out_call`; the call's rows are the registered run (rank 0).
+ *
+ * Returns `TICKREEL_RESULT_INVALID_ARGUMENT` for a NULL `player`. The call fails with
+ * `TICKREEL_RESULT_INVALID_ARGUMENT` for a location that is neither a path nor an `s3://` URL
+ * with a bucket and a key (or longer than 4,096 bytes), `TICKREEL_RESULT_UNSUPPORTED` for an
+ * object URL in a library built without object storage, and `TICKREEL_RESULT_IO` for a
+ * recording that is not there.
+ *
+ * Thread safety: any thread; never blocks (the call runs on the catalog's worker).
+ *
+ * # Safety
+ * `out_call` must be NULL or point to writable storage for one `TickreelCatalogCall` pointer.
+ * `location` must be NULL or a NUL-terminated string (NULL is refused).
+ * `course` must be NULL or a NUL-terminated string (NULL is refused).
+ * `player` must be NULL or point to 16 readable bytes.
+ * `player_name` must be NULL or a NUL-terminated string (NULL is refused).
+ * `range` must be NULL or point to a readable `TickreelGhostRange`.
+ */
+TickreelResult tickreel_catalog_register_at(struct TickreelCatalog *catalog,
+                                            const char *location,
+                                            const char *course,
+                                            const uint8_t *player,
+                                            const char *player_name,
+                                            uint32_t entity,
+                                            const struct TickreelGhostRange *range,
+                                            struct TickreelCatalogCall **out_call);
+
+/**
+ * Registers one run of a recording once its upload succeeded (`upload`, from
+ * `tickreel_recorder_finish_upload`; the handle stays the caller's to free): as
+ * `tickreel_catalog_register_at` with the uploaded object's URL, read back with the upload's
+ * object-storage options. A failed finish or upload fails the call and registers nothing (the
+ * catalog never points at an object that is not in the bucket). The catalog's worker waits for
+ * the upload: calls submitted after this one run after it. Stores the call's handle in
+ * `*out_call`; its rows are the registered run.
+ *
+ * Returns `TICKREEL_RESULT_INVALID_ARGUMENT` for a NULL `player`.
+ *
+ * Thread safety: any thread; never blocks.
+ *
+ * # Safety
+ * `out_call` must be NULL or point to writable storage for one `TickreelCatalogCall` pointer.
+ * `course` must be NULL or a NUL-terminated string (NULL is refused).
+ * `player` must be NULL or point to 16 readable bytes.
+ * `player_name` must be NULL or a NUL-terminated string (NULL is refused).
+ * `range` must be NULL or point to a readable `TickreelGhostRange`.
+ */
+TickreelResult tickreel_catalog_register_upload(struct TickreelCatalog *catalog,
+                                                struct TickreelPendingUpload *upload,
+                                                const char *course,
+                                                const uint8_t *player,
+                                                const char *player_name,
+                                                uint32_t entity,
+                                                const struct TickreelGhostRange *range,
+                                                struct TickreelCatalogCall **out_call);
 
 #ifdef __cplusplus
 }  // extern "C"

@@ -3,7 +3,8 @@
  * an S3 bucket (tickreel_recorder_finish_upload), opens it again by URL and seeks, loads a ghost
  * from it by URL, writes a shadow-play report straight into the bucket
  * (tickreel_shadow_buffer_report_upload) and reads it back, and checks that a missing object and
- * wrong credentials fail cleanly, with a message that never shows the secret.
+ * wrong credentials fail cleanly, with a message that never shows the secret. A catalog's run
+ * registered once its upload succeeded points at the object and opens from its row.
  *
  * The store comes from the usual variables (AWS_ENDPOINT_URL, AWS_ACCESS_KEY_ID,
  * AWS_SECRET_ACCESS_KEY, AWS_REGION, AWS_ALLOW_HTTP), read by tickreel_object_options_new, and
@@ -174,6 +175,87 @@ static void shadow_report_to_url(const char *dir, const char *url, TickreelObjec
            ticks);
 }
 
+/* Polls a catalog call until it ends (never blocking) and returns its result code; its rows go to
+ * `buf` (`*len` bytes). */
+static TickreelResult finish_call(TickreelCatalogCall *call, uint8_t *buf, size_t cap, size_t *len) {
+    bool done = false;
+    while (!done) {
+        CHECK(tickreel_catalog_call_poll(call, &done));
+        if (!done) sleep_ms(2);
+    }
+    *len = 0;
+    TickreelResult r = tickreel_catalog_call_rows(call, buf, cap, len);
+    CHECK(tickreel_catalog_call_free(call));
+    return r;
+}
+
+/* Whether `needle` appears in the `len` bytes at `hay`. */
+static bool contains(const uint8_t *hay, size_t len, const char *needle) {
+    size_t n = strlen(needle);
+    for (size_t i = 0; n <= len && i <= len - n; i++) {
+        if (memcmp(hay + i, needle, n) == 0) return true;
+    }
+    return false;
+}
+
+/* A catalog whose rows point at objects: a run registered once its upload succeeded
+ * (tickreel_catalog_register_upload) gives the object's URL and opens from it
+ * (tickreel_catalog_open_recording); a failed upload, a missing object and a location of another
+ * scheme register nothing. */
+static void catalog_rows_point_at_objects(const char *dir, const char *bucket,
+                                          TickreelObjectOptions *options) {
+    char db[1100], path[1100], url[512], missing[600];
+    snprintf(db, sizeof db, "sqlite:%s/catalog.db", dir);
+    snprintf(path, sizeof path, "%s/catalog-run.reel", dir);
+    snprintf(url, sizeof url, "s3://%s/c/catalog-run-%ld.reel", bucket, (long)time(NULL));
+    snprintf(missing, sizeof missing, "s3://%s/c/catalog-missing.reel", bucket);
+    static const uint8_t ALICE[16] = {0xa1, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15};
+    TickreelGhostRange lap = {TICKREEL_GHOST_BOUND_CHECKPOINT, 0, TICKREEL_GHOST_BOUND_CHECKPOINT, 1};
+    TickreelCatalog *cat = NULL;
+    CHECK(tickreel_catalog_open(db, &cat));
+    uint8_t rows[4096];
+    size_t len = 0;
+    TickreelCatalogCall *call = NULL;
+
+    /* nothing is registered for an object that is not in the bucket, nor for another scheme */
+    CHECK(tickreel_catalog_register_at(cat, missing, "lap", ALICE, "Alice", RUNNER, &lap, &call));
+    expect(finish_call(call, rows, sizeof rows, &len) == TICKREEL_RESULT_IO,
+           "a missing object registers nothing");
+    CHECK(tickreel_catalog_register_at(cat, "gs://bucket/a.reel", "lap", ALICE, "Alice", RUNNER,
+                                       &lap, &call));
+    expect(finish_call(call, rows, sizeof rows, &len) == TICKREEL_RESULT_INVALID_ARGUMENT,
+           "a location of another scheme is refused");
+
+    /* registered once the upload succeeded: the row gives the URL and opens from it */
+    TickreelPendingUpload *up = record_and_upload(path, url, options);
+    CHECK(tickreel_catalog_register_upload(cat, up, "lap", ALICE, "Alice", RUNNER, &lap, &call));
+    expect(finish_call(call, rows, sizeof rows, &len) == TICKREEL_RESULT_OK && contains(rows, len, url),
+           "the registered run's row gives the object's URL");
+    CHECK(tickreel_pending_upload_free(up));
+    CHECK(tickreel_catalog_top(cat, "lap", 10, &call));
+    expect(finish_call(call, rows, sizeof rows, &len) == TICKREEL_RESULT_OK && contains(rows, len, url),
+           "the board's run points at the object");
+    size_t one_run = len;
+    TickreelReader *reader = NULL;
+    CHECK(tickreel_catalog_open_recording(cat, url, &reader));
+    uint32_t ticks = 0;
+    CHECK(tickreel_reader_tick_count(reader, &ticks));
+    expect(ticks == TICKS, "the run's recording opens from its row's URL");
+    CHECK(tickreel_reader_free(reader));
+
+    /* the same key again: the upload fails (no overwrite), so nothing is registered */
+    up = record_and_upload(path, url, options);
+    CHECK(tickreel_catalog_register_upload(cat, up, "lap", ALICE, "Alice", RUNNER, &lap, &call));
+    expect(finish_call(call, rows, sizeof rows, &len) == TICKREEL_RESULT_IO,
+           "a failed upload registers nothing");
+    CHECK(tickreel_pending_upload_free(up));
+    CHECK(tickreel_catalog_top(cat, "lap", 10, &call));
+    expect(finish_call(call, rows, sizeof rows, &len) == TICKREEL_RESULT_OK && len == one_run,
+           "the board still holds the one run");
+    CHECK(tickreel_catalog_free(cat));
+    printf("catalog row points at %s, opened from it: %u ticks\n", url, ticks);
+}
+
 int main(int argc, char **argv) {
     if (argc != 2) {
         fprintf(stderr, "usage: object_storage SCRATCH_DIR\n");
@@ -256,6 +338,8 @@ int main(int argc, char **argv) {
     char report_url[512];
     snprintf(report_url, sizeof report_url, "s3://%s/c/report-%ld.reel", bucket, (long)time(NULL));
     shadow_report_to_url(argv[1], report_url, options);
+
+    catalog_rows_point_at_objects(argv[1], bucket, options);
 
     /* a missing object: a clean error */
     char missing[600];

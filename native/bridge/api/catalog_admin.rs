@@ -4,8 +4,6 @@
 //! catalog's worker, as those of `crate::api::catalog`; their rows use the encodings of `rows`
 //! here and of `crate::api::catalog::rows`.
 
-use std::path::Path;
-
 use crate::api::New;
 use crate::api::catalog::{Catalog, CatalogCall, Outcome, required, rows as run_rows, submit};
 use crate::api::engine::FinishHandle;
@@ -23,9 +21,10 @@ fn status(open: bool) -> ReportStatus {
 
 /// Files an open shadow-play report: who was reported (`reported`, a 16-byte UUID, and their
 /// name), by whom (`reporter`), why, and the finished recording shadow play wrote for it
-/// (`recording`, a local path or an object URL; NULL for none: it is registered, or found if it
-/// already is). Stores the call's handle in `*out_call`; the call's rows are the filed report
-/// (the encoding of `rows::reports`).
+/// (`recording`, a local path or an object URL read with the `AWS_*` variables, once its upload
+/// succeeded; NULL for none: it is registered, or found if it already is; read from there, as
+/// `tickreel_catalog_register_at` does). Stores the call's handle in `*out_call`; the call's rows
+/// are the filed report (the encoding of `rows::reports`).
 ///
 /// Returns `TICKREEL_RESULT_INVALID_ARGUMENT` for a NULL `reported` or `reporter`.
 ///
@@ -41,7 +40,7 @@ pub fn add_report(
     reported_name: &str,
     reporter: Option<uuid::Uuid>,
     reason: &str,
-    recording: Option<&Path>,
+    recording: Option<&str>,
 ) -> tickreel::Result<New<CatalogCall>> {
     let report = NewReport {
         reported: required(reported)?,
@@ -51,9 +50,9 @@ pub fn add_report(
         created_ms: None,
         server: None,
     };
-    let recording = recording.map(Path::to_path_buf);
+    let recording = recording.map(str::to_owned);
     Ok(submit(catalog, move |c| {
-        let filed = c.add_report(&report, recording.as_deref())?;
+        let filed = c.add_report_at(&report, recording.as_deref())?;
         Ok(Outcome::Rows(rows::reports([filed])))
     }))
 }

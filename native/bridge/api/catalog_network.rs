@@ -239,3 +239,41 @@ pub fn open_recording(catalog: &Catalog, location: &str) -> tickreel::Result<New
     let reader = catalog.0.catalog().open_recording(location)?;
     Ok(New(Reader(reader)))
 }
+
+/// Registers one run of the finished recording at `location`: a path on this machine or an
+/// object URL (`s3://bucket/key`, read with the `AWS_*` variables), as `tickreel_catalog_register`
+/// does for a file; the run's row then gives that location. The recording is read from the
+/// location itself, so nothing is stored for an object that is not in the bucket: register an
+/// upload once it succeeded (`tickreel_catalog_register_upload` waits for it). Stores the call's
+/// handle in `*out_call`; the call's rows are the registered run (rank 0).
+///
+/// Returns `TICKREEL_RESULT_INVALID_ARGUMENT` for a NULL `player`. The call fails with
+/// `TICKREEL_RESULT_INVALID_ARGUMENT` for a location that is neither a path nor an `s3://` URL
+/// with a bucket and a key (or longer than 4,096 bytes), `TICKREEL_RESULT_UNSUPPORTED` for an
+/// object URL in a library built without object storage, and `TICKREEL_RESULT_IO` for a
+/// recording that is not there.
+///
+/// Thread safety: any thread; never blocks (the call runs on the catalog's worker).
+#[bridge_fn(
+    c = "tickreel_catalog_register_at",
+    c_out = "out_call",
+    java = "catalogRegisterAt"
+)]
+pub fn register_at(
+    catalog: &Catalog,
+    location: &str,
+    course: &str,
+    player: Option<uuid::Uuid>,
+    player_name: &str,
+    entity: u32,
+    range: tickreel::ghost::GhostRange,
+) -> tickreel::Result<New<CatalogCall>> {
+    let spec =
+        tickreel_catalog::RunSpec::new(course, required(player)?, player_name, entity).range(range);
+    let location = location.to_owned();
+    Ok(submit(catalog, move |c| {
+        let registered = c.register_at(&location, &[spec])?;
+        let placed = registered.runs.into_iter().map(|run| (0, run));
+        Ok(Outcome::Rows(rows::runs(placed)))
+    }))
+}

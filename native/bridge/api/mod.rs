@@ -20,6 +20,8 @@ pub mod catalog;
 pub mod catalog_admin;
 #[cfg(feature = "catalog")]
 pub mod catalog_network;
+#[cfg(all(feature = "catalog", feature = "object"))]
+pub mod catalog_object;
 pub mod dictionary;
 pub mod engine;
 pub mod events;

@@ -15,7 +15,7 @@ use crate::api::shadow::{self, ShadowBuffer};
 use crate::api::{Id, New, Polled, Released, StringPairs};
 use crate::ffi::handle::HandleType;
 use crate::ffi::{TickreelObjectOptions, TickreelPendingUpload};
-use tickreel::Pending;
+use tickreel::SharedPending;
 use tickreel::ghost::{GhostRange, GhostTrack};
 use tickreel::play;
 use tickreel::shadow::ReportOptions;
@@ -40,7 +40,12 @@ impl ObjectOptions {
 
 /// An upload waiting for its recording's finish, then running on its own thread (C:
 /// `TickreelPendingUpload`, Java: `Pending<Uploaded>`). Freeing it does not stop the upload.
-pub struct PendingUpload(Mutex<Pending<Uploaded>>);
+/// Shared, so that the catalog's worker can wait for it (`tickreel_catalog_register_upload`)
+/// while the server thread polls it; the store's options read the uploaded object back.
+pub struct PendingUpload {
+    pub(crate) pending: SharedPending<Uploaded>,
+    pub(crate) options: tickreel_object::ObjectOptions,
+}
 
 impl HandleType for PendingUpload {
     type Opaque = TickreelPendingUpload;
@@ -363,9 +368,10 @@ fn upload_when_finished(
         overwrite,
         remove_local,
     };
-    PendingUpload(Mutex::new(
-        storage.upload_when_finished(finish, key, upload),
-    ))
+    PendingUpload {
+        pending: storage.upload_when_finished(finish, key, upload).into(),
+        options: storage.options().clone(),
+    }
 }
 
 /// Stores in `*out_ready` whether the finish and upload have ended. Never blocks.
@@ -385,11 +391,12 @@ fn upload_when_finished(
     java = "pendingUploadPoll"
 )]
 pub fn upload_poll(upload: &PendingUpload) -> UploadState {
-    let mut p = upload.0.lock();
-    Polled(p.poll().map(|r| match r {
-        Ok(u) => Ok(u.report.url.to_string()),
-        Err(e) => Err(e.duplicate()),
-    }))
+    Polled(
+        upload
+            .pending
+            .poll()
+            .map(|r| r.map(|u| u.report.url.to_string())),
+    )
 }
 
 /// Stores in `*out_bytes` the size of the uploaded object. Never blocks.
@@ -403,7 +410,7 @@ pub fn upload_poll(upload: &PendingUpload) -> UploadState {
     java = "pendingUploadBytes"
 )]
 pub fn upload_bytes(upload: &PendingUpload) -> tickreel::Result<u64> {
-    match upload.0.lock().poll() {
+    match upload.pending.poll() {
         None => Err(tickreel::Error::NotReady(
             "the upload is still running".into(),
         )),

@@ -358,18 +358,25 @@ pub fn api_uses(dir: &Path, module: &str) -> Result<Vec<String>, String> {
 /// The modules of `ops`, in order, each once.
 /// The Cargo feature an api module is compiled under (`None`: always): its generated entry points,
 /// registration entries and Java declarations carry the same `#[cfg]`.
+/// A module behind two features names both, joined by `+` (`catalog+object`: all of them).
 pub fn feature_of(module: &str) -> Option<&'static str> {
     match module {
         "object" => Some("object"),
         "catalog" | "catalog_admin" | "catalog_network" => Some("catalog"),
+        "catalog_object" => Some("catalog+object"),
         _ => None,
     }
 }
 
-/// `#[cfg(feature = "...")]` and a newline, indented, for an api module behind a feature.
+/// `#[cfg(feature = "...")]` (or `#[cfg(all(feature = "...", ...))]`) and a newline, indented,
+/// for an api module behind features.
 pub fn cfg_line(module: &str, indent: &str) -> String {
     feature_of(module).map_or_else(String::new, |f| {
-        format!("{indent}#[cfg(feature = {f:?})]\n")
+        let all: Vec<String> = f.split('+').map(|f| format!("feature = {f:?}")).collect();
+        match all.as_slice() {
+            [one] => format!("{indent}#[cfg({one})]\n"),
+            _ => format!("{indent}#[cfg(all({}))]\n", all.join(", ")),
+        }
     })
 }
 

@@ -29,7 +29,10 @@ mod tests {
             let feature = super::FEATURES
                 .iter()
                 .find(|(m, _)| m == module)
-                .map_or_else(String::new, |(_, f)| format!("feature \"{f}\"; "));
+                .map_or_else(String::new, |(_, f)| {
+                    let all: Vec<String> = f.split('+').map(|f| format!("\"{f}\"")).collect();
+                    format!("feature {}; ", all.join(" + "))
+                });
             s.push_str(&format!(
                 "\n    // --- {module} ({feature}native/bridge/api/{module}.rs documents each) ---\n"
             ));

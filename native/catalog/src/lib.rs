@@ -8,6 +8,9 @@
 //!   versioned migrations ([`schema`]). The URL's password never appears in an error or log.
 //! - [`register`](Catalog::register): one call after `finish`; a recording that did not finish
 //!   (a live directory, a failed compaction) is refused, so its runs are never listed.
+//!   [`register_at`](Catalog::register_at) takes a [`Location`] (a path or an `s3://` URL) and
+//!   reads the recording there; [`register_uploaded`](Catalog::register_uploaded) registers an
+//!   upload once it succeeded, never before.
 //! - Queries ([`query`]): top N (one row per player), a player's best and rank, the runs around
 //!   a rank, recent runs, splits, sum of best, ghosts.
 //! - A network of servers: every recording, run and report row names its server (the
@@ -41,6 +44,7 @@
 pub mod audit;
 mod backend;
 pub mod ghost;
+pub mod location;
 pub mod model;
 mod open;
 mod pool;
@@ -60,6 +64,7 @@ pub use audit::ReportView;
 pub use backend::Dialect;
 use backend::{Backend, Conn};
 pub use ghost::{GhostLoad, GhostOf};
+pub use location::Location;
 pub use model::*;
 pub use query::{Board, MapVersion, Servers};
 pub use retain::{PruneOptions, PruneReport, Pruned, RetentionPolicy, RetentionScope};

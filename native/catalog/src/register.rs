@@ -2,16 +2,18 @@
 //! run is loaded as a ghost (the core's loader), so its tick range and checkpoint markers are
 //! exactly those a ghost of it shows. Only a compacted, finished file registers: a live
 //! directory (a recording that never finished) or a failed `finish` is refused, and nothing of it
-//! is stored.
+//! is stored. A recording registers from a path on this machine or from its object URL
+//! ([`Catalog::register_at`]; after an upload: [`Catalog::register_uploaded`]), read from that
+//! location so that a row never points at what is not there.
 
 use std::path::Path;
 
 use tickreel::ghost::{GhostRange, GhostTrack};
 use tickreel::play::Reader;
-use tickreel::storage::LocalStorage;
 use tickreel::{Error, Result};
 
 use crate::backend::{Conn, Value};
+use crate::location::{self, Opened};
 use crate::model::{CatalogRecording, Registered, Run, RunSpec};
 use crate::query::{RUN_COLUMNS, run_from};
 use crate::{Catalog, now_ms};
@@ -30,20 +32,56 @@ impl Catalog {
     /// again adds runs to it. Fails, storing nothing, when the file is not a finished recording
     /// or a run's entity or range is not in it.
     pub fn register(&self, file: impl AsRef<Path>, runs: &[RunSpec]) -> Result<Registered> {
-        let file = file.as_ref();
-        if file.is_dir() {
-            return Err(Error::InvalidState(format!(
-                "{} is a live recording directory, not a finished recording: finish it first",
-                file.display()
-            )));
-        }
-        // The row names the file absolutely; resolving a caller's path opens nothing (the
-        // file-system rule of clippy.toml is about what the library reads and writes).
-        #[allow(clippy::disallowed_methods)]
-        let location = std::fs::canonicalize(file).map_err(|e| Error::io_at(file, e))?;
-        let reader = Reader::open_path(&location)?;
-        let size = LocalStorage::shared().stat(&location)?.map_or(0, |s| s.len);
-        let recording = describe(&reader, location.to_string_lossy().into_owned(), size);
+        self.register_opened(&location::open_path(file.as_ref())?, runs)
+    }
+
+    /// Registers the finished recording at `location` and its `runs`, as [`Catalog::register`]:
+    /// `location` is a path on this machine or an object URL (`s3://bucket/key`, with the
+    /// feature `object`; read with the `AWS_*` variables, see
+    /// [`register_at_with`](Catalog::register_at_with)), checked by [`Location::parse`]. The
+    /// recording is read from the location itself (its header, metadata, index and the runs'
+    /// ticks), so the row is only stored when what it points at is there and finished: register
+    /// an uploaded recording after its upload succeeded ([`Catalog::register_uploaded`]).
+    pub fn register_at(&self, location: &str, runs: &[RunSpec]) -> Result<Registered> {
+        #[cfg(feature = "object")]
+        let opened = location::open(location, None)?;
+        #[cfg(not(feature = "object"))]
+        let opened = location::open(location)?;
+        self.register_opened(&opened, runs)
+    }
+
+    /// [`Catalog::register_at`], reading an object URL with the object storage's `options`
+    /// (endpoint, credentials).
+    #[cfg(feature = "object")]
+    pub fn register_at_with(
+        &self,
+        location: &str,
+        runs: &[RunSpec],
+        options: &tickreel_object::ObjectOptions,
+    ) -> Result<Registered> {
+        self.register_opened(&location::open(location, Some(options))?, runs)
+    }
+
+    /// Waits for an upload (the [`tickreel::Pending`] of
+    /// [`ObjectStorage::upload_when_finished`](tickreel_object::ObjectStorage::upload_when_finished))
+    /// and registers the uploaded object, read back through `storage`, with its `runs`: a failed
+    /// finish or upload registers nothing (its error is returned), so the catalog never points
+    /// at an object that is not in the bucket.
+    #[cfg(feature = "object")]
+    pub fn register_uploaded(
+        &self,
+        upload: tickreel::Pending<tickreel_object::Uploaded>,
+        storage: &tickreel_object::ObjectStorage,
+        runs: &[RunSpec],
+    ) -> Result<Registered> {
+        let uploaded = upload.wait()?;
+        self.register_at_with(&uploaded.report.url.to_string(), runs, storage.options())
+    }
+
+    /// Registers an opened recording and its runs.
+    pub(crate) fn register_opened(&self, opened: &Opened, runs: &[RunSpec]) -> Result<Registered> {
+        let reader = &opened.reader;
+        let recording = describe(reader, opened.location.clone(), opened.size);
         let mut measured = Vec::with_capacity(runs.len());
         // each (entity, range) is loaded once, however many runs name it
         let mut seen: Vec<((u32, GhostRange), Span)> = Vec::new();
@@ -52,7 +90,7 @@ impl Catalog {
             let span = match seen.iter().find(|(k, _)| *k == key) {
                 Some((_, span)) => span.clone(),
                 None => {
-                    let span = measure(&reader, spec)?;
+                    let span = measure(reader, spec)?;
                     seen.push((key, span.clone()));
                     span
                 }

@@ -10,6 +10,7 @@ use tickreel::{Error, Result};
 use uuid::Uuid;
 
 use crate::backend::{Row, Value};
+use crate::location::{self, Opened};
 use crate::model::{NewReport, Report, ReportFigure, ReportFigures, ReportStatus};
 use crate::{Catalog, now_ms, parse_uuid};
 
@@ -134,16 +135,44 @@ impl Catalog {
     /// registered, or found if it already is), whose analysis gives the row the reported
     /// player's figures ([`ReportFigures`]).
     pub fn add_report(&self, report: &NewReport, recording: Option<&Path>) -> Result<Report> {
+        let opened = recording.map(location::open_path).transpose()?;
+        self.add_report_opened(report, opened)
+    }
+
+    /// [`Catalog::add_report`] with the report's recording at `location`: a path or an object
+    /// URL (`s3://bucket/key`, with the feature `object`, read with the `AWS_*` variables), read
+    /// from there as [`Catalog::register_at`] does (an upload is filed after it succeeded).
+    pub fn add_report_at(&self, report: &NewReport, location: Option<&str>) -> Result<Report> {
+        #[cfg(feature = "object")]
+        let opened = location.map(|l| location::open(l, None)).transpose()?;
+        #[cfg(not(feature = "object"))]
+        let opened = location.map(location::open).transpose()?;
+        self.add_report_opened(report, opened)
+    }
+
+    /// [`Catalog::add_report_at`], reading an object URL with the object storage's `options`.
+    #[cfg(feature = "object")]
+    pub fn add_report_at_with(
+        &self,
+        report: &NewReport,
+        location: &str,
+        options: &tickreel_object::ObjectOptions,
+    ) -> Result<Report> {
+        let opened = location::open(location, Some(options))?;
+        self.add_report_opened(report, Some(opened))
+    }
+
+    fn add_report_opened(&self, report: &NewReport, recording: Option<Opened>) -> Result<Report> {
         if let Some(server) = &report.server {
             tickreel::format::check_server_id(server)?;
         }
         let (recording_id, figures, location, recorded_on) = match recording {
-            Some(path) => {
-                let id = self.register(path, &[])?.recording_id;
+            Some(opened) => {
+                let id = self.register_opened(&opened, &[])?.recording_id;
                 let rec = self.recording(id)?.ok_or_else(|| {
                     Error::InvalidState(format!("recording {id} is being pruned"))
                 })?;
-                let figures = report_figures(&Reader::open_path(&rec.location)?);
+                let figures = report_figures(&opened.reader);
                 (Some(id), figures, Some(rec.location), rec.server)
             }
             None => (None, ReportFigures::default(), None, None),

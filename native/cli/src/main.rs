@@ -86,6 +86,9 @@ enum Command {
     /// Record a synthetic server through the real pipeline (prints `flushed TICK` lines; compacts
     /// unless --no-finish).
     Simulate(cmd::simulate::Args),
+    /// One server of `simulate --network` (started by it).
+    #[command(hide = true)]
+    SimulateServer(cmd::simulate::network::ServerArgs),
     /// Run the benchmarks and print the headline figures (a build with `--features bench`).
     Bench(bench::Args),
     /// One entity's run as a ghost: sampled poses as CSV, or its splits.
@@ -119,6 +122,7 @@ fn main() -> ExitCode {
         Command::Recover(a) => cmd::recover::run(a, &mut out),
         Command::Compact(a) => cmd::compact::run(a, &mut out),
         Command::Simulate(a) => cmd::simulate::run(a, &mut out),
+        Command::SimulateServer(a) => cmd::simulate::network::server(a, &mut out),
         Command::Bench(a) => bench::run(a, &mut out),
         Command::Ghost(a) => cmd::ghost::run(a, &mut out),
         Command::Play(a) => cmd::play::run(a, &mut out),

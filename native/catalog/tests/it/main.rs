@@ -11,6 +11,7 @@ mod common;
 mod board;
 mod concurrency;
 mod credentials;
+mod locations;
 mod map_versions;
 mod migrations;
 mod network;

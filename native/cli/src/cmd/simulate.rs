@@ -8,8 +8,10 @@
 //! The recording loop is [`record`], which `tickreel demo` also records its session with.
 //!
 //! With `--runs N`, a race server instead: N one-player runs at once, each its own recording
-//! (`runs`).
+//! (`runs`). With `--network N`, N servers as separate processes on one catalog and one bucket
+//! (`network`).
 
+pub mod network;
 mod runs;
 
 use std::io::Write;
@@ -81,6 +83,28 @@ pub struct Args {
     /// names registered (a new recording only, not a resumed one).
     #[arg(long, value_name = "SIDE", conflicts_with = "runs")]
     pub terrain: Option<i32>,
+    /// Run N game servers as separate processes (2 to 3 make a small network), each recording
+    /// --sessions sessions of --ticks ticks with shadow play, uploading each recording and report
+    /// to --bucket (the AWS_* variables reach the store) and registering them in --catalog with
+    /// their s3:// locations once uploaded; then check the catalog against the bucket and print a
+    /// summary. --out is a directory for the servers' local files.
+    #[arg(long, value_name = "N", requires_all = ["catalog", "bucket"],
+          conflicts_with_all = ["runs", "shadow", "no_finish", "terrain"])]
+    pub network: Option<u32>,
+    /// --network: the catalog every server registers in (`postgres://...`, or `sqlite:PATH`).
+    #[arg(long, requires = "network")]
+    pub catalog: Option<String>,
+    /// --network: the bucket every server uploads to.
+    #[arg(long, requires = "network")]
+    pub bucket: Option<String>,
+    /// --network: sessions each server records.
+    #[arg(long, default_value_t = 2, requires = "network")]
+    pub sessions: u32,
+    /// --network: SIGKILL server SERVER (1-based) when it prints its NTH STEP line (STEP:
+    /// recorded, uploading, uploaded or acknowledged), e.g. `2:uploading:3`; the check then
+    /// tells what it left.
+    #[arg(long, value_name = "SERVER:STEP:NTH", requires = "network")]
+    pub kill: Option<network::Kill>,
 }
 
 pub fn run(a: Args, out: &mut Out) -> tickreel::Result<()> {
@@ -111,6 +135,20 @@ pub fn run(a: Args, out: &mut Out) -> tickreel::Result<()> {
     };
     options.chunk.chunk_ticks = a.chunk_ticks;
     options.overwrite = a.force;
+    if let Some(servers) = a.network {
+        let network = network::Network {
+            servers,
+            dir: a.out,
+            catalog: a.catalog.unwrap_or_default(),
+            bucket: a.bucket.unwrap_or_default(),
+            sessions: a.sessions,
+            ticks: a.ticks,
+            players: a.players,
+            seed: a.seed,
+            kill: a.kill,
+        };
+        return network::run(network, out);
+    }
     if let Some(n) = a.runs {
         let runs = runs::Runs {
             runs: n,

@@ -39,6 +39,7 @@ mod serve_object_errors;
 mod serve_reports;
 mod serve_requests;
 mod serve_terrain;
+mod simulate_network;
 mod simulate_runs;
 mod viewer_blocks;
 mod viewer_browser;

@@ -318,6 +318,48 @@ public final class Catalog implements AutoCloseable {
     }
 
     /**
+     * Registers one run of the finished recording at {@code location}: a path on this machine or an
+     * object URL ({@code s3://bucket/key}, read with the {@code AWS_*} variables), as {@link
+     * #register(Path, String, UUID, String, int, GhostRange)} does for a file; the run's {@link
+     * Run#location()} is then that location. The recording is read from there, so nothing is
+     * registered for an object that is not in the bucket (the future fails with a {@link
+     * TickreelException}); a location that is neither a path nor an {@code s3://} URL with a key
+     * fails it with {@link IllegalArgumentException}. Completes with the registered run.
+     *
+     * @throws IllegalStateException if this catalog is closed (a failure of the query itself completes the future exceptionally with a {@link TickreelException})
+     */
+    public CompletableFuture<Run> registerAt(String location, String course, UUID player, String playerName, int entity,
+            GhostRange range) {
+        Objects.requireNonNull(location, "location");
+        Objects.requireNonNull(course, "course");
+        Objects.requireNonNull(playerName, "playerName");
+        Objects.requireNonNull(range, "range");
+        return submit(NativeBridge.catalogRegisterAt(handle.get(), location, course, uuid(player), playerName, entity,
+                range.toNative()),
+            c -> runs(NativeBridge.catalogCallRows(c)).get(0).run());
+    }
+
+    /**
+     * Registers one run of a recording once its {@code upload} ({@link Recorder#finishAndUpload})
+     * succeeded, as {@link #registerAt} with the uploaded object's URL, read back with the upload's
+     * {@link ObjectOptions}. A failed finish or upload fails the future and registers nothing: the
+     * catalog never points at an object that is not in the bucket. The catalog's worker waits for
+     * the upload: calls made after this one complete after it. The handle stays the caller's.
+     *
+     * @throws IllegalStateException if this catalog is closed (a failure of the query itself completes the future exceptionally with a {@link TickreelException})
+     */
+    public CompletableFuture<Run> registerUploaded(Pending<Uploaded> upload, String course, UUID player,
+            String playerName, int entity, GhostRange range) {
+        Objects.requireNonNull(upload, "upload");
+        Objects.requireNonNull(course, "course");
+        Objects.requireNonNull(playerName, "playerName");
+        Objects.requireNonNull(range, "range");
+        return submit(NativeBridge.catalogRegisterUpload(handle.get(), upload.uploadHandle(), course, uuid(player),
+                playerName, entity, range.toNative()),
+            c -> runs(NativeBridge.catalogCallRows(c)).get(0).run());
+    }
+
+    /**
      * Marks run {@code runId} valid or invalid (anticheat, an operator's decision): an invalid run
      * leaves the boards and its player's best is recomputed. Fails with {@link
      * IllegalArgumentException} when there is no such run.
@@ -330,8 +372,10 @@ public final class Catalog implements AutoCloseable {
 
     /**
      * Files an open shadow-play report on {@code reported} by {@code reporter}, with the finished
-     * recording shadow play wrote for it ({@code recording}: a local path or an object URL; null for
-     * none), which is registered. Completes with the filed report.
+     * recording shadow play wrote for it ({@code recording}: a local path or an object URL read with
+     * the {@code AWS_*} variables, once its upload succeeded; null for none), which is registered
+     * (read from there: nothing is filed for an object that is not in the bucket). Completes with
+     * the filed report.
      *
      * @throws IllegalStateException if this catalog is closed (a failure of the query itself completes the future exceptionally with a {@link TickreelException})
      */

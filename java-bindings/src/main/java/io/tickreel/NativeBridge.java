@@ -64,6 +64,10 @@ final class NativeBridge {
     static native long catalogLoadGhostOn(long catalog, String server, long[] world, long[] worldVersion, String course, int rank, long[] player, long[] playingWorld, long[] playingVersion, boolean allowOtherVersion);
     static native long catalogReportsOf(long catalog, long[] player, String server);
     static native long catalogOpenRecording(long catalog, String location);
+    static native long catalogRegisterAt(long catalog, String location, String course, long[] player, String playerName, int entity, int[] range);
+
+    // --- catalog_object (feature "catalog" + "object"; native/bridge/api/catalog_object.rs documents each) ---
+    static native long catalogRegisterUpload(long catalog, long upload, String course, long[] player, String playerName, int entity, int[] range);
 
     // --- dictionary (native/bridge/api/dictionary.rs documents each) ---
     static native long dictionaryRegister(byte[] bytes);

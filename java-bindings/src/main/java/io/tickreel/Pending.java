@@ -203,6 +203,14 @@ public final class Pending<T> implements AutoCloseable {
         return handle.get();
     }
 
+    /** The native handle of an upload, for calls that take one (throws once closed). */
+    long uploadHandle() {
+        if (source != UPLOAD) {
+            throw new IllegalArgumentException("not an upload");
+        }
+        return handle.get();
+    }
+
     private Optional<T> awaitNanos(long nanos) {
         long h;
         synchronized (this) {

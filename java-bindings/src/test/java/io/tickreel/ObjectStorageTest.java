@@ -71,6 +71,41 @@ class ObjectStorageTest {
         }
     }
 
+    /**
+     * A run registered once its upload succeeded points at the object (read back through the
+     * upload's options); a failed upload registers nothing; a location that is neither a path nor
+     * an s3:// URL with a key is refused.
+     */
+    @Test
+    void aRunRegisteredAfterItsUploadPointsAtTheObject(@TempDir Path dir) throws Exception {
+        java.util.UUID alice = new java.util.UUID(0, 1);
+        String key = "java/catalog-" + System.nanoTime() + ".reel";
+        try (Catalog c = Catalog.open("sqlite:" + dir.resolve("cat.db"));
+                Pending<Uploaded> up = recordAndUpload(dir.resolve("a"), key, true)) {
+            Run run = c.registerUploaded(up, "course", alice, "Alice", RUNNER, GhostRange.checkpoints(0, 1))
+                .get(60, TimeUnit.SECONDS);
+            assertEquals(url(key), run.location());
+            assertEquals(100, run.ticks(), "checkpoint 0 at tick 100 to checkpoint 1 at tick 200");
+            assertEquals(url(key), c.top("course", 1).get(30, TimeUnit.SECONDS).get(0).run().location());
+            try (Reader r = Reader.open(run.location(), options())) {
+                assertEquals(TICKS, r.header().tickCount());
+            }
+            // the same key again: the upload fails (no overwrite), nothing more is registered
+            try (Pending<Uploaded> again = recordAndUpload(dir.resolve("b"), key, false)) {
+                ExecutionException e = assertThrows(ExecutionException.class,
+                    () -> c.registerUploaded(again, "course", new java.util.UUID(0, 2), "Bob", RUNNER, GhostRange.all())
+                        .get(60, TimeUnit.SECONDS));
+                assertTrue(e.getCause() instanceof TickreelException, e.getCause().toString());
+            }
+            assertEquals(1, c.top("course", 10).get(30, TimeUnit.SECONDS).size());
+            for (String bad : new String[] {"gs://bucket/a.reel", "s3://" + prop("bucket"), ""}) {
+                ExecutionException e = assertThrows(ExecutionException.class,
+                    () -> c.registerAt(bad, "course", alice, "Alice", RUNNER, GhostRange.all()).get(30, TimeUnit.SECONDS));
+                assertTrue(e.getCause() instanceof IllegalArgumentException, bad + ": " + e.getCause());
+            }
+        }
+    }
+
     @Test
     void aRecordingFinishedIntoS3OpensSeeksAndLoadsAsAGhostByUrl(@TempDir Path dir) throws Exception {
         String key = "java/run-" + System.nanoTime() + ".reel";
