@@ -156,7 +156,10 @@ fn read_commands_take_an_object_url_and_upload_and_ls_manage_objects() {
         "{missing}"
     );
     // --follow of a finished object: plays it to its end, as a local finished file.
-    let follow = ok(tickreel(&server, &["play", &url, "--follow", "--speed", "16"]));
+    let follow = ok(tickreel(
+        &server,
+        &["play", &url, "--follow", "--speed", "16"],
+    ));
     assert!(follow.lines().count() > 1, "{follow}");
     let bad = failed(&server, tickreel(&server, &["ls", "s3://No_Such"]));
     assert!(bad.contains("bucket name"), "{bad}");

@@ -145,3 +145,24 @@ fn recover_finishes_a_recording_whose_writer_stopped_shipping() {
         .unwrap();
     assert_eq!(o.status.code(), Some(1));
 }
+
+#[test]
+fn serve_lists_and_plays_a_recording_shipped_live_to_its_prefix() {
+    use crate::serve_support::{Server, names};
+    let server = S3Server::start_lenient();
+    let dir = tempfile::tempdir().unwrap();
+    let engine = Engine::new(EngineOptions::default()).unwrap();
+    let (_rec, _shipper, last) = shipped(&server, &engine, dir.path(), "c.reel", 100);
+    let env: Vec<(String, String)> = server
+        .env()
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), v))
+        .collect();
+    let env_ref: Vec<(&str, &str)> = env.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+    let s = Server::start_env(&[&server.url("live"), "--listen", "127.0.0.1:0"], &env_ref);
+    let list = names(&s.json("/api/recordings"));
+    assert_eq!(list, vec![("c.reel".to_string(), "live".to_string())]);
+    let v = s.json(&format!("/api/frames?rec=c.reel&from={last}&count=1"));
+    assert_eq!(v["frames"][0]["t"], last, "{v}");
+    assert_eq!(v["edge"]["state"], "live", "{v}");
+}
