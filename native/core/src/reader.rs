@@ -199,6 +199,26 @@ impl Reader {
         )
     }
 
+    /// Opens a live recording from its metadata file's bytes (`meta`) and the frames it indexes,
+    /// wherever they are kept (a follower of a remote live recording: see
+    /// [`crate::storage::remote`]). The same checks as [`Reader::open_live_in`] but the segments'
+    /// presence, which `frames` answers for when read.
+    pub fn open_live_parts(
+        meta: &dyn Source,
+        frames: Arc<dyn FrameSource>,
+        options: ReaderOptions,
+    ) -> Result<Reader> {
+        let (header, metadata, index) = read_prefix(meta, &options.limits)?;
+        if header.layout != Layout::Segmented {
+            return Err(Error::corrupt(format!(
+                "{}: not the metadata of a live recording",
+                meta.describe()
+            )));
+        }
+        check_span(&header, &index).map_err(|e| annotate(e, &meta.describe()))?;
+        Reader::from_parts(header, metadata, index, frames, options.limits)
+    }
+
     /// A reader of a recording that has no chunk yet (a live recording before its first flush).
     pub fn empty() -> Reader {
         Reader {

@@ -156,6 +156,51 @@ impl ObjectStorage {
         Ok(all)
     }
 
+    /// Writes `bytes` to `key` in one request (replacing an existing object only if
+    /// `overwrite`).
+    pub fn put_bytes(&self, key: &str, bytes: Vec<u8>, overwrite: bool) -> Result<()> {
+        use object_store::{PutMode, PutOptions, PutPayload};
+        let url = self.url(key);
+        let path = object_path(&url)?;
+        let store = self.inner.store.clone();
+        let opts = PutOptions {
+            mode: if overwrite {
+                PutMode::Overwrite
+            } else {
+                PutMode::Create
+            },
+            ..PutOptions::default()
+        };
+        self.run(&url, async move {
+            store.put_opts(&path, PutPayload::from(bytes), opts).await
+        })
+        .map(|_| ())
+    }
+
+    /// The whole object at `key` (one request), or `None` if there is none; an object larger
+    /// than `limit` bytes is refused (its body is not read).
+    pub fn get_bytes(&self, key: &str, limit: u64) -> Result<Option<Vec<u8>>> {
+        let url = self.url(key);
+        let path = object_path(&url)?;
+        let store = self.inner.store.clone();
+        let r = self.run(&url, async move {
+            let r = store
+                .get_opts(&path, object_store::GetOptions::default())
+                .await?;
+            let size = r.meta.size;
+            if size > limit {
+                return Ok((size, None));
+            }
+            Ok((size, Some(r.bytes().await?)))
+        });
+        match r {
+            Ok((_, Some(b))) => Ok(Some(b.to_vec())),
+            Ok((size, None)) => Err(Error::limit(format!("{url}: {size} bytes; limit {limit}"))),
+            Err(Error::Io(e)) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+            Err(e) => Err(e),
+        }
+    }
+
     /// Removes an object (no error if it does not exist).
     pub fn delete(&self, key: &str) -> Result<()> {
         let url = self.url(key);

@@ -2,7 +2,8 @@
 //! [`tickreel`]: the core reads any [`tickreel::storage::Source`]; this crate provides one over
 //! range requests ([`ObjectSource`]), uploads finished recordings ([`ObjectStorage::upload`], or
 //! [`ObjectStorage::upload_when_finished`] straight from a recorder's `finish()`) and
-//! lists them ([`ObjectStorage::list`]). It keeps tokio, HTTP and `object_store` out of the core.
+//! lists them ([`ObjectStorage::list`]); it ships live recordings to a bucket while they are
+//! written and follows them from any machine ([`live`]). It keeps tokio, HTTP and `object_store` out of the core.
 //!
 //! ```no_run
 //! use tickreel_object::{ObjectOptions, open_url};
@@ -24,6 +25,7 @@
 
 mod client;
 mod finish;
+pub mod live;
 mod options;
 mod source;
 mod upload;

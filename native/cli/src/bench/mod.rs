@@ -17,6 +17,7 @@ mod realistic;
 mod record;
 mod runs;
 mod s3;
+mod s3live;
 mod serve;
 mod shadow;
 mod shared;
@@ -44,7 +45,7 @@ pub struct Args {
     #[arg(long)]
     pub quick: bool,
     /// Run only this area (format, realistic, sparse, dictionary, record, backpressure, paced, runs, shadow, world, play, ghost,
-    /// jni, s3, catalog, serve,
+    /// jni, s3, s3live, catalog, serve,
     /// world_state, terrain,
     /// viewer, world_report, network, curve). `viewer` (the web viewer's memory over 10 minutes
     /// of playback in headless Chromium; 30 s with --quick), `world_report` (the `world` area's
@@ -106,6 +107,9 @@ pub fn run(a: Args, out: &mut Out) -> tickreel::Result<()> {
     }
     if on("s3") {
         s3::run(a.quick, &mut figures);
+    }
+    if on("s3live") {
+        s3live::run(a.quick, &mut figures);
     }
     if on("catalog") {
         catalog::run(a.quick, &mut figures);

@@ -28,7 +28,8 @@ use super::Out;
 #[derive(clap::Args)]
 pub struct Args {
     /// A `.reel` file, a live recording directory (with `--follow`, also the `.reel` path of a
-    /// recording still being written), or an object URL (`s3://bucket/key`, not with `--follow`).
+    /// recording still being written), or an object URL (`s3://bucket/key`; with `--follow`, a
+    /// recording shipped live to the bucket by another machine, then its compacted object).
     pub file: PathBuf,
     /// Start at this tick (default: the first tick, or the last one with --reverse).
     #[arg(long)]
@@ -67,11 +68,6 @@ pub struct Args {
 
 pub fn run(a: Args, out: &mut Out) -> tickreel::Result<()> {
     if a.follow {
-        if let Some(url) = super::object::url_of(&a.file) {
-            return Err(Error::invalid(format!(
-                "{url}: --follow follows a recording being written on this machine, not an object"
-            )));
-        }
         return follow(a, out);
     }
     let rec = Recording::from_reader(super::open(&a.file)?, &PlaybackContext::global());
@@ -355,7 +351,10 @@ fn started(path: &Path) -> bool {
 /// `--follow`: plays as the recording grows; ends when it is finished and played to the end.
 fn follow(a: Args, out: &mut Out) -> tickreel::Result<()> {
     let started_at = Instant::now();
-    if !a.wait && !started(&a.file) {
+    let url = super::object::url_of(&a.file).map(str::to_string);
+    // A recording in a bucket is followed through its live objects: it has started once they
+    // (or its compacted object) are there, which the first poll tells.
+    if url.is_none() && !a.wait && !started(&a.file) {
         return Err(Error::Io(std::io::Error::new(
             std::io::ErrorKind::NotFound,
             format!(
@@ -366,14 +365,37 @@ fn follow(a: Args, out: &mut Out) -> tickreel::Result<()> {
             ),
         )));
     }
-    let follower = LiveFollower::open(
-        &a.file,
-        FollowOptions {
-            poll_interval: Duration::from_millis(a.poll_ms.max(1)),
-            ..FollowOptions::default()
-        },
-    )
-    .map_err(|e| super::in_file(&a.file, e))?;
+    let poll_interval = Duration::from_millis(a.poll_ms.max(1));
+    let (follower, lost_after) = match &url {
+        Some(url) => {
+            let o = tickreel_object::live::RemoteFollowOptions {
+                poll_interval,
+                ..Default::default()
+            };
+            let f = tickreel_object::live::follow_url(url, &super::object::options(), &o)?;
+            if !a.wait && f.state() == FollowState::Waiting {
+                return Err(Error::Io(std::io::Error::new(
+                    std::io::ErrorKind::NotFound,
+                    format!(
+                        "{url}: no such recording (neither the object nor its live objects \
+                         exist); pass --wait to wait for it to start"
+                    ),
+                )));
+            }
+            (f, o.stale_after)
+        }
+        None => (
+            LiveFollower::open(
+                &a.file,
+                FollowOptions {
+                    poll_interval,
+                    ..FollowOptions::default()
+                },
+            )
+            .map_err(|e| super::in_file(&a.file, e))?,
+            FollowOptions::default().lost_after,
+        ),
+    };
     let rec = follower.recording().clone();
     let mut ph = match a.from {
         Some(t) => Playhead::new_at(rec.clone(), t),
@@ -409,7 +431,7 @@ fn follow(a: Args, out: &mut Out) -> tickreel::Result<()> {
                     "{}: the live recording cannot be read (it has not been for {} s): {}; \
                      recover it (tickreel recover), or restore what is missing",
                     a.file.display(),
-                    FollowOptions::default().lost_after.as_secs(),
+                    lost_after.as_secs(),
                     follower
                         .stats()
                         .damage
@@ -433,8 +455,14 @@ fn follow(a: Args, out: &mut Out) -> tickreel::Result<()> {
             if state == FollowState::Abandoned && u.at_edge && !u.stalled {
                 return Err(Error::InvalidState(format!(
                     "{}: the writer is gone (it crashed, or closed the recording without \
-                     finishing it) after tick {}: recover and compact it, or resume it",
+                     finishing it{}) after tick {}: recover and compact it (tickreel recover), \
+                     or resume it",
                     a.file.display(),
+                    if url.is_some() {
+                        format!(": nothing shipped for {} s", lost_after.as_secs())
+                    } else {
+                        String::new()
+                    },
                     ph.position()
                 )));
             }

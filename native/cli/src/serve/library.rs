@@ -244,16 +244,29 @@ impl Library {
                     finished_live: false,
                 }
             }
-            Target::Object(url) => {
-                let reader = objects::open(&url).map_err(|e| ApiError::of(&label(name), e))?;
-                Handle {
+            Target::Object(url) => match objects::open(&url) {
+                Ok(reader) => Handle {
                     name: name.to_string(),
                     kind: "object",
                     rec: Recording::from_reader(reader, &self.ctx),
                     follower: None,
                     finished_live,
+                },
+                // Not compacted yet: a recording shipped live to the bucket, if it is one.
+                Err(e) if e.io_kind() == Some(std::io::ErrorKind::NotFound) => {
+                    let f = objects::follow(&url)
+                        .map_err(|e| ApiError::of(&label(name), e))?
+                        .ok_or_else(|| ApiError::of(&label(name), e))?;
+                    Handle {
+                        name: name.to_string(),
+                        kind: "live",
+                        rec: f.recording().clone(),
+                        follower: Some(Arc::new(f)),
+                        finished_live: false,
+                    }
                 }
-            }
+                Err(e) => return Err(ApiError::of(&label(name), e)),
+            },
         };
         let mut open = self.open.lock();
         // Followers of recordings that ended stop polling once nobody asked for a while.
@@ -381,7 +394,18 @@ mod objects {
         crate::object::open(url)
     }
 
-    /// The `.reel` objects under the prefix `url`, appended to `out` (at most [`LIST_MAX`]).
+    /// A follower of the recording shipped live to `url` (`None` if it has no live objects).
+    pub fn follow(url: &str) -> tickreel::Result<Option<tickreel::play::LiveFollower>> {
+        let f = tickreel_object::live::follow_url(
+            url,
+            &crate::object::options(),
+            &tickreel_object::live::RemoteFollowOptions::default(),
+        )?;
+        Ok((f.state() != tickreel::play::FollowState::Waiting).then_some(f))
+    }
+
+    /// The `.reel` objects under the prefix `url` and the recordings shipped live there (named by
+    /// their `.reel` key, kind `live`), appended to `out` (at most [`LIST_MAX`]).
     pub fn list(url: &str, out: &mut Vec<Entry>) -> ApiResult<()> {
         let (storage, u) =
             crate::object::storage(&format!("{url}/")).map_err(|e| ApiError::of(url, e))?;
@@ -391,10 +415,22 @@ mod objects {
                 .strip_prefix(&format!("{url}/"))
                 .unwrap_or(&full)
                 .to_string();
-            if name.ends_with(".reel") && out.len() < LIST_MAX {
+            if out.len() >= LIST_MAX {
+                break;
+            }
+            if name.ends_with(".reel") {
                 out.push(Entry {
                     name,
                     kind: "object",
+                    size: o.size,
+                    modified_ms: None,
+                });
+            } else if let Some(reel) = name.strip_suffix(".live/manifest")
+                && reel.ends_with(".reel")
+            {
+                out.push(Entry {
+                    name: reel.to_string(),
+                    kind: "live",
                     size: o.size,
                     modified_ms: None,
                 });
@@ -419,6 +455,10 @@ mod objects {
     }
 
     pub fn open(url: &str) -> tickreel::Result<tickreel::play::Reader> {
+        Err(unsupported(url))
+    }
+
+    pub fn follow(url: &str) -> tickreel::Result<Option<tickreel::play::LiveFollower>> {
         Err(unsupported(url))
     }
 

@@ -21,6 +21,7 @@ mod cli_hardening;
 mod cli_live;
 mod cli_read;
 mod cli_s3;
+mod cli_s3_live;
 mod cli_shadow;
 mod crash;
 mod damage_said;

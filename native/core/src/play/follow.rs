@@ -36,6 +36,14 @@
 //! metadata file is refused, or it has no metadata file and no writer holds it. The follower
 //! then reports [`FollowState::Damaged`], and [`FollowStats::damage`] says what is wrong;
 //! polling goes on (a repaired or resumed directory goes back to [`FollowState::Live`]).
+//!
+//! A recording kept elsewhere (object storage: [`LiveFollower::open_remote`]) is followed the
+//! same way through a [`RemoteLive`]: each poll asks it what is there. New live metadata is
+//! installed as above; the final file is switched to with the same checks; live metadata that
+//! has not changed for `lost_after` (its writer ships at least once per interval, even with
+//! nothing new, so a stale one means the writer is gone) makes the state
+//! [`FollowState::Abandoned`]; nothing at all for `lost_after` after it was seen live makes it
+//! [`FollowState::Lost`].
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -47,6 +55,7 @@ use crate::error::{Error, Result};
 use crate::play::recording::{PlaybackContext, Recording};
 use crate::reader::{Reader, ReaderOptions};
 use crate::storage::live::{LiveDir, META_FILE, live_dir_for, members_of};
+use crate::storage::remote::{RemoteLive, RemotePoll};
 use crate::storage::{EntryKind, LocalStorage, Stat, Storage, is_refused_member};
 
 /// How a [`LiveFollower`] polls.
@@ -158,6 +167,8 @@ struct Shared {
     rec: Arc<Recording>,
     live: PathBuf,
     final_path: Option<PathBuf>,
+    /// A recording kept elsewhere: polled through it (`storage`, `live` and `final_path` unused).
+    remote: Option<Arc<dyn RemoteLive>>,
     options: FollowOptions,
     /// Held for a whole poll (I/O included).
     poller: Mutex<Poller>,
@@ -215,6 +226,27 @@ impl LiveFollower {
         options: FollowOptions,
     ) -> Result<LiveFollower> {
         let (live, final_path) = paths_of(storage.as_ref(), path);
+        LiveFollower::start(storage, live, final_path, None, options)
+    }
+
+    /// Follows a recording kept elsewhere (see the [module documentation](self)): `lost_after`
+    /// is also how long its live metadata may stay unchanged before the writer counts as gone.
+    /// Polls once before returning, as [`LiveFollower::open`].
+    pub fn open_remote(
+        remote: Arc<dyn RemoteLive>,
+        options: FollowOptions,
+    ) -> Result<LiveFollower> {
+        let name = PathBuf::from(remote.describe());
+        LiveFollower::start(LocalStorage::shared(), name, None, Some(remote), options)
+    }
+
+    fn start(
+        storage: Arc<dyn Storage>,
+        live: PathBuf,
+        final_path: Option<PathBuf>,
+        remote: Option<Arc<dyn RemoteLive>>,
+        options: FollowOptions,
+    ) -> Result<LiveFollower> {
         let ctx = options
             .context
             .clone()
@@ -225,6 +257,7 @@ impl LiveFollower {
             rec,
             live,
             final_path,
+            remote,
             options,
             poller: Mutex::new(Poller {
                 state: FollowState::Waiting,
@@ -290,7 +323,7 @@ impl LiveFollower {
         self.shared.published.lock().1.clone()
     }
 
-    /// The live directory followed.
+    /// The live directory followed (for a remote recording: its URL).
     pub fn live_dir(&self) -> &Path {
         &self.shared.live
     }
@@ -345,6 +378,9 @@ impl Shared {
         if p.state == FollowState::Finished {
             return Ok(());
         }
+        if let Some(remote) = &self.remote {
+            return self.poll_remote(remote.as_ref(), p);
+        }
         // Why the live directory could not be read, if it is there but was not.
         let mut unreadable = None;
         match stamp_of(
@@ -391,6 +427,43 @@ impl Shared {
             }
         };
         let r = Reader::open_with(self.storage.open(fin)?, ReaderOptions::default())?;
+        self.switch_final(p, r, &fin.display().to_string())
+    }
+
+    /// One poll of a remote recording (see the module's documentation).
+    fn poll_remote(&self, remote: &dyn RemoteLive, p: &mut Poller) -> Result<()> {
+        match remote.poll()? {
+            RemotePoll::Nothing => self.nothing_there(p),
+            RemotePoll::Unchanged => {
+                p.lost_since = None;
+                let since = *p.unchanged_since.get_or_insert_with(Instant::now);
+                if p.state == FollowState::Live && since.elapsed() >= self.options.lost_after {
+                    p.state = FollowState::Abandoned;
+                }
+                Ok(())
+            }
+            RemotePoll::Live { meta, frames } => {
+                p.lost_since = None;
+                let r = Reader::open_live_parts(meta.as_ref(), frames, ReaderOptions::default());
+                match r {
+                    Ok(r) => {
+                        self.install_live(p, r);
+                        Ok(())
+                    }
+                    Err(e) => self.failed(p, e),
+                }
+            }
+            RemotePoll::Finished(source) => {
+                let name = source.describe();
+                let r = Reader::open_with(source, ReaderOptions::default())?;
+                self.switch_final(p, r, &name)
+            }
+        }
+    }
+
+    /// Switches to the final file `r` (named `name`), once it is checked to be the compacted
+    /// form of the recording followed live, if it was.
+    fn switch_final(&self, p: &mut Poller, r: Reader, name: &str) -> Result<()> {
         if matches!(
             p.state,
             FollowState::Live | FollowState::Lost | FollowState::Abandoned
@@ -406,8 +479,7 @@ impl Shared {
                 // Another recording's file (the live one may have been aborted): keep waiting.
                 self.nothing_there(p)?;
                 return Err(Error::InvalidState(format!(
-                    "{} is not the compacted form of the followed recording",
-                    fin.display()
+                    "{name} is not the compacted form of the followed recording"
                 )));
             }
         }

@@ -4,13 +4,15 @@
 //! - [`Storage`]: create, append, sync, rename, remove, list, lock; [`LocalStorage`] over the
 //!   local file system, or a test backend that can lose power at any step;
 //! - [`frames`]: reading chunk frames and the header/metadata/index prefix of a recording;
-//! - [`live`]: live recording directories (lock, metadata file, segments, scanning).
+//! - [`live`]: live recording directories (lock, metadata file, segments, scanning);
+//! - [`remote`]: live recordings kept elsewhere (object storage), as a follower polls them.
 
 mod counted;
 mod disk;
 pub mod frames;
 pub mod live;
 mod local;
+pub mod remote;
 mod source;
 
 pub(crate) use counted::SyncCounted;

@@ -3,4 +3,5 @@
 //! free loopback port).
 
 mod finish_upload;
+mod live_ship;
 mod s3;
