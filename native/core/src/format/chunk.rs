@@ -351,7 +351,6 @@ impl DecodedChunk {
             tick_count,
             limits.max_chunk_samples(),
             &|id| only.is_none_or(|o| o == id) && tracks_of.is_none_or(|w| w(id)),
-            positions_only,
             around.as_ref(),
             data_version,
         )?;

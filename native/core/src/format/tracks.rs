@@ -80,15 +80,15 @@ fn gap(a: (i64, i64), b: (i64, i64)) -> f64 {
 /// track, or one entity's, or a report's kept entities). The other tracks' headers are checked as in
 /// a full decode; their residuals are stepped over (`ByteReader::skip_varints`), so a corrupt
 /// residual of another entity goes unnoticed there (the payload checksum covers it). With
-/// `positions_only`, the yaw and pitch columns are stepped over the same way for every track (the
-/// poses keep a zero yaw and pitch).
+/// `around` (positions only), the yaw and pitch columns are stepped over the same way for every
+/// track (the poses keep a zero yaw and pitch), and so are the y and z of the tracks out of reach
+/// ([`Around`]).
 pub(crate) fn decode_movement(
     r: &mut ByteReader<'_>,
     keyframe: &[EntityState],
     tick_count: u32,
     max_samples: usize,
     wanted: &dyn Fn(u32) -> bool,
-    positions_only: bool,
     around: Option<&Around>,
     data_version: u16,
 ) -> Result<Vec<Track>> {
@@ -204,7 +204,7 @@ pub(crate) fn decode_movement(
         vals: Vec::new(),
     };
     match around {
-        Some(around) if positions_only => {
+        Some(around) => {
             // x of every track; y stepped over for now; z of the tracks near on x; y of the
             // tracks near on x and z; yaw and pitch stepped over.
             let all = vec![true; n];
@@ -220,13 +220,9 @@ pub(crate) fn decode_movement(
             columns.decode(&mut y, 1, &mut headers, &near)?;
             r.skip_varints(2 * total_samples)?;
         }
-        _ => {
+        None => {
             let all = vec![true; n];
             for col in 0..5 {
-                if positions_only && col >= 3 {
-                    r.skip_varints(total_samples)?;
-                    continue;
-                }
                 columns.decode(r, col, &mut headers, &all)?;
             }
         }
