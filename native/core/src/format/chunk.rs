@@ -27,7 +27,7 @@ use crate::format::frame::FrameHeader;
 use crate::format::index::{FLAG_SNAPSHOT, FLAG_WORLD};
 use crate::format::pose::Pose;
 use crate::format::state::{EntityState, EntityTable};
-use crate::format::tracks::{decode_movement, next_id};
+use crate::format::tracks::{Around, decode_movement, next_id};
 use crate::format::world::world_kind;
 use crate::format::world_state::WorldState;
 use crate::format::{DATA_VERSION, Limits};
@@ -45,8 +45,10 @@ enum Tracks<'a> {
     Of(&'a dyn Fn(u32) -> bool),
     /// None: the movement section is not read at all ([`DecodedChunk::decode_world_part`]).
     Nothing,
-    /// Every track's positions; no snapshot, no world ([`DecodedChunk::decode_positions`]).
-    Positions,
+    /// Every track's positions, exact for the tracks that may come within a radius of an entity;
+    /// no snapshot, no world ([`DecodedChunk::decode_positions_around`]): the entity and the
+    /// squared radius.
+    PositionsAround(u32, f64),
 }
 
 /// One entity's pose samples within a decoded chunk.
@@ -168,16 +170,23 @@ impl DecodedChunk {
         DecodedChunk::decode_framed(payload, header, limits, Tracks::Nothing)
     }
 
-    /// [`DecodedChunk::decode_version`] of where entities stand and what happens: the keyframe,
-    /// the events and every track with its positions only (yaw and pitch stepped over, left at
-    /// zero in the tracks, and in the poses of `EntityAdd` and `Teleport`), no snapshot and no
-    /// world (stepped over). What a shadow report's radius test reads.
-    pub(crate) fn decode_positions(
+    /// [`DecodedChunk::decode_version`] of where entities stand and what happens, exact where a
+    /// radius test around entity `centre` needs it: the keyframe, the events and every track
+    /// with its positions only (yaw and pitch stepped over, left at zero in the tracks and in
+    /// the poses of `EntityAdd` and `Teleport`), no snapshot and no world (stepped over). The
+    /// tracks whose samples may come within `sqrt(r2)` (fixed point) of a position the centre
+    /// takes in the chunk (its keyframe entry, its samples, the positions its events give it)
+    /// have their positions; the others only the x (and z) that puts them out of reach, the rest
+    /// left at zero ([`crate::format::tracks::Around`]): their y (and z) are stepped over, not
+    /// decoded. What a shadow report's first pass reads.
+    pub(crate) fn decode_positions_around(
         payload: &[u8],
         header: &FrameHeader,
         limits: &Limits,
+        centre: u32,
+        r2: f64,
     ) -> Result<DecodedChunk> {
-        DecodedChunk::decode_framed(payload, header, limits, Tracks::Positions)
+        DecodedChunk::decode_framed(payload, header, limits, Tracks::PositionsAround(centre, r2))
     }
 
     /// Decodes what a payload holds about one entity: its keyframe entry, the records of the ticks
@@ -232,13 +241,13 @@ impl DecodedChunk {
         data_version: u16,
     ) -> Result<DecodedChunk> {
         let (only, tracks_of) = match tracks {
-            Tracks::All | Tracks::Positions => (None, None),
+            Tracks::All | Tracks::PositionsAround(..) => (None, None),
             Tracks::One(id) => (Some(id), None),
             Tracks::Of(wanted) => (None, Some(wanted)),
             Tracks::Nothing => (None, None),
         };
         let movement = !matches!(tracks, Tracks::Nothing);
-        let positions_only = matches!(tracks, Tracks::Positions);
+        let positions_only = matches!(tracks, Tracks::PositionsAround(..));
         // The world section is decoded for a full decode and a world rebuild only.
         let world_wanted = matches!(tracks, Tracks::All | Tracks::Nothing);
         if tick_count as usize > limits.max_chunk_ticks {
@@ -328,13 +337,21 @@ impl DecodedChunk {
                 tracks: Vec::new(),
             });
         }
+        let around = match tracks {
+            Tracks::PositionsAround(centre, r2) => Some(Around {
+                centre,
+                r2,
+                also: positions_given(&records, centre),
+            }),
+            _ => None,
+        };
         let tracks = decode_movement(
             &mut r,
             &keyframe,
             tick_count,
             limits.max_chunk_samples(),
             &|id| only.is_none_or(|o| o == id) && tracks_of.is_none_or(|w| w(id)),
-            positions_only,
+            around.as_ref(),
             data_version,
         )?;
         if !r.is_empty() {
@@ -473,6 +490,31 @@ impl DecodedChunk {
 
 /// The event stream of a chunk of `data_version`: world events from 3 on, block changes coded
 /// against the chunk ([`BlockCoding`]) from 4 on.
+/// The positions `entity`'s events in `records` put it at, besides its pose samples (an
+/// `EntityAdd` or `Teleport` takes its pose from them): a pose or a position it is given, the
+/// origin where a rotation or flags may add it ([`EntityTable::apply`]).
+fn positions_given(records: &[TickRecord], entity: u32) -> Vec<[i64; 3]> {
+    let mut out = Vec::new();
+    for e in records.iter().flat_map(|r| &r.events) {
+        match *e {
+            Event::Pose { entity: id, pose } if id == entity => out.push([pose.x, pose.y, pose.z]),
+            Event::Position {
+                entity: id,
+                x,
+                y,
+                z,
+            } if id == entity => out.push([x, y, z]),
+            Event::Rotation { entity: id, .. } | Event::Flags { entity: id, .. }
+                if id == entity =>
+            {
+                out.push([0, 0, 0])
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
 fn decode_stream(
     stream: &[u8],
     tick_count: u32,

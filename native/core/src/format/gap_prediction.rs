@@ -35,21 +35,39 @@ impl TimedHistory {
         self.n = (self.n + 1).min(2);
     }
     /// The prediction for a sample at relative tick `t` (after every tick of the history):
-    /// `a + round((a − b) × (t − ta) / (ta − tb))`, halves rounded up, computed exactly in i128
-    /// and wrapped to i64.
+    /// `a + round((a − b) × (t − ta) / (ta − tb))`, halves rounded up, computed exactly
+    /// ([`step`]) and wrapped to i64.
     fn predict(&self, t: i64) -> i64 {
         let [(a, ta), (b, tb)] = self.h;
         match self.n {
             0 => 0,
             1 => a,
-            _ => {
-                let (dt, span) = (i128::from(t - ta), i128::from(ta - tb));
-                let d = i128::from(a.wrapping_sub(b));
-                let q = (2 * d * dt + span).div_euclid(2 * span);
-                a.wrapping_add(q as i64)
-            }
+            _ => a.wrapping_add(step(a.wrapping_sub(b), t - ta, ta - tb)),
         }
     }
+}
+
+/// `round(d × dt / span)`, halves rounded up (`span` ≥ 1): `d` itself when the gap repeats
+/// (`dt == span`), in i64 when nothing can overflow, else in i128 (each exact, so all equal).
+fn step(d: i64, dt: i64, span: i64) -> i64 {
+    if dt == span {
+        // (2·d·s + s) / 2s = d + 1/2, floored
+        return d;
+    }
+    match d
+        .checked_mul(2)
+        .and_then(|x| x.checked_mul(dt))
+        .and_then(|x| x.checked_add(span))
+    {
+        Some(n) => n.div_euclid(2 * span),
+        None => step_wide(d, dt, span),
+    }
+}
+
+/// [`step`] computed in i128, wrapped to i64.
+fn step_wide(d: i64, dt: i64, span: i64) -> i64 {
+    let (dt, span, d) = (i128::from(dt), i128::from(span), i128::from(d));
+    (2 * d * dt + span).div_euclid(2 * span) as i64
 }
 
 /// Walks a column's samples with their history: `f(i, prediction)` for each, reset before each
@@ -128,6 +146,47 @@ mod tests {
     /// samples every residual is 0 (linear per sample would miss at every change of gap);
     /// half-unit velocities round; residuals and reconstruction are inverse, also across resets
     /// and at the edges of i64.
+    /// The step's short cuts (a repeated gap, i64 arithmetic) give what i128 gives, for small
+    /// and huge differences, gaps and spans, on both sides of the overflow checks.
+    #[test]
+    fn step_equals_the_wide_computation() {
+        let ds = [
+            0i64,
+            1,
+            -1,
+            3,
+            -3,
+            7,
+            -8,
+            1 << 20,
+            -(1 << 40),
+            (1 << 61) - 1,
+            1 << 62,
+            i64::MAX,
+            i64::MIN,
+            i64::MIN + 1,
+        ];
+        let gaps = [1i64, 2, 3, 5, 100, 4095, 1 << 20, (1 << 32) - 1, 1 << 32];
+        for &d in &ds {
+            for &dt in &gaps {
+                for &span in &gaps {
+                    assert_eq!(step(d, dt, span), step_wide(d, dt, span), "{d} {dt} {span}");
+                }
+            }
+        }
+        // a pseudo-random sweep
+        let mut x = 0x9E37_79B9_7F4A_7C15u64;
+        for _ in 0..100_000 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let d = (x as i64) >> (x % 60);
+            let dt = 1 + ((x >> 8) % 1000) as i64;
+            let span = 1 + ((x >> 24) % 1000) as i64;
+            assert_eq!(step(d, dt, span), step_wide(d, dt, span), "{d} {dt} {span}");
+        }
+    }
+
     #[test]
     fn predicts_across_gaps_and_round_trips() {
         let ticks = [0u32, 1, 3, 4, 9, 11, 12, 20];

@@ -81,6 +81,11 @@ fn dist(a: [f64; 3], b: [f64; 3]) -> f64 {
 fn moved(slot: &mut Option<EntityAnalysis>, tick: u32, pose: &Pose, tps: u32) {
     let p = position(pose);
     let a = slot.get_or_insert_with(|| EntityAnalysis::new(p));
+    moved_at(a, p, tick, pose, tps);
+}
+
+/// [`moved`] for an entity with figures (`p`: the pose's position).
+fn moved_at(a: &mut EntityAnalysis, p: [f64; 3], tick: u32, pose: &Pose, tps: u32) {
     a.since.get_or_insert(tick);
     a.sample(p);
     if let Some(f) = a.from {
@@ -212,6 +217,21 @@ impl Analysis {
     fn entity_event(&mut self, tick: u32, e: &Event) {
         let Some(id) = e.entity() else { return };
         let tps = self.tps();
+        match e {
+            // the bulk of the events: a pose of an entity with figures, changed in place
+            Event::Pose { pose, .. } => {
+                if let Some(a) = self.entities.get_mut(&id) {
+                    moved_at(a, position(pose), tick, pose, tps);
+                    return;
+                }
+            }
+            Event::EntityAdd { .. }
+            | Event::Teleport { .. }
+            | Event::EntityRemove { .. }
+            | Event::PlayerLeave { .. } => {}
+            // (what `apply_with` leaves alone)
+            _ => return,
+        }
         let mut slot = self.entities.remove(&id);
         apply_with(&mut slot, tick, e, tps);
         if let Some(a) = slot {

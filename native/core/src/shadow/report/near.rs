@@ -1,6 +1,8 @@
 //! A report's first pass: which entities came within the radius of the reported player, read
-//! from each chunk's positions only (yaw and pitch are stepped over), on two threads (each chunk
-//! stands alone: it starts from its own keyframe).
+//! from each chunk's positions only (yaw and pitch are stepped over, and so are the y and z of
+//! the tracks that the x, or x and z, of their samples already put out of the player's reach:
+//! [`DecodedChunk::decode_positions_around`]), on two threads (each chunk stands alone: it
+//! starts from its own keyframe).
 
 use std::collections::HashSet;
 use std::sync::Arc;
@@ -142,7 +144,14 @@ fn chunks_near(
     let mut out = Vec::new();
     for i in which {
         let (fh, payload) = reader.read_payload(i)?;
-        let chunk = DecodedChunk::decode_positions(&payload, &fh, reader.limits())?;
+        // (the tracks out of the player's reach keep only what puts them out of it)
+        let chunk = DecodedChunk::decode_positions_around(
+            &payload,
+            &fh,
+            reader.limits(),
+            ask.player,
+            ask.r2,
+        )?;
         out.push((i, chunk_near(&chunk, ask, &mut scratch)));
     }
     Ok(out)
