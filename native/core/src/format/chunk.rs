@@ -370,7 +370,6 @@ impl DecodedChunk {
         }
         let mut snapshot = snapshot;
         let mut world = world;
-        let mut world_delta = world_delta;
         if let Some(id) = only {
             keyframe.retain(|e| e.id == id);
             snapshot = None;
