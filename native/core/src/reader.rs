@@ -24,6 +24,9 @@ use crate::storage::frames::{CompactedFrames, FrameSource, read_prefix};
 use crate::storage::live::{META_FILE, SegmentFrames, members_of, segment_name};
 use crate::storage::{EntryKind, FileSource, LocalStorage, Source, Storage};
 
+#[cfg(test)]
+mod tests; // delta world sections on their keyframes
+
 thread_local! {
     /// One decompression context per library thread (see [`crate::threads`]; other threads use
     /// the reader's [`Decompressors`]).
@@ -99,6 +102,42 @@ pub struct Reader {
     /// The terrain last merged by [`Reader::terrain_at`], by the index of the last terrain
     /// chunk it holds.
     terrain: std::sync::Mutex<Option<(usize, Arc<Terrain>)>>,
+    /// The worlds of keyframe world sections decoded last (data version 5), by chunk index:
+    /// the delta sections after a keyframe put their few changes on top of its world, shared,
+    /// instead of decoding it again ([`KeyframeWorlds`]).
+    keyframe_worlds: KeyframeWorlds,
+}
+
+/// The worlds of keyframe world sections a reader decoded, most recently used last, at most
+/// [`KeyframeWorlds::BUDGET`] bytes of them (the last one always kept). A world is decoded once
+/// and shared (`Arc`) by the worlds of every delta section after it: a seek into a recording
+/// of 100,000 edited blocks decodes the few changes since the keyframe, not the whole world.
+/// Not emptied with the chunk cache: it holds no chunk, only what the deltas stand on.
+#[derive(Debug, Default)]
+struct KeyframeWorlds(std::sync::Mutex<Vec<(usize, Arc<WorldState>)>>);
+
+impl KeyframeWorlds {
+    /// 64 MiB: about 4 million edited blocks.
+    const BUDGET: usize = 64 << 20;
+
+    fn get(&self, chunk: usize) -> Option<Arc<WorldState>> {
+        let mut v = self.0.lock().unwrap_or_else(|p| p.into_inner());
+        let k = v.iter().position(|e| e.0 == chunk)?;
+        let e = v.remove(k);
+        let w = e.1.clone();
+        v.push(e);
+        Some(w)
+    }
+
+    fn put(&self, chunk: usize, world: Arc<WorldState>) {
+        let mut v = self.0.lock().unwrap_or_else(|p| p.into_inner());
+        v.retain(|e| e.0 != chunk);
+        v.push((chunk, world));
+        let mut total: usize = v.iter().map(|e| e.1.heap_bytes()).sum();
+        while total > Self::BUDGET && v.len() > 1 {
+            total -= v.remove(0).1.heap_bytes();
+        }
+    }
 }
 
 /// Decompression contexts for calls on threads that are not the library's (a plugin's main
@@ -230,6 +269,7 @@ impl Reader {
             dictionary: None,
             decompressors: Decompressors::default(),
             terrain: Default::default(),
+            keyframe_worlds: Default::default(),
         }
     }
 
@@ -330,6 +370,7 @@ impl Reader {
             dictionary,
             decompressors: Decompressors::default(),
             terrain: Default::default(),
+            keyframe_worlds: Default::default(),
         })
     }
 
@@ -382,10 +423,66 @@ impl Reader {
         find_chunk(&self.index, tick)
     }
 
-    /// Reads, checks and decodes chunk `i`.
+    /// Reads, checks and decodes chunk `i`. A delta world section (data version 5) is put on
+    /// top of its keyframe's world ([`Reader::resolve_world`]).
     pub fn read_chunk(&self, i: usize) -> Result<DecodedChunk> {
         let (fh, payload) = self.read_payload(i)?;
-        DecodedChunk::decode_version(&payload, &fh, &self.limits, None)
+        let mut c = DecodedChunk::decode_version(&payload, &fh, &self.limits, None)?;
+        self.resolve_world(&mut c)?;
+        Ok(c)
+    }
+
+    /// Makes the world of a chunk decoded with a delta world section (`world_delta`): the
+    /// delta on top of the world of its keyframe (the snapshot chunk starting `back` ticks
+    /// earlier, whose world section must be a keyframe section), the keyframe's world decoded
+    /// once and kept ([`KeyframeWorlds`]). A keyframe before this reader's first chunk is
+    /// unknown when the recording starts in the middle of a world (a shadow buffer's window):
+    /// the chunk keeps its delta and no world then. Anywhere else a delta without its keyframe
+    /// is refused (`Corrupt`), naming both ticks.
+    pub fn resolve_world(&self, chunk: &mut DecodedChunk) -> Result<()> {
+        let Some(delta) = chunk.world_delta.clone() else {
+            return Ok(());
+        };
+        let start = chunk.start_tick;
+        // checked at decode: back <= start
+        let at = start - delta.back;
+        let missing = |why: &str| {
+            Error::corrupt(format!(
+                "chunk at tick {start}: its world delta section stands on a keyframe at tick \
+                 {at}, {why}"
+            ))
+        };
+        let j = match self.index.binary_search_by_key(&at, |e| e.start_tick) {
+            Ok(j) => j,
+            Err(0) if self.metadata.library.starts_mid_world => return Ok(()),
+            Err(_) => return Err(missing("where no chunk starts")),
+        };
+        let flags = self.index[j].flags;
+        if flags & crate::format::FLAG_WORLD == 0 || flags & crate::format::FLAG_SNAPSHOT == 0 {
+            return Err(missing("a chunk without a world section"));
+        }
+        let keyframe = match self.keyframe_worlds.get(j) {
+            Some(w) => w,
+            None => {
+                let (fh, payload) = self.read_payload(j)?;
+                let k = DecodedChunk::decode_world_part(&payload, &fh, &self.limits)?;
+                let w = match k.world {
+                    Some(w) if k.world_delta.is_none() => w,
+                    _ => return Err(missing("whose world section is a delta itself")),
+                };
+                self.keyframe_worlds.put(j, w.clone());
+                w
+            }
+        };
+        let world =
+            WorldState::with_delta(&keyframe, &delta, &self.limits).map_err(|e| match e {
+                Error::Corrupt(m) => Error::corrupt(format!("chunk at tick {start}: {m}")),
+                Error::LimitExceeded(m) => Error::limit(format!("chunk at tick {start}: {m}")),
+                other => other,
+            })?;
+        chunk.world = Some(Arc::new(world));
+        chunk.world_delta = None;
+        Ok(())
     }
 
     /// Reads and checks chunk `i` and decodes only what it holds about `entity`
@@ -400,7 +497,9 @@ impl Reader {
     /// and no track. What a world rebuild needs of the chunks before its position.
     pub fn read_chunk_world(&self, i: usize) -> Result<DecodedChunk> {
         let (fh, payload) = self.read_payload(i)?;
-        DecodedChunk::decode_world_part(&payload, &fh, &self.limits)
+        let mut c = DecodedChunk::decode_world_part(&payload, &fh, &self.limits)?;
+        self.resolve_world(&mut c)?;
+        Ok(c)
     }
 
     /// Reads chunk `i`'s frame, checks it against the index and its checksum, and decompresses

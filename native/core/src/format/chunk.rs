@@ -5,7 +5,9 @@
 //! 2. **snapshot** (only if the chunk's snapshot flag is set): `varint length` + opaque user bytes;
 //!    if the flags also have [`crate::format::FLAG_WORLD`] (data version 3 and later), followed by
 //!    the **world section**: `varint length` + the world (edited blocks, equipment, health)
-//!    before the chunk's first tick, as [`crate::format::WorldState`] writes it. A writer sets
+//!    before the chunk's first tick, as [`crate::format::WorldState`] writes it: from data
+//!    version 5 a keyframe (the whole world) or a delta against an earlier keyframe section
+//!    ([`crate::format::WorldDelta`], put on its keyframe by the reader). A writer sets
 //!    the flag when that world is not empty: a snapshot chunk without it starts from an empty
 //!    world, and a recording without world events pays nothing;
 //! 3. **event stream**: `varint byte length`, then per non-empty tick `varint tick (relative to the
@@ -29,7 +31,7 @@ use crate::format::pose::Pose;
 use crate::format::state::{EntityState, EntityTable};
 use crate::format::tracks::{Around, decode_movement, next_id};
 use crate::format::world::world_kind;
-use crate::format::world_state::WorldState;
+use crate::format::world_state::{WorldSection, WorldState};
 use crate::format::{DATA_VERSION, Limits};
 
 pub use crate::format::encoder::ChunkEncoder;
@@ -98,8 +100,13 @@ pub struct DecodedChunk {
     pub keyframe: Vec<EntityState>,
     pub snapshot: Option<Vec<u8>>,
     /// The world before the chunk's first tick in a snapshot chunk (its world section, or an
-    /// empty world if it has none). `None` in other chunks.
+    /// empty world if it has none). `None` in other chunks, and in a snapshot chunk whose world
+    /// section is a delta (data version 5) until a reader puts it on top of its keyframe's world
+    /// ([`crate::play::Reader::read_chunk`] does).
     pub world: Option<std::sync::Arc<WorldState>>,
+    /// A delta world section (data version 5) not yet put on top of its keyframe: the world
+    /// is then known from the keyframe's chunk only (`world` is `None`).
+    pub world_delta: Option<std::sync::Arc<crate::format::WorldDelta>>,
     pub records: Vec<TickRecord>,
     /// Sorted by entity id.
     pub tracks: Vec<Track>,
@@ -296,23 +303,40 @@ impl DecodedChunk {
                  version {data_version}"
             )));
         }
+        let mut world_delta = None;
         let world = if flags & FLAG_WORLD != 0 {
             let len = r.len_varint(r.remaining(), "world section length")?;
             let body = r.bytes(len)?;
             if !world_wanted {
                 None
             } else {
-                Some(std::sync::Arc::new(
-                    WorldState::decode(body, limits).map_err(|e| match e {
-                        Error::Corrupt(m) => {
-                            Error::corrupt(format!("chunk at tick {start_tick}: {m}"))
+                let at = |e| match e {
+                    Error::Corrupt(m) => Error::corrupt(format!("chunk at tick {start_tick}: {m}")),
+                    Error::LimitExceeded(m) => {
+                        Error::limit(format!("chunk at tick {start_tick}: {m}"))
+                    }
+                    other => other,
+                };
+                if data_version < 5 {
+                    Some(std::sync::Arc::new(
+                        WorldState::decode(body, limits).map_err(at)?,
+                    ))
+                } else {
+                    match WorldState::decode_v5(body, limits).map_err(at)? {
+                        WorldSection::Full(w) => Some(std::sync::Arc::new(w)),
+                        WorldSection::Delta(d) => {
+                            if d.back > start_tick {
+                                return Err(Error::corrupt(format!(
+                                    "chunk at tick {start_tick}: world delta section against a \
+                                     keyframe {} ticks back, before tick 0",
+                                    d.back
+                                )));
+                            }
+                            world_delta = Some(std::sync::Arc::new(d));
+                            None
                         }
-                        Error::LimitExceeded(m) => {
-                            Error::limit(format!("chunk at tick {start_tick}: {m}"))
-                        }
-                        other => other,
-                    })?,
-                ))
+                    }
+                }
             }
         } else if flags & FLAG_SNAPSHOT != 0 && world_wanted {
             Some(std::sync::Arc::new(WorldState::default()))
@@ -333,6 +357,7 @@ impl DecodedChunk {
                 keyframe,
                 snapshot,
                 world,
+                world_delta,
                 records,
                 tracks: Vec::new(),
             });
@@ -366,6 +391,7 @@ impl DecodedChunk {
             keyframe.retain(|e| e.id == id);
             snapshot = None;
             world = None;
+            world_delta = None;
             for rec in &mut records {
                 rec.events.retain(|e| e.involves(id));
             }
@@ -398,6 +424,7 @@ impl DecodedChunk {
             keyframe,
             snapshot,
             world,
+            world_delta,
             records,
             tracks,
         })
@@ -419,6 +446,7 @@ impl DecodedChunk {
             + self.keyframe.len() * std::mem::size_of::<EntityState>()
             + self.snapshot.as_ref().map_or(0, Vec::len)
             + self.world.as_ref().map_or(0, |w| w.heap_bytes())
+            + self.world_delta.as_ref().map_or(0, |d| d.heap_bytes())
             + tracks
             + records
     }

@@ -84,7 +84,7 @@ pub use world::{
     BlockPos, BlockState, MAX_BLOCK_ENTITY_BYTES, MAX_BLOCKS_PER_CHANGE, MAX_CHAT_BYTES, UseTarget,
     channel, check_limits as check_world_limits, hand, slot, world_kind,
 };
-pub use world_state::{EntityWorld, Item, WorldChange, WorldState};
+pub use world_state::{EntityWorld, Item, WorldChange, WorldDelta, WorldState};
 
 /// The byte-level pieces of the format for code that forges or takes apart a file by hand: the
 /// corruption and fuzz-seed tests, the fuzz harness, the benchmarks' baselines. Feature `wire`;

@@ -17,6 +17,7 @@ use crate::format::event::Event;
 use crate::format::world::BlockPos;
 
 mod section; // the world section of snapshot chunks: the bytes of a world
+pub(crate) use section::WorldSection;
 
 /// What an entity has in one equipment slot.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -86,6 +87,41 @@ pub enum WorldChange {
         before: Option<Item>,
         after: Option<Item>,
     },
+}
+
+/// What a delta world section (data version 5) says: the blocks changed since the world section
+/// of a keyframe, an earlier snapshot chunk `back` ticks before this one's start (a state, or
+/// `None`: no longer edited), and the block entities and entities whole. Made into a world by
+/// [`WorldState::with_delta`] on top of the keyframe's world.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WorldDelta {
+    /// Ticks from the start of the keyframe's chunk to the start of this one (at least 1).
+    pub back: u32,
+    /// Sorted by position, without repeats.
+    blocks: Vec<(BlockPos, Option<u32>)>,
+    block_entities: FxHashMap<BlockPos, Arc<[u8]>>,
+    entities: BTreeMap<u32, EntityWorld>,
+}
+
+impl WorldDelta {
+    /// Blocks the delta changes.
+    pub fn changed_blocks(&self) -> usize {
+        self.blocks.len()
+    }
+    /// Rough heap size (cache accounting).
+    pub fn heap_bytes(&self) -> usize {
+        self.blocks.capacity() * std::mem::size_of::<(BlockPos, Option<u32>)>()
+            + self
+                .block_entities
+                .values()
+                .map(|b| b.len() + 40)
+                .sum::<usize>()
+            + self
+                .entities
+                .values()
+                .map(|e| 48 + e.equipment.capacity() * 12)
+                .sum::<usize>()
+    }
 }
 
 /// The world at one tick. See the [module documentation](self).
@@ -210,8 +246,23 @@ impl WorldState {
         over.sort_unstable_by_key(|b| b.0);
         over
     }
+    /// A copy with every change folded into the sorted list (a keyframe's world).
+    #[cfg(test)]
+    pub(crate) fn clone_compacted(&self) -> WorldState {
+        let mut w = self.clone();
+        w.compact();
+        w
+    }
+    /// Blocks changed since the sorted list (what a delta world section holds).
+    pub(crate) fn changed_since_compact(&self) -> usize {
+        self.overlay.len()
+    }
+    /// Blocks in the sorted list (the keyframe's, for a writer that compacts at keyframes).
+    pub(crate) fn compacted_len(&self) -> usize {
+        self.base.len()
+    }
     /// Folds the changes since the sorted list into it (a writer does so before writing each
-    /// world section, so that the next one only sorts what changed since).
+    /// keyframe world section, so that the deltas after it are the changes since).
     pub(crate) fn compact(&mut self) {
         if !self.overlay.is_empty() {
             self.base = Arc::from(self.sorted_view().into_owned());

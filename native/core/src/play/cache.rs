@@ -491,6 +491,7 @@ mod tests {
             keyframe: Vec::new(),
             snapshot: Some(vec![0; samples]),
             world: None,
+            world_delta: None,
             records: Vec::new(),
             tracks: Vec::new(),
         }))

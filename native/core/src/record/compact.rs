@@ -268,7 +268,9 @@ pub(crate) fn compact_unpublished(
         let last = (chunk.end_tick() - 1) as u32;
         let head = used.first.is_none_or(|t| t > 0);
         let tail = used.last.is_none_or(|t| t < chunk.tick_count - 1) && last > chunk.start_tick;
-        if copies_as_is(&fh, same_dictionary, &options) {
+        // A delta world section stands on a keyframe of the source: re-encoded, so that it
+        // stands on one of the compacted file's.
+        if chunk.world_delta.is_none() && copies_as_is(&fh, same_dictionary, &options) {
             w.adopt_chunk(AdoptedChunk {
                 end_table: chunk.state_at(last),
                 world_events: chunk

@@ -87,10 +87,15 @@ fn write_report_by(job: ReportJob, passes: Passes) -> Result<PathBuf> {
     let last = job.last.min(tail.last_tick());
     let mut header = job.header.clone();
     header.chunk_count = 0;
+    // The window starts in the middle of the stream: a delta world section whose keyframe was
+    // dropped with an older block is left unresolved (the report keeps its world from the
+    // events), not refused.
+    let mut window = Metadata::default();
+    window.library.starts_mid_world = true;
     let reader = Arc::new(memory_reader(
         blocks.iter().map(|b| &b.frame),
         header,
-        Metadata::default(),
+        window,
     )?);
     let (included, senders, sampled, columns) = match (job.options.radius, passes) {
         (Some(r), Passes::Fast) => {

@@ -165,10 +165,16 @@ fn world_events_and_their_names_survive_the_live_recording_and_compaction() {
     let finished = within(move || rec.finish().unwrap().wait().unwrap()).expect("finish");
     let r = Reader::open_path(&finished).unwrap();
     assert_eq!(read_world(&r), world_of(&input));
-    assert_eq!(r.header().data_version, 4);
-    // every chunk holds world events (a block change or a hit every few ticks): version 4
-    for i in 0..r.index().len() {
-        assert_eq!(r.read_payload(i).unwrap().0.data_version, 4, "chunk {i}");
+    assert_eq!(r.header().data_version, 5);
+    // every chunk holds world events (a block change or a hit every few ticks): version 4, and
+    // 5 where it has a world section
+    for (i, e) in r.index().iter().enumerate() {
+        let want = if e.flags & tickreel::format::FLAG_WORLD != 0 {
+            5
+        } else {
+            4
+        };
+        assert_eq!(r.read_payload(i).unwrap().0.data_version, want, "chunk {i}");
     }
     let p = &r.metadata().library.palette;
     assert_eq!(

@@ -231,6 +231,26 @@ fn the_world_at_every_tick_by_seek_and_step_equals_a_straight_decode() {
         "{with_world} of {snapshots}"
     );
     assert_eq!(idx[0].flags & FLAG_WORLD, 0);
+    // Some world sections are deltas against an earlier keyframe section (data version 5).
+    let deltas = (0..idx.len())
+        .filter(|&i| {
+            let (fh, payload) = r.read_payload(i).unwrap();
+            DecodedChunk::decode(
+                &payload,
+                fh.flags,
+                fh.start_tick,
+                fh.tick_count,
+                &Limits::default(),
+            )
+            .unwrap()
+            .world_delta
+            .is_some()
+        })
+        .count();
+    assert!(
+        deltas >= 3 && deltas < with_world,
+        "{deltas} deltas of {with_world}"
+    );
     for (i, e) in idx.iter().enumerate() {
         let c = r.read_chunk(i).unwrap();
         assert_eq!(c.world.is_some(), e.has_snapshot());
@@ -453,8 +473,9 @@ fn crafted_world_sections_are_refused_with_clear_errors() {
     // a block count the section cannot hold
     let section_len = ok[2] as usize;
     assert!(section_len < 0x80);
+    assert_eq!(ok[3], 0, "a keyframe section (data version 5: back = 0)");
     let mut big = ok.clone();
-    big[3..5].copy_from_slice(&[0xFF, 0x7F]); // 16383 blocks, in the bytes of "20" and dx
+    big[4..6].copy_from_slice(&[0xFF, 0x7F]); // 16383 blocks, in the bytes of "20" and dx
     let e = DecodedChunk::decode(&big, flags, 10, 1, &lim).unwrap_err();
     assert!(e.to_string().contains("world block count"), "{e}");
     // more blocks than the limit, whatever the bytes
@@ -467,7 +488,7 @@ fn crafted_world_sections_are_refused_with_clear_errors() {
     assert!(e.to_string().contains("edited blocks"), "{e}");
     // the same position twice
     let mut dup = ok.clone();
-    dup[3 + 5 + 1] = 0; // the second block's dx: 0 (was +1): position repeated
+    dup[4 + 5 + 1] = 0; // the second block's dx: 0 (was +1): position repeated
     let e = DecodedChunk::decode(&dup, flags, 10, 1, &lim).unwrap_err();
     assert!(e.to_string().contains("not increasing"), "{e}");
     // a section length past the payload

@@ -68,8 +68,9 @@ pub struct ChunkEncoder {
     /// Slots whose entity is not alive (dropped at the next chunk start).
     dead: usize,
     log: Vec<LogSample>,
-    /// The data version the last encoded payload needs: 4 if it holds a world event or a world
-    /// section (its block changes are coded against the chunk), else 2 if a column uses predictor 4
+    /// The data version the last encoded payload needs: 5 if it has a world section (which
+    /// starts with what it stands on, a keyframe or a delta), 4 if it holds a world event (its
+    /// block changes are coded against the chunk), else 2 if a column uses predictor 4
     /// (linear in time) or a track's ticks are stored as deltas, else 1 (so that readers of data
     /// version 1 read it).
     payload_version: u16,
@@ -82,9 +83,26 @@ pub struct ChunkEncoder {
     world_section: Option<Vec<u8>>,
     /// What the open chunk's block changes are coded against (data version 4).
     blocks: BlockCoding,
+    /// The start tick of the chunk whose world section is the keyframe the next delta sections
+    /// are written against (data version 5), and the snapshots with a world section begun since.
+    /// `None`: the next world section is a keyframe.
+    world_keyframe: Option<(u32, u32)>,
     /// `encode_payload`'s working buffers on a thread that is not the library's (the caller of a
     /// synchronous writer): see [`crate::threads`].
     own_scratch: Option<Box<Scratch>>,
+}
+
+/// Most snapshots with a world section written against one keyframe (the keyframe's included).
+pub(crate) const MAX_SNAPSHOTS_PER_WORLD_KEYFRAME: u32 = 64;
+
+/// Whether a snapshot's world section must be a keyframe rather than a delta: `snapshots`
+/// sections were written against the keyframe already ([`MAX_SNAPSHOTS_PER_WORLD_KEYFRAME`]),
+/// or the delta, `changed` blocks since the keyframe of `keyframe_blocks`, grew past a quarter
+/// of it. A delta then costs a seek at most a quarter of decoding the whole world, and the
+/// keyframes of a growing world come at least 25 % apart in size (their total stays within
+/// five times the last one's).
+fn keyframe_due(snapshots: u32, changed: usize, keyframe_blocks: usize) -> bool {
+    snapshots >= MAX_SNAPSHOTS_PER_WORLD_KEYFRAME || changed * 4 > keyframe_blocks
 }
 
 thread_local! {
@@ -129,6 +147,7 @@ impl ChunkEncoder {
     /// Replaces the running world (to continue a recording written earlier).
     pub(crate) fn set_world(&mut self, world: WorldState) {
         self.world = world;
+        self.world_keyframe = None;
     }
 
     /// Applies events to the running world only (a chunk written as it is, elsewhere).
@@ -187,12 +206,25 @@ impl ChunkEncoder {
         }
         self.log.clear();
         self.flags = if snapshot.is_some() { FLAG_SNAPSHOT } else { 0 };
-        if snapshot.is_some() {
-            self.world.compact();
-        }
         self.world_section = (snapshot.is_some() && !self.world.is_empty()).then(|| {
             let mut buf = Vec::new();
-            self.world.encode(&mut buf);
+            match self.world_keyframe {
+                Some((at, n))
+                    if !keyframe_due(
+                        n,
+                        self.world.changed_since_compact(),
+                        self.world.compacted_len(),
+                    ) =>
+                {
+                    self.world.encode_v5(start_tick - at, &mut buf);
+                    self.world_keyframe = Some((at, n + 1));
+                }
+                _ => {
+                    self.world.compact();
+                    self.world.encode_v5(0, &mut buf);
+                    self.world_keyframe = Some((start_tick, 1));
+                }
+            }
             buf
         });
         if self.world_section.is_some() {
@@ -505,8 +537,10 @@ impl ChunkEncoder {
             self.own_scratch = Some(sc);
             v2
         };
-        self.payload_version = if world {
+        self.payload_version = if self.world_section.is_some() {
             DATA_VERSION
+        } else if world {
+            4
         } else if v2 {
             2
         } else {
@@ -515,7 +549,7 @@ impl ChunkEncoder {
     }
 
     /// The data version of the payload [`ChunkEncoder::encode_payload`] wrote last: the lowest
-    /// that reads it (4 if it holds a world event or section; else 2 if a column uses predictor 4, linear in
+    /// that reads it (5 if it has a world section; 4 if it holds a world event; else 2 if a column uses predictor 4, linear in
     /// time, or a track header stores its ticks as deltas; else 1).
     #[cfg(test)]
     pub fn payload_version(&self) -> u16 {

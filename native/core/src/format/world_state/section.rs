@@ -4,7 +4,9 @@
 
 use std::sync::Arc;
 
-use super::{EntityWorld, Item, WorldState};
+use rustc_hash::FxHashMap;
+
+use super::{EntityWorld, Item, WorldDelta, WorldState, lookup};
 use crate::error::{Error, Result};
 use crate::format::Limits;
 use crate::format::bytes::{ByteReader, put_ivarint, put_uvarint};
@@ -35,6 +37,42 @@ impl WorldState {
             put_uvarint(out, u64::from(s));
             prev = p;
         }
+        self.encode_rest(out);
+    }
+
+    /// Writes a world section of data version 5 (FORMAT.md: the world section): `varint back`
+    /// first, then either the whole world as [`WorldState::encode`] writes it (`back` = 0, a
+    /// *keyframe* section) or, `back` ≥ 1 ticks after the start of the keyframe's chunk, the
+    /// blocks changed since that keyframe (a *delta* section):
+    ///
+    /// ```text
+    /// varint n                       blocks changed since the keyframe, sorted by (x, y, z)
+    ///   n × { ivarint dx, ivarint dy, ivarint dz, varint state + 1 (0: no longer edited) }
+    /// block entities and entities    whole, as in a keyframe section
+    /// ```
+    ///
+    /// A delta is the changes since the sorted list the world was last compacted to
+    /// ([`WorldState::compact`]): the writer compacts at each keyframe, so the list *is* the
+    /// keyframe's blocks.
+    pub(crate) fn encode_v5(&self, back: u32, out: &mut Vec<u8>) {
+        put_uvarint(out, u64::from(back));
+        if back == 0 {
+            self.encode(out);
+            return;
+        }
+        let over = self.sorted_overlay();
+        put_uvarint(out, over.len() as u64);
+        let mut prev = BlockPos::default();
+        for &(p, s) in &over {
+            put_delta(out, prev, p);
+            put_uvarint(out, s.map_or(0, |s| u64::from(s) + 1));
+            prev = p;
+        }
+        self.encode_rest(out);
+    }
+
+    /// The block entities and entities of a world section (after its blocks).
+    fn encode_rest(&self, out: &mut Vec<u8>) {
         let mut bes: Vec<_> = self.block_entities().collect();
         bes.sort_unstable_by_key(|b| b.0);
         put_uvarint(out, bes.len() as u64);
@@ -83,6 +121,57 @@ impl WorldState {
         }
         w.base = Arc::from(blocks);
         w.count = n;
+        w.decode_rest(&mut r, limits)?;
+        Ok(w)
+    }
+
+    /// Reads a world section of data version 5 (all of `bytes`; [`WorldState::encode_v5`]): a
+    /// keyframe section as a world, a delta section as what it says of its keyframe, with the
+    /// checks and limits of [`WorldState::decode`].
+    pub(crate) fn decode_v5(bytes: &[u8], limits: &Limits) -> Result<WorldSection> {
+        let mut r = ByteReader::new(bytes);
+        let back = r.uvarint()?;
+        if back == 0 {
+            return WorldState::decode(r.rest(), limits).map(WorldSection::Full);
+        }
+        let back = u32::try_from(back).map_err(|_| {
+            Error::corrupt(format!(
+                "world section: keyframe {back} ticks back, past 32 bits"
+            ))
+        })?;
+        // each change takes at least 4 bytes
+        let n = r.len_varint(r.remaining() / 4, "world delta block count")?;
+        if n > limits.max_world_blocks() {
+            return Err(Error::limit(format!(
+                "a world delta section of {n} changed blocks; limit {}",
+                limits.max_world_blocks()
+            )));
+        }
+        let mut blocks = Vec::with_capacity(n);
+        let mut prev = None;
+        for _ in 0..n {
+            let p = get_delta(&mut r, &mut prev, "changed block")?;
+            let s = match r.uvarint()? {
+                0 => None,
+                s => Some(u32::try_from(s - 1).map_err(|_| {
+                    Error::corrupt(format!("world section: block state {} past 32 bits", s - 1))
+                })?),
+            };
+            blocks.push((p, s));
+        }
+        let mut rest = WorldState::default();
+        rest.decode_rest(&mut r, limits)?;
+        Ok(WorldSection::Delta(WorldDelta {
+            back,
+            blocks,
+            block_entities: rest.block_entities,
+            entities: rest.entities,
+        }))
+    }
+
+    /// The block entities and entities of a world section, then its end.
+    fn decode_rest(&mut self, r: &mut ByteReader<'_>, limits: &Limits) -> Result<()> {
+        let w = self;
         // each block entity takes at least 4 bytes
         let m = r.len_varint(r.remaining() / 4, "world block entity count")?;
         if m > limits.max_world_blocks() {
@@ -93,7 +182,7 @@ impl WorldState {
         }
         let mut prev = None;
         for _ in 0..m {
-            let p = get_delta(&mut r, &mut prev, "block entity")?;
+            let p = get_delta(r, &mut prev, "block entity")?;
             let len = r.len_varint(MAX_BLOCK_ENTITY_BYTES, "block entity length")?;
             w.block_entities.insert(p, Arc::from(r.bytes(len)?));
         }
@@ -155,8 +244,64 @@ impl WorldState {
                 r.remaining()
             )));
         }
-        Ok(w)
+        Ok(())
     }
+
+    /// The world of a delta section on top of its keyframe's world `keyframe` (a keyframe
+    /// section's world, nothing changed since: its blocks are one sorted list, shared, not
+    /// copied). Refuses a delta that lists a block as it already is in the keyframe, or takes
+    /// away a block the keyframe does not have (a writer never writes either: the delta was not
+    /// made against this keyframe), or that makes the world larger than
+    /// [`Limits::max_world_blocks`].
+    pub(crate) fn with_delta(
+        keyframe: &WorldState,
+        delta: &WorldDelta,
+        limits: &Limits,
+    ) -> Result<WorldState> {
+        debug_assert!(
+            keyframe.overlay.is_empty(),
+            "a keyframe world is one sorted list"
+        );
+        let mut overlay = FxHashMap::default();
+        overlay.reserve(delta.blocks.len());
+        let mut count = keyframe.base.len();
+        for &(p, s) in &delta.blocks {
+            let was = lookup(&keyframe.base, p);
+            match (was, s) {
+                (a, b) if a == b => {
+                    return Err(Error::corrupt(format!(
+                        "world delta section lists block ({}, {}, {}) as its keyframe has it \
+                         (not the keyframe it was written against)",
+                        p.x, p.y, p.z
+                    )));
+                }
+                (None, _) => count += 1,
+                (_, None) => count -= 1,
+                _ => {}
+            }
+            overlay.insert(p, s);
+        }
+        if count > limits.max_world_blocks() {
+            return Err(Error::limit(format!(
+                "a world of {count} edited blocks (keyframe and delta); limit {}",
+                limits.max_world_blocks()
+            )));
+        }
+        Ok(WorldState {
+            base: keyframe.base.clone(),
+            overlay,
+            count,
+            block_entities: delta.block_entities.clone(),
+            entities: delta.entities.clone(),
+        })
+    }
+}
+
+/// A world section of data version 5, decoded: a whole world (keyframe) or a delta.
+#[derive(Debug)]
+pub(crate) enum WorldSection {
+    Full(WorldState),
+    Delta(WorldDelta),
 }
 
 fn put_delta(out: &mut Vec<u8>, prev: BlockPos, p: BlockPos) {
@@ -271,5 +416,120 @@ mod tests {
         nbt.extend(std::iter::repeat_n(0, MAX_BLOCK_ENTITY_BYTES + 1));
         nbt.push(0);
         assert!(WorldState::decode(&nbt, &lim).is_err());
+    }
+
+    /// A keyframe world (compacted: one sorted list) and the world after changes on top of it:
+    /// new blocks, changed blocks, a block set back to its keyframe state, a block taken out.
+    fn keyframe_and_changed() -> (WorldState, WorldState) {
+        let mut kf = sample();
+        kf.compact();
+        let mut w = kf.clone();
+        w.apply(&bc(100, 64, 100, 7)); // new
+        w.apply(&bc(5, 64, -3, 2)); // changed (was 1)
+        w.apply(&bc(-7, 70, 2, 3));
+        w.apply(&bc(-7, 70, 2, 9)); // back to the keyframe's state: no change
+        w.set_block(BlockPos::new(0, 0, 1), None, None, &mut |_| {}); // taken out
+        (kf, w)
+    }
+
+    #[test]
+    fn a_delta_section_on_its_keyframe_gives_the_world_back() {
+        let lim = Limits::default();
+        let (kf, w) = keyframe_and_changed();
+        assert_eq!(w.changed_since_compact(), 3);
+        let mut full = Vec::new();
+        w.encode_v5(0, &mut full);
+        let WorldSection::Full(back) = WorldState::decode_v5(&full, &lim).unwrap() else {
+            panic!("a keyframe section");
+        };
+        assert_eq!(back, w);
+        let mut delta = Vec::new();
+        w.encode_v5(40, &mut delta);
+        assert!(delta.len() < full.len());
+        let WorldSection::Delta(d) = WorldState::decode_v5(&delta, &lim).unwrap() else {
+            panic!("a delta section");
+        };
+        assert_eq!((d.back, d.changed_blocks()), (40, 3));
+        let got = WorldState::with_delta(&kf, &d, &lim).unwrap();
+        assert_eq!(got, w);
+        assert_eq!(got.block_count(), w.block_count());
+        assert_eq!(got.block(BlockPos::new(0, 0, 1)), None);
+        assert_eq!(got.block(BlockPos::new(100, 64, 100)), Some(7));
+        // the keyframe's sorted list is shared, not copied
+        assert!(Arc::ptr_eq(&got.base, &kf.base));
+        // nothing changed since the keyframe: an empty delta
+        let mut none = Vec::new();
+        kf.encode_v5(3, &mut none);
+        let WorldSection::Delta(d) = WorldState::decode_v5(&none, &lim).unwrap() else {
+            panic!("a delta section");
+        };
+        assert_eq!(WorldState::with_delta(&kf, &d, &lim).unwrap(), kf);
+    }
+
+    #[test]
+    fn crafted_delta_sections_are_refused() {
+        let lim = Limits::default();
+        let (_, w) = keyframe_and_changed();
+        let mut ok = Vec::new();
+        w.encode_v5(40, &mut ok);
+        for cut in 0..ok.len() {
+            assert!(
+                WorldState::decode_v5(&ok[..cut], &lim).is_err(),
+                "cut {cut}"
+            );
+        }
+        let mut t = ok.clone();
+        t.push(0);
+        assert!(WorldState::decode_v5(&t, &lim).is_err());
+        // against another keyframe: a change that is no change there, a removal of a block
+        // that keyframe does not have
+        let WorldSection::Delta(d) = WorldState::decode_v5(&ok, &lim).unwrap() else {
+            panic!("a delta section");
+        };
+        let err = WorldState::with_delta(&w.clone_compacted(), &d, &lim).unwrap_err();
+        assert!(err.to_string().contains("as its keyframe has it"), "{err}");
+        let err = WorldState::with_delta(&WorldState::new(), &d, &lim).unwrap_err();
+        assert!(err.to_string().contains("as its keyframe has it"), "{err}");
+        // a change count far beyond the bytes, and one over the limit with the bytes for it
+        let mut big = Vec::new();
+        put_uvarint(&mut big, 1);
+        put_uvarint(&mut big, u64::from(u32::MAX));
+        let err = WorldState::decode_v5(&big, &lim).unwrap_err();
+        assert!(err.to_string().contains("world delta block count"), "{err}");
+        let small = Limits {
+            max_chunk_bytes: 64 * 64,
+            ..Limits::default()
+        };
+        let mut many = WorldState::new();
+        many.compact();
+        for x in 0..65 {
+            many.apply(&bc(x, 0, 0, 1));
+        }
+        let mut out = Vec::new();
+        many.encode_v5(1, &mut out);
+        let err = WorldState::decode_v5(&out, &small).unwrap_err();
+        assert!(matches!(err, Error::LimitExceeded(_)), "{err}");
+        // a world past the limit once the delta is on its keyframe
+        let mut kf64 = WorldState::new();
+        for x in 0..64 {
+            kf64.apply(&bc(x, 1, 0, 1));
+        }
+        kf64.compact();
+        let WorldSection::Delta(d) = WorldState::decode_v5(&out, &lim).unwrap() else {
+            panic!("a delta section");
+        };
+        let err = WorldState::with_delta(&kf64, &d, &small).unwrap_err();
+        assert!(matches!(err, Error::LimitExceeded(_)), "{err}");
+        assert!(WorldState::with_delta(&kf64, &d, &lim).is_ok());
+        // a state past 32 bits, a back past 32 bits
+        let mut st = vec![1, 1, 0, 0, 0];
+        put_uvarint(&mut st, u64::from(u32::MAX) + 2);
+        st.extend_from_slice(&[0, 0]);
+        let err = WorldState::decode_v5(&st, &lim).unwrap_err();
+        assert!(err.to_string().contains("past 32 bits"), "{err}");
+        let mut far = Vec::new();
+        put_uvarint(&mut far, 1 << 32);
+        far.extend_from_slice(&[0, 0, 0]);
+        assert!(WorldState::decode_v5(&far, &lim).is_err());
     }
 }

@@ -120,6 +120,7 @@ fn a_pose_change_of_a_recreated_entity_is_undone_exactly() {
         keyframe: Vec::new(),
         snapshot: None,
         world: None,
+        world_delta: None,
         records: vec![
             TickRecord {
                 rel: 0,
@@ -286,6 +287,7 @@ fn hand_built_chunks_with_unusual_shapes_undo_exactly() {
             keyframe,
             snapshot: None,
             world: None,
+            world_delta: None,
             records,
             tracks,
         };

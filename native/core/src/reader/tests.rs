@@ -1,0 +1,149 @@
+//! Delta world sections (data version 5) as a reader sees them: put on top of their keyframe's
+//! world at every tick as a straight decode gives it, and refused, naming both ticks, when the
+//! keyframe is not there.
+
+use super::*;
+use crate::format::event::Event;
+use crate::format::header::Header;
+use crate::record::compaction_worker::memory_reader;
+use crate::record::{ChunkPolicy, Chunker, Frame};
+
+fn bc(x: i32, state: u32) -> Event {
+    Event::BlockChange {
+        pos: BlockPos::new(x, 64, x % 7),
+        state,
+        cause: None,
+        block_entity: None,
+    }
+}
+
+/// 300 ticks, a block a tick at a new position and one edited again every third tick, in
+/// 5-tick chunks with a snapshot every 10 ticks: the frames and the world after every tick.
+fn frames() -> (Vec<Frame>, Vec<WorldState>) {
+    let mut c = Chunker::new(
+        ChunkPolicy {
+            chunk_ticks: 5,
+            snapshot_interval: 10,
+            ..ChunkPolicy::default()
+        },
+        None,
+    )
+    .unwrap();
+    let (mut out, mut worlds) = (Vec::new(), Vec::new());
+    let mut w = WorldState::new();
+    for t in 0..300u32 {
+        let mut ev = vec![bc(t as i32, t % 5)];
+        if t % 3 == 0 {
+            ev.push(bc((t / 2) as i32, 9 + t % 4));
+        }
+        for e in &ev {
+            w.apply(e);
+        }
+        worlds.push(w.clone());
+        out.extend(c.push_tick(t, &ev).unwrap());
+    }
+    out.extend(c.finish_chunk().unwrap());
+    (out, worlds)
+}
+
+/// Whether chunk `i` of `r` has a delta world section (decoded without the reader's help).
+fn is_delta(r: &Reader, i: usize) -> bool {
+    let (fh, payload) = r.read_payload(i).unwrap();
+    DecodedChunk::decode_world_part(&payload, &fh, r.limits())
+        .unwrap()
+        .world_delta
+        .is_some()
+}
+
+#[test]
+fn delta_world_sections_give_the_world_of_a_straight_decode() {
+    let (frames, worlds) = frames();
+    let r = memory_reader(&frames, Header::default(), Metadata::default()).unwrap();
+    let deltas = (0..r.index().len()).filter(|&i| is_delta(&r, i)).count();
+    let keyframes = r
+        .index()
+        .iter()
+        .enumerate()
+        .filter(|&(i, e)| e.flags & crate::format::FLAG_WORLD != 0 && !is_delta(&r, i))
+        .count();
+    // the world grows by a block a tick: a keyframe when the delta passes a quarter of it
+    assert!(
+        deltas >= 10 && keyframes >= 3,
+        "{deltas} deltas, {keyframes} keyframes"
+    );
+    for t in 0..300u32 {
+        assert_eq!(r.world_at(t).unwrap().world, worlds[t as usize], "tick {t}");
+    }
+    for (i, e) in r.index().iter().enumerate() {
+        let c = r.read_chunk(i).unwrap();
+        assert!(c.world_delta.is_none());
+        if e.has_snapshot() && e.start_tick > 0 {
+            assert_eq!(
+                *c.world.unwrap(),
+                worlds[e.start_tick as usize - 1],
+                "chunk {i}"
+            );
+        }
+    }
+}
+
+#[test]
+fn a_delta_without_its_keyframe_is_refused_naming_both_ticks() {
+    let (frames, _) = frames();
+    let r = memory_reader(&frames, Header::default(), Metadata::default()).unwrap();
+    let d = (0..r.index().len()).rfind(|&i| is_delta(&r, i)).unwrap();
+    let (fh, payload) = r.read_payload(d).unwrap();
+    let back = DecodedChunk::decode_world_part(&payload, &fh, r.limits())
+        .unwrap()
+        .world_delta
+        .unwrap()
+        .back;
+    let start = r.index()[d].start_tick;
+    let k = r
+        .index()
+        .iter()
+        .position(|e| e.start_tick == start - back)
+        .unwrap();
+    // the keyframe's chunk left out of the recording
+    let without: Vec<&Frame> = frames
+        .iter()
+        .enumerate()
+        .filter(|&(i, _)| i != k)
+        .map(|(_, f)| f)
+        .collect();
+    let r2 = memory_reader(without, Header::default(), Metadata::default()).unwrap();
+    let d2 = r2.chunk_for_tick(start).unwrap();
+    let err = r2.read_chunk(d2).unwrap_err();
+    assert!(matches!(err, Error::Corrupt(_)), "{err}");
+    let msg = err.to_string();
+    assert!(
+        msg.contains(&format!("chunk at tick {start}"))
+            && msg.contains(&format!("keyframe at tick {}", start - back))
+            && msg.contains("where no chunk starts"),
+        "{msg}"
+    );
+    assert!(r2.world_at(start).is_err());
+    // in its place a chunk without a world section
+    let mut swapped: Vec<Frame> = frames.clone();
+    let plain = frames
+        .iter()
+        .find(|f| f.header.flags & crate::format::FLAG_WORLD == 0 && f.header.start_tick > 0)
+        .unwrap();
+    swapped[k] = Frame {
+        header: FrameHeader {
+            start_tick: start - back,
+            ..plain.header
+        },
+        payload: plain.payload.clone(),
+    };
+    let r3 = memory_reader(&swapped, Header::default(), Metadata::default()).unwrap();
+    let err = r3.read_chunk(d).unwrap_err();
+    assert!(err.to_string().contains("without a world section"), "{err}");
+    // a window of the stream (a shadow buffer's) whose first chunks are gone: the delta is
+    // left as it is, its world unknown
+    let mut mid = Metadata::default();
+    mid.library.starts_mid_world = true;
+    let r4 = memory_reader(&frames[k + 1..], Header::default(), mid).unwrap();
+    let c = r4.read_chunk(r4.chunk_for_tick(start).unwrap()).unwrap();
+    assert!(c.world.is_none() && c.world_delta.is_some());
+}
