@@ -436,9 +436,12 @@ impl Reader {
     /// delta on top of the world of its keyframe (the snapshot chunk starting `back` ticks
     /// earlier, whose world section must be a keyframe section), the keyframe's world decoded
     /// once and kept ([`KeyframeWorlds`]). A keyframe before this reader's first chunk is
-    /// unknown when the recording starts in the middle of a world (a shadow buffer's window):
-    /// the chunk keeps its delta and no world then. Anywhere else a delta without its keyframe
-    /// is refused (`Corrupt`), naming both ticks.
+    /// unknown when the recording starts in the middle of a world (a shadow buffer's window).
+    /// A keyframe chunk that is not there (a chunk `recover` could not keep) or cannot be read
+    /// (damaged) costs the worlds that stand on it, never their chunks' movement: the chunk
+    /// keeps its delta and no world then, and [`Reader::world_at`] says the world there is not
+    /// complete. A keyframe that is there but is no keyframe (a chunk without a world section,
+    /// or a delta itself) is a crafted file: refused (`Corrupt`), naming both ticks.
     pub fn resolve_world(&self, chunk: &mut DecodedChunk) -> Result<()> {
         let Some(delta) = chunk.world_delta.clone() else {
             return Ok(());
@@ -454,8 +457,7 @@ impl Reader {
         };
         let j = match self.index.binary_search_by_key(&at, |e| e.start_tick) {
             Ok(j) => j,
-            Err(0) if self.metadata.library.starts_mid_world => return Ok(()),
-            Err(_) => return Err(missing("where no chunk starts")),
+            Err(_) => return Ok(()),
         };
         let flags = self.index[j].flags;
         if flags & crate::format::FLAG_WORLD == 0 || flags & crate::format::FLAG_SNAPSHOT == 0 {
@@ -464,8 +466,16 @@ impl Reader {
         let keyframe = match self.keyframe_worlds.get(j) {
             Some(w) => w,
             None => {
-                let (fh, payload) = self.read_payload(j)?;
-                let k = DecodedChunk::decode_world_part(&payload, &fh, &self.limits)?;
+                let read = self.read_payload(j).and_then(|(fh, payload)| {
+                    DecodedChunk::decode_world_part(&payload, &fh, &self.limits)
+                });
+                let k = match read {
+                    Ok(k) => k,
+                    Err(Error::Corrupt(_) | Error::Truncated(_) | Error::LimitExceeded(_)) => {
+                        return Ok(());
+                    }
+                    Err(e) => return Err(e),
+                };
                 let w = match k.world {
                     Some(w) if k.world_delta.is_none() => w,
                     _ => return Err(missing("whose world section is a delta itself")),
@@ -597,14 +607,16 @@ impl Reader {
         let k = self.chunk_for_tick(tick).expect("clamped tick has a chunk");
         let (s, _) = rebuild_start(&self.index, k);
         let snap = self.index[s].has_snapshot().then_some(s);
-        let complete = snap.is_some() || (s == 0 && !self.metadata.library.starts_mid_world);
+        let mut complete = snap.is_some() || (s == 0 && !self.metadata.library.starts_mid_world);
         let mut world = WorldState::default();
         for i in s..=k {
             let c = self.read_chunk_world(i)?;
-            if i == s
-                && let Some(w) = &c.world
-            {
-                world = WorldState::clone(w);
+            if i == s {
+                if let Some(w) = &c.world {
+                    world = WorldState::clone(w);
+                }
+                // a delta whose keyframe is unknown (see `resolve_world`)
+                complete &= c.world_delta.is_none();
             }
             for r in c
                 .records

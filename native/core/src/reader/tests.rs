@@ -1,6 +1,7 @@
 //! Delta world sections (data version 5) as a reader sees them: put on top of their keyframe's
-//! world at every tick as a straight decode gives it, and refused, naming both ticks, when the
-//! keyframe is not there.
+//! world at every tick as a straight decode gives it; a keyframe that is not there or damaged
+//! costs the world (said incomplete), never the movement; a chunk standing in for a keyframe
+//! that is none is refused, naming both ticks.
 
 use super::*;
 use crate::format::event::Event;
@@ -88,8 +89,8 @@ fn delta_world_sections_give_the_world_of_a_straight_decode() {
 }
 
 #[test]
-fn a_delta_without_its_keyframe_is_refused_naming_both_ticks() {
-    let (frames, _) = frames();
+fn a_delta_without_its_keyframe_keeps_its_movement_and_its_world_is_incomplete() {
+    let (frames, worlds) = frames();
     let r = memory_reader(&frames, Header::default(), Metadata::default()).unwrap();
     let d = (0..r.index().len()).rfind(|&i| is_delta(&r, i)).unwrap();
     let (fh, payload) = r.read_payload(d).unwrap();
@@ -104,7 +105,9 @@ fn a_delta_without_its_keyframe_is_refused_naming_both_ticks() {
         .iter()
         .position(|e| e.start_tick == start - back)
         .unwrap();
-    // the keyframe's chunk left out of the recording
+    let whole = r.read_chunk(d).unwrap();
+    assert!(r.world_at(start).unwrap().complete);
+    // the keyframe's chunk left out of the recording (as `recover` leaves a chunk it cannot keep)
     let without: Vec<&Frame> = frames
         .iter()
         .enumerate()
@@ -113,16 +116,25 @@ fn a_delta_without_its_keyframe_is_refused_naming_both_ticks() {
         .collect();
     let r2 = memory_reader(without, Header::default(), Metadata::default()).unwrap();
     let d2 = r2.chunk_for_tick(start).unwrap();
-    let err = r2.read_chunk(d2).unwrap_err();
-    assert!(matches!(err, Error::Corrupt(_)), "{err}");
-    let msg = err.to_string();
-    assert!(
-        msg.contains(&format!("chunk at tick {start}"))
-            && msg.contains(&format!("keyframe at tick {}", start - back))
-            && msg.contains("where no chunk starts"),
-        "{msg}"
+    let c = r2.read_chunk(d2).unwrap();
+    assert!(c.world.is_none() && c.world_delta.is_some());
+    assert_eq!(
+        c.records, whole.records,
+        "the movement and events read as before"
     );
-    assert!(r2.world_at(start).is_err());
+    let at = r2.world_at(start).unwrap();
+    assert!(!at.complete);
+    assert_ne!(at.world, worlds[start as usize]);
+    // the keyframe's chunk damaged: it fails alone, the chunks on it keep their movement
+    let mut damaged = frames.clone();
+    let last = damaged[k].payload.len() - 1;
+    damaged[k].payload[last] ^= 0x55;
+    let r5 = memory_reader(&damaged, Header::default(), Metadata::default()).unwrap();
+    assert!(matches!(r5.read_chunk(k), Err(Error::Corrupt(_))));
+    let c = r5.read_chunk(d).unwrap();
+    assert!(c.world.is_none() && c.world_delta.is_some());
+    assert_eq!(c.records, whole.records);
+    assert!(!r5.world_at(start).unwrap().complete);
     // in its place a chunk without a world section
     let mut swapped: Vec<Frame> = frames.clone();
     let plain = frames
