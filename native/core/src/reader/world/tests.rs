@@ -5,7 +5,9 @@
 
 use super::*;
 use crate::format::event::Event;
+use crate::format::frame::FrameHeader;
 use crate::format::header::Header;
+use crate::format::metadata::Metadata;
 use crate::record::compaction_worker::memory_reader;
 use crate::record::{ChunkPolicy, Chunker, Frame};
 
