@@ -36,7 +36,8 @@ fn uuid_longs(bytes: [u8; 16]) -> [i64; 2] {
 
 /// `long[] {first tick or -1, last tick or -1, tick count, chunk count, tick rate (millihertz),
 /// timestamp ms, world id msb, lsb, world version msb, lsb, game data version, dictionary id,
-/// format version, data version, file length}` (`Header.fromNative`).
+/// format version, data version, file length, ticks written, events, pose samples, dropped ticks}`
+/// (`Header.fromNative`).
 impl JniResult for ReaderInfo<'_> {
     type Jni = jobject;
     const SIG: &'static str = LONG_ARRAY_SIG;
@@ -46,6 +47,7 @@ impl JniResult for ReaderInfo<'_> {
         let h = r.header();
         let world = uuid_longs(h.world_id);
         let version = uuid_longs(h.world_version);
+        let stats = &r.metadata().library.stats;
         let values = [
             r.first_tick().map_or(-1, i64::from),
             r.last_tick().map_or(-1, i64::from),
@@ -62,6 +64,10 @@ impl JniResult for ReaderInfo<'_> {
             i64::from(h.version),
             i64::from(h.data_version),
             h.data_end as i64,
+            stats.ticks_written as i64,
+            stats.events as i64,
+            stats.pose_samples as i64,
+            stats.dropped_ticks as i64,
         ];
         long_array(env, &values)
     }

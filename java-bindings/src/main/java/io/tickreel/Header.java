@@ -20,6 +20,11 @@ import java.util.UUID;
  * @param formatVersion the file format version
  * @param dataVersion the event and chunk payload version used by the writer
  * @param fileSize the file's length in bytes
+ * @param ticksWritten non-empty ticks the writer wrote (the writer's counters: the header's, or
+ *     the metadata's {@code stats} in files of earlier builds)
+ * @param events events written, pose samples excluded
+ * @param poseSamples pose samples written
+ * @param droppedTicks ticks dropped by backpressure
  */
 public record Header(
         OptionalInt firstTick,
@@ -34,7 +39,11 @@ public record Header(
         int dictionaryId,
         int formatVersion,
         int dataVersion,
-        long fileSize) {
+        long fileSize,
+        long ticksWritten,
+        long events,
+        long poseSamples,
+        long droppedTicks) {
     static Header fromNative(long[] a) {
         return new Header(
                 a[0] < 0 ? OptionalInt.empty() : OptionalInt.of((int) a[0]),
@@ -49,7 +58,11 @@ public record Header(
                 (int) a[11],
                 (int) a[12],
                 (int) a[13],
-                a[14]);
+                a[14],
+                a[15],
+                a[16],
+                a[17],
+                a[18]);
     }
 
     /** The recording's duration in seconds (tick count over tick rate). */

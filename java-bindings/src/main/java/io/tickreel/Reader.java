@@ -110,7 +110,8 @@ public final class Reader implements AutoCloseable {
     }
 
     /**
-     * The library's own metadata compound (entities, event types, gaps, stats), as Java values.
+     * The library's own metadata compound (entities, event types, gaps, palette), as Java values.
+     * The writer's counters are in {@link #header()}.
      *
      * @throws IllegalStateException if this reader is closed
      * @throws TickreelException if the metadata is not valid NBT (kind {@code METADATA})

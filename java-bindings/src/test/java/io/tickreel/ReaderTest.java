@@ -104,7 +104,12 @@ class ReaderTest {
             assertEquals(List.of("a", "b"), meta.get("tags"));
             assertArrayEquals(new int[] {0, 5, 0, 6}, (int[]) meta.get("author"));
             assertFalse(meta.containsKey("tickreel"));
-            assertTrue(r.libraryMetadata().containsKey("stats"));
+            // the writer's counters are in the header, no longer in the metadata
+            assertFalse(r.libraryMetadata().containsKey("stats"));
+            assertEquals(150, info.ticksWritten());
+            assertEquals(0, info.droppedTicks());
+            assertTrue(info.poseSamples() >= 149 * 3, "pose samples " + info.poseSamples());
+            assertTrue(info.events() > 0, "events " + info.events());
 
             List<EntityInfo> entities = r.entities();
             assertEquals(5, entities.size());
