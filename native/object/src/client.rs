@@ -209,6 +209,35 @@ impl ObjectStorage {
         self.run(&url, async move { store.delete(&path).await })
     }
 
+    /// Removes every object under `prefix` (a folder, not empty: `runs/a.reel.live` removes
+    /// `runs/a.reel.live/...`), listing it and deleting what the listing names in bulk
+    /// (`DeleteObjects`, 1,000 keys a request), streamed: memory stays bounded whatever the
+    /// count. Returns how many objects were removed. Counts as the listing's pages (1,000 keys
+    /// each) plus the bulk deletes.
+    pub fn delete_prefix(&self, prefix: &str) -> Result<u64> {
+        use futures::{StreamExt, TryStreamExt};
+        if prefix.trim_matches('/').is_empty() {
+            return Err(Error::invalid(
+                "deleting under a prefix: the prefix must not be empty",
+            ));
+        }
+        let url = self.url(prefix);
+        let path = object_path(&url)?;
+        let store = self.inner.store.clone();
+        let n = self.run(&url, async move {
+            let listed = store.list(Some(&path)).map_ok(|m| m.location).boxed();
+            store
+                .delete_stream(listed)
+                .try_fold(0u64, |n, _| async move { Ok(n + 1) })
+                .await
+        })?;
+        let bulk = n.div_ceil(1000);
+        self.inner
+            .requests
+            .fetch_add(bulk.max(1) + bulk - 1, Ordering::Relaxed);
+        Ok(n)
+    }
+
     fn info(&self, meta: object_store::ObjectMeta) -> ObjectInfo {
         ObjectInfo {
             url: self.url(meta.location.as_ref()),

@@ -2,6 +2,13 @@
 //! `moto[server]`, installed by `scripts/ensure-s3-server.sh`) with request signing checked, one
 //! IAM user whose key signs every request, and one bucket. Starting it fails the test (a panic
 //! that says what to install), never skips it.
+//!
+//! moto (5.x) checks a signature against the query string of werkzeug's `request.url`, which
+//! decodes `%2F` back to `/`; clients sign the query as SigV4 says (`prefix=runs%2Fa.reel.live%2F`),
+//! so every listing under a folder failed with `SignatureDoesNotMatch` (getmoto/moto#5948, the
+//! fix #5949 never merged; boto3 fails the same way). The server is started through
+//! [`MOTO_WITH_RAW_QUERY`], which checks signatures against the raw query string instead: the
+//! same check real S3 makes.
 
 use std::io::{Read, Write};
 use std::net::{Shutdown, TcpListener, TcpStream};
@@ -28,6 +35,34 @@ impl std::fmt::Debug for S3Server {
     }
 }
 
+/// `python3 -c` this with moto_server's arguments: moto's server, its signature check given the
+/// request's raw query string (see the module's documentation). Without moto importable by
+/// `python3`, runs `moto_server` as it is.
+pub const MOTO_WITH_RAW_QUERY: &str = r#"
+import os, sys
+try:
+    from urllib.parse import urlsplit, urlunsplit
+    from moto.core.authorization import ActionAuthenticatorMixin as M
+    from moto.server import main
+except Exception as e:
+    print("moto not importable by python3 (%s): running moto_server unpatched" % e, file=sys.stderr)
+    os.execvp("moto_server", ["moto_server"] + sys.argv[1:])
+check = M._authenticate_and_authorize_action
+def with_raw_query(self, *args, **kwargs):
+    environ = getattr(getattr(self, "request", None), "environ", None) or {}
+    raw, uri = environ.get("QUERY_STRING"), getattr(self, "uri", None)
+    if raw is None or uri is None:
+        return check(self, *args, **kwargs)
+    self.uri = urlunsplit(urlsplit(uri)._replace(query=raw))
+    try:
+        return check(self, *args, **kwargs)
+    finally:
+        self.uri = uri
+M._authenticate_and_authorize_action = with_raw_query
+sys.argv[0] = "moto_server"
+sys.exit(main(sys.argv[1:]))
+"#;
+
 /// Actions moto serves before it checks signatures: creating the user, its key, its policy and
 /// the bucket.
 const SETUP_ACTIONS: u32 = 4;
@@ -39,20 +74,23 @@ impl S3Server {
         S3Server::start_with(true)
     }
 
-    /// [`S3Server::start`] without signature checks (any key is accepted). moto's check rejects
-    /// every listing with a prefix (its own canonical query string differs; boto3's requests fail
-    /// the same way), so tests of listings under a prefix use this one.
+    /// [`S3Server::start`] without signature checks (any key is accepted).
     pub fn start_lenient() -> S3Server {
         S3Server::start_with(false)
     }
 
     fn start_with(signed: bool) -> S3Server {
-        let program =
-            std::env::var("TICKREEL_MOTO_SERVER").unwrap_or_else(|_| "moto_server".into());
+        // `TICKREEL_MOTO_SERVER`: a moto_server to run as it is (listings under a folder then
+        // fail its signature check).
+        let given = std::env::var("TICKREEL_MOTO_SERVER").ok();
+        let program = given.clone().unwrap_or_else(|| "python3".into());
         let mut last = String::new();
         for _ in 0..3 {
             let port = free_port();
             let mut command = Command::new(&program);
+            if given.is_none() {
+                command.args(["-c", MOTO_WITH_RAW_QUERY]);
+            }
             command.args(["-H", "127.0.0.1", "-p", &port.to_string()]);
             if signed {
                 command.env("INITIAL_NO_AUTH_ACTION_COUNT", SETUP_ACTIONS.to_string());

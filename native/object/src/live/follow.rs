@@ -1,8 +1,11 @@
 //! Following a live recording in a bucket from any machine: [`ObjectLive`] is the core's
 //! [`RemoteLive`] over the manifest and batch objects a [`super::LiveShipper`] writes. A poll is
-//! one request (the manifest; and a `head` of the final object when there is no manifest). Frames
-//! are read by range from the batch objects when a playhead needs them (no batch is downloaded
-//! before), through at most [`KEPT_BATCHES`] open batch sources.
+//! one request (the manifest; and a `head` of the final object when there is no manifest), plus
+//! one per batch object shipped since the last poll: each new batch is read whole once, to
+//! rebuild the index from its frames (the manifest leaves the index out; see `super::index`),
+//! at most [`BATCHES_PER_POLL`] a poll (a follower that starts late catches up over a few
+//! polls). The [`KEPT_BATCHES`] newest batches stay in memory (at most [`MAX_KEPT_BATCH_BYTES`]
+//! each); frames of older ones are read by range when a playhead needs them.
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -17,7 +20,9 @@ use tickreel::storage::{MemSource, Source};
 use tickreel::{Error, Result};
 use tickreel_sync::sync::Mutex;
 
-use super::manifest::{MAX_MANIFEST_BYTES, Manifest, Piece};
+use super::index::{ShippedIndex, rebuild_meta};
+use super::manifest::{MAX_MANIFEST_BYTES, Manifest, Piece, decode_batch};
+use super::recover::MAX_BATCH_BYTES;
 use super::ship::DEFAULT_SHIP_INTERVAL;
 use super::{batch_key, manifest_key};
 use crate::client::ObjectStorage;
@@ -25,8 +30,12 @@ use crate::options::ObjectOptions;
 use crate::source::ObjectSource;
 use crate::url::ObjectUrl;
 
-/// Batch objects kept open (with their cached ranges) per followed recording.
+/// Batch objects kept open (in memory, or with their cached ranges) per followed recording.
 pub const KEPT_BATCHES: usize = 16;
+/// Largest batch a follower keeps in memory once read (larger ones are read again by range).
+pub const MAX_KEPT_BATCH_BYTES: usize = 8 << 20;
+/// Most batch objects a follower reads in one poll.
+pub const BATCHES_PER_POLL: u32 = 64;
 
 /// How long a manifest may stay the same before its writer counts as gone: three shipping
 /// intervals (the writer ships at least a manifest every interval, even with nothing new).
@@ -36,8 +45,20 @@ pub const STALE_AFTER: Duration = Duration::from_secs(3 * DEFAULT_SHIP_INTERVAL.
 pub struct ObjectLive {
     storage: ObjectStorage,
     key: String,
-    last_seq: Mutex<Option<u64>>,
+    read: Mutex<Read>,
     batches: Arc<Batches>,
+}
+
+/// What a follower has read of the bucket so far.
+#[derive(Default)]
+struct Read {
+    /// The manifest whose batches have all been read.
+    last_seq: Option<u64>,
+    /// Batch objects read (`0..batches`).
+    batches: u32,
+    /// Their pieces, in the order read (segment order within a batch, batches in order).
+    pieces: Vec<Piece>,
+    index: ShippedIndex,
 }
 
 impl std::fmt::Debug for ObjectLive {
@@ -52,7 +73,7 @@ impl ObjectLive {
         ObjectLive {
             storage: storage.clone(),
             key: key.to_string(),
-            last_seq: Mutex::new(None),
+            read: Mutex::new(Read::default()),
             batches: Arc::new(Batches {
                 storage: storage.clone(),
                 key: key.to_string(),
@@ -74,16 +95,47 @@ impl RemoteLive for ObjectLive {
             });
         };
         let m = Manifest::decode(&bytes, &url.to_string())?;
-        let mut last = self.last_seq.lock();
-        if *last == Some(m.seq) {
+        let mut read = self.read.lock();
+        if read.last_seq == Some(m.seq) {
             return Ok(RemotePoll::Unchanged);
         }
-        *last = Some(m.seq);
-        let mut pieces = m.pieces;
+        // The batches shipped since the last poll: their frames extend the index.
+        let until = m.batches.min(read.batches.saturating_add(BATCHES_PER_POLL));
+        while read.batches < until {
+            let n = read.batches;
+            let key = batch_key(&self.key, n);
+            let what = self.storage.url(&key).to_string();
+            let b = self
+                .storage
+                .get_bytes(&key, MAX_BATCH_BYTES)?
+                .ok_or_else(|| {
+                    Error::Io(std::io::Error::new(
+                        std::io::ErrorKind::NotFound,
+                        format!("{what}: missing, the manifest names it"),
+                    ))
+                })?;
+            let pieces = decode_batch(n, &b, &what)?;
+            let mut index = read.index.clone();
+            for p in &pieces {
+                let from = p.batch_offset as usize;
+                index.add(p, &b[from..from + p.len as usize], &what)?;
+            }
+            read.index = index;
+            read.pieces.extend(pieces);
+            read.batches += 1;
+            if b.len() <= MAX_KEPT_BATCH_BYTES {
+                self.batches.keep(n, Arc::new(MemSource::new(b)));
+            }
+        }
+        if read.batches == m.batches {
+            read.last_seq = Some(m.seq);
+        }
+        let meta = rebuild_meta(&m.prefix, &read.index.entries, &url.to_string())?;
+        let mut pieces = read.pieces.clone();
         pieces.sort_by_key(|p| (p.segment, p.segment_offset));
         Ok(RemotePoll::Live {
             meta: Arc::new(Named {
-                bytes: MemSource::new(m.meta),
+                bytes: MemSource::new(meta),
                 name: url.to_string(),
             }),
             frames: Arc::new(BatchFrames {
@@ -121,7 +173,7 @@ impl Source for Named {
 struct Batches {
     storage: ObjectStorage,
     key: String,
-    open: Mutex<BTreeMap<u32, Arc<ObjectSource>>>,
+    open: Mutex<BTreeMap<u32, Arc<dyn Source>>>,
 }
 
 impl std::fmt::Debug for Batches {
@@ -131,22 +183,27 @@ impl std::fmt::Debug for Batches {
 }
 
 impl Batches {
-    fn source(&self, batch: u32) -> Result<Arc<ObjectSource>> {
-        let mut open = self.open.lock();
-        if let Some(s) = open.get(&batch) {
+    fn source(&self, batch: u32) -> Result<Arc<dyn Source>> {
+        if let Some(s) = self.open.lock().get(&batch) {
             return Ok(s.clone());
         }
-        let s = Arc::new(ObjectSource::new(
+        let s: Arc<dyn Source> = Arc::new(ObjectSource::new(
             &self.storage,
             &batch_key(&self.key, batch),
         )?);
-        open.insert(batch, s.clone());
-        // The oldest go first: playheads mostly read near the live edge.
+        self.keep(batch, s.clone());
+        Ok(s)
+    }
+
+    /// Keeps `source` as batch `batch`'s, the oldest going first past [`KEPT_BATCHES`]:
+    /// playheads mostly read near the live edge.
+    fn keep(&self, batch: u32, source: Arc<dyn Source>) {
+        let mut open = self.open.lock();
+        open.insert(batch, source);
         while open.len() > KEPT_BATCHES {
             let first = *open.keys().next().expect("not empty");
             open.remove(&first);
         }
-        Ok(s)
     }
 }
 

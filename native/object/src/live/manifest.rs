@@ -1,28 +1,51 @@
-//! The manifest of a live recording in a bucket (`<key>.live/manifest`): which batch objects hold
-//! which bytes of which local segment, and the writer's metadata file as of the last shipment.
-//! Rewritten whole at every shipment; a reader trusts none of its counts or lengths beyond the
-//! limits here.
+//! The two kinds of object a [`super::LiveShipper`] writes, and how their bytes are laid out. A
+//! reader trusts none of their counts or lengths beyond the limits here.
+//!
+//! The manifest (`<key>.live/manifest`), rewritten whole at every shipment, has a size that does
+//! not grow with the recording's length: it names how many batch objects there are and where
+//! each local segment's shipped bytes end, and carries the writer's metadata file without its
+//! index (a follower rebuilds the index from the frames of the batches it reads, as recovery
+//! rebuilds it from segments: every frame header carries its index entry's fields).
 //!
 //! ```text
-//! magic "TKRLLIV1"
+//! magic "TKRLLIV2"
 //! u64 seq                  shipments so far (changes every shipment, even with nothing new)
 //! u32 interval_ms          the writer's shipping interval
-//! u32 pieces, then per piece (32 bytes):
-//!   u32 batch  u64 batch_offset  u32 segment  u64 segment_offset  u64 len
-//! u32 meta_len, then the metadata file's bytes (header, metadata, index: as `meta.tkrl`)
+//! u32 batches              batch objects written: batch-00000000 .. batches - 1
+//! u32 segments, then per segment (12 bytes):
+//!   u32 segment  u64 shipped_end      bytes 0..shipped_end of the local segment are in batches
+//! u32 prefix_len, then the metadata file's header and metadata (its index left out)
+//! ```
+//!
+//! A batch object (`<key>.live/batch-NNNNNNNN`), written once, names its own pieces:
+//!
+//! ```text
+//! magic "TKRLBAT1"
+//! u32 pieces, then per piece (20 bytes):
+//!   u32 segment  u64 segment_offset  u64 len
+//! the pieces' bytes, back to back (whole frames; a piece at segment offset 0 starts with the
+//! segment's preamble)
 //! ```
 //! Integers big-endian, as everywhere in the format.
 
+use tickreel::format::HEADER_LEN;
 use tickreel::{Error, Result};
 
-pub const MAGIC: &[u8; 8] = b"TKRLLIV1";
-/// Most pieces a manifest may name (a shipment every 10 s for 100 days).
-pub const MAX_PIECES: usize = 1 << 20;
-/// Largest metadata file a manifest may carry.
+pub const MAGIC: &[u8; 8] = b"TKRLLIV2";
+/// The magic of a batch object.
+pub const BATCH_MAGIC: &[u8; 8] = b"TKRLBAT1";
+/// Most batch objects a manifest may name (a shipment every second for 12 days).
+pub const MAX_BATCHES: u32 = 1 << 20;
+/// Most segments a manifest may name.
+pub const MAX_SEGMENTS: usize = 1 << 16;
+/// Most pieces a batch may hold (a shipment holds one per segment it adds to).
+pub const MAX_PIECES: usize = 1 << 12;
+/// Largest header and metadata a manifest may carry.
 pub const MAX_META_BYTES: usize = 64 << 20;
 /// Largest manifest a reader fetches.
-pub const MAX_MANIFEST_BYTES: u64 = (MAX_META_BYTES + MAX_PIECES * PIECE_LEN + 64) as u64;
-const PIECE_LEN: usize = 32;
+pub const MAX_MANIFEST_BYTES: u64 = (MAX_META_BYTES + MAX_SEGMENTS * SEGMENT_LEN + 64) as u64;
+const SEGMENT_LEN: usize = 12;
+const PIECE_LEN: usize = 20;
 
 /// Bytes `segment_offset..segment_offset + len` of local segment `segment`, stored at
 /// `batch_offset` in batch object `batch`.
@@ -50,26 +73,29 @@ impl Piece {
 pub struct Manifest {
     pub seq: u64,
     pub interval_ms: u32,
-    pub pieces: Vec<Piece>,
-    pub meta: Vec<u8>,
+    /// Batch objects written.
+    pub batches: u32,
+    /// Per local segment, in segment order: where its bytes in the bucket end.
+    pub shipped: Vec<(u32, u64)>,
+    /// The metadata file's header and metadata, without the index (its header still counts
+    /// the index the writer had: a reader replaces those fields, see `super::index`).
+    pub prefix: Vec<u8>,
 }
 
 impl Manifest {
     pub fn encode(&self) -> Vec<u8> {
-        let mut out = Vec::with_capacity(32 + self.pieces.len() * PIECE_LEN + self.meta.len());
+        let mut out = Vec::with_capacity(32 + self.shipped.len() * SEGMENT_LEN + self.prefix.len());
         out.extend_from_slice(MAGIC);
         out.extend_from_slice(&self.seq.to_be_bytes());
         out.extend_from_slice(&self.interval_ms.to_be_bytes());
-        out.extend_from_slice(&(self.pieces.len() as u32).to_be_bytes());
-        for p in &self.pieces {
-            out.extend_from_slice(&p.batch.to_be_bytes());
-            out.extend_from_slice(&p.batch_offset.to_be_bytes());
-            out.extend_from_slice(&p.segment.to_be_bytes());
-            out.extend_from_slice(&p.segment_offset.to_be_bytes());
-            out.extend_from_slice(&p.len.to_be_bytes());
+        out.extend_from_slice(&self.batches.to_be_bytes());
+        out.extend_from_slice(&(self.shipped.len() as u32).to_be_bytes());
+        for (seg, end) in &self.shipped {
+            out.extend_from_slice(&seg.to_be_bytes());
+            out.extend_from_slice(&end.to_be_bytes());
         }
-        out.extend_from_slice(&(self.meta.len() as u32).to_be_bytes());
-        out.extend_from_slice(&self.meta);
+        out.extend_from_slice(&(self.prefix.len() as u32).to_be_bytes());
+        out.extend_from_slice(&self.prefix);
         out
     }
 
@@ -78,44 +104,48 @@ impl Manifest {
     pub fn decode(b: &[u8], what: &str) -> Result<Manifest> {
         let bad = |m: &str| Error::corrupt(format!("{what}: {m}"));
         let mut r = Cursor { b, at: 0 };
-        if r.take(8).ok_or_else(|| bad("too short"))? != MAGIC {
-            return Err(bad("not a live recording's manifest (bad magic)"));
+        match r.take(8) {
+            Some(m) if m == MAGIC => {}
+            Some(m) if m == b"TKRLLIV1" => {
+                return Err(Error::Unsupported(format!(
+                    "{what}: a live manifest of an earlier build (whole index inside); finish \
+                     it with that build, or `tickreel recover` it with it"
+                )));
+            }
+            Some(_) => return Err(bad("not a live recording's manifest (bad magic)")),
+            None => return Err(bad("too short")),
         }
         let seq = r.u64().ok_or_else(|| bad("too short"))?;
         let interval_ms = r.u32().ok_or_else(|| bad("too short"))?;
+        let batches = r.u32().ok_or_else(|| bad("too short"))?;
+        if batches > MAX_BATCHES {
+            return Err(bad(&format!("{batches} batches; limit {MAX_BATCHES}")));
+        }
         let n = r.u32().ok_or_else(|| bad("too short"))? as usize;
-        if n > MAX_PIECES || n.saturating_mul(PIECE_LEN) > b.len() - r.at {
+        if n > MAX_SEGMENTS || n.saturating_mul(SEGMENT_LEN) > b.len() - r.at {
             return Err(bad(&format!(
-                "{n} pieces: more than the limit or the bytes"
+                "{n} segments: more than the limit or the bytes"
             )));
         }
-        let mut pieces = Vec::with_capacity(n);
+        let mut shipped: Vec<(u32, u64)> = Vec::with_capacity(n);
         for _ in 0..n {
-            let p = (|| {
-                Some(Piece {
-                    batch: r.u32()?,
-                    batch_offset: r.u64()?,
-                    segment: r.u32()?,
-                    segment_offset: r.u64()?,
-                    len: r.u64()?,
-                })
-            })()
-            .ok_or_else(|| bad("truncated piece"))?;
-            if p.batch_offset.checked_add(p.len).is_none()
-                || p.segment_offset.checked_add(p.len).is_none()
-            {
-                return Err(bad("a piece's range overflows"));
+            let s = (|| Some((r.u32()?, r.u64()?)))().ok_or_else(|| bad("truncated segment"))?;
+            if shipped.last().is_some_and(|l| l.0 >= s.0) {
+                return Err(bad("segments out of order"));
             }
-            pieces.push(p);
+            shipped.push(s);
         }
-        let meta_len = r.u32().ok_or_else(|| bad("too short"))? as usize;
-        if meta_len > MAX_META_BYTES {
+        let prefix_len = r.u32().ok_or_else(|| bad("too short"))? as usize;
+        if prefix_len > MAX_META_BYTES {
             return Err(bad(&format!(
-                "metadata of {meta_len} bytes; limit {MAX_META_BYTES}"
+                "metadata of {prefix_len} bytes; limit {MAX_META_BYTES}"
             )));
         }
-        let meta = r
-            .take(meta_len)
+        if prefix_len < HEADER_LEN {
+            return Err(bad("metadata shorter than a header"));
+        }
+        let prefix = r
+            .take(prefix_len)
             .ok_or_else(|| bad("metadata cut short"))?
             .to_vec();
         if r.at != b.len() {
@@ -124,10 +154,65 @@ impl Manifest {
         Ok(Manifest {
             seq,
             interval_ms,
-            pieces,
-            meta,
+            batches,
+            shipped,
+            prefix,
         })
     }
+}
+
+/// The head of a batch object: its pieces' segments, offsets and lengths.
+pub fn encode_batch_head(pieces: &[(u32, u64, u64)]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(12 + pieces.len() * PIECE_LEN);
+    out.extend_from_slice(BATCH_MAGIC);
+    out.extend_from_slice(&(pieces.len() as u32).to_be_bytes());
+    for (seg, off, len) in pieces {
+        out.extend_from_slice(&seg.to_be_bytes());
+        out.extend_from_slice(&off.to_be_bytes());
+        out.extend_from_slice(&len.to_be_bytes());
+    }
+    out
+}
+
+/// The pieces of batch object `batch` (all of its bytes: `b`), checked to lie inside it, one
+/// after another; `what` names it in errors.
+pub fn decode_batch(batch: u32, b: &[u8], what: &str) -> Result<Vec<Piece>> {
+    let bad = |m: &str| Error::corrupt(format!("{what}: {m}"));
+    let mut r = Cursor { b, at: 0 };
+    if r.take(8) != Some(BATCH_MAGIC.as_slice()) {
+        return Err(bad("not a live recording's batch (bad magic)"));
+    }
+    let n = r.u32().ok_or_else(|| bad("too short"))? as usize;
+    if n > MAX_PIECES || n.saturating_mul(PIECE_LEN) > b.len() - r.at {
+        return Err(bad(&format!(
+            "{n} pieces: more than the limit or the bytes"
+        )));
+    }
+    let mut pieces = Vec::with_capacity(n);
+    let mut at = (r.at + n * PIECE_LEN) as u64;
+    for _ in 0..n {
+        let (segment, segment_offset, len) =
+            (|| Some((r.u32()?, r.u64()?, r.u64()?)))().ok_or_else(|| bad("truncated piece"))?;
+        let end = at
+            .checked_add(len)
+            .filter(|&e| e <= b.len() as u64)
+            .ok_or_else(|| bad("a piece reaches past the batch's end"))?;
+        if segment_offset.checked_add(len).is_none() {
+            return Err(bad("a piece's range overflows"));
+        }
+        pieces.push(Piece {
+            batch,
+            batch_offset: at,
+            segment,
+            segment_offset,
+            len,
+        });
+        at = end;
+    }
+    if at != b.len() as u64 {
+        return Err(bad("bytes after the last piece"));
+    }
+    Ok(pieces)
 }
 
 struct Cursor<'a> {
@@ -154,18 +239,13 @@ mod tests {
     use super::*;
 
     #[test]
-    fn round_trip_and_refusals() {
+    fn manifest_round_trip_and_refusals() {
         let m = Manifest {
             seq: 7,
             interval_ms: 10_000,
-            pieces: vec![Piece {
-                batch: 2,
-                batch_offset: 0,
-                segment: 0,
-                segment_offset: 32,
-                len: 100,
-            }],
-            meta: b"meta".to_vec(),
+            batches: 3,
+            shipped: vec![(0, 4096), (1, 100)],
+            prefix: vec![7; HEADER_LEN + 5],
         };
         let b = m.encode();
         assert_eq!(Manifest::decode(&b, "m").unwrap(), m);
@@ -174,13 +254,53 @@ mod tests {
         more.push(0);
         assert!(Manifest::decode(&more, "m").is_err());
         let mut huge = b.clone();
-        huge[20..24].copy_from_slice(&u32::MAX.to_be_bytes());
+        huge[24..28].copy_from_slice(&u32::MAX.to_be_bytes());
         assert!(Manifest::decode(&huge, "m").is_err());
+        let mut batches = b.clone();
+        batches[20..24].copy_from_slice(&u32::MAX.to_be_bytes());
+        assert!(Manifest::decode(&batches, "m").is_err());
+        let mut order = b.clone();
+        order[40..44].copy_from_slice(&0u32.to_be_bytes());
+        assert!(Manifest::decode(&order, "m").is_err());
         let mut magic = b;
         magic[0] = b'X';
         assert!(Manifest::decode(&magic, "m").is_err());
-        let p = m.pieces[0];
-        assert!(p.holds(0, 32, 100) && p.holds(0, 50, 10));
-        assert!(!p.holds(0, 31, 10) && !p.holds(0, 120, 13) && !p.holds(1, 40, 1));
+    }
+
+    #[test]
+    fn batch_round_trip_and_refusals() {
+        let mut b = encode_batch_head(&[(0, 0, 3), (1, 32, 2)]);
+        let head = b.len() as u64;
+        b.extend_from_slice(b"abcde");
+        let p = decode_batch(4, &b, "b").unwrap();
+        assert_eq!(
+            p,
+            vec![
+                Piece {
+                    batch: 4,
+                    batch_offset: head,
+                    segment: 0,
+                    segment_offset: 0,
+                    len: 3
+                },
+                Piece {
+                    batch: 4,
+                    batch_offset: head + 3,
+                    segment: 1,
+                    segment_offset: 32,
+                    len: 2
+                }
+            ]
+        );
+        assert!(decode_batch(4, &b[..b.len() - 1], "b").is_err());
+        let mut more = b.clone();
+        more.push(0);
+        assert!(decode_batch(4, &more, "b").is_err());
+        let mut count = b.clone();
+        count[8..12].copy_from_slice(&u32::MAX.to_be_bytes());
+        assert!(decode_batch(4, &count, "b").is_err());
+        let q = p[1];
+        assert!(q.holds(1, 32, 2) && q.holds(1, 33, 1));
+        assert!(!q.holds(1, 31, 1) && !q.holds(1, 33, 2) && !q.holds(0, 32, 1));
     }
 }

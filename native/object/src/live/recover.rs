@@ -1,7 +1,8 @@
 //! Finishing a live recording from the bucket after its writer died: download the manifest's
-//! metadata file and batches into a local live directory, recover it (the core's `recover`:
-//! index rebuilt from the frames, torn tails cut), compact it, upload the `.reel`, remove the
-//! live objects.
+//! batches into a local live directory (one at a time) with a metadata file whose index is
+//! rebuilt from their frames, recover it (the core's `recover`: index rebuilt from the frames,
+//! torn tails cut), compact it, upload the `.reel`, remove the live objects (every object under
+//! `<key>.live/`, listed and deleted in bulk).
 
 use std::path::Path;
 
@@ -11,7 +12,8 @@ use tickreel::storage::LocalStorage;
 use tickreel::storage::live::{META_FILE, live_dir_for, segment_name};
 use tickreel::{Error, Result};
 
-use super::manifest::{MAX_MANIFEST_BYTES, Manifest};
+use super::index::{ShippedIndex, rebuild_meta};
+use super::manifest::{MAX_MANIFEST_BYTES, Manifest, decode_batch};
 use super::ship::remove_live_objects;
 use super::{batch_key, manifest_key};
 use crate::client::ObjectStorage;
@@ -64,56 +66,54 @@ pub fn recover_url(url: &str, options: &ObjectOptions, scratch: &Path) -> Result
         )));
     }
     local.create_dir_all(&live)?;
-    let mut meta = local.create(&live.join(META_FILE))?;
-    meta.append(&m.meta)?;
-    meta.sync()?;
-    let mut pieces = m.pieces.clone();
-    pieces.sort_by_key(|p| (p.segment, p.segment_offset));
-    let mut batch: Option<(u32, Vec<u8>)> = None;
+    let mut index = ShippedIndex::default();
     let mut seg: Option<(u32, Box<dyn tickreel::storage::StorageFile>)> = None;
-    for p in &pieces {
-        if batch.as_ref().is_none_or(|(n, _)| *n != p.batch) {
-            let key = batch_key(&u.key, p.batch);
-            let b = storage.get_bytes(&key, MAX_BATCH_BYTES)?.ok_or_else(|| {
-                Error::Io(std::io::Error::new(
-                    std::io::ErrorKind::NotFound,
-                    format!("{}: missing, the manifest names it", storage.url(&key)),
-                ))
-            })?;
-            batch = Some((p.batch, b));
-        }
-        let (_, b) = batch.as_ref().expect("just set");
-        let bytes = usize::try_from(p.batch_offset)
-            .ok()
-            .zip(usize::try_from(p.batch_offset + p.len).ok())
-            .and_then(|(from, to)| b.get(from..to))
-            .ok_or_else(|| {
-                Error::corrupt(format!(
-                    "{}: shorter than the manifest says",
-                    storage.url(&batch_key(&u.key, p.batch))
-                ))
-            })?;
-        if seg.as_ref().is_none_or(|(n, _)| *n != p.segment) {
-            if let Some((_, mut f)) = seg.take() {
-                f.sync()?;
+    for n in 0..m.batches {
+        let key = batch_key(&u.key, n);
+        let what = storage.url(&key).to_string();
+        let b = storage.get_bytes(&key, MAX_BATCH_BYTES)?.ok_or_else(|| {
+            Error::Io(std::io::Error::new(
+                std::io::ErrorKind::NotFound,
+                format!("{what}: missing, the manifest names it"),
+            ))
+        })?;
+        for p in decode_batch(n, &b, &what)? {
+            let bytes = &b[p.batch_offset as usize..(p.batch_offset + p.len) as usize];
+            // Checks that the piece follows the segment's bytes so far, and indexes its frames.
+            index.add(&p, bytes, &what)?;
+            if seg.as_ref().is_none_or(|(s, _)| *s != p.segment) {
+                if let Some((_, mut f)) = seg.take() {
+                    f.sync()?;
+                }
+                let path = live.join(segment_name(p.segment));
+                let f = match local.stat(&path)? {
+                    Some(_) => local.open_append(&path)?,
+                    None => local.create(&path)?,
+                };
+                seg = Some((p.segment, f));
             }
-            let f = local.create(&live.join(segment_name(p.segment)))?;
-            seg = Some((p.segment, f));
+            let (_, f) = seg.as_mut().expect("just set");
+            if f.len() != p.segment_offset {
+                return Err(Error::corrupt(format!(
+                    "{what}: segment {} has a gap at byte {} (the pieces do not follow each other)",
+                    p.segment,
+                    f.len()
+                )));
+            }
+            f.append(bytes)?;
         }
-        let (_, f) = seg.as_mut().expect("just set");
-        if f.len() != p.segment_offset {
-            return Err(Error::corrupt(format!(
-                "{}: segment {} has a gap at byte {} (the manifest's pieces do not follow each other)",
-                storage.url(&mkey),
-                p.segment,
-                f.len()
-            )));
-        }
-        f.append(bytes)?;
     }
     if let Some((_, mut f)) = seg.take() {
         f.sync()?;
     }
+    let mut meta = local.create(&live.join(META_FILE))?;
+    meta.append(&rebuild_meta(
+        &m.prefix,
+        &index.entries,
+        &storage.url(&mkey).to_string(),
+    )?)?;
+    meta.sync()?;
+    drop(meta);
     let recovered = recover(&live)?;
     let reader = Reader::open_live(&live)?;
     let compacted = compact(&reader, &reel, CompactOptions::default(), &mut |_, _| {})?;
@@ -126,8 +126,7 @@ pub fn recover_url(url: &str, options: &ObjectOptions, scratch: &Path) -> Result
             remove_local: true,
         },
     )?;
-    let batches = m.pieces.iter().map(|p| p.batch + 1).max().unwrap_or(0);
-    let removed = remove_live_objects(&storage, &u.key, batches)?;
+    let removed = remove_live_objects(&storage, &u.key)?;
     Ok(RecoveredUrl {
         recovered,
         compacted,

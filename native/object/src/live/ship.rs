@@ -2,24 +2,28 @@
 //! thread that every interval reads the local live directory's metadata file, sends the segment
 //! bytes flushed since the last shipment as one batch object and then the manifest (two
 //! requests; one, the manifest alone, when nothing new was flushed: followers see from it that
-//! the writer is alive). It never touches the recorder: the server thread's `submit_tick` is the
-//! same with or without it. [`LiveShipper::finish`] waits for the recorder's compaction, uploads
-//! the `.reel` and removes the live objects.
+//! the writer is alive). The manifest leaves the index out (see `manifest`): what is shipped
+//! stays the segment bytes plus a constant per shipment, however long the recording. It never
+//! touches the recorder: the server thread's `submit_tick` is the same with or without it.
+//! A shipper started on a key whose live objects are this recording's (a server restarted on a
+//! resumed recording) carries on from the bucket's manifest. [`LiveShipper::finish`] waits for
+//! the recorder's compaction, uploads the `.reel` and removes the live objects (listed, deleted
+//! in bulk).
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
-use tickreel::format::FRAME_HEADER_LEN;
+use tickreel::format::{FRAME_HEADER_LEN, HEADER_LEN, Header};
 use tickreel::storage::frames::read_prefix;
 use tickreel::storage::live::{META_FILE, live_dir_for, members_of, segment_name};
 use tickreel::storage::{LocalStorage, MemSource};
-use tickreel::{Error, Pending, Result, SharedPending};
+use tickreel::{Engine, Error, Pending, Recorder, RecorderOptions, Result, SharedPending};
 use tickreel_sync::sync::{Condvar, Mutex};
 
-use super::manifest::{MAX_PIECES, Manifest, Piece};
-use super::{batch_key, manifest_key};
+use super::manifest::{MAX_BATCHES, MAX_PIECES, Manifest, encode_batch_head};
+use super::{batch_key, live_prefix, manifest_key};
 use crate::client::ObjectStorage;
 use crate::finish::Uploaded;
 use crate::upload::UploadOptions;
@@ -27,6 +31,20 @@ use crate::upload::UploadOptions;
 /// The default time between two shipments: 10 s, so 6 manifests and at most 6 batch objects a
 /// minute (12 requests per recording per minute).
 pub const DEFAULT_SHIP_INTERVAL: Duration = Duration::from_secs(10);
+
+/// The longest local flush interval of a shipped recording: a tick reaches the bucket within
+/// a flush and a shipping interval, and a follower sees it within a poll more
+/// (`live_remote_follow_lag_ms` ≤ ship interval + 2 s needs the flush ≤ 1 s).
+pub const MAX_SHIPPED_FLUSH_INTERVAL: Duration = Duration::from_secs(1);
+
+/// `options` with a flush interval of at most [`MAX_SHIPPED_FLUSH_INTERVAL`]: how a recording
+/// to be shipped is started ([`ObjectStorage::record_shipped`] does it). Flushing more often is
+/// the writer thread's work (a segment append, a metadata rewrite); the server thread's
+/// `submit_tick` is the same.
+pub fn flush_for_shipping(mut options: RecorderOptions) -> RecorderOptions {
+    options.flush.interval = options.flush.interval.min(MAX_SHIPPED_FLUSH_INTERVAL);
+    options
+}
 
 /// How a [`LiveShipper`] ships.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -66,9 +84,11 @@ pub struct ShipStats {
 struct State {
     seq: u64,
     next_batch: u32,
-    pieces: Vec<Piece>,
     /// Per segment: bytes in the bucket.
     shipped: BTreeMap<u32, u64>,
+    /// The recording the bucket's live objects are (set when resumed from its manifest): a
+    /// local recording with another id is not shipped over them.
+    recording_id: Option<[u8; 16]>,
     stats: ShipStats,
 }
 
@@ -100,35 +120,83 @@ impl std::fmt::Debug for LiveShipper {
 }
 
 impl ObjectStorage {
+    /// Starts recording at `reel` with `options` (its flush interval at most
+    /// [`MAX_SHIPPED_FLUSH_INTERVAL`]: [`flush_for_shipping`]) and shipping it to `key`
+    /// ([`ObjectStorage::ship_live`]; a resumed recording resumes shipping). If shipping cannot
+    /// start, the recorder is dropped (its live directory stays, as after a stop).
+    pub fn record_shipped(
+        &self,
+        engine: &Engine,
+        reel: &Path,
+        options: RecorderOptions,
+        key: &str,
+        ship: ShipOptions,
+    ) -> Result<(Recorder, LiveShipper)> {
+        let rec = engine.start_recording(reel, flush_for_shipping(options))?;
+        let shipper = self.ship_live(reel, key, ship)?;
+        Ok((rec, shipper))
+    }
+
     /// Starts shipping the live recording whose final local path is `reel` (its live directory
     /// `<reel>.live` is read; it need not exist yet) to `key` (the compacted recording's key:
-    /// the live objects go under `<key>.live/`). Refuses a key that already holds a recording or
-    /// live objects.
+    /// the live objects go under `<key>.live/`). Refuses a key that already holds a finished
+    /// recording. Live objects already under the key are resumed (the next batch number, the
+    /// shipped bytes and the sequence taken from their manifest: a server restarted on a
+    /// resumed recording carries on shipping it) when they are this recording's (the local
+    /// metadata file names the same recording); otherwise refused.
     pub fn ship_live(&self, reel: &Path, key: &str, options: ShipOptions) -> Result<LiveShipper> {
         if options.interval.is_zero() {
             return Err(Error::invalid("ship interval: must be more than 0"));
         }
-        if self.head(key)?.is_some() || self.head(&manifest_key(key))?.is_some() {
-            return Err(Error::Io(std::io::Error::new(
+        let already = |what: &str| {
+            Error::Io(std::io::Error::new(
                 std::io::ErrorKind::AlreadyExists,
-                format!(
-                    "{}: a recording (or a live one) is already there",
-                    self.url(key)
-                ),
-            )));
+                format!("{}: {what}", self.url(key)),
+            ))
+        };
+        if self.head(key)?.is_some() {
+            return Err(already("a finished recording is already there"));
+        }
+        let live = live_dir_for(reel);
+        let mut state = State {
+            seq: 0,
+            next_batch: 0,
+            shipped: BTreeMap::new(),
+            recording_id: None,
+            stats: ShipStats::default(),
+        };
+        let mkey = manifest_key(key);
+        if let Some(bytes) = self.get_bytes(&mkey, super::manifest::MAX_MANIFEST_BYTES)? {
+            let m = Manifest::decode(&bytes, &self.url(&mkey).to_string())?;
+            let theirs = Header::decode(&m.prefix)?.recording_id;
+            let local = LocalStorage::shared();
+            let members = members_of(&local);
+            let meta = live.join(META_FILE);
+            let ours = match members.stat(&meta)? {
+                Some(_) => Some(Header::decode(&members.read(&meta)?)?.recording_id),
+                None => None,
+            };
+            if ours != Some(theirs) || theirs == [0; 16] {
+                return Err(already(&format!(
+                    "the live objects of another recording are already there (no local live \
+                     recording {} with their id to resume): recover them (`tickreel recover \
+                     {}`) or remove {}",
+                    live.display(),
+                    self.url(key),
+                    self.url(&live_prefix(key))
+                )));
+            }
+            state.seq = m.seq;
+            state.next_batch = m.batches;
+            state.shipped = m.shipped.into_iter().collect();
+            state.recording_id = Some(theirs);
         }
         let shared = Arc::new(Shared {
             storage: self.clone(),
             key: key.to_string(),
-            live: live_dir_for(reel),
+            live,
             options,
-            state: Mutex::new(State {
-                seq: 0,
-                next_batch: 0,
-                pieces: Vec::new(),
-                shipped: BTreeMap::new(),
-                stats: ShipStats::default(),
-            }),
+            state: Mutex::new(state),
             stop: Mutex::new(false),
             wake: Condvar::new(),
         });
@@ -170,8 +238,7 @@ impl LiveShipper {
                 .expect("a wait without a limit ends with the result");
             let r = finished.and_then(|local| {
                 let report = shared.storage.upload(&local, &shared.key, options)?;
-                let batches = shared.state.lock().next_batch;
-                remove_live_objects(&shared.storage, &shared.key, batches)?;
+                remove_live_objects(&shared.storage, &shared.key)?;
                 Ok(Uploaded { local, report })
             });
             let _ = tx.send(r);
@@ -197,20 +264,14 @@ impl Drop for LiveShipper {
     }
 }
 
-/// Removes the manifest first (a follower then looks for the final object), then batches
-/// `0..=batches` (one past those written: a batch whose manifest was never written). Returns how
-/// many deletes were sent. (No listing: some stores refuse listings of some prefixes, and the
-/// writer or the manifest knows the batches.)
-pub(crate) fn remove_live_objects(
-    storage: &ObjectStorage,
-    key: &str,
-    batches: u32,
-) -> Result<usize> {
+/// Removes the manifest first (a follower then looks for the final object), then everything
+/// else under `<key>.live/`, listed and deleted in bulk (batches of this shipper and of any
+/// earlier one, and a batch whose manifest was never written). Returns how many objects were
+/// removed.
+pub(crate) fn remove_live_objects(storage: &ObjectStorage, key: &str) -> Result<usize> {
     storage.delete(&manifest_key(key))?;
-    for n in 0..=batches {
-        storage.delete(&batch_key(key, n))?;
-    }
-    Ok(batches as usize + 2)
+    let rest = storage.delete_prefix(&live_prefix(key))?;
+    Ok(1 + rest as usize)
 }
 
 impl Shared {
@@ -247,10 +308,24 @@ impl Shared {
             Some(_) => members.read(&self.live.join(META_FILE))?,
             None => return Ok(()),
         };
-        let (_, _, index) = read_prefix(
+        let (header, _, index) = read_prefix(
             &MemSource::new(meta.clone()),
             &tickreel::format::Limits::default(),
         )?;
+        let url = || self.storage.url(&self.key);
+        match st.recording_id {
+            Some(id) if id != header.recording_id => {
+                return Err(Error::InvalidState(format!(
+                    "{}: the bucket's live objects are another recording than {}",
+                    url(),
+                    self.live.display()
+                )));
+            }
+            _ => st.recording_id = Some(header.recording_id),
+        }
+        // The metadata file without its index: followers rebuild the index from the frames.
+        let prefix_len = HEADER_LEN + header.metadata_len as usize;
+        let prefix = meta[..prefix_len.min(meta.len())].to_vec();
         // Where the indexed frames of each segment end: what the metadata file vouches for.
         let mut ends: BTreeMap<u32, u64> = BTreeMap::new();
         for e in &index {
@@ -260,31 +335,43 @@ impl Shared {
             let x = ends.entry(e.segment()).or_default();
             *x = (*x).max(end);
         }
-        let mut batch = Vec::new();
+        let mut bytes = Vec::new();
         let mut pieces = Vec::new();
         for (&seg, &end) in &ends {
             let from = st.shipped.get(&seg).copied().unwrap_or(0);
             if end <= from {
+                if end < from {
+                    return Err(Error::InvalidState(format!(
+                        "{}: the bucket holds {from} bytes of segment {seg}, the local \
+                         recording {} only {end}",
+                        url(),
+                        self.live.display()
+                    )));
+                }
                 continue;
             }
             let file = members.open(&self.live.join(segment_name(seg)))?;
-            let bytes = file.read_exact_at(from, (end - from) as usize)?;
-            pieces.push(Piece {
-                batch: st.next_batch,
-                batch_offset: batch.len() as u64,
-                segment: seg,
-                segment_offset: from,
-                len: end - from,
-            });
-            batch.extend_from_slice(&bytes);
+            bytes.extend_from_slice(&file.read_exact_at(from, (end - from) as usize)?);
+            pieces.push((seg, from, end - from));
         }
-        if st.pieces.len() + pieces.len() > MAX_PIECES {
+        if pieces.len() > MAX_PIECES {
             return Err(Error::limit(format!(
-                "{}: more than {MAX_PIECES} shipments; the recording is too long to ship live",
-                self.storage.url(&self.key)
+                "{}: {} segments in one shipment; limit {MAX_PIECES}",
+                url(),
+                pieces.len()
             )));
         }
-        if !batch.is_empty() {
+        if !pieces.is_empty() {
+            if st.next_batch >= MAX_BATCHES {
+                return Err(Error::limit(format!(
+                    "{}: more than {MAX_BATCHES} shipments; the recording is too long to ship \
+                     live",
+                    url()
+                )));
+            }
+            let mut batch = encode_batch_head(&pieces);
+            let segment_bytes = bytes.len() as u64;
+            batch.extend_from_slice(&bytes);
             let len = batch.len() as u64;
             st.stats.requests += 1;
             self.storage
@@ -292,17 +379,17 @@ impl Shared {
             st.next_batch += 1;
             st.stats.batches += 1;
             st.stats.shipped_bytes += len;
-            st.stats.segment_bytes += len;
-            for p in &pieces {
-                st.shipped.insert(p.segment, p.segment_offset + p.len);
+            st.stats.segment_bytes += segment_bytes;
+            for (seg, from, len) in &pieces {
+                st.shipped.insert(*seg, from + len);
             }
-            st.pieces.extend(pieces);
         }
         let manifest = Manifest {
             seq: st.seq + 1,
             interval_ms: u32::try_from(self.options.interval.as_millis()).unwrap_or(u32::MAX),
-            pieces: st.pieces.clone(),
-            meta,
+            batches: st.next_batch,
+            shipped: st.shipped.iter().map(|(s, e)| (*s, *e)).collect(),
+            prefix,
         }
         .encode();
         let len = manifest.len() as u64;
