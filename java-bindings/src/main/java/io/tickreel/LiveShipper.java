@@ -6,7 +6,7 @@ import java.util.Objects;
  * A recording's live form shipped to object storage while it is written, started by
  * {@link Recorder#shipLive}: every interval, on a background thread, the segment bytes flushed
  * since the last shipment as one object and then the manifest (at most two requests, so 12 a
- * minute at the default 10 s). The recorder is never touched: {@link Recorder#submitTick} costs
+ * minute at the default 10 s). The recorder is never touched: {@link Recorder#submit(int, Batch)} costs
  * the same. Anyone with the bucket follows it with {@link Playhead#followUrl}.
  * {@link #finish(Recorder, boolean, boolean)} ends the recording and leaves one compacted
  * {@code .reel} at the key, the live objects removed. Closing without finishing stops the
