@@ -172,7 +172,12 @@ static void ship_live_to_url(const char *dir, const char *url, TickreelObjectOpt
     snprintf(manifest, sizeof manifest, "%s.live/manifest", url);
     expect(tickreel_reader_open_url(manifest, options, &reader) == TICKREEL_RESULT_IO &&
                reader == NULL && strstr(tickreel_last_error_message(), "no such object") != NULL,
-           "the live objects are removed");
+           "the manifest is removed");
+    char first_batch[600];
+    snprintf(first_batch, sizeof first_batch, "%s.live/batch-00000000", url);
+    expect(tickreel_reader_open_url(first_batch, options, &reader) == TICKREEL_RESULT_IO &&
+               reader == NULL && strstr(tickreel_last_error_message(), "no such object") != NULL,
+           "the shipped batch is removed");
     printf("finished %s: %u ticks, live objects removed\n", url, ticks);
 }
 

@@ -89,8 +89,10 @@ class LiveShipTest {
         try (Reader r = Reader.open(url(key), options())) {
             assertEquals(TICKS, r.header().tickCount(), "every tick in the uploaded .reel");
         }
-        TickreelException gone = assertThrows(TickreelException.class,
-            () -> Reader.open(url(key) + ".live/manifest", options()).close());
-        assertTrue(gone.getMessage().contains("no such object"), gone.getMessage());
+        for (String live : new String[] {".live/manifest", ".live/batch-00000000"}) {
+            TickreelException gone = assertThrows(TickreelException.class,
+                () -> Reader.open(url(key) + live, options()).close(), live);
+            assertTrue(gone.getMessage().contains("no such object"), gone.getMessage());
+        }
     }
 }
