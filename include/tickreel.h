@@ -42,10 +42,10 @@
  * Index (line numbers in this file).
  *   Constants and result codes first; then each area, the error channel first: its
  *   handles and structs, then its functions:
- *   Errors and the library: line 588
+ *   Errors and the library: line 590
  *      tickreel_handle_count, tickreel_last_error, tickreel_last_error_message,
  *      tickreel_last_error_code, tickreel_result_name, tickreel_version, tickreel_features
- *   Tick batches (TickreelBatch): line 664
+ *   Tick batches (TickreelBatch): line 666
  *      tickreel_batch_new, tickreel_batch_free, tickreel_batch_clear, tickreel_batch_event_count,
  *      tickreel_batch_bytes, tickreel_batch_add_entity, tickreel_batch_remove_entity,
  *      tickreel_batch_add_pose, tickreel_batch_add_position, tickreel_batch_add_rotation,
@@ -55,7 +55,7 @@
  *      tickreel_batch_attack, tickreel_batch_use, tickreel_batch_use_on_entity,
  *      tickreel_batch_use_on_block, tickreel_batch_damage, tickreel_batch_health,
  *      tickreel_batch_equipment, tickreel_batch_chat, tickreel_batch_custom_at
- *   Live recording (TickreelEngine, TickreelRecorder, TickreelFinishHandle): line 1076
+ *   Live recording (TickreelEngine, TickreelRecorder, TickreelFinishHandle): line 1078
  *      tickreel_engine_options_default, tickreel_engine_new, tickreel_engine_free,
  *      tickreel_engine_stats, tickreel_recorder_options_default, tickreel_recorder_start,
  *      tickreel_recorder_start_on, tickreel_recorder_free, tickreel_recorder_submit_tick,
@@ -66,8 +66,8 @@
  *      tickreel_recorder_flush, tickreel_recorder_stats, tickreel_recorder_wait_resumed,
  *      tickreel_recorder_status, tickreel_recorder_finish, tickreel_recorder_abort,
  *      tickreel_finish_handle_poll, tickreel_finish_handle_wait, tickreel_finish_handle_free,
- *      tickreel_recorder_finish_upload
- *   Ghosts (TickreelGhost, TickreelGhostLoad, TickreelGhostCursor, TickreelLiveDelta): line 1878
+ *      tickreel_recorder_finish_upload, tickreel_recorder_ship_live
+ *   Ghosts (TickreelGhost, TickreelGhostLoad, TickreelGhostCursor, TickreelLiveDelta): line 1916
  *      tickreel_ghost_load, tickreel_ghost_load_from_reader, tickreel_ghost_free,
  *      tickreel_ghost_info, tickreel_ghost_splits, tickreel_ghost_cursor_new,
  *      tickreel_ghost_cursor_free, tickreel_ghost_cursor_sample,
@@ -75,50 +75,52 @@
  *      tickreel_live_delta_update, tickreel_live_delta_set_time_shift, tickreel_live_delta_reset,
  *      tickreel_ghost_load_async, tickreel_ghost_load_poll, tickreel_ghost_load_take,
  *      tickreel_ghost_load_free, tickreel_ghost_load_async_url
- *   Playback (TickreelPlayhead): line 2290
- *      tickreel_playhead_open_url, tickreel_playhead_open, tickreel_playhead_follow,
- *      tickreel_playhead_free, tickreel_playhead_current, tickreel_playhead_advance,
- *      tickreel_playhead_prepare, tickreel_playhead_seek, tickreel_playhead_step_forward,
- *      tickreel_playhead_step_back, tickreel_playhead_play, tickreel_playhead_pause,
- *      tickreel_playhead_set_speed, tickreel_playhead_set_reverse, tickreel_playhead_position,
- *      tickreel_playhead_entities, tickreel_playhead_ticks, tickreel_playhead_removed,
- *      tickreel_playhead_added, tickreel_playhead_world, tickreel_playhead_world_snapshot,
- *      tickreel_playhead_world_events, tickreel_playhead_world_state,
- *      tickreel_playhead_world_changes
- *   Reading recordings (TickreelReader): line 2828
+ *   Playback (TickreelPlayhead): line 2328
+ *      tickreel_playhead_open_url, tickreel_playhead_follow_url, tickreel_playhead_open,
+ *      tickreel_playhead_follow, tickreel_playhead_free, tickreel_playhead_current,
+ *      tickreel_playhead_advance, tickreel_playhead_prepare, tickreel_playhead_seek,
+ *      tickreel_playhead_step_forward, tickreel_playhead_step_back, tickreel_playhead_play,
+ *      tickreel_playhead_pause, tickreel_playhead_set_speed, tickreel_playhead_set_reverse,
+ *      tickreel_playhead_position, tickreel_playhead_entities, tickreel_playhead_ticks,
+ *      tickreel_playhead_removed, tickreel_playhead_added, tickreel_playhead_world,
+ *      tickreel_playhead_world_snapshot, tickreel_playhead_world_events,
+ *      tickreel_playhead_world_state, tickreel_playhead_world_changes
+ *   Reading recordings (TickreelReader): line 2889
  *      tickreel_reader_open_url, tickreel_reader_open, tickreel_reader_free,
  *      tickreel_reader_tick_count, tickreel_reader_first_tick, tickreel_reader_last_tick,
  *      tickreel_reader_chunk_count, tickreel_reader_tick_rate, tickreel_reader_metadata,
  *      tickreel_reader_seek, tickreel_reader_ticks, tickreel_reader_verify,
  *      tickreel_reader_palette_name, tickreel_reader_world_at
- *   Decoded events (TickreelEvents): line 3081
+ *   Decoded events (TickreelEvents): line 3142
  *      tickreel_events_decode, tickreel_events_free, tickreel_events_count, tickreel_events_get
- *   The world at a tick (TickreelWorldState): line 3289
+ *   The world at a tick (TickreelWorldState): line 3350
  *      tickreel_world_state_free, tickreel_world_state_info, tickreel_world_state_blocks,
  *      tickreel_world_state_block, tickreel_world_state_block_entities,
  *      tickreel_world_state_entities, tickreel_world_state_equipment,
  *      tickreel_world_state_terrain_sections
- *   Shadow play (TickreelShadowBuffer): line 3563
+ *   Shadow play (TickreelShadowBuffer): line 3624
  *      tickreel_shadow_buffer_report_upload, tickreel_shadow_options_default,
  *      tickreel_report_options_default, tickreel_shadow_buffer_start,
  *      tickreel_shadow_buffer_report, tickreel_shadow_buffer_report_uuid,
  *      tickreel_shadow_buffer_stats, tickreel_shadow_buffer_attached, tickreel_shadow_buffer_free
- *   Writing recordings (TickreelReelWriter): line 3916
+ *   Writing recordings (TickreelReelWriter): line 3977
  *      tickreel_reel_options_default, tickreel_reel_writer_create, tickreel_reel_writer_free,
  *      tickreel_reel_writer_write_tick, tickreel_reel_writer_write_batch,
  *      tickreel_reel_writer_offer_snapshot, tickreel_reel_writer_offer_terrain,
  *      tickreel_reel_writer_register_entity, tickreel_reel_writer_register_event_type,
  *      tickreel_reel_writer_register_name, tickreel_reel_writer_set_user_metadata,
  *      tickreel_reel_writer_finish
- *   Compression dictionaries: line 4167
+ *   Compression dictionaries: line 4228
  *      tickreel_dictionary_register, tickreel_dictionary_is_registered
- *   Object storage (TickreelObjectOptions, TickreelPendingUpload; Cargo feature "object"): line 4198
+ *   Object storage (TickreelObjectOptions, TickreelPendingUpload, TickreelLiveShipper; Cargo feature "object"): line 4259
  *      tickreel_object_options_new, tickreel_object_options_free,
  *      tickreel_object_options_set_endpoint, tickreel_object_options_set_region,
  *      tickreel_object_options_set_credentials, tickreel_object_options_set_allow_http,
  *      tickreel_object_options_set_timeouts, tickreel_object_options_set_retries,
- *      tickreel_pending_upload_poll, tickreel_pending_upload_bytes, tickreel_pending_upload_free
- *   Catalog (TickreelCatalog, TickreelCatalogCall; Cargo feature "catalog"): line 4333
+ *      tickreel_pending_upload_poll, tickreel_pending_upload_bytes, tickreel_pending_upload_free,
+ *      tickreel_live_shipper_stats, tickreel_live_shipper_ship_now, tickreel_live_shipper_finish,
+ *      tickreel_live_shipper_free
+ *   Catalog (TickreelCatalog, TickreelCatalogCall; Cargo feature "catalog"): line 4489
  *      tickreel_catalog_open, tickreel_catalog_free, tickreel_catalog_register,
  *      tickreel_catalog_top, tickreel_catalog_personal_best, tickreel_catalog_around,
  *      tickreel_catalog_recent, tickreel_catalog_sum_of_best, tickreel_catalog_load_ghost,
@@ -1090,6 +1092,13 @@ typedef struct TickreelEngine TickreelEngine;
 typedef struct TickreelFinishHandle TickreelFinishHandle;
 
 /**
+ * A recorder's live recording being shipped to object storage. Opaque: created by
+ * `tickreel_recorder_ship_live`, finished with `tickreel_live_shipper_finish`, released with
+ * `tickreel_live_shipper_free`.
+ */
+typedef struct TickreelLiveShipper TickreelLiveShipper;
+
+/**
  * How to reach an object store: endpoint, region, credentials, timeouts, retries. Opaque:
  * create with `tickreel_object_options_new` (reads the `AWS_*` variables), change with
  * `tickreel_object_options_set_*`, release with `tickreel_object_options_free`.
@@ -1875,6 +1884,35 @@ TickreelResult tickreel_recorder_finish_upload(struct TickreelRecorder *recorder
                                                bool remove_local,
                                                struct TickreelPendingUpload **out_upload);
 
+/**
+ * Starts shipping `recorder`'s live recording to the object URL `url` (`s3://bucket/key`, the
+ * key the compacted recording will have; the live objects go under `<key>.live/`) every
+ * `interval_ms` milliseconds on a background thread: the segment bytes flushed since the last
+ * shipment as one object, then the manifest, so at most `2 × 60000 / interval_ms` requests a
+ * minute (12 at 10000 ms). The recorder is never touched: `tickreel_recorder_submit_tick` costs
+ * the same. A follower elsewhere sees the shipped ticks (`tickreel_playhead_follow_url`). Blocks
+ * on two requests, checking that nothing is at the key yet. Stores the shipper's handle in
+ * `*out_shipper`; end it with `tickreel_live_shipper_finish` (freeing it stops the shipping and
+ * leaves what is in the bucket: a follower reports the recording ended, `tickreel recover`
+ * finishes it).
+ *
+ * Returns `TICKREEL_RESULT_INVALID_ARGUMENT` for a malformed URL or an interval of 0,
+ * `TICKREEL_RESULT_INVALID_STATE` for a recorder without a file (a stream),
+ * `TICKREEL_RESULT_IO` if a recording or live objects are already at the key, or the store
+ * refuses or cannot be reached. On failure `*out_shipper` is set to NULL (when it can be written).
+ *
+ * Thread safety: any thread, concurrently with other recorder calls.
+ *
+ * # Safety
+ * `out_shipper` must be NULL or point to writable storage for one `TickreelLiveShipper` pointer.
+ * `url` must be NULL or a NUL-terminated string (NULL is refused).
+ */
+TickreelResult tickreel_recorder_ship_live(struct TickreelRecorder *recorder,
+                                           const char *url,
+                                           struct TickreelObjectOptions *options,
+                                           uint32_t interval_ms,
+                                           struct TickreelLiveShipper **out_shipper);
+
 /* ---- Ghosts (TickreelGhost, TickreelGhostLoad, TickreelGhostCursor, TickreelLiveDelta) ---- */
 
 /**
@@ -2487,6 +2525,29 @@ TickreelResult tickreel_playhead_open_url(const char *location,
                                           struct TickreelObjectOptions *options,
                                           uint32_t start_tick,
                                           struct TickreelPlayhead **out_playhead);
+
+/**
+ * Like `tickreel_playhead_follow`, for a live recording shipped to object storage from any
+ * machine: `location` is the compacted recording's URL (`s3://bucket/key`, as given to
+ * `tickreel_recorder_ship_live`), read with `options`. A background thread polls the manifest
+ * (every 500 ms), so new ticks appear within the shipper's interval plus a poll; when the
+ * recording is finished it goes on from the uploaded `.reel`, and a recording whose shipper
+ * stopped reporting is reported ended. `tickreel_playhead_free` stops the polling thread.
+ *
+ * Returns `TICKREEL_RESULT_INVALID_ARGUMENT` for a malformed URL, `TICKREEL_RESULT_IO` if
+ * neither the live objects nor the final object exist, or the store refuses or cannot be
+ * reached. On failure `*out_playhead` is set to NULL (when it can be written).
+ *
+ * Thread safety: any thread, as `tickreel_playhead_open`.
+ *
+ * # Safety
+ * `out_playhead` must be NULL or point to writable storage for one `TickreelPlayhead` pointer.
+ * `location` must be NULL or a NUL-terminated string (NULL is refused).
+ */
+TickreelResult tickreel_playhead_follow_url(const char *location,
+                                            struct TickreelObjectOptions *options,
+                                            uint32_t start_tick,
+                                            struct TickreelPlayhead **out_playhead);
 
 /**
  * Opens the recording at `path` (a finished `.reel` file or a live recording directory; a
@@ -4195,7 +4256,45 @@ TickreelResult tickreel_dictionary_register(const uint8_t *bytes,
  */
 TickreelResult tickreel_dictionary_is_registered(uint32_t id, bool *out_registered);
 
-/* ---- Object storage (TickreelObjectOptions, TickreelPendingUpload; Cargo feature "object") ---- */
+/* ---- Object storage (TickreelObjectOptions, TickreelPendingUpload, TickreelLiveShipper; Cargo feature "object") ---- */
+
+/**
+ * What a live shipper has done so far, as filled in by `tickreel_live_shipper_stats`.
+ */
+typedef struct TickreelShipStats {
+    /**
+     * Manifests written (one per shipment).
+     */
+    uint64_t shipments;
+    /**
+     * Batch objects written (segment bytes flushed since the shipment before).
+     */
+    uint64_t batches;
+    /**
+     * Requests sent (batches, manifests; failed ones too).
+     */
+    uint64_t requests;
+    /**
+     * Segment bytes shipped (what the local segments held at the last shipment).
+     */
+    uint64_t segment_bytes;
+    /**
+     * Bytes sent: batches plus manifests.
+     */
+    uint64_t shipped_bytes;
+    /**
+     * Shipments that failed (retried at the next interval).
+     */
+    uint64_t errors;
+    /**
+     * The last tick in the bucket; meaningful only when `has_last_tick` is true.
+     */
+    uint32_t last_tick;
+    /**
+     * Whether any tick is in the bucket yet (`last_tick` is valid).
+     */
+    bool has_last_tick;
+} TickreelShipStats;
 
 /**
  * Creates object-storage options with the usual variables read now: `AWS_ACCESS_KEY_ID`,
@@ -4329,6 +4428,63 @@ TickreelResult tickreel_pending_upload_bytes(struct TickreelPendingUpload *uploa
  * Thread safety: any thread.
  */
 TickreelResult tickreel_pending_upload_free(struct TickreelPendingUpload *upload);
+
+/**
+ * Stores the shipper's counters in `*out_stats` (after `tickreel_live_shipper_finish`: as they
+ * were when shipping stopped). Never blocks on the network.
+ *
+ * Thread safety: any thread; waits while `tickreel_live_shipper_finish` takes the shipper.
+ *
+ * # Safety
+ * `out_stats` must be NULL or point to writable storage for one `TickreelShipStats`.
+ */
+TickreelResult tickreel_live_shipper_stats(struct TickreelLiveShipper *shipper,
+                                           struct TickreelShipStats *out_stats);
+
+/**
+ * Ships now, on the calling thread (blocks on up to two requests): what the next interval
+ * would, e.g. after `tickreel_recorder_flush` so that a follower sees every tick flushed.
+ *
+ * Returns `TICKREEL_RESULT_IO` if a request failed (the next shipment retries it),
+ * `TICKREEL_RESULT_INVALID_STATE` after `tickreel_live_shipper_finish`.
+ *
+ * Thread safety: any thread; not on a server thread (it waits on the network).
+ */
+TickreelResult tickreel_live_shipper_ship_now(struct TickreelLiveShipper *shipper);
+
+/**
+ * Ends `recorder`'s recording (as `tickreel_recorder_finish`) and the shipping: once the
+ * recording is compacted, uploads its `.reel` to the shipper's key (never over an existing
+ * object unless `overwrite`, the uploaded size checked, the local file removed if
+ * `remove_local`), then removes the live objects, on a background thread. Stores the pending
+ * upload's handle in `*out_upload`: poll it with `tickreel_pending_upload_poll`. A failed
+ * compaction or upload leaves the live objects in the bucket (`tickreel recover` finishes them).
+ * The shipper's handle must still be freed.
+ *
+ * Returns `TICKREEL_RESULT_INVALID_ARGUMENT` if `recorder` is not the recording the shipper
+ * ships, `TICKREEL_RESULT_INVALID_STATE` if the shipper was already finished, and the codes of
+ * `tickreel_recorder_finish` (the shipping then goes on). On failure `*out_upload` is set to
+ * NULL (when it can be written).
+ *
+ * Thread safety: any thread, concurrently with other calls on the shipper and the recorder.
+ *
+ * # Safety
+ * `out_upload` must be NULL or point to writable storage for one `TickreelPendingUpload` pointer.
+ */
+TickreelResult tickreel_live_shipper_finish(struct TickreelLiveShipper *shipper,
+                                            struct TickreelRecorder *recorder,
+                                            bool overwrite,
+                                            bool remove_local,
+                                            struct TickreelPendingUpload **out_upload);
+
+/**
+ * Frees a shipper's handle; a shipper not yet finished stops shipping (what is in the bucket
+ * stays). `tickreel_live_shipper_free(NULL)` is a no-op returning `TICKREEL_RESULT_OK`; a freed
+ * or invalid handle returns `TICKREEL_RESULT_INVALID_HANDLE`.
+ *
+ * Thread safety: any thread.
+ */
+TickreelResult tickreel_live_shipper_free(struct TickreelLiveShipper *shipper);
 
 /* ---- Catalog (TickreelCatalog, TickreelCatalogCall; Cargo feature "catalog") ---- */
 

@@ -4,7 +4,9 @@
  * from it by URL, writes a shadow-play report straight into the bucket
  * (tickreel_shadow_buffer_report_upload) and reads it back, and checks that a missing object and
  * wrong credentials fail cleanly, with a message that never shows the secret. A catalog's run
- * registered once its upload succeeded points at the object and opens from its row.
+ * registered once its upload succeeded points at the object and opens from its row. A recording
+ * shipped live (tickreel_recorder_ship_live) is followed by URL while it is written and finished
+ * into one .reel, its live objects removed.
  *
  * The store comes from the usual variables (AWS_ENDPOINT_URL, AWS_ACCESS_KEY_ID,
  * AWS_SECRET_ACCESS_KEY, AWS_REGION, AWS_ALLOW_HTTP), read by tickreel_object_options_new, and
@@ -63,6 +65,120 @@ static TickreelPendingUpload *record_and_upload(const char *path, const char *ur
     CHECK(tickreel_recorder_free(rec));
     CHECK(tickreel_engine_free(engine));
     return up;
+}
+
+/* Ships a recording live to `url` while it is written (tickreel_recorder_ship_live), follows it
+ * by URL as another machine would (tickreel_playhead_follow_url) until the shipped tick 149 is
+ * there, then finishes it: one .reel at the key, and the live objects gone. */
+static void ship_live_to_url(const char *dir, const char *url, TickreelObjectOptions *options) {
+    TickreelEngineOptions eo;
+    CHECK(tickreel_engine_options_default(&eo));
+    TickreelEngine *engine = NULL;
+    CHECK(tickreel_engine_new(&eo, &engine));
+    TickreelRecorderOptions ro;
+    CHECK(tickreel_recorder_options_default(&ro));
+    ro.overwrite = 1;
+    char path[512];
+    snprintf(path, sizeof path, "%s/live.reel", dir);
+    TickreelRecorder *rec = NULL;
+    CHECK(tickreel_recorder_start(engine, path, &ro, &rec));
+
+    TickreelLiveShipper *ship = NULL;
+    expect(tickreel_recorder_ship_live(rec, url, options, 0, &ship) ==
+               TICKREEL_RESULT_INVALID_ARGUMENT && ship == NULL,
+           "an interval of 0 is refused");
+    expect(tickreel_recorder_ship_live(rec, "s3://", options, 1000, &ship) ==
+               TICKREEL_RESULT_INVALID_ARGUMENT && ship == NULL,
+           "a malformed URL is refused");
+    /* a long interval: only ship_now ships, so this example decides what is in the bucket */
+    CHECK(tickreel_recorder_ship_live(rec, url, options, 600000, &ship));
+
+    TickreelBatch *batch = NULL;
+    CHECK(tickreel_batch_new(&batch));
+    for (uint32_t tick = 0; tick < TICKS; tick++) {
+        CHECK(tickreel_batch_clear(batch));
+        if (tick == 0) {
+            CHECK(tickreel_batch_add_entity(batch, RUNNER, 0, x_at(0), 64, 0, 0, 0));
+        } else {
+            CHECK(tickreel_batch_add_pose(batch, RUNNER, x_at(tick), 64, 0, 0, 0));
+        }
+        CHECK(tickreel_recorder_submit_batch(rec, tick, batch, NULL));
+        if (tick == 149) {
+            CHECK(tickreel_recorder_flush(rec));
+            CHECK(tickreel_live_shipper_ship_now(ship));
+        }
+    }
+    CHECK(tickreel_batch_free(batch));
+    TickreelShipStats stats;
+    CHECK(tickreel_live_shipper_stats(ship, &stats));
+    expect(stats.has_last_tick && stats.last_tick == 149, "the bucket holds the ticks to 149");
+    expect(stats.batches >= 1 && stats.requests >= 2 && stats.errors == 0,
+           "one shipment: a batch and the manifest");
+    printf("shipped %s: last tick %u, %llu requests, %llu segment bytes\n", url, stats.last_tick,
+           (unsigned long long)stats.requests, (unsigned long long)stats.segment_bytes);
+
+    /* the key holds a live recording: a second shipper is refused */
+    TickreelLiveShipper *second = NULL;
+    expect(tickreel_recorder_ship_live(rec, url, options, 1000, &second) == TICKREEL_RESULT_IO &&
+               second == NULL,
+           "a second shipper onto the same key is refused");
+
+    /* a follower elsewhere sees the shipped ticks */
+    TickreelPlayhead *follower = NULL;
+    CHECK(tickreel_playhead_follow_url(url, options, 0, &follower));
+    TickreelUpdate update;
+    int waits = 0;
+    for (;;) {
+        CHECK(tickreel_playhead_seek(follower, 149, &update));
+        if (!update.waiting && update.position == 149) break;
+        expect(waits++ < 600, "the follower sees tick 149 within 30 s");
+        if (waits > 600) break;
+        sleep_ms(50);
+    }
+    TickreelEntityState states[4];
+    size_t count = 0;
+    CHECK(tickreel_playhead_entities(follower, states, 4, &count));
+    expect(count == 1 && states[0].id == RUNNER && fabs(states[0].x - x_at(149)) < 1e-3,
+           "the follower has the shipped pose at tick 149");
+    CHECK(tickreel_playhead_free(follower));
+    printf("followed %s: tick 149 after %d waits\n", url, waits);
+
+    /* finish: the recording and the shipping, into one .reel */
+    TickreelPendingUpload *up = NULL;
+    CHECK(tickreel_live_shipper_finish(ship, rec, false, true, &up));
+    bool done = false;
+    while (!done) {
+        CHECK(tickreel_pending_upload_poll(up, &done));
+        if (!done) sleep_ms(5);
+    }
+    CHECK(tickreel_pending_upload_free(up));
+    up = NULL;
+    expect(tickreel_live_shipper_finish(ship, rec, false, true, &up) ==
+               TICKREEL_RESULT_INVALID_STATE && up == NULL,
+           "a shipper finishes once");
+    expect(tickreel_live_shipper_ship_now(ship) == TICKREEL_RESULT_INVALID_STATE,
+           "a finished shipper ships no more");
+    CHECK(tickreel_live_shipper_free(ship));
+    CHECK(tickreel_recorder_free(rec));
+    CHECK(tickreel_engine_free(engine));
+
+    TickreelReader *reader = NULL;
+    CHECK(tickreel_reader_open_url(url, options, &reader));
+    uint32_t ticks = 0;
+    CHECK(tickreel_reader_tick_count(reader, &ticks));
+    expect(ticks == TICKS, "the uploaded .reel has every tick");
+    CHECK(tickreel_reader_free(reader));
+    char manifest[600];
+    snprintf(manifest, sizeof manifest, "%s.live/manifest", url);
+    expect(tickreel_reader_open_url(manifest, options, &reader) == TICKREEL_RESULT_IO &&
+               reader == NULL && strstr(tickreel_last_error_message(), "no such object") != NULL,
+           "the manifest is removed");
+    char first_batch[600];
+    snprintf(first_batch, sizeof first_batch, "%s.live/batch-00000000", url);
+    expect(tickreel_reader_open_url(first_batch, options, &reader) == TICKREEL_RESULT_IO &&
+               reader == NULL && strstr(tickreel_last_error_message(), "no such object") != NULL,
+           "the shipped batch is removed");
+    printf("finished %s: %u ticks, live objects removed\n", url, ticks);
 }
 
 static void wait_upload(TickreelPendingUpload *up, const char *what) {
@@ -340,6 +456,10 @@ int main(int argc, char **argv) {
     shadow_report_to_url(argv[1], report_url, options);
 
     catalog_rows_point_at_objects(argv[1], bucket, options);
+
+    char live_url[512];
+    snprintf(live_url, sizeof live_url, "s3://%s/c/live-%ld.reel", bucket, (long)time(NULL));
+    ship_live_to_url(argv[1], live_url, options);
 
     /* a missing object: a clean error */
     char missing[600];

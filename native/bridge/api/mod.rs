@@ -29,6 +29,8 @@ pub mod ghost;
 pub mod library;
 #[cfg(feature = "object")]
 pub mod object;
+#[cfg(feature = "object")]
+pub mod object_live;
 pub mod playhead;
 pub mod reader;
 pub mod shadow;

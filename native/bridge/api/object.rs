@@ -33,7 +33,7 @@ impl HandleType for ObjectOptions {
 }
 
 impl ObjectOptions {
-    fn get(&self) -> tickreel_object::ObjectOptions {
+    pub(crate) fn get(&self) -> tickreel_object::ObjectOptions {
         self.0.lock().clone()
     }
 }

@@ -126,7 +126,18 @@ pub(crate) fn on_reader(reader: Reader, start_tick: u32) -> tickreel::Result<New
     java = "playheadFollow"
 )]
 pub fn follow(path: &Path, start_tick: u32) -> tickreel::Result<New<Playhead>> {
-    let follower = Recording::follow(path, FollowOptions::default())?;
+    on_follower(
+        Recording::follow(path, FollowOptions::default())?,
+        start_tick,
+    )
+}
+
+/// A paused playhead at `start_tick` over a follower's recording (local or in a bucket), owning
+/// the follower.
+pub(crate) fn on_follower(
+    follower: LiveFollower,
+    start_tick: u32,
+) -> tickreel::Result<New<Playhead>> {
     let playhead = play::Playhead::new_at(Arc::clone(follower.recording()), start_tick)?;
     Ok(New(Playhead {
         inner: Mutex::new(playhead),

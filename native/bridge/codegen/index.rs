@@ -25,8 +25,8 @@ pub const AREAS: &[(&str, &[&str])] = &[
     ("Writing recordings (TickreelReelWriter)", &["reel"]),
     ("Compression dictionaries", &["dictionary"]),
     (
-        "Object storage (TickreelObjectOptions, TickreelPendingUpload; Cargo feature \"object\")",
-        &["object", "pending_upload"],
+        "Object storage (TickreelObjectOptions, TickreelPendingUpload, TickreelLiveShipper; Cargo feature \"object\")",
+        &["object", "pending_upload", "live_shipper"],
     ),
     (
         "Catalog (TickreelCatalog, TickreelCatalogCall; Cargo feature \"catalog\")",

@@ -361,7 +361,7 @@ pub fn api_uses(dir: &Path, module: &str) -> Result<Vec<String>, String> {
 /// A module behind two features names both, joined by `+` (`catalog+object`: all of them).
 pub fn feature_of(module: &str) -> Option<&'static str> {
     match module {
-        "object" => Some("object"),
+        "object" | "object_live" => Some("object"),
         "catalog" | "catalog_admin" | "catalog_network" => Some("catalog"),
         "catalog_object" => Some("catalog+object"),
         _ => None,

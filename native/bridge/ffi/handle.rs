@@ -131,6 +131,11 @@ const TAG_NAMES: &[(u8, &str)] = &[
         crate::api::object::PendingUpload::TAG,
         crate::api::object::PendingUpload::NAME,
     ),
+    #[cfg(feature = "object")]
+    (
+        crate::api::object_live::LiveShipper::TAG,
+        crate::api::object_live::LiveShipper::NAME,
+    ),
     #[cfg(feature = "catalog")]
     (
         crate::api::catalog::Catalog::TAG,

@@ -42,7 +42,9 @@ pub use ghost::delta::TickreelLiveDelta;
 pub use ghost::load::TickreelGhostLoad;
 pub use ghost::{TickreelGhost, TickreelGhostInfo, TickreelGhostRange, TickreelSplit};
 #[cfg(feature = "object")]
-pub use object::{TickreelObjectOptions, TickreelPendingUpload};
+pub use object::{
+    TickreelLiveShipper, TickreelObjectOptions, TickreelPendingUpload, TickreelShipStats,
+};
 pub use playhead::{TickreelPlayhead, TickreelUpdate, TickreelWorld};
 pub use reader::{TickreelEntityState, TickreelReader, TickreelVerifyReport};
 pub use result::TickreelResult;

@@ -36,6 +36,8 @@ mod generated;
 mod ghost;
 mod handles;
 mod idiom;
+#[cfg(feature = "object")]
+mod object;
 pub(crate) mod pinned;
 mod playhead;
 mod reader;

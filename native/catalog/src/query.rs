@@ -93,28 +93,58 @@ fn board(c: &mut dyn Conn, course: &str, offset: u64, limit: u64) -> Result<Vec<
         .collect()
 }
 
-/// Each player's best valid run of `course` among the runs a [`Board`] counts (listed
-/// recordings only), in board order, as a common table `b` of [`RUN_COLUMNS`] and `location`;
+/// Where the runs a [`Board`] counts (valid, of listed recordings) of `course` are, as `runs r`;
 /// `$1` is the course, the board's own parameters follow from `$2` (see [`Board::filter`]). The
-/// network's board of any version is kept by registration (`bests`); a filtered one is computed
-/// from the course's runs (the index `runs_by_server` for one server, `runs_by_course` for a map
-/// version alone), in time proportional to them.
-fn filtered_board(filter: &str) -> String {
+/// recordings being pruned (few) are left out by a list rather than a join, so that the runs are
+/// read in the board's index order whatever the planner thinks of `recordings`.
+fn counted_where(filter: &str) -> String {
     format!(
-        "WITH b AS (
-    SELECT * FROM (
-        SELECT r.id, r.recording_id, r.course, r.player, r.player_name, r.entity, r.start_tick,
+        "FROM runs r WHERE r.course = $1 AND r.valid = 1{filter}
+            AND r.recording_id NOT IN (SELECT id FROM recordings WHERE deleting_ms IS NOT NULL)"
+    )
+}
+
+/// The runs of [`counted_where`] as [`RUN_COLUMNS`].
+fn counted_runs(filter: &str) -> String {
+    format!(
+        "SELECT r.id, r.recording_id, r.course, r.player, r.player_name, r.entity, r.start_tick,
             r.end_tick, r.ticks, r.tick_rate, r.achieved_ms, r.valid, r.flags, r.server, r.world,
-            r.world_version, g.location, ROW_NUMBER() OVER (
-                PARTITION BY r.player ORDER BY r.ticks, r.achieved_ms, r.id) AS n
-        FROM runs r JOIN recordings g ON g.id = r.recording_id
-        WHERE r.course = $1 AND r.valid = 1 AND g.deleting_ms IS NULL{filter}
-    ) ranked WHERE n = 1
+            r.world_version {}",
+        counted_where(filter)
+    )
+}
+
+/// Each player's best valid run of `course` among the runs a [`Board`] counts, as a common table
+/// `b` of [`RUN_COLUMNS`] and `location` (see [`counted_runs`]). With `first` (a parameter's
+/// number), only among the first that many runs in board order: the board's index range
+/// (`runs_by_server` for a server, `runs_by_version` for a map version), read from its start
+/// and stopped there. The network's board of any version is kept by registration (`bests`).
+fn filtered_board(filter: &str, first: Option<usize>) -> String {
+    let runs = counted_runs(filter);
+    let candidates = match first {
+        Some(k) => format!("c AS ({runs} ORDER BY r.ticks, r.achieved_ms, r.id LIMIT ${k}),"),
+        None => format!("c AS ({runs}),"),
+    };
+    format!(
+        "WITH {candidates} b AS (
+    SELECT ranked.*, g.location FROM (
+        SELECT c.*, ROW_NUMBER() OVER (PARTITION BY player ORDER BY ticks, achieved_ms, id) AS n
+        FROM c
+    ) ranked JOIN recordings g ON g.id = ranked.recording_id WHERE n = 1
 )"
     )
 }
 
-/// The filtered board of `course` from position `offset` (0-based), at most `limit` places.
+/// Runs a filtered board reads first, for `want` places: reading a board's runs in its order,
+/// each player's first run is their best, so the first `want` players seen are its top `want`.
+/// Four runs a place (players with several runs near the top) and a margin; a board that has
+/// fewer players among them is read whole.
+fn first_runs(want: u64) -> u64 {
+    want.saturating_mul(4).saturating_add(64)
+}
+
+/// The filtered board of `course` from position `offset` (0-based), at most `limit` places: from
+/// the board's first runs (see [`first_runs`]) when they hold enough players, else from all.
 fn filtered(
     c: &mut dyn Conn,
     board: &Board<'_>,
@@ -122,20 +152,46 @@ fn filtered(
     offset: u64,
     limit: u64,
 ) -> Result<Vec<Placed>> {
+    let first = first_runs(offset.saturating_add(limit));
     let (filter, mut params) = board.filter(course);
     let n = params.len();
+    params.push(clamp(first).into());
     params.push(clamp(limit).into());
     params.push(clamp(offset).into());
     let rows = c.query(
         &format!(
-            "{} SELECT {RUN_COLUMNS}, location FROM b
+            "{} SELECT {RUN_COLUMNS}, location, (SELECT COUNT(*) FROM c) FROM b
              ORDER BY ticks, achieved_ms, id LIMIT ${} OFFSET ${}",
-            filtered_board(&filter),
-            n + 1,
-            n + 2
+            filtered_board(&filter, Some(n + 1)),
+            n + 2,
+            n + 3
         ),
         &params,
     )?;
+    // complete when it filled the page, or when the first runs were all the board's runs
+    let complete = rows.len() as u64 == limit
+        || rows
+            .first()
+            .map(|r| r.int(17))
+            .transpose()?
+            .is_some_and(|read| (read as u64) < first);
+    let rows = if complete {
+        rows
+    } else {
+        params.truncate(n);
+        params.push(clamp(limit).into());
+        params.push(clamp(offset).into());
+        c.query(
+            &format!(
+                "{} SELECT {RUN_COLUMNS}, location FROM b
+                 ORDER BY ticks, achieved_ms, id LIMIT ${} OFFSET ${}",
+                filtered_board(&filter, None),
+                n + 1,
+                n + 2
+            ),
+            &params,
+        )?
+    };
     rows.iter()
         .zip(offset + 1..)
         .map(|(row, rank)| {
@@ -147,7 +203,9 @@ fn filtered(
         .collect()
 }
 
-/// A player's place on a filtered board.
+/// A player's place on a filtered board: their best counted run, and the players with a
+/// counted run before it (each has their best before it), read from the board's index range
+/// up to it.
 fn filtered_placed(
     c: &mut dyn Conn,
     board: &Board<'_>,
@@ -155,23 +213,42 @@ fn filtered_placed(
     player: &Uuid,
 ) -> Result<Option<Placed>> {
     let (filter, mut params) = board.filter(course);
+    let n = params.len();
     params.push(player.to_string().into());
     let rows = c.query(
         &format!(
-            "{} SELECT {RUN_COLUMNS}, location, (SELECT COUNT(*) FROM b ahead
-                 WHERE (ahead.ticks, ahead.achieved_ms, ahead.id) < (b.ticks, b.achieved_ms, b.id))
-             FROM b WHERE player = ${}",
-            filtered_board(&filter),
-            params.len()
+            "SELECT p.*, g.location FROM ({} AND r.player = ${}
+                 ORDER BY r.ticks, r.achieved_ms, r.id LIMIT 1) p
+             JOIN recordings g ON g.id = p.recording_id",
+            counted_runs(&filter),
+            n + 1
         ),
         &params,
     )?;
     let Some(row) = rows.first() else {
         return Ok(None);
     };
+    let run = run_from(row, 0)?;
+    params.truncate(n);
+    params.push(run.ticks.into());
+    params.push(run.achieved_ms.into());
+    params.push(run.id.into());
+    let ahead = c
+        .one(
+            &format!(
+                "SELECT COUNT(DISTINCT r.player) {}
+                 AND (r.ticks, r.achieved_ms, r.id) < (${}, ${}, ${})",
+                counted_where(&filter),
+                n + 1,
+                n + 2,
+                n + 3
+            ),
+            &params,
+        )?
+        .int(0)?;
     Ok(Some(Placed {
-        rank: row.int(17)? as u64 + 1,
-        run: run_from(row, 0)?,
+        rank: ahead as u64 + 1,
+        run,
     }))
 }
 

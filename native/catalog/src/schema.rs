@@ -25,13 +25,18 @@
 //! - Version 6: the audit log of staff views of reports (`report_views`: who by their staff
 //!   token's name, what report or recording, the action, when; [`crate::audit`]). A new table
 //!   only: nothing existing changes.
+//! - Version 7: the index of a course's runs on one map version (`runs_by_version`: course,
+//!   world, world version, then board order), so that a map version's board (as a server's, by
+//!   `runs_by_server`) reads its first runs in order instead of all the course's runs. An index
+//!   only; on PostgreSQL the catalog's tables are then analysed (as after every upgrade), so
+//!   that the new index is planned with the rows a catalog already holds.
 
 use tickreel::{Error, Result};
 
 use crate::backend::{Conn, Dialect};
 
 /// The schema version this build creates and understands.
-pub const SCHEMA_VERSION: i64 = 6;
+pub const SCHEMA_VERSION: i64 = 7;
 
 /// One version's statements. `{id}` is the dialect's auto-numbered primary key.
 struct Migration {
@@ -183,7 +188,18 @@ CREATE INDEX report_views_by_time ON report_views (at_ms, id);
 CREATE INDEX report_views_by_report ON report_views (report_id, at_ms);
 ",
     },
+    Migration {
+        version: 7,
+        name: "the index of a course's runs on one map version",
+        sql: "
+CREATE INDEX runs_by_version ON runs (course, world, world_version, ticks, achieved_ms, id);
+",
+    },
 ];
+
+/// The tables PostgreSQL analyses after an upgrade: its planner would otherwise plan the
+/// catalog's questions on the statistics of before (or none, until autovacuum's next pass).
+const ANALYSED: &str = "ANALYZE recordings, runs, bests, reports";
 
 /// What [`migrate`] did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -250,6 +266,9 @@ pub(crate) fn migrate(c: &mut dyn Conn, target: i64, now_ms: i64) -> Result<Migr
             "INSERT INTO tickreel_schema (version, name, applied_ms) VALUES ($1, $2, $3)",
             &[m.version.into(), m.name.into(), now_ms.into()],
         )?;
+    }
+    if c.dialect() == Dialect::Postgres && from > 0 && target > from {
+        c.batch(ANALYSED)?;
     }
     Ok(Migrated {
         from,

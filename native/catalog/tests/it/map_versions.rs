@@ -213,7 +213,44 @@ fn a_run_without_a_map_version(db: Db) {
     .unwrap();
 }
 
+/// A board read from its first runs (a map version's, a server's) when one player holds all of
+/// them: the board is read whole, and still lists each player once, in order.
+fn a_board_whose_first_runs_are_one_players(db: Db) {
+    let dir = tempfile::tempdir().unwrap();
+    let (cat, _) = common::fresh(db, dir.path());
+    // runner 1 in 40 ticks, runners 2..=12 in 50..=60
+    let runners: Vec<Runner> = std::iter::once(Runner::new(1, 0, 40, &[]))
+        .chain((2..=12).map(|e| Runner::new(e, 0, 48 + e, &[])))
+        .collect();
+    let file = record_with(dir.path(), "v1.reel", &runners, on("eu-1", V1));
+    // player 1 runs it 300 times (more than a board of 10 reads first), the others once
+    let mut specs: Vec<_> = (0..300).map(|i| spec("c", 1, 1, 1000 + i)).collect();
+    specs.extend((2..=12).map(|n| spec("c", n, n, 5000 + i64::from(n))));
+    cat.register(&file, &specs).unwrap();
+    let expected: Vec<(u64, Uuid, u32)> = std::iter::once((1, player(1), 40))
+        .chain((2..=10).map(|n| (u64::from(n), player(n), 48 + n)))
+        .collect();
+    for board in [Board::from(V1), Board::server("eu-1")] {
+        assert_eq!(ranks(&cat.top_on(board, "c", 10).unwrap()), expected);
+        let pb = cat
+            .personal_best_on(board, "c", player(12))
+            .unwrap()
+            .unwrap();
+        assert_eq!((pb.rank, pb.run.ticks), (12, 60));
+        let pb = cat
+            .personal_best_on(board, "c", player(1))
+            .unwrap()
+            .unwrap();
+        assert_eq!((pb.rank, pb.run.ticks, pb.run.achieved_ms), (1, 40, 1000));
+        let at = cat.at_rank_on(board, "c", 11).unwrap().unwrap();
+        assert_eq!((at.rank, at.run.player), (11, player(11)));
+        assert!(cat.at_rank_on(board, "c", 13).unwrap().is_none());
+    }
+    assert_eq!(ranks(&cat.top("c", 10).unwrap()), expected);
+}
+
 on_both! {
     boards_and_ghosts_per_map_version => boards_and_ghosts_per_map_version;
     a_run_without_a_map_version => a_run_without_a_map_version;
+    a_board_whose_first_runs_are_one_players => a_board_whose_first_runs_are_one_players;
 }

@@ -218,8 +218,52 @@ fn upgrade_from_version_5(db: Db) {
     assert_eq!(cat.report_views(100).unwrap().len(), 3);
 }
 
+/// Version 6 to 7: the index of a course's runs on one map version, built over the runs there
+/// are; on PostgreSQL the tables are then analysed (statistics of the runs exist).
+fn upgrade_from_version_6(db: Db) {
+    let dir = tempfile::tempdir().unwrap();
+    let url = common::fresh_url(db, dir.path());
+    let file = record(dir.path(), "a.reel", &[Runner::new(1, 0, 40, &[])]);
+    let v6 = Catalog::open_at_version(&url, 6).unwrap();
+    v6.register(&file, &[spec("c", 1, 1, 100), spec("c", 2, 1, 200)])
+        .unwrap();
+    let (has_index, analysed) = match db {
+        Db::Sqlite => (
+            "DELETE FROM runs INDEXED BY runs_by_version WHERE course = 'none'",
+            None,
+        ),
+        Db::Postgres => (
+            "DO $$ BEGIN IF NOT EXISTS (SELECT 1 FROM pg_indexes WHERE indexname = 'runs_by_version')
+             THEN RAISE EXCEPTION 'no index runs_by_version'; END IF; END $$",
+            Some(
+                "DO $$ BEGIN IF NOT EXISTS (SELECT 1 FROM pg_stats WHERE tablename = 'runs'
+                 AND attname = 'course') THEN RAISE EXCEPTION 'runs not analysed'; END IF; END $$",
+            ),
+        ),
+    };
+    assert!(v6.execute_raw(has_index).is_err());
+    if let Some(analysed) = analysed {
+        assert!(v6.execute_raw(analysed).is_err(), "not analysed before");
+    }
+    drop(v6);
+    let cat = Catalog::open(&url).unwrap();
+    assert_eq!(
+        cat.migrated(),
+        Migrated {
+            from: 6,
+            to: SCHEMA_VERSION
+        }
+    );
+    cat.execute_raw(has_index).unwrap();
+    if let Some(analysed) = analysed {
+        cat.execute_raw(analysed).unwrap();
+    }
+    assert_eq!(cat.top("c", 10).unwrap().len(), 2);
+}
+
 on_both! {
     an_empty_a_current_and_a_newer_schema => empty_current_and_newer;
+    an_upgrade_from_version_6_adds_the_version_index => upgrade_from_version_6;
     an_upgrade_from_version_5_adds_the_audit_log => upgrade_from_version_5;
     an_upgrade_from_version_1_builds_the_board => upgrade_from_version_1;
     an_upgrade_from_version_4_adds_servers => upgrade_from_version_4;

@@ -137,6 +137,13 @@ final class NativeBridge {
     static native String pendingUploadPoll(long upload);
     static native long pendingUploadBytes(long upload);
 
+    // --- object_live (feature "object"; native/bridge/api/object_live.rs documents each) ---
+    static native long recorderShipLive(long recorder, String url, long options, int intervalMs);
+    static native long[] liveShipperStats(long shipper);
+    static native void liveShipperShipNow(long shipper);
+    static native long liveShipperFinish(long shipper, long recorder, boolean overwrite, boolean removeLocal);
+    static native long playheadFollowUrl(String location, long options, int startTick);
+
     // --- playhead (native/bridge/api/playhead.rs documents each) ---
     static native long playheadOpen(String path, int startTick);
     static native long playheadFollow(String path, int startTick);

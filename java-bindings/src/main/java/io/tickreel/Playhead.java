@@ -112,6 +112,32 @@ public final class Playhead implements AutoCloseable {
         return follow(path, 0);
     }
 
+    /**
+     * Opens a playhead on a live recording shipped to object storage from any machine
+     * ({@link Recorder#shipLive}): {@code location} is the compacted recording's URL
+     * ({@code s3://bucket/key}), read with {@code options}. A background thread polls its manifest
+     * (every 500 ms), so new ticks reach {@link #advance()} within the shipper's interval plus a
+     * poll; once the recording is finished it goes on from the uploaded {@code .reel}, and one
+     * whose shipper stopped reporting is reported ended. {@link #close()} stops the thread.
+     *
+     * @throws IllegalArgumentException for a malformed URL, or if {@code startTick} is negative
+     * @throws TickreelException if neither the live objects nor the final object exist, or the
+     *     store refuses or cannot be reached
+     */
+    public static Playhead followUrl(String location, ObjectOptions options, int startTick) {
+        Objects.requireNonNull(location, "location");
+        Objects.requireNonNull(options, "options");
+        if (startTick < 0) {
+            throw new IllegalArgumentException("start tick must not be negative (got " + startTick + ")");
+        }
+        long o = options.toNative();
+        try {
+            return new Playhead(NativeBridge.playheadFollowUrl(location, o, startTick));
+        } finally {
+            NativeBridge.close(o);
+        }
+    }
+
     /** The update of the last call (right after opening: the jump to the start tick). */
     public Update update() {
         handle.get();

@@ -309,6 +309,41 @@ public final class Recorder implements AutoCloseable {
     }
 
     /**
+     * Starts shipping this recording to the object URL {@code url} ({@code s3://bucket/key}, the
+     * key the compacted recording will have; the live objects go under {@code <key>.live/}) every
+     * {@code interval} on a background thread, so that others follow it from any machine with
+     * {@link Playhead#followUrl}. End it with {@link LiveShipper#finish}, which finishes this
+     * recording too. Waits on two requests (nothing may be at the key yet); call it where the
+     * recording starts, not on every tick.
+     *
+     * @throws IllegalArgumentException for a malformed URL or an interval under 1 ms or over
+     *     {@code Integer.MAX_VALUE} ms
+     * @throws IllegalStateException for a stream without a file, or a closed recorder
+     * @throws TickreelException if a recording or live objects are already at the key, or the
+     *     store refuses or cannot be reached
+     */
+    public LiveShipper shipLive(String url, ObjectOptions options, java.time.Duration interval) {
+        java.util.Objects.requireNonNull(url, "url");
+        java.util.Objects.requireNonNull(options, "options");
+        java.util.Objects.requireNonNull(interval, "interval");
+        long ms = interval.toMillis();
+        if (ms < 1 || ms > Integer.MAX_VALUE) {
+            throw new IllegalArgumentException("ship interval must be 1 ms to " + Integer.MAX_VALUE + " ms (got " + interval + ")");
+        }
+        long o = options.toNative();
+        try {
+            return new LiveShipper(NativeBridge.recorderShipLive(handle.get(), url, o, (int) ms));
+        } finally {
+            NativeBridge.close(o);
+        }
+    }
+
+    /** The live native handle (for {@link LiveShipper#finish}); throws once closed. */
+    long nativeHandle() {
+        return handle.get();
+    }
+
+    /**
      * Throws the recording away: queued ticks are discarded and its live directory is removed.
      *
      * @throws IllegalStateException if the recording was already finished or aborted, or this recorder is closed
