@@ -43,8 +43,10 @@ impl HandleType for LiveShipper {
 /// key the compacted recording will have; the live objects go under `<key>.live/`) every
 /// `interval_ms` milliseconds on a background thread: the segment bytes flushed since the last
 /// shipment as one object, then the manifest, so at most `2 × 60000 / interval_ms` requests a
-/// minute (12 at 10000 ms). The recorder is never touched: `tickreel_recorder_submit_tick` costs
-/// the same. A follower elsewhere sees the shipped ticks (`tickreel_playhead_follow_url`). Blocks
+/// minute (12 at 10000 ms). The recorder's flush interval becomes at most 1 s (a follower then
+/// sees a tick within `interval_ms` plus 1 s and its poll); `tickreel_recorder_submit_tick` costs
+/// the same. A follower elsewhere sees the shipped ticks (`tickreel_playhead_follow_url`). A
+/// recording resumed after a restart resumes shipping to the same key. Blocks
 /// on two requests, checking that nothing is at the key yet. Stores the shipper's handle in
 /// `*out_shipper`; end it with `tickreel_live_shipper_finish` (freeing it stops the shipping and
 /// leaves what is in the bucket: a follower reports the recording ended, `tickreel recover`
@@ -52,7 +54,7 @@ impl HandleType for LiveShipper {
 ///
 /// Returns `TICKREEL_RESULT_INVALID_ARGUMENT` for a malformed URL or an interval of 0,
 /// `TICKREEL_RESULT_INVALID_STATE` for a recorder without a file (a stream),
-/// `TICKREEL_RESULT_IO` if a recording or live objects are already at the key, or the store
+/// `TICKREEL_RESULT_IO` if a recording or another recording's live objects are at the key, or the store
 /// refuses or cannot be reached. On failure `*out_shipper` is set to NULL (when it can be written).
 ///
 /// Thread safety: any thread, concurrently with other recorder calls.
@@ -68,18 +70,13 @@ pub fn recorder_ship_live(
     interval_ms: u32,
 ) -> tickreel::Result<New<LiveShipper>> {
     let target = ObjectUrl::parse(url)?;
-    if !recorder.0.is_persistent() {
-        return Err(tickreel::Error::InvalidState(
-            "a stream without a file has no live recording to ship".into(),
-        ));
-    }
     let options = options.get();
     let storage = ObjectStorage::new(&target.bucket, options.clone())?;
     let ship = ShipOptions {
         interval: Duration::from_millis(u64::from(interval_ms)),
     };
     let reel = recorder.0.path().to_path_buf();
-    let shipper = storage.ship_live(&reel, &target.key, ship)?;
+    let shipper = storage.ship_recorder(&recorder.0, &target.key, ship)?;
     Ok(New(LiveShipper {
         shipping: RwLock::new(Shipping::Live(shipper)),
         reel,

@@ -59,6 +59,11 @@ pub(crate) enum Msg<R> {
         id: u64,
         ack: Sender<Result<()>>,
     },
+    /// Lowers the recording's flush interval to at most `at_most`.
+    FlushInterval {
+        id: u64,
+        at_most: std::time::Duration,
+    },
     Finish {
         id: u64,
         handle: Finishing,
@@ -98,6 +103,7 @@ impl<R> Msg<R> {
             | Msg::Name { id, .. }
             | Msg::UserMeta { id, .. }
             | Msg::Flush { id, .. }
+            | Msg::FlushInterval { id, .. }
             | Msg::Finish { id, .. }
             | Msg::Abort { id, .. }
             | Msg::Close { id, .. } => Some(*id),

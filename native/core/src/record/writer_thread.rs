@@ -586,6 +586,11 @@ impl WriterThread {
                     r.set_user_metadata(key, value);
                 }
             }
+            Msg::FlushInterval { id, at_most } => {
+                if let Some(r) = self.rec_for(id) {
+                    r.opts.flush.interval = r.opts.flush.interval.min(at_most);
+                }
+            }
             Msg::Flush { id, ack } => match self.rec_for(id) {
                 Some(r) => {
                     r.request_flush(ack);

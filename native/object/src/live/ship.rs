@@ -120,6 +120,28 @@ impl std::fmt::Debug for LiveShipper {
 }
 
 impl ObjectStorage {
+    /// Ships the live recording `recorder` writes (already started) to `key`
+    /// ([`ObjectStorage::ship_live`]), first making it durable at least every
+    /// [`MAX_SHIPPED_FLUSH_INTERVAL`] ([`Recorder::flush_at_least_every`]), so that a follower
+    /// sees a tick within the ship interval plus that. Refuses a stream without a file.
+    pub fn ship_recorder(
+        &self,
+        recorder: &Recorder,
+        key: &str,
+        ship: ShipOptions,
+    ) -> Result<LiveShipper> {
+        if !recorder.is_persistent() {
+            return Err(Error::InvalidState(
+                "a stream without a file has no live recording to ship".into(),
+            ));
+        }
+        if ship.interval.is_zero() {
+            return Err(Error::invalid("ship interval: must be more than 0"));
+        }
+        recorder.flush_at_least_every(MAX_SHIPPED_FLUSH_INTERVAL)?;
+        self.ship_live(recorder.path(), key, ship)
+    }
+
     /// Starts recording at `reel` with `options` (its flush interval at most
     /// [`MAX_SHIPPED_FLUSH_INTERVAL`]: [`flush_for_shipping`]) and shipping it to `key`
     /// ([`ObjectStorage::ship_live`]; a resumed recording resumes shipping). If shipping cannot

@@ -439,3 +439,43 @@ fn the_manifest_does_not_grow_with_the_recording() {
     assert_eq!(reader.index(), local.index());
     drop(shipper);
 }
+
+/// A recorder started with a flush interval of a minute and shipped with `ship_recorder` becomes
+/// durable within about a second of its ticks, with no flush asked for: the lag goal (ship
+/// interval plus 2 s) holds whatever interval the plugin chose.
+#[test]
+fn shipping_a_started_recorder_makes_it_durable_every_second() {
+    let server = S3Server::start();
+    let storage = server.storage();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("slow.reel");
+    let engine = Engine::new(EngineOptions::default()).unwrap();
+    let slow = RecorderOptions {
+        flush: FlushPolicy {
+            interval: Duration::from_secs(60),
+            max_pending_bytes: 256 << 20,
+            on_player_leave: false,
+        },
+        ..RecorderOptions::default()
+    };
+    let rec = engine.start_recording(&path, slow).unwrap();
+    let shipper = storage
+        .ship_recorder(&rec, KEY, ShipOptions::default())
+        .unwrap();
+    let mut sim = simulator();
+    let mut batch = Vec::new();
+    let mut last = 0;
+    for _ in 0..40 {
+        last = submit(&rec, &mut sim, &mut batch);
+    }
+    wait_until("the ticks durable", Duration::from_secs(10), || {
+        rec.stats().flushed_tick == Some(last)
+    });
+    drop(shipper);
+    rec.close().unwrap();
+    let stream = engine.start_stream(RecorderOptions::default()).unwrap();
+    let e = storage
+        .ship_recorder(&stream, "live/stream.reel", ShipOptions::default())
+        .unwrap_err();
+    assert!(matches!(e, tickreel::Error::InvalidState(_)), "{e}");
+}

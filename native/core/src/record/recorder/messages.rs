@@ -206,6 +206,19 @@ impl Recorder {
         })
     }
 
+    /// Makes the recording durable at least every `interval` from now on (its flush interval
+    /// becomes the smaller of the two; what a recording shipped to a bucket needs, so that a
+    /// follower elsewhere sees a tick within the ship interval plus this one). Returns at once.
+    pub fn flush_at_least_every(&self, interval: std::time::Duration) -> Result<()> {
+        if interval.is_zero() {
+            return Err(Error::invalid("flush interval: must be more than 0"));
+        }
+        self.send(Msg::FlushInterval {
+            id: self.shared.id,
+            at_most: interval,
+        })
+    }
+
     /// Asks the writer to flush now; returns once the flush is durable.
     pub fn flush(&self) -> Result<()> {
         let (tx, rx) = crossbeam_channel::bounded(1);
