@@ -496,14 +496,12 @@ impl Chunker {
     /// then too, empty unless one was offered).
     pub fn snapshot_due(&self, tick: u32) -> bool {
         self.pending_snapshot.is_some()
-            || self
-                .last_snapshot
-                .is_none_or(|s| {
-                    tick.saturating_sub(s) >= self.policy.snapshot_interval
-                        && self
-                            .snapshot_spacing
-                            .is_none_or(|b| self.bytes_since_snapshot() >= b)
-                })
+            || self.last_snapshot.is_none_or(|s| {
+                tick.saturating_sub(s) >= self.policy.snapshot_interval
+                    && self
+                        .snapshot_spacing
+                        .is_none_or(|b| self.bytes_since_snapshot() >= b)
+            })
             || (self.snapshot_owed() && self.starts_chunk(tick))
     }
 

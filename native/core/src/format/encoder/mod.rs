@@ -10,6 +10,7 @@
 use rustc_hash::FxHashMap;
 
 use crate::error::{Error, Result};
+use crate::format::DATA_VERSION;
 use crate::format::block_coding::BlockCoding;
 use crate::format::bytes::{put_ivarint, put_uvarint};
 use crate::format::event::{Event, MAX_CUSTOM_EVENT_BYTES, kind};
@@ -20,7 +21,6 @@ use crate::format::state::{EntityState, EntityTable};
 use crate::format::world::{self, world_kind};
 use crate::format::world_state::WorldState;
 use world_sections::WorldSections;
-use crate::format::DATA_VERSION;
 
 /// Marks a sample-log entry that follows a teleport (high bit of its slot number).
 const RESET_BIT: u32 = 1 << 31;
@@ -68,7 +68,8 @@ pub struct ChunkEncoder {
     /// Slots whose entity is not alive (dropped at the next chunk start).
     dead: usize,
     log: Vec<LogSample>,
-    /// The data version the last encoded payload needs: 5 if it has a world section (which
+    /// The data version the last encoded payload needs: 6 if it holds a block change (coded
+    /// from two cursors per cause), else 5 if it has a world section (which
     /// starts with what it stands on, a keyframe or a delta), 4 if it holds a world event (its
     /// block changes are coded against the chunk), else 2 if a column uses predictor 4
     /// (linear in time) or a track's ticks are stored as deltas, else 1 (so that readers of data
@@ -81,7 +82,7 @@ pub struct ChunkEncoder {
     /// The world section of the open chunk (the running world at its start), if it carries a
     /// snapshot and the world was not empty then.
     world_section: Option<Vec<u8>>,
-    /// What the open chunk's block changes are coded against (data version 4).
+    /// What the open chunk's block changes are coded against (data version 4; 6 as written).
     blocks: BlockCoding,
     /// Whether the next world section is a keyframe or a delta, and against which keyframe.
     world_sections: WorldSections,
@@ -176,7 +177,7 @@ impl ChunkEncoder {
         }
         self.snapshot = snapshot;
         self.stream.clear();
-        self.blocks.clear();
+        self.blocks.restart(DATA_VERSION);
         self.world_events = false;
         self.event_count = 0;
         self.sample_count = 0;
@@ -481,8 +482,10 @@ impl ChunkEncoder {
             self.own_scratch = Some(sc);
             v2
         };
-        self.payload_version = if self.world_section.is_some() {
+        self.payload_version = if self.blocks.is_used() {
             DATA_VERSION
+        } else if self.world_section.is_some() {
+            5
         } else if world {
             4
         } else if v2 {
@@ -493,7 +496,7 @@ impl ChunkEncoder {
     }
 
     /// The data version of the payload [`ChunkEncoder::encode_payload`] wrote last: the lowest
-    /// that reads it (5 if it has a world section; 4 if it holds a world event; else 2 if a column uses predictor 4, linear in
+    /// that reads it (6 if it holds a block change; 5 if it has a world section; 4 if it holds a world event; else 2 if a column uses predictor 4, linear in
     /// time, or a track header stores its ticks as deltas; else 1).
     #[cfg(test)]
     pub fn payload_version(&self) -> u16 {

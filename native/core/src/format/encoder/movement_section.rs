@@ -172,5 +172,4 @@ impl ChunkEncoder {
             );
         }
     }
-
 }
