@@ -20,6 +20,8 @@ pub struct ChunkPolicy {
     /// Cut a chunk once its uncompressed payload reaches about this many bytes (default 1 MiB).
     pub chunk_bytes: usize,
     /// Ticks between snapshots (default 600: 30 s at 20 ticks/s). A snapshot always starts a chunk.
+    /// A finished file's writer with the compacted chunking takes one only where it pays
+    /// ([`COMPACTED_SNAPSHOT_SPACING`]).
     pub snapshot_interval: u32,
     /// Zstd compression level.
     pub zstd_level: i32,
