@@ -517,7 +517,7 @@ impl DecodedChunk {
 }
 
 /// The event stream of a chunk of `data_version`: world events from 3 on, block changes coded
-/// against the chunk ([`BlockCoding`]) from 4 on.
+/// against the chunk ([`BlockCoding`]) from 4 on, from two cursors per cause from 6 on.
 /// The positions `entity`'s events in `records` put it at, besides its pose samples (an
 /// `EntityAdd` or `Teleport` takes its pose from them): a pose or a position it is given, the
 /// origin where a rotation or flags may add it ([`EntityTable::apply`]).
@@ -550,7 +550,7 @@ fn decode_stream(
     data_version: u16,
 ) -> Result<Vec<TickRecord>> {
     let world = data_version >= 3;
-    let mut blocks = (data_version >= 4).then(BlockCoding::default);
+    let mut blocks = (data_version >= 4).then(|| BlockCoding::for_version(data_version));
     let mut r = ByteReader::new(stream);
     let mut records: Vec<TickRecord> = Vec::new();
     let mut total = 0usize;

@@ -16,9 +16,10 @@ pub const FORMAT_VERSION: u8 = 1;
 /// readers would skip them as opaque extensions; a frame with them says 3 so that they are not
 /// taken for the opaque extensions of the same kind bytes a version-2 writer may have stored), or
 /// 4 for the same with block changes coded against the chunk
-/// ([`crate::format::block_coding`]), 5 from this build on for a chunk with a world section
-/// (which says first whether it is a keyframe or the changes since one).
-pub const DATA_VERSION: u16 = 5;
+/// ([`crate::format::block_coding`]), 5 for a chunk with a world section (which says first
+/// whether it is a keyframe or the changes since one), 6 from this build on for a chunk with
+/// block changes coded from two cursors per cause.
+pub const DATA_VERSION: u16 = 6;
 
 /// Whether the file is a compacted `.reel` or the metadata file of a live (segmented) recording.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -20,6 +20,8 @@ pub struct ChunkPolicy {
     /// Cut a chunk once its uncompressed payload reaches about this many bytes (default 1 MiB).
     pub chunk_bytes: usize,
     /// Ticks between snapshots (default 600: 30 s at 20 ticks/s). A snapshot always starts a chunk.
+    /// A finished file's writer with the compacted chunking takes one only where it pays
+    /// ([`COMPACTED_SNAPSHOT_SPACING`]).
     pub snapshot_interval: u32,
     /// Zstd compression level.
     pub zstd_level: i32,
@@ -91,6 +93,19 @@ impl ChunkPolicy {
             zstd_level: 9,
             ..ChunkPolicy::default()
         }
+    }
+}
+
+/// Payload bytes a finished file's interval snapshot waits for ([`Chunker::space_interval_snapshots`]):
+/// four compacted chunks.
+pub const COMPACTED_SNAPSHOT_SPACING: u64 = 4 * COMPACTED_CHUNK_BYTES as u64;
+
+impl ChunkPolicy {
+    /// Whether chunks are cut as a finished file's ([`ChunkPolicy::compacted`], whatever its
+    /// zstd level): its interval snapshots are then taken only where they pay
+    /// ([`COMPACTED_SNAPSHOT_SPACING`]).
+    pub(crate) fn cuts_as_compacted(&self) -> bool {
+        self.chunk_ticks == COMPACTED_CHUNK_TICKS && self.chunk_bytes == COMPACTED_CHUNK_BYTES
     }
 }
 
@@ -253,6 +268,12 @@ pub struct Chunker {
     /// Whether a snapshot chunk is started at least every [`MAX_CHUNKS_PER_SNAPSHOT`] chunks
     /// (all writers but compaction and reports, which carry their source's snapshots only).
     bound_snapshot_distance: bool,
+    /// Interval snapshots are taken only once this many payload bytes were written since the
+    /// last snapshot chunk began ([`Chunker::space_interval_snapshots`]); `None`: at every
+    /// interval.
+    snapshot_spacing: Option<u64>,
+    /// [`Chunker::uncompressed_bytes`] when the last snapshot chunk began.
+    bytes_at_snapshot: u64,
     pending_snapshot: Option<Vec<u8>>,
     /// Terrain offered for the next chunk (offers before it merged, later sections replacing
     /// earlier ones at the same position).
@@ -299,6 +320,8 @@ impl Chunker {
             last_snapshot: None,
             chunks_since_snapshot: 0,
             bound_snapshot_distance: true,
+            snapshot_spacing: None,
+            bytes_at_snapshot: 0,
             pending_snapshot: None,
             pending_terrain: None,
             open_terrain: None,
@@ -365,6 +388,26 @@ impl Chunker {
     /// which have no snapshot bytes to put in between.
     pub(crate) fn carry_snapshots_only(&mut self) {
         self.bound_snapshot_distance = false;
+    }
+
+    /// Takes an interval snapshot (one not offered) only where it pays: once `bytes` of payload
+    /// were written since the last snapshot chunk began, as well as `snapshot_interval` ticks.
+    /// For finished files ([`ChunkPolicy::compacted`]), whose interval snapshots carry nothing
+    /// but the world section: a sparse recording (a few players, or block changes alone) then
+    /// does not repeat its world every 30 s, while a world rebuild on seek still decodes at most
+    /// the interval's chunks or `bytes` and one chunk more from its snapshot.
+    pub(crate) fn space_interval_snapshots(&mut self, bytes: u64) {
+        self.snapshot_spacing = Some(bytes);
+    }
+
+    /// Payload bytes written since the last snapshot chunk began, the open chunk's included.
+    fn bytes_since_snapshot(&self) -> u64 {
+        let open = if self.open {
+            self.enc.approx_bytes() as u64
+        } else {
+            0
+        };
+        (self.uncompressed_bytes + open).saturating_sub(self.bytes_at_snapshot)
     }
 
     /// Whether the next chunk begun must carry a snapshot because
@@ -455,9 +498,12 @@ impl Chunker {
     /// then too, empty unless one was offered).
     pub fn snapshot_due(&self, tick: u32) -> bool {
         self.pending_snapshot.is_some()
-            || self
-                .last_snapshot
-                .is_none_or(|s| tick.saturating_sub(s) >= self.policy.snapshot_interval)
+            || self.last_snapshot.is_none_or(|s| {
+                tick.saturating_sub(s) >= self.policy.snapshot_interval
+                    && self
+                        .snapshot_spacing
+                        .is_none_or(|b| self.bytes_since_snapshot() >= b)
+            })
             || (self.snapshot_owed() && self.starts_chunk(tick))
     }
 
@@ -514,6 +560,7 @@ impl Chunker {
             let snapshot = if snapshot_due || self.snapshot_owed() {
                 self.last_snapshot = Some(tick);
                 self.chunks_since_snapshot = 0;
+                self.bytes_at_snapshot = self.uncompressed_bytes;
                 Some(self.pending_snapshot.take().unwrap_or_default())
             } else {
                 None
@@ -560,6 +607,7 @@ impl Chunker {
         if h.flags & crate::format::index::FLAG_SNAPSHOT != 0 || self.last_snapshot.is_none() {
             self.last_snapshot = Some(h.start_tick);
             self.chunks_since_snapshot = 0;
+            self.bytes_at_snapshot = self.uncompressed_bytes;
         }
         self.chunks_since_snapshot = self.chunks_since_snapshot.saturating_add(1);
         self.events += chunk.events;

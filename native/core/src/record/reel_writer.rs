@@ -10,7 +10,7 @@ use crate::format::event::Event;
 use crate::format::metadata::{EntityInfo, EventType, Metadata, Registry};
 use crate::format::palette::PaletteKind;
 use crate::format::{Limits, MetadataBudget};
-use crate::record::chunker::{AdoptedChunk, ChunkPolicy, Chunker};
+use crate::record::chunker::{AdoptedChunk, COMPACTED_SNAPSHOT_SPACING, ChunkPolicy, Chunker};
 use crate::record::identity::RecordingIdentity;
 use crate::record::publish::{FrameBody, UnpublishedReel, compacted_prefix};
 use crate::storage::{EntryKind, LocalStorage, Storage};
@@ -71,7 +71,10 @@ impl ReelWriter {
             )));
         }
         let dict = crate::dictionary::lookup(options.identity.dictionary_id)?;
-        let chunker = Chunker::new(options.policy, dict.as_deref().map(|d| d.bytes()))?;
+        let mut chunker = Chunker::new(options.policy, dict.as_deref().map(|d| d.bytes()))?;
+        if options.policy.cuts_as_compacted() {
+            chunker.space_interval_snapshots(COMPACTED_SNAPSHOT_SPACING);
+        }
         Ok(ReelWriter {
             body: FrameBody::new(storage, &path),
             path,

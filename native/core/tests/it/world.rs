@@ -1,6 +1,7 @@
 //! World events through the whole write path: a recorder takes block changes, hits, equipment,
 //! health and chat with the names of their ids, a reader of the live recording and of the finished
-//! file gives them back exactly, with the palette, in chunks of data version 4.
+//! file gives them back exactly, with the palette, in chunks of data version 4 to 6; finished
+//! files take interval snapshots only where they pay.
 
 use crate::common::{batch, within};
 
@@ -165,17 +166,29 @@ fn world_events_and_their_names_survive_the_live_recording_and_compaction() {
     let finished = within(move || rec.finish().unwrap().wait().unwrap()).expect("finish");
     let r = Reader::open_path(&finished).unwrap();
     assert_eq!(read_world(&r), world_of(&input));
-    assert_eq!(r.header().data_version, 5);
-    // every chunk holds world events (a block change or a hit every few ticks): version 4, and
-    // 5 where it has a world section
+    assert_eq!(r.header().data_version, 6);
+    // every chunk holds world events (a block change or a hit every few ticks): version 4, 5
+    // where it has a world section, 6 where it holds a block change (two cursors per cause)
+    let mut sixes = 0;
     for (i, e) in r.index().iter().enumerate() {
-        let want = if e.flags & tickreel::format::FLAG_WORLD != 0 {
+        let blocks = r
+            .read_chunk(i)
+            .unwrap()
+            .records
+            .iter()
+            .flat_map(|t| &t.events)
+            .any(|e| matches!(e, Event::BlockChange { .. }));
+        sixes += usize::from(blocks);
+        let want = if blocks {
+            6
+        } else if e.flags & tickreel::format::FLAG_WORLD != 0 {
             5
         } else {
             4
         };
         assert_eq!(r.read_payload(i).unwrap().0.data_version, want, "chunk {i}");
     }
+    assert!(sixes > 0);
     let p = &r.metadata().library.palette;
     assert_eq!(
         p.name(PaletteKind::Item, 5),
@@ -223,4 +236,76 @@ fn a_batch_with_a_malformed_world_event_is_refused_and_spares_the_recording() {
     let r = Reader::open_path(finished.unwrap()).unwrap();
     let ticks: Vec<u32> = r.ticks(0, u32::MAX).map(|t| t.unwrap().tick).collect();
     assert_eq!(ticks, [0, 2]);
+}
+
+/// `n` ticks of one player mining a tunnel and building a wall in turn (a block change a tick),
+/// with a custom event of `pad` bytes every tick (0: none).
+fn miner(n: u32, pad: usize) -> Vec<(u32, Vec<Event>)> {
+    (0..n)
+        .map(|t| {
+            let i = t as i32;
+            let mut ev = vec![Event::BlockChange {
+                pos: if t % 2 == 0 {
+                    BlockPos::new(i / 2, 40, 0)
+                } else {
+                    BlockPos::new(i / 2, 64 + i % 4, 2)
+                },
+                state: t % 3,
+                cause: Some(1),
+                block_entity: None,
+            }];
+            if pad > 0 {
+                ev.push(Event::Custom {
+                    type_id: 1,
+                    data: (0..pad).map(|k| (k as u32 * 7919 + t) as u8).collect(),
+                });
+            }
+            (t, ev)
+        })
+        .collect()
+}
+
+/// The snapshot chunks' start ticks of a finished file (compacted policy) of `ticks`, after
+/// checking the world at every tick against the events replayed straight.
+fn finished_snapshots(ticks: &[(u32, Vec<Event>)]) -> Vec<u32> {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("finished.reel");
+    let mut w =
+        tickreel::record::ReelWriter::create(&path, tickreel::record::ReelOptions::compacted())
+            .unwrap();
+    for (t, ev) in ticks {
+        w.write_tick(*t, ev).unwrap();
+    }
+    w.finish().unwrap();
+    let r = Reader::open_path(&path).unwrap();
+    let mut world = tickreel::format::WorldState::default();
+    for (t, ev) in ticks {
+        for e in ev {
+            world.apply(e);
+        }
+        if t % 7 == 0 || *t + 1 == ticks.len() as u32 {
+            let at = r.world_at(*t).unwrap();
+            assert!(at.complete, "tick {t}");
+            assert_eq!(at.world, world, "tick {t}");
+        }
+    }
+    r.index()
+        .iter()
+        .filter(|e| e.has_snapshot())
+        .map(|e| e.start_tick)
+        .collect()
+}
+
+/// A finished file takes an interval snapshot (whose world section repeats every edited block)
+/// only once four compacted chunks of payload came since the last: block changes alone take
+/// one at the start only, a dense recording one every `snapshot_interval` (600 ticks) as before.
+/// The world at every tick is the events replayed either way.
+#[test]
+fn finished_files_take_interval_snapshots_only_where_they_pay() {
+    assert_eq!(finished_snapshots(&miner(3000, 0)), [0]);
+    // 1 KiB of custom events a tick: 600 KiB between interval snapshots
+    assert_eq!(
+        finished_snapshots(&miner(3000, 1024)),
+        [0, 600, 1200, 1800, 2400]
+    );
 }

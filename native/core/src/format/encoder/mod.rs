@@ -10,17 +10,17 @@
 use rustc_hash::FxHashMap;
 
 use crate::error::{Error, Result};
+use crate::format::DATA_VERSION;
 use crate::format::block_coding::BlockCoding;
-use crate::format::bytes::{put_ivarint, put_ivarints, put_uvarint};
+use crate::format::bytes::{put_ivarint, put_uvarint};
 use crate::format::event::{Event, MAX_CUSTOM_EVENT_BYTES, kind};
 use crate::format::frame::FrameHeader;
 use crate::format::index::{FLAG_CUSTOM_EVENTS, FLAG_SNAPSHOT, FLAG_WORLD};
-use crate::format::movement;
 use crate::format::pose::Pose;
 use crate::format::state::{EntityState, EntityTable};
 use crate::format::world::{self, world_kind};
 use crate::format::world_state::WorldState;
-use crate::format::{DATA_VERSION, gap_prediction};
+use world_sections::WorldSections;
 
 /// Marks a sample-log entry that follows a teleport (high bit of its slot number).
 const RESET_BIT: u32 = 1 << 31;
@@ -68,7 +68,8 @@ pub struct ChunkEncoder {
     /// Slots whose entity is not alive (dropped at the next chunk start).
     dead: usize,
     log: Vec<LogSample>,
-    /// The data version the last encoded payload needs: 5 if it has a world section (which
+    /// The data version the last encoded payload needs: 6 if it holds a block change (coded
+    /// from two cursors per cause), else 5 if it has a world section (which
     /// starts with what it stands on, a keyframe or a delta), 4 if it holds a world event (its
     /// block changes are coded against the chunk), else 2 if a column uses predictor 4
     /// (linear in time) or a track's ticks are stored as deltas, else 1 (so that readers of data
@@ -81,28 +82,13 @@ pub struct ChunkEncoder {
     /// The world section of the open chunk (the running world at its start), if it carries a
     /// snapshot and the world was not empty then.
     world_section: Option<Vec<u8>>,
-    /// What the open chunk's block changes are coded against (data version 4).
+    /// What the open chunk's block changes are coded against (data version 4; 6 as written).
     blocks: BlockCoding,
-    /// The start tick of the chunk whose world section is the keyframe the next delta sections
-    /// are written against (data version 5), and the snapshots with a world section begun since.
-    /// `None`: the next world section is a keyframe.
-    world_keyframe: Option<(u32, u32)>,
+    /// Whether the next world section is a keyframe or a delta, and against which keyframe.
+    world_sections: WorldSections,
     /// `encode_payload`'s working buffers on a thread that is not the library's (the caller of a
     /// synchronous writer): see [`crate::threads`].
     own_scratch: Option<Box<Scratch>>,
-}
-
-/// Most snapshots with a world section written against one keyframe (the keyframe's included).
-pub(crate) const MAX_SNAPSHOTS_PER_WORLD_KEYFRAME: u32 = 64;
-
-/// Whether a snapshot's world section must be a keyframe rather than a delta: `snapshots`
-/// sections were written against the keyframe already ([`MAX_SNAPSHOTS_PER_WORLD_KEYFRAME`]),
-/// or the delta, `changed` blocks since the keyframe of `keyframe_blocks`, grew past a quarter
-/// of it. A delta then costs a seek at most a quarter of decoding the whole world, and the
-/// keyframes of a growing world come at least 25 % apart in size (their total stays within
-/// five times the last one's).
-fn keyframe_due(snapshots: u32, changed: usize, keyframe_blocks: usize) -> bool {
-    snapshots >= MAX_SNAPSHOTS_PER_WORLD_KEYFRAME || changed * 4 > keyframe_blocks
 }
 
 thread_local! {
@@ -110,28 +96,6 @@ thread_local! {
     /// thread serving many recordings keeps one warm set instead of one per recording). Not used
     /// on other threads: its destructor would keep the shared library mapped.
     static SCRATCH: std::cell::RefCell<Scratch> = std::cell::RefCell::default();
-}
-
-/// Buffers of `encode_payload`, kept for their capacity.
-#[derive(Debug, Default)]
-struct Scratch {
-    /// Slots with samples, by entity id.
-    order: Vec<u32>,
-    /// Per slot: first index of its samples in the flat columns, and the next free one.
-    start: Vec<u32>,
-    cursor: Vec<u32>,
-    last_reset: Vec<u32>,
-    ticks: Vec<u32>,
-    cols: [Vec<i64>; 5],
-    res: [Vec<i64>; 5],
-    /// (slot, sample index within the entity) of every teleport reset.
-    resets: Vec<(u32, u32)>,
-    /// Reset indices grouped by entity in `order`, and each entity's range in it.
-    reset_idx: Vec<u32>,
-    reset_range: Vec<(u32, u32)>,
-    bases: Vec<Option<[i64; 5]>>,
-    /// The movement section's codings, written after the track headers.
-    codings: Vec<u8>,
 }
 
 impl ChunkEncoder {
@@ -147,7 +111,7 @@ impl ChunkEncoder {
     /// Replaces the running world (to continue a recording written earlier).
     pub(crate) fn set_world(&mut self, world: WorldState) {
         self.world = world;
-        self.world_keyframe = None;
+        self.world_sections.restart();
     }
 
     /// Applies events to the running world only (a chunk written as it is, elsewhere).
@@ -206,33 +170,14 @@ impl ChunkEncoder {
         }
         self.log.clear();
         self.flags = if snapshot.is_some() { FLAG_SNAPSHOT } else { 0 };
-        self.world_section = (snapshot.is_some() && !self.world.is_empty()).then(|| {
-            let mut buf = Vec::new();
-            match self.world_keyframe {
-                Some((at, n))
-                    if !keyframe_due(
-                        n,
-                        self.world.changed_since_compact(),
-                        self.world.compacted_len(),
-                    ) =>
-                {
-                    self.world.encode_v5(start_tick - at, &mut buf);
-                    self.world_keyframe = Some((at, n + 1));
-                }
-                _ => {
-                    self.world.compact();
-                    self.world.encode_v5(0, &mut buf);
-                    self.world_keyframe = Some((start_tick, 1));
-                }
-            }
-            buf
-        });
+        self.world_section = (snapshot.is_some() && !self.world.is_empty())
+            .then(|| self.world_sections.section(&mut self.world, start_tick));
         if self.world_section.is_some() {
             self.flags |= FLAG_WORLD;
         }
         self.snapshot = snapshot;
         self.stream.clear();
-        self.blocks.clear();
+        self.blocks.restart(DATA_VERSION);
         self.world_events = false;
         self.event_count = 0;
         self.sample_count = 0;
@@ -537,8 +482,10 @@ impl ChunkEncoder {
             self.own_scratch = Some(sc);
             v2
         };
-        self.payload_version = if self.world_section.is_some() {
+        self.payload_version = if self.blocks.is_used() {
             DATA_VERSION
+        } else if self.world_section.is_some() {
+            5
         } else if world {
             4
         } else if v2 {
@@ -549,155 +496,11 @@ impl ChunkEncoder {
     }
 
     /// The data version of the payload [`ChunkEncoder::encode_payload`] wrote last: the lowest
-    /// that reads it (5 if it has a world section; 4 if it holds a world event; else 2 if a column uses predictor 4, linear in
+    /// that reads it (6 if it holds a block change; 5 if it has a world section; 4 if it holds a world event; else 2 if a column uses predictor 4, linear in
     /// time, or a track header stores its ticks as deltas; else 1).
     #[cfg(test)]
     pub fn payload_version(&self) -> u16 {
         self.payload_version
-    }
-
-    /// Section 4: per entity its sample ticks and resets, then per column each entity's coding,
-    /// then the residuals. Returns whether the section needs data version 2: a column uses
-    /// predictor 4 (linear in time; considered for the tracks with a gap, and taken where it costs
-    /// fewer residual bits than the best of the others), or a track's sample ticks are shorter as
-    /// tick deltas than as runs. Otherwise it is written in data version 1's layout.
-    fn encode_movement(&self, sc: &mut Scratch, out: &mut Vec<u8>) -> bool {
-        self.group_samples(sc);
-        let n = sc.order.len();
-        // The codings first (with the sample ticks, they decide the layout); written after the
-        // track headers.
-        let mut codings = std::mem::take(&mut sc.codings);
-        codings.clear();
-        let mut timed = false;
-        for col in 0..5 {
-            for (i, &s) in sc.order.iter().enumerate() {
-                let (a, b) = (
-                    sc.start[s as usize] as usize,
-                    sc.cursor[s as usize] as usize,
-                );
-                let (ra, rb) = sc.reset_range[i];
-                let (values, base) = (&sc.cols[col][a..b], sc.bases[i].map(|p| p[col]));
-                let resets = &sc.reset_idx[ra as usize..rb as usize];
-                let (mut pred, mut divisor, cost) =
-                    movement::choose_costed(values, base, resets, &mut sc.res[col][a..b]);
-                let ticks = &sc.ticks[a..b];
-                if gap_prediction::has_gap(ticks)
-                    && gap_prediction::cost(values, ticks, base, resets) < cost
-                {
-                    let res = &mut sc.res[col][a..b];
-                    gap_prediction::residuals(values, ticks, base, resets, res);
-                    divisor = movement::divide_by_gcd(res);
-                    pred = gap_prediction::PRED_TIME_LINEAR;
-                    timed = true;
-                }
-                codings.push(pred);
-                put_uvarint(&mut codings, divisor);
-            }
-        }
-        let v2 = timed
-            || sc.order.iter().any(|&s| {
-                let (a, b) = (sc.start[s as usize], sc.cursor[s as usize]);
-                sample_ticks::deltas_shorter(&sc.ticks[a as usize..b as usize])
-            });
-        put_uvarint(out, n as u64);
-        let mut prev = 0u32;
-        for (i, &s) in sc.order.iter().enumerate() {
-            let id = self.slots[s as usize].id;
-            put_uvarint(out, u64::from(if i == 0 { id } else { id - prev }));
-            prev = id;
-            let (a, b) = (
-                sc.start[s as usize] as usize,
-                sc.cursor[s as usize] as usize,
-            );
-            sample_ticks::encode(&sc.ticks[a..b], v2, out);
-            let (ra, rb) = sc.reset_range[i];
-            let resets = &sc.reset_idx[ra as usize..rb as usize];
-            put_uvarint(out, resets.len() as u64);
-            let mut p = 0u32;
-            for &r in resets {
-                put_uvarint(out, u64::from(r - p));
-                p = r;
-            }
-        }
-        out.extend_from_slice(&codings);
-        sc.codings = codings;
-        for col in 0..5 {
-            for &s in &sc.order {
-                let (a, b) = (
-                    sc.start[s as usize] as usize,
-                    sc.cursor[s as usize] as usize,
-                );
-                put_ivarints(out, &sc.res[col][a..b]);
-            }
-        }
-        v2
-    }
-
-    /// Regroups the sample log by entity (in id order) into flat columns: each entity's samples
-    /// are `start[slot]..cursor[slot]`, a later sample of the same tick replacing the earlier one.
-    fn group_samples(&self, sc: &mut Scratch) {
-        let slots = &self.slots;
-        sc.order.clear();
-        sc.order
-            .extend((0..slots.len() as u32).filter(|&s| slots[s as usize].samples > 0));
-        sc.order.sort_unstable_by_key(|&s| slots[s as usize].id);
-        sc.start.clear();
-        sc.start.resize(slots.len(), 0);
-        let mut total = 0u32;
-        for &s in &sc.order {
-            sc.start[s as usize] = total;
-            total += slots[s as usize].samples;
-        }
-        sc.cursor.clear();
-        sc.cursor.extend_from_slice(&sc.start);
-        sc.last_reset.clear();
-        sc.last_reset.resize(slots.len(), u32::MAX);
-        let total = total as usize;
-        sc.ticks.resize(total, 0);
-        for c in sc.cols.iter_mut().chain(sc.res.iter_mut()) {
-            c.resize(total, 0);
-        }
-        sc.resets.clear();
-        for ls in &self.log {
-            let s = (ls.slot & !RESET_BIT) as usize;
-            let (start, c) = (sc.start[s], sc.cursor[s]);
-            let idx = if c > start && sc.ticks[c as usize - 1] == ls.rel {
-                c - 1
-            } else {
-                sc.ticks[c as usize] = ls.rel;
-                sc.cursor[s] = c + 1;
-                c
-            };
-            for (col, v) in sc.cols.iter_mut().zip(ls.pose) {
-                col[idx as usize] = v;
-            }
-            if ls.slot & RESET_BIT != 0 && sc.last_reset[s] != idx {
-                sc.last_reset[s] = idx;
-                sc.resets.push((s as u32, idx - start));
-            }
-        }
-        // Resets by entity order (the entity's own resets are already in sample order).
-        let start = &sc.start;
-        sc.resets.sort_by_key(|&(s, _)| start[s as usize]);
-        sc.reset_idx.clear();
-        sc.reset_range.clear();
-        sc.bases.clear();
-        let mut j = 0;
-        for &s in &sc.order {
-            let a = sc.reset_idx.len() as u32;
-            while j < sc.resets.len() && sc.resets[j].0 == s {
-                sc.reset_idx.push(sc.resets[j].1);
-                j += 1;
-            }
-            sc.reset_range.push((a, sc.reset_idx.len() as u32));
-            let id = slots[s as usize].id;
-            sc.bases.push(
-                self.keyframe
-                    .binary_search_by_key(&id, |e| e.id)
-                    .ok()
-                    .map(|i| self.keyframe[i].pose.to_array()),
-            );
-        }
     }
 
     /// Encodes and compresses the chunk into a frame header + compressed payload (of exactly its
@@ -778,6 +581,13 @@ pub(crate) fn validate_events(events: &[Event]) -> Result<()> {
 /// Sorted relative ticks as runs: `varint run count`, then per run `varint gap` (from the end of
 /// the previous run, or from 0) and `varint length`.
 mod sample_ticks;
+
+/// Which world section a snapshot chunk carries: a keyframe or a delta.
+mod world_sections;
+
+/// The movement section: the open chunk's samples regrouped by entity into coded columns.
+mod movement_section;
+use movement_section::Scratch;
 
 #[cfg(test)]
 mod tests;

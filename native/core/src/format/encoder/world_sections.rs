@@ -1,0 +1,55 @@
+//! Which world section a snapshot chunk carries (FORMAT.md §7.2, data version 5): a *keyframe*
+//! (the whole running world) or a *delta* (the blocks changed since the last keyframe), and the
+//! bookkeeping that choice needs. The sections' bytes are
+//! [`crate::format::world_state`]'s; this decides only which one is written.
+
+use crate::format::world_state::WorldState;
+
+/// Most snapshots with a world section written against one keyframe (the keyframe's included).
+pub(crate) const MAX_SNAPSHOTS_PER_WORLD_KEYFRAME: u32 = 64;
+
+/// Whether a snapshot's world section must be a keyframe rather than a delta: `snapshots`
+/// sections were written against the keyframe already ([`MAX_SNAPSHOTS_PER_WORLD_KEYFRAME`]),
+/// or the delta, `changed` blocks since the keyframe of `keyframe_blocks`, grew past a quarter
+/// of it. A delta then costs a seek at most a quarter of decoding the whole world, and the
+/// keyframes of a growing world come at least 25 % apart in size (their total stays within
+/// five times the last one's).
+fn keyframe_due(snapshots: u32, changed: usize, keyframe_blocks: usize) -> bool {
+    snapshots >= MAX_SNAPSHOTS_PER_WORLD_KEYFRAME || changed * 4 > keyframe_blocks
+}
+
+/// The keyframe the next delta sections are written against.
+#[derive(Debug, Default, Clone, Copy)]
+pub(super) struct WorldSections {
+    /// The start tick of the chunk whose world section is the keyframe, and the snapshots with
+    /// a world section begun since (that one included). `None`: the next section is a keyframe.
+    keyframe: Option<(u32, u32)>,
+}
+
+impl WorldSections {
+    /// Forgets the keyframe (the running world was replaced): the next section is a keyframe.
+    pub(super) fn restart(&mut self) {
+        self.keyframe = None;
+    }
+
+    /// The world section of a snapshot chunk starting at `start_tick`, `world` being the
+    /// running world then: a delta against the last keyframe while [`keyframe_due`] says it
+    /// pays, else a keyframe (the world compacted to it, so that later deltas stand on it).
+    pub(super) fn section(&mut self, world: &mut WorldState, start_tick: u32) -> Vec<u8> {
+        let mut buf = Vec::new();
+        match self.keyframe {
+            Some((at, n))
+                if !keyframe_due(n, world.changed_since_compact(), world.compacted_len()) =>
+            {
+                world.encode_v5(start_tick - at, &mut buf);
+                self.keyframe = Some((at, n + 1));
+            }
+            _ => {
+                world.compact();
+                world.encode_v5(0, &mut buf);
+                self.keyframe = Some((start_tick, 1));
+            }
+        }
+        buf
+    }
+}
