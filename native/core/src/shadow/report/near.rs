@@ -2,7 +2,8 @@
 //! from each chunk's positions only (yaw and pitch are stepped over, and so are the y and z of
 //! the tracks that the x, or x and z, of their samples already put out of the player's reach:
 //! [`DecodedChunk::decode_positions_around`]), on two threads (each chunk stands alone: it
-//! starts from its own keyframe).
+//! starts from its own keyframe). The decompressed payloads are kept, within a bound, for the
+//! second pass.
 
 use std::collections::HashSet;
 use std::sync::Arc;
@@ -12,6 +13,7 @@ use rustc_hash::FxHashSet;
 use crate::error::{Error, Result};
 use crate::format::chunk::DecodedChunk;
 use crate::format::event::Event;
+use crate::format::frame::FrameHeader;
 use crate::format::pose::{POS_SCALE, Pose};
 use crate::format::state::{EntityTable, touched_entity};
 use crate::play::Reader;
@@ -30,7 +32,15 @@ pub(super) struct Near {
     /// The chunk columns (x, z) the player stood in: its keyframe entries and its pose samples
     /// from `first` to `last` (where the report's terrain is kept).
     pub columns: HashSet<(i32, i32)>,
+    /// Per chunk, its decompressed payload if the pass kept it for the second one (at most
+    /// [`KEPT_PAYLOAD_BYTES`] in all, first come first kept): that pass then decodes it
+    /// without reading and decompressing the frame again.
+    pub payloads: Vec<Option<(FrameHeader, Vec<u8>)>>,
 }
+
+/// The most bytes of decompressed payloads the first pass keeps for the second (half per
+/// thread); the chunks past it are read again.
+pub(super) const KEPT_PAYLOAD_BYTES: usize = 64 << 20;
 
 /// What one chunk adds to [`Near`].
 #[derive(Default)]
@@ -76,7 +86,7 @@ pub(super) fn near_entities(
     let helper = if n > 1 {
         crate::threads::spawn("tickreel-report", move || {
             let out = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                chunks_near(&other, (1..n).step_by(2), ask)
+                chunks_near(&other, (1..n).step_by(2), ask, KEPT_PAYLOAD_BYTES / 2)
             }))
             .unwrap_or_else(|p| {
                 let what = p
@@ -94,11 +104,11 @@ pub(super) fn near_entities(
     } else {
         None
     };
-    let mine: Vec<usize> = match helper {
-        Some(_) => (0..n).step_by(2).collect(),
-        None => (0..n).collect(),
+    let (mine, keep): (Vec<usize>, usize) = match helper {
+        Some(_) => ((0..n).step_by(2).collect(), KEPT_PAYLOAD_BYTES / 2),
+        None => ((0..n).collect(), KEPT_PAYLOAD_BYTES),
     };
-    let here = chunks_near(reader, mine.into_iter(), ask);
+    let here = chunks_near(reader, mine.into_iter(), ask, keep);
     let there = match &helper {
         Some(_) => crate::threads::recv_until(&rx, None).unwrap_or_else(|_| {
             Err(Error::InvalidState(
@@ -112,7 +122,7 @@ pub(super) fn near_entities(
     }
     let mut parts = here?;
     parts.extend(there?);
-    parts.sort_unstable_by_key(|(i, _)| *i);
+    parts.sort_unstable_by_key(|(i, _, _)| *i);
 
     let mut near = FxHashSet::default();
     near.insert(player);
@@ -121,9 +131,11 @@ pub(super) fn near_entities(
         senders: FxHashSet::default(),
         sampled: Vec::with_capacity(n),
         columns: HashSet::new(),
+        payloads: Vec::with_capacity(n),
     };
     let mut seen_player = false;
-    for (_, c) in parts {
+    for (_, c, payload) in parts {
+        out.payloads.push(payload);
         near.extend(c.near);
         out.senders.extend(c.senders);
         seen_player |= c.seen_player;
@@ -134,14 +146,20 @@ pub(super) fn near_entities(
     Ok(out)
 }
 
-/// [`chunk_near`] of each of the chunks `which`, with their indices.
+/// A chunk's frame header and decompressed payload.
+type Payload = (FrameHeader, Vec<u8>);
+
+/// [`chunk_near`] of each of the chunks `which`, with their indices and their payloads while
+/// they fit in `keep` bytes.
 fn chunks_near(
     reader: &Reader,
     which: impl Iterator<Item = usize>,
     ask: Ask,
-) -> Result<Vec<(usize, ChunkNear)>> {
+    keep: usize,
+) -> Result<Vec<(usize, ChunkNear, Option<Payload>)>> {
     let mut scratch = Scratch::default();
     let mut out = Vec::new();
+    let mut room = keep;
     for i in which {
         let (fh, payload) = reader.read_payload(i)?;
         // (the tracks out of the player's reach keep only what puts them out of it)
@@ -152,7 +170,12 @@ fn chunks_near(
             ask.player,
             ask.r2,
         )?;
-        out.push((i, chunk_near(&chunk, ask, &mut scratch)));
+        let near = chunk_near(&chunk, ask, &mut scratch);
+        let kept = (payload.len() <= room).then(|| {
+            room -= payload.len();
+            (fh, payload)
+        });
+        out.push((i, near, kept));
     }
     Ok(out)
 }
