@@ -97,10 +97,16 @@ fn write_report_by(job: ReportJob, passes: Passes) -> Result<PathBuf> {
         header,
         window,
     )?);
-    let (included, senders, sampled, columns) = match (job.options.radius, passes) {
+    let (included, senders, sampled, columns, kept) = match (job.options.radius, passes) {
         (Some(r), Passes::Fast) => {
             let near = near_entities(&reader, job.player, first, last, r)?;
-            (near.entities, near.senders, near.sampled, near.columns)
+            (
+                near.entities,
+                near.senders,
+                near.sampled,
+                near.columns,
+                near.payloads,
+            )
         }
         #[cfg(test)]
         (Some(r), Passes::Reference) => (
@@ -108,8 +114,15 @@ fn write_report_by(job: ReportJob, passes: Passes) -> Result<PathBuf> {
             FxHashSet::default(),
             Vec::new(),
             tests::player_columns_reference(&reader, job.player, first, last)?,
+            Vec::new(),
         ),
-        (None, _) => (None, FxHashSet::default(), Vec::new(), HashSet::new()),
+        (None, _) => (
+            None,
+            FxHashSet::default(),
+            Vec::new(),
+            HashSet::new(),
+            Vec::new(),
+        ),
     };
     // The entities whose poses the report follows: the kept ones, and the chat senders (the
     // keeper measures where they stand); `None`: all.
@@ -198,8 +211,10 @@ fn write_report_by(job: ReportJob, passes: Passes) -> Result<PathBuf> {
         included.clone(),
         job.options.keep,
     );
-    // Only the followed entities' tracks are decoded.
-    let chunks = Chunks::new(reader.clone(), followed.clone());
+    // Only the followed entities' tracks are decoded (from the first pass's payloads where it
+    // kept them; they are not needed without a set of followed entities).
+    let kept = if followed.is_some() { kept } else { Vec::new() };
+    let chunks = Chunks::new(reader.clone(), followed.clone(), kept);
     for (i, chunk) in chunks.enumerate() {
         let chunk = chunk?;
         let part = followed.as_deref().zip(sampled.get(i));

@@ -2,7 +2,8 @@
 //! from each chunk's positions only (yaw and pitch are stepped over, and so are the y and z of
 //! the tracks that the x, or x and z, of their samples already put out of the player's reach:
 //! [`DecodedChunk::decode_positions_around`]), on two threads (each chunk stands alone: it
-//! starts from its own keyframe).
+//! starts from its own keyframe). The decompressed payloads are kept, within a bound, for the
+//! second pass.
 
 use std::collections::HashSet;
 use std::sync::Arc;
@@ -12,8 +13,9 @@ use rustc_hash::FxHashSet;
 use crate::error::{Error, Result};
 use crate::format::chunk::DecodedChunk;
 use crate::format::event::Event;
+use crate::format::frame::FrameHeader;
 use crate::format::pose::{POS_SCALE, Pose};
-use crate::format::state::EntityTable;
+use crate::format::state::{EntityTable, touched_entity};
 use crate::play::Reader;
 
 /// What the first pass over a report's chunks finds.
@@ -30,7 +32,15 @@ pub(super) struct Near {
     /// The chunk columns (x, z) the player stood in: its keyframe entries and its pose samples
     /// from `first` to `last` (where the report's terrain is kept).
     pub columns: HashSet<(i32, i32)>,
+    /// Per chunk, its decompressed payload if the pass kept it for the second one (at most
+    /// [`KEPT_PAYLOAD_BYTES`] in all, first come first kept): that pass then decodes it
+    /// without reading and decompressing the frame again.
+    pub payloads: Vec<Option<(FrameHeader, Vec<u8>)>>,
 }
+
+/// The most bytes of decompressed payloads the first pass keeps for the second (half per
+/// thread); the chunks past it are read again.
+pub(super) const KEPT_PAYLOAD_BYTES: usize = 64 << 20;
 
 /// What one chunk adds to [`Near`].
 #[derive(Default)]
@@ -76,7 +86,7 @@ pub(super) fn near_entities(
     let helper = if n > 1 {
         crate::threads::spawn("tickreel-report", move || {
             let out = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                chunks_near(&other, (1..n).step_by(2), ask)
+                chunks_near(&other, (1..n).step_by(2), ask, KEPT_PAYLOAD_BYTES / 2)
             }))
             .unwrap_or_else(|p| {
                 let what = p
@@ -94,11 +104,11 @@ pub(super) fn near_entities(
     } else {
         None
     };
-    let mine: Vec<usize> = match helper {
-        Some(_) => (0..n).step_by(2).collect(),
-        None => (0..n).collect(),
+    let (mine, keep): (Vec<usize>, usize) = match helper {
+        Some(_) => ((0..n).step_by(2).collect(), KEPT_PAYLOAD_BYTES / 2),
+        None => ((0..n).collect(), KEPT_PAYLOAD_BYTES),
     };
-    let here = chunks_near(reader, mine.into_iter(), ask);
+    let here = chunks_near(reader, mine.into_iter(), ask, keep);
     let there = match &helper {
         Some(_) => crate::threads::recv_until(&rx, None).unwrap_or_else(|_| {
             Err(Error::InvalidState(
@@ -112,7 +122,7 @@ pub(super) fn near_entities(
     }
     let mut parts = here?;
     parts.extend(there?);
-    parts.sort_unstable_by_key(|(i, _)| *i);
+    parts.sort_unstable_by_key(|(i, _, _)| *i);
 
     let mut near = FxHashSet::default();
     near.insert(player);
@@ -121,9 +131,11 @@ pub(super) fn near_entities(
         senders: FxHashSet::default(),
         sampled: Vec::with_capacity(n),
         columns: HashSet::new(),
+        payloads: Vec::with_capacity(n),
     };
     let mut seen_player = false;
-    for (_, c) in parts {
+    for (_, c, payload) in parts {
+        out.payloads.push(payload);
         near.extend(c.near);
         out.senders.extend(c.senders);
         seen_player |= c.seen_player;
@@ -134,14 +146,20 @@ pub(super) fn near_entities(
     Ok(out)
 }
 
-/// [`chunk_near`] of each of the chunks `which`, with their indices.
+/// A chunk's frame header and decompressed payload.
+type Payload = (FrameHeader, Vec<u8>);
+
+/// [`chunk_near`] of each of the chunks `which`, with their indices and their payloads while
+/// they fit in `keep` bytes.
 fn chunks_near(
     reader: &Reader,
     which: impl Iterator<Item = usize>,
     ask: Ask,
-) -> Result<Vec<(usize, ChunkNear)>> {
+    keep: usize,
+) -> Result<Vec<(usize, ChunkNear, Option<Payload>)>> {
     let mut scratch = Scratch::default();
     let mut out = Vec::new();
+    let mut room = keep;
     for i in which {
         let (fh, payload) = reader.read_payload(i)?;
         // (the tracks out of the player's reach keep only what puts them out of it)
@@ -152,20 +170,29 @@ fn chunks_near(
             ask.player,
             ask.r2,
         )?;
-        out.push((i, chunk_near(&chunk, ask, &mut scratch)));
+        let near = chunk_near(&chunk, ask, &mut scratch);
+        let kept = (payload.len() <= room).then(|| {
+            room -= payload.len();
+            (fh, payload)
+        });
+        out.push((i, near, kept));
     }
     Ok(out)
 }
 
 /// Per thread, reused from chunk to chunk: candidate ids (sorted), the tick bucket offsets of
-/// their samples and the samples, the candidates that changed at a tick.
+/// their samples and the samples (candidate index, position), the candidates that changed at a
+/// tick (by index), and per candidate: whether it is alive, where it stands, whether it came
+/// within the radius.
 #[derive(Default)]
 struct Scratch {
     candidates: Vec<u32>,
     offsets: Vec<u32>,
-    samples: Vec<(u32, Pose)>,
+    samples: Vec<(u32, [i64; 3])>,
     moved: Vec<u32>,
-    near: FxHashSet<u32>,
+    alive: Vec<bool>,
+    at: Vec<[i64; 3]>,
+    hit: Vec<bool>,
 }
 
 /// The chunk column (x, z) of a position.
@@ -189,10 +216,6 @@ fn chunk_near(chunk: &DecodedChunk, ask: Ask, s: &mut Scratch) -> ChunkNear {
         last,
         r2,
     } = ask;
-    let close = |a: &Pose, b: &Pose| {
-        let (dx, dy, dz) = ((a.x - b.x) as f64, (a.y - b.y) as f64, (a.z - b.z) as f64);
-        dx * dx + dy * dy + dz * dz <= r2
-    };
     let mut out = ChunkNear::default();
     let mut any = vec![false; chunk.tick_count as usize];
     for t in &chunk.tracks {
@@ -307,14 +330,44 @@ fn chunk_near(chunk: &DecodedChunk, ask: Ask, s: &mut Scratch) -> ChunkNear {
     candidates.push(player);
     candidates.sort_unstable();
     candidates.dedup();
+    let candidates: &[u32] = candidates;
 
-    // The candidates' samples by tick (a counting sort: ticks in order, ids in order).
+    // Each candidate's place in the walk: its index in `candidates`, its position and whether
+    // it is alive, kept beside the table (samples and checks index them directly; the table
+    // takes the events, with the positions of the entities they touch brought up to date first).
+    let slot = |id: u32| candidates.binary_search(&id).ok();
+    let alive = &mut s.alive;
+    let at = &mut s.at;
+    alive.clear();
+    alive.resize(candidates.len(), false);
+    at.clear();
+    at.resize(candidates.len(), [0; 3]);
+    {
+        let mut ti = table.iter().peekable();
+        for (k, &id) in candidates.iter().enumerate() {
+            while ti.next_if(|e| e.id < id).is_some() {}
+            if let Some(e) = ti.next_if(|e| e.id == id) {
+                alive[k] = true;
+                at[k] = [e.pose.x, e.pose.y, e.pose.z];
+            }
+        }
+    }
+    let player_slot = slot(player).expect("the player is a candidate") as u32;
+    let hit = &mut s.hit;
+    hit.clear();
+    hit.resize(candidates.len(), false);
+
+    // The candidates' samples by tick (a counting sort: ticks in order, candidates in order).
     let span = (hi - rel_from + 1) as usize;
     let offsets = &mut s.offsets;
     offsets.clear();
     offsets.resize(span + 1, 0);
-    let tracks: Vec<_> = candidates.iter().filter_map(|&id| track_of(id)).collect();
-    for t in &tracks {
+    let tracks: Vec<(u32, &crate::format::chunk::Track)> = candidates
+        .iter()
+        .enumerate()
+        .filter_map(|(k, &id)| track_of(id).map(|t| (k as u32, t)))
+        .collect();
+    for (_, t) in &tracks {
         for &rel in &t.ticks {
             if in_range(rel) {
                 offsets[(rel - rel_from) as usize + 1] += 1;
@@ -326,14 +379,14 @@ fn chunk_near(chunk: &DecodedChunk, ask: Ask, s: &mut Scratch) -> ChunkNear {
     }
     let samples = &mut s.samples;
     samples.clear();
-    samples.resize(offsets[span] as usize, (0, Pose::default()));
+    samples.resize(offsets[span] as usize, (0, [0; 3]));
     let mut fill = offsets.clone();
-    for t in &tracks {
+    for &(k, t) in &tracks {
         for (&rel, pose) in t.ticks.iter().zip(&t.poses) {
             if in_range(rel) {
-                let k = &mut fill[(rel - rel_from) as usize];
-                samples[*k as usize] = (t.entity, *pose);
-                *k += 1;
+                let f = &mut fill[(rel - rel_from) as usize];
+                samples[*f as usize] = (k, [pose.x, pose.y, pose.z]);
+                *f += 1;
             }
         }
     }
@@ -345,8 +398,14 @@ fn chunk_near(chunk: &DecodedChunk, ask: Ask, s: &mut Scratch) -> ChunkNear {
         }
     }
 
-    let near = &mut s.near;
-    near.clear();
+    let close = |a: &[i64; 3], b: &[i64; 3]| {
+        let (dx, dy, dz) = (
+            (a[0] - b[0]) as f64,
+            (a[1] - b[1]) as f64,
+            (a[2] - b[2]) as f64,
+        );
+        dx * dx + dy * dy + dz * dz <= r2
+    };
     let moved = &mut s.moved;
     let mut all = true; // check everyone at the first tick
     let mut ri = 0;
@@ -357,54 +416,77 @@ fn chunk_near(chunk: &DecodedChunk, ask: Ask, s: &mut Scratch) -> ChunkNear {
         let rel = rel_from + k as u32;
         moved.clear();
         let mut player_moved = false;
-        for &(id, pose) in &samples[offsets[k] as usize..offsets[k + 1] as usize] {
-            if let Some(e) = table.get_mut(id) {
-                e.pose = pose;
+        for &(c, p) in &samples[offsets[k] as usize..offsets[k + 1] as usize] {
+            if alive[c as usize] {
+                at[c as usize] = p;
             }
-            moved.push(id);
-            player_moved |= id == player;
+            moved.push(c);
+            player_moved |= c == player_slot;
         }
         if records.get(ri).is_some_and(|r| r.rel == rel) {
             for e in &records[ri].events {
-                table.apply(e);
+                if let Some(id) = touched_entity(e) {
+                    // (every entity an event names is a candidate)
+                    let c = slot(id).expect("an event's entity is a candidate");
+                    if alive[c]
+                        && let Some(t) = table.get_mut(id)
+                    {
+                        [t.pose.x, t.pose.y, t.pose.z] = at[c];
+                    }
+                    table.apply(e);
+                    match table.get(id) {
+                        Some(t) => {
+                            alive[c] = true;
+                            at[c] = [t.pose.x, t.pose.y, t.pose.z];
+                        }
+                        None => alive[c] = false,
+                    }
+                }
                 if let Some(id) = e.entity() {
-                    moved.push(id);
-                    player_moved |= id == player;
+                    let c = slot(id).expect("an event's entity is a candidate") as u32;
+                    moved.push(c);
+                    player_moved |= c == player_slot;
                 }
             }
             ri += 1;
         }
-        let Some(p) = table.get(player).map(|e| e.pose) else {
+        if !alive[player_slot as usize] {
             all = true;
             continue;
-        };
+        }
+        let p = at[player_slot as usize];
         out.seen_player = true;
-        let check: &[u32] = if all || player_moved {
+        if all || player_moved {
             all = false;
-            candidates
+            for c in 0..candidates.len() {
+                if alive[c] && close(&at[c], &p) {
+                    hit[c] = true;
+                }
+            }
         } else {
-            moved
-        };
-        for id in check {
-            if let Some(e) = table.get(*id)
-                && close(&e.pose, &p)
-            {
-                near.insert(*id);
+            for &c in moved.iter() {
+                if alive[c as usize] && close(&at[c as usize], &p) {
+                    hit[c as usize] = true;
+                }
             }
         }
     }
     // A chunk where nothing happened after the start still counts its starting state.
-    if all && let Some(p) = table.get(player).map(|e| e.pose) {
+    if all && alive[player_slot as usize] {
+        let p = at[player_slot as usize];
         out.seen_player = true;
-        for id in candidates.iter() {
-            if let Some(e) = table.get(*id)
-                && close(&e.pose, &p)
-            {
-                near.insert(*id);
+        for c in 0..candidates.len() {
+            if alive[c] && close(&at[c], &p) {
+                hit[c] = true;
             }
         }
     }
-    out.near = near.drain().collect();
+    out.near = candidates
+        .iter()
+        .zip(hit.iter())
+        .filter(|&(_, &h)| h)
+        .map(|(&id, _)| id)
+        .collect();
     out.sampled = any;
     out
 }

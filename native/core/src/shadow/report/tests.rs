@@ -181,7 +181,9 @@ fn at(x: f64, y: f64, z: f64) -> Pose {
 /// ticks, a few stand still, some come late, leave and come back, teleport across the square;
 /// flags for entities never added (they stand at the origin), chat on every channel, attacks,
 /// uses, damage, block changes single and many. Player 1 walks across the square and back,
-/// leaves for a while and returns.
+/// leaves for a while and returns. Entity 302 stands where the player will be at tick 299 (but
+/// more than 24 blocks from where the player is until tick 199), leaves for far away at tick 200
+/// and gets flags at tick 299: its flags do not put it back where the chunk started.
 fn stream() -> Vec<(u32, Vec<Event>)> {
     let mut rng = fastrand::Rng::with_seed(17);
     let mut pos: HashMap<u32, [f64; 3]> = HashMap::new();
@@ -333,6 +335,22 @@ fn stream() -> Vec<(u32, Vec<Event>)> {
             690 => ev.push(Event::Teleport {
                 entity: 300,
                 pose: at(500.0, 64.0, 500.0),
+            }),
+            _ => {}
+        }
+        match t {
+            0 => ev.push(Event::EntityAdd {
+                entity: 302,
+                kind: 9,
+                pose: at(-80.0 + 299.0 * 0.2, 64.0, (2.99f64).sin() * 20.0),
+            }),
+            200 => ev.push(Event::Pose {
+                entity: 302,
+                pose: at(500.0, 64.0, -500.0),
+            }),
+            299 => ev.push(Event::Flags {
+                entity: 302,
+                flags: 1,
             }),
             _ => {}
         }

@@ -1,8 +1,9 @@
 //! A report's second pass, before the keeping rules filter its events: its chunks decoded with
-//! the followed entities' movement only (on a second thread, ahead of the writing), and each
-//! chunk's ticks with those entities' poses and every event.
+//! the followed entities' movement only (on a second thread, ahead of the writing; from the
+//! payloads the first pass kept where it kept them), and each chunk's ticks with those entities'
+//! poses and every event.
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use crossbeam_channel::Receiver;
 use rustc_hash::FxHashSet;
@@ -10,6 +11,7 @@ use rustc_hash::FxHashSet;
 use crate::error::{Error, Result};
 use crate::format::chunk::{DecodedChunk, DecodedTick};
 use crate::format::event::Event;
+use crate::format::frame::FrameHeader;
 use crate::format::pose::Pose;
 use crate::play::Reader;
 
@@ -17,27 +19,35 @@ use crate::play::Reader;
 const AHEAD: usize = 2;
 
 /// The second pass's chunks, in order: decoded with the tracks of the `followed` entities only
-/// (every track without a set), on a second thread that stays up to [`AHEAD`] chunks ahead, or
-/// here, one at a time, if that thread cannot be started.
+/// (every track without a set; from the first pass's payload where it is in `kept`, read again
+/// otherwise), on a second thread that stays up to [`AHEAD`] chunks ahead, or here, one at a
+/// time, if that thread cannot be started.
 pub(super) struct Chunks {
     reader: Arc<Reader>,
     followed: Option<Arc<FxHashSet<u32>>>,
+    /// The first pass's payloads, by chunk, taken as they are decoded.
+    kept: Arc<Mutex<Vec<Option<Payload>>>>,
     /// Chunks handed out.
     next: usize,
     ahead: Option<(Receiver<Result<DecodedChunk>>, crate::threads::Handle)>,
 }
 
 impl Chunks {
-    pub(super) fn new(reader: Arc<Reader>, followed: Option<Arc<FxHashSet<u32>>>) -> Chunks {
+    pub(super) fn new(
+        reader: Arc<Reader>,
+        followed: Option<Arc<FxHashSet<u32>>>,
+        kept: Vec<Option<Payload>>,
+    ) -> Chunks {
         let n = reader.index().len();
+        let kept = Arc::new(Mutex::new(kept));
         let (tx, rx) = crossbeam_channel::bounded(AHEAD);
-        let (r, f) = (reader.clone(), followed.clone());
+        let (r, f, k) = (reader.clone(), followed.clone(), kept.clone());
         let helper = (n > 1)
             .then(|| {
                 crate::threads::spawn("tickreel-report", move || {
                     for i in 0..n {
                         let out = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                            decode(&r, i, f.as_deref())
+                            decode(&r, i, f.as_deref(), take(&k, i))
                         }))
                         .unwrap_or_else(|p| {
                             let what = p
@@ -62,17 +72,37 @@ impl Chunks {
         Chunks {
             reader,
             followed,
+            kept,
             next: 0,
             ahead: helper.map(|h| (rx, h)),
         }
     }
 }
 
-/// Decompresses and decodes chunk `i` for the second pass.
-fn decode(reader: &Reader, i: usize, followed: Option<&FxHashSet<u32>>) -> Result<DecodedChunk> {
+/// A chunk's frame header and decompressed payload.
+type Payload = (FrameHeader, Vec<u8>);
+
+/// Takes chunk `i`'s payload out of `kept`, if the first pass kept it.
+fn take(kept: &Mutex<Vec<Option<Payload>>>, i: usize) -> Option<Payload> {
+    kept.lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .get_mut(i)
+        .and_then(Option::take)
+}
+
+/// Decodes chunk `i` for the second pass: from its payload if `kept`, else read and decompressed.
+fn decode(
+    reader: &Reader,
+    i: usize,
+    followed: Option<&FxHashSet<u32>>,
+    kept: Option<Payload>,
+) -> Result<DecodedChunk> {
     match followed {
         Some(set) => {
-            let (fh, payload) = reader.read_payload(i)?;
+            let (fh, payload) = match kept {
+                Some(p) => p,
+                None => reader.read_payload(i)?,
+            };
             DecodedChunk::decode_tracks_of(&payload, &fh, reader.limits(), &|id| set.contains(&id))
         }
         None => reader.read_chunk(i),
@@ -93,7 +123,12 @@ impl Iterator for Chunks {
                     "a report's second thread ended before its last chunk".into(),
                 ))
             }),
-            None => decode(&self.reader, self.next - 1, self.followed.as_deref()),
+            None => decode(
+                &self.reader,
+                self.next - 1,
+                self.followed.as_deref(),
+                take(&self.kept, self.next - 1),
+            ),
         })
     }
 }
