@@ -67,7 +67,7 @@
  *      tickreel_recorder_status, tickreel_recorder_finish, tickreel_recorder_abort,
  *      tickreel_finish_handle_poll, tickreel_finish_handle_wait, tickreel_finish_handle_free,
  *      tickreel_recorder_finish_upload, tickreel_recorder_ship_live
- *   Ghosts (TickreelGhost, TickreelGhostLoad, TickreelGhostCursor, TickreelLiveDelta): line 1916
+ *   Ghosts (TickreelGhost, TickreelGhostLoad, TickreelGhostCursor, TickreelLiveDelta): line 1918
  *      tickreel_ghost_load, tickreel_ghost_load_from_reader, tickreel_ghost_free,
  *      tickreel_ghost_info, tickreel_ghost_splits, tickreel_ghost_cursor_new,
  *      tickreel_ghost_cursor_free, tickreel_ghost_cursor_sample,
@@ -75,7 +75,7 @@
  *      tickreel_live_delta_update, tickreel_live_delta_set_time_shift, tickreel_live_delta_reset,
  *      tickreel_ghost_load_async, tickreel_ghost_load_poll, tickreel_ghost_load_take,
  *      tickreel_ghost_load_free, tickreel_ghost_load_async_url
- *   Playback (TickreelPlayhead): line 2328
+ *   Playback (TickreelPlayhead): line 2330
  *      tickreel_playhead_open_url, tickreel_playhead_follow_url, tickreel_playhead_open,
  *      tickreel_playhead_follow, tickreel_playhead_free, tickreel_playhead_current,
  *      tickreel_playhead_advance, tickreel_playhead_prepare, tickreel_playhead_seek,
@@ -85,34 +85,34 @@
  *      tickreel_playhead_removed, tickreel_playhead_added, tickreel_playhead_world,
  *      tickreel_playhead_world_snapshot, tickreel_playhead_world_events,
  *      tickreel_playhead_world_state, tickreel_playhead_world_changes
- *   Reading recordings (TickreelReader): line 2889
+ *   Reading recordings (TickreelReader): line 2891
  *      tickreel_reader_open_url, tickreel_reader_open, tickreel_reader_free,
  *      tickreel_reader_tick_count, tickreel_reader_first_tick, tickreel_reader_last_tick,
  *      tickreel_reader_chunk_count, tickreel_reader_tick_rate, tickreel_reader_metadata,
  *      tickreel_reader_seek, tickreel_reader_ticks, tickreel_reader_verify,
  *      tickreel_reader_palette_name, tickreel_reader_world_at
- *   Decoded events (TickreelEvents): line 3142
+ *   Decoded events (TickreelEvents): line 3144
  *      tickreel_events_decode, tickreel_events_free, tickreel_events_count, tickreel_events_get
- *   The world at a tick (TickreelWorldState): line 3350
+ *   The world at a tick (TickreelWorldState): line 3352
  *      tickreel_world_state_free, tickreel_world_state_info, tickreel_world_state_blocks,
  *      tickreel_world_state_block, tickreel_world_state_block_entities,
  *      tickreel_world_state_entities, tickreel_world_state_equipment,
  *      tickreel_world_state_terrain_sections
- *   Shadow play (TickreelShadowBuffer): line 3624
+ *   Shadow play (TickreelShadowBuffer): line 3626
  *      tickreel_shadow_buffer_report_upload, tickreel_shadow_options_default,
  *      tickreel_report_options_default, tickreel_shadow_buffer_start,
  *      tickreel_shadow_buffer_report, tickreel_shadow_buffer_report_uuid,
  *      tickreel_shadow_buffer_stats, tickreel_shadow_buffer_attached, tickreel_shadow_buffer_free
- *   Writing recordings (TickreelReelWriter): line 3977
+ *   Writing recordings (TickreelReelWriter): line 3979
  *      tickreel_reel_options_default, tickreel_reel_writer_create, tickreel_reel_writer_free,
  *      tickreel_reel_writer_write_tick, tickreel_reel_writer_write_batch,
  *      tickreel_reel_writer_offer_snapshot, tickreel_reel_writer_offer_terrain,
  *      tickreel_reel_writer_register_entity, tickreel_reel_writer_register_event_type,
  *      tickreel_reel_writer_register_name, tickreel_reel_writer_set_user_metadata,
  *      tickreel_reel_writer_finish
- *   Compression dictionaries: line 4228
+ *   Compression dictionaries: line 4230
  *      tickreel_dictionary_register, tickreel_dictionary_is_registered
- *   Object storage (TickreelObjectOptions, TickreelPendingUpload, TickreelLiveShipper; Cargo feature "object"): line 4259
+ *   Object storage (TickreelObjectOptions, TickreelPendingUpload, TickreelLiveShipper; Cargo feature "object"): line 4261
  *      tickreel_object_options_new, tickreel_object_options_free,
  *      tickreel_object_options_set_endpoint, tickreel_object_options_set_region,
  *      tickreel_object_options_set_credentials, tickreel_object_options_set_allow_http,
@@ -120,7 +120,7 @@
  *      tickreel_pending_upload_poll, tickreel_pending_upload_bytes, tickreel_pending_upload_free,
  *      tickreel_live_shipper_stats, tickreel_live_shipper_ship_now, tickreel_live_shipper_finish,
  *      tickreel_live_shipper_free
- *   Catalog (TickreelCatalog, TickreelCatalogCall; Cargo feature "catalog"): line 4489
+ *   Catalog (TickreelCatalog, TickreelCatalogCall; Cargo feature "catalog"): line 4491
  *      tickreel_catalog_open, tickreel_catalog_free, tickreel_catalog_register,
  *      tickreel_catalog_top, tickreel_catalog_personal_best, tickreel_catalog_around,
  *      tickreel_catalog_recent, tickreel_catalog_sum_of_best, tickreel_catalog_load_ghost,
@@ -1889,8 +1889,10 @@ TickreelResult tickreel_recorder_finish_upload(struct TickreelRecorder *recorder
  * key the compacted recording will have; the live objects go under `<key>.live/`) every
  * `interval_ms` milliseconds on a background thread: the segment bytes flushed since the last
  * shipment as one object, then the manifest, so at most `2 × 60000 / interval_ms` requests a
- * minute (12 at 10000 ms). The recorder is never touched: `tickreel_recorder_submit_tick` costs
- * the same. A follower elsewhere sees the shipped ticks (`tickreel_playhead_follow_url`). Blocks
+ * minute (12 at 10000 ms). The recorder's flush interval becomes at most 1 s (a follower then
+ * sees a tick within `interval_ms` plus 1 s and its poll); `tickreel_recorder_submit_tick` costs
+ * the same. A follower elsewhere sees the shipped ticks (`tickreel_playhead_follow_url`). A
+ * recording resumed after a restart resumes shipping to the same key. Blocks
  * on two requests, checking that nothing is at the key yet. Stores the shipper's handle in
  * `*out_shipper`; end it with `tickreel_live_shipper_finish` (freeing it stops the shipping and
  * leaves what is in the bucket: a follower reports the recording ended, `tickreel recover`
@@ -1898,7 +1900,7 @@ TickreelResult tickreel_recorder_finish_upload(struct TickreelRecorder *recorder
  *
  * Returns `TICKREEL_RESULT_INVALID_ARGUMENT` for a malformed URL or an interval of 0,
  * `TICKREEL_RESULT_INVALID_STATE` for a recorder without a file (a stream),
- * `TICKREEL_RESULT_IO` if a recording or live objects are already at the key, or the store
+ * `TICKREEL_RESULT_IO` if a recording or another recording's live objects are at the key, or the store
  * refuses or cannot be reached. On failure `*out_shipper` is set to NULL (when it can be written).
  *
  * Thread safety: any thread, concurrently with other recorder calls.
