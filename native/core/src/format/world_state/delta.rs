@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use rustc_hash::FxHashMap;
 
-use super::{EntityWorld, WorldState, lookup, rest_heap_bytes};
+use super::{EntityWorld, WorldState, rest_heap_bytes};
 use crate::error::{Error, Result};
 use crate::format::Limits;
 use crate::format::world::BlockPos;
@@ -56,9 +56,14 @@ impl WorldState {
         );
         let mut overlay = FxHashMap::default();
         overlay.reserve(delta.blocks.len());
-        let mut count = keyframe.base.len();
+        let base = &keyframe.base[..];
+        let mut count = base.len();
+        // Both lists are sorted by position: each block is looked for from where the last was
+        // found (a gallop, not a binary search of the whole keyframe per block).
+        let mut i = 0;
         for &(p, s) in &delta.blocks {
-            let was = lookup(&keyframe.base, p);
+            i = gallop(base, i, p);
+            let was = base.get(i).filter(|b| b.0 == p).map(|b| b.1);
             match (was, s) {
                 (a, b) if a == b => {
                     return Err(Error::corrupt(format!(
@@ -86,5 +91,51 @@ impl WorldState {
             block_entities: delta.block_entities.clone(),
             entities: delta.entities.clone(),
         })
+    }
+}
+
+/// The first index at or after `from` of the sorted list `list` whose position is not below `p`
+/// (`list.len()` if none), for `from` not past it: steps of 1, 2, 4, ... from `from`, then a
+/// binary search in the last step.
+fn gallop(list: &[(BlockPos, u32)], from: usize, p: BlockPos) -> usize {
+    let (mut lo, mut hi, mut step) = (from, from, 1);
+    while hi < list.len() && list[hi].0 < p {
+        lo = hi + 1;
+        hi += step;
+        step *= 2;
+    }
+    let hi = hi.min(list.len());
+    lo + list[lo..hi].partition_point(|b| b.0 < p)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::lookup;
+    use super::*;
+
+    #[test]
+    fn a_gallop_finds_what_a_binary_search_finds() {
+        let mut rng = fastrand::Rng::with_seed(3);
+        for n in [0usize, 1, 2, 7, 100, 1000] {
+            let mut list: Vec<(BlockPos, u32)> = (0..n)
+                .map(|_| (BlockPos::new(rng.i32(0..50), rng.i32(0..4), 0), 1))
+                .collect();
+            list.sort_unstable();
+            list.dedup_by_key(|b| b.0);
+            let mut from = 0;
+            let mut ps: Vec<BlockPos> = (0..40)
+                .map(|_| BlockPos::new(rng.i32(-1..52), rng.i32(0..4), 0))
+                .collect();
+            ps.sort_unstable();
+            for p in ps {
+                let want = list.partition_point(|b| b.0 < p);
+                from = gallop(&list, from, p);
+                assert_eq!(from, want, "{n} blocks, {p:?}");
+                assert_eq!(
+                    lookup(&list, p),
+                    list.get(from).filter(|b| b.0 == p).map(|b| b.1)
+                );
+            }
+        }
     }
 }
