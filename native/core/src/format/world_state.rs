@@ -364,9 +364,13 @@ impl WorldState {
         nbt: Option<Arc<[u8]>>,
         changed: &mut impl FnMut(WorldChange),
     ) {
-        let before = self.block(pos);
+        // one search of the sorted list: `before` is the overlay's entry, else the list's
+        let in_base = lookup(&self.base, pos);
+        let before = match self.overlay.get(&pos) {
+            Some(&s) => s,
+            None => in_base,
+        };
         if before != state {
-            let in_base = lookup(&self.base, pos);
             if state == in_base {
                 self.overlay.remove(&pos);
             } else {
