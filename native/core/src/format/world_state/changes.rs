@@ -14,6 +14,9 @@ impl WorldState {
     /// (a block whose block entity changed where its state did not is reported with the same
     /// state before and after). Each position, entity and slot at most once.
     pub fn changes_to(&self, new: &WorldState, changed: &mut impl FnMut(WorldChange)) {
+        if std::ptr::eq(self, new) {
+            return;
+        }
         entity_changes(&self.entities, &new.entities, changed);
         // Without block entities on either side, each difference is a change as it is found.
         let direct = self.block_entities.is_empty() && new.block_entities.is_empty();
