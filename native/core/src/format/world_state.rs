@@ -16,7 +16,11 @@ use rustc_hash::FxHashMap;
 use crate::format::event::Event;
 use crate::format::world::BlockPos;
 
+mod changes; // the changes between two worlds (what a jump reports)
+mod delta; // a delta world section's world: the changes since a keyframe, put on it
 mod section; // the world section of snapshot chunks: the bytes of a world
+use changes::merge_sorted;
+pub use delta::WorldDelta;
 pub(crate) use section::WorldSection;
 
 /// What an entity has in one equipment slot.
@@ -89,41 +93,6 @@ pub enum WorldChange {
     },
 }
 
-/// What a delta world section (data version 5) says: the blocks changed since the world section
-/// of a keyframe, an earlier snapshot chunk `back` ticks before this one's start (a state, or
-/// `None`: no longer edited), and the block entities and entities whole. Made into a world by
-/// [`WorldState::with_delta`] on top of the keyframe's world.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct WorldDelta {
-    /// Ticks from the start of the keyframe's chunk to the start of this one (at least 1).
-    pub back: u32,
-    /// Sorted by position, without repeats.
-    blocks: Vec<(BlockPos, Option<u32>)>,
-    block_entities: FxHashMap<BlockPos, Arc<[u8]>>,
-    entities: BTreeMap<u32, EntityWorld>,
-}
-
-impl WorldDelta {
-    /// Blocks the delta changes.
-    pub fn changed_blocks(&self) -> usize {
-        self.blocks.len()
-    }
-    /// Rough heap size (cache accounting).
-    pub fn heap_bytes(&self) -> usize {
-        self.blocks.capacity() * std::mem::size_of::<(BlockPos, Option<u32>)>()
-            + self
-                .block_entities
-                .values()
-                .map(|b| b.len() + 40)
-                .sum::<usize>()
-            + self
-                .entities
-                .values()
-                .map(|e| 48 + e.equipment.capacity() * 12)
-                .sum::<usize>()
-    }
-}
-
 /// The world at one tick. See the [module documentation](self).
 ///
 /// The edited blocks are a sorted list (`base`, shared with the decoded snapshot chunk whose world
@@ -188,6 +157,19 @@ impl Iterator for Blocks<'_> {
 }
 
 impl ExactSizeIterator for Blocks<'_> {}
+
+/// Rough heap size of a world's block entities and entities (a [`WorldState`]'s or a
+/// [`WorldDelta`]'s).
+fn rest_heap_bytes(
+    block_entities: &FxHashMap<BlockPos, Arc<[u8]>>,
+    entities: &BTreeMap<u32, EntityWorld>,
+) -> usize {
+    block_entities.values().map(|b| b.len() + 40).sum::<usize>()
+        + entities
+            .values()
+            .map(|e| 48 + e.equipment.capacity() * 12)
+            .sum::<usize>()
+}
 
 /// The state at `pos` in a sorted list.
 #[inline]
@@ -294,16 +276,21 @@ impl WorldState {
     pub fn heap_bytes(&self) -> usize {
         self.base.len() * std::mem::size_of::<(BlockPos, u32)>()
             + self.overlay.capacity() * 24
-            + self
-                .block_entities
-                .values()
-                .map(|b| b.len() + 40)
-                .sum::<usize>()
-            + self
-                .entities
-                .values()
-                .map(|e| 48 + e.equipment.capacity() * 12)
-                .sum::<usize>()
+            + rest_heap_bytes(&self.block_entities, &self.entities)
+    }
+
+    /// Whether applying `e` can change a world: a block change, health, equipment, or an
+    /// entity leaving (which takes its health and equipment with it).
+    pub fn changes_with(e: &Event) -> bool {
+        matches!(
+            e,
+            Event::BlockChange { .. }
+                | Event::BlockChanges { .. }
+                | Event::Health { .. }
+                | Event::Equipment { .. }
+                | Event::EntityRemove { .. }
+                | Event::PlayerLeave { .. }
+        )
     }
 
     /// Applies one event (events that change no world state are ignored).
@@ -377,9 +364,13 @@ impl WorldState {
         nbt: Option<Arc<[u8]>>,
         changed: &mut impl FnMut(WorldChange),
     ) {
-        let before = self.block(pos);
+        // one search of the sorted list: `before` is the overlay's entry, else the list's
+        let in_base = lookup(&self.base, pos);
+        let before = match self.overlay.get(&pos) {
+            Some(&s) => s,
+            None => in_base,
+        };
         if before != state {
-            let in_base = lookup(&self.base, pos);
             if state == in_base {
                 self.overlay.remove(&pos);
             } else {
@@ -451,215 +442,11 @@ impl WorldState {
             });
         }
     }
-
-    /// Replaces the entity part (health, equipment) with `entities`, telling `changed` every
-    /// difference.
-    pub(crate) fn replace_entities(
-        &mut self,
-        entities: BTreeMap<u32, EntityWorld>,
-        changed: &mut impl FnMut(WorldChange),
-    ) {
-        let old = std::mem::replace(&mut self.entities, entities);
-        let empty = EntityWorld::default();
-        let ids: std::collections::BTreeSet<u32> =
-            old.keys().chain(self.entities.keys()).copied().collect();
-        for id in ids {
-            let a = old.get(&id).unwrap_or(&empty);
-            let b = self.entities.get(&id).unwrap_or(&empty);
-            if a.health != b.health {
-                changed(WorldChange::Health {
-                    entity: id,
-                    before: a.health,
-                    after: b.health,
-                });
-            }
-            let slots: std::collections::BTreeSet<u8> = a
-                .equipment
-                .iter()
-                .chain(&b.equipment)
-                .map(|e| e.0)
-                .collect();
-            for s in slots {
-                let (x, y) = (a.slot(s), b.slot(s));
-                if x != y {
-                    changed(WorldChange::Equipment {
-                        entity: id,
-                        slot: s,
-                        before: x,
-                        after: y,
-                    });
-                }
-            }
-        }
-    }
-
-    /// Reports every difference between this world and `new` as the changes that turn this
-    /// one into it (health and equipment first, then blocks by position), and becomes `new`.
-    /// Two worlds from the same sorted list compare only their changes since; others merge their
-    /// sorted lists.
-    pub(crate) fn replace_with(
-        &mut self,
-        mut new: WorldState,
-        changed: &mut impl FnMut(WorldChange),
-    ) {
-        let ents = std::mem::take(&mut new.entities);
-        self.replace_entities(ents, changed);
-        // Without block entities on either side, each difference is a change as it is found.
-        let direct = self.block_entities.is_empty() && new.block_entities.is_empty();
-        let mut diffs: Vec<(BlockPos, Option<u32>, Option<u32>)> = Vec::new();
-        let mut emit = |pos, before, after| {
-            if direct {
-                changed(WorldChange::Block { pos, before, after });
-            } else {
-                diffs.push((pos, before, after));
-            }
-        };
-        if Arc::ptr_eq(&self.base, &new.base) {
-            let mut ps: Vec<BlockPos> = self
-                .overlay
-                .keys()
-                .chain(new.overlay.keys())
-                .copied()
-                .collect();
-            ps.sort_unstable();
-            ps.dedup();
-            for p in ps {
-                let (a, b) = (self.block(p), new.block(p));
-                if a != b {
-                    emit(p, a, b);
-                }
-            }
-        } else {
-            let (oa, ob) = (self.sorted_overlay(), new.sorted_overlay());
-            block_diff(
-                merge_sorted(&self.base, &oa),
-                merge_sorted(&new.base, &ob),
-                emit,
-            );
-        }
-        if direct {
-            new.entities = std::mem::take(&mut self.entities);
-            *self = new;
-            return;
-        }
-        // block entities that changed where the state did not
-        let mut nbt: Vec<BlockPos> = self
-            .block_entities
-            .iter()
-            .filter(|(p, v)| new.block_entities.get(p).is_none_or(|w| w[..] != v[..]))
-            .map(|(p, _)| *p)
-            .chain(
-                new.block_entities
-                    .keys()
-                    .filter(|p| !self.block_entities.contains_key(p))
-                    .copied(),
-            )
-            .collect();
-        nbt.sort_unstable();
-        let mut d = diffs.into_iter().peekable();
-        let mut n = nbt.into_iter().peekable();
-        loop {
-            let next = match (d.peek(), n.peek()) {
-                (None, None) => break,
-                (Some(x), Some(&q)) if q < x.0 => None,
-                (Some(_), _) => d.next(),
-                (None, Some(_)) => None,
-            };
-            let (pos, before, after) = match next {
-                Some(x) => {
-                    if n.peek() == Some(&x.0) {
-                        n.next();
-                    }
-                    x
-                }
-                None => {
-                    let q = n.next().expect("peeked");
-                    let s = new.block(q);
-                    (q, s, s)
-                }
-            };
-            changed(WorldChange::Block { pos, before, after });
-        }
-        new.entities = std::mem::take(&mut self.entities);
-        *self = new;
-    }
-}
-
-/// The blocks of the sorted list `base` with the sorted changes `over` on top (`None`: the block
-/// is not edited), by position.
-fn merge_sorted<'a>(
-    base: &'a [(BlockPos, u32)],
-    over: &'a [(BlockPos, Option<u32>)],
-) -> impl Iterator<Item = (BlockPos, u32)> + 'a {
-    let (mut i, mut j) = (0, 0);
-    std::iter::from_fn(move || {
-        loop {
-            let from_base = match (base.get(i), over.get(j)) {
-                (None, None) => return None,
-                (Some(b), Some(o)) => b.0 < o.0,
-                (Some(_), None) => true,
-                (None, Some(_)) => false,
-            };
-            if from_base {
-                i += 1;
-                return Some(base[i - 1]);
-            }
-            let (q, t) = over[j];
-            j += 1;
-            if base.get(i).is_some_and(|b| b.0 == q) {
-                i += 1;
-            }
-            if let Some(t) = t {
-                return Some((q, t));
-            }
-        }
-    })
-}
-
-/// Calls `f(pos, before, after)` for every position whose state differs between the blocks `a`
-/// (before) and `b` (after), both sorted by position, by position.
-fn block_diff(
-    a: impl Iterator<Item = (BlockPos, u32)>,
-    b: impl Iterator<Item = (BlockPos, u32)>,
-    mut f: impl FnMut(BlockPos, Option<u32>, Option<u32>),
-) {
-    let (mut a, mut b) = (a.peekable(), b.peekable());
-    loop {
-        match (a.peek().copied(), b.peek().copied()) {
-            (None, None) => return,
-            (Some((p, s)), None) => {
-                f(p, Some(s), None);
-                a.next();
-            }
-            (None, Some((q, t))) => {
-                f(q, None, Some(t));
-                b.next();
-            }
-            (Some((p, s)), Some((q, t))) => match p.cmp(&q) {
-                std::cmp::Ordering::Less => {
-                    f(p, Some(s), None);
-                    a.next();
-                }
-                std::cmp::Ordering::Greater => {
-                    f(q, None, Some(t));
-                    b.next();
-                }
-                std::cmp::Ordering::Equal => {
-                    if s != t {
-                        f(p, Some(s), Some(t));
-                    }
-                    a.next();
-                    b.next();
-                }
-            },
-        }
-    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::format::Limits;
 
     pub(super) fn bc(x: i32, y: i32, z: i32, state: u32) -> Event {
         Event::BlockChange {
@@ -762,94 +549,5 @@ mod tests {
             ]
         );
         assert!(w.entity(7).is_none() && w.entity(3).is_none());
-    }
-
-    /// A world from a decoded section (sorted list) with random changes on top, against a
-    /// plain map of the same changes.
-    fn random_world(
-        rng: &mut fastrand::Rng,
-        base: &WorldState,
-        nbt: bool,
-    ) -> (WorldState, BTreeMap<BlockPos, u32>) {
-        let mut w = base.clone();
-        let mut m: BTreeMap<BlockPos, u32> = base.sorted_blocks().into_iter().collect();
-        for _ in 0..rng.usize(0..60) {
-            let p = BlockPos::new(rng.i32(0..8), rng.i32(0..3), rng.i32(-4..4));
-            match rng.u8(0..5) {
-                0 => {
-                    w.set_block(p, None, None, &mut |_| {});
-                    m.remove(&p);
-                }
-                1 if nbt => {
-                    let nbt: Arc<[u8]> = Arc::from(vec![rng.u8(..)]);
-                    let s = rng.u32(1..4);
-                    w.set_block(p, Some(s), Some(nbt), &mut |_| {});
-                    m.insert(p, s);
-                }
-                _ => {
-                    let s = rng.u32(1..4);
-                    w.apply(&bc(p.x, p.y, p.z, s));
-                    m.insert(p, s);
-                }
-            }
-        }
-        (w, m)
-    }
-
-    #[test]
-    fn sorted_blocks_and_changes_between_worlds_follow_a_plain_map() {
-        let mut rng = fastrand::Rng::with_seed(5);
-        for round in 0..300 {
-            // a base as a decoded section gives it (a sorted list), or none
-            let (start, _) = random_world(&mut rng, &WorldState::new(), round % 2 == 0);
-            let mut bytes = Vec::new();
-            start.encode(&mut bytes);
-            let decoded = WorldState::decode(&bytes, &Limits::default()).unwrap();
-            assert_eq!(decoded, start);
-            let base_b = if round % 3 == 0 {
-                WorldState::new()
-            } else {
-                decoded.clone()
-            };
-            let (mut a, ma) = random_world(&mut rng, &decoded, round % 2 == 0);
-            let (b, mb) = random_world(&mut rng, &base_b, round % 2 == 0);
-            for (w, m) in [(&a, &ma), (&b, &mb)] {
-                let want: Vec<(BlockPos, u32)> = m.iter().map(|(&p, &s)| (p, s)).collect();
-                assert_eq!(w.sorted_blocks(), want, "round {round}");
-                assert_eq!(w.block_count(), m.len());
-                let mut any: Vec<_> = w.blocks().collect();
-                assert_eq!(w.blocks().len(), m.len());
-                any.sort_unstable();
-                assert_eq!(any, want);
-                for p in m.keys() {
-                    assert_eq!(w.block(*p), m.get(p).copied());
-                }
-            }
-            // the changes from a to b, applied to a copy of a, give b; each reported once
-            let mut copy = ma.clone();
-            let mut nbt: BTreeMap<BlockPos, Vec<u8>> =
-                a.block_entities().map(|(p, b)| (p, b.to_vec())).collect();
-            let mut seen = std::collections::BTreeSet::new();
-            let b2 = b.clone();
-            a.replace_with(b2, &mut |c| {
-                if let WorldChange::Block { pos, before, after } = c {
-                    assert!(seen.insert(pos), "round {round}: {pos:?} twice");
-                    assert_eq!(copy.get(&pos).copied(), before, "round {round}");
-                    match after {
-                        Some(s) => copy.insert(pos, s),
-                        None => copy.remove(&pos),
-                    };
-                    match b.block_entity(pos) {
-                        Some(x) => nbt.insert(pos, x.to_vec()),
-                        None => nbt.remove(&pos),
-                    };
-                }
-            });
-            assert_eq!(copy, mb, "round {round}");
-            let want_nbt: BTreeMap<BlockPos, Vec<u8>> =
-                b.block_entities().map(|(p, b)| (p, b.to_vec())).collect();
-            assert_eq!(nbt, want_nbt, "round {round}");
-            assert_eq!(a, b);
-        }
     }
 }

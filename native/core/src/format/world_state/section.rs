@@ -4,9 +4,7 @@
 
 use std::sync::Arc;
 
-use rustc_hash::FxHashMap;
-
-use super::{EntityWorld, Item, WorldDelta, WorldState, lookup};
+use super::{EntityWorld, Item, WorldDelta, WorldState};
 use crate::error::{Error, Result};
 use crate::format::Limits;
 use crate::format::bytes::{ByteReader, put_ivarint, put_uvarint};
@@ -245,55 +243,6 @@ impl WorldState {
             )));
         }
         Ok(())
-    }
-
-    /// The world of a delta section on top of its keyframe's world `keyframe` (a keyframe
-    /// section's world, nothing changed since: its blocks are one sorted list, shared, not
-    /// copied). Refuses a delta that lists a block as it already is in the keyframe, or takes
-    /// away a block the keyframe does not have (a writer never writes either: the delta was not
-    /// made against this keyframe), or that makes the world larger than
-    /// [`Limits::max_world_blocks`].
-    pub(crate) fn with_delta(
-        keyframe: &WorldState,
-        delta: &WorldDelta,
-        limits: &Limits,
-    ) -> Result<WorldState> {
-        debug_assert!(
-            keyframe.overlay.is_empty(),
-            "a keyframe world is one sorted list"
-        );
-        let mut overlay = FxHashMap::default();
-        overlay.reserve(delta.blocks.len());
-        let mut count = keyframe.base.len();
-        for &(p, s) in &delta.blocks {
-            let was = lookup(&keyframe.base, p);
-            match (was, s) {
-                (a, b) if a == b => {
-                    return Err(Error::corrupt(format!(
-                        "world delta section lists block ({}, {}, {}) as its keyframe has it \
-                         (not the keyframe it was written against)",
-                        p.x, p.y, p.z
-                    )));
-                }
-                (None, _) => count += 1,
-                (_, None) => count -= 1,
-                _ => {}
-            }
-            overlay.insert(p, s);
-        }
-        if count > limits.max_world_blocks() {
-            return Err(Error::limit(format!(
-                "a world of {count} edited blocks (keyframe and delta); limit {}",
-                limits.max_world_blocks()
-            )));
-        }
-        Ok(WorldState {
-            base: keyframe.base.clone(),
-            overlay,
-            count,
-            block_entities: delta.block_entities.clone(),
-            entities: delta.entities.clone(),
-        })
     }
 }
 

@@ -121,8 +121,9 @@ pub struct Playhead {
     /// The chunks of the last world rebuild (reused by the next one without asking the cache).
     rb_memo: Vec<(usize, Part, Arc<DecodedChunk>)>,
     prefetch_anchor: Option<(u64, usize, Direction, bool)>,
-    /// The world the library keeps at the position (see [`Playhead::world`]).
-    world: WorldState,
+    /// The world the library keeps at the position (see [`Playhead::world`]); shared with the
+    /// snapshot chunk it came from until an event changes it, and with a jump's update.
+    world: Arc<WorldState>,
     /// Whether everything before the position is known (see [`Playhead::world_complete`]).
     world_complete: bool,
     options: PlayheadOptions,
@@ -178,7 +179,7 @@ impl Playhead {
             gathered: Gathered::default(),
             rb_memo: Vec::new(),
             prefetch_anchor: None,
-            world: WorldState::default(),
+            world: Arc::default(),
             world_complete: true,
             options,
             stats: PlayheadStats::default(),
@@ -284,9 +285,10 @@ impl Playhead {
         }
     }
 
-    /// Heap bytes owned by this playhead (its buffers and the world it keeps), not counting the
-    /// shared cached chunks (the world's sorted blocks, shared with the snapshot chunk they came
-    /// from, are counted: the playhead keeps them after the cache lets the chunk go).
+    /// Heap bytes owned by this playhead (its buffers and the world it keeps, and after a jump
+    /// the world before it, kept for [`Update::world_changes`] until the next call), not counting
+    /// the shared cached chunks (the world's sorted blocks, shared with the snapshot chunk they
+    /// came from, are counted: the playhead keeps them after the cache lets the chunk go).
     pub fn heap_bytes(&self) -> usize {
         std::mem::size_of::<Self>()
             + self.u.heap_bytes()
@@ -295,6 +297,7 @@ impl Playhead {
             + self.gathered.heap_bytes()
             + self.rb_memo.capacity() * std::mem::size_of::<(usize, Part, Arc<DecodedChunk>)>()
             + self.world.heap_bytes()
+            + self.u.world_before.as_ref().map_or(0, |w| w.heap_bytes())
     }
 
     // ----- the calls that return an update -----

@@ -8,7 +8,7 @@ use super::fetch::Mode;
 use crate::format::chunk::DecodedChunk;
 use crate::format::event::Event;
 use crate::format::state::{EntityState, EntityTable};
-use crate::format::world_state::WorldChange;
+use crate::format::world_state::{WorldChange, WorldState};
 use crate::play::cache::Fault;
 use crate::play::cursor;
 
@@ -86,7 +86,13 @@ pub struct Update {
     pub(super) rb_complete: bool,
     pub(super) rb_cut_short: bool,
     pub(super) faults: Vec<ChunkFault>,
+    /// The world changes of forward play (before the update's first jump, if any).
     pub(super) world_changes: Vec<WorldChange>,
+    /// The world before the update's first jump that rebuilt it, and the world at its end: the
+    /// rest of the changes are the difference, found when first asked for (`jump_changes`).
+    pub(super) world_before: Option<Arc<WorldState>>,
+    pub(super) world_after: Option<Arc<WorldState>>,
+    pub(super) jump_changes: std::sync::OnceLock<Vec<WorldChange>>,
 }
 
 /// What to do with the world (custom events) in a [`Motion::Jump`] update.
@@ -199,8 +205,21 @@ impl Update {
     /// was as at `from` to `to`; a block whose `after` is `None` is no longer edited (restore the
     /// world's own block there). Each position, entity and slot appears at most once in a
     /// [`Motion::Jump`] update (in no particular order), in event order in a forward one.
+    ///
+    /// A forward update records them as it plays; a jump compares the worlds before and after it
+    /// on the first call (the update keeps both, shared, until the playhead's next call): a
+    /// consumer that does not read them does not pay for them, one that does pays for the
+    /// comparison once (only the changes since the snapshot when both worlds stand on the same
+    /// sorted list of blocks, a merge of both lists otherwise).
     pub fn world_changes(&self) -> &[WorldChange] {
-        &self.world_changes
+        match (&self.world_before, &self.world_after) {
+            (Some(before), Some(after)) => self.jump_changes.get_or_init(|| {
+                let mut v = self.world_changes.clone();
+                before.changes_to(after, &mut |c| v.push(c));
+                v
+            }),
+            _ => &self.world_changes,
+        }
     }
     /// Chunks that could not be read during this call.
     pub fn faults(&self) -> &[ChunkFault] {
@@ -247,10 +266,16 @@ impl Playhead {
         u.rb_cut_short = false;
         u.faults.clear();
         u.world_changes.clear();
+        u.world_before = None;
+        u.world_after = None;
+        u.jump_changes = std::sync::OnceLock::new();
     }
 
     pub(super) fn finish(&mut self) {
         self.u.to = self.pos;
+        if self.u.world_before.is_some() {
+            self.u.world_after = Some(self.world.clone());
+        }
         self.u.waiting = self.waiting;
         self.gathered.clear();
         if self.u.motion == Motion::Jump {
