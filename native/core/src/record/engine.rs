@@ -502,6 +502,14 @@ impl Engine {
     pub fn set_writers_stalled(&self, stalled: bool) {
         self.inner.shared.stall.set(stalled);
     }
+
+    /// Test hook (feature `test-hooks`): whether every writer thread is held by
+    /// [`Engine::set_writers_stalled`] now, taking no message. A writer is held at its next
+    /// message, or within a second when it has no recording open.
+    #[cfg(feature = "test-hooks")]
+    pub fn writers_held(&self) -> bool {
+        self.inner.shared.stall.held() >= self.inner.writers.len()
+    }
 }
 
 #[cfg(test)]

@@ -3,7 +3,7 @@
 //! server thread's cost alone. Only in a build with the feature `test-hooks`: without it there is
 //! no such state in the engine and no check of it in the writer's loop.
 
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 use crate::sync::{Condvar, Mutex};
 
@@ -13,6 +13,8 @@ pub(crate) struct WriterStall {
     stalled: Mutex<bool>,
     /// `stalled`, read without the lock by every writer before each message.
     flag: AtomicBool,
+    /// Writers waiting in [`WriterStall::wait`] now.
+    held: AtomicUsize,
     cv: Condvar,
 }
 
@@ -21,6 +23,7 @@ impl WriterStall {
         WriterStall {
             stalled: Mutex::new(false),
             flag: AtomicBool::new(false),
+            held: AtomicUsize::new(0),
             cv: Condvar::new(),
         }
     }
@@ -38,8 +41,15 @@ impl WriterStall {
             return;
         }
         let mut g = self.stalled.lock();
+        self.held.fetch_add(1, Ordering::AcqRel);
         while *g {
             self.cv.wait(&mut g);
         }
+        self.held.fetch_sub(1, Ordering::AcqRel);
+    }
+
+    /// Writers held now (waiting before their next message, taking none).
+    pub(crate) fn held(&self) -> usize {
+        self.held.load(Ordering::Acquire)
     }
 }

@@ -413,6 +413,12 @@ fn a_group_commit_of_several_recordings_survives_power_loss_at_every_step() {
                 std::thread::yield_now();
             }
             engine.set_writers_stalled(true);
+            // The writer may be past its check for the stall, about to take one more message:
+            // count on the queue only once it is held.
+            let holding = std::time::Instant::now();
+            while !engine.writers_held() && holding.elapsed().as_secs() < 10 {
+                std::thread::yield_now();
+            }
             // What the queue must hold before the writer goes on: every call that was accepted (a
             // recording the writer retired just before the stall refuses them).
             let mut queued = 0;
