@@ -10,7 +10,7 @@
 //! the recorder's compaction, uploads the `.reel` and removes the live objects (listed, deleted
 //! in bulk).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
@@ -108,6 +108,9 @@ struct Shared {
 pub struct LiveShipper {
     shared: Arc<Shared>,
     thread: Option<tickreel_sync::threads::Handle>,
+    /// The key, claimed while this shipper ships (given back when it is dropped, after its
+    /// thread stopped).
+    _claim: Claim,
 }
 
 impl std::fmt::Debug for LiveShipper {
@@ -116,6 +119,27 @@ impl std::fmt::Debug for LiveShipper {
             .field("key", &self.shared.key)
             .field("live", &self.shared.live)
             .finish_non_exhaustive()
+    }
+}
+
+/// The keys (as URLs) a shipper of this process ships to now: a second shipper onto one of them
+/// is refused (two shippers would write the same batch numbers), while a shipper started after
+/// the first one stopped resumes.
+static SHIPPING: Mutex<BTreeSet<String>> = Mutex::new(BTreeSet::new());
+
+/// A key claimed in [`SHIPPING`], given back when the shipper goes.
+struct Claim(String);
+
+impl Claim {
+    fn take(url: String) -> Option<Claim> {
+        let fresh = SHIPPING.lock().insert(url.clone());
+        fresh.then(|| Claim(url))
+    }
+}
+
+impl Drop for Claim {
+    fn drop(&mut self) {
+        SHIPPING.lock().remove(&self.0);
     }
 }
 
@@ -176,6 +200,10 @@ impl ObjectStorage {
                 format!("{}: {what}", self.url(key)),
             ))
         };
+        let endpoint = self.inner.options.endpoint.as_deref().unwrap_or("aws");
+        let Some(claim) = Claim::take(format!("{endpoint} {}", self.url(key))) else {
+            return Err(already("another shipper of this process ships there now"));
+        };
         if self.head(key)?.is_some() {
             return Err(already("a finished recording is already there"));
         }
@@ -227,6 +255,7 @@ impl ObjectStorage {
         Ok(LiveShipper {
             shared,
             thread: Some(thread),
+            _claim: claim,
         })
     }
 }
