@@ -3,6 +3,7 @@
 # 1. a record-and-play build (`--no-default-features`: no `object`, no `catalog`) depends on no
 #    async runtime, HTTP/TLS stack or SQL crate, links no C library but zstd, exports the core's
 #    functions and none of object storage's or the catalog's, and says so in `tickreel_features()`;
+#    the Java jar's build (`--features catalog`) has SQLite but no async runtime, TLS or PostgreSQL;
 # 2. a build of the whole workspace (what `cargo build --workspace` gives a user) resolves no test
 #    feature (`tickreel/test-hooks`, `tickreel/wire`, `tickreel-object/test-server`,
 #    `tickreel-cli/bench`), and
@@ -48,11 +49,21 @@ grep -qx tickreel_catalog_open "$scratch/full-exports" || fail "the default buil
 grep -qx tickreel_object_options_new "$scratch/full-exports" || fail "the default build lacks object storage"
 features() { python3 -c 'import ctypes, sys; print(ctypes.CDLL(sys.argv[1]).tickreel_features())' "$1"; }
 [ "$(features "$scratch/lean.so")" = 0 ] || fail "tickreel_features() of the lean build: $(features "$scratch/lean.so")"
-[ "$(features "$scratch/full.so")" = 3 ] || fail "tickreel_features() of the default build: $(features "$scratch/full.so")"
+[ "$(features "$scratch/full.so")" = 7 ] || fail "tickreel_features() of the default build: $(features "$scratch/full.so")"
 # Nothing of the async runtime or SQLite linked in (symbols of crates the tree check cannot see).
 if nm "$scratch/lean.so" 2>/dev/null | grep -qE 'tokio|sqlite3_|aws_lc'; then
   fail "the record-and-play library contains tokio, SQLite or aws-lc symbols"
 fi
+
+# --- 1b. the Java jar's build (`--features catalog`: the catalog on SQLite, java-bindings/tickreel)
+# depends on no async runtime, HTTP/TLS stack or PostgreSQL client ---------------------------------
+cargo tree -p tickreel-bridge --no-default-features --features catalog -e normal,build --prefix none \
+  | sed 's/ (\*)//' | sort -u > "$scratch/jar-tree"
+jar_heavy='^(tokio|hyper|reqwest|h2|rustls|ring|aws-lc-sys|aws-lc-rs|openssl-sys|object_store|postgres|tokio-postgres|tickreel-object) '
+if grep -E "$jar_heavy" "$scratch/jar-tree"; then
+  fail "the jar's build (--features catalog) depends on the crates above"
+fi
+grep -qE '^rusqlite ' "$scratch/jar-tree" || fail "the jar's build has no SQLite"
 
 # --- 2. no test hook in a workspace build ----------------------------------------------------
 cargo tree --workspace -e normal,build,features --prefix none > "$scratch/features"

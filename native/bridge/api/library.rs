@@ -27,13 +27,16 @@ pub fn library_version() -> &'static str {
     env!("CARGO_PKG_VERSION")
 }
 
-/// What this build carries, as the C `TICKREEL_FEATURE_*` bits: 1 object storage, 2 the catalog
-/// (Cargo features `object` and `catalog`, both in the default build the jar carries).
+/// What this build carries, as the C `TICKREEL_FEATURE_*` bits: 1 object storage, 2 the catalog,
+/// 4 the catalog on PostgreSQL (Cargo features `object`, `catalog` and `postgres`: all three in the
+/// default build C users link and in the `io.tickreel:tickreel-network` jar; the catalog alone, on
+/// SQLite, in the `io.tickreel:tickreel` jar).
 #[bridge_fn(java = "features")]
 pub fn features() -> u32 {
     let object = if cfg!(feature = "object") { 1 } else { 0 };
     let catalog = if cfg!(feature = "catalog") { 2 } else { 0 };
-    object | catalog
+    let postgres = if cfg!(feature = "postgres") { 4 } else { 0 };
+    object | catalog | postgres
 }
 
 /// Closes any handle; closing twice or a stale handle is harmless. The object is dropped once no

@@ -359,11 +359,14 @@ pub extern "C" fn tickreel_version() -> *const c_char {
 pub const TICKREEL_FEATURE_OBJECT: u32 = 1;
 /// `tickreel_features()` bit: this build carries the catalog (`tickreel_catalog_*`).
 pub const TICKREEL_FEATURE_CATALOG: u32 = 2;
+/// `tickreel_features()` bit: this build's catalog opens `postgres://` URLs besides `sqlite:` ones.
+pub const TICKREEL_FEATURE_POSTGRES: u32 = 4;
 
-/// What this build of the library carries: `TICKREEL_FEATURE_OBJECT` and `TICKREEL_FEATURE_CATALOG`
-/// bits (the library's default build has both; a build for recording and playing only, Cargo's
-/// `--no-default-features`, has neither, and its object storage and catalog functions are not
-/// defined). Never fails.
+/// What this build of the library carries: `TICKREEL_FEATURE_OBJECT`, `TICKREEL_FEATURE_CATALOG`
+/// and `TICKREEL_FEATURE_POSTGRES` bits (the library's default build has all three; a build for
+/// recording and playing only, Cargo's `--no-default-features`, has none, and its object storage
+/// and catalog functions are not defined; `--no-default-features --features catalog` has the
+/// catalog on SQLite only, and refuses `postgres://` URLs). Never fails.
 ///
 /// Thread safety: any thread.
 #[unsafe(no_mangle)]

@@ -112,6 +112,15 @@ impl Catalog {
                     Box::new(move || Ok(Box::new(backend::sqlite::Sqlite::open(&path)?))),
                 )
             }
+            #[cfg(not(feature = "postgres"))]
+            CatalogUrl::Postgres { .. } => {
+                return Err(Error::Unsupported(format!(
+                    "catalog {}: this build of tickreel has no PostgreSQL (Cargo feature \"postgres\"; \
+                     in Java, the io.tickreel:tickreel-network artifact)",
+                    url.redacted()
+                )));
+            }
+            #[cfg(feature = "postgres")]
             CatalogUrl::Postgres {
                 secrets, options, ..
             } => {

@@ -202,6 +202,7 @@ impl CatalogUrl {
 
 impl CatalogUrl {
     /// A PostgreSQL URL without the catalog's own settings: what the driver parses.
+    #[cfg_attr(not(feature = "postgres"), allow(dead_code))]
     pub(crate) fn driver_url(&self) -> Option<String> {
         match self {
             CatalogUrl::Sqlite(_) => None,

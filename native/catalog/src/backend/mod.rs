@@ -7,8 +7,10 @@
 //! [`crate::register`], [`crate::query`], [`crate::reports`] and [`crate::retain`], above this
 //! interface.
 
+#[cfg(feature = "postgres")]
 pub(crate) mod postgres;
 pub(crate) mod sqlite;
+#[cfg(feature = "postgres")]
 mod tls;
 
 use tickreel::{Error, Result};
