@@ -36,11 +36,11 @@ def total(prefix, ext):
     return sum(code_lines(show(p)) for p in files(prefix) if p.endswith(ext) and not p.endswith('codegen/tests.rs'))
 ffi=total('native/bridge/ffi/','.rs'); jni=total('native/bridge/jni/','.rs')
 api=total('native/bridge/api/','.rs'); gen=total('native/bridge/codegen/','.rs')+total('native/bridge/macros/','.rs')
-nb=code_lines(show('java-bindings/src/main/java/io/tickreel/NativeBridge.java'))
+nb=code_lines(show('java-bindings/tickreel/src/main/java/io/tickreel/NativeBridge.java'))
 whole=total('native/bridge/','.rs')+nb
 h=show('include/tickreel.h')
 cfun=len(set(re.findall(r'^\S.*?\b(tickreel_[a-z_0-9]+)\(', h, re.M)))
-jn=show('java-bindings/src/main/java/io/tickreel/NativeBridge.java').count('static native')
+jn=show('java-bindings/tickreel/src/main/java/io/tickreel/NativeBridge.java').count('static native')
 ext_c=sum(len(re.findall(r'extern "C" fn', show(p))) for p in files('native/bridge/') if p.endswith('.rs'))
 ext_j=sum(len(re.findall(r'extern "system" fn', show(p))) for p in files('native/bridge/') if p.endswith('.rs'))
 print(f"{commit[:7]}: C functions {cfun} / Java native {jn}; hand-written extern C {ext_c} / JNI {ext_j}; ffi {ffi}; jni {jni}; NativeBridge.java {nb}; api {api}; codegen+macros {gen}; whole {whole}; per-language glue (ffi+jni) {ffi+jni}")

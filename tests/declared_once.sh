@@ -12,7 +12,7 @@ cd "$(dirname "$0")/.."
 fail() { echo "tests/declared_once.sh: $*" >&2; exit 1; }
 
 layout=native/bridge/options.rs
-bridge=java-bindings/src/main/java/io/tickreel/NativeBridge.java
+bridge=java-bindings/tickreel/src/main/java/io/tickreel/NativeBridge.java
 scratch="$(mktemp -d)"
 cp "$layout" "$scratch/layout.rs"
 cp "$bridge" "$scratch/NativeBridge.java"
@@ -44,7 +44,7 @@ cp "$scratch/layout.rs" "$layout"
 # Java: the factory the layout generates takes one more parameter; toNative() does not pass it.
 grep -q 'static long\[\] engineOptions(' "$bridge" || fail "NativeBridge.java has no engineOptions factory"
 sed -i 's|static long\[\] engineOptions(long writerThreads|static long[] engineOptions(long flushThreads, long writerThreads|' "$bridge"
-find java-bindings/src/main/java -name '*.java' > "$scratch/sources"
+find java-bindings/tickreel/src/main/java -name '*.java' > "$scratch/sources"
 if javac --release 17 -encoding UTF-8 -d "$scratch/classes" @"$scratch/sources" > "$scratch/java.log" 2>&1; then
   fail "the Java classes compiled against an engine options factory with a parameter they do not pass"
 fi

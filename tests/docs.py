@@ -9,7 +9,7 @@ Samples, by the fence's info string:
   ```c      a whole C program: compiled with gcc -std=c11 -Wall -Wextra -Werror under ASan/UBSan
             against include/tickreel.h, linked with libtickreel.so and run in a scratch directory
   ```java   a whole Java program (one public class with a main): compiled with javac against the
-            jar java-bindings/build.sh builds, and run
+            test jar the Maven build assembles (java-bindings/native.sh test-plugin), and run
   ```rust   a whole Rust program: compiled with rustc -D warnings against the workspace's own
             libraries (tickreel, tickreel_object, tickreel_catalog, fastnbt, uuid), and run
   ```sh     every `tickreel ...` command (also `cargo run --release -- ...`,
@@ -182,7 +182,7 @@ def load_rust_libs(env):
     import json
     wanted = {"tickreel": "tickreel", "tickreel-object": "tickreel_object",
               "tickreel-catalog": "tickreel_catalog", "fastnbt": "fastnbt", "uuid": "uuid"}
-    # The shared library's build (as tests/c.sh and java-bindings/build.sh ask for it) lists them
+    # The shared library's build (as tests/c.sh and the test build ask for it) lists them
     # all among its dependencies; asking for these crates alone would resolve other features of
     # their dependencies and compile them again.
     p = subprocess.run(["cargo", "build", "-q", "-p", "tickreel-bridge", "--lib",

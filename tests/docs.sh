@@ -23,8 +23,9 @@ done
 
 target_dir="${CARGO_TARGET_DIR:-target}"
 # The library C and Java samples use, the jar (classes + library) and the CLI whose help the sh
-# blocks are checked against. java-bindings/build.sh dev builds the same library first.
-java-bindings/build.sh dev >/dev/null
+# blocks are checked against. The Java samples compile and run against the Maven build's test jar
+# (java-bindings/native.sh test-plugin: the classes with the test build's library, every feature).
+mvn -B -ntp -q -f java-bindings/pom.xml -pl tickreel process-test-resources >/dev/null
 # `tickreel bench` is documented too: the binary with `bench`, as `cargo test` built it
 # (scripts/test-build.sh; with `-p tickreel-cli --features bench` alone cargo compiles 10 crates again).
 source scripts/test-build.sh
@@ -35,7 +36,7 @@ libdir="$(cd "$target_dir/debug" && pwd)"
 scratch="$(mktemp -d)"
 trap 'rm -rf "$scratch"' EXIT
 export TICKREEL_LIBDIR="$libdir" TICKREEL_BIN="$libdir/tickreel" TICKREEL_SCRATCH="$scratch"
-export TICKREEL_JAR="$PWD/java-bindings/build/tickreel.jar"
+export TICKREEL_JAR="$PWD/java-bindings/tickreel/target/test-plugin/tickreel-test.jar"
 export LD_LIBRARY_PATH="$libdir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:strict_string_checks=1:detect_stack_use_after_return=1
 export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1

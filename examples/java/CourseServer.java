@@ -31,7 +31,7 @@ import java.util.UUID;
  * ghost that the next runs race (sampled every tick, with a live time delta), and at the end a
  * staff member reviews one run.
  *
- * <p>Run: {@code java-bindings/build.sh && java -cp java-bindings/build/tickreel.jar
+ * <p>Run: {@code mvn -f java-bindings/pom.xml install -DskipTests && java -cp java-bindings/tickreel/target/tickreel-0.1.0.jar
  * examples/java/CourseServer.java [output directory]}.
  *
  * <p>The server thread never waits on tickreel: {@link Recorder#submit} is a copy and a queue push,

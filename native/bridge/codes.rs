@@ -11,7 +11,9 @@ use crate::ffi::result::{TickreelResult, tickreel_result_name};
 
 /// `NAME(code)` entries of `TickreelException.Kind`.
 fn java_kinds() -> BTreeMap<String, u32> {
-    let src = include_str!("../../java-bindings/src/main/java/io/tickreel/TickreelException.java");
+    let src = include_str!(
+        "../../java-bindings/tickreel/src/main/java/io/tickreel/TickreelException.java"
+    );
     let body = src
         .split("public enum Kind {")
         .nth(1)

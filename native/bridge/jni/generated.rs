@@ -8,7 +8,7 @@ include!(concat!(env!("OUT_DIR"), "/bridge_jni.rs"));
 #[cfg(test)]
 mod tests {
     /// The file whose generated part the test writes, from the crate root.
-    const FILE: &str = "java-bindings/src/main/java/io/tickreel/NativeBridge.java";
+    const FILE: &str = "java-bindings/tickreel/src/main/java/io/tickreel/NativeBridge.java";
     const BEGIN: &str = "    // @generated-begin";
     const END: &str = "    // @generated-end";
 

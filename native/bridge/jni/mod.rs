@@ -493,8 +493,9 @@ mod tests {
 
     /// Every `static native` method of `NativeBridge.java` with its JNI signature, sorted.
     fn java_natives() -> Vec<(String, String)> {
-        let src =
-            include_str!("../../../java-bindings/src/main/java/io/tickreel/NativeBridge.java");
+        let src = include_str!(
+            "../../../java-bindings/tickreel/src/main/java/io/tickreel/NativeBridge.java"
+        );
         let mut out: Vec<(String, String)> = src
             .split("static native ")
             .skip(1)

@@ -68,7 +68,8 @@ mod tests {
     /// `Pose.java`'s quantity codes are the core's.
     #[test]
     fn java_quantity_codes_are_the_cores() {
-        let src = include_str!("../../../java-bindings/src/main/java/io/tickreel/Pose.java");
+        let src =
+            include_str!("../../../java-bindings/tickreel/src/main/java/io/tickreel/Pose.java");
         for (name, q) in [
             ("POSITION", Quantity::Position),
             ("ANGLE", Quantity::Angle),

@@ -31,7 +31,7 @@
 //!
 //! `clippy.toml` lists the calls that reach these, denied in the library's crates. `examples/c/
 //! reload.c` (dlopen, every area on the main thread and two workers, dlclose, then the threads
-//! end) and `java-bindings/src/test/reload/ReloadMain.java` (the same in a JVM whose `main`
+//! end) and `java-bindings/tickreel/src/test/reload/ReloadMain.java` (the same in a JVM whose `main`
 //! returns) check it, and `ClassLoaderTest` that 50 reloads leave no copy mapped.
 
 use std::cell::Cell;

@@ -1,5 +1,5 @@
 //! The Rust side of the JNI benchmark (`java-bindings/bench.sh`): the same workload the Java
-//! benchmark (`java-bindings/src/bench/java/io/tickreel/bench/JniBench.java`) submits through
+//! benchmark (`java-bindings/benchmarks/src/main/java/io/tickreel/JniBench.java`) submits through
 //! `Batch` + one JNI call per tick, here through the Rust API, so that the two figures differ
 //! by the binding's cost only. Key: `rust_ns_per_player_tick`.
 //!

@@ -15,7 +15,7 @@ import java.util.function.Function;
  * in its own class loader, the probe plugin ({@code probe.PluginProbe}: engine, recorder, shadow
  * play, reader, playhead, ghost, catalog, object storage) runs on the main thread and on two worker
  * threads, the loader is closed and collected until the library is unmapped, and only then do the
- * workers end; three rounds, then {@code main} returns and the JVM ends its main thread.
+ * workers end; three rounds (or ROUNDS), then {@code main} returns and the JVM ends its main thread.
  *
  * <p>A thread-exit callback the library registered on any of those threads (a pthread-key
  * destructor: std::thread::current() reached through crossbeam or fastrand) runs after the
@@ -24,23 +24,24 @@ import java.util.function.Function;
  * written. A thread-local destructor ({@code __cxa_thread_atexit}) keeps the library mapped:
  * "still mapped" here.
  *
- * <p>Usage: {@code java -cp CLASSES ReloadMain TICKREEL_JAR PROBE_CLASSES WORK_DIR}; the S3 test
+ * <p>Usage: {@code java -cp CLASSES ReloadMain TICKREEL_JAR PROBE_CLASSES WORK_DIR [ROUNDS]}; the S3 test
  * server's {@code tickreel.test.s3.*} properties, when given, add object storage to the probe.
  */
 public final class ReloadMain {
-    private static final int ROUNDS = 3;
+    private static final int DEFAULT_ROUNDS = 3;
     private static final int WORKERS = 2;
 
     public static void main(String[] args) throws Exception {
-        if (args.length != 3) {
-            System.err.println("usage: ReloadMain TICKREEL_JAR PROBE_CLASSES WORK_DIR");
+        if (args.length != 3 && args.length != 4) {
+            System.err.println("usage: ReloadMain TICKREEL_JAR PROBE_CLASSES WORK_DIR [ROUNDS]");
             System.exit(2);
         }
+        int rounds = args.length == 4 ? Integer.parseInt(args[3]) : DEFAULT_ROUNDS;
         Path jar = Path.of(args[0]);
         Path probe = Path.of(args[1]);
         Path work = Path.of(args[2]);
         int baseline = mappedCopies();
-        for (int round = 0; round < ROUNDS; round++) {
+        for (int round = 0; round < rounds; round++) {
             CountDownLatch release = new CountDownLatch(1);
             List<Thread> workers = new ArrayList<>();
             WeakReference<ClassLoader> loader = useAndClose(jar, probe, work.resolve("round" + round), release, workers);
@@ -67,7 +68,7 @@ public final class ReloadMain {
             System.out.println("reload round " + round + ": used on main and " + WORKERS
                     + " workers, unloaded, workers ended");
         }
-        System.out.println("reload: " + ROUNDS + " rounds passed; main returns");
+        System.out.println("reload: " + rounds + " rounds passed; main returns");
         // main returns: the JVM ends this thread as any other (DestroyJavaVM).
     }
 

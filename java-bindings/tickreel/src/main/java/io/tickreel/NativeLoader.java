@@ -10,7 +10,9 @@ import java.util.Locale;
 /**
  * Finds, extracts, loads and binds the native library, once per class loader.
  *
- * <p>The jar carries the library as the resource {@code META-INF/native/<os>-<arch>/<libname>}.
+ * <p>The jar carries the library as the resource {@code META-INF/native/<os>-<arch>/<libname>};
+ * the {@code io.tickreel:tickreel-network} jar, beside it, carries one with object storage and
+ * PostgreSQL as {@code META-INF/native-network/<os>-<arch>/<libname>}, which is preferred.
  * It is copied to a unique temporary file, so that two plugins bundling tickreel in separate class
  * loaders each load their own instance (the JVM lets one library file be loaded by one class
  * loader only). The system property {@value #PATH_PROPERTY} names a library file to load instead;
@@ -76,7 +78,7 @@ final class NativeLoader {
             library = Path.of(explicit).toAbsolutePath();
             temporary = false;
         } else {
-            library = extract(resourceName());
+            library = extract();
             temporary = true;
         }
         try {
@@ -110,11 +112,21 @@ final class NativeLoader {
                             + " (was the same file loaded before by this class loader without tickreel's loader?)",
                     e);
         }
+        String classesVersion = classesVersion();
         if (abi != NativeBridge.ABI_VERSION) {
             throw new TickreelException(
                     TickreelException.Kind.LIBRARY,
-                    "native library " + library + " has ABI version " + abi + ", these classes need "
-                            + NativeBridge.ABI_VERSION + " (jar and library from different builds)");
+                    "native library " + library + " (tickreel " + NativeBridge.libraryVersion() + ") has ABI version "
+                            + abi + ", these classes (tickreel " + (classesVersion != null ? classesVersion : "unknown")
+                            + ") need " + NativeBridge.ABI_VERSION + " (jar and library from different builds)");
+        }
+        String libraryVersion = NativeBridge.libraryVersion();
+        if (classesVersion != null && !classesVersion.equals(libraryVersion)) {
+            throw new TickreelException(
+                    TickreelException.Kind.LIBRARY,
+                    "native library " + library + " is tickreel " + libraryVersion + ", these classes are tickreel "
+                            + classesVersion + " (jar and library from different releases; each plugin must load "
+                            + "the library of its own jar: unset -D" + PATH_PROPERTY + ")");
         }
         Dictionaries.registerBundled(NativeLoader.class.getClassLoader());
         return library.toString();
@@ -144,21 +156,103 @@ final class NativeLoader {
         }
     }
 
-    static String resourceName() {
-        return "META-INF/native/" + os() + "-" + arch() + "/" + System.mapLibraryName("tickreel");
+    /** The folder of the {@code io.tickreel:tickreel} jar's library. */
+    static final String NATIVE_DIR = "META-INF/native/";
+    /** The folder of the {@code io.tickreel:tickreel-network} jar's library, preferred when present. */
+    static final String NETWORK_DIR = "META-INF/native-network/";
+
+    /** The platform this JVM runs on, as the jars name it: {@code <os>-<arch>}. */
+    static String platform() {
+        return os() + "-" + arch();
     }
 
-    private static Path extract(String resource) throws IOException {
+    static String resourceName() {
+        return NATIVE_DIR + platform() + "/" + System.mapLibraryName("tickreel");
+    }
+
+    static String networkResourceName() {
+        return NETWORK_DIR + platform() + "/" + System.mapLibraryName("tickreel");
+    }
+
+    private static InputStream resource(String name) {
         ClassLoader cl = NativeLoader.class.getClassLoader();
-        InputStream in = cl != null ? cl.getResourceAsStream(resource) : ClassLoader.getSystemResourceAsStream(resource);
+        return cl != null ? cl.getResourceAsStream(name) : ClassLoader.getSystemResourceAsStream(name);
+    }
+
+    private static Path extract() throws IOException {
+        InputStream network = resource(networkResourceName());
+        InputStream in = network != null ? network : resource(resourceName());
         if (in == null) {
+            java.util.SortedSet<String> have = bundledPlatforms();
             throw new TickreelException(
                     TickreelException.Kind.LIBRARY,
-                    "no native library for this platform in the jar (looked for " + resource
-                            + "); set -D" + PATH_PROPERTY + "=/path/to/" + System.mapLibraryName("tickreel"));
+                    "no tickreel native library for this platform, " + platform() + " (os.name="
+                            + System.getProperty("os.name") + ", os.arch=" + System.getProperty("os.arch")
+                            + "): the jar carries " + (have.isEmpty() ? "none" : String.join(", ", have))
+                            + " (looked for " + resourceName() + "); build one for " + platform()
+                            + " or set -D" + PATH_PROPERTY + "=/path/to/" + System.mapLibraryName("tickreel"));
         }
         try (in) {
             return extractFrom(in, System.mapLibraryName("tickreel"));
+        }
+    }
+
+    /**
+     * The platforms whose library the jar (or folder) holding these classes carries: the names of
+     * the folders under {@link #NATIVE_DIR} and {@link #NETWORK_DIR} that hold a file. For the
+     * message of a failed load; empty when the classes' location cannot be read.
+     */
+    static java.util.SortedSet<String> bundledPlatforms() {
+        java.util.SortedSet<String> found = new java.util.TreeSet<>();
+        try {
+            java.security.CodeSource source = NativeLoader.class.getProtectionDomain().getCodeSource();
+            if (source == null || source.getLocation() == null) {
+                return found;
+            }
+            Path at = Path.of(source.getLocation().toURI());
+            if (Files.isDirectory(at)) {
+                for (String dir : new String[] {NATIVE_DIR, NETWORK_DIR}) {
+                    Path root = at.resolve(dir);
+                    if (Files.isDirectory(root)) {
+                        try (java.util.stream.Stream<Path> platforms = Files.list(root)) {
+                            platforms.filter(Files::isDirectory).forEach(p -> found.add(p.getFileName().toString()));
+                        }
+                    }
+                }
+            } else {
+                try (java.util.jar.JarFile jar = new java.util.jar.JarFile(at.toFile())) {
+                    jar.stream().map(java.util.jar.JarEntry::getName).forEach(name -> {
+                        for (String dir : new String[] {NATIVE_DIR, NETWORK_DIR}) {
+                            int slash = name.indexOf('/', dir.length());
+                            if (name.startsWith(dir) && slash > dir.length() && slash < name.length() - 1) {
+                                found.add(name.substring(dir.length(), slash));
+                            }
+                        }
+                    });
+                }
+            }
+        } catch (IOException | RuntimeException | java.net.URISyntaxException e) {
+            // the message says "none" rather than failing differently
+        }
+        return found;
+    }
+
+    /**
+     * The version of these classes, from {@code tickreel.properties} beside them (written by the
+     * Maven build), or null when absent (classes compiled otherwise, or relocated by a shade
+     * without their resources).
+     */
+    static String classesVersion() {
+        try (InputStream in = NativeLoader.class.getResourceAsStream("tickreel.properties")) {
+            if (in == null) {
+                return null;
+            }
+            java.util.Properties p = new java.util.Properties();
+            p.load(in);
+            String v = p.getProperty("version");
+            return v == null || v.isEmpty() || v.startsWith("${") ? null : v;
+        } catch (IOException e) {
+            return null;
         }
     }
 

@@ -34,8 +34,9 @@ public final class Tickreel {
 
     /**
      * Whether the loaded library carries object storage ({@link ObjectOptions}, recordings by
-     * {@code s3://} URL): true for the library the jar carries; false for a library built for
-     * recording and playing only (Cargo's {@code --no-default-features}).
+     * {@code s3://} URL): true with the {@code io.tickreel:tickreel-network} jar beside
+     * {@code io.tickreel:tickreel}; false for the library of {@code io.tickreel:tickreel} alone and
+     * for one built for recording and playing only (Cargo's {@code --no-default-features}).
      */
     public static boolean hasObjectStorage() {
         NativeLoader.ensureLoaded();
@@ -49,6 +50,16 @@ public final class Tickreel {
     }
 
     /**
+     * Whether the loaded library's {@link Catalog} opens {@code postgres://} URLs besides
+     * {@code sqlite:} ones: true with the {@code io.tickreel:tickreel-network} jar beside
+     * {@code io.tickreel:tickreel} (whose own library carries the catalog on SQLite only).
+     */
+    public static boolean hasPostgres() {
+        NativeLoader.ensureLoaded();
+        return (NativeBridge.features() & 4) != 0;
+    }
+
+    /**
      * Throws unless the loaded library carries {@code feature} (bit of {@code NativeBridge.features()},
      * Cargo feature {@code name}): a clear error instead of an {@link UnsatisfiedLinkError}.
      */
@@ -58,7 +69,8 @@ public final class Tickreel {
             throw new TickreelException(
                     TickreelException.Kind.UNSUPPORTED,
                     "the tickreel native library at " + NativeLoader.loadedFrom()
-                            + " was built without the Cargo feature \"" + name + "\"");
+                            + " was built without the Cargo feature \"" + name + "\""
+                            + (feature == 2 ? "" : "; add io.tickreel:tickreel-network beside io.tickreel:tickreel"));
         }
     }
 

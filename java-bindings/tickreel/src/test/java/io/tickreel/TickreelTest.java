@@ -21,12 +21,14 @@ class TickreelTest {
     }
 
     @Test
-    void theJarsLibraryCarriesObjectStorageAndTheCatalog() {
-        // The jar carries the default build (Cargo features object and catalog); tests/lean.sh
-        // checks the build without them.
+    void theTestLibraryCarriesObjectStorageAndTheCatalog() {
+        // The tests load the test build (every Cargo feature: object, catalog, postgres); the jar's
+        // own library (catalog only) is checked by JarIT, the network jar's by NetworkJarIT, and
+        // the build without any by tests/lean.sh.
         assertTrue(Tickreel.hasObjectStorage());
         assertTrue(Tickreel.hasCatalog());
-        assertEquals(3, NativeBridge.features());
+        assertTrue(Tickreel.hasPostgres());
+        assertEquals(7, NativeBridge.features());
     }
 
     @Test
