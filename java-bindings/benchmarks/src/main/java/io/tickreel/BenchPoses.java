@@ -1,8 +1,9 @@
 package io.tickreel;
 
 /**
- * The workload both JNI benchmarks submit ({@link JniBench} back to back, {@link PacedBench} at
- * 20 ticks/s): every player's x, y, z, yaw, pitch for a number of ticks, computed before timing
+ * The workload both JNI submit benchmarks submit ({@link JniBench} back to back, {@link PacedBench}
+ * at 20 ticks/s), {@link BatchBench} builds alone and {@link PlayheadBench} and {@link GhostBench}
+ * record to play: every player's x, y, z, yaw, pitch for a number of ticks, computed before timing
  * (a server has its players' positions at hand), and one tick's events built from them with a
  * {@link Batch}. {@code native/cli/src/bench/jni.rs} submits the same workload from Rust: keep
  * {@link #BenchPoses}'s formula and {@link #fill} identical to its {@code table} and {@code fill}.
