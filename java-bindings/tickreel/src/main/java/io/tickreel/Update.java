@@ -156,6 +156,16 @@ public final class Update {
     }
 
     /**
+     * Long {@code field} of entity {@code i}. The offset first: reading it may replace the array,
+     * and {@code entityLongs[at(i)]} would index the array as it was before (Java evaluates the
+     * array reference before the index), so the first call after the array grew failed.
+     */
+    private long entityLong(int i, int field) {
+        int offset = at(i);
+        return entityLongs[offset + field];
+    }
+
+    /**
      * The id of live entity {@code i} (0 to {@link #entityCount()} - 1, sorted by id) at {@link
      * #position()}. The {@code entity...(i)} accessors read the same states as {@link #entities()}
      * without allocating (in steady state): for a plugin that reads every entity every tick.
@@ -164,42 +174,42 @@ public final class Update {
      * @throws IllegalStateException if the playhead was closed
      */
     public int entityId(int i) {
-        return (int) entityLongs[at(i)];
+        return (int) entityLong(i, 0);
     }
 
     /** The game-defined kind of live entity {@code i} (see {@link #entityId(int)}). */
     public int entityKind(int i) {
-        return (int) entityLongs[at(i) + 1];
+        return (int) entityLong(i, 1);
     }
 
     /** The flags of live entity {@code i} (see {@link #entityId(int)}). */
     public int entityFlags(int i) {
-        return (int) entityLongs[at(i) + 2];
+        return (int) entityLong(i, 2);
     }
 
     /** The x position in blocks of live entity {@code i} (see {@link #entityId(int)}). */
     public double entityX(int i) {
-        return entityLongs[at(i) + 3] / Pose.POSITION_SCALE;
+        return entityLong(i, 3) / Pose.POSITION_SCALE;
     }
 
     /** The y position in blocks of live entity {@code i} (see {@link #entityId(int)}). */
     public double entityY(int i) {
-        return entityLongs[at(i) + 4] / Pose.POSITION_SCALE;
+        return entityLong(i, 4) / Pose.POSITION_SCALE;
     }
 
     /** The z position in blocks of live entity {@code i} (see {@link #entityId(int)}). */
     public double entityZ(int i) {
-        return entityLongs[at(i) + 5] / Pose.POSITION_SCALE;
+        return entityLong(i, 5) / Pose.POSITION_SCALE;
     }
 
     /** The yaw in degrees (unbounded) of live entity {@code i} (see {@link #entityId(int)}). */
     public double entityYaw(int i) {
-        return entityLongs[at(i) + 6] * 360.0 / Pose.ANGLE_UNITS_PER_TURN;
+        return entityLong(i, 6) * 360.0 / Pose.ANGLE_UNITS_PER_TURN;
     }
 
     /** The pitch in degrees of live entity {@code i} (see {@link #entityId(int)}). */
     public double entityPitch(int i) {
-        return entityLongs[at(i) + 7] * 360.0 / Pose.ANGLE_UNITS_PER_TURN;
+        return entityLong(i, 7) * 360.0 / Pose.ANGLE_UNITS_PER_TURN;
     }
 
     /**
@@ -283,6 +293,12 @@ public final class Update {
         return i * WORLD_CHANGE_LONGS;
     }
 
+    /** Long {@code field} of world change {@code i}, the offset first (see {@link #entityLong}). */
+    private long worldLong(int i, int field) {
+        int offset = worldAt(i);
+        return worldLongs[offset + field];
+    }
+
     /**
      * How many changes of the world the library keeps ({@link Playhead#worldState()}: edited
      * blocks, health, equipment) this update made, whatever the motion (forward play, reverse
@@ -304,32 +320,32 @@ public final class Update {
      * @throws IllegalStateException if the playhead was closed
      */
     public WorldChange.Kind worldChangeKind(int i) {
-        return WORLD_CHANGE_KINDS[(int) worldLongs[worldAt(i)]];
+        return WORLD_CHANGE_KINDS[(int) worldLong(i, 0)];
     }
 
     /** The block x of world change {@code i} ({@link WorldChange.Kind#BLOCK BLOCK}; otherwise 0). */
     public int worldChangeX(int i) {
-        return (int) worldLongs[worldAt(i) + 1];
+        return (int) worldLong(i, 1);
     }
 
     /** The block y of world change {@code i} ({@link WorldChange.Kind#BLOCK BLOCK}; otherwise 0). */
     public int worldChangeY(int i) {
-        return (int) worldLongs[worldAt(i) + 2];
+        return (int) worldLong(i, 2);
     }
 
     /** The block z of world change {@code i} ({@link WorldChange.Kind#BLOCK BLOCK}; otherwise 0). */
     public int worldChangeZ(int i) {
-        return (int) worldLongs[worldAt(i) + 3];
+        return (int) worldLong(i, 3);
     }
 
     /** The entity of world change {@code i} ({@link WorldChange.Kind#HEALTH HEALTH}, {@link WorldChange.Kind#EQUIPMENT EQUIPMENT}). */
     public int worldChangeEntity(int i) {
-        return (int) worldLongs[worldAt(i) + 4];
+        return (int) worldLong(i, 4);
     }
 
     /** The equipment slot of world change {@code i} ({@link WorldChange.Kind#EQUIPMENT EQUIPMENT}). */
     public int worldChangeSlot(int i) {
-        return (int) worldLongs[worldAt(i) + 5];
+        return (int) worldLong(i, 5);
     }
 
     /**
@@ -337,12 +353,12 @@ public final class Update {
      * 32-bit), or -1 for a block not edited, no health, an empty slot.
      */
     public long worldChangeBefore(int i) {
-        return worldLongs[worldAt(i) + 6];
+        return worldLong(i, 6);
     }
 
     /** The item count before of world change {@code i} ({@link WorldChange.Kind#EQUIPMENT EQUIPMENT}; 0 if empty). */
     public int worldChangeBeforeCount(int i) {
-        return (int) worldLongs[worldAt(i) + 7];
+        return (int) worldLong(i, 7);
     }
 
     /**
@@ -351,12 +367,12 @@ public final class Update {
      * slot.
      */
     public long worldChangeAfter(int i) {
-        return worldLongs[worldAt(i) + 8];
+        return worldLong(i, 8);
     }
 
     /** The item count now of world change {@code i} ({@link WorldChange.Kind#EQUIPMENT EQUIPMENT}; 0 if empty). */
     public int worldChangeAfterCount(int i) {
-        return (int) worldLongs[worldAt(i) + 9];
+        return (int) worldLong(i, 9);
     }
 
     /**

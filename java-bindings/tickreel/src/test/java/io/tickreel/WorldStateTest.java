@@ -236,6 +236,35 @@ class WorldStateTest {
         }
     }
 
+    /**
+     * The index accessors on a fresh update, before {@code entities()} or {@code worldChanges()}
+     * grew their arrays: the first call reads the longs and must index the grown array (it indexed
+     * the empty one, an ArrayIndexOutOfBoundsException, found by the Minestom adapter's replay).
+     */
+    @Test
+    void theAccessorsWorkAsTheFirstCallOfAnUpdate(@TempDir Path dir) {
+        Path reel = record(dir);
+        try (Playhead p = Playhead.open(reel, 0)) {
+            Update u = p.seek(45);
+            assertTrue(u.entityCount() > 0);
+            int id = u.entityId(0);
+            assertEquals(u.entities().get(0).id(), id);
+        }
+        try (Playhead p = Playhead.open(reel, 0)) {
+            Update u = p.seek(45);
+            double x = u.entityX(0);
+            assertEquals(u.entities().get(0).pose().x(), x);
+        }
+        try (Playhead p = Playhead.open(reel, 0)) {
+            Update u = p.seek(45);
+            WorldChange.Kind kind = u.worldChangeKind(0);
+            assertTrue(u.worldChangeCount() > 0);
+            WorldChange first = u.worldChanges().get(0);
+            assertEquals(first instanceof WorldChange.Block ? WorldChange.Kind.BLOCK
+                    : first instanceof WorldChange.Health ? WorldChange.Kind.HEALTH : WorldChange.Kind.EQUIPMENT, kind);
+        }
+    }
+
     static List<Event> events(Path reel) {
         try (Reader r = Reader.open(reel)) {
             List<Event> out = new ArrayList<>();
