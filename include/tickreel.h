@@ -42,10 +42,10 @@
  * Index (line numbers in this file).
  *   Constants and result codes first; then each area, the error channel first: its
  *   handles and structs, then its functions:
- *   Errors and the library: line 595
+ *   Errors and the library: line 596
  *      tickreel_handle_count, tickreel_last_error, tickreel_last_error_message,
  *      tickreel_last_error_code, tickreel_result_name, tickreel_version, tickreel_features
- *   Tick batches (TickreelBatch): line 672
+ *   Tick batches (TickreelBatch): line 673
  *      tickreel_batch_new, tickreel_batch_free, tickreel_batch_clear, tickreel_batch_event_count,
  *      tickreel_batch_bytes, tickreel_batch_add_entity, tickreel_batch_remove_entity,
  *      tickreel_batch_add_pose, tickreel_batch_add_position, tickreel_batch_add_rotation,
@@ -55,7 +55,7 @@
  *      tickreel_batch_attack, tickreel_batch_use, tickreel_batch_use_on_entity,
  *      tickreel_batch_use_on_block, tickreel_batch_damage, tickreel_batch_health,
  *      tickreel_batch_equipment, tickreel_batch_chat, tickreel_batch_custom_at
- *   Live recording (TickreelEngine, TickreelRecorder, TickreelFinishHandle): line 1084
+ *   Live recording (TickreelEngine, TickreelRecorder, TickreelFinishHandle): line 1085
  *      tickreel_engine_options_default, tickreel_engine_new, tickreel_engine_free,
  *      tickreel_engine_stats, tickreel_recorder_options_default, tickreel_recorder_start,
  *      tickreel_recorder_start_on, tickreel_recorder_free, tickreel_recorder_submit_tick,
@@ -67,7 +67,7 @@
  *      tickreel_recorder_status, tickreel_recorder_finish, tickreel_recorder_abort,
  *      tickreel_finish_handle_poll, tickreel_finish_handle_wait, tickreel_finish_handle_free,
  *      tickreel_recorder_finish_upload, tickreel_recorder_ship_live
- *   Ghosts (TickreelGhost, TickreelGhostLoad, TickreelGhostCursor, TickreelLiveDelta): line 1924
+ *   Ghosts (TickreelGhost, TickreelGhostLoad, TickreelGhostCursor, TickreelLiveDelta): line 1925
  *      tickreel_ghost_load, tickreel_ghost_load_from_reader, tickreel_ghost_free,
  *      tickreel_ghost_info, tickreel_ghost_splits, tickreel_ghost_cursor_new,
  *      tickreel_ghost_cursor_free, tickreel_ghost_cursor_sample,
@@ -75,7 +75,7 @@
  *      tickreel_live_delta_update, tickreel_live_delta_set_time_shift, tickreel_live_delta_reset,
  *      tickreel_ghost_load_async, tickreel_ghost_load_poll, tickreel_ghost_load_take,
  *      tickreel_ghost_load_free, tickreel_ghost_load_async_url
- *   Playback (TickreelPlayhead): line 2336
+ *   Playback (TickreelPlayhead): line 2337
  *      tickreel_playhead_open_url, tickreel_playhead_follow_url, tickreel_playhead_open,
  *      tickreel_playhead_follow, tickreel_playhead_free, tickreel_playhead_current,
  *      tickreel_playhead_advance, tickreel_playhead_prepare, tickreel_playhead_seek,
@@ -85,34 +85,35 @@
  *      tickreel_playhead_removed, tickreel_playhead_added, tickreel_playhead_world,
  *      tickreel_playhead_world_snapshot, tickreel_playhead_world_events,
  *      tickreel_playhead_world_state, tickreel_playhead_world_changes
- *   Reading recordings (TickreelReader): line 2897
+ *   Reading recordings (TickreelReader): line 2898
  *      tickreel_reader_open_url, tickreel_reader_open, tickreel_reader_free,
  *      tickreel_reader_tick_count, tickreel_reader_first_tick, tickreel_reader_last_tick,
  *      tickreel_reader_chunk_count, tickreel_reader_tick_rate, tickreel_reader_metadata,
  *      tickreel_reader_seek, tickreel_reader_ticks, tickreel_reader_verify,
  *      tickreel_reader_palette_name, tickreel_reader_world_at
- *   Decoded events (TickreelEvents): line 3150
+ *   Decoded events (TickreelEvents): line 3151
  *      tickreel_events_decode, tickreel_events_free, tickreel_events_count, tickreel_events_get
- *   The world at a tick (TickreelWorldState): line 3358
+ *   The world at a tick (TickreelWorldState): line 3359
  *      tickreel_world_state_free, tickreel_world_state_info, tickreel_world_state_blocks,
  *      tickreel_world_state_block, tickreel_world_state_block_entities,
  *      tickreel_world_state_entities, tickreel_world_state_equipment,
  *      tickreel_world_state_terrain_sections
- *   Shadow play (TickreelShadowBuffer): line 3632
+ *   Shadow play (TickreelShadowBuffer): line 3633
  *      tickreel_shadow_buffer_report_upload, tickreel_shadow_options_default,
  *      tickreel_report_options_default, tickreel_shadow_buffer_start,
- *      tickreel_shadow_buffer_report, tickreel_shadow_buffer_report_uuid,
- *      tickreel_shadow_buffer_stats, tickreel_shadow_buffer_attached, tickreel_shadow_buffer_free
- *   Writing recordings (TickreelReelWriter): line 3985
+ *      tickreel_shadow_buffer_start_on, tickreel_shadow_buffer_report,
+ *      tickreel_shadow_buffer_report_uuid, tickreel_shadow_buffer_stats,
+ *      tickreel_shadow_buffer_attached, tickreel_shadow_buffer_free
+ *   Writing recordings (TickreelReelWriter): line 4011
  *      tickreel_reel_options_default, tickreel_reel_writer_create, tickreel_reel_writer_free,
  *      tickreel_reel_writer_write_tick, tickreel_reel_writer_write_batch,
  *      tickreel_reel_writer_offer_snapshot, tickreel_reel_writer_offer_terrain,
  *      tickreel_reel_writer_register_entity, tickreel_reel_writer_register_event_type,
  *      tickreel_reel_writer_register_name, tickreel_reel_writer_set_user_metadata,
  *      tickreel_reel_writer_finish
- *   Compression dictionaries: line 4236
+ *   Compression dictionaries: line 4262
  *      tickreel_dictionary_register, tickreel_dictionary_is_registered
- *   Object storage (TickreelObjectOptions, TickreelPendingUpload, TickreelLiveShipper; Cargo feature "object"): line 4267
+ *   Object storage (TickreelObjectOptions, TickreelPendingUpload, TickreelLiveShipper; Cargo feature "object"): line 4293
  *      tickreel_object_options_new, tickreel_object_options_free,
  *      tickreel_object_options_set_endpoint, tickreel_object_options_set_region,
  *      tickreel_object_options_set_credentials, tickreel_object_options_set_allow_http,
@@ -120,7 +121,7 @@
  *      tickreel_pending_upload_poll, tickreel_pending_upload_bytes, tickreel_pending_upload_free,
  *      tickreel_live_shipper_stats, tickreel_live_shipper_ship_now, tickreel_live_shipper_finish,
  *      tickreel_live_shipper_free
- *   Catalog (TickreelCatalog, TickreelCatalogCall; Cargo feature "catalog"): line 4497
+ *   Catalog (TickreelCatalog, TickreelCatalogCall; Cargo feature "catalog"): line 4523
  *      tickreel_catalog_open, tickreel_catalog_free, tickreel_catalog_register,
  *      tickreel_catalog_top, tickreel_catalog_personal_best, tickreel_catalog_around,
  *      tickreel_catalog_recent, tickreel_catalog_sum_of_best, tickreel_catalog_load_ghost,
@@ -3876,6 +3877,31 @@ TickreelResult tickreel_shadow_buffer_start(struct TickreelEngine *engine,
                                             const struct TickreelShadowOptions *shadow_options,
                                             struct TickreelRecorder **out_recorder,
                                             struct TickreelShadowBuffer **out_shadow);
+
+/**
+ * `tickreel_shadow_buffer_start` naming the game server that records the stream (`server`: 1 to
+ * 64 bytes of UTF-8 without control characters; NULL for none), as `tickreel_recorder_start_on`
+ * names a recording's: the recording's metadata (`server`) and every report of the buffer carry
+ * it, and the catalog stores it on the report's row. Returns `TICKREEL_RESULT_INVALID_ARGUMENT`
+ * for a server id out of those bounds, and what `tickreel_shadow_buffer_start` returns.
+ *
+ * Thread safety: as `tickreel_shadow_buffer_start`.
+ *
+ * # Safety
+ * `out_recorder` must be NULL or point to writable storage for one `*mut TickreelRecorder`.
+ * `out_shadow` must be NULL or point to writable storage for one `*mut TickreelShadowBuffer`.
+ * `server` must be NULL or a NUL-terminated string.
+ * `path` must be NULL or a NUL-terminated string.
+ * `recorder_options` must be NULL or point to a readable `TickreelRecorderOptions`.
+ * `shadow_options` must be NULL or point to a readable `TickreelShadowOptions`.
+ */
+TickreelResult tickreel_shadow_buffer_start_on(struct TickreelEngine *engine,
+                                               const char *server,
+                                               const char *path,
+                                               const struct TickreelRecorderOptions *recorder_options,
+                                               const struct TickreelShadowOptions *shadow_options,
+                                               struct TickreelRecorder **out_recorder,
+                                               struct TickreelShadowBuffer **out_shadow);
 
 /**
  * Reports `player` (an entity id): the buffer keeps capturing for `options->after_ms` of game

@@ -715,6 +715,13 @@ static void bad_shadow(void) {
     EXPECT(tickreel_shadow_buffer_start(engine, NULL, &rec_options, &so, &rec, &shadow), INVALID_ARGUMENT);
     EXPECT_TRUE(rec == NULL && shadow == NULL);
     EXPECT_TRUE(tickreel_handle_count() == 1); /* the engine: nothing half-started */
+    /* a server id with a control character, or over 64 bytes, is refused as by tickreel_recorder_start_on */
+    EXPECT(tickreel_shadow_buffer_start_on(engine, "bad\nid", NULL, NULL, NULL, &rec, &shadow), INVALID_ARGUMENT);
+    EXPECT_TRUE(rec == NULL && shadow == NULL);
+    EXPECT(tickreel_shadow_buffer_start_on(engine,
+               "0123456789012345678901234567890123456789012345678901234567890123x", NULL, NULL, NULL, &rec, &shadow),
+           INVALID_ARGUMENT);
+    EXPECT_TRUE(tickreel_handle_count() == 1);
 
     so.block_ticks = 10;
     EXPECT(tickreel_shadow_buffer_start(engine, NULL, NULL, &so, &rec, &shadow), OK);

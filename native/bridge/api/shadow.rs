@@ -98,6 +98,35 @@ pub fn start(
     })
 }
 
+/// `tickreel_shadow_buffer_start` naming the game server that records the stream (`server`: 1 to
+/// 64 bytes of UTF-8 without control characters; NULL for none), as `tickreel_recorder_start_on`
+/// names a recording's: the recording's metadata (`server`) and every report of the buffer carry
+/// it, and the catalog stores it on the report's row. Returns `TICKREEL_RESULT_INVALID_ARGUMENT`
+/// for a server id out of those bounds, and what `tickreel_shadow_buffer_start` returns.
+///
+/// Thread safety: as `tickreel_shadow_buffer_start`.
+///
+/// (Java: `long[] {recorder, shadow}`.)
+#[bridge_fn(
+    c = "tickreel_shadow_buffer_start_on",
+    c_out = "out_recorder, out_shadow",
+    c_out_type = "*mut TickreelRecorder, *mut TickreelShadowBuffer",
+    java = "shadowBufferStartOn"
+)]
+pub fn start_on(
+    engine: &Engine,
+    server: Option<&str>,
+    path: Option<&Path>,
+    recorder_options: RecorderOptions,
+    shadow_options: ShadowOptions,
+) -> tickreel::Result<Started> {
+    let recorder_options = RecorderOptions {
+        server: server.map(str::to_owned),
+        ..recorder_options
+    };
+    start(engine, path, recorder_options, shadow_options)
+}
+
 /// Reports `player` (an entity id): the buffer keeps capturing for `options->after_ms` of game
 /// time, then the engine's background worker writes the window around the player (with the
 /// entities that came within `options->radius`) to `path`, a `.reel` file that appears only

@@ -179,6 +179,7 @@ final class NativeBridge {
 
     // --- shadow (native/bridge/api/shadow.rs documents each) ---
     static native long[] shadowBufferStart(long engine, String path, long[] recorderOptions, long[] shadowOptions);
+    static native long[] shadowBufferStartOn(long engine, String server, String path, long[] recorderOptions, long[] shadowOptions);
     static native long shadowBufferReport(long shadow, int player, String path, long[] options, String[] metadata);
     static native long shadowBufferReportUuid(long shadow, long[] uuid, String path, long[] options, String[] metadata);
     static native long[] shadowBufferStats(long shadow);

@@ -63,6 +63,8 @@ public final class ShadowBuffer implements AutoCloseable {
      *
      * @param path the recording's final {@code .reel} path (started or resumed as by {@link
      *     Engine#startRecording}), or {@code null} for a stream written nowhere but the buffer
+     * @param recorder the stream's options; its {@link RecorderOptions#server() server} names the
+     *     game server in the recording, in every report and on the reports' catalog rows
      * @throws IllegalArgumentException for options the library refuses (a window or grace period
      *     over a day, too many block ticks)
      * @throws IllegalStateException if the engine is closed, or as {@link Engine#startRecording}
@@ -71,8 +73,8 @@ public final class ShadowBuffer implements AutoCloseable {
         Objects.requireNonNull(engine, "engine");
         Objects.requireNonNull(recorder, "recorder");
         Objects.requireNonNull(options, "options");
-        long[] h = NativeBridge.shadowBufferStart(engine.nativeHandle(), path == null ? null : path.toString(),
-                recorder.toNative(), options.toNative());
+        long[] h = NativeBridge.shadowBufferStartOn(engine.nativeHandle(), recorder.server(),
+                path == null ? null : path.toString(), recorder.toNative(), options.toNative());
         return new Started(new Recorder(engine, path, h[0]), new ShadowBuffer(engine, h[1]));
     }
 

@@ -49,6 +49,38 @@ class ShadowTest {
         return s.entities().stream().map(EntityState::id).toList();
     }
 
+    /**
+     * The recorder options' server names the stream and its reports (it was dropped on the way
+     * into the library: reports and their catalog rows carried no server).
+     */
+    @Test
+    void reportsCarryTheServerThatRecordedThem(@TempDir Path dir) throws Exception {
+        try (Engine engine = new Engine();
+                ShadowBuffer.Started s = ShadowBuffer.start(engine, dir.resolve("live.reel"),
+                        RecorderOptions.builder().server("eu-2").build(), tenSeconds());
+                Catalog catalog = Catalog.open("sqlite:" + dir.resolve("catalog.sqlite"))) {
+            Batch t = new Batch();
+            submit(s.recorder(), t, 0, 100);
+            s.recorder().flush();
+            Path report = dir.resolve("report.reel");
+            s.shadow().report(1, report, now()).await();
+            try (Reader r = Reader.open(report)) {
+                assertEquals("eu-2", r.libraryMetadata().get("server"), r.libraryMetadata().toString());
+            }
+            java.util.UUID suspect = new java.util.UUID(1, 1);
+            Report row = catalog.addReport(suspect, "suspect", new java.util.UUID(2, 2), "fly", report.toString())
+                    .get(30, java.util.concurrent.TimeUnit.SECONDS);
+            assertEquals(java.util.Optional.of("eu-2"), row.server());
+            assertEquals(List.of(row.id()), catalog.reportsOf(suspect, "eu-2").get(30, java.util.concurrent.TimeUnit.SECONDS)
+                    .stream().map(Report::id).toList());
+        }
+        assertThrows(IllegalArgumentException.class, () -> {
+            try (Engine engine = new Engine()) {
+                ShadowBuffer.start(engine, null, RecorderOptions.builder().server("x".repeat(65)).build(), tenSeconds());
+            }
+        });
+    }
+
     @Test
     void aShadowOnlyReportOpensWithTheRightTickRange(@TempDir Path dir) throws Exception {
         try (Engine engine = new Engine();
