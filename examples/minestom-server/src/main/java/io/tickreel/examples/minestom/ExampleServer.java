@@ -1,0 +1,136 @@
+package io.tickreel.examples.minestom;
+
+import io.tickreel.minestom.TickreelMinestom;
+import io.tickreel.minestom.TickreelMinestomOptions;
+import java.nio.file.Path;
+import java.time.Duration;
+import net.kyori.adventure.text.Component;
+import net.minestom.server.Auth;
+import net.minestom.server.MinecraftServer;
+import net.minestom.server.coordinate.Pos;
+import net.minestom.server.entity.GameMode;
+import net.minestom.server.entity.Player;
+import net.minestom.server.event.GlobalEventHandler;
+import net.minestom.server.event.player.AsyncPlayerConfigurationEvent;
+import net.minestom.server.event.player.PlayerSpawnEvent;
+import net.minestom.server.instance.InstanceContainer;
+import net.minestom.server.instance.block.Block;
+import net.minestom.server.item.ItemStack;
+import net.minestom.server.item.Material;
+
+/**
+ * tickreel's example Minestom server: offline mode, a flat world (grass at y = 39, players stand at
+ * y = 40), a small parkour course east of spawn, every player given blocks to place, recording
+ * and shadow play on ({@link TickreelMinestom}), {@code /report <player> <reason>}.
+ *
+ * <p>Arguments: {@code --port P} (default 25565), {@code --data DIR} (default {@code
+ * minestom-data}: recordings, reports and {@code catalog.sqlite}), {@code --host H} (default
+ * 127.0.0.1), {@code --report-after SECONDS} (default 10). Prints {@code ready <port>} on standard
+ * output once it accepts connections; on SIGTERM or SIGINT finishes every recording and exits 0.
+ */
+public final class ExampleServer {
+    /** Where players appear. */
+    public static final Pos SPAWN = new Pos(0.5, 40, 0.5);
+
+    private ExampleServer() {}
+
+    public static void main(String[] args) {
+        int port = 25565;
+        String host = "127.0.0.1";
+        Path data = Path.of("minestom-data");
+        long reportAfter = 10;
+        for (int i = 0; i < args.length; i++) {
+            switch (args[i]) {
+                case "--port" -> port = Integer.parseInt(args[++i]);
+                case "--data" -> data = Path.of(args[++i]);
+                case "--host" -> host = args[++i];
+                case "--report-after" -> reportAfter = Long.parseLong(args[++i]);
+                default -> {
+                    System.err.println("unknown argument " + args[i]
+                            + "; usage: --port P --data DIR [--host H] [--report-after SECONDS]");
+                    System.exit(2);
+                }
+            }
+        }
+
+        MinecraftServer server = MinecraftServer.init(new Auth.Offline());
+        InstanceContainer world = MinecraftServer.getInstanceManager().createInstanceContainer();
+        world.setGenerator(unit -> {
+            unit.modifier().fillHeight(0, 36, Block.STONE);
+            unit.modifier().fillHeight(36, 39, Block.DIRT);
+            unit.modifier().fillHeight(39, 40, Block.GRASS_BLOCK);
+        });
+        buildCourse(world);
+
+        TickreelMinestom tickreel = TickreelMinestom.install(TickreelMinestomOptions.builder(data)
+                .serverName("example")
+                .reportAfter(Duration.ofSeconds(reportAfter))
+                .build());
+
+        GlobalEventHandler events = MinecraftServer.getGlobalEventHandler();
+        events.addListener(AsyncPlayerConfigurationEvent.class, e -> {
+            e.setSpawningInstance(world);
+            e.getPlayer().setRespawnPoint(SPAWN);
+        });
+        events.addListener(PlayerSpawnEvent.class, e -> {
+            if (!e.isFirstSpawn()) {
+                return;
+            }
+            Player p = e.getPlayer();
+            p.setGameMode(GameMode.SURVIVAL);
+            p.getInventory().setItemStack(0, ItemStack.of(Material.STONE, 64));
+            p.getInventory().setItemStack(1, ItemStack.of(Material.OAK_PLANKS, 64));
+            p.getInventory().setItemStack(2, ItemStack.of(Material.OAK_LOG, 64));
+            p.getInventory().setItemStack(3, ItemStack.of(Material.GLASS, 64));
+            p.sendMessage(Component.text("Recording is on. The parkour course starts at x = 8, z = -10. /report <player> <reason>"));
+        });
+
+        // SIGTERM / SIGINT: the JVM runs the shutdown hooks; this one stops the server, finishes
+        // every recording and then halts with status 0 (the JVM's own status for a signal is 143).
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            System.err.println("stopping: finishing every recording");
+            int status = 0;
+            try {
+                MinecraftServer.stopCleanly();
+                Thread.sleep(100);            // a tick already running ends (the recordings ignore it after close)
+                tickreel.close();
+                for (Path p : tickreel.finishedRecordings()) {
+                    System.err.println("finished " + p);
+                }
+            } catch (Throwable t) {
+                t.printStackTrace();
+                status = 1;
+            }
+            System.err.flush();
+            Runtime.getRuntime().halt(status);
+        }, "tickreel-shutdown"));
+
+        server.start(host, port);
+        System.err.println("recordings and catalog in " + data.toAbsolutePath()
+                + " (open with: tickreel serve " + data.toAbsolutePath() + ")");
+        System.out.println("ready " + port);
+        System.out.flush();
+    }
+
+    /** A short parkour course east of spawn: a gold start pad, jumps up, an emerald finish pad. */
+    static void buildCourse(InstanceContainer world) {
+        int z = -10;
+        for (int x = 8; x <= 10; x++) {
+            for (int dz = -1; dz <= 1; dz++) {
+                world.loadChunk(x >> 4, (z + dz) >> 4).join();
+                world.setBlock(x, 39, z + dz, Block.GOLD_BLOCK);
+            }
+        }
+        int[][] jumps = {{13, 40}, {16, 41}, {19, 42}, {22, 42}, {25, 43}};
+        for (int[] j : jumps) {
+            world.loadChunk(j[0] >> 4, z >> 4).join();
+            world.setBlock(j[0], j[1], z, Block.STONE_BRICKS);
+        }
+        for (int x = 28; x <= 30; x++) {
+            for (int dz = -1; dz <= 1; dz++) {
+                world.loadChunk(x >> 4, (z + dz) >> 4).join();
+                world.setBlock(x, 43, z + dz, Block.EMERALD_BLOCK);
+            }
+        }
+    }
+}

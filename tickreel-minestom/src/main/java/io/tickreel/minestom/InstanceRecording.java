@@ -1,0 +1,318 @@
+package io.tickreel.minestom;
+
+import io.tickreel.Batch;
+import io.tickreel.EntityFlags;
+import io.tickreel.PaletteKind;
+import io.tickreel.Pending;
+import io.tickreel.Recorder;
+import io.tickreel.ShadowBuffer;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.BitSet;
+import java.util.IdentityHashMap;
+import java.util.OptionalInt;
+import net.minestom.server.coordinate.Pos;
+import net.minestom.server.entity.EquipmentSlot;
+import net.minestom.server.entity.Player;
+import net.minestom.server.instance.Instance;
+import net.minestom.server.instance.block.Block;
+import net.minestom.server.item.ItemStack;
+import net.minestom.server.item.Material;
+
+/**
+ * The recording of one instance: its recorder (which also feeds the instance's shadow buffer), the
+ * batch the instance's events are copied into between two instance ticks, and the players it
+ * tracks. Every method is synchronized: Minestom may call listeners from its dispatcher threads,
+ * and the instance tick from the tick scheduler thread.
+ *
+ * <p>At each {@code InstanceTickEvent} the events gathered since the previous one (the previous
+ * tick's) are completed with each player's pose, flags and equipment where they changed and the
+ * state of each edited block as the instance now holds it, then submitted as one tick. Steady state
+ * allocates nothing here: the batch, the per-player states and the edited-block arrays are reused.
+ */
+final class InstanceRecording {
+    /** Equipment slots recorded, in tickreel's slot order ({@code Batch.SLOT_*}). */
+    private static final EquipmentSlot[] SLOTS = {
+        EquipmentSlot.MAIN_HAND, EquipmentSlot.OFF_HAND, EquipmentSlot.BOOTS,
+        EquipmentSlot.LEGGINGS, EquipmentSlot.CHESTPLATE, EquipmentSlot.HELMET,
+    };
+
+    /** One tracked player: the last values recorded, compared each tick. */
+    static final class Track {
+        final Player player;
+        final int id;
+        final OptionalInt optId;
+        double x, y, z, yaw, pitch;
+        int flags;
+        boolean teleported;
+        final int[] item = new int[SLOTS.length];
+        final int[] count = new int[SLOTS.length];
+
+        Track(Player player) {
+            this.player = player;
+            this.id = player.getEntityId();
+            this.optId = OptionalInt.of(id);
+            Arrays.fill(item, -1);
+        }
+    }
+
+    final Instance instance;
+    final Recorder recorder;
+    final ShadowBuffer shadow;
+    final Path path;
+    private final Batch batch = new Batch(16 << 10);
+    private final IdentityHashMap<Player, Track> tracks = new IdentityHashMap<>();
+    private final ArrayList<Track> trackList = new ArrayList<>();
+    private final BitSet namedStates = new BitSet();
+    private final BitSet namedItems = new BitSet();
+    private int[] editX = new int[64], editY = new int[64], editZ = new int[64];
+    private Track[] editCause = new Track[64];
+    private int edits;
+    private int[] left = new int[16];
+    private int leftCount;
+    private int tick;
+    private boolean ended;
+    private final java.util.function.Consumer<Exception> onError;
+
+    InstanceRecording(Instance instance, ShadowBuffer.Started started, Path path,
+            java.util.function.Consumer<Exception> onError) {
+        this.instance = instance;
+        this.recorder = started.recorder();
+        this.shadow = started.shadow();
+        this.path = path;
+        this.onError = onError;
+    }
+
+    /** The tick the next submission will carry (the number of ticks submitted so far). */
+    synchronized int tick() {
+        return tick;
+    }
+
+    synchronized boolean hasSubmitted() {
+        return tick > 0;
+    }
+
+    synchronized Track track(Player player) {
+        return tracks.get(player);
+    }
+
+    /** A player appeared in the instance: registered, added at its pose. */
+    synchronized void join(Player player) {
+        if (ended || tracks.containsKey(player)) {
+            return;
+        }
+        Track t = new Track(player);
+        recorder.registerPlayer(t.id, player.getUuid(), player.getUsername());
+        Pos p = player.getPosition();
+        batch.addEntity(t.id, player.getEntityType().id(), p.x(), p.y(), p.z(), p.yaw(), p.pitch());
+        t.x = p.x();
+        t.y = p.y();
+        t.z = p.z();
+        t.yaw = p.yaw();
+        t.pitch = p.pitch();
+        t.flags = flags(player);
+        batch.flags(t.id, t.flags);
+        tracks.put(player, t);
+        trackList.add(t);
+        equipment(t);
+    }
+
+    /** A player left the instance (disconnect or another instance): a PlayerLeave event. */
+    synchronized void leave(Player player) {
+        Track t = tracks.remove(player);
+        if (t == null || ended) {
+            return;
+        }
+        trackList.remove(t);
+        batch.playerLeave(t.id);
+        if (leftCount == left.length) {
+            left = Arrays.copyOf(left, leftCount * 2);
+        }
+        left[leftCount++] = t.id;
+    }
+
+    synchronized void teleported(Player player) {
+        Track t = tracks.get(player);
+        if (t != null) {
+            t.teleported = true;
+        }
+    }
+
+    synchronized void swing(Player player, int hand) {
+        Track t = tracks.get(player);
+        if (t != null && !ended) {
+            batch.swing(t.id, hand);
+        }
+    }
+
+    synchronized void attack(int attacker, int target) {
+        if (!ended) {
+            batch.attack(attacker, target);
+        }
+    }
+
+    synchronized void chat(Player player, String text) {
+        Track t = tracks.get(player);
+        if (t != null && !ended) {
+            batch.chat(t.optId, Batch.CHANNEL_PUBLIC, text);
+        }
+    }
+
+    /** A block at (x, y, z) was edited by {@code player}: its new state is read at the tick's end. */
+    synchronized void edited(Player player, int x, int y, int z) {
+        if (ended) {
+            return;
+        }
+        if (edits == editX.length) {
+            int n = edits * 2;
+            editX = Arrays.copyOf(editX, n);
+            editY = Arrays.copyOf(editY, n);
+            editZ = Arrays.copyOf(editZ, n);
+            editCause = Arrays.copyOf(editCause, n);
+        }
+        editX[edits] = x;
+        editY[edits] = y;
+        editZ[edits] = z;
+        editCause[edits] = tracks.get(player);
+        edits++;
+    }
+
+    /**
+     * The instance ticked: completes the previous tick's batch (poses, flags, equipment, edited
+     * blocks) and submits it. Called from the instance's tick.
+     */
+    synchronized void endTick() {
+        if (ended) {
+            return;
+        }
+        try {
+            complete();
+            recorder.submit(tick, batch);
+            tick++;
+            for (int i = 0; i < leftCount; i++) {
+                recorder.playerLeft(left[i]);
+            }
+        } catch (RuntimeException e) {
+            onError.accept(e);
+            tick++;
+        } finally {
+            batch.clear();
+            leftCount = 0;
+        }
+    }
+
+    private void complete() {
+        for (int i = 0, n = trackList.size(); i < n; i++) {
+            Track t = trackList.get(i);
+            Player player = t.player;
+            Pos p = player.getPosition();
+            if (p.x() != t.x || p.y() != t.y || p.z() != t.z || p.yaw() != t.yaw || p.pitch() != t.pitch) {
+                if (t.teleported) {
+                    batch.teleport(t.id, p.x(), p.y(), p.z(), p.yaw(), p.pitch());
+                } else {
+                    batch.addPose(t.id, p.x(), p.y(), p.z(), p.yaw(), p.pitch());
+                }
+                t.x = p.x();
+                t.y = p.y();
+                t.z = p.z();
+                t.yaw = p.yaw();
+                t.pitch = p.pitch();
+            }
+            t.teleported = false;
+            int f = flags(player);
+            if (f != t.flags) {
+                batch.flags(t.id, f);
+                t.flags = f;
+            }
+            equipment(t);
+        }
+        for (int i = 0; i < edits; i++) {
+            Block block = instance.getBlock(editX[i], editY[i], editZ[i]);
+            int state = block.stateId();
+            if (!namedStates.get(state)) {
+                recorder.registerName(PaletteKind.BLOCK, state, Names.blockState(block));
+                namedStates.set(state);
+            }
+            Track cause = editCause[i];
+            batch.blockChange(editX[i], editY[i], editZ[i], state,
+                    cause == null ? OptionalInt.empty() : cause.optId, null);
+            editCause[i] = null;
+        }
+        edits = 0;
+    }
+
+    private void equipment(Track t) {
+        for (int s = 0; s < SLOTS.length; s++) {
+            ItemStack stack = t.player.getEquipment(SLOTS[s]);
+            int item;
+            int count;
+            if (stack.isAir()) {
+                item = 0;
+                count = 0;
+            } else {
+                Material m = stack.material();
+                item = m.id();
+                count = stack.amount();
+                if (!namedItems.get(item)) {
+                    recorder.registerName(PaletteKind.ITEM, item, Names.item(m));
+                    namedItems.set(item);
+                }
+            }
+            if (item != t.item[s] || count != t.count[s]) {
+                batch.equipment(t.id, s, item, count);
+                t.item[s] = item;
+                t.count[s] = count;
+            }
+        }
+    }
+
+    static int flags(Player player) {
+        int f = 0;
+        if (player.isOnGround()) {
+            f |= EntityFlags.ON_GROUND;
+        }
+        if (player.isSneaking()) {
+            f |= EntityFlags.SNEAKING;
+        }
+        if (player.isSprinting()) {
+            f |= EntityFlags.SPRINTING;
+        }
+        if (player.isFlyingWithElytra()) {
+            f |= EntityFlags.GLIDING;
+        }
+        return f;
+    }
+
+    /**
+     * Ends the recording: submits what was gathered since the last tick (every player leaving),
+     * then starts the compaction. Returns its result, or null if the recording could not be
+     * finished (the error went to the error handler).
+     */
+    synchronized Pending<Path> finish() {
+        if (ended) {
+            return null;
+        }
+        try {
+            for (int i = trackList.size() - 1; i >= 0; i--) {
+                leave(trackList.get(i).player);
+            }
+            complete();
+            recorder.submit(tick, batch);
+            tick++;
+        } catch (RuntimeException e) {
+            onError.accept(e);
+        } finally {
+            ended = true;
+            batch.clear();
+        }
+        try {
+            return recorder.finish();
+        } catch (RuntimeException e) {
+            onError.accept(e);
+            return null;
+        } finally {
+            recorder.close();
+        }
+    }
+}

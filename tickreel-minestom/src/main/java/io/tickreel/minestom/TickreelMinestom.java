@@ -1,0 +1,412 @@
+package io.tickreel.minestom;
+
+import io.tickreel.Catalog;
+import io.tickreel.Engine;
+import io.tickreel.EngineOptions;
+import io.tickreel.Pending;
+import io.tickreel.RecorderOptions;
+import io.tickreel.Report;
+import io.tickreel.ReportOptions;
+import io.tickreel.ShadowBuffer;
+import io.tickreel.ShadowOptions;
+import io.tickreel.Tickreel;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+import net.minestom.server.MinecraftServer;
+import net.minestom.server.command.builder.Command;
+import net.minestom.server.entity.Player;
+import net.minestom.server.entity.PlayerHand;
+import net.minestom.server.event.Event;
+import net.minestom.server.event.EventNode;
+import net.minestom.server.event.entity.EntityAttackEvent;
+import net.minestom.server.event.entity.EntityTeleportEvent;
+import net.minestom.server.event.instance.InstanceRegisterEvent;
+import net.minestom.server.event.instance.InstanceTickEvent;
+import net.minestom.server.event.instance.InstanceUnregisterEvent;
+import net.minestom.server.event.instance.RemoveEntityFromInstanceEvent;
+import net.minestom.server.event.player.PlayerBlockBreakEvent;
+import net.minestom.server.event.player.PlayerBlockPlaceEvent;
+import net.minestom.server.event.player.PlayerChatEvent;
+import net.minestom.server.event.player.PlayerHandAnimationEvent;
+import net.minestom.server.event.player.PlayerSpawnEvent;
+import net.minestom.server.instance.Instance;
+
+/**
+ * Records a Minestom server with tickreel. One call turns it on:
+ *
+ * <pre>{@code
+ * TickreelMinestom tickreel = TickreelMinestom.install(TickreelMinestomOptions.builder(Path.of("replays")).build());
+ * // ... on shutdown:
+ * tickreel.close();   // finishes every recording
+ * }</pre>
+ *
+ * <p>Every instance (or those {@link TickreelMinestomOptions.Builder#recordInstances} selects) is
+ * recorded to its own {@code .reel} under {@code DATA/recordings/}, one recorded tick per instance
+ * tick, with shadow play on: players' poses, on-ground, sneaking, sprinting and gliding flags,
+ * equipment (hands and armour), joins and leaves (UUID and name), teleports, block breaks and
+ * placements (the state the instance holds at the tick's end, named from Minestom's block
+ * registry in the recording's palette), swings, attacks with their target, and public chat.
+ * {@code /report <player> <reason>} writes the reported player's last minutes from shadow play
+ * under {@code DATA/reports/}, files it in the catalog and tells the reporter its id.
+ *
+ * <p>Listeners run last (a node of the highest priority) and skip cancelled events. The tick path
+ * copies into a reused {@link io.tickreel.Batch} and makes one native call per instance per tick.
+ */
+public final class TickreelMinestom implements AutoCloseable {
+    private static final DateTimeFormatter STAMP =
+            DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss-SSS").withZone(ZoneOffset.UTC);
+
+    private final TickreelMinestomOptions options;
+    private final Engine engine;
+    private final Catalog catalog;
+    private final EventNode<Event> node;
+    private final EventNode<Event> parent;
+    private final Command reportCommand;
+    private final Map<Instance, InstanceRecording> recordings = new ConcurrentHashMap<>();
+    private final List<CompletableFuture<?>> reportsInFlight = new ArrayList<>();
+    private final List<Path> finished = new ArrayList<>();
+    private volatile Consumer<Exception> errorHandler =
+            e -> MinecraftServer.LOGGER.error("tickreel: {}", e.toString(), e);
+    private boolean closed;
+
+    private TickreelMinestom(EventNode<Event> parent, TickreelMinestomOptions options) {
+        this.options = options;
+        this.parent = parent;
+        Tickreel.load();
+        try {
+            Files.createDirectories(options.dataDir.resolve("recordings"));
+            Files.createDirectories(options.dataDir.resolve("reports"));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        this.engine = new Engine(EngineOptions.builder().shadowBudgetBytes(options.shadowBudgetBytes).build());
+        Catalog c = null;
+        try {
+            c = Catalog.open(options.catalogUrl);
+        } catch (RuntimeException e) {
+            engine.close();
+            throw e;
+        }
+        this.catalog = c;
+        this.node = EventNode.all("tickreel").setPriority(Integer.MAX_VALUE);
+        registerListeners();
+        parent.addChild(node);
+        if (options.reportCommand) {
+            reportCommand = new ReportCommand(this);
+            MinecraftServer.getCommandManager().register(reportCommand);
+        } else {
+            reportCommand = null;
+        }
+        for (Instance instance : MinecraftServer.getInstanceManager().getInstances()) {
+            start(instance);
+        }
+    }
+
+    /** Installs on the server's global event handler. Call after {@code MinecraftServer.init()}. */
+    public static TickreelMinestom install(TickreelMinestomOptions options) {
+        return install(MinecraftServer.getGlobalEventHandler(), options);
+    }
+
+    /** Installs under {@code parent} (the global handler or a node of yours). */
+    public static TickreelMinestom install(EventNode<Event> parent, TickreelMinestomOptions options) {
+        Objects.requireNonNull(parent, "parent");
+        Objects.requireNonNull(options, "options");
+        return new TickreelMinestom(parent, options);
+    }
+
+    /** Where errors of the recorders go (default: Minestom's logger); they never reach the tick. */
+    public void onError(Consumer<Exception> handler) {
+        this.errorHandler = Objects.requireNonNull(handler, "handler");
+    }
+
+    /** The engine (for ghosts, playback, statistics). */
+    public Engine engine() {
+        return engine;
+    }
+
+    /** The catalog runs and reports are filed in. */
+    public Catalog catalog() {
+        return catalog;
+    }
+
+    /** The options installed with. */
+    public TickreelMinestomOptions options() {
+        return options;
+    }
+
+    /** The path of the recording of {@code instance} being written, if it is recorded. */
+    public Optional<Path> recordingOf(Instance instance) {
+        InstanceRecording r = recordings.get(instance);
+        return r == null ? Optional.empty() : Optional.of(r.path);
+    }
+
+    /** The recorded tick the next submission of {@code instance} will carry, -1 if not recorded. */
+    public int tickOf(Instance instance) {
+        InstanceRecording r = recordings.get(instance);
+        return r == null ? -1 : r.tick();
+    }
+
+    /** The finished recordings' paths so far (the instances unregistered, or all after close). */
+    public synchronized List<Path> finishedRecordings() {
+        return List.copyOf(finished);
+    }
+
+    private void error(Exception e) {
+        errorHandler.accept(e);
+    }
+
+    private void registerListeners() {
+        node.addListener(InstanceRegisterEvent.class, e -> start(e.getInstance()));
+        node.addListener(InstanceUnregisterEvent.class, e -> stop(e.getInstance()));
+        node.addListener(InstanceTickEvent.class, e -> {
+            InstanceRecording r = recordings.get(e.getInstance());
+            if (r != null) {
+                r.endTick();
+            }
+        });
+        node.addListener(PlayerSpawnEvent.class, e -> {
+            InstanceRecording r = recordings.get(e.getInstance());
+            if (r != null) {
+                r.join(e.getPlayer());
+            }
+        });
+        node.addListener(RemoveEntityFromInstanceEvent.class, e -> {
+            if (e.getEntity() instanceof Player p) {
+                InstanceRecording r = recordings.get(e.getInstance());
+                if (r != null) {
+                    r.leave(p);
+                }
+            }
+        });
+        node.addListener(EntityTeleportEvent.class, e -> {
+            if (e.getEntity() instanceof Player p && p.getInstance() != null) {
+                InstanceRecording r = recordings.get(p.getInstance());
+                if (r != null) {
+                    r.teleported(p);
+                }
+            }
+        });
+        node.addListener(PlayerHandAnimationEvent.class, e -> {
+            if (e.isCancelled()) {
+                return;
+            }
+            InstanceRecording r = recordingOf(e.getPlayer());
+            if (r != null) {
+                r.swing(e.getPlayer(), e.getHand() == PlayerHand.OFF ? io.tickreel.Batch.HAND_OFF : io.tickreel.Batch.HAND_MAIN);
+            }
+        });
+        node.addListener(EntityAttackEvent.class, e -> {
+            Instance instance = e.getEntity().getInstance();
+            InstanceRecording r = instance == null ? null : recordings.get(instance);
+            if (r != null) {
+                r.attack(e.getEntity().getEntityId(), e.getTarget().getEntityId());
+            }
+        });
+        node.addListener(PlayerChatEvent.class, e -> {
+            if (e.isCancelled()) {
+                return;
+            }
+            InstanceRecording r = recordingOf(e.getPlayer());
+            if (r != null) {
+                r.chat(e.getPlayer(), e.getRawMessage());
+            }
+        });
+        node.addListener(PlayerBlockBreakEvent.class, e -> {
+            if (e.isCancelled()) {
+                return;
+            }
+            InstanceRecording r = recordings.get(e.getInstance());
+            if (r != null) {
+                r.edited(e.getPlayer(), e.getBlockPosition().blockX(), e.getBlockPosition().blockY(),
+                        e.getBlockPosition().blockZ());
+            }
+        });
+        node.addListener(PlayerBlockPlaceEvent.class, e -> {
+            if (e.isCancelled()) {
+                return;
+            }
+            InstanceRecording r = recordings.get(e.getInstance());
+            if (r != null) {
+                r.edited(e.getPlayer(), e.getBlockPosition().blockX(), e.getBlockPosition().blockY(),
+                        e.getBlockPosition().blockZ());
+            }
+        });
+    }
+
+    private InstanceRecording recordingOf(Player player) {
+        Instance instance = player.getInstance();
+        return instance == null ? null : recordings.get(instance);
+    }
+
+    private synchronized void start(Instance instance) {
+        if (closed || recordings.containsKey(instance) || !options.recordInstance.test(instance)) {
+            return;
+        }
+        Path path = options.dataDir.resolve("recordings").resolve(
+                "instance-" + instance.getUuid().toString().substring(0, 8) + "-" + STAMP.format(Instant.now()) + ".reel");
+        RecorderOptions ro = RecorderOptions.builder()
+                .worldId(instance.getUuid())
+                .gameDataVersion(MinecraftServer.DATA_VERSION)
+                .ticksPerSecond(net.minestom.server.ServerFlag.SERVER_TICKS_PER_SECOND)
+                .flushInterval(options.flushInterval)
+                .server(options.serverName)
+                .build();
+        ShadowBuffer.Started started = ShadowBuffer.start(engine, path, ro,
+                ShadowOptions.builder().window(options.shadowWindow).build());
+        try {
+            started.recorder().setUserMetadata(Map.of(
+                    "minestom.instance", instance.getUuid().toString(),
+                    "minecraft.version", MinecraftServer.VERSION_NAME,
+                    "minecraft.protocol", MinecraftServer.PROTOCOL_VERSION,
+                    "server", options.serverName));
+        } catch (RuntimeException e) {
+            started.recorder().abort();
+            started.close();
+            throw e;
+        }
+        recordings.put(instance, new InstanceRecording(instance, started, path, this::error));
+    }
+
+    private void stop(Instance instance) {
+        InstanceRecording r = recordings.remove(instance);
+        if (r == null) {
+            return;
+        }
+        Pending<Path> done = r.finish();
+        r.shadow.close();
+        if (done != null) {
+            done.future().whenComplete((path, err) -> {
+                if (err != null) {
+                    error(err instanceof Exception ex ? ex : new RuntimeException(err));
+                } else {
+                    synchronized (this) {
+                        finished.add(path);
+                    }
+                }
+                done.close();
+            });
+        }
+    }
+
+    /**
+     * Reports {@code reported} (online, in a recorded instance) for {@code reason} on behalf of
+     * {@code reporter}: shadow play writes the reported player's window (plus
+     * {@link TickreelMinestomOptions.Builder#reportAfter}) to {@code DATA/reports/}, then the
+     * report is filed in the catalog with that recording. The future completes with the filed
+     * report.
+     *
+     * @throws IllegalArgumentException if the reported player is in no recorded instance or shadow
+     *     play holds nothing of them yet
+     * @throws IllegalStateException after {@link #close()}
+     */
+    public CompletableFuture<Report> report(Player reporter, Player reported, String reason) {
+        Objects.requireNonNull(reporter, "reporter");
+        Objects.requireNonNull(reported, "reported");
+        Objects.requireNonNull(reason, "reason");
+        InstanceRecording r = recordingOf(reported);
+        if (r == null) {
+            throw new IllegalArgumentException(reported.getUsername() + " is not in a recorded instance");
+        }
+        if (!r.hasSubmitted() || r.track(reported) == null) {
+            throw new IllegalArgumentException("nothing recorded of " + reported.getUsername() + " yet");
+        }
+        Path file = options.dataDir.resolve("reports").resolve(
+                "report-" + STAMP.format(Instant.now()) + "-" + reported.getUsername() + ".reel");
+        ReportOptions.Builder ro = ReportOptions.builder()
+                .after(options.reportAfter)
+                .radius(options.reportRadius)
+                .metadata("reporter", reporter.getUsername())
+                .metadata("reporter_uuid", reporter.getUuid().toString())
+                .metadata("reported", reported.getUsername())
+                .metadata("reason", reason);
+        if (options.reportBefore != null) {
+            ro.before(options.reportBefore);
+        }
+        String reportedName = reported.getUsername();
+        java.util.UUID reportedUuid = reported.getUuid();
+        java.util.UUID reporterUuid = reporter.getUuid();
+        CompletableFuture<Report> filed;
+        synchronized (this) {
+            if (closed) {
+                throw new IllegalStateException("tickreel is closed");
+            }
+            Pending<Path> written = r.shadow.report(reportedUuid, file, ro.build());
+            filed = written.future()
+                    .whenComplete((p, e) -> written.close())
+                    .thenCompose(p -> catalog.addReport(reportedUuid, reportedName, reporterUuid, reason, p.toString()));
+            reportsInFlight.add(filed);
+        }
+        return filed;
+    }
+
+    /**
+     * Finishes every recording (each player's leave recorded, the files compacted and verified),
+     * waits for reports still being captured (written with what there was), closes the catalog and
+     * the engine. Call it after the server stopped ticking. Idempotent.
+     */
+    @Override
+    public void close() {
+        List<Pending<Path>> finishing = new ArrayList<>();
+        List<CompletableFuture<?>> reports;
+        synchronized (this) {
+            if (closed) {
+                return;
+            }
+            closed = true;
+            reports = new ArrayList<>(reportsInFlight);
+        }
+        parent.removeChild(node);
+        if (reportCommand != null) {
+            MinecraftServer.getCommandManager().unregister(reportCommand);
+        }
+        for (Instance instance : List.copyOf(recordings.keySet())) {
+            InstanceRecording r = recordings.remove(instance);
+            Pending<Path> p = r.finish();
+            r.shadow.close();
+            if (p != null) {
+                finishing.add(p);
+            }
+        }
+        for (Pending<Path> p : finishing) {
+            try {
+                Path path = p.await();
+                synchronized (this) {
+                    finished.add(path);
+                }
+            } catch (RuntimeException e) {
+                error(e);
+            } finally {
+                p.close();
+            }
+        }
+        engine.close();   // writes reports still capturing with what there was
+        for (CompletableFuture<?> f : reports) {
+            try {
+                f.get(60, TimeUnit.SECONDS);
+            } catch (Exception e) {
+                error(e);
+            }
+        }
+        catalog.close();
+    }
+
+    /** How long a report keeps capturing after it is made. */
+    Duration reportAfter() {
+        return options.reportAfter;
+    }
+}
