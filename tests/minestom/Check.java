@@ -1,0 +1,362 @@
+import com.google.gson.JsonObject;
+import com.google.gson.JsonParser;
+import io.tickreel.Catalog;
+import io.tickreel.DecodedTick;
+import io.tickreel.EntityFlags;
+import io.tickreel.EntityInfo;
+import io.tickreel.Event;
+import io.tickreel.PaletteKind;
+import io.tickreel.Pose;
+import io.tickreel.Reader;
+import io.tickreel.Report;
+import io.tickreel.WorldState;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.stream.Stream;
+
+/**
+ * Checks what tests/minestom/bots.js did against what examples/minestom-server recorded, with the
+ * io.tickreel API only (Reader, WorldState, Catalog):
+ *
+ *   java -cp 'examples/minestom-server/target/lib/*' tests/minestom/Check.java DATA BOTS.jsonl
+ *
+ * Prints one line per check and exits 1 if any failed.
+ */
+public class Check {
+    static final double POS_TOLERANCE = 0.01;      // blocks
+    static final double ANGLE_TOLERANCE = 0.01;    // degrees
+    /** Share of a bot's sent positions that must appear in the recording (two packets in one server tick keep the later). */
+    static final double MIN_COVERAGE = 0.75;
+
+    static int failures;
+    static int checks;
+
+    static void check(boolean ok, String what) {
+        checks++;
+        if (!ok) {
+            failures++;
+        }
+        System.out.println((ok ? "ok   " : "FAIL ") + what);
+    }
+
+    record Move(double x, double y, double z, double yaw, double pitch, boolean onGround) {}
+
+    record Recorded(int tick, Pose pose, int flags) {}
+
+    public static void main(String[] args) throws Exception {
+        Path data = Path.of(args[0]);
+        List<JsonObject> log = new ArrayList<>();
+        for (String line : Files.readAllLines(Path.of(args[1]))) {
+            if (!line.isBlank()) {
+                log.add(JsonParser.parseString(line).getAsJsonObject());
+            }
+        }
+        Map<String, JsonObject> joined = new LinkedHashMap<>();
+        for (JsonObject o : log) {
+            if (o.get("type").getAsString().equals("joined")) {
+                joined.put(o.get("bot").getAsString(), o);
+            }
+        }
+        check(joined.size() == 3, "the bots' log has 3 joined bots (" + joined.keySet() + ")");
+
+        List<Path> reels;
+        try (Stream<Path> s = Files.list(data.resolve("recordings"))) {
+            reels = s.filter(p -> p.getFileName().toString().endsWith(".reel")).sorted().toList();
+        }
+        try (Stream<Path> s = Files.list(data.resolve("recordings"))) {
+            List<Path> live = s.filter(p -> p.getFileName().toString().endsWith(".live")).toList();
+            check(live.isEmpty(), "no live recording left after SIGTERM " + live);
+        }
+        check(reels.size() == 1, "one finished recording in " + data.resolve("recordings") + " " + reels);
+        if (reels.isEmpty()) {
+            finish();
+        }
+        try (Reader reader = Reader.open(reels.get(0))) {
+            System.out.println("recording " + reels.get(0) + ": " + reader.header().tickCount() + " ticks, "
+                    + reader.header().events() + " events; verify: " + reader.verify());
+            checkRecording(reader, log, joined);
+        }
+        checkReport(data, log, joined);
+        finish();
+    }
+
+    static void finish() {
+        System.out.println(checks + " checks, " + failures + " failed");
+        System.exit(failures == 0 ? 0 : 1);
+    }
+
+    static void checkRecording(Reader reader, List<JsonObject> log, Map<String, JsonObject> joined) {
+        int last = reader.header().lastTick().orElseThrow();
+        List<DecodedTick> ticks = reader.ticks(0, last);
+        Map<Integer, String> nameOf = new HashMap<>();
+        for (Map.Entry<String, JsonObject> e : joined.entrySet()) {
+            String bot = e.getKey();
+            int id = e.getValue().get("entityId").getAsInt();
+            UUID uuid = UUID.fromString(e.getValue().get("uuid").getAsString());
+            nameOf.put(id, bot);
+            EntityInfo info = reader.entities().stream().filter(i -> i.id() == id).findFirst().orElse(null);
+            check(info != null && bot.equals(info.name()) && uuid.equals(info.uuid()),
+                    bot + " is registered as entity " + id + " with UUID " + uuid + " (" + info + ")");
+        }
+
+        // Poses and flags, per entity, at the ticks where the recording has them.
+        Map<Integer, List<Recorded>> poses = new HashMap<>();
+        Map<Integer, Pose> adds = new HashMap<>();
+        Map<Integer, Integer> flags = new HashMap<>();
+        Map<Integer, Integer> flagsSeen = new HashMap<>();
+        Map<Integer, Integer> swings = new HashMap<>();
+        Map<Integer, List<String>> chat = new HashMap<>();
+        List<String> attacks = new ArrayList<>();
+        Map<String, List<String>> blockChanges = new HashMap<>();   // "x,y,z" -> [state name by entity]
+        Map<Integer, List<String>> mainHand = new HashMap<>();
+        List<String> leaves = new ArrayList<>();
+        for (DecodedTick t : ticks) {
+            Map<Integer, Pose> moved = new HashMap<>();
+            for (Event ev : t.events()) {
+                switch (ev) {
+                    case Event.EntityAdd a -> adds.put(a.entity(), a.pose());
+                    case Event.Moved m -> moved.put(m.entity(), m.pose());
+                    case Event.Teleport m -> moved.put(m.entity(), m.pose());
+                    case Event.Flags f -> {
+                        flags.put(f.entity(), f.flags());
+                        flagsSeen.merge(f.entity(), f.flags(), (a, b) -> a | b);
+                    }
+                    case Event.Swing s -> swings.merge(s.entity(), 1, Integer::sum);
+                    case Event.Attack a -> attacks.add(nameOf.get(a.attacker()) + "->" + nameOf.get(a.target()));
+                    case Event.Chat c -> chat.computeIfAbsent(c.sender().orElse(-1), k -> new ArrayList<>()).add(c.text());
+                    case Event.BlockChange b -> blockChanges.computeIfAbsent(b.x() + "," + b.y() + "," + b.z(),
+                            k -> new ArrayList<>()).add(reader.paletteName(PaletteKind.BLOCK, b.state())
+                            + " by " + (b.cause().isPresent() ? nameOf.get(b.cause().getAsInt()) : "nobody"));
+                    case Event.Equipment q when q.slot() == 0 -> mainHand.computeIfAbsent(q.entity(), k -> new ArrayList<>())
+                            .add((q.item() == 0 ? "nothing" : reader.paletteName(PaletteKind.ITEM, q.item())) + " x" + q.count());
+                    case Event.PlayerLeave l -> leaves.add(nameOf.get(l.entity()));
+                    default -> {}
+                }
+            }
+            for (Map.Entry<Integer, Pose> m : moved.entrySet()) {
+                poses.computeIfAbsent(m.getKey(), k -> new ArrayList<>())
+                        .add(new Recorded(t.tick(), m.getValue(), flags.getOrDefault(m.getKey(), 0)));
+            }
+        }
+
+        for (Map.Entry<String, JsonObject> e : joined.entrySet()) {
+            String bot = e.getKey();
+            int id = e.getValue().get("entityId").getAsInt();
+            List<Move> sent = new ArrayList<>();
+            int swingsSent = 0;
+            List<String> chatSent = new ArrayList<>();
+            boolean sprinted = false;
+            boolean sneaked = false;
+            for (JsonObject o : log) {
+                if (!o.get("bot").getAsString().equals(bot)) {
+                    continue;
+                }
+                switch (o.get("type").getAsString()) {
+                    case "move" -> {
+                        if (!Double.isNaN(num(o, "x")) && !Double.isNaN(num(o, "yaw"))) {
+                            sent.add(new Move(num(o, "x"), num(o, "y"), num(o, "z"), num(o, "yaw"), num(o, "pitch"),
+                                    o.get("onGround").getAsBoolean()));
+                        }
+                    }
+                    case "swing" -> swingsSent++;
+                    case "chat" -> chatSent.add(o.get("text").getAsString());
+                    case "action" -> sprinted |= o.get("action").getAsString().equals("start_sprinting");
+                    case "input" -> sneaked |= o.getAsJsonObject("inputs").has("shift")
+                            && o.getAsJsonObject("inputs").get("shift").getAsBoolean();
+                    default -> {}
+                }
+            }
+            // Every recorded pose is a state the bot sent, in the order it sent them.
+            List<Recorded> rec = poses.getOrDefault(id, List.of());
+            int i = 0;
+            int matched = 0;
+            int groundMismatch = 0;
+            String firstMiss = null;
+            double worst = 0;
+            for (Recorded r : rec) {
+                int j = i;
+                while (j < sent.size() && !same(sent.get(j), r.pose())) {
+                    j++;
+                }
+                if (j == sent.size()) {
+                    if (firstMiss == null) {
+                        firstMiss = "tick " + r.tick() + " " + fmt(r.pose());
+                    }
+                    continue;
+                }
+                Move m = sent.get(j);
+                worst = Math.max(worst, Math.max(Math.abs(m.x() - r.pose().x()),
+                        Math.max(Math.abs(m.y() - r.pose().y()), Math.abs(m.z() - r.pose().z()))));
+                if (m.onGround() != ((r.flags() & EntityFlags.ON_GROUND) != 0)) {
+                    groundMismatch++;
+                }
+                matched++;
+                i = j + 1;
+            }
+            Pose added = adds.get(id);
+            long distinct = distinctStates(sent, added);
+            check(!rec.isEmpty() && firstMiss == null,
+                    bot + ": each of the " + rec.size() + " recorded poses is a position+rotation the bot sent, in order, within "
+                            + POS_TOLERANCE + " block and " + ANGLE_TOLERANCE + " deg (largest position difference "
+                            + String.format("%.6f", worst) + (firstMiss == null ? "" : "; not sent: " + firstMiss) + ")");
+            check(distinct > 0 && matched >= MIN_COVERAGE * distinct,
+                    bot + ": " + matched + " of the " + distinct + " distinct states it sent are in the recording (at least "
+                            + (int) (MIN_COVERAGE * 100) + "%)");
+            check(groundMismatch == 0, bot + ": on-ground flag as the bot sent it at every recorded pose ("
+                    + groundMismatch + " differ)");
+            if (sprinted) {
+                check((flagsSeen.getOrDefault(id, 0) & EntityFlags.SPRINTING) != 0, bot + " sprinted: SPRINTING recorded");
+            }
+            if (sneaked) {
+                check((flagsSeen.getOrDefault(id, 0) & EntityFlags.SNEAKING) != 0, bot + " sneaked: SNEAKING recorded");
+            }
+            check(swings.getOrDefault(id, 0) == swingsSent,
+                    bot + ": swings recorded " + swings.getOrDefault(id, 0) + " = sent " + swingsSent);
+            check(chat.getOrDefault(id, List.of()).equals(chatSent),
+                    bot + ": chat recorded " + chat.getOrDefault(id, List.of()) + " = sent " + chatSent);
+            check(leaves.contains(bot), bot + ": its leave is recorded");
+        }
+        check(chat.keySet().stream().allMatch(nameOf::containsKey), "every chat line has a bot as its sender " + chat.keySet());
+
+        List<String> attacksSent = new ArrayList<>();
+        for (JsonObject o : log) {
+            if (o.get("type").getAsString().equals("attack")) {
+                attacksSent.add(o.get("bot").getAsString() + "->" + nameOf.get(o.get("target").getAsInt()));
+            }
+        }
+        check(!attacksSent.isEmpty() && attacks.equals(attacksSent),
+                "attacks recorded " + attacks + " = sent " + attacksSent);
+
+        // Blocks: each edit the bots saw is recorded at its position with the state's registry name.
+        Map<String, String> finalState = new LinkedHashMap<>();
+        Map<String, List<String>> edits = new LinkedHashMap<>();
+        List<String> held = new ArrayList<>();
+        for (JsonObject o : log) {
+            String type = o.get("type").getAsString();
+            if (type.equals("dig") || type.equals("place")) {
+                String key = o.get("x").getAsInt() + "," + o.get("y").getAsInt() + "," + o.get("z").getAsInt();
+                String expected = o.get("state").getAsString() + " by " + o.get("bot").getAsString();
+                edits.computeIfAbsent(key, k -> new ArrayList<>()).add(expected);
+                finalState.put(key, o.get("state").getAsString());
+            } else if (type.equals("held")) {
+                held.add(o.get("item").getAsString() + " x" + o.get("count").getAsInt());
+            }
+        }
+        check(edits.size() >= 4, "the bots edited " + edits.size() + " positions");
+        for (Map.Entry<String, List<String>> e : edits.entrySet()) {
+            List<String> got = blockChanges.getOrDefault(e.getKey(), List.of());
+            check(got.equals(e.getValue()), "block " + e.getKey() + ": recorded " + got + " = done " + e.getValue());
+        }
+        check(blockChanges.keySet().equals(edits.keySet()),
+                "no block change recorded where no bot edited " + blockChanges.keySet());
+        try (WorldState world = reader.worldAt(last)) {
+            for (Map.Entry<String, String> e : finalState.entrySet()) {
+                String[] xyz = e.getKey().split(",");
+                long state = world.block(Integer.parseInt(xyz[0]), Integer.parseInt(xyz[1]), Integer.parseInt(xyz[2]));
+                String name = state < 0 ? "(none)" : reader.paletteName(PaletteKind.BLOCK, (int) state);
+                check(e.getValue().equals(name), "world at the last tick " + last + ": " + e.getKey() + " is " + name
+                        + " = the bot's " + e.getValue());
+            }
+        }
+        int bob = joined.get("Bob").get("entityId").getAsInt();
+        List<String> hand = mainHand.getOrDefault(bob, List.of());
+        int k = 0;
+        for (String h : hand) {
+            if (k < held.size() && h.equals(held.get(k))) {
+                k++;
+            }
+        }
+        check(held.size() >= 4 && k == held.size(), "Bob's main hand recorded " + hand + " holds, in order, what he held " + held);
+    }
+
+    static void checkReport(Path data, List<JsonObject> log, Map<String, JsonObject> joined) {
+        JsonObject told = log.stream().filter(o -> o.get("type").getAsString().equals("report")).findFirst().orElse(null);
+        check(told != null, "the reporter was told a report id");
+        if (told == null) {
+            return;
+        }
+        long id = told.get("id").getAsLong();
+        UUID bob = UUID.fromString(joined.get("Bob").get("uuid").getAsString());
+        UUID alice = UUID.fromString(joined.get("Alice").get("uuid").getAsString());
+        try (Catalog catalog = Catalog.open("sqlite:" + data.resolve("catalog.sqlite"))) {
+            List<Report> reports = catalog.reports().join();
+            Report r = reports.stream().filter(x -> x.id() == id).findFirst().orElse(null);
+            check(r != null, "report #" + id + " is in the catalog (" + reports.size() + " report(s))");
+            if (r == null) {
+                return;
+            }
+            check(bob.equals(r.reported()) && "Bob".equals(r.reportedName()) && alice.equals(r.reporter())
+                            && told.get("reason").getAsString().equals(r.reason()) && r.open(),
+                    "report #" + id + ": Bob reported by Alice for '" + r.reason() + "', open");
+            // The catalog's server column stays empty: ShadowBuffer.start (io.tickreel 0.1.0) does not
+            // pass RecorderOptions.server to the library, so neither the recording nor its reports
+            // carry it. The adapter's own metadata names the server; checked below.
+            System.out.println("note report #" + id + " server in the catalog: " + r.server()
+                    + " (empty until ShadowBuffer.start passes RecorderOptions.server)");
+            check(r.location().isPresent() && r.recordingId().isPresent(), "report #" + id + " has its recording " + r.location());
+            if (r.location().isEmpty()) {
+                return;
+            }
+            try (Reader rep = Reader.open(Path.of(r.location().get()))) {
+                EntityInfo bobInfo = rep.entities().stream().filter(i -> bob.equals(i.uuid())).findFirst().orElse(null);
+                check(bobInfo != null && "Bob".equals(bobInfo.name()), "the report's recording holds Bob " + bobInfo);
+                if (bobInfo != null) {
+                    int last = rep.header().lastTick().orElseThrow();
+                    int[] poses = {0};
+                    rep.forEachTick(rep.header().firstTick().orElseThrow(), last, t -> {
+                        for (Event ev : t.events()) {
+                            if ((ev instanceof Event.Moved m && m.entity() == bobInfo.id())
+                                    || (ev instanceof Event.EntityAdd a && a.entity() == bobInfo.id())) {
+                                poses[0]++;
+                            }
+                        }
+                    });
+                    check(poses[0] > 0, "the report's recording has Bob's poses (" + poses[0] + ")");
+                }
+                check(rep.entities().stream().anyMatch(i -> "Carol".equals(i.name())),
+                        "the report keeps Carol, who hit Bob within the radius");
+                Map<String, Object> meta = rep.metadata();
+                check("example".equals(meta.get("server")), "the report's metadata names the server: " + meta.get("server"));
+            }
+        }
+    }
+
+    static boolean same(Move m, Pose p) {
+        return Math.abs(m.x() - p.x()) <= POS_TOLERANCE && Math.abs(m.y() - p.y()) <= POS_TOLERANCE
+                && Math.abs(m.z() - p.z()) <= POS_TOLERANCE && angle(m.yaw(), p.yaw()) <= ANGLE_TOLERANCE
+                && angle(m.pitch(), p.pitch()) <= ANGLE_TOLERANCE;
+    }
+
+    static double angle(double a, double b) {
+        double d = Math.abs(a - b) % 360;
+        return Math.min(d, 360 - d);
+    }
+
+    /** The distinct consecutive states the bot sent, not counting those at the pose it was added at. */
+    static long distinctStates(List<Move> sent, Pose added) {
+        long n = 0;
+        Move prev = null;
+        for (Move m : sent) {
+            if ((prev == null || m.x() != prev.x() || m.y() != prev.y() || m.z() != prev.z() || m.yaw() != prev.yaw()
+                    || m.pitch() != prev.pitch()) && (added == null || !same(m, added))) {
+                n++;
+            }
+            prev = m;
+        }
+        return n;
+    }
+
+    static double num(JsonObject o, String key) {
+        return o.get(key) == null || o.get(key).isJsonNull() ? Double.NaN : o.get(key).getAsDouble();
+    }
+
+    static String fmt(Pose p) {
+        return String.format("(%.4f, %.4f, %.4f, yaw %.3f, pitch %.3f)", p.x(), p.y(), p.z(), p.yaw(), p.pitch());
+    }
+}
