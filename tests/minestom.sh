@@ -75,12 +75,22 @@ if [ -z "$server_rc" ]; then
   exit 1
 fi
 server_pid=""
-grep -E '^(finished|stopping)' "$data/server.err" || true
+grep -E '^(finished|stopping|tick path)' "$data/server.err" || true
 if grep -E 'ERROR|Exception' "$data/server.err" >/dev/null; then
   echo "server errors:" >&2
   grep -E -A5 'ERROR|Exception' "$data/server.err" | head -n 60 >&2
 fi
 fail=0
+# The adapter's per-tick work allocates only when something happens for the first time (a name
+# registered, the batch grown, a leave flushed): at most 20 of the instance ticks in this run.
+alloc_line="$(grep -E '^tick path: ' "$data/server.err" || true)"
+if [[ "$alloc_line" =~ ^tick\ path:\ ([0-9]+)\ instance\ ticks,\ ([0-9]+)\ allocated ]] \
+    && [ "${BASH_REMATCH[1]}" -ge 200 ] && [ "${BASH_REMATCH[2]}" -le 20 ]; then
+  echo "ok   ${BASH_REMATCH[2]} of ${BASH_REMATCH[1]} instance ticks allocated on the tick thread (at most 20)"
+else
+  echo "FAIL: the tick path's allocations: '${alloc_line:-no tick path line}' (want at most 20 of at least 200 ticks)" >&2
+  fail=1
+fi
 if [ "$bots_rc" -ne 0 ]; then echo "FAIL: bots.js exited $bots_rc" >&2; fail=1; fi
 if [ "$server_rc" -ne 0 ]; then echo "FAIL: the server exited $server_rc after SIGTERM (want 0)" >&2; fail=1; else echo "ok   the server exited 0 after SIGTERM"; fi
 if grep -E 'ERROR' "$data/server.err" >/dev/null; then echo "FAIL: the server logged errors" >&2; fail=1; else echo "ok   no error in the server's log"; fi

@@ -205,6 +205,9 @@ public class Check {
                     bot + ": each of the " + rec.size() + " recorded poses is a position+rotation the bot sent, in order, within "
                             + POS_TOLERANCE + " block and " + ANGLE_TOLERANCE + " deg (largest position difference "
                             + String.format("%.6f", worst) + (firstMiss == null ? "" : "; not sent: " + firstMiss) + ")");
+            check(firstMiss == null && worst <= 0.5 / Pose.POSITION_SCALE + 1e-9,
+                    bot + ": the matched poses are the sent positions to the recording's precision (1/4096 block): "
+                            + String.format("%.6f", worst) + " <= " + String.format("%.6f", 0.5 / Pose.POSITION_SCALE));
             check(distinct > 0 && matched >= MIN_COVERAGE * distinct,
                     bot + ": " + matched + " of the " + distinct + " distinct states it sent are in the recording (at least "
                             + (int) (MIN_COVERAGE * 100) + "%)");

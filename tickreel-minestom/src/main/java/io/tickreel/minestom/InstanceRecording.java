@@ -74,14 +74,20 @@ final class InstanceRecording {
     private int tick;
     private boolean ended;
     private final java.util.function.Consumer<Exception> onError;
+    /** Measures the bytes {@link #endTick} allocates on its thread (null: not measured). */
+    private final com.sun.management.ThreadMXBean threads;
+    private final TickStats stats;
 
     InstanceRecording(Instance instance, ShadowBuffer.Started started, Path path,
-            java.util.function.Consumer<Exception> onError) {
+            java.util.function.Consumer<Exception> onError, TickStats stats) {
         this.instance = instance;
         this.recorder = started.recorder();
         this.shadow = started.shadow();
         this.path = path;
         this.onError = onError;
+        this.stats = stats;
+        this.threads = stats == null ? null
+                : (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
     }
 
     /** The tick the next submission will carry (the number of ticks submitted so far). */
@@ -186,6 +192,7 @@ final class InstanceRecording {
         if (ended) {
             return;
         }
+        long before = threads == null ? 0 : threads.getCurrentThreadAllocatedBytes();
         try {
             complete();
             recorder.submit(tick, batch);
@@ -199,6 +206,9 @@ final class InstanceRecording {
         } finally {
             batch.clear();
             leftCount = 0;
+            if (threads != null) {
+                stats.add(tick, threads.getCurrentThreadAllocatedBytes() - before);
+            }
         }
     }
 

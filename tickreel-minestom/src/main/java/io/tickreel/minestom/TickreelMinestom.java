@@ -83,10 +83,12 @@ public final class TickreelMinestom implements AutoCloseable {
     private volatile Consumer<Exception> errorHandler =
             e -> MinecraftServer.LOGGER.error("tickreel: {}", e.toString(), e);
     private boolean closed;
+    private final TickStats tickStats;
 
     private TickreelMinestom(EventNode<Event> parent, TickreelMinestomOptions options) {
         this.options = options;
         this.parent = parent;
+        this.tickStats = options.measureAllocations ? new TickStats() : null;
         Tickreel.load();
         try {
             Files.createDirectories(options.dataDir.resolve("recordings"));
@@ -159,6 +161,11 @@ public final class TickreelMinestom implements AutoCloseable {
     public int tickOf(Instance instance) {
         InstanceRecording r = recordings.get(instance);
         return r == null ? -1 : r.tick();
+    }
+
+    /** What the per-tick work allocated, if {@link TickreelMinestomOptions.Builder#measureAllocations} is on. */
+    public Optional<TickStats> tickStats() {
+        return Optional.ofNullable(tickStats);
     }
 
     /** The finished recordings' paths so far (the instances unregistered, or all after close). */
@@ -279,7 +286,7 @@ public final class TickreelMinestom implements AutoCloseable {
             started.close();
             throw e;
         }
-        recordings.put(instance, new InstanceRecording(instance, started, path, this::error));
+        recordings.put(instance, new InstanceRecording(instance, started, path, this::error, tickStats));
     }
 
     private void stop(Instance instance) {

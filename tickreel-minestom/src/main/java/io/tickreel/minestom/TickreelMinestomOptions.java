@@ -23,6 +23,7 @@ public final class TickreelMinestomOptions {
     final boolean reportCommand;
     final Duration flushInterval;
     final long shadowBudgetBytes;
+    final boolean measureAllocations;
 
     private TickreelMinestomOptions(Builder b) {
         this.dataDir = b.dataDir;
@@ -36,6 +37,7 @@ public final class TickreelMinestomOptions {
         this.reportCommand = b.reportCommand;
         this.flushInterval = b.flushInterval;
         this.shadowBudgetBytes = b.shadowBudgetBytes;
+        this.measureAllocations = b.measureAllocations;
     }
 
     /** Options with the data folder {@code dataDir}; every other value has a default. */
@@ -71,6 +73,7 @@ public final class TickreelMinestomOptions {
         private boolean reportCommand = true;
         private Duration flushInterval = Duration.ofSeconds(5);
         private long shadowBudgetBytes = 256L << 20;
+        private boolean measureAllocations;
 
         private Builder(Path dataDir) {
             this.dataDir = Objects.requireNonNull(dataDir, "dataDir").toAbsolutePath();
@@ -133,6 +136,15 @@ public final class TickreelMinestomOptions {
         /** Memory for all instances' shadow play together; default 256 MiB. */
         public Builder shadowBudgetBytes(long bytes) {
             this.shadowBudgetBytes = bytes;
+            return this;
+        }
+
+        /**
+         * Whether to measure what the per-tick work allocates on the tick thread ({@link
+         * TickreelMinestom#tickStats()}); default off.
+         */
+        public Builder measureAllocations(boolean on) {
+            this.measureAllocations = on;
             return this;
         }
 

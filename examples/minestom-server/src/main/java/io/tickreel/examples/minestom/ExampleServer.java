@@ -65,6 +65,7 @@ public final class ExampleServer {
         TickreelMinestom tickreel = TickreelMinestom.install(TickreelMinestomOptions.builder(data)
                 .serverName("example")
                 .reportAfter(Duration.ofSeconds(reportAfter))
+                .measureAllocations(true)
                 .build());
 
         GlobalEventHandler events = MinecraftServer.getGlobalEventHandler();
@@ -97,6 +98,7 @@ public final class ExampleServer {
                 for (Path p : tickreel.finishedRecordings()) {
                     System.err.println("finished " + p);
                 }
+                tickreel.tickStats().ifPresent(s -> System.err.println(s));
             } catch (Throwable t) {
                 t.printStackTrace();
                 status = 1;
