@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # End-to-end test of tickreel-minestom with real Minecraft clients: examples/minestom-server is
-# started on 127.0.0.1 with a fresh data folder, three mineflayer bots (tests/minestom/bots.js)
+# started on 127.0.0.1 with a fresh data folder, four mineflayer bots (tests/minestom/bots.js)
 # join, walk, sprint, jump, sneak, dig and place blocks, chat, hit each other and report one
 # another; the server is stopped with SIGTERM (must exit 0), then tests/minestom/Check.java reads
 # the recording and the catalog with the io.tickreel API and compares them with what the bots

@@ -63,7 +63,7 @@ public class Check {
                 joined.put(o.get("bot").getAsString(), o);
             }
         }
-        check(joined.size() == 3, "the bots' log has 3 joined bots (" + joined.keySet() + ")");
+        check(joined.size() == 4, "the bots' log has 4 joined bots (" + joined.keySet() + ")");
 
         List<Path> reels;
         try (Stream<Path> s = Files.list(data.resolve("recordings"))) {
@@ -226,6 +226,19 @@ public class Check {
             check(leaves.contains(bot), bot + ": its leave is recorded");
         }
         check(chat.keySet().stream().allMatch(nameOf::containsKey), "every chat line has a bot as its sender " + chat.keySet());
+        int daveId = joined.get("Dave").get("entityId").getAsInt();
+        int bobId = joined.get("Bob").get("entityId").getAsInt();
+        for (DecodedTick t : ticks) {
+            for (Event ev : t.events()) {
+                if (ev instanceof Event.Chat c && c.sender().orElse(-1) == daveId) {
+                    var at = reader.seek(t.tick());
+                    Pose d = at.entity(daveId).orElseThrow().pose();
+                    Pose b = at.entity(bobId).orElseThrow().pose();
+                    double dist = Math.hypot(Math.hypot(d.x() - b.x(), d.y() - b.y()), d.z() - b.z());
+                    check(dist > 48, String.format("Dave chatted at tick %d %.1f blocks from Bob (over the report's 48)", t.tick(), dist));
+                }
+            }
+        }
 
         List<String> attacksSent = new ArrayList<>();
         for (JsonObject o : log) {
@@ -324,10 +337,37 @@ public class Check {
                 }
                 check(rep.entities().stream().anyMatch(i -> "Carol".equals(i.name())),
                         "the report keeps Carol, who hit Bob within the radius");
+                List<String> lines = new ArrayList<>();
+                int attacksKept = 0;
+                for (DecodedTick t : rep.ticks(rep.header().firstTick().orElseThrow(), rep.header().lastTick().orElseThrow())) {
+                    for (Event ev : t.events()) {
+                        if (ev instanceof Event.Chat c) {
+                            lines.add(c.text());
+                        } else if (ev instanceof Event.Attack) {
+                            attacksKept++;
+                        }
+                    }
+                }
+                String bobLine = lastChat(log, "Bob");
+                String daveLine = lastChat(log, "Dave");
+                check(bobLine != null && lines.contains(bobLine), "the report keeps Bob's chat line '" + bobLine + "' " + lines);
+                check(daveLine != null && !lines.contains(daveLine),
+                        "the report leaves out Dave's line '" + daveLine + "', said more than 48 blocks away " + lines);
+                check(attacksKept == 3, "the report keeps Carol's 3 hits on Bob (" + attacksKept + ")");
                 Map<String, Object> meta = rep.metadata();
                 check("example".equals(meta.get("server")), "the report's metadata names the server: " + meta.get("server"));
             }
         }
+    }
+
+    static String lastChat(List<JsonObject> log, String bot) {
+        String line = null;
+        for (JsonObject o : log) {
+            if (o.get("bot").getAsString().equals(bot) && o.get("type").getAsString().equals("chat")) {
+                line = o.get("text").getAsString();
+            }
+        }
+        return line;
     }
 
     static boolean same(Move m, Pose p) {

@@ -2,9 +2,10 @@
 //
 //   node bots.js --port P --log FILE
 //
-// Three bots join over 127.0.0.1: Alice walks a known path (west, then sprinting north, jumping,
-// sneaking); Bob digs and places blocks; Carol hits Bob; everyone chats; Alice reports Bob and waits
-// for the server to say the report's id. Every packet a bot sends that the recording should
+// Four bots join over 127.0.0.1: Alice walks a known path (west, then sprinting north, jumping,
+// sneaking); Bob digs and places blocks; Carol hits Bob; Dave sprints 56 blocks west and chats
+// there; the others chat near spawn; Alice reports Bob and waits for the server to say the
+// report's id. Every packet a bot sends that the recording should
 // reflect is logged as it is written (positions and rotations, swings, attacks, chat), plus each
 // block edit with the state the bot's own world then shows. Exits non-zero if anything did not
 // happen; every wait is bounded.
@@ -166,8 +167,26 @@ async function carol (bot) {
   }
 }
 
+async function dave (bot) {
+  // Far from the others: sprint west (yaw 90°) until x < -56, then say a line there, more than the
+  // report's 48-block radius from Bob (who stays near spawn).
+  await bot.look(Math.PI / 2, 0, true)
+  bot.setControlState('sprint', true)
+  bot.setControlState('forward', true)
+  await within(30000, 'Dave runs west', (async () => {
+    while (bot.entity.position.x > -56) await ticks(bot, 1)
+  })())
+  bot.setControlState('forward', false)
+  bot.setControlState('sprint', false)
+  await ticks(bot, 10)
+  const p = bot.entity.position
+  log({ bot: 'Dave', type: 'far', x: p.x, y: p.y, z: p.z })
+  bot.chat(`far away from Bob ${process.pid}`)
+  await ticks(bot, 5)
+}
+
 async function main () {
-  const names = ['Alice', 'Bob', 'Carol']
+  const names = ['Alice', 'Bob', 'Carol', 'Dave']
   const bots = {}
   for (const name of names) {
     bots[name] = join(name)
@@ -183,8 +202,8 @@ async function main () {
 
   // Carol hits Bob while they both stand at spawn; then everyone acts at once.
   await carol(bots.Carol.bot)
-  const runs = [alice(bots.Alice.bot), bob(bots.Bob.bot)]
-  for (const name of names) {
+  const runs = [alice(bots.Alice.bot), bob(bots.Bob.bot), dave(bots.Dave.bot)]
+  for (const name of ['Alice', 'Bob', 'Carol']) {
     bots[name].bot.chat(`hello from ${name} ${process.pid}`)
     await ticks(bots[name].bot, 3)
   }
