@@ -116,6 +116,8 @@ public class Check {
         Map<String, List<String>> blockChanges = new HashMap<>();   // "x,y,z" -> [state name by entity]
         Map<Integer, List<String>> mainHand = new HashMap<>();
         List<String> leaves = new ArrayList<>();
+        Map<Integer, List<Integer>> health = new HashMap<>();
+        Map<Integer, List<String>> damage = new HashMap<>();
         for (DecodedTick t : ticks) {
             Map<Integer, Pose> moved = new HashMap<>();
             for (Event ev : t.events()) {
@@ -136,6 +138,10 @@ public class Check {
                     case Event.Equipment q when q.slot() == 0 -> mainHand.computeIfAbsent(q.entity(), k -> new ArrayList<>())
                             .add((q.item() == 0 ? "nothing" : reader.paletteName(PaletteKind.ITEM, q.item())) + " x" + q.count());
                     case Event.PlayerLeave l -> leaves.add(nameOf.get(l.entity()));
+                    case Event.Health h -> health.computeIfAbsent(h.entity(), k -> new ArrayList<>()).add(h.health());
+                    case Event.Damage d -> damage.computeIfAbsent(d.entity(), k -> new ArrayList<>()).add(
+                            reader.paletteName(PaletteKind.DAMAGE_CAUSE, d.cause()) + " " + d.amount() + " by "
+                                    + (d.source().isPresent() ? nameOf.get(d.source().getAsInt()) : "nobody"));
                     default -> {}
                 }
             }
@@ -224,6 +230,17 @@ public class Check {
             check(chat.getOrDefault(id, List.of()).equals(chatSent),
                     bot + ": chat recorded " + chat.getOrDefault(id, List.of()) + " = sent " + chatSent);
             check(leaves.contains(bot), bot + ": its leave is recorded");
+            List<Integer> seen = new ArrayList<>();
+            for (JsonObject o : log) {
+                if (o.get("bot").getAsString().equals(bot) && o.get("type").getAsString().equals("health")) {
+                    int h = (int) Math.round(o.get("health").getAsDouble() * 100);
+                    if (seen.isEmpty() || seen.get(seen.size() - 1) != h) {
+                        seen.add(h);
+                    }
+                }
+            }
+            check(!seen.isEmpty() && health.getOrDefault(id, List.of()).equals(seen),
+                    bot + ": health recorded " + health.getOrDefault(id, List.of()) + " = what its client was told " + seen);
         }
         check(chat.keySet().stream().allMatch(nameOf::containsKey), "every chat line has a bot as its sender " + chat.keySet());
         int daveId = joined.get("Dave").get("entityId").getAsInt();
@@ -248,6 +265,12 @@ public class Check {
         }
         check(!attacksSent.isEmpty() && attacks.equals(attacksSent),
                 "attacks recorded " + attacks + " = sent " + attacksSent);
+        int bobEntity = joined.get("Bob").get("entityId").getAsInt();
+        List<String> bobDamage = damage.getOrDefault(bobEntity, List.of());
+        check(bobDamage.size() == attacksSent.size()
+                        && bobDamage.stream().allMatch(d -> d.equals("minecraft:player_attack 100 by Carol")),
+                "Bob's damage recorded " + bobDamage + ": one 'minecraft:player_attack 100 by Carol' per hit");
+        check(damage.keySet().equals(java.util.Set.of(bobEntity)), "only Bob took damage " + damage.keySet());
 
         // Blocks: each edit the bots saw is recorded at its position with the state's registry name.
         Map<String, String> finalState = new LinkedHashMap<>();

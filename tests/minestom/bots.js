@@ -77,6 +77,7 @@ function join (username) {
     }
     return write(name, params)
   }
+  bot.on('health', () => log({ bot: username, type: 'health', health: bot.health }))
   bot.on('kicked', (reason) => { console.error(`${username} kicked: ${JSON.stringify(reason)}`) })
   bot.on('error', (err) => { console.error(`${username} error: ${err.message}`) })
   const spawned = new Promise((resolve, reject) => {

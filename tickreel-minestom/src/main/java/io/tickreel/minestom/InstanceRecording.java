@@ -45,6 +45,7 @@ final class InstanceRecording {
         final OptionalInt optId;
         double x, y, z, yaw, pitch;
         int flags;
+        int health;
         boolean teleported;
         final int[] item = new int[SLOTS.length];
         final int[] count = new int[SLOTS.length];
@@ -66,6 +67,7 @@ final class InstanceRecording {
     private final ArrayList<Track> trackList = new ArrayList<>();
     private final BitSet namedStates = new BitSet();
     private final BitSet namedItems = new BitSet();
+    private final BitSet namedCauses = new BitSet();
     private int[] editX = new int[64], editY = new int[64], editZ = new int[64];
     private Track[] editCause = new Track[64];
     private int edits;
@@ -119,6 +121,8 @@ final class InstanceRecording {
         t.pitch = p.pitch();
         t.flags = flags(player);
         batch.flags(t.id, t.flags);
+        t.health = health(player);
+        batch.health(t.id, t.health);
         tracks.put(player, t);
         trackList.add(t);
         equipment(t);
@@ -156,6 +160,25 @@ final class InstanceRecording {
         if (!ended) {
             batch.attack(attacker, target);
         }
+    }
+
+    /**
+     * A player took damage: {@code amount} health points of the damage type {@code typeId} (named
+     * {@code typeName}; recorded as cause {@code typeId + 1}, 0 being "unknown"), dealt by {@code
+     * source} (an entity id) or -1.
+     */
+    synchronized void damage(Player player, float amount, int typeId, String typeName, int source) {
+        Track t = tracks.get(player);
+        if (t == null || ended) {
+            return;
+        }
+        int cause = typeId + 1;
+        if (!namedCauses.get(cause)) {
+            recorder.registerName(PaletteKind.DAMAGE_CAUSE, cause, typeName);
+            namedCauses.set(cause);
+        }
+        batch.damage(t.id, Math.round(amount * 100), cause,
+                source < 0 ? OptionalInt.empty() : OptionalInt.of(source));
     }
 
     synchronized void chat(Player player, String text) {
@@ -230,6 +253,11 @@ final class InstanceRecording {
                 t.pitch = p.pitch();
             }
             t.teleported = false;
+            int h = health(player);
+            if (h != t.health) {
+                batch.health(t.id, h);
+                t.health = h;
+            }
             int f = flags(player);
             if (f != t.flags) {
                 batch.flags(t.id, f);
@@ -275,6 +303,11 @@ final class InstanceRecording {
                 t.count[s] = count;
             }
         }
+    }
+
+    /** The player's health in hundredths of a health point (a heart is 200). */
+    static int health(Player player) {
+        return Math.max(0, Math.round(player.getHealth() * 100));
     }
 
     static int flags(Player player) {

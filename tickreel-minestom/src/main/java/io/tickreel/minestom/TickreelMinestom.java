@@ -224,6 +224,18 @@ public final class TickreelMinestom implements AutoCloseable {
                 r.attack(e.getEntity().getEntityId(), e.getTarget().getEntityId());
             }
         });
+        node.addListener(net.minestom.server.event.entity.EntityDamageEvent.class, e -> {
+            if (e.isCancelled() || !(e.getEntity() instanceof Player p)) {
+                return;
+            }
+            InstanceRecording r = recordingOf(p);
+            if (r != null) {
+                net.minestom.server.entity.damage.Damage d = e.getDamage();
+                net.minestom.server.entity.Entity by = d.getAttacker() != null ? d.getAttacker() : d.getSource();
+                r.damage(p, d.getAmount(), d.getTypeId(), d.getType().key().asString(),
+                        by == null ? -1 : by.getEntityId());
+            }
+        });
         node.addListener(PlayerChatEvent.class, e -> {
             if (e.isCancelled()) {
                 return;

@@ -9,6 +9,10 @@ import net.minestom.server.Auth;
 import net.minestom.server.MinecraftServer;
 import net.minestom.server.coordinate.Pos;
 import net.minestom.server.entity.GameMode;
+import net.minestom.server.entity.LivingEntity;
+import net.minestom.server.entity.damage.Damage;
+import net.minestom.server.entity.damage.DamageType;
+import net.minestom.server.event.entity.EntityAttackEvent;
 import net.minestom.server.entity.Player;
 import net.minestom.server.event.GlobalEventHandler;
 import net.minestom.server.event.player.AsyncPlayerConfigurationEvent;
@@ -20,8 +24,8 @@ import net.minestom.server.item.Material;
 
 /**
  * tickreel's example Minestom server: offline mode, a flat world (grass at y = 39, players stand at
- * y = 40), a small parkour course east of spawn, every player given blocks to place, recording
- * and shadow play on ({@link TickreelMinestom}), {@code /report <player> <reason>}.
+ * y = 40), a small parkour course east of spawn, every player given blocks to place, a hit by a
+ * player costing 1 health point, recording and shadow play on ({@link TickreelMinestom}), {@code /report <player> <reason>}.
  *
  * <p>Arguments: {@code --port P} (default 25565), {@code --data DIR} (default {@code
  * minestom-data}: recordings, reports and {@code catalog.sqlite}), {@code --host H} (default
@@ -84,6 +88,14 @@ public final class ExampleServer {
             p.getInventory().setItemStack(2, ItemStack.of(Material.OAK_LOG, 64));
             p.getInventory().setItemStack(3, ItemStack.of(Material.GLASS, 64));
             p.sendMessage(Component.text("Recording is on. The parkour course starts at x = 8, z = -10. /report <player> <reason>"));
+        });
+
+        // Minestom applies no attack damage by itself: a hit by a player costs the target 1 health
+        // point (no knockback, no regeneration).
+        events.addListener(EntityAttackEvent.class, e -> {
+            if (e.getEntity() instanceof Player attacker && e.getTarget() instanceof LivingEntity target) {
+                target.damage(new Damage(DamageType.PLAYER_ATTACK, attacker, attacker, null, 1f));
+            }
         });
 
         // SIGTERM / SIGINT: the JVM runs the shutdown hooks; this one stops the server, finishes
