@@ -303,6 +303,31 @@ public class Check {
                         + " = the bot's " + e.getValue());
             }
         }
+        // Terrain and edits together: the world at the last tick equals what Bob's client held
+        // around the edits at the end.
+        JsonObject area = log.stream().filter(o -> o.get("type").getAsString().equals("area")).findFirst().orElse(null);
+        check(area != null, "Bob logged the blocks around the edits");
+        if (area != null) {
+            try (WorldState world = reader.worldAt(last)) {
+                check(world.terrainSectionCount() > 0, "the recording has terrain (" + world.terrainSectionCount() + " sections)");
+                int same = 0;
+                List<String> differ = new ArrayList<>();
+                for (var el : area.getAsJsonArray("blocks")) {
+                    var b = el.getAsJsonArray();
+                    int x = b.get(0).getAsInt(), y = b.get(1).getAsInt(), z = b.get(2).getAsInt();
+                    long state = world.block(x, y, z);
+                    String name = state < 0 ? "(none)" : reader.paletteName(PaletteKind.BLOCK, (int) state);
+                    if (b.get(3).getAsString().equals(name)) {
+                        same++;
+                    } else if (differ.size() < 5) {
+                        differ.add(x + "," + y + "," + z + ": recorded " + name + ", client " + b.get(3).getAsString());
+                    }
+                }
+                int total = area.getAsJsonArray("blocks").size();
+                check(same == total, "world at the last tick: " + same + " of the " + total
+                        + " blocks around the edits (x 0..6, y 37..42, z 1..5) are what Bob's client held " + differ);
+            }
+        }
         int bob = joined.get("Bob").get("entityId").getAsInt();
         List<String> hand = mainHand.getOrDefault(bob, List.of());
         int k = 0;
@@ -357,6 +382,13 @@ public class Check {
                         }
                     });
                     check(poses[0] > 0, "the report's recording has Bob's poses (" + poses[0] + ")");
+                    try (WorldState w = rep.worldAt(last)) {
+                        long state = w.block(2, 38, 3);   // under the block Bob dug: terrain only
+                        check(w.terrainSectionCount() > 0 && state >= 0
+                                        && "minecraft:dirt".equals(rep.paletteName(PaletteKind.BLOCK, (int) state)),
+                                "the report carries the terrain around Bob (" + w.terrainSectionCount()
+                                        + " sections; 2,38,3 is " + (state < 0 ? "unknown" : rep.paletteName(PaletteKind.BLOCK, (int) state)) + ")");
+                    }
                 }
                 check(rep.entities().stream().anyMatch(i -> "Carol".equals(i.name())),
                         "the report keeps Carol, who hit Bob within the radius");

@@ -226,6 +226,14 @@ async function main () {
   console.log(`report #${report.id} filed against ${report.reported}`)
 
   await ticks(reporter, 10)
+  // What Bob's client holds around the edits at the end (terrain and edits together).
+  const area = []
+  for (let x = 0; x <= 6; x++) {
+    for (let y = 37; y <= 42; y++) {
+      for (let z = 1; z <= 5; z++) area.push([x, y, z, stateName(bots.Bob.bot.blockAt(new Vec3(x, y, z)))])
+    }
+  }
+  log({ bot: 'Bob', type: 'area', blocks: area })
   for (const name of names) {
     const bot = bots[name].bot
     const p = bot.entity.position

@@ -47,6 +47,7 @@ final class InstanceRecording {
         int flags;
         int health;
         boolean teleported;
+        int chunkX = Integer.MIN_VALUE, chunkZ = Integer.MIN_VALUE;
         final int[] item = new int[SLOTS.length];
         final int[] count = new int[SLOTS.length];
 
@@ -79,15 +80,25 @@ final class InstanceRecording {
     /** Measures the bytes {@link #endTick} allocates on its thread (null: not measured). */
     private final com.sun.management.ThreadMXBean threads;
     private final TickStats stats;
+    /** Terrain: null when off; else the chunks offered (or queued) so far and those queued. */
+    private final Terrain terrain;
+    private final int terrainRadius;
+    private final java.util.HashSet<Long> terrainOffered = new java.util.HashSet<>();
+    private long[] terrainQueue = new long[64];
+    private int terrainHead, terrainCount;
+    /** Chunks offered per tick at most (each costs a read of its sections on the tick thread). */
+    static final int TERRAIN_CHUNKS_PER_TICK = 2;
 
     InstanceRecording(Instance instance, ShadowBuffer.Started started, Path path,
-            java.util.function.Consumer<Exception> onError, TickStats stats) {
+            java.util.function.Consumer<Exception> onError, TickStats stats, int terrainRadius) {
         this.instance = instance;
         this.recorder = started.recorder();
         this.shadow = started.shadow();
         this.path = path;
         this.onError = onError;
         this.stats = stats;
+        this.terrainRadius = terrainRadius;
+        this.terrain = terrainRadius < 0 ? null : new Terrain();
         this.threads = stats == null ? null
                 : (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
     }
@@ -216,8 +227,10 @@ final class InstanceRecording {
             return;
         }
         long before = threads == null ? 0 : threads.getCurrentThreadAllocatedBytes();
+        boolean offered = false;
         try {
             complete();
+            offered = offerTerrain();
             recorder.submit(tick, batch);
             tick++;
             for (int i = 0; i < leftCount; i++) {
@@ -230,7 +243,7 @@ final class InstanceRecording {
             batch.clear();
             leftCount = 0;
             if (threads != null) {
-                stats.add(tick, threads.getCurrentThreadAllocatedBytes() - before);
+                stats.add(tick, threads.getCurrentThreadAllocatedBytes() - before, offered);
             }
         }
     }
@@ -253,6 +266,15 @@ final class InstanceRecording {
                 t.pitch = p.pitch();
             }
             t.teleported = false;
+            if (terrain != null) {
+                int cx = (int) Math.floor(p.x()) >> 4;
+                int cz = (int) Math.floor(p.z()) >> 4;
+                if (cx != t.chunkX || cz != t.chunkZ) {
+                    t.chunkX = cx;
+                    t.chunkZ = cz;
+                    queueTerrainAround(cx, cz);
+                }
+            }
             int h = health(player);
             if (h != t.health) {
                 batch.health(t.id, h);
@@ -278,6 +300,67 @@ final class InstanceRecording {
             editCause[i] = null;
         }
         edits = 0;
+    }
+
+    /** Queues the chunks within the terrain radius of chunk (cx, cz) not offered yet. */
+    private void queueTerrainAround(int cx, int cz) {
+        for (int dx = -terrainRadius; dx <= terrainRadius; dx++) {
+            for (int dz = -terrainRadius; dz <= terrainRadius; dz++) {
+                long key = ((long) (cx + dx) << 32) | ((cz + dz) & 0xFFFFFFFFL);
+                if (terrainOffered.add(key)) {
+                    if (terrainCount == terrainQueue.length) {
+                        long[] grown = new long[terrainQueue.length * 2];
+                        for (int i = 0; i < terrainCount; i++) {
+                            grown[i] = terrainQueue[(terrainHead + i) % terrainQueue.length];
+                        }
+                        terrainQueue = grown;
+                        terrainHead = 0;
+                    }
+                    terrainQueue[(terrainHead + terrainCount) % terrainQueue.length] = key;
+                    terrainCount++;
+                }
+            }
+        }
+    }
+
+    /**
+     * Offers the terrain of up to {@link #TERRAIN_CHUNKS_PER_TICK} queued chunks (a chunk not
+     * loaded is forgotten, to be queued again when a player comes near it). Returns whether it
+     * offered any.
+     */
+    private boolean offerTerrain() {
+        if (terrain == null || terrainCount == 0) {
+            return false;
+        }
+        java.util.List<io.tickreel.TerrainSection> sections = new java.util.ArrayList<>();
+        for (int n = 0; n < TERRAIN_CHUNKS_PER_TICK && terrainCount > 0; n++) {
+            long key = terrainQueue[terrainHead];
+            terrainHead = (terrainHead + 1) % terrainQueue.length;
+            terrainCount--;
+            int cx = (int) (key >> 32);
+            int cz = (int) key;
+            net.minestom.server.instance.Chunk chunk = instance.getChunk(cx, cz);
+            if (chunk == null || !chunk.isLoaded()) {
+                terrainOffered.remove(key);
+                continue;
+            }
+            sections.addAll(terrain.sections(chunk, this::nameState));
+        }
+        if (sections.isEmpty()) {
+            return false;
+        }
+        recorder.offerTerrain(sections);
+        return true;
+    }
+
+    private void nameState(int state) {
+        if (!namedStates.get(state)) {
+            String name = Names.blockState(state);
+            if (name != null) {
+                recorder.registerName(PaletteKind.BLOCK, state, name);
+            }
+            namedStates.set(state);
+        }
     }
 
     private void equipment(Track t) {

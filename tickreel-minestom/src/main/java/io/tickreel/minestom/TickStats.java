@@ -6,21 +6,27 @@ package io.tickreel.minestom;
  * ThreadMXBean.getCurrentThreadAllocatedBytes} when {@link
  * TickreelMinestomOptions.Builder#measureAllocations} is on. A tick allocates when something
  * happens for the first time in a recording (a block state's or item's name registered, the batch
- * grown, a player's leave flushed); a tick of players moving allocates nothing.
+ * grown, a player's leave flushed); a tick of players moving allocates nothing. Ticks that offer
+ * terrain (sections copied for the library) are counted apart.
  */
 public final class TickStats {
     private static final int KEPT = 32;
 
     private long ticks;
+    private long terrainTicks;
+    private long terrainBytes;
     private long bytes;
     private long allocatingTicks;
     private long max;
     private final int[] firstTicks = new int[KEPT];
     private final long[] firstBytes = new long[KEPT];
 
-    synchronized void add(int tick, long allocated) {
+    synchronized void add(int tick, long allocated, boolean terrain) {
         ticks++;
-        if (allocated > 0) {
+        if (terrain) {
+            terrainTicks++;
+            terrainBytes += allocated;
+        } else if (allocated > 0) {
             bytes += allocated;
             if (allocatingTicks < KEPT) {
                 firstTicks[(int) allocatingTicks] = tick;
@@ -36,12 +42,17 @@ public final class TickStats {
         return ticks;
     }
 
-    /** Bytes allocated by them. */
+    /** Instance ticks that offered terrain (a player came near chunks not offered yet); not counted below. */
+    public synchronized long terrainTicks() {
+        return terrainTicks;
+    }
+
+    /** Bytes allocated by the other ticks. */
     public synchronized long bytes() {
         return bytes;
     }
 
-    /** How many of them allocated anything. */
+    /** How many of the ticks without terrain allocated anything. */
     public synchronized long allocatingTicks() {
         return allocatingTicks;
     }
@@ -55,7 +66,8 @@ public final class TickStats {
     public synchronized String toString() {
         StringBuilder sb = new StringBuilder("tick path: ").append(ticks).append(" instance ticks, ")
                 .append(allocatingTicks).append(" allocated (").append(bytes).append(" bytes, at most ")
-                .append(max).append(" in one tick)");
+                .append(max).append(" in one tick; ").append(terrainTicks).append(" more offered terrain, ")
+                .append(terrainBytes).append(" bytes)");
         for (int i = 0; i < Math.min(allocatingTicks, KEPT); i++) {
             sb.append(i == 0 ? ": " : ", ").append("tick ").append(firstTicks[i]).append(' ').append(firstBytes[i]).append(" B");
         }

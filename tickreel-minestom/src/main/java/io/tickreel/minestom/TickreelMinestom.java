@@ -298,7 +298,7 @@ public final class TickreelMinestom implements AutoCloseable {
             started.close();
             throw e;
         }
-        recordings.put(instance, new InstanceRecording(instance, started, path, this::error, tickStats));
+        recordings.put(instance, new InstanceRecording(instance, started, path, this::error, tickStats, options.terrainRadius));
     }
 
     private void stop(Instance instance) {

@@ -24,6 +24,7 @@ public final class TickreelMinestomOptions {
     final Duration flushInterval;
     final long shadowBudgetBytes;
     final boolean measureAllocations;
+    final int terrainRadius;
 
     private TickreelMinestomOptions(Builder b) {
         this.dataDir = b.dataDir;
@@ -38,6 +39,7 @@ public final class TickreelMinestomOptions {
         this.flushInterval = b.flushInterval;
         this.shadowBudgetBytes = b.shadowBudgetBytes;
         this.measureAllocations = b.measureAllocations;
+        this.terrainRadius = b.terrainRadius;
     }
 
     /** Options with the data folder {@code dataDir}; every other value has a default. */
@@ -74,6 +76,7 @@ public final class TickreelMinestomOptions {
         private Duration flushInterval = Duration.ofSeconds(5);
         private long shadowBudgetBytes = 256L << 20;
         private boolean measureAllocations;
+        private int terrainRadius = 2;
 
         private Builder(Path dataDir) {
             this.dataDir = Objects.requireNonNull(dataDir, "dataDir").toAbsolutePath();
@@ -136,6 +139,19 @@ public final class TickreelMinestomOptions {
         /** Memory for all instances' shadow play together; default 256 MiB. */
         public Builder shadowBudgetBytes(long bytes) {
             this.shadowBudgetBytes = bytes;
+            return this;
+        }
+
+        /**
+         * The terrain recorded around players: the chunks within {@code chunks} (in chunks, a
+         * square) of each player's chunk, each offered once per recording when a player first
+         * comes near it (at most two chunks per tick); default 2, -1 for none.
+         */
+        public Builder terrainRadius(int chunks) {
+            if (chunks < -1 || chunks > 16) {
+                throw new IllegalArgumentException("terrainRadius must be -1 to 16 (got " + chunks + ")");
+            }
+            this.terrainRadius = chunks;
             return this;
         }
 
