@@ -83,7 +83,7 @@ final class InstanceRecording {
     /** Terrain: null when off; else the chunks offered (or queued) so far and those queued. */
     private final Terrain terrain;
     private final int terrainRadius;
-    private final java.util.HashSet<Long> terrainOffered = new java.util.HashSet<>();
+    private final LongSet terrainOffered = new LongSet();
     private long[] terrainQueue = new long[64];
     private int terrainHead, terrainCount;
     /** Chunks offered per tick at most (each costs a read of its sections on the tick thread). */

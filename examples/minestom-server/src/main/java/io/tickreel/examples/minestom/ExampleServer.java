@@ -16,6 +16,7 @@ import net.minestom.server.event.entity.EntityAttackEvent;
 import net.minestom.server.entity.Player;
 import net.minestom.server.event.GlobalEventHandler;
 import net.minestom.server.event.player.AsyncPlayerConfigurationEvent;
+import net.minestom.server.event.server.ServerTickMonitorEvent;
 import net.minestom.server.event.player.PlayerSpawnEvent;
 import net.minestom.server.instance.InstanceContainer;
 import net.minestom.server.instance.block.Block;
@@ -29,7 +30,9 @@ import net.minestom.server.item.Material;
  *
  * <p>Arguments: {@code --port P} (default 25565), {@code --data DIR} (default {@code
  * minestom-data}: recordings, reports and {@code catalog.sqlite}), {@code --host H} (default
- * 127.0.0.1), {@code --report-after SECONDS} (default 10). Prints {@code ready <port>} on standard
+ * 127.0.0.1), {@code --report-after SECONDS} (default 10), {@code --no-record} (tickreel not
+ * installed: the baseline of bench.sh), {@code --tick-times FILE} (each server tick's duration in
+ * ms, written at shutdown). Prints {@code ready <port>} on standard
  * output once it accepts connections; on SIGTERM or SIGINT finishes every recording and exits 0.
  */
 public final class ExampleServer {
@@ -43,15 +46,19 @@ public final class ExampleServer {
         String host = "127.0.0.1";
         Path data = Path.of("minestom-data");
         long reportAfter = 10;
+        boolean record = true;
+        Path tickTimes = null;
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
                 case "--port" -> port = Integer.parseInt(args[++i]);
                 case "--data" -> data = Path.of(args[++i]);
                 case "--host" -> host = args[++i];
                 case "--report-after" -> reportAfter = Long.parseLong(args[++i]);
+                case "--no-record" -> record = false;
+                case "--tick-times" -> tickTimes = Path.of(args[++i]);
                 default -> {
-                    System.err.println("unknown argument " + args[i]
-                            + "; usage: --port P --data DIR [--host H] [--report-after SECONDS]");
+                    System.err.println("unknown argument " + args[i] + "; usage: --port P --data DIR [--host H]"
+                            + " [--report-after SECONDS] [--no-record] [--tick-times FILE]");
                     System.exit(2);
                 }
             }
@@ -66,13 +73,26 @@ public final class ExampleServer {
         });
         buildCourse(world);
 
-        TickreelMinestom tickreel = TickreelMinestom.install(TickreelMinestomOptions.builder(data)
+        TickreelMinestom tickreel = !record ? null : TickreelMinestom.install(TickreelMinestomOptions.builder(data)
                 .serverName("example")
                 .reportAfter(Duration.ofSeconds(reportAfter))
                 .measureAllocations(true)
                 .build());
 
         GlobalEventHandler events = MinecraftServer.getGlobalEventHandler();
+        // --tick-times: every server tick's duration (Minestom's tick monitor), written at shutdown
+        // (examples/minestom-server/bench.sh).
+        double[][] times = {new double[1 << 16]};
+        int[] timeCount = {0};
+        if (tickTimes != null) {
+            events.addListener(ServerTickMonitorEvent.class, e -> {
+                if (timeCount[0] == times[0].length) {
+                    times[0] = java.util.Arrays.copyOf(times[0], times[0].length * 2);
+                }
+                times[0][timeCount[0]++] = e.getTickMonitor().getTickTime();
+            });
+        }
+        Path timesFile = tickTimes;
         events.addListener(AsyncPlayerConfigurationEvent.class, e -> {
             e.setSpawningInstance(world);
             e.getPlayer().setRespawnPoint(SPAWN);
@@ -106,11 +126,20 @@ public final class ExampleServer {
             try {
                 MinecraftServer.stopCleanly();
                 Thread.sleep(100);            // a tick already running ends (the recordings ignore it after close)
-                tickreel.close();
-                for (Path p : tickreel.finishedRecordings()) {
-                    System.err.println("finished " + p);
+                if (tickreel != null) {
+                    tickreel.close();
+                    for (Path p : tickreel.finishedRecordings()) {
+                        System.err.println("finished " + p);
+                    }
+                    tickreel.tickStats().ifPresent(s -> System.err.println(s));
                 }
-                tickreel.tickStats().ifPresent(s -> System.err.println(s));
+                if (timesFile != null) {
+                    StringBuilder sb = new StringBuilder();
+                    for (int i = 0; i < timeCount[0]; i++) {
+                        sb.append(times[0][i]).append('\n');
+                    }
+                    java.nio.file.Files.writeString(timesFile, sb);
+                }
             } catch (Throwable t) {
                 t.printStackTrace();
                 status = 1;
@@ -120,8 +149,12 @@ public final class ExampleServer {
         }, "tickreel-shutdown"));
 
         server.start(host, port);
-        System.err.println("recordings and catalog in " + data.toAbsolutePath()
-                + " (open with: tickreel serve " + data.toAbsolutePath() + ")");
+        if (record) {
+            System.err.println("recordings and catalog in " + data.toAbsolutePath()
+                    + " (open with: tickreel serve " + data.toAbsolutePath() + ")");
+        } else {
+            System.err.println("recording off (--no-record)");
+        }
         System.out.println("ready " + port);
         System.out.flush();
     }
