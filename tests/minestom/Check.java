@@ -49,14 +49,23 @@ public class Check {
 
     record Recorded(int tick, Pose pose, int flags) {}
 
-    public static void main(String[] args) throws Exception {
-        Path data = Path.of(args[0]);
+    static List<JsonObject> readLog(Path file) throws java.io.IOException {
         List<JsonObject> log = new ArrayList<>();
-        for (String line : Files.readAllLines(Path.of(args[1]))) {
+        for (String line : Files.readAllLines(file)) {
             if (!line.isBlank()) {
                 log.add(JsonParser.parseString(line).getAsJsonObject());
             }
         }
+        return log;
+    }
+
+    public static void main(String[] args) throws Exception {
+        if (args[0].equals("--recovered")) {
+            recovered(Path.of(args[1]), readLog(Path.of(args[2])));
+            finish();
+        }
+        Path data = Path.of(args[0]);
+        List<JsonObject> log = readLog(Path.of(args[1]));
         Map<String, JsonObject> joined = new LinkedHashMap<>();
         for (JsonObject o : log) {
             if (o.get("type").getAsString().equals("joined")) {
@@ -411,6 +420,108 @@ public class Check {
                 check(attacksKept == 3, "the report keeps Carol's 3 hits on Bob (" + attacksKept + ")");
                 Map<String, Object> meta = rep.metadata();
                 check("example".equals(meta.get("server")), "the report's metadata names the server: " + meta.get("server"));
+            }
+        }
+    }
+
+    /**
+     * The crash phase: the killed server's live recording was finished by the next start; Eve's
+     * walk and leave (flushed by the leave) are in it whole, Fay's poses (flushed or not) are
+     * states she sent.
+     */
+    static void recovered(Path data, List<JsonObject> log) throws Exception {
+        Map<String, JsonObject> joined = new LinkedHashMap<>();
+        for (JsonObject o : log) {
+            if (o.get("type").getAsString().equals("joined")) {
+                joined.put(o.get("bot").getAsString(), o);
+            }
+        }
+        check(joined.containsKey("Eve") && joined.containsKey("Fay"), "the crash log has Eve and Fay " + joined.keySet());
+        if (!joined.containsKey("Eve")) {
+            return;
+        }
+        List<Path> reels;
+        try (Stream<Path> s = Files.list(data.resolve("recordings"))) {
+            List<Path> all = s.toList();
+            check(all.stream().noneMatch(p -> p.getFileName().toString().endsWith(".live")),
+                    "no live recording left after the restart " + all);
+            reels = all.stream().filter(p -> p.getFileName().toString().endsWith(".reel")).sorted().toList();
+        }
+        UUID eve = UUID.fromString(joined.get("Eve").get("uuid").getAsString());
+        Path found = null;
+        for (Path r : reels) {
+            try (Reader reader = Reader.open(r)) {
+                if (reader.entities().stream().anyMatch(i -> eve.equals(i.uuid()))) {
+                    check(found == null, "only one recording holds Eve (" + r + ")");
+                    found = r;
+                }
+            }
+        }
+        check(found != null, "a finished recording holds Eve, recovered after SIGKILL (" + reels.size() + " recordings)");
+        if (found == null) {
+            return;
+        }
+        try (Reader reader = Reader.open(found)) {
+            System.out.println("recovered " + found + ": " + reader.header().tickCount() + " ticks; verify: " + reader.verify());
+            int last = reader.header().lastTick().orElseThrow();
+            Map<Integer, List<Recorded>> poses = new HashMap<>();
+            Map<Integer, Integer> flags = new HashMap<>();
+            Map<Integer, Pose> adds = new HashMap<>();
+            List<Integer> leaves = new ArrayList<>();
+            for (DecodedTick t : reader.ticks(0, last)) {
+                for (Event ev : t.events()) {
+                    switch (ev) {
+                        case Event.EntityAdd a -> adds.put(a.entity(), a.pose());
+                        case Event.Moved m -> poses.computeIfAbsent(m.entity(), k -> new ArrayList<>())
+                                .add(new Recorded(t.tick(), m.pose(), 0));
+                        case Event.Teleport m -> poses.computeIfAbsent(m.entity(), k -> new ArrayList<>())
+                                .add(new Recorded(t.tick(), m.pose(), 0));
+                        case Event.PlayerLeave l -> leaves.add(l.entity());
+                        default -> {}
+                    }
+                }
+            }
+            for (String bot : List.of("Eve", "Fay")) {
+                JsonObject j = joined.get(bot);
+                if (j == null) {
+                    continue;
+                }
+                int id = j.get("entityId").getAsInt();
+                List<Move> sent = new ArrayList<>();
+                for (JsonObject o : log) {
+                    if (o.get("bot").getAsString().equals(bot) && o.get("type").getAsString().equals("move")
+                            && !Double.isNaN(num(o, "x")) && !Double.isNaN(num(o, "yaw"))) {
+                        sent.add(new Move(num(o, "x"), num(o, "y"), num(o, "z"), num(o, "yaw"), num(o, "pitch"),
+                                o.get("onGround").getAsBoolean()));
+                    }
+                }
+                List<Recorded> rec = poses.getOrDefault(id, List.of());
+                int i = 0;
+                int matched = 0;
+                String miss = null;
+                for (Recorded r : rec) {
+                    int k = i;
+                    while (k < sent.size() && !same(sent.get(k), r.pose())) {
+                        k++;
+                    }
+                    if (k == sent.size()) {
+                        miss = miss == null ? "tick " + r.tick() + " " + fmt(r.pose()) : miss;
+                        continue;
+                    }
+                    matched++;
+                    i = k + 1;
+                }
+                check(miss == null, bot + ": each of the " + rec.size() + " recovered poses is a state the bot sent, in order"
+                        + (miss == null ? "" : "; not sent: " + miss));
+                if (bot.equals("Eve")) {
+                    long distinct = distinctStates(sent, adds.get(id));
+                    check(distinct > 20 && matched >= MIN_COVERAGE * distinct, "Eve: " + matched + " of the " + distinct
+                            + " distinct states she sent before leaving are in the recovered recording");
+                    check(leaves.contains(id), "Eve: her leave is in the recovered recording");
+                } else {
+                    System.out.println("Fay: " + rec.size() + " poses recovered of " + sent.size()
+                            + " movement packets sent before the kill (what was flushed)");
+                }
             }
         }
     }

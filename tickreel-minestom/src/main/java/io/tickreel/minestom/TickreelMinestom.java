@@ -80,6 +80,7 @@ public final class TickreelMinestom implements AutoCloseable {
     private final Map<Instance, InstanceRecording> recordings = new ConcurrentHashMap<>();
     private final List<CompletableFuture<?>> reportsInFlight = new ArrayList<>();
     private final List<Path> finished = new ArrayList<>();
+    private final List<Pending<Path>> recovering = new ArrayList<>();
     private volatile Consumer<Exception> errorHandler =
             e -> MinecraftServer.LOGGER.error("tickreel: {}", e.toString(), e);
     private boolean closed;
@@ -105,6 +106,9 @@ public final class TickreelMinestom implements AutoCloseable {
             throw e;
         }
         this.catalog = c;
+        if (options.recoverLeftovers) {
+            recoverLeftovers();
+        }
         this.node = EventNode.all("tickreel").setPriority(Integer.MAX_VALUE);
         registerListeners();
         parent.addChild(node);
@@ -171,6 +175,45 @@ public final class TickreelMinestom implements AutoCloseable {
     /** The finished recordings' paths so far (the instances unregistered, or all after close). */
     public synchronized List<Path> finishedRecordings() {
         return List.copyOf(finished);
+    }
+
+    /**
+     * Finishes the live recordings left in {@code DATA/recordings} (a crash, a kill): each is
+     * resumed (recovered with every flushed tick on the engine's thread) and finished at once.
+     */
+    private void recoverLeftovers() {
+        List<Path> live;
+        try (var s = Files.list(options.dataDir.resolve("recordings"))) {
+            live = s.filter(p -> p.getFileName().toString().endsWith(".reel.live") && Files.isDirectory(p)).sorted().toList();
+        } catch (IOException e) {
+            error(e);
+            return;
+        }
+        for (Path dir : live) {
+            String name = dir.getFileName().toString();
+            Path file = dir.resolveSibling(name.substring(0, name.length() - ".live".length()));
+            try {
+                io.tickreel.Recorder r = engine.startRecording(file, RecorderOptions.builder()
+                        .onExisting(RecorderOptions.OnExisting.RESUME).server(options.serverName).build());
+                Pending<Path> done = r.finish();
+                r.close();
+                synchronized (this) {
+                    recovering.add(done);
+                }
+                done.future().whenComplete((p, err) -> {
+                    if (err != null) {
+                        error(new IllegalStateException("recovering " + dir + ": " + err.getMessage(), err));
+                    } else {
+                        MinecraftServer.LOGGER.info("tickreel: recovered {}", p);
+                        synchronized (this) {
+                            finished.add(p);
+                        }
+                    }
+                });
+            } catch (RuntimeException e) {
+                error(new IllegalStateException("recovering " + dir + ": " + e.getMessage(), e));
+            }
+        }
     }
 
     private void error(Exception e) {
@@ -399,6 +442,19 @@ public final class TickreelMinestom implements AutoCloseable {
             r.shadow.close();
             if (p != null) {
                 finishing.add(p);
+            }
+        }
+        List<Pending<Path>> recovered;
+        synchronized (this) {
+            recovered = new ArrayList<>(recovering);
+        }
+        for (Pending<Path> p : recovered) {
+            try {
+                p.await();
+            } catch (RuntimeException e) {
+                // reported by its future
+            } finally {
+                p.close();
             }
         }
         for (Pending<Path> p : finishing) {

@@ -25,6 +25,7 @@ public final class TickreelMinestomOptions {
     final long shadowBudgetBytes;
     final boolean measureAllocations;
     final int terrainRadius;
+    final boolean recoverLeftovers;
 
     private TickreelMinestomOptions(Builder b) {
         this.dataDir = b.dataDir;
@@ -40,6 +41,7 @@ public final class TickreelMinestomOptions {
         this.shadowBudgetBytes = b.shadowBudgetBytes;
         this.measureAllocations = b.measureAllocations;
         this.terrainRadius = b.terrainRadius;
+        this.recoverLeftovers = b.recoverLeftovers;
     }
 
     /** Options with the data folder {@code dataDir}; every other value has a default. */
@@ -77,6 +79,7 @@ public final class TickreelMinestomOptions {
         private long shadowBudgetBytes = 256L << 20;
         private boolean measureAllocations;
         private int terrainRadius = 2;
+        private boolean recoverLeftovers = true;
 
         private Builder(Path dataDir) {
             this.dataDir = Objects.requireNonNull(dataDir, "dataDir").toAbsolutePath();
@@ -152,6 +155,16 @@ public final class TickreelMinestomOptions {
                 throw new IllegalArgumentException("terrainRadius must be -1 to 16 (got " + chunks + ")");
             }
             this.terrainRadius = chunks;
+            return this;
+        }
+
+        /**
+         * Whether {@code install} finishes the live recordings a stopped or crashed server left in
+         * {@code DATA/recordings} (each {@code *.reel.live}: recovered with every flushed tick, then
+         * compacted into its {@code .reel}, in the background); default true.
+         */
+        public Builder recoverLeftovers(boolean on) {
+            this.recoverLeftovers = on;
             return this;
         }
 
