@@ -9,7 +9,10 @@
 # 2. A crash: the server is started again on the same folder; Eve walks and leaves (her leave
 #    flushes the recording), Fay walks, and the server is killed with SIGKILL while she does. Started
 #    once more, the server finishes the live recording it left; stopped with SIGTERM (exit 0);
-#    Check.java --recovered checks that Eve's whole walk and leave are in it.
+#    Check.java --walkers checks that Eve's whole walk and leave are in it.
+# 3. An unwritable folder: that server records Gus walking while its live directory is immutable for
+#    10 s (chattr +i); it must keep running, report the failed writes, write again afterwards and
+#    finish a recording with Gus's whole walk (Check.java --walkers).
 #
 # Installs what it needs (Node 22 from the npm package `node`, mineflayer 4.39, pinned by
 # tests/minestom/package-lock.json) into tests/minestom/node_modules; fails, never skips. Needs a
@@ -44,6 +47,7 @@ cleanup() {
     kill -KILL "$server_pid" 2>/dev/null || true
   fi
   for p in "${bg_pids[@]}"; do kill "$p" 2>/dev/null || true; done
+  if [ -n "${immutable:-}" ]; then chattr -R -i "$immutable" 2>/dev/null || true; fi
   if [ -n "${KEEP_MINESTOM_DATA:-}" ]; then echo "data kept in $data"; else rm -rf "$data"; fi
 }
 trap cleanup EXIT
@@ -73,9 +77,10 @@ start_server() {
   exec 8<&-
 }
 
-# stop_server NAME: SIGTERM, at most 60 s; the exit status must be 0 and the log free of errors.
+# stop_server NAME [ALLOWED]: SIGTERM, at most 60 s; the exit status must be 0 and the log free
+# of errors (but those matching the regular expression ALLOWED).
 stop_server() {
-  local name="$1" rc=""
+  local name="$1" allowed="${2:-^\$}" rc=""
   kill -TERM "$server_pid"
   for _ in $(seq 1 120); do
     if ! kill -0 "$server_pid" 2>/dev/null; then
@@ -93,7 +98,7 @@ stop_server() {
   grep -E '^(finished|stopping|tick path)|recovered' "$data/$name.err" || true
   if [ "$rc" -ne 0 ]; then echo "FAIL: $name: the server exited $rc after SIGTERM (want 0)" >&2; fail=1
   else echo "ok   $name: the server exited 0 after SIGTERM"; fi
-  if grep -E 'ERROR' "$data/$name.err" >/dev/null; then
+  if grep -E 'ERROR' "$data/$name.err" | grep -Ev "$allowed" >/dev/null; then
     echo "FAIL: $name: the server logged errors" >&2
     grep -E -A8 'ERROR' "$data/$name.err" | head -n 60 >&2
     fail=1
@@ -150,10 +155,45 @@ wait "$fay" || fay_rc=$?
 live=("$data"/recordings/*.reel.live)
 if [ -d "${live[0]}" ]; then echo "ok   the killed server left its live recording ${live[*]##*/}"
 else echo "FAIL: no live recording after SIGKILL" >&2; fail=1; fi
+
+# ---- 3. an unwritable folder -------------------------------------------------------------------
+# The server that finishes the killed one's recording goes on recording Gus; for 10 s (two flush
+# intervals) its live directory is made immutable (chattr +i: root ignores permissions, not this);
+# the server must keep running and report it, then write again and finish the recording whole.
+command -v chattr >/dev/null || { echo "FAIL: chattr is missing (apt-get install e2fsprogs)" >&2; exit 1; }
 start_server server3
-stop_server server3
-echo "== Check.java --recovered: the recording the killed server left =="
-check --recovered "$data" "$data/crash.jsonl"
+timeout 150 "$node" "$bots/crash.js" --port "$port" --log "$data/crash.jsonl" --name Gus --seconds 24 --quit &
+gus=$!
+bg_pids+=("$gus")
+sleep 6
+live=()
+for d in "$data"/recordings/*.reel.live; do [ -d "$d" ] && live+=("$d"); done
+if [ "${#live[@]}" -ne 1 ]; then echo "FAIL: want one live recording while Gus walks, got ${live[*]:-none}" >&2; exit 1; fi
+chattr -R +i "${live[0]}" || { echo "FAIL: chattr +i ${live[0]} (the file system must support it)" >&2; exit 1; }
+immutable="${live[0]}"
+echo "== ${live[0]##*/} made immutable for 10 s =="
+sleep 10
+if kill -0 "$server_pid" 2>/dev/null; then echo "ok   the server keeps running with its recording folder unwritable"
+else echo "FAIL: the server died while its recording folder was unwritable" >&2; fail=1; fi
+if grep -E 'ERROR.*tickreel:.*recording goes on in memory' "$data/server3.err" >/dev/null; then
+  echo "ok   the adapter reported the failed writes: $(grep -E -o 'tickreel:.*recording goes on in memory' "$data/server3.err" | head -n 1 | cut -c1-200)"
+else
+  echo "FAIL: the adapter reported no failed write" >&2; fail=1
+fi
+chattr -R -i "$immutable"
+immutable=""
+gus_rc=0
+wait "$gus" || gus_rc=$?
+[ "$gus_rc" -eq 0 ] || { echo "FAIL: Gus (crash.js) exited $gus_rc" >&2; fail=1; }
+sleep 2
+if grep -E 'tickreel: recording .* is written again' "$data/server3.err" >/dev/null; then
+  echo "ok   the recording is written again once the folder is writable"
+else
+  echo "FAIL: no 'written again' after the folder became writable" >&2; fail=1
+fi
+stop_server server3 'tickreel:.*recording goes on in memory'
+echo "== Check.java --walkers: the recording the killed server left (Eve, Fay), the one written through the failure (Gus) =="
+check --walkers "$data" "$data/crash.jsonl" Eve Gus
 
 echo "tests/minestom.sh: $((SECONDS - start_s)) s"
 if [ "$fail" -ne 0 ]; then

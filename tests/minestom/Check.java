@@ -60,8 +60,8 @@ public class Check {
     }
 
     public static void main(String[] args) throws Exception {
-        if (args[0].equals("--recovered")) {
-            recovered(Path.of(args[1]), readLog(Path.of(args[2])));
+        if (args[0].equals("--walkers")) {
+            walkers(Path.of(args[1]), readLog(Path.of(args[2])), List.of(args).subList(3, args.length));
             finish();
         }
         Path data = Path.of(args[0]);
@@ -425,68 +425,70 @@ public class Check {
     }
 
     /**
-     * The crash phase: the killed server's live recording was finished by the next start; Eve's
-     * walk and leave (flushed by the leave) are in it whole, Fay's poses (flushed or not) are
-     * states she sent.
+     * The crash and unwritable-folder phases: no live recording is left; for each bot of
+     * {@code whole} (Eve: her walk and leave flushed by the leave before the kill; Gus: recorded
+     * through 10 s of failed writes) one finished recording holds its whole walk and its leave;
+     * Fay's poses (flushed or not before the kill) are states she sent.
      */
-    static void recovered(Path data, List<JsonObject> log) throws Exception {
+    static void walkers(Path data, List<JsonObject> log, List<String> whole) throws Exception {
         Map<String, JsonObject> joined = new LinkedHashMap<>();
         for (JsonObject o : log) {
             if (o.get("type").getAsString().equals("joined")) {
                 joined.put(o.get("bot").getAsString(), o);
             }
         }
-        check(joined.containsKey("Eve") && joined.containsKey("Fay"), "the crash log has Eve and Fay " + joined.keySet());
-        if (!joined.containsKey("Eve")) {
-            return;
-        }
+        check(joined.keySet().containsAll(whole) && joined.containsKey("Fay"), "the crash log has " + whole + " and Fay " + joined.keySet());
         List<Path> reels;
         try (Stream<Path> s = Files.list(data.resolve("recordings"))) {
             List<Path> all = s.toList();
             check(all.stream().noneMatch(p -> p.getFileName().toString().endsWith(".live")),
-                    "no live recording left after the restart " + all);
+                    "no live recording left after the last stop " + all);
             reels = all.stream().filter(p -> p.getFileName().toString().endsWith(".reel")).sorted().toList();
         }
-        UUID eve = UUID.fromString(joined.get("Eve").get("uuid").getAsString());
-        Path found = null;
-        for (Path r : reels) {
-            try (Reader reader = Reader.open(r)) {
-                if (reader.entities().stream().anyMatch(i -> eve.equals(i.uuid()))) {
-                    check(found == null, "only one recording holds Eve (" + r + ")");
-                    found = r;
-                }
+        List<String> bots = new ArrayList<>(whole);
+        bots.add("Fay");
+        for (String bot : bots) {
+            JsonObject j = joined.get(bot);
+            if (j == null) {
+                continue;
             }
-        }
-        check(found != null, "a finished recording holds Eve, recovered after SIGKILL (" + reels.size() + " recordings)");
-        if (found == null) {
-            return;
-        }
-        try (Reader reader = Reader.open(found)) {
-            System.out.println("recovered " + found + ": " + reader.header().tickCount() + " ticks; verify: " + reader.verify());
-            int last = reader.header().lastTick().orElseThrow();
-            Map<Integer, List<Recorded>> poses = new HashMap<>();
-            Map<Integer, Integer> flags = new HashMap<>();
-            Map<Integer, Pose> adds = new HashMap<>();
-            List<Integer> leaves = new ArrayList<>();
-            for (DecodedTick t : reader.ticks(0, last)) {
-                for (Event ev : t.events()) {
-                    switch (ev) {
-                        case Event.EntityAdd a -> adds.put(a.entity(), a.pose());
-                        case Event.Moved m -> poses.computeIfAbsent(m.entity(), k -> new ArrayList<>())
-                                .add(new Recorded(t.tick(), m.pose(), 0));
-                        case Event.Teleport m -> poses.computeIfAbsent(m.entity(), k -> new ArrayList<>())
-                                .add(new Recorded(t.tick(), m.pose(), 0));
-                        case Event.PlayerLeave l -> leaves.add(l.entity());
-                        default -> {}
+            UUID uuid = UUID.fromString(j.get("uuid").getAsString());
+            Path found = null;
+            for (Path r : reels) {
+                try (Reader reader = Reader.open(r)) {
+                    if (reader.entities().stream().anyMatch(i -> uuid.equals(i.uuid()))) {
+                        check(found == null, "only one recording holds " + bot + " (" + r + ")");
+                        found = r;
                     }
                 }
             }
-            for (String bot : List.of("Eve", "Fay")) {
-                JsonObject j = joined.get(bot);
-                if (j == null) {
-                    continue;
+            if (found == null) {
+                if (whole.contains(bot)) {
+                    check(false, bot + ": a finished recording holds them (none of " + reels.size() + " does)");
+                } else {
+                    System.out.println(bot + ": in no recording (nothing of theirs was flushed before the kill)");
                 }
+                continue;
+            }
+            try (Reader reader = Reader.open(found)) {
+                System.out.println(bot + " in " + found.getFileName() + ": " + reader.header().tickCount()
+                        + " ticks; verify: " + reader.verify());
+                int last = reader.header().lastTick().orElseThrow();
                 int id = j.get("entityId").getAsInt();
+                List<Recorded> rec = new ArrayList<>();
+                Pose added = null;
+                boolean left = false;
+                for (DecodedTick t : reader.ticks(0, last)) {
+                    for (Event ev : t.events()) {
+                        switch (ev) {
+                            case Event.EntityAdd a when a.entity() == id -> added = a.pose();
+                            case Event.Moved m when m.entity() == id -> rec.add(new Recorded(t.tick(), m.pose(), 0));
+                            case Event.Teleport m when m.entity() == id -> rec.add(new Recorded(t.tick(), m.pose(), 0));
+                            case Event.PlayerLeave l when l.entity() == id -> left = true;
+                            default -> {}
+                        }
+                    }
+                }
                 List<Move> sent = new ArrayList<>();
                 for (JsonObject o : log) {
                     if (o.get("bot").getAsString().equals(bot) && o.get("type").getAsString().equals("move")
@@ -495,7 +497,6 @@ public class Check {
                                 o.get("onGround").getAsBoolean()));
                     }
                 }
-                List<Recorded> rec = poses.getOrDefault(id, List.of());
                 int i = 0;
                 int matched = 0;
                 String miss = null;
@@ -511,15 +512,15 @@ public class Check {
                     matched++;
                     i = k + 1;
                 }
-                check(miss == null, bot + ": each of the " + rec.size() + " recovered poses is a state the bot sent, in order"
+                check(miss == null, bot + ": each of the " + rec.size() + " recorded poses is a state the bot sent, in order"
                         + (miss == null ? "" : "; not sent: " + miss));
-                if (bot.equals("Eve")) {
-                    long distinct = distinctStates(sent, adds.get(id));
-                    check(distinct > 20 && matched >= MIN_COVERAGE * distinct, "Eve: " + matched + " of the " + distinct
-                            + " distinct states she sent before leaving are in the recovered recording");
-                    check(leaves.contains(id), "Eve: her leave is in the recovered recording");
+                if (whole.contains(bot)) {
+                    long distinct = distinctStates(sent, added);
+                    check(distinct > 20 && matched >= MIN_COVERAGE * distinct, bot + ": " + matched + " of the " + distinct
+                            + " distinct states it sent are in the recording");
+                    check(left, bot + ": its leave is in the recording");
                 } else {
-                    System.out.println("Fay: " + rec.size() + " poses recovered of " + sent.size()
+                    System.out.println(bot + ": " + rec.size() + " poses recovered of " + sent.size()
                             + " movement packets sent before the kill (what was flushed)");
                 }
             }

@@ -76,6 +76,12 @@ final class InstanceRecording {
     private int leftCount;
     private int tick;
     private boolean ended;
+    /** The writer's last error reported (null: none), the tick it was seen at, and whether it was flushed past since. */
+    private String lastStatus;
+    private int statusTick;
+    private boolean writingAgain;
+    /** The writer's status is looked at every this many ticks (once a second). */
+    static final int STATUS_EVERY = 20;
     private final java.util.function.Consumer<Exception> onError;
     /** Measures the bytes {@link #endTick} allocates on its thread (null: not measured). */
     private final com.sun.management.ThreadMXBean threads;
@@ -236,6 +242,9 @@ final class InstanceRecording {
             for (int i = 0; i < leftCount; i++) {
                 recorder.playerLeft(left[i]);
             }
+            if (tick % STATUS_EVERY == 0) {
+                checkStatus();
+            }
         } catch (RuntimeException e) {
             onError.accept(e);
             tick++;
@@ -244,6 +253,34 @@ final class InstanceRecording {
             leftCount = 0;
             if (threads != null) {
                 stats.add(tick, threads.getCurrentThreadAllocatedBytes() - before, offered);
+            }
+        }
+    }
+
+    /**
+     * Looks at the writer's status: a new error (a failed flush: the folder unwritable, the disk
+     * full) goes to the error handler once; the recording goes on in memory (the writer retries)
+     * and the server is not disturbed. Once ticks after the error are durable again, says so.
+     */
+    private void checkStatus() {
+        java.util.Optional<io.tickreel.TickreelException> status = recorder.status();
+        if (status.isPresent()) {
+            String message = status.get().getMessage();
+            if (!message.equals(lastStatus)) {
+                lastStatus = message;
+                statusTick = tick;
+                writingAgain = false;
+                onError.accept(new IllegalStateException("recording " + path + " of instance "
+                        + instance.getUuid() + ": " + message + " (recording goes on in memory, retried)", status.get()));
+                return;
+            }
+        }
+        if (lastStatus != null && !writingAgain) {
+            java.util.OptionalInt flushed = recorder.stats().flushedTick();
+            if (flushed.isPresent() && flushed.getAsInt() > statusTick) {
+                writingAgain = true;
+                net.minestom.server.MinecraftServer.LOGGER.info("tickreel: recording {} is written again (durable up to tick {})",
+                        path, flushed.getAsInt());
             }
         }
     }
