@@ -72,7 +72,7 @@ public class Check {
                 joined.put(o.get("bot").getAsString(), o);
             }
         }
-        check(joined.size() == 4, "the bots' log has 4 joined bots (" + joined.keySet() + ")");
+        check(joined.size() == 5, "the bots' log has 5 joined bots (" + joined.keySet() + ")");
 
         List<Path> reels;
         try (Stream<Path> s = Files.list(data.resolve("recordings"))) {
@@ -92,6 +92,7 @@ public class Check {
             checkRecording(reader, log, joined);
         }
         checkReport(data, log, joined);
+        checkTrials(data, log, joined);
         finish();
     }
 
@@ -195,10 +196,7 @@ public class Check {
             String firstMiss = null;
             double worst = 0;
             for (Recorded r : rec) {
-                int j = i;
-                while (j < sent.size() && !same(sent.get(j), r.pose())) {
-                    j++;
-                }
+                int j = nextMatch(sent, i, r.pose());
                 if (j == sent.size()) {
                     if (firstMiss == null) {
                         firstMiss = "tick " + r.tick() + " " + fmt(r.pose());
@@ -527,6 +525,173 @@ public class Check {
         }
     }
 
+    /**
+     * Hal's two runs of the time trial: registered in the catalog with the times the server told
+     * him, the board's best his faster run, run 1's recording his checkpoints 0..3 and poses he
+     * sent; in run 2 the ghost he saw moved along run 1's recorded path, in order; the splits and
+     * the action bar compared him with it.
+     */
+    static void checkTrials(Path data, List<JsonObject> log, Map<String, JsonObject> joined) throws Exception {
+        JsonObject hal = joined.get("Hal");
+        UUID uuid = UUID.fromString(hal.get("uuid").getAsString());
+        int id = hal.get("entityId").getAsInt();
+        List<JsonObject> told = log.stream().filter(o -> o.get("type").getAsString().equals("run")).toList();
+        check(told.size() == 2, "Hal was told 2 finished runs " + told);
+        if (told.size() != 2) {
+            return;
+        }
+        try (Catalog catalog = Catalog.open("sqlite:" + data.resolve("catalog.sqlite"))) {
+            List<io.tickreel.Run> runs = catalog.recent(uuid, "sprint", 10).join();
+            check(runs.size() == 2, "the catalog has Hal's 2 runs of 'sprint' (" + runs.size() + ")");
+            io.tickreel.Run first = null;
+            for (JsonObject t : told) {
+                long runId = t.get("id").getAsLong();
+                io.tickreel.Run r = runs.stream().filter(x -> x.id() == runId).findFirst().orElse(null);
+                check(r != null && r.ticks() == t.get("ticks").getAsInt()
+                                && Math.abs(r.seconds() - t.get("seconds").getAsDouble()) < 0.006
+                                && "Hal".equals(r.playerName()) && r.entity() == id && r.valid(),
+                        "run #" + runId + " in the catalog: " + (r == null ? "missing" : r.ticks() + " ticks, "
+                                + r.seconds() + " s") + " = told " + t.get("ticks") + " ticks, " + t.get("seconds") + " s");
+                if (t.get("n").getAsInt() == 1) {
+                    first = r;
+                }
+            }
+            var top = catalog.top("sprint", 10).join();
+            double best = told.stream().mapToDouble(t -> t.get("seconds").getAsDouble()).min().orElseThrow();
+            check(top.size() == 1 && top.get(0).rank() == 1 && Math.abs(top.get(0).run().seconds() - best) < 0.006,
+                    "the board's best is Hal's faster run (" + best + " s): " + top);
+            if (first == null) {
+                return;
+            }
+            try (Reader r1 = Reader.open(Path.of(first.location()))) {
+                List<Integer> checkpoints = new ArrayList<>();
+                List<Pose> path = new ArrayList<>();
+                for (DecodedTick t : r1.ticks(0, r1.header().lastTick().orElseThrow())) {
+                    for (Event ev : t.events()) {
+                        switch (ev) {
+                            case Event.EntityAdd a when a.entity() == id -> path.add(a.pose());
+                            case Event.Moved m when m.entity() == id -> path.add(m.pose());
+                            case Event.Checkpoint c when c.entity() == id -> checkpoints.add(c.index());
+                            default -> {}
+                        }
+                    }
+                }
+                check(checkpoints.equals(List.of(0, 1, 2, 3)), "run 1's recording has Hal's checkpoints 0..3 " + checkpoints);
+                List<Move> sent = new ArrayList<>();
+                for (JsonObject o : log) {
+                    if (o.get("bot").getAsString().equals("Hal") && o.get("type").getAsString().equals("move")
+                            && !Double.isNaN(num(o, "x")) && !Double.isNaN(num(o, "yaw"))) {
+                        sent.add(new Move(num(o, "x"), num(o, "y"), num(o, "z"), num(o, "yaw"), num(o, "pitch"), false));
+                    }
+                }
+                int i = 0;
+                String miss = null;
+                for (Pose p : path.subList(1, path.size())) {
+                    int k = i;
+                    while (k < sent.size() && !same(sent.get(k), p)) {
+                        k++;
+                    }
+                    if (k == sent.size()) {
+                        miss = miss == null ? fmt(p) : miss;
+                        continue;
+                    }
+                    i = k + 1;
+                }
+                check(path.size() > 20 && miss == null, "run 1's " + (path.size() - 1) + " poses are states Hal sent, in order"
+                        + (miss == null ? "" : "; not sent: " + miss));
+                // The ghost Hal saw in run 2: on run 1's path (within 0.05 block of its segments), in order.
+                List<double[]> seen = new ArrayList<>();
+                boolean afterRun1 = false;
+                int early = 0;
+                for (JsonObject o : log) {
+                    if (!o.get("bot").getAsString().equals("Hal")) {
+                        continue;
+                    }
+                    String type = o.get("type").getAsString();
+                    if (type.equals("run") && o.get("n").getAsInt() == 1) {
+                        afterRun1 = true;
+                    }
+                    if (type.equals("ghost") || type.equals("ghost-spawn")) {
+                        if (!afterRun1) {
+                            early++;
+                        }
+                        seen.add(new double[] {num(o, "x"), num(o, "y"), num(o, "z")});
+                    }
+                }
+                check(early == 0, "no ghost while no run was on the board (" + early + " seen in run 1)");
+                int seg = 0;
+                double worst = 0;
+                int off = 0;
+                for (double[] g : seen) {
+                    int best1 = -1;
+                    double bestD = Double.MAX_VALUE;
+                    for (int k = seg; k < path.size() - 1; k++) {
+                        double d = segmentDistance(g, path.get(k), path.get(k + 1));
+                        if (d < bestD) {
+                            bestD = d;
+                            best1 = k;
+                        }
+                        if (d < 1e-6) {
+                            break;
+                        }
+                    }
+                    if (path.size() == 1) {
+                        bestD = Math.hypot(Math.hypot(g[0] - path.get(0).x(), g[1] - path.get(0).y()), g[2] - path.get(0).z());
+                        best1 = 0;
+                    }
+                    if (bestD > 0.05) {
+                        off++;
+                    } else {
+                        seg = best1;
+                    }
+                    worst = Math.max(worst, bestD);
+                }
+                int run2Ticks = told.get(1).get("ticks").getAsInt();
+                check(seen.size() >= run2Ticks / 2, "Hal saw the ghost spawn and move " + seen.size() + " times during run 2 ("
+                        + run2Ticks + " ticks)");
+                check(off == 0, String.format("every ghost position Hal saw is on run 1's recorded path, in order (%d off; "
+                        + "largest distance %.4f block, at most 0.05)", off, worst));
+            }
+        }
+        List<String> messages = log.stream().filter(o -> o.get("bot").getAsString().equals("Hal")
+                && o.get("type").getAsString().equals("trial-message")).map(o -> o.get("text").getAsString()).toList();
+        List<String> bars = log.stream().filter(o -> o.get("bot").getAsString().equals("Hal")
+                && o.get("type").getAsString().equals("action-bar")).map(o -> o.get("text").getAsString()).toList();
+        check(!bars.isEmpty() && bars.stream().allMatch(b -> b.matches("Ghost [+-]\\d+\\.\\d\\d s")),
+                "Hal's action bar showed the live difference to the ghost (" + bars.size() + " updates, last "
+                        + (bars.isEmpty() ? "none" : bars.get(bars.size() - 1)) + ")");
+        // Splits: run 2's "Checkpoint k: T s (D s)" with D = T minus run 1's T at k.
+        Map<Integer, Double> run1 = new HashMap<>();
+        int checked = 0;
+        boolean ok = true;
+        java.util.regex.Pattern split = java.util.regex.Pattern.compile("Checkpoint (\\d+): ([\\d.]+) s(?: \\(([+-][\\d.]+) s\\))?");
+        for (String m : messages) {
+            var mm = split.matcher(m);
+            if (!mm.matches()) {
+                continue;
+            }
+            int k = Integer.parseInt(mm.group(1));
+            double t = Double.parseDouble(mm.group(2));
+            if (mm.group(3) == null) {
+                run1.put(k, t);
+            } else {
+                checked++;
+                ok &= run1.containsKey(k) && Math.abs(t - run1.get(k) - Double.parseDouble(mm.group(3))) < 0.011;
+            }
+        }
+        check(checked == 2 && ok, "run 2's splits compare with run 1's at both checkpoints " + messages);
+    }
+
+    /** Distance from point g to the segment a-b. */
+    static double segmentDistance(double[] g, Pose a, Pose b) {
+        double ax = a.x(), ay = a.y(), az = a.z();
+        double dx = b.x() - ax, dy = b.y() - ay, dz = b.z() - az;
+        double len = dx * dx + dy * dy + dz * dz;
+        double t = len == 0 ? 0 : Math.max(0, Math.min(1, ((g[0] - ax) * dx + (g[1] - ay) * dy + (g[2] - az) * dz) / len));
+        double px = ax + t * dx - g[0], py = ay + t * dy - g[1], pz = az + t * dz - g[2];
+        return Math.sqrt(px * px + py * py + pz * pz);
+    }
+
     static String lastChat(List<JsonObject> log, String bot) {
         String line = null;
         for (JsonObject o : log) {
@@ -535,6 +700,26 @@ public class Check {
             }
         }
         return line;
+    }
+
+    /**
+     * The first sent state from {@code from} on that is {@code p} to the recording's precision
+     * (1/8192 block, 0.01 degree), else the first within the tolerance (0.01 block), else
+     * {@code sent.size()}: a bot moving slowly sends states closer than the tolerance.
+     */
+    static int nextMatch(List<Move> sent, int from, Pose p) {
+        int loose = sent.size();
+        for (int k = from; k < sent.size(); k++) {
+            Move m = sent.get(k);
+            if (same(m, p)) {
+                double d = Math.max(Math.abs(m.x() - p.x()), Math.max(Math.abs(m.y() - p.y()), Math.abs(m.z() - p.z())));
+                if (d <= 0.5 / Pose.POSITION_SCALE + 1e-9) {
+                    return k;
+                }
+                loose = Math.min(loose, k);
+            }
+        }
+        return loose;
     }
 
     static boolean same(Move m, Pose p) {

@@ -4,7 +4,8 @@
 //
 // Four bots join over 127.0.0.1: Alice walks a known path (west, then sprinting north, jumping,
 // sneaking); Bob digs and places blocks; Carol hits Bob; Dave sprints 56 blocks west and chats
-// there; the others chat near spawn; Alice reports Bob and waits for the server to say the
+// there; Hal runs the time-trial course twice, the second time racing the first as a ghost; the
+// others chat near spawn; Alice reports Bob and waits for the server to say the
 // report's id. Every packet a bot sends that the recording should
 // reflect is logged as it is written (positions and rotations, swings, attacks, chat), plus each
 // block edit with the state the bot's own world then shows. Exits non-zero if anything did not
@@ -14,6 +15,7 @@ const fs = require('fs')
 const path = require('path')
 const mineflayer = require(path.join(__dirname, 'node_modules', 'mineflayer'))
 const { Vec3 } = require(path.join(__dirname, 'node_modules', 'vec3'))
+const nbt = require(path.join(__dirname, 'node_modules', 'prismarine-nbt'))
 
 const args = process.argv.slice(2)
 const opt = (name, dflt) => { const i = args.indexOf(name); return i >= 0 ? args[i + 1] : dflt }
@@ -186,8 +188,69 @@ async function dave (bot) {
   await ticks(bot, 5)
 }
 
+async function goTo (bot, x, z, what) {
+  // Steer straight at (x, z) on flat ground until within 0.3 block; bounded.
+  await within(20000, what, (async () => {
+    bot.setControlState('forward', true)
+    for (;;) {
+      const p = bot.entity.position
+      if (Math.hypot(p.x - x, p.z - z) < 0.3) break
+      await bot.lookAt(new Vec3(x, p.y + bot.entity.eyeHeight, z), true)
+      await ticks(bot, 1)
+    }
+    bot.setControlState('forward', false)
+  })())
+  await ticks(bot, 10)
+}
+
+async function hal (bot) {
+  // The time trial (examples/minestom-server: start on the gold pad, gates at x = 15 and 22, finish
+  // on the emerald pad at x 28..30, all along z = -10): a walked run, then a sprinted one that races
+  // the first as a ghost. Logs what the server says and every position of the ghost it sees.
+  const finished = []
+  bot.on('messagestr', (msg) => {
+    if (/^(Run started|Checkpoint|Racing|Finished|Run )/.test(msg)) log({ bot: 'Hal', type: 'trial-message', text: msg })
+    const m = /^Finished sprint in ([\d.]+) s \(run #(\d+), (\d+) ticks\)/.exec(msg)
+    if (m) finished.push({ seconds: Number(m[1]), id: Number(m[2]), ticks: Number(m[3]) })
+  })
+  // Minestom sends the action bar as its own packet (set_action_bar_text), which mineflayer
+  // does not turn into an event: read the packet.
+  bot._client.on('action_bar', (packet) => {
+    const simple = nbt.simplify(packet.text)
+    log({ bot: 'Hal', type: 'action-bar', text: typeof simple === 'string' ? simple : String(simple.text ?? JSON.stringify(simple)) })
+  })
+  const ghosts = new Set()
+  bot.on('entitySpawn', (e) => {
+    if (e.name === 'mannequin') {
+      ghosts.add(e.id)
+      log({ bot: 'Hal', type: 'ghost-spawn', id: e.id, x: e.position.x, y: e.position.y, z: e.position.z })
+    }
+  })
+  bot.on('entityMoved', (e) => {
+    if (ghosts.has(e.id)) log({ bot: 'Hal', type: 'ghost', id: e.id, x: e.position.x, y: e.position.y, z: e.position.z })
+  })
+  bot.on('entityGone', (e) => { if (ghosts.has(e.id)) log({ bot: 'Hal', type: 'ghost-gone', id: e.id }) })
+  for (const [n, sprint] of [[1, false], [2, true]]) {
+    await goTo(bot, 9.5, -9.5, `Hal to the start pad (run ${n})`)
+    await bot.look(-Math.PI / 2, 0, true)
+    await ticks(bot, 5)
+    log({ bot: 'Hal', type: 'run-start', n })
+    if (sprint) bot.setControlState('sprint', true)
+    bot.setControlState('forward', true)
+    await within(20000, `Hal runs the course (run ${n})`, (async () => {
+      while (bot.entity.position.x < 29.5) await ticks(bot, 1)
+    })())
+    bot.setControlState('forward', false)
+    bot.setControlState('sprint', false)
+    await within(20000, `the server says run ${n} finished`, (async () => {
+      while (finished.length < n) await ticks(bot, 1)
+    })())
+    log({ bot: 'Hal', type: 'run', n, ...finished[n - 1] })
+  }
+}
+
 async function main () {
-  const names = ['Alice', 'Bob', 'Carol', 'Dave']
+  const names = ['Alice', 'Bob', 'Carol', 'Dave', 'Hal']
   const bots = {}
   for (const name of names) {
     bots[name] = join(name)
@@ -203,12 +266,12 @@ async function main () {
 
   // Carol hits Bob while they both stand at spawn; then everyone acts at once.
   await carol(bots.Carol.bot)
-  const runs = [alice(bots.Alice.bot), bob(bots.Bob.bot), dave(bots.Dave.bot)]
+  const runs = [alice(bots.Alice.bot), bob(bots.Bob.bot), dave(bots.Dave.bot), hal(bots.Hal.bot)]
   for (const name of ['Alice', 'Bob', 'Carol']) {
     bots[name].bot.chat(`hello from ${name} ${process.pid}`)
     await ticks(bots[name].bot, 3)
   }
-  await within(90000, 'the walk and the block edits', Promise.all(runs))
+  await within(120000, 'the walk, the block edits and the time trials', Promise.all(runs))
   bots.Carol.bot.chat('gg, see you')
 
   // Alice reports Bob; the server answers with the report's id once it is written and filed.

@@ -81,6 +81,7 @@ public final class TickreelMinestom implements AutoCloseable {
     private final List<CompletableFuture<?>> reportsInFlight = new ArrayList<>();
     private final List<Path> finished = new ArrayList<>();
     private final List<Pending<Path>> recovering = new ArrayList<>();
+    private final Map<Instance, List<TimeTrials>> trials = new ConcurrentHashMap<>();
     private volatile Consumer<Exception> errorHandler =
             e -> MinecraftServer.LOGGER.error("tickreel: {}", e.toString(), e);
     private boolean closed;
@@ -216,6 +217,35 @@ public final class TickreelMinestom implements AutoCloseable {
         }
     }
 
+    /**
+     * Time trials on {@code course} in {@code instance}: runs recorded per player under {@code
+     * DATA/runs/} and registered in the catalog (course {@code course.name()}) when finished, the
+     * best run's ghost shown to the racer alone (a mannequin moved every tick by the ghost cursor),
+     * the live difference in the action bar, split messages at checkpoints. Call before players
+     * race (e.g. at startup).
+     */
+    public synchronized void addCourse(Instance instance, Course course) {
+        Objects.requireNonNull(instance, "instance");
+        Objects.requireNonNull(course, "course");
+        if (closed) {
+            throw new IllegalStateException("tickreel is closed");
+        }
+        Path dir = options.dataDir.resolve("runs");
+        try {
+            Files.createDirectories(dir);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        List<TimeTrials> list = new java.util.concurrent.CopyOnWriteArrayList<>(
+                trials.getOrDefault(instance, List.of()));
+        list.add(new TimeTrials(this, instance, course, dir));
+        trials.put(instance, list);
+    }
+
+    void reportError(Exception e) {
+        error(e);
+    }
+
     private void error(Exception e) {
         errorHandler.accept(e);
     }
@@ -227,6 +257,12 @@ public final class TickreelMinestom implements AutoCloseable {
             InstanceRecording r = recordings.get(e.getInstance());
             if (r != null) {
                 r.endTick();
+            }
+            List<TimeTrials> t = trials.get(e.getInstance());
+            if (t != null) {
+                for (int i = 0; i < t.size(); i++) {
+                    t.get(i).tick();
+                }
             }
         });
         node.addListener(PlayerSpawnEvent.class, e -> {
@@ -436,6 +472,12 @@ public final class TickreelMinestom implements AutoCloseable {
         if (reportCommand != null) {
             MinecraftServer.getCommandManager().unregister(reportCommand);
         }
+        for (List<TimeTrials> list : trials.values()) {
+            for (TimeTrials t : list) {
+                t.close();
+            }
+        }
+        trials.clear();
         for (Instance instance : List.copyOf(recordings.keySet())) {
             InstanceRecording r = recordings.remove(instance);
             Pending<Path> p = r.finish();

@@ -1,9 +1,11 @@
 package io.tickreel.examples.minestom;
 
+import io.tickreel.minestom.Course;
 import io.tickreel.minestom.TickreelMinestom;
 import io.tickreel.minestom.TickreelMinestomOptions;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import net.kyori.adventure.text.Component;
 import net.minestom.server.Auth;
 import net.minestom.server.MinecraftServer;
@@ -25,7 +27,8 @@ import net.minestom.server.item.Material;
 
 /**
  * tickreel's example Minestom server: offline mode, a flat world (grass at y = 39, players stand at
- * y = 40), a small parkour course east of spawn, every player given blocks to place, a hit by a
+ * y = 40), a time-trial course east of spawn ({@link #COURSE}: runs recorded and raced as ghosts),
+ * a few parkour jumps beside it, every player given blocks to place, a hit by a
  * player costing 1 health point, recording and shadow play on ({@link TickreelMinestom}), {@code /report <player> <reason>}.
  *
  * <p>Arguments: {@code --port P} (default 25565), {@code --data DIR} (default {@code
@@ -79,6 +82,9 @@ public final class ExampleServer {
                 .measureAllocations(true)
                 .build());
 
+        if (tickreel != null) {
+            tickreel.addCourse(world, COURSE);
+        }
         GlobalEventHandler events = MinecraftServer.getGlobalEventHandler();
         // --tick-times: every server tick's duration (Minestom's tick monitor), written at shutdown
         // (examples/minestom-server/bench.sh).
@@ -107,7 +113,8 @@ public final class ExampleServer {
             p.getInventory().setItemStack(1, ItemStack.of(Material.OAK_PLANKS, 64));
             p.getInventory().setItemStack(2, ItemStack.of(Material.OAK_LOG, 64));
             p.getInventory().setItemStack(3, ItemStack.of(Material.GLASS, 64));
-            p.sendMessage(Component.text("Recording is on. The parkour course starts at x = 8, z = -10. /report <player> <reason>"));
+            p.sendMessage(Component.text("Recording is on. Time trial: from the gold pad (x 8..10, z -10) east through"
+                    + " the gates to the emerald pad; your best run races you as a ghost. /report <player> <reason>"));
         });
 
         // Minestom applies no attack damage by itself: a hit by a player costs the target 1 health
@@ -159,25 +166,43 @@ public final class ExampleServer {
         System.out.flush();
     }
 
-    /** A short parkour course east of spawn: a gold start pad, jumps up, an emerald finish pad. */
+    /** The time-trial course east of spawn: start on the gold pad, through two gates, to the emerald pad. */
+    public static final Course COURSE = new Course("sprint",
+            Course.Region.blocks(8, 40, -11, 10, 41, -9),
+            List.of(Course.Region.blocks(15, 40, -12, 15, 42, -8), Course.Region.blocks(22, 40, -12, 22, 42, -8)),
+            Course.Region.blocks(28, 40, -11, 30, 41, -9));
+
+    /**
+     * Builds the course: a gold start pad (x 8..10, z -11..-9), stone-brick gates at x = 15 and
+     * x = 22, an emerald finish pad (x 28..30), all on the ground along z = -10; and a few
+     * parkour jumps beside it (z = -16) for people.
+     */
     static void buildCourse(InstanceContainer world) {
-        int z = -10;
-        for (int x = 8; x <= 10; x++) {
-            for (int dz = -1; dz <= 1; dz++) {
-                world.loadChunk(x >> 4, (z + dz) >> 4).join();
-                world.setBlock(x, 39, z + dz, Block.GOLD_BLOCK);
+        for (int cx = 0; cx <= 2; cx++) {
+            for (int cz = -2; cz <= 0; cz++) {
+                world.loadChunk(cx, cz).join();
             }
         }
-        int[][] jumps = {{13, 40}, {16, 41}, {19, 42}, {22, 42}, {25, 43}};
+        for (int dz = -1; dz <= 1; dz++) {
+            for (int x = 8; x <= 10; x++) {
+                world.setBlock(x, 39, -10 + dz, Block.GOLD_BLOCK);
+            }
+            for (int x = 28; x <= 30; x++) {
+                world.setBlock(x, 39, -10 + dz, Block.EMERALD_BLOCK);
+            }
+        }
+        for (int gateX : new int[] {15, 22}) {
+            for (int y = 40; y <= 42; y++) {
+                world.setBlock(gateX, y, -13, Block.STONE_BRICKS);
+                world.setBlock(gateX, y, -7, Block.STONE_BRICKS);
+            }
+            for (int z = -13; z <= -7; z++) {
+                world.setBlock(gateX, 43, z, Block.STONE_BRICKS);
+            }
+        }
+        int[][] jumps = {{9, 40}, {12, 41}, {15, 42}, {18, 42}, {21, 43}};
         for (int[] j : jumps) {
-            world.loadChunk(j[0] >> 4, z >> 4).join();
-            world.setBlock(j[0], j[1], z, Block.STONE_BRICKS);
-        }
-        for (int x = 28; x <= 30; x++) {
-            for (int dz = -1; dz <= 1; dz++) {
-                world.loadChunk(x >> 4, (z + dz) >> 4).join();
-                world.setBlock(x, 43, z + dz, Block.EMERALD_BLOCK);
-            }
+            world.setBlock(j[0], j[1], -16, Block.STONE_BRICKS);
         }
     }
 }
