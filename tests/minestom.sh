@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # End-to-end test of tickreel-minestom with real Minecraft clients (mineflayer).
 #
-# 1. examples/minestom-server is started on 127.0.0.1 with a fresh data folder; four bots
+# 1. examples/minestom-server is started on 127.0.0.1 with a fresh data folder; five bots
 #    (tests/minestom/bots.js) join, walk, sprint, jump, sneak, dig and place blocks, chat, hit one
-#    another and /report one another; the server is stopped with SIGTERM (it must exit 0) and
-#    tests/minestom/Check.java compares the recording and the catalog, read with the io.tickreel
+#    another, /report one another and run the time trial twice (the second time against a ghost);
+#    the server is stopped with SIGTERM (it must exit 0) and tests/minestom/Check.java compares the recording and the catalog, read with the io.tickreel
 #    API, with what the bots logged.
 # 2. A crash: the server is started again on the same folder; Eve walks and leaves (her leave
 #    flushes the recording), Fay walks, and the server is killed with SIGKILL while she does. Started
