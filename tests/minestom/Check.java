@@ -416,6 +416,7 @@ public class Check {
                 check(daveLine != null && !lines.contains(daveLine),
                         "the report leaves out Dave's line '" + daveLine + "', said more than 48 blocks away " + lines);
                 check(attacksKept == 3, "the report keeps Carol's 3 hits on Bob (" + attacksKept + ")");
+                checkReplay(rep, log);
                 Map<String, Object> meta = rep.metadata();
                 check("example".equals(meta.get("server")), "the report's metadata names the server: " + meta.get("server"));
             }
@@ -682,6 +683,101 @@ public class Check {
         check(checked == 2 && ok, "run 2's splits compare with run 1's at both checkpoints " + messages);
     }
 
+    /**
+     * Carol's /replay of the report: every mannequin she saw moved along one recorded entity's
+     * path, in order; the block Bob placed showed as it was at the report's start to her alone;
+     * after /replay stop her world and position are hers again.
+     */
+    static void checkReplay(Reader rep, List<JsonObject> log) {
+        Map<Integer, List<Pose>> paths = new HashMap<>();
+        rep.forEachTick(rep.header().firstTick().orElseThrow(), rep.header().lastTick().orElseThrow(), t -> {
+            for (Event ev : t.events()) {
+                switch (ev) {
+                    case Event.EntityAdd a -> paths.computeIfAbsent(a.entity(), k -> new ArrayList<>()).add(a.pose());
+                    case Event.Moved m -> paths.computeIfAbsent(m.entity(), k -> new ArrayList<>()).add(m.pose());
+                    case Event.Teleport m -> paths.computeIfAbsent(m.entity(), k -> new ArrayList<>()).add(m.pose());
+                    default -> {}
+                }
+            }
+        });
+        // Entities the report holds from before its first tick start in its keyframe: their pose there too.
+        var first = rep.seek(rep.header().firstTick().orElseThrow());
+        for (var e : first.entities()) {
+            paths.computeIfAbsent(e.id(), k -> new ArrayList<>()).add(0, e.pose());
+        }
+        Map<Integer, List<double[]>> seen = new LinkedHashMap<>();
+        Map<Integer, String> names = new HashMap<>();
+        JsonObject before = null, block = null, after = null;
+        for (JsonObject o : log) {
+            if (!o.get("bot").getAsString().equals("Carol")) {
+                continue;
+            }
+            switch (o.get("type").getAsString()) {
+                case "replay-entity" -> {
+                    seen.computeIfAbsent(o.get("id").getAsInt(), k -> new ArrayList<>())
+                            .add(new double[] {num(o, "x"), num(o, "y"), num(o, "z")});
+                    if (o.has("name") && !o.get("name").isJsonNull()) {
+                        names.put(o.get("id").getAsInt(), o.get("name").getAsString());
+                    }
+                }
+                case "replay-before" -> before = o;
+                case "replay-block" -> block = o;
+                case "replay-after" -> after = o;
+                default -> {}
+            }
+        }
+        check(before != null && block != null && after != null, "Carol logged the replay's start, block and end");
+        if (before == null || block == null || after == null) {
+            return;
+        }
+        int positions = seen.values().stream().mapToInt(List::size).sum();
+        check(seen.size() >= 3 && positions >= 30, "Carol saw " + seen.size() + " replayed players (mannequins), "
+                + positions + " positions");
+        java.util.Set<String> shownNames = new java.util.TreeSet<>();
+        for (Map.Entry<Integer, List<double[]>> m : seen.entrySet()) {
+            String name = names.get(m.getKey());
+            EntityInfo info = name == null ? null
+                    : rep.entities().stream().filter(i -> name.equals(i.name())).findFirst().orElse(null);
+            List<Pose> path = info == null ? List.of() : paths.getOrDefault(info.id(), List.of());
+            check(info != null && shownNames.add(name) && followsPath(m.getValue(), path),
+                    "mannequin " + m.getKey() + " named " + name + " (" + m.getValue().size()
+                            + " positions) moved along that player's recorded path in the report, in order");
+        }
+        List<String> reportNames = rep.entities().stream().map(EntityInfo::name).filter(java.util.Objects::nonNull)
+                .sorted().toList();
+        check(shownNames.equals(new java.util.TreeSet<>(reportNames)),
+                "the replay showed every player of the report " + reportNames + ": " + shownNames);
+        check(block.get("block").getAsString().equals("minecraft:air") && block.get("alice").getAsString().equals("minecraft:stone"),
+                "during the replay Carol sees (3, 40, 3) as at the report's start (" + block.get("block").getAsString()
+                        + "), Alice the world's " + block.get("alice").getAsString());
+        check(after.get("block").getAsString().equals("minecraft:stone") && after.get("mannequinsLeft").getAsInt() == 0
+                        && Math.abs(num(after, "x") - num(before, "x")) < 0.01 && Math.abs(num(after, "y") - num(before, "y")) < 0.01
+                        && Math.abs(num(after, "z") - num(before, "z")) < 0.01,
+                "after /replay stop Carol has the world's block (" + after.get("block").getAsString() + "), no mannequin ("
+                        + after.get("mannequinsLeft") + ") and her place back");
+    }
+
+    /** Whether every point lies on the path (within 0.05 block of its segments or poses), in order. */
+    static boolean followsPath(List<double[]> points, List<Pose> path) {
+        int seg = 0;
+        for (double[] g : points) {
+            boolean found = false;
+            for (int k = seg; k < path.size(); k++) {
+                Pose a = path.get(k);
+                Pose b = k + 1 < path.size() ? path.get(k + 1) : a;
+                if (segmentDistance(g, a, b) <= 0.05) {
+                    seg = k;
+                    found = true;
+                    break;
+                }
+            }
+            if (!found) {
+                return false;
+            }
+        }
+        return true;
+    }
+
     /** Distance from point g to the segment a-b. */
     static double segmentDistance(double[] g, Pose a, Pose b) {
         double ax = a.x(), ay = a.y(), az = a.z();
@@ -738,13 +834,19 @@ public class Check {
         long n = 0;
         Move prev = null;
         for (Move m : sent) {
-            if ((prev == null || m.x() != prev.x() || m.y() != prev.y() || m.z() != prev.z() || m.yaw() != prev.yaw()
-                    || m.pitch() != prev.pitch()) && (added == null || !same(m, added))) {
+            if ((prev == null || differs(m, prev)) && (added == null || !same(m, added))) {
                 n++;
             }
             prev = m;
         }
         return n;
+    }
+
+    /** Whether two sent states differ beyond what a recording keeps (1/8192 block, 0.01 degree). */
+    static boolean differs(Move a, Move b) {
+        double q = 0.5 / Pose.POSITION_SCALE;
+        return Math.abs(a.x() - b.x()) > q || Math.abs(a.y() - b.y()) > q || Math.abs(a.z() - b.z()) > q
+                || angle(a.yaw(), b.yaw()) > 0.01 || angle(a.pitch(), b.pitch()) > 0.01;
     }
 
     static double num(JsonObject o, String key) {

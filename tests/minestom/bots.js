@@ -288,6 +288,44 @@ async function main () {
   log({ bot: 'Alice', type: 'report', id: report.id, reported: report.reported, reason: 'griefing near spawn' })
   console.log(`report #${report.id} filed against ${report.reported}`)
 
+  // Carol replays the report in game: its players as mannequins only she sees, the block Bob
+  // placed at (3, 40, 3) shown to her as it was when the report starts (air), while Alice still
+  // sees the stone; /replay stop gives her the world back.
+  const viewer = bots.Carol.bot
+  const mannequins = new Set()
+  viewer.on('entitySpawn', (e) => {
+    if (e.name === 'mannequin') {
+      mannequins.add(e.id)
+      log({ bot: 'Carol', type: 'replay-entity', id: e.id, x: e.position.x, y: e.position.y, z: e.position.z })
+    }
+  })
+  const nameOf = (e) => { const n = e.getCustomName(); return n ? n.toString() : null }
+  viewer.on('entityMoved', (e) => {
+    if (mannequins.has(e.id)) log({ bot: 'Carol', type: 'replay-entity', id: e.id, name: nameOf(e), x: e.position.x, y: e.position.y, z: e.position.z })
+  })
+  const replayMessages = []
+  viewer.on('messagestr', (msg) => { if (/^(Replay|Cannot replay)/.test(msg)) replayMessages.push(msg) })
+  const stone = new Vec3(3, 40, 3)
+  const at = (bot) => stateName(bot.blockAt(stone))
+  const p0 = viewer.entity.position.clone()
+  log({ bot: 'Carol', type: 'replay-before', x: p0.x, y: p0.y, z: p0.z, block: at(viewer) })
+  viewer.chat(`/replay ${report.id}`)
+  await within(20000, 'the replay starts', (async () => {
+    while (!replayMessages.some(m => m.startsWith('Replaying'))) await ticks(viewer, 1)
+  })())
+  await ticks(viewer, 5)
+  log({ bot: 'Carol', type: 'replay-block', block: at(viewer), alice: at(bots.Alice.bot) })
+  await ticks(viewer, 60)
+  viewer.chat('/replay speed 8')
+  await ticks(viewer, 80)
+  viewer.chat('/replay stop')
+  await within(10000, 'the replay stops', (async () => {
+    while (!replayMessages.includes('Replay stopped.')) await ticks(viewer, 1)
+  })())
+  await ticks(viewer, 10)
+  const p1 = viewer.entity.position
+  log({ bot: 'Carol', type: 'replay-after', x: p1.x, y: p1.y, z: p1.z, block: at(viewer), mannequinsLeft: Object.values(viewer.entities).filter(e => e.name === 'mannequin').length })
+
   await ticks(reporter, 10)
   // What Bob's client holds around the edits at the end (terrain and edits together).
   const area = []

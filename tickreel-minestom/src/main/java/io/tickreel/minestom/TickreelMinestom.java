@@ -45,6 +45,8 @@ import net.minestom.server.event.player.PlayerChatEvent;
 import net.minestom.server.event.player.PlayerHandAnimationEvent;
 import net.minestom.server.event.player.PlayerSpawnEvent;
 import net.minestom.server.instance.Instance;
+import net.kyori.adventure.text.Component;
+import net.kyori.adventure.text.format.NamedTextColor;
 
 /**
  * Records a Minestom server with tickreel. One call turns it on:
@@ -82,6 +84,8 @@ public final class TickreelMinestom implements AutoCloseable {
     private final List<Path> finished = new ArrayList<>();
     private final List<Pending<Path>> recovering = new ArrayList<>();
     private final Map<Instance, List<TimeTrials>> trials = new ConcurrentHashMap<>();
+    private final Map<Player, Replay> replays = new ConcurrentHashMap<>();
+    private final Command replayCommand;
     private volatile Consumer<Exception> errorHandler =
             e -> MinecraftServer.LOGGER.error("tickreel: {}", e.toString(), e);
     private boolean closed;
@@ -118,6 +122,12 @@ public final class TickreelMinestom implements AutoCloseable {
             MinecraftServer.getCommandManager().register(reportCommand);
         } else {
             reportCommand = null;
+        }
+        if (options.replayCommand) {
+            replayCommand = new ReplayCommand(this);
+            MinecraftServer.getCommandManager().register(replayCommand);
+        } else {
+            replayCommand = null;
         }
         for (Instance instance : MinecraftServer.getInstanceManager().getInstances()) {
             start(instance);
@@ -242,6 +252,82 @@ public final class TickreelMinestom implements AutoCloseable {
         trials.put(instance, list);
     }
 
+    /** {@code /replay}: a control of the viewer's replay, or a recording to play to them. */
+    void replayCommand(Player viewer, String what, String value) {
+        Replay r = replays.get(viewer);
+        try {
+            switch (what) {
+                case "stop" -> {
+                    if (r != null && replays.remove(viewer, r)) {
+                        r.close(true);
+                        viewer.sendMessage(Component.text("Replay stopped.", NamedTextColor.GRAY));
+                    }
+                    return;
+                }
+                case "pause", "play", "reverse", "forward", "speed", "seek" -> {
+                    if (r == null) {
+                        viewer.sendMessage(Component.text("No replay running: /replay <report id | file>", NamedTextColor.RED));
+                        return;
+                    }
+                    switch (what) {
+                        case "pause" -> r.pause();
+                        case "play" -> r.play();
+                        case "reverse" -> r.reverse();
+                        case "forward" -> r.forward();
+                        case "speed" -> r.speed(Double.parseDouble(Objects.requireNonNull(value, "speed X")));
+                        default -> r.seek(Integer.parseInt(Objects.requireNonNull(value, "seek TICK")));
+                    }
+                    viewer.sendMessage(Component.text("Replay: " + what + (value == null ? "" : " " + value)
+                            + " (tick " + r.position() + ")", NamedTextColor.GRAY));
+                    return;
+                }
+                default -> { }
+            }
+        } catch (RuntimeException e) {
+            viewer.sendMessage(Component.text("/replay " + what + ": " + e.getMessage(), NamedTextColor.RED));
+            return;
+        }
+        CompletableFuture<Path> file;
+        if (what.matches("\\d{1,18}")) {
+            long id = Long.parseLong(what);
+            file = catalog.reports().thenApply(list -> list.stream().filter(x -> x.id() == id).findFirst()
+                    .flatMap(Report::location).map(Path::of)
+                    .orElseThrow(() -> new IllegalArgumentException("no report #" + id + " with a recording")));
+        } else {
+            file = CompletableFuture.supplyAsync(() -> findFile(what));
+        }
+        file.thenApply(path -> new Replay(viewer, path)).whenComplete((replay, err) -> {
+            if (err != null) {
+                Throwable t = err.getCause() != null ? err.getCause() : err;
+                viewer.sendMessage(Component.text("Cannot replay " + what + ": " + t.getMessage(), NamedTextColor.RED));
+                return;
+            }
+            // Handed to the tick: started by the next tick of the viewer's instance.
+            MinecraftServer.getSchedulerManager().scheduleNextTick(() -> {
+                Replay old = replays.put(viewer, replay);
+                if (old != null) {
+                    old.close(false);
+                }
+                replay.begin();
+            });
+        });
+    }
+
+    /** A file of the data folder by name: under reports/, recordings/ or runs/ (".reel" may be left out). */
+    private Path findFile(String name) {
+        String file = name.endsWith(".reel") ? name : name + ".reel";
+        if (file.contains("/") || file.contains("\\") || file.startsWith(".")) {
+            throw new IllegalArgumentException("give a file name of the data folder, not a path");
+        }
+        for (String dir : List.of("reports", "recordings", "runs")) {
+            Path p = options.dataDir.resolve(dir).resolve(file);
+            if (Files.isRegularFile(p)) {
+                return p;
+            }
+        }
+        throw new IllegalArgumentException("no " + file + " under reports/, recordings/ or runs/");
+    }
+
     void reportError(Exception e) {
         error(e);
     }
@@ -263,6 +349,25 @@ public final class TickreelMinestom implements AutoCloseable {
                 for (int i = 0; i < t.size(); i++) {
                     t.get(i).tick();
                 }
+            }
+            if (!replays.isEmpty()) {
+                for (Replay replay : replays.values()) {
+                    if (replay.instance() == e.getInstance()) {
+                        try {
+                            replay.tick();
+                        } catch (RuntimeException ex) {
+                            error(ex);
+                            replays.remove(replay.viewer, replay);
+                            replay.close(true);
+                        }
+                    }
+                }
+            }
+        });
+        node.addListener(net.minestom.server.event.player.PlayerDisconnectEvent.class, e -> {
+            Replay r = replays.remove(e.getPlayer());
+            if (r != null) {
+                r.close(false);
             }
         });
         node.addListener(PlayerSpawnEvent.class, e -> {
@@ -472,6 +577,13 @@ public final class TickreelMinestom implements AutoCloseable {
         if (reportCommand != null) {
             MinecraftServer.getCommandManager().unregister(reportCommand);
         }
+        if (replayCommand != null) {
+            MinecraftServer.getCommandManager().unregister(replayCommand);
+        }
+        for (Replay r : replays.values()) {
+            r.close(false);
+        }
+        replays.clear();
         for (List<TimeTrials> list : trials.values()) {
             for (TimeTrials t : list) {
                 t.close();

@@ -21,6 +21,7 @@ public final class TickreelMinestomOptions {
     final Duration reportAfter;
     final double reportRadius;
     final boolean reportCommand;
+    final boolean replayCommand;
     final Duration flushInterval;
     final long shadowBudgetBytes;
     final boolean measureAllocations;
@@ -37,6 +38,7 @@ public final class TickreelMinestomOptions {
         this.reportAfter = b.reportAfter;
         this.reportRadius = b.reportRadius;
         this.reportCommand = b.reportCommand;
+        this.replayCommand = b.replayCommand;
         this.flushInterval = b.flushInterval;
         this.shadowBudgetBytes = b.shadowBudgetBytes;
         this.measureAllocations = b.measureAllocations;
@@ -75,6 +77,7 @@ public final class TickreelMinestomOptions {
         private Duration reportAfter = Duration.ofSeconds(30);
         private double reportRadius = 48;
         private boolean reportCommand = true;
+        private boolean replayCommand = true;
         private Duration flushInterval = Duration.ofSeconds(5);
         private long shadowBudgetBytes = 256L << 20;
         private boolean measureAllocations;
@@ -130,6 +133,12 @@ public final class TickreelMinestomOptions {
         /** Whether to register {@code /report <player> <reason>}; default true. */
         public Builder reportCommand(boolean on) {
             this.reportCommand = on;
+            return this;
+        }
+
+        /** Whether to register {@code /replay} (recordings played in game to the player who asks); default true. */
+        public Builder replayCommand(boolean on) {
+            this.replayCommand = on;
             return this;
         }
 
