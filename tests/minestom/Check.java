@@ -126,6 +126,7 @@ public class Check {
         Map<String, List<String>> blockChanges = new HashMap<>();   // "x,y,z" -> [state name by entity]
         Map<Integer, List<String>> mainHand = new HashMap<>();
         List<String> leaves = new ArrayList<>();
+        Map<Integer, List<String>> uses = new HashMap<>();
         Map<Integer, List<Integer>> health = new HashMap<>();
         Map<Integer, List<String>> damage = new HashMap<>();
         for (DecodedTick t : ticks) {
@@ -148,6 +149,9 @@ public class Check {
                     case Event.Equipment q when q.slot() == 0 -> mainHand.computeIfAbsent(q.entity(), k -> new ArrayList<>())
                             .add((q.item() == 0 ? "nothing" : reader.paletteName(PaletteKind.ITEM, q.item())) + " x" + q.count());
                     case Event.PlayerLeave l -> leaves.add(nameOf.get(l.entity()));
+                    case Event.Use u -> uses.computeIfAbsent(u.entity(), k -> new ArrayList<>()).add(
+                            "hand " + u.hand() + " " + (u.item() == 0 ? "nothing" : reader.paletteName(PaletteKind.ITEM, u.item()))
+                                    + (u.targetEntity().isPresent() ? " on entity" : u.targetBlock() != null ? " on a block" : ""));
                     case Event.Health h -> health.computeIfAbsent(h.entity(), k -> new ArrayList<>()).add(h.health());
                     case Event.Damage d -> damage.computeIfAbsent(d.entity(), k -> new ArrayList<>()).add(
                             reader.paletteName(PaletteKind.DAMAGE_CAUSE, d.cause()) + " " + d.amount() + " by "
@@ -237,6 +241,14 @@ public class Check {
             check(chat.getOrDefault(id, List.of()).equals(chatSent),
                     bot + ": chat recorded " + chat.getOrDefault(id, List.of()) + " = sent " + chatSent);
             check(leaves.contains(bot), bot + ": its leave is recorded");
+            List<String> used = new ArrayList<>();
+            for (JsonObject o : log) {
+                if (o.get("bot").getAsString().equals(bot) && o.get("type").getAsString().equals("use")) {
+                    used.add("hand " + o.get("hand").getAsInt() + " " + o.get("item").getAsString());
+                }
+            }
+            List<String> usedInAir = uses.getOrDefault(id, List.of()).stream().filter(u -> !u.endsWith(" on a block")).toList();
+            check(usedInAir.equals(used), bot + ": item uses recorded " + usedInAir + " = sent " + used);
             List<Integer> seen = new ArrayList<>();
             for (JsonObject o : log) {
                 if (o.get("bot").getAsString().equals(bot) && o.get("type").getAsString().equals("health")) {

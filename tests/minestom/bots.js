@@ -60,6 +60,9 @@ function join (username) {
       case 'use_entity':
         if (params.mouse === 1) log({ bot: username, type: 'attack', target: params.target })
         break
+      case 'use_item':
+        log({ bot: username, type: 'use', hand: params.hand, item: bot.heldItem ? 'minecraft:' + bot.heldItem.name : null })
+        break
       case 'chat_message':
         log({ bot: username, type: 'chat', text: params.message })
         break
@@ -116,6 +119,13 @@ async function alice (bot) {
   await hold(bot, ['sneak', 'forward'], 15)
   await bot.look(-Math.PI / 2, -0.3, true)
   await ticks(bot, 5)
+  // Use the held item (stone) in the air, twice.
+  for (let i = 0; i < 2; i++) {
+    bot.activateItem()
+    await ticks(bot, 3)
+    bot.deactivateItem()
+    await ticks(bot, 3)
+  }
   log({ bot: 'Alice', type: 'path-done', x: bot.entity.position.x, y: bot.entity.position.y, z: bot.entity.position.z })
 }
 

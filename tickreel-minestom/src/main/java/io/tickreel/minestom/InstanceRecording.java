@@ -198,6 +198,39 @@ final class InstanceRecording {
                 source < 0 ? OptionalInt.empty() : OptionalInt.of(source));
     }
 
+    /**
+     * A player used the item in a hand: on nothing ({@code targetEntity} -1 and no block), on an
+     * entity, or on the block at {@code block} ({x, y, z}).
+     */
+    synchronized void use(Player player, int hand, ItemStack stack, int targetEntity, int[] block) {
+        Track t = tracks.get(player);
+        if (t == null || ended) {
+            return;
+        }
+        int item = item(stack);
+        if (block != null) {
+            batch.useOnBlock(t.id, hand, item, block[0], block[1], block[2]);
+        } else if (targetEntity >= 0) {
+            batch.useOnEntity(t.id, hand, item, targetEntity);
+        } else {
+            batch.use(t.id, hand, item);
+        }
+    }
+
+    /** The item palette's id of a stack's material (0 for nothing), its name registered on first use. */
+    private int item(ItemStack stack) {
+        if (stack.isAir()) {
+            return 0;
+        }
+        Material m = stack.material();
+        int item = m.id();
+        if (!namedItems.get(item)) {
+            recorder.registerName(PaletteKind.ITEM, item, Names.item(m));
+            namedItems.set(item);
+        }
+        return item;
+    }
+
     synchronized void chat(Player player, String text) {
         Track t = tracks.get(player);
         if (t != null && !ended) {
@@ -405,18 +438,8 @@ final class InstanceRecording {
             ItemStack stack = t.player.getEquipment(SLOTS[s]);
             int item;
             int count;
-            if (stack.isAir()) {
-                item = 0;
-                count = 0;
-            } else {
-                Material m = stack.material();
-                item = m.id();
-                count = stack.amount();
-                if (!namedItems.get(item)) {
-                    recorder.registerName(PaletteKind.ITEM, item, Names.item(m));
-                    namedItems.set(item);
-                }
-            }
+            item = item(stack);
+            count = item == 0 ? 0 : stack.amount();
             if (item != t.item[s] || count != t.count[s]) {
                 batch.equipment(t.id, s, item, count);
                 t.item[s] = item;

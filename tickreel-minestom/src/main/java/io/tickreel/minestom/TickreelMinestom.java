@@ -420,6 +420,29 @@ public final class TickreelMinestom implements AutoCloseable {
                         by == null ? -1 : by.getEntityId());
             }
         });
+        node.addListener(net.minestom.server.event.player.PlayerUseItemEvent.class, e -> {
+            if (e.isCancelled()) {
+                return;
+            }
+            InstanceRecording r = recordingOf(e.getPlayer());
+            if (r != null) {
+                r.use(e.getPlayer(), hand(e.getHand()), e.getItemStack(), -1, null);
+            }
+        });
+        node.addListener(net.minestom.server.event.player.PlayerUseItemOnBlockEvent.class, e -> {
+            InstanceRecording r = recordingOf(e.getPlayer());
+            if (r != null) {
+                r.use(e.getPlayer(), hand(e.getHand()), e.getItemStack(), -1,
+                        new int[] {e.getPosition().blockX(), e.getPosition().blockY(), e.getPosition().blockZ()});
+            }
+        });
+        node.addListener(net.minestom.server.event.player.PlayerEntityInteractEvent.class, e -> {
+            InstanceRecording r = recordingOf(e.getPlayer());
+            if (r != null) {
+                r.use(e.getPlayer(), hand(e.getHand()), e.getPlayer().getItemInHand(e.getHand()),
+                        e.getTarget().getEntityId(), null);
+            }
+        });
         node.addListener(PlayerChatEvent.class, e -> {
             if (e.isCancelled()) {
                 return;
@@ -449,6 +472,10 @@ public final class TickreelMinestom implements AutoCloseable {
                         e.getBlockPosition().blockZ());
             }
         });
+    }
+
+    private static int hand(PlayerHand hand) {
+        return hand == PlayerHand.OFF ? io.tickreel.Batch.HAND_OFF : io.tickreel.Batch.HAND_MAIN;
     }
 
     private InstanceRecording recordingOf(Player player) {
