@@ -347,6 +347,38 @@ public class Check {
                         + " blocks around the edits (x 0..6, y 37..42, z 1..5) are what Bob's client held " + differ);
             }
         }
+        // The pig the server walks in a circle: recorded with its kind's name, every position Carol's
+        // client saw on its recorded path, removed when the recording ends.
+        EntityInfo pig = reader.entities().stream().filter(i -> "minecraft:pig".equals(i.name())).findFirst().orElse(null);
+        check(pig != null, "the pig is registered with its kind's name " + pig);
+        if (pig != null) {
+            List<Pose> pigPath = new ArrayList<>();
+            int[] pigKind = {-1};
+            boolean[] removed = {false};
+            for (DecodedTick t : ticks) {
+                for (Event ev : t.events()) {
+                    switch (ev) {
+                        case Event.EntityAdd a when a.entity() == pig.id() -> {
+                            pigKind[0] = a.kind();
+                            pigPath.add(a.pose());
+                        }
+                        case Event.Moved m when m.entity() == pig.id() -> pigPath.add(m.pose());
+                        case Event.EntityRemove r when r.entity() == pig.id() -> removed[0] = true;
+                        default -> {}
+                    }
+                }
+            }
+            List<double[]> seen = new ArrayList<>();
+            for (JsonObject o : log) {
+                if (o.get("type").getAsString().equals("pig")) {
+                    seen.add(new double[] {num(o, "x"), num(o, "y"), num(o, "z")});
+                }
+            }
+            check(pigKind[0] == pig.kind() && pigPath.size() > 100 && removed[0],
+                    "the pig (kind " + pigKind[0] + ") has " + pigPath.size() + " poses and its removal at the end");
+            check(seen.size() >= 100 && followsPath(seen, pigPath),
+                    "every one of the " + seen.size() + " pig positions Carol's client saw is on its recorded path, in order");
+        }
         int bob = joined.get("Bob").get("entityId").getAsInt();
         List<String> hand = mainHand.getOrDefault(bob, List.of());
         int k = 0;
@@ -756,7 +788,7 @@ public class Check {
                             + " positions) moved along that player's recorded path in the report, in order");
         }
         List<String> reportNames = rep.entities().stream().map(EntityInfo::name).filter(java.util.Objects::nonNull)
-                .sorted().toList();
+                .filter(n -> !n.startsWith("minecraft:")).sorted().toList();
         check(shownNames.equals(new java.util.TreeSet<>(reportNames)),
                 "the replay showed every player of the report " + reportNames + ": " + shownNames);
         check(block.get("block").getAsString().equals("minecraft:air") && block.get("alice").getAsString().equals("minecraft:stone"),

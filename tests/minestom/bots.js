@@ -267,6 +267,14 @@ async function main () {
     await sleep(300)
   }
   await within(60000, 'every bot spawns', Promise.all(names.map(n => bots[n].spawned)))
+  // Carol watches the pig the server walks in a circle (its first 400 moves).
+  let pigMoves = 0
+  bots.Carol.bot.on('entityMoved', (e) => {
+    if (e.name === 'pig' && pigMoves < 400 && !e.getCustomName()) {
+      pigMoves++
+      log({ bot: 'Carol', type: 'pig', id: e.id, x: e.position.x, y: e.position.y, z: e.position.z })
+    }
+  })
   for (const name of names) {
     const bot = bots[name].bot
     log({ bot: name, type: 'joined', entityId: bot.entity.id, uuid: bot._client.uuid, username: bot.username })

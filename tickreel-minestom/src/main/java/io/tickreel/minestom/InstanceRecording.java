@@ -59,6 +59,18 @@ final class InstanceRecording {
         }
     }
 
+    /** An entity other than a player (a mob, an item, a projectile): its pose compared each tick. */
+    static final class Other {
+        final net.minestom.server.entity.Entity entity;
+        final int id;
+        double x, y, z, yaw, pitch;
+
+        Other(net.minestom.server.entity.Entity entity) {
+            this.entity = entity;
+            this.id = entity.getEntityId();
+        }
+    }
+
     final Instance instance;
     final Recorder recorder;
     final ShadowBuffer shadow;
@@ -66,6 +78,8 @@ final class InstanceRecording {
     private final Batch batch = new Batch(16 << 10);
     private final IdentityHashMap<Player, Track> tracks = new IdentityHashMap<>();
     private final ArrayList<Track> trackList = new ArrayList<>();
+    private final IdentityHashMap<net.minestom.server.entity.Entity, Other> others = new IdentityHashMap<>();
+    private final ArrayList<Other> otherList = new ArrayList<>();
     private final BitSet namedStates = new BitSet();
     private final BitSet namedItems = new BitSet();
     private final BitSet namedCauses = new BitSet();
@@ -143,6 +157,38 @@ final class InstanceRecording {
         tracks.put(player, t);
         trackList.add(t);
         equipment(t);
+    }
+
+    /**
+     * An entity other than a player appeared: registered with its type's key as its name
+     * ({@code minecraft:pig}), added at its pose with the type's id as its kind.
+     */
+    synchronized void spawned(net.minestom.server.entity.Entity entity) {
+        if (ended || others.containsKey(entity)) {
+            return;
+        }
+        Other o = new Other(entity);
+        recorder.registerEntity(new io.tickreel.EntityInfo(o.id, entity.getEntityType().id(), entity.getUuid(),
+                entity.getEntityType().key().asString()));
+        Pos p = entity.getPosition();
+        batch.addEntity(o.id, entity.getEntityType().id(), p.x(), p.y(), p.z(), p.yaw(), p.pitch());
+        o.x = p.x();
+        o.y = p.y();
+        o.z = p.z();
+        o.yaw = p.yaw();
+        o.pitch = p.pitch();
+        others.put(entity, o);
+        otherList.add(o);
+    }
+
+    /** An entity other than a player left the instance: an EntityRemove event. */
+    synchronized void despawned(net.minestom.server.entity.Entity entity) {
+        Other o = others.remove(entity);
+        if (o == null || ended) {
+            return;
+        }
+        otherList.remove(o);
+        batch.removeEntity(o.id);
     }
 
     /** A player left the instance (disconnect or another instance): a PlayerLeave event. */
@@ -357,6 +403,18 @@ final class InstanceRecording {
             }
             equipment(t);
         }
+        for (int i = 0, n = otherList.size(); i < n; i++) {
+            Other o = otherList.get(i);
+            Pos p = o.entity.getPosition();
+            if (p.x() != o.x || p.y() != o.y || p.z() != o.z || p.yaw() != o.yaw || p.pitch() != o.pitch) {
+                batch.addPose(o.id, p.x(), p.y(), p.z(), p.yaw(), p.pitch());
+                o.x = p.x();
+                o.y = p.y();
+                o.z = p.z();
+                o.yaw = p.yaw();
+                o.pitch = p.pitch();
+            }
+        }
         for (int i = 0; i < edits; i++) {
             Block block = instance.getBlock(editX[i], editY[i], editZ[i]);
             int state = block.stateId();
@@ -482,6 +540,9 @@ final class InstanceRecording {
         try {
             for (int i = trackList.size() - 1; i >= 0; i--) {
                 leave(trackList.get(i).player);
+            }
+            for (int i = otherList.size() - 1; i >= 0; i--) {
+                despawned(otherList.get(i).entity);
             }
             complete();
             recorder.submit(tick, batch);

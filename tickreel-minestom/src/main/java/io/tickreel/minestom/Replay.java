@@ -25,8 +25,9 @@ import net.minestom.server.instance.block.Block;
 import net.minestom.server.network.packet.server.play.BlockChangePacket;
 
 /**
- * A recording played in game to one player: every recorded entity as a player-shaped entity
- * (a mannequin named after the recorded player) that only the viewer sees, at its recorded pose;
+ * A recording played in game to one player: every recorded player as a player-shaped entity
+ * (a mannequin named after the recorded player), every other entity as its own kind, that only the
+ * viewer sees, at its recorded pose;
  * every block the recording edits shown to the viewer alone as it was at the tick shown (the
  * recording's terrain before its edit); forward, backward, at 0.25x to 16x, and
  * seek, by command. When it ends the viewer's blocks are restored and the viewer is put back where
@@ -179,7 +180,10 @@ final class Replay {
             Pos pos = new Pos(pose.x(), pose.y(), pose.z(), (float) pose.yaw(), (float) pose.pitch());
             Entity e = shown.get(id);
             if (e == null) {
-                e = new Entity(EntityType.MANNEQUIN);
+                // A player as a mannequin (a player entity needs a connection); anything else as its kind.
+                EntityType type = EntityType.fromId(st.kind());
+                e = new Entity(type == null || type == EntityType.PLAYER ? EntityType.MANNEQUIN : type);
+                e.setTag(TickreelMinestom.OWN, true);
                 e.setNoGravity(true);
                 e.setHasPhysics(false);
                 String name = names.get(id);

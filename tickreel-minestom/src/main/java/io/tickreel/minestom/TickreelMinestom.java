@@ -91,6 +91,9 @@ public final class TickreelMinestom implements AutoCloseable {
     private boolean closed;
     private final TickStats tickStats;
 
+    /** Marks the entities the adapter shows (ghosts, replays): never recorded. */
+    static final net.minestom.server.tag.Tag<Boolean> OWN = net.minestom.server.tag.Tag.Boolean("tickreel:shown");
+
     private TickreelMinestom(EventNode<Event> parent, TickreelMinestomOptions options) {
         this.options = options;
         this.parent = parent;
@@ -377,11 +380,23 @@ public final class TickreelMinestom implements AutoCloseable {
             }
         });
         node.addListener(RemoveEntityFromInstanceEvent.class, e -> {
+            InstanceRecording r = recordings.get(e.getInstance());
+            if (r == null) {
+                return;
+            }
             if (e.getEntity() instanceof Player p) {
-                InstanceRecording r = recordings.get(e.getInstance());
-                if (r != null) {
-                    r.leave(p);
-                }
+                r.leave(p);
+            } else {
+                r.despawned(e.getEntity());
+            }
+        });
+        node.addListener(net.minestom.server.event.entity.EntitySpawnEvent.class, e -> {
+            if (e.getEntity() instanceof Player || e.getEntity().hasTag(OWN)) {
+                return;
+            }
+            InstanceRecording r = recordings.get(e.getEntity().getInstance());
+            if (r != null) {
+                r.spawned(e.getEntity());
             }
         });
         node.addListener(EntityTeleportEvent.class, e -> {

@@ -234,6 +234,7 @@ final class TimeTrials {
             run.ghostSplits = run.ghost.splits();
             run.cursor.sample(run.tick, run.sample);
             Entity e = new Entity(EntityType.MANNEQUIN);
+            e.setTag(TickreelMinestom.OWN, true);
             e.setNoGravity(true);
             e.setHasPhysics(false);
             Player racer = run.racer.player;

@@ -10,6 +10,8 @@ import net.kyori.adventure.text.Component;
 import net.minestom.server.Auth;
 import net.minestom.server.MinecraftServer;
 import net.minestom.server.coordinate.Pos;
+import net.minestom.server.entity.EntityCreature;
+import net.minestom.server.entity.EntityType;
 import net.minestom.server.entity.GameMode;
 import net.minestom.server.entity.LivingEntity;
 import net.minestom.server.entity.damage.Damage;
@@ -24,11 +26,13 @@ import net.minestom.server.instance.InstanceContainer;
 import net.minestom.server.instance.block.Block;
 import net.minestom.server.item.ItemStack;
 import net.minestom.server.item.Material;
+import net.minestom.server.timer.TaskSchedule;
 
 /**
  * tickreel's example Minestom server: offline mode, a flat world (grass at y = 39, players stand at
  * y = 40), a time-trial course east of spawn ({@link #COURSE}: runs recorded and raced as ghosts),
- * a few parkour jumps beside it, every player given blocks to place, a hit by a
+ * a few parkour jumps beside it, a pig walking in a circle west of spawn, every player given
+ * blocks to place, a hit by a
  * player costing 1 health point, recording and shadow play on ({@link TickreelMinestom}), {@code /report <player> <reason>}.
  *
  * <p>Arguments: {@code --port P} (default 25565), {@code --data DIR} (default {@code
@@ -85,6 +89,18 @@ public final class ExampleServer {
         if (tickreel != null) {
             tickreel.addCourse(world, COURSE);
         }
+        // A pig the server walks in a circle (centre -6, 6; radius 3; a turn in about 6 s): an
+        // entity that is not a player, recorded with its kind's name.
+        EntityCreature pig = new EntityCreature(EntityType.PIG);
+        pig.setNoGravity(true);
+        pig.setInstance(world, new Pos(-3, 40, 6)).join();
+        double[] angle = {0};
+        MinecraftServer.getSchedulerManager().buildTask(() -> {
+            angle[0] += 0.05;
+            double a = angle[0];
+            pig.teleport(new Pos(-6 + 3 * Math.cos(a), 40, 6 + 3 * Math.sin(a), (float) Math.toDegrees(a), 0));
+        }).repeat(TaskSchedule.tick(1)).schedule();
+
         GlobalEventHandler events = MinecraftServer.getGlobalEventHandler();
         // --tick-times: every server tick's duration (Minestom's tick monitor), written at shutdown
         // (examples/minestom-server/bench.sh).
