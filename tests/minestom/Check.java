@@ -412,8 +412,12 @@ public class Check {
             // The catalog's server column stays empty: ShadowBuffer.start (io.tickreel 0.1.0) does not
             // pass RecorderOptions.server to the library, so neither the recording nor its reports
             // carry it. The adapter's own metadata names the server; checked below.
-            System.out.println("note report #" + id + " server in the catalog: " + r.server()
-                    + " (empty until ShadowBuffer.start passes RecorderOptions.server)");
+            if (r.server().isPresent()) {
+                check(r.server().get().equals("example"), "report #" + id + " names the server: " + r.server().get());
+            } else {
+                System.out.println("note report #" + id + " names no server in the catalog (io.tickreel 0.1.0's"
+                        + " ShadowBuffer.start does not pass RecorderOptions.server yet)");
+            }
             check(r.location().isPresent() && r.recordingId().isPresent(), "report #" + id + " has its recording " + r.location());
             if (r.location().isEmpty()) {
                 return;
