@@ -23,16 +23,18 @@ if [ ! -x "$JAVA_HOME/bin/java" ] || [ "$(java_major "$JAVA_HOME")" -lt 25 ]; th
 fi
 export JAVA_HOME
 
-# Build on first use, or when a source changed since the last build; one build at a time.
+# Build on first use, or when a source (or the installed io.tickreel:tickreel) changed since the
+# last build; one build at a time.
 stamp="$here/target/.built"
 lock="$here/target/.build.lock"
+m2="${TICKREEL_M2_REPOSITORY:-$HOME/.m2/repository}"
+tickreel_jar="$m2/io/tickreel/tickreel/0.1.0/tickreel-0.1.0.jar"
 mkdir -p "$here/target"
 exec 9>"$lock"
 flock 9
 if [ ! -f "$stamp" ] || [ -n "$(find "$root/tickreel-minestom/pom.xml" "$root/tickreel-minestom/src" \
-      "$here/pom.xml" "$here/src" -newer "$stamp" -print -quit 2>/dev/null)" ]; then
-  m2="${TICKREEL_M2_REPOSITORY:-$HOME/.m2/repository}"
-  if [ ! -f "$m2/io/tickreel/tickreel/0.1.0/tickreel-0.1.0.jar" ]; then
+      "$here/pom.xml" "$here/src" "$tickreel_jar" -newer "$stamp" -print -quit 2>/dev/null)" ]; then
+  if [ ! -f "$tickreel_jar" ]; then
     echo "== io.tickreel:tickreel: mvn -f java-bindings/pom.xml -pl tickreel -am install (builds the native library) ==" >&2
     mvn -q -B -f "$root/java-bindings/pom.xml" -pl tickreel -am install -DskipTests >&2
   fi
