@@ -409,15 +409,10 @@ public class Check {
             check(bob.equals(r.reported()) && "Bob".equals(r.reportedName()) && alice.equals(r.reporter())
                             && told.get("reason").getAsString().equals(r.reason()) && r.open(),
                     "report #" + id + ": Bob reported by Alice for '" + r.reason() + "', open");
-            // The catalog's server column stays empty: ShadowBuffer.start (io.tickreel 0.1.0) does not
-            // pass RecorderOptions.server to the library, so neither the recording nor its reports
-            // carry it. The adapter's own metadata names the server; checked below.
-            if (r.server().isPresent()) {
-                check(r.server().get().equals("example"), "report #" + id + " names the server: " + r.server().get());
-            } else {
-                System.out.println("note report #" + id + " names no server in the catalog (io.tickreel 0.1.0's"
-                        + " ShadowBuffer.start does not pass RecorderOptions.server yet)");
-            }
+            // The adapter names its server in the recorder options; the library carries it into
+            // the report and its catalog row (ShadowBuffer.start passes RecorderOptions.server).
+            check(r.server().isPresent() && r.server().get().equals("example"),
+                    "report #" + id + " names the server: " + r.server());
             check(r.location().isPresent() && r.recordingId().isPresent(), "report #" + id + " has its recording " + r.location());
             if (r.location().isEmpty()) {
                 return;
