@@ -5,7 +5,10 @@
 # S seconds; Minestom's tick monitor gives each tick's duration. Prints one JSON object:
 #   mspt_off_p50 / _p99, mspt_on_p50 / _p99 and mspt_recording_vs_off_p99_ratio per bot count,
 #   tick_thread_alloc_bytes_per_tick (bytes the adapter's per-tick work allocated per tick, over
-#   every instance tick without a terrain offer, ThreadMXBean.getCurrentThreadAllocatedBytes).
+#   every instance tick without a terrain offer, ThreadMXBean.getCurrentThreadAllocatedBytes),
+#   bytes_per_player_hour per bot count (the finished instance recordings' bytes over the time
+#   players were in them, bench/PlayerHours.java) and report_ms per bot count (a bot's /report of
+#   another, from the command to "Report #ID filed": the server's --report-after, 10 s, included).
 # Usage: examples/minestom-server/bench.sh [--bots "10 20"] [--seconds 30]
 # Installs what tests/minestom.sh installs (Node 22, mineflayer). Timing on a shared machine is
 # noisy: compare runs made together.
@@ -45,12 +48,25 @@ run() { # run MODE BOTS -> $work/MODE-BOTS.times, .err
   [ -n "$ready" ] || { echo "bench.sh: the server did not start" >&2; tail "$work/$mode-$n.err" >&2; exit 1; }
   cat <&7 >/dev/null &
   exec 7<&-
-  "$node" "$here/bench/walkers.js" --port "$port" --bots "$n" --seconds "$seconds" >&2
+  local report=()
+  [ "$mode" = on ] && report=(--report)
+  "$node" "$here/bench/walkers.js" --port "$port" --bots "$n" --seconds "$seconds" "${report[@]}" \
+    | tee "$work/$mode-$n.walkers" >&2
   kill -TERM "$server_pid"
   wait "$server_pid" || { echo "bench.sh: the server exited $? after SIGTERM" >&2; exit 1; }
   server_pid=""
   grep -h '^tick path' "$work/$mode-$n.err" >&2 || true
+  if [ "$mode" = on ]; then
+    # The instance recordings the server finished at SIGTERM: their bytes per player-hour.
+    "$java" -cp "$tickreel_jar" "$here/bench/PlayerHours.java" "$work/data-$mode-$n"/recordings/*.reel \
+      | tee "$work/$mode-$n.hours" >&2
+  fi
 }
+
+# The io.tickreel jar run.sh builds against (installed in the local Maven repository) and a Java.
+version=$(sed -n 's:^ *<tickreel.version>\(.*\)</tickreel.version>.*:\1:p' "$root/tickreel-minestom/pom.xml" | head -1)
+tickreel_jar="${TICKREEL_M2_REPOSITORY:-$HOME/.m2/repository}/io/tickreel/tickreel/$version/tickreel-$version.jar"
+java=java
 
 for n in $bot_counts; do
   echo "== $n bots: recording off ==" >&2
@@ -79,6 +95,10 @@ for n in counts:
                   open(f"{work}/on-{n}.err").read())
     if m:
         alloc_ticks += int(m.group(1)); alloc_bytes += int(m.group(3))
+    m = re.search(r"report_ms=(\d+)", open(f"{work}/on-{n}.walkers").read())
+    out[f"report_ms_{n}bots"] = int(m.group(1)) if m else None
+    m = re.search(r"bytes_per_player_hour=(\d+)", open(f"{work}/on-{n}.hours").read())
+    out[f"bytes_per_player_hour_{n}bots"] = int(m.group(1)) if m else None
 out["mspt_recording_vs_off_p99_ratio"] = max(out[f"mspt_recording_vs_off_p99_ratio_{n}bots"] for n in counts)
 out["tick_thread_alloc_bytes_per_tick"] = round(alloc_bytes / alloc_ticks, 3) if alloc_ticks else None
 print(json.dumps(out, indent=1))

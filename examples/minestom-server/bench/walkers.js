@@ -1,6 +1,7 @@
 // N mineflayer bots that walk in circles, jump now and then and chat every 10 s, for
-// examples/minestom-server/bench.sh: node walkers.js --port P --bots N --seconds S
-// Prints "joined N" once every bot has spawned, then walks S seconds, quits and exits.
+// examples/minestom-server/bench.sh: node walkers.js --port P --bots N --seconds S [--report]
+// Prints "joined N" once every bot has spawned, then walks S seconds (with --report, the first bot
+// then reports the second and prints "report_ms=MS id=ID"), quits and exits.
 'use strict'
 const path = require('path')
 const mineflayer = require(path.join(__dirname, '..', '..', '..', 'tests', 'minestom', 'node_modules', 'mineflayer'))
@@ -10,6 +11,7 @@ const opt = (name, dflt) => { const i = args.indexOf(name); return i >= 0 ? args
 const port = Number(opt('--port'))
 const n = Number(opt('--bots', '10'))
 const seconds = Number(opt('--seconds', '30'))
+const report = args.includes('--report')
 const sleep = (ms) => new Promise(resolve => setTimeout(resolve, ms))
 
 async function main () {
@@ -41,6 +43,23 @@ async function main () {
     }
     bot.setControlState('forward', false)
   }))
+  // With --report (recording on): the first bot reports the second and times the answer, from
+  // sending /report to "Report #ID filed" (the server keeps capturing --report-after seconds first).
+  if (report && all.length >= 2) {
+    const reporter = all[0]
+    const sent = Date.now()
+    const filed = new Promise((resolve, reject) => {
+      const onMessage = (msg) => {
+        const m = /Report #(\d+) filed/.exec(msg.toString())
+        if (m) { reporter.removeListener('message', onMessage); resolve(Number(m[1])) }
+        if (/failed|Cannot report/.test(msg.toString())) reject(new Error(msg.toString()))
+      }
+      reporter.on('message', onMessage)
+    })
+    reporter.chat(`/report ${all[1].username} bench`)
+    const id = await Promise.race([filed, sleep(90000).then(() => { throw new Error('no answer to /report within 90 s') })])
+    console.log(`report_ms=${Date.now() - sent} id=${id}`)
+  }
   for (const bot of all) bot.quit()
   await sleep(500)
 }
