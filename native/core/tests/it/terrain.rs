@@ -625,3 +625,49 @@ fn verify_decodes_every_terrain_piece_and_refuses_what_readers_refuse() {
         assert!(compacted.is_err(), "{what}: compacted");
     }
 }
+
+#[test]
+fn verify_refuses_a_merged_terrain_over_the_readers_limit() {
+    // Two offers of 10 single-state sections at different positions: 20 in effect from tick 50.
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("m.reel");
+    let mut w = ReelWriter::create(
+        &path,
+        ReelOptions {
+            policy: ChunkPolicy {
+                chunk_ticks: 40,
+                ..ChunkPolicy::default()
+            },
+            ..ReelOptions::default()
+        },
+    )
+    .unwrap();
+    for t in 0..100u32 {
+        if t == 0 || t == 50 {
+            let y = if t == 0 { 0 } else { 10 };
+            w.offer_terrain((y..y + 10).map(|cy| Section::single(0, cy, 0, 1)).collect())
+                .unwrap();
+        }
+        w.write_tick(t, &walker(t, f64::from(t) * 0.1)).unwrap();
+    }
+    w.finish().unwrap();
+    Reader::open_path(&path).unwrap().verify().unwrap();
+    // A reader whose limits allow 16 sections in effect: it refuses the terrain from tick 50, and
+    // verify refuses the file, naming the chunk.
+    let limits = Limits {
+        max_chunk_bytes: 16 * 4096,
+        ..Limits::default()
+    };
+    assert_eq!(limits.max_terrain_sections(), 16);
+    let r = Reader::open_with(
+        std::sync::Arc::new(tickreel::storage::FileSource::open(&path).unwrap()),
+        tickreel::play::ReaderOptions { limits },
+    )
+    .unwrap();
+    r.terrain_at(10).unwrap();
+    assert!(matches!(r.terrain_at(60), Err(Error::LimitExceeded(_))));
+    let e = r.verify().err().unwrap_or_else(|| panic!("verified"));
+    assert!(matches!(e, Error::LimitExceeded(_)), "{e}");
+    assert!(e.to_string().contains("(tick 50)"), "{e}");
+    assert!(e.to_string().contains("20 sections; limit 16"), "{e}");
+}
