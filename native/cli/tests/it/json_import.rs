@@ -697,3 +697,36 @@ fn a_huge_line_is_refused_while_it_is_read() {
     );
     assert!(!out.exists());
 }
+
+/// The CSV import bounds its lines the same way (far lower: a row is a few numbers).
+#[test]
+fn a_huge_csv_line_is_refused_while_it_is_read() {
+    use tickreel_cli::csv::import::{MAX_LINE_BYTES, import_from};
+    let dir = tempfile::tempdir().unwrap();
+    let read = std::rc::Rc::new(std::cell::Cell::new(0));
+    let fill = 64 << 20;
+    let input = HugeLine {
+        head: b"tick,entity,x,y,z,yaw,pitch\n0,1,0,0,0,0,0\n1,1,".to_vec(),
+        fill,
+        read: read.clone(),
+    };
+    let out = dir.path().join("huge.reel");
+    let e = import_from(
+        input,
+        Path::new("huge.csv"),
+        &out,
+        ReelOptions::default(),
+        false,
+    )
+    .unwrap_err();
+    let msg = e.to_string();
+    assert!(matches!(e, tickreel::Error::LimitExceeded(_)), "{msg}");
+    assert!(
+        msg.contains(&format!(
+            "huge.csv: line 3: longer than {MAX_LINE_BYTES} bytes"
+        )),
+        "{msg}"
+    );
+    assert!(read.get() <= 1 << 20, "read {} of {fill} bytes", read.get());
+    assert!(!out.exists());
+}
