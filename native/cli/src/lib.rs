@@ -7,6 +7,7 @@
 //! - [`dump`] and [`json`]: the JSON lines `tickreel dump` prints (and `info`'s JSON forms);
 //! - [`json_import`]: the JSON lines `tickreel dump` prints, read back into a recording (the
 //!   lossless `tickreel import`);
+//! - [`lines`]: lines of untrusted text, each bounded while it is read;
 //! - [`files`]: where a command may write (never over an existing file without `--force`, never
 //!   over its input);
 //! - [`errors`]: how the tool words errors (the file they concern, bounded quotes of the input).
@@ -29,6 +30,7 @@ pub mod errors;
 pub mod files;
 pub mod json;
 pub mod json_import;
+pub mod lines;
 #[cfg(feature = "object")]
 pub mod object;
 #[cfg(feature = "serve")]

@@ -69,7 +69,8 @@ enum Command {
     Info(cmd::info::Args),
     /// Ticks and events as JSON lines (with --metadata, everything `import` needs to rebuild the recording).
     Dump(cmd::dump::Args),
-    /// Check every checksum and the index; non-zero exit on damage.
+    /// Check every checksum and the index and decode every chunk (world sections and terrain
+    /// pieces included); non-zero exit on damage.
     Verify(cmd::verify::Args),
     /// Import a movement trace CSV (`tick,entity,x,y,z,yaw,pitch[,on_ground,teleport,checkpoint]`) or `dump`'s JSON lines.
     Import(cmd::import::Args),

@@ -8,7 +8,6 @@ use std::path::Path;
 use std::sync::Arc;
 
 use crate::error::{Error, Result};
-use crate::format::Limits;
 use crate::format::chunk::{DecodedChunk, DecodedTick, decompress_frame};
 use crate::format::frame::{FRAME_HEADER_LEN, FrameHeader};
 use crate::format::header::{Header, Layout};
@@ -16,6 +15,7 @@ use crate::format::index::{IndexEntry, find_chunk, snapshot_at_or_before};
 use crate::format::metadata::Metadata;
 use crate::format::state::EntityTable;
 use crate::format::terrain::Terrain;
+use crate::format::{FLAG_TERRAIN, Limits};
 use crate::storage::frames::{CompactedFrames, FrameSource, read_prefix};
 use crate::storage::live::{META_FILE, SegmentFrames, members_of, segment_name};
 use crate::storage::{EntryKind, FileSource, LocalStorage, Source, Storage};
@@ -487,16 +487,24 @@ impl Reader {
         }
     }
 
-    /// Reads and decodes every chunk, checking checksums and index consistency.
+    /// Reads and decodes every chunk, checking checksums and index consistency, and everything a
+    /// reader may decode from it: its world section (a delta resolved on its keyframe) and its
+    /// terrain piece ([`Reader::read_terrain`]), and that the terrain in effect never holds more
+    /// than `Limits::max_terrain_sections` (as [`Reader::terrain_at`] refuses). So a file that
+    /// verifies is one every reader reads.
     pub fn verify(&self) -> Result<VerifyReport> {
         self.verify_decoding(&|_| true)
     }
 
     /// [`Reader::verify`], decoding only the chunks `i` for which `decode(i)`; the others are
     /// read and checked against the index and their payload checksum, and their pose samples and
-    /// events are not counted. Compaction checks the chunks it copied this way.
+    /// events are not counted and their terrain is not decoded. Compaction checks the chunks it
+    /// copied this way.
     pub(crate) fn verify_decoding(&self, decode: &dyn Fn(usize) -> bool) -> Result<VerifyReport> {
         let mut report = VerifyReport::default();
+        // The positions of the terrain in effect so far (the sections themselves are dropped
+        // once checked): what `terrain_at`'s merge counts.
+        let mut terrain = std::collections::HashSet::new();
         for i in 0..self.index.len() {
             if !decode(i) {
                 let (fh, bytes) = self
@@ -515,6 +523,20 @@ impl Reader {
             report.ticks += u64::from(c.tick_count);
             report.pose_samples += c.tracks.iter().map(|t| t.ticks.len() as u64).sum::<u64>();
             report.events += c.records.iter().map(|r| r.events.len() as u64).sum::<u64>();
+            if self.index[i].flags & FLAG_TERRAIN != 0 {
+                // names the chunk and its tick
+                let piece = self.read_terrain(i)?;
+                terrain.extend(piece.sections().map(|s| s.key()));
+                let max = self.limits.max_terrain_sections();
+                if terrain.len() > max {
+                    return Err(Error::limit(format!(
+                        "chunk {i} (tick {}): the terrain in effect from it holds {} sections; \
+                         limit {max}",
+                        self.index[i].start_tick,
+                        terrain.len()
+                    )));
+                }
+            }
         }
         check_span(&self.header, &self.index)?;
         Ok(report)

@@ -1,5 +1,6 @@
 //! `tickreel verify FILE`: reads every chunk of a `.reel` file or a live recording directory and
-//! checks every checksum and the index; fails naming the damage.
+//! checks every checksum and the index, decoding every chunk with its world section and terrain
+//! piece as readers do; fails naming the damage.
 
 use std::io::Write;
 use std::path::PathBuf;

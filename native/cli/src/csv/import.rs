@@ -6,6 +6,9 @@
 //! integers, positions are blocks, angles degrees (yaw unbounded). Booleans are `1/0/true/false`
 //! (empty: `teleport` false, `on_ground` unchanged); `checkpoint` is empty or an unsigned integer.
 //!
+//! A line longer than [`MAX_LINE_BYTES`] is refused (`LimitExceeded`, naming the line and the
+//! limit) once that many bytes of it came.
+//!
 //! Rows must be sorted by tick (non-decreasing; a row whose tick goes back is an error naming its
 //! line, so that a file is read in one pass with constant memory); rows of one tick may come in
 //! any order, one row per entity per tick. Ticks need not be contiguous, and an entity absent on a
@@ -17,14 +20,19 @@
 use std::collections::HashMap;
 use std::collections::hash_map::Entry;
 use std::fs::File;
-use std::io::{BufRead, BufReader, Read};
+use std::io::{BufReader, Read};
 use std::path::Path;
 
 use tickreel::format::flag;
 use tickreel::record::{ReelOptions, ReelWriter};
 use tickreel::{Error, Event, Pose};
 
-use crate::errors::{echo, io_at, io_in_file};
+use crate::errors::{echo, io_in_file};
+use crate::lines::BoundedLines;
+
+/// Longest line accepted, in bytes (64 KiB: a row is at most ten numbers, the header ten names),
+/// refused while it is read.
+pub const MAX_LINE_BYTES: usize = 64 << 10;
 
 /// Required columns, in their canonical order.
 pub const REQUIRED: [&str; 7] = ["tick", "entity", "x", "y", "z", "yaw", "pitch"];
@@ -213,11 +221,9 @@ pub fn import_from(
     options: ReelOptions,
     replace: bool,
 ) -> tickreel::Result<ImportSummary> {
-    let mut lines = BufReader::new(input).lines();
-    let mut lineno: u64 = 0;
-    let header = loop {
-        lineno += 1;
-        match lines.next() {
+    let mut lines = BoundedLines::new(BufReader::new(input), MAX_LINE_BYTES);
+    let (lineno, header) = loop {
+        match lines.next_line(csv)? {
             None => {
                 return Err(Error::InvalidArgument(format!(
                     "{}: empty file; expected a header row {}",
@@ -225,10 +231,9 @@ pub fn import_from(
                     REQUIRED.join(",")
                 )));
             }
-            Some(l) => {
-                let l = l.map_err(|e| io_at(csv, e))?;
+            Some((n, l)) => {
                 if !l.trim().is_empty() {
-                    break l;
+                    break (n, l.to_string());
                 }
             }
         }
@@ -252,14 +257,7 @@ pub fn import_from(
         last_tick: None,
         bytes: 0,
     };
-    for line in lines {
-        lineno += 1;
-        let line = line.map_err(|e| {
-            Error::Io(std::io::Error::new(
-                e.kind(),
-                format!("{}: line {lineno}: {e}", csv.display()),
-            ))
-        })?;
+    while let Some((lineno, line)) = lines.next_line(csv)? {
         if line.trim().is_empty() {
             continue;
         }

@@ -36,6 +36,9 @@
 //! object is an error. Numbers too large to be carried exactly (positions beyond 2^40 blocks,
 //! angles and velocities beyond 2^52 units, integers beyond `u32`) are errors.
 //!
+//! A line longer than [`MAX_LINE_BYTES`] is refused (`LimitExceeded`, naming the line and the
+//! limit) once that many bytes of it came, before it is held whole.
+//!
 //! Errors name the file and the line, and quote at most [`crate::errors::ECHO_MAX_CHARS`]
 //! characters of the input. Without a `recording` line the file gets the tick rate given and an
 //! `import_source` user metadata key, like a CSV import, and the `name`s of custom events register
@@ -45,7 +48,7 @@ mod fields;
 
 use std::collections::HashMap;
 use std::fs::File;
-use std::io::{BufRead, BufReader, Read};
+use std::io::{BufReader, Read};
 use std::path::Path;
 
 use serde::de::{self, Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
@@ -56,7 +59,13 @@ use tickreel::record::{ReelOptions, ReelWriter};
 use tickreel::{Error, Event};
 
 use crate::errors::{echo, io_at, io_in_file};
+use crate::lines::BoundedLines;
 use fields::*;
+
+/// Longest line accepted, in bytes, refused while it is read (before it is held whole): 64 MiB,
+/// twice the longest line `dump` prints for a file readers accept (a 16 MiB snapshot or custom
+/// payloads in hex, 32 MiB; a tick of the most blocks a writer takes, about 42 MB).
+pub const MAX_LINE_BYTES: usize = 64 << 20;
 
 /// Largest coordinate accepted, in blocks (as the CSV's: keeps fixed point exact).
 const MAX_COORD: f64 = (1u64 << 40) as f64;
@@ -112,8 +121,7 @@ pub fn import_from(
     mut options: ReelOptions,
     replace: bool,
 ) -> tickreel::Result<JsonImportSummary> {
-    let lines = BufReader::new(input).lines();
-    let mut lineno: u64 = 0;
+    let mut lines = BoundedLines::new(BufReader::new(input), MAX_LINE_BYTES);
     let at_out = |e: Error| io_in_file(out, e);
     let mut summary = JsonImportSummary {
         lines: 0,
@@ -131,18 +139,11 @@ pub fn import_from(
     let mut pending_snapshot: Option<u64> = None;
     // Custom event types registered from the events' names (without a `recording` line).
     let mut named: HashMap<u32, String> = HashMap::new();
-    for line in lines {
-        lineno += 1;
-        let line = line.map_err(|e| {
-            Error::Io(std::io::Error::new(
-                e.kind(),
-                format!("{}: line {lineno}: {e}", json.display()),
-            ))
-        })?;
+    while let Some((lineno, line)) = lines.next_line(json)? {
         let text = if lineno == 1 {
             line.trim_start_matches('\u{feff}')
         } else {
-            &line
+            line
         };
         if text.trim().is_empty() {
             continue;

@@ -629,3 +629,104 @@ fn bad_lines_fail_naming_the_file_and_the_line() {
         assert!(!out.exists(), "case {i} left {}", out.display());
     }
 }
+
+/// Yields `head`, then `fill` bytes of one unterminated JSON string, counting what was read.
+struct HugeLine {
+    head: Vec<u8>,
+    fill: u64,
+    read: std::rc::Rc<std::cell::Cell<u64>>,
+}
+
+impl std::io::Read for HugeLine {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = if !self.head.is_empty() {
+            let n = self.head.len().min(buf.len());
+            buf[..n].copy_from_slice(&self.head[..n]);
+            self.head.drain(..n);
+            n
+        } else {
+            let n = (self.fill.min(buf.len() as u64)) as usize;
+            buf[..n].fill(b'0');
+            self.fill -= n as u64;
+            n
+        };
+        self.read.set(self.read.get() + n as u64);
+        Ok(n)
+    }
+}
+
+#[test]
+fn a_huge_line_is_refused_while_it_is_read() {
+    use tickreel_cli::json_import::{MAX_LINE_BYTES, import_from};
+    let dir = tempfile::tempdir().unwrap();
+    let good = r#"{"tick":3,"events":[{"type":"entity_add","entity":1,"kind":0,"x":0,"y":0,"z":0,"yaw":0,"pitch":0}]}"#;
+    let read = std::rc::Rc::new(std::cell::Cell::new(0));
+    let fill = MAX_LINE_BYTES as u64 + (32 << 20);
+    let input = HugeLine {
+        head: format!("{good}\n{{\"snapshot\":{{\"tick\":9,\"data\":\"").into_bytes(),
+        fill,
+        read: read.clone(),
+    };
+    let out = dir.path().join("huge.reel");
+    let e = import_from(
+        input,
+        Path::new("huge.jsonl"),
+        &out,
+        ReelOptions::default(),
+        false,
+    )
+    .unwrap_err();
+    let msg = e.to_string();
+    assert!(
+        matches!(e, tickreel::Error::LimitExceeded(_)),
+        "not a limit: {msg}"
+    );
+    assert!(
+        msg.contains(&format!(
+            "huge.jsonl: line 2: longer than {MAX_LINE_BYTES} bytes"
+        )),
+        "{msg}"
+    );
+    // Refused once the limit was passed, not after the whole line: what was read is the first
+    // line, the limit and at most a buffer more.
+    assert!(
+        read.get() <= (good.len() + MAX_LINE_BYTES + (64 << 10)) as u64,
+        "read {} of {} bytes",
+        read.get(),
+        fill
+    );
+    assert!(!out.exists());
+}
+
+/// The CSV import bounds its lines the same way (far lower: a row is a few numbers).
+#[test]
+fn a_huge_csv_line_is_refused_while_it_is_read() {
+    use tickreel_cli::csv::import::{MAX_LINE_BYTES, import_from};
+    let dir = tempfile::tempdir().unwrap();
+    let read = std::rc::Rc::new(std::cell::Cell::new(0));
+    let fill = 64 << 20;
+    let input = HugeLine {
+        head: b"tick,entity,x,y,z,yaw,pitch\n0,1,0,0,0,0,0\n1,1,".to_vec(),
+        fill,
+        read: read.clone(),
+    };
+    let out = dir.path().join("huge.reel");
+    let e = import_from(
+        input,
+        Path::new("huge.csv"),
+        &out,
+        ReelOptions::default(),
+        false,
+    )
+    .unwrap_err();
+    let msg = e.to_string();
+    assert!(matches!(e, tickreel::Error::LimitExceeded(_)), "{msg}");
+    assert!(
+        msg.contains(&format!(
+            "huge.csv: line 3: longer than {MAX_LINE_BYTES} bytes"
+        )),
+        "{msg}"
+    );
+    assert!(read.get() <= 1 << 20, "read {} of {fill} bytes", read.get());
+    assert!(!out.exists());
+}

@@ -479,3 +479,195 @@ fn a_resumed_recording_knows_the_terrain_offered_before_its_restart() {
     assert_eq!(t.section(1, 0, 0), Some(&Section::single(1, 0, 0, 6)));
     assert!(t.section(limit / 2, 0, 0).is_none(), "outside the radius");
 }
+
+/// `file` with the content of chunk 0's terrain piece replaced by `content` of the same length,
+/// the frame's payload and header checksums (big-endian, as every field but the skippable
+/// frames') made right again: a file whose only fault is its
+/// terrain piece.
+fn with_piece_content(file: &[u8], offset: usize, content: &[u8]) -> Vec<u8> {
+    use xxhash_rust::xxh64::xxh64;
+    let mut b = file.to_vec();
+    let clen = u32::from_be_bytes(b[offset + 16..offset + 20].try_into().unwrap()) as usize;
+    let payload = offset + 36;
+    assert_eq!(&b[payload..payload + 4], &[0x5E, 0x2A, 0x4D, 0x18]);
+    let n = u32::from_le_bytes(b[payload + 4..payload + 8].try_into().unwrap()) as usize;
+    assert_eq!(content.len(), n, "content must keep the piece's length");
+    b[payload + 8..payload + 8 + n].copy_from_slice(content);
+    let sum = xxh64(&b[payload..payload + clen], 0);
+    b[offset + 24..offset + 32].copy_from_slice(&sum.to_be_bytes());
+    let head = xxh64(&b[offset..offset + 32], 0) as u32;
+    b[offset + 32..offset + 36].copy_from_slice(&head.to_be_bytes());
+    b
+}
+
+/// A piece's content of `n` bytes holding `body`: "TKTR", its length, its zstd frame, padded
+/// with a skippable frame to `n`.
+fn piece_content(body: &[u8], n: usize) -> Vec<u8> {
+    let mut c = b"TKTR".to_vec();
+    tickreel::format::wire::put_uvarint(&mut c, body.len() as u64);
+    c.extend(zstd::bulk::compress(body, 19).unwrap());
+    let pad = n.checked_sub(c.len() + 8).expect("room for the padding");
+    c.extend_from_slice(&[0x50, 0x2A, 0x4D, 0x18]);
+    c.extend_from_slice(&(pad as u32).to_le_bytes());
+    c.resize(n, 0);
+    c
+}
+
+/// A body of one section at (0, 0, 0) with `bits`, `palette` and one byte per index.
+fn one_section_body(bits: u8, palette: &[u32], indices: &[u8]) -> Vec<u8> {
+    use tickreel::format::wire::put_uvarint;
+    let mut b = Vec::new();
+    put_uvarint(&mut b, 1);
+    b.extend_from_slice(&[0, 0, 0, bits]);
+    put_uvarint(&mut b, palette.len() as u64);
+    for &s in palette {
+        put_uvarint(&mut b, u64::from(s));
+    }
+    b.extend_from_slice(indices);
+    b
+}
+
+#[test]
+fn verify_decodes_every_terrain_piece_and_refuses_what_readers_refuse() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("t.reel");
+    write(&path, true);
+    // A well-formed terrain file verifies.
+    let r = Reader::open_path(&path).unwrap();
+    r.verify().unwrap();
+    let offset = r.index()[0].offset as usize;
+    let (_, compressed) = r.read_compressed(0).unwrap();
+    let n = u32::from_le_bytes(compressed[4..8].try_into().unwrap()) as usize;
+    let original = piece_of(&compressed).unwrap().to_vec();
+    assert_eq!(original.len(), n);
+    let file = std::fs::read(&path).unwrap();
+    // The same content written back: the file still verifies (the forging is sound).
+    let same = dir.path().join("same.reel");
+    std::fs::write(&same, with_piece_content(&file, offset, &original)).unwrap();
+    Reader::open_path(&same).unwrap().verify().unwrap();
+
+    let good_indices: Vec<u8> = (0..SECTION_BLOCKS).map(|i| (i % 2) as u8).collect();
+    let mut bad_index = good_indices.clone();
+    bad_index[100] = 2;
+    let mut magic = original.clone();
+    magic[3] = b'X';
+    let mut body_flip = original.clone();
+    // the zstd frame's magic
+    let z = original
+        .windows(4)
+        .position(|w| w == [0x28, 0xB5, 0x2F, 0xFD])
+        .unwrap();
+    body_flip[z] ^= 0x55;
+    let mut leftover = one_section_body(4, &[1, 2], &good_indices);
+    leftover.push(0);
+    let cases: Vec<(&str, Vec<u8>)> = vec![
+        ("wrong magic", magic),
+        ("a damaged body", body_flip),
+        (
+            "an index past the palette",
+            piece_content(&one_section_body(4, &[1, 2], &bad_index), n),
+        ),
+        (
+            "bits below the palette's",
+            piece_content(&one_section_body(0, &[1, 2], &good_indices), n),
+        ),
+        (
+            "bits over 16",
+            piece_content(&one_section_body(17, &[1, 2], &good_indices), n),
+        ),
+        (
+            "an empty palette",
+            piece_content(&one_section_body(4, &[], &[]), n),
+        ),
+        (
+            "bits for a palette of one",
+            piece_content(&one_section_body(4, &[1], &[]), n),
+        ),
+        ("bytes left over", piece_content(&leftover, n)),
+        ("a body shorter than it says", {
+            let mut c = piece_content(&one_section_body(4, &[1, 2], &good_indices), n);
+            c[4] += 1; // U (4,104, two varint bytes) one more than the body
+            c
+        }),
+    ];
+    for (i, (what, content)) in cases.into_iter().enumerate() {
+        let bad = dir.path().join(format!("bad{i}.reel"));
+        std::fs::write(&bad, with_piece_content(&file, offset, &content)).unwrap();
+        let r = Reader::open_path(&bad).unwrap();
+        // What readers refuse ...
+        let read = r
+            .terrain_at(10)
+            .err()
+            .unwrap_or_else(|| panic!("{what}: read"));
+        // ... verify refuses, naming the chunk, while the chunk's events still decode.
+        r.read_chunk(0).unwrap();
+        let e = r
+            .verify()
+            .err()
+            .unwrap_or_else(|| panic!("{what}: verified"));
+        assert!(
+            matches!(
+                e,
+                Error::Corrupt(_) | Error::Truncated(_) | Error::LimitExceeded(_)
+            ),
+            "{what}: {e}"
+        );
+        assert!(e.to_string().contains("chunk 0, tick 0"), "{what}: {e}");
+        assert_eq!(e.to_string(), read.to_string(), "{what}");
+        // compaction refuses it too
+        let out = dir.path().join(format!("bad{i}.compact.reel"));
+        let compacted = tickreel::record::compact(
+            &r,
+            &out,
+            tickreel::record::CompactOptions::default(),
+            &mut |_, _| {},
+        );
+        assert!(compacted.is_err(), "{what}: compacted");
+    }
+}
+
+#[test]
+fn verify_refuses_a_merged_terrain_over_the_readers_limit() {
+    // Two offers of 10 single-state sections at different positions: 20 in effect from tick 50.
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("m.reel");
+    let mut w = ReelWriter::create(
+        &path,
+        ReelOptions {
+            policy: ChunkPolicy {
+                chunk_ticks: 40,
+                ..ChunkPolicy::default()
+            },
+            ..ReelOptions::default()
+        },
+    )
+    .unwrap();
+    for t in 0..100u32 {
+        if t == 0 || t == 50 {
+            let y = if t == 0 { 0 } else { 10 };
+            w.offer_terrain((y..y + 10).map(|cy| Section::single(0, cy, 0, 1)).collect())
+                .unwrap();
+        }
+        w.write_tick(t, &walker(t, f64::from(t) * 0.1)).unwrap();
+    }
+    w.finish().unwrap();
+    Reader::open_path(&path).unwrap().verify().unwrap();
+    // A reader whose limits allow 16 sections in effect: it refuses the terrain from tick 50, and
+    // verify refuses the file, naming the chunk.
+    let limits = Limits {
+        max_chunk_bytes: 16 * 4096,
+        ..Limits::default()
+    };
+    assert_eq!(limits.max_terrain_sections(), 16);
+    let r = Reader::open_with(
+        std::sync::Arc::new(tickreel::storage::FileSource::open(&path).unwrap()),
+        tickreel::play::ReaderOptions { limits },
+    )
+    .unwrap();
+    r.terrain_at(10).unwrap();
+    assert!(matches!(r.terrain_at(60), Err(Error::LimitExceeded(_))));
+    let e = r.verify().err().unwrap_or_else(|| panic!("verified"));
+    assert!(matches!(e, Error::LimitExceeded(_)), "{e}");
+    assert!(e.to_string().contains("(tick 50)"), "{e}");
+    assert!(e.to_string().contains("20 sections; limit 16"), "{e}");
+}
