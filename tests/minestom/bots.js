@@ -4,7 +4,8 @@
 //
 // Four bots join over 127.0.0.1: Alice walks a known path (west, then sprinting north, jumping,
 // sneaking); Bob digs and places blocks; Carol hits Bob; Dave sprints 56 blocks west and chats
-// there; Hal runs the time-trial course twice, the second time racing the first as a ghost; the
+// there; Hal runs the time-trial course twice, the second time racing the first as a ghost, then
+// Carol runs it and Hal a third time racing rank 2 (Carol's run, chosen with /race rank 2); the
 // others chat near spawn; Alice reports Bob and waits for the server to say the
 // report's id. Every packet a bot sends that the recording should
 // reflect is logged as it is written (positions and rotations, swings, attacks, chat), plus each
@@ -213,16 +214,43 @@ async function goTo (bot, x, z, what) {
   await ticks(bot, 10)
 }
 
-async function hal (bot) {
-  // The time trial (examples/minestom-server: start on the gold pad, gates at x = 15 and 22, finish
-  // on the emerald pad at x 28..30, all along z = -10): a walked run, then a sprinted one that races
-  // the first as a ghost. Logs what the server says and every position of the ghost it sees.
+// One run of the time trial (examples/minestom-server: start on the gold pad, gates at x = 15 and
+// 22, finish on the emerald pad at x 28..30) along the line z = LANE, walked or sprinted; resolves
+// once the server says the run finished.
+async function trialRun (bot, name, n, lane, sprint, finished) {
+  await goTo(bot, 9.5, lane, `${name} to the start pad (run ${n})`)
+  await bot.look(-Math.PI / 2, 0, true)
+  await ticks(bot, 5)
+  log({ bot: name, type: 'run-start', n })
+  if (sprint) bot.setControlState('sprint', true)
+  bot.setControlState('forward', true)
+  await within(20000, `${name} runs the course (run ${n})`, (async () => {
+    while (bot.entity.position.x < 29.5) await ticks(bot, 1)
+  })())
+  bot.setControlState('forward', false)
+  bot.setControlState('sprint', false)
+  await within(20000, `the server says ${name}'s run ${n} finished`, (async () => {
+    while (finished.length < n) await ticks(bot, 1)
+  })())
+  log({ bot: name, type: 'run', n, ...finished[n - 1] })
+}
+
+function trialMessages (bot, name) {
   const finished = []
   bot.on('messagestr', (msg) => {
-    if (/^(Run started|Checkpoint|Racing|Finished|Run )/.test(msg)) log({ bot: 'Hal', type: 'trial-message', text: msg })
+    if (/^(Run started|Checkpoint|Racing|Finished|Run |Your ghost)/.test(msg)) log({ bot: name, type: 'trial-message', text: msg })
     const m = /^Finished sprint in ([\d.]+) s \(run #(\d+), (\d+) ticks\)/.exec(msg)
     if (m) finished.push({ seconds: Number(m[1]), id: Number(m[2]), ticks: Number(m[3]) })
   })
+  return finished
+}
+
+async function hal (bot, carolBot) {
+  // The time trial: Hal walks a run, then sprints one that races the first as a ghost (the board's
+  // best), along z = -9.5. Then Carol walks one along z = -10.5 (rank 2 of the board, Hal's sprint
+  // being rank 1), Hal chooses `/race rank 2` and sprints a third run against Carol's ghost. Logs
+  // what the server says and every position of the ghost it sees.
+  const finished = trialMessages(bot, 'Hal')
   // Minestom sends the action bar as its own packet (set_action_bar_text), which mineflayer
   // does not turn into an event: read the packet.
   bot._client.on('action_bar', (packet) => {
@@ -240,23 +268,16 @@ async function hal (bot) {
     if (ghosts.has(e.id)) log({ bot: 'Hal', type: 'ghost', id: e.id, x: e.position.x, y: e.position.y, z: e.position.z })
   })
   bot.on('entityGone', (e) => { if (ghosts.has(e.id)) log({ bot: 'Hal', type: 'ghost-gone', id: e.id }) })
-  for (const [n, sprint] of [[1, false], [2, true]]) {
-    await goTo(bot, 9.5, -9.5, `Hal to the start pad (run ${n})`)
-    await bot.look(-Math.PI / 2, 0, true)
-    await ticks(bot, 5)
-    log({ bot: 'Hal', type: 'run-start', n })
-    if (sprint) bot.setControlState('sprint', true)
-    bot.setControlState('forward', true)
-    await within(20000, `Hal runs the course (run ${n})`, (async () => {
-      while (bot.entity.position.x < 29.5) await ticks(bot, 1)
-    })())
-    bot.setControlState('forward', false)
-    bot.setControlState('sprint', false)
-    await within(20000, `the server says run ${n} finished`, (async () => {
-      while (finished.length < n) await ticks(bot, 1)
-    })())
-    log({ bot: 'Hal', type: 'run', n, ...finished[n - 1] })
-  }
+  await trialRun(bot, 'Hal', 1, -9.5, false, finished)
+  await trialRun(bot, 'Hal', 2, -9.5, true, finished)
+  await trialRun(carolBot, 'Carol', 1, -10.5, false, trialMessages(carolBot, 'Carol'))
+  let chosen = false
+  bot.on('messagestr', (msg) => { if (msg === 'Your ghost: rank 2.') chosen = true })
+  bot.chat('/race rank 2')
+  await within(10000, 'the server takes /race rank 2', (async () => {
+    while (!chosen) await ticks(bot, 1)
+  })())
+  await trialRun(bot, 'Hal', 3, -9.5, true, finished)
 }
 
 async function main () {
@@ -284,7 +305,7 @@ async function main () {
 
   // Carol hits Bob while they both stand at spawn; then everyone acts at once.
   await carol(bots.Carol.bot)
-  const runs = [alice(bots.Alice.bot), bob(bots.Bob.bot), dave(bots.Dave.bot), hal(bots.Hal.bot)]
+  const runs = [alice(bots.Alice.bot), bob(bots.Bob.bot), dave(bots.Dave.bot), hal(bots.Hal.bot, bots.Carol.bot)]
   for (const name of ['Alice', 'Bob', 'Carol']) {
     bots[name].bot.chat(`hello from ${name} ${process.pid}`)
     await ticks(bots[name].bot, 3)

@@ -86,6 +86,8 @@ public final class TickreelMinestom implements AutoCloseable {
     private final Map<Instance, List<TimeTrials>> trials = new ConcurrentHashMap<>();
     private final Map<Player, Replay> replays = new ConcurrentHashMap<>();
     private final Command replayCommand;
+    private final Command raceCommand;
+    private final Map<java.util.UUID, GhostChoice> ghostChoices = new ConcurrentHashMap<>();
     private volatile Consumer<Exception> errorHandler =
             e -> MinecraftServer.LOGGER.error("tickreel: {}", e.toString(), e);
     private boolean closed;
@@ -131,6 +133,12 @@ public final class TickreelMinestom implements AutoCloseable {
             MinecraftServer.getCommandManager().register(replayCommand);
         } else {
             replayCommand = null;
+        }
+        if (options.raceCommand) {
+            raceCommand = new RaceCommand(this);
+            MinecraftServer.getCommandManager().register(raceCommand);
+        } else {
+            raceCommand = null;
         }
         for (Instance instance : MinecraftServer.getInstanceManager().getInstances()) {
             start(instance);
@@ -253,6 +261,20 @@ public final class TickreelMinestom implements AutoCloseable {
                 trials.getOrDefault(instance, List.of()));
         list.add(new TimeTrials(this, instance, course, dir));
         trials.put(instance, list);
+    }
+
+    /**
+     * Which run {@code player}'s ghost replays from their next run on (any course): the board's
+     * best (the default), their personal best or a chosen rank. What {@code /race} sets.
+     */
+    public void setGhostChoice(Player player, GhostChoice choice) {
+        Objects.requireNonNull(choice, "choice");
+        ghostChoices.put(player.getUuid(), choice);
+    }
+
+    /** {@code player}'s ghost choice (the board's best unless set). */
+    public GhostChoice ghostChoice(Player player) {
+        return ghostChoices.getOrDefault(player.getUuid(), GhostChoice.best());
     }
 
     /** {@code /replay}: a control of the viewer's replay, or a recording to play to them. */
@@ -621,6 +643,9 @@ public final class TickreelMinestom implements AutoCloseable {
         }
         if (replayCommand != null) {
             MinecraftServer.getCommandManager().unregister(replayCommand);
+        }
+        if (raceCommand != null) {
+            MinecraftServer.getCommandManager().unregister(raceCommand);
         }
         for (Replay r : replays.values()) {
             r.close(false);

@@ -65,6 +65,7 @@ final class TimeTrials {
         int next = 1;
         double x, y, z, yaw, pitch;
         int flags;
+        GhostChoice choice;
         CompletableFuture<Pending<Ghost>> ghostLoad;
         Pending<Ghost> ghostPending;
         Ghost ghost;
@@ -154,7 +155,10 @@ final class TimeTrials {
                 .flags(run.id, run.flags).checkpoint(run.id, 0);
         rec.submit(0, run.batch);
         r.run = run;
-        run.ghostLoad = owner.catalog().loadGhost(course.name(), 1);
+        run.choice = owner.ghostChoice(p);
+        run.ghostLoad = run.choice.isPersonalBest()
+                ? owner.catalog().loadGhost(course.name(), p.getUuid())
+                : owner.catalog().loadGhost(course.name(), run.choice.rankOrZero());
         p.sendMessage(Component.text("Run started on " + course.name() + ".", NamedTextColor.AQUA));
     }
 
@@ -210,7 +214,7 @@ final class TimeTrials {
                 try {
                     run.ghostPending = run.ghostLoad.getNow(null);
                 } catch (RuntimeException e) {
-                    run.ghostLoad = null;   // no run on the board yet: no ghost
+                    run.ghostLoad = null;   // no such run on the board (yet): no ghost
                 }
             }
             if (run.ghostPending == null) {
@@ -241,7 +245,7 @@ final class TimeTrials {
             e.updateViewableRule(viewer -> viewer == racer);
             e.setInstance(instance, samplePos(run.sample));
             run.ghostEntity = e;
-            racer.sendMessage(Component.text(String.format("Racing the best run: %.2f s.", run.ghost.durationSeconds()),
+            racer.sendMessage(Component.text(String.format("Racing %s: %.2f s.", run.choice.describe(), run.ghost.durationSeconds()),
                     NamedTextColor.GRAY));
             return;
         }
