@@ -289,7 +289,9 @@ public class Check {
         check(bobDamage.size() == attacksSent.size()
                         && bobDamage.stream().allMatch(d -> d.equals("minecraft:player_attack 100 by Carol")),
                 "Bob's damage recorded " + bobDamage + ": one 'minecraft:player_attack 100 by Carol' per hit");
-        check(damage.keySet().equals(java.util.Set.of(bobEntity)), "only Bob took damage " + damage.keySet());
+        java.util.Set<Integer> playersDamaged = new java.util.HashSet<>(damage.keySet());
+        playersDamaged.retainAll(nameOf.keySet());   // the pig's damage is checked with the pig
+        check(playersDamaged.equals(java.util.Set.of(bobEntity)), "only Bob of the players took damage " + damage.keySet());
 
         // Blocks: each edit the bots saw is recorded at its position with the state's registry name.
         Map<String, String> finalState = new LinkedHashMap<>();
@@ -311,8 +313,10 @@ public class Check {
             List<String> got = blockChanges.getOrDefault(e.getKey(), List.of());
             check(got.equals(e.getValue()), "block " + e.getKey() + ": recorded " + got + " = done " + e.getValue());
         }
-        check(blockChanges.keySet().equals(edits.keySet()),
-                "no block change recorded where no bot edited " + blockChanges.keySet());
+        java.util.Set<String> editedKeys = new java.util.HashSet<>(blockChanges.keySet());
+        editedKeys.remove("4,45,-4");   // the lamp the server switches (checked below)
+        check(editedKeys.equals(edits.keySet()),
+                "no block change recorded where no bot edited, but the server's lamp " + blockChanges.keySet());
         try (WorldState world = reader.worldAt(last)) {
             for (Map.Entry<String, String> e : finalState.entrySet()) {
                 String[] xyz = e.getKey().split(",");
@@ -378,7 +382,67 @@ public class Check {
                     "the pig (kind " + pigKind[0] + ") has " + pigPath.size() + " poses and its removal at the end");
             check(seen.size() >= 100 && followsPath(seen, pigPath),
                     "every one of the " + seen.size() + " pig positions Carol's client saw is on its recorded path, in order");
+            // Its state, which the server changes every 2 s: what Carol's client was told (sneaking
+            // flag, health, equipment) is, in order, what the recording holds; its damage recorded.
+            List<Boolean> recSneak = new ArrayList<>();
+            List<Integer> recHealth = new ArrayList<>();
+            Map<Integer, List<String>> recSlots = new HashMap<>();
+            List<String> recDamage = new ArrayList<>();
+            for (DecodedTick t : ticks) {
+                for (Event ev : t.events()) {
+                    switch (ev) {
+                        case Event.Flags f when f.entity() == pig.id() -> recSneak.add((f.flags() & EntityFlags.SNEAKING) != 0);
+                        case Event.Health h when h.entity() == pig.id() -> recHealth.add(h.health());
+                        case Event.Equipment q when q.entity() == pig.id() -> recSlots.computeIfAbsent(q.slot(), x -> new ArrayList<>())
+                                .add(q.item() == 0 ? "minecraft:air" : reader.paletteName(PaletteKind.ITEM, q.item()));
+                        case Event.Damage d when d.entity() == pig.id() -> recDamage.add(reader.paletteName(PaletteKind.DAMAGE_CAUSE,
+                                d.cause()) + " " + d.amount() + (d.source().isPresent() ? " by " + d.source().getAsInt() : ""));
+                        default -> {}
+                    }
+                }
+            }
+            List<Boolean> seenSneak = new ArrayList<>();
+            List<Integer> seenHealth = new ArrayList<>();
+            Map<Integer, List<String>> seenSlots = new HashMap<>();
+            int hurts = 0;
+            for (JsonObject o : log) {
+                switch (o.get("type").getAsString()) {
+                    case "pig-flags" -> addChanged(seenSneak, (o.get("value").getAsInt() & 0x02) != 0);
+                    case "pig-health" -> addChanged(seenHealth, Math.round(o.get("value").getAsFloat() * 100));
+                    case "pig-equipment" -> addChanged(seenSlots.computeIfAbsent(o.get("slot").getAsInt(), x -> new ArrayList<>()),
+                            o.get("item").getAsString());
+                    case "pig-hurt" -> hurts++;
+                    default -> {}
+                }
+            }
+            check(seenSneak.size() >= 3 && inOrder(seenSneak, recSneak), "the pig's sneaking as Carol's client was told "
+                    + seenSneak + " is in order in its recorded flags " + recSneak);
+            check(seenHealth.size() >= 3 && inOrder(seenHealth, recHealth), "the pig's health as Carol's client was told "
+                    + seenHealth + " is in order in its recorded health " + recHealth);
+            List<String> seenHand = seenSlots.getOrDefault(0, List.of());
+            check(seenHand.size() >= 3 && seenHand.contains("minecraft:carrot") && inOrder(seenHand, recSlots.getOrDefault(0, List.of())),
+                    "the pig's main hand as Carol's client saw it " + seenHand + " is in order in its recorded equipment "
+                            + recSlots.get(0));
+            check(hurts >= 2 && recDamage.size() >= hurts && recDamage.stream().allMatch("minecraft:magic 100"::equals),
+                    "the pig's damage: " + hurts + " hurts Carol's client saw, " + recDamage.size()
+                            + " recorded, each 'minecraft:magic 100' " + (recDamage.size() > 5 ? recDamage.subList(0, 5) : recDamage));
         }
+        // The lamp the server switches by itself: every state Carol's client was told, in order,
+        // among its recorded block changes (caused by nobody, named with their lit property).
+        List<String> recLamp = blockChanges.getOrDefault("4,45,-4", List.of());
+        List<String> seenLamp = new ArrayList<>();
+        for (JsonObject o : log) {
+            if (o.get("type").getAsString().equals("replay-before")) {
+                break;   // from here on Carol watches a replay, which shows her the report's lamp
+            }
+            if (o.get("type").getAsString().equals("lamp")) {
+                addChanged(seenLamp, o.get("block").getAsString() + " by nobody");
+            }
+        }
+        check(seenLamp.size() >= 3 && seenLamp.stream().anyMatch(x -> x.startsWith("minecraft:redstone_lamp[lit=true]"))
+                        && inOrder(seenLamp, recLamp),
+                "the lamp the server switches: the " + seenLamp.size() + " states Carol's client was told are in order in its "
+                        + recLamp.size() + " recorded changes " + (recLamp.size() > 4 ? recLamp.subList(0, 4) : recLamp));
         int bob = joined.get("Bob").get("entityId").getAsInt();
         List<String> hand = mainHand.getOrDefault(bob, List.of());
         int k = 0;
@@ -567,6 +631,28 @@ public class Check {
                 }
             }
         }
+    }
+
+    /** Adds {@code v} unless it equals the last element. */
+    static <T> void addChanged(List<T> list, T v) {
+        if (list.isEmpty() || !list.get(list.size() - 1).equals(v)) {
+            list.add(v);
+        }
+    }
+
+    /** Whether {@code seen} is a subsequence of {@code recorded}. */
+    static <T> boolean inOrder(List<T> seen, List<T> recorded) {
+        int k = 0;
+        for (T v : seen) {
+            while (k < recorded.size() && !recorded.get(k).equals(v)) {
+                k++;
+            }
+            if (k == recorded.size()) {
+                return false;
+            }
+            k++;
+        }
+        return true;
     }
 
     /** The poses of {@code id} in a run's recording (its EntityAdd first), its checkpoints into {@code checkpoints}. */
@@ -797,6 +883,7 @@ public class Check {
         }
         Map<Integer, List<double[]>> seen = new LinkedHashMap<>();
         Map<Integer, String> names = new HashMap<>();
+        Map<Integer, String> profiles = new HashMap<>();
         JsonObject before = null, block = null, after = null;
         for (JsonObject o : log) {
             if (!o.get("bot").getAsString().equals("Carol")) {
@@ -810,6 +897,7 @@ public class Check {
                         names.put(o.get("id").getAsInt(), o.get("name").getAsString());
                     }
                 }
+                case "replay-profile" -> profiles.put(o.get("id").getAsInt(), o.get("profile").getAsString());
                 case "replay-before" -> before = o;
                 case "replay-block" -> block = o;
                 case "replay-after" -> after = o;
@@ -832,6 +920,13 @@ public class Check {
             check(info != null && shownNames.add(name) && followsPath(m.getValue(), path),
                     "mannequin " + m.getKey() + " named " + name + " (" + m.getValue().size()
                             + " positions) moved along that player's recorded path in the report, in order");
+            // Its profile (what the client draws its skin from): the recorded player's UUID and name.
+            String profile = profiles.get(m.getKey());
+            check(info != null && info.uuid() != null && profile != null
+                            && profile.toLowerCase().replace("-", "").contains(info.uuid().toString().replace("-", ""))
+                            && profile.contains("\"" + name + "\""),
+                    "mannequin " + m.getKey() + " (" + name + ") has the recorded player's profile, UUID "
+                            + (info == null ? null : info.uuid()) + ": " + profile);
         }
         List<String> reportNames = rep.entities().stream().map(EntityInfo::name).filter(java.util.Objects::nonNull)
                 .filter(n -> !n.startsWith("minecraft:")).sorted().toList();

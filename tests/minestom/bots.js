@@ -296,6 +296,31 @@ async function main () {
       log({ bot: 'Carol', type: 'pig', id: e.id, x: e.position.x, y: e.position.y, z: e.position.z })
     }
   })
+  // ... and what the server tells her of its state: its shared flags (metadata 0) and health
+  // (metadata 9), its equipment and the damage it takes (the server changes them every 2 s).
+  const isPig = (id) => bots.Carol.bot.entities[id] && bots.Carol.bot.entities[id].name === 'pig'
+  bots.Carol.bot._client.on('entity_metadata', (packet) => {
+    if (!isPig(packet.entityId)) return
+    for (const m of packet.metadata) {
+      if (m.key === 0) log({ bot: 'Carol', type: 'pig-flags', id: packet.entityId, value: Number(m.value) })
+      if (m.key === 9) log({ bot: 'Carol', type: 'pig-health', id: packet.entityId, value: Number(m.value) })
+    }
+  })
+  bots.Carol.bot._client.on('entity_equipment', (packet) => {
+    if (!isPig(packet.entityId)) return
+    const mcData = bots.Carol.bot.registry
+    for (const q of packet.equipments) {
+      const item = q.item && q.item.itemCount > 0 ? 'minecraft:' + mcData.items[q.item.itemId].name : 'minecraft:air'
+      log({ bot: 'Carol', type: 'pig-equipment', id: packet.entityId, slot: q.slot, item })
+    }
+  })
+  bots.Carol.bot._client.on('damage_event', (packet) => {
+    if (isPig(packet.entityId)) log({ bot: 'Carol', type: 'pig-hurt', id: packet.entityId })
+  })
+  // The lamp the server switches by itself every 2 s at (4, 45, -4): each state Carol's client is told.
+  bots.Carol.bot.on('blockUpdate:(4, 45, -4)', (old, now) => {
+    if (now) log({ bot: 'Carol', type: 'lamp', block: stateName(now) })
+  })
   for (const name of names) {
     const bot = bots[name].bot
     log({ bot: name, type: 'joined', entityId: bot.entity.id, uuid: bot._client.uuid, username: bot.username })
@@ -339,6 +364,13 @@ async function main () {
     }
   })
   const nameOf = (e) => { const n = e.getCustomName(); return n ? n.toString() : null }
+  // The profile (skin source) each mannequin is given: its metadata 17.
+  viewer._client.on('entity_metadata', (packet) => {
+    if (!mannequins.has(packet.entityId)) return
+    for (const m of packet.metadata) {
+      if (m.key === 17) log({ bot: 'Carol', type: 'replay-profile', id: packet.entityId, profile: JSON.stringify(m.value) })
+    }
+  })
   viewer.on('entityMoved', (e) => {
     if (mannequins.has(e.id)) log({ bot: 'Carol', type: 'replay-entity', id: e.id, name: nameOf(e), x: e.position.x, y: e.position.y, z: e.position.z })
   })

@@ -446,10 +446,11 @@ public final class TickreelMinestom implements AutoCloseable {
             }
         });
         node.addListener(net.minestom.server.event.entity.EntityDamageEvent.class, e -> {
-            if (e.isCancelled() || !(e.getEntity() instanceof Player p)) {
+            if (e.isCancelled()) {
                 return;
             }
-            InstanceRecording r = recordingOf(p);
+            net.minestom.server.entity.LivingEntity p = e.getEntity();
+            InstanceRecording r = p.getInstance() == null ? null : recordings.get(p.getInstance());
             if (r != null) {
                 net.minestom.server.entity.damage.Damage d = e.getDamage();
                 net.minestom.server.entity.Entity by = d.getAttacker() != null ? d.getAttacker() : d.getSource();
@@ -496,6 +497,15 @@ public final class TickreelMinestom implements AutoCloseable {
             InstanceRecording r = recordings.get(e.getInstance());
             if (r != null) {
                 r.edited(e.getPlayer(), e.getBlockPosition().blockX(), e.getBlockPosition().blockY(),
+                        e.getBlockPosition().blockZ());
+            }
+        });
+        // Every setBlock of an InstanceContainer (the server's own changes; players' edits too,
+        // which the events above have already queued with their cause).
+        node.addListener(net.minestom.server.event.instance.InstanceBlockUpdateEvent.class, e -> {
+            InstanceRecording r = recordings.get(e.getInstance());
+            if (r != null) {
+                r.edited(null, e.getBlockPosition().blockX(), e.getBlockPosition().blockY(),
                         e.getBlockPosition().blockZ());
             }
         });
