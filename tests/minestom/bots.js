@@ -2,7 +2,7 @@
 //
 //   node bots.js --port P --log FILE
 //
-// Four bots join over 127.0.0.1: Alice walks a known path (west, then sprinting north, jumping,
+// Five bots join over 127.0.0.1: Alice walks a known path (west, then sprinting north, jumping,
 // sneaking); Bob digs and places blocks; Carol hits Bob; Dave sprints 56 blocks west and chats
 // there; Hal runs the time-trial course twice, the second time racing the first as a ghost, then
 // Carol runs it and Hal a third time racing rank 2 (Carol's run, chosen with /race rank 2); the

@@ -241,7 +241,8 @@ public final class TickreelMinestom implements AutoCloseable {
     /**
      * Time trials on {@code course} in {@code instance}: runs recorded per player under {@code
      * DATA/runs/} and registered in the catalog (course {@code course.name()}) when finished, the
-     * best run's ghost shown to the racer alone (a mannequin moved every tick by the ghost cursor),
+     * ghost of the board's best run (or the run the racer chose: {@link #setGhostChoice}, {@code
+     * /race}) shown to the racer alone (a mannequin moved every tick by the ghost cursor),
      * the live difference in the action bar, split messages at checkpoints. Call before players
      * race (e.g. at startup).
      */

@@ -31,7 +31,8 @@ import net.minestom.server.instance.Instance;
 /**
  * Time trials on one course of one instance: each player's run is its own recording (the player
  * alone, checkpoint markers 0 at the start, 1..N at the checkpoints, N + 1 at the finish) under
- * {@code DATA/runs/}, registered in the catalog when finished; while running, the best run's
+ * {@code DATA/runs/}, registered in the catalog when finished; while running, the chosen run's
+ * ({@link GhostChoice}: the board's best by default)
  * ghost is shown to the racer alone as a player-shaped entity (a mannequin) moved every tick by
  * the ghost cursor, the live time difference in the action bar and split messages at the
  * checkpoints. Driven from the instance's tick (after the instance's recording).
@@ -207,7 +208,7 @@ final class TimeTrials {
                 NamedTextColor.YELLOW));
     }
 
-    /** Loads the best run's ghost when it is there, then moves it to this tick of the run. */
+    /** Loads the chosen run's ghost when it is there, then moves it to this tick of the run. */
     private void ghost(Run run, Pos pos) {
         if (run.ghost == null) {
             if (run.ghostPending == null && run.ghostLoad != null && run.ghostLoad.isDone()) {
