@@ -3,7 +3,10 @@
 #
 # 1. examples/minestom-server is started on 127.0.0.1 with a fresh data folder; five bots
 #    (tests/minestom/bots.js) join, walk, sprint, jump, sneak, dig and place blocks, chat, hit one
-#    another, /report one another and run the time trial twice (the second time against a ghost);
+#    another, /report one another and run the time trial (Hal twice, the second time against a ghost;
+#    Carol once; Hal a third time against Carol's run, chosen with /race rank 2; Carol again against
+#    her personal best, /race pb); Carol watches the
+#    pig and the lamp the server changes;
 #    the server is stopped with SIGTERM (it must exit 0) and tests/minestom/Check.java compares the recording and the catalog, read with the io.tickreel
 #    API, with what the bots logged.
 # 2. A crash: the server is started again on the same folder; Eve walks and leaves (her leave

@@ -289,7 +289,9 @@ public class Check {
         check(bobDamage.size() == attacksSent.size()
                         && bobDamage.stream().allMatch(d -> d.equals("minecraft:player_attack 100 by Carol")),
                 "Bob's damage recorded " + bobDamage + ": one 'minecraft:player_attack 100 by Carol' per hit");
-        check(damage.keySet().equals(java.util.Set.of(bobEntity)), "only Bob took damage " + damage.keySet());
+        java.util.Set<Integer> playersDamaged = new java.util.HashSet<>(damage.keySet());
+        playersDamaged.retainAll(nameOf.keySet());   // the pig's damage is checked with the pig
+        check(playersDamaged.equals(java.util.Set.of(bobEntity)), "only Bob of the players took damage " + damage.keySet());
 
         // Blocks: each edit the bots saw is recorded at its position with the state's registry name.
         Map<String, String> finalState = new LinkedHashMap<>();
@@ -311,8 +313,10 @@ public class Check {
             List<String> got = blockChanges.getOrDefault(e.getKey(), List.of());
             check(got.equals(e.getValue()), "block " + e.getKey() + ": recorded " + got + " = done " + e.getValue());
         }
-        check(blockChanges.keySet().equals(edits.keySet()),
-                "no block change recorded where no bot edited " + blockChanges.keySet());
+        java.util.Set<String> editedKeys = new java.util.HashSet<>(blockChanges.keySet());
+        editedKeys.remove("4,45,-4");   // the lamp the server switches (checked below)
+        check(editedKeys.equals(edits.keySet()),
+                "no block change recorded where no bot edited, but the server's lamp " + blockChanges.keySet());
         try (WorldState world = reader.worldAt(last)) {
             for (Map.Entry<String, String> e : finalState.entrySet()) {
                 String[] xyz = e.getKey().split(",");
@@ -378,7 +382,67 @@ public class Check {
                     "the pig (kind " + pigKind[0] + ") has " + pigPath.size() + " poses and its removal at the end");
             check(seen.size() >= 100 && followsPath(seen, pigPath),
                     "every one of the " + seen.size() + " pig positions Carol's client saw is on its recorded path, in order");
+            // Its state, which the server changes every 2 s: what Carol's client was told (sneaking
+            // flag, health, equipment) is, in order, what the recording holds; its damage recorded.
+            List<Boolean> recSneak = new ArrayList<>();
+            List<Integer> recHealth = new ArrayList<>();
+            Map<Integer, List<String>> recSlots = new HashMap<>();
+            List<String> recDamage = new ArrayList<>();
+            for (DecodedTick t : ticks) {
+                for (Event ev : t.events()) {
+                    switch (ev) {
+                        case Event.Flags f when f.entity() == pig.id() -> recSneak.add((f.flags() & EntityFlags.SNEAKING) != 0);
+                        case Event.Health h when h.entity() == pig.id() -> recHealth.add(h.health());
+                        case Event.Equipment q when q.entity() == pig.id() -> recSlots.computeIfAbsent(q.slot(), x -> new ArrayList<>())
+                                .add(q.item() == 0 ? "minecraft:air" : reader.paletteName(PaletteKind.ITEM, q.item()));
+                        case Event.Damage d when d.entity() == pig.id() -> recDamage.add(reader.paletteName(PaletteKind.DAMAGE_CAUSE,
+                                d.cause()) + " " + d.amount() + (d.source().isPresent() ? " by " + d.source().getAsInt() : ""));
+                        default -> {}
+                    }
+                }
+            }
+            List<Boolean> seenSneak = new ArrayList<>();
+            List<Integer> seenHealth = new ArrayList<>();
+            Map<Integer, List<String>> seenSlots = new HashMap<>();
+            int hurts = 0;
+            for (JsonObject o : log) {
+                switch (o.get("type").getAsString()) {
+                    case "pig-flags" -> addChanged(seenSneak, (o.get("value").getAsInt() & 0x02) != 0);
+                    case "pig-health" -> addChanged(seenHealth, Math.round(o.get("value").getAsFloat() * 100));
+                    case "pig-equipment" -> addChanged(seenSlots.computeIfAbsent(o.get("slot").getAsInt(), x -> new ArrayList<>()),
+                            o.get("item").getAsString());
+                    case "pig-hurt" -> hurts++;
+                    default -> {}
+                }
+            }
+            check(seenSneak.size() >= 3 && inOrder(seenSneak, recSneak), "the pig's sneaking as Carol's client was told "
+                    + seenSneak + " is in order in its recorded flags " + recSneak);
+            check(seenHealth.size() >= 3 && inOrder(seenHealth, recHealth), "the pig's health as Carol's client was told "
+                    + seenHealth + " is in order in its recorded health " + recHealth);
+            List<String> seenHand = seenSlots.getOrDefault(0, List.of());
+            check(seenHand.size() >= 3 && seenHand.contains("minecraft:carrot") && inOrder(seenHand, recSlots.getOrDefault(0, List.of())),
+                    "the pig's main hand as Carol's client saw it " + seenHand + " is in order in its recorded equipment "
+                            + recSlots.get(0));
+            check(hurts >= 2 && recDamage.size() >= hurts && recDamage.stream().allMatch("minecraft:magic 100"::equals),
+                    "the pig's damage: " + hurts + " hurts Carol's client saw, " + recDamage.size()
+                            + " recorded, each 'minecraft:magic 100' " + (recDamage.size() > 5 ? recDamage.subList(0, 5) : recDamage));
         }
+        // The lamp the server switches by itself: every state Carol's client was told, in order,
+        // among its recorded block changes (caused by nobody, named with their lit property).
+        List<String> recLamp = blockChanges.getOrDefault("4,45,-4", List.of());
+        List<String> seenLamp = new ArrayList<>();
+        for (JsonObject o : log) {
+            if (o.get("type").getAsString().equals("replay-before")) {
+                break;   // from here on Carol watches a replay, which shows her the report's lamp
+            }
+            if (o.get("type").getAsString().equals("lamp")) {
+                addChanged(seenLamp, o.get("block").getAsString() + " by nobody");
+            }
+        }
+        check(seenLamp.size() >= 3 && seenLamp.stream().anyMatch(x -> x.startsWith("minecraft:redstone_lamp[lit=true]"))
+                        && inOrder(seenLamp, recLamp),
+                "the lamp the server switches: the " + seenLamp.size() + " states Carol's client was told are in order in its "
+                        + recLamp.size() + " recorded changes " + (recLamp.size() > 4 ? recLamp.subList(0, 4) : recLamp));
         int bob = joined.get("Bob").get("entityId").getAsInt();
         List<String> hand = mainHand.getOrDefault(bob, List.of());
         int k = 0;
@@ -569,24 +633,142 @@ public class Check {
         }
     }
 
+    /** Adds {@code v} unless it equals the last element. */
+    static <T> void addChanged(List<T> list, T v) {
+        if (list.isEmpty() || !list.get(list.size() - 1).equals(v)) {
+            list.add(v);
+        }
+    }
+
+    /** Whether {@code seen} is a subsequence of {@code recorded}. */
+    static <T> boolean inOrder(List<T> seen, List<T> recorded) {
+        int k = 0;
+        for (T v : seen) {
+            while (k < recorded.size() && !recorded.get(k).equals(v)) {
+                k++;
+            }
+            if (k == recorded.size()) {
+                return false;
+            }
+            k++;
+        }
+        return true;
+    }
+
+    /** The poses of {@code id} in a run's recording (its EntityAdd first), its checkpoints into {@code checkpoints}. */
+    static List<Pose> runPath(String location, int id, List<Integer> checkpoints) throws Exception {
+        List<Pose> path = new ArrayList<>();
+        try (Reader r = Reader.open(Path.of(location))) {
+            for (DecodedTick t : r.ticks(0, r.header().lastTick().orElseThrow())) {
+                for (Event ev : t.events()) {
+                    switch (ev) {
+                        case Event.EntityAdd a when a.entity() == id -> path.add(a.pose());
+                        case Event.Moved m when m.entity() == id -> path.add(m.pose());
+                        case Event.Checkpoint c when c.entity() == id -> checkpoints.add(c.index());
+                        default -> {}
+                    }
+                }
+            }
+        }
+        return path;
+    }
+
     /**
-     * Hal's two runs of the time trial: registered in the catalog with the times the server told
-     * him, the board's best his faster run, run 1's recording his checkpoints 0..3 and poses he
-     * sent; in run 2 the ghost he saw moved along run 1's recorded path, in order; the splits and
-     * the action bar compared him with it.
+     * Whether the ghost positions {@code seen} lie on {@code path} (within 0.05 block of its
+     * segments), in order (one check).
+     */
+    static void onPath(List<double[]> seen, List<Pose> path, String what) {
+        int seg = 0;
+        double worst = 0;
+        int off = 0;
+        for (double[] g : seen) {
+            int best1 = -1;
+            double bestD = Double.MAX_VALUE;
+            for (int k = seg; k < path.size() - 1; k++) {
+                double d = segmentDistance(g, path.get(k), path.get(k + 1));
+                if (d < bestD) {
+                    bestD = d;
+                    best1 = k;
+                }
+                if (d < 1e-6) {
+                    break;
+                }
+            }
+            if (path.size() == 1) {
+                bestD = Math.hypot(Math.hypot(g[0] - path.get(0).x(), g[1] - path.get(0).y()), g[2] - path.get(0).z());
+                best1 = 0;
+            }
+            if (bestD > 0.05) {
+                off++;
+            } else {
+                seg = best1;
+            }
+            worst = Math.max(worst, bestD);
+        }
+        check(off == 0, String.format("every ghost position seen %s (%d of %d off; largest distance %.4f block, at most 0.05)",
+                what, off, seen.size(), worst));
+    }
+
+    /**
+     * Hal's three runs of the time trial and Carol's one: registered in the catalog with the times
+     * the server told them, the board's best Hal's fastest run and rank 2 Carol's, run 1's
+     * recording Hal's checkpoints 0..3 and poses he sent; in run 2 the ghost he saw (the board's
+     * best) moved along run 1's recorded path, in order; in run 3, after {@code /race rank 2},
+     * along Carol's recorded path (a lane 1 block from Hal's), told as rank 2 with Carol's time; the
+     * splits and the action bar compared him with it.
      */
     static void checkTrials(Path data, List<JsonObject> log, Map<String, JsonObject> joined) throws Exception {
         JsonObject hal = joined.get("Hal");
         UUID uuid = UUID.fromString(hal.get("uuid").getAsString());
         int id = hal.get("entityId").getAsInt();
-        List<JsonObject> told = log.stream().filter(o -> o.get("type").getAsString().equals("run")).toList();
-        check(told.size() == 2, "Hal was told 2 finished runs " + told);
-        if (told.size() != 2) {
+        JsonObject carol = joined.get("Carol");
+        UUID carolUuid = UUID.fromString(carol.get("uuid").getAsString());
+        int carolId = carol.get("entityId").getAsInt();
+        List<JsonObject> told = log.stream().filter(o -> o.get("type").getAsString().equals("run")
+                && o.get("bot").getAsString().equals("Hal")).toList();
+        List<JsonObject> carolTold = log.stream().filter(o -> o.get("type").getAsString().equals("run")
+                && o.get("bot").getAsString().equals("Carol")).toList();
+        check(told.size() == 3 && carolTold.size() == 2, "Hal was told 3 finished runs " + told + ", Carol 2 " + carolTold);
+        if (told.size() != 3 || carolTold.size() != 2) {
             return;
+        }
+        // What Hal logged, by run: ghost positions seen and the server's trial messages.
+        Map<Integer, List<double[]>> seenIn = new HashMap<>();
+        Map<Integer, List<String>> messagesIn = new HashMap<>();
+        int current = 0;
+        for (JsonObject o : log) {
+            if (!o.get("bot").getAsString().equals("Hal")) {
+                continue;
+            }
+            String type = o.get("type").getAsString();
+            if (type.equals("run-start")) {
+                current = o.get("n").getAsInt();
+            } else if (type.equals("ghost") || type.equals("ghost-spawn")) {
+                seenIn.computeIfAbsent(current, k -> new ArrayList<>()).add(new double[] {num(o, "x"), num(o, "y"), num(o, "z")});
+            } else if (type.equals("trial-message")) {
+                messagesIn.computeIfAbsent(current, k -> new ArrayList<>()).add(o.get("text").getAsString());
+            }
+        }
+        // What Carol logged during her second run (/race pb): ghost positions and trial messages.
+        List<double[]> carolSeen2 = new ArrayList<>();
+        List<String> carolMessages2 = new ArrayList<>();
+        boolean inCarol2 = false;
+        for (JsonObject o : log) {
+            if (!o.get("bot").getAsString().equals("Carol")) {
+                continue;
+            }
+            String type = o.get("type").getAsString();
+            if (type.equals("run-start") || type.equals("run")) {
+                inCarol2 = type.equals("run-start") && o.get("n").getAsInt() == 2;
+            } else if (inCarol2 && (type.equals("ghost") || type.equals("ghost-spawn"))) {
+                carolSeen2.add(new double[] {num(o, "x"), num(o, "y"), num(o, "z")});
+            } else if (inCarol2 && type.equals("trial-message")) {
+                carolMessages2.add(o.get("text").getAsString());
+            }
         }
         try (Catalog catalog = Catalog.open("sqlite:" + data.resolve("catalog.sqlite"))) {
             List<io.tickreel.Run> runs = catalog.recent(uuid, "sprint", 10).join();
-            check(runs.size() == 2, "the catalog has Hal's 2 runs of 'sprint' (" + runs.size() + ")");
+            check(runs.size() == 3, "the catalog has Hal's 3 runs of 'sprint' (" + runs.size() + ")");
             io.tickreel.Run first = null;
             for (JsonObject t : told) {
                 long runId = t.get("id").getAsLong();
@@ -600,105 +782,81 @@ public class Check {
                     first = r;
                 }
             }
+            List<io.tickreel.Run> carolRuns = catalog.recent(carolUuid, "sprint", 10).join();
+            double carolSeconds = carolTold.get(0).get("seconds").getAsDouble();
+            long carolFirstId = carolTold.get(0).get("id").getAsLong();
+            io.tickreel.Run carolRun = carolRuns.size() == 2
+                    ? carolRuns.stream().filter(x -> x.id() == carolFirstId).findFirst().orElse(null) : null;
+            check(carolRun != null && Math.abs(carolRun.seconds() - carolSeconds) < 0.006 && carolRun.entity() == carolId,
+                    "the catalog has Carol's 2 runs, her first as she was told " + carolTold.get(0) + ": " + carolRuns);
+            double carolBest = carolTold.stream().mapToDouble(t -> t.get("seconds").getAsDouble()).min().orElseThrow();
             var top = catalog.top("sprint", 10).join();
             double best = told.stream().mapToDouble(t -> t.get("seconds").getAsDouble()).min().orElseThrow();
-            check(top.size() == 1 && top.get(0).rank() == 1 && Math.abs(top.get(0).run().seconds() - best) < 0.006,
-                    "the board's best is Hal's faster run (" + best + " s): " + top);
+            check(top.size() == 2 && top.get(0).rank() == 1 && Math.abs(top.get(0).run().seconds() - best) < 0.006
+                            && top.get(1).rank() == 2 && "Carol".equals(top.get(1).run().playerName())
+                            && Math.abs(top.get(1).run().seconds() - carolBest) < 0.006,
+                    "the board: Hal's fastest run (" + best + " s) first, Carol's fastest (" + carolBest + " s) second: " + top);
             if (first == null) {
                 return;
             }
-            try (Reader r1 = Reader.open(Path.of(first.location()))) {
-                List<Integer> checkpoints = new ArrayList<>();
-                List<Pose> path = new ArrayList<>();
-                for (DecodedTick t : r1.ticks(0, r1.header().lastTick().orElseThrow())) {
-                    for (Event ev : t.events()) {
-                        switch (ev) {
-                            case Event.EntityAdd a when a.entity() == id -> path.add(a.pose());
-                            case Event.Moved m when m.entity() == id -> path.add(m.pose());
-                            case Event.Checkpoint c when c.entity() == id -> checkpoints.add(c.index());
-                            default -> {}
-                        }
-                    }
+            List<Integer> checkpoints = new ArrayList<>();
+            List<Pose> path = runPath(first.location(), id, checkpoints);
+            check(checkpoints.equals(List.of(0, 1, 2, 3)), "run 1's recording has Hal's checkpoints 0..3 " + checkpoints);
+            List<Move> sent = new ArrayList<>();
+            for (JsonObject o : log) {
+                if (o.get("bot").getAsString().equals("Hal") && o.get("type").getAsString().equals("move")
+                        && !Double.isNaN(num(o, "x")) && !Double.isNaN(num(o, "yaw"))) {
+                    sent.add(new Move(num(o, "x"), num(o, "y"), num(o, "z"), num(o, "yaw"), num(o, "pitch"), false));
                 }
-                check(checkpoints.equals(List.of(0, 1, 2, 3)), "run 1's recording has Hal's checkpoints 0..3 " + checkpoints);
-                List<Move> sent = new ArrayList<>();
-                for (JsonObject o : log) {
-                    if (o.get("bot").getAsString().equals("Hal") && o.get("type").getAsString().equals("move")
-                            && !Double.isNaN(num(o, "x")) && !Double.isNaN(num(o, "yaw"))) {
-                        sent.add(new Move(num(o, "x"), num(o, "y"), num(o, "z"), num(o, "yaw"), num(o, "pitch"), false));
-                    }
+            }
+            int i = 0;
+            String miss = null;
+            for (Pose p : path.subList(1, path.size())) {
+                int k = i;
+                while (k < sent.size() && !same(sent.get(k), p)) {
+                    k++;
                 }
-                int i = 0;
-                String miss = null;
-                for (Pose p : path.subList(1, path.size())) {
-                    int k = i;
-                    while (k < sent.size() && !same(sent.get(k), p)) {
-                        k++;
-                    }
-                    if (k == sent.size()) {
-                        miss = miss == null ? fmt(p) : miss;
-                        continue;
-                    }
-                    i = k + 1;
+                if (k == sent.size()) {
+                    miss = miss == null ? fmt(p) : miss;
+                    continue;
                 }
-                check(path.size() > 20 && miss == null, "run 1's " + (path.size() - 1) + " poses are states Hal sent, in order"
-                        + (miss == null ? "" : "; not sent: " + miss));
-                // The ghost Hal saw in run 2: on run 1's path (within 0.05 block of its segments), in order.
-                List<double[]> seen = new ArrayList<>();
-                boolean afterRun1 = false;
-                int early = 0;
-                for (JsonObject o : log) {
-                    if (!o.get("bot").getAsString().equals("Hal")) {
-                        continue;
-                    }
-                    String type = o.get("type").getAsString();
-                    if (type.equals("run") && o.get("n").getAsInt() == 1) {
-                        afterRun1 = true;
-                    }
-                    if (type.equals("ghost") || type.equals("ghost-spawn")) {
-                        if (!afterRun1) {
-                            early++;
-                        }
-                        seen.add(new double[] {num(o, "x"), num(o, "y"), num(o, "z")});
-                    }
-                }
-                check(early == 0, "no ghost while no run was on the board (" + early + " seen in run 1)");
-                int seg = 0;
-                double worst = 0;
-                int off = 0;
-                for (double[] g : seen) {
-                    int best1 = -1;
-                    double bestD = Double.MAX_VALUE;
-                    for (int k = seg; k < path.size() - 1; k++) {
-                        double d = segmentDistance(g, path.get(k), path.get(k + 1));
-                        if (d < bestD) {
-                            bestD = d;
-                            best1 = k;
-                        }
-                        if (d < 1e-6) {
-                            break;
-                        }
-                    }
-                    if (path.size() == 1) {
-                        bestD = Math.hypot(Math.hypot(g[0] - path.get(0).x(), g[1] - path.get(0).y()), g[2] - path.get(0).z());
-                        best1 = 0;
-                    }
-                    if (bestD > 0.05) {
-                        off++;
-                    } else {
-                        seg = best1;
-                    }
-                    worst = Math.max(worst, bestD);
-                }
-                int run2Ticks = told.get(1).get("ticks").getAsInt();
-                check(seen.size() >= run2Ticks / 2, "Hal saw the ghost spawn and move " + seen.size() + " times during run 2 ("
-                        + run2Ticks + " ticks)");
-                check(off == 0, String.format("every ghost position Hal saw is on run 1's recorded path, in order (%d off; "
-                        + "largest distance %.4f block, at most 0.05)", off, worst));
+                i = k + 1;
+            }
+            check(path.size() > 20 && miss == null, "run 1's " + (path.size() - 1) + " poses are states Hal sent, in order"
+                    + (miss == null ? "" : "; not sent: " + miss));
+            int early = seenIn.getOrDefault(1, List.of()).size();
+            check(early == 0, "no ghost while no run was on the board (" + early + " seen in run 1)");
+            // Run 2: the board's best (run 1) as the ghost.
+            List<double[]> seen2 = seenIn.getOrDefault(2, List.of());
+            int run2Ticks = told.get(1).get("ticks").getAsInt();
+            check(seen2.size() >= run2Ticks / 2, "Hal saw the ghost spawn and move " + seen2.size() + " times during run 2 ("
+                    + run2Ticks + " ticks)");
+            onPath(seen2, path, "by Hal in run 2 is on run 1's recorded path, in order");
+            check(messagesIn.getOrDefault(2, List.of()).stream().anyMatch(m -> m.equals(String.format("Racing the best run: %.2f s.",
+                            told.get(0).get("seconds").getAsDouble()))),
+                    "in run 2 Hal was told he races the best run, run 1 " + messagesIn.get(2));
+            // Run 3: /race rank 2, Carol's run as the ghost (its lane is 1 block from Hal's runs).
+            if (carolRun != null) {
+                List<Pose> carolPath = runPath(carolRun.location(), carolId, new ArrayList<>());
+                List<double[]> seen3 = seenIn.getOrDefault(3, List.of());
+                int run3Ticks = told.get(2).get("ticks").getAsInt();
+                check(seen3.size() >= run3Ticks / 2, "Hal saw the rank-2 ghost spawn and move " + seen3.size()
+                        + " times during run 3 (" + run3Ticks + " ticks)");
+                check(carolPath.size() > 20, "Carol's run has " + carolPath.size() + " poses");
+                onPath(seen3, carolPath, "by Hal in run 3 (/race rank 2) is on Carol's recorded path, in order");
+                List<String> m3 = messagesIn.getOrDefault(3, List.of());
+                check(m3.contains(String.format("Racing rank 2: %.2f s.", carolSeconds)),
+                        "in run 3 Hal was told he races rank 2 with Carol's time " + carolSeconds + " s: " + m3);
+                // Carol's second run, after /race pb: her own first run as the ghost (the board's
+                // best being Hal's, in the other lane).
+                int carol2Ticks = carolTold.get(1).get("ticks").getAsInt();
+                check(carolSeen2.size() >= carol2Ticks / 2, "Carol saw her personal-best ghost spawn and move "
+                        + carolSeen2.size() + " times during her second run (" + carol2Ticks + " ticks)");
+                onPath(carolSeen2, carolPath, "(Carol's second run, /race pb) is on Carol's first recorded run, in order");
+                check(carolMessages2.contains(String.format("Racing your best run: %.2f s.", carolSeconds)),
+                        "in her second run Carol was told she races her best run, " + carolSeconds + " s: " + carolMessages2);
             }
         }
-        List<String> messages = log.stream().filter(o -> o.get("bot").getAsString().equals("Hal")
-                && o.get("type").getAsString().equals("trial-message")).map(o -> o.get("text").getAsString()).toList();
         List<String> bars = log.stream().filter(o -> o.get("bot").getAsString().equals("Hal")
                 && o.get("type").getAsString().equals("action-bar")).map(o -> o.get("text").getAsString()).toList();
         check(!bars.isEmpty() && bars.stream().allMatch(b -> b.matches("Ghost [+-]\\d+\\.\\d\\d s")),
@@ -709,21 +867,24 @@ public class Check {
         int checked = 0;
         boolean ok = true;
         java.util.regex.Pattern split = java.util.regex.Pattern.compile("Checkpoint (\\d+): ([\\d.]+) s(?: \\(([+-][\\d.]+) s\\))?");
-        for (String m : messages) {
-            var mm = split.matcher(m);
-            if (!mm.matches()) {
-                continue;
-            }
-            int k = Integer.parseInt(mm.group(1));
-            double t = Double.parseDouble(mm.group(2));
-            if (mm.group(3) == null) {
-                run1.put(k, t);
-            } else {
-                checked++;
-                ok &= run1.containsKey(k) && Math.abs(t - run1.get(k) - Double.parseDouble(mm.group(3))) < 0.011;
+        for (int n : new int[] {1, 2}) {
+            for (String m : messagesIn.getOrDefault(n, List.of())) {
+                var mm = split.matcher(m);
+                if (!mm.matches()) {
+                    continue;
+                }
+                int k = Integer.parseInt(mm.group(1));
+                double t = Double.parseDouble(mm.group(2));
+                if (n == 1) {
+                    ok &= mm.group(3) == null;
+                    run1.put(k, t);
+                } else {
+                    checked++;
+                    ok &= mm.group(3) != null && run1.containsKey(k) && Math.abs(t - run1.get(k) - Double.parseDouble(mm.group(3))) < 0.011;
+                }
             }
         }
-        check(checked == 2 && ok, "run 2's splits compare with run 1's at both checkpoints " + messages);
+        check(checked == 2 && ok, "run 2's splits compare with run 1's at both checkpoints " + messagesIn.get(1) + " " + messagesIn.get(2));
     }
 
     /**
@@ -750,6 +911,7 @@ public class Check {
         }
         Map<Integer, List<double[]>> seen = new LinkedHashMap<>();
         Map<Integer, String> names = new HashMap<>();
+        Map<Integer, String> profiles = new HashMap<>();
         JsonObject before = null, block = null, after = null;
         for (JsonObject o : log) {
             if (!o.get("bot").getAsString().equals("Carol")) {
@@ -763,6 +925,7 @@ public class Check {
                         names.put(o.get("id").getAsInt(), o.get("name").getAsString());
                     }
                 }
+                case "replay-profile" -> profiles.put(o.get("id").getAsInt(), o.get("profile").getAsString());
                 case "replay-before" -> before = o;
                 case "replay-block" -> block = o;
                 case "replay-after" -> after = o;
@@ -785,6 +948,13 @@ public class Check {
             check(info != null && shownNames.add(name) && followsPath(m.getValue(), path),
                     "mannequin " + m.getKey() + " named " + name + " (" + m.getValue().size()
                             + " positions) moved along that player's recorded path in the report, in order");
+            // Its profile (what the client draws its skin from): the recorded player's UUID and name.
+            String profile = profiles.get(m.getKey());
+            check(info != null && info.uuid() != null && profile != null
+                            && profile.toLowerCase().replace("-", "").contains(info.uuid().toString().replace("-", ""))
+                            && profile.contains("\"" + name + "\""),
+                    "mannequin " + m.getKey() + " (" + name + ") has the recorded player's profile, UUID "
+                            + (info == null ? null : info.uuid()) + ": " + profile);
         }
         List<String> reportNames = rep.entities().stream().map(EntityInfo::name).filter(java.util.Objects::nonNull)
                 .filter(n -> !n.startsWith("minecraft:")).sorted().toList();

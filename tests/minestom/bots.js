@@ -2,9 +2,11 @@
 //
 //   node bots.js --port P --log FILE
 //
-// Four bots join over 127.0.0.1: Alice walks a known path (west, then sprinting north, jumping,
+// Five bots join over 127.0.0.1: Alice walks a known path (west, then sprinting north, jumping,
 // sneaking); Bob digs and places blocks; Carol hits Bob; Dave sprints 56 blocks west and chats
-// there; Hal runs the time-trial course twice, the second time racing the first as a ghost; the
+// there; Hal runs the time-trial course twice, the second time racing the first as a ghost, then
+// Carol runs it, Hal a third time racing rank 2 (Carol's run, chosen with /race rank 2) and Carol
+// again against her personal best (/race pb); the
 // others chat near spawn; Alice reports Bob and waits for the server to say the
 // report's id. Every packet a bot sends that the recording should
 // reflect is logged as it is written (positions and rotations, swings, attacks, chat), plus each
@@ -213,50 +215,88 @@ async function goTo (bot, x, z, what) {
   await ticks(bot, 10)
 }
 
-async function hal (bot) {
-  // The time trial (examples/minestom-server: start on the gold pad, gates at x = 15 and 22, finish
-  // on the emerald pad at x 28..30, all along z = -10): a walked run, then a sprinted one that races
-  // the first as a ghost. Logs what the server says and every position of the ghost it sees.
+// One run of the time trial (examples/minestom-server: start on the gold pad, gates at x = 15 and
+// 22, finish on the emerald pad at x 28..30) along the line z = LANE, walked or sprinted; resolves
+// once the server says the run finished.
+async function trialRun (bot, name, n, lane, sprint, finished) {
+  await goTo(bot, 9.5, lane, `${name} to the start pad (run ${n})`)
+  await bot.look(-Math.PI / 2, 0, true)
+  await ticks(bot, 5)
+  log({ bot: name, type: 'run-start', n })
+  if (sprint) bot.setControlState('sprint', true)
+  bot.setControlState('forward', true)
+  await within(20000, `${name} runs the course (run ${n})`, (async () => {
+    while (bot.entity.position.x < 29.5) await ticks(bot, 1)
+  })())
+  bot.setControlState('forward', false)
+  bot.setControlState('sprint', false)
+  await within(20000, `the server says ${name}'s run ${n} finished`, (async () => {
+    while (finished.length < n) await ticks(bot, 1)
+  })())
+  log({ bot: name, type: 'run', n, ...finished[n - 1] })
+}
+
+function trialMessages (bot, name) {
   const finished = []
   bot.on('messagestr', (msg) => {
-    if (/^(Run started|Checkpoint|Racing|Finished|Run )/.test(msg)) log({ bot: 'Hal', type: 'trial-message', text: msg })
+    if (/^(Run started|Checkpoint|Racing|Finished|Run |Your ghost)/.test(msg)) log({ bot: name, type: 'trial-message', text: msg })
     const m = /^Finished sprint in ([\d.]+) s \(run #(\d+), (\d+) ticks\)/.exec(msg)
     if (m) finished.push({ seconds: Number(m[1]), id: Number(m[2]), ticks: Number(m[3]) })
   })
+  return finished
+}
+
+async function hal (bot, carolBot) {
+  // The time trial: Hal walks a run, then sprints one that races the first as a ghost (the board's
+  // best), along z = -9.5. Then Carol walks one along z = -10.5 (rank 2 of the board, Hal's sprint
+  // being rank 1), Hal chooses `/race rank 2` and sprints a third run against Carol's ghost. Logs
+  // what the server says and every position of the ghost it sees.
+  const finished = trialMessages(bot, 'Hal')
   // Minestom sends the action bar as its own packet (set_action_bar_text), which mineflayer
   // does not turn into an event: read the packet.
   bot._client.on('action_bar', (packet) => {
     const simple = nbt.simplify(packet.text)
     log({ bot: 'Hal', type: 'action-bar', text: typeof simple === 'string' ? simple : String(simple.text ?? JSON.stringify(simple)) })
   })
+  trackGhosts(bot, 'Hal')
+  await trialRun(bot, 'Hal', 1, -9.5, false, finished)
+  await trialRun(bot, 'Hal', 2, -9.5, true, finished)
+  const carolFinished = trialMessages(carolBot, 'Carol')
+  trackGhosts(carolBot, 'Carol')
+  await trialRun(carolBot, 'Carol', 1, -10.5, false, carolFinished)
+  await choose(bot, 'rank 2')
+  await trialRun(bot, 'Hal', 3, -9.5, true, finished)
+  // Carol walks again against her personal best (her first run; the board's best is Hal's).
+  await choose(carolBot, 'pb')
+  await trialRun(carolBot, 'Carol', 2, -10.5, false, carolFinished)
+}
+
+// `/race WHAT`; resolves once the server confirms the choice.
+async function choose (bot, what) {
+  const told = { 'rank 2': 'Your ghost: rank 2.', pb: 'Your ghost: your best run.' }[what]
+  let chosen = false
+  const listener = (msg) => { if (msg === told) chosen = true }
+  bot.on('messagestr', listener)
+  bot.chat(`/race ${what}`)
+  await within(10000, `the server takes /race ${what}`, (async () => {
+    while (!chosen) await ticks(bot, 1)
+  })())
+  bot.removeListener('messagestr', listener)
+}
+
+// Logs every position of a mannequin (a ghost) the racer's client sees.
+function trackGhosts (bot, name) {
   const ghosts = new Set()
   bot.on('entitySpawn', (e) => {
     if (e.name === 'mannequin') {
       ghosts.add(e.id)
-      log({ bot: 'Hal', type: 'ghost-spawn', id: e.id, x: e.position.x, y: e.position.y, z: e.position.z })
+      log({ bot: name, type: 'ghost-spawn', id: e.id, x: e.position.x, y: e.position.y, z: e.position.z })
     }
   })
   bot.on('entityMoved', (e) => {
-    if (ghosts.has(e.id)) log({ bot: 'Hal', type: 'ghost', id: e.id, x: e.position.x, y: e.position.y, z: e.position.z })
+    if (ghosts.has(e.id)) log({ bot: name, type: 'ghost', id: e.id, x: e.position.x, y: e.position.y, z: e.position.z })
   })
-  bot.on('entityGone', (e) => { if (ghosts.has(e.id)) log({ bot: 'Hal', type: 'ghost-gone', id: e.id }) })
-  for (const [n, sprint] of [[1, false], [2, true]]) {
-    await goTo(bot, 9.5, -9.5, `Hal to the start pad (run ${n})`)
-    await bot.look(-Math.PI / 2, 0, true)
-    await ticks(bot, 5)
-    log({ bot: 'Hal', type: 'run-start', n })
-    if (sprint) bot.setControlState('sprint', true)
-    bot.setControlState('forward', true)
-    await within(20000, `Hal runs the course (run ${n})`, (async () => {
-      while (bot.entity.position.x < 29.5) await ticks(bot, 1)
-    })())
-    bot.setControlState('forward', false)
-    bot.setControlState('sprint', false)
-    await within(20000, `the server says run ${n} finished`, (async () => {
-      while (finished.length < n) await ticks(bot, 1)
-    })())
-    log({ bot: 'Hal', type: 'run', n, ...finished[n - 1] })
-  }
+  bot.on('entityGone', (e) => { if (ghosts.has(e.id)) log({ bot: name, type: 'ghost-gone', id: e.id }) })
 }
 
 async function main () {
@@ -275,6 +315,31 @@ async function main () {
       log({ bot: 'Carol', type: 'pig', id: e.id, x: e.position.x, y: e.position.y, z: e.position.z })
     }
   })
+  // ... and what the server tells her of its state: its shared flags (metadata 0) and health
+  // (metadata 9), its equipment and the damage it takes (the server changes them every 2 s).
+  const isPig = (id) => bots.Carol.bot.entities[id] && bots.Carol.bot.entities[id].name === 'pig'
+  bots.Carol.bot._client.on('entity_metadata', (packet) => {
+    if (!isPig(packet.entityId)) return
+    for (const m of packet.metadata) {
+      if (m.key === 0) log({ bot: 'Carol', type: 'pig-flags', id: packet.entityId, value: Number(m.value) })
+      if (m.key === 9) log({ bot: 'Carol', type: 'pig-health', id: packet.entityId, value: Number(m.value) })
+    }
+  })
+  bots.Carol.bot._client.on('entity_equipment', (packet) => {
+    if (!isPig(packet.entityId)) return
+    const mcData = bots.Carol.bot.registry
+    for (const q of packet.equipments) {
+      const item = q.item && q.item.itemCount > 0 ? 'minecraft:' + mcData.items[q.item.itemId].name : 'minecraft:air'
+      log({ bot: 'Carol', type: 'pig-equipment', id: packet.entityId, slot: q.slot, item })
+    }
+  })
+  bots.Carol.bot._client.on('damage_event', (packet) => {
+    if (isPig(packet.entityId)) log({ bot: 'Carol', type: 'pig-hurt', id: packet.entityId })
+  })
+  // The lamp the server switches by itself every 2 s at (4, 45, -4): each state Carol's client is told.
+  bots.Carol.bot.on('blockUpdate:(4, 45, -4)', (old, now) => {
+    if (now) log({ bot: 'Carol', type: 'lamp', block: stateName(now) })
+  })
   for (const name of names) {
     const bot = bots[name].bot
     log({ bot: name, type: 'joined', entityId: bot.entity.id, uuid: bot._client.uuid, username: bot.username })
@@ -284,7 +349,7 @@ async function main () {
 
   // Carol hits Bob while they both stand at spawn; then everyone acts at once.
   await carol(bots.Carol.bot)
-  const runs = [alice(bots.Alice.bot), bob(bots.Bob.bot), dave(bots.Dave.bot), hal(bots.Hal.bot)]
+  const runs = [alice(bots.Alice.bot), bob(bots.Bob.bot), dave(bots.Dave.bot), hal(bots.Hal.bot, bots.Carol.bot)]
   for (const name of ['Alice', 'Bob', 'Carol']) {
     bots[name].bot.chat(`hello from ${name} ${process.pid}`)
     await ticks(bots[name].bot, 3)
@@ -318,6 +383,13 @@ async function main () {
     }
   })
   const nameOf = (e) => { const n = e.getCustomName(); return n ? n.toString() : null }
+  // The profile (skin source) each mannequin is given: its metadata 17.
+  viewer._client.on('entity_metadata', (packet) => {
+    if (!mannequins.has(packet.entityId)) return
+    for (const m of packet.metadata) {
+      if (m.key === 17) log({ bot: 'Carol', type: 'replay-profile', id: packet.entityId, profile: JSON.stringify(m.value) })
+    }
+  })
   viewer.on('entityMoved', (e) => {
     if (mannequins.has(e.id)) log({ bot: 'Carol', type: 'replay-entity', id: e.id, name: nameOf(e), x: e.position.x, y: e.position.y, z: e.position.z })
   })

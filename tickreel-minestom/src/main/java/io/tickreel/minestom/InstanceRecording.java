@@ -14,6 +14,7 @@ import java.util.IdentityHashMap;
 import java.util.OptionalInt;
 import net.minestom.server.coordinate.Pos;
 import net.minestom.server.entity.EquipmentSlot;
+import net.minestom.server.entity.LivingEntity;
 import net.minestom.server.entity.Player;
 import net.minestom.server.instance.Instance;
 import net.minestom.server.instance.block.Block;
@@ -59,15 +60,26 @@ final class InstanceRecording {
         }
     }
 
-    /** An entity other than a player (a mob, an item, a projectile): its pose compared each tick. */
+    /**
+     * An entity other than a player (a mob, an item, a projectile): its pose and flags compared
+     * each tick, and for a living entity (a mob) its health and equipment too.
+     */
     static final class Other {
         final net.minestom.server.entity.Entity entity;
+        /** The entity as a living entity, or null. */
+        final LivingEntity living;
         final int id;
         double x, y, z, yaw, pitch;
+        int flags;
+        int health;
+        final int[] item = new int[SLOTS.length];
+        final int[] count = new int[SLOTS.length];
 
         Other(net.minestom.server.entity.Entity entity) {
             this.entity = entity;
+            this.living = entity instanceof LivingEntity l ? l : null;
             this.id = entity.getEntityId();
+            Arrays.fill(item, -1);
         }
     }
 
@@ -177,6 +189,13 @@ final class InstanceRecording {
         o.z = p.z();
         o.yaw = p.yaw();
         o.pitch = p.pitch();
+        o.flags = flags(entity);
+        batch.flags(o.id, o.flags);
+        if (o.living != null) {
+            o.health = health(o.living);
+            batch.health(o.id, o.health);
+            equipment(o.id, o.living, o.item, o.count);
+        }
         others.put(entity, o);
         otherList.add(o);
     }
@@ -230,9 +249,22 @@ final class InstanceRecording {
      * {@code typeName}; recorded as cause {@code typeId + 1}, 0 being "unknown"), dealt by {@code
      * source} (an entity id) or -1.
      */
-    synchronized void damage(Player player, float amount, int typeId, String typeName, int source) {
-        Track t = tracks.get(player);
-        if (t == null || ended) {
+    synchronized void damage(LivingEntity entity, float amount, int typeId, String typeName, int source) {
+        int id;
+        if (entity instanceof Player player) {
+            Track t = tracks.get(player);
+            if (t == null) {
+                return;
+            }
+            id = t.id;
+        } else {
+            Other o = others.get(entity);
+            if (o == null) {
+                return;
+            }
+            id = o.id;
+        }
+        if (ended) {
             return;
         }
         int cause = typeId + 1;
@@ -240,7 +272,7 @@ final class InstanceRecording {
             recorder.registerName(PaletteKind.DAMAGE_CAUSE, cause, typeName);
             namedCauses.set(cause);
         }
-        batch.damage(t.id, Math.round(amount * 100), cause,
+        batch.damage(id, Math.round(amount * 100), cause,
                 source < 0 ? OptionalInt.empty() : OptionalInt.of(source));
     }
 
@@ -284,10 +316,23 @@ final class InstanceRecording {
         }
     }
 
-    /** A block at (x, y, z) was edited by {@code player}: its new state is read at the tick's end. */
+    /**
+     * A block at (x, y, z) was edited by {@code player}, or changed by the server itself ({@code
+     * player} null: Minestom's {@code InstanceBlockUpdateEvent}, fired for every {@code setBlock}):
+     * its new state is read at the tick's end, once per position and tick (a player's edit and
+     * the block update it causes are one change, caused by the player).
+     */
     synchronized void edited(Player player, int x, int y, int z) {
         if (ended) {
             return;
+        }
+        for (int i = 0; i < edits; i++) {
+            if (editX[i] == x && editY[i] == y && editZ[i] == z) {
+                if (player != null) {
+                    editCause[i] = tracks.get(player);
+                }
+                return;
+            }
         }
         if (edits == editX.length) {
             int n = edits * 2;
@@ -299,7 +344,7 @@ final class InstanceRecording {
         editX[edits] = x;
         editY[edits] = y;
         editZ[edits] = z;
-        editCause[edits] = tracks.get(player);
+        editCause[edits] = player == null ? null : tracks.get(player);
         edits++;
     }
 
@@ -414,6 +459,19 @@ final class InstanceRecording {
                 o.yaw = p.yaw();
                 o.pitch = p.pitch();
             }
+            int f = flags(o.entity);
+            if (f != o.flags) {
+                batch.flags(o.id, f);
+                o.flags = f;
+            }
+            if (o.living != null) {
+                int h = health(o.living);
+                if (h != o.health) {
+                    batch.health(o.id, h);
+                    o.health = h;
+                }
+                equipment(o.id, o.living, o.item, o.count);
+            }
         }
         for (int i = 0; i < edits; i++) {
             Block block = instance.getBlock(editX[i], editY[i], editZ[i]);
@@ -492,26 +550,31 @@ final class InstanceRecording {
     }
 
     private void equipment(Track t) {
+        equipment(t.id, t.player, t.item, t.count);
+    }
+
+    /** Equipment events for the slots of {@code e} whose item or count differ from {@code lastItem}, {@code lastCount}. */
+    private void equipment(int id, LivingEntity e, int[] lastItem, int[] lastCount) {
         for (int s = 0; s < SLOTS.length; s++) {
-            ItemStack stack = t.player.getEquipment(SLOTS[s]);
+            ItemStack stack = e.getEquipment(SLOTS[s]);
             int item;
             int count;
             item = item(stack);
             count = item == 0 ? 0 : stack.amount();
-            if (item != t.item[s] || count != t.count[s]) {
-                batch.equipment(t.id, s, item, count);
-                t.item[s] = item;
-                t.count[s] = count;
+            if (item != lastItem[s] || count != lastCount[s]) {
+                batch.equipment(id, s, item, count);
+                lastItem[s] = item;
+                lastCount[s] = count;
             }
         }
     }
 
-    /** The player's health in hundredths of a health point (a heart is 200). */
-    static int health(Player player) {
-        return Math.max(0, Math.round(player.getHealth() * 100));
+    /** The entity's health in hundredths of a health point (a heart is 200). */
+    static int health(LivingEntity entity) {
+        return Math.max(0, Math.round(entity.getHealth() * 100));
     }
 
-    static int flags(Player player) {
+    static int flags(net.minestom.server.entity.Entity player) {
         int f = 0;
         if (player.isOnGround()) {
             f |= EntityFlags.ON_GROUND;
@@ -522,7 +585,7 @@ final class InstanceRecording {
         if (player.isSprinting()) {
             f |= EntityFlags.SPRINTING;
         }
-        if (player.isFlyingWithElytra()) {
+        if (player instanceof LivingEntity l && l.isFlyingWithElytra()) {
             f |= EntityFlags.GLIDING;
         }
         return f;

@@ -42,6 +42,7 @@ final class Replay {
     private final Pos returnTo;
     private final Map<Integer, Entity> shown = new HashMap<>();
     private final Map<Integer, String> names = new HashMap<>();
+    private final Map<Integer, java.util.UUID> uuids = new HashMap<>();
     private final Set<Long> blocksSent = new HashSet<>();
     private final Map<Integer, Block> blockOf = new HashMap<>();
     private final Set<Integer> live = new HashSet<>();
@@ -67,6 +68,9 @@ final class Replay {
             if (e.name() != null) {
                 names.put(e.id(), e.name());
             }
+            if (e.uuid() != null) {
+                uuids.put(e.id(), e.uuid());
+            }
         }
         int first = reader.header().firstTick().orElse(0);
         int last = reader.header().lastTick().orElse(first);
@@ -90,6 +94,24 @@ final class Replay {
                 e.setValue(terrain);
             }
         }
+    }
+
+    /**
+     * The mannequin's profile for a recorded player: with that player's skin when they are online
+     * (their textures, signed), else their UUID and name, from which the client resolves the skin
+     * where it can (an online-mode account).
+     */
+    static net.minestom.server.network.player.ResolvableProfile profile(java.util.UUID uuid, String name) {
+        String n = name != null && name.length() <= 16 ? name : null;
+        Player online = net.minestom.server.MinecraftServer.getConnectionManager().getOnlinePlayerByUuid(uuid);
+        net.minestom.server.entity.PlayerSkin skin = online == null ? null : online.getSkin();
+        if (skin != null && n != null) {
+            return new net.minestom.server.network.player.ResolvableProfile(new net.minestom.server.network.player.GameProfile(
+                    uuid, n, java.util.List.of(new net.minestom.server.network.player.GameProfile.Property("textures", skin.textures(),
+                            skin.signature()))));
+        }
+        return new net.minestom.server.network.player.ResolvableProfile(
+                new net.minestom.server.network.player.ResolvableProfile.Partial(n, uuid, java.util.List.of()));
     }
 
     private static long key(int x, int y, int z) {
@@ -190,6 +212,10 @@ final class Replay {
                 if (name != null) {
                     e.set(net.minestom.server.component.DataComponents.CUSTOM_NAME, Component.text(name));
                     e.setCustomNameVisible(true);
+                }
+                java.util.UUID uuid = uuids.get(id);
+                if (uuid != null && e.getEntityMeta() instanceof net.minestom.server.entity.metadata.avatar.MannequinMeta m) {
+                    m.setProfile(profile(uuid, name));
                 }
                 Player v = viewer;
                 e.updateViewableRule(p -> p == v);

@@ -86,6 +86,8 @@ public final class TickreelMinestom implements AutoCloseable {
     private final Map<Instance, List<TimeTrials>> trials = new ConcurrentHashMap<>();
     private final Map<Player, Replay> replays = new ConcurrentHashMap<>();
     private final Command replayCommand;
+    private final Command raceCommand;
+    private final Map<java.util.UUID, GhostChoice> ghostChoices = new ConcurrentHashMap<>();
     private volatile Consumer<Exception> errorHandler =
             e -> MinecraftServer.LOGGER.error("tickreel: {}", e.toString(), e);
     private boolean closed;
@@ -131,6 +133,12 @@ public final class TickreelMinestom implements AutoCloseable {
             MinecraftServer.getCommandManager().register(replayCommand);
         } else {
             replayCommand = null;
+        }
+        if (options.raceCommand) {
+            raceCommand = new RaceCommand(this);
+            MinecraftServer.getCommandManager().register(raceCommand);
+        } else {
+            raceCommand = null;
         }
         for (Instance instance : MinecraftServer.getInstanceManager().getInstances()) {
             start(instance);
@@ -233,7 +241,8 @@ public final class TickreelMinestom implements AutoCloseable {
     /**
      * Time trials on {@code course} in {@code instance}: runs recorded per player under {@code
      * DATA/runs/} and registered in the catalog (course {@code course.name()}) when finished, the
-     * best run's ghost shown to the racer alone (a mannequin moved every tick by the ghost cursor),
+     * ghost of the board's best run (or the run the racer chose: {@link #setGhostChoice}, {@code
+     * /race}) shown to the racer alone (a mannequin moved every tick by the ghost cursor),
      * the live difference in the action bar, split messages at checkpoints. Call before players
      * race (e.g. at startup).
      */
@@ -253,6 +262,20 @@ public final class TickreelMinestom implements AutoCloseable {
                 trials.getOrDefault(instance, List.of()));
         list.add(new TimeTrials(this, instance, course, dir));
         trials.put(instance, list);
+    }
+
+    /**
+     * Which run {@code player}'s ghost replays from their next run on (any course): the board's
+     * best (the default), their personal best or a chosen rank. What {@code /race} sets.
+     */
+    public void setGhostChoice(Player player, GhostChoice choice) {
+        Objects.requireNonNull(choice, "choice");
+        ghostChoices.put(player.getUuid(), choice);
+    }
+
+    /** {@code player}'s ghost choice (the board's best unless set). */
+    public GhostChoice ghostChoice(Player player) {
+        return ghostChoices.getOrDefault(player.getUuid(), GhostChoice.best());
     }
 
     /** {@code /replay}: a control of the viewer's replay, or a recording to play to them. */
@@ -424,10 +447,11 @@ public final class TickreelMinestom implements AutoCloseable {
             }
         });
         node.addListener(net.minestom.server.event.entity.EntityDamageEvent.class, e -> {
-            if (e.isCancelled() || !(e.getEntity() instanceof Player p)) {
+            if (e.isCancelled()) {
                 return;
             }
-            InstanceRecording r = recordingOf(p);
+            net.minestom.server.entity.LivingEntity p = e.getEntity();
+            InstanceRecording r = p.getInstance() == null ? null : recordings.get(p.getInstance());
             if (r != null) {
                 net.minestom.server.entity.damage.Damage d = e.getDamage();
                 net.minestom.server.entity.Entity by = d.getAttacker() != null ? d.getAttacker() : d.getSource();
@@ -474,6 +498,15 @@ public final class TickreelMinestom implements AutoCloseable {
             InstanceRecording r = recordings.get(e.getInstance());
             if (r != null) {
                 r.edited(e.getPlayer(), e.getBlockPosition().blockX(), e.getBlockPosition().blockY(),
+                        e.getBlockPosition().blockZ());
+            }
+        });
+        // Every setBlock of an InstanceContainer (the server's own changes; players' edits too,
+        // which the events above have already queued with their cause).
+        node.addListener(net.minestom.server.event.instance.InstanceBlockUpdateEvent.class, e -> {
+            InstanceRecording r = recordings.get(e.getInstance());
+            if (r != null) {
+                r.edited(null, e.getBlockPosition().blockX(), e.getBlockPosition().blockY(),
                         e.getBlockPosition().blockZ());
             }
         });
@@ -621,6 +654,9 @@ public final class TickreelMinestom implements AutoCloseable {
         }
         if (replayCommand != null) {
             MinecraftServer.getCommandManager().unregister(replayCommand);
+        }
+        if (raceCommand != null) {
+            MinecraftServer.getCommandManager().unregister(raceCommand);
         }
         for (Replay r : replays.values()) {
             r.close(false);

@@ -22,6 +22,7 @@ public final class TickreelMinestomOptions {
     final double reportRadius;
     final boolean reportCommand;
     final boolean replayCommand;
+    final boolean raceCommand;
     final Duration flushInterval;
     final long shadowBudgetBytes;
     final boolean measureAllocations;
@@ -39,6 +40,7 @@ public final class TickreelMinestomOptions {
         this.reportRadius = b.reportRadius;
         this.reportCommand = b.reportCommand;
         this.replayCommand = b.replayCommand;
+        this.raceCommand = b.raceCommand;
         this.flushInterval = b.flushInterval;
         this.shadowBudgetBytes = b.shadowBudgetBytes;
         this.measureAllocations = b.measureAllocations;
@@ -78,6 +80,7 @@ public final class TickreelMinestomOptions {
         private double reportRadius = 48;
         private boolean reportCommand = true;
         private boolean replayCommand = true;
+        private boolean raceCommand = true;
         private Duration flushInterval = Duration.ofSeconds(5);
         private long shadowBudgetBytes = 256L << 20;
         private boolean measureAllocations;
@@ -133,6 +136,12 @@ public final class TickreelMinestomOptions {
         /** Whether to register {@code /report <player> <reason>}; default true. */
         public Builder reportCommand(boolean on) {
             this.reportCommand = on;
+            return this;
+        }
+
+        /** Whether to register {@code /race best|pb|rank N} (which run the player's ghost replays); default true. */
+        public Builder raceCommand(boolean on) {
+            this.raceCommand = on;
             return this;
         }
 

@@ -31,7 +31,8 @@ import net.minestom.server.instance.Instance;
 /**
  * Time trials on one course of one instance: each player's run is its own recording (the player
  * alone, checkpoint markers 0 at the start, 1..N at the checkpoints, N + 1 at the finish) under
- * {@code DATA/runs/}, registered in the catalog when finished; while running, the best run's
+ * {@code DATA/runs/}, registered in the catalog when finished; while running, the chosen run's
+ * ({@link GhostChoice}: the board's best by default)
  * ghost is shown to the racer alone as a player-shaped entity (a mannequin) moved every tick by
  * the ghost cursor, the live time difference in the action bar and split messages at the
  * checkpoints. Driven from the instance's tick (after the instance's recording).
@@ -65,6 +66,7 @@ final class TimeTrials {
         int next = 1;
         double x, y, z, yaw, pitch;
         int flags;
+        GhostChoice choice;
         CompletableFuture<Pending<Ghost>> ghostLoad;
         Pending<Ghost> ghostPending;
         Ghost ghost;
@@ -154,7 +156,10 @@ final class TimeTrials {
                 .flags(run.id, run.flags).checkpoint(run.id, 0);
         rec.submit(0, run.batch);
         r.run = run;
-        run.ghostLoad = owner.catalog().loadGhost(course.name(), 1);
+        run.choice = owner.ghostChoice(p);
+        run.ghostLoad = run.choice.isPersonalBest()
+                ? owner.catalog().loadGhost(course.name(), p.getUuid())
+                : owner.catalog().loadGhost(course.name(), run.choice.rankOrZero());
         p.sendMessage(Component.text("Run started on " + course.name() + ".", NamedTextColor.AQUA));
     }
 
@@ -203,14 +208,14 @@ final class TimeTrials {
                 NamedTextColor.YELLOW));
     }
 
-    /** Loads the best run's ghost when it is there, then moves it to this tick of the run. */
+    /** Loads the chosen run's ghost when it is there, then moves it to this tick of the run. */
     private void ghost(Run run, Pos pos) {
         if (run.ghost == null) {
             if (run.ghostPending == null && run.ghostLoad != null && run.ghostLoad.isDone()) {
                 try {
                     run.ghostPending = run.ghostLoad.getNow(null);
                 } catch (RuntimeException e) {
-                    run.ghostLoad = null;   // no run on the board yet: no ghost
+                    run.ghostLoad = null;   // no such run on the board (yet): no ghost
                 }
             }
             if (run.ghostPending == null) {
@@ -241,7 +246,7 @@ final class TimeTrials {
             e.updateViewableRule(viewer -> viewer == racer);
             e.setInstance(instance, samplePos(run.sample));
             run.ghostEntity = e;
-            racer.sendMessage(Component.text(String.format("Racing the best run: %.2f s.", run.ghost.durationSeconds()),
+            racer.sendMessage(Component.text(String.format("Racing %s: %.2f s.", run.choice.describe(), run.ghost.durationSeconds()),
                     NamedTextColor.GRAY));
             return;
         }

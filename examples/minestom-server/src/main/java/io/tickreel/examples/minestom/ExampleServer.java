@@ -94,11 +94,33 @@ public final class ExampleServer {
         EntityCreature pig = new EntityCreature(EntityType.PIG);
         pig.setNoGravity(true);
         pig.setInstance(world, new Pos(-3, 40, 6)).join();
+        // Every 2 s it takes 1 point of magic damage (back to full health
+        // at 4), starts or stops sneaking and takes a carrot in its mouth (main hand) or drops it:
+        // a mob's health, damage, flags and equipment, recorded as a player's are.
         double[] angle = {0};
+        int[] pigTicks = {0};
         MinecraftServer.getSchedulerManager().buildTask(() -> {
             angle[0] += 0.05;
             double a = angle[0];
             pig.teleport(new Pos(-6 + 3 * Math.cos(a), 40, 6 + 3 * Math.sin(a), (float) Math.toDegrees(a), 0));
+            if (++pigTicks[0] % 40 == 0) {
+                if (pig.getHealth() <= 4) {
+                    pig.setHealth(10f);   // a pig's maximum
+                } else {
+                    pig.damage(new Damage(DamageType.MAGIC, null, null, null, 1f));
+                }
+                pig.setSneaking(!pig.isSneaking());
+                pig.setItemInMainHand(pig.getItemInMainHand().isAir() ? ItemStack.of(Material.CARROT) : ItemStack.AIR);
+            }
+        }).repeat(TaskSchedule.tick(1)).schedule();
+
+        // A lamp the server switches on and off by itself every 2 s, hanging at (4, 45, -4): a block
+        // change no player makes (recorded through Minestom's InstanceBlockUpdateEvent).
+        int[] lampTicks = {0};
+        MinecraftServer.getSchedulerManager().buildTask(() -> {
+            if (++lampTicks[0] % 40 == 0) {
+                world.setBlock(LAMP, Block.REDSTONE_LAMP.withProperty("lit", lampTicks[0] % 80 == 0 ? "true" : "false"));
+            }
         }).repeat(TaskSchedule.tick(1)).schedule();
 
         GlobalEventHandler events = MinecraftServer.getGlobalEventHandler();
@@ -193,6 +215,9 @@ public final class ExampleServer {
      * x = 22, an emerald finish pad (x 28..30), all on the ground along z = -10; and a few
      * parkour jumps beside it (z = -16) for people.
      */
+    /** The lamp the server switches every 2 s. */
+    static final net.minestom.server.coordinate.BlockVec LAMP = new net.minestom.server.coordinate.BlockVec(4, 45, -4);
+
     static void buildCourse(InstanceContainer world) {
         for (int cx = 0; cx <= 2; cx++) {
             for (int cz = -2; cz <= 0; cz++) {
