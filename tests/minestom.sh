@@ -12,7 +12,8 @@
 # 2. A crash: the server is started again on the same folder; Eve walks and leaves (her leave
 #    flushes the recording), Fay walks, and the server is killed with SIGKILL while she does. Started
 #    once more, the server finishes the live recording it left; stopped with SIGTERM (exit 0);
-#    Check.java --walkers checks that Eve's whole walk and leave are in it.
+#    Check.java --walkers checks that Eve's whole walk and leave are in it, and in what
+#    `tickreel recover` and `tickreel compact` make of a copy of the live recording.
 # 3. An unwritable folder: that server records Gus walking while its live directory is immutable for
 #    10 s (chattr +i); it must keep running, report the failed writes, write again afterwards and
 #    finish a recording with Gus's whole walk (Check.java --walkers).
@@ -158,6 +159,24 @@ wait "$fay" || fay_rc=$?
 live=("$data"/recordings/*.reel.live)
 if [ -d "${live[0]}" ]; then echo "ok   the killed server left its live recording ${live[*]##*/}"
 else echo "FAIL: no live recording after SIGKILL" >&2; fail=1; fi
+# The operator's way, beside the adapter's own at the next start: `tickreel recover` on a copy of
+# what the killed server left, then `tickreel compact` into a .reel, which must hold Eve's whole
+# walk and leave (flushed by her leave before the kill) and only poses Fay sent.
+if [ -d "${live[0]}" ]; then
+  (cd "$root" && source scripts/test-build.sh && test_build -q --bin tickreel)
+  cli="${CARGO_TARGET_DIR:-$root/target}/debug/tickreel"
+  copy="$data/cli/recordings/${live[0]##*/}"
+  mkdir -p "$data/cli/recordings"
+  cp -r "${live[0]}" "$copy"
+  if "$cli" recover "$copy" && "$cli" compact "$copy" "${copy%.live}"; then
+    rm -rf "$copy"
+    echo "ok   tickreel recover and compact finished the killed server's recording: ${copy##*/}"
+    echo "== Check.java --walkers: the recording tickreel recover finished (Eve, Fay) =="
+    check --walkers "$data/cli" "$data/crash.jsonl" Eve
+  else
+    echo "FAIL: tickreel recover / compact of ${live[0]##*/}" >&2; fail=1
+  fi
+fi
 
 # ---- 3. an unwritable folder -------------------------------------------------------------------
 # The server that finishes the killed one's recording goes on recording Gus; for 10 s (two flush
