@@ -30,9 +30,10 @@ use tickreel::{Error, Event, Pose};
 use crate::errors::{echo, io_in_file};
 use crate::lines::BoundedLines;
 
-/// Longest line accepted, in bytes (64 KiB: a row is at most ten numbers, the header ten names),
-/// refused while it is read.
-pub const MAX_LINE_BYTES: usize = 64 << 10;
+/// Longest line accepted, in bytes, refused while it is read: 4 MiB. A row is at most ten numbers
+/// and the header ten names, but a bad field of a megabyte must still be answered with the field's
+/// error, quoting a bounded part of it (`cli_hardening::import_errors_quote_a_bounded_part_of_a_bad_field`).
+pub const MAX_LINE_BYTES: usize = 4 << 20;
 
 /// Required columns, in their canonical order.
 pub const REQUIRED: [&str; 7] = ["tick", "entity", "x", "y", "z", "yaw", "pitch"];
