@@ -1,7 +1,7 @@
 // N mineflayer bots that walk in circles, jump now and then and chat every 10 s, for
 // examples/minestom-server/bench.sh: node walkers.js --port P --bots N --seconds S [--report]
 // Prints "joined N" once every bot has spawned, then walks S seconds (with --report, the first bot
-// then reports the second and prints "report_ms=MS id=ID"), quits and exits.
+// reports the second 5 s into the walk and prints "report_ms=MS id=ID"), quits and exits.
 'use strict'
 const path = require('path')
 const mineflayer = require(path.join(__dirname, '..', '..', '..', 'tests', 'minestom', 'node_modules', 'mineflayer'))
@@ -27,12 +27,36 @@ async function main () {
   }
   const all = await Promise.race([Promise.all(bots), sleep(60000).then(() => { throw new Error('bots did not spawn within 60 s') })])
   console.log(`joined ${all.length}`)
+  // With --report (recording on): 5 s into the walk the first bot reports the second and times
+  // the answer, from sending /report to "Report #ID filed" (the server keeps capturing
+  // --report-after seconds first); everyone keeps walking, so the tick window bench.sh measures
+  // is the same walk with recording off and on. The walk lasts S seconds, or until the answer.
+  let reported = Promise.resolve()
+  if (report && all.length >= 2) {
+    const reporter = all[0]
+    reported = sleep(5000).then(() => {
+      const sent = Date.now()
+      const filed = new Promise((resolve, reject) => {
+        const onMessage = (msg) => {
+          const m = /Report #(\d+) filed/.exec(msg.toString())
+          if (m) { reporter.removeListener('message', onMessage); resolve(Number(m[1])) }
+          if (/failed|Cannot report/.test(msg.toString())) reject(new Error(msg.toString()))
+        }
+        reporter.on('message', onMessage)
+      })
+      reporter.chat(`/report ${all[1].username} bench`)
+      return Promise.race([filed, sleep(90000).then(() => { throw new Error('no answer to /report within 90 s') })])
+        .then((id) => console.log(`report_ms=${Date.now() - sent} id=${id}`))
+    })
+  }
+  let reportDone = false
+  reported = reported.finally(() => { reportDone = true })
   const until = Date.now() + seconds * 1000
   await Promise.all(all.map(async (bot, i) => {
     let yaw = (i / all.length) * 2 * Math.PI
     bot.setControlState('forward', true)
     let tick = 0
-    while (Date.now() < until) {
+    while (Date.now() < until || !reportDone) {
       yaw += 0.15
       await bot.look(yaw, 0, true)
       if (tick % 40 === i % 40) bot.setControlState('jump', true)
@@ -43,23 +67,7 @@ async function main () {
     }
     bot.setControlState('forward', false)
   }))
-  // With --report (recording on): the first bot reports the second and times the answer, from
-  // sending /report to "Report #ID filed" (the server keeps capturing --report-after seconds first).
-  if (report && all.length >= 2) {
-    const reporter = all[0]
-    const sent = Date.now()
-    const filed = new Promise((resolve, reject) => {
-      const onMessage = (msg) => {
-        const m = /Report #(\d+) filed/.exec(msg.toString())
-        if (m) { reporter.removeListener('message', onMessage); resolve(Number(m[1])) }
-        if (/failed|Cannot report/.test(msg.toString())) reject(new Error(msg.toString()))
-      }
-      reporter.on('message', onMessage)
-    })
-    reporter.chat(`/report ${all[1].username} bench`)
-    const id = await Promise.race([filed, sleep(90000).then(() => { throw new Error('no answer to /report within 90 s') })])
-    console.log(`report_ms=${Date.now() - sent} id=${id}`)
-  }
+  await reported
   for (const bot of all) bot.quit()
   await sleep(500)
 }

@@ -357,6 +357,7 @@ final class InstanceRecording {
             return;
         }
         long before = threads == null ? 0 : threads.getCurrentThreadAllocatedBytes();
+        long started = threads == null ? 0 : System.nanoTime();
         boolean offered = false;
         try {
             complete();
@@ -376,7 +377,7 @@ final class InstanceRecording {
             batch.clear();
             leftCount = 0;
             if (threads != null) {
-                stats.add(tick, threads.getCurrentThreadAllocatedBytes() - before, offered);
+                stats.add(tick, threads.getCurrentThreadAllocatedBytes() - before, offered, System.nanoTime() - started);
             }
         }
     }

@@ -362,10 +362,32 @@ public final class TickreelMinestom implements AutoCloseable {
         errorHandler.accept(e);
     }
 
+    /**
+     * Registers a listener on the adapter's node; with {@link
+     * TickreelMinestomOptions.Builder#measureAllocations} on, what each call allocates on its thread
+     * is added to {@link TickStats#listenerBytes}.
+     */
+    private <E extends Event> void listen(Class<E> type, java.util.function.Consumer<E> handler) {
+        if (tickStats == null) {
+            node.addListener(type, handler);
+            return;
+        }
+        com.sun.management.ThreadMXBean threads =
+                (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
+        node.addListener(type, e -> {
+            long before = threads.getCurrentThreadAllocatedBytes();
+            try {
+                handler.accept(e);
+            } finally {
+                tickStats.addListener(threads.getCurrentThreadAllocatedBytes() - before);
+            }
+        });
+    }
+
     private void registerListeners() {
-        node.addListener(InstanceRegisterEvent.class, e -> start(e.getInstance()));
-        node.addListener(InstanceUnregisterEvent.class, e -> stop(e.getInstance()));
-        node.addListener(InstanceTickEvent.class, e -> {
+        listen(InstanceRegisterEvent.class, e -> start(e.getInstance()));
+        listen(InstanceUnregisterEvent.class, e -> stop(e.getInstance()));
+        listen(InstanceTickEvent.class, e -> {
             InstanceRecording r = recordings.get(e.getInstance());
             if (r != null) {
                 r.endTick();
@@ -390,19 +412,19 @@ public final class TickreelMinestom implements AutoCloseable {
                 }
             }
         });
-        node.addListener(net.minestom.server.event.player.PlayerDisconnectEvent.class, e -> {
+        listen(net.minestom.server.event.player.PlayerDisconnectEvent.class, e -> {
             Replay r = replays.remove(e.getPlayer());
             if (r != null) {
                 r.close(false);
             }
         });
-        node.addListener(PlayerSpawnEvent.class, e -> {
+        listen(PlayerSpawnEvent.class, e -> {
             InstanceRecording r = recordings.get(e.getInstance());
             if (r != null) {
                 r.join(e.getPlayer());
             }
         });
-        node.addListener(RemoveEntityFromInstanceEvent.class, e -> {
+        listen(RemoveEntityFromInstanceEvent.class, e -> {
             InstanceRecording r = recordings.get(e.getInstance());
             if (r == null) {
                 return;
@@ -413,7 +435,7 @@ public final class TickreelMinestom implements AutoCloseable {
                 r.despawned(e.getEntity());
             }
         });
-        node.addListener(net.minestom.server.event.entity.EntitySpawnEvent.class, e -> {
+        listen(net.minestom.server.event.entity.EntitySpawnEvent.class, e -> {
             if (e.getEntity() instanceof Player || e.getEntity().hasTag(OWN)) {
                 return;
             }
@@ -422,7 +444,7 @@ public final class TickreelMinestom implements AutoCloseable {
                 r.spawned(e.getEntity());
             }
         });
-        node.addListener(EntityTeleportEvent.class, e -> {
+        listen(EntityTeleportEvent.class, e -> {
             if (e.getEntity() instanceof Player p && p.getInstance() != null) {
                 InstanceRecording r = recordings.get(p.getInstance());
                 if (r != null) {
@@ -430,7 +452,7 @@ public final class TickreelMinestom implements AutoCloseable {
                 }
             }
         });
-        node.addListener(PlayerHandAnimationEvent.class, e -> {
+        listen(PlayerHandAnimationEvent.class, e -> {
             if (e.isCancelled()) {
                 return;
             }
@@ -439,14 +461,14 @@ public final class TickreelMinestom implements AutoCloseable {
                 r.swing(e.getPlayer(), e.getHand() == PlayerHand.OFF ? io.tickreel.Batch.HAND_OFF : io.tickreel.Batch.HAND_MAIN);
             }
         });
-        node.addListener(EntityAttackEvent.class, e -> {
+        listen(EntityAttackEvent.class, e -> {
             Instance instance = e.getEntity().getInstance();
             InstanceRecording r = instance == null ? null : recordings.get(instance);
             if (r != null) {
                 r.attack(e.getEntity().getEntityId(), e.getTarget().getEntityId());
             }
         });
-        node.addListener(net.minestom.server.event.entity.EntityDamageEvent.class, e -> {
+        listen(net.minestom.server.event.entity.EntityDamageEvent.class, e -> {
             if (e.isCancelled()) {
                 return;
             }
@@ -459,7 +481,7 @@ public final class TickreelMinestom implements AutoCloseable {
                         by == null ? -1 : by.getEntityId());
             }
         });
-        node.addListener(net.minestom.server.event.player.PlayerUseItemEvent.class, e -> {
+        listen(net.minestom.server.event.player.PlayerUseItemEvent.class, e -> {
             if (e.isCancelled()) {
                 return;
             }
@@ -468,21 +490,21 @@ public final class TickreelMinestom implements AutoCloseable {
                 r.use(e.getPlayer(), hand(e.getHand()), e.getItemStack(), -1, null);
             }
         });
-        node.addListener(net.minestom.server.event.player.PlayerUseItemOnBlockEvent.class, e -> {
+        listen(net.minestom.server.event.player.PlayerUseItemOnBlockEvent.class, e -> {
             InstanceRecording r = recordingOf(e.getPlayer());
             if (r != null) {
                 r.use(e.getPlayer(), hand(e.getHand()), e.getItemStack(), -1,
                         new int[] {e.getPosition().blockX(), e.getPosition().blockY(), e.getPosition().blockZ()});
             }
         });
-        node.addListener(net.minestom.server.event.player.PlayerEntityInteractEvent.class, e -> {
+        listen(net.minestom.server.event.player.PlayerEntityInteractEvent.class, e -> {
             InstanceRecording r = recordingOf(e.getPlayer());
             if (r != null) {
                 r.use(e.getPlayer(), hand(e.getHand()), e.getPlayer().getItemInHand(e.getHand()),
                         e.getTarget().getEntityId(), null);
             }
         });
-        node.addListener(PlayerChatEvent.class, e -> {
+        listen(PlayerChatEvent.class, e -> {
             if (e.isCancelled()) {
                 return;
             }
@@ -491,7 +513,7 @@ public final class TickreelMinestom implements AutoCloseable {
                 r.chat(e.getPlayer(), e.getRawMessage());
             }
         });
-        node.addListener(PlayerBlockBreakEvent.class, e -> {
+        listen(PlayerBlockBreakEvent.class, e -> {
             if (e.isCancelled()) {
                 return;
             }
@@ -503,14 +525,14 @@ public final class TickreelMinestom implements AutoCloseable {
         });
         // Every setBlock of an InstanceContainer (the server's own changes; players' edits too,
         // which the events above have already queued with their cause).
-        node.addListener(net.minestom.server.event.instance.InstanceBlockUpdateEvent.class, e -> {
+        listen(net.minestom.server.event.instance.InstanceBlockUpdateEvent.class, e -> {
             InstanceRecording r = recordings.get(e.getInstance());
             if (r != null) {
                 r.edited(null, e.getBlockPosition().blockX(), e.getBlockPosition().blockY(),
                         e.getBlockPosition().blockZ());
             }
         });
-        node.addListener(PlayerBlockPlaceEvent.class, e -> {
+        listen(PlayerBlockPlaceEvent.class, e -> {
             if (e.isCancelled()) {
                 return;
             }

@@ -46,6 +46,7 @@ final class TimeTrials {
     private final Course course;
     private final Path dir;
     private final Map<Player, Racer> racers = new IdentityHashMap<>();
+    private final List<Racer> order = new ArrayList<>();
 
     private static final class Racer {
         final Player player;
@@ -96,13 +97,30 @@ final class TimeTrials {
 
     /** One instance tick: every player's run goes on, starts, passes a checkpoint or finishes. */
     void tick() {
-        for (Player p : instance.getPlayers()) {
-            Racer r = racers.get(p);
-            if (r == null) {
-                r = new Racer(p);
-                racers.put(p, r);
+        // The players, kept in a list walked by index: a tick without joins or leaves allocates
+        // nothing (iterating the instance's player set would allocate an iterator every tick).
+        for (int i = order.size() - 1; i >= 0; i--) {
+            Racer r = order.get(i);
+            if (r.player.getInstance() != instance || r.player.isRemoved()) {
+                if (r.run != null) {
+                    abort(r.run, null);
+                }
+                order.remove(i);
+                racers.remove(r.player);
             }
-            Pos pos = p.getPosition();
+        }
+        if (order.size() != instance.getPlayers().size()) {
+            for (Player p : instance.getPlayers()) {
+                if (!racers.containsKey(p)) {
+                    Racer r = new Racer(p);
+                    racers.put(p, r);
+                    order.add(r);
+                }
+            }
+        }
+        for (int i = 0; i < order.size(); i++) {
+            Racer r = order.get(i);
+            Pos pos = r.player.getPosition();
             boolean inStart = course.start().contains(pos);
             try {
                 if (r.run != null) {
@@ -122,16 +140,6 @@ final class TimeTrials {
                 }
             }
             r.inStart = inStart;
-        }
-        if (racers.size() > instance.getPlayers().size()) {
-            for (Racer r : List.copyOf(racers.values())) {
-                if (r.player.getInstance() != instance || r.player.isRemoved()) {
-                    if (r.run != null) {
-                        abort(r.run, null);
-                    }
-                    racers.remove(r.player);
-                }
-            }
         }
     }
 
@@ -318,11 +326,12 @@ final class TimeTrials {
 
     /** Ends every run in progress (not registered). */
     void close() {
-        for (Racer r : new ArrayList<>(racers.values())) {
+        for (Racer r : new ArrayList<>(order)) {
             if (r.run != null) {
                 abort(r.run, null);
             }
         }
         racers.clear();
+        order.clear();
     }
 }

@@ -38,8 +38,10 @@ import net.minestom.server.timer.TaskSchedule;
  * <p>Arguments: {@code --port P} (default 25565), {@code --data DIR} (default {@code
  * minestom-data}: recordings, reports and {@code catalog.sqlite}), {@code --host H} (default
  * 127.0.0.1), {@code --report-after SECONDS} (default 10), {@code --no-record} (tickreel not
- * installed: the baseline of bench.sh), {@code --tick-times FILE} (each server tick's duration in
- * ms, written at shutdown). Prints {@code ready <port>} on standard
+ * installed: the baseline of bench.sh), {@code --tick-times FILE} (a line per server tick,
+ * written at shutdown: its duration in ms, then the adapter's allocation figures so far ({@code
+ * TickStats}: bytes of the per-tick work, ticks that offered terrain, their bytes, bytes of all its
+ * listeners, nanoseconds of the per-tick work without terrain), all 0 without recording). Prints {@code ready <port>} on standard
  * output once it accepts connections; on SIGTERM or SIGINT finishes every recording and exits 0.
  */
 public final class ExampleServer {
@@ -126,14 +128,37 @@ public final class ExampleServer {
         GlobalEventHandler events = MinecraftServer.getGlobalEventHandler();
         // --tick-times: every server tick's duration (Minestom's tick monitor), written at shutdown
         // (examples/minestom-server/bench.sh).
+        // Beside each duration, the adapter's running allocation figures (TickStats), so bench.sh
+        // takes both over the same window of ticks (the steady state, after the bots joined).
         double[][] times = {new double[1 << 16]};
+        long[][] allocated = {new long[1 << 16]};
+        long[][] terrainTicks = {new long[1 << 16]};
+        long[][] terrainBytes = {new long[1 << 16]};
+        long[][] listenerBytes = {new long[1 << 16]};
+        long[][] workNanos = {new long[1 << 16]};
         int[] timeCount = {0};
+        java.util.Optional<io.tickreel.minestom.TickStats> stats =
+                tickreel == null ? java.util.Optional.empty() : tickreel.tickStats();
         if (tickTimes != null) {
             events.addListener(ServerTickMonitorEvent.class, e -> {
-                if (timeCount[0] == times[0].length) {
-                    times[0] = java.util.Arrays.copyOf(times[0], times[0].length * 2);
+                int n = timeCount[0];
+                if (n == times[0].length) {
+                    times[0] = java.util.Arrays.copyOf(times[0], n * 2);
+                    allocated[0] = java.util.Arrays.copyOf(allocated[0], n * 2);
+                    terrainTicks[0] = java.util.Arrays.copyOf(terrainTicks[0], n * 2);
+                    terrainBytes[0] = java.util.Arrays.copyOf(terrainBytes[0], n * 2);
+                    listenerBytes[0] = java.util.Arrays.copyOf(listenerBytes[0], n * 2);
+                    workNanos[0] = java.util.Arrays.copyOf(workNanos[0], n * 2);
                 }
-                times[0][timeCount[0]++] = e.getTickMonitor().getTickTime();
+                times[0][n] = e.getTickMonitor().getTickTime();
+                if (stats.isPresent()) {
+                    allocated[0][n] = stats.get().bytes();
+                    terrainTicks[0][n] = stats.get().terrainTicks();
+                    terrainBytes[0][n] = stats.get().terrainBytes();
+                    listenerBytes[0][n] = stats.get().listenerBytes();
+                    workNanos[0][n] = stats.get().nanos();
+                }
+                timeCount[0] = n + 1;
             });
         }
         Path timesFile = tickTimes;
@@ -181,7 +206,9 @@ public final class ExampleServer {
                 if (timesFile != null) {
                     StringBuilder sb = new StringBuilder();
                     for (int i = 0; i < timeCount[0]; i++) {
-                        sb.append(times[0][i]).append('\n');
+                        sb.append(times[0][i]).append(' ').append(allocated[0][i]).append(' ')
+                                .append(terrainTicks[0][i]).append(' ').append(terrainBytes[0][i]).append(' ')
+                                .append(listenerBytes[0][i]).append(' ').append(workNanos[0][i]).append('\n');
                     }
                     java.nio.file.Files.writeString(timesFile, sb);
                 }
