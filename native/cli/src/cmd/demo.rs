@@ -1,11 +1,13 @@
 //! `tickreel demo`: the README's first command. Records a simulated multi-player session (players
-//! walking, sprinting, jumping, turning, teleporting, leaving and joining, placing blocks) through
-//! the real pipeline (Engine, Recorder, writer thread, live segments, compaction), while four
-//! runners run a short course over and over
-//! ([`super::demo_course`]); verifies the compacted file, seeks to random ticks (each checked
-//! against what was recorded), decodes it end to end, registers every finished run in an
-//! SQLite catalog, prints the board and races the catalog's best ghost
-//! ([`super::demo_catalog`]), and prints a summary with sizes and timings.
+//! walking, sprinting, jumping, turning, teleporting, leaving and joining) and its world (blocks
+//! broken and placed, zombies hit, held items, chat, the terrain around the course:
+//! [`super::demo_world`]) through the real pipeline (Engine, Recorder, writer thread, live
+//! segments, compaction), while four runners run a short course over and over
+//! ([`super::demo_course`]); verifies the compacted file, checks the world it rebuilds at the end
+//! against the simulated one, seeks to random ticks (each checked against what was recorded),
+//! decodes it end to end, checks what the shadow-play report of a player kept of the world,
+//! registers every finished run in an SQLite catalog, prints the board and races the catalog's
+//! best ghost ([`super::demo_catalog`]), and prints a summary with sizes and timings.
 //!
 //! The work is done by [`run_demo`] in stages ([`record`], [`verify`], [`seek`], [`decode`],
 //! [`super::demo_catalog::run`]) that return a [`DemoReport`]; [`print_report`] renders it.
@@ -16,8 +18,8 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use fastnbt::Value as Nbt;
+use tickreel::format::EntityInfo;
 use tickreel::format::EntityTable;
-use tickreel::format::{EntityInfo, EventType};
 use tickreel::play::Reader;
 
 use tickreel::record::{FlushPolicy, RecordingIdentity};
@@ -27,6 +29,7 @@ use tickreel_sim::SimConfig;
 
 use super::Out;
 use super::demo_course::{self, Course, Run};
+use super::demo_world::{self, DemoWorld, Rebuilt, ReportWorld, WorldCounts};
 use super::simulate::{Hooks, ReportDone, Session, ShadowSession, report_path_for};
 
 #[derive(clap::Args)]
@@ -63,8 +66,6 @@ pub struct DemoConfig {
 
 /// Ticks per second of the simulated server.
 pub const TICK_RATE: f64 = 20.0;
-/// Custom event type id of the simulator's block changes.
-pub const BLOCK_CHANGE: u32 = 1;
 
 impl DemoConfig {
     /// Ticks to record.
@@ -81,7 +82,8 @@ impl DemoConfig {
             seed: self.seed,
             teleport_chance: 0.001,
             churn_chance: 0.0005,
-            custom_event_chance: 0.02,
+            // the world's events are built in ([`super::demo_world`])
+            custom_event_chance: 0.0,
         }
     }
 }
@@ -126,6 +128,12 @@ pub struct DemoReport {
     pub decoded_samples: u64,
     /// The shadow-play report of a player online at the end.
     pub report: Option<ReportDone>,
+    /// What the simulated players did to the world.
+    pub world: WorldCounts,
+    /// The world rebuilt at the last tick (equal to the simulated one).
+    pub rebuilt: Rebuilt,
+    /// What the report kept of the reported player's world.
+    pub report_world: Option<ReportWorld>,
 }
 
 impl DemoReport {
@@ -194,6 +202,15 @@ pub fn run_demo(cfg: &DemoConfig) -> tickreel::Result<DemoReport> {
     let targets: Vec<u32> = (0..cfg.seeks).map(|_| rng.u32(0..ticks)).collect();
     let rec = record(cfg, &path, &targets)?;
     let (reader, verify_time) = verify(&path)?;
+    let rebuilt = rec.world.check_rebuilt(&reader)?;
+    let report_world = match &rec.report {
+        Some(rp) => Some(
+            rec.world
+                .check_report(&super::open(&rp.path)?, rp.player)
+                .map_err(|e| super::in_file(&rp.path, e))?,
+        ),
+        None => None,
+    };
     let seek_times = seek(&reader, &targets, &rec.truth)?;
     let (decode_time, decoded_samples) = decode(&reader, &rec.final_state)?;
     let catalog = super::demo_catalog::run(&cfg.out_dir, &path, &rec.runs)?;
@@ -225,6 +242,9 @@ pub fn run_demo(cfg: &DemoConfig) -> tickreel::Result<DemoReport> {
         decode_time,
         decoded_samples,
         report: rec.report,
+        world: rec.world.counts,
+        rebuilt,
+        report_world,
     })
 }
 
@@ -248,6 +268,8 @@ pub struct Recorded {
     pub report: Option<ReportDone>,
     /// The runners' finished runs.
     pub runs: Vec<Run>,
+    /// The simulated world: what the players did, the truth to check the file against.
+    pub world: DemoWorld,
 }
 
 /// Simulates `cfg.ticks()` ticks and records them through the real pipeline with
@@ -300,6 +322,7 @@ pub fn record(cfg: &DemoConfig, path: &Path, targets: &[u32]) -> tickreel::Resul
         table: EntityTable::default(),
         players_seen: 0,
         course: Course::new(cfg.seed),
+        world: DemoWorld::new(cfg.seed),
     };
     let done =
         super::simulate::record(&session, &mut hooks).map_err(|e| super::io_in_file(path, e))?;
@@ -322,6 +345,7 @@ pub fn record(cfg: &DemoConfig, path: &Path, targets: &[u32]) -> tickreel::Resul
         final_state: hooks.table,
         report: done.report,
         runs: hooks.course.runs,
+        world: hooks.world,
     })
 }
 
@@ -335,15 +359,12 @@ struct DemoHooks<'a> {
     table: EntityTable,
     players_seen: usize,
     course: Course,
+    world: DemoWorld,
 }
 
 impl Hooks for DemoHooks<'_> {
     fn started(&mut self, rec: &Recorder, _resumed_after: Option<u32>) -> tickreel::Result<()> {
-        rec.register_event_type(EventType {
-            id: BLOCK_CHANGE,
-            name: "demo:block_change".into(),
-            version: 1,
-        })?;
+        self.world.started(rec, self.cfg.seed)?;
         let demo: HashMap<String, Nbt> = HashMap::from([
             ("players".to_string(), Nbt::Int(self.cfg.players as i32)),
             ("seconds".to_string(), Nbt::Double(self.cfg.seconds)),
@@ -360,8 +381,11 @@ impl Hooks for DemoHooks<'_> {
         submit: bool,
     ) -> tickreel::Result<()> {
         self.course.tick(tick, events);
+        self.world.tick(tick, events, &self.table);
         for e in events.iter() {
-            if let Event::EntityAdd { entity, kind, .. } = *e {
+            if let Event::EntityAdd { entity, kind, .. } = *e
+                && entity < demo_world::FIRST_MOB
+            {
                 self.players_seen += 1;
                 if submit {
                     rec.register_entity(demo_course::runner_info(entity).unwrap_or_else(|| {
@@ -471,6 +495,23 @@ pub fn print_report(r: &DemoReport, out: &mut impl Write) -> io::Result<()> {
         "content          {} pose samples, {} other events, {} chunks ({} with a snapshot)",
         r.pose_samples, r.events, r.chunks, r.snapshot_chunks
     )?;
+    let w = &r.world;
+    writeln!(
+        out,
+        "world            {} blocks changed ({} broken, {} placed), {} hits ({} zombies killed), {} \
+         chat lines, {} held-item changes, {} terrain sections around the course; the world \
+         rebuilt at the last tick equals the simulated one ({} edited blocks, {} terrain sections)",
+        w.broken + w.placed,
+        w.broken,
+        w.placed,
+        w.hits,
+        w.kills,
+        w.chat_lines,
+        w.equipment_changes,
+        w.terrain_sections,
+        r.rebuilt.blocks,
+        r.rebuilt.terrain_sections
+    )?;
     writeln!(
         out,
         "file size        {} bytes ({:.2} MiB), {:.1} bytes per player-second",
@@ -532,6 +573,15 @@ pub fn print_report(r: &DemoReport, out: &mut impl Write) -> io::Result<()> {
             rp.file_size as f64 / 1024.0,
             ms(rp.time)
         )?;
+        if let Some(rw) = &r.report_world {
+            writeln!(
+                out,
+                "report world     the player's {} hits and every block change of theirs ({} block \
+                 changes kept, others' only within 48 blocks), {} chat lines; none of the {} lines \
+                 sent from beyond 48 blocks",
+                rw.hits, rw.blocks, rw.chat_lines, rw.far_chat_lines
+            )?;
+        }
         writeln!(
             out,
             "shadow buffer    {:.1} MiB held for {} players ({:.1} KiB each), {} blocks",

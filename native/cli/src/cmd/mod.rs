@@ -8,6 +8,7 @@ pub mod compact;
 pub mod demo;
 pub mod demo_catalog;
 pub mod demo_course;
+pub mod demo_world;
 pub mod dict;
 pub mod dump;
 pub mod export;

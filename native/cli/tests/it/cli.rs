@@ -7,6 +7,7 @@ use std::process::Output;
 use crate::tool::{assert_ok, p, sim_reel, small_policy, stderr, stdout, tickreel};
 use crate::trace::{render, trace};
 use serde_json::Value;
+use tickreel::format::PaletteKind;
 use tickreel::play::Reader;
 use tickreel::record::{ReelOptions, ReelWriter};
 
@@ -330,6 +331,12 @@ fn demo_runs_with_small_settings() {
         // and by the runner-up's best run
         "runner-up        ",
         "tickreel render",
+        // the world: built-in events, checked against the simulation at the end
+        "the world rebuilt at the last tick equals the simulated one",
+        "terrain sections around the course",
+        // the report kept the reported player's hits and blocks and no far chat
+        "report world     the player's ",
+        "lines sent from beyond 48 blocks",
     ] {
         assert!(
             text.contains(needle),
@@ -365,9 +372,49 @@ fn demo_runs_with_small_settings() {
     let reader = Reader::open_path(&reel).unwrap();
     assert_eq!(reader.header().tick_count, 800);
     assert!(reader.index().iter().filter(|e| e.has_snapshot()).count() >= 2);
-    assert!(
-        !reader.metadata().library.event_types.is_empty(),
-        "the demo registers its custom event type"
+    // world events of the built-in kinds, named by the recording's palette, and no custom type
+    let lib = &reader.metadata().library;
+    assert!(lib.event_types.is_empty(), "{:?}", lib.event_types);
+    assert_eq!(
+        lib.palette
+            .id_of(PaletteKind::Block, "minecraft:cobblestone"),
+        Some(7)
     );
+    let world_line = text.lines().find(|l| l.starts_with("world ")).unwrap();
+    let number = |after: &str| -> u64 {
+        let at = world_line
+            .find(after)
+            .unwrap_or_else(|| panic!("{after:?} in {world_line}"));
+        world_line[..at]
+            .rsplit(|c: char| !c.is_ascii_digit())
+            .find(|w| !w.is_empty())
+            .unwrap()
+            .parse()
+            .unwrap()
+    };
+    for what in [
+        " blocks changed",
+        " hits",
+        " chat lines",
+        " held-item changes",
+        " edited blocks",
+    ] {
+        assert!(number(what) > 0, "no{what} in {world_line}");
+    }
+    let mut counts = std::collections::HashMap::new();
+    for t in reader.ticks(0, 799) {
+        for e in t.unwrap().events {
+            *counts.entry(std::mem::discriminant(&e)).or_insert(0u64) += 1;
+        }
+    }
+    let attack = std::mem::discriminant(&tickreel::Event::Attack {
+        attacker: 0,
+        target: 0,
+    });
+    assert_eq!(counts.get(&attack).copied(), Some(number(" hits")));
+    // the world at the end, as `tickreel` rebuilds it, holds the edited blocks the demo counted
+    let world = reader.world_at(799).unwrap();
+    assert!(world.complete);
+    assert_eq!(world.world.blocks().len() as u64, number(" edited blocks"));
     assert_fails_with(&tickreel(&["demo", "--players", "0"]), &["--players"]);
 }
