@@ -61,6 +61,8 @@ def expand_use_tree(tree):
     prefix = tree[: m.start()]
     depth, j = 1, m.end()
     while depth:
+        if j == len(tree):
+            return []  # not a use tree (unbalanced braces): nothing named
         depth += {"{": 1, "}": -1}.get(tree[j], 0)
         j += 1
     inner = tree[m.end() : j - 1]
@@ -83,11 +85,16 @@ def expand_use_tree(tree):
     return paths
 
 
-def module_of(path, src_root):
-    """native/core/src/record/x/y.rs -> ['record', 'x', 'y']; mod.rs names its folder."""
+def module_of(path, src_root, crate_root=False):
+    """native/core/src/record/x/y.rs -> ['record', 'x', 'y']; mod.rs names its folder; a crate's
+    lib.rs is the crate itself ([]), its main.rs the binary's root (['<main>'])."""
     rel = os.path.relpath(path, src_root)[: -len(".rs")].split(os.sep)
     if rel[-1] == "mod":
         rel = rel[:-1]
+    if crate_root and rel == ["lib"]:
+        return []
+    if crate_root and rel == ["main"]:
+        return ["<main>"]
     return rel
 
 
@@ -98,15 +105,23 @@ def main():
     ap.add_argument("--forbid", action="append", default=[], help="crate::PREFIX DIR must not use")
     ap.add_argument("--quiet", action="store_true", help="print only the circles and errors")
     args = ap.parse_args()
-    src_root = args.crate_root or os.path.dirname(os.path.normpath(args.dir))
+    # DIR is a crate's src/ (a lib.rs or main.rs in it: `crate::x` is DIR/x) or a module's folder.
+    crate_root = any(os.path.exists(os.path.join(args.dir, f)) for f in ("lib.rs", "main.rs"))
+    if args.crate_root:
+        src_root = args.crate_root
+    elif crate_root:
+        src_root = args.dir
+    else:
+        src_root = os.path.dirname(os.path.normpath(args.dir))
 
     files = {}
     for base, _, names in os.walk(args.dir):
         for n in sorted(names):
             if n.endswith(".rs"):
                 p = os.path.join(base, n)
-                files[tuple(module_of(p, src_root))] = p
-    top = tuple(module_of(os.path.join(args.dir, "mod.rs"), src_root))
+                files[tuple(module_of(p, src_root, crate_root))] = p
+    front = "lib.rs" if crate_root else "mod.rs"
+    top = tuple(module_of(os.path.join(args.dir, front), src_root, crate_root))
 
     texts = {}
     for mod, p in files.items():
@@ -115,7 +130,7 @@ def main():
 
     # Names DIR's mod.rs re-exports: `pub use engine::{Engine, ..}` -> Engine lives in top+engine.
     reexport = {}
-    for m in re.finditer(r"\bpub\s+use\s+([^;]+);", texts.get(top, "")):
+    for m in re.finditer(r"^[ \t]*pub\s+use\s+([^;]+);", texts.get(top, ""), re.M):
         for path in expand_use_tree(m.group(1)):
             segs = [s for s in path.split("::") if s]
             if segs and segs[0] in ("crate", "self", "super"):
@@ -152,9 +167,11 @@ def main():
     forbidden = []
     for mod, text in texts.items():
         named = []
-        for m in re.finditer(r"\b(?:pub(?:\([^)]*\))?\s+)?use\s+([^;]+);", text):
+        # `use` statements start a line (a `use` in a string or a doc line names nothing)
+        use_re = re.compile(r"^[ \t]*(?:pub(?:\([^)]*\))?\s+)?use\s+([^;]+);", re.M)
+        for m in use_re.finditer(text):
             named.extend(expand_use_tree(m.group(1)))
-        body = re.sub(r"\b(?:pub(?:\([^)]*\))?\s+)?use\s+[^;]+;", "", text)
+        body = use_re.sub("", text)
         named.extend(path_re.findall(body))
         for path in named:
             segs = [s for s in path.split("::") if s and s != "*"]

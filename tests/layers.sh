@@ -20,6 +20,17 @@ out="$(python3 scripts/import-cycles.py "$scratch/src/m" --forbid play)" && fail
 grep -q '^circle: a.rs, b/c.rs$' <<< "$out" || fail "the circle of the made-up tree was not named: $out"
 grep -q '^forbidden: .*b/c.rs uses crate::play::Reader$' <<< "$out" || fail "the import of crate::play was not found: $out"
 
+# A crate's src/ (lib.rs): `crate::x` paths and a `use` in a string (named nothing) or with
+# unbalanced braces (it crashed the script on native/catalog/src).
+mkdir -p "$scratch/crate/src"
+echo 'pub mod x; pub mod y;' > "$scratch/crate/src/lib.rs"
+printf 'use crate::y::Y;\npub struct X;\nconst SQL: &str = "use {a;";\n' > "$scratch/crate/src/x.rs"
+printf 'pub struct Y(crate::x::X);\n' > "$scratch/crate/src/y.rs"
+out="$(python3 scripts/import-cycles.py "$scratch/crate/src")" && fail "no circle found in a crate with one"
+grep -q '^circle: x.rs, y.rs$' <<< "$out" || fail "the crate's circle was not named: $out"
+for d in native/*/src; do python3 scripts/import-cycles.py "$d" >/dev/null || [ $? -eq 1 ] \
+  || fail "scripts/import-cycles.py failed on $d"; done
+
 python3 scripts/import-cycles.py native/core/src/record --forbid play --quiet \
   || fail "native/core/src/record has a circle of imports or imports crate::play (above)"
 echo "tests/layers.sh: passed"

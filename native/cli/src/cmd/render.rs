@@ -18,7 +18,7 @@ use std::path::PathBuf;
 use tickreel::Error;
 
 use super::Out;
-use super::render_marks::{report_marks, teleports, world};
+use super::render_marks::{ReportMarks, report_marks, teleports, world};
 use super::render_paths::{Paths, collect};
 use crate::svg::axis::nice_step;
 use crate::svg::labels::{Placer, Rect, around};
@@ -60,9 +60,6 @@ pub const MAX_DRAWN_POINTS: usize = 50_000;
 pub const LEGEND_ENTRIES: usize = 40;
 /// Named entities listed in the legend at most (a file may name millions).
 pub const LEGEND_NAMED: usize = 2000;
-/// Teleports listed in an entity's tooltip at most.
-pub(super) const TITLED: usize = 5;
-
 const LEFT: f64 = 64.0;
 const TOP: f64 = 44.0;
 const BOTTOM: f64 = 48.0;
@@ -145,15 +142,6 @@ pub struct Drawing {
     pub checkpoints: usize,
     /// Blocks changed, hits and chat lines marked.
     pub world_marks: usize,
-}
-
-/// What a shadow-play report's map marks: the reported player and where it stood at the report
-/// tick (when that tick is drawn).
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct ReportMarks {
-    pub player: u32,
-    pub tick: u32,
-    pub at: Option<Pt>,
 }
 
 /// The report a file holds (its user metadata's report compound, FORMAT.md), if any: the

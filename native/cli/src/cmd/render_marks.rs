@@ -4,11 +4,22 @@
 
 use std::fmt::Write as _;
 
-use super::render::{ReportMarks, TITLED};
 use super::render_paths::{EntityPath, Paths, WorldKind};
 use crate::svg::labels::{Placer, Rect, around};
 use crate::svg::simplify::Pt;
 use crate::svg::{Frame, Svg, num, num1};
+
+/// Teleports listed in an entity's tooltip at most.
+const TITLED: usize = 5;
+
+/// What a shadow-play report's map marks: the reported player and where it stood at the report
+/// tick (when that tick is drawn).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ReportMarks {
+    pub player: u32,
+    pub tick: u32,
+    pub at: Option<Pt>,
+}
 
 /// A report's marks, over the paths: where the reported player's path starts (a green dot) and
 /// ends (a black square) and where it stood at the report tick (a red ring), each labelled.
