@@ -163,6 +163,14 @@ impl SumOfBest {
     pub fn seconds(&self) -> f64 {
         self.total_ticks as f64 / self.tick_rate
     }
+
+    /// A live attempt's splits against these segments as gold (the player's own sum of best:
+    /// [`Catalog::sum_of_best`](crate::Catalog::sum_of_best) with the player), along their route.
+    pub fn gold_splits(&self) -> tickreel::Result<tickreel::ghost::GoldSplits> {
+        let route: Vec<u32> = self.segments.iter().filter_map(|s| s.to).collect();
+        let gold: Vec<u32> = self.segments.iter().map(|s| s.ticks).collect();
+        tickreel::ghost::GoldSplits::new(&route, &gold, self.tick_rate)
+    }
 }
 
 /// A shadow-play report's state: open until someone closes it, or decides on it from the viewer

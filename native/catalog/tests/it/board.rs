@@ -132,6 +132,23 @@ fn queries(db: Db) {
     assert_eq!(sob.runs, 5);
     let mine = cat.sum_of_best(COURSE, Some(player(1))).unwrap().unwrap();
     assert_eq!(mine.total_ticks, 15 + 25 + 30);
+    // player 1's gold along the route 1, 2: a live attempt's splits against it
+    let mut gold = mine.gold_splits().unwrap();
+    assert_eq!(
+        (gold.gold(), gold.best_possible_ticks(0.0)),
+        (&[15, 25, 30][..], 70.0)
+    );
+    let s = gold.checkpoint(1, 14.0).unwrap();
+    assert!(
+        s.new_gold && s.delta_ticks == -1.0 && s.best_possible_ticks == 69.0,
+        "{s:?}"
+    );
+    let s = gold.checkpoint(2, 44.0).unwrap();
+    assert!(
+        !s.new_gold && s.delta_ticks == 5.0 && s.best_possible_ticks == 74.0,
+        "{s:?}"
+    );
+    assert_eq!(gold.finish(74.0).unwrap().best_possible_ticks, 74.0);
     assert!(cat.sum_of_best("nowhere", None).unwrap().is_none());
 
     // ghosts: the board's best and a player's best, loaded in the background

@@ -20,6 +20,7 @@
 mod builder;
 mod cursor;
 mod delta;
+mod gold;
 mod load;
 mod range;
 mod set;
@@ -30,6 +31,7 @@ pub mod track;
 pub use builder::{GhostOptions, RunBuilder};
 pub use cursor::{GhostCursor, GhostSample, GhostState};
 pub use delta::{DeltaOptions, DeltaReading, LiveDelta};
+pub use gold::{GoldSplit, GoldSplits};
 pub use load::LoadFrom;
 pub use range::{GhostRange, RunEnd, RunStart};
 pub use set::GhostSet;
