@@ -7,8 +7,9 @@
 //! cannot be read, the ticks decoded so far are printed and the command fails naming the damage.
 //!
 //! With `--metadata`, two more kinds of line make the output a complete description that
-//! `tickreel import` turns back into the same recording (the same ticks, events, states at every
-//! tick, header and metadata; the chunking is the importer's own). Without it the output is as
+//! `tickreel import` turns back into the same recording (the same ticks, events, states, world
+//! and terrain at every tick, header and metadata; the chunking is the importer's own). Without
+//! it the output is as
 //! it always was: tick lines only.
 //!
 //! - First, one `{"recording": {...}}` line: `tick_rate_millihz`, `timestamp_ms`, `world_id`,
@@ -19,7 +20,18 @@
 //!   (hex of an NBT compound of the user's keys and the library's `analysis`: what `import` reads,
 //!   exact where JSON is not).
 //! - Before the tick line of the tick where a chunk with a snapshot starts (or the first tick
-//!   after it), a `{"snapshot": {"tick": T, "data": HEX}}` line with the snapshot's bytes.
+//!   after it), a `{"snapshot": {"tick": T, "data": HEX}}` line with the snapshot's bytes, and,
+//!   where the world of that snapshot (its world section, as readers resolve it) is not what
+//!   the events before it made (a recording that starts in the middle of a world, a world
+//!   section another writer put there), a `{"world": {"tick": T, "blocks": [[x, y, z, state,
+//!   NBT?], ...], "entities": [[id, health?, [[slot, item, count], ...]], ...]}}` line with that
+//!   world whole (`NBT` the hex of a block's block entity, `health` in hundredths of a point or
+//!   `null`). A world the recording does not know (a delta section whose keyframe it does not
+//!   hold) is not printed: the import has what the events after it make there.
+//! - Before the tick line of the tick where a chunk with terrain starts (or the first tick
+//!   after it), a `{"terrain": {"tick": T, "data": HEX}}` line with its terrain piece as stored
+//!   ([`tickreel::play::Reader::terrain_piece`]: still compressed); with `--from`, the pieces
+//!   of the chunks before it too, at `--from`, so that the import has the terrain in effect.
 //!
 //! Library metadata keys this build does not know are not printed. A range that starts after the
 //! recording's first tick (`--from`) does not add the entities alive before it: its import holds
@@ -31,7 +43,7 @@ use std::io::Write;
 use std::path::Path;
 
 use serde_json::{Value, json};
-use tickreel::format::{LibraryMeta, Metadata};
+use tickreel::format::{FLAG_TERRAIN, LibraryMeta, Metadata, WorldState};
 use tickreel::play::Reader;
 
 use crate::errors::{context, in_file};
@@ -86,6 +98,20 @@ pub fn dump(
     } else {
         Default::default()
     };
+    // Chunks with terrain, by start tick, in order (only with --metadata): those before `from`
+    // are printed at `from`.
+    let mut terrain: VecDeque<(u32, usize)> = if metadata {
+        r.index()
+            .iter()
+            .enumerate()
+            .filter(|(_, e)| e.flags & FLAG_TERRAIN != 0 && e.start_tick <= to)
+            .map(|(i, e)| (e.start_tick, i))
+            .collect()
+    } else {
+        Default::default()
+    };
+    // The world the events printed so far make (with the `world` lines printed).
+    let mut world = WorldState::new();
     let mut printed: Option<u32> = None;
     for t in r.ticks(from, to) {
         let t = match t {
@@ -108,6 +134,26 @@ pub fn dump(
                     serde_json::json!({"snapshot": {"tick": start.max(from), "data": hex(bytes)}});
                 writeln!(out, "{j}")?;
             }
+            if let Some(w) = c.world.as_deref()
+                && *w != world
+            {
+                writeln!(out, "{}", world_line(start.max(from), w))?;
+                world = w.clone();
+            }
+        }
+        while let Some(&(start, chunk)) = terrain.front()
+            && start <= t.tick
+        {
+            terrain.pop_front();
+            if let Some(piece) = r.terrain_piece(chunk).map_err(|e| in_file(file, e))? {
+                let j = json!({"terrain": {"tick": start.max(from), "data": hex(&piece)}});
+                writeln!(out, "{j}")?;
+            }
+        }
+        if metadata {
+            for e in &t.events {
+                world.apply(e);
+            }
         }
         let mut line = format!("{{\"tick\":{},\"events\":[", t.tick);
         for (i, e) in t.events.iter().enumerate() {
@@ -126,6 +172,30 @@ pub fn dump(
         printed = Some(t.tick);
     }
     Ok(())
+}
+
+/// The `{"world": ...}` line of `--metadata`: `w` whole, sorted.
+fn world_line(tick: u32, w: &WorldState) -> String {
+    let blocks: Vec<Value> = w
+        .sorted_blocks()
+        .into_iter()
+        .map(|(p, state)| match w.block_entity(p) {
+            Some(nbt) => json!([p.x, p.y, p.z, state, hex(nbt)]),
+            None => json!([p.x, p.y, p.z, state]),
+        })
+        .collect();
+    let entities: Vec<Value> = w
+        .entities()
+        .map(|(id, e)| {
+            let slots: Vec<Value> = e
+                .equipment
+                .iter()
+                .map(|(slot, it)| json!([slot, it.item, it.count]))
+                .collect();
+            json!([id, e.health, slots])
+        })
+        .collect();
+    json!({"world": {"tick": tick, "blocks": blocks, "entities": entities}}).to_string()
 }
 
 /// The `{"recording": ...}` line of `--metadata`.

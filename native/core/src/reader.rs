@@ -575,7 +575,7 @@ fn in_meta(dir: &Path, e: Error) -> Error {
     annotate(e, &format!("{}", dir.join(META_FILE).display()))
 }
 
-fn annotate(e: Error, what: &str) -> Error {
+pub(crate) fn annotate(e: Error, what: &str) -> Error {
     match e {
         Error::Corrupt(m) => Error::Corrupt(format!("{what}: {m}")),
         Error::Truncated(m) => Error::Truncated(format!("{what}: {m}")),

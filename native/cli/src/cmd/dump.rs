@@ -16,8 +16,11 @@ pub struct Args {
     #[arg(long)]
     pub to: Option<u32>,
     /// Also print a first `{"recording": ...}` line (header, registered entities and event types,
-    /// gaps, user metadata) and a `{"snapshot": ...}` line before each snapshot's tick, so that
-    /// `tickreel import` rebuilds the recording exactly.
+    /// gaps, user metadata), a `{"snapshot": ...}` line before each snapshot's tick, a
+    /// `{"world": ...}` line where a snapshot's world is not what the events before it made,
+    /// and a `{"terrain": ...}` line before the tick of each terrain piece, so that
+    /// `tickreel import` rebuilds the recording exactly (ticks, events, world and terrain at
+    /// every tick, metadata; its chunks are the importer's own).
     #[arg(long)]
     pub metadata: bool,
 }

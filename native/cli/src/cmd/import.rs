@@ -24,8 +24,8 @@ pub enum Format {
 pub struct Args {
     /// The input: a CSV trace (header row `tick,entity,x,y,z,yaw,pitch[,on_ground][,teleport]
     /// [,checkpoint]`) or the JSON lines of `tickreel dump` (every event kind; with
-    /// `dump --metadata`, the header, registered entities and event types, gaps, user metadata
-    /// and snapshots too, so that the recording round-trips exactly).
+    /// `dump --metadata`, the header, registered entities and event types, gaps, user metadata,
+    /// snapshots, worlds and terrain too, so that the recording round-trips exactly).
     #[arg(value_name = "INPUT")]
     pub csv: PathBuf,
     /// The `.reel` file to write (not the input). It must not exist, unless --force.

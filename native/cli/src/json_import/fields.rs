@@ -338,3 +338,104 @@ pub(super) fn event(v: &Value) -> Result<Event, String> {
         }
     })
 }
+
+/// The world of a `{"world": {...}}` line (what `dump --metadata` prints where a snapshot's
+/// world is not what the events before it made): `blocks` as `[[x, y, z, state, NBT?], ...]`
+/// (`NBT` the hex of the block's block entity), `entities` as `[[id, health?, [[slot, item,
+/// count], ...]], ...]` (`health` in hundredths of a point, or `null`). At most `max_blocks`
+/// blocks and `max_entities` entities.
+pub(super) fn world(
+    o: &Map<String, Value>,
+    max_blocks: usize,
+    max_entities: usize,
+) -> Result<tickreel::format::WorldState, String> {
+    let mut w = tickreel::format::WorldState::new();
+    let blocks = array(o, "blocks")?;
+    if blocks.len() > max_blocks {
+        return Err(format!(
+            "blocks has {} entries; at most {max_blocks}",
+            blocks.len()
+        ));
+    }
+    for b in blocks {
+        let a = b.as_array().filter(|a| a.len() == 4 || a.len() == 5);
+        let get = |i: usize| a.and_then(|a| a[i].as_i64());
+        let coord = |i: usize| get(i).and_then(|v| i32::try_from(v).ok());
+        let nbt = match a.and_then(|a| a.get(4)) {
+            None => None,
+            Some(v) => Some(
+                v.as_str()
+                    .and_then(unhex)
+                    .filter(|n| n.len() <= MAX_BLOCK_ENTITY_BYTES)
+                    .ok_or_else(|| {
+                        format!(
+                            "block {}: its block entity is not hex of at most \
+                             {MAX_BLOCK_ENTITY_BYTES} bytes",
+                            quote(b)
+                        )
+                    })?,
+            ),
+        };
+        let (Some(x), Some(y), Some(z), Some(state)) = (
+            coord(0),
+            coord(1),
+            coord(2),
+            get(3).and_then(|v| u32::try_from(v).ok()),
+        ) else {
+            return Err(format!("block {} is not [x, y, z, state, NBT?]", quote(b)));
+        };
+        w.apply(&Event::BlockChange {
+            pos: BlockPos::new(x, y, z),
+            state,
+            cause: None,
+            block_entity: nbt,
+        });
+    }
+    let entities = array(o, "entities")?;
+    if entities.len() > max_entities {
+        return Err(format!(
+            "entities has {} entries; at most {max_entities}",
+            entities.len()
+        ));
+    }
+    for e in entities {
+        let bad = || {
+            format!(
+                "entity {} is not [id, health?, [[slot, item, count], ...]]",
+                quote(e)
+            )
+        };
+        let a = e.as_array().filter(|a| a.len() == 3).ok_or_else(bad)?;
+        let u32_of = |v: &Value| v.as_u64().and_then(|n| u32::try_from(n).ok());
+        let id = u32_of(&a[0]).ok_or_else(bad)?;
+        match &a[1] {
+            Value::Null => {}
+            h => w.apply(&Event::Health {
+                entity: id,
+                health: u32_of(h).ok_or_else(bad)?,
+            }),
+        }
+        let slots = a[2].as_array().filter(|s| s.len() <= 256).ok_or_else(bad)?;
+        for s in slots {
+            let s = s.as_array().filter(|s| s.len() == 3).ok_or_else(bad)?;
+            let slot = s[0]
+                .as_u64()
+                .and_then(|n| u8::try_from(n).ok())
+                .ok_or_else(bad)?;
+            let (item, count) = (
+                u32_of(&s[1]).ok_or_else(bad)?,
+                u32_of(&s[2]).ok_or_else(bad)?,
+            );
+            if item == 0 || count == 0 {
+                return Err(format!("{}: an empty equipment slot", bad()));
+            }
+            w.apply(&Event::Equipment {
+                entity: id,
+                slot,
+                item,
+                count,
+            });
+        }
+    }
+    Ok(w)
+}

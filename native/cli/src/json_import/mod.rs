@@ -16,6 +16,12 @@
 //!   a readable copy of the user's keys and is not read). Every field is optional.
 //! - `{"snapshot": {"tick": T, "data": HEX}}`: snapshot bytes; the next tick written starts a
 //!   chunk carrying them.
+//! - `{"world": {"tick": T, "blocks": [[x, y, z, state, NBT?], ...], "entities": [[id,
+//!   health?, [[slot, item, count], ...]], ...]}}` (after a `snapshot` line): the world before
+//!   the next tick, whatever the ticks before made it (`dump --metadata` prints one where a
+//!   snapshot's world is not what the events before it made); the snapshot's chunk carries it.
+//! - `{"terrain": {"tick": T, "data": HEX}}`: a terrain piece as `dump --metadata` prints it
+//!   (stored as it is, not compressed again); the next tick written starts a chunk carrying it.
 //!
 //! EVENT is one of the forms `dump` prints ([`crate::json::event_to_json`]): `{"type": "entity_add",
 //! "entity", "kind", "x", "y", "z", "yaw", "pitch"}`, `entity_remove`, `pose` and `teleport`
@@ -137,6 +143,7 @@ pub fn import_from(
     // The last tick line's tick and line number.
     let mut last: Option<(u32, u64)> = None;
     let mut pending_snapshot: Option<u64> = None;
+    let mut pending_terrain: Option<u64> = None;
     // Custom event types registered from the events' names (without a `recording` line).
     let mut named: HashMap<u32, String> = HashMap::new();
     while let Some((lineno, line)) = lines.next_line(json)? {
@@ -202,11 +209,51 @@ pub fn import_from(
             summary.snapshots += 1;
             continue;
         }
+        if let Some(piece) = obj.get("terrain") {
+            let piece = piece
+                .as_object()
+                .ok_or_else(|| at("\"terrain\" is not an object".to_string()))?;
+            let tick = uint(piece, "tick").map_err(&at)?;
+            if let Some((prev, _)) = last
+                && tick <= prev
+            {
+                return Err(at(format!(
+                    "terrain of tick {tick} comes after tick {prev}; it must precede its tick"
+                )));
+            }
+            let data = hex_field(piece, "data", usize::MAX).map_err(&at)?;
+            w.offer_terrain_piece(&data)
+                .map_err(|e| at(format!("terrain: {e}")))?;
+            pending_terrain = Some(lineno);
+            continue;
+        }
+        if let Some(world) = obj.get("world") {
+            let world = world
+                .as_object()
+                .ok_or_else(|| at("\"world\" is not an object".to_string()))?;
+            let tick = uint(world, "tick").map_err(&at)?;
+            if let Some((prev, _)) = last
+                && tick <= prev
+            {
+                return Err(at(format!(
+                    "world of tick {tick} comes after tick {prev}; it must precede its tick"
+                )));
+            }
+            let limits = tickreel::format::Limits::default();
+            let world = fields::world(
+                world,
+                limits.max_world_blocks(),
+                limits.max_alive_entities(),
+            )
+            .map_err(|m| at(format!("world: {m}")))?;
+            w.set_world(&world);
+            continue;
+        }
         let (Some(_), Some(events)) = (obj.get("tick"), obj.get("events")) else {
             let keys: Vec<&str> = obj.keys().map(String::as_str).take(8).collect();
             return Err(at(format!(
-                "expected a line {{\"tick\": T, \"events\": [...]}}, a \"recording\" or a \
-                 \"snapshot\" line; this one has the keys {}",
+                "expected a line {{\"tick\": T, \"events\": [...]}}, a \"recording\", a \
+                 \"snapshot\", a \"world\" or a \"terrain\" line; this one has the keys {}",
                 echo(&keys.join(","))
             )));
         };
@@ -284,16 +331,22 @@ pub fn import_from(
         summary.lines += 1;
         last = Some((tick, lineno));
         if parsed.is_empty() {
-            if pending_snapshot.is_some() {
+            if pending_snapshot.is_some() || pending_terrain.is_some() {
                 return Err(at(format!(
-                    "tick {tick} has no events, but the snapshot before it needs a tick to start \
-                     its chunk"
+                    "tick {tick} has no events, but the {} before it needs a tick to start its \
+                     chunk",
+                    if pending_snapshot.is_some() {
+                        "snapshot"
+                    } else {
+                        "terrain"
+                    }
                 )));
             }
             continue;
         }
         w.write_tick(tick, &parsed).map_err(|e| at(e.to_string()))?;
         pending_snapshot = None;
+        pending_terrain = None;
         summary.ticks += 1;
         summary.events += parsed.len() as u64;
         summary.first_tick.get_or_insert(tick);
@@ -302,6 +355,12 @@ pub fn import_from(
     if let Some(l) = pending_snapshot {
         return Err(Error::InvalidArgument(format!(
             "{}: line {l}: a snapshot with no tick after it",
+            json.display()
+        )));
+    }
+    if let Some(l) = pending_terrain {
+        return Err(Error::InvalidArgument(format!(
+            "{}: line {l}: terrain with no tick after it",
             json.display()
         )));
     }

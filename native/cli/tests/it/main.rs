@@ -23,6 +23,7 @@ mod cli_read;
 mod cli_s3;
 mod cli_s3_live;
 mod cli_shadow;
+mod compact_world;
 mod crash;
 mod damage_said;
 mod fuzz_regressions;

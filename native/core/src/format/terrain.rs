@@ -22,7 +22,8 @@ use std::collections::BTreeMap;
 use crate::error::{Error, Result};
 use crate::format::Limits;
 
-use piece::body_bound;
+pub(crate) use piece::TERRAIN_SKIPPABLE_MAGIC;
+use piece::body_len;
 #[cfg_attr(not(feature = "wire"), allow(unused_imports))]
 pub use piece::{
     TERRAIN_ZSTD_LEVEL, decode_body, decode_piece, encode_body, encode_piece, piece_of,
@@ -136,9 +137,10 @@ pub fn check_offer(sections: Vec<Section>, limits: &Limits) -> Result<Terrain> {
     Ok(t)
 }
 
-/// Refuses terrain whose coded body could exceed `limits.max_terrain_bytes()`.
+/// Refuses terrain whose coded body exceeds `limits.max_terrain_bytes()`: the reader's bound,
+/// the body's exact length (not an estimate, which refused terrain every reader accepts).
 pub(crate) fn check_offer_size(t: &Terrain, limits: &Limits) -> Result<()> {
-    let bytes: usize = 5 + t.sections().map(body_bound).sum::<usize>();
+    let bytes = body_len(t);
     if bytes > limits.max_terrain_bytes() {
         return Err(Error::limit(format!(
             "terrain of {bytes} bytes coded; limit {}",
@@ -195,6 +197,39 @@ mod tests {
         let big: Vec<Section> = (0..5).map(|y| varied(0, y, 0, 20)).collect();
         assert!(matches!(
             check_offer(big, &limits),
+            Err(Error::LimitExceeded(_))
+        ));
+    }
+
+    /// A section of a 4096-entry palette of one-byte ids codes in 12,295 bytes (an estimate of
+    /// 5 bytes an entry made it 28,691): a reader whose terrain bound is 16 KiB accepts it, so an
+    /// offer (and compaction, and import) must too; one byte over the bound is refused.
+    #[test]
+    fn an_offer_is_bounded_by_its_coded_length() {
+        let mut wide = Section::single(0, 0, 0, 0);
+        wide.palette = (0..4096).map(|i| i % 100).collect();
+        wide.bits = 12;
+        wide.packed = vec![0; super::section::longs_for(12)];
+        let limits = Limits {
+            max_chunk_bytes: 64 << 10,
+            ..Limits::default()
+        };
+        assert_eq!(limits.max_terrain_bytes(), 16 << 10);
+        let t = check_offer(vec![wide.clone()], &limits).unwrap();
+        let body = encode_body(&t);
+        assert_eq!(body.len(), 12_295);
+        assert_eq!(decode_body(&body, &limits).unwrap(), t);
+        let exact = Limits {
+            max_chunk_bytes: 4 * 12_295,
+            ..Limits::default()
+        };
+        check_offer(vec![wide.clone()], &exact).unwrap();
+        let under = Limits {
+            max_chunk_bytes: 4 * 12_294,
+            ..Limits::default()
+        };
+        assert!(matches!(
+            check_offer(vec![wide], &under),
             Err(Error::LimitExceeded(_))
         ));
     }

@@ -251,6 +251,45 @@ impl WorldState {
             self.overlay.clear();
         }
     }
+    /// Makes this world equal to `target` while keeping its sorted list: `target`'s blocks
+    /// become the changes since that list (so that a writer whose list is its last keyframe's
+    /// goes on writing deltas against that keyframe). Compaction does so where a snapshot's world
+    /// is not what the events before it made (a recording that starts in the middle of a world,
+    /// a world section another writer put there).
+    pub(crate) fn rebase_to(&mut self, target: &WorldState) {
+        let want = target.sorted_view();
+        let base = &self.base[..];
+        let mut overlay = FxHashMap::default();
+        let (mut i, mut j) = (0, 0);
+        loop {
+            match (base.get(i), want.get(j)) {
+                (None, None) => break,
+                (Some(&(p, s)), Some(&(q, t))) if p == q => {
+                    if s != t {
+                        overlay.insert(p, Some(t));
+                    }
+                    i += 1;
+                    j += 1;
+                }
+                (Some(&(p, _)), Some(&(q, _))) if p < q => {
+                    overlay.insert(p, None);
+                    i += 1;
+                }
+                (Some(&(p, _)), None) => {
+                    overlay.insert(p, None);
+                    i += 1;
+                }
+                (_, Some(&(q, t))) => {
+                    overlay.insert(q, Some(t));
+                    j += 1;
+                }
+            }
+        }
+        self.overlay = overlay;
+        self.count = want.len();
+        self.block_entities = target.block_entities.clone();
+        self.entities = target.entities.clone();
+    }
     /// Every block entity, in no particular order.
     pub fn block_entities(&self) -> impl ExactSizeIterator<Item = (BlockPos, &[u8])> + '_ {
         self.block_entities.iter().map(|(&p, b)| (p, &b[..]))

@@ -206,6 +206,22 @@ impl Reader {
         Ok(merged)
     }
 
+    /// The terrain piece chunk `i` carries as it is stored: its content (`"TKTR"`, the body's
+    /// length, the body compressed; FORMAT.md §6.1), not decoded; `None` if its flags have no
+    /// [`crate::format::FLAG_TERRAIN`]. Its frame is checked against the index and its checksum,
+    /// and the piece's frame as [`Reader::read_terrain`] checks it, naming the chunk. What
+    /// `dump --metadata` prints, and [`crate::record::ReelWriter::offer_terrain_piece`] takes.
+    pub fn terrain_piece(&self, i: usize) -> Result<Option<Vec<u8>>> {
+        let (fh, bytes) = self.read_compressed(i)?;
+        if fh.flags & FLAG_TERRAIN == 0 {
+            return Ok(None);
+        }
+        fh.verify_payload(&bytes)?;
+        crate::format::terrain::piece_of(&bytes)
+            .map(|p| Some(p.to_vec()))
+            .map_err(|e| e.with_context(&format!(" (chunk {i}, tick {})", fh.start_tick)))
+    }
+
     /// The terrain chunk `i` carries (empty if its flags have no
     /// [`crate::format::FLAG_TERRAIN`]), its frame checked against the index and its checksum.
     pub fn read_terrain(&self, i: usize) -> Result<Terrain> {

@@ -203,17 +203,21 @@ fn check_world_size(
     Ok(())
 }
 
-/// Puts the terrain piece of `terrain` (compressed at [`crate::format::TERRAIN_ZSTD_LEVEL`]) in
-/// front of a chunk's compressed payload and flags the frame with
+/// Puts the terrain piece of `terrain` (compressed at [`crate::format::TERRAIN_ZSTD_LEVEL`], or
+/// a piece carried as it is) in front of a chunk's compressed payload and flags the frame with
 /// [`crate::format::FLAG_TERRAIN`] (FORMAT.md §6.1). Its data version stays the chunk's own.
 fn with_terrain(
     header: FrameHeader,
     payload: Vec<u8>,
-    terrain: &Terrain,
+    terrain: OpenTerrain,
 ) -> Result<(FrameHeader, Vec<u8>)> {
     let limits = Limits::default();
-    let mut out =
-        crate::format::terrain::encode_piece(terrain, crate::format::TERRAIN_ZSTD_LEVEL, &limits)?;
+    let mut out = match terrain {
+        OpenTerrain::Offered(t) => {
+            crate::format::terrain::encode_piece(&t, crate::format::TERRAIN_ZSTD_LEVEL, &limits)?
+        }
+        OpenTerrain::Carried { piece, .. } => piece,
+    };
     out.extend_from_slice(&payload);
     if out.len() > limits.max_chunk_bytes {
         return Err(crate::Error::limit(format!(
@@ -231,6 +235,27 @@ fn with_terrain(
         &out,
     );
     Ok((header, out))
+}
+
+/// The terrain a chunk carries: offered (encoded into a piece when the chunk is cut), or a
+/// piece carried from a recording that was read back (compaction), written as it is.
+#[derive(Debug, Clone)]
+enum OpenTerrain {
+    Offered(Terrain),
+    /// `piece`: the whole skippable frame (magic, length, content), as the source's chunk had it
+    /// in front of its payload; `terrain`: what it holds, decoded by the source's reader.
+    Carried {
+        piece: Vec<u8>,
+        terrain: Terrain,
+    },
+}
+
+impl OpenTerrain {
+    fn into_terrain(self) -> Terrain {
+        match self {
+            OpenTerrain::Offered(t) | OpenTerrain::Carried { terrain: t, .. } => t,
+        }
+    }
 }
 
 /// A compressed chunk ready to be written.
@@ -252,6 +277,13 @@ pub(crate) struct AdoptedChunk {
     pub events: u64,
     pub pose_samples: u64,
     pub ticks_written: u64,
+    /// The world before the chunk's first tick, if it carries a snapshot (its world section's,
+    /// a keyframe section: a chunk with a delta section is never written as it is; empty
+    /// without one): the running world from then on.
+    pub start_world: Option<crate::format::WorldState>,
+    /// The section positions of its terrain piece, if it has one (decoded by the source's
+    /// reader): they count as offered.
+    pub terrain_positions: Vec<(i32, i32, i32)>,
 }
 
 /// The chunking state machine.
@@ -275,11 +307,11 @@ pub struct Chunker {
     /// [`Chunker::uncompressed_bytes`] when the last snapshot chunk began.
     bytes_at_snapshot: u64,
     pending_snapshot: Option<Vec<u8>>,
-    /// Terrain offered for the next chunk (offers before it merged, later sections replacing
-    /// earlier ones at the same position).
-    pending_terrain: Option<Terrain>,
+    /// Terrain offered (or carried) for the next chunk (offers before it merged, later sections
+    /// replacing earlier ones at the same position).
+    pending_terrain: Option<OpenTerrain>,
     /// The terrain the open chunk carries, put in front of its payload when it is cut.
-    open_terrain: Option<Terrain>,
+    open_terrain: Option<OpenTerrain>,
     /// Every section position offered so far: the terrain in effect at the end holds one section
     /// per position, which a reader bounds by `Limits::max_terrain_sections`.
     terrain_positions: rustc_hash::FxHashSet<(i32, i32, i32)>,
@@ -468,18 +500,88 @@ impl Chunker {
                 limits.max_terrain_sections()
             )));
         }
-        let mut merged = self.pending_terrain.take().unwrap_or_default();
-        let keep = merged.clone();
+        let keep = self.pending_terrain.take();
+        let mut merged = keep
+            .clone()
+            .map(OpenTerrain::into_terrain)
+            .unwrap_or_default();
         let r = merged
             .merge(terrain, limits.max_terrain_sections())
             .and_then(|()| crate::format::terrain::check_offer_size(&merged, &limits));
         if let Err(e) = r {
-            self.pending_terrain = (!keep.is_empty()).then_some(keep);
+            self.pending_terrain = keep;
             return Err(e);
         }
         self.terrain_positions.extend(new);
-        self.pending_terrain = Some(merged);
+        self.pending_terrain = Some(OpenTerrain::Offered(merged));
         Ok(())
+    }
+
+    /// Carries a terrain piece from a recording that was read back (compaction): `piece` is the
+    /// whole skippable frame in front of the source chunk's payload, `terrain` what it holds (as
+    /// the source's reader decoded it, within its limits). The next chunk begun carries the piece
+    /// as it is, not decompressed nor compressed again, so the only bound it meets is the one
+    /// its reader checked; terrain offered or carried before the same tick is merged with it
+    /// (then encoded). Refuses (nothing changed) terrain that would take the positions ever
+    /// carried or offered past `Limits::max_terrain_sections`, as a reader's merge refuses.
+    pub(crate) fn carry_terrain_piece(&mut self, piece: Vec<u8>, terrain: Terrain) -> Result<()> {
+        if self.pending_terrain.is_some() {
+            return self.offer_terrain(terrain);
+        }
+        let limits = Limits::default();
+        let new: Vec<_> = terrain
+            .sections()
+            .map(|s| (s.cx, s.cy, s.cz))
+            .filter(|p| !self.terrain_positions.contains(p))
+            .collect();
+        if self.terrain_positions.len() + new.len() > limits.max_terrain_sections() {
+            return Err(crate::Error::limit(format!(
+                "the terrain carried would hold {} sections; limit {}",
+                self.terrain_positions.len() + new.len(),
+                limits.max_terrain_sections()
+            )));
+        }
+        self.terrain_positions.extend(new);
+        self.pending_terrain = Some(OpenTerrain::Carried { piece, terrain });
+        Ok(())
+    }
+
+    /// Makes `world` the running world, the world before the next tick, where it is not already
+    /// (compaction: a snapshot chunk's world, as the source's reader resolves it, which the
+    /// events before it need not have made: a recording that starts in the middle of a world,
+    /// or a world section a writer put there). The next world section is a delta against the
+    /// last keyframe where one pays, as ever.
+    pub(crate) fn carry_world(&mut self, world: &crate::format::WorldState) {
+        if self.enc.world() != world {
+            self.enc.carry_world(world);
+        }
+    }
+
+    /// Makes the next snapshot chunk carry the delta world section `delta` as it is, and the
+    /// running world unknown but for what the events after it change (compaction: a delta
+    /// whose keyframe the source does not hold, so that the compacted file's world there is as
+    /// unknown, and said incomplete, as the source's).
+    pub(crate) fn carry_world_delta(&mut self, delta: &crate::format::WorldDelta) {
+        let mut section = Vec::new();
+        delta.encode_v5(&mut section);
+        self.enc.carry_world_section(section);
+    }
+
+    /// Replaces the running world without recording a change: the world sections of the
+    /// snapshot chunks after it say so, the events do not. For forging files whose world
+    /// sections are not what their events make (a recording cut out of the middle of a world,
+    /// a world section standing on another writer's world): feature `wire`, tests only.
+    #[cfg(feature = "wire")]
+    pub fn forge_world(&mut self, world: crate::format::WorldState) {
+        self.enc.set_world(world);
+    }
+
+    /// Applies `events` to the running world without recording them (see
+    /// [`Chunker::forge_world`]): the next world section, a delta where one pays, lists changes
+    /// no event made. Feature `wire`, tests only.
+    #[cfg(feature = "wire")]
+    pub fn forge_world_change(&mut self, events: &[Event]) {
+        self.enc.apply_world(events);
     }
 
     /// Whether terrain was offered for the next chunk.
@@ -591,15 +693,19 @@ impl Chunker {
             )));
         }
         let out = self.finish_chunk()?;
-        if h.flags & crate::format::index::FLAG_TERRAIN != 0 {
-            // Its terrain comes with its frame: what was offered for the next chunk is offered
-            // after it, so the next chunk carries it.
-            let p = crate::format::terrain::piece_of(&chunk.frame.payload)?;
-            let t = crate::format::terrain::decode_piece(p, &Limits::default())?;
-            self.terrain_positions
-                .extend(t.sections().map(|s| (s.cx, s.cy, s.cz)));
-        }
+        // Its terrain comes with its frame: what was offered for the next chunk is offered
+        // after it, so the next chunk carries it.
+        self.terrain_positions
+            .extend(chunk.terrain_positions.iter().copied());
         self.enc.set_table(&chunk.end_table);
+        match &chunk.start_world {
+            // its keyframe world section: the next deltas stand on it
+            Some(w) if h.flags & crate::format::FLAG_WORLD != 0 => {
+                self.enc.adopt_keyframe(w, h.start_tick)
+            }
+            Some(w) => self.carry_world(w),
+            None => {}
+        }
         self.enc.apply_world(&chunk.world_events);
         self.last_tick = Some(h.start_tick + (h.tick_count - 1));
         // (A chunk without one counts as the interval's start too when none came before: the
@@ -645,7 +751,7 @@ impl Chunker {
             r?
         };
         let (header, payload) = match self.open_terrain.take() {
-            Some(t) => with_terrain(header, payload, &t)?,
+            Some(t) => with_terrain(header, payload, t)?,
             None => (header, payload),
         };
         self.events += self.enc.event_count();

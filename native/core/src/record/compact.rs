@@ -4,6 +4,15 @@
 //! reading it back and only then published at the final path. The compacted file keeps the
 //! source's recording id; segments of another recording in a live source are left out (they are
 //! never read) and named in the report.
+//!
+//! Whatever a reader rebuilds from the source, the compacted file holds: every chunk is read as
+//! a reader reads it (a delta world section put on its keyframe's world, `Reader::resolve_world`;
+//! the terrain piece decoded, `Reader::read_terrain`), and what a reader refuses is refused with
+//! the reader's own error; the world at the start of every snapshot chunk is carried into the
+//! compacted chunk that starts at the same tick, even where the events before it did not make it
+//! (a recording that starts in the middle of a world), so the world at every tick is the
+//! source's (a delta whose keyframe the source does not hold is carried as it is: the world
+//! there stays unknown); terrain pieces are carried as they are, never compressed again.
 
 use crate::format::palette::PaletteKind;
 use std::path::Path;
@@ -244,9 +253,44 @@ pub(crate) fn compact_unpublished(
     // Start ticks of the chunks copied, sorted (chunks never overlap, so they name them).
     let mut copied: Vec<u32> = Vec::new();
     for (i, entry) in source.index().iter().enumerate() {
-        let (fh, compressed) = source.read_compressed(i)?;
-        let payload = source.decompress(&fh, &compressed)?;
-        let chunk = DecodedChunk::decode_version(&payload, &fh, source.limits(), None)?;
+        // Read as a reader reads it (`Reader::read_chunk`): its delta world section put on its
+        // keyframe's world, refused with the reader's own error where readers refuse it (a
+        // delta on a delta, on a chunk without a world section, not written against its
+        // keyframe), named as `verify` names it.
+        let (fh, compressed, mut chunk) = source
+            .read_compressed(i)
+            .and_then(|(fh, compressed)| {
+                let payload = source.decompress(&fh, &compressed)?;
+                let chunk = DecodedChunk::decode_version(&payload, &fh, source.limits(), None)?;
+                Ok((fh, compressed, chunk))
+            })
+            .map_err(|e| crate::reader::annotate(e, &format!("chunk {i}")))?;
+        let had_delta = chunk.world_delta.is_some();
+        source
+            .resolve_world(&mut chunk)
+            .map_err(|e| crate::reader::annotate(e, &format!("chunk {i}")))?;
+        if i == 0 {
+            // The entities alive before the first tick (a file cut out of a longer stream has
+            // some), and, in a recording that starts in the middle of a world without a
+            // snapshot at its first tick, no snapshot of the compacted file's own there: an
+            // empty one would claim an empty world where the source's is unknown.
+            let table: crate::format::state::EntityTable = chunk.keyframe.iter().copied().collect();
+            if meta.library.starts_mid_world && chunk.snapshot.is_none() {
+                w.start_mid_world(table, chunk.start_tick);
+            } else if !table.is_empty() {
+                w.start_from(table);
+            }
+        }
+        // Its terrain, decoded as readers decode it (`Reader::read_terrain`, which names the
+        // chunk in its errors), carried as the source has it.
+        let terrain = if fh.flags & crate::format::FLAG_TERRAIN != 0 {
+            let t = source.read_terrain(i)?;
+            let content = crate::format::terrain::piece_of(&compressed)?;
+            // the skippable frame's 8 bytes of magic and length, and its content
+            Some((compressed[..8 + content.len()].to_vec(), t))
+        } else {
+            None
+        };
         report.bytes_in += u64::from(entry.compressed_len) + 36;
         let samples = chunk
             .tracks
@@ -269,8 +313,9 @@ pub(crate) fn compact_unpublished(
         let head = used.first.is_none_or(|t| t > 0);
         let tail = used.last.is_none_or(|t| t < chunk.tick_count - 1) && last > chunk.start_tick;
         // A delta world section stands on a keyframe of the source: re-encoded, so that it
-        // stands on one of the compacted file's.
-        if chunk.world_delta.is_none() && copies_as_is(&fh, same_dictionary, &options) {
+        // stands on one of the compacted file's. (`chunk` was resolved: its world is the
+        // keyframe's with the delta's changes, or unknown if the keyframe is not in the source.)
+        if !had_delta && copies_as_is(&fh, same_dictionary, &options) {
             w.adopt_chunk(AdoptedChunk {
                 end_table: chunk.state_at(last),
                 world_events: chunk
@@ -290,6 +335,11 @@ pub(crate) fn compact_unpublished(
                 events,
                 pose_samples: samples,
                 ticks_written: used.count + u64::from(head) + u64::from(tail),
+                start_world: chunk.world.as_deref().cloned(),
+                terrain_positions: terrain
+                    .as_ref()
+                    .map(|(_, t)| t.sections().map(|s| (s.cx, s.cy, s.cz)).collect())
+                    .unwrap_or_default(),
             })?;
             copied.push(fh.start_tick);
             copied_samples += samples;
@@ -299,14 +349,21 @@ pub(crate) fn compact_unpublished(
         }
         if let Some(s) = &chunk.snapshot {
             w.carry_snapshot(s.clone());
+            // The world before its first tick, as the source's readers have it: the compacted
+            // chunk starting at the same tick carries it (a delta where its events made it, a
+            // keyframe where they did not), or the same unresolved delta if the source does
+            // not hold its keyframe.
+            match (&chunk.world, &chunk.world_delta) {
+                (Some(world), _) => w.carry_world(world),
+                (None, Some(delta)) => w.carry_world_delta(delta),
+                (None, None) => w.carry_world(&crate::format::WorldState::default()),
+            }
         }
-        if fh.flags & crate::format::FLAG_TERRAIN != 0 {
-            // The terrain starts the re-encoded chunk that begins at this chunk's first tick.
-            let piece = crate::format::terrain::piece_of(&compressed)?;
-            w.carry_terrain(crate::format::terrain::decode_piece(
-                piece,
-                source.limits(),
-            )?)?;
+        if let Some((piece, t)) = terrain {
+            // The terrain starts the re-encoded chunk that begins at this chunk's first tick,
+            // its piece as it is (not compressed again).
+            w.carry_terrain_piece(piece, t)
+                .map_err(|e| e.with_context(&format!(" (chunk {i}, tick {})", fh.start_tick)))?;
         }
         if head {
             w.write_tick(chunk.start_tick, &[])?;

@@ -184,9 +184,56 @@ impl ReelWriter {
         self.chunker.offer_terrain(t)
     }
 
+    /// Supplies terrain as a stored terrain piece's content ([`crate::Reader::terrain_piece`]:
+    /// `"TKTR"`, the body's length, the body compressed): decoded and checked as a reader
+    /// decodes it (within `Limits::default()`), then stored as it is, not compressed again;
+    /// the next tick starts a chunk carrying it, as with [`ReelWriter::offer_terrain`]. Refuses
+    /// (nothing changed) what a reader refuses, and terrain that would take the positions ever
+    /// offered past `Limits::max_terrain_sections` (`LimitExceeded`).
+    pub fn offer_terrain_piece(&mut self, content: &[u8]) -> Result<()> {
+        let terrain =
+            crate::format::terrain::decode_piece(content, &crate::format::Limits::default())?;
+        let len =
+            u32::try_from(content.len()).map_err(|_| Error::limit("a terrain piece over 4 GiB"))?;
+        let mut piece = Vec::with_capacity(content.len() + 8);
+        piece.extend_from_slice(&crate::format::terrain::TERRAIN_SKIPPABLE_MAGIC.to_le_bytes());
+        piece.extend_from_slice(&len.to_le_bytes());
+        piece.extend_from_slice(content);
+        self.chunker.carry_terrain_piece(piece, terrain)
+    }
+
+    /// Makes `world` the world before the next tick (edited blocks, their block entities, the
+    /// entities' health and equipment), whatever the ticks before made it: the world section
+    /// of the next snapshot chunk says so (offer a snapshot for the next tick to have one there).
+    /// `tickreel import` sets the world a dump's `world` line gives (a recording that starts in
+    /// the middle of a world, whose first snapshot holds blocks no event of it made).
+    pub fn set_world(&mut self, world: &crate::format::WorldState) {
+        self.chunker.carry_world(world);
+    }
+
     /// Terrain carried over from a recording that was read back (compaction, reports).
     pub(crate) fn carry_terrain(&mut self, terrain: crate::format::Terrain) -> Result<()> {
         self.chunker.offer_terrain(terrain)
+    }
+
+    /// A terrain piece carried over by compaction as it is ([`Chunker::carry_terrain_piece`]).
+    pub(crate) fn carry_terrain_piece(
+        &mut self,
+        piece: Vec<u8>,
+        terrain: crate::format::Terrain,
+    ) -> Result<()> {
+        self.chunker.carry_terrain_piece(piece, terrain)
+    }
+
+    /// The world before the next tick, carried over by compaction ([`Chunker::carry_world`]).
+    pub(crate) fn carry_world(&mut self, world: &crate::format::WorldState) {
+        self.chunker.carry_world(world);
+    }
+
+    /// A delta world section whose keyframe the source does not hold, carried over as it is
+    /// ([`Chunker::carry_world_delta`]).
+    pub(crate) fn carry_world_delta(&mut self, delta: &crate::format::WorldDelta) {
+        self.chunker.carry_world_delta(delta);
     }
 
     /// A snapshot carried over by compaction from a recording that was read back.

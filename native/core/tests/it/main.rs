@@ -20,6 +20,7 @@ static ALLOCATOR: heap::Counting = heap::Counting;
 mod backpressure_default;
 mod compact;
 mod compact_copy;
+mod compact_world;
 mod corruption;
 mod crash_consistency;
 mod damage_said;

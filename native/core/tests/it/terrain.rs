@@ -622,7 +622,11 @@ fn verify_decodes_every_terrain_piece_and_refuses_what_readers_refuse() {
             tickreel::record::CompactOptions::default(),
             &mut |_, _| {},
         );
-        assert!(compacted.is_err(), "{what}: compacted");
+        // compaction refuses it too, with the reader's own error (naming the chunk)
+        let compacted = compacted
+            .err()
+            .unwrap_or_else(|| panic!("{what}: compacted"));
+        assert_eq!(compacted.to_string(), read.to_string(), "{what}");
     }
 }
 
@@ -670,4 +674,127 @@ fn verify_refuses_a_merged_terrain_over_the_readers_limit() {
     assert!(matches!(e, Error::LimitExceeded(_)), "{e}");
     assert!(e.to_string().contains("(tick 50)"), "{e}");
     assert!(e.to_string().contains("20 sections; limit 16"), "{e}");
+}
+
+/// 120 ticks of the walker in 40-tick chunks, the chunks starting at the ticks of `pieces`
+/// carrying their terrain, encoded at zstd `level` (the writer uses 19): a reader of them.
+fn forged_terrain(pieces: &[(u32, Terrain)], level: i32) -> Reader {
+    use crate::common::world_shapes::{frames, metadata, reader_of};
+    use tickreel::format::FrameHeader;
+    let plain = frames(
+        ChunkPolicy {
+            chunk_ticks: 40,
+            ..ChunkPolicy::default()
+        },
+        0..120,
+        |t, _| walker(t, f64::from(t) * 0.1),
+    );
+    let forged: Vec<_> = plain
+        .into_iter()
+        .map(|f| {
+            let Some((_, t)) = pieces.iter().find(|p| p.0 == f.header.start_tick) else {
+                return f;
+            };
+            let mut payload =
+                tickreel::format::wire::encode_piece(t, level, &Limits::default()).unwrap();
+            payload.extend_from_slice(&f.payload);
+            let h = f.header;
+            tickreel::record::Frame {
+                header: FrameHeader::for_payload(
+                    h.flags | FLAG_TERRAIN,
+                    h.data_version,
+                    h.start_tick,
+                    h.tick_count,
+                    h.uncompressed_len,
+                    &payload,
+                ),
+                payload,
+            }
+        })
+        .collect();
+    reader_of(&forged, metadata(false))
+}
+
+/// The terrain pieces of `r`'s chunks, by start tick, as stored.
+fn pieces_of(r: &Reader) -> Vec<(u32, Vec<u8>)> {
+    (0..r.index().len())
+        .filter(|&i| r.index()[i].flags & FLAG_TERRAIN != 0)
+        .map(|i| {
+            let (fh, c) = r.read_compressed(i).unwrap();
+            (fh.start_tick, piece_of(&c).unwrap().to_vec())
+        })
+        .collect()
+}
+
+#[test]
+fn compaction_carries_terrain_pieces_as_they_are() {
+    // Pieces compressed at level 3: compressed again (at the writer's 19) they would differ.
+    let first: Vec<Section> = (-1..=1)
+        .flat_map(|x| (-1..=1).flat_map(move |z| [ground(x, 4, z, 7), ground(x, 5, z, 8)]))
+        .collect();
+    let source = forged_terrain(
+        &[
+            (0, Terrain::from_sections(first)),
+            (
+                80,
+                Terrain::from_sections([ground(0, 4, 0, 9), Section::single(5, 4, 0, 3)]),
+            ),
+        ],
+        3,
+    );
+    source.verify().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("c.reel");
+    tickreel::record::compact(
+        &source,
+        &out,
+        tickreel::record::CompactOptions::default(),
+        &mut |_, _| {},
+    )
+    .unwrap();
+    let back = Reader::open_path(&out).unwrap();
+    let pieces = pieces_of(&back);
+    assert_eq!(pieces.iter().map(|p| p.0).collect::<Vec<_>>(), [0, 80]);
+    assert_eq!(
+        pieces,
+        pieces_of(&source),
+        "the pieces' bytes are the source's"
+    );
+    for t in [0, 79, 80, 119] {
+        assert_eq!(back.terrain_at(t).unwrap(), source.terrain_at(t).unwrap());
+    }
+}
+
+#[test]
+fn compaction_accepts_the_terrain_readers_accept() {
+    // 600 sections of a 4,096-entry palette of one-byte ids: a body of 7.4 MB, within the
+    // readers' 16 MiB; counted at 5 bytes a palette entry it was 17.2 MB, and refused.
+    let sections: Vec<Section> = (0..600)
+        .map(|i| {
+            let mut s = Section::single(i % 30, i / 30, 0, 0);
+            s.palette = (0..4096).map(|p| p % 100).collect();
+            s.bits = 12;
+            s.packed = vec![0; tickreel::format::longs_for(12)];
+            s
+        })
+        .collect();
+    let terrain = Terrain::from_sections(sections);
+    assert!(tickreel::format::wire::encode_body(&terrain).len() < 16 << 20);
+    let source = forged_terrain(&[(40, terrain)], 1);
+    source.verify().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("c.reel");
+    tickreel::record::compact(
+        &source,
+        &out,
+        tickreel::record::CompactOptions::default(),
+        &mut |_, _| {},
+    )
+    .unwrap();
+    let back = Reader::open_path(&out).unwrap();
+    assert_eq!(
+        back.terrain_at(100).unwrap(),
+        source.terrain_at(100).unwrap()
+    );
+    assert_eq!(back.terrain_at(100).unwrap().len(), 600);
 }

@@ -86,6 +86,9 @@ pub struct ChunkEncoder {
     blocks: BlockCoding,
     /// Whether the next world section is a keyframe or a delta, and against which keyframe.
     world_sections: WorldSections,
+    /// A world section carried as it is into the next snapshot chunk begun
+    /// ([`ChunkEncoder::carry_world_section`]).
+    carried_section: Option<Vec<u8>>,
     /// `encode_payload`'s working buffers on a thread that is not the library's (the caller of a
     /// synchronous writer): see [`crate::threads`].
     own_scratch: Option<Box<Scratch>>,
@@ -112,6 +115,32 @@ impl ChunkEncoder {
     pub(crate) fn set_world(&mut self, world: WorldState) {
         self.world = world;
         self.world_sections.restart();
+    }
+
+    /// Makes `world` the running world without forgetting the keyframe the next delta section
+    /// stands on ([`WorldState::rebase_to`]): compaction's world of a snapshot chunk where the
+    /// events before it did not make it.
+    pub(crate) fn carry_world(&mut self, world: &WorldState) {
+        self.world.rebase_to(world);
+    }
+
+    /// Makes `world`, the keyframe world section of a chunk starting at `start_tick` that was
+    /// written elsewhere (compaction's copy of a chunk as it is), the running world and the
+    /// keyframe the next delta sections stand on.
+    pub(crate) fn adopt_keyframe(&mut self, world: &WorldState, start_tick: u32) {
+        self.world = world.clone();
+        self.world.compact();
+        self.world_sections.adopt_keyframe(start_tick);
+    }
+
+    /// Makes the next snapshot chunk begun carry `section` (a world section's body, as
+    /// [`crate::format::WorldDelta::encode_v5`] writes it) instead of one of the running world:
+    /// compaction's copy of a delta section whose keyframe the recording does not hold, whose
+    /// world is unknown. The running world is emptied (what the events after it change is all
+    /// that is known, as a reader rebuilds it), and the section after it is a keyframe.
+    pub(crate) fn carry_world_section(&mut self, section: Vec<u8>) {
+        self.set_world(WorldState::default());
+        self.carried_section = Some(section);
     }
 
     /// Applies events to the running world only (a chunk written as it is, elsewhere).
@@ -170,8 +199,11 @@ impl ChunkEncoder {
         }
         self.log.clear();
         self.flags = if snapshot.is_some() { FLAG_SNAPSHOT } else { 0 };
-        self.world_section = (snapshot.is_some() && !self.world.is_empty())
-            .then(|| self.world_sections.section(&mut self.world, start_tick));
+        self.world_section = match self.carried_section.take() {
+            Some(carried) if snapshot.is_some() => Some(carried),
+            _ => (snapshot.is_some() && !self.world.is_empty())
+                .then(|| self.world_sections.section(&mut self.world, start_tick)),
+        };
         if self.world_section.is_some() {
             self.flags |= FLAG_WORLD;
         }

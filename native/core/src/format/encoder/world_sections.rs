@@ -32,6 +32,12 @@ impl WorldSections {
         self.keyframe = None;
     }
 
+    /// Takes the keyframe section of a chunk written elsewhere, starting at `start_tick`, as
+    /// the keyframe the next deltas stand on (compaction's copy of a chunk as it is).
+    pub(super) fn adopt_keyframe(&mut self, start_tick: u32) {
+        self.keyframe = Some((start_tick, 1));
+    }
+
     /// The world section of a snapshot chunk starting at `start_tick`, `world` being the
     /// running world then: a delta against the last keyframe while [`keyframe_due`] says it
     /// pays, else a keyframe (the world compacted to it, so that later deltas stand on it).

@@ -17,14 +17,42 @@ pub(crate) const TERRAIN_MAGIC: [u8; 4] = *b"TKTR";
 /// The zstd level terrain is compressed with (measured: `tickreel bench --only terrain`).
 pub const TERRAIN_ZSTD_LEVEL: i32 = 19;
 
-/// An upper bound of the bytes a section takes in the coded body.
-pub(super) fn body_bound(s: &Section) -> usize {
+/// An upper bound of the bytes a section takes in the coded body (a buffer's capacity).
+fn body_bound(s: &Section) -> usize {
     let idx = match s.palette.len() {
         1 => 0,
         2..=256 => SECTION_BLOCKS,
         _ => 2 * SECTION_BLOCKS,
     };
     3 * 5 + 1 + 3 + 5 * s.palette.len() + idx
+}
+
+/// The exact length of the body [`encode_body`] writes for `t`, computed without writing it:
+/// what a reader bounds (`Limits::max_terrain_bytes`, FORMAT.md §6.1), so that a writer refuses
+/// exactly the terrain readers refuse, no more.
+pub(crate) fn body_len(t: &Terrain) -> usize {
+    use crate::format::bytes::{uvarint_len, zigzag};
+    let mut n = uvarint_len(t.len() as u64);
+    let mut prev = (0i64, 0i64, 0i64);
+    for s in t.sections() {
+        let (x, z, y) = (i64::from(s.cx), i64::from(s.cz), i64::from(s.cy));
+        n += uvarint_len(zigzag(x - prev.0))
+            + uvarint_len(zigzag(z - prev.1))
+            + uvarint_len(zigzag(y - prev.2));
+        prev = (x, z, y);
+        n += 1 + uvarint_len(s.palette.len() as u64);
+        n += s
+            .palette
+            .iter()
+            .map(|&p| uvarint_len(u64::from(p)))
+            .sum::<usize>();
+        n += match s.palette.len() {
+            1 => 0,
+            2..=256 => SECTION_BLOCKS,
+            _ => 2 * SECTION_BLOCKS,
+        };
+    }
+    n
 }
 
 /// The terrain's body, uncompressed (FORMAT.md §6.1): the sections' headers (position deltas,
@@ -267,6 +295,22 @@ mod tests {
         wide.validate().unwrap();
         let t = Terrain::from_sections([wide]);
         assert_eq!(decode_body(&encode_body(&t), &limits).unwrap(), t);
+    }
+
+    #[test]
+    fn body_len_is_the_coded_length() {
+        let mut big = Section::single(-300, 5, 70_000, 0);
+        big.palette = (0..4096).map(|i| i * 40).collect();
+        big.bits = 12;
+        big.packed = pack(&(0..4096u16).collect::<Vec<_>>(), 12);
+        big.validate().unwrap();
+        for t in [
+            Terrain::default(),
+            Terrain::from_sections([varied(0, -4, 0, 3), Section::single(1, 5, -7, 300)]),
+            Terrain::from_sections([big, varied(-1, 2, 5, 300), varied(9, 9, 9, 256)]),
+        ] {
+            assert_eq!(body_len(&t), encode_body(&t).len());
+        }
     }
 
     #[test]

@@ -259,6 +259,32 @@ fn put_delta(out: &mut Vec<u8>, prev: BlockPos, p: BlockPos) {
     put_ivarint(out, i64::from(p.z) - i64::from(prev.z));
 }
 
+/// A delta world section as it was read ([`WorldState::decode_v5`]), written back byte for byte
+/// ([`WorldDelta::encode_v5`]): compaction carries a delta whose keyframe the recording does not
+/// hold (it starts in the middle of a world) as it is, so that its world stays unknown there
+/// rather than made up.
+impl WorldDelta {
+    /// Writes the section as [`WorldState::encode_v5`] wrote it: `varint back`, the changed
+    /// blocks (`varint state + 1`, 0 for a block no longer edited), then the block entities and
+    /// entities whole.
+    pub(crate) fn encode_v5(&self, out: &mut Vec<u8>) {
+        put_uvarint(out, u64::from(self.back));
+        put_uvarint(out, self.blocks.len() as u64);
+        let mut prev = BlockPos::default();
+        for &(p, s) in &self.blocks {
+            put_delta(out, prev, p);
+            put_uvarint(out, s.map_or(0, |s| u64::from(s) + 1));
+            prev = p;
+        }
+        WorldState {
+            block_entities: self.block_entities.clone(),
+            entities: self.entities.clone(),
+            ..WorldState::default()
+        }
+        .encode_rest(out);
+    }
+}
+
 /// The next position of a sorted list; `prev` is the previous one (`None` before the first).
 fn get_delta(r: &mut ByteReader<'_>, prev: &mut Option<BlockPos>, what: &str) -> Result<BlockPos> {
     let base = prev.unwrap_or_default();
@@ -381,6 +407,29 @@ mod tests {
         (kf, w)
     }
 
+    /// Compaction makes its running world a source's snapshot world that the events did not
+    /// make: rebased, it keeps its keyframe's list, and its delta on that keyframe gives the
+    /// world.
+    #[test]
+    fn a_world_rebased_on_its_keyframe_writes_a_delta_to_it() {
+        let lim = Limits::default();
+        let (kf, w) = keyframe_and_changed();
+        let mut r = kf.clone();
+        r.apply(&bc(1000, 1, 1, 4)); // a change `w` does not have
+        r.apply(&bc(5, 64, -3, 6)); // one it has otherwise
+        r.rebase_to(&w);
+        assert_eq!(r, w);
+        assert_eq!(r.block_count(), w.block_count());
+        assert!(Arc::ptr_eq(&r.base, &kf.base));
+        let mut delta = Vec::new();
+        r.encode_v5(10, &mut delta);
+        let WorldSection::Delta(d) = WorldState::decode_v5(&delta, &lim).unwrap() else {
+            panic!("a delta section");
+        };
+        assert_eq!(d.changed_blocks(), 3);
+        assert_eq!(WorldState::with_delta(&kf, &d, &lim).unwrap(), w);
+    }
+
     #[test]
     fn a_delta_section_on_its_keyframe_gives_the_world_back() {
         let lim = Limits::default();
@@ -399,6 +448,10 @@ mod tests {
             panic!("a delta section");
         };
         assert_eq!((d.back, d.changed_blocks()), (40, 3));
+        // written back as it was read, byte for byte (compaction carries a delta so)
+        let mut again = Vec::new();
+        d.encode_v5(&mut again);
+        assert_eq!(again, delta);
         let got = WorldState::with_delta(&kf, &d, &lim).unwrap();
         assert_eq!(got, w);
         assert_eq!(got.block_count(), w.block_count());

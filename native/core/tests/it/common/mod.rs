@@ -2,6 +2,7 @@
 #![allow(dead_code)]
 
 pub mod hooked;
+pub mod world_shapes;
 
 use std::path::Path;
 
