@@ -71,7 +71,7 @@ pub fn at(h: &Handle, tick: u32) -> ApiResult<Vec<u8>> {
         blocks: &'a [(i32, i32, i32, u32)],
         count: usize,
         complete: bool,
-        changes: &'a [(u32, i32, i32, i32, u32)],
+        changes: &'a [Change],
         to: u32,
         limits: Value,
     }
@@ -105,6 +105,9 @@ fn shown(
         .collect())
 }
 
+/// A block change sent: tick, x, y, z, state.
+type Change = (u32, i32, i32, i32, u32);
+
 /// The block changes of the ticks after `tick`, at most `max_ticks` of them and `max_rows` rows
 /// (a tick's changes are sent whole or not at all), and the last tick they cover. A damaged
 /// chunk ends them before it. Reads the chunks' events only ([`tickreel::play::Reader::events`]).
@@ -113,15 +116,15 @@ fn changes_after(
     tick: u32,
     max_ticks: u32,
     max_rows: usize,
-) -> (Vec<(u32, i32, i32, i32, u32)>, u32) {
+) -> (Vec<Change>, u32) {
     let Some(last) = r.last_tick() else {
         return (Vec::new(), tick);
     };
     let end = tick.saturating_add(max_ticks).min(last);
-    let mut rows: Vec<(u32, i32, i32, i32, u32)> = Vec::new();
+    let mut rows: Vec<Change> = Vec::new();
     let mut to = tick;
     if end > tick {
-        let mut here: Vec<(u32, i32, i32, i32, u32)> = Vec::new();
+        let mut here: Vec<Change> = Vec::new();
         // the ticks read (a tick without a record has no change): all of them unless stopped
         let mut whole = true;
         for t in r.events(tick + 1, end) {
@@ -157,7 +160,7 @@ fn changes_after(
     (rows, to)
 }
 
-fn row(tick: u32, x: i32, y: i32, z: i32, state: u32) -> (u32, i32, i32, i32, u32) {
+fn row(tick: u32, x: i32, y: i32, z: i32, state: u32) -> Change {
     (tick, x, y, z, state)
 }
 

@@ -273,7 +273,7 @@ impl Markers {
         }
         scan.generation = generation;
         scan.scanned_at = Some(std::time::Instant::now());
-        f(&*scan).map_err(|e| {
+        f(&scan).map_err(|e| {
             super::error::ApiError::new(
                 axum::http::StatusCode::INTERNAL_SERVER_ERROR,
                 e.to_string(),

@@ -152,6 +152,10 @@ impl Area<'_> {
 /// Most terrain answers kept (each at most about 3 MB: [`MAX_BLOCKS`] blocks of 5 bytes in
 /// base64, and their states).
 pub const ANSWERS_KEPT: usize = 8;
+/// What a terrain answer is kept by: the recording's reader (its identity) and the last terrain
+/// chunk at the tick asked for.
+type AnswerKey = (u64, Option<usize>);
+
 /// A terrain answer being made or made, shared by the requests asking for the same one.
 type Answer = Arc<OnceLock<Result<Arc<Vec<u8>>, (StatusCode, String)>>>;
 
@@ -161,7 +165,7 @@ type Answer = Arc<OnceLock<Result<Arc<Vec<u8>>, (StatusCode, String)>>>;
 /// holding the terrain read) instead of making it again.
 #[derive(Default)]
 pub struct Answers {
-    kept: Mutex<Vec<((u64, Option<usize>), Answer)>>,
+    kept: Mutex<Vec<(AnswerKey, Answer)>>,
 }
 
 /// The answer for `q` as JSON bytes (blocking: may read the terrain's chunks): the first
