@@ -70,6 +70,9 @@ pub struct Reader {
     decompressors: Decompressors,
     /// The keyframe worlds and the terrain it decoded, in one byte budget ([`Caches`]).
     caches: Caches,
+    /// The heap of its index and decoded metadata, counted once (the metadata's count walks
+    /// every value): part of [`Reader::heap_bytes`].
+    fixed_bytes: usize,
 }
 
 /// Decompression contexts for calls on threads that are not the library's (a plugin's main
@@ -201,6 +204,7 @@ impl Reader {
             dictionary: None,
             decompressors: Decompressors::default(),
             caches: Caches::default(),
+            fixed_bytes: 0,
         }
     }
 
@@ -292,7 +296,10 @@ impl Reader {
             }
         }
         let dictionary = crate::dictionary::lookup(header.dictionary_id)?;
+        let fixed_bytes =
+            index.capacity() * std::mem::size_of::<IndexEntry>() + metadata.heap_bytes();
         Ok(Reader {
+            fixed_bytes,
             frames,
             header,
             metadata,

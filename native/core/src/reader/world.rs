@@ -181,9 +181,7 @@ impl Reader {
     /// chunk cache's ([`crate::play::ChunkCache`]), with its own budget. For caches of open
     /// recordings that count bytes; it changes as the reader is used.
     pub fn heap_bytes(&self) -> usize {
-        self.index.capacity() * std::mem::size_of::<crate::format::index::IndexEntry>()
-            + self.metadata.heap_bytes()
-            + self.cache_bytes()
+        self.fixed_bytes + self.cache_bytes()
     }
 
     /// What the reader keeps of the keyframe worlds and the terrain it decoded, in bytes: at most
