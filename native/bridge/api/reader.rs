@@ -254,10 +254,11 @@ pub fn world_at(
     tick: u32,
 ) -> tickreel::Result<New<crate::api::world_state::WorldState>> {
     let at = reader.0.world_at(tick)?;
+    let terrain = reader.0.terrain_at(at.tick)?;
     Ok(crate::api::world_state::new(
         at.tick,
         at.complete,
         &at.world,
-        at.terrain,
+        terrain,
     ))
 }

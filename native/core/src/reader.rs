@@ -14,7 +14,6 @@ use crate::format::header::{Header, Layout};
 use crate::format::index::{IndexEntry, find_chunk, snapshot_at_or_before};
 use crate::format::metadata::Metadata;
 use crate::format::state::EntityTable;
-use crate::format::terrain::Terrain;
 use crate::format::{FLAG_TERRAIN, Limits};
 use crate::storage::frames::{CompactedFrames, FrameSource, read_prefix};
 use crate::storage::live::{META_FILE, SegmentFrames, members_of, segment_name};
@@ -22,8 +21,8 @@ use crate::storage::{EntryKind, FileSource, LocalStorage, Source, Storage};
 
 mod world;
 
-use world::KeyframeWorlds;
-pub use world::WorldAt;
+use world::Caches;
+pub use world::{DEFAULT_CACHE_BUDGET, TerrainArea, WorldAt};
 
 thread_local! {
     /// One decompression context per library thread (see [`crate::threads`]; other threads use
@@ -69,13 +68,11 @@ pub struct Reader {
     limits: Limits,
     dictionary: Option<Arc<crate::dictionary::Dictionary>>,
     decompressors: Decompressors,
-    /// The terrain last merged by [`Reader::terrain_at`], by the index of the last terrain
-    /// chunk it holds.
-    terrain: std::sync::Mutex<Option<(usize, Arc<Terrain>)>>,
-    /// The worlds of keyframe world sections decoded last (data version 5), by chunk index:
-    /// the delta sections after a keyframe put their few changes on top of its world, shared,
-    /// instead of decoding it again ([`KeyframeWorlds`]).
-    keyframe_worlds: KeyframeWorlds,
+    /// The keyframe worlds and the terrain it decoded, in one byte budget ([`Caches`]).
+    caches: Caches,
+    /// The heap of its index and decoded metadata, counted once (the metadata's count walks
+    /// every value): part of [`Reader::heap_bytes`].
+    fixed_bytes: usize,
 }
 
 /// Decompression contexts for calls on threads that are not the library's (a plugin's main
@@ -206,8 +203,8 @@ impl Reader {
             limits: Limits::default(),
             dictionary: None,
             decompressors: Decompressors::default(),
-            terrain: Default::default(),
-            keyframe_worlds: Default::default(),
+            caches: Caches::default(),
+            fixed_bytes: 0,
         }
     }
 
@@ -299,7 +296,10 @@ impl Reader {
             }
         }
         let dictionary = crate::dictionary::lookup(header.dictionary_id)?;
+        let fixed_bytes =
+            index.capacity() * std::mem::size_of::<IndexEntry>() + metadata.heap_bytes();
         Ok(Reader {
+            fixed_bytes,
             frames,
             header,
             metadata,
@@ -307,8 +307,7 @@ impl Reader {
             limits,
             dictionary,
             decompressors: Decompressors::default(),
-            terrain: Default::default(),
-            keyframe_worlds: Default::default(),
+            caches: Caches::default(),
         })
     }
 
@@ -328,12 +327,6 @@ impl Reader {
     pub fn metadata(&self) -> &Metadata {
         &self.metadata
     }
-    /// Roughly what this reader holds on the heap: its index and decoded metadata (not the
-    /// chunk cache, which has its own budget). For caches of open recordings that count bytes.
-    pub fn heap_bytes(&self) -> usize {
-        self.index.capacity() * std::mem::size_of::<IndexEntry>() + self.metadata.heap_bytes()
-    }
-
     pub fn index(&self) -> &[IndexEntry] {
         &self.index
     }
@@ -385,6 +378,15 @@ impl Reader {
         let mut c = DecodedChunk::decode_world_part(&payload, &fh, &self.limits)?;
         self.resolve_world(&mut c)?;
         Ok(c)
+    }
+
+    /// Reads and checks chunk `i` and decodes its keyframe, snapshot and events only
+    /// ([`DecodedChunk::decode_events`]): no movement and no world section (neither decoded nor
+    /// put on a keyframe, so neither a large world nor a damaged one costs anything here). What
+    /// a scan of the events needs.
+    pub fn read_chunk_events(&self, i: usize) -> Result<DecodedChunk> {
+        let (fh, payload) = self.read_payload(i)?;
+        DecodedChunk::decode_events(&payload, &fh, &self.limits)
     }
 
     /// Reads chunk `i`'s frame, checks it against the index and its checksum, and decompresses
@@ -476,6 +478,18 @@ impl Reader {
 
     /// Iterates decoded ticks in `from..=to`, one chunk decoded at a time.
     pub fn ticks(&self, from: u32, to: u32) -> TickIter<'_> {
+        self.tick_iter(from, to, false)
+    }
+
+    /// Iterates the ticks in `from..=to` that have events other than poses, with those events
+    /// only (an `EntityAdd` or `Teleport` with a default pose), one chunk at a time, each read
+    /// by [`Reader::read_chunk_events`]: neither movement nor world sections are decoded. What
+    /// a scan of a recording's events needs.
+    pub fn events(&self, from: u32, to: u32) -> TickIter<'_> {
+        self.tick_iter(from, to, true)
+    }
+
+    fn tick_iter(&self, from: u32, to: u32, events_only: bool) -> TickIter<'_> {
         let start = self.chunk_for_tick(from).unwrap_or(0);
         TickIter {
             reader: self,
@@ -484,6 +498,7 @@ impl Reader {
             to,
             buf: Vec::new().into_iter(),
             done: false,
+            events_only,
         }
     }
 
@@ -591,6 +606,8 @@ pub struct TickIter<'a> {
     to: u32,
     buf: std::vec::IntoIter<DecodedTick>,
     done: bool,
+    /// [`Reader::events`]: the chunks read without movement and world.
+    events_only: bool,
 }
 
 impl Iterator for TickIter<'_> {
@@ -615,7 +632,12 @@ impl Iterator for TickIter<'_> {
             }
             let i = self.next_chunk;
             self.next_chunk += 1;
-            match self.reader.read_chunk(i) {
+            let read = if self.events_only {
+                self.reader.read_chunk_events(i)
+            } else {
+                self.reader.read_chunk(i)
+            };
+            match read {
                 Ok(c) => self.buf = c.ticks().into_iter(),
                 Err(e) => {
                     self.done = true;

@@ -226,6 +226,65 @@ async fn blocking<T: Send + 'static>(
     })
 }
 
+/// How many requests that decode recordings (frames, seeks, worlds, markers, races) run at
+/// once, and ([`TERRAIN_AT_ONCE`]) how many terrain requests: together fewer than the blocking
+/// pool's threads (16, [`super::run`]), so that a request that only reads what is open (a
+/// summary, the list) always finds a thread, however many decodes are asked for, and what the
+/// decodes hold at once is bounded by that many requests' bounds. The others wait in the order
+/// they came (not on a thread), as they would for a thread of the pool.
+pub const DECODES_AT_ONCE: usize = 8;
+/// How many terrain requests run at once (each may read the first 2,048 sections of a terrain
+/// and one terrain piece's body, [`terrain`]; a request whose answer is made or being made
+/// shares it).
+pub const TERRAIN_AT_ONCE: usize = 2;
+
+static DECODES: tokio::sync::Semaphore = tokio::sync::Semaphore::const_new(DECODES_AT_ONCE);
+static TERRAIN: tokio::sync::Semaphore = tokio::sync::Semaphore::const_new(TERRAIN_AT_ONCE);
+
+/// Waits for one of the places of `places`.
+async fn place_in(
+    places: &'static tokio::sync::Semaphore,
+) -> ApiResult<tokio::sync::SemaphorePermit<'static>> {
+    places.acquire().await.map_err(|e| {
+        ApiError::new(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            format!("internal error: {e}"),
+        )
+    })
+}
+
+/// [`blocking`] work that decodes a recording: run in one of the [`DECODES_AT_ONCE`] places
+/// (held until the work ends, even when the client goes away first), then what the open
+/// recordings keep is brought back within the server's budget ([`Library::settle`]).
+async fn decoding<T: Send + 'static>(
+    app: &Arc<App>,
+    f: impl FnOnce() -> ApiResult<T> + Send + 'static,
+) -> ApiResult<T> {
+    decoding_in(&DECODES, app, f).await
+}
+
+/// [`decoding`] in one of `places`.
+async fn decoding_in<T: Send + 'static>(
+    places: &'static tokio::sync::Semaphore,
+    app: &Arc<App>,
+    f: impl FnOnce() -> ApiResult<T> + Send + 'static,
+) -> ApiResult<T> {
+    let place = place_in(places).await?;
+    let app = app.clone();
+    blocking(move || {
+        let r = f();
+        app.lib.settle();
+        drop(place);
+        r
+    })
+    .await
+}
+
+/// A JSON answer already written as bytes.
+fn json_bytes(bytes: Vec<u8>) -> Response {
+    ([(header::CONTENT_TYPE, "application/json")], bytes).into_response()
+}
+
 fn query<T>(q: Result<Query<T>, QueryRejection>) -> ApiResult<T> {
     q.map(|Query(v)| v)
         .map_err(|e| ApiError::bad_request(format!("bad query: {}", e.body_text())))
@@ -282,11 +341,12 @@ async fn info_of(
 async fn markers_of(
     State(app): State<Arc<App>>,
     q: Result<Query<RecQuery>, QueryRejection>,
-) -> ApiResult<Json<Value>> {
+) -> ApiResult<Response> {
     let q = query(q)?;
-    blocking(move || app.markers.of(&app.lib.open(&q.rec)?))
+    let a = app.clone();
+    decoding(&app, move || a.markers.of(&a.lib.open(&q.rec)?))
         .await
-        .map(Json)
+        .map(json_bytes)
 }
 
 /// The edited blocks as of `tick` ([`blocks::at`]), or without it every block change of the
@@ -294,27 +354,29 @@ async fn markers_of(
 async fn blocks_of(
     State(app): State<Arc<App>>,
     q: Result<Query<BlocksQuery>, QueryRejection>,
-) -> ApiResult<Json<Value>> {
+) -> ApiResult<Response> {
     let q = query(q)?;
-    blocking(move || {
-        let h = app.lib.open(&q.rec)?;
+    let a = app.clone();
+    decoding(&app, move || {
+        let h = a.lib.open(&q.rec)?;
         match q.tick {
             Some(t) => blocks::at(&h, t),
-            None => app.markers.blocks(&h),
+            None => a.markers.blocks(&h),
         }
     })
     .await
-    .map(Json)
+    .map(json_bytes)
 }
 
 async fn terrain_of(
     State(app): State<Arc<App>>,
     q: Result<Query<TerrainQuery>, QueryRejection>,
-) -> ApiResult<Json<Value>> {
+) -> ApiResult<Response> {
     let q = query(q)?;
-    blocking(move || terrain::terrain(&app.lib.open(&q.rec)?, &q))
+    let a = app.clone();
+    decoding_in(&TERRAIN, &app, move || terrain::terrain(&a.lib, &q))
         .await
-        .map(Json)
+        .map(json_bytes)
 }
 
 /// Pieces of a streamed answer on their way to the client at once (each about
@@ -333,6 +395,7 @@ async fn frames_of(
     let (tx, mut rx) =
         tokio::sync::mpsc::channel::<Result<axum::body::Bytes, std::io::Error>>(PIECES_IN_FLIGHT);
     let (started_tx, started) = tokio::sync::oneshot::channel::<ApiResult<()>>();
+    let place = place_in(&DECODES).await?;
     tokio::task::spawn_blocking(move || {
         let answer = app.lib.open(&q.rec).and_then(|h| frames::start(&h, &q));
         match answer {
@@ -344,6 +407,8 @@ async fn frames_of(
                 f.write(&mut |piece| tx.blocking_send(Ok(piece.into())).is_ok());
             }
         }
+        app.lib.settle();
+        drop(place);
     });
     match started.await {
         Ok(Ok(())) => {}
@@ -368,7 +433,8 @@ async fn seek_of(
     q: Result<Query<SeekQuery>, QueryRejection>,
 ) -> ApiResult<Json<Value>> {
     let q = query(q)?;
-    blocking(move || frames::seek(&app.lib.open(&q.rec)?, &q))
+    let a = app.clone();
+    decoding(&app, move || frames::seek(&a.lib.open(&q.rec)?, &q))
         .await
         .map(Json)
 }
@@ -396,7 +462,8 @@ async fn ghost_of(
         }
     }
     let _dropped = Dropped(gone.clone());
-    blocking(move || ghost::race(&app.lib, &q, &gone))
+    let a = app.clone();
+    decoding(&app, move || ghost::race(&a.lib, &q, &gone))
         .await
         .map(Json)
 }

@@ -6,9 +6,11 @@
 //! where it stopped as it grows.
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use fastnbt::Value as Nbt;
 use parking_lot::Mutex;
+use serde::Serialize;
 use serde_json::{Value, json};
 use tickreel::format::{Event, PaletteKind};
 use tickreel::shadow::REPORT_KEY;
@@ -112,6 +114,8 @@ pub const MARKER_TEXT_CHARS: usize = 200;
 struct Scan {
     /// The recording's view generation and the next tick to scan.
     generation: u64,
+    /// When it was last brought up to date (`None`: never).
+    scanned_at: Option<std::time::Instant>,
     next: Option<u32>,
     /// `[tick, entity]`
     teleports: Vec<[u32; 2]>,
@@ -141,66 +145,116 @@ struct Scan {
     damaged: Vec<String>,
 }
 
-/// The markers of every recording scanned, by name.
+/// The markers of every recording scanned, by name (at most [`SCANS_KEPT`] recordings; one
+/// scanned longer ago than the others leaves first). A recording is scanned by one request at a
+/// time: the others asking for it meanwhile wait for that scan (which they would otherwise make
+/// themselves) instead of making it again.
 #[derive(Default)]
 pub struct Markers {
-    scans: Mutex<HashMap<String, Scan>>,
+    scans: Mutex<HashMap<String, Arc<Mutex<Scan>>>>,
 }
+
+/// How many recordings' markers are kept.
+pub const SCANS_KEPT: usize = 64;
 
 impl Markers {
     /// The markers of `h`: `{"teleports": [[tick, entity]...], "checkpoints": [[tick, entity,
     /// index]...], "joins", "leaves", "blocks", "attacks", "damage", "chat", "health",
     /// "equipment"}` (the rows of [`Scan`]). Blocking: the first call reads the whole recording
     /// once.
-    pub fn of(&self, h: &Handle) -> ApiResult<Value> {
+    /// As JSON bytes, written from the rows (not made into JSON values first).
+    pub fn of(&self, h: &Handle) -> ApiResult<Vec<u8>> {
+        #[derive(Serialize)]
+        struct Answer<'a> {
+            teleports: &'a [[u32; 2]],
+            checkpoints: &'a [[u32; 3]],
+            joins: &'a [[u32; 2]],
+            leaves: &'a [[u32; 2]],
+            blocks: &'a [Value],
+            attacks: &'a [[u32; 3]],
+            damage: &'a [Value],
+            chat: &'a [Value],
+            health: &'a [[u32; 3]],
+            equipment: &'a [[u32; 5]],
+            dropped: u64,
+            damaged: &'a [String],
+            edge: Value,
+        }
         self.scanned(h, |scan| {
-            json!({
-                "teleports": scan.teleports,
-                "checkpoints": scan.checkpoints,
-                "joins": scan.joins,
-                "leaves": scan.leaves,
-                "blocks": scan.blocks,
-                "attacks": scan.attacks,
-                "damage": scan.damage,
-                "chat": scan.chat,
-                "health": scan.health,
-                "equipment": scan.equipment,
-                "dropped": scan.dropped,
-                "damaged": scan.damaged,
-                "edge": edge(h),
+            serde_json::to_vec(&Answer {
+                teleports: &scan.teleports,
+                checkpoints: &scan.checkpoints,
+                joins: &scan.joins,
+                leaves: &scan.leaves,
+                blocks: &scan.blocks,
+                attacks: &scan.attacks,
+                damage: &scan.damage,
+                chat: &scan.chat,
+                health: &scan.health,
+                equipment: &scan.equipment,
+                dropped: scan.dropped,
+                damaged: &scan.damaged,
+                edge: edge(h),
             })
         })
     }
 
     /// The blocks changed in `h`, for the 3D view: `{"edits": [[tick, x, y, z, state]...],
-    /// "dropped": N}` in tick order. Blocking, like [`Markers::of`] (one scan serves both).
-    pub fn blocks(&self, h: &Handle) -> ApiResult<Value> {
-        self.scanned(
-            h,
-            |scan| json!({"edits": scan.edits, "dropped": scan.dropped_edits}),
-        )
+    /// "dropped": N}` in tick order, as JSON bytes. Blocking, like [`Markers::of`] (one scan
+    /// serves both).
+    pub fn blocks(&self, h: &Handle) -> ApiResult<Vec<u8>> {
+        #[derive(Serialize)]
+        struct Answer<'a> {
+            edits: &'a [[i64; 5]],
+            dropped: u64,
+        }
+        self.scanned(h, |scan| {
+            serde_json::to_vec(&Answer {
+                edits: &scan.edits,
+                dropped: scan.dropped_edits,
+            })
+        })
     }
 
-    /// Brings the scan of `h` up to its last tick, and answers `f` of it.
-    fn scanned(&self, h: &Handle, f: impl FnOnce(&Scan) -> Value) -> ApiResult<Value> {
+    /// Brings the scan of `h` up to its last tick, and answers `f` of it. Reads the events of
+    /// the chunks not scanned yet, nothing else of them ([`tickreel::play::Reader::events`]).
+    fn scanned(
+        &self,
+        h: &Handle,
+        f: impl FnOnce(&Scan) -> serde_json::Result<Vec<u8>>,
+    ) -> ApiResult<Vec<u8>> {
         let view = h.rec.view();
         let generation = h.rec.generation();
-        let mut scan = {
-            let scans = self.scans.lock();
-            match scans.get(&h.name) {
-                // A file replaced under the same name starts over; a live recording grows.
-                Some(s) if s.generation == generation || h.follower.is_some() => s.clone(),
-                _ => Scan {
-                    generation,
-                    ..Scan::default()
-                },
+        let slot = {
+            let mut scans = self.scans.lock();
+            if !scans.contains_key(&h.name) && scans.len() >= SCANS_KEPT {
+                // one not being scanned, scanned longest ago
+                let oldest = scans
+                    .iter()
+                    .filter_map(|(k, s)| s.try_lock().map(|s| (s.scanned_at, k.clone())))
+                    .min();
+                if let Some((_, k)) = oldest {
+                    scans.remove(&k);
+                }
             }
+            scans.entry(h.name.clone()).or_default().clone()
         };
+        // another request scanning this recording is waited for: what it scans is not scanned
+        // again
+        let mut scan = slot.lock();
+        // A file replaced under the same name starts over; a live recording grows.
+        if !(scan.generation == generation || h.follower.is_some()) || scan.scanned_at.is_none() {
+            *scan = Scan {
+                generation,
+                scanned_at: Some(std::time::Instant::now()),
+                ..Scan::default()
+            };
+        }
         let r = view.reader();
         if let (Some(first), Some(last)) = (r.first_tick(), r.last_tick()) {
             let from = scan.next.unwrap_or(first).max(first);
             if from <= last {
-                for t in r.ticks(from, last) {
+                for t in r.events(from, last) {
                     match t {
                         Ok(t) => {
                             for e in &t.events {
@@ -218,9 +272,13 @@ impl Markers {
             }
         }
         scan.generation = generation;
-        let v = f(&scan);
-        self.scans.lock().insert(h.name.clone(), scan);
-        Ok(v)
+        scan.scanned_at = Some(std::time::Instant::now());
+        f(&scan).map_err(|e| {
+            super::error::ApiError::new(
+                axum::http::StatusCode::INTERNAL_SERVER_ERROR,
+                e.to_string(),
+            )
+        })
     }
 }
 

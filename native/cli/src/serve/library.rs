@@ -22,10 +22,19 @@ use super::error::{ApiError, ApiResult};
 
 /// How many recordings stay open between requests.
 const OPEN_MAX: usize = 64;
-/// What the recordings kept open between requests may hold on the heap (their indexes and
-/// decoded metadata, [`tickreel::play::Reader::heap_bytes`]), least recently used first out;
-/// the one just opened is always kept. Decoded chunks are the chunk cache's, with its own budget.
-pub const OPEN_BYTES: usize = 256 << 20;
+/// What the recordings kept open between requests may hold on the heap, all of them together:
+/// their indexes, decoded metadata, and the keyframe worlds and terrain their readers keep
+/// ([`tickreel::play::Reader::heap_bytes`], which changes as they are used). Counted again after
+/// every request ([`Library::settle`]): over it, the least recently used give back what their
+/// readers keep, then leave the open set; the one just used is always kept. Decoded chunks are
+/// the server's chunk cache's ([`CHUNK_CACHE_BYTES`]).
+pub const OPEN_BYTES: usize = 96 << 20;
+/// What one open recording's reader may keep of keyframe worlds and terrain
+/// ([`tickreel::play::Reader::set_cache_budget`]; the world or terrain decoded last is kept
+/// whatever its size, until [`Library::settle`] takes it back).
+pub const READER_CACHE_BYTES: usize = 32 << 20;
+/// The budget of the server's chunk cache (decoded chunks of every recording it serves).
+pub const CHUNK_CACHE_BYTES: usize = 64 << 20;
 /// How deep the listing looks into sub-directories.
 const LIST_DEPTH: usize = 4;
 /// At most this many recordings are listed.
@@ -80,8 +89,6 @@ impl Handle {
 
 struct Opened {
     handle: Handle,
-    /// What its reader holds on the heap, when opened.
-    bytes: usize,
     /// For files: size and modification time when opened (a changed file is opened again).
     stamp: Option<(u64, SystemTime)>,
     used: Instant,
@@ -89,6 +96,9 @@ struct Opened {
 
 pub struct Library {
     pub root: Root,
+    /// The terrain answers made, shared by the requests asking for the same
+    /// ([`super::terrain::terrain`]).
+    pub terrain: super::terrain::Answers,
     catalog: Option<Mutex<Catalog>>,
     open: Mutex<HashMap<String, Opened>>,
     ctx: PlaybackContext,
@@ -104,11 +114,55 @@ impl Library {
             Root::Object(_) => None,
         };
         Library {
+            terrain: Default::default(),
             beneath,
             root,
             catalog: catalog.map(Mutex::new),
             open: Mutex::new(HashMap::new()),
-            ctx: PlaybackContext::global(),
+            ctx: PlaybackContext {
+                cache: tickreel::play::ChunkCache::new(CHUNK_CACHE_BYTES),
+                prefetch: tickreel::play::PrefetchPool::global(),
+            },
+        }
+    }
+
+    /// What the open recordings hold now ([`OPEN_BYTES`]).
+    pub fn open_bytes(&self) -> usize {
+        self.open
+            .lock()
+            .values()
+            .map(|o| o.handle.rec.view().reader().heap_bytes())
+            .sum()
+    }
+
+    /// Brings what the open recordings hold back within [`OPEN_BYTES`] (and their number within
+    /// [`OPEN_MAX`]), least recently used first: a recording first gives back the keyframe
+    /// worlds and terrain its reader keeps, then leaves the open set; the most recently used is
+    /// always kept. Called after every request that decodes (what a reader keeps grows as it is
+    /// used). A request still using a recording that left keeps it until it ends.
+    pub fn settle(&self) {
+        let mut open = self.open.lock();
+        let bytes = |o: &Opened| o.handle.rec.view().reader().heap_bytes();
+        let mut total: usize = open.values().map(bytes).sum();
+        let mut by_age: Vec<(Instant, String)> =
+            open.iter().map(|(k, o)| (o.used, k.clone())).collect();
+        by_age.sort();
+        // the newest stays, whatever it holds
+        by_age.pop();
+        for (_, key) in by_age {
+            if total <= OPEN_BYTES && open.len() <= OPEN_MAX {
+                break;
+            }
+            let Some(o) = open.get(&key) else { continue };
+            let before = bytes(o);
+            let view = o.handle.rec.view();
+            view.reader().trim_caches(0);
+            let after = view.reader().heap_bytes();
+            total -= before - after.min(before);
+            if total > OPEN_BYTES || open.len() > OPEN_MAX {
+                open.remove(&key);
+                total -= after.min(total);
+            }
         }
     }
 
@@ -229,6 +283,7 @@ impl Library {
             Target::Live(p) => {
                 let options = FollowOptions {
                     poll_interval: Duration::from_millis(100),
+                    context: Some(self.ctx.clone()),
                     ..FollowOptions::default()
                 };
                 // The members of a live directory are opened without following a symbolic
@@ -277,30 +332,21 @@ impl Library {
             );
             !(ended && o.used.elapsed() > Duration::from_secs(60))
         });
-        let bytes = handle.rec.view().reader().heap_bytes();
-        open.remove(&key);
-        let mut total: usize = open.values().map(|o| o.bytes).sum::<usize>() + bytes;
-        while !open.is_empty() && (open.len() >= OPEN_MAX || total > OPEN_BYTES) {
-            let Some(oldest) = open
-                .iter()
-                .min_by_key(|(_, o)| o.used)
-                .map(|(k, _)| k.clone())
-            else {
-                break;
-            };
-            if let Some(o) = open.remove(&oldest) {
-                total -= o.bytes;
-            }
-        }
+        handle
+            .rec
+            .view()
+            .reader()
+            .set_cache_budget(READER_CACHE_BYTES);
         open.insert(
             key,
             Opened {
                 handle: handle.clone(),
-                bytes,
                 stamp,
                 used: Instant::now(),
             },
         );
+        drop(open);
+        self.settle();
         Ok(handle)
     }
 
@@ -619,8 +665,8 @@ mod tests {
     fn the_open_set_is_bounded_in_bytes() {
         let dir = tempfile::tempdir().unwrap();
         let real = dir.path().canonicalize().unwrap();
-        // Each about 1.5 MB on disk and about 80 MiB decoded: five do not fit in OPEN_BYTES.
-        let values = 1_500_000;
+        // Each about 0.8 MB on disk and about 43 MiB decoded: five do not fit in OPEN_BYTES.
+        let values = 800_000;
         for i in 0..5 {
             heavy(&real.join(format!("h{i}.reel")), values);
         }
@@ -630,9 +676,9 @@ mod tests {
             for i in 0..5 {
                 let h = lib.open(&format!("h{i}.reel")).unwrap();
                 let one = h.rec.view().reader().heap_bytes();
-                assert!(one > 60 << 20, "round {round}: {one} bytes for h{i}");
+                assert!(one > 32 << 20, "round {round}: {one} bytes for h{i}");
+                let bytes = lib.open_bytes();
                 let open = lib.open.lock();
-                let bytes: usize = open.values().map(|o| o.bytes).sum();
                 assert!(
                     bytes <= OPEN_BYTES,
                     "round {round}: {} recordings kept, {bytes} bytes",

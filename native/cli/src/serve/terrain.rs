@@ -24,19 +24,24 @@
 //! an index into `states` (`u16` little-endian).
 
 use std::collections::HashMap;
+use std::sync::{Arc, OnceLock};
 
+use axum::http::StatusCode;
+use parking_lot::Mutex;
 use serde::Deserialize;
 use serde_json::{Value, json};
-use tickreel::format::{PaletteKind, SECTION_BLOCKS, Section, Terrain};
+use tickreel::format::{FLAG_TERRAIN, PaletteKind, SECTION_BLOCKS, Section, Terrain};
 
 use super::error::{ApiError, ApiResult};
-use super::library::Handle;
+use super::library::Library;
 
 /// Most sections read for one answer (the area limit): 2,048 is a 9×9-chunk area 24 sections
 /// high.
 pub const MAX_SECTIONS: usize = 2048;
 /// Most blocks in one answer (5 bytes each, 1.3 MiB before base64).
 pub const MAX_BLOCKS: usize = 262_144;
+/// Most block states in one answer (a block's state is an index into them, `u16`).
+pub const MAX_STATES: usize = 1 << 16;
 
 #[derive(Debug, Deserialize)]
 pub struct TerrainQuery {
@@ -106,12 +111,10 @@ fn local(i: usize) -> (i32, i32, i32) {
     ((i % 16) as i32, (i / 256) as i32, ((i / 16) % 16) as i32)
 }
 
-/// The sections read, with each block's state and kind and whether it is outside.
+/// The sections read, with each block's kind and whether it is outside.
 struct Area<'a> {
     sections: Vec<&'a Section>,
     at: HashMap<(i32, i32, i32), usize>,
-    /// Per section, each block's palette index.
-    index: Vec<Vec<u16>>,
     /// Per section, the kind of each palette entry.
     kinds: Vec<Vec<Kind>>,
     outside: Vec<Vec<bool>>,
@@ -119,10 +122,10 @@ struct Area<'a> {
 
 impl Area<'_> {
     fn kind(&self, s: usize, i: usize) -> Kind {
-        self.kinds[s][self.index[s][i] as usize]
+        self.kinds[s][self.sections[s].index(i)]
     }
     fn state(&self, s: usize, i: usize) -> u32 {
-        self.sections[s].palette[self.index[s][i] as usize]
+        self.sections[s].palette[self.sections[s].index(i)]
     }
     /// The neighbour of block `i` of section `s` in direction `d`: its section and index, or
     /// `None` when the terrain read does not hold it.
@@ -146,48 +149,122 @@ impl Area<'_> {
     }
 }
 
-/// The answer for `q` (blocking: may read the terrain's chunks).
-pub fn terrain(h: &Handle, q: &TerrainQuery) -> ApiResult<Value> {
+/// Most terrain answers kept (each at most about 3 MB: [`MAX_BLOCKS`] blocks of 5 bytes in
+/// base64, and their states).
+pub const ANSWERS_KEPT: usize = 8;
+/// What a terrain answer is kept by: the recording's reader (its identity) and the last terrain
+/// chunk at the tick asked for.
+type AnswerKey = (u64, Option<usize>);
+
+/// A terrain answer being made or made, shared by the requests asking for the same one.
+type Answer = Arc<OnceLock<Result<Arc<Vec<u8>>, (StatusCode, String)>>>;
+
+/// The terrain answers made (at most [`ANSWERS_KEPT`], the oldest out first), by recording
+/// (its reader's identity) and the last terrain chunk at the tick asked for: requests for the
+/// same terrain wait for the one request making it (work they would otherwise each do, each
+/// holding the terrain read) instead of making it again.
+#[derive(Default)]
+pub struct Answers {
+    kept: Mutex<Vec<(AnswerKey, Answer)>>,
+}
+
+/// The answer for `q` as JSON bytes (blocking: may read the terrain's chunks): the first
+/// [`MAX_SECTIONS`] sections of the terrain at the tick, read by
+/// [`tickreel::play::Reader::terrain_area_at`] (the rest of the terrain is not built).
+pub fn terrain(lib: &Library, q: &TerrainQuery) -> ApiResult<Vec<u8>> {
+    let h = lib.open(&q.rec)?;
     let view = h.rec.view();
     let r = view.reader();
-    let first = r.first_tick();
-    let tick = match (first, r.last_tick()) {
+    let tick = match (r.first_tick(), r.last_tick()) {
         (Some(a), Some(b)) => q.tick.unwrap_or(a).clamp(a, b),
         _ => q.tick.unwrap_or(0),
     };
-    let t = r
-        .terrain_at(tick)
-        .map_err(|e| ApiError::of(&super::library::label(&h.name), e))?;
-    let palette = &r.metadata().library.palette;
-    Ok(answer(
-        &t,
-        &|state| palette.name(PaletteKind::Block, state),
-        tick,
-        MAX_SECTIONS,
-        MAX_BLOCKS,
-    ))
+    let last = r.chunk_for_tick(tick).and_then(|k| {
+        (0..=k)
+            .rev()
+            .find(|&i| r.index()[i].flags & FLAG_TERRAIN != 0)
+    });
+    let key = (view.id(), last);
+    let slot = {
+        let mut kept = lib.terrain.kept.lock();
+        match kept.iter().position(|(k, _)| *k == key) {
+            Some(i) => kept[i].1.clone(),
+            None => {
+                let a = Answer::default();
+                if kept.len() >= ANSWERS_KEPT {
+                    kept.remove(0);
+                }
+                kept.push((key, a.clone()));
+                a
+            }
+        }
+    };
+    let made = slot.get_or_init(|| make(r, &h.name, tick));
+    let made = match made {
+        Ok(m) => m.clone(),
+        Err((status, message)) => {
+            // an I/O error may pass: not kept
+            if status.is_server_error() {
+                lib.terrain
+                    .kept
+                    .lock()
+                    .retain(|(_, a)| !Arc::ptr_eq(a, &slot));
+            }
+            return Err(ApiError::new(*status, message.clone()));
+        }
+    };
+    // `{"tick": T,` and the rest of the answer as made (an object of the other fields)
+    let mut out = format!("{{\"tick\":{tick}").into_bytes();
+    if made.len() > 2 {
+        out.push(b',');
+    }
+    out.extend_from_slice(&made[1..]);
+    Ok(out)
 }
 
-/// The answer for terrain `t` at `tick`, block states named by `name`, with at most
-/// `max_sections` sections read and `max_blocks` blocks sent.
+/// The answer for the terrain of `r` at `tick` as JSON bytes (an object without the tick), or
+/// the error answer's status and message.
+fn make(
+    r: &tickreel::play::Reader,
+    name: &str,
+    tick: u32,
+) -> Result<Arc<Vec<u8>>, (StatusCode, String)> {
+    let area = r
+        .terrain_area_at(tick, MAX_SECTIONS)
+        .map_err(|e| ApiError::of(&super::library::label(name), e))
+        .map_err(|e| (e.status, e.message))?;
+    let palette = &r.metadata().library.palette;
+    let v = answer(
+        &area.terrain,
+        area.total,
+        &|state| palette.name(PaletteKind::Block, state),
+        MAX_SECTIONS,
+        MAX_BLOCKS,
+    );
+    serde_json::to_vec(&v)
+        .map(Arc::new)
+        .map_err(|e| (StatusCode::INTERNAL_SERVER_ERROR, e.to_string()))
+}
+
+/// The answer for terrain `t` (the first sections of a terrain of `total`), block states named
+/// by `name`, with at most `max_sections` sections read and `max_blocks` blocks sent, without
+/// its tick. At most 65,536 states are named in one answer (a block's state is sent as an index
+/// into them, in 16 bits): the blocks of a state past that are left out, said as a cut answer
+/// (`"truncated": true`) like the other bounds.
 fn answer<'n>(
     t: &Terrain,
+    total: usize,
     name: &dyn Fn(u32) -> Option<&'n str>,
-    tick: u32,
     max_sections: usize,
     max_blocks: usize,
 ) -> Value {
-    let total = t.len();
+    let total = total.max(t.len());
     let sections: Vec<&Section> = t.sections().take(max_sections).collect();
     let mut truncated = total > sections.len();
     let at: HashMap<(i32, i32, i32), usize> = sections
         .iter()
         .enumerate()
         .map(|(k, s)| ((s.cx, s.cy, s.cz), k))
-        .collect();
-    let index: Vec<Vec<u16>> = sections
-        .iter()
-        .map(|s| (0..SECTION_BLOCKS).map(|i| s.index(i) as u16).collect())
         .collect();
     let kinds: Vec<Vec<Kind>> = sections
         .iter()
@@ -197,13 +274,15 @@ fn answer<'n>(
     let mut area = Area {
         sections,
         at,
-        index,
         kinds,
         outside: vec![vec![false; SECTION_BLOCKS]; n],
     };
 
     // The flood from the sky: the top layer of every section with none above it.
-    let mut stack: Vec<(usize, usize)> = Vec::new();
+    // blocks to look from, as section × 4096 + index (4 bytes each: at most 32 MiB however
+    // open the area)
+    let mut stack: Vec<u32> = Vec::new();
+    let at = |s: usize, i: usize| (s * SECTION_BLOCKS + i) as u32;
     for s in 0..n {
         let c = area.sections[s];
         if area.at.contains_key(&(c.cx, c.cy + 1, c.cz)) {
@@ -212,18 +291,19 @@ fn answer<'n>(
         for i in 15 * 256..SECTION_BLOCKS {
             if area.kind(s, i) != Kind::Solid && !area.outside[s][i] {
                 area.outside[s][i] = true;
-                stack.push((s, i));
+                stack.push(at(s, i));
             }
         }
     }
-    while let Some((s, i)) = stack.pop() {
+    while let Some(b) = stack.pop() {
+        let (s, i) = (b as usize / SECTION_BLOCKS, b as usize % SECTION_BLOCKS);
         for d in DIRS {
             if let Some((ns, ni)) = area.next(s, i, d)
                 && !area.outside[ns][ni]
                 && area.kind(ns, ni) != Kind::Solid
             {
                 area.outside[ns][ni] = true;
-                stack.push((ns, ni));
+                stack.push(at(ns, ni));
             }
         }
     }
@@ -254,16 +334,19 @@ fn answer<'n>(
             if mask == 0 {
                 continue;
             }
-            if blocks == max_blocks {
+            let named = slots.get(&state).copied();
+            if blocks == max_blocks || (named.is_none() && states.len() == MAX_STATES) {
                 truncated = true;
                 if here > 0 {
                     push_section(&mut out_sections, area.sections[s], here, &bytes);
                 }
                 break 'sections;
             }
-            let slot = *slots.entry(state).or_insert_with(|| {
+            let slot = named.unwrap_or_else(|| {
                 states.push(json!([state, name(state)]));
-                (states.len() - 1) as u16
+                let slot = u16::try_from(states.len() - 1).expect("at most MAX_STATES");
+                slots.insert(state, slot);
+                slot
             });
             bytes.extend_from_slice(&(i as u16).to_le_bytes());
             bytes.push(mask);
@@ -277,7 +360,6 @@ fn answer<'n>(
         }
     }
     json!({
-        "tick": tick,
         "states": states,
         "sections": out_sections,
         "blocks": blocks,
@@ -409,7 +491,7 @@ mod tests {
 
     #[test]
     fn only_the_blocks_seen_with_their_faces() {
-        let v = answer(&pond(), &named, 5, 10, 1000);
+        let v = answer(&pond(), 2, &named, 10, 1000);
         let b = blocks_of(&v);
         // the surface: every column's top block, with its face up (water over the pond)
         assert_eq!(b.len(), 256 + 16, "{v}");
@@ -448,16 +530,48 @@ mod tests {
     fn bounded_by_the_servers_limits() {
         // the area: one section read of two (the lower one; the air above is not read), so its
         // top layer meets the sky
-        let v = answer(&pond(), &named, 5, 1, 1000);
+        let v = answer(&pond(), 2, &named, 1, 1000);
         assert_eq!(v["truncated"], true);
         assert_eq!(v["sections_total"], 2);
         assert_eq!(blocks_of(&v).len(), 256 + 16);
         // the blocks sent
-        let v = answer(&pond(), &named, 5, 10, 100);
+        let v = answer(&pond(), 2, &named, 10, 100);
         assert_eq!(v["truncated"], true);
         assert_eq!(v["blocks"], 100);
         assert_eq!(blocks_of(&v).len(), 100);
         assert_eq!(v["limits"]["blocks"], 100);
+    }
+
+    /// More distinct states seen than a block's 16-bit state index can name: every block sent
+    /// has its own state (a cast to `u16` named the 65,537th state as the first), and the answer
+    /// says it is cut.
+    #[test]
+    fn more_states_than_an_answer_names_are_cut_not_misnamed() {
+        // 260 sections in a row, solid, each with a top layer of 256 states of its own: 66,560
+        // distinct states seen from the sky
+        let sections = (0..260u32).map(|k| {
+            let states: Vec<u32> = (0..SECTION_BLOCKS as u32)
+                .map(|i| {
+                    if i >= 15 * 256 {
+                        1_000 + k * 256 + (i - 15 * 256)
+                    } else {
+                        STONE
+                    }
+                })
+                .collect();
+            Section::from_states(k as i32, 0, 0, &states).unwrap()
+        });
+        let t = Terrain::from_sections(sections);
+        let v = answer(&t, t.len(), &|_| None, 2048, 1 << 20);
+        let b = blocks_of(&v);
+        assert!(b.len() >= 65_536, "{} blocks", b.len());
+        for &(x, y, z, faces, state) in &b {
+            assert_eq!(y, 15);
+            assert_eq!(faces, 4);
+            assert_eq!(Some(state), t.block(x, y, z), "block at {x} {y} {z}");
+        }
+        assert!(v["states"].as_array().unwrap().len() <= MAX_STATES);
+        assert_eq!(v["truncated"], true);
     }
 
     #[test]

@@ -37,6 +37,7 @@ mod render;
 mod serve_api;
 mod serve_bounds;
 mod serve_live_races;
+mod serve_memory;
 mod serve_object_errors;
 mod serve_reports;
 mod serve_requests;

@@ -94,10 +94,15 @@ fn the_terrain_seen_equals_the_cores_blocks() {
 
     let r = tickreel::play::Reader::open_any(&rec).unwrap();
     let w = r.world_at(150).unwrap();
+    let t = r.terrain_at(150).unwrap();
     let air = |s: Option<u32>| s.is_none_or(|s| s == 0);
     let at = |x, y, z| tickreel::format::BlockPos { x, y, z };
     for &(x, y, z, faces, state) in &blocks {
-        assert_eq!(w.block(at(x, y, z)), Some(state), "block at {x} {y} {z}");
+        assert_eq!(
+            w.block(at(x, y, z), &t),
+            Some(state),
+            "block at {x} {y} {z}"
+        );
         assert_ne!(state, 0, "air sent at {x} {y} {z}");
         assert_ne!(faces, 0);
     }
@@ -106,7 +111,7 @@ fn the_terrain_seen_equals_the_cores_blocks() {
         for z in -16..32 {
             let top = (-64..320)
                 .rev()
-                .find(|&y| !air(w.block(at(x, y, z))))
+                .find(|&y| !air(w.block(at(x, y, z), &t)))
                 .unwrap();
             let b = blocks.iter().find(|b| (b.0, b.1, b.2) == (x, top, z));
             assert!(

@@ -613,10 +613,11 @@ fn the_terrain_shows_on_the_map_and_in_3d() {
     // the highest block of column (8, 8), by the core
     let r = tickreel::play::Reader::open_any(&rec).unwrap();
     let w = r.world_at(0).unwrap();
+    let t = r.terrain_at(0).unwrap();
     let top = (-64..320)
         .rev()
         .find(|&y| {
-            w.block(tickreel::format::BlockPos { x: 8, y, z: 8 })
+            w.block(tickreel::format::BlockPos { x: 8, y, z: 8 }, &t)
                 .is_some_and(|s| s != 0)
         })
         .unwrap();

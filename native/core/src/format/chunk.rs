@@ -47,6 +47,8 @@ enum Tracks<'a> {
     Of(&'a dyn Fn(u32) -> bool),
     /// None: the movement section is not read at all ([`DecodedChunk::decode_world_part`]).
     Nothing,
+    /// None, and the world section stepped over too ([`DecodedChunk::decode_events`]).
+    Events,
     /// Every track's positions, exact for the tracks that may come within a radius of an entity;
     /// no snapshot, no world ([`DecodedChunk::decode_positions_around`]): the entity and the
     /// squared radius.
@@ -81,6 +83,21 @@ pub struct TickRecord {
     pub rel: u32,
     /// Events in recorded order; `EntityAdd`/`Teleport` have their pose filled in.
     pub events: Vec<Event>,
+}
+
+/// The heap an event holds beside its own size: its payload, text, block entity or blocks.
+fn event_heap_bytes(e: &Event) -> usize {
+    match e {
+        Event::Custom { data, .. }
+        | Event::Extension { data, .. }
+        | Event::CustomAt { data, .. } => data.capacity(),
+        Event::BlockChange { block_entity, .. } => block_entity.as_ref().map_or(0, Vec::capacity),
+        Event::BlockChanges { blocks, .. } => {
+            blocks.capacity() * std::mem::size_of::<crate::format::world::BlockState>()
+        }
+        Event::Chat { text, .. } => text.capacity(),
+        _ => 0,
+    }
 }
 
 /// One decoded tick: pose updates first (entities that moved, by id, not already covered by an
@@ -177,6 +194,18 @@ impl DecodedChunk {
         DecodedChunk::decode_framed(payload, header, limits, Tracks::Nothing)
     }
 
+    /// [`DecodedChunk::decode_world_part`] without the world section either (stepped over:
+    /// `world` and `world_delta` are `None`): the keyframe, snapshot and event stream. What
+    /// reads the events only need (the viewer's markers, the block changes after a tick): no
+    /// world of a large keyframe decoded for them.
+    pub(crate) fn decode_events(
+        payload: &[u8],
+        header: &FrameHeader,
+        limits: &Limits,
+    ) -> Result<DecodedChunk> {
+        DecodedChunk::decode_framed(payload, header, limits, Tracks::Events)
+    }
+
     /// [`DecodedChunk::decode_version`] of where entities stand and what happens, exact where a
     /// radius test around entity `centre` needs it: the keyframe, the events and every track
     /// with its positions only (yaw and pitch stepped over, left at zero in the tracks and in
@@ -251,9 +280,9 @@ impl DecodedChunk {
             Tracks::All | Tracks::PositionsAround(..) => (None, None),
             Tracks::One(id) => (Some(id), None),
             Tracks::Of(wanted) => (None, Some(wanted)),
-            Tracks::Nothing => (None, None),
+            Tracks::Nothing | Tracks::Events => (None, None),
         };
-        let movement = !matches!(tracks, Tracks::Nothing);
+        let movement = !matches!(tracks, Tracks::Nothing | Tracks::Events);
         let positions_only = matches!(tracks, Tracks::PositionsAround(..));
         // The world section is decoded for a full decode and a world rebuild only.
         let world_wanted = matches!(tracks, Tracks::All | Tracks::Nothing);
@@ -430,23 +459,42 @@ impl DecodedChunk {
         })
     }
 
-    /// Rough heap size, for cache accounting.
+    /// The heap it holds (with itself), as the allocator hands it out: what the chunk cache
+    /// counts. A world is counted whole even where it shares its sorted blocks with another (a
+    /// delta's world with its keyframe's).
     pub fn heap_bytes(&self) -> usize {
+        use std::mem::size_of;
         let tracks: usize = self
             .tracks
             .iter()
-            .map(|t| t.ticks.len() * 4 + t.poses.len() * 40 + t.resets.len() * 4 + 64)
-            .sum();
+            .map(|t| {
+                t.ticks.capacity() * 4
+                    + t.poses.capacity() * size_of::<Pose>()
+                    + t.resets.capacity() * 4
+            })
+            .sum::<usize>()
+            + self.tracks.capacity() * size_of::<Track>();
         let records: usize = self
             .records
             .iter()
-            .map(|r| 32 + r.events.iter().map(|e| 64 + e.heap_bytes()).sum::<usize>())
-            .sum();
-        std::mem::size_of::<Self>()
-            + self.keyframe.len() * std::mem::size_of::<EntityState>()
-            + self.snapshot.as_ref().map_or(0, Vec::len)
-            + self.world.as_ref().map_or(0, |w| w.heap_bytes())
-            + self.world_delta.as_ref().map_or(0, |d| d.heap_bytes())
+            .map(|r| {
+                r.events.capacity() * size_of::<Event>()
+                    + r.events.iter().map(event_heap_bytes).sum::<usize>()
+            })
+            .sum::<usize>()
+            + self.records.capacity() * size_of::<TickRecord>();
+        // a world behind its `Arc`: two counts and the world itself
+        let arc = |bytes: usize, of: usize| 16 + of + bytes;
+        size_of::<Self>()
+            + self.keyframe.capacity() * size_of::<EntityState>()
+            + self.snapshot.as_ref().map_or(0, Vec::capacity)
+            + self
+                .world
+                .as_ref()
+                .map_or(0, |w| arc(w.heap_bytes(), size_of::<WorldState>()))
+            + self.world_delta.as_ref().map_or(0, |d| {
+                arc(d.heap_bytes(), size_of::<crate::format::WorldDelta>())
+            })
             + tracks
             + records
     }

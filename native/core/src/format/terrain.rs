@@ -18,12 +18,14 @@ mod piece;
 mod section;
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use crate::error::{Error, Result};
 use crate::format::Limits;
 
 pub(crate) use piece::TERRAIN_SKIPPABLE_MAGIC;
 use piece::body_len;
+pub(crate) use piece::decode_piece_where;
 #[cfg_attr(not(feature = "wire"), allow(unused_imports))]
 pub use piece::{
     TERRAIN_ZSTD_LEVEL, decode_body, decode_piece, encode_body, encode_piece, piece_of,
@@ -35,9 +37,12 @@ pub use section::{
 /// A set of sections by position: what a terrain offer hands over, and the terrain in effect at a
 /// tick (every offer up to it, a later offer's section replacing an earlier one at the same
 /// position).
+///
+/// The sections are shared (`Arc`): a clone, or the terrain at a later tick built on an earlier
+/// one ([`Terrain::merge`]), copies no section.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Terrain {
-    sections: BTreeMap<(i32, i32, i32), Section>,
+    sections: BTreeMap<(i32, i32, i32), Arc<Section>>,
 }
 
 impl Terrain {
@@ -45,7 +50,7 @@ impl Terrain {
     pub fn from_sections(sections: impl IntoIterator<Item = Section>) -> Terrain {
         let mut t = Terrain::default();
         for s in sections {
-            t.sections.insert(s.key(), s);
+            t.sections.insert(s.key(), Arc::new(s));
         }
         t
     }
@@ -57,16 +62,43 @@ impl Terrain {
     }
     /// The sections, sorted by x, then z, then y.
     pub fn sections(&self) -> impl Iterator<Item = &Section> {
-        self.sections.values()
+        self.sections.values().map(|s| &**s)
     }
     /// The section at section position (`cx`, `cy`, `cz`).
     pub fn section(&self, cx: i32, cy: i32, cz: i32) -> Option<&Section> {
-        self.sections.get(&(cx, cz, cy))
+        self.sections.get(&(cx, cz, cy)).map(|s| &**s)
+    }
+    /// The heap this terrain holds (its sections counted whole, even where shared with another
+    /// terrain): what a reader's cache budget counts of it. Within a few percent of what the
+    /// allocator hands out for it (`tests/it/reader_memory.rs` measures it).
+    pub fn heap_bytes(&self) -> usize {
+        // A B-tree leaf of up to 11 keys of 12 bytes and 11 pointers (about 232 bytes), filled
+        // to about two thirds; each section in an `Arc` (two counts and the `Section` itself).
+        const PER_SECTION: usize = 36 + 16 + std::mem::size_of::<Section>();
+        self.sections
+            .values()
+            .map(|s| PER_SECTION + s.palette.capacity() * 4 + s.packed.capacity() * 8)
+            .sum()
     }
     /// The block state at block position (`x`, `y`, `z`), if a section covers it.
     pub fn block(&self, x: i32, y: i32, z: i32) -> Option<u32> {
         let s = self.section(x >> 4, y >> 4, z >> 4)?;
         Some(s.state((x & 15) as usize, (y & 15) as usize, (z & 15) as usize))
+    }
+    /// The first `n` sections (in the terrain's order), shared with this terrain.
+    pub fn first_sections(&self, n: usize) -> Terrain {
+        Terrain {
+            sections: self
+                .sections
+                .iter()
+                .take(n)
+                .map(|(k, s)| (*k, s.clone()))
+                .collect(),
+        }
+    }
+    /// Drops the sections after position `last` (`cx`, `cz`, `cy`: the terrain's order).
+    pub(crate) fn retain_up_to(&mut self, last: (i32, i32, i32)) {
+        self.sections.retain(|k, _| *k <= last);
     }
     /// Adds `other`'s sections, replacing those at the same positions. Refuses (nothing changed)
     /// to hold more than `max_sections`.

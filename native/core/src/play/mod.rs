@@ -16,7 +16,10 @@ mod playhead;
 mod prefetch;
 mod recording;
 
-pub use crate::reader::{Reader, ReaderOptions, SeekState, TickIter, VerifyReport, WorldAt};
+pub use crate::reader::{
+    DEFAULT_CACHE_BUDGET, Reader, ReaderOptions, SeekState, TerrainArea, TickIter, VerifyReport,
+    WorldAt,
+};
 pub use cache::{CacheStats, ChunkCache};
 pub use follow::{FollowOptions, FollowState, FollowStats, LiveFollower};
 pub use playhead::{

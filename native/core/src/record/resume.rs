@@ -46,7 +46,7 @@ pub(crate) fn resume_locked(live: &LiveDir, lock: WriterLock) -> Result<Resumed>
     let (world, terrain) = match last_tick {
         Some(t) => {
             let at = reader.world_at(t)?;
-            (at.world, at.terrain)
+            (at.world, reader.terrain_at(t)?)
         }
         None => Default::default(),
     };

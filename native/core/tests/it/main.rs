@@ -42,6 +42,7 @@ mod memory_bound;
 mod open_files;
 mod play;
 mod proptest_roundtrip;
+mod reader_memory;
 mod recording_id;
 mod recover_bounds;
 mod restart;

@@ -102,40 +102,46 @@ fn terrain_round_trips_and_is_returned_with_the_world_at_each_tick() {
         .map(|e| e.start_tick)
         .collect();
     assert_eq!(flagged, [0, 150]);
-    let early = r.world_at(149).unwrap();
-    assert_eq!(early.terrain.len(), 18);
-    assert_eq!(early.terrain.section(0, 4, 0), Some(&ground(0, 4, 0, 7)));
-    assert_eq!(early.terrain.block(1, 64 + 2, 3), Some(7));
-    assert_eq!(early.terrain.block(-5, 64, -5), Some(1));
-    assert_eq!(early.terrain.block(-5, 72, -5), Some(0));
-    assert_eq!(early.terrain.block(100, 64, 0), None);
+    r.world_at(149).unwrap();
+    let early_terrain = r.terrain_at(149).unwrap();
+    assert_eq!(early_terrain.len(), 18);
+    assert_eq!(early_terrain.section(0, 4, 0), Some(&ground(0, 4, 0, 7)));
+    assert_eq!(early_terrain.block(1, 64 + 2, 3), Some(7));
+    assert_eq!(early_terrain.block(-5, 64, -5), Some(1));
+    assert_eq!(early_terrain.block(-5, 72, -5), Some(0));
+    assert_eq!(early_terrain.block(100, 64, 0), None);
     let late = r.world_at(299).unwrap();
-    assert_eq!(late.terrain.len(), 19);
-    assert_eq!(late.terrain.block(1, 66, 3), Some(9));
+    let late_terrain = r.terrain_at(299).unwrap();
+    assert_eq!(late_terrain.len(), 19);
+    assert_eq!(late_terrain.block(1, 66, 3), Some(9));
     assert_eq!(
-        late.terrain.section(5, 4, 0),
+        late_terrain.section(5, 4, 0),
         Some(&Section::single(5, 4, 0, 3))
     );
-    assert_eq!(late.terrain.section(1, 5, 1), Some(&ground(1, 5, 1, 8)));
+    assert_eq!(late_terrain.section(1, 5, 1), Some(&ground(1, 5, 1, 8)));
     // Edited blocks override the terrain, from the tick of their edit.
     assert_eq!(
-        r.world_at(59).unwrap().block(BlockPos::new(1, 64, 1)),
+        r.world_at(59)
+            .unwrap()
+            .block(BlockPos::new(1, 64, 1), &r.terrain_at(59).unwrap()),
         Some(1)
     );
     assert_eq!(
-        r.world_at(60).unwrap().block(BlockPos::new(1, 64, 1)),
+        r.world_at(60)
+            .unwrap()
+            .block(BlockPos::new(1, 64, 1), &r.terrain_at(60).unwrap()),
         Some(42)
     );
-    assert_eq!(late.block(BlockPos::new(1, 64, 1)), Some(42));
-    assert_eq!(late.block(BlockPos::new(2, 64, 1)), Some(1));
+    assert_eq!(late.block(BlockPos::new(1, 64, 1), &late_terrain), Some(42));
+    assert_eq!(late.block(BlockPos::new(2, 64, 1), &late_terrain), Some(1));
     // A playhead gives the same, through seeks both ways.
     let rec = Recording::open_path(&path).unwrap();
     let mut p = Playhead::new_at(rec, 250).unwrap();
-    assert_eq!(*p.terrain().unwrap(), *late.terrain);
+    assert_eq!(*p.terrain().unwrap(), *late_terrain);
     assert_eq!(p.block(BlockPos::new(1, 64, 1)).unwrap(), Some(42));
     assert_eq!(p.block(BlockPos::new(1, 66, 3)).unwrap(), Some(9));
     p.seek(30).unwrap();
-    assert_eq!(*p.terrain().unwrap(), *early.terrain);
+    assert_eq!(*p.terrain().unwrap(), *early_terrain);
     assert_eq!(p.block(BlockPos::new(1, 64, 1)).unwrap(), Some(1));
     assert_eq!(p.block(BlockPos::new(1, 66, 3)).unwrap(), Some(7));
 }
@@ -188,7 +194,7 @@ fn a_reader_that_does_not_know_terrain_reads_every_chunk_as_without_it() {
     for t in [0, 60, 149, 150, 299] {
         let (x, y) = (a.world_at(t).unwrap(), b.world_at(t).unwrap());
         assert_eq!(x.world, y.world);
-        assert!(y.terrain.is_empty());
+        assert!(b.terrain_at(t).unwrap().is_empty());
         assert_eq!(a.seek(t).unwrap().entities, b.seek(t).unwrap().entities);
     }
     a.verify().unwrap();
@@ -357,7 +363,7 @@ fn a_report_keeps_the_terrain_around_its_player() {
         r.first_tick().unwrap() >= 390,
         "the frame with the terrain left the window"
     );
-    let t = r.world_at(r.first_tick().unwrap()).unwrap().terrain;
+    let t = r.terrain_at(r.first_tick().unwrap()).unwrap();
     let xs: HashSet<i32> = t.sections().map(|s| s.cx).collect();
     // Columns 0..=2 stood in, plus those within 20 blocks (two columns) either side.
     assert_eq!(xs, (-2..=4).collect::<HashSet<_>>());
@@ -797,4 +803,98 @@ fn compaction_accepts_the_terrain_readers_accept() {
         source.terrain_at(100).unwrap()
     );
     assert_eq!(back.terrain_at(100).unwrap().len(), 600);
+}
+
+/// A terrain piece that is malformed (its frame's checksums right: the fault is inside the
+/// piece) fails what answers terrain, naming its chunk, and nothing else: the world at every tick
+/// (no terrain read for it), the events and the seeks are those of the sound file.
+#[test]
+fn a_malformed_terrain_piece_fails_only_what_answers_terrain() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("t.reel");
+    write(&path, true);
+    let good = Reader::open_path(&path).unwrap();
+    let offset = good.index()[0].offset as usize;
+    let (_, compressed) = good.read_compressed(0).unwrap();
+    let n = u32::from_le_bytes(compressed[4..8].try_into().unwrap()) as usize;
+    let mut indices: Vec<u8> = (0..SECTION_BLOCKS).map(|i| (i % 2) as u8).collect();
+    indices[100] = 2; // past a palette of two
+    let bad = dir.path().join("bad.reel");
+    std::fs::write(
+        &bad,
+        with_piece_content(
+            &std::fs::read(&path).unwrap(),
+            offset,
+            &piece_content(&one_section_body(4, &[1, 2], &indices), n),
+        ),
+    )
+    .unwrap();
+    let r = Reader::open_path(&bad).unwrap();
+    for t in [0, 59, 60, 149, 150, 299] {
+        let (w, g) = (r.world_at(t).unwrap(), good.world_at(t).unwrap());
+        assert_eq!(w, g, "tick {t}");
+        assert_eq!(r.seek(t).unwrap(), good.seek(t).unwrap(), "tick {t}");
+    }
+    let events = |r: &Reader| -> Vec<_> { r.events(0, 299).map(Result::unwrap).collect() };
+    assert_eq!(events(&r), events(&good));
+    for t in [0, 149, 299] {
+        let e = r.terrain_at(t).unwrap_err();
+        assert!(matches!(e, Error::Corrupt(_)), "{e}");
+        assert!(e.to_string().contains("(chunk 0, tick 0)"), "{e}");
+        let a = r.terrain_area_at(t, 4).unwrap_err();
+        assert_eq!(a.to_string(), e.to_string());
+    }
+}
+
+/// The first sections of the terrain at a tick, built without the rest of it, are those of the
+/// whole terrain, over offers that add positions before and after the area's and replace
+/// sections inside and outside it; and the count is the whole terrain's.
+#[test]
+fn the_area_of_a_terrain_is_the_whole_terrains_first_sections() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("a.reel");
+    let mut w = ReelWriter::create(
+        &path,
+        ReelOptions {
+            policy: ChunkPolicy {
+                chunk_ticks: 10,
+                ..ChunkPolicy::default()
+            },
+            ..ReelOptions::default()
+        },
+    )
+    .unwrap();
+    let mut rng = fastrand::Rng::with_seed(47);
+    for t in 0..100u32 {
+        if t % 10 == 0 {
+            let mut at = HashSet::new();
+            let offer: Vec<Section> = (0..rng.usize(1..30))
+                .filter_map(|_| {
+                    let p = (rng.i32(-4..4), rng.i32(-2..3), rng.i32(-4..4));
+                    at.insert(p)
+                        .then(|| Section::single(p.0, p.1, p.2, t * 100 + rng.u32(1..50)))
+                })
+                .collect();
+            w.offer_terrain(offer).unwrap();
+        }
+        w.write_tick(t, &walker(t, f64::from(t) * 0.1)).unwrap();
+    }
+    w.finish().unwrap();
+    for tick in [0, 35, 99] {
+        let whole = Reader::open_path(&path).unwrap().terrain_at(tick).unwrap();
+        assert!(tick < 99 || whole.len() > 40, "{} sections", whole.len());
+        for n in [0, 1, 2, 5, 13, 40, whole.len(), 1000] {
+            // a reader of its own each time: nothing kept from another call
+            let r = Reader::open_path(&path).unwrap();
+            let area = r.terrain_area_at(tick, n).unwrap();
+            assert_eq!(area.total, whole.len(), "tick {tick}, {n}");
+            assert_eq!(area.terrain, whole.first_sections(n), "tick {tick}, {n}");
+            assert_eq!(r.cache_bytes(), 0, "the area is not kept");
+        }
+        // from the whole terrain kept, the same
+        let r = Reader::open_path(&path).unwrap();
+        r.terrain_at(tick).unwrap();
+        let area = r.terrain_area_at(tick, 7).unwrap();
+        assert_eq!(area.terrain, whole.first_sections(7));
+    }
 }

@@ -89,6 +89,18 @@ pub fn encode_body(t: &Terrain) -> Vec<u8> {
 
 /// Decodes a body written by [`encode_body`], checking everything before allocating from it.
 pub fn decode_body(body: &[u8], limits: &Limits) -> Result<Terrain> {
+    decode_body_where(body, limits, &mut |_| true)
+}
+
+/// [`decode_body`] keeping only the sections whose position (`cx`, `cz`, `cy`: the terrain's
+/// order) `keep` accepts: every section is checked as [`decode_body`] checks it, the others are
+/// not built (nor their palettes held). `keep` is asked once per section, in the body's order,
+/// before any section is built.
+pub(crate) fn decode_body_where(
+    body: &[u8],
+    limits: &Limits,
+    keep: &mut dyn FnMut((i32, i32, i32)) -> bool,
+) -> Result<Terrain> {
     let mut r = ByteReader::new(body);
     // A section header takes at least 5 bytes.
     let n = r.len_varint(r.remaining() / 5, "terrain section count")?;
@@ -118,16 +130,27 @@ pub fn decode_body(body: &[u8], limits: &Limits) -> Result<Terrain> {
         prev = (x, z, y);
         let bits = r.u8()?;
         let p = r.len_varint(r.remaining().min(MAX_SECTION_PALETTE), "section palette")?;
-        let mut palette = Vec::with_capacity(p);
+        // the palette of a section not kept is read, not held
+        let kept = keep((x as i32, z as i32, y as i32));
+        let mut palette = Vec::with_capacity(if kept { p } else { 0 });
         for _ in 0..p {
-            palette.push(r.uvarint32()?);
+            let state = r.uvarint32()?;
+            if kept {
+                palette.push(state);
+            }
         }
-        heads.push((x as i32, y as i32, z as i32, bits, palette));
+        heads.push((
+            x as i32,
+            y as i32,
+            z as i32,
+            bits,
+            p,
+            kept.then_some(palette),
+        ));
     }
     let mut t = Terrain::default();
     let mut indices = vec![0u16; SECTION_BLOCKS];
-    for (cx, cy, cz, bits, palette) in heads {
-        let p = palette.len();
+    for (cx, cy, cz, bits, p, palette) in heads {
         if p == 0 {
             return Err(Error::corrupt(format!(
                 "terrain section ({cx}, {cy}, {cz}) has an empty palette"
@@ -155,6 +178,9 @@ pub fn decode_body(body: &[u8], limits: &Limits) -> Result<Terrain> {
                 "terrain section ({cx}, {cy}, {cz}): {bits} bits for a palette of {p}"
             )));
         }
+        let Some(palette) = palette else {
+            continue;
+        };
         let s = Section {
             cx,
             cy,
@@ -167,7 +193,7 @@ pub fn decode_body(body: &[u8], limits: &Limits) -> Result<Terrain> {
             palette,
             bits,
         };
-        t.sections.insert(s.key(), s);
+        t.sections.insert(s.key(), std::sync::Arc::new(s));
     }
     if !r.is_empty() {
         return Err(Error::corrupt(format!(
@@ -231,6 +257,15 @@ pub fn piece_of(payload: &[u8]) -> Result<&[u8]> {
 /// Decodes a terrain piece's content ([`piece_of`]): the body length within
 /// `limits.max_terrain_bytes()` and the expansion rule, both checked before decompressing.
 pub fn decode_piece(content: &[u8], limits: &Limits) -> Result<Terrain> {
+    decode_piece_where(content, limits, &mut |_| true)
+}
+
+/// [`decode_piece`] keeping only the sections `keep` accepts ([`decode_body_where`]).
+pub(crate) fn decode_piece_where(
+    content: &[u8],
+    limits: &Limits,
+    keep: &mut dyn FnMut((i32, i32, i32)) -> bool,
+) -> Result<Terrain> {
     let mut r = ByteReader::new(content);
     if r.bytes(4)? != TERRAIN_MAGIC {
         return Err(Error::corrupt("terrain frame without its magic"));
@@ -252,7 +287,7 @@ pub fn decode_piece(content: &[u8], limits: &Limits) -> Result<Terrain> {
             body.len()
         )));
     }
-    decode_body(&body, limits)
+    decode_body_where(&body, limits, keep)
 }
 
 #[cfg(test)]

@@ -31,7 +31,7 @@ impl WorldDelta {
     pub fn changed_blocks(&self) -> usize {
         self.blocks.len()
     }
-    /// Rough heap size (cache accounting).
+    /// The heap it holds (cache accounting).
     pub fn heap_bytes(&self) -> usize {
         self.blocks.capacity() * std::mem::size_of::<(BlockPos, Option<u32>)>()
             + rest_heap_bytes(&self.block_entities, &self.entities)
