@@ -380,6 +380,18 @@ impl Reader {
         Ok(c)
     }
 
+    /// Reads and checks chunk `i` and decodes its entities: the keyframe, the events and every
+    /// track, as [`Reader::read_chunk`] does, but neither its world section (stepped over, not put
+    /// on a keyframe: `world` and `world_delta` are `None`) nor its snapshot bytes (`None`). What
+    /// a playhead without the world plays ([`crate::play::PlayheadOptions::world`]): neither a
+    /// large world nor a damaged one costs anything there.
+    pub fn read_chunk_entities(&self, i: usize) -> Result<DecodedChunk> {
+        let (fh, payload) = self.read_payload(i)?;
+        let mut c = DecodedChunk::decode_tracks_of(&payload, &fh, &self.limits, &|_| true)?;
+        c.snapshot = None;
+        Ok(c)
+    }
+
     /// Reads and checks chunk `i` and decodes its keyframe, snapshot and events only
     /// ([`DecodedChunk::decode_events`]): no movement and no world section (neither decoded nor
     /// put on a keyframe, so neither a large world nor a damaged one costs anything here). What

@@ -6,13 +6,16 @@
 //! `pos_scale` units per block, yaw in `angle_units` per turn, both given in the answer); a
 //! request asks for `count` frames from `from`, `step` recorded ticks apart, forward or backward
 //! (`dir=back`).
+//!
+//! Neither answers the world: their playheads keep none ([`entities_only`]), so no world section
+//! is decoded for them and a damaged one fails only the routes that answer the world.
 
 use crate::json::entity_state_to_json;
 use serde::Deserialize;
 use serde_json::{Value, json};
 use tickreel::format::EntityState;
 use tickreel::format::{ANGLE_UNITS_PER_TURN, POS_SCALE};
-use tickreel::play::{Playhead, Update};
+use tickreel::play::{Playhead, PlayheadOptions, Update};
 
 use super::error::{ApiError, ApiResult};
 use super::library::Handle;
@@ -93,6 +96,15 @@ fn write_frame(out: &mut Vec<u8>, tick: u32, entities: &[EntityState]) {
     out.extend_from_slice(b"]}");
 }
 
+/// The playheads of frames and seeks: entities only, without the world (no world section
+/// decoded, no world rebuilt: [`PlayheadOptions::world`]).
+fn entities_only() -> PlayheadOptions {
+    PlayheadOptions {
+        world: false,
+        ..PlayheadOptions::default()
+    }
+}
+
 /// The chunks an update could not read, as JSON (empty if none).
 fn faults(u: &Update, out: &mut Vec<Value>) {
     for f in u.faults() {
@@ -145,7 +157,7 @@ pub fn start(h: &Handle, q: &FrameQuery) -> ApiResult<Frames> {
         ));
     };
     let from = q.from.unwrap_or(if backward { last } else { first });
-    let ph = Playhead::new_at(h.rec.clone(), from)
+    let ph = Playhead::with_options(h.rec.clone(), from, entities_only())
         .map_err(|e| ApiError::of(&super::library::label(&h.name), e))?;
     Ok(Frames::Ready {
         ph: Box::new(ph),
@@ -229,7 +241,7 @@ pub fn seek(h: &Handle, q: &SeekQuery) -> ApiResult<Value> {
             format!("{}: no ticks yet", super::library::label(&h.name)),
         ));
     }
-    let ph = Playhead::new_at(h.rec.clone(), q.tick)
+    let ph = Playhead::with_options(h.rec.clone(), q.tick, entities_only())
         .map_err(|e| ApiError::of(&super::library::label(&h.name), e))?;
     let entities: Vec<Value> = ph.entities().iter().map(entity_state_to_json).collect();
     Ok(json!({"tick": ph.position(), "entities": entities, "edge": edge(h)}))

@@ -36,6 +36,7 @@ mod play_live;
 mod render;
 mod serve_api;
 mod serve_bounds;
+mod serve_frames_world;
 mod serve_live_races;
 mod serve_memory;
 mod serve_object_errors;

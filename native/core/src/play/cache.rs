@@ -36,6 +36,14 @@ pub enum Part {
     /// default pose): what a world rebuild needs of the chunks before its position
     /// ([`crate::Reader::read_chunk_world`]). Held as [`Cached::Decoded`].
     World,
+    /// The chunk decoded without its world section (and without its snapshot bytes): every
+    /// track, the keyframe and the events ([`crate::Reader::read_chunk_entities`]). What a
+    /// playhead without the world plays ([`crate::play::PlayheadOptions::world`]). Held as
+    /// [`Cached::Decoded`].
+    Entities,
+    /// The reverse log built from [`Part::Entities`] (the same log as [`Part::Reverse`]'s, for
+    /// a playhead without the world: no whole chunk decoded for it).
+    EntitiesReverse,
 }
 
 /// A cache key: recording identity, chunk index, part.
@@ -93,6 +101,9 @@ pub struct CacheStats {
     /// Chunk reads and decodes without the movement, for world rebuilds ([`Part::World`];
     /// failed ones included).
     pub world_decodes: u64,
+    /// Chunk reads and decodes without the world section, for playheads without the world
+    /// ([`Part::Entities`]; failed ones included).
+    pub entity_decodes: u64,
     /// Reverse logs built (failed ones included).
     pub reverse_builds: u64,
     /// Loads that failed.
@@ -214,6 +225,7 @@ pub struct ChunkCache {
     joins: AtomicU64,
     decodes: AtomicU64,
     world_decodes: AtomicU64,
+    entity_decodes: AtomicU64,
     reverse_builds: AtomicU64,
     failures: AtomicU64,
     evictions: AtomicU64,
@@ -243,6 +255,7 @@ impl ChunkCache {
             joins: AtomicU64::new(0),
             decodes: AtomicU64::new(0),
             world_decodes: AtomicU64::new(0),
+            entity_decodes: AtomicU64::new(0),
             reverse_builds: AtomicU64::new(0),
             failures: AtomicU64::new(0),
             evictions: AtomicU64::new(0),
@@ -268,6 +281,7 @@ impl ChunkCache {
             joins: self.joins.load(Ordering::Relaxed),
             decodes: self.decodes.load(Ordering::Relaxed),
             world_decodes: self.world_decodes.load(Ordering::Relaxed),
+            entity_decodes: self.entity_decodes.load(Ordering::Relaxed),
             reverse_builds: self.reverse_builds.load(Ordering::Relaxed),
             failures: self.failures.load(Ordering::Relaxed),
             evictions: self.evictions.load(Ordering::Relaxed),
@@ -333,7 +347,10 @@ impl ChunkCache {
         match key.part {
             Part::Decoded => self.decodes.fetch_add(1, Ordering::Relaxed),
             Part::World => self.world_decodes.fetch_add(1, Ordering::Relaxed),
-            Part::Reverse => self.reverse_builds.fetch_add(1, Ordering::Relaxed),
+            Part::Entities => self.entity_decodes.fetch_add(1, Ordering::Relaxed),
+            Part::Reverse | Part::EntitiesReverse => {
+                self.reverse_builds.fetch_add(1, Ordering::Relaxed)
+            }
         };
         self.complete(key, flight, r.clone());
         r

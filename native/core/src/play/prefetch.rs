@@ -255,9 +255,9 @@ fn worker(rx: &Receiver<Job>, counters: &Counters, idle: Duration, workers: &Mut
     }
 }
 
-/// Produces the value of `key`: reads and decodes the chunk (whole, or without its movement for
-/// [`Part::World`]), or builds its reverse log (getting
-/// the decoded chunk through the cache first).
+/// Produces the value of `key`: reads and decodes the chunk (whole, without its movement for
+/// [`Part::World`], without its world section for [`Part::Entities`]), or builds its reverse log
+/// (getting the decoded chunk, whole or without its world, through the cache first).
 pub(crate) fn load(view: &View, cache: &ChunkCache, key: ChunkKey) -> crate::Result<Cached> {
     match key.part {
         Part::Decoded => Ok(Cached::Decoded(Arc::new(
@@ -266,9 +266,16 @@ pub(crate) fn load(view: &View, cache: &ChunkCache, key: ChunkKey) -> crate::Res
         Part::World => Ok(Cached::Decoded(Arc::new(
             view.reader.read_chunk_world(key.chunk as usize)?,
         ))),
-        Part::Reverse => {
+        Part::Entities => Ok(Cached::Decoded(Arc::new(
+            view.reader.read_chunk_entities(key.chunk as usize)?,
+        ))),
+        Part::Reverse | Part::EntitiesReverse => {
             let dkey = ChunkKey {
-                part: Part::Decoded,
+                part: if key.part == Part::Reverse {
+                    Part::Decoded
+                } else {
+                    Part::Entities
+                },
                 ..key
             };
             let chunk = cache

@@ -19,11 +19,12 @@ impl Playhead {
             return 0;
         }
         let mut q = self.pos.saturating_sub(n).max(first);
+        let (whole, reverse) = (self.whole(), self.reverse_part());
         let rb = loop {
             let pos = self.pos;
-            let rb = backward_rebuild(idx, pos, q);
+            let rb = backward_rebuild(idx, pos, q).filter(|_| self.options.world);
             let keys = path_chunks(idx, pos, q)
-                .flat_map(|k| [(k, Part::Decoded), (k, Part::Reverse)])
+                .flat_map(|k| [(k, whole), (k, reverse)])
                 .chain(
                     rb.into_iter()
                         .flat_map(|(s, e)| (s..=e).map(|i| (i, Part::Decoded))),
@@ -31,7 +32,7 @@ impl Playhead {
             self.gather(keys, mode);
             // The top-most unreadable chunk on the path, if any.
             let failed = path_chunks(idx, pos, q).find_map(|k| {
-                [Part::Decoded, Part::Reverse]
+                [whole, reverse]
                     .iter()
                     .find_map(|&p| match self.gathered.get(k, p) {
                         Some(Fetch::Failed(f)) => Some((k, f.clone())),
@@ -75,8 +76,8 @@ impl Playhead {
                     .as_ref()
                     .is_none_or(|c| c.index != k || c.log.is_none());
                 if needs_enter {
-                    let chunk = self.gathered.decoded(k).expect("gathered");
-                    let log = self.gathered.reverse(k).expect("gathered");
+                    let chunk = self.gathered.decoded(k, whole).expect("gathered");
+                    let log = self.gathered.reverse(k, reverse).expect("gathered");
                     self.enter(k, chunk, Some(log));
                 }
                 let ctx = self.ctx.as_ref().expect("entered");
@@ -93,7 +94,7 @@ impl Playhead {
             &mut self.u.added,
             &mut self.u.removed,
         );
-        if world {
+        if world && self.options.world {
             let range = rb.unwrap_or_else(|| rebuild_range(idx, q));
             self.fill_rebuild(range, Part::Decoded, mode);
             self.rebuild_world();

@@ -47,14 +47,16 @@ impl Gathered {
         self.items.capacity() * std::mem::size_of::<(usize, Part, Fetch)>()
             + self.at.capacity() * (std::mem::size_of::<((usize, Part), usize)>() + 1)
     }
-    pub(super) fn decoded(&self, chunk: usize) -> Option<Arc<DecodedChunk>> {
-        match self.get(chunk, Part::Decoded) {
+    /// The chunk gathered as `part` (the playhead's [`Playhead::whole`]).
+    pub(super) fn decoded(&self, chunk: usize, part: Part) -> Option<Arc<DecodedChunk>> {
+        match self.get(chunk, part) {
             Some(Fetch::Ready(v)) => Some(v.clone().decoded()),
             _ => None,
         }
     }
-    pub(super) fn reverse(&self, chunk: usize) -> Option<Arc<ReverseLog>> {
-        match self.get(chunk, Part::Reverse) {
+    /// The reverse log gathered as `part` (the playhead's [`Playhead::reverse_part`]).
+    pub(super) fn reverse(&self, chunk: usize, part: Part) -> Option<Arc<ReverseLog>> {
+        match self.get(chunk, part) {
             Some(Fetch::Ready(v)) => Some(v.clone().reverse()),
             _ => None,
         }
@@ -72,6 +74,26 @@ pub(super) fn transient(f: &Fault) -> bool {
 }
 
 impl Playhead {
+    /// What the playhead plays of a chunk: [`Part::Decoded`], or [`Part::Entities`] without
+    /// the world ([`super::PlayheadOptions::world`]).
+    pub(super) fn whole(&self) -> Part {
+        if self.options.world {
+            Part::Decoded
+        } else {
+            Part::Entities
+        }
+    }
+
+    /// The reverse log of what it plays: [`Part::Reverse`], or [`Part::EntitiesReverse`]
+    /// without the world.
+    pub(super) fn reverse_part(&self) -> Part {
+        if self.options.world {
+            Part::Reverse
+        } else {
+            Part::EntitiesReverse
+        }
+    }
+
     pub(super) fn fetch(&self, chunk: usize, part: Part, mode: Mode) -> Fetch {
         let key = self.view.key(chunk, part);
         let cache = self.rec.cache();
@@ -101,7 +123,7 @@ impl Playhead {
             // A rebuild takes the whole chunk where the move wants it whole anyway (the keys
             // name the move's chunks first): no second decode without movement.
             if part == Part::World
-                && (g.at.contains_key(&(k, Part::Decoded)) || self.held(k, Part::Decoded).is_some())
+                && (g.at.contains_key(&(k, self.whole())) || self.held(k, self.whole()).is_some())
             {
                 continue;
             }
@@ -121,13 +143,15 @@ impl Playhead {
         if let Some(c) = &self.ctx
             && c.index == k
         {
-            match part {
-                Part::Decoded | Part::World => return Some(Cached::Decoded(c.chunk.clone())),
-                Part::Reverse => {
-                    if let Some(l) = &c.log {
-                        return Some(Cached::Reverse(l.clone()));
-                    }
-                }
+            // Its chunk is what it plays (whole, or without the world), which serves a world
+            // rebuild too when it is whole.
+            if part == self.whole() || (part == Part::World && self.options.world) {
+                return Some(Cached::Decoded(c.chunk.clone()));
+            }
+            if part == self.reverse_part()
+                && let Some(l) = &c.log
+            {
+                return Some(Cached::Reverse(l.clone()));
             }
         }
         // The memo is sorted by chunk (a rebuild fills it in order); a whole chunk serves
@@ -164,18 +188,20 @@ impl Playhead {
                 let ahead = if self.speed.at_least(4) { 2 } else { 1 };
                 for j in 1..=ahead {
                     if k + j < idx.len() {
-                        let _ = self.fetch(k + j, Part::Decoded, Mode::NonBlocking);
+                        let _ = self.fetch(k + j, self.whole(), Mode::NonBlocking);
                     }
                 }
             }
             Direction::Backward => {
                 if !has_log {
-                    let _ = self.fetch(k, Part::Reverse, Mode::NonBlocking);
+                    let _ = self.fetch(k, self.reverse_part(), Mode::NonBlocking);
                 }
                 if k > 0 {
-                    let _ = self.fetch(k - 1, Part::Reverse, Mode::NonBlocking);
+                    let _ = self.fetch(k - 1, self.reverse_part(), Mode::NonBlocking);
                 }
-                for kk in [Some(k), k.checked_sub(1)].into_iter().flatten() {
+                // The chunks of the world rebuilds reverse play may need (none without it).
+                let rebuilds = [Some(k), k.checked_sub(1)].into_iter().flatten();
+                for kk in rebuilds.filter(|_| self.options.world) {
                     if idx[kk].flags & FLAG_CUSTOM_EVENTS != 0 {
                         let (s, e) = rebuild_range(idx, idx[kk].start_tick);
                         for i in s..=e {

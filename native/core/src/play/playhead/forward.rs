@@ -5,7 +5,6 @@ use super::fetch::{Fetch, Mode, transient};
 use super::update::TickSpan;
 use super::{Direction, Motion, Playhead};
 use crate::format::index::find_chunk;
-use crate::play::cache::Part;
 use crate::play::cursor::forward_tick;
 
 impl Playhead {
@@ -26,7 +25,7 @@ impl Playhead {
             let t = self.pos + 1;
             let k = find_chunk(idx, t).expect("a tick after the first has a chunk");
             if self.ctx.as_ref().map(|c| c.index) != Some(k) {
-                match self.fetch(k, Part::Decoded, mode) {
+                match self.fetch(k, self.whole(), mode) {
                     Fetch::Ready(v) => self.enter(k, v.decoded(), None),
                     Fetch::Pending => {
                         self.stall_in_move(mode);

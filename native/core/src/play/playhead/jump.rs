@@ -17,13 +17,15 @@ pub(super) enum JumpResult {
 }
 
 impl Playhead {
-    /// The chunk holding `q`, and the rebuild range if the world must be rebuilt for a jump there.
+    /// The chunk holding `q`, and the rebuild range if the world must be rebuilt for a jump there
+    /// (never without the world).
     pub(super) fn jump_plan(&self, q: u32, force_rebuild: bool) -> (usize, Option<(usize, usize)>) {
         let idx = self.view.reader.index();
         let k = find_chunk(idx, q).expect("clamped tick has a chunk");
-        let rebuild = force_rebuild
-            || !self.world_known
-            || custom_between(idx, self.pos.min(q), self.pos.max(q));
+        let rebuild = self.options.world
+            && (force_rebuild
+                || !self.world_known
+                || custom_between(idx, self.pos.min(q), self.pos.max(q)));
         (k, rebuild.then(|| rebuild_range(idx, q)))
     }
 
@@ -35,12 +37,13 @@ impl Playhead {
             return JumpResult::Done;
         };
         let (k, rb) = self.jump_plan(q, force_rebuild);
-        let keys = std::iter::once((k, Part::Decoded)).chain(
+        let whole = self.whole();
+        let keys = std::iter::once((k, whole)).chain(
             rb.into_iter()
                 .flat_map(|(s, e)| (s..=e).map(|i| (i, Part::World))),
         );
         self.gather(keys, mode);
-        match self.gathered.get(k, Part::Decoded) {
+        match self.gathered.get(k, whole) {
             Some(Fetch::Failed(f)) if transient(f) && mode == Mode::NonBlocking => {
                 let f = f.clone();
                 self.fault(k, f);
@@ -52,7 +55,7 @@ impl Playhead {
         if self.gathered.any_pending() {
             return JumpResult::Stalled;
         }
-        let chunk = self.gathered.decoded(k).expect("gathered");
+        let chunk = self.gathered.decoded(k, whole).expect("gathered");
         self.prev.clone_from(&self.u.entities);
         let state = &mut self.u.entities;
         state.reset_to(&chunk.keyframe);

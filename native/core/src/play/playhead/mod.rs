@@ -180,7 +180,8 @@ impl Playhead {
             rb_memo: Vec::new(),
             prefetch_anchor: None,
             world: Arc::default(),
-            world_complete: true,
+            // Without the world, it is never known.
+            world_complete: options.world,
             options,
             stats: PlayheadStats::default(),
         };
@@ -211,7 +212,8 @@ impl Playhead {
     /// The world at the current position as the library keeps it from world events: edited
     /// blocks (position to state, with block entities), each entity's equipment and health.
     /// Kept through forward and reverse play, seeks and live following; each update's
-    /// [`Update::world_changes`] say what changed.
+    /// [`Update::world_changes`] say what changed. Empty for a playhead without the world
+    /// ([`PlayheadOptions::world`]).
     pub fn world(&self) -> &WorldState {
         &self.world
     }
@@ -227,8 +229,14 @@ impl Playhead {
         self.view.reader.terrain_at(self.pos)
     }
     /// The block state at `pos` at the current position: the edited block there if a world
-    /// event set one, else the terrain's block, `None` where neither knows it.
+    /// event set one, else the terrain's block, `None` where neither knows it. Fails for a
+    /// playhead without the world ([`PlayheadOptions::world`]): it does not know the edits.
     pub fn block(&self, pos: crate::format::BlockPos) -> Result<Option<u32>> {
+        if !self.options.world {
+            return Err(crate::error::Error::InvalidState(
+                "a playhead without the world knows no block".into(),
+            ));
+        }
         if let Some(b) = self.world.block(pos) {
             return Ok(Some(b));
         }
@@ -236,6 +244,7 @@ impl Playhead {
     }
     /// False if the world before some chunk is unknown (see [`Rebuild::cut_short`]) or a chunk
     /// on the way could not be read: [`Playhead::world`] then holds what the chunks read changed.
+    /// Always false for a playhead without the world ([`PlayheadOptions::world`]).
     pub fn world_complete(&self) -> bool {
         self.world_complete
     }
@@ -388,7 +397,7 @@ impl Playhead {
             Ok(t) => {
                 self.pending_seek = Some(t);
                 if let Some(k) = find_chunk(view.reader.index(), t) {
-                    let _ = self.fetch(k, Part::Decoded, Mode::NonBlocking);
+                    let _ = self.fetch(k, self.whole(), Mode::NonBlocking);
                 }
             }
             // No tick yet: go there once ticks appear.
@@ -448,7 +457,7 @@ impl Playhead {
         if let Some(t) = self.pending_seek {
             let t = view.reader.clamp_tick(t).unwrap_or(t);
             let (k, rb) = self.jump_plan(t, false);
-            keys.push((k, Part::Decoded));
+            keys.push((k, self.whole()));
             if let Some((s, e)) = rb {
                 keys.extend((s..=e).map(|i| (i, Part::World)));
             }
@@ -461,7 +470,7 @@ impl Playhead {
                     if to > self.pos {
                         let a = find_chunk(idx, self.pos + 1).unwrap_or(0);
                         let b = find_chunk(idx, to).unwrap_or(0);
-                        keys.extend((a..=b).map(|i| (i, Part::Decoded)));
+                        keys.extend((a..=b).map(|i| (i, self.whole())));
                     }
                 }
                 Direction::Backward => {
@@ -469,10 +478,12 @@ impl Playhead {
                     let q = self.pos.saturating_sub(want).max(first);
                     if q < self.pos {
                         for k in path_chunks(idx, self.pos, q) {
-                            keys.push((k, Part::Decoded));
-                            keys.push((k, Part::Reverse));
+                            keys.push((k, self.whole()));
+                            keys.push((k, self.reverse_part()));
                         }
-                        if let Some((s, e)) = backward_rebuild(idx, self.pos, q) {
+                        if self.options.world
+                            && let Some((s, e)) = backward_rebuild(idx, self.pos, q)
+                        {
                             keys.extend((s..=e).map(|i| (i, Part::Decoded)));
                         }
                     }
@@ -485,7 +496,7 @@ impl Playhead {
         // A chunk wanted whole serves a rebuild too: not decoded a second time without movement.
         let whole: std::collections::HashSet<usize> = keys
             .iter()
-            .filter(|(_, p)| *p == Part::Decoded)
+            .filter(|(_, p)| *p == self.whole())
             .map(|(k, _)| *k)
             .collect();
         keys.retain(|(k, p)| *p != Part::World || !whole.contains(k));
@@ -499,8 +510,10 @@ impl Playhead {
                 };
                 if let Some(t) = target.filter(|&t| t >= idx[0].start_tick) {
                     let (s, e) = rebuild_range(idx, t);
-                    landing.push((e, Part::Decoded));
-                    landing.extend((s..e).map(|i| (i, Part::World)));
+                    landing.push((e, self.whole()));
+                    if self.options.world {
+                        landing.extend((s..e).map(|i| (i, Part::World)));
+                    }
                 }
             }
         }

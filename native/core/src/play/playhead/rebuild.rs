@@ -98,7 +98,7 @@ mod tests {
     use crate::format::event::Event;
     use crate::format::index::MAX_CHUNKS_PER_SNAPSHOT;
     use crate::format::pose::Pose;
-    use crate::play::playhead::{Playhead, PlayheadOptions, World};
+    use crate::play::playhead::{Direction, Playhead, PlayheadOptions, World};
     use crate::play::{PlaybackContext, Recording};
     use crate::record::{ChunkPolicy, ReelOptions, ReelWriter};
 
@@ -203,6 +203,137 @@ mod tests {
                 assert_eq!(rb.snapshot_chunk(), Some(0));
             }
             World::Unchanged => panic!("a new playhead rebuilds the world"),
+        }
+    }
+
+    /// A file of 200 ticks in chunks of 10 (a snapshot every 100 ticks), entity 1 moving and a
+    /// block changed every tick.
+    fn world_file(path: &std::path::Path) {
+        use crate::format::BlockPos;
+        let mut w = ReelWriter::create(
+            path,
+            ReelOptions {
+                policy: ChunkPolicy {
+                    chunk_ticks: 10,
+                    snapshot_interval: 100,
+                    ..ChunkPolicy::default()
+                },
+                ..ReelOptions::default()
+            },
+        )
+        .unwrap();
+        for t in 0..200u32 {
+            let pose = Pose {
+                x: i64::from(t) * 100,
+                ..Pose::default()
+            };
+            let mut ev = vec![Event::Pose { entity: 1, pose }];
+            if t == 50 {
+                ev.push(Event::EntityAdd {
+                    entity: 2,
+                    kind: 4,
+                    pose,
+                });
+            }
+            ev.push(Event::BlockChange {
+                pos: BlockPos::new(t as i32 % 7, 64, t as i32 / 7),
+                state: t % 5,
+                cause: Some(1),
+                block_entity: None,
+            });
+            w.write_tick(t, &ev).unwrap();
+        }
+        w.finish().unwrap();
+    }
+
+    /// A playhead without the world plays the entities a playhead with it plays (seeks, steps
+    /// forward and back over every tick, reverse play across chunks and snapshots), reading
+    /// every chunk without its world section (cache part `Entities`): no whole decode, no
+    /// decode for a rebuild, no world kept or reported; the default playhead reads none that way.
+    #[test]
+    fn a_playhead_without_the_world_decodes_no_world_and_plays_the_same_entities() {
+        use crate::format::BlockPos;
+        use crate::play::cache::{Lookup, Part};
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("world.reel");
+        world_file(&path);
+        let open = || {
+            let ctx = PlaybackContext::new(256 << 20, 1, 16);
+            Recording::open_path_with(&path, &ctx).unwrap()
+        };
+        let (with, without) = (open(), open());
+        let opts = PlayheadOptions {
+            prefetch: false,
+            ..PlayheadOptions::default()
+        };
+        let bare = PlayheadOptions {
+            world: false,
+            ..opts
+        };
+        let mut a = Playhead::with_options(with.clone(), 95, opts).unwrap();
+        let mut b = Playhead::with_options(without.clone(), 95, bare).unwrap();
+        let same = |a: &Playhead, b: &Playhead, what: &str| {
+            assert_eq!(a.position(), b.position(), "{what}");
+            assert_eq!(a.entities(), b.entities(), "{what} at {}", a.position());
+            assert_eq!(a.update().added(), b.update().added(), "{what}");
+            assert_eq!(a.update().removed(), b.update().removed(), "{what}");
+            assert_eq!(a.update().events(), b.update().events(), "{what}");
+            assert!(b.update().faults().is_empty(), "{what}");
+            assert!(matches!(b.update().world(), World::Unchanged), "{what}");
+            assert!(b.update().world_changes().is_empty(), "{what}");
+            assert_eq!(b.world().block_count(), 0, "{what}");
+            assert!(!b.world_complete(), "{what}");
+        };
+        same(&a, &b, "new at 95");
+        assert_eq!(a.world().block_count(), 96);
+        for t in [0, 199, 100, 7, 150] {
+            a.seek(t).unwrap();
+            b.seek(t).unwrap();
+            same(&a, &b, "seek");
+        }
+        a.seek(0).unwrap();
+        b.seek(0).unwrap();
+        for _ in 0..199 {
+            a.step_forward();
+            b.step_forward();
+            same(&a, &b, "step forward");
+        }
+        for _ in 0..199 {
+            a.step_back();
+            b.step_back();
+            same(&a, &b, "step back");
+        }
+        a.seek(199).unwrap();
+        b.seek(199).unwrap();
+        for p in [&mut a, &mut b] {
+            p.set_direction(Direction::Backward);
+            p.set_speed(16.0).unwrap();
+            p.play();
+        }
+        for _ in 0..13 {
+            a.prepare();
+            b.prepare();
+            a.advance();
+            b.advance();
+            same(&a, &b, "reverse play");
+        }
+        assert!(b.block(BlockPos::new(0, 64, 0)).is_err());
+        let (sa, sb) = (with.cache().stats(), without.cache().stats());
+        assert!(sa.decodes > 0 && sa.world_decodes > 0, "{sa:?}");
+        assert_eq!(sa.entity_decodes, 0, "{sa:?}");
+        assert_eq!((sb.decodes, sb.world_decodes), (0, 0), "{sb:?}");
+        assert!(sb.entity_decodes >= 20 && sb.reverse_builds >= 20, "{sb:?}");
+        // What it holds has neither world nor snapshot bytes, snapshot chunks included.
+        let view = without.view();
+        for i in 0..20 {
+            match without.cache().lookup(view.key(i, Part::Entities)) {
+                Lookup::Ready(v) => {
+                    let c = v.decoded();
+                    assert!(c.world.is_none() && c.world_delta.is_none(), "chunk {i}");
+                    assert!(c.snapshot.is_none() && !c.tracks.is_empty(), "chunk {i}");
+                }
+                other => panic!("chunk {i}: {other:?}"),
+            }
         }
     }
 

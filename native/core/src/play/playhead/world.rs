@@ -13,7 +13,11 @@ impl Playhead {
     /// Forward play: applies the world events of `self.u.events[from..]` (the ticks just played).
     /// After a jump in the same update, the changes are the jump's comparison (which sees
     /// these too), so they are not recorded one by one.
+    /// Nothing without the world ([`super::PlayheadOptions::world`]).
     pub(super) fn world_forward(&mut self, from: usize) {
+        if !self.options.world {
+            return;
+        }
         let u = &mut self.u;
         let jumped = u.world_before.is_some();
         for e in &u.events[from..] {
