@@ -9,6 +9,7 @@
 //! `viewer_moderator`; driving the page, in `serve_support::page`.
 
 use std::path::PathBuf;
+#[cfg(feature = "bench")]
 use std::process::Command;
 use std::time::{Duration, Instant};
 
