@@ -14,7 +14,7 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use parking_lot::Mutex;
 use serde::Serialize;
 use tickreel::play::{FollowOptions, FollowState, LiveFollower, PlaybackContext, Recording};
-use tickreel::storage::live::META_FILE;
+use tickreel::storage::live::{LiveDir, META_FILE};
 use tickreel::storage::{LocalStorage, MemSource, Storage, is_refused_member};
 use tickreel_catalog::Catalog;
 
@@ -242,6 +242,14 @@ impl Library {
                 }
             }
             Target::Live(p) => {
+                // Its segments are looked at (not followed) first: one that is not a regular file
+                // of its own refuses the directory even before its metadata file is there (a
+                // follower waiting for the metadata file reads no segment yet).
+                let live = LiveDir::new(self.storage_for(&p), &p);
+                for n in live.segments().map_err(|e| refused_as_missing(name, e))? {
+                    live.segment_len(n)
+                        .map_err(|e| refused_as_missing(name, e))?;
+                }
                 let options = FollowOptions {
                     poll_interval: Duration::from_millis(100),
                     ..FollowOptions::default()
