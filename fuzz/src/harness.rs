@@ -14,6 +14,10 @@
 
 #![allow(dead_code)]
 
+#[path = "mem_storage.rs"]
+mod mem_storage;
+pub use mem_storage::MemStorage;
+
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -26,9 +30,9 @@ use tickreel::format::Metadata;
 use tickreel::format::wire::decode_frame;
 use tickreel::format::{decode_batch, encode_batch};
 use tickreel::play::{Reader, ReaderOptions};
-use tickreel::record::{ChunkPolicy, Chunker, recover};
-use tickreel::storage::MemSource;
-use tickreel::storage::live::{META_FILE, segment_name};
+use tickreel::record::{ChunkPolicy, Chunker, recover, recover_live_with};
+use tickreel::storage::live::{LiveDir, META_FILE, segment_name};
+use tickreel::storage::{MemSource, Storage};
 use xxhash_rust::xxh64::xxh64;
 
 const HEADER_LEN: usize = 256;
@@ -468,6 +472,178 @@ fn write_and_read(
 }
 
 // ------------------------------------------------------------------------------------------------
+// terrain: a chunk's terrain piece
+// ------------------------------------------------------------------------------------------------
+
+/// A terrain piece, as a reader decodes the one in front of a chunk flagged with terrain: byte 0
+/// says what the rest is: 0, a terrain body uncompressed (`decode_body`: what the fuzzer mutates
+/// best); 1, a piece's content (magic, body length, the body compressed: `decode_piece`); else,
+/// a chunk's payload starting with the piece's skippable frame (`piece_of`, then
+/// `decode_piece`).
+///
+/// Properties: no panic, no allocation past the limits; decoded terrain holds only valid
+/// sections, in order, each answering for every block; it encodes to a body that decodes to the
+/// same terrain, and to a piece (zstd level 1) that decodes to it too; merging it into itself
+/// changes nothing.
+pub fn terrain(data: &[u8]) {
+    use tickreel::format::wire::{decode_body, decode_piece, piece_of};
+    let Some((&what, rest)) = data.split_first() else {
+        return;
+    };
+    let limits = Limits::default();
+    let decoded = match what {
+        0 => decode_body(rest, &limits),
+        1 => decode_piece(rest, &limits),
+        _ => piece_of(rest).and_then(|c| decode_piece(c, &limits)),
+    };
+    if let Ok(t) = decoded {
+        check_terrain(&t, &limits);
+    }
+}
+
+/// The properties of decoded terrain [`terrain`] checks.
+pub fn check_terrain(t: &tickreel::format::Terrain, limits: &Limits) {
+    use tickreel::format::wire::{decode_body, decode_piece, encode_body, encode_piece, piece_of};
+    let mut prev: Option<(i32, i32, i32)> = None;
+    for s in t.sections() {
+        s.validate()
+            .unwrap_or_else(|e| panic!("a decoded section is not valid: {e}"));
+        assert!(prev < Some(s.key()), "sections out of order");
+        prev = Some(s.key());
+        // (A section past 2^27 has no block position in 32 bits.)
+        let at = |c: i32, l: i32| c.checked_mul(16).and_then(|v| v.checked_add(l));
+        for (lx, ly, lz) in [(0, 0, 0), (15, 15, 15), (3, 9, 14)] {
+            let want = s.state(lx as usize, ly as usize, lz as usize);
+            assert!(s.palette.contains(&want), "a block outside the palette");
+            if let (Some(x), Some(y), Some(z)) = (at(s.cx, lx), at(s.cy, ly), at(s.cz, lz)) {
+                assert_eq!(t.block(x, y, z), Some(want), "the block at ({x}, {y}, {z})");
+            }
+        }
+    }
+    let body = encode_body(t);
+    let again = decode_body(&body, limits)
+        .unwrap_or_else(|e| panic!("an encoded body does not decode: {e}"));
+    assert!(again == *t, "terrain body round trip");
+    if body.len() <= limits.max_terrain_bytes() {
+        let piece = encode_piece(t, 1, limits).expect("decoded terrain encodes");
+        let back = piece_of(&piece)
+            .and_then(|c| decode_piece(c, limits))
+            .unwrap_or_else(|e| panic!("an encoded piece does not decode: {e}"));
+        assert!(back == *t, "terrain piece round trip");
+    }
+    let mut merged = t.clone();
+    merged
+        .merge(t.clone(), limits.max_terrain_sections())
+        .expect("terrain merged into itself stays within its own count");
+    assert!(merged == *t, "merging terrain into itself changed it");
+}
+
+// ------------------------------------------------------------------------------------------------
+// world_section: the world sections of snapshot chunks (keyframe and delta)
+// ------------------------------------------------------------------------------------------------
+
+/// Two world sections as a reader decodes them from snapshot chunks: a big-endian `u16` length
+/// `n`, then `n` bytes of a first section, the rest a second. Each is decoded as a section of data
+/// version 5 (a keyframe or a delta section) and as one of data versions 3 and 4; a delta second
+/// section is put on the first when that is a keyframe, on an empty world otherwise, as a
+/// reader's `resolve_world` does.
+///
+/// Properties: no panic, no allocation past the limits; a decoded world encodes to a keyframe
+/// section that decodes to the same world (both versions), its blocks sorted, counted and
+/// answered by position; a delta section encodes again to the same section; a delta put on its
+/// keyframe gives a world whose delta section against that keyframe is the delta itself, and
+/// whose blocks are the keyframe's with the delta's changes.
+pub fn world_section(data: &[u8]) {
+    use tickreel::format::WorldState;
+    use tickreel::format::wire::{WorldSection, decode_world, decode_world_v5};
+    if data.len() < 2 {
+        return;
+    }
+    let n = usize::from(u16::from_be_bytes([data[0], data[1]])).min(data.len() - 2);
+    let (first, second) = data[2..].split_at(n);
+    let limits = Limits::default();
+    for body in [first, second] {
+        if let Ok(w) = decode_world(body, &limits) {
+            check_world(&w, &limits);
+        }
+    }
+    let keyframe = match decode_world_v5(first, &limits) {
+        Ok(WorldSection::Full(w)) => {
+            check_world(&w, &limits);
+            Some(w)
+        }
+        Ok(WorldSection::Delta(d)) => {
+            check_delta(&WorldState::default(), &d, &limits);
+            None
+        }
+        Err(_) => None,
+    };
+    match decode_world_v5(second, &limits) {
+        Ok(WorldSection::Full(w)) => check_world(&w, &limits),
+        Ok(WorldSection::Delta(d)) => check_delta(&keyframe.unwrap_or_default(), &d, &limits),
+        Err(_) => {}
+    }
+}
+
+/// A decoded world's properties ([`world_section`]).
+fn check_world(w: &tickreel::format::WorldState, limits: &Limits) {
+    use tickreel::format::wire::{
+        WorldSection, decode_world, decode_world_v5, encode_world, encode_world_v5,
+    };
+    let sorted = w.sorted_blocks();
+    assert_eq!(sorted.len(), w.block_count(), "block count");
+    assert_eq!(w.blocks().len(), w.block_count(), "blocks listed");
+    assert!(
+        sorted.windows(2).all(|p| p[0].0 < p[1].0),
+        "blocks not sorted or repeated"
+    );
+    for &(p, s) in sorted.iter().take(64) {
+        assert_eq!(w.block(p), Some(s), "the block at {p:?}");
+    }
+    let body = encode_world(w);
+    let again = decode_world(&body, limits)
+        .unwrap_or_else(|e| panic!("an encoded world section does not decode: {e}"));
+    assert!(again == *w, "world section round trip");
+    let v5 = encode_world_v5(w, 0);
+    match decode_world_v5(&v5, limits) {
+        Ok(WorldSection::Full(again)) => assert!(again == *w, "keyframe section round trip"),
+        other => panic!("an encoded keyframe section decodes to {other:?}"),
+    }
+}
+
+/// A decoded delta's properties on `keyframe` ([`world_section`]).
+fn check_delta(
+    keyframe: &tickreel::format::WorldState,
+    d: &tickreel::format::WorldDelta,
+    limits: &Limits,
+) {
+    use tickreel::format::wire::{
+        WorldSection, decode_world_v5, encode_world_v5, world_with_delta,
+    };
+    let Ok(w) = world_with_delta(keyframe, d, limits) else {
+        return;
+    };
+    check_world(&w, limits);
+    let section = encode_world_v5(&w, d.back);
+    match decode_world_v5(&section, limits) {
+        Ok(WorldSection::Delta(again)) => assert!(again == *d, "delta section round trip"),
+        other => panic!("a delta section encodes again to {other:?}"),
+    }
+    // The world's blocks: the keyframe's, but where the delta says otherwise.
+    let changed = w
+        .sorted_blocks()
+        .iter()
+        .filter(|&&(p, s)| keyframe.block(p) != Some(s))
+        .count()
+        + keyframe
+            .sorted_blocks()
+            .iter()
+            .filter(|&&(p, _)| w.block(p).is_none())
+            .count();
+    assert_eq!(changed, d.changed_blocks(), "blocks the delta changed");
+}
+
+// ------------------------------------------------------------------------------------------------
 // metadata: the NBT metadata section
 // ------------------------------------------------------------------------------------------------
 
@@ -570,14 +746,24 @@ const MEMBERS: [&str; 6] = [
     ".meta.tkrl.tmp",
 ];
 
-/// A live directory from the input, laid out as an attacker could: byte 0 as [`live_files`]'s;
-/// byte 1, one bit per member of [`MEMBERS`]: a symbolic link to a file outside the directory
-/// (byte 2's bit set too: a symbolic link to a directory outside; a link to the directory itself
-/// for the lock); byte 3: 0xff extends the last segment, sparse, by 16 GiB of zeros (none of it
-/// on disk), 0xfe by 1 MiB + 3 bytes, anything else leaves it (a 16 GiB segment costs recovery
-/// its 64 MiB search window, a few hundred milliseconds under the sanitizer: rare, so that the
-/// rest runs at full speed); the rest as [`live_files`]'s parts. Then `recover`, a reader of the
-/// directory and what a player does with it, and `recover` again.
+/// What the `live_dir` target recovers and reads with: the default limits but 256 KiB chunks, so
+/// that recovery searches a damaged stretch for the next frame within 256 KiB (one such frame's
+/// reach), not the default 64 MiB: a segment extended by 16 GiB of zeros costs a short search.
+pub fn live_dir_limits() -> Limits {
+    Limits {
+        max_chunk_bytes: 256 << 10,
+        ..Limits::default()
+    }
+}
+
+/// A live directory from the input, laid out as an attacker could, in a file system in memory
+/// ([`MemStorage`]: no file system call, no fsync): byte 0 as [`live_files`]'s; byte 1, one bit
+/// per member of [`MEMBERS`]: a symbolic link to a file outside the directory (byte 2's bit set
+/// too: a symbolic link to a directory outside; a link to the directory itself for the lock);
+/// byte 3: 0xff extends the last segment, sparse, by 16 GiB of zeros, 0xfe by 1 MiB + 3 bytes,
+/// anything else leaves it; the rest as [`live_files`]'s parts. Then `recover` (with
+/// [`live_dir_limits`]), a reader of the directory with the same limits and what a player does
+/// with it, and `recover` again.
 ///
 /// Properties: no panic, no unbounded memory (libFuzzer's limits); the file and directory
 /// outside are never changed (their bytes and entries compared after every step); a member that
@@ -597,14 +783,15 @@ pub fn live_dir(data: &[u8]) {
     let Some(files) = live_files(&rest) else {
         return;
     };
-    let scratch = scratch_dir();
-    let outside = scratch.path().join("outside");
-    std::fs::create_dir(&outside).expect("outside directory");
+    let fs = MemStorage::new();
+    let storage: Arc<dyn Storage> = Arc::new(fs.clone());
+    let outside = Path::new("/scratch/outside");
+    storage.create_dir_all(outside).expect("outside directory");
     let sentinel = outside.join("sentinel");
     let sentinel_bytes = b"tickreel must never write here\n".repeat(64);
-    std::fs::write(&sentinel, &sentinel_bytes).expect("sentinel");
-    let dir = scratch.path().join("run.reel.live");
-    std::fs::create_dir(&dir).expect("live directory");
+    write_file(&storage, &sentinel, &sentinel_bytes);
+    let dir = Path::new("/scratch/run.reel.live");
+    storage.create_dir_all(dir).expect("live directory");
     let last_segment = files
         .iter()
         .rev()
@@ -612,46 +799,55 @@ pub fn live_dir(data: &[u8]) {
         .map(|(n, _)| n.clone());
     for (name, bytes) in &files {
         let p = dir.join(name);
-        std::fs::write(&p, bytes).expect("a member");
+        write_file(&storage, &p, bytes);
         if extend > 0 && last_segment.as_deref() == Some(name) {
-            let f = std::fs::OpenOptions::new()
-                .write(true)
-                .open(&p)
-                .expect("segment");
-            f.set_len(bytes.len() as u64 + extend * (64 << 20))
-                .expect("sparse segment");
+            fs.extend_sparse(&p, extend).expect("sparse segment");
         }
     }
     for (bit, name) in MEMBERS.iter().enumerate() {
         if links & (1 << bit) == 0 {
             continue;
         }
-        let p = dir.join(name);
-        let _ = std::fs::remove_file(&p);
         let target = match (link_dirs & (1 << bit) != 0, *name) {
-            (true, "lock") => dir.clone(),
-            (true, _) => outside.clone(),
+            (true, "lock") => dir.to_path_buf(),
+            (true, _) => outside.to_path_buf(),
             (false, _) => sentinel.clone(),
         };
-        std::os::unix::fs::symlink(&target, &p).expect("a link");
+        fs.symlink(&target, &dir.join(name)).expect("a link");
     }
     let untouched = |step: &str| {
-        let now = std::fs::read(&sentinel).expect("the sentinel is still there");
+        let now = storage
+            .read(&sentinel)
+            .expect("the sentinel is still there");
         assert!(
             now == sentinel_bytes,
             "{step} changed a file outside the directory"
         );
-        let entries = std::fs::read_dir(&outside).expect("outside").count();
+        let entries = storage.list(outside).expect("outside").len();
         assert_eq!(entries, 1, "{step} added to a directory outside");
     };
-    let first = recover(&dir);
+    let limits = live_dir_limits();
+    let live = LiveDir::new(storage.clone(), dir);
+    let first = recover_live_with(&live, &limits, &mut |_, _| {});
     untouched("recover");
-    if let Ok(r) = Reader::open_live(&dir) {
+    // (`..` for whatever else a reader's options hold.)
+    #[allow(clippy::needless_update)]
+    let options = ReaderOptions {
+        limits,
+        ..ReaderOptions::default()
+    };
+    if let Ok(r) = Reader::open_live_in(&storage, dir, options) {
         exercise_reader(&r);
     }
     untouched("reading");
     if first.is_ok() {
-        let _ = recover(&dir);
+        let _ = recover_live_with(&live, &limits, &mut |_, _| {});
         untouched("recovering again");
     }
+}
+
+/// `path` made a file of `bytes` in `storage`.
+fn write_file(storage: &Arc<dyn Storage>, path: &Path, bytes: &[u8]) {
+    let mut f = storage.create(path).expect("a file in memory");
+    f.append(bytes).expect("writing a file in memory");
 }

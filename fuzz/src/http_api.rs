@@ -1,13 +1,15 @@
 //! What the `http_api` fuzz target does with its input: requests to `tickreel serve`'s HTTP API
 //! answered in process by the server's own routes (`tickreel_cli::serve::http::router`, with its
-//! token and loopback checks), over a served folder that holds a recording made of the input's
-//! bytes beside sound recordings, a symbolic link to a recording outside, a directory linked
-//! outside and a live directory whose segment links outside. Shared with the CLI's regression test
+//! token and loopback checks, called through `tower`'s `oneshot`: no socket), over a served folder
+//! that holds sound recordings, a symbolic link to a recording outside, a directory linked outside
+//! and a live directory whose segment links outside, and serves a recording made of the input's
+//! bytes from memory as `crafted.reel` (`Library::put_memory`: nothing is written per input; the
+//! folder is made once per process). Shared with the CLI's regression test
 //! (`native/cli/tests/it/fuzz_regressions.rs` includes this file by path), so that a kept input
 //! replays through exactly the code the fuzzer ran.
 //!
-//! Input: a little-endian `u16` length `n`, then `n` bytes written as `crafted.reel` in the
-//! served folder, then up to [`MAX_REQUESTS`] request lines separated by `\n`: a request target
+//! Input: a little-endian `u16` length `n`, then `n` bytes served as `crafted.reel`, then up to
+//! [`MAX_REQUESTS`] request lines separated by `\n`: a request target
 //! (`/api/frames?rec=crafted.reel&count=5`; without a leading `/`, `/api/` is put before it),
 //! sent without the access token when the line starts with `!`.
 //!
@@ -98,15 +100,15 @@ fn split(data: &[u8]) -> (&[u8], &[u8]) {
     (&data[2..2 + n], &data[2 + n..])
 }
 
-/// One answer: its status and body.
-async fn answer(app: Arc<App>, uri: &str, token: bool) -> Option<(StatusCode, Vec<u8>)> {
+/// One answer of `routes`: its status and body.
+async fn answer(routes: axum::Router, uri: &str, token: bool) -> Option<(StatusCode, Vec<u8>)> {
     let mut req = Request::get(uri).header(header::HOST, "127.0.0.1");
     if token {
         req = req.header(header::AUTHORIZATION, format!("Bearer {TOKEN}"));
     }
     // A target the HTTP layer would not parse never reaches the routes.
     let req = req.body(Body::empty()).ok()?;
-    let resp = router(app).oneshot(req).await.unwrap();
+    let resp = routes.oneshot(req).await.unwrap();
     let status = resp.status();
     let live = uri.starts_with("/api/live");
     let mut body = resp.into_body();
@@ -138,11 +140,12 @@ async fn answer(app: Arc<App>, uri: &str, token: bool) -> Option<(StatusCode, Ve
     Some((status, bytes))
 }
 
-/// Sends the input's requests to a server of the fixture's folder holding the input's file.
+/// Sends the input's requests to a server of the fixture's folder serving the input's recording
+/// from memory. Each input gets a server of its own (its open recordings and markers start
+/// empty), so that an input replays alone as it ran in the campaign.
 pub fn http_api(data: &[u8]) {
     let f = fixture();
     let (file, lines) = split(data);
-    std::fs::write(f.root.join("crafted.reel"), file).unwrap();
     let app = Arc::new(App {
         lib: Library::new(Root::Dir(f.root.clone()), None),
         markers: Markers::default(),
@@ -150,6 +153,10 @@ pub fn http_api(data: &[u8]) {
         audit: Default::default(),
         loopback_only: true,
     });
+    app.lib
+        .put_memory("crafted.reel", file.to_vec())
+        .expect("a plain name");
+    let routes = router(app);
     for line in lines.split(|b| *b == b'\n').take(MAX_REQUESTS) {
         let line = String::from_utf8_lossy(line);
         let (token, target) = match line.strip_prefix('!') {
@@ -162,7 +169,7 @@ pub fn http_api(data: &[u8]) {
             format!("/api/{target}")
         };
         let answered = f.runtime.block_on(async {
-            tokio::time::timeout(ANSWER_TIME, answer(app.clone(), &uri, token)).await
+            tokio::time::timeout(ANSWER_TIME, answer(routes.clone(), &uri, token)).await
         });
         let Some((status, body)) =
             answered.unwrap_or_else(|_| panic!("{uri}: no whole answer within {ANSWER_TIME:?}"))

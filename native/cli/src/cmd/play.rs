@@ -373,6 +373,15 @@ fn follow(a: Args, out: &mut Out) -> tickreel::Result<()> {
                 ..Default::default()
             };
             let f = tickreel_object::live::follow_url(url, &super::object::options(), &o)?;
+            // Live objects that could not be read (a batch the manifest names is missing): said
+            // as they are, not as a recording that is not there.
+            if let (false, FollowState::Waiting, Some(e)) =
+                (a.wait, f.state(), f.stats().last_error)
+            {
+                return Err(Error::Io(std::io::Error::other(format!(
+                    "{url}: its live objects cannot be read: {e}"
+                ))));
+            }
             if !a.wait && f.state() == FollowState::Waiting {
                 return Err(Error::Io(std::io::Error::new(
                     std::io::ErrorKind::NotFound,

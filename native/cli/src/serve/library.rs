@@ -14,8 +14,8 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use parking_lot::Mutex;
 use serde::Serialize;
 use tickreel::play::{FollowOptions, FollowState, LiveFollower, PlaybackContext, Recording};
-use tickreel::storage::live::META_FILE;
-use tickreel::storage::{LocalStorage, Storage, is_refused_member};
+use tickreel::storage::live::{LiveDir, META_FILE};
+use tickreel::storage::{LocalStorage, MemSource, Storage, is_refused_member};
 use tickreel_catalog::Catalog;
 
 use super::error::{ApiError, ApiResult};
@@ -105,6 +105,8 @@ pub struct Library {
     /// The served directory's files, opened beneath it ([`LocalStorage::beneath`]): `None` for
     /// an object-storage root, or a directory that could not be resolved.
     beneath: Option<Arc<dyn Storage>>,
+    /// Recordings held in memory, by name ([`Library::put_memory`]).
+    memory: Mutex<HashMap<PathBuf, Arc<[u8]>>>,
 }
 
 impl Library {
@@ -123,6 +125,7 @@ impl Library {
                 cache: tickreel::play::ChunkCache::new(CHUNK_CACHE_BYTES),
                 prefetch: tickreel::play::PrefetchPool::global(),
             },
+            memory: Mutex::new(HashMap::new()),
         }
     }
 
@@ -164,6 +167,17 @@ impl Library {
                 total -= after.min(total);
             }
         }
+    }
+
+    /// Serves `bytes` as the compacted recording called `name` (relative to the root, as a
+    /// request names it), from memory, before any file of that name (it is not listed); replaces
+    /// what was served under that name, the recording opened from it included. For recordings
+    /// that are not files: the `http_api` fuzz target serves each input so, without writing it.
+    pub fn put_memory(&self, name: &str, bytes: impl Into<Arc<[u8]>>) -> ApiResult<()> {
+        let rel = relative(name)?;
+        self.open.lock().remove(&memory_key(&rel));
+        self.memory.lock().insert(rel, bytes.into());
+        Ok(())
     }
 
     pub fn has_catalog(&self) -> bool {
@@ -243,6 +257,7 @@ impl Library {
                 Some(p.to_string_lossy().into_owned())
             }
             Target::Object(u) => Some(u),
+            Target::Memory(_) => None,
         }
     }
 
@@ -281,6 +296,14 @@ impl Library {
                 }
             }
             Target::Live(p) => {
+                // Its segments are looked at (not followed) first: one that is not a regular file
+                // of its own refuses the directory even before its metadata file is there (a
+                // follower waiting for the metadata file reads no segment yet).
+                let live = LiveDir::new(self.storage_for(&p), &p);
+                for n in live.segments().map_err(|e| refused_as_missing(name, e))? {
+                    live.segment_len(n)
+                        .map_err(|e| refused_as_missing(name, e))?;
+                }
                 let options = FollowOptions {
                     poll_interval: Duration::from_millis(100),
                     context: Some(self.ctx.clone()),
@@ -297,6 +320,17 @@ impl Library {
                     rec: f.recording().clone(),
                     follower: Some(Arc::new(f)),
                     finished_live: false,
+                }
+            }
+            Target::Memory(bytes) => {
+                let reader = tickreel::play::Reader::open(Arc::new(MemSource::new(bytes)))
+                    .map_err(|e| refused_as_missing(name, e))?;
+                Handle {
+                    name: name.to_string(),
+                    kind: "reel",
+                    rec: Recording::from_reader(reader, &self.ctx),
+                    follower: None,
+                    finished_live,
                 }
             }
             Target::Object(url) => match objects::open(&url) {
@@ -383,6 +417,9 @@ impl Library {
             return Ok((name.to_string(), target));
         }
         let rel = relative(name)?;
+        if let Some(bytes) = self.memory.lock().get(&rel) {
+            return Ok((memory_key(&rel), Target::Memory(bytes.clone())));
+        }
         match &self.root {
             Root::Object(url) => {
                 let key = rel.to_string_lossy().replace('\\', "/");
@@ -519,6 +556,14 @@ enum Target {
     Finished(PathBuf),
     Live(PathBuf),
     Object(String),
+    /// A recording held in memory ([`Library::put_memory`]).
+    Memory(Arc<[u8]>),
+}
+
+/// The open set's key of the recording held in memory as `rel` (no path or catalog name starts
+/// so).
+fn memory_key(rel: &Path) -> String {
+    format!("memory:{}", rel.display())
 }
 
 /// The answer for a name that is not served: missing, outside the directory, or a live directory
@@ -693,6 +738,39 @@ mod tests {
             }
         }
         assert!((2..5).contains(&kept_max), "{kept_max} kept at most");
+    }
+
+    #[test]
+    fn a_recording_in_memory_is_served_before_a_file_of_its_name_and_replaced() {
+        let dir = tempfile::tempdir().unwrap();
+        let real = dir.path().canonicalize().unwrap();
+        heavy(&real.join("m.reel"), 1);
+        let elsewhere = tempfile::tempdir().unwrap();
+        heavy(&elsewhere.path().join("m.reel"), 7);
+        let seven = std::fs::read(elsewhere.path().join("m.reel")).unwrap();
+        let lib = Library::new(Root::Dir(real.clone()), None);
+        let values = |name: &str| {
+            let h = lib.open(name).unwrap();
+            let view = h.rec.view();
+            match view.reader().metadata().user.get("heavy") {
+                Some(fastnbt::Value::List(l)) => l.len(),
+                other => panic!("{other:?}"),
+            }
+        };
+        assert_eq!(values("m.reel"), 1, "the file");
+        lib.put_memory("m.reel", seven).unwrap();
+        assert_eq!(values("m.reel"), 7, "the bytes in memory, not the file");
+        assert_eq!(values("./m.reel"), 7);
+        assert_eq!(lib.location("m.reel"), None);
+        assert!(lib.list().unwrap().iter().all(|e| e.name == "m.reel"));
+        // Replaced: the recording opened from the first bytes is not kept.
+        let one = std::fs::read(real.join("m.reel")).unwrap();
+        lib.put_memory("m.reel", one).unwrap();
+        assert_eq!(values("m.reel"), 1);
+        // Damaged bytes are answered as a damaged file is.
+        lib.put_memory("m.reel", vec![0u8; 300]).unwrap();
+        assert!(lib.open("m.reel").is_err());
+        assert!(lib.put_memory("../x.reel", vec![1]).is_err());
     }
 
     #[test]

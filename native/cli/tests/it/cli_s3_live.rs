@@ -110,6 +110,34 @@ fn play_follows_a_recording_shipped_to_a_bucket_until_it_is_finished() {
     );
 }
 
+/// A batch object the manifest names but the bucket has not: the error names that object, it
+/// does not say the recording is not there.
+#[test]
+fn play_follow_names_a_missing_batch_object() {
+    let server = S3Server::start_lenient();
+    let dir = tempfile::tempdir().unwrap();
+    let engine = Engine::new(EngineOptions::default()).unwrap();
+    let (rec, shipper, _) = shipped(&server, &engine, dir.path(), "d.reel", 40);
+    drop(shipper);
+    drop(rec);
+    server
+        .storage()
+        .delete("live/d.reel.live/batch-00000000")
+        .unwrap();
+    let o = Command::new(env!("CARGO_BIN_EXE_tickreel"))
+        .args(["play", &server.url("live/d.reel"), "--follow"])
+        .envs(server.env())
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("live/d.reel.live/batch-00000000") && err.contains("missing"),
+        "{err}"
+    );
+    assert!(!err.contains("no such recording"), "{err}");
+}
+
 #[test]
 fn recover_finishes_a_recording_whose_writer_stopped_shipping() {
     let server = S3Server::start_lenient();

@@ -104,8 +104,8 @@ fn valid_and_invalid_dumps_pass_the_harness() {
 #[path = "../../../../fuzz/src/http_api.rs"]
 mod http_api;
 
-/// The `http_api` target's seeds and kept regressions, one after another (its fixture serves
-/// one folder, whose crafted file each input rewrites).
+/// The `http_api` target's seeds and kept regressions, one after another (its fixture's folder
+/// is made once per process; each input's recording is served from memory).
 #[test]
 fn http_api_seeds_and_regressions() {
     replay("regressions", "http_api", http_api::http_api);

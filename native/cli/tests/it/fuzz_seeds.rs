@@ -161,6 +161,26 @@ fn write_json_import_seeds() {
 {"tick":9,"events":[{"type":"entity_add","entity":2,"kind":8,"x":1,"y":64,"z":0,"yaw":0,"pitch":0},{"type":"player_leave","entity":1}]}
 "#,
     );
+    // Every world event kind, their palette names given beside the ids (no `recording` line),
+    // and that import's `dump --metadata` (the palette in the `recording` line).
+    let world = br#"{"tick":0,"events":[{"type":"entity_add","entity":1,"kind":0,"x":0.5,"y":64,"z":0.5,"yaw":0,"pitch":0},{"type":"entity_add","entity":2,"kind":7,"x":3,"y":64,"z":1,"yaw":90,"pitch":0},{"type":"block_change","x":1,"y":63,"z":0,"state":9,"state_name":"minecraft:stone","entity":1},{"type":"block_change","x":2,"y":64,"z":-3,"state":54,"state_name":"minecraft:chest[facing=north]","block_entity":"0a000000"},{"type":"health","entity":1,"health":20},{"type":"equipment","entity":1,"slot":0,"item":5,"item_name":"minecraft:diamond_sword","count":1}]}
+{"tick":1,"events":[{"type":"block_changes","entity":1,"blocks":[[0,63,0,1],[0,63,1,1],[-1,62,5,0],[16,70,-16,9]]},{"type":"swing","entity":1,"hand":0},{"type":"attack","entity":1,"target":2}]}
+{"tick":2,"events":[{"type":"damage","entity":2,"amount":4.5,"cause":3,"cause_name":"minecraft:player_attack","source":1},{"type":"health","entity":2,"health":15.5},{"type":"use","entity":1,"hand":1,"item":7,"item_name":"minecraft:torch","x":0,"y":64,"z":1},{"type":"use","entity":1,"hand":0,"item":5,"target":2},{"type":"use","entity":1,"hand":0,"item":0}]}
+{"tick":3,"events":[{"type":"chat","entity":1,"channel":0,"text":"gg \u00e9\u4e16"},{"type":"chat","channel":1,"text":"server restart"},{"type":"custom_at","type_id":9,"name":"game:marker","entity":1,"x":1.5,"y":65,"z":-2,"data":"0102"},{"type":"custom_at","type_id":9,"data":""}]}
+{"tick":40,"events":[{"type":"block_change","x":1,"y":63,"z":0,"state":0,"state_name":"minecraft:air"},{"type":"equipment","entity":1,"slot":0,"item":0,"count":0},{"type":"entity_remove","entity":2}]}
+{"tick":41,"events":[{"type":"block_changes","blocks":[[2,64,-3,0],[0,63,1,12]]},{"type":"player_leave","entity":1}]}
+"#;
+    put("world-events.jsonl", world);
+    let imported = dir.path().join("world.reel");
+    tickreel_cli::json_import::import_from(
+        &world[..],
+        Path::new("world-events.jsonl"),
+        &imported,
+        tickreel_cli::csv::import::reel_options(20.0).unwrap(),
+        false,
+    )
+    .unwrap();
+    put("world-metadata.jsonl", &dumped(&imported, true));
     let good = r#"{"tick":3,"events":[{"type":"entity_add","entity":1,"kind":0,"x":0,"y":0,"z":0,"yaw":0,"pitch":0}]}"#;
     let bad: [(&str, String); 7] = [
         (

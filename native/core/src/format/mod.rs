@@ -101,4 +101,46 @@ pub mod wire {
     pub use super::terrain::{
         check_offer, decode_body, decode_piece, encode_body, encode_piece, piece_of,
     };
+    pub use super::world_state::WorldSection;
+
+    use super::{Limits, WorldDelta, WorldState};
+
+    /// Decodes the world section of a snapshot chunk of data version 3 or 4 (FORMAT.md, the
+    /// world section): its body, all of `body`, as a chunk's decode does.
+    pub fn decode_world(body: &[u8], limits: &Limits) -> crate::Result<WorldState> {
+        WorldState::decode(body, limits)
+    }
+
+    /// Decodes a world section of data version 5: a keyframe section's world or a delta
+    /// section, as a chunk's decode does.
+    pub fn decode_world_v5(body: &[u8], limits: &Limits) -> crate::Result<WorldSection> {
+        WorldState::decode_v5(body, limits)
+    }
+
+    /// The world section (data version 3 or 4) a writer writes of `world`.
+    pub fn encode_world(world: &WorldState) -> Vec<u8> {
+        let mut out = Vec::new();
+        world.encode(&mut out);
+        out
+    }
+
+    /// The world section (data version 5) a writer writes of `world`: a keyframe section if
+    /// `back` is 0, else a delta section of the blocks changed since `world` was last compacted
+    /// (the keyframe's world, `back` ticks earlier).
+    pub fn encode_world_v5(world: &WorldState, back: u32) -> Vec<u8> {
+        let mut out = Vec::new();
+        world.encode_v5(back, &mut out);
+        out
+    }
+
+    /// The world of a delta section on the world of its keyframe section, as a reader makes it
+    /// (`Reader::resolve_world`); `keyframe` as [`decode_world_v5`] gives a keyframe section's
+    /// world (one sorted list: a world changed since is no keyframe's).
+    pub fn world_with_delta(
+        keyframe: &WorldState,
+        delta: &WorldDelta,
+        limits: &Limits,
+    ) -> crate::Result<WorldState> {
+        WorldState::with_delta(keyframe, delta, limits)
+    }
 }

@@ -21,7 +21,7 @@ mod delta; // a delta world section's world: the changes since a keyframe, put o
 mod section; // the world section of snapshot chunks: the bytes of a world
 use changes::merge_sorted;
 pub use delta::WorldDelta;
-pub(crate) use section::WorldSection;
+pub use section::WorldSection;
 
 /// What an entity has in one equipment slot.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

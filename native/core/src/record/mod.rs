@@ -64,5 +64,5 @@ pub use recorder::{
     Backpressure, DEFAULT_BLOCK_DEADLINE, FlushPolicy, MAX_PREVIOUS_RECORDINGS, OnExisting,
     Recorder, RecorderOptions, RecorderStats, SnapshotProvider, Submitted,
 };
-pub use recover::{RecoverReport, recover, recover_live, recover_with_progress};
+pub use recover::{RecoverReport, recover, recover_live, recover_live_with, recover_with_progress};
 pub use reel_writer::{ReelOptions, ReelWriter};

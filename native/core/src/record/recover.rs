@@ -110,6 +110,19 @@ pub fn recover_with_progress(
 
 /// [`recover_with_progress`] of a live directory on any storage.
 pub fn recover_live(live: &LiveDir, progress: &mut dyn FnMut(u64, u64)) -> Result<RecoverReport> {
+    recover_live_with(live, &Limits::default(), progress)
+}
+
+/// [`recover_live`] for readers with `limits` instead of the defaults: a frame larger than
+/// `limits.max_chunk_bytes` is dropped as too large to read, and a damaged stretch of a segment is
+/// searched for the next frame only within one such frame's reach. The `live_dir` fuzz target
+/// recovers so, with a small `max_chunk_bytes`, so that a segment extended by gigabytes of zeros
+/// costs it a short search instead of the default 64 MiB one.
+pub fn recover_live_with(
+    live: &LiveDir,
+    limits: &Limits,
+    progress: &mut dyn FnMut(u64, u64),
+) -> Result<RecoverReport> {
     if !live.dir_exists()? {
         return Err(Error::invalid(format!(
             "{} is not a directory",
@@ -117,7 +130,7 @@ pub fn recover_live(live: &LiveDir, progress: &mut dyn FnMut(u64, u64)) -> Resul
         )));
     }
     let _lock = live.lock()?;
-    let recovered = recover_locked(live, progress)?;
+    let recovered = recover_locked(live, limits, progress)?;
     // Leftovers of a compaction of this recording that was killed.
     if let Some(out) = live.final_path() {
         crate::record::publish::remove_stale_temps(live.storage().as_ref(), &out);
@@ -140,15 +153,16 @@ fn adopted_id(starts: &[SegmentStart]) -> [u8; 16] {
         .unwrap_or_else(Header::new_recording_id)
 }
 
-/// Recovery for a caller that already holds the writer lock.
+/// Recovery for a caller that already holds the writer lock, for readers with `limits`.
 pub(crate) fn recover_locked(
     live: &LiveDir,
+    limits: &Limits,
     progress: &mut dyn FnMut(u64, u64),
 ) -> Result<Recovered> {
     let mut report = RecoverReport::default();
     let old = live
         .open_meta()
-        .and_then(|s| read_prefix(s.as_ref(), &Limits::default()));
+        .and_then(|s| read_prefix(s.as_ref(), limits));
     let fence = live.fence()?;
     let (mut header, metadata, old_index) = match old {
         Ok(parts) => parts,
@@ -191,7 +205,7 @@ pub(crate) fn recover_locked(
         // Read in pieces: memory is bounded by the limits, not by the segment's length.
         let scan = scan_segment_in(
             live.open_segment_source(n)?.as_ref(),
-            Limits::default().max_chunk_bytes,
+            limits.max_chunk_bytes,
         )?;
         report.bytes_skipped += scan.skipped.iter().map(|(a, b)| b - a).sum::<u64>();
         if scan.valid_end < scan.file_len {
@@ -208,7 +222,7 @@ pub(crate) fn recover_locked(
                 compressed_len: h.compressed_len,
                 uncompressed_len: h.uncompressed_len,
             };
-            let max = Limits::default().max_chunk_bytes;
+            let max = limits.max_chunk_bytes;
             if h.compressed_len as usize > max
                 || h.uncompressed_len as usize > max
                 || check_expansion(h.compressed_len, h.uncompressed_len, h.start_tick).is_err()

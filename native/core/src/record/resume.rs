@@ -33,7 +33,7 @@ pub(crate) struct Resumed {
 
 /// Recovers the live directory whose lock is held, and reads where it ends.
 pub(crate) fn resume_locked(live: &LiveDir, lock: WriterLock) -> Result<Resumed> {
-    let rec = recover_locked(live, &mut |_, _| {})?;
+    let rec = recover_locked(live, &crate::format::Limits::default(), &mut |_, _| {})?;
     let reader = Reader::open_live_in(live.storage(), live.path(), ReaderOptions::default())?;
     let (table, last_tick) = match reader.index().len() {
         0 => (EntityTable::default(), None),

@@ -4,7 +4,8 @@
 //! campaigns' per-allocation limit (libFuzzer's `-malloc_limit_mb=512`: a crafted length must not
 //! become one huge allocation). See `fuzz/README.md`.
 //!
-//! The CLI's CSV importer has no fuzz target yet (it needs a library seam in `tickreel-cli`).
+//! The CLI's targets (`csv_import`, `json_import`, `http_api`) are replayed by the CLI's
+//! `tests/it/fuzz_regressions.rs`.
 
 #[path = "../../../../fuzz/src/harness.rs"]
 mod harness;
@@ -90,6 +91,16 @@ fn metadata() {
     replay("metadata", harness::metadata);
 }
 
+#[test]
+fn terrain() {
+    replay("terrain", harness::terrain);
+}
+
+#[test]
+fn world_section() {
+    replay("world_section", harness::world_section);
+}
+
 /// The seed corpora pass too (they are the fuzzers' starting points, and exercise the harness).
 #[test]
 fn seeds() {
@@ -100,6 +111,8 @@ fn seeds() {
         ("live_dir", harness::live_dir),
         ("batch", harness::batch),
         ("metadata", harness::metadata),
+        ("terrain", harness::terrain),
+        ("world_section", harness::world_section),
     ] {
         let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
             .join("../../fuzz/seeds")

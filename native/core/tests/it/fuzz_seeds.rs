@@ -399,3 +399,122 @@ fn write_fuzz_seeds() {
         b"tick,entity,x,y,z,yaw,pitch\n0,1,0,0,0,0,0\n",
     );
 }
+
+#[test]
+#[ignore = "writes fuzz/seeds/terrain and fuzz/seeds/world_section; regenerate with: cargo test -p tickreel --test it -- --ignored fuzz_seeds::write_terrain_and_world_seeds"]
+fn write_terrain_and_world_seeds() {
+    use tickreel::format::wire::{
+        WorldSection, decode_world_v5, encode_body, encode_piece, encode_world, encode_world_v5,
+    };
+    use tickreel::format::{BlockPos, Limits, SECTION_BLOCKS, Section, Terrain, WorldState};
+
+    // terrain: byte 0 says what follows (0: a body, 1: a piece's content, 2: a chunk payload
+    // starting with the piece), for sections of one state, of a few (one byte an index) and of
+    // more than 256 (two bytes an index).
+    let few: Vec<u32> = (0..SECTION_BLOCKS as u32)
+        .map(|i| if i / 256 < 8 { 1 } else { i % 5 })
+        .collect();
+    let many: Vec<u32> = (0..SECTION_BLOCKS as u32).map(|i| i % 300).collect();
+    let small = Terrain::from_sections([
+        Section::single(0, 4, 0, 1),
+        Section::single(-1, 4, 0, 0),
+        Section::from_states(0, 3, 0, &few).unwrap(),
+    ]);
+    let wide = Terrain::from_sections([
+        Section::from_states(2, -1, 7, &many).unwrap(),
+        Section::single(2, 0, 7, 9),
+    ]);
+    let limits = Limits::default();
+    for (name, t) in [("small", &small), ("wide", &wide)] {
+        let mut body = vec![0];
+        body.extend_from_slice(&encode_body(t));
+        put("terrain", &format!("{name}-body"), &body);
+        let piece = encode_piece(t, 19, &limits).unwrap();
+        // the skippable frame's 8 bytes of magic and length, then the content
+        let mut content = vec![1];
+        content.extend_from_slice(&piece[8..]);
+        put("terrain", &format!("{name}-piece"), &content);
+        let mut payload = vec![2];
+        payload.extend_from_slice(&piece);
+        payload.extend_from_slice(&zstd::bulk::compress(b"the chunk's payload", 3).unwrap());
+        put("terrain", &format!("{name}-payload"), &payload);
+    }
+    put("terrain", "empty-body", &[0, 0]);
+
+    // world_section: a big-endian u16 length, a first section, a second (a keyframe section and
+    // a delta section against it, and other pairs).
+    let pair = |a: &[u8], b: &[u8]| {
+        let mut out = (a.len() as u16).to_be_bytes().to_vec();
+        out.extend_from_slice(a);
+        out.extend_from_slice(b);
+        out
+    };
+    let block = |x, y, z, state, nbt: Option<Vec<u8>>| Event::BlockChange {
+        pos: BlockPos::new(x, y, z),
+        state,
+        cause: None,
+        block_entity: nbt,
+    };
+    let mut w = WorldState::new();
+    for e in [
+        block(0, 64, 0, 1, None),
+        block(1, 64, 0, 1, None),
+        block(-5, 70, 3, 9, Some(vec![10, 0, 0, 0])),
+        block(100, -20, -100, 4, None),
+        Event::BlockChanges {
+            cause: Some(1),
+            blocks: (0..12).map(|i| (BlockPos::new(i, 63, 2), 2)).collect(),
+        },
+        Event::Health {
+            entity: 1,
+            health: 2000,
+        },
+        Event::Equipment {
+            entity: 1,
+            slot: 0,
+            item: 5,
+            count: 1,
+        },
+        Event::Equipment {
+            entity: 4,
+            slot: 3,
+            item: 8,
+            count: 64,
+        },
+    ] {
+        w.apply(&e);
+    }
+    let keyframe = encode_world_v5(&w, 0);
+    let Ok(WorldSection::Full(mut later)) = decode_world_v5(&keyframe, &limits) else {
+        panic!("a keyframe section decodes to its world");
+    };
+    for e in [
+        block(0, 64, 0, 3, None),
+        block(2, 64, 0, 1, None),
+        block(-5, 70, 3, 0, None),
+        Event::Health {
+            entity: 1,
+            health: 500,
+        },
+        Event::EntityRemove { entity: 4 },
+    ] {
+        later.apply(&e);
+    }
+    let delta = encode_world_v5(&later, 40);
+    put("world_section", "keyframe-delta", &pair(&keyframe, &delta));
+    put(
+        "world_section",
+        "keyframe-keyframe",
+        &pair(&keyframe, &encode_world_v5(&later, 0)),
+    );
+    put("world_section", "delta-keyframe", &pair(&delta, &keyframe));
+    put("world_section", "v4-world", &pair(&encode_world(&w), &[]));
+    put(
+        "world_section",
+        "empty",
+        &pair(
+            &encode_world_v5(&WorldState::new(), 0),
+            &encode_world_v5(&WorldState::new(), 1),
+        ),
+    );
+}

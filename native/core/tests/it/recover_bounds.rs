@@ -11,8 +11,10 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use tickreel::format::Limits;
 use tickreel::play::Reader;
-use tickreel::record::recover;
-use tickreel::storage::live::{list_segments, live_dir_for, scan_segment_in, segment_name};
+use tickreel::record::{recover, recover_live_with};
+use tickreel::storage::live::{
+    LiveDir, list_segments, live_dir_for, scan_segment_in, segment_name,
+};
 use tickreel::storage::{LocalStorage, Source};
 use tickreel::{Engine, EngineOptions};
 
@@ -121,4 +123,45 @@ fn a_segment_of_16_gib_of_zeros_after_its_frames_recovers_in_bounded_memory_and_
     after.verify().unwrap();
     assert_eq!(after.index(), before.index());
     assert_eq!(after.last_tick(), before.last_tick());
+}
+
+/// Recovery for a reader with smaller limits (`recover_live_with`, what the `live_dir` fuzz target
+/// runs) leaves out the frames too large for them, as such a reader refuses them; recovery with
+/// the default limits keeps them again (they are still in the segments).
+#[test]
+fn recovery_for_smaller_limits_leaves_out_the_frames_too_large_for_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("limits.reel");
+    let engine = Engine::new(EngineOptions::default()).unwrap();
+    let rec = engine
+        .start_recording(&path, common::small_flush())
+        .unwrap();
+    for (t, e) in &common::sim_ticks(3, 300, 31) {
+        rec.submit_tick(*t, &batch(e)).unwrap();
+    }
+    rec.flush().unwrap();
+    drop(rec);
+    engine.shutdown();
+
+    let live = live_dir_for(&path);
+    let index = Reader::open_live(&live).unwrap().index().to_vec();
+    let largest = index.iter().map(|e| e.compressed_len).max().unwrap() as usize;
+    let limits = Limits {
+        max_chunk_bytes: largest - 1,
+        ..Limits::default()
+    };
+    let too_large = index
+        .iter()
+        .filter(|e| {
+            e.compressed_len as usize > limits.max_chunk_bytes
+                || e.uncompressed_len as usize > limits.max_chunk_bytes
+        })
+        .count();
+    assert!(too_large >= 1);
+    let report = recover_live_with(&LiveDir::local(&live), &limits, &mut |_, _| {}).unwrap();
+    assert_eq!(report.chunks_oversized, too_large, "{report}");
+    assert_eq!(report.chunks_kept, index.len() - too_large, "{report}");
+    let report = recover(&live).unwrap();
+    assert_eq!(report.chunks_oversized, 0, "{report}");
+    assert_eq!(report.chunks_kept, index.len(), "{report}");
 }

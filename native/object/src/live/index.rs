@@ -104,8 +104,15 @@ impl ShippedIndex {
 /// The bytes of a live metadata file: `prefix` (a metadata file's header and metadata, as a
 /// manifest carries them) with `index`, the header's index fields replaced.
 pub fn rebuild_meta(prefix: &[u8], index: &[IndexEntry], what: &str) -> Result<Vec<u8>> {
-    let header = Header::decode(prefix)?;
+    let named = |e: Error| e.with_context(&format!(" (the metadata in {what})"));
+    let header = Header::decode(prefix).map_err(named)?;
     let meta_len = header.metadata_len as usize;
+    let max = Limits::default().max_metadata_bytes;
+    if meta_len > max {
+        return Err(Error::limit(format!(
+            "{what}: metadata of {meta_len} bytes; a reader accepts at most {max}"
+        )));
+    }
     let bytes = prefix
         .get(HEADER_LEN..)
         .filter(|b| b.len() == meta_len)
@@ -115,6 +122,32 @@ pub fn rebuild_meta(prefix: &[u8], index: &[IndexEntry], what: &str) -> Result<V
                 prefix.len().saturating_sub(HEADER_LEN)
             ))
         })?;
-    let metadata = Metadata::decode_file(bytes, &header, index)?;
-    encode_meta_file(header, &metadata, index)
+    let metadata = Metadata::decode_file(bytes, &header, index).map_err(named)?;
+    encode_meta_file(header, &metadata, index).map_err(named)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn metadata_past_a_readers_limit_is_refused_naming_the_manifest() {
+        let what = "s3://b/runs/a.reel.live/manifest";
+        let max = Limits::default().max_metadata_bytes;
+        let prefix = |len: usize| {
+            let h = Header {
+                metadata_len: len as u32,
+                ..Header::default()
+            };
+            let mut p = h.encode().to_vec();
+            p.resize(HEADER_LEN + len, 0);
+            p
+        };
+        let e = rebuild_meta(&prefix(max + 1), &[], what).unwrap_err();
+        assert!(matches!(e, Error::LimitExceeded(_)), "{e:?}");
+        assert!(e.to_string().contains(what), "{e}");
+        // Within the limit, damaged metadata is named too.
+        let e = rebuild_meta(&prefix(64), &[], what).unwrap_err();
+        assert!(e.to_string().contains(what), "{e}");
+    }
 }

@@ -40,8 +40,9 @@ pub const MAX_BATCHES: u32 = 1 << 20;
 pub const MAX_SEGMENTS: usize = 1 << 16;
 /// Most pieces a batch may hold (a shipment holds one per segment it adds to).
 pub const MAX_PIECES: usize = 1 << 12;
-/// Largest header and metadata a manifest may carry.
-pub const MAX_META_BYTES: usize = 64 << 20;
+/// Largest header and metadata a manifest may carry: a header and the most metadata a reader
+/// accepts (`Limits::max_metadata_bytes`, 16 MiB), checked before the metadata is read.
+pub const MAX_META_BYTES: usize = HEADER_LEN + (16 << 20);
 /// Largest manifest a reader fetches.
 pub const MAX_MANIFEST_BYTES: u64 = (MAX_META_BYTES + MAX_SEGMENTS * SEGMENT_LEN + 64) as u64;
 const SEGMENT_LEN: usize = 12;
@@ -137,8 +138,9 @@ impl Manifest {
         }
         let prefix_len = r.u32().ok_or_else(|| bad("too short"))? as usize;
         if prefix_len > MAX_META_BYTES {
-            return Err(bad(&format!(
-                "metadata of {prefix_len} bytes; limit {MAX_META_BYTES}"
+            return Err(Error::limit(format!(
+                "{what}: a header and metadata of {prefix_len} bytes; a reader accepts at most \
+                 {MAX_META_BYTES}"
             )));
         }
         if prefix_len < HEADER_LEN {
@@ -237,6 +239,34 @@ impl<'a> Cursor<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn metadata_past_a_readers_limit_is_refused_before_it_is_read_naming_the_manifest() {
+        use tickreel::format::Limits;
+        assert_eq!(
+            MAX_META_BYTES,
+            HEADER_LEN + Limits::default().max_metadata_bytes
+        );
+        let what = "s3://b/runs/a.reel.live/manifest";
+        let m = |prefix: Vec<u8>| Manifest {
+            seq: 1,
+            interval_ms: 10_000,
+            batches: 0,
+            shipped: Vec::new(),
+            prefix,
+        };
+        // Whole, one byte past the limit; and a length claiming 64 MiB with no bytes behind it.
+        let over = m(vec![0; MAX_META_BYTES + 1]).encode();
+        let mut claimed = m(vec![0; HEADER_LEN]).encode();
+        let at = claimed.len() - HEADER_LEN - 4;
+        claimed[at..at + 4].copy_from_slice(&(64u32 << 20).to_be_bytes());
+        for b in [over, claimed] {
+            let e = Manifest::decode(&b, what).unwrap_err();
+            assert!(matches!(e, Error::LimitExceeded(_)), "{e:?}");
+            assert!(e.to_string().contains(what), "{e}");
+        }
+        assert!(Manifest::decode(&m(vec![0; MAX_META_BYTES]).encode(), what).is_ok());
+    }
 
     #[test]
     fn manifest_round_trip_and_refusals() {

@@ -115,15 +115,16 @@ pub(crate) fn decode_body_where(
     let mut heads = Vec::with_capacity(n);
     let mut prev = (0i64, 0i64, 0i64);
     for i in 0..n {
-        let x = prev.0 + r.ivarint()?;
-        let z = prev.1 + r.ivarint()?;
-        let y = prev.2 + r.ivarint()?;
-        let fits = |v: i64| i32::try_from(v).is_ok();
-        if !(fits(x) && fits(y) && fits(z)) {
-            return Err(Error::corrupt(format!(
-                "terrain section {i} lies outside 32 bits"
-            )));
-        }
+        // A delta of up to 64 bits on a position of 32: the sum may not fit 64 bits either.
+        let outside = || Error::corrupt(format!("terrain section {i} lies outside 32 bits"));
+        let mut next = |from: i64| -> Result<i64> {
+            from.checked_add(r.ivarint()?)
+                .filter(|v| i32::try_from(*v).is_ok())
+                .ok_or_else(outside)
+        };
+        let x = next(prev.0)?;
+        let z = next(prev.1)?;
+        let y = next(prev.2)?;
         if i > 0 && (x, z, y) <= prev {
             return Err(Error::corrupt(format!(
                 "terrain section {i} is not after the previous one"

@@ -247,8 +247,8 @@ impl WorldState {
 }
 
 /// A world section of data version 5, decoded: a whole world (keyframe) or a delta.
-#[derive(Debug)]
-pub(crate) enum WorldSection {
+#[derive(Debug, PartialEq, Eq)]
+pub enum WorldSection {
     Full(WorldState),
     Delta(WorldDelta),
 }
