@@ -112,8 +112,9 @@ pub const MARKER_TEXT_CHARS: usize = 200;
 /// most [`MAX_MARKERS`] of each kind.
 #[derive(Default, Clone)]
 struct Scan {
-    /// The recording's view generation and the next tick to scan.
-    generation: u64,
+    /// The identity of the view scanned ([`tickreel::play::View::id`]: unique in the process,
+    /// kept while a live recording only grows, new for a file replaced under the same name).
+    identity: u64,
     /// When it was last brought up to date (`None`: never).
     scanned_at: Option<std::time::Instant>,
     next: Option<u32>,
@@ -224,7 +225,7 @@ impl Markers {
         f: impl FnOnce(&Scan) -> serde_json::Result<Vec<u8>>,
     ) -> ApiResult<Vec<u8>> {
         let view = h.rec.view();
-        let generation = h.rec.generation();
+        let identity = view.id();
         let slot = {
             let mut scans = self.scans.lock();
             if !scans.contains_key(&h.name) && scans.len() >= SCANS_KEPT {
@@ -242,10 +243,12 @@ impl Markers {
         // another request scanning this recording is waited for: what it scans is not scanned
         // again
         let mut scan = slot.lock();
-        // A file replaced under the same name starts over; a live recording grows.
-        if !(scan.generation == generation || h.follower.is_some()) || scan.scanned_at.is_none() {
+        // A file replaced under the same name starts over (a new view: the generation of each
+        // opened recording starts at 0, so it told two files apart only by chance); a live
+        // recording that grows keeps its view's identity and is scanned on from where it was.
+        if scan.identity != identity || scan.scanned_at.is_none() {
             *scan = Scan {
-                generation,
+                identity,
                 scanned_at: Some(std::time::Instant::now()),
                 ..Scan::default()
             };
@@ -271,7 +274,7 @@ impl Markers {
                 scan.next = Some(last + 1);
             }
         }
-        scan.generation = generation;
+        scan.identity = identity;
         scan.scanned_at = Some(std::time::Instant::now());
         f(&scan).map_err(|e| {
             super::error::ApiError::new(

@@ -385,3 +385,36 @@ fn with_a_catalog_its_recordings_are_listed_and_its_best_run_is_the_ghost() {
     let (st, e) = s.get("/api/frames?rec=catalog:x");
     assert_eq!(st, 400, "{e}");
 }
+
+/// A file replaced under the same name is scanned again: its markers are the new file's, not
+/// the old one's (the scan was kept by name and a generation that starts at 0 for every
+/// recording opened, so the old markers were served).
+#[test]
+fn a_replaced_file_gets_its_own_markers() {
+    let dir = tempfile::tempdir().unwrap();
+    let reel = course(dir.path());
+    let s = Server::start(&[dir.path().to_str().unwrap(), "--listen", "127.0.0.1:0"]);
+    let before = s.json("/api/markers?rec=course.reel");
+    assert_eq!(before["teleports"], serde_json::json!([[10, 3]]));
+    // another recording under the same name: one player, no teleport
+    let other = dir.path().join("other");
+    std::fs::create_dir(&other).unwrap();
+    crate::serve_support::simulate(&other.join("x.reel"), 1, 100);
+    std::thread::sleep(Duration::from_millis(1100));
+    std::fs::rename(other.join("x.reel"), &reel).unwrap();
+    let fresh = Server::start(&[dir.path().to_str().unwrap(), "--listen", "127.0.0.1:0"]);
+    let expected = fresh.json("/api/markers?rec=course.reel");
+    assert_ne!(expected["teleports"], before["teleports"], "{expected}");
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let after = s.json("/api/markers?rec=course.reel");
+        if after == expected {
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "stale markers: {after} (expected {expected})"
+        );
+        std::thread::sleep(Duration::from_millis(200));
+    }
+}
