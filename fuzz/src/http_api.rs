@@ -149,6 +149,7 @@ pub fn http_api(data: &[u8]) {
     let app = Arc::new(App {
         lib: Library::new(Root::Dir(f.root.clone()), None),
         markers: Markers::default(),
+        terrain: Default::default(),
         tokens: tokens(),
         audit: Default::default(),
         loopback_only: true,

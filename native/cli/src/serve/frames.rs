@@ -18,7 +18,7 @@ use tickreel::format::{ANGLE_UNITS_PER_TURN, POS_SCALE};
 use tickreel::play::{Playhead, PlayheadOptions, Update};
 
 use super::error::{ApiError, ApiResult};
-use super::library::Handle;
+use super::library::{Handle, edge};
 
 /// At most this many frames per request.
 pub const MAX_FRAMES: u32 = 2048;
@@ -115,17 +115,6 @@ fn faults(u: &Update, out: &mut Vec<Value>) {
             "error": f.error.to_string(),
         }));
     }
-}
-
-/// The edge of the recording as it is now: first and last tick, and the live state.
-pub fn edge(h: &Handle) -> Value {
-    let view = h.rec.view();
-    let r = view.reader();
-    json!({
-        "first_tick": r.first_tick(),
-        "last_tick": r.last_tick(),
-        "state": h.live_state().map(super::live::state_name),
-    })
 }
 
 /// Bytes of answer gathered before they are handed on: what a request holds of its answer at

@@ -34,6 +34,9 @@ use super::{assets, live};
 pub struct App {
     pub lib: Library,
     pub markers: Markers,
+    /// The terrain answers made, shared by the requests asking for the same
+    /// ([`terrain::terrain`]).
+    pub terrain: terrain::Answers,
     /// One of them is required on every request when any is set.
     pub tokens: StaffTokens,
     /// Where views of reports are logged besides the catalog.
@@ -374,9 +377,11 @@ async fn terrain_of(
 ) -> ApiResult<Response> {
     let q = query(q)?;
     let a = app.clone();
-    decoding_in(&TERRAIN, &app, move || terrain::terrain(&a.lib, &q))
-        .await
-        .map(json_bytes)
+    decoding_in(&TERRAIN, &app, move || {
+        terrain::terrain(&a.lib, &a.terrain, &q)
+    })
+    .await
+    .map(json_bytes)
 }
 
 /// Pieces of a streamed answer on their way to the client at once (each about

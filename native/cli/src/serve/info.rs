@@ -16,8 +16,7 @@ use tickreel::format::{Event, PaletteKind};
 use tickreel::shadow::REPORT_KEY;
 
 use super::error::ApiResult;
-use super::frames::edge;
-use super::library::Handle;
+use super::library::{Handle, edge};
 
 /// At most this many markers of each kind are kept per recording (the rest are counted).
 pub const MAX_MARKERS: usize = 10_000;

@@ -77,6 +77,29 @@ pub struct Handle {
     pub finished_live: bool,
 }
 
+/// A live recording's state as the API names it.
+pub fn state_name(s: FollowState) -> &'static str {
+    match s {
+        FollowState::Waiting => "waiting",
+        FollowState::Live => "live",
+        FollowState::Finished => "finished",
+        FollowState::Lost => "lost",
+        FollowState::Abandoned => "abandoned",
+        FollowState::Damaged => "damaged",
+    }
+}
+
+/// The edge of the recording as it is now: first and last tick, and the live state.
+pub fn edge(h: &Handle) -> serde_json::Value {
+    let view = h.rec.view();
+    let r = view.reader();
+    serde_json::json!({
+        "first_tick": r.first_tick(),
+        "last_tick": r.last_tick(),
+        "state": h.live_state().map(state_name),
+    })
+}
+
 impl Handle {
     /// The follower's state, for live recordings (`Finished` for one served by its final file).
     pub fn live_state(&self) -> Option<FollowState> {
@@ -96,9 +119,6 @@ struct Opened {
 
 pub struct Library {
     pub root: Root,
-    /// The terrain answers made, shared by the requests asking for the same
-    /// ([`super::terrain::terrain`]).
-    pub terrain: super::terrain::Answers,
     catalog: Option<Mutex<Catalog>>,
     open: Mutex<HashMap<String, Opened>>,
     ctx: PlaybackContext,
@@ -116,7 +136,6 @@ impl Library {
             Root::Object(_) => None,
         };
         Library {
-            terrain: Default::default(),
             beneath,
             root,
             catalog: catalog.map(Mutex::new),

@@ -11,22 +11,10 @@ use axum::response::sse::{Event, KeepAlive, Sse};
 use futures::Stream;
 use tickreel::play::FollowState;
 
-use super::frames::edge;
-use super::library::Handle;
+use super::library::{Handle, edge};
 
 /// How often the stream looks at the follower.
 const POLL: Duration = Duration::from_millis(100);
-
-pub fn state_name(s: FollowState) -> &'static str {
-    match s {
-        FollowState::Waiting => "waiting",
-        FollowState::Live => "live",
-        FollowState::Finished => "finished",
-        FollowState::Lost => "lost",
-        FollowState::Abandoned => "abandoned",
-        FollowState::Damaged => "damaged",
-    }
-}
 
 /// The event stream of `h` (a finished file sends one event and ends).
 pub fn stream(h: Handle) -> Sse<impl Stream<Item = Result<Event, Infallible>>> {

@@ -70,6 +70,7 @@ pub fn run(
     let app = Arc::new(http::App {
         lib: library::Library::new(options.root, options.catalog),
         markers: info::Markers::default(),
+        terrain: Default::default(),
         tokens: options.tokens,
         audit: audit::AuditLog::new(options.audit_file),
         loopback_only: options.loopback,

@@ -171,7 +171,7 @@ pub struct Answers {
 /// The answer for `q` as JSON bytes (blocking: may read the terrain's chunks): the first
 /// [`MAX_SECTIONS`] sections of the terrain at the tick, read by
 /// [`tickreel::play::Reader::terrain_area_at`] (the rest of the terrain is not built).
-pub fn terrain(lib: &Library, q: &TerrainQuery) -> ApiResult<Vec<u8>> {
+pub fn terrain(lib: &Library, answers: &Answers, q: &TerrainQuery) -> ApiResult<Vec<u8>> {
     let h = lib.open(&q.rec)?;
     let view = h.rec.view();
     let r = view.reader();
@@ -186,7 +186,7 @@ pub fn terrain(lib: &Library, q: &TerrainQuery) -> ApiResult<Vec<u8>> {
     });
     let key = (view.id(), last);
     let slot = {
-        let mut kept = lib.terrain.kept.lock();
+        let mut kept = answers.kept.lock();
         match kept.iter().position(|(k, _)| *k == key) {
             Some(i) => kept[i].1.clone(),
             None => {
@@ -205,10 +205,7 @@ pub fn terrain(lib: &Library, q: &TerrainQuery) -> ApiResult<Vec<u8>> {
         Err((status, message)) => {
             // an I/O error may pass: not kept
             if status.is_server_error() {
-                lib.terrain
-                    .kept
-                    .lock()
-                    .retain(|(_, a)| !Arc::ptr_eq(a, &slot));
+                answers.kept.lock().retain(|(_, a)| !Arc::ptr_eq(a, &slot));
             }
             return Err(ApiError::new(*status, message.clone()));
         }
