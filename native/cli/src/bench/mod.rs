@@ -13,6 +13,7 @@ mod jni;
 mod network;
 mod paced;
 mod play;
+mod real;
 mod realistic;
 mod record;
 mod runs;
@@ -44,7 +45,7 @@ pub struct Args {
     /// Smaller workloads: the same keys in under a minute.
     #[arg(long)]
     pub quick: bool,
-    /// Run only this area (format, realistic, sparse, dictionary, record, backpressure, paced, runs, shadow, world, play, ghost,
+    /// Run only this area (format, realistic, real, sparse, dictionary, record, backpressure, paced, runs, shadow, world, play, ghost,
     /// jni, s3, s3live, catalog, serve,
     /// world_state, terrain,
     /// viewer, world_report, network, curve). `viewer` (the web viewer's memory over 10 minutes
@@ -71,6 +72,9 @@ pub fn run(a: Args, out: &mut Out) -> tickreel::Result<()> {
     }
     if on("realistic") {
         realistic::run(a.quick, &mut figures);
+    }
+    if on("real") {
+        real::run(a.quick, &mut figures);
     }
     if on("sparse") {
         sparse::run(a.quick, &mut figures);

@@ -1,0 +1,107 @@
+//! Size on real server recordings (issue 49): the shared recordings of a real survival server
+//! (`shared/traces/real-minecraft/`: `*_players.jsonl.gz`, `*_all_entities.jsonl.gz`, the JSON
+//! lines `tickreel import` reads, gzipped), each imported as `tickreel import` does, its ticks
+//! read back and written by the compacted preset (as `realistic.rs` counts the preset), against
+//! the anchor's compacted file of the same ticks (`hollowcube.rs`), both files counted whole.
+//! Printed only where the folder is: `TICKREEL_REAL_TRACES`, else `../shared/traces/real-minecraft`
+//! beside the checkout (a machine without it prints `real_traces_found: false`).
+
+use std::fs::File;
+use std::io::BufReader;
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+use tickreel::Event;
+use tickreel::play::Reader;
+use tickreel::record::ReelOptions;
+
+use super::{Figures, hollowcube, put, realistic};
+
+/// The shared recordings' folder, when this machine has it.
+pub(super) fn traces_dir() -> Option<PathBuf> {
+    if let Some(dir) = std::env::var_os("TICKREEL_REAL_TRACES") {
+        return Some(PathBuf::from(dir)).filter(|d| d.is_dir());
+    }
+    // native/cli -> the checkout -> beside it
+    let checkout = Path::new(env!("CARGO_MANIFEST_DIR")).ancestors().nth(2)?;
+    Some(checkout.join("../shared/traces/real-minecraft")).filter(|d| d.is_dir())
+}
+
+/// The recordings of `dir` whose name ends in `suffix` (`_players.jsonl.gz`), by name: the
+/// name's part before the suffix and the path.
+fn recordings(dir: &Path, suffix: &str) -> Vec<(String, PathBuf)> {
+    let mut found: Vec<(String, PathBuf)> = std::fs::read_dir(dir)
+        .map(|rd| {
+            rd.filter_map(|e| e.ok())
+                .filter_map(|e| {
+                    let name = e.file_name().to_string_lossy().into_owned();
+                    let stem = name.strip_suffix(suffix)?.to_string();
+                    Some((stem, e.path()))
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    found.sort();
+    found
+}
+
+/// The ticks of a gzipped JSON lines recording, imported as `tickreel import` does and read
+/// back.
+pub(super) fn ticks_of(jsonl_gz: &Path) -> tickreel::Result<Vec<(u32, Vec<Event>)>> {
+    let file = File::open(jsonl_gz)?;
+    let input = flate2::read::GzDecoder::new(BufReader::new(file));
+    let dir = tempfile::tempdir()?;
+    let out = dir.path().join("imported.reel");
+    tickreel_cli::json_import::import_from(input, jsonl_gz, &out, ReelOptions::compacted(), false)?;
+    let reader = Reader::open_path(&out)?;
+    let (Some(first), Some(last)) = (reader.first_tick(), reader.last_tick()) else {
+        return Ok(Vec::new());
+    };
+    reader
+        .ticks(first, last)
+        .map(|t| t.map(|t| (t.tick, t.events)))
+        .collect()
+}
+
+pub fn run(_quick: bool, out: &mut Figures) {
+    let Some(dir) = traces_dir() else {
+        out.insert("real_traces_found".into(), Value::Bool(false));
+        return;
+    };
+    out.insert("real_traces_found".into(), Value::Bool(true));
+    for (class, suffix) in [
+        ("players", "_players.jsonl.gz"),
+        ("all_entities", "_all_entities.jsonl.gz"),
+    ] {
+        let (mut ours_total, mut anchor_total) = (0u64, 0u64);
+        for (name, path) in recordings(&dir, suffix) {
+            let ticks = match ticks_of(&path) {
+                Ok(t) => t,
+                Err(e) => panic!("{}: {e}", path.display()),
+            };
+            let ours = realistic::ours(&ticks);
+            let anchor = hollowcube::compacted_size(&ticks);
+            put(out, &format!("real_{name}_{class}_bytes"), ours as f64);
+            put(
+                out,
+                &format!("real_{name}_{class}_hollowcube_compacted_bytes"),
+                anchor as f64,
+            );
+            put(
+                out,
+                &format!("real_{name}_{class}_vs_hollowcube_compacted_ratio"),
+                anchor as f64 / ours as f64,
+            );
+            ours_total += ours;
+            anchor_total += anchor;
+        }
+        if ours_total > 0 {
+            // the class's figure: every recording of the class together
+            put(
+                out,
+                &format!("real_{class}_vs_hollowcube_compacted_ratio"),
+                anchor_total as f64 / ours_total as f64,
+            );
+        }
+    }
+}
