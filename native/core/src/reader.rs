@@ -276,6 +276,38 @@ impl Reader {
         )
     }
 
+    /// A reader of frames held in memory (each frame's header and its compressed payload, in
+    /// file order), with the header and metadata they belong to: what compaction and shadow-play
+    /// reports read before anything is written. The index is built from the frames' headers.
+    pub fn from_frames<'a>(
+        frames: impl IntoIterator<Item = (&'a FrameHeader, &'a [u8])>,
+        header: Header,
+        metadata: Metadata,
+        limits: Limits,
+    ) -> Result<Reader> {
+        let mut bytes = Vec::new();
+        let mut index = Vec::new();
+        for (h, payload) in frames {
+            index.push(IndexEntry {
+                start_tick: h.start_tick,
+                tick_count: h.tick_count,
+                flags: h.flags,
+                offset: bytes.len() as u64,
+                compressed_len: h.compressed_len,
+                uncompressed_len: h.uncompressed_len,
+            });
+            bytes.extend_from_slice(&h.encode());
+            bytes.extend_from_slice(payload);
+        }
+        Reader::from_parts(
+            header,
+            metadata,
+            index,
+            Arc::new(crate::storage::frames::MemFrames::new(bytes)),
+            limits,
+        )
+    }
+
     /// Assembles a reader from parsed parts (used for live recording directories).
     pub fn from_parts(
         header: Header,

@@ -11,7 +11,6 @@ use crossbeam_channel::Receiver;
 use crate::error::{Error, Result};
 use crate::format::Limits;
 use crate::format::header::Header;
-use crate::format::index::IndexEntry;
 use crate::format::metadata::Metadata;
 use crate::reader::{Reader, ReaderOptions};
 use crate::record::chunker::Frame;
@@ -21,7 +20,6 @@ use crate::record::finish::Finishing;
 use crate::record::panics::guarded;
 use crate::record::publish::{publish_from_live, publish_from_memory};
 use crate::storage::Storage;
-use crate::storage::frames::MemFrames;
 use crate::storage::live::{LiveDir, WriterLock, describe_refused};
 
 /// Work for the compaction worker.
@@ -69,26 +67,10 @@ pub(crate) fn memory_reader<'a>(
     header: Header,
     metadata: Metadata,
 ) -> Result<Reader> {
-    let mut bytes = Vec::new();
-    let mut index = Vec::new();
-    for f in frames {
-        let h = f.header;
-        index.push(IndexEntry {
-            start_tick: h.start_tick,
-            tick_count: h.tick_count,
-            flags: h.flags,
-            offset: bytes.len() as u64,
-            compressed_len: h.compressed_len,
-            uncompressed_len: h.uncompressed_len,
-        });
-        bytes.extend_from_slice(&h.encode());
-        bytes.extend_from_slice(&f.payload);
-    }
-    Reader::from_parts(
+    Reader::from_frames(
+        frames.into_iter().map(|f| (&f.header, &f.payload[..])),
         header,
         metadata,
-        index,
-        Arc::new(MemFrames::new(bytes)),
         Limits::default(),
     )
 }

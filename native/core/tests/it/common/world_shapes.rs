@@ -6,12 +6,10 @@
 //! in memory ([`reader_of`]) or written as a live recording directory ([`write_live`]).
 
 use std::path::Path;
-use std::sync::Arc;
 
 use tickreel::format::{BlockPos, FrameHeader, Header, IndexEntry, Limits, Metadata, WorldState};
 use tickreel::play::Reader;
 use tickreel::record::{ChunkPolicy, Chunker, Frame};
-use tickreel::storage::frames::MemFrames;
 use tickreel::storage::live::{LiveDir, encode_meta_file, live_dir_for};
 use tickreel::{Event, Pose};
 
@@ -100,33 +98,18 @@ pub fn header() -> Header {
 
 /// A reader of `frames` held in memory.
 pub fn reader_of(frames: &[Frame], metadata: Metadata) -> Reader {
-    let mut bytes = Vec::new();
-    let mut index = Vec::new();
-    for f in frames {
-        let h = f.header;
-        index.push(IndexEntry {
-            start_tick: h.start_tick,
-            tick_count: h.tick_count,
-            flags: h.flags,
-            offset: bytes.len() as u64,
-            compressed_len: h.compressed_len,
-            uncompressed_len: h.uncompressed_len,
-        });
-        bytes.extend_from_slice(&h.encode());
-        bytes.extend_from_slice(&f.payload);
-    }
     // the span and count a file's header states (what `verify` checks)
     let mut h = header();
-    if let (Some(f), Some(l)) = (index.first(), index.last()) {
-        h.first_tick = f.start_tick;
-        h.tick_count = (l.end_tick() - u64::from(f.start_tick)) as u32;
+    if let (Some(f), Some(l)) = (frames.first(), frames.last()) {
+        h.first_tick = f.header.start_tick;
+        h.tick_count = (u64::from(l.header.start_tick) + u64::from(l.header.tick_count)
+            - u64::from(f.header.start_tick)) as u32;
     }
-    h.chunk_count = index.len() as u32;
-    Reader::from_parts(
+    h.chunk_count = frames.len() as u32;
+    Reader::from_frames(
+        frames.iter().map(|f| (&f.header, &f.payload[..])),
         h,
         metadata,
-        index,
-        Arc::new(MemFrames::new(bytes)),
         Limits::default(),
     )
     .unwrap()
