@@ -101,8 +101,9 @@ pub enum WorldChange {
 /// merging their sorted lists instead of hashing every block.
 #[derive(Debug, Clone, Default)]
 pub struct WorldState {
-    /// Edited blocks, sorted by position, without repeats.
-    base: Arc<[(BlockPos, u32)]>,
+    /// Edited blocks, sorted by position, without repeats. A `Vec` behind the `Arc` (not a
+    /// slice): a decoded section's list is handed over as it was built, not copied.
+    base: Arc<Vec<(BlockPos, u32)>>,
     /// Changes since `base`: a state, or `None` for "not edited" (only where `base` has one).
     /// A position whose state equals `base`'s has no entry.
     overlay: FxHashMap<BlockPos, Option<u32>>,
@@ -269,7 +270,7 @@ impl WorldState {
     /// keyframe world section, so that the deltas after it are the changes since).
     pub(crate) fn compact(&mut self) {
         if !self.overlay.is_empty() {
-            self.base = Arc::from(self.sorted_view().into_owned());
+            self.base = Arc::new(self.sorted_view().into_owned());
             self.overlay.clear();
         }
     }
@@ -335,10 +336,12 @@ impl WorldState {
     /// The heap it holds, as the allocator hands it out (cache accounting; the sorted list
     /// counted whole even where it is shared with another world, a delta's with its keyframe's).
     pub fn heap_bytes(&self) -> usize {
-        let base = if self.base.is_empty() {
+        let base = if self.base.capacity() == 0 {
             0
         } else {
-            16 + self.base.len() * std::mem::size_of::<(BlockPos, u32)>()
+            // the `Arc`'s two counts and its `Vec`, then the list
+            16 + std::mem::size_of::<Vec<(BlockPos, u32)>>()
+                + self.base.capacity() * std::mem::size_of::<(BlockPos, u32)>()
         };
         base + table_bytes(
             self.overlay.capacity(),
@@ -423,6 +426,51 @@ impl WorldState {
         }
     }
 
+    /// Applies `events` in order, as [`WorldState::apply`] one by one would, reporting no
+    /// change: what a world rebuild does with the world events after its snapshot. The block
+    /// changes are put on the world sorted by position, each position's last one only, so that
+    /// the sorted list is searched once from left to right (a gallop from the previous block)
+    /// instead of a binary search of the whole list per change. Equal to applying them one by
+    /// one: a block's state and block entity are its last change's, and the other world events
+    /// (health, equipment, an entity leaving) touch no block.
+    pub fn apply_all<'a>(&mut self, events: impl IntoIterator<Item = &'a Event>) {
+        // (position, order, state, block entity)
+        let mut writes: Vec<(BlockPos, usize, u32, Option<&'a [u8]>)> = Vec::new();
+        for e in events {
+            match e {
+                Event::BlockChange {
+                    pos,
+                    state,
+                    block_entity,
+                    ..
+                } => writes.push((*pos, writes.len(), *state, block_entity.as_deref())),
+                Event::BlockChanges { blocks, .. } => {
+                    for &(pos, state) in blocks {
+                        writes.push((pos, writes.len(), state, None));
+                    }
+                }
+                other => self.apply(other),
+            }
+        }
+        writes.sort_unstable_by_key(|w| (w.0, w.1));
+        let base = self.base.clone();
+        let mut at = 0;
+        for (k, &(pos, _, state, nbt)) in writes.iter().enumerate() {
+            if writes.get(k + 1).is_some_and(|next| next.0 == pos) {
+                continue; // a later change of the same block
+            }
+            at = delta::gallop(&base, at, pos);
+            let in_base = base.get(at).filter(|b| b.0 == pos).map(|b| b.1);
+            self.set_block_over(
+                pos,
+                Some(state),
+                nbt.map(Arc::from),
+                in_base,
+                &mut |_: WorldChange| {},
+            );
+        }
+    }
+
     /// Sets the block at `pos` (`None`: not edited) and its block entity.
     pub(crate) fn set_block(
         &mut self,
@@ -433,6 +481,18 @@ impl WorldState {
     ) {
         // one search of the sorted list: `before` is the overlay's entry, else the list's
         let in_base = lookup(&self.base, pos);
+        self.set_block_over(pos, state, nbt, in_base, changed);
+    }
+
+    /// [`WorldState::set_block`] with the sorted list's state at `pos` (`in_base`) known.
+    fn set_block_over(
+        &mut self,
+        pos: BlockPos,
+        state: Option<u32>,
+        nbt: Option<Arc<[u8]>>,
+        in_base: Option<u32>,
+        changed: &mut impl FnMut(WorldChange),
+    ) {
         let before = match self.overlay.get(&pos) {
             Some(&s) => s,
             None => in_base,
@@ -555,6 +615,90 @@ mod tests {
             count: 64,
         });
         w
+    }
+
+    /// Applying a rebuild's events at once (block changes sorted by position, the last of each
+    /// block kept) gives the world applying them one by one gives, on a world with a sorted list
+    /// and changes since it: repeated blocks, block entities given and taken away, multi-block
+    /// changes, a block set back to its list's state, health, equipment and entities leaving.
+    #[test]
+    fn events_applied_at_once_give_the_world_they_give_one_by_one() {
+        let mut rng = fastrand::Rng::with_seed(48);
+        for round in 0..200 {
+            let mut start = WorldState::new();
+            for _ in 0..rng.usize(0..60) {
+                start.apply(&bc(
+                    rng.i32(0..8),
+                    rng.i32(0..3),
+                    rng.i32(0..8),
+                    rng.u32(0..4),
+                ));
+            }
+            start.compact();
+            for _ in 0..rng.usize(0..10) {
+                start.apply(&bc(
+                    rng.i32(0..8),
+                    rng.i32(0..3),
+                    rng.i32(0..8),
+                    rng.u32(0..4),
+                ));
+            }
+            let events: Vec<Event> = (0..rng.usize(0..80))
+                .map(|_| {
+                    let pos = BlockPos::new(rng.i32(0..8), rng.i32(0..3), rng.i32(0..8));
+                    match rng.u8(0..10) {
+                        0 => Event::BlockChange {
+                            pos,
+                            state: rng.u32(0..4),
+                            cause: None,
+                            block_entity: Some(vec![rng.u8(..)]),
+                        },
+                        1 => Event::BlockChanges {
+                            cause: None,
+                            blocks: (0..rng.usize(1..5))
+                                .map(|_| {
+                                    (
+                                        BlockPos::new(rng.i32(0..8), rng.i32(0..3), rng.i32(0..8)),
+                                        rng.u32(0..4),
+                                    )
+                                })
+                                .collect(),
+                        },
+                        2 => Event::Health {
+                            entity: rng.u32(0..4),
+                            health: rng.u32(0..20),
+                        },
+                        3 => Event::Equipment {
+                            entity: rng.u32(0..4),
+                            slot: rng.u8(0..3),
+                            item: rng.u32(0..3),
+                            count: rng.u32(0..2),
+                        },
+                        4 => Event::EntityRemove {
+                            entity: rng.u32(0..4),
+                        },
+                        _ => bc(pos.x, pos.y, pos.z, rng.u32(0..4)),
+                    }
+                })
+                .collect();
+            let mut one_by_one = start.clone();
+            for e in &events {
+                one_by_one.apply(e);
+            }
+            let mut at_once = start.clone();
+            at_once.apply_all(&events);
+            assert_eq!(at_once, one_by_one, "round {round}");
+            assert_eq!(
+                at_once.block_count(),
+                one_by_one.block_count(),
+                "round {round}"
+            );
+            assert_eq!(
+                at_once.changed_since_compact(),
+                one_by_one.changed_since_compact(),
+                "round {round}"
+            );
+        }
     }
 
     #[test]

@@ -319,15 +319,13 @@ impl Reader {
                 // a delta whose keyframe is unknown (see `resolve_world`)
                 complete &= c.world_delta.is_none();
             }
-            for r in c
-                .records
-                .iter()
-                .take_while(|r| c.start_tick + r.rel <= tick)
-            {
-                for e in &r.events {
-                    world.apply(e);
-                }
-            }
+            world.apply_all(
+                c.records
+                    .iter()
+                    .take_while(|r| c.start_tick + r.rel <= tick)
+                    .flat_map(|r| &r.events)
+                    .filter(|e| WorldState::changes_with(e)),
+            );
         }
         Ok(WorldAt {
             tick,

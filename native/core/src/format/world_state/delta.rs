@@ -97,7 +97,7 @@ impl WorldState {
 /// The first index at or after `from` of the sorted list `list` whose position is not below `p`
 /// (`list.len()` if none), for `from` not past it: steps of 1, 2, 4, ... from `from`, then a
 /// binary search in the last step.
-fn gallop(list: &[(BlockPos, u32)], from: usize, p: BlockPos) -> usize {
+pub(super) fn gallop(list: &[(BlockPos, u32)], from: usize, p: BlockPos) -> usize {
     let (mut lo, mut hi, mut step) = (from, from, 1);
     while hi < list.len() && list[hi].0 < p {
         lo = hi + 1;

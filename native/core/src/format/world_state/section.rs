@@ -7,7 +7,7 @@ use std::sync::Arc;
 use super::{EntityWorld, Item, WorldDelta, WorldState};
 use crate::error::{Error, Result};
 use crate::format::Limits;
-use crate::format::bytes::{ByteReader, put_ivarint, put_uvarint};
+use crate::format::bytes::{ByteReader, put_ivarint, put_uvarint, unzigzag};
 use crate::format::world::{BlockPos, MAX_BLOCK_ENTITY_BYTES};
 
 impl WorldState {
@@ -111,13 +111,8 @@ impl WorldState {
                 limits.max_world_blocks()
             )));
         }
-        let mut blocks = Vec::with_capacity(n);
-        let mut prev = None;
-        for _ in 0..n {
-            let p = get_delta(&mut r, &mut prev, "edited block")?;
-            blocks.push((p, r.uvarint32()?));
-        }
-        w.base = Arc::from(blocks);
+        let blocks = get_list(&mut r, n, "edited block", |r| r.uvarint32())?;
+        w.base = Arc::new(blocks);
         w.count = n;
         w.decode_rest(&mut r, limits)?;
         Ok(w)
@@ -145,18 +140,12 @@ impl WorldState {
                 limits.max_world_blocks()
             )));
         }
-        let mut blocks = Vec::with_capacity(n);
-        let mut prev = None;
-        for _ in 0..n {
-            let p = get_delta(&mut r, &mut prev, "changed block")?;
-            let s = match r.uvarint()? {
-                0 => None,
-                s => Some(u32::try_from(s - 1).map_err(|_| {
-                    Error::corrupt(format!("world section: block state {} past 32 bits", s - 1))
-                })?),
-            };
-            blocks.push((p, s));
-        }
+        let blocks = get_list(&mut r, n, "changed block", |r| match r.uvarint()? {
+            0 => Ok(None),
+            s => Ok(Some(u32::try_from(s - 1).map_err(|_| {
+                Error::corrupt(format!("world section: block state {} past 32 bits", s - 1))
+            })?)),
+        })?;
         let mut rest = WorldState::default();
         rest.decode_rest(&mut r, limits)?;
         Ok(WorldSection::Delta(WorldDelta {
@@ -283,6 +272,59 @@ impl WorldDelta {
         }
         .encode_rest(out);
     }
+}
+
+/// A signed varint, one-byte ones (most steps of a sorted list) on a short path.
+#[inline(always)]
+fn ivarint(r: &mut ByteReader<'_>) -> Result<i64> {
+    match r.rest().first() {
+        Some(&b) if b < 0x80 => {
+            r.advance(1);
+            Ok(unzigzag(u64::from(b)))
+        }
+        _ => r.ivarint(),
+    }
+}
+
+/// The `n` entries of a sorted list of blocks (a world section's blocks or a delta's), each
+/// its position as the step from the previous one (the first from 0, 0, 0) and then what
+/// `value` reads: the checks of [`get_delta`] (each position inside 32 bits, increasing) in
+/// one loop over the list, with the list's capacity known up front (`n` was checked against
+/// the bytes and the limits).
+#[inline(always)]
+fn get_list<T>(
+    r: &mut ByteReader<'_>,
+    n: usize,
+    what: &str,
+    mut value: impl FnMut(&mut ByteReader<'_>) -> Result<T>,
+) -> Result<Vec<(BlockPos, T)>> {
+    let mut out = Vec::with_capacity(n);
+    let (mut x, mut y, mut z) = (0i64, 0i64, 0i64);
+    let fits = |v: i64| i64::from(v as i32) == v;
+    for i in 0..n {
+        let (dx, dy, dz) = (ivarint(r)?, ivarint(r)?, ivarint(r)?);
+        let (Some(nx), Some(ny), Some(nz)) =
+            (x.checked_add(dx), y.checked_add(dy), z.checked_add(dz))
+        else {
+            return Err(Error::corrupt(format!(
+                "world section: {what} outside 32 bits"
+            )));
+        };
+        if !(fits(nx) && fits(ny) && fits(nz)) {
+            return Err(Error::corrupt(format!(
+                "world section: {what} outside 32 bits"
+            )));
+        }
+        if i > 0 && (nx, ny, nz) <= (x, y, z) {
+            return Err(Error::corrupt(format!(
+                "world section: {what} positions not increasing"
+            )));
+        }
+        (x, y, z) = (nx, ny, nz);
+        let v = value(r)?;
+        out.push((BlockPos::new(x as i32, y as i32, z as i32), v));
+    }
+    Ok(out)
 }
 
 /// The next position of a sorted list; `prev` is the previous one (`None` before the first).

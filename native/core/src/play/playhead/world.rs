@@ -49,13 +49,19 @@ impl Playhead {
         } else {
             Arc::default()
         };
-        for c in chunks {
-            let start = c.start_tick;
-            for r in c.records.iter().take_while(|r| start + r.rel <= to) {
-                for e in r.events.iter().filter(|e| WorldState::changes_with(e)) {
-                    Arc::make_mut(&mut world).apply(e);
-                }
-            }
+        // the world events from the snapshot through the position, applied at once (the block
+        // changes sorted by position: one pass over the snapshot's sorted list)
+        let mut events = chunks
+            .iter()
+            .flat_map(|c| {
+                let start = c.start_tick;
+                c.records.iter().take_while(move |r| start + r.rel <= to)
+            })
+            .flat_map(|r| &r.events)
+            .filter(|e| WorldState::changes_with(e))
+            .peekable();
+        if events.peek().is_some() {
+            Arc::make_mut(&mut world).apply_all(events);
         }
         let before = std::mem::replace(&mut self.world, world);
         if self.u.world_before.is_none() {
