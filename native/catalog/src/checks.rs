@@ -757,18 +757,23 @@ impl Catalog {
         })
     }
 
-    /// The held runs (listed recordings), newest first, at most `n`, each with its reasons.
-    pub fn held_runs(&self, n: u64) -> Result<Vec<(Run, Vec<Hold>)>> {
+    /// The held runs (listed recordings) of `course` (or of every course), newest first, at
+    /// most `n`, each with its reasons.
+    pub fn held_runs(&self, course: Option<&str>, n: u64) -> Result<Vec<(Run, Vec<Hold>)>> {
         let n = i64::try_from(n).unwrap_or(i64::MAX);
         self.tx(|c| {
-            let rows = c.query(
-                &format!(
-                    "SELECT {R_RUN_COLUMNS} FROM runs r JOIN recordings g ON g.id = r.recording_id
-                     WHERE r.held = 1 AND g.deleting_ms IS NULL
-                     ORDER BY r.achieved_ms DESC, r.id DESC LIMIT $1"
-                ),
-                &[n.into()],
-            )?;
+            let base = format!(
+                "SELECT {R_RUN_COLUMNS} FROM runs r JOIN recordings g ON g.id = r.recording_id
+                 WHERE r.held = 1 AND g.deleting_ms IS NULL"
+            );
+            let order = "ORDER BY r.achieved_ms DESC, r.id DESC";
+            let rows = match course {
+                Some(course) => c.query(
+                    &format!("{base} AND r.course = $1 {order} LIMIT $2"),
+                    &[course.into(), n.into()],
+                )?,
+                None => c.query(&format!("{base} {order} LIMIT $1"), &[n.into()])?,
+            };
             rows.iter()
                 .map(|r| {
                     let run = run_from(r, 0)?;

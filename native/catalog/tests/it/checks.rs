@@ -170,13 +170,15 @@ fn crafted_runs_are_held(db: Db) {
     assert_eq!(cat.top(COURSE, 10).unwrap().len(), 1);
     assert_eq!(cat.players(COURSE).unwrap(), 1);
     let listed: Vec<i64> = cat
-        .held_runs(10)
+        .held_runs(None, 10)
         .unwrap()
         .iter()
         .map(|(r, _)| r.id)
         .collect();
     assert_eq!(listed.len(), 4);
     assert!(held.iter().all(|id| listed.contains(id)));
+    assert_eq!(cat.held_runs(Some(COURSE), 2).unwrap().len(), 2);
+    assert!(cat.held_runs(Some("other"), 10).unwrap().is_empty());
 
     // a teleport zone allows the teleport for runs registered from now on
     let mut limits = CourseLimits::default();

@@ -329,7 +329,7 @@ pub fn run(a: Args, out: &mut Out) -> tickreel::Result<()> {
             if reviews {
                 show::run_reviews(&cat.run_reviews(n)?, json, out)
             } else {
-                show::held(&cat.held_runs(n)?, json, out)
+                show::held(&cat.held_runs(None, n)?, json, out)
             }
         }
         CatalogCommand::Limits {
