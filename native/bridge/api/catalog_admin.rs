@@ -156,9 +156,9 @@ pub fn check_run(catalog: &Catalog, run_id: i64) -> New<CatalogCall> {
 )]
 pub fn run_check(catalog: &Catalog, run_id: i64) -> New<CatalogCall> {
     submit(catalog, move |c| {
-        let state = c.run_check(run_id)?.ok_or_else(|| {
-            tickreel::Error::invalid(format!("no run {run_id} in the catalog"))
-        })?;
+        let state = c
+            .run_check(run_id)?
+            .ok_or_else(|| tickreel::Error::invalid(format!("no run {run_id} in the catalog")))?;
         Ok(Outcome::Rows(run_rows::run_check(&state)))
     })
 }
@@ -179,7 +179,9 @@ pub fn run_check(catalog: &Catalog, run_id: i64) -> New<CatalogCall> {
 pub fn clear_run(catalog: &Catalog, run_id: i64, by: &str) -> New<CatalogCall> {
     let by = by.to_owned();
     submit(catalog, move |c| {
-        Ok(Outcome::Rows(run_rows::run_check(&c.clear_run(run_id, &by)?)))
+        Ok(Outcome::Rows(run_rows::run_check(
+            &c.clear_run(run_id, &by)?,
+        )))
     })
 }
 

@@ -410,11 +410,11 @@ pub fn check_track(track: &GhostTrack, gaps: &[Gap], limits: &CourseLimits) -> V
     let (mut hsec, mut vsec) = (Worst::new(), Worst::new());
     let mut sum = [0.0f64; 3];
     let mut first = 0usize;
-    for k in 0..steps.len() {
-        for (s, v) in sum.iter_mut().zip(steps[k].metric) {
+    for (k, step) in steps.iter().enumerate() {
+        for (s, v) in sum.iter_mut().zip(step.metric) {
             *s += v;
         }
-        let from = steps[k].end.saturating_sub(w);
+        let from = step.end.saturating_sub(w);
         while first < k && steps[first].end <= from {
             for (s, v) in sum.iter_mut().zip(steps[first].metric) {
                 *s -= v;
@@ -428,17 +428,14 @@ pub fn check_track(track: &GhostTrack, gaps: &[Gap], limits: &CourseLimits) -> V
         } else {
             0.0
         };
-        let tick = origin + steps[k].end;
-        for c in 0..3 {
-            let covered = sum[c] - s0.metric[c] * cut;
-            if covered > per_second[c] + 1e-9 {
-                let what = ["horizontally", "up", "down"][c];
+        let tick = origin + step.end;
+        let whats = ["horizontally", "up", "down"];
+        for (c, ((total, limit), what)) in sum.iter().zip(per_second).zip(whats).enumerate() {
+            let covered = total - s0.metric[c] * cut;
+            if covered > limit + 1e-9 {
                 let worst = if c == 0 { &mut hsec } else { &mut vsec };
                 worst.note(tick, || {
-                    format!(
-                        "{covered:.2} blocks {what} in one second (at most {:.2})",
-                        per_second[c]
-                    )
+                    format!("{covered:.2} blocks {what} in one second (at most {limit:.2})")
                 });
             }
         }

@@ -238,8 +238,7 @@ fn crafted_runs_are_held(db: Db) {
 
     // the honest run's file swapped after registration: the check holds it, it leaves the board
     assert!(!cat.check_run(ok.id).unwrap().held);
-    let swapped = Crafted::honest(60, 0.25);
-    let mut swapped = swapped;
+    let mut swapped = Crafted::honest(60, 0.25);
     swapped.positions.truncate(20);
     std::fs::copy(swapped.write(d, "other.reel"), &honest).unwrap();
     let check = cat.check_run(ok.id).unwrap();
