@@ -966,8 +966,10 @@ mod tests {
         let h = check_track(&t, &[], &CourseLimits::default());
         assert_eq!(reasons(&h), [HoldReason::Teleport]);
         assert_eq!(h[0].tick, Some(20));
-        let mut limits = CourseLimits::default();
-        limits.teleports = vec![TeleportZone::new([490.0, 60.0, -5.0], [510.0, 70.0, 5.0])];
+        let limits = CourseLimits {
+            teleports: vec![TeleportZone::new([490.0, 60.0, -5.0], [510.0, 70.0, 5.0])],
+            ..CourseLimits::default()
+        };
         assert!(check_track(&t, &[], &limits).is_empty());
         let text = limits.zones_text();
         assert_eq!(CourseLimits::parse_zones(&text).unwrap(), limits.teleports);

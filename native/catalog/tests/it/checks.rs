@@ -181,8 +181,10 @@ fn crafted_runs_are_held(db: Db) {
     assert!(cat.held_runs(Some("other"), 10).unwrap().is_empty());
 
     // a teleport zone allows the teleport for runs registered from now on
-    let mut limits = CourseLimits::default();
-    limits.teleports = vec![TeleportZone::new([50.0, 60.0, -2.0], [60.0, 70.0, 2.0])];
+    let limits = CourseLimits {
+        teleports: vec![TeleportZone::new([50.0, 60.0, -2.0], [60.0, 70.0, 2.0])],
+        ..CourseLimits::default()
+    };
     cat.set_course_limits(COURSE, &limits).unwrap();
     assert_eq!(cat.course_limits(COURSE).unwrap(), limits);
     let again = cat
