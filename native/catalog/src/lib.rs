@@ -70,7 +70,7 @@ use backend::{Backend, Conn};
 pub use checks::{
     CourseLimits, Hold, HoldReason, Movement, RunCheck, RunReview, TeleportZone, check_track,
 };
-pub use ghost::{GhostLoad, GhostOf};
+pub use ghost::{GhostLoad, GhostOf, GhostPicks};
 pub use location::Location;
 pub use model::*;
 pub use query::{Board, MapVersion, Servers};
