@@ -42,10 +42,10 @@
  * Index (line numbers in this file).
  *   Constants and result codes first; then each area, the error channel first: its
  *   handles and structs, then its functions:
- *   Errors and the library: line 596
+ *   Errors and the library: line 598
  *      tickreel_handle_count, tickreel_last_error, tickreel_last_error_message,
  *      tickreel_last_error_code, tickreel_result_name, tickreel_version, tickreel_features
- *   Tick batches (TickreelBatch): line 673
+ *   Tick batches (TickreelBatch): line 675
  *      tickreel_batch_new, tickreel_batch_free, tickreel_batch_clear, tickreel_batch_event_count,
  *      tickreel_batch_bytes, tickreel_batch_add_entity, tickreel_batch_remove_entity,
  *      tickreel_batch_add_pose, tickreel_batch_add_position, tickreel_batch_add_rotation,
@@ -55,7 +55,7 @@
  *      tickreel_batch_attack, tickreel_batch_use, tickreel_batch_use_on_entity,
  *      tickreel_batch_use_on_block, tickreel_batch_damage, tickreel_batch_health,
  *      tickreel_batch_equipment, tickreel_batch_chat, tickreel_batch_custom_at
- *   Live recording (TickreelEngine, TickreelRecorder, TickreelFinishHandle): line 1085
+ *   Live recording (TickreelEngine, TickreelRecorder, TickreelFinishHandle): line 1087
  *      tickreel_engine_options_default, tickreel_engine_new, tickreel_engine_free,
  *      tickreel_engine_stats, tickreel_recorder_options_default, tickreel_recorder_start,
  *      tickreel_recorder_start_on, tickreel_recorder_free, tickreel_recorder_submit_tick,
@@ -67,7 +67,7 @@
  *      tickreel_recorder_status, tickreel_recorder_finish, tickreel_recorder_abort,
  *      tickreel_finish_handle_poll, tickreel_finish_handle_wait, tickreel_finish_handle_free,
  *      tickreel_recorder_finish_upload, tickreel_recorder_ship_live
- *   Ghosts (TickreelGhost, TickreelGhostLoad, TickreelGhostCursor, TickreelLiveDelta): line 1925
+ *   Ghosts (TickreelGhost, TickreelGhostLoad, TickreelGhostCursor, TickreelLiveDelta): line 1927
  *      tickreel_ghost_load, tickreel_ghost_load_from_reader, tickreel_ghost_free,
  *      tickreel_ghost_info, tickreel_ghost_splits, tickreel_ghost_cursor_new,
  *      tickreel_ghost_cursor_free, tickreel_ghost_cursor_sample,
@@ -75,7 +75,7 @@
  *      tickreel_live_delta_update, tickreel_live_delta_set_time_shift, tickreel_live_delta_reset,
  *      tickreel_ghost_load_async, tickreel_ghost_load_poll, tickreel_ghost_load_take,
  *      tickreel_ghost_load_free, tickreel_ghost_load_async_url
- *   Playback (TickreelPlayhead): line 2337
+ *   Playback (TickreelPlayhead): line 2339
  *      tickreel_playhead_open_url, tickreel_playhead_follow_url, tickreel_playhead_open,
  *      tickreel_playhead_follow, tickreel_playhead_free, tickreel_playhead_current,
  *      tickreel_playhead_advance, tickreel_playhead_prepare, tickreel_playhead_seek,
@@ -85,35 +85,35 @@
  *      tickreel_playhead_removed, tickreel_playhead_added, tickreel_playhead_world,
  *      tickreel_playhead_world_snapshot, tickreel_playhead_world_events,
  *      tickreel_playhead_world_state, tickreel_playhead_world_changes
- *   Reading recordings (TickreelReader): line 2898
+ *   Reading recordings (TickreelReader): line 2900
  *      tickreel_reader_open_url, tickreel_reader_open, tickreel_reader_free,
  *      tickreel_reader_tick_count, tickreel_reader_first_tick, tickreel_reader_last_tick,
  *      tickreel_reader_chunk_count, tickreel_reader_tick_rate, tickreel_reader_metadata,
  *      tickreel_reader_seek, tickreel_reader_ticks, tickreel_reader_verify,
  *      tickreel_reader_palette_name, tickreel_reader_world_at
- *   Decoded events (TickreelEvents): line 3151
+ *   Decoded events (TickreelEvents): line 3153
  *      tickreel_events_decode, tickreel_events_free, tickreel_events_count, tickreel_events_get
- *   The world at a tick (TickreelWorldState): line 3359
+ *   The world at a tick (TickreelWorldState): line 3361
  *      tickreel_world_state_free, tickreel_world_state_info, tickreel_world_state_blocks,
  *      tickreel_world_state_block, tickreel_world_state_block_entities,
  *      tickreel_world_state_entities, tickreel_world_state_equipment,
  *      tickreel_world_state_terrain_sections
- *   Shadow play (TickreelShadowBuffer): line 3633
+ *   Shadow play (TickreelShadowBuffer): line 3635
  *      tickreel_shadow_buffer_report_upload, tickreel_shadow_options_default,
  *      tickreel_report_options_default, tickreel_shadow_buffer_start,
  *      tickreel_shadow_buffer_start_on, tickreel_shadow_buffer_report,
  *      tickreel_shadow_buffer_report_uuid, tickreel_shadow_buffer_stats,
  *      tickreel_shadow_buffer_attached, tickreel_shadow_buffer_free
- *   Writing recordings (TickreelReelWriter): line 4011
+ *   Writing recordings (TickreelReelWriter): line 4013
  *      tickreel_reel_options_default, tickreel_reel_writer_create, tickreel_reel_writer_free,
  *      tickreel_reel_writer_write_tick, tickreel_reel_writer_write_batch,
  *      tickreel_reel_writer_offer_snapshot, tickreel_reel_writer_offer_terrain,
  *      tickreel_reel_writer_register_entity, tickreel_reel_writer_register_event_type,
  *      tickreel_reel_writer_register_name, tickreel_reel_writer_set_user_metadata,
  *      tickreel_reel_writer_finish
- *   Compression dictionaries: line 4262
+ *   Compression dictionaries: line 4264
  *      tickreel_dictionary_register, tickreel_dictionary_is_registered
- *   Object storage (TickreelObjectOptions, TickreelPendingUpload, TickreelLiveShipper; Cargo feature "object"): line 4293
+ *   Object storage (TickreelObjectOptions, TickreelPendingUpload, TickreelLiveShipper; Cargo feature "object"): line 4295
  *      tickreel_object_options_new, tickreel_object_options_free,
  *      tickreel_object_options_set_endpoint, tickreel_object_options_set_region,
  *      tickreel_object_options_set_credentials, tickreel_object_options_set_allow_http,
@@ -121,15 +121,17 @@
  *      tickreel_pending_upload_poll, tickreel_pending_upload_bytes, tickreel_pending_upload_free,
  *      tickreel_live_shipper_stats, tickreel_live_shipper_ship_now, tickreel_live_shipper_finish,
  *      tickreel_live_shipper_free
- *   Catalog (TickreelCatalog, TickreelCatalogCall; Cargo feature "catalog"): line 4523
+ *   Catalog (TickreelCatalog, TickreelCatalogCall; Cargo feature "catalog"): line 4525
  *      tickreel_catalog_open, tickreel_catalog_free, tickreel_catalog_register,
  *      tickreel_catalog_top, tickreel_catalog_personal_best, tickreel_catalog_around,
  *      tickreel_catalog_recent, tickreel_catalog_sum_of_best, tickreel_catalog_load_ghost,
  *      tickreel_catalog_prune, tickreel_catalog_call_poll, tickreel_catalog_call_rows,
  *      tickreel_catalog_call_ghost_load, tickreel_catalog_call_free, tickreel_catalog_add_report,
  *      tickreel_catalog_reports, tickreel_catalog_set_report_open, tickreel_catalog_set_run_valid,
- *      tickreel_catalog_set_retention, tickreel_catalog_clear_retention,
- *      tickreel_catalog_retention, tickreel_catalog_register_finished, tickreel_catalog_top_on,
+ *      tickreel_catalog_check_run, tickreel_catalog_run_check, tickreel_catalog_clear_run,
+ *      tickreel_catalog_set_course_limits, tickreel_catalog_set_retention,
+ *      tickreel_catalog_clear_retention, tickreel_catalog_retention,
+ *      tickreel_catalog_register_finished, tickreel_catalog_top_on,
  *      tickreel_catalog_personal_best_on, tickreel_catalog_at_rank_on,
  *      tickreel_catalog_load_ghost_on, tickreel_catalog_reports_of,
  *      tickreel_catalog_open_recording, tickreel_catalog_register_at,
@@ -4838,6 +4840,90 @@ TickreelResult tickreel_catalog_set_run_valid(struct TickreelCatalog *catalog,
                                               int64_t run_id,
                                               bool valid,
                                               struct TickreelCatalogCall **out_call);
+
+/**
+ * Starts checking run `run_id` again (the run checks of registration: its recording's SHA-256
+ * against the one taken then, speed, teleports, dropped ticks and checkpoint order against its
+ * course's limits). A failing run is held: it leaves every board and serves as no ghost until a
+ * moderator clears it (`tickreel_catalog_clear_run`). The call fails with
+ * `TICKREEL_RESULT_INVALID_ARGUMENT` when there is no such run; its rows are the run's check
+ * state after the check (the encoding of `rows::run_check`). Stores the call's handle in
+ * `*out_call`.
+ *
+ * Thread safety: any thread; never blocks (the check reads the recording on the catalog's
+ * worker).
+ *
+ * # Safety
+ * `out_call` must be NULL or point to writable storage for one `TickreelCatalogCall` pointer.
+ */
+TickreelResult tickreel_catalog_check_run(struct TickreelCatalog *catalog,
+                                          int64_t run_id,
+                                          struct TickreelCatalogCall **out_call);
+
+/**
+ * Starts reading run `run_id`'s check state as stored (whether it is held and why, who
+ * cleared it), without checking it again. The call fails with `TICKREEL_RESULT_INVALID_ARGUMENT`
+ * when there is no such run; its rows use the encoding of `rows::run_check`. Stores the call's
+ * handle in `*out_call`.
+ *
+ * Thread safety: any thread; never blocks.
+ *
+ * # Safety
+ * `out_call` must be NULL or point to writable storage for one `TickreelCatalogCall` pointer.
+ */
+TickreelResult tickreel_catalog_run_check(struct TickreelCatalog *catalog,
+                                          int64_t run_id,
+                                          struct TickreelCatalogCall **out_call);
+
+/**
+ * Starts clearing held run `run_id` as moderator `by` (1 to 64 characters, no control
+ * characters, recorded in the catalog's audit log with the reasons it was held for): it goes on
+ * the boards and serves as a ghost. The call fails with `TICKREEL_RESULT_INVALID_ARGUMENT` when
+ * there is no such run or `by` is not a name, `TICKREEL_RESULT_INVALID_STATE` when the run is
+ * not held; its rows are the run's check state after it (the encoding of `rows::run_check`).
+ * Stores the call's handle in `*out_call`.
+ *
+ * Thread safety: any thread; never blocks.
+ *
+ * # Safety
+ * `out_call` must be NULL or point to writable storage for one `TickreelCatalogCall` pointer.
+ * `by` must be NULL or a NUL-terminated string (NULL is refused).
+ */
+TickreelResult tickreel_catalog_clear_run(struct TickreelCatalog *catalog,
+                                          int64_t run_id,
+                                          const char *by,
+                                          struct TickreelCatalogCall **out_call);
+
+/**
+ * Starts setting the limits runs of `course` are checked against when they are registered
+ * (replacing its limits; runs registered before keep their check): the preset `movement`
+ * (`walking`, `sprinting` or `elytra`) with each speed given above 0 in its place (blocks a
+ * tick horizontally, blocks in one second horizontally, up a tick, down a tick, up in one
+ * second, down in one second), and the number of checkpoints a run reaches (0: only their
+ * order is checked). A course without limits is checked with `sprinting`'s. Stores the call's
+ * handle in `*out_call`; its rows are empty.
+ *
+ * Returns `TICKREEL_RESULT_INVALID_ARGUMENT` for another movement or a speed that is not a
+ * finite number at least 0.
+ *
+ * Thread safety: any thread; never blocks.
+ *
+ * # Safety
+ * `out_call` must be NULL or point to writable storage for one `TickreelCatalogCall` pointer.
+ * `course` must be NULL or a NUL-terminated string (NULL is refused).
+ * `movement` must be NULL or a NUL-terminated string (NULL is refused).
+ */
+TickreelResult tickreel_catalog_set_course_limits(struct TickreelCatalog *catalog,
+                                                  const char *course,
+                                                  const char *movement,
+                                                  double horizontal_tick,
+                                                  double horizontal_second,
+                                                  double up_tick,
+                                                  double down_tick,
+                                                  double up_second,
+                                                  double down_second,
+                                                  uint32_t checkpoints,
+                                                  struct TickreelCatalogCall **out_call);
 
 /**
  * Starts setting the retention policy of `scope` (`course:NAME`, `runs`: every course without

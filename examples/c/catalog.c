@@ -5,7 +5,8 @@
  * invalid and valid again, a retention policy that prune applies, shadow-play reports filed and
  * closed, and a run registered straight from a recorder's finish; a network's calls: every row
  * gives its recording's location, which opens in one call, one server's board, a player's reports
- * on any server. Every database call runs on the
+ * on any server; run checks: a run too fast for its course is held off the boards until a
+ * moderator clears it. Every database call runs on the
  * catalog's worker thread; this thread only polls the call handles, as a server's tick loop would.
  *
  * Usage: catalog SCRATCH_DIR
@@ -19,9 +20,11 @@
 #define EXAMPLE_NAME "catalog"
 #include "example_util.h"
 
-/* Writes a finished recording where entity 1 runs for `ticks` ticks, checkpoints 0 and 1 at its
+/* Writes a finished recording where entity 1 runs for `ticks` ticks (at `speed` blocks a tick;
+ * 0.3, a sprint, in write_run_on), checkpoints 0 and 1 at its
  * start and end, on the map version `world` + `version` (NULL: none named). */
-static void write_run_on(const char *path, uint32_t ticks, const uint8_t *world, const uint8_t *version) {
+static void write_run_at(const char *path, uint32_t ticks, const uint8_t *world, const uint8_t *version,
+                         double speed) {
     TickreelReelOptions o;
     CHECK(tickreel_reel_options_default(&o));
     if (world) memcpy(o.world_id, world, 16);
@@ -36,7 +39,7 @@ static void write_run_on(const char *path, uint32_t ticks, const uint8_t *world,
             CHECK(tickreel_batch_add_entity(b, 1, 0, 0, 64, 0, 0, 0));
             CHECK(tickreel_batch_checkpoint(b, 1, 0));
         } else {
-            CHECK(tickreel_batch_add_pose(b, 1, t * 0.3, 64, 0, 0, 0));
+            CHECK(tickreel_batch_add_pose(b, 1, t * speed, 64, 0, 0, 0));
         }
         if (t == ticks) CHECK(tickreel_batch_checkpoint(b, 1, 1));
         CHECK(tickreel_reel_writer_write_batch(w, t, b));
@@ -47,6 +50,9 @@ static void write_run_on(const char *path, uint32_t ticks, const uint8_t *world,
     CHECK(tickreel_reel_writer_free(w));
 }
 
+static void write_run_on(const char *path, uint32_t ticks, const uint8_t *world, const uint8_t *version) {
+    write_run_at(path, ticks, world, version, 0.3);
+}
 static void write_run(const char *path, uint32_t ticks) { write_run_on(path, ticks, NULL, NULL); }
 
 /* Polls a call until it ends (never blocking), then returns its result code; its rows go to
@@ -79,6 +85,7 @@ typedef struct {
     char location[1024]; /* where its recording lives: tickreel_catalog_open_recording opens it */
     uint8_t world[16];   /* the map version it was run on (all zero: none named) */
     uint8_t world_version[16];
+    uint8_t held; /* 1: a run check failed (on no board) */
 } Row;
 
 /* Copies the string at `p` (a u16 length and UTF-8 bytes) into `out`; the bytes it takes. */
@@ -107,9 +114,93 @@ static size_t decode(const uint8_t *p, size_t len, Row *rows, size_t max) {
         at += string_at(p + at, r->location, sizeof r->location);
         memcpy(r->world, p + at, 16);
         memcpy(r->world_version, p + at + 16, 16);
-        at += 32;
+        r->held = p[at + 32];
+        at += 33;
     }
     return n;
+}
+
+/* A run's check state (see rows::run_check in native/bridge/api/catalog.rs): held, cleared,
+ * and the code of its first reason (0: none). */
+typedef struct {
+    uint8_t held, cleared;
+    uint32_t reasons;
+    uint8_t first_reason;
+    char first_name[32];
+    char cleared_by[80];
+} Check;
+
+static Check decode_check(const uint8_t *p, size_t len) {
+    Check c;
+    memset(&c, 0, sizeof c);
+    if (len < 8 + 1 + 1 + 8 + 2) return c;
+    c.held = p[8];
+    c.cleared = p[9];
+    size_t at = 18;
+    at += string_at(p + at, c.cleared_by, sizeof c.cleared_by);
+    c.reasons = be32(p + at);
+    at += 4;
+    if (c.reasons > 0) {
+        c.first_reason = p[at];
+        at += 1 + 1 + 4;
+        string_at(p + at, c.first_name, sizeof c.first_name);
+    }
+    return c;
+}
+
+/* Run checks: a run at 3 blocks a tick (60 a second) is held when registered, on no board and no
+ * ghost; checked again it stays held; a moderator clears it (audited) and it leads the board. */
+static void held_runs(TickreelCatalog *cat, const char *dir, const uint8_t *carol) {
+    char fast[1024];
+    snprintf(fast, sizeof fast, "%s/fast.reel", dir);
+    write_run_at(fast, 20, NULL, NULL, 3.0);
+    uint8_t buf[4096];
+    size_t len = 0;
+    Row rows[8];
+    TickreelCatalogCall *call = NULL;
+    TickreelGhostRange lap = {TICKREEL_GHOST_BOUND_CHECKPOINT, 0, TICKREEL_GHOST_BOUND_CHECKPOINT, 1};
+    CHECK(tickreel_catalog_register(cat, fast, "course-h", carol, "Carol", 1, &lap, &call));
+    CHECK(finish_call(call, buf, sizeof buf, &len));
+    expect(decode(buf, len, rows, 8) == 1 && rows[0].held == 1, "the 60 blocks/s run is held");
+    int64_t id = rows[0].id;
+    CHECK(tickreel_catalog_top(cat, "course-h", 10, &call));
+    CHECK(finish_call(call, buf, sizeof buf, &len));
+    expect(len == 0, "a held run is on no board");
+    CHECK(tickreel_catalog_load_ghost(cat, "course-h", 1, NULL, &call));
+    expect(finish_call(call, buf, sizeof buf, &len) == TICKREEL_RESULT_INVALID_ARGUMENT, "nor a ghost");
+    CHECK(tickreel_catalog_check_run(cat, id, &call));
+    CHECK(finish_call(call, buf, sizeof buf, &len));
+    Check c = decode_check(buf, len);
+    expect(c.held && !c.cleared && c.reasons == 1 && c.first_reason == 1 &&
+               strcmp(c.first_name, "horizontal_speed") == 0,
+           "checked again: held for its horizontal speed");
+    CHECK(tickreel_catalog_clear_run(cat, id, "", &call));
+    expect(finish_call(call, buf, sizeof buf, &len) == TICKREEL_RESULT_INVALID_ARGUMENT, "a moderator has a name");
+    CHECK(tickreel_catalog_clear_run(cat, id, "mod-dana", &call));
+    CHECK(finish_call(call, buf, sizeof buf, &len));
+    c = decode_check(buf, len);
+    expect(!c.held && c.cleared && strcmp(c.cleared_by, "mod-dana") == 0, "cleared by mod-dana");
+    CHECK(tickreel_catalog_run_check(cat, id, &call));
+    CHECK(finish_call(call, buf, sizeof buf, &len));
+    expect(!decode_check(buf, len).held, "the stored state says so");
+    CHECK(tickreel_catalog_clear_run(cat, id, "mod-dana", &call));
+    expect(finish_call(call, buf, sizeof buf, &len) == TICKREEL_RESULT_INVALID_STATE, "a cleared run is not held");
+    CHECK(tickreel_catalog_top(cat, "course-h", 10, &call));
+    CHECK(finish_call(call, buf, sizeof buf, &len));
+    expect(decode(buf, len, rows, 8) == 1 && rows[0].id == id && rows[0].held == 0, "cleared, it is on the board");
+    /* an elytra course allows 3 blocks a tick: a run registered from now on is not held */
+    call = NULL;
+    expect(tickreel_catalog_set_course_limits(cat, "course-e", "rocket", 0, 0, 0, 0, 0, 0, 0, &call) ==
+                   TICKREEL_RESULT_INVALID_ARGUMENT && call == NULL,
+           "an unknown movement is refused");
+    CHECK(tickreel_catalog_set_course_limits(cat, "course-e", "elytra", 0, 0, 0, 0, 0, 0, 0, &call));
+    CHECK(finish_call(call, buf, sizeof buf, &len));
+    CHECK(tickreel_catalog_register(cat, fast, "course-e", carol, "Carol", 1, &lap, &call));
+    CHECK(finish_call(call, buf, sizeof buf, &len));
+    expect(decode(buf, len, rows, 8) == 1 && rows[0].held == 0, "on an elytra course it is not held");
+    CHECK(tickreel_catalog_check_run(cat, 99999, &call));
+    expect(finish_call(call, buf, sizeof buf, &len) == TICKREEL_RESULT_INVALID_ARGUMENT, "no run 99999");
+    printf("run checks: run %lld held for %s, cleared by %s\n", (long long)id, "horizontal_speed", "mod-dana");
 }
 
 /* The ids of the open reports (see rows::reports in native/bridge/api/catalog_admin.rs). */
@@ -510,6 +601,8 @@ int main(int argc, char **argv) {
     expect(len == 0, "no retention policy: a dry run lists nothing");
 
     operator_calls(cat, argv[1], a1, a2, ALICE, BOB);
+    static const uint8_t CAROL[16] = {0xc0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15};
+    held_runs(cat, argv[1], CAROL);
 
     CHECK(tickreel_catalog_free(cat));
     expect(tickreel_handle_count() == 0, "every handle is freed");

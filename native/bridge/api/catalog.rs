@@ -398,7 +398,9 @@ pub mod rows {
     /// the course, the player's name, the server it was run on (empty: none named) and the
     /// location of its recording (a path or an `s3://` URL), each a `u16` length and UTF-8 bytes,
     /// then the map version it was run on: 16 bytes world id and 16 bytes world version (all
-    /// zero: its recording named none).
+    /// zero: its recording named none), then `u8` held (1: a run check failed, see
+    /// `tickreel_catalog_check_run`; a held run is on no board, so only rows of a player's
+    /// recent runs or of a registration show 1).
     pub fn runs(runs: impl IntoIterator<Item = (u64, Run)>) -> Vec<u8> {
         let mut out = Vec::new();
         for (rank, r) in runs {
@@ -420,6 +422,31 @@ pub mod rows {
             for id in [r.world, r.world_version] {
                 out.extend_from_slice(id.unwrap_or_default().as_bytes());
             }
+            out.push(u8::from(r.held));
+        }
+        out
+    }
+
+    /// A run's check state: `i64` run id, `u8` held, `u8` cleared by a moderator, `i64` when
+    /// (Unix ms, 0: never), who cleared it (a `u16` length and UTF-8 bytes, empty: nobody), `u32`
+    /// the number of reasons, then per reason `u8` its code (1 horizontal speed, 2 vertical
+    /// speed, 3 teleport, 4 gap, 5 checkpoint order, 6 hash), `u8` whether it has a tick, `u32`
+    /// the recording's tick where it was first seen, then its name (`horizontal_speed`, ...) and
+    /// what was seen, each a `u16` length and UTF-8 bytes.
+    pub fn run_check(c: &tickreel_catalog::RunCheck) -> Vec<u8> {
+        let mut out = Vec::new();
+        out.extend_from_slice(&c.run_id.to_be_bytes());
+        out.push(u8::from(c.held));
+        out.push(u8::from(c.cleared_by.is_some()));
+        out.extend_from_slice(&c.cleared_ms.unwrap_or(0).to_be_bytes());
+        string(&mut out, c.cleared_by.as_deref().unwrap_or(""));
+        out.extend_from_slice(&(c.holds.len() as u32).to_be_bytes());
+        for h in &c.holds {
+            out.push(h.reason.code());
+            out.push(u8::from(h.tick.is_some()));
+            out.extend_from_slice(&h.tick.unwrap_or(0).to_be_bytes());
+            string(&mut out, h.reason.as_str());
+            string(&mut out, &h.detail);
         }
         out
     }

@@ -9,7 +9,9 @@ use crate::api::catalog::{Catalog, CatalogCall, Outcome, required, rows as run_r
 use crate::api::engine::FinishHandle;
 use tickreel::ghost::GhostRange;
 use tickreel_bridge_macros::bridge_fn;
-use tickreel_catalog::{NewReport, ReportStatus, RetentionPolicy, RetentionScope, RunSpec};
+use tickreel_catalog::{
+    Movement, NewReport, ReportStatus, RetentionPolicy, RetentionScope, RunSpec,
+};
 
 fn status(open: bool) -> ReportStatus {
     if open {
@@ -118,6 +120,131 @@ pub fn set_run_valid(catalog: &Catalog, run_id: i64, valid: bool) -> New<Catalog
         c.set_run_valid(run_id, valid)?;
         Ok(Outcome::Rows(Vec::new()))
     })
+}
+
+/// Starts checking run `run_id` again (the run checks of registration: its recording's SHA-256
+/// against the one taken then, speed, teleports, dropped ticks and checkpoint order against its
+/// course's limits). A failing run is held: it leaves every board and serves as no ghost until a
+/// moderator clears it (`tickreel_catalog_clear_run`). The call fails with
+/// `TICKREEL_RESULT_INVALID_ARGUMENT` when there is no such run; its rows are the run's check
+/// state after the check (the encoding of `rows::run_check`). Stores the call's handle in
+/// `*out_call`.
+///
+/// Thread safety: any thread; never blocks (the check reads the recording on the catalog's
+/// worker).
+#[bridge_fn(
+    c = "tickreel_catalog_check_run",
+    c_out = "out_call",
+    java = "catalogCheckRun"
+)]
+pub fn check_run(catalog: &Catalog, run_id: i64) -> New<CatalogCall> {
+    submit(catalog, move |c| {
+        Ok(Outcome::Rows(run_rows::run_check(&c.check_run(run_id)?)))
+    })
+}
+
+/// Starts reading run `run_id`'s check state as stored (whether it is held and why, who
+/// cleared it), without checking it again. The call fails with `TICKREEL_RESULT_INVALID_ARGUMENT`
+/// when there is no such run; its rows use the encoding of `rows::run_check`. Stores the call's
+/// handle in `*out_call`.
+///
+/// Thread safety: any thread; never blocks.
+#[bridge_fn(
+    c = "tickreel_catalog_run_check",
+    c_out = "out_call",
+    java = "catalogRunCheck"
+)]
+pub fn run_check(catalog: &Catalog, run_id: i64) -> New<CatalogCall> {
+    submit(catalog, move |c| {
+        let state = c
+            .run_check(run_id)?
+            .ok_or_else(|| tickreel::Error::invalid(format!("no run {run_id} in the catalog")))?;
+        Ok(Outcome::Rows(run_rows::run_check(&state)))
+    })
+}
+
+/// Starts clearing held run `run_id` as moderator `by` (1 to 64 characters, no control
+/// characters, recorded in the catalog's audit log with the reasons it was held for): it goes on
+/// the boards and serves as a ghost. The call fails with `TICKREEL_RESULT_INVALID_ARGUMENT` when
+/// there is no such run or `by` is not a name, `TICKREEL_RESULT_INVALID_STATE` when the run is
+/// not held; its rows are the run's check state after it (the encoding of `rows::run_check`).
+/// Stores the call's handle in `*out_call`.
+///
+/// Thread safety: any thread; never blocks.
+#[bridge_fn(
+    c = "tickreel_catalog_clear_run",
+    c_out = "out_call",
+    java = "catalogClearRun"
+)]
+pub fn clear_run(catalog: &Catalog, run_id: i64, by: &str) -> New<CatalogCall> {
+    let by = by.to_owned();
+    submit(catalog, move |c| {
+        Ok(Outcome::Rows(run_rows::run_check(
+            &c.clear_run(run_id, &by)?,
+        )))
+    })
+}
+
+/// Starts setting the limits runs of `course` are checked against when they are registered
+/// (replacing its limits; runs registered before keep their check): the preset `movement`
+/// (`walking`, `sprinting` or `elytra`) with each speed given above 0 in its place (blocks a
+/// tick horizontally, blocks in one second horizontally, up a tick, down a tick, up in one
+/// second, down in one second), and the number of checkpoints a run reaches (0: only their
+/// order is checked). A course without limits is checked with `sprinting`'s. Stores the call's
+/// handle in `*out_call`; its rows are empty.
+///
+/// Returns `TICKREEL_RESULT_INVALID_ARGUMENT` for another movement or a speed that is not a
+/// finite number at least 0.
+///
+/// Thread safety: any thread; never blocks.
+#[bridge_fn(
+    c = "tickreel_catalog_set_course_limits",
+    c_out = "out_call",
+    java = "catalogSetCourseLimits"
+)]
+#[allow(clippy::too_many_arguments)]
+pub fn set_course_limits(
+    catalog: &Catalog,
+    course: &str,
+    movement: &str,
+    horizontal_tick: f64,
+    horizontal_second: f64,
+    up_tick: f64,
+    down_tick: f64,
+    up_second: f64,
+    down_second: f64,
+    checkpoints: u32,
+) -> tickreel::Result<New<CatalogCall>> {
+    let mut limits = Movement::parse(movement)
+        .ok_or_else(|| {
+            tickreel::Error::invalid(format!(
+                "a course's movement is walking, sprinting or elytra, not {movement:?}"
+            ))
+        })?
+        .limits();
+    for (slot, v) in [
+        (&mut limits.horizontal_tick, horizontal_tick),
+        (&mut limits.horizontal_second, horizontal_second),
+        (&mut limits.up_tick, up_tick),
+        (&mut limits.down_tick, down_tick),
+        (&mut limits.up_second, up_second),
+        (&mut limits.down_second, down_second),
+    ] {
+        if !(v.is_finite() && v >= 0.0) {
+            return Err(tickreel::Error::invalid(format!(
+                "a course's speed limit is a finite number at least 0 (0: the preset's), not {v}"
+            )));
+        }
+        if v > 0.0 {
+            *slot = v;
+        }
+    }
+    limits.checkpoints = checkpoints;
+    let course = course.to_owned();
+    Ok(submit(catalog, move |c| {
+        c.set_course_limits(&course, &limits)?;
+        Ok(Outcome::Rows(Vec::new()))
+    }))
 }
 
 /// Starts setting the retention policy of `scope` (`course:NAME`, `runs`: every course without

@@ -83,6 +83,15 @@ fn describe(who: GhostOf) -> String {
     }
 }
 
+/// Which places of a board are raced together ([`Catalog::load_ghosts`]): its first `top`
+/// places, a player's best and a chosen rank, each optional (`top` 0: none).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct GhostPicks {
+    pub top: u64,
+    pub player: Option<Uuid>,
+    pub rank: Option<u64>,
+}
+
 /// A found ghost: the place on the board, where its recording lives, and the load under way.
 #[derive(Debug)]
 pub struct CatalogGhost {
@@ -168,16 +177,59 @@ impl Catalog {
             )));
         };
         load.check(course, who, &placed)?;
-        let run = &placed.run;
-        let load = GhostTrack::load_async(
-            open(&location)?,
-            run.entity,
-            GhostRange::ticks(run.start_tick, run.end_tick),
-        );
-        Ok(CatalogGhost {
-            placed,
-            location,
-            load,
-        })
+        start(placed, location, open)
     }
+
+    /// Starts loading the ghosts of several places of `course` at once, to race them together
+    /// (a [`tickreel::ghost::GhostSet`] of their tracks, each with its own cursor): the board's
+    /// first `picks.top` places, then a player's best, then a chosen rank; a run picked twice (a
+    /// player's best among the top) loads once. Held runs are on no board, so never among them.
+    /// Fails with `InvalidArgument` when the board has no such player or rank.
+    pub fn load_ghosts(&self, course: &str, picks: GhostPicks) -> Result<Vec<CatalogGhost>> {
+        let mut places = self.top(course, picks.top)?;
+        for who in [
+            picks.player.map(GhostOf::Player),
+            picks.rank.map(GhostOf::Rank),
+        ]
+        .into_iter()
+        .flatten()
+        {
+            let placed = match who {
+                GhostOf::Player(p) => self.personal_best(course, p)?,
+                GhostOf::Rank(r) => self.at_rank(course, r)?,
+            }
+            .ok_or_else(|| {
+                Error::invalid(format!("the board of {course} has no {}", describe(who)))
+            })?;
+            if !places.iter().any(|p| p.run.id == placed.run.id) {
+                places.push(placed);
+            }
+        }
+        places
+            .into_iter()
+            .map(|placed| {
+                let location = placed.run.location.clone();
+                start(placed, location, |l| Ok(LoadFrom::Path(PathBuf::from(l))))
+            })
+            .collect()
+    }
+}
+
+/// Starts loading `placed`'s run from its recording at `location` (opened through `open`).
+fn start(
+    placed: Placed,
+    location: String,
+    open: impl FnOnce(&str) -> Result<LoadFrom>,
+) -> Result<CatalogGhost> {
+    let run = &placed.run;
+    let load = GhostTrack::load_async(
+        open(&location)?,
+        run.entity,
+        GhostRange::ticks(run.start_tick, run.end_tick),
+    );
+    Ok(CatalogGhost {
+        placed,
+        location,
+        load,
+    })
 }

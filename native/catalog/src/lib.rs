@@ -18,6 +18,9 @@
 //!   ([`Catalog::top_on`]) and of one map version ([`Board`]; a ghost recorded on another
 //!   version is refused unless allowed: [`GhostLoad`]), a player's reports on any server ([`Catalog::reports_of`]). Every
 //!   row that points at a recording gives its location, and [`Catalog::open_recording`] opens it.
+//! - Run checks ([`checks`]): a registered run is checked against its course's limits (speed,
+//!   teleports, dropped ticks, checkpoint order, the file's hash); a failing run is held, on no
+//!   board and no ghost, until a moderator clears it.
 //! - Reports ([`reports`]) and retention ([`retain`]): `prune` with a dry run, crash-safe.
 //!   Staff views of reports are appended to an audit log ([`audit`]).
 //!
@@ -43,6 +46,7 @@
 
 pub mod audit;
 mod backend;
+pub mod checks;
 pub mod ghost;
 pub mod location;
 pub mod model;
@@ -63,7 +67,10 @@ use tickreel::{Error, Result};
 pub use audit::ReportView;
 pub use backend::Dialect;
 use backend::{Backend, Conn};
-pub use ghost::{GhostLoad, GhostOf};
+pub use checks::{
+    CourseLimits, Hold, HoldReason, Movement, RunCheck, RunReview, TeleportZone, check_track,
+};
+pub use ghost::{GhostLoad, GhostOf, GhostPicks};
 pub use location::Location;
 pub use model::*;
 pub use query::{Board, MapVersion, Servers};

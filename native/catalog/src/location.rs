@@ -73,6 +73,8 @@ impl Location {
 /// size in bytes.
 pub(crate) struct Opened {
     pub reader: Reader,
+    /// What the reader reads (the run checks hash it).
+    pub source: std::sync::Arc<dyn tickreel::storage::Source>,
     pub location: String,
     pub size: u64,
 }
@@ -90,7 +92,9 @@ pub(crate) fn open_path(file: &Path) -> Result<Opened> {
     // file-system rule of clippy.toml is about what the library reads and writes).
     #[allow(clippy::disallowed_methods)]
     let location = std::fs::canonicalize(file).map_err(|e| Error::io_at(file, e))?;
-    let reader = Reader::open_path(&location)?;
+    let source: std::sync::Arc<dyn tickreel::storage::Source> =
+        std::sync::Arc::new(tickreel::storage::FileSource::open(&location)?);
+    let reader = Reader::open(source.clone())?;
     let size = LocalStorage::shared().stat(&location)?.map_or(0, |s| s.len);
     let location = location.to_str().map(str::to_owned).ok_or_else(|| {
         Error::invalid(format!(
@@ -100,6 +104,7 @@ pub(crate) fn open_path(file: &Path) -> Result<Opened> {
     })?;
     Ok(Opened {
         reader,
+        source,
         location,
         size,
     })
@@ -115,6 +120,7 @@ pub(crate) fn open_object(url: &str, options: &tickreel_object::ObjectOptions) -
     let size = source.len()?;
     Ok(Opened {
         reader,
+        source: source.clone(),
         location: source.url().to_string(),
         size,
     })

@@ -103,6 +103,10 @@ pub struct Run {
     /// The world (map) and its version it was run on, from the recording's header, if set.
     pub world: Option<Uuid>,
     pub world_version: Option<Uuid>,
+    /// A check failed when it was registered or checked again ([`crate::checks`]): it is on no
+    /// board and serves as no ghost until a moderator clears it
+    /// ([`Catalog::clear_run`](crate::Catalog::clear_run)).
+    pub held: bool,
     /// Where its recording lives: a path or an object URL
     /// ([`Catalog::open_recording`](crate::Catalog::open_recording) opens it).
     pub location: String,

@@ -14,13 +14,13 @@ use crate::{Catalog, parse_uuid};
 /// The columns of `runs` [`run_from`] reads, in order; its recording's location follows them.
 pub(crate) const RUN_COLUMNS: &str = "id, recording_id, course, player, player_name, entity, \
      start_tick, end_tick, ticks, tick_rate, achieved_ms, valid, flags, server, world, \
-     world_version";
+     world_version, held";
 
 /// [`RUN_COLUMNS`] of the table `r`, and the location of its recording `g` (every query of runs
 /// joins `recordings g`).
-const R_RUN_COLUMNS: &str = "r.id, r.recording_id, r.course, r.player, r.player_name, r.entity, \
+pub(crate) const R_RUN_COLUMNS: &str = "r.id, r.recording_id, r.course, r.player, r.player_name, r.entity, \
      r.start_tick, r.end_tick, r.ticks, r.tick_rate, r.achieved_ms, r.valid, r.flags, r.server, \
-     r.world, r.world_version, g.location";
+     r.world, r.world_version, r.held, g.location";
 
 /// An optional UUID column.
 pub(crate) fn opt_uuid(row: &Row, i: usize) -> Result<Option<Uuid>> {
@@ -46,7 +46,8 @@ pub(crate) fn run_from(row: &Row, at: usize) -> Result<Run> {
         server: row.opt_text(at + 13)?,
         world: opt_uuid(row, at + 14)?,
         world_version: opt_uuid(row, at + 15)?,
-        location: row.text(at + 16)?,
+        held: row.int(at + 16)? != 0,
+        location: row.text(at + 17)?,
     })
 }
 
@@ -99,7 +100,7 @@ fn board(c: &mut dyn Conn, course: &str, offset: u64, limit: u64) -> Result<Vec<
 /// read in the board's index order whatever the planner thinks of `recordings`.
 fn counted_where(filter: &str) -> String {
     format!(
-        "FROM runs r WHERE r.course = $1 AND r.valid = 1{filter}
+        "FROM runs r WHERE r.course = $1 AND r.valid = 1 AND r.held = 0{filter}
             AND r.recording_id NOT IN (SELECT id FROM recordings WHERE deleting_ms IS NOT NULL)"
     )
 }
@@ -109,7 +110,7 @@ fn counted_runs(filter: &str) -> String {
     format!(
         "SELECT r.id, r.recording_id, r.course, r.player, r.player_name, r.entity, r.start_tick,
             r.end_tick, r.ticks, r.tick_rate, r.achieved_ms, r.valid, r.flags, r.server, r.world,
-            r.world_version {}",
+            r.world_version, r.held {}",
         counted_where(filter)
     )
 }
@@ -172,7 +173,7 @@ fn filtered(
     let complete = rows.len() as u64 == limit
         || rows
             .first()
-            .map(|r| r.int(17))
+            .map(|r| r.int(18))
             .transpose()?
             .is_some_and(|read| (read as u64) < first);
     let rows = if complete {
@@ -607,7 +608,7 @@ impl Catalog {
         let base = "SELECT r.id, r.ticks, r.tick_rate, s.checkpoint, s.tick
              FROM runs r JOIN recordings g ON g.id = r.recording_id
              LEFT JOIN splits s ON s.run_id = r.id
-             WHERE g.deleting_ms IS NULL AND r.valid = 1 AND r.course = $1";
+             WHERE g.deleting_ms IS NULL AND r.valid = 1 AND r.held = 0 AND r.course = $1";
         let rows = self.tx(|c| match player {
             Some(p) => c.query(
                 &format!("{base} AND r.player = $2 ORDER BY r.ticks, r.achieved_ms, r.id, s.seq"),

@@ -7,12 +7,14 @@
 //! location so that a row never points at what is not there.
 
 use std::path::Path;
+use std::sync::Arc;
 
 use tickreel::ghost::{GhostRange, GhostTrack};
 use tickreel::play::Reader;
 use tickreel::{Error, Result};
 
 use crate::backend::{Conn, Value};
+use crate::checks::{CourseLimits, Hold, check_track, sha256_of, store_holds};
 use crate::location::{self, Opened};
 use crate::model::{CatalogRecording, Registered, Run, RunSpec};
 use crate::query::{RUN_COLUMNS, run_from};
@@ -25,6 +27,8 @@ struct Measured {
     end_tick: u32,
     splits: Vec<tickreel::ghost::Split>,
     achieved_ms: i64,
+    /// Why the run is held (none: it may go on the board).
+    holds: Vec<Hold>,
 }
 
 impl Catalog {
@@ -82,6 +86,14 @@ impl Catalog {
     pub(crate) fn register_opened(&self, opened: &Opened, runs: &[RunSpec]) -> Result<Registered> {
         let reader = &opened.reader;
         let recording = describe(reader, opened.location.clone(), opened.size);
+        // what the run rows keep of the file, for a check to find it swapped
+        let sha256 = if runs.is_empty() {
+            None
+        } else {
+            Some(sha256_of(opened.source.as_ref())?)
+        };
+        let gaps = &reader.metadata().library.gaps;
+        let mut limits: Vec<(String, CourseLimits)> = Vec::new();
         let mut measured = Vec::with_capacity(runs.len());
         // each (entity, range) is loaded once, however many runs name it
         let mut seen: Vec<((u32, GhostRange), Span)> = Vec::new();
@@ -95,10 +107,19 @@ impl Catalog {
                     span
                 }
             };
-            measured.push(Measured::new(spec, span, &recording));
+            let course = match limits.iter().find(|(c, _)| *c == spec.course) {
+                Some((_, l)) => l.clone(),
+                None => {
+                    let l = self.course_limits(&spec.course)?;
+                    limits.push((spec.course.clone(), l.clone()));
+                    l
+                }
+            };
+            let holds = check_track(&span.track, gaps, &course);
+            measured.push(Measured::new(spec, span, &recording, holds));
         }
         let now = now_ms();
-        self.tx(|c| store(c, &recording, &measured, now))
+        self.tx(|c| store(c, &recording, &measured, now, sha256.as_deref()))
     }
 
     /// Waits for a recording's `finish` (the [`tickreel::Pending`] `Recorder::finish` returned)
@@ -180,6 +201,8 @@ struct Span {
     start_tick: u32,
     end_tick: u32,
     splits: Vec<tickreel::ghost::Split>,
+    /// The run as its ghost loads (the checks read it).
+    track: Arc<GhostTrack>,
 }
 
 /// Loads the run as a ghost: its tick range and checkpoint markers.
@@ -198,11 +221,12 @@ fn measure(reader: &Reader, spec: &RunSpec) -> Result<Span> {
         start_tick,
         end_tick: start_tick + track.duration_ticks(),
         splits: track.splits().to_vec(),
+        track: Arc::new(track),
     })
 }
 
 impl Measured {
-    fn new(spec: &RunSpec, span: Span, rec: &CatalogRecording) -> Measured {
+    fn new(spec: &RunSpec, span: Span, rec: &CatalogRecording, holds: Vec<Hold>) -> Measured {
         let achieved_ms = spec.achieved_ms.unwrap_or_else(|| {
             let offset = f64::from(span.end_tick.saturating_sub(rec.first_tick)) / rec.tick_rate;
             rec.started_ms + (offset * 1000.0).round() as i64
@@ -213,6 +237,7 @@ impl Measured {
             end_tick: span.end_tick,
             splits: span.splits,
             achieved_ms,
+            holds,
         }
     }
 }
@@ -222,6 +247,7 @@ fn store(
     rec: &CatalogRecording,
     runs: &[Measured],
     now: i64,
+    sha256: Option<&str>,
 ) -> Result<Registered> {
     let inserted = c.query(
         "INSERT INTO recordings (location, recording_uuid, world, started_ms, first_tick,
@@ -269,7 +295,7 @@ fn store(
     });
     let mut stored: Vec<Option<Run>> = vec![None; runs.len()];
     for i in order {
-        stored[i] = Some(store_run(c, recording_id, rec, &runs[i])?);
+        stored[i] = Some(store_run(c, recording_id, rec, &runs[i], sha256)?);
     }
     Ok(Registered {
         recording_id,
@@ -282,6 +308,7 @@ fn store_run(
     recording_id: i64,
     rec: &CatalogRecording,
     m: &Measured,
+    sha256: Option<&str>,
 ) -> Result<Run> {
     let s = &m.spec;
     let player = s.player.to_string();
@@ -291,8 +318,9 @@ fn store_run(
         &format!(
             "INSERT INTO runs (recording_id, course, player, player_name, entity, start_tick,
                  end_tick, ticks, tick_rate, achieved_ms, valid, flags, server, world,
-                 world_version)
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)
+                 world_version, held, recording_sha256)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16,
+                 $17)
              RETURNING {RUN_COLUMNS}"
         ),
         &[
@@ -311,6 +339,8 @@ fn store_run(
             rec.server.clone().into(),
             rec.world.map(|u| u.to_string()).into(),
             rec.world_version.map(|u| u.to_string()).into(),
+            i64::from(!m.holds.is_empty()).into(),
+            sha256.map(str::to_owned).into(),
         ],
     )?;
     row.0.push(Value::Text(rec.location.clone()));
@@ -326,7 +356,8 @@ fn store_run(
             ],
         )?;
     }
-    if s.valid {
+    store_holds(c, run.id, &m.holds)?;
+    if s.valid && !run.held {
         offer_best(c, &run)?;
     }
     Ok(run)
@@ -364,7 +395,8 @@ pub(crate) fn recompute_best(c: &mut dyn Conn, course: &str, player: &str) -> Re
         "INSERT INTO bests (course, player, run_id, ticks, achieved_ms)
          SELECT r.course, r.player, r.id, r.ticks, r.achieved_ms
          FROM runs r JOIN recordings g ON g.id = r.recording_id
-         WHERE r.course = $1 AND r.player = $2 AND r.valid = 1 AND g.deleting_ms IS NULL
+         WHERE r.course = $1 AND r.player = $2 AND r.valid = 1 AND r.held = 0
+             AND g.deleting_ms IS NULL
          ORDER BY r.ticks, r.achieved_ms, r.id LIMIT 1",
         &key,
     )?;

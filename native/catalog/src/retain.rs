@@ -417,6 +417,10 @@ fn delete_rows(c: &mut dyn Conn, id: i64) -> Result<()> {
         &key,
     )?;
     c.execute(
+        "DELETE FROM run_holds WHERE run_id IN (SELECT id FROM runs WHERE recording_id = $1)",
+        &key,
+    )?;
+    c.execute(
         "DELETE FROM bests WHERE run_id IN (SELECT id FROM runs WHERE recording_id = $1)",
         &key,
     )?;

@@ -30,13 +30,22 @@
 //!   `runs_by_server`) reads its first runs in order instead of all the course's runs. An index
 //!   only; on PostgreSQL the catalog's tables are then analysed (as after every upgrade), so
 //!   that the new index is planned with the rows a catalog already holds.
+//! - Version 8: run checks before the board ([`crate::checks`]). On runs: `held` (1: a check
+//!   failed, kept off every board and ghost until a moderator clears it; rows registered before
+//!   are 0, as they were on the board), the recording's SHA-256 taken at registration
+//!   (`recording_sha256`, `NULL` for rows registered before: their file's hash is not known)
+//!   and who cleared the run and when (`cleared_by`, `cleared_ms`). New tables: the reasons a
+//!   run is held (`run_holds`: the check, the first tick, what was seen), each course's limits
+//!   (`course_limits`; a course without a row is checked with the sprinting preset's) and the
+//!   audit log of moderators' actions on held runs (`run_reviews`). Plain `ADD COLUMN`s with a
+//!   constant default on both databases: nothing is rewritten.
 
 use tickreel::{Error, Result};
 
 use crate::backend::{Conn, Dialect};
 
 /// The schema version this build creates and understands.
-pub const SCHEMA_VERSION: i64 = 7;
+pub const SCHEMA_VERSION: i64 = 8;
 
 /// One version's statements. `{id}` is the dialect's auto-numbered primary key.
 struct Migration {
@@ -193,6 +202,45 @@ CREATE INDEX report_views_by_report ON report_views (report_id, at_ms);
         name: "the index of a course's runs on one map version",
         sql: "
 CREATE INDEX runs_by_version ON runs (course, world, world_version, ticks, achieved_ms, id);
+",
+    },
+    Migration {
+        version: 8,
+        name: "run checks: held runs, their reasons, course limits, moderators' clears",
+        sql: "
+ALTER TABLE runs ADD COLUMN held BIGINT NOT NULL DEFAULT 0;
+ALTER TABLE runs ADD COLUMN recording_sha256 TEXT;
+ALTER TABLE runs ADD COLUMN cleared_by TEXT;
+ALTER TABLE runs ADD COLUMN cleared_ms BIGINT;
+CREATE INDEX runs_held ON runs (held, achieved_ms);
+CREATE TABLE run_holds (
+    run_id BIGINT NOT NULL REFERENCES runs (id),
+    reason TEXT NOT NULL,
+    tick BIGINT,
+    detail TEXT NOT NULL,
+    PRIMARY KEY (run_id, reason)
+);
+CREATE TABLE course_limits (
+    course TEXT PRIMARY KEY,
+    movement TEXT NOT NULL,
+    horizontal_tick DOUBLE PRECISION NOT NULL,
+    horizontal_second DOUBLE PRECISION NOT NULL,
+    up_tick DOUBLE PRECISION NOT NULL,
+    down_tick DOUBLE PRECISION NOT NULL,
+    up_second DOUBLE PRECISION NOT NULL,
+    down_second DOUBLE PRECISION NOT NULL,
+    teleports TEXT NOT NULL,
+    checkpoints BIGINT NOT NULL
+);
+CREATE TABLE run_reviews (
+    id {id},
+    at_ms BIGINT NOT NULL,
+    who TEXT NOT NULL,
+    action TEXT NOT NULL,
+    run_id BIGINT NOT NULL,
+    detail TEXT NOT NULL
+);
+CREATE INDEX run_reviews_by_time ON run_reviews (at_ms, id);
 ",
     },
 ];

@@ -9,8 +9,9 @@ use std::path::Path;
 
 use crate::common::{Db, Runner, player, record, spec};
 use tickreel::ghost::Split;
+use tickreel::ghost::{GhostSample, GhostSet, GhostState};
 use tickreel::{Engine, EngineOptions, RecorderOptions};
-use tickreel_catalog::{Catalog, RunSpec};
+use tickreel_catalog::{Catalog, GhostPicks, RunSpec};
 
 const COURSE: &str = "lava-run";
 
@@ -167,6 +168,37 @@ fn queries(db: Db) {
     assert_eq!((t3.entity(), t3.duration_ticks()), (3, 80));
     assert!(cat.load_ghost(COURSE, 9u64).is_err());
     assert!(cat.load_ghost(COURSE, player(4)).is_err());
+
+    // several ghosts raced together: the top 2, player 3's best (among them: loaded once) and
+    // rank 3, each with its own cursor, sampled in one call
+    let picks = GhostPicks {
+        top: 2,
+        player: Some(player(3)),
+        rank: Some(3),
+    };
+    let ghosts = cat.load_ghosts(COURSE, picks).unwrap();
+    let ranks: Vec<u64> = ghosts.iter().map(|g| g.placed.rank).collect();
+    assert_eq!(ranks, [1, 2, 3]);
+    let mut set = GhostSet::new();
+    for g in ghosts {
+        set.push(std::sync::Arc::new(g.load.wait().unwrap()));
+    }
+    let mut out = [GhostSample::default(); 4];
+    assert_eq!(set.sample_into(75.0, &mut out), 3);
+    let states: Vec<GhostState> = out[..3].iter().map(|s| s.state).collect();
+    assert_eq!(
+        states,
+        [
+            GhostState::Finished,
+            GhostState::Running,
+            GhostState::Running
+        ]
+    );
+    let missing = GhostPicks {
+        rank: Some(9),
+        ..GhostPicks::default()
+    };
+    assert!(cat.load_ghosts(COURSE, missing).is_err());
 
     // invalidating a best promotes the player's next run; validating it back restores it
     cat.set_run_valid(best.id, false).unwrap();

@@ -9,6 +9,7 @@ mod common;
 
 // Tests
 mod board;
+mod checks;
 mod concurrency;
 mod credentials;
 mod locations;

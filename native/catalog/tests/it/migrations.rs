@@ -223,10 +223,23 @@ fn upgrade_from_version_5(db: Db) {
 fn upgrade_from_version_6(db: Db) {
     let dir = tempfile::tempdir().unwrap();
     let url = common::fresh_url(db, dir.path());
-    let file = record(dir.path(), "a.reel", &[Runner::new(1, 0, 40, &[])]);
     let v6 = Catalog::open_at_version(&url, 6).unwrap();
-    v6.register(&file, &[spec("c", 1, 1, 100), spec("c", 2, 1, 200)])
-        .unwrap();
+    // a version-6 catalog's rows (this build registers with version 8's columns)
+    let p = |n| player(n).to_string();
+    v6.execute_raw(&format!(
+        "INSERT INTO recordings (id, location, started_ms, first_tick, last_tick, tick_rate,
+             size_bytes, entity_count, summary, registered_ms)
+         VALUES (1, '/old/a.reel', 0, 0, 41, 20.0, 1000, 1, 'old', 0);
+         INSERT INTO runs (id, recording_id, course, player, player_name, entity, start_tick,
+             end_tick, ticks, tick_rate, achieved_ms, valid, flags) VALUES
+           (1, 1, 'c', '{a}', 'a', 1, 0, 40, 40, 20.0, 100, 1, 0),
+           (2, 1, 'c', '{b}', 'b', 1, 0, 40, 40, 20.0, 200, 1, 0);
+         INSERT INTO bests (course, player, run_id, ticks, achieved_ms) VALUES
+           ('c', '{a}', 1, 40, 100), ('c', '{b}', 2, 40, 200);",
+        a = p(1),
+        b = p(2)
+    ))
+    .unwrap();
     let (has_index, analysed) = match db {
         Db::Sqlite => (
             "DELETE FROM runs INDEXED BY runs_by_version WHERE course = 'none'",

@@ -2,8 +2,10 @@
 //! operators. `--db` (or `TICKREEL_CATALOG`) is `sqlite:PATH` (default `sqlite:tickreel-catalog.db`)
 //! or `postgres://user:password@host/db`. Queries: `top COURSE`, `pb COURSE PLAYER`,
 //! `around COURSE RANK`, `runs PLAYER`, `sob COURSE`, `recordings`, `reports`; changes: `add FILE`
-//! (register a finished recording's run), `report`, `close-report`, `invalidate`, `retain SCOPE`
-//! (retention policies) and `prune [--dry-run]`. Every query takes `--json`. What is printed is
+//! (register a finished recording's run: it is checked first, and held off the boards when a
+//! check fails), `check RUN`, `clear RUN --by NAME` (a moderator clears a held run), `held`,
+//! `limits COURSE`, `report`, `close-report`, `invalidate`, `retain SCOPE` (retention policies)
+//! and `prune [--dry-run]`. Every query takes `--json`. What is printed is
 //! in [`super::catalog_show`].
 
 use std::path::PathBuf;
@@ -12,8 +14,8 @@ use clap::Subcommand;
 use tickreel::Error;
 use tickreel::ghost::{GhostRange, RunEnd, RunStart};
 use tickreel_catalog::{
-    Board, Catalog, MapVersion, NewReport, PruneOptions, ReportStatus, RetentionPolicy,
-    RetentionScope, RunSpec,
+    Board, Catalog, CourseLimits, MapVersion, Movement, NewReport, PruneOptions, ReportStatus,
+    RetentionPolicy, RetentionScope, RunSpec,
 };
 use uuid::Uuid;
 
@@ -138,6 +140,51 @@ pub enum CatalogCommand {
         /// Anticheat or plugin flags, stored as given.
         #[arg(long, default_value_t = 0)]
         flags: u64,
+    },
+    /// Check a run again (its recording's hash, then speed, teleports, dropped ticks and
+    /// checkpoints against its course's limits): a failing run is held, off every board and
+    /// ghost. Prints the run's state and reasons.
+    Check { run: i64 },
+    /// Clear a held run as moderator NAME (recorded in the audit log): it goes on the board.
+    Clear {
+        run: i64,
+        #[arg(long)]
+        by: String,
+    },
+    /// The held runs, newest first, with their reasons (with --reviews: the moderators' clears).
+    Held {
+        #[arg(short, default_value_t = 50)]
+        n: u64,
+        #[arg(long)]
+        reviews: bool,
+    },
+    /// Set the limits a course's runs are checked against (from a preset, with overrides), or
+    /// print them.
+    Limits {
+        course: String,
+        /// walking, sprinting (the default of a course without limits) or elytra.
+        #[arg(long)]
+        movement: Option<String>,
+        /// Blocks a tick horizontally.
+        #[arg(long)]
+        horizontal_tick: Option<f64>,
+        /// Blocks horizontally in any one second.
+        #[arg(long)]
+        horizontal_second: Option<f64>,
+        #[arg(long)]
+        up_tick: Option<f64>,
+        #[arg(long)]
+        down_tick: Option<f64>,
+        #[arg(long)]
+        up_second: Option<f64>,
+        #[arg(long)]
+        down_second: Option<f64>,
+        /// A box a teleport may land in: "X1 Y1 Z1 X2 Y2 Z2" (repeatable).
+        #[arg(long)]
+        teleport_zone: Vec<String>,
+        /// How many checkpoints a run reaches (0: only their order is checked).
+        #[arg(long)]
+        checkpoints: Option<u32>,
     },
     /// Mark a run invalid (or valid again with --valid); the board is recomputed.
     Invalidate {
@@ -268,7 +315,79 @@ pub fn run(a: Args, out: &mut Out) -> tickreel::Result<()> {
             let reg = cat
                 .register(&file, &[spec])
                 .map_err(|e| super::in_file(&file, e))?;
-            show::runs(&reg.runs, json, out)
+            let checks = reg
+                .runs
+                .iter()
+                .filter(|r| r.held)
+                .filter_map(|r| cat.run_check(r.id).transpose())
+                .collect::<tickreel::Result<Vec<_>>>()?;
+            show::registered(&reg.runs, &checks, json, out)
+        }
+        CatalogCommand::Check { run } => show::check(&cat.check_run(run)?, json, out),
+        CatalogCommand::Clear { run, by } => show::check(&cat.clear_run(run, &by)?, json, out),
+        CatalogCommand::Held { n, reviews } => {
+            if reviews {
+                show::run_reviews(&cat.run_reviews(n)?, json, out)
+            } else {
+                show::held(&cat.held_runs(None, n)?, json, out)
+            }
+        }
+        CatalogCommand::Limits {
+            course,
+            movement,
+            horizontal_tick,
+            horizontal_second,
+            up_tick,
+            down_tick,
+            up_second,
+            down_second,
+            teleport_zone,
+            checkpoints,
+        } => {
+            let changes = movement.is_some()
+                || [
+                    horizontal_tick,
+                    horizontal_second,
+                    up_tick,
+                    down_tick,
+                    up_second,
+                    down_second,
+                ]
+                .iter()
+                .any(Option::is_some)
+                || !teleport_zone.is_empty()
+                || checkpoints.is_some();
+            if changes {
+                let mut l = match movement.as_deref() {
+                    Some(m) => Movement::parse(m)
+                        .ok_or_else(|| {
+                            Error::invalid(format!(
+                                "--movement is walking, sprinting or elytra, not {m}"
+                            ))
+                        })?
+                        .limits(),
+                    None => cat.course_limits(&course)?,
+                };
+                let set = |v: &mut f64, o: Option<f64>| {
+                    if let Some(o) = o {
+                        *v = o;
+                    }
+                };
+                set(&mut l.horizontal_tick, horizontal_tick);
+                set(&mut l.horizontal_second, horizontal_second);
+                set(&mut l.up_tick, up_tick);
+                set(&mut l.down_tick, down_tick);
+                set(&mut l.up_second, up_second);
+                set(&mut l.down_second, down_second);
+                if !teleport_zone.is_empty() {
+                    l.teleports = CourseLimits::parse_zones(&teleport_zone.join(";"))?;
+                }
+                if let Some(n) = checkpoints {
+                    l.checkpoints = n;
+                }
+                cat.set_course_limits(&course, &l)?;
+            }
+            show::limits(&course, &cat.course_limits(&course)?, json, out)
         }
         CatalogCommand::Invalidate { run, valid } => {
             cat.set_run_valid(run, valid)?;

@@ -7,8 +7,8 @@ use serde_json::{Value, json};
 use tickreel::Error;
 use tickreel::ghost::Split;
 use tickreel_catalog::{
-    Catalog, CatalogRecording, Placed, PruneReport, Report, RetentionPolicy, RetentionScope, Run,
-    SumOfBest,
+    Catalog, CatalogRecording, CourseLimits, Hold, Placed, PruneReport, Report, RetentionPolicy,
+    RetentionScope, Run, RunCheck, RunReview, SumOfBest,
 };
 
 use super::Out;
@@ -44,6 +44,7 @@ fn run_json(r: &Run) -> Value {
         "seconds": r.seconds(),
         "achieved_ms": r.achieved_ms,
         "valid": r.valid,
+        "held": r.held,
         "flags": r.flags,
         "server": r.server,
         "location": r.location,
@@ -97,13 +98,14 @@ pub fn runs(rows: &[Run], json: bool, out: &mut Out) -> tickreel::Result<()> {
         for r in rows {
             writeln!(
                 o,
-                "run {:<6} {:<16} {:<16} {:>10}  ({} ticks){}",
+                "run {:<6} {:<16} {:<16} {:>10}  ({} ticks){}{}",
                 r.id,
                 printable(&r.course),
                 printable(&r.player_name),
                 r.shown(),
                 r.ticks,
-                if r.valid { "" } else { "  invalid" }
+                if r.valid { "" } else { "  invalid" },
+                if r.held { "  held" } else { "" }
             )?;
         }
         Ok(())
@@ -226,6 +228,172 @@ pub fn reports(rows: &[Report], json: bool, out: &mut Out) -> tickreel::Result<(
             )?;
         }
         Ok(())
+    })
+}
+
+fn hold_json(h: &Hold) -> Value {
+    json!({"reason": h.reason.as_str(), "tick": h.tick, "detail": h.detail})
+}
+
+fn check_json(c: &RunCheck) -> Value {
+    json!({
+        "run": c.run_id,
+        "held": c.held,
+        "holds": c.holds.iter().map(hold_json).collect::<Vec<_>>(),
+        "cleared_by": c.cleared_by,
+        "cleared_ms": c.cleared_ms,
+    })
+}
+
+fn write_holds(o: &mut Out, holds: &[Hold]) -> std::io::Result<()> {
+    for h in holds {
+        let at = h.tick.map_or(String::new(), |t| format!(" at tick {t}"));
+        writeln!(o, "  {}{at}: {}", h.reason.as_str(), printable(&h.detail))?;
+    }
+    Ok(())
+}
+
+/// Runs just registered, and the reasons of those held.
+pub fn registered(
+    rows: &[Run],
+    checks: &[RunCheck],
+    json: bool,
+    out: &mut Out,
+) -> tickreel::Result<()> {
+    if json {
+        let doc = Value::Array(
+            rows.iter()
+                .map(|r| {
+                    let mut v = run_json(r);
+                    if let Some(c) = checks.iter().find(|c| c.run_id == r.id) {
+                        v["holds"] = check_json(c)["holds"].clone();
+                    }
+                    v
+                })
+                .collect(),
+        );
+        return emit(out, true, doc, |_| Ok(()));
+    }
+    runs(rows, false, out)?;
+    emit(out, false, Value::Null, |o| {
+        for c in checks {
+            writeln!(
+                o,
+                "run {} is held, off the boards until a moderator clears it:",
+                c.run_id
+            )?;
+            write_holds(o, &c.holds)?;
+        }
+        Ok(())
+    })
+}
+
+/// A run's check state.
+pub fn check(c: &RunCheck, json: bool, out: &mut Out) -> tickreel::Result<()> {
+    emit(out, json, check_json(c), |o| {
+        let state = if c.held {
+            "held"
+        } else if c.cleared_by.is_some() {
+            "cleared"
+        } else {
+            "passed"
+        };
+        writeln!(o, "run {}: {state}", c.run_id)?;
+        if let Some(by) = &c.cleared_by {
+            writeln!(o, "  cleared by {}", printable(by))?;
+        }
+        write_holds(o, &c.holds)
+    })
+}
+
+/// Held runs with their reasons.
+pub fn held(rows: &[(Run, Vec<Hold>)], json: bool, out: &mut Out) -> tickreel::Result<()> {
+    let doc = Value::Array(
+        rows.iter()
+            .map(|(r, h)| {
+                let mut v = run_json(r);
+                v["holds"] = Value::Array(h.iter().map(hold_json).collect());
+                v
+            })
+            .collect(),
+    );
+    emit(out, json, doc, |o| {
+        for (r, h) in rows {
+            writeln!(
+                o,
+                "run {:<6} {:<16} {:<16} {:>10}",
+                r.id,
+                printable(&r.course),
+                printable(&r.player_name),
+                r.shown()
+            )?;
+            write_holds(o, h)?;
+        }
+        Ok(())
+    })
+}
+
+/// The moderators' clears of held runs.
+pub fn run_reviews(rows: &[RunReview], json: bool, out: &mut Out) -> tickreel::Result<()> {
+    let doc = Value::Array(
+        rows.iter()
+            .map(|r| {
+                json!({"at_ms": r.at_ms, "who": r.who, "action": r.action, "run": r.run_id,
+                    "detail": r.detail})
+            })
+            .collect(),
+    );
+    emit(out, json, doc, |o| {
+        for r in rows {
+            writeln!(
+                o,
+                "{}  {} {} run {}: {}",
+                r.at_ms,
+                printable(&r.who),
+                r.action,
+                r.run_id,
+                printable(&r.detail)
+            )?;
+        }
+        Ok(())
+    })
+}
+
+/// A course's limits.
+pub fn limits(course: &str, l: &CourseLimits, json: bool, out: &mut Out) -> tickreel::Result<()> {
+    let zones: Vec<Value> = l
+        .teleports
+        .iter()
+        .map(|z| json!({"min": z.min, "max": z.max}))
+        .collect();
+    let doc = json!({
+        "course": course,
+        "movement": l.movement.as_str(),
+        "horizontal_tick": l.horizontal_tick,
+        "horizontal_second": l.horizontal_second,
+        "up_tick": l.up_tick,
+        "down_tick": l.down_tick,
+        "up_second": l.up_second,
+        "down_second": l.down_second,
+        "teleport_zones": zones,
+        "checkpoints": l.checkpoints,
+    });
+    emit(out, json, doc, |o| {
+        writeln!(
+            o,
+            "{} ({}): horizontal {} a tick, {} a second; up {} a tick, {} a second; down {} a \
+             tick, {} a second; {} teleport zones; {} checkpoints",
+            printable(course),
+            l.movement.as_str(),
+            l.horizontal_tick,
+            l.horizontal_second,
+            l.up_tick,
+            l.up_second,
+            l.down_tick,
+            l.down_second,
+            l.teleports.len(),
+            l.checkpoints
+        )
     })
 }
 

@@ -115,10 +115,19 @@ pub fn race(lib: &Library, q: &GhostQuery, gone: &AtomicBool) -> ApiResult<Value
             };
             Some(placed.run)
         }
-        (None, Some(id)) => Some(
-            lib.with_catalog(|c| c.run(id))?
-                .ok_or_else(|| ApiError::not_found(format!("no run {id} in the catalog")))?,
-        ),
+        (None, Some(id)) => {
+            let run = lib
+                .with_catalog(|c| c.run(id))?
+                .ok_or_else(|| ApiError::not_found(format!("no run {id} in the catalog")))?;
+            // a held run serves as no ghost until a moderator clears it
+            if run.held {
+                return Err(ApiError::forbidden(format!(
+                    "run {id} is held by the run checks (tickreel catalog check {id}): it \
+                     serves as no ghost until a moderator clears it"
+                )));
+            }
+            Some(run)
+        }
         (None, None) => None,
     };
     let (ghost_name, ghost, catalog) = match (catalog_run, &q.ghost, q.ghost_entity) {

@@ -568,7 +568,24 @@ async fn catalog_top(
                 })
             })
             .collect();
-        Ok(json!({"course": q.course, "runs": runs}))
+        // the course's held runs, with why: on no board, shown apart for moderators
+        let held = app.lib.with_catalog(|c| c.held_runs(Some(&q.course), n))?;
+        let held: Vec<Value> = held
+            .iter()
+            .map(|(r, holds)| {
+                json!({
+                    "run_id": r.id,
+                    "player_name": r.player_name,
+                    "time": r.shown(),
+                    "holds": holds.iter().map(|h| json!({
+                        "reason": h.reason.as_str(),
+                        "tick": h.tick,
+                        "detail": h.detail,
+                    })).collect::<Vec<_>>(),
+                })
+            })
+            .collect();
+        Ok(json!({"course": q.course, "runs": runs, "held": held}))
     })
     .await
     .map(Json)

@@ -12,7 +12,8 @@ use uuid::Uuid;
 const P1: &str = "00000000-0000-4000-8000-000000000001";
 const P2: &str = "00000000-0000-4000-8000-000000000002";
 
-/// A recording of entity 1 running `ticks` ticks, crossing checkpoint 1 halfway.
+/// A recording of entity 1 running `ticks` ticks at a sprint (0.25 blocks a tick), crossing
+/// checkpoint 1 halfway.
 fn record(dir: &Path, name: &str, ticks: u32) -> PathBuf {
     record_on(dir, name, ticks, None)
 }
@@ -42,7 +43,7 @@ fn record_with(dir: &Path, name: &str, ticks: u32, options: RecorderOptions) -> 
     let rec = engine.start_recording(dir.join(name), options).unwrap();
     let mut batch = Vec::new();
     for tick in 0..=ticks {
-        let pose = Pose::from_f64(f64::from(tick), 64.0, 0.0, 0.0, 0.0);
+        let pose = Pose::from_f64(f64::from(tick) * 0.25, 64.0, 0.0, 0.0, 0.0);
         let mut events = vec![if tick == 0 {
             Event::EntityAdd {
                 entity: 1,
@@ -352,4 +353,200 @@ fn boards_of_one_map_version() {
     let mut args = vec!["pb", "c1", P1];
     args.extend(map(V1));
     assert_eq!(players(json(&db, &args)), [P1]);
+}
+
+/// The demo's course (`tickreel demo`'s `demo_course::COURSE_POINTS`, x/z corners start to
+/// finish, checkpoint 0 at the start, 4 at the finish) run by entity 1 at `speed` blocks a tick,
+/// crossing checkpoint `i` at the course's corner `i + 1`.
+fn demo_course_run(dir: &Path, name: &str, speed: f64) -> PathBuf {
+    const POINTS: [[f64; 2]; 6] = [
+        [0.0, 0.0],
+        [20.0, 0.0],
+        [20.0, 12.0],
+        [40.0, 12.0],
+        [40.0, -4.0],
+        [56.0, -4.0],
+    ];
+    let lengths: Vec<f64> = POINTS
+        .windows(2)
+        .map(|w| ((w[1][0] - w[0][0]).powi(2) + (w[1][1] - w[0][1]).powi(2)).sqrt())
+        .collect();
+    let total: f64 = lengths.iter().sum();
+    let at = |s: f64| {
+        let mut left = s.min(total);
+        for (w, len) in POINTS.windows(2).zip(&lengths) {
+            if left <= *len {
+                let f = left / len;
+                return [
+                    w[0][0] + f * (w[1][0] - w[0][0]),
+                    w[0][1] + f * (w[1][1] - w[0][1]),
+                ];
+            }
+            left -= len;
+        }
+        POINTS[5]
+    };
+    // checkpoints 0 (start), 1..3 at the corners after the first, 4 at the finish
+    let marks: Vec<f64> = [
+        0.0,
+        lengths[0] + lengths[1],
+        lengths[..3].iter().sum(),
+        lengths[..4].iter().sum(),
+        total,
+    ]
+    .to_vec();
+    let ticks = (total / speed).ceil() as u32;
+    let engine = Engine::new(EngineOptions::default()).unwrap();
+    let rec = engine
+        .start_recording(dir.join(name), RecorderOptions::default())
+        .unwrap();
+    let mut batch = Vec::new();
+    let mut next = 0;
+    for tick in 0..=ticks {
+        let s = f64::from(tick) * speed;
+        let p = at(s);
+        let pose = Pose::from_f64(p[0], 64.0, p[1], 0.0, 0.0);
+        let mut events = vec![if tick == 0 {
+            Event::EntityAdd {
+                entity: 1,
+                kind: 147,
+                pose,
+            }
+        } else {
+            Event::Pose { entity: 1, pose }
+        }];
+        while next < marks.len() && (marks[next] <= s || tick == ticks) {
+            events.push(Event::Checkpoint {
+                entity: 1,
+                index: next as u32,
+            });
+            next += 1;
+        }
+        batch.clear();
+        encode_batch(&events, &mut batch).unwrap();
+        rec.submit_tick(tick, &batch).unwrap();
+    }
+    let file = rec.finish().unwrap().wait().unwrap();
+    engine.shutdown();
+    file
+}
+
+/// `tickreel catalog add` checks a run before the board: a crafted run of the demo's course at
+/// 100 blocks a second (0.9 s, the honest best is 13.5 s) is held with its reason, stays off the
+/// board and its ghost, until `catalog clear` (recorded in the audit log); `catalog check` finds
+/// a file swapped after registration.
+#[test]
+fn a_crafted_run_on_the_demo_course_is_held() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = format!("sqlite:{}", dir.path().join("c.db").display());
+    let honest = demo_course_run(dir.path(), "honest.reel", 0.3);
+    let crafted = demo_course_run(dir.path(), "crafted.reel", 5.0);
+    let add = |file: &Path, player: &str, name: &str| {
+        let f = file.to_str().unwrap();
+        let mut args = vec![
+            "add",
+            f,
+            "--course",
+            "demo-course",
+            "--player",
+            player,
+            "--name",
+            name,
+            "--entity",
+            "1",
+            "--from-checkpoint",
+            "0",
+            "--to-checkpoint",
+            "4",
+        ];
+        args.push("--json");
+        serde_json::from_str::<serde_json::Value>(&ok(&db, &args)).unwrap()
+    };
+    let h = add(&honest, P1, "alice");
+    assert_eq!(h[0]["held"], false, "{h}");
+    let c = add(&crafted, P2, "mallory");
+    assert_eq!(c[0]["held"], true, "{c}");
+    assert_eq!(c[0]["ticks"], 17, "{c}");
+    assert_eq!(c[0]["holds"][0]["reason"], "horizontal_speed", "{c}");
+    let crafted_id = c[0]["run"].as_i64().unwrap().to_string();
+    // the text says why
+    let text = ok(
+        &db,
+        &[
+            "add",
+            crafted.to_str().unwrap(),
+            "--course",
+            "demo-course",
+            "--player",
+            P2,
+            "--name",
+            "mallory",
+            "--entity",
+            "1",
+            "--from-checkpoint",
+            "0",
+            "--to-checkpoint",
+            "4",
+        ],
+    );
+    assert!(
+        text.contains("held") && text.contains("horizontal_speed at tick"),
+        "{text}"
+    );
+
+    let top = json(&db, &["top", "demo-course"]);
+    assert_eq!(top.as_array().unwrap().len(), 1, "{top}");
+    assert_eq!(top[0]["name"], "alice");
+    assert_eq!(
+        json(&db, &["pb", "demo-course", P2])
+            .as_array()
+            .unwrap()
+            .len(),
+        0
+    );
+    let held = json(&db, &["held"]);
+    assert_eq!(held.as_array().unwrap().len(), 2, "{held}");
+    assert_eq!(held[0]["holds"][0]["reason"], "horizontal_speed");
+
+    let check = json(&db, &["check", &crafted_id]);
+    assert_eq!(check["held"], true);
+    // a moderator clears it: on the board, first, and the audit log says who
+    let (success, _, err) = catalog(&db, &["clear", &crafted_id]);
+    assert!(!success && err.contains("--by"), "{err}");
+    let cleared = json(&db, &["clear", &crafted_id, "--by", "mod-alice"]);
+    assert_eq!(
+        (cleared["held"].clone(), cleared["cleared_by"].clone()),
+        (false.into(), "mod-alice".into())
+    );
+    assert_eq!(json(&db, &["top", "demo-course"])[0]["name"], "mallory");
+    let reviews = json(&db, &["held", "--reviews"]);
+    assert_eq!(reviews[0]["who"], "mod-alice");
+    assert_eq!(reviews[0]["run"].as_i64().unwrap().to_string(), crafted_id);
+
+    // the honest file swapped for the crafted one after registration
+    let honest_id = h[0]["run"].as_i64().unwrap().to_string();
+    std::fs::copy(&crafted, &honest).unwrap();
+    let check = json(&db, &["check", &honest_id]);
+    assert_eq!(check["held"], true, "{check}");
+    assert_eq!(check["holds"][0]["reason"], "hash", "{check}");
+    assert!(ok(&db, &["check", &honest_id]).contains("hash: the recording's SHA-256"));
+
+    // an elytra course's limits, set and printed
+    let limits = json(
+        &db,
+        &[
+            "limits",
+            "demo-course",
+            "--movement",
+            "elytra",
+            "--teleport-zone",
+            "0 60 0 5 70 5",
+        ],
+    );
+    assert_eq!(limits["movement"], "elytra");
+    assert_eq!(limits["teleport_zones"].as_array().unwrap().len(), 1);
+    assert_eq!(
+        json(&db, &["limits", "demo-course"])["horizontal_tick"],
+        4.0
+    );
 }

@@ -380,6 +380,38 @@ fn with_a_catalog_its_recordings_are_listed_and_its_best_run_is_the_ghost() {
         (last + 3.75).abs() < 1e-9,
         "75 ticks ahead at the end: {last}"
     );
+    // entity 1 at a block a tick (20 a second) is held by the run checks: not on the board,
+    // listed apart with why, and no ghost
+    ok(&[
+        "catalog",
+        "--db",
+        &db,
+        "add",
+        reel.to_str().unwrap(),
+        "--course",
+        "lava",
+        "--player",
+        "00000000-0000-4000-8000-00000000000f",
+        "--name",
+        "speedy",
+        "--entity",
+        "1",
+    ]);
+    let top = s.json("/api/catalog/top?course=lava");
+    assert_eq!(top["runs"].as_array().unwrap().len(), 1, "{top}");
+    assert_eq!(top["held"][0]["player_name"], "speedy", "{top}");
+    assert_eq!(
+        top["held"][0]["holds"][0]["reason"], "horizontal_speed",
+        "{top}"
+    );
+    let held = top["held"][0]["run_id"].as_i64().unwrap();
+    let (st, e) = s.get(&format!(
+        "/api/ghost?rec=course.reel&entity=2&run_id={held}"
+    ));
+    assert_eq!(st, 403, "{e}");
+    assert!(e["error"].as_str().unwrap().contains("held"), "{e}");
+    let v = s.json("/api/ghost?rec=course.reel&entity=1&course=lava");
+    assert_eq!(v["ghost"]["catalog"]["player_name"], "slowpoke");
     let (st, e) = s.get("/api/frames?rec=catalog:999");
     assert_eq!(st, 404, "{e}");
     let (st, e) = s.get("/api/frames?rec=catalog:x");

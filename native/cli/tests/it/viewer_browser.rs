@@ -135,6 +135,76 @@ fn the_viewer_plays_seeks_and_reverses_in_chromium() {
     eprintln!("the browser test took {:?}", started.elapsed());
 }
 
+/// The board of a course shows the runs the run checks held, apart, with their reasons (a run
+/// at 20 blocks a second, over the sprinting limit of 12), and races only the honest ones.
+#[test]
+fn the_viewer_shows_held_runs_with_their_reasons() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut csv = String::from("tick,entity,x,y,z,yaw,pitch,on_ground,teleport,checkpoint\n");
+    for t in 0..=80u32 {
+        csv.push_str(&format!("{t},1,{},64,0,-90,0,1,0,\n", f64::from(t)));
+        csv.push_str(&format!("{t},2,{},64,2,-90,0,1,0,\n", f64::from(t) * 0.25));
+    }
+    let path = dir.path().join("course.csv");
+    std::fs::write(&path, csv).unwrap();
+    let reel = dir.path().join("course.reel");
+    ok(&["import", path.to_str().unwrap(), reel.to_str().unwrap()]);
+    let db = format!("sqlite:{}", dir.path().join("catalog.db").display());
+    for (entity, player, name) in [
+        ("1", "00000000-0000-4000-8000-000000000001", "speedy"),
+        ("2", "00000000-0000-4000-8000-000000000002", "honest"),
+    ] {
+        ok(&[
+            "catalog",
+            "--db",
+            &db,
+            "add",
+            reel.to_str().unwrap(),
+            "--course",
+            "lava",
+            "--player",
+            player,
+            "--name",
+            name,
+            "--entity",
+            entity,
+        ]);
+    }
+    let s = Server::start(&[
+        dir.path().to_str().unwrap(),
+        "--listen",
+        "127.0.0.1:0",
+        "--catalog",
+        &db,
+    ]);
+    let mut b = browser();
+    b.open(&format!("{}/?rec=course.reel", s.base)).unwrap();
+    wait_for(
+        &mut b,
+        "!!window.tickreelViewer && window.tickreelViewer.ready",
+    );
+    let placed = b.eval("window.tickreelViewer.board('lava')");
+    assert_eq!(placed, 1);
+    let rows =
+        b.eval("[...document.querySelectorAll('#board tr')].map(r => [r.className, r.innerText])");
+    let rows = rows.as_array().unwrap();
+    assert_eq!(rows.len(), 2, "{rows:?}");
+    let text = |i: usize| rows[i][1].as_str().unwrap().to_string();
+    assert!(
+        text(0).contains("honest") && text(0).contains("race"),
+        "{rows:?}"
+    );
+    assert_eq!(rows[1][0], "held", "{rows:?}");
+    assert!(text(1).contains("speedy"), "{rows:?}");
+    assert!(
+        text(1).contains("horizontal_speed at tick") && text(1).contains("in one second"),
+        "{rows:?}"
+    );
+    let shots = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("viewer");
+    std::fs::create_dir_all(&shots).unwrap();
+    assert!(screenshot(&mut b, &shots.join("held.png")) > 5000);
+}
+
 #[test]
 fn the_viewer_opens_through_an_access_token() {
     // A server started as for remote viewing (`--public --token`), its viewer opened as an

@@ -424,6 +424,9 @@ pub fn server(a: ServerArgs, out: &mut Out) -> Result<()> {
             sim: SimConfig {
                 players: a.players,
                 seed: a.seed ^ u64::from(s),
+                // the players' runs are registered on a course: no teleport inside a run (the
+                // run checks hold one that lands outside the course's teleport zones)
+                teleport_chance: 0.0,
                 ..SimConfig::default()
             },
             ticks: a.ticks,

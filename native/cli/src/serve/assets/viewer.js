@@ -780,6 +780,15 @@
       tr.insertCell().appendChild(b);
     }
     if (!res.runs.length) t.insertRow().insertCell().textContent = 'no runs on this course';
+    // held runs: on no board and no ghost until a moderator clears them; shown with why
+    for (const h of res.held || []) {
+      const tr = t.insertRow();
+      tr.className = 'held';
+      tr.insertCell().textContent = 'held';
+      tr.insertCell().textContent = `${h.player_name} ${h.time}`;
+      tr.insertCell().textContent = h.holds.map((x) =>
+        x.reason + (x.tick == null ? '' : ' at tick ' + x.tick) + ': ' + x.detail).join('; ');
+    }
     return res.runs.length;
   }
 

@@ -371,6 +371,59 @@ public final class Catalog implements AutoCloseable {
     }
 
     /**
+     * Checks run {@code runId} again, as registration checked it: its recording's SHA-256 against the one taken
+     * then, and its speed, teleports, dropped ticks and checkpoint order against its course's limits. A failing
+     * run is held: it leaves every board and serves as no ghost until a moderator clears it. Completes with the
+     * run's state after the check; fails with {@link IllegalArgumentException} when there is no such run.
+     *
+     * @throws IllegalStateException if this catalog is closed (a failure of the query itself completes the future exceptionally with a {@link TickreelException})
+     */
+    public CompletableFuture<RunCheck> checkRun(long runId) {
+        return submit(NativeBridge.catalogCheckRun(handle.get(), runId), c -> runCheck(NativeBridge.catalogCallRows(c)));
+    }
+
+    /**
+     * Run {@code runId}'s check state as stored (held or not, why, who cleared it), without checking it again;
+     * fails with {@link IllegalArgumentException} when there is no such run.
+     *
+     * @throws IllegalStateException if this catalog is closed (a failure of the query itself completes the future exceptionally with a {@link TickreelException})
+     */
+    public CompletableFuture<RunCheck> runCheck(long runId) {
+        return submit(NativeBridge.catalogRunCheck(handle.get(), runId), c -> runCheck(NativeBridge.catalogCallRows(c)));
+    }
+
+    /**
+     * Clears held run {@code runId} as moderator {@code by} (1 to 64 characters, recorded in the catalog's audit log
+     * with the reasons it was held for): it goes on the boards and serves as a ghost. Fails with {@link
+     * IllegalArgumentException} when there is no such run or {@code by} is not a name, with {@link
+     * IllegalStateException} when the run is not held.
+     *
+     * @throws IllegalStateException if this catalog is closed (a failure of the query itself completes the future exceptionally with a {@link TickreelException})
+     */
+    public CompletableFuture<RunCheck> clearRun(long runId, String by) {
+        Objects.requireNonNull(by, "by");
+        return submit(NativeBridge.catalogClearRun(handle.get(), runId, by), c -> runCheck(NativeBridge.catalogCallRows(c)));
+    }
+
+    /**
+     * Sets the limits runs of {@code course} are checked against when registered from now on: the preset {@code
+     * movement} ({@code walking}, {@code sprinting}, the default of a course without limits, or {@code elytra}) with
+     * each speed above 0 in its place (blocks a tick and blocks in one second, horizontally, up and down), and the
+     * number of checkpoints a run reaches (0: only their order is checked).
+     *
+     * @throws IllegalArgumentException for another movement or a negative or non-finite speed
+     * @throws IllegalStateException if this catalog is closed (a failure of the query itself completes the future exceptionally with a {@link TickreelException})
+     */
+    public CompletableFuture<Void> setCourseLimits(String course, String movement, double horizontalTick,
+            double horizontalSecond, double upTick, double downTick, double upSecond, double downSecond,
+            int checkpoints) {
+        Objects.requireNonNull(course, "course");
+        Objects.requireNonNull(movement, "movement");
+        return submit(NativeBridge.catalogSetCourseLimits(handle.get(), course, movement, horizontalTick,
+            horizontalSecond, upTick, downTick, upSecond, downSecond, checkpoints), c -> done(c));
+    }
+
+    /**
      * Files an open shadow-play report on {@code reported} by {@code reporter}, with the finished
      * recording shadow play wrote for it ({@code recording}: a local path or an object URL read with
      * the {@code AWS_*} variables, once its upload succeeded; null for none), which is registered
@@ -577,10 +630,31 @@ public final class Catalog implements AutoCloseable {
             String location = string(b);
             Optional<UUID> world = optionalUuid(b);
             Optional<UUID> worldVersion = optionalUuid(b);
+            boolean held = b.get() != 0;
             out.add(new Placed(rank, new Run(id, recording, course, player, name, entity, start, end, ticks, rate, achieved,
-                valid, flags, server, location, world, worldVersion)));
+                valid, flags, server, location, world, worldVersion, held)));
         }
         return Collections.unmodifiableList(out);
+    }
+
+    /** Decodes a run's check state (native/bridge/api/catalog.rs, {@code rows::run_check}). */
+    static RunCheck runCheck(byte[] bytes) {
+        ByteBuffer b = ByteBuffer.wrap(bytes);
+        long id = b.getLong();
+        boolean held = b.get() != 0;
+        b.get(); // cleared: the name below is empty when not
+        long clearedMs = b.getLong();
+        Optional<String> by = optional(string(b));
+        int n = b.getInt();
+        List<RunCheck.Hold> holds = new ArrayList<>(n);
+        for (int i = 0; i < n; i++) {
+            b.get(); // the reason's code (C's); Java reads its name
+            boolean hasTick = b.get() != 0;
+            int tick = b.getInt();
+            String reason = string(b);
+            holds.add(new RunCheck.Hold(reason, hasTick ? OptionalInt.of(tick) : OptionalInt.empty(), string(b)));
+        }
+        return new RunCheck(id, held, Collections.unmodifiableList(holds), by, clearedMs);
     }
 
     private static Optional<SumOfBest> sumOfBest(byte[] bytes) {

@@ -52,6 +52,10 @@ final class NativeBridge {
     static native long catalogReports(long catalog, int which);
     static native long catalogSetReportOpen(long catalog, long reportId, boolean open);
     static native long catalogSetRunValid(long catalog, long runId, boolean valid);
+    static native long catalogCheckRun(long catalog, long runId);
+    static native long catalogRunCheck(long catalog, long runId);
+    static native long catalogClearRun(long catalog, long runId, String by);
+    static native long catalogSetCourseLimits(long catalog, String course, String movement, double horizontalTick, double horizontalSecond, double upTick, double downTick, double upSecond, double downSecond, int checkpoints);
     static native long catalogSetRetention(long catalog, String scope, int keepTop, boolean keepPersonalBests, int keepDays, boolean keepOpenReports);
     static native long catalogClearRetention(long catalog, String scope);
     static native long catalogRetention(long catalog);

@@ -24,10 +24,12 @@ import java.util.UUID;
  * @param location where its recording lives (a path or an {@code s3://} URL): {@link Catalog#openRecording(Run)} opens it
  * @param world the world (map) it was run on, if its recording named one
  * @param worldVersion the world's version it was run on, if its recording named one
+ * @param held a run check failed ({@link Catalog#checkRun(long)}): it is on no board and serves as no ghost until a
+ *     moderator clears it ({@link Catalog#clearRun(long, String)})
  */
 public record Run(long id, long recordingId, String course, UUID player, String playerName, int entity,
         int startTick, int endTick, int ticks, double tickRate, long achievedMs, boolean valid, long flags,
-        Optional<String> server, String location, Optional<UUID> world, Optional<UUID> worldVersion) {
+        Optional<String> server, String location, Optional<UUID> world, Optional<UUID> worldVersion, boolean held) {
     /** The map version it was run on; empty unless its recording named both the world and its version. */
     public Optional<MapVersion> mapVersion() {
         return world.flatMap(w -> worldVersion.map(v -> new MapVersion(w, v)));

@@ -91,6 +91,50 @@ class CatalogAdminTest {
     }
 
     @Test
+    void aRunTooFastForItsCourseIsHeldUntilAModeratorClearsIt(@TempDir Path dir) throws Exception {
+        try (Catalog c = Catalog.open("sqlite:" + dir.resolve("runs.db"))) {
+            GhostRange lap = GhostRange.checkpoints(0, 3);
+            // 100 blocks in 30 ticks: 3.33 blocks a tick, 67 a second
+            Run fast = get(c.register(record(dir, "fast", 30), COURSE, BOB, "Bob", 1, lap));
+            Run honest = get(c.register(record(dir, "honest", 300), COURSE, ALICE, "Alice", 1, lap));
+            assertTrue(fast.held());
+            assertFalse(honest.held());
+            assertEquals(List.of(honest.id()), get(c.top(COURSE, 10)).stream().map(p -> p.run().id()).toList());
+            assertTrue(get(c.personalBest(COURSE, BOB)).isEmpty(), "a held run is no one's best");
+            CompletionException noGhost = assertThrows(CompletionException.class,
+                () -> c.loadGhost(COURSE, BOB).join());
+            assertInstanceOf(IllegalArgumentException.class, noGhost.getCause());
+
+            RunCheck check = get(c.checkRun(fast.id()));
+            assertTrue(check.held());
+            assertEquals(1, check.holds().size());
+            assertEquals("horizontal_speed", check.holds().get(0).reason());
+            assertEquals(OptionalInt.of(1), check.holds().get(0).tick(), "the first tick it moved");
+            assertTrue(check.holds().get(0).detail().contains("3.33 blocks a tick"), check.holds().get(0).detail());
+            assertEquals(check, get(c.runCheck(fast.id())));
+            assertFalse(get(c.checkRun(honest.id())).held());
+
+            CompletionException noName = assertThrows(CompletionException.class, () -> c.clearRun(fast.id(), "").join());
+            assertInstanceOf(IllegalArgumentException.class, noName.getCause());
+            RunCheck cleared = get(c.clearRun(fast.id(), "mod-erin"));
+            assertFalse(cleared.held());
+            assertEquals(java.util.Optional.of("mod-erin"), cleared.clearedBy());
+            assertTrue(cleared.clearedMs() > 0);
+            assertEquals(fast.id(), get(c.top(COURSE, 1)).get(0).run().id(), "cleared, the fast run leads");
+            CompletionException notHeld = assertThrows(CompletionException.class,
+                () -> c.clearRun(fast.id(), "mod-erin").join());
+            assertInstanceOf(IllegalStateException.class, notHeld.getCause());
+            CompletionException none = assertThrows(CompletionException.class, () -> c.checkRun(9999).join());
+            assertInstanceOf(IllegalArgumentException.class, none.getCause());
+
+            // an elytra course: 3.33 blocks a tick is within its limits
+            assertThrows(IllegalArgumentException.class, () -> c.setCourseLimits("sky", "rocket", 0, 0, 0, 0, 0, 0, 0));
+            get(c.setCourseLimits("sky", "elytra", 0, 0, 0, 0, 0, 0, 0));
+            assertFalse(get(c.register(record(dir, "glide", 30), "sky", BOB, "Bob", 1, lap)).held());
+        }
+    }
+
+    @Test
     void aRunIsRegisteredStraightFromItsFinish(@TempDir Path dir) throws Exception {
         try (Catalog c = Catalog.open("sqlite:" + dir.resolve("runs.db"));
                 Engine engine = new Engine();
@@ -101,7 +145,7 @@ class CatalogAdminTest {
                 if (t == 0) {
                     b.addEntity(1, 0, 0, 64, 0, 0, 0);
                 } else {
-                    b.addPose(1, t, 64, 0, 0, 0);
+                    b.addPose(1, t * 0.25, 64, 0, 0, 0);
                 }
                 if (t == 0 || t == 90) {
                     b.checkpoint(1, t / 90);

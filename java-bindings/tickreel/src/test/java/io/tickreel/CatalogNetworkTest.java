@@ -71,7 +71,7 @@ class CatalogNetworkTest {
                 if (t == 0) {
                     b.addEntity(1, 0, 0, 64, 0, 0, 0);
                 } else {
-                    b.addPose(1, t, 64, 0, 0, 0);
+                    b.addPose(1, t * 0.25, 64, 0, 0, 0);
                 }
                 rec.submit(t, b);
             }
