@@ -205,11 +205,13 @@ fn check_world_size(
 
 /// Puts the terrain piece of `terrain` (compressed at [`crate::format::TERRAIN_ZSTD_LEVEL`], or
 /// a piece carried as it is) in front of a chunk's compressed payload and flags the frame with
-/// [`crate::format::FLAG_TERRAIN`] (FORMAT.md §6.1). Its data version stays the chunk's own.
+/// [`crate::format::FLAG_TERRAIN`], and [`crate::format::FLAG_TERRAIN_FULL`] when `full`
+/// (FORMAT.md §6.1). Its data version stays the chunk's own.
 fn with_terrain(
     header: FrameHeader,
     payload: Vec<u8>,
     terrain: OpenTerrain,
+    full: bool,
 ) -> Result<(FrameHeader, Vec<u8>)> {
     let limits = Limits::default();
     let mut out = match terrain {
@@ -226,8 +228,13 @@ fn with_terrain(
             limits.max_chunk_bytes
         )));
     }
+    let full = if full {
+        crate::format::FLAG_TERRAIN_FULL
+    } else {
+        0
+    };
     let header = FrameHeader::for_payload(
-        header.flags | crate::format::FLAG_TERRAIN,
+        header.flags | crate::format::FLAG_TERRAIN | full,
         header.data_version,
         header.start_tick,
         header.tick_count,
@@ -281,9 +288,9 @@ pub(crate) struct AdoptedChunk {
     /// a keyframe section: a chunk with a delta section is never written as it is; empty
     /// without one): the running world from then on.
     pub start_world: Option<crate::format::WorldState>,
-    /// The section positions of its terrain piece, if it has one (decoded by the source's
-    /// reader): they count as offered.
-    pub terrain_positions: Vec<(i32, i32, i32)>,
+    /// Its terrain piece's terrain, if it has one (decoded by the source's reader): it counts
+    /// as offered.
+    pub terrain: Option<Terrain>,
 }
 
 /// The chunking state machine.
@@ -310,11 +317,25 @@ pub struct Chunker {
     /// Terrain offered (or carried) for the next chunk (offers before it merged, later sections
     /// replacing earlier ones at the same position).
     pending_terrain: Option<OpenTerrain>,
-    /// The terrain the open chunk carries, put in front of its payload when it is cut.
-    open_terrain: Option<OpenTerrain>,
+    /// The terrain the open chunk carries, put in front of its payload when it is cut, and
+    /// whether its piece is full ([`crate::format::FLAG_TERRAIN_FULL`]).
+    open_terrain: Option<(OpenTerrain, bool)>,
     /// Every section position offered so far: the terrain in effect at the end holds one section
     /// per position, which a reader bounds by `Limits::max_terrain_sections`.
     terrain_positions: rustc_hash::FxHashSet<(i32, i32, i32)>,
+    /// The terrain in effect from the next chunk begun: every section offered or carried so far
+    /// (pending included), a later one replacing an earlier one at the same position; what a full
+    /// terrain piece holds. Its sections are shared with the offers'.
+    terrain: Terrain,
+    /// Chunks begun so far (adopted ones included): the next chunk's ordinal.
+    chunks_begun: u64,
+    /// The ordinal of the last chunk begun with a full terrain piece (`None`: none yet, or none
+    /// since a resume, whose earlier chunks are not counted): a terrain piece is made full when
+    /// this is [`MAX_CHUNKS_PER_SNAPSHOT`] chunks back or more.
+    full_terrain_at: Option<u64>,
+    /// Whether terrain pieces are ever made full (always, but in tests that forge files written
+    /// before full pieces: [`Chunker::forge_no_full_terrain`]).
+    full_terrain_pieces: bool,
     open: bool,
     last_tick: Option<u32>,
     /// Totals over all chunks finished so far.
@@ -358,6 +379,10 @@ impl Chunker {
             pending_terrain: None,
             open_terrain: None,
             terrain_positions: Default::default(),
+            terrain: Terrain::default(),
+            chunks_begun: 0,
+            full_terrain_at: None,
+            full_terrain_pieces: true,
             open: false,
             last_tick: None,
             events: 0,
@@ -405,9 +430,50 @@ impl Chunker {
     /// Continues after `terrain`, the terrain in effect after the ticks already written (resume):
     /// its positions count as offered, so that the terrain the recording ends with stays within
     /// `Limits::max_terrain_sections` however often the game restarts and offers it again.
+    /// The next terrain piece is full (the chunks written before are not counted here).
     pub(crate) fn continue_terrain(&mut self, terrain: &Terrain) {
         self.terrain_positions
             .extend(terrain.sections().map(|s| (s.cx, s.cy, s.cz)));
+        self.terrain = terrain.clone();
+        self.full_terrain_at = None;
+    }
+
+    /// Writes no full terrain piece ([`crate::format::FLAG_TERRAIN_FULL`]), as writers did
+    /// before them: for forging such files. Feature `wire`, tests only.
+    #[cfg(feature = "wire")]
+    pub fn forge_no_full_terrain(&mut self) {
+        self.full_terrain_pieces = false;
+    }
+
+    /// Whether a terrain piece in the next chunk begun must be full: no full piece since the
+    /// start (or the resume), or the last one [`MAX_CHUNKS_PER_SNAPSHOT`] chunks back or more.
+    /// Compaction re-encodes a chunk with terrain it would otherwise copy as it is then.
+    pub(crate) fn full_terrain_due(&self) -> bool {
+        self.full_terrain_pieces
+            && self
+                .full_terrain_at
+                .is_none_or(|f| self.chunks_begun - f >= MAX_CHUNKS_PER_SNAPSHOT as u64)
+    }
+
+    /// The terrain of the chunk being begun, from `pending` (offered or carried for it): full
+    /// when it holds every section in effect (the first piece of a recording: kept as it is,
+    /// flagged), or made full when one is due ([`Chunker::full_terrain_due`]: the whole terrain,
+    /// encoded when the chunk is cut); else as it is.
+    fn begin_terrain(&mut self, pending: OpenTerrain) -> (OpenTerrain, bool) {
+        let holds_all = match &pending {
+            OpenTerrain::Offered(t) | OpenTerrain::Carried { terrain: t, .. } => {
+                t.len() == self.terrain.len()
+            }
+        };
+        let full = self.full_terrain_pieces && (holds_all || self.full_terrain_due());
+        if full {
+            self.full_terrain_at = Some(self.chunks_begun);
+        }
+        if full && !holds_all {
+            (OpenTerrain::Offered(self.terrain.clone()), true)
+        } else {
+            (pending, full)
+        }
     }
 
     /// Continues after `n` chunks since (and including) the last snapshot chunk (resume).
@@ -505,6 +571,7 @@ impl Chunker {
             .clone()
             .map(OpenTerrain::into_terrain)
             .unwrap_or_default();
+        let terrain_copy = terrain.clone();
         let r = merged
             .merge(terrain, limits.max_terrain_sections())
             .and_then(|()| crate::format::terrain::check_offer_size(&merged, &limits));
@@ -513,6 +580,9 @@ impl Chunker {
             return Err(e);
         }
         self.terrain_positions.extend(new);
+        self.terrain
+            .merge(terrain_copy, usize::MAX)
+            .expect("no section limit");
         self.pending_terrain = Some(OpenTerrain::Offered(merged));
         Ok(())
     }
@@ -542,6 +612,9 @@ impl Chunker {
             )));
         }
         self.terrain_positions.extend(new);
+        self.terrain
+            .merge(terrain.clone(), usize::MAX)
+            .expect("no section limit");
         self.pending_terrain = Some(OpenTerrain::Carried { piece, terrain });
         Ok(())
     }
@@ -669,7 +742,8 @@ impl Chunker {
             };
             self.chunks_since_snapshot = self.chunks_since_snapshot.saturating_add(1);
             self.enc.begin(tick, snapshot);
-            self.open_terrain = self.pending_terrain.take();
+            self.open_terrain = self.pending_terrain.take().map(|t| self.begin_terrain(t));
+            self.chunks_begun += 1;
             self.open = true;
         }
         self.enc.push_tick(tick, events)?;
@@ -694,9 +768,22 @@ impl Chunker {
         }
         let out = self.finish_chunk()?;
         // Its terrain comes with its frame: what was offered for the next chunk is offered
-        // after it, so the next chunk carries it.
-        self.terrain_positions
-            .extend(chunk.terrain_positions.iter().copied());
+        // after it, so the next chunk carries it (and counts it).
+        if let Some(t) = &chunk.terrain {
+            if h.flags & crate::format::FLAG_TERRAIN_FULL != 0 {
+                self.full_terrain_at = Some(self.chunks_begun);
+            } else if self.full_terrain_due() {
+                return Err(crate::Error::InvalidState(format!(
+                    "a chunk starting at tick {} copied with a terrain piece that is not full \
+                     where a full one is due",
+                    h.start_tick
+                )));
+            }
+            self.terrain_positions
+                .extend(t.sections().map(|s| (s.cx, s.cy, s.cz)));
+            self.terrain.merge(t.clone(), usize::MAX).expect("no section limit");
+        }
+        self.chunks_begun += 1;
         self.enc.set_table(&chunk.end_table);
         match &chunk.start_world {
             // its keyframe world section: the next deltas stand on it
@@ -751,7 +838,7 @@ impl Chunker {
             r?
         };
         let (header, payload) = match self.open_terrain.take() {
-            Some(t) => with_terrain(header, payload, t)?,
+            Some((t, full)) => with_terrain(header, payload, t, full)?,
             None => (header, payload),
         };
         self.events += self.enc.event_count();

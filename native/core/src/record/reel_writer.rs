@@ -225,6 +225,19 @@ impl ReelWriter {
         self.chunker.carry_terrain_piece(piece, terrain)
     }
 
+    /// Whether a terrain piece in the next chunk begun must be full
+    /// ([`Chunker::full_terrain_due`]).
+    pub(crate) fn full_terrain_due(&self) -> bool {
+        self.chunker.full_terrain_due()
+    }
+
+    /// Writes no full terrain piece, as writers did before them ([`Chunker::forge_no_full_terrain`]):
+    /// for forging such files. Feature `wire`, tests only.
+    #[cfg(feature = "wire")]
+    pub fn forge_no_full_terrain(&mut self) {
+        self.chunker.forge_no_full_terrain();
+    }
+
     /// The world before the next tick, carried over by compaction ([`Chunker::carry_world`]).
     pub(crate) fn carry_world(&mut self, world: &crate::format::WorldState) {
         self.chunker.carry_world(world);
