@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use rustc_hash::FxHashSet;
 
-use super::{Passes, ReportJob, write_report_by};
+use super::{Passes, ReportJob, write_report, write_report_by};
 use crate::error::Result;
 use crate::format::event::Event;
 use crate::format::metadata::Metadata;
@@ -448,6 +448,7 @@ fn the_fast_passes_make_the_file_the_plain_walk_makes() {
             user: HashMap::new(),
             server: None,
             terrain: terrain.clone(),
+            terrain_piece: None,
             blocks: blocks.clone(),
             origin: Some(0),
             player,
@@ -519,4 +520,68 @@ fn the_fast_passes_make_the_file_the_plain_walk_makes() {
         "{terrain_kept:?}"
     );
     assert_eq!(terrain_kept[5], terrain.len(), "{terrain_kept:?}");
+}
+
+/// A report that keeps all of the stream's terrain carries the stored piece that holds it as it
+/// is (its bytes, here compressed at level 3, not the writer's 19): the terrain is not compressed
+/// again. One that keeps part of it (a radius) encodes what it keeps; one whose stream has no
+/// piece holding all of it, likewise.
+#[test]
+fn a_report_keeping_all_the_terrain_carries_its_stored_piece() {
+    use crate::format::FLAG_TERRAIN;
+    let dir = tempfile::tempdir().unwrap();
+    let (header, blocks) = blocks(dir.path());
+    let terrain = terrain();
+    let content = crate::format::terrain::encode_piece(&terrain, 3, &Default::default()).unwrap();
+    let stored = Arc::new(content.clone());
+    let piece_of_report = |path: &Path| {
+        let r = Reader::open_path(path).unwrap();
+        let i = (0..r.index().len())
+            .find(|&i| r.index()[i].flags & FLAG_TERRAIN != 0)
+            .unwrap();
+        let (_, c) = r.read_compressed(i).unwrap();
+        (
+            crate::format::terrain::piece_of(&c).unwrap().to_vec(),
+            r.terrain_at(r.last_tick().unwrap()).unwrap(),
+        )
+    };
+    let job = |name: &str, radius: Option<f64>, piece: Option<Arc<Vec<u8>>>| ReportJob {
+        storage: Arc::new(LocalStorage),
+        header: header.clone(),
+        entities: HashMap::new(),
+        event_types: Vec::new(),
+        palette: Default::default(),
+        user: HashMap::new(),
+        server: None,
+        terrain: terrain.clone(),
+        terrain_piece: piece,
+        blocks: blocks.clone(),
+        origin: Some(0),
+        player: 1,
+        first: 0,
+        last: TICKS - 1,
+        report_tick: TICKS / 2,
+        left_tick: None,
+        created_ms: 0,
+        path: dir.path().join(name),
+        options: ReportOptions {
+            radius,
+            ..ReportOptions::default()
+        },
+    };
+    let stored_content = crate::format::terrain::piece_of(&content).unwrap().to_vec();
+    let all = write_report(job("all.reel", None, Some(stored.clone()))).unwrap();
+    let (piece, t) = piece_of_report(&all);
+    assert_eq!(piece, stored_content, "the stored piece, as it is");
+    assert_eq!(t, terrain);
+    // without a stored piece that holds it all: encoded (at the writer's level, other bytes)
+    let encoded = write_report(job("encoded.reel", None, None)).unwrap();
+    let (piece, t) = piece_of_report(&encoded);
+    assert_ne!(piece, stored_content);
+    assert_eq!(t, terrain);
+    // a radius keeps part of it: what it keeps, encoded
+    let part = write_report(job("part.reel", Some(24.0), Some(stored))).unwrap();
+    let (piece, t) = piece_of_report(&part);
+    assert_ne!(piece, stored_content);
+    assert!(t.len() < terrain.len() && !t.is_empty(), "{}", t.len());
 }
