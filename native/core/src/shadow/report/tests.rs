@@ -585,3 +585,83 @@ fn a_report_keeping_all_the_terrain_carries_its_stored_piece() {
     assert_ne!(piece, stored_content);
     assert!(t.len() < terrain.len() && !t.is_empty(), "{}", t.len());
 }
+
+/// The time of a report keeping all of a ground-like terrain (5×5 columns of 24 sections, a few
+/// states in layers with noise) with its stored piece and without (compressed again: what
+/// reports did before), printed (`--nocapture`); both files hold the same terrain.
+#[test]
+fn a_report_of_a_whole_terrain_with_and_without_its_stored_piece() {
+    let dir = tempfile::tempdir().unwrap();
+    let (header, blocks) = blocks(dir.path());
+    let mut noise = 0x9E37_79B9_7F4A_7C15u64;
+    let mut sections = Vec::new();
+    for cx in -2..=2 {
+        for cz in -2..=2 {
+            for cy in -4..20 {
+                let states: Vec<u32> = (0..crate::format::SECTION_BLOCKS)
+                    .map(|i| {
+                        noise ^= noise << 13;
+                        noise ^= noise >> 7;
+                        noise ^= noise << 17;
+                        let y = cy * 16 + (i / 256) as i32;
+                        match y {
+                            ..0 => 1 + (noise % 3) as u32,
+                            0..60 => 4 + u32::from(noise % 16 == 0),
+                            60..64 => 6 + (noise % 2) as u32,
+                            _ => 0,
+                        }
+                    })
+                    .collect();
+                sections.push(Section::from_states(cx, cy, cz, &states).unwrap());
+            }
+        }
+    }
+    let terrain = Arc::new(crate::format::Terrain::from_sections(sections));
+    let stored = crate::format::terrain::encode_piece(
+        &terrain,
+        crate::format::TERRAIN_ZSTD_LEVEL,
+        &Default::default(),
+    )
+    .unwrap();
+    let job = |name: &str, piece: Option<Arc<Vec<u8>>>| ReportJob {
+        storage: Arc::new(LocalStorage),
+        header: header.clone(),
+        entities: HashMap::new(),
+        event_types: Vec::new(),
+        palette: Default::default(),
+        user: HashMap::new(),
+        server: None,
+        terrain: terrain.clone(),
+        terrain_piece: piece,
+        blocks: blocks.clone(),
+        origin: Some(0),
+        player: 1,
+        first: 0,
+        last: TICKS - 1,
+        report_tick: TICKS / 2,
+        left_tick: None,
+        created_ms: 0,
+        path: dir.path().join(name),
+        options: ReportOptions {
+            radius: None,
+            ..ReportOptions::default()
+        },
+    };
+    let t = std::time::Instant::now();
+    let carried = write_report(job("carried.reel", Some(Arc::new(stored.clone())))).unwrap();
+    let with_piece = t.elapsed();
+    let t = std::time::Instant::now();
+    let encoded = write_report(job("encoded.reel", None)).unwrap();
+    let without = t.elapsed();
+    eprintln!(
+        "a report keeping a terrain of {} sections ({} bytes stored): {with_piece:?} with its \
+         stored piece, {without:?} compressing it again",
+        terrain.len(),
+        stored.len()
+    );
+    let a = Reader::open_path(&carried).unwrap();
+    let b = Reader::open_path(&encoded).unwrap();
+    let last = a.last_tick().unwrap();
+    assert_eq!(a.terrain_at(last).unwrap(), b.terrain_at(last).unwrap());
+    assert_eq!(*a.terrain_at(last).unwrap(), *terrain);
+}
