@@ -333,6 +333,8 @@ pub struct Chunker {
     /// since a resume, whose earlier chunks are not counted): a terrain piece is made full when
     /// this is [`MAX_CHUNKS_PER_SNAPSHOT`] chunks back or more.
     full_terrain_at: Option<u64>,
+    /// The first chunk takes no snapshot unless one is offered ([`Chunker::start_mid_world`]).
+    mid_world_start: bool,
     /// Whether terrain pieces are ever made full (always, but in tests that forge files written
     /// before full pieces: [`Chunker::forge_no_full_terrain`]).
     full_terrain_pieces: bool,
@@ -383,6 +385,7 @@ impl Chunker {
             chunks_begun: 0,
             full_terrain_at: None,
             full_terrain_pieces: true,
+            mid_world_start: false,
             open: false,
             last_tick: None,
             events: 0,
@@ -474,6 +477,13 @@ impl Chunker {
         } else {
             (pending, full)
         }
+    }
+
+    /// The recording starts in the middle of a world (`starts_mid_world`): the first chunk
+    /// takes no snapshot of its own unless one is offered for it (an empty one would claim an
+    /// empty world there). Call before the first tick.
+    pub(crate) fn start_mid_world(&mut self) {
+        self.mid_world_start = true;
     }
 
     /// Continues after `n` chunks since (and including) the last snapshot chunk (resume).
@@ -714,6 +724,10 @@ impl Chunker {
                 .map_err(|e| annotate(e, tick))?;
         }
         check_world_size(self.enc.world(), events, &limits).map_err(|e| annotate(e, tick))?;
+        if self.mid_world_start && self.last_snapshot.is_none() && self.last_tick.is_none() {
+            // the snapshot interval counts from the first tick, which has none of its own
+            self.last_snapshot = Some(tick);
+        }
         let snapshot_due = self.snapshot_due(tick);
         let mut out = None;
         if self.open {

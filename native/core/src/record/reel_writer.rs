@@ -156,8 +156,14 @@ impl ReelWriter {
     /// Marks the recording as starting in the middle of a world without a snapshot at its first
     /// tick (a cut of a longer stream): rebuilds before its first snapshot are then
     /// [cut short](crate::play::Rebuild::cut_short) instead of starting from an empty world.
+    /// Called before the first tick, the first chunk then takes no snapshot unless one is offered
+    /// for it (an empty one would say the world there is empty, known: readers would rebuild
+    /// worlds from it as complete).
     pub fn set_starts_mid_world(&mut self) {
         self.metadata.library.starts_mid_world = true;
+        if self.first_tick.is_none() {
+            self.chunker.start_mid_world();
+        }
     }
 
     /// Names the game server that recorded it (FORMAT.md section 4, `server`; 1 to 64 bytes
