@@ -318,9 +318,11 @@ async fn markers_of(
 ) -> ApiResult<Response> {
     let q = query(q)?;
     let a = app.clone();
-    decoding(&app, Kind::Decode, move || a.markers.of(&a.lib.open(&q.rec)?))
-        .await
-        .map(json_bytes)
+    decoding(&app, Kind::Decode, move || {
+        a.markers.of(&a.lib.open(&q.rec)?)
+    })
+    .await
+    .map(json_bytes)
 }
 
 /// The edited blocks as of `tick` ([`blocks::at`]), or without it every block change of the
@@ -411,9 +413,11 @@ async fn seek_of(
 ) -> ApiResult<Json<Value>> {
     let q = query(q)?;
     let a = app.clone();
-    decoding(&app, Kind::Decode, move || frames::seek(&a.lib.open(&q.rec)?, &q))
-        .await
-        .map(Json)
+    decoding(&app, Kind::Decode, move || {
+        frames::seek(&a.lib.open(&q.rec)?, &q)
+    })
+    .await
+    .map(Json)
 }
 
 async fn live_of(

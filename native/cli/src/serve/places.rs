@@ -177,10 +177,7 @@ impl Hold {
         g.1 += 1;
         self.changed.notify_all();
         while g.0 {
-            g = self
-                .changed
-                .wait(g)
-                .unwrap_or_else(|p| p.into_inner());
+            g = self.changed.wait(g).unwrap_or_else(|p| p.into_inner());
         }
         g.1 -= 1;
         self.changed.notify_all();
@@ -200,11 +197,7 @@ impl Places {
     pub fn wait_until_held(&self, n: usize) {
         let mut g = self.hold.lock();
         while g.1 < n {
-            g = self
-                .hold
-                .changed
-                .wait(g)
-                .unwrap_or_else(|p| p.into_inner());
+            g = self.hold.changed.wait(g).unwrap_or_else(|p| p.into_inner());
         }
     }
 }

@@ -15,7 +15,9 @@ use tower::ServiceExt;
 
 use tickreel_cli::serve::http::{App, router};
 use tickreel_cli::serve::library::{Library, Root};
-use tickreel_cli::serve::places::{DECODES_AT_ONCE, Places, RETRY_AFTER_SECS, TERRAIN_AT_ONCE, Waits};
+use tickreel_cli::serve::places::{
+    DECODES_AT_ONCE, Places, RETRY_AFTER_SECS, TERRAIN_AT_ONCE, Waits,
+};
 
 /// Longer than any answer here takes: a test that waits this long has failed (hung).
 const HANG: Duration = Duration::from_secs(120);
@@ -74,7 +76,11 @@ fn terrains(n: usize) -> Vec<String> {
 
 type Pending = tokio::task::JoinHandle<(StatusCode, Option<String>, String)>;
 
-fn spawn_all(rt: &tokio::runtime::Runtime, routes: &axum::Router, uris: Vec<String>) -> Vec<Pending> {
+fn spawn_all(
+    rt: &tokio::runtime::Runtime,
+    routes: &axum::Router,
+    uris: Vec<String>,
+) -> Vec<Pending> {
     uris.into_iter()
         .map(|u| rt.spawn(get(routes.clone(), u)))
         .collect()
@@ -84,7 +90,11 @@ fn spawn_all(rt: &tokio::runtime::Runtime, routes: &axum::Router, uris: Vec<Stri
 fn wait_until_waiting(app: &App, n: usize) {
     let t = std::time::Instant::now();
     while app.places.waiting() < n {
-        assert!(t.elapsed() < HANG, "{} requests wait, not {n}", app.places.waiting());
+        assert!(
+            t.elapsed() < HANG,
+            "{} requests wait, not {n}",
+            app.places.waiting()
+        );
         std::thread::sleep(Duration::from_millis(1));
     }
 }
@@ -93,7 +103,10 @@ fn answered(rt: &tokio::runtime::Runtime, pending: Vec<Pending>) -> Vec<(StatusC
     rt.block_on(async {
         let mut out = Vec::new();
         for p in pending {
-            let (st, _, body) = tokio::time::timeout(HANG, p).await.expect("answered").unwrap();
+            let (st, _, body) = tokio::time::timeout(HANG, p)
+                .await
+                .expect("answered")
+                .unwrap();
             out.push((st, body));
         }
         out
@@ -107,13 +120,20 @@ fn answered(rt: &tokio::runtime::Runtime, pending: Vec<Pending>) -> Vec<(StatusC
 fn routes_that_decode_nothing_answer_while_every_place_is_held() {
     let dir = tempfile::tempdir().unwrap();
     let long = Duration::from_secs(3600);
-    let app = app(&dir, Waits { decode: long, terrain: long });
+    let app = app(
+        &dir,
+        Waits {
+            decode: long,
+            terrain: long,
+        },
+    );
     let routes = router(app.clone());
     let rt = tickreel_cli::serve::runtime().unwrap();
     app.places.hold(true);
     let mut held = spawn_all(&rt, &routes, decodes(DECODES_AT_ONCE));
     held.extend(spawn_all(&rt, &routes, terrains(TERRAIN_AT_ONCE)));
-    app.places.wait_until_held(DECODES_AT_ONCE + TERRAIN_AT_ONCE);
+    app.places
+        .wait_until_held(DECODES_AT_ONCE + TERRAIN_AT_ONCE);
     let queued_n = tickreel_cli::serve::places::BLOCKING_THREADS + 4;
     let mut queued = spawn_all(&rt, &routes, decodes(queued_n - 4));
     queued.extend(spawn_all(&rt, &routes, terrains(4)));
@@ -161,20 +181,31 @@ fn routes_that_decode_nothing_answer_while_every_place_is_held() {
 fn a_request_without_a_place_in_its_bound_is_answered_503() {
     let dir = tempfile::tempdir().unwrap();
     let short = Duration::from_millis(50);
-    let app = app(&dir, Waits { decode: short, terrain: short });
+    let app = app(
+        &dir,
+        Waits {
+            decode: short,
+            terrain: short,
+        },
+    );
     let routes = router(app.clone());
     let rt = tickreel_cli::serve::runtime().unwrap();
     app.places.hold(true);
     let mut held = spawn_all(&rt, &routes, decodes(DECODES_AT_ONCE));
     held.extend(spawn_all(&rt, &routes, terrains(TERRAIN_AT_ONCE)));
-    app.places.wait_until_held(DECODES_AT_ONCE + TERRAIN_AT_ONCE);
+    app.places
+        .wait_until_held(DECODES_AT_ONCE + TERRAIN_AT_ONCE);
 
     let mut turned_away = decodes(5);
     turned_away.extend(terrains(1));
     for uri in turned_away {
         let (st, retry, body) = rt.block_on(get(routes.clone(), uri.clone()));
         assert_eq!(st, StatusCode::SERVICE_UNAVAILABLE, "{uri}: {body}");
-        assert_eq!(retry.as_deref(), Some(&*RETRY_AFTER_SECS.to_string()), "{uri}");
+        assert_eq!(
+            retry.as_deref(),
+            Some(&*RETRY_AFTER_SECS.to_string()),
+            "{uri}"
+        );
         let v: serde_json::Value = serde_json::from_str(&body).unwrap();
         assert_eq!(v["status"], 503, "{uri}: {v}");
         let e = v["error"].as_str().unwrap();
@@ -191,6 +222,11 @@ fn a_request_without_a_place_in_its_bound_is_answered_503() {
     }
     for uri in decodes(5).into_iter().chain(terrains(1)) {
         let (st, _, body) = rt.block_on(get(routes.clone(), uri.clone()));
-        assert_eq!(st, StatusCode::OK, "{uri}: {}", &body[..body.len().min(200)]);
+        assert_eq!(
+            st,
+            StatusCode::OK,
+            "{uri}: {}",
+            &body[..body.len().min(200)]
+        );
     }
 }

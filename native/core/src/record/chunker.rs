@@ -795,7 +795,9 @@ impl Chunker {
             }
             self.terrain_positions
                 .extend(t.sections().map(|s| (s.cx, s.cy, s.cz)));
-            self.terrain.merge(t.clone(), usize::MAX).expect("no section limit");
+            self.terrain
+                .merge(t.clone(), usize::MAX)
+                .expect("no section limit");
         }
         self.chunks_begun += 1;
         self.enc.set_table(&chunk.end_table);

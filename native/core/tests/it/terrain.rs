@@ -1069,7 +1069,11 @@ fn a_file_without_full_terrain_pieces_reads_every_piece_and_compacts_to_full_one
         .collect();
     assert!(full.len() >= 2 && full[0] == 0, "{full:?}");
     for t in (0..600).step_by(7).chain([599]) {
-        assert_eq!(back.terrain_at(t).unwrap(), r.terrain_at(t).unwrap(), "tick {t}");
+        assert_eq!(
+            back.terrain_at(t).unwrap(),
+            r.terrain_at(t).unwrap(),
+            "tick {t}"
+        );
     }
 }
 
@@ -1085,7 +1089,10 @@ fn merging_more_terrain_pieces_than_the_bound_is_refused_naming_it() {
     let e = r.terrain_at(r.last_tick().unwrap()).unwrap_err();
     assert!(matches!(e, Error::LimitExceeded(_)), "{e}");
     let m = e.to_string();
-    assert!(m.contains(&format!("limit {MAX_TERRAIN_PIECES_MERGED}")), "{m}");
+    assert!(
+        m.contains(&format!("limit {MAX_TERRAIN_PIECES_MERGED}")),
+        "{m}"
+    );
     assert!(m.contains("chunk 8192"), "{m}");
     let e = r.terrain_area_at(r.last_tick().unwrap(), 10).unwrap_err();
     assert!(matches!(e, Error::LimitExceeded(_)), "{e}");

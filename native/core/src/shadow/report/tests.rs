@@ -606,7 +606,7 @@ fn a_report_of_a_whole_terrain_with_and_without_its_stored_piece() {
                         let y = cy * 16 + (i / 256) as i32;
                         match y {
                             ..0 => 1 + (noise % 3) as u32,
-                            0..60 => 4 + u32::from(noise % 16 == 0),
+                            0..60 => 4 + u32::from(noise.is_multiple_of(16)),
                             60..64 => 6 + (noise % 2) as u32,
                             _ => 0,
                         }
