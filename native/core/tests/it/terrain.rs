@@ -988,6 +988,24 @@ fn chunks_read(r: &Reader, offsets: &[u64]) -> Vec<usize> {
 fn terrain_at_the_end_of_many_pieces_reads_at_most_256_chunks_back() {
     use tickreel::format::{FLAG_TERRAIN_FULL, MAX_CHUNKS_PER_SNAPSHOT};
     let (bytes, expected) = many_pieces(400, false);
+    let (old_bytes, _) = many_pieces(400, true);
+    {
+        // what full pieces cost and save (printed with --nocapture)
+        let (old, _) = counted(old_bytes.clone());
+        let t = std::time::Instant::now();
+        old.terrain_at(old.last_tick().unwrap()).unwrap();
+        let old_time = t.elapsed();
+        let (new, _) = counted(bytes.clone());
+        let t = std::time::Instant::now();
+        new.terrain_at(new.last_tick().unwrap()).unwrap();
+        eprintln!(
+            "400 terrain pieces in 800 chunks: {} bytes with full pieces, {} without; the terrain \
+             at the end in {:?} with, {old_time:?} without",
+            bytes.len(),
+            old_bytes.len(),
+            t.elapsed()
+        );
+    }
     let (r, src) = counted(bytes);
     r.verify().unwrap();
     src.reset();
