@@ -46,6 +46,8 @@ pub struct ServeOptions {
     pub audit_file: Option<std::path::PathBuf>,
     /// Whether the bind address is loopback (then only loopback `Host` names are answered).
     pub loopback: bool,
+    /// How long a decoding request waits for a place before it is answered 503.
+    pub waits: places::Waits,
 }
 
 /// Binds `addr` and serves until the process ends; `ready` is called with the bound address
@@ -71,7 +73,7 @@ pub fn run(
         tokens: options.tokens,
         audit: audit::AuditLog::new(options.audit_file),
         loopback_only: options.loopback,
-        places: places::Places::default(),
+        places: places::Places::new(options.waits),
     });
     rt.block_on(async move {
         let listener = tokio::net::TcpListener::from_std(listener)?;

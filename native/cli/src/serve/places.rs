@@ -28,9 +28,10 @@ pub const BLOCKING_THREADS: usize = 16;
 // Every decode on a thread of the pool leaves threads for the requests that decode nothing.
 const _: () = assert!(DECODES_AT_ONCE + TERRAIN_AT_ONCE < BLOCKING_THREADS);
 /// The longest a decoding request (`/api/frames`, `/api/seek`, `/api/markers`, `/api/blocks`,
-/// `/api/ghost`) waits for a place before it is answered 503.
+/// `/api/ghost`) waits for a place before it is answered 503, unless `serve --max-wait` says.
 pub const DECODE_WAIT: Duration = Duration::from_secs(10);
-/// The longest an `/api/terrain` request waits for a place before it is answered 503.
+/// The longest an `/api/terrain` request waits for a place before it is answered 503 (three
+/// times `serve --max-wait` when given).
 pub const TERRAIN_WAIT: Duration = Duration::from_secs(30);
 /// The `Retry-After` of a 503 answered to a request that found no place, in seconds.
 pub const RETRY_AFTER_SECS: u64 = 2;
