@@ -647,6 +647,15 @@ fn a_report_of_a_whole_terrain_with_and_without_its_stored_piece() {
             ..ReportOptions::default()
         },
     };
+    for level in [3, 9, 19] {
+        let t = std::time::Instant::now();
+        let p = crate::format::terrain::encode_piece(&terrain, level, &Default::default()).unwrap();
+        eprintln!(
+            "encoded at level {level}: {} bytes in {:?}",
+            p.len(),
+            t.elapsed()
+        );
+    }
     let t = std::time::Instant::now();
     let carried = write_report(job("carried.reel", Some(Arc::new(stored.clone())))).unwrap();
     let with_piece = t.elapsed();
