@@ -194,11 +194,15 @@ impl Places {
         self.hold.changed.notify_all();
     }
 
-    /// Test hook: blocks until `n` requests are held ([`Places::hold`]).
-    pub fn wait_until_held(&self, n: usize) {
-        let mut g = self.hold.lock();
-        while g.1 < n {
-            g = self.hold.changed.wait(g).unwrap_or_else(|p| p.into_inner());
-        }
+    /// Test hook: blocks until `n` requests are held ([`Places::hold`]), at most `timeout`;
+    /// whether they are.
+    pub fn wait_until_held(&self, n: usize, timeout: Duration) -> bool {
+        let g = self.hold.lock();
+        let (g, _) = self
+            .hold
+            .changed
+            .wait_timeout_while(g, timeout, |g| g.1 < n)
+            .unwrap_or_else(|p| p.into_inner());
+        g.1 >= n
     }
 }

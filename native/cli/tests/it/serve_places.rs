@@ -74,6 +74,16 @@ fn terrains(n: usize) -> Vec<String> {
         .collect()
 }
 
+/// Lets the held requests go when dropped (also when the test fails: the runtime's end waits
+/// for its blocking threads).
+struct Release(Arc<App>);
+
+impl Drop for Release {
+    fn drop(&mut self) {
+        self.0.places.hold(false);
+    }
+}
+
 type Pending = tokio::task::JoinHandle<(StatusCode, Option<String>, String)>;
 
 fn spawn_all(
@@ -129,11 +139,14 @@ fn routes_that_decode_nothing_answer_while_every_place_is_held() {
     );
     let routes = router(app.clone());
     let rt = tickreel_cli::serve::runtime().unwrap();
+    let _release = Release(app.clone());
     app.places.hold(true);
     let mut held = spawn_all(&rt, &routes, decodes(DECODES_AT_ONCE));
     held.extend(spawn_all(&rt, &routes, terrains(TERRAIN_AT_ONCE)));
-    app.places
-        .wait_until_held(DECODES_AT_ONCE + TERRAIN_AT_ONCE);
+    assert!(
+        app.places
+            .wait_until_held(DECODES_AT_ONCE + TERRAIN_AT_ONCE, HANG)
+    );
     let queued_n = tickreel_cli::serve::places::BLOCKING_THREADS + 4;
     let mut queued = spawn_all(&rt, &routes, decodes(queued_n - 4));
     queued.extend(spawn_all(&rt, &routes, terrains(4)));
@@ -190,11 +203,14 @@ fn a_request_without_a_place_in_its_bound_is_answered_503() {
     );
     let routes = router(app.clone());
     let rt = tickreel_cli::serve::runtime().unwrap();
+    let _release = Release(app.clone());
     app.places.hold(true);
     let mut held = spawn_all(&rt, &routes, decodes(DECODES_AT_ONCE));
     held.extend(spawn_all(&rt, &routes, terrains(TERRAIN_AT_ONCE)));
-    app.places
-        .wait_until_held(DECODES_AT_ONCE + TERRAIN_AT_ONCE);
+    assert!(
+        app.places
+            .wait_until_held(DECODES_AT_ONCE + TERRAIN_AT_ONCE, HANG)
+    );
 
     let mut turned_away = decodes(5);
     turned_away.extend(terrains(1));
