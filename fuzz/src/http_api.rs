@@ -153,6 +153,7 @@ pub fn http_api(data: &[u8]) {
         tokens: tokens(),
         audit: Default::default(),
         loopback_only: true,
+        places: Default::default(),
     });
     app.lib
         .put_memory("crafted.reel", file.to_vec())

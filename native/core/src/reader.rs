@@ -549,8 +549,9 @@ impl Reader {
     /// Reads and decodes every chunk, checking checksums and index consistency, and everything a
     /// reader may decode from it: its world section (a delta resolved on its keyframe) and its
     /// terrain piece ([`Reader::read_terrain`]), and that the terrain in effect never holds more
-    /// than `Limits::max_terrain_sections` (as [`Reader::terrain_at`] refuses). So a file that
-    /// verifies is one every reader reads.
+    /// than `Limits::max_terrain_sections` nor needs more than
+    /// [`crate::format::MAX_TERRAIN_PIECES_MERGED`] pieces merged (as [`Reader::terrain_at`]
+    /// refuses). So a file that verifies is one every reader reads.
     pub fn verify(&self) -> Result<VerifyReport> {
         self.verify_decoding(&|_| true)
     }
@@ -564,6 +565,8 @@ impl Reader {
         // The positions of the terrain in effect so far (the sections themselves are dropped
         // once checked): what `terrain_at`'s merge counts.
         let mut terrain = std::collections::HashSet::new();
+        // terrain pieces since the last full one, this one included
+        let mut pieces = 0usize;
         for i in 0..self.index.len() {
             if !decode(i) {
                 let (fh, bytes) = self
@@ -583,6 +586,16 @@ impl Reader {
             report.pose_samples += c.tracks.iter().map(|t| t.ticks.len() as u64).sum::<u64>();
             report.events += c.records.iter().map(|r| r.events.len() as u64).sum::<u64>();
             if self.index[i].flags & FLAG_TERRAIN != 0 {
+                // the pieces `terrain_at` merges here, from the last full piece: refused past
+                // the bound as it refuses them
+                pieces = if self.index[i].flags & crate::format::FLAG_TERRAIN_FULL != 0 {
+                    1
+                } else {
+                    pieces + 1
+                };
+                if pieces > crate::format::MAX_TERRAIN_PIECES_MERGED {
+                    crate::format::index::terrain_start(&self.index, i)?;
+                }
                 // names the chunk and its tick
                 let piece = self.read_terrain(i)?;
                 terrain.extend(piece.sections().map(|s| s.key()));

@@ -207,6 +207,7 @@ fn start_server(dir: &Path) -> tickreel::Result<std::net::SocketAddr> {
                 tokens: Default::default(),
                 audit_file: None,
                 loopback: true,
+                waits: Default::default(),
             };
             let r = serve::run(([127, 0, 0, 1], 0).into(), options, |a| {
                 let _ = tx.send(Ok(a));

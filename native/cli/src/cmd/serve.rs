@@ -1,5 +1,6 @@
 //! `tickreel serve [DIR|URL] [--storage URL] [--listen 127.0.0.1:PORT] [--catalog URL |
-//! --catalog-file F] [--public] [--token NAME=TOKEN ...] [--tokens-file F] [--audit-log F]`:
+//! --catalog-file F] [--public] [--token NAME=TOKEN ...] [--tokens-file F] [--audit-log F]
+//! [--max-wait SECONDS]`:
 //! the web viewer (see `serve/`). Prints `listening on http://ADDR/` once it accepts requests,
 //! then serves until stopped. Loopback only unless `--public`, which needs a staff token. Tokens
 //! are never printed: the start lists their names.
@@ -59,6 +60,11 @@ pub struct Args {
     /// A file whose first line is the catalog's URL (readable by the server's user only, say).
     #[arg(long)]
     pub catalog_file: Option<PathBuf>,
+    /// The longest a request that decodes (frames, seeks, markers, blocks, races) waits for one
+    /// of the 8 places before it is answered 503 with Retry-After, in seconds; a terrain request
+    /// waits three times as long for one of its 2.
+    #[arg(long, default_value_t = 10.0)]
+    pub max_wait: f64,
 }
 
 /// The catalog's URL: `--catalog`, the first line of `--catalog-file`, or TICKREEL_CATALOG.
@@ -173,12 +179,23 @@ pub fn run(a: Args, out: &mut Out) -> tickreel::Result<()> {
     if count > names.len() {
         names.push("…".into());
     }
+    if !(a.max_wait.is_finite() && (0.0..=3600.0).contains(&a.max_wait)) {
+        return Err(Error::InvalidArgument(format!(
+            "--max-wait {}: seconds from 0 to 3600",
+            a.max_wait
+        )));
+    }
+    let wait = std::time::Duration::from_secs_f64(a.max_wait);
     let options = ServeOptions {
         root,
         catalog,
         tokens,
         audit_file: a.audit_log.clone(),
         loopback,
+        waits: serve::places::Waits {
+            decode: wait,
+            terrain: wait * 3,
+        },
     };
     serve::run(a.listen, options, |addr| {
         writeln!(out, "listening on http://{addr}/")?;

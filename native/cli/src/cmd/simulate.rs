@@ -219,12 +219,13 @@ pub fn run(a: Args, out: &mut Out) -> tickreel::Result<()> {
     if let Some(r) = &done.report {
         writeln!(
             printer.out,
-            "report {} player {} ticks {}..={} entities {}",
+            "report {} player {} ticks {}..={} entities {} in {} ms",
             r.path.display(),
             r.player,
             r.first_tick,
             r.last_tick,
-            r.entities
+            r.entities,
+            r.time.as_millis()
         )?;
     }
     if let Some(path) = done.finished {

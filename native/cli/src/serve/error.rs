@@ -17,6 +17,8 @@ const S3_SCHEME: &str = "s3://";
 pub struct ApiError {
     pub status: StatusCode,
     pub message: String,
+    /// Sent as `Retry-After` (seconds): when a request that found the server busy may try again.
+    pub retry_after: Option<u64>,
 }
 
 impl ApiError {
@@ -24,6 +26,14 @@ impl ApiError {
         ApiError {
             status,
             message: message.into(),
+            retry_after: None,
+        }
+    }
+    /// The answer with `Retry-After: secs`.
+    pub fn retry_after(self, secs: u64) -> ApiError {
+        ApiError {
+            retry_after: Some(secs),
+            ..self
         }
     }
     pub fn bad_request(message: impl Into<String>) -> ApiError {
@@ -85,7 +95,7 @@ impl ApiError {
         } else {
             format!("{what}: {msg}")
         };
-        ApiError { status, message }
+        ApiError::new(status, message)
     }
 }
 
@@ -101,7 +111,12 @@ fn object_failure(e: &Error) -> Option<&std::io::Error> {
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
         let body = json!({"error": self.message, "status": self.status.as_u16()});
-        (self.status, Json(body)).into_response()
+        let mut r = (self.status, Json(body)).into_response();
+        if let Some(secs) = self.retry_after {
+            r.headers_mut()
+                .insert(axum::http::header::RETRY_AFTER, secs.into());
+        }
+        r
     }
 }
 

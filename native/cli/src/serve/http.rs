@@ -4,7 +4,8 @@
 //! comes from that token's name, [`Staff`]: the audit log of report views and a decision name
 //! it), and on a loopback server a `Host` that names the loopback (a web page elsewhere cannot
 //! reach it by DNS rebinding).
-//! Reading recordings blocks, so each API call runs on tokio's blocking pool.
+//! Reading recordings blocks, so each API call runs on tokio's blocking pool; those that decode
+//! in a place of [`Places`] (bounded in number and in how long a request waits for one).
 
 use std::sync::Arc;
 
@@ -25,6 +26,7 @@ use super::frames::{self, FrameQuery, SeekQuery};
 use super::ghost::{self, GhostQuery};
 use super::info::{self, Markers};
 use super::library::Library;
+use super::places::{Kind, Places};
 use super::reports::{self, Decision};
 use super::staff::{Staff, StaffTokens};
 use super::terrain::{self, TerrainQuery};
@@ -43,6 +45,8 @@ pub struct App {
     pub audit: AuditLog,
     /// Only loopback `Host` names are accepted (the default, loopback bind).
     pub loopback_only: bool,
+    /// Where the requests that decode run, and how long they wait for it.
+    pub places: Places,
 }
 
 pub fn router(app: Arc<App>) -> Router {
@@ -229,52 +233,19 @@ async fn blocking<T: Send + 'static>(
     })
 }
 
-/// How many requests that decode recordings (frames, seeks, worlds, markers, races) run at
-/// once, and ([`TERRAIN_AT_ONCE`]) how many terrain requests: together fewer than the blocking
-/// pool's threads (16, [`super::run`]), so that a request that only reads what is open (a
-/// summary, the list) always finds a thread, however many decodes are asked for, and what the
-/// decodes hold at once is bounded by that many requests' bounds. The others wait in the order
-/// they came (not on a thread), as they would for a thread of the pool.
-pub const DECODES_AT_ONCE: usize = 8;
-/// How many terrain requests run at once (each may read the first 2,048 sections of a terrain
-/// and one terrain piece's body, [`terrain`]; a request whose answer is made or being made
-/// shares it).
-pub const TERRAIN_AT_ONCE: usize = 2;
-
-static DECODES: tokio::sync::Semaphore = tokio::sync::Semaphore::const_new(DECODES_AT_ONCE);
-static TERRAIN: tokio::sync::Semaphore = tokio::sync::Semaphore::const_new(TERRAIN_AT_ONCE);
-
-/// Waits for one of the places of `places`.
-async fn place_in(
-    places: &'static tokio::sync::Semaphore,
-) -> ApiResult<tokio::sync::SemaphorePermit<'static>> {
-    places.acquire().await.map_err(|e| {
-        ApiError::new(
-            StatusCode::INTERNAL_SERVER_ERROR,
-            format!("internal error: {e}"),
-        )
-    })
-}
-
-/// [`blocking`] work that decodes a recording: run in one of the [`DECODES_AT_ONCE`] places
-/// (held until the work ends, even when the client goes away first), then what the open
-/// recordings keep is brought back within the server's budget ([`Library::settle`]).
+/// [`blocking`] work that decodes a recording: run in a place of `kind` ([`Places::enter`]:
+/// waited for at most the route's bound, else a 503), held until the work ends (even when the
+/// client goes away first), then what the open recordings keep is brought back within the
+/// server's budget ([`Library::settle`]).
 async fn decoding<T: Send + 'static>(
     app: &Arc<App>,
+    kind: Kind,
     f: impl FnOnce() -> ApiResult<T> + Send + 'static,
 ) -> ApiResult<T> {
-    decoding_in(&DECODES, app, f).await
-}
-
-/// [`decoding`] in one of `places`.
-async fn decoding_in<T: Send + 'static>(
-    places: &'static tokio::sync::Semaphore,
-    app: &Arc<App>,
-    f: impl FnOnce() -> ApiResult<T> + Send + 'static,
-) -> ApiResult<T> {
-    let place = place_in(places).await?;
+    let place = app.places.enter(kind).await?;
     let app = app.clone();
     blocking(move || {
+        app.places.started();
         let r = f();
         app.lib.settle();
         drop(place);
@@ -347,9 +318,11 @@ async fn markers_of(
 ) -> ApiResult<Response> {
     let q = query(q)?;
     let a = app.clone();
-    decoding(&app, move || a.markers.of(&a.lib.open(&q.rec)?))
-        .await
-        .map(json_bytes)
+    decoding(&app, Kind::Decode, move || {
+        a.markers.of(&a.lib.open(&q.rec)?)
+    })
+    .await
+    .map(json_bytes)
 }
 
 /// The edited blocks as of `tick` ([`blocks::at`]), or without it every block change of the
@@ -360,7 +333,7 @@ async fn blocks_of(
 ) -> ApiResult<Response> {
     let q = query(q)?;
     let a = app.clone();
-    decoding(&app, move || {
+    decoding(&app, Kind::Decode, move || {
         let h = a.lib.open(&q.rec)?;
         match q.tick {
             Some(t) => blocks::at(&h, t),
@@ -377,7 +350,7 @@ async fn terrain_of(
 ) -> ApiResult<Response> {
     let q = query(q)?;
     let a = app.clone();
-    decoding_in(&TERRAIN, &app, move || {
+    decoding(&app, Kind::Terrain, move || {
         terrain::terrain(&a.lib, &a.terrain, &q)
     })
     .await
@@ -400,8 +373,9 @@ async fn frames_of(
     let (tx, mut rx) =
         tokio::sync::mpsc::channel::<Result<axum::body::Bytes, std::io::Error>>(PIECES_IN_FLIGHT);
     let (started_tx, started) = tokio::sync::oneshot::channel::<ApiResult<()>>();
-    let place = place_in(&DECODES).await?;
+    let place = app.places.enter(Kind::Decode).await?;
     tokio::task::spawn_blocking(move || {
+        app.places.started();
         let answer = app.lib.open(&q.rec).and_then(|h| frames::start(&h, &q));
         match answer {
             Err(e) => {
@@ -439,9 +413,11 @@ async fn seek_of(
 ) -> ApiResult<Json<Value>> {
     let q = query(q)?;
     let a = app.clone();
-    decoding(&app, move || frames::seek(&a.lib.open(&q.rec)?, &q))
-        .await
-        .map(Json)
+    decoding(&app, Kind::Decode, move || {
+        frames::seek(&a.lib.open(&q.rec)?, &q)
+    })
+    .await
+    .map(Json)
 }
 
 async fn live_of(
@@ -468,7 +444,7 @@ async fn ghost_of(
     }
     let _dropped = Dropped(gone.clone());
     let a = app.clone();
-    decoding(&app, move || ghost::race(&a.lib, &q, &gone))
+    decoding(&app, Kind::Decode, move || ghost::race(&a.lib, &q, &gone))
         .await
         .map(Json)
 }

@@ -12,6 +12,7 @@
 //! - [`reports`]: the reports inbox, and a moderator's decision on a report (the catalog).
 //! - [`staff`]: the named staff tokens, and who a request comes from.
 //! - [`audit`]: the audit log of staff views of reports (the catalog, a file).
+//! - [`places`]: where the requests that decode run (a few at once, each waiting a bounded time).
 //! - [`http`]: the routes, the access token, the loopback host check.
 //! - [`assets`]: the page (HTML, JavaScript, CSS) embedded in the binary.
 
@@ -25,6 +26,7 @@ pub mod http;
 pub mod info;
 pub mod library;
 pub mod live;
+pub mod places;
 pub mod reports;
 pub mod staff;
 pub mod terrain;
@@ -44,6 +46,8 @@ pub struct ServeOptions {
     pub audit_file: Option<std::path::PathBuf>,
     /// Whether the bind address is loopback (then only loopback `Host` names are answered).
     pub loopback: bool,
+    /// How long a decoding request waits for a place before it is answered 503.
+    pub waits: places::Waits,
 }
 
 /// Binds `addr` and serves until the process ends; `ready` is called with the bound address
@@ -53,12 +57,7 @@ pub fn run(
     options: ServeOptions,
     ready: impl FnOnce(SocketAddr) -> tickreel::Result<()>,
 ) -> tickreel::Result<()> {
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .max_blocking_threads(16)
-        .enable_all()
-        .thread_name("tickreel-serve")
-        .build()?;
+    let rt = runtime()?;
     let listener = std::net::TcpListener::bind(addr).map_err(|e| {
         Error::Io(std::io::Error::new(
             e.kind(),
@@ -74,6 +73,7 @@ pub fn run(
         tokens: options.tokens,
         audit: audit::AuditLog::new(options.audit_file),
         loopback_only: options.loopback,
+        places: places::Places::new(options.waits),
     });
     rt.block_on(async move {
         let listener = tokio::net::TcpListener::from_std(listener)?;
@@ -82,4 +82,16 @@ pub fn run(
             .await
             .map_err(Error::Io)
     })
+}
+
+/// The server's runtime: two workers for the routes, and a blocking pool of
+/// [`places::BLOCKING_THREADS`] threads for the work that blocks (the decodes among it in their
+/// [`places::Places`], fewer than its threads).
+pub fn runtime() -> std::io::Result<tokio::runtime::Runtime> {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .max_blocking_threads(places::BLOCKING_THREADS)
+        .enable_all()
+        .thread_name("tickreel-serve")
+        .build()
 }

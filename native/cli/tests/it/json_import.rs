@@ -734,3 +734,52 @@ fn a_huge_csv_line_is_refused_while_it_is_read() {
     );
     assert!(!out.exists());
 }
+
+/// A recording that starts in the middle of a world without a snapshot at its first tick (what
+/// `dump --metadata` prints of one: `starts_mid_world` in its `recording` line's NBT, no
+/// `snapshot` line): imported without a snapshot there either. An empty one would say the world
+/// at the first tick is known and empty, and every world rebuilt from it complete, where the
+/// blocks edited before the recording are unknown; compaction keeps it so.
+#[test]
+fn a_recording_starting_mid_world_is_imported_without_an_empty_first_snapshot() {
+    use tickreel::format::{LibraryMeta, Metadata};
+    let dir = tempfile::tempdir().unwrap();
+    let nbt = Metadata {
+        library: LibraryMeta {
+            starts_mid_world: true,
+            ..LibraryMeta::default()
+        },
+        ..Metadata::default()
+    }
+    .encode()
+    .unwrap();
+    let hex: String = nbt.iter().map(|b| format!("{b:02x}")).collect();
+    let add = r#"{"type": "entity_add", "entity": 1, "kind": 1, "x": 0, "y": 64, "z": 0, "yaw": 0, "pitch": 0}"#;
+    let block = r#"{"type": "block_change", "x": 1, "y": 64, "z": 1, "state": 5}"#;
+    let text = format!(
+        "{{\"recording\": {{\"tick_rate_millihz\": 20000, \"nbt\": \"{hex}\"}}}}\n\
+         {{\"tick\": 40, \"events\": [{add}]}}\n\
+         {{\"tick\": 41, \"events\": [{block}]}}\n"
+    );
+    let jsonl = dir.path().join("mid.jsonl");
+    std::fs::write(&jsonl, text).unwrap();
+    let out = dir.path().join("mid.reel");
+    assert_ok(&import(&jsonl, &out, &[]));
+    let r = Reader::open_path(&out).unwrap();
+    assert!(r.metadata().library.starts_mid_world);
+    assert!(
+        !r.index()[0].has_snapshot(),
+        "no snapshot at the first tick: {:?}",
+        r.index()[0]
+    );
+    let w = r.world_at(41).unwrap();
+    assert!(!w.complete, "the world before tick 40 is unknown");
+    assert_eq!(w.world.block_count(), 1);
+    // dumped again: still no snapshot line
+    assert!(!dump(&out, true).contains("\"snapshot\""));
+    let c = dir.path().join("c.reel");
+    assert_ok(&tickreel(&["compact", p(&out), p(&c)]));
+    let back = Reader::open_path(&c).unwrap();
+    assert!(!back.index()[0].has_snapshot());
+    assert!(!back.world_at(41).unwrap().complete);
+}

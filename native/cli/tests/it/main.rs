@@ -40,6 +40,9 @@ mod serve_frames_world;
 mod serve_live_races;
 mod serve_memory;
 mod serve_object_errors;
+// the hook that holds decoding requests in their places (feature `test-hooks`, on with `bench`)
+#[cfg(feature = "test-hooks")]
+mod serve_places;
 mod serve_reports;
 mod serve_requests;
 mod serve_terrain;

@@ -280,6 +280,14 @@ fn a_token_is_required_when_set_and_public_binds_need_one() {
             vec!["/no/such/dir", "--listen", "127.0.0.1:0"],
             "/no/such/dir",
         ),
+        (
+            vec![d, "--listen", "127.0.0.1:0", "--max-wait=-1"],
+            "--max-wait -1: seconds from 0 to 3600",
+        ),
+        (
+            vec![d, "--listen", "127.0.0.1:0", "--max-wait", "4000"],
+            "--max-wait 4000: seconds from 0 to 3600",
+        ),
     ] {
         let mut full = vec!["serve"];
         full.extend(&args);

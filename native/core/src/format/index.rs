@@ -19,6 +19,52 @@ pub const FLAG_WORLD: u8 = 1 << 2;
 /// decompression. Needs no data version (FORMAT.md §6.1).
 pub const FLAG_TERRAIN: u8 = 1 << 3;
 
+/// With [`FLAG_TERRAIN`]: the chunk's terrain piece is **full**, the whole terrain in effect from
+/// the chunk's first tick (every section of the earlier pieces, with the piece's own), so that
+/// the terrain at a tick is built from the last full piece at or before it and the pieces after
+/// it, never from the first chunk. Writers make a terrain piece full when it is the first of
+/// the recording (or the first after a resume), or when the last full piece is
+/// [`MAX_CHUNKS_PER_SNAPSHOT`] chunks back or more: the terrain at any tick merges at most that
+/// many chunks' pieces. Readers that do not know the flag merge every piece, which gives the
+/// same terrain (FORMAT.md §6.1).
+pub const FLAG_TERRAIN_FULL: u8 = 1 << 4;
+
+/// Most terrain pieces a reader merges for the terrain at one tick (those of the last full piece
+/// ([`FLAG_TERRAIN_FULL`]) at or before it and after it; from the first chunk in a file that
+/// has none, one written before full pieces were): more is refused (`LimitExceeded`), naming
+/// the chunk and the limit. tickreel's writers merge at most [`MAX_CHUNKS_PER_SNAPSHOT`];
+/// `compact` rewrites an earlier file with full pieces.
+pub const MAX_TERRAIN_PIECES_MERGED: usize = 4096;
+
+/// Where the terrain in effect at chunk `last` (a chunk with [`FLAG_TERRAIN`]) is built from:
+/// the nearest chunk at or before it with [`FLAG_TERRAIN_FULL`], or the first chunk when there
+/// is none (a file written before full pieces), with the number of terrain pieces from there
+/// through `last`. Refuses (`LimitExceeded`) more than [`MAX_TERRAIN_PIECES_MERGED`] pieces,
+/// naming both chunks; looks at the index only.
+pub(crate) fn terrain_start(entries: &[IndexEntry], last: usize) -> Result<(usize, usize)> {
+    let mut pieces = 0usize;
+    for i in (0..=last).rev() {
+        let f = entries[i].flags;
+        if f & FLAG_TERRAIN == 0 {
+            continue;
+        }
+        pieces += 1;
+        if f & FLAG_TERRAIN_FULL != 0 {
+            return Ok((i, pieces));
+        }
+        if pieces > MAX_TERRAIN_PIECES_MERGED {
+            return Err(Error::limit(format!(
+                "the terrain at chunk {last} (tick {}) merges more than \
+                 {MAX_TERRAIN_PIECES_MERGED} terrain pieces (chunk {i}, tick {}, and later; no \
+                 full terrain piece before it: a file written before them, which `tickreel \
+                 compact` rewrites with them); limit {MAX_TERRAIN_PIECES_MERGED}",
+                entries[last].start_tick, entries[i].start_tick
+            )));
+        }
+    }
+    Ok((0, pieces))
+}
+
 /// One index entry.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct IndexEntry {
@@ -133,7 +179,7 @@ pub fn find_chunk(entries: &[IndexEntry], tick: u32) -> Option<usize> {
 /// this many chunks, besides every `snapshot_interval` ticks): a seek's world rebuild decodes at
 /// most this many chunks. A reader's rebuild reads at most this many chunks back in any file
 /// ([`rebuild_start`]).
-pub(crate) const MAX_CHUNKS_PER_SNAPSHOT: usize = 256;
+pub const MAX_CHUNKS_PER_SNAPSHOT: usize = 256;
 
 /// Where a world rebuild at chunk `chunk` starts: the nearest chunk at or before it that carries
 /// a snapshot, looking at most [`MAX_CHUNKS_PER_SNAPSHOT`] chunks back (`chunk` included), or the

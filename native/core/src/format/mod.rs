@@ -21,7 +21,8 @@
 //!   [`DATA_VERSION`], [`IndexEntry`], [`FLAG_SNAPSHOT`], [`FLAG_CUSTOM_EVENTS`], [`FLAG_WORLD`];
 //! - terrain, the blocks of an area the game handed over: [`Section`] (Minecraft's layout,
 //!   [`bits_for`], [`longs_for`], [`SECTION_BLOCKS`], [`MAX_SECTION_PALETTE`],
-//!   [`MAX_SECTION_BITS`]), [`Terrain`], [`TERRAIN_ZSTD_LEVEL`], the flag [`FLAG_TERRAIN`];
+//!   [`MAX_SECTION_BITS`]), [`Terrain`], [`TERRAIN_ZSTD_LEVEL`], the flags [`FLAG_TERRAIN`] and
+//!   [`FLAG_TERRAIN_FULL`], [`MAX_TERRAIN_PIECES_MERGED`], [`MAX_CHUNKS_PER_SNAPSHOT`];
 //! - what a reader accepts: [`Limits`], [`MetadataBudget`];
 //! - frames and chunks, as [`play::Reader`](crate::play::Reader) hands them out: [`FrameHeader`],
 //!   [`FRAME_HEADER_LEN`], [`DecodedChunk`] (its [`Track`]s and [`TickRecord`]s), [`DecodedTick`];
@@ -63,7 +64,10 @@ pub use event::{
 };
 pub use frame::{FRAME_HEADER_LEN, FrameHeader};
 pub use header::{DATA_VERSION, FORMAT_VERSION, HEADER_LEN, Header, HeaderStats, Layout};
-pub use index::{FLAG_CUSTOM_EVENTS, FLAG_SNAPSHOT, FLAG_TERRAIN, FLAG_WORLD, IndexEntry};
+pub use index::{
+    FLAG_CUSTOM_EVENTS, FLAG_SNAPSHOT, FLAG_TERRAIN, FLAG_TERRAIN_FULL, FLAG_WORLD, IndexEntry,
+    MAX_CHUNKS_PER_SNAPSHOT, MAX_TERRAIN_PIECES_MERGED,
+};
 pub use limits::{Limits, MetadataBudget};
 pub use metadata::{
     EntityInfo, EventType, Gap, LIBRARY_KEY, LibraryMeta, MAX_SERVER_ID_BYTES, Metadata, Stats,

@@ -14,7 +14,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 use super::Reader;
 use crate::error::{Error, Result};
 use crate::format::chunk::DecodedChunk;
-use crate::format::index::{FLAG_TERRAIN, rebuild_start};
+use crate::format::index::{FLAG_TERRAIN, rebuild_start, terrain_start};
 use crate::format::terrain::Terrain;
 use crate::format::world::BlockPos;
 use crate::format::world_state::WorldState;
@@ -346,13 +346,16 @@ impl Reader {
 
     /// The terrain in effect at `tick` (clamped into the recording): the terrain of every chunk
     /// flagged with it ([`crate::format::FLAG_TERRAIN`]) that starts at or before `tick`, in
-    /// order, a later section replacing an earlier one at the same position; empty when there
-    /// is none. Built when asked for, never by a world rebuild: reads those chunks' frames
-    /// (their terrain only, not their payload), from the terrain kept ([`Caches`]) when it is
-    /// an earlier one (the pieces after it only). Concurrent calls for the same terrain build
-    /// it once and share it. Memory bounded by `Limits::max_terrain_sections` /
-    /// `max_terrain_bytes` whatever the file claims; a damaged piece is refused naming its
-    /// chunk.
+    /// order, a later section replacing an earlier one at the same position, from the last full
+    /// piece ([`crate::format::FLAG_TERRAIN_FULL`]) at or before it (from the first chunk in a
+    /// file without full pieces); empty when there is none. Built when asked for, never by a
+    /// world rebuild: reads those chunks' frames (their terrain only, not their payload), from
+    /// the terrain kept ([`Caches`]) when it is an earlier one after that full piece (the pieces
+    /// after it only). Concurrent calls for the same terrain build it once and share it. Reads
+    /// at most `MAX_CHUNKS_PER_SNAPSHOT` (256) terrain chunks in a file tickreel wrote, and
+    /// refuses more than [`crate::format::MAX_TERRAIN_PIECES_MERGED`] in any (`LimitExceeded`);
+    /// memory bounded by `Limits::max_terrain_sections` / `max_terrain_bytes` whatever the file
+    /// claims; a damaged piece is refused naming its chunk.
     pub fn terrain_at(&self, tick: u32) -> Result<Arc<Terrain>> {
         let Some(last) = self.last_terrain_chunk(tick)? else {
             return Ok(Arc::default());
@@ -390,10 +393,11 @@ impl Reader {
         if let Some((_, t)) = self.caches.terrain(last, false) {
             return Ok(t);
         }
+        let (start, _) = terrain_start(&self.index, last)?;
         let (from, mut merged) = match self.caches.terrain(last, true) {
             // the sections are shared: the copy is of the map, not of the blocks
-            Some((at, t)) => (at + 1, Terrain::clone(&t)),
-            None => (0, Terrain::default()),
+            Some((at, t)) if at >= start => (at + 1, Terrain::clone(&t)),
+            _ => (start, Terrain::default()),
         };
         for i in from..=last {
             if self.index[i].flags & FLAG_TERRAIN != 0 {
@@ -430,10 +434,10 @@ impl Reader {
     /// terrain in effect at `tick` ([`Reader::terrain_at`]), and how many the whole terrain
     /// holds: what a viewer that shows a bounded area needs, in memory bounded by that area
     /// (plus one terrain piece being decoded), not by the whole terrain. Taken from the kept
-    /// terrain when it is that one; otherwise every terrain piece up to `tick` is read and
-    /// checked as [`Reader::terrain_at`] checks it (the same errors, the merged terrain's
-    /// section limit included), but only the sections of the area are built, and nothing is
-    /// kept.
+    /// terrain when it is that one; otherwise the terrain pieces [`Reader::terrain_at`] merges
+    /// (from the last full piece) are read and checked as it checks them (the same errors, the
+    /// merged terrain's section limit and the piece bound included), but only the sections of
+    /// the area are built, and nothing is kept.
     pub fn terrain_area_at(&self, tick: u32, max_sections: usize) -> Result<TerrainArea> {
         let Some(last) = self.last_terrain_chunk(tick)? else {
             return Ok(TerrainArea::default());
@@ -451,7 +455,8 @@ impl Reader {
         let mut keys: BTreeSet<(i32, i32, i32)> = BTreeSet::new();
         let mut bound: Option<(i32, i32, i32)> = None;
         let mut area = Terrain::default();
-        for i in 0..=last {
+        let (start, _) = terrain_start(&self.index, last)?;
+        for i in start..=last {
             if self.index[i].flags & FLAG_TERRAIN == 0 {
                 continue;
             }

@@ -315,7 +315,12 @@ pub(crate) fn compact_unpublished(
         // A delta world section stands on a keyframe of the source: re-encoded, so that it
         // stands on one of the compacted file's. (`chunk` was resolved: its world is the
         // keyframe's with the delta's changes, or unknown if the keyframe is not in the source.)
-        if !had_delta && copies_as_is(&fh, same_dictionary, &options) {
+        // A terrain piece where the compacted file needs a full one (FORMAT.md §6.1) is not
+        // copied either: the re-encoded chunk carries the whole terrain.
+        let full_due = terrain.is_some()
+            && fh.flags & crate::format::FLAG_TERRAIN_FULL == 0
+            && w.full_terrain_due();
+        if !had_delta && !full_due && copies_as_is(&fh, same_dictionary, &options) {
             w.adopt_chunk(AdoptedChunk {
                 end_table: chunk.state_at(last),
                 world_events: chunk
@@ -336,10 +341,7 @@ pub(crate) fn compact_unpublished(
                 pose_samples: samples,
                 ticks_written: used.count + u64::from(head) + u64::from(tail),
                 start_world: chunk.world.as_deref().cloned(),
-                terrain_positions: terrain
-                    .as_ref()
-                    .map(|(_, t)| t.sections().map(|s| (s.cx, s.cy, s.cz)).collect())
-                    .unwrap_or_default(),
+                terrain: terrain.as_ref().map(|(_, t)| t.clone()),
             })?;
             copied.push(fh.start_tick);
             copied_samples += samples;

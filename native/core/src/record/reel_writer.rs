@@ -156,8 +156,14 @@ impl ReelWriter {
     /// Marks the recording as starting in the middle of a world without a snapshot at its first
     /// tick (a cut of a longer stream): rebuilds before its first snapshot are then
     /// [cut short](crate::play::Rebuild::cut_short) instead of starting from an empty world.
+    /// Called before the first tick, the first chunk then takes no snapshot unless one is offered
+    /// for it (an empty one would say the world there is empty, known: readers would rebuild
+    /// worlds from it as complete).
     pub fn set_starts_mid_world(&mut self) {
         self.metadata.library.starts_mid_world = true;
+        if self.first_tick.is_none() {
+            self.chunker.start_mid_world();
+        }
     }
 
     /// Names the game server that recorded it (FORMAT.md section 4, `server`; 1 to 64 bytes
@@ -223,6 +229,19 @@ impl ReelWriter {
         terrain: crate::format::Terrain,
     ) -> Result<()> {
         self.chunker.carry_terrain_piece(piece, terrain)
+    }
+
+    /// Whether a terrain piece in the next chunk begun must be full
+    /// ([`Chunker::full_terrain_due`]).
+    pub(crate) fn full_terrain_due(&self) -> bool {
+        self.chunker.full_terrain_due()
+    }
+
+    /// Writes no full terrain piece, as writers did before them ([`Chunker::forge_no_full_terrain`]):
+    /// for forging such files. Feature `wire`, tests only.
+    #[cfg(feature = "wire")]
+    pub fn forge_no_full_terrain(&mut self) {
+        self.chunker.forge_no_full_terrain();
     }
 
     /// The world before the next tick, carried over by compaction ([`Chunker::carry_world`]).

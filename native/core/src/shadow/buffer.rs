@@ -86,6 +86,11 @@ struct State {
     /// merged, over what a resumed recording held when it started), kept outside the ring: a report carries the sections around its player even
     /// when the frame that brought them was dropped long ago.
     terrain: Arc<crate::format::Terrain>,
+    /// The terrain piece (its whole skippable frame, as the writer stored it) of the last frame
+    /// that carried one, when that piece holds the whole of [`State::terrain`] (a full piece, or
+    /// the only one): a report keeping all of the terrain carries it as it is, not compressed
+    /// again. `None` once a piece changed only part of it.
+    terrain_piece: Option<Arc<Vec<u8>>>,
     started: bool,
     ended: bool,
     reports_started: u64,
@@ -348,6 +353,7 @@ impl Inner {
         let job = ReportJob {
             storage: self.storage.clone(),
             terrain: s.terrain.clone(),
+            terrain_piece: s.terrain_piece.clone(),
             header: s.header.clone(),
             entities: s.entities.clone(),
             event_types: ids.iter().map(|id| s.event_types[id].clone()).collect(),
@@ -401,6 +407,7 @@ impl StreamObserver for Inner {
         s.ring.alive = start.table.iter().map(|e| e.id).collect();
         s.ring.last_tick = start.last_tick;
         s.terrain = start.terrain.clone();
+        s.terrain_piece = None;
     }
 
     fn tick(&self, tick: u32, events: &[Event]) {
@@ -411,17 +418,23 @@ impl StreamObserver for Inner {
         // Terrain is rare (offers) and decoded here once, on the writer thread, outside the lock.
         let terrain = (frame.header.flags & crate::format::FLAG_TERRAIN != 0).then(|| {
             let limits = crate::format::Limits::default();
-            crate::format::terrain::piece_of(&frame.payload)
-                .and_then(|p| crate::format::terrain::decode_piece(p, &limits))
+            crate::format::terrain::piece_of(&frame.payload).and_then(|p| {
+                let t = crate::format::terrain::decode_piece(p, &limits)?;
+                // the skippable frame's 8 bytes of magic and length, and its content
+                Ok((t, &frame.payload[..8 + p.len()]))
+            })
         });
         let block = Arc::new(Block::new(frame));
         let added = block.bytes;
         let freed = {
             let mut s = self.state.lock();
             // The writer encoded it from terrain it accepted: it decodes and fits the limits.
-            if let Some(Ok(t)) = terrain {
+            if let Some(Ok((t, piece))) = terrain {
                 let limit = crate::format::Limits::default().max_terrain_sections();
+                let n = t.len();
                 let _ = Arc::make_mut(&mut s.terrain).merge(t, limit);
+                // every section in effect is the piece's (the merge keeps earlier positions)
+                s.terrain_piece = (n == s.terrain.len()).then(|| Arc::new(piece.to_vec()));
             }
             for p in &mut s.pending {
                 p.blocks.push(block.clone());

@@ -42,6 +42,9 @@ pub(crate) struct ReportJob {
     pub blocks: Vec<Arc<Block>>,
     /// The stream's terrain when the report was taken.
     pub terrain: Arc<crate::format::Terrain>,
+    /// The stored terrain piece that holds all of `terrain`, if one does (the buffer's
+    /// `terrain_piece`): carried as it is when the report keeps the whole terrain.
+    pub terrain_piece: Option<Arc<Vec<u8>>>,
     /// The stream's first tick ([`super::ring::Ring::origin`]).
     pub origin: Option<u32>,
     pub player: u32,
@@ -188,14 +191,20 @@ fn write_report_by(job: ReportJob, passes: Passes) -> Result<PathBuf> {
 
     // The terrain around the player: the sections within the radius of every chunk column the
     // player stood in during the report (all of it without a radius), in effect from its first
-    // tick.
+    // tick; as stored when it is all of it and one stored piece holds it.
     if !job.terrain.is_empty() {
         let kept = match job.options.radius {
             Some(r) => job.terrain.around_columns(&columns, r),
             None => crate::format::Terrain::clone(&job.terrain),
         };
-        if !kept.is_empty() {
-            w.carry_terrain(kept)?;
+        match &job.terrain_piece {
+            // nothing left out: the piece as the stream's writer stored it (a second zstd-19
+            // pass of the whole terrain was most of a report's time on a terrain)
+            Some(piece) if kept.len() == job.terrain.len() => {
+                w.carry_terrain_piece(piece.to_vec(), kept)?
+            }
+            _ if !kept.is_empty() => w.carry_terrain(kept)?,
+            _ => {}
         }
     }
     let mut analysis = Analysis::new(job.header.tick_rate_millihz, &job.palette);

@@ -898,3 +898,236 @@ fn the_area_of_a_terrain_is_the_whole_terrains_first_sections() {
         assert_eq!(area.terrain, whole.first_sections(7));
     }
 }
+
+/// A source that counts what is read of it: the offsets of the reads since [`Counting::reset`].
+#[derive(Debug)]
+struct Counting {
+    inner: tickreel::storage::MemSource,
+    reads: std::sync::Mutex<Vec<u64>>,
+}
+
+impl Counting {
+    fn reset(&self) -> Vec<u64> {
+        std::mem::take(&mut self.reads.lock().unwrap())
+    }
+}
+
+impl tickreel::storage::Source for Counting {
+    fn len(&self) -> tickreel::Result<u64> {
+        self.inner.len()
+    }
+    fn read_up_to(&self, offset: u64, len: usize) -> tickreel::Result<Vec<u8>> {
+        self.reads.lock().unwrap().push(offset);
+        self.inner.read_up_to(offset, len)
+    }
+    fn describe(&self) -> String {
+        self.inner.describe()
+    }
+}
+
+/// `n` terrain offers, one every other tick in one-tick chunks (so `2n` chunks, a piece every
+/// other one), each a section of one state at one of 100 positions (later offers replacing
+/// earlier ones); written with full pieces unless `old` (as writers before them wrote). The
+/// file's bytes, and the terrain every offer merged makes.
+fn many_pieces(n: u32, old: bool) -> (Vec<u8>, Terrain) {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("many.reel");
+    let mut w = ReelWriter::create(
+        &path,
+        ReelOptions {
+            policy: ChunkPolicy {
+                chunk_ticks: 1,
+                ..ChunkPolicy::default()
+            },
+            ..ReelOptions::default()
+        },
+    )
+    .unwrap();
+    if old {
+        w.forge_no_full_terrain();
+    }
+    let mut expected = Terrain::default();
+    for t in 0..2 * n {
+        if t % 2 == 0 {
+            let k = t / 2;
+            let s = Section::single((k % 100) as i32, 4, 0, k + 1);
+            expected
+                .merge(Terrain::from_sections([s.clone()]), usize::MAX)
+                .unwrap();
+            w.offer_terrain(vec![s]).unwrap();
+        }
+        w.write_tick(t, &walker(t, f64::from(t) * 0.01)).unwrap();
+    }
+    w.finish().unwrap();
+    (std::fs::read(&path).unwrap(), expected)
+}
+
+/// A reader of `bytes` through a [`Counting`] source, its opening's reads forgotten.
+fn counted(bytes: Vec<u8>) -> (Reader, std::sync::Arc<Counting>) {
+    let src = std::sync::Arc::new(Counting {
+        inner: tickreel::storage::MemSource::new(bytes),
+        reads: Default::default(),
+    });
+    let r = Reader::open(src.clone()).unwrap();
+    src.reset();
+    (r, src)
+}
+
+/// The chunks whose frames start at `offsets`.
+fn chunks_read(r: &Reader, offsets: &[u64]) -> Vec<usize> {
+    let mut v: Vec<usize> = offsets
+        .iter()
+        .filter_map(|o| r.index().iter().position(|e| e.offset == *o))
+        .collect();
+    v.sort_unstable();
+    v.dedup();
+    v
+}
+
+#[test]
+fn terrain_at_the_end_of_many_pieces_reads_at_most_256_chunks_back() {
+    use tickreel::format::{FLAG_TERRAIN_FULL, MAX_CHUNKS_PER_SNAPSHOT};
+    let (bytes, expected) = many_pieces(400, false);
+    let (old_bytes, _) = many_pieces(400, true);
+    {
+        // what full pieces cost and save (printed with --nocapture)
+        let (old, _) = counted(old_bytes.clone());
+        let t = std::time::Instant::now();
+        old.terrain_at(old.last_tick().unwrap()).unwrap();
+        let old_time = t.elapsed();
+        let (new, _) = counted(bytes.clone());
+        let t = std::time::Instant::now();
+        new.terrain_at(new.last_tick().unwrap()).unwrap();
+        eprintln!(
+            "400 terrain pieces in 800 chunks: {} bytes with full pieces, {} without; the terrain \
+             at the end in {:?} with, {old_time:?} without",
+            bytes.len(),
+            old_bytes.len(),
+            t.elapsed()
+        );
+    }
+    let (r, src) = counted(bytes);
+    r.verify().unwrap();
+    src.reset();
+    let index = r.index();
+    assert_eq!(index.len(), 800);
+    let terrain: Vec<usize> = (0..index.len())
+        .filter(|&i| index[i].flags & FLAG_TERRAIN != 0)
+        .collect();
+    assert_eq!(terrain.len(), 400);
+    let full: Vec<usize> = terrain
+        .iter()
+        .copied()
+        .filter(|&i| index[i].flags & FLAG_TERRAIN_FULL != 0)
+        .collect();
+    // the first piece holds all the terrain so far; then one every 256 chunks
+    assert_eq!(full, [0, 256, 512, 768]);
+    let last = *terrain.last().unwrap();
+    let got = r.terrain_at(r.last_tick().unwrap()).unwrap();
+    let read = chunks_read(&r, &src.reset());
+    assert!(!read.is_empty());
+    assert!(
+        read.len() <= MAX_CHUNKS_PER_SNAPSHOT && read[0] + MAX_CHUNKS_PER_SNAPSHOT > last,
+        "read chunks {:?}..={:?} ({} of them) for the terrain at chunk {last}",
+        read.first(),
+        read.last(),
+        read.len()
+    );
+    assert_eq!(read, (768..=last).step_by(2).collect::<Vec<_>>());
+    assert_eq!(*got, expected, "the terrain is every piece merged");
+    // at a tick just before a full piece: the pieces from the one before it
+    let before = r.terrain_at(index[766].start_tick).unwrap();
+    let read = chunks_read(&r, &src.reset());
+    assert_eq!(read.first(), Some(&512));
+    assert!(read.len() <= MAX_CHUNKS_PER_SNAPSHOT);
+    assert_eq!(before.len(), 100);
+    // the area (nothing kept to start from) reads the same pieces as the whole terrain
+    r.trim_caches(0);
+    let area = r.terrain_area_at(r.last_tick().unwrap(), 10).unwrap();
+    assert_eq!(
+        chunks_read(&r, &src.reset()),
+        (768..=last).step_by(2).collect::<Vec<_>>()
+    );
+    assert_eq!(area.total, expected.len());
+    assert_eq!(area.terrain, expected.first_sections(10));
+}
+
+/// A file written before full terrain pieces (none flagged) reads as before: every piece from
+/// the first chunk, the same terrain; compaction rewrites it with full pieces, the same terrain
+/// at every tick.
+#[test]
+fn a_file_without_full_terrain_pieces_reads_every_piece_and_compacts_to_full_ones() {
+    use tickreel::format::FLAG_TERRAIN_FULL;
+    let (bytes, expected) = many_pieces(300, true);
+    let (r, src) = counted(bytes);
+    r.verify().unwrap();
+    assert!(r.index().iter().all(|e| e.flags & FLAG_TERRAIN_FULL == 0));
+    src.reset();
+    let got = r.terrain_at(r.last_tick().unwrap()).unwrap();
+    let read = chunks_read(&r, &src.reset());
+    assert_eq!(read, (0..600).step_by(2).collect::<Vec<_>>());
+    assert_eq!(*got, expected);
+
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("c.reel");
+    tickreel::record::compact(
+        &r,
+        &out,
+        tickreel::record::CompactOptions::default(),
+        &mut |_, _| {},
+    )
+    .unwrap();
+    let back = Reader::open_path(&out).unwrap();
+    back.verify().unwrap();
+    let full: Vec<u32> = back
+        .index()
+        .iter()
+        .filter(|e| e.flags & FLAG_TERRAIN_FULL != 0)
+        .map(|e| e.start_tick)
+        .collect();
+    assert!(full.len() >= 2 && full[0] == 0, "{full:?}");
+    for t in (0..600).step_by(7).chain([599]) {
+        assert_eq!(
+            back.terrain_at(t).unwrap(),
+            r.terrain_at(t).unwrap(),
+            "tick {t}"
+        );
+    }
+}
+
+/// A file without full pieces whose terrain at the end merges more than
+/// `MAX_TERRAIN_PIECES_MERGED` pieces: refused there (and by `verify`), naming the limit and the
+/// chunk, read before it; compaction makes it readable.
+#[test]
+fn merging_more_terrain_pieces_than_the_bound_is_refused_naming_it() {
+    use tickreel::format::MAX_TERRAIN_PIECES_MERGED;
+    let n = MAX_TERRAIN_PIECES_MERGED as u32 + 1;
+    let (bytes, expected) = many_pieces(n, true);
+    let (r, _src) = counted(bytes);
+    let e = r.terrain_at(r.last_tick().unwrap()).unwrap_err();
+    assert!(matches!(e, Error::LimitExceeded(_)), "{e}");
+    let m = e.to_string();
+    assert!(
+        m.contains(&format!("limit {MAX_TERRAIN_PIECES_MERGED}")),
+        "{m}"
+    );
+    assert!(m.contains("chunk 8192"), "{m}");
+    let e = r.terrain_area_at(r.last_tick().unwrap(), 10).unwrap_err();
+    assert!(matches!(e, Error::LimitExceeded(_)), "{e}");
+    let e = r.verify().unwrap_err();
+    assert!(matches!(e, Error::LimitExceeded(_)), "{e}");
+    // the last tick before the last piece merges exactly the bound
+    assert_eq!(r.terrain_at(2 * n - 3).unwrap().len(), 100);
+
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("c.reel");
+    tickreel::record::compact(
+        &r,
+        &out,
+        tickreel::record::CompactOptions::default(),
+        &mut |_, _| {},
+    )
+    .unwrap();
+    let back = Reader::open_path(&out).unwrap();
+    assert_eq!(*back.terrain_at(2 * n - 1).unwrap(), expected);
+}

@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use rustc_hash::FxHashSet;
 
-use super::{Passes, ReportJob, write_report_by};
+use super::{Passes, ReportJob, write_report, write_report_by};
 use crate::error::Result;
 use crate::format::event::Event;
 use crate::format::metadata::Metadata;
@@ -448,6 +448,7 @@ fn the_fast_passes_make_the_file_the_plain_walk_makes() {
             user: HashMap::new(),
             server: None,
             terrain: terrain.clone(),
+            terrain_piece: None,
             blocks: blocks.clone(),
             origin: Some(0),
             player,
@@ -519,4 +520,157 @@ fn the_fast_passes_make_the_file_the_plain_walk_makes() {
         "{terrain_kept:?}"
     );
     assert_eq!(terrain_kept[5], terrain.len(), "{terrain_kept:?}");
+}
+
+/// A report that keeps all of the stream's terrain carries the stored piece that holds it as it
+/// is (its bytes, here compressed at level 3, not the writer's 19): the terrain is not compressed
+/// again. One that keeps part of it (a radius) encodes what it keeps; one whose stream has no
+/// piece holding all of it, likewise.
+#[test]
+fn a_report_keeping_all_the_terrain_carries_its_stored_piece() {
+    use crate::format::FLAG_TERRAIN;
+    let dir = tempfile::tempdir().unwrap();
+    let (header, blocks) = blocks(dir.path());
+    let terrain = terrain();
+    let content = crate::format::terrain::encode_piece(&terrain, 3, &Default::default()).unwrap();
+    let stored = Arc::new(content.clone());
+    let piece_of_report = |path: &Path| {
+        let r = Reader::open_path(path).unwrap();
+        let i = (0..r.index().len())
+            .find(|&i| r.index()[i].flags & FLAG_TERRAIN != 0)
+            .unwrap();
+        let (_, c) = r.read_compressed(i).unwrap();
+        (
+            crate::format::terrain::piece_of(&c).unwrap().to_vec(),
+            r.terrain_at(r.last_tick().unwrap()).unwrap(),
+        )
+    };
+    let job = |name: &str, radius: Option<f64>, piece: Option<Arc<Vec<u8>>>| ReportJob {
+        storage: Arc::new(LocalStorage),
+        header: header.clone(),
+        entities: HashMap::new(),
+        event_types: Vec::new(),
+        palette: Default::default(),
+        user: HashMap::new(),
+        server: None,
+        terrain: terrain.clone(),
+        terrain_piece: piece,
+        blocks: blocks.clone(),
+        origin: Some(0),
+        player: 1,
+        first: 0,
+        last: TICKS - 1,
+        report_tick: TICKS / 2,
+        left_tick: None,
+        created_ms: 0,
+        path: dir.path().join(name),
+        options: ReportOptions {
+            radius,
+            ..ReportOptions::default()
+        },
+    };
+    let stored_content = crate::format::terrain::piece_of(&content).unwrap().to_vec();
+    let all = write_report(job("all.reel", None, Some(stored.clone()))).unwrap();
+    let (piece, t) = piece_of_report(&all);
+    assert_eq!(piece, stored_content, "the stored piece, as it is");
+    assert_eq!(t, terrain);
+    // without a stored piece that holds it all: encoded (at the writer's level, other bytes)
+    let encoded = write_report(job("encoded.reel", None, None)).unwrap();
+    let (piece, t) = piece_of_report(&encoded);
+    assert_ne!(piece, stored_content);
+    assert_eq!(t, terrain);
+    // a radius keeps part of it: what it keeps, encoded
+    let part = write_report(job("part.reel", Some(24.0), Some(stored))).unwrap();
+    let (piece, t) = piece_of_report(&part);
+    assert_ne!(piece, stored_content);
+    assert!(t.len() < terrain.len() && !t.is_empty(), "{}", t.len());
+}
+
+/// The time of a report keeping all of a ground-like terrain (5×5 columns of 24 sections, a few
+/// states in layers with noise) with its stored piece and without (compressed again: what
+/// reports did before), printed (`--nocapture`); both files hold the same terrain.
+#[test]
+fn a_report_of_a_whole_terrain_with_and_without_its_stored_piece() {
+    let dir = tempfile::tempdir().unwrap();
+    let (header, blocks) = blocks(dir.path());
+    let mut noise = 0x9E37_79B9_7F4A_7C15u64;
+    let mut sections = Vec::new();
+    for cx in -2..=2 {
+        for cz in -2..=2 {
+            for cy in -4..20 {
+                let states: Vec<u32> = (0..crate::format::SECTION_BLOCKS)
+                    .map(|i| {
+                        noise ^= noise << 13;
+                        noise ^= noise >> 7;
+                        noise ^= noise << 17;
+                        let y = cy * 16 + (i / 256) as i32;
+                        match y {
+                            ..0 => 1 + (noise % 3) as u32,
+                            0..60 => 4 + u32::from(noise.is_multiple_of(16)),
+                            60..64 => 6 + (noise % 2) as u32,
+                            _ => 0,
+                        }
+                    })
+                    .collect();
+                sections.push(Section::from_states(cx, cy, cz, &states).unwrap());
+            }
+        }
+    }
+    let terrain = Arc::new(crate::format::Terrain::from_sections(sections));
+    let stored = crate::format::terrain::encode_piece(
+        &terrain,
+        crate::format::TERRAIN_ZSTD_LEVEL,
+        &Default::default(),
+    )
+    .unwrap();
+    let job = |name: &str, piece: Option<Arc<Vec<u8>>>| ReportJob {
+        storage: Arc::new(LocalStorage),
+        header: header.clone(),
+        entities: HashMap::new(),
+        event_types: Vec::new(),
+        palette: Default::default(),
+        user: HashMap::new(),
+        server: None,
+        terrain: terrain.clone(),
+        terrain_piece: piece,
+        blocks: blocks.clone(),
+        origin: Some(0),
+        player: 1,
+        first: 0,
+        last: TICKS - 1,
+        report_tick: TICKS / 2,
+        left_tick: None,
+        created_ms: 0,
+        path: dir.path().join(name),
+        options: ReportOptions {
+            radius: None,
+            ..ReportOptions::default()
+        },
+    };
+    for level in [3, 9, 19] {
+        let t = std::time::Instant::now();
+        let p = crate::format::terrain::encode_piece(&terrain, level, &Default::default()).unwrap();
+        eprintln!(
+            "encoded at level {level}: {} bytes in {:?}",
+            p.len(),
+            t.elapsed()
+        );
+    }
+    let t = std::time::Instant::now();
+    let carried = write_report(job("carried.reel", Some(Arc::new(stored.clone())))).unwrap();
+    let with_piece = t.elapsed();
+    let t = std::time::Instant::now();
+    let encoded = write_report(job("encoded.reel", None)).unwrap();
+    let without = t.elapsed();
+    eprintln!(
+        "a report keeping a terrain of {} sections ({} bytes stored): {with_piece:?} with its \
+         stored piece, {without:?} compressing it again",
+        terrain.len(),
+        stored.len()
+    );
+    let a = Reader::open_path(&carried).unwrap();
+    let b = Reader::open_path(&encoded).unwrap();
+    let last = a.last_tick().unwrap();
+    assert_eq!(a.terrain_at(last).unwrap(), b.terrain_at(last).unwrap());
+    assert_eq!(*a.terrain_at(last).unwrap(), *terrain);
 }
