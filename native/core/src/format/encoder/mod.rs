@@ -564,7 +564,7 @@ impl ChunkEncoder {
     pub fn compress_frame(
         &mut self,
         compressor: &mut zstd::bulk::Compressor<'_>,
-        scratch: &mut Vec<u8>,
+        scratch: &[u8],
         compress_buf: &mut Vec<u8>,
     ) -> Result<(FrameHeader, Vec<u8>)> {
         let last = self
