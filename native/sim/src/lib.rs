@@ -4,7 +4,6 @@
 //! degrees a tick with occasional fast flicks, and speed changes constantly: it is no smoother
 //! than real play. Deterministic for a given seed. See BENCHMARKS.md for the model.
 
-pub mod movement_stats;
 pub mod realistic;
 pub mod terrain;
 pub mod world;

@@ -7,7 +7,7 @@
 //! client's full precision).
 //!
 //! Since issue 49 the movement follows real survival-server recordings statistic by statistic
-//! (`motion`, held to them by `crate::movement_stats`): players sending every 2 ticks while they
+//! (`motion`, held to them by `movement_stats`): players sending every 2 ticks while they
 //! sprint, jump and now and then fly; mobs sent every tick or every 3; items and arrows that fly
 //! a few ticks and live seconds; the server's resend of every entity after 60 quiet ticks;
 //! coordinates in the millions.
@@ -24,6 +24,7 @@ use tickreel::format::{Event, flag};
 use crate::world::{PlayerView, WorldLayer, WorldRates};
 
 mod motion;
+pub mod movement_stats;
 use motion::Motion;
 
 /// Settings of the realistic world.
@@ -419,11 +420,11 @@ mod tests {
     }
 
     /// The preset moves as real players and entities do: every statistic of
-    /// `crate::movement_stats` within its tolerance of the shared real recordings', for its
+    /// `movement_stats` within its tolerance of the shared real recordings', for its
     /// players alone and for every entity.
     #[test]
     fn the_preset_moves_like_the_real_recordings() {
-        use crate::movement_stats::{MovementStats, REAL_ALL, REAL_PLAYERS};
+        use crate::realistic::movement_stats::{MovementStats, REAL_ALL, REAL_PLAYERS};
         let mut sim = RealisticSim::new(RealisticConfig::default());
         let ticks: Vec<_> = (0..12_000).map(|_| sim.step()).collect();
         let players: std::collections::HashSet<u32> = ticks

@@ -15,7 +15,7 @@ use tickreel::Event;
 use tickreel::play::Reader;
 use tickreel::record::ReelOptions;
 
-use tickreel_sim::movement_stats::{MovementStats, STATISTICS};
+use tickreel_sim::realistic::movement_stats::{MovementStats, STATISTICS};
 use tickreel_sim::realistic::{RealisticConfig, RealisticSim};
 
 use super::{Figures, hollowcube, put, realistic};
@@ -152,7 +152,7 @@ fn append_recording(all: &mut Vec<(u32, Vec<Event>)>, ticks: &[(u32, Vec<Event>)
 }
 
 /// The movement statistics of a class's real recordings against the preset's
-/// (`tickreel_sim::movement_stats`): `realism_{class}_{statistic}_real` and `_preset` per
+/// (`tickreel_sim::realistic::movement_stats`): `realism_{class}_{statistic}_real` and `_preset` per
 /// statistic, and how many are within their tolerance (`realism_{class}_within_tolerance`, of
 /// `realism_statistics`).
 fn compare(

@@ -1,5 +1,5 @@
 //! How the realistic world's entities move and when their pose is sent, as measured on real
-//! survival-server recordings (issue 49; `crate::movement_stats`, the figures in
+//! survival-server recordings (issue 49; `super::movement_stats`, the figures in
 //! `movement_stats::REAL_PLAYERS` and `REAL_ALL`):
 //!
 //! - **Players**: the client sends a pose every 2 ticks while moving (1 tick now and then, nothing
