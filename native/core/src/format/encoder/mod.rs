@@ -536,8 +536,11 @@ impl ChunkEncoder {
     }
 
     /// Encodes and compresses the chunk into a frame header + compressed payload (of exactly its
-    /// length), padded to what a reader accepts ([`crate::format::frame::pad_payload`]): every
-    /// writer's frames come from here. `scratch` and `compress_buf` are working buffers.
+    /// length), padded to what a reader accepts ([`crate::format::frame::pad_payload`]).
+    /// `scratch` and `compress_buf` are working buffers. The chunker calls its two halves,
+    /// [`ChunkEncoder::encode_frame_payload`] and [`ChunkEncoder::compress_frame`] (every
+    /// writer's frames come from the latter), to pick the level from the payload between them.
+    #[cfg(any(test, feature = "wire"))]
     pub fn finish_frame(
         &mut self,
         compressor: &mut zstd::bulk::Compressor<'_>,
