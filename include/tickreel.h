@@ -1287,7 +1287,7 @@ typedef struct TickreelRecorderOptions {
      */
     int32_t compaction_zstd_level;
     /**
-     * Most ticks a chunk of the final compacted file spans (default 2400; chunks are cut sooner
+     * Most ticks a chunk of the final compacted file spans (default 12000; chunks are cut sooner
      * at 64 KiB of payload). 1 to 1048576.
      */
     uint32_t compaction_chunk_ticks;

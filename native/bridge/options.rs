@@ -134,7 +134,7 @@ options! {
         block_deadline_ms: u32,
         /// Zstd level of the final compacted file (default 9).
         compaction_zstd_level: i32,
-        /// Most ticks a chunk of the final compacted file spans (default 2400; chunks are cut sooner
+        /// Most ticks a chunk of the final compacted file spans (default 12000; chunks are cut sooner
         /// at 64 KiB of payload). 1 to 1048576.
         compaction_chunk_ticks: u32,
         /// Read the final file back and check it before reporting the finish done (default 1).

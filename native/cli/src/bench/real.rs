@@ -15,6 +15,9 @@ use tickreel::Event;
 use tickreel::play::Reader;
 use tickreel::record::ReelOptions;
 
+use tickreel_sim::realistic::movement_stats::{MovementStats, STATISTICS};
+use tickreel_sim::realistic::{RealisticConfig, RealisticSim};
+
 use super::{Figures, hollowcube, put, realistic};
 
 /// The shared recordings' folder, when this machine has it.
@@ -69,16 +72,21 @@ pub fn run(_quick: bool, out: &mut Figures) {
         return;
     };
     out.insert("real_traces_found".into(), Value::Bool(true));
+    // the realistic preset, as `realistic.rs` writes it (10 minutes), for the comparison
+    let mut sim = RealisticSim::new(RealisticConfig::default());
+    let preset: Vec<_> = (0..12_000).map(|_| sim.step()).collect();
     for (class, suffix) in [
         ("players", "_players.jsonl.gz"),
         ("all_entities", "_all_entities.jsonl.gz"),
     ] {
         let (mut ours_total, mut anchor_total) = (0u64, 0u64);
+        let mut class_ticks = Vec::new();
         for (name, path) in recordings(&dir, suffix) {
             let ticks = match ticks_of(&path) {
                 Ok(t) => t,
                 Err(e) => panic!("{}: {e}", path.display()),
             };
+            append_recording(&mut class_ticks, &ticks);
             let ours = realistic::ours(&ticks);
             let anchor = hollowcube::compacted_size(&ticks);
             put(out, &format!("real_{name}_{class}_bytes"), ours as f64);
@@ -103,5 +111,67 @@ pub fn run(_quick: bool, out: &mut Figures) {
                 anchor_total as f64 / ours_total as f64,
             );
         }
+        let preset_class = match class {
+            "players" => realistic::players_only(&preset),
+            _ => preset.clone(),
+        };
+        compare(class, &class_ticks, &preset_class, out);
     }
+}
+
+/// Appends a recording's movement events after `all`'s (ticks shifted past its last, entity ids
+/// past its largest), so that a class's recordings are measured together.
+fn append_recording(all: &mut Vec<(u32, Vec<Event>)>, ticks: &[(u32, Vec<Event>)]) {
+    let tick_base = all.last().map_or(0, |(t, _)| t + 1000);
+    let id_base = all
+        .iter()
+        .flat_map(|(_, ev)| ev.iter().filter_map(|e| e.entity()))
+        .max()
+        .map_or(0, |m| m + 1);
+    for (t, ev) in ticks {
+        // the events the statistics read, their entity renamed
+        let ev = ev
+            .iter()
+            .filter_map(|e| {
+                let mut e = e.clone();
+                match &mut e {
+                    Event::EntityAdd { entity, .. }
+                    | Event::EntityRemove { entity }
+                    | Event::PlayerLeave { entity }
+                    | Event::Pose { entity, .. }
+                    | Event::Position { entity, .. }
+                    | Event::Rotation { entity, .. }
+                    | Event::Teleport { entity, .. } => *entity += id_base,
+                    _ => return None,
+                }
+                Some(e)
+            })
+            .collect();
+        all.push((t + tick_base, ev));
+    }
+}
+
+/// The movement statistics of a class's real recordings against the preset's
+/// (`tickreel_sim::realistic::movement_stats`): `realism_{class}_{statistic}_real` and `_preset` per
+/// statistic, and how many are within their tolerance (`realism_{class}_within_tolerance`, of
+/// `realism_statistics`).
+fn compare(
+    class: &str,
+    real: &[(u32, Vec<Event>)],
+    preset: &[(u32, Vec<Event>)],
+    out: &mut Figures,
+) {
+    let (real, preset) = (MovementStats::of(real), MovementStats::of(preset));
+    let mut within = 0;
+    for (name, r, p, ok) in preset.against(&real) {
+        put(out, &format!("realism_{class}_{name}_real"), r);
+        put(out, &format!("realism_{class}_{name}_preset"), p);
+        within += usize::from(ok);
+    }
+    put(
+        out,
+        &format!("realism_{class}_within_tolerance"),
+        within as f64,
+    );
+    put(out, "realism_statistics", STATISTICS.len() as f64);
 }

@@ -34,10 +34,11 @@ use crate::storage::{LocalStorage, Storage};
 /// How compaction writes the final file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct CompactOptions {
-    /// Zstd level of the chunks compaction re-encodes (default 9). Source chunks of 32 KiB of
+    /// Zstd level of the chunks compaction re-encodes (default 9; sparse chunks at least 19,
+    /// `ChunkPolicy::level_for`). Source chunks of 32 KiB of
     /// payload or more that span at most `chunk_ticks` are copied as they are, at their level.
     pub zstd_level: i32,
-    /// Most ticks a chunk of the compacted file spans (default 2,400); chunks are cut sooner at
+    /// Most ticks a chunk of the compacted file spans (default 12,000); chunks are cut sooner at
     /// 64 KiB of payload (`ChunkPolicy::compacted`).
     pub chunk_ticks: u32,
     /// Read the result back and check it before reporting success.

@@ -53,6 +53,7 @@ mod server_id;
 mod shadow;
 mod shadow_memory;
 mod short_runs;
+mod sparse_chunks;
 mod staging;
 mod start_paths;
 mod submit_alloc;

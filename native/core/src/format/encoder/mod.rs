@@ -536,18 +536,43 @@ impl ChunkEncoder {
     }
 
     /// Encodes and compresses the chunk into a frame header + compressed payload (of exactly its
-    /// length), padded to what a reader accepts ([`crate::format::frame::pad_payload`]): every
-    /// writer's frames come from here. `scratch` and `compress_buf` are working buffers.
+    /// length), padded to what a reader accepts ([`crate::format::frame::pad_payload`]).
+    /// `scratch` and `compress_buf` are working buffers. The chunker calls its two halves,
+    /// [`ChunkEncoder::encode_frame_payload`] and [`ChunkEncoder::compress_frame`] (every
+    /// writer's frames come from the latter), to pick the level from the payload between them.
+    #[cfg(any(test, feature = "wire"))]
     pub fn finish_frame(
         &mut self,
         compressor: &mut zstd::bulk::Compressor<'_>,
         scratch: &mut Vec<u8>,
         compress_buf: &mut Vec<u8>,
     ) -> Result<(FrameHeader, Vec<u8>)> {
+        self.encode_frame_payload(scratch)?;
+        self.compress_frame(compressor, scratch, compress_buf)
+    }
+
+    /// The first half of [`ChunkEncoder::finish_frame`]: encodes the chunk's payload into
+    /// `scratch` and returns its tick count (so that the chunker can pick the compression level
+    /// from the payload's density before [`ChunkEncoder::compress_frame`]).
+    pub fn encode_frame_payload(&mut self, scratch: &mut Vec<u8>) -> Result<u32> {
         let last = self
             .last_tick
             .ok_or_else(|| Error::InvalidState("cannot finish an empty chunk".into()))?;
         self.encode_payload(scratch);
+        Ok(last - self.start_tick + 1)
+    }
+
+    /// The second half of [`ChunkEncoder::finish_frame`]: compresses the payload `scratch` that
+    /// [`ChunkEncoder::encode_frame_payload`] wrote into a frame.
+    pub fn compress_frame(
+        &mut self,
+        compressor: &mut zstd::bulk::Compressor<'_>,
+        scratch: &[u8],
+        compress_buf: &mut Vec<u8>,
+    ) -> Result<(FrameHeader, Vec<u8>)> {
+        let last = self
+            .last_tick
+            .ok_or_else(|| Error::InvalidState("cannot finish an empty chunk".into()))?;
         compress_buf.clear();
         compress_buf.reserve(zstd::zstd_safe::compress_bound(scratch.len()));
         compressor.compress_to_buffer(scratch, compress_buf)?;

@@ -189,7 +189,7 @@ public final class RecorderOptions {
         private Backpressure backpressure = Backpressure.BLOCK;
         private Duration blockDeadline = Duration.ofMillis(1);
         private int compactionLevel = 9;
-        private int compactionChunkTicks = 2400;
+        private int compactionChunkTicks = 12000;
         private boolean verifyCompaction = true;
         private int maxBatchBytes = 1 << 20;
         private boolean overwrite;
@@ -310,7 +310,7 @@ public final class RecorderOptions {
             return this;
         }
 
-        /** Most ticks a chunk of the compacted file spans (default 2400; chunks are cut sooner at 64 KiB of payload). */
+        /** Most ticks a chunk of the compacted file spans (default 12000; chunks are cut sooner at 64 KiB of payload). */
         public Builder compactionChunkTicks(int ticks) {
             compactionChunkTicks = ticks;
             return this;
