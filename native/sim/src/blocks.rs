@@ -45,14 +45,15 @@ use tickreel::format::{BlockPos, Event, PaletteKind};
 /// state ids, most of them two-byte varints), with the names [`palette`] registers.
 pub mod state {
     pub const AIR: u32 = 0;
-    pub const STONE: u32 = 1;
+    pub const STONE: u32 = crate::world::block::STONE;
     /// Water of level 0 (a source) to 7: `WATER + level`.
     pub const WATER: u32 = 86;
     /// Lava of level 0 to 7: `LAVA + level`.
     pub const LAVA: u32 = 102;
-    pub const GLASS: u32 = 562;
+    /// Stone, glass and planks as [`crate::world::block`] numbers them.
+    pub const GLASS: u32 = crate::world::block::GLASS;
     pub const SMOOTH_STONE: u32 = 11_600;
-    pub const OAK_PLANKS: u32 = 15;
+    pub const OAK_PLANKS: u32 = crate::world::block::OAK_PLANKS;
     /// Piston facing east, retracted and extended, and its head.
     pub const PISTON: u32 = 2_035;
     pub const PISTON_EXTENDED: u32 = 2_029;
@@ -61,7 +62,7 @@ pub mod state {
     /// counts down as the real ids do (stride 9 between power levels).
     pub const REDSTONE_WIRE: u32 = 4_403;
     /// Wheat of age 0 to 7: `WHEAT + age`.
-    pub const WHEAT: u32 = 4_470;
+    pub const WHEAT: u32 = 5_300;
     /// Oak door, lower and upper half, closed and open: `OAK_DOOR + 2 * half + open`.
     pub const OAK_DOOR: u32 = 4_654;
     /// Lever off and on.
@@ -78,7 +79,8 @@ pub mod state {
     pub const COMPARATOR: u32 = 11_061;
 }
 
-/// The names of [`state`]'s ids, to register beside [`crate::world::palette`]'s.
+/// The names of [`state`]'s ids, to register beside [`crate::world::palette`]'s (which names
+/// air, stone, glass and planks).
 pub fn palette() -> Vec<(PaletteKind, u32, String)> {
     use state::*;
     let mut p = vec![
@@ -102,7 +104,6 @@ pub fn palette() -> Vec<(PaletteKind, u32, String)> {
         (LAMP + 1, "minecraft:redstone_lamp[lit=true]".into()),
         (TRAPDOOR, "minecraft:oak_trapdoor[open=false]".into()),
         (TRAPDOOR + 1, "minecraft:oak_trapdoor[open=true]".into()),
-        (GLASS + 100, "minecraft:glass_pane".into()),
     ];
     for level in 0..8 {
         p.push((WATER + level, format!("minecraft:water[level={level}]")));
@@ -132,7 +133,7 @@ pub fn palette() -> Vec<(PaletteKind, u32, String)> {
         }
     }
     p.into_iter()
-        .filter(|(id, _)| ![state::AIR, state::STONE, state::OAK_PLANKS].contains(id))
+        .filter(|(id, _)| ![state::AIR, state::STONE, state::GLASS, state::OAK_PLANKS].contains(id))
         .map(|(id, n)| (PaletteKind::Block, id, n))
         .collect()
 }
@@ -837,5 +838,26 @@ mod tests {
         assert!(s.states >= 50, "{s:?}");
         // the same seed gives the same changes
         assert_eq!(run(3, 600), run(3, 600));
+    }
+
+    /// Every state the workload sets is named once, by this palette or the preset's.
+    #[test]
+    fn every_state_is_named_once() {
+        let mut names = std::collections::HashMap::new();
+        for (_, id, n) in crate::world::palette()
+            .into_iter()
+            .filter(|p| p.0 == PaletteKind::Block)
+            .map(|(k, id, n)| (k, id, n.to_string()))
+            .chain(palette())
+        {
+            assert!(names.insert(id, n).is_none(), "{id} named twice");
+        }
+        for (_, ev) in run(20, 24_000) {
+            for e in ev {
+                if let Event::BlockChange { state, .. } = e {
+                    assert!(names.contains_key(&state), "{state} has no name");
+                }
+            }
+        }
     }
 }
