@@ -166,7 +166,7 @@ fn world_events_and_their_names_survive_the_live_recording_and_compaction() {
     let finished = within(move || rec.finish().unwrap().wait().unwrap()).expect("finish");
     let r = Reader::open_path(&finished).unwrap();
     assert_eq!(read_world(&r), world_of(&input));
-    assert_eq!(r.header().data_version, 6);
+    assert_eq!(r.header().data_version, 7);
     // every chunk holds world events (a block change or a hit every few ticks): version 4, 5
     // where it has a world section, 6 where it holds a block change (two cursors per cause)
     let mut sixes = 0;
