@@ -593,6 +593,11 @@ fn positions_given(records: &[TickRecord], entity: u32) -> Vec<[i64; 3]> {
     out
 }
 
+/// The first bytes of an event stream whose records carry their tick as a gap and their count as
+/// a varint (data version 7): the record of relative tick 0 with no events, which the first form
+/// never holds (a record has at least one event), so a decoder of data version 7 reads both.
+pub(crate) const GAPS_MARKER: [u8; 3] = [0, 0, 0];
+
 fn decode_stream(
     stream: &[u8],
     tick_count: u32,
@@ -601,11 +606,17 @@ fn decode_stream(
 ) -> Result<Vec<TickRecord>> {
     let world = data_version >= 3;
     let mut blocks = (data_version >= 4).then(|| BlockCoding::for_version(data_version));
+    // data version 7: after the marker, each record's tick is the gap since the previous
+    // record's, and its count a varint
+    let gaps = data_version >= 7 && stream.starts_with(&GAPS_MARKER);
+    let stream = if gaps {
+        &stream[GAPS_MARKER.len()..]
+    } else {
+        stream
+    };
     let mut r = ByteReader::new(stream);
     let mut records: Vec<TickRecord> = Vec::new();
     let mut total = 0usize;
-    // data version 7: each record's tick is the gap since the previous record's
-    let gaps = data_version >= 7;
     while !r.is_empty() {
         let rel = match (gaps, records.last()) {
             (true, Some(p)) => u32::try_from(

@@ -12,6 +12,7 @@ use rustc_hash::FxHashMap;
 use crate::error::{Error, Result};
 use crate::format::DATA_VERSION;
 use crate::format::block_coding::BlockCoding;
+use crate::format::chunk::GAPS_MARKER;
 use crate::format::bytes::{put_ivarint, put_uvarint};
 use crate::format::event::{Event, MAX_CUSTOM_EVENT_BYTES, kind};
 use crate::format::frame::FrameHeader;
@@ -539,8 +540,9 @@ impl ChunkEncoder {
     }
 
     /// Writes the event stream with each record's tick as the gap since the previous record's
-    /// (its relative tick for the first) and its event count as a varint (data version 7): a
-    /// machine's bursts every few ticks then repeat byte for byte.
+    /// (its relative tick for the first) and its event count as a varint, after the marker
+    /// [`GAPS_MARKER`] (data version 7): a machine's bursts every few ticks then repeat byte for
+    /// byte.
     fn put_stream_with_gaps(&self, out: &mut Vec<u8>) {
         let varint_len = |v: u32| (32 - (v | 1).leading_zeros()).div_ceil(7) as usize;
         let gap = |i: usize| match i {
@@ -551,7 +553,7 @@ impl ChunkEncoder {
             let at = self.records[i].0 as usize + varint_len(self.records[i].1);
             u32::from(u16::from_be_bytes([self.stream[at], self.stream[at + 1]]))
         };
-        let len = self.stream.len()
+        let len = GAPS_MARKER.len() + self.stream.len()
             + (0..self.records.len())
                 .map(|i| varint_len(gap(i)) + varint_len(count(i)))
                 .sum::<usize>()
@@ -562,6 +564,7 @@ impl ChunkEncoder {
                 .sum::<usize>();
         put_uvarint(out, len as u64);
         let at = out.len();
+        out.extend_from_slice(&GAPS_MARKER);
         for (i, &(start, rel)) in self.records.iter().enumerate() {
             let body = start as usize + varint_len(rel) + 2;
             let end = self
