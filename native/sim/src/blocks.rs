@@ -283,7 +283,7 @@ impl BlockLayer {
     pub(crate) fn new(cfg: ServerBlocks, seed: u64) -> BlockLayer {
         BlockLayer {
             cfg,
-            rng: fastrand::Rng::with_seed(seed ^ 0x0062_6c6f_636b_73),
+            rng: fastrand::Rng::with_seed(seed ^ 0x0000_626c_6f63_6b73),
             bases: Vec::new(),
             fluids: Vec::new(),
             later: BTreeMap::new(),
@@ -411,10 +411,9 @@ impl BlockLayer {
         if let Some(changes) = self.later.remove(&tick) {
             out.extend(changes.into_iter().map(|(p, s)| change(p, s, None)));
         }
-        for i in 0..players.len() {
-            self.machine_tick(i, tick, players[i].id, out);
-            self.base_tick(i, tick, players[i].id, out);
-            let p = &players[i];
+        for (i, p) in players.iter().enumerate() {
+            self.machine_tick(i, tick, p.id, out);
+            self.base_tick(i, tick, p.id, out);
             let at = pos(p.x.floor() as i32, GROUND, p.z.floor() as i32);
             let u = self.rng.f64();
             let c = self.cfg;

@@ -12,8 +12,8 @@ use rustc_hash::FxHashMap;
 use crate::error::{Error, Result};
 use crate::format::DATA_VERSION;
 use crate::format::block_coding::BlockCoding;
-use crate::format::chunk::GAPS_MARKER;
 use crate::format::bytes::{put_ivarint, put_uvarint};
+use crate::format::chunk::GAPS_MARKER;
 use crate::format::event::{Event, MAX_CUSTOM_EVENT_BYTES, kind};
 use crate::format::frame::FrameHeader;
 use crate::format::index::{FLAG_CUSTOM_EVENTS, FLAG_SNAPSHOT, FLAG_WORLD};
@@ -553,7 +553,8 @@ impl ChunkEncoder {
             let at = self.records[i].0 as usize + varint_len(self.records[i].1);
             u32::from(u16::from_be_bytes([self.stream[at], self.stream[at + 1]]))
         };
-        let len = GAPS_MARKER.len() + self.stream.len()
+        let len = GAPS_MARKER.len()
+            + self.stream.len()
             + (0..self.records.len())
                 .map(|i| varint_len(gap(i)) + varint_len(count(i)))
                 .sum::<usize>()
