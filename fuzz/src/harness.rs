@@ -268,7 +268,8 @@ pub fn check_entity_decode(full: DecodedChunk, one: tickreel::Result<DecodedChun
     want.keyframe.retain(|e| e.id == id);
     want.tracks.retain(|t| t.entity == id);
     for r in &mut want.records {
-        r.events.retain(|e| e.entity() == Some(id));
+        // its own events and those naming it as their other entity (a hit on it, damage it took)
+        r.events.retain(|e| e.involves(id));
     }
     want.records.retain(|r| !r.events.is_empty());
     assert_eq!(

@@ -4,6 +4,7 @@
 //! degrees a tick with occasional fast flicks, and speed changes constantly: it is no smoother
 //! than real play. Deterministic for a given seed. See BENCHMARKS.md for the model.
 
+pub mod blocks;
 pub mod realistic;
 pub mod terrain;
 pub mod world;

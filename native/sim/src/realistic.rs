@@ -17,10 +17,14 @@
 //! [`RealisticSim::with_world`] adds what the players do to the world and to each other (mining,
 //! building, fighting, chatting at the rates [`crate::world::WorldRates`] documents), drawn from
 //! a random stream of its own: the movement is the same with or without it.
+//! [`RealisticSim::with_server_world`] adds the server's own block changes besides
+//! ([`crate::blocks::ServerBlocks`]: machines, doors, farms, explosions, fills, fluids), whose
+//! explosions drop item entities.
 
 use tickreel::format::Pose;
 use tickreel::format::{Event, flag};
 
+use crate::blocks::{BlockLayer, ServerBlocks};
 use crate::world::{PlayerView, WorldLayer, WorldRates};
 
 mod motion;
@@ -108,6 +112,7 @@ pub struct RealisticSim {
     tick: u32,
     next_id: u32,
     world: Option<WorldLayer>,
+    blocks: Option<BlockLayer>,
 }
 
 /// Angles as the protocol sends them: 1/256 turn, in degrees.
@@ -125,6 +130,7 @@ impl RealisticSim {
             tick: 0,
             next_id: 1,
             world: None,
+            blocks: None,
         };
         for p in 0..cfg.players as usize {
             let (x, z) = s.start_position(p);
@@ -139,6 +145,18 @@ impl RealisticSim {
     pub fn with_world(cfg: RealisticConfig, rates: WorldRates) -> RealisticSim {
         let mut s = RealisticSim::new(cfg);
         s.world = Some(WorldLayer::new(rates, cfg.seed));
+        s
+    }
+
+    /// The realistic world with the players' acts of [`RealisticSim::with_world`] and the
+    /// server's own block changes of `blocks` (register [`crate::blocks::palette`]'s names too).
+    pub fn with_server_world(
+        cfg: RealisticConfig,
+        rates: WorldRates,
+        blocks: ServerBlocks,
+    ) -> RealisticSim {
+        let mut s = RealisticSim::with_world(cfg, rates);
+        s.blocks = Some(BlockLayer::new(blocks, cfg.seed));
         s
     }
 
@@ -185,6 +203,36 @@ impl RealisticSim {
             _ => Role::Projectile,
         };
         self.make(role, owner, px + dx, pz + dz)
+    }
+
+    /// An item an explosion dropped at `d`, loaded around the nearest player; its lifetime from
+    /// the block layer's draw (the movement's random stream is left as it is).
+    fn dropped_item(&mut self, players: &[PlayerView], d: crate::blocks::Drop) -> Entity {
+        let owner = (0..players.len())
+            .min_by(|&a, &b| {
+                let dist = |p: &PlayerView| (p.x - d.x).powi(2) + (p.z - d.z).powi(2);
+                dist(&players[a]).total_cmp(&dist(&players[b]))
+            })
+            .unwrap_or(0);
+        let id = self.next_id;
+        self.next_id += 1;
+        Entity {
+            id,
+            role: Role::Item { falling: 8 },
+            owner,
+            x: d.x,
+            y: d.y,
+            z: d.z,
+            yaw: 0.0,
+            pitch: 0.0,
+            left: 0,
+            moving: false,
+            next_send: 0,
+            heading: 0.0,
+            // items despawn after 5 minutes unless picked up
+            until: self.tick.saturating_add(100 + d.life % 6000),
+            last_sent: None,
+        }
     }
 
     fn kind_of(&mut self, role: Role) -> u32 {
@@ -280,6 +328,19 @@ impl RealisticSim {
                 mobs[e.owner].push(e.id);
             }
             world.step(&players, &mobs, &mut events);
+            if let Some(blocks) = &mut self.blocks {
+                let mut drops = Vec::new();
+                blocks.step(tick, &players, &mut events, &mut drops);
+                for d in drops {
+                    let e = self.dropped_item(&players, d);
+                    events.push(Event::EntityAdd {
+                        entity: e.id,
+                        kind: kind::ITEM,
+                        pose: Self::pose(&e),
+                    });
+                    self.entities.push(e);
+                }
+            }
         }
         self.tick += 1;
         (tick, events)

@@ -48,9 +48,9 @@ pub struct Args {
     /// Run only this area (format, realistic, real, sparse, dictionary, record, backpressure, paced, runs, shadow, world, play, ghost,
     /// jni, s3, s3live, catalog, serve,
     /// world_state, terrain,
-    /// viewer, world_report, network, curve). `viewer` (the web viewer's memory over 10 minutes
+    /// viewer, world_report, world_blocks, network, curve). `viewer` (the web viewer's memory over 10 minutes
     /// of playback in headless Chromium; 30 s with --quick), `world_report` (the `world` area's
-    /// two report figures alone), `network` (a network's catalog of 1,000,000 runs; minutes) and
+    /// two report figures alone), `world_blocks` (its block-change figures alone), `network` (a network's catalog of 1,000,000 runs; minutes) and
     /// `curve` (finished-file size and write time at several chunk sizes and zstd levels) run
     /// only when asked for by name.
     #[arg(long)]
@@ -132,6 +132,10 @@ pub fn run(a: Args, out: &mut Out) -> tickreel::Result<()> {
     // the curves the finished files' settings were chosen from: slow, only on request
     if a.only.as_deref() == Some("curve") {
         curve::run(a.quick, &mut figures);
+    }
+    // the world area's block figures alone (they are in `world` too)
+    if a.only.as_deref() == Some("world_blocks") {
+        world::run_blocks(a.quick, &mut figures);
     }
     // the world area's two report figures alone (they are in `world` too)
     if a.only.as_deref() == Some("world_report") {

@@ -9,6 +9,17 @@
 //!   as Minecraft packs it and a varint state, zstd level 3 per 100-tick chunk) over a finished
 //!   file holding only those block changes (compressed chunk bytes on both sides; tickreel
 //!   also carries each change's causing entity, which the reference does not);
+//! - `world_blocks_vs_hollowcube_compacted_ratio` (issue 48): the block changes of the preset with
+//!   the server's own block changes besides (`RealisticSim::with_server_world`, shapes and rates
+//!   in `tickreel_sim::blocks::ServerBlocks`: machines, doors, farms, explosions, fills, fluids)
+//!   in the anchor's compacted form (each block changed as a varint tick delta, the 64-bit packed
+//!   position and a varint state, one stream cut into frames of at most 256 KiB, each at zstd
+//!   level 19) over a finished file holding only those block changes (compressed bytes on both
+//!   sides); `world_server_block_baseline_ratio`: the per-chunk reference (as
+//!   `world_block_baseline_ratio`) over the same file; `world_server_*`: the workload's shape
+//!   (`tickreel_sim::blocks::BlockStats`); `real_blocks_vs_hollowcube_compacted_ratio_<name>` and
+//!   `real_block_baseline_ratio_<name>`: the same for each `<name>_blocks.jsonl.gz` of
+//!   `shared/traces/real-minecraft` (or `$TICKREEL_REAL_TRACES`), when that folder exists;
 //! - `submit_world_vs_plain_ratio`: the server thread's time in `submit_tick` per submitted byte
 //!   for the preset with world events over the same for the preset's movement alone;
 //! - `shadow_report_world_ms`: a report (radius 48) of 5 minutes of 100 players with world
@@ -23,6 +34,7 @@ use tickreel::format::{Event, encode_batch};
 use tickreel::record::{FlushPolicy, ReelOptions, ReelWriter};
 use tickreel::shadow::{ReportOptions, ShadowBuffer, ShadowOptions};
 use tickreel::{Engine, EngineOptions, RecorderOptions};
+use tickreel_sim::blocks::{BlockStats, ServerBlocks};
 use tickreel_sim::realistic::{RealisticConfig, RealisticSim};
 use tickreel_sim::world::{WorldRates, palette};
 
@@ -47,6 +59,60 @@ fn ticks(players: u32, world: bool) -> Vec<(u32, Vec<Event>)> {
     (0..TICKS).map(|_| sim.step()).collect()
 }
 
+/// The preset with the server's own block changes besides the players' (issue 48).
+fn server_ticks(players: u32) -> Vec<(u32, Vec<Event>)> {
+    let cfg = RealisticConfig {
+        players,
+        seed: 48,
+        ..RealisticConfig::default()
+    };
+    let mut sim =
+        RealisticSim::with_server_world(cfg, WorldRates::default(), ServerBlocks::default());
+    (0..TICKS).map(|_| sim.step()).collect()
+}
+
+/// Whether `e` changes blocks.
+fn is_block(e: &Event) -> bool {
+    matches!(e, Event::BlockChange { .. } | Event::BlockChanges { .. })
+}
+
+/// Each block `ticks` change: (tick, position, state), in order.
+fn block_list(ticks: &[(u32, Vec<Event>)]) -> Vec<(u32, tickreel::format::BlockPos, u32)> {
+    let mut v = Vec::new();
+    for (t, ev) in ticks {
+        for e in ev {
+            match e {
+                Event::BlockChange { pos, state, .. } => v.push((*t, *pos, *state)),
+                Event::BlockChanges { blocks, .. } => {
+                    v.extend(blocks.iter().map(|&(p, s)| (*t, p, s)));
+                }
+                _ => {}
+            }
+        }
+    }
+    v
+}
+
+/// The anchor's compacted form of the block changes of `ticks` (HollowCube's compactor over its
+/// block records): per block changed a varint tick delta, the packed position (8 bytes) and a
+/// varint state, one stream cut into frames of at most 256 KiB, each compressed at zstd level
+/// 19; the frames' bytes.
+fn compacted_reference_bytes(ticks: &[(u32, Vec<Event>)]) -> u64 {
+    let mut stream = Vec::new();
+    let mut prev = None;
+    for (t, p, s) in block_list(ticks) {
+        varint(&mut stream, u64::from(t - prev.unwrap_or(t)));
+        prev = Some(t);
+        stream.extend_from_slice(&packed(p.x, p.y, p.z).to_be_bytes());
+        varint(&mut stream, u64::from(s));
+    }
+    let mut z = zstd::bulk::Compressor::new(super::hollowcube::COMPACT_LEVEL).expect("zstd");
+    stream
+        .chunks(super::hollowcube::FRAME_BYTE_LIMIT)
+        .map(|f| z.compress(f).expect("zstd").len() as u64)
+        .sum()
+}
+
 /// Bytes of a finished file (compacted policy, the palette registered) of `ticks`, keeping the
 /// events `keep` says: (file bytes, compressed chunk bytes).
 fn reel_bytes(
@@ -59,6 +125,9 @@ fn reel_bytes(
     let mut w = ReelWriter::create(&path, ReelOptions::compacted()).expect("writer");
     for (kind, id, n) in palette() {
         w.register_name(kind, id, n).expect("name");
+    }
+    for (kind, id, n) in tickreel_sim::blocks::palette() {
+        w.register_name(kind, id, &n).expect("name");
     }
     for (t, ev) in ticks {
         let ev: Vec<Event> = ev.iter().filter(|e| keep(e)).cloned().collect();
@@ -101,12 +170,9 @@ fn reference_bytes(ticks: &[(u32, Vec<Event>)]) -> u64 {
             flush(&mut chunk, &mut total);
             chunk_start = *t - *t % 100;
         }
-        let changes: Vec<_> = ev
-            .iter()
-            .filter_map(|e| match e {
-                Event::BlockChange { pos, state, .. } => Some((*pos, *state)),
-                _ => None,
-            })
+        let changes: Vec<_> = block_list(std::slice::from_ref(&(*t, ev.clone())))
+            .into_iter()
+            .map(|(_, p, s)| (p, s))
             .collect();
         if changes.is_empty() {
             continue;
@@ -204,6 +270,9 @@ pub fn run(quick: bool, out: &mut Figures) {
         reference as f64 / blocks_only.max(1) as f64,
     );
 
+    server_blocks(dir.path(), players, out);
+    real_blocks(dir.path(), out);
+
     // The server thread: world ticks against movement alone, alternating, median of rounds.
     let plain = batches(&ticks(players, false));
     let with_world = batches(&world);
@@ -217,6 +286,158 @@ pub fn run(quick: bool, out: &mut Figures) {
     put(out, "submit_world_vs_plain_ratio", median(ratios));
 
     reports(dir.path(), &with_world, &plain, quick, out);
+    put(out, "world_players", f64::from(players));
+}
+
+/// The server workload's block changes (issue 48) against both forms of the anchor.
+fn server_blocks(dir: &std::path::Path, players: u32, out: &mut Figures) {
+    let server = server_ticks(players);
+    let stats = BlockStats::of(&server);
+    let (_, ours) = reel_bytes(dir, "server-blocks.reel", &server, is_block);
+    let compacted = compacted_reference_bytes(&server);
+    let reference = reference_bytes(&server);
+    put(out, "world_server_block_changes", stats.changes as f64);
+    put(out, "world_server_burst_mean", stats.burst_mean);
+    put(out, "world_server_burst_max", stats.burst_max as f64);
+    put(
+        out,
+        "world_server_back_to_previous_share",
+        stats.back_to_previous,
+    );
+    put(
+        out,
+        "world_server_block_bytes_per_change",
+        ours as f64 / stats.changes.max(1) as f64,
+    );
+    put(
+        out,
+        "world_server_hollowcube_compacted_bytes_per_change",
+        compacted as f64 / stats.changes.max(1) as f64,
+    );
+    put(
+        out,
+        "world_blocks_vs_hollowcube_compacted_ratio",
+        compacted as f64 / ours.max(1) as f64,
+    );
+    put(
+        out,
+        "world_server_block_baseline_ratio",
+        reference as f64 / ours.max(1) as f64,
+    );
+}
+
+/// The real recordings' block changes (`<name>_blocks.jsonl.gz` of the shared traces, read
+/// with `gzip -dc`), when the folder is there: the same two ratios per recording.
+fn real_blocks(dir: &std::path::Path, out: &mut Figures) {
+    let folder = std::env::var_os("TICKREEL_REAL_TRACES")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| {
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("../../../shared/traces/real-minecraft")
+        });
+    let Ok(entries) = std::fs::read_dir(&folder) else {
+        return;
+    };
+    let mut files: Vec<_> = entries
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| {
+            p.file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(|n| n.ends_with("_blocks.jsonl.gz"))
+        })
+        .collect();
+    files.sort();
+    for path in files {
+        let name = path
+            .file_name()
+            .and_then(|n| n.to_str())
+            .and_then(|n| n.strip_suffix("_blocks.jsonl.gz"))
+            .expect("name")
+            .to_string();
+        let Some(ticks) = real_block_ticks(&path) else {
+            continue;
+        };
+        let (_, ours) = reel_bytes(dir, &format!("real-{name}.reel"), &ticks, is_block);
+        let compacted = compacted_reference_bytes(&ticks);
+        let reference = reference_bytes(&ticks);
+        put(
+            out,
+            &format!("real_blocks_vs_hollowcube_compacted_ratio_{name}"),
+            compacted as f64 / ours.max(1) as f64,
+        );
+        put(
+            out,
+            &format!("real_block_baseline_ratio_{name}"),
+            reference as f64 / ours.max(1) as f64,
+        );
+    }
+}
+
+/// The block changes of a gzipped JSON lines file as `tickreel dump` writes them (`tick`,
+/// `events` of `type` `block_change` with `x`, `y`, `z`, `state` and an optional `cause`), or
+/// `None` when it cannot be read.
+fn real_block_ticks(path: &std::path::Path) -> Option<Vec<(u32, Vec<Event>)>> {
+    let text = std::process::Command::new("gzip")
+        .arg("-dc")
+        .arg(path)
+        .output()
+        .ok()
+        .filter(|o| o.status.success())?
+        .stdout;
+    let mut ticks = Vec::new();
+    for line in String::from_utf8(text).ok()?.lines() {
+        let v: serde_json::Value = serde_json::from_str(line).ok()?;
+        let tick = u32::try_from(v.get("tick")?.as_u64()?).ok()?;
+        let mut events = Vec::new();
+        for e in v.get("events")?.as_array()? {
+            if e.get("type")?.as_str()? != "block_change" {
+                continue;
+            }
+            let int = |k: &str| {
+                e.get(k)
+                    .and_then(|v| v.as_i64())
+                    .and_then(|v| i32::try_from(v).ok())
+            };
+            events.push(Event::BlockChange {
+                pos: tickreel::format::BlockPos::new(int("x")?, int("y")?, int("z")?),
+                state: u32::try_from(e.get("state")?.as_u64()?).ok()?,
+                cause: e
+                    .get("cause")
+                    .and_then(|c| c.as_u64())
+                    .and_then(|c| u32::try_from(c).ok()),
+                block_entity: None,
+            });
+        }
+        if !events.is_empty() {
+            ticks.push((tick, events));
+        }
+    }
+    Some(ticks)
+}
+
+/// The block figures alone (`--only world_blocks`: the same keys as `world` gives them, without
+/// the submit and report figures).
+pub fn run_blocks(quick: bool, out: &mut Figures) {
+    let players = if quick { 20 } else { 100 };
+    let dir = tempfile::tempdir().expect("tempdir");
+    let world = ticks(players, true);
+    let changes = block_list(&world).len();
+    let (_, blocks_only) = reel_bytes(dir.path(), "blocks.reel", &world, |e| {
+        matches!(e, Event::BlockChange { .. })
+    });
+    put(out, "world_block_changes", changes as f64);
+    put(
+        out,
+        "world_block_only_bytes_per_change",
+        blocks_only as f64 / changes.max(1) as f64,
+    );
+    put(
+        out,
+        "world_block_baseline_ratio",
+        reference_bytes(&world) as f64 / blocks_only.max(1) as f64,
+    );
+    server_blocks(dir.path(), players, out);
+    real_blocks(dir.path(), out);
     put(out, "world_players", f64::from(players));
 }
 

@@ -16,6 +16,16 @@
 //!   saying which (measured on the realistic preset: 48 % of the changes were far steps from one
 //!   cursor, 13 % from two).
 //!
+//! - From data version 7 on, the chunk also keeps the table of the positions its block changes
+//!   changed, in order of first change, with each one's state and the state before: a block
+//!   changed before in the chunk is named by its place in that table when no small step reaches
+//!   it (a machine's next burst, a farm's crop, a door), and a change that sets a block back to
+//!   the state it had before its last change (a lamp, a repeater, a door, a piston: most of a
+//!   real server's changes) is one state code. Both keep the coding of a repeated change the
+//!   same whatever came between, which is what lets zstd find a machine's cycles as the long
+//!   repeats they are (measured on the server workload, `tickreel_sim::blocks`, and on real
+//!   recordings: BENCHMARKS.md).
+//!
 //! Both sides keep the same context ([`BlockCoding`]), emptied at each chunk's start, so every
 //! chunk still decodes on its own. Pure bytes, no I/O.
 
@@ -27,9 +37,19 @@ use crate::format::event::Event;
 use crate::format::world::{BlockPos, MAX_BLOCK_ENTITY_BYTES, get_opt_entity, put_opt_entity};
 
 /// Steps `0..SMALL_STEPS` are one-byte moves of -2..=2 on each axis; [`FAR`] announces three
-/// zigzag varints.
+/// zigzag varints; from data version 7, `TABLE + i` is the chunk's `i`-th changed position.
 const SMALL_STEPS: u64 = 125;
 const FAR: u64 = SMALL_STEPS;
+const TABLE: u64 = FAR + 1;
+
+/// A position the chunk's block changes changed (data version 7): its state now and the one
+/// before its last change (none after its first change in the chunk).
+#[derive(Debug, Clone, Copy)]
+struct Changed {
+    pos: BlockPos,
+    state: u32,
+    before: Option<u32>,
+}
 
 /// The context one chunk's block changes are coded against (the writer's and each reader's).
 #[derive(Debug, Default)]
@@ -39,6 +59,13 @@ pub(crate) struct BlockCoding {
     last: FxHashMap<u64, (BlockPos, Option<BlockPos>)>,
     /// Data version 6's coding: two cursors per cause, the state code's bit 1 choosing one.
     two_cursors: bool,
+    /// Data version 7's coding: the table of changed positions, and state code 0 for a change
+    /// back to the state before.
+    table: bool,
+    /// The positions changed so far, in order of first change (data version 7), and each
+    /// one's index there.
+    changed: Vec<Changed>,
+    changed_index: FxHashMap<BlockPos, u32>,
     /// The states used so far, in order of first use.
     states: Vec<u32>,
     /// Writer side: each state's index in `states`.
@@ -64,6 +91,7 @@ impl BlockCoding {
     pub(crate) fn for_version(data_version: u16) -> BlockCoding {
         BlockCoding {
             two_cursors: data_version >= 6,
+            table: data_version >= 7,
             ..BlockCoding::default()
         }
     }
@@ -96,9 +124,32 @@ impl BlockCoding {
     /// buffers' capacity.
     pub(crate) fn restart(&mut self, data_version: u16) {
         self.two_cursors = data_version >= 6;
+        self.table = data_version >= 7;
         self.last.clear();
         self.states.clear();
         self.index.clear();
+        self.changed.clear();
+        self.changed_index.clear();
+    }
+
+    /// Records that `pos` (at `entry` of the table, if it is there) is now `state` (data
+    /// version 7).
+    fn record(&mut self, entry: Option<u32>, pos: BlockPos, state: u32) {
+        match entry {
+            Some(i) => {
+                let c = &mut self.changed[i as usize];
+                c.before = Some(c.state);
+                c.state = state;
+            }
+            None => {
+                self.changed_index.insert(pos, self.changed.len() as u32);
+                self.changed.push(Changed {
+                    pos,
+                    state,
+                    before: None,
+                });
+            }
+        }
     }
 
     /// Appends the body of a block change (after its kind byte):
@@ -108,13 +159,17 @@ impl BlockCoding {
     /// varint step                      < 125: (dx, dy, dz) = (step / 25 − 2, step / 5 % 5 − 2,
     ///                                  step % 5 − 2) from the cause's previous change in the chunk
     ///                                  (only when it has one); 125: ivarint dx, dy, dz from it
-    ///                                  (from 0, 0, 0 when it has none)
+    ///                                  (from 0, 0, 0 when it has none); data version 7: ≥ 126,
+    ///                                  the position at index step − 126 of the chunk's table of
+    ///                                  changed positions
     /// varint code                      code >> 1 (data version 6: code >> 2): index in the
     ///                                  chunk's state table; the table's length: a new state
     ///                                  follows (varint), added to the table;
+    ///                                  data version 7: code >> 2 = 0: the state the block had
+    ///                                  before its last change in the chunk, else index + 1;
     ///                                  code & 1: block-entity data follows;
     ///                                  data version 6: code & 2: the small step is from the
-    ///                                  cause's second cursor (never with step 125)
+    ///                                  cause's second cursor (never with step 125 or more)
     /// [varint state]
     /// [varint len ≤ 65536, len bytes]  the block entity's NBT
     /// ```
@@ -136,36 +191,52 @@ impl BlockCoding {
             }
             _ => None,
         };
+        let entry = if self.table {
+            self.changed_index.get(&pos).copied()
+        } else {
+            None
+        };
         let (d, far) = match second {
             Some(d2) => (d2, false),
             None => (d, prev.is_none() || !is_small(&d)),
         };
-        if far {
-            put_uvarint(out, FAR);
-            for v in d {
-                put_ivarint(out, v);
+        match entry {
+            Some(i) if far => put_uvarint(out, TABLE + u64::from(i)),
+            _ if far => {
+                put_uvarint(out, FAR);
+                for v in d {
+                    put_ivarint(out, v);
+                }
             }
-        } else {
-            let s = d.iter().fold(0i64, |acc, v| acc * 5 + (v + 2));
-            put_uvarint(out, s as u64);
+            _ => {
+                let s = d.iter().fold(0i64, |acc, v| acc * 5 + (v + 2));
+                put_uvarint(out, s as u64);
+            }
         }
         self.moved(key, prev, pos, second.is_some(), far);
-        let nbt = u64::from(block_entity.is_some())
+        let bits = u64::from(block_entity.is_some())
             | if self.two_cursors {
                 u64::from(second.is_some()) << 1
             } else {
                 0
             };
         let shift = if self.two_cursors { 2 } else { 1 };
+        let back = entry.is_some_and(|i| self.changed[i as usize].before == Some(state));
+        // data version 7: code 0 is "back", the table's indexes come after it
+        let first = u64::from(self.table);
         match self.index.get(&state) {
-            Some(&i) => put_uvarint(out, (u64::from(i) << shift) | nbt),
+            _ if back => put_uvarint(out, bits),
+            Some(&i) => put_uvarint(out, ((u64::from(i) + first) << shift) | bits),
             None => {
                 let i = self.states.len() as u32;
-                put_uvarint(out, (u64::from(i) << shift) | nbt);
+                put_uvarint(out, ((u64::from(i) + first) << shift) | bits);
                 put_uvarint(out, u64::from(state));
                 self.states.push(state);
                 self.index.insert(state, i);
             }
+        }
+        if self.table {
+            self.record(entry, pos, state);
         }
         if let Some(b) = block_entity {
             put_uvarint(out, b.len() as u64);
@@ -174,24 +245,38 @@ impl BlockCoding {
     }
 
     /// Reads the body [`BlockCoding::encode`] writes, refusing a small step with no previous
-    /// change, a state index past the table, a position outside 32 bits and block-entity data
-    /// over its limit.
+    /// change, a table index or state index past its table, a change back with no state before,
+    /// a position outside 32 bits and block-entity data over its limit.
     pub(crate) fn decode(&mut self, r: &mut ByteReader<'_>) -> Result<Event> {
         let cause = get_opt_entity(r)?;
         let key = cause.map_or(0, |c| u64::from(c) + 1);
         let prev = self.last.get(&key).copied();
         let step = r.uvarint()?;
-        let d = if step < SMALL_STEPS {
+        // the step: a small one, a far one, or (data version 7) a changed position
+        let (d, entry) = if step < SMALL_STEPS {
             let s = step as i64;
-            Some([s / 25 - 2, s / 5 % 5 - 2, s % 5 - 2])
+            (Some([s / 25 - 2, s / 5 % 5 - 2, s % 5 - 2]), None)
         } else if step == FAR {
-            None
+            (None, None)
+        } else if self.table {
+            let i = usize::try_from(step - TABLE)
+                .ok()
+                .filter(|&i| i < self.changed.len())
+                .ok_or_else(|| {
+                    Error::corrupt(format!(
+                        "block change: position {} past the chunk's {} changed positions",
+                        step - TABLE,
+                        self.changed.len()
+                    ))
+                })?;
+            (None, Some(i as u32))
         } else {
             return Err(Error::corrupt(format!("block change: step code {step}")));
         };
-        let far = match d {
-            Some(d) => d,
-            None => [r.ivarint()?, r.ivarint()?, r.ivarint()?],
+        let far = match (d, entry) {
+            (Some(d), _) => d,
+            (None, Some(_)) => [0; 3],
+            (None, None) => [r.ivarint()?, r.ivarint()?, r.ivarint()?],
         };
         let code = r.uvarint()?;
         let second = self.two_cursors && code & 2 != 0;
@@ -213,32 +298,57 @@ impl BlockCoding {
             })?,
             (p, _, false) => p.map_or_else(BlockPos::default, |p| p.0),
         };
-        let mut c = [0i32; 3];
-        for (k, v) in c.iter_mut().enumerate() {
-            let b = [base.x, base.y, base.z][k];
-            *v = i64::from(b)
-                .checked_add(far[k])
-                .and_then(|a| i32::try_from(a).ok())
-                .ok_or_else(|| Error::corrupt("block change: position outside 32 bits"))?;
-        }
-        let pos = BlockPos::new(c[0], c[1], c[2]);
-        self.moved(key, prev, pos, second, d.is_none());
-        let i = code >> if self.two_cursors { 2 } else { 1 };
-        let state = match usize::try_from(i).ok().filter(|&i| i <= self.states.len()) {
-            Some(i) if i < self.states.len() => self.states[i],
-            Some(_) => {
-                // a new state: the table grows by at most one entry per block change read
-                let s = r.uvarint32()?;
-                self.states.push(s);
-                s
-            }
+        let pos = match entry {
+            Some(i) => self.changed[i as usize].pos,
             None => {
-                return Err(Error::corrupt(format!(
-                    "block change: state index {i} past the chunk's {} states",
-                    self.states.len()
-                )));
+                let mut c = [0i32; 3];
+                for (k, v) in c.iter_mut().enumerate() {
+                    let b = [base.x, base.y, base.z][k];
+                    *v = i64::from(b)
+                        .checked_add(far[k])
+                        .and_then(|a| i32::try_from(a).ok())
+                        .ok_or_else(|| Error::corrupt("block change: position outside 32 bits"))?;
+                }
+                BlockPos::new(c[0], c[1], c[2])
             }
         };
+        self.moved(key, prev, pos, second, d.is_none());
+        let entry = match entry {
+            Some(i) => Some(i),
+            None if self.table => self.changed_index.get(&pos).copied(),
+            None => None,
+        };
+        let i = code >> if self.two_cursors { 2 } else { 1 };
+        let state = if self.table && i == 0 {
+            entry
+                .and_then(|e| self.changed[e as usize].before)
+                .ok_or_else(|| {
+                    Error::corrupt(
+                        "block change: back to the state before, of a block without one in the chunk",
+                    )
+                })?
+        } else {
+            let i = i - u64::from(self.table);
+            match usize::try_from(i).ok().filter(|&i| i <= self.states.len()) {
+                Some(i) if i < self.states.len() => self.states[i],
+                Some(_) => {
+                    // a new state: the table grows by at most one entry per block change read
+                    let s = r.uvarint32()?;
+                    self.states.push(s);
+                    s
+                }
+                None => {
+                    return Err(Error::corrupt(format!(
+                        "block change: state index {i} past the chunk's {} states",
+                        self.states.len()
+                    )));
+                }
+            }
+        };
+        if self.table {
+            // the table grows by at most one entry per block change read
+            self.record(entry, pos, state);
+        }
         let block_entity = if code & 1 != 0 {
             let len = r.len_varint(MAX_BLOCK_ENTITY_BYTES, "block-entity data")?;
             Some(r.bytes(len)?.to_vec())
@@ -375,6 +485,138 @@ mod tests {
         assert!(
             BlockCoding::for_version(4)
                 .decode(&mut ByteReader::new(&[0, 125, 0, 0, 0, 2, 3]))
+                .is_err()
+        );
+    }
+
+    /// Encodes `events` in `version`'s coding: the bytes and each change's size.
+    fn encode_version(version: u16, events: &[Event]) -> (Vec<u8>, Vec<usize>) {
+        let mut enc = BlockCoding::for_version(version);
+        let mut out = Vec::new();
+        let mut sizes = Vec::new();
+        for e in events {
+            let Event::BlockChange {
+                pos,
+                state,
+                cause,
+                block_entity,
+            } = e
+            else {
+                unreachable!()
+            };
+            let at = out.len();
+            enc.encode(&mut out, *pos, *state, *cause, block_entity.as_deref());
+            sizes.push(out.len() - at);
+        }
+        (out, sizes)
+    }
+
+    fn decode_version(version: u16, bytes: &[u8], n: usize) -> Vec<Event> {
+        let mut dec = BlockCoding::for_version(version);
+        let mut r = ByteReader::new(bytes);
+        let out = (0..n).map(|_| dec.decode(&mut r).unwrap()).collect();
+        assert!(r.is_empty());
+        out
+    }
+
+    #[test]
+    fn a_machine_toggling_far_apart_blocks_codes_each_change_alike_every_cycle() {
+        // two lamps 40 blocks apart and a lever far from both, toggled in turn: from the second
+        // cycle on, each change is a table position (one byte for the first two, two after) and
+        // "back to the state before", the same bytes every cycle (data version 7); data version
+        // 6 takes a far step each time
+        let at = [(0, 64, 0), (40, 64, 0), (-30, 70, 900)];
+        let mut events = Vec::new();
+        for cycle in 0..6 {
+            for (k, &(x, y, z)) in at.iter().enumerate() {
+                events.push(change(x, y, z, 10 + k as u32 * 2 + cycle % 2, None));
+            }
+        }
+        let (v7, sizes) = encode_version(7, &events);
+        assert_eq!(decode_version(7, &v7, events.len()), events);
+        assert!(sizes[6..].iter().all(|&n| n <= 4), "{sizes:?}");
+        let cycle = |c: usize| {
+            let from: usize = sizes[..3 * c].iter().sum();
+            &v7[from..from + sizes[3 * c..3 * c + 3].iter().sum::<usize>()]
+        };
+        assert_eq!(cycle(2), cycle(4));
+        assert_eq!(cycle(3), cycle(5));
+        let (v6, _) = encode_version(6, &events);
+        assert_eq!(decode_version(6, &v6, events.len()), events);
+        assert!(v6.len() > v7.len() + 3 * 18, "{} {}", v6.len(), v7.len());
+    }
+
+    #[test]
+    fn version_7_round_trips_every_kind_of_step_and_state() {
+        let mut events = vec![
+            change(100, 64, -200, 0, Some(7)),
+            change(101, 64, -200, 3, Some(7)),
+            change(100, 64, -200, 5, Some(7)),
+            // back to the state before its last change (0), then again (5)
+            change(100, 64, -200, 0, Some(7)),
+            change(100, 64, -200, 5, Some(7)),
+            change(i32::MAX, i32::MIN, 0, u32::MAX, None),
+            change(i32::MAX, i32::MIN, 0, 4, None),
+            change(101, 64, -200, 3, None),
+            change(i32::MAX, i32::MIN, 0, u32::MAX, None),
+            change(101, 64, -200, 9, Some(u32::MAX - 1)),
+        ];
+        events.push(Event::BlockChange {
+            pos: BlockPos::new(100, 64, -200),
+            state: 0,
+            cause: Some(7),
+            block_entity: Some(vec![10, 0, 0, 0]),
+        });
+        let (bytes, sizes) = encode_version(7, &events);
+        assert_eq!(decode_version(7, &bytes, events.len()), events);
+        // a change back: cause, step, code 0
+        assert_eq!(sizes[3], 3, "{sizes:?}");
+        // truncated anywhere
+        for cut in 0..bytes.len() {
+            let mut dec = BlockCoding::for_version(7);
+            let mut r = ByteReader::new(&bytes[..cut]);
+            assert!(
+                (0..events.len()).any(|_| dec.decode(&mut r).is_err()),
+                "cut {cut}"
+            );
+        }
+    }
+
+    #[test]
+    fn crafted_version_7_changes_are_refused() {
+        let dec = |bytes: &[u8]| {
+            let mut c = BlockCoding::for_version(7);
+            let mut r = ByteReader::new(bytes);
+            let mut last = None;
+            while !r.is_empty() {
+                last = Some(c.decode(&mut r));
+                if last.as_ref().is_some_and(Result::is_err) {
+                    break;
+                }
+            }
+            last.expect("bytes")
+        };
+        // a table position past the table (empty)
+        let err = dec(&[0, 126, 4]).unwrap_err();
+        assert!(err.to_string().contains("changed positions"), "{err}");
+        // after one change (index 0 known): position 0 is fine, 1 is not
+        assert_eq!(
+            dec(&[0, 125, 2, 2, 2, 4, 3, 0, 126, 4]).unwrap(),
+            change(1, 1, 1, 3, None)
+        );
+        assert!(dec(&[0, 125, 2, 2, 2, 4, 3, 0, 127, 4]).is_err());
+        // back to the state before, of a block changed once (no state before)
+        let err = dec(&[0, 125, 2, 2, 2, 4, 3, 0, 126, 0]).unwrap_err();
+        assert!(err.to_string().contains("state before"), "{err}");
+        // ... and of a block never changed in the chunk
+        assert!(dec(&[0, 125, 2, 2, 2, 0]).is_err());
+        // a table position with the second cursor's bit
+        let err = dec(&[0, 125, 2, 2, 2, 4, 3, 0, 126, 6]).unwrap_err();
+        assert!(err.to_string().contains("second cursor"), "{err}");
+        // data version 6 has no table: step 126 is refused
+        assert!(
+            BlockCoding::for_version(6)
+                .decode(&mut ByteReader::new(&[0, 126, 4, 3]))
                 .is_err()
         );
     }

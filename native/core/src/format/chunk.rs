@@ -11,7 +11,8 @@
 //!    the flag when that world is not empty: a snapshot chunk without it starts from an empty
 //!    world, and a recording without world events pays nothing;
 //! 3. **event stream**: `varint byte length`, then per non-empty tick `varint tick (relative to the
-//!    chunk start)`, `u16 BE event count`, events in stream encoding (the batch encoding, except
+//!    chunk start; from data version 7 the gap since the previous record's, less one)`,
+//!    `u16 BE event count` (a varint from data version 7), events in stream encoding (the batch encoding, except
 //!    that `EntityAdd` and `Teleport` carry no pose and `Pose`/`Position`/`Rotation` do not appear:
 //!    every pose lives in section 4);
 //! 4. **movement**: per entity the relative ticks of its pose samples (as runs), its teleport
@@ -565,7 +566,8 @@ impl DecodedChunk {
 }
 
 /// The event stream of a chunk of `data_version`: world events from 3 on, block changes coded
-/// against the chunk ([`BlockCoding`]) from 4 on, from two cursors per cause from 6 on.
+/// against the chunk ([`BlockCoding`]) from 4 on, from two cursors per cause from 6 on, with
+/// the table of changed positions and each record's tick as a gap from 7 on.
 /// The positions `entity`'s events in `records` put it at, besides its pose samples (an
 /// `EntityAdd` or `Teleport` takes its pose from them): a pose or a position it is given, the
 /// origin where a rotation or flags may add it ([`EntityTable::apply`]).
@@ -591,6 +593,11 @@ fn positions_given(records: &[TickRecord], entity: u32) -> Vec<[i64; 3]> {
     out
 }
 
+/// The first bytes of an event stream whose records carry their tick as a gap and their count as
+/// a varint (data version 7): the record of relative tick 0 with no events, which the first form
+/// never holds (a record has at least one event), so a decoder of data version 7 reads both.
+pub(crate) const GAPS_MARKER: [u8; 3] = [0, 0, 0];
+
 fn decode_stream(
     stream: &[u8],
     tick_count: u32,
@@ -599,17 +606,40 @@ fn decode_stream(
 ) -> Result<Vec<TickRecord>> {
     let world = data_version >= 3;
     let mut blocks = (data_version >= 4).then(|| BlockCoding::for_version(data_version));
+    // data version 7: after the marker, each record's tick is the gap since the previous
+    // record's, and its count a varint
+    let gaps = data_version >= 7 && stream.starts_with(&GAPS_MARKER);
+    let stream = if gaps {
+        &stream[GAPS_MARKER.len()..]
+    } else {
+        stream
+    };
     let mut r = ByteReader::new(stream);
     let mut records: Vec<TickRecord> = Vec::new();
     let mut total = 0usize;
     while !r.is_empty() {
-        let rel = r.uvarint32()?;
+        let rel = match (gaps, records.last()) {
+            (true, Some(p)) => u32::try_from(
+                r.uvarint()?
+                    .checked_add(u64::from(p.rel) + 1)
+                    .ok_or_else(|| Error::corrupt("event stream tick gap past 64 bits"))?,
+            )
+            .unwrap_or(u32::MAX),
+            _ => r.uvarint32()?,
+        };
         if rel >= tick_count || records.last().is_some_and(|p| rel <= p.rel) {
             return Err(Error::corrupt(format!(
                 "event stream tick {rel} out of order or outside the chunk"
             )));
         }
-        let count = r.u16_be()? as usize;
+        let count = if gaps {
+            r.len_varint(usize::from(u16::MAX), "event count")?
+        } else {
+            r.u16_be()? as usize
+        };
+        if gaps && count == 0 {
+            return Err(Error::corrupt("an event stream record without events"));
+        }
         // each event takes at least 2 bytes
         if count * 2 > r.remaining() {
             return Err(Error::corrupt("event count larger than the stream"));

@@ -95,6 +95,39 @@ fn realistic_reel(dir: &Path) -> Vec<u8> {
     std::fs::read(&path).unwrap()
 }
 
+/// A small compacted recording of the server workload (`tickreel_sim::blocks`): a redstone
+/// machine, doors and levers, a farm, a fill and an explosion around one player, whose block
+/// changes go back and forth (data version 7: the table of changed positions, "back", the
+/// stream's ticks as gaps); the test asserts that some of its chunks need data version 7.
+fn server_reel(dir: &Path) -> Vec<u8> {
+    use tickreel_sim::blocks::ServerBlocks;
+    use tickreel_sim::realistic::{RealisticConfig, RealisticSim};
+    use tickreel_sim::world::WorldRates;
+    let mut sim = RealisticSim::with_server_world(
+        RealisticConfig {
+            players: 1,
+            seed: 48,
+            entities_per_player: 2,
+        },
+        WorldRates::default(),
+        ServerBlocks {
+            machines_per_player: 1.0,
+            machine_period: (8, 12),
+            toggles_per_tick: 0.05,
+            farm_crops: 9,
+            crop_growth_per_tick: 0.01,
+            explosions_per_tick: 0.005,
+            fills_per_tick: 0.005,
+            fluids_per_tick: 0.005,
+            ..ServerBlocks::default()
+        },
+    );
+    let ticks: Vec<_> = (0..200).map(|_| sim.step()).collect();
+    let path = dir.join("server.reel");
+    common::write_reel(&path, &ticks, policy(50, 100));
+    std::fs::read(&path).unwrap()
+}
+
 /// The data version of each chunk frame of a compacted file.
 fn frame_versions(file: &[u8]) -> Vec<u16> {
     let r = Reader::open(std::sync::Arc::new(tickreel::storage::MemSource::new(
@@ -109,6 +142,11 @@ fn frame_versions(file: &[u8]) -> Vec<u16> {
                 .data_version
         })
         .collect()
+}
+
+fn golden_v6() -> Vec<u8> {
+    std::fs::read(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/golden-v6.reel"))
+        .unwrap()
 }
 
 fn golden_v1() -> Vec<u8> {
@@ -206,6 +244,17 @@ fn write_fuzz_seeds() {
     assert!(frame_versions(&v1).iter().all(|&v| v == 1));
     put("reader", "realistic.reel", &realistic);
     put("reader", "golden-v1.reel", &v1);
+    // Data version 7's block changes (and a file of data version 6, still read).
+    let server = server_reel(tmp.path());
+    let versions = frame_versions(&server);
+    assert!(
+        versions.contains(&7),
+        "no server chunk needs data version 7: {versions:?}"
+    );
+    let v6 = golden_v6();
+    assert!(frame_versions(&v6).contains(&6));
+    put("reader", "server.reel", &server);
+    put("reader", "golden-v6.reel", &v6);
 
     // chunk: every decompressed payload of those.
     for (name, file) in [
@@ -213,6 +262,7 @@ fn write_fuzz_seeds() {
         ("small", &small),
         ("realistic", &realistic),
         ("golden-v1", &v1),
+        ("server", &server),
     ] {
         for (i, input) in chunk_inputs(file).iter().enumerate() {
             put("chunk", &format!("{name}-{i}"), input);

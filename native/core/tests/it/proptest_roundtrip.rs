@@ -107,12 +107,21 @@ fn ev() -> impl Strategy<Value = Ev> {
     ]
 }
 
-/// World events with small and extreme fields (data versions 3 and 4).
+/// World events with small and extreme fields (data versions 3 and 4), and block changes to a
+/// few blocks and states, so that blocks are changed again and set back (data version 7).
 fn world_event() -> impl Strategy<Value = Event> {
     let pos =
         (any::<i32>(), -64i32..320, any::<i32>()).prop_map(|(x, y, z)| BlockPos::new(x, y, z));
     let opt = proptest::option::of(0u32..8);
     prop_oneof![
+        (0i32..6, 60i32..63, -40i32..-36, 0u32..3, opt.clone()).prop_map(
+            |(x, y, z, state, cause)| Event::BlockChange {
+                pos: BlockPos::new(x * 4, y, z),
+                state,
+                cause,
+                block_entity: None,
+            }
+        ),
         (
             pos.clone(),
             any::<u32>(),

@@ -166,10 +166,11 @@ fn world_events_and_their_names_survive_the_live_recording_and_compaction() {
     let finished = within(move || rec.finish().unwrap().wait().unwrap()).expect("finish");
     let r = Reader::open_path(&finished).unwrap();
     assert_eq!(read_world(&r), world_of(&input));
-    assert_eq!(r.header().data_version, 6);
+    assert_eq!(r.header().data_version, 7);
     // every chunk holds world events (a block change or a hit every few ticks): version 4, 5
-    // where it has a world section, 6 where it holds a block change (two cursors per cause)
-    let mut sixes = 0;
+    // where it has a world section, 7 where it holds a block change (two cursors per cause, the
+    // table of changed positions, the stream's ticks as gaps)
+    let mut sevens = 0;
     for (i, e) in r.index().iter().enumerate() {
         let blocks = r
             .read_chunk(i)
@@ -178,9 +179,9 @@ fn world_events_and_their_names_survive_the_live_recording_and_compaction() {
             .iter()
             .flat_map(|t| &t.events)
             .any(|e| matches!(e, Event::BlockChange { .. }));
-        sixes += usize::from(blocks);
+        sevens += usize::from(blocks);
         let want = if blocks {
-            6
+            7
         } else if e.flags & tickreel::format::FLAG_WORLD != 0 {
             5
         } else {
@@ -188,7 +189,7 @@ fn world_events_and_their_names_survive_the_live_recording_and_compaction() {
         };
         assert_eq!(r.read_payload(i).unwrap().0.data_version, want, "chunk {i}");
     }
-    assert!(sixes > 0);
+    assert!(sevens > 0);
     let p = &r.metadata().library.palette;
     assert_eq!(
         p.name(PaletteKind::Item, 5),

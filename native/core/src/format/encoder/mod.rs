@@ -13,6 +13,7 @@ use crate::error::{Error, Result};
 use crate::format::DATA_VERSION;
 use crate::format::block_coding::BlockCoding;
 use crate::format::bytes::{put_ivarint, put_uvarint};
+use crate::format::chunk::GAPS_MARKER;
 use crate::format::event::{Event, MAX_CUSTOM_EVENT_BYTES, kind};
 use crate::format::frame::FrameHeader;
 use crate::format::index::{FLAG_CUSTOM_EVENTS, FLAG_SNAPSHOT, FLAG_WORLD};
@@ -58,6 +59,9 @@ pub struct ChunkEncoder {
     keyframe: Vec<EntityState>,
     snapshot: Option<Vec<u8>>,
     stream: Vec<u8>,
+    /// Where each of the stream's records starts, and its relative tick (to write the ticks as
+    /// gaps, data version 7).
+    records: Vec<(u32, u32)>,
     flags: u8,
     event_count: u64,
     sample_count: u64,
@@ -68,8 +72,9 @@ pub struct ChunkEncoder {
     /// Slots whose entity is not alive (dropped at the next chunk start).
     dead: usize,
     log: Vec<LogSample>,
-    /// The data version the last encoded payload needs: 6 if it holds a block change (coded
-    /// from two cursors per cause), else 5 if it has a world section (which
+    /// The data version the last encoded payload needs: 7 if it holds a block change (coded
+    /// from two cursors per cause and the table of changed positions, the stream's ticks as
+    /// gaps), else 5 if it has a world section (which
     /// starts with what it stands on, a keyframe or a delta), 4 if it holds a world event (its
     /// block changes are coded against the chunk), else 2 if a column uses predictor 4
     /// (linear in time) or a track's ticks are stored as deltas, else 1 (so that readers of data
@@ -209,6 +214,7 @@ impl ChunkEncoder {
         }
         self.snapshot = snapshot;
         self.stream.clear();
+        self.records.clear();
         self.blocks.restart(DATA_VERSION);
         self.world_events = false;
         self.event_count = 0;
@@ -297,6 +303,7 @@ impl ChunkEncoder {
             })?;
             self.stream[count_pos..count_pos + 2].copy_from_slice(&count.to_be_bytes());
             self.event_count += u64::from(count);
+            self.records.push((record_start as u32, rel));
         }
         self.last_tick = Some(tick);
         Ok(())
@@ -502,9 +509,14 @@ impl ChunkEncoder {
                 out.extend_from_slice(w);
             }
         }
-        // 3. event stream
-        put_uvarint(out, self.stream.len() as u64);
-        out.extend_from_slice(&self.stream);
+        // 3. event stream: with a block change (data version 7), each record's tick as the gap
+        // since the record before
+        if self.blocks.is_used() {
+            self.put_stream_with_gaps(out);
+        } else {
+            put_uvarint(out, self.stream.len() as u64);
+            out.extend_from_slice(&self.stream);
+        }
         // 4. movement
         let v2 = if crate::threads::is_library_thread() {
             SCRATCH.with(|sc| self.encode_movement(&mut sc.borrow_mut(), out))
@@ -527,8 +539,48 @@ impl ChunkEncoder {
         };
     }
 
+    /// Writes the event stream with each record's tick as the gap since the previous record's
+    /// (its relative tick for the first) and its event count as a varint, after the marker
+    /// [`GAPS_MARKER`] (data version 7): a machine's bursts every few ticks then repeat byte for
+    /// byte.
+    fn put_stream_with_gaps(&self, out: &mut Vec<u8>) {
+        let varint_len = |v: u32| (32 - (v | 1).leading_zeros()).div_ceil(7) as usize;
+        let gap = |i: usize| match i {
+            0 => self.records[0].1,
+            _ => self.records[i].1 - self.records[i - 1].1 - 1,
+        };
+        let count = |i: usize| {
+            let at = self.records[i].0 as usize + varint_len(self.records[i].1);
+            u32::from(u16::from_be_bytes([self.stream[at], self.stream[at + 1]]))
+        };
+        let len = GAPS_MARKER.len()
+            + self.stream.len()
+            + (0..self.records.len())
+                .map(|i| varint_len(gap(i)) + varint_len(count(i)))
+                .sum::<usize>()
+            - self
+                .records
+                .iter()
+                .map(|r| varint_len(r.1) + 2)
+                .sum::<usize>();
+        put_uvarint(out, len as u64);
+        let at = out.len();
+        out.extend_from_slice(&GAPS_MARKER);
+        for (i, &(start, rel)) in self.records.iter().enumerate() {
+            let body = start as usize + varint_len(rel) + 2;
+            let end = self
+                .records
+                .get(i + 1)
+                .map_or(self.stream.len(), |r| r.0 as usize);
+            put_uvarint(out, u64::from(gap(i)));
+            put_uvarint(out, u64::from(count(i)));
+            out.extend_from_slice(&self.stream[body..end]);
+        }
+        debug_assert_eq!(out.len() - at, len);
+    }
+
     /// The data version of the payload [`ChunkEncoder::encode_payload`] wrote last: the lowest
-    /// that reads it (6 if it holds a block change; 5 if it has a world section; 4 if it holds a world event; else 2 if a column uses predictor 4, linear in
+    /// that reads it (7 if it holds a block change; 5 if it has a world section; 4 if it holds a world event; else 2 if a column uses predictor 4, linear in
     /// time, or a track header stores its ticks as deltas; else 1).
     #[cfg(test)]
     pub fn payload_version(&self) -> u16 {

@@ -155,7 +155,7 @@ fn the_world_part_of_a_chunk_is_the_whole_decode_without_movement() {
     let (h, payload) = enc
         .finish_frame(&mut comp, &mut Vec::new(), &mut Vec::new())
         .unwrap();
-    assert_eq!(h.data_version, 6);
+    assert_eq!(h.data_version, 7);
     let mut dec = zstd::bulk::Decompressor::new().unwrap();
     let bytes = crate::format::chunk::decompress_frame(&h, &payload, &mut dec, &lim).unwrap();
     let whole = DecodedChunk::decode_version(&bytes, &h, &lim, None).unwrap();
@@ -194,4 +194,92 @@ fn the_world_part_of_a_chunk_is_the_whole_decode_without_movement() {
             block_entity: Some(vec![10, 0]),
         }
     );
+}
+
+/// A chunk with block changes (data version 7) writes its stream behind the marker, each record's
+/// tick as a gap and its count as a varint, so that a machine's cycles repeat byte for byte; a
+/// chunk without one keeps the earlier form; both decode to what was written, and a crafted gap
+/// stream with an empty record or a tick past the chunk is refused.
+#[test]
+fn a_chunk_with_block_changes_writes_its_ticks_as_gaps() {
+    use crate::format::chunk::{DecodedChunk, GAPS_MARKER};
+    use crate::format::world::BlockPos;
+    let lamp = |t: u32| Event::BlockChange {
+        pos: BlockPos::new(40, 64, 0),
+        state: 7418 + (t / 4) % 2,
+        cause: None,
+        block_entity: None,
+    };
+    let lim = crate::format::Limits::default();
+    let encode = |blocks: bool| {
+        let mut enc = ChunkEncoder::new();
+        enc.begin(100, None);
+        let mut ticks = Vec::new();
+        for t in 100..160u32 {
+            let mut e = vec![Event::Flags {
+                entity: 1,
+                flags: t % 3,
+            }];
+            if blocks && t % 4 == 0 {
+                e.push(lamp(t));
+            }
+            if t % 2 == 0 {
+                enc.push_tick(t, &e).unwrap();
+                ticks.push((t - 100, e));
+            }
+        }
+        let mut payload = Vec::new();
+        enc.encode_payload(&mut payload);
+        (enc.payload_version(), payload, ticks)
+    };
+    for blocks in [true, false] {
+        let (version, payload, ticks) = encode(blocks);
+        let c = DecodedChunk::decode(&payload, 0, 100, 60, &lim).unwrap();
+        let got: Vec<_> = c
+            .records
+            .iter()
+            .map(|r| {
+                let mut ev = r.events.clone();
+                // the implicit add of entity 1 before its first flags
+                ev.retain(|e| !matches!(e, Event::EntityAdd { .. }));
+                (r.rel, ev)
+            })
+            .collect();
+        assert_eq!(got, ticks);
+        // keyframe (no entity), stream length, stream
+        let mut r = crate::format::bytes::ByteReader::new(&payload[1..]);
+        let len = r.uvarint().unwrap() as usize;
+        let stream = &payload[1 + r.position()..][..len];
+        assert_eq!(stream.starts_with(&GAPS_MARKER), blocks);
+        assert_eq!(version, if blocks { 7 } else { 1 });
+        if blocks {
+            // after the marker: tick 100 (gap 0; 3 events: entity 1's implicit add, its flags,
+            // the lamp)
+            assert_eq!(&stream[3..5], &[0, 3]);
+            // from the third cycle on, the lamp's records 8 ticks apart are the same bytes:
+            // find two equal runs of 16 bytes 8 ticks apart
+            let body = &stream[3..];
+            let windows: Vec<&[u8]> = body.windows(16).collect();
+            assert!(
+                windows
+                    .iter()
+                    .enumerate()
+                    .any(|(i, w)| windows[i + 1..].contains(w)),
+                "no repeat in {body:?}"
+            );
+        }
+    }
+    // crafted: a record without events, a tick past the chunk
+    let crafted = |stream: &[u8]| {
+        let mut p = vec![0];
+        crate::format::bytes::put_uvarint(&mut p, stream.len() as u64);
+        p.extend_from_slice(stream);
+        p.push(0); // no tracks
+        DecodedChunk::decode(&p, 0, 0, 10, &lim)
+    };
+    assert!(crafted(&[0, 0, 0, 1, 1, 0x07, 1, 0]).is_ok());
+    let err = crafted(&[0, 0, 0, 1, 0]).unwrap_err();
+    assert!(err.to_string().contains("without events"), "{err}");
+    assert!(crafted(&[0, 0, 0, 1, 1, 0x07, 1, 0, 8, 1, 0x07, 1, 0]).is_err());
+    assert!(crafted(&[0, 0, 0, 1, 1, 0x07, 1, 0, 7, 1, 0x07, 1, 0]).is_ok());
 }
