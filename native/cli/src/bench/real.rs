@@ -32,7 +32,7 @@ pub(super) fn traces_dir() -> Option<PathBuf> {
 
 /// The recordings of `dir` whose name ends in `suffix` (`_players.jsonl.gz`), by name: the
 /// name's part before the suffix and the path.
-fn recordings(dir: &Path, suffix: &str) -> Vec<(String, PathBuf)> {
+pub(super) fn recordings(dir: &Path, suffix: &str) -> Vec<(String, PathBuf)> {
     let mut found: Vec<(String, PathBuf)> = std::fs::read_dir(dir)
         .map(|rd| {
             rd.filter_map(|e| e.ok())

@@ -39,7 +39,7 @@ use tickreel_sim::realistic::{RealisticConfig, RealisticSim};
 use tickreel_sim::world::{WorldRates, palette};
 
 use super::shared::median;
-use super::{Figures, put};
+use super::{Figures, put, real};
 
 /// 5 minutes at 20 ticks/s.
 const TICKS: u32 = 6000;
@@ -326,36 +326,20 @@ fn server_blocks(dir: &std::path::Path, players: u32, out: &mut Figures) {
     );
 }
 
-/// The real recordings' block changes (`<name>_blocks.jsonl.gz` of the shared traces, read
-/// with `gzip -dc`), when the folder is there: the same two ratios per recording.
+/// The real recordings' block changes (`<name>_blocks.jsonl.gz` of the shared traces,
+/// [`real::traces_dir`]), when the folder is there: the same two ratios per recording.
 fn real_blocks(dir: &std::path::Path, out: &mut Figures) {
-    let folder = std::env::var_os("TICKREEL_REAL_TRACES")
-        .map(std::path::PathBuf::from)
-        .unwrap_or_else(|| {
-            std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-                .join("../../../shared/traces/real-minecraft")
-        });
-    let Ok(entries) = std::fs::read_dir(&folder) else {
+    let Some(folder) = real::traces_dir() else {
         return;
     };
-    let mut files: Vec<_> = entries
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| {
-            p.file_name()
-                .and_then(|n| n.to_str())
-                .is_some_and(|n| n.ends_with("_blocks.jsonl.gz"))
-        })
-        .collect();
-    files.sort();
-    for path in files {
-        let name = path
-            .file_name()
-            .and_then(|n| n.to_str())
-            .and_then(|n| n.strip_suffix("_blocks.jsonl.gz"))
-            .expect("name")
-            .to_string();
-        let Some(ticks) = real_block_ticks(&path) else {
-            continue;
+    for (name, path) in real::recordings(&folder, "_blocks.jsonl.gz") {
+        let ticks: Vec<(u32, Vec<Event>)> = match real::ticks_of(&path) {
+            Ok(t) => t
+                .into_iter()
+                .map(|(t, ev)| (t, ev.into_iter().filter(is_block).collect::<Vec<_>>()))
+                .filter(|(_, ev)| !ev.is_empty())
+                .collect(),
+            Err(e) => panic!("{}: {e}", path.display()),
         };
         let (_, ours) = reel_bytes(dir, &format!("real-{name}.reel"), &ticks, is_block);
         let compacted = compacted_reference_bytes(&ticks);
@@ -371,48 +355,6 @@ fn real_blocks(dir: &std::path::Path, out: &mut Figures) {
             reference as f64 / ours.max(1) as f64,
         );
     }
-}
-
-/// The block changes of a gzipped JSON lines file as `tickreel dump` writes them (`tick`,
-/// `events` of `type` `block_change` with `x`, `y`, `z`, `state` and an optional `cause`), or
-/// `None` when it cannot be read.
-fn real_block_ticks(path: &std::path::Path) -> Option<Vec<(u32, Vec<Event>)>> {
-    let text = std::process::Command::new("gzip")
-        .arg("-dc")
-        .arg(path)
-        .output()
-        .ok()
-        .filter(|o| o.status.success())?
-        .stdout;
-    let mut ticks = Vec::new();
-    for line in String::from_utf8(text).ok()?.lines() {
-        let v: serde_json::Value = serde_json::from_str(line).ok()?;
-        let tick = u32::try_from(v.get("tick")?.as_u64()?).ok()?;
-        let mut events = Vec::new();
-        for e in v.get("events")?.as_array()? {
-            if e.get("type")?.as_str()? != "block_change" {
-                continue;
-            }
-            let int = |k: &str| {
-                e.get(k)
-                    .and_then(|v| v.as_i64())
-                    .and_then(|v| i32::try_from(v).ok())
-            };
-            events.push(Event::BlockChange {
-                pos: tickreel::format::BlockPos::new(int("x")?, int("y")?, int("z")?),
-                state: u32::try_from(e.get("state")?.as_u64()?).ok()?,
-                cause: e
-                    .get("cause")
-                    .and_then(|c| c.as_u64())
-                    .and_then(|c| u32::try_from(c).ok()),
-                block_entity: None,
-            });
-        }
-        if !events.is_empty() {
-            ticks.push((tick, events));
-        }
-    }
-    Some(ticks)
 }
 
 /// The block figures alone (`--only world_blocks`: the same keys as `world` gives them, without
