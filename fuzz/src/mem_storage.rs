@@ -16,8 +16,8 @@
 //! tested on a real file system by the core's tests of live directories' members).
 
 use std::collections::{HashMap, HashSet};
-use std::hash::{BuildHasherDefault, Hasher};
 use std::ffi::OsString;
+use std::hash::{BuildHasherDefault, Hasher};
 use std::io;
 use std::path::{Component, Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -65,8 +65,8 @@ impl Hasher for PathHasher {
         for c in bytes.chunks(8) {
             let mut w = [0u8; 8];
             w[..c.len()].copy_from_slice(c);
-            self.0 = (self.0.rotate_left(5) ^ u64::from_le_bytes(w))
-                .wrapping_mul(0x517c_c1b7_2722_0a95);
+            self.0 =
+                (self.0.rotate_left(5) ^ u64::from_le_bytes(w)).wrapping_mul(0x517c_c1b7_2722_0a95);
         }
     }
     fn finish(&self) -> u64 {
