@@ -105,10 +105,50 @@ fn valid_and_invalid_dumps_pass_the_harness() {
 mod http_api;
 
 /// The `http_api` target's seeds and kept regressions, one after another (its fixture's folder
-/// is made once per process; each input's recording is served from memory).
+/// and server are made once per process; each input's recording is served from memory).
 #[test]
 fn http_api_seeds_and_regressions() {
     replay("regressions", "http_api", http_api::http_api);
     let n = replay("seeds", "http_api", http_api::http_api);
     assert!(n > 0, "no seeds in fuzz/seeds/http_api");
+}
+
+/// The `http_api` target sends every input to one server: what an input leaves in it does not
+/// change the next one's answers. Every seed and kept input, in turn and then in reverse order
+/// (so that each follows others), is answered by one server as by a new server of the same
+/// folder: the same statuses, the same bodies (an `/api/live` stream's too: a recording that is
+/// not live sends its one event and ends).
+#[test]
+fn http_api_answers_do_not_depend_on_the_inputs_before() {
+    let mut all: Vec<Vec<u8>> = Vec::new();
+    for kind in ["regressions", "seeds"] {
+        for p in inputs(kind, "http_api").1 {
+            all.push(std::fs::read(p).unwrap());
+        }
+    }
+    assert!(all.len() > 2, "too few inputs");
+    let shared = http_api::new_server();
+    let order: Vec<&Vec<u8>> = all.iter().chain(all.iter().rev()).collect();
+    let mut compared = 0;
+    for (i, input) in order.into_iter().enumerate() {
+        let from_shared = http_api::answers(&shared, input);
+        let from_new = http_api::answers(&http_api::new_server(), input);
+        assert_eq!(from_shared.len(), from_new.len(), "input {i}");
+        for (a, b) in from_shared.iter().zip(&from_new) {
+            assert_eq!(
+                (&a.0, a.1, a.2),
+                (&b.0, b.1, b.2),
+                "input {i}: another status from the server that answered inputs before"
+            );
+            assert!(
+                a.3 == b.3,
+                "input {i}: {}: another answer from the server that answered inputs before:\n{}\n{}",
+                a.0,
+                String::from_utf8_lossy(&a.3),
+                String::from_utf8_lossy(&b.3)
+            );
+            compared += 1;
+        }
+    }
+    assert!(compared > 100, "{compared} answers compared");
 }
