@@ -109,7 +109,33 @@ fn get(addr: &str, path: &str) -> tickreel::Result<Vec<u8>> {
             String::from_utf8_lossy(&buf[..buf.len().min(300)])
         )));
     }
-    Ok(buf.split_off(head_end + 4))
+    let chunked = String::from_utf8_lossy(&buf[..head_end])
+        .lines()
+        .any(|l| l.eq_ignore_ascii_case("transfer-encoding: chunked"));
+    let body = buf.split_off(head_end + 4);
+    if chunked { dechunk(&body) } else { Ok(body) }
+}
+
+/// The body of a chunked answer (RFC 9112 §7.1: hexadecimal size, CRLF, the bytes, CRLF, until a
+/// size of 0), as axum sends a streamed one.
+fn dechunk(mut rest: &[u8]) -> tickreel::Result<Vec<u8>> {
+    let bad = || tickreel::Error::corrupt("a chunked answer cut short");
+    let mut body = Vec::new();
+    loop {
+        let line_end = rest.windows(2).position(|w| w == b"\r\n").ok_or_else(bad)?;
+        let size_text = String::from_utf8_lossy(&rest[..line_end]);
+        let size_hex = size_text.split(';').next().unwrap_or("").trim();
+        let size = usize::from_str_radix(size_hex, 16).map_err(|_| bad())?;
+        rest = &rest[line_end + 2..];
+        if size == 0 {
+            return Ok(body);
+        }
+        if rest.len() < size + 2 {
+            return Err(bad());
+        }
+        body.extend_from_slice(&rest[..size]);
+        rest = &rest[size + 2..];
+    }
 }
 
 fn measure(addr: &str, ticks: u32, quick: bool, out: &mut Figures) -> tickreel::Result<()> {

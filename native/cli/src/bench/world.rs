@@ -431,9 +431,13 @@ fn report_of(dir: &std::path::Path, batches: &[Vec<u8>], quick: bool) -> (f64, u
     let mut report_bytes = 0u64;
     for round in 0..if quick { 1 } else { 3 } {
         let engine = Engine::new(EngineOptions::default()).expect("engine");
-        let (rec, buf) =
-            ShadowBuffer::start(&engine, None, paced_by_the_writer(), ShadowOptions::default())
-                .expect("shadow");
+        let (rec, buf) = ShadowBuffer::start(
+            &engine,
+            None,
+            paced_by_the_writer(),
+            ShadowOptions::default(),
+        )
+        .expect("shadow");
         for (kind, id, n) in palette() {
             rec.register_name(kind, id, n).expect("name");
         }
