@@ -31,7 +31,7 @@ final class NativeBridge {
     // `TICKREEL_BLESS=1 cargo test -p tickreel-bridge --lib generated` rewrites this part.
 
     /** Must equal the library's (native/bridge/api/library.rs). */
-    static final int ABI_VERSION = 9;
+    static final int ABI_VERSION = 10;
 
     // --- catalog (feature "catalog"; native/bridge/api/catalog.rs documents each) ---
     static native long catalogOpen(String url);
