@@ -377,22 +377,9 @@ mod tests {
         }
     }
 
+    /// Encodes `events` in the default coding (data versions 4-5's: one cursor, no table).
     fn encode_all(events: &[Event]) -> Vec<u8> {
-        let mut enc = BlockCoding::default();
-        let mut out = Vec::new();
-        for e in events {
-            let Event::BlockChange {
-                pos,
-                state,
-                cause,
-                block_entity,
-            } = e
-            else {
-                unreachable!()
-            };
-            enc.encode(&mut out, *pos, *state, *cause, block_entity.as_deref());
-        }
-        out
+        encode_version(5, events).0
     }
 
     #[test]
