@@ -235,43 +235,7 @@ pub fn run(quick: bool, out: &mut Figures) {
     let players = if quick { 20 } else { 100 };
     let dir = tempfile::tempdir().expect("tempdir");
     let world = ticks(players, true);
-    let changes = world
-        .iter()
-        .flat_map(|(_, ev)| ev)
-        .filter(|e| matches!(e, Event::BlockChange { .. }))
-        .count();
-    let (all, _) = reel_bytes(dir.path(), "all.reel", &world, |_| true);
-    let (without, _) = reel_bytes(dir.path(), "without.reel", &world, |e| {
-        !matches!(e, Event::BlockChange { .. })
-    });
-    let (_, blocks_only) = reel_bytes(dir.path(), "blocks.reel", &world, |e| {
-        matches!(e, Event::BlockChange { .. })
-    });
-    let reference = reference_bytes(&world);
-    put(out, "world_block_changes", changes as f64);
-    put(
-        out,
-        "world_bytes_per_block_change",
-        all.saturating_sub(without) as f64 / changes.max(1) as f64,
-    );
-    put(
-        out,
-        "world_block_only_bytes_per_change",
-        blocks_only as f64 / changes.max(1) as f64,
-    );
-    put(
-        out,
-        "world_block_reference_bytes_per_change",
-        reference as f64 / changes.max(1) as f64,
-    );
-    put(
-        out,
-        "world_block_baseline_ratio",
-        reference as f64 / blocks_only.max(1) as f64,
-    );
-
-    server_blocks(dir.path(), players, out);
-    real_blocks(dir.path(), out);
+    block_figures(dir.path(), players, &world, out);
 
     // The server thread: world ticks against movement alone, alternating, median of rounds.
     let plain = batches(&ticks(players, false));
@@ -362,12 +326,33 @@ fn real_blocks(dir: &std::path::Path, out: &mut Figures) {
 pub fn run_blocks(quick: bool, out: &mut Figures) {
     let players = if quick { 20 } else { 100 };
     let dir = tempfile::tempdir().expect("tempdir");
-    let world = ticks(players, true);
-    let changes = block_list(&world).len();
-    let (_, blocks_only) = reel_bytes(dir.path(), "blocks.reel", &world, |e| {
+    block_figures(dir.path(), players, &ticks(players, true), out);
+    put(out, "world_players", f64::from(players));
+}
+
+/// The block changes' size figures: the preset's `world` (its changes alone, and what they add
+/// to the whole file), the server workload's and the real recordings'.
+fn block_figures(
+    dir: &std::path::Path,
+    players: u32,
+    world: &[(u32, Vec<Event>)],
+    out: &mut Figures,
+) {
+    let changes = block_list(world).len();
+    let (all, _) = reel_bytes(dir, "all.reel", world, |_| true);
+    let (without, _) = reel_bytes(dir, "without.reel", world, |e| {
+        !matches!(e, Event::BlockChange { .. })
+    });
+    let (_, blocks_only) = reel_bytes(dir, "blocks.reel", world, |e| {
         matches!(e, Event::BlockChange { .. })
     });
+    let reference = reference_bytes(world);
     put(out, "world_block_changes", changes as f64);
+    put(
+        out,
+        "world_bytes_per_block_change",
+        all.saturating_sub(without) as f64 / changes.max(1) as f64,
+    );
     put(
         out,
         "world_block_only_bytes_per_change",
@@ -375,12 +360,16 @@ pub fn run_blocks(quick: bool, out: &mut Figures) {
     );
     put(
         out,
-        "world_block_baseline_ratio",
-        reference_bytes(&world) as f64 / blocks_only.max(1) as f64,
+        "world_block_reference_bytes_per_change",
+        reference as f64 / changes.max(1) as f64,
     );
-    server_blocks(dir.path(), players, out);
-    real_blocks(dir.path(), out);
-    put(out, "world_players", f64::from(players));
+    put(
+        out,
+        "world_block_baseline_ratio",
+        reference as f64 / blocks_only.max(1) as f64,
+    );
+    server_blocks(dir, players, out);
+    real_blocks(dir, out);
 }
 
 /// The report figures alone (`--only world_report`: the same keys as `world` gives them, without
