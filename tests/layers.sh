@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# The write path's files import each other in one direction (run by ./test.sh):
+# The files of every crate import each other in one direction (run by ./test.sh), and the
+# write path's files never import the read path:
 # `scripts/import-cycles.py` reads the imports between the files of `native/core/src/record/`
 # and fails on a circle among them, or on an import of the read path (`crate::play`): what
 # both need (the `Reader` compaction and resume read recordings with) lives below both.
@@ -28,8 +29,16 @@ printf 'use crate::y::Y;\npub struct X;\nconst SQL: &str = "use {a;";\n' > "$scr
 printf 'pub struct Y(crate::x::X);\n' > "$scratch/crate/src/y.rs"
 out="$(python3 scripts/import-cycles.py "$scratch/crate/src")" && fail "no circle found in a crate with one"
 grep -q '^circle: x.rs, y.rs$' <<< "$out" || fail "the crate's circle was not named: $out"
-for d in native/*/src; do python3 scripts/import-cycles.py "$d" >/dev/null || [ $? -eq 1 ] \
-  || fail "scripts/import-cycles.py failed on $d"; done
+# Every crate: no circle of imports between its files. A crate named in `still_circular` is
+# read (the script must not fail on it) but may still have circles; the list only shrinks.
+still_circular=" native/core/src native/bridge "
+for d in native/*/src native/bridge; do
+  [ -f "$d/lib.rs" ] || [ -f "$d/main.rs" ] || continue
+  rc=0; python3 scripts/import-cycles.py "$d" --quiet > "$scratch/out" || rc=$?
+  [ "$rc" -eq 0 ] && continue
+  [ "$rc" -eq 1 ] || fail "scripts/import-cycles.py failed on $d: $(cat "$scratch/out")"
+  case "$still_circular" in *" $d "*) ;; *) fail "$d has a circle of imports: $(cat "$scratch/out")";; esac
+done
 
 python3 scripts/import-cycles.py native/core/src/record --forbid play --quiet \
   || fail "native/core/src/record has a circle of imports or imports crate::play (above)"

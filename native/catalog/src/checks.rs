@@ -30,10 +30,10 @@ use tickreel::storage::Source;
 use tickreel::{Error, Result};
 
 use crate::backend::{Conn, Row};
+use crate::bests::recompute_best;
 use crate::location;
 use crate::model::Run;
 use crate::query::{R_RUN_COLUMNS, run_from};
-use crate::register::recompute_best;
 use crate::{Catalog, now_ms};
 
 /// The longest name [`Catalog::clear_run`] records as the moderator who cleared a run.

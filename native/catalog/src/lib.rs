@@ -46,6 +46,7 @@
 
 pub mod audit;
 mod backend;
+mod bests;
 pub mod checks;
 pub mod ghost;
 pub mod location;

@@ -24,7 +24,7 @@ use tickreel::storage::LocalStorage;
 use tickreel::{Error, Result};
 
 use crate::backend::{Conn, Value};
-use crate::register::recompute_best;
+use crate::bests::recompute_best;
 use crate::{Catalog, now_ms};
 
 const DAY_MS: i64 = 86_400_000;

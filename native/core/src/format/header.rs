@@ -86,18 +86,6 @@ pub struct HeaderStats {
     pub dropped_ticks: u64,
 }
 
-impl HeaderStats {
-    /// The counters of `stats` the header keeps.
-    pub fn of(stats: &crate::format::metadata::Stats) -> HeaderStats {
-        HeaderStats {
-            ticks_written: stats.ticks_written,
-            events: stats.events,
-            pose_samples: stats.pose_samples,
-            dropped_ticks: stats.dropped_ticks,
-        }
-    }
-}
-
 impl Default for Header {
     fn default() -> Self {
         Header {

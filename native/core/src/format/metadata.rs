@@ -79,6 +79,20 @@ pub struct Stats {
     pub dropped_ticks: u64,
 }
 
+// The header's counters are a subset of the writer's: the header (below the metadata) knows
+// nothing of `Stats`.
+impl HeaderStats {
+    /// The counters of `stats` the header keeps.
+    pub fn of(stats: &Stats) -> HeaderStats {
+        HeaderStats {
+            ticks_written: stats.ticks_written,
+            events: stats.events,
+            pose_samples: stats.pose_samples,
+            dropped_ticks: stats.dropped_ticks,
+        }
+    }
+}
+
 /// The library's own metadata.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct LibraryMeta {

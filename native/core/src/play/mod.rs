@@ -15,6 +15,7 @@ mod follow;
 mod playhead;
 mod prefetch;
 mod recording;
+mod view;
 
 pub use crate::reader::{
     DEFAULT_CACHE_BUDGET, Reader, ReaderOptions, SeekState, TerrainArea, TickIter, VerifyReport,
@@ -27,4 +28,5 @@ pub use playhead::{
     Rebuild, Update, World,
 };
 pub use prefetch::{PrefetchPool, PrefetchStats};
-pub use recording::{PlaybackContext, Recording, View};
+pub use recording::{PlaybackContext, Recording};
+pub use view::View;

@@ -16,7 +16,7 @@ use crossbeam_channel::{Receiver, RecvTimeoutError, Sender, TrySendError, bounde
 use crate::error::Error;
 use crate::play::cache::{Cached, ChunkCache, ChunkKey, Claim, Flight, Lookup, Part};
 use crate::play::cursor::ReverseLog;
-use crate::play::recording::View;
+use crate::play::view::View;
 
 /// One prefetch job.
 struct Job {

@@ -15,8 +15,9 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use crate::sync::RwLock;
 
 use crate::error::Result;
-use crate::play::cache::{ChunkCache, ChunkKey, Part};
+use crate::play::cache::ChunkCache;
 use crate::play::prefetch::PrefetchPool;
+use crate::play::view::View;
 use crate::reader::Reader;
 
 /// The cache and prefetch pool playheads use. Cheap to clone (two `Arc`s).
@@ -45,49 +46,6 @@ impl PlaybackContext {
     }
 }
 
-/// A cache identity. Its entries are dropped from the cache when the last view using it goes.
-#[derive(Debug)]
-struct Identity {
-    id: u64,
-    cache: Arc<ChunkCache>,
-}
-
-impl Drop for Identity {
-    fn drop(&mut self) {
-        self.cache.forget_recording(self.id);
-    }
-}
-
-fn next_identity() -> u64 {
-    static NEXT: AtomicU64 = AtomicU64::new(1);
-    NEXT.fetch_add(1, Ordering::Relaxed)
-}
-
-/// One immutable state of a recording: a reader and the identity its chunks are cached under.
-#[derive(Debug)]
-pub struct View {
-    identity: Arc<Identity>,
-    pub(crate) reader: Reader,
-}
-
-impl View {
-    /// The identity of this view's chunks in the cache.
-    pub fn id(&self) -> u64 {
-        self.identity.id
-    }
-    pub fn reader(&self) -> &Reader {
-        &self.reader
-    }
-    /// The cache key of chunk `chunk`.
-    pub(crate) fn key(&self, chunk: usize, part: Part) -> ChunkKey {
-        ChunkKey {
-            recording: self.identity.id,
-            chunk: chunk as u32,
-            part,
-        }
-    }
-}
-
 /// A recording opened for playback. Share it (`Arc<Recording>`) between all its playheads.
 #[derive(Debug)]
 pub struct Recording {
@@ -109,13 +67,7 @@ impl Recording {
 
     /// Wraps an open reader.
     pub fn from_reader(reader: Reader, ctx: &PlaybackContext) -> Arc<Recording> {
-        let view = View {
-            identity: Arc::new(Identity {
-                id: next_identity(),
-                cache: ctx.cache.clone(),
-            }),
-            reader,
-        };
+        let view = View::new(reader, &ctx.cache);
         Arc::new(Recording {
             current: RwLock::new(Arc::new(view)),
             generation: AtomicU64::new(0),
@@ -154,15 +106,11 @@ impl Recording {
             && reader.index()[..old.index().len()] == *old.index()
             && reader.describe() == old.describe()
             && reader.header().dictionary_id == old.header().dictionary_id;
-        let identity = if extends {
-            cur.identity.clone()
+        *cur = Arc::new(if extends {
+            cur.extended(reader)
         } else {
-            Arc::new(Identity {
-                id: next_identity(),
-                cache: self.ctx.cache.clone(),
-            })
-        };
-        *cur = Arc::new(View { identity, reader });
+            View::new(reader, &self.ctx.cache)
+        });
         self.generation.fetch_add(1, Ordering::Release);
         extends
     }
@@ -172,13 +120,7 @@ impl Recording {
     /// Playheads re-seek to their current tick on their next call.
     pub fn switch_to(&self, reader: Reader) {
         let mut cur = self.current.write();
-        *cur = Arc::new(View {
-            identity: Arc::new(Identity {
-                id: next_identity(),
-                cache: self.ctx.cache.clone(),
-            }),
-            reader,
-        });
+        *cur = Arc::new(View::new(reader, &self.ctx.cache));
         self.generation.fetch_add(1, Ordering::Release);
     }
 }

@@ -64,7 +64,8 @@ use crate::format::state::{EntityState, EntityTable};
 use crate::format::world_state::WorldState;
 use crate::play::cache::{Part, error_of};
 use crate::play::cursor::{Cursor, ReverseLog};
-use crate::play::recording::{Recording, View};
+use crate::play::recording::Recording;
+use crate::play::view::View;
 
 // The public API is here; the work behind it is split by what a call does:
 mod backward; // reverse play and steps back
