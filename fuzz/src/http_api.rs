@@ -119,6 +119,7 @@ impl Server {
             audit: Default::default(),
             loopback_only: true,
             places: Default::default(),
+            parties: Default::default(),
         });
         let routes = router(app.clone());
         Server { app, routes }

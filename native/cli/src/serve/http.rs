@@ -26,6 +26,7 @@ use super::frames::{self, FrameQuery, SeekQuery};
 use super::ghost::{self, GhostQuery};
 use super::info::{self, Markers};
 use super::library::Library;
+use super::party::{Act, Parties};
 use super::places::{Kind, Places};
 use super::reports::{self, Decision};
 use super::staff::{Staff, StaffTokens};
@@ -47,6 +48,8 @@ pub struct App {
     pub loopback_only: bool,
     /// Where the requests that decode run, and how long they wait for it.
     pub places: Places,
+    /// The watch parties ([`super::party`]).
+    pub parties: Arc<Parties>,
 }
 
 pub fn router(app: Arc<App>) -> Router {
@@ -62,6 +65,7 @@ pub fn router(app: Arc<App>) -> Router {
         .route("/view3d.js", get(assets::view3d))
         .route("/terrain.js", get(assets::terrain))
         .route("/blocks.js", get(assets::blocks))
+        .route("/party.js", get(assets::party))
         .route("/vendor/three.module.js", get(assets::three_module))
         .route("/vendor/three.core.js", get(assets::three_core))
         .route("/api/recordings", get(recordings))
@@ -77,6 +81,9 @@ pub fn router(app: Arc<App>) -> Router {
         .route("/api/reports", get(reports_of))
         .route("/api/reports/decide", post(decide))
         .route("/api/audit", get(audit_of))
+        .route("/api/party", post(party_new))
+        .route("/api/party/events", get(party_events))
+        .route("/api/party/act", post(party_act))
         .fallback(|| async { ApiError::not_found("no such page or API call") })
         .layer(middleware::from_fn_with_state(app.clone(), guard))
         .with_state(app)
@@ -485,6 +492,58 @@ async fn decide(
     })
     .await
     .map(Json)
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct NewParty {
+    rec: String,
+    #[serde(default)]
+    tick: f64,
+}
+
+/// A new watch party on a recording (which must open): `{"party": ID, "rec": NAME}`.
+async fn party_new(
+    State(app): State<Arc<App>>,
+    headers: HeaderMap,
+    body: Result<Json<NewParty>, JsonRejection>,
+) -> ApiResult<Json<Value>> {
+    reports::same_origin(&headers)?;
+    let Json(n) =
+        body.map_err(|e| ApiError::new(e.status(), format!("bad party: {}", e.body_text())))?;
+    let a = app.clone();
+    let rec = n.rec.clone();
+    blocking(move || a.lib.open(&rec).map(drop)).await?;
+    let id = app.parties.create(&n.rec, n.tick)?;
+    Ok(Json(json!({"party": id, "rec": n.rec})))
+}
+
+#[derive(Debug, Deserialize)]
+struct PartyQuery {
+    party: String,
+}
+
+/// Joins a watch party: its event stream ([`Parties::join`]); named by the staff token.
+async fn party_events(
+    State(app): State<Arc<App>>,
+    Extension(staff): Extension<Staff>,
+    q: Result<Query<PartyQuery>, QueryRejection>,
+) -> ApiResult<Response> {
+    let q = query(q)?;
+    let name = (!app.tokens.is_empty()).then_some(staff.0.as_str());
+    Ok(app.parties.join(&q.party, name)?.into_response())
+}
+
+/// A member's action on their watch party ([`Parties::act`]).
+async fn party_act(
+    State(app): State<Arc<App>>,
+    headers: HeaderMap,
+    body: Result<Json<Act>, JsonRejection>,
+) -> ApiResult<Json<Value>> {
+    reports::same_origin(&headers)?;
+    let Json(act) =
+        body.map_err(|e| ApiError::new(e.status(), format!("bad action: {}", e.body_text())))?;
+    app.parties.act(&act).map(Json)
 }
 
 #[derive(Debug, Deserialize)]

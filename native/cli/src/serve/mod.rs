@@ -12,6 +12,7 @@
 //! - [`reports`]: the reports inbox, and a moderator's decision on a report (the catalog).
 //! - [`staff`]: the named staff tokens, and who a request comes from.
 //! - [`audit`]: the audit log of staff views of reports (the catalog, a file).
+//! - [`party`]: watch parties: one member's playback followed by the others, shared bookmarks.
 //! - [`places`]: where the requests that decode run (a few at once, each waiting a bounded time).
 //! - [`http`]: the routes, the access token, the loopback host check.
 //! - [`assets`]: the page (HTML, JavaScript, CSS) embedded in the binary.
@@ -26,6 +27,7 @@ pub mod http;
 pub mod info;
 pub mod library;
 pub mod live;
+pub mod party;
 pub mod places;
 pub mod reports;
 pub mod staff;
@@ -74,6 +76,7 @@ pub fn run(
         audit: audit::AuditLog::new(options.audit_file),
         loopback_only: options.loopback,
         places: places::Places::new(options.waits),
+        parties: Default::default(),
     });
     rt.block_on(async move {
         let listener = tokio::net::TcpListener::from_std(listener)?;

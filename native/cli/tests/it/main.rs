@@ -52,3 +52,4 @@ mod viewer_blocks;
 mod viewer_browser;
 mod viewer_moderator;
 mod viewer_network;
+mod viewer_party;
