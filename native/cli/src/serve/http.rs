@@ -31,7 +31,7 @@ use super::places::{Kind, Places};
 use super::reports::{self, Decision};
 use super::staff::{Role, Staff, StaffTokens};
 use super::terrain::{self, TerrainQuery};
-use super::{assets, live};
+use super::{anon, assets, live};
 
 /// What every handler shares.
 pub struct App {
@@ -213,7 +213,21 @@ async fn guard(State(app): State<Arc<App>>, mut req: Request, next: Next) -> Res
             return r;
         }
     }
+    // a reviewer's answers name nobody of a report (anon)
+    let anonymous = req
+        .extensions()
+        .get::<Staff>()
+        .is_some_and(|s| s.role == Role::Reviewer);
+    let recs = if anonymous {
+        named_recordings(&req)
+    } else {
+        Vec::new()
+    };
+    let frames = req.uri().path() == "/api/frames";
     let mut r = next.run(req).await;
+    if anonymous && !frames {
+        r = anonymized(&app, r, recs).await;
+    }
     let h = r.headers_mut();
     if let Some(c) = set_cookie {
         h.insert(header::SET_COOKIE, c);
@@ -227,6 +241,65 @@ async fn guard(State(app): State<Arc<App>>, mut req: Request, next: Next) -> Res
         HeaderValue::from_static("no-referrer"),
     );
     r
+}
+
+/// The recordings a request names (`rec`, and `ghost` for a race), percent-decoded.
+fn named_recordings(req: &Request) -> Vec<String> {
+    req.uri()
+        .query()
+        .unwrap_or("")
+        .split('&')
+        .filter_map(|kv| kv.split_once('='))
+        .filter(|(k, _)| *k == "rec" || *k == "ghost")
+        .map(|(_, v)| percent_decode(v))
+        .take(4)
+        .collect()
+}
+
+/// The largest JSON answer a reviewer is given (it is anonymized whole; a larger one is
+/// refused).
+const ANON_MAX_BYTES: usize = 64 << 20;
+
+/// `r` as a reviewer gets it: a JSON answer with every identity of the report replaced by its
+/// pseudonym ([`anon`]). Answers of other types pass: the page and its scripts (the same for
+/// everyone), server-sent events (`/api/live`'s edges are ticks; a party's name staff, not
+/// players). `/api/frames` passes too (entity ids and numbers only; streamed).
+async fn anonymized(app: &Arc<App>, r: Response, recs: Vec<String>) -> Response {
+    let json = r
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .is_some_and(|v| v.as_bytes().starts_with(b"application/json"));
+    if !json {
+        return r;
+    }
+    let (mut parts, body) = r.into_parts();
+    let Ok(bytes) = axum::body::to_bytes(body, ANON_MAX_BYTES).await else {
+        return ApiError::new(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            format!("an answer larger than {ANON_MAX_BYTES} bytes is not anonymized for a reviewer: ask for less"),
+        )
+        .into_response();
+    };
+    let a = app.clone();
+    let done = blocking(move || {
+        let mut v: Value = serde_json::from_slice(&bytes).map_err(|e| {
+            ApiError::new(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                format!("internal error: an answer is not JSON: {e}"),
+            )
+        })?;
+        let names: Vec<&str> = recs.iter().map(String::as_str).collect();
+        anon::for_request(&a.lib, &names)?.apply(&mut v);
+        Ok(serde_json::to_vec(&v).expect("JSON"))
+    })
+    .await;
+    match done {
+        Ok(b) => {
+            parts.headers.remove(header::CONTENT_LENGTH);
+            Response::from_parts(parts, axum::body::Body::from(b))
+        }
+        Err(e) => e.into_response(),
+    }
 }
 
 /// Runs blocking work on the blocking pool; a panic there is a 500, not the server's end.
@@ -537,7 +610,7 @@ async fn party_events(
     q: Result<Query<PartyQuery>, QueryRejection>,
 ) -> ApiResult<Response> {
     let q = query(q)?;
-    let name = (!app.tokens.is_empty()).then_some(staff.0.as_str());
+    let name = (!app.tokens.is_empty()).then_some(staff.name.as_str());
     Ok(app.parties.join(&q.party, name)?.into_response())
 }
 

@@ -10,6 +10,7 @@
 //! - [`blocks`]: the edited blocks as of a tick (the core's world at it), and the changes after.
 //! - [`ghost`]: a run against a ghost: both paths, the live delta, the splits.
 //! - [`reports`]: the reports inbox, and a moderator's decision on a report (the catalog).
+//! - [`anon`]: anonymous review: a reviewer's answers with pseudonyms for everyone in a report.
 //! - [`staff`]: the named staff tokens, and who a request comes from.
 //! - [`audit`]: the audit log of staff views of reports (the catalog, a file).
 //! - [`party`]: watch parties: one member's playback followed by the others, shared bookmarks.
@@ -17,6 +18,7 @@
 //! - [`http`]: the routes, the access token, the loopback host check.
 //! - [`assets`]: the page (HTML, JavaScript, CSS) embedded in the binary.
 
+pub mod anon;
 pub mod assets;
 pub mod audit;
 pub mod blocks;
