@@ -18,8 +18,8 @@
 //! whole string.
 
 use base64::Engine as _;
-use serde_json::Value;
 use fastnbt::Value as Nbt;
+use serde_json::Value;
 use tickreel::shadow::REPORT_KEY;
 use uuid::Uuid;
 
@@ -182,6 +182,27 @@ impl Pseudonyms {
         self.walk(v);
     }
 
+    /// `text` (a CSV or SVG answer, an export) with every identity replaced.
+    pub fn apply_text(&self, text: &str) -> String {
+        let mut out = text.to_string();
+        for p in &self.people {
+            if let Some(u) = p.uuid {
+                for form in [u.hyphenated().to_string(), u.simple().to_string()] {
+                    replace_ci(&mut out, &form, &p.pseudonym);
+                }
+            }
+            for n in p
+                .names
+                .iter()
+                .filter(|n| n.chars().count() >= NAME_MIN_CHARS)
+            {
+                replace_ci(&mut out, n, &p.pseudonym);
+                replace_ci(&mut out, &url_encoded(n), &p.pseudonym);
+            }
+        }
+        out
+    }
+
     fn walk(&self, v: &mut Value) {
         match v {
             Value::String(s) => {
@@ -241,10 +262,7 @@ impl Pseudonyms {
         let mut changed = false;
         for p in &self.people {
             if let Some(u) = p.uuid {
-                for form in [
-                    u.hyphenated().to_string(),
-                    u.simple().to_string(),
-                ] {
+                for form in [u.hyphenated().to_string(), u.simple().to_string()] {
                     changed |= replace_ci(&mut out, &form, &p.pseudonym);
                 }
             }
@@ -290,7 +308,9 @@ impl Pseudonyms {
 /// A metadata key whose value is a skin, a texture or a signature.
 fn secret_key(k: &str) -> bool {
     let k = k.to_ascii_lowercase();
-    ["skin", "texture", "signature"].iter().any(|w| k.contains(w))
+    ["skin", "texture", "signature"]
+        .iter()
+        .any(|w| k.contains(w))
 }
 
 /// Replaces every occurrence of `needle` in `hay`, ignoring ASCII case; whether any was.
@@ -340,8 +360,10 @@ mod tests {
         p.add(Some("Alice_01"), Some(alice), Some(SUSPECT));
         p.add(Some("Bob Ünïcode"), None, None);
         p.add(None, Some(Uuid::from_u128(7)), Some(REPORTER));
-        let b64 = base64::engine::general_purpose::STANDARD
-            .encode(format!("{{\"profileName\":\"alice_01\",\"profileId\":\"{}\"}}", alice.simple()));
+        let b64 = base64::engine::general_purpose::STANDARD.encode(format!(
+            "{{\"profileName\":\"alice_01\",\"profileId\":\"{}\"}}",
+            alice.simple()
+        ));
         let ints: Vec<i32> = alice
             .as_bytes()
             .chunks(4)
@@ -362,9 +384,18 @@ mod tests {
         });
         p.apply(&mut v);
         let text = v.to_string();
-        for real in ["alice", "Bob", "1111", "c3%9c", "textures.minecraft", "0000000000007"] {
+        for real in [
+            "alice",
+            "Bob",
+            "1111",
+            "c3%9c",
+            "textures.minecraft",
+            "0000000000007",
+        ] {
             assert!(
-                !text.to_ascii_lowercase().contains(&real.to_ascii_lowercase()),
+                !text
+                    .to_ascii_lowercase()
+                    .contains(&real.to_ascii_lowercase()),
                 "{real} in {text}"
             );
         }
@@ -375,6 +406,11 @@ mod tests {
         assert_eq!(v["meta"]["props"][0], HIDDEN);
         assert_eq!(v["Suspect"], 1);
         assert_eq!(v["stone"], "minecraft:stone");
+        let svg = format!("<text>alice_01</text><title>{alice}</title>");
+        assert_eq!(
+            p.apply_text(&svg),
+            "<text>Suspect</text><title>Suspect</title>"
+        );
     }
 
     #[test]

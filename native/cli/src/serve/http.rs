@@ -261,15 +261,22 @@ fn named_recordings(req: &Request) -> Vec<String> {
 const ANON_MAX_BYTES: usize = 64 << 20;
 
 /// `r` as a reviewer gets it: a JSON answer with every identity of the report replaced by its
-/// pseudonym ([`anon`]). Answers of other types pass: the page and its scripts (the same for
+/// pseudonym ([`anon`]), and a CSV, SVG or plain-text one (an export, a picture) the same in its
+/// text. Answers of other types pass: the page and its scripts (the same for
 /// everyone), server-sent events (`/api/live`'s edges are ticks; a party's name staff, not
 /// players). `/api/frames` passes too (entity ids and numbers only; streamed).
 async fn anonymized(app: &Arc<App>, r: Response, recs: Vec<String>) -> Response {
-    let json = r
+    let kind = r
         .headers()
         .get(header::CONTENT_TYPE)
-        .is_some_and(|v| v.as_bytes().starts_with(b"application/json"));
-    if !json {
+        .map(|v| v.as_bytes().to_vec())
+        .unwrap_or_default();
+    let json = kind.starts_with(b"application/json");
+    // an export or a picture (CSV, SVG, plain text): its text
+    let text = [&b"text/csv"[..], b"image/svg+xml", b"text/plain"]
+        .iter()
+        .any(|k| kind.starts_with(k));
+    if !json && !text {
         return r;
     }
     let (mut parts, body) = r.into_parts();
@@ -282,14 +289,18 @@ async fn anonymized(app: &Arc<App>, r: Response, recs: Vec<String>) -> Response 
     };
     let a = app.clone();
     let done = blocking(move || {
+        let names: Vec<&str> = recs.iter().map(String::as_str).collect();
+        let p = anon::for_request(&a.lib, &names)?;
+        if !json {
+            return Ok(p.apply_text(&String::from_utf8_lossy(&bytes)).into_bytes());
+        }
         let mut v: Value = serde_json::from_slice(&bytes).map_err(|e| {
             ApiError::new(
                 StatusCode::INTERNAL_SERVER_ERROR,
                 format!("internal error: an answer is not JSON: {e}"),
             )
         })?;
-        let names: Vec<&str> = recs.iter().map(String::as_str).collect();
-        anon::for_request(&a.lib, &names)?.apply(&mut v);
+        p.apply(&mut v);
         Ok(serde_json::to_vec(&v).expect("JSON"))
     })
     .await;

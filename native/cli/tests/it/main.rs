@@ -34,6 +34,7 @@ mod live_members;
 mod outputs_bounded;
 mod play_live;
 mod render;
+mod serve_anon;
 mod serve_api;
 mod serve_bounds;
 mod serve_frames_world;
