@@ -12,6 +12,7 @@ mod hollowcube;
 mod jni;
 mod network;
 mod paced;
+mod party;
 mod play;
 mod real;
 mod realistic;
@@ -48,8 +49,9 @@ pub struct Args {
     /// Run only this area (format, realistic, real, sparse, dictionary, record, backpressure, paced, runs, shadow, world, play, ghost,
     /// jni, s3, s3live, catalog, serve,
     /// world_state, terrain,
-    /// viewer, world_report, world_blocks, network, curve). `viewer` (the web viewer's memory over 10 minutes
-    /// of playback in headless Chromium; 30 s with --quick), `world_report` (the `world` area's
+    /// viewer, party, world_report, world_blocks, network, curve). `viewer` (the web viewer's memory over 10 minutes
+    /// of playback in headless Chromium; 30 s with --quick), `party` (a watch party's follow
+    /// latency between two headless Chromium pages), `world_report` (the `world` area's
     /// two report figures alone), `world_blocks` (its block-change figures alone), `network` (a network's catalog of 1,000,000 runs; minutes) and
     /// `curve` (finished-file size and write time at several chunk sizes and zstd levels) run
     /// only when asked for by name.
@@ -128,6 +130,10 @@ pub fn run(a: Args, out: &mut Out) -> tickreel::Result<()> {
     // 10 minutes of playback: only on request, and an error (exit 1) when Chromium cannot start
     if a.only.as_deref() == Some("viewer") {
         viewer::run(a.quick, &mut figures)?;
+    }
+    // two browsers in a watch party: only on request, and an error when Chromium cannot start
+    if a.only.as_deref() == Some("party") {
+        party::run(a.quick, &mut figures)?;
     }
     // the curves the finished files' settings were chosen from: slow, only on request
     if a.only.as_deref() == Some("curve") {

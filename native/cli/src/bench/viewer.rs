@@ -194,7 +194,7 @@ fn page_error(b: &mut Browser, what: &str) -> Error {
 
 /// `tickreel serve DIR` in this process on a free loopback port, on a thread of its own that
 /// serves until the process ends; its address.
-fn start_server(dir: &Path) -> tickreel::Result<std::net::SocketAddr> {
+pub(super) fn start_server(dir: &Path) -> tickreel::Result<std::net::SocketAddr> {
     let root = Root::Dir(dir.canonicalize()?);
     let (tx, rx) = std::sync::mpsc::channel();
     let failed = tx.clone();

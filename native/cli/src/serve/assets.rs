@@ -4,7 +4,7 @@
 //! `timeline.js` (the markers), `inspector.js` (the followed entity and its height strip),
 //! `inbox.js` (reports), `list.js` (the recordings), `blocks.js` (the edited blocks at the play
 //! position, for the map and the 3D view), `terrain.js` (the terrain's blocks and
-//! colours, for the map and the 3D view), `view3d.js` (the 3D view, on three.js in
+//! colours, for the map and the 3D view), `party.js` (watching together), `view3d.js` (the 3D view, on three.js in
 //! `assets/vendor/three/`, vendored by `scripts/vendor-three.sh`, loaded when the view opens).
 
 use axum::http::{HeaderValue, header};
@@ -21,6 +21,7 @@ const LIST: &str = include_str!("assets/list.js");
 const VIEW3D: &str = include_str!("assets/view3d.js");
 const TERRAIN: &str = include_str!("assets/terrain.js");
 const BLOCKS: &str = include_str!("assets/blocks.js");
+const PARTY: &str = include_str!("assets/party.js");
 /// three.js, vendored by `scripts/vendor-three.sh` (the files of its npm package as published,
 /// MIT licence beside them), loaded by the page only when the 3D view is opened.
 const THREE_MODULE: &str = include_str!("assets/vendor/three/three.module.js");
@@ -77,6 +78,10 @@ pub async fn terrain() -> Response {
 
 pub async fn blocks() -> Response {
     asset(BLOCKS, "text/javascript; charset=utf-8")
+}
+
+pub async fn party() -> Response {
+    asset(PARTY, "text/javascript; charset=utf-8")
 }
 
 pub async fn three_module() -> Response {

@@ -26,11 +26,12 @@ use super::frames::{self, FrameQuery, SeekQuery};
 use super::ghost::{self, GhostQuery};
 use super::info::{self, Markers};
 use super::library::Library;
+use super::party::{Act, Parties};
 use super::places::{Kind, Places};
 use super::reports::{self, Decision};
-use super::staff::{Staff, StaffTokens};
+use super::staff::{Role, Staff, StaffTokens};
 use super::terrain::{self, TerrainQuery};
-use super::{assets, live};
+use super::{anon, assets, live};
 
 /// What every handler shares.
 pub struct App {
@@ -47,6 +48,8 @@ pub struct App {
     pub loopback_only: bool,
     /// Where the requests that decode run, and how long they wait for it.
     pub places: Places,
+    /// The watch parties ([`super::party`]).
+    pub parties: Arc<Parties>,
 }
 
 pub fn router(app: Arc<App>) -> Router {
@@ -62,6 +65,7 @@ pub fn router(app: Arc<App>) -> Router {
         .route("/view3d.js", get(assets::view3d))
         .route("/terrain.js", get(assets::terrain))
         .route("/blocks.js", get(assets::blocks))
+        .route("/party.js", get(assets::party))
         .route("/vendor/three.module.js", get(assets::three_module))
         .route("/vendor/three.core.js", get(assets::three_core))
         .route("/api/recordings", get(recordings))
@@ -77,6 +81,9 @@ pub fn router(app: Arc<App>) -> Router {
         .route("/api/reports", get(reports_of))
         .route("/api/reports/decide", post(decide))
         .route("/api/audit", get(audit_of))
+        .route("/api/party", post(party_new))
+        .route("/api/party/events", get(party_events))
+        .route("/api/party/act", post(party_act))
         .fallback(|| async { ApiError::not_found("no such page or API call") })
         .layer(middleware::from_fn_with_state(app.clone(), guard))
         .with_state(app)
@@ -179,7 +186,8 @@ async fn guard(State(app): State<Arc<App>>, mut req: Request, next: Next) -> Res
     }
     let mut set_cookie = None;
     if app.tokens.is_empty() {
-        req.extensions_mut().insert(Staff(LOCAL.to_string()));
+        // the operator's own machine (a server without tokens answers loopback only)
+        req.extensions_mut().insert(Staff::new(LOCAL, Role::Admin));
     } else {
         let given = token_of(&req);
         let staff = given.as_ref().and_then(|(t, _)| app.tokens.who(t));
@@ -205,7 +213,21 @@ async fn guard(State(app): State<Arc<App>>, mut req: Request, next: Next) -> Res
             return r;
         }
     }
+    // a reviewer's answers name nobody of a report (anon)
+    let anonymous = req
+        .extensions()
+        .get::<Staff>()
+        .is_some_and(|s| s.role == Role::Reviewer);
+    let recs = if anonymous {
+        named_recordings(&req)
+    } else {
+        Vec::new()
+    };
+    let frames = req.uri().path() == "/api/frames";
     let mut r = next.run(req).await;
+    if anonymous && !frames {
+        r = anonymized(&app, r, recs).await;
+    }
     let h = r.headers_mut();
     if let Some(c) = set_cookie {
         h.insert(header::SET_COOKIE, c);
@@ -219,6 +241,76 @@ async fn guard(State(app): State<Arc<App>>, mut req: Request, next: Next) -> Res
         HeaderValue::from_static("no-referrer"),
     );
     r
+}
+
+/// The recordings a request names (`rec`, and `ghost` for a race), percent-decoded.
+fn named_recordings(req: &Request) -> Vec<String> {
+    req.uri()
+        .query()
+        .unwrap_or("")
+        .split('&')
+        .filter_map(|kv| kv.split_once('='))
+        .filter(|(k, _)| *k == "rec" || *k == "ghost")
+        .map(|(_, v)| percent_decode(v))
+        .take(4)
+        .collect()
+}
+
+/// The largest JSON answer a reviewer is given (it is anonymized whole; a larger one is
+/// refused).
+const ANON_MAX_BYTES: usize = 64 << 20;
+
+/// `r` as a reviewer gets it: a JSON answer with every identity of the report replaced by its
+/// pseudonym ([`anon`]), and a CSV, SVG or plain-text one (an export, a picture) the same in its
+/// text. Answers of other types pass: the page and its scripts (the same for
+/// everyone), server-sent events (`/api/live`'s edges are ticks; a party's name staff, not
+/// players). `/api/frames` passes too (entity ids and numbers only; streamed).
+async fn anonymized(app: &Arc<App>, r: Response, recs: Vec<String>) -> Response {
+    let kind = r
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .map(|v| v.as_bytes().to_vec())
+        .unwrap_or_default();
+    let json = kind.starts_with(b"application/json");
+    // an export or a picture (CSV, SVG, plain text): its text
+    let text = [&b"text/csv"[..], b"image/svg+xml", b"text/plain"]
+        .iter()
+        .any(|k| kind.starts_with(k));
+    if !json && !text {
+        return r;
+    }
+    let (mut parts, body) = r.into_parts();
+    let Ok(bytes) = axum::body::to_bytes(body, ANON_MAX_BYTES).await else {
+        return ApiError::new(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            format!("an answer larger than {ANON_MAX_BYTES} bytes is not anonymized for a reviewer: ask for less"),
+        )
+        .into_response();
+    };
+    let a = app.clone();
+    let done = blocking(move || {
+        let names: Vec<&str> = recs.iter().map(String::as_str).collect();
+        let p = anon::for_request(&a.lib, &names)?;
+        if !json {
+            return Ok(p.apply_text(&String::from_utf8_lossy(&bytes)).into_bytes());
+        }
+        let mut v: Value = serde_json::from_slice(&bytes).map_err(|e| {
+            ApiError::new(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                format!("internal error: an answer is not JSON: {e}"),
+            )
+        })?;
+        p.apply(&mut v);
+        Ok(serde_json::to_vec(&v).expect("JSON"))
+    })
+    .await;
+    match done {
+        Ok(b) => {
+            parts.headers.remove(header::CONTENT_LENGTH);
+            Response::from_parts(parts, axum::body::Body::from(b))
+        }
+        Err(e) => e.into_response(),
+    }
 }
 
 /// Runs blocking work on the blocking pool; a panic there is a 500, not the server's end.
@@ -291,7 +383,8 @@ async fn recordings(
         "catalog": catalog,
         "has_catalog": app.lib.has_catalog(),
         // who the page is, by its staff token's name (null without tokens): decisions are theirs
-        "staff": (!app.tokens.is_empty()).then_some(staff.0),
+        "staff": (!app.tokens.is_empty()).then_some(&staff.name),
+        "role": staff.role.as_str(),
     })))
 }
 
@@ -305,7 +398,7 @@ async fn info_of(
     let q = query(q)?;
     blocking(move || {
         let info = info::info(&app.lib.open(&q.rec)?)?;
-        app.audit.opened(&app.lib, &staff.0, &q.rec, &info)?;
+        app.audit.opened(&app.lib, &staff.name, &q.rec, &info)?;
         Ok(info)
     })
     .await
@@ -462,12 +555,17 @@ async fn decide(
     body: Result<Json<Decision>, JsonRejection>,
 ) -> ApiResult<Json<Value>> {
     reports::same_origin(&headers)?;
+    if !staff.role.at_least(Role::Moderator) {
+        return Err(ApiError::forbidden(
+            "a decision on a report is a moderator's: a reviewer records a vote",
+        ));
+    }
     let Json(d) =
         body.map_err(|e| ApiError::new(e.status(), format!("bad decision: {}", e.body_text())))?;
     let named = !app.tokens.is_empty();
     blocking(move || {
         let by = if named {
-            staff.0.clone()
+            staff.name.clone()
         } else {
             d.by.clone().unwrap_or_default()
         };
@@ -485,6 +583,58 @@ async fn decide(
     })
     .await
     .map(Json)
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct NewParty {
+    rec: String,
+    #[serde(default)]
+    tick: f64,
+}
+
+/// A new watch party on a recording (which must open): `{"party": ID, "rec": NAME}`.
+async fn party_new(
+    State(app): State<Arc<App>>,
+    headers: HeaderMap,
+    body: Result<Json<NewParty>, JsonRejection>,
+) -> ApiResult<Json<Value>> {
+    reports::same_origin(&headers)?;
+    let Json(n) =
+        body.map_err(|e| ApiError::new(e.status(), format!("bad party: {}", e.body_text())))?;
+    let a = app.clone();
+    let rec = n.rec.clone();
+    blocking(move || a.lib.open(&rec).map(drop)).await?;
+    let id = app.parties.create(&n.rec, n.tick)?;
+    Ok(Json(json!({"party": id, "rec": n.rec})))
+}
+
+#[derive(Debug, Deserialize)]
+struct PartyQuery {
+    party: String,
+}
+
+/// Joins a watch party: its event stream ([`Parties::join`]); named by the staff token.
+async fn party_events(
+    State(app): State<Arc<App>>,
+    Extension(staff): Extension<Staff>,
+    q: Result<Query<PartyQuery>, QueryRejection>,
+) -> ApiResult<Response> {
+    let q = query(q)?;
+    let name = (!app.tokens.is_empty()).then_some(staff.name.as_str());
+    Ok(app.parties.join(&q.party, name)?.into_response())
+}
+
+/// A member's action on their watch party ([`Parties::act`]).
+async fn party_act(
+    State(app): State<Arc<App>>,
+    headers: HeaderMap,
+    body: Result<Json<Act>, JsonRejection>,
+) -> ApiResult<Json<Value>> {
+    reports::same_origin(&headers)?;
+    let Json(act) =
+        body.map_err(|e| ApiError::new(e.status(), format!("bad action: {}", e.body_text())))?;
+    app.parties.act(&act).map(Json)
 }
 
 #[derive(Debug, Deserialize)]

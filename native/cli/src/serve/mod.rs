@@ -10,12 +10,15 @@
 //! - [`blocks`]: the edited blocks as of a tick (the core's world at it), and the changes after.
 //! - [`ghost`]: a run against a ghost: both paths, the live delta, the splits.
 //! - [`reports`]: the reports inbox, and a moderator's decision on a report (the catalog).
+//! - [`anon`]: anonymous review: a reviewer's answers with pseudonyms for everyone in a report.
 //! - [`staff`]: the named staff tokens, and who a request comes from.
 //! - [`audit`]: the audit log of staff views of reports (the catalog, a file).
+//! - [`party`]: watch parties: one member's playback followed by the others, shared bookmarks.
 //! - [`places`]: where the requests that decode run (a few at once, each waiting a bounded time).
 //! - [`http`]: the routes, the access token, the loopback host check.
 //! - [`assets`]: the page (HTML, JavaScript, CSS) embedded in the binary.
 
+pub mod anon;
 pub mod assets;
 pub mod audit;
 pub mod blocks;
@@ -26,6 +29,7 @@ pub mod http;
 pub mod info;
 pub mod library;
 pub mod live;
+pub mod party;
 pub mod places;
 pub mod reports;
 pub mod staff;
@@ -74,6 +78,7 @@ pub fn run(
         audit: audit::AuditLog::new(options.audit_file),
         loopback_only: options.loopback,
         places: places::Places::new(options.waits),
+        parties: Default::default(),
     });
     rt.block_on(async move {
         let listener = tokio::net::TcpListener::from_std(listener)?;

@@ -34,6 +34,7 @@ fn app(dir: &tempfile::TempDir, waits: Waits) -> Arc<App> {
         audit: Default::default(),
         loopback_only: true,
         places: Places::new(waits),
+        parties: Default::default(),
     })
 }
 

@@ -4,7 +4,7 @@
 // MAX_BLOCKS are kept (least recently used out), so memory stays bounded however long it plays.
 // The page's state is on window.tickreelViewer (the browser test reads it). Its other parts:
 // race.js (ghost races), timeline.js (markers), inspector.js (the followed entity), inbox.js
-// (the reports inbox and a report's panel), terrain.js (the terrain's blocks, their colours and
+// (the reports inbox and a report's panel), party.js (watching together), terrain.js (the terrain's blocks, their colours and
 // the map's top-down image of them), blocks.js (the edited blocks at the play position).
 'use strict';
 (() => {
@@ -22,6 +22,7 @@
   const Inbox = window.tickreelInbox;
   const List = window.tickreelList;
   const View3d = window.tickreelView3d;
+  const Party = window.tickreelParty;
   const SECOND_JUMP = 1, LONG_JUMP = 10; // seconds: arrow keys, with Shift
 
   function apiUrl(path, q) {
@@ -180,6 +181,8 @@
   // ---- opening a recording ------------------------------------------------------------------
   async function open(name, opts) {
     opts = opts || {};
+    // another recording than the party's: this page leaves it
+    if (party.active() && !opts.party) party.leave();
     S.gen++;
     blocks.clear();
     singles.clear();
@@ -383,7 +386,7 @@
           S.stalled = true;
         }
         const liveEdge = S.live && S.liveFollow && S.liveState !== 'finished' && S.dir > 0;
-        if ((atEnd && S.dir > 0 && !liveEdge) || (atStart && S.dir < 0)) pause();
+        if ((atEnd && S.dir > 0 && !liveEdge) || (atStart && S.dir < 0)) stop();
       } else if (S.live && S.liveFollow && S.liveState === 'live' && S.tick >= S.last - 1) {
         S.tick = S.last;
       }
@@ -394,8 +397,12 @@
     requestAnimationFrame(tickLoop);
   }
 
-  function play() { S.playing = true; buttons(); }
-  function pause() { S.playing = false; buttons(); }
+  // In a watch party only the controller's page plays, pauses, changes speed and seeks by its own
+  // actions (party.may()); its changes go to the party (party.changed()), the others apply them.
+  function play() { if (!party.may()) return; S.playing = true; buttons(); party.changed(); }
+  function pause() { if (!party.may()) return; S.playing = false; buttons(); party.changed(); }
+  // the end reached (every page of a party stops there)
+  function stop() { S.playing = false; buttons(); party.changed(); }
   function buttons() {
     $('play').textContent = S.playing && S.dir > 0 ? 'II' : '\u25B6';
     $('reverse').textContent = S.playing && S.dir < 0 ? 'II' : '\u25C0';
@@ -405,12 +412,16 @@
   function setSpeed(s) {
     s = Number(s);
     if (!(s >= 0.25 && s <= 16)) throw new Error('speed from 0.25 to 16');
+    if (!party.may()) { $('speed').value = String(S.speed); return; }
     S.speed = s;
     $('speed').value = String(s);
+    party.changed();
   }
   async function seek(t) {
+    if (!party.may()) throw new Error(party.LOCKED());
     const tick = clamp(Math.round(Number(t)));
     S.tick = tick;
+    party.changed();
     worldAfterSeek();
     const blk = blocks.get(blockOf(tick));
     const block = loadBlock(blockOf(tick));
@@ -654,7 +665,8 @@
     return location.origin + location.pathname + '?' + q.toString();
   }
   function followAddress() {
-    if (!S.rec || S.playing) return;
+    // a party's page keeps the party's address (reopened, it joins again)
+    if (!S.rec || S.playing || party.active()) return;
     const u = momentUrl();
     if (u !== S.urlShown && u !== location.href) { S.urlShown = u; history.replaceState(null, '', u); }
   }
@@ -890,6 +902,7 @@
     $('decide-reviewed').onclick = () => decide('reviewed').catch((err) => showError(err.message));
     $('decide-actioned').onclick = () => decide('actioned').catch((err) => showError(err.message));
     markFilters();
+    party.wire();
     $('toggle-3d').onclick = () => { set3d(!View3d.isOn()).catch((err) => showError(err.message)); };
     View3d.wire($('view3d'), (id) => setFollow(id));
     for (const id of ['list-search', 'list-kind', 'list-sort', 'list-server', 'list-player', 'list-course', 'list-from',
@@ -955,8 +968,29 @@
       mapBlocks: S.shown ? worldBlocks.list().slice(0, 100).map((e) => e.slice()) : [],
       world: { terrainRequests: S.world.terrainRequests, terrainSame: S.world.terrainSame, blockRequests: S.world.blockRequests, blocksAsked: S.world.blocksTick, blocks: worldBlocks.state() },
       marks: timeline.counts(), inspected: S.inspected, inboxRow: S.inboxRow, wall: wallClock(S.tick),
+      party: party.state(),
     };
   }
+
+  // ---- watching together (party.js) ----------------------------------------------------------
+  // A follower applies the controller's state: direction, speed, playing, and the tick (a
+  // correction sent while playing only when this page is off by more than half a second).
+  function applyParty(st) {
+    if (!S.rec) return;
+    S.dir = st.dir < 0 ? -1 : 1;
+    setSpeed(st.speed);
+    if (!st.sync || Math.abs(S.tick - st.tick) > S.rate / 2) seek(st.tick).catch(() => {});
+    if (st.playing) play(); else pause();
+  }
+  const party = Party.create({
+    apiUrl, showError,
+    // (the recording already open, as on the page that starts the party, is not opened again)
+    open: (rec) => (rec === S.rec && S.info ? Promise.resolve() : open(rec, { party: true })),
+    apply: applyParty,
+    seek: (t) => { seek(t).catch((e) => showError(e.message)); },
+    current: () => ({ rec: S.rec, tick: S.playing ? S.tick : (S.shown && !S.stalled ? Math.max(S.first, Math.min(S.last, S.tick)) : S.tick),
+      playing: S.playing, dir: S.dir, speed: S.speed }),
+  });
 
   const ready = (async () => {
     wire();
@@ -965,8 +999,9 @@
     await loadInbox().catch((e) => showError(e.message));
     // new recordings appear in the list (a failed refresh is not worth a message)
     setInterval(() => { loadList().catch(() => {}); loadInbox().catch(() => {}); }, 15000);
-    const rec = params.get('rec');
-    if (rec) await open(rec, { tick: params.get('tick'), follow: params.get('follow') });
+    const rec = params.get('rec'), partyId = params.get('party');
+    if (partyId) await party.join(partyId);
+    else if (rec) await open(rec, { tick: params.get('tick'), follow: params.get('follow') });
     return true;
   })().catch((e) => { showError(e.message); return false; });
 
@@ -1000,5 +1035,12 @@
       return [r.left + x, r.top + y];
     },
     follow: (id) => { setFollow(id); return state(); },
+    // watching together: start (a party on the recording open; its link), join, ask for and
+    // hand over the controls, bookmark, leave; the state sequence numbers' sent/applied times
+    party: {
+      start: () => party.start(S.rec, S.tick), join: (id) => party.join(id), ask: () => party.ask(),
+      hand: (to) => party.hand(to), bookmark: (note, tick) => party.bookmark(note, tick === undefined ? S.tick : tick),
+      leave: () => party.leave(), state: () => party.state(), times: () => party.times(),
+    },
   };
 })();
