@@ -39,6 +39,7 @@ mod idiom;
 #[cfg(feature = "object")]
 mod object;
 pub(crate) mod pinned;
+mod slices;
 mod playhead;
 mod reader;
 mod recorder;
