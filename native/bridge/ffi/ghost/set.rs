@@ -10,7 +10,9 @@ pub struct TickreelGhostSet {
 }
 
 /// Numbers `tickreel_ghost_set_sample` writes per ghost: `t, x, y, z, yaw, pitch, flags, state`.
-pub const TICKREEL_GHOST_SAMPLE_VALUES: usize = crate::api::ghost::GHOST_SAMPLE_VALUES;
+pub const TICKREEL_GHOST_SAMPLE_VALUES: usize = 8;
+
+const _: () = assert!(TICKREEL_GHOST_SAMPLE_VALUES == crate::api::ghost::GHOST_SAMPLE_VALUES);
 
 #[cfg(test)]
 mod tests {
