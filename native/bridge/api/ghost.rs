@@ -425,7 +425,11 @@ pub fn set_push(set: &GhostSet, ghost: &Ghost) -> u32 {
 /// Stores the number of ghosts in the set in `*out_count`.
 ///
 /// Thread safety: any thread; calls on one set are serialised.
-#[bridge_fn(c = "tickreel_ghost_set_len", c_out = "out_count", java = "ghostSetLen")]
+#[bridge_fn(
+    c = "tickreel_ghost_set_len",
+    c_out = "out_count",
+    java = "ghostSetLen"
+)]
 pub fn set_len(set: &GhostSet) -> u32 {
     set.0.lock().len() as u32
 }
@@ -459,10 +463,7 @@ fn no_ghost(index: u32, len: usize) -> tickreel::Error {
 /// `index`.
 ///
 /// Thread safety: any thread; calls on one set are serialised.
-#[bridge_fn(
-    c = "tickreel_ghost_set_set_time_shift",
-    java = "ghostSetSetTimeShift"
-)]
+#[bridge_fn(c = "tickreel_ghost_set_set_time_shift", java = "ghostSetSetTimeShift")]
 pub fn set_set_time_shift(set: &GhostSet, index: u32, ticks: f64) -> tickreel::Result<()> {
     let ticks = check_finite("ticks", ticks)?;
     let mut set = set.0.lock();
@@ -493,7 +494,11 @@ pub fn set_sample(set: &GhostSet, t: f64, out: &mut [f64]) -> tickreel::Result<u
     let t = check_finite("t", t)?;
     let mut set = set.0.lock();
     let n = set.len().min(out.len() / GHOST_SAMPLE_VALUES);
-    for (i, o) in out.chunks_exact_mut(GHOST_SAMPLE_VALUES).take(n).enumerate() {
+    for (i, o) in out
+        .chunks_exact_mut(GHOST_SAMPLE_VALUES)
+        .take(n)
+        .enumerate()
+    {
         let s = set.cursor_mut(i).expect("i < len").sample(t);
         o.copy_from_slice(&sample_values(&s));
     }

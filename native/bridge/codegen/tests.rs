@@ -154,8 +154,14 @@ fn slice_parameters_are_a_pointer_and_a_length() {
         ),
         "{src}"
     );
-    assert!(src.contains("`ids` must point to `ids_len` readable `u32`s"), "{src}");
-    assert!(src.contains("`out` must point to `out_len` writable `f64`s"), "{src}");
+    assert!(
+        src.contains("`ids` must point to `ids_len` readable `u32`s"),
+        "{src}"
+    );
+    assert!(
+        src.contains("`out` must point to `out_len` writable `f64`s"),
+        "{src}"
+    );
     assert!(
         src.contains(
             "let mut out_ = unsafe { <& 'static mut [f64] as CArg>::store((out, out_len), \"out\") }?;"
@@ -175,9 +181,18 @@ fn slice_parameters_are_a_pointer_and_a_length() {
     assert!(at("let scale_ =") < at("let mut out_ = <& 'static mut [f64] as JniArg>::store"));
     assert!(at("let r = crate::api::demo::weigh(") < at("drop(out_);"));
     assert!(at("drop(out_);") < at("JniResult::into_jni(r, env)"));
-    assert!(src.contains("(\"out\", <& 'static mut [f64] as JniArg>::JAVA)"), "{src}");
-    assert_eq!(<&'static mut [f64] as crate::jni::convert::JniArg>::JAVA, "double[]");
-    assert_eq!(<&'static [u32] as crate::jni::convert::JniArg>::JAVA, "int[]");
+    assert!(
+        src.contains("(\"out\", <& 'static mut [f64] as JniArg>::JAVA)"),
+        "{src}"
+    );
+    assert_eq!(
+        <&'static mut [f64] as crate::jni::convert::JniArg>::JAVA,
+        "double[]"
+    );
+    assert_eq!(
+        <&'static [u32] as crate::jni::convert::JniArg>::JAVA,
+        "int[]"
+    );
 }
 
 #[test]

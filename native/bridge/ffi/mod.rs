@@ -40,8 +40,8 @@ pub use engine::{TickreelEngine, TickreelEngineOptions, TickreelEngineStats};
 pub use ghost::cursor::{TickreelGhostCursor, TickreelGhostSample};
 pub use ghost::delta::TickreelLiveDelta;
 pub use ghost::gold::{TickreelGoldSplit, TickreelGoldSplits};
-pub use ghost::set::TickreelGhostSet;
 pub use ghost::load::TickreelGhostLoad;
+pub use ghost::set::TickreelGhostSet;
 pub use ghost::{TickreelGhost, TickreelGhostInfo, TickreelGhostRange, TickreelSplit};
 #[cfg(feature = "object")]
 pub use object::{

@@ -39,11 +39,11 @@ mod idiom;
 #[cfg(feature = "object")]
 mod object;
 pub(crate) mod pinned;
-mod slices;
 mod playhead;
 mod reader;
 mod recorder;
 mod shadow;
+mod slices;
 mod terrain;
 mod world_state;
 mod writer;

@@ -75,14 +75,20 @@ mod tests {
     fn checkpoint(g: *mut TickreelGoldSplits, cp: u32, live: f64) -> TickreelGoldSplit {
         let mut s = TickreelGoldSplit::default();
         // SAFETY: `s` is writable.
-        assert_eq!(unsafe { tickreel_gold_splits_checkpoint(g, cp, live, &mut s) }, OK);
+        assert_eq!(
+            unsafe { tickreel_gold_splits_checkpoint(g, cp, live, &mut s) },
+            OK
+        );
         s
     }
 
     fn best(g: *mut TickreelGoldSplits, live: f64) -> f64 {
         let mut t = 0.0;
         // SAFETY: `t` is writable.
-        assert_eq!(unsafe { tickreel_gold_splits_best_possible(g, live, &mut t) }, OK);
+        assert_eq!(
+            unsafe { tickreel_gold_splits_best_possible(g, live, &mut t) },
+            OK
+        );
         t
     }
 
@@ -105,7 +111,8 @@ mod tests {
         let gold = [20u32, 30, 30];
         let mut g = std::ptr::null_mut();
         // SAFETY: `route` and `gold` hold 2 and 3 values; `g` is writable.
-        let res = unsafe { tickreel_gold_splits_new(route.as_ptr(), 2, gold.as_ptr(), 3, 20.0, &mut g) };
+        let res =
+            unsafe { tickreel_gold_splits_new(route.as_ptr(), 2, gold.as_ptr(), 3, 20.0, &mut g) };
         assert_eq!(res, OK);
         let mut sum = 0;
         // SAFETY: `sum` is writable.
@@ -115,18 +122,37 @@ mod tests {
         assert_eq!(best(g, 25.0), 85.0);
         let off = checkpoint(g, 2, 24.0);
         assert!(!off.split);
-        assert_eq!(off.best_possible_ticks, 84.0, "24 ticks into a 20-tick gold, then 60");
+        assert_eq!(
+            off.best_possible_ticks, 84.0,
+            "24 ticks into a 20-tick gold, then 60"
+        );
         let s = checkpoint(g, 1, 26.0);
         assert!(s.split && !s.new_gold);
-        assert_eq!((s.segment, s.segment_ticks, s.gold_ticks, s.delta_ticks), (0, 26.0, 20.0, 6.0));
-        assert_eq!((s.delta_seconds, s.best_possible_ticks, s.best_possible_seconds), (0.3, 86.0, 4.3));
+        assert_eq!(
+            (s.segment, s.segment_ticks, s.gold_ticks, s.delta_ticks),
+            (0, 26.0, 20.0, 6.0)
+        );
+        assert_eq!(
+            (
+                s.delta_seconds,
+                s.best_possible_ticks,
+                s.best_possible_seconds
+            ),
+            (0.3, 86.0, 4.3)
+        );
         let s = checkpoint(g, 2, 51.0);
         assert!(s.split && s.new_gold);
-        assert_eq!((s.segment, s.delta_ticks, s.best_possible_ticks), (1, -5.0, 81.0));
+        assert_eq!(
+            (s.segment, s.delta_ticks, s.best_possible_ticks),
+            (1, -5.0, 81.0)
+        );
         let mut now = [0i64; 4];
         let mut n = 0;
         // SAFETY: `now` holds 4 values; `n` is writable.
-        assert_eq!(unsafe { tickreel_gold_splits_gold(g, now.as_mut_ptr(), 4, &mut n) }, OK);
+        assert_eq!(
+            unsafe { tickreel_gold_splits_gold(g, now.as_mut_ptr(), 4, &mut n) },
+            OK
+        );
         assert_eq!((n, now), (3, [20, 25, 30, 0]));
         assert_eq!(best(g, 60.0), 81.0);
         assert_eq!(best(g, 90.0), 90.0);
@@ -134,20 +160,28 @@ mod tests {
         // SAFETY: `f` is writable.
         assert_eq!(unsafe { tickreel_gold_splits_finish(g, 83.0, &mut f) }, OK);
         assert!(f.split && !f.new_gold);
-        assert_eq!((f.segment, f.delta_ticks, f.best_possible_ticks), (2, 2.0, 83.0));
+        assert_eq!(
+            (f.segment, f.delta_ticks, f.best_possible_ticks),
+            (2, 2.0, 83.0)
+        );
         assert_eq!(tickreel_gold_splits_reset(g), OK);
         assert_eq!(best(g, 0.0), 75.0);
         assert_eq!(tickreel_gold_splits_free(g), OK);
 
         // Checked: gold for another number of segments, NULL with a length, NaN.
         // SAFETY: 2 and 2 values.
-        let res = unsafe { tickreel_gold_splits_new(route.as_ptr(), 2, gold.as_ptr(), 2, 20.0, &mut g) };
+        let res =
+            unsafe { tickreel_gold_splits_new(route.as_ptr(), 2, gold.as_ptr(), 2, 20.0, &mut g) };
         assert_eq!((res, g.is_null()), (TickreelResult::InvalidArgument, true));
         // SAFETY: NULL is refused before use.
-        let res = unsafe { tickreel_gold_splits_new(std::ptr::null(), 2, gold.as_ptr(), 3, 20.0, &mut g) };
+        let res = unsafe {
+            tickreel_gold_splits_new(std::ptr::null(), 2, gold.as_ptr(), 3, 20.0, &mut g)
+        };
         assert_eq!(res, TickreelResult::NullArgument);
         // SAFETY: a route of none and one gold.
-        let res = unsafe { tickreel_gold_splits_new(std::ptr::null(), 0, gold.as_ptr(), 1, 20.0, &mut g) };
+        let res = unsafe {
+            tickreel_gold_splits_new(std::ptr::null(), 0, gold.as_ptr(), 1, 20.0, &mut g)
+        };
         assert_eq!(res, OK);
         let mut t = 0.0;
         // SAFETY: `t` is writable; NaN is refused.

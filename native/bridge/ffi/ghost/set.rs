@@ -53,10 +53,16 @@ mod tests {
         assert_eq!(unsafe { tickreel_ghost_set_new(&mut set) }, OK);
         let mut index = 9;
         // SAFETY: `index` is writable.
-        assert_eq!(unsafe { tickreel_ghost_set_push(set, long, &mut index) }, OK);
+        assert_eq!(
+            unsafe { tickreel_ghost_set_push(set, long, &mut index) },
+            OK
+        );
         assert_eq!(index, 0);
         // SAFETY: as above.
-        assert_eq!(unsafe { tickreel_ghost_set_push(set, short, &mut index) }, OK);
+        assert_eq!(
+            unsafe { tickreel_ghost_set_push(set, short, &mut index) },
+            OK
+        );
         assert_eq!(index, 1);
         assert_eq!(tickreel_ghost_free(long), OK);
         assert_eq!(tickreel_ghost_free(short), OK);
@@ -66,7 +72,10 @@ mod tests {
         assert_eq!(n, 2);
         let mut ticks = 0;
         // SAFETY: `ticks` is writable.
-        assert_eq!(unsafe { tickreel_ghost_set_duration(set, 1, &mut ticks) }, OK);
+        assert_eq!(
+            unsafe { tickreel_ghost_set_duration(set, 1, &mut ticks) },
+            OK
+        );
         assert_eq!(ticks, 20);
         // SAFETY: as above.
         let res = unsafe { tickreel_ghost_set_duration(set, 2, &mut ticks) };
@@ -81,7 +90,9 @@ mod tests {
         let mut out = [-1.0f64; 3 * V];
         let mut count = 0;
         // SAFETY: `out` holds `out.len()` doubles; `count` is writable.
-        let res = unsafe { tickreel_ghost_set_sample(set, 10.0, out.as_mut_ptr(), out.len(), &mut count) };
+        let res = unsafe {
+            tickreel_ghost_set_sample(set, 10.0, out.as_mut_ptr(), out.len(), &mut count)
+        };
         assert_eq!((res, count), (OK, 2));
         // ghost 0 at its tick 10 (0.25 blocks a tick), running; ghost 1 shifted by 4: its tick 6
         assert_eq!(&out[..4], &[10.0, 2.5, 64.0, 0.0]);
@@ -99,22 +110,33 @@ mod tests {
 
         // Checked: NULL with a length, a length that overflows, a misaligned buffer, NaN.
         // SAFETY: NULL is checked before use.
-        let res = unsafe { tickreel_ghost_set_sample(set, 1.0, std::ptr::null_mut(), 8, &mut count) };
+        let res =
+            unsafe { tickreel_ghost_set_sample(set, 1.0, std::ptr::null_mut(), 8, &mut count) };
         assert_eq!(res, TickreelResult::NullArgument);
         // SAFETY: the length is refused before the pointer is used.
-        let res = unsafe { tickreel_ghost_set_sample(set, 1.0, out.as_mut_ptr(), usize::MAX / 2, &mut count) };
+        let res = unsafe {
+            tickreel_ghost_set_sample(set, 1.0, out.as_mut_ptr(), usize::MAX / 2, &mut count)
+        };
         assert_eq!(res, TickreelResult::InvalidArgument);
         // SAFETY: refused for its alignment before use.
         let res = unsafe {
-            tickreel_ghost_set_sample(set, 1.0, out.as_mut_ptr().cast::<u8>().add(1).cast(), 8, &mut count)
+            tickreel_ghost_set_sample(
+                set,
+                1.0,
+                out.as_mut_ptr().cast::<u8>().add(1).cast(),
+                8,
+                &mut count,
+            )
         };
         assert_eq!(res, TickreelResult::InvalidArgument);
         // SAFETY: `out` is valid; the NaN is refused.
-        let res = unsafe { tickreel_ghost_set_sample(set, f64::NAN, out.as_mut_ptr(), V, &mut count) };
+        let res =
+            unsafe { tickreel_ghost_set_sample(set, f64::NAN, out.as_mut_ptr(), V, &mut count) };
         assert_eq!(res, TickreelResult::InvalidArgument);
         // An empty buffer (NULL with length 0) samples nothing.
         // SAFETY: length 0.
-        let res = unsafe { tickreel_ghost_set_sample(set, 1.0, std::ptr::null_mut(), 0, &mut count) };
+        let res =
+            unsafe { tickreel_ghost_set_sample(set, 1.0, std::ptr::null_mut(), 0, &mut count) };
         assert_eq!((res, count), (OK, 0));
 
         assert_eq!(tickreel_ghost_set_free(set), OK);
