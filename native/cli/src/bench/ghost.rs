@@ -200,10 +200,11 @@ pub fn run(quick: bool, out: &mut Figures) {
         gold.reset();
         for t in 0..RUN_TICKS {
             let live = black_box(f64::from(t));
-            if t > 0 && t % 600 == 0 {
-                if let Some(s) = gold.checkpoint(t / 600, live) {
-                    acc += s.delta_ticks;
-                }
+            if t > 0
+                && t % 600 == 0
+                && let Some(s) = gold.checkpoint(t / 600, live)
+            {
+                acc += s.delta_ticks;
             }
             acc += gold.best_possible_ticks(live);
         }
