@@ -42,10 +42,10 @@
  * Index (line numbers in this file).
  *   Constants and result codes first; then each area, the error channel first: its
  *   handles and structs, then its functions:
- *   Errors and the library: line 598
+ *   Errors and the library: line 608
  *      tickreel_handle_count, tickreel_last_error, tickreel_last_error_message,
  *      tickreel_last_error_code, tickreel_result_name, tickreel_version, tickreel_features
- *   Tick batches (TickreelBatch): line 675
+ *   Tick batches (TickreelBatch): line 685
  *      tickreel_batch_new, tickreel_batch_free, tickreel_batch_clear, tickreel_batch_event_count,
  *      tickreel_batch_bytes, tickreel_batch_add_entity, tickreel_batch_remove_entity,
  *      tickreel_batch_add_pose, tickreel_batch_add_position, tickreel_batch_add_rotation,
@@ -55,7 +55,7 @@
  *      tickreel_batch_attack, tickreel_batch_use, tickreel_batch_use_on_entity,
  *      tickreel_batch_use_on_block, tickreel_batch_damage, tickreel_batch_health,
  *      tickreel_batch_equipment, tickreel_batch_chat, tickreel_batch_custom_at
- *   Live recording (TickreelEngine, TickreelRecorder, TickreelFinishHandle): line 1087
+ *   Live recording (TickreelEngine, TickreelRecorder, TickreelFinishHandle): line 1097
  *      tickreel_engine_options_default, tickreel_engine_new, tickreel_engine_free,
  *      tickreel_engine_stats, tickreel_recorder_options_default, tickreel_recorder_start,
  *      tickreel_recorder_start_on, tickreel_recorder_free, tickreel_recorder_submit_tick,
@@ -67,15 +67,20 @@
  *      tickreel_recorder_status, tickreel_recorder_finish, tickreel_recorder_abort,
  *      tickreel_finish_handle_poll, tickreel_finish_handle_wait, tickreel_finish_handle_free,
  *      tickreel_recorder_finish_upload, tickreel_recorder_ship_live
- *   Ghosts (TickreelGhost, TickreelGhostLoad, TickreelGhostCursor, TickreelLiveDelta): line 1927
+ *   Ghosts (TickreelGhost, TickreelGhostLoad, TickreelGhostCursor, TickreelLiveDelta, TickreelGhostSet, TickreelGoldSplits): line 1937
  *      tickreel_ghost_load, tickreel_ghost_load_from_reader, tickreel_ghost_free,
  *      tickreel_ghost_info, tickreel_ghost_splits, tickreel_ghost_cursor_new,
  *      tickreel_ghost_cursor_free, tickreel_ghost_cursor_sample,
  *      tickreel_ghost_cursor_set_time_shift, tickreel_live_delta_new, tickreel_live_delta_free,
  *      tickreel_live_delta_update, tickreel_live_delta_set_time_shift, tickreel_live_delta_reset,
  *      tickreel_ghost_load_async, tickreel_ghost_load_poll, tickreel_ghost_load_take,
- *      tickreel_ghost_load_free, tickreel_ghost_load_async_url
- *   Playback (TickreelPlayhead): line 2339
+ *      tickreel_ghost_load_free, tickreel_ghost_set_new, tickreel_ghost_set_free,
+ *      tickreel_ghost_set_push, tickreel_ghost_set_len, tickreel_ghost_set_duration,
+ *      tickreel_ghost_set_set_time_shift, tickreel_ghost_set_sample, tickreel_gold_splits_new,
+ *      tickreel_gold_splits_free, tickreel_gold_splits_checkpoint, tickreel_gold_splits_finish,
+ *      tickreel_gold_splits_best_possible, tickreel_gold_splits_sum_of_best,
+ *      tickreel_gold_splits_gold, tickreel_gold_splits_reset, tickreel_ghost_load_async_url
+ *   Playback (TickreelPlayhead): line 2625
  *      tickreel_playhead_open_url, tickreel_playhead_follow_url, tickreel_playhead_open,
  *      tickreel_playhead_follow, tickreel_playhead_free, tickreel_playhead_current,
  *      tickreel_playhead_advance, tickreel_playhead_prepare, tickreel_playhead_seek,
@@ -85,35 +90,35 @@
  *      tickreel_playhead_removed, tickreel_playhead_added, tickreel_playhead_world,
  *      tickreel_playhead_world_snapshot, tickreel_playhead_world_events,
  *      tickreel_playhead_world_state, tickreel_playhead_world_changes
- *   Reading recordings (TickreelReader): line 2900
+ *   Reading recordings (TickreelReader): line 3186
  *      tickreel_reader_open_url, tickreel_reader_open, tickreel_reader_free,
  *      tickreel_reader_tick_count, tickreel_reader_first_tick, tickreel_reader_last_tick,
  *      tickreel_reader_chunk_count, tickreel_reader_tick_rate, tickreel_reader_metadata,
  *      tickreel_reader_seek, tickreel_reader_ticks, tickreel_reader_verify,
  *      tickreel_reader_palette_name, tickreel_reader_world_at
- *   Decoded events (TickreelEvents): line 3153
+ *   Decoded events (TickreelEvents): line 3439
  *      tickreel_events_decode, tickreel_events_free, tickreel_events_count, tickreel_events_get
- *   The world at a tick (TickreelWorldState): line 3361
+ *   The world at a tick (TickreelWorldState): line 3647
  *      tickreel_world_state_free, tickreel_world_state_info, tickreel_world_state_blocks,
  *      tickreel_world_state_block, tickreel_world_state_block_entities,
  *      tickreel_world_state_entities, tickreel_world_state_equipment,
  *      tickreel_world_state_terrain_sections
- *   Shadow play (TickreelShadowBuffer): line 3635
+ *   Shadow play (TickreelShadowBuffer): line 3921
  *      tickreel_shadow_buffer_report_upload, tickreel_shadow_options_default,
  *      tickreel_report_options_default, tickreel_shadow_buffer_start,
  *      tickreel_shadow_buffer_start_on, tickreel_shadow_buffer_report,
  *      tickreel_shadow_buffer_report_uuid, tickreel_shadow_buffer_stats,
  *      tickreel_shadow_buffer_attached, tickreel_shadow_buffer_free
- *   Writing recordings (TickreelReelWriter): line 4013
+ *   Writing recordings (TickreelReelWriter): line 4299
  *      tickreel_reel_options_default, tickreel_reel_writer_create, tickreel_reel_writer_free,
  *      tickreel_reel_writer_write_tick, tickreel_reel_writer_write_batch,
  *      tickreel_reel_writer_offer_snapshot, tickreel_reel_writer_offer_terrain,
  *      tickreel_reel_writer_register_entity, tickreel_reel_writer_register_event_type,
  *      tickreel_reel_writer_register_name, tickreel_reel_writer_set_user_metadata,
  *      tickreel_reel_writer_finish
- *   Compression dictionaries: line 4264
+ *   Compression dictionaries: line 4550
  *      tickreel_dictionary_register, tickreel_dictionary_is_registered
- *   Object storage (TickreelObjectOptions, TickreelPendingUpload, TickreelLiveShipper; Cargo feature "object"): line 4295
+ *   Object storage (TickreelObjectOptions, TickreelPendingUpload, TickreelLiveShipper; Cargo feature "object"): line 4581
  *      tickreel_object_options_new, tickreel_object_options_free,
  *      tickreel_object_options_set_endpoint, tickreel_object_options_set_region,
  *      tickreel_object_options_set_credentials, tickreel_object_options_set_allow_http,
@@ -121,17 +126,17 @@
  *      tickreel_pending_upload_poll, tickreel_pending_upload_bytes, tickreel_pending_upload_free,
  *      tickreel_live_shipper_stats, tickreel_live_shipper_ship_now, tickreel_live_shipper_finish,
  *      tickreel_live_shipper_free
- *   Catalog (TickreelCatalog, TickreelCatalogCall; Cargo feature "catalog"): line 4525
+ *   Catalog (TickreelCatalog, TickreelCatalogCall; Cargo feature "catalog"): line 4811
  *      tickreel_catalog_open, tickreel_catalog_free, tickreel_catalog_register,
  *      tickreel_catalog_top, tickreel_catalog_personal_best, tickreel_catalog_around,
  *      tickreel_catalog_recent, tickreel_catalog_sum_of_best, tickreel_catalog_load_ghost,
  *      tickreel_catalog_prune, tickreel_catalog_call_poll, tickreel_catalog_call_rows,
- *      tickreel_catalog_call_ghost_load, tickreel_catalog_call_free, tickreel_catalog_add_report,
- *      tickreel_catalog_reports, tickreel_catalog_set_report_open, tickreel_catalog_set_run_valid,
- *      tickreel_catalog_check_run, tickreel_catalog_run_check, tickreel_catalog_clear_run,
- *      tickreel_catalog_set_course_limits, tickreel_catalog_set_retention,
- *      tickreel_catalog_clear_retention, tickreel_catalog_retention,
- *      tickreel_catalog_register_finished, tickreel_catalog_top_on,
+ *      tickreel_catalog_call_ghost_load, tickreel_catalog_call_free, tickreel_catalog_load_ghosts,
+ *      tickreel_catalog_add_report, tickreel_catalog_reports, tickreel_catalog_set_report_open,
+ *      tickreel_catalog_set_run_valid, tickreel_catalog_check_run, tickreel_catalog_run_check,
+ *      tickreel_catalog_clear_run, tickreel_catalog_set_course_limits,
+ *      tickreel_catalog_set_retention, tickreel_catalog_clear_retention,
+ *      tickreel_catalog_retention, tickreel_catalog_register_finished, tickreel_catalog_top_on,
  *      tickreel_catalog_personal_best_on, tickreel_catalog_at_rank_on,
  *      tickreel_catalog_load_ghost_on, tickreel_catalog_reports_of,
  *      tickreel_catalog_open_recording, tickreel_catalog_register_at,
@@ -258,6 +263,11 @@
  * `TickreelGhostSample.state`: at or after the finish; the ghost stays at its last pose.
  */
 #define TICKREEL_GHOST_FINISHED 2
+
+/**
+ * Numbers `tickreel_ghost_set_sample` writes per ghost: `t, x, y, z, yaw, pitch, flags, state`.
+ */
+#define TICKREEL_GHOST_SAMPLE_VALUES 8
 
 /**
  * `TickreelUpdate::motion`: the position did not change (paused, a slow speed between two
@@ -1924,7 +1934,7 @@ TickreelResult tickreel_recorder_ship_live(struct TickreelRecorder *recorder,
                                            uint32_t interval_ms,
                                            struct TickreelLiveShipper **out_shipper);
 
-/* ---- Ghosts (TickreelGhost, TickreelGhostLoad, TickreelGhostCursor, TickreelLiveDelta) ---- */
+/* ---- Ghosts (TickreelGhost, TickreelGhostLoad, TickreelGhostCursor, TickreelLiveDelta, TickreelGhostSet, TickreelGoldSplits) ---- */
 
 /**
  * A ghost track: one entity's run, decoded once into compact arrays. Opaque: create with
@@ -1944,6 +1954,18 @@ typedef struct TickreelGhostCursor TickreelGhostCursor;
  * `tickreel_ghost_load_async`, release with `tickreel_ghost_load_free`.
  */
 typedef struct TickreelGhostLoad TickreelGhostLoad;
+
+/**
+ * Several ghosts sampled together. Opaque: create with `tickreel_ghost_set_new` (or
+ * `tickreel_catalog_call_ghost_set`), release with `tickreel_ghost_set_free`.
+ */
+typedef struct TickreelGhostSet TickreelGhostSet;
+
+/**
+ * A live attempt's splits against the player's gold segments. Opaque: create with
+ * `tickreel_gold_splits_new`, release with `tickreel_gold_splits_free`.
+ */
+typedef struct TickreelGoldSplits TickreelGoldSplits;
 
 /**
  * The live time delta of a live player against a ghost. Opaque: create with
@@ -2065,6 +2087,54 @@ typedef struct TickreelGhostSample {
      */
     uint32_t state;
 } TickreelGhostSample;
+
+/**
+ * A reading of gold splits, as filled in by `tickreel_gold_splits_checkpoint` and `_finish`.
+ */
+typedef struct TickreelGoldSplit {
+    /**
+     * A split was counted (the route's next checkpoint, or the finish after all of them); the
+     * fields below up to `new_gold` are zero otherwise.
+     */
+    bool split;
+    /**
+     * The segment a split ended (0: from the start to the route's first checkpoint).
+     */
+    uint32_t segment;
+    /**
+     * The segment beat its gold (it is now the gold).
+     */
+    bool new_gold;
+    /**
+     * Ticks from the live run's start to the split.
+     */
+    double live_ticks;
+    /**
+     * Ticks the live run took for the segment.
+     */
+    double segment_ticks;
+    /**
+     * The segment's gold before this split, in ticks.
+     */
+    double gold_ticks;
+    /**
+     * `segment_ticks - gold_ticks`: negative when faster than the gold.
+     */
+    double delta_ticks;
+    /**
+     * `delta_ticks` in seconds.
+     */
+    double delta_seconds;
+    /**
+     * The best possible time: at a split, the time so far plus the remaining gold; otherwise
+     * as `tickreel_gold_splits_best_possible`. In ticks.
+     */
+    double best_possible_ticks;
+    /**
+     * `best_possible_ticks` in seconds.
+     */
+    double best_possible_seconds;
+} TickreelGoldSplit;
 
 /**
  * Loads `entity`'s run in `range` (NULL: the entity's whole presence) from the finished `.reel`
@@ -2312,6 +2382,222 @@ TickreelResult tickreel_ghost_load_take(struct TickreelGhostLoad *load,
  * normally; calls that start after this one get `TICKREEL_RESULT_INVALID_HANDLE`.
  */
 TickreelResult tickreel_ghost_load_free(struct TickreelGhostLoad *load);
+
+/**
+ * Creates an empty ghost set and stores its handle in `*out_set` (NULL on failure, when it can
+ * be written). Add ghosts with `tickreel_ghost_set_push`, or get a course's from the catalog
+ * with `tickreel_catalog_load_ghosts`.
+ *
+ * Thread safety: any thread. Calls on one set are serialised by an internal lock.
+ *
+ * # Safety
+ * `out_set` must be NULL or point to writable storage for one `TickreelGhostSet` pointer.
+ */
+TickreelResult tickreel_ghost_set_new(struct TickreelGhostSet **out_set);
+
+/**
+ * Frees a ghost set (its ghosts stay usable through their own handles).
+ * `tickreel_ghost_set_free(NULL)` is a no-op returning `TICKREEL_RESULT_OK`; a freed or invalid
+ * handle returns `TICKREEL_RESULT_INVALID_HANDLE`.
+ *
+ * Thread safety: any thread. A call on the same set still running in another thread finishes
+ * normally; calls that start after this one get `TICKREEL_RESULT_INVALID_HANDLE`.
+ */
+TickreelResult tickreel_ghost_set_free(struct TickreelGhostSet *set);
+
+/**
+ * Adds `ghost` to the set with a cursor of its own (no time shift) and stores its index in
+ * `*out_index` (0 for the first).
+ *
+ * Thread safety: any thread; calls on one set are serialised.
+ *
+ * # Safety
+ * `out_index` must be NULL or point to writable storage for one `u32`.
+ */
+TickreelResult tickreel_ghost_set_push(struct TickreelGhostSet *set,
+                                       struct TickreelGhost *ghost,
+                                       uint32_t *out_index);
+
+/**
+ * Stores the number of ghosts in the set in `*out_count`.
+ *
+ * Thread safety: any thread; calls on one set are serialised.
+ *
+ * # Safety
+ * `out_count` must be NULL or point to writable storage for one `u32`.
+ */
+TickreelResult tickreel_ghost_set_len(struct TickreelGhostSet *set, uint32_t *out_count);
+
+/**
+ * Stores ghost `index`'s run length in ticks in `*out_ticks`.
+ *
+ * Returns `TICKREEL_RESULT_INVALID_ARGUMENT` when the set has no ghost `index`.
+ *
+ * Thread safety: any thread; calls on one set are serialised.
+ *
+ * # Safety
+ * `out_ticks` must be NULL or point to writable storage for one `u32`.
+ */
+TickreelResult tickreel_ghost_set_duration(struct TickreelGhostSet *set,
+                                           uint32_t index,
+                                           uint32_t *out_ticks);
+
+/**
+ * Delays ghost `index` of the set by `ticks` (negative: it starts earlier), as
+ * `tickreel_ghost_cursor_set_time_shift`.
+ *
+ * Returns `TICKREEL_RESULT_INVALID_ARGUMENT` if `ticks` is not finite or the set has no ghost
+ * `index`.
+ *
+ * Thread safety: any thread; calls on one set are serialised.
+ */
+TickreelResult tickreel_ghost_set_set_time_shift(struct TickreelGhostSet *set,
+                                                 uint32_t index,
+                                                 double ticks);
+
+/**
+ * Samples every ghost of the set at `t` ticks from the (shifted) start of its run, in one call:
+ * ghost `i`'s pose is written at `out[8 * i ..]` as 8 numbers, `t, x, y, z, yaw, pitch, flags,
+ * state` (`TickreelGhostSample`'s fields in order; state `TICKREEL_GHOST_NOT_STARTED`,
+ * `_RUNNING` or `_FINISHED`). Stores the number of ghosts written in `*out_count`: the set's
+ * size, or fewer when `out_len` holds fewer whole ghosts. Each ghost is sampled as
+ * `tickreel_ghost_cursor_sample` samples it; never allocates.
+ *
+ * Returns `TICKREEL_RESULT_INVALID_ARGUMENT` if `t` is not finite.
+ *
+ * Thread safety: any thread; calls on one set are serialised.
+ *
+ * # Safety
+ * `out_count` must be NULL or point to writable storage for one `u32`.
+ * `out` must point to `out_len` writable `f64`s (or `out_len` must be 0), not overlapping any other argument.
+ */
+TickreelResult tickreel_ghost_set_sample(struct TickreelGhostSet *set,
+                                         double t,
+                                         double *out,
+                                         size_t out_len,
+                                         uint32_t *out_count);
+
+/**
+ * Creates a live attempt's splits against the player's gold segments and stores its handle in
+ * `*out_splits` (NULL on failure, when it can be written): `route` lists the `route_len`
+ * checkpoints crossed in order between the start and the finish, `gold` the best time of each
+ * segment in ticks (`route_len + 1` of them: start to the first checkpoint, ..., last checkpoint
+ * to the finish; a catalog's sum of best gives them), at `tick_rate` ticks a second.
+ *
+ * Returns `TICKREEL_RESULT_INVALID_ARGUMENT` when `gold_len` is not `route_len + 1` or the tick
+ * rate is not a positive number.
+ *
+ * Thread safety: any thread. Give each live player their own; calls on one are serialised by an
+ * internal lock.
+ *
+ * # Safety
+ * `out_splits` must be NULL or point to writable storage for one `TickreelGoldSplits` pointer.
+ * `route` must point to `route_len` readable `u32`s (or `route_len` must be 0).
+ * `gold` must point to `gold_len` readable `u32`s (or `gold_len` must be 0).
+ */
+TickreelResult tickreel_gold_splits_new(const uint32_t *route,
+                                        size_t route_len,
+                                        const uint32_t *gold,
+                                        size_t gold_len,
+                                        double tick_rate,
+                                        struct TickreelGoldSplits **out_splits);
+
+/**
+ * Frees gold splits. `tickreel_gold_splits_free(NULL)` is a no-op returning
+ * `TICKREEL_RESULT_OK`; a freed or invalid handle returns `TICKREEL_RESULT_INVALID_HANDLE`.
+ *
+ * Thread safety: any thread. A call on the same splits still running in another thread finishes
+ * normally; calls that start after this one get `TICKREEL_RESULT_INVALID_HANDLE`.
+ */
+TickreelResult tickreel_gold_splits_free(struct TickreelGoldSplits *splits);
+
+/**
+ * The live player crossed `checkpoint` `live_ticks` after their start: stores the reading in
+ * `*out_split`. When `checkpoint` is the route's next one, `split` is true and the reading holds
+ * the segment's time against its gold (`delta_ticks` negative when faster), whether it is a new
+ * gold (it then becomes the gold for the rest of this attempt and the next ones) and the best
+ * possible time from this split (time so far plus the remaining gold). Any other crossing
+ * (skipped, repeated, off the route) counts no split: `split` is false and only the best
+ * possible time is set. Never allocates.
+ *
+ * Returns `TICKREEL_RESULT_INVALID_ARGUMENT` if `live_ticks` is not finite.
+ *
+ * Thread safety: any thread; calls on one are serialised.
+ *
+ * # Safety
+ * `out_split` must be NULL or point to writable storage for one `TickreelGoldSplit`.
+ */
+TickreelResult tickreel_gold_splits_checkpoint(struct TickreelGoldSplits *splits,
+                                               uint32_t checkpoint,
+                                               double live_ticks,
+                                               struct TickreelGoldSplit *out_split);
+
+/**
+ * The live player finished `live_ticks` after their start: stores the last segment's reading in
+ * `*out_split` (as `tickreel_gold_splits_checkpoint`; `split` is false when a checkpoint of the
+ * route was missed, the run having taken another route).
+ *
+ * Returns `TICKREEL_RESULT_INVALID_ARGUMENT` if `live_ticks` is not finite.
+ *
+ * Thread safety: any thread; calls on one are serialised.
+ *
+ * # Safety
+ * `out_split` must be NULL or point to writable storage for one `TickreelGoldSplit`.
+ */
+TickreelResult tickreel_gold_splits_finish(struct TickreelGoldSplits *splits,
+                                           double live_ticks,
+                                           struct TickreelGoldSplit *out_split);
+
+/**
+ * Stores the best possible time in ticks when the live player is `live_ticks` into the run in
+ * `*out_ticks`: the last split's time, the current segment's elapsed time or its gold (the
+ * larger), and the gold of the segments after it; the run's time once finished. Call every tick
+ * for the live figure; O(1), never allocates.
+ *
+ * Returns `TICKREEL_RESULT_INVALID_ARGUMENT` if `live_ticks` is not finite.
+ *
+ * Thread safety: any thread; calls on one are serialised.
+ *
+ * # Safety
+ * `out_ticks` must be NULL or point to writable storage for one `f64`.
+ */
+TickreelResult tickreel_gold_splits_best_possible(struct TickreelGoldSplits *splits,
+                                                  double live_ticks,
+                                                  double *out_ticks);
+
+/**
+ * Stores the sum of the gold segments in ticks (the best possible time before the run starts,
+ * new golds included) in `*out_ticks`.
+ *
+ * Thread safety: any thread; calls on one are serialised.
+ *
+ * # Safety
+ * `out_ticks` must be NULL or point to writable storage for one `u64`.
+ */
+TickreelResult tickreel_gold_splits_sum_of_best(struct TickreelGoldSplits *splits,
+                                                uint64_t *out_ticks);
+
+/**
+ * Copies the gold of each segment in ticks (new golds included) into `gold` and stores how many
+ * were written in `*out_count` (the route's segments, or fewer when `gold_len` is shorter).
+ *
+ * Thread safety: any thread; calls on one are serialised.
+ *
+ * # Safety
+ * `out_count` must be NULL or point to writable storage for one `u32`.
+ * `gold` must point to `gold_len` writable `i64`s (or `gold_len` must be 0), not overlapping any other argument.
+ */
+TickreelResult tickreel_gold_splits_gold(struct TickreelGoldSplits *splits,
+                                         int64_t *gold,
+                                         size_t gold_len,
+                                         uint32_t *out_count);
+
+/**
+ * Starts a new attempt (the gold, new golds included, is kept).
+ *
+ * Thread safety: any thread; calls on one are serialised.
+ */
+TickreelResult tickreel_gold_splits_reset(struct TickreelGoldSplits *splits);
 
 /**
  * Starts loading `entity`'s run in `range` (NULL: its whole presence) from the recording at
@@ -4765,6 +5051,32 @@ TickreelResult tickreel_catalog_call_ghost_load(struct TickreelCatalogCall *call
  * Thread safety: any thread.
  */
 TickreelResult tickreel_catalog_call_free(struct TickreelCatalogCall *call);
+
+/**
+ * Loads the ghosts of several places of `course` to race them together, into a new ghost set
+ * stored in `*out_set` (free it with `tickreel_ghost_set_free`; NULL on failure, when it can be
+ * written): the board's first `top` places, then `player`'s best (NULL: none), then the run at
+ * `rank` (0: none), each with its own cursor, in that order; a run picked twice (a player's best
+ * among the top) is loaded once. Held runs are on no board, so never among them. Blocks while
+ * the board is read (on the catalog's worker, after the calls queued before) and the
+ * recordings load: call it off the server thread.
+ *
+ * Returns `TICKREEL_RESULT_INVALID_ARGUMENT` when the board has no such player or rank, the
+ * recordings' errors (`TICKREEL_RESULT_IO`, ...) if one cannot be loaded.
+ *
+ * Thread safety: any thread.
+ *
+ * # Safety
+ * `out_set` must be NULL or point to writable storage for one `TickreelGhostSet` pointer.
+ * `course` must be NULL or a NUL-terminated string (NULL is refused).
+ * `player` must be NULL or point to 16 readable bytes.
+ */
+TickreelResult tickreel_catalog_load_ghosts(struct TickreelCatalog *catalog,
+                                            const char *course,
+                                            uint32_t top,
+                                            const uint8_t *player,
+                                            uint32_t rank,
+                                            struct TickreelGhostSet **out_set);
 
 /**
  * Files an open shadow-play report: who was reported (`reported`, a 16-byte UUID, and their

@@ -27,7 +27,7 @@ out=examples/c/build
 mkdir -p "$out"
 cflags=(-std=c11 -g -O1 -Wall -Wextra -Werror -fsanitize=address,undefined -fno-omit-frame-pointer
         -fno-sanitize-recover=all -Iinclude)
-for prog in record_replay world_events world_state terrain bad_input io_errors dictionary object_storage catalog; do
+for prog in record_replay world_events world_state terrain bad_input io_errors dictionary object_storage catalog ghost_race; do
   gcc "${cflags[@]}" -o "$out/$prog" "examples/c/$prog.c" -L"$libdir" -ltickreel -lm
 done
 
@@ -44,7 +44,7 @@ source scripts/s3-test-server.sh
 start_s3_test_server tests/c.sh
 
 status=0
-for prog in record_replay world_events world_state terrain bad_input io_errors dictionary object_storage catalog; do
+for prog in record_replay world_events world_state terrain bad_input io_errors dictionary object_storage catalog ghost_race; do
   mkdir -p "$scratch/$prog"
   echo "-- $prog"
   # A sanitizer report fails the run (abort/halt on error); its output is kept in the log.

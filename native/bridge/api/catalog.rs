@@ -9,7 +9,7 @@ use std::path::Path;
 
 use tickreel_sync::sync::Mutex;
 
-use crate::api::ghost::GhostLoad;
+use crate::api::ghost::{GhostLoad, GhostSet};
 use crate::api::{New, Released};
 use crate::ffi::handle::HandleType;
 use crate::ffi::{TickreelCatalog, TickreelCatalogCall};
@@ -482,4 +482,45 @@ pub mod rows {
         }
         out
     }
+}
+
+/// Loads the ghosts of several places of `course` to race them together, into a new ghost set
+/// stored in `*out_set` (free it with `tickreel_ghost_set_free`; NULL on failure, when it can be
+/// written): the board's first `top` places, then `player`'s best (NULL: none), then the run at
+/// `rank` (0: none), each with its own cursor, in that order; a run picked twice (a player's best
+/// among the top) is loaded once. Held runs are on no board, so never among them. Blocks while
+/// the board is read (on the catalog's worker, after the calls queued before) and the
+/// recordings load: call it off the server thread.
+///
+/// Returns `TICKREEL_RESULT_INVALID_ARGUMENT` when the board has no such player or rank, the
+/// recordings' errors (`TICKREEL_RESULT_IO`, ...) if one cannot be loaded.
+///
+/// Thread safety: any thread.
+#[bridge_fn(
+    c = "tickreel_catalog_load_ghosts",
+    c_out = "out_set",
+    java = "catalogLoadGhosts"
+)]
+pub fn load_ghosts(
+    catalog: &Catalog,
+    course: &str,
+    top: u32,
+    player: Option<uuid::Uuid>,
+    rank: u32,
+) -> tickreel::Result<New<GhostSet>> {
+    let course = course.to_owned();
+    let picks = tickreel_catalog::GhostPicks {
+        top: u64::from(top),
+        player,
+        rank: (rank > 0).then_some(u64::from(rank)),
+    };
+    let found = catalog
+        .0
+        .submit(move |c| c.load_ghosts(&course, picks))
+        .wait()?;
+    let mut set = ghost::GhostSet::new();
+    for g in found {
+        set.push(std::sync::Arc::new(g.load.wait()?));
+    }
+    Ok(New(GhostSet(Mutex::new(set))))
 }

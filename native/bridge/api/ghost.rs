@@ -1,6 +1,7 @@
 //! Ghost racing ([`tickreel::ghost`]): one entity's run loaded from a recording (a ghost), its
 //! info and splits, cursors that sample it at any fractional tick, the live time delta of a live
-//! player against it, and loads on a background thread.
+//! player against it, and loads on a background thread; several ghosts sampled together (a ghost
+//! set) and a live attempt's splits against the player's best segments (gold splits).
 
 use std::path::Path;
 use std::sync::Arc;
@@ -10,10 +11,15 @@ use tickreel_sync::sync::Mutex;
 use crate::api::reader::Reader;
 use crate::api::{New, Released};
 use crate::ffi::handle::HandleType;
-use crate::ffi::{TickreelGhost, TickreelGhostCursor, TickreelGhostLoad, TickreelLiveDelta};
+use crate::ffi::{
+    TickreelGhost, TickreelGhostCursor, TickreelGhostLoad, TickreelGhostSet, TickreelGoldSplits,
+    TickreelLiveDelta,
+};
 use tickreel::Pending;
 use tickreel::error::check_finite;
-use tickreel::ghost::{self, DeltaReading, GhostRange, GhostSample, GhostTrack, Split};
+use tickreel::ghost::{
+    self, DeltaReading, GhostRange, GhostSample, GhostState, GhostTrack, GoldSplit, Split,
+};
 use tickreel_bridge_macros::bridge_fn;
 
 /// A ghost track (C: `TickreelGhost`, Java: `Ghost`): read only, shared with the cursors and
@@ -358,3 +364,317 @@ pub fn load_take(load: &GhostLoad) -> tickreel::Result<Option<New<Ghost>>> {
 /// normally; calls that start after this one get `TICKREEL_RESULT_INVALID_HANDLE`.
 #[bridge_fn(c = "tickreel_ghost_load_free")]
 pub fn load_free(_load: Released<GhostLoad>) {}
+
+/// Several ghosts sampled together (C: `TickreelGhostSet`, Java: `GhostSet`): the top N, a
+/// personal best, a chosen rank, each with its own cursor; calls are serialised by its lock.
+pub struct GhostSet(pub(crate) Mutex<ghost::GhostSet>);
+
+impl HandleType for GhostSet {
+    type Opaque = TickreelGhostSet;
+    const TAG: u8 = 21;
+    const NAME: &'static str = "ghost set";
+}
+
+/// A live attempt's splits against the player's gold segments (C: `TickreelGoldSplits`, Java:
+/// `GoldSplits`); calls are serialised by its lock.
+pub struct GoldSplits(Mutex<ghost::GoldSplits>);
+
+impl HandleType for GoldSplits {
+    type Opaque = TickreelGoldSplits;
+    const TAG: u8 = 22;
+    const NAME: &'static str = "gold splits";
+}
+
+/// Numbers a ghost set writes per ghost into the caller's buffer, in this order: `t, x, y, z,
+/// yaw, pitch, flags, state` (as `TickreelGhostSample`'s fields; state 0 not started, 1 running,
+/// 2 finished).
+pub const GHOST_SAMPLE_VALUES: usize = 8;
+
+/// Creates an empty ghost set and stores its handle in `*out_set` (NULL on failure, when it can
+/// be written). Add ghosts with `tickreel_ghost_set_push`, or get a course's from the catalog
+/// with `tickreel_catalog_load_ghosts`.
+///
+/// Thread safety: any thread. Calls on one set are serialised by an internal lock.
+#[bridge_fn(c = "tickreel_ghost_set_new", c_out = "out_set", java = "ghostSetNew")]
+pub fn set_new() -> New<GhostSet> {
+    New(GhostSet(Mutex::new(ghost::GhostSet::new())))
+}
+
+/// Frees a ghost set (its ghosts stay usable through their own handles).
+/// `tickreel_ghost_set_free(NULL)` is a no-op returning `TICKREEL_RESULT_OK`; a freed or invalid
+/// handle returns `TICKREEL_RESULT_INVALID_HANDLE`.
+///
+/// Thread safety: any thread. A call on the same set still running in another thread finishes
+/// normally; calls that start after this one get `TICKREEL_RESULT_INVALID_HANDLE`.
+#[bridge_fn(c = "tickreel_ghost_set_free")]
+pub fn set_free(_set: Released<GhostSet>) {}
+
+/// Adds `ghost` to the set with a cursor of its own (no time shift) and stores its index in
+/// `*out_index` (0 for the first).
+///
+/// Thread safety: any thread; calls on one set are serialised.
+#[bridge_fn(
+    c = "tickreel_ghost_set_push",
+    c_out = "out_index",
+    java = "ghostSetPush"
+)]
+pub fn set_push(set: &GhostSet, ghost: &Ghost) -> u32 {
+    set.0.lock().push(Arc::clone(&ghost.0)) as u32
+}
+
+/// Stores the number of ghosts in the set in `*out_count`.
+///
+/// Thread safety: any thread; calls on one set are serialised.
+#[bridge_fn(
+    c = "tickreel_ghost_set_len",
+    c_out = "out_count",
+    java = "ghostSetLen"
+)]
+pub fn set_len(set: &GhostSet) -> u32 {
+    set.0.lock().len() as u32
+}
+
+/// Stores ghost `index`'s run length in ticks in `*out_ticks`.
+///
+/// Returns `TICKREEL_RESULT_INVALID_ARGUMENT` when the set has no ghost `index`.
+///
+/// Thread safety: any thread; calls on one set are serialised.
+#[bridge_fn(
+    c = "tickreel_ghost_set_duration",
+    c_out = "out_ticks",
+    java = "ghostSetDuration"
+)]
+pub fn set_duration(set: &GhostSet, index: u32) -> tickreel::Result<u32> {
+    let set = set.0.lock();
+    let track = set
+        .track(index as usize)
+        .ok_or_else(|| no_ghost(index, set.len()))?;
+    Ok(track.duration_ticks())
+}
+
+fn no_ghost(index: u32, len: usize) -> tickreel::Error {
+    tickreel::Error::invalid(format!("no ghost {index} in a set of {len}"))
+}
+
+/// Delays ghost `index` of the set by `ticks` (negative: it starts earlier), as
+/// `tickreel_ghost_cursor_set_time_shift`.
+///
+/// Returns `TICKREEL_RESULT_INVALID_ARGUMENT` if `ticks` is not finite or the set has no ghost
+/// `index`.
+///
+/// Thread safety: any thread; calls on one set are serialised.
+#[bridge_fn(c = "tickreel_ghost_set_set_time_shift", java = "ghostSetSetTimeShift")]
+pub fn set_set_time_shift(set: &GhostSet, index: u32, ticks: f64) -> tickreel::Result<()> {
+    let ticks = check_finite("ticks", ticks)?;
+    let mut set = set.0.lock();
+    let len = set.len();
+    if set.set_time_shift(index as usize, ticks) {
+        Ok(())
+    } else {
+        Err(no_ghost(index, len))
+    }
+}
+
+/// Samples every ghost of the set at `t` ticks from the (shifted) start of its run, in one call:
+/// ghost `i`'s pose is written at `out[8 * i ..]` as 8 numbers, `t, x, y, z, yaw, pitch, flags,
+/// state` (`TickreelGhostSample`'s fields in order; state `TICKREEL_GHOST_NOT_STARTED`,
+/// `_RUNNING` or `_FINISHED`). Stores the number of ghosts written in `*out_count`: the set's
+/// size, or fewer when `out_len` holds fewer whole ghosts. Each ghost is sampled as
+/// `tickreel_ghost_cursor_sample` samples it; never allocates.
+///
+/// Returns `TICKREEL_RESULT_INVALID_ARGUMENT` if `t` is not finite.
+///
+/// Thread safety: any thread; calls on one set are serialised.
+#[bridge_fn(
+    c = "tickreel_ghost_set_sample",
+    c_out = "out_count",
+    java = "ghostSetSample"
+)]
+pub fn set_sample(set: &GhostSet, t: f64, out: &mut [f64]) -> tickreel::Result<u32> {
+    let t = check_finite("t", t)?;
+    let mut set = set.0.lock();
+    let n = set.len().min(out.len() / GHOST_SAMPLE_VALUES);
+    for (i, o) in out
+        .chunks_exact_mut(GHOST_SAMPLE_VALUES)
+        .take(n)
+        .enumerate()
+    {
+        let s = set.cursor_mut(i).expect("i < len").sample(t);
+        o.copy_from_slice(&sample_values(&s));
+    }
+    Ok(n as u32)
+}
+
+/// A sample as the [`GHOST_SAMPLE_VALUES`] numbers C and Java read.
+pub fn sample_values(s: &GhostSample) -> [f64; GHOST_SAMPLE_VALUES] {
+    let state = match s.state {
+        GhostState::NotStarted => 0.0,
+        GhostState::Running => 1.0,
+        GhostState::Finished => 2.0,
+    };
+    [
+        s.t,
+        s.x,
+        s.y,
+        s.z,
+        s.yaw,
+        s.pitch,
+        f64::from(s.flags),
+        state,
+    ]
+}
+
+/// A reading of gold splits at one moment (C: `TickreelGoldSplit`): the split just counted, if
+/// any, and the best possible time.
+pub struct GoldReading {
+    pub split: Option<GoldSplit>,
+    pub best_possible_ticks: f64,
+    pub tick_rate: f64,
+}
+
+/// Creates a live attempt's splits against the player's gold segments and stores its handle in
+/// `*out_splits` (NULL on failure, when it can be written): `route` lists the `route_len`
+/// checkpoints crossed in order between the start and the finish, `gold` the best time of each
+/// segment in ticks (`route_len + 1` of them: start to the first checkpoint, ..., last checkpoint
+/// to the finish; a catalog's sum of best gives them), at `tick_rate` ticks a second.
+///
+/// Returns `TICKREEL_RESULT_INVALID_ARGUMENT` when `gold_len` is not `route_len + 1` or the tick
+/// rate is not a positive number.
+///
+/// Thread safety: any thread. Give each live player their own; calls on one are serialised by an
+/// internal lock.
+#[bridge_fn(
+    c = "tickreel_gold_splits_new",
+    c_out = "out_splits",
+    java = "goldSplitsNew"
+)]
+pub fn gold_new(route: &[u32], gold: &[u32], tick_rate: f64) -> tickreel::Result<New<GoldSplits>> {
+    let g = ghost::GoldSplits::new(route, gold, tick_rate)?;
+    Ok(New(GoldSplits(Mutex::new(g))))
+}
+
+/// Frees gold splits. `tickreel_gold_splits_free(NULL)` is a no-op returning
+/// `TICKREEL_RESULT_OK`; a freed or invalid handle returns `TICKREEL_RESULT_INVALID_HANDLE`.
+///
+/// Thread safety: any thread. A call on the same splits still running in another thread finishes
+/// normally; calls that start after this one get `TICKREEL_RESULT_INVALID_HANDLE`.
+#[bridge_fn(c = "tickreel_gold_splits_free")]
+pub fn gold_free(_splits: Released<GoldSplits>) {}
+
+/// The live player crossed `checkpoint` `live_ticks` after their start: stores the reading in
+/// `*out_split`. When `checkpoint` is the route's next one, `split` is true and the reading holds
+/// the segment's time against its gold (`delta_ticks` negative when faster), whether it is a new
+/// gold (it then becomes the gold for the rest of this attempt and the next ones) and the best
+/// possible time from this split (time so far plus the remaining gold). Any other crossing
+/// (skipped, repeated, off the route) counts no split: `split` is false and only the best
+/// possible time is set. Never allocates.
+///
+/// Returns `TICKREEL_RESULT_INVALID_ARGUMENT` if `live_ticks` is not finite.
+///
+/// Thread safety: any thread; calls on one are serialised.
+#[bridge_fn(
+    c = "tickreel_gold_splits_checkpoint",
+    c_out = "out_split",
+    c_out_type = "TickreelGoldSplit",
+    java = "goldSplitsCheckpoint",
+    java_fill
+)]
+pub fn gold_checkpoint(
+    splits: &GoldSplits,
+    checkpoint: u32,
+    live_ticks: f64,
+) -> tickreel::Result<GoldReading> {
+    let live_ticks = check_finite("live_ticks", live_ticks)?;
+    let mut g = splits.0.lock();
+    let split = g.checkpoint(checkpoint, live_ticks);
+    Ok(reading(&g, split, live_ticks))
+}
+
+/// The live player finished `live_ticks` after their start: stores the last segment's reading in
+/// `*out_split` (as `tickreel_gold_splits_checkpoint`; `split` is false when a checkpoint of the
+/// route was missed, the run having taken another route).
+///
+/// Returns `TICKREEL_RESULT_INVALID_ARGUMENT` if `live_ticks` is not finite.
+///
+/// Thread safety: any thread; calls on one are serialised.
+#[bridge_fn(
+    c = "tickreel_gold_splits_finish",
+    c_out = "out_split",
+    c_out_type = "TickreelGoldSplit",
+    java = "goldSplitsFinish",
+    java_fill
+)]
+pub fn gold_finish(splits: &GoldSplits, live_ticks: f64) -> tickreel::Result<GoldReading> {
+    let live_ticks = check_finite("live_ticks", live_ticks)?;
+    let mut g = splits.0.lock();
+    let split = g.finish(live_ticks);
+    Ok(reading(&g, split, live_ticks))
+}
+
+fn reading(g: &ghost::GoldSplits, split: Option<GoldSplit>, live_ticks: f64) -> GoldReading {
+    GoldReading {
+        best_possible_ticks: split.map_or_else(
+            || g.best_possible_ticks(live_ticks),
+            |s| s.best_possible_ticks,
+        ),
+        split,
+        tick_rate: g.tick_rate(),
+    }
+}
+
+/// Stores the best possible time in ticks when the live player is `live_ticks` into the run in
+/// `*out_ticks`: the last split's time, the current segment's elapsed time or its gold (the
+/// larger), and the gold of the segments after it; the run's time once finished. Call every tick
+/// for the live figure; O(1), never allocates.
+///
+/// Returns `TICKREEL_RESULT_INVALID_ARGUMENT` if `live_ticks` is not finite.
+///
+/// Thread safety: any thread; calls on one are serialised.
+#[bridge_fn(
+    c = "tickreel_gold_splits_best_possible",
+    c_out = "out_ticks",
+    java = "goldSplitsBestPossible"
+)]
+pub fn gold_best_possible(splits: &GoldSplits, live_ticks: f64) -> tickreel::Result<f64> {
+    let live_ticks = check_finite("live_ticks", live_ticks)?;
+    Ok(splits.0.lock().best_possible_ticks(live_ticks))
+}
+
+/// Stores the sum of the gold segments in ticks (the best possible time before the run starts,
+/// new golds included) in `*out_ticks`.
+///
+/// Thread safety: any thread; calls on one are serialised.
+#[bridge_fn(
+    c = "tickreel_gold_splits_sum_of_best",
+    c_out = "out_ticks",
+    java = "goldSplitsSumOfBest"
+)]
+pub fn gold_sum_of_best(splits: &GoldSplits) -> u64 {
+    splits.0.lock().sum_of_best_ticks()
+}
+
+/// Copies the gold of each segment in ticks (new golds included) into `gold` and stores how many
+/// were written in `*out_count` (the route's segments, or fewer when `gold_len` is shorter).
+///
+/// Thread safety: any thread; calls on one are serialised.
+#[bridge_fn(
+    c = "tickreel_gold_splits_gold",
+    c_out = "out_count",
+    java = "goldSplitsGold"
+)]
+pub fn gold_gold(splits: &GoldSplits, gold: &mut [i64]) -> u32 {
+    let g = splits.0.lock();
+    let n = g.gold().len().min(gold.len());
+    for (o, &v) in gold.iter_mut().zip(g.gold()) {
+        *o = i64::from(v);
+    }
+    n as u32
+}
+
+/// Starts a new attempt (the gold, new golds included, is kept).
+///
+/// Thread safety: any thread; calls on one are serialised.
+#[bridge_fn(c = "tickreel_gold_splits_reset", java = "goldSplitsReset")]
+pub fn gold_reset(splits: &GoldSplits) {
+    splits.0.lock().reset();
+}

@@ -29,6 +29,12 @@ enum Kind {
     Bytes,
     /// `&[TickreelX]`: `(name: *const TickreelX, name_count: usize)`, an array of C structs.
     Array(String),
+    /// `&[T]` of a primitive `T` other than `u8`: `(name: *const T, name_len: usize)`, read in
+    /// place for the call.
+    Slice(String),
+    /// `&mut [T]` of a primitive `T`: `(name: *mut T, name_len: usize)`, a caller's buffer the
+    /// operation writes in place (nothing allocated per call).
+    SliceMut(String),
     /// A struct passed by value in Rust, by pointer in C: `*const TickreelX` for `X`.
     Struct(String),
     /// `Option<Uuid>`: NULL or 16 bytes.
@@ -65,6 +71,18 @@ fn kind(p: &Param) -> Result<Kind, String> {
         return Ok(Kind::Handle(format!("Tickreel{h}")));
     }
     if let syn::Type::Reference(r) = t {
+        if let syn::Type::Slice(s) = &*r.elem
+            && let Some(item) = last_ident(&s.elem).filter(|i| PRIMITIVES.contains(&i.as_str()))
+            && item != "bool"
+            && item != "usize"
+        {
+            if r.mutability.is_some() {
+                return Ok(Kind::SliceMut(item));
+            }
+            if item != "u8" {
+                return Ok(Kind::Slice(item));
+            }
+        }
         match &*r.elem {
             syn::Type::Slice(s) if last_ident(&s.elem).as_deref() == Some("u8") => {
                 return Ok(Kind::Bytes);
@@ -336,6 +354,23 @@ fn emit_fn(s: &mut String, op: &Op) -> Result<(), String> {
                 ));
                 (format!("({n}, {n}_count)"), false)
             }
+            Kind::Slice(item) => {
+                params.push(format!("{n}: *const {item}"));
+                params.push(format!("{n}_len: usize"));
+                safety.push(format!(
+                    "`{n}` must point to `{n}_len` readable `{item}`s (or `{n}_len` must be 0)."
+                ));
+                (format!("({n}, {n}_len)"), false)
+            }
+            Kind::SliceMut(item) => {
+                params.push(format!("{n}: *mut {item}"));
+                params.push(format!("{n}_len: usize"));
+                safety.push(format!(
+                    "`{n}` must point to `{n}_len` writable `{item}`s (or `{n}_len` must be 0), \
+                     not overlapping any other argument."
+                ));
+                (format!("({n}, {n}_len)"), false)
+            }
             Kind::Pairs => {
                 params.push(format!("{n}_keys: *const *const c_char"));
                 params.push(format!("{n}_values: *const *const c_char"));
@@ -382,7 +417,8 @@ fn emit_fn(s: &mut String, op: &Op) -> Result<(), String> {
             );
             let _ = writeln!(
                 body,
-                "{i}let {n}_ = unsafe {{ <{ty} as CArg>::store({input}, \"{n}\") }}?;"
+                "{i}{} {n}_ = unsafe {{ <{ty} as CArg>::store({input}, \"{n}\") }}?;",
+                p.binding()
             );
         }
     }

@@ -14,8 +14,9 @@ pub const AREAS: &[(&str, &[&str])] = &[
         &["engine", "recorder", "finish"],
     ),
     (
-        "Ghosts (TickreelGhost, TickreelGhostLoad, TickreelGhostCursor, TickreelLiveDelta)",
-        &["ghost", "live_delta"],
+        "Ghosts (TickreelGhost, TickreelGhostLoad, TickreelGhostCursor, TickreelLiveDelta, \
+         TickreelGhostSet, TickreelGoldSplits)",
+        &["ghost", "live_delta", "gold_splits"],
     ),
     ("Playback (TickreelPlayhead)", &["playhead"]),
     ("Reading recordings (TickreelReader)", &["reader"]),

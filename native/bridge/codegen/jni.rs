@@ -212,10 +212,23 @@ fn emit_fn(s: &mut String, op: &Op, pinned: bool) {
             continue;
         }
         params.push(format!("{}: <{ty} as JniArg>::Jni", p.name));
+        if p.is_out_buffer() {
+            continue;
+        }
         let _ = writeln!(
             body,
             "{i}let {n}_ = <{ty} as JniArg>::store(env, {n}, \"{n}\")?;",
             n = p.name
+        );
+    }
+    // Caller buffers last: Java lends them in a critical region, inside which no other JNI call
+    // may run (so every other argument is converted first, and the operation makes none).
+    for p in op.params.iter().filter(|p| p.is_out_buffer()) {
+        let _ = writeln!(
+            body,
+            "{i}let mut {n}_ = <{ty} as JniArg>::store(env, {n}, \"{n}\")?;",
+            n = p.name,
+            ty = static_ty(&p.ty)
         );
     }
     let args: Vec<String> = op.params.iter().map(Param::pass_expr).collect();
@@ -229,6 +242,22 @@ fn emit_fn(s: &mut String, op: &Op, pinned: bool) {
         format!("{call}?")
     } else {
         call
+    };
+    let buffers: Vec<String> = op
+        .params
+        .iter()
+        .filter(|p| p.is_out_buffer())
+        .map(|p| format!("{}_", p.name))
+        .collect();
+    let call = if buffers.is_empty() {
+        call
+    } else {
+        // The buffers' critical regions end before the result crosses (which may call JNI).
+        let _ = writeln!(body, "{i}let r = {call};");
+        for b in &buffers {
+            let _ = writeln!(body, "{i}drop({b});");
+        }
+        "r".to_string()
     };
     if op.java_fill {
         params.push(format!("out: <{ret} as JniFill>::Array"));

@@ -89,6 +89,8 @@ pub enum COut {
 pub enum Pass {
     /// `&stored` (the declared type is a reference; deref coercion gives `&str`, `&Path`, ...).
     Ref,
+    /// `&mut stored` (the declared type is `&mut [T]`: a caller's buffer the operation fills).
+    Mut,
     /// `stored.as_deref()` (the declared type is `Option<&T>`).
     OptionRef,
     /// `stored` (by value).
@@ -98,6 +100,7 @@ pub enum Pass {
 impl Param {
     pub fn pass(&self) -> Pass {
         match &self.ty {
+            syn::Type::Reference(r) if r.mutability.is_some() => Pass::Mut,
             syn::Type::Reference(_) => Pass::Ref,
             t if option_inner(t).is_some_and(|i| matches!(i, syn::Type::Reference(_))) => {
                 Pass::OptionRef
@@ -106,11 +109,27 @@ impl Param {
         }
     }
 
+    /// `let` or `let mut` for the stored argument.
+    pub fn binding(&self) -> &'static str {
+        if self.pass() == Pass::Mut {
+            "let mut"
+        } else {
+            "let"
+        }
+    }
+
+    /// A caller's buffer the operation writes (`&mut [T]`): converted after every other parameter,
+    /// so that nothing else crosses the boundary while it is borrowed (Java's critical region).
+    pub fn is_out_buffer(&self) -> bool {
+        self.pass() == Pass::Mut
+    }
+
     /// The expression passing the stored argument `__name` to the operation.
     pub fn pass_expr(&self) -> String {
         let v = format!("{}_", self.name);
         match self.pass() {
             Pass::Ref => format!("&{v}"),
+            Pass::Mut => format!("&mut {v}"),
             Pass::OptionRef => format!("{v}.as_deref()"),
             Pass::Value => v,
         }

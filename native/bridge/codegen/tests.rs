@@ -133,6 +133,68 @@ fn a_direct_parameter_gets_a_pinned_variant_in_java() {
     assert_eq!(src.matches("crate::api::demo::feed(").count(), 2, "{src}");
 }
 
+const SLICES: &str = r#"
+/// Weighs things.
+#[bridge_fn(c = "tickreel_thing_weigh", c_out = "out_count", java = "thingWeigh")]
+pub fn weigh(thing: &Thing, ids: &[u32], out: &mut [f64], scale: f64) -> tickreel::Result<u32> {}
+"#;
+
+/// `&[T]` is a C `(pointer, length)` read in place; `&mut [T]` a caller's buffer written in place
+/// (passed `&mut`), in Java converted after every other argument and released before the result.
+#[test]
+fn slice_parameters_are_a_pointer_and_a_length() {
+    let (dir, ops) = read(SLICES);
+    let ops = ops.unwrap();
+    let src = c::emit(dir.path(), &ops).unwrap();
+    assert!(
+        src.contains(
+            "pub unsafe extern \"C\" fn tickreel_thing_weigh(thing: *mut TickreelThing, \
+             ids: *const u32, ids_len: usize, out: *mut f64, out_len: usize, scale: f64, \
+             out_count: *mut u32) -> TickreelResult"
+        ),
+        "{src}"
+    );
+    assert!(
+        src.contains("`ids` must point to `ids_len` readable `u32`s"),
+        "{src}"
+    );
+    assert!(
+        src.contains("`out` must point to `out_len` writable `f64`s"),
+        "{src}"
+    );
+    assert!(
+        src.contains(
+            "let mut out_ = unsafe { <& 'static mut [f64] as CArg>::store((out, out_len), \"out\") }?;"
+        ),
+        "{src}"
+    );
+    assert!(
+        src.contains("crate::api::demo::weigh(&thing_, &ids_, &mut out_, scale_)"),
+        "{src}"
+    );
+    let src = jni::emit(dir.path(), &ops).unwrap();
+    let at = |needle: &str| {
+        src.find(needle)
+            .unwrap_or_else(|| panic!("{needle} missing:\n{src}"))
+    };
+    // The buffer last (after `scale`, declared after it), dropped before the result crosses.
+    assert!(at("let scale_ =") < at("let mut out_ = <& 'static mut [f64] as JniArg>::store"));
+    assert!(at("let r = crate::api::demo::weigh(") < at("drop(out_);"));
+    assert!(at("drop(out_);") < at("JniResult::into_jni(r, env)"));
+    assert!(
+        src.contains("(\"out\", <& 'static mut [f64] as JniArg>::JAVA)"),
+        "{src}"
+    );
+    assert_eq!(
+        <&'static mut [f64] as crate::jni::convert::JniArg>::JAVA,
+        "double[]"
+    );
+    assert_eq!(
+        <&'static [u32] as crate::jni::convert::JniArg>::JAVA,
+        "int[]"
+    );
+}
+
 #[test]
 fn what_cannot_be_generated_is_refused_with_a_reason() {
     let (_d, ops) = read("#[bridge_fn(c = \"tickreel_x\")]\npub fn x(v: &Thing) -> u32 { 0 }");

@@ -64,6 +64,30 @@ pub(crate) unsafe fn array<'a, T>(
     Ok(unsafe { std::slice::from_raw_parts(ptr, len) })
 }
 
+/// Checks a caller's buffer of `len` elements the entry point will write: NULL is accepted only
+/// for an empty buffer; non-NULL must be aligned, the total size within `isize`.
+/// (Nothing is read or written here; the caller of the entry point vouches for the memory.)
+pub(crate) fn array_mut<T>(ptr: *mut T, len: usize, name: &'static str) -> FfiResult<()> {
+    if len == 0 {
+        return Ok(());
+    }
+    if ptr.is_null() {
+        return Err(FfiError::Null(name));
+    }
+    if !ptr.is_aligned() {
+        return Err(FfiError::Invalid(format!("`{name}` is misaligned")));
+    }
+    if len
+        .checked_mul(size_of::<T>())
+        .is_none_or(|b| b > isize::MAX as usize)
+    {
+        return Err(FfiError::Invalid(format!(
+            "`{name}` length {len} is impossible"
+        )));
+    }
+    Ok(())
+}
+
 /// A NUL-terminated C string (NULL refused).
 ///
 /// # Safety

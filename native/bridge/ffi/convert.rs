@@ -153,6 +153,89 @@ impl CArg for &'static [u8] {
     }
 }
 
+/// Numbers the caller lends for the call (`&[T]` of a primitive other than `u8`), read in place
+/// (never copied, never kept).
+pub(crate) struct CSlice<T> {
+    ptr: *const T,
+    len: usize,
+}
+
+impl<T> std::ops::Deref for CSlice<T> {
+    type Target = [T];
+    fn deref(&self) -> &[T] {
+        if self.len == 0 {
+            return &[];
+        }
+        // SAFETY: checked by `args::array` (non-NULL, aligned, size within `isize`) when built,
+        // and the caller guarantees `len` readable elements until the entry point returns; a
+        // `CSlice` never outlives the entry point that built it.
+        unsafe { std::slice::from_raw_parts(self.ptr, self.len) }
+    }
+}
+
+/// A caller's buffer (`&mut [T]` of a primitive) the operation writes in place: nothing is
+/// allocated per call.
+pub(crate) struct CSliceMut<T> {
+    ptr: *mut T,
+    len: usize,
+}
+
+impl<T> std::ops::Deref for CSliceMut<T> {
+    type Target = [T];
+    fn deref(&self) -> &[T] {
+        if self.len == 0 {
+            return &[];
+        }
+        // SAFETY: as in `deref_mut`.
+        unsafe { std::slice::from_raw_parts(self.ptr, self.len) }
+    }
+}
+
+impl<T> std::ops::DerefMut for CSliceMut<T> {
+    fn deref_mut(&mut self) -> &mut [T] {
+        if self.len == 0 {
+            return &mut [];
+        }
+        // SAFETY: checked by `args::array_mut` (non-NULL, aligned, size within `isize`) when
+        // built; the caller guarantees `len` writable elements, not aliased by any other
+        // argument, until the entry point returns, and a `CSliceMut` never outlives it.
+        unsafe { std::slice::from_raw_parts_mut(self.ptr, self.len) }
+    }
+}
+
+macro_rules! slices {
+    ($($t:ty),*) => {$(
+        impl CArg for &'static [$t] {
+            type C = (*const $t, usize);
+            type Stored = CSlice<$t>;
+            unsafe fn store((ptr, len): Self::C, name: &'static str) -> FfiResult<CSlice<$t>> {
+                // SAFETY: forwarded contract: `len` readable elements at `ptr`, or `len` 0.
+                let checked = unsafe { args::array(ptr, len, name) }?;
+                Ok(CSlice { ptr: checked.as_ptr(), len })
+            }
+        }
+
+        impl CArg for &'static mut [$t] {
+            type C = (*mut $t, usize);
+            type Stored = CSliceMut<$t>;
+            unsafe fn store((ptr, len): Self::C, name: &'static str) -> FfiResult<CSliceMut<$t>> {
+                args::array_mut(ptr, len, name)?;
+                Ok(CSliceMut { ptr, len })
+            }
+        }
+    )*};
+}
+slices!(u16, u32, u64, i8, i16, i32, i64, f32, f64);
+
+impl CArg for &'static mut [u8] {
+    type C = (*mut u8, usize);
+    type Stored = CSliceMut<u8>;
+    unsafe fn store((ptr, len): Self::C, name: &'static str) -> FfiResult<CSliceMut<u8>> {
+        args::array_mut(ptr, len, name)?;
+        Ok(CSliceMut { ptr, len })
+    }
+}
+
 /// A tick batch (a `direct` parameter): as `&[u8]`, but NULL is refused even with length 0.
 ///
 /// # Safety

@@ -21,6 +21,10 @@ pub mod cursor;
 
 pub mod delta;
 
+pub mod set;
+
+pub mod gold;
+
 /// A ghost track: one entity's run, decoded once into compact arrays. Opaque: create with
 /// `tickreel_ghost_load` (or `_load_from_reader`, or `tickreel_ghost_load_take`), release with
 /// `tickreel_ghost_free`. Cursors and deltas made from it keep the data alive on their own.

@@ -106,6 +106,14 @@ const TAG_NAMES: &[(u8, &str)] = &[
         crate::api::ghost::GhostLoad::NAME,
     ),
     (
+        crate::api::ghost::GhostSet::TAG,
+        crate::api::ghost::GhostSet::NAME,
+    ),
+    (
+        crate::api::ghost::GoldSplits::TAG,
+        crate::api::ghost::GoldSplits::NAME,
+    ),
+    (
         crate::api::playhead::Playhead::TAG,
         crate::api::playhead::Playhead::NAME,
     ),

@@ -39,7 +39,9 @@ pub use engine::shadow_options::{TickreelReportOptions, TickreelShadowOptions};
 pub use engine::{TickreelEngine, TickreelEngineOptions, TickreelEngineStats};
 pub use ghost::cursor::{TickreelGhostCursor, TickreelGhostSample};
 pub use ghost::delta::TickreelLiveDelta;
+pub use ghost::gold::{TickreelGoldSplit, TickreelGoldSplits};
 pub use ghost::load::TickreelGhostLoad;
+pub use ghost::set::TickreelGhostSet;
 pub use ghost::{TickreelGhost, TickreelGhostInfo, TickreelGhostRange, TickreelSplit};
 #[cfg(feature = "object")]
 pub use object::{

@@ -43,6 +43,7 @@ mod playhead;
 mod reader;
 mod recorder;
 mod shadow;
+mod slices;
 mod terrain;
 mod world_state;
 mod writer;

@@ -1,5 +1,7 @@
 //! Issue-5 figures: ghost sampling cost (forward at 60 Hz, random access), allocations per sample,
-//! live-delta cost, and the time to load a 5-minute run from a local compacted file.
+//! live-delta cost, and the time to load a 5-minute run from a local compacted file; issue 50's:
+//! several ghosts sampled together (a `GhostSet` of 8, per ghost) and the gold splits' best
+//! possible time, per tick.
 //!
 //! The run: a simulated player at 20 ticks/s for 6000 ticks (5 minutes), crossing a checkpoint
 //! every 30 s, written by `ReelWriter` with the compacted defaults. Loads are measured alone in
@@ -11,7 +13,9 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use tickreel::Event;
-use tickreel::ghost::{GhostCursor, GhostRange, GhostTrack, LiveDelta};
+use tickreel::ghost::{
+    GhostCursor, GhostRange, GhostSample, GhostSet, GhostTrack, GoldSplits, LiveDelta,
+};
 use tickreel::play::Reader;
 use tickreel::record::{ReelOptions, ReelWriter};
 use tickreel_sim::{SimConfig, Simulator};
@@ -71,6 +75,9 @@ fn load(path: &Path) -> GhostTrack {
     let reader = Reader::open_path(path).expect("open bench file");
     GhostTrack::load(&reader, 1, GhostRange::all()).expect("load ghost")
 }
+
+/// Ghosts raced together in the set figure (the server recording's players 1 to 8).
+const SET_GHOSTS: u32 = 8;
 
 pub fn run(quick: bool, out: &mut Figures) {
     let dir: PathBuf = std::env::temp_dir().join(format!(
@@ -160,6 +167,55 @@ pub fn run(quick: bool, out: &mut Figures) {
         "ghost_delta_allocs_per_update",
         (allocations() - allocs_before) as f64 / updates,
     );
+    // Several ghosts at once: 8 players' runs in one set, each with its own cursor and a time
+    // shift, sampled together at 60 Hz into one buffer; the figure is per ghost.
+    let reader = Reader::open_path(&server).expect("open bench file");
+    let mut set = GhostSet::new();
+    for entity in 1..=SET_GHOSTS {
+        let track = GhostTrack::load(&reader, entity, GhostRange::all()).expect("load ghost");
+        let i = set.push(Arc::new(track));
+        set.set_time_shift(i, f64::from(entity) * 3.0);
+    }
+    let mut samples = [GhostSample::default(); SET_GHOSTS as usize];
+    let allocs_before = allocations();
+    let set_ns = fastest_ns_per_item(passes, per_pass * SET_GHOSTS as usize, || {
+        for k in 0..per_pass {
+            set.sample_into(black_box(k as f64 * step), &mut samples);
+            acc += samples[SET_GHOSTS as usize - 1].x;
+        }
+    });
+    put(out, "ghost_set_sample_ns_per_ghost", set_ns);
+    put(
+        out,
+        "ghost_set_allocs_per_sample",
+        (allocations() - allocs_before) as f64 / (passes * per_pass) as f64,
+    );
+
+    // The live gold figures every tick: the best possible time, and a split every 600 ticks.
+    let route: Vec<u32> = (1..10).collect();
+    let mut gold = GoldSplits::new(&route, &[600; 10], 20.0).expect("gold splits");
+    let gold_passes = if quick { 5 } else { 50 };
+    let allocs_before = allocations();
+    let gold_ns = fastest_ns_per_item(gold_passes, RUN_TICKS as usize, || {
+        gold.reset();
+        for t in 0..RUN_TICKS {
+            let live = black_box(f64::from(t));
+            if t > 0
+                && t % 600 == 0
+                && let Some(s) = gold.checkpoint(t / 600, live)
+            {
+                acc += s.delta_ticks;
+            }
+            acc += gold.best_possible_ticks(live);
+        }
+    });
+    put(out, "gold_splits_tick_ns", gold_ns);
+    put(
+        out,
+        "gold_splits_allocs_per_tick",
+        (allocations() - allocs_before) as f64 / (gold_passes * RUN_TICKS as usize) as f64,
+    );
+
     black_box(acc);
     let _ = std::fs::remove_dir_all(&dir);
 }

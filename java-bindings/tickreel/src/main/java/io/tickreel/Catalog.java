@@ -241,6 +241,24 @@ public final class Catalog implements AutoCloseable {
     }
 
     /**
+     * Loads the ghosts of several places of {@code course} to race them together: the board's
+     * first {@code top} places, then {@code player}'s best (null: none), then the run at {@code
+     * rank} (0: none), each with its own cursor, in that order; a run picked twice (a player's best
+     * among the top) is loaded once. Held runs are on no board, so never among them. Blocks while
+     * the board is read (after the calls queued before) and the recordings load: call it off the
+     * server thread.
+     *
+     * @throws IllegalArgumentException if the board has no such player or rank, or {@code top} or
+     *     {@code rank} is negative
+     * @throws TickreelException if a recording cannot be loaded
+     * @throws IllegalStateException if this catalog is closed
+     */
+    public GhostSet loadGhosts(String course, int top, UUID player, int rank) {
+        Objects.requireNonNull(course, "course");
+        return new GhostSet(NativeBridge.catalogLoadGhosts(handle.get(), course, top, player == null ? null : uuid(player), rank));
+    }
+
+    /**
      * As {@link #loadGhost(String, int)}, for {@code player}'s best run.
      *
      * @throws IllegalStateException if this catalog is closed (a failure of the query itself completes the future exceptionally with a {@link TickreelException})

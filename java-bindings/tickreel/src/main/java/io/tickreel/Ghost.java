@@ -159,6 +159,11 @@ public final class Ghost implements AutoCloseable {
         return splits;
     }
 
+    /** The native handle, for a {@link GhostSet} to add this ghost. */
+    long nativeHandle() {
+        return handle.get();
+    }
+
     /**
      * A new cursor at the start of the run (one per viewer or per live run).
      *

@@ -31,7 +31,7 @@ final class NativeBridge {
     // `TICKREEL_BLESS=1 cargo test -p tickreel-bridge --lib generated` rewrites this part.
 
     /** Must equal the library's (native/bridge/api/library.rs). */
-    static final int ABI_VERSION = 10;
+    static final int ABI_VERSION = 11;
 
     // --- catalog (feature "catalog"; native/bridge/api/catalog.rs documents each) ---
     static native long catalogOpen(String url);
@@ -46,6 +46,7 @@ final class NativeBridge {
     static native boolean catalogCallPoll(long call);
     static native byte[] catalogCallRows(long call);
     static native long catalogCallGhostLoad(long call);
+    static native long catalogLoadGhosts(long catalog, String course, int top, long[] player, int rank);
 
     // --- catalog_admin (feature "catalog"; native/bridge/api/catalog_admin.rs documents each) ---
     static native long catalogAddReport(long catalog, long[] reported, String reportedName, long[] reporter, String reason, String recording);
@@ -117,6 +118,19 @@ final class NativeBridge {
     static native long ghostLoadAsync(String path, int entity, int[] range);
     static native boolean ghostLoadPoll(long load);
     static native long ghostLoadTake(long load);
+    static native long ghostSetNew();
+    static native long ghostSetPush(long set, long ghost);
+    static native long ghostSetLen(long set);
+    static native long ghostSetDuration(long set, int index);
+    static native void ghostSetSetTimeShift(long set, int index, double ticks);
+    static native long ghostSetSample(long set, double t, double[] out);
+    static native long goldSplitsNew(int[] route, int[] gold, double tickRate);
+    static native boolean goldSplitsCheckpoint(long splits, int checkpoint, double liveTicks, double[] out);
+    static native boolean goldSplitsFinish(long splits, double liveTicks, double[] out);
+    static native double goldSplitsBestPossible(long splits, double liveTicks);
+    static native long goldSplitsSumOfBest(long splits);
+    static native long goldSplitsGold(long splits, long[] gold);
+    static native void goldSplitsReset(long splits);
 
     // --- library (native/bridge/api/library.rs documents each) ---
     static native int abiVersion();
