@@ -230,9 +230,16 @@ impl ChunkEncoder {
     /// chunk of its own). The format's bound, [`Self::bound_bytes`], counts it.
     pub fn approx_bytes(&self) -> usize {
         self.stream.len()
+            + self.blocks.columns_len()
             + self.sample_count as usize * 6
             + self.snapshot.as_ref().map_or(0, Vec::len)
             + self.world_section.as_ref().map_or(0, Vec::len)
+    }
+    /// Uncompressed bytes of the block changes' fields so far (data version 8's block columns,
+    /// 0 in a chunk without block changes): what tells a chunk made mostly of block changes
+    /// ([`crate::record::ChunkPolicy::chunk_bytes_for`]).
+    pub fn block_bytes(&self) -> usize {
+        self.blocks.columns_len()
     }
     /// An upper bound of the uncompressed chunk so far (for the format's limits; see
     /// `format::limits`): every sample and keyframe entry at its largest, per-entity track
@@ -240,6 +247,7 @@ impl ChunkEncoder {
     pub fn bound_bytes(&self) -> usize {
         use crate::format::limits::{EVENT_BYTES_MAX, KEYFRAME_ENTRY_MAX};
         1024 + self.stream.len()
+            + self.blocks.columns_len()
             + self.sample_count as usize * EVENT_BYTES_MAX
             + self.snapshot.as_ref().map_or(0, Vec::len)
             + self.world_section.as_ref().map_or(0, Vec::len)
@@ -553,7 +561,10 @@ impl ChunkEncoder {
             let at = self.records[i].0 as usize + varint_len(self.records[i].1);
             u32::from(u16::from_be_bytes([self.stream[at], self.stream[at + 1]]))
         };
+        let columns = self.blocks.columns();
+        let columns_len = self.blocks.columns_len();
         let len = GAPS_MARKER.len()
+            + columns_len
             + self.stream.len()
             + (0..self.records.len())
                 .map(|i| varint_len(gap(i)) + varint_len(count(i)))
@@ -566,6 +577,11 @@ impl ChunkEncoder {
         put_uvarint(out, len as u64);
         let at = out.len();
         out.extend_from_slice(&GAPS_MARKER);
+        // data version 8: the block changes' fields, a column each, before the records
+        for c in columns.into_iter().flatten() {
+            put_uvarint(out, c.len() as u64);
+            out.extend_from_slice(c);
+        }
         for (i, &(start, rel)) in self.records.iter().enumerate() {
             let body = start as usize + varint_len(rel) + 2;
             let end = self
