@@ -72,9 +72,9 @@ pub struct ChunkEncoder {
     /// Slots whose entity is not alive (dropped at the next chunk start).
     dead: usize,
     log: Vec<LogSample>,
-    /// The data version the last encoded payload needs: 7 if it holds a block change (coded
-    /// from two cursors per cause and the table of changed positions, the stream's ticks as
-    /// gaps), else 5 if it has a world section (which
+    /// The data version the last encoded payload needs: 8 if it holds a block change (coded
+    /// from two cursors per cause, the table of changed positions and the table of sections, the
+    /// stream's ticks as gaps, the block columns), else 5 if it has a world section (which
     /// starts with what it stands on, a keyframe or a delta), 4 if it holds a world event (its
     /// block changes are coded against the chunk), else 2 if a column uses predictor 4
     /// (linear in time) or a track's ticks are stored as deltas, else 1 (so that readers of data
@@ -517,8 +517,8 @@ impl ChunkEncoder {
                 out.extend_from_slice(w);
             }
         }
-        // 3. event stream: with a block change (data version 7), each record's tick as the gap
-        // since the record before
+        // 3. event stream: with a block change (data version 8), the block columns, then each
+        // record's tick as the gap since the record before
         if self.blocks.is_used() {
             self.put_stream_with_gaps(out);
         } else {
@@ -549,8 +549,8 @@ impl ChunkEncoder {
 
     /// Writes the event stream with each record's tick as the gap since the previous record's
     /// (its relative tick for the first) and its event count as a varint, after the marker
-    /// [`GAPS_MARKER`] (data version 7): a machine's bursts every few ticks then repeat byte for
-    /// byte.
+    /// [`GAPS_MARKER`] (data version 7) and the block columns (data version 8): a machine's bursts
+    /// every few ticks then repeat byte for byte.
     fn put_stream_with_gaps(&self, out: &mut Vec<u8>) {
         let varint_len = |v: u32| (32 - (v | 1).leading_zeros()).div_ceil(7) as usize;
         let gap = |i: usize| match i {
@@ -596,7 +596,7 @@ impl ChunkEncoder {
     }
 
     /// The data version of the payload [`ChunkEncoder::encode_payload`] wrote last: the lowest
-    /// that reads it (7 if it holds a block change; 5 if it has a world section; 4 if it holds a world event; else 2 if a column uses predictor 4, linear in
+    /// that reads it (8 if it holds a block change; 5 if it has a world section; 4 if it holds a world event; else 2 if a column uses predictor 4, linear in
     /// time, or a track header stores its ticks as deltas; else 1).
     #[cfg(test)]
     pub fn payload_version(&self) -> u16 {
