@@ -14,7 +14,8 @@
 //!    chunk start; from data version 7 the gap since the previous record's, less one)`,
 //!    `u16 BE event count` (a varint from data version 7), events in stream encoding (the batch encoding, except
 //!    that `EntityAdd` and `Teleport` carry no pose and `Pose`/`Position`/`Rotation` do not appear:
-//!    every pose lives in section 4);
+//!    every pose lives in section 4; from data version 8 a block change's fields are in the block
+//!    columns before the records, FORMAT.md §7.3);
 //! 4. **movement**: per entity the relative ticks of its pose samples (as runs), its teleport
 //!    resets, then column by column (x, y, z, yaw, pitch) each entity's predictor and divisor, and
 //!    then each column's residuals for all entities together (like values grouped, for zstd).
@@ -23,7 +24,7 @@
 //! [`crate::format::encoder`]; this module decodes.
 
 use crate::error::{Error, Result};
-use crate::format::block_coding::BlockCoding;
+use crate::format::block_coding::{self, BlockCoding};
 use crate::format::bytes::ByteReader;
 use crate::format::event::{Event, kind};
 use crate::format::frame::FrameHeader;
@@ -567,7 +568,8 @@ impl DecodedChunk {
 
 /// The event stream of a chunk of `data_version`: world events from 3 on, block changes coded
 /// against the chunk ([`BlockCoding`]) from 4 on, from two cursors per cause from 6 on, with
-/// the table of changed positions and each record's tick as a gap from 7 on.
+/// the table of changed positions and each record's tick as a gap from 7 on, their fields in
+/// columns before the records, far steps by section and code 0 the next state from 8 on.
 /// The positions `entity`'s events in `records` put it at, besides its pose samples (an
 /// `EntityAdd` or `Teleport` takes its pose from them): a pose or a position it is given, the
 /// origin where a rotation or flags may add it ([`EntityTable::apply`]).
@@ -615,6 +617,21 @@ fn decode_stream(
         stream
     };
     let mut r = ByteReader::new(stream);
+    // data version 8: the block changes' fields, a column each, before the records
+    let mut columns = if gaps && data_version >= 8 {
+        let mut c: [ByteReader<'_>; block_coding::COLUMNS] =
+            std::array::from_fn(|_| ByteReader::new(&[]));
+        for c in &mut c {
+            let n = r.len_varint(r.remaining(), "block column length")?;
+            *c = ByteReader::new(r.bytes(n)?);
+        }
+        Some(c)
+    } else {
+        None
+    };
+    // each event takes at least 2 bytes in the stream (its kind and a field), a block change
+    // with its fields in columns 1
+    let min_event = if columns.is_some() { 1 } else { 2 };
     let mut records: Vec<TickRecord> = Vec::new();
     let mut total = 0usize;
     while !r.is_empty() {
@@ -640,8 +657,7 @@ fn decode_stream(
         if gaps && count == 0 {
             return Err(Error::corrupt("an event stream record without events"));
         }
-        // each event takes at least 2 bytes
-        if count * 2 > r.remaining() {
+        if count * min_event > r.remaining() {
             return Err(Error::corrupt("event count larger than the stream"));
         }
         total += count;
@@ -668,7 +684,7 @@ fn decode_stream(
                 }
                 world_kind::BLOCK_CHANGE if blocks.is_some() => {
                     let b = blocks.as_mut().expect("checked");
-                    b.decode(&mut r)?
+                    b.decode(&mut r, columns.as_mut())?
                 }
                 _ => {
                     // Same encoding as a batch: step back over the kind byte.
@@ -681,6 +697,11 @@ fn decode_stream(
             events.push(e);
         }
         records.push(TickRecord { rel, events });
+    }
+    if columns.is_some_and(|c| c.iter().any(|c| !c.is_empty())) {
+        return Err(Error::corrupt(
+            "block columns longer than the stream's block changes",
+        ));
     }
     Ok(records)
 }

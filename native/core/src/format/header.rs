@@ -18,9 +18,10 @@ pub const FORMAT_VERSION: u8 = 1;
 /// 4 for the same with block changes coded against the chunk
 /// ([`crate::format::block_coding`]), 5 for a chunk with a world section (which says first
 /// whether it is a keyframe or the changes since one), 6 for a chunk with block changes coded
-/// from two cursors per cause, 7 from this build on for a chunk with block changes coded with the
-/// table of changed positions and the stream's ticks as gaps.
-pub const DATA_VERSION: u16 = 7;
+/// from two cursors per cause, 7 for a chunk with block changes coded with the table of changed
+/// positions and the stream's ticks as gaps, 8 from this build on for a chunk with block changes
+/// whose fields are stored in columns.
+pub const DATA_VERSION: u16 = 8;
 
 /// Whether the file is a compacted `.reel` or the metadata file of a live (segmented) recording.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

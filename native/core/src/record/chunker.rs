@@ -105,6 +105,14 @@ impl ChunkPolicy {
     }
 }
 
+/// Uncompressed bytes a finished file's chunk made mostly of block changes is cut at
+/// ([`ChunkPolicy::chunk_bytes_for`]): four times [`COMPACTED_CHUNK_BYTES`], the anchor's
+/// compacted frames' 256 KiB. A server's machines repeat their bursts for minutes, and zstd finds
+/// the repeats within a frame only (measured on the server workload's block changes: 23 % fewer
+/// bytes than 64 KiB chunks; BENCHMARKS.md, issue 48); such a chunk holds no movement, so a seek
+/// into it decodes block changes only.
+pub const COMPACTED_BLOCK_CHUNK_BYTES: usize = 256 << 10;
+
 /// Payload bytes a finished file's interval snapshot waits for ([`Chunker::space_interval_snapshots`]):
 /// four compacted chunks.
 pub const COMPACTED_SNAPSHOT_SPACING: u64 = 4 * COMPACTED_CHUNK_BYTES as u64;
@@ -119,6 +127,36 @@ impl ChunkPolicy {
     /// players only 2.6 %, every entity 4.2 %), where a busy file (100 players: about 650 bytes
     /// per tick) keeps its level and its write time.
     pub fn level_for(&self, payload_len: usize, ticks: u32) -> i32 {
+        self.level_for_chunk(payload_len, ticks, 0)
+    }
+
+    /// Whether a chunk of `bytes` uncompressed bytes, `block_bytes` of them its block changes'
+    /// fields (data version 8's block columns), is a finished file's chunk made mostly of block
+    /// changes: at least half its bytes.
+    fn block_heavy(&self, block_bytes: usize, bytes: usize) -> bool {
+        self.chunk_bytes == COMPACTED_CHUNK_BYTES && block_bytes > 0 && block_bytes * 2 >= bytes
+    }
+
+    /// The bytes at which a chunk whose block changes take `block_bytes` of its `bytes` is cut:
+    /// the policy's, or [`COMPACTED_BLOCK_CHUNK_BYTES`] for a finished file's chunk made mostly
+    /// of block changes.
+    pub fn chunk_bytes_for(&self, block_bytes: usize, bytes: usize) -> usize {
+        if self.block_heavy(block_bytes, bytes) {
+            COMPACTED_BLOCK_CHUNK_BYTES
+        } else {
+            self.chunk_bytes
+        }
+    }
+
+    /// [`ChunkPolicy::level_for`] of a chunk whose block changes take `block_bytes` of its
+    /// payload: at least [`SPARSE_ZSTD_LEVEL`] for a finished file's chunk made mostly of block
+    /// changes, whatever its density (measured on the server workload's block changes: 4 %
+    /// fewer bytes than level 9; such chunks are a few per hour of a busy server, cut at
+    /// [`COMPACTED_BLOCK_CHUNK_BYTES`], so the level costs the writer about a second per hour).
+    pub fn level_for_chunk(&self, payload_len: usize, ticks: u32, block_bytes: usize) -> i32 {
+        if self.block_heavy(block_bytes, payload_len) {
+            return self.zstd_level.max(SPARSE_ZSTD_LEVEL);
+        }
         let sparse = payload_len as u64 <= SPARSE_BYTES_PER_TICK * u64::from(ticks);
         if self.chunk_bytes == COMPACTED_CHUNK_BYTES && sparse {
             self.zstd_level.max(SPARSE_ZSTD_LEVEL)
@@ -737,7 +775,13 @@ impl Chunker {
     fn starts_chunk(&self, tick: u32) -> bool {
         !self.open
             || tick.saturating_sub(self.enc.start_tick()) >= self.policy.chunk_ticks
-            || self.enc.approx_bytes() >= self.policy.chunk_bytes
+            || self.chunk_full()
+    }
+
+    /// Whether the open chunk reached the bytes it is cut at ([`ChunkPolicy::chunk_bytes_for`]).
+    fn chunk_full(&self) -> bool {
+        let bytes = self.enc.approx_bytes();
+        bytes >= self.policy.chunk_bytes_for(self.enc.block_bytes(), bytes)
     }
 
     /// Adds a tick. Returns the frame of a chunk that had to be cut first, if any.
@@ -780,7 +824,7 @@ impl Chunker {
                 || snapshot_due
                 || self.pending_terrain.is_some()
                 || bound_full
-                || self.enc.approx_bytes() >= self.policy.chunk_bytes
+                || self.chunk_full()
             {
                 out = self.finish_chunk()?;
             }
@@ -884,7 +928,10 @@ impl Chunker {
             // density (`ChunkPolicy::level_for`).
             let compressor = match &mut self.own_compressor {
                 Some(own) => own,
-                None => shared_compressor(compressors, policy.level_for(payload.len(), ticks))?,
+                None => shared_compressor(
+                    compressors,
+                    policy.level_for_chunk(payload.len(), ticks, self.enc.block_bytes()),
+                )?,
             };
             self.enc.compress_frame(compressor, payload, compressed)
         };

@@ -55,8 +55,8 @@ mod tick_bytes;
 mod writer_thread;
 
 pub use chunker::{
-    COMPACTED_CHUNK_BYTES, COMPACTED_CHUNK_TICKS, ChunkPolicy, Chunker, Frame,
-    SPARSE_BYTES_PER_TICK, SPARSE_ZSTD_LEVEL,
+    COMPACTED_BLOCK_CHUNK_BYTES, COMPACTED_CHUNK_BYTES, COMPACTED_CHUNK_TICKS, ChunkPolicy,
+    Chunker, Frame, SPARSE_BYTES_PER_TICK, SPARSE_ZSTD_LEVEL,
 };
 pub use compact::{CompactOptions, CompactReport, compact, compact_in};
 pub use engine::{Engine, EngineOptions, EngineStats, MAX_WRITER_THREADS};

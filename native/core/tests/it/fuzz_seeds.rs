@@ -97,8 +97,9 @@ fn realistic_reel(dir: &Path) -> Vec<u8> {
 
 /// A small compacted recording of the server workload (`tickreel_sim::blocks`): a redstone
 /// machine, doors and levers, a farm, a fill and an explosion around one player, whose block
-/// changes go back and forth (data version 7: the table of changed positions, "back", the
-/// stream's ticks as gaps); the test asserts that some of its chunks need data version 7.
+/// changes go back and forth (data version 8: the table of changed positions, "next", far
+/// steps by section, the stream's ticks as gaps and the block columns); the test asserts that
+/// some of its chunks need data version 8.
 fn server_reel(dir: &Path) -> Vec<u8> {
     use tickreel_sim::blocks::ServerBlocks;
     use tickreel_sim::realistic::{RealisticConfig, RealisticSim};
@@ -146,6 +147,11 @@ fn frame_versions(file: &[u8]) -> Vec<u16> {
 
 fn golden_v6() -> Vec<u8> {
     std::fs::read(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/golden-v6.reel"))
+        .unwrap()
+}
+
+fn golden_v7() -> Vec<u8> {
+    std::fs::read(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/golden-v7.reel"))
         .unwrap()
 }
 
@@ -244,17 +250,20 @@ fn write_fuzz_seeds() {
     assert!(frame_versions(&v1).iter().all(|&v| v == 1));
     put("reader", "realistic.reel", &realistic);
     put("reader", "golden-v1.reel", &v1);
-    // Data version 7's block changes (and a file of data version 6, still read).
+    // Data version 8's block changes (and files of data versions 6 and 7, still read).
     let server = server_reel(tmp.path());
     let versions = frame_versions(&server);
     assert!(
-        versions.contains(&7),
-        "no server chunk needs data version 7: {versions:?}"
+        versions.contains(&8),
+        "no server chunk needs data version 8: {versions:?}"
     );
     let v6 = golden_v6();
     assert!(frame_versions(&v6).contains(&6));
+    let v7 = golden_v7();
+    assert!(frame_versions(&v7).contains(&7));
     put("reader", "server.reel", &server);
     put("reader", "golden-v6.reel", &v6);
+    put("reader", "golden-v7.reel", &v7);
 
     // chunk: every decompressed payload of those.
     for (name, file) in [

@@ -108,7 +108,9 @@ fn ev() -> impl Strategy<Value = Ev> {
 }
 
 /// World events with small and extreme fields (data versions 3 and 4), and block changes to a
-/// few blocks and states, so that blocks are changed again and set back (data version 7).
+/// few blocks and states, so that blocks are changed again and set back (data version 7), through
+/// cycles of three states and by far steps into sections changed before, at extreme positions too
+/// (data version 8).
 fn world_event() -> impl Strategy<Value = Event> {
     let pos =
         (any::<i32>(), -64i32..320, any::<i32>()).prop_map(|(x, y, z)| BlockPos::new(x, y, z));

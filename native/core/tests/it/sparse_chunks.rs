@@ -7,8 +7,8 @@ use tickreel::Event;
 use tickreel::format::Pose;
 use tickreel::play::Reader;
 use tickreel::record::{
-    COMPACTED_CHUNK_BYTES, COMPACTED_CHUNK_TICKS, ChunkPolicy, ReelOptions, ReelWriter,
-    SPARSE_BYTES_PER_TICK, SPARSE_ZSTD_LEVEL,
+    COMPACTED_BLOCK_CHUNK_BYTES, COMPACTED_CHUNK_BYTES, COMPACTED_CHUNK_TICKS, ChunkPolicy,
+    ReelOptions, ReelWriter, SPARSE_BYTES_PER_TICK, SPARSE_ZSTD_LEVEL,
 };
 
 /// One player walking and turning, a pose every 2 ticks (as a real client sends them), for
@@ -124,4 +124,75 @@ fn a_sparse_recording_is_one_chunk_per_ten_minutes_at_the_sparse_level() {
         ChunkPolicy::compacted(),
     );
     assert_eq!(chunks.len(), 2);
+}
+
+/// A server's block changes alone, 40 a tick, from machines, farms and explosions spread over
+/// 64 sections (issue 48).
+fn server_blocks(ticks: u32) -> Vec<(u32, Vec<Event>)> {
+    let mut rng = fastrand::Rng::with_seed(48);
+    (0..ticks)
+        .map(|t| {
+            let events = (0..40)
+                .map(|_| Event::BlockChange {
+                    pos: tickreel::format::BlockPos::new(
+                        rng.i32(0..128),
+                        rng.i32(0..64),
+                        rng.i32(0..128),
+                    ),
+                    state: rng.u32(0..40) * 9,
+                    cause: None,
+                    block_entity: None,
+                })
+                .collect();
+            (t, events)
+        })
+        .collect()
+}
+
+#[test]
+fn a_finished_files_chunk_of_block_changes_is_cut_at_256_kib_at_the_sparse_level() {
+    let compacted = ChunkPolicy::compacted();
+    // made mostly of block changes: at least half its bytes
+    assert_eq!(
+        compacted.chunk_bytes_for(35_000, 70_000),
+        COMPACTED_BLOCK_CHUNK_BYTES
+    );
+    assert_eq!(
+        compacted.chunk_bytes_for(34_999, 70_000),
+        COMPACTED_CHUNK_BYTES
+    );
+    assert_eq!(compacted.chunk_bytes_for(0, 0), COMPACTED_CHUNK_BYTES);
+    assert_eq!(
+        compacted.level_for_chunk(70_000, 1, 35_000),
+        SPARSE_ZSTD_LEVEL
+    );
+    assert_eq!(
+        compacted.level_for_chunk(70_000, 1, 34_999),
+        compacted.zstd_level
+    );
+    // a live recording's chunking keeps its bytes and level
+    let live = ChunkPolicy::default();
+    assert_eq!(live.chunk_bytes_for(35_000, 70_000), live.chunk_bytes);
+    assert_eq!(live.level_for_chunk(70_000, 1, 35_000), live.zstd_level);
+
+    let ticks = server_blocks(3000);
+    let (_, chunks) = write(&ticks, compacted);
+    let r = chunks.first().unwrap();
+    // the first chunk (about 256 KiB of payload, dense: over 128 bytes a tick) is stored at
+    // the sparse level
+    assert_eq!(r[0], r[2], "{chunks:?}");
+    assert!(r[2] < r[1], "{chunks:?}");
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("b.reel");
+    let mut w = ReelWriter::create(&path, ReelOptions::compacted()).unwrap();
+    for (t, e) in &ticks {
+        w.write_tick(*t, e).unwrap();
+    }
+    w.finish().unwrap();
+    let index = Reader::open_path(&path).unwrap().index().to_vec();
+    let first = index[0].uncompressed_len as usize;
+    assert!(
+        first > 3 * COMPACTED_CHUNK_BYTES && first <= COMPACTED_BLOCK_CHUNK_BYTES + 4096,
+        "{index:?}"
+    );
 }

@@ -166,10 +166,10 @@ fn world_events_and_their_names_survive_the_live_recording_and_compaction() {
     let finished = within(move || rec.finish().unwrap().wait().unwrap()).expect("finish");
     let r = Reader::open_path(&finished).unwrap();
     assert_eq!(read_world(&r), world_of(&input));
-    assert_eq!(r.header().data_version, 7);
+    assert_eq!(r.header().data_version, 8);
     // every chunk holds world events (a block change or a hit every few ticks): version 4, 5
-    // where it has a world section, 7 where it holds a block change (two cursors per cause, the
-    // table of changed positions, the stream's ticks as gaps)
+    // where it has a world section, 8 where it holds a block change (two cursors per cause, the
+    // table of changed positions, the stream's ticks as gaps, the block columns)
     let mut sevens = 0;
     for (i, e) in r.index().iter().enumerate() {
         let blocks = r
@@ -181,7 +181,7 @@ fn world_events_and_their_names_survive_the_live_recording_and_compaction() {
             .any(|e| matches!(e, Event::BlockChange { .. }));
         sevens += usize::from(blocks);
         let want = if blocks {
-            7
+            8
         } else if e.flags & tickreel::format::FLAG_WORLD != 0 {
             5
         } else {

@@ -72,9 +72,9 @@ pub struct ChunkEncoder {
     /// Slots whose entity is not alive (dropped at the next chunk start).
     dead: usize,
     log: Vec<LogSample>,
-    /// The data version the last encoded payload needs: 7 if it holds a block change (coded
-    /// from two cursors per cause and the table of changed positions, the stream's ticks as
-    /// gaps), else 5 if it has a world section (which
+    /// The data version the last encoded payload needs: 8 if it holds a block change (coded
+    /// from two cursors per cause, the table of changed positions and the table of sections, the
+    /// stream's ticks as gaps, the block columns), else 5 if it has a world section (which
     /// starts with what it stands on, a keyframe or a delta), 4 if it holds a world event (its
     /// block changes are coded against the chunk), else 2 if a column uses predictor 4
     /// (linear in time) or a track's ticks are stored as deltas, else 1 (so that readers of data
@@ -230,9 +230,16 @@ impl ChunkEncoder {
     /// chunk of its own). The format's bound, [`Self::bound_bytes`], counts it.
     pub fn approx_bytes(&self) -> usize {
         self.stream.len()
+            + self.blocks.columns_len()
             + self.sample_count as usize * 6
             + self.snapshot.as_ref().map_or(0, Vec::len)
             + self.world_section.as_ref().map_or(0, Vec::len)
+    }
+    /// Uncompressed bytes of the block changes' fields so far (data version 8's block columns,
+    /// 0 in a chunk without block changes): what tells a chunk made mostly of block changes
+    /// ([`crate::record::ChunkPolicy::chunk_bytes_for`]).
+    pub fn block_bytes(&self) -> usize {
+        self.blocks.columns_len()
     }
     /// An upper bound of the uncompressed chunk so far (for the format's limits; see
     /// `format::limits`): every sample and keyframe entry at its largest, per-entity track
@@ -240,6 +247,7 @@ impl ChunkEncoder {
     pub fn bound_bytes(&self) -> usize {
         use crate::format::limits::{EVENT_BYTES_MAX, KEYFRAME_ENTRY_MAX};
         1024 + self.stream.len()
+            + self.blocks.columns_len()
             + self.sample_count as usize * EVENT_BYTES_MAX
             + self.snapshot.as_ref().map_or(0, Vec::len)
             + self.world_section.as_ref().map_or(0, Vec::len)
@@ -509,8 +517,8 @@ impl ChunkEncoder {
                 out.extend_from_slice(w);
             }
         }
-        // 3. event stream: with a block change (data version 7), each record's tick as the gap
-        // since the record before
+        // 3. event stream: with a block change (data version 8), the block columns, then each
+        // record's tick as the gap since the record before
         if self.blocks.is_used() {
             self.put_stream_with_gaps(out);
         } else {
@@ -541,8 +549,8 @@ impl ChunkEncoder {
 
     /// Writes the event stream with each record's tick as the gap since the previous record's
     /// (its relative tick for the first) and its event count as a varint, after the marker
-    /// [`GAPS_MARKER`] (data version 7): a machine's bursts every few ticks then repeat byte for
-    /// byte.
+    /// [`GAPS_MARKER`] (data version 7) and the block columns (data version 8): a machine's bursts
+    /// every few ticks then repeat byte for byte.
     fn put_stream_with_gaps(&self, out: &mut Vec<u8>) {
         let varint_len = |v: u32| (32 - (v | 1).leading_zeros()).div_ceil(7) as usize;
         let gap = |i: usize| match i {
@@ -553,7 +561,10 @@ impl ChunkEncoder {
             let at = self.records[i].0 as usize + varint_len(self.records[i].1);
             u32::from(u16::from_be_bytes([self.stream[at], self.stream[at + 1]]))
         };
+        let columns = self.blocks.columns();
+        let columns_len = self.blocks.columns_len();
         let len = GAPS_MARKER.len()
+            + columns_len
             + self.stream.len()
             + (0..self.records.len())
                 .map(|i| varint_len(gap(i)) + varint_len(count(i)))
@@ -566,6 +577,11 @@ impl ChunkEncoder {
         put_uvarint(out, len as u64);
         let at = out.len();
         out.extend_from_slice(&GAPS_MARKER);
+        // data version 8: the block changes' fields, a column each, before the records
+        for c in columns.into_iter().flatten() {
+            put_uvarint(out, c.len() as u64);
+            out.extend_from_slice(c);
+        }
         for (i, &(start, rel)) in self.records.iter().enumerate() {
             let body = start as usize + varint_len(rel) + 2;
             let end = self
@@ -580,7 +596,7 @@ impl ChunkEncoder {
     }
 
     /// The data version of the payload [`ChunkEncoder::encode_payload`] wrote last: the lowest
-    /// that reads it (7 if it holds a block change; 5 if it has a world section; 4 if it holds a world event; else 2 if a column uses predictor 4, linear in
+    /// that reads it (8 if it holds a block change; 5 if it has a world section; 4 if it holds a world event; else 2 if a column uses predictor 4, linear in
     /// time, or a track header stores its ticks as deltas; else 1).
     #[cfg(test)]
     pub fn payload_version(&self) -> u16 {

@@ -155,7 +155,7 @@ fn the_world_part_of_a_chunk_is_the_whole_decode_without_movement() {
     let (h, payload) = enc
         .finish_frame(&mut comp, &mut Vec::new(), &mut Vec::new())
         .unwrap();
-    assert_eq!(h.data_version, 7);
+    assert_eq!(h.data_version, 8);
     let mut dec = zstd::bulk::Decompressor::new().unwrap();
     let bytes = crate::format::chunk::decompress_frame(&h, &payload, &mut dec, &lim).unwrap();
     let whole = DecodedChunk::decode_version(&bytes, &h, &lim, None).unwrap();
@@ -251,14 +251,19 @@ fn a_chunk_with_block_changes_writes_its_ticks_as_gaps() {
         let len = r.uvarint().unwrap() as usize;
         let stream = &payload[1 + r.position()..][..len];
         assert_eq!(stream.starts_with(&GAPS_MARKER), blocks);
-        assert_eq!(version, if blocks { 7 } else { 1 });
+        assert_eq!(version, if blocks { 8 } else { 1 });
         if blocks {
-            // after the marker: tick 100 (gap 0; 3 events: entity 1's implicit add, its flags,
-            // the lamp)
-            assert_eq!(&stream[3..5], &[0, 3]);
+            // after the marker, the five block columns (data version 8), then tick 100 (gap 0;
+            // 3 events: entity 1's implicit add, its flags, the lamp's kind byte)
+            let mut r = crate::format::bytes::ByteReader::new(&stream[3..]);
+            for _ in 0..5 {
+                let n = r.uvarint().unwrap() as usize;
+                r.bytes(n).unwrap();
+            }
+            let body = &stream[3 + r.position()..];
+            assert_eq!(&body[..2], &[0, 3]);
             // from the third cycle on, the lamp's records 8 ticks apart are the same bytes:
             // find two equal runs of 16 bytes 8 ticks apart
-            let body = &stream[3..];
             let windows: Vec<&[u8]> = body.windows(16).collect();
             assert!(
                 windows
@@ -277,9 +282,10 @@ fn a_chunk_with_block_changes_writes_its_ticks_as_gaps() {
         p.push(0); // no tracks
         DecodedChunk::decode(&p, 0, 0, 10, &lim)
     };
-    assert!(crafted(&[0, 0, 0, 1, 1, 0x07, 1, 0]).is_ok());
-    let err = crafted(&[0, 0, 0, 1, 0]).unwrap_err();
+    // (the marker, five empty block columns)
+    assert!(crafted(&[0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 0x07, 1, 0]).is_ok());
+    let err = crafted(&[0, 0, 0, 0, 0, 0, 0, 0, 1, 0]).unwrap_err();
     assert!(err.to_string().contains("without events"), "{err}");
-    assert!(crafted(&[0, 0, 0, 1, 1, 0x07, 1, 0, 8, 1, 0x07, 1, 0]).is_err());
-    assert!(crafted(&[0, 0, 0, 1, 1, 0x07, 1, 0, 7, 1, 0x07, 1, 0]).is_ok());
+    assert!(crafted(&[0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 0x07, 1, 0, 8, 1, 0x07, 1, 0]).is_err());
+    assert!(crafted(&[0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 0x07, 1, 0, 7, 1, 0x07, 1, 0]).is_ok());
 }
