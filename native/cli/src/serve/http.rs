@@ -28,7 +28,7 @@ use super::info::{self, Markers};
 use super::library::Library;
 use super::places::{Kind, Places};
 use super::reports::{self, Decision};
-use super::staff::{Staff, StaffTokens};
+use super::staff::{Role, Staff, StaffTokens};
 use super::terrain::{self, TerrainQuery};
 use super::{assets, live};
 
@@ -179,7 +179,8 @@ async fn guard(State(app): State<Arc<App>>, mut req: Request, next: Next) -> Res
     }
     let mut set_cookie = None;
     if app.tokens.is_empty() {
-        req.extensions_mut().insert(Staff(LOCAL.to_string()));
+        // the operator's own machine (a server without tokens answers loopback only)
+        req.extensions_mut().insert(Staff::new(LOCAL, Role::Admin));
     } else {
         let given = token_of(&req);
         let staff = given.as_ref().and_then(|(t, _)| app.tokens.who(t));
@@ -291,7 +292,8 @@ async fn recordings(
         "catalog": catalog,
         "has_catalog": app.lib.has_catalog(),
         // who the page is, by its staff token's name (null without tokens): decisions are theirs
-        "staff": (!app.tokens.is_empty()).then_some(staff.0),
+        "staff": (!app.tokens.is_empty()).then_some(&staff.name),
+        "role": staff.role.as_str(),
     })))
 }
 
@@ -305,7 +307,7 @@ async fn info_of(
     let q = query(q)?;
     blocking(move || {
         let info = info::info(&app.lib.open(&q.rec)?)?;
-        app.audit.opened(&app.lib, &staff.0, &q.rec, &info)?;
+        app.audit.opened(&app.lib, &staff.name, &q.rec, &info)?;
         Ok(info)
     })
     .await
@@ -462,12 +464,17 @@ async fn decide(
     body: Result<Json<Decision>, JsonRejection>,
 ) -> ApiResult<Json<Value>> {
     reports::same_origin(&headers)?;
+    if !staff.role.at_least(Role::Moderator) {
+        return Err(ApiError::forbidden(
+            "a decision on a report is a moderator's: a reviewer records a vote",
+        ));
+    }
     let Json(d) =
         body.map_err(|e| ApiError::new(e.status(), format!("bad decision: {}", e.body_text())))?;
     let named = !app.tokens.is_empty();
     blocking(move || {
         let by = if named {
-            staff.0.clone()
+            staff.name.clone()
         } else {
             d.by.clone().unwrap_or_default()
         };
