@@ -38,7 +38,13 @@ const TOKEN: &str = "fuzz-token-0123456789";
 /// The server's one staff token, [`TOKEN`].
 fn tokens() -> tickreel_cli::serve::staff::StaffTokens {
     let mut t = tickreel_cli::serve::staff::StaffTokens::default();
-    t.add("fuzz", TOKEN, "fuzz").unwrap();
+    t.add(
+        "fuzz",
+        tickreel_cli::serve::staff::Role::Admin,
+        TOKEN,
+        "fuzz",
+    )
+    .unwrap();
     t
 }
 /// The name of the folder outside the served one: no answer may contain it.
@@ -116,6 +122,7 @@ impl Server {
             markers: Markers::default(),
             terrain: Default::default(),
             tokens: tokens(),
+            catalog_staff: false,
             audit: Default::default(),
             loopback_only: true,
             places: Default::default(),

@@ -50,5 +50,6 @@ mod simulate_network;
 mod simulate_runs;
 mod viewer_blocks;
 mod viewer_browser;
+mod viewer_desk;
 mod viewer_moderator;
 mod viewer_network;
