@@ -602,58 +602,6 @@ async fn catalog_top(
     .map(Json)
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn query_tokens_are_decoded() {
-        assert_eq!(percent_decode("a%2Bb+c"), "a+b c");
-        assert_eq!(percent_decode("50%"), "50%");
-        assert_eq!(percent_decode("%zz"), "%zz");
-    }
-
-    #[test]
-    fn tokens_come_from_the_header_the_query_or_the_cookie() {
-        let of = |req: axum::http::request::Builder| {
-            token_of(&req.body(axum::body::Body::empty()).unwrap())
-        };
-        let t = "p@ss; w=rd +%";
-        let cookie = format!("a=b; {TOKEN_COOKIE}={}; c=d", percent_encode(t));
-        assert_eq!(
-            of(Request::get("/").header(header::COOKIE, cookie)),
-            Some((t.to_string(), TokenFrom::Cookie))
-        );
-        assert_eq!(
-            of(Request::get("/x?a=1&token=ab%20c")),
-            Some(("ab c".to_string(), TokenFrom::Query))
-        );
-        assert_eq!(
-            of(Request::get("/?token=q").header(header::AUTHORIZATION, "bearer h")),
-            Some(("h".to_string(), TokenFrom::Header))
-        );
-        assert_eq!(
-            of(Request::get("/").header(header::COOKIE, "tickreel_tokenx=1")),
-            None
-        );
-    }
-
-    #[test]
-    fn only_loopback_hosts_pass() {
-        let mut h = HeaderMap::new();
-        for (host, ok) in [
-            ("127.0.0.1:8080", true),
-            ("localhost:1", true),
-            ("[::1]:80", true),
-            ("evil.example:8080", false),
-            ("10.0.0.1", false),
-        ] {
-            h.insert(header::HOST, HeaderValue::from_str(host).unwrap());
-            assert_eq!(loopback_host(&h), ok, "{host}");
-        }
-    }
-}
-
 /// The reviewers the server knows: its tokens' and the catalog's. Blocking.
 fn reviewers(app: &App) -> ApiResult<Vec<String>> {
     let mut names: Vec<String> = app
@@ -742,4 +690,56 @@ async fn desk_retention(
     body: Result<Json<desk::RetentionBody>, JsonRejection>,
 ) -> ApiResult<Json<Value>> {
     desk_write(app, staff, &headers, body, desk::retention).await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn query_tokens_are_decoded() {
+        assert_eq!(percent_decode("a%2Bb+c"), "a+b c");
+        assert_eq!(percent_decode("50%"), "50%");
+        assert_eq!(percent_decode("%zz"), "%zz");
+    }
+
+    #[test]
+    fn tokens_come_from_the_header_the_query_or_the_cookie() {
+        let of = |req: axum::http::request::Builder| {
+            token_of(&req.body(axum::body::Body::empty()).unwrap())
+        };
+        let t = "p@ss; w=rd +%";
+        let cookie = format!("a=b; {TOKEN_COOKIE}={}; c=d", percent_encode(t));
+        assert_eq!(
+            of(Request::get("/").header(header::COOKIE, cookie)),
+            Some((t.to_string(), TokenFrom::Cookie))
+        );
+        assert_eq!(
+            of(Request::get("/x?a=1&token=ab%20c")),
+            Some(("ab c".to_string(), TokenFrom::Query))
+        );
+        assert_eq!(
+            of(Request::get("/?token=q").header(header::AUTHORIZATION, "bearer h")),
+            Some(("h".to_string(), TokenFrom::Header))
+        );
+        assert_eq!(
+            of(Request::get("/").header(header::COOKIE, "tickreel_tokenx=1")),
+            None
+        );
+    }
+
+    #[test]
+    fn only_loopback_hosts_pass() {
+        let mut h = HeaderMap::new();
+        for (host, ok) in [
+            ("127.0.0.1:8080", true),
+            ("localhost:1", true),
+            ("[::1]:80", true),
+            ("evil.example:8080", false),
+            ("10.0.0.1", false),
+        ] {
+            h.insert(header::HOST, HeaderValue::from_str(host).unwrap());
+            assert_eq!(loopback_host(&h), ok, "{host}");
+        }
+    }
 }
