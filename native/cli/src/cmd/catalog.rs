@@ -424,7 +424,11 @@ pub fn run(a: Args, out: &mut Out) -> tickreel::Result<()> {
                 created_ms: None,
                 server,
             };
-            let filed = cat.add_report(&r, recording.as_deref())?;
+            // a recording in object storage is read there (the `AWS_*` variables)
+            let filed = match recording.as_deref().and_then(super::object::url_of) {
+                Some(url) => cat.add_report_at(&r, Some(url))?,
+                None => cat.add_report(&r, recording.as_deref())?,
+            };
             show::reports(&[filed], json, out)
         }
         CatalogCommand::CloseReport { id, open } => {
