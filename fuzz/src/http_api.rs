@@ -40,7 +40,7 @@ fn tokens() -> tickreel_cli::serve::staff::StaffTokens {
     let mut t = tickreel_cli::serve::staff::StaffTokens::default();
     t.add(
         "fuzz",
-        tickreel_cli::serve::staff::Role::Moderator,
+        tickreel_cli::serve::staff::Role::Admin,
         TOKEN,
         "fuzz",
     )
@@ -122,6 +122,7 @@ impl Server {
             markers: Markers::default(),
             terrain: Default::default(),
             tokens: tokens(),
+            catalog_staff: false,
             audit: Default::default(),
             loopback_only: true,
             places: Default::default(),

@@ -2,6 +2,8 @@
 //! a member of staff opens a shadow-play report or decides on one, a row says who (the name of
 //! the staff token they used), what (the report's id where known, and the recording), the
 //! action and when. Rows are only ever appended; [`Catalog::report_views`] reads the newest.
+//! Since version 9 the review desk's actions ([`crate::review`]: assignments, votes, verdicts,
+//! known outcomes, staff and rule changes) are rows too, with a detail.
 
 use tickreel::{Error, Result};
 
@@ -24,11 +26,15 @@ pub struct ReportView {
     pub action: String,
     /// The report's id in the catalog, when the view is of a catalog report.
     pub report_id: Option<i64>,
-    /// The recording viewed, as the viewer names it (`catalog:ID`, a file's name).
+    /// The recording viewed, as the viewer names it (`catalog:ID`, a file's name), or `report
+    /// ID` for an action of the review desk ([`crate::review`]).
     pub recording: String,
+    /// What the action said (schema version 9): a vote's verdict and note, the reviewer
+    /// assigned, a verdict decided.
+    pub detail: Option<String>,
 }
 
-fn checked<'a>(what: &str, s: &'a str) -> Result<&'a str> {
+pub(crate) fn checked<'a>(what: &str, s: &'a str) -> Result<&'a str> {
     let n = s.chars().count();
     if n == 0 || n > MAX_AUDIT_TEXT_CHARS || s.chars().any(char::is_control) {
         return Err(Error::invalid(format!(
@@ -73,6 +79,7 @@ impl Catalog {
             action: action.to_string(),
             report_id,
             recording: recording.to_string(),
+            detail: None,
         })
     }
 
@@ -98,7 +105,7 @@ impl Catalog {
         let n = n.min(MAX_AUDIT_ROWS) as i64;
         let rows = self.tx(|c| {
             c.query(
-                "SELECT at_ms, who, action, report_id, recording FROM report_views
+                "SELECT at_ms, who, action, report_id, recording, detail FROM report_views
                  ORDER BY at_ms DESC, id DESC LIMIT $1",
                 &[n.into()],
             )
@@ -111,6 +118,7 @@ impl Catalog {
                     action: r.text(2)?,
                     report_id: r.opt_int(3)?,
                     recording: r.text(4)?,
+                    detail: r.opt_text(5)?,
                 })
             })
             .collect()

@@ -23,6 +23,9 @@
 //!   board and no ghost, until a moderator clears it.
 //! - Reports ([`reports`]) and retention ([`retain`]): `prune` with a dry run, crash-safe.
 //!   Staff views of reports are appended to an audit log ([`audit`]).
+//! - The review desk ([`review`]): staff and their roles, reports assigned to several
+//!   reviewers, votes, verdicts by a rule, calibration cases and reviewers' scores; retention
+//!   by verdict ([`Catalog::set_verdict_retention`]).
 //!
 //! Calls block the calling thread on the database: run them off a game server's tick thread,
 //! on a plugin's own executor or through a [`CatalogWorker`] (one background thread; each call
@@ -57,6 +60,7 @@ pub mod query;
 mod register;
 pub mod reports;
 pub mod retain;
+pub mod review;
 pub mod schema;
 pub mod url;
 pub mod worker;
@@ -76,6 +80,9 @@ pub use location::Location;
 pub use model::*;
 pub use query::{Board, MapVersion, Servers};
 pub use retain::{PruneOptions, PruneReport, Pruned, RetentionPolicy, RetentionScope};
+pub use review::{
+    Assignment, ReportVerdict, ReviewRule, ReviewerScore, StaffMember, Verdict, VerdictRule, Vote,
+};
 pub use schema::{Migrated, SCHEMA_VERSION};
 pub use url::CatalogUrl;
 pub use worker::{CatalogWorker, Pending};

@@ -8,6 +8,14 @@
 //! (`keep_personal_bests`), or when it is younger than `keep_days`; a report when it is open
 //! (`keep_open_reports`) or younger than `keep_days`.
 //!
+//! Reports with a verdict ([`crate::review`]) follow the policy of their verdict when one is set
+//! ([`Catalog::set_verdict_retention`]: "not cheating after 7 days, unsure after 30, cheating
+//! a year"), measured from when the verdict was decided; a report whose verdict has none
+//! follows the `reports` scope. A calibration case (a known outcome) is always kept. A report
+//! whose verdict's policy lets it go while its recording stays (a run or another report still
+//! points at it) has its row deleted alone (with its votes and assignments); the recording and
+//! its file stay.
+//!
 //! Crash-safe order (nothing listed is ever gone, and nothing is left behind for good):
 //! 1. one transaction marks the recordings (`deleting_ms`) and takes their runs off the board
 //!    (each affected player's best recomputed): from then on no query lists them;
@@ -25,6 +33,7 @@ use tickreel::{Error, Result};
 
 use crate::backend::{Conn, Value};
 use crate::bests::recompute_best;
+use crate::review::Verdict;
 use crate::{Catalog, now_ms};
 
 const DAY_MS: i64 = 86_400_000;
@@ -140,6 +149,9 @@ pub struct PruneReport {
     /// Files that could not be removed (their recordings stay marked, listed nowhere, and are
     /// tried again by the next prune): location and error.
     pub failed: Vec<(String, String)>,
+    /// Reports whose verdict's policy let them go while their recording stays (another row
+    /// still points at it) or that have none: their rows alone were deleted (or, dry, would be).
+    pub reports_alone: Vec<i64>,
 }
 
 impl PruneReport {
@@ -232,11 +244,14 @@ impl Catalog {
             ..PruneReport::default()
         };
         if options.dry_run {
-            report.recordings = self.tx(|c| {
+            (report.recordings, report.reports_alone) = self.tx(|c| {
                 let ids = doomed(c, now)?;
-                ids.iter()
+                let alone = lone_reports(c, now, &ids)?;
+                let recs = ids
+                    .iter()
                     .map(|&(id, resumed)| describe(c, id, resumed))
-                    .collect()
+                    .collect::<Result<_>>()?;
+                Ok((recs, alone))
             })?;
             return Ok(report);
         }
@@ -271,8 +286,137 @@ impl Catalog {
             self.tx(|c| delete_rows(c, p.recording_id))?;
             report.recordings.push(p);
         }
+        // the reports that go without their recording (no file: one transaction)
+        report.reports_alone = self.tx(|c| {
+            let ids = doomed(c, now)?;
+            let alone = lone_reports(c, now, &ids)?;
+            for &id in &alone {
+                delete_report_rows(c, "id = $1", id)?;
+            }
+            Ok(alone)
+        })?;
         Ok(report)
     }
+
+    /// Sets how long reports with `verdict` are kept after it was decided: `keep_days` days, or
+    /// (`None`) for good. Replaces the verdict's policy before.
+    pub fn set_verdict_retention(&self, verdict: Verdict, keep_days: Option<u64>) -> Result<()> {
+        self.tx(|c| {
+            c.execute(
+                "DELETE FROM verdict_retention WHERE verdict = $1",
+                &[verdict.as_str().into()],
+            )?;
+            c.execute(
+                "INSERT INTO verdict_retention (verdict, keep_days) VALUES ($1, $2)",
+                &[
+                    verdict.as_str().into(),
+                    keep_days.map(|d| d.min(i64::MAX as u64) as i64).into(),
+                ],
+            )?;
+            Ok(())
+        })
+    }
+
+    /// Removes the policy of `verdict` (its reports follow the `reports` scope again).
+    pub fn clear_verdict_retention(&self, verdict: Verdict) -> Result<()> {
+        self.tx(|c| {
+            c.execute(
+                "DELETE FROM verdict_retention WHERE verdict = $1",
+                &[verdict.as_str().into()],
+            )
+        })?;
+        Ok(())
+    }
+
+    /// The policies by verdict: each verdict with one and its days (`None`: kept for good).
+    pub fn verdict_retention(&self) -> Result<Vec<(Verdict, Option<u64>)>> {
+        let mut out: Vec<_> = self
+            .tx(verdict_policies)?
+            .into_iter()
+            .filter_map(|(v, d)| Verdict::parse(&v).map(|v| (v, d)))
+            .collect();
+        out.sort();
+        Ok(out)
+    }
+}
+
+fn verdict_policies(c: &mut dyn Conn) -> Result<HashMap<String, Option<u64>>> {
+    c.query("SELECT verdict, keep_days FROM verdict_retention", &[])?
+        .iter()
+        .map(|r| Ok((r.text(0)?, r.opt_int(1)?.map(|d| d.max(0) as u64))))
+        .collect()
+}
+
+/// What a report row says for retention.
+struct ReportAge {
+    open: bool,
+    created_ms: i64,
+    verdict: Option<String>,
+    verdict_ms: Option<i64>,
+    known: bool,
+}
+
+/// Whether a report may go: `Some(true)` by its verdict's policy, `Some(false)` kept by it, `None`
+/// when its verdict has no policy (the `reports` scope decides).
+fn by_verdict(r: &ReportAge, vpol: &HashMap<String, Option<u64>>, now: i64) -> Option<bool> {
+    if r.known {
+        return Some(false);
+    }
+    let keep = vpol.get(r.verdict.as_deref()?)?;
+    let at = r.verdict_ms.unwrap_or(r.created_ms);
+    Some(keep.is_some_and(|d| now - at >= (d as i64).saturating_mul(DAY_MS)))
+}
+
+const REPORT_AGE: &str =
+    "SELECT id, recording_id, status, created_ms, verdict, verdict_ms, known_verdict FROM reports";
+
+fn report_ages(c: &mut dyn Conn) -> Result<Vec<(i64, Option<i64>, ReportAge)>> {
+    c.query(REPORT_AGE, &[])?
+        .iter()
+        .map(|r| {
+            Ok((
+                r.int(0)?,
+                r.opt_int(1)?,
+                ReportAge {
+                    open: r.text(2)? == "open",
+                    created_ms: r.int(3)?,
+                    verdict: r.opt_text(4)?,
+                    verdict_ms: r.opt_int(5)?,
+                    known: r.opt_text(6)?.is_some(),
+                },
+            ))
+        })
+        .collect()
+}
+
+/// The reports whose verdict's policy lets them go while their recording is not deleted
+/// (`doomed` does not hold it) or that have none, ascending.
+fn lone_reports(c: &mut dyn Conn, now: i64, doomed: &[(i64, bool)]) -> Result<Vec<i64>> {
+    let vpol = verdict_policies(c)?;
+    let mut out = Vec::new();
+    for (id, rec, age) in report_ages(c)? {
+        let going_with_file = rec.is_some_and(|r| doomed.iter().any(|&(d, _)| d == r));
+        if by_verdict(&age, &vpol, now) == Some(true) && !going_with_file {
+            out.push(id);
+        }
+    }
+    Ok(out)
+}
+
+/// Deletes the reports matching `filter` (on `reports`, one parameter) with their votes and
+/// assignments.
+fn delete_report_rows(c: &mut dyn Conn, filter: &str, key: i64) -> Result<()> {
+    let key = [Value::from(key)];
+    for table in ["report_votes", "report_assignments"] {
+        c.execute(
+            &format!(
+                "DELETE FROM {table} WHERE report_id IN (SELECT id FROM reports WHERE {filter})"
+            ),
+            &key,
+        )?;
+    }
+    c.execute(&format!("DELETE FROM reports WHERE {filter}"), &key)?;
+    Ok(())
 }
 
 fn stopped(after: &str) -> Error {
@@ -339,14 +483,15 @@ fn doomed(c: &mut dyn Conn, now: i64) -> Result<Vec<(i64, bool)>> {
         });
         owned(rec, go);
     }
-    for r in &c.query(
-        "SELECT recording_id, status, created_ms FROM reports WHERE recording_id IS NOT NULL",
-        &[],
-    )? {
-        let (rec, open, at) = (r.int(0)?, r.text(1)? == "open", r.int(2)?);
-        let go = pol
-            .get("reports")
-            .is_some_and(|p| !((open && p.keep_open_reports) || p.young(at, now)));
+    let vpol = verdict_policies(c)?;
+    for (_, rec, age) in report_ages(c)? {
+        let Some(rec) = rec else { continue };
+        let go = by_verdict(&age, &vpol, now).unwrap_or_else(|| {
+            !age.known
+                && pol.get("reports").is_some_and(|p| {
+                    !((age.open && p.keep_open_reports) || p.young(age.created_ms, now))
+                })
+        });
         owned(rec, go);
     }
     let other = pol.get("other");
@@ -425,7 +570,7 @@ fn delete_rows(c: &mut dyn Conn, id: i64) -> Result<()> {
         &key,
     )?;
     c.execute("DELETE FROM runs WHERE recording_id = $1", &key)?;
-    c.execute("DELETE FROM reports WHERE recording_id = $1", &key)?;
+    delete_report_rows(c, "recording_id = $1", id)?;
     c.execute("DELETE FROM recordings WHERE id = $1", &key)?;
     Ok(())
 }

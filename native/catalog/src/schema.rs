@@ -39,13 +39,23 @@
 //!   (`course_limits`; a course without a row is checked with the sprinting preset's) and the
 //!   audit log of moderators' actions on held runs (`run_reviews`). Plain `ADD COLUMN`s with a
 //!   constant default on both databases: nothing is rewritten.
+//! - Version 9: the review desk ([`crate::review`]). Staff members kept in the catalog (`staff`:
+//!   name, role, the SHA-256 of their token, never the token), the review rule
+//!   (`review_rules`: how many reviewers a report is assigned to, majority or a moderator's
+//!   decision, the calibration threshold), who a report is assigned to
+//!   (`report_assignments`), each reviewer's vote (`report_votes`: verdict, note, bookmarked
+//!   ticks, whether it counted), and on reports the verdict with who decided and when
+//!   (`verdict`, `verdict_by`, `verdict_ms`) and a calibration case's known outcome
+//!   (`known_verdict`, `known_by`). The retention of reports by verdict (`verdict_retention`),
+//!   and a detail on audit rows (`report_views.detail`: a vote's verdict, say). Rows filed
+//!   before have no verdict (`NULL`): nothing is rewritten.
 
 use tickreel::{Error, Result};
 
 use crate::backend::{Conn, Dialect};
 
 /// The schema version this build creates and understands.
-pub const SCHEMA_VERSION: i64 = 8;
+pub const SCHEMA_VERSION: i64 = 9;
 
 /// One version's statements. `{id}` is the dialect's auto-numbered primary key.
 struct Migration {
@@ -241,6 +251,53 @@ CREATE TABLE run_reviews (
     detail TEXT NOT NULL
 );
 CREATE INDEX run_reviews_by_time ON run_reviews (at_ms, id);
+",
+    },
+    Migration {
+        version: 9,
+        name: "the review desk: staff, assignments, votes, verdicts, calibration, retention by verdict",
+        sql: "
+CREATE TABLE staff (
+    name TEXT PRIMARY KEY,
+    role TEXT NOT NULL,
+    token_sha256 TEXT NOT NULL UNIQUE,
+    added_ms BIGINT NOT NULL
+);
+CREATE TABLE review_rules (
+    scope TEXT PRIMARY KEY,
+    reviewers BIGINT NOT NULL,
+    rule TEXT NOT NULL,
+    min_agreement DOUBLE PRECISION NOT NULL,
+    min_known BIGINT NOT NULL
+);
+CREATE TABLE report_assignments (
+    report_id BIGINT NOT NULL REFERENCES reports (id),
+    reviewer TEXT NOT NULL,
+    assigned_ms BIGINT NOT NULL,
+    PRIMARY KEY (report_id, reviewer)
+);
+CREATE INDEX report_assignments_by_reviewer ON report_assignments (reviewer, assigned_ms);
+CREATE TABLE report_votes (
+    report_id BIGINT NOT NULL REFERENCES reports (id),
+    reviewer TEXT NOT NULL,
+    verdict TEXT NOT NULL,
+    note TEXT,
+    ticks TEXT NOT NULL,
+    counted BIGINT NOT NULL,
+    voted_ms BIGINT NOT NULL,
+    PRIMARY KEY (report_id, reviewer)
+);
+CREATE INDEX report_votes_by_reviewer ON report_votes (reviewer, voted_ms);
+ALTER TABLE reports ADD COLUMN verdict TEXT;
+ALTER TABLE reports ADD COLUMN verdict_by TEXT;
+ALTER TABLE reports ADD COLUMN verdict_ms BIGINT;
+ALTER TABLE reports ADD COLUMN known_verdict TEXT;
+ALTER TABLE reports ADD COLUMN known_by TEXT;
+ALTER TABLE report_views ADD COLUMN detail TEXT;
+CREATE TABLE verdict_retention (
+    verdict TEXT PRIMARY KEY,
+    keep_days BIGINT
+);
 ",
     },
 ];

@@ -39,3 +39,16 @@ pub fn size(url: &str) -> tickreel::Result<u64> {
         ))),
     }
 }
+
+/// Removes the recording at `location`: an object URL's object, or a local file; one already
+/// gone counts as removed (what a prune's `remove` does).
+pub fn remove(location: &str) -> tickreel::Result<()> {
+    if is_object_url(location) {
+        let (s, u) = storage(location)?;
+        return s.delete(&u.key);
+    }
+    match std::fs::remove_file(location) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+        r => r.map_err(tickreel::Error::Io),
+    }
+}

@@ -19,4 +19,5 @@ mod network;
 mod report_figures;
 mod reports;
 mod retention;
+mod review;
 mod tls;

@@ -5,7 +5,8 @@
 //! (register a finished recording's run: it is checked first, and held off the boards when a
 //! check fails), `check RUN`, `clear RUN --by NAME` (a moderator clears a held run), `held`,
 //! `limits COURSE`, `report`, `close-report`, `invalidate`, `retain SCOPE` (retention policies)
-//! and `prune [--dry-run]`. Every query takes `--json`. What is printed is
+//! and `prune [--dry-run]`; the review desk: `staff ...`, `desk ...` ([`super::catalog_desk`]).
+//! Every query takes `--json`. What is printed is
 //! in [`super::catalog_show`].
 
 use std::path::PathBuf;
@@ -244,7 +245,14 @@ pub enum CatalogCommand {
         #[arg(long)]
         clear: bool,
     },
-    /// Delete the recordings (files, then rows) that no retention policy keeps.
+    /// Staff members kept in the catalog (their roles; their tokens' hashes).
+    #[command(subcommand)]
+    Staff(super::catalog_desk::StaffCommand),
+    /// The review desk: the rule, verdicts, calibration cases, scores, retention by verdict.
+    #[command(subcommand)]
+    Desk(super::catalog_desk::DeskCommand),
+    /// Delete the recordings (files, local or in object storage, then rows) that no retention
+    /// policy keeps, and the reports whose verdict's policy lets them go.
     Prune {
         /// List what would be deleted; change nothing.
         #[arg(long)]
@@ -416,7 +424,11 @@ pub fn run(a: Args, out: &mut Out) -> tickreel::Result<()> {
                 created_ms: None,
                 server,
             };
-            let filed = cat.add_report(&r, recording.as_deref())?;
+            // a recording in object storage is read there (the `AWS_*` variables)
+            let filed = match recording.as_deref().and_then(super::object::url_of) {
+                Some(url) => cat.add_report_at(&r, Some(url))?,
+                None => cat.add_report(&r, recording.as_deref())?,
+            };
             show::reports(&[filed], json, out)
         }
         CatalogCommand::CloseReport { id, open } => {
@@ -473,11 +485,16 @@ pub fn run(a: Args, out: &mut Out) -> tickreel::Result<()> {
             }
             show::retention(&cat.retention()?, json, out)
         }
+        CatalogCommand::Staff(c) => super::catalog_desk::staff(&cat, c, json, out),
+        CatalogCommand::Desk(c) => super::catalog_desk::desk(&cat, c, json, out),
         CatalogCommand::Prune { dry_run } => {
-            let report = cat.prune(PruneOptions {
-                dry_run,
-                ..PruneOptions::default()
-            })?;
+            let report = cat.prune_with(
+                PruneOptions {
+                    dry_run,
+                    ..PruneOptions::default()
+                },
+                &super::object::remove,
+            )?;
             show::pruned(&report, json, out)
         }
     }

@@ -464,6 +464,7 @@ pub fn pruned(r: &PruneReport, json: bool, out: &mut Out) -> tickreel::Result<()
         "rows": {"recordings": recs, "runs": runs, "splits": splits, "reports": reports},
         "bytes": r.bytes(),
         "failed": r.failed.iter().map(|(l, e)| json!({"location": l, "error": e})).collect::<Vec<_>>(),
+        "reports_alone": r.reports_alone,
     });
     emit(out, json, doc, |o| {
         let verb = if r.dry_run { "would delete" } else { "deleted" };
@@ -482,6 +483,12 @@ pub fn pruned(r: &PruneReport, json: bool, out: &mut Out) -> tickreel::Result<()
             writeln!(
                 o,
                 "could not delete {l}: {e} (it stays unlisted; the next prune retries)"
+            )?;
+        }
+        for id in &r.reports_alone {
+            writeln!(
+                o,
+                "{verb} report {id} (by its verdict; its recording is still pointed at, or it has none)"
             )?;
         }
         writeln!(

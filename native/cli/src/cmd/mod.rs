@@ -3,6 +3,7 @@
 //! `main` hands it (see [`output`] for a closed stdout), and errors end up as one line on stderr.
 
 pub mod catalog;
+pub mod catalog_desk;
 pub mod catalog_show;
 pub mod compact;
 pub mod demo;

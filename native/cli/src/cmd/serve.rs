@@ -1,8 +1,9 @@
 //! `tickreel serve [DIR|URL] [--storage URL] [--listen 127.0.0.1:PORT] [--catalog URL |
-//! --catalog-file F] [--public] [--token NAME=TOKEN ...] [--tokens-file F] [--audit-log F]
-//! [--max-wait SECONDS]`:
+//! --catalog-file F] [--public] [--tokens-file F] [--audit-log F] [--max-wait SECONDS]`:
 //! the web viewer (see `serve/`). Prints `listening on http://ADDR/` once it accepts requests,
-//! then serves until stopped. Loopback only unless `--public`, which needs a staff token. Tokens
+//! then serves until stopped. Loopback only unless `--public`, which needs a staff token.
+//! Tokens come from a file, the catalog (`tickreel catalog staff add`) or TICKREEL_TOKEN, never
+//! from the command line (it shows in `ps`: `--token` is refused, saying where to put it). They
 //! are never printed: the start lists their names.
 
 use std::io::Write;
@@ -30,18 +31,19 @@ pub struct Args {
     /// Address and port to listen on (port 0: any free port, printed at start).
     #[arg(long, default_value = "127.0.0.1:8787")]
     pub listen: SocketAddr,
-    /// Allow a bind address other than loopback (other machines can connect): needs --token
-    /// (or TICKREEL_TOKEN).
+    /// Allow a bind address other than loopback (other machines can connect): needs a staff
+    /// token (--tokens-file, the catalog's staff, or TICKREEL_TOKEN).
     #[arg(long)]
     pub public: bool,
-    /// A staff token, `NAME=TOKEN` (repeat for each member of staff; a bare TOKEN is named
-    /// "staff"): every request must carry one (`Authorization: Bearer TOKEN`, or `?token=TOKEN`
-    /// in the viewer's address), and views of reports are logged under its name. At least 16
-    /// characters. Shows in `ps`: prefer --tokens-file or TICKREEL_TOKEN.
-    #[arg(long)]
+    /// Refused: a token on the command line shows in `ps` (use --tokens-file, the catalog's
+    /// staff or TICKREEL_TOKEN).
+    #[arg(long, hide = true)]
     pub token: Vec<String>,
-    /// A file of staff tokens, one `NAME TOKEN` a line (`#` comments); readable by the
-    /// server's user only, say.
+    /// A file of staff tokens, one `NAME ROLE TOKEN` a line (ROLE: reviewer, moderator or
+    /// admin; `NAME TOKEN` is a moderator; `#` comments): every request must carry one
+    /// (`Authorization: Bearer TOKEN`, or `?token=TOKEN` in the viewer's address), and what it
+    /// does is logged under its name. Tokens of at least 16 characters; the file readable by
+    /// the server's user only, say.
     #[arg(long)]
     pub tokens_file: Option<PathBuf>,
     /// A file the audit log of report views is appended to (one JSON object a line), besides
@@ -90,12 +92,18 @@ fn catalog_url(a: &Args) -> tickreel::Result<Option<String>> {
         .filter(|u| !u.trim().is_empty()))
 }
 
-/// The staff tokens: `--token`, `--tokens-file`, and TICKREEL_TOKEN when neither is given.
+/// What `--token` is answered: where a token goes instead.
+pub const TOKEN_ON_COMMAND_LINE: &str = "--token: a token on the command line shows in `ps` to \
+     every user of the machine: put it in a file given with --tokens-file (one `NAME ROLE TOKEN` \
+     a line), in the catalog (`tickreel catalog --db URL staff add NAME ROLE --token-file F`) or \
+     in TICKREEL_TOKEN (`NAME:ROLE=TOKEN` entries)";
+
+/// The staff tokens: `--tokens-file`, and TICKREEL_TOKEN when it is not given.
 fn staff_tokens(a: &Args) -> tickreel::Result<StaffTokens> {
     let mut t = StaffTokens::default();
     let bad = |e: String| Error::InvalidArgument(e);
-    for (i, v) in a.token.iter().enumerate() {
-        t.add_arg(v, &format!("--token #{}", i + 1)).map_err(bad)?;
+    if !a.token.is_empty() {
+        return Err(Error::InvalidArgument(TOKEN_ON_COMMAND_LINE.into()));
     }
     if let Some(path) = &a.tokens_file {
         let what = format!("--tokens-file {}", path.display());
@@ -128,19 +136,16 @@ fn staff_tokens(a: &Args) -> tickreel::Result<StaffTokens> {
 
 pub fn run(a: Args, out: &mut Out) -> tickreel::Result<()> {
     let tokens = staff_tokens(&a)?;
+    // (a catalog with staff asks for tokens too: checked once it is open)
     let loopback = a.listen.ip().is_loopback();
     if !loopback && !a.public {
         return Err(Error::InvalidArgument(format!(
-            "--listen {}: not a loopback address; pass --public (with --token) to let other \
+            "--listen {}: not a loopback address; pass --public (with a staff token) to let other \
              machines connect",
             a.listen
         )));
     }
-    if a.public && tokens.is_empty() {
-        return Err(Error::InvalidArgument(format!(
-            "--public needs an access token: --token NAME=TOKEN, --tokens-file FILE or {TOKEN_ENV}"
-        )));
-    }
+
     let dir = a.storage.as_deref().unwrap_or(&a.dir);
     if a.storage.is_some() && a.dir != "." {
         return Err(Error::InvalidArgument(
@@ -173,6 +178,16 @@ pub fn run(a: Args, out: &mut Out) -> tickreel::Result<()> {
         ),
         None => None,
     };
+    let catalog_staff = match &catalog {
+        Some(c) => c.staff()?.len(),
+        None => 0,
+    };
+    if a.public && tokens.is_empty() && catalog_staff == 0 {
+        return Err(Error::InvalidArgument(format!(
+            "--public needs an access token: --tokens-file FILE, the catalog's staff \
+             (`tickreel catalog staff add`) or {TOKEN_ENV}"
+        )));
+    }
     // the first names (never a token), to check the right file was read
     let count = tokens.len();
     let mut names: Vec<String> = tokens.names().take(10).map(str::to_string).collect();
@@ -199,10 +214,11 @@ pub fn run(a: Args, out: &mut Out) -> tickreel::Result<()> {
     };
     serve::run(a.listen, options, |addr| {
         writeln!(out, "listening on http://{addr}/")?;
-        if count > 0 {
+        if count > 0 || catalog_staff > 0 {
             writeln!(
                 out,
-                "every request needs a staff token ({count}: {}): open http://{addr}/?token=TOKEN",
+                "every request needs a staff token ({count}: {}; {catalog_staff} in the catalog): \
+                 open http://{addr}/?token=TOKEN",
                 names.join(", ")
             )?;
         }

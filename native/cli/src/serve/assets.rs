@@ -22,6 +22,8 @@ const VIEW3D: &str = include_str!("assets/view3d.js");
 const TERRAIN: &str = include_str!("assets/terrain.js");
 const BLOCKS: &str = include_str!("assets/blocks.js");
 const PARTY: &str = include_str!("assets/party.js");
+const DESK_PAGE: &str = include_str!("assets/desk.html");
+const DESK: &str = include_str!("assets/desk.js");
 /// three.js, vendored by `scripts/vendor-three.sh` (the files of its npm package as published,
 /// MIT licence beside them), loaded by the page only when the 3D view is opened.
 const THREE_MODULE: &str = include_str!("assets/vendor/three/three.module.js");
@@ -94,4 +96,13 @@ pub async fn three_core() -> Response {
 
 pub async fn style() -> Response {
     asset(STYLE, "text/css; charset=utf-8")
+}
+
+/// The review desk's page (`/desk`).
+pub async fn desk_page() -> Response {
+    asset(DESK_PAGE, "text/html; charset=utf-8")
+}
+
+pub async fn desk_script() -> Response {
+    asset(DESK, "text/javascript; charset=utf-8")
 }

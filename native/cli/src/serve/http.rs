@@ -31,7 +31,7 @@ use super::places::{Kind, Places};
 use super::reports::{self, Decision};
 use super::staff::{Role, Staff, StaffTokens};
 use super::terrain::{self, TerrainQuery};
-use super::{anon, assets, live};
+use super::{anon, assets, desk, live};
 
 /// What every handler shares.
 pub struct App {
@@ -42,6 +42,9 @@ pub struct App {
     pub terrain: terrain::Answers,
     /// One of them is required on every request when any is set.
     pub tokens: StaffTokens,
+    /// Whether the catalog keeps staff members (then a token is required, and one not in
+    /// `tokens` is looked up there by its hash).
+    pub catalog_staff: bool,
     /// Where views of reports are logged besides the catalog.
     pub audit: AuditLog,
     /// Only loopback `Host` names are accepted (the default, loopback bind).
@@ -84,6 +87,14 @@ pub fn router(app: Arc<App>) -> Router {
         .route("/api/party", post(party_new))
         .route("/api/party/events", get(party_events))
         .route("/api/party/act", post(party_act))
+        .route("/desk", get(assets::desk_page))
+        .route("/desk.js", get(assets::desk_script))
+        .route("/api/desk", get(desk_of))
+        .route("/api/desk/vote", post(desk_vote))
+        .route("/api/desk/verdict", post(desk_verdict))
+        .route("/api/desk/known", post(desk_known))
+        .route("/api/desk/rule", post(desk_rule))
+        .route("/api/desk/retention", post(desk_retention))
         .fallback(|| async { ApiError::not_found("no such page or API call") })
         .layer(middleware::from_fn_with_state(app.clone(), guard))
         .with_state(app)
@@ -185,12 +196,23 @@ async fn guard(State(app): State<Arc<App>>, mut req: Request, next: Next) -> Res
             .into_response();
     }
     let mut set_cookie = None;
-    if app.tokens.is_empty() {
+    if app.tokens.is_empty() && !app.catalog_staff {
         // the operator's own machine (a server without tokens answers loopback only)
         req.extensions_mut().insert(Staff::new(LOCAL, Role::Admin));
     } else {
         let given = token_of(&req);
-        let staff = given.as_ref().and_then(|(t, _)| app.tokens.who(t));
+        let mut staff = given.as_ref().and_then(|(t, _)| app.tokens.who(t));
+        if staff.is_none()
+            && app.catalog_staff
+            && let Some((t, _)) = &given
+        {
+            let (a, t) = (app.clone(), t.clone());
+            staff = blocking(move || a.lib.with_catalog(|c| c.staff_by_token(&t)))
+                .await
+                .ok()
+                .flatten()
+                .and_then(|m| Role::parse(&m.role).map(|r| Staff::new(m.name, r)));
+        }
         if let (Some(_), Some((t, TokenFrom::Query))) = (&staff, &given) {
             // The page's own requests carry it from now on (HttpOnly: no script reads it;
             // Strict: no other site's page sends it).
@@ -542,7 +564,11 @@ async fn ghost_of(
         .map(Json)
 }
 
-async fn reports_of(State(app): State<Arc<App>>) -> ApiResult<Json<Value>> {
+async fn reports_of(
+    State(app): State<Arc<App>>,
+    Extension(staff): Extension<Staff>,
+) -> ApiResult<Json<Value>> {
+    desk::needs(&staff, Role::Moderator)?;
     blocking(move || reports::list(&app.lib)).await.map(Json)
 }
 
@@ -646,8 +672,10 @@ struct AuditQuery {
 /// report_id, recording}...]}`, at most 1,000.
 async fn audit_of(
     State(app): State<Arc<App>>,
+    Extension(staff): Extension<Staff>,
     q: Result<Query<AuditQuery>, QueryRejection>,
 ) -> ApiResult<Json<Value>> {
+    desk::needs(&staff, Role::Moderator)?;
     let q = query(q)?;
     blocking(move || {
         let n = q.n.unwrap_or(100).min(1_000);
@@ -656,7 +684,7 @@ async fn audit_of(
             .iter()
             .map(|v| {
                 json!({"at_ms": v.at_ms, "who": v.who, "action": v.action,
-                    "report_id": v.report_id, "recording": v.recording})
+                    "report_id": v.report_id, "recording": v.recording, "detail": v.detail})
             })
             .collect();
         Ok(json!({ "views": views }))
@@ -715,6 +743,96 @@ async fn catalog_top(
     })
     .await
     .map(Json)
+}
+
+/// The reviewers the server knows: its tokens' and the catalog's. Blocking.
+fn reviewers(app: &App) -> ApiResult<Vec<String>> {
+    let mut names: Vec<String> = app
+        .tokens
+        .roles()
+        .filter(|(_, r)| *r == Role::Reviewer)
+        .map(|(n, _)| n.to_string())
+        .collect();
+    if app.catalog_staff {
+        for m in app.lib.with_catalog(|c| c.staff())? {
+            if m.role == Role::Reviewer.as_str() && !names.contains(&m.name) {
+                names.push(m.name);
+            }
+        }
+    }
+    Ok(names)
+}
+
+/// The desk of the caller ([`desk::desk`]).
+async fn desk_of(
+    State(app): State<Arc<App>>,
+    Extension(staff): Extension<Staff>,
+) -> ApiResult<Json<Value>> {
+    blocking(move || {
+        let reviewers = reviewers(&app)?;
+        desk::desk(&app.lib, &staff, &reviewers)
+    })
+    .await
+    .map(Json)
+}
+
+/// A desk write: from the page's own origin, with a JSON body of `T`, done by `f`.
+async fn desk_write<T: Send + 'static>(
+    app: Arc<App>,
+    staff: Staff,
+    headers: &HeaderMap,
+    body: Result<Json<T>, JsonRejection>,
+    f: fn(&super::library::Library, &Staff, &T) -> ApiResult<Value>,
+) -> ApiResult<Json<Value>> {
+    reports::same_origin(headers)?;
+    let Json(b) =
+        body.map_err(|e| ApiError::new(e.status(), format!("bad request: {}", e.body_text())))?;
+    blocking(move || f(&app.lib, &staff, &b)).await.map(Json)
+}
+
+async fn desk_vote(
+    State(app): State<Arc<App>>,
+    Extension(staff): Extension<Staff>,
+    headers: HeaderMap,
+    body: Result<Json<desk::VoteBody>, JsonRejection>,
+) -> ApiResult<Json<Value>> {
+    desk_write(app, staff, &headers, body, desk::vote).await
+}
+
+async fn desk_verdict(
+    State(app): State<Arc<App>>,
+    Extension(staff): Extension<Staff>,
+    headers: HeaderMap,
+    body: Result<Json<desk::VerdictBody>, JsonRejection>,
+) -> ApiResult<Json<Value>> {
+    desk_write(app, staff, &headers, body, desk::decide).await
+}
+
+async fn desk_known(
+    State(app): State<Arc<App>>,
+    Extension(staff): Extension<Staff>,
+    headers: HeaderMap,
+    body: Result<Json<desk::VerdictBody>, JsonRejection>,
+) -> ApiResult<Json<Value>> {
+    desk_write(app, staff, &headers, body, desk::known).await
+}
+
+async fn desk_rule(
+    State(app): State<Arc<App>>,
+    Extension(staff): Extension<Staff>,
+    headers: HeaderMap,
+    body: Result<Json<desk::RuleBody>, JsonRejection>,
+) -> ApiResult<Json<Value>> {
+    desk_write(app, staff, &headers, body, desk::set_rule).await
+}
+
+async fn desk_retention(
+    State(app): State<Arc<App>>,
+    Extension(staff): Extension<Staff>,
+    headers: HeaderMap,
+    body: Result<Json<desk::RetentionBody>, JsonRejection>,
+) -> ApiResult<Json<Value>> {
+    desk_write(app, staff, &headers, body, desk::retention).await
 }
 
 #[cfg(test)]

@@ -1,6 +1,7 @@
 //! `tickreel serve`: an HTTP server (axum on tokio) with a web viewer for recordings, live
-//! recordings, ghost races and shadow-play reports. Nothing it does writes or deletes a
-//! recording; its one write is a moderator's decision on a report, in the catalog.
+//! recordings, ghost races and shadow-play reports. Its writes are the review desk's, in the
+//! catalog (a decision, a vote, a verdict, a rule); the one that deletes recordings is an
+//! admin's retention by verdict ([`desk`]).
 //!
 //! - [`library`]: what is served (a directory, an object-storage prefix, a catalog), name checks.
 //! - [`frames`]: the viewer's stream (frames of a tick range, a seek) made by core playheads.
@@ -11,7 +12,8 @@
 //! - [`ghost`]: a run against a ghost: both paths, the live delta, the splits.
 //! - [`reports`]: the reports inbox, and a moderator's decision on a report (the catalog).
 //! - [`anon`]: anonymous review: a reviewer's answers with pseudonyms for everyone in a report.
-//! - [`staff`]: the named staff tokens, and who a request comes from.
+//! - [`staff`]: the named staff tokens and their roles, and who a request comes from.
+//! - [`desk`]: the review desk: queues, votes, verdicts, calibration, retention by verdict.
 //! - [`audit`]: the audit log of staff views of reports (the catalog, a file).
 //! - [`party`]: watch parties: one member's playback followed by the others, shared bookmarks.
 //! - [`places`]: where the requests that decode run (a few at once, each waiting a bounded time).
@@ -22,6 +24,7 @@ pub mod anon;
 pub mod assets;
 pub mod audit;
 pub mod blocks;
+pub mod desk;
 pub mod error;
 pub mod frames;
 pub mod ghost;
@@ -70,7 +73,12 @@ pub fn run(
     })?;
     listener.set_nonblocking(true)?;
     let bound = listener.local_addr()?;
+    let catalog_staff = match &options.catalog {
+        Some(c) => !c.staff()?.is_empty(),
+        None => false,
+    };
     let app = Arc::new(http::App {
+        catalog_staff,
         lib: library::Library::new(options.root, options.catalog),
         markers: info::Markers::default(),
         terrain: Default::default(),

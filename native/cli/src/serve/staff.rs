@@ -1,5 +1,6 @@
-//! Staff tokens: the named access tokens a server accepts (`--token NAME=TOKEN`, repeated; a
-//! file of `NAME [ROLE] TOKEN` lines; `TICKREEL_TOKEN`). The name says who a request comes
+//! Staff tokens: the named access tokens a server accepts (a file of `NAME [ROLE] TOKEN` lines;
+//! `TICKREEL_TOKEN`'s `NAME[:ROLE]=TOKEN` entries; the catalog's staff, looked up by the server;
+//! never the command line). The name says who a request comes
 //! from — the audit log of report views ([`super::audit`]) and a decision on a report record
 //! it — the token proves it, and the [`Role`] says what the request may do. Tokens are never
 //! printed or put in an error: a mistake is told by the entry's name or line number.
@@ -12,7 +13,7 @@ pub const TOKEN_MAX_CHARS: usize = 256;
 pub const NAME_MAX_CHARS: usize = 64;
 /// Most tokens one server accepts.
 pub const MAX_TOKENS: usize = 1_000;
-/// The name of a token given without one (`--token TOKEN`, as before names).
+/// The name of a token given without one (a bare `TICKREEL_TOKEN`, as before names).
 pub const UNNAMED: &str = "staff";
 
 /// What a member of staff may do. Ordered: each role may do all the roles before it may.
@@ -243,7 +244,7 @@ mod tests {
     #[test]
     fn named_tokens_from_arguments_and_lines() {
         let mut t = StaffTokens::default();
-        t.add_arg(&format!("alice={A}"), "--token").unwrap();
+        t.add_arg(&format!("alice={A}"), "TICKREEL_TOKEN").unwrap();
         t.add_lines(&format!("# staff\n\nbob {B}\n"), "tokens.txt")
             .unwrap();
         assert_eq!(t.who(A), Some(Staff::new("alice", Role::DEFAULT)));
@@ -251,7 +252,8 @@ mod tests {
         assert_eq!(t.who("alice-token-012345678"), None);
         assert_eq!(t.who(""), None);
         let mut bare = StaffTokens::default();
-        bare.add_arg("=just-a-token-0123456789", "--token").unwrap();
+        bare.add_arg("=just-a-token-0123456789", "TICKREEL_TOKEN")
+            .unwrap();
         assert_eq!(
             bare.who("=just-a-token-0123456789"),
             Some(Staff::new(UNNAMED, Role::DEFAULT))

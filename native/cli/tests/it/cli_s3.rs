@@ -164,3 +164,86 @@ fn read_commands_take_an_object_url_and_upload_and_ls_manage_objects() {
     let bad = failed(&server, tickreel(&server, &["ls", "s3://No_Such"]));
     assert!(bad.contains("bucket name"), "{bad}");
 }
+
+/// Retention by verdict on recordings in object storage: `catalog prune --dry-run` lists the
+/// cleared report's object and deletes nothing; `catalog prune` deletes that object and its rows,
+/// and keeps the cheating report's object.
+#[test]
+fn retention_by_verdict_deletes_a_cleared_reports_object() {
+    let server = S3Server::start_lenient();
+    let dir = tempfile::tempdir().unwrap();
+    let db = format!("sqlite:{}", dir.path().join("catalog.db").display());
+    let mut urls = Vec::new();
+    for name in ["cleared.reel", "cheat.reel"] {
+        let local = dir.path().join(name);
+        common::write_reel(
+            &local,
+            &common::checkpoint_run(200, 2),
+            ChunkPolicy::default(),
+        );
+        let url = server.url(&format!("reports/{name}"));
+        ok(tickreel(&server, &["upload", s(&local), &url]));
+        urls.push(url);
+    }
+    let mut ids = Vec::new();
+    for url in &urls {
+        let out = ok(tickreel(
+            &server,
+            &[
+                "catalog",
+                "--db",
+                &db,
+                "--json",
+                "report",
+                "--reported",
+                "6f1c1b5e-0c5a-4c41-9f57-5a4f1f1b2c3d",
+                "--name",
+                "Mallory",
+                "--reporter",
+                "11111111-2222-4333-8444-555555555555",
+                "--reason",
+                "fly",
+                "--recording",
+                url,
+            ],
+        ));
+        let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+        ids.push(v[0]["report"].as_i64().unwrap().to_string());
+    }
+    let desk = |args: &[&str]| {
+        let mut full = vec!["catalog", "--db", &db, "desk"];
+        full.extend(args);
+        ok(tickreel(&server, &full))
+    };
+    desk(&["verdict", &ids[0], "not_cheating", "--by", "ada"]);
+    desk(&["verdict", &ids[1], "cheating", "--by", "ada"]);
+    desk(&["retain", "not_cheating", "0"]);
+    desk(&["retain", "cheating", "keep"]);
+    let listed = |server: &S3Server| -> usize {
+        ok(tickreel(server, &["ls", &server.url("reports/")]))
+            .lines()
+            .count()
+    };
+    assert_eq!(listed(&server), 2);
+    let dry = ok(tickreel(
+        &server,
+        &["catalog", "--db", &db, "prune", "--dry-run"],
+    ));
+    assert!(dry.contains(&format!("would delete {}", urls[0])), "{dry}");
+    assert!(!dry.contains(&urls[1]), "{dry}");
+    assert_eq!(listed(&server), 2, "a dry run deletes nothing");
+    let done = ok(tickreel(&server, &["catalog", "--db", &db, "prune"]));
+    assert!(done.contains(&format!("deleted {}", urls[0])), "{done}");
+    let ls = ok(tickreel(&server, &["ls", &server.url("reports/")]));
+    assert_eq!(ls.lines().count(), 1, "{ls}");
+    assert!(
+        ls.contains("cheat.reel") && !ls.contains("cleared.reel"),
+        "{ls}"
+    );
+    let reports = ok(tickreel(
+        &server,
+        &["catalog", "--db", &db, "--json", "reports"],
+    ));
+    let v: serde_json::Value = serde_json::from_str(&reports).unwrap();
+    assert_eq!(v.as_array().unwrap().len(), 1, "{reports}");
+}

@@ -51,6 +51,7 @@ mod simulate_network;
 mod simulate_runs;
 mod viewer_blocks;
 mod viewer_browser;
+mod viewer_desk;
 mod viewer_moderator;
 mod viewer_network;
 mod viewer_party;

@@ -31,6 +31,7 @@ fn app(dir: &tempfile::TempDir, waits: Waits) -> Arc<App> {
         markers: Default::default(),
         terrain: Default::default(),
         tokens: Default::default(),
+        catalog_staff: false,
         audit: Default::default(),
         loopback_only: true,
         places: Places::new(waits),

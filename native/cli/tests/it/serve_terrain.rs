@@ -70,13 +70,10 @@ fn the_terrain_seen_equals_the_cores_blocks() {
     ]);
     simulate(&plain, 2, 50);
     let token = "terrain-token-terrain-token";
-    let s = Server::start(&[
-        dir.path().to_str().unwrap(),
-        "--listen",
-        "127.0.0.1:0",
-        "--token",
-        token,
-    ]);
+    let s = Server::start_env(
+        &[dir.path().to_str().unwrap(), "--listen", "127.0.0.1:0"],
+        &[("TICKREEL_TOKEN", token)],
+    );
 
     let (st, v) = s.get_with("/api/terrain?rec=t.reel&tick=150", Some(token));
     assert_eq!(st, 200, "{v}");

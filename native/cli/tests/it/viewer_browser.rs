@@ -207,7 +207,7 @@ fn the_viewer_shows_held_runs_with_their_reasons() {
 
 #[test]
 fn the_viewer_opens_through_an_access_token() {
-    // A server started as for remote viewing (`--public --token`), its viewer opened as an
+    // A server started as for remote viewing (`--public`, TICKREEL_TOKEN), its viewer opened as an
     // operator would share it: `/?rec=NAME&token=T`. The page's script and style are requested
     // by the page itself, without the token in their addresses: the cookie the server set with
     // the page carries it. Without it the page stays blank (both answer 401).
@@ -215,14 +215,15 @@ fn the_viewer_opens_through_an_access_token() {
     let sim = dir.path().join("sim.reel");
     simulate(&sim, 3, 200);
     let token = "a-token-of-sufficient-length";
-    let s = Server::start(&[
-        dir.path().to_str().unwrap(),
-        "--listen",
-        "127.0.0.1:0",
-        "--public",
-        "--token",
-        token,
-    ]);
+    let s = Server::start_env(
+        &[
+            dir.path().to_str().unwrap(),
+            "--listen",
+            "127.0.0.1:0",
+            "--public",
+        ],
+        &[("TICKREEL_TOKEN", token)],
+    );
     assert_eq!(s.get("/viewer.js").0, 401, "the script without a token");
     let mut b = browser();
     b.open(&format!("{}/?rec=sim.reel&token={token}", s.base))

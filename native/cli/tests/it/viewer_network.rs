@@ -328,11 +328,17 @@ fn staff_tokens_have_names_and_every_view_of_a_report_is_logged() {
     let alice = "alice-secret-token-0123";
     let bob = "bob-secret-token-456789";
     let tokens = root.join("tokens.txt");
-    std::fs::write(&tokens, format!("# staff\nbob {bob}\n")).unwrap();
+    std::fs::write(
+        &tokens,
+        format!("# staff\nbob {bob}\nalice moderator {alice}\n"),
+    )
+    .unwrap();
     let audit = root.join("audit.jsonl");
 
     // a short token is refused, and the refusal does not show it
-    let short = tickreel(&["serve", ".", "--token", "carol=tooshort-123"]);
+    let short = root.join("short.txt");
+    std::fs::write(&short, "carol tooshort-123\n").unwrap();
+    let short = tickreel(&["serve", ".", "--tokens-file", short.to_str().unwrap()]);
     assert!(!short.status.success());
     let said = String::from_utf8_lossy(&short.stderr);
     assert!(
@@ -346,8 +352,6 @@ fn staff_tokens_have_names_and_every_view_of_a_report_is_logged() {
         "127.0.0.1:0",
         "--catalog",
         &db,
-        "--token",
-        &format!("alice={alice}"),
         "--tokens-file",
         tokens.to_str().unwrap(),
         "--audit-log",

@@ -320,7 +320,8 @@
 
   // ---- the reports inbox --------------------------------------------------------------------
   async function loadInbox() {
-    if (!S.hasCatalog) return;
+    // a reviewer works from the review desk's queue (/desk): the inbox is moderators'
+    if (!S.hasCatalog || S.role === 'reviewer') return;
     const res = await getJson('reports');
     S.inbox = res.reports;
     $('inbox-section').hidden = false;
@@ -937,6 +938,7 @@
     S.list = res.recordings; S.catalog = res.catalog; S.hasCatalog = res.has_catalog;
     $('root').textContent = res.root + (res.truncated ? ' (the first ' + res.recordings.length + ' only)' : '');
     S.staff = res.staff || null;
+    S.role = res.role || null;
     S.entries = List.entries(res);
     // the servers the list names, as filter choices (the chosen one kept)
     const sv = $('list-server'), chosen = sv.value;
