@@ -42,10 +42,10 @@
  * Index (line numbers in this file).
  *   Constants and result codes first; then each area, the error channel first: its
  *   handles and structs, then its functions:
- *   Errors and the library: line 598
+ *   Errors and the library: line 612
  *      tickreel_handle_count, tickreel_last_error, tickreel_last_error_message,
  *      tickreel_last_error_code, tickreel_result_name, tickreel_version, tickreel_features
- *   Tick batches (TickreelBatch): line 675
+ *   Tick batches (TickreelBatch): line 689
  *      tickreel_batch_new, tickreel_batch_free, tickreel_batch_clear, tickreel_batch_event_count,
  *      tickreel_batch_bytes, tickreel_batch_add_entity, tickreel_batch_remove_entity,
  *      tickreel_batch_add_pose, tickreel_batch_add_position, tickreel_batch_add_rotation,
@@ -55,19 +55,33 @@
  *      tickreel_batch_attack, tickreel_batch_use, tickreel_batch_use_on_entity,
  *      tickreel_batch_use_on_block, tickreel_batch_damage, tickreel_batch_health,
  *      tickreel_batch_equipment, tickreel_batch_chat, tickreel_batch_custom_at
- *   Live recording (TickreelEngine, TickreelRecorder, TickreelFinishHandle): line 1087
+ *   Live recording (TickreelEngine, TickreelRecorder, TickreelFinishHandle): line 1101
  *      tickreel_engine_options_default, tickreel_engine_new, tickreel_engine_free,
- *      tickreel_engine_stats, tickreel_recorder_options_default, tickreel_recorder_start,
- *      tickreel_recorder_start_on, tickreel_recorder_free, tickreel_recorder_submit_tick,
- *      tickreel_recorder_submit_batch, tickreel_recorder_player_left,
- *      tickreel_recorder_offer_snapshot, tickreel_recorder_offer_terrain,
- *      tickreel_recorder_register_entity, tickreel_recorder_register_event_type,
- *      tickreel_recorder_register_name, tickreel_recorder_set_user_metadata,
- *      tickreel_recorder_flush, tickreel_recorder_stats, tickreel_recorder_wait_resumed,
- *      tickreel_recorder_status, tickreel_recorder_finish, tickreel_recorder_abort,
- *      tickreel_finish_handle_poll, tickreel_finish_handle_wait, tickreel_finish_handle_free,
- *      tickreel_recorder_finish_upload, tickreel_recorder_ship_live
- *   Ghosts (TickreelGhost, TickreelGhostLoad, TickreelGhostCursor, TickreelLiveDelta): line 1927
+ *      tickreel_engine_stats, tickreel_recorder_start, tickreel_recorder_start_on,
+ *      tickreel_recorder_free, tickreel_recorder_submit_tick, tickreel_recorder_submit_batch,
+ *      tickreel_recorder_player_left, tickreel_recorder_offer_snapshot,
+ *      tickreel_recorder_offer_terrain, tickreel_recorder_register_entity,
+ *      tickreel_recorder_register_event_type, tickreel_recorder_register_name,
+ *      tickreel_recorder_set_user_metadata, tickreel_recorder_flush, tickreel_recorder_stats,
+ *      tickreel_recorder_wait_resumed, tickreel_recorder_status, tickreel_recorder_finish,
+ *      tickreel_recorder_abort, tickreel_finish_handle_poll, tickreel_finish_handle_wait,
+ *      tickreel_finish_handle_free, tickreel_recorder_finish_upload, tickreel_recorder_ship_live,
+ *      tickreel_recorder_options_new, tickreel_recorder_options_free,
+ *      tickreel_recorder_options_set_tick_rate_millihz,
+ *      tickreel_recorder_options_set_game_data_version, tickreel_recorder_options_set_timestamp_ms,
+ *      tickreel_recorder_options_set_world_id, tickreel_recorder_options_set_world_version,
+ *      tickreel_recorder_options_set_dictionary_id, tickreel_recorder_options_set_chunk_ticks,
+ *      tickreel_recorder_options_set_chunk_bytes, tickreel_recorder_options_set_snapshot_interval,
+ *      tickreel_recorder_options_set_zstd_level, tickreel_recorder_options_set_flush_interval_ms,
+ *      tickreel_recorder_options_set_flush_max_pending_bytes,
+ *      tickreel_recorder_options_set_flush_on_player_leave,
+ *      tickreel_recorder_options_set_backpressure, tickreel_recorder_options_set_block_deadline_ms,
+ *      tickreel_recorder_options_set_compaction_zstd_level,
+ *      tickreel_recorder_options_set_compaction_chunk_ticks,
+ *      tickreel_recorder_options_set_compaction_verify,
+ *      tickreel_recorder_options_set_max_batch_bytes, tickreel_recorder_options_set_overwrite,
+ *      tickreel_recorder_options_set_on_existing
+ *   Ghosts (TickreelGhost, TickreelGhostLoad, TickreelGhostCursor, TickreelLiveDelta): line 2051
  *      tickreel_ghost_load, tickreel_ghost_load_from_reader, tickreel_ghost_free,
  *      tickreel_ghost_info, tickreel_ghost_splits, tickreel_ghost_cursor_new,
  *      tickreel_ghost_cursor_free, tickreel_ghost_cursor_sample,
@@ -75,7 +89,7 @@
  *      tickreel_live_delta_update, tickreel_live_delta_set_time_shift, tickreel_live_delta_reset,
  *      tickreel_ghost_load_async, tickreel_ghost_load_poll, tickreel_ghost_load_take,
  *      tickreel_ghost_load_free, tickreel_ghost_load_async_url
- *   Playback (TickreelPlayhead): line 2339
+ *   Playback (TickreelPlayhead): line 2463
  *      tickreel_playhead_open_url, tickreel_playhead_follow_url, tickreel_playhead_open,
  *      tickreel_playhead_follow, tickreel_playhead_free, tickreel_playhead_current,
  *      tickreel_playhead_advance, tickreel_playhead_prepare, tickreel_playhead_seek,
@@ -85,35 +99,35 @@
  *      tickreel_playhead_removed, tickreel_playhead_added, tickreel_playhead_world,
  *      tickreel_playhead_world_snapshot, tickreel_playhead_world_events,
  *      tickreel_playhead_world_state, tickreel_playhead_world_changes
- *   Reading recordings (TickreelReader): line 2900
+ *   Reading recordings (TickreelReader): line 3024
  *      tickreel_reader_open_url, tickreel_reader_open, tickreel_reader_free,
  *      tickreel_reader_tick_count, tickreel_reader_first_tick, tickreel_reader_last_tick,
  *      tickreel_reader_chunk_count, tickreel_reader_tick_rate, tickreel_reader_metadata,
  *      tickreel_reader_seek, tickreel_reader_ticks, tickreel_reader_verify,
  *      tickreel_reader_palette_name, tickreel_reader_world_at
- *   Decoded events (TickreelEvents): line 3153
+ *   Decoded events (TickreelEvents): line 3277
  *      tickreel_events_decode, tickreel_events_free, tickreel_events_count, tickreel_events_get
- *   The world at a tick (TickreelWorldState): line 3361
+ *   The world at a tick (TickreelWorldState): line 3485
  *      tickreel_world_state_free, tickreel_world_state_info, tickreel_world_state_blocks,
  *      tickreel_world_state_block, tickreel_world_state_block_entities,
  *      tickreel_world_state_entities, tickreel_world_state_equipment,
  *      tickreel_world_state_terrain_sections
- *   Shadow play (TickreelShadowBuffer): line 3635
+ *   Shadow play (TickreelShadowBuffer): line 3759
  *      tickreel_shadow_buffer_report_upload, tickreel_shadow_options_default,
  *      tickreel_report_options_default, tickreel_shadow_buffer_start,
  *      tickreel_shadow_buffer_start_on, tickreel_shadow_buffer_report,
  *      tickreel_shadow_buffer_report_uuid, tickreel_shadow_buffer_stats,
  *      tickreel_shadow_buffer_attached, tickreel_shadow_buffer_free
- *   Writing recordings (TickreelReelWriter): line 4013
+ *   Writing recordings (TickreelReelWriter): line 4135
  *      tickreel_reel_options_default, tickreel_reel_writer_create, tickreel_reel_writer_free,
  *      tickreel_reel_writer_write_tick, tickreel_reel_writer_write_batch,
  *      tickreel_reel_writer_offer_snapshot, tickreel_reel_writer_offer_terrain,
  *      tickreel_reel_writer_register_entity, tickreel_reel_writer_register_event_type,
  *      tickreel_reel_writer_register_name, tickreel_reel_writer_set_user_metadata,
  *      tickreel_reel_writer_finish
- *   Compression dictionaries: line 4264
+ *   Compression dictionaries: line 4386
  *      tickreel_dictionary_register, tickreel_dictionary_is_registered
- *   Object storage (TickreelObjectOptions, TickreelPendingUpload, TickreelLiveShipper; Cargo feature "object"): line 4295
+ *   Object storage (TickreelObjectOptions, TickreelPendingUpload, TickreelLiveShipper; Cargo feature "object"): line 4417
  *      tickreel_object_options_new, tickreel_object_options_free,
  *      tickreel_object_options_set_endpoint, tickreel_object_options_set_region,
  *      tickreel_object_options_set_credentials, tickreel_object_options_set_allow_http,
@@ -121,7 +135,7 @@
  *      tickreel_pending_upload_poll, tickreel_pending_upload_bytes, tickreel_pending_upload_free,
  *      tickreel_live_shipper_stats, tickreel_live_shipper_ship_now, tickreel_live_shipper_finish,
  *      tickreel_live_shipper_free
- *   Catalog (TickreelCatalog, TickreelCatalogCall; Cargo feature "catalog"): line 4525
+ *   Catalog (TickreelCatalog, TickreelCatalogCall; Cargo feature "catalog"): line 4647
  *      tickreel_catalog_open, tickreel_catalog_free, tickreel_catalog_register,
  *      tickreel_catalog_top, tickreel_catalog_personal_best, tickreel_catalog_around,
  *      tickreel_catalog_recent, tickreel_catalog_sum_of_best, tickreel_catalog_load_ghost,
@@ -176,39 +190,6 @@
 #define TICKREEL_FLAG_GLIDING (1 << 4)
 
 /**
- * `TickreelRecorderOptions.backpressure`: when the writer falls behind, wait up to
- * `block_deadline_ms` for room (default 1 ms), then drop the tick (counted, recorded as a gap)
- * and return `TICKREEL_RESULT_BACKPRESSURE`. The default.
- */
-#define TICKREEL_BACKPRESSURE_BLOCK 0
-
-/**
- * `TickreelRecorderOptions.backpressure`: when the writer falls behind, drop the tick at once
- * (counted, recorded as a gap); `tickreel_recorder_submit_tick` returns `TICKREEL_RESULT_OK`
- * and sets `*out_dropped` to true.
- */
-#define TICKREEL_BACKPRESSURE_DROP 1
-
-/**
- * `TickreelRecorderOptions.on_existing`: continue a live recording of the path (a stopped or
- * crashed server's) after its last tick; a tick at or before it is refused.
- */
-#define TICKREEL_ON_EXISTING_RESUME 0
-
-/**
- * `TickreelRecorderOptions.on_existing`: keep a live recording of the path aside (its live
- * directory renamed to that of `STEM.previous-N.EXT`, never deleted; `tickreel recover` finishes
- * it) and start a new one, whose ticks may start again at 0. The default.
- */
-#define TICKREEL_ON_EXISTING_START_FRESH 1
-
-/**
- * `TickreelRecorderOptions.on_existing`: refuse to start where a live recording of the path
- * exists (`TICKREEL_RESULT_IO`, "already exists", naming the live directory).
- */
-#define TICKREEL_ON_EXISTING_REFUSE 2
-
-/**
  * `TickreelReportOptions::chat`: the reported player's lines (any channel) and the public lines
  * of players within the radius at the tick they sent them (the default).
  */
@@ -258,6 +239,39 @@
  * `TickreelGhostSample.state`: at or after the finish; the ghost stays at its last pose.
  */
 #define TICKREEL_GHOST_FINISHED 2
+
+/**
+ * `tickreel_recorder_options_set_backpressure`: when the writer falls behind, wait up to the
+ * block deadline for room (default 1 ms), then drop the tick (counted, recorded as a gap) and
+ * return `TICKREEL_RESULT_BACKPRESSURE`. The default.
+ */
+#define TICKREEL_BACKPRESSURE_BLOCK 0
+
+/**
+ * `tickreel_recorder_options_set_backpressure`: when the writer falls behind, drop the tick at
+ * once (counted, recorded as a gap); `tickreel_recorder_submit_tick` returns `TICKREEL_RESULT_OK`
+ * and sets `*out_dropped` to true.
+ */
+#define TICKREEL_BACKPRESSURE_DROP 1
+
+/**
+ * `tickreel_recorder_options_set_on_existing`: continue a live recording of the path (a stopped
+ * or crashed server's) after its last tick; a tick at or before it is refused.
+ */
+#define TICKREEL_ON_EXISTING_RESUME 0
+
+/**
+ * `tickreel_recorder_options_set_on_existing`: keep a live recording of the path aside (its live
+ * directory renamed to that of `STEM.previous-N.EXT`, never deleted; `tickreel recover` finishes
+ * it) and start a new one, whose ticks may start again at 0. The default.
+ */
+#define TICKREEL_ON_EXISTING_START_FRESH 1
+
+/**
+ * `tickreel_recorder_options_set_on_existing`: refuse to start where a live recording of the path
+ * exists (`TICKREEL_RESULT_IO`, "already exists", naming the live directory).
+ */
+#define TICKREEL_ON_EXISTING_REFUSE 2
 
 /**
  * `TickreelUpdate::motion`: the position did not change (paused, a slow speed between two
@@ -1128,6 +1142,14 @@ typedef struct TickreelPendingUpload TickreelPendingUpload;
 typedef struct TickreelRecorder TickreelRecorder;
 
 /**
+ * A recording's options being built. Opaque: create with `tickreel_recorder_options_new`, change
+ * with the `tickreel_recorder_options_set_*` functions, pass to `tickreel_recorder_start` (NULL
+ * there: the defaults), release with `tickreel_recorder_options_free`. The pointer is a handle,
+ * not an address.
+ */
+typedef struct TickreelRecorderOptions TickreelRecorderOptions;
+
+/**
  * Options of `tickreel_engine_new`. Fill with `tickreel_engine_options_default`, then change
  * what you need.
  */
@@ -1212,108 +1234,6 @@ typedef struct TickreelEngineStats {
      */
     uint64_t syncs;
 } TickreelEngineStats;
-
-/**
- * Options of `tickreel_recorder_start`. Fill with `tickreel_recorder_options_default`, then
- * change what you need. Flag fields are `uint32_t`: 0 is false, any other value true.
- */
-typedef struct TickreelRecorderOptions {
-    /**
-     * Ticks per second times 1000 (default 20000: 20 ticks/s). Must be > 0.
-     */
-    uint32_t tick_rate_millihz;
-    /**
-     * The game's own data version (e.g. a Minecraft data version), opaque to tickreel.
-     */
-    uint32_t game_data_version;
-    /**
-     * Unix milliseconds when the recording started.
-     */
-    int64_t timestamp_ms;
-    /**
-     * World identity, opaque to tickreel (e.g. a UUID).
-     */
-    uint8_t world_id[16];
-    /**
-     * World version, opaque to tickreel.
-     */
-    uint8_t world_version[16];
-    /**
-     * Zstd dictionary id (0: none) the live segments and the compacted file are compressed
-     * with; a non-zero id must have been registered (`tickreel_dictionary_register`).
-     */
-    uint16_t dictionary_id;
-    /**
-     * Most ticks one live chunk spans (default 100). 1 to 1048576.
-     */
-    uint32_t chunk_ticks;
-    /**
-     * Ticks between snapshots (default 600). Must be > 0.
-     */
-    uint32_t snapshot_interval;
-    /**
-     * Zstd level of the live segments (default 3: fast).
-     */
-    int32_t zstd_level;
-    /**
-     * Flush at least this often while ticks arrive, in milliseconds (default 5000). Must be > 0.
-     */
-    uint32_t flush_interval_ms;
-    /**
-     * Flush once this many compressed bytes are waiting (default 256 KiB). Must be > 0.
-     */
-    size_t flush_max_pending_bytes;
-    /**
-     * Flush when a player leaves (a `PlayerLeave` event or `tickreel_recorder_player_left`)
-     * (default 1).
-     */
-    uint32_t flush_on_player_leave;
-    /**
-     * `TICKREEL_BACKPRESSURE_BLOCK` (default) or `TICKREEL_BACKPRESSURE_DROP`. When the writer
-     * falls behind, the default holds the calling thread about 1 ms at most (2% of a 50 ms
-     * tick), then drops the tick: counted (`dropped_ticks` in the recorder's and the engine's
-     * stats), recorded as a gap in the recording, and returned as
-     * `TICKREEL_RESULT_BACKPRESSURE`.
-     */
-    uint32_t backpressure;
-    /**
-     * With `TICKREEL_BACKPRESSURE_BLOCK`: the longest `tickreel_recorder_submit_tick` waits for
-     * room, in milliseconds (default 1; the call returns within about this + 1 ms). A whole
-     * tick (50) or more lets a stalled writer stall the server.
-     */
-    uint32_t block_deadline_ms;
-    /**
-     * Zstd level of the final compacted file (default 9).
-     */
-    int32_t compaction_zstd_level;
-    /**
-     * Most ticks a chunk of the final compacted file spans (default 12000; chunks are cut sooner
-     * at 64 KiB of payload). 1 to 1048576.
-     */
-    uint32_t compaction_chunk_ticks;
-    /**
-     * Read the final file back and check it before reporting the finish done (default 1).
-     */
-    uint32_t compaction_verify;
-    /**
-     * Largest accepted tick batch in bytes (default 1 MiB). Must be >= 2.
-     */
-    size_t max_batch_bytes;
-    /**
-     * Replace an existing finished file at the path instead of refusing (default 0). A live
-     * recording of the path is `on_existing`'s (with `TICKREEL_ON_EXISTING_RESUME`, resumed,
-     * and its finish replaces the file).
-     */
-    uint32_t overwrite;
-    /**
-     * What starting does with a live recording of the path (a stopped or crashed server's):
-     * `TICKREEL_ON_EXISTING_START_FRESH` (default: kept aside as `STEM.previous-N.EXT`, never
-     * lost, and a new recording starts, so ticks may start again at 0),
-     * `TICKREEL_ON_EXISTING_RESUME` (continue it after its last tick) or
-     * `TICKREEL_ON_EXISTING_REFUSE`.
-     */
-    uint32_t on_existing;
-} TickreelRecorderOptions;
 
 /**
  * One chunk section: 16×16×16 blocks at section position (`cx`, `cy`, `cz`) (block
@@ -1461,19 +1381,6 @@ TickreelResult tickreel_engine_stats(struct TickreelEngine *engine,
                                      struct TickreelEngineStats *out_stats);
 
 /**
- * Fills `*out_options` with the recorder defaults (20 ticks/s, 100-tick live chunks at zstd
- * level 3, a snapshot every 600 ticks, flush every 5 s / 256 KiB / on player leave, block up to
- * 50 ms under backpressure, compaction at zstd level 9 with verification, batches up to 1 MiB,
- * no overwrite).
- *
- * Thread safety: any thread.
- *
- * # Safety
- * `out_options` must be NULL or point to writable storage for one `TickreelRecorderOptions`.
- */
-TickreelResult tickreel_recorder_options_default(struct TickreelRecorderOptions *out_options);
-
-/**
  * Starts recording into the final file `path` (a NUL-terminated path in the platform's
  * encoding). While recording, the data lives in a directory next to `path` (metadata file +
  * append-only segments, durable at each flush); `tickreel_recorder_finish` compacts it into
@@ -1484,7 +1391,8 @@ TickreelResult tickreel_recorder_options_default(struct TickreelRecorderOptions 
  * `TICKREEL_ON_EXISTING_RESUME` the recording is resumed (recovered on a thread of its own, the
  * call returns at once; `tickreel_recorder_wait_resumed` says where it ends): ticks must continue
  * after its last tick. A fresh recording costs a few `stat` calls and no file.
- * `options` may be NULL for the defaults of `tickreel_recorder_options_default`. Stores the
+ * `options` (from `tickreel_recorder_options_new`, read here and kept by the caller) may be NULL
+ * for the defaults. Stores the
  * recorder's handle in `*out_recorder` (NULL on failure, when it can be written).
  *
  * Returns `TICKREEL_RESULT_INVALID_ARGUMENT` for an empty path or an invalid option,
@@ -1504,11 +1412,10 @@ TickreelResult tickreel_recorder_options_default(struct TickreelRecorderOptions 
  * # Safety
  * `out_recorder` must be NULL or point to writable storage for one `TickreelRecorder` pointer.
  * `path` must be NULL or a NUL-terminated string (NULL is refused).
- * `options` must be NULL or point to a readable `TickreelRecorderOptions`.
  */
 TickreelResult tickreel_recorder_start(struct TickreelEngine *engine,
                                        const char *path,
-                                       const struct TickreelRecorderOptions *options,
+                                       struct TickreelRecorderOptions *options,
                                        struct TickreelRecorder **out_recorder);
 
 /**
@@ -1526,12 +1433,11 @@ TickreelResult tickreel_recorder_start(struct TickreelEngine *engine,
  * `out_recorder` must be NULL or point to writable storage for one `TickreelRecorder` pointer.
  * `server` must be NULL or a NUL-terminated string.
  * `path` must be NULL or a NUL-terminated string (NULL is refused).
- * `options` must be NULL or point to a readable `TickreelRecorderOptions`.
  */
 TickreelResult tickreel_recorder_start_on(struct TickreelEngine *engine,
                                           const char *server,
                                           const char *path,
-                                          const struct TickreelRecorderOptions *options,
+                                          struct TickreelRecorderOptions *options,
                                           struct TickreelRecorder **out_recorder);
 
 /**
@@ -1923,6 +1829,224 @@ TickreelResult tickreel_recorder_ship_live(struct TickreelRecorder *recorder,
                                            struct TickreelObjectOptions *options,
                                            uint32_t interval_ms,
                                            struct TickreelLiveShipper **out_shipper);
+
+/**
+ * Creates a recording's options with the defaults (20 ticks/s, 100-tick live chunks at zstd
+ * level 3, a snapshot every 600 ticks, flush every 5 s / 256 KiB / on player leave, block up to
+ * 1 ms under backpressure, start fresh where a live recording exists, compaction at zstd level 9
+ * with verification, batches up to 1 MiB, no overwrite), into `*out_options`. Change them with
+ * the `tickreel_recorder_options_set_*` functions, pass them to `tickreel_recorder_start` (which
+ * reads them: one options handle may start many recordings) and free them with
+ * `tickreel_recorder_options_free`.
+ *
+ * Thread safety: any thread; options may be set from several threads (each setter is atomic)
+ * and read by a start on another.
+ *
+ * # Safety
+ * `out_options` must be NULL or point to writable storage for one `TickreelRecorderOptions` pointer.
+ */
+TickreelResult tickreel_recorder_options_new(struct TickreelRecorderOptions **out_options);
+
+/**
+ * Frees recorder options (recordings started with them keep their copy). NULL is a no-op.
+ *
+ * Thread safety: any thread.
+ */
+TickreelResult tickreel_recorder_options_free(struct TickreelRecorderOptions *options);
+
+/**
+ * The game's tick rate in ticks per second times 1000 (default 20000: 20 ticks/s). Must be > 0.
+ *
+ * Thread safety: any thread.
+ */
+TickreelResult tickreel_recorder_options_set_tick_rate_millihz(struct TickreelRecorderOptions *options,
+                                                               uint32_t tick_rate_millihz);
+
+/**
+ * The game's own data version (e.g. a Minecraft data version), opaque to tickreel (default 0).
+ *
+ * Thread safety: any thread.
+ */
+TickreelResult tickreel_recorder_options_set_game_data_version(struct TickreelRecorderOptions *options,
+                                                               uint32_t game_data_version);
+
+/**
+ * When the recording started, in Unix milliseconds (default 0).
+ *
+ * Thread safety: any thread.
+ */
+TickreelResult tickreel_recorder_options_set_timestamp_ms(struct TickreelRecorderOptions *options,
+                                                          int64_t timestamp_ms);
+
+/**
+ * The world's identity, opaque to tickreel (e.g. a UUID): 16 bytes, NULL for all zero (the
+ * default).
+ *
+ * Thread safety: any thread.
+ *
+ * # Safety
+ * `world_id` must be NULL or point to 16 readable bytes.
+ */
+TickreelResult tickreel_recorder_options_set_world_id(struct TickreelRecorderOptions *options,
+                                                      const uint8_t *world_id);
+
+/**
+ * The world's version, opaque to tickreel: 16 bytes, NULL for all zero (the default).
+ *
+ * Thread safety: any thread.
+ *
+ * # Safety
+ * `world_version` must be NULL or point to 16 readable bytes.
+ */
+TickreelResult tickreel_recorder_options_set_world_version(struct TickreelRecorderOptions *options,
+                                                           const uint8_t *world_version);
+
+/**
+ * The zstd dictionary (1 to 65535; 0 for none, the default) the live segments and the compacted
+ * file are compressed with; it must have been registered (`tickreel_dictionary_register`).
+ *
+ * Thread safety: any thread.
+ */
+TickreelResult tickreel_recorder_options_set_dictionary_id(struct TickreelRecorderOptions *options,
+                                                           uint32_t dictionary_id);
+
+/**
+ * Most ticks one live chunk spans (default 100). 1 to 1048576.
+ *
+ * Thread safety: any thread.
+ */
+TickreelResult tickreel_recorder_options_set_chunk_ticks(struct TickreelRecorderOptions *options,
+                                                         uint32_t chunk_ticks);
+
+/**
+ * Cut a live chunk once its uncompressed payload reaches about this many bytes (default 1 MiB).
+ * Must be > 0.
+ *
+ * Thread safety: any thread.
+ */
+TickreelResult tickreel_recorder_options_set_chunk_bytes(struct TickreelRecorderOptions *options,
+                                                         size_t chunk_bytes);
+
+/**
+ * Ticks between snapshots (default 600). Must be > 0.
+ *
+ * Thread safety: any thread.
+ */
+TickreelResult tickreel_recorder_options_set_snapshot_interval(struct TickreelRecorderOptions *options,
+                                                               uint32_t snapshot_interval);
+
+/**
+ * Zstd level of the live segments, -7 to 22 (default 3: fast).
+ *
+ * Thread safety: any thread.
+ */
+TickreelResult tickreel_recorder_options_set_zstd_level(struct TickreelRecorderOptions *options,
+                                                        int32_t zstd_level);
+
+/**
+ * Flush at least this often while ticks arrive, in milliseconds (default 5000). Must be > 0.
+ *
+ * Thread safety: any thread.
+ */
+TickreelResult tickreel_recorder_options_set_flush_interval_ms(struct TickreelRecorderOptions *options,
+                                                               uint64_t flush_interval_ms);
+
+/**
+ * Flush once this many compressed bytes are waiting (default 256 KiB). Must be > 0.
+ *
+ * Thread safety: any thread.
+ */
+TickreelResult tickreel_recorder_options_set_flush_max_pending_bytes(struct TickreelRecorderOptions *options,
+                                                                     size_t flush_max_pending_bytes);
+
+/**
+ * Flush when a player leaves (a `PlayerLeave` event or `tickreel_recorder_player_left`)
+ * (default true).
+ *
+ * Thread safety: any thread.
+ */
+TickreelResult tickreel_recorder_options_set_flush_on_player_leave(struct TickreelRecorderOptions *options,
+                                                                   bool flush_on_player_leave);
+
+/**
+ * `TICKREEL_BACKPRESSURE_BLOCK` (the default) or `TICKREEL_BACKPRESSURE_DROP`. When the writer
+ * falls behind, the default holds the calling thread up to the block deadline (1 ms: 2% of a
+ * 50 ms tick), then drops the tick: counted (`dropped_ticks` in the recorder's and the engine's
+ * stats), recorded as a gap in the recording, and returned as `TICKREEL_RESULT_BACKPRESSURE`.
+ *
+ * Returns `TICKREEL_RESULT_INVALID_ARGUMENT` for another value.
+ *
+ * Thread safety: any thread.
+ */
+TickreelResult tickreel_recorder_options_set_backpressure(struct TickreelRecorderOptions *options,
+                                                          uint32_t backpressure);
+
+/**
+ * With `TICKREEL_BACKPRESSURE_BLOCK`: the longest `tickreel_recorder_submit_tick` waits for
+ * room, in milliseconds (default 1; the call returns within about this + 1 ms). A whole tick (50)
+ * or more lets a stalled writer stall the server.
+ *
+ * Thread safety: any thread.
+ */
+TickreelResult tickreel_recorder_options_set_block_deadline_ms(struct TickreelRecorderOptions *options,
+                                                               uint64_t block_deadline_ms);
+
+/**
+ * Zstd level of the final compacted file, -7 to 22 (default 9).
+ *
+ * Thread safety: any thread.
+ */
+TickreelResult tickreel_recorder_options_set_compaction_zstd_level(struct TickreelRecorderOptions *options,
+                                                                   int32_t compaction_zstd_level);
+
+/**
+ * Most ticks a chunk of the final compacted file spans (default 12000; chunks are cut sooner at
+ * 64 KiB of payload). 1 to 1048576.
+ *
+ * Thread safety: any thread.
+ */
+TickreelResult tickreel_recorder_options_set_compaction_chunk_ticks(struct TickreelRecorderOptions *options,
+                                                                    uint32_t compaction_chunk_ticks);
+
+/**
+ * Read the final file back and check it before reporting the finish done (default true).
+ *
+ * Thread safety: any thread.
+ */
+TickreelResult tickreel_recorder_options_set_compaction_verify(struct TickreelRecorderOptions *options,
+                                                               bool compaction_verify);
+
+/**
+ * Largest accepted tick batch in bytes (default 1 MiB). At least 2 (an empty tick), at most the
+ * format's limit for one tick.
+ *
+ * Thread safety: any thread.
+ */
+TickreelResult tickreel_recorder_options_set_max_batch_bytes(struct TickreelRecorderOptions *options,
+                                                             size_t max_batch_bytes);
+
+/**
+ * Replace an existing finished file at the path instead of refusing (default false). A live
+ * recording of the path is `on_existing`'s (with `TICKREEL_ON_EXISTING_RESUME`, resumed, and its
+ * finish replaces the file).
+ *
+ * Thread safety: any thread.
+ */
+TickreelResult tickreel_recorder_options_set_overwrite(struct TickreelRecorderOptions *options,
+                                                       bool overwrite);
+
+/**
+ * What starting does with a live recording of the path (a stopped or crashed server's):
+ * `TICKREEL_ON_EXISTING_START_FRESH` (the default: kept aside as `STEM.previous-N.EXT`, never
+ * lost, and a new recording starts, so ticks may start again at 0), `TICKREEL_ON_EXISTING_RESUME`
+ * (continue it after its last tick) or `TICKREEL_ON_EXISTING_REFUSE`.
+ *
+ * Returns `TICKREEL_RESULT_INVALID_ARGUMENT` for another value.
+ *
+ * Thread safety: any thread.
+ */
+TickreelResult tickreel_recorder_options_set_on_existing(struct TickreelRecorderOptions *options,
+                                                         uint32_t on_existing);
 
 /* ---- Ghosts (TickreelGhost, TickreelGhostLoad, TickreelGhostCursor, TickreelLiveDelta) ---- */
 
@@ -3849,9 +3973,9 @@ TickreelResult tickreel_report_options_default(struct TickreelReportOptions *out
  * chunks). With `path` NULL it is written nowhere but the buffer (blocks of
  * `shadow_options->block_ticks`): its recorder's `tickreel_recorder_finish` returns
  * `TICKREEL_RESULT_INVALID_STATE`; end it with `tickreel_recorder_free` or `_abort`. Either way
- * `tickreel_recorder_player_left` starts a player's grace period. `recorder_options` and
- * `shadow_options` may be NULL for the defaults of `tickreel_recorder_options_default` and
- * `tickreel_shadow_options_default`. On failure both outputs are set to NULL (when they can be
+ * `tickreel_recorder_player_left` starts a player's grace period. `recorder_options` (from
+ * `tickreel_recorder_options_new`) and `shadow_options` may be NULL for the defaults (those of
+ * `tickreel_shadow_options_default` for the latter). On failure both outputs are set to NULL (when they can be
  * written).
  *
  * The two handles are freed separately. Freeing the shadow does not end the stream: the recorder
@@ -3870,12 +3994,11 @@ TickreelResult tickreel_report_options_default(struct TickreelReportOptions *out
  * `out_recorder` must be NULL or point to writable storage for one `*mut TickreelRecorder`.
  * `out_shadow` must be NULL or point to writable storage for one `*mut TickreelShadowBuffer`.
  * `path` must be NULL or a NUL-terminated string.
- * `recorder_options` must be NULL or point to a readable `TickreelRecorderOptions`.
  * `shadow_options` must be NULL or point to a readable `TickreelShadowOptions`.
  */
 TickreelResult tickreel_shadow_buffer_start(struct TickreelEngine *engine,
                                             const char *path,
-                                            const struct TickreelRecorderOptions *recorder_options,
+                                            struct TickreelRecorderOptions *recorder_options,
                                             const struct TickreelShadowOptions *shadow_options,
                                             struct TickreelRecorder **out_recorder,
                                             struct TickreelShadowBuffer **out_shadow);
@@ -3894,13 +4017,12 @@ TickreelResult tickreel_shadow_buffer_start(struct TickreelEngine *engine,
  * `out_shadow` must be NULL or point to writable storage for one `*mut TickreelShadowBuffer`.
  * `server` must be NULL or a NUL-terminated string.
  * `path` must be NULL or a NUL-terminated string.
- * `recorder_options` must be NULL or point to a readable `TickreelRecorderOptions`.
  * `shadow_options` must be NULL or point to a readable `TickreelShadowOptions`.
  */
 TickreelResult tickreel_shadow_buffer_start_on(struct TickreelEngine *engine,
                                                const char *server,
                                                const char *path,
-                                               const struct TickreelRecorderOptions *recorder_options,
+                                               struct TickreelRecorderOptions *recorder_options,
                                                const struct TickreelShadowOptions *shadow_options,
                                                struct TickreelRecorder **out_recorder,
                                                struct TickreelShadowBuffer **out_shadow);

@@ -36,11 +36,12 @@ static TickreelPendingUpload *record_and_upload(const char *path, const char *ur
     CHECK(tickreel_engine_options_default(&eo));
     TickreelEngine *engine = NULL;
     CHECK(tickreel_engine_new(&eo, &engine));
-    TickreelRecorderOptions ro;
-    CHECK(tickreel_recorder_options_default(&ro));
-    ro.overwrite = 1;
+    TickreelRecorderOptions *ro = NULL;
+    CHECK(tickreel_recorder_options_new(&ro));
+    CHECK(tickreel_recorder_options_set_overwrite(ro, true));
     TickreelRecorder *rec = NULL;
-    CHECK(tickreel_recorder_start(engine, path, &ro, &rec));
+    CHECK(tickreel_recorder_start(engine, path, ro, &rec));
+    CHECK(tickreel_recorder_options_free(ro));
     TickreelBatch *batch = NULL;
     CHECK(tickreel_batch_new(&batch));
     for (uint32_t tick = 0; tick < TICKS; tick++) {
@@ -75,13 +76,14 @@ static void ship_live_to_url(const char *dir, const char *url, TickreelObjectOpt
     CHECK(tickreel_engine_options_default(&eo));
     TickreelEngine *engine = NULL;
     CHECK(tickreel_engine_new(&eo, &engine));
-    TickreelRecorderOptions ro;
-    CHECK(tickreel_recorder_options_default(&ro));
-    ro.overwrite = 1;
+    TickreelRecorderOptions *ro = NULL;
+    CHECK(tickreel_recorder_options_new(&ro));
+    CHECK(tickreel_recorder_options_set_overwrite(ro, true));
     char path[512];
     snprintf(path, sizeof path, "%s/live.reel", dir);
     TickreelRecorder *rec = NULL;
-    CHECK(tickreel_recorder_start(engine, path, &ro, &rec));
+    CHECK(tickreel_recorder_start(engine, path, ro, &rec));
+    CHECK(tickreel_recorder_options_free(ro));
 
     TickreelLiveShipper *ship = NULL;
     expect(tickreel_recorder_ship_live(rec, url, options, 0, &ship) ==

@@ -193,17 +193,19 @@ static void record_with_engine(const char *path) {
     TickreelEngine *engine = NULL;
     CHECK(tickreel_engine_new(&engine_options, &engine));
 
-    TickreelRecorderOptions options;
-    CHECK(tickreel_recorder_options_default(&options));
-    options.chunk_ticks = 40; /* small chunks, so that seeking crosses several */
-    options.compaction_chunk_ticks = 40;
-    options.snapshot_interval = 80;
-    options.timestamp_ms = 1700000000000;
-    options.backpressure = TICKREEL_BACKPRESSURE_BLOCK; /* never drop here: every tick is checked */
-    options.block_deadline_ms = 5000;
-    options.overwrite = 1;
+    TickreelRecorderOptions *options = NULL;
+    CHECK(tickreel_recorder_options_new(&options));
+    CHECK(tickreel_recorder_options_set_chunk_ticks(options, 40)); /* small chunks, so that seeking crosses several */
+    CHECK(tickreel_recorder_options_set_compaction_chunk_ticks(options, 40));
+    CHECK(tickreel_recorder_options_set_snapshot_interval(options, 80));
+    CHECK(tickreel_recorder_options_set_timestamp_ms(options, 1700000000000));
+    /* never drop here: every tick is checked */
+    CHECK(tickreel_recorder_options_set_backpressure(options, TICKREEL_BACKPRESSURE_BLOCK));
+    CHECK(tickreel_recorder_options_set_block_deadline_ms(options, 5000));
+    CHECK(tickreel_recorder_options_set_overwrite(options, true));
     TickreelRecorder *rec = NULL;
-    CHECK(tickreel_recorder_start(engine, path, &options, &rec));
+    CHECK(tickreel_recorder_start(engine, path, options, &rec));
+    CHECK(tickreel_recorder_options_free(options));
     CHECK(tickreel_recorder_register_event_type(rec, CHAT_EVENT, "chat", 1));
     for (int p = 0; p < PLAYERS; p++) {
         CHECK(tickreel_recorder_register_entity(rec, (uint32_t)p + 1, PLAYER_KIND, NULL, NAMES[p]));

@@ -8,11 +8,12 @@ use std::time::Duration;
 use tickreel_sync::sync::RwLock;
 
 use crate::api::batch::Batch;
+use crate::api::recorder_options::RecorderOptions;
 use crate::api::{Id, New, Polled, Released, TerrainSections};
 use crate::ffi::handle::HandleType;
 use crate::ffi::{TickreelEngine, TickreelFinishHandle, TickreelRecorder};
 use tickreel::format::{EntityInfo, EventType};
-use tickreel::record::{self, EngineOptions, EngineStats, RecorderOptions};
+use tickreel::record::{self, EngineOptions, EngineStats};
 use tickreel::record::{RecorderStats, Submitted};
 use tickreel_bridge_macros::bridge_fn;
 
@@ -146,21 +147,6 @@ pub fn engine_stats(engine: &Engine) -> tickreel::Result<EngineStats> {
     engine.with(|e| Ok(e.stats()))
 }
 
-/// Fills `*out_options` with the recorder defaults (20 ticks/s, 100-tick live chunks at zstd
-/// level 3, a snapshot every 600 ticks, flush every 5 s / 256 KiB / on player leave, block up to
-/// 50 ms under backpressure, compaction at zstd level 9 with verification, batches up to 1 MiB,
-/// no overwrite).
-///
-/// Thread safety: any thread.
-#[bridge_fn(
-    c = "tickreel_recorder_options_default",
-    c_out = "out_options",
-    c_out_type = "TickreelRecorderOptions"
-)]
-pub fn recorder_options_default() -> RecorderOptions {
-    RecorderOptions::default()
-}
-
 /// Starts recording into the final file `path` (a NUL-terminated path in the platform's
 /// encoding). While recording, the data lives in a directory next to `path` (metadata file +
 /// append-only segments, durable at each flush); `tickreel_recorder_finish` compacts it into
@@ -171,7 +157,8 @@ pub fn recorder_options_default() -> RecorderOptions {
 /// `TICKREEL_ON_EXISTING_RESUME` the recording is resumed (recovered on a thread of its own, the
 /// call returns at once; `tickreel_recorder_wait_resumed` says where it ends): ticks must continue
 /// after its last tick. A fresh recording costs a few `stat` calls and no file.
-/// `options` may be NULL for the defaults of `tickreel_recorder_options_default`. Stores the
+/// `options` (from `tickreel_recorder_options_new`, read here and kept by the caller) may be NULL
+/// for the defaults. Stores the
 /// recorder's handle in `*out_recorder` (NULL on failure, when it can be written).
 ///
 /// Returns `TICKREEL_RESULT_INVALID_ARGUMENT` for an empty path or an invalid option,
@@ -195,8 +182,9 @@ pub fn recorder_options_default() -> RecorderOptions {
 pub fn recorder_start(
     engine: &Engine,
     path: &Path,
-    options: RecorderOptions,
+    options: Option<&RecorderOptions>,
 ) -> tickreel::Result<New<Recorder>> {
+    let options = RecorderOptions::or_default(options);
     let rec = engine.with(|e| e.start_recording(path, options))?;
     Ok(New(Recorder(rec)))
 }
@@ -219,11 +207,11 @@ pub fn recorder_start_on(
     engine: &Engine,
     server: Option<&str>,
     path: &Path,
-    options: RecorderOptions,
+    options: Option<&RecorderOptions>,
 ) -> tickreel::Result<New<Recorder>> {
-    let options = RecorderOptions {
+    let options = record::RecorderOptions {
         server: server.map(str::to_owned),
-        ..options
+        ..RecorderOptions::or_default(options)
     };
     let rec = engine.with(|e| e.start_recording(path, options))?;
     Ok(New(Recorder(rec)))

@@ -33,6 +33,7 @@ pub mod object;
 pub mod object_live;
 pub mod playhead;
 pub mod reader;
+pub mod recorder_options;
 pub mod shadow;
 pub mod world_state;
 pub mod writer;

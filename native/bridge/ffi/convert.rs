@@ -194,6 +194,18 @@ impl<T: HandleType> CValue for &'static T {
     }
 }
 
+/// A handle that may be NULL (options: NULL for the defaults); else as `&T`.
+impl<T: HandleType> CValue for Option<&'static T> {
+    type C = *mut T::Opaque;
+    type Stored = Option<Arc<T>>;
+    fn store(c: *mut T::Opaque, _: &'static str) -> FfiResult<Option<Arc<T>>> {
+        if c.is_null() {
+            return Ok(None);
+        }
+        handle::get::<T>(c).map(Some)
+    }
+}
+
 /// A handle being freed: removed from the registry (NULL: nothing, as `free(NULL)`).
 impl<T: HandleType> CValue for Released<T> {
     type C = *mut T::Opaque;

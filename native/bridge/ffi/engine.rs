@@ -1,6 +1,6 @@
 //! The engine: the recording runtime (background writer and compaction threads, shared by every
 //! recording of a server) behind `TickreelEngine`, its options and counters, and the calls on it.
-//! A recording's options are in [`recorder_options`], its calls in [`recorder`] (`submit_tick` on
+//! A recording's options are a builder (`crate::api::recorder_options`), its calls in [`recorder`] (`submit_tick` on
 //! the server thread: a copy and a queue push), and the handles `tickreel_recorder_finish` returns
 //! in [`finish`]. Shadow play (a stream kept in memory, reported into a file) is in
 //! [`shadow_options`] and [`shadow`].
@@ -17,8 +17,6 @@ pub use super::generated::engine::*;
 
 // cbindgen emits a module's declarations after its parent's, submodules in `mod` order: these are
 // in the order of `include/tickreel.h` (one per group, so that rustfmt does not sort them).
-pub mod recorder_options;
-
 pub mod recorder;
 
 pub mod finish;
@@ -150,12 +148,13 @@ impl CResult for EngineStats {
 
 #[cfg(test)]
 mod tests {
-    //! Also the fixtures of the tests of [`recorder_options`](super::recorder_options),
-    //! [`recorder`](super::recorder) and [`finish`](super::finish).
+    //! Also the fixtures of the tests of [`recorder`](super::recorder) and
+    //! [`finish`](super::finish).
 
     use super::recorder::*;
-    use super::recorder_options::*;
     use super::*;
+    use crate::ffi::generated::recorder_options::*;
+    use crate::ffi::options::TickreelRecorderOptions;
     use crate::ffi::result::TickreelResult;
     use std::ffi::CString;
 
@@ -169,21 +168,18 @@ mod tests {
         e
     }
 
-    pub(super) fn recorder_options() -> TickreelRecorderOptions {
-        let mut o = std::mem::MaybeUninit::uninit();
-        // SAFETY: writable storage for one options struct.
-        assert_eq!(
-            unsafe { tickreel_recorder_options_default(o.as_mut_ptr()) },
-            OK
-        );
-        // SAFETY: initialised by the call above.
-        unsafe { o.assume_init() }
+    /// New recorder options (the defaults); the caller frees them.
+    pub(super) fn recorder_options() -> *mut TickreelRecorderOptions {
+        let mut o = std::ptr::null_mut();
+        // SAFETY: `o` is writable.
+        assert_eq!(unsafe { tickreel_recorder_options_new(&mut o) }, OK);
+        o
     }
 
     pub(super) fn start(
         e: *mut TickreelEngine,
         path: &CString,
-        o: &TickreelRecorderOptions,
+        o: *mut TickreelRecorderOptions,
     ) -> *mut TickreelRecorder {
         let mut r = std::ptr::null_mut();
         // SAFETY: valid string, options and out-pointer.
@@ -227,7 +223,8 @@ mod tests {
         assert_eq!(tickreel_finish_handle_free(std::ptr::null_mut()), OK);
         assert_eq!(tickreel_engine_free(e), OK);
         // SAFETY: valid string and out-pointer; the engine handle is stale.
-        let res = unsafe { tickreel_recorder_start(e, path.as_ptr(), std::ptr::null(), &mut r) };
+        let res =
+            unsafe { tickreel_recorder_start(e, path.as_ptr(), std::ptr::null_mut(), &mut r) };
         assert_eq!(res, TickreelResult::InvalidHandle);
     }
 }

@@ -151,7 +151,7 @@ impl JniArg for u32 {
     const JAVA: &'static str = "int";
     type Stored = u32;
     fn store(_: &mut JNIEnv<'_>, v: jint, name: &'static str) -> Res<u32> {
-        u32::try_from(v).map_err(|_| bad_arg(format!("{name} must not be negative (got {v})")))
+        u32::try_from(v).map_err(|_| negative(name, v.into()))
     }
 }
 
@@ -175,6 +175,35 @@ impl JniArg for i64 {
     fn store(_: &mut JNIEnv<'_>, v: jlong, _: &'static str) -> Res<i64> {
         Ok(v)
     }
+}
+
+/// A duration in milliseconds: a Java `long` that must not be negative.
+impl JniArg for u64 {
+    type Jni = jlong;
+    const SIG: &'static str = "J";
+    const JAVA: &'static str = "long";
+    type Stored = u64;
+    fn store(_: &mut JNIEnv<'_>, v: jlong, name: &'static str) -> Res<u64> {
+        u64::try_from(v).map_err(|_| negative(name, v))
+    }
+}
+
+/// A size in bytes: a Java `long` that must not be negative.
+impl JniArg for usize {
+    type Jni = jlong;
+    const SIG: &'static str = "J";
+    const JAVA: &'static str = "long";
+    type Stored = usize;
+    fn store(_: &mut JNIEnv<'_>, v: jlong, name: &'static str) -> Res<usize> {
+        usize::try_from(v).map_err(|_| negative(name, v))
+    }
+}
+
+/// A negative value where none may be, the parameter named as Java's builder method for it (the
+/// options' setters name their value after the option).
+fn negative(name: &str, v: i64) -> super::Failure {
+    let name = super::idiom::java_option(name).unwrap_or(name);
+    bad_arg(format!("{name} must not be negative (got {v})"))
 }
 
 impl JniArg for f64 {
@@ -434,6 +463,20 @@ impl<T: HandleType> JniArg for &'static T {
     type Stored = Arc<T>;
     fn store(_: &mut JNIEnv<'_>, h: jlong, _: &'static str) -> Res<Arc<T>> {
         Ok(handles::get::<T>(h, T::NAME)?)
+    }
+}
+
+/// A handle that may be `0` (options: `0` for the defaults); else as `&T`.
+impl<T: HandleType> JniArg for Option<&'static T> {
+    type Jni = jlong;
+    const SIG: &'static str = "J";
+    const JAVA: &'static str = "long";
+    type Stored = Option<Arc<T>>;
+    fn store(_: &mut JNIEnv<'_>, h: jlong, _: &'static str) -> Res<Option<Arc<T>>> {
+        if h == 0 {
+            return Ok(None);
+        }
+        Ok(Some(handles::get::<T>(h, T::NAME)?))
     }
 }
 

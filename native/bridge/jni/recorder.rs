@@ -1,28 +1,19 @@
 //! How the engine family's types cross into Java (`Engine`, `Recorder`, and a finish as a `Pending<Path>`; the
-//! operations are `crate::api::engine`, their JNI entry points generated): option arrays,
+//! operations are `crate::api::engine`, their JNI entry points generated): the engine's option array,
 //! counters, submissions and finish states. Plus the test hook the Java tests bind.
 
 #[cfg(feature = "test-hooks")]
 use std::ffi::c_void;
-use std::time::Duration;
 
 use jni::JNIEnv;
 use jni::objects::JLongArray;
 use jni::sys::{JNI_FALSE, JNI_TRUE, jboolean, jlong, jlongArray, jobject};
 
 use super::convert::{JniArg, JniResult, LONG_ARRAY_JAVA, LONG_ARRAY_SIG};
-use super::writer::options_from;
 use super::{Res, bad_arg, long_array, longs_arg};
 use crate::api::engine::{Submission, WriterStatus};
-use crate::options::{EngineArray, RecorderArray, ReelArray};
-use tickreel::record::{
-    Backpressure, CompactOptions, EngineOptions, EngineStats, FlushPolicy, OnExisting,
-    RecorderOptions, RecorderStats, Submitted,
-};
-
-/// Number of `long`s in the recorder options array (`RecorderOptions#toNative`): its
-/// recording's [`ReelArray`], then a [`RecorderArray`].
-pub(super) const RECORDER_OPTIONS_LEN: usize = ReelArray::LEN + RecorderArray::LEN;
+use crate::options::EngineArray;
+use tickreel::record::{EngineOptions, EngineStats, RecorderStats, Submitted};
 
 /// A Java `long` as the core's type: a translation error for a negative or too large value (the
 /// range the core accepts is the core's `validate()`'s to check).
@@ -53,62 +44,6 @@ pub(super) fn engine_options(a: &[i64]) -> Res<EngineOptions> {
     })
 }
 
-pub(super) fn recorder_options(a: &[i64]) -> Res<RecorderOptions> {
-    let reel = options_from(&a[..ReelArray::LEN])?;
-    let RecorderArray {
-        flush_bytes,
-        flush_interval_ms,
-        flush_on_player_leave,
-        backpressure_drop,
-        block_deadline_ns,
-        compaction_level,
-        compaction_chunk_ticks,
-        verify_compaction,
-        max_batch_bytes,
-        overwrite,
-        on_existing,
-    } = RecorderArray::read(&a[ReelArray::LEN..]);
-    let backpressure = match backpressure_drop {
-        0 => Backpressure::Block {
-            deadline: Duration::from_nanos(ranged(block_deadline_ns, "backpressureBlock")?),
-        },
-        1 => Backpressure::Drop,
-        other => return Err(bad_arg(format!("unknown backpressure policy {other}"))),
-    };
-    // The ordinals of Java's `RecorderOptions.OnExisting`.
-    let on_existing = match on_existing {
-        0 => OnExisting::Resume,
-        1 => OnExisting::StartFresh,
-        2 => OnExisting::Refuse,
-        other => return Err(bad_arg(format!("unknown onExisting choice {other}"))),
-    };
-    Ok(RecorderOptions {
-        identity: reel.identity,
-        chunk: reel.policy,
-        flush: FlushPolicy {
-            max_pending_bytes: ranged(flush_bytes, "flushBytes")?,
-            interval: Duration::from_millis(ranged(flush_interval_ms, "flushInterval")?),
-            on_player_leave: flush_on_player_leave != 0,
-        },
-        backpressure,
-        compaction: CompactOptions {
-            zstd_level: ranged(compaction_level, "compactionLevel")?,
-            chunk_ticks: ranged(compaction_chunk_ticks, "compactionChunkTicks")?,
-            verify: verify_compaction != 0,
-            dictionary_id: None,
-            // The recording's `overwrite` (below) decides.
-            overwrite: false,
-        },
-        snapshot_provider: None,
-        max_batch_bytes: ranged(max_batch_bytes, "maxBatchBytes")?,
-        overwrite: overwrite != 0,
-        on_existing,
-        observers: Vec::new(),
-        // not in Java's options yet (issue 35): Rust's RecorderOptions::server
-        server: None,
-    })
-}
-
 /// `long[]` of [`EngineArray`] (`EngineOptions.toNative()`).
 impl JniArg for EngineOptions {
     type Jni = jlongArray;
@@ -119,24 +54,6 @@ impl JniArg for EngineOptions {
         // SAFETY: a local reference (or null) passed to the running native method.
         let a = unsafe { JLongArray::from_raw(a) };
         engine_options(&longs_arg(env, &a, EngineArray::LEN, "engine options")?)
-    }
-}
-
-/// `long[]` of [`RECORDER_OPTIONS_LEN`] (`RecorderOptions.toNative()`).
-impl JniArg for RecorderOptions {
-    type Jni = jlongArray;
-    const SIG: &'static str = "[J";
-    const JAVA: &'static str = "long[]";
-    type Stored = RecorderOptions;
-    fn store(env: &mut JNIEnv<'_>, a: jlongArray, _: &'static str) -> Res<RecorderOptions> {
-        // SAFETY: a local reference (or null) passed to the running native method.
-        let a = unsafe { JLongArray::from_raw(a) };
-        recorder_options(&longs_arg(
-            env,
-            &a,
-            RECORDER_OPTIONS_LEN,
-            "recorder options",
-        )?)
     }
 }
 

@@ -142,7 +142,7 @@ mod tests {
         let p = path.map_or(std::ptr::null(), CStr::as_ptr);
         // SAFETY: `p` is NULL or a valid string; valid options and out-pointers.
         let res =
-            unsafe { tickreel_shadow_buffer_start(e, p, std::ptr::null(), o, &mut r, &mut s) };
+            unsafe { tickreel_shadow_buffer_start(e, p, std::ptr::null_mut(), o, &mut r, &mut s) };
         assert_eq!(res, OK);
         (r, s)
     }
@@ -303,17 +303,25 @@ mod tests {
         o.window_ms = 0;
         // SAFETY: valid string, options and out-pointers.
         let res = unsafe {
-            tickreel_shadow_buffer_start(e, path.as_ptr(), std::ptr::null(), &o, &mut r, &mut s)
+            tickreel_shadow_buffer_start(e, path.as_ptr(), std::ptr::null_mut(), &o, &mut r, &mut s)
         };
         assert_eq!(res, TickreelResult::InvalidArgument);
         assert!(r.is_null() && s.is_null());
-        let mut ro = recorder_options();
-        ro.chunk_ticks = 25;
+        let ro = recorder_options();
+        assert_eq!(
+            crate::ffi::generated::recorder_options::tickreel_recorder_options_set_chunk_ticks(
+                ro, 25
+            ),
+            OK
+        );
         let o = shadow_options();
         // SAFETY: as above.
-        let res =
-            unsafe { tickreel_shadow_buffer_start(e, path.as_ptr(), &ro, &o, &mut r, &mut s) };
+        let res = unsafe { tickreel_shadow_buffer_start(e, path.as_ptr(), ro, &o, &mut r, &mut s) };
         assert_eq!(res, OK);
+        assert_eq!(
+            crate::ffi::generated::recorder_options::tickreel_recorder_options_free(ro),
+            OK
+        );
         let out = CString::new(dir.path().join("r.reel").to_str().unwrap()).unwrap();
         let mut rep = report_options();
         rep.after_ms = 0;
@@ -378,7 +386,7 @@ mod tests {
             tickreel_shadow_buffer_start(
                 e,
                 std::ptr::null(),
-                std::ptr::null(),
+                std::ptr::null_mut(),
                 &o,
                 &mut r2,
                 &mut s2,

@@ -69,8 +69,13 @@ public final class Engine implements AutoCloseable {
     public Recorder startRecording(Path path, RecorderOptions options) {
         Objects.requireNonNull(path, "path");
         Objects.requireNonNull(options, "options");
-        long h = NativeBridge.recorderStartOn(handle.get(), options.server(), path.toString(), options.toNative());
-        return new Recorder(this, path, h);
+        long o = options.toNative();
+        try {
+            long h = NativeBridge.recorderStartOn(handle.get(), options.server(), path.toString(), o);
+            return new Recorder(this, path, h);
+        } finally {
+            NativeBridge.close(o);
+        }
     }
 
     /** The live native handle (for {@link ShadowBuffer#start}); throws once closed. */
