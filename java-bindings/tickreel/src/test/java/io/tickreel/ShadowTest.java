@@ -256,11 +256,11 @@ class ShadowTest {
             assertThrows(NullPointerException.class,
                     () -> ShadowBuffer.start(engine, null, null, ShadowOptions.defaults()));
             assertThrows(IllegalArgumentException.class,
-                    () -> NativeBridge.shadowBufferStart(engine.nativeHandle(), null, RecorderOptions.defaults().toNative(),
+                    () -> NativeBridge.shadowBufferStart(engine.nativeHandle(), null, 0,
                             new long[] {1, 1, 0, 0}));
             assertThrows(IllegalArgumentException.class,
-                    () -> NativeBridge.shadowBufferStart(engine.nativeHandle(), null, new long[2],
-                            ShadowOptions.defaults().toNative()));
+                    () -> NativeBridge.shadowBufferStart(engine.nativeHandle(), null, engine.nativeHandle(),
+                            ShadowOptions.defaults().toNative()), "an engine's handle as the recorder's options");
 
             ShadowBuffer.Started s = ShadowBuffer.start(engine, null, RecorderOptions.defaults(), tenSeconds());
             ShadowBuffer shadow = s.shadow();
