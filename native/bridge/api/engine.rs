@@ -10,8 +10,7 @@ use tickreel_sync::sync::RwLock;
 use crate::api::batch::Batch;
 use crate::api::recorder_options::RecorderOptions;
 use crate::api::{Id, New, Polled, Released, TerrainSections};
-use crate::ffi::handle::HandleType;
-use crate::ffi::{TickreelEngine, TickreelFinishHandle, TickreelRecorder};
+use crate::shared::handle::HandleType;
 use tickreel::format::{EntityInfo, EventType};
 use tickreel::record::{self, EngineOptions, EngineStats};
 use tickreel::record::{RecorderStats, Submitted};
@@ -25,7 +24,6 @@ pub struct Engine {
 }
 
 impl HandleType for Engine {
-    type Opaque = TickreelEngine;
     const TAG: u8 = 4;
     const NAME: &'static str = "engine";
 }
@@ -57,7 +55,6 @@ impl Engine {
 pub struct Recorder(pub(crate) record::Recorder);
 
 impl HandleType for Recorder {
-    type Opaque = TickreelRecorder;
     const TAG: u8 = 5;
     const NAME: &'static str = "recorder";
 }
@@ -68,7 +65,6 @@ impl HandleType for Recorder {
 pub struct FinishHandle(pub(crate) tickreel::SharedPending<PathBuf>);
 
 impl HandleType for FinishHandle {
-    type Opaque = TickreelFinishHandle;
     const TAG: u8 = 6;
     const NAME: &'static str = "finish handle";
 }

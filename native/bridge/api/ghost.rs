@@ -9,8 +9,7 @@ use tickreel_sync::sync::Mutex;
 
 use crate::api::reader::Reader;
 use crate::api::{New, Released};
-use crate::ffi::handle::HandleType;
-use crate::ffi::{TickreelGhost, TickreelGhostCursor, TickreelGhostLoad, TickreelLiveDelta};
+use crate::shared::handle::HandleType;
 use tickreel::Pending;
 use tickreel::error::check_finite;
 use tickreel::ghost::{self, DeltaReading, GhostRange, GhostSample, GhostTrack, Split};
@@ -21,7 +20,6 @@ use tickreel_bridge_macros::bridge_fn;
 pub struct Ghost(Arc<GhostTrack>);
 
 impl HandleType for Ghost {
-    type Opaque = TickreelGhost;
     const TAG: u8 = 7;
     const NAME: &'static str = "ghost";
 }
@@ -30,7 +28,6 @@ impl HandleType for Ghost {
 pub struct GhostCursor(Mutex<ghost::GhostCursor>);
 
 impl HandleType for GhostCursor {
-    type Opaque = TickreelGhostCursor;
     const TAG: u8 = 8;
     const NAME: &'static str = "ghost cursor";
 }
@@ -39,7 +36,6 @@ impl HandleType for GhostCursor {
 pub struct LiveDelta(Mutex<ghost::LiveDelta>);
 
 impl HandleType for LiveDelta {
-    type Opaque = TickreelLiveDelta;
     const TAG: u8 = 9;
     const NAME: &'static str = "live delta";
 }
@@ -49,7 +45,6 @@ impl HandleType for LiveDelta {
 pub struct GhostLoad(Mutex<(Pending<GhostTrack>, bool)>);
 
 impl HandleType for GhostLoad {
-    type Opaque = TickreelGhostLoad;
     const TAG: u8 = 10;
     const NAME: &'static str = "ghost load";
 }

@@ -11,8 +11,7 @@ use std::time::Duration;
 use tickreel_sync::sync::Mutex;
 
 use crate::api::{Id, New};
-use crate::ffi::TickreelRecorderOptions;
-use crate::ffi::handle::HandleType;
+use crate::shared::handle::HandleType;
 use tickreel::error::option;
 use tickreel::record::{self, Backpressure, DEFAULT_BLOCK_DEADLINE, OnExisting};
 use tickreel_bridge_macros::bridge_fn;
@@ -29,7 +28,6 @@ struct Building {
 }
 
 impl HandleType for RecorderOptions {
-    type Opaque = TickreelRecorderOptions;
     const TAG: u8 = 18;
     const NAME: &'static str = "recorder options";
 }

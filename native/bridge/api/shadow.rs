@@ -7,8 +7,7 @@ use std::path::Path;
 use crate::api::engine::{Engine, FinishHandle, Recorder};
 use crate::api::recorder_options::RecorderOptions;
 use crate::api::{Id, New, Released, StringPairs};
-use crate::ffi::TickreelShadowBuffer;
-use crate::ffi::handle::HandleType;
+use crate::shared::handle::HandleType;
 use tickreel::shadow::{self, ReportChat, ReportOptions, ShadowOptions, ShadowStats};
 use tickreel_bridge_macros::bridge_fn;
 
@@ -16,7 +15,6 @@ use tickreel_bridge_macros::bridge_fn;
 pub struct ShadowBuffer(pub(crate) shadow::ShadowBuffer);
 
 impl HandleType for ShadowBuffer {
-    type Opaque = TickreelShadowBuffer;
     const TAG: u8 = 12;
     const NAME: &'static str = "shadow buffer";
 }

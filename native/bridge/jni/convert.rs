@@ -20,7 +20,7 @@ use jni::sys::{
 
 use super::{Fallback, Res, bad_arg, handles};
 use crate::api::{AnyHandle, Id, New, Polled, Released, StringPairs};
-use crate::ffi::handle::HandleType;
+use crate::shared::handle::HandleType;
 
 /// A parameter type of a Java `native` method.
 pub(crate) trait JniArg {
@@ -319,9 +319,9 @@ pub(crate) const DIRECT_SIG: &str = "Ljava/nio/ByteBuffer;II";
 pub(crate) struct DirectSlice {
     ptr: *const u8,
     len: usize,
-    /// The pin the bytes are read through, held for the call (`None`: a buffer passed as a
-    /// local reference of the call).
-    _pin: Option<Arc<super::pinned::PinnedBuffer>>,
+    /// The pin the bytes are read through (`crate::jni::pinned`'s buffer), held for the call
+    /// (`None`: a buffer passed as a local reference of the call).
+    _pin: Option<Arc<dyn std::any::Any + Send + Sync>>,
 }
 
 impl DirectSlice {
@@ -329,7 +329,7 @@ impl DirectSlice {
     pub(crate) fn pinned(
         ptr: *const u8,
         len: usize,
-        pin: Arc<super::pinned::PinnedBuffer>,
+        pin: Arc<dyn std::any::Any + Send + Sync>,
     ) -> Self {
         DirectSlice {
             ptr,

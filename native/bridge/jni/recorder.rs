@@ -157,7 +157,7 @@ extern "system" fn engine_set_writers_stalled<'l>(
     stalled: jboolean,
 ) {
     use crate::api::engine::Engine;
-    use crate::ffi::handle::HandleType;
+    use crate::shared::handle::HandleType;
     super::entry(&mut env, |_| {
         let e = super::handles::get::<Engine>(handle, Engine::NAME)?;
         Ok(e.with(|e| {

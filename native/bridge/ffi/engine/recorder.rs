@@ -270,7 +270,8 @@ mod tests {
         );
         assert_eq!(tickreel_recorder_options_free(o), OK);
         // Out of the core's ranges: the core refuses at the start, naming the setter's option.
-        let set: [(fn(*mut TickreelRecorderOptions) -> TickreelResult, &str); 4] = [
+        type Setter = fn(*mut TickreelRecorderOptions) -> TickreelResult;
+        let set: [(Setter, &str); 4] = [
             (
                 |o| tickreel_recorder_options_set_zstd_level(o, 99),
                 "zstd_level",
