@@ -42,10 +42,10 @@
  * Index (line numbers in this file).
  *   Constants and result codes first; then each area, the error channel first: its
  *   handles and structs, then its functions:
- *   Errors and the library: line 612
+ *   Errors and the library: line 615
  *      tickreel_handle_count, tickreel_last_error, tickreel_last_error_message,
  *      tickreel_last_error_code, tickreel_result_name, tickreel_version, tickreel_features
- *   Tick batches (TickreelBatch): line 689
+ *   Tick batches (TickreelBatch): line 692
  *      tickreel_batch_new, tickreel_batch_free, tickreel_batch_clear, tickreel_batch_event_count,
  *      tickreel_batch_bytes, tickreel_batch_add_entity, tickreel_batch_remove_entity,
  *      tickreel_batch_add_pose, tickreel_batch_add_position, tickreel_batch_add_rotation,
@@ -55,18 +55,21 @@
  *      tickreel_batch_attack, tickreel_batch_use, tickreel_batch_use_on_entity,
  *      tickreel_batch_use_on_block, tickreel_batch_damage, tickreel_batch_health,
  *      tickreel_batch_equipment, tickreel_batch_chat, tickreel_batch_custom_at
- *   Live recording (TickreelEngine, TickreelRecorder, TickreelFinishHandle): line 1101
- *      tickreel_engine_options_default, tickreel_engine_new, tickreel_engine_free,
- *      tickreel_engine_stats, tickreel_recorder_start, tickreel_recorder_start_on,
- *      tickreel_recorder_free, tickreel_recorder_submit_tick, tickreel_recorder_submit_batch,
- *      tickreel_recorder_player_left, tickreel_recorder_offer_snapshot,
- *      tickreel_recorder_offer_terrain, tickreel_recorder_register_entity,
- *      tickreel_recorder_register_event_type, tickreel_recorder_register_name,
- *      tickreel_recorder_set_user_metadata, tickreel_recorder_flush, tickreel_recorder_stats,
- *      tickreel_recorder_wait_resumed, tickreel_recorder_status, tickreel_recorder_finish,
- *      tickreel_recorder_abort, tickreel_finish_handle_poll, tickreel_finish_handle_wait,
- *      tickreel_finish_handle_free, tickreel_recorder_finish_upload, tickreel_recorder_ship_live,
- *      tickreel_recorder_options_new, tickreel_recorder_options_free,
+ *   Live recording (TickreelEngine, TickreelRecorder, TickreelFinishHandle): line 1104
+ *      tickreel_engine_new, tickreel_engine_free, tickreel_engine_stats, tickreel_recorder_start,
+ *      tickreel_recorder_start_on, tickreel_recorder_free, tickreel_recorder_submit_tick,
+ *      tickreel_recorder_submit_batch, tickreel_recorder_player_left,
+ *      tickreel_recorder_offer_snapshot, tickreel_recorder_offer_terrain,
+ *      tickreel_recorder_register_entity, tickreel_recorder_register_event_type,
+ *      tickreel_recorder_register_name, tickreel_recorder_set_user_metadata,
+ *      tickreel_recorder_flush, tickreel_recorder_stats, tickreel_recorder_wait_resumed,
+ *      tickreel_recorder_status, tickreel_recorder_finish, tickreel_recorder_abort,
+ *      tickreel_finish_handle_poll, tickreel_finish_handle_wait, tickreel_finish_handle_free,
+ *      tickreel_engine_options_new, tickreel_engine_options_free,
+ *      tickreel_engine_options_set_writer_threads, tickreel_engine_options_set_queue_capacity,
+ *      tickreel_engine_options_set_max_inflight_bytes, tickreel_engine_options_set_pool_buffers,
+ *      tickreel_engine_options_set_shadow_budget_bytes, tickreel_recorder_finish_upload,
+ *      tickreel_recorder_ship_live, tickreel_recorder_options_new, tickreel_recorder_options_free,
  *      tickreel_recorder_options_set_tick_rate_millihz,
  *      tickreel_recorder_options_set_game_data_version, tickreel_recorder_options_set_timestamp_ms,
  *      tickreel_recorder_options_set_world_id, tickreel_recorder_options_set_world_version,
@@ -81,7 +84,7 @@
  *      tickreel_recorder_options_set_compaction_verify,
  *      tickreel_recorder_options_set_max_batch_bytes, tickreel_recorder_options_set_overwrite,
  *      tickreel_recorder_options_set_on_existing
- *   Ghosts (TickreelGhost, TickreelGhostLoad, TickreelGhostCursor, TickreelLiveDelta): line 2051
+ *   Ghosts (TickreelGhost, TickreelGhostLoad, TickreelGhostCursor, TickreelLiveDelta): line 2083
  *      tickreel_ghost_load, tickreel_ghost_load_from_reader, tickreel_ghost_free,
  *      tickreel_ghost_info, tickreel_ghost_splits, tickreel_ghost_cursor_new,
  *      tickreel_ghost_cursor_free, tickreel_ghost_cursor_sample,
@@ -89,7 +92,7 @@
  *      tickreel_live_delta_update, tickreel_live_delta_set_time_shift, tickreel_live_delta_reset,
  *      tickreel_ghost_load_async, tickreel_ghost_load_poll, tickreel_ghost_load_take,
  *      tickreel_ghost_load_free, tickreel_ghost_load_async_url
- *   Playback (TickreelPlayhead): line 2463
+ *   Playback (TickreelPlayhead): line 2495
  *      tickreel_playhead_open_url, tickreel_playhead_follow_url, tickreel_playhead_open,
  *      tickreel_playhead_follow, tickreel_playhead_free, tickreel_playhead_current,
  *      tickreel_playhead_advance, tickreel_playhead_prepare, tickreel_playhead_seek,
@@ -99,35 +102,35 @@
  *      tickreel_playhead_removed, tickreel_playhead_added, tickreel_playhead_world,
  *      tickreel_playhead_world_snapshot, tickreel_playhead_world_events,
  *      tickreel_playhead_world_state, tickreel_playhead_world_changes
- *   Reading recordings (TickreelReader): line 3024
+ *   Reading recordings (TickreelReader): line 3056
  *      tickreel_reader_open_url, tickreel_reader_open, tickreel_reader_free,
  *      tickreel_reader_tick_count, tickreel_reader_first_tick, tickreel_reader_last_tick,
  *      tickreel_reader_chunk_count, tickreel_reader_tick_rate, tickreel_reader_metadata,
  *      tickreel_reader_seek, tickreel_reader_ticks, tickreel_reader_verify,
  *      tickreel_reader_palette_name, tickreel_reader_world_at
- *   Decoded events (TickreelEvents): line 3277
+ *   Decoded events (TickreelEvents): line 3309
  *      tickreel_events_decode, tickreel_events_free, tickreel_events_count, tickreel_events_get
- *   The world at a tick (TickreelWorldState): line 3485
+ *   The world at a tick (TickreelWorldState): line 3517
  *      tickreel_world_state_free, tickreel_world_state_info, tickreel_world_state_blocks,
  *      tickreel_world_state_block, tickreel_world_state_block_entities,
  *      tickreel_world_state_entities, tickreel_world_state_equipment,
  *      tickreel_world_state_terrain_sections
- *   Shadow play (TickreelShadowBuffer): line 3759
+ *   Shadow play (TickreelShadowBuffer): line 3791
  *      tickreel_shadow_buffer_report_upload, tickreel_shadow_options_default,
  *      tickreel_report_options_default, tickreel_shadow_buffer_start,
  *      tickreel_shadow_buffer_start_on, tickreel_shadow_buffer_report,
  *      tickreel_shadow_buffer_report_uuid, tickreel_shadow_buffer_stats,
  *      tickreel_shadow_buffer_attached, tickreel_shadow_buffer_free
- *   Writing recordings (TickreelReelWriter): line 4135
+ *   Writing recordings (TickreelReelWriter): line 4167
  *      tickreel_reel_options_default, tickreel_reel_writer_create, tickreel_reel_writer_free,
  *      tickreel_reel_writer_write_tick, tickreel_reel_writer_write_batch,
  *      tickreel_reel_writer_offer_snapshot, tickreel_reel_writer_offer_terrain,
  *      tickreel_reel_writer_register_entity, tickreel_reel_writer_register_event_type,
  *      tickreel_reel_writer_register_name, tickreel_reel_writer_set_user_metadata,
  *      tickreel_reel_writer_finish
- *   Compression dictionaries: line 4386
+ *   Compression dictionaries: line 4418
  *      tickreel_dictionary_register, tickreel_dictionary_is_registered
- *   Object storage (TickreelObjectOptions, TickreelPendingUpload, TickreelLiveShipper; Cargo feature "object"): line 4417
+ *   Object storage (TickreelObjectOptions, TickreelPendingUpload, TickreelLiveShipper; Cargo feature "object"): line 4449
  *      tickreel_object_options_new, tickreel_object_options_free,
  *      tickreel_object_options_set_endpoint, tickreel_object_options_set_region,
  *      tickreel_object_options_set_credentials, tickreel_object_options_set_allow_http,
@@ -135,7 +138,7 @@
  *      tickreel_pending_upload_poll, tickreel_pending_upload_bytes, tickreel_pending_upload_free,
  *      tickreel_live_shipper_stats, tickreel_live_shipper_ship_now, tickreel_live_shipper_finish,
  *      tickreel_live_shipper_free
- *   Catalog (TickreelCatalog, TickreelCatalogCall; Cargo feature "catalog"): line 4647
+ *   Catalog (TickreelCatalog, TickreelCatalogCall; Cargo feature "catalog"): line 4679
  *      tickreel_catalog_open, tickreel_catalog_free, tickreel_catalog_register,
  *      tickreel_catalog_top, tickreel_catalog_personal_best, tickreel_catalog_around,
  *      tickreel_catalog_recent, tickreel_catalog_sum_of_best, tickreel_catalog_load_ghost,
@@ -1108,6 +1111,13 @@ TickreelResult tickreel_batch_custom_at(struct TickreelBatch *batch,
 typedef struct TickreelEngine TickreelEngine;
 
 /**
+ * An engine's options being built. Opaque: create with `tickreel_engine_options_new`, change with
+ * the `tickreel_engine_options_set_*` functions, pass to `tickreel_engine_new` (NULL there: the
+ * defaults), release with `tickreel_engine_options_free`. The pointer is a handle, not an address.
+ */
+typedef struct TickreelEngineOptions TickreelEngineOptions;
+
+/**
  * The completion of a finished recording's compaction into its final `.reel` file, or of a
  * shadow report's file. Opaque: returned by `tickreel_recorder_finish` and
  * `tickreel_shadow_buffer_report`, released with `tickreel_finish_handle_free`.
@@ -1148,35 +1158,6 @@ typedef struct TickreelRecorder TickreelRecorder;
  * not an address.
  */
 typedef struct TickreelRecorderOptions TickreelRecorderOptions;
-
-/**
- * Options of `tickreel_engine_new`. Fill with `tickreel_engine_options_default`, then change
- * what you need.
- */
-typedef struct TickreelEngineOptions {
-    /**
-     * Writer threads; recordings are spread over them (default 1). 1 to 64.
-     */
-    uint32_t writer_threads;
-    /**
-     * Tick messages that may wait in each writer's queue (default 65536). Must be > 0.
-     */
-    size_t queue_capacity;
-    /**
-     * Bytes of submitted ticks that may be in flight, engine-wide (default 64 MiB). A single
-     * tick is always accepted when nothing else is in flight.
-     */
-    size_t max_inflight_bytes;
-    /**
-     * Reusable tick buffers kept in the engine's pool (default 4096).
-     */
-    size_t pool_buffers;
-    /**
-     * Bytes the engine's shadow buffers (`tickreel_shadow_buffer_start`) may hold in all (default
-     * 256 MiB); past it, the oldest blocks of any buffer are given up first.
-     */
-    size_t shadow_budget_bytes;
-} TickreelEngineOptions;
 
 /**
  * Engine-wide counters, as filled in by `tickreel_engine_stats`.
@@ -1220,7 +1201,7 @@ typedef struct TickreelEngineStats {
     uint64_t compactions_failed;
     /**
      * Heap bytes the engine's shadow buffers hold in all, against
-     * `TickreelEngineOptions.shadow_budget_bytes`.
+     * `tickreel_engine_options_set_shadow_budget_bytes`.
      */
     size_t shadow_bytes;
     /**
@@ -1325,19 +1306,9 @@ typedef struct TickreelRecorderStats {
 } TickreelRecorderStats;
 
 /**
- * Fills `*out_options` with the engine defaults (1 writer thread, 65536 queued ticks, 64 MiB
- * in flight, 4096 pooled buffers, 256 MiB of shadow buffers).
- *
- * Thread safety: any thread.
- *
- * # Safety
- * `out_options` must be NULL or point to writable storage for one `TickreelEngineOptions`.
- */
-TickreelResult tickreel_engine_options_default(struct TickreelEngineOptions *out_options);
-
-/**
- * Starts an engine: its writer thread(s) and compaction worker. `options` may be NULL for the
- * defaults of `tickreel_engine_options_default`. Stores its handle in `*out_engine` (NULL on
+ * Starts an engine: its writer thread(s) and compaction worker. `options` (from
+ * `tickreel_engine_options_new`, read here and kept by the caller) may be NULL for the defaults.
+ * Stores its handle in `*out_engine` (NULL on
  * failure, when it can be written).
  *
  * Returns `TICKREEL_RESULT_INVALID_ARGUMENT` for an invalid option, `TICKREEL_RESULT_IO` if a
@@ -1347,9 +1318,8 @@ TickreelResult tickreel_engine_options_default(struct TickreelEngineOptions *out
  *
  * # Safety
  * `out_engine` must be NULL or point to writable storage for one `TickreelEngine` pointer.
- * `options` must be NULL or point to a readable `TickreelEngineOptions`.
  */
-TickreelResult tickreel_engine_new(const struct TickreelEngineOptions *options,
+TickreelResult tickreel_engine_new(struct TickreelEngineOptions *options,
                                    struct TickreelEngine **out_engine);
 
 /**
@@ -1772,6 +1742,68 @@ TickreelResult tickreel_finish_handle_wait(struct TickreelFinishHandle *finish,
  * calls that start after this one get `TICKREEL_RESULT_INVALID_HANDLE`.
  */
 TickreelResult tickreel_finish_handle_free(struct TickreelFinishHandle *finish);
+
+/**
+ * Creates an engine's options with the defaults (1 writer thread, 65536 queued ticks, 64 MiB in
+ * flight, 4096 pooled buffers, 256 MiB of shadow buffers), into `*out_options`. Change them with
+ * the `tickreel_engine_options_set_*` functions, pass them to `tickreel_engine_new` (which reads
+ * them) and free them with `tickreel_engine_options_free`.
+ *
+ * Thread safety: any thread; each setter is atomic, and a start on another thread reads them.
+ *
+ * # Safety
+ * `out_options` must be NULL or point to writable storage for one `TickreelEngineOptions` pointer.
+ */
+TickreelResult tickreel_engine_options_new(struct TickreelEngineOptions **out_options);
+
+/**
+ * Frees engine options (an engine started with them keeps its copy). NULL is a no-op.
+ *
+ * Thread safety: any thread.
+ */
+TickreelResult tickreel_engine_options_free(struct TickreelEngineOptions *options);
+
+/**
+ * Writer threads; recordings are spread over them (default 1). 1 to 64.
+ *
+ * Thread safety: any thread.
+ */
+TickreelResult tickreel_engine_options_set_writer_threads(struct TickreelEngineOptions *options,
+                                                          uint32_t writer_threads);
+
+/**
+ * Tick messages that may wait in each writer's queue (default 65536). Must be > 0.
+ *
+ * Thread safety: any thread.
+ */
+TickreelResult tickreel_engine_options_set_queue_capacity(struct TickreelEngineOptions *options,
+                                                          size_t queue_capacity);
+
+/**
+ * Bytes of submitted ticks that may be in flight, engine-wide (default 64 MiB). A single tick is
+ * always accepted when nothing else is in flight.
+ *
+ * Thread safety: any thread.
+ */
+TickreelResult tickreel_engine_options_set_max_inflight_bytes(struct TickreelEngineOptions *options,
+                                                              size_t max_inflight_bytes);
+
+/**
+ * Reusable tick buffers kept in the engine's pool (default 4096).
+ *
+ * Thread safety: any thread.
+ */
+TickreelResult tickreel_engine_options_set_pool_buffers(struct TickreelEngineOptions *options,
+                                                        size_t pool_buffers);
+
+/**
+ * Bytes the engine's shadow buffers (`tickreel_shadow_buffer_start`) may hold in all (default
+ * 256 MiB); past it, the oldest blocks of any buffer are given up first.
+ *
+ * Thread safety: any thread.
+ */
+TickreelResult tickreel_engine_options_set_shadow_budget_bytes(struct TickreelEngineOptions *options,
+                                                               size_t shadow_budget_bytes);
 
 /**
  * Finishes the recording (as `tickreel_recorder_finish`) and, once its `.reel` file is

@@ -399,19 +399,21 @@ static TickreelResult wait_finish(TickreelRecorder *rec, char *buf, size_t len) 
 static void bad_engine(void) {
     puts("-- engine");
     TickreelEngine *engine = (TickreelEngine *)(uintptr_t)1u; /* must be reset to NULL on failure */
-    TickreelEngineOptions eo;
+    TickreelEngineOptions *eo = NULL;
     EXPECT(tickreel_engine_new(NULL, NULL), NULL_ARGUMENT);
-    EXPECT(tickreel_engine_options_default(NULL), NULL_ARGUMENT);
-    EXPECT(tickreel_engine_options_default(&eo), OK);
-    EXPECT_TRUE(eo.writer_threads == 1 && eo.queue_capacity > 0);
-    eo.writer_threads = 0;
-    EXPECT(tickreel_engine_new(&eo, &engine), INVALID_ARGUMENT);
+    EXPECT(tickreel_engine_options_new(NULL), NULL_ARGUMENT);
+    EXPECT(tickreel_engine_options_new(&eo), OK);
+    EXPECT(tickreel_engine_options_set_writer_threads(eo, 0), OK);
+    EXPECT(tickreel_engine_new(eo, &engine), INVALID_ARGUMENT);
     EXPECT_TRUE(engine == NULL);
-    eo.writer_threads = 1000;
-    EXPECT(tickreel_engine_new(&eo, &engine), INVALID_ARGUMENT);
-    eo.writer_threads = 1;
-    eo.queue_capacity = 0;
-    EXPECT(tickreel_engine_new(&eo, &engine), INVALID_ARGUMENT);
+    EXPECT_TRUE(strstr(tickreel_last_error_message(), "writer_threads") != NULL);
+    EXPECT(tickreel_engine_options_set_writer_threads(eo, 1000), OK);
+    EXPECT(tickreel_engine_new(eo, &engine), INVALID_ARGUMENT);
+    EXPECT(tickreel_engine_options_set_writer_threads(eo, 1), OK);
+    EXPECT(tickreel_engine_options_set_queue_capacity(eo, 0), OK);
+    EXPECT(tickreel_engine_new(eo, &engine), INVALID_ARGUMENT);
+    EXPECT(tickreel_engine_options_free(eo), OK);
+    EXPECT(tickreel_engine_options_free(NULL), OK);
     EXPECT(tickreel_engine_free(NULL), OK);
     EXPECT(tickreel_recorder_free(NULL), OK);
     EXPECT(tickreel_finish_handle_free(NULL), OK);
@@ -694,9 +696,6 @@ static void bad_shadow(void) {
                 so.block_ticks == 200);
     EXPECT_TRUE(ro.has_before == 0 && ro.after_ms == 30000 && ro.has_radius == 1 &&
                 ro.radius == 48.0 && ro.overwrite == 0 && ro.zstd_level == 3);
-    TickreelEngineOptions eo;
-    EXPECT(tickreel_engine_options_default(&eo), OK);
-    EXPECT_TRUE(eo.shadow_budget_bytes == 256u << 20);
 
     /* Starting: NULL outputs, bad handles, bad options. Outputs are reset to NULL on failure. */
     TickreelRecorder *rec = (TickreelRecorder *)(uintptr_t)1u;

@@ -187,11 +187,12 @@ static size_t encode(TickreelBatch *batch, uint8_t **bytes, size_t *capacity) {
  * recording; each tick costs the server thread a copy and a queue push. Finishing compacts the
  * live directory into the final file on the engine's compaction worker. */
 static void record_with_engine(const char *path) {
-    TickreelEngineOptions engine_options;
-    CHECK(tickreel_engine_options_default(&engine_options));
-    engine_options.writer_threads = 2;
+    TickreelEngineOptions *engine_options = NULL;
+    CHECK(tickreel_engine_options_new(&engine_options));
+    CHECK(tickreel_engine_options_set_writer_threads(engine_options, 2));
     TickreelEngine *engine = NULL;
-    CHECK(tickreel_engine_new(&engine_options, &engine));
+    CHECK(tickreel_engine_new(engine_options, &engine));
+    CHECK(tickreel_engine_options_free(engine_options));
 
     TickreelRecorderOptions *options = NULL;
     CHECK(tickreel_recorder_options_new(&options));
@@ -731,11 +732,13 @@ static void check_report(const char *path, uint32_t first, uint32_t last, uint32
  * player is reported (the window around them, with whoever came within 48 blocks, written to a
  * file on the engine's background worker), and so is one who left, within the grace period. */
 static void shadow_play(const char *dir) {
-    TickreelEngineOptions engine_options;
-    CHECK(tickreel_engine_options_default(&engine_options));
-    engine_options.shadow_budget_bytes = 16u << 20; /* every shadow buffer of the engine */
+    TickreelEngineOptions *engine_options = NULL;
+    CHECK(tickreel_engine_options_new(&engine_options));
+    /* every shadow buffer of the engine */
+    CHECK(tickreel_engine_options_set_shadow_budget_bytes(engine_options, 16u << 20));
     TickreelEngine *engine = NULL;
-    CHECK(tickreel_engine_new(&engine_options, &engine));
+    CHECK(tickreel_engine_new(engine_options, &engine));
+    CHECK(tickreel_engine_options_free(engine_options));
 
     TickreelShadowOptions shadow_options;
     CHECK(tickreel_shadow_options_default(&shadow_options));

@@ -93,33 +93,6 @@ options! {
 }
 
 options! {
-    /// Options of `tickreel_engine_new`. Fill with `tickreel_engine_options_default`, then change
-    /// what you need.
-    c TickreelEngineOptions {
-        /// Writer threads; recordings are spread over them (default 1). 1 to 64.
-        writer_threads: u32,
-        /// Tick messages that may wait in each writer's queue (default 65536). Must be > 0.
-        queue_capacity: usize,
-        /// Bytes of submitted ticks that may be in flight, engine-wide (default 64 MiB). A single
-        /// tick is always accepted when nothing else is in flight.
-        max_inflight_bytes: usize,
-        /// Reusable tick buffers kept in the engine's pool (default 4096).
-        pool_buffers: usize,
-        /// Bytes the engine's shadow buffers (`tickreel_shadow_buffer_start`) may hold in all (default
-        /// 256 MiB); past it, the oldest blocks of any buffer are given up first.
-        shadow_budget_bytes: usize,
-    }
-    /// `EngineOptions.toNative()`.
-    java EngineArray, "engineOptions" {
-        writer_threads: "writerThreads",
-        queue_capacity: "queueCapacity",
-        max_inflight_bytes: "maxInflightBytes",
-        pool_buffers: "poolBuffers",
-        shadow_budget_bytes: "shadowBudgetBytes",
-    }
-}
-
-options! {
     /// Options of `tickreel_shadow_buffer_start`: how much a shadow buffer keeps. Fill with
     /// `tickreel_shadow_options_default`, then change what you need. Durations are game time in
     /// milliseconds (converted to ticks at the recording's tick rate, rounded up).
@@ -194,12 +167,8 @@ options! {
 
 /// Every layout's Java factory, for `NativeBridge.java`'s generated part.
 #[cfg(test)]
-pub(crate) const JAVA: &[(&str, &[&str])] = &[
-    ReelArray::JAVA,
-    EngineArray::JAVA,
-    ShadowArray::JAVA,
-    ReportArray::JAVA,
-];
+pub(crate) const JAVA: &[(&str, &[&str])] =
+    &[ReelArray::JAVA, ShadowArray::JAVA, ReportArray::JAVA];
 
 #[cfg(test)]
 mod tests {
@@ -207,10 +176,10 @@ mod tests {
 
     #[test]
     fn read_takes_the_fields_in_the_declared_order() {
-        let a: Vec<i64> = (0..EngineArray::LEN as i64).collect();
-        let e = EngineArray::read(&a);
-        assert_eq!((e.writer_threads, e.shadow_budget_bytes), (0, 4));
-        assert_eq!(e.to_vec(), a);
+        let a: Vec<i64> = (0..ShadowArray::LEN as i64).collect();
+        let s = ShadowArray::read(&a);
+        assert_eq!((s.window_ns, s.block_ticks), (0, 3));
+        assert_eq!(s.to_vec(), a);
         assert_eq!(ReelArray::LEN, 12);
     }
 }

@@ -8,11 +8,12 @@ use std::time::Duration;
 use tickreel_sync::sync::RwLock;
 
 use crate::api::batch::Batch;
+use crate::api::engine_options::EngineOptions;
 use crate::api::recorder_options::RecorderOptions;
 use crate::api::{Id, New, Polled, Released, TerrainSections};
 use crate::shared::handle::HandleType;
 use tickreel::format::{EntityInfo, EventType};
-use tickreel::record::{self, EngineOptions, EngineStats};
+use tickreel::record::{self, EngineStats};
 use tickreel::record::{RecorderStats, Submitted};
 use tickreel_bridge_macros::bridge_fn;
 
@@ -79,21 +80,9 @@ pub struct WriterStatus(pub tickreel::Result<()>);
 /// Where a compaction is: running (`None`), or its outcome (the final path).
 pub type FinishState = Polled<PathBuf>;
 
-/// Fills `*out_options` with the engine defaults (1 writer thread, 65536 queued ticks, 64 MiB
-/// in flight, 4096 pooled buffers, 256 MiB of shadow buffers).
-///
-/// Thread safety: any thread.
-#[bridge_fn(
-    c = "tickreel_engine_options_default",
-    c_out = "out_options",
-    c_out_type = "TickreelEngineOptions"
-)]
-pub fn engine_options_default() -> EngineOptions {
-    EngineOptions::default()
-}
-
-/// Starts an engine: its writer thread(s) and compaction worker. `options` may be NULL for the
-/// defaults of `tickreel_engine_options_default`. Stores its handle in `*out_engine` (NULL on
+/// Starts an engine: its writer thread(s) and compaction worker. `options` (from
+/// `tickreel_engine_options_new`, read here and kept by the caller) may be NULL for the defaults.
+/// Stores its handle in `*out_engine` (NULL on
 /// failure, when it can be written).
 ///
 /// Returns `TICKREEL_RESULT_INVALID_ARGUMENT` for an invalid option, `TICKREEL_RESULT_IO` if a
@@ -101,9 +90,9 @@ pub fn engine_options_default() -> EngineOptions {
 ///
 /// Thread safety: any thread. An engine may then be used from any thread.
 #[bridge_fn(c = "tickreel_engine_new", c_out = "out_engine", java = "engineNew")]
-pub fn engine_new(options: EngineOptions) -> tickreel::Result<New<Engine>> {
+pub fn engine_new(options: Option<&EngineOptions>) -> tickreel::Result<New<Engine>> {
     Ok(New(Engine {
-        engine: record::Engine::new(options)?,
+        engine: record::Engine::new(EngineOptions::or_default(options))?,
         closed: RwLock::new(false),
     }))
 }

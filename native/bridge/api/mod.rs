@@ -24,6 +24,7 @@ pub mod catalog_network;
 pub mod catalog_object;
 pub mod dictionary;
 pub mod engine;
+pub mod engine_options;
 pub mod events;
 pub mod ghost;
 pub mod library;

@@ -79,6 +79,7 @@ opaque! {
     crate::api::engine::Engine => super::TickreelEngine,
     crate::api::engine::Recorder => super::TickreelRecorder,
     crate::api::engine::FinishHandle => super::TickreelFinishHandle,
+    crate::api::engine_options::EngineOptions => super::TickreelEngineOptions,
     crate::api::events::Events => super::TickreelEvents,
     crate::api::ghost::Ghost => super::TickreelGhost,
     crate::api::ghost::GhostCursor => super::TickreelGhostCursor,

@@ -9,13 +9,12 @@ use super::convert::{JniResult, LONG_ARRAY_JAVA, LONG_ARRAY_SIG};
 use super::{Res, bad_arg, long_array};
 use crate::api::library::OptionDefaults;
 use crate::api::shadow::report_chat_code;
-use crate::options::{EngineArray, ReelArray, ReportArray, ShadowArray};
-use tickreel::record::{ChunkPolicy, EngineOptions, RecorderOptions, RecordingIdentity};
+use crate::options::{ReelArray, ReportArray, ShadowArray};
+use tickreel::record::{ChunkPolicy, RecorderOptions, RecordingIdentity};
 use tickreel::shadow::{ReportOptions, ShadowOptions};
 
 /// `NativeBridge.defaultOptions` families.
 const RECORDING: jint = 0;
-const ENGINE: jint = 2;
 const SHADOW: jint = 3;
 const REPORT: jint = 4;
 
@@ -59,24 +58,6 @@ pub(super) fn recording_array(identity: &RecordingIdentity, chunk: &ChunkPolicy)
         chunk_bytes: chunk_bytes as i64,
         snapshot_interval: i64::from(snapshot_interval),
         zstd_level: i64::from(zstd_level),
-    }
-}
-
-/// [`EngineArray`] of `o`.
-pub(super) fn engine_array(o: &EngineOptions) -> EngineArray {
-    let EngineOptions {
-        writer_threads,
-        queue_capacity,
-        max_inflight_bytes,
-        pool_buffers,
-        shadow_budget_bytes,
-    } = *o;
-    EngineArray {
-        writer_threads: writer_threads as i64,
-        queue_capacity: queue_capacity as i64,
-        max_inflight_bytes: max_inflight_bytes as i64,
-        pool_buffers: pool_buffers as i64,
-        shadow_budget_bytes: shadow_budget_bytes as i64,
     }
 }
 
@@ -130,7 +111,6 @@ fn defaults(family: jint) -> Res<Vec<i64>> {
             let o = RecorderOptions::default();
             recording_array(&o.identity, &o.chunk).to_vec()
         }
-        ENGINE => engine_array(&EngineOptions::default()).to_vec(),
         SHADOW => shadow_array(&ShadowOptions::default()).to_vec(),
         REPORT => report_array(&ReportOptions::default()),
         other => return Err(bad_arg(format!("no option family {other}"))),
@@ -156,8 +136,6 @@ mod tests {
     /// Each encoding decodes back to the core's defaults: the layouts match the decoders.
     #[test]
     fn default_arrays_decode_to_the_core_defaults() {
-        let e = super::super::recorder::engine_options(&defaults(ENGINE).unwrap()).unwrap();
-        assert_eq!(e, EngineOptions::default());
         let s = super::super::shadow::shadow_options(&defaults(SHADOW).unwrap()).unwrap();
         assert_eq!(format!("{s:?}"), format!("{:?}", ShadowOptions::default()));
         let a = defaults(REPORT).unwrap();

@@ -6,14 +6,12 @@
 use std::ffi::c_void;
 
 use jni::JNIEnv;
-use jni::objects::JLongArray;
-use jni::sys::{JNI_FALSE, JNI_TRUE, jboolean, jlong, jlongArray, jobject};
+use jni::sys::{JNI_FALSE, JNI_TRUE, jboolean, jlong, jobject};
 
 use super::convert::{JniArg, JniResult, LONG_ARRAY_JAVA, LONG_ARRAY_SIG};
-use super::{Res, bad_arg, long_array, longs_arg};
+use super::{Res, bad_arg, long_array};
 use crate::api::engine::{Submission, WriterStatus};
-use crate::options::EngineArray;
-use tickreel::record::{EngineOptions, EngineStats, RecorderStats, Submitted};
+use tickreel::record::{EngineStats, RecorderStats, Submitted};
 
 /// A Java `long` as the core's type: a translation error for a negative or too large value (the
 /// range the core accepts is the core's `validate()`'s to check).
@@ -25,36 +23,6 @@ pub(super) fn ranged<T: TryFrom<i64>>(v: i64, what: &str) -> Res<T> {
             bad_arg(format!("{what} out of range: {v}"))
         }
     })
-}
-
-pub(super) fn engine_options(a: &[i64]) -> Res<EngineOptions> {
-    let EngineArray {
-        writer_threads,
-        queue_capacity,
-        max_inflight_bytes,
-        pool_buffers,
-        shadow_budget_bytes,
-    } = EngineArray::read(a);
-    Ok(EngineOptions {
-        writer_threads: ranged(writer_threads, "writerThreads")?,
-        queue_capacity: ranged(queue_capacity, "queueCapacity")?,
-        max_inflight_bytes: ranged(max_inflight_bytes, "maxInflightBytes")?,
-        pool_buffers: ranged(pool_buffers, "poolBuffers")?,
-        shadow_budget_bytes: ranged(shadow_budget_bytes, "shadowBudgetBytes")?,
-    })
-}
-
-/// `long[]` of [`EngineArray`] (`EngineOptions.toNative()`).
-impl JniArg for EngineOptions {
-    type Jni = jlongArray;
-    const SIG: &'static str = "[J";
-    const JAVA: &'static str = "long[]";
-    type Stored = EngineOptions;
-    fn store(env: &mut JNIEnv<'_>, a: jlongArray, _: &'static str) -> Res<EngineOptions> {
-        // SAFETY: a local reference (or null) passed to the running native method.
-        let a = unsafe { JLongArray::from_raw(a) };
-        engine_options(&longs_arg(env, &a, EngineArray::LEN, "engine options")?)
-    }
 }
 
 /// `long[] {active recordings, queue depth, in-flight bytes, dropped ticks, bytes written, last

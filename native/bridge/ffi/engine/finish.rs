@@ -81,7 +81,7 @@ mod tests {
     fn a_playhead_follows_a_recording_being_written() {
         let dir = tempfile::tempdir().unwrap();
         let path = CString::new(dir.path().join("f.reel").to_str().unwrap()).unwrap();
-        let e = engine(None);
+        let e = engine(std::ptr::null_mut());
         let o = recorder_options();
         let r = start(e, &path, o);
         assert_eq!(tickreel_recorder_options_free(o), OK);
@@ -122,7 +122,7 @@ mod tests {
     fn records_through_the_engine_and_reads_back() {
         let dir = tempfile::tempdir().unwrap();
         let path = CString::new(dir.path().join("e.reel").to_str().unwrap()).unwrap();
-        let e = engine(None);
+        let e = engine(std::ptr::null_mut());
         let o = recorder_options();
         assert_eq!(tickreel_recorder_options_set_chunk_ticks(o, 10), OK);
         assert_eq!(

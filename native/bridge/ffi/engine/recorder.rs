@@ -96,6 +96,7 @@ impl CResult for Option<u32> {
 mod tests {
     use crate::ffi::engine::tests::{engine, recorder_options, start, stats};
     use crate::ffi::engine::*;
+    use crate::ffi::generated::engine_options::*;
     use crate::ffi::generated::recorder_options::*;
     use crate::ffi::options::*;
     use crate::ffi::result::TickreelResult;
@@ -115,7 +116,7 @@ mod tests {
     fn malformed_batches_are_reported_by_status_and_a_freed_recorder_resumes() {
         let dir = tempfile::tempdir().unwrap();
         let path = CString::new(dir.path().join("m.reel").to_str().unwrap()).unwrap();
-        let e = engine(None);
+        let e = engine(std::ptr::null_mut());
         let o = recorder_options();
         // Started again below: resumed, not set aside.
         assert_eq!(
@@ -189,15 +190,10 @@ mod tests {
         use crate::api::engine::Engine;
         use crate::ffi::handle;
         let dir = tempfile::tempdir().unwrap();
-        let mut eo = std::mem::MaybeUninit::uninit();
-        // SAFETY: writable storage for one options struct.
-        assert_eq!(
-            unsafe { tickreel_engine_options_default(eo.as_mut_ptr()) },
-            OK
-        );
-        // SAFETY: initialised above.
-        let mut eo = unsafe { eo.assume_init() };
-        eo.queue_capacity = 2;
+        let mut eo = std::ptr::null_mut();
+        // SAFETY: `eo` is writable.
+        assert_eq!(unsafe { tickreel_engine_options_new(&mut eo) }, OK);
+        assert_eq!(tickreel_engine_options_set_queue_capacity(eo, 2), OK);
         let tick = [0u8, 0];
         for (name, policy) in [
             ("drop.reel", TICKREEL_BACKPRESSURE_DROP),
@@ -205,7 +201,7 @@ mod tests {
         ] {
             // One engine each: starting a recording queues its opening, which waits while the
             // queue is full.
-            let e = engine(Some(eo));
+            let e = engine(eo);
             let obj = handle::get::<Engine>(e).unwrap();
             obj.with(|e| {
                 e.set_writers_stalled(true);
@@ -246,11 +242,12 @@ mod tests {
             drop(obj);
             assert_eq!(tickreel_engine_free(e), OK);
         }
+        assert_eq!(tickreel_engine_options_free(eo), OK);
     }
 
     #[test]
     fn bad_options_are_refused_by_their_setter_or_at_the_start() {
-        let e = engine(None);
+        let e = engine(std::ptr::null_mut());
         let path = c"x.reel";
         let o = recorder_options();
         // Out of the choices: the setter refuses, naming itself.

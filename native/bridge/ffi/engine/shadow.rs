@@ -230,7 +230,7 @@ mod tests {
     #[test]
     fn a_shadow_only_stream_reports_the_window_around_a_player() {
         let dir = tempfile::tempdir().unwrap();
-        let e = engine(None);
+        let e = engine(std::ptr::null_mut());
         let mut o = shadow_options();
         o.window_ms = 10_000; // 200 ticks at 20 ticks/s
         o.block_ticks = 20;
@@ -296,7 +296,7 @@ mod tests {
     #[test]
     fn a_recording_is_shadowed_and_bad_reports_are_refused() {
         let dir = tempfile::tempdir().unwrap();
-        let e = engine(None);
+        let e = engine(std::ptr::null_mut());
         let path = CString::new(dir.path().join("rec.reel").to_str().unwrap()).unwrap();
         let (mut r, mut s) = (std::ptr::null_mut(), std::ptr::null_mut());
         let mut o = shadow_options();
@@ -427,7 +427,7 @@ mod tests {
     #[test]
     fn a_report_by_uuid_keeps_near_chat_and_blocks_unless_asked_for_more() {
         let dir = tempfile::tempdir().unwrap();
-        let e = engine(None);
+        let e = engine(std::ptr::null_mut());
         let mut o = shadow_options();
         o.block_ticks = 20;
         let (r, s) = start(e, None, &o);

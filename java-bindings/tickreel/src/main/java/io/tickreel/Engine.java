@@ -39,8 +39,12 @@ public final class Engine implements AutoCloseable {
     public Engine(EngineOptions options) {
         Objects.requireNonNull(options, "options");
         NativeLoader.ensureLoaded();
-        this.handle = new NativeHandle(this, NativeBridge.engineNew(options.toNative()), "Engine",
-                NativeBridge::engineClose);
+        long o = options.toNative();
+        try {
+            this.handle = new NativeHandle(this, NativeBridge.engineNew(o), "Engine", NativeBridge::engineClose);
+        } finally {
+            NativeBridge.close(o);
+        }
     }
 
     /**

@@ -78,7 +78,7 @@ final class NativeBridge {
     static native boolean dictionaryIsRegistered(int id);
 
     // --- engine (native/bridge/api/engine.rs documents each) ---
-    static native long engineNew(long[] options);
+    static native long engineNew(long options);
     static native void engineClose(long engine);
     static native long[] engineStats(long engine);
     static native long recorderStart(long engine, String path, long options);
@@ -101,6 +101,14 @@ final class NativeBridge {
     static native String finishHandlePoll(long finish);
     static native boolean finishHandleIsDone(long finish);
     static native String finishHandleAwait(long finish, long timeoutNanos);
+
+    // --- engine_options (native/bridge/api/engine_options.rs documents each) ---
+    static native long engineOptionsNew();
+    static native void engineOptionsSetWriterThreads(long options, int writerThreads);
+    static native void engineOptionsSetQueueCapacity(long options, long queueCapacity);
+    static native void engineOptionsSetMaxInflightBytes(long options, long maxInflightBytes);
+    static native void engineOptionsSetPoolBuffers(long options, long poolBuffers);
+    static native void engineOptionsSetShadowBudgetBytes(long options, long shadowBudgetBytes);
 
     // --- ghost (native/bridge/api/ghost.rs documents each) ---
     static native long ghostLoad(String path, int entity, int[] range);
@@ -239,9 +247,6 @@ final class NativeBridge {
     // toNative() call these with every field, so a field added there must be passed here) ---
     static long[] reelOptions(long worldIdMsb, long worldIdLsb, long worldVersionMsb, long worldVersionLsb, long startedAtMs, long ticksPerSecondMilli, long gameDataVersion, long dictionaryId, long chunkTicks, long chunkBytes, long snapshotInterval, long compressionLevel) {
         return new long[] {worldIdMsb, worldIdLsb, worldVersionMsb, worldVersionLsb, startedAtMs, ticksPerSecondMilli, gameDataVersion, dictionaryId, chunkTicks, chunkBytes, snapshotInterval, compressionLevel};
-    }
-    static long[] engineOptions(long writerThreads, long queueCapacity, long maxInflightBytes, long poolBuffers, long shadowBudgetBytes) {
-        return new long[] {writerThreads, queueCapacity, maxInflightBytes, poolBuffers, shadowBudgetBytes};
     }
     static long[] shadowOptions(long windowNs, long graceNs, long maxBytes, long blockTicks) {
         return new long[] {windowNs, graceNs, maxBytes, blockTicks};

@@ -33,7 +33,6 @@ class DefaultsTest {
     void builderDefaultsAreTheCoreDefaults() {
         assertArrayEquals(NativeBridge.defaultOptions(0), withoutTimestamp(ReelOptions.defaults().toNative()),
                 "ReelOptions");
-        assertArrayEquals(NativeBridge.defaultOptions(2), EngineOptions.defaults().toNative(), "EngineOptions");
         assertArrayEquals(NativeBridge.defaultOptions(3), ShadowOptions.defaults().toNative(), "ShadowOptions");
         long[] report = NativeBridge.defaultOptions(4);
         ReportOptions r = ReportOptions.defaults();
