@@ -8,7 +8,7 @@ use std::ffi::c_void;
 use jni::JNIEnv;
 use jni::sys::{JNI_FALSE, JNI_TRUE, jboolean, jlong, jobject};
 
-use super::convert::{JniArg, JniResult, LONG_ARRAY_JAVA, LONG_ARRAY_SIG};
+use super::convert::{JniResult, LONG_ARRAY_JAVA, LONG_ARRAY_SIG};
 use super::{Res, bad_arg, long_array};
 use crate::api::engine::{Submission, WriterStatus};
 use tickreel::record::{EngineStats, RecorderStats, Submitted};
@@ -142,8 +142,8 @@ pub(super) fn methods() -> Vec<jni::NativeMethod> {
         "engineSetWritersStalled",
         &super::convert::signature(
             &[
-                <&'static crate::api::engine::Engine as JniArg>::SIG,
-                <bool as JniArg>::SIG,
+                <&'static crate::api::engine::Engine as super::convert::JniArg>::SIG,
+                <bool as super::convert::JniArg>::SIG,
             ],
             <() as JniResult>::SIG,
         ),
