@@ -5,6 +5,7 @@
 
 pub mod block_state;
 pub(crate) mod handle;
+pub(crate) mod option_names;
 pub(crate) mod panic;
 pub(crate) mod registry;
 pub(crate) mod terrain;
