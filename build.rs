@@ -32,6 +32,7 @@ fn main() {
     println!("cargo:rerun-if-changed=native/bridge/api");
     println!("cargo:rerun-if-changed=native/bridge/codegen");
     println!("cargo:rerun-if-changed=native/bridge/options.rs");
+    println!("cargo:rerun-if-changed=native/bridge/shared/block_state.rs");
     let root = PathBuf::from(env::var_os("CARGO_MANIFEST_DIR").expect("set by cargo"));
     let out_dir = PathBuf::from(env::var_os("OUT_DIR").expect("set by cargo"));
     // A generator error fails the build: the library cannot be built without its entry points.
@@ -63,6 +64,7 @@ fn generate(root: &Path, out_dir: &Path) -> Result<String, String> {
         let bindings = cbindgen::Builder::new()
             .with_config(config)
             .with_src(root.join("native/bridge/ffi/mod.rs"))
+            .with_src(root.join("native/bridge/shared/block_state.rs"))
             .with_src(out_dir.join("bridge_ffi.rs"))
             .with_src(out_dir.join("bridge_options.rs"))
             .generate()

@@ -42,10 +42,10 @@
  * Index (line numbers in this file).
  *   Constants and result codes first; then each area, the error channel first: its
  *   handles and structs, then its functions:
- *   Errors and the library: line 608
+ *   Errors and the library: line 625
  *      tickreel_handle_count, tickreel_last_error, tickreel_last_error_message,
  *      tickreel_last_error_code, tickreel_result_name, tickreel_version, tickreel_features
- *   Tick batches (TickreelBatch): line 685
+ *   Tick batches (TickreelBatch): line 702
  *      tickreel_batch_new, tickreel_batch_free, tickreel_batch_clear, tickreel_batch_event_count,
  *      tickreel_batch_bytes, tickreel_batch_add_entity, tickreel_batch_remove_entity,
  *      tickreel_batch_add_pose, tickreel_batch_add_position, tickreel_batch_add_rotation,
@@ -55,9 +55,8 @@
  *      tickreel_batch_attack, tickreel_batch_use, tickreel_batch_use_on_entity,
  *      tickreel_batch_use_on_block, tickreel_batch_damage, tickreel_batch_health,
  *      tickreel_batch_equipment, tickreel_batch_chat, tickreel_batch_custom_at
- *   Live recording (TickreelEngine, TickreelRecorder, TickreelFinishHandle): line 1097
- *      tickreel_engine_options_default, tickreel_engine_new, tickreel_engine_free,
- *      tickreel_engine_stats, tickreel_recorder_options_default, tickreel_recorder_start,
+ *   Live recording (TickreelEngine, TickreelRecorder, TickreelFinishHandle): line 1114
+ *      tickreel_engine_new, tickreel_engine_free, tickreel_engine_stats, tickreel_recorder_start,
  *      tickreel_recorder_start_on, tickreel_recorder_free, tickreel_recorder_submit_tick,
  *      tickreel_recorder_submit_batch, tickreel_recorder_player_left,
  *      tickreel_recorder_offer_snapshot, tickreel_recorder_offer_terrain,
@@ -66,8 +65,26 @@
  *      tickreel_recorder_flush, tickreel_recorder_stats, tickreel_recorder_wait_resumed,
  *      tickreel_recorder_status, tickreel_recorder_finish, tickreel_recorder_abort,
  *      tickreel_finish_handle_poll, tickreel_finish_handle_wait, tickreel_finish_handle_free,
- *      tickreel_recorder_finish_upload, tickreel_recorder_ship_live
- *   Ghosts (TickreelGhost, TickreelGhostLoad, TickreelGhostCursor, TickreelLiveDelta, TickreelGhostSet, TickreelGoldSplits): line 1937
+ *      tickreel_engine_options_new, tickreel_engine_options_free,
+ *      tickreel_engine_options_set_writer_threads, tickreel_engine_options_set_queue_capacity,
+ *      tickreel_engine_options_set_max_inflight_bytes, tickreel_engine_options_set_pool_buffers,
+ *      tickreel_engine_options_set_shadow_budget_bytes, tickreel_recorder_finish_upload,
+ *      tickreel_recorder_ship_live, tickreel_recorder_options_new, tickreel_recorder_options_free,
+ *      tickreel_recorder_options_set_tick_rate_millihz,
+ *      tickreel_recorder_options_set_game_data_version, tickreel_recorder_options_set_timestamp_ms,
+ *      tickreel_recorder_options_set_world_id, tickreel_recorder_options_set_world_version,
+ *      tickreel_recorder_options_set_dictionary_id, tickreel_recorder_options_set_chunk_ticks,
+ *      tickreel_recorder_options_set_chunk_bytes, tickreel_recorder_options_set_snapshot_interval,
+ *      tickreel_recorder_options_set_zstd_level, tickreel_recorder_options_set_flush_interval_ms,
+ *      tickreel_recorder_options_set_flush_max_pending_bytes,
+ *      tickreel_recorder_options_set_flush_on_player_leave,
+ *      tickreel_recorder_options_set_backpressure, tickreel_recorder_options_set_block_deadline_ms,
+ *      tickreel_recorder_options_set_compaction_zstd_level,
+ *      tickreel_recorder_options_set_compaction_chunk_ticks,
+ *      tickreel_recorder_options_set_compaction_verify,
+ *      tickreel_recorder_options_set_max_batch_bytes, tickreel_recorder_options_set_overwrite,
+ *      tickreel_recorder_options_set_on_existing
+ *   Ghosts (TickreelGhost, TickreelGhostLoad, TickreelGhostCursor, TickreelLiveDelta, TickreelGhostSet, TickreelGoldSplits): line 2093
  *      tickreel_ghost_load, tickreel_ghost_load_from_reader, tickreel_ghost_free,
  *      tickreel_ghost_info, tickreel_ghost_splits, tickreel_ghost_cursor_new,
  *      tickreel_ghost_cursor_free, tickreel_ghost_cursor_sample,
@@ -80,7 +97,7 @@
  *      tickreel_gold_splits_free, tickreel_gold_splits_checkpoint, tickreel_gold_splits_finish,
  *      tickreel_gold_splits_best_possible, tickreel_gold_splits_sum_of_best,
  *      tickreel_gold_splits_gold, tickreel_gold_splits_reset, tickreel_ghost_load_async_url
- *   Playback (TickreelPlayhead): line 2625
+ *   Playback (TickreelPlayhead): line 2781
  *      tickreel_playhead_open_url, tickreel_playhead_follow_url, tickreel_playhead_open,
  *      tickreel_playhead_follow, tickreel_playhead_free, tickreel_playhead_current,
  *      tickreel_playhead_advance, tickreel_playhead_prepare, tickreel_playhead_seek,
@@ -90,35 +107,35 @@
  *      tickreel_playhead_removed, tickreel_playhead_added, tickreel_playhead_world,
  *      tickreel_playhead_world_snapshot, tickreel_playhead_world_events,
  *      tickreel_playhead_world_state, tickreel_playhead_world_changes
- *   Reading recordings (TickreelReader): line 3186
+ *   Reading recordings (TickreelReader): line 3342
  *      tickreel_reader_open_url, tickreel_reader_open, tickreel_reader_free,
  *      tickreel_reader_tick_count, tickreel_reader_first_tick, tickreel_reader_last_tick,
  *      tickreel_reader_chunk_count, tickreel_reader_tick_rate, tickreel_reader_metadata,
  *      tickreel_reader_seek, tickreel_reader_ticks, tickreel_reader_verify,
  *      tickreel_reader_palette_name, tickreel_reader_world_at
- *   Decoded events (TickreelEvents): line 3439
+ *   Decoded events (TickreelEvents): line 3595
  *      tickreel_events_decode, tickreel_events_free, tickreel_events_count, tickreel_events_get
- *   The world at a tick (TickreelWorldState): line 3647
+ *   The world at a tick (TickreelWorldState): line 3803
  *      tickreel_world_state_free, tickreel_world_state_info, tickreel_world_state_blocks,
  *      tickreel_world_state_block, tickreel_world_state_block_entities,
  *      tickreel_world_state_entities, tickreel_world_state_equipment,
  *      tickreel_world_state_terrain_sections
- *   Shadow play (TickreelShadowBuffer): line 3921
+ *   Shadow play (TickreelShadowBuffer): line 4077
  *      tickreel_shadow_buffer_report_upload, tickreel_shadow_options_default,
  *      tickreel_report_options_default, tickreel_shadow_buffer_start,
  *      tickreel_shadow_buffer_start_on, tickreel_shadow_buffer_report,
  *      tickreel_shadow_buffer_report_uuid, tickreel_shadow_buffer_stats,
  *      tickreel_shadow_buffer_attached, tickreel_shadow_buffer_free
- *   Writing recordings (TickreelReelWriter): line 4299
+ *   Writing recordings (TickreelReelWriter): line 4453
  *      tickreel_reel_options_default, tickreel_reel_writer_create, tickreel_reel_writer_free,
  *      tickreel_reel_writer_write_tick, tickreel_reel_writer_write_batch,
  *      tickreel_reel_writer_offer_snapshot, tickreel_reel_writer_offer_terrain,
  *      tickreel_reel_writer_register_entity, tickreel_reel_writer_register_event_type,
  *      tickreel_reel_writer_register_name, tickreel_reel_writer_set_user_metadata,
  *      tickreel_reel_writer_finish
- *   Compression dictionaries: line 4550
+ *   Compression dictionaries: line 4704
  *      tickreel_dictionary_register, tickreel_dictionary_is_registered
- *   Object storage (TickreelObjectOptions, TickreelPendingUpload, TickreelLiveShipper; Cargo feature "object"): line 4581
+ *   Object storage (TickreelObjectOptions, TickreelPendingUpload, TickreelLiveShipper; Cargo feature "object"): line 4735
  *      tickreel_object_options_new, tickreel_object_options_free,
  *      tickreel_object_options_set_endpoint, tickreel_object_options_set_region,
  *      tickreel_object_options_set_credentials, tickreel_object_options_set_allow_http,
@@ -126,7 +143,7 @@
  *      tickreel_pending_upload_poll, tickreel_pending_upload_bytes, tickreel_pending_upload_free,
  *      tickreel_live_shipper_stats, tickreel_live_shipper_ship_now, tickreel_live_shipper_finish,
  *      tickreel_live_shipper_free
- *   Catalog (TickreelCatalog, TickreelCatalogCall; Cargo feature "catalog"): line 4811
+ *   Catalog (TickreelCatalog, TickreelCatalogCall; Cargo feature "catalog"): line 4965
  *      tickreel_catalog_open, tickreel_catalog_free, tickreel_catalog_register,
  *      tickreel_catalog_top, tickreel_catalog_personal_best, tickreel_catalog_around,
  *      tickreel_catalog_recent, tickreel_catalog_sum_of_best, tickreel_catalog_load_ghost,
@@ -179,39 +196,6 @@
  * The entity is gliding (elytra).
  */
 #define TICKREEL_FLAG_GLIDING (1 << 4)
-
-/**
- * `TickreelRecorderOptions.backpressure`: when the writer falls behind, wait up to
- * `block_deadline_ms` for room (default 1 ms), then drop the tick (counted, recorded as a gap)
- * and return `TICKREEL_RESULT_BACKPRESSURE`. The default.
- */
-#define TICKREEL_BACKPRESSURE_BLOCK 0
-
-/**
- * `TickreelRecorderOptions.backpressure`: when the writer falls behind, drop the tick at once
- * (counted, recorded as a gap); `tickreel_recorder_submit_tick` returns `TICKREEL_RESULT_OK`
- * and sets `*out_dropped` to true.
- */
-#define TICKREEL_BACKPRESSURE_DROP 1
-
-/**
- * `TickreelRecorderOptions.on_existing`: continue a live recording of the path (a stopped or
- * crashed server's) after its last tick; a tick at or before it is refused.
- */
-#define TICKREEL_ON_EXISTING_RESUME 0
-
-/**
- * `TickreelRecorderOptions.on_existing`: keep a live recording of the path aside (its live
- * directory renamed to that of `STEM.previous-N.EXT`, never deleted; `tickreel recover` finishes
- * it) and start a new one, whose ticks may start again at 0. The default.
- */
-#define TICKREEL_ON_EXISTING_START_FRESH 1
-
-/**
- * `TickreelRecorderOptions.on_existing`: refuse to start where a live recording of the path
- * exists (`TICKREEL_RESULT_IO`, "already exists", naming the live directory).
- */
-#define TICKREEL_ON_EXISTING_REFUSE 2
 
 /**
  * `TickreelReportOptions::chat`: the reported player's lines (any channel) and the public lines
@@ -268,6 +252,39 @@
  * Numbers `tickreel_ghost_set_sample` writes per ghost: `t, x, y, z, yaw, pitch, flags, state`.
  */
 #define TICKREEL_GHOST_SAMPLE_VALUES 8
+
+/**
+ * `tickreel_recorder_options_set_backpressure`: when the writer falls behind, wait up to the
+ * block deadline for room (default 1 ms), then drop the tick (counted, recorded as a gap) and
+ * return `TICKREEL_RESULT_BACKPRESSURE`. The default.
+ */
+#define TICKREEL_BACKPRESSURE_BLOCK 0
+
+/**
+ * `tickreel_recorder_options_set_backpressure`: when the writer falls behind, drop the tick at
+ * once (counted, recorded as a gap); `tickreel_recorder_submit_tick` returns `TICKREEL_RESULT_OK`
+ * and sets `*out_dropped` to true.
+ */
+#define TICKREEL_BACKPRESSURE_DROP 1
+
+/**
+ * `tickreel_recorder_options_set_on_existing`: continue a live recording of the path (a stopped
+ * or crashed server's) after its last tick; a tick at or before it is refused.
+ */
+#define TICKREEL_ON_EXISTING_RESUME 0
+
+/**
+ * `tickreel_recorder_options_set_on_existing`: keep a live recording of the path aside (its live
+ * directory renamed to that of `STEM.previous-N.EXT`, never deleted; `tickreel recover` finishes
+ * it) and start a new one, whose ticks may start again at 0. The default.
+ */
+#define TICKREEL_ON_EXISTING_START_FRESH 1
+
+/**
+ * `tickreel_recorder_options_set_on_existing`: refuse to start where a live recording of the path
+ * exists (`TICKREEL_RESULT_IO`, "already exists", naming the live directory).
+ */
+#define TICKREEL_ON_EXISTING_REFUSE 2
 
 /**
  * `TickreelUpdate::motion`: the position did not change (paused, a slow speed between two
@@ -1104,6 +1121,13 @@ TickreelResult tickreel_batch_custom_at(struct TickreelBatch *batch,
 typedef struct TickreelEngine TickreelEngine;
 
 /**
+ * An engine's options being built. Opaque: create with `tickreel_engine_options_new`, change with
+ * the `tickreel_engine_options_set_*` functions, pass to `tickreel_engine_new` (NULL there: the
+ * defaults), release with `tickreel_engine_options_free`. The pointer is a handle, not an address.
+ */
+typedef struct TickreelEngineOptions TickreelEngineOptions;
+
+/**
  * The completion of a finished recording's compaction into its final `.reel` file, or of a
  * shadow report's file. Opaque: returned by `tickreel_recorder_finish` and
  * `tickreel_shadow_buffer_report`, released with `tickreel_finish_handle_free`.
@@ -1138,33 +1162,12 @@ typedef struct TickreelPendingUpload TickreelPendingUpload;
 typedef struct TickreelRecorder TickreelRecorder;
 
 /**
- * Options of `tickreel_engine_new`. Fill with `tickreel_engine_options_default`, then change
- * what you need.
+ * A recording's options being built. Opaque: create with `tickreel_recorder_options_new`, change
+ * with the `tickreel_recorder_options_set_*` functions, pass to `tickreel_recorder_start` (NULL
+ * there: the defaults), release with `tickreel_recorder_options_free`. The pointer is a handle,
+ * not an address.
  */
-typedef struct TickreelEngineOptions {
-    /**
-     * Writer threads; recordings are spread over them (default 1). 1 to 64.
-     */
-    uint32_t writer_threads;
-    /**
-     * Tick messages that may wait in each writer's queue (default 65536). Must be > 0.
-     */
-    size_t queue_capacity;
-    /**
-     * Bytes of submitted ticks that may be in flight, engine-wide (default 64 MiB). A single
-     * tick is always accepted when nothing else is in flight.
-     */
-    size_t max_inflight_bytes;
-    /**
-     * Reusable tick buffers kept in the engine's pool (default 4096).
-     */
-    size_t pool_buffers;
-    /**
-     * Bytes the engine's shadow buffers (`tickreel_shadow_buffer_start`) may hold in all (default
-     * 256 MiB); past it, the oldest blocks of any buffer are given up first.
-     */
-    size_t shadow_budget_bytes;
-} TickreelEngineOptions;
+typedef struct TickreelRecorderOptions TickreelRecorderOptions;
 
 /**
  * Engine-wide counters, as filled in by `tickreel_engine_stats`.
@@ -1208,7 +1211,7 @@ typedef struct TickreelEngineStats {
     uint64_t compactions_failed;
     /**
      * Heap bytes the engine's shadow buffers hold in all, against
-     * `TickreelEngineOptions.shadow_budget_bytes`.
+     * `tickreel_engine_options_set_shadow_budget_bytes`.
      */
     size_t shadow_bytes;
     /**
@@ -1222,108 +1225,6 @@ typedef struct TickreelEngineStats {
      */
     uint64_t syncs;
 } TickreelEngineStats;
-
-/**
- * Options of `tickreel_recorder_start`. Fill with `tickreel_recorder_options_default`, then
- * change what you need. Flag fields are `uint32_t`: 0 is false, any other value true.
- */
-typedef struct TickreelRecorderOptions {
-    /**
-     * Ticks per second times 1000 (default 20000: 20 ticks/s). Must be > 0.
-     */
-    uint32_t tick_rate_millihz;
-    /**
-     * The game's own data version (e.g. a Minecraft data version), opaque to tickreel.
-     */
-    uint32_t game_data_version;
-    /**
-     * Unix milliseconds when the recording started.
-     */
-    int64_t timestamp_ms;
-    /**
-     * World identity, opaque to tickreel (e.g. a UUID).
-     */
-    uint8_t world_id[16];
-    /**
-     * World version, opaque to tickreel.
-     */
-    uint8_t world_version[16];
-    /**
-     * Zstd dictionary id (0: none) the live segments and the compacted file are compressed
-     * with; a non-zero id must have been registered (`tickreel_dictionary_register`).
-     */
-    uint16_t dictionary_id;
-    /**
-     * Most ticks one live chunk spans (default 100). 1 to 1048576.
-     */
-    uint32_t chunk_ticks;
-    /**
-     * Ticks between snapshots (default 600). Must be > 0.
-     */
-    uint32_t snapshot_interval;
-    /**
-     * Zstd level of the live segments (default 3: fast).
-     */
-    int32_t zstd_level;
-    /**
-     * Flush at least this often while ticks arrive, in milliseconds (default 5000). Must be > 0.
-     */
-    uint32_t flush_interval_ms;
-    /**
-     * Flush once this many compressed bytes are waiting (default 256 KiB). Must be > 0.
-     */
-    size_t flush_max_pending_bytes;
-    /**
-     * Flush when a player leaves (a `PlayerLeave` event or `tickreel_recorder_player_left`)
-     * (default 1).
-     */
-    uint32_t flush_on_player_leave;
-    /**
-     * `TICKREEL_BACKPRESSURE_BLOCK` (default) or `TICKREEL_BACKPRESSURE_DROP`. When the writer
-     * falls behind, the default holds the calling thread about 1 ms at most (2% of a 50 ms
-     * tick), then drops the tick: counted (`dropped_ticks` in the recorder's and the engine's
-     * stats), recorded as a gap in the recording, and returned as
-     * `TICKREEL_RESULT_BACKPRESSURE`.
-     */
-    uint32_t backpressure;
-    /**
-     * With `TICKREEL_BACKPRESSURE_BLOCK`: the longest `tickreel_recorder_submit_tick` waits for
-     * room, in milliseconds (default 1; the call returns within about this + 1 ms). A whole
-     * tick (50) or more lets a stalled writer stall the server.
-     */
-    uint32_t block_deadline_ms;
-    /**
-     * Zstd level of the final compacted file (default 9).
-     */
-    int32_t compaction_zstd_level;
-    /**
-     * Most ticks a chunk of the final compacted file spans (default 12000; chunks are cut sooner
-     * at 64 KiB of payload). 1 to 1048576.
-     */
-    uint32_t compaction_chunk_ticks;
-    /**
-     * Read the final file back and check it before reporting the finish done (default 1).
-     */
-    uint32_t compaction_verify;
-    /**
-     * Largest accepted tick batch in bytes (default 1 MiB). Must be >= 2.
-     */
-    size_t max_batch_bytes;
-    /**
-     * Replace an existing finished file at the path instead of refusing (default 0). A live
-     * recording of the path is `on_existing`'s (with `TICKREEL_ON_EXISTING_RESUME`, resumed,
-     * and its finish replaces the file).
-     */
-    uint32_t overwrite;
-    /**
-     * What starting does with a live recording of the path (a stopped or crashed server's):
-     * `TICKREEL_ON_EXISTING_START_FRESH` (default: kept aside as `STEM.previous-N.EXT`, never
-     * lost, and a new recording starts, so ticks may start again at 0),
-     * `TICKREEL_ON_EXISTING_RESUME` (continue it after its last tick) or
-     * `TICKREEL_ON_EXISTING_REFUSE`.
-     */
-    uint32_t on_existing;
-} TickreelRecorderOptions;
 
 /**
  * One chunk section: 16×16×16 blocks at section position (`cx`, `cy`, `cz`) (block
@@ -1415,19 +1316,9 @@ typedef struct TickreelRecorderStats {
 } TickreelRecorderStats;
 
 /**
- * Fills `*out_options` with the engine defaults (1 writer thread, 65536 queued ticks, 64 MiB
- * in flight, 4096 pooled buffers, 256 MiB of shadow buffers).
- *
- * Thread safety: any thread.
- *
- * # Safety
- * `out_options` must be NULL or point to writable storage for one `TickreelEngineOptions`.
- */
-TickreelResult tickreel_engine_options_default(struct TickreelEngineOptions *out_options);
-
-/**
- * Starts an engine: its writer thread(s) and compaction worker. `options` may be NULL for the
- * defaults of `tickreel_engine_options_default`. Stores its handle in `*out_engine` (NULL on
+ * Starts an engine: its writer thread(s) and compaction worker. `options` (from
+ * `tickreel_engine_options_new`, read here and kept by the caller) may be NULL for the defaults.
+ * Stores its handle in `*out_engine` (NULL on
  * failure, when it can be written).
  *
  * Returns `TICKREEL_RESULT_INVALID_ARGUMENT` for an invalid option, `TICKREEL_RESULT_IO` if a
@@ -1437,9 +1328,8 @@ TickreelResult tickreel_engine_options_default(struct TickreelEngineOptions *out
  *
  * # Safety
  * `out_engine` must be NULL or point to writable storage for one `TickreelEngine` pointer.
- * `options` must be NULL or point to a readable `TickreelEngineOptions`.
  */
-TickreelResult tickreel_engine_new(const struct TickreelEngineOptions *options,
+TickreelResult tickreel_engine_new(struct TickreelEngineOptions *options,
                                    struct TickreelEngine **out_engine);
 
 /**
@@ -1471,19 +1361,6 @@ TickreelResult tickreel_engine_stats(struct TickreelEngine *engine,
                                      struct TickreelEngineStats *out_stats);
 
 /**
- * Fills `*out_options` with the recorder defaults (20 ticks/s, 100-tick live chunks at zstd
- * level 3, a snapshot every 600 ticks, flush every 5 s / 256 KiB / on player leave, block up to
- * 50 ms under backpressure, compaction at zstd level 9 with verification, batches up to 1 MiB,
- * no overwrite).
- *
- * Thread safety: any thread.
- *
- * # Safety
- * `out_options` must be NULL or point to writable storage for one `TickreelRecorderOptions`.
- */
-TickreelResult tickreel_recorder_options_default(struct TickreelRecorderOptions *out_options);
-
-/**
  * Starts recording into the final file `path` (a NUL-terminated path in the platform's
  * encoding). While recording, the data lives in a directory next to `path` (metadata file +
  * append-only segments, durable at each flush); `tickreel_recorder_finish` compacts it into
@@ -1494,7 +1371,8 @@ TickreelResult tickreel_recorder_options_default(struct TickreelRecorderOptions 
  * `TICKREEL_ON_EXISTING_RESUME` the recording is resumed (recovered on a thread of its own, the
  * call returns at once; `tickreel_recorder_wait_resumed` says where it ends): ticks must continue
  * after its last tick. A fresh recording costs a few `stat` calls and no file.
- * `options` may be NULL for the defaults of `tickreel_recorder_options_default`. Stores the
+ * `options` (from `tickreel_recorder_options_new`, read here and kept by the caller) may be NULL
+ * for the defaults. Stores the
  * recorder's handle in `*out_recorder` (NULL on failure, when it can be written).
  *
  * Returns `TICKREEL_RESULT_INVALID_ARGUMENT` for an empty path or an invalid option,
@@ -1514,11 +1392,10 @@ TickreelResult tickreel_recorder_options_default(struct TickreelRecorderOptions 
  * # Safety
  * `out_recorder` must be NULL or point to writable storage for one `TickreelRecorder` pointer.
  * `path` must be NULL or a NUL-terminated string (NULL is refused).
- * `options` must be NULL or point to a readable `TickreelRecorderOptions`.
  */
 TickreelResult tickreel_recorder_start(struct TickreelEngine *engine,
                                        const char *path,
-                                       const struct TickreelRecorderOptions *options,
+                                       struct TickreelRecorderOptions *options,
                                        struct TickreelRecorder **out_recorder);
 
 /**
@@ -1536,12 +1413,11 @@ TickreelResult tickreel_recorder_start(struct TickreelEngine *engine,
  * `out_recorder` must be NULL or point to writable storage for one `TickreelRecorder` pointer.
  * `server` must be NULL or a NUL-terminated string.
  * `path` must be NULL or a NUL-terminated string (NULL is refused).
- * `options` must be NULL or point to a readable `TickreelRecorderOptions`.
  */
 TickreelResult tickreel_recorder_start_on(struct TickreelEngine *engine,
                                           const char *server,
                                           const char *path,
-                                          const struct TickreelRecorderOptions *options,
+                                          struct TickreelRecorderOptions *options,
                                           struct TickreelRecorder **out_recorder);
 
 /**
@@ -1878,6 +1754,68 @@ TickreelResult tickreel_finish_handle_wait(struct TickreelFinishHandle *finish,
 TickreelResult tickreel_finish_handle_free(struct TickreelFinishHandle *finish);
 
 /**
+ * Creates an engine's options with the defaults (1 writer thread, 65536 queued ticks, 64 MiB in
+ * flight, 4096 pooled buffers, 256 MiB of shadow buffers), into `*out_options`. Change them with
+ * the `tickreel_engine_options_set_*` functions, pass them to `tickreel_engine_new` (which reads
+ * them) and free them with `tickreel_engine_options_free`.
+ *
+ * Thread safety: any thread; each setter is atomic, and a start on another thread reads them.
+ *
+ * # Safety
+ * `out_options` must be NULL or point to writable storage for one `TickreelEngineOptions` pointer.
+ */
+TickreelResult tickreel_engine_options_new(struct TickreelEngineOptions **out_options);
+
+/**
+ * Frees engine options (an engine started with them keeps its copy). NULL is a no-op.
+ *
+ * Thread safety: any thread.
+ */
+TickreelResult tickreel_engine_options_free(struct TickreelEngineOptions *options);
+
+/**
+ * Writer threads; recordings are spread over them (default 1). 1 to 64.
+ *
+ * Thread safety: any thread.
+ */
+TickreelResult tickreel_engine_options_set_writer_threads(struct TickreelEngineOptions *options,
+                                                          uint32_t writer_threads);
+
+/**
+ * Tick messages that may wait in each writer's queue (default 65536). Must be > 0.
+ *
+ * Thread safety: any thread.
+ */
+TickreelResult tickreel_engine_options_set_queue_capacity(struct TickreelEngineOptions *options,
+                                                          size_t queue_capacity);
+
+/**
+ * Bytes of submitted ticks that may be in flight, engine-wide (default 64 MiB). A single tick is
+ * always accepted when nothing else is in flight.
+ *
+ * Thread safety: any thread.
+ */
+TickreelResult tickreel_engine_options_set_max_inflight_bytes(struct TickreelEngineOptions *options,
+                                                              size_t max_inflight_bytes);
+
+/**
+ * Reusable tick buffers kept in the engine's pool (default 4096).
+ *
+ * Thread safety: any thread.
+ */
+TickreelResult tickreel_engine_options_set_pool_buffers(struct TickreelEngineOptions *options,
+                                                        size_t pool_buffers);
+
+/**
+ * Bytes the engine's shadow buffers (`tickreel_shadow_buffer_start`) may hold in all (default
+ * 256 MiB); past it, the oldest blocks of any buffer are given up first.
+ *
+ * Thread safety: any thread.
+ */
+TickreelResult tickreel_engine_options_set_shadow_budget_bytes(struct TickreelEngineOptions *options,
+                                                               size_t shadow_budget_bytes);
+
+/**
  * Finishes the recording (as `tickreel_recorder_finish`) and, once its `.reel` file is
  * compacted, uploads it to the object URL `url` (`s3://bucket/key`) on a background thread:
  * multipart for large files, never over an existing object unless `overwrite`, the uploaded
@@ -1933,6 +1871,224 @@ TickreelResult tickreel_recorder_ship_live(struct TickreelRecorder *recorder,
                                            struct TickreelObjectOptions *options,
                                            uint32_t interval_ms,
                                            struct TickreelLiveShipper **out_shipper);
+
+/**
+ * Creates a recording's options with the defaults (20 ticks/s, 100-tick live chunks at zstd
+ * level 3, a snapshot every 600 ticks, flush every 5 s / 256 KiB / on player leave, block up to
+ * 1 ms under backpressure, start fresh where a live recording exists, compaction at zstd level 9
+ * with verification, batches up to 1 MiB, no overwrite), into `*out_options`. Change them with
+ * the `tickreel_recorder_options_set_*` functions, pass them to `tickreel_recorder_start` (which
+ * reads them: one options handle may start many recordings) and free them with
+ * `tickreel_recorder_options_free`.
+ *
+ * Thread safety: any thread; options may be set from several threads (each setter is atomic)
+ * and read by a start on another.
+ *
+ * # Safety
+ * `out_options` must be NULL or point to writable storage for one `TickreelRecorderOptions` pointer.
+ */
+TickreelResult tickreel_recorder_options_new(struct TickreelRecorderOptions **out_options);
+
+/**
+ * Frees recorder options (recordings started with them keep their copy). NULL is a no-op.
+ *
+ * Thread safety: any thread.
+ */
+TickreelResult tickreel_recorder_options_free(struct TickreelRecorderOptions *options);
+
+/**
+ * The game's tick rate in ticks per second times 1000 (default 20000: 20 ticks/s). Must be > 0.
+ *
+ * Thread safety: any thread.
+ */
+TickreelResult tickreel_recorder_options_set_tick_rate_millihz(struct TickreelRecorderOptions *options,
+                                                               uint32_t tick_rate_millihz);
+
+/**
+ * The game's own data version (e.g. a Minecraft data version), opaque to tickreel (default 0).
+ *
+ * Thread safety: any thread.
+ */
+TickreelResult tickreel_recorder_options_set_game_data_version(struct TickreelRecorderOptions *options,
+                                                               uint32_t game_data_version);
+
+/**
+ * When the recording started, in Unix milliseconds (default 0).
+ *
+ * Thread safety: any thread.
+ */
+TickreelResult tickreel_recorder_options_set_timestamp_ms(struct TickreelRecorderOptions *options,
+                                                          int64_t timestamp_ms);
+
+/**
+ * The world's identity, opaque to tickreel (e.g. a UUID): 16 bytes, NULL for all zero (the
+ * default).
+ *
+ * Thread safety: any thread.
+ *
+ * # Safety
+ * `world_id` must be NULL or point to 16 readable bytes.
+ */
+TickreelResult tickreel_recorder_options_set_world_id(struct TickreelRecorderOptions *options,
+                                                      const uint8_t *world_id);
+
+/**
+ * The world's version, opaque to tickreel: 16 bytes, NULL for all zero (the default).
+ *
+ * Thread safety: any thread.
+ *
+ * # Safety
+ * `world_version` must be NULL or point to 16 readable bytes.
+ */
+TickreelResult tickreel_recorder_options_set_world_version(struct TickreelRecorderOptions *options,
+                                                           const uint8_t *world_version);
+
+/**
+ * The zstd dictionary (1 to 65535; 0 for none, the default) the live segments and the compacted
+ * file are compressed with; it must have been registered (`tickreel_dictionary_register`).
+ *
+ * Thread safety: any thread.
+ */
+TickreelResult tickreel_recorder_options_set_dictionary_id(struct TickreelRecorderOptions *options,
+                                                           uint32_t dictionary_id);
+
+/**
+ * Most ticks one live chunk spans (default 100). 1 to 1048576.
+ *
+ * Thread safety: any thread.
+ */
+TickreelResult tickreel_recorder_options_set_chunk_ticks(struct TickreelRecorderOptions *options,
+                                                         uint32_t chunk_ticks);
+
+/**
+ * Cut a live chunk once its uncompressed payload reaches about this many bytes (default 1 MiB).
+ * Must be > 0.
+ *
+ * Thread safety: any thread.
+ */
+TickreelResult tickreel_recorder_options_set_chunk_bytes(struct TickreelRecorderOptions *options,
+                                                         size_t chunk_bytes);
+
+/**
+ * Ticks between snapshots (default 600). Must be > 0.
+ *
+ * Thread safety: any thread.
+ */
+TickreelResult tickreel_recorder_options_set_snapshot_interval(struct TickreelRecorderOptions *options,
+                                                               uint32_t snapshot_interval);
+
+/**
+ * Zstd level of the live segments, -7 to 22 (default 3: fast).
+ *
+ * Thread safety: any thread.
+ */
+TickreelResult tickreel_recorder_options_set_zstd_level(struct TickreelRecorderOptions *options,
+                                                        int32_t zstd_level);
+
+/**
+ * Flush at least this often while ticks arrive, in milliseconds (default 5000). Must be > 0.
+ *
+ * Thread safety: any thread.
+ */
+TickreelResult tickreel_recorder_options_set_flush_interval_ms(struct TickreelRecorderOptions *options,
+                                                               uint64_t flush_interval_ms);
+
+/**
+ * Flush once this many compressed bytes are waiting (default 256 KiB). Must be > 0.
+ *
+ * Thread safety: any thread.
+ */
+TickreelResult tickreel_recorder_options_set_flush_max_pending_bytes(struct TickreelRecorderOptions *options,
+                                                                     size_t flush_max_pending_bytes);
+
+/**
+ * Flush when a player leaves (a `PlayerLeave` event or `tickreel_recorder_player_left`)
+ * (default true).
+ *
+ * Thread safety: any thread.
+ */
+TickreelResult tickreel_recorder_options_set_flush_on_player_leave(struct TickreelRecorderOptions *options,
+                                                                   bool flush_on_player_leave);
+
+/**
+ * `TICKREEL_BACKPRESSURE_BLOCK` (the default) or `TICKREEL_BACKPRESSURE_DROP`. When the writer
+ * falls behind, the default holds the calling thread up to the block deadline (1 ms: 2% of a
+ * 50 ms tick), then drops the tick: counted (`dropped_ticks` in the recorder's and the engine's
+ * stats), recorded as a gap in the recording, and returned as `TICKREEL_RESULT_BACKPRESSURE`.
+ *
+ * Returns `TICKREEL_RESULT_INVALID_ARGUMENT` for another value.
+ *
+ * Thread safety: any thread.
+ */
+TickreelResult tickreel_recorder_options_set_backpressure(struct TickreelRecorderOptions *options,
+                                                          uint32_t backpressure);
+
+/**
+ * With `TICKREEL_BACKPRESSURE_BLOCK`: the longest `tickreel_recorder_submit_tick` waits for
+ * room, in milliseconds (default 1; the call returns within about this + 1 ms). A whole tick (50)
+ * or more lets a stalled writer stall the server.
+ *
+ * Thread safety: any thread.
+ */
+TickreelResult tickreel_recorder_options_set_block_deadline_ms(struct TickreelRecorderOptions *options,
+                                                               uint64_t block_deadline_ms);
+
+/**
+ * Zstd level of the final compacted file, -7 to 22 (default 9).
+ *
+ * Thread safety: any thread.
+ */
+TickreelResult tickreel_recorder_options_set_compaction_zstd_level(struct TickreelRecorderOptions *options,
+                                                                   int32_t compaction_zstd_level);
+
+/**
+ * Most ticks a chunk of the final compacted file spans (default 12000; chunks are cut sooner at
+ * 64 KiB of payload). 1 to 1048576.
+ *
+ * Thread safety: any thread.
+ */
+TickreelResult tickreel_recorder_options_set_compaction_chunk_ticks(struct TickreelRecorderOptions *options,
+                                                                    uint32_t compaction_chunk_ticks);
+
+/**
+ * Read the final file back and check it before reporting the finish done (default true).
+ *
+ * Thread safety: any thread.
+ */
+TickreelResult tickreel_recorder_options_set_compaction_verify(struct TickreelRecorderOptions *options,
+                                                               bool compaction_verify);
+
+/**
+ * Largest accepted tick batch in bytes (default 1 MiB). At least 2 (an empty tick), at most the
+ * format's limit for one tick.
+ *
+ * Thread safety: any thread.
+ */
+TickreelResult tickreel_recorder_options_set_max_batch_bytes(struct TickreelRecorderOptions *options,
+                                                             size_t max_batch_bytes);
+
+/**
+ * Replace an existing finished file at the path instead of refusing (default false). A live
+ * recording of the path is `on_existing`'s (with `TICKREEL_ON_EXISTING_RESUME`, resumed, and its
+ * finish replaces the file).
+ *
+ * Thread safety: any thread.
+ */
+TickreelResult tickreel_recorder_options_set_overwrite(struct TickreelRecorderOptions *options,
+                                                       bool overwrite);
+
+/**
+ * What starting does with a live recording of the path (a stopped or crashed server's):
+ * `TICKREEL_ON_EXISTING_START_FRESH` (the default: kept aside as `STEM.previous-N.EXT`, never
+ * lost, and a new recording starts, so ticks may start again at 0), `TICKREEL_ON_EXISTING_RESUME`
+ * (continue it after its last tick) or `TICKREEL_ON_EXISTING_REFUSE`.
+ *
+ * Returns `TICKREEL_RESULT_INVALID_ARGUMENT` for another value.
+ *
+ * Thread safety: any thread.
+ */
+TickreelResult tickreel_recorder_options_set_on_existing(struct TickreelRecorderOptions *options,
+                                                         uint32_t on_existing);
 
 /* ---- Ghosts (TickreelGhost, TickreelGhostLoad, TickreelGhostCursor, TickreelLiveDelta, TickreelGhostSet, TickreelGoldSplits) ---- */
 
@@ -4135,9 +4291,9 @@ TickreelResult tickreel_report_options_default(struct TickreelReportOptions *out
  * chunks). With `path` NULL it is written nowhere but the buffer (blocks of
  * `shadow_options->block_ticks`): its recorder's `tickreel_recorder_finish` returns
  * `TICKREEL_RESULT_INVALID_STATE`; end it with `tickreel_recorder_free` or `_abort`. Either way
- * `tickreel_recorder_player_left` starts a player's grace period. `recorder_options` and
- * `shadow_options` may be NULL for the defaults of `tickreel_recorder_options_default` and
- * `tickreel_shadow_options_default`. On failure both outputs are set to NULL (when they can be
+ * `tickreel_recorder_player_left` starts a player's grace period. `recorder_options` (from
+ * `tickreel_recorder_options_new`) and `shadow_options` may be NULL for the defaults (those of
+ * `tickreel_shadow_options_default` for the latter). On failure both outputs are set to NULL (when they can be
  * written).
  *
  * The two handles are freed separately. Freeing the shadow does not end the stream: the recorder
@@ -4156,12 +4312,11 @@ TickreelResult tickreel_report_options_default(struct TickreelReportOptions *out
  * `out_recorder` must be NULL or point to writable storage for one `*mut TickreelRecorder`.
  * `out_shadow` must be NULL or point to writable storage for one `*mut TickreelShadowBuffer`.
  * `path` must be NULL or a NUL-terminated string.
- * `recorder_options` must be NULL or point to a readable `TickreelRecorderOptions`.
  * `shadow_options` must be NULL or point to a readable `TickreelShadowOptions`.
  */
 TickreelResult tickreel_shadow_buffer_start(struct TickreelEngine *engine,
                                             const char *path,
-                                            const struct TickreelRecorderOptions *recorder_options,
+                                            struct TickreelRecorderOptions *recorder_options,
                                             const struct TickreelShadowOptions *shadow_options,
                                             struct TickreelRecorder **out_recorder,
                                             struct TickreelShadowBuffer **out_shadow);
@@ -4180,13 +4335,12 @@ TickreelResult tickreel_shadow_buffer_start(struct TickreelEngine *engine,
  * `out_shadow` must be NULL or point to writable storage for one `*mut TickreelShadowBuffer`.
  * `server` must be NULL or a NUL-terminated string.
  * `path` must be NULL or a NUL-terminated string.
- * `recorder_options` must be NULL or point to a readable `TickreelRecorderOptions`.
  * `shadow_options` must be NULL or point to a readable `TickreelShadowOptions`.
  */
 TickreelResult tickreel_shadow_buffer_start_on(struct TickreelEngine *engine,
                                                const char *server,
                                                const char *path,
-                                               const struct TickreelRecorderOptions *recorder_options,
+                                               struct TickreelRecorderOptions *recorder_options,
                                                const struct TickreelShadowOptions *shadow_options,
                                                struct TickreelRecorder **out_recorder,
                                                struct TickreelShadowBuffer **out_shadow);

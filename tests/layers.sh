@@ -42,4 +42,8 @@ done
 
 python3 scripts/import-cycles.py native/core/src/record --forbid play --quiet \
   || fail "native/core/src/record has a circle of imports or imports crate::play (above)"
+# The bridge: the neutral layer (api/) below both bindings (it imports neither), no circle.
+python3 scripts/import-cycles.py native/bridge/api --forbid ffi --forbid jni --quiet \
+  || fail "native/bridge/api imports a binding (crate::ffi or crate::jni) or has a circle (above)"
+python3 scripts/import-cycles.py native/bridge --quiet || fail "native/bridge has a circle of imports (above)"
 echo "tests/layers.sh: passed"

@@ -399,19 +399,21 @@ static TickreelResult wait_finish(TickreelRecorder *rec, char *buf, size_t len) 
 static void bad_engine(void) {
     puts("-- engine");
     TickreelEngine *engine = (TickreelEngine *)(uintptr_t)1u; /* must be reset to NULL on failure */
-    TickreelEngineOptions eo;
+    TickreelEngineOptions *eo = NULL;
     EXPECT(tickreel_engine_new(NULL, NULL), NULL_ARGUMENT);
-    EXPECT(tickreel_engine_options_default(NULL), NULL_ARGUMENT);
-    EXPECT(tickreel_engine_options_default(&eo), OK);
-    EXPECT_TRUE(eo.writer_threads == 1 && eo.queue_capacity > 0);
-    eo.writer_threads = 0;
-    EXPECT(tickreel_engine_new(&eo, &engine), INVALID_ARGUMENT);
+    EXPECT(tickreel_engine_options_new(NULL), NULL_ARGUMENT);
+    EXPECT(tickreel_engine_options_new(&eo), OK);
+    EXPECT(tickreel_engine_options_set_writer_threads(eo, 0), OK);
+    EXPECT(tickreel_engine_new(eo, &engine), INVALID_ARGUMENT);
     EXPECT_TRUE(engine == NULL);
-    eo.writer_threads = 1000;
-    EXPECT(tickreel_engine_new(&eo, &engine), INVALID_ARGUMENT);
-    eo.writer_threads = 1;
-    eo.queue_capacity = 0;
-    EXPECT(tickreel_engine_new(&eo, &engine), INVALID_ARGUMENT);
+    EXPECT_TRUE(strstr(tickreel_last_error_message(), "writer_threads") != NULL);
+    EXPECT(tickreel_engine_options_set_writer_threads(eo, 1000), OK);
+    EXPECT(tickreel_engine_new(eo, &engine), INVALID_ARGUMENT);
+    EXPECT(tickreel_engine_options_set_writer_threads(eo, 1), OK);
+    EXPECT(tickreel_engine_options_set_queue_capacity(eo, 0), OK);
+    EXPECT(tickreel_engine_new(eo, &engine), INVALID_ARGUMENT);
+    EXPECT(tickreel_engine_options_free(eo), OK);
+    EXPECT(tickreel_engine_options_free(NULL), OK);
     EXPECT(tickreel_engine_free(NULL), OK);
     EXPECT(tickreel_recorder_free(NULL), OK);
     EXPECT(tickreel_finish_handle_free(NULL), OK);
@@ -440,38 +442,47 @@ static void bad_recorder(void) {
     EXPECT(tickreel_recorder_start(engine, path, NULL, NULL), NULL_ARGUMENT);
     EXPECT(tickreel_recorder_start(NULL, path, NULL, &rec), NULL_ARGUMENT);
     EXPECT(tickreel_recorder_start(engine, "", NULL, &rec), INVALID_ARGUMENT);
-    TickreelRecorderOptions ro;
-    EXPECT(tickreel_recorder_options_default(NULL), NULL_ARGUMENT);
-    EXPECT(tickreel_recorder_options_default(&ro), OK);
-    EXPECT_TRUE(ro.backpressure == TICKREEL_BACKPRESSURE_BLOCK && ro.tick_rate_millihz == 20000);
-    ro.backpressure = 42;
-    EXPECT(tickreel_recorder_start(engine, path, &ro, &rec), INVALID_ARGUMENT);
-    EXPECT(tickreel_recorder_options_default(&ro), OK);
-    ro.zstd_level = 1000;
-    EXPECT(tickreel_recorder_start(engine, path, &ro, &rec), INVALID_ARGUMENT);
-    EXPECT(tickreel_recorder_options_default(&ro), OK);
-    ro.flush_interval_ms = 0;
-    EXPECT(tickreel_recorder_start(engine, path, &ro, &rec), INVALID_ARGUMENT);
-    EXPECT(tickreel_recorder_options_default(&ro), OK);
-    ro.tick_rate_millihz = 0;
-    EXPECT(tickreel_recorder_start(engine, path, &ro, &rec), INVALID_ARGUMENT);
-    EXPECT(tickreel_recorder_options_default(&ro), OK);
-    ro.compaction_chunk_ticks = 0;
-    EXPECT(tickreel_recorder_start(engine, path, &ro, &rec), INVALID_ARGUMENT);
-    EXPECT(tickreel_recorder_options_default(&ro), OK);
-    ro.max_batch_bytes = 1;
-    EXPECT(tickreel_recorder_start(engine, path, &ro, &rec), INVALID_ARGUMENT);
+    TickreelRecorderOptions *ro = NULL;
+    EXPECT(tickreel_recorder_options_new(NULL), NULL_ARGUMENT);
+    EXPECT(tickreel_recorder_options_set_overwrite(NULL, true), NULL_ARGUMENT);
+    EXPECT(tickreel_recorder_options_set_overwrite((TickreelRecorderOptions *)(void *)engine, true),
+           INVALID_HANDLE);
+    EXPECT(tickreel_recorder_options_new(&ro), OK);
+    /* A choice out of its constants: the setter refuses it, naming itself. */
+    EXPECT(tickreel_recorder_options_set_backpressure(ro, 42), INVALID_ARGUMENT);
+    EXPECT_TRUE(strstr(tickreel_last_error_message(), "backpressure 42") != NULL);
+    /* Values out of the core's ranges: the start refuses them, naming the setter's option. */
+    EXPECT(tickreel_recorder_options_set_zstd_level(ro, 1000), OK);
+    EXPECT(tickreel_recorder_start(engine, path, ro, &rec), INVALID_ARGUMENT);
+    EXPECT_TRUE(strstr(tickreel_last_error_message(), "zstd_level") != NULL);
+    EXPECT(tickreel_recorder_options_free(ro), OK);
+    EXPECT(tickreel_recorder_options_new(&ro), OK);
+    EXPECT(tickreel_recorder_options_set_flush_interval_ms(ro, 0), OK);
+    EXPECT(tickreel_recorder_start(engine, path, ro, &rec), INVALID_ARGUMENT);
+    EXPECT_TRUE(strstr(tickreel_last_error_message(), "flush_interval_ms") != NULL);
+    EXPECT(tickreel_recorder_options_free(ro), OK);
+    EXPECT(tickreel_recorder_options_new(&ro), OK);
+    EXPECT(tickreel_recorder_options_set_tick_rate_millihz(ro, 0), OK);
+    EXPECT(tickreel_recorder_start(engine, path, ro, &rec), INVALID_ARGUMENT);
+    EXPECT(tickreel_recorder_options_free(ro), OK);
+    EXPECT(tickreel_recorder_options_new(&ro), OK);
+    EXPECT(tickreel_recorder_options_set_compaction_chunk_ticks(ro, 0), OK);
+    EXPECT(tickreel_recorder_start(engine, path, ro, &rec), INVALID_ARGUMENT);
+    EXPECT(tickreel_recorder_options_free(ro), OK);
+    EXPECT(tickreel_recorder_options_new(&ro), OK);
+    EXPECT(tickreel_recorder_options_set_max_batch_bytes(ro, 1), OK);
+    EXPECT(tickreel_recorder_start(engine, path, ro, &rec), INVALID_ARGUMENT);
+    /* Options are read at the start, not held: the same handle, changed, starts the next one. */
     EXPECT_TRUE(rec == NULL);
     /* An engine handle where a recorder is expected, and the other way round. */
     EXPECT(tickreel_recorder_flush((TickreelRecorder *)(void *)engine), INVALID_HANDLE);
     EXPECT_TRUE(strstr(tickreel_last_error_message(), "engine handle, not a recorder") != NULL);
 
-    EXPECT(tickreel_recorder_options_default(&ro), OK);
-    ro.max_batch_bytes = 1024;
-    EXPECT(tickreel_recorder_start(engine, path, &ro, &rec), OK);
+    EXPECT(tickreel_recorder_options_set_max_batch_bytes(ro, 1024), OK);
+    EXPECT(tickreel_recorder_start(engine, path, ro, &rec), OK);
     EXPECT(tickreel_engine_free((TickreelEngine *)(void *)rec), INVALID_HANDLE);
     TickreelRecorder *twice = NULL;
-    EXPECT(tickreel_recorder_start(engine, path, &ro, &twice), LOCKED);
+    EXPECT(tickreel_recorder_start(engine, path, ro, &twice), LOCKED);
     EXPECT_TRUE(twice == NULL);
 
     static const uint8_t short_count[] = {0};
@@ -586,22 +597,23 @@ static void bad_recorder(void) {
     /* Freed while open: closed, not finished; starting again with RESUME resumes it (the default
      * would set it aside and start fresh). */
     in_dir(other, sizeof other, "resumed.reel");
-    TickreelRecorderOptions resume_ro;
-    EXPECT(tickreel_recorder_options_default(&resume_ro), OK);
-    resume_ro.on_existing = TICKREEL_ON_EXISTING_RESUME;
-    EXPECT(tickreel_recorder_start(engine, other, &resume_ro, &rec), OK);
+    TickreelRecorderOptions *resume_ro = NULL;
+    EXPECT(tickreel_recorder_options_new(&resume_ro), OK);
+    EXPECT(tickreel_recorder_options_set_on_existing(resume_ro, TICKREEL_ON_EXISTING_RESUME), OK);
+    EXPECT(tickreel_recorder_start(engine, other, resume_ro, &rec), OK);
     submit_chat(rec, 1, "submit 1");
     submit_chat(rec, 3, "submit 3");
     EXPECT(tickreel_recorder_flush(rec), OK);
     EXPECT(tickreel_recorder_free(rec), OK);
     TickreelResult r = TICKREEL_RESULT_LOCKED;
     for (int i = 0; i < 10000 && r == TICKREEL_RESULT_LOCKED; i++) { /* 20 s at most */
-        r = tickreel_recorder_start(engine, other, &resume_ro, &rec); /* until the writer closed it */
+        r = tickreel_recorder_start(engine, other, resume_ro, &rec); /* until the writer closed it */
         if (r == TICKREEL_RESULT_LOCKED) {
             nap_ms(2);
         }
     }
     expect(r, TICKREEL_RESULT_OK, "tickreel_recorder_start resumes a freed recording");
+    EXPECT(tickreel_recorder_options_free(resume_ro), OK);
     /* Recovered on a thread of its own: where it ends is known once that is done. */
     bool has_tick = false;
     uint32_t resumed_tick = 0;
@@ -627,10 +639,12 @@ static void bad_recorder(void) {
     EXPECT_TRUE(strstr(tickreel_last_error_message(), "does not exist") != NULL);
 
     /* The drop policy: a dropped tick is an outcome, not an error; the counters agree. */
-    EXPECT(tickreel_recorder_options_default(&ro), OK);
-    ro.backpressure = TICKREEL_BACKPRESSURE_DROP;
+    EXPECT(tickreel_recorder_options_free(ro), OK);
+    EXPECT(tickreel_recorder_options_new(&ro), OK);
+    EXPECT(tickreel_recorder_options_set_backpressure(ro, TICKREEL_BACKPRESSURE_DROP), OK);
     in_dir(other, sizeof other, "dropping.reel");
-    EXPECT(tickreel_recorder_start(engine, other, &ro, &rec), OK);
+    EXPECT(tickreel_recorder_start(engine, other, ro, &rec), OK);
+    EXPECT(tickreel_recorder_options_free(ro), OK);
     uint64_t queued = 0, drops = 0;
     int ok = 1;
     for (uint32_t t = 0; t < 2000; t++) {
@@ -682,9 +696,6 @@ static void bad_shadow(void) {
                 so.block_ticks == 200);
     EXPECT_TRUE(ro.has_before == 0 && ro.after_ms == 30000 && ro.has_radius == 1 &&
                 ro.radius == 48.0 && ro.overwrite == 0 && ro.zstd_level == 3);
-    TickreelEngineOptions eo;
-    EXPECT(tickreel_engine_options_default(&eo), OK);
-    EXPECT_TRUE(eo.shadow_budget_bytes == 256u << 20);
 
     /* Starting: NULL outputs, bad handles, bad options. Outputs are reset to NULL on failure. */
     TickreelRecorder *rec = (TickreelRecorder *)(uintptr_t)1u;
@@ -709,11 +720,12 @@ static void bad_shadow(void) {
     so.block_ticks = 0;
     EXPECT(tickreel_shadow_buffer_start(engine, NULL, NULL, &so, &rec, &shadow), INVALID_ARGUMENT);
     EXPECT(tickreel_shadow_options_default(&so), OK);
-    TickreelRecorderOptions rec_options;
-    EXPECT(tickreel_recorder_options_default(&rec_options), OK);
-    rec_options.tick_rate_millihz = 0;
-    EXPECT(tickreel_shadow_buffer_start(engine, NULL, &rec_options, &so, &rec, &shadow), INVALID_ARGUMENT);
+    TickreelRecorderOptions *rec_options = NULL;
+    EXPECT(tickreel_recorder_options_new(&rec_options), OK);
+    EXPECT(tickreel_recorder_options_set_tick_rate_millihz(rec_options, 0), OK);
+    EXPECT(tickreel_shadow_buffer_start(engine, NULL, rec_options, &so, &rec, &shadow), INVALID_ARGUMENT);
     EXPECT_TRUE(rec == NULL && shadow == NULL);
+    EXPECT(tickreel_recorder_options_free(rec_options), OK);
     EXPECT_TRUE(tickreel_handle_count() == 1); /* the engine: nothing half-started */
     /* a server id with a control character, or over 64 bytes, is refused as by tickreel_recorder_start_on */
     EXPECT(tickreel_shadow_buffer_start_on(engine, "bad\nid", NULL, NULL, NULL, &rec, &shadow), INVALID_ARGUMENT);

@@ -386,10 +386,8 @@ static void map_versions(TickreelCatalog *cat, const char *dir, const uint8_t *a
 static void register_from_finish(TickreelCatalog *cat, const char *dir, const uint8_t *player) {
     char path[1024];
     snprintf(path, sizeof path, "%s/live.reel", dir);
-    TickreelEngineOptions eo;
-    CHECK(tickreel_engine_options_default(&eo));
     TickreelEngine *engine = NULL;
-    CHECK(tickreel_engine_new(&eo, &engine));
+    CHECK(tickreel_engine_new(NULL, &engine)); /* the defaults */
     TickreelRecorder *rec = NULL;
     /* recorded on the game server "eu-1": the recording's metadata names it, the catalog's rows too */
     expect(tickreel_recorder_start_on(engine, "bad\nid", path, NULL, &rec) == TICKREEL_RESULT_INVALID_ARGUMENT &&

@@ -162,13 +162,14 @@ int main(int argc, char **argv) {
     puts("-- a live recording with the dictionary");
     TickreelEngine *engine = NULL;
     EXPECT(tickreel_engine_new(NULL, &engine), OK);
-    TickreelRecorderOptions ro;
-    EXPECT(tickreel_recorder_options_default(&ro), OK);
-    EXPECT_TRUE(ro.dictionary_id == 0);
-    ro.dictionary_id = 4712;
+    TickreelRecorderOptions *ro = NULL;
+    EXPECT(tickreel_recorder_options_new(&ro), OK);
+    EXPECT(tickreel_recorder_options_set_dictionary_id(ro, 65536), INVALID_ARGUMENT);
+    EXPECT(tickreel_recorder_options_set_dictionary_id(ro, 4712), OK);
     TickreelRecorder *recorder = NULL;
     snprintf(path, sizeof path, "%s/live-4712.reel", argv[1]);
-    EXPECT(tickreel_recorder_start(engine, path, &ro, &recorder), UNSUPPORTED);
+    EXPECT(tickreel_recorder_start(engine, path, ro, &recorder), UNSUPPORTED);
+    EXPECT(tickreel_recorder_options_free(ro), OK);
     EXPECT(tickreel_engine_free(engine), OK);
 
     free(dict);

@@ -73,13 +73,8 @@ int main(int argc, char **argv) {
     snprintf(side, sizeof side, "%s/restart.previous-1.reel.live", argv[1]);
     const uint8_t tick0[2] = {0, 0};
     bool was_dropped = false;
-    TickreelRecorderOptions ro;
-    TALLY(tickreel_recorder_options_default(&ro) == TICKREEL_RESULT_OK, "recorder defaults");
-    TALLY(ro.on_existing == TICKREEL_ON_EXISTING_START_FRESH, "on_existing defaults to START_FRESH");
-    TALLY(ro.backpressure == TICKREEL_BACKPRESSURE_BLOCK && ro.block_deadline_ms == 1,
-          "backpressure defaults to a 1 ms wait");
     rec = NULL;
-    r = tickreel_recorder_start(engine, restart, &ro, &rec);
+    r = tickreel_recorder_start(engine, restart, NULL, &rec); /* the defaults */
     TALLY(r == TICKREEL_RESULT_OK, "first run: %s", tickreel_result_name(r));
     if (rec != NULL) {
         for (uint32_t t = 0; t < 10; t++) {
@@ -88,24 +83,27 @@ int main(int argc, char **argv) {
         TALLY(tickreel_recorder_flush(rec) == TICKREEL_RESULT_OK, "first run flushed");
         TALLY(tickreel_recorder_free(rec) == TICKREEL_RESULT_OK, "first run stopped unfinished");
     }
-    ro.on_existing = TICKREEL_ON_EXISTING_REFUSE;
+    TickreelRecorderOptions *ro = NULL;
+    TALLY(tickreel_recorder_options_new(&ro) == TICKREEL_RESULT_OK, "recorder options");
+    TALLY(tickreel_recorder_options_set_on_existing(ro, TICKREEL_ON_EXISTING_REFUSE) == TICKREEL_RESULT_OK,
+          "on_existing REFUSE");
     rec = NULL;
     r = TICKREEL_RESULT_LOCKED;
     /* The writer releases the path once it has closed the freed recording: until then, LOCKED. */
     for (int i = 0; i < 10000 && r == TICKREEL_RESULT_LOCKED; i++) { /* 20 s at most */
-        r = tickreel_recorder_start(engine, restart, &ro, &rec);
+        r = tickreel_recorder_start(engine, restart, ro, &rec);
         if (r == TICKREEL_RESULT_LOCKED) {
             sleep_ms(2);
         }
     }
     TALLY(r == TICKREEL_RESULT_IO && rec == NULL, "refused restart: %s", tickreel_result_name(r));
     TALLY(strstr(tickreel_last_error_message(), "on_existing") != NULL, "the refusal says what to set");
-    ro.on_existing = 7;
-    r = tickreel_recorder_start(engine, restart, &ro, &rec);
-    TALLY(r == TICKREEL_RESULT_INVALID_ARGUMENT && rec == NULL, "on_existing 7: %s", tickreel_result_name(r));
-    /* The defaults: the old recording set aside, tick 0 taken. */
-    TALLY(tickreel_recorder_options_default(&ro) == TICKREEL_RESULT_OK, "recorder defaults again");
-    r = tickreel_recorder_start(engine, restart, &ro, &rec);
+    r = tickreel_recorder_options_set_on_existing(ro, 7);
+    TALLY(r == TICKREEL_RESULT_INVALID_ARGUMENT, "on_existing 7: %s", tickreel_result_name(r));
+    TALLY(strstr(tickreel_last_error_message(), "on_existing 7") != NULL, "the setter names itself");
+    TALLY(tickreel_recorder_options_free(ro) == TICKREEL_RESULT_OK, "recorder options freed");
+    /* The defaults (START_FRESH): the old recording set aside, tick 0 taken. */
+    r = tickreel_recorder_start(engine, restart, NULL, &rec);
     TALLY(r == TICKREEL_RESULT_OK, "fresh restart: %s", tickreel_result_name(r));
     if (rec != NULL) {
         r = tickreel_recorder_submit_tick(rec, 0, tick0, sizeof tick0, &was_dropped);

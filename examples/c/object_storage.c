@@ -32,15 +32,14 @@ static double x_at(uint32_t tick) { return tick * 0.5; }
 /* Records RUNNER for TICKS ticks (checkpoints at 100 and 200) and finishes it into `url`. */
 static TickreelPendingUpload *record_and_upload(const char *path, const char *url,
                                                 TickreelObjectOptions *options) {
-    TickreelEngineOptions eo;
-    CHECK(tickreel_engine_options_default(&eo));
     TickreelEngine *engine = NULL;
-    CHECK(tickreel_engine_new(&eo, &engine));
-    TickreelRecorderOptions ro;
-    CHECK(tickreel_recorder_options_default(&ro));
-    ro.overwrite = 1;
+    CHECK(tickreel_engine_new(NULL, &engine)); /* the defaults */
+    TickreelRecorderOptions *ro = NULL;
+    CHECK(tickreel_recorder_options_new(&ro));
+    CHECK(tickreel_recorder_options_set_overwrite(ro, true));
     TickreelRecorder *rec = NULL;
-    CHECK(tickreel_recorder_start(engine, path, &ro, &rec));
+    CHECK(tickreel_recorder_start(engine, path, ro, &rec));
+    CHECK(tickreel_recorder_options_free(ro));
     TickreelBatch *batch = NULL;
     CHECK(tickreel_batch_new(&batch));
     for (uint32_t tick = 0; tick < TICKS; tick++) {
@@ -71,17 +70,16 @@ static TickreelPendingUpload *record_and_upload(const char *path, const char *ur
  * by URL as another machine would (tickreel_playhead_follow_url) until the shipped tick 149 is
  * there, then finishes it: one .reel at the key, and the live objects gone. */
 static void ship_live_to_url(const char *dir, const char *url, TickreelObjectOptions *options) {
-    TickreelEngineOptions eo;
-    CHECK(tickreel_engine_options_default(&eo));
     TickreelEngine *engine = NULL;
-    CHECK(tickreel_engine_new(&eo, &engine));
-    TickreelRecorderOptions ro;
-    CHECK(tickreel_recorder_options_default(&ro));
-    ro.overwrite = 1;
+    CHECK(tickreel_engine_new(NULL, &engine)); /* the defaults */
+    TickreelRecorderOptions *ro = NULL;
+    CHECK(tickreel_recorder_options_new(&ro));
+    CHECK(tickreel_recorder_options_set_overwrite(ro, true));
     char path[512];
     snprintf(path, sizeof path, "%s/live.reel", dir);
     TickreelRecorder *rec = NULL;
-    CHECK(tickreel_recorder_start(engine, path, &ro, &rec));
+    CHECK(tickreel_recorder_start(engine, path, ro, &rec));
+    CHECK(tickreel_recorder_options_free(ro));
 
     TickreelLiveShipper *ship = NULL;
     expect(tickreel_recorder_ship_live(rec, url, options, 0, &ship) ==
@@ -193,10 +191,8 @@ static void wait_upload(TickreelPendingUpload *up, const char *what) {
  * straight into `url`, then read back by URL. A second report onto the same object fails and
  * keeps its local file. */
 static void shadow_report_to_url(const char *dir, const char *url, TickreelObjectOptions *options) {
-    TickreelEngineOptions eo;
-    CHECK(tickreel_engine_options_default(&eo));
     TickreelEngine *engine = NULL;
-    CHECK(tickreel_engine_new(&eo, &engine));
+    CHECK(tickreel_engine_new(NULL, &engine)); /* the defaults */
     TickreelShadowOptions so;
     CHECK(tickreel_shadow_options_default(&so));
     so.window_ms = 10000;

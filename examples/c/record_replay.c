@@ -187,23 +187,26 @@ static size_t encode(TickreelBatch *batch, uint8_t **bytes, size_t *capacity) {
  * recording; each tick costs the server thread a copy and a queue push. Finishing compacts the
  * live directory into the final file on the engine's compaction worker. */
 static void record_with_engine(const char *path) {
-    TickreelEngineOptions engine_options;
-    CHECK(tickreel_engine_options_default(&engine_options));
-    engine_options.writer_threads = 2;
+    TickreelEngineOptions *engine_options = NULL;
+    CHECK(tickreel_engine_options_new(&engine_options));
+    CHECK(tickreel_engine_options_set_writer_threads(engine_options, 2));
     TickreelEngine *engine = NULL;
-    CHECK(tickreel_engine_new(&engine_options, &engine));
+    CHECK(tickreel_engine_new(engine_options, &engine));
+    CHECK(tickreel_engine_options_free(engine_options));
 
-    TickreelRecorderOptions options;
-    CHECK(tickreel_recorder_options_default(&options));
-    options.chunk_ticks = 40; /* small chunks, so that seeking crosses several */
-    options.compaction_chunk_ticks = 40;
-    options.snapshot_interval = 80;
-    options.timestamp_ms = 1700000000000;
-    options.backpressure = TICKREEL_BACKPRESSURE_BLOCK; /* never drop here: every tick is checked */
-    options.block_deadline_ms = 5000;
-    options.overwrite = 1;
+    TickreelRecorderOptions *options = NULL;
+    CHECK(tickreel_recorder_options_new(&options));
+    CHECK(tickreel_recorder_options_set_chunk_ticks(options, 40)); /* small chunks, so that seeking crosses several */
+    CHECK(tickreel_recorder_options_set_compaction_chunk_ticks(options, 40));
+    CHECK(tickreel_recorder_options_set_snapshot_interval(options, 80));
+    CHECK(tickreel_recorder_options_set_timestamp_ms(options, 1700000000000));
+    /* never drop here: every tick is checked */
+    CHECK(tickreel_recorder_options_set_backpressure(options, TICKREEL_BACKPRESSURE_BLOCK));
+    CHECK(tickreel_recorder_options_set_block_deadline_ms(options, 5000));
+    CHECK(tickreel_recorder_options_set_overwrite(options, true));
     TickreelRecorder *rec = NULL;
-    CHECK(tickreel_recorder_start(engine, path, &options, &rec));
+    CHECK(tickreel_recorder_start(engine, path, options, &rec));
+    CHECK(tickreel_recorder_options_free(options));
     CHECK(tickreel_recorder_register_event_type(rec, CHAT_EVENT, "chat", 1));
     for (int p = 0; p < PLAYERS; p++) {
         CHECK(tickreel_recorder_register_entity(rec, (uint32_t)p + 1, PLAYER_KIND, NULL, NAMES[p]));
@@ -729,11 +732,13 @@ static void check_report(const char *path, uint32_t first, uint32_t last, uint32
  * player is reported (the window around them, with whoever came within 48 blocks, written to a
  * file on the engine's background worker), and so is one who left, within the grace period. */
 static void shadow_play(const char *dir) {
-    TickreelEngineOptions engine_options;
-    CHECK(tickreel_engine_options_default(&engine_options));
-    engine_options.shadow_budget_bytes = 16u << 20; /* every shadow buffer of the engine */
+    TickreelEngineOptions *engine_options = NULL;
+    CHECK(tickreel_engine_options_new(&engine_options));
+    /* every shadow buffer of the engine */
+    CHECK(tickreel_engine_options_set_shadow_budget_bytes(engine_options, 16u << 20));
     TickreelEngine *engine = NULL;
-    CHECK(tickreel_engine_new(&engine_options, &engine));
+    CHECK(tickreel_engine_new(engine_options, &engine));
+    CHECK(tickreel_engine_options_free(engine_options));
 
     TickreelShadowOptions shadow_options;
     CHECK(tickreel_shadow_options_default(&shadow_options));

@@ -93,109 +93,6 @@ options! {
 }
 
 options! {
-    /// Options of `tickreel_recorder_start`. Fill with `tickreel_recorder_options_default`, then
-    /// change what you need. Flag fields are `uint32_t`: 0 is false, any other value true.
-    c TickreelRecorderOptions {
-        /// Ticks per second times 1000 (default 20000: 20 ticks/s). Must be > 0.
-        tick_rate_millihz: u32,
-        /// The game's own data version (e.g. a Minecraft data version), opaque to tickreel.
-        game_data_version: u32,
-        /// Unix milliseconds when the recording started.
-        timestamp_ms: i64,
-        /// World identity, opaque to tickreel (e.g. a UUID).
-        world_id: [u8; 16],
-        /// World version, opaque to tickreel.
-        world_version: [u8; 16],
-        /// Zstd dictionary id (0: none) the live segments and the compacted file are compressed
-        /// with; a non-zero id must have been registered (`tickreel_dictionary_register`).
-        dictionary_id: u16,
-        /// Most ticks one live chunk spans (default 100). 1 to 1048576.
-        chunk_ticks: u32,
-        /// Ticks between snapshots (default 600). Must be > 0.
-        snapshot_interval: u32,
-        /// Zstd level of the live segments (default 3: fast).
-        zstd_level: i32,
-        /// Flush at least this often while ticks arrive, in milliseconds (default 5000). Must be > 0.
-        flush_interval_ms: u32,
-        /// Flush once this many compressed bytes are waiting (default 256 KiB). Must be > 0.
-        flush_max_pending_bytes: usize,
-        /// Flush when a player leaves (a `PlayerLeave` event or `tickreel_recorder_player_left`)
-        /// (default 1).
-        flush_on_player_leave: u32,
-        /// `TICKREEL_BACKPRESSURE_BLOCK` (default) or `TICKREEL_BACKPRESSURE_DROP`. When the writer
-        /// falls behind, the default holds the calling thread about 1 ms at most (2% of a 50 ms
-        /// tick), then drops the tick: counted (`dropped_ticks` in the recorder's and the engine's
-        /// stats), recorded as a gap in the recording, and returned as
-        /// `TICKREEL_RESULT_BACKPRESSURE`.
-        backpressure: u32,
-        /// With `TICKREEL_BACKPRESSURE_BLOCK`: the longest `tickreel_recorder_submit_tick` waits for
-        /// room, in milliseconds (default 1; the call returns within about this + 1 ms). A whole
-        /// tick (50) or more lets a stalled writer stall the server.
-        block_deadline_ms: u32,
-        /// Zstd level of the final compacted file (default 9).
-        compaction_zstd_level: i32,
-        /// Most ticks a chunk of the final compacted file spans (default 12000; chunks are cut sooner
-        /// at 64 KiB of payload). 1 to 1048576.
-        compaction_chunk_ticks: u32,
-        /// Read the final file back and check it before reporting the finish done (default 1).
-        compaction_verify: u32,
-        /// Largest accepted tick batch in bytes (default 1 MiB). Must be >= 2.
-        max_batch_bytes: usize,
-        /// Replace an existing finished file at the path instead of refusing (default 0). A live
-        /// recording of the path is `on_existing`'s (with `TICKREEL_ON_EXISTING_RESUME`, resumed,
-        /// and its finish replaces the file).
-        overwrite: u32,
-        /// What starting does with a live recording of the path (a stopped or crashed server's):
-        /// `TICKREEL_ON_EXISTING_START_FRESH` (default: kept aside as `STEM.previous-N.EXT`, never
-        /// lost, and a new recording starts, so ticks may start again at 0),
-        /// `TICKREEL_ON_EXISTING_RESUME` (continue it after its last tick) or
-        /// `TICKREEL_ON_EXISTING_REFUSE`.
-        on_existing: u32,
-    }
-    /// What `RecorderOptions.toNative()` appends to its recording's [`ReelArray`].
-    java RecorderArray, "recorderOptions" {
-        flush_bytes: "flushBytes",
-        flush_interval_ms: "flushIntervalMs",
-        flush_on_player_leave: "flushOnPlayerLeave",
-        backpressure_drop: "backpressureDrop",
-        block_deadline_ns: "blockDeadlineNs",
-        compaction_level: "compactionLevel",
-        compaction_chunk_ticks: "compactionChunkTicks",
-        verify_compaction: "verifyCompaction",
-        max_batch_bytes: "maxBatchBytes",
-        overwrite: "overwrite",
-        on_existing: "onExisting",
-    }
-}
-
-options! {
-    /// Options of `tickreel_engine_new`. Fill with `tickreel_engine_options_default`, then change
-    /// what you need.
-    c TickreelEngineOptions {
-        /// Writer threads; recordings are spread over them (default 1). 1 to 64.
-        writer_threads: u32,
-        /// Tick messages that may wait in each writer's queue (default 65536). Must be > 0.
-        queue_capacity: usize,
-        /// Bytes of submitted ticks that may be in flight, engine-wide (default 64 MiB). A single
-        /// tick is always accepted when nothing else is in flight.
-        max_inflight_bytes: usize,
-        /// Reusable tick buffers kept in the engine's pool (default 4096).
-        pool_buffers: usize,
-        /// Bytes the engine's shadow buffers (`tickreel_shadow_buffer_start`) may hold in all (default
-        /// 256 MiB); past it, the oldest blocks of any buffer are given up first.
-        shadow_budget_bytes: usize,
-    }
-    /// `EngineOptions.toNative()`.
-    java EngineArray, "engineOptions" {
-        writer_threads: "writerThreads",
-        queue_capacity: "queueCapacity",
-        max_inflight_bytes: "maxInflightBytes",
-        pool_buffers: "poolBuffers",
-        shadow_budget_bytes: "shadowBudgetBytes",
-    }
-}
-
-options! {
     /// Options of `tickreel_shadow_buffer_start`: how much a shadow buffer keeps. Fill with
     /// `tickreel_shadow_options_default`, then change what you need. Durations are game time in
     /// milliseconds (converted to ticks at the recording's tick rate, rounded up).
@@ -270,13 +167,8 @@ options! {
 
 /// Every layout's Java factory, for `NativeBridge.java`'s generated part.
 #[cfg(test)]
-pub(crate) const JAVA: &[(&str, &[&str])] = &[
-    ReelArray::JAVA,
-    RecorderArray::JAVA,
-    EngineArray::JAVA,
-    ShadowArray::JAVA,
-    ReportArray::JAVA,
-];
+pub(crate) const JAVA: &[(&str, &[&str])] =
+    &[ReelArray::JAVA, ShadowArray::JAVA, ReportArray::JAVA];
 
 #[cfg(test)]
 mod tests {
@@ -284,11 +176,10 @@ mod tests {
 
     #[test]
     fn read_takes_the_fields_in_the_declared_order() {
-        let a: Vec<i64> = (0..EngineArray::LEN as i64).collect();
-        let e = EngineArray::read(&a);
-        assert_eq!((e.writer_threads, e.shadow_budget_bytes), (0, 4));
-        assert_eq!(e.to_vec(), a);
+        let a: Vec<i64> = (0..ShadowArray::LEN as i64).collect();
+        let s = ShadowArray::read(&a);
+        assert_eq!((s.window_ns, s.block_ticks), (0, 3));
+        assert_eq!(s.to_vec(), a);
         assert_eq!(ReelArray::LEN, 12);
-        assert_eq!(RecorderArray::LEN, 11);
     }
 }

@@ -10,9 +10,8 @@
 use tickreel_sync::sync::Mutex;
 
 use crate::api::{New, Released};
-use crate::ffi::TickreelBatch;
-use crate::ffi::handle::HandleType;
-use crate::ffi::world::TickreelBlockState;
+use crate::shared::block_state::TickreelBlockState;
+use crate::shared::handle::HandleType;
 use tickreel::format::{BlockPos, Event, MAX_CUSTOM_EVENT_BYTES, MAX_EVENTS_PER_TICK, UseTarget};
 use tickreel::format::{Pose, check_angle, check_position, check_velocity};
 use tickreel_bridge_macros::bridge_fn;
@@ -21,7 +20,6 @@ use tickreel_bridge_macros::bridge_fn;
 pub struct Batch(Mutex<BatchBuf>);
 
 impl HandleType for Batch {
-    type Opaque = TickreelBatch;
     const TAG: u8 = 1;
     const NAME: &'static str = "batch";
 }

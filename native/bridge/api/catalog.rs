@@ -11,8 +11,7 @@ use tickreel_sync::sync::Mutex;
 
 use crate::api::ghost::{GhostLoad, GhostSet};
 use crate::api::{New, Released};
-use crate::ffi::handle::HandleType;
-use crate::ffi::{TickreelCatalog, TickreelCatalogCall};
+use crate::shared::handle::HandleType;
 use tickreel::Pending;
 use tickreel::ghost::{self, GhostRange, LoadFrom};
 use tickreel_bridge_macros::bridge_fn;
@@ -23,7 +22,6 @@ use tickreel_catalog::{CatalogWorker, GhostOf, PruneOptions, RunSpec};
 pub struct Catalog(pub(crate) CatalogWorker);
 
 impl HandleType for Catalog {
-    type Opaque = TickreelCatalog;
     const TAG: u8 = 15;
     const NAME: &'static str = "catalog";
 }
@@ -41,7 +39,6 @@ pub enum Outcome {
 pub struct CatalogCall(Mutex<Pending<Outcome>>);
 
 impl HandleType for CatalogCall {
-    type Opaque = TickreelCatalogCall;
     const TAG: u8 = 16;
     const NAME: &'static str = "catalog call";
 }

@@ -8,11 +8,12 @@ use std::time::Duration;
 use tickreel_sync::sync::RwLock;
 
 use crate::api::batch::Batch;
+use crate::api::engine_options::EngineOptions;
+use crate::api::recorder_options::RecorderOptions;
 use crate::api::{Id, New, Polled, Released, TerrainSections};
-use crate::ffi::handle::HandleType;
-use crate::ffi::{TickreelEngine, TickreelFinishHandle, TickreelRecorder};
+use crate::shared::handle::HandleType;
 use tickreel::format::{EntityInfo, EventType};
-use tickreel::record::{self, EngineOptions, EngineStats, RecorderOptions};
+use tickreel::record::{self, EngineStats};
 use tickreel::record::{RecorderStats, Submitted};
 use tickreel_bridge_macros::bridge_fn;
 
@@ -24,7 +25,6 @@ pub struct Engine {
 }
 
 impl HandleType for Engine {
-    type Opaque = TickreelEngine;
     const TAG: u8 = 4;
     const NAME: &'static str = "engine";
 }
@@ -56,7 +56,6 @@ impl Engine {
 pub struct Recorder(pub(crate) record::Recorder);
 
 impl HandleType for Recorder {
-    type Opaque = TickreelRecorder;
     const TAG: u8 = 5;
     const NAME: &'static str = "recorder";
 }
@@ -67,7 +66,6 @@ impl HandleType for Recorder {
 pub struct FinishHandle(pub(crate) tickreel::SharedPending<PathBuf>);
 
 impl HandleType for FinishHandle {
-    type Opaque = TickreelFinishHandle;
     const TAG: u8 = 6;
     const NAME: &'static str = "finish handle";
 }
@@ -82,21 +80,9 @@ pub struct WriterStatus(pub tickreel::Result<()>);
 /// Where a compaction is: running (`None`), or its outcome (the final path).
 pub type FinishState = Polled<PathBuf>;
 
-/// Fills `*out_options` with the engine defaults (1 writer thread, 65536 queued ticks, 64 MiB
-/// in flight, 4096 pooled buffers, 256 MiB of shadow buffers).
-///
-/// Thread safety: any thread.
-#[bridge_fn(
-    c = "tickreel_engine_options_default",
-    c_out = "out_options",
-    c_out_type = "TickreelEngineOptions"
-)]
-pub fn engine_options_default() -> EngineOptions {
-    EngineOptions::default()
-}
-
-/// Starts an engine: its writer thread(s) and compaction worker. `options` may be NULL for the
-/// defaults of `tickreel_engine_options_default`. Stores its handle in `*out_engine` (NULL on
+/// Starts an engine: its writer thread(s) and compaction worker. `options` (from
+/// `tickreel_engine_options_new`, read here and kept by the caller) may be NULL for the defaults.
+/// Stores its handle in `*out_engine` (NULL on
 /// failure, when it can be written).
 ///
 /// Returns `TICKREEL_RESULT_INVALID_ARGUMENT` for an invalid option, `TICKREEL_RESULT_IO` if a
@@ -104,9 +90,9 @@ pub fn engine_options_default() -> EngineOptions {
 ///
 /// Thread safety: any thread. An engine may then be used from any thread.
 #[bridge_fn(c = "tickreel_engine_new", c_out = "out_engine", java = "engineNew")]
-pub fn engine_new(options: EngineOptions) -> tickreel::Result<New<Engine>> {
+pub fn engine_new(options: Option<&EngineOptions>) -> tickreel::Result<New<Engine>> {
     Ok(New(Engine {
-        engine: record::Engine::new(options)?,
+        engine: record::Engine::new(EngineOptions::or_default(options))?,
         closed: RwLock::new(false),
     }))
 }
@@ -146,21 +132,6 @@ pub fn engine_stats(engine: &Engine) -> tickreel::Result<EngineStats> {
     engine.with(|e| Ok(e.stats()))
 }
 
-/// Fills `*out_options` with the recorder defaults (20 ticks/s, 100-tick live chunks at zstd
-/// level 3, a snapshot every 600 ticks, flush every 5 s / 256 KiB / on player leave, block up to
-/// 50 ms under backpressure, compaction at zstd level 9 with verification, batches up to 1 MiB,
-/// no overwrite).
-///
-/// Thread safety: any thread.
-#[bridge_fn(
-    c = "tickreel_recorder_options_default",
-    c_out = "out_options",
-    c_out_type = "TickreelRecorderOptions"
-)]
-pub fn recorder_options_default() -> RecorderOptions {
-    RecorderOptions::default()
-}
-
 /// Starts recording into the final file `path` (a NUL-terminated path in the platform's
 /// encoding). While recording, the data lives in a directory next to `path` (metadata file +
 /// append-only segments, durable at each flush); `tickreel_recorder_finish` compacts it into
@@ -171,7 +142,8 @@ pub fn recorder_options_default() -> RecorderOptions {
 /// `TICKREEL_ON_EXISTING_RESUME` the recording is resumed (recovered on a thread of its own, the
 /// call returns at once; `tickreel_recorder_wait_resumed` says where it ends): ticks must continue
 /// after its last tick. A fresh recording costs a few `stat` calls and no file.
-/// `options` may be NULL for the defaults of `tickreel_recorder_options_default`. Stores the
+/// `options` (from `tickreel_recorder_options_new`, read here and kept by the caller) may be NULL
+/// for the defaults. Stores the
 /// recorder's handle in `*out_recorder` (NULL on failure, when it can be written).
 ///
 /// Returns `TICKREEL_RESULT_INVALID_ARGUMENT` for an empty path or an invalid option,
@@ -195,8 +167,9 @@ pub fn recorder_options_default() -> RecorderOptions {
 pub fn recorder_start(
     engine: &Engine,
     path: &Path,
-    options: RecorderOptions,
+    options: Option<&RecorderOptions>,
 ) -> tickreel::Result<New<Recorder>> {
+    let options = RecorderOptions::or_default(options);
     let rec = engine.with(|e| e.start_recording(path, options))?;
     Ok(New(Recorder(rec)))
 }
@@ -219,11 +192,11 @@ pub fn recorder_start_on(
     engine: &Engine,
     server: Option<&str>,
     path: &Path,
-    options: RecorderOptions,
+    options: Option<&RecorderOptions>,
 ) -> tickreel::Result<New<Recorder>> {
-    let options = RecorderOptions {
+    let options = record::RecorderOptions {
         server: server.map(str::to_owned),
-        ..options
+        ..RecorderOptions::or_default(options)
     };
     let rec = engine.with(|e| e.start_recording(path, options))?;
     Ok(New(Recorder(rec)))

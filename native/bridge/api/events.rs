@@ -3,9 +3,8 @@
 //! typed events (`TickreelEvent`), so that a C caller never parses the tick batch encoding.
 
 use crate::api::{New, Released};
-use crate::ffi::TickreelEvents;
-use crate::ffi::handle::HandleType;
-use crate::ffi::world::TickreelBlockState;
+use crate::shared::block_state::TickreelBlockState;
+use crate::shared::handle::HandleType;
 use tickreel::format::Event;
 use tickreel_bridge_macros::bridge_fn;
 
@@ -21,7 +20,6 @@ pub struct Events {
 }
 
 impl HandleType for Events {
-    type Opaque = TickreelEvents;
     const TAG: u8 = 17;
     const NAME: &'static str = "events";
 }

@@ -10,11 +10,7 @@ use tickreel_sync::sync::Mutex;
 
 use crate::api::reader::Reader;
 use crate::api::{New, Released};
-use crate::ffi::handle::HandleType;
-use crate::ffi::{
-    TickreelGhost, TickreelGhostCursor, TickreelGhostLoad, TickreelGhostSet, TickreelGoldSplits,
-    TickreelLiveDelta,
-};
+use crate::shared::handle::HandleType;
 use tickreel::Pending;
 use tickreel::error::check_finite;
 use tickreel::ghost::{
@@ -27,7 +23,6 @@ use tickreel_bridge_macros::bridge_fn;
 pub struct Ghost(Arc<GhostTrack>);
 
 impl HandleType for Ghost {
-    type Opaque = TickreelGhost;
     const TAG: u8 = 7;
     const NAME: &'static str = "ghost";
 }
@@ -36,7 +31,6 @@ impl HandleType for Ghost {
 pub struct GhostCursor(Mutex<ghost::GhostCursor>);
 
 impl HandleType for GhostCursor {
-    type Opaque = TickreelGhostCursor;
     const TAG: u8 = 8;
     const NAME: &'static str = "ghost cursor";
 }
@@ -45,7 +39,6 @@ impl HandleType for GhostCursor {
 pub struct LiveDelta(Mutex<ghost::LiveDelta>);
 
 impl HandleType for LiveDelta {
-    type Opaque = TickreelLiveDelta;
     const TAG: u8 = 9;
     const NAME: &'static str = "live delta";
 }
@@ -55,7 +48,6 @@ impl HandleType for LiveDelta {
 pub struct GhostLoad(Mutex<(Pending<GhostTrack>, bool)>);
 
 impl HandleType for GhostLoad {
-    type Opaque = TickreelGhostLoad;
     const TAG: u8 = 10;
     const NAME: &'static str = "ghost load";
 }
@@ -370,7 +362,6 @@ pub fn load_free(_load: Released<GhostLoad>) {}
 pub struct GhostSet(pub(crate) Mutex<ghost::GhostSet>);
 
 impl HandleType for GhostSet {
-    type Opaque = TickreelGhostSet;
     const TAG: u8 = 21;
     const NAME: &'static str = "ghost set";
 }
@@ -380,7 +371,6 @@ impl HandleType for GhostSet {
 pub struct GoldSplits(Mutex<ghost::GoldSplits>);
 
 impl HandleType for GoldSplits {
-    type Opaque = TickreelGoldSplits;
     const TAG: u8 = 22;
     const NAME: &'static str = "gold splits";
 }

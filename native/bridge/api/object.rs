@@ -13,8 +13,7 @@ use crate::api::playhead::Playhead;
 use crate::api::reader::Reader;
 use crate::api::shadow::{self, ShadowBuffer};
 use crate::api::{Id, New, Polled, Released, StringPairs};
-use crate::ffi::handle::HandleType;
-use crate::ffi::{TickreelObjectOptions, TickreelPendingUpload};
+use crate::shared::handle::HandleType;
 use tickreel::SharedPending;
 use tickreel::ghost::{GhostRange, GhostTrack};
 use tickreel::play;
@@ -27,7 +26,6 @@ use tickreel_object::{ObjectStorage, ObjectUrl, UploadOptions, Uploaded};
 pub struct ObjectOptions(Mutex<tickreel_object::ObjectOptions>);
 
 impl HandleType for ObjectOptions {
-    type Opaque = TickreelObjectOptions;
     const TAG: u8 = 13;
     const NAME: &'static str = "object options";
 }
@@ -48,7 +46,6 @@ pub struct PendingUpload {
 }
 
 impl HandleType for PendingUpload {
-    type Opaque = TickreelPendingUpload;
     const TAG: u8 = 14;
     const NAME: &'static str = "pending upload";
 }

@@ -11,8 +11,7 @@ use crate::api::engine::Recorder;
 use crate::api::object::{ObjectOptions, PendingUpload};
 use crate::api::playhead::{self, Playhead};
 use crate::api::{New, Released};
-use crate::ffi::TickreelLiveShipper;
-use crate::ffi::handle::HandleType;
+use crate::shared::handle::HandleType;
 use tickreel_bridge_macros::bridge_fn;
 use tickreel_object::live::{RemoteFollowOptions, ShipOptions, ShipStats};
 use tickreel_object::{ObjectStorage, ObjectUrl, UploadOptions};
@@ -34,7 +33,6 @@ enum Shipping {
 }
 
 impl HandleType for LiveShipper {
-    type Opaque = TickreelLiveShipper;
     const TAG: u8 = 20;
     const NAME: &'static str = "live shipper";
 }

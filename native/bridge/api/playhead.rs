@@ -7,8 +7,7 @@ use std::sync::Arc;
 use tickreel_sync::sync::{Mutex, MutexGuard};
 
 use crate::api::{New, Released};
-use crate::ffi::TickreelPlayhead;
-use crate::ffi::handle::HandleType;
+use crate::shared::handle::HandleType;
 use tickreel::format::EntityState;
 
 use tickreel::play::{
@@ -26,7 +25,6 @@ pub struct Playhead {
 }
 
 impl HandleType for Playhead {
-    type Opaque = TickreelPlayhead;
     const TAG: u8 = 11;
     const NAME: &'static str = "playhead";
 }

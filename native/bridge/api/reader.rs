@@ -4,8 +4,7 @@
 use std::path::Path;
 
 use crate::api::{Id, New, Released};
-use crate::ffi::TickreelReader;
-use crate::ffi::handle::HandleType;
+use crate::shared::handle::HandleType;
 use tickreel::play::{self, SeekState, VerifyReport};
 use tickreel_bridge_macros::bridge_fn;
 
@@ -13,7 +12,6 @@ use tickreel_bridge_macros::bridge_fn;
 pub struct Reader(pub(crate) play::Reader);
 
 impl HandleType for Reader {
-    type Opaque = TickreelReader;
     const TAG: u8 = 3;
     const NAME: &'static str = "reader";
 }

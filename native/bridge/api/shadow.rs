@@ -5,10 +5,9 @@
 use std::path::Path;
 
 use crate::api::engine::{Engine, FinishHandle, Recorder};
+use crate::api::recorder_options::RecorderOptions;
 use crate::api::{Id, New, Released, StringPairs};
-use crate::ffi::TickreelShadowBuffer;
-use crate::ffi::handle::HandleType;
-use tickreel::record::RecorderOptions;
+use crate::shared::handle::HandleType;
 use tickreel::shadow::{self, ReportChat, ReportOptions, ShadowOptions, ShadowStats};
 use tickreel_bridge_macros::bridge_fn;
 
@@ -16,7 +15,6 @@ use tickreel_bridge_macros::bridge_fn;
 pub struct ShadowBuffer(pub(crate) shadow::ShadowBuffer);
 
 impl HandleType for ShadowBuffer {
-    type Opaque = TickreelShadowBuffer;
     const TAG: u8 = 12;
     const NAME: &'static str = "shadow buffer";
 }
@@ -60,9 +58,9 @@ pub fn report_options_default() -> ReportOptions {
 /// chunks). With `path` NULL it is written nowhere but the buffer (blocks of
 /// `shadow_options->block_ticks`): its recorder's `tickreel_recorder_finish` returns
 /// `TICKREEL_RESULT_INVALID_STATE`; end it with `tickreel_recorder_free` or `_abort`. Either way
-/// `tickreel_recorder_player_left` starts a player's grace period. `recorder_options` and
-/// `shadow_options` may be NULL for the defaults of `tickreel_recorder_options_default` and
-/// `tickreel_shadow_options_default`. On failure both outputs are set to NULL (when they can be
+/// `tickreel_recorder_player_left` starts a player's grace period. `recorder_options` (from
+/// `tickreel_recorder_options_new`) and `shadow_options` may be NULL for the defaults (those of
+/// `tickreel_shadow_options_default` for the latter). On failure both outputs are set to NULL (when they can be
 /// written).
 ///
 /// The two handles are freed separately. Freeing the shadow does not end the stream: the recorder
@@ -87,7 +85,21 @@ pub fn report_options_default() -> ReportOptions {
 pub fn start(
     engine: &Engine,
     path: Option<&Path>,
-    recorder_options: RecorderOptions,
+    recorder_options: Option<&RecorderOptions>,
+    shadow_options: ShadowOptions,
+) -> tickreel::Result<Started> {
+    start_with(
+        engine,
+        path,
+        RecorderOptions::or_default(recorder_options),
+        shadow_options,
+    )
+}
+
+fn start_with(
+    engine: &Engine,
+    path: Option<&Path>,
+    recorder_options: tickreel::record::RecorderOptions,
     shadow_options: ShadowOptions,
 ) -> tickreel::Result<Started> {
     let (rec, shadow) =
@@ -117,14 +129,14 @@ pub fn start_on(
     engine: &Engine,
     server: Option<&str>,
     path: Option<&Path>,
-    recorder_options: RecorderOptions,
+    recorder_options: Option<&RecorderOptions>,
     shadow_options: ShadowOptions,
 ) -> tickreel::Result<Started> {
-    let recorder_options = RecorderOptions {
+    let recorder_options = tickreel::record::RecorderOptions {
         server: server.map(str::to_owned),
-        ..recorder_options
+        ..RecorderOptions::or_default(recorder_options)
     };
-    start(engine, path, recorder_options, shadow_options)
+    start_with(engine, path, recorder_options, shadow_options)
 }
 
 /// Reports `player` (an entity id): the buffer keeps capturing for `options->after_ms` of game

@@ -9,8 +9,7 @@
 use std::sync::Arc;
 
 use crate::api::{New, Released};
-use crate::ffi::TickreelWorldState;
-use crate::ffi::handle::HandleType;
+use crate::shared::handle::HandleType;
 use tickreel::format::{BlockPos, Item, Terrain};
 use tickreel_bridge_macros::bridge_fn;
 
@@ -44,7 +43,6 @@ pub struct WorldState {
 }
 
 impl HandleType for WorldState {
-    type Opaque = TickreelWorldState;
     const TAG: u8 = 19;
     const NAME: &'static str = "world state";
 }

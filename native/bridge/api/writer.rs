@@ -7,8 +7,7 @@ use tickreel_sync::sync::Mutex;
 
 use crate::api::batch::Batch;
 use crate::api::{Id, New, Released, TerrainSections};
-use crate::ffi::TickreelReelWriter;
-use crate::ffi::handle::HandleType;
+use crate::shared::handle::HandleType;
 use tickreel::format::Quantity;
 use tickreel::format::{EntityInfo, EventType};
 use tickreel::record::{self, ReelOptions};
@@ -19,7 +18,6 @@ use tickreel_bridge_macros::bridge_fn;
 pub struct ReelWriter(Mutex<Option<Box<record::ReelWriter>>>);
 
 impl HandleType for ReelWriter {
-    type Opaque = TickreelReelWriter;
     const TAG: u8 = 2;
     const NAME: &'static str = "reel writer";
 }

@@ -7,20 +7,10 @@
 //! in the area contains it); types keep cbindgen's order inside an area, so every type is still
 //! declared before its first use. Constants, the result codes and the includes stay at the top.
 
-use super::index::{AREAS, area_of, declared};
+use super::index::{AREAS, area_of, declared, section};
 
 const OPEN: &str = "#ifdef __cplusplus\nextern \"C\" {\n#endif // __cplusplus\n";
 const CLOSE: &str = "#ifdef __cplusplus\n}  // extern \"C\"\n#endif  // __cplusplus\n";
-
-/// The section comment that opens an area (`index` finds areas by it).
-pub fn section(title: &str) -> String {
-    format!("/* ---- {title} ---- */")
-}
-
-/// The title of a section comment line, if the line is one.
-pub fn section_title(line: &str) -> Option<&str> {
-    line.strip_prefix("/* ---- ")?.strip_suffix(" ---- */")
-}
 
 /// The name a type block declares (`typedef struct NAME ...`), if it declares one.
 fn type_name(block: &str) -> Option<&str> {

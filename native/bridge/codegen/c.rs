@@ -62,10 +62,13 @@ fn kind(p: &Param) -> Result<Kind, String> {
     if last_ident(t).as_deref() == Some("TerrainSections") {
         return Ok(Kind::Terrain);
     }
-    if let Some(syn::Type::Reference(r)) = super::option_inner(t)
-        && matches!(last_ident(&r.elem).as_deref(), Some("str" | "Path"))
-    {
-        return Ok(Kind::Str { nullable: true });
+    if let Some(syn::Type::Reference(r)) = super::option_inner(t) {
+        return match last_ident(&r.elem).as_deref() {
+            Some("str" | "Path") => Ok(Kind::Str { nullable: true }),
+            // A handle that may be NULL (options: NULL for the defaults).
+            Some(h) => Ok(Kind::Handle(format!("Tickreel{h}"))),
+            None => Err(format!("{}: no C form for this option", p.name)),
+        };
     }
     if let Some(h) = generic_arg(t, "Released").and_then(last_ident) {
         return Ok(Kind::Handle(format!("Tickreel{h}")));

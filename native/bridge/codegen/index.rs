@@ -69,8 +69,9 @@ fn index(header: &str, offset: usize) -> String {
         if types.is_none() && line.starts_with("typedef struct") {
             types = Some(number);
         }
-        // An area's section comment (`codegen::areas`): the area starts there, with its types.
-        if let Some(title) = super::areas::section_title(line) {
+        // An area's section comment ([`section`], written by `codegen::areas`): the area starts
+        // there, with its types.
+        if let Some(title) = section_title(line) {
             sections = true;
             areas.push((title.to_owned(), number, Vec::new()));
             continue;
@@ -135,4 +136,14 @@ pub fn with_index(header: &str) -> String {
     }
     let blank = if split > 0 { "\n" } else { "" };
     format!("{head}{blank}{idx}{rest}")
+}
+
+/// The section comment that opens an area (`with_index` finds areas by it).
+pub fn section(title: &str) -> String {
+    format!("/* ---- {title} ---- */")
+}
+
+/// The title of a section comment line, if the line is one.
+pub fn section_title(line: &str) -> Option<&str> {
+    line.strip_prefix("/* ---- ")?.strip_suffix(" ---- */")
 }

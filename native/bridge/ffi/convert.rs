@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use super::args::{self, Out, OutArray};
-use super::handle::{self, HandleType};
+use super::handle::{self, COpaque};
 use super::result::{FfiError, FfiResult};
 use crate::api::{Id, New, Polled, Released, StringPairs};
 
@@ -269,7 +269,7 @@ impl CArg for Option<uuid::Uuid> {
 
 /// A handle parameter: the object it names (NULL: `TICKREEL_RESULT_NULL_ARGUMENT`; freed or of
 /// another type: `TICKREEL_RESULT_INVALID_HANDLE`).
-impl<T: HandleType> CValue for &'static T {
+impl<T: COpaque> CValue for &'static T {
     type C = *mut T::Opaque;
     type Stored = Arc<T>;
     fn store(c: *mut T::Opaque, _: &'static str) -> FfiResult<Arc<T>> {
@@ -277,8 +277,20 @@ impl<T: HandleType> CValue for &'static T {
     }
 }
 
+/// A handle that may be NULL (options: NULL for the defaults); else as `&T`.
+impl<T: COpaque> CValue for Option<&'static T> {
+    type C = *mut T::Opaque;
+    type Stored = Option<Arc<T>>;
+    fn store(c: *mut T::Opaque, _: &'static str) -> FfiResult<Option<Arc<T>>> {
+        if c.is_null() {
+            return Ok(None);
+        }
+        handle::get::<T>(c).map(Some)
+    }
+}
+
 /// A handle being freed: removed from the registry (NULL: nothing, as `free(NULL)`).
-impl<T: HandleType> CValue for Released<T> {
+impl<T: COpaque> CValue for Released<T> {
     type C = *mut T::Opaque;
     type Stored = Released<T>;
     fn store(c: *mut T::Opaque, _: &'static str) -> FfiResult<Released<T>> {
@@ -346,7 +358,7 @@ impl CResult for () {
     }
 }
 
-impl<T: HandleType> CResult for New<T> {
+impl<T: COpaque> CResult for New<T> {
     type C = *mut T::Opaque;
     fn into_c(self) -> FfiResult<*mut T::Opaque> {
         handle::insert(self.0)
@@ -358,7 +370,7 @@ impl<T: HandleType> CResult for New<T> {
 
 /// A new handle that may not exist yet (a background load still running): C gets
 /// `TICKREEL_RESULT_NOT_READY` until it does.
-impl<T: HandleType> CResult for Option<New<T>> {
+impl<T: COpaque> CResult for Option<New<T>> {
     type C = *mut T::Opaque;
     fn into_c(self) -> FfiResult<*mut T::Opaque> {
         match self {

@@ -1,15 +1,14 @@
 //! The engine: the recording runtime (background writer and compaction threads, shared by every
 //! recording of a server) behind `TickreelEngine`, its options and counters, and the calls on it.
-//! A recording's options are in [`recorder_options`], its calls in [`recorder`] (`submit_tick` on
+//! A recording's options are a builder (`crate::api::recorder_options`), its calls in [`recorder`] (`submit_tick` on
 //! the server thread: a copy and a queue push), and the handles `tickreel_recorder_finish` returns
 //! in [`finish`]. Shadow play (a stream kept in memory, reported into a file) is in
 //! [`shadow_options`] and [`shadow`].
 
-use super::convert::{CArg, CResult};
+use super::convert::CResult;
 use super::result::{FfiError, FfiResult};
-/// Generated from `native/bridge/options.rs` (see [`crate::ffi::options`]).
 pub use crate::ffi::options::TickreelEngineOptions;
-use tickreel::record::{EngineOptions, EngineStats};
+use tickreel::record::EngineStats;
 
 /// The generated entry points of `crate::api::engine` (engine, recorder, finish), also
 /// reachable here.
@@ -17,8 +16,6 @@ pub use super::generated::engine::*;
 
 // cbindgen emits a module's declarations after its parent's, submodules in `mod` order: these are
 // in the order of `include/tickreel.h` (one per group, so that rustfmt does not sort them).
-pub mod recorder_options;
-
 pub mod recorder;
 
 pub mod finish;
@@ -32,29 +29,6 @@ pub mod shadow;
 /// (which stops and joins its threads). The pointer is a handle, not an address.
 pub struct TickreelEngine {
     _private: [u8; 0],
-}
-
-impl TickreelEngineOptions {
-    fn from_core(o: &EngineOptions) -> Self {
-        TickreelEngineOptions {
-            writer_threads: u32::try_from(o.writer_threads).unwrap_or(u32::MAX),
-            queue_capacity: o.queue_capacity,
-            max_inflight_bytes: o.max_inflight_bytes,
-            pool_buffers: o.pool_buffers,
-            shadow_budget_bytes: o.shadow_budget_bytes,
-        }
-    }
-
-    /// A translation only: `Engine::new` checks the values (`EngineOptions::validate`).
-    fn to_core(self) -> EngineOptions {
-        EngineOptions {
-            writer_threads: self.writer_threads as usize,
-            queue_capacity: self.queue_capacity,
-            max_inflight_bytes: self.max_inflight_bytes,
-            pool_buffers: self.pool_buffers,
-            shadow_budget_bytes: self.shadow_budget_bytes,
-        }
-    }
 }
 
 /// Engine-wide counters, as filled in by `tickreel_engine_stats`.
@@ -80,7 +54,7 @@ pub struct TickreelEngineStats {
     /// Compactions that failed.
     pub compactions_failed: u64,
     /// Heap bytes the engine's shadow buffers hold in all, against
-    /// `TickreelEngineOptions.shadow_budget_bytes`.
+    /// `tickreel_engine_options_set_shadow_budget_bytes`.
     pub shadow_bytes: usize,
     /// Blocks the shadow buffers gave up for that budget.
     pub shadow_budget_dropped_blocks: u64,
@@ -107,26 +81,6 @@ pub(crate) unsafe fn read_options<T: Copy>(ptr: *const T) -> FfiResult<Option<T>
     Ok(Some(unsafe { ptr.read() }))
 }
 
-/// The caller's options (NULL: `tickreel_engine_options_default`'s).
-impl CArg for EngineOptions {
-    type C = *const TickreelEngineOptions;
-    type Stored = EngineOptions;
-    unsafe fn store(
-        options: *const TickreelEngineOptions,
-        _: &'static str,
-    ) -> FfiResult<EngineOptions> {
-        // SAFETY: forwarded contract: NULL or a readable options struct.
-        Ok(unsafe { read_options(options) }?.map_or_else(EngineOptions::default, |o| o.to_core()))
-    }
-}
-
-impl CResult for EngineOptions {
-    type C = TickreelEngineOptions;
-    fn into_c(self) -> FfiResult<TickreelEngineOptions> {
-        Ok(TickreelEngineOptions::from_core(&self))
-    }
-}
-
 impl CResult for EngineStats {
     type C = TickreelEngineStats;
     fn into_c(self) -> FfiResult<TickreelEngineStats> {
@@ -150,40 +104,39 @@ impl CResult for EngineStats {
 
 #[cfg(test)]
 mod tests {
-    //! Also the fixtures of the tests of [`recorder_options`](super::recorder_options),
-    //! [`recorder`](super::recorder) and [`finish`](super::finish).
+    //! Also the fixtures of the tests of [`recorder`](super::recorder) and
+    //! [`finish`](super::finish).
 
     use super::recorder::*;
-    use super::recorder_options::*;
     use super::*;
+    use crate::ffi::generated::engine_options::*;
+    use crate::ffi::generated::recorder_options::*;
+    use crate::ffi::options::TickreelRecorderOptions;
     use crate::ffi::result::TickreelResult;
     use std::ffi::CString;
 
     const OK: TickreelResult = TickreelResult::Ok;
 
-    pub(super) fn engine(options: Option<TickreelEngineOptions>) -> *mut TickreelEngine {
+    /// An engine with `options` (NULL: the defaults).
+    pub(super) fn engine(options: *mut TickreelEngineOptions) -> *mut TickreelEngine {
         let mut e = std::ptr::null_mut();
-        let opts = options.as_ref().map_or(std::ptr::null(), |o| o as *const _);
-        // SAFETY: `opts` is NULL or a live options struct; `e` is writable.
-        assert_eq!(unsafe { tickreel_engine_new(opts, &mut e) }, OK);
+        // SAFETY: `e` is writable.
+        assert_eq!(unsafe { tickreel_engine_new(options, &mut e) }, OK);
         e
     }
 
-    pub(super) fn recorder_options() -> TickreelRecorderOptions {
-        let mut o = std::mem::MaybeUninit::uninit();
-        // SAFETY: writable storage for one options struct.
-        assert_eq!(
-            unsafe { tickreel_recorder_options_default(o.as_mut_ptr()) },
-            OK
-        );
-        // SAFETY: initialised by the call above.
-        unsafe { o.assume_init() }
+    /// New recorder options (the defaults); the caller frees them.
+    pub(super) fn recorder_options() -> *mut TickreelRecorderOptions {
+        let mut o = std::ptr::null_mut();
+        // SAFETY: `o` is writable.
+        assert_eq!(unsafe { tickreel_recorder_options_new(&mut o) }, OK);
+        o
     }
 
     pub(super) fn start(
         e: *mut TickreelEngine,
         path: &CString,
-        o: &TickreelRecorderOptions,
+        o: *mut TickreelRecorderOptions,
     ) -> *mut TickreelRecorder {
         let mut r = std::ptr::null_mut();
         // SAFETY: valid string, options and out-pointer.
@@ -204,14 +157,18 @@ mod tests {
     #[test]
     fn bad_engine_options_and_handles_are_refused() {
         let mut e = std::ptr::null_mut();
-        let mut eo = TickreelEngineOptions::from_core(&EngineOptions::default());
-        eo.writer_threads = 0;
-        // SAFETY: valid options and out-pointer.
+        let mut eo = std::ptr::null_mut();
+        // SAFETY: `eo` is writable.
+        assert_eq!(unsafe { tickreel_engine_options_new(&mut eo) }, OK);
+        assert_eq!(tickreel_engine_options_set_writer_threads(eo, 0), OK);
+        // SAFETY: valid out-pointer.
         assert_eq!(
-            unsafe { tickreel_engine_new(&eo, &mut e) },
+            unsafe { tickreel_engine_new(eo, &mut e) },
             TickreelResult::InvalidArgument
         );
-        let e = engine(None);
+        assert!(e.is_null());
+        assert_eq!(tickreel_engine_options_free(eo), OK);
+        let e = engine(std::ptr::null_mut());
         let path = c"x.reel";
         let mut r = std::ptr::null_mut();
         let as_rec = e.cast::<TickreelRecorder>();
@@ -227,7 +184,8 @@ mod tests {
         assert_eq!(tickreel_finish_handle_free(std::ptr::null_mut()), OK);
         assert_eq!(tickreel_engine_free(e), OK);
         // SAFETY: valid string and out-pointer; the engine handle is stale.
-        let res = unsafe { tickreel_recorder_start(e, path.as_ptr(), std::ptr::null(), &mut r) };
+        let res =
+            unsafe { tickreel_recorder_start(e, path.as_ptr(), std::ptr::null_mut(), &mut r) };
         assert_eq!(res, TickreelResult::InvalidHandle);
     }
 }

@@ -25,7 +25,6 @@
 //!   its own reference and finishes on the object; calls that start after the free get
 //!   `INVALID_HANDLE`. The object is destroyed when the last such call returns.
 
-use std::any::Any;
 use std::sync::Arc;
 
 use super::result::{FfiError, FfiResult};
@@ -53,14 +52,53 @@ const _: () = assert!(INDEX_BITS + TAG_BITS + GEN_BITS == usize::BITS);
 /// Most live handles at once.
 pub(crate) const MAX_HANDLES: usize = INDEX_MASK + 1;
 
-/// A Rust type that C sees through a handle.
-pub(crate) trait HandleType: Any + Send + Sync + Sized {
+pub(crate) use crate::shared::handle::HandleType;
+
+/// A handle type as C sees it: the opaque C type its handles point to. The neutral layer
+/// (`crate::api`) declares the types and their tags; which C type stands for each is said here,
+/// once, for every handle type.
+pub(crate) trait COpaque: HandleType {
     /// The opaque C type the handle points to.
     type Opaque;
-    /// Type tag in the token, nonzero and unique per type, at most `TAG_MASK`.
-    const TAG: u8;
-    /// What C calls it, for messages.
-    const NAME: &'static str;
+}
+
+macro_rules! opaque {
+    ($($(#[$cfg:meta])* $t:ty => $c:ty,)*) => {
+        $($(#[$cfg])* impl COpaque for $t {
+            type Opaque = $c;
+        })*
+    };
+}
+
+opaque! {
+    crate::api::batch::Batch => super::TickreelBatch,
+    #[cfg(feature = "catalog")]
+    crate::api::catalog::Catalog => super::TickreelCatalog,
+    #[cfg(feature = "catalog")]
+    crate::api::catalog::CatalogCall => super::TickreelCatalogCall,
+    crate::api::engine::Engine => super::TickreelEngine,
+    crate::api::engine::Recorder => super::TickreelRecorder,
+    crate::api::engine::FinishHandle => super::TickreelFinishHandle,
+    crate::api::engine_options::EngineOptions => super::TickreelEngineOptions,
+    crate::api::events::Events => super::TickreelEvents,
+    crate::api::ghost::Ghost => super::TickreelGhost,
+    crate::api::ghost::GhostCursor => super::TickreelGhostCursor,
+    crate::api::ghost::LiveDelta => super::TickreelLiveDelta,
+    crate::api::ghost::GhostLoad => super::TickreelGhostLoad,
+    crate::api::ghost::GhostSet => super::TickreelGhostSet,
+    crate::api::ghost::GoldSplits => super::TickreelGoldSplits,
+    #[cfg(feature = "object")]
+    crate::api::object::ObjectOptions => super::TickreelObjectOptions,
+    #[cfg(feature = "object")]
+    crate::api::object::PendingUpload => super::TickreelPendingUpload,
+    #[cfg(feature = "object")]
+    crate::api::object_live::LiveShipper => super::TickreelLiveShipper,
+    crate::api::playhead::Playhead => super::TickreelPlayhead,
+    crate::api::reader::Reader => super::TickreelReader,
+    crate::api::recorder_options::RecorderOptions => super::TickreelRecorderOptions,
+    crate::api::shadow::ShadowBuffer => super::TickreelShadowBuffer,
+    crate::api::world_state::WorldState => super::TickreelWorldState,
+    crate::api::writer::ReelWriter => super::TickreelReelWriter,
 }
 
 /// Tags of every handle type, for messages about a handle of the wrong type.
@@ -186,7 +224,7 @@ fn tag_name(tag: u8) -> Option<&'static str> {
 }
 
 /// Registers `obj` and returns its handle.
-pub(crate) fn insert<T: HandleType>(obj: T) -> FfiResult<*mut T::Opaque> {
+pub(crate) fn insert<T: COpaque>(obj: T) -> FfiResult<*mut T::Opaque> {
     debug_assert!(T::TAG != 0 && usize::from(T::TAG) <= TAG_MASK);
     let key = REGISTRY.insert(T::NAME, Arc::new(obj)).map_err(|full| {
         tickreel::Error::limit(format!("{} tickreel handles are live; free some", full.0))
@@ -200,7 +238,7 @@ pub(crate) fn insert<T: HandleType>(obj: T) -> FfiResult<*mut T::Opaque> {
 }
 
 /// The registry key of a handle of type `T`, or why the token cannot be one.
-fn key_of<T: HandleType>(handle: *const T::Opaque) -> FfiResult<Key> {
+fn key_of<T: COpaque>(handle: *const T::Opaque) -> FfiResult<Key> {
     let (generation, tag, index) = split(handle.addr());
     if tag != T::TAG {
         return Err(invalid::<T>(
@@ -218,7 +256,7 @@ fn key_of<T: HandleType>(handle: *const T::Opaque) -> FfiResult<Key> {
 }
 
 /// The error for a token that does not name a live handle of type `T`.
-fn invalid<T: HandleType>(handle: *const T::Opaque, why: Lookup) -> FfiError {
+fn invalid<T: COpaque>(handle: *const T::Opaque, why: Lookup) -> FfiError {
     let why = match why {
         Lookup::Unknown => format!("is not a tickreel {} handle", T::NAME),
         Lookup::Removed => format!("is a {} handle that was already freed", T::NAME),
@@ -228,7 +266,7 @@ fn invalid<T: HandleType>(handle: *const T::Opaque, why: Lookup) -> FfiError {
 }
 
 /// The object behind a live handle of type `T`.
-pub(crate) fn get<T: HandleType>(handle: *mut T::Opaque) -> FfiResult<Arc<T>> {
+pub(crate) fn get<T: COpaque>(handle: *mut T::Opaque) -> FfiResult<Arc<T>> {
     if handle.is_null() {
         return Err(FfiError::Null(T::NAME));
     }
@@ -239,7 +277,7 @@ pub(crate) fn get<T: HandleType>(handle: *mut T::Opaque) -> FfiResult<Arc<T>> {
 
 /// Unregisters a handle and returns its object (`None` for NULL). The caller drops it, outside
 /// the table lock; the object dies when the last call still using it returns.
-pub(crate) fn remove<T: HandleType>(handle: *mut T::Opaque) -> FfiResult<Option<Arc<T>>> {
+pub(crate) fn remove<T: COpaque>(handle: *mut T::Opaque) -> FfiResult<Option<Arc<T>>> {
     if handle.is_null() {
         return Ok(None);
     }
@@ -266,16 +304,20 @@ mod tests {
     struct Thing(u32);
     struct ThingOpaque;
     impl HandleType for Thing {
-        type Opaque = ThingOpaque;
         // the highest tags, which no real handle type uses (64-bit layout)
         const TAG: u8 = TAG_MASK as u8;
         const NAME: &'static str = "thing";
     }
+    impl COpaque for Thing {
+        type Opaque = ThingOpaque;
+    }
     struct Other;
     impl HandleType for Other {
-        type Opaque = ThingOpaque;
         const TAG: u8 = TAG_MASK as u8 - 1;
         const NAME: &'static str = "other";
+    }
+    impl COpaque for Other {
+        type Opaque = ThingOpaque;
     }
 
     fn is_invalid<T>(r: FfiResult<T>, what: &str) {

@@ -33,7 +33,6 @@ pub use batch::TickreelBatch;
 pub use catalog::{TickreelCatalog, TickreelCatalogCall};
 pub use engine::finish::TickreelFinishHandle;
 pub use engine::recorder::{TickreelRecorder, TickreelRecorderStats};
-pub use engine::recorder_options::TickreelRecorderOptions;
 pub use engine::shadow::{TickreelShadowBuffer, TickreelShadowStats};
 pub use engine::shadow_options::{TickreelReportOptions, TickreelShadowOptions};
 pub use engine::{TickreelEngine, TickreelEngineOptions, TickreelEngineStats};
@@ -47,6 +46,7 @@ pub use ghost::{TickreelGhost, TickreelGhostInfo, TickreelGhostRange, TickreelSp
 pub use object::{
     TickreelLiveShipper, TickreelObjectOptions, TickreelPendingUpload, TickreelShipStats,
 };
+pub use options::TickreelRecorderOptions;
 pub use playhead::{TickreelPlayhead, TickreelUpdate, TickreelWorld};
 pub use reader::{TickreelEntityState, TickreelReader, TickreelVerifyReport};
 pub use result::TickreelResult;

@@ -169,26 +169,16 @@ impl FfiError {
 
     fn message(&self) -> String {
         match self {
-            FfiError::Core(e) => tickreel::error::respell_options(&e.to_string(), c_option),
+            FfiError::Core(e) => tickreel::error::respell_options(
+                &e.to_string(),
+                crate::shared::option_names::c_option,
+            ),
             FfiError::Null(arg) => format!("argument `{arg}` is NULL"),
             FfiError::InvalidHandle(m) => format!("invalid handle: {m}"),
             FfiError::BufferTooSmall(m) => format!("buffer too small: {m}"),
             FfiError::Invalid(m) => format!("invalid argument: {m}"),
         }
     }
-}
-
-/// The C name of an option the core names where it differs (a field of the options structs):
-/// the core's names are C's but for durations, which C gives in milliseconds.
-fn c_option(name: &str) -> Option<&'static str> {
-    Some(match name {
-        "flush_interval" => "flush_interval_ms",
-        "window" => "window_ms",
-        "grace" => "grace_ms",
-        "before" => "before_ms",
-        "after" => "after_ms",
-        _ => return None,
-    })
 }
 
 /// Result type of the bodies of entry points.

@@ -6,6 +6,7 @@
 use super::convert::{CArg, CResult};
 use super::result::FfiResult;
 use crate::api::events::EventView;
+pub use crate::shared::block_state::TickreelBlockState;
 use tickreel::format::{
     ANGLE_UNITS_PER_TURN, Event, POS_SCALE, UseTarget, VEL_SCALE, channel, hand, kind, slot,
     world_kind,
@@ -15,21 +16,6 @@ use tickreel::format::{
 /// `tickreel_events_free`. The pointer is a handle, not an address: never dereference it.
 pub struct TickreelEvents {
     _private: [u8; 0],
-}
-
-/// A block and its new state: one block of a multi-block change (`tickreel_batch_block_changes`,
-/// `TickreelEvent.blocks`).
-#[repr(C)]
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct TickreelBlockState {
-    /// Block x.
-    pub x: i32,
-    /// Block y.
-    pub y: i32,
-    /// Block z.
-    pub z: i32,
-    /// The new state: an id of the recording's block palette.
-    pub state: u32,
 }
 
 /// One event of a recorded tick, typed (`tickreel_events_get`): `kind` says which fields mean

@@ -20,7 +20,7 @@ use jni::sys::{
 
 use super::{Fallback, Res, bad_arg, handles};
 use crate::api::{AnyHandle, Id, New, Polled, Released, StringPairs};
-use crate::ffi::handle::HandleType;
+use crate::shared::handle::HandleType;
 
 /// A parameter type of a Java `native` method.
 pub(crate) trait JniArg {
@@ -151,7 +151,7 @@ impl JniArg for u32 {
     const JAVA: &'static str = "int";
     type Stored = u32;
     fn store(_: &mut JNIEnv<'_>, v: jint, name: &'static str) -> Res<u32> {
-        u32::try_from(v).map_err(|_| bad_arg(format!("{name} must not be negative (got {v})")))
+        u32::try_from(v).map_err(|_| negative(name, v.into()))
     }
 }
 
@@ -175,6 +175,35 @@ impl JniArg for i64 {
     fn store(_: &mut JNIEnv<'_>, v: jlong, _: &'static str) -> Res<i64> {
         Ok(v)
     }
+}
+
+/// A duration in milliseconds: a Java `long` that must not be negative.
+impl JniArg for u64 {
+    type Jni = jlong;
+    const SIG: &'static str = "J";
+    const JAVA: &'static str = "long";
+    type Stored = u64;
+    fn store(_: &mut JNIEnv<'_>, v: jlong, name: &'static str) -> Res<u64> {
+        u64::try_from(v).map_err(|_| negative(name, v))
+    }
+}
+
+/// A size in bytes: a Java `long` that must not be negative.
+impl JniArg for usize {
+    type Jni = jlong;
+    const SIG: &'static str = "J";
+    const JAVA: &'static str = "long";
+    type Stored = usize;
+    fn store(_: &mut JNIEnv<'_>, v: jlong, name: &'static str) -> Res<usize> {
+        usize::try_from(v).map_err(|_| negative(name, v))
+    }
+}
+
+/// A negative value where none may be, the parameter named as Java's builder method for it (the
+/// options' setters name their value after the option).
+fn negative(name: &str, v: i64) -> super::Failure {
+    let name = crate::shared::option_names::java_option(name).unwrap_or(name);
+    bad_arg(format!("{name} must not be negative (got {v})"))
 }
 
 impl JniArg for f64 {
@@ -290,9 +319,9 @@ pub(crate) const DIRECT_SIG: &str = "Ljava/nio/ByteBuffer;II";
 pub(crate) struct DirectSlice {
     ptr: *const u8,
     len: usize,
-    /// The pin the bytes are read through, held for the call (`None`: a buffer passed as a
-    /// local reference of the call).
-    _pin: Option<Arc<super::pinned::PinnedBuffer>>,
+    /// The pin the bytes are read through (`crate::jni::pinned`'s buffer), held for the call
+    /// (`None`: a buffer passed as a local reference of the call).
+    _pin: Option<Arc<dyn std::any::Any + Send + Sync>>,
 }
 
 impl DirectSlice {
@@ -300,7 +329,7 @@ impl DirectSlice {
     pub(crate) fn pinned(
         ptr: *const u8,
         len: usize,
-        pin: Arc<super::pinned::PinnedBuffer>,
+        pin: Arc<dyn std::any::Any + Send + Sync>,
     ) -> Self {
         DirectSlice {
             ptr,
@@ -434,6 +463,20 @@ impl<T: HandleType> JniArg for &'static T {
     type Stored = Arc<T>;
     fn store(_: &mut JNIEnv<'_>, h: jlong, _: &'static str) -> Res<Arc<T>> {
         Ok(handles::get::<T>(h, T::NAME)?)
+    }
+}
+
+/// A handle that may be `0` (options: `0` for the defaults); else as `&T`.
+impl<T: HandleType> JniArg for Option<&'static T> {
+    type Jni = jlong;
+    const SIG: &'static str = "J";
+    const JAVA: &'static str = "long";
+    type Stored = Option<Arc<T>>;
+    fn store(_: &mut JNIEnv<'_>, h: jlong, _: &'static str) -> Res<Option<Arc<T>>> {
+        if h == 0 {
+            return Ok(None);
+        }
+        Ok(Some(handles::get::<T>(h, T::NAME)?))
     }
 }
 

@@ -9,16 +9,12 @@ use super::convert::{JniResult, LONG_ARRAY_JAVA, LONG_ARRAY_SIG};
 use super::{Res, bad_arg, long_array};
 use crate::api::library::OptionDefaults;
 use crate::api::shadow::report_chat_code;
-use crate::options::{EngineArray, RecorderArray, ReelArray, ReportArray, ShadowArray};
-use tickreel::record::{
-    Backpressure, ChunkPolicy, EngineOptions, OnExisting, RecorderOptions, RecordingIdentity,
-};
+use crate::options::{ReelArray, ReportArray, ShadowArray};
+use tickreel::record::{ChunkPolicy, RecorderOptions, RecordingIdentity};
 use tickreel::shadow::{ReportOptions, ShadowOptions};
 
 /// `NativeBridge.defaultOptions` families.
 const RECORDING: jint = 0;
-const RECORDER: jint = 1;
-const ENGINE: jint = 2;
 const SHADOW: jint = 3;
 const REPORT: jint = 4;
 
@@ -62,72 +58,6 @@ pub(super) fn recording_array(identity: &RecordingIdentity, chunk: &ChunkPolicy)
         chunk_bytes: chunk_bytes as i64,
         snapshot_interval: i64::from(snapshot_interval),
         zstd_level: i64::from(zstd_level),
-    }
-}
-
-/// The recorder's array: its recording's [`ReelArray`], then a [`RecorderArray`].
-pub(super) fn recorder_array(o: &RecorderOptions) -> Vec<i64> {
-    // Every field named: one added to the core fails to build here until Java gets it too (or
-    // is explicitly left out, as those below).
-    let RecorderOptions {
-        identity,
-        chunk,
-        flush,
-        backpressure,
-        compaction,
-        // Rust-only: a callback, observers (shadow play attaches itself).
-        snapshot_provider: _,
-        max_batch_bytes,
-        overwrite,
-        on_existing,
-        observers: _,
-        // not in Java's options yet (issue 35)
-        server: _,
-    } = o;
-    let (backpressure_drop, block_deadline_ns) = match backpressure {
-        Backpressure::Block { deadline } => (0, nanos(*deadline)),
-        Backpressure::Drop => (1, 0),
-    };
-    let mut a = recording_array(identity, chunk).to_vec();
-    a.extend(
-        RecorderArray {
-            flush_bytes: flush.max_pending_bytes as i64,
-            flush_interval_ms: i64::try_from(flush.interval.as_millis()).unwrap_or(i64::MAX),
-            flush_on_player_leave: i64::from(flush.on_player_leave),
-            backpressure_drop,
-            block_deadline_ns,
-            compaction_level: i64::from(compaction.zstd_level),
-            compaction_chunk_ticks: i64::from(compaction.chunk_ticks),
-            verify_compaction: i64::from(compaction.verify),
-            max_batch_bytes: *max_batch_bytes as i64,
-            overwrite: i64::from(*overwrite),
-            // The ordinals of Java's `RecorderOptions.OnExisting`.
-            on_existing: match on_existing {
-                OnExisting::Resume => 0,
-                OnExisting::StartFresh => 1,
-                OnExisting::Refuse => 2,
-            },
-        }
-        .to_vec(),
-    );
-    a
-}
-
-/// [`EngineArray`] of `o`.
-pub(super) fn engine_array(o: &EngineOptions) -> EngineArray {
-    let EngineOptions {
-        writer_threads,
-        queue_capacity,
-        max_inflight_bytes,
-        pool_buffers,
-        shadow_budget_bytes,
-    } = *o;
-    EngineArray {
-        writer_threads: writer_threads as i64,
-        queue_capacity: queue_capacity as i64,
-        max_inflight_bytes: max_inflight_bytes as i64,
-        pool_buffers: pool_buffers as i64,
-        shadow_budget_bytes: shadow_budget_bytes as i64,
     }
 }
 
@@ -177,11 +107,10 @@ pub(super) fn report_array(o: &ReportOptions) -> Vec<i64> {
 fn defaults(family: jint) -> Res<Vec<i64>> {
     Ok(match family {
         RECORDING => {
+            // The live chunk policy: Java's `ReelOptions` defaults are a recorder's.
             let o = RecorderOptions::default();
             recording_array(&o.identity, &o.chunk).to_vec()
         }
-        RECORDER => recorder_array(&RecorderOptions::default()),
-        ENGINE => engine_array(&EngineOptions::default()).to_vec(),
         SHADOW => shadow_array(&ShadowOptions::default()).to_vec(),
         REPORT => report_array(&ReportOptions::default()),
         other => return Err(bad_arg(format!("no option family {other}"))),
@@ -207,13 +136,6 @@ mod tests {
     /// Each encoding decodes back to the core's defaults: the layouts match the decoders.
     #[test]
     fn default_arrays_decode_to_the_core_defaults() {
-        let r = super::super::recorder::recorder_options(&defaults(RECORDER).unwrap()).unwrap();
-        assert_eq!(
-            format!("{r:?}"),
-            format!("{:?}", RecorderOptions::default())
-        );
-        let e = super::super::recorder::engine_options(&defaults(ENGINE).unwrap()).unwrap();
-        assert_eq!(e, EngineOptions::default());
         let s = super::super::shadow::shadow_options(&defaults(SHADOW).unwrap()).unwrap();
         assert_eq!(format!("{s:?}"), format!("{:?}", ShadowOptions::default()));
         let a = defaults(REPORT).unwrap();
@@ -223,10 +145,6 @@ mod tests {
         assert_eq!(
             format!("{rep:?}"),
             format!("{:?}", ReportOptions::default())
-        );
-        assert_eq!(
-            defaults(RECORDING).unwrap(),
-            defaults(RECORDER).unwrap()[..12]
         );
         assert!(defaults(99).is_err());
     }

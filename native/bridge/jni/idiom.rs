@@ -7,41 +7,8 @@
 
 use std::io::ErrorKind as IoKind;
 
+use crate::shared::option_names::java_option;
 use tickreel::error::{Error, respell_options};
-
-/// The Java name of an option the core names (its Rust name, or C's where the Rust one is a
-/// path): the `RecorderOptions`/`ReelOptions`/`EngineOptions`/`ShadowOptions`/`ReportOptions`
-/// builder method that sets it.
-pub(crate) fn java_option(name: &str) -> Option<&'static str> {
-    Some(match name {
-        "chunk_ticks" => "chunkTicks",
-        "chunk_bytes" => "chunkBytes",
-        "snapshot_interval" => "snapshotInterval",
-        "zstd_level" => "compressionLevel",
-        "compaction_zstd_level" => "compactionLevel",
-        "compaction_chunk_ticks" => "compactionChunkTicks",
-        "flush_interval" => "flushInterval",
-        "flush_max_pending_bytes" => "flushBytes",
-        "max_batch_bytes" => "maxBatchBytes",
-        "tick_rate_millihz" => "ticksPerSecond",
-        "overwrite" => "overwrite(true)",
-        "on_existing" => "onExisting",
-        "writer_threads" => "writerThreads",
-        "queue_capacity" => "queueCapacity",
-        "max_inflight_bytes" => "maxInflightBytes",
-        "pool_buffers" => "poolBuffers",
-        "shadow_budget_bytes" => "shadowBudgetBytes",
-        "window" => "window",
-        "grace" => "grace",
-        "max_bytes" => "maxBytes",
-        "block_ticks" => "blockTicks",
-        "before" => "before",
-        "after" => "after",
-        "radius" => "radius",
-        "speed" => "speed",
-        _ => return None,
-    })
-}
 
 /// `msg` in Java's words: marked option names spelled as Java's builder methods.
 pub(crate) fn java_text(msg: &str) -> String {

@@ -1,28 +1,17 @@
 //! How the engine family's types cross into Java (`Engine`, `Recorder`, and a finish as a `Pending<Path>`; the
-//! operations are `crate::api::engine`, their JNI entry points generated): option arrays,
+//! operations are `crate::api::engine`, their JNI entry points generated): the engine's option array,
 //! counters, submissions and finish states. Plus the test hook the Java tests bind.
 
 #[cfg(feature = "test-hooks")]
 use std::ffi::c_void;
-use std::time::Duration;
 
 use jni::JNIEnv;
-use jni::objects::JLongArray;
-use jni::sys::{JNI_FALSE, JNI_TRUE, jboolean, jlong, jlongArray, jobject};
+use jni::sys::{JNI_FALSE, JNI_TRUE, jboolean, jlong, jobject};
 
-use super::convert::{JniArg, JniResult, LONG_ARRAY_JAVA, LONG_ARRAY_SIG};
-use super::writer::options_from;
-use super::{Res, bad_arg, long_array, longs_arg};
+use super::convert::{JniResult, LONG_ARRAY_JAVA, LONG_ARRAY_SIG};
+use super::{Res, bad_arg, long_array};
 use crate::api::engine::{Submission, WriterStatus};
-use crate::options::{EngineArray, RecorderArray, ReelArray};
-use tickreel::record::{
-    Backpressure, CompactOptions, EngineOptions, EngineStats, FlushPolicy, OnExisting,
-    RecorderOptions, RecorderStats, Submitted,
-};
-
-/// Number of `long`s in the recorder options array (`RecorderOptions#toNative`): its
-/// recording's [`ReelArray`], then a [`RecorderArray`].
-pub(super) const RECORDER_OPTIONS_LEN: usize = ReelArray::LEN + RecorderArray::LEN;
+use tickreel::record::{EngineStats, RecorderStats, Submitted};
 
 /// A Java `long` as the core's type: a translation error for a negative or too large value (the
 /// range the core accepts is the core's `validate()`'s to check).
@@ -34,110 +23,6 @@ pub(super) fn ranged<T: TryFrom<i64>>(v: i64, what: &str) -> Res<T> {
             bad_arg(format!("{what} out of range: {v}"))
         }
     })
-}
-
-pub(super) fn engine_options(a: &[i64]) -> Res<EngineOptions> {
-    let EngineArray {
-        writer_threads,
-        queue_capacity,
-        max_inflight_bytes,
-        pool_buffers,
-        shadow_budget_bytes,
-    } = EngineArray::read(a);
-    Ok(EngineOptions {
-        writer_threads: ranged(writer_threads, "writerThreads")?,
-        queue_capacity: ranged(queue_capacity, "queueCapacity")?,
-        max_inflight_bytes: ranged(max_inflight_bytes, "maxInflightBytes")?,
-        pool_buffers: ranged(pool_buffers, "poolBuffers")?,
-        shadow_budget_bytes: ranged(shadow_budget_bytes, "shadowBudgetBytes")?,
-    })
-}
-
-pub(super) fn recorder_options(a: &[i64]) -> Res<RecorderOptions> {
-    let reel = options_from(&a[..ReelArray::LEN])?;
-    let RecorderArray {
-        flush_bytes,
-        flush_interval_ms,
-        flush_on_player_leave,
-        backpressure_drop,
-        block_deadline_ns,
-        compaction_level,
-        compaction_chunk_ticks,
-        verify_compaction,
-        max_batch_bytes,
-        overwrite,
-        on_existing,
-    } = RecorderArray::read(&a[ReelArray::LEN..]);
-    let backpressure = match backpressure_drop {
-        0 => Backpressure::Block {
-            deadline: Duration::from_nanos(ranged(block_deadline_ns, "backpressureBlock")?),
-        },
-        1 => Backpressure::Drop,
-        other => return Err(bad_arg(format!("unknown backpressure policy {other}"))),
-    };
-    // The ordinals of Java's `RecorderOptions.OnExisting`.
-    let on_existing = match on_existing {
-        0 => OnExisting::Resume,
-        1 => OnExisting::StartFresh,
-        2 => OnExisting::Refuse,
-        other => return Err(bad_arg(format!("unknown onExisting choice {other}"))),
-    };
-    Ok(RecorderOptions {
-        identity: reel.identity,
-        chunk: reel.policy,
-        flush: FlushPolicy {
-            max_pending_bytes: ranged(flush_bytes, "flushBytes")?,
-            interval: Duration::from_millis(ranged(flush_interval_ms, "flushInterval")?),
-            on_player_leave: flush_on_player_leave != 0,
-        },
-        backpressure,
-        compaction: CompactOptions {
-            zstd_level: ranged(compaction_level, "compactionLevel")?,
-            chunk_ticks: ranged(compaction_chunk_ticks, "compactionChunkTicks")?,
-            verify: verify_compaction != 0,
-            dictionary_id: None,
-            // The recording's `overwrite` (below) decides.
-            overwrite: false,
-        },
-        snapshot_provider: None,
-        max_batch_bytes: ranged(max_batch_bytes, "maxBatchBytes")?,
-        overwrite: overwrite != 0,
-        on_existing,
-        observers: Vec::new(),
-        // not in Java's options yet (issue 35): Rust's RecorderOptions::server
-        server: None,
-    })
-}
-
-/// `long[]` of [`EngineArray`] (`EngineOptions.toNative()`).
-impl JniArg for EngineOptions {
-    type Jni = jlongArray;
-    const SIG: &'static str = "[J";
-    const JAVA: &'static str = "long[]";
-    type Stored = EngineOptions;
-    fn store(env: &mut JNIEnv<'_>, a: jlongArray, _: &'static str) -> Res<EngineOptions> {
-        // SAFETY: a local reference (or null) passed to the running native method.
-        let a = unsafe { JLongArray::from_raw(a) };
-        engine_options(&longs_arg(env, &a, EngineArray::LEN, "engine options")?)
-    }
-}
-
-/// `long[]` of [`RECORDER_OPTIONS_LEN`] (`RecorderOptions.toNative()`).
-impl JniArg for RecorderOptions {
-    type Jni = jlongArray;
-    const SIG: &'static str = "[J";
-    const JAVA: &'static str = "long[]";
-    type Stored = RecorderOptions;
-    fn store(env: &mut JNIEnv<'_>, a: jlongArray, _: &'static str) -> Res<RecorderOptions> {
-        // SAFETY: a local reference (or null) passed to the running native method.
-        let a = unsafe { JLongArray::from_raw(a) };
-        recorder_options(&longs_arg(
-            env,
-            &a,
-            RECORDER_OPTIONS_LEN,
-            "recorder options",
-        )?)
-    }
 }
 
 /// `long[] {active recordings, queue depth, in-flight bytes, dropped ticks, bytes written, last
@@ -240,7 +125,7 @@ extern "system" fn engine_set_writers_stalled<'l>(
     stalled: jboolean,
 ) {
     use crate::api::engine::Engine;
-    use crate::ffi::handle::HandleType;
+    use crate::shared::handle::HandleType;
     super::entry(&mut env, |_| {
         let e = super::handles::get::<Engine>(handle, Engine::NAME)?;
         Ok(e.with(|e| {
@@ -257,8 +142,8 @@ pub(super) fn methods() -> Vec<jni::NativeMethod> {
         "engineSetWritersStalled",
         &super::convert::signature(
             &[
-                <&'static crate::api::engine::Engine as JniArg>::SIG,
-                <bool as JniArg>::SIG,
+                <&'static crate::api::engine::Engine as super::convert::JniArg>::SIG,
+                <bool as super::convert::JniArg>::SIG,
             ],
             <() as JniResult>::SIG,
         ),

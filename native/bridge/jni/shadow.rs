@@ -15,8 +15,8 @@ use super::recorder::ranged;
 use super::{Res, bad_arg, handles, insert, long_array, longs_arg};
 use crate::api::engine::Recorder;
 use crate::api::shadow::{ShadowBuffer, Started, report_chat};
-use crate::ffi::handle::HandleType;
 use crate::options::{ReportArray, ShadowArray};
+use crate::shared::handle::HandleType;
 use tickreel::shadow::{ReportKeep, ReportOptions, ShadowOptions, ShadowStats};
 
 fn duration(v: i64, what: &str) -> Res<Duration> {

@@ -9,6 +9,7 @@
 
 use std::ffi::{CString, c_void};
 use std::io;
+use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use tickreel_sync::threads::{Job, Join};
 
@@ -55,8 +56,13 @@ extern "C" fn start(arg: *mut c_void) -> *mut c_void {
     // SAFETY: `arg` is the `Box<Job>` that `spawn` leaked for this thread, taken back once.
     let job = unsafe { Box::from_raw(arg.cast::<Job>()) };
     // A panic must not unwind out of an `extern "C"` function; the core's threads report their
-    // own failures through their results.
-    let _ = crate::shared::panic::catch(job);
+    // own failures through their results. Its payload is dropped under a second guard, as
+    // `shared::panic::catch` does (which calls `install` here, so it is not used here).
+    if let Err(payload) = catch_unwind(AssertUnwindSafe(job))
+        && let Err(again) = catch_unwind(AssertUnwindSafe(|| drop(payload)))
+    {
+        std::mem::forget(again);
+    }
     std::ptr::null_mut()
 }
 

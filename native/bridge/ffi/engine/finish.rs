@@ -20,6 +20,7 @@ mod tests {
     use crate::ffi::engine::*;
     use crate::ffi::generated::playhead::*;
     use crate::ffi::generated::reader::*;
+    use crate::ffi::generated::recorder_options::*;
     use crate::ffi::playhead::TickreelUpdate;
     use crate::ffi::reader::*;
     use crate::ffi::result::TickreelResult;
@@ -80,8 +81,10 @@ mod tests {
     fn a_playhead_follows_a_recording_being_written() {
         let dir = tempfile::tempdir().unwrap();
         let path = CString::new(dir.path().join("f.reel").to_str().unwrap()).unwrap();
-        let e = engine(None);
-        let r = start(e, &path, &recorder_options());
+        let e = engine(std::ptr::null_mut());
+        let o = recorder_options();
+        let r = start(e, &path, o);
+        assert_eq!(tickreel_recorder_options_free(o), OK);
         submit(r, 0, 10);
         assert_eq!(tickreel_recorder_flush(r), OK);
         let mut p = std::ptr::null_mut();
@@ -119,11 +122,15 @@ mod tests {
     fn records_through_the_engine_and_reads_back() {
         let dir = tempfile::tempdir().unwrap();
         let path = CString::new(dir.path().join("e.reel").to_str().unwrap()).unwrap();
-        let e = engine(None);
-        let mut o = recorder_options();
-        o.chunk_ticks = 10;
-        o.compaction_chunk_ticks = 10;
-        let r = start(e, &path, &o);
+        let e = engine(std::ptr::null_mut());
+        let o = recorder_options();
+        assert_eq!(tickreel_recorder_options_set_chunk_ticks(o, 10), OK);
+        assert_eq!(
+            tickreel_recorder_options_set_compaction_chunk_ticks(o, 10),
+            OK
+        );
+        let r = start(e, &path, o);
+        assert_eq!(tickreel_recorder_options_free(o), OK);
         let mut b = std::ptr::null_mut();
         // SAFETY: `b` is writable.
         assert_eq!(unsafe { tickreel_batch_new(&mut b) }, OK);

@@ -142,7 +142,7 @@ mod tests {
         let p = path.map_or(std::ptr::null(), CStr::as_ptr);
         // SAFETY: `p` is NULL or a valid string; valid options and out-pointers.
         let res =
-            unsafe { tickreel_shadow_buffer_start(e, p, std::ptr::null(), o, &mut r, &mut s) };
+            unsafe { tickreel_shadow_buffer_start(e, p, std::ptr::null_mut(), o, &mut r, &mut s) };
         assert_eq!(res, OK);
         (r, s)
     }
@@ -230,7 +230,7 @@ mod tests {
     #[test]
     fn a_shadow_only_stream_reports_the_window_around_a_player() {
         let dir = tempfile::tempdir().unwrap();
-        let e = engine(None);
+        let e = engine(std::ptr::null_mut());
         let mut o = shadow_options();
         o.window_ms = 10_000; // 200 ticks at 20 ticks/s
         o.block_ticks = 20;
@@ -296,24 +296,32 @@ mod tests {
     #[test]
     fn a_recording_is_shadowed_and_bad_reports_are_refused() {
         let dir = tempfile::tempdir().unwrap();
-        let e = engine(None);
+        let e = engine(std::ptr::null_mut());
         let path = CString::new(dir.path().join("rec.reel").to_str().unwrap()).unwrap();
         let (mut r, mut s) = (std::ptr::null_mut(), std::ptr::null_mut());
         let mut o = shadow_options();
         o.window_ms = 0;
         // SAFETY: valid string, options and out-pointers.
         let res = unsafe {
-            tickreel_shadow_buffer_start(e, path.as_ptr(), std::ptr::null(), &o, &mut r, &mut s)
+            tickreel_shadow_buffer_start(e, path.as_ptr(), std::ptr::null_mut(), &o, &mut r, &mut s)
         };
         assert_eq!(res, TickreelResult::InvalidArgument);
         assert!(r.is_null() && s.is_null());
-        let mut ro = recorder_options();
-        ro.chunk_ticks = 25;
+        let ro = recorder_options();
+        assert_eq!(
+            crate::ffi::generated::recorder_options::tickreel_recorder_options_set_chunk_ticks(
+                ro, 25
+            ),
+            OK
+        );
         let o = shadow_options();
         // SAFETY: as above.
-        let res =
-            unsafe { tickreel_shadow_buffer_start(e, path.as_ptr(), &ro, &o, &mut r, &mut s) };
+        let res = unsafe { tickreel_shadow_buffer_start(e, path.as_ptr(), ro, &o, &mut r, &mut s) };
         assert_eq!(res, OK);
+        assert_eq!(
+            crate::ffi::generated::recorder_options::tickreel_recorder_options_free(ro),
+            OK
+        );
         let out = CString::new(dir.path().join("r.reel").to_str().unwrap()).unwrap();
         let mut rep = report_options();
         rep.after_ms = 0;
@@ -378,7 +386,7 @@ mod tests {
             tickreel_shadow_buffer_start(
                 e,
                 std::ptr::null(),
-                std::ptr::null(),
+                std::ptr::null_mut(),
                 &o,
                 &mut r2,
                 &mut s2,
@@ -419,7 +427,7 @@ mod tests {
     #[test]
     fn a_report_by_uuid_keeps_near_chat_and_blocks_unless_asked_for_more() {
         let dir = tempfile::tempdir().unwrap();
-        let e = engine(None);
+        let e = engine(std::ptr::null_mut());
         let mut o = shadow_options();
         o.block_ticks = 20;
         let (r, s) = start(e, None, &o);

@@ -39,8 +39,12 @@ public final class Engine implements AutoCloseable {
     public Engine(EngineOptions options) {
         Objects.requireNonNull(options, "options");
         NativeLoader.ensureLoaded();
-        this.handle = new NativeHandle(this, NativeBridge.engineNew(options.toNative()), "Engine",
-                NativeBridge::engineClose);
+        long o = options.toNative();
+        try {
+            this.handle = new NativeHandle(this, NativeBridge.engineNew(o), "Engine", NativeBridge::engineClose);
+        } finally {
+            NativeBridge.close(o);
+        }
     }
 
     /**
@@ -69,8 +73,13 @@ public final class Engine implements AutoCloseable {
     public Recorder startRecording(Path path, RecorderOptions options) {
         Objects.requireNonNull(path, "path");
         Objects.requireNonNull(options, "options");
-        long h = NativeBridge.recorderStartOn(handle.get(), options.server(), path.toString(), options.toNative());
-        return new Recorder(this, path, h);
+        long o = options.toNative();
+        try {
+            long h = NativeBridge.recorderStartOn(handle.get(), options.server(), path.toString(), o);
+            return new Recorder(this, path, h);
+        } finally {
+            NativeBridge.close(o);
+        }
     }
 
     /** The live native handle (for {@link ShadowBuffer#start}); throws once closed. */

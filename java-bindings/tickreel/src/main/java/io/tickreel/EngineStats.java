@@ -13,7 +13,7 @@ package io.tickreel;
  * @param compactionsDone compactions completed
  * @param compactionsFailed compactions that failed
  * @param shadowBytes heap bytes the {@linkplain ShadowBuffer shadow buffers} hold in all, against
- *     {@link EngineOptions#shadowBudgetBytes()}
+ *     {@link EngineOptions.Builder#shadowBudgetBytes}
  * @param shadowBudgetDroppedBlocks blocks the shadow buffers gave up for that budget
  * @param syncs file-system syncs ({@code fsync}, {@code fdatasync}, {@code syncfs}) the engine's
  *     recordings made since it started: flushes (two per group commit, whatever the number of

@@ -79,11 +79,11 @@ final class NativeBridge {
     static native boolean dictionaryIsRegistered(int id);
 
     // --- engine (native/bridge/api/engine.rs documents each) ---
-    static native long engineNew(long[] options);
+    static native long engineNew(long options);
     static native void engineClose(long engine);
     static native long[] engineStats(long engine);
-    static native long recorderStart(long engine, String path, long[] options);
-    static native long recorderStartOn(long engine, String server, String path, long[] options);
+    static native long recorderStart(long engine, String path, long options);
+    static native long recorderStartOn(long engine, String server, String path, long options);
     static native boolean recorderSubmit(long recorder, int tick, ByteBuffer batch, int batchOffset, int batchLength);
     static native boolean recorderSubmitPinned(long recorder, int tick, long batch, int batchOffset, int batchLength);
     static native void recorderPlayerLeft(long recorder, int entity);
@@ -102,6 +102,14 @@ final class NativeBridge {
     static native String finishHandlePoll(long finish);
     static native boolean finishHandleIsDone(long finish);
     static native String finishHandleAwait(long finish, long timeoutNanos);
+
+    // --- engine_options (native/bridge/api/engine_options.rs documents each) ---
+    static native long engineOptionsNew();
+    static native void engineOptionsSetWriterThreads(long options, int writerThreads);
+    static native void engineOptionsSetQueueCapacity(long options, long queueCapacity);
+    static native void engineOptionsSetMaxInflightBytes(long options, long maxInflightBytes);
+    static native void engineOptionsSetPoolBuffers(long options, long poolBuffers);
+    static native void engineOptionsSetShadowBudgetBytes(long options, long shadowBudgetBytes);
 
     // --- ghost (native/bridge/api/ghost.rs documents each) ---
     static native long ghostLoad(String path, int entity, int[] range);
@@ -195,9 +203,33 @@ final class NativeBridge {
     static native String readerPaletteName(long reader, int kind, int id);
     static native long readerWorldAt(long reader, int tick);
 
+    // --- recorder_options (native/bridge/api/recorder_options.rs documents each) ---
+    static native long recorderOptionsNew();
+    static native void recorderOptionsSetTickRateMillihz(long options, int tickRateMillihz);
+    static native void recorderOptionsSetGameDataVersion(long options, int gameDataVersion);
+    static native void recorderOptionsSetTimestampMs(long options, long timestampMs);
+    static native void recorderOptionsSetWorldId(long options, long[] worldId);
+    static native void recorderOptionsSetWorldVersion(long options, long[] worldVersion);
+    static native void recorderOptionsSetDictionaryId(long options, int dictionaryId);
+    static native void recorderOptionsSetChunkTicks(long options, int chunkTicks);
+    static native void recorderOptionsSetChunkBytes(long options, long chunkBytes);
+    static native void recorderOptionsSetSnapshotInterval(long options, int snapshotInterval);
+    static native void recorderOptionsSetZstdLevel(long options, int zstdLevel);
+    static native void recorderOptionsSetFlushIntervalMs(long options, long flushIntervalMs);
+    static native void recorderOptionsSetFlushMaxPendingBytes(long options, long flushMaxPendingBytes);
+    static native void recorderOptionsSetFlushOnPlayerLeave(long options, boolean flushOnPlayerLeave);
+    static native void recorderOptionsSetBackpressure(long options, int backpressure);
+    static native void recorderOptionsSetBlockDeadlineMs(long options, long blockDeadlineMs);
+    static native void recorderOptionsSetCompactionZstdLevel(long options, int compactionZstdLevel);
+    static native void recorderOptionsSetCompactionChunkTicks(long options, int compactionChunkTicks);
+    static native void recorderOptionsSetCompactionVerify(long options, boolean compactionVerify);
+    static native void recorderOptionsSetMaxBatchBytes(long options, long maxBatchBytes);
+    static native void recorderOptionsSetOverwrite(long options, boolean overwrite);
+    static native void recorderOptionsSetOnExisting(long options, int onExisting);
+
     // --- shadow (native/bridge/api/shadow.rs documents each) ---
-    static native long[] shadowBufferStart(long engine, String path, long[] recorderOptions, long[] shadowOptions);
-    static native long[] shadowBufferStartOn(long engine, String server, String path, long[] recorderOptions, long[] shadowOptions);
+    static native long[] shadowBufferStart(long engine, String path, long recorderOptions, long[] shadowOptions);
+    static native long[] shadowBufferStartOn(long engine, String server, String path, long recorderOptions, long[] shadowOptions);
     static native long shadowBufferReport(long shadow, int player, String path, long[] options, String[] metadata);
     static native long shadowBufferReportUuid(long shadow, long[] uuid, String path, long[] options, String[] metadata);
     static native long[] shadowBufferStats(long shadow);
@@ -229,12 +261,6 @@ final class NativeBridge {
     // toNative() call these with every field, so a field added there must be passed here) ---
     static long[] reelOptions(long worldIdMsb, long worldIdLsb, long worldVersionMsb, long worldVersionLsb, long startedAtMs, long ticksPerSecondMilli, long gameDataVersion, long dictionaryId, long chunkTicks, long chunkBytes, long snapshotInterval, long compressionLevel) {
         return new long[] {worldIdMsb, worldIdLsb, worldVersionMsb, worldVersionLsb, startedAtMs, ticksPerSecondMilli, gameDataVersion, dictionaryId, chunkTicks, chunkBytes, snapshotInterval, compressionLevel};
-    }
-    static long[] recorderOptions(long flushBytes, long flushIntervalMs, long flushOnPlayerLeave, long backpressureDrop, long blockDeadlineNs, long compactionLevel, long compactionChunkTicks, long verifyCompaction, long maxBatchBytes, long overwrite, long onExisting) {
-        return new long[] {flushBytes, flushIntervalMs, flushOnPlayerLeave, backpressureDrop, blockDeadlineNs, compactionLevel, compactionChunkTicks, verifyCompaction, maxBatchBytes, overwrite, onExisting};
-    }
-    static long[] engineOptions(long writerThreads, long queueCapacity, long maxInflightBytes, long poolBuffers, long shadowBudgetBytes) {
-        return new long[] {writerThreads, queueCapacity, maxInflightBytes, poolBuffers, shadowBudgetBytes};
     }
     static long[] shadowOptions(long windowNs, long graceNs, long maxBytes, long blockTicks) {
         return new long[] {windowNs, graceNs, maxBytes, blockTicks};

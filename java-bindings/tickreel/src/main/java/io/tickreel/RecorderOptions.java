@@ -2,8 +2,11 @@ package io.tickreel;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Objects;
 import java.util.UUID;
+import java.util.function.LongConsumer;
 
 /**
  * Options of one live recording ({@link Engine#startRecording}): identity (world, tick rate, game
@@ -48,33 +51,17 @@ public final class RecorderOptions {
         REFUSE
     }
 
-    private final ReelOptions recording;
-    private final int flushBytes;
-    private final Duration flushInterval;
-    private final boolean flushOnPlayerLeave;
-    private final Backpressure backpressure;
-    private final Duration blockDeadline;
-    private final int compactionLevel;
-    private final int compactionChunkTicks;
-    private final boolean verifyCompaction;
-    private final int maxBatchBytes;
-    private final boolean overwrite;
-    private final OnExisting onExisting;
+    /** The setters called, in order, each on a native options handle. */
+    private final List<LongConsumer> settings;
     private final String server;
 
     private RecorderOptions(Builder b) {
-        recording = b.recording.build();
-        flushBytes = b.flushBytes;
-        flushInterval = b.flushInterval;
-        flushOnPlayerLeave = b.flushOnPlayerLeave;
-        backpressure = b.backpressure;
-        blockDeadline = b.blockDeadline;
-        compactionLevel = b.compactionLevel;
-        compactionChunkTicks = b.compactionChunkTicks;
-        verifyCompaction = b.verifyCompaction;
-        maxBatchBytes = b.maxBatchBytes;
-        overwrite = b.overwrite;
-        onExisting = b.onExisting;
+        List<LongConsumer> all = new ArrayList<>(b.settings);
+        if (!b.startedAtSet) {
+            long now = Instant.now().toEpochMilli();
+            all.add(h -> NativeBridge.recorderOptionsSetTimestampMs(h, now));
+        }
+        settings = List.copyOf(all);
         server = b.server;
     }
 
@@ -84,71 +71,13 @@ public final class RecorderOptions {
     }
 
     /**
-     * The defaults (the core's, checked by a test): 20 ticks/s, 5 s chunks (zstd 3), flush every 5 s or 256 KiB or when a player
-     * leaves, wait up to 1 ms under backpressure (then drop the tick), start fresh where a live recording exists, compact at zstd 9 and verify, started now.
+     * The defaults (the core's, which the library holds: these options name only what was set): 20
+     * ticks/s, 5 s chunks (zstd 3), flush every 5 s or 256 KiB or when a player leaves, wait up to 1
+     * ms under backpressure (then drop the tick), start fresh where a live recording exists, compact
+     * at zstd 9 and verify, started now.
      */
     public static RecorderOptions defaults() {
         return builder().build();
-    }
-
-    /** Identity and chunking (as for a {@link ReelWriter}). */
-    public ReelOptions recording() {
-        return recording;
-    }
-
-    /** Compressed bytes waiting that trigger a flush. */
-    public int flushBytes() {
-        return flushBytes;
-    }
-
-    /** Longest time between flushes while ticks arrive. */
-    public Duration flushInterval() {
-        return flushInterval;
-    }
-
-    /** Whether a leaving player triggers a flush. */
-    public boolean flushOnPlayerLeave() {
-        return flushOnPlayerLeave;
-    }
-
-    /** The backpressure policy. */
-    public Backpressure backpressure() {
-        return backpressure;
-    }
-
-    /** How long {@link Backpressure#BLOCK} waits for room. */
-    public Duration blockDeadline() {
-        return blockDeadline;
-    }
-
-    /** The zstd level of the compacted file. */
-    public int compactionLevel() {
-        return compactionLevel;
-    }
-
-    /** Chunk span of the compacted file, in ticks. */
-    public int compactionChunkTicks() {
-        return compactionChunkTicks;
-    }
-
-    /** Whether the compacted file is read back and checked before {@code finish} reports success. */
-    public boolean verifyCompaction() {
-        return verifyCompaction;
-    }
-
-    /** Largest accepted tick batch in bytes. */
-    public int maxBatchBytes() {
-        return maxBatchBytes;
-    }
-
-    /** Whether an existing finished file at the path is replaced. */
-    public boolean overwrite() {
-        return overwrite;
-    }
-
-    /** What starting does with a live recording of the path. */
-    public OnExisting onExisting() {
-        return onExisting;
     }
 
     /** The game server that records it (kept in the recording's metadata), or null for none. */
@@ -156,58 +85,53 @@ public final class RecorderOptions {
         return server;
     }
 
-    /** The native options array (layout: native/bridge/jni/recorder.rs {@code RECORDER_OPTIONS_LEN}). */
-    long[] toNative() {
-        long[] base = recording.toNative();
-        long[] own = NativeBridge.recorderOptions(
-                flushBytes,
-                flushInterval.toMillis(),
-                flushOnPlayerLeave ? 1 : 0,
-                backpressure == Backpressure.DROP ? 1 : 0,
-                blockDeadline.toNanos(),
-                compactionLevel,
-                compactionChunkTicks,
-                verifyCompaction ? 1 : 0,
-                maxBatchBytes,
-                overwrite ? 1 : 0,
-                onExisting.ordinal());
-        long[] all = java.util.Arrays.copyOf(base, base.length + own.length);
-        System.arraycopy(own, 0, all, base.length, own.length);
-        return all;
+    /**
+     * A native options handle (native/bridge/api/recorder_options.rs) holding these options, each
+     * set through its native setter; the caller closes it. A value the library refuses throws here,
+     * naming its setter.
+     */
+    long toNative() {
+        long h = NativeBridge.recorderOptionsNew();
+        try {
+            for (LongConsumer set : settings) {
+                set.accept(h);
+            }
+            return h;
+        } catch (RuntimeException | Error e) {
+            NativeBridge.close(h);
+            throw e;
+        }
     }
 
     /**
-     * Builds {@link RecorderOptions}. The setters only store their values: the library checks them (its
-     * {@code validate()}) when they are used, {@link Engine#startRecording} throwing {@link IllegalArgumentException}
-     * with its message. Null arguments throw {@link NullPointerException} at once.
+     * Builds {@link RecorderOptions}. Each setter only records its value for the library's setter of the
+     * same option (one per option, in milliseconds for durations); what is not set keeps the library's
+     * default. The library checks them when they are used, {@link Engine#startRecording} throwing {@link
+     * IllegalArgumentException} naming the option. Null arguments throw {@link NullPointerException} at
+     * once. Durations are given to the millisecond.
      */
     public static final class Builder {
-        private final ReelOptions.Builder recording = ReelOptions.builder();
-        private int flushBytes = 256 << 10;
-        private Duration flushInterval = Duration.ofSeconds(5);
-        private boolean flushOnPlayerLeave = true;
-        private Backpressure backpressure = Backpressure.BLOCK;
-        private Duration blockDeadline = Duration.ofMillis(1);
-        private int compactionLevel = 9;
-        private int compactionChunkTicks = 12000;
-        private boolean verifyCompaction = true;
-        private int maxBatchBytes = 1 << 20;
-        private boolean overwrite;
-        private OnExisting onExisting = OnExisting.START_FRESH;
+        private final List<LongConsumer> settings = new ArrayList<>();
+        private boolean startedAtSet;
         private String server;
+
+        private Builder set(LongConsumer setter) {
+            settings.add(setter);
+            return this;
+        }
 
         private Builder() {}
 
         /** The world's id (default: all zero). */
         public Builder worldId(UUID id) {
-            recording.worldId(id);
-            return this;
+            long[] uuid = uuid(Objects.requireNonNull(id, "worldId"));
+            return set(h -> NativeBridge.recorderOptionsSetWorldId(h, uuid));
         }
 
         /** The world's version (default: all zero). */
         public Builder worldVersion(UUID version) {
-            recording.worldVersion(version);
-            return this;
+            long[] uuid = uuid(Objects.requireNonNull(version, "worldVersion"));
+            return set(h -> NativeBridge.recorderOptionsSetWorldVersion(h, uuid));
         }
 
         /**
@@ -215,56 +139,52 @@ public final class RecorderOptions {
          * (default): the live segments and the compacted file are compressed with it.
          */
         public Builder dictionaryId(int id) {
-            recording.dictionaryId(id);
-            return this;
+            return set(h -> NativeBridge.recorderOptionsSetDictionaryId(h, id));
         }
 
         /** When the recording started (default: when {@link #build()} is called). */
         public Builder startedAt(Instant t) {
-            recording.startedAt(t);
-            return this;
+            long ms = Objects.requireNonNull(t, "startedAt").toEpochMilli();
+            startedAtSet = true;
+            return set(h -> NativeBridge.recorderOptionsSetTimestampMs(h, ms));
         }
 
         /** The game's tick rate (default 20). */
         public Builder ticksPerSecond(double rate) {
-            recording.ticksPerSecond(rate);
-            return this;
+            // Ticks per second times 1000; NaN and negative rates reach the library as 0 or less.
+            long milli = Math.round(rate * 1000.0);
+            int millihz = (int) Math.max(Math.min(milli, Integer.MAX_VALUE), -1);
+            return set(h -> NativeBridge.recorderOptionsSetTickRateMillihz(h, millihz));
         }
 
         /** The game's own data version, e.g. a Minecraft data version (default 0). */
         public Builder gameDataVersion(int version) {
-            recording.gameDataVersion(version);
-            return this;
+            return set(h -> NativeBridge.recorderOptionsSetGameDataVersion(h, version));
         }
 
         /** Most ticks one live chunk spans (default 100). */
         public Builder chunkTicks(int ticks) {
-            recording.chunkTicks(ticks);
-            return this;
+            return set(h -> NativeBridge.recorderOptionsSetChunkTicks(h, ticks));
         }
 
         /** Cut a live chunk once its uncompressed payload reaches this many bytes (default 1 MiB). */
         public Builder chunkBytes(int bytes) {
-            recording.chunkBytes(bytes);
-            return this;
+            return set(h -> NativeBridge.recorderOptionsSetChunkBytes(h, bytes));
         }
 
         /** Ticks between snapshots (default 600). */
         public Builder snapshotInterval(int ticks) {
-            recording.snapshotInterval(ticks);
-            return this;
+            return set(h -> NativeBridge.recorderOptionsSetSnapshotInterval(h, ticks));
         }
 
         /** The zstd level of the live segments, -7..22 (default 3: fast). */
         public Builder compressionLevel(int level) {
-            recording.compressionLevel(level);
-            return this;
+            return set(h -> NativeBridge.recorderOptionsSetZstdLevel(h, level));
         }
 
         /** Flush once this many compressed bytes are waiting (default 256 KiB). */
         public Builder flushBytes(int bytes) {
-            flushBytes = bytes;
-            return this;
+            return set(h -> NativeBridge.recorderOptionsSetFlushMaxPendingBytes(h, bytes));
         }
 
         /**
@@ -274,14 +194,13 @@ public final class RecorderOptions {
          * @throws NullPointerException if {@code interval} is null
          */
         public Builder flushInterval(Duration interval) {
-            flushInterval = Objects.requireNonNull(interval, "interval");
-            return this;
+            long ms = Objects.requireNonNull(interval, "interval").toMillis();
+            return set(h -> NativeBridge.recorderOptionsSetFlushIntervalMs(h, ms));
         }
 
         /** Flush when a player leaves (a {@code PlayerLeave} event or {@link Recorder#playerLeft}); default true. */
         public Builder flushOnPlayerLeave(boolean on) {
-            flushOnPlayerLeave = on;
-            return this;
+            return set(h -> NativeBridge.recorderOptionsSetFlushOnPlayerLeave(h, on));
         }
 
         /**
@@ -292,34 +211,29 @@ public final class RecorderOptions {
          * @throws NullPointerException if {@code deadline} is null
          */
         public Builder backpressureBlock(Duration deadline) {
-            Objects.requireNonNull(deadline, "deadline");
-            backpressure = Backpressure.BLOCK;
-            blockDeadline = deadline;
-            return this;
+            long ms = Objects.requireNonNull(deadline, "deadline").toMillis();
+            set(h -> NativeBridge.recorderOptionsSetBackpressure(h, Backpressure.BLOCK.ordinal()));
+            return set(h -> NativeBridge.recorderOptionsSetBlockDeadlineMs(h, ms));
         }
 
         /** Under backpressure, drop the tick at once: {@link Recorder#submit} returns {@code false}. */
         public Builder backpressureDrop() {
-            backpressure = Backpressure.DROP;
-            return this;
+            return set(h -> NativeBridge.recorderOptionsSetBackpressure(h, Backpressure.DROP.ordinal()));
         }
 
         /** The zstd level of the compacted file, -7..22 (default 9). */
         public Builder compactionLevel(int level) {
-            compactionLevel = level;
-            return this;
+            return set(h -> NativeBridge.recorderOptionsSetCompactionZstdLevel(h, level));
         }
 
         /** Most ticks a chunk of the compacted file spans (default 12000; chunks are cut sooner at 64 KiB of payload). */
         public Builder compactionChunkTicks(int ticks) {
-            compactionChunkTicks = ticks;
-            return this;
+            return set(h -> NativeBridge.recorderOptionsSetCompactionChunkTicks(h, ticks));
         }
 
         /** Read the compacted file back and check it before reporting success (default true). */
         public Builder verifyCompaction(boolean verify) {
-            verifyCompaction = verify;
-            return this;
+            return set(h -> NativeBridge.recorderOptionsSetCompactionVerify(h, verify));
         }
 
         /**
@@ -328,8 +242,7 @@ public final class RecorderOptions {
          * {@link IllegalArgumentException}.
          */
         public Builder maxBatchBytes(int bytes) {
-            maxBatchBytes = bytes;
-            return this;
+            return set(h -> NativeBridge.recorderOptionsSetMaxBatchBytes(h, bytes));
         }
 
         /**
@@ -338,14 +251,13 @@ public final class RecorderOptions {
          * and its finish replaces the file).
          */
         public Builder overwrite(boolean replace) {
-            overwrite = replace;
-            return this;
+            return set(h -> NativeBridge.recorderOptionsSetOverwrite(h, replace));
         }
 
         /** What starting does with a live recording of the path (default {@link OnExisting#START_FRESH}). */
         public Builder onExisting(OnExisting choice) {
-            onExisting = java.util.Objects.requireNonNull(choice, "choice");
-            return this;
+            int ordinal = Objects.requireNonNull(choice, "choice").ordinal();
+            return set(h -> NativeBridge.recorderOptionsSetOnExisting(h, ordinal));
         }
 
         /**
@@ -356,6 +268,10 @@ public final class RecorderOptions {
         public Builder server(String id) {
             server = id;
             return this;
+        }
+
+        private static long[] uuid(UUID id) {
+            return new long[] {id.getMostSignificantBits(), id.getLeastSignificantBits()};
         }
 
         /** The options. */

@@ -73,9 +73,14 @@ public final class ShadowBuffer implements AutoCloseable {
         Objects.requireNonNull(engine, "engine");
         Objects.requireNonNull(recorder, "recorder");
         Objects.requireNonNull(options, "options");
-        long[] h = NativeBridge.shadowBufferStartOn(engine.nativeHandle(), recorder.server(),
-                path == null ? null : path.toString(), recorder.toNative(), options.toNative());
-        return new Started(new Recorder(engine, path, h[0]), new ShadowBuffer(engine, h[1]));
+        long o = recorder.toNative();
+        try {
+            long[] h = NativeBridge.shadowBufferStartOn(engine.nativeHandle(), recorder.server(),
+                    path == null ? null : path.toString(), o, options.toNative());
+            return new Started(new Recorder(engine, path, h[0]), new ShadowBuffer(engine, h[1]));
+        } finally {
+            NativeBridge.close(o);
+        }
     }
 
     /** The engine this buffer's stream runs in. */

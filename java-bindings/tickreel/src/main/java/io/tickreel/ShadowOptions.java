@@ -43,7 +43,7 @@ public final class ShadowOptions {
         return grace;
     }
 
-    /** Bytes this buffer may hold; empty: only the engine-wide {@link EngineOptions#shadowBudgetBytes()}. */
+    /** Bytes this buffer may hold; empty: only the engine-wide {@link EngineOptions.Builder#shadowBudgetBytes}. */
     public OptionalLong maxBytes() {
         return maxBytes < 0 ? OptionalLong.empty() : OptionalLong.of(maxBytes);
     }

@@ -243,8 +243,6 @@ class RecorderTest {
      */
     @Test
     void aRestartWithTheDefaultsStartsFreshAndKeepsTheOldRecording(@TempDir Path dir) throws Exception {
-        assertEquals(RecorderOptions.OnExisting.START_FRESH, RecorderOptions.defaults().onExisting());
-        assertEquals(Duration.ofMillis(1), RecorderOptions.defaults().blockDeadline());
         Path reel = dir.resolve("restart.reel");
         Batch t = new Batch();
         try (Engine engine = new Engine(); Recorder rec = engine.startRecording(reel, options())) {

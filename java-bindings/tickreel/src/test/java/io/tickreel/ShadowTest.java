@@ -225,14 +225,13 @@ class ShadowTest {
         // Builders only store; the library checks every value when the options are used.
         assertThrows(NullPointerException.class, () -> ShadowOptions.builder().window(null));
         assertThrows(NullPointerException.class, () -> ReportOptions.builder().metadata("k", null));
-        assertEquals(256L << 20, EngineOptions.defaults().shadowBudgetBytes());
-        assertEquals(0, EngineOptions.builder().shadowBudgetBytes(0).build().shadowBudgetBytes());
         IllegalArgumentException budget = assertThrows(IllegalArgumentException.class,
                 () -> new Engine(EngineOptions.builder().shadowBudgetBytes(0).build()));
         assertTrue(budget.getMessage().contains("shadowBudgetBytes must be positive"), budget.getMessage());
         budget = assertThrows(IllegalArgumentException.class,
                 () -> new Engine(EngineOptions.builder().shadowBudgetBytes(-1).build()));
-        assertTrue(budget.getMessage().contains("must not be negative"), budget.getMessage());
+        assertTrue(budget.getMessage().contains("shadowBudgetBytes must not be negative (got -1)"),
+                budget.getMessage());
         assertTrue(ReportOptions.builder().everyEntity().build().radius().isEmpty());
         assertEquals(48.0, ReportOptions.defaults().radius().orElseThrow());
 
@@ -256,11 +255,11 @@ class ShadowTest {
             assertThrows(NullPointerException.class,
                     () -> ShadowBuffer.start(engine, null, null, ShadowOptions.defaults()));
             assertThrows(IllegalArgumentException.class,
-                    () -> NativeBridge.shadowBufferStart(engine.nativeHandle(), null, RecorderOptions.defaults().toNative(),
+                    () -> NativeBridge.shadowBufferStart(engine.nativeHandle(), null, 0,
                             new long[] {1, 1, 0, 0}));
             assertThrows(IllegalArgumentException.class,
-                    () -> NativeBridge.shadowBufferStart(engine.nativeHandle(), null, new long[2],
-                            ShadowOptions.defaults().toNative()));
+                    () -> NativeBridge.shadowBufferStart(engine.nativeHandle(), null, engine.nativeHandle(),
+                            ShadowOptions.defaults().toNative()), "an engine's handle as the recorder's options");
 
             ShadowBuffer.Started s = ShadowBuffer.start(engine, null, RecorderOptions.defaults(), tenSeconds());
             ShadowBuffer shadow = s.shadow();
