@@ -31,7 +31,7 @@ out="$(python3 scripts/import-cycles.py "$scratch/crate/src")" && fail "no circl
 grep -q '^circle: x.rs, y.rs$' <<< "$out" || fail "the crate's circle was not named: $out"
 # Every crate: no circle of imports between its files. A crate named in `still_circular` is
 # read (the script must not fail on it) but may still have circles; the list only shrinks.
-still_circular=" native/core/src native/bridge "
+still_circular=" native/core/src "
 for d in native/*/src native/bridge; do
   [ -f "$d/lib.rs" ] || [ -f "$d/main.rs" ] || continue
   rc=0; python3 scripts/import-cycles.py "$d" --quiet > "$scratch/out" || rc=$?
