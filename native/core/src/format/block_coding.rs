@@ -45,6 +45,11 @@ use crate::format::bytes::{ByteReader, put_ivarint, put_uvarint};
 use crate::format::event::Event;
 use crate::format::world::{BlockPos, MAX_BLOCK_ENTITY_BYTES, get_opt_entity, put_opt_entity};
 
+/// The first bytes of an event stream whose records carry their tick as a gap and their count as
+/// a varint (data version 7): the record of relative tick 0 with no events, which the first form
+/// never holds (a record has at least one event), so a decoder of data version 7 reads both.
+pub(crate) const GAPS_MARKER: [u8; 3] = [0, 0, 0];
+
 /// Steps `0..SMALL_STEPS` are one-byte moves of -2..=2 on each axis; [`FAR`] announces three
 /// zigzag varints; from data version 7, `TABLE + i` is the chunk's `i`-th changed position.
 const SMALL_STEPS: u64 = 125;

@@ -24,7 +24,7 @@
 //! [`crate::format::encoder`]; this module decodes.
 
 use crate::error::{Error, Result};
-use crate::format::block_coding::{self, BlockCoding};
+use crate::format::block_coding::{self, BlockCoding, GAPS_MARKER};
 use crate::format::bytes::ByteReader;
 use crate::format::event::{Event, kind};
 use crate::format::frame::FrameHeader;
@@ -38,6 +38,7 @@ use crate::format::{DATA_VERSION, Limits};
 
 pub use crate::format::encoder::ChunkEncoder;
 pub(crate) use crate::format::encoder::validate_events;
+pub use crate::format::tracks::Track;
 
 /// What a decode keeps of a chunk's tracks.
 #[derive(Clone, Copy)]
@@ -55,28 +56,6 @@ enum Tracks<'a> {
     /// no snapshot, no world ([`DecodedChunk::decode_positions_around`]): the entity and the
     /// squared radius.
     PositionsAround(u32, f64),
-}
-
-/// One entity's pose samples within a decoded chunk.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Track {
-    pub entity: u32,
-    /// Relative ticks of the samples, strictly increasing.
-    pub ticks: Vec<u32>,
-    pub poses: Vec<Pose>,
-    /// Sample indices that follow a teleport.
-    pub resets: Vec<u32>,
-}
-
-impl Track {
-    /// Index of the last sample at or before relative tick `rel`.
-    pub fn sample_at_or_before(&self, rel: u32) -> Option<usize> {
-        self.ticks.partition_point(|&t| t <= rel).checked_sub(1)
-    }
-    /// Index of the sample exactly at `rel`.
-    pub fn sample_at(&self, rel: u32) -> Option<usize> {
-        self.ticks.binary_search(&rel).ok()
-    }
 }
 
 /// The non-pose events of one tick.
@@ -594,11 +573,6 @@ fn positions_given(records: &[TickRecord], entity: u32) -> Vec<[i64; 3]> {
     }
     out
 }
-
-/// The first bytes of an event stream whose records carry their tick as a gap and their count as
-/// a varint (data version 7): the record of relative tick 0 with no events, which the first form
-/// never holds (a record has at least one event), so a decoder of data version 7 reads both.
-pub(crate) const GAPS_MARKER: [u8; 3] = [0, 0, 0];
 
 fn decode_stream(
     stream: &[u8],

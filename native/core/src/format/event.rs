@@ -5,12 +5,17 @@
 //! All integers in bodies are varints (signed ones zigzag). Poses are absolute and quantised
 //! (see [`crate::format::pose`]). Kinds `0x40..=0x7F` are reserved extension kinds whose body is
 //! always `varint length + bytes`, so that a reader which does not know one skips it; the world
-//! events ([`crate::format::world`]) are the first of them this build understands.
+//! events (their bodies at the end of this file, their parts in [`crate::format::world`]) are the
+//! first of them this build understands.
 
 use crate::error::{Error, Result};
 use crate::format::bytes::{ByteReader, put_ivarint, put_uvarint, unzigzag, uvarint_short};
 use crate::format::pose::Pose;
-use crate::format::world::{BlockPos, BlockState, UseTarget, put_framed, world_kind};
+use crate::format::world::{
+    BlockPos, BlockState, MAX_BLOCK_ENTITY_BYTES, MAX_BLOCKS_PER_CHANGE, MAX_CHAT_BYTES, UseTarget,
+    get_block_pos, get_blocks, get_hand, get_opt_entity, get_use_target, hand, put_block_pos,
+    put_blocks, put_framed, put_opt_entity, put_use_target, world_kind,
+};
 
 /// Event kind bytes. Values are part of the format and never reused.
 pub mod kind {
@@ -497,6 +502,251 @@ pub fn decode_batch_into(bytes: &[u8], out: &mut Vec<Event>) -> Result<()> {
     Ok(())
 }
 
+// ---- The world events' bodies (data version 3 on; FORMAT.md §8) ----
+
+/// Checks what a caller submits in a world event beyond what its encoding bounds: text is UTF-8
+/// (a `String` already is) and within [`MAX_CHAT_BYTES`], block-entity data and multi-block
+/// changes within their limits, hands known.
+pub fn check_limits(e: &Event) -> Result<()> {
+    match e {
+        Event::Chat { text, .. } if text.len() > MAX_CHAT_BYTES => Err(Error::invalid(format!(
+            "a chat text of {} bytes; at most {MAX_CHAT_BYTES}",
+            text.len()
+        ))),
+        Event::BlockChange {
+            block_entity: Some(nbt),
+            ..
+        } if nbt.len() > MAX_BLOCK_ENTITY_BYTES => Err(Error::invalid(format!(
+            "block-entity data of {} bytes; at most {MAX_BLOCK_ENTITY_BYTES}",
+            nbt.len()
+        ))),
+        Event::BlockChanges { blocks, .. } if blocks.len() > MAX_BLOCKS_PER_CHANGE => {
+            Err(Error::invalid(format!(
+                "a change of {} blocks; at most {MAX_BLOCKS_PER_CHANGE}",
+                blocks.len()
+            )))
+        }
+        Event::BlockChanges { blocks, .. } if blocks.is_empty() => {
+            Err(Error::invalid("a multi-block change of no block"))
+        }
+        Event::Swing { hand: h, .. } | Event::Use { hand: h, .. } if *h > hand::OFF => Err(
+            Error::invalid(format!("hand {h}; 0 (main) or 1 (off hand)")),
+        ),
+        Event::CustomAt { data, .. } if data.len() > crate::format::MAX_CUSTOM_EVENT_BYTES => {
+            Err(Error::invalid(format!(
+                "a custom event of {} bytes; at most {}",
+                data.len(),
+                crate::format::MAX_CUSTOM_EVENT_BYTES
+            )))
+        }
+        _ => Ok(()),
+    }
+}
+
+/// The bodies of the world events inside their length frames (the kinds' dispatch and the frame
+/// are [`Event::encode`]'s and [`Event::decode`]'s).
+impl Event {
+    /// The body of a world event, inside its length frame.
+    pub(crate) fn encode_world_body(&self, out: &mut Vec<u8>) {
+        match self {
+            Event::BlockChange {
+                pos,
+                state,
+                cause,
+                block_entity,
+            } => {
+                put_block_pos(out, *pos);
+                put_uvarint(out, u64::from(*state));
+                put_opt_entity(out, *cause);
+                match block_entity {
+                    None => out.push(0),
+                    Some(nbt) => {
+                        out.push(1);
+                        put_uvarint(out, nbt.len() as u64);
+                        out.extend_from_slice(nbt);
+                    }
+                }
+            }
+            Event::BlockChanges { cause, blocks } => {
+                put_opt_entity(out, *cause);
+                put_blocks(out, blocks);
+            }
+            Event::Swing { entity, hand } => {
+                put_uvarint(out, u64::from(*entity));
+                out.push(*hand);
+            }
+            Event::Attack { attacker, target } => {
+                put_uvarint(out, u64::from(*attacker));
+                put_uvarint(out, u64::from(*target));
+            }
+            Event::Use {
+                entity,
+                hand,
+                item,
+                target,
+            } => {
+                put_uvarint(out, u64::from(*entity));
+                out.push(*hand);
+                put_uvarint(out, u64::from(*item));
+                put_use_target(out, target);
+            }
+            Event::Damage {
+                entity,
+                amount,
+                cause,
+                source,
+            } => {
+                put_uvarint(out, u64::from(*entity));
+                put_uvarint(out, u64::from(*amount));
+                put_uvarint(out, u64::from(*cause));
+                put_opt_entity(out, *source);
+            }
+            Event::Health { entity, health } => {
+                put_uvarint(out, u64::from(*entity));
+                put_uvarint(out, u64::from(*health));
+            }
+            Event::Equipment {
+                entity,
+                slot,
+                item,
+                count,
+            } => {
+                put_uvarint(out, u64::from(*entity));
+                out.push(*slot);
+                put_uvarint(out, u64::from(*item));
+                put_uvarint(out, u64::from(*count));
+            }
+            Event::Chat {
+                sender,
+                channel,
+                text,
+            } => {
+                put_opt_entity(out, *sender);
+                put_uvarint(out, u64::from(*channel));
+                put_uvarint(out, text.len() as u64);
+                out.extend_from_slice(text.as_bytes());
+            }
+            Event::CustomAt {
+                type_id,
+                entity,
+                position,
+                data,
+            } => {
+                put_uvarint(out, u64::from(*type_id));
+                put_opt_entity(out, *entity);
+                match position {
+                    None => out.push(0),
+                    Some(p) => {
+                        out.push(1);
+                        for v in p.iter() {
+                            put_ivarint(out, *v);
+                        }
+                    }
+                }
+                put_uvarint(out, data.len() as u64);
+                out.extend_from_slice(data);
+            }
+            _ => unreachable!("not a world event"),
+        }
+    }
+
+    /// Parses the body of world event `k` (the bytes inside its length frame), requiring that it
+    /// is consumed exactly.
+    pub(crate) fn decode_world_body(k: u8, body: &[u8]) -> Result<Event> {
+        let mut r = ByteReader::new(body);
+        let e = match k {
+            world_kind::BLOCK_CHANGE => Event::BlockChange {
+                pos: get_block_pos(&mut r)?,
+                state: r.uvarint32()?,
+                cause: get_opt_entity(&mut r)?,
+                block_entity: match r.u8()? {
+                    0 => None,
+                    1 => {
+                        let len = r.len_varint(MAX_BLOCK_ENTITY_BYTES, "block-entity data")?;
+                        Some(r.bytes(len)?.to_vec())
+                    }
+                    t => return Err(Error::corrupt(format!("block-entity tag {t}"))),
+                },
+            },
+            world_kind::BLOCK_CHANGES => {
+                let cause = get_opt_entity(&mut r)?;
+                let blocks = get_blocks(&mut r)?;
+                if blocks.is_empty() {
+                    return Err(Error::corrupt("a multi-block change of no block"));
+                }
+                Event::BlockChanges { cause, blocks }
+            }
+            world_kind::SWING => Event::Swing {
+                entity: r.uvarint32()?,
+                hand: get_hand(&mut r)?,
+            },
+            world_kind::ATTACK => Event::Attack {
+                attacker: r.uvarint32()?,
+                target: r.uvarint32()?,
+            },
+            world_kind::USE => Event::Use {
+                entity: r.uvarint32()?,
+                hand: get_hand(&mut r)?,
+                item: r.uvarint32()?,
+                target: get_use_target(&mut r)?,
+            },
+            world_kind::DAMAGE => Event::Damage {
+                entity: r.uvarint32()?,
+                amount: r.uvarint32()?,
+                cause: r.uvarint32()?,
+                source: get_opt_entity(&mut r)?,
+            },
+            world_kind::HEALTH => Event::Health {
+                entity: r.uvarint32()?,
+                health: r.uvarint32()?,
+            },
+            world_kind::EQUIPMENT => Event::Equipment {
+                entity: r.uvarint32()?,
+                slot: r.u8()?,
+                item: r.uvarint32()?,
+                count: r.uvarint32()?,
+            },
+            world_kind::CHAT => {
+                let sender = get_opt_entity(&mut r)?;
+                let channel = r.uvarint32()?;
+                let len = r.len_varint(MAX_CHAT_BYTES, "chat text length")?;
+                let text = std::str::from_utf8(r.bytes(len)?)
+                    .map_err(|_| Error::corrupt("chat text is not UTF-8"))?
+                    .to_owned();
+                Event::Chat {
+                    sender,
+                    channel,
+                    text,
+                }
+            }
+            world_kind::CUSTOM_AT => {
+                let type_id = r.uvarint32()?;
+                let entity = get_opt_entity(&mut r)?;
+                let position = match r.u8()? {
+                    0 => None,
+                    1 => Some(Box::new([r.ivarint()?, r.ivarint()?, r.ivarint()?])),
+                    t => return Err(Error::corrupt(format!("position tag {t}"))),
+                };
+                let len = r.len_varint(MAX_CUSTOM_EVENT_BYTES, "custom event length")?;
+                Event::CustomAt {
+                    type_id,
+                    entity,
+                    position,
+                    data: r.bytes(len)?.to_vec(),
+                }
+            }
+            _ => unreachable!("not a world kind"),
+        };
+        if !r.is_empty() {
+            return Err(Error::corrupt(format!(
+                "event kind 0x{k:02x} has {} bytes after its fields",
+                r.remaining()
+            )));
+        }
+        Ok(e)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -554,7 +804,7 @@ mod tests {
             },
         ]
         .into_iter()
-        .chain(crate::format::world::tests::world_events())
+        .chain(world_event_tests::world_events())
         .collect()
     }
 
@@ -576,5 +826,224 @@ mod tests {
         buf.push(0);
         assert!(decode_batch(&buf).is_err());
         assert!(decode_batch(&[0, 1, 0x33]).is_err());
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod world_event_tests {
+    use super::*;
+    use crate::format::bytes::ByteReader;
+    use crate::format::world::{channel, slot};
+
+    /// One of each world event, with their optional parts both present and absent.
+    pub(crate) fn world_events() -> Vec<Event> {
+        let p = BlockPos::new(-30_000_000, -64, 29_999_999);
+        vec![
+            Event::BlockChange {
+                pos: p,
+                state: 27_000,
+                cause: Some(7),
+                block_entity: Some(vec![10, 0, 0, 0]),
+            },
+            Event::BlockChange {
+                pos: BlockPos::new(1, 2, 3),
+                state: 0,
+                cause: None,
+                block_entity: None,
+            },
+            Event::BlockChanges {
+                cause: Some(u32::MAX),
+                blocks: vec![
+                    (BlockPos::new(16, 64, 16), 1),
+                    (BlockPos::new(17, 64, 16), 1),
+                    (p, 2),
+                ],
+            },
+            Event::Swing {
+                entity: 7,
+                hand: hand::OFF,
+            },
+            Event::Attack {
+                attacker: 7,
+                target: 9,
+            },
+            Event::Use {
+                entity: 7,
+                hand: hand::MAIN,
+                item: 812,
+                target: UseTarget::Block(p),
+            },
+            Event::Use {
+                entity: 7,
+                hand: hand::MAIN,
+                item: 0,
+                target: UseTarget::Entity(9),
+            },
+            Event::Use {
+                entity: 7,
+                hand: hand::OFF,
+                item: 3,
+                target: UseTarget::Nothing,
+            },
+            Event::Damage {
+                entity: 9,
+                amount: 350,
+                cause: 4,
+                source: Some(7),
+            },
+            Event::Health {
+                entity: 9,
+                health: 1650,
+            },
+            Event::Equipment {
+                entity: 7,
+                slot: slot::HEAD,
+                item: 900,
+                count: 1,
+            },
+            Event::Chat {
+                sender: Some(7),
+                channel: channel::PUBLIC,
+                text: "gg — ünïcödé 🎉".into(),
+            },
+            Event::Chat {
+                sender: None,
+                channel: channel::SYSTEM,
+                text: String::new(),
+            },
+            Event::CustomAt {
+                type_id: 1001,
+                entity: None,
+                position: Some(Box::new([-5, 64 * 4096, 1 << 40])),
+                data: vec![0xAB; 200],
+            },
+            Event::CustomAt {
+                type_id: 1001,
+                entity: Some(0),
+                position: None,
+                data: vec![],
+            },
+        ]
+    }
+
+    #[test]
+    fn an_event_stays_56_bytes() {
+        // decoded batches and chunk records are vectors of events: world events must not make
+        // every pose event larger
+        assert_eq!(std::mem::size_of::<Event>(), 56);
+    }
+
+    #[test]
+    fn world_events_are_opaque_extensions_before_data_version_3() {
+        for e in world_events() {
+            let mut buf = Vec::new();
+            e.encode(&mut buf);
+            let mut r = ByteReader::new(&buf);
+            let old = Event::decode_version(&mut r, false).unwrap();
+            assert!(r.is_empty());
+            let Event::Extension { kind, .. } = &old else {
+                panic!("{old:?}")
+            };
+            assert_eq!(*kind, e.kind());
+            // the opaque body is exactly the world event's body
+            let mut again = Vec::new();
+            old.encode(&mut again);
+            assert_eq!(again, buf);
+            assert_eq!(decode_one(&buf).unwrap(), e);
+        }
+    }
+
+    fn decode_one(buf: &[u8]) -> Result<Event> {
+        let mut r = ByteReader::new(buf);
+        let e = Event::decode(&mut r)?;
+        if !r.is_empty() {
+            return Err(Error::corrupt("trailing"));
+        }
+        Ok(e)
+    }
+
+    #[test]
+    fn crafted_world_events_are_refused_with_what_is_wrong() {
+        let framed = |k: u8, body: &[u8]| {
+            let mut b = vec![k];
+            put_uvarint(&mut b, body.len() as u64);
+            b.extend_from_slice(body);
+            b
+        };
+        let cases: &[(u8, &[u8], &str)] = &[
+            // a field beyond the body's end
+            (world_kind::ATTACK, &[7], "ends early"),
+            // a byte after the last field
+            (world_kind::ATTACK, &[7, 9, 0], "after its fields"),
+            (world_kind::SWING, &[7, 2], "unknown hand"),
+            (world_kind::USE, &[7, 0, 0, 3], "unknown use target"),
+            (world_kind::CHAT, &[0, 0, 2, 0xC3, 0x28], "not utf-8"),
+            (world_kind::BLOCK_CHANGES, &[0, 0], "no block"),
+            // a coordinate beyond i32
+            (
+                world_kind::BLOCK_CHANGE,
+                &[0x80, 0x80, 0x80, 0x80, 0x10, 0, 0, 0, 0, 0],
+                "32 bits",
+            ),
+            (
+                world_kind::BLOCK_CHANGE,
+                &[0, 0, 0, 0, 0, 2],
+                "block-entity tag",
+            ),
+            (world_kind::CUSTOM_AT, &[1, 0, 5, 0], "position tag"),
+        ];
+        for (k, body, why) in cases {
+            let e = decode_one(&framed(*k, body)).unwrap_err().to_string();
+            assert!(e.to_lowercase().contains(why), "kind 0x{k:02x}: {e}");
+        }
+        // a chat text over the limit, however its length is claimed
+        let mut body = vec![0, 0];
+        put_uvarint(&mut body, MAX_CHAT_BYTES as u64 + 1);
+        body.extend(std::iter::repeat_n(b'a', MAX_CHAT_BYTES + 1));
+        let e = decode_one(&framed(world_kind::CHAT, &body)).unwrap_err();
+        assert!(e.to_string().contains("exceeds limit"), "{e}");
+        // a multi-block change claiming more blocks than it holds
+        let mut body = vec![0];
+        put_uvarint(&mut body, 1_000_000);
+        assert!(decode_one(&framed(world_kind::BLOCK_CHANGES, &body)).is_err());
+    }
+
+    #[test]
+    fn submitted_world_events_beyond_their_limits_are_refused() {
+        use crate::format::encoder::validate_events;
+        let big = |e: Event| validate_events(&[e]).unwrap_err().to_string();
+        assert!(
+            big(Event::Chat {
+                sender: None,
+                channel: 0,
+                text: "a".repeat(MAX_CHAT_BYTES + 1)
+            })
+            .contains("chat text")
+        );
+        assert!(
+            big(Event::BlockChange {
+                pos: BlockPos::default(),
+                state: 1,
+                cause: None,
+                block_entity: Some(vec![0; MAX_BLOCK_ENTITY_BYTES + 1]),
+            })
+            .contains("block-entity")
+        );
+        assert!(
+            big(Event::BlockChanges {
+                cause: None,
+                blocks: vec![(BlockPos::default(), 1); MAX_BLOCKS_PER_CHANGE + 1],
+            })
+            .contains("blocks")
+        );
+        assert!(big(Event::Swing { entity: 1, hand: 2 }).contains("hand"));
+        assert!(
+            big(Event::Extension {
+                kind: world_kind::CHAT,
+                data: vec![],
+            })
+            .contains("world event")
+        );
+        assert!(validate_events(&world_events()).is_ok());
     }
 }

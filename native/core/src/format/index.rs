@@ -195,6 +195,15 @@ pub(crate) fn rebuild_start(entries: &[IndexEntry], chunk: usize) -> (usize, boo
     }
 }
 
+/// Chunks a world rebuild at `q` needs: from the nearest snapshot at or before `q`'s chunk (or
+/// the first chunk) through `q`'s chunk, but at most
+/// [`MAX_CHUNKS_PER_SNAPSHOT`] chunks
+/// ([`rebuild_start`]: a file without snapshots costs a bounded number of chunks per seek).
+pub(crate) fn rebuild_range(idx: &[IndexEntry], q: u32) -> (usize, usize) {
+    let k = find_chunk(idx, q).unwrap_or(0);
+    (rebuild_start(idx, k).0, k)
+}
+
 /// Index of the nearest chunk at or before `chunk` that carries a snapshot.
 pub fn snapshot_at_or_before(entries: &[IndexEntry], chunk: usize) -> Option<usize> {
     (0..=chunk).rev().find(|&i| entries[i].has_snapshot())

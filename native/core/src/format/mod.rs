@@ -58,6 +58,7 @@ pub(crate) mod world;
 pub(crate) mod world_state;
 
 pub use chunk::{DecodedChunk, DecodedTick, TickRecord, Track};
+pub use event::check_limits as check_world_limits;
 pub use event::{
     Event, MAX_CUSTOM_EVENT_BYTES, MAX_EVENTS_PER_TICK, decode_batch, decode_batch_into,
     encode_batch, flag, kind,
@@ -86,7 +87,7 @@ pub use terrain::{
 };
 pub use world::{
     BlockPos, BlockState, MAX_BLOCK_ENTITY_BYTES, MAX_BLOCKS_PER_CHANGE, MAX_CHAT_BYTES, UseTarget,
-    channel, check_limits as check_world_limits, hand, slot, world_kind,
+    channel, hand, slot, world_kind,
 };
 pub use world_state::{EntityWorld, Item, WorldChange, WorldDelta, WorldState};
 

@@ -5,11 +5,32 @@
 
 use crate::error::{Error, Result};
 use crate::format::bytes::ByteReader;
-use crate::format::chunk::Track;
 use crate::format::gap_prediction::{self, PRED_TIME_LINEAR};
 use crate::format::movement::{self, PREDICTOR_COUNT};
 use crate::format::pose::Pose;
 use crate::format::state::EntityState;
+
+/// One entity's pose samples within a decoded chunk.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Track {
+    pub entity: u32,
+    /// Relative ticks of the samples, strictly increasing.
+    pub ticks: Vec<u32>,
+    pub poses: Vec<Pose>,
+    /// Sample indices that follow a teleport.
+    pub resets: Vec<u32>,
+}
+
+impl Track {
+    /// Index of the last sample at or before relative tick `rel`.
+    pub fn sample_at_or_before(&self, rel: u32) -> Option<usize> {
+        self.ticks.partition_point(|&t| t <= rel).checked_sub(1)
+    }
+    /// Index of the sample exactly at `rel`.
+    pub fn sample_at(&self, rel: u32) -> Option<usize> {
+        self.ticks.binary_search(&rel).ok()
+    }
+}
 
 /// Reads the `i`-th of a list of strictly increasing entity ids stored as deltas (the first absolute).
 pub(crate) fn next_id(r: &mut ByteReader<'_>, i: usize, prev: u32, what: &str) -> Result<u32> {

@@ -11,15 +11,14 @@ use rustc_hash::FxHashMap;
 
 use crate::error::{Error, Result};
 use crate::format::DATA_VERSION;
-use crate::format::block_coding::BlockCoding;
+use crate::format::block_coding::{BlockCoding, GAPS_MARKER};
 use crate::format::bytes::{put_ivarint, put_uvarint};
-use crate::format::chunk::GAPS_MARKER;
 use crate::format::event::{Event, MAX_CUSTOM_EVENT_BYTES, kind};
 use crate::format::frame::FrameHeader;
 use crate::format::index::{FLAG_CUSTOM_EVENTS, FLAG_SNAPSHOT, FLAG_WORLD};
 use crate::format::pose::Pose;
 use crate::format::state::{EntityState, EntityTable};
-use crate::format::world::{self, world_kind};
+use crate::format::world::world_kind;
 use crate::format::world_state::WorldState;
 use world_sections::WorldSections;
 
@@ -698,7 +697,7 @@ pub(crate) fn validate_events(events: &[Event]) -> Result<()> {
                 )));
             }
         }
-        world::check_limits(e)?;
+        crate::format::event::check_limits(e)?;
     }
     Ok(())
 }

@@ -202,7 +202,8 @@ fn the_world_part_of_a_chunk_is_the_whole_decode_without_movement() {
 /// stream with an empty record or a tick past the chunk is refused.
 #[test]
 fn a_chunk_with_block_changes_writes_its_ticks_as_gaps() {
-    use crate::format::chunk::{DecodedChunk, GAPS_MARKER};
+    use crate::format::block_coding::GAPS_MARKER;
+    use crate::format::chunk::DecodedChunk;
     use crate::format::world::BlockPos;
     let lamp = |t: u32| Event::BlockChange {
         pos: BlockPos::new(40, 64, 0),

@@ -2,9 +2,9 @@
 //! reported as a [`super::Motion::Jump`].
 
 use super::fetch::{Fetch, Mode, transient};
-use super::rebuild::rebuild_range;
 use super::update::diff;
 use super::{Direction, Motion, Playhead};
+use crate::format::index::rebuild_range;
 use crate::format::index::{FLAG_CUSTOM_EVENTS, IndexEntry, find_chunk};
 use crate::play::cache::Part;
 use crate::play::cursor::undo_tick;

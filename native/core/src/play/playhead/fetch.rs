@@ -3,11 +3,10 @@
 
 use std::sync::Arc;
 
-use super::rebuild::rebuild_range;
 use super::{Direction, Playhead};
 use crate::error::Error;
 use crate::format::chunk::DecodedChunk;
-use crate::format::index::{FLAG_CUSTOM_EVENTS, find_chunk};
+use crate::format::index::{FLAG_CUSTOM_EVENTS, find_chunk, rebuild_range};
 use crate::play::cache::{Cached, Fault, Lookup, Part};
 use crate::play::cursor::ReverseLog;
 use crate::play::prefetch;

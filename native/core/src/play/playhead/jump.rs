@@ -2,10 +2,11 @@
 //! a switch-over's re-seek) and jumping over unreadable chunks.
 
 use super::fetch::{Fetch, Mode, transient};
-use super::rebuild::{custom_between, rebuild_range};
+use super::rebuild::custom_between;
 use super::update::diff;
 use super::{Ctx, Direction, Motion, Playhead};
 use crate::format::index::find_chunk;
+use crate::format::index::rebuild_range;
 use crate::play::cache::{Fault, Part};
 use crate::play::cursor::forward_tick;
 

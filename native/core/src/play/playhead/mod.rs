@@ -83,10 +83,10 @@ pub use options::{PlayheadOptions, PlayheadStats};
 pub use speed::{MAX_SPEED, MIN_SPEED};
 pub use update::{ChunkFault, Direction, Motion, Rebuild, Update, World};
 
+use crate::format::index::rebuild_range;
 use backward::{backward_rebuild, path_chunks};
 use fetch::{Fetch, Gathered, Mode, transient};
 use jump::JumpResult;
-use rebuild::rebuild_range;
 use speed::SpeedAccumulator;
 
 /// The chunk the cursor stands in.

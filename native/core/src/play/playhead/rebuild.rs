@@ -3,7 +3,7 @@
 
 use super::Playhead;
 use super::fetch::{Fetch, Mode};
-use crate::format::index::{FLAG_CUSTOM_EVENTS, IndexEntry, find_chunk, rebuild_start};
+use crate::format::index::{FLAG_CUSTOM_EVENTS, IndexEntry, find_chunk};
 use crate::play::cache::Part;
 
 impl Playhead {
@@ -67,15 +67,6 @@ impl Playhead {
         }
         self.rb_memo = memo;
     }
-}
-
-/// Chunks a world rebuild at `q` needs: from the nearest snapshot at or before `q`'s chunk (or
-/// the first chunk) through `q`'s chunk, but at most
-/// [`MAX_CHUNKS_PER_SNAPSHOT`](crate::format::index::MAX_CHUNKS_PER_SNAPSHOT) chunks
-/// ([`rebuild_start`]: a file without snapshots costs a bounded number of chunks per seek).
-pub(super) fn rebuild_range(idx: &[IndexEntry], q: u32) -> (usize, usize) {
-    let k = find_chunk(idx, q).unwrap_or(0);
-    (rebuild_start(idx, k).0, k)
 }
 
 /// Whether any chunk with custom events overlaps ticks `(lo, hi]`.
