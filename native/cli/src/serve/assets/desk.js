@@ -112,8 +112,9 @@ window.tickreelDesk = (() => {
       ul.appendChild(li);
     }
     if (!ul.children.length) ul.textContent = 'nothing to delete';
-    last.retention_result = r;
+    // the page's state says the result once the desk shows what is left after it
     if (apply) await load();
+    last.retention_result = r;
     return r;
   }
 
