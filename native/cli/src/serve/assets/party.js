@@ -85,7 +85,9 @@ window.tickreelParty = (() => {
       return new Promise((resolve, reject) => {
         const es = new EventSource(hooks.apiUrl('party/events', { party: id }));
         P.source = es;
+        const mine = () => P.source === es;
         es.addEventListener('hello', (ev) => {
+          if (!mine()) return;
           const h = JSON.parse(ev.data);
           Object.assign(P, { member: h.member, key: h.key, rec: h.rec, name: h.name, limits: h.limits });
           hooks.open(h.rec).then(() => {
@@ -95,13 +97,16 @@ window.tickreelParty = (() => {
             resolve(state());
           }, (e) => { hooks.showError(e.message); reject(e); });
         });
-        es.addEventListener('state', (ev) => applyState(JSON.parse(ev.data)));
+        es.addEventListener('state', (ev) => { if (mine()) applyState(JSON.parse(ev.data)); });
         es.addEventListener('party', (ev) => {
+          if (!mine()) return;
           P.roster = JSON.parse(ev.data);
           if (P.roster.ended) { P.ended = P.roster.ended; es.close(); }
           show();
         });
         es.onerror = () => {
+          // a stream the page left (or replaced) is not asked for again
+          if (!mine()) { es.close(); return; }
           // a party that ended (or never was) is not asked for again
           if (P.member === null) { es.close(); reject(new Error('no such watch party (it may have ended)')); }
         };
@@ -117,13 +122,15 @@ window.tickreelParty = (() => {
     function link() { return active() ? location.origin + location.pathname + '?party=' + P.id : null; }
     async function leave() {
       if (!active()) return;
-      const id = P.id;
-      P.source && P.source.close();
+      const id = P.id, key = P.key, es = P.source;
       P.source = null;
       P.id = null;
       P.roster = null;
       show();
-      await post('party/act', { party: id, key: P.key, action: 'leave' }).catch(() => {});
+      // the action first, the stream after: a stream closed first can reach the server before
+      // the action, which then finds no such member and the party waits LEFT_GRACE to end
+      await post('party/act', { party: id, key, action: 'leave' }).catch(() => {});
+      if (es) es.close();
     }
 
     // May the viewer's own playback action go ahead (not in a party, or at its controls)?
