@@ -45,20 +45,7 @@ pub(crate) unsafe fn array<'a, T>(
     if len == 0 {
         return Ok(&[]);
     }
-    if ptr.is_null() {
-        return Err(FfiError::Null(name));
-    }
-    if !ptr.is_aligned() {
-        return Err(FfiError::Invalid(format!("`{name}` is misaligned")));
-    }
-    if len
-        .checked_mul(size_of::<T>())
-        .is_none_or(|b| b > isize::MAX as usize)
-    {
-        return Err(FfiError::Invalid(format!(
-            "`{name}` length {len} is impossible"
-        )));
-    }
+    check_array(ptr, len, name)?;
     // SAFETY: non-NULL and aligned (checked), the total size fits `isize` (checked), and the
     // caller guarantees `len` initialised elements valid and unmodified for `'a`.
     Ok(unsafe { std::slice::from_raw_parts(ptr, len) })
@@ -71,6 +58,12 @@ pub(crate) fn array_mut<T>(ptr: *mut T, len: usize, name: &'static str) -> FfiRe
     if len == 0 {
         return Ok(());
     }
+    check_array(ptr.cast_const(), len, name)
+}
+
+/// The checks of a non-empty array of `len` elements at `ptr`: not NULL, aligned, its size within
+/// `isize`.
+fn check_array<T>(ptr: *const T, len: usize, name: &'static str) -> FfiResult<()> {
     if ptr.is_null() {
         return Err(FfiError::Null(name));
     }
