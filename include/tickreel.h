@@ -47,8 +47,8 @@
  *      tickreel_last_error_code, tickreel_result_name, tickreel_version, tickreel_features
  *   Tick batches (TickreelBatch): line 702
  *      tickreel_batch_new, tickreel_batch_free, tickreel_batch_clear, tickreel_batch_event_count,
- *      tickreel_batch_bytes, tickreel_batch_add_entity, tickreel_batch_remove_entity,
- *      tickreel_batch_add_pose, tickreel_batch_add_position, tickreel_batch_add_rotation,
+ *      tickreel_batch_bytes, tickreel_batch_entity_add, tickreel_batch_entity_remove,
+ *      tickreel_batch_pose, tickreel_batch_position, tickreel_batch_rotation,
  *      tickreel_batch_teleport, tickreel_batch_flags, tickreel_batch_checkpoint,
  *      tickreel_batch_velocity, tickreel_batch_player_leave, tickreel_batch_custom,
  *      tickreel_batch_block_change, tickreel_batch_block_changes, tickreel_batch_swing,
@@ -104,8 +104,8 @@
  *      tickreel_playhead_step_forward, tickreel_playhead_step_back, tickreel_playhead_play,
  *      tickreel_playhead_pause, tickreel_playhead_set_speed, tickreel_playhead_set_reverse,
  *      tickreel_playhead_position, tickreel_playhead_entities, tickreel_playhead_ticks,
- *      tickreel_playhead_removed, tickreel_playhead_added, tickreel_playhead_world,
- *      tickreel_playhead_world_snapshot, tickreel_playhead_world_events,
+ *      tickreel_playhead_removed, tickreel_playhead_added, tickreel_playhead_rebuild,
+ *      tickreel_playhead_rebuild_snapshot, tickreel_playhead_rebuild_events,
  *      tickreel_playhead_world_state, tickreel_playhead_world_changes
  *   Reading recordings (TickreelReader): line 3342
  *      tickreel_reader_open_url, tickreel_reader_open, tickreel_reader_free,
@@ -803,7 +803,7 @@ TickreelResult tickreel_batch_bytes(struct TickreelBatch *batch,
  *
  * Thread safety: as every batch function, see `tickreel_batch_new`.
  */
-TickreelResult tickreel_batch_add_entity(struct TickreelBatch *batch,
+TickreelResult tickreel_batch_entity_add(struct TickreelBatch *batch,
                                          uint32_t entity,
                                          uint32_t kind,
                                          double x,
@@ -817,7 +817,7 @@ TickreelResult tickreel_batch_add_entity(struct TickreelBatch *batch,
  *
  * Thread safety: as every batch function, see `tickreel_batch_new`.
  */
-TickreelResult tickreel_batch_remove_entity(struct TickreelBatch *batch, uint32_t entity);
+TickreelResult tickreel_batch_entity_remove(struct TickreelBatch *batch, uint32_t entity);
 
 /**
  * Sets an entity's absolute pose: position in blocks, yaw and pitch in degrees (yaw unbounded:
@@ -827,13 +827,13 @@ TickreelResult tickreel_batch_remove_entity(struct TickreelBatch *batch, uint32_
  *
  * Thread safety: as every batch function, see `tickreel_batch_new`.
  */
-TickreelResult tickreel_batch_add_pose(struct TickreelBatch *batch,
-                                       uint32_t entity,
-                                       double x,
-                                       double y,
-                                       double z,
-                                       double yaw,
-                                       double pitch);
+TickreelResult tickreel_batch_pose(struct TickreelBatch *batch,
+                                   uint32_t entity,
+                                   double x,
+                                   double y,
+                                   double z,
+                                   double yaw,
+                                   double pitch);
 
 /**
  * Sets an entity's position (blocks), leaving its rotation unchanged.
@@ -842,11 +842,11 @@ TickreelResult tickreel_batch_add_pose(struct TickreelBatch *batch,
  *
  * Thread safety: as every batch function, see `tickreel_batch_new`.
  */
-TickreelResult tickreel_batch_add_position(struct TickreelBatch *batch,
-                                           uint32_t entity,
-                                           double x,
-                                           double y,
-                                           double z);
+TickreelResult tickreel_batch_position(struct TickreelBatch *batch,
+                                       uint32_t entity,
+                                       double x,
+                                       double y,
+                                       double z);
 
 /**
  * Sets an entity's rotation (degrees; yaw unbounded), leaving its position unchanged.
@@ -855,10 +855,10 @@ TickreelResult tickreel_batch_add_position(struct TickreelBatch *batch,
  *
  * Thread safety: as every batch function, see `tickreel_batch_new`.
  */
-TickreelResult tickreel_batch_add_rotation(struct TickreelBatch *batch,
-                                           uint32_t entity,
-                                           double yaw,
-                                           double pitch);
+TickreelResult tickreel_batch_rotation(struct TickreelBatch *batch,
+                                       uint32_t entity,
+                                       double yaw,
+                                       double pitch);
 
 /**
  * Teleports an entity: a discontinuity that playback and ghosts never interpolate across.
@@ -2872,12 +2872,12 @@ typedef struct TickreelEntityState {
 } TickreelEntityState;
 
 /**
- * What a playhead update does to the world, as filled in by `tickreel_playhead_world`.
+ * What a playhead update does to the world, as filled in by `tickreel_playhead_rebuild`.
  */
-typedef struct TickreelWorld {
+typedef struct TickreelRebuild {
     /**
-     * Rebuild the world: restore the snapshot (`tickreel_playhead_world_snapshot`, if
-     * `has_snapshot`), then re-apply the events of `tickreel_playhead_world_events`. False: keep
+     * Rebuild the world: restore the snapshot (`tickreel_playhead_rebuild_snapshot`, if
+     * `has_snapshot`), then re-apply the events of `tickreel_playhead_rebuild_events`. False: keep
      * the world as it is.
      */
     bool rebuild;
@@ -2899,7 +2899,7 @@ typedef struct TickreelWorld {
      * incomplete (see `fault_count`).
      */
     bool complete;
-} TickreelWorld;
+} TickreelRebuild;
 
 /**
  * One change of the world the library keeps, as filled in by `tickreel_playhead_world_changes`:
@@ -3248,18 +3248,18 @@ TickreelResult tickreel_playhead_added(struct TickreelPlayhead *playhead,
                                        size_t *out_count);
 
 /**
- * What the last update does to the world (the custom events: blocks, ...), in `*out_world`: a
+ * What the last update does to the world (the custom events: blocks, ...), in `*out_rebuild`: a
  * `TICKREEL_MOTION_JUMP` across custom events asks for a rebuild (restore the snapshot of
- * `tickreel_playhead_world_snapshot`, then re-apply `tickreel_playhead_world_events`); otherwise
+ * `tickreel_playhead_rebuild_snapshot`, then re-apply `tickreel_playhead_rebuild_events`); otherwise
  * keep the world.
  *
  * Thread safety: any thread; calls on one playhead are serialised.
  *
  * # Safety
- * `out_world` must be NULL or point to writable storage for one `TickreelWorld`.
+ * `out_rebuild` must be NULL or point to writable storage for one `TickreelRebuild`.
  */
-TickreelResult tickreel_playhead_world(struct TickreelPlayhead *playhead,
-                                       struct TickreelWorld *out_world);
+TickreelResult tickreel_playhead_rebuild(struct TickreelPlayhead *playhead,
+                                         struct TickreelRebuild *out_rebuild);
 
 /**
  * The snapshot bytes of a world rebuild (as the recorder was given them), into `buf`; empty
@@ -3274,10 +3274,10 @@ TickreelResult tickreel_playhead_world(struct TickreelPlayhead *playhead,
  * # Safety
  * `buf` must point to `capacity` writable `u8`s (or `capacity` must be 0); `out_count` must be NULL or point to a writable `size_t`.
  */
-TickreelResult tickreel_playhead_world_snapshot(struct TickreelPlayhead *playhead,
-                                                uint8_t *buf,
-                                                size_t capacity,
-                                                size_t *out_count);
+TickreelResult tickreel_playhead_rebuild_snapshot(struct TickreelPlayhead *playhead,
+                                                  uint8_t *buf,
+                                                  size_t capacity,
+                                                  size_t *out_count);
 
 /**
  * The world events of a rebuild (every custom event from the snapshot tick through the new
@@ -3293,10 +3293,10 @@ TickreelResult tickreel_playhead_world_snapshot(struct TickreelPlayhead *playhea
  * # Safety
  * `buf` must point to `capacity` writable `u8`s (or `capacity` must be 0); `out_count` must be NULL or point to a writable `size_t`.
  */
-TickreelResult tickreel_playhead_world_events(struct TickreelPlayhead *playhead,
-                                              uint8_t *buf,
-                                              size_t capacity,
-                                              size_t *out_count);
+TickreelResult tickreel_playhead_rebuild_events(struct TickreelPlayhead *playhead,
+                                                uint8_t *buf,
+                                                size_t capacity,
+                                                size_t *out_count);
 
 /**
  * Stores in `*out_world` a copy of the world at the playhead's position as the library keeps
@@ -3744,7 +3744,7 @@ typedef struct TickreelEvent {
 } TickreelEvent;
 
 /**
- * Decodes ticks in the format of `tickreel_playhead_ticks`, `tickreel_playhead_world_events` and
+ * Decodes ticks in the format of `tickreel_playhead_ticks`, `tickreel_playhead_rebuild_events` and
  * `tickreel_reader_ticks` (per tick a big-endian `uint32_t` tick, a big-endian `uint32_t` length,
  * then its events in the tick batch encoding) into typed events, and stores their handle in
  * `*out_events`. Read them with `tickreel_events_count` and `tickreel_events_get`; the bytes are

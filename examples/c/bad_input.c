@@ -99,8 +99,8 @@ static void write_good_file(const char *path) {
     for (uint32_t t = 0; t < 100; t++) {
         ok &= tickreel_batch_clear(batch) == TICKREEL_RESULT_OK;
         for (uint32_t e = 1; e <= 3; e++) {
-            ok &= (t == 0 ? tickreel_batch_add_entity(batch, e, 1, e, 64, t * 0.1, t, 0)
-                          : tickreel_batch_add_pose(batch, e, e, 64, t * 0.1, t, 0)) ==
+            ok &= (t == 0 ? tickreel_batch_entity_add(batch, e, 1, e, 64, t * 0.1, t, 0)
+                          : tickreel_batch_pose(batch, e, e, 64, t * 0.1, t, 0)) ==
                   TICKREEL_RESULT_OK;
         }
         ok &= tickreel_reel_writer_write_batch(writer, t, batch) == TICKREEL_RESULT_OK;
@@ -154,7 +154,7 @@ static void bad_handles(const char *good_file) {
 
     /* Use after free and double free. */
     EXPECT(tickreel_batch_free(batch), OK);
-    EXPECT(tickreel_batch_add_pose(batch, 1, 0, 0, 0, 0, 0), INVALID_HANDLE);
+    EXPECT(tickreel_batch_pose(batch, 1, 0, 0, 0, 0, 0), INVALID_HANDLE);
     EXPECT_TRUE(strstr(tickreel_last_error_message(), "freed") != NULL);
     EXPECT(tickreel_batch_free(batch), INVALID_HANDLE);
     /* A new batch may reuse the slot; the stale handle must still be refused. */
@@ -173,18 +173,18 @@ static void bad_batches(void) {
     puts("-- batch builder");
     TickreelBatch *batch = NULL;
     EXPECT(tickreel_batch_new(&batch), OK);
-    EXPECT(tickreel_batch_add_pose(batch, 1, NAN, 0, 0, 0, 0), INVALID_ARGUMENT);
-    EXPECT(tickreel_batch_add_pose(batch, 1, 0, INFINITY, 0, 0, 0), INVALID_ARGUMENT);
-    EXPECT(tickreel_batch_add_entity(batch, 1, 1, 0, 0, 0, 0, -INFINITY), INVALID_ARGUMENT);
-    EXPECT(tickreel_batch_add_position(batch, 1, 1e300, 0, 0), INVALID_ARGUMENT);
+    EXPECT(tickreel_batch_pose(batch, 1, NAN, 0, 0, 0, 0), INVALID_ARGUMENT);
+    EXPECT(tickreel_batch_pose(batch, 1, 0, INFINITY, 0, 0, 0), INVALID_ARGUMENT);
+    EXPECT(tickreel_batch_entity_add(batch, 1, 1, 0, 0, 0, 0, -INFINITY), INVALID_ARGUMENT);
+    EXPECT(tickreel_batch_position(batch, 1, 1e300, 0, 0), INVALID_ARGUMENT);
     /* The core's one range policy, with a short message (no 301-digit number). */
     EXPECT_TRUE(strstr(tickreel_last_error_message(), "x is 1e300 blocks") != NULL);
     EXPECT_TRUE(strlen(tickreel_last_error_message()) < 120);
-    EXPECT(tickreel_batch_add_position(batch, 1, 0, 0, -1.2e15), INVALID_ARGUMENT);
+    EXPECT(tickreel_batch_position(batch, 1, 0, 0, -1.2e15), INVALID_ARGUMENT);
     EXPECT_TRUE(strstr(tickreel_last_error_message(), "z is -1.2e15 blocks") != NULL);
-    EXPECT(tickreel_batch_add_pose(batch, 1, 0, 0, 0, 0, NAN), INVALID_ARGUMENT);
+    EXPECT(tickreel_batch_pose(batch, 1, 0, 0, 0, 0, NAN), INVALID_ARGUMENT);
     EXPECT_TRUE(strstr(tickreel_last_error_message(), "pitch must be a finite number (got NaN)") != NULL);
-    EXPECT(tickreel_batch_add_rotation(batch, 1, NAN, 0), INVALID_ARGUMENT);
+    EXPECT(tickreel_batch_rotation(batch, 1, NAN, 0), INVALID_ARGUMENT);
     EXPECT(tickreel_batch_teleport(batch, 1, 0, 0, NAN, 0, 0), INVALID_ARGUMENT);
     EXPECT(tickreel_batch_velocity(batch, 1, 0, 0, INFINITY), INVALID_ARGUMENT);
     EXPECT(tickreel_batch_custom(batch, 7, NULL, 5), NULL_ARGUMENT);
@@ -199,7 +199,7 @@ static void bad_batches(void) {
     EXPECT(tickreel_batch_event_count(batch, NULL), NULL_ARGUMENT);
 
     EXPECT(tickreel_batch_custom(batch, 7, NULL, 0), OK); /* empty payload: NULL allowed */
-    EXPECT(tickreel_batch_add_pose(batch, 1, 1, 2, 3, 4, 5), OK);
+    EXPECT(tickreel_batch_pose(batch, 1, 1, 2, 3, 4, 5), OK);
     size_t len = 0;
     EXPECT(tickreel_batch_bytes(batch, NULL, 0, &len), BUFFER_TOO_SMALL);
     EXPECT_TRUE(len > 4);
@@ -512,7 +512,7 @@ static void bad_recorder(void) {
     EXPECT(tickreel_recorder_submit_tick(rec, 3, truncated_pose, sizeof truncated_pose, NULL), OK);
     TickreelBatch *batch = NULL;
     EXPECT(tickreel_batch_new(&batch), OK);
-    EXPECT(tickreel_batch_add_entity(batch, 1, 1, 0.5, 64, 0.5, 0, 0), OK);
+    EXPECT(tickreel_batch_entity_add(batch, 1, 1, 0.5, 64, 0.5, 0, 0), OK);
     EXPECT(tickreel_recorder_submit_batch(rec, 4, NULL, NULL), NULL_ARGUMENT);
     EXPECT(tickreel_recorder_submit_batch(rec, 4, (TickreelBatch *)(void *)rec, NULL),
            INVALID_HANDLE);
@@ -748,8 +748,8 @@ static void bad_shadow(void) {
     int ok = 1;
     for (uint32_t t = 0; t < 50; t++) {
         ok &= tickreel_batch_clear(batch) == TICKREEL_RESULT_OK;
-        ok &= (t == 0 ? tickreel_batch_add_entity(batch, 1, 1, t * 0.1, 64, 0, 0, 0)
-                      : tickreel_batch_add_pose(batch, 1, t * 0.1, 64, 0, 0, 0)) ==
+        ok &= (t == 0 ? tickreel_batch_entity_add(batch, 1, 1, t * 0.1, 64, 0, 0, 0)
+                      : tickreel_batch_pose(batch, 1, t * 0.1, 64, 0, 0, 0)) ==
               TICKREEL_RESULT_OK;
         ok &= tickreel_recorder_submit_batch(rec, t, batch, NULL) == TICKREEL_RESULT_OK;
     }

@@ -36,10 +36,10 @@ static void write_run_at(const char *path, uint32_t ticks, const uint8_t *world,
     for (uint32_t t = 0; t <= ticks; t++) {
         CHECK(tickreel_batch_clear(b));
         if (t == 0) {
-            CHECK(tickreel_batch_add_entity(b, 1, 0, 0, 64, 0, 0, 0));
+            CHECK(tickreel_batch_entity_add(b, 1, 0, 0, 64, 0, 0, 0));
             CHECK(tickreel_batch_checkpoint(b, 1, 0));
         } else {
-            CHECK(tickreel_batch_add_pose(b, 1, t * speed, 64, 0, 0, 0));
+            CHECK(tickreel_batch_pose(b, 1, t * speed, 64, 0, 0, 0));
         }
         if (t == ticks) CHECK(tickreel_batch_checkpoint(b, 1, 1));
         CHECK(tickreel_reel_writer_write_batch(w, t, b));
@@ -399,10 +399,10 @@ static void register_from_finish(TickreelCatalog *cat, const char *dir, const ui
     for (uint32_t t = 0; t <= 90; t++) {
         CHECK(tickreel_batch_clear(b));
         if (t == 0) {
-            CHECK(tickreel_batch_add_entity(b, 1, 0, 0, 64, 0, 0, 0));
+            CHECK(tickreel_batch_entity_add(b, 1, 0, 0, 64, 0, 0, 0));
             CHECK(tickreel_batch_checkpoint(b, 1, 0));
         } else {
-            CHECK(tickreel_batch_add_pose(b, 1, t, 64, 0, 0, 0));
+            CHECK(tickreel_batch_pose(b, 1, t, 64, 0, 0, 0));
         }
         if (t == 90) CHECK(tickreel_batch_checkpoint(b, 1, 1));
         CHECK(tickreel_recorder_submit_batch(rec, t, b, NULL));

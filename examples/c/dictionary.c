@@ -79,8 +79,8 @@ static TickreelResult write_file(const char *path, uint16_t dictionary_id) {
     for (uint32_t t = 0; t < 200; t++) {
         ok &= tickreel_batch_clear(batch) == TICKREEL_RESULT_OK;
         for (uint32_t e = 1; e <= 3; e++) {
-            ok &= (t == 0 ? tickreel_batch_add_entity(batch, e, 1, e, 64, t * 0.1, t, 0)
-                          : tickreel_batch_add_pose(batch, e, e, 64, t * 0.1, t, 0)) ==
+            ok &= (t == 0 ? tickreel_batch_entity_add(batch, e, 1, e, 64, t * 0.1, t, 0)
+                          : tickreel_batch_pose(batch, e, e, 64, t * 0.1, t, 0)) ==
                   TICKREEL_RESULT_OK;
         }
         ok &= tickreel_reel_writer_write_batch(writer, t, batch) == TICKREEL_RESULT_OK;

@@ -45,9 +45,9 @@ static TickreelPendingUpload *record_and_upload(const char *path, const char *ur
     for (uint32_t tick = 0; tick < TICKS; tick++) {
         CHECK(tickreel_batch_clear(batch));
         if (tick == 0) {
-            CHECK(tickreel_batch_add_entity(batch, RUNNER, 0, x_at(0), 64, 0, 0, 0));
+            CHECK(tickreel_batch_entity_add(batch, RUNNER, 0, x_at(0), 64, 0, 0, 0));
         } else {
-            CHECK(tickreel_batch_add_pose(batch, RUNNER, x_at(tick), 64, 0, 0, 0));
+            CHECK(tickreel_batch_pose(batch, RUNNER, x_at(tick), 64, 0, 0, 0));
         }
         if (tick == 100 || tick == 200) {
             CHECK(tickreel_batch_checkpoint(batch, RUNNER, tick / 100 - 1));
@@ -96,9 +96,9 @@ static void ship_live_to_url(const char *dir, const char *url, TickreelObjectOpt
     for (uint32_t tick = 0; tick < TICKS; tick++) {
         CHECK(tickreel_batch_clear(batch));
         if (tick == 0) {
-            CHECK(tickreel_batch_add_entity(batch, RUNNER, 0, x_at(0), 64, 0, 0, 0));
+            CHECK(tickreel_batch_entity_add(batch, RUNNER, 0, x_at(0), 64, 0, 0, 0));
         } else {
-            CHECK(tickreel_batch_add_pose(batch, RUNNER, x_at(tick), 64, 0, 0, 0));
+            CHECK(tickreel_batch_pose(batch, RUNNER, x_at(tick), 64, 0, 0, 0));
         }
         CHECK(tickreel_recorder_submit_batch(rec, tick, batch, NULL));
         if (tick == 149) {
@@ -207,9 +207,9 @@ static void shadow_report_to_url(const char *dir, const char *url, TickreelObjec
         for (uint32_t p = 1; p <= 2; p++) {
             double x = 10 + tick * 0.1;
             if (tick == 0) {
-                CHECK(tickreel_batch_add_entity(batch, p, 0, x, 64, p * 3.0, 0, 0));
+                CHECK(tickreel_batch_entity_add(batch, p, 0, x, 64, p * 3.0, 0, 0));
             } else {
-                CHECK(tickreel_batch_add_pose(batch, p, x, 64, p * 3.0, 0, 0));
+                CHECK(tickreel_batch_pose(batch, p, x, 64, p * 3.0, 0, 0));
             }
         }
         CHECK(tickreel_recorder_submit_batch(rec, tick, batch, NULL));

@@ -84,7 +84,7 @@ static void build_tick(TickreelBatch *batch, uint32_t k) {
         Player before = k > 0 ? simulate(p, k - 1) : (Player){0};
         uint32_t id = (uint32_t)p + 1;
         if (now.alive && !before.alive) {
-            CHECK(tickreel_batch_add_entity(batch, id, PLAYER_KIND, now.x, now.y, now.z, now.yaw,
+            CHECK(tickreel_batch_entity_add(batch, id, PLAYER_KIND, now.x, now.y, now.z, now.yaw,
                                             now.pitch));
         } else if (!now.alive && before.alive) {
             CHECK(tickreel_batch_player_leave(batch, id));
@@ -94,10 +94,10 @@ static void build_tick(TickreelBatch *batch, uint32_t k) {
         } else if (p == 2 && k == 60) {
             CHECK(tickreel_batch_teleport(batch, id, now.x, now.y, now.z, now.yaw, now.pitch));
         } else if (k % 2 == 0) {
-            CHECK(tickreel_batch_add_pose(batch, id, now.x, now.y, now.z, now.yaw, now.pitch));
+            CHECK(tickreel_batch_pose(batch, id, now.x, now.y, now.z, now.yaw, now.pitch));
         } else { /* odd ticks: position and rotation separately, as some engines send them */
-            CHECK(tickreel_batch_add_position(batch, id, now.x, now.y, now.z));
-            CHECK(tickreel_batch_add_rotation(batch, id, now.yaw, now.pitch));
+            CHECK(tickreel_batch_position(batch, id, now.x, now.y, now.z));
+            CHECK(tickreel_batch_rotation(batch, id, now.yaw, now.pitch));
         }
         if (!before.alive || now.flags != before.flags) {
             CHECK(tickreel_batch_flags(batch, id, now.flags));
@@ -759,12 +759,12 @@ static void shadow_play(const char *dir) {
             Player now = shadow_player(p, k);
             uint32_t id = (uint32_t)p + 1;
             if (k == 0) {
-                CHECK(tickreel_batch_add_entity(batch, id, PLAYER_KIND, now.x, now.y, now.z,
+                CHECK(tickreel_batch_entity_add(batch, id, PLAYER_KIND, now.x, now.y, now.z,
                                                 now.yaw, now.pitch));
             } else if (p == 0 && k == SHADOW_LEAVE) {
                 CHECK(tickreel_batch_player_leave(batch, id));
             } else if (now.alive && p != 2) {
-                CHECK(tickreel_batch_add_pose(batch, id, now.x, now.y, now.z, now.yaw, now.pitch));
+                CHECK(tickreel_batch_pose(batch, id, now.x, now.y, now.z, now.yaw, now.pitch));
             }
         }
         CHECK(tickreel_recorder_submit_batch(rec, FIRST_TICK + k, batch, NULL));

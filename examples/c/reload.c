@@ -105,8 +105,8 @@ static void record(void *lib, TickreelEngine *engine, const char *path, const ch
     SYM(tickreel_finish_handle_free);
     SYM(tickreel_batch_new);
     SYM(tickreel_batch_clear);
-    SYM(tickreel_batch_add_entity);
-    SYM(tickreel_batch_add_pose);
+    SYM(tickreel_batch_entity_add);
+    SYM(tickreel_batch_pose);
     SYM(tickreel_batch_free);
     TickreelRecorder *rec = NULL;
     CHECKED(OK(p_tickreel_recorder_start(engine, path, NULL, &rec)), "%s: start %s", who, path);
@@ -116,8 +116,8 @@ static void record(void *lib, TickreelEngine *engine, const char *path, const ch
     for (uint32_t t = 0; t < TICKS; t++) {
         bool dropped = false;
         p_tickreel_batch_clear(batch);
-        TickreelResult r = t == 0 ? p_tickreel_batch_add_entity(batch, PLAYER, 0, player_x(t), 64.0, 0.0, 0.0, 0.0)
-                                  : p_tickreel_batch_add_pose(batch, PLAYER, player_x(t), 64.0, 0.0, 0.0, 0.0);
+        TickreelResult r = t == 0 ? p_tickreel_batch_entity_add(batch, PLAYER, 0, player_x(t), 64.0, 0.0, 0.0, 0.0)
+                                  : p_tickreel_batch_pose(batch, PLAYER, player_x(t), 64.0, 0.0, 0.0, 0.0);
         ticks_ok &= OK(r) && OK(p_tickreel_recorder_submit_batch(rec, t, batch, &dropped)) && !dropped;
     }
     CHECKED(ticks_ok, "%s: %u ticks submitted", who, TICKS);
@@ -146,8 +146,8 @@ static void shadow(void *lib, TickreelEngine *engine, const char *path, const ch
     SYM(tickreel_finish_handle_free);
     SYM(tickreel_batch_new);
     SYM(tickreel_batch_clear);
-    SYM(tickreel_batch_add_entity);
-    SYM(tickreel_batch_add_pose);
+    SYM(tickreel_batch_entity_add);
+    SYM(tickreel_batch_pose);
     SYM(tickreel_batch_free);
     TickreelShadowOptions options;
     CHECKED(OK(p_tickreel_shadow_options_default(&options)), "%s: shadow options", who);
@@ -163,9 +163,9 @@ static void shadow(void *lib, TickreelEngine *engine, const char *path, const ch
         bool dropped = false;
         p_tickreel_batch_clear(batch);
         if (t == 0) {
-            p_tickreel_batch_add_entity(batch, PLAYER, 0, player_x(t), 64.0, 0.0, 0.0, 0.0);
+            p_tickreel_batch_entity_add(batch, PLAYER, 0, player_x(t), 64.0, 0.0, 0.0, 0.0);
         } else {
-            p_tickreel_batch_add_pose(batch, PLAYER, player_x(t), 64.0, 0.0, 0.0, 0.0);
+            p_tickreel_batch_pose(batch, PLAYER, player_x(t), 64.0, 0.0, 0.0, 0.0);
         }
         ticks_ok &= OK(p_tickreel_recorder_submit_batch(rec, t, batch, &dropped));
     }

@@ -60,9 +60,9 @@ static void write_file(const char *path) {
     for (uint32_t t = 0; t < 20; t++) {
         CHECK(tickreel_batch_clear(batch));
         if (t == 0) {
-            CHECK(tickreel_batch_add_entity(batch, 1, 147, 0.0, 64.0, 0.0, 0.0, 0.0));
+            CHECK(tickreel_batch_entity_add(batch, 1, 147, 0.0, 64.0, 0.0, 0.0, 0.0));
         } else {
-            CHECK(tickreel_batch_add_pose(batch, 1, 0.0, 64.0, 0.0, 0.0, 0.0));
+            CHECK(tickreel_batch_pose(batch, 1, 0.0, 64.0, 0.0, 0.0, 0.0));
         }
         if (t == 5) CHECK(tickreel_batch_block_change(batch, 17, 64, 0, GLASS, false, 0, NULL, 0));
         CHECK(tickreel_reel_writer_write_batch(writer, t, batch));

@@ -43,8 +43,8 @@ static void write_file(const char *path) {
 
     TickreelBatch *batch = NULL;
     CHECK(tickreel_batch_new(&batch));
-    CHECK(tickreel_batch_add_entity(batch, 1, 147, 0.5, 64.0, 0.5, 0.0, 0.0));
-    CHECK(tickreel_batch_add_entity(batch, 2, 147, 2.5, 64.0, 0.5, 180.0, 0.0));
+    CHECK(tickreel_batch_entity_add(batch, 1, 147, 0.5, 64.0, 0.5, 0.0, 0.0));
+    CHECK(tickreel_batch_entity_add(batch, 2, 147, 2.5, 64.0, 0.5, 180.0, 0.0));
     CHECK(tickreel_reel_writer_write_batch(writer, 10, batch));
 
     CHECK(tickreel_batch_clear(batch));

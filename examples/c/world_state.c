@@ -41,9 +41,9 @@ static void write_file(const char *path) {
         CHECK(tickreel_batch_clear(batch));
         double x = t * 0.1;
         if (t == 0) {
-            CHECK(tickreel_batch_add_entity(batch, 1, 147, x, 64.0, 0.0, 0.0, 0.0));
+            CHECK(tickreel_batch_entity_add(batch, 1, 147, x, 64.0, 0.0, 0.0, 0.0));
         } else {
-            CHECK(tickreel_batch_add_pose(batch, 1, x, 64.0, 0.0, 0.0, 0.0));
+            CHECK(tickreel_batch_pose(batch, 1, x, 64.0, 0.0, 0.0, 0.0));
         }
         if (t == 5) CHECK(tickreel_batch_health(batch, 1, 2000));
         if (t == 10) CHECK(tickreel_batch_block_change(batch, 1, 64, -2, SIGN, true, 1, SIGN_NBT, sizeof SIGN_NBT));
@@ -211,11 +211,11 @@ static void report_by_uuid(const char *dir) {
     for (uint32_t t = 0; t < 40; t++) {
         CHECK(tickreel_batch_clear(batch));
         if (t == 0) {
-            CHECK(tickreel_batch_add_entity(batch, 1, 147, 0.0, 64.0, 0.0, 0.0, 0.0));
-            CHECK(tickreel_batch_add_entity(batch, 2, 147, 0.0, 64.0, 500.0, 0.0, 0.0));
+            CHECK(tickreel_batch_entity_add(batch, 1, 147, 0.0, 64.0, 0.0, 0.0, 0.0));
+            CHECK(tickreel_batch_entity_add(batch, 2, 147, 0.0, 64.0, 500.0, 0.0, 0.0));
         } else {
-            CHECK(tickreel_batch_add_pose(batch, 1, t * 0.1, 64.0, 0.0, 0.0, 0.0));
-            CHECK(tickreel_batch_add_pose(batch, 2, t * 0.1, 64.0, 500.0, 0.0, 0.0));
+            CHECK(tickreel_batch_pose(batch, 1, t * 0.1, 64.0, 0.0, 0.0, 0.0));
+            CHECK(tickreel_batch_pose(batch, 2, t * 0.1, 64.0, 500.0, 0.0, 0.0));
         }
         if (t == 20) {
             CHECK(tickreel_batch_chat(batch, true, 1, TICKREEL_CHANNEL_PRIVATE, "psst"));

@@ -180,9 +180,9 @@ public final class CourseServer {
                     }
                     events.clear();
                     if (tick == run.startTick) {
-                        events.addEntity(racer.entityId(), 0, run.x, run.y, run.z, run.yaw, 0);
+                        events.entityAdd(racer.entityId(), 0, run.x, run.y, run.z, run.yaw, 0);
                     } else if (move(run, rng, events)) {
-                        events.addPose(racer.entityId(), run.x, run.y, run.z, run.yaw, 10 * Math.sin(tick * 0.2));
+                        events.pose(racer.entityId(), run.x, run.y, run.z, run.yaw, 10 * Math.sin(tick * 0.2));
                     }
                     int flags = (run.y <= GROUND ? EntityFlags.ON_GROUND : 0) | EntityFlags.SPRINTING;
                     if (flags != run.flags) {

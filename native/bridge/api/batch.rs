@@ -135,9 +135,9 @@ pub fn bytes(batch: &Batch) -> Vec<u8> {
 /// `TICKREEL_RESULT_LIMIT_EXCEEDED` if the batch already holds 65535 events.
 ///
 /// Thread safety: as every batch function, see `tickreel_batch_new`.
-#[bridge_fn(c = "tickreel_batch_add_entity")]
+#[bridge_fn(c = "tickreel_batch_entity_add")]
 #[allow(clippy::too_many_arguments)]
-pub fn add_entity(
+pub fn entity_add(
     batch: &Batch,
     entity: u32,
     kind: u32,
@@ -154,8 +154,8 @@ pub fn add_entity(
 /// Removes an entity.
 ///
 /// Thread safety: as every batch function, see `tickreel_batch_new`.
-#[bridge_fn(c = "tickreel_batch_remove_entity")]
-pub fn remove_entity(batch: &Batch, entity: u32) -> tickreel::Result<()> {
+#[bridge_fn(c = "tickreel_batch_entity_remove")]
+pub fn entity_remove(batch: &Batch, entity: u32) -> tickreel::Result<()> {
     batch.push(Event::EntityRemove { entity })
 }
 
@@ -165,8 +165,8 @@ pub fn remove_entity(batch: &Batch, entity: u32) -> tickreel::Result<()> {
 /// Returns `TICKREEL_RESULT_INVALID_ARGUMENT` for a non-finite or out-of-range value.
 ///
 /// Thread safety: as every batch function, see `tickreel_batch_new`.
-#[bridge_fn(c = "tickreel_batch_add_pose")]
-pub fn add_pose(
+#[bridge_fn(c = "tickreel_batch_pose")]
+pub fn pose(
     batch: &Batch,
     entity: u32,
     x: f64,
@@ -184,8 +184,8 @@ pub fn add_pose(
 /// Returns `TICKREEL_RESULT_INVALID_ARGUMENT` for a non-finite or out-of-range value.
 ///
 /// Thread safety: as every batch function, see `tickreel_batch_new`.
-#[bridge_fn(c = "tickreel_batch_add_position")]
-pub fn add_position(batch: &Batch, entity: u32, x: f64, y: f64, z: f64) -> tickreel::Result<()> {
+#[bridge_fn(c = "tickreel_batch_position")]
+pub fn position(batch: &Batch, entity: u32, x: f64, y: f64, z: f64) -> tickreel::Result<()> {
     batch.push(Event::Position {
         entity,
         x: check_position("x", x)?,
@@ -199,8 +199,8 @@ pub fn add_position(batch: &Batch, entity: u32, x: f64, y: f64, z: f64) -> tickr
 /// Returns `TICKREEL_RESULT_INVALID_ARGUMENT` for a non-finite or out-of-range value.
 ///
 /// Thread safety: as every batch function, see `tickreel_batch_new`.
-#[bridge_fn(c = "tickreel_batch_add_rotation")]
-pub fn add_rotation(batch: &Batch, entity: u32, yaw: f64, pitch: f64) -> tickreel::Result<()> {
+#[bridge_fn(c = "tickreel_batch_rotation")]
+pub fn rotation(batch: &Batch, entity: u32, yaw: f64, pitch: f64) -> tickreel::Result<()> {
     batch.push(Event::Rotation {
         entity,
         yaw: check_angle("yaw", yaw)?,

@@ -1,5 +1,5 @@
 //! Decoded events for C (`TickreelEvents`): the ticks that `tickreel_playhead_ticks`,
-//! `tickreel_playhead_world_events` and `tickreel_reader_ticks` return, decoded by the core into
+//! `tickreel_playhead_rebuild_events` and `tickreel_reader_ticks` return, decoded by the core into
 //! typed events (`TickreelEvent`), so that a C caller never parses the tick batch encoding.
 
 use crate::api::{New, Released};
@@ -67,7 +67,7 @@ fn decode(bytes: &[u8]) -> tickreel::Result<Vec<(u32, Event)>> {
     Ok(out)
 }
 
-/// Decodes ticks in the format of `tickreel_playhead_ticks`, `tickreel_playhead_world_events` and
+/// Decodes ticks in the format of `tickreel_playhead_ticks`, `tickreel_playhead_rebuild_events` and
 /// `tickreel_reader_ticks` (per tick a big-endian `uint32_t` tick, a big-endian `uint32_t` length,
 /// then its events in the tick batch encoding) into typed events, and stores their handle in
 /// `*out_events`. Read them with `tickreel_events_count` and `tickreel_events_get`; the bytes are

@@ -48,10 +48,10 @@ impl Added<'_> {
 }
 
 /// What a jump does to the world (custom events): rebuild it or keep it.
-pub struct World {
+pub struct Rebuild {
     /// Rebuild: restore the snapshot (if any), then re-apply the world events.
     pub rebuild: bool,
-    /// A snapshot to restore (its bytes from `tickreel_playhead_world_snapshot`); without one,
+    /// A snapshot to restore (its bytes from `tickreel_playhead_rebuild_snapshot`); without one,
     /// start from the world as it was when recording started.
     pub has_snapshot: bool,
     /// The tick whose events come after the snapshot.
@@ -387,28 +387,28 @@ pub fn added(playhead: &Playhead) -> Added<'_> {
     Added(playhead.inner.lock())
 }
 
-/// What the last update does to the world (the custom events: blocks, ...), in `*out_world`: a
+/// What the last update does to the world (the custom events: blocks, ...), in `*out_rebuild`: a
 /// `TICKREEL_MOTION_JUMP` across custom events asks for a rebuild (restore the snapshot of
-/// `tickreel_playhead_world_snapshot`, then re-apply `tickreel_playhead_world_events`); otherwise
+/// `tickreel_playhead_rebuild_snapshot`, then re-apply `tickreel_playhead_rebuild_events`); otherwise
 /// keep the world.
 ///
 /// Thread safety: any thread; calls on one playhead are serialised.
 #[bridge_fn(
-    c = "tickreel_playhead_world",
-    c_out = "out_world",
-    c_out_type = "TickreelWorld",
-    java = "playheadWorld"
+    c = "tickreel_playhead_rebuild",
+    c_out = "out_rebuild",
+    c_out_type = "TickreelRebuild",
+    java = "playheadRebuild"
 )]
-pub fn world(playhead: &Playhead) -> World {
+pub fn rebuild(playhead: &Playhead) -> Rebuild {
     let p = playhead.inner.lock();
     match p.update().world() {
-        play::World::Unchanged => World {
+        play::World::Unchanged => Rebuild {
             rebuild: false,
             has_snapshot: false,
             snapshot_tick: None,
             complete: true,
         },
-        play::World::Rebuild(r) => World {
+        play::World::Rebuild(r) => Rebuild {
             rebuild: true,
             has_snapshot: r.snapshot().is_some(),
             snapshot_tick: r.snapshot_tick(),
@@ -426,12 +426,12 @@ pub fn world(playhead: &Playhead) -> World {
 ///
 /// Thread safety: any thread; calls on one playhead are serialised.
 #[bridge_fn(
-    c = "tickreel_playhead_world_snapshot",
+    c = "tickreel_playhead_rebuild_snapshot",
     c_out_array = "buf",
     c_out_type = "u8",
-    java = "playheadWorldSnapshot"
+    java = "playheadRebuildSnapshot"
 )]
-pub fn world_snapshot(playhead: &Playhead) -> Vec<u8> {
+pub fn rebuild_snapshot(playhead: &Playhead) -> Vec<u8> {
     let p = playhead.inner.lock();
     match p.update().world() {
         play::World::Rebuild(r) => r.snapshot().map(<[u8]>::to_vec).unwrap_or_default(),
@@ -449,12 +449,12 @@ pub fn world_snapshot(playhead: &Playhead) -> Vec<u8> {
 ///
 /// Thread safety: any thread; calls on one playhead are serialised.
 #[bridge_fn(
-    c = "tickreel_playhead_world_events",
+    c = "tickreel_playhead_rebuild_events",
     c_out_array = "buf",
     c_out_type = "u8",
-    java = "playheadWorldEvents"
+    java = "playheadRebuildEvents"
 )]
-pub fn world_events(playhead: &Playhead) -> tickreel::Result<Vec<u8>> {
+pub fn rebuild_events(playhead: &Playhead) -> tickreel::Result<Vec<u8>> {
     let p = playhead.inner.lock();
     let play::World::Rebuild(r) = p.update().world() else {
         return Ok(Vec::new());

@@ -74,19 +74,19 @@ mod tests {
         assert_eq!(bytes_of(b), vec![0, 0]);
         let data = [1u8, 2, 3];
         assert_eq!(
-            tickreel_batch_add_entity(b, 7, 122, 1.5, 64.0, -3.25, 90.0, -10.0),
+            tickreel_batch_entity_add(b, 7, 122, 1.5, 64.0, -3.25, 90.0, -10.0),
             TickreelResult::Ok
         );
         assert_eq!(
-            tickreel_batch_add_pose(b, 7, 1.0, 2.0, 3.0, 720.5, 45.0),
+            tickreel_batch_pose(b, 7, 1.0, 2.0, 3.0, 720.5, 45.0),
             TickreelResult::Ok
         );
         assert_eq!(
-            tickreel_batch_add_position(b, 7, 0.5, 0.25, -0.125),
+            tickreel_batch_position(b, 7, 0.5, 0.25, -0.125),
             TickreelResult::Ok
         );
         assert_eq!(
-            tickreel_batch_add_rotation(b, 7, -90.0, 12.5),
+            tickreel_batch_rotation(b, 7, -90.0, 12.5),
             TickreelResult::Ok
         );
         assert_eq!(
@@ -108,7 +108,7 @@ mod tests {
         // SAFETY: len 0 with NULL is allowed.
         let got = unsafe { tickreel_batch_custom(b, 1001, std::ptr::null(), 0) };
         assert_eq!(got, TickreelResult::Ok);
-        assert_eq!(tickreel_batch_remove_entity(b, 9), TickreelResult::Ok);
+        assert_eq!(tickreel_batch_entity_remove(b, 9), TickreelResult::Ok);
         assert_eq!(tickreel_batch_player_leave(b, 7), TickreelResult::Ok);
         let mut n = 0;
         // SAFETY: `n` is writable.
@@ -193,11 +193,11 @@ mod tests {
         let b = new_batch();
         for v in [f64::NAN, f64::INFINITY, -f64::INFINITY, 1e300] {
             assert_eq!(
-                tickreel_batch_add_pose(b, 1, v, 0.0, 0.0, 0.0, 0.0),
+                tickreel_batch_pose(b, 1, v, 0.0, 0.0, 0.0, 0.0),
                 TickreelResult::InvalidArgument
             );
             assert_eq!(
-                tickreel_batch_add_rotation(b, 1, 0.0, v),
+                tickreel_batch_rotation(b, 1, 0.0, v),
                 TickreelResult::InvalidArgument
             );
             assert_eq!(

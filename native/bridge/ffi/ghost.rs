@@ -194,15 +194,15 @@ mod tests {
             let x = f64::from(k) * 0.25;
             if k == 0 {
                 assert_eq!(
-                    tickreel_batch_add_entity(b, 1, 1, x, 64.0, 0.0, 90.0, 0.0),
+                    tickreel_batch_entity_add(b, 1, 1, x, 64.0, 0.0, 90.0, 0.0),
                     OK
                 );
                 assert_eq!(
-                    tickreel_batch_add_entity(b, 2, 1, 5.0, 64.0, 5.0, 0.0, 0.0),
+                    tickreel_batch_entity_add(b, 2, 1, 5.0, 64.0, 5.0, 0.0, 0.0),
                     OK
                 );
             } else {
-                assert_eq!(tickreel_batch_add_pose(b, 1, x, 64.0, 0.0, 90.0, 0.0), OK);
+                assert_eq!(tickreel_batch_pose(b, 1, x, 64.0, 0.0, 90.0, 0.0), OK);
             }
             if matches!(k, 0 | 20 | 59) {
                 assert_eq!(

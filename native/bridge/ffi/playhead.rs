@@ -5,7 +5,7 @@ use super::args::OutArray;
 use super::convert::{CArrayResult, CResult};
 use super::reader::{TickreelEntityState, entity_state};
 use super::result::FfiResult;
-use crate::api::playhead::{Added, EntityList, UpdateRef, World};
+use crate::api::playhead::{Added, EntityList, Rebuild, UpdateRef};
 use tickreel::play::{Motion, Update};
 
 /// A viewer's position in a recording. Opaque: open with `tickreel_playhead_open`, release with
@@ -63,12 +63,12 @@ fn info(u: &Update) -> TickreelUpdate {
     }
 }
 
-/// What a playhead update does to the world, as filled in by `tickreel_playhead_world`.
+/// What a playhead update does to the world, as filled in by `tickreel_playhead_rebuild`.
 #[repr(C)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct TickreelWorld {
-    /// Rebuild the world: restore the snapshot (`tickreel_playhead_world_snapshot`, if
-    /// `has_snapshot`), then re-apply the events of `tickreel_playhead_world_events`. False: keep
+pub struct TickreelRebuild {
+    /// Rebuild the world: restore the snapshot (`tickreel_playhead_rebuild_snapshot`, if
+    /// `has_snapshot`), then re-apply the events of `tickreel_playhead_rebuild_events`. False: keep
     /// the world as it is.
     pub rebuild: bool,
     /// The recording has a snapshot at or before the position; without one, start from the world
@@ -83,10 +83,10 @@ pub struct TickreelWorld {
     pub complete: bool,
 }
 
-impl CResult for World {
-    type C = TickreelWorld;
-    fn into_c(self) -> FfiResult<TickreelWorld> {
-        Ok(TickreelWorld {
+impl CResult for Rebuild {
+    type C = TickreelRebuild;
+    fn into_c(self) -> FfiResult<TickreelRebuild> {
+        Ok(TickreelRebuild {
             rebuild: self.rebuild,
             has_snapshot: self.has_snapshot,
             has_snapshot_tick: self.snapshot_tick.is_some(),
@@ -172,9 +172,9 @@ mod tests {
             for e in 1..=2u32 {
                 let x = f64::from(e) + f64::from(t) * 0.25;
                 let r = if t == 0 {
-                    tickreel_batch_add_entity(b, e, 7, x, 64.0, 0.0, 0.0, 0.0)
+                    tickreel_batch_entity_add(b, e, 7, x, 64.0, 0.0, 0.0, 0.0)
                 } else {
-                    tickreel_batch_add_pose(b, e, x, 64.0, 0.0, 0.0, 0.0)
+                    tickreel_batch_pose(b, e, x, 64.0, 0.0, 0.0, 0.0)
                 };
                 assert_eq!(r, OK);
             }
@@ -225,12 +225,12 @@ mod tests {
         // SAFETY: capacity 0 with NULL is a count query.
         let res = unsafe { tickreel_playhead_removed(p, std::ptr::null_mut(), 0, &mut n) };
         assert_eq!((res, n), (OK, 0));
-        let mut world = TickreelWorld::default();
+        let mut world = TickreelRebuild::default();
         // SAFETY: `world` is writable.
-        assert_eq!(unsafe { tickreel_playhead_world(p, &mut world) }, OK);
+        assert_eq!(unsafe { tickreel_playhead_rebuild(p, &mut world) }, OK);
         assert!(world.rebuild && world.complete, "{world:?}");
         // SAFETY: capacity 0 with NULL is a length query.
-        let res = unsafe { tickreel_playhead_world_events(p, std::ptr::null_mut(), 0, &mut n) };
+        let res = unsafe { tickreel_playhead_rebuild_events(p, std::ptr::null_mut(), 0, &mut n) };
         assert_eq!((res, n), (OK, 0));
         assert_eq!(tickreel_playhead_set_speed(p, 2.0), OK);
         for bad in [0.1, 17.0, f64::NAN] {

@@ -157,9 +157,9 @@ mod tests {
             for e in 1..=2u32 {
                 let (x, yaw) = (f64::from(e) + f64::from(t) * 0.25, f64::from(t) * 22.5);
                 let r = if t == 0 {
-                    tickreel_batch_add_entity(b, e, 7, x, 64.0, 0.0, yaw, 0.0)
+                    tickreel_batch_entity_add(b, e, 7, x, 64.0, 0.0, yaw, 0.0)
                 } else {
-                    tickreel_batch_add_pose(b, e, x, 64.0, 0.0, yaw, 0.0)
+                    tickreel_batch_pose(b, e, x, 64.0, 0.0, yaw, 0.0)
                 };
                 assert_eq!(r, OK);
             }

@@ -218,9 +218,9 @@ mod tests {
         for t in 0..20u32 {
             assert_eq!(tickreel_batch_clear(b), OK);
             let r = if t == 0 {
-                tickreel_batch_add_entity(b, 1, 7, 0.0, 64.0, 0.0, 0.0, 0.0)
+                tickreel_batch_entity_add(b, 1, 7, 0.0, 64.0, 0.0, 0.0, 0.0)
             } else {
-                tickreel_batch_add_pose(b, 1, 0.0, 64.0, 0.0, 0.0, 0.0)
+                tickreel_batch_pose(b, 1, 0.0, 64.0, 0.0, 0.0, 0.0)
             };
             assert_eq!(r, OK);
             if t == 5 {

@@ -380,9 +380,9 @@ mod tests {
             assert_eq!(tickreel_batch_clear(b), OK);
             let x = f64::from(t) * 0.1;
             let r = if t == 0 {
-                tickreel_batch_add_entity(b, 1, 7, x, 64.0, 0.0, 0.0, 0.0)
+                tickreel_batch_entity_add(b, 1, 7, x, 64.0, 0.0, 0.0, 0.0)
             } else {
-                tickreel_batch_add_pose(b, 1, x, 64.0, 0.0, 0.0, 0.0)
+                tickreel_batch_pose(b, 1, x, 64.0, 0.0, 0.0, 0.0)
             };
             assert_eq!(r, OK);
             // SAFETY: `nbt` is readable for its length; NULL with length 0.

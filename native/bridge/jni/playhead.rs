@@ -10,7 +10,7 @@ use super::Res;
 use super::convert::{JniFill, JniResult, LONG_ARRAY_JAVA, LONG_ARRAY_SIG, fill_longs};
 use super::long_array;
 use super::reader::{ENTITY_LONGS, entity_longs};
-use crate::api::playhead::{Added, EntityList, UpdateRef, World};
+use crate::api::playhead::{Added, EntityList, Rebuild, UpdateRef};
 use tickreel::play::{Direction, Motion, Update};
 
 /// `long`s of an update (`Update.HEADER`).
@@ -100,7 +100,7 @@ impl JniResult for Added<'_> {
 }
 
 /// `long[] {rebuild, has snapshot, snapshot tick or -1, complete}` (0/1 flags).
-impl JniResult for World {
+impl JniResult for Rebuild {
     type Jni = jobject;
     const SIG: &'static str = LONG_ARRAY_SIG;
     const JAVA: &'static str = LONG_ARRAY_JAVA;

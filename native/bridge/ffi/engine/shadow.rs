@@ -157,9 +157,9 @@ mod tests {
             for (id, z) in [(1, 0.0), (2, 3.0), (3, 500.0)] {
                 let x = f64::from(t) * 0.1;
                 let res = if t == 0 {
-                    tickreel_batch_add_entity(b, id, 1, x, 64.0, z, 0.0, 0.0)
+                    tickreel_batch_entity_add(b, id, 1, x, 64.0, z, 0.0, 0.0)
                 } else {
-                    tickreel_batch_add_pose(b, id, x, 64.0, z, 0.0, 0.0)
+                    tickreel_batch_pose(b, id, x, 64.0, z, 0.0, 0.0)
                 };
                 assert_eq!(res, OK);
             }
@@ -446,9 +446,9 @@ mod tests {
         let (mine, far) = (c"mine", c"far away");
         // SAFETY: valid strings; no block entity.
         unsafe {
-            assert_eq!(tickreel_batch_add_pose(b, 1, 4.0, 64.0, 0.0, 0.0, 0.0), OK);
+            assert_eq!(tickreel_batch_pose(b, 1, 4.0, 64.0, 0.0, 0.0, 0.0), OK);
             assert_eq!(
-                tickreel_batch_add_pose(b, 3, 4.0, 64.0, 500.0, 0.0, 0.0),
+                tickreel_batch_pose(b, 3, 4.0, 64.0, 500.0, 0.0, 0.0),
                 OK
             );
             assert_eq!(

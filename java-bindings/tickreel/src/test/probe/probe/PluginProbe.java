@@ -47,9 +47,9 @@ public final class PluginProbe implements Function<String, String> {
     private static Batch walk(Batch t, int tick) {
         t.clear();
         if (tick == 0) {
-            t.addEntity(1, 0, 0, 64, 0, 0, 0);
+            t.entityAdd(1, 0, 0, 64, 0, 0, 0);
         } else {
-            t.addPose(1, tick * 0.5, 64, 0, 0, 0);
+            t.pose(1, tick * 0.5, 64, 0, 0, 0);
         }
         return t;
     }
@@ -107,9 +107,9 @@ public final class PluginProbe implements Function<String, String> {
                     t.clear();
                     for (int p = 1; p <= players; p++) {
                         if (tick == 0) {
-                            t.addEntity(p, 0, p, 64, 0, 0, 0);
+                            t.entityAdd(p, 0, p, 64, 0, 0, 0);
                         } else {
-                            t.addPose(p, p + tick * 0.25, 64, tick * 0.1, tick * 3.0, -10);
+                            t.pose(p, p + tick * 0.25, 64, tick * 0.1, tick * 3.0, -10);
                         }
                     }
                     w.writeTick(tick, t);

@@ -40,9 +40,9 @@ final class BenchPoses {
         int i = (t % ticks) * players * 5;
         for (int p = 0; p < players; p++, i += 5) {
             if (t == 0) {
-                w.addEntity(p, 0, table[i], table[i + 1], table[i + 2], table[i + 3], table[i + 4]);
+                w.entityAdd(p, 0, table[i], table[i + 1], table[i + 2], table[i + 3], table[i + 4]);
             } else {
-                w.addPose(p, table[i], table[i + 1], table[i + 2], table[i + 3], table[i + 4]);
+                w.pose(p, table[i], table[i + 1], table[i + 2], table[i + 3], table[i + 4]);
             }
             if (t % 20 == 0) {
                 w.flags(p, (t / 20 + p) & 7);

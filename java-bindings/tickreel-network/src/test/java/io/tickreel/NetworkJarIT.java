@@ -78,9 +78,9 @@ class NetworkJarIT {
             for (int tick = 0; tick < 120; tick++) {
                 b.clear();
                 if (tick == 0) {
-                    b.addEntity(1, 0, 0, 64, 0, 0, 0);
+                    b.entityAdd(1, 0, 0, 64, 0, 0, 0);
                 } else {
-                    b.addPose(1, tick * 0.5, 64, 0, 0, 0);
+                    b.pose(1, tick * 0.5, 64, 0, 0, 0);
                 }
                 rec.submit(tick, b);
             }

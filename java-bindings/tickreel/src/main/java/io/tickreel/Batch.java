@@ -143,7 +143,7 @@ public final class Batch {
     }
 
     /** An entity appears with a kind and a pose given in blocks and degrees. */
-    public Batch addEntity(int entity, int kind, double x, double y, double z, double yaw, double pitch) {
+    public Batch entityAdd(int entity, int kind, double x, double y, double z, double yaw, double pitch) {
         quantise(x, y, z);
         quantiseAngles(yaw, pitch);
         begin(ENTITY_ADD, entity);
@@ -158,7 +158,7 @@ public final class Batch {
      * @throws NullPointerException if {@code pose} is null
      * @throws IllegalStateException if the batch already holds {@link #MAX_EVENTS} events
      */
-    public Batch addEntity(int entity, int kind, Pose pose) {
+    public Batch entityAdd(int entity, int kind, Pose pose) {
         Objects.requireNonNull(pose, "pose");
         begin(ENTITY_ADD, entity);
         u32(kind);
@@ -167,13 +167,13 @@ public final class Batch {
     }
 
     /** An entity disappears. */
-    public Batch removeEntity(int entity) {
+    public Batch entityRemove(int entity) {
         begin(ENTITY_REMOVE, entity);
         return this;
     }
 
     /** An entity's absolute pose in blocks and degrees (yaw unbounded). */
-    public Batch addPose(int entity, double x, double y, double z, double yaw, double pitch) {
+    public Batch pose(int entity, double x, double y, double z, double yaw, double pitch) {
         quantise(x, y, z);
         quantiseAngles(yaw, pitch);
         begin(POSE, entity);
@@ -187,7 +187,7 @@ public final class Batch {
      * @throws NullPointerException if {@code pose} is null
      * @throws IllegalStateException if the batch already holds {@link #MAX_EVENTS} events
      */
-    public Batch addPose(int entity, Pose pose) {
+    public Batch pose(int entity, Pose pose) {
         Objects.requireNonNull(pose, "pose");
         begin(POSE, entity);
         pose(pose);
@@ -195,7 +195,7 @@ public final class Batch {
     }
 
     /** An entity's position in blocks (rotation unchanged). */
-    public Batch addPosition(int entity, double x, double y, double z) {
+    public Batch position(int entity, double x, double y, double z) {
         quantise(x, y, z);
         begin(POSITION, entity);
         scratch(3);
@@ -203,7 +203,7 @@ public final class Batch {
     }
 
     /** An entity's rotation in degrees (position unchanged). */
-    public Batch addRotation(int entity, double yaw, double pitch) {
+    public Batch rotation(int entity, double yaw, double pitch) {
         quantiseAngles(yaw, pitch);
         begin(ROTATION, entity);
         s64(q[3]);

@@ -187,9 +187,9 @@ final class NativeBridge {
     static native byte[] playheadTicks(long playhead);
     static native long[] playheadRemoved(long playhead);
     static native long[] playheadAdded(long playhead);
-    static native long[] playheadWorld(long playhead);
-    static native byte[] playheadWorldSnapshot(long playhead);
-    static native byte[] playheadWorldEvents(long playhead);
+    static native long[] playheadRebuild(long playhead);
+    static native byte[] playheadRebuildSnapshot(long playhead);
+    static native byte[] playheadRebuildEvents(long playhead);
     static native long playheadWorldState(long playhead);
     static native int playheadWorldChanges(long playhead, long[] out);
 

@@ -20,7 +20,7 @@ import java.util.UUID;
  * Recorder rec = engine.startRecording(path, RecorderOptions.defaults());
  * rec.registerPlayer(7, player.getUniqueId(), player.getName());
  * Batch t = new Batch();
- * for (...) rec.submit(tick, t.clear().addPose(7, x, y, z, yaw, pitch));
+ * for (...) rec.submit(tick, t.clear().pose(7, x, y, z, yaw, pitch));
  * Path file = rec.finish().await();   // or poll() from the tick loop
  * }</pre>
  *

@@ -15,8 +15,8 @@ import java.util.Objects;
  * <pre>{@code
  * try (ReelWriter w = ReelWriter.create(path, ReelOptions.defaults())) {
  *     Batch t = new Batch();
- *     w.writeTick(0, t.clear().addEntity(1, 0, 0.5, 64, 0.5, 90, 0));
- *     w.writeTick(1, t.clear().addPose(1, 0.6, 64, 0.5, 91, 0));
+ *     w.writeTick(0, t.clear().entityAdd(1, 0, 0.5, 64, 0.5, 90, 0));
+ *     w.writeTick(1, t.clear().pose(1, 0.6, 64, 0.5, 91, 0));
  *     w.finish();
  * }
  * }</pre>

@@ -258,15 +258,15 @@ public final class Update {
      *
      * @throws IllegalStateException if the playhead was closed
      */
-    public Optional<Rebuild> world() {
+    public Optional<Rebuild> rebuild() {
         long h = playhead.get();
-        long[] w = NativeBridge.playheadWorld(h);
+        long[] w = NativeBridge.playheadRebuild(h);
         if (w[0] == 0) {
             return Optional.empty();
         }
-        Optional<byte[]> snapshot = w[1] != 0 ? Optional.of(NativeBridge.playheadWorldSnapshot(h)) : Optional.empty();
+        Optional<byte[]> snapshot = w[1] != 0 ? Optional.of(NativeBridge.playheadRebuildSnapshot(h)) : Optional.empty();
         OptionalInt snapshotTick = w[2] < 0 ? OptionalInt.empty() : OptionalInt.of((int) w[2]);
-        List<DecodedTick> events = TickReader.decodeTicks(NativeBridge.playheadWorldEvents(h));
+        List<DecodedTick> events = TickReader.decodeTicks(NativeBridge.playheadRebuildEvents(h));
         return Optional.of(new Rebuild(snapshot, snapshotTick, events, w[3] != 0));
     }
 

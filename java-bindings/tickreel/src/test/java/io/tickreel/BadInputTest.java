@@ -28,7 +28,7 @@ class BadInputTest {
         ReelWriter w = ReelWriter.create(dir.resolve("a.reel"), ReelOptions.defaults());
         w.close();
         w.close(); // idempotent
-        Batch t = new Batch().addPose(1, 0, 0, 0, 0, 0);
+        Batch t = new Batch().pose(1, 0, 0, 0, 0, 0);
         assertClosed(() -> w.writeTick(0, t));
         assertClosed(() -> w.writeTick(0, ByteBuffer.allocateDirect(2)));
         assertClosed(() -> w.offerSnapshot(new byte[1]));
@@ -43,7 +43,7 @@ class BadInputTest {
     @Test
     void finishedWriterThrowsIllegalState(@TempDir Path dir) {
         try (ReelWriter w = ReelWriter.create(dir.resolve("a.reel"), ReelOptions.defaults())) {
-            w.writeTick(0, new Batch().addEntity(1, 0, 0, 0, 0, 0, 0));
+            w.writeTick(0, new Batch().entityAdd(1, 0, 0, 0, 0, 0, 0));
             w.finish();
             IllegalStateException e = assertThrows(IllegalStateException.class,
                     () -> w.writeTick(1, new Batch()));
@@ -107,7 +107,7 @@ class BadInputTest {
         assertTrue(heap.getMessage().contains("direct"), heap.getMessage());
         try (ReelWriter w = ReelWriter.create(dir.resolve("p.reel"), ReelOptions.defaults())) {
             long h = handleOfWriter(w);
-            byte[] one = new Batch().addPose(1, 1, 2, 3, 4, 5).toByteArray();
+            byte[] one = new Batch().pose(1, 1, 2, 3, 4, 5).toByteArray();
             ByteBuffer small = ByteBuffer.allocateDirect(one.length).put(0, one);
             long pin = NativeBridge.pinDirect(small);
             // A range beyond the pinned buffer's capacity, or negative.
@@ -128,7 +128,7 @@ class BadInputTest {
             NativeBridge.close(pin); // harmless
             // A batch's pin is released once the batch is gone (its cleaner closes it): probed
             // with a 0-byte range, refused by the core once the pin is found, or else "closed".
-            Batch b = new Batch().addPose(1, 1, 2, 3, 4, 5);
+            Batch b = new Batch().pose(1, 1, 2, 3, 4, 5);
             w.writeTick(1, b);
             w.writeTick(2, b);
             long batchPin = RecorderTest.pinOf(b);
@@ -163,7 +163,7 @@ class BadInputTest {
     void wrongBuffersThrowIllegalArgument(@TempDir Path dir) {
         try (ReelWriter w = ReelWriter.create(dir.resolve("b.reel"), ReelOptions.defaults())) {
             // A heap buffer, checked in Java and (bypassing that) in native code.
-            ByteBuffer heap = ByteBuffer.wrap(new Batch().addPose(1, 0, 0, 0, 0, 0).toByteArray());
+            ByteBuffer heap = ByteBuffer.wrap(new Batch().pose(1, 0, 0, 0, 0, 0).toByteArray());
             assertThrows(IllegalArgumentException.class, () -> w.writeTick(0, heap));
             long h = handleOfWriter(w);
             IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
@@ -177,7 +177,7 @@ class BadInputTest {
             assertThrows(IllegalArgumentException.class, () -> NativeBridge.reelWriterTick(h, 0, small, -1, 2));
             assertThrows(IllegalArgumentException.class, () -> NativeBridge.reelWriterTick(h, 0, small, 0, -2));
             // Too short for what it claims: two events announced, one present; empty; trailing bytes.
-            byte[] one = new Batch().addPose(1, 1, 2, 3, 4, 5).toByteArray();
+            byte[] one = new Batch().pose(1, 1, 2, 3, 4, 5).toByteArray();
             ByteBuffer lying = ByteBuffer.allocateDirect(one.length).put(one).flip();
             lying.put(1, (byte) 2);
             assertThrows(IllegalArgumentException.class, () -> w.writeTick(0, lying));

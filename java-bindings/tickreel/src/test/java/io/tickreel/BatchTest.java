@@ -16,12 +16,12 @@ class BatchTest {
         // Empty tick: just the u16 count.
         assertArrayEquals(new byte[] {0, 0}, w.toByteArray());
         // Pose of entity 1 at the origin: kind 0x03, varint 1, five zigzag zeros.
-        w.addPose(1, 0, 0, 0, 0, 0);
+        w.pose(1, 0, 0, 0, 0, 0);
         assertArrayEquals(new byte[] {0, 1, 3, 1, 0, 0, 0, 0, 0}, w.toByteArray());
         w.clear();
         // Flags of entity 300 (varint AC 02), value 1; then x = -1/4096 (zigzag 1), y = 64 blocks
         // (262144 -> zigzag 524288 = 80 80 20), yaw 180 degrees (32768 -> 65536 = 80 80 04).
-        w.flags(300, EntityFlags.ON_GROUND).addPosition(2, -1 / 4096.0, 64, 0).addRotation(3, 180, -90);
+        w.flags(300, EntityFlags.ON_GROUND).position(2, -1 / 4096.0, 64, 0).rotation(3, 180, -90);
         assertArrayEquals(
                 new byte[] {
                     0, 3,
@@ -33,7 +33,7 @@ class BatchTest {
         assertEquals(3, w.eventCount());
         assertEquals(21, w.size());
         // Entity ids are unsigned: -1 is 2^32-1, five varint bytes.
-        w.clear().removeEntity(-1);
+        w.clear().entityRemove(-1);
         assertArrayEquals(new byte[] {0, 1, 2, (byte) 0xFF, (byte) 0xFF, (byte) 0xFF, (byte) 0xFF, 0x0F}, w.toByteArray());
     }
 
@@ -63,12 +63,12 @@ class BatchTest {
     void everyEventKindRoundTripsThroughTheDecoder() {
         Batch w = new Batch(8);
         Pose pose = new Pose(-5, 64 * 4096, 1L << 40, -65536L * 30 + 7, 1234);
-        w.addEntity(7, 122, pose)
-                .addEntity(8, 1, 1.5, 2.5, -3.5, 90, 45)
-                .removeEntity(3)
-                .addPose(7, pose)
-                .addPosition(7, 0.25, -0.5, 1)
-                .addRotation(7, 1e6, -90)
+        w.entityAdd(7, 122, pose)
+                .entityAdd(8, 1, 1.5, 2.5, -3.5, 90, 45)
+                .entityRemove(3)
+                .pose(7, pose)
+                .position(7, 0.25, -0.5, 1)
+                .rotation(7, 1e6, -90)
                 .teleport(9, pose)
                 .teleport(9, 1, 2, 3, 4, 5)
                 .flags(7, EntityFlags.ON_GROUND | EntityFlags.SNEAKING | (1 << 20))
@@ -103,7 +103,7 @@ class BatchTest {
     void growsAndIsReusable() {
         Batch w = new Batch(2);
         for (int i = 0; i < 10_000; i++) {
-            w.addPose(i, i, 64, -i, i, 0);
+            w.pose(i, i, 64, -i, i, 0);
         }
         assertEquals(10_000, w.eventCount());
         ByteBuffer direct = w.sealDirect();
@@ -127,16 +127,16 @@ class BatchTest {
         assertThrows(NullPointerException.class, () -> w.custom(1, null));
         assertThrows(IndexOutOfBoundsException.class, () -> w.custom(1, new byte[4], 3, 2));
         assertThrows(IllegalArgumentException.class, () -> w.custom(1, new byte[Batch.MAX_CUSTOM_BYTES + 1]));
-        assertThrows(NullPointerException.class, () -> w.addPose(1, null));
-        assertThrows(NullPointerException.class, () -> w.addEntity(1, 0, null));
+        assertThrows(NullPointerException.class, () -> w.pose(1, null));
+        assertThrows(NullPointerException.class, () -> w.entityAdd(1, 0, null));
         assertThrows(NullPointerException.class, () -> w.teleport(1, null));
         // Failed calls added nothing.
         assertEquals(0, w.eventCount());
         assertArrayEquals(new byte[] {0, 0}, w.toByteArray());
         for (int i = 0; i < Batch.MAX_EVENTS; i++) {
-            w.removeEntity(i);
+            w.entityRemove(i);
         }
-        assertThrows(IllegalStateException.class, () -> w.removeEntity(1));
+        assertThrows(IllegalStateException.class, () -> w.entityRemove(1));
         byte[] bytes = w.toByteArray();
         assertEquals((byte) 0xFF, bytes[0]);
         assertEquals((byte) 0xFF, bytes[1]);
@@ -144,7 +144,7 @@ class BatchTest {
 
     @Test
     void decoderRejectsMalformedBatches() {
-        byte[] good = new Batch().addPose(1, 1, 2, 3, 4, 5).custom(2, new byte[] {1}).toByteArray();
+        byte[] good = new Batch().pose(1, 1, 2, 3, 4, 5).custom(2, new byte[] {1}).toByteArray();
         for (int cut = 0; cut < good.length; cut++) {
             int n = cut;
             TickreelException e = assertThrows(TickreelException.class, () -> TickReader.decodeBatch(good, 0, n));
@@ -158,21 +158,21 @@ class BatchTest {
     /** The core's one NaN/range policy: refused with its short message, nothing half-written. */
     @Test
     void nonFiniteAndOutOfRangeValuesAreRefusedByTheCore() {
-        Batch w = new Batch().addPosition(1, 1, 2, 3);
+        Batch w = new Batch().position(1, 1, 2, 3);
         byte[] before = w.toByteArray();
         IllegalArgumentException e =
-                assertThrows(IllegalArgumentException.class, () -> w.addPosition(1, 1e300, 0, 0));
+                assertThrows(IllegalArgumentException.class, () -> w.position(1, 1e300, 0, 0));
         assertTrue(e.getMessage().contains("x is 1e300 blocks"), e.getMessage());
         assertTrue(e.getMessage().length() < 120, e.getMessage());
-        e = assertThrows(IllegalArgumentException.class, () -> w.addPose(1, 0, 0, 0, 0, Double.NaN));
+        e = assertThrows(IllegalArgumentException.class, () -> w.pose(1, 0, 0, 0, 0, Double.NaN));
         assertTrue(e.getMessage().contains("pitch must be a finite number (got NaN)"), e.getMessage());
         e = assertThrows(IllegalArgumentException.class, () -> w.teleport(1, 0, -1.2e15, 0, 0, 0));
         assertTrue(e.getMessage().contains("y is -1.2e15 blocks"), e.getMessage());
         e = assertThrows(
                 IllegalArgumentException.class, () -> w.velocity(1, 0, 0, Double.NEGATIVE_INFINITY));
         assertTrue(e.getMessage().contains("vz must be a finite number"), e.getMessage());
-        assertThrows(IllegalArgumentException.class, () -> w.addEntity(2, 1, 0, 0, 0, 1e300, 0));
-        assertThrows(IllegalArgumentException.class, () -> w.addRotation(2, Double.POSITIVE_INFINITY, 0));
+        assertThrows(IllegalArgumentException.class, () -> w.entityAdd(2, 1, 0, 0, 0, 1e300, 0));
+        assertThrows(IllegalArgumentException.class, () -> w.rotation(2, Double.POSITIVE_INFINITY, 0));
         assertEquals(1, w.eventCount());
         assertArrayEquals(before, w.toByteArray());
         e = assertThrows(IllegalArgumentException.class, () -> Pose.of(0, 0, Double.NaN, 0, 0));

@@ -143,9 +143,9 @@ class CatalogAdminTest {
             for (int t = 0; t <= 90; t++) {
                 b.clear();
                 if (t == 0) {
-                    b.addEntity(1, 0, 0, 64, 0, 0, 0);
+                    b.entityAdd(1, 0, 0, 64, 0, 0, 0);
                 } else {
-                    b.addPose(1, t * 0.25, 64, 0, 0, 0);
+                    b.pose(1, t * 0.25, 64, 0, 0, 0);
                 }
                 if (t == 0 || t == 90) {
                     b.checkpoint(1, t / 90);

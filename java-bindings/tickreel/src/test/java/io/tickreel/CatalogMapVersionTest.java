@@ -37,9 +37,9 @@ class CatalogMapVersionTest {
             for (int t = 0; t <= ticks; t++) {
                 b.clear();
                 if (t == 0) {
-                    b.addEntity(1, 0, 0, 64, 0, 0, 0);
+                    b.entityAdd(1, 0, 0, 64, 0, 0, 0);
                 } else {
-                    b.addPose(1, t * 0.2, 64, 0, 0, 0);
+                    b.pose(1, t * 0.2, 64, 0, 0, 0);
                 }
                 rec.submit(t, b);
             }

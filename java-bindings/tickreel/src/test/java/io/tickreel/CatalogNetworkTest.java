@@ -69,9 +69,9 @@ class CatalogNetworkTest {
             for (int t = 0; t <= 40; t++) {
                 b.clear();
                 if (t == 0) {
-                    b.addEntity(1, 0, 0, 64, 0, 0, 0);
+                    b.entityAdd(1, 0, 0, 64, 0, 0, 0);
                 } else {
-                    b.addPose(1, t * 0.25, 64, 0, 0, 0);
+                    b.pose(1, t * 0.25, 64, 0, 0, 0);
                 }
                 rec.submit(t, b);
             }

@@ -33,9 +33,9 @@ class CatalogTest {
             for (int t = 0; t <= ticks; t++) {
                 b.clear();
                 if (t == 0) {
-                    b.addEntity(1, 0, 0, 64, 0, 0, 0);
+                    b.entityAdd(1, 0, 0, 64, 0, 0, 0);
                 } else {
-                    b.addPose(1, t * 100.0 / ticks, 64, 0, 0, 0);
+                    b.pose(1, t * 100.0 / ticks, 64, 0, 0, 0);
                 }
                 if (t == 0 || t == ticks / 3 || t == 2 * ticks / 3 || t == ticks) {
                     b.checkpoint(1, t == 0 ? 0 : t == ticks ? 3 : t == ticks / 3 ? 1 : 2);

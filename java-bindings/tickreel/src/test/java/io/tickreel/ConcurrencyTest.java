@@ -77,7 +77,7 @@ class ConcurrencyTest {
                 for (int tick = 0; ; tick++) {
                     t.clear();
                     for (int p = 0; p < 20; p++) {
-                        t.addPose(p, p + tick, 64, 0, tick, 0);
+                        t.pose(p, p + tick, 64, 0, tick, 0);
                     }
                     try {
                         w.writeTick(tick, t);
@@ -109,7 +109,7 @@ class ConcurrencyTest {
             ReelWriter w = ReelWriter.create(reel, ReelOptions.defaults());
             Batch t = new Batch();
             for (int tick = 0; tick < 200; tick++) {
-                w.writeTick(tick, t.clear().addPose(1, tick, 64, 0, 0, 0));
+                w.writeTick(tick, t.clear().pose(1, tick, 64, 0, 0, 0));
             }
             AtomicReference<String> outcome = new AtomicReference<>();
             Thread finisher = new Thread(() -> {

@@ -39,9 +39,9 @@ class DictionaryTest {
                 t.clear();
                 for (int p = 1; p <= 3; p++) {
                     if (tick == 0) {
-                        t.addEntity(p, 0, ReaderTest.x(p, 0), 64, 0, 0, 0);
+                        t.entityAdd(p, 0, ReaderTest.x(p, 0), 64, 0, 0, 0);
                     } else {
-                        t.addPose(p, ReaderTest.x(p, tick), 64, Math.sin(tick * 0.1), tick * 2.5, -5);
+                        t.pose(p, ReaderTest.x(p, tick), 64, Math.sin(tick * 0.1), tick * 2.5, -5);
                     }
                 }
                 w.writeTick(tick, t);
@@ -65,9 +65,9 @@ class DictionaryTest {
             for (int tick = 0; tick < 100; tick++) {
                 t.clear();
                 if (tick == 0) {
-                    t.addEntity(1, 0, 0, 64, 0, 0, 0);
+                    t.entityAdd(1, 0, 0, 64, 0, 0, 0);
                 } else {
-                    t.addPose(1, tick * 0.25, 64, 0, tick, 0);
+                    t.pose(1, tick * 0.25, 64, 0, tick, 0);
                 }
                 rec.submit(tick, t);
             }

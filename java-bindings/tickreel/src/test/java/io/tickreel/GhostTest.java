@@ -35,12 +35,12 @@ class GhostTest {
                 Recorder rec = engine.startRecording(reel, RecorderOptions.builder().chunkTicks(64).build())) {
             Batch w = new Batch();
             for (int tick = 0; tick < START + TICKS; tick++) {
-                w.clear().addPose(1, 0, 64, tick * 0.01, 0, 0); // a bystander
+                w.clear().pose(1, 0, 64, tick * 0.01, 0, 0); // a bystander
                 int t = tick - START;
                 if (t == 0) {
-                    w.addEntity(RUNNER, 0, x(0), 64, z(0), 0, 0);
+                    w.entityAdd(RUNNER, 0, x(0), 64, z(0), 0, 0);
                 } else if (t > 0) {
-                    w.addPose(RUNNER, x(t), 64 + (t % 8 == 0 ? 0.5 : 0), z(t), t * 1.5, -10);
+                    w.pose(RUNNER, x(t), 64 + (t % 8 == 0 ? 0.5 : 0), z(t), t * 1.5, -10);
                 }
                 if (t == 100) {
                     w.flags(RUNNER, EntityFlags.SPRINTING);

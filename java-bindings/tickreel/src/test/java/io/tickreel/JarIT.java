@@ -127,9 +127,9 @@ class JarIT {
             for (int tick = 0; tick < 200; tick++) {
                 b.clear();
                 if (tick == 0) {
-                    b.addEntity(7, 0, 0, 64, 0, 0, 0);
+                    b.entityAdd(7, 0, 0, 64, 0, 0, 0);
                 } else {
-                    b.addPose(7, tick * 0.25, 64, 0, 0, 0);
+                    b.pose(7, tick * 0.25, 64, 0, 0, 0);
                 }
                 rec.submit(tick, b);
             }

@@ -28,9 +28,9 @@ class LiveShipTest {
         for (int tick = from; tick < to; tick++) {
             b.clear();
             if (tick == 0) {
-                b.addEntity(RUNNER, 0, x(0), 64, 0, 0, 0);
+                b.entityAdd(RUNNER, 0, x(0), 64, 0, 0, 0);
             } else {
-                b.addPose(RUNNER, x(tick), 64, 0, 0, 0);
+                b.pose(RUNNER, x(tick), 64, 0, 0, 0);
             }
             rec.submit(tick, b);
         }

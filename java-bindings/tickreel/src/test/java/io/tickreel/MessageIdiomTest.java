@@ -182,9 +182,9 @@ class MessageIdiomTest {
                 idiomatic(IllegalArgumentException.class, () -> w.writeTick(0, trailing));
             }
             // a NaN position
-            idiomatic(IllegalArgumentException.class, () -> rec.submit(0, new Batch().addPose(1, Double.NaN, 64, 0, 0, 0)));
-            idiomatic(IllegalArgumentException.class, () -> rec.submit(0, new Batch().addEntity(1, 0, 1e300, 64, 0, 0, 0)));
-            assertTrue(rec.submit(0, new Batch().addEntity(1, 0, 0, 64, 0, 0, 0)));
+            idiomatic(IllegalArgumentException.class, () -> rec.submit(0, new Batch().pose(1, Double.NaN, 64, 0, 0, 0)));
+            idiomatic(IllegalArgumentException.class, () -> rec.submit(0, new Batch().entityAdd(1, 0, 1e300, 64, 0, 0, 0)));
+            assertTrue(rec.submit(0, new Batch().entityAdd(1, 0, 0, 64, 0, 0, 0)));
             // a tick going backwards
             idiomatic(IllegalArgumentException.class, () -> rec.submit(0, new Batch()));
             rec.finish().await();

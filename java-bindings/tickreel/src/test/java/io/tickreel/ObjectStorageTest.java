@@ -58,9 +58,9 @@ class ObjectStorageTest {
             for (int tick = 0; tick < TICKS; tick++) {
                 b.clear();
                 if (tick == 0) {
-                    b.addEntity(RUNNER, 0, x(0), 64, 0, 0, 0);
+                    b.entityAdd(RUNNER, 0, x(0), 64, 0, 0, 0);
                 } else {
-                    b.addPose(RUNNER, x(tick), 64, 0, 0, 0);
+                    b.pose(RUNNER, x(tick), 64, 0, 0, 0);
                 }
                 if (tick == 100 || tick == 200) {
                     b.checkpoint(RUNNER, tick / 100 - 1);
@@ -192,7 +192,7 @@ class ObjectStorageTest {
     void aMalformedUrlIsRefusedBeforeTheRecordingEnds(@TempDir Path dir) {
         try (Engine engine = new Engine();
                 Recorder rec = engine.startRecording(dir.resolve("x.reel"), RecorderOptions.builder().build())) {
-            rec.submit(0, new Batch().addEntity(1, 0, 0, 64, 0, 0, 0));
+            rec.submit(0, new Batch().entityAdd(1, 0, 0, 64, 0, 0, 0));
             assertThrows(IllegalArgumentException.class, () -> rec.finishAndUpload("s3://", options(), false, false));
             rec.finish().await(); // still open: the malformed URL did not end it
         }

@@ -49,14 +49,14 @@ class ReaderTest {
                 if (tick == 0) {
                     w.offerSnapshot(new byte[] {1, 2, 3});
                     for (int p = 1; p <= players; p++) {
-                        t.addEntity(p, 0, x(p, 0), 64, 0, 0, 0);
+                        t.entityAdd(p, 0, x(p, 0), 64, 0, 0, 0);
                     }
                 } else {
                     for (int p = 1; p <= players; p++) {
                         if (tick > 100 && p == players) {
                             continue; // left at tick 100
                         }
-                        t.addPose(p, x(p, tick), 64 + (tick % 10) * 0.1, Math.sin(tick * 0.1), tick * 2.5, -5);
+                        t.pose(p, x(p, tick), 64 + (tick % 10) * 0.1, Math.sin(tick * 0.1), tick * 2.5, -5);
                     }
                 }
                 if (tick == 30) {
@@ -164,7 +164,7 @@ class ReaderTest {
             for (int tick = 0; tick < 600; tick++) {
                 t.clear();
                 for (int p = 0; p < 200; p++) {
-                    t.addPose(p, p + tick * 0.3, 64, tick * 0.01 * p, tick * 7.0 + p, 0);
+                    t.pose(p, p + tick * 0.3, 64, tick * 0.01 * p, tick * 7.0 + p, 0);
                 }
                 w.writeTick(tick, t);
             }

@@ -35,9 +35,9 @@ class RecorderTest {
             t.clear();
             for (int p = 1; p <= PLAYERS; p++) {
                 if (tick == 0) {
-                    t.addEntity(p, 0, x(p, 0), 64, z(0), 0, 0);
+                    t.entityAdd(p, 0, x(p, 0), 64, z(0), 0, 0);
                 } else {
-                    t.addPose(p, x(p, tick), 64 + (tick % 10) * 0.1, z(tick), tick * 2.5, -5);
+                    t.pose(p, x(p, tick), 64 + (tick % 10) * 0.1, z(tick), tick * 2.5, -5);
                 }
             }
             if (tick == 30) {
@@ -285,7 +285,7 @@ class RecorderTest {
     private static Batch growingTick(Batch b, int t) {
         b.clear();
         for (int p = 0; p <= t; p++) {
-            b.addPose(p, t + p / 8.0, 64, 0, 0, 0);
+            b.pose(p, t + p / 8.0, 64, 0, 0, 0);
         }
         return b;
     }
@@ -345,7 +345,7 @@ class RecorderTest {
     @Test
     void badArgumentsAreRejected(@TempDir Path dir) {
         try (Engine engine = new Engine(); Recorder rec = engine.startRecording(dir.resolve("bad.reel"), options())) {
-            Batch t = new Batch().addPose(1, 0, 0, 0, 0, 0);
+            Batch t = new Batch().pose(1, 0, 0, 0, 0, 0);
             assertThrows(IllegalArgumentException.class, () -> rec.submit(-1, t));
             assertThrows(IllegalArgumentException.class, () -> rec.submit(0, ByteBuffer.allocate(8)));
             ByteBuffer tooShort = ByteBuffer.allocateDirect(1);
@@ -403,7 +403,7 @@ class RecorderTest {
             for (int tick = 0; tick < 200; tick++) {
                 t.clear();
                 for (int p = 0; p < 10; p++) {
-                    t.addPose(p, p + tick, 64, 0, 0, 0);
+                    t.pose(p, p + tick, 64, 0, 0, 0);
                 }
                 if (drop.submit(tick, t)) {
                     queued++;
@@ -443,7 +443,7 @@ class RecorderTest {
                 try {
                     for (int tick = 0; ; tick++) {
                         try {
-                            rec.submit(tick, t.clear().addPose(1, tick, 64, 0, 0, 0));
+                            rec.submit(tick, t.clear().pose(1, tick, 64, 0, 0, 0));
                         } catch (TickreelException busy) {
                             // the writer fell behind this tight loop: the tick was dropped, go on
                             assertEquals(TickreelException.Kind.BACKPRESSURE, busy.kind());

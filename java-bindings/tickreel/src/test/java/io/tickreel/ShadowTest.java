@@ -36,9 +36,9 @@ class ShadowTest {
                 double x = p == 3 ? 1000 : 10 + tick * 0.1;
                 double z = p == 3 ? 1000 : p * 3;
                 if (tick == 0) {
-                    t.addEntity(p, 0, x, 64, z, 0, 0);
+                    t.entityAdd(p, 0, x, 64, z, 0, 0);
                 } else if (p != 3) {
-                    t.addPose(p, x, 64, z, 0, 0);
+                    t.pose(p, x, 64, z, 0, 0);
                 }
             }
             assertTrue(rec.submit(tick, t), "queued");
@@ -161,10 +161,10 @@ class ShadowTest {
             Batch t = new Batch();
             submit(rec, t, 0, 60);
             // Player 2 leaves at tick 60.
-            rec.submit(60, t.clear().addPose(1, 16, 64, 3, 0, 0).playerLeave(2));
+            rec.submit(60, t.clear().pose(1, 16, 64, 3, 0, 0).playerLeave(2));
             rec.playerLeft(2);
             for (int tick = 61; tick < 100; tick++) {
-                rec.submit(tick, t.clear().addPose(1, 10 + tick * 0.1, 64, 3, 0, 0));
+                rec.submit(tick, t.clear().pose(1, 10 + tick * 0.1, 64, 3, 0, 0));
             }
             rec.flush();
             assertEquals(1, s.shadow().stats().departedPlayers());
@@ -202,9 +202,9 @@ class ShadowTest {
                 for (int p = 1; p <= 4; p++) {
                     double a = tick * 0.05 * p;
                     if (tick == 0) {
-                        t.addEntity(p, 0, Math.cos(a) * 20, 64, Math.sin(a) * 20, 0, 0);
+                        t.entityAdd(p, 0, Math.cos(a) * 20, 64, Math.sin(a) * 20, 0, 0);
                     } else {
-                        t.addPose(p, Math.cos(a) * 20, 64 + (tick % 7) * 0.3, Math.sin(a) * 20, tick * 3.7, 0);
+                        t.pose(p, Math.cos(a) * 20, 64 + (tick % 7) * 0.3, Math.sin(a) * 20, tick * 3.7, 0);
                     }
                 }
                 s.recorder().submit(tick, t);

@@ -39,9 +39,9 @@ class TerrainTest {
         for (int t = from; t < to; t++) {
             b.clear();
             if (t == 0) {
-                b.addEntity(1, 7, 0, 64, 0, 0, 0);
+                b.entityAdd(1, 7, 0, 64, 0, 0, 0);
             } else {
-                b.addPose(1, 0, 64, 0, 0, 0);
+                b.pose(1, 0, 64, 0, 0, 0);
             }
             if (t == 5) {
                 b.blockChange(17, 64, 0, GLASS, OptionalInt.empty(), null);
@@ -93,9 +93,9 @@ class TerrainTest {
             for (int t = 0; t < 30; t++) {
                 b.clear();
                 if (t == 0) {
-                    b.addEntity(1, 7, 0, 64, 0, 0, 0);
+                    b.entityAdd(1, 7, 0, 64, 0, 0, 0);
                 } else {
-                    b.addPose(1, 0, 64, 0, 0, 0);
+                    b.pose(1, 0, 64, 0, 0, 0);
                 }
                 rec.submit(t, b);
                 if (t == 10) {

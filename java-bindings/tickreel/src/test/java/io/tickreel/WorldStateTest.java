@@ -36,9 +36,9 @@ class WorldStateTest {
             for (int t = 0; t < 60; t++) {
                 b.clear();
                 if (t == 0) {
-                    b.addEntity(1, 147, 0, 64, 0, 0, 0);
+                    b.entityAdd(1, 147, 0, 64, 0, 0, 0);
                 } else {
-                    b.addPose(1, t * 0.1, 64, 0, 0, 0);
+                    b.pose(1, t * 0.1, 64, 0, 0, 0);
                 }
                 switch (t) {
                     case 5 -> b.health(1, 2000);
@@ -190,9 +190,9 @@ class WorldStateTest {
             for (int tick = 0; tick < 40; tick++) {
                 t.clear();
                 if (tick == 0) {
-                    t.addEntity(1, 147, 0, 64, 0, 0, 0).addEntity(2, 147, 0, 64, 500, 0, 0);
+                    t.entityAdd(1, 147, 0, 64, 0, 0, 0).entityAdd(2, 147, 0, 64, 500, 0, 0);
                 } else {
-                    t.addPose(1, tick * 0.1, 64, 0, 0, 0).addPose(2, tick * 0.1, 64, 500, 0, 0);
+                    t.pose(1, tick * 0.1, 64, 0, 0, 0).pose(2, tick * 0.1, 64, 500, 0, 0);
                 }
                 if (tick == 20) {
                     t.chat(OptionalInt.of(1), Batch.CHANNEL_PRIVATE, "psst");

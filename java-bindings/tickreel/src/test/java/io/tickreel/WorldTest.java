@@ -28,7 +28,7 @@ class WorldTest {
             w.registerName(PaletteKind.BLOCK, STONE, "minecraft:stone");
             assertThrows(IllegalArgumentException.class, () -> w.registerName(PaletteKind.BLOCK, STONE, "minecraft:dirt"));
             Batch b = new Batch();
-            b.addEntity(1, 147, 0.5, 64, 0.5, 0, 0).addEntity(2, 147, 2.5, 64, 0.5, 180, 0);
+            b.entityAdd(1, 147, 0.5, 64, 0.5, 0, 0).entityAdd(2, 147, 2.5, 64, 0.5, 180, 0);
             w.writeTick(10, b);
             b.clear();
             b.blockChange(-3, 63, 1_000_000, 0, OptionalInt.of(1), null);
@@ -118,9 +118,9 @@ class WorldTest {
                 b.clear();
                 for (int i = 0; i < 100; i++) {
                     if (t == 0) {
-                        b.addEntity(i, 7, i, 64, -i, t * 3, 10);
+                        b.entityAdd(i, 7, i, 64, -i, t * 3, 10);
                     } else {
-                        b.addPose(i, i + t * 0.25, 64, -i, t * 3, 10);
+                        b.pose(i, i + t * 0.25, 64, -i, t * 3, 10);
                     }
                 }
                 w.writeTick(t, b);

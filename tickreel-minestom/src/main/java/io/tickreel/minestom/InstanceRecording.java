@@ -156,7 +156,7 @@ final class InstanceRecording {
         Track t = new Track(player);
         recorder.registerPlayer(t.id, player.getUuid(), player.getUsername());
         Pos p = player.getPosition();
-        batch.addEntity(t.id, player.getEntityType().id(), p.x(), p.y(), p.z(), p.yaw(), p.pitch());
+        batch.entityAdd(t.id, player.getEntityType().id(), p.x(), p.y(), p.z(), p.yaw(), p.pitch());
         t.x = p.x();
         t.y = p.y();
         t.z = p.z();
@@ -183,7 +183,7 @@ final class InstanceRecording {
         recorder.registerEntity(new io.tickreel.EntityInfo(o.id, entity.getEntityType().id(), entity.getUuid(),
                 entity.getEntityType().key().asString()));
         Pos p = entity.getPosition();
-        batch.addEntity(o.id, entity.getEntityType().id(), p.x(), p.y(), p.z(), p.yaw(), p.pitch());
+        batch.entityAdd(o.id, entity.getEntityType().id(), p.x(), p.y(), p.z(), p.yaw(), p.pitch());
         o.x = p.x();
         o.y = p.y();
         o.z = p.z();
@@ -207,7 +207,7 @@ final class InstanceRecording {
             return;
         }
         otherList.remove(o);
-        batch.removeEntity(o.id);
+        batch.entityRemove(o.id);
     }
 
     /** A player left the instance (disconnect or another instance): a PlayerLeave event. */
@@ -419,7 +419,7 @@ final class InstanceRecording {
                 if (t.teleported) {
                     batch.teleport(t.id, p.x(), p.y(), p.z(), p.yaw(), p.pitch());
                 } else {
-                    batch.addPose(t.id, p.x(), p.y(), p.z(), p.yaw(), p.pitch());
+                    batch.pose(t.id, p.x(), p.y(), p.z(), p.yaw(), p.pitch());
                 }
                 t.x = p.x();
                 t.y = p.y();
@@ -453,7 +453,7 @@ final class InstanceRecording {
             Other o = otherList.get(i);
             Pos p = o.entity.getPosition();
             if (p.x() != o.x || p.y() != o.y || p.z() != o.z || p.yaw() != o.yaw || p.pitch() != o.pitch) {
-                batch.addPose(o.id, p.x(), p.y(), p.z(), p.yaw(), p.pitch());
+                batch.pose(o.id, p.x(), p.y(), p.z(), p.yaw(), p.pitch());
                 o.x = p.x();
                 o.y = p.y();
                 o.z = p.z();

@@ -160,7 +160,7 @@ final class TimeTrials {
         run.yaw = pos.yaw();
         run.pitch = pos.pitch();
         run.flags = InstanceRecording.flags(p);
-        run.batch.clear().addEntity(run.id, p.getEntityType().id(), pos.x(), pos.y(), pos.z(), pos.yaw(), pos.pitch())
+        run.batch.clear().entityAdd(run.id, p.getEntityType().id(), pos.x(), pos.y(), pos.z(), pos.yaw(), pos.pitch())
                 .flags(run.id, run.flags).checkpoint(run.id, 0);
         rec.submit(0, run.batch);
         r.run = run;
@@ -176,7 +176,7 @@ final class TimeTrials {
         run.tick++;
         Batch b = run.batch.clear();
         if (pos.x() != run.x || pos.y() != run.y || pos.z() != run.z || pos.yaw() != run.yaw || pos.pitch() != run.pitch) {
-            b.addPose(run.id, pos.x(), pos.y(), pos.z(), pos.yaw(), pos.pitch());
+            b.pose(run.id, pos.x(), pos.y(), pos.z(), pos.yaw(), pos.pitch());
             run.x = pos.x();
             run.y = pos.y();
             run.z = pos.z();
