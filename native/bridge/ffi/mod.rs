@@ -47,7 +47,7 @@ pub use object::{
     TickreelLiveShipper, TickreelObjectOptions, TickreelPendingUpload, TickreelShipStats,
 };
 pub use options::TickreelRecorderOptions;
-pub use playhead::{TickreelPlayhead, TickreelUpdate, TickreelRebuild};
+pub use playhead::{TickreelPlayhead, TickreelRebuild, TickreelUpdate};
 pub use reader::{TickreelEntityState, TickreelReader, TickreelVerifyReport};
 pub use result::TickreelResult;
 pub use terrain::TickreelTerrainSection;

@@ -447,10 +447,7 @@ mod tests {
         // SAFETY: valid strings; no block entity.
         unsafe {
             assert_eq!(tickreel_batch_pose(b, 1, 4.0, 64.0, 0.0, 0.0, 0.0), OK);
-            assert_eq!(
-                tickreel_batch_pose(b, 3, 4.0, 64.0, 500.0, 0.0, 0.0),
-                OK
-            );
+            assert_eq!(tickreel_batch_pose(b, 3, 4.0, 64.0, 500.0, 0.0, 0.0), OK);
             assert_eq!(
                 tickreel_batch_chat(b, true, 1, TICKREEL_CHANNEL_PRIVATE, mine.as_ptr()),
                 OK
