@@ -13,12 +13,12 @@ use crate::format::Limits;
 use crate::format::header::Header;
 use crate::format::metadata::Metadata;
 use crate::reader::{Reader, ReaderOptions};
-use crate::record::chunker::Frame;
-use crate::record::compact::{CompactOptions, compact_unpublished};
-use crate::record::engine_shared::EngineShared;
-use crate::record::finish::Finishing;
-use crate::record::panics::guarded;
-use crate::record::publish::{publish_from_live, publish_from_memory};
+use crate::record::encode::chunker::Frame;
+use crate::record::file::compact::{CompactOptions, compact_unpublished};
+use crate::record::file::publish::{publish_from_live, publish_from_memory};
+use crate::record::shared::engine_shared::EngineShared;
+use crate::record::shared::finish::Finishing;
+use crate::record::shared::panics::guarded;
 use crate::storage::Storage;
 use crate::storage::live::{LiveDir, WriterLock, describe_refused};
 

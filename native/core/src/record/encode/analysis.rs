@@ -13,7 +13,7 @@ use crate::format::event::Event;
 use crate::format::palette::Palette;
 use crate::format::pose::Pose;
 use crate::format::state::EntityState;
-use crate::record::player_analysis::{Motion, WorldFigures};
+use crate::record::encode::player_analysis::{Motion, WorldFigures};
 
 /// Per-entity figures gathered while compacting (see FORMAT.md, section 4, `analysis`).
 #[derive(Debug, Clone)]

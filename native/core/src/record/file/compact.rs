@@ -23,11 +23,11 @@ use crate::format::chunk::DecodedChunk;
 use crate::format::event::Event;
 use crate::format::frame::FrameHeader;
 use crate::reader::{Reader, ReaderOptions};
-use crate::record::analysis::Analysis;
-use crate::record::chunker::{AdoptedChunk, ChunkPolicy, Frame};
-use crate::record::identity::RecordingIdentity;
-use crate::record::publish::UnpublishedReel;
-use crate::record::reel_writer::{ReelOptions, ReelWriter};
+use crate::record::encode::analysis::Analysis;
+use crate::record::encode::chunker::{AdoptedChunk, ChunkPolicy, Frame};
+use crate::record::file::identity::RecordingIdentity;
+use crate::record::file::publish::UnpublishedReel;
+use crate::record::file::reel_writer::{ReelOptions, ReelWriter};
 use crate::storage::live::RefusedSegment;
 use crate::storage::{LocalStorage, Storage};
 
@@ -65,7 +65,7 @@ impl CompactOptions {
                 self.chunk_ticks
             )));
         }
-        crate::record::chunker::check_zstd_level("compaction_zstd_level", self.zstd_level)
+        crate::record::encode::chunker::check_zstd_level("compaction_zstd_level", self.zstd_level)
     }
 }
 
@@ -73,7 +73,7 @@ impl Default for CompactOptions {
     fn default() -> Self {
         CompactOptions {
             zstd_level: 9,
-            chunk_ticks: crate::record::chunker::COMPACTED_CHUNK_TICKS,
+            chunk_ticks: crate::record::encode::chunker::COMPACTED_CHUNK_TICKS,
             verify: true,
             dictionary_id: None,
             overwrite: false,
@@ -152,7 +152,7 @@ pub fn compact_in(
 fn copies_as_is(fh: &FrameHeader, same_dictionary: bool, options: &CompactOptions) -> bool {
     same_dictionary
         && fh.tick_count <= options.chunk_ticks
-        && fh.uncompressed_len as usize >= crate::record::chunker::COMPACTED_CHUNK_BYTES / 2
+        && fh.uncompressed_len as usize >= crate::record::encode::chunker::COMPACTED_CHUNK_BYTES / 2
 }
 
 /// The ticks of a chunk that its straight decode yields (those with a pose sample or a record),
@@ -191,7 +191,7 @@ pub(crate) fn compact_unpublished(
     options: CompactOptions,
     progress: &mut dyn FnMut(u64, u64),
 ) -> Result<(CompactReport, UnpublishedReel)> {
-    crate::record::publish::remove_stale_temps(storage.as_ref(), out);
+    crate::record::file::publish::remove_stale_temps(storage.as_ref(), out);
     let h = source.header();
     let identity = RecordingIdentity {
         world_id: h.world_id,

@@ -11,8 +11,8 @@ use crate::format::frame::FRAME_HEADER_LEN;
 use crate::format::header::{HEADER_LEN, Header, HeaderStats, Layout};
 use crate::format::index::{IndexEntry, encode_index};
 use crate::format::metadata::Metadata;
-use crate::record::chunker::Frame;
-use crate::record::identity::RecordingIdentity;
+use crate::record::encode::chunker::Frame;
+use crate::record::file::identity::RecordingIdentity;
 use crate::storage::live::LiveDir;
 use crate::storage::{Storage, StorageFile, TempFile, parent_dir};
 
@@ -451,7 +451,7 @@ pub(crate) fn check_recording_path(
             path.display()
         )));
     }
-    let (dir, prefix) = crate::record::publish::temp_location(path);
+    let (dir, prefix) = crate::record::file::publish::temp_location(path);
     // The refusals below are I/O errors at the path they are about, of the kind the operating
     // system would have given (bindings map them: Java's NoSuchFileException...).
     let refused = |at: &Path, kind: std::io::ErrorKind, why: String| {

@@ -133,7 +133,7 @@ pub fn recover_live_with(
     let recovered = recover_locked(live, limits, progress)?;
     // Leftovers of a compaction of this recording that was killed.
     if let Some(out) = live.final_path() {
-        crate::record::publish::remove_stale_temps(live.storage().as_ref(), &out);
+        crate::record::file::publish::remove_stale_temps(live.storage().as_ref(), &out);
     }
     Ok(recovered.report)
 }

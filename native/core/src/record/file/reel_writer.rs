@@ -10,9 +10,11 @@ use crate::format::event::Event;
 use crate::format::metadata::{EntityInfo, EventType, Metadata, Registry};
 use crate::format::palette::PaletteKind;
 use crate::format::{Limits, MetadataBudget};
-use crate::record::chunker::{AdoptedChunk, COMPACTED_SNAPSHOT_SPACING, ChunkPolicy, Chunker};
-use crate::record::identity::RecordingIdentity;
-use crate::record::publish::{FrameBody, UnpublishedReel, compacted_prefix};
+use crate::record::encode::chunker::{
+    AdoptedChunk, COMPACTED_SNAPSHOT_SPACING, ChunkPolicy, Chunker,
+};
+use crate::record::file::identity::RecordingIdentity;
+use crate::record::file::publish::{FrameBody, UnpublishedReel, compacted_prefix};
 use crate::storage::{EntryKind, LocalStorage, Storage};
 
 /// Options of a [`ReelWriter`].

@@ -9,7 +9,7 @@ use crate::format::header::Header;
 use crate::format::metadata::{EntityInfo, EventType, Metadata};
 use crate::format::palette::PaletteKind;
 use crate::format::state::EntityTable;
-use crate::record::chunker::Frame;
+use crate::record::encode::chunker::Frame;
 
 /// Where a stream starts.
 #[derive(Debug)]

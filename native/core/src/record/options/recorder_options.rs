@@ -5,10 +5,10 @@ use std::time::Duration;
 
 use crate::error::{Error, Result, between, option};
 use crate::format::Limits;
-use crate::record::chunker::ChunkPolicy;
-use crate::record::compact::CompactOptions;
-use crate::record::identity::RecordingIdentity;
-use crate::record::observer::StreamObserver;
+use crate::record::encode::chunker::ChunkPolicy;
+use crate::record::file::compact::CompactOptions;
+use crate::record::file::identity::RecordingIdentity;
+use crate::record::options::observer::StreamObserver;
 
 /// What to do when the writer falls behind and the queue or the in-flight byte budget is full.
 ///

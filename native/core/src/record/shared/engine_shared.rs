@@ -8,13 +8,13 @@ use std::collections::HashSet;
 use std::path::PathBuf;
 use std::sync::{Arc, Weak};
 
-use crate::record::budget::Budget;
-use crate::record::counters::Counters;
-use crate::record::held::HeldMemory;
-use crate::record::hot_slots::HotSlots;
-use crate::record::pool::BufferPool;
+use crate::record::shared::budget::Budget;
+use crate::record::shared::counters::Counters;
+use crate::record::shared::held::HeldMemory;
+use crate::record::shared::hot_slots::HotSlots;
+use crate::record::shared::pool::BufferPool;
 #[cfg(feature = "test-hooks")]
-use crate::record::stall::WriterStall;
+use crate::record::shared::stall::WriterStall;
 use crate::storage::{Storage, SyncCounted};
 use crate::sync::Mutex;
 

@@ -27,7 +27,7 @@ pub(crate) const NONE: u64 = u64::MAX;
 
 /// What `submit_tick` touches of its recording: one cache line, shared with the writer through
 /// `state` and the staging ring's tail, and with the recording's other callers through
-/// `queued_msgs` (see [`crate::record::staging`]).
+/// `queued_msgs` (see [`crate::record::shared::staging`]).
 #[derive(Debug, Default)]
 #[repr(C, align(64))]
 pub(crate) struct Hot {

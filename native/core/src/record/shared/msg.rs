@@ -9,8 +9,8 @@ use crossbeam_channel::Sender;
 use crate::error::Result;
 use crate::format::metadata::{EntityInfo, EventType};
 use crate::format::palette::PaletteKind;
-use crate::record::finish::Finishing;
-use crate::record::tick_bytes::TickBytes;
+use crate::record::shared::finish::Finishing;
+use crate::record::shared::tick_bytes::TickBytes;
 
 /// Messages to a writer thread. One recording always goes to the same writer, so its messages
 /// keep their order.

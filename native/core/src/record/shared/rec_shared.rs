@@ -10,9 +10,9 @@ use std::sync::atomic::{AtomicU8, AtomicU64, Ordering};
 use crate::error::Error;
 use crate::format::metadata::{Gap, Metadata};
 use crate::format::{Limits, MetadataBudget};
-use crate::record::hot_slots::{HotSlot, NONE};
-use crate::record::recorder_options::{Backpressure, RecorderOptions};
-use crate::record::staging::Staging;
+use crate::record::options::recorder_options::{Backpressure, RecorderOptions};
+use crate::record::shared::hot_slots::{HotSlot, NONE};
+use crate::record::shared::staging::Staging;
 use crate::sync::Mutex;
 
 /// Most gaps (runs of ticks dropped by backpressure) a recording keeps apart while it is written.
@@ -26,7 +26,7 @@ pub(crate) const MAX_GAPS: usize = 4096;
 /// copies of the fields that never change.
 #[derive(Debug)]
 pub(crate) struct RecShared {
-    /// State, last submitted tick and submitted count: see [`Hot`](crate::record::hot_slots::Hot).
+    /// State, last submitted tick and submitted count: see [`Hot`](crate::record::shared::hot_slots::Hot).
     pub hot: HotSlot,
     pub id: u64,
     pub max_batch: usize,
@@ -53,7 +53,7 @@ pub(crate) struct RecShared {
     /// The last tick of the recovered recording (`NONE` if it had none).
     pub resumed_tick: AtomicU64,
     /// The staging ring, made at the first tick too large for a queue slot (`None` inside: the
-    /// budget had no room for one; see [`crate::record::staging`]).
+    /// budget had no room for one; see [`crate::record::shared::staging`]).
     pub staging: std::sync::OnceLock<Option<Arc<Staging>>>,
 }
 
@@ -169,7 +169,7 @@ impl RecShared {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::record::hot_slots::{HotSlots, OPEN};
+    use crate::record::shared::hot_slots::{HotSlots, OPEN};
 
     /// Drops far apart make a gap each up to `MAX_GAPS`; past it they widen the last one, so no
     /// dropped tick is left out and the list stays bounded.

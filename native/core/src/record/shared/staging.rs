@@ -36,9 +36,9 @@ use std::alloc::Layout;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicU32, AtomicU64, Ordering};
 
-use crate::record::engine_shared::{EngineShared, StagedTicks};
-use crate::record::hot_slots::OPEN;
-use crate::record::hot_slots::{Hot, HotRef};
+use crate::record::shared::engine_shared::{EngineShared, StagedTicks};
+use crate::record::shared::hot_slots::OPEN;
+use crate::record::shared::hot_slots::{Hot, HotRef};
 
 /// Bytes of an entry's header; entries start at multiples of it.
 const HEADER: usize = 16;
@@ -243,7 +243,7 @@ fn padded(n: usize) -> usize {
 
 impl Staging {
     /// A ring sized for ticks of `len` bytes, registered with the engine, if the engine's rings
-    /// stay within [`Budget::max_staging`](crate::record::budget::Budget::max_staging) with it.
+    /// stay within [`Budget::max_staging`](crate::record::shared::budget::Budget::max_staging) with it.
     pub(crate) fn new(engine: &Arc<EngineShared>, hot: HotRef, len: usize) -> Option<Arc<Staging>> {
         let capacity =
             (padded(HEADER + len).next_power_of_two() * TICKS).clamp(MIN_CAPACITY, MAX_CAPACITY);

@@ -6,7 +6,7 @@
 use std::path::{Path, PathBuf};
 
 use crate::error::{Error, Result, option};
-use crate::record::recorder_options::{MAX_PREVIOUS_RECORDINGS, OnExisting};
+use crate::record::options::recorder_options::{MAX_PREVIOUS_RECORDINGS, OnExisting};
 use crate::storage::live::{LiveDir, live_dir_for};
 
 /// The side name `n` of the recording at `path`: `STEM.previous-N.EXT` next to it

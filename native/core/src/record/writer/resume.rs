@@ -10,7 +10,7 @@ use crate::format::index::{IndexEntry, snapshot_at_or_before};
 use crate::format::metadata::Metadata;
 use crate::format::state::EntityTable;
 use crate::reader::{Reader, ReaderOptions};
-use crate::record::recover::recover_locked;
+use crate::record::file::recover::recover_locked;
 use crate::storage::live::{LiveDir, WriterLock};
 
 /// What a resumed recording starts from.
@@ -97,7 +97,7 @@ impl<M> PendingResume<M> {
     pub(crate) fn start(live: LiveDir, lock: WriterLock) -> Result<PendingResume<M>> {
         let (tx, rx) = crossbeam_channel::bounded(1);
         let thread = crate::threads::spawn("tickreel-resume", move || {
-            let r = crate::record::panics::guarded(|| resume_locked(&live, lock))
+            let r = crate::record::shared::panics::guarded(|| resume_locked(&live, lock))
                 .unwrap_or_else(|m| Err(Error::InvalidState(m)));
             let _ = crate::threads::send(&tx, r);
         })?;

@@ -12,7 +12,7 @@
 
 use std::sync::atomic::Ordering;
 
-use crate::record::engine_shared::EngineShared;
+use crate::record::shared::engine_shared::EngineShared;
 
 /// Buffers held before they go back to the pool together.
 const BUFFERS: usize = 16;

@@ -23,7 +23,7 @@ use std::sync::Arc;
 use crossbeam_channel::{Receiver, Sender, TryRecvError, bounded, unbounded};
 
 use crate::error::{Error, Result};
-use crate::record::panics::guarded;
+use crate::record::shared::panics::guarded;
 use crate::storage::Storage;
 use crate::storage::live::{Fence, LiveDir};
 

@@ -10,16 +10,16 @@ use std::time::{Duration, Instant};
 use crossbeam_channel::{Receiver, Sender, TryRecvError};
 
 use crate::error::{Error, Result};
-use crate::record::compaction_worker::CompactJob;
-use crate::record::engine_shared::EngineShared;
-use crate::record::finish::Finishing;
-use crate::record::hot_slots::{CLOSED, OPEN, RETIRED};
-use crate::record::msg;
-use crate::record::open_recording::OpenRecording;
-use crate::record::panics::guarded;
-use crate::record::returns::Returns;
-use crate::record::sync_round::SyncThread;
-use crate::record::tick_bytes::TickBytes;
+use crate::record::background::compaction_worker::CompactJob;
+use crate::record::shared::engine_shared::EngineShared;
+use crate::record::shared::finish::Finishing;
+use crate::record::shared::hot_slots::{CLOSED, OPEN, RETIRED};
+use crate::record::shared::msg;
+use crate::record::shared::panics::guarded;
+use crate::record::shared::tick_bytes::TickBytes;
+use crate::record::writer::open_recording::OpenRecording;
+use crate::record::writer::returns::Returns;
+use crate::record::writer::sync_round::SyncThread;
 
 mod staged;
 

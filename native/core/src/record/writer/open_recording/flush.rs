@@ -14,8 +14,8 @@ use crate::error::{Error, Result};
 use crate::format::frame::FRAME_HEADER_LEN;
 use crate::format::index::IndexEntry;
 use crate::format::segment::PREAMBLE_LEN;
-use crate::record::chunker::Frame;
-use crate::record::sync_round::{SyncJob, commit_round};
+use crate::record::encode::chunker::Frame;
+use crate::record::writer::sync_round::{SyncJob, commit_round};
 use crate::storage::live::{MAX_SEGMENT_BYTES, SegmentWriter, encode_meta_file};
 
 /// A flush whose round is being committed: what to report once it is durable, or to undo if not.

@@ -2,7 +2,7 @@
 //! staged ticks it may take, and when.
 
 use super::{Msg, WriterThread};
-use crate::record::panics::guarded;
+use crate::record::shared::panics::guarded;
 
 impl WriterThread {
     /// A message just taken off the queue: first the staged ticks of its recording that came
