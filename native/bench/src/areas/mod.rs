@@ -1,5 +1,6 @@
-//! `tickreel bench`: benchmarks that print their figures as one flat JSON object.
-//! Each area adds a module with `pub fn run(quick: bool, out: &mut Figures)`.
+//! The benchmark areas, one module each with `pub fn run(quick: bool, out: &mut Figures)` (those
+//! that measure the tool itself, its web server or its importer, take a [`Tool`] too), and [`run`],
+//! which runs those [`Options`] asks for.
 
 mod backpressure;
 mod baseline;
@@ -29,37 +30,45 @@ mod viewer;
 mod world;
 mod world_state;
 
-use std::io::Write;
+use std::io::Read;
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value};
-
-use crate::cmd::Out;
 
 /// The flat JSON object being filled.
 pub type Figures = Map<String, Value>;
 
-#[derive(clap::Args)]
-pub struct Args {
-    /// Print one flat JSON object (the default output is also JSON, pretty-printed).
-    #[arg(long)]
-    pub json: bool,
+/// What the benchmarks need of the `tickreel` tool, which sits above this crate and runs them.
+pub trait Tool {
+    /// The tool's executable: `--only serve` starts `tickreel serve DIR` as a process of its own.
+    fn executable(&self) -> tickreel::Result<PathBuf>;
+    /// Starts the web viewer's server on `dir` in this process, on a free loopback port, as
+    /// `tickreel serve DIR --listen 127.0.0.1:0` does (no catalog, no tokens): its address.
+    fn serve(&self, dir: &Path) -> tickreel::Result<SocketAddr>;
+    /// Imports the JSON lines `tickreel dump` prints (`input`, named `name` in errors) into a
+    /// compacted `.reel` at `out`, as `tickreel import` does.
+    fn import_json_lines(
+        &self,
+        input: &mut dyn Read,
+        name: &Path,
+        out: &Path,
+    ) -> tickreel::Result<()>;
+}
+
+/// Which benchmarks to run.
+#[derive(Debug, Clone, Default)]
+pub struct Options {
     /// Smaller workloads: the same keys in under a minute.
-    #[arg(long)]
     pub quick: bool,
-    /// Run only this area (format, realistic, real, sparse, dictionary, record, backpressure, paced, runs, shadow, world, play, ghost,
-    /// jni, s3, s3live, catalog, serve,
-    /// world_state, terrain,
-    /// viewer, party, world_report, world_blocks, network, curve). `viewer` (the web viewer's memory over 10 minutes
-    /// of playback in headless Chromium; 30 s with --quick), `party` (a watch party's follow
-    /// latency between two headless Chromium pages), `world_report` (the `world` area's
-    /// two report figures alone), `world_blocks` (its block-change figures alone), `network` (a network's catalog of 1,000,000 runs; minutes) and
-    /// `curve` (finished-file size and write time at several chunk sizes and zstd levels) run
-    /// only when asked for by name.
-    #[arg(long)]
+    /// The one area to run (its module's name, or `world_blocks` or `world_report`: parts of
+    /// `world`), or every area but those that run only when named (below); `tickreel bench --help`
+    /// lists them.
     pub only: Option<String>,
 }
 
-pub fn run(a: Args, out: &mut Out) -> tickreel::Result<()> {
+/// Runs the areas `a` asks for: their figures, with `quick` among them.
+pub fn run(a: &Options, tool: &dyn Tool) -> tickreel::Result<Figures> {
     let mut figures = Figures::new();
     figures.insert("quick".into(), Value::Bool(a.quick));
     let on = |area: &str| a.only.as_deref().is_none_or(|o| o == area);
@@ -76,7 +85,7 @@ pub fn run(a: Args, out: &mut Out) -> tickreel::Result<()> {
         realistic::run(a.quick, &mut figures);
     }
     if on("real") {
-        real::run(a.quick, &mut figures);
+        real::run(a.quick, &mut figures, tool);
     }
     if on("sparse") {
         sparse::run(a.quick, &mut figures);
@@ -100,7 +109,7 @@ pub fn run(a: Args, out: &mut Out) -> tickreel::Result<()> {
         shadow::run(a.quick, &mut figures);
     }
     if on("world") {
-        world::run(a.quick, &mut figures);
+        world::run(a.quick, &mut figures, tool);
     }
     if on("jni") {
         jni::run(a.quick, &mut figures);
@@ -121,7 +130,7 @@ pub fn run(a: Args, out: &mut Out) -> tickreel::Result<()> {
         catalog::run(a.quick, &mut figures);
     }
     if on("serve") {
-        serve::run(a.quick, &mut figures);
+        serve::run(a.quick, &mut figures, tool);
     }
     // a million runs registered: only on request
     if a.only.as_deref() == Some("network") {
@@ -129,11 +138,11 @@ pub fn run(a: Args, out: &mut Out) -> tickreel::Result<()> {
     }
     // 10 minutes of playback: only on request, and an error (exit 1) when Chromium cannot start
     if a.only.as_deref() == Some("viewer") {
-        viewer::run(a.quick, &mut figures)?;
+        viewer::run(a.quick, &mut figures, tool)?;
     }
     // two browsers in a watch party: only on request, and an error when Chromium cannot start
     if a.only.as_deref() == Some("party") {
-        party::run(a.quick, &mut figures)?;
+        party::run(a.quick, &mut figures, tool)?;
     }
     // the curves the finished files' settings were chosen from: slow, only on request
     if a.only.as_deref() == Some("curve") {
@@ -141,19 +150,13 @@ pub fn run(a: Args, out: &mut Out) -> tickreel::Result<()> {
     }
     // the world area's block figures alone (they are in `world` too)
     if a.only.as_deref() == Some("world_blocks") {
-        world::run_blocks(a.quick, &mut figures);
+        world::run_blocks(a.quick, &mut figures, tool);
     }
     // the world area's two report figures alone (they are in `world` too)
     if a.only.as_deref() == Some("world_report") {
         world::run_reports(a.quick, &mut figures);
     }
-    let obj = Value::Object(figures);
-    if a.json {
-        writeln!(out, "{obj}")?;
-    } else {
-        writeln!(out, "{}", serde_json::to_string_pretty(&obj).expect("json"))?;
-    }
-    Ok(())
+    Ok(figures)
 }
 
 /// Inserts a number rounded to 3 significant decimals.

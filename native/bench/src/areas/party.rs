@@ -20,14 +20,13 @@
 
 use std::time::{Duration, Instant};
 
+use crate::browser::Browser;
 use serde_json::{Value, json};
 use tickreel::Error;
 use tickreel::record::ReelOptions;
-use tickreel_cli::browser::Browser;
 
 use super::shared::{percentile, simulated_reel};
-use super::viewer::start_server;
-use super::{Figures, put};
+use super::{Figures, Tool, put};
 
 fn fail(what: impl Into<String>) -> Error {
     Error::InvalidState(format!("bench party: {}", what.into()))
@@ -50,7 +49,7 @@ fn newest_sent(b: &mut Browser) -> tickreel::Result<i64> {
     Ok(v.as_i64().unwrap_or(-1))
 }
 
-pub fn run(quick: bool, out: &mut Figures) -> tickreel::Result<()> {
+pub fn run(quick: bool, out: &mut Figures, tool: &dyn Tool) -> tickreel::Result<()> {
     let (players, ticks, actions) = if quick {
         (20, 2_400, 60)
     } else {
@@ -68,7 +67,7 @@ pub fn run(quick: bool, out: &mut Figures) -> tickreel::Result<()> {
         ticks,
         ReelOptions::default(),
     )?;
-    let addr = start_server(dir.path())?;
+    let addr = tool.serve(dir.path())?;
     a.open(&format!("http://{addr}/?rec=bench.reel"))?;
     wait(
         &mut a,

@@ -13,12 +13,11 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 use tickreel::Event;
 use tickreel::play::Reader;
-use tickreel::record::ReelOptions;
 
 use tickreel_sim::realistic::movement_stats::{MovementStats, STATISTICS};
 use tickreel_sim::realistic::{RealisticConfig, RealisticSim};
 
-use super::{Figures, hollowcube, put, realistic};
+use super::{Figures, Tool, hollowcube, put, realistic};
 
 /// The shared recordings' folder, when this machine has it.
 pub(super) fn traces_dir() -> Option<PathBuf> {
@@ -50,12 +49,15 @@ pub(super) fn recordings(dir: &Path, suffix: &str) -> Vec<(String, PathBuf)> {
 
 /// The ticks of a gzipped JSON lines recording, imported as `tickreel import` does and read
 /// back.
-pub(super) fn ticks_of(jsonl_gz: &Path) -> tickreel::Result<Vec<(u32, Vec<Event>)>> {
+pub(super) fn ticks_of(
+    tool: &dyn Tool,
+    jsonl_gz: &Path,
+) -> tickreel::Result<Vec<(u32, Vec<Event>)>> {
     let file = File::open(jsonl_gz)?;
-    let input = flate2::read::GzDecoder::new(BufReader::new(file));
+    let mut input = flate2::read::GzDecoder::new(BufReader::new(file));
     let dir = tempfile::tempdir()?;
     let out = dir.path().join("imported.reel");
-    tickreel_cli::json_import::import_from(input, jsonl_gz, &out, ReelOptions::compacted(), false)?;
+    tool.import_json_lines(&mut input, jsonl_gz, &out)?;
     let reader = Reader::open_path(&out)?;
     let (Some(first), Some(last)) = (reader.first_tick(), reader.last_tick()) else {
         return Ok(Vec::new());
@@ -66,7 +68,7 @@ pub(super) fn ticks_of(jsonl_gz: &Path) -> tickreel::Result<Vec<(u32, Vec<Event>
         .collect()
 }
 
-pub fn run(_quick: bool, out: &mut Figures) {
+pub fn run(_quick: bool, out: &mut Figures, tool: &dyn Tool) {
     let Some(dir) = traces_dir() else {
         out.insert("real_traces_found".into(), Value::Bool(false));
         return;
@@ -82,7 +84,7 @@ pub fn run(_quick: bool, out: &mut Figures) {
         let (mut ours_total, mut anchor_total) = (0u64, 0u64);
         let mut class_ticks = Vec::new();
         for (name, path) in recordings(&dir, suffix) {
-            let ticks = match ticks_of(&path) {
+            let ticks = match ticks_of(tool, &path) {
                 Ok(t) => t,
                 Err(e) => panic!("{}: {e}", path.display()),
             };

@@ -24,12 +24,12 @@ use std::time::Instant;
 use tickreel::record::ReelOptions;
 
 use super::shared::{percentile, simulated_reel};
-use super::{Figures, put};
+use super::{Figures, Tool, put};
 
 const PLAYERS: u32 = 100;
 const BLOCK: u32 = 128;
 
-pub fn run(quick: bool, out: &mut Figures) {
+pub fn run(quick: bool, out: &mut Figures, tool: &dyn Tool) {
     let ticks: u32 = if quick { 20 * 60 * 6 } else { 20 * 60 * 60 };
     let dir = std::env::temp_dir().join(format!("tickreel-bench-serve-{}", std::process::id()));
     let r = (|| -> tickreel::Result<()> {
@@ -41,7 +41,7 @@ pub fn run(quick: bool, out: &mut Figures) {
             ticks,
             ReelOptions::default(),
         )?;
-        let mut server = Server::start(&dir)?;
+        let mut server = Server::start(tool, &dir)?;
         let r = measure(&server.addr, ticks, quick, out);
         server.stop();
         r
@@ -52,15 +52,15 @@ pub fn run(quick: bool, out: &mut Figures) {
     }
 }
 
-/// `tickreel serve DIR` on a free loopback port (this very binary).
+/// `tickreel serve DIR` on a free loopback port (the tool's executable, a process of its own).
 struct Server {
     child: Child,
     addr: String,
 }
 
 impl Server {
-    fn start(dir: &PathBuf) -> tickreel::Result<Server> {
-        let mut child = Command::new(std::env::current_exe()?)
+    fn start(tool: &dyn Tool, dir: &PathBuf) -> tickreel::Result<Server> {
+        let mut child = Command::new(tool.executable()?)
             .arg("serve")
             .arg(dir)
             .args(["--listen", "127.0.0.1:0"])

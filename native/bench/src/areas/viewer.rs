@@ -2,7 +2,7 @@
 //! Not in the default `bench` set (it takes 10 minutes): `tickreel bench --only viewer`.
 //!
 //! Workload: a recording of the simulated server (100 players, default `SimConfig`), 24,000
-//! ticks (20 minutes at 20 ticks/s); `tickreel serve` in this process on a loopback port; the
+//! ticks (20 minutes at 20 ticks/s); `tickreel serve` in this process on a loopback port ([`Tool::serve`]); the
 //! viewer in headless Chromium (`crate::browser`, 1280x800) playing it at 16x (320 ticks/s: one
 //! pass takes 75 s), bouncing at each end (forward, then reverse, ...), for 10 minutes (`--quick`:
 //! 30 s). Every minute (quick: every 10 s) a full GC is forced (`HeapProfiler.collectGarbage`)
@@ -21,23 +21,21 @@
 //! `viewer_ticks_played`, `viewer_bounces`, `viewer_playback_minutes`, `viewer_speed`.
 //! Fails (an error, exit 1) when Chromium cannot start or the page reports an error.
 
-use std::path::Path;
 use std::time::{Duration, Instant};
 
+use crate::browser::{Browser, Memory};
 use serde_json::{Value, json};
 use tickreel::Error;
 use tickreel::record::ReelOptions;
-use tickreel_cli::browser::{Browser, Memory};
 
 use super::shared::simulated_reel;
-use super::{Figures, put};
-use crate::serve::{self, ServeOptions, library::Root};
+use super::{Figures, Tool, put};
 
 const PLAYERS: u32 = 100;
 const TICKS: u32 = 24_000;
 const SPEED: u32 = 16;
 
-pub fn run(quick: bool, out: &mut Figures) -> tickreel::Result<()> {
+pub fn run(quick: bool, out: &mut Figures, tool: &dyn Tool) -> tickreel::Result<()> {
     let (total, every, warm) = if quick {
         (
             Duration::from_secs(30),
@@ -63,7 +61,7 @@ pub fn run(quick: bool, out: &mut Figures) -> tickreel::Result<()> {
         TICKS,
         ReelOptions::default(),
     )?;
-    let addr = start_server(dir.path())?;
+    let addr = tool.serve(dir.path())?;
     b.open(&format!("http://{addr}/?rec=bench.reel"))?;
     b.wait_until(
         "!!window.tickreelViewer",
@@ -190,33 +188,4 @@ fn page_error(b: &mut Browser, what: &str) -> Error {
         .try_eval("JSON.stringify(window.tickreelViewer && window.tickreelViewer.state())")
         .unwrap_or_else(|e| json!(e.to_string()));
     Error::InvalidState(format!("bench viewer: {what}: {st}"))
-}
-
-/// `tickreel serve DIR` in this process on a free loopback port, on a thread of its own that
-/// serves until the process ends; its address.
-pub(super) fn start_server(dir: &Path) -> tickreel::Result<std::net::SocketAddr> {
-    let root = Root::Dir(dir.canonicalize()?);
-    let (tx, rx) = std::sync::mpsc::channel();
-    let failed = tx.clone();
-    std::thread::Builder::new()
-        .name("bench-viewer-serve".into())
-        .spawn(move || {
-            let options = ServeOptions {
-                root,
-                catalog: None,
-                tokens: Default::default(),
-                audit_file: None,
-                loopback: true,
-                waits: Default::default(),
-            };
-            let r = serve::run(([127, 0, 0, 1], 0).into(), options, |a| {
-                let _ = tx.send(Ok(a));
-                Ok(())
-            });
-            if let Err(e) = r {
-                let _ = failed.send(Err(e));
-            }
-        })?;
-    rx.recv_timeout(Duration::from_secs(30))
-        .map_err(|_| Error::InvalidState("bench viewer: the server did not start".into()))?
 }

@@ -39,7 +39,7 @@ use tickreel_sim::realistic::{RealisticConfig, RealisticSim};
 use tickreel_sim::world::{WorldRates, palette};
 
 use super::shared::median;
-use super::{Figures, put, real};
+use super::{Figures, Tool, put, real};
 
 /// 5 minutes at 20 ticks/s.
 const TICKS: u32 = 6000;
@@ -231,11 +231,11 @@ fn batches(ticks: &[(u32, Vec<Event>)]) -> Vec<Vec<u8>> {
         .collect()
 }
 
-pub fn run(quick: bool, out: &mut Figures) {
+pub fn run(quick: bool, out: &mut Figures, tool: &dyn Tool) {
     let players = if quick { 20 } else { 100 };
     let dir = tempfile::tempdir().expect("tempdir");
     let world = ticks(players, true);
-    block_figures(dir.path(), players, &world, out);
+    block_figures(dir.path(), players, &world, out, tool);
 
     // The server thread: world ticks against movement alone, alternating, median of rounds.
     let plain = batches(&ticks(players, false));
@@ -292,12 +292,12 @@ fn server_blocks(dir: &std::path::Path, players: u32, out: &mut Figures) {
 
 /// The real recordings' block changes (`<name>_blocks.jsonl.gz` of the shared traces,
 /// [`real::traces_dir`]), when the folder is there: the same two ratios per recording.
-fn real_blocks(dir: &std::path::Path, out: &mut Figures) {
+fn real_blocks(dir: &std::path::Path, out: &mut Figures, tool: &dyn Tool) {
     let Some(folder) = real::traces_dir() else {
         return;
     };
     for (name, path) in real::recordings(&folder, "_blocks.jsonl.gz") {
-        let ticks: Vec<(u32, Vec<Event>)> = match real::ticks_of(&path) {
+        let ticks: Vec<(u32, Vec<Event>)> = match real::ticks_of(tool, &path) {
             Ok(t) => t
                 .into_iter()
                 .map(|(t, ev)| (t, ev.into_iter().filter(is_block).collect::<Vec<_>>()))
@@ -323,10 +323,10 @@ fn real_blocks(dir: &std::path::Path, out: &mut Figures) {
 
 /// The block figures alone (`--only world_blocks`: the same keys as `world` gives them, without
 /// the submit and report figures).
-pub fn run_blocks(quick: bool, out: &mut Figures) {
+pub fn run_blocks(quick: bool, out: &mut Figures, tool: &dyn Tool) {
     let players = if quick { 20 } else { 100 };
     let dir = tempfile::tempdir().expect("tempdir");
-    block_figures(dir.path(), players, &ticks(players, true), out);
+    block_figures(dir.path(), players, &ticks(players, true), out, tool);
     put(out, "world_players", f64::from(players));
 }
 
@@ -337,6 +337,7 @@ fn block_figures(
     players: u32,
     world: &[(u32, Vec<Event>)],
     out: &mut Figures,
+    tool: &dyn Tool,
 ) {
     let changes = block_list(world).len();
     let (all, _) = reel_bytes(dir, "all.reel", world, |_| true);
@@ -369,7 +370,7 @@ fn block_figures(
         reference as f64 / blocks_only.max(1) as f64,
     );
     server_blocks(dir, players, out);
-    real_blocks(dir, out);
+    real_blocks(dir, out, tool);
 }
 
 /// The report figures alone (`--only world_report`: the same keys as `world` gives them, without
