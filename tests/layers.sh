@@ -51,7 +51,7 @@ for d in native/*/src native/bridge native/bridge/macros fuzz/src; do
     || fail "$d has a circle of imports, or the script failed on it: $(cat "$scratch/out")"
 done
 
-# record/'s folders are its floors (encode, file, options, shared, background, writer, then the
+# record/'s folders are its floors (encode, file, options, shared, worker, writer, then the
 # handles): no circle between them either.
 python3 scripts/import-cycles.py native/core/src/record --forbid play --folders --quiet \
   || fail "native/core/src/record has a circle of imports (of files or folders) or imports crate::play (above)"

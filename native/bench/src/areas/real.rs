@@ -24,7 +24,7 @@ pub(super) fn traces_dir() -> Option<PathBuf> {
     if let Some(dir) = std::env::var_os("TICKREEL_REAL_TRACES") {
         return Some(PathBuf::from(dir)).filter(|d| d.is_dir());
     }
-    // native/cli -> the checkout -> beside it
+    // native/bench -> the checkout -> beside it
     let checkout = Path::new(env!("CARGO_MANIFEST_DIR")).ancestors().nth(2)?;
     Some(checkout.join("../shared/traces/real-minecraft")).filter(|d| d.is_dir())
 }

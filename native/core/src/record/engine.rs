@@ -10,8 +10,6 @@ use crate::sync::{Mutex, RwLock};
 use crossbeam_channel::{Receiver, Sender, TrySendError, bounded, unbounded};
 
 use crate::error::{Error, Result, between, option};
-use crate::record::background::background::Background;
-use crate::record::background::compaction_worker::{CompactJob, compaction_loop};
 use crate::record::recorder::{Backpressure, OnExisting, Recorder, RecorderOptions};
 use crate::record::shared::budget::Budget;
 use crate::record::shared::counters::Counters;
@@ -21,6 +19,8 @@ use crate::record::shared::hot_slots::HotSlots;
 use crate::record::shared::hot_slots::{NONE, OPEN};
 use crate::record::shared::pool::BufferPool;
 use crate::record::shared::rec_shared::RecShared;
+use crate::record::worker::background::Background;
+use crate::record::worker::compaction_worker::{CompactJob, compaction_loop};
 use crate::record::writer::open_recording::OpenRecording;
 use crate::record::writer::resume::PendingResume;
 use crate::record::writer::sync_round::SyncThread;

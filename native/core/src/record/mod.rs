@@ -19,7 +19,7 @@
 //!    (what `submit_tick` touches, and a recording's lifecycle states), `staging` (the rings
 //!    `submit_tick` writes into), `tick_bytes` and `msg` (what travels on a writer's queue),
 //!    `finish` (where an ending delivers its result) and `panics`;
-//! 5. [`background`]: the engine's background worker: `compaction_worker` (its loop: each
+//! 5. [`worker`]: the engine's background worker: `compaction_worker` (its loop: each
 //!    finished recording compacted) and `background` (work queued behind the compactions, such
 //!    as a shadow-play report);
 //! 6. [`writer`]: a writer thread and its work: `writer_thread` (its loop;
@@ -32,13 +32,13 @@
 //!    its endings) and `engine` (the `Engine`, which makes the shared state and starts the
 //!    threads).
 
-pub(crate) mod background;
 pub(crate) mod encode;
 pub(crate) mod engine;
 pub(crate) mod file;
 pub(crate) mod options;
 mod recorder;
 pub(crate) mod shared;
+pub(crate) mod worker;
 pub(crate) mod writer;
 
 pub use encode::chunker::{

@@ -8,9 +8,9 @@ use std::sync::atomic::Ordering;
 use crossbeam_channel::Sender;
 
 use crate::error::{Error, Result};
-use crate::record::background::compaction_worker::CompactJob;
 use crate::record::shared::engine_shared::EngineShared;
 use crate::record::shared::finish::Finishing;
+use crate::record::worker::compaction_worker::CompactJob;
 use crate::storage::Storage;
 
 /// A way to the engine's background worker that outlives no engine thread: once the worker has

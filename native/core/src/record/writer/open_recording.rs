@@ -16,7 +16,6 @@ use crate::format::header::Header;
 use crate::format::index::IndexEntry;
 use crate::format::metadata::{EntityInfo, EventType, Metadata, Registry};
 use crate::format::palette::PaletteKind;
-use crate::record::background::compaction_worker::CompactJob;
 use crate::record::encode::chunker::{Chunker, Frame};
 use crate::record::file::compact::CompactOptions;
 use crate::record::options::observer::{MetadataChange, StreamEnd, StreamStart};
@@ -25,6 +24,7 @@ use crate::record::shared::engine_shared::EngineShared;
 use crate::record::shared::finish::Finishing;
 use crate::record::shared::msg::Msg;
 use crate::record::shared::rec_shared::RecShared;
+use crate::record::worker::compaction_worker::CompactJob;
 use crate::record::writer::resume::{PendingResume, Resumed};
 use crate::storage::live::{Fence, LiveDir, WriterLock, live_dir_for};
 

@@ -10,13 +10,13 @@ use std::time::{Duration, Instant};
 use crossbeam_channel::{Receiver, Sender, TryRecvError};
 
 use crate::error::{Error, Result};
-use crate::record::background::compaction_worker::CompactJob;
 use crate::record::shared::engine_shared::EngineShared;
 use crate::record::shared::finish::Finishing;
 use crate::record::shared::hot_slots::{CLOSED, OPEN, RETIRED};
 use crate::record::shared::msg;
 use crate::record::shared::panics::guarded;
 use crate::record::shared::tick_bytes::TickBytes;
+use crate::record::worker::compaction_worker::CompactJob;
 use crate::record::writer::open_recording::OpenRecording;
 use crate::record::writer::returns::Returns;
 use crate::record::writer::sync_round::SyncThread;
