@@ -18,7 +18,8 @@ step "cargo fmt --check"
 cargo fmt --all -- --check
 
 step "cargo clippy"
-# `tickreel bench` (feature `bench`) is a test build's: it links the core's test hooks.
+# `tickreel bench` (the CLI's feature `bench`: the crate tickreel-bench with its feature `run`)
+# is a test build's: it links the core's test hooks.
 cargo clippy --workspace --all-targets --features "$test_features" -- -D warnings
 
 step "cargo test"

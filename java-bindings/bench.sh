@@ -10,7 +10,7 @@
 # - back to back, writer held (JniBench): ns per player-tick from Java through Batch + one
 #   Recorder.submit per tick, median of the measured rounds (jni_ns_per_player_tick), next to the
 #   same workload through Recorder::submit_tick in Rust (`tickreel bench --only jni`,
-#   native/cli/src/bench/jni.rs: rust_ns_per_player_tick); the measured rounds hold the writer
+#   native/bench/src/areas/jni.rs: rust_ns_per_player_tick); the measured rounds hold the writer
 #   thread (a test hook);
 # - ghost sampling from Java at 60 Hz and at random times (GhostBench: jni_ghost_sample_ns,
 #   jni_ghost_random_sample_ns, jni_ghost_sample_allocs from -prof gc) and building a tick alone,

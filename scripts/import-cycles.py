@@ -14,7 +14,11 @@ with status 1 if there is one; without a circle, it prints each file's floor (on
 highest file it imports). With --forbid PREFIX (repeatable), a path into `crate::PREFIX`
 from DIR is an error too (a layer below must not import one above).
 
-Usage: python3 scripts/import-cycles.py [DIR] [--crate-root SRC] [--forbid play]
+With --folders, the folders right under DIR (a file `x.rs` and its folder `x/` count as one) must
+import each other in one direction too: a circle between two folders fails, even when no circle
+of files makes it (the floors of `native/core/src/record` are its folders).
+
+Usage: python3 scripts/import-cycles.py [DIR] [--crate-root SRC] [--forbid play] [--folders]
 """
 
 import argparse
@@ -104,6 +108,7 @@ def main():
     ap.add_argument("--crate-root", default=None, help="the crate's src/ (default: DIR's parent)")
     ap.add_argument("--forbid", action="append", default=[], help="crate::PREFIX DIR must not use")
     ap.add_argument("--quiet", action="store_true", help="print only the circles and errors")
+    ap.add_argument("--folders", action="store_true", help="no circle between DIR's folders either")
     args = ap.parse_args()
     # DIR is a crate's src/ (a lib.rs or main.rs in it: `crate::x` is DIR/x) or a module's folder.
     crate_root = any(os.path.exists(os.path.join(args.dir, f)) for f in ("lib.rs", "main.rs"))
@@ -243,9 +248,37 @@ def main():
         for (a, b), names in sorted(edges.items(), key=lambda e: (name(e[0][0]), name(e[0][1]))):
             if a in members and b in members:
                 print(f"  {name(a)} -> {name(b)}: {', '.join(sorted(names))}")
+    folder_comps = []
+    if args.folders:
+        # One unit per entry of DIR: `x.rs` and `x/...` are `x`; DIR's own front is left out.
+        unit = lambda mod: mod[len(top)] if len(mod) > len(top) else None
+        units = sorted({unit(m) for m in files} - {None})
+        above = {u: set() for u in units}
+        for a, b in edges:
+            if unit(a) and unit(b) and unit(a) != unit(b):
+                above[unit(a)].add(unit(b))
+        # a unit is in a circle when it reaches itself
+        def reach(u):
+            seen, todo = set(), list(above[u])
+            while todo:
+                v = todo.pop()
+                if v not in seen:
+                    seen.add(v)
+                    todo.extend(above[v])
+            return seen
+        reaches = {u: reach(u) for u in units}
+        for u in units:
+            comp = sorted(v for v in units if v in reaches[u] and u in reaches[v])
+            if comp and comp not in folder_comps:
+                folder_comps.append(comp)
+        for c in folder_comps:
+            print("folder circle: " + ", ".join(c))
+            for (a, b), names in sorted(edges.items(), key=lambda e: (name(e[0][0]), name(e[0][1]))):
+                if unit(a) in c and unit(b) in c and unit(a) != unit(b):
+                    print(f"  {name(a)} -> {name(b)}: {', '.join(sorted(names))}")
     for f, p in sorted(set(forbidden)):
         print(f"forbidden: {f} uses {p}")
-    return 1 if comps or forbidden else 0
+    return 1 if comps or forbidden or folder_comps else 0
 
 
 if __name__ == "__main__":

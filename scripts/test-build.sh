@@ -9,7 +9,8 @@
 # another 10. `test_build` asks for the same packages and features as `cargo test` (the example
 # makes cargo resolve the dev-dependencies too, as for tests), so cargo finds them built.
 #
-# `tickreel-cli/bench`: `tickreel bench`, which links the core's test hooks;
+# `tickreel-cli/bench`: `tickreel bench`, which runs the benchmarks of `tickreel-bench` (its
+# feature `run`) and links the core's test hooks;
 # `tickreel-bridge/test-hooks`: the shared library with its test hook, as the Java tests load it.
 test_features=tickreel-cli/bench,tickreel-bridge/test-hooks
 

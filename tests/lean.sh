@@ -6,7 +6,7 @@
 #    the Java jar's build (`--features catalog`) has SQLite but no async runtime, TLS or PostgreSQL;
 # 2. a build of the whole workspace (what `cargo build --workspace` gives a user) resolves no test
 #    feature (`tickreel/test-hooks`, `tickreel/wire`, `tickreel-object/test-server`,
-#    `tickreel-cli/bench`), and
+#    `tickreel-cli/bench`, `tickreel-bench/run`), and
 #    `libtickreel.so` binds no test hook.
 # Prints the figures the README quotes (crates, .so size). Usage: bash tests/lean.sh
 set -euo pipefail
@@ -67,7 +67,7 @@ grep -qE '^rusqlite ' "$scratch/jar-tree" || fail "the jar's build has no SQLite
 
 # --- 2. no test hook in a workspace build ----------------------------------------------------
 cargo tree --workspace -e normal,build,features --prefix none > "$scratch/features"
-if grep -E 'feature "(test-hooks|wire|test-server|bench)"' "$scratch/features"; then
+if grep -E 'feature "(test-hooks|wire|test-server|bench|run)"' "$scratch/features"; then
   fail "a workspace build turns on the test features above"
 fi
 # The library as built for users (the same features as a release build) binds none either.

@@ -12,9 +12,6 @@
 //!   over its input);
 //! - [`errors`]: how the tool words errors (the file they concern, bounded quotes of the input).
 //!
-//! - [`browser`] (feature `tool`): headless Chromium over the DevTools protocol, shared by the
-//!   web viewer's browser test and its memory benchmark.
-//!
 //! Without `tool`, only `tickreel`, `fastnbt`, `serde`, `serde_json`, `tempfile` and `uuid` are
 //! used here; the tool's own dependencies (clap, the progress bars, the simulator) stay with the
 //! binary's modules.
@@ -22,8 +19,6 @@
 // Everything the tool prints goes through its `Out` (see `main.rs`): nothing here prints.
 #![deny(clippy::print_stdout)]
 
-#[cfg(feature = "tool")]
-pub mod browser;
 pub mod csv;
 pub mod dump;
 pub mod errors;

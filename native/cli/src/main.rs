@@ -9,8 +9,6 @@
 #![deny(clippy::print_stdout)]
 
 #[cfg(feature = "bench")]
-mod alloc_count;
-#[cfg(feature = "bench")]
 mod bench;
 #[cfg(not(feature = "bench"))]
 mod bench {

@@ -10,7 +10,7 @@ use std::path::Path;
 use crate::serve_support::page::*;
 use crate::serve_support::*;
 use serde_json::{Value, json};
-use tickreel_cli::browser::Browser;
+use tickreel_bench::browser::Browser;
 
 /// Where and when the blocks of [`block_recording`] change.
 const STONE: [i64; 3] = [3, 65, 4];

@@ -1,6 +1,6 @@
 //! The web viewer in a real browser: headless Chromium (Debian's `chromium`, installed by
 //! `scripts/ensure-chromium.sh`, which `./test.sh` runs) driven over the Chrome DevTools Protocol
-//! (`tickreel_cli::browser`, which `tickreel bench --only viewer` uses too). The page opens a
+//! (`tickreel_bench::browser`, which `tickreel bench --only viewer` uses too). The page opens a
 //! recording made by `simulate`, seeks, plays, reverses, steps and is dragged; after each, the
 //! positions it shows for a tick must equal the core's `Reader::seek` at that tick. Then a ghost race and a shadow-play report; a recording
 //! followed while it is written; and the page's memory (GC'd heap, DOM nodes) over a long enough

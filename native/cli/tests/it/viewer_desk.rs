@@ -11,8 +11,8 @@ use std::time::Duration;
 use crate::serve_support::page::*;
 use crate::serve_support::*;
 use serde_json::{Value, json};
+use tickreel_bench::browser::Browser;
 use tickreel_catalog::{Catalog, NewReport, Verdict};
-use tickreel_cli::browser::Browser;
 
 const ALICE: &str = "alice-reviewer-token-01";
 const BOB: &str = "bob-reviewer-token-0123";

@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 use crate::serve_support::page::*;
 use crate::serve_support::*;
 use serde_json::json;
-use tickreel_cli::browser::Browser;
+use tickreel_bench::browser::Browser;
 
 /// A recording with world events, written through the engine: Alice (#1) walks +x at 2 blocks/s
 /// on the ground at y 64, jumps to y 70 (off the ground) for ticks 100..=120, holds a diamond

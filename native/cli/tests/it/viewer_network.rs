@@ -50,7 +50,7 @@ fn server_recording(path: &Path, server: &str, entities: u32, ticks: u32) {
     engine.shutdown();
 }
 
-fn shown_names(b: &mut tickreel_cli::browser::Browser) -> Vec<String> {
+fn shown_names(b: &mut tickreel_bench::browser::Browser) -> Vec<String> {
     b.eval("[...document.querySelectorAll('#list li')].map(li => li.dataset.name)")
         .as_array()
         .unwrap()
@@ -59,7 +59,7 @@ fn shown_names(b: &mut tickreel_cli::browser::Browser) -> Vec<String> {
         .collect()
 }
 
-fn set(b: &mut tickreel_cli::browser::Browser, id: &str, value: &str) {
+fn set(b: &mut tickreel_bench::browser::Browser, id: &str, value: &str) {
     b.eval(&format!(
         "(() => {{ const s = document.getElementById('{id}'); s.value = {}; \
          s.dispatchEvent(new Event('input')); }})()",

@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 use crate::serve_support::page::*;
 use crate::serve_support::*;
 use serde_json::json;
-use tickreel_cli::browser::Browser;
+use tickreel_bench::browser::Browser;
 
 fn party(b: &mut Browser) -> serde_json::Value {
     b.eval("window.tickreelViewer.party.state()")

@@ -10,21 +10,21 @@ use crate::sync::{Mutex, RwLock};
 use crossbeam_channel::{Receiver, Sender, TrySendError, bounded, unbounded};
 
 use crate::error::{Error, Result, between, option};
-use crate::record::background::Background;
-use crate::record::budget::Budget;
-use crate::record::compaction_worker::{CompactJob, compaction_loop};
-use crate::record::counters::Counters;
-use crate::record::engine_shared::EngineShared;
-use crate::record::held::HeldMemory;
-use crate::record::hot_slots::HotSlots;
-use crate::record::hot_slots::{NONE, OPEN};
-use crate::record::open_recording::OpenRecording;
-use crate::record::pool::BufferPool;
-use crate::record::rec_shared::RecShared;
 use crate::record::recorder::{Backpressure, OnExisting, Recorder, RecorderOptions};
-use crate::record::resume::PendingResume;
-use crate::record::sync_round::SyncThread;
-use crate::record::writer_thread::{Ending, Msg, writer_loop};
+use crate::record::shared::budget::Budget;
+use crate::record::shared::counters::Counters;
+use crate::record::shared::engine_shared::EngineShared;
+use crate::record::shared::held::HeldMemory;
+use crate::record::shared::hot_slots::HotSlots;
+use crate::record::shared::hot_slots::{NONE, OPEN};
+use crate::record::shared::pool::BufferPool;
+use crate::record::shared::rec_shared::RecShared;
+use crate::record::worker::background::Background;
+use crate::record::worker::compaction_worker::{CompactJob, compaction_loop};
+use crate::record::writer::open_recording::OpenRecording;
+use crate::record::writer::resume::PendingResume;
+use crate::record::writer::sync_round::SyncThread;
+use crate::record::writer::writer_thread::{Ending, Msg, writer_loop};
 use crate::storage::live::{LiveDir, live_dir_for};
 use crate::storage::{LocalStorage, Storage, SyncCounted};
 
@@ -204,7 +204,7 @@ impl Engine {
             budget: Budget::new(options.max_inflight_bytes),
             stagings: Mutex::new(Vec::new()),
             #[cfg(feature = "test-hooks")]
-            stall: crate::record::stall::WriterStall::new(),
+            stall: crate::record::shared::stall::WriterStall::new(),
             counters: Counters::default(),
             stopping: std::sync::atomic::AtomicBool::new(false),
             threads_done: Arc::new(std::sync::atomic::AtomicBool::new(false)),
@@ -321,7 +321,7 @@ impl Engine {
                     .ok()
                     .flatten()
                     .is_some_and(|s| s.kind == crate::storage::EntryKind::Dir);
-            crate::record::publish::check_recording_path(storage, p, resuming)?;
+            crate::record::file::publish::check_recording_path(storage, p, resuming)?;
         }
         let id = inner.next_id.fetch_add(1, Ordering::Relaxed);
         let Some(path) = path else {
@@ -360,7 +360,7 @@ impl Engine {
                     ),
                 ));
             }
-            resume = crate::record::restart::on_existing(&live, path, options.on_existing)?;
+            resume = crate::record::writer::restart::on_existing(&live, path, options.on_existing)?;
         }
         let pending = if resume {
             let lock = live.lock()?;

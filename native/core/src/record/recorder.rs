@@ -14,16 +14,16 @@ use std::time::{Duration, Instant};
 use crossbeam_channel::{Sender, TrySendError};
 
 use crate::error::{Error, Result};
-use crate::record::engine_shared::EngineShared;
-use crate::record::hot_slots::{HotRef, Sending};
-use crate::record::staging::{Commit, Producer, Staging};
-use crate::record::tick_bytes::{INLINE, TickBytes};
-use crate::record::writer_thread::{Ending, Msg};
+use crate::record::shared::engine_shared::EngineShared;
+use crate::record::shared::hot_slots::{HotRef, Sending};
+use crate::record::shared::staging::{Commit, Producer, Staging};
+use crate::record::shared::tick_bytes::{INLINE, TickBytes};
+use crate::record::writer::writer_thread::{Ending, Msg};
 
 mod ending;
 mod messages;
 
-pub use crate::record::recorder_options::{
+pub use crate::record::options::recorder_options::{
     Backpressure, DEFAULT_BLOCK_DEADLINE, FlushPolicy, MAX_PREVIOUS_RECORDINGS, OnExisting,
     RecorderOptions, SnapshotProvider,
 };
@@ -54,8 +54,8 @@ pub struct RecorderStats {
     pub queue_depth: usize,
 }
 
-use crate::record::hot_slots::{NONE, OPEN, RETIRED};
-use crate::record::rec_shared::{RESUME_DONE, RESUME_FAILED, RESUME_PENDING, RecShared};
+use crate::record::shared::hot_slots::{NONE, OPEN, RETIRED};
+use crate::record::shared::rec_shared::{RESUME_DONE, RESUME_FAILED, RESUME_PENDING, RecShared};
 
 /// One recording being written. Cheap to share between threads (`&self` methods); ticks of one
 /// recording must be submitted in increasing order (from one thread at a time).

@@ -14,9 +14,9 @@ use crate::format::event::Event;
 use crate::format::header::Header;
 use crate::format::metadata::{EntityInfo, EventType};
 use crate::format::palette::Palette;
-use crate::record::background::Background;
-use crate::record::finish::Finishing;
-use crate::record::held::{HeldMemory, Holder, weak_holder};
+use crate::record::shared::finish::Finishing;
+use crate::record::shared::held::{HeldMemory, Holder, weak_holder};
+use crate::record::worker::background::Background;
 use crate::record::{
     Engine, Frame, MetadataChange, Recorder, RecorderOptions, StreamEnd, StreamObserver,
     StreamStart,

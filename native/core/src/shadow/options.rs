@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use crate::error::{Error, Result};
 use crate::format::Limits;
-use crate::record::chunker::check_zstd_level;
+use crate::record::encode::chunker::check_zstd_level;
 
 /// The user-metadata key under which a report file describes the report (see FORMAT.md).
 pub const REPORT_KEY: &str = "report";

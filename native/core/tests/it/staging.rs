@@ -1,4 +1,4 @@
-//! Ticks a server thread stages in its recording's ring (`record::staging`) reach the file in the
+//! Ticks a server thread stages in its recording's ring (`record::shared::staging`) reach the file in the
 //! order they were submitted, also around the messages that take the writer's queue (snapshots,
 //! flushes, ticks too large for the ring, ticks submitted while the ring is full, messages other
 //! threads are sending), from several threads in turn, and with the writer held; a recording

@@ -1,4 +1,4 @@
-//! Driving the viewer's page in headless Chromium (`tickreel_cli::browser`): start the browser
+//! Driving the viewer's page in headless Chromium (`tickreel_bench::browser`): start the browser
 //! (the test fails when it cannot), wait for the page, read what it shows, click, press keys and
 //! take screenshots. Shared by `viewer_browser` (playback) and `viewer_moderator` (reports, the
 //! world, 3D).
@@ -8,7 +8,7 @@ use std::path::Path;
 use std::time::Duration;
 
 use serde_json::{Value, json};
-use tickreel_cli::browser::Browser;
+use tickreel_bench::browser::Browser;
 
 use super::{frame_positions, reader_positions};
 

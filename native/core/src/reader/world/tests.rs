@@ -8,7 +8,7 @@ use crate::format::event::Event;
 use crate::format::frame::FrameHeader;
 use crate::format::header::Header;
 use crate::format::metadata::Metadata;
-use crate::record::compaction_worker::memory_reader;
+use crate::record::worker::compaction_worker::memory_reader;
 use crate::record::{ChunkPolicy, Chunker, Frame};
 
 fn bc(x: i32, state: u32) -> Event {

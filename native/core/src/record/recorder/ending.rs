@@ -8,9 +8,9 @@ use crossbeam_channel::TrySendError;
 
 use super::Recorder;
 use crate::error::{Error, Result};
-use crate::record::finish::Finishing;
-use crate::record::hot_slots::{ABORTED, CLOSED, FINISHING, OPEN, RETIRED, Sending};
-use crate::record::writer_thread::{Ending, Msg};
+use crate::record::shared::finish::Finishing;
+use crate::record::shared::hot_slots::{ABORTED, CLOSED, FINISHING, OPEN, RETIRED, Sending};
+use crate::record::writer::writer_thread::{Ending, Msg};
 
 impl Recorder {
     /// Sends an ending message without waiting for queue room: onto the queue when it has room,

@@ -14,9 +14,9 @@ use crate::error::{Error, Result};
 use crate::format::Limits;
 use crate::format::metadata::{EntityInfo, EventType};
 use crate::format::palette::PaletteKind;
-use crate::record::hot_slots::{OPEN, Sending};
-use crate::record::recorder_options::Backpressure;
-use crate::record::writer_thread::Msg;
+use crate::record::options::recorder_options::Backpressure;
+use crate::record::shared::hot_slots::{OPEN, Sending};
+use crate::record::writer::writer_thread::Msg;
 
 impl Recorder {
     fn send(&self, msg: Msg) -> Result<()> {

@@ -5,7 +5,7 @@ package io.tickreel;
  * at 20 ticks/s), {@link BatchBench} builds alone and {@link PlayheadBench} and {@link GhostBench}
  * record to play: every player's x, y, z, yaw, pitch for a number of ticks, computed before timing
  * (a server has its players' positions at hand), and one tick's events built from them with a
- * {@link Batch}. {@code native/cli/src/bench/jni.rs} submits the same workload from Rust: keep
+ * {@link Batch}. {@code native/bench/src/areas/jni.rs} submits the same workload from Rust: keep
  * {@link #BenchPoses}'s formula and {@link #fill} identical to its {@code table} and {@code fill}.
  */
 final class BenchPoses {

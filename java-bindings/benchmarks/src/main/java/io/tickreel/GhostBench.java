@@ -24,7 +24,7 @@ import org.openjdk.jmh.annotations.Warmup;
  * Sampling a {@link Ghost} from Java: one {@link GhostCursor#sample(double, GhostSample)} into a
  * reused {@link GhostSample} at a fractional tick (one native call), nanoseconds per sample, and
  * its allocations ({@code -prof gc}). The Java twin of the Rust figures {@code ghost_sample_ns}
- * and {@code ghost_random_sample_ns} ({@code native/cli/src/bench/ghost.rs}), on a run of the
+ * and {@code ghost_random_sample_ns} ({@code native/bench/src/areas/ghost.rs}), on a run of the
  * same length: one player for {@value #RUN_TICKS} ticks (5 minutes at 20 ticks/s, the first
  * player of {@link BenchPoses}), a checkpoint every 600 ticks.
  *

@@ -29,7 +29,7 @@ import org.openjdk.jmh.infra.IterationParams;
  * submits it with one {@link Recorder#submit} (one native call), back to back:
  * {@code jni_ns_per_player_tick} of {@code java-bindings/bench.sh}, the median of the measured
  * iterations. The same workload runs through {@code Recorder::submit_tick} in Rust in
- * {@code native/cli/src/bench/jni.rs} ({@link BenchPoses}, the workload, says what must stay
+ * {@code native/bench/src/areas/jni.rs} ({@link BenchPoses}, the workload, says what must stay
  * identical); keep the rounds alike.
  *
  * <p>One JMH iteration is one round of the Rust twin: a fresh recording, a warm-up of half the
