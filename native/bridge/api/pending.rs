@@ -28,12 +28,15 @@ pub enum Kind {
     /// The file a recording's finish or a report wrote.
     Path,
     /// A finish or report followed by its upload: the object's URL and size.
+    #[cfg_attr(not(feature = "object"), allow(dead_code))]
     Upload,
     /// A catalog call's rows.
+    #[cfg_attr(not(feature = "catalog"), allow(dead_code))]
     Rows,
     /// A loaded ghost.
     Ghost,
     /// The ghosts of several places of a course (a ghost set).
+    #[cfg_attr(not(feature = "catalog"), allow(dead_code))]
     GhostSet,
 }
 
@@ -347,7 +350,8 @@ pub fn poll(pending: &Pending) -> Ended {
 
 /// Waits until the work has ended or `timeout_ms` milliseconds have passed (negative: no limit),
 /// then stores in `*out_ready` whether it ended, as `tickreel_pending_poll` does (the failure of
-/// work that failed is the call's result). Blocks: not for the server thread.
+/// work that failed is the call's result). `out_ready` may be NULL: without a limit, the call's
+/// result alone says how the work went. Blocks: not for the server thread.
 ///
 /// Thread safety: any thread, concurrently with any other call on the handle; several threads
 /// may wait.
@@ -355,6 +359,7 @@ pub fn poll(pending: &Pending) -> Ended {
     c = "tickreel_pending_wait",
     c_out = "out_ready",
     c_out_type = "bool",
+    c_out_optional,
     java = "pendingWait"
 )]
 pub fn wait(pending: &Pending, timeout_ms: i64) -> Ended {
