@@ -75,7 +75,7 @@ enum Stage {
     #[cfg(feature = "object")]
     Upload(
         SharedPending<tickreel_object::Uploaded>,
-        tickreel_object::ObjectOptions,
+        #[cfg_attr(not(feature = "catalog"), allow(dead_code))] tickreel_object::ObjectOptions,
     ),
     #[cfg(feature = "catalog")]
     Rows(tickreel::Pending<Vec<u8>>),
@@ -281,7 +281,7 @@ impl Pending {
     /// failed, `INVALID_STATE` naming both kinds for another kind.
     pub(crate) fn take(&self, asked: Kind) -> tickreel::Result<Outcome> {
         if self.kind != asked {
-            return Err(self.not(asked, "this pending", |m| tickreel::Error::InvalidState(m)));
+            return Err(self.not(asked, "this pending", tickreel::Error::InvalidState));
         }
         match self.stage.lock().poll() {
             None => Err(tickreel::Error::NotReady(format!(
