@@ -711,7 +711,7 @@ typedef struct TickreelGhost TickreelGhost;
 
 /**
  * Several ghosts sampled together. Opaque: create with `tickreel_ghost_set_new` (or
- * `tickreel_catalog_call_ghost_set`), release with `tickreel_ghost_set_free`.
+ * `tickreel_pending_take_ghost_set`), release with `tickreel_ghost_set_free`.
  */
 typedef struct TickreelGhostSet TickreelGhostSet;
 
