@@ -18,7 +18,6 @@ pub use super::generated::engine::*;
 // in the order of `include/tickreel.h` (one per group, so that rustfmt does not sort them).
 pub mod recorder;
 
-#[cfg(test)]
 mod finish;
 
 pub mod shadow_options;

@@ -1,6 +1,7 @@
 //! Tests of a recording's finish through C: the pending `tickreel_recorder_finish` returns
 //! (`crate::ffi::pending`), and a playhead following a recording while it is written.
 
+#[cfg(test)]
 mod tests {
     use crate::ffi::batch::*;
     use crate::ffi::engine::recorder::*;
