@@ -162,8 +162,12 @@ impl CArrayResult for Splits {
     }
 }
 
+/// The tests' recording, for the tests of ghost loads (`crate::ffi::pending`).
 #[cfg(test)]
-pub(crate) mod tests {
+pub(crate) use tests::record;
+
+#[cfg(test)]
+mod tests {
     //! Also the fixture of the tests of [`cursor`](super::cursor), [`delta`](super::delta) and
     //! of ghost loads (`crate::ffi::pending`).
 

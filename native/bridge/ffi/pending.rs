@@ -20,7 +20,7 @@ mod tests {
     use crate::api::pending::Pending;
     use crate::ffi::generated::ghost::*;
     use crate::ffi::generated::pending::*;
-    use crate::ffi::ghost::tests::record;
+    use crate::ffi::ghost::record;
     use crate::ffi::ghost::{
         TICKREEL_GHOST_BOUND_CHECKPOINT, TickreelGhostInfo, TickreelGhostRange,
     };
