@@ -58,7 +58,8 @@ public final class Pending<T> implements AutoCloseable {
 
     private final NativeHandle handle;
     private final Take<T> take;
-    /** The result once read (then never read natively again), or the failure. */
+    /** Whether the result (or the failure) was read: then never read natively again. */
+    private boolean done;
     private T result;
     private RuntimeException failure;
     private CompletableFuture<T> future;
@@ -69,21 +70,28 @@ public final class Pending<T> implements AutoCloseable {
     }
 
     /**
-     * The result once the work has ended, empty while it runs. Never blocks.
+     * The result once the work has ended, empty while it runs (and for a call without a result,
+     * a {@code Pending<Void>}: ask {@link #isReady()}). Never blocks.
      *
      * @throws TickreelException or another {@link RuntimeException} if the work failed
      * @throws IllegalStateException if this handle is closed
      */
     public synchronized Optional<T> poll() {
+        read();
+        return current();
+    }
+
+    /** Reads the result if the work has ended (and it was not read yet). Never blocks. */
+    private synchronized void read() {
         long h = handle.get();
-        if (result == null && failure == null && NativeBridge.pendingPoll(h)) {
+        if (!done && NativeBridge.pendingPoll(h)) {
+            done = true;
             try {
                 result = take.take(h);
             } catch (RuntimeException e) {
                 failure = e;
             }
         }
-        return current();
     }
 
     /**
@@ -94,7 +102,7 @@ public final class Pending<T> implements AutoCloseable {
      */
     public synchronized boolean isReady() {
         long h = handle.get();
-        return result != null || failure != null || NativeBridge.pendingPoll(h);
+        return done || NativeBridge.pendingPoll(h);
     }
 
     /**
@@ -104,7 +112,15 @@ public final class Pending<T> implements AutoCloseable {
      * @throws IllegalStateException if this handle is closed
      */
     public T await() {
-        return awaitMillis(-1).orElseThrow();
+        while (!settle(-1)) {
+            // the wait ended without a result: only if the work's thread ended unexpectedly late
+        }
+        synchronized (this) {
+            if (failure != null) {
+                throw failure;
+            }
+            return result;
+        }
     }
 
     /**
@@ -116,7 +132,10 @@ public final class Pending<T> implements AutoCloseable {
      */
     public Optional<T> await(Duration timeout) {
         Objects.requireNonNull(timeout, "timeout");
-        return awaitMillis(timeout.isNegative() ? 0 : ceilMillis(timeout));
+        settle(timeout.isNegative() ? 0 : ceilMillis(timeout));
+        synchronized (this) {
+            return done ? current() : Optional.empty();
+        }
     }
 
     /**
@@ -166,35 +185,40 @@ public final class Pending<T> implements AutoCloseable {
     }
 
     /** Completes the future if the work has ended (or this handle is closed): whether it did. */
-    private boolean tryComplete() {
-        CompletableFuture<T> f;
-        synchronized (this) {
-            f = future;
-        }
+    private synchronized boolean tryComplete() {
         try {
-            Optional<T> r = poll();
-            if (r.isEmpty()) {
-                return false;
-            }
-            f.complete(r.get());
+            read();
         } catch (Throwable t) {
-            f.completeExceptionally(t);
+            future.completeExceptionally(t); // closed first
+            return true;
+        }
+        if (!done) {
+            return false;
+        }
+        if (failure != null) {
+            future.completeExceptionally(failure);
+        } else {
+            future.complete(result);
         }
         return true;
     }
 
-    private Optional<T> awaitMillis(long millis) {
+    /** Waits up to {@code millis} (-1: no limit) and reads the result: whether it is read. */
+    private boolean settle(long millis) {
         long h;
         synchronized (this) {
             h = handle.get();
-            if (result != null || failure != null) {
-                return current();
+            if (done) {
+                return true;
             }
         }
         // The wait runs outside the lock, so that poll() from another thread never blocks on it;
         // the native wait never holds the native handle's lock either.
         NativeBridge.pendingWait(h, millis);
-        return poll();
+        read();
+        synchronized (this) {
+            return done;
+        }
     }
 
     private Optional<T> current() {
