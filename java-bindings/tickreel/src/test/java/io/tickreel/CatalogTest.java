@@ -135,6 +135,8 @@ class CatalogTest {
             // Futures are completed by one thread of these classes, which ends with the work.
             List<Placed> top = c.top(COURSE, 10).future().get(30, TimeUnit.SECONDS);
             assertEquals(1, top.size());
+            assertEquals(null, c.clearRetention("runs").future().get(30, TimeUnit.SECONDS),
+                "a call without rows completes with null");
             CompletionException none = assertThrows(CompletionException.class,
                 () -> c.loadGhost(COURSE, 9).future().join());
             assertInstanceOf(IllegalArgumentException.class, none.getCause());
