@@ -294,7 +294,7 @@ impl Pending {
 
     /// Waits until the work has ended or `timeout` has passed (`None`: no limit): its result,
     /// `None` on timeout.
-    fn wait(&self, timeout: Option<Duration>) -> Option<tickreel::Result<Outcome>> {
+    pub(crate) fn wait(&self, timeout: Option<Duration>) -> Option<tickreel::Result<Outcome>> {
         let until = timeout.and_then(|t| Instant::now().checked_add(t));
         loop {
             let signal = {
@@ -304,8 +304,9 @@ impl Pending {
                 }
                 stage.signal()
             };
+            // A limit too far to represent is no limit.
             let left = until.map(|u| u.saturating_duration_since(Instant::now()));
-            if timeout.is_some() && left.is_none_or(|l| l.is_zero()) {
+            if left.is_some_and(|l| l.is_zero()) {
                 return None;
             }
             match signal {

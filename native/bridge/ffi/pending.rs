@@ -159,6 +159,20 @@ mod tests {
     }
 
     #[test]
+    fn a_limit_too_far_to_represent_is_no_limit() {
+        let (tx, work) = tickreel::Pending::<GhostTrack>::channel("test load");
+        let p = std::sync::Arc::new(Pending::ghost(work).0);
+        let waiter = {
+            let p = p.clone();
+            std::thread::spawn(move || p.wait(Some(Duration::MAX)).is_some())
+        };
+        std::thread::sleep(Duration::from_millis(30));
+        assert!(!waiter.is_finished(), "the wait gave up at once");
+        tx.send(Ok(track())).unwrap();
+        assert!(waiter.join().unwrap());
+    }
+
+    #[test]
     fn a_pending_freed_before_its_work_ends_is_dropped_at_once() {
         for kind in 0..2 {
             let (tx, work) = tickreel::Pending::<std::path::PathBuf>::channel("test finish");
