@@ -11,12 +11,13 @@
  * TICKREEL_RESULT_PANIC; nothing unwinds into C.
  *
  * Handles. TickreelBatch*, TickreelReelWriter*, TickreelReader*, TickreelEngine*,
- * TickreelRecorder*, TickreelFinishHandle*, TickreelShadowBuffer*, TickreelGhost*, TickreelGhostLoad*,
- * TickreelGhostCursor*, TickreelLiveDelta*, TickreelPlayhead*, TickreelObjectOptions*,
- * TickreelPendingUpload*, TickreelCatalog* and TickreelCatalogCall* are opaque handles: tokens (generation | type tag | slot) disguised as pointers,
+ * TickreelRecorder*, TickreelShadowBuffer*, TickreelGhost*, TickreelGhostCursor*, TickreelLiveDelta*,
+ * TickreelPlayhead*, TickreelObjectOptions*, TickreelCatalog*, TickreelPending* and the others are
+ * opaque handles: tokens (generation | type tag | slot) disguised as pointers,
  * never addresses; do not dereference them. Create them with tickreel_*_new / _create / _open /
- * _start / _load (a TickreelFinishHandle* comes from tickreel_recorder_finish or tickreel_shadow_buffer_report;
- * tickreel_shadow_buffer_start gives a TickreelRecorder* and a TickreelShadowBuffer*) and release each with
+ * _start / _load (a TickreelPending* comes from every call whose work runs in the background: a
+ * finish, a report, an upload, a ghost load, a catalog call; poll it, wait on it, take its result by
+ * kind, free it; tickreel_shadow_buffer_start gives a TickreelRecorder* and a TickreelShadowBuffer*) and release each with
  * its tickreel_*_free; freeing NULL is a no-op. An engine owns background threads:
  * tickreel_engine_free stops and joins them, so call it before the program exits. Guaranteed on every call: a freed handle (double free included) and a
  * handle of another type return TICKREEL_RESULT_INVALID_HANDLE, for ever (a slot whose generation
@@ -42,10 +43,14 @@
  * Index (line numbers in this file).
  *   Constants and result codes first; then each area, the error channel first: its
  *   handles and structs, then its functions:
- *   Errors and the library: line 625
+ *   Errors and the library: line 626
  *      tickreel_handle_count, tickreel_last_error, tickreel_last_error_message,
  *      tickreel_last_error_code, tickreel_result_name, tickreel_version, tickreel_features
- *   Tick batches (TickreelBatch): line 702
+ *   Results later (TickreelPending): line 703
+ *      tickreel_pending_take_rows, tickreel_pending_take_ghost_set, tickreel_pending_take_upload,
+ *      tickreel_pending_poll, tickreel_pending_wait, tickreel_pending_take_path,
+ *      tickreel_pending_take_ghost, tickreel_pending_free
+ *   Tick batches (TickreelBatch): line 871
  *      tickreel_batch_new, tickreel_batch_free, tickreel_batch_clear, tickreel_batch_event_count,
  *      tickreel_batch_bytes, tickreel_batch_entity_add, tickreel_batch_entity_remove,
  *      tickreel_batch_pose, tickreel_batch_position, tickreel_batch_rotation,
@@ -55,7 +60,7 @@
  *      tickreel_batch_attack, tickreel_batch_use, tickreel_batch_use_on_entity,
  *      tickreel_batch_use_on_block, tickreel_batch_damage, tickreel_batch_health,
  *      tickreel_batch_equipment, tickreel_batch_chat, tickreel_batch_custom_at
- *   Live recording (TickreelEngine, TickreelRecorder, TickreelFinishHandle): line 1114
+ *   Live recording (TickreelEngine, TickreelRecorder): line 1283
  *      tickreel_engine_new, tickreel_engine_free, tickreel_engine_stats, tickreel_recorder_start,
  *      tickreel_recorder_start_on, tickreel_recorder_free, tickreel_recorder_submit_tick,
  *      tickreel_recorder_submit_batch, tickreel_recorder_player_left,
@@ -64,7 +69,6 @@
  *      tickreel_recorder_register_name, tickreel_recorder_set_user_metadata,
  *      tickreel_recorder_flush, tickreel_recorder_stats, tickreel_recorder_wait_resumed,
  *      tickreel_recorder_status, tickreel_recorder_finish, tickreel_recorder_abort,
- *      tickreel_finish_handle_poll, tickreel_finish_handle_wait, tickreel_finish_handle_free,
  *      tickreel_engine_options_new, tickreel_engine_options_free,
  *      tickreel_engine_options_set_writer_threads, tickreel_engine_options_set_queue_capacity,
  *      tickreel_engine_options_set_max_inflight_bytes, tickreel_engine_options_set_pool_buffers,
@@ -84,20 +88,19 @@
  *      tickreel_recorder_options_set_compaction_verify,
  *      tickreel_recorder_options_set_max_batch_bytes, tickreel_recorder_options_set_overwrite,
  *      tickreel_recorder_options_set_on_existing
- *   Ghosts (TickreelGhost, TickreelGhostLoad, TickreelGhostCursor, TickreelLiveDelta, TickreelGhostSet, TickreelGoldSplits): line 2093
+ *   Ghosts (TickreelGhost, TickreelGhostCursor, TickreelLiveDelta, TickreelGhostSet, TickreelGoldSplits): line 2203
  *      tickreel_ghost_load, tickreel_ghost_load_from_reader, tickreel_ghost_free,
  *      tickreel_ghost_info, tickreel_ghost_splits, tickreel_ghost_cursor_new,
  *      tickreel_ghost_cursor_free, tickreel_ghost_cursor_sample,
  *      tickreel_ghost_cursor_set_time_shift, tickreel_live_delta_new, tickreel_live_delta_free,
  *      tickreel_live_delta_update, tickreel_live_delta_set_time_shift, tickreel_live_delta_reset,
- *      tickreel_ghost_load_async, tickreel_ghost_load_poll, tickreel_ghost_load_take,
- *      tickreel_ghost_load_free, tickreel_ghost_set_new, tickreel_ghost_set_free,
+ *      tickreel_ghost_load_async, tickreel_ghost_set_new, tickreel_ghost_set_free,
  *      tickreel_ghost_set_push, tickreel_ghost_set_len, tickreel_ghost_set_duration,
  *      tickreel_ghost_set_set_time_shift, tickreel_ghost_set_sample, tickreel_gold_splits_new,
  *      tickreel_gold_splits_free, tickreel_gold_splits_checkpoint, tickreel_gold_splits_finish,
  *      tickreel_gold_splits_best_possible, tickreel_gold_splits_sum_of_best,
  *      tickreel_gold_splits_gold, tickreel_gold_splits_reset, tickreel_ghost_load_async_url
- *   Playback (TickreelPlayhead): line 2781
+ *   Playback (TickreelPlayhead): line 2832
  *      tickreel_playhead_open_url, tickreel_playhead_follow_url, tickreel_playhead_open,
  *      tickreel_playhead_follow, tickreel_playhead_free, tickreel_playhead_current,
  *      tickreel_playhead_advance, tickreel_playhead_prepare, tickreel_playhead_seek,
@@ -107,53 +110,51 @@
  *      tickreel_playhead_removed, tickreel_playhead_added, tickreel_playhead_rebuild,
  *      tickreel_playhead_rebuild_snapshot, tickreel_playhead_rebuild_events,
  *      tickreel_playhead_world_state, tickreel_playhead_world_changes
- *   Reading recordings (TickreelReader): line 3342
+ *   Reading recordings (TickreelReader): line 3393
  *      tickreel_reader_open_url, tickreel_reader_open, tickreel_reader_free,
  *      tickreel_reader_tick_count, tickreel_reader_first_tick, tickreel_reader_last_tick,
  *      tickreel_reader_chunk_count, tickreel_reader_tick_rate, tickreel_reader_metadata,
  *      tickreel_reader_seek, tickreel_reader_ticks, tickreel_reader_verify,
  *      tickreel_reader_palette_name, tickreel_reader_world_at
- *   Decoded events (TickreelEvents): line 3595
+ *   Decoded events (TickreelEvents): line 3646
  *      tickreel_events_decode, tickreel_events_free, tickreel_events_count, tickreel_events_get
- *   The world at a tick (TickreelWorldState): line 3803
+ *   The world at a tick (TickreelWorldState): line 3854
  *      tickreel_world_state_free, tickreel_world_state_info, tickreel_world_state_blocks,
  *      tickreel_world_state_block, tickreel_world_state_block_entities,
  *      tickreel_world_state_entities, tickreel_world_state_equipment,
  *      tickreel_world_state_terrain_sections
- *   Shadow play (TickreelShadowBuffer): line 4077
+ *   Shadow play (TickreelShadowBuffer): line 4128
  *      tickreel_shadow_buffer_report_upload, tickreel_shadow_options_default,
  *      tickreel_report_options_default, tickreel_shadow_buffer_start,
  *      tickreel_shadow_buffer_start_on, tickreel_shadow_buffer_report,
  *      tickreel_shadow_buffer_report_uuid, tickreel_shadow_buffer_stats,
  *      tickreel_shadow_buffer_attached, tickreel_shadow_buffer_free
- *   Writing recordings (TickreelReelWriter): line 4453
+ *   Writing recordings (TickreelReelWriter): line 4504
  *      tickreel_reel_options_default, tickreel_reel_writer_create, tickreel_reel_writer_free,
  *      tickreel_reel_writer_write_tick, tickreel_reel_writer_write_batch,
  *      tickreel_reel_writer_offer_snapshot, tickreel_reel_writer_offer_terrain,
  *      tickreel_reel_writer_register_entity, tickreel_reel_writer_register_event_type,
  *      tickreel_reel_writer_register_name, tickreel_reel_writer_set_user_metadata,
  *      tickreel_reel_writer_finish
- *   Compression dictionaries: line 4704
+ *   Compression dictionaries: line 4755
  *      tickreel_dictionary_register, tickreel_dictionary_is_registered
- *   Object storage (TickreelObjectOptions, TickreelPendingUpload, TickreelLiveShipper; Cargo feature "object"): line 4735
+ *   Object storage (TickreelObjectOptions, TickreelLiveShipper; Cargo feature "object"): line 4786
  *      tickreel_object_options_new, tickreel_object_options_free,
  *      tickreel_object_options_set_endpoint, tickreel_object_options_set_region,
  *      tickreel_object_options_set_credentials, tickreel_object_options_set_allow_http,
  *      tickreel_object_options_set_timeouts, tickreel_object_options_set_retries,
- *      tickreel_pending_upload_poll, tickreel_pending_upload_bytes, tickreel_pending_upload_free,
  *      tickreel_live_shipper_stats, tickreel_live_shipper_ship_now, tickreel_live_shipper_finish,
  *      tickreel_live_shipper_free
- *   Catalog (TickreelCatalog, TickreelCatalogCall; Cargo feature "catalog"): line 4965
+ *   Catalog (TickreelCatalog; Cargo feature "catalog"): line 4980
  *      tickreel_catalog_open, tickreel_catalog_free, tickreel_catalog_register,
  *      tickreel_catalog_top, tickreel_catalog_personal_best, tickreel_catalog_around,
  *      tickreel_catalog_recent, tickreel_catalog_sum_of_best, tickreel_catalog_load_ghost,
- *      tickreel_catalog_prune, tickreel_catalog_call_poll, tickreel_catalog_call_rows,
- *      tickreel_catalog_call_ghost_load, tickreel_catalog_call_free, tickreel_catalog_load_ghosts,
- *      tickreel_catalog_add_report, tickreel_catalog_reports, tickreel_catalog_set_report_open,
- *      tickreel_catalog_set_run_valid, tickreel_catalog_check_run, tickreel_catalog_run_check,
- *      tickreel_catalog_clear_run, tickreel_catalog_set_course_limits,
- *      tickreel_catalog_set_retention, tickreel_catalog_clear_retention,
- *      tickreel_catalog_retention, tickreel_catalog_register_finished, tickreel_catalog_top_on,
+ *      tickreel_catalog_prune, tickreel_catalog_load_ghosts, tickreel_catalog_add_report,
+ *      tickreel_catalog_reports, tickreel_catalog_set_report_open, tickreel_catalog_set_run_valid,
+ *      tickreel_catalog_check_run, tickreel_catalog_run_check, tickreel_catalog_clear_run,
+ *      tickreel_catalog_set_course_limits, tickreel_catalog_set_retention,
+ *      tickreel_catalog_clear_retention, tickreel_catalog_retention,
+ *      tickreel_catalog_register_finished, tickreel_catalog_top_on,
  *      tickreel_catalog_personal_best_on, tickreel_catalog_at_rank_on,
  *      tickreel_catalog_load_ghost_on, tickreel_catalog_reports_of,
  *      tickreel_catalog_open_recording, tickreel_catalog_register_at,
@@ -699,6 +700,174 @@ const char *tickreel_version(void);
  */
 uint32_t tickreel_features(void);
 
+/* ---- Results later (TickreelPending) ---- */
+
+/**
+ * A ghost track: one entity's run, decoded once into compact arrays. Opaque: create with
+ * `tickreel_ghost_load` (or `_load_from_reader`, or `tickreel_pending_take_ghost`), release with
+ * `tickreel_ghost_free`. Cursors and deltas made from it keep the data alive on their own.
+ */
+typedef struct TickreelGhost TickreelGhost;
+
+/**
+ * Several ghosts sampled together. Opaque: create with `tickreel_ghost_set_new` (or
+ * `tickreel_pending_take_ghost_set`), release with `tickreel_ghost_set_free`.
+ */
+typedef struct TickreelGhostSet TickreelGhostSet;
+
+/**
+ * Work running on a background thread and its result, later: a recording's finish, a report, a
+ * finish followed by its upload, a ghost load, a catalog call. Opaque: returned by those calls,
+ * polled with `tickreel_pending_poll`, waited on with `tickreel_pending_wait`, its result read
+ * with the take of its kind (`tickreel_pending_take_path`, `_take_upload`, `_take_rows`,
+ * `_take_ghost`, `_take_ghost_set`), released with `tickreel_pending_free`.
+ */
+typedef struct TickreelPending TickreelPending;
+
+/**
+ * Copies a finished catalog call's bytes into `buf` (the encodings of `rows`), storing their
+ * number in `*out_count`; calls without rows (a change) have none. Never blocks; may be asked
+ * again (a `capacity` too small returns `TICKREEL_RESULT_BUFFER_TOO_SMALL` with the count).
+ *
+ * Returns `TICKREEL_RESULT_NOT_READY` while the call runs, the call's own failure code (every
+ * time it is asked), `TICKREEL_RESULT_INVALID_STATE` (naming the kind it holds) for a pending of
+ * another kind (a ghost lookup's is a ghost).
+ *
+ * Thread safety: any thread, concurrently with any other call on the handle.
+ *
+ * # Safety
+ * `buf` must point to `capacity` writable `u8`s (or `capacity` must be 0); `out_count` must be NULL or point to a writable `size_t`.
+ */
+TickreelResult tickreel_pending_take_rows(struct TickreelPending *pending,
+                                          uint8_t *buf,
+                                          size_t capacity,
+                                          size_t *out_count);
+
+/**
+ * Takes the ghost set a `tickreel_catalog_load_ghosts` lookup loaded: stores a new set's handle
+ * in `*out_set` (free it with `tickreel_ghost_set_free`), its ghosts in the order they were
+ * picked, each with its own cursor. Never blocks; may be asked again (each call gives a new set
+ * of the same ghosts).
+ *
+ * Returns `TICKREEL_RESULT_NOT_READY` while the lookup or a load runs, the failure's code if one
+ * failed, `TICKREEL_RESULT_INVALID_STATE` (naming the kind it holds) for a pending of another
+ * kind. `*out_set` is NULL unless the call succeeded (when it can be written).
+ *
+ * Thread safety: any thread, concurrently with any other call on the handle.
+ *
+ * # Safety
+ * `out_set` must be NULL or point to writable storage for one `TickreelGhostSet` pointer.
+ */
+TickreelResult tickreel_pending_take_ghost_set(struct TickreelPending *pending,
+                                               struct TickreelGhostSet **out_set);
+
+/**
+ * Copies the URL of the object an upload wrote into `url_buf` as a NUL-terminated string,
+ * storing its length in bytes, without the NUL, in `*out_len`, and the object's size in bytes in
+ * `*out_bytes` (both written even when the URL does not fit). With `capacity` 0 nothing is copied
+ * (`url_buf` may then be NULL). `out_len` and `out_bytes` may be NULL. Never blocks; may be asked
+ * again.
+ *
+ * Returns `TICKREEL_RESULT_NOT_READY` while the finish or upload runs, the failure's code if
+ * either failed (e.g. `TICKREEL_RESULT_IO` for an existing object or a refused request),
+ * `TICKREEL_RESULT_INVALID_STATE` (naming the kind it holds) for a pending of another kind,
+ * `TICKREEL_RESULT_BUFFER_TOO_SMALL` if `capacity` is less than `*out_len + 1` (nothing is
+ * copied).
+ *
+ * Thread safety: any thread, concurrently with any other call on the handle.
+ *
+ * # Safety
+ * `out_bytes` must be NULL or point to writable storage for one `u64`.
+ * `url_buf` must point to `capacity` writable bytes (or `capacity` must be 0); `out_len` must be NULL or point to a writable `size_t`.
+ */
+TickreelResult tickreel_pending_take_upload(struct TickreelPending *pending,
+                                            char *url_buf,
+                                            size_t capacity,
+                                            size_t *out_len,
+                                            uint64_t *out_bytes);
+
+/**
+ * Stores in `*out_ready` whether the work has ended. Never blocks: for the server thread, every
+ * tick if need be.
+ *
+ * Returns `TICKREEL_RESULT_OK` while the work runs (`*out_ready` false) and once it succeeded
+ * (`*out_ready` true); if it failed, `*out_ready` is true and the call returns the failure's code
+ * (e.g. `TICKREEL_RESULT_IO`) with its message, every time it is asked.
+ *
+ * Thread safety: any thread, concurrently with any other call on the handle (a poll never waits
+ * for a `tickreel_pending_wait` in another thread).
+ *
+ * # Safety
+ * `out_ready` must be NULL or point to writable storage for one `bool`.
+ */
+TickreelResult tickreel_pending_poll(struct TickreelPending *pending, bool *out_ready);
+
+/**
+ * Waits until the work has ended or `timeout_ms` milliseconds have passed (negative: no limit),
+ * then stores in `*out_ready` whether it ended, as `tickreel_pending_poll` does (the failure of
+ * work that failed is the call's result). `out_ready` may be NULL: without a limit, the call's
+ * result alone says how the work went. Blocks: not for the server thread.
+ *
+ * Thread safety: any thread, concurrently with any other call on the handle; several threads
+ * may wait.
+ *
+ * # Safety
+ * `out_ready` must be NULL or point to writable storage for one `bool`.
+ */
+TickreelResult tickreel_pending_wait(struct TickreelPending *pending,
+                                     int64_t timeout_ms,
+                                     bool *out_ready);
+
+/**
+ * Copies the path of the file a finish or report wrote into `path_buf` as a NUL-terminated
+ * string (in the platform's encoding), storing its length in bytes, without the NUL, in
+ * `*out_len`. With `capacity` 0 nothing is copied (`path_buf` may then be NULL): a length query.
+ * `out_len` may be NULL. Never blocks; may be asked again.
+ *
+ * Returns `TICKREEL_RESULT_NOT_READY` while the work runs, its failure's code if it failed,
+ * `TICKREEL_RESULT_INVALID_STATE` (naming the kind it holds) for a pending of another kind,
+ * `TICKREEL_RESULT_BUFFER_TOO_SMALL` if `capacity` is less than `*out_len + 1` (nothing is
+ * copied).
+ *
+ * Thread safety: any thread, concurrently with any other call on the handle.
+ *
+ * # Safety
+ * `path_buf` must point to `capacity` writable bytes (or `capacity` must be 0); `out_len` must be NULL or point to a writable `size_t`.
+ */
+TickreelResult tickreel_pending_take_path(struct TickreelPending *pending,
+                                          char *path_buf,
+                                          size_t capacity,
+                                          size_t *out_len);
+
+/**
+ * Takes the loaded ghost: stores a new handle to it in `*out_ghost` (free it with
+ * `tickreel_ghost_free`). Never blocks; may be asked again (each call gives a new handle to the
+ * same ghost).
+ *
+ * Returns `TICKREEL_RESULT_NOT_READY` while the load runs, its failure's code if it failed (e.g.
+ * `TICKREEL_RESULT_IO`, `_INVALID_ARGUMENT`), `TICKREEL_RESULT_INVALID_STATE` (naming the kind it
+ * holds) for a pending of another kind. `*out_ghost` is NULL unless the call succeeded (when it
+ * can be written).
+ *
+ * Thread safety: any thread, concurrently with any other call on the handle.
+ *
+ * # Safety
+ * `out_ghost` must be NULL or point to writable storage for one `TickreelGhost` pointer.
+ */
+TickreelResult tickreel_pending_take_ghost(struct TickreelPending *pending,
+                                           struct TickreelGhost **out_ghost);
+
+/**
+ * Frees a pending's handle. Work still running is not waited for: a ghost load is cancelled (its
+ * thread ends on its own), a finish, report, upload or catalog call goes on and its result is
+ * dropped. `tickreel_pending_free(NULL)` is a no-op returning `TICKREEL_RESULT_OK`; a freed or
+ * invalid handle returns `TICKREEL_RESULT_INVALID_HANDLE`.
+ *
+ * Thread safety: any thread. A call on the same handle still running in another thread (a wait)
+ * finishes normally; calls that start after this one get `TICKREEL_RESULT_INVALID_HANDLE`.
+ */
+TickreelResult tickreel_pending_free(struct TickreelPending *pending);
+
 /* ---- Tick batches (TickreelBatch) ---- */
 
 /**
@@ -1111,7 +1280,7 @@ TickreelResult tickreel_batch_custom_at(struct TickreelBatch *batch,
                                         const uint8_t *data,
                                         size_t data_len);
 
-/* ---- Live recording (TickreelEngine, TickreelRecorder, TickreelFinishHandle) ---- */
+/* ---- Live recording (TickreelEngine, TickreelRecorder) ---- */
 
 /**
  * The recording runtime: writer thread(s) and a compaction worker, shared by every recording of
@@ -1128,13 +1297,6 @@ typedef struct TickreelEngine TickreelEngine;
 typedef struct TickreelEngineOptions TickreelEngineOptions;
 
 /**
- * The completion of a finished recording's compaction into its final `.reel` file, or of a
- * shadow report's file. Opaque: returned by `tickreel_recorder_finish` and
- * `tickreel_shadow_buffer_report`, released with `tickreel_finish_handle_free`.
- */
-typedef struct TickreelFinishHandle TickreelFinishHandle;
-
-/**
  * A recorder's live recording being shipped to object storage. Opaque: created by
  * `tickreel_recorder_ship_live`, finished with `tickreel_live_shipper_finish`, released with
  * `tickreel_live_shipper_free`.
@@ -1147,13 +1309,6 @@ typedef struct TickreelLiveShipper TickreelLiveShipper;
  * `tickreel_object_options_set_*`, release with `tickreel_object_options_free`.
  */
 typedef struct TickreelObjectOptions TickreelObjectOptions;
-
-/**
- * A recording's finish followed by its upload, running in the background. Opaque: created by
- * `tickreel_recorder_finish_upload`, polled with `tickreel_pending_upload_poll`, released with
- * `tickreel_pending_upload_free`.
- */
-typedef struct TickreelPendingUpload TickreelPendingUpload;
 
 /**
  * One recording being written by an engine. Opaque: create with `tickreel_recorder_start`,
@@ -1337,7 +1492,7 @@ TickreelResult tickreel_engine_new(struct TickreelEngineOptions *options,
  * resumable: starting a recorder on the same path later continues them), pending compactions
  * (recordings already finished) complete, then the threads are joined. Blocks until then.
  * Recorders of this engine that are still held afterwards refuse every call with
- * `TICKREEL_RESULT_INVALID_STATE` (free them); finish handles stay valid.
+ * `TICKREEL_RESULT_INVALID_STATE` (free them); pendings stay valid.
  *
  * Call it before the program exits, after freeing or finishing its recorders: the engine's
  * threads are only stopped here. `tickreel_engine_free(NULL)` is a no-op returning
@@ -1425,7 +1580,7 @@ TickreelResult tickreel_recorder_start_on(struct TickreelEngine *engine,
  * and flushed by the writer thread, and the recording stays resumable (`tickreel_recorder_start`
  * on the same path with `TICKREEL_ON_EXISTING_RESUME` continues it; a later `_finish` produces
  * the file). A finished recording's
- * compaction goes on (its finish handle stays valid). `tickreel_recorder_free(NULL)` is a no-op
+ * compaction goes on (its pending stays valid). `tickreel_recorder_free(NULL)` is a no-op
  * returning `TICKREEL_RESULT_OK`; a freed or invalid handle returns
  * `TICKREEL_RESULT_INVALID_HANDLE`. Never does I/O and never waits, not even for room in a full
  * writer queue: the close then takes effect after every tick queued before it.
@@ -1672,8 +1827,9 @@ TickreelResult tickreel_recorder_status(struct TickreelRecorder *recorder);
 /**
  * Ends the recording: the ticks still queued are written, then the engine's compaction worker
  * produces the final `.reel` file (atomically, verified if so configured) and removes the live
- * directory. Does not wait: stores a handle in `*out_finish` to poll (`tickreel_finish_handle_poll`) or
- * wait on (`tickreel_finish_handle_wait`), to be freed with `tickreel_finish_handle_free`. Afterwards the
+ * directory. Does not wait: stores in `*out_pending` a pending to poll (`tickreel_pending_poll`)
+ * or wait on (`tickreel_pending_wait`), whose result is the final file's path
+ * (`tickreel_pending_take_path`), to be freed with `tickreel_pending_free`. Afterwards the
  * recorder refuses every call with `TICKREEL_RESULT_INVALID_STATE` except `_stats`, `_status`
  * and `tickreel_recorder_free`, which must still be called.
  *
@@ -1683,16 +1839,16 @@ TickreelResult tickreel_recorder_status(struct TickreelRecorder *recorder);
  * Returns `TICKREEL_RESULT_INVALID_STATE` if the recording was already finished or aborted (a
  * second finish), the engine has shut down, or the recorder feeds a stream without a file
  * (`tickreel_shadow_buffer_start` with a NULL path: end it with `tickreel_recorder_free` or `_abort`).
- * On failure `*out_finish` is set to NULL (when it can be written).
+ * On failure `*out_pending` is set to NULL (when it can be written).
  *
  * Thread safety: any thread, concurrently with other recorder calls; only one finish or abort
  * succeeds.
  *
  * # Safety
- * `out_finish` must be NULL or point to writable storage for one `TickreelFinishHandle` pointer.
+ * `out_pending` must be NULL or point to writable storage for one `TickreelPending` pointer.
  */
 TickreelResult tickreel_recorder_finish(struct TickreelRecorder *recorder,
-                                        struct TickreelFinishHandle **out_finish);
+                                        struct TickreelPending **out_pending);
 
 /**
  * Throws the recording away: queued ticks are discarded and its live directory is removed.
@@ -1705,53 +1861,6 @@ TickreelResult tickreel_recorder_finish(struct TickreelRecorder *recorder,
  * succeeds.
  */
 TickreelResult tickreel_recorder_abort(struct TickreelRecorder *recorder);
-
-/**
- * Stores in `*out_ready` whether the compaction has completed. Never blocks.
- *
- * Returns `TICKREEL_RESULT_OK` while it runs (`*out_ready` false) and once it succeeded
- * (`*out_ready` true); if it failed, `*out_ready` is true and the call returns the failure's code
- * (e.g. `TICKREEL_RESULT_IO`, `TICKREEL_RESULT_CORRUPT`) with its message, every time it is
- * asked.
- *
- * Thread safety: any thread, concurrently with any other call on the handle.
- *
- * # Safety
- * `out_ready` must be NULL or point to writable storage for one `bool`.
- */
-TickreelResult tickreel_finish_handle_poll(struct TickreelFinishHandle *finish, bool *out_ready);
-
-/**
- * Waits until the compaction has completed and copies the final file's path into `path_buf` as
- * a NUL-terminated string (in the platform's encoding), storing its length in bytes, without the
- * NUL, in `*out_len`. Blocks: not for the server thread (poll with `tickreel_finish_handle_poll`
- * there). With `capacity` 0 nothing is copied (`path_buf` may then be NULL): a wait and a length
- * query. `out_len` may be NULL.
- *
- * Returns the compaction's failure code if it failed (every time it is asked), or
- * `TICKREEL_RESULT_BUFFER_TOO_SMALL` if `capacity` is less than `*out_len + 1` (nothing is
- * copied; calling again does not wait any more).
- *
- * Thread safety: any thread, concurrently with any other call on the handle; several threads
- * may wait.
- *
- * # Safety
- * `path_buf` must point to `capacity` writable bytes (or `capacity` must be 0); `out_len` must be NULL or point to a writable `size_t`.
- */
-TickreelResult tickreel_finish_handle_wait(struct TickreelFinishHandle *finish,
-                                           char *path_buf,
-                                           size_t capacity,
-                                           size_t *out_len);
-
-/**
- * Frees a finish handle. The compaction goes on regardless (freeing does not cancel it).
- * `tickreel_finish_handle_free(NULL)` is a no-op returning `TICKREEL_RESULT_OK`; a freed or invalid
- * handle returns `TICKREEL_RESULT_INVALID_HANDLE`.
- *
- * Thread safety: any thread. A wait on the same handle in another thread finishes normally;
- * calls that start after this one get `TICKREEL_RESULT_INVALID_HANDLE`.
- */
-TickreelResult tickreel_finish_handle_free(struct TickreelFinishHandle *finish);
 
 /**
  * Creates an engine's options with the defaults (1 writer thread, 65536 queued ticks, 64 MiB in
@@ -1819,19 +1928,20 @@ TickreelResult tickreel_engine_options_set_shadow_budget_bytes(struct TickreelEn
  * Finishes the recording (as `tickreel_recorder_finish`) and, once its `.reel` file is
  * compacted, uploads it to the object URL `url` (`s3://bucket/key`) on a background thread:
  * multipart for large files, never over an existing object unless `overwrite`, the uploaded
- * size checked, then the local file removed if `remove_local`. Stores the pending upload's handle
- * in `*out_upload`: poll it with `tickreel_pending_upload_poll`. A failed upload keeps the local
+ * size checked, then the local file removed if `remove_local`. Stores the pending in
+ * `*out_pending`: poll it with `tickreel_pending_poll`, read the object with
+ * `tickreel_pending_take_upload`. A failed upload keeps the local
  * file (`tickreel upload FILE URL` retries it).
  *
  * Returns `TICKREEL_RESULT_INVALID_ARGUMENT` for a malformed URL (checked before the recording
  * is finished: it then goes on), and the codes of `tickreel_recorder_finish`. On failure
- * `*out_upload` is set to NULL (when it can be written).
+ * `*out_pending` is set to NULL (when it can be written).
  *
  * Thread safety: any thread, concurrently with other recorder calls; only one finish or abort
  * succeeds.
  *
  * # Safety
- * `out_upload` must be NULL or point to writable storage for one `TickreelPendingUpload` pointer.
+ * `out_pending` must be NULL or point to writable storage for one `TickreelPending` pointer.
  * `url` must be NULL or a NUL-terminated string (NULL is refused).
  */
 TickreelResult tickreel_recorder_finish_upload(struct TickreelRecorder *recorder,
@@ -1839,7 +1949,7 @@ TickreelResult tickreel_recorder_finish_upload(struct TickreelRecorder *recorder
                                                struct TickreelObjectOptions *options,
                                                bool overwrite,
                                                bool remove_local,
-                                               struct TickreelPendingUpload **out_upload);
+                                               struct TickreelPending **out_pending);
 
 /**
  * Starts shipping `recorder`'s live recording to the object URL `url` (`s3://bucket/key`, the
@@ -2090,32 +2200,13 @@ TickreelResult tickreel_recorder_options_set_overwrite(struct TickreelRecorderOp
 TickreelResult tickreel_recorder_options_set_on_existing(struct TickreelRecorderOptions *options,
                                                          uint32_t on_existing);
 
-/* ---- Ghosts (TickreelGhost, TickreelGhostLoad, TickreelGhostCursor, TickreelLiveDelta, TickreelGhostSet, TickreelGoldSplits) ---- */
-
-/**
- * A ghost track: one entity's run, decoded once into compact arrays. Opaque: create with
- * `tickreel_ghost_load` (or `_load_from_reader`, or `tickreel_ghost_load_take`), release with
- * `tickreel_ghost_free`. Cursors and deltas made from it keep the data alive on their own.
- */
-typedef struct TickreelGhost TickreelGhost;
+/* ---- Ghosts (TickreelGhost, TickreelGhostCursor, TickreelLiveDelta, TickreelGhostSet, TickreelGoldSplits) ---- */
 
 /**
  * Samples a ghost track at fractional ticks. Opaque: create with `tickreel_ghost_cursor_new`,
  * release with `tickreel_ghost_cursor_free`.
  */
 typedef struct TickreelGhostCursor TickreelGhostCursor;
-
-/**
- * A ghost track being loaded on a background thread. Opaque: create with
- * `tickreel_ghost_load_async`, release with `tickreel_ghost_load_free`.
- */
-typedef struct TickreelGhostLoad TickreelGhostLoad;
-
-/**
- * Several ghosts sampled together. Opaque: create with `tickreel_ghost_set_new` (or
- * `tickreel_catalog_call_ghost_set`), release with `tickreel_ghost_set_free`.
- */
-typedef struct TickreelGhostSet TickreelGhostSet;
 
 /**
  * A live attempt's splits against the player's gold segments. Opaque: create with
@@ -2482,62 +2573,22 @@ TickreelResult tickreel_live_delta_reset(struct TickreelLiveDelta *delta);
 
 /**
  * Starts loading `entity`'s run in `range` (NULL: its whole presence) from the `.reel` file at
- * `path` on a background thread, and stores the load's handle in `*out_load` (NULL on failure,
- * when it can be written). Never blocks: poll with `tickreel_ghost_load_poll` and take the
- * ghost with `tickreel_ghost_load_take`. Errors of the load itself (file, range) are reported
- * by `_take`.
+ * `path` on a background thread, and stores the pending's handle in `*out_pending` (NULL on
+ * failure, when it can be written). Never blocks: poll it with `tickreel_pending_poll` and take
+ * the ghost with `tickreel_pending_take_ghost`, which reports the load's own errors (file,
+ * range). Freeing the pending first cancels the load.
  *
- * Thread safety: any thread. The load's handle may then be used from any thread; its calls are
- * serialised by an internal lock.
+ * Thread safety: any thread. The pending may then be used from any thread.
  *
  * # Safety
- * `out_load` must be NULL or point to writable storage for one `TickreelGhostLoad` pointer.
+ * `out_pending` must be NULL or point to writable storage for one `TickreelPending` pointer.
  * `path` must be NULL or a NUL-terminated string (NULL is refused).
  * `range` must be NULL or point to a readable `TickreelGhostRange`.
  */
 TickreelResult tickreel_ghost_load_async(const char *path,
                                          uint32_t entity,
                                          const struct TickreelGhostRange *range,
-                                         struct TickreelGhostLoad **out_load);
-
-/**
- * Stores in `*out_ready` whether the load has finished (successfully or not) and its result is
- * waiting to be taken with `tickreel_ghost_load_take`. Never blocks.
- *
- * Thread safety: any thread; calls on one load are serialised.
- *
- * # Safety
- * `out_ready` must be NULL or point to writable storage for one `bool`.
- */
-TickreelResult tickreel_ghost_load_poll(struct TickreelGhostLoad *load, bool *out_ready);
-
-/**
- * Takes the loaded ghost: stores its handle in `*out_ghost` (free it with `tickreel_ghost_free`).
- * Never blocks.
- *
- * Returns `TICKREEL_RESULT_NOT_READY` while the load runs, the load's error code (e.g.
- * `TICKREEL_RESULT_IO`, `_INVALID_ARGUMENT`) if it failed, `TICKREEL_RESULT_INVALID_STATE` if
- * the result was already taken. `*out_ghost` is NULL unless the call succeeded (when it can be
- * written).
- *
- * Thread safety: any thread; calls on one load are serialised.
- *
- * # Safety
- * `out_ghost` must be NULL or point to writable storage for one `TickreelGhost` pointer.
- */
-TickreelResult tickreel_ghost_load_take(struct TickreelGhostLoad *load,
-                                        struct TickreelGhost **out_ghost);
-
-/**
- * Frees a load's handle; a load still running is cancelled (between chunks) and its result
- * dropped. `tickreel_ghost_load_free(NULL)` is a no-op returning `TICKREEL_RESULT_OK`; a freed
- * or invalid handle returns `TICKREEL_RESULT_INVALID_HANDLE`. Does not wait for the background
- * thread, which ends on its own.
- *
- * Thread safety: any thread. A call on the same load still running in another thread finishes
- * normally; calls that start after this one get `TICKREEL_RESULT_INVALID_HANDLE`.
- */
-TickreelResult tickreel_ghost_load_free(struct TickreelGhostLoad *load);
+                                         struct TickreelPending **out_pending);
 
 /**
  * Creates an empty ghost set and stores its handle in `*out_set` (NULL on failure, when it can
@@ -2758,17 +2809,17 @@ TickreelResult tickreel_gold_splits_reset(struct TickreelGoldSplits *splits);
 /**
  * Starts loading `entity`'s run in `range` (NULL: its whole presence) from the recording at
  * `location` (an object URL or a local path) on a background thread, and stores the load's
- * handle in `*out_load`: poll it with `tickreel_ghost_load_poll`, take the ghost with
- * `tickreel_ghost_load_take` (which reports the load's own errors: a missing object, refused
+ * pending in `*out_pending`: poll it with `tickreel_pending_poll`, take the ghost with
+ * `tickreel_pending_take_ghost` (which reports the load's own errors: a missing object, refused
  * credentials). Never blocks.
  *
  * Returns `TICKREEL_RESULT_INVALID_ARGUMENT` for a malformed URL or options the store client
- * refuses. On failure `*out_load` is set to NULL (when it can be written).
+ * refuses. On failure `*out_pending` is set to NULL (when it can be written).
  *
  * Thread safety: any thread.
  *
  * # Safety
- * `out_load` must be NULL or point to writable storage for one `TickreelGhostLoad` pointer.
+ * `out_pending` must be NULL or point to writable storage for one `TickreelPending` pointer.
  * `location` must be NULL or a NUL-terminated string (NULL is refused).
  * `range` must be NULL or point to a readable `TickreelGhostRange`.
  */
@@ -2776,7 +2827,7 @@ TickreelResult tickreel_ghost_load_async_url(const char *location,
                                              struct TickreelObjectOptions *options,
                                              uint32_t entity,
                                              const struct TickreelGhostRange *range,
-                                             struct TickreelGhostLoad **out_load);
+                                             struct TickreelPending **out_pending);
 
 /* ---- Playback (TickreelPlayhead) ---- */
 
@@ -4232,17 +4283,17 @@ typedef struct TickreelShadowStats {
  * complete, uploads it to the object URL `url` (`s3://bucket/key`) on a background thread, as
  * `tickreel_recorder_finish_upload` does: never over an existing object unless
  * `upload_overwrite`, the uploaded size checked, then the local file removed if `remove_local`.
- * Stores the pending upload's handle in `*out_upload`: poll it with
- * `tickreel_pending_upload_poll`. A failed upload keeps the local file.
+ * Stores the pending in `*out_pending`: poll it with `tickreel_pending_poll`. A failed upload
+ * keeps the local file.
  *
  * Returns `TICKREEL_RESULT_INVALID_ARGUMENT` for a malformed URL (checked before the report is
  * made: nothing is reported then), and the codes of `tickreel_shadow_buffer_report`. On failure
- * `*out_upload` is set to NULL (when it can be written).
+ * `*out_pending` is set to NULL (when it can be written).
  *
  * Thread safety: any thread, concurrently with any other call on the shadow and its recorder.
  *
  * # Safety
- * `out_upload` must be NULL or point to writable storage for one `TickreelPendingUpload` pointer.
+ * `out_pending` must be NULL or point to writable storage for one `TickreelPending` pointer.
  * `path` must be NULL or a NUL-terminated string (NULL is refused).
  * `options` must be NULL or point to a readable `TickreelReportOptions`.
  * `metadata_keys` and `metadata_values` must each point to `metadata_count` pointers to NUL-terminated strings (or `metadata_count` must be 0).
@@ -4259,7 +4310,7 @@ TickreelResult tickreel_shadow_buffer_report_upload(struct TickreelShadowBuffer 
                                                     struct TickreelObjectOptions *object_options,
                                                     bool upload_overwrite,
                                                     bool remove_local,
-                                                    struct TickreelPendingUpload **out_upload);
+                                                    struct TickreelPending **out_pending);
 
 /**
  * Fills `*out_options` with the shadow buffer defaults (a 5-minute window, a 2-minute grace
@@ -4349,9 +4400,9 @@ TickreelResult tickreel_shadow_buffer_start_on(struct TickreelEngine *engine,
  * Reports `player` (an entity id): the buffer keeps capturing for `options->after_ms` of game
  * time, then the engine's background worker writes the window around the player (with the
  * entities that came within `options->radius`) to `path`, a `.reel` file that appears only
- * complete. Does not wait: stores in `*out_finish` a handle to poll (`tickreel_finish_handle_poll`) or
- * wait on (`tickreel_finish_handle_wait`, which gives the report's path), to be freed with
- * `tickreel_finish_handle_free`. The report's reference is the newest tick the writer has taken in:
+ * complete. Does not wait: stores in `*out_pending` a pending to poll (`tickreel_pending_poll`) or
+ * wait on (`tickreel_pending_wait`), whose result is the report's path
+ * (`tickreel_pending_take_path`), to be freed with `tickreel_pending_free`. The report's reference is the newest tick the writer has taken in:
  * call `tickreel_recorder_flush` first to make it the last tick submitted.
  *
  * `metadata_keys` and `metadata_values` are `metadata_count` UTF-8 strings each, stored as
@@ -4365,15 +4416,15 @@ TickreelResult tickreel_shadow_buffer_start_on(struct TickreelEngine *engine,
  * not UTF-8 or is the library's, or a player the buffer holds nothing of (never seen, or gone
  * longer than the grace period and the window); `TICKREEL_RESULT_INVALID_STATE` before the
  * stream's first tick and once the engine shut down. A report onto an existing file without
- * `overwrite` gets a handle that fails with `TICKREEL_RESULT_IO` ("already exists"), as does one
- * whose file cannot be written. On failure `*out_finish` is set to NULL
+ * `overwrite` gets a pending that fails with `TICKREEL_RESULT_IO` ("already exists"), as does one
+ * whose file cannot be written. On failure `*out_pending` is set to NULL
  * (when it can be written).
  *
  * Thread safety: any thread, concurrently with any other call on the shadow (reports of the same
  * or other players may be made at once) and on its recorder.
  *
  * # Safety
- * `out_finish` must be NULL or point to writable storage for one `TickreelFinishHandle` pointer.
+ * `out_pending` must be NULL or point to writable storage for one `TickreelPending` pointer.
  * `path` must be NULL or a NUL-terminated string (NULL is refused).
  * `options` must be NULL or point to a readable `TickreelReportOptions`.
  * `metadata_keys` and `metadata_values` must each point to `metadata_count` pointers to NUL-terminated strings (or `metadata_count` must be 0).
@@ -4385,7 +4436,7 @@ TickreelResult tickreel_shadow_buffer_report(struct TickreelShadowBuffer *shadow
                                              const char *const *metadata_keys,
                                              const char *const *metadata_values,
                                              size_t metadata_count,
-                                             struct TickreelFinishHandle **out_finish);
+                                             struct TickreelPending **out_pending);
 
 /**
  * Reports the player with UUID `uuid` (16 bytes, most significant first, as
@@ -4395,12 +4446,12 @@ TickreelResult tickreel_shadow_buffer_report(struct TickreelShadowBuffer *shadow
  *
  * Returns `TICKREEL_RESULT_INVALID_ARGUMENT` for a NULL `uuid` or when no entity registered with
  * that UUID has data in the buffer, and otherwise what `tickreel_shadow_buffer_report` returns.
- * On failure `*out_finish` is set to NULL (when it can be written).
+ * On failure `*out_pending` is set to NULL (when it can be written).
  *
  * Thread safety: any thread, as `tickreel_shadow_buffer_report`.
  *
  * # Safety
- * `out_finish` must be NULL or point to writable storage for one `TickreelFinishHandle` pointer.
+ * `out_pending` must be NULL or point to writable storage for one `TickreelPending` pointer.
  * `uuid` must be NULL or point to 16 readable bytes.
  * `path` must be NULL or a NUL-terminated string (NULL is refused).
  * `options` must be NULL or point to a readable `TickreelReportOptions`.
@@ -4413,7 +4464,7 @@ TickreelResult tickreel_shadow_buffer_report_uuid(struct TickreelShadowBuffer *s
                                                   const char *const *metadata_keys,
                                                   const char *const *metadata_values,
                                                   size_t metadata_count,
-                                                  struct TickreelFinishHandle **out_finish);
+                                                  struct TickreelPending **out_pending);
 
 /**
  * Stores the buffer's counters in `*out_stats`. Never waits for the writer (it takes the
@@ -4732,7 +4783,7 @@ TickreelResult tickreel_dictionary_register(const uint8_t *bytes,
  */
 TickreelResult tickreel_dictionary_is_registered(uint32_t id, bool *out_registered);
 
-/* ---- Object storage (TickreelObjectOptions, TickreelPendingUpload, TickreelLiveShipper; Cargo feature "object") ---- */
+/* ---- Object storage (TickreelObjectOptions, TickreelLiveShipper; Cargo feature "object") ---- */
 
 /**
  * What a live shipper has done so far, as filled in by `tickreel_live_shipper_stats`.
@@ -4869,43 +4920,6 @@ TickreelResult tickreel_object_options_set_retries(struct TickreelObjectOptions 
                                                    uint32_t backoff_max_ms);
 
 /**
- * Stores in `*out_ready` whether the finish and upload have ended. Never blocks.
- *
- * Returns `TICKREEL_RESULT_OK` while they run (`*out_ready` false) and once the upload succeeded
- * (`*out_ready` true); if the finish or the upload failed, `*out_ready` is true and the call
- * returns the failure's code (e.g. `TICKREEL_RESULT_IO` for an existing
- * object or a refused request) with its message, every time it is asked.
- *
- * Thread safety: any thread; calls on one handle are serialised.
- *
- * # Safety
- * `out_ready` must be NULL or point to writable storage for one `bool`.
- */
-TickreelResult tickreel_pending_upload_poll(struct TickreelPendingUpload *upload, bool *out_ready);
-
-/**
- * Stores in `*out_bytes` the size of the uploaded object. Never blocks.
- *
- * Returns `TICKREEL_RESULT_NOT_READY` while the upload runs, and the failure's code if it failed.
- *
- * Thread safety: any thread; calls on one handle are serialised.
- *
- * # Safety
- * `out_bytes` must be NULL or point to writable storage for one `u64`.
- */
-TickreelResult tickreel_pending_upload_bytes(struct TickreelPendingUpload *upload,
-                                             uint64_t *out_bytes);
-
-/**
- * Frees a pending upload's handle; the upload goes on. `tickreel_pending_upload_free(NULL)` is
- * a no-op returning `TICKREEL_RESULT_OK`; a freed or invalid handle returns
- * `TICKREEL_RESULT_INVALID_HANDLE`.
- *
- * Thread safety: any thread.
- */
-TickreelResult tickreel_pending_upload_free(struct TickreelPendingUpload *upload);
-
-/**
  * Stores the shipper's counters in `*out_stats` (after `tickreel_live_shipper_finish`: as they
  * were when shipping stopped). Never blocks on the network.
  *
@@ -4932,26 +4946,27 @@ TickreelResult tickreel_live_shipper_ship_now(struct TickreelLiveShipper *shippe
  * Ends `recorder`'s recording (as `tickreel_recorder_finish`) and the shipping: once the
  * recording is compacted, uploads its `.reel` to the shipper's key (never over an existing
  * object unless `overwrite`, the uploaded size checked, the local file removed if
- * `remove_local`), then removes the live objects, on a background thread. Stores the pending
- * upload's handle in `*out_upload`: poll it with `tickreel_pending_upload_poll`. A failed
+ * `remove_local`), then removes the live objects, on a background thread. Stores the pending in
+ * `*out_pending`: poll it with `tickreel_pending_poll`, read the object with
+ * `tickreel_pending_take_upload`. A failed
  * compaction or upload leaves the live objects in the bucket (`tickreel recover` finishes them).
  * The shipper's handle must still be freed.
  *
  * Returns `TICKREEL_RESULT_INVALID_ARGUMENT` if `recorder` is not the recording the shipper
  * ships, `TICKREEL_RESULT_INVALID_STATE` if the shipper was already finished, and the codes of
- * `tickreel_recorder_finish` (the shipping then goes on). On failure `*out_upload` is set to
+ * `tickreel_recorder_finish` (the shipping then goes on). On failure `*out_pending` is set to
  * NULL (when it can be written).
  *
  * Thread safety: any thread, concurrently with other calls on the shipper and the recorder.
  *
  * # Safety
- * `out_upload` must be NULL or point to writable storage for one `TickreelPendingUpload` pointer.
+ * `out_pending` must be NULL or point to writable storage for one `TickreelPending` pointer.
  */
 TickreelResult tickreel_live_shipper_finish(struct TickreelLiveShipper *shipper,
                                             struct TickreelRecorder *recorder,
                                             bool overwrite,
                                             bool remove_local,
-                                            struct TickreelPendingUpload **out_upload);
+                                            struct TickreelPending **out_pending);
 
 /**
  * Frees a shipper's handle; a shipper not yet finished stops shipping (what is in the bucket
@@ -4962,20 +4977,13 @@ TickreelResult tickreel_live_shipper_finish(struct TickreelLiveShipper *shipper,
  */
 TickreelResult tickreel_live_shipper_free(struct TickreelLiveShipper *shipper);
 
-/* ---- Catalog (TickreelCatalog, TickreelCatalogCall; Cargo feature "catalog") ---- */
+/* ---- Catalog (TickreelCatalog; Cargo feature "catalog") ---- */
 
 /**
  * An open catalog of runs and its worker thread. Opaque: open with `tickreel_catalog_open`,
  * release with `tickreel_catalog_free`.
  */
 typedef struct TickreelCatalog TickreelCatalog;
-
-/**
- * A catalog call running on the catalog's worker. Opaque: created by the `tickreel_catalog_*`
- * queries, polled with `tickreel_catalog_call_poll`, read with `tickreel_catalog_call_rows` or
- * `tickreel_catalog_call_ghost_load`, released with `tickreel_catalog_call_free`.
- */
-typedef struct TickreelCatalogCall TickreelCatalogCall;
 
 /**
  * Opens the catalog at `url`: `sqlite:PATH` (created if missing) or `postgres://user@host/db`,
@@ -4997,7 +5005,7 @@ TickreelResult tickreel_catalog_open(const char *url, struct TickreelCatalog **o
 
 /**
  * Frees a catalog: the calls already queued run, then its worker thread is joined (blocks
- * until then). Call handles stay valid. `tickreel_catalog_free(NULL)` is a no-op.
+ * until then). Its pendings stay valid. `tickreel_catalog_free(NULL)` is a no-op.
  *
  * Thread safety: any thread.
  */
@@ -5007,7 +5015,7 @@ TickreelResult tickreel_catalog_free(struct TickreelCatalog *catalog);
  * Registers one run of the finished recording at `file` (after its finish completed): `course`,
  * the player's 16-byte UUID `player` and name, the `entity` in the recording and the `range` of
  * its run (NULL: its whole presence; checkpoint markers give the splits). Stores the call's
- * handle in `*out_call`; the call's rows are the registered run (rank 0). A file that is not a
+ * handle in `*out_pending`; the call's rows are the registered run (rank 0). A file that is not a
  * finished recording, or an entity or range not in it, fails the call and stores nothing.
  *
  * Returns `TICKREEL_RESULT_INVALID_ARGUMENT` for a NULL `player`.
@@ -5015,7 +5023,7 @@ TickreelResult tickreel_catalog_free(struct TickreelCatalog *catalog);
  * Thread safety: any thread; never blocks (the call runs on the catalog's worker).
  *
  * # Safety
- * `out_call` must be NULL or point to writable storage for one `TickreelCatalogCall` pointer.
+ * `out_pending` must be NULL or point to writable storage for one `TickreelPending` pointer.
  * `file` must be NULL or a NUL-terminated string (NULL is refused).
  * `course` must be NULL or a NUL-terminated string (NULL is refused).
  * `player` must be NULL or point to 16 readable bytes.
@@ -5029,68 +5037,68 @@ TickreelResult tickreel_catalog_register(struct TickreelCatalog *catalog,
                                          const char *player_name,
                                          uint32_t entity,
                                          const struct TickreelGhostRange *range,
-                                         struct TickreelCatalogCall **out_call);
+                                         struct TickreelPending **out_pending);
 
 /**
  * Starts a query of the best `n` players of `course` (each player's best valid run, fastest
- * first, ties to the earlier run). Stores the call's handle in `*out_call`.
+ * first, ties to the earlier run). Stores the call's handle in `*out_pending`.
  *
  * Thread safety: any thread; never blocks.
  *
  * # Safety
- * `out_call` must be NULL or point to writable storage for one `TickreelCatalogCall` pointer.
+ * `out_pending` must be NULL or point to writable storage for one `TickreelPending` pointer.
  * `course` must be NULL or a NUL-terminated string (NULL is refused).
  */
 TickreelResult tickreel_catalog_top(struct TickreelCatalog *catalog,
                                     const char *course,
                                     uint32_t n,
-                                    struct TickreelCatalogCall **out_call);
+                                    struct TickreelPending **out_pending);
 
 /**
  * Starts a query of `player`'s best run of `course` and its rank: one row, or none if the
- * player has no valid run there. Stores the call's handle in `*out_call`.
+ * player has no valid run there. Stores the call's handle in `*out_pending`.
  *
  * Returns `TICKREEL_RESULT_INVALID_ARGUMENT` for a NULL `player`.
  *
  * Thread safety: any thread; never blocks.
  *
  * # Safety
- * `out_call` must be NULL or point to writable storage for one `TickreelCatalogCall` pointer.
+ * `out_pending` must be NULL or point to writable storage for one `TickreelPending` pointer.
  * `course` must be NULL or a NUL-terminated string (NULL is refused).
  * `player` must be NULL or point to 16 readable bytes.
  */
 TickreelResult tickreel_catalog_personal_best(struct TickreelCatalog *catalog,
                                               const char *course,
                                               const uint8_t *player,
-                                              struct TickreelCatalogCall **out_call);
+                                              struct TickreelPending **out_pending);
 
 /**
  * Starts a query of the places from `rank - k` to `rank + k` of `course` (clamped to the
- * board). Stores the call's handle in `*out_call`.
+ * board). Stores the call's handle in `*out_pending`.
  *
  * Thread safety: any thread; never blocks.
  *
  * # Safety
- * `out_call` must be NULL or point to writable storage for one `TickreelCatalogCall` pointer.
+ * `out_pending` must be NULL or point to writable storage for one `TickreelPending` pointer.
  * `course` must be NULL or a NUL-terminated string (NULL is refused).
  */
 TickreelResult tickreel_catalog_around(struct TickreelCatalog *catalog,
                                        const char *course,
                                        uint32_t rank,
                                        uint32_t k,
-                                       struct TickreelCatalogCall **out_call);
+                                       struct TickreelPending **out_pending);
 
 /**
  * Starts a query of `player`'s `n` most recent runs (of `course`, or of every course when it is
  * NULL), newest first, valid or not; their rank fields are 0. Stores the call's handle in
- * `*out_call`.
+ * `*out_pending`.
  *
  * Returns `TICKREEL_RESULT_INVALID_ARGUMENT` for a NULL `player`.
  *
  * Thread safety: any thread; never blocks.
  *
  * # Safety
- * `out_call` must be NULL or point to writable storage for one `TickreelCatalogCall` pointer.
+ * `out_pending` must be NULL or point to writable storage for one `TickreelPending` pointer.
  * `player` must be NULL or point to 16 readable bytes.
  * `course` must be NULL or a NUL-terminated string.
  */
@@ -5098,38 +5106,38 @@ TickreelResult tickreel_catalog_recent(struct TickreelCatalog *catalog,
                                        const uint8_t *player,
                                        const char *course,
                                        uint32_t n,
-                                       struct TickreelCatalogCall **out_call);
+                                       struct TickreelPending **out_pending);
 
 /**
  * Starts the sum of best segments of `course`: of `player`'s runs, or of the whole board when
  * `player` is NULL (segments between consecutive checkpoints). Stores the call's handle in
- * `*out_call`; its bytes are empty when there is no run, else the encoding of `rows::sum_of_best`.
+ * `*out_pending`; its bytes are empty when there is no run, else the encoding of `rows::sum_of_best`.
  *
  * Thread safety: any thread; never blocks.
  *
  * # Safety
- * `out_call` must be NULL or point to writable storage for one `TickreelCatalogCall` pointer.
+ * `out_pending` must be NULL or point to writable storage for one `TickreelPending` pointer.
  * `course` must be NULL or a NUL-terminated string (NULL is refused).
  * `player` must be NULL or point to 16 readable bytes.
  */
 TickreelResult tickreel_catalog_sum_of_best(struct TickreelCatalog *catalog,
                                             const char *course,
                                             const uint8_t *player,
-                                            struct TickreelCatalogCall **out_call);
+                                            struct TickreelPending **out_pending);
 
 /**
  * Starts looking up the ghost of `course`'s run at `rank` (1: the best) or, with `rank` 0, of
  * `player`'s best, and loading it (from a local path or an object URL, with the `AWS_*`
- * variables): when the call is done, `tickreel_catalog_call_ghost_load` gives the ghost load.
+ * variables): the pending's result is the ghost (`tickreel_pending_take_ghost`).
  * The lookup fails with `TICKREEL_RESULT_INVALID_ARGUMENT` when the board has no such rank or
- * player. Stores the call's handle in `*out_call`.
+ * player. Stores the call's handle in `*out_pending`.
  *
  * Returns `TICKREEL_RESULT_INVALID_ARGUMENT` for rank 0 with a NULL `player`.
  *
  * Thread safety: any thread; never blocks.
  *
  * # Safety
- * `out_call` must be NULL or point to writable storage for one `TickreelCatalogCall` pointer.
+ * `out_pending` must be NULL or point to writable storage for one `TickreelPending` pointer.
  * `course` must be NULL or a NUL-terminated string (NULL is refused).
  * `player` must be NULL or point to 16 readable bytes.
  */
@@ -5137,91 +5145,38 @@ TickreelResult tickreel_catalog_load_ghost(struct TickreelCatalog *catalog,
                                            const char *course,
                                            uint32_t rank,
                                            const uint8_t *player,
-                                           struct TickreelCatalogCall **out_call);
+                                           struct TickreelPending **out_pending);
 
 /**
  * Starts applying the retention policies (`tickreel catalog` sets them): recordings no policy
  * keeps are deleted (the file, then the rows), or with `dry_run` only listed. The call's rows
  * are the recordings pruned (or that would be), in the encoding of `rows::pruned`. Stores the
- * call's handle in `*out_call`.
+ * call's handle in `*out_pending`.
  *
  * Thread safety: any thread; never blocks.
  *
  * # Safety
- * `out_call` must be NULL or point to writable storage for one `TickreelCatalogCall` pointer.
+ * `out_pending` must be NULL or point to writable storage for one `TickreelPending` pointer.
  */
 TickreelResult tickreel_catalog_prune(struct TickreelCatalog *catalog,
                                       bool dry_run,
-                                      struct TickreelCatalogCall **out_call);
+                                      struct TickreelPending **out_pending);
 
 /**
- * Stores in `*out_ready` whether the call has ended (successfully or not). Never blocks.
+ * Starts loading the ghosts of several places of `course` to race them together: the board's
+ * first `top` places, then `player`'s best (NULL: none), then the run at `rank` (0: none), in that
+ * order; a run picked twice (a player's best among the top) is loaded once. Held runs are on no
+ * board, so never among them. The board is read on the catalog's worker (after the calls queued
+ * before), the recordings load on background threads; the pending's result is a ghost set
+ * (`tickreel_pending_take_ghost_set`). Stores the pending in `*out_pending`.
  *
- * Thread safety: any thread; calls on one call handle are serialised.
+ * The pending fails with `TICKREEL_RESULT_INVALID_ARGUMENT` when the board has no such player or
+ * rank, and with the recordings' errors (`TICKREEL_RESULT_IO`, ...) if one cannot be loaded.
+ *
+ * Thread safety: any thread; never blocks.
  *
  * # Safety
- * `out_ready` must be NULL or point to writable storage for one `bool`.
- */
-TickreelResult tickreel_catalog_call_poll(struct TickreelCatalogCall *call, bool *out_ready);
-
-/**
- * Copies the finished call's bytes into `buf` (the encodings of `rows`), storing their number
- * in `*out_count`; may be asked again (a `capacity` too small returns
- * `TICKREEL_RESULT_BUFFER_TOO_SMALL` with the count). Never blocks.
- *
- * Returns `TICKREEL_RESULT_NOT_READY` while the call runs, the call's own failure code (every
- * time it is asked), or `TICKREEL_RESULT_INVALID_STATE` for a ghost lookup.
- *
- * Thread safety: any thread; calls on one call handle are serialised.
- *
- * # Safety
- * `buf` must point to `capacity` writable `u8`s (or `capacity` must be 0); `out_count` must be NULL or point to a writable `size_t`.
- */
-TickreelResult tickreel_catalog_call_rows(struct TickreelCatalogCall *call,
-                                          uint8_t *buf,
-                                          size_t capacity,
-                                          size_t *out_count);
-
-/**
- * Takes the ghost load of a finished `tickreel_catalog_load_ghost` call: stores its handle in
- * `*out_load` (poll and take it as any ghost load; free it with `tickreel_ghost_load_free`).
- * Never blocks.
- *
- * Returns `TICKREEL_RESULT_NOT_READY` while the lookup runs, its failure code if it failed, and
- * `TICKREEL_RESULT_INVALID_STATE` if the load was already taken or the call is not a lookup.
- *
- * Thread safety: any thread; calls on one call handle are serialised.
- *
- * # Safety
- * `out_load` must be NULL or point to writable storage for one `TickreelGhostLoad` pointer.
- */
-TickreelResult tickreel_catalog_call_ghost_load(struct TickreelCatalogCall *call,
-                                                struct TickreelGhostLoad **out_load);
-
-/**
- * Frees a call's handle (the call itself still runs). `tickreel_catalog_call_free(NULL)` is a
- * no-op.
- *
- * Thread safety: any thread.
- */
-TickreelResult tickreel_catalog_call_free(struct TickreelCatalogCall *call);
-
-/**
- * Loads the ghosts of several places of `course` to race them together, into a new ghost set
- * stored in `*out_set` (free it with `tickreel_ghost_set_free`; NULL on failure, when it can be
- * written): the board's first `top` places, then `player`'s best (NULL: none), then the run at
- * `rank` (0: none), each with its own cursor, in that order; a run picked twice (a player's best
- * among the top) is loaded once. Held runs are on no board, so never among them. Blocks while
- * the board is read (on the catalog's worker, after the calls queued before) and the
- * recordings load: call it off the server thread.
- *
- * Returns `TICKREEL_RESULT_INVALID_ARGUMENT` when the board has no such player or rank, the
- * recordings' errors (`TICKREEL_RESULT_IO`, ...) if one cannot be loaded.
- *
- * Thread safety: any thread.
- *
- * # Safety
- * `out_set` must be NULL or point to writable storage for one `TickreelGhostSet` pointer.
+ * `out_pending` must be NULL or point to writable storage for one `TickreelPending` pointer.
  * `course` must be NULL or a NUL-terminated string (NULL is refused).
  * `player` must be NULL or point to 16 readable bytes.
  */
@@ -5230,14 +5185,14 @@ TickreelResult tickreel_catalog_load_ghosts(struct TickreelCatalog *catalog,
                                             uint32_t top,
                                             const uint8_t *player,
                                             uint32_t rank,
-                                            struct TickreelGhostSet **out_set);
+                                            struct TickreelPending **out_pending);
 
 /**
  * Files an open shadow-play report: who was reported (`reported`, a 16-byte UUID, and their
  * name), by whom (`reporter`), why, and the finished recording shadow play wrote for it
  * (`recording`, a local path or an object URL read with the `AWS_*` variables, once its upload
  * succeeded; NULL for none: it is registered, or found if it already is; read from there, as
- * `tickreel_catalog_register_at` does). Stores the call's handle in `*out_call`; the call's rows
+ * `tickreel_catalog_register_at` does). Stores the pending in `*out_pending`; the call's rows
  * are the filed report (the encoding of `rows::reports`).
  *
  * Returns `TICKREEL_RESULT_INVALID_ARGUMENT` for a NULL `reported` or `reporter`.
@@ -5245,7 +5200,7 @@ TickreelResult tickreel_catalog_load_ghosts(struct TickreelCatalog *catalog,
  * Thread safety: any thread; never blocks (the call runs on the catalog's worker).
  *
  * # Safety
- * `out_call` must be NULL or point to writable storage for one `TickreelCatalogCall` pointer.
+ * `out_pending` must be NULL or point to writable storage for one `TickreelPending` pointer.
  * `reported` must be NULL or point to 16 readable bytes.
  * `reported_name` must be NULL or a NUL-terminated string (NULL is refused).
  * `reporter` must be NULL or point to 16 readable bytes.
@@ -5258,11 +5213,11 @@ TickreelResult tickreel_catalog_add_report(struct TickreelCatalog *catalog,
                                            const uint8_t *reporter,
                                            const char *reason,
                                            const char *recording,
-                                           struct TickreelCatalogCall **out_call);
+                                           struct TickreelPending **out_pending);
 
 /**
  * Starts listing the shadow-play reports, newest first: the open ones (`which` 1), the closed
- * ones (2) or all (0). Stores the call's handle in `*out_call`; its rows use the encoding of
+ * ones (2) or all (0). Stores the pending in `*out_pending`; its rows use the encoding of
  * `rows::reports`.
  *
  * Returns `TICKREEL_RESULT_INVALID_ARGUMENT` for another `which`.
@@ -5270,42 +5225,42 @@ TickreelResult tickreel_catalog_add_report(struct TickreelCatalog *catalog,
  * Thread safety: any thread; never blocks.
  *
  * # Safety
- * `out_call` must be NULL or point to writable storage for one `TickreelCatalogCall` pointer.
+ * `out_pending` must be NULL or point to writable storage for one `TickreelPending` pointer.
  */
 TickreelResult tickreel_catalog_reports(struct TickreelCatalog *catalog,
                                         uint32_t which,
-                                        struct TickreelCatalogCall **out_call);
+                                        struct TickreelPending **out_pending);
 
 /**
  * Starts opening (`open` true) or closing a report. The call fails with
  * `TICKREEL_RESULT_INVALID_ARGUMENT` when there is no report `report_id`; its rows are empty.
- * Stores the call's handle in `*out_call`.
+ * Stores the pending in `*out_pending`.
  *
  * Thread safety: any thread; never blocks.
  *
  * # Safety
- * `out_call` must be NULL or point to writable storage for one `TickreelCatalogCall` pointer.
+ * `out_pending` must be NULL or point to writable storage for one `TickreelPending` pointer.
  */
 TickreelResult tickreel_catalog_set_report_open(struct TickreelCatalog *catalog,
                                                 int64_t report_id,
                                                 bool open,
-                                                struct TickreelCatalogCall **out_call);
+                                                struct TickreelPending **out_pending);
 
 /**
  * Starts marking run `run_id` valid or invalid (anticheat, an operator's decision): an invalid
  * run leaves the boards, and its player's best is recomputed. The call fails with
  * `TICKREEL_RESULT_INVALID_ARGUMENT` when there is no such run; its rows are empty. Stores the
- * call's handle in `*out_call`.
+ * call's handle in `*out_pending`.
  *
  * Thread safety: any thread; never blocks.
  *
  * # Safety
- * `out_call` must be NULL or point to writable storage for one `TickreelCatalogCall` pointer.
+ * `out_pending` must be NULL or point to writable storage for one `TickreelPending` pointer.
  */
 TickreelResult tickreel_catalog_set_run_valid(struct TickreelCatalog *catalog,
                                               int64_t run_id,
                                               bool valid,
-                                              struct TickreelCatalogCall **out_call);
+                                              struct TickreelPending **out_pending);
 
 /**
  * Starts checking run `run_id` again (the run checks of registration: its recording's SHA-256
@@ -5313,33 +5268,33 @@ TickreelResult tickreel_catalog_set_run_valid(struct TickreelCatalog *catalog,
  * course's limits). A failing run is held: it leaves every board and serves as no ghost until a
  * moderator clears it (`tickreel_catalog_clear_run`). The call fails with
  * `TICKREEL_RESULT_INVALID_ARGUMENT` when there is no such run; its rows are the run's check
- * state after the check (the encoding of `rows::run_check`). Stores the call's handle in
- * `*out_call`.
+ * state after the check (the encoding of `rows::run_check`). Stores the pending in
+ * `*out_pending`.
  *
  * Thread safety: any thread; never blocks (the check reads the recording on the catalog's
  * worker).
  *
  * # Safety
- * `out_call` must be NULL or point to writable storage for one `TickreelCatalogCall` pointer.
+ * `out_pending` must be NULL or point to writable storage for one `TickreelPending` pointer.
  */
 TickreelResult tickreel_catalog_check_run(struct TickreelCatalog *catalog,
                                           int64_t run_id,
-                                          struct TickreelCatalogCall **out_call);
+                                          struct TickreelPending **out_pending);
 
 /**
  * Starts reading run `run_id`'s check state as stored (whether it is held and why, who
  * cleared it), without checking it again. The call fails with `TICKREEL_RESULT_INVALID_ARGUMENT`
  * when there is no such run; its rows use the encoding of `rows::run_check`. Stores the call's
- * handle in `*out_call`.
+ * handle in `*out_pending`.
  *
  * Thread safety: any thread; never blocks.
  *
  * # Safety
- * `out_call` must be NULL or point to writable storage for one `TickreelCatalogCall` pointer.
+ * `out_pending` must be NULL or point to writable storage for one `TickreelPending` pointer.
  */
 TickreelResult tickreel_catalog_run_check(struct TickreelCatalog *catalog,
                                           int64_t run_id,
-                                          struct TickreelCatalogCall **out_call);
+                                          struct TickreelPending **out_pending);
 
 /**
  * Starts clearing held run `run_id` as moderator `by` (1 to 64 characters, no control
@@ -5347,18 +5302,18 @@ TickreelResult tickreel_catalog_run_check(struct TickreelCatalog *catalog,
  * the boards and serves as a ghost. The call fails with `TICKREEL_RESULT_INVALID_ARGUMENT` when
  * there is no such run or `by` is not a name, `TICKREEL_RESULT_INVALID_STATE` when the run is
  * not held; its rows are the run's check state after it (the encoding of `rows::run_check`).
- * Stores the call's handle in `*out_call`.
+ * Stores the pending in `*out_pending`.
  *
  * Thread safety: any thread; never blocks.
  *
  * # Safety
- * `out_call` must be NULL or point to writable storage for one `TickreelCatalogCall` pointer.
+ * `out_pending` must be NULL or point to writable storage for one `TickreelPending` pointer.
  * `by` must be NULL or a NUL-terminated string (NULL is refused).
  */
 TickreelResult tickreel_catalog_clear_run(struct TickreelCatalog *catalog,
                                           int64_t run_id,
                                           const char *by,
-                                          struct TickreelCatalogCall **out_call);
+                                          struct TickreelPending **out_pending);
 
 /**
  * Starts setting the limits runs of `course` are checked against when they are registered
@@ -5367,7 +5322,7 @@ TickreelResult tickreel_catalog_clear_run(struct TickreelCatalog *catalog,
  * tick horizontally, blocks in one second horizontally, up a tick, down a tick, up in one
  * second, down in one second), and the number of checkpoints a run reaches (0: only their
  * order is checked). A course without limits is checked with `sprinting`'s. Stores the call's
- * handle in `*out_call`; its rows are empty.
+ * handle in `*out_pending`; its rows are empty.
  *
  * Returns `TICKREEL_RESULT_INVALID_ARGUMENT` for another movement or a speed that is not a
  * finite number at least 0.
@@ -5375,7 +5330,7 @@ TickreelResult tickreel_catalog_clear_run(struct TickreelCatalog *catalog,
  * Thread safety: any thread; never blocks.
  *
  * # Safety
- * `out_call` must be NULL or point to writable storage for one `TickreelCatalogCall` pointer.
+ * `out_pending` must be NULL or point to writable storage for one `TickreelPending` pointer.
  * `course` must be NULL or a NUL-terminated string (NULL is refused).
  * `movement` must be NULL or a NUL-terminated string (NULL is refused).
  */
@@ -5389,7 +5344,7 @@ TickreelResult tickreel_catalog_set_course_limits(struct TickreelCatalog *catalo
                                                   double up_second,
                                                   double down_second,
                                                   uint32_t checkpoints,
-                                                  struct TickreelCatalogCall **out_call);
+                                                  struct TickreelPending **out_pending);
 
 /**
  * Starts setting the retention policy of `scope` (`course:NAME`, `runs`: every course without
@@ -5397,14 +5352,14 @@ TickreelResult tickreel_catalog_set_course_limits(struct TickreelCatalog *catalo
  * `tickreel_catalog_prune` applies: keep the best `keep_top` players' runs (0: none kept for
  * rank), every player's best (`keep_personal_bests`), everything younger than `keep_days` days
  * (0: none kept for age), the recordings of open reports (`keep_open_reports`). Replaces the
- * scope's policy. Stores the call's handle in `*out_call`; its rows are empty.
+ * scope's policy. Stores the pending in `*out_pending`; its rows are empty.
  *
  * Returns `TICKREEL_RESULT_INVALID_ARGUMENT` for a malformed scope.
  *
  * Thread safety: any thread; never blocks.
  *
  * # Safety
- * `out_call` must be NULL or point to writable storage for one `TickreelCatalogCall` pointer.
+ * `out_pending` must be NULL or point to writable storage for one `TickreelPending` pointer.
  * `scope` must be NULL or a NUL-terminated string (NULL is refused).
  */
 TickreelResult tickreel_catalog_set_retention(struct TickreelCatalog *catalog,
@@ -5413,69 +5368,70 @@ TickreelResult tickreel_catalog_set_retention(struct TickreelCatalog *catalog,
                                               bool keep_personal_bests,
                                               uint32_t keep_days,
                                               bool keep_open_reports,
-                                              struct TickreelCatalogCall **out_call);
+                                              struct TickreelPending **out_pending);
 
 /**
  * Starts removing the retention policy of `scope` (the defaults apply again: personal bests
- * and open reports kept). Stores the call's handle in `*out_call`; its rows are empty.
+ * and open reports kept). Stores the pending in `*out_pending`; its rows are empty.
  *
  * Returns `TICKREEL_RESULT_INVALID_ARGUMENT` for a malformed scope.
  *
  * Thread safety: any thread; never blocks.
  *
  * # Safety
- * `out_call` must be NULL or point to writable storage for one `TickreelCatalogCall` pointer.
+ * `out_pending` must be NULL or point to writable storage for one `TickreelPending` pointer.
  * `scope` must be NULL or a NUL-terminated string (NULL is refused).
  */
 TickreelResult tickreel_catalog_clear_retention(struct TickreelCatalog *catalog,
                                                 const char *scope,
-                                                struct TickreelCatalogCall **out_call);
+                                                struct TickreelPending **out_pending);
 
 /**
- * Starts listing the retention policies set. Stores the call's handle in `*out_call`; its rows
+ * Starts listing the retention policies set. Stores the pending in `*out_pending`; its rows
  * use the encoding of `rows::retention`.
  *
  * Thread safety: any thread; never blocks.
  *
  * # Safety
- * `out_call` must be NULL or point to writable storage for one `TickreelCatalogCall` pointer.
+ * `out_pending` must be NULL or point to writable storage for one `TickreelPending` pointer.
  */
 TickreelResult tickreel_catalog_retention(struct TickreelCatalog *catalog,
-                                          struct TickreelCatalogCall **out_call);
+                                          struct TickreelPending **out_pending);
 
 /**
- * Registers one run of a recording once its finish completes (`finish`, from
- * `tickreel_recorder_finish`; the handle stays the caller's to free): as
+ * Registers one run of a recording once its finish completes (`finish`, the pending of
+ * `tickreel_recorder_finish` or a report; it stays the caller's to free): as
  * `tickreel_catalog_register`, with the file the finish wrote. A failed finish fails the call
  * and registers nothing. The catalog's worker waits for the finish: calls submitted after this
- * one run after it. Stores the call's handle in `*out_call`; its rows are the registered run.
+ * one run after it. Stores the pending in `*out_pending`; its rows are the registered run.
  *
- * Returns `TICKREEL_RESULT_INVALID_ARGUMENT` for a NULL `player`.
+ * Returns `TICKREEL_RESULT_INVALID_ARGUMENT` for a NULL `player` or a `finish` whose result is
+ * not a path.
  *
  * Thread safety: any thread; never blocks.
  *
  * # Safety
- * `out_call` must be NULL or point to writable storage for one `TickreelCatalogCall` pointer.
+ * `out_pending` must be NULL or point to writable storage for one `TickreelPending` pointer.
  * `course` must be NULL or a NUL-terminated string (NULL is refused).
  * `player` must be NULL or point to 16 readable bytes.
  * `player_name` must be NULL or a NUL-terminated string (NULL is refused).
  * `range` must be NULL or point to a readable `TickreelGhostRange`.
  */
 TickreelResult tickreel_catalog_register_finished(struct TickreelCatalog *catalog,
-                                                  struct TickreelFinishHandle *finish,
+                                                  struct TickreelPending *finish,
                                                   const char *course,
                                                   const uint8_t *player,
                                                   const char *player_name,
                                                   uint32_t entity,
                                                   const struct TickreelGhostRange *range,
-                                                  struct TickreelCatalogCall **out_call);
+                                                  struct TickreelPending **out_pending);
 
 /**
  * Starts a query of the best `n` players of `course` on a board: the server `server` (each
  * player's best valid run recorded there), or the whole network when `server` is NULL; of the
  * map version `world` + `world_version` (16-byte UUIDs, the recording's `world_id` and
  * `world_version`), or of any version when both are NULL (as `tickreel_catalog_top`). Stores the
- * call's handle in `*out_call`; its rows use the encoding of `tickreel_catalog_top`.
+ * call's handle in `*out_pending`; its rows use the encoding of `tickreel_catalog_top`.
  *
  * Returns `TICKREEL_RESULT_INVALID_ARGUMENT` when only one of `world` and `world_version` is
  * given.
@@ -5483,7 +5439,7 @@ TickreelResult tickreel_catalog_register_finished(struct TickreelCatalog *catalo
  * Thread safety: any thread; never blocks.
  *
  * # Safety
- * `out_call` must be NULL or point to writable storage for one `TickreelCatalogCall` pointer.
+ * `out_pending` must be NULL or point to writable storage for one `TickreelPending` pointer.
  * `server` must be NULL or a NUL-terminated string.
  * `world` must be NULL or point to 16 readable bytes.
  * `world_version` must be NULL or point to 16 readable bytes.
@@ -5495,13 +5451,13 @@ TickreelResult tickreel_catalog_top_on(struct TickreelCatalog *catalog,
                                        const uint8_t *world_version,
                                        const char *course,
                                        uint32_t n,
-                                       struct TickreelCatalogCall **out_call);
+                                       struct TickreelPending **out_pending);
 
 /**
  * Starts a query of `player`'s best run of `course` on a board (the server `server`, the
  * network's when NULL; the map version `world` + `world_version`, any when both are NULL; see
- * `tickreel_catalog_top_on`) and its rank there: one row, or none. Stores the call's handle in
- * `*out_call`.
+ * `tickreel_catalog_top_on`) and its rank there: one row, or none. Stores the pending in
+ * `*out_pending`.
  *
  * Returns `TICKREEL_RESULT_INVALID_ARGUMENT` for a NULL `player`, or when only one of `world`
  * and `world_version` is given.
@@ -5509,7 +5465,7 @@ TickreelResult tickreel_catalog_top_on(struct TickreelCatalog *catalog,
  * Thread safety: any thread; never blocks.
  *
  * # Safety
- * `out_call` must be NULL or point to writable storage for one `TickreelCatalogCall` pointer.
+ * `out_pending` must be NULL or point to writable storage for one `TickreelPending` pointer.
  * `server` must be NULL or a NUL-terminated string.
  * `world` must be NULL or point to 16 readable bytes.
  * `world_version` must be NULL or point to 16 readable bytes.
@@ -5522,13 +5478,13 @@ TickreelResult tickreel_catalog_personal_best_on(struct TickreelCatalog *catalog
                                                  const uint8_t *world_version,
                                                  const char *course,
                                                  const uint8_t *player,
-                                                 struct TickreelCatalogCall **out_call);
+                                                 struct TickreelPending **out_pending);
 
 /**
  * Starts a query of the place at `rank` (1: the best) of `course` on a board (the server
  * `server`, the network's when NULL; the map version `world` + `world_version`, any when both
  * are NULL; see `tickreel_catalog_top_on`): one row, or none when the board has fewer players.
- * Stores the call's handle in `*out_call`; its rows use the encoding of `tickreel_catalog_top`.
+ * Stores the pending in `*out_pending`; its rows use the encoding of `tickreel_catalog_top`.
  *
  * Returns `TICKREEL_RESULT_INVALID_ARGUMENT` for rank 0, or when only one of `world` and
  * `world_version` is given.
@@ -5536,7 +5492,7 @@ TickreelResult tickreel_catalog_personal_best_on(struct TickreelCatalog *catalog
  * Thread safety: any thread; never blocks.
  *
  * # Safety
- * `out_call` must be NULL or point to writable storage for one `TickreelCatalogCall` pointer.
+ * `out_pending` must be NULL or point to writable storage for one `TickreelPending` pointer.
  * `server` must be NULL or a NUL-terminated string.
  * `world` must be NULL or point to 16 readable bytes.
  * `world_version` must be NULL or point to 16 readable bytes.
@@ -5548,7 +5504,7 @@ TickreelResult tickreel_catalog_at_rank_on(struct TickreelCatalog *catalog,
                                            const uint8_t *world_version,
                                            const char *course,
                                            uint32_t rank,
-                                           struct TickreelCatalogCall **out_call);
+                                           struct TickreelPending **out_pending);
 
 /**
  * Starts looking up, on a board (the server `server`, the network's when NULL; the map version
@@ -5557,9 +5513,8 @@ TickreelResult tickreel_catalog_at_rank_on(struct TickreelCatalog *catalog,
  * as `tickreel_catalog_load_ghost` does. With `playing_world` + `playing_version` (the map
  * version the ghost is to play on), a run recorded on another version (or on none) fails the
  * lookup with `TICKREEL_RESULT_INVALID_ARGUMENT` and a message naming both versions, unless
- * `allow_other_version`; with both NULL nothing is checked. Stores the call's handle in
- * `*out_call`; when it is done, `tickreel_catalog_call_ghost_load` gives the ghost load (or
- * that failure).
+ * `allow_other_version`; with both NULL nothing is checked. Stores the pending in
+ * `*out_pending`; its result is the ghost (`tickreel_pending_take_ghost`), or that failure.
  *
  * Returns `TICKREEL_RESULT_INVALID_ARGUMENT` for rank 0 with a NULL `player`, or when only one
  * UUID of a map version is given.
@@ -5567,7 +5522,7 @@ TickreelResult tickreel_catalog_at_rank_on(struct TickreelCatalog *catalog,
  * Thread safety: any thread; never blocks.
  *
  * # Safety
- * `out_call` must be NULL or point to writable storage for one `TickreelCatalogCall` pointer.
+ * `out_pending` must be NULL or point to writable storage for one `TickreelPending` pointer.
  * `server` must be NULL or a NUL-terminated string.
  * `world` must be NULL or point to 16 readable bytes.
  * `world_version` must be NULL or point to 16 readable bytes.
@@ -5586,26 +5541,26 @@ TickreelResult tickreel_catalog_load_ghost_on(struct TickreelCatalog *catalog,
                                               const uint8_t *playing_world,
                                               const uint8_t *playing_version,
                                               bool allow_other_version,
-                                              struct TickreelCatalogCall **out_call);
+                                              struct TickreelPending **out_pending);
 
 /**
  * Starts listing the reports of `player` (the reported player's UUID), newest first: filed on
  * the server `server`, or on any server of the network when `server` is NULL. Stores the
- * call's handle in `*out_call`; its rows use the encoding of `tickreel_catalog_reports`.
+ * call's handle in `*out_pending`; its rows use the encoding of `tickreel_catalog_reports`.
  *
  * Returns `TICKREEL_RESULT_INVALID_ARGUMENT` for a NULL `player`.
  *
  * Thread safety: any thread; never blocks.
  *
  * # Safety
- * `out_call` must be NULL or point to writable storage for one `TickreelCatalogCall` pointer.
+ * `out_pending` must be NULL or point to writable storage for one `TickreelPending` pointer.
  * `player` must be NULL or point to 16 readable bytes.
  * `server` must be NULL or a NUL-terminated string.
  */
 TickreelResult tickreel_catalog_reports_of(struct TickreelCatalog *catalog,
                                            const uint8_t *player,
                                            const char *server,
-                                           struct TickreelCatalogCall **out_call);
+                                           struct TickreelPending **out_pending);
 
 /**
  * Opens the recording at `location`, the location a run's or report's row gives (a path on
@@ -5635,7 +5590,7 @@ TickreelResult tickreel_catalog_open_recording(struct TickreelCatalog *catalog,
  * does for a file; the run's row then gives that location. The recording is read from the
  * location itself, so nothing is stored for an object that is not in the bucket: register an
  * upload once it succeeded (`tickreel_catalog_register_upload` waits for it). Stores the call's
- * handle in `*out_call`; the call's rows are the registered run (rank 0).
+ * handle in `*out_pending`; the call's rows are the registered run (rank 0).
  *
  * Returns `TICKREEL_RESULT_INVALID_ARGUMENT` for a NULL `player`. The call fails with
  * `TICKREEL_RESULT_INVALID_ARGUMENT` for a location that is neither a path nor an `s3://` URL
@@ -5646,7 +5601,7 @@ TickreelResult tickreel_catalog_open_recording(struct TickreelCatalog *catalog,
  * Thread safety: any thread; never blocks (the call runs on the catalog's worker).
  *
  * # Safety
- * `out_call` must be NULL or point to writable storage for one `TickreelCatalogCall` pointer.
+ * `out_pending` must be NULL or point to writable storage for one `TickreelPending` pointer.
  * `location` must be NULL or a NUL-terminated string (NULL is refused).
  * `course` must be NULL or a NUL-terminated string (NULL is refused).
  * `player` must be NULL or point to 16 readable bytes.
@@ -5660,36 +5615,37 @@ TickreelResult tickreel_catalog_register_at(struct TickreelCatalog *catalog,
                                             const char *player_name,
                                             uint32_t entity,
                                             const struct TickreelGhostRange *range,
-                                            struct TickreelCatalogCall **out_call);
+                                            struct TickreelPending **out_pending);
 
 /**
- * Registers one run of a recording once its upload succeeded (`upload`, from
- * `tickreel_recorder_finish_upload`; the handle stays the caller's to free): as
+ * Registers one run of a recording once its upload succeeded (`upload`, the pending of
+ * `tickreel_recorder_finish_upload` or another upload; it stays the caller's to free): as
  * `tickreel_catalog_register_at` with the uploaded object's URL, read back with the upload's
  * object-storage options. A failed finish or upload fails the call and registers nothing (the
  * catalog never points at an object that is not in the bucket). The catalog's worker waits for
- * the upload: calls submitted after this one run after it. Stores the call's handle in
- * `*out_call`; its rows are the registered run.
+ * the upload: calls submitted after this one run after it. Stores the pending in
+ * `*out_pending`; its rows are the registered run.
  *
- * Returns `TICKREEL_RESULT_INVALID_ARGUMENT` for a NULL `player`.
+ * Returns `TICKREEL_RESULT_INVALID_ARGUMENT` for a NULL `player` or an `upload` whose result is
+ * not an upload.
  *
  * Thread safety: any thread; never blocks.
  *
  * # Safety
- * `out_call` must be NULL or point to writable storage for one `TickreelCatalogCall` pointer.
+ * `out_pending` must be NULL or point to writable storage for one `TickreelPending` pointer.
  * `course` must be NULL or a NUL-terminated string (NULL is refused).
  * `player` must be NULL or point to 16 readable bytes.
  * `player_name` must be NULL or a NUL-terminated string (NULL is refused).
  * `range` must be NULL or point to a readable `TickreelGhostRange`.
  */
 TickreelResult tickreel_catalog_register_upload(struct TickreelCatalog *catalog,
-                                                struct TickreelPendingUpload *upload,
+                                                struct TickreelPending *upload,
                                                 const char *course,
                                                 const uint8_t *player,
                                                 const char *player_name,
                                                 uint32_t entity,
                                                 const struct TickreelGhostRange *range,
-                                                struct TickreelCatalogCall **out_call);
+                                                struct TickreelPending **out_pending);
 
 #ifdef __cplusplus
 }  // extern "C"

@@ -39,10 +39,11 @@ exports() { nm -D --defined-only "$1" | awk '$2 == "T" && $3 ~ /^tickreel_/ { pr
 exports "$scratch/lean.so" > "$scratch/lean-exports"
 exports "$scratch/full.so" > "$scratch/full-exports"
 for f in tickreel_recorder_start tickreel_playhead_open tickreel_shadow_buffer_report \
-         tickreel_ghost_load tickreel_reader_open tickreel_features; do
+         tickreel_ghost_load tickreel_reader_open tickreel_features tickreel_pending_poll \
+         tickreel_pending_take_path tickreel_pending_take_ghost; do
   grep -qx "$f" "$scratch/lean-exports" || fail "the record-and-play build does not export $f"
 done
-if grep -E '^tickreel_(object|catalog|pending_upload)_' "$scratch/lean-exports"; then
+if grep -E '^tickreel_(object_|catalog_|pending_take_(upload|rows|ghost_set)$)' "$scratch/lean-exports"; then
   fail "the record-and-play build exports the functions above"
 fi
 grep -qx tickreel_catalog_open "$scratch/full-exports" || fail "the default build lacks the catalog"

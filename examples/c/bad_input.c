@@ -386,13 +386,16 @@ static void submit_chat(TickreelRecorder *rec, uint32_t tick, const char *what) 
 
 /* Waits for a finish and returns its result (the final path in `buf`). */
 static TickreelResult wait_finish(TickreelRecorder *rec, char *buf, size_t len) {
-    TickreelFinishHandle *finish = NULL;
+    TickreelPending *finish = NULL;
     TickreelResult r = tickreel_recorder_finish(rec, &finish);
     if (r != TICKREEL_RESULT_OK) {
         return r;
     }
-    r = tickreel_finish_handle_wait(finish, buf, len, NULL);
-    tickreel_finish_handle_free(finish);
+    r = tickreel_pending_wait(finish, -1, NULL);
+    if (r == TICKREEL_RESULT_OK) {
+        r = tickreel_pending_take_path(finish, buf, len, NULL);
+    }
+    tickreel_pending_free(finish);
     return r;
 }
 
@@ -416,7 +419,7 @@ static void bad_engine(void) {
     EXPECT(tickreel_engine_options_free(NULL), OK);
     EXPECT(tickreel_engine_free(NULL), OK);
     EXPECT(tickreel_recorder_free(NULL), OK);
-    EXPECT(tickreel_finish_handle_free(NULL), OK);
+    EXPECT(tickreel_pending_free(NULL), OK);
     EXPECT(tickreel_engine_new(NULL, &engine), OK);
     TickreelEngineStats es;
     EXPECT(tickreel_engine_stats(engine, NULL), NULL_ARGUMENT);
@@ -540,7 +543,7 @@ static void bad_recorder(void) {
 
     /* Finish, then everything but stats, status and free is refused. */
     EXPECT(tickreel_recorder_finish(rec, NULL), NULL_ARGUMENT);
-    TickreelFinishHandle *finish = NULL, *again = (TickreelFinishHandle *)(uintptr_t)1u;
+    TickreelPending *finish = NULL, *again = (TickreelPending *)(uintptr_t)1u;
     EXPECT(tickreel_recorder_finish(rec, &finish), OK);
     EXPECT(tickreel_recorder_finish(rec, &again), INVALID_STATE);
     EXPECT_TRUE(again == NULL);
@@ -551,21 +554,26 @@ static void bad_recorder(void) {
     EXPECT(tickreel_recorder_abort(rec), INVALID_STATE);
     EXPECT(tickreel_recorder_stats(rec, &st), OK);
     bool done = false;
-    EXPECT(tickreel_finish_handle_poll(finish, NULL), NULL_ARGUMENT);
-    EXPECT(tickreel_finish_handle_poll((TickreelFinishHandle *)(void *)rec, &done), INVALID_HANDLE);
+    EXPECT(tickreel_pending_poll(finish, NULL), NULL_ARGUMENT);
+    EXPECT(tickreel_pending_poll((TickreelPending *)(void *)rec, &done), INVALID_HANDLE);
     size_t len = 0;
-    EXPECT(tickreel_finish_handle_wait(finish, NULL, 0, &len), OK); /* a wait and a length query */
+    EXPECT(tickreel_pending_wait(finish, -1, &done), OK);
+    EXPECT_TRUE(done);
+    EXPECT(tickreel_pending_take_path(finish, NULL, 0, &len), OK); /* a length query */
     EXPECT_TRUE(len == strlen(path));
     char tiny[4];
-    EXPECT(tickreel_finish_handle_wait(finish, tiny, sizeof tiny, &len), BUFFER_TOO_SMALL);
-    EXPECT(tickreel_finish_handle_wait(finish, NULL, 16, &len), NULL_ARGUMENT);
-    EXPECT(tickreel_finish_handle_wait(finish, got, sizeof got, NULL), OK);
+    EXPECT(tickreel_pending_take_path(finish, tiny, sizeof tiny, &len), BUFFER_TOO_SMALL);
+    EXPECT(tickreel_pending_take_path(finish, NULL, 16, &len), NULL_ARGUMENT);
+    EXPECT(tickreel_pending_take_path(finish, got, sizeof got, NULL), OK);
     EXPECT_TRUE(strcmp(got, path) == 0);
-    EXPECT(tickreel_finish_handle_poll(finish, &done), OK);
+    TickreelGhost *not_a_ghost = (TickreelGhost *)(uintptr_t)1u;
+    EXPECT(tickreel_pending_take_ghost(finish, &not_a_ghost), INVALID_STATE); /* another kind */
+    EXPECT_TRUE(not_a_ghost == NULL && strstr(tickreel_last_error_message(), "holds a path") != NULL);
+    EXPECT(tickreel_pending_poll(finish, &done), OK);
     EXPECT_TRUE(done);
-    EXPECT(tickreel_finish_handle_free(finish), OK);
-    EXPECT(tickreel_finish_handle_free(finish), INVALID_HANDLE);
-    EXPECT(tickreel_finish_handle_poll(finish, &done), INVALID_HANDLE);
+    EXPECT(tickreel_pending_free(finish), OK);
+    EXPECT(tickreel_pending_free(finish), INVALID_HANDLE);
+    EXPECT(tickreel_pending_poll(finish, &done), INVALID_HANDLE);
     EXPECT(tickreel_recorder_free(rec), OK);
     EXPECT(tickreel_recorder_free(rec), INVALID_HANDLE);
     EXPECT(tickreel_recorder_submit_tick(rec, 10, EMPTY_TICK, sizeof EMPTY_TICK, NULL),
@@ -675,9 +683,9 @@ static void bad_recorder(void) {
 }
 
 /* Waits for a report's handle and frees it; returns the wait's result. */
-static TickreelResult wait_report(TickreelFinishHandle *finish) {
-    TickreelResult r = tickreel_finish_handle_wait(finish, NULL, 0, NULL);
-    tickreel_finish_handle_free(finish);
+static TickreelResult wait_report(TickreelPending *finish) {
+    TickreelResult r = tickreel_pending_wait(finish, -1, NULL);
+    tickreel_pending_free(finish);
     return r;
 }
 
@@ -738,7 +746,7 @@ static void bad_shadow(void) {
     so.block_ticks = 10;
     EXPECT(tickreel_shadow_buffer_start(engine, NULL, NULL, &so, &rec, &shadow), OK);
     in_dir(path, sizeof path, "shadow_report.reel");
-    TickreelFinishHandle *finish = (TickreelFinishHandle *)(uintptr_t)1u;
+    TickreelPending *finish = (TickreelPending *)(uintptr_t)1u;
     ro.after_ms = 0;
     /* Before the stream's first tick there is nothing to report. */
     EXPECT(tickreel_shadow_buffer_report(shadow, 1, path, &ro, NULL, NULL, 0, &finish), INVALID_STATE);
@@ -946,10 +954,10 @@ static void bad_ghosts(const char *good_file) {
     EXPECT(tickreel_ghost_free(NULL), OK);
     EXPECT(tickreel_ghost_cursor_free(NULL), OK);
     EXPECT(tickreel_live_delta_free(NULL), OK);
-    EXPECT(tickreel_ghost_load_free(NULL), OK);
+    EXPECT(tickreel_pending_free(NULL), OK);
 
-    /* Loading in the background: errors come with the result; a result is taken once. */
-    TickreelGhostLoad *load = (TickreelGhostLoad *)(uintptr_t)1u;
+    /* Loading in the background: errors come with the result, at the poll and the take. */
+    TickreelPending *load = (TickreelPending *)(uintptr_t)1u;
     bool ready = false;
     EXPECT(tickreel_ghost_load_async(NULL, 1, NULL, &load), NULL_ARGUMENT);
     EXPECT_TRUE(load == NULL);
@@ -958,25 +966,26 @@ static void bad_ghosts(const char *good_file) {
     EXPECT(tickreel_ghost_load_async(in_dir(path, sizeof path, "no-such-file.reel"), 1, NULL,
                                      &load),
            OK);
-    EXPECT(tickreel_ghost_load_poll(load, NULL), NULL_ARGUMENT);
-    EXPECT(tickreel_ghost_load_take(load, NULL), NULL_ARGUMENT);
+    EXPECT(tickreel_pending_poll(load, NULL), NULL_ARGUMENT);
+    EXPECT(tickreel_pending_take_ghost(load, NULL), NULL_ARGUMENT);
+    TickreelResult polled = TICKREEL_RESULT_OK;
     for (int i = 0; i < 5000 && !ready; i++) {
-        EXPECT(tickreel_ghost_load_poll(load, &ready), OK);
+        polled = tickreel_pending_poll(load, &ready);
         if (!ready) {
             nap_ms(1);
         }
     }
-    EXPECT_TRUE(ready);
-    EXPECT(tickreel_ghost_load_take(load, &ghost), IO);
+    EXPECT_TRUE(ready && polled == TICKREEL_RESULT_IO);
+    EXPECT(tickreel_pending_take_ghost(load, &ghost), IO);
     EXPECT_TRUE(ghost == NULL);
-    EXPECT(tickreel_ghost_load_take(load, &ghost), INVALID_STATE);
-    EXPECT(tickreel_ghost_load_poll((TickreelGhostLoad *)(void *)cursor, &ready),
-           INVALID_HANDLE);
-    EXPECT(tickreel_ghost_load_free(load), OK);
-    EXPECT(tickreel_ghost_load_free(load), INVALID_HANDLE);
+    EXPECT(tickreel_pending_take_ghost(load, &ghost), IO); /* every time it is asked */
+    EXPECT(tickreel_pending_wait(load, 0, &ready), IO);
+    EXPECT(tickreel_pending_poll((TickreelPending *)(void *)cursor, &ready), INVALID_HANDLE);
+    EXPECT(tickreel_pending_free(load), OK);
+    EXPECT(tickreel_pending_free(load), INVALID_HANDLE);
     /* Freed while it runs: cancelled. */
     EXPECT(tickreel_ghost_load_async(good_file, 2, NULL, &load), OK);
-    EXPECT(tickreel_ghost_load_free(load), OK);
+    EXPECT(tickreel_pending_free(load), OK);
     EXPECT(tickreel_ghost_cursor_free(cursor), OK);
 }
 

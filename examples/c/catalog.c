@@ -57,14 +57,12 @@ static void write_run(const char *path, uint32_t ticks) { write_run_on(path, tic
 
 /* Polls a call until it ends (never blocking), then returns its result code; its rows go to
  * `buf`. */
-static TickreelResult finish_call(TickreelCatalogCall *call, uint8_t *buf, size_t cap, size_t *len) {
+static TickreelResult finish_call(TickreelPending *call, uint8_t *buf, size_t cap, size_t *len) {
     bool done = false;
-    while (!done) {
-        CHECK(tickreel_catalog_call_poll(call, &done));
-        if (!done) sleep_ms(1);
-    }
-    TickreelResult r = buf ? tickreel_catalog_call_rows(call, buf, cap, len) : TICKREEL_RESULT_OK;
-    CHECK(tickreel_catalog_call_free(call));
+    TickreelResult r;
+    while ((r = tickreel_pending_poll(call, &done)) == TICKREEL_RESULT_OK && !done) sleep_ms(1);
+    if (r == TICKREEL_RESULT_OK && buf) r = tickreel_pending_take_rows(call, buf, cap, len);
+    CHECK(tickreel_pending_free(call));
     return r;
 }
 
@@ -157,7 +155,7 @@ static void held_runs(TickreelCatalog *cat, const char *dir, const uint8_t *caro
     uint8_t buf[4096];
     size_t len = 0;
     Row rows[8];
-    TickreelCatalogCall *call = NULL;
+    TickreelPending *call = NULL;
     TickreelGhostRange lap = {TICKREEL_GHOST_BOUND_CHECKPOINT, 0, TICKREEL_GHOST_BOUND_CHECKPOINT, 1};
     CHECK(tickreel_catalog_register(cat, fast, "course-h", carol, "Carol", 1, &lap, &call));
     CHECK(finish_call(call, buf, sizeof buf, &len));
@@ -207,7 +205,7 @@ static void held_runs(TickreelCatalog *cat, const char *dir, const uint8_t *caro
 static size_t open_reports(TickreelCatalog *cat, int64_t *ids, size_t max) {
     uint8_t buf[1024];
     size_t len = 0, n = 0, at = 0;
-    TickreelCatalogCall *call = NULL;
+    TickreelPending *call = NULL;
     CHECK(tickreel_catalog_reports(cat, 1, &call));
     CHECK(finish_call(call, buf, sizeof buf, &len));
     while (at < len && n < max) {
@@ -227,7 +225,7 @@ static void network_calls(TickreelCatalog *cat, const uint8_t *alice, const uint
     uint8_t buf[4096];
     size_t len = 0;
     Row rows[8];
-    TickreelCatalogCall *call = NULL;
+    TickreelPending *call = NULL;
     CHECK(tickreel_catalog_top_on(cat, NULL, NULL, NULL, "course-7", 10, &call));
     CHECK(finish_call(call, buf, sizeof buf, &len));
     size_t n = decode(buf, len, rows, 8);
@@ -283,30 +281,20 @@ static void network_calls(TickreelCatalog *cat, const uint8_t *alice, const uint
 static TickreelResult ghost_on(TickreelCatalog *cat, const uint8_t *world, const uint8_t *version, uint32_t rank,
                                const uint8_t *player, const uint8_t *playing_world, const uint8_t *playing_version,
                                bool allow_other_version, uint32_t *ticks) {
-    TickreelCatalogCall *call = NULL;
+    TickreelPending *load = NULL;
     CHECK(tickreel_catalog_load_ghost_on(cat, NULL, world, version, "course-m", rank, player, playing_world,
-                                         playing_version, allow_other_version, &call));
+                                         playing_version, allow_other_version, &load));
     bool done = false;
-    while (!done) {
-        CHECK(tickreel_catalog_call_poll(call, &done));
-        if (!done) sleep_ms(1);
-    }
-    TickreelGhostLoad *load = NULL;
-    TickreelResult r = tickreel_catalog_call_ghost_load(call, &load);
-    CHECK(tickreel_catalog_call_free(call));
-    if (r != TICKREEL_RESULT_OK) return r;
-    bool ready = false;
-    while (!ready) {
-        CHECK(tickreel_ghost_load_poll(load, &ready));
-        if (!ready) sleep_ms(1);
-    }
+    TickreelResult r;
+    while ((r = tickreel_pending_poll(load, &done)) == TICKREEL_RESULT_OK && !done) sleep_ms(1);
     TickreelGhost *ghost = NULL;
-    CHECK(tickreel_ghost_load_take(load, &ghost));
+    if (r == TICKREEL_RESULT_OK) r = tickreel_pending_take_ghost(load, &ghost);
+    CHECK(tickreel_pending_free(load));
+    if (r != TICKREEL_RESULT_OK) return r;
     TickreelGhostInfo info;
     CHECK(tickreel_ghost_info(ghost, &info));
     *ticks = info.duration_ticks;
     CHECK(tickreel_ghost_free(ghost));
-    CHECK(tickreel_ghost_load_free(load));
     return TICKREEL_RESULT_OK;
 }
 
@@ -324,7 +312,7 @@ static void map_versions(TickreelCatalog *cat, const char *dir, const uint8_t *a
     uint8_t buf[4096];
     size_t len = 0;
     Row rows[8];
-    TickreelCatalogCall *call = NULL;
+    TickreelPending *call = NULL;
     for (int i = 0; i < 3; i++) {
         char path[1024];
         snprintf(path, sizeof path, "%s/m%d.reel", dir, i);
@@ -408,12 +396,12 @@ static void register_from_finish(TickreelCatalog *cat, const char *dir, const ui
         CHECK(tickreel_recorder_submit_batch(rec, t, b, NULL));
     }
     CHECK(tickreel_batch_free(b));
-    TickreelFinishHandle *finish = NULL;
+    TickreelPending *finish = NULL;
     CHECK(tickreel_recorder_finish(rec, &finish));
     TickreelGhostRange lap = {TICKREEL_GHOST_BOUND_CHECKPOINT, 0, TICKREEL_GHOST_BOUND_CHECKPOINT, 1};
-    TickreelCatalogCall *call = NULL;
+    TickreelPending *call = NULL;
     CHECK(tickreel_catalog_register_finished(cat, finish, "course-9", player, "Alice", 1, &lap, &call));
-    CHECK(tickreel_finish_handle_free(finish)); /* the call keeps its own reference */
+    CHECK(tickreel_pending_free(finish)); /* the call keeps its own reference */
     uint8_t buf[512];
     size_t len = 0;
     CHECK(finish_call(call, buf, sizeof buf, &len));
@@ -432,7 +420,7 @@ static void operator_calls(TickreelCatalog *cat, const char *dir, const char *a1
     uint8_t buf[4096];
     size_t len = 0;
     Row rows[8];
-    TickreelCatalogCall *call = NULL;
+    TickreelPending *call = NULL;
     CHECK(tickreel_catalog_top(cat, "course-7", 1, &call));
     CHECK(finish_call(call, buf, sizeof buf, &len));
     expect(decode(buf, len, rows, 8) == 1, "a best run");
@@ -532,12 +520,12 @@ int main(int argc, char **argv) {
     uint8_t buf[4096];
     size_t len = 0;
     for (int i = 0; i < 3; i++) {
-        TickreelCatalogCall *call = NULL;
+        TickreelPending *call = NULL;
         CHECK(tickreel_catalog_register(cat, files[i], "course-7", players[i], names[i], 1, &lap, &call));
         CHECK(finish_call(call, buf, sizeof buf, &len));
     }
 
-    TickreelCatalogCall *call = NULL;
+    TickreelPending *call = NULL;
     CHECK(tickreel_catalog_top(cat, "course-7", 10, &call));
     CHECK(finish_call(call, buf, sizeof buf, &len));
     Row rows[8];
@@ -558,27 +546,18 @@ int main(int argc, char **argv) {
     CHECK(tickreel_catalog_load_ghost(cat, "course-7", 1, NULL, &call));
     bool done = false;
     while (!done) {
-        CHECK(tickreel_catalog_call_poll(call, &done));
+        CHECK(tickreel_pending_poll(call, &done));
         if (!done) sleep_ms(1);
     }
-    TickreelGhostLoad *load = NULL;
-    CHECK(tickreel_catalog_call_ghost_load(call, &load));
-    TickreelGhostLoad *again = NULL;
-    expect(tickreel_catalog_call_ghost_load(call, &again) == TICKREEL_RESULT_INVALID_STATE && again == NULL,
-           "a ghost load is taken once");
-    CHECK(tickreel_catalog_call_free(call));
-    bool ready = false;
-    while (!ready) {
-        CHECK(tickreel_ghost_load_poll(load, &ready));
-        if (!ready) sleep_ms(1);
-    }
     TickreelGhost *ghost = NULL;
-    CHECK(tickreel_ghost_load_take(load, &ghost));
+    CHECK(tickreel_pending_take_ghost(call, &ghost));
+    expect(tickreel_pending_take_rows(call, buf, sizeof buf, &len) == TICKREEL_RESULT_INVALID_STATE,
+           "a ghost lookup's result is a ghost, not rows");
+    CHECK(tickreel_pending_free(call));
     TickreelGhostInfo info;
     CHECK(tickreel_ghost_info(ghost, &info));
     expect(info.duration_ticks == 200, "rank 1's ghost is the 200-tick run");
     CHECK(tickreel_ghost_free(ghost));
-    CHECK(tickreel_ghost_load_free(load));
     printf("ghost of rank 1: %u ticks\n", info.duration_ticks);
 
     /* clean failures */

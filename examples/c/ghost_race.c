@@ -41,22 +41,36 @@ static void write_run(const char *path, uint32_t ticks, double speed) {
 
 static void register_run(TickreelCatalog *cat, const char *path, const uint8_t *player, const char *name) {
     TickreelGhostRange lap = {TICKREEL_GHOST_BOUND_CHECKPOINT, 0, TICKREEL_GHOST_BOUND_CHECKPOINT, 1};
-    TickreelCatalogCall *call = NULL;
+    TickreelPending *call = NULL;
     CHECK(tickreel_catalog_register(cat, path, "course-g", player, name, 1, &lap, &call));
     bool done = false;
     while (!done) {
-        CHECK(tickreel_catalog_call_poll(call, &done));
+        CHECK(tickreel_pending_poll(call, &done));
     }
     uint8_t buf[1024];
     size_t len = 0;
-    CHECK(tickreel_catalog_call_rows(call, buf, sizeof buf, &len));
-    CHECK(tickreel_catalog_call_free(call));
+    CHECK(tickreel_pending_take_rows(call, buf, sizeof buf, &len));
+    CHECK(tickreel_pending_free(call));
+}
+
+/* Starts loading a course's ghosts (off this thread), waits for them and takes the set: the
+ * lookup's or a load's failure, or OK with the set in `*set`. */
+static TickreelResult load_ghosts(TickreelCatalog *cat, const char *course, uint32_t top, const uint8_t *player,
+                                  uint32_t rank, TickreelGhostSet **set) {
+    *set = NULL;
+    TickreelPending *pending = NULL;
+    TickreelResult r = tickreel_catalog_load_ghosts(cat, course, top, player, rank, &pending);
+    if (r != TICKREEL_RESULT_OK) return r;
+    r = tickreel_pending_wait(pending, -1, NULL);
+    if (r == TICKREEL_RESULT_OK) r = tickreel_pending_take_ghost_set(pending, set);
+    CHECK(tickreel_pending_free(pending));
+    return r;
 }
 
 static void ghost_set(TickreelCatalog *cat, const uint8_t *bob, const uint8_t *mallory) {
     /* the top 2 (Alice 200, Bob 250), Bob's best (already there: loaded once), rank 3 (Carol) */
     TickreelGhostSet *set = NULL;
-    CHECK(tickreel_catalog_load_ghosts(cat, "course-g", 2, bob, 3, &set));
+    CHECK(load_ghosts(cat, "course-g", 2, bob, 3, &set));
     uint32_t n = 0;
     CHECK(tickreel_ghost_set_len(set, &n));
     expect(n == 3, "three ghosts: the top two and rank 3 (Bob's best is among the top)");
@@ -99,14 +113,14 @@ static void ghost_set(TickreelCatalog *cat, const uint8_t *bob, const uint8_t *m
     CHECK(tickreel_ghost_set_free(set));
 
     /* the crafted run is held: never among the ghosts, no one's best ghost */
-    CHECK(tickreel_catalog_load_ghosts(cat, "course-g", 10, NULL, 0, &set));
+    CHECK(load_ghosts(cat, "course-g", 10, NULL, 0, &set));
     CHECK(tickreel_ghost_set_len(set, &n));
     expect(n == 3, "the held run is not among the top ghosts");
     CHECK(tickreel_ghost_set_free(set));
-    expect(tickreel_catalog_load_ghosts(cat, "course-g", 0, mallory, 0, &set) == TICKREEL_RESULT_INVALID_ARGUMENT &&
+    expect(load_ghosts(cat, "course-g", 0, mallory, 0, &set) == TICKREEL_RESULT_INVALID_ARGUMENT &&
                set == NULL,
            "a held run is no one's best ghost");
-    expect(tickreel_catalog_load_ghosts(cat, "course-g", 0, NULL, 4, &set) == TICKREEL_RESULT_INVALID_ARGUMENT,
+    expect(load_ghosts(cat, "course-g", 0, NULL, 4, &set) == TICKREEL_RESULT_INVALID_ARGUMENT,
            "there is no rank 4");
 }
 

@@ -30,8 +30,8 @@
 static double x_at(uint32_t tick) { return tick * 0.5; }
 
 /* Records RUNNER for TICKS ticks (checkpoints at 100 and 200) and finishes it into `url`. */
-static TickreelPendingUpload *record_and_upload(const char *path, const char *url,
-                                                TickreelObjectOptions *options) {
+static TickreelPending *record_and_upload(const char *path, const char *url,
+                                          TickreelObjectOptions *options) {
     TickreelEngine *engine = NULL;
     CHECK(tickreel_engine_new(NULL, &engine)); /* the defaults */
     TickreelRecorderOptions *ro = NULL;
@@ -56,7 +56,7 @@ static TickreelPendingUpload *record_and_upload(const char *path, const char *ur
     }
     CHECK(tickreel_batch_free(batch));
     /* a malformed URL is refused before the recording ends */
-    TickreelPendingUpload *up = NULL;
+    TickreelPending *up = NULL;
     expect(tickreel_recorder_finish_upload(rec, "s3://", options, false, false, &up) ==
                TICKREEL_RESULT_INVALID_ARGUMENT && up == NULL,
            "a malformed URL is refused");
@@ -142,14 +142,14 @@ static void ship_live_to_url(const char *dir, const char *url, TickreelObjectOpt
     printf("followed %s: tick 149 after %d waits\n", url, waits);
 
     /* finish: the recording and the shipping, into one .reel */
-    TickreelPendingUpload *up = NULL;
+    TickreelPending *up = NULL;
     CHECK(tickreel_live_shipper_finish(ship, rec, false, true, &up));
     bool done = false;
     while (!done) {
-        CHECK(tickreel_pending_upload_poll(up, &done));
+        CHECK(tickreel_pending_poll(up, &done));
         if (!done) sleep_ms(5);
     }
-    CHECK(tickreel_pending_upload_free(up));
+    CHECK(tickreel_pending_free(up));
     up = NULL;
     expect(tickreel_live_shipper_finish(ship, rec, false, true, &up) ==
                TICKREEL_RESULT_INVALID_STATE && up == NULL,
@@ -179,10 +179,10 @@ static void ship_live_to_url(const char *dir, const char *url, TickreelObjectOpt
     printf("finished %s: %u ticks, live objects removed\n", url, ticks);
 }
 
-static void wait_upload(TickreelPendingUpload *up, const char *what) {
+static void wait_upload(TickreelPending *up, const char *what) {
     bool done = false;
     while (!done) {
-        example_check(tickreel_pending_upload_poll(up, &done), what);
+        example_check(tickreel_pending_poll(up, &done), what);
         if (!done) sleep_ms(5);
     }
 }
@@ -225,7 +225,7 @@ static void shadow_report_to_url(const char *dir, const char *url, TickreelObjec
     snprintf(local, sizeof local, "%s/report.reel", dir);
     snprintf(again, sizeof again, "%s/again.reel", dir);
 
-    TickreelPendingUpload *up = NULL;
+    TickreelPending *up = NULL;
     expect(tickreel_shadow_buffer_report_upload(shadow, 1, local, &ro, keys, values, 1, "s3://",
                                                 options, false, true, &up) ==
                    TICKREEL_RESULT_INVALID_ARGUMENT &&
@@ -235,8 +235,10 @@ static void shadow_report_to_url(const char *dir, const char *url, TickreelObjec
                                                false, true, &up));
     wait_upload(up, "the report's upload");
     uint64_t bytes = 0;
-    CHECK(tickreel_pending_upload_bytes(up, &bytes));
-    CHECK(tickreel_pending_upload_free(up));
+    char uploaded[512];
+    CHECK(tickreel_pending_take_upload(up, uploaded, sizeof uploaded, NULL, &bytes));
+    expect(strcmp(uploaded, url) == 0 && bytes > 0, "the pending gives the object's URL and size");
+    CHECK(tickreel_pending_free(up));
     FILE *f = fopen(local, "rb");
     expect(f == NULL, "the local report is removed after its upload");
     if (f) fclose(f);
@@ -247,11 +249,11 @@ static void shadow_report_to_url(const char *dir, const char *url, TickreelObjec
     bool done = false;
     TickreelResult r = TICKREEL_RESULT_OK;
     while (!done && r == TICKREEL_RESULT_OK) {
-        r = tickreel_pending_upload_poll(up, &done);
+        r = tickreel_pending_poll(up, &done);
         if (!done) sleep_ms(5);
     }
     expect(r == TICKREEL_RESULT_IO, "a report onto an existing object fails its upload");
-    CHECK(tickreel_pending_upload_free(up));
+    CHECK(tickreel_pending_free(up));
     f = fopen(again, "rb");
     expect(f != NULL, "the local report stays when its upload fails");
     if (f) fclose(f);
@@ -289,15 +291,13 @@ static void shadow_report_to_url(const char *dir, const char *url, TickreelObjec
 
 /* Polls a catalog call until it ends (never blocking) and returns its result code; its rows go to
  * `buf` (`*len` bytes). */
-static TickreelResult finish_call(TickreelCatalogCall *call, uint8_t *buf, size_t cap, size_t *len) {
+static TickreelResult finish_call(TickreelPending *call, uint8_t *buf, size_t cap, size_t *len) {
     bool done = false;
-    while (!done) {
-        CHECK(tickreel_catalog_call_poll(call, &done));
-        if (!done) sleep_ms(2);
-    }
+    TickreelResult r;
+    while ((r = tickreel_pending_poll(call, &done)) == TICKREEL_RESULT_OK && !done) sleep_ms(2);
     *len = 0;
-    TickreelResult r = tickreel_catalog_call_rows(call, buf, cap, len);
-    CHECK(tickreel_catalog_call_free(call));
+    if (r == TICKREEL_RESULT_OK) r = tickreel_pending_take_rows(call, buf, cap, len);
+    CHECK(tickreel_pending_free(call));
     return r;
 }
 
@@ -327,7 +327,7 @@ static void catalog_rows_point_at_objects(const char *dir, const char *bucket,
     CHECK(tickreel_catalog_open(db, &cat));
     uint8_t rows[4096];
     size_t len = 0;
-    TickreelCatalogCall *call = NULL;
+    TickreelPending *call = NULL;
 
     /* nothing is registered for an object that is not in the bucket, nor for another scheme */
     CHECK(tickreel_catalog_register_at(cat, missing, "lap", ALICE, "Alice", RUNNER, &lap, &call));
@@ -339,11 +339,11 @@ static void catalog_rows_point_at_objects(const char *dir, const char *bucket,
            "a location of another scheme is refused");
 
     /* registered once the upload succeeded: the row gives the URL and opens from it */
-    TickreelPendingUpload *up = record_and_upload(path, url, options);
+    TickreelPending *up = record_and_upload(path, url, options);
     CHECK(tickreel_catalog_register_upload(cat, up, "lap", ALICE, "Alice", RUNNER, &lap, &call));
     expect(finish_call(call, rows, sizeof rows, &len) == TICKREEL_RESULT_OK && contains(rows, len, url),
            "the registered run's row gives the object's URL");
-    CHECK(tickreel_pending_upload_free(up));
+    CHECK(tickreel_pending_free(up));
     CHECK(tickreel_catalog_top(cat, "lap", 10, &call));
     expect(finish_call(call, rows, sizeof rows, &len) == TICKREEL_RESULT_OK && contains(rows, len, url),
            "the board's run points at the object");
@@ -360,7 +360,7 @@ static void catalog_rows_point_at_objects(const char *dir, const char *bucket,
     CHECK(tickreel_catalog_register_upload(cat, up, "lap", ALICE, "Alice", RUNNER, &lap, &call));
     expect(finish_call(call, rows, sizeof rows, &len) == TICKREEL_RESULT_IO,
            "a failed upload registers nothing");
-    CHECK(tickreel_pending_upload_free(up));
+    CHECK(tickreel_pending_free(up));
     CHECK(tickreel_catalog_top(cat, "lap", 10, &call));
     expect(finish_call(call, rows, sizeof rows, &len) == TICKREEL_RESULT_OK && len == one_run,
            "the board still holds the one run");
@@ -392,19 +392,19 @@ int main(int argc, char **argv) {
     snprintf(path, sizeof path, "%s/run.reel", argv[1]);
 
     /* finish, then upload; the server thread would poll once a tick */
-    TickreelPendingUpload *up = record_and_upload(path, url, options);
+    TickreelPending *up = record_and_upload(path, url, options);
     bool done = false;
     int polls = 0;
     while (!done) {
-        CHECK(tickreel_pending_upload_poll(up, &done));
+        CHECK(tickreel_pending_poll(up, &done));
         if (!done) {
             sleep_ms(5);
             polls++;
         }
     }
     uint64_t bytes = 0;
-    CHECK(tickreel_pending_upload_bytes(up, &bytes));
-    CHECK(tickreel_pending_upload_free(up));
+    CHECK(tickreel_pending_take_upload(up, NULL, 0, NULL, &bytes));
+    CHECK(tickreel_pending_free(up));
     FILE *local = fopen(path, "rb");
     expect(local == NULL, "the local file is removed after the upload");
     if (local) fclose(local);
@@ -431,20 +431,20 @@ int main(int argc, char **argv) {
 
     /* a ghost by URL, between the two checkpoints */
     TickreelGhostRange range = {TICKREEL_GHOST_BOUND_CHECKPOINT, 0, TICKREEL_GHOST_BOUND_CHECKPOINT, 1};
-    TickreelGhostLoad *load = NULL;
+    TickreelPending *load = NULL;
     CHECK(tickreel_ghost_load_async_url(url, options, RUNNER, &range, &load));
     bool ready = false;
     while (!ready) {
-        CHECK(tickreel_ghost_load_poll(load, &ready));
+        CHECK(tickreel_pending_poll(load, &ready));
         if (!ready) sleep_ms(5);
     }
     TickreelGhost *ghost = NULL;
-    CHECK(tickreel_ghost_load_take(load, &ghost));
+    CHECK(tickreel_pending_take_ghost(load, &ghost));
     TickreelGhostInfo info;
     CHECK(tickreel_ghost_info(ghost, &info));
     expect(info.duration_ticks == 100, "the ghost spans checkpoint 0 to 1");
     CHECK(tickreel_ghost_free(ghost));
-    CHECK(tickreel_ghost_load_free(load));
+    CHECK(tickreel_pending_free(load));
     printf("ghost by URL: %u ticks\n", info.duration_ticks);
 
     char report_url[512];

@@ -255,21 +255,22 @@ static void record_with_engine(const char *path) {
     CHECK(tickreel_recorder_status(rec)); /* the writer refused nothing */
 
     /* Finish: poll (as a server thread would, once per tick), then wait for the final path. */
-    TickreelFinishHandle *finish = NULL;
+    TickreelPending *finish = NULL;
     CHECK(tickreel_recorder_finish(rec, &finish));
     bool done = false;
     unsigned polls = 0;
     for (; polls < 1000 && !done; polls++) {
-        CHECK(tickreel_finish_handle_poll(finish, &done));
+        CHECK(tickreel_pending_poll(finish, &done));
     }
     char final_path[4096];
     size_t len = 0;
-    CHECK(tickreel_finish_handle_wait(finish, final_path, sizeof final_path, &len));
+    CHECK(tickreel_pending_wait(finish, -1, &done));
+    CHECK(tickreel_pending_take_path(finish, final_path, sizeof final_path, &len));
     if (strcmp(final_path, path) != 0 || len != strlen(path)) {
         fprintf(stderr, "finished as %s, expected %s\n", final_path, path);
         failures++;
     }
-    CHECK(tickreel_finish_handle_free(finish));
+    CHECK(tickreel_pending_free(finish));
     TickreelRecorderStats stats;
     CHECK(tickreel_recorder_stats(rec, &stats));
     CHECK(tickreel_recorder_free(rec));
@@ -527,20 +528,20 @@ static void race_ghost(const char *path) {
     CHECK(tickreel_ghost_cursor_free(cursor));
 
     /* Carol, loaded without blocking: poll the load as a server thread would, once per tick. */
-    TickreelGhostLoad *load = NULL;
+    TickreelPending *load = NULL;
     CHECK(tickreel_ghost_load_async(path, CAROL, NULL, &load));
     bool ready = false;
     unsigned polls = 0;
     while (!ready) {
-        CHECK(tickreel_ghost_load_poll(load, &ready));
+        CHECK(tickreel_pending_poll(load, &ready));
         if (!ready) {
             struct timespec nap = {0, 1000000};
             nanosleep(&nap, NULL);
             polls++;
         }
     }
-    CHECK(tickreel_ghost_load_take(load, &ghost));
-    CHECK(tickreel_ghost_load_free(load));
+    CHECK(tickreel_pending_take_ghost(load, &ghost));
+    CHECK(tickreel_pending_free(load));
     CHECK(tickreel_ghost_cursor_new(ghost, &cursor));
     TickreelGhostSample before, held, after;
     CHECK(tickreel_ghost_cursor_sample(cursor, 59.0, &before));
@@ -800,18 +801,19 @@ static void shadow_play(const char *dir) {
     char bob_path[4096], alice_path[4096], got[4096];
     snprintf(bob_path, sizeof bob_path, "%s/report_bob.reel", dir);
     snprintf(alice_path, sizeof alice_path, "%s/report_alice.reel", dir);
-    TickreelFinishHandle *bob = NULL, *alice = NULL;
+    TickreelPending *bob = NULL, *alice = NULL;
     CHECK(tickreel_shadow_buffer_report(shadow, 2, bob_path, &report_options, keys, values, 2, &bob));
     /* Alice left 50 ticks ago: her report holds the window before her leave. */
     CHECK(tickreel_shadow_buffer_report(shadow, 1, alice_path, &report_options, NULL, NULL, 0, &alice));
-    CHECK(tickreel_finish_handle_wait(bob, got, sizeof got, NULL));
+    CHECK(tickreel_pending_wait(bob, -1, NULL));
+    CHECK(tickreel_pending_take_path(bob, got, sizeof got, NULL));
     if (strcmp(got, bob_path) != 0) {
         fprintf(stderr, "report written to %s, expected %s\n", got, bob_path);
         failures++;
     }
-    CHECK(tickreel_finish_handle_wait(alice, got, sizeof got, NULL));
-    CHECK(tickreel_finish_handle_free(bob));
-    CHECK(tickreel_finish_handle_free(alice));
+    CHECK(tickreel_pending_wait(alice, -1, NULL));
+    CHECK(tickreel_pending_free(bob));
+    CHECK(tickreel_pending_free(alice));
     uint32_t last = FIRST_TICK + SHADOW_TICKS - 1;
     /* Bob's: the last 200 ticks; at the end only Bob is there (Alice left, Carol is far). */
     const uint32_t bob_only[] = {2};
@@ -823,7 +825,7 @@ static void shadow_play(const char *dir) {
                  2, alice_bob);
 
     /* A stream without a file has nothing to finish: free (or abort) the recorder to end it. */
-    TickreelFinishHandle *none = NULL;
+    TickreelPending *none = NULL;
     if (tickreel_recorder_finish(rec, &none) != TICKREEL_RESULT_INVALID_STATE || none != NULL) {
         fprintf(stderr, "finishing a stream without a file was not refused\n");
         failures++;

@@ -101,8 +101,9 @@ static void record(void *lib, TickreelEngine *engine, const char *path, const ch
     SYM(tickreel_recorder_flush);
     SYM(tickreel_recorder_finish);
     SYM(tickreel_recorder_free);
-    SYM(tickreel_finish_handle_wait);
-    SYM(tickreel_finish_handle_free);
+    SYM(tickreel_pending_wait);
+    SYM(tickreel_pending_take_path);
+    SYM(tickreel_pending_free);
     SYM(tickreel_batch_new);
     SYM(tickreel_batch_clear);
     SYM(tickreel_batch_entity_add);
@@ -123,12 +124,14 @@ static void record(void *lib, TickreelEngine *engine, const char *path, const ch
     CHECKED(ticks_ok, "%s: %u ticks submitted", who, TICKS);
     p_tickreel_batch_free(batch);
     CHECKED(OK(p_tickreel_recorder_flush(rec)), "%s: flush", who);
-    TickreelFinishHandle *finish = NULL;
+    TickreelPending *finish = NULL;
     CHECKED(OK(p_tickreel_recorder_finish(rec, &finish)), "%s: finish", who);
     char out[4096];
     size_t len = 0;
-    CHECKED(OK(p_tickreel_finish_handle_wait(finish, out, sizeof out, &len)), "%s: finish wait", who);
-    p_tickreel_finish_handle_free(finish);
+    CHECKED(OK(p_tickreel_pending_wait(finish, -1, NULL)) &&
+                OK(p_tickreel_pending_take_path(finish, out, sizeof out, &len)),
+            "%s: finish wait", who);
+    p_tickreel_pending_free(finish);
     p_tickreel_recorder_free(rec);
 }
 
@@ -142,8 +145,9 @@ static void shadow(void *lib, TickreelEngine *engine, const char *path, const ch
     SYM(tickreel_recorder_submit_batch);
     SYM(tickreel_recorder_flush);
     SYM(tickreel_recorder_free);
-    SYM(tickreel_finish_handle_wait);
-    SYM(tickreel_finish_handle_free);
+    SYM(tickreel_pending_wait);
+    SYM(tickreel_pending_take_path);
+    SYM(tickreel_pending_free);
     SYM(tickreel_batch_new);
     SYM(tickreel_batch_clear);
     SYM(tickreel_batch_entity_add);
@@ -175,13 +179,15 @@ static void shadow(void *lib, TickreelEngine *engine, const char *path, const ch
     TickreelReportOptions report_options;
     CHECKED(OK(p_tickreel_report_options_default(&report_options)), "%s: report options", who);
     report_options.after_ms = 0; /* the window as it is now */
-    TickreelFinishHandle *finish = NULL;
+    TickreelPending *finish = NULL;
     CHECKED(OK(p_tickreel_shadow_buffer_report(buffer, PLAYER, path, &report_options, NULL, NULL, 0, &finish)),
             "%s: report into %s", who, path);
     char out[4096];
     size_t len = 0;
-    CHECKED(OK(p_tickreel_finish_handle_wait(finish, out, sizeof out, &len)), "%s: report written", who);
-    p_tickreel_finish_handle_free(finish);
+    CHECKED(OK(p_tickreel_pending_wait(finish, -1, NULL)) &&
+                OK(p_tickreel_pending_take_path(finish, out, sizeof out, &len)),
+            "%s: report written", who);
+    p_tickreel_pending_free(finish);
     p_tickreel_shadow_buffer_free(buffer);
     p_tickreel_recorder_free(rec);
 }
@@ -202,9 +208,9 @@ static void play(void *lib, const char *path, const char *who) {
     SYM(tickreel_ghost_cursor_sample);
     SYM(tickreel_ghost_cursor_free);
     SYM(tickreel_ghost_load_async);
-    SYM(tickreel_ghost_load_poll);
-    SYM(tickreel_ghost_load_take);
-    SYM(tickreel_ghost_load_free);
+    SYM(tickreel_pending_poll);
+    SYM(tickreel_pending_take_ghost);
+    SYM(tickreel_pending_free);
     TickreelReader *reader = NULL;
     CHECKED(OK(p_tickreel_reader_open(path, &reader)), "%s: open %s", who, path);
     struct TickreelVerifyReport report;
@@ -233,13 +239,13 @@ static void play(void *lib, const char *path, const char *who) {
     p_tickreel_ghost_cursor_free(cursor);
     p_tickreel_ghost_free(ghost);
 
-    TickreelGhostLoad *load = NULL;
+    TickreelPending *load = NULL;
     CHECKED(OK(p_tickreel_ghost_load_async(path, PLAYER, &whole, &load)), "%s: ghost load", who);
     bool ready = false;
-    POLL(p_tickreel_ghost_load_poll(load, &ready), ready);
-    CHECKED(ready && OK(p_tickreel_ghost_load_take(load, &ghost)), "%s: ghost loaded", who);
+    POLL(p_tickreel_pending_poll(load, &ready), ready);
+    CHECKED(ready && OK(p_tickreel_pending_take_ghost(load, &ghost)), "%s: ghost loaded", who);
     p_tickreel_ghost_free(ghost);
-    p_tickreel_ghost_load_free(load);
+    p_tickreel_pending_free(load);
 }
 
 /* The catalog (SQLite): the run registered, the board read. */
@@ -247,9 +253,9 @@ static void catalog(void *lib, const char *dir, const char *path, const char *wh
     SYM(tickreel_catalog_open);
     SYM(tickreel_catalog_register);
     SYM(tickreel_catalog_top);
-    SYM(tickreel_catalog_call_poll);
-    SYM(tickreel_catalog_call_rows);
-    SYM(tickreel_catalog_call_free);
+    SYM(tickreel_pending_poll);
+    SYM(tickreel_pending_take_rows);
+    SYM(tickreel_pending_free);
     SYM(tickreel_catalog_free);
     char url[4200];
     snprintf(url, sizeof url, "sqlite:%s/runs.db", dir);
@@ -257,19 +263,19 @@ static void catalog(void *lib, const char *dir, const char *path, const char *wh
     CHECKED(OK(p_tickreel_catalog_open(url, &cat)), "%s: catalog %s", who, url);
     static const uint8_t PLAYER_ID[16] = {0xa1, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15};
     TickreelGhostRange whole = {TICKREEL_GHOST_BOUND_EDGE, 0, TICKREEL_GHOST_BOUND_EDGE, 0};
-    TickreelCatalogCall *call = NULL;
+    TickreelPending *call = NULL;
     bool done = false;
     CHECKED(OK(p_tickreel_catalog_register(cat, path, "course", PLAYER_ID, "Alice", PLAYER, &whole, &call)),
             "%s: register", who);
-    POLL(p_tickreel_catalog_call_poll(call, &done), done);
+    POLL(p_tickreel_pending_poll(call, &done), done);
     CHECKED(done, "%s: registered", who);
-    p_tickreel_catalog_call_free(call);
+    p_tickreel_pending_free(call);
     CHECKED(OK(p_tickreel_catalog_top(cat, "course", 10, &call)), "%s: top", who);
-    POLL(p_tickreel_catalog_call_poll(call, &done), done);
+    POLL(p_tickreel_pending_poll(call, &done), done);
     uint8_t rows[4096];
     size_t n = 0;
-    CHECKED(done && OK(p_tickreel_catalog_call_rows(call, rows, sizeof rows, &n)) && n > 0, "%s: the board", who);
-    p_tickreel_catalog_call_free(call);
+    CHECKED(done && OK(p_tickreel_pending_take_rows(call, rows, sizeof rows, &n)) && n > 0, "%s: the board", who);
+    p_tickreel_pending_free(call);
     p_tickreel_catalog_free(cat);
 }
 
@@ -285,8 +291,8 @@ static void object_storage(void *lib, TickreelEngine *engine, const char *dir, c
     SYM(tickreel_recorder_submit_tick);
     SYM(tickreel_recorder_finish_upload);
     SYM(tickreel_recorder_free);
-    SYM(tickreel_pending_upload_poll);
-    SYM(tickreel_pending_upload_free);
+    SYM(tickreel_pending_poll);
+    SYM(tickreel_pending_free);
     SYM(tickreel_reader_open_url);
     SYM(tickreel_reader_verify);
     SYM(tickreel_reader_free);
@@ -302,13 +308,13 @@ static void object_storage(void *lib, TickreelEngine *engine, const char *dir, c
         bool dropped = false;
         p_tickreel_recorder_submit_tick(rec, t, empty_tick, 2, &dropped);
     }
-    TickreelPendingUpload *up = NULL;
+    TickreelPending *up = NULL;
     CHECKED(OK(p_tickreel_recorder_finish_upload(rec, url, options, false, true, &up)), "%s: finish and upload",
             who);
     bool done = false;
-    POLL(p_tickreel_pending_upload_poll(up, &done), done);
+    POLL(p_tickreel_pending_poll(up, &done), done);
     CHECKED(done, "%s: upload of %s", who, url);
-    p_tickreel_pending_upload_free(up);
+    p_tickreel_pending_free(up);
     p_tickreel_recorder_free(rec);
     TickreelReader *reader = NULL;
     CHECKED(OK(p_tickreel_reader_open_url(url, options, &reader)), "%s: open %s", who, url);

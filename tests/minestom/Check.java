@@ -469,7 +469,7 @@ public class Check {
         UUID bob = UUID.fromString(joined.get("Bob").get("uuid").getAsString());
         UUID alice = UUID.fromString(joined.get("Alice").get("uuid").getAsString());
         try (Catalog catalog = Catalog.open("sqlite:" + data.resolve("catalog.sqlite"))) {
-            List<Report> reports = catalog.reports().join();
+            List<Report> reports = catalog.reports().await();
             Report r = reports.stream().filter(x -> x.id() == id).findFirst().orElse(null);
             check(r != null, "report #" + id + " is in the catalog (" + reports.size() + " report(s))");
             if (r == null) {
@@ -772,7 +772,7 @@ public class Check {
             }
         }
         try (Catalog catalog = Catalog.open("sqlite:" + data.resolve("catalog.sqlite"))) {
-            List<io.tickreel.Run> runs = catalog.recent(uuid, "sprint", 10).join();
+            List<io.tickreel.Run> runs = catalog.recent(uuid, "sprint", 10).await();
             check(runs.size() == 3, "the catalog has Hal's 3 runs of 'sprint' (" + runs.size() + ")");
             io.tickreel.Run first = null;
             for (JsonObject t : told) {
@@ -787,7 +787,7 @@ public class Check {
                     first = r;
                 }
             }
-            List<io.tickreel.Run> carolRuns = catalog.recent(carolUuid, "sprint", 10).join();
+            List<io.tickreel.Run> carolRuns = catalog.recent(carolUuid, "sprint", 10).await();
             double carolSeconds = carolTold.get(0).get("seconds").getAsDouble();
             long carolFirstId = carolTold.get(0).get("id").getAsLong();
             io.tickreel.Run carolRun = carolRuns.size() == 2
@@ -795,7 +795,7 @@ public class Check {
             check(carolRun != null && Math.abs(carolRun.seconds() - carolSeconds) < 0.006 && carolRun.entity() == carolId,
                     "the catalog has Carol's 2 runs, her first as she was told " + carolTold.get(0) + ": " + carolRuns);
             double carolBest = carolTold.stream().mapToDouble(t -> t.get("seconds").getAsDouble()).min().orElseThrow();
-            var top = catalog.top("sprint", 10).join();
+            var top = catalog.top("sprint", 10).await();
             double best = told.stream().mapToDouble(t -> t.get("seconds").getAsDouble()).min().orElseThrow();
             check(top.size() == 2 && top.get(0).rank() == 1 && Math.abs(top.get(0).run().seconds() - best) < 0.006
                             && top.get(1).rank() == 2 && "Carol".equals(top.get(1).run().playerName())

@@ -1,18 +1,18 @@
 //! The catalog of runs ([`tickreel_catalog`]): opened by URL (`sqlite:PATH`, `postgres://...`),
 //! every call that touches the database runs on the catalog's own worker thread
-//! ([`CatalogWorker`]) and hands back a call handle that is polled without ever blocking, like a
-//! ghost load. A finished call's rows are bytes in the encoding `crate::api::catalog::rows`
-//! documents (C reads them, Java's `Catalog` decodes them); a ghost lookup's result is a ghost
-//! load.
+//! ([`CatalogWorker`]) and hands back a pending (`crate::api::pending`) that is polled without
+//! ever blocking. A finished call's rows are bytes in the encoding `crate::api::catalog::rows`
+//! documents (C reads them, Java's `Catalog` decodes them); a ghost lookup's result is the ghost
+//! (or the ghost set) it loaded.
 
 use std::path::Path;
 
 use tickreel_sync::sync::Mutex;
 
-use crate::api::ghost::{GhostLoad, GhostSet};
+use crate::api::ghost::GhostSet;
+use crate::api::pending::{Kind, Outcome, Pending};
 use crate::api::{New, Released};
 use crate::shared::handle::HandleType;
-use tickreel::Pending;
 use tickreel::ghost::{self, GhostRange, LoadFrom};
 use tickreel_bridge_macros::bridge_fn;
 use tickreel_catalog::{CatalogWorker, GhostOf, PruneOptions, RunSpec};
@@ -26,28 +26,12 @@ impl HandleType for Catalog {
     const NAME: &'static str = "catalog";
 }
 
-/// What a finished call holds.
-pub enum Outcome {
-    /// Rows in the documented encoding.
-    Rows(Vec<u8>),
-    /// A ghost lookup: the load started on the worker (taken once).
-    Ghost(Option<Box<Pending<ghost::GhostTrack>>>),
-}
-
-/// A call submitted to a catalog's worker (C: `TickreelCatalogCall`, Java: inside `Catalog`'s
-/// futures). Calls on it are serialised by its lock.
-pub struct CatalogCall(Mutex<Pending<Outcome>>);
-
-impl HandleType for CatalogCall {
-    const TAG: u8 = 16;
-    const NAME: &'static str = "catalog call";
-}
-
+/// Submits `call` to the catalog's worker: a pending whose rows are what it returns.
 pub(crate) fn submit(
     catalog: &Catalog,
-    call: impl FnOnce(&tickreel_catalog::Catalog) -> tickreel::Result<Outcome> + Send + 'static,
-) -> New<CatalogCall> {
-    New(CatalogCall(Mutex::new(catalog.0.submit(call))))
+    call: impl FnOnce(&tickreel_catalog::Catalog) -> tickreel::Result<Vec<u8>> + Send + 'static,
+) -> New<Pending> {
+    Pending::rows(catalog.0.submit(call))
 }
 
 pub(crate) fn required(player: Option<uuid::Uuid>) -> tickreel::Result<uuid::Uuid> {
@@ -75,7 +59,7 @@ pub fn open(url: &str) -> tickreel::Result<New<Catalog>> {
 }
 
 /// Frees a catalog: the calls already queued run, then its worker thread is joined (blocks
-/// until then). Call handles stay valid. `tickreel_catalog_free(NULL)` is a no-op.
+/// until then). Its pendings stay valid. `tickreel_catalog_free(NULL)` is a no-op.
 ///
 /// Thread safety: any thread.
 #[bridge_fn(c = "tickreel_catalog_free")]
@@ -84,7 +68,7 @@ pub fn free(_catalog: Released<Catalog>) {}
 /// Registers one run of the finished recording at `file` (after its finish completed): `course`,
 /// the player's 16-byte UUID `player` and name, the `entity` in the recording and the `range` of
 /// its run (NULL: its whole presence; checkpoint markers give the splits). Stores the call's
-/// handle in `*out_call`; the call's rows are the registered run (rank 0). A file that is not a
+/// handle in `*out_pending`; the call's rows are the registered run (rank 0). A file that is not a
 /// finished recording, or an entity or range not in it, fails the call and stores nothing.
 ///
 /// Returns `TICKREEL_RESULT_INVALID_ARGUMENT` for a NULL `player`.
@@ -92,7 +76,7 @@ pub fn free(_catalog: Released<Catalog>) {}
 /// Thread safety: any thread; never blocks (the call runs on the catalog's worker).
 #[bridge_fn(
     c = "tickreel_catalog_register",
-    c_out = "out_call",
+    c_out = "out_pending",
     java = "catalogRegister"
 )]
 pub fn register(
@@ -103,85 +87,79 @@ pub fn register(
     player_name: &str,
     entity: u32,
     range: GhostRange,
-) -> tickreel::Result<New<CatalogCall>> {
+) -> tickreel::Result<New<Pending>> {
     let spec = RunSpec::new(course, required(player)?, player_name, entity).range(range);
     let file = file.to_path_buf();
     Ok(submit(catalog, move |c| {
         let registered = c.register(&file, &[spec])?;
         let placed = registered.runs.into_iter().map(|run| (0, run));
-        Ok(Outcome::Rows(rows::runs(placed)))
+        Ok(rows::runs(placed))
     }))
 }
 
 /// Starts a query of the best `n` players of `course` (each player's best valid run, fastest
-/// first, ties to the earlier run). Stores the call's handle in `*out_call`.
+/// first, ties to the earlier run). Stores the call's handle in `*out_pending`.
 ///
 /// Thread safety: any thread; never blocks.
-#[bridge_fn(c = "tickreel_catalog_top", c_out = "out_call", java = "catalogTop")]
-pub fn top(catalog: &Catalog, course: &str, n: u32) -> New<CatalogCall> {
+#[bridge_fn(c = "tickreel_catalog_top", c_out = "out_pending", java = "catalogTop")]
+pub fn top(catalog: &Catalog, course: &str, n: u32) -> New<Pending> {
     let course = course.to_owned();
     submit(catalog, move |c| {
         let top = c.top(&course, u64::from(n))?;
-        Ok(Outcome::Rows(rows::runs(
-            top.into_iter().map(|p| (p.rank, p.run)),
-        )))
+        Ok(rows::runs(top.into_iter().map(|p| (p.rank, p.run))))
     })
 }
 
 /// Starts a query of `player`'s best run of `course` and its rank: one row, or none if the
-/// player has no valid run there. Stores the call's handle in `*out_call`.
+/// player has no valid run there. Stores the call's handle in `*out_pending`.
 ///
 /// Returns `TICKREEL_RESULT_INVALID_ARGUMENT` for a NULL `player`.
 ///
 /// Thread safety: any thread; never blocks.
 #[bridge_fn(
     c = "tickreel_catalog_personal_best",
-    c_out = "out_call",
+    c_out = "out_pending",
     java = "catalogPersonalBest"
 )]
 pub fn personal_best(
     catalog: &Catalog,
     course: &str,
     player: Option<uuid::Uuid>,
-) -> tickreel::Result<New<CatalogCall>> {
+) -> tickreel::Result<New<Pending>> {
     let (course, player) = (course.to_owned(), required(player)?);
     Ok(submit(catalog, move |c| {
         let pb = c.personal_best(&course, player)?;
-        Ok(Outcome::Rows(rows::runs(
-            pb.into_iter().map(|p| (p.rank, p.run)),
-        )))
+        Ok(rows::runs(pb.into_iter().map(|p| (p.rank, p.run))))
     }))
 }
 
 /// Starts a query of the places from `rank - k` to `rank + k` of `course` (clamped to the
-/// board). Stores the call's handle in `*out_call`.
+/// board). Stores the call's handle in `*out_pending`.
 ///
 /// Thread safety: any thread; never blocks.
 #[bridge_fn(
     c = "tickreel_catalog_around",
-    c_out = "out_call",
+    c_out = "out_pending",
     java = "catalogAround"
 )]
-pub fn around(catalog: &Catalog, course: &str, rank: u32, k: u32) -> New<CatalogCall> {
+pub fn around(catalog: &Catalog, course: &str, rank: u32, k: u32) -> New<Pending> {
     let course = course.to_owned();
     submit(catalog, move |c| {
         let places = c.around(&course, u64::from(rank), u64::from(k))?;
-        Ok(Outcome::Rows(rows::runs(
-            places.into_iter().map(|p| (p.rank, p.run)),
-        )))
+        Ok(rows::runs(places.into_iter().map(|p| (p.rank, p.run))))
     })
 }
 
 /// Starts a query of `player`'s `n` most recent runs (of `course`, or of every course when it is
 /// NULL), newest first, valid or not; their rank fields are 0. Stores the call's handle in
-/// `*out_call`.
+/// `*out_pending`.
 ///
 /// Returns `TICKREEL_RESULT_INVALID_ARGUMENT` for a NULL `player`.
 ///
 /// Thread safety: any thread; never blocks.
 #[bridge_fn(
     c = "tickreel_catalog_recent",
-    c_out = "out_call",
+    c_out = "out_pending",
     java = "catalogRecent"
 )]
 pub fn recent(
@@ -189,50 +167,44 @@ pub fn recent(
     player: Option<uuid::Uuid>,
     course: Option<&str>,
     n: u32,
-) -> tickreel::Result<New<CatalogCall>> {
+) -> tickreel::Result<New<Pending>> {
     let (player, course) = (required(player)?, course.map(str::to_owned));
     Ok(submit(catalog, move |c| {
         let runs = c.recent(player, course.as_deref(), u64::from(n))?;
-        Ok(Outcome::Rows(rows::runs(runs.into_iter().map(|r| (0, r)))))
+        Ok(rows::runs(runs.into_iter().map(|r| (0, r))))
     }))
 }
 
 /// Starts the sum of best segments of `course`: of `player`'s runs, or of the whole board when
 /// `player` is NULL (segments between consecutive checkpoints). Stores the call's handle in
-/// `*out_call`; its bytes are empty when there is no run, else the encoding of `rows::sum_of_best`.
+/// `*out_pending`; its bytes are empty when there is no run, else the encoding of `rows::sum_of_best`.
 ///
 /// Thread safety: any thread; never blocks.
 #[bridge_fn(
     c = "tickreel_catalog_sum_of_best",
-    c_out = "out_call",
+    c_out = "out_pending",
     java = "catalogSumOfBest"
 )]
-pub fn sum_of_best(
-    catalog: &Catalog,
-    course: &str,
-    player: Option<uuid::Uuid>,
-) -> New<CatalogCall> {
+pub fn sum_of_best(catalog: &Catalog, course: &str, player: Option<uuid::Uuid>) -> New<Pending> {
     let course = course.to_owned();
     submit(catalog, move |c| {
         let sob = c.sum_of_best(&course, player)?;
-        Ok(Outcome::Rows(
-            sob.map(|s| rows::sum_of_best(&s)).unwrap_or_default(),
-        ))
+        Ok(sob.map(|s| rows::sum_of_best(&s)).unwrap_or_default())
     })
 }
 
 /// Starts looking up the ghost of `course`'s run at `rank` (1: the best) or, with `rank` 0, of
 /// `player`'s best, and loading it (from a local path or an object URL, with the `AWS_*`
-/// variables): when the call is done, `tickreel_catalog_call_ghost_load` gives the ghost load.
+/// variables): the pending's result is the ghost (`tickreel_pending_take_ghost`).
 /// The lookup fails with `TICKREEL_RESULT_INVALID_ARGUMENT` when the board has no such rank or
-/// player. Stores the call's handle in `*out_call`.
+/// player. Stores the call's handle in `*out_pending`.
 ///
 /// Returns `TICKREEL_RESULT_INVALID_ARGUMENT` for rank 0 with a NULL `player`.
 ///
 /// Thread safety: any thread; never blocks.
 #[bridge_fn(
     c = "tickreel_catalog_load_ghost",
-    c_out = "out_call",
+    c_out = "out_pending",
     java = "catalogLoadGhost"
 )]
 pub fn load_ghost(
@@ -240,16 +212,15 @@ pub fn load_ghost(
     course: &str,
     rank: u32,
     player: Option<uuid::Uuid>,
-) -> tickreel::Result<New<CatalogCall>> {
+) -> tickreel::Result<New<Pending>> {
     let who = match rank {
         0 => GhostOf::Player(required(player)?),
         r => GhostOf::Rank(u64::from(r)),
     };
     let course = course.to_owned();
-    Ok(submit(catalog, move |c| {
-        let found = c.load_ghost_from(&course, who, open_location)?;
-        Ok(Outcome::Ghost(Some(Box::new(found.load))))
-    }))
+    Ok(Pending::ghost_lookup(catalog.0.submit(move |c| {
+        Ok(c.load_ghost_from(&course, who, open_location)?.load)
+    })))
 }
 
 /// Where a ghost's recording is read from, given the location its row names: an object URL
@@ -273,111 +244,73 @@ pub(crate) fn open_location(location: &str) -> tickreel::Result<LoadFrom> {
 /// Starts applying the retention policies (`tickreel catalog` sets them): recordings no policy
 /// keeps are deleted (the file, then the rows), or with `dry_run` only listed. The call's rows
 /// are the recordings pruned (or that would be), in the encoding of `rows::pruned`. Stores the
-/// call's handle in `*out_call`.
+/// call's handle in `*out_pending`.
 ///
 /// Thread safety: any thread; never blocks.
 #[bridge_fn(
     c = "tickreel_catalog_prune",
-    c_out = "out_call",
+    c_out = "out_pending",
     java = "catalogPrune"
 )]
-pub fn prune(catalog: &Catalog, dry_run: bool) -> New<CatalogCall> {
+pub fn prune(catalog: &Catalog, dry_run: bool) -> New<Pending> {
     submit(catalog, move |c| {
         let report = c.prune(PruneOptions {
             dry_run,
             ..PruneOptions::default()
         })?;
-        Ok(Outcome::Rows(rows::pruned(&report)))
+        Ok(rows::pruned(&report))
     })
 }
 
-/// Stores in `*out_ready` whether the call has ended (successfully or not). Never blocks.
-///
-/// Thread safety: any thread; calls on one call handle are serialised.
-#[bridge_fn(
-    c = "tickreel_catalog_call_poll",
-    c_out = "out_ready",
-    java = "catalogCallPoll"
-)]
-pub fn call_poll(call: &CatalogCall) -> bool {
-    call.0.lock().is_ready()
-}
-
-/// Copies the finished call's bytes into `buf` (the encodings of `rows`), storing their number
-/// in `*out_count`; may be asked again (a `capacity` too small returns
-/// `TICKREEL_RESULT_BUFFER_TOO_SMALL` with the count). Never blocks.
+/// Copies a finished catalog call's bytes into `buf` (the encodings of `rows`), storing their
+/// number in `*out_count`; calls without rows (a change) have none. Never blocks; may be asked
+/// again (a `capacity` too small returns `TICKREEL_RESULT_BUFFER_TOO_SMALL` with the count).
 ///
 /// Returns `TICKREEL_RESULT_NOT_READY` while the call runs, the call's own failure code (every
-/// time it is asked), or `TICKREEL_RESULT_INVALID_STATE` for a ghost lookup.
+/// time it is asked), `TICKREEL_RESULT_INVALID_STATE` (naming the kind it holds) for a pending of
+/// another kind (a ghost lookup's is a ghost).
 ///
-/// Thread safety: any thread; calls on one call handle are serialised.
+/// Thread safety: any thread, concurrently with any other call on the handle.
 #[bridge_fn(
-    c = "tickreel_catalog_call_rows",
+    c = "tickreel_pending_take_rows",
     c_out_array = "buf",
     c_out_type = "u8",
-    java = "catalogCallRows"
+    java = "pendingTakeRows"
 )]
-pub fn call_rows(call: &CatalogCall) -> tickreel::Result<Vec<u8>> {
-    match call.0.lock().poll() {
-        None => Err(tickreel::Error::NotReady(
-            "the catalog call is still running".into(),
-        )),
-        Some(Err(e)) => Err(e.duplicate()),
-        Some(Ok(Outcome::Rows(bytes))) => Ok(bytes.clone()),
-        Some(Ok(Outcome::Ghost(_))) => Err(tickreel::Error::InvalidState(
-            "a ghost lookup has no rows: take its ghost load".into(),
-        )),
+pub fn take_rows(pending: &Pending) -> tickreel::Result<Vec<u8>> {
+    match pending.take(Kind::Rows)? {
+        Outcome::Rows(bytes) => Ok(bytes),
+        _ => unreachable!("a pending's result is of its kind"),
     }
 }
 
-/// Takes the ghost load of a finished `tickreel_catalog_load_ghost` call: stores its handle in
-/// `*out_load` (poll and take it as any ghost load; free it with `tickreel_ghost_load_free`).
-/// Never blocks.
+/// Takes the ghost set a `tickreel_catalog_load_ghosts` lookup loaded: stores a new set's handle
+/// in `*out_set` (free it with `tickreel_ghost_set_free`), its ghosts in the order they were
+/// picked, each with its own cursor. Never blocks; may be asked again (each call gives a new set
+/// of the same ghosts).
 ///
-/// Returns `TICKREEL_RESULT_NOT_READY` while the lookup runs, its failure code if it failed, and
-/// `TICKREEL_RESULT_INVALID_STATE` if the load was already taken or the call is not a lookup.
+/// Returns `TICKREEL_RESULT_NOT_READY` while the lookup or a load runs, the failure's code if one
+/// failed, `TICKREEL_RESULT_INVALID_STATE` (naming the kind it holds) for a pending of another
+/// kind. `*out_set` is NULL unless the call succeeded (when it can be written).
 ///
-/// Thread safety: any thread; calls on one call handle are serialised.
+/// Thread safety: any thread, concurrently with any other call on the handle.
 #[bridge_fn(
-    c = "tickreel_catalog_call_ghost_load",
-    c_out = "out_load",
-    java = "catalogCallGhostLoad"
+    c = "tickreel_pending_take_ghost_set",
+    c_out = "out_set",
+    java = "pendingTakeGhostSet"
 )]
-pub fn call_ghost_load(call: &CatalogCall) -> tickreel::Result<New<GhostLoad>> {
-    let mut p = call.0.lock();
-    match p.poll() {
-        None => {
-            return Err(tickreel::Error::NotReady(
-                "the ghost lookup is still running".into(),
-            ));
+pub fn take_ghost_set(pending: &Pending) -> tickreel::Result<New<GhostSet>> {
+    match pending.take(Kind::GhostSet)? {
+        Outcome::Ghosts(tracks) => {
+            let mut set = ghost::GhostSet::new();
+            for t in tracks {
+                set.push(t);
+            }
+            Ok(New(GhostSet(Mutex::new(set))))
         }
-        Some(Err(e)) => return Err(e.duplicate()),
-        Some(Ok(_)) => {}
-    }
-    match p.try_take() {
-        Some(Ok(Outcome::Ghost(Some(load)))) => {
-            // keep a taken marker so that a second take says so
-            *p = Pending::ready(Ok(Outcome::Ghost(None)), "catalog call");
-            Ok(New(GhostLoad::new(*load)))
-        }
-        Some(Ok(other)) => {
-            *p = Pending::ready(Ok(other), "catalog call");
-            Err(tickreel::Error::InvalidState(
-                "this call's ghost load was already taken, or it is not a ghost lookup".into(),
-            ))
-        }
-        _ => Err(tickreel::Error::InvalidState(
-            "the catalog call has no result".into(),
-        )),
+        _ => unreachable!("a pending's result is of its kind"),
     }
 }
-
-/// Frees a call's handle (the call itself still runs). `tickreel_catalog_call_free(NULL)` is a
-/// no-op.
-///
-/// Thread safety: any thread.
-#[bridge_fn(c = "tickreel_catalog_call_free")]
-pub fn call_free(_call: Released<CatalogCall>) {}
 
 /// The byte encodings of a call's results (big-endian, as the tick encoding of `tickreel.h`).
 pub mod rows {
@@ -481,21 +414,20 @@ pub mod rows {
     }
 }
 
-/// Loads the ghosts of several places of `course` to race them together, into a new ghost set
-/// stored in `*out_set` (free it with `tickreel_ghost_set_free`; NULL on failure, when it can be
-/// written): the board's first `top` places, then `player`'s best (NULL: none), then the run at
-/// `rank` (0: none), each with its own cursor, in that order; a run picked twice (a player's best
-/// among the top) is loaded once. Held runs are on no board, so never among them. Blocks while
-/// the board is read (on the catalog's worker, after the calls queued before) and the
-/// recordings load: call it off the server thread.
+/// Starts loading the ghosts of several places of `course` to race them together: the board's
+/// first `top` places, then `player`'s best (NULL: none), then the run at `rank` (0: none), in that
+/// order; a run picked twice (a player's best among the top) is loaded once. Held runs are on no
+/// board, so never among them. The board is read on the catalog's worker (after the calls queued
+/// before), the recordings load on background threads; the pending's result is a ghost set
+/// (`tickreel_pending_take_ghost_set`). Stores the pending in `*out_pending`.
 ///
-/// Returns `TICKREEL_RESULT_INVALID_ARGUMENT` when the board has no such player or rank, the
-/// recordings' errors (`TICKREEL_RESULT_IO`, ...) if one cannot be loaded.
+/// The pending fails with `TICKREEL_RESULT_INVALID_ARGUMENT` when the board has no such player or
+/// rank, and with the recordings' errors (`TICKREEL_RESULT_IO`, ...) if one cannot be loaded.
 ///
-/// Thread safety: any thread.
+/// Thread safety: any thread; never blocks.
 #[bridge_fn(
     c = "tickreel_catalog_load_ghosts",
-    c_out = "out_set",
+    c_out = "out_pending",
     java = "catalogLoadGhosts"
 )]
 pub fn load_ghosts(
@@ -504,20 +436,15 @@ pub fn load_ghosts(
     top: u32,
     player: Option<uuid::Uuid>,
     rank: u32,
-) -> tickreel::Result<New<GhostSet>> {
+) -> New<Pending> {
     let course = course.to_owned();
     let picks = tickreel_catalog::GhostPicks {
         top: u64::from(top),
         player,
         rank: (rank > 0).then_some(u64::from(rank)),
     };
-    let found = catalog
-        .0
-        .submit(move |c| c.load_ghosts(&course, picks))
-        .wait()?;
-    let mut set = ghost::GhostSet::new();
-    for g in found {
-        set.push(std::sync::Arc::new(g.load.wait()?));
-    }
-    Ok(New(GhostSet(Mutex::new(set))))
+    Pending::ghosts_lookup(catalog.0.submit(move |c| {
+        let found = c.load_ghosts(&course, picks)?;
+        Ok(found.into_iter().map(|g| g.load).collect())
+    }))
 }

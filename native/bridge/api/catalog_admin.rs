@@ -5,8 +5,8 @@
 //! here and of `crate::api::catalog::rows`.
 
 use crate::api::New;
-use crate::api::catalog::{Catalog, CatalogCall, Outcome, required, rows as run_rows, submit};
-use crate::api::engine::FinishHandle;
+use crate::api::catalog::{Catalog, required, rows as run_rows, submit};
+use crate::api::pending::Pending;
 use tickreel::ghost::GhostRange;
 use tickreel_bridge_macros::bridge_fn;
 use tickreel_catalog::{
@@ -25,7 +25,7 @@ fn status(open: bool) -> ReportStatus {
 /// name), by whom (`reporter`), why, and the finished recording shadow play wrote for it
 /// (`recording`, a local path or an object URL read with the `AWS_*` variables, once its upload
 /// succeeded; NULL for none: it is registered, or found if it already is; read from there, as
-/// `tickreel_catalog_register_at` does). Stores the call's handle in `*out_call`; the call's rows
+/// `tickreel_catalog_register_at` does). Stores the pending in `*out_pending`; the call's rows
 /// are the filed report (the encoding of `rows::reports`).
 ///
 /// Returns `TICKREEL_RESULT_INVALID_ARGUMENT` for a NULL `reported` or `reporter`.
@@ -33,7 +33,7 @@ fn status(open: bool) -> ReportStatus {
 /// Thread safety: any thread; never blocks (the call runs on the catalog's worker).
 #[bridge_fn(
     c = "tickreel_catalog_add_report",
-    c_out = "out_call",
+    c_out = "out_pending",
     java = "catalogAddReport"
 )]
 pub fn add_report(
@@ -43,7 +43,7 @@ pub fn add_report(
     reporter: Option<uuid::Uuid>,
     reason: &str,
     recording: Option<&str>,
-) -> tickreel::Result<New<CatalogCall>> {
+) -> tickreel::Result<New<Pending>> {
     let report = NewReport {
         reported: required(reported)?,
         reported_name: reported_name.to_owned(),
@@ -55,12 +55,12 @@ pub fn add_report(
     let recording = recording.map(str::to_owned);
     Ok(submit(catalog, move |c| {
         let filed = c.add_report_at(&report, recording.as_deref())?;
-        Ok(Outcome::Rows(rows::reports([filed])))
+        Ok(rows::reports([filed]))
     }))
 }
 
 /// Starts listing the shadow-play reports, newest first: the open ones (`which` 1), the closed
-/// ones (2) or all (0). Stores the call's handle in `*out_call`; its rows use the encoding of
+/// ones (2) or all (0). Stores the pending in `*out_pending`; its rows use the encoding of
 /// `rows::reports`.
 ///
 /// Returns `TICKREEL_RESULT_INVALID_ARGUMENT` for another `which`.
@@ -68,10 +68,10 @@ pub fn add_report(
 /// Thread safety: any thread; never blocks.
 #[bridge_fn(
     c = "tickreel_catalog_reports",
-    c_out = "out_call",
+    c_out = "out_pending",
     java = "catalogReports"
 )]
-pub fn reports(catalog: &Catalog, which: u32) -> tickreel::Result<New<CatalogCall>> {
+pub fn reports(catalog: &Catalog, which: u32) -> tickreel::Result<New<Pending>> {
     let filter = match which {
         0 => None,
         1 => Some(ReportStatus::Open),
@@ -83,42 +83,42 @@ pub fn reports(catalog: &Catalog, which: u32) -> tickreel::Result<New<CatalogCal
         }
     };
     Ok(submit(catalog, move |c| {
-        Ok(Outcome::Rows(rows::reports(c.reports(filter)?)))
+        Ok(rows::reports(c.reports(filter)?))
     }))
 }
 
 /// Starts opening (`open` true) or closing a report. The call fails with
 /// `TICKREEL_RESULT_INVALID_ARGUMENT` when there is no report `report_id`; its rows are empty.
-/// Stores the call's handle in `*out_call`.
+/// Stores the pending in `*out_pending`.
 ///
 /// Thread safety: any thread; never blocks.
 #[bridge_fn(
     c = "tickreel_catalog_set_report_open",
-    c_out = "out_call",
+    c_out = "out_pending",
     java = "catalogSetReportOpen"
 )]
-pub fn set_report_open(catalog: &Catalog, report_id: i64, open: bool) -> New<CatalogCall> {
+pub fn set_report_open(catalog: &Catalog, report_id: i64, open: bool) -> New<Pending> {
     submit(catalog, move |c| {
         c.set_report_status(report_id, status(open))?;
-        Ok(Outcome::Rows(Vec::new()))
+        Ok(Vec::new())
     })
 }
 
 /// Starts marking run `run_id` valid or invalid (anticheat, an operator's decision): an invalid
 /// run leaves the boards, and its player's best is recomputed. The call fails with
 /// `TICKREEL_RESULT_INVALID_ARGUMENT` when there is no such run; its rows are empty. Stores the
-/// call's handle in `*out_call`.
+/// call's handle in `*out_pending`.
 ///
 /// Thread safety: any thread; never blocks.
 #[bridge_fn(
     c = "tickreel_catalog_set_run_valid",
-    c_out = "out_call",
+    c_out = "out_pending",
     java = "catalogSetRunValid"
 )]
-pub fn set_run_valid(catalog: &Catalog, run_id: i64, valid: bool) -> New<CatalogCall> {
+pub fn set_run_valid(catalog: &Catalog, run_id: i64, valid: bool) -> New<Pending> {
     submit(catalog, move |c| {
         c.set_run_valid(run_id, valid)?;
-        Ok(Outcome::Rows(Vec::new()))
+        Ok(Vec::new())
     })
 }
 
@@ -127,39 +127,39 @@ pub fn set_run_valid(catalog: &Catalog, run_id: i64, valid: bool) -> New<Catalog
 /// course's limits). A failing run is held: it leaves every board and serves as no ghost until a
 /// moderator clears it (`tickreel_catalog_clear_run`). The call fails with
 /// `TICKREEL_RESULT_INVALID_ARGUMENT` when there is no such run; its rows are the run's check
-/// state after the check (the encoding of `rows::run_check`). Stores the call's handle in
-/// `*out_call`.
+/// state after the check (the encoding of `rows::run_check`). Stores the pending in
+/// `*out_pending`.
 ///
 /// Thread safety: any thread; never blocks (the check reads the recording on the catalog's
 /// worker).
 #[bridge_fn(
     c = "tickreel_catalog_check_run",
-    c_out = "out_call",
+    c_out = "out_pending",
     java = "catalogCheckRun"
 )]
-pub fn check_run(catalog: &Catalog, run_id: i64) -> New<CatalogCall> {
+pub fn check_run(catalog: &Catalog, run_id: i64) -> New<Pending> {
     submit(catalog, move |c| {
-        Ok(Outcome::Rows(run_rows::run_check(&c.check_run(run_id)?)))
+        Ok(run_rows::run_check(&c.check_run(run_id)?))
     })
 }
 
 /// Starts reading run `run_id`'s check state as stored (whether it is held and why, who
 /// cleared it), without checking it again. The call fails with `TICKREEL_RESULT_INVALID_ARGUMENT`
 /// when there is no such run; its rows use the encoding of `rows::run_check`. Stores the call's
-/// handle in `*out_call`.
+/// handle in `*out_pending`.
 ///
 /// Thread safety: any thread; never blocks.
 #[bridge_fn(
     c = "tickreel_catalog_run_check",
-    c_out = "out_call",
+    c_out = "out_pending",
     java = "catalogRunCheck"
 )]
-pub fn run_check(catalog: &Catalog, run_id: i64) -> New<CatalogCall> {
+pub fn run_check(catalog: &Catalog, run_id: i64) -> New<Pending> {
     submit(catalog, move |c| {
         let state = c
             .run_check(run_id)?
             .ok_or_else(|| tickreel::Error::invalid(format!("no run {run_id} in the catalog")))?;
-        Ok(Outcome::Rows(run_rows::run_check(&state)))
+        Ok(run_rows::run_check(&state))
     })
 }
 
@@ -168,20 +168,18 @@ pub fn run_check(catalog: &Catalog, run_id: i64) -> New<CatalogCall> {
 /// the boards and serves as a ghost. The call fails with `TICKREEL_RESULT_INVALID_ARGUMENT` when
 /// there is no such run or `by` is not a name, `TICKREEL_RESULT_INVALID_STATE` when the run is
 /// not held; its rows are the run's check state after it (the encoding of `rows::run_check`).
-/// Stores the call's handle in `*out_call`.
+/// Stores the pending in `*out_pending`.
 ///
 /// Thread safety: any thread; never blocks.
 #[bridge_fn(
     c = "tickreel_catalog_clear_run",
-    c_out = "out_call",
+    c_out = "out_pending",
     java = "catalogClearRun"
 )]
-pub fn clear_run(catalog: &Catalog, run_id: i64, by: &str) -> New<CatalogCall> {
+pub fn clear_run(catalog: &Catalog, run_id: i64, by: &str) -> New<Pending> {
     let by = by.to_owned();
     submit(catalog, move |c| {
-        Ok(Outcome::Rows(run_rows::run_check(
-            &c.clear_run(run_id, &by)?,
-        )))
+        Ok(run_rows::run_check(&c.clear_run(run_id, &by)?))
     })
 }
 
@@ -191,7 +189,7 @@ pub fn clear_run(catalog: &Catalog, run_id: i64, by: &str) -> New<CatalogCall> {
 /// tick horizontally, blocks in one second horizontally, up a tick, down a tick, up in one
 /// second, down in one second), and the number of checkpoints a run reaches (0: only their
 /// order is checked). A course without limits is checked with `sprinting`'s. Stores the call's
-/// handle in `*out_call`; its rows are empty.
+/// handle in `*out_pending`; its rows are empty.
 ///
 /// Returns `TICKREEL_RESULT_INVALID_ARGUMENT` for another movement or a speed that is not a
 /// finite number at least 0.
@@ -199,7 +197,7 @@ pub fn clear_run(catalog: &Catalog, run_id: i64, by: &str) -> New<CatalogCall> {
 /// Thread safety: any thread; never blocks.
 #[bridge_fn(
     c = "tickreel_catalog_set_course_limits",
-    c_out = "out_call",
+    c_out = "out_pending",
     java = "catalogSetCourseLimits"
 )]
 #[allow(clippy::too_many_arguments)]
@@ -214,7 +212,7 @@ pub fn set_course_limits(
     up_second: f64,
     down_second: f64,
     checkpoints: u32,
-) -> tickreel::Result<New<CatalogCall>> {
+) -> tickreel::Result<New<Pending>> {
     let mut limits = Movement::parse(movement)
         .ok_or_else(|| {
             tickreel::Error::invalid(format!(
@@ -243,7 +241,7 @@ pub fn set_course_limits(
     let course = course.to_owned();
     Ok(submit(catalog, move |c| {
         c.set_course_limits(&course, &limits)?;
-        Ok(Outcome::Rows(Vec::new()))
+        Ok(Vec::new())
     }))
 }
 
@@ -252,14 +250,14 @@ pub fn set_course_limits(
 /// `tickreel_catalog_prune` applies: keep the best `keep_top` players' runs (0: none kept for
 /// rank), every player's best (`keep_personal_bests`), everything younger than `keep_days` days
 /// (0: none kept for age), the recordings of open reports (`keep_open_reports`). Replaces the
-/// scope's policy. Stores the call's handle in `*out_call`; its rows are empty.
+/// scope's policy. Stores the pending in `*out_pending`; its rows are empty.
 ///
 /// Returns `TICKREEL_RESULT_INVALID_ARGUMENT` for a malformed scope.
 ///
 /// Thread safety: any thread; never blocks.
 #[bridge_fn(
     c = "tickreel_catalog_set_retention",
-    c_out = "out_call",
+    c_out = "out_pending",
     java = "catalogSetRetention"
 )]
 pub fn set_retention(
@@ -269,7 +267,7 @@ pub fn set_retention(
     keep_personal_bests: bool,
     keep_days: u32,
     keep_open_reports: bool,
-) -> tickreel::Result<New<CatalogCall>> {
+) -> tickreel::Result<New<Pending>> {
     let scope = RetentionScope::parse(scope)?;
     let policy = RetentionPolicy {
         keep_top: (keep_top > 0).then_some(u64::from(keep_top)),
@@ -279,76 +277,75 @@ pub fn set_retention(
     };
     Ok(submit(catalog, move |c| {
         c.set_retention(&scope, policy)?;
-        Ok(Outcome::Rows(Vec::new()))
+        Ok(Vec::new())
     }))
 }
 
 /// Starts removing the retention policy of `scope` (the defaults apply again: personal bests
-/// and open reports kept). Stores the call's handle in `*out_call`; its rows are empty.
+/// and open reports kept). Stores the pending in `*out_pending`; its rows are empty.
 ///
 /// Returns `TICKREEL_RESULT_INVALID_ARGUMENT` for a malformed scope.
 ///
 /// Thread safety: any thread; never blocks.
 #[bridge_fn(
     c = "tickreel_catalog_clear_retention",
-    c_out = "out_call",
+    c_out = "out_pending",
     java = "catalogClearRetention"
 )]
-pub fn clear_retention(catalog: &Catalog, scope: &str) -> tickreel::Result<New<CatalogCall>> {
+pub fn clear_retention(catalog: &Catalog, scope: &str) -> tickreel::Result<New<Pending>> {
     let scope = RetentionScope::parse(scope)?;
     Ok(submit(catalog, move |c| {
         c.clear_retention(&scope)?;
-        Ok(Outcome::Rows(Vec::new()))
+        Ok(Vec::new())
     }))
 }
 
-/// Starts listing the retention policies set. Stores the call's handle in `*out_call`; its rows
+/// Starts listing the retention policies set. Stores the pending in `*out_pending`; its rows
 /// use the encoding of `rows::retention`.
 ///
 /// Thread safety: any thread; never blocks.
 #[bridge_fn(
     c = "tickreel_catalog_retention",
-    c_out = "out_call",
+    c_out = "out_pending",
     java = "catalogRetention"
 )]
-pub fn retention(catalog: &Catalog) -> New<CatalogCall> {
-    submit(catalog, move |c| {
-        Ok(Outcome::Rows(rows::retention(&c.retention()?)))
-    })
+pub fn retention(catalog: &Catalog) -> New<Pending> {
+    submit(catalog, move |c| Ok(rows::retention(&c.retention()?)))
 }
 
-/// Registers one run of a recording once its finish completes (`finish`, from
-/// `tickreel_recorder_finish`; the handle stays the caller's to free): as
+/// Registers one run of a recording once its finish completes (`finish`, the pending of
+/// `tickreel_recorder_finish` or a report; it stays the caller's to free): as
 /// `tickreel_catalog_register`, with the file the finish wrote. A failed finish fails the call
 /// and registers nothing. The catalog's worker waits for the finish: calls submitted after this
-/// one run after it. Stores the call's handle in `*out_call`; its rows are the registered run.
+/// one run after it. Stores the pending in `*out_pending`; its rows are the registered run.
 ///
-/// Returns `TICKREEL_RESULT_INVALID_ARGUMENT` for a NULL `player`.
+/// Returns `TICKREEL_RESULT_INVALID_ARGUMENT` for a NULL `player` or a `finish` whose result is
+/// not a path.
 ///
 /// Thread safety: any thread; never blocks.
 #[bridge_fn(
     c = "tickreel_catalog_register_finished",
-    c_out = "out_call",
+    c_out = "out_pending",
     java = "catalogRegisterFinished"
 )]
 pub fn register_finished(
     catalog: &Catalog,
-    finish: &FinishHandle,
+    finish: &Pending,
     course: &str,
     player: Option<uuid::Uuid>,
     player_name: &str,
     entity: u32,
     range: GhostRange,
-) -> tickreel::Result<New<CatalogCall>> {
+) -> tickreel::Result<New<Pending>> {
     let spec = RunSpec::new(course, required(player)?, player_name, entity).range(range);
-    let finish = finish.0.clone();
+    let finish = finish.shared_path("finish")?;
     Ok(submit(catalog, move |c| {
         let path = finish
             .wait(None)
             .expect("a wait without a limit ends with the result")?;
         let registered = c.register(path, &[spec])?;
         let placed = registered.runs.into_iter().map(|run| (0, run));
-        Ok(Outcome::Rows(run_rows::runs(placed)))
+        Ok(run_rows::runs(placed))
     }))
 }
 

@@ -5,8 +5,9 @@
 //! catalog's worker, as those of `crate::api::catalog`.
 
 use crate::api::New;
-use crate::api::catalog::{Catalog, CatalogCall, Outcome, open_location, required, rows, submit};
+use crate::api::catalog::{Catalog, open_location, required, rows, submit};
 use crate::api::catalog_admin::rows as report_rows;
+use crate::api::pending::Pending;
 use crate::api::reader::Reader;
 use tickreel_bridge_macros::bridge_fn;
 use tickreel_catalog::{Board, GhostLoad, GhostOf, MapVersion, Servers};
@@ -39,7 +40,7 @@ fn board(server: Option<&str>, version: Option<MapVersion>) -> Board<'_> {
 /// player's best valid run recorded there), or the whole network when `server` is NULL; of the
 /// map version `world` + `world_version` (16-byte UUIDs, the recording's `world_id` and
 /// `world_version`), or of any version when both are NULL (as `tickreel_catalog_top`). Stores the
-/// call's handle in `*out_call`; its rows use the encoding of `tickreel_catalog_top`.
+/// call's handle in `*out_pending`; its rows use the encoding of `tickreel_catalog_top`.
 ///
 /// Returns `TICKREEL_RESULT_INVALID_ARGUMENT` when only one of `world` and `world_version` is
 /// given.
@@ -47,7 +48,7 @@ fn board(server: Option<&str>, version: Option<MapVersion>) -> Board<'_> {
 /// Thread safety: any thread; never blocks.
 #[bridge_fn(
     c = "tickreel_catalog_top_on",
-    c_out = "out_call",
+    c_out = "out_pending",
     java = "catalogTopOn"
 )]
 pub fn top_on(
@@ -57,21 +58,19 @@ pub fn top_on(
     world_version: Option<uuid::Uuid>,
     course: &str,
     n: u32,
-) -> tickreel::Result<New<CatalogCall>> {
+) -> tickreel::Result<New<Pending>> {
     let version = map_version(world, world_version, "the board")?;
     let (server, course) = (server.map(str::to_owned), course.to_owned());
     Ok(submit(catalog, move |c| {
         let top = c.top_on(board(server.as_deref(), version), &course, u64::from(n))?;
-        Ok(Outcome::Rows(rows::runs(
-            top.into_iter().map(|p| (p.rank, p.run)),
-        )))
+        Ok(rows::runs(top.into_iter().map(|p| (p.rank, p.run))))
     }))
 }
 
 /// Starts a query of `player`'s best run of `course` on a board (the server `server`, the
 /// network's when NULL; the map version `world` + `world_version`, any when both are NULL; see
-/// `tickreel_catalog_top_on`) and its rank there: one row, or none. Stores the call's handle in
-/// `*out_call`.
+/// `tickreel_catalog_top_on`) and its rank there: one row, or none. Stores the pending in
+/// `*out_pending`.
 ///
 /// Returns `TICKREEL_RESULT_INVALID_ARGUMENT` for a NULL `player`, or when only one of `world`
 /// and `world_version` is given.
@@ -79,7 +78,7 @@ pub fn top_on(
 /// Thread safety: any thread; never blocks.
 #[bridge_fn(
     c = "tickreel_catalog_personal_best_on",
-    c_out = "out_call",
+    c_out = "out_pending",
     java = "catalogPersonalBestOn"
 )]
 pub fn personal_best_on(
@@ -89,7 +88,7 @@ pub fn personal_best_on(
     world_version: Option<uuid::Uuid>,
     course: &str,
     player: Option<uuid::Uuid>,
-) -> tickreel::Result<New<CatalogCall>> {
+) -> tickreel::Result<New<Pending>> {
     let version = map_version(world, world_version, "the board")?;
     let (server, course, player) = (
         server.map(str::to_owned),
@@ -98,16 +97,14 @@ pub fn personal_best_on(
     );
     Ok(submit(catalog, move |c| {
         let pb = c.personal_best_on(board(server.as_deref(), version), &course, player)?;
-        Ok(Outcome::Rows(rows::runs(
-            pb.into_iter().map(|p| (p.rank, p.run)),
-        )))
+        Ok(rows::runs(pb.into_iter().map(|p| (p.rank, p.run))))
     }))
 }
 
 /// Starts a query of the place at `rank` (1: the best) of `course` on a board (the server
 /// `server`, the network's when NULL; the map version `world` + `world_version`, any when both
 /// are NULL; see `tickreel_catalog_top_on`): one row, or none when the board has fewer players.
-/// Stores the call's handle in `*out_call`; its rows use the encoding of `tickreel_catalog_top`.
+/// Stores the pending in `*out_pending`; its rows use the encoding of `tickreel_catalog_top`.
 ///
 /// Returns `TICKREEL_RESULT_INVALID_ARGUMENT` for rank 0, or when only one of `world` and
 /// `world_version` is given.
@@ -115,7 +112,7 @@ pub fn personal_best_on(
 /// Thread safety: any thread; never blocks.
 #[bridge_fn(
     c = "tickreel_catalog_at_rank_on",
-    c_out = "out_call",
+    c_out = "out_pending",
     java = "catalogAtRankOn"
 )]
 pub fn at_rank_on(
@@ -125,7 +122,7 @@ pub fn at_rank_on(
     world_version: Option<uuid::Uuid>,
     course: &str,
     rank: u32,
-) -> tickreel::Result<New<CatalogCall>> {
+) -> tickreel::Result<New<Pending>> {
     let version = map_version(world, world_version, "the board")?;
     if rank == 0 {
         return Err(tickreel::Error::invalid("ranks start at 1"));
@@ -133,9 +130,7 @@ pub fn at_rank_on(
     let (server, course) = (server.map(str::to_owned), course.to_owned());
     Ok(submit(catalog, move |c| {
         let placed = c.at_rank_on(board(server.as_deref(), version), &course, u64::from(rank))?;
-        Ok(Outcome::Rows(rows::runs(
-            placed.into_iter().map(|p| (p.rank, p.run)),
-        )))
+        Ok(rows::runs(placed.into_iter().map(|p| (p.rank, p.run))))
     }))
 }
 
@@ -145,9 +140,8 @@ pub fn at_rank_on(
 /// as `tickreel_catalog_load_ghost` does. With `playing_world` + `playing_version` (the map
 /// version the ghost is to play on), a run recorded on another version (or on none) fails the
 /// lookup with `TICKREEL_RESULT_INVALID_ARGUMENT` and a message naming both versions, unless
-/// `allow_other_version`; with both NULL nothing is checked. Stores the call's handle in
-/// `*out_call`; when it is done, `tickreel_catalog_call_ghost_load` gives the ghost load (or
-/// that failure).
+/// `allow_other_version`; with both NULL nothing is checked. Stores the pending in
+/// `*out_pending`; its result is the ghost (`tickreel_pending_take_ghost`), or that failure.
 ///
 /// Returns `TICKREEL_RESULT_INVALID_ARGUMENT` for rank 0 with a NULL `player`, or when only one
 /// UUID of a map version is given.
@@ -155,7 +149,7 @@ pub fn at_rank_on(
 /// Thread safety: any thread; never blocks.
 #[bridge_fn(
     c = "tickreel_catalog_load_ghost_on",
-    c_out = "out_call",
+    c_out = "out_pending",
     java = "catalogLoadGhostOn"
 )]
 #[allow(clippy::too_many_arguments)]
@@ -170,7 +164,7 @@ pub fn load_ghost_on(
     playing_world: Option<uuid::Uuid>,
     playing_version: Option<uuid::Uuid>,
     allow_other_version: bool,
-) -> tickreel::Result<New<CatalogCall>> {
+) -> tickreel::Result<New<Pending>> {
     let version = map_version(world, world_version, "the board")?;
     let load = GhostLoad {
         playing_on: map_version(playing_world, playing_version, "the version played")?,
@@ -181,7 +175,7 @@ pub fn load_ghost_on(
         r => GhostOf::Rank(u64::from(r)),
     };
     let (server, course) = (server.map(str::to_owned), course.to_owned());
-    Ok(submit(catalog, move |c| {
+    Ok(Pending::ghost_lookup(catalog.0.submit(move |c| {
         let found = c.load_ghost_on(
             board(server.as_deref(), version),
             &course,
@@ -189,32 +183,32 @@ pub fn load_ghost_on(
             load,
             open_location,
         )?;
-        Ok(Outcome::Ghost(Some(Box::new(found.load))))
-    }))
+        Ok(found.load)
+    })))
 }
 
 /// Starts listing the reports of `player` (the reported player's UUID), newest first: filed on
 /// the server `server`, or on any server of the network when `server` is NULL. Stores the
-/// call's handle in `*out_call`; its rows use the encoding of `tickreel_catalog_reports`.
+/// call's handle in `*out_pending`; its rows use the encoding of `tickreel_catalog_reports`.
 ///
 /// Returns `TICKREEL_RESULT_INVALID_ARGUMENT` for a NULL `player`.
 ///
 /// Thread safety: any thread; never blocks.
 #[bridge_fn(
     c = "tickreel_catalog_reports_of",
-    c_out = "out_call",
+    c_out = "out_pending",
     java = "catalogReportsOf"
 )]
 pub fn reports_of(
     catalog: &Catalog,
     player: Option<uuid::Uuid>,
     server: Option<&str>,
-) -> tickreel::Result<New<CatalogCall>> {
+) -> tickreel::Result<New<Pending>> {
     let (player, server) = (required(player)?, server.map(str::to_owned));
     Ok(submit(catalog, move |c| {
-        Ok(Outcome::Rows(report_rows::reports(
+        Ok(report_rows::reports(
             c.reports_of(player, server.as_deref())?,
-        )))
+        ))
     }))
 }
 
@@ -245,7 +239,7 @@ pub fn open_recording(catalog: &Catalog, location: &str) -> tickreel::Result<New
 /// does for a file; the run's row then gives that location. The recording is read from the
 /// location itself, so nothing is stored for an object that is not in the bucket: register an
 /// upload once it succeeded (`tickreel_catalog_register_upload` waits for it). Stores the call's
-/// handle in `*out_call`; the call's rows are the registered run (rank 0).
+/// handle in `*out_pending`; the call's rows are the registered run (rank 0).
 ///
 /// Returns `TICKREEL_RESULT_INVALID_ARGUMENT` for a NULL `player`. The call fails with
 /// `TICKREEL_RESULT_INVALID_ARGUMENT` for a location that is neither a path nor an `s3://` URL
@@ -256,7 +250,7 @@ pub fn open_recording(catalog: &Catalog, location: &str) -> tickreel::Result<New
 /// Thread safety: any thread; never blocks (the call runs on the catalog's worker).
 #[bridge_fn(
     c = "tickreel_catalog_register_at",
-    c_out = "out_call",
+    c_out = "out_pending",
     java = "catalogRegisterAt"
 )]
 pub fn register_at(
@@ -267,13 +261,13 @@ pub fn register_at(
     player_name: &str,
     entity: u32,
     range: tickreel::ghost::GhostRange,
-) -> tickreel::Result<New<CatalogCall>> {
+) -> tickreel::Result<New<Pending>> {
     let spec =
         tickreel_catalog::RunSpec::new(course, required(player)?, player_name, entity).range(range);
     let location = location.to_owned();
     Ok(submit(catalog, move |c| {
         let registered = c.register_at(&location, &[spec])?;
         let placed = registered.runs.into_iter().map(|run| (0, run));
-        Ok(Outcome::Rows(rows::runs(placed)))
+        Ok(rows::runs(placed))
     }))
 }

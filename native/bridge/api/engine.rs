@@ -1,16 +1,17 @@
 //! Recording a live server ([`tickreel::record`]): the engine (writer and compaction threads
 //! shared by every recording), its recorders (one per recording, fed from the server thread),
-//! and the finish handles of their compactions.
+//! and their finishes (pendings: `crate::api::pending`).
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::Duration;
 
 use tickreel_sync::sync::RwLock;
 
 use crate::api::batch::Batch;
 use crate::api::engine_options::EngineOptions;
+use crate::api::pending::Pending;
 use crate::api::recorder_options::RecorderOptions;
-use crate::api::{Id, New, Polled, Released, TerrainSections};
+use crate::api::{Id, New, Released, TerrainSections};
 use crate::shared::handle::HandleType;
 use tickreel::format::{EntityInfo, EventType};
 use tickreel::record::{self, EngineStats};
@@ -60,25 +61,12 @@ impl HandleType for Recorder {
     const NAME: &'static str = "recorder";
 }
 
-/// A recording's finish or a shadow-play report: the final file's path, later (Rust:
-/// `Pending<PathBuf>`, shared here by every thread that polls or waits; C: `TickreelFinishHandle`,
-/// Java: `Pending<Path>`).
-pub struct FinishHandle(pub(crate) tickreel::SharedPending<PathBuf>);
-
-impl HandleType for FinishHandle {
-    const TAG: u8 = 6;
-    const NAME: &'static str = "finish handle";
-}
-
 /// What one submission did: queued, dropped by the drop policy, or refused (an error; a
 /// backpressure refusal still counts as dropped for C's `out_dropped`).
 pub struct Submission(pub tickreel::Result<Submitted>);
 
 /// A recorder's status: fine, or the writer's last error.
 pub struct WriterStatus(pub tickreel::Result<()>);
-
-/// Where a compaction is: running (`None`), or its outcome (the final path).
-pub type FinishState = Polled<PathBuf>;
 
 /// Starts an engine: its writer thread(s) and compaction worker. `options` (from
 /// `tickreel_engine_options_new`, read here and kept by the caller) may be NULL for the defaults.
@@ -101,7 +89,7 @@ pub fn engine_new(options: Option<&EngineOptions>) -> tickreel::Result<New<Engin
 /// resumable: starting a recorder on the same path later continues them), pending compactions
 /// (recordings already finished) complete, then the threads are joined. Blocks until then.
 /// Recorders of this engine that are still held afterwards refuse every call with
-/// `TICKREEL_RESULT_INVALID_STATE` (free them); finish handles stay valid.
+/// `TICKREEL_RESULT_INVALID_STATE` (free them); pendings stay valid.
 ///
 /// Call it before the program exits, after freeing or finishing its recorders: the engine's
 /// threads are only stopped here. `tickreel_engine_free(NULL)` is a no-op returning
@@ -206,7 +194,7 @@ pub fn recorder_start_on(
 /// and flushed by the writer thread, and the recording stays resumable (`tickreel_recorder_start`
 /// on the same path with `TICKREEL_ON_EXISTING_RESUME` continues it; a later `_finish` produces
 /// the file). A finished recording's
-/// compaction goes on (its finish handle stays valid). `tickreel_recorder_free(NULL)` is a no-op
+/// compaction goes on (its pending stays valid). `tickreel_recorder_free(NULL)` is a no-op
 /// returning `TICKREEL_RESULT_OK`; a freed or invalid handle returns
 /// `TICKREEL_RESULT_INVALID_HANDLE`. Never does I/O and never waits, not even for room in a full
 /// writer queue: the close then takes effect after every tick queued before it.
@@ -482,8 +470,9 @@ pub fn recorder_status_value(recorder: &Recorder) -> WriterStatus {
 
 /// Ends the recording: the ticks still queued are written, then the engine's compaction worker
 /// produces the final `.reel` file (atomically, verified if so configured) and removes the live
-/// directory. Does not wait: stores a handle in `*out_finish` to poll (`tickreel_finish_handle_poll`) or
-/// wait on (`tickreel_finish_handle_wait`), to be freed with `tickreel_finish_handle_free`. Afterwards the
+/// directory. Does not wait: stores in `*out_pending` a pending to poll (`tickreel_pending_poll`)
+/// or wait on (`tickreel_pending_wait`), whose result is the final file's path
+/// (`tickreel_pending_take_path`), to be freed with `tickreel_pending_free`. Afterwards the
 /// recorder refuses every call with `TICKREEL_RESULT_INVALID_STATE` except `_stats`, `_status`
 /// and `tickreel_recorder_free`, which must still be called.
 ///
@@ -493,17 +482,17 @@ pub fn recorder_status_value(recorder: &Recorder) -> WriterStatus {
 /// Returns `TICKREEL_RESULT_INVALID_STATE` if the recording was already finished or aborted (a
 /// second finish), the engine has shut down, or the recorder feeds a stream without a file
 /// (`tickreel_shadow_buffer_start` with a NULL path: end it with `tickreel_recorder_free` or `_abort`).
-/// On failure `*out_finish` is set to NULL (when it can be written).
+/// On failure `*out_pending` is set to NULL (when it can be written).
 ///
 /// Thread safety: any thread, concurrently with other recorder calls; only one finish or abort
 /// succeeds.
 #[bridge_fn(
     c = "tickreel_recorder_finish",
-    c_out = "out_finish",
+    c_out = "out_pending",
     java = "recorderFinish"
 )]
-pub fn recorder_finish(recorder: &Recorder) -> tickreel::Result<New<FinishHandle>> {
-    Ok(New(FinishHandle(recorder.0.finish()?.into())))
+pub fn recorder_finish(recorder: &Recorder) -> tickreel::Result<New<Pending>> {
+    Ok(Pending::path(recorder.0.finish()?))
 }
 
 /// Throws the recording away: queued ticks are discarded and its live directory is removed.
@@ -518,69 +507,3 @@ pub fn recorder_finish(recorder: &Recorder) -> tickreel::Result<New<FinishHandle
 pub fn recorder_abort(recorder: &Recorder) -> tickreel::Result<()> {
     recorder.0.abort()
 }
-
-/// Stores in `*out_ready` whether the compaction has completed. Never blocks.
-///
-/// Returns `TICKREEL_RESULT_OK` while it runs (`*out_ready` false) and once it succeeded
-/// (`*out_ready` true); if it failed, `*out_ready` is true and the call returns the failure's code
-/// (e.g. `TICKREEL_RESULT_IO`, `TICKREEL_RESULT_CORRUPT`) with its message, every time it is
-/// asked.
-///
-/// Thread safety: any thread, concurrently with any other call on the handle.
-///
-/// (Java: the final path, `null` while running; throws the failure.)
-#[bridge_fn(
-    c = "tickreel_finish_handle_poll",
-    c_out = "out_ready",
-    c_out_type = "bool",
-    java = "finishHandlePoll"
-)]
-pub fn finish_poll(finish: &FinishHandle) -> FinishState {
-    Polled(finish.0.poll())
-}
-
-/// Whether the compaction has completed (successfully or not). Never blocks.
-#[bridge_fn(java = "finishHandleIsDone")]
-pub fn finish_is_done(finish: &FinishHandle) -> bool {
-    finish.0.is_ready()
-}
-
-/// Waits until the compaction has completed and copies the final file's path into `path_buf` as
-/// a NUL-terminated string (in the platform's encoding), storing its length in bytes, without the
-/// NUL, in `*out_len`. Blocks: not for the server thread (poll with `tickreel_finish_handle_poll`
-/// there). With `capacity` 0 nothing is copied (`path_buf` may then be NULL): a wait and a length
-/// query. `out_len` may be NULL.
-///
-/// Returns the compaction's failure code if it failed (every time it is asked), or
-/// `TICKREEL_RESULT_BUFFER_TOO_SMALL` if `capacity` is less than `*out_len + 1` (nothing is
-/// copied; calling again does not wait any more).
-///
-/// Thread safety: any thread, concurrently with any other call on the handle; several threads
-/// may wait.
-#[bridge_fn(c = "tickreel_finish_handle_wait", c_out_string = "path_buf")]
-pub fn finish_wait(finish: &FinishHandle) -> tickreel::Result<PathBuf> {
-    finish
-        .0
-        .wait(None)
-        .expect("a wait without a limit ends with the result")
-}
-
-/// Waits up to `timeout_nanos` (negative: without limit) for the compaction: its final path,
-/// `null` on timeout; throws the failure.
-#[bridge_fn(java = "finishHandleAwait")]
-pub fn finish_await(finish: &FinishHandle, timeout_nanos: i64) -> FinishState {
-    Polled(
-        finish
-            .0
-            .wait(u64::try_from(timeout_nanos).ok().map(Duration::from_nanos)),
-    )
-}
-
-/// Frees a finish handle. The compaction goes on regardless (freeing does not cancel it).
-/// `tickreel_finish_handle_free(NULL)` is a no-op returning `TICKREEL_RESULT_OK`; a freed or invalid
-/// handle returns `TICKREEL_RESULT_INVALID_HANDLE`.
-///
-/// Thread safety: any thread. A wait on the same handle in another thread finishes normally;
-/// calls that start after this one get `TICKREEL_RESULT_INVALID_HANDLE`.
-#[bridge_fn(c = "tickreel_finish_handle_free")]
-pub fn finish_free(_finish: Released<FinishHandle>) {}

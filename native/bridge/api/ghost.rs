@@ -8,10 +8,10 @@ use std::sync::Arc;
 
 use tickreel_sync::sync::Mutex;
 
+use crate::api::pending::Pending;
 use crate::api::reader::Reader;
 use crate::api::{New, Released};
 use crate::shared::handle::HandleType;
-use tickreel::Pending;
 use tickreel::error::check_finite;
 use tickreel::ghost::{
     self, DeltaReading, GhostRange, GhostSample, GhostState, GhostTrack, GoldSplit, Split,
@@ -20,7 +20,7 @@ use tickreel_bridge_macros::bridge_fn;
 
 /// A ghost track (C: `TickreelGhost`, Java: `Ghost`): read only, shared with the cursors and
 /// deltas made from it.
-pub struct Ghost(Arc<GhostTrack>);
+pub struct Ghost(pub(crate) Arc<GhostTrack>);
 
 impl HandleType for Ghost {
     const TAG: u8 = 7;
@@ -41,23 +41,6 @@ pub struct LiveDelta(Mutex<ghost::LiveDelta>);
 impl HandleType for LiveDelta {
     const TAG: u8 = 9;
     const NAME: &'static str = "live delta";
-}
-
-/// A load on a background thread and whether its result was taken (C: `TickreelGhostLoad`,
-/// Java: `Pending<Ghost>`). Dropping it cancels the load.
-pub struct GhostLoad(Mutex<(Pending<GhostTrack>, bool)>);
-
-impl HandleType for GhostLoad {
-    const TAG: u8 = 10;
-    const NAME: &'static str = "ghost load";
-}
-
-impl GhostLoad {
-    /// A handle for a load already started (by URL, `crate::api::object`; from the catalog).
-    #[cfg_attr(not(any(feature = "object", feature = "catalog")), allow(dead_code))]
-    pub(crate) fn new(load: Pending<GhostTrack>) -> GhostLoad {
-        GhostLoad(Mutex::new((load, false)))
-    }
 }
 
 /// What a ghost's run spans (C: `TickreelGhostInfo`).
@@ -285,77 +268,20 @@ pub fn delta_reset(delta: &LiveDelta) {
 }
 
 /// Starts loading `entity`'s run in `range` (NULL: its whole presence) from the `.reel` file at
-/// `path` on a background thread, and stores the load's handle in `*out_load` (NULL on failure,
-/// when it can be written). Never blocks: poll with `tickreel_ghost_load_poll` and take the
-/// ghost with `tickreel_ghost_load_take`. Errors of the load itself (file, range) are reported
-/// by `_take`.
+/// `path` on a background thread, and stores the pending's handle in `*out_pending` (NULL on
+/// failure, when it can be written). Never blocks: poll it with `tickreel_pending_poll` and take
+/// the ghost with `tickreel_pending_take_ghost`, which reports the load's own errors (file,
+/// range). Freeing the pending first cancels the load.
 ///
-/// Thread safety: any thread. The load's handle may then be used from any thread; its calls are
-/// serialised by an internal lock.
+/// Thread safety: any thread. The pending may then be used from any thread.
 #[bridge_fn(
     c = "tickreel_ghost_load_async",
-    c_out = "out_load",
+    c_out = "out_pending",
     java = "ghostLoadAsync"
 )]
-pub fn load_async(path: &Path, entity: u32, range: GhostRange) -> New<GhostLoad> {
-    let load = GhostTrack::load_async(path.to_path_buf(), entity, range);
-    New(GhostLoad(Mutex::new((load, false))))
+pub fn load_async(path: &Path, entity: u32, range: GhostRange) -> New<Pending> {
+    Pending::ghost(GhostTrack::load_async(path.to_path_buf(), entity, range))
 }
-
-/// Stores in `*out_ready` whether the load has finished (successfully or not) and its result is
-/// waiting to be taken with `tickreel_ghost_load_take`. Never blocks.
-///
-/// Thread safety: any thread; calls on one load are serialised.
-#[bridge_fn(
-    c = "tickreel_ghost_load_poll",
-    c_out = "out_ready",
-    java = "ghostLoadPoll"
-)]
-pub fn load_poll(load: &GhostLoad) -> bool {
-    load.0.lock().0.is_ready()
-}
-
-/// Takes the loaded ghost: stores its handle in `*out_ghost` (free it with `tickreel_ghost_free`).
-/// Never blocks.
-///
-/// Returns `TICKREEL_RESULT_NOT_READY` while the load runs, the load's error code (e.g.
-/// `TICKREEL_RESULT_IO`, `_INVALID_ARGUMENT`) if it failed, `TICKREEL_RESULT_INVALID_STATE` if
-/// the result was already taken. `*out_ghost` is NULL unless the call succeeded (when it can be
-/// written).
-///
-/// Thread safety: any thread; calls on one load are serialised.
-///
-/// (Java: `0` while the load runs.)
-#[bridge_fn(
-    c = "tickreel_ghost_load_take",
-    c_out = "out_ghost",
-    c_out_type = "*mut TickreelGhost",
-    java = "ghostLoadTake"
-)]
-pub fn load_take(load: &GhostLoad) -> tickreel::Result<Option<New<Ghost>>> {
-    let mut l = load.0.lock();
-    let (load, taken) = &mut *l;
-    match load.try_take() {
-        Some(r) => {
-            *taken = true;
-            Ok(Some(New(Ghost(Arc::new(r?)))))
-        }
-        None if !*taken => Ok(None),
-        None => Err(tickreel::Error::InvalidState(
-            "the ghost load's result was already taken".into(),
-        )),
-    }
-}
-
-/// Frees a load's handle; a load still running is cancelled (between chunks) and its result
-/// dropped. `tickreel_ghost_load_free(NULL)` is a no-op returning `TICKREEL_RESULT_OK`; a freed
-/// or invalid handle returns `TICKREEL_RESULT_INVALID_HANDLE`. Does not wait for the background
-/// thread, which ends on its own.
-///
-/// Thread safety: any thread. A call on the same load still running in another thread finishes
-/// normally; calls that start after this one get `TICKREEL_RESULT_INVALID_HANDLE`.
-#[bridge_fn(c = "tickreel_ghost_load_free")]
-pub fn load_free(_load: Released<GhostLoad>) {}
 
 /// Several ghosts sampled together (C: `TickreelGhostSet`, Java: `GhostSet`): the top N, a
 /// personal best, a chosen rank, each with its own cursor; calls are serialised by its lock.

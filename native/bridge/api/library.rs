@@ -9,7 +9,7 @@ use tickreel_bridge_macros::bridge_fn;
 /// Version of the contract between the Java classes and this library. The Java loader refuses a
 /// library whose version differs (a jar and a library from different builds). Written into
 /// `NativeBridge.java`'s generated part; raise it whenever a native method changes.
-pub const ABI_VERSION: i32 = 11;
+pub const ABI_VERSION: i32 = 12;
 
 /// An option family whose core defaults Java asks for: 0 ReelOptions, 1 RecorderOptions,
 /// 2 EngineOptions, 3 ShadowOptions, 4 ReportOptions (laid out by `crate::jni::defaults`).

@@ -32,6 +32,7 @@ pub mod library;
 pub mod object;
 #[cfg(feature = "object")]
 pub mod object_live;
+pub mod pending;
 pub mod playhead;
 pub mod reader;
 pub mod recorder_options;
@@ -43,11 +44,6 @@ pub mod writer;
 /// `-1` is `0xFFFFFFFF`), where ticks and counts are refused when negative.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Id(pub u32);
-
-/// Where a job on a background thread stands (a recording's finish, an upload): `None` while it
-/// runs, then its result. C learns whether it ended, with its failure as the call's result; Java
-/// gets its value as text (`null` while running) and the failure thrown.
-pub struct Polled<T>(pub Option<tickreel::Result<T>>);
 
 /// String pairs (report metadata): C `(keys, values, count)`, Java `String[] {k0, v0, k1, ...}`.
 pub struct StringPairs(pub Vec<(String, String)>);

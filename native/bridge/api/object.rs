@@ -8,18 +8,17 @@ use std::path::Path;
 use tickreel_sync::sync::Mutex;
 
 use crate::api::engine::Recorder;
-use crate::api::ghost::GhostLoad;
+use crate::api::pending::{Kind, Outcome, Pending};
 use crate::api::playhead::Playhead;
 use crate::api::reader::Reader;
 use crate::api::shadow::{self, ShadowBuffer};
-use crate::api::{Id, New, Polled, Released, StringPairs};
+use crate::api::{Id, New, Released, StringPairs};
 use crate::shared::handle::HandleType;
-use tickreel::SharedPending;
 use tickreel::ghost::{GhostRange, GhostTrack};
 use tickreel::play;
 use tickreel::shadow::ReportOptions;
 use tickreel_bridge_macros::bridge_fn;
-use tickreel_object::{ObjectStorage, ObjectUrl, UploadOptions, Uploaded};
+use tickreel_object::{ObjectStorage, ObjectUrl, UploadOptions};
 
 /// How to reach a store (C: `TickreelObjectOptions`, Java: `ObjectOptions`): endpoint, region,
 /// credentials, timeouts and retries. Calls are serialised by its lock; an operation copies it.
@@ -36,23 +35,12 @@ impl ObjectOptions {
     }
 }
 
-/// An upload waiting for its recording's finish, then running on its own thread (C:
-/// `TickreelPendingUpload`, Java: `Pending<Uploaded>`). Freeing it does not stop the upload.
-/// Shared, so that the catalog's worker can wait for it (`tickreel_catalog_register_upload`)
-/// while the server thread polls it; the store's options read the uploaded object back.
-pub struct PendingUpload {
-    pub(crate) pending: SharedPending<Uploaded>,
-    pub(crate) options: tickreel_object::ObjectOptions,
+/// An uploaded object as a pending's take gives it (C: the URL, and the size in `*out_bytes`;
+/// Java: `Uploaded`).
+pub struct UploadedObject {
+    pub url: String,
+    pub bytes: u64,
 }
-
-impl HandleType for PendingUpload {
-    const TAG: u8 = 14;
-    const NAME: &'static str = "pending upload";
-}
-
-/// Where an upload stands: `None` while it runs, then the URL of the uploaded object or the
-/// failure.
-pub type UploadState = Polled<String>;
 
 /// Creates object-storage options with the usual variables read now: `AWS_ACCESS_KEY_ID`,
 /// `AWS_SECRET_ACCESS_KEY`, `AWS_SESSION_TOKEN`, `AWS_REGION` (or `AWS_DEFAULT_REGION`),
@@ -246,17 +234,17 @@ pub fn playhead_open_url(
 
 /// Starts loading `entity`'s run in `range` (NULL: its whole presence) from the recording at
 /// `location` (an object URL or a local path) on a background thread, and stores the load's
-/// handle in `*out_load`: poll it with `tickreel_ghost_load_poll`, take the ghost with
-/// `tickreel_ghost_load_take` (which reports the load's own errors: a missing object, refused
+/// pending in `*out_pending`: poll it with `tickreel_pending_poll`, take the ghost with
+/// `tickreel_pending_take_ghost` (which reports the load's own errors: a missing object, refused
 /// credentials). Never blocks.
 ///
 /// Returns `TICKREEL_RESULT_INVALID_ARGUMENT` for a malformed URL or options the store client
-/// refuses. On failure `*out_load` is set to NULL (when it can be written).
+/// refuses. On failure `*out_pending` is set to NULL (when it can be written).
 ///
 /// Thread safety: any thread.
 #[bridge_fn(
     c = "tickreel_ghost_load_async_url",
-    c_out = "out_load",
+    c_out = "out_pending",
     java = "ghostLoadAsyncUrl"
 )]
 pub fn ghost_load_async_url(
@@ -264,31 +252,32 @@ pub fn ghost_load_async_url(
     options: &ObjectOptions,
     entity: u32,
     range: GhostRange,
-) -> tickreel::Result<New<GhostLoad>> {
+) -> tickreel::Result<New<Pending>> {
     let load = if tickreel_object::is_object_url(location) {
         tickreel_object::load_ghost_async(location, &options.get(), entity, range)?
     } else {
         GhostTrack::load_async(Path::new(location).to_path_buf(), entity, range)
     };
-    Ok(New(GhostLoad::new(load)))
+    Ok(Pending::ghost(load))
 }
 
 /// Finishes the recording (as `tickreel_recorder_finish`) and, once its `.reel` file is
 /// compacted, uploads it to the object URL `url` (`s3://bucket/key`) on a background thread:
 /// multipart for large files, never over an existing object unless `overwrite`, the uploaded
-/// size checked, then the local file removed if `remove_local`. Stores the pending upload's handle
-/// in `*out_upload`: poll it with `tickreel_pending_upload_poll`. A failed upload keeps the local
+/// size checked, then the local file removed if `remove_local`. Stores the pending in
+/// `*out_pending`: poll it with `tickreel_pending_poll`, read the object with
+/// `tickreel_pending_take_upload`. A failed upload keeps the local
 /// file (`tickreel upload FILE URL` retries it).
 ///
 /// Returns `TICKREEL_RESULT_INVALID_ARGUMENT` for a malformed URL (checked before the recording
 /// is finished: it then goes on), and the codes of `tickreel_recorder_finish`. On failure
-/// `*out_upload` is set to NULL (when it can be written).
+/// `*out_pending` is set to NULL (when it can be written).
 ///
 /// Thread safety: any thread, concurrently with other recorder calls; only one finish or abort
 /// succeeds.
 #[bridge_fn(
     c = "tickreel_recorder_finish_upload",
-    c_out = "out_upload",
+    c_out = "out_pending",
     java = "recorderFinishUpload"
 )]
 pub fn recorder_finish_upload(
@@ -297,17 +286,17 @@ pub fn recorder_finish_upload(
     options: &ObjectOptions,
     overwrite: bool,
     remove_local: bool,
-) -> tickreel::Result<New<PendingUpload>> {
+) -> tickreel::Result<New<Pending>> {
     let target = ObjectUrl::parse(url)?;
     let storage = ObjectStorage::new(&target.bucket, options.get())?;
     let finish = recorder.0.finish()?;
-    Ok(New(upload_when_finished(
+    Ok(upload_when_finished(
         &storage,
         finish,
         &target.key,
         overwrite,
         remove_local,
-    )))
+    ))
 }
 
 /// Reports `player` as `tickreel_shadow_buffer_report` does (the report written to the local
@@ -315,17 +304,17 @@ pub fn recorder_finish_upload(
 /// complete, uploads it to the object URL `url` (`s3://bucket/key`) on a background thread, as
 /// `tickreel_recorder_finish_upload` does: never over an existing object unless
 /// `upload_overwrite`, the uploaded size checked, then the local file removed if `remove_local`.
-/// Stores the pending upload's handle in `*out_upload`: poll it with
-/// `tickreel_pending_upload_poll`. A failed upload keeps the local file.
+/// Stores the pending in `*out_pending`: poll it with `tickreel_pending_poll`. A failed upload
+/// keeps the local file.
 ///
 /// Returns `TICKREEL_RESULT_INVALID_ARGUMENT` for a malformed URL (checked before the report is
 /// made: nothing is reported then), and the codes of `tickreel_shadow_buffer_report`. On failure
-/// `*out_upload` is set to NULL (when it can be written).
+/// `*out_pending` is set to NULL (when it can be written).
 ///
 /// Thread safety: any thread, concurrently with any other call on the shadow and its recorder.
 #[bridge_fn(
     c = "tickreel_shadow_buffer_report_upload",
-    c_out = "out_upload",
+    c_out = "out_pending",
     java = "shadowBufferReportUpload"
 )]
 #[allow(clippy::too_many_arguments)]
@@ -339,19 +328,19 @@ pub fn shadow_report_upload(
     object_options: &ObjectOptions,
     upload_overwrite: bool,
     remove_local: bool,
-) -> tickreel::Result<New<PendingUpload>> {
+) -> tickreel::Result<New<Pending>> {
     let target = ObjectUrl::parse(url)?;
     let storage = ObjectStorage::new(&target.bucket, object_options.get())?;
     let finish = shadow
         .0
         .report(player.0, path, shadow::with_metadata(options, metadata))?;
-    Ok(New(upload_when_finished(
+    Ok(upload_when_finished(
         &storage,
         finish,
         &target.key,
         upload_overwrite,
         remove_local,
-    )))
+    ))
 }
 
 fn upload_when_finished(
@@ -360,66 +349,44 @@ fn upload_when_finished(
     key: &str,
     overwrite: bool,
     remove_local: bool,
-) -> PendingUpload {
+) -> New<Pending> {
     let upload = UploadOptions {
         overwrite,
         remove_local,
     };
-    PendingUpload {
-        pending: storage.upload_when_finished(finish, key, upload).into(),
-        options: storage.options().clone(),
-    }
-}
-
-/// Stores in `*out_ready` whether the finish and upload have ended. Never blocks.
-///
-/// Returns `TICKREEL_RESULT_OK` while they run (`*out_ready` false) and once the upload succeeded
-/// (`*out_ready` true); if the finish or the upload failed, `*out_ready` is true and the call
-/// returns the failure's code (e.g. `TICKREEL_RESULT_IO` for an existing
-/// object or a refused request) with its message, every time it is asked.
-///
-/// Thread safety: any thread; calls on one handle are serialised.
-///
-/// (Java: the object's URL, `null` while running; throws the failure.)
-#[bridge_fn(
-    c = "tickreel_pending_upload_poll",
-    c_out = "out_ready",
-    c_out_type = "bool",
-    java = "pendingUploadPoll"
-)]
-pub fn upload_poll(upload: &PendingUpload) -> UploadState {
-    Polled(
-        upload
-            .pending
-            .poll()
-            .map(|r| r.map(|u| u.report.url.to_string())),
+    Pending::upload(
+        storage.upload_when_finished(finish, key, upload),
+        storage.options().clone(),
     )
 }
 
-/// Stores in `*out_bytes` the size of the uploaded object. Never blocks.
+/// Copies the URL of the object an upload wrote into `url_buf` as a NUL-terminated string,
+/// storing its length in bytes, without the NUL, in `*out_len`, and the object's size in bytes in
+/// `*out_bytes` (both written even when the URL does not fit). With `capacity` 0 nothing is copied
+/// (`url_buf` may then be NULL). `out_len` and `out_bytes` may be NULL. Never blocks; may be asked
+/// again.
 ///
-/// Returns `TICKREEL_RESULT_NOT_READY` while the upload runs, and the failure's code if it failed.
+/// Returns `TICKREEL_RESULT_NOT_READY` while the finish or upload runs, the failure's code if
+/// either failed (e.g. `TICKREEL_RESULT_IO` for an existing object or a refused request),
+/// `TICKREEL_RESULT_INVALID_STATE` (naming the kind it holds) for a pending of another kind,
+/// `TICKREEL_RESULT_BUFFER_TOO_SMALL` if `capacity` is less than `*out_len + 1` (nothing is
+/// copied).
 ///
-/// Thread safety: any thread; calls on one handle are serialised.
+/// Thread safety: any thread, concurrently with any other call on the handle.
 #[bridge_fn(
-    c = "tickreel_pending_upload_bytes",
+    c = "tickreel_pending_take_upload",
+    c_out_string = "url_buf",
     c_out = "out_bytes",
-    java = "pendingUploadBytes"
+    c_out_type = "u64",
+    c_out_optional,
+    java = "pendingTakeUpload"
 )]
-pub fn upload_bytes(upload: &PendingUpload) -> tickreel::Result<u64> {
-    match upload.pending.poll() {
-        None => Err(tickreel::Error::NotReady(
-            "the upload is still running".into(),
-        )),
-        Some(Ok(u)) => Ok(u.report.bytes),
-        Some(Err(e)) => Err(e.duplicate()),
+pub fn take_upload(pending: &Pending) -> tickreel::Result<UploadedObject> {
+    match pending.take(Kind::Upload)? {
+        Outcome::Upload(u) => Ok(UploadedObject {
+            url: u.report.url.to_string(),
+            bytes: u.report.bytes,
+        }),
+        _ => unreachable!("a pending's result is of its kind"),
     }
 }
-
-/// Frees a pending upload's handle; the upload goes on. `tickreel_pending_upload_free(NULL)` is
-/// a no-op returning `TICKREEL_RESULT_OK`; a freed or invalid handle returns
-/// `TICKREEL_RESULT_INVALID_HANDLE`.
-///
-/// Thread safety: any thread.
-#[bridge_fn(c = "tickreel_pending_upload_free")]
-pub fn upload_free(_upload: Released<PendingUpload>) {}

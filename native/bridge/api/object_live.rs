@@ -8,7 +8,8 @@ use std::time::Duration;
 use tickreel_sync::sync::RwLock;
 
 use crate::api::engine::Recorder;
-use crate::api::object::{ObjectOptions, PendingUpload};
+use crate::api::object::ObjectOptions;
+use crate::api::pending::Pending;
 use crate::api::playhead::{self, Playhead};
 use crate::api::{New, Released};
 use crate::shared::handle::HandleType;
@@ -23,7 +24,7 @@ pub struct LiveShipper {
     shipping: RwLock<Shipping>,
     /// The recording's final local path, to check that a finish names the same recorder.
     reel: PathBuf,
-    /// The store's options, for the pending upload the finish returns.
+    /// The store's options, for the pending the finish returns.
     options: tickreel_object::ObjectOptions,
 }
 
@@ -121,20 +122,21 @@ fn finished() -> tickreel::Error {
 /// Ends `recorder`'s recording (as `tickreel_recorder_finish`) and the shipping: once the
 /// recording is compacted, uploads its `.reel` to the shipper's key (never over an existing
 /// object unless `overwrite`, the uploaded size checked, the local file removed if
-/// `remove_local`), then removes the live objects, on a background thread. Stores the pending
-/// upload's handle in `*out_upload`: poll it with `tickreel_pending_upload_poll`. A failed
+/// `remove_local`), then removes the live objects, on a background thread. Stores the pending in
+/// `*out_pending`: poll it with `tickreel_pending_poll`, read the object with
+/// `tickreel_pending_take_upload`. A failed
 /// compaction or upload leaves the live objects in the bucket (`tickreel recover` finishes them).
 /// The shipper's handle must still be freed.
 ///
 /// Returns `TICKREEL_RESULT_INVALID_ARGUMENT` if `recorder` is not the recording the shipper
 /// ships, `TICKREEL_RESULT_INVALID_STATE` if the shipper was already finished, and the codes of
-/// `tickreel_recorder_finish` (the shipping then goes on). On failure `*out_upload` is set to
+/// `tickreel_recorder_finish` (the shipping then goes on). On failure `*out_pending` is set to
 /// NULL (when it can be written).
 ///
 /// Thread safety: any thread, concurrently with other calls on the shipper and the recorder.
 #[bridge_fn(
     c = "tickreel_live_shipper_finish",
-    c_out = "out_upload",
+    c_out = "out_pending",
     java = "liveShipperFinish"
 )]
 pub fn shipper_finish(
@@ -142,7 +144,7 @@ pub fn shipper_finish(
     recorder: &Recorder,
     overwrite: bool,
     remove_local: bool,
-) -> tickreel::Result<New<PendingUpload>> {
+) -> tickreel::Result<New<Pending>> {
     if recorder.0.path() != shipper.reel {
         return Err(tickreel::Error::invalid(format!(
             "the shipper ships {}, not the recorder's {}",
@@ -163,10 +165,10 @@ pub fn shipper_finish(
         overwrite,
         remove_local,
     };
-    Ok(New(PendingUpload {
-        pending: live.finish(finish, upload).into(),
-        options: shipper.options.clone(),
-    }))
+    Ok(Pending::upload(
+        live.finish(finish, upload),
+        shipper.options.clone(),
+    ))
 }
 
 /// Frees a shipper's handle; a shipper not yet finished stops shipping (what is in the bucket

@@ -1,10 +1,11 @@
 //! Shadow play ([`tickreel::shadow`]): a stream kept in memory (the last minutes of every
 //! player), reported into a file around one player on demand. A shadow buffer starts with its
-//! own recorder; its reports complete through the same finish handles as a recording's finish.
+//! own recorder; its reports complete through pendings, as a recording's finish.
 
 use std::path::Path;
 
-use crate::api::engine::{Engine, FinishHandle, Recorder};
+use crate::api::engine::{Engine, Recorder};
+use crate::api::pending::Pending;
 use crate::api::recorder_options::RecorderOptions;
 use crate::api::{Id, New, Released, StringPairs};
 use crate::shared::handle::HandleType;
@@ -142,9 +143,9 @@ pub fn start_on(
 /// Reports `player` (an entity id): the buffer keeps capturing for `options->after_ms` of game
 /// time, then the engine's background worker writes the window around the player (with the
 /// entities that came within `options->radius`) to `path`, a `.reel` file that appears only
-/// complete. Does not wait: stores in `*out_finish` a handle to poll (`tickreel_finish_handle_poll`) or
-/// wait on (`tickreel_finish_handle_wait`, which gives the report's path), to be freed with
-/// `tickreel_finish_handle_free`. The report's reference is the newest tick the writer has taken in:
+/// complete. Does not wait: stores in `*out_pending` a pending to poll (`tickreel_pending_poll`) or
+/// wait on (`tickreel_pending_wait`), whose result is the report's path
+/// (`tickreel_pending_take_path`), to be freed with `tickreel_pending_free`. The report's reference is the newest tick the writer has taken in:
 /// call `tickreel_recorder_flush` first to make it the last tick submitted.
 ///
 /// `metadata_keys` and `metadata_values` are `metadata_count` UTF-8 strings each, stored as
@@ -158,15 +159,15 @@ pub fn start_on(
 /// not UTF-8 or is the library's, or a player the buffer holds nothing of (never seen, or gone
 /// longer than the grace period and the window); `TICKREEL_RESULT_INVALID_STATE` before the
 /// stream's first tick and once the engine shut down. A report onto an existing file without
-/// `overwrite` gets a handle that fails with `TICKREEL_RESULT_IO` ("already exists"), as does one
-/// whose file cannot be written. On failure `*out_finish` is set to NULL
+/// `overwrite` gets a pending that fails with `TICKREEL_RESULT_IO` ("already exists"), as does one
+/// whose file cannot be written. On failure `*out_pending` is set to NULL
 /// (when it can be written).
 ///
 /// Thread safety: any thread, concurrently with any other call on the shadow (reports of the same
 /// or other players may be made at once) and on its recorder.
 #[bridge_fn(
     c = "tickreel_shadow_buffer_report",
-    c_out = "out_finish",
+    c_out = "out_pending",
     java = "shadowBufferReport"
 )]
 pub fn report(
@@ -175,11 +176,11 @@ pub fn report(
     path: &Path,
     options: ReportOptions,
     metadata: StringPairs,
-) -> tickreel::Result<New<FinishHandle>> {
+) -> tickreel::Result<New<Pending>> {
     let handle = shadow
         .0
         .report(player.0, path, with_metadata(options, metadata))?;
-    Ok(New(FinishHandle(handle.into())))
+    Ok(Pending::path(handle))
 }
 
 /// The code of a [`ReportChat`] in C (`TICKREEL_REPORT_CHAT_*`) and Java (`ReportChat`'s
@@ -211,12 +212,12 @@ pub(crate) fn report_chat_code(chat: ReportChat) -> u32 {
 ///
 /// Returns `TICKREEL_RESULT_INVALID_ARGUMENT` for a NULL `uuid` or when no entity registered with
 /// that UUID has data in the buffer, and otherwise what `tickreel_shadow_buffer_report` returns.
-/// On failure `*out_finish` is set to NULL (when it can be written).
+/// On failure `*out_pending` is set to NULL (when it can be written).
 ///
 /// Thread safety: any thread, as `tickreel_shadow_buffer_report`.
 #[bridge_fn(
     c = "tickreel_shadow_buffer_report_uuid",
-    c_out = "out_finish",
+    c_out = "out_pending",
     java = "shadowBufferReportUuid"
 )]
 pub fn report_uuid(
@@ -225,12 +226,12 @@ pub fn report_uuid(
     path: &Path,
     options: ReportOptions,
     metadata: StringPairs,
-) -> tickreel::Result<New<FinishHandle>> {
+) -> tickreel::Result<New<Pending>> {
     let uuid = uuid.ok_or_else(|| tickreel::Error::invalid("a report needs the player's UUID"))?;
     let handle = shadow
         .0
         .report_uuid(uuid, path, with_metadata(options, metadata))?;
-    Ok(New(FinishHandle(handle.into())))
+    Ok(Pending::path(handle))
 }
 
 /// The report options with the caller's string pairs as the report compound's metadata.

@@ -232,11 +232,26 @@ fn emit_fn(s: &mut String, op: &Op) -> Result<(), String> {
                 sets.join(" ")
             );
         }
-        COut::Str { name } => {
+        COut::Str { name, extra } => {
             is_unsafe = true;
             params.push(format!("{name}: *mut c_char"));
             params.push("capacity: usize".into());
             params.push("out_len: *mut usize".into());
+            if let Some((e, ty, optional)) = extra {
+                params.push(format!("{e}: *mut {ty}"));
+                safety.push(format!(
+                    "`{e}` must be NULL or point to writable storage for one `{ty}`."
+                ));
+                let ctor = if *optional { "optional" } else { "new" };
+                let _ = writeln!(
+                    body,
+                    "{i}// SAFETY: the caller contract in this function's `# Safety` section."
+                );
+                let _ = writeln!(
+                    body,
+                    "{i}let {e} = unsafe {{ Out::{ctor}({e}, \"{e}\") }}?;"
+                );
+            }
             safety.push(format!(
                 "`{name}` must point to `capacity` writable bytes (or `capacity` must be 0); \
                  `out_len` must be NULL or point to a writable `size_t`."
@@ -465,10 +480,23 @@ fn emit_fn(s: &mut String, op: &Op) -> Result<(), String> {
             let _ = writeln!(body, "{i}if let Some(v) = v {{ {} }}", sets.join(" "));
             let _ = writeln!(body, "{i}r?;");
         }
-        COut::Str { name } => {
+        COut::Str { name, extra } => {
+            let _ = writeln!(body, "{i}let text = {call};");
+            match extra {
+                Some((e, _, true)) => {
+                    let _ = writeln!(
+                        body,
+                        "{i}if let Some(o) = &{e} {{ o.set(CArrayExtra::extra(&text)) }}"
+                    );
+                }
+                Some((e, _, false)) => {
+                    let _ = writeln!(body, "{i}{e}.set(CArrayExtra::extra(&text));");
+                }
+                None => {}
+            }
             let _ = writeln!(
                 body,
-                "{i}crate::ffi::convert::fill_string({call}, &{name}, out_len.as_ref())?;"
+                "{i}crate::ffi::convert::fill_string(text, &{name}, out_len.as_ref())?;"
             );
         }
         COut::Array { name, extra, .. } => {

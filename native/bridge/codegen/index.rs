@@ -8,14 +8,15 @@ pub const AREAS: &[(&str, &[&str])] = &[
         "Errors and the library",
         &["last_error", "result", "version", "handle", "features"],
     ),
+    ("Results later (TickreelPending)", &["pending"]),
     ("Tick batches (TickreelBatch)", &["batch"]),
     (
-        "Live recording (TickreelEngine, TickreelRecorder, TickreelFinishHandle)",
-        &["engine", "recorder", "finish"],
+        "Live recording (TickreelEngine, TickreelRecorder)",
+        &["engine", "recorder"],
     ),
     (
-        "Ghosts (TickreelGhost, TickreelGhostLoad, TickreelGhostCursor, TickreelLiveDelta, \
-         TickreelGhostSet, TickreelGoldSplits)",
+        "Ghosts (TickreelGhost, TickreelGhostCursor, TickreelLiveDelta, TickreelGhostSet, \
+         TickreelGoldSplits)",
         &["ghost", "live_delta", "gold_splits"],
     ),
     ("Playback (TickreelPlayhead)", &["playhead"]),
@@ -26,11 +27,11 @@ pub const AREAS: &[(&str, &[&str])] = &[
     ("Writing recordings (TickreelReelWriter)", &["reel"]),
     ("Compression dictionaries", &["dictionary"]),
     (
-        "Object storage (TickreelObjectOptions, TickreelPendingUpload, TickreelLiveShipper; Cargo feature \"object\")",
-        &["object", "pending_upload", "live_shipper"],
+        "Object storage (TickreelObjectOptions, TickreelLiveShipper; Cargo feature \"object\")",
+        &["object", "live_shipper"],
     ),
     (
-        "Catalog (TickreelCatalog, TickreelCatalogCall; Cargo feature \"catalog\")",
+        "Catalog (TickreelCatalog; Cargo feature \"catalog\")",
         &["catalog"],
     ),
 ];

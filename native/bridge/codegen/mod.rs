@@ -71,8 +71,11 @@ pub enum COut {
     Values(Vec<(String, String)>),
     /// `(name: *mut c_char, capacity: usize, out_len: *mut usize)`: a NUL-terminated string;
     /// capacity 0 only reports the length, `out_len` may be NULL (`CStringResult`).
+    /// With `extra`, one more out-pointer after them: `(name, C type, optional)`, written even
+    /// when the string does not fit (`CArrayExtra`).
     Str {
         name: String,
+        extra: Option<(String, String, bool)>,
     },
     /// `(name: *mut item, capacity: usize, out_count: *mut usize)`.
     /// With `extra`, one more out-pointer after them: `(name, C type, optional)`, written even
@@ -290,8 +293,16 @@ fn read_op(module: &str, f: &syn::ItemFn) -> Result<Option<Op>, String> {
     if op.c.is_some() {
         op.c_out = match (&op.ret, out, array) {
             (None, None, None) => COut::None,
-            (Some(_), None, None) if string.is_some() => COut::Str {
+            (Some(_), extra, None) if string.is_some() => COut::Str {
                 name: string.unwrap(),
+                extra: match extra {
+                    None => None,
+                    Some(e) => Some((
+                        e,
+                        out_ty.ok_or_else(|| format!("{}: give c_out_type", op.name))?,
+                        optional,
+                    )),
+                },
             },
             (Some(_), Some(names), None) if names.contains(',') => {
                 let types = out_ty.ok_or_else(|| format!("{names}: give c_out_type"))?;

@@ -13,7 +13,8 @@ use std::sync::Arc;
 use super::args::{self, Out, OutArray};
 use super::handle::{self, COpaque};
 use super::result::{FfiError, FfiResult};
-use crate::api::{Id, New, Polled, Released, StringPairs};
+use crate::api::pending::Ended;
+use crate::api::{Id, New, Released, StringPairs};
 
 /// A parameter type C passes by value: checked without trusting any pointer (a handle is a
 /// token, never dereferenced).
@@ -298,10 +299,9 @@ impl<T: COpaque> CValue for Released<T> {
     }
 }
 
-/// A result type: its C form, written through the out-pointer.
-/// C learns whether a background job (a finish, an upload) has ended, and its failure as the
-/// call's result (the out-pointer still says it ended).
-impl<T> CResult for Polled<T> {
+/// Whether a pending's work has ended, and its failure as the call's result (the out-pointer
+/// still says it ended).
+impl CResult for Ended {
     type C = bool;
     fn into_c(self) -> FfiResult<bool> {
         match self.split() {
@@ -318,6 +318,7 @@ impl<T> CResult for Polled<T> {
     }
 }
 
+/// A result type: its C form, written through the out-pointer.
 pub(crate) trait CResult {
     type C;
     fn into_c(self) -> FfiResult<Self::C>;

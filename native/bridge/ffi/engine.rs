@@ -1,8 +1,8 @@
 //! The engine: the recording runtime (background writer and compaction threads, shared by every
 //! recording of a server) behind `TickreelEngine`, its options and counters, and the calls on it.
 //! A recording's options are a builder (`crate::api::recorder_options`), its calls in [`recorder`] (`submit_tick` on
-//! the server thread: a copy and a queue push), and the handles `tickreel_recorder_finish` returns
-//! in [`finish`]. Shadow play (a stream kept in memory, reported into a file) is in
+//! the server thread: a copy and a queue push), and the tests of `tickreel_recorder_finish`
+//! in `finish`. Shadow play (a stream kept in memory, reported into a file) is in
 //! [`shadow_options`] and [`shadow`].
 
 use super::convert::CResult;
@@ -18,7 +18,7 @@ pub use super::generated::engine::*;
 // in the order of `include/tickreel.h` (one per group, so that rustfmt does not sort them).
 pub mod recorder;
 
-pub mod finish;
+mod finish;
 
 pub mod shadow_options;
 
@@ -181,7 +181,10 @@ mod tests {
             TickreelResult::InvalidHandle
         );
         assert_eq!(tickreel_recorder_free(std::ptr::null_mut()), OK);
-        assert_eq!(tickreel_finish_handle_free(std::ptr::null_mut()), OK);
+        assert_eq!(
+            crate::ffi::generated::pending::tickreel_pending_free(std::ptr::null_mut()),
+            OK
+        );
         assert_eq!(tickreel_engine_free(e), OK);
         // SAFETY: valid string and out-pointer; the engine handle is stale.
         let res =

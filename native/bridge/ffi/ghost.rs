@@ -1,5 +1,5 @@
 //! Ghost racing: one entity's run loaded from a recording (a ghost track, `TickreelGhost`), its
-//! info and its splits. Loads on a background thread are in [`load`], the cursors that sample a
+//! info and its splits (loads on a background thread are pendings, `crate::ffi::pending`), the cursors that sample a
 //! ghost at any fractional tick in [`cursor`], the live time delta of a live player against it in
 //! [`delta`].
 
@@ -15,8 +15,6 @@ use tickreel::ghost::{GhostRange, RunEnd, RunStart};
 
 // cbindgen emits a module's declarations after its parent's, submodules in `mod` order: these are
 // in the order of `include/tickreel.h` (one per group, so that rustfmt does not sort them).
-pub mod load;
-
 pub mod cursor;
 
 pub mod delta;
@@ -26,7 +24,7 @@ pub mod set;
 pub mod gold;
 
 /// A ghost track: one entity's run, decoded once into compact arrays. Opaque: create with
-/// `tickreel_ghost_load` (or `_load_from_reader`, or `tickreel_ghost_load_take`), release with
+/// `tickreel_ghost_load` (or `_load_from_reader`, or `tickreel_pending_take_ghost`), release with
 /// `tickreel_ghost_free`. Cursors and deltas made from it keep the data alive on their own.
 pub struct TickreelGhost {
     _private: [u8; 0],
@@ -164,10 +162,14 @@ impl CArrayResult for Splits {
     }
 }
 
+/// The tests' recording, for the tests of ghost loads (`crate::ffi::pending`).
+#[cfg(test)]
+pub(crate) use tests::record;
+
 #[cfg(test)]
 mod tests {
-    //! Also the fixture of the tests of [`load`](super::load), [`cursor`](super::cursor) and
-    //! [`delta`](super::delta).
+    //! Also the fixture of the tests of [`cursor`](super::cursor), [`delta`](super::delta) and
+    //! of ghost loads (`crate::ffi::pending`).
 
     use super::*;
     use crate::ffi::batch::*;
@@ -180,7 +182,7 @@ mod tests {
 
     /// Entity 1 runs along x for 60 ticks from tick 100, crossing checkpoints 0, 1, 2 at +0,
     /// +20, +59; entity 2 stands still.
-    pub(super) fn record(dir: &std::path::Path) -> CString {
+    pub(crate) fn record(dir: &std::path::Path) -> CString {
         let path = CString::new(dir.join("g.reel").to_str().unwrap()).unwrap();
         let mut w = std::ptr::null_mut();
         // SAFETY: valid string and out-pointer; NULL options.

@@ -74,25 +74,20 @@ opaque! {
     crate::api::batch::Batch => super::TickreelBatch,
     #[cfg(feature = "catalog")]
     crate::api::catalog::Catalog => super::TickreelCatalog,
-    #[cfg(feature = "catalog")]
-    crate::api::catalog::CatalogCall => super::TickreelCatalogCall,
     crate::api::engine::Engine => super::TickreelEngine,
     crate::api::engine::Recorder => super::TickreelRecorder,
-    crate::api::engine::FinishHandle => super::TickreelFinishHandle,
     crate::api::engine_options::EngineOptions => super::TickreelEngineOptions,
     crate::api::events::Events => super::TickreelEvents,
     crate::api::ghost::Ghost => super::TickreelGhost,
     crate::api::ghost::GhostCursor => super::TickreelGhostCursor,
     crate::api::ghost::LiveDelta => super::TickreelLiveDelta,
-    crate::api::ghost::GhostLoad => super::TickreelGhostLoad,
     crate::api::ghost::GhostSet => super::TickreelGhostSet,
     crate::api::ghost::GoldSplits => super::TickreelGoldSplits,
     #[cfg(feature = "object")]
     crate::api::object::ObjectOptions => super::TickreelObjectOptions,
     #[cfg(feature = "object")]
-    crate::api::object::PendingUpload => super::TickreelPendingUpload,
-    #[cfg(feature = "object")]
     crate::api::object_live::LiveShipper => super::TickreelLiveShipper,
+    crate::api::pending::Pending => super::TickreelPending,
     crate::api::playhead::Playhead => super::TickreelPlayhead,
     crate::api::reader::Reader => super::TickreelReader,
     crate::api::recorder_options::RecorderOptions => super::TickreelRecorderOptions,
@@ -124,8 +119,8 @@ const TAG_NAMES: &[(u8, &str)] = &[
         crate::api::engine::Recorder::NAME,
     ),
     (
-        crate::api::engine::FinishHandle::TAG,
-        crate::api::engine::FinishHandle::NAME,
+        crate::api::pending::Pending::TAG,
+        crate::api::pending::Pending::NAME,
     ),
     (
         crate::api::ghost::Ghost::TAG,
@@ -138,10 +133,6 @@ const TAG_NAMES: &[(u8, &str)] = &[
     (
         crate::api::ghost::LiveDelta::TAG,
         crate::api::ghost::LiveDelta::NAME,
-    ),
-    (
-        crate::api::ghost::GhostLoad::TAG,
-        crate::api::ghost::GhostLoad::NAME,
     ),
     (
         crate::api::ghost::GhostSet::TAG,
@@ -174,11 +165,6 @@ const TAG_NAMES: &[(u8, &str)] = &[
     ),
     #[cfg(feature = "object")]
     (
-        crate::api::object::PendingUpload::TAG,
-        crate::api::object::PendingUpload::NAME,
-    ),
-    #[cfg(feature = "object")]
-    (
         crate::api::object_live::LiveShipper::TAG,
         crate::api::object_live::LiveShipper::NAME,
     ),
@@ -186,11 +172,6 @@ const TAG_NAMES: &[(u8, &str)] = &[
     (
         crate::api::catalog::Catalog::TAG,
         crate::api::catalog::Catalog::NAME,
-    ),
-    #[cfg(feature = "catalog")]
-    (
-        crate::api::catalog::CatalogCall::TAG,
-        crate::api::catalog::CatalogCall::NAME,
     ),
 ];
 

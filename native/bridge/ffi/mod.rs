@@ -20,6 +20,7 @@ pub mod handle;
 #[cfg(feature = "object")]
 pub mod object;
 pub mod options;
+pub mod pending;
 pub mod playhead;
 pub mod reader;
 pub mod result;
@@ -30,8 +31,7 @@ pub mod writer;
 
 pub use batch::TickreelBatch;
 #[cfg(feature = "catalog")]
-pub use catalog::{TickreelCatalog, TickreelCatalogCall};
-pub use engine::finish::TickreelFinishHandle;
+pub use catalog::TickreelCatalog;
 pub use engine::recorder::{TickreelRecorder, TickreelRecorderStats};
 pub use engine::shadow::{TickreelShadowBuffer, TickreelShadowStats};
 pub use engine::shadow_options::{TickreelReportOptions, TickreelShadowOptions};
@@ -39,14 +39,12 @@ pub use engine::{TickreelEngine, TickreelEngineOptions, TickreelEngineStats};
 pub use ghost::cursor::{TickreelGhostCursor, TickreelGhostSample};
 pub use ghost::delta::TickreelLiveDelta;
 pub use ghost::gold::{TickreelGoldSplit, TickreelGoldSplits};
-pub use ghost::load::TickreelGhostLoad;
 pub use ghost::set::TickreelGhostSet;
 pub use ghost::{TickreelGhost, TickreelGhostInfo, TickreelGhostRange, TickreelSplit};
 #[cfg(feature = "object")]
-pub use object::{
-    TickreelLiveShipper, TickreelObjectOptions, TickreelPendingUpload, TickreelShipStats,
-};
+pub use object::{TickreelLiveShipper, TickreelObjectOptions, TickreelShipStats};
 pub use options::TickreelRecorderOptions;
+pub use pending::TickreelPending;
 pub use playhead::{TickreelPlayhead, TickreelRebuild, TickreelUpdate};
 pub use reader::{TickreelEntityState, TickreelReader, TickreelVerifyReport};
 pub use result::TickreelResult;

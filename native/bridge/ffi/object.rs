@@ -1,19 +1,11 @@
 //! Object storage (`crate::api::object` and `crate::api::object_live`, whose entry points are
-//! generated): the C types of the options that reach a store, of a pending upload (a poll crosses
-//! as every `crate::api::Polled`, see `crate::ffi::convert`) and of a live shipper and its
-//! counters.
+//! generated): the C types of the options that reach a store, of an uploaded object (a pending's
+//! take) and of a live shipper and its counters.
 
 /// How to reach an object store: endpoint, region, credentials, timeouts, retries. Opaque:
 /// create with `tickreel_object_options_new` (reads the `AWS_*` variables), change with
 /// `tickreel_object_options_set_*`, release with `tickreel_object_options_free`.
 pub struct TickreelObjectOptions {
-    _private: [u8; 0],
-}
-
-/// A recording's finish followed by its upload, running in the background. Opaque: created by
-/// `tickreel_recorder_finish_upload`, polled with `tickreel_pending_upload_poll`, released with
-/// `tickreel_pending_upload_free`.
-pub struct TickreelPendingUpload {
     _private: [u8; 0],
 }
 
@@ -59,5 +51,21 @@ impl crate::ffi::convert::CResult for tickreel_object::live::ShipStats {
             last_tick: self.last_tick.unwrap_or(0),
             has_last_tick: self.last_tick.is_some(),
         })
+    }
+}
+
+/// An uploaded object as C receives it (`c_out_string` with an extra out-pointer): its URL, and
+/// its size in bytes through `*out_bytes`.
+impl crate::ffi::convert::CResult for crate::api::object::UploadedObject {
+    type C = Vec<u8>;
+    fn into_c(self) -> crate::ffi::result::FfiResult<Vec<u8>> {
+        Ok(self.url.into_bytes())
+    }
+}
+
+impl crate::ffi::convert::CArrayExtra for crate::api::object::UploadedObject {
+    type C = u64;
+    fn extra(&self) -> u64 {
+        self.bytes
     }
 }

@@ -19,7 +19,8 @@ use jni::sys::{
 };
 
 use super::{Fallback, Res, bad_arg, handles};
-use crate::api::{AnyHandle, Id, New, Polled, Released, StringPairs};
+use crate::api::pending::Ended;
+use crate::api::{AnyHandle, Id, New, Released, StringPairs};
 use crate::shared::handle::HandleType;
 
 /// A parameter type of a Java `native` method.
@@ -37,37 +38,27 @@ pub(crate) trait JniArg {
     fn store(env: &mut JNIEnv<'_>, j: Self::Jni, name: &'static str) -> Res<Self::Stored>;
 }
 
-/// A result type of a Java `native` method.
-/// A background job's value as Java text (a finish's path, an upload's URL).
-pub(crate) trait JavaText {
-    fn java_text(self) -> String;
-}
-
-impl JavaText for String {
-    fn java_text(self) -> String {
-        self
+/// Whether a pending's work has ended: a `boolean` (the take throws the work's failure).
+impl JniResult for Ended {
+    type Jni = jboolean;
+    const SIG: &'static str = "Z";
+    const JAVA: &'static str = "boolean";
+    fn into_jni(self, _: &mut JNIEnv<'_>) -> Res<jboolean> {
+        Ok(u8::from(self.0.is_some()))
     }
 }
 
-impl JavaText for PathBuf {
-    fn java_text(self) -> String {
-        self.to_string_lossy().into_owned()
-    }
-}
-
-/// The job's value as text, `null` while running; the failure is thrown.
-impl<T: JavaText> JniResult for Polled<T> {
+/// A path (a finish's file): a `String`.
+impl JniResult for PathBuf {
     type Jni = jobject;
     const SIG: &'static str = "Ljava/lang/String;";
     const JAVA: &'static str = "String";
     fn into_jni(self, env: &mut JNIEnv<'_>) -> Res<jobject> {
-        match self.0 {
-            None => Ok(std::ptr::null_mut()),
-            Some(r) => Ok(env.new_string(r?.java_text())?.into_raw()),
-        }
+        Ok(env.new_string(self.to_string_lossy())?.into_raw())
     }
 }
 
+/// A result type of a Java `native` method.
 pub(crate) trait JniResult {
     type Jni: Fallback;
     const SIG: &'static str;

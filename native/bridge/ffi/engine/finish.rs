@@ -1,16 +1,5 @@
-//! Finish handles: the completion of a finished recording's compaction into its final `.reel`
-//! file (`TickreelFinishHandle`, returned by `tickreel_recorder_finish`), polled, waited on and freed.
-
-//!
-//! The operations are `crate::api::engine`; here is the C type (a poll crosses as every
-//! `crate::api::Polled`, see `crate::ffi::convert`).
-
-/// The completion of a finished recording's compaction into its final `.reel` file, or of a
-/// shadow report's file. Opaque: returned by `tickreel_recorder_finish` and
-/// `tickreel_shadow_buffer_report`, released with `tickreel_finish_handle_free`.
-pub struct TickreelFinishHandle {
-    _private: [u8; 0],
-}
+//! Tests of a recording's finish through C: the pending `tickreel_recorder_finish` returns
+//! (`crate::ffi::pending`), and a playhead following a recording while it is written.
 
 #[cfg(test)]
 mod tests {
@@ -18,6 +7,7 @@ mod tests {
     use crate::ffi::engine::recorder::*;
     use crate::ffi::engine::tests::{engine, recorder_options, start, stats};
     use crate::ffi::engine::*;
+    use crate::ffi::generated::pending::*;
     use crate::ffi::generated::playhead::*;
     use crate::ffi::generated::reader::*;
     use crate::ffi::generated::recorder_options::*;
@@ -33,24 +23,24 @@ mod tests {
         let mut f = std::ptr::null_mut();
         // SAFETY: `f` is writable.
         assert_eq!(unsafe { tickreel_recorder_finish(r, &mut f) }, OK);
+        let mut done = false;
+        // SAFETY: `done` is writable.
+        assert_eq!(unsafe { tickreel_pending_wait(f, -1, &mut done) }, OK);
+        assert!(done);
         let mut buf = [0 as c_char; 512];
         let mut len = 0;
         // SAFETY: `buf` has 512 writable bytes, `len` is writable.
         assert_eq!(
-            unsafe { tickreel_finish_handle_wait(f, buf.as_mut_ptr(), buf.len(), &mut len) },
+            unsafe { tickreel_pending_take_path(f, buf.as_mut_ptr(), buf.len(), &mut len) },
             OK
         );
-        let mut done = false;
-        // SAFETY: `done` is writable.
-        assert_eq!(unsafe { tickreel_finish_handle_poll(f, &mut done) }, OK);
-        assert!(done);
         let mut tiny = [0 as c_char; 4];
         let mut len2 = 0;
         // SAFETY: `tiny` has 4 writable bytes.
-        let got = unsafe { tickreel_finish_handle_wait(f, tiny.as_mut_ptr(), 4, &mut len2) };
+        let got = unsafe { tickreel_pending_take_path(f, tiny.as_mut_ptr(), 4, &mut len2) };
         assert_eq!((got, len2), (TickreelResult::BufferTooSmall, len));
-        assert_eq!(tickreel_finish_handle_free(f), OK);
-        // SAFETY: NUL-terminated by tickreel_finish_handle_wait.
+        assert_eq!(tickreel_pending_free(f), OK);
+        // SAFETY: NUL-terminated by tickreel_pending_take_path.
         let s = unsafe { std::ffi::CStr::from_ptr(buf.as_ptr()) };
         assert_eq!(s.to_bytes().len(), len);
         s.to_str().unwrap().to_owned()

@@ -1,6 +1,6 @@
 //! Shadow play: a stream kept in memory (`TickreelShadowBuffer`), started by `tickreel_shadow_buffer_start`
 //! together with the recorder that feeds it, reported into `.reel` files by
-//! `tickreel_shadow_buffer_report` (whose completion is a `TickreelFinishHandle`, as a recorder's finish), its
+//! `tickreel_shadow_buffer_report` (whose completion is a `TickreelPending`, as a recorder's finish), its
 //! counters and its release. Every behaviour is the core's [`ShadowBuffer`].
 
 use super::recorder::TickreelRecorder;
@@ -99,12 +99,13 @@ impl CResult for ShadowStats {
 mod tests {
     use super::*;
     use crate::ffi::batch::*;
-    use crate::ffi::engine::finish::TickreelFinishHandle;
     use crate::ffi::engine::shadow_options::*;
     use crate::ffi::engine::tests::{engine, recorder_options};
     use crate::ffi::engine::*;
+    use crate::ffi::generated::pending::*;
     use crate::ffi::generated::reader::*;
     use crate::ffi::generated::shadow::*;
+    use crate::ffi::pending::TickreelPending;
     use crate::ffi::result::TickreelResult;
     use crate::ffi::world::{TICKREEL_CHANNEL_PRIVATE, TICKREEL_CHANNEL_PUBLIC};
     use std::ffi::{CStr, CString};
@@ -176,7 +177,7 @@ mod tests {
         path: &CStr,
         o: &TickreelReportOptions,
         meta: &[(&CStr, &CStr)],
-    ) -> (TickreelResult, *mut TickreelFinishHandle) {
+    ) -> (TickreelResult, *mut TickreelPending) {
         let keys: Vec<_> = meta.iter().map(|(k, _)| k.as_ptr()).collect();
         let values: Vec<_> = meta.iter().map(|(_, v)| v.as_ptr()).collect();
         let mut f = std::ptr::null_mut();
@@ -196,12 +197,12 @@ mod tests {
         (res, f)
     }
 
-    fn wait(f: *mut TickreelFinishHandle) -> TickreelResult {
-        // SAFETY: capacity 0 writes nothing.
-        let res = unsafe {
-            tickreel_finish_handle_wait(f, std::ptr::null_mut(), 0, std::ptr::null_mut())
-        };
-        assert_eq!(tickreel_finish_handle_free(f), OK);
+    fn wait(f: *mut TickreelPending) -> TickreelResult {
+        let mut done = false;
+        // SAFETY: `done` is writable.
+        let res = unsafe { tickreel_pending_wait(f, -1, &mut done) };
+        assert!(done);
+        assert_eq!(tickreel_pending_free(f), OK);
         res
     }
 

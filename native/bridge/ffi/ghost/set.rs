@@ -4,7 +4,7 @@
 //! The operations are `crate::api::ghost`; here is their C type.
 
 /// Several ghosts sampled together. Opaque: create with `tickreel_ghost_set_new` (or
-/// `tickreel_catalog_call_ghost_set`), release with `tickreel_ghost_set_free`.
+/// `tickreel_pending_take_ghost_set`), release with `tickreel_ghost_set_free`.
 pub struct TickreelGhostSet {
     _private: [u8; 0],
 }

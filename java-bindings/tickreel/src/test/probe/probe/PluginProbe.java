@@ -169,8 +169,8 @@ public final class PluginProbe implements Function<String, String> {
             // The catalog: the live run registered and ranked, off this thread.
             try (Catalog catalog = Catalog.open("sqlite:" + dir.resolve("runs.db"))) {
                 catalog.register(live, "course", new UUID(7, 1), "player1", 1, GhostRange.all())
-                        .get(30, TimeUnit.SECONDS);
-                List<Placed> top = catalog.top("course", 10).get(30, TimeUnit.SECONDS);
+                        .await(Duration.ofSeconds(30)).orElseThrow();
+                List<Placed> top = catalog.top("course", 10).await(Duration.ofSeconds(30)).orElseThrow();
                 seen += " top=" + top.size() + "/" + top.get(0).run().playerName();
             }
             // Playback, which decodes ahead on the library's prefetch threads.

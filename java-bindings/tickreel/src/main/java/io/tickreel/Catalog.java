@@ -10,43 +10,30 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.UUID;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.LockSupport;
-import java.util.function.LongFunction;
+import java.util.function.Function;
 
 /**
  * A catalog of runs, their recordings and their ghosts, in SQLite ({@code sqlite:PATH}, a file
  * created if missing) or PostgreSQL ({@code postgres://user@host/db}). Every call that touches the
  * database runs on the catalog's own native worker thread, never on the caller's: it returns a
- * {@link CompletableFuture} at once (completed by the catalog's completer thread), which a plugin
- * chains on; {@code join()} is the blocking variant when the caller wants one. Failures complete
- * the future exceptionally with a {@link TickreelException} (or {@link IllegalArgumentException}).
+ * {@link Pending} at once, the library's one "result later" type, which the server thread polls
+ * every tick ({@link Pending#poll()}, never blocking), a worker thread awaits, or a plugin chains on
+ * ({@link Pending#future()}). Failures are the pending's: a {@link TickreelException} (or {@link
+ * IllegalArgumentException}) thrown by its poll and waits, or completing its future exceptionally.
  * <pre>{@code
  * try (Catalog c = Catalog.open("sqlite:" + dir.resolve("runs.db"))) {
- *     c.register(finishedFile, "course-7", uuid, "Alice", entity, GhostRange.all())
- *         .thenCompose(run -> c.top("course-7", 10))
+ *     c.register(finishedFile, "course-7", uuid, "Alice", entity, GhostRange.all()).future()
+ *         .thenCompose(run -> c.top("course-7", 10).future())
  *         .thenAccept(top -> top.forEach(p -> System.out.println(p.rank() + " " + p.run().seconds())));
  * }
  * }</pre>
- * Closing runs the calls already queued, then stops both threads; futures still open then
- * complete.
+ * Closing runs the calls already queued (their pendings complete), then stops the worker.
  */
 public final class Catalog implements AutoCloseable {
     private final NativeHandle handle;
-    private final LinkedBlockingQueue<Call<?>> incoming = new LinkedBlockingQueue<>();
-    private final Thread completer;
-    private volatile boolean closing;
-
-    /** A native call and how to finish its future. */
-    private record Call<T>(long handle, CompletableFuture<T> future, LongFunction<T> result) {}
 
     private Catalog(long h) {
         this.handle = new NativeHandle(this, h, "Catalog");
-        this.completer = new Thread(this::complete, "tickreel-catalog-completer");
-        completer.setDaemon(true);
-        completer.start();
     }
 
     /**
@@ -66,47 +53,47 @@ public final class Catalog implements AutoCloseable {
     /**
      * Registers one run of the finished recording {@code file} (after its {@link Recorder#finish()}
      * completed): the player's {@code entity} over {@code range}, with splits from its
-     * checkpoints. Completes with the registered run.
+     * checkpoints. Its result is the registered run.
      *
-     * @throws IllegalStateException if this catalog is closed (a failure of the query itself completes the future exceptionally with a {@link TickreelException})
+     * @throws IllegalStateException if this catalog is closed (a failure of the query itself is the pending's: its poll and waits throw a {@link TickreelException})
      */
-    public CompletableFuture<Run> register(Path file, String course, UUID player, String playerName, int entity, GhostRange range) {
+    public Pending<Run> register(Path file, String course, UUID player, String playerName, int entity, GhostRange range) {
         Objects.requireNonNull(file, "file");
         Objects.requireNonNull(course, "course");
         Objects.requireNonNull(playerName, "playerName");
         Objects.requireNonNull(range, "range");
-        return submit(NativeBridge.catalogRegister(handle.get(), file.toString(), course, uuid(player), playerName, entity, range.toNative()),
-            c -> runs(NativeBridge.catalogCallRows(c)).get(0).run());
+        return call(NativeBridge.catalogRegister(handle.get(), file.toString(), course, uuid(player), playerName, entity, range.toNative()),
+            b -> runs(b).get(0).run());
     }
 
     /**
      * The best {@code n} players of {@code course} (each player's best valid run), fastest first.
      *
-     * @throws IllegalStateException if this catalog is closed (a failure of the query itself completes the future exceptionally with a {@link TickreelException})
+     * @throws IllegalStateException if this catalog is closed (a failure of the query itself is the pending's: its poll and waits throw a {@link TickreelException})
      */
-    public CompletableFuture<List<Placed>> top(String course, int n) {
+    public Pending<List<Placed>> top(String course, int n) {
         Objects.requireNonNull(course, "course");
-        return submit(NativeBridge.catalogTop(handle.get(), course, n), c -> runs(NativeBridge.catalogCallRows(c)));
+        return call(NativeBridge.catalogTop(handle.get(), course, n), b -> runs(b));
     }
 
     /**
      * {@code player}'s best run of {@code course} and its rank; empty if they have none.
      *
-     * @throws IllegalStateException if this catalog is closed (a failure of the query itself completes the future exceptionally with a {@link TickreelException})
+     * @throws IllegalStateException if this catalog is closed (a failure of the query itself is the pending's: its poll and waits throw a {@link TickreelException})
      */
-    public CompletableFuture<Optional<Placed>> personalBest(String course, UUID player) {
+    public Pending<Optional<Placed>> personalBest(String course, UUID player) {
         Objects.requireNonNull(course, "course");
-        return submit(NativeBridge.catalogPersonalBest(handle.get(), course, uuid(player)),
-            c -> runs(NativeBridge.catalogCallRows(c)).stream().findFirst());
+        return call(NativeBridge.catalogPersonalBest(handle.get(), course, uuid(player)),
+            b -> runs(b).stream().findFirst());
     }
 
     /**
      * The best {@code n} players of {@code course} on the game server {@code server} (each player's
      * best valid run recorded there), or of the whole network when {@code server} is null.
      *
-     * @throws IllegalStateException if this catalog is closed (a failure of the query itself completes the future exceptionally with a {@link TickreelException})
+     * @throws IllegalStateException if this catalog is closed (a failure of the query itself is the pending's: its poll and waits throw a {@link TickreelException})
      */
-    public CompletableFuture<List<Placed>> topOn(String server, String course, int n) {
+    public Pending<List<Placed>> topOn(String server, String course, int n) {
         return topOn(server, null, course, n);
     }
 
@@ -115,12 +102,12 @@ public final class Catalog implements AutoCloseable {
      * whole network when null), counting only the runs recorded on the map version {@code
      * version} (any version when null).
      *
-     * @throws IllegalStateException if this catalog is closed (a failure of the query itself completes the future exceptionally with a {@link TickreelException})
+     * @throws IllegalStateException if this catalog is closed (a failure of the query itself is the pending's: its poll and waits throw a {@link TickreelException})
      */
-    public CompletableFuture<List<Placed>> topOn(String server, MapVersion version, String course, int n) {
+    public Pending<List<Placed>> topOn(String server, MapVersion version, String course, int n) {
         Objects.requireNonNull(course, "course");
-        return submit(NativeBridge.catalogTopOn(handle.get(), server, world(version), version(version), course, n),
-            c -> runs(NativeBridge.catalogCallRows(c)));
+        return call(NativeBridge.catalogTopOn(handle.get(), server, world(version), version(version), course, n),
+            b -> runs(b));
     }
 
     /**
@@ -128,21 +115,21 @@ public final class Catalog implements AutoCloseable {
      * #topOn(String, MapVersion, String, int)}); empty when the board has fewer players.
      *
      * @throws IllegalArgumentException if {@code rank} is below 1
-     * @throws IllegalStateException if this catalog is closed (a failure of the query itself completes the future exceptionally with a {@link TickreelException})
+     * @throws IllegalStateException if this catalog is closed (a failure of the query itself is the pending's: its poll and waits throw a {@link TickreelException})
      */
-    public CompletableFuture<Optional<Placed>> atRankOn(String server, MapVersion version, String course, int rank) {
+    public Pending<Optional<Placed>> atRankOn(String server, MapVersion version, String course, int rank) {
         Objects.requireNonNull(course, "course");
-        return submit(NativeBridge.catalogAtRankOn(handle.get(), server, world(version), version(version), course, rank),
-            c -> runs(NativeBridge.catalogCallRows(c)).stream().findFirst());
+        return call(NativeBridge.catalogAtRankOn(handle.get(), server, world(version), version(version), course, rank),
+            b -> runs(b).stream().findFirst());
     }
 
     /**
      * {@code player}'s best run of {@code course} on the game server {@code server} and its rank
      * there (the network's board when {@code server} is null); empty if they have none.
      *
-     * @throws IllegalStateException if this catalog is closed (a failure of the query itself completes the future exceptionally with a {@link TickreelException})
+     * @throws IllegalStateException if this catalog is closed (a failure of the query itself is the pending's: its poll and waits throw a {@link TickreelException})
      */
-    public CompletableFuture<Optional<Placed>> personalBestOn(String server, String course, UUID player) {
+    public Pending<Optional<Placed>> personalBestOn(String server, String course, UUID player) {
         return personalBestOn(server, null, course, player);
     }
 
@@ -150,23 +137,23 @@ public final class Catalog implements AutoCloseable {
      * {@code player}'s best run of {@code course} on a board (see {@link #topOn(String, MapVersion,
      * String, int)}) and its rank there; empty if they have none.
      *
-     * @throws IllegalStateException if this catalog is closed (a failure of the query itself completes the future exceptionally with a {@link TickreelException})
+     * @throws IllegalStateException if this catalog is closed (a failure of the query itself is the pending's: its poll and waits throw a {@link TickreelException})
      */
-    public CompletableFuture<Optional<Placed>> personalBestOn(String server, MapVersion version, String course, UUID player) {
+    public Pending<Optional<Placed>> personalBestOn(String server, MapVersion version, String course, UUID player) {
         Objects.requireNonNull(course, "course");
-        return submit(NativeBridge.catalogPersonalBestOn(handle.get(), server, world(version), version(version), course,
-            uuid(player)), c -> runs(NativeBridge.catalogCallRows(c)).stream().findFirst());
+        return call(NativeBridge.catalogPersonalBestOn(handle.get(), server, world(version), version(version), course,
+            uuid(player)), b -> runs(b).stream().findFirst());
     }
 
     /**
      * The reports of {@code player} (the reported player), newest first: filed on the game server
      * {@code server}, or on any server of the network when {@code server} is null.
      *
-     * @throws IllegalStateException if this catalog is closed (a failure of the query itself completes the future exceptionally with a {@link TickreelException})
+     * @throws IllegalStateException if this catalog is closed (a failure of the query itself is the pending's: its poll and waits throw a {@link TickreelException})
      */
-    public CompletableFuture<List<Report>> reportsOf(UUID player, String server) {
-        return submit(NativeBridge.catalogReportsOf(handle.get(), uuid(player), server),
-            c -> reports(NativeBridge.catalogCallRows(c)));
+    public Pending<List<Report>> reportsOf(UUID player, String server) {
+        return call(NativeBridge.catalogReportsOf(handle.get(), uuid(player), server),
+            b -> reports(b));
     }
 
     /**
@@ -196,77 +183,75 @@ public final class Catalog implements AutoCloseable {
     /**
      * The places from {@code rank - k} to {@code rank + k} of {@code course}.
      *
-     * @throws IllegalStateException if this catalog is closed (a failure of the query itself completes the future exceptionally with a {@link TickreelException})
+     * @throws IllegalStateException if this catalog is closed (a failure of the query itself is the pending's: its poll and waits throw a {@link TickreelException})
      */
-    public CompletableFuture<List<Placed>> around(String course, int rank, int k) {
+    public Pending<List<Placed>> around(String course, int rank, int k) {
         Objects.requireNonNull(course, "course");
-        return submit(NativeBridge.catalogAround(handle.get(), course, rank, k), c -> runs(NativeBridge.catalogCallRows(c)));
+        return call(NativeBridge.catalogAround(handle.get(), course, rank, k), b -> runs(b));
     }
 
     /**
      * {@code player}'s {@code n} most recent runs of {@code course} (null: of every course), newest first.
      *
-     * @throws IllegalStateException if this catalog is closed (a failure of the query itself completes the future exceptionally with a {@link TickreelException})
+     * @throws IllegalStateException if this catalog is closed (a failure of the query itself is the pending's: its poll and waits throw a {@link TickreelException})
      */
-    public CompletableFuture<List<Run>> recent(UUID player, String course, int n) {
-        return submit(NativeBridge.catalogRecent(handle.get(), uuid(player), course, n),
-            c -> runs(NativeBridge.catalogCallRows(c)).stream().map(Placed::run).toList());
+    public Pending<List<Run>> recent(UUID player, String course, int n) {
+        return call(NativeBridge.catalogRecent(handle.get(), uuid(player), course, n),
+            b -> runs(b).stream().map(Placed::run).toList());
     }
 
     /**
      * The sum of best segments of {@code course}: of {@code player}'s runs, or of the board when null.
      *
-     * @throws IllegalStateException if this catalog is closed (a failure of the query itself completes the future exceptionally with a {@link TickreelException})
+     * @throws IllegalStateException if this catalog is closed (a failure of the query itself is the pending's: its poll and waits throw a {@link TickreelException})
      */
-    public CompletableFuture<Optional<SumOfBest>> sumOfBest(String course, UUID player) {
+    public Pending<Optional<SumOfBest>> sumOfBest(String course, UUID player) {
         Objects.requireNonNull(course, "course");
-        return submit(NativeBridge.catalogSumOfBest(handle.get(), course, player == null ? null : uuid(player)),
-            c -> sumOfBest(NativeBridge.catalogCallRows(c)));
+        return call(NativeBridge.catalogSumOfBest(handle.get(), course, player == null ? null : uuid(player)),
+            b -> sumOfBest(b));
     }
 
     /**
      * Looks up the run at {@code rank} (1: the best) of {@code course} on the worker and starts
-     * loading its ghost; completes with the load (poll it from the server thread). Fails with
+     * loading its ghost; the pending's result is the ghost (poll it from the server thread). Fails with
      * {@link IllegalArgumentException} when the board has no such rank.
      *
-     * @throws IllegalStateException if this catalog is closed (a failure of the query itself completes the future exceptionally with a {@link TickreelException})
+     * @throws IllegalStateException if this catalog is closed (a failure of the query itself is the pending's: its poll and waits throw a {@link TickreelException})
      */
-    public CompletableFuture<Pending<Ghost>> loadGhost(String course, int rank) {
+    public Pending<Ghost> loadGhost(String course, int rank) {
         Objects.requireNonNull(course, "course");
         if (rank < 1) {
             throw new IllegalArgumentException("rank must be at least 1 (got " + rank + ")");
         }
-        return submit(NativeBridge.catalogLoadGhost(handle.get(), course, rank, null),
-            c -> new Pending<>(NativeBridge.catalogCallGhostLoad(c), Pending.GHOST, "ghost load"));
+        return new Pending<>(NativeBridge.catalogLoadGhost(handle.get(), course, rank, null), Pending.GHOST, "ghost load");
     }
 
     /**
      * Loads the ghosts of several places of {@code course} to race them together: the board's
      * first {@code top} places, then {@code player}'s best (null: none), then the run at {@code
      * rank} (0: none), each with its own cursor, in that order; a run picked twice (a player's best
-     * among the top) is loaded once. Held runs are on no board, so never among them. Blocks while
-     * the board is read (after the calls queued before) and the recordings load: call it off the
-     * server thread.
+     * among the top) is loaded once. Held runs are on no board, so never among them. Never blocks:
+     * the board is read on the worker (after the calls queued before), the recordings load in the
+     * background; the pending fails with {@link IllegalArgumentException} if the board has no such
+     * player or rank, with a {@link TickreelException} if a recording cannot be loaded.
      *
-     * @throws IllegalArgumentException if the board has no such player or rank, or {@code top} or
-     *     {@code rank} is negative
-     * @throws TickreelException if a recording cannot be loaded
+     * @throws IllegalArgumentException if {@code top} or {@code rank} is negative
      * @throws IllegalStateException if this catalog is closed
      */
-    public GhostSet loadGhosts(String course, int top, UUID player, int rank) {
+    public Pending<GhostSet> loadGhosts(String course, int top, UUID player, int rank) {
         Objects.requireNonNull(course, "course");
-        return new GhostSet(NativeBridge.catalogLoadGhosts(handle.get(), course, top, player == null ? null : uuid(player), rank));
+        return new Pending<>(NativeBridge.catalogLoadGhosts(handle.get(), course, top, player == null ? null : uuid(player), rank),
+            Pending.GHOST_SET, "ghost set load");
     }
 
     /**
      * As {@link #loadGhost(String, int)}, for {@code player}'s best run.
      *
-     * @throws IllegalStateException if this catalog is closed (a failure of the query itself completes the future exceptionally with a {@link TickreelException})
+     * @throws IllegalStateException if this catalog is closed (a failure of the query itself is the pending's: its poll and waits throw a {@link TickreelException})
      */
-    public CompletableFuture<Pending<Ghost>> loadGhost(String course, UUID player) {
+    public Pending<Ghost> loadGhost(String course, UUID player) {
         Objects.requireNonNull(course, "course");
-        return submit(NativeBridge.catalogLoadGhost(handle.get(), course, 0, uuid(player)),
-            c -> new Pending<>(NativeBridge.catalogCallGhostLoad(c), Pending.GHOST, "ghost load"));
+        return new Pending<>(NativeBridge.catalogLoadGhost(handle.get(), course, 0, uuid(player)), Pending.GHOST, "ghost load");
     }
 
     /**
@@ -274,65 +259,63 @@ public final class Catalog implements AutoCloseable {
      * #topOn(String, MapVersion, String, int)}) and starts loading its ghost to play on the map
      * version {@code playingOn}: a run recorded on another version (or on none) fails the lookup
      * with an {@link IllegalArgumentException} naming both versions, unless {@code
-     * allowOtherVersion}; with {@code playingOn} null nothing is checked. Completes with the load
+     * allowOtherVersion}; with {@code playingOn} null nothing is checked. The result is the ghost
      * (poll it from the server thread); fails as {@link #loadGhost(String, int)} when the board
      * has no such rank.
      *
      * @throws IllegalArgumentException if {@code rank} is below 1
-     * @throws IllegalStateException if this catalog is closed (a failure of the query itself completes the future exceptionally)
+     * @throws IllegalStateException if this catalog is closed (a failure of the query itself is the pending's)
      */
-    public CompletableFuture<Pending<Ghost>> loadGhostOn(String server, MapVersion version, String course, int rank,
+    public Pending<Ghost> loadGhostOn(String server, MapVersion version, String course, int rank,
             MapVersion playingOn, boolean allowOtherVersion) {
         Objects.requireNonNull(course, "course");
         if (rank < 1) {
             throw new IllegalArgumentException("rank must be at least 1 (got " + rank + ")");
         }
-        return submit(NativeBridge.catalogLoadGhostOn(handle.get(), server, world(version), version(version), course, rank,
-                null, world(playingOn), version(playingOn), allowOtherVersion),
-            c -> new Pending<>(NativeBridge.catalogCallGhostLoad(c), Pending.GHOST, "ghost load"));
+        return new Pending<>(NativeBridge.catalogLoadGhostOn(handle.get(), server, world(version), version(version), course, rank,
+                null, world(playingOn), version(playingOn), allowOtherVersion), Pending.GHOST, "ghost load");
     }
 
     /**
      * As {@link #loadGhostOn(String, MapVersion, String, int, MapVersion, boolean)}, for {@code
      * player}'s best run on the board.
      *
-     * @throws IllegalStateException if this catalog is closed (a failure of the query itself completes the future exceptionally)
+     * @throws IllegalStateException if this catalog is closed (a failure of the query itself is the pending's)
      */
-    public CompletableFuture<Pending<Ghost>> loadGhostOn(String server, MapVersion version, String course, UUID player,
+    public Pending<Ghost> loadGhostOn(String server, MapVersion version, String course, UUID player,
             MapVersion playingOn, boolean allowOtherVersion) {
         Objects.requireNonNull(course, "course");
-        return submit(NativeBridge.catalogLoadGhostOn(handle.get(), server, world(version), version(version), course, 0,
-                uuid(player), world(playingOn), version(playingOn), allowOtherVersion),
-            c -> new Pending<>(NativeBridge.catalogCallGhostLoad(c), Pending.GHOST, "ghost load"));
+        return new Pending<>(NativeBridge.catalogLoadGhostOn(handle.get(), server, world(version), version(version), course, 0,
+                uuid(player), world(playingOn), version(playingOn), allowOtherVersion), Pending.GHOST, "ghost load");
     }
 
     /**
      * Applies the retention policies: deletes the recordings no policy keeps (the file, then its
-     * rows), or with {@code dryRun} only lists them. Completes with those recordings.
+     * rows), or with {@code dryRun} only lists them. Its result is those recordings.
      *
-     * @throws IllegalStateException if this catalog is closed (a failure of the query itself completes the future exceptionally with a {@link TickreelException})
+     * @throws IllegalStateException if this catalog is closed (a failure of the query itself is the pending's: its poll and waits throw a {@link TickreelException})
      */
-    public CompletableFuture<List<Pruned>> prune(boolean dryRun) {
-        return submit(NativeBridge.catalogPrune(handle.get(), dryRun), c -> pruned(NativeBridge.catalogCallRows(c)));
+    public Pending<List<Pruned>> prune(boolean dryRun) {
+        return call(NativeBridge.catalogPrune(handle.get(), dryRun), b -> pruned(b));
     }
 
     /**
      * Registers one run of a recording once its {@code finish} completes, as {@link
      * #register(Path, String, UUID, String, int, GhostRange)} with the file the finish wrote. A
-     * failed finish fails the future and registers nothing. The catalog's worker waits for the
+     * failed finish fails the pending and registers nothing. The catalog's worker waits for the
      * finish: calls made after this one complete after it. The handle stays the caller's.
      *
-     * @throws IllegalStateException if this catalog is closed (a failure of the query itself completes the future exceptionally with a {@link TickreelException})
+     * @throws IllegalStateException if this catalog is closed (a failure of the query itself is the pending's: its poll and waits throw a {@link TickreelException})
      */
-    public CompletableFuture<Run> registerFinished(Pending<Path> finish, String course, UUID player, String playerName,
+    public Pending<Run> registerFinished(Pending<Path> finish, String course, UUID player, String playerName,
             int entity, GhostRange range) {
         Objects.requireNonNull(finish, "finish");
         Objects.requireNonNull(course, "course");
         Objects.requireNonNull(playerName, "playerName");
         Objects.requireNonNull(range, "range");
-        return submit(NativeBridge.catalogRegisterFinished(handle.get(), finish.finishHandle(), course, uuid(player),
+        return call(NativeBridge.catalogRegisterFinished(handle.get(), finish.finishHandle(), course, uuid(player),
                 playerName, entity, range.toNative()),
-            c -> runs(NativeBridge.catalogCallRows(c)).get(0).run());
+            b -> runs(b).get(0).run());
     }
 
     /**
@@ -340,41 +323,41 @@ public final class Catalog implements AutoCloseable {
      * object URL ({@code s3://bucket/key}, read with the {@code AWS_*} variables), as {@link
      * #register(Path, String, UUID, String, int, GhostRange)} does for a file; the run's {@link
      * Run#location()} is then that location. The recording is read from there, so nothing is
-     * registered for an object that is not in the bucket (the future fails with a {@link
+     * registered for an object that is not in the bucket (the pending fails with a {@link
      * TickreelException}); a location that is neither a path nor an {@code s3://} URL with a key
-     * fails it with {@link IllegalArgumentException}. Completes with the registered run.
+     * fails it with {@link IllegalArgumentException}. Its result is the registered run.
      *
-     * @throws IllegalStateException if this catalog is closed (a failure of the query itself completes the future exceptionally with a {@link TickreelException})
+     * @throws IllegalStateException if this catalog is closed (a failure of the query itself is the pending's: its poll and waits throw a {@link TickreelException})
      */
-    public CompletableFuture<Run> registerAt(String location, String course, UUID player, String playerName, int entity,
+    public Pending<Run> registerAt(String location, String course, UUID player, String playerName, int entity,
             GhostRange range) {
         Objects.requireNonNull(location, "location");
         Objects.requireNonNull(course, "course");
         Objects.requireNonNull(playerName, "playerName");
         Objects.requireNonNull(range, "range");
-        return submit(NativeBridge.catalogRegisterAt(handle.get(), location, course, uuid(player), playerName, entity,
+        return call(NativeBridge.catalogRegisterAt(handle.get(), location, course, uuid(player), playerName, entity,
                 range.toNative()),
-            c -> runs(NativeBridge.catalogCallRows(c)).get(0).run());
+            b -> runs(b).get(0).run());
     }
 
     /**
      * Registers one run of a recording once its {@code upload} ({@link Recorder#finishAndUpload})
      * succeeded, as {@link #registerAt} with the uploaded object's URL, read back with the upload's
-     * {@link ObjectOptions}. A failed finish or upload fails the future and registers nothing: the
+     * {@link ObjectOptions}. A failed finish or upload fails the pending and registers nothing: the
      * catalog never points at an object that is not in the bucket. The catalog's worker waits for
      * the upload: calls made after this one complete after it. The handle stays the caller's.
      *
-     * @throws IllegalStateException if this catalog is closed (a failure of the query itself completes the future exceptionally with a {@link TickreelException})
+     * @throws IllegalStateException if this catalog is closed (a failure of the query itself is the pending's: its poll and waits throw a {@link TickreelException})
      */
-    public CompletableFuture<Run> registerUploaded(Pending<Uploaded> upload, String course, UUID player,
+    public Pending<Run> registerUploaded(Pending<Uploaded> upload, String course, UUID player,
             String playerName, int entity, GhostRange range) {
         Objects.requireNonNull(upload, "upload");
         Objects.requireNonNull(course, "course");
         Objects.requireNonNull(playerName, "playerName");
         Objects.requireNonNull(range, "range");
-        return submit(NativeBridge.catalogRegisterUpload(handle.get(), upload.uploadHandle(), course, uuid(player),
+        return call(NativeBridge.catalogRegisterUpload(handle.get(), upload.uploadHandle(), course, uuid(player),
                 playerName, entity, range.toNative()),
-            c -> runs(NativeBridge.catalogCallRows(c)).get(0).run());
+            b -> runs(b).get(0).run());
     }
 
     /**
@@ -382,32 +365,32 @@ public final class Catalog implements AutoCloseable {
      * leaves the boards and its player's best is recomputed. Fails with {@link
      * IllegalArgumentException} when there is no such run.
      *
-     * @throws IllegalStateException if this catalog is closed (a failure of the query itself completes the future exceptionally with a {@link TickreelException})
+     * @throws IllegalStateException if this catalog is closed (a failure of the query itself is the pending's: its poll and waits throw a {@link TickreelException})
      */
-    public CompletableFuture<Void> setRunValid(long runId, boolean valid) {
-        return submit(NativeBridge.catalogSetRunValid(handle.get(), runId, valid), c -> done(c));
+    public Pending<Void> setRunValid(long runId, boolean valid) {
+        return call(NativeBridge.catalogSetRunValid(handle.get(), runId, valid), Catalog::done);
     }
 
     /**
      * Checks run {@code runId} again, as registration checked it: its recording's SHA-256 against the one taken
      * then, and its speed, teleports, dropped ticks and checkpoint order against its course's limits. A failing
-     * run is held: it leaves every board and serves as no ghost until a moderator clears it. Completes with the
+     * run is held: it leaves every board and serves as no ghost until a moderator clears it. Its result is the
      * run's state after the check; fails with {@link IllegalArgumentException} when there is no such run.
      *
-     * @throws IllegalStateException if this catalog is closed (a failure of the query itself completes the future exceptionally with a {@link TickreelException})
+     * @throws IllegalStateException if this catalog is closed (a failure of the query itself is the pending's: its poll and waits throw a {@link TickreelException})
      */
-    public CompletableFuture<RunCheck> checkRun(long runId) {
-        return submit(NativeBridge.catalogCheckRun(handle.get(), runId), c -> runCheck(NativeBridge.catalogCallRows(c)));
+    public Pending<RunCheck> checkRun(long runId) {
+        return call(NativeBridge.catalogCheckRun(handle.get(), runId), b -> runCheck(b));
     }
 
     /**
      * Run {@code runId}'s check state as stored (held or not, why, who cleared it), without checking it again;
      * fails with {@link IllegalArgumentException} when there is no such run.
      *
-     * @throws IllegalStateException if this catalog is closed (a failure of the query itself completes the future exceptionally with a {@link TickreelException})
+     * @throws IllegalStateException if this catalog is closed (a failure of the query itself is the pending's: its poll and waits throw a {@link TickreelException})
      */
-    public CompletableFuture<RunCheck> runCheck(long runId) {
-        return submit(NativeBridge.catalogRunCheck(handle.get(), runId), c -> runCheck(NativeBridge.catalogCallRows(c)));
+    public Pending<RunCheck> runCheck(long runId) {
+        return call(NativeBridge.catalogRunCheck(handle.get(), runId), b -> runCheck(b));
     }
 
     /**
@@ -416,11 +399,11 @@ public final class Catalog implements AutoCloseable {
      * IllegalArgumentException} when there is no such run or {@code by} is not a name, with {@link
      * IllegalStateException} when the run is not held.
      *
-     * @throws IllegalStateException if this catalog is closed (a failure of the query itself completes the future exceptionally with a {@link TickreelException})
+     * @throws IllegalStateException if this catalog is closed (a failure of the query itself is the pending's: its poll and waits throw a {@link TickreelException})
      */
-    public CompletableFuture<RunCheck> clearRun(long runId, String by) {
+    public Pending<RunCheck> clearRun(long runId, String by) {
         Objects.requireNonNull(by, "by");
-        return submit(NativeBridge.catalogClearRun(handle.get(), runId, by), c -> runCheck(NativeBridge.catalogCallRows(c)));
+        return call(NativeBridge.catalogClearRun(handle.get(), runId, by), b -> runCheck(b));
     }
 
     /**
@@ -430,59 +413,59 @@ public final class Catalog implements AutoCloseable {
      * number of checkpoints a run reaches (0: only their order is checked).
      *
      * @throws IllegalArgumentException for another movement or a negative or non-finite speed
-     * @throws IllegalStateException if this catalog is closed (a failure of the query itself completes the future exceptionally with a {@link TickreelException})
+     * @throws IllegalStateException if this catalog is closed (a failure of the query itself is the pending's: its poll and waits throw a {@link TickreelException})
      */
-    public CompletableFuture<Void> setCourseLimits(String course, String movement, double horizontalTick,
+    public Pending<Void> setCourseLimits(String course, String movement, double horizontalTick,
             double horizontalSecond, double upTick, double downTick, double upSecond, double downSecond,
             int checkpoints) {
         Objects.requireNonNull(course, "course");
         Objects.requireNonNull(movement, "movement");
-        return submit(NativeBridge.catalogSetCourseLimits(handle.get(), course, movement, horizontalTick,
-            horizontalSecond, upTick, downTick, upSecond, downSecond, checkpoints), c -> done(c));
+        return call(NativeBridge.catalogSetCourseLimits(handle.get(), course, movement, horizontalTick,
+            horizontalSecond, upTick, downTick, upSecond, downSecond, checkpoints), Catalog::done);
     }
 
     /**
      * Files an open shadow-play report on {@code reported} by {@code reporter}, with the finished
      * recording shadow play wrote for it ({@code recording}: a local path or an object URL read with
      * the {@code AWS_*} variables, once its upload succeeded; null for none), which is registered
-     * (read from there: nothing is filed for an object that is not in the bucket). Completes with
+     * (read from there: nothing is filed for an object that is not in the bucket). Its result is
      * the filed report.
      *
-     * @throws IllegalStateException if this catalog is closed (a failure of the query itself completes the future exceptionally with a {@link TickreelException})
+     * @throws IllegalStateException if this catalog is closed (a failure of the query itself is the pending's: its poll and waits throw a {@link TickreelException})
      */
-    public CompletableFuture<Report> addReport(UUID reported, String reportedName, UUID reporter, String reason,
+    public Pending<Report> addReport(UUID reported, String reportedName, UUID reporter, String reason,
             String recording) {
         Objects.requireNonNull(reportedName, "reportedName");
         Objects.requireNonNull(reason, "reason");
-        return submit(NativeBridge.catalogAddReport(handle.get(), uuid(reported), reportedName, uuid(reporter), reason,
-                recording), c -> reports(NativeBridge.catalogCallRows(c)).get(0));
+        return call(NativeBridge.catalogAddReport(handle.get(), uuid(reported), reportedName, uuid(reporter), reason,
+                recording), b -> reports(b).get(0));
     }
 
     /**
      * The open shadow-play reports, newest first.
      *
-     * @throws IllegalStateException if this catalog is closed (a failure of the query itself completes the future exceptionally with a {@link TickreelException})
+     * @throws IllegalStateException if this catalog is closed (a failure of the query itself is the pending's: its poll and waits throw a {@link TickreelException})
      */
-    public CompletableFuture<List<Report>> openReports() {
-        return submit(NativeBridge.catalogReports(handle.get(), 1), c -> reports(NativeBridge.catalogCallRows(c)));
+    public Pending<List<Report>> openReports() {
+        return call(NativeBridge.catalogReports(handle.get(), 1), b -> reports(b));
     }
 
     /**
      * Every shadow-play report, open or closed, newest first.
      *
-     * @throws IllegalStateException if this catalog is closed (a failure of the query itself completes the future exceptionally with a {@link TickreelException})
+     * @throws IllegalStateException if this catalog is closed (a failure of the query itself is the pending's: its poll and waits throw a {@link TickreelException})
      */
-    public CompletableFuture<List<Report>> reports() {
-        return submit(NativeBridge.catalogReports(handle.get(), 0), c -> reports(NativeBridge.catalogCallRows(c)));
+    public Pending<List<Report>> reports() {
+        return call(NativeBridge.catalogReports(handle.get(), 0), b -> reports(b));
     }
 
     /**
      * Opens or closes report {@code reportId}; fails with {@link IllegalArgumentException} when there is none.
      *
-     * @throws IllegalStateException if this catalog is closed (a failure of the query itself completes the future exceptionally with a {@link TickreelException})
+     * @throws IllegalStateException if this catalog is closed (a failure of the query itself is the pending's: its poll and waits throw a {@link TickreelException})
      */
-    public CompletableFuture<Void> setReportOpen(long reportId, boolean open) {
-        return submit(NativeBridge.catalogSetReportOpen(handle.get(), reportId, open), c -> done(c));
+    public Pending<Void> setReportOpen(long reportId, boolean open) {
+        return call(NativeBridge.catalogSetReportOpen(handle.get(), reportId, open), Catalog::done);
     }
 
     /**
@@ -490,108 +473,40 @@ public final class Catalog implements AutoCloseable {
      *
      * @throws IllegalArgumentException for a malformed scope
      */
-    public CompletableFuture<Void> setRetention(RetentionPolicy policy) {
+    public Pending<Void> setRetention(RetentionPolicy policy) {
         Objects.requireNonNull(policy, "policy");
-        return submit(NativeBridge.catalogSetRetention(handle.get(), policy.scope(), policy.keepTop().orElse(0),
-                policy.keepPersonalBests(), policy.keepDays().orElse(0), policy.keepOpenReports()), c -> done(c));
+        return call(NativeBridge.catalogSetRetention(handle.get(), policy.scope(), policy.keepTop().orElse(0),
+                policy.keepPersonalBests(), policy.keepDays().orElse(0), policy.keepOpenReports()), Catalog::done);
     }
 
     /**
      * Removes the policy of {@code scope} (the defaults apply again).
      *
-     * @throws IllegalStateException if this catalog is closed (a failure of the query itself completes the future exceptionally with a {@link TickreelException})
+     * @throws IllegalStateException if this catalog is closed (a failure of the query itself is the pending's: its poll and waits throw a {@link TickreelException})
      */
-    public CompletableFuture<Void> clearRetention(String scope) {
+    public Pending<Void> clearRetention(String scope) {
         Objects.requireNonNull(scope, "scope");
-        return submit(NativeBridge.catalogClearRetention(handle.get(), scope), c -> done(c));
+        return call(NativeBridge.catalogClearRetention(handle.get(), scope), Catalog::done);
     }
 
     /**
      * The retention policies set.
      *
-     * @throws IllegalStateException if this catalog is closed (a failure of the query itself completes the future exceptionally with a {@link TickreelException})
+     * @throws IllegalStateException if this catalog is closed (a failure of the query itself is the pending's: its poll and waits throw a {@link TickreelException})
      */
-    public CompletableFuture<List<RetentionPolicy>> retention() {
-        return submit(NativeBridge.catalogRetention(handle.get()), c -> retention(NativeBridge.catalogCallRows(c)));
+    public Pending<List<RetentionPolicy>> retention() {
+        return call(NativeBridge.catalogRetention(handle.get()), b -> retention(b));
     }
 
-    /** Runs the calls already queued, completes their futures, then stops both threads. Idempotent. */
+    /** Runs the calls already queued (their pendings complete), then stops the worker. Idempotent. */
     @Override
     public void close() {
-        synchronized (this) {
-            if (closing) {
-                return;
-            }
-            closing = true;
-        }
         handle.close(); // joins the native worker after the queued calls
-        completer.interrupt();
-        try {
-            completer.join();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
     }
 
-    private <T> CompletableFuture<T> submit(long call, LongFunction<T> result) {
-        CompletableFuture<T> f = new CompletableFuture<>();
-        incoming.add(new Call<>(call, f, result));
-        if (closing) {
-            drainAfterClose();
-        }
-        return f;
-    }
-
-    /** The completer: polls the open calls (without blocking the worker), completes their futures. */
-    private void complete() {
-        List<Call<?>> open = new ArrayList<>();
-        while (true) {
-            try {
-                if (open.isEmpty()) {
-                    if (closing && incoming.isEmpty()) {
-                        return;
-                    }
-                    Call<?> c = incoming.poll(50, TimeUnit.MILLISECONDS);
-                    if (c != null) {
-                        open.add(c);
-                    }
-                }
-            } catch (InterruptedException e) {
-                if (incoming.isEmpty() && open.isEmpty()) {
-                    return;
-                }
-            }
-            incoming.drainTo(open);
-            open.removeIf(this::tryComplete);
-            if (!open.isEmpty()) {
-                LockSupport.parkNanos(200_000);
-            }
-        }
-    }
-
-    private void drainAfterClose() {
-        if (!completer.isAlive()) {
-            List<Call<?>> left = new ArrayList<>();
-            incoming.drainTo(left);
-            for (Call<?> c : left) {
-                while (!tryComplete(c)) {
-                    LockSupport.parkNanos(200_000);
-                }
-            }
-        }
-    }
-
-    private <T> boolean tryComplete(Call<T> c) {
-        try {
-            if (!NativeBridge.catalogCallPoll(c.handle())) {
-                return false;
-            }
-            c.future().complete(c.result().apply(c.handle()));
-        } catch (Throwable t) {
-            c.future().completeExceptionally(t);
-        }
-        NativeBridge.close(c.handle());
-        return true;
+    /** A call's pending, whose result is its rows decoded by {@code decode}. */
+    private static <T> Pending<T> call(long call, Function<byte[], T> decode) {
+        return new Pending<>(call, Pending.rows(decode), "catalog call");
     }
 
     private static long[] uuid(UUID u) {
@@ -708,9 +623,8 @@ public final class Catalog implements AutoCloseable {
         }
         return Collections.unmodifiableList(out);
     }
-    /** Throws a call's failure; a call without rows completes with null. */
-    private static Void done(long call) {
-        NativeBridge.catalogCallRows(call);
+    /** A call without rows: its result is null. */
+    private static Void done(byte[] rows) {
         return null;
     }
 

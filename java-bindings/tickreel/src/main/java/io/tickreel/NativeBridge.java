@@ -31,7 +31,7 @@ final class NativeBridge {
     // `TICKREEL_BLESS=1 cargo test -p tickreel-bridge --lib generated` rewrites this part.
 
     /** Must equal the library's (native/bridge/api/library.rs). */
-    static final int ABI_VERSION = 11;
+    static final int ABI_VERSION = 12;
 
     // --- catalog (feature "catalog"; native/bridge/api/catalog.rs documents each) ---
     static native long catalogOpen(String url);
@@ -43,9 +43,8 @@ final class NativeBridge {
     static native long catalogSumOfBest(long catalog, String course, long[] player);
     static native long catalogLoadGhost(long catalog, String course, int rank, long[] player);
     static native long catalogPrune(long catalog, boolean dryRun);
-    static native boolean catalogCallPoll(long call);
-    static native byte[] catalogCallRows(long call);
-    static native long catalogCallGhostLoad(long call);
+    static native byte[] pendingTakeRows(long pending);
+    static native long pendingTakeGhostSet(long pending);
     static native long catalogLoadGhosts(long catalog, String course, int top, long[] player, int rank);
 
     // --- catalog_admin (feature "catalog"; native/bridge/api/catalog_admin.rs documents each) ---
@@ -99,9 +98,6 @@ final class NativeBridge {
     static native Object recorderStatus(long recorder);
     static native long recorderFinish(long recorder);
     static native void recorderAbort(long recorder);
-    static native String finishHandlePoll(long finish);
-    static native boolean finishHandleIsDone(long finish);
-    static native String finishHandleAwait(long finish, long timeoutNanos);
 
     // --- engine_options (native/bridge/api/engine_options.rs documents each) ---
     static native long engineOptionsNew();
@@ -124,8 +120,6 @@ final class NativeBridge {
     static native void liveDeltaSetTimeShift(long delta, double ticks);
     static native void liveDeltaReset(long delta);
     static native long ghostLoadAsync(String path, int entity, int[] range);
-    static native boolean ghostLoadPoll(long load);
-    static native long ghostLoadTake(long load);
     static native long ghostSetNew();
     static native long ghostSetPush(long set, long ghost);
     static native long ghostSetLen(long set);
@@ -160,8 +154,7 @@ final class NativeBridge {
     static native long ghostLoadAsyncUrl(String location, long options, int entity, int[] range);
     static native long recorderFinishUpload(long recorder, String url, long options, boolean overwrite, boolean removeLocal);
     static native long shadowBufferReportUpload(long shadow, int player, String path, long[] options, String[] metadata, String url, long objectOptions, boolean uploadOverwrite, boolean removeLocal);
-    static native String pendingUploadPoll(long upload);
-    static native long pendingUploadBytes(long upload);
+    static native byte[] pendingTakeUpload(long pending);
 
     // --- object_live (feature "object"; native/bridge/api/object_live.rs documents each) ---
     static native long recorderShipLive(long recorder, String url, long options, int intervalMs);
@@ -169,6 +162,12 @@ final class NativeBridge {
     static native void liveShipperShipNow(long shipper);
     static native long liveShipperFinish(long shipper, long recorder, boolean overwrite, boolean removeLocal);
     static native long playheadFollowUrl(String location, long options, int startTick);
+
+    // --- pending (native/bridge/api/pending.rs documents each) ---
+    static native boolean pendingPoll(long pending);
+    static native boolean pendingWait(long pending, long timeoutMs);
+    static native String pendingTakePath(long pending);
+    static native long pendingTakeGhost(long pending);
 
     // --- playhead (native/bridge/api/playhead.rs documents each) ---
     static native long playheadOpen(String path, int startTick);

@@ -2,133 +2,96 @@ package io.tickreel;
 
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.Function;
 
 /**
  * A result that comes later: work running on a background thread of the library (a recording's
- * finish, a report, a ghost load, an upload). The one polling style is {@link #poll()} (never
- * blocks, so a server's tick loop can call it every tick; {@link #isReady()} says whether it would
- * return the result); the one future style is {@link #future()}; {@link #await()} and {@link
- * #await(Duration)} block, for threads that may.
+ * finish, a report, an upload, a ghost load, every {@link Catalog} call). One native handle type
+ * stands behind every kind; the kind only decides how the result is read. The one polling style
+ * is {@link #poll()} (never blocks, so a server's tick loop can call it every tick; {@link
+ * #isReady()} says whether it would return the result); the one future style is {@link
+ * #future()}; {@link #await()} and {@link #await(Duration)} block, for threads that may.
  *
  * <p>The result, once there, is the same on every call (a loaded {@link Ghost} is the same object:
  * close it when done). A failure is thrown by {@link #poll()} and the waits, every time, as
  * {@link TickreelException}, or as {@link IllegalArgumentException} / {@link
  * IllegalStateException} for a bad argument or state found by the work (a report onto an existing
- * file, an engine closed first).
+ * file, an engine closed first, a board without such a rank).
  *
  * <p>Closing releases the handle (later calls throw {@link IllegalStateException}, as on every
- * handle): a ghost load still running is cancelled; a finish, a report or an upload goes on
- * (nobody hears how it went). Closing does not close a result already returned, nor affect a
- * finish's or report's {@link #future()} already asked for.
+ * handle): a ghost load still running is cancelled; a finish, a report, an upload or a catalog call
+ * goes on (nobody hears how it went), and a {@link #future()} not yet completed completes
+ * exceptionally. Closing does not close a result already returned. A pending nobody closes is
+ * released once unreachable.
  *
- * @param <T> the result: {@link Path} (the file a finish or report wrote), {@link Ghost}, {@link
- *     Uploaded}
+ * @param <T> the result: {@link Path} (the file a finish or report wrote), {@link Uploaded},
+ *     {@link Ghost}, {@link GhostSet}, or what a {@link Catalog} call answers
  */
 public final class Pending<T> implements AutoCloseable {
-    /** How one kind of background work is read natively. */
-    interface Source<T> {
-        /** The result once the work has ended (throws its failure), {@code null} while it runs. Never blocks. */
-        T poll(long handle);
-
-        /** Whether the work has ended (never throws the work's failure). Never blocks. */
-        boolean ended(long handle);
-
-        /**
-         * Waits up to {@code nanos} ({@code -1}: no limit) for the work to end. Returns the result
-         * if the wait read it (then it throws the failure too), else {@code null}: the caller
-         * reads it with {@link #poll}. By default waits for {@link #ended} without reading.
-         */
-        default T await(long handle, long nanos) {
-            long deadline = System.nanoTime() + Math.max(0, nanos);
-            while (!ended(handle) && (nanos < 0 || System.nanoTime() - deadline < 0)) {
-                LockSupport.parkNanos(200_000);
-            }
-            return null;
-        }
+    /** How one kind of result is read from the native handle (throws the work's failure). */
+    interface Take<T> {
+        T take(long handle);
     }
 
     /** A recording's finish or a report: the file written. */
-    static final Source<Path> FINISH = new Source<>() {
-        @Override
-        public Path poll(long h) {
-            return path(NativeBridge.finishHandlePoll(h));
-        }
+    static final Take<Path> FINISH = h -> Path.of(NativeBridge.pendingTakePath(h));
 
-        @Override
-        public boolean ended(long h) {
-            return NativeBridge.finishHandleIsDone(h);
-        }
+    /** A ghost load: the ghost. */
+    static final Take<Ghost> GHOST = h -> new Ghost(NativeBridge.pendingTakeGhost(h));
 
-        @Override
-        public Path await(long h, long nanos) {
-            return path(NativeBridge.finishHandleAwait(h, nanos));
-        }
-    };
+    /** A catalog lookup of several ghosts: a ghost set. */
+    static final Take<GhostSet> GHOST_SET = h -> new GhostSet(NativeBridge.pendingTakeGhostSet(h));
 
-    /** A ghost load: the ghost, taken from the load once. */
-    static final Source<Ghost> GHOST = new Source<>() {
-        @Override
-        public Ghost poll(long h) {
-            long g = NativeBridge.ghostLoadTake(h);
-            return g == 0 ? null : new Ghost(g);
-        }
+    /** A finish or report followed by its upload: the object. */
+    static final Take<Uploaded> UPLOAD = h -> Uploaded.fromNative(NativeBridge.pendingTakeUpload(h));
 
-        @Override
-        public boolean ended(long h) {
-            return NativeBridge.ghostLoadPoll(h);
-        }
-    };
-
-    /** A finish followed by an upload: the object. */
-    static final Source<Uploaded> UPLOAD = new Source<>() {
-        @Override
-        public Uploaded poll(long h) {
-            String url = NativeBridge.pendingUploadPoll(h);
-            return url == null ? null : new Uploaded(url, NativeBridge.pendingUploadBytes(h));
-        }
-
-        @Override
-        public boolean ended(long h) {
-            try {
-                return NativeBridge.pendingUploadPoll(h) != null;
-            } catch (TickreelException | IllegalArgumentException e) {
-                return true;
-            }
-        }
-    };
+    /** A catalog call: its rows, decoded by {@code decode}. */
+    static <T> Take<T> rows(Function<byte[], T> decode) {
+        return h -> decode.apply(NativeBridge.pendingTakeRows(h));
+    }
 
     private final NativeHandle handle;
-    private final Source<T> source;
-    /** The result once read (then never read natively again), or the failure. */
+    private final Take<T> take;
+    /** Whether the result (or the failure) was read: then never read natively again. */
+    private boolean done;
     private T result;
     private RuntimeException failure;
     private CompletableFuture<T> future;
 
-    Pending(long h, Source<T> source, String what) {
+    Pending(long h, Take<T> take, String what) {
         this.handle = new NativeHandle(this, h, what);
-        this.source = source;
+        this.take = take;
     }
 
     /**
-     * The result once the work has ended, empty while it runs. Never blocks.
+     * The result once the work has ended, empty while it runs (and for a call without a result,
+     * a {@code Pending<Void>}: ask {@link #isReady()}). Never blocks.
      *
      * @throws TickreelException or another {@link RuntimeException} if the work failed
      * @throws IllegalStateException if this handle is closed
      */
     public synchronized Optional<T> poll() {
+        read();
+        return current();
+    }
+
+    /** Reads the result if the work has ended (and it was not read yet). Never blocks. */
+    private synchronized void read() {
         long h = handle.get();
-        if (result == null && failure == null) {
+        if (!done && NativeBridge.pendingPoll(h)) {
+            done = true;
             try {
-                result = source.poll(h);
+                result = take.take(h);
             } catch (RuntimeException e) {
                 failure = e;
             }
         }
-        return current();
     }
 
     /**
@@ -139,7 +102,7 @@ public final class Pending<T> implements AutoCloseable {
      */
     public synchronized boolean isReady() {
         long h = handle.get();
-        return result != null || failure != null || source.ended(h);
+        return done || NativeBridge.pendingPoll(h);
     }
 
     /**
@@ -149,47 +112,57 @@ public final class Pending<T> implements AutoCloseable {
      * @throws IllegalStateException if this handle is closed
      */
     public T await() {
-        return awaitNanos(-1).orElseThrow();
+        while (!settle(-1)) {
+            // the wait ended without a result: only if the work's thread ended unexpectedly late
+        }
+        synchronized (this) {
+            if (failure != null) {
+                throw failure;
+            }
+            return result;
+        }
     }
 
     /**
-     * Waits up to {@code timeout}; the result, or empty if the work still runs.
+     * Waits up to {@code timeout} (to the millisecond above); the result, or empty if the work still
+     * runs.
      *
      * @throws TickreelException or another {@link RuntimeException} if the work failed
      * @throws IllegalStateException if this handle is closed
      */
     public Optional<T> await(Duration timeout) {
         Objects.requireNonNull(timeout, "timeout");
-        return awaitNanos(timeout.isNegative() ? 0 : saturatedNanos(timeout));
+        settle(timeout.isNegative() ? 0 : ceilMillis(timeout));
+        synchronized (this) {
+            return done ? current() : Optional.empty();
+        }
     }
 
     /**
      * A future completed with the result, or exceptionally with the failure (the exception {@link
-     * #await()} would throw), for schedulers that chain on futures. The same future every call. One
-     * daemon thread waits for it and ends with the work; cancelling the future does not cancel the
-     * work.
+     * #await()} would throw), for schedulers that chain on futures. The same future every call;
+     * cancelling it does not cancel the work.
+     *
+     * <p>It is completed by one daemon thread of these classes ({@code tickreel-pending}), which
+     * polls every pending that has a future without blocking and ends when none is left: no
+     * thread of the library calls back into Java, and the library registers nothing on any
+     * caller's thread.
      *
      * @throws IllegalStateException if this handle was closed before the first call
      */
     public synchronized CompletableFuture<T> future() {
         if (future == null) {
             handle.get();
-            CompletableFuture<T> f = new CompletableFuture<>();
-            Thread waiter = new Thread(() -> {
-                try {
-                    f.complete(await());
-                } catch (Throwable t) {
-                    f.completeExceptionally(t);
-                }
-            }, "tickreel-pending-waiter");
-            waiter.setDaemon(true);
-            waiter.start();
-            future = f;
+            future = new CompletableFuture<>();
+            Completer.add(this);
         }
         return future;
     }
 
-    /** Releases the handle (a ghost load is cancelled; other work goes on). Idempotent. */
+    /**
+     * Releases the handle (a ghost load is cancelled; other work goes on; an open {@link #future()}
+     * completes exceptionally). Idempotent.
+     */
     @Override
     public void close() {
         handle.close();
@@ -197,7 +170,7 @@ public final class Pending<T> implements AutoCloseable {
 
     /** The native handle of a finish or report, for calls that take one (throws once closed). */
     long finishHandle() {
-        if (source != FINISH) {
+        if (take != FINISH) {
             throw new IllegalArgumentException("not a recording's finish or a report");
         }
         return handle.get();
@@ -205,41 +178,47 @@ public final class Pending<T> implements AutoCloseable {
 
     /** The native handle of an upload, for calls that take one (throws once closed). */
     long uploadHandle() {
-        if (source != UPLOAD) {
+        if (take != UPLOAD) {
             throw new IllegalArgumentException("not an upload");
         }
         return handle.get();
     }
 
-    private Optional<T> awaitNanos(long nanos) {
+    /** Completes the future if the work has ended (or this handle is closed): whether it did. */
+    private synchronized boolean tryComplete() {
+        try {
+            read();
+        } catch (Throwable t) {
+            future.completeExceptionally(t); // closed first
+            return true;
+        }
+        if (!done) {
+            return false;
+        }
+        if (failure != null) {
+            future.completeExceptionally(failure);
+        } else {
+            future.complete(result);
+        }
+        return true;
+    }
+
+    /** Waits up to {@code millis} (-1: no limit) and reads the result: whether it is read. */
+    private boolean settle(long millis) {
         long h;
         synchronized (this) {
             h = handle.get();
-            if (result != null || failure != null) {
-                return current();
+            if (done) {
+                return true;
             }
         }
-        // The wait runs outside the lock, so that poll() from another thread never blocks on it.
-        T r;
-        try {
-            r = source.await(h, nanos);
-        } catch (RuntimeException e) {
-            synchronized (this) {
-                if (result == null && failure == null) {
-                    failure = e;
-                }
-                return current();
-            }
-        }
+        // The wait runs outside the lock, so that poll() from another thread never blocks on it;
+        // the native wait never holds the native handle's lock either.
+        NativeBridge.pendingWait(h, millis);
+        read();
         synchronized (this) {
-            if (r != null && result == null && failure == null) {
-                result = r;
-            }
-            if (r != null || result != null || failure != null) {
-                return current();
-            }
+            return done;
         }
-        return poll();
     }
 
     private Optional<T> current() {
@@ -249,15 +228,57 @@ public final class Pending<T> implements AutoCloseable {
         return Optional.ofNullable(result);
     }
 
-    private static long saturatedNanos(Duration d) {
+    private static long ceilMillis(Duration d) {
         try {
-            return d.toNanos();
+            long ms = d.toMillis();
+            return d.minusMillis(ms).isZero() ? ms : ms + 1;
         } catch (ArithmeticException e) {
             return Long.MAX_VALUE;
         }
     }
 
-    private static Path path(String p) {
-        return p == null ? null : Path.of(p);
+    /**
+     * The thread that completes futures: polls each open one (never blocking on the work), parks
+     * a millisecond between rounds, and ends as soon as no future is open, so that nothing of a
+     * plugin's class loader stays running after its work is done.
+     */
+    private static final class Completer {
+        private static final long ROUND_NANOS = 1_000_000;
+        private static final List<Pending<?>> OPEN = new ArrayList<>();
+        private static Thread thread;
+
+        static synchronized void add(Pending<?> p) {
+            OPEN.add(p);
+            if (thread == null) {
+                thread = new Thread(Completer::run, "tickreel-pending");
+                thread.setDaemon(true);
+                thread.start();
+            }
+        }
+
+        private static void run() {
+            while (true) {
+                List<Pending<?>> round;
+                synchronized (Completer.class) {
+                    if (OPEN.isEmpty()) {
+                        thread = null;
+                        return;
+                    }
+                    round = new ArrayList<>(OPEN);
+                }
+                List<Pending<?>> done = new ArrayList<>();
+                for (Pending<?> p : round) {
+                    if (p.tryComplete()) {
+                        done.add(p);
+                    }
+                }
+                synchronized (Completer.class) {
+                    OPEN.removeAll(done);
+                }
+                if (done.isEmpty()) {
+                    LockSupport.parkNanos(ROUND_NANOS);
+                }
+            }
+        }
     }
 }

@@ -1,5 +1,8 @@
 package io.tickreel;
 
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+
 /**
  * What a finished upload tells ({@link Recorder#finishAndUpload}, {@link
  * ShadowBuffer#reportAndUpload}).
@@ -7,4 +10,10 @@ package io.tickreel;
  * @param url the uploaded object's URL
  * @param bytes the uploaded object's size in bytes
  */
-public record Uploaded(String url, long bytes) {}
+public record Uploaded(String url, long bytes) {
+    /** Decodes a pending's upload: the size ({@code u64} big-endian), then the URL in UTF-8. */
+    static Uploaded fromNative(byte[] b) {
+        long bytes = ByteBuffer.wrap(b).getLong();
+        return new Uploaded(new String(b, Long.BYTES, b.length - Long.BYTES, StandardCharsets.UTF_8), bytes);
+    }
+}

@@ -45,7 +45,7 @@ class CatalogAdminTest {
             assertEquals(2, all.size());
             assertFalse(all.stream().filter(r -> r.id() == filed.id()).findFirst().orElseThrow().open());
             CompletionException none = assertThrows(CompletionException.class,
-                () -> c.setReportOpen(9999, false).join());
+                () -> c.setReportOpen(9999, false).future().join());
             assertInstanceOf(IllegalArgumentException.class, none.getCause());
         }
     }
@@ -69,7 +69,7 @@ class CatalogAdminTest {
                 "Alice's best is now her slow run, behind Bob");
             get(c.setRunValid(fast.id(), true));
             assertEquals(fast.id(), get(c.top(COURSE, 1)).get(0).run().id());
-            CompletionException none = assertThrows(CompletionException.class, () -> c.setRunValid(9999, true).join());
+            CompletionException none = assertThrows(CompletionException.class, () -> c.setRunValid(9999, true).future().join());
             assertInstanceOf(IllegalArgumentException.class, none.getCause());
 
             assertEquals(List.of(), get(c.prune(true)), "no policy: nothing pruned");
@@ -102,7 +102,7 @@ class CatalogAdminTest {
             assertEquals(List.of(honest.id()), get(c.top(COURSE, 10)).stream().map(p -> p.run().id()).toList());
             assertTrue(get(c.personalBest(COURSE, BOB)).isEmpty(), "a held run is no one's best");
             CompletionException noGhost = assertThrows(CompletionException.class,
-                () -> c.loadGhost(COURSE, BOB).join());
+                () -> c.loadGhost(COURSE, BOB).future().join());
             assertInstanceOf(IllegalArgumentException.class, noGhost.getCause());
 
             RunCheck check = get(c.checkRun(fast.id()));
@@ -114,7 +114,7 @@ class CatalogAdminTest {
             assertEquals(check, get(c.runCheck(fast.id())));
             assertFalse(get(c.checkRun(honest.id())).held());
 
-            CompletionException noName = assertThrows(CompletionException.class, () -> c.clearRun(fast.id(), "").join());
+            CompletionException noName = assertThrows(CompletionException.class, () -> c.clearRun(fast.id(), "").future().join());
             assertInstanceOf(IllegalArgumentException.class, noName.getCause());
             RunCheck cleared = get(c.clearRun(fast.id(), "mod-erin"));
             assertFalse(cleared.held());
@@ -122,9 +122,9 @@ class CatalogAdminTest {
             assertTrue(cleared.clearedMs() > 0);
             assertEquals(fast.id(), get(c.top(COURSE, 1)).get(0).run().id(), "cleared, the fast run leads");
             CompletionException notHeld = assertThrows(CompletionException.class,
-                () -> c.clearRun(fast.id(), "mod-erin").join());
+                () -> c.clearRun(fast.id(), "mod-erin").future().join());
             assertInstanceOf(IllegalStateException.class, notHeld.getCause());
-            CompletionException none = assertThrows(CompletionException.class, () -> c.checkRun(9999).join());
+            CompletionException none = assertThrows(CompletionException.class, () -> c.checkRun(9999).future().join());
             assertInstanceOf(IllegalArgumentException.class, none.getCause());
 
             // an elytra course: 3.33 blocks a tick is within its limits

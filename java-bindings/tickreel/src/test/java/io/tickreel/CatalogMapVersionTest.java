@@ -77,21 +77,21 @@ class CatalogMapVersionTest {
 
             // The network's best, played on the new version: refused, naming both versions.
             CompletionException refused = assertThrows(CompletionException.class,
-                () -> c.loadGhostOn(null, null, COURSE, 1, V2, false).join());
+                () -> c.loadGhostOn(null, null, COURSE, 1, V2, false).future().join());
             IllegalArgumentException e = assertInstanceOf(IllegalArgumentException.class, refused.getCause());
             assertTrue(e.getMessage().contains(V1.version().toString()) && e.getMessage().contains(V2.version().toString()),
                 e.getMessage());
             // Unless allowed.
-            try (Pending<Ghost> load = get(c.loadGhostOn(null, null, COURSE, 1, V2, true));
+            try (Pending<Ghost> load = c.loadGhostOn(null, null, COURSE, 1, V2, true);
                     Ghost ghost = load.await(Duration.ofSeconds(30)).orElseThrow()) {
                 assertEquals(100, ghost.durationTicks());
             }
             // The new version's best, played on it; a player's best on it.
-            try (Pending<Ghost> load = get(c.loadGhostOn(null, V2, COURSE, 1, V2, false));
+            try (Pending<Ghost> load = c.loadGhostOn(null, V2, COURSE, 1, V2, false);
                     Ghost ghost = load.await(Duration.ofSeconds(30)).orElseThrow()) {
                 assertEquals(150, ghost.durationTicks());
             }
-            try (Pending<Ghost> load = get(c.loadGhostOn(null, V2, COURSE, ALICE, V2, false));
+            try (Pending<Ghost> load = c.loadGhostOn(null, V2, COURSE, ALICE, V2, false);
                     Ghost ghost = load.await(Duration.ofSeconds(30)).orElseThrow()) {
                 assertEquals(180, ghost.durationTicks());
             }

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -46,8 +47,11 @@ class CatalogTest {
         }
     }
 
-    static <T> T get(java.util.concurrent.CompletableFuture<T> f) throws Exception {
-        return f.get(30, TimeUnit.SECONDS);
+    /** A catalog call's result, awaited (a failure is thrown as the pending throws it). */
+    static <T> T get(Pending<T> p) {
+        try (p) {
+            return p.await();
+        }
     }
 
     @Test
@@ -84,15 +88,15 @@ class CatalogTest {
             assertTrue(sob.totalTicks() <= fast.ticks(), sob.toString());
             assertEquals(sob.segments().stream().mapToLong(SumOfBest.BestSegment::ticks).sum(), sob.totalTicks());
 
-            try (Pending<Ghost> load = get(c.loadGhost(COURSE, 1));
+            try (Pending<Ghost> load = c.loadGhost(COURSE, 1);
                     Ghost ghost = load.await(Duration.ofSeconds(30)).orElseThrow()) {
                 assertEquals(fast.ticks(), ghost.durationTicks(), "rank 1's ghost is Alice's 240-tick run");
             }
-            try (Pending<Ghost> load = get(c.loadGhost(COURSE, CAROL));
+            try (Pending<Ghost> load = c.loadGhost(COURSE, CAROL);
                     Ghost ghost = load.await(Duration.ofSeconds(30)).orElseThrow()) {
                 assertEquals(carol.ticks(), ghost.durationTicks());
             }
-            CompletionException none = assertThrows(CompletionException.class, () -> c.loadGhost(COURSE, 7).join());
+            CompletionException none = assertThrows(CompletionException.class, () -> c.loadGhost(COURSE, 7).future().join());
             assertInstanceOf(IllegalArgumentException.class, none.getCause());
 
             assertEquals(List.of(), get(c.prune(true)), "no retention policy: nothing to prune");
@@ -104,12 +108,46 @@ class CatalogTest {
         try (Catalog c = Catalog.open("sqlite:" + dir.resolve("runs.db"))) {
             Path reel = record(dir, "r", 100);
             CompletionException e = assertThrows(CompletionException.class,
-                () -> c.register(reel, COURSE, ALICE, "Alice", 42, GhostRange.all()).join());
+                () -> c.register(reel, COURSE, ALICE, "Alice", 42, GhostRange.all()).future().join());
             assertFalse(e.getCause() instanceof NullPointerException, String.valueOf(e.getCause()));
             CompletionException missing = assertThrows(CompletionException.class,
-                () -> c.register(dir.resolve("missing.reel"), COURSE, ALICE, "Alice", 1, GhostRange.all()).join());
+                () -> c.register(dir.resolve("missing.reel"), COURSE, ALICE, "Alice", 1, GhostRange.all()).future().join());
             assertInstanceOf(TickreelException.class, missing.getCause());
             assertEquals(List.of(), get(c.top(COURSE, 10)));
+        }
+    }
+
+    @Test
+    void aCallIsAPendingPolledWithoutBlockingWhoseFutureThreadEndsWithTheWork(@TempDir Path dir) throws Exception {
+        try (Catalog c = Catalog.open("sqlite:" + dir.resolve("runs.db"))) {
+            Path reel = record(dir, "p", 300);
+            try (Pending<Run> reg = c.register(reel, COURSE, ALICE, "Alice", 1, GhostRange.checkpoints(0, 3))) {
+                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+                Optional<Run> run;
+                while ((run = reg.poll()).isEmpty()) {
+                    assertTrue(System.nanoTime() < deadline, "the registration never ended");
+                    Thread.sleep(1);
+                }
+                assertTrue(reg.isReady());
+                assertSame(run.get(), reg.poll().orElseThrow(), "the same result every call");
+                assertSame(run.get(), reg.await(), "a wait after the poll gives it too");
+            }
+            // Futures are completed by one thread of these classes, which ends with the work.
+            List<Placed> top = c.top(COURSE, 10).future().get(30, TimeUnit.SECONDS);
+            assertEquals(1, top.size(), "the run registered above (300 ticks: never held)");
+            assertEquals(null, c.clearRetention("runs").future().get(30, TimeUnit.SECONDS),
+                "a call without rows completes with null");
+            CompletionException none = assertThrows(CompletionException.class,
+                () -> c.loadGhost(COURSE, 9).future().join());
+            assertInstanceOf(IllegalArgumentException.class, none.getCause());
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+            while (Thread.getAllStackTraces().keySet().stream().anyMatch(t -> t.getName().equals("tickreel-pending"))) {
+                assertTrue(System.nanoTime() < deadline, "the futures' thread is still running with nothing pending");
+                Thread.sleep(5);
+            }
+            Pending<List<Placed>> closed = c.top(COURSE, 1);
+            closed.close();
+            assertThrows(IllegalStateException.class, closed::future, "closed before its future was asked for");
         }
     }
 
@@ -118,7 +156,7 @@ class CatalogTest {
         Catalog c = Catalog.open("sqlite:" + dir.resolve("runs.db"));
         var pending = c.top(COURSE, 5);
         c.close();
-        assertEquals(List.of(), pending.get(10, TimeUnit.SECONDS), "a call queued before close still completes");
+        assertEquals(List.of(), pending.future().get(10, TimeUnit.SECONDS), "a call queued before close still completes");
         assertThrows(IllegalStateException.class, () -> c.top(COURSE, 5));
         c.close(); // idempotent
         TickreelException other = assertThrows(TickreelException.class, () -> Catalog.open("mysql://nowhere/db"));

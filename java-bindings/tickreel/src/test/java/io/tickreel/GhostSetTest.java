@@ -145,7 +145,7 @@ class GhostSetTest {
             Run crafted = CatalogTest.get(c.register(CatalogTest.record(dir, "m", 10), course, mallory, "Mallory", 1, lap));
             assertTrue(crafted.held(), "the crafted run is held");
             // top 2 (Alice, Bob) + Bob's best (already there) + rank 3 (Carol)
-            try (GhostSet set = c.loadGhosts(course, 2, CatalogTest.BOB, 3)) {
+            try (GhostSet set = CatalogTest.get(c.loadGhosts(course, 2, CatalogTest.BOB, 3))) {
                 assertEquals(3, set.size());
                 assertEquals(240, set.durationTicks(0));
                 assertEquals(270, set.durationTicks(1));
@@ -156,14 +156,14 @@ class GhostSetTest {
                 assertEquals(GhostSample.State.RUNNING, s[1].state());
                 assertEquals(GhostSample.State.RUNNING, s[2].state());
             }
-            try (GhostSet all = c.loadGhosts(course, 10, null, 0)) {
+            try (GhostSet all = CatalogTest.get(c.loadGhosts(course, 10, null, 0))) {
                 assertEquals(3, all.size(), "the held run is never among the ghosts");
                 assertEquals(240, all.durationTicks(0));
             }
-            assertThrows(IllegalArgumentException.class, () -> c.loadGhosts(course, 0, mallory, 0),
+            assertThrows(IllegalArgumentException.class, () -> c.loadGhosts(course, 0, mallory, 0).await(),
                 "a held run is no one's best ghost");
-            assertThrows(IllegalArgumentException.class, () -> c.loadGhosts(course, 1, new UUID(9, 9), 0));
-            assertThrows(IllegalArgumentException.class, () -> c.loadGhosts(course, 1, null, 7));
+            assertThrows(IllegalArgumentException.class, () -> c.loadGhosts(course, 1, new UUID(9, 9), 0).await());
+            assertThrows(IllegalArgumentException.class, () -> c.loadGhosts(course, 1, null, 7).await());
         }
     }
 }

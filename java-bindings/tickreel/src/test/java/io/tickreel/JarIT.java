@@ -140,9 +140,9 @@ class JarIT {
         }
         try (Catalog c = Catalog.open("sqlite:" + dir.resolve("catalog.sqlite"))) {
             Run run = c.register(reel, "course", new java.util.UUID(0, 7), "Seven", 7, GhostRange.all())
-                    .get(60, TimeUnit.SECONDS);
-            assertEquals(1, c.top("course", 10).get(30, TimeUnit.SECONDS).size());
-            assertEquals(run.id(), c.top("course", 10).get(30, TimeUnit.SECONDS).get(0).run().id());
+                    .future().get(60, TimeUnit.SECONDS);
+            assertEquals(1, c.top("course", 10).future().get(30, TimeUnit.SECONDS).size());
+            assertEquals(run.id(), c.top("course", 10).future().get(30, TimeUnit.SECONDS).get(0).run().id());
         }
         // What it lacks is refused by name, with the artifact that has it.
         TickreelException pg = assertThrows(TickreelException.class,

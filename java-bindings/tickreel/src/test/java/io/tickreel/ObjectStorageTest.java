@@ -83,10 +83,10 @@ class ObjectStorageTest {
         try (Catalog c = Catalog.open("sqlite:" + dir.resolve("cat.db"));
                 Pending<Uploaded> up = recordAndUpload(dir.resolve("a"), key, true)) {
             Run run = c.registerUploaded(up, "course", alice, "Alice", RUNNER, GhostRange.checkpoints(0, 1))
-                .get(60, TimeUnit.SECONDS);
+                .future().get(60, TimeUnit.SECONDS);
             assertEquals(url(key), run.location());
             assertEquals(100, run.ticks(), "checkpoint 0 at tick 100 to checkpoint 1 at tick 200");
-            assertEquals(url(key), c.top("course", 1).get(30, TimeUnit.SECONDS).get(0).run().location());
+            assertEquals(url(key), c.top("course", 1).future().get(30, TimeUnit.SECONDS).get(0).run().location());
             try (Reader r = Reader.open(run.location(), options())) {
                 assertEquals(TICKS, r.header().tickCount());
             }
@@ -94,13 +94,13 @@ class ObjectStorageTest {
             try (Pending<Uploaded> again = recordAndUpload(dir.resolve("b"), key, false)) {
                 ExecutionException e = assertThrows(ExecutionException.class,
                     () -> c.registerUploaded(again, "course", new java.util.UUID(0, 2), "Bob", RUNNER, GhostRange.all())
-                        .get(60, TimeUnit.SECONDS));
+                        .future().get(60, TimeUnit.SECONDS));
                 assertTrue(e.getCause() instanceof TickreelException, e.getCause().toString());
             }
-            assertEquals(1, c.top("course", 10).get(30, TimeUnit.SECONDS).size());
+            assertEquals(1, c.top("course", 10).future().get(30, TimeUnit.SECONDS).size());
             for (String bad : new String[] {"gs://bucket/a.reel", "s3://" + prop("bucket"), ""}) {
                 ExecutionException e = assertThrows(ExecutionException.class,
-                    () -> c.registerAt(bad, "course", alice, "Alice", RUNNER, GhostRange.all()).get(30, TimeUnit.SECONDS));
+                    () -> c.registerAt(bad, "course", alice, "Alice", RUNNER, GhostRange.all()).future().get(30, TimeUnit.SECONDS));
                 assertTrue(e.getCause() instanceof IllegalArgumentException, bad + ": " + e.getCause());
             }
         }

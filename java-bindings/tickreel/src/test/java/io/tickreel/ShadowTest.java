@@ -69,9 +69,9 @@ class ShadowTest {
             }
             java.util.UUID suspect = new java.util.UUID(1, 1);
             Report row = catalog.addReport(suspect, "suspect", new java.util.UUID(2, 2), "fly", report.toString())
-                    .get(30, java.util.concurrent.TimeUnit.SECONDS);
+                    .future().get(30, java.util.concurrent.TimeUnit.SECONDS);
             assertEquals(java.util.Optional.of("eu-2"), row.server());
-            assertEquals(List.of(row.id()), catalog.reportsOf(suspect, "eu-2").get(30, java.util.concurrent.TimeUnit.SECONDS)
+            assertEquals(List.of(row.id()), catalog.reportsOf(suspect, "eu-2").future().get(30, java.util.concurrent.TimeUnit.SECONDS)
                     .stream().map(Report::id).toList());
         }
         assertThrows(IllegalArgumentException.class, () -> {

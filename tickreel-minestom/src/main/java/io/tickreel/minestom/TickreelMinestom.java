@@ -316,7 +316,7 @@ public final class TickreelMinestom implements AutoCloseable {
         CompletableFuture<Path> file;
         if (what.matches("\\d{1,18}")) {
             long id = Long.parseLong(what);
-            file = catalog.reports().thenApply(list -> list.stream().filter(x -> x.id() == id).findFirst()
+            file = catalog.reports().future().thenApply(list -> list.stream().filter(x -> x.id() == id).findFirst()
                     .flatMap(Report::location).map(Path::of)
                     .orElseThrow(() -> new IllegalArgumentException("no report #" + id + " with a recording")));
         } else {
@@ -648,7 +648,7 @@ public final class TickreelMinestom implements AutoCloseable {
             Pending<Path> written = r.shadow.report(reportedUuid, file, ro.build());
             filed = written.future()
                     .whenComplete((p, e) -> written.close())
-                    .thenCompose(p -> catalog.addReport(reportedUuid, reportedName, reporterUuid, reason, p.toString()));
+                    .thenCompose(p -> catalog.addReport(reportedUuid, reportedName, reporterUuid, reason, p.toString()).future());
             reportsInFlight.add(filed);
         }
         return filed;

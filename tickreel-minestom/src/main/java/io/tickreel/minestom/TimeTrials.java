@@ -18,7 +18,6 @@ import java.util.ArrayList;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CompletableFuture;
 import net.kyori.adventure.text.Component;
 import net.kyori.adventure.text.format.NamedTextColor;
 import net.minestom.server.MinecraftServer;
@@ -68,7 +67,6 @@ final class TimeTrials {
         double x, y, z, yaw, pitch;
         int flags;
         GhostChoice choice;
-        CompletableFuture<Pending<Ghost>> ghostLoad;
         Pending<Ghost> ghostPending;
         Ghost ghost;
         GhostCursor cursor;
@@ -165,7 +163,7 @@ final class TimeTrials {
         rec.submit(0, run.batch);
         r.run = run;
         run.choice = owner.ghostChoice(p);
-        run.ghostLoad = run.choice.isPersonalBest()
+        run.ghostPending = run.choice.isPersonalBest()
                 ? owner.catalog().loadGhost(course.name(), p.getUuid())
                 : owner.catalog().loadGhost(course.name(), run.choice.rankOrZero());
         p.sendMessage(Component.text("Run started on " + course.name() + ".", NamedTextColor.AQUA));
@@ -219,13 +217,6 @@ final class TimeTrials {
     /** Loads the chosen run's ghost when it is there, then moves it to this tick of the run. */
     private void ghost(Run run, Pos pos) {
         if (run.ghost == null) {
-            if (run.ghostPending == null && run.ghostLoad != null && run.ghostLoad.isDone()) {
-                try {
-                    run.ghostPending = run.ghostLoad.getNow(null);
-                } catch (RuntimeException e) {
-                    run.ghostLoad = null;   // no such run on the board (yet): no ghost
-                }
-            }
             if (run.ghostPending == null) {
                 return;
             }
@@ -235,11 +226,14 @@ final class TimeTrials {
                     return;
                 }
                 run.ghost = g.get();
+            } catch (IllegalArgumentException e) {
+                run.ghostPending.close();   // no such run on the board (yet): no ghost
+                run.ghostPending = null;
+                return;
             } catch (RuntimeException e) {
                 owner.reportError(e);
                 run.ghostPending.close();
                 run.ghostPending = null;
-                run.ghostLoad = null;
                 return;
             }
             run.cursor = run.ghost.cursor();
@@ -277,7 +271,7 @@ final class TimeTrials {
         run.recorder.close();
         int ticks = run.tick;
         owner.catalog().registerFinished(done, course.name(), p.getUuid(), p.getUsername(), run.id,
-                GhostRange.checkpoints(0, course.finishIndex())).whenComplete((registered, err) -> {
+                GhostRange.checkpoints(0, course.finishIndex())).future().whenComplete((registered, err) -> {
                     done.close();
                     if (err != null) {
                         owner.reportError(err instanceof Exception ex ? ex : new RuntimeException(err));
@@ -318,9 +312,6 @@ final class TimeTrials {
         }
         if (run.ghostPending != null) {
             run.ghostPending.close();
-        }
-        if (run.ghostLoad != null && !run.ghostLoad.isDone()) {
-            run.ghostLoad.thenAccept(Pending::close);
         }
     }
 
