@@ -35,7 +35,10 @@ pub mod object_live;
 pub mod playhead;
 pub mod reader;
 pub mod recorder_options;
+pub mod reel_options;
+pub mod report_options;
 pub mod shadow;
+pub mod shadow_options;
 pub mod world_state;
 pub mod writer;
 

@@ -96,7 +96,10 @@ opaque! {
     crate::api::playhead::Playhead => super::TickreelPlayhead,
     crate::api::reader::Reader => super::TickreelReader,
     crate::api::recorder_options::RecorderOptions => super::TickreelRecorderOptions,
+    crate::api::reel_options::ReelOptions => super::TickreelReelOptions,
+    crate::api::report_options::ReportOptions => super::TickreelReportOptions,
     crate::api::shadow::ShadowBuffer => super::TickreelShadowBuffer,
+    crate::api::shadow_options::ShadowOptions => super::TickreelShadowOptions,
     crate::api::world_state::WorldState => super::TickreelWorldState,
     crate::api::writer::ReelWriter => super::TickreelReelWriter,
 }
@@ -166,6 +169,18 @@ const TAG_NAMES: &[(u8, &str)] = &[
     (
         crate::api::world_state::WorldState::TAG,
         crate::api::world_state::WorldState::NAME,
+    ),
+    (
+        crate::api::reel_options::ReelOptions::TAG,
+        crate::api::reel_options::ReelOptions::NAME,
+    ),
+    (
+        crate::api::shadow_options::ShadowOptions::TAG,
+        crate::api::shadow_options::ShadowOptions::NAME,
+    ),
+    (
+        crate::api::report_options::ReportOptions::TAG,
+        crate::api::report_options::ReportOptions::NAME,
     ),
     #[cfg(feature = "object")]
     (

@@ -34,7 +34,6 @@ pub use catalog::{TickreelCatalog, TickreelCatalogCall};
 pub use engine::finish::TickreelFinishHandle;
 pub use engine::recorder::{TickreelRecorder, TickreelRecorderStats};
 pub use engine::shadow::{TickreelShadowBuffer, TickreelShadowStats};
-pub use engine::shadow_options::{TickreelReportOptions, TickreelShadowOptions};
 pub use engine::{TickreelEngine, TickreelEngineOptions, TickreelEngineStats};
 pub use ghost::cursor::{TickreelGhostCursor, TickreelGhostSample};
 pub use ghost::delta::TickreelLiveDelta;
@@ -46,7 +45,9 @@ pub use ghost::{TickreelGhost, TickreelGhostInfo, TickreelGhostRange, TickreelSp
 pub use object::{
     TickreelLiveShipper, TickreelObjectOptions, TickreelPendingUpload, TickreelShipStats,
 };
-pub use options::TickreelRecorderOptions;
+pub use options::{
+    TickreelRecorderOptions, TickreelReelOptions, TickreelReportOptions, TickreelShadowOptions,
+};
 pub use playhead::{TickreelPlayhead, TickreelUpdate, TickreelWorld};
 pub use reader::{TickreelEntityState, TickreelReader, TickreelVerifyReport};
 pub use result::TickreelResult;
@@ -56,4 +57,4 @@ pub use world_state::{
     TickreelBlockAt, TickreelBlockEntity, TickreelEntityWorld, TickreelEquipment,
     TickreelWorldChange, TickreelWorldState, TickreelWorldStateInfo,
 };
-pub use writer::{TickreelReelOptions, TickreelReelWriter};
+pub use writer::TickreelReelWriter;
