@@ -54,12 +54,14 @@ final class OptionSetters {
     }
 
     /**
-     * A duration in milliseconds, the unit of every option (sub-millisecond parts round down);
-     * saturated, so that the library refuses what is out of its range with its own message.
+     * A duration in milliseconds, the unit of every option, rounded down (so that a negative one
+     * stays negative, and the library refuses it naming the option); saturated, so that the library
+     * refuses what is out of its range with its own message.
      */
     static long millis(Duration d) {
         try {
-            return d.toMillis();
+            long ms = d.toMillis(); // toward zero
+            return d.isNegative() && !Duration.ofMillis(ms).equals(d) ? ms - 1 : ms;
         } catch (ArithmeticException e) {
             return d.isNegative() ? Long.MIN_VALUE : Long.MAX_VALUE;
         }
