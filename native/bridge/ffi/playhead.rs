@@ -149,7 +149,7 @@ mod tests {
     /// Records 40 ticks (100..=139) of two entities moving along x, in chunks of 10 ticks.
     fn record(dir: &std::path::Path) -> CString {
         let path = CString::new(dir.join("p.reel").to_str().unwrap()).unwrap();
-        let w = crate::ffi::writer::tests::writer(&path, 10, 600);
+        let w = crate::ffi::writer::writer(&path, 10, 600);
         let mut b = std::ptr::null_mut();
         // SAFETY: `b` is writable.
         assert_eq!(unsafe { tickreel_batch_new(&mut b) }, OK);

@@ -120,7 +120,7 @@ mod tests {
     /// Records `ticks` ticks of two entities through the C functions and returns the path.
     fn record(dir: &std::path::Path, ticks: u32) -> CString {
         let path = CString::new(dir.join("t.reel").to_str().unwrap()).unwrap();
-        let w = crate::ffi::writer::tests::writer(&path, 10, 600);
+        let w = crate::ffi::writer::writer(&path, 10, 600);
         // User metadata from C: an NBT root compound.
         let nbt = fastnbt::to_bytes(&std::collections::HashMap::from([(
             "map",

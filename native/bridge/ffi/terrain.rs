@@ -166,7 +166,7 @@ mod tests {
     fn terrain_offered_in_c_reads_back_under_the_edited_blocks() {
         let dir = tempfile::tempdir().unwrap();
         let path = CString::new(dir.path().join("t.reel").to_str().unwrap()).unwrap();
-        let w = crate::ffi::writer::tests::writer(&path, 10, 600);
+        let w = crate::ffi::writer::writer(&path, 10, 600);
         let stone = [1u32];
         let two = [9u32, 8];
         // 4 bits: 16 entries per long; entry lx 0 of each row (every 16th) is index 0 (dirt 9).

@@ -356,7 +356,7 @@ mod tests {
     /// tick 5 and 1500 at tick 35; a sword in the main hand from tick 20.
     fn record(dir: &std::path::Path) -> CString {
         let path = CString::new(dir.join("w.reel").to_str().unwrap()).unwrap();
-        let w = crate::ffi::writer::tests::writer(&path, 10, 20);
+        let w = crate::ffi::writer::writer(&path, 10, 20);
         let mut b = std::ptr::null_mut();
         // SAFETY: `b` is writable.
         assert_eq!(unsafe { tickreel_batch_new(&mut b) }, OK);

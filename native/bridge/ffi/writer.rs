@@ -13,8 +13,12 @@ pub struct TickreelReelWriter {
     _private: [u8; 0],
 }
 
+/// A writer created through the options builder, for the other modules' tests.
 #[cfg(test)]
-pub(crate) mod tests {
+pub(crate) use tests::writer;
+
+#[cfg(test)]
+mod tests {
     use super::*;
     use crate::ffi::generated::reel_options::*;
     use crate::ffi::options::TickreelReelOptions;
@@ -117,23 +121,23 @@ pub(crate) mod tests {
         }
         // Out of the core's ranges: the create refuses, naming the setter.
         let path = CString::new(dir.path().join("c.reel").to_str().unwrap()).unwrap();
-        let set: [(
-            extern "C" fn(*mut TickreelReelOptions, u32) -> TickreelResult,
-            &str,
-        ); 3] = [
-            (tickreel_reel_options_set_chunk_ticks, "chunk_ticks"),
+        let set: [(fn(*mut TickreelReelOptions) -> TickreelResult, &str); 3] = [
             (
-                tickreel_reel_options_set_snapshot_interval,
+                |o| tickreel_reel_options_set_chunk_ticks(o, 0),
+                "chunk_ticks",
+            ),
+            (
+                |o| tickreel_reel_options_set_snapshot_interval(o, 0),
                 "snapshot_interval",
             ),
             (
-                tickreel_reel_options_set_tick_rate_millihz,
+                |o| tickreel_reel_options_set_tick_rate_millihz(o, 0),
                 "tick_rate_millihz",
             ),
         ];
         for (set, name) in set {
             let bad = options();
-            assert_eq!(set(bad, 0), OK);
+            assert_eq!(set(bad), OK);
             let mut w = std::ptr::null_mut();
             // SAFETY: valid string, options and out-pointer.
             let got = unsafe { tickreel_reel_writer_create(path.as_ptr(), bad, &mut w) };
