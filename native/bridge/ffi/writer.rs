@@ -121,7 +121,8 @@ mod tests {
         }
         // Out of the core's ranges: the create refuses, naming the setter.
         let path = CString::new(dir.path().join("c.reel").to_str().unwrap()).unwrap();
-        let set: [(fn(*mut TickreelReelOptions) -> TickreelResult, &str); 3] = [
+        type Set = fn(*mut TickreelReelOptions) -> TickreelResult;
+        let set: [(Set, &str); 3] = [
             (
                 |o| tickreel_reel_options_set_chunk_ticks(o, 0),
                 "chunk_ticks",
