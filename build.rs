@@ -3,9 +3,7 @@
 //! 1. from the `#[bridge_fn]` operations of `native/bridge/api/` (one Rust definition each), the
 //!    `extern "C"` entry points (`bridge_ffi.rs`) and the JNI entry points with their
 //!    `RegisterNatives` table and Java declarations (`bridge_jni.rs`), by `native/bridge/codegen/`;
-//! 2. from the option declarations of `native/bridge/options.rs`, the C option structs
-//!    (`bridge_options.rs`), by `native/bridge/codegen/options.rs`;
-//! 3. the C header, with cbindgen (`cbindgen.toml`) over `native/bridge/ffi/`, `bridge_ffi.rs` and `bridge_options.rs`,
+//! 2. the C header, with cbindgen (`cbindgen.toml`) over `native/bridge/ffi/` and `bridge_ffi.rs`,
 //!    into `$OUT_DIR/tickreel.h`, organised by area (`codegen/areas.rs`: each area its types, then
 //!    its functions) with an index of its areas at the top (`codegen/index.rs`).
 //!
@@ -31,7 +29,6 @@ fn main() {
     println!("cargo:rerun-if-changed=native/bridge/ffi");
     println!("cargo:rerun-if-changed=native/bridge/api");
     println!("cargo:rerun-if-changed=native/bridge/codegen");
-    println!("cargo:rerun-if-changed=native/bridge/options.rs");
     println!("cargo:rerun-if-changed=native/bridge/shared/block_state.rs");
     let root = PathBuf::from(env::var_os("CARGO_MANIFEST_DIR").expect("set by cargo"));
     let out_dir = PathBuf::from(env::var_os("OUT_DIR").expect("set by cargo"));
@@ -42,11 +39,6 @@ fn main() {
     let jni = codegen::jni::emit(&api, &ops).unwrap_or_else(|e| panic!("bridge JNI: {e}"));
     write_if_changed(&out_dir.join("bridge_ffi.rs"), &ffi);
     write_if_changed(&out_dir.join("bridge_jni.rs"), &jni);
-    let declared = fs::read_to_string(root.join("native/bridge/options.rs"))
-        .unwrap_or_else(|e| panic!("native/bridge/options.rs: {e}"));
-    let options =
-        codegen::options::emit(&declared).unwrap_or_else(|e| panic!("bridge options: {e}"));
-    write_if_changed(&out_dir.join("bridge_options.rs"), &options);
     let out = out_dir.join("tickreel.h");
     let header = generate(&root, &out_dir).unwrap_or_else(|e| {
         let e = e.replace('\n', " ");
@@ -56,8 +48,8 @@ fn main() {
     write_if_changed(&out, &header);
 }
 
-/// Runs cbindgen over `native/bridge/ffi/` (it follows `mod` declarations from `mod.rs`), the
-/// generated entry points and the generated option structs (both in `out_dir`).
+/// Runs cbindgen over `native/bridge/ffi/` (it follows `mod` declarations from `mod.rs`) and the
+/// generated entry points (in `out_dir`).
 fn generate(root: &Path, out_dir: &Path) -> Result<String, String> {
     let run = || -> Result<String, String> {
         let config = cbindgen::Config::from_file(root.join("cbindgen.toml"))?;
@@ -66,7 +58,6 @@ fn generate(root: &Path, out_dir: &Path) -> Result<String, String> {
             .with_src(root.join("native/bridge/ffi/mod.rs"))
             .with_src(root.join("native/bridge/shared/block_state.rs"))
             .with_src(out_dir.join("bridge_ffi.rs"))
-            .with_src(out_dir.join("bridge_options.rs"))
             .generate()
             .map_err(|e| e.to_string())?;
         let mut bytes = Vec::new();

@@ -43,14 +43,14 @@
  * Index (line numbers in this file).
  *   Constants and result codes first; then each area, the error channel first: its
  *   handles and structs, then its functions:
- *   Errors and the library: line 626
+ *   Errors and the library: line 638
  *      tickreel_handle_count, tickreel_last_error, tickreel_last_error_message,
  *      tickreel_last_error_code, tickreel_result_name, tickreel_version, tickreel_features
- *   Results later (TickreelPending): line 703
+ *   Results later (TickreelPending): line 715
  *      tickreel_pending_take_rows, tickreel_pending_take_ghost_set, tickreel_pending_take_upload,
  *      tickreel_pending_poll, tickreel_pending_wait, tickreel_pending_take_path,
  *      tickreel_pending_take_ghost, tickreel_pending_free
- *   Tick batches (TickreelBatch): line 871
+ *   Tick batches (TickreelBatch): line 883
  *      tickreel_batch_new, tickreel_batch_free, tickreel_batch_clear, tickreel_batch_event_count,
  *      tickreel_batch_bytes, tickreel_batch_entity_add, tickreel_batch_entity_remove,
  *      tickreel_batch_pose, tickreel_batch_position, tickreel_batch_rotation,
@@ -60,7 +60,7 @@
  *      tickreel_batch_attack, tickreel_batch_use, tickreel_batch_use_on_entity,
  *      tickreel_batch_use_on_block, tickreel_batch_damage, tickreel_batch_health,
  *      tickreel_batch_equipment, tickreel_batch_chat, tickreel_batch_custom_at
- *   Live recording (TickreelEngine, TickreelRecorder): line 1283
+ *   Live recording (TickreelEngine, TickreelRecorder): line 1295
  *      tickreel_engine_new, tickreel_engine_free, tickreel_engine_stats, tickreel_recorder_start,
  *      tickreel_recorder_start_on, tickreel_recorder_free, tickreel_recorder_submit_tick,
  *      tickreel_recorder_submit_batch, tickreel_recorder_player_left,
@@ -88,7 +88,7 @@
  *      tickreel_recorder_options_set_compaction_verify,
  *      tickreel_recorder_options_set_max_batch_bytes, tickreel_recorder_options_set_overwrite,
  *      tickreel_recorder_options_set_on_existing
- *   Ghosts (TickreelGhost, TickreelGhostCursor, TickreelLiveDelta, TickreelGhostSet, TickreelGoldSplits): line 2203
+ *   Ghosts (TickreelGhost, TickreelGhostCursor, TickreelLiveDelta, TickreelGhostSet, TickreelGoldSplits): line 2215
  *      tickreel_ghost_load, tickreel_ghost_load_from_reader, tickreel_ghost_free,
  *      tickreel_ghost_info, tickreel_ghost_splits, tickreel_ghost_cursor_new,
  *      tickreel_ghost_cursor_free, tickreel_ghost_cursor_sample,
@@ -100,7 +100,7 @@
  *      tickreel_gold_splits_free, tickreel_gold_splits_checkpoint, tickreel_gold_splits_finish,
  *      tickreel_gold_splits_best_possible, tickreel_gold_splits_sum_of_best,
  *      tickreel_gold_splits_gold, tickreel_gold_splits_reset, tickreel_ghost_load_async_url
- *   Playback (TickreelPlayhead): line 2832
+ *   Playback (TickreelPlayhead): line 2844
  *      tickreel_playhead_open_url, tickreel_playhead_follow_url, tickreel_playhead_open,
  *      tickreel_playhead_follow, tickreel_playhead_free, tickreel_playhead_current,
  *      tickreel_playhead_advance, tickreel_playhead_prepare, tickreel_playhead_seek,
@@ -110,42 +110,54 @@
  *      tickreel_playhead_removed, tickreel_playhead_added, tickreel_playhead_rebuild,
  *      tickreel_playhead_rebuild_snapshot, tickreel_playhead_rebuild_events,
  *      tickreel_playhead_world_state, tickreel_playhead_world_changes
- *   Reading recordings (TickreelReader): line 3393
+ *   Reading recordings (TickreelReader): line 3405
  *      tickreel_reader_open_url, tickreel_reader_open, tickreel_reader_free,
  *      tickreel_reader_tick_count, tickreel_reader_first_tick, tickreel_reader_last_tick,
  *      tickreel_reader_chunk_count, tickreel_reader_tick_rate, tickreel_reader_metadata,
  *      tickreel_reader_seek, tickreel_reader_ticks, tickreel_reader_verify,
  *      tickreel_reader_palette_name, tickreel_reader_world_at
- *   Decoded events (TickreelEvents): line 3646
+ *   Decoded events (TickreelEvents): line 3658
  *      tickreel_events_decode, tickreel_events_free, tickreel_events_count, tickreel_events_get
- *   The world at a tick (TickreelWorldState): line 3854
+ *   The world at a tick (TickreelWorldState): line 3866
  *      tickreel_world_state_free, tickreel_world_state_info, tickreel_world_state_blocks,
  *      tickreel_world_state_block, tickreel_world_state_block_entities,
  *      tickreel_world_state_entities, tickreel_world_state_equipment,
  *      tickreel_world_state_terrain_sections
- *   Shadow play (TickreelShadowBuffer): line 4128
- *      tickreel_shadow_buffer_report_upload, tickreel_shadow_options_default,
- *      tickreel_report_options_default, tickreel_shadow_buffer_start,
+ *   Shadow play (TickreelShadowBuffer): line 4140
+ *      tickreel_shadow_buffer_report_upload, tickreel_report_options_new,
+ *      tickreel_report_options_free, tickreel_report_options_set_before_ms,
+ *      tickreel_report_options_set_after_ms, tickreel_report_options_set_radius,
+ *      tickreel_report_options_set_every_entity, tickreel_report_options_set_overwrite,
+ *      tickreel_report_options_set_zstd_level, tickreel_report_options_set_keep_all_blocks,
+ *      tickreel_report_options_set_chat, tickreel_shadow_buffer_start,
  *      tickreel_shadow_buffer_start_on, tickreel_shadow_buffer_report,
  *      tickreel_shadow_buffer_report_uuid, tickreel_shadow_buffer_stats,
- *      tickreel_shadow_buffer_attached, tickreel_shadow_buffer_free
- *   Writing recordings (TickreelReelWriter): line 4504
- *      tickreel_reel_options_default, tickreel_reel_writer_create, tickreel_reel_writer_free,
- *      tickreel_reel_writer_write_tick, tickreel_reel_writer_write_batch,
- *      tickreel_reel_writer_offer_snapshot, tickreel_reel_writer_offer_terrain,
- *      tickreel_reel_writer_register_entity, tickreel_reel_writer_register_event_type,
- *      tickreel_reel_writer_register_name, tickreel_reel_writer_set_user_metadata,
- *      tickreel_reel_writer_finish
- *   Compression dictionaries: line 4755
+ *      tickreel_shadow_buffer_attached, tickreel_shadow_buffer_free, tickreel_shadow_options_new,
+ *      tickreel_shadow_options_free, tickreel_shadow_options_set_window_ms,
+ *      tickreel_shadow_options_set_grace_ms, tickreel_shadow_options_set_max_bytes,
+ *      tickreel_shadow_options_set_block_ticks
+ *   Writing recordings (TickreelReelWriter): line 4583
+ *      tickreel_reel_options_new, tickreel_reel_options_free,
+ *      tickreel_reel_options_set_tick_rate_millihz, tickreel_reel_options_set_game_data_version,
+ *      tickreel_reel_options_set_timestamp_ms, tickreel_reel_options_set_world_id,
+ *      tickreel_reel_options_set_world_version, tickreel_reel_options_set_dictionary_id,
+ *      tickreel_reel_options_set_chunk_ticks, tickreel_reel_options_set_chunk_bytes,
+ *      tickreel_reel_options_set_snapshot_interval, tickreel_reel_options_set_zstd_level,
+ *      tickreel_reel_writer_create, tickreel_reel_writer_free, tickreel_reel_writer_write_tick,
+ *      tickreel_reel_writer_write_batch, tickreel_reel_writer_offer_snapshot,
+ *      tickreel_reel_writer_offer_terrain, tickreel_reel_writer_register_entity,
+ *      tickreel_reel_writer_register_event_type, tickreel_reel_writer_register_name,
+ *      tickreel_reel_writer_set_user_metadata, tickreel_reel_writer_finish
+ *   Compression dictionaries: line 4894
  *      tickreel_dictionary_register, tickreel_dictionary_is_registered
- *   Object storage (TickreelObjectOptions, TickreelLiveShipper; Cargo feature "object"): line 4786
+ *   Object storage (TickreelObjectOptions, TickreelLiveShipper; Cargo feature "object"): line 4925
  *      tickreel_object_options_new, tickreel_object_options_free,
  *      tickreel_object_options_set_endpoint, tickreel_object_options_set_region,
  *      tickreel_object_options_set_credentials, tickreel_object_options_set_allow_http,
  *      tickreel_object_options_set_timeouts, tickreel_object_options_set_retries,
  *      tickreel_live_shipper_stats, tickreel_live_shipper_ship_now, tickreel_live_shipper_finish,
  *      tickreel_live_shipper_free
- *   Catalog (TickreelCatalog; Cargo feature "catalog"): line 4980
+ *   Catalog (TickreelCatalog; Cargo feature "catalog"): line 5119
  *      tickreel_catalog_open, tickreel_catalog_free, tickreel_catalog_register,
  *      tickreel_catalog_top, tickreel_catalog_personal_best, tickreel_catalog_around,
  *      tickreel_catalog_recent, tickreel_catalog_sum_of_best, tickreel_catalog_load_ghost,
@@ -197,24 +209,6 @@
  * The entity is gliding (elytra).
  */
 #define TICKREEL_FLAG_GLIDING (1 << 4)
-
-/**
- * `TickreelReportOptions::chat`: the reported player's lines (any channel) and the public lines
- * of players within the radius at the tick they sent them (the default).
- */
-#define TICKREEL_REPORT_CHAT_NEAR 0
-
-/**
- * `TickreelReportOptions::chat`: also every public and system line of the server, wherever its
- * sender stood; still no private or team line of others.
- */
-#define TICKREEL_REPORT_CHAT_PUBLIC 1
-
-/**
- * `TickreelReportOptions::chat`: every chat line of the window, private and team chat of others
- * too (for a server whose rules let staff read them).
- */
-#define TICKREEL_REPORT_CHAT_ALL 2
 
 /**
  * A bound of `TickreelGhostRange`: the entity's first pose (as a start) or last pose (as an
@@ -286,6 +280,24 @@
  * exists (`TICKREEL_RESULT_IO`, "already exists", naming the live directory).
  */
 #define TICKREEL_ON_EXISTING_REFUSE 2
+
+/**
+ * `tickreel_report_options_set_chat`: the reported player's lines (any channel) and the public
+ * lines of players within the radius at the tick they sent them (the default).
+ */
+#define TICKREEL_REPORT_CHAT_NEAR 0
+
+/**
+ * `tickreel_report_options_set_chat`: also every public and system line of the server, wherever
+ * its sender stood; still no private or team line of others.
+ */
+#define TICKREEL_REPORT_CHAT_PUBLIC 1
+
+/**
+ * `tickreel_report_options_set_chat`: every chat line of the window, private and team chat of
+ * others too (for a server whose rules let staff read them).
+ */
+#define TICKREEL_REPORT_CHAT_ALL 2
 
 /**
  * `TickreelUpdate::motion`: the position did not change (paused, a slow speed between two
@@ -4128,6 +4140,14 @@ TickreelResult tickreel_world_state_terrain_sections(struct TickreelWorldState *
 /* ---- Shadow play (TickreelShadowBuffer) ---- */
 
 /**
+ * A report's options being built (`tickreel_shadow_buffer_report`). Opaque: create with
+ * `tickreel_report_options_new`, change with the `tickreel_report_options_set_*` functions, pass
+ * to `tickreel_shadow_buffer_report` (NULL there: the defaults), release with
+ * `tickreel_report_options_free`. The pointer is a handle, not an address.
+ */
+typedef struct TickreelReportOptions TickreelReportOptions;
+
+/**
  * A shadow buffer: the last minutes of one stream of ticks (a world), kept in memory and turned
  * into a `.reel` file around a player by `tickreel_shadow_buffer_report`. Opaque: create with
  * `tickreel_shadow_buffer_start`, release with `tickreel_shadow_buffer_free`. The pointer is a handle, not an
@@ -4136,85 +4156,12 @@ TickreelResult tickreel_world_state_terrain_sections(struct TickreelWorldState *
 typedef struct TickreelShadowBuffer TickreelShadowBuffer;
 
 /**
- * Options of `tickreel_shadow_buffer_report`: what a report holds. Fill with
- * `tickreel_report_options_default`, then change what you need. Flag fields are `uint32_t`: 0 is
- * false, any other value true. Durations are game time in milliseconds.
+ * A shadow buffer's options being built (`tickreel_shadow_buffer_start`). Opaque: create with
+ * `tickreel_shadow_options_new`, change with the `tickreel_shadow_options_set_*` functions, pass
+ * to `tickreel_shadow_buffer_start` (NULL there: the defaults), release with
+ * `tickreel_shadow_options_free`. The pointer is a handle, not an address.
  */
-typedef struct TickreelReportOptions {
-    /**
-     * Whether `before_ms` applies (default 0: all that is retained, up to the buffer's window).
-     */
-    uint32_t has_before;
-    /**
-     * With `has_before`: game time before the report (for a player who left: before the leave)
-     * to include, in milliseconds. At most 86400000 (a day).
-     */
-    uint32_t before_ms;
-    /**
-     * Game time to keep capturing after the report, in milliseconds (default 30000; 0 writes the
-     * report from what is there now). At most 86400000 (a day).
-     */
-    uint32_t after_ms;
-    /**
-     * Whether `radius` applies (default 1). 0 includes every entity of the stream.
-     */
-    uint32_t has_radius;
-    /**
-     * With `has_radius`: entities that came within this many blocks of the reported player at
-     * any tick of the report are included with their whole track (default 48). Must be finite
-     * and >= 0.
-     */
-    double radius;
-    /**
-     * Replace a file at the report's path instead of failing (default 0).
-     */
-    uint32_t overwrite;
-    /**
-     * Zstd level of the report file (default 3).
-     */
-    int32_t zstd_level;
-    /**
-     * Keep every block change and placed event of the window, wherever it happened (default
-     * 0: those within `radius` of the reported player, and those of kept entities).
-     */
-    uint32_t keep_all_blocks;
-    /**
-     * Which chat lines the report keeps: `TICKREEL_REPORT_CHAT_NEAR` (default: the reported
-     * player's lines and the public lines of players within the radius),
-     * `TICKREEL_REPORT_CHAT_PUBLIC` (also every public and system line of the server) or
-     * `TICKREEL_REPORT_CHAT_ALL` (private and team chat of others too).
-     */
-    uint32_t chat;
-} TickreelReportOptions;
-
-/**
- * Options of `tickreel_shadow_buffer_start`: how much a shadow buffer keeps. Fill with
- * `tickreel_shadow_options_default`, then change what you need. Durations are game time in
- * milliseconds (converted to ticks at the recording's tick rate, rounded up).
- */
-typedef struct TickreelShadowOptions {
-    /**
-     * Game time always retained, in milliseconds (default 300000: 5 minutes). 1 to 86400000
-     * (a day).
-     */
-    uint32_t window_ms;
-    /**
-     * How long a player who left (a `PlayerLeave` event or `tickreel_recorder_player_left`)
-     * keeps the window before their leave, in milliseconds (default 120000: 2 minutes). At most
-     * 86400000 (a day).
-     */
-    uint32_t grace_ms;
-    /**
-     * Bytes this buffer may hold (default 0: no limit of its own, only the engine-wide
-     * `TickreelEngineOptions.shadow_budget_bytes`). Past it, its oldest blocks are given up.
-     */
-    size_t max_bytes;
-    /**
-     * Ticks per block of a stream without a file (default 200: 10 s at 20 ticks/s). 1 to
-     * 1048576. A shadowed recording's blocks are its own chunks (`chunk_ticks`).
-     */
-    uint32_t block_ticks;
-} TickreelShadowOptions;
+typedef struct TickreelShadowOptions TickreelShadowOptions;
 
 /**
  * Counters of a shadow buffer, as filled in by `tickreel_shadow_buffer_stats`. Bytes are the heap
@@ -4295,14 +4242,13 @@ typedef struct TickreelShadowStats {
  * # Safety
  * `out_pending` must be NULL or point to writable storage for one `TickreelPending` pointer.
  * `path` must be NULL or a NUL-terminated string (NULL is refused).
- * `options` must be NULL or point to a readable `TickreelReportOptions`.
  * `metadata_keys` and `metadata_values` must each point to `metadata_count` pointers to NUL-terminated strings (or `metadata_count` must be 0).
  * `url` must be NULL or a NUL-terminated string (NULL is refused).
  */
 TickreelResult tickreel_shadow_buffer_report_upload(struct TickreelShadowBuffer *shadow,
                                                     uint32_t player,
                                                     const char *path,
-                                                    const struct TickreelReportOptions *options,
+                                                    struct TickreelReportOptions *options,
                                                     const char *const *metadata_keys,
                                                     const char *const *metadata_values,
                                                     size_t metadata_count,
@@ -4313,26 +4259,103 @@ TickreelResult tickreel_shadow_buffer_report_upload(struct TickreelShadowBuffer 
                                                     struct TickreelPending **out_pending);
 
 /**
- * Fills `*out_options` with the shadow buffer defaults (a 5-minute window, a 2-minute grace
- * period after a player leaves, no byte limit of its own, 200-tick blocks).
+ * Creates a report's options with the defaults (all that is retained before the report, 30 s
+ * captured after it, the entities within 48 blocks of the player, the chat lines near them, no
+ * overwrite, zstd level 3), into `*out_options`. Change them with the
+ * `tickreel_report_options_set_*` functions, pass them to `tickreel_shadow_buffer_report` (which
+ * reads them: one options handle may serve many reports) and free them with
+ * `tickreel_report_options_free`.
  *
- * Thread safety: any thread.
+ * Thread safety: any thread; each setter is atomic, and a report on another thread reads them.
  *
  * # Safety
- * `out_options` must be NULL or point to writable storage for one `TickreelShadowOptions`.
+ * `out_options` must be NULL or point to writable storage for one `TickreelReportOptions` pointer.
  */
-TickreelResult tickreel_shadow_options_default(struct TickreelShadowOptions *out_options);
+TickreelResult tickreel_report_options_new(struct TickreelReportOptions **out_options);
 
 /**
- * Fills `*out_options` with the report defaults (all that is retained before the report, 30 s
- * captured after it, entities within 48 blocks of the player, no overwrite, zstd level 3).
+ * Frees a report's options (reports made with them keep their copy). NULL is a no-op.
  *
  * Thread safety: any thread.
- *
- * # Safety
- * `out_options` must be NULL or point to writable storage for one `TickreelReportOptions`.
  */
-TickreelResult tickreel_report_options_default(struct TickreelReportOptions *out_options);
+TickreelResult tickreel_report_options_free(struct TickreelReportOptions *options);
+
+/**
+ * Game time before the report (for a player who left: before the leave) to include, in
+ * milliseconds (default: all that is retained, up to the buffer's window). At most 86400000 (a
+ * day).
+ *
+ * Thread safety: any thread.
+ */
+TickreelResult tickreel_report_options_set_before_ms(struct TickreelReportOptions *options,
+                                                     uint64_t before_ms);
+
+/**
+ * Game time to keep capturing after the report, in milliseconds (default 30000; 0 writes the
+ * report from what is there now). At most 86400000 (a day).
+ *
+ * Thread safety: any thread.
+ */
+TickreelResult tickreel_report_options_set_after_ms(struct TickreelReportOptions *options,
+                                                    uint64_t after_ms);
+
+/**
+ * Entities that came within this many blocks of the reported player at any tick of the report
+ * are included with their whole track (default 48); the same radius keeps block changes and
+ * placed events. Must be finite and >= 0. Undoes `tickreel_report_options_set_every_entity`.
+ *
+ * Thread safety: any thread.
+ */
+TickreelResult tickreel_report_options_set_radius(struct TickreelReportOptions *options,
+                                                  double radius);
+
+/**
+ * With `every_entity` true: no context radius, every entity, block change and placed event of
+ * the stream is included (default false: the radius applies).
+ *
+ * Thread safety: any thread.
+ */
+TickreelResult tickreel_report_options_set_every_entity(struct TickreelReportOptions *options,
+                                                        bool every_entity);
+
+/**
+ * Replace a file at the report's path instead of failing (default false).
+ *
+ * Thread safety: any thread.
+ */
+TickreelResult tickreel_report_options_set_overwrite(struct TickreelReportOptions *options,
+                                                     bool overwrite);
+
+/**
+ * Zstd level of the report file, -7 to 22 (default 3).
+ *
+ * Thread safety: any thread.
+ */
+TickreelResult tickreel_report_options_set_zstd_level(struct TickreelReportOptions *options,
+                                                      int32_t zstd_level);
+
+/**
+ * Keep every block change and placed event of the window, wherever it happened (default false:
+ * those within the radius of the reported player, and those of kept entities).
+ *
+ * Thread safety: any thread.
+ */
+TickreelResult tickreel_report_options_set_keep_all_blocks(struct TickreelReportOptions *options,
+                                                           bool keep_all_blocks);
+
+/**
+ * Which chat lines the report keeps: `TICKREEL_REPORT_CHAT_NEAR` (the default: the reported
+ * player's lines and the public lines of players within the radius),
+ * `TICKREEL_REPORT_CHAT_PUBLIC` (also every public and system line of the server) or
+ * `TICKREEL_REPORT_CHAT_ALL` (private and team chat of others too). Java: `ReportChat`'s
+ * ordinal.
+ *
+ * Returns `TICKREEL_RESULT_INVALID_ARGUMENT` for another value.
+ *
+ * Thread safety: any thread.
+ */
+TickreelResult tickreel_report_options_set_chat(struct TickreelReportOptions *options,
+                                                uint32_t chat);
 
 /**
  * Starts a shadowed stream: stores in `*out_recorder` the recorder to submit its ticks to (as
@@ -4340,12 +4363,11 @@ TickreelResult tickreel_report_options_default(struct TickreelReportOptions *out
  * path in the platform's encoding) the stream is also the recording of that path, exactly as
  * `tickreel_recorder_start` (resumed if its live directory exists; the buffer's blocks are its
  * chunks). With `path` NULL it is written nowhere but the buffer (blocks of
- * `shadow_options->block_ticks`): its recorder's `tickreel_recorder_finish` returns
+ * `tickreel_shadow_options_set_block_ticks`): its recorder's `tickreel_recorder_finish` returns
  * `TICKREEL_RESULT_INVALID_STATE`; end it with `tickreel_recorder_free` or `_abort`. Either way
  * `tickreel_recorder_player_left` starts a player's grace period. `recorder_options` (from
- * `tickreel_recorder_options_new`) and `shadow_options` may be NULL for the defaults (those of
- * `tickreel_shadow_options_default` for the latter). On failure both outputs are set to NULL (when they can be
- * written).
+ * `tickreel_recorder_options_new`) and `shadow_options` (from `tickreel_shadow_options_new`) may
+ * be NULL for the defaults. On failure both outputs are set to NULL (when they can be written).
  *
  * The two handles are freed separately. Freeing the shadow does not end the stream: the recorder
  * keeps feeding its blocks until the stream ends; after the stream ends (recorder freed,
@@ -4363,12 +4385,11 @@ TickreelResult tickreel_report_options_default(struct TickreelReportOptions *out
  * `out_recorder` must be NULL or point to writable storage for one `*mut TickreelRecorder`.
  * `out_shadow` must be NULL or point to writable storage for one `*mut TickreelShadowBuffer`.
  * `path` must be NULL or a NUL-terminated string.
- * `shadow_options` must be NULL or point to a readable `TickreelShadowOptions`.
  */
 TickreelResult tickreel_shadow_buffer_start(struct TickreelEngine *engine,
                                             const char *path,
                                             struct TickreelRecorderOptions *recorder_options,
-                                            const struct TickreelShadowOptions *shadow_options,
+                                            struct TickreelShadowOptions *shadow_options,
                                             struct TickreelRecorder **out_recorder,
                                             struct TickreelShadowBuffer **out_shadow);
 
@@ -4386,20 +4407,19 @@ TickreelResult tickreel_shadow_buffer_start(struct TickreelEngine *engine,
  * `out_shadow` must be NULL or point to writable storage for one `*mut TickreelShadowBuffer`.
  * `server` must be NULL or a NUL-terminated string.
  * `path` must be NULL or a NUL-terminated string.
- * `shadow_options` must be NULL or point to a readable `TickreelShadowOptions`.
  */
 TickreelResult tickreel_shadow_buffer_start_on(struct TickreelEngine *engine,
                                                const char *server,
                                                const char *path,
                                                struct TickreelRecorderOptions *recorder_options,
-                                               const struct TickreelShadowOptions *shadow_options,
+                                               struct TickreelShadowOptions *shadow_options,
                                                struct TickreelRecorder **out_recorder,
                                                struct TickreelShadowBuffer **out_shadow);
 
 /**
- * Reports `player` (an entity id): the buffer keeps capturing for `options->after_ms` of game
+ * Reports `player` (an entity id): the buffer keeps capturing for the options' `after_ms` of game
  * time, then the engine's background worker writes the window around the player (with the
- * entities that came within `options->radius`) to `path`, a `.reel` file that appears only
+ * entities that came within the options' `radius`) to `path`, a `.reel` file that appears only
  * complete. Does not wait: stores in `*out_pending` a pending to poll (`tickreel_pending_poll`) or
  * wait on (`tickreel_pending_wait`), whose result is the report's path
  * (`tickreel_pending_take_path`), to be freed with `tickreel_pending_free`. The report's reference is the newest tick the writer has taken in:
@@ -4408,8 +4428,8 @@ TickreelResult tickreel_shadow_buffer_start_on(struct TickreelEngine *engine,
  * `metadata_keys` and `metadata_values` are `metadata_count` UTF-8 strings each, stored as
  * string pairs in the report compound of the file's user metadata, beside the library's keys
  * (which they may not use: `player`, `report_tick`, `first_tick`, ...; see FORMAT.md). Both may be NULL when
- * `metadata_count` is 0. `options` may be NULL for the defaults of
- * `tickreel_report_options_default`.
+ * `metadata_count` is 0. `options` (from `tickreel_report_options_new`) may be NULL for the
+ * defaults.
  *
  * Returns `TICKREEL_RESULT_INVALID_ARGUMENT` for an empty path, an invalid option (a negative
  * or non-finite radius, `before_ms` or `after_ms` over a day, a bad zstd level), a key that is
@@ -4426,13 +4446,12 @@ TickreelResult tickreel_shadow_buffer_start_on(struct TickreelEngine *engine,
  * # Safety
  * `out_pending` must be NULL or point to writable storage for one `TickreelPending` pointer.
  * `path` must be NULL or a NUL-terminated string (NULL is refused).
- * `options` must be NULL or point to a readable `TickreelReportOptions`.
  * `metadata_keys` and `metadata_values` must each point to `metadata_count` pointers to NUL-terminated strings (or `metadata_count` must be 0).
  */
 TickreelResult tickreel_shadow_buffer_report(struct TickreelShadowBuffer *shadow,
                                              uint32_t player,
                                              const char *path,
-                                             const struct TickreelReportOptions *options,
+                                             struct TickreelReportOptions *options,
                                              const char *const *metadata_keys,
                                              const char *const *metadata_values,
                                              size_t metadata_count,
@@ -4454,13 +4473,12 @@ TickreelResult tickreel_shadow_buffer_report(struct TickreelShadowBuffer *shadow
  * `out_pending` must be NULL or point to writable storage for one `TickreelPending` pointer.
  * `uuid` must be NULL or point to 16 readable bytes.
  * `path` must be NULL or a NUL-terminated string (NULL is refused).
- * `options` must be NULL or point to a readable `TickreelReportOptions`.
  * `metadata_keys` and `metadata_values` must each point to `metadata_count` pointers to NUL-terminated strings (or `metadata_count` must be 0).
  */
 TickreelResult tickreel_shadow_buffer_report_uuid(struct TickreelShadowBuffer *shadow,
                                                   const uint8_t *uuid,
                                                   const char *path,
-                                                  const struct TickreelReportOptions *options,
+                                                  struct TickreelReportOptions *options,
                                                   const char *const *metadata_keys,
                                                   const char *const *metadata_values,
                                                   size_t metadata_count,
@@ -4501,7 +4519,76 @@ TickreelResult tickreel_shadow_buffer_attached(struct TickreelShadowBuffer *shad
  */
 TickreelResult tickreel_shadow_buffer_free(struct TickreelShadowBuffer *shadow);
 
+/**
+ * Creates a shadow buffer's options with the defaults (a 5-minute window, a 2-minute grace
+ * period after a player leaves, no byte limit of its own, 200-tick blocks), into
+ * `*out_options`. Change them with the `tickreel_shadow_options_set_*` functions, pass them to
+ * `tickreel_shadow_buffer_start` (which reads them) and free them with
+ * `tickreel_shadow_options_free`. Durations are game time, converted to ticks at the
+ * recording's tick rate (rounded up).
+ *
+ * Thread safety: any thread; each setter is atomic, and a start on another thread reads them.
+ *
+ * # Safety
+ * `out_options` must be NULL or point to writable storage for one `TickreelShadowOptions` pointer.
+ */
+TickreelResult tickreel_shadow_options_new(struct TickreelShadowOptions **out_options);
+
+/**
+ * Frees a shadow buffer's options (buffers started with them keep their copy). NULL is a no-op.
+ *
+ * Thread safety: any thread.
+ */
+TickreelResult tickreel_shadow_options_free(struct TickreelShadowOptions *options);
+
+/**
+ * Game time always retained, in milliseconds (default 300000: 5 minutes). 1 to 86400000 (a
+ * day).
+ *
+ * Thread safety: any thread.
+ */
+TickreelResult tickreel_shadow_options_set_window_ms(struct TickreelShadowOptions *options,
+                                                     uint64_t window_ms);
+
+/**
+ * How long a player who left (a `PlayerLeave` event or `tickreel_recorder_player_left`) keeps
+ * the window before their leave, in milliseconds (default 120000: 2 minutes). At most 86400000
+ * (a day).
+ *
+ * Thread safety: any thread.
+ */
+TickreelResult tickreel_shadow_options_set_grace_ms(struct TickreelShadowOptions *options,
+                                                    uint64_t grace_ms);
+
+/**
+ * Bytes this buffer may hold (default: no limit of its own, only the engine-wide
+ * `tickreel_engine_options_set_shadow_budget_bytes`). Past it, its oldest blocks are given up.
+ * Must be > 0.
+ *
+ * Thread safety: any thread.
+ */
+TickreelResult tickreel_shadow_options_set_max_bytes(struct TickreelShadowOptions *options,
+                                                     size_t max_bytes);
+
+/**
+ * Ticks per block of a stream without a file (default 200: 10 s at 20 ticks/s). 1 to 1048576.
+ * A shadowed recording's blocks are its own chunks
+ * (`tickreel_recorder_options_set_chunk_ticks`).
+ *
+ * Thread safety: any thread.
+ */
+TickreelResult tickreel_shadow_options_set_block_ticks(struct TickreelShadowOptions *options,
+                                                       uint32_t block_ticks);
+
 /* ---- Writing recordings (TickreelReelWriter) ---- */
+
+/**
+ * A finished file's options being built (`tickreel_reel_writer_create`). Opaque: create with
+ * `tickreel_reel_options_new`, change with the `tickreel_reel_options_set_*` functions, pass to
+ * `tickreel_reel_writer_create` (NULL there: the defaults), release with
+ * `tickreel_reel_options_free`. The pointer is a handle, not an address.
+ */
+typedef struct TickreelReelOptions TickreelReelOptions;
 
 /**
  * A writer of one compacted `.reel` file. Opaque: create with `tickreel_reel_writer_create`, release
@@ -4510,69 +4597,122 @@ TickreelResult tickreel_shadow_buffer_free(struct TickreelShadowBuffer *shadow);
 typedef struct TickreelReelWriter TickreelReelWriter;
 
 /**
- * Options of `tickreel_reel_writer_create`. Fill with `tickreel_reel_options_default`, then change
- * what you need.
+ * Creates a finished file's options with the defaults (20 ticks/s, zstd level 9, chunks of up to
+ * 12000 ticks cut at 64 KiB of payload, a snapshot every 600 ticks, started at 0), into
+ * `*out_options`. Change them with the `tickreel_reel_options_set_*` functions, pass them to
+ * `tickreel_reel_writer_create` (which reads them: one options handle may create many writers)
+ * and free them with `tickreel_reel_options_free`.
+ *
+ * Thread safety: any thread; each setter is atomic, and a create on another thread reads them.
+ *
+ * # Safety
+ * `out_options` must be NULL or point to writable storage for one `TickreelReelOptions` pointer.
  */
-typedef struct TickreelReelOptions {
-    /**
-     * Ticks per second times 1000 (default 20000: 20 ticks/s). Must be > 0.
-     */
-    uint32_t tick_rate_millihz;
-    /**
-     * The game's own data version (e.g. a Minecraft data version), opaque to tickreel.
-     */
-    uint32_t game_data_version;
-    /**
-     * Unix milliseconds when the recording started.
-     */
-    int64_t timestamp_ms;
-    /**
-     * World identity, opaque to tickreel (e.g. a UUID).
-     */
-    uint8_t world_id[16];
-    /**
-     * World version, opaque to tickreel.
-     */
-    uint8_t world_version[16];
-    /**
-     * Zstd dictionary id (0: none); a non-zero id must have been registered with the library.
-     */
-    uint16_t dictionary_id;
-    /**
-     * Zstd compression level (default 9 for finished files).
-     */
-    int32_t zstd_level;
-    /**
-     * Most ticks one chunk spans (default 100). 1 to 1048576.
-     */
-    uint32_t chunk_ticks;
-    /**
-     * Cut a chunk once its uncompressed payload reaches about this many bytes (default 1 MiB).
-     * Must be > 0.
-     */
-    size_t chunk_bytes;
-    /**
-     * Ticks between snapshots (default 600). Must be > 0.
-     */
-    uint32_t snapshot_interval;
-} TickreelReelOptions;
+TickreelResult tickreel_reel_options_new(struct TickreelReelOptions **out_options);
 
 /**
- * Fills `*out_options` with the defaults for a finished file (20 ticks/s, zstd level 9,
- * 100-tick chunks, a snapshot every 600 ticks).
+ * Frees a finished file's options (writers created with them keep their copy). NULL is a no-op.
+ *
+ * Thread safety: any thread.
+ */
+TickreelResult tickreel_reel_options_free(struct TickreelReelOptions *options);
+
+/**
+ * The game's tick rate in ticks per second times 1000 (default 20000: 20 ticks/s). Must be > 0.
+ *
+ * Thread safety: any thread.
+ */
+TickreelResult tickreel_reel_options_set_tick_rate_millihz(struct TickreelReelOptions *options,
+                                                           uint32_t tick_rate_millihz);
+
+/**
+ * The game's own data version (e.g. a Minecraft data version), opaque to tickreel (default 0).
+ *
+ * Thread safety: any thread.
+ */
+TickreelResult tickreel_reel_options_set_game_data_version(struct TickreelReelOptions *options,
+                                                           uint32_t game_data_version);
+
+/**
+ * When the recording started, in Unix milliseconds (default 0).
+ *
+ * Thread safety: any thread.
+ */
+TickreelResult tickreel_reel_options_set_timestamp_ms(struct TickreelReelOptions *options,
+                                                      int64_t timestamp_ms);
+
+/**
+ * The world's identity, opaque to tickreel (e.g. a UUID): 16 bytes, NULL for all zero (the
+ * default).
  *
  * Thread safety: any thread.
  *
  * # Safety
- * `out_options` must be NULL or point to writable storage for one `TickreelReelOptions`.
+ * `world_id` must be NULL or point to 16 readable bytes.
  */
-TickreelResult tickreel_reel_options_default(struct TickreelReelOptions *out_options);
+TickreelResult tickreel_reel_options_set_world_id(struct TickreelReelOptions *options,
+                                                  const uint8_t *world_id);
+
+/**
+ * The world's version, opaque to tickreel: 16 bytes, NULL for all zero (the default).
+ *
+ * Thread safety: any thread.
+ *
+ * # Safety
+ * `world_version` must be NULL or point to 16 readable bytes.
+ */
+TickreelResult tickreel_reel_options_set_world_version(struct TickreelReelOptions *options,
+                                                       const uint8_t *world_version);
+
+/**
+ * The zstd dictionary (1 to 65535; 0 for none, the default) the file's chunks are compressed
+ * with; it must have been registered (`tickreel_dictionary_register`).
+ *
+ * Returns `TICKREEL_RESULT_INVALID_ARGUMENT` for an id over 65535.
+ *
+ * Thread safety: any thread.
+ */
+TickreelResult tickreel_reel_options_set_dictionary_id(struct TickreelReelOptions *options,
+                                                       uint32_t dictionary_id);
+
+/**
+ * Most ticks one chunk spans (default 12000). 1 to 1048576.
+ *
+ * Thread safety: any thread.
+ */
+TickreelResult tickreel_reel_options_set_chunk_ticks(struct TickreelReelOptions *options,
+                                                     uint32_t chunk_ticks);
+
+/**
+ * Cut a chunk once its uncompressed payload reaches about this many bytes (default 64 KiB).
+ * Must be > 0.
+ *
+ * Thread safety: any thread.
+ */
+TickreelResult tickreel_reel_options_set_chunk_bytes(struct TickreelReelOptions *options,
+                                                     size_t chunk_bytes);
+
+/**
+ * Ticks between snapshots (default 600). Must be > 0.
+ *
+ * Thread safety: any thread.
+ */
+TickreelResult tickreel_reel_options_set_snapshot_interval(struct TickreelReelOptions *options,
+                                                           uint32_t snapshot_interval);
+
+/**
+ * Zstd level of the file, -7 to 22 (default 9).
+ *
+ * Thread safety: any thread.
+ */
+TickreelResult tickreel_reel_options_set_zstd_level(struct TickreelReelOptions *options,
+                                                    int32_t zstd_level);
 
 /**
  * Starts a compacted `.reel` file at `path` (a NUL-terminated path in the platform's encoding)
  * and stores the writer's handle in `*out_writer`. Nothing appears at `path` until
  * `tickreel_reel_writer_finish`, which writes the whole file atomically (temporary file + rename).
- * `options` may be NULL for the defaults of `tickreel_reel_options_default`.
+ * `options` (from `tickreel_reel_options_new`) may be NULL for the defaults.
  *
  * Returns `TICKREEL_RESULT_NULL_ARGUMENT` if `path` or `out_writer` is NULL,
  * `TICKREEL_RESULT_INVALID_ARGUMENT` for an empty path or an invalid option. On failure
@@ -4584,10 +4724,9 @@ TickreelResult tickreel_reel_options_default(struct TickreelReelOptions *out_opt
  * # Safety
  * `out_writer` must be NULL or point to writable storage for one `TickreelReelWriter` pointer.
  * `path` must be NULL or a NUL-terminated string (NULL is refused).
- * `options` must be NULL or point to a readable `TickreelReelOptions`.
  */
 TickreelResult tickreel_reel_writer_create(const char *path,
-                                           const struct TickreelReelOptions *options,
+                                           struct TickreelReelOptions *options,
                                            struct TickreelReelWriter **out_writer);
 
 /**

@@ -88,11 +88,12 @@ static void spill(const char *path, const uint8_t *bytes, size_t len) {
 
 /* Writes a small valid recording: 3 entities over 100 ticks, 20-tick chunks. */
 static void write_good_file(const char *path) {
-    TickreelReelOptions options;
-    EXPECT(tickreel_reel_options_default(&options), OK);
-    options.chunk_ticks = 20;
+    TickreelReelOptions *options = NULL;
+    EXPECT(tickreel_reel_options_new(&options), OK);
+    EXPECT(tickreel_reel_options_set_chunk_ticks(options, 20), OK);
     TickreelReelWriter *writer = NULL;
-    EXPECT(tickreel_reel_writer_create(path, &options, &writer), OK);
+    EXPECT(tickreel_reel_writer_create(path, options, &writer), OK);
+    EXPECT(tickreel_reel_options_free(options), OK);
     TickreelBatch *batch = NULL;
     EXPECT(tickreel_batch_new(&batch), OK);
     int ok = 1;
@@ -223,17 +224,24 @@ static void bad_writes(void) {
     EXPECT_TRUE(writer == NULL);
     EXPECT(tickreel_reel_writer_create(in_dir(path, sizeof path, "w.reel"), NULL, NULL), NULL_ARGUMENT);
     EXPECT(tickreel_reel_writer_create("", NULL, &writer), INVALID_ARGUMENT);
-    TickreelReelOptions options;
-    EXPECT(tickreel_reel_options_default(NULL), NULL_ARGUMENT);
-    EXPECT(tickreel_reel_options_default(&options), OK);
-    options.tick_rate_millihz = 0;
-    EXPECT(tickreel_reel_writer_create(path, &options, &writer), INVALID_ARGUMENT);
-    EXPECT(tickreel_reel_options_default(&options), OK);
-    options.chunk_ticks = 0;
-    EXPECT(tickreel_reel_writer_create(path, &options, &writer), INVALID_ARGUMENT);
-    EXPECT(tickreel_reel_options_default(&options), OK);
-    options.zstd_level = 1000;
-    EXPECT(tickreel_reel_writer_create(path, &options, &writer), INVALID_ARGUMENT);
+    TickreelReelOptions *options = NULL;
+    EXPECT(tickreel_reel_options_new(NULL), NULL_ARGUMENT);
+    EXPECT(tickreel_reel_options_set_chunk_ticks(NULL, 10), NULL_ARGUMENT);
+    EXPECT(tickreel_reel_options_new(&options), OK);
+    EXPECT(tickreel_reel_options_set_dictionary_id(options, 70000), INVALID_ARGUMENT); /* over 16 bits */
+    EXPECT(tickreel_reel_options_set_tick_rate_millihz(options, 0), OK); /* the create checks */
+    EXPECT(tickreel_reel_writer_create(path, options, &writer), INVALID_ARGUMENT);
+    EXPECT_TRUE(writer == NULL);
+    EXPECT(tickreel_reel_options_free(options), OK);
+    EXPECT(tickreel_reel_options_new(&options), OK);
+    EXPECT(tickreel_reel_options_set_chunk_ticks(options, 0), OK);
+    EXPECT(tickreel_reel_writer_create(path, options, &writer), INVALID_ARGUMENT);
+    EXPECT(tickreel_reel_options_set_chunk_ticks(options, 20), OK); /* the same handle, repaired */
+    EXPECT(tickreel_reel_options_set_zstd_level(options, 1000), OK);
+    EXPECT(tickreel_reel_writer_create(path, options, &writer), INVALID_ARGUMENT);
+    EXPECT(tickreel_reel_options_free(options), OK);
+    EXPECT(tickreel_reel_options_free(options), INVALID_HANDLE);
+    EXPECT(tickreel_reel_writer_create(path, options, &writer), INVALID_HANDLE); /* freed options */
 
     EXPECT(tickreel_reel_writer_create(path, NULL, &writer), OK);
     static const uint8_t empty_tick[] = {0, 0};
@@ -694,16 +702,16 @@ static void bad_shadow(void) {
     char path[4096], other[4096];
     TickreelEngine *engine = NULL;
     EXPECT(tickreel_engine_new(NULL, &engine), OK);
-    TickreelShadowOptions so;
-    TickreelReportOptions ro;
-    EXPECT(tickreel_shadow_options_default(NULL), NULL_ARGUMENT);
-    EXPECT(tickreel_report_options_default(NULL), NULL_ARGUMENT);
-    EXPECT(tickreel_shadow_options_default(&so), OK);
-    EXPECT(tickreel_report_options_default(&ro), OK);
-    EXPECT_TRUE(so.window_ms == 300000 && so.grace_ms == 120000 && so.max_bytes == 0 &&
-                so.block_ticks == 200);
-    EXPECT_TRUE(ro.has_before == 0 && ro.after_ms == 30000 && ro.has_radius == 1 &&
-                ro.radius == 48.0 && ro.overwrite == 0 && ro.zstd_level == 3);
+    TickreelShadowOptions *so = NULL;
+    TickreelReportOptions *ro = NULL;
+    EXPECT(tickreel_shadow_options_new(NULL), NULL_ARGUMENT);
+    EXPECT(tickreel_report_options_new(NULL), NULL_ARGUMENT);
+    EXPECT(tickreel_shadow_options_set_window_ms(NULL, 1000), NULL_ARGUMENT);
+    EXPECT(tickreel_report_options_set_after_ms((TickreelReportOptions *)(void *)engine, 0), INVALID_HANDLE);
+    EXPECT(tickreel_shadow_options_new(&so), OK);
+    EXPECT(tickreel_report_options_new(&ro), OK);
+    EXPECT(tickreel_report_options_set_chat(ro, 3), INVALID_ARGUMENT); /* not a TICKREEL_REPORT_CHAT_* */
+    EXPECT_TRUE(strstr(tickreel_last_error_message(), "chat 3 is none of") != NULL);
 
     /* Starting: NULL outputs, bad handles, bad options. Outputs are reset to NULL on failure. */
     TickreelRecorder *rec = (TickreelRecorder *)(uintptr_t)1u;
@@ -716,40 +724,49 @@ static void bad_shadow(void) {
                                  &shadow),
            INVALID_HANDLE);
     EXPECT(tickreel_shadow_buffer_start(engine, "", NULL, NULL, &rec, &shadow), INVALID_ARGUMENT);
-    so.window_ms = 0;
-    EXPECT(tickreel_shadow_buffer_start(engine, NULL, NULL, &so, &rec, &shadow), INVALID_ARGUMENT);
-    EXPECT_TRUE(strstr(tickreel_last_error_message(), "window") != NULL);
-    so.window_ms = 86400001; /* over a day */
-    EXPECT(tickreel_shadow_buffer_start(engine, NULL, NULL, &so, &rec, &shadow), INVALID_ARGUMENT);
-    EXPECT(tickreel_shadow_options_default(&so), OK);
-    so.grace_ms = 86400001;
-    EXPECT(tickreel_shadow_buffer_start(engine, NULL, NULL, &so, &rec, &shadow), INVALID_ARGUMENT);
-    EXPECT(tickreel_shadow_options_default(&so), OK);
-    so.block_ticks = 0;
-    EXPECT(tickreel_shadow_buffer_start(engine, NULL, NULL, &so, &rec, &shadow), INVALID_ARGUMENT);
-    EXPECT(tickreel_shadow_options_default(&so), OK);
+    EXPECT(tickreel_shadow_options_set_window_ms(so, 0), OK); /* the start checks */
+    EXPECT(tickreel_shadow_buffer_start(engine, NULL, NULL, so, &rec, &shadow), INVALID_ARGUMENT);
+    EXPECT_TRUE(strstr(tickreel_last_error_message(), "window_ms") != NULL);
+    EXPECT(tickreel_shadow_options_set_window_ms(so, 86400001), OK); /* over a day */
+    EXPECT(tickreel_shadow_buffer_start(engine, NULL, NULL, so, &rec, &shadow), INVALID_ARGUMENT);
+    EXPECT(tickreel_shadow_options_set_window_ms(so, 300000), OK);
+    EXPECT(tickreel_shadow_options_set_grace_ms(so, 86400001), OK);
+    EXPECT(tickreel_shadow_buffer_start(engine, NULL, NULL, so, &rec, &shadow), INVALID_ARGUMENT);
+    EXPECT_TRUE(strstr(tickreel_last_error_message(), "grace_ms") != NULL);
+    EXPECT(tickreel_shadow_options_set_grace_ms(so, 120000), OK);
+    EXPECT(tickreel_shadow_options_set_block_ticks(so, 0), OK);
+    EXPECT(tickreel_shadow_buffer_start(engine, NULL, NULL, so, &rec, &shadow), INVALID_ARGUMENT);
+    EXPECT(tickreel_shadow_options_set_block_ticks(so, 200), OK);
+    EXPECT(tickreel_shadow_options_set_max_bytes(so, 0), OK); /* a limit must be positive */
+    EXPECT(tickreel_shadow_buffer_start(engine, NULL, NULL, so, &rec, &shadow), INVALID_ARGUMENT);
+    EXPECT_TRUE(strstr(tickreel_last_error_message(), "max_bytes") != NULL);
+    EXPECT(tickreel_shadow_options_free(so), OK);
+    EXPECT(tickreel_shadow_options_new(&so), OK);
+    EXPECT(tickreel_shadow_buffer_start(engine, NULL, NULL, (TickreelShadowOptions *)(void *)ro, &rec, &shadow),
+           INVALID_HANDLE); /* report options where shadow options go */
     TickreelRecorderOptions *rec_options = NULL;
     EXPECT(tickreel_recorder_options_new(&rec_options), OK);
     EXPECT(tickreel_recorder_options_set_tick_rate_millihz(rec_options, 0), OK);
-    EXPECT(tickreel_shadow_buffer_start(engine, NULL, rec_options, &so, &rec, &shadow), INVALID_ARGUMENT);
+    EXPECT(tickreel_shadow_buffer_start(engine, NULL, rec_options, so, &rec, &shadow), INVALID_ARGUMENT);
     EXPECT_TRUE(rec == NULL && shadow == NULL);
     EXPECT(tickreel_recorder_options_free(rec_options), OK);
-    EXPECT_TRUE(tickreel_handle_count() == 1); /* the engine: nothing half-started */
+    EXPECT_TRUE(tickreel_handle_count() == 3); /* the engine and two options: nothing half-started */
     /* a server id with a control character, or over 64 bytes, is refused as by tickreel_recorder_start_on */
     EXPECT(tickreel_shadow_buffer_start_on(engine, "bad\nid", NULL, NULL, NULL, &rec, &shadow), INVALID_ARGUMENT);
     EXPECT_TRUE(rec == NULL && shadow == NULL);
     EXPECT(tickreel_shadow_buffer_start_on(engine,
                "0123456789012345678901234567890123456789012345678901234567890123x", NULL, NULL, NULL, &rec, &shadow),
            INVALID_ARGUMENT);
-    EXPECT_TRUE(tickreel_handle_count() == 1);
+    EXPECT_TRUE(tickreel_handle_count() == 3);
 
-    so.block_ticks = 10;
-    EXPECT(tickreel_shadow_buffer_start(engine, NULL, NULL, &so, &rec, &shadow), OK);
+    EXPECT(tickreel_shadow_options_set_block_ticks(so, 10), OK);
+    EXPECT(tickreel_shadow_buffer_start(engine, NULL, NULL, so, &rec, &shadow), OK);
+    EXPECT(tickreel_shadow_options_free(so), OK); /* the buffer keeps its copy */
     in_dir(path, sizeof path, "shadow_report.reel");
     TickreelPending *finish = (TickreelPending *)(uintptr_t)1u;
-    ro.after_ms = 0;
+    EXPECT(tickreel_report_options_set_after_ms(ro, 0), OK);
     /* Before the stream's first tick there is nothing to report. */
-    EXPECT(tickreel_shadow_buffer_report(shadow, 1, path, &ro, NULL, NULL, 0, &finish), INVALID_STATE);
+    EXPECT(tickreel_shadow_buffer_report(shadow, 1, path, ro, NULL, NULL, 0, &finish), INVALID_STATE);
     EXPECT_TRUE(finish == NULL);
     TickreelBatch *batch = NULL;
     EXPECT(tickreel_batch_new(&batch), OK);
@@ -766,61 +783,66 @@ static void bad_shadow(void) {
     EXPECT(tickreel_recorder_flush(rec), OK);
 
     /* Reports: NULL and bad arguments, unknown players, bad options and metadata. */
-    EXPECT(tickreel_shadow_buffer_report(NULL, 1, path, &ro, NULL, NULL, 0, &finish), NULL_ARGUMENT);
-    EXPECT(tickreel_shadow_buffer_report(shadow, 1, NULL, &ro, NULL, NULL, 0, &finish), NULL_ARGUMENT);
-    EXPECT(tickreel_shadow_buffer_report(shadow, 1, "", &ro, NULL, NULL, 0, &finish), INVALID_ARGUMENT);
-    EXPECT(tickreel_shadow_buffer_report(shadow, 1, path, &ro, NULL, NULL, 0, NULL), NULL_ARGUMENT);
-    EXPECT(tickreel_shadow_buffer_report((TickreelShadowBuffer *)(void *)rec, 1, path, &ro, NULL, NULL, 0,
+    EXPECT(tickreel_shadow_buffer_report(NULL, 1, path, ro, NULL, NULL, 0, &finish), NULL_ARGUMENT);
+    EXPECT(tickreel_shadow_buffer_report(shadow, 1, NULL, ro, NULL, NULL, 0, &finish), NULL_ARGUMENT);
+    EXPECT(tickreel_shadow_buffer_report(shadow, 1, "", ro, NULL, NULL, 0, &finish), INVALID_ARGUMENT);
+    EXPECT(tickreel_shadow_buffer_report(shadow, 1, path, ro, NULL, NULL, 0, NULL), NULL_ARGUMENT);
+    EXPECT(tickreel_shadow_buffer_report((TickreelShadowBuffer *)(void *)rec, 1, path, ro, NULL, NULL, 0,
                                   &finish),
            INVALID_HANDLE);
     EXPECT_TRUE(strstr(tickreel_last_error_message(), "recorder handle, not a shadow") != NULL);
-    EXPECT(tickreel_shadow_buffer_report(shadow, 99, path, &ro, NULL, NULL, 0, &finish), INVALID_ARGUMENT);
+    EXPECT(tickreel_shadow_buffer_report(shadow, 99, path, ro, NULL, NULL, 0, &finish), INVALID_ARGUMENT);
     EXPECT_TRUE(strstr(tickreel_last_error_message(), "entity 99") != NULL);
     EXPECT_TRUE(finish == NULL);
-    TickreelReportOptions bad = ro;
-    bad.radius = NAN;
-    EXPECT(tickreel_shadow_buffer_report(shadow, 1, path, &bad, NULL, NULL, 0, &finish), INVALID_ARGUMENT);
+    TickreelReportOptions *bad = NULL;
+    EXPECT(tickreel_report_options_new(&bad), OK);
+    EXPECT(tickreel_report_options_set_radius(bad, NAN), OK); /* the report checks */
+    EXPECT(tickreel_shadow_buffer_report(shadow, 1, path, bad, NULL, NULL, 0, &finish), INVALID_ARGUMENT);
     EXPECT_TRUE(strstr(tickreel_last_error_message(), "radius") != NULL);
-    bad.radius = -1.0;
-    EXPECT(tickreel_shadow_buffer_report(shadow, 1, path, &bad, NULL, NULL, 0, &finish), INVALID_ARGUMENT);
-    bad.radius = INFINITY;
-    EXPECT(tickreel_shadow_buffer_report(shadow, 1, path, &bad, NULL, NULL, 0, &finish), INVALID_ARGUMENT);
-    bad = ro;
-    bad.after_ms = 86400001;
-    EXPECT(tickreel_shadow_buffer_report(shadow, 1, path, &bad, NULL, NULL, 0, &finish), INVALID_ARGUMENT);
-    bad = ro;
-    bad.has_before = 1;
-    bad.before_ms = 86400001;
-    EXPECT(tickreel_shadow_buffer_report(shadow, 1, path, &bad, NULL, NULL, 0, &finish), INVALID_ARGUMENT);
-    bad = ro;
-    bad.zstd_level = 1000;
-    EXPECT(tickreel_shadow_buffer_report(shadow, 1, path, &bad, NULL, NULL, 0, &finish), INVALID_ARGUMENT);
+    EXPECT(tickreel_report_options_set_radius(bad, -1.0), OK);
+    EXPECT(tickreel_shadow_buffer_report(shadow, 1, path, bad, NULL, NULL, 0, &finish), INVALID_ARGUMENT);
+    EXPECT(tickreel_report_options_set_radius(bad, INFINITY), OK);
+    EXPECT(tickreel_shadow_buffer_report(shadow, 1, path, bad, NULL, NULL, 0, &finish), INVALID_ARGUMENT);
+    EXPECT(tickreel_report_options_free(bad), OK);
+    EXPECT(tickreel_report_options_new(&bad), OK);
+    EXPECT(tickreel_report_options_set_after_ms(bad, 86400001), OK);
+    EXPECT(tickreel_shadow_buffer_report(shadow, 1, path, bad, NULL, NULL, 0, &finish), INVALID_ARGUMENT);
+    EXPECT_TRUE(strstr(tickreel_last_error_message(), "after_ms") != NULL);
+    EXPECT(tickreel_report_options_set_after_ms(bad, 0), OK);
+    EXPECT(tickreel_report_options_set_before_ms(bad, 86400001), OK);
+    EXPECT(tickreel_shadow_buffer_report(shadow, 1, path, bad, NULL, NULL, 0, &finish), INVALID_ARGUMENT);
+    EXPECT(tickreel_report_options_set_before_ms(bad, 1000), OK);
+    EXPECT(tickreel_report_options_set_zstd_level(bad, 1000), OK);
+    EXPECT(tickreel_shadow_buffer_report(shadow, 1, path, bad, NULL, NULL, 0, &finish), INVALID_ARGUMENT);
+    EXPECT(tickreel_report_options_free(bad), OK);
     const char *reserved[] = {"player"}, *value[] = {"x"}, *null_value[] = {NULL};
     const char *not_utf8[] = {"\xff\xfe"};
-    EXPECT(tickreel_shadow_buffer_report(shadow, 1, path, &ro, reserved, value, 1, &finish),
+    EXPECT(tickreel_shadow_buffer_report(shadow, 1, path, ro, reserved, value, 1, &finish),
            INVALID_ARGUMENT);
-    EXPECT(tickreel_shadow_buffer_report(shadow, 1, path, &ro, NULL, value, 1, &finish), NULL_ARGUMENT);
-    EXPECT(tickreel_shadow_buffer_report(shadow, 1, path, &ro, value, null_value, 1, &finish),
+    EXPECT(tickreel_shadow_buffer_report(shadow, 1, path, ro, NULL, value, 1, &finish), NULL_ARGUMENT);
+    EXPECT(tickreel_shadow_buffer_report(shadow, 1, path, ro, value, null_value, 1, &finish),
            NULL_ARGUMENT);
-    EXPECT(tickreel_shadow_buffer_report(shadow, 1, path, &ro, value, not_utf8, 1, &finish),
+    EXPECT(tickreel_shadow_buffer_report(shadow, 1, path, ro, value, not_utf8, 1, &finish),
            INVALID_ARGUMENT);
     EXPECT_TRUE(finish == NULL);
     EXPECT_TRUE(access(path, F_OK) != 0); /* nothing was written by a refused report */
 
-    /* A good report (without a radius, a NaN radius is ignored), then one onto it. */
-    bad = ro;
-    bad.has_radius = 0;
-    bad.radius = NAN;
-    EXPECT(tickreel_shadow_buffer_report(shadow, 1, path, &bad, NULL, NULL, 0, &finish), OK);
+    /* A good report (every entity: a NaN radius set before is ignored), then one onto it. */
+    EXPECT(tickreel_report_options_new(&bad), OK);
+    EXPECT(tickreel_report_options_set_after_ms(bad, 0), OK);
+    EXPECT(tickreel_report_options_set_radius(bad, NAN), OK);
+    EXPECT(tickreel_report_options_set_every_entity(bad, true), OK);
+    EXPECT(tickreel_shadow_buffer_report(shadow, 1, path, bad, NULL, NULL, 0, &finish), OK);
+    EXPECT(tickreel_report_options_free(bad), OK); /* the report keeps its copy */
     EXPECT(wait_report(finish), OK);
-    EXPECT(tickreel_shadow_buffer_report(shadow, 1, path, &ro, NULL, NULL, 0, &finish), OK);
+    EXPECT(tickreel_shadow_buffer_report(shadow, 1, path, ro, NULL, NULL, 0, &finish), OK);
     EXPECT(wait_report(finish), IO); /* a file in the way, as for a finished recording */
     EXPECT_TRUE(strstr(tickreel_last_error_message(), "already exists") != NULL);
-    ro.overwrite = 1;
-    EXPECT(tickreel_shadow_buffer_report(shadow, 1, path, &ro, NULL, NULL, 0, &finish), OK);
+    EXPECT(tickreel_report_options_set_overwrite(ro, true), OK);
+    EXPECT(tickreel_shadow_buffer_report(shadow, 1, path, ro, NULL, NULL, 0, &finish), OK);
     EXPECT(wait_report(finish), OK);
     in_dir(other, sizeof other, "missing/dir/report.reel");
-    EXPECT(tickreel_shadow_buffer_report(shadow, 1, other, &ro, NULL, NULL, 0, &finish), OK);
+    EXPECT(tickreel_shadow_buffer_report(shadow, 1, other, ro, NULL, NULL, 0, &finish), OK);
     EXPECT(wait_report(finish), IO);
     TickreelReader *reader = NULL;
     uint32_t first = 0, last = 0;
@@ -850,7 +872,7 @@ static void bad_shadow(void) {
     EXPECT(tickreel_recorder_submit_tick(rec, 50, EMPTY_TICK, sizeof EMPTY_TICK, NULL),
            INVALID_STATE);
     in_dir(other, sizeof other, "after_shutdown.reel");
-    EXPECT(tickreel_shadow_buffer_report(shadow, 1, other, &ro, NULL, NULL, 0, &finish), INVALID_STATE);
+    EXPECT(tickreel_shadow_buffer_report(shadow, 1, other, ro, NULL, NULL, 0, &finish), INVALID_STATE);
     EXPECT_TRUE(finish == NULL);
     EXPECT_TRUE(strstr(tickreel_last_error_message(), "shut down") != NULL);
     EXPECT_TRUE(access(other, F_OK) != 0);
@@ -866,8 +888,9 @@ static void bad_shadow(void) {
     EXPECT(tickreel_shadow_buffer_free(shadow), INVALID_HANDLE);
     EXPECT(tickreel_shadow_buffer_stats(shadow, &st), INVALID_HANDLE);
     EXPECT_TRUE(strstr(tickreel_last_error_message(), "already freed") != NULL);
-    EXPECT(tickreel_shadow_buffer_report(shadow, 1, path, &ro, NULL, NULL, 0, &finish), INVALID_HANDLE);
+    EXPECT(tickreel_shadow_buffer_report(shadow, 1, path, ro, NULL, NULL, 0, &finish), INVALID_HANDLE);
     EXPECT(tickreel_shadow_buffer_attached(shadow, &attached), INVALID_HANDLE);
+    EXPECT(tickreel_report_options_free(ro), OK);
 }
 
 static void bad_ghosts(const char *good_file) {

@@ -25,12 +25,13 @@
  * start and end, on the map version `world` + `version` (NULL: none named). */
 static void write_run_at(const char *path, uint32_t ticks, const uint8_t *world, const uint8_t *version,
                          double speed) {
-    TickreelReelOptions o;
-    CHECK(tickreel_reel_options_default(&o));
-    if (world) memcpy(o.world_id, world, 16);
-    if (version) memcpy(o.world_version, version, 16);
+    TickreelReelOptions *o = NULL;
+    CHECK(tickreel_reel_options_new(&o));
+    CHECK(tickreel_reel_options_set_world_id(o, world)); /* NULL: all zero */
+    CHECK(tickreel_reel_options_set_world_version(o, version));
     TickreelReelWriter *w = NULL;
-    CHECK(tickreel_reel_writer_create(path, &o, &w));
+    CHECK(tickreel_reel_writer_create(path, o, &w));
+    CHECK(tickreel_reel_options_free(o));
     TickreelBatch *b = NULL;
     CHECK(tickreel_batch_new(&b));
     for (uint32_t t = 0; t <= ticks; t++) {

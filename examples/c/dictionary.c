@@ -64,12 +64,13 @@ static uint8_t *slurp(const char *path, size_t *len) {
 
 /* Writes 3 entities over 200 ticks with the given dictionary id. */
 static TickreelResult write_file(const char *path, uint16_t dictionary_id) {
-    TickreelReelOptions options;
-    EXPECT(tickreel_reel_options_default(&options), OK);
-    options.chunk_ticks = 50;
-    options.dictionary_id = dictionary_id;
+    TickreelReelOptions *options = NULL;
+    EXPECT(tickreel_reel_options_new(&options), OK);
+    EXPECT(tickreel_reel_options_set_chunk_ticks(options, 50), OK);
+    EXPECT(tickreel_reel_options_set_dictionary_id(options, dictionary_id), OK);
     TickreelReelWriter *writer = NULL;
-    TickreelResult r = tickreel_reel_writer_create(path, &options, &writer);
+    TickreelResult r = tickreel_reel_writer_create(path, options, &writer);
+    EXPECT(tickreel_reel_options_free(options), OK);
     if (r != TICKREEL_RESULT_OK) {
         return r;
     }

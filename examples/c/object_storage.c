@@ -193,13 +193,14 @@ static void wait_upload(TickreelPending *up, const char *what) {
 static void shadow_report_to_url(const char *dir, const char *url, TickreelObjectOptions *options) {
     TickreelEngine *engine = NULL;
     CHECK(tickreel_engine_new(NULL, &engine)); /* the defaults */
-    TickreelShadowOptions so;
-    CHECK(tickreel_shadow_options_default(&so));
-    so.window_ms = 10000;
-    so.block_ticks = 20;
+    TickreelShadowOptions *so = NULL;
+    CHECK(tickreel_shadow_options_new(&so));
+    CHECK(tickreel_shadow_options_set_window_ms(so, 10000));
+    CHECK(tickreel_shadow_options_set_block_ticks(so, 20));
     TickreelRecorder *rec = NULL;
     TickreelShadowBuffer *shadow = NULL;
-    CHECK(tickreel_shadow_buffer_start(engine, NULL, NULL, &so, &rec, &shadow));
+    CHECK(tickreel_shadow_buffer_start(engine, NULL, NULL, so, &rec, &shadow));
+    CHECK(tickreel_shadow_options_free(so));
     TickreelBatch *batch = NULL;
     CHECK(tickreel_batch_new(&batch));
     for (uint32_t tick = 0; tick < TICKS; tick++) {
@@ -216,9 +217,9 @@ static void shadow_report_to_url(const char *dir, const char *url, TickreelObjec
     }
     CHECK(tickreel_batch_free(batch));
     CHECK(tickreel_recorder_flush(rec));
-    TickreelReportOptions ro;
-    CHECK(tickreel_report_options_default(&ro));
-    ro.after_ms = 0;
+    TickreelReportOptions *ro = NULL;
+    CHECK(tickreel_report_options_new(&ro));
+    CHECK(tickreel_report_options_set_after_ms(ro, 0));
     const char *keys[] = {"reason"};
     const char *values[] = {"fly"};
     char local[1024], again[1024];
@@ -226,12 +227,12 @@ static void shadow_report_to_url(const char *dir, const char *url, TickreelObjec
     snprintf(again, sizeof again, "%s/again.reel", dir);
 
     TickreelPending *up = NULL;
-    expect(tickreel_shadow_buffer_report_upload(shadow, 1, local, &ro, keys, values, 1, "s3://",
+    expect(tickreel_shadow_buffer_report_upload(shadow, 1, local, ro, keys, values, 1, "s3://",
                                                 options, false, true, &up) ==
                    TICKREEL_RESULT_INVALID_ARGUMENT &&
                up == NULL,
            "a report to a malformed URL is refused");
-    CHECK(tickreel_shadow_buffer_report_upload(shadow, 1, local, &ro, keys, values, 1, url, options,
+    CHECK(tickreel_shadow_buffer_report_upload(shadow, 1, local, ro, keys, values, 1, url, options,
                                                false, true, &up));
     wait_upload(up, "the report's upload");
     uint64_t bytes = 0;
@@ -244,7 +245,7 @@ static void shadow_report_to_url(const char *dir, const char *url, TickreelObjec
     if (f) fclose(f);
 
     /* onto the same object: the upload fails, the local report stays */
-    CHECK(tickreel_shadow_buffer_report_upload(shadow, 2, again, &ro, NULL, NULL, 0, url, options,
+    CHECK(tickreel_shadow_buffer_report_upload(shadow, 2, again, ro, NULL, NULL, 0, url, options,
                                                false, true, &up));
     bool done = false;
     TickreelResult r = TICKREEL_RESULT_OK;
@@ -258,6 +259,7 @@ static void shadow_report_to_url(const char *dir, const char *url, TickreelObjec
     expect(f != NULL, "the local report stays when its upload fails");
     if (f) fclose(f);
 
+    CHECK(tickreel_report_options_free(ro));
     CHECK(tickreel_shadow_buffer_free(shadow));
     CHECK(tickreel_recorder_free(rec));
     CHECK(tickreel_engine_free(engine));

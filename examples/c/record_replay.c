@@ -114,14 +114,15 @@ static void build_tick(TickreelBatch *batch, uint32_t k) {
 
 /* Records straight into a compacted file with a writer (encoding on the calling thread). */
 static void record_with_writer(const char *path) {
-    TickreelReelOptions options;
-    CHECK(tickreel_reel_options_default(&options));
-    options.chunk_ticks = 40;       /* small chunks, so that seeking crosses several */
-    options.snapshot_interval = 80;
-    options.timestamp_ms = 1700000000000;
+    TickreelReelOptions *options = NULL;
+    CHECK(tickreel_reel_options_new(&options));
+    CHECK(tickreel_reel_options_set_chunk_ticks(options, 40)); /* small chunks, so that seeking crosses several */
+    CHECK(tickreel_reel_options_set_snapshot_interval(options, 80));
+    CHECK(tickreel_reel_options_set_timestamp_ms(options, 1700000000000));
 
     TickreelReelWriter *writer = NULL;
-    CHECK(tickreel_reel_writer_create(path, &options, &writer));
+    CHECK(tickreel_reel_writer_create(path, options, &writer));
+    CHECK(tickreel_reel_options_free(options));
     CHECK(tickreel_reel_writer_register_event_type(writer, CHAT_EVENT, "chat", 1));
     for (int p = 0; p < PLAYERS; p++) {
         CHECK(tickreel_reel_writer_register_entity(writer, (uint32_t)p + 1, PLAYER_KIND, NULL, NAMES[p]));
@@ -741,14 +742,15 @@ static void shadow_play(const char *dir) {
     CHECK(tickreel_engine_new(engine_options, &engine));
     CHECK(tickreel_engine_options_free(engine_options));
 
-    TickreelShadowOptions shadow_options;
-    CHECK(tickreel_shadow_options_default(&shadow_options));
-    shadow_options.window_ms = 10000; /* 200 ticks at 20 ticks/s */
-    shadow_options.block_ticks = 40;
+    TickreelShadowOptions *shadow_options = NULL;
+    CHECK(tickreel_shadow_options_new(&shadow_options));
+    CHECK(tickreel_shadow_options_set_window_ms(shadow_options, 10000)); /* 200 ticks at 20 ticks/s */
+    CHECK(tickreel_shadow_options_set_block_ticks(shadow_options, 40));
     TickreelRecorder *rec = NULL;
     TickreelShadowBuffer *shadow = NULL;
     /* NULL path: the stream is written nowhere but the buffer. */
-    CHECK(tickreel_shadow_buffer_start(engine, NULL, NULL, &shadow_options, &rec, &shadow));
+    CHECK(tickreel_shadow_buffer_start(engine, NULL, NULL, shadow_options, &rec, &shadow));
+    CHECK(tickreel_shadow_options_free(shadow_options));
     for (int p = 0; p < 3; p++) {
         CHECK(tickreel_recorder_register_entity(rec, (uint32_t)p + 1, PLAYER_KIND, NULL, NAMES[p]));
     }
@@ -793,18 +795,19 @@ static void shadow_play(const char *dir) {
     }
 
     /* Report Bob now (after_ms 0: nothing more to capture), with the reporter's reason. */
-    TickreelReportOptions report_options;
-    CHECK(tickreel_report_options_default(&report_options));
-    report_options.after_ms = 0;
+    TickreelReportOptions *report_options = NULL;
+    CHECK(tickreel_report_options_new(&report_options));
+    CHECK(tickreel_report_options_set_after_ms(report_options, 0));
     const char *keys[] = {"reporter", "reason"};
     const char *values[] = {"Dave", "speed"};
     char bob_path[4096], alice_path[4096], got[4096];
     snprintf(bob_path, sizeof bob_path, "%s/report_bob.reel", dir);
     snprintf(alice_path, sizeof alice_path, "%s/report_alice.reel", dir);
     TickreelPending *bob = NULL, *alice = NULL;
-    CHECK(tickreel_shadow_buffer_report(shadow, 2, bob_path, &report_options, keys, values, 2, &bob));
+    CHECK(tickreel_shadow_buffer_report(shadow, 2, bob_path, report_options, keys, values, 2, &bob));
     /* Alice left 50 ticks ago: her report holds the window before her leave. */
-    CHECK(tickreel_shadow_buffer_report(shadow, 1, alice_path, &report_options, NULL, NULL, 0, &alice));
+    CHECK(tickreel_shadow_buffer_report(shadow, 1, alice_path, report_options, NULL, NULL, 0, &alice));
+    CHECK(tickreel_report_options_free(report_options));
     CHECK(tickreel_pending_wait(bob, -1, NULL));
     CHECK(tickreel_pending_take_path(bob, got, sizeof got, NULL));
     if (strcmp(got, bob_path) != 0) {

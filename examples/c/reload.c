@@ -137,10 +137,14 @@ static void record(void *lib, TickreelEngine *engine, const char *path, const ch
 
 /* Shadow play: a world kept in memory, the player reported into `path`. */
 static void shadow(void *lib, TickreelEngine *engine, const char *path, const char *who) {
-    SYM(tickreel_shadow_options_default);
+    SYM(tickreel_shadow_options_new);
+    SYM(tickreel_shadow_options_set_block_ticks);
+    SYM(tickreel_shadow_options_free);
     SYM(tickreel_shadow_buffer_start);
     SYM(tickreel_shadow_buffer_report);
-    SYM(tickreel_report_options_default);
+    SYM(tickreel_report_options_new);
+    SYM(tickreel_report_options_set_after_ms);
+    SYM(tickreel_report_options_free);
     SYM(tickreel_shadow_buffer_free);
     SYM(tickreel_recorder_submit_batch);
     SYM(tickreel_recorder_flush);
@@ -153,13 +157,14 @@ static void shadow(void *lib, TickreelEngine *engine, const char *path, const ch
     SYM(tickreel_batch_entity_add);
     SYM(tickreel_batch_pose);
     SYM(tickreel_batch_free);
-    TickreelShadowOptions options;
-    CHECKED(OK(p_tickreel_shadow_options_default(&options)), "%s: shadow options", who);
-    options.block_ticks = 40;
+    TickreelShadowOptions *options = NULL;
+    CHECKED(OK(p_tickreel_shadow_options_new(&options)), "%s: shadow options", who);
+    CHECKED(OK(p_tickreel_shadow_options_set_block_ticks(options, 40)), "%s: shadow block ticks", who);
     TickreelRecorder *rec = NULL;
     TickreelShadowBuffer *buffer = NULL;
-    CHECKED(OK(p_tickreel_shadow_buffer_start(engine, NULL, NULL, &options, &rec, &buffer)), "%s: shadow start",
+    CHECKED(OK(p_tickreel_shadow_buffer_start(engine, NULL, NULL, options, &rec, &buffer)), "%s: shadow start",
             who);
+    p_tickreel_shadow_options_free(options);
     TickreelBatch *batch = NULL;
     p_tickreel_batch_new(&batch);
     int ticks_ok = 1;
@@ -176,12 +181,14 @@ static void shadow(void *lib, TickreelEngine *engine, const char *path, const ch
     p_tickreel_batch_free(batch);
     CHECKED(ticks_ok, "%s: shadow ticks", who);
     CHECKED(OK(p_tickreel_recorder_flush(rec)), "%s: shadow flush", who);
-    TickreelReportOptions report_options;
-    CHECKED(OK(p_tickreel_report_options_default(&report_options)), "%s: report options", who);
-    report_options.after_ms = 0; /* the window as it is now */
+    TickreelReportOptions *report_options = NULL;
+    CHECKED(OK(p_tickreel_report_options_new(&report_options)), "%s: report options", who);
+    /* the window as it is now */
+    CHECKED(OK(p_tickreel_report_options_set_after_ms(report_options, 0)), "%s: report after", who);
     TickreelPending *finish = NULL;
-    CHECKED(OK(p_tickreel_shadow_buffer_report(buffer, PLAYER, path, &report_options, NULL, NULL, 0, &finish)),
+    CHECKED(OK(p_tickreel_shadow_buffer_report(buffer, PLAYER, path, report_options, NULL, NULL, 0, &finish)),
             "%s: report into %s", who, path);
+    p_tickreel_report_options_free(report_options);
     char out[4096];
     size_t len = 0;
     CHECKED(OK(p_tickreel_pending_wait(finish, -1, NULL)) &&

@@ -33,11 +33,12 @@ static void write_file(const char *path) {
     /* 4 bits per index, 16 per long, the first in the lowest bits: index 0 (dirt) at lx 0 of
      * every row, 1 (grass) elsewhere. */
     for (size_t i = 0; i < 256; i++) packed[i] = 0x1111111111111110ull;
-    TickreelReelOptions options;
-    CHECK(tickreel_reel_options_default(&options));
-    options.chunk_ticks = 10;
+    TickreelReelOptions *options = NULL;
+    CHECK(tickreel_reel_options_new(&options));
+    CHECK(tickreel_reel_options_set_chunk_ticks(options, 10));
     TickreelReelWriter *writer = NULL;
-    CHECK(tickreel_reel_writer_create(path, &options, &writer));
+    CHECK(tickreel_reel_writer_create(path, options, &writer));
+    CHECK(tickreel_reel_options_free(options));
 
     TickreelTerrainSection bad[2];
     bad[0] = section(0, 4, 0, MIXED_PALETTE, 2, 5, packed, 256);

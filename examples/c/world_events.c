@@ -24,10 +24,8 @@
 static const uint8_t SIGN_NBT[] = {10, 0, 0, 8, 0, 4, 't', 'e', 'x', 't', 0, 2, 'h', 'i', 0};
 
 static void write_file(const char *path) {
-    TickreelReelOptions options;
-    CHECK(tickreel_reel_options_default(&options));
     TickreelReelWriter *writer = NULL;
-    CHECK(tickreel_reel_writer_create(path, &options, &writer));
+    CHECK(tickreel_reel_writer_create(path, NULL, &writer)); /* NULL: the default options */
     CHECK(tickreel_reel_writer_register_name(writer, TICKREEL_PALETTE_BLOCK, STONE, "minecraft:stone"));
     CHECK(tickreel_reel_writer_register_name(writer, TICKREEL_PALETTE_BLOCK, SIGN,
                                              "minecraft:oak_sign[rotation=4]"));

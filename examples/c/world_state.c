@@ -28,12 +28,13 @@ static const uint8_t SIGN_NBT[] = {10, 0, 0, 8, 0, 4, 't', 'e', 'x', 't', 0, 2, 
 /* Ticks 0..59 of player 1: the sign at tick 10, health 2000 at 5 and 1500 at 35, the sword at 20,
  * the sign turned to stone at 30, glass at tick 40. */
 static void write_file(const char *path) {
-    TickreelReelOptions options;
-    CHECK(tickreel_reel_options_default(&options));
-    options.chunk_ticks = 10;
-    options.snapshot_interval = 20;
+    TickreelReelOptions *options = NULL;
+    CHECK(tickreel_reel_options_new(&options));
+    CHECK(tickreel_reel_options_set_chunk_ticks(options, 10));
+    CHECK(tickreel_reel_options_set_snapshot_interval(options, 20));
     TickreelReelWriter *writer = NULL;
-    CHECK(tickreel_reel_writer_create(path, &options, &writer));
+    CHECK(tickreel_reel_writer_create(path, options, &writer));
+    CHECK(tickreel_reel_options_free(options));
     CHECK(tickreel_reel_writer_register_name(writer, TICKREEL_PALETTE_BLOCK, SIGN, "minecraft:oak_sign"));
     TickreelBatch *batch = NULL;
     CHECK(tickreel_batch_new(&batch));
@@ -228,20 +229,19 @@ static void report_by_uuid(const char *dir) {
     CHECK(tickreel_batch_free(batch));
     CHECK(tickreel_recorder_flush(recorder));
 
-    TickreelReportOptions options;
-    CHECK(tickreel_report_options_default(&options));
-    options.after_ms = 0;
-    expect(options.keep_all_blocks == 0 && options.chat == TICKREEL_REPORT_CHAT_NEAR, "the keeping defaults");
+    TickreelReportOptions *options = NULL;
+    CHECK(tickreel_report_options_new(&options)); /* keeps the chat and blocks near the player */
+    CHECK(tickreel_report_options_set_after_ms(options, 0));
     char near[4096], all[4096];
     snprintf(near, sizeof near, "%s/near.reel", dir);
     snprintf(all, sizeof all, "%s/all.reel", dir);
     TickreelPending *finish = NULL;
-    CHECK(tickreel_shadow_buffer_report_uuid(shadow, UUID, near, &options, NULL, NULL, 0, &finish));
+    CHECK(tickreel_shadow_buffer_report_uuid(shadow, UUID, near, options, NULL, NULL, 0, &finish));
     CHECK(tickreel_pending_wait(finish, -1, NULL));
     CHECK(tickreel_pending_free(finish));
-    options.keep_all_blocks = 1;
-    options.chat = TICKREEL_REPORT_CHAT_ALL;
-    CHECK(tickreel_shadow_buffer_report_uuid(shadow, UUID, all, &options, NULL, NULL, 0, &finish));
+    CHECK(tickreel_report_options_set_keep_all_blocks(options, true));
+    CHECK(tickreel_report_options_set_chat(options, TICKREEL_REPORT_CHAT_ALL));
+    CHECK(tickreel_shadow_buffer_report_uuid(shadow, UUID, all, options, NULL, NULL, 0, &finish));
     CHECK(tickreel_pending_wait(finish, -1, NULL));
     CHECK(tickreel_pending_free(finish));
     size_t chat = 0, blocks = 0;
@@ -253,13 +253,12 @@ static void report_by_uuid(const char *dir) {
     expect(chat == 2 && blocks == 2, "every chat line and block change");
 
     static const uint8_t NOBODY[16] = {0};
-    expect(tickreel_shadow_buffer_report_uuid(shadow, NOBODY, near, &options, NULL, NULL, 0, &finish) ==
+    expect(tickreel_shadow_buffer_report_uuid(shadow, NOBODY, near, options, NULL, NULL, 0, &finish) ==
                TICKREEL_RESULT_INVALID_ARGUMENT && finish == NULL,
            "a UUID the buffer holds nothing of is refused");
-    options.chat = 7;
-    expect(tickreel_shadow_buffer_report_uuid(shadow, UUID, near, &options, NULL, NULL, 0, &finish) ==
-               TICKREEL_RESULT_INVALID_ARGUMENT,
+    expect(tickreel_report_options_set_chat(options, 7) == TICKREEL_RESULT_INVALID_ARGUMENT,
            "an unknown chat choice is refused");
+    CHECK(tickreel_report_options_free(options));
     CHECK(tickreel_recorder_free(recorder));
     CHECK(tickreel_shadow_buffer_free(shadow));
     CHECK(tickreel_engine_free(engine));

@@ -16,7 +16,6 @@
 pub(crate) mod api;
 pub mod ffi;
 pub mod jni;
-mod options;
 mod shared;
 
 #[cfg(test)]

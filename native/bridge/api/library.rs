@@ -1,7 +1,7 @@
-//! The library itself, for Java: its versions, closing any handle, and the core's option
-//! defaults. (C's equivalents, `tickreel_version`, `tickreel_handle_count` and the last-error
-//! functions, return plain values outside the result-code convention and are written by hand in
-//! `crate::ffi::result` and `crate::ffi::handle`.)
+//! The library itself, for Java: its versions and closing any handle. (C's equivalents,
+//! `tickreel_version`, `tickreel_handle_count` and the last-error functions, return plain values
+//! outside the result-code convention and are written by hand in `crate::ffi::result` and
+//! `crate::ffi::handle`.)
 
 use crate::api::AnyHandle;
 use tickreel_bridge_macros::bridge_fn;
@@ -10,10 +10,6 @@ use tickreel_bridge_macros::bridge_fn;
 /// library whose version differs (a jar and a library from different builds). Written into
 /// `NativeBridge.java`'s generated part; raise it whenever a native method changes.
 pub const ABI_VERSION: i32 = 12;
-
-/// An option family whose core defaults Java asks for: 0 ReelOptions, 1 RecorderOptions,
-/// 2 EngineOptions, 3 ShadowOptions, 4 ReportOptions (laid out by `crate::jni::defaults`).
-pub struct OptionDefaults(pub u32);
 
 /// The contract version Java checks ([`ABI_VERSION`]).
 #[bridge_fn(java = "abiVersion")]
@@ -43,10 +39,3 @@ pub fn features() -> u32 {
 /// call uses it.
 #[bridge_fn(java = "close")]
 pub fn close(_handle: AnyHandle) {}
-
-/// The core's defaults of an option family, as the family's `toNative()` array (checked against
-/// the builders by `DefaultsTest`).
-#[bridge_fn(java = "defaultOptions")]
-pub fn default_options(family: u32) -> OptionDefaults {
-    OptionDefaults(family)
-}

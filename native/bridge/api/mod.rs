@@ -36,7 +36,10 @@ pub mod pending;
 pub mod playhead;
 pub mod reader;
 pub mod recorder_options;
+pub mod reel_options;
+pub mod report_options;
 pub mod shadow;
+pub mod shadow_options;
 pub mod world_state;
 pub mod writer;
 

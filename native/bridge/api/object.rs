@@ -11,12 +11,12 @@ use crate::api::engine::Recorder;
 use crate::api::pending::{Kind, Outcome, Pending};
 use crate::api::playhead::Playhead;
 use crate::api::reader::Reader;
+use crate::api::report_options::ReportOptions;
 use crate::api::shadow::{self, ShadowBuffer};
 use crate::api::{Id, New, Released, StringPairs};
 use crate::shared::handle::HandleType;
 use tickreel::ghost::{GhostRange, GhostTrack};
 use tickreel::play;
-use tickreel::shadow::ReportOptions;
 use tickreel_bridge_macros::bridge_fn;
 use tickreel_object::{ObjectStorage, ObjectUrl, UploadOptions};
 
@@ -322,7 +322,7 @@ pub fn shadow_report_upload(
     shadow: &ShadowBuffer,
     player: Id,
     path: &Path,
-    options: ReportOptions,
+    options: Option<&ReportOptions>,
     metadata: StringPairs,
     url: &str,
     object_options: &ObjectOptions,

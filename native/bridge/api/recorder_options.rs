@@ -58,13 +58,26 @@ impl RecorderOptions {
     }
 }
 
-fn ms(ms: u64) -> Duration {
+/// A duration given in milliseconds (every option builder's unit).
+pub(crate) fn ms(ms: u64) -> Duration {
     Duration::from_millis(ms)
 }
 
-/// An invalid value of the option `name` (a translation error: out of the C or Java type's range).
-fn invalid(name: &str, what: String) -> tickreel::Error {
+/// An invalid value of the option `name` (a translation error: out of the C or Java type's range,
+/// or a choice out of its constants).
+pub(crate) fn invalid(name: &str, what: String) -> tickreel::Error {
     tickreel::Error::invalid(format!("{} {what}", option(name)))
+}
+
+/// A dictionary id as the format stores it (the setters take a `uint32_t`: larger ids are refused
+/// here, naming the setter).
+pub(crate) fn dictionary(dictionary_id: u32) -> tickreel::Result<u16> {
+    u16::try_from(dictionary_id).map_err(|_| {
+        invalid(
+            "dictionary_id",
+            format!("must be between 0 and 65535 (got {dictionary_id})"),
+        )
+    })
 }
 
 /// Creates a recording's options with the defaults (20 ticks/s, 100-tick live chunks at zstd
@@ -173,12 +186,7 @@ pub fn set_world_version(
     java = "recorderOptionsSetDictionaryId"
 )]
 pub fn set_dictionary_id(options: &RecorderOptions, dictionary_id: u32) -> tickreel::Result<()> {
-    let dictionary_id = u16::try_from(dictionary_id).map_err(|_| {
-        invalid(
-            "dictionary_id",
-            format!("must be between 0 and 65535 (got {dictionary_id})"),
-        )
-    })?;
+    let dictionary_id = dictionary(dictionary_id)?;
     options.set(|o| o.identity.dictionary_id = dictionary_id)
 }
 

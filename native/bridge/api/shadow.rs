@@ -7,9 +7,11 @@ use std::path::Path;
 use crate::api::engine::{Engine, Recorder};
 use crate::api::pending::Pending;
 use crate::api::recorder_options::RecorderOptions;
+use crate::api::report_options::ReportOptions;
+use crate::api::shadow_options::ShadowOptions;
 use crate::api::{Id, New, Released, StringPairs};
 use crate::shared::handle::HandleType;
-use tickreel::shadow::{self, ReportChat, ReportOptions, ShadowOptions, ShadowStats};
+use tickreel::shadow::{self, ShadowStats};
 use tickreel_bridge_macros::bridge_fn;
 
 /// A shadow buffer (C: `TickreelShadowBuffer`, Java: `ShadowBuffer`).
@@ -26,43 +28,16 @@ pub struct Started {
     pub shadow: ShadowBuffer,
 }
 
-/// Fills `*out_options` with the shadow buffer defaults (a 5-minute window, a 2-minute grace
-/// period after a player leaves, no byte limit of its own, 200-tick blocks).
-///
-/// Thread safety: any thread.
-#[bridge_fn(
-    c = "tickreel_shadow_options_default",
-    c_out = "out_options",
-    c_out_type = "TickreelShadowOptions"
-)]
-pub fn shadow_options_default() -> ShadowOptions {
-    ShadowOptions::default()
-}
-
-/// Fills `*out_options` with the report defaults (all that is retained before the report, 30 s
-/// captured after it, entities within 48 blocks of the player, no overwrite, zstd level 3).
-///
-/// Thread safety: any thread.
-#[bridge_fn(
-    c = "tickreel_report_options_default",
-    c_out = "out_options",
-    c_out_type = "TickreelReportOptions"
-)]
-pub fn report_options_default() -> ReportOptions {
-    ReportOptions::default()
-}
-
 /// Starts a shadowed stream: stores in `*out_recorder` the recorder to submit its ticks to (as
 /// any recorder) and in `*out_shadow` the buffer that keeps them. With a `path` (a NUL-terminated
 /// path in the platform's encoding) the stream is also the recording of that path, exactly as
 /// `tickreel_recorder_start` (resumed if its live directory exists; the buffer's blocks are its
 /// chunks). With `path` NULL it is written nowhere but the buffer (blocks of
-/// `shadow_options->block_ticks`): its recorder's `tickreel_recorder_finish` returns
+/// `tickreel_shadow_options_set_block_ticks`): its recorder's `tickreel_recorder_finish` returns
 /// `TICKREEL_RESULT_INVALID_STATE`; end it with `tickreel_recorder_free` or `_abort`. Either way
 /// `tickreel_recorder_player_left` starts a player's grace period. `recorder_options` (from
-/// `tickreel_recorder_options_new`) and `shadow_options` may be NULL for the defaults (those of
-/// `tickreel_shadow_options_default` for the latter). On failure both outputs are set to NULL (when they can be
-/// written).
+/// `tickreel_recorder_options_new`) and `shadow_options` (from `tickreel_shadow_options_new`) may
+/// be NULL for the defaults. On failure both outputs are set to NULL (when they can be written).
 ///
 /// The two handles are freed separately. Freeing the shadow does not end the stream: the recorder
 /// keeps feeding its blocks until the stream ends; after the stream ends (recorder freed,
@@ -87,13 +62,13 @@ pub fn start(
     engine: &Engine,
     path: Option<&Path>,
     recorder_options: Option<&RecorderOptions>,
-    shadow_options: ShadowOptions,
+    shadow_options: Option<&ShadowOptions>,
 ) -> tickreel::Result<Started> {
     start_with(
         engine,
         path,
         RecorderOptions::or_default(recorder_options),
-        shadow_options,
+        ShadowOptions::or_default(shadow_options),
     )
 }
 
@@ -101,7 +76,7 @@ fn start_with(
     engine: &Engine,
     path: Option<&Path>,
     recorder_options: tickreel::record::RecorderOptions,
-    shadow_options: ShadowOptions,
+    shadow_options: shadow::ShadowOptions,
 ) -> tickreel::Result<Started> {
     let (rec, shadow) =
         engine.with(|e| shadow::ShadowBuffer::start(e, path, recorder_options, shadow_options))?;
@@ -131,18 +106,19 @@ pub fn start_on(
     server: Option<&str>,
     path: Option<&Path>,
     recorder_options: Option<&RecorderOptions>,
-    shadow_options: ShadowOptions,
+    shadow_options: Option<&ShadowOptions>,
 ) -> tickreel::Result<Started> {
     let recorder_options = tickreel::record::RecorderOptions {
         server: server.map(str::to_owned),
         ..RecorderOptions::or_default(recorder_options)
     };
+    let shadow_options = ShadowOptions::or_default(shadow_options);
     start_with(engine, path, recorder_options, shadow_options)
 }
 
-/// Reports `player` (an entity id): the buffer keeps capturing for `options->after_ms` of game
+/// Reports `player` (an entity id): the buffer keeps capturing for the options' `after_ms` of game
 /// time, then the engine's background worker writes the window around the player (with the
-/// entities that came within `options->radius`) to `path`, a `.reel` file that appears only
+/// entities that came within the options' `radius`) to `path`, a `.reel` file that appears only
 /// complete. Does not wait: stores in `*out_pending` a pending to poll (`tickreel_pending_poll`) or
 /// wait on (`tickreel_pending_wait`), whose result is the report's path
 /// (`tickreel_pending_take_path`), to be freed with `tickreel_pending_free`. The report's reference is the newest tick the writer has taken in:
@@ -151,8 +127,8 @@ pub fn start_on(
 /// `metadata_keys` and `metadata_values` are `metadata_count` UTF-8 strings each, stored as
 /// string pairs in the report compound of the file's user metadata, beside the library's keys
 /// (which they may not use: `player`, `report_tick`, `first_tick`, ...; see FORMAT.md). Both may be NULL when
-/// `metadata_count` is 0. `options` may be NULL for the defaults of
-/// `tickreel_report_options_default`.
+/// `metadata_count` is 0. `options` (from `tickreel_report_options_new`) may be NULL for the
+/// defaults.
 ///
 /// Returns `TICKREEL_RESULT_INVALID_ARGUMENT` for an empty path, an invalid option (a negative
 /// or non-finite radius, `before_ms` or `after_ms` over a day, a bad zstd level), a key that is
@@ -174,35 +150,13 @@ pub fn report(
     shadow: &ShadowBuffer,
     player: Id,
     path: &Path,
-    options: ReportOptions,
+    options: Option<&ReportOptions>,
     metadata: StringPairs,
 ) -> tickreel::Result<New<Pending>> {
     let handle = shadow
         .0
         .report(player.0, path, with_metadata(options, metadata))?;
     Ok(Pending::path(handle))
-}
-
-/// The code of a [`ReportChat`] in C (`TICKREEL_REPORT_CHAT_*`) and Java (`ReportChat`'s
-/// ordinal): near, public, all.
-pub(crate) fn report_chat(code: u32) -> tickreel::Result<ReportChat> {
-    match code {
-        0 => Ok(ReportChat::Near),
-        1 => Ok(ReportChat::Public),
-        2 => Ok(ReportChat::All),
-        c => Err(tickreel::Error::invalid(format!(
-            "report chat {c} is none of near (0), public (1) and all (2)"
-        ))),
-    }
-}
-
-/// The code of `chat` (see [`report_chat`]).
-pub(crate) fn report_chat_code(chat: ReportChat) -> u32 {
-    match chat {
-        ReportChat::Near => 0,
-        ReportChat::Public => 1,
-        ReportChat::All => 2,
-    }
 }
 
 /// Reports the player with UUID `uuid` (16 bytes, most significant first, as
@@ -224,7 +178,7 @@ pub fn report_uuid(
     shadow: &ShadowBuffer,
     uuid: Option<uuid::Uuid>,
     path: &Path,
-    options: ReportOptions,
+    options: Option<&ReportOptions>,
     metadata: StringPairs,
 ) -> tickreel::Result<New<Pending>> {
     let uuid = uuid.ok_or_else(|| tickreel::Error::invalid("a report needs the player's UUID"))?;
@@ -235,14 +189,17 @@ pub fn report_uuid(
 }
 
 /// The report options with the caller's string pairs as the report compound's metadata.
-pub(crate) fn with_metadata(options: ReportOptions, metadata: StringPairs) -> ReportOptions {
-    ReportOptions {
+pub(crate) fn with_metadata(
+    options: Option<&ReportOptions>,
+    metadata: StringPairs,
+) -> shadow::ReportOptions {
+    shadow::ReportOptions {
         metadata: metadata
             .0
             .into_iter()
             .map(|(k, v)| (k, fastnbt::Value::String(v)))
             .collect(),
-        ..options
+        ..ReportOptions::or_default(options)
     }
 }
 

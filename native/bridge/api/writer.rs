@@ -6,11 +6,12 @@ use std::path::Path;
 use tickreel_sync::sync::Mutex;
 
 use crate::api::batch::Batch;
+use crate::api::reel_options::ReelOptions;
 use crate::api::{Id, New, Released, TerrainSections};
 use crate::shared::handle::HandleType;
 use tickreel::format::Quantity;
 use tickreel::format::{EntityInfo, EventType};
-use tickreel::record::{self, ReelOptions};
+use tickreel::record;
 use tickreel_bridge_macros::bridge_fn;
 
 /// A writer (C: `TickreelReelWriter`, Java: `ReelWriter`); `None` once finished. Calls are
@@ -36,23 +37,10 @@ impl ReelWriter {
     }
 }
 
-/// Fills `*out_options` with the defaults for a finished file (20 ticks/s, zstd level 9,
-/// 100-tick chunks, a snapshot every 600 ticks).
-///
-/// Thread safety: any thread.
-#[bridge_fn(
-    c = "tickreel_reel_options_default",
-    c_out = "out_options",
-    c_out_type = "TickreelReelOptions"
-)]
-pub fn options_default() -> ReelOptions {
-    ReelOptions::compacted()
-}
-
 /// Starts a compacted `.reel` file at `path` (a NUL-terminated path in the platform's encoding)
 /// and stores the writer's handle in `*out_writer`. Nothing appears at `path` until
 /// `tickreel_reel_writer_finish`, which writes the whole file atomically (temporary file + rename).
-/// `options` may be NULL for the defaults of `tickreel_reel_options_default`.
+/// `options` (from `tickreel_reel_options_new`) may be NULL for the defaults.
 ///
 /// Returns `TICKREEL_RESULT_NULL_ARGUMENT` if `path` or `out_writer` is NULL,
 /// `TICKREEL_RESULT_INVALID_ARGUMENT` for an empty path or an invalid option. On failure
@@ -65,8 +53,8 @@ pub fn options_default() -> ReelOptions {
     c_out = "out_writer",
     java = "reelWriterCreate"
 )]
-pub fn create(path: &Path, options: ReelOptions) -> tickreel::Result<New<ReelWriter>> {
-    let writer = record::ReelWriter::create(path, options)?;
+pub fn create(path: &Path, options: Option<&ReelOptions>) -> tickreel::Result<New<ReelWriter>> {
+    let writer = record::ReelWriter::create(path, ReelOptions::or_default(options))?;
     Ok(New(ReelWriter(Mutex::new(Some(Box::new(writer))))))
 }
 

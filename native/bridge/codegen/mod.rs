@@ -6,9 +6,7 @@
 //!   `include/tickreel.h`;
 //! - `bridge_jni.rs`: the JNI entry points, their `RegisterNatives` table and the table of Java
 //!   declarations ([`jni`]); the JNI and Java types and the JNI signatures come from the Rust
-//!   types through the traits of `native/bridge/jni/convert.rs`, so no signature is typed by hand;
-//! - `bridge_options.rs`: the C option structs declared in `native/bridge/options.rs`
-//!   ([`options`]), which cbindgen also reads.
+//!   types through the traits of `native/bridge/jni/convert.rs`, so no signature is typed by hand.
 //!
 //! The generator works on syntax only. Conversions live in trait impls (`ffi/convert.rs`,
 //! `jni/convert.rs`), which the generated code names with the declared types; a mismatch is a
@@ -19,7 +17,6 @@ pub mod areas;
 pub mod c;
 pub mod index;
 pub mod jni;
-pub mod options;
 #[cfg(test)]
 mod tests;
 

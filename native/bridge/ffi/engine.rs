@@ -1,12 +1,13 @@
 //! The engine: the recording runtime (background writer and compaction threads, shared by every
 //! recording of a server) behind `TickreelEngine`, its options and counters, and the calls on it.
-//! A recording's options are a builder (`crate::api::recorder_options`), its calls in [`recorder`] (`submit_tick` on
-//! the server thread: a copy and a queue push), and the tests of `tickreel_recorder_finish`
-//! in `finish`. Shadow play (a stream kept in memory, reported into a file) is in
-//! [`shadow_options`] and [`shadow`].
+//! A recording's options are a builder (`crate::api::recorder_options`), its calls in [`recorder`]
+//! (`submit_tick` on the server thread: a copy and a queue push), and the tests of
+//! `tickreel_recorder_finish` in [`finish`]. Shadow play (a stream kept in memory, reported into
+//! a file) is in [`shadow`]; its options are builders too (`crate::api::shadow_options`,
+//! `crate::api::report_options`).
 
 use super::convert::CResult;
-use super::result::{FfiError, FfiResult};
+use super::result::FfiResult;
 pub use crate::ffi::options::TickreelEngineOptions;
 use tickreel::record::EngineStats;
 
@@ -19,8 +20,6 @@ pub use super::generated::engine::*;
 pub mod recorder;
 
 mod finish;
-
-pub mod shadow_options;
 
 pub mod shadow;
 
@@ -62,23 +61,6 @@ pub struct TickreelEngineStats {
     /// started: flushes (one group commit, two syncs, for every recording flushed together),
     /// compaction, publication, recovery.
     pub syncs: u64,
-}
-
-/// Reads a caller's options struct, or `None` for NULL.
-///
-/// # Safety
-/// `ptr` must be NULL or point to a readable `T`; `T` must be plain data valid for any bit
-/// pattern.
-pub(crate) unsafe fn read_options<T: Copy>(ptr: *const T) -> FfiResult<Option<T>> {
-    if ptr.is_null() {
-        return Ok(None);
-    }
-    if !ptr.is_aligned() {
-        return Err(FfiError::Invalid("`options` is misaligned".into()));
-    }
-    // SAFETY: non-NULL, aligned, readable by the caller's contract; `T` is plain data (integers,
-    // floats and byte arrays only) valid for any bit pattern.
-    Ok(Some(unsafe { ptr.read() }))
 }
 
 impl CResult for EngineStats {

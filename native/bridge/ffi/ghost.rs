@@ -186,7 +186,8 @@ mod tests {
         let path = CString::new(dir.join("g.reel").to_str().unwrap()).unwrap();
         let mut w = std::ptr::null_mut();
         // SAFETY: valid string and out-pointer; NULL options.
-        let got = unsafe { tickreel_reel_writer_create(path.as_ptr(), std::ptr::null(), &mut w) };
+        let got =
+            unsafe { tickreel_reel_writer_create(path.as_ptr(), std::ptr::null_mut(), &mut w) };
         assert_eq!(got, OK);
         let mut b = std::ptr::null_mut();
         // SAFETY: `b` is writable.

@@ -62,11 +62,18 @@ pub(crate) trait COpaque: HandleType {
     type Opaque;
 }
 
+/// Implements [`COpaque`] for each handle type and lists their tags (`TAG_NAMES`), so that a
+/// handle type is named once here.
 macro_rules! opaque {
     ($($(#[$cfg:meta])* $t:ty => $c:ty,)*) => {
         $($(#[$cfg])* impl COpaque for $t {
             type Opaque = $c;
         })*
+
+        /// Tags of every handle type, for messages about a handle of the wrong type.
+        const TAG_NAMES: &[(u8, &str)] = &[
+            $($(#[$cfg])* (<$t as HandleType>::TAG, <$t as HandleType>::NAME),)*
+        ];
     };
 }
 
@@ -91,89 +98,13 @@ opaque! {
     crate::api::playhead::Playhead => super::TickreelPlayhead,
     crate::api::reader::Reader => super::TickreelReader,
     crate::api::recorder_options::RecorderOptions => super::TickreelRecorderOptions,
+    crate::api::reel_options::ReelOptions => super::TickreelReelOptions,
+    crate::api::report_options::ReportOptions => super::TickreelReportOptions,
     crate::api::shadow::ShadowBuffer => super::TickreelShadowBuffer,
+    crate::api::shadow_options::ShadowOptions => super::TickreelShadowOptions,
     crate::api::world_state::WorldState => super::TickreelWorldState,
     crate::api::writer::ReelWriter => super::TickreelReelWriter,
 }
-
-/// Tags of every handle type, for messages about a handle of the wrong type.
-const TAG_NAMES: &[(u8, &str)] = &[
-    (
-        crate::api::batch::Batch::TAG,
-        crate::api::batch::Batch::NAME,
-    ),
-    (
-        crate::api::writer::ReelWriter::TAG,
-        crate::api::writer::ReelWriter::NAME,
-    ),
-    (
-        crate::api::reader::Reader::TAG,
-        crate::api::reader::Reader::NAME,
-    ),
-    (
-        crate::api::engine::Engine::TAG,
-        crate::api::engine::Engine::NAME,
-    ),
-    (
-        crate::api::engine::Recorder::TAG,
-        crate::api::engine::Recorder::NAME,
-    ),
-    (
-        crate::api::pending::Pending::TAG,
-        crate::api::pending::Pending::NAME,
-    ),
-    (
-        crate::api::ghost::Ghost::TAG,
-        crate::api::ghost::Ghost::NAME,
-    ),
-    (
-        crate::api::ghost::GhostCursor::TAG,
-        crate::api::ghost::GhostCursor::NAME,
-    ),
-    (
-        crate::api::ghost::LiveDelta::TAG,
-        crate::api::ghost::LiveDelta::NAME,
-    ),
-    (
-        crate::api::ghost::GhostSet::TAG,
-        crate::api::ghost::GhostSet::NAME,
-    ),
-    (
-        crate::api::ghost::GoldSplits::TAG,
-        crate::api::ghost::GoldSplits::NAME,
-    ),
-    (
-        crate::api::playhead::Playhead::TAG,
-        crate::api::playhead::Playhead::NAME,
-    ),
-    (
-        crate::api::shadow::ShadowBuffer::TAG,
-        crate::api::shadow::ShadowBuffer::NAME,
-    ),
-    (
-        crate::api::events::Events::TAG,
-        crate::api::events::Events::NAME,
-    ),
-    (
-        crate::api::world_state::WorldState::TAG,
-        crate::api::world_state::WorldState::NAME,
-    ),
-    #[cfg(feature = "object")]
-    (
-        crate::api::object::ObjectOptions::TAG,
-        crate::api::object::ObjectOptions::NAME,
-    ),
-    #[cfg(feature = "object")]
-    (
-        crate::api::object_live::LiveShipper::TAG,
-        crate::api::object_live::LiveShipper::NAME,
-    ),
-    #[cfg(feature = "catalog")]
-    (
-        crate::api::catalog::Catalog::TAG,
-        crate::api::catalog::Catalog::NAME,
-    ),
-];
 
 // Every tag fits the token's tag bits (the 32-bit layout has 4: tags 1 to 15), so that a new
 // handle type cannot silently overflow into the generation.
@@ -324,7 +255,7 @@ mod tests {
         let h = insert(Thing(7)).unwrap();
         assert_eq!(get::<Thing>(h).unwrap().0, 7);
         is_invalid(get::<Other>(h), "not a tickreel other handle");
-        let garbage: *mut ThingOpaque = std::ptr::without_provenance_mut(0x1234_5678);
+        let garbage: *mut ThingOpaque = std::ptr::without_provenance_mut(0x0034_5678); // tag 0: none
         is_invalid(get::<Thing>(garbage), "not a tickreel thing handle");
         // Free while a "call" still holds the object: the object stays alive for that call.
         let held = get::<Thing>(h).unwrap();
@@ -342,6 +273,20 @@ mod tests {
             get::<Thing>(std::ptr::null_mut()),
             Err(FfiError::Null("thing"))
         ));
+    }
+
+    /// Every handle type of the `opaque!` table has its own tag (a clash would let one type's
+    /// handle pass for another's).
+    #[test]
+    fn every_handle_type_has_its_own_tag() {
+        let mut tags: Vec<u8> = TAG_NAMES.iter().map(|(t, _)| *t).collect();
+        tags.sort_unstable();
+        tags.dedup();
+        assert_eq!(tags.len(), TAG_NAMES.len(), "{TAG_NAMES:?}");
+        assert_eq!(
+            tag_name(crate::api::reel_options::ReelOptions::TAG),
+            Some("reel options")
+        );
     }
 
     #[test]

@@ -34,7 +34,6 @@ pub use batch::TickreelBatch;
 pub use catalog::TickreelCatalog;
 pub use engine::recorder::{TickreelRecorder, TickreelRecorderStats};
 pub use engine::shadow::{TickreelShadowBuffer, TickreelShadowStats};
-pub use engine::shadow_options::{TickreelReportOptions, TickreelShadowOptions};
 pub use engine::{TickreelEngine, TickreelEngineOptions, TickreelEngineStats};
 pub use ghost::cursor::{TickreelGhostCursor, TickreelGhostSample};
 pub use ghost::delta::TickreelLiveDelta;
@@ -43,7 +42,9 @@ pub use ghost::set::TickreelGhostSet;
 pub use ghost::{TickreelGhost, TickreelGhostInfo, TickreelGhostRange, TickreelSplit};
 #[cfg(feature = "object")]
 pub use object::{TickreelLiveShipper, TickreelObjectOptions, TickreelShipStats};
-pub use options::TickreelRecorderOptions;
+pub use options::{
+    TickreelRecorderOptions, TickreelReelOptions, TickreelReportOptions, TickreelShadowOptions,
+};
 pub use pending::TickreelPending;
 pub use playhead::{TickreelPlayhead, TickreelRebuild, TickreelUpdate};
 pub use reader::{TickreelEntityState, TickreelReader, TickreelVerifyReport};
@@ -54,4 +55,4 @@ pub use world_state::{
     TickreelBlockAt, TickreelBlockEntity, TickreelEntityWorld, TickreelEquipment,
     TickreelWorldChange, TickreelWorldState, TickreelWorldStateInfo,
 };
-pub use writer::{TickreelReelOptions, TickreelReelWriter};
+pub use writer::TickreelReelWriter;

@@ -149,21 +149,7 @@ mod tests {
     /// Records 40 ticks (100..=139) of two entities moving along x, in chunks of 10 ticks.
     fn record(dir: &std::path::Path) -> CString {
         let path = CString::new(dir.join("p.reel").to_str().unwrap()).unwrap();
-        let mut opts = std::mem::MaybeUninit::<TickreelReelOptions>::uninit();
-        // SAFETY: `opts` is writable storage for one options struct.
-        assert_eq!(
-            unsafe { tickreel_reel_options_default(opts.as_mut_ptr()) },
-            OK
-        );
-        // SAFETY: initialised by the call above.
-        let mut opts = unsafe { opts.assume_init() };
-        opts.chunk_ticks = 10;
-        let mut w = std::ptr::null_mut();
-        // SAFETY: valid string, options and out-pointer.
-        assert_eq!(
-            unsafe { tickreel_reel_writer_create(path.as_ptr(), &opts, &mut w) },
-            OK
-        );
+        let w = crate::ffi::writer::writer(&path, 10, 600);
         let mut b = std::ptr::null_mut();
         // SAFETY: `b` is writable.
         assert_eq!(unsafe { tickreel_batch_new(&mut b) }, OK);

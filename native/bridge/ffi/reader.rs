@@ -120,17 +120,7 @@ mod tests {
     /// Records `ticks` ticks of two entities through the C functions and returns the path.
     fn record(dir: &std::path::Path, ticks: u32) -> CString {
         let path = CString::new(dir.join("t.reel").to_str().unwrap()).unwrap();
-        let mut opts = std::mem::MaybeUninit::<TickreelReelOptions>::uninit();
-        // SAFETY: `opts` is writable storage for one options struct.
-        let got = unsafe { tickreel_reel_options_default(opts.as_mut_ptr()) };
-        assert_eq!(got, OK);
-        // SAFETY: initialised by the call above.
-        let mut opts = unsafe { opts.assume_init() };
-        opts.chunk_ticks = 10;
-        let mut w = std::ptr::null_mut();
-        // SAFETY: valid string, options and out-pointer.
-        let got = unsafe { tickreel_reel_writer_create(path.as_ptr(), &opts, &mut w) };
-        assert_eq!(got, OK);
+        let w = crate::ffi::writer::writer(&path, 10, 600);
         // User metadata from C: an NBT root compound.
         let nbt = fastnbt::to_bytes(&std::collections::HashMap::from([(
             "map",

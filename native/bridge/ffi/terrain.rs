@@ -120,7 +120,6 @@ mod tests {
     use crate::ffi::generated::writer::*;
     use crate::ffi::result::TickreelResult;
     use crate::ffi::world_state::{TickreelBlockAt, TickreelWorldState, TickreelWorldStateInfo};
-    use crate::ffi::writer::*;
     use std::ffi::CString;
 
     const OK: TickreelResult = TickreelResult::Ok;
@@ -167,21 +166,7 @@ mod tests {
     fn terrain_offered_in_c_reads_back_under_the_edited_blocks() {
         let dir = tempfile::tempdir().unwrap();
         let path = CString::new(dir.path().join("t.reel").to_str().unwrap()).unwrap();
-        let mut opts = std::mem::MaybeUninit::<TickreelReelOptions>::uninit();
-        // SAFETY: writable storage for one options struct.
-        assert_eq!(
-            unsafe { tickreel_reel_options_default(opts.as_mut_ptr()) },
-            OK
-        );
-        // SAFETY: initialised by the call above.
-        let mut opts = unsafe { opts.assume_init() };
-        opts.chunk_ticks = 10;
-        let mut w = std::ptr::null_mut();
-        // SAFETY: valid string, options and out-pointer.
-        assert_eq!(
-            unsafe { tickreel_reel_writer_create(path.as_ptr(), &opts, &mut w) },
-            OK
-        );
+        let w = crate::ffi::writer::writer(&path, 10, 600);
         let stone = [1u32];
         let two = [9u32, 8];
         // 4 bits: 16 entries per long; entry lx 0 of each row (every 16th) is index 0 (dirt 9).

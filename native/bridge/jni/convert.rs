@@ -632,4 +632,20 @@ mod tests {
         assert_eq!(<&'static [u8] as JniArg>::JAVA, "byte[]");
         assert_eq!(<() as JniResult>::SIG, "V");
     }
+
+    /// `Pose.java`'s quantity codes (for `quantityCheck`) are the core's.
+    #[test]
+    fn java_quantity_codes_are_the_cores() {
+        use tickreel::format::Quantity;
+        let src =
+            include_str!("../../../java-bindings/tickreel/src/main/java/io/tickreel/Pose.java");
+        for (name, q) in [
+            ("POSITION", Quantity::Position),
+            ("ANGLE", Quantity::Angle),
+            ("VELOCITY", Quantity::Velocity),
+        ] {
+            let decl = format!("static final int {name} = {};", q.code());
+            assert!(src.contains(&decl), "Pose.java lacks `{decl}`");
+        }
+    }
 }

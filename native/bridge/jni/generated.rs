@@ -47,19 +47,6 @@ mod tests {
                 ));
             }
         }
-        s.push_str(
-            "\n    // --- option arrays (native/bridge/options.rs declares each layout once; the \
-             option classes'\n    // toNative() call these with every field, so a field added \
-             there must be passed here) ---\n",
-        );
-        for (factory, params) in crate::options::JAVA {
-            let args: Vec<String> = params.iter().map(|p| format!("long {p}")).collect();
-            s.push_str(&format!(
-                "    static long[] {factory}({}) {{\n        return new long[] {{{}}};\n    }}\n",
-                args.join(", "),
-                params.join(", ")
-            ));
-        }
         s
     }
 

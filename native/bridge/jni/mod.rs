@@ -31,7 +31,6 @@
 //! (see [`kind_code`]); a panic becomes `TickreelException` of kind `INTERNAL`.
 
 pub(crate) mod convert;
-mod defaults;
 mod generated;
 mod ghost;
 mod handles;
@@ -46,7 +45,6 @@ mod shadow;
 mod slices;
 mod terrain;
 mod world_state;
-mod writer;
 
 use std::any::Any;
 use std::ffi::c_void;

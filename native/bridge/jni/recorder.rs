@@ -1,5 +1,5 @@
-//! How the engine family's types cross into Java (`Engine`, `Recorder`, and a finish as a `Pending<Path>`; the
-//! operations are `crate::api::engine`, their JNI entry points generated): the engine's option array,
+//! How the engine family's types cross into Java (`Engine`, `Recorder`, and a finish as a
+//! `Pending<Path>`; the operations are `crate::api::engine`, their JNI entry points generated):
 //! counters, submissions and finish states. Plus the test hook the Java tests bind.
 
 #[cfg(feature = "test-hooks")]
@@ -9,21 +9,9 @@ use jni::JNIEnv;
 use jni::sys::{JNI_FALSE, JNI_TRUE, jboolean, jlong, jobject};
 
 use super::convert::{JniResult, LONG_ARRAY_JAVA, LONG_ARRAY_SIG};
-use super::{Res, bad_arg, long_array};
+use super::{Res, long_array};
 use crate::api::engine::{Submission, WriterStatus};
 use tickreel::record::{EngineStats, RecorderStats, Submitted};
-
-/// A Java `long` as the core's type: a translation error for a negative or too large value (the
-/// range the core accepts is the core's `validate()`'s to check).
-pub(super) fn ranged<T: TryFrom<i64>>(v: i64, what: &str) -> Res<T> {
-    T::try_from(v).map_err(|_| {
-        if v < 0 {
-            bad_arg(format!("{what} must not be negative (got {v})"))
-        } else {
-            bad_arg(format!("{what} out of range: {v}"))
-        }
-    })
-}
 
 /// `long[] {active recordings, queue depth, in-flight bytes, dropped ticks, bytes written, last
 /// flush latency us, compactions pending, done, failed, shadow bytes, shadow budget-dropped

@@ -99,12 +99,14 @@ impl CResult for ShadowStats {
 mod tests {
     use super::*;
     use crate::ffi::batch::*;
-    use crate::ffi::engine::shadow_options::*;
     use crate::ffi::engine::tests::{engine, recorder_options};
     use crate::ffi::engine::*;
     use crate::ffi::generated::pending::*;
     use crate::ffi::generated::reader::*;
+    use crate::ffi::generated::report_options::*;
     use crate::ffi::generated::shadow::*;
+    use crate::ffi::generated::shadow_options::*;
+    use crate::ffi::options::*;
     use crate::ffi::pending::TickreelPending;
     use crate::ffi::result::TickreelResult;
     use crate::ffi::world::{TICKREEL_CHANNEL_PRIVATE, TICKREEL_CHANNEL_PUBLIC};
@@ -112,32 +114,30 @@ mod tests {
 
     const OK: TickreelResult = TickreelResult::Ok;
 
-    fn shadow_options() -> TickreelShadowOptions {
-        let mut o = std::mem::MaybeUninit::uninit();
-        // SAFETY: writable storage for one options struct.
-        assert_eq!(
-            unsafe { tickreel_shadow_options_default(o.as_mut_ptr()) },
-            OK
-        );
-        // SAFETY: initialised by the call above.
-        unsafe { o.assume_init() }
+    fn last_message() -> String {
+        let m = crate::ffi::result::tickreel_last_error_message();
+        // SAFETY: the thread's last message: a NUL-terminated string valid until its next call.
+        unsafe { CStr::from_ptr(m) }.to_string_lossy().into_owned()
     }
 
-    fn report_options() -> TickreelReportOptions {
-        let mut o = std::mem::MaybeUninit::uninit();
-        // SAFETY: writable storage for one options struct.
-        assert_eq!(
-            unsafe { tickreel_report_options_default(o.as_mut_ptr()) },
-            OK
-        );
-        // SAFETY: initialised by the call above.
-        unsafe { o.assume_init() }
+    fn shadow_options() -> *mut TickreelShadowOptions {
+        let mut o = std::ptr::null_mut();
+        // SAFETY: `o` is writable.
+        assert_eq!(unsafe { tickreel_shadow_options_new(&mut o) }, OK);
+        o
+    }
+
+    fn report_options() -> *mut TickreelReportOptions {
+        let mut o = std::ptr::null_mut();
+        // SAFETY: `o` is writable.
+        assert_eq!(unsafe { tickreel_report_options_new(&mut o) }, OK);
+        o
     }
 
     fn start(
         e: *mut TickreelEngine,
         path: Option<&CStr>,
-        o: &TickreelShadowOptions,
+        o: *mut TickreelShadowOptions,
     ) -> (*mut TickreelRecorder, *mut TickreelShadowBuffer) {
         let (mut r, mut s) = (std::ptr::null_mut(), std::ptr::null_mut());
         let p = path.map_or(std::ptr::null(), CStr::as_ptr);
@@ -175,7 +175,7 @@ mod tests {
         s: *mut TickreelShadowBuffer,
         player: u32,
         path: &CStr,
-        o: &TickreelReportOptions,
+        o: *mut TickreelReportOptions,
         meta: &[(&CStr, &CStr)],
     ) -> (TickreelResult, *mut TickreelPending) {
         let keys: Vec<_> = meta.iter().map(|(k, _)| k.as_ptr()).collect();
@@ -232,10 +232,12 @@ mod tests {
     fn a_shadow_only_stream_reports_the_window_around_a_player() {
         let dir = tempfile::tempdir().unwrap();
         let e = engine(std::ptr::null_mut());
-        let mut o = shadow_options();
-        o.window_ms = 10_000; // 200 ticks at 20 ticks/s
-        o.block_ticks = 20;
-        let (r, s) = start(e, None, &o);
+        let o = shadow_options();
+        // 200 ticks at 20 ticks/s.
+        assert_eq!(tickreel_shadow_options_set_window_ms(o, 10_000), OK);
+        assert_eq!(tickreel_shadow_options_set_block_ticks(o, 20), OK);
+        let (r, s) = start(e, None, o);
+        assert_eq!(tickreel_shadow_options_free(o), OK);
         submit(r, 0, 300);
         assert_eq!(tickreel_recorder_flush(r), OK);
         let mut st = TickreelShadowStats::default();
@@ -248,17 +250,17 @@ mod tests {
         assert_eq!(unsafe { tickreel_engine_stats(e, &mut es) }, OK);
         assert_eq!(es.shadow_bytes, st.bytes);
 
-        let mut ro = report_options();
-        ro.after_ms = 0;
+        let ro = report_options();
+        assert_eq!(tickreel_report_options_set_after_ms(ro, 0), OK);
         let near = CString::new(dir.path().join("near.reel").to_str().unwrap()).unwrap();
-        let (res, f) = report(s, 1, &near, &ro, &[(c"reason", c"fly")]);
+        let (res, f) = report(s, 1, &near, ro, &[(c"reason", c"fly")]);
         assert_eq!(res, OK);
         assert_eq!(wait(f), OK);
         // Entities 1 and 2 (within 48 blocks), not 3.
         assert_eq!(ticks_of(&near), (100, 299, 2));
-        ro.has_radius = 0;
+        assert_eq!(tickreel_report_options_set_every_entity(ro, true), OK);
         let all = CString::new(dir.path().join("all.reel").to_str().unwrap()).unwrap();
-        let (res, f) = report(s, 1, &all, &ro, &[]);
+        let (res, f) = report(s, 1, &all, ro, &[]);
         assert_eq!((res, wait(f)), (OK, OK));
         assert_eq!(ticks_of(&all), (100, 299, 3));
 
@@ -283,9 +285,10 @@ mod tests {
         }
         assert!(!attached, "the stream ended");
         let late = CString::new(dir.path().join("late.reel").to_str().unwrap()).unwrap();
-        let (res, f) = report(s, 2, &late, &ro, &[]);
+        let (res, f) = report(s, 2, &late, ro, &[]);
         assert_eq!((res, wait(f)), (OK, OK));
         assert_eq!(ticks_of(&late).1, 299);
+        assert_eq!(tickreel_report_options_free(ro), OK);
         assert_eq!(tickreel_shadow_buffer_free(s), OK);
         assert_eq!(
             tickreel_shadow_buffer_free(s),
@@ -300,14 +303,15 @@ mod tests {
         let e = engine(std::ptr::null_mut());
         let path = CString::new(dir.path().join("rec.reel").to_str().unwrap()).unwrap();
         let (mut r, mut s) = (std::ptr::null_mut(), std::ptr::null_mut());
-        let mut o = shadow_options();
-        o.window_ms = 0;
+        let o = shadow_options();
+        assert_eq!(tickreel_shadow_options_set_window_ms(o, 0), OK);
         // SAFETY: valid string, options and out-pointers.
         let res = unsafe {
-            tickreel_shadow_buffer_start(e, path.as_ptr(), std::ptr::null_mut(), &o, &mut r, &mut s)
+            tickreel_shadow_buffer_start(e, path.as_ptr(), std::ptr::null_mut(), o, &mut r, &mut s)
         };
         assert_eq!(res, TickreelResult::InvalidArgument);
         assert!(r.is_null() && s.is_null());
+        assert_eq!(tickreel_shadow_options_free(o), OK);
         let ro = recorder_options();
         assert_eq!(
             crate::ffi::generated::recorder_options::tickreel_recorder_options_set_chunk_ticks(
@@ -317,36 +321,52 @@ mod tests {
         );
         let o = shadow_options();
         // SAFETY: as above.
-        let res = unsafe { tickreel_shadow_buffer_start(e, path.as_ptr(), ro, &o, &mut r, &mut s) };
+        let res = unsafe { tickreel_shadow_buffer_start(e, path.as_ptr(), ro, o, &mut r, &mut s) };
         assert_eq!(res, OK);
         assert_eq!(
             crate::ffi::generated::recorder_options::tickreel_recorder_options_free(ro),
             OK
         );
         let out = CString::new(dir.path().join("r.reel").to_str().unwrap()).unwrap();
-        let mut rep = report_options();
-        rep.after_ms = 0;
+        let rep = report_options();
+        assert_eq!(tickreel_report_options_set_after_ms(rep, 0), OK);
         // Before the first tick.
-        let (res, f) = report(s, 1, &out, &rep, &[]);
+        let (res, f) = report(s, 1, &out, rep, &[]);
         assert_eq!((res, f.is_null()), (TickreelResult::InvalidState, true));
         submit(r, 0, 100);
         assert_eq!(tickreel_recorder_flush(r), OK);
         assert_eq!(
-            report(s, 9, &out, &rep, &[]).0,
+            report(s, 9, &out, rep, &[]).0,
             TickreelResult::InvalidArgument
         );
-        let mut bad = rep;
-        bad.radius = f64::NAN;
+        let bad = report_options();
+        for radius in [f64::NAN, -1.0, f64::INFINITY] {
+            assert_eq!(tickreel_report_options_set_radius(bad, radius), OK);
+            assert_eq!(
+                report(s, 1, &out, bad, &[]).0,
+                TickreelResult::InvalidArgument
+            );
+            assert!(last_message().contains("the context radius must be a finite number"));
+        }
+        // Every entity: the radius set before no longer applies.
+        assert_eq!(tickreel_report_options_set_every_entity(bad, true), OK);
+        assert_eq!(tickreel_report_options_set_before_ms(bad, 86_400_001), OK);
         assert_eq!(
-            report(s, 1, &out, &bad, &[]).0,
+            report(s, 1, &out, bad, &[]).0,
             TickreelResult::InvalidArgument
         );
-        bad.radius = -1.0;
+        let msg = last_message();
+        assert!(
+            msg.contains("before_ms and after_ms are at most a day"),
+            "{msg}"
+        );
+        assert_eq!(tickreel_report_options_free(bad), OK);
+        // A handle of another type where report options are expected.
         assert_eq!(
-            report(s, 1, &out, &bad, &[]).0,
-            TickreelResult::InvalidArgument
+            report(s, 1, &out, o.cast(), &[]).0,
+            TickreelResult::InvalidHandle
         );
-        let (res, _) = report(s, 1, &out, &rep, &[(c"player", c"x")]);
+        let (res, _) = report(s, 1, &out, rep, &[(c"player", c"x")]);
         assert_eq!(res, TickreelResult::InvalidArgument);
         let mut f = std::ptr::null_mut();
         let keys = [c"k".as_ptr()];
@@ -356,7 +376,7 @@ mod tests {
                 s,
                 1,
                 out.as_ptr(),
-                &rep,
+                rep,
                 keys.as_ptr(),
                 std::ptr::null(),
                 1,
@@ -364,7 +384,7 @@ mod tests {
             )
         };
         assert_eq!(res, TickreelResult::NullArgument);
-        let (res, f) = report(s, 1, &out, &rep, &[(c"k", c"v")]);
+        let (res, f) = report(s, 1, &out, rep, &[(c"k", c"v")]);
         assert_eq!((res, wait(f)), (OK, OK));
         assert_eq!(ticks_of(&out), (0, 99, 2));
         // The recording itself finishes as any.
@@ -377,7 +397,8 @@ mod tests {
         // A freed engine: a report after the shutdown is refused; no start.
         assert_eq!(tickreel_engine_free(e), OK);
         let late = CString::new(dir.path().join("late.reel").to_str().unwrap()).unwrap();
-        let (res, f) = report(s, 1, &late, &rep, &[]);
+        let (res, f) = report(s, 1, &late, rep, &[]);
+        assert_eq!(tickreel_report_options_free(rep), OK);
         assert_eq!(res, TickreelResult::InvalidState);
         assert!(f.is_null());
         assert!(!dir.path().join("late.reel").exists());
@@ -388,13 +409,14 @@ mod tests {
                 e,
                 std::ptr::null(),
                 std::ptr::null_mut(),
-                &o,
+                o,
                 &mut r2,
                 &mut s2,
             )
         };
         assert_eq!(res, TickreelResult::InvalidHandle);
         assert!(r2.is_null() && s2.is_null());
+        assert_eq!(tickreel_shadow_options_free(o), OK);
         assert_eq!(tickreel_shadow_buffer_free(s), OK);
         let mut st = TickreelShadowStats::default();
         // SAFETY: `st` is writable.
@@ -429,9 +451,10 @@ mod tests {
     fn a_report_by_uuid_keeps_near_chat_and_blocks_unless_asked_for_more() {
         let dir = tempfile::tempdir().unwrap();
         let e = engine(std::ptr::null_mut());
-        let mut o = shadow_options();
-        o.block_ticks = 20;
-        let (r, s) = start(e, None, &o);
+        let o = shadow_options();
+        assert_eq!(tickreel_shadow_options_set_block_ticks(o, 20), OK);
+        let (r, s) = start(e, None, o);
+        assert_eq!(tickreel_shadow_options_free(o), OK);
         let uuid = *b"0123456789abcdef";
         let name = CString::new("Steve").unwrap();
         // SAFETY: 16 readable bytes and a valid string.
@@ -476,7 +499,7 @@ mod tests {
         submit(r, 41, 60);
         assert_eq!(tickreel_recorder_flush(r), OK);
 
-        let report_uuid = |path: &CStr, o: &TickreelReportOptions, uuid: *const u8| {
+        let report_uuid = |path: &CStr, o: *mut TickreelReportOptions, uuid: *const u8| {
             let mut f = std::ptr::null_mut();
             // SAFETY: `uuid` is NULL or 16 readable bytes; valid string, options, out-pointer.
             let res = unsafe {
@@ -493,10 +516,10 @@ mod tests {
             };
             (res, f)
         };
-        let mut ro = report_options();
-        ro.after_ms = 0;
+        let ro = report_options();
+        assert_eq!(tickreel_report_options_set_after_ms(ro, 0), OK);
         let near = CString::new(dir.path().join("near.reel").to_str().unwrap()).unwrap();
-        let (res, f) = report_uuid(&near, &ro, uuid.as_ptr());
+        let (res, f) = report_uuid(&near, ro, uuid.as_ptr());
         assert_eq!((res, wait(f)), (OK, OK));
         let (chat, blocks) = world_of(&near);
         assert_eq!(
@@ -506,25 +529,35 @@ mod tests {
         );
         assert_eq!(blocks, vec![(5, 1)], "no block change out of the radius");
 
-        ro.keep_all_blocks = 1;
-        ro.chat = TICKREEL_REPORT_CHAT_ALL;
+        assert_eq!(tickreel_report_options_set_keep_all_blocks(ro, true), OK);
+        assert_eq!(
+            tickreel_report_options_set_chat(ro, TICKREEL_REPORT_CHAT_ALL),
+            OK
+        );
         let all = CString::new(dir.path().join("all.reel").to_str().unwrap()).unwrap();
-        let (res, f) = report_uuid(&all, &ro, uuid.as_ptr());
+        let (res, f) = report_uuid(&all, ro, uuid.as_ptr());
         assert_eq!((res, wait(f)), (OK, OK));
         let (chat, blocks) = world_of(&all);
         assert_eq!(chat.len(), 2, "{chat:?}");
         assert_eq!(blocks, vec![(5, 1), (5, 500)]);
 
-        // A UUID nobody has, no UUID, an unknown chat code: refused at once.
+        // A UUID nobody has, no UUID: refused at once; an unknown chat code: by its setter.
         let other = *b"fedcba9876543210";
         let none = CString::new(dir.path().join("none.reel").to_str().unwrap()).unwrap();
-        let (res, f) = report_uuid(&none, &ro, other.as_ptr());
+        let (res, f) = report_uuid(&none, ro, other.as_ptr());
         assert_eq!((res, f.is_null()), (TickreelResult::InvalidArgument, true));
-        let (res, f) = report_uuid(&none, &ro, std::ptr::null());
+        let (res, f) = report_uuid(&none, ro, std::ptr::null());
         assert_eq!((res, f.is_null()), (TickreelResult::InvalidArgument, true));
-        ro.chat = 9;
-        let (res, f) = report_uuid(&none, &ro, uuid.as_ptr());
-        assert_eq!((res, f.is_null()), (TickreelResult::InvalidArgument, true));
+        assert_eq!(
+            tickreel_report_options_set_chat(ro, 9),
+            TickreelResult::InvalidArgument
+        );
+        let msg = last_message();
+        assert!(
+            msg.contains("chat 9 is none of TICKREEL_REPORT_CHAT_NEAR (0)"),
+            "{msg}"
+        );
+        assert_eq!(tickreel_report_options_free(ro), OK);
 
         assert_eq!(tickreel_recorder_free(r), OK);
         assert_eq!(tickreel_shadow_buffer_free(s), OK);

@@ -1,7 +1,5 @@
 package io.tickreel;
 
-import java.util.ArrayList;
-import java.util.List;
 import java.util.function.LongConsumer;
 
 /**
@@ -9,11 +7,11 @@ import java.util.function.LongConsumer;
  * with {@link #builder()}. {@link #defaults()} suits one server (one writer thread).
  */
 public final class EngineOptions {
-    /** The setters called, in order, each on a native options handle. */
-    private final List<LongConsumer> settings;
+    /** The setters called, in order, on a native options handle. */
+    private final OptionSetters setters;
 
     private EngineOptions(Builder b) {
-        settings = List.copyOf(b.settings);
+        setters = b.setters.copy();
     }
 
     /** A builder with the defaults. */
@@ -35,16 +33,7 @@ public final class EngineOptions {
      * naming its setter.
      */
     long toNative() {
-        long h = NativeBridge.engineOptionsNew();
-        try {
-            for (LongConsumer set : settings) {
-                set.accept(h);
-            }
-            return h;
-        } catch (RuntimeException | Error e) {
-            NativeBridge.close(h);
-            throw e;
-        }
+        return setters.applyTo(NativeBridge.engineOptionsNew());
     }
 
     /**
@@ -54,12 +43,12 @@ public final class EngineOptions {
      * option.
      */
     public static final class Builder {
-        private final List<LongConsumer> settings = new ArrayList<>();
+        private final OptionSetters setters = new OptionSetters();
 
         private Builder() {}
 
         private Builder set(LongConsumer setter) {
-            settings.add(setter);
+            setters.add(setter);
             return this;
         }
 

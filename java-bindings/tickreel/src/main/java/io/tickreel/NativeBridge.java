@@ -139,7 +139,6 @@ final class NativeBridge {
     static native String libraryVersion();
     static native long features();
     static native void close(long handle);
-    static native long[] defaultOptions(int family);
 
     // --- object (feature "object"; native/bridge/api/object.rs documents each) ---
     static native long objectOptionsNew();
@@ -153,7 +152,7 @@ final class NativeBridge {
     static native long playheadOpenUrl(String location, long options, int startTick);
     static native long ghostLoadAsyncUrl(String location, long options, int entity, int[] range);
     static native long recorderFinishUpload(long recorder, String url, long options, boolean overwrite, boolean removeLocal);
-    static native long shadowBufferReportUpload(long shadow, int player, String path, long[] options, String[] metadata, String url, long objectOptions, boolean uploadOverwrite, boolean removeLocal);
+    static native long shadowBufferReportUpload(long shadow, int player, String path, long options, String[] metadata, String url, long objectOptions, boolean uploadOverwrite, boolean removeLocal);
     static native byte[] pendingTakeUpload(long pending);
 
     // --- object_live (feature "object"; native/bridge/api/object_live.rs documents each) ---
@@ -226,13 +225,44 @@ final class NativeBridge {
     static native void recorderOptionsSetOverwrite(long options, boolean overwrite);
     static native void recorderOptionsSetOnExisting(long options, int onExisting);
 
+    // --- reel_options (native/bridge/api/reel_options.rs documents each) ---
+    static native long reelOptionsNew();
+    static native void reelOptionsSetTickRateMillihz(long options, int tickRateMillihz);
+    static native void reelOptionsSetGameDataVersion(long options, int gameDataVersion);
+    static native void reelOptionsSetTimestampMs(long options, long timestampMs);
+    static native void reelOptionsSetWorldId(long options, long[] worldId);
+    static native void reelOptionsSetWorldVersion(long options, long[] worldVersion);
+    static native void reelOptionsSetDictionaryId(long options, int dictionaryId);
+    static native void reelOptionsSetChunkTicks(long options, int chunkTicks);
+    static native void reelOptionsSetChunkBytes(long options, long chunkBytes);
+    static native void reelOptionsSetSnapshotInterval(long options, int snapshotInterval);
+    static native void reelOptionsSetZstdLevel(long options, int zstdLevel);
+
+    // --- report_options (native/bridge/api/report_options.rs documents each) ---
+    static native long reportOptionsNew();
+    static native void reportOptionsSetBeforeMs(long options, long beforeMs);
+    static native void reportOptionsSetAfterMs(long options, long afterMs);
+    static native void reportOptionsSetRadius(long options, double radius);
+    static native void reportOptionsSetEveryEntity(long options, boolean everyEntity);
+    static native void reportOptionsSetOverwrite(long options, boolean overwrite);
+    static native void reportOptionsSetZstdLevel(long options, int zstdLevel);
+    static native void reportOptionsSetKeepAllBlocks(long options, boolean keepAllBlocks);
+    static native void reportOptionsSetChat(long options, int chat);
+
     // --- shadow (native/bridge/api/shadow.rs documents each) ---
-    static native long[] shadowBufferStart(long engine, String path, long recorderOptions, long[] shadowOptions);
-    static native long[] shadowBufferStartOn(long engine, String server, String path, long recorderOptions, long[] shadowOptions);
-    static native long shadowBufferReport(long shadow, int player, String path, long[] options, String[] metadata);
-    static native long shadowBufferReportUuid(long shadow, long[] uuid, String path, long[] options, String[] metadata);
+    static native long[] shadowBufferStart(long engine, String path, long recorderOptions, long shadowOptions);
+    static native long[] shadowBufferStartOn(long engine, String server, String path, long recorderOptions, long shadowOptions);
+    static native long shadowBufferReport(long shadow, int player, String path, long options, String[] metadata);
+    static native long shadowBufferReportUuid(long shadow, long[] uuid, String path, long options, String[] metadata);
     static native long[] shadowBufferStats(long shadow);
     static native boolean shadowBufferIsAttached(long shadow);
+
+    // --- shadow_options (native/bridge/api/shadow_options.rs documents each) ---
+    static native long shadowOptionsNew();
+    static native void shadowOptionsSetWindowMs(long options, long windowMs);
+    static native void shadowOptionsSetGraceMs(long options, long graceMs);
+    static native void shadowOptionsSetMaxBytes(long options, long maxBytes);
+    static native void shadowOptionsSetBlockTicks(long options, int blockTicks);
 
     // --- world_state (native/bridge/api/world_state.rs documents each) ---
     static native long[] worldStateInfo(long world);
@@ -244,7 +274,7 @@ final class NativeBridge {
     static native long[] worldStateTerrainSections(long world);
 
     // --- writer (native/bridge/api/writer.rs documents each) ---
-    static native long reelWriterCreate(String path, long[] options);
+    static native long reelWriterCreate(String path, long options);
     static native void reelWriterTick(long writer, int tick, ByteBuffer batch, int batchOffset, int batchLength);
     static native void reelWriterTickPinned(long writer, int tick, long batch, int batchOffset, int batchLength);
     static native void reelWriterSnapshot(long writer, byte[] bytes);
@@ -255,17 +285,5 @@ final class NativeBridge {
     static native void reelWriterSetUserMetadata(long writer, byte[] nbt);
     static native long reelWriterFinish(long writer);
     static native long quantityCheck(int quantity, String what, double value);
-
-    // --- option arrays (native/bridge/options.rs declares each layout once; the option classes'
-    // toNative() call these with every field, so a field added there must be passed here) ---
-    static long[] reelOptions(long worldIdMsb, long worldIdLsb, long worldVersionMsb, long worldVersionLsb, long startedAtMs, long ticksPerSecondMilli, long gameDataVersion, long dictionaryId, long chunkTicks, long chunkBytes, long snapshotInterval, long compressionLevel) {
-        return new long[] {worldIdMsb, worldIdLsb, worldVersionMsb, worldVersionLsb, startedAtMs, ticksPerSecondMilli, gameDataVersion, dictionaryId, chunkTicks, chunkBytes, snapshotInterval, compressionLevel};
-    }
-    static long[] shadowOptions(long windowNs, long graceNs, long maxBytes, long blockTicks) {
-        return new long[] {windowNs, graceNs, maxBytes, blockTicks};
-    }
-    static long[] reportOptions(long beforeNs, long afterNs, long radiusApplies, long overwrite, long compressionLevel, long keepAllBlocks, long chat) {
-        return new long[] {beforeNs, afterNs, radiusApplies, overwrite, compressionLevel, keepAllBlocks, chat};
-    }
     // @generated-end
 }

@@ -2,8 +2,6 @@ package io.tickreel;
 
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Objects;
 import java.util.UUID;
 import java.util.function.LongConsumer;
@@ -51,17 +49,17 @@ public final class RecorderOptions {
         REFUSE
     }
 
-    /** The setters called, in order, each on a native options handle. */
-    private final List<LongConsumer> settings;
+    /** The setters called, in order, on a native options handle. */
+    private final OptionSetters setters;
     private final String server;
 
     private RecorderOptions(Builder b) {
-        List<LongConsumer> all = new ArrayList<>(b.settings);
-        if (!b.startedAtSet) {
+        if (b.startedAtSet) {
+            setters = b.setters.copy();
+        } else {
             long now = Instant.now().toEpochMilli();
-            all.add(h -> NativeBridge.recorderOptionsSetTimestampMs(h, now));
+            setters = b.setters.copy(h -> NativeBridge.recorderOptionsSetTimestampMs(h, now));
         }
-        settings = List.copyOf(all);
         server = b.server;
     }
 
@@ -91,16 +89,7 @@ public final class RecorderOptions {
      * naming its setter.
      */
     long toNative() {
-        long h = NativeBridge.recorderOptionsNew();
-        try {
-            for (LongConsumer set : settings) {
-                set.accept(h);
-            }
-            return h;
-        } catch (RuntimeException | Error e) {
-            NativeBridge.close(h);
-            throw e;
-        }
+        return setters.applyTo(NativeBridge.recorderOptionsNew());
     }
 
     /**
@@ -111,12 +100,12 @@ public final class RecorderOptions {
      * once. Durations are given to the millisecond.
      */
     public static final class Builder {
-        private final List<LongConsumer> settings = new ArrayList<>();
+        private final OptionSetters setters = new OptionSetters();
         private boolean startedAtSet;
         private String server;
 
         private Builder set(LongConsumer setter) {
-            settings.add(setter);
+            setters.add(setter);
             return this;
         }
 
@@ -124,13 +113,13 @@ public final class RecorderOptions {
 
         /** The world's id (default: all zero). */
         public Builder worldId(UUID id) {
-            long[] uuid = uuid(Objects.requireNonNull(id, "worldId"));
+            long[] uuid = OptionSetters.uuid(Objects.requireNonNull(id, "worldId"));
             return set(h -> NativeBridge.recorderOptionsSetWorldId(h, uuid));
         }
 
         /** The world's version (default: all zero). */
         public Builder worldVersion(UUID version) {
-            long[] uuid = uuid(Objects.requireNonNull(version, "worldVersion"));
+            long[] uuid = OptionSetters.uuid(Objects.requireNonNull(version, "worldVersion"));
             return set(h -> NativeBridge.recorderOptionsSetWorldVersion(h, uuid));
         }
 
@@ -151,9 +140,7 @@ public final class RecorderOptions {
 
         /** The game's tick rate (default 20). */
         public Builder ticksPerSecond(double rate) {
-            // Ticks per second times 1000; NaN and negative rates reach the library as 0 or less.
-            long milli = Math.round(rate * 1000.0);
-            int millihz = (int) Math.max(Math.min(milli, Integer.MAX_VALUE), -1);
+            int millihz = OptionSetters.millihz(rate);
             return set(h -> NativeBridge.recorderOptionsSetTickRateMillihz(h, millihz));
         }
 
@@ -194,7 +181,7 @@ public final class RecorderOptions {
          * @throws NullPointerException if {@code interval} is null
          */
         public Builder flushInterval(Duration interval) {
-            long ms = Objects.requireNonNull(interval, "interval").toMillis();
+            long ms = OptionSetters.millis(Objects.requireNonNull(interval, "interval"));
             return set(h -> NativeBridge.recorderOptionsSetFlushIntervalMs(h, ms));
         }
 
@@ -211,7 +198,7 @@ public final class RecorderOptions {
          * @throws NullPointerException if {@code deadline} is null
          */
         public Builder backpressureBlock(Duration deadline) {
-            long ms = Objects.requireNonNull(deadline, "deadline").toMillis();
+            long ms = OptionSetters.millis(Objects.requireNonNull(deadline, "deadline"));
             set(h -> NativeBridge.recorderOptionsSetBackpressure(h, Backpressure.BLOCK.ordinal()));
             return set(h -> NativeBridge.recorderOptionsSetBlockDeadlineMs(h, ms));
         }
@@ -268,10 +255,6 @@ public final class RecorderOptions {
         public Builder server(String id) {
             server = id;
             return this;
-        }
-
-        private static long[] uuid(UUID id) {
-            return new long[] {id.getMostSignificantBits(), id.getLeastSignificantBits()};
         }
 
         /** The options. */

@@ -3,35 +3,24 @@ package io.tickreel;
 import java.time.Instant;
 import java.util.Objects;
 import java.util.UUID;
+import java.util.function.LongConsumer;
 
 /**
- * How a recording is identified and chunked: world identity, start time, tick rate, the game's
- * data version, compression dictionary, and the chunking policy. Immutable; build one with
- * {@link #builder()}. {@link #defaults()} suits a 20 ticks/s server.
+ * How a file written by {@link ReelWriter} is identified and chunked: world identity, start time,
+ * tick rate, the game's data version, compression dictionary, and the chunking policy. Immutable;
+ * build one with {@link #builder()}. {@link #defaults()} suits a 20 ticks/s server.
  */
 public final class ReelOptions {
-    private final UUID worldId;
-    private final UUID worldVersion;
-    private final Instant startedAt;
-    private final double ticksPerSecond;
-    private final int gameDataVersion;
-    private final int dictionaryId;
-    private final int chunkTicks;
-    private final int chunkBytes;
-    private final int snapshotInterval;
-    private final int compressionLevel;
+    /** The setters called, in order, on a native options handle. */
+    private final OptionSetters setters;
 
     private ReelOptions(Builder b) {
-        worldId = b.worldId;
-        worldVersion = b.worldVersion;
-        startedAt = b.startedAt != null ? b.startedAt : Instant.now();
-        ticksPerSecond = b.ticksPerSecond;
-        gameDataVersion = b.gameDataVersion;
-        dictionaryId = b.dictionaryId;
-        chunkTicks = b.chunkTicks;
-        chunkBytes = b.chunkBytes;
-        snapshotInterval = b.snapshotInterval;
-        compressionLevel = b.compressionLevel;
+        if (b.startedAtSet) {
+            setters = b.setters.copy();
+        } else {
+            long now = Instant.now().toEpochMilli();
+            setters = b.setters.copy(h -> NativeBridge.reelOptionsSetTimestampMs(h, now));
+        }
     }
 
     /** A builder with the defaults. */
@@ -39,96 +28,40 @@ public final class ReelOptions {
         return new Builder();
     }
 
-    /** The defaults (the core's, checked by a test): 20 ticks/s, 5 s chunks, a snapshot every 30 s, started now. */
+    /**
+     * The defaults for a finished file (the library's, which it holds: these options name only what
+     * was set): 20 ticks/s, zstd level 9, chunks of up to 12,000 ticks cut at 64 KiB of payload, a
+     * snapshot every 600 ticks, started now.
+     */
     public static ReelOptions defaults() {
         return builder().build();
     }
 
-    /** The world's id. */
-    public UUID worldId() {
-        return worldId;
-    }
-
-    /** The world's version. */
-    public UUID worldVersion() {
-        return worldVersion;
-    }
-
-    /** When the recording started. */
-    public Instant startedAt() {
-        return startedAt;
-    }
-
-    /** The game's tick rate. */
-    public double ticksPerSecond() {
-        return ticksPerSecond;
-    }
-
-    /** The game's own data version. */
-    public int gameDataVersion() {
-        return gameDataVersion;
-    }
-
-    /** The compression dictionary id (0 = none). */
-    public int dictionaryId() {
-        return dictionaryId;
-    }
-
-    /** Most ticks one chunk spans. */
-    public int chunkTicks() {
-        return chunkTicks;
-    }
-
-    /** Uncompressed bytes after which a chunk is cut. */
-    public int chunkBytes() {
-        return chunkBytes;
-    }
-
-    /** Ticks between snapshots. */
-    public int snapshotInterval() {
-        return snapshotInterval;
-    }
-
-    /** The zstd compression level. */
-    public int compressionLevel() {
-        return compressionLevel;
-    }
-
-    /** The native options array (layout: native/bridge/jni/writer.rs {@code OPTIONS_LEN}). */
-    long[] toNative() {
-        return NativeBridge.reelOptions(
-                worldId.getMostSignificantBits(),
-                worldId.getLeastSignificantBits(),
-                worldVersion.getMostSignificantBits(),
-                worldVersion.getLeastSignificantBits(),
-                startedAt.toEpochMilli(),
-                Math.round(ticksPerSecond * 1000.0),
-                gameDataVersion & 0xFFFF_FFFFL,
-                dictionaryId,
-                chunkTicks,
-                chunkBytes,
-                snapshotInterval,
-                compressionLevel);
+    /**
+     * A native options handle (native/bridge/api/reel_options.rs) holding these options, each set
+     * through its native setter; the caller closes it. A value the library refuses throws here,
+     * naming its setter.
+     */
+    long toNative() {
+        return setters.applyTo(NativeBridge.reelOptionsNew());
     }
 
     /**
-     * Builds {@link ReelOptions}. The setters only store their values: the library checks them (its
-     * {@code validate()}) when they are used, {@link ReelWriter#create} throwing {@link IllegalArgumentException}
-     * with its message. Null arguments throw {@link NullPointerException} at once.
+     * Builds {@link ReelOptions}. Each setter only records its value for the library's setter of the
+     * same option; what is not set keeps the library's default. The library checks them when they are
+     * used, {@link ReelWriter#create} throwing {@link IllegalArgumentException} naming the option.
+     * Null arguments throw {@link NullPointerException} at once.
      */
     public static final class Builder {
-        private UUID worldId = new UUID(0, 0);
-        private UUID worldVersion = new UUID(0, 0);
-        private Instant startedAt;
-        private double ticksPerSecond = 20.0;
-        private int gameDataVersion;
-        private int dictionaryId;
-        private int chunkTicks = 100;
-        private int chunkBytes = 1 << 20;
-        private int snapshotInterval = 600;
-        private int compressionLevel = 3;
+        private final OptionSetters setters = new OptionSetters();
+        private boolean startedAtSet;
 
         private Builder() {}
+
+        private Builder set(LongConsumer setter) {
+            setters.add(setter);
+            return this;
+        }
 
         /**
          * The world's id (default: all zero).
@@ -136,8 +69,8 @@ public final class ReelOptions {
          * @throws NullPointerException if {@code id} is null
          */
         public Builder worldId(UUID id) {
-            worldId = Objects.requireNonNull(id, "worldId");
-            return this;
+            long[] uuid = OptionSetters.uuid(Objects.requireNonNull(id, "worldId"));
+            return set(h -> NativeBridge.reelOptionsSetWorldId(h, uuid));
         }
 
         /**
@@ -146,8 +79,8 @@ public final class ReelOptions {
          * @throws NullPointerException if {@code version} is null
          */
         public Builder worldVersion(UUID version) {
-            worldVersion = Objects.requireNonNull(version, "worldVersion");
-            return this;
+            long[] uuid = OptionSetters.uuid(Objects.requireNonNull(version, "worldVersion"));
+            return set(h -> NativeBridge.reelOptionsSetWorldVersion(h, uuid));
         }
 
         /**
@@ -156,50 +89,45 @@ public final class ReelOptions {
          * @throws NullPointerException if {@code t} is null
          */
         public Builder startedAt(Instant t) {
-            startedAt = Objects.requireNonNull(t, "startedAt");
-            return this;
+            long ms = Objects.requireNonNull(t, "startedAt").toEpochMilli();
+            startedAtSet = true;
+            return set(h -> NativeBridge.reelOptionsSetTimestampMs(h, ms));
         }
 
         /** The game's tick rate (default 20). */
         public Builder ticksPerSecond(double rate) {
-            ticksPerSecond = rate;
-            return this;
+            int millihz = OptionSetters.millihz(rate);
+            return set(h -> NativeBridge.reelOptionsSetTickRateMillihz(h, millihz));
         }
 
-        /** The game's own data version, e.g. a Minecraft data version (default 0). */
+        /** The game's own data version, e.g. a Minecraft data version (default 0; any 32 bits). */
         public Builder gameDataVersion(int version) {
-            gameDataVersion = version;
-            return this;
+            return set(h -> NativeBridge.reelOptionsSetGameDataVersion(h, version));
         }
 
-        /** A registered compression dictionary id, 1..65535, or 0 for none (default). */
+        /** A registered compression dictionary id ({@link Dictionaries}), 1..65535, or 0 for none (default). */
         public Builder dictionaryId(int id) {
-            dictionaryId = id;
-            return this;
+            return set(h -> NativeBridge.reelOptionsSetDictionaryId(h, id));
         }
 
-        /** Most ticks one chunk spans (default 100). */
+        /** Most ticks one chunk spans (default 12,000). */
         public Builder chunkTicks(int ticks) {
-            chunkTicks = ticks;
-            return this;
+            return set(h -> NativeBridge.reelOptionsSetChunkTicks(h, ticks));
         }
 
-        /** Cut a chunk once its uncompressed payload reaches this many bytes (default 1 MiB). */
+        /** Cut a chunk once its uncompressed payload reaches this many bytes (default 64 KiB). */
         public Builder chunkBytes(int bytes) {
-            chunkBytes = bytes;
-            return this;
+            return set(h -> NativeBridge.reelOptionsSetChunkBytes(h, bytes));
         }
 
         /** Ticks between snapshots (default 600). */
         public Builder snapshotInterval(int ticks) {
-            snapshotInterval = ticks;
-            return this;
+            return set(h -> NativeBridge.reelOptionsSetSnapshotInterval(h, ticks));
         }
 
-        /** The zstd level, -7..22 (default 3). */
+        /** The zstd level, -7..22 (default 9). */
         public Builder compressionLevel(int level) {
-            compressionLevel = level;
-            return this;
+            return set(h -> NativeBridge.reelOptionsSetZstdLevel(h, level));
         }
 
         /** The options. */

@@ -42,7 +42,12 @@ public final class ReelWriter implements AutoCloseable {
         Objects.requireNonNull(path, "path");
         Objects.requireNonNull(options, "options");
         NativeLoader.ensureLoaded();
-        return new ReelWriter(path, NativeBridge.reelWriterCreate(path.toString(), options.toNative()));
+        long o = options.toNative();
+        try {
+            return new ReelWriter(path, NativeBridge.reelWriterCreate(path.toString(), o));
+        } finally {
+            NativeBridge.close(o);
+        }
     }
 
     /** Where the file is written. */

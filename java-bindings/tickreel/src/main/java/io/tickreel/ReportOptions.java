@@ -5,8 +5,7 @@ import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
-import java.util.Optional;
-import java.util.OptionalDouble;
+import java.util.function.LongConsumer;
 
 /**
  * What a {@linkplain ShadowBuffer#report report} holds: how much game time before and after the
@@ -14,26 +13,13 @@ import java.util.OptionalDouble;
  * and how the file is written. Immutable; build one with {@link #builder()}.
  */
 public final class ReportOptions {
-    private final Duration before;
-    private final Duration after;
-    private final double radius;
-    private final boolean everyEntity;
+    /** The setters called, in order, on a native options handle. */
+    private final OptionSetters setters;
     private final Map<String, String> metadata;
-    private final boolean overwrite;
-    private final int compressionLevel;
-    private final boolean keepAllBlocks;
-    private final ReportChat chat;
 
     private ReportOptions(Builder b) {
-        before = b.before;
-        after = b.after;
-        radius = b.radius;
-        everyEntity = b.everyEntity;
+        setters = b.setters.copy();
         metadata = Collections.unmodifiableMap(new LinkedHashMap<>(b.metadata));
-        overwrite = b.overwrite;
-        compressionLevel = b.compressionLevel;
-        keepAllBlocks = b.keepAllBlocks;
-        chat = b.chat;
     }
 
     /** A builder with the defaults. */
@@ -42,26 +28,12 @@ public final class ReportOptions {
     }
 
     /**
-     * All that is retained before the report, 30 s captured after it, the entities that came
-     * within 48 blocks of the player, no metadata, no overwrite, zstd level 3.
+     * The library's defaults (these options name only what was set): all that is retained before
+     * the report, 30 s captured after it, the entities that came within 48 blocks of the player,
+     * the chat lines near them, no metadata, no overwrite, zstd level 3.
      */
     public static ReportOptions defaults() {
         return builder().build();
-    }
-
-    /** Game time before the report to include; empty: all that is retained, up to the window. */
-    public Optional<Duration> before() {
-        return Optional.ofNullable(before);
-    }
-
-    /** Game time captured after the report. */
-    public Duration after() {
-        return after;
-    }
-
-    /** The context radius in blocks; empty: every entity is included. */
-    public OptionalDouble radius() {
-        return everyEntity ? OptionalDouble.empty() : OptionalDouble.of(radius);
     }
 
     /** The caller's keys, stored as strings in the report compound of the file's metadata. */
@@ -69,72 +41,32 @@ public final class ReportOptions {
         return metadata;
     }
 
-    /** Whether a file at the report's path is replaced. */
-    public boolean overwrite() {
-        return overwrite;
-    }
-
-    /** The zstd level of the report file. */
-    public int compressionLevel() {
-        return compressionLevel;
-    }
-
     /**
-     * Whether every block change and placed event of the window is kept, wherever it happened
-     * (false: those within the radius of the reported player, and those of kept entities).
+     * A native options handle (native/bridge/api/report_options.rs) holding these options, each set
+     * through its native setter; the caller closes it. A value the library refuses throws here,
+     * naming its setter. The metadata is an argument of the report itself.
      */
-    public boolean keepAllBlocks() {
-        return keepAllBlocks;
-    }
-
-    /** Which chat lines are kept. */
-    public ReportChat chat() {
-        return chat;
-    }
-
-    /** The native options array (layout: native/bridge/jni/shadow.rs {@code REPORT_OPTIONS_LEN}). */
-    long[] toNative() {
-        return NativeBridge.reportOptions(
-                before == null ? -1 : ShadowOptions.nanos(before),
-                ShadowOptions.nanos(after),
-                everyEntity ? 0 : 1,
-                overwrite ? 1 : 0,
-                compressionLevel,
-                keepAllBlocks ? 1 : 0,
-                chat.ordinal());
-    }
-
-    /** {@link #toNative()} followed by the radius's {@code double} bits, as a report takes them. */
-    long[] toNativeWithRadius() {
-        long[] base = toNative();
-        long[] a = java.util.Arrays.copyOf(base, base.length + 1);
-        a[a.length - 1] = Double.doubleToRawLongBits(nativeRadius());
-        return a;
-    }
-
-    /** The radius argument of the native call (ignored when {@link #toNative()} says none). */
-    double nativeRadius() {
-        return everyEntity ? 0 : radius;
+    long toNative() {
+        return setters.applyTo(NativeBridge.reportOptionsNew());
     }
 
     /**
-     * Builds {@link ReportOptions}. The setters only store their values: the library checks them (its
-     * {@code validate()}) when they are used, {@link ShadowBuffer#report} throwing {@link IllegalArgumentException}
-     * with its message. Null arguments throw {@link NullPointerException} at once.
+     * Builds {@link ReportOptions}. Each setter only records its value for the library's setter of the
+     * same option (durations to the millisecond); what is not set keeps the library's default. The
+     * library checks them when they are used, {@link ShadowBuffer#report} throwing {@link
+     * IllegalArgumentException} naming the option. Null arguments throw {@link NullPointerException}
+     * at once.
      */
     public static final class Builder {
-        private Duration before;
-        private Duration after = Duration.ofSeconds(30);
-        /** NaN: every entity. */
-        private double radius = 48;
-        private boolean everyEntity;
+        private final OptionSetters setters = new OptionSetters();
         private final Map<String, String> metadata = new LinkedHashMap<>();
-        private boolean overwrite;
-        private int compressionLevel = 3;
-        private boolean keepAllBlocks;
-        private ReportChat chat = ReportChat.NEAR;
 
         private Builder() {}
+
+        private Builder set(LongConsumer setter) {
+            setters.add(setter);
+            return this;
+        }
 
         /**
          * Game time before the report (for a player who left: before the leave) to include
@@ -143,9 +75,8 @@ public final class ReportOptions {
          * @throws NullPointerException if {@code before} is null
          */
         public Builder before(Duration before) {
-            Objects.requireNonNull(before, "before");
-            this.before = before;
-            return this;
+            long ms = OptionSetters.millis(Objects.requireNonNull(before, "before"));
+            return set(h -> NativeBridge.reportOptionsSetBeforeMs(h, ms));
         }
 
         /**
@@ -155,25 +86,22 @@ public final class ReportOptions {
          * @throws NullPointerException if {@code after} is null
          */
         public Builder after(Duration after) {
-            Objects.requireNonNull(after, "after");
-            this.after = after;
-            return this;
+            long ms = OptionSetters.millis(Objects.requireNonNull(after, "after"));
+            return set(h -> NativeBridge.reportOptionsSetAfterMs(h, ms));
         }
 
         /**
          * Entities that came within this many blocks of the reported player at any tick of the
-         * report are included with their whole track (default 48).
+         * report are included with their whole track (default 48; finite, at least 0). Undoes
+         * {@link #everyEntity()}.
          */
         public Builder radius(double blocks) {
-            radius = blocks;
-            everyEntity = false;
-            return this;
+            return set(h -> NativeBridge.reportOptionsSetRadius(h, blocks));
         }
 
         /** Includes every entity of the stream (no context radius). */
         public Builder everyEntity() {
-            everyEntity = true;
-            return this;
+            return set(h -> NativeBridge.reportOptionsSetEveryEntity(h, true));
         }
 
         /**
@@ -202,14 +130,12 @@ public final class ReportOptions {
 
         /** Replace a file at the report's path instead of failing (default false). */
         public Builder overwrite(boolean replace) {
-            overwrite = replace;
-            return this;
+            return set(h -> NativeBridge.reportOptionsSetOverwrite(h, replace));
         }
 
         /** The zstd level of the report file, -7..22 (default 3). */
         public Builder compressionLevel(int level) {
-            compressionLevel = level;
-            return this;
+            return set(h -> NativeBridge.reportOptionsSetZstdLevel(h, level));
         }
 
         /**
@@ -218,8 +144,7 @@ public final class ReportOptions {
          * entities).
          */
         public Builder keepAllBlocks(boolean all) {
-            keepAllBlocks = all;
-            return this;
+            return set(h -> NativeBridge.reportOptionsSetKeepAllBlocks(h, all));
         }
 
         /**
@@ -229,9 +154,8 @@ public final class ReportOptions {
          * @throws NullPointerException if {@code chat} is null
          */
         public Builder chat(ReportChat chat) {
-            Objects.requireNonNull(chat, "chat");
-            this.chat = chat;
-            return this;
+            int ordinal = Objects.requireNonNull(chat, "chat").ordinal();
+            return set(h -> NativeBridge.reportOptionsSetChat(h, ordinal));
         }
 
         /** The options. */

@@ -74,12 +74,15 @@ public final class ShadowBuffer implements AutoCloseable {
         Objects.requireNonNull(recorder, "recorder");
         Objects.requireNonNull(options, "options");
         long o = recorder.toNative();
+        long so = 0;
         try {
+            so = options.toNative();
             long[] h = NativeBridge.shadowBufferStartOn(engine.nativeHandle(), recorder.server(),
-                    path == null ? null : path.toString(), o, options.toNative());
+                    path == null ? null : path.toString(), o, so);
             return new Started(new Recorder(engine, path, h[0]), new ShadowBuffer(engine, h[1]));
         } finally {
             NativeBridge.close(o);
+            NativeBridge.close(so);
         }
     }
 
@@ -90,7 +93,7 @@ public final class ShadowBuffer implements AutoCloseable {
 
     /**
      * Reports {@code player} (an entity id): the buffer keeps capturing for {@link
-     * ReportOptions#after()}, then the engine's background worker writes the window around the
+     * ReportOptions.Builder#after}, then the engine's background worker writes the window around the
      * player to {@code path}, which appears only complete. Returns at once. The report's reference
      * is the newest tick the writer has taken in: {@link Recorder#flush()} first makes it the last
      * tick submitted.
@@ -108,8 +111,13 @@ public final class ShadowBuffer implements AutoCloseable {
     public Pending<Path> report(int player, Path path, ReportOptions options) {
         Objects.requireNonNull(path, "path");
         Objects.requireNonNull(options, "options");
-        return new Pending<>(NativeBridge.shadowBufferReport(handle.get(), player, path.toString(),
-                options.toNativeWithRadius(), metadataPairs(options)), Pending.FINISH, "report");
+        long o = options.toNative();
+        try {
+            return new Pending<>(NativeBridge.shadowBufferReport(handle.get(), player, path.toString(),
+                    o, metadataPairs(options)), Pending.FINISH, "report");
+        } finally {
+            NativeBridge.close(o);
+        }
     }
 
     /**
@@ -129,8 +137,13 @@ public final class ShadowBuffer implements AutoCloseable {
         Objects.requireNonNull(path, "path");
         Objects.requireNonNull(options, "options");
         long[] uuid = {player.getMostSignificantBits(), player.getLeastSignificantBits()};
-        return new Pending<>(NativeBridge.shadowBufferReportUuid(handle.get(), uuid, path.toString(),
-                options.toNativeWithRadius(), metadataPairs(options)), Pending.FINISH, "report");
+        long o = options.toNative();
+        try {
+            return new Pending<>(NativeBridge.shadowBufferReportUuid(handle.get(), uuid, path.toString(),
+                    o, metadataPairs(options)), Pending.FINISH, "report");
+        } finally {
+            NativeBridge.close(o);
+        }
     }
 
     /**
@@ -154,12 +167,15 @@ public final class ShadowBuffer implements AutoCloseable {
         Objects.requireNonNull(url, "url");
         Objects.requireNonNull(objectOptions, "objectOptions");
         long o = objectOptions.toNative();
+        long ro = 0;
         try {
+            ro = options.toNative();
             return new Pending<>(NativeBridge.shadowBufferReportUpload(handle.get(), player,
-                    path.toString(), options.toNativeWithRadius(), metadataPairs(options), url, o,
+                    path.toString(), ro, metadataPairs(options), url, o,
                     uploadOverwrite, removeLocal), Pending.UPLOAD, "upload");
         } finally {
             NativeBridge.close(o);
+            NativeBridge.close(ro);
         }
     }
 

@@ -231,14 +231,17 @@ class BadInputTest {
                 () -> ReelWriter.create(refused, ReelOptions.builder().chunkTicks(-5).build()));
         assertTrue(negative.getMessage().contains("chunkTicks must not be negative (got -5)"), negative.getMessage());
         assertFalse(Files.exists(refused));
-        // The native side checks the options array too.
-        long[] bad = ReelOptions.defaults().toNative();
-        bad[8] = 0;
-        assertThrows(IllegalArgumentException.class,
+        // The native side checks the options handle too: another type's, a closed one.
+        long bad = ReelOptions.defaults().toNative();
+        NativeBridge.close(bad);
+        assertThrows(IllegalStateException.class,
                 () -> NativeBridge.reelWriterCreate(dir.resolve("x.reel").toString(), bad));
-        assertThrows(IllegalArgumentException.class,
-                () -> NativeBridge.reelWriterCreate(dir.resolve("x.reel").toString(), new long[3]));
-        assertThrows(IllegalArgumentException.class, () -> NativeBridge.reelWriterCreate(null, bad));
+        try (ReelWriter w = ReelWriter.create(dir.resolve("y.reel"), ReelOptions.defaults())) {
+            long other = handleOfWriter(w);
+            assertThrows(IllegalArgumentException.class,
+                    () -> NativeBridge.reelWriterCreate(dir.resolve("x.reel").toString(), other));
+        }
+        assertThrows(IllegalArgumentException.class, () -> NativeBridge.reelWriterCreate(null, 0));
         assertThrows(IllegalArgumentException.class, () -> NativeBridge.readerOpen(null));
         // An unknown dictionary is a TickreelException from the core.
         TickreelException dict = assertThrows(TickreelException.class, () -> ReelWriter.create(

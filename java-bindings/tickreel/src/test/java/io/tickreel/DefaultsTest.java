@@ -1,46 +1,21 @@
 package io.tickreel;
 
-import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.Arrays;
 import java.util.UUID;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** Java's option defaults are the core's (one set of defaults in every language), and the core validates. */
+/** Java holds no option defaults (the library's are the one set), and the core validates. */
 class DefaultsTest {
-    /** Index of the start timestamp in the recording arrays: Java's default is "now", the core's 0. */
-    private static final int TIMESTAMP = 4;
-
     @BeforeAll
     static void load() {
         NativeLoader.ensureLoaded();
-    }
-
-    private static long[] withoutTimestamp(long[] a) {
-        long[] copy = a.clone();
-        copy[TIMESTAMP] = 0;
-        return copy;
-    }
-
-    @Test
-    void builderDefaultsAreTheCoreDefaults() {
-        assertArrayEquals(NativeBridge.defaultOptions(0), withoutTimestamp(ReelOptions.defaults().toNative()),
-                "ReelOptions");
-        assertArrayEquals(NativeBridge.defaultOptions(3), ShadowOptions.defaults().toNative(), "ShadowOptions");
-        long[] report = NativeBridge.defaultOptions(4);
-        ReportOptions r = ReportOptions.defaults();
-        int n = r.toNative().length; // the array, then the radius's bits
-        assertEquals(n + 1, report.length, "ReportOptions layout");
-        assertArrayEquals(Arrays.copyOf(report, n), r.toNative(), "ReportOptions");
-        assertEquals(Double.longBitsToDouble(report[n]), r.nativeRadius(), "ReportOptions radius");
-        assertThrows(IllegalArgumentException.class, () -> NativeBridge.defaultOptions(99));
     }
 
     /** What the core's RecorderOptions::validate refuses, Java reaches it with and gets refused. */

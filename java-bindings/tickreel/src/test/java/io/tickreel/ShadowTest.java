@@ -232,8 +232,6 @@ class ShadowTest {
                 () -> new Engine(EngineOptions.builder().shadowBudgetBytes(-1).build()));
         assertTrue(budget.getMessage().contains("shadowBudgetBytes must not be negative (got -1)"),
                 budget.getMessage());
-        assertTrue(ReportOptions.builder().everyEntity().build().radius().isEmpty());
-        assertEquals(48.0, ReportOptions.defaults().radius().orElseThrow());
 
         try (Engine engine = new Engine()) {
             // The library checks the options.
@@ -254,12 +252,21 @@ class ShadowTest {
                     () -> ShadowBuffer.start(engine, null, RecorderOptions.defaults(), huge));
             assertThrows(NullPointerException.class,
                     () -> ShadowBuffer.start(engine, null, null, ShadowOptions.defaults()));
+            // A negative duration is refused by its setter, named as the builder's method.
+            IllegalArgumentException grace = assertThrows(IllegalArgumentException.class,
+                    () -> ShadowBuffer.start(engine, null, RecorderOptions.defaults(),
+                            ShadowOptions.builder().grace(Duration.ofMillis(-1)).build()));
+            assertTrue(grace.getMessage().contains("grace must not be negative (got -1)"), grace.getMessage());
+            IllegalArgumentException window = assertThrows(IllegalArgumentException.class,
+                    () -> ShadowBuffer.start(engine, null, RecorderOptions.defaults(),
+                            ShadowOptions.builder().window(Duration.ZERO).build()));
+            assertTrue(window.getMessage().contains("the shadow window must be positive"), window.getMessage());
             assertThrows(IllegalArgumentException.class,
-                    () -> NativeBridge.shadowBufferStart(engine.nativeHandle(), null, 0,
-                            new long[] {1, 1, 0, 0}));
+                    () -> NativeBridge.shadowBufferStart(engine.nativeHandle(), null, 0, engine.nativeHandle()),
+                    "an engine's handle as the shadow's options");
             assertThrows(IllegalArgumentException.class,
-                    () -> NativeBridge.shadowBufferStart(engine.nativeHandle(), null, engine.nativeHandle(),
-                            ShadowOptions.defaults().toNative()), "an engine's handle as the recorder's options");
+                    () -> NativeBridge.shadowBufferStart(engine.nativeHandle(), null, engine.nativeHandle(), 0),
+                    "an engine's handle as the recorder's options");
 
             ShadowBuffer.Started s = ShadowBuffer.start(engine, null, RecorderOptions.defaults(), tenSeconds());
             ShadowBuffer shadow = s.shadow();
@@ -288,32 +295,30 @@ class ShadowTest {
                     () -> shadow.report(1, out, ReportOptions.builder().radius(-1).build()));
             assertTrue(radius.getMessage().contains("the context radius must be a finite number"), radius.getMessage());
             assertThrows(NullPointerException.class, () -> shadow.report(1, null, now()));
+            IllegalArgumentException after = assertThrows(IllegalArgumentException.class,
+                    () -> shadow.report(1, out, ReportOptions.builder().after(Duration.ofSeconds(-2)).build()));
+            assertTrue(after.getMessage().contains("after must not be negative (got -2000)"), after.getMessage());
             // What the builders cannot produce, the library refuses too.
-            long[] opts = now().toNativeWithRadius();
             String[] none = new String[0];
             long h = shadowHandle(shadow);
-            long[] nanRadius = opts.clone();
-            nanRadius[nanRadius.length - 1] = Double.doubleToRawLongBits(Double.NaN);
-            assertThrows(IllegalArgumentException.class,
-                    () -> NativeBridge.shadowBufferReport(h, 1, out.toString(), nanRadius, none));
-            long[] negativeRadius = opts.clone();
-            negativeRadius[negativeRadius.length - 1] = Double.doubleToRawLongBits(-3);
-            assertThrows(IllegalArgumentException.class,
-                    () -> NativeBridge.shadowBufferReport(h, 1, out.toString(), negativeRadius, none));
-            long[] negative = opts.clone();
-            negative[1] = -1;
-            assertThrows(IllegalArgumentException.class,
-                    () -> NativeBridge.shadowBufferReport(h, 1, out.toString(), negative, none));
-            assertThrows(IllegalArgumentException.class,
-                    () -> NativeBridge.shadowBufferReport(h, 1, out.toString(), now().toNative(), none));
-            assertThrows(IllegalArgumentException.class,
-                    () -> NativeBridge.shadowBufferReport(h, 1, out.toString(), opts, new String[] {"a"}));
-            assertThrows(IllegalArgumentException.class,
-                    () -> NativeBridge.shadowBufferReport(h, 1, out.toString(), opts, new String[] {null, "v"}));
-            assertThrows(IllegalArgumentException.class,
-                    () -> NativeBridge.shadowBufferReport(h, 1, null, opts, none));
-            assertThrows(IllegalArgumentException.class,
-                    () -> NativeBridge.shadowBufferReport(h, 1, out.toString(), opts, null));
+            long opts = now().toNative();
+            try {
+                IllegalArgumentException chat = assertThrows(IllegalArgumentException.class,
+                        () -> NativeBridge.reportOptionsSetChat(opts, 3));
+                assertTrue(chat.getMessage().contains("chat 3 is none of"), chat.getMessage());
+                assertThrows(IllegalArgumentException.class,
+                        () -> NativeBridge.shadowBufferReport(h, 1, out.toString(), h, none), "a shadow as the options");
+                assertThrows(IllegalArgumentException.class,
+                        () -> NativeBridge.shadowBufferReport(h, 1, out.toString(), opts, new String[] {"a"}));
+                assertThrows(IllegalArgumentException.class,
+                        () -> NativeBridge.shadowBufferReport(h, 1, out.toString(), opts, new String[] {null, "v"}));
+                assertThrows(IllegalArgumentException.class,
+                        () -> NativeBridge.shadowBufferReport(h, 1, null, opts, none));
+                assertThrows(IllegalArgumentException.class,
+                        () -> NativeBridge.shadowBufferReport(h, 1, out.toString(), opts, null));
+            } finally {
+                NativeBridge.close(opts);
+            }
             // A recorder's handle is not a shadow's.
             assertThrows(IllegalArgumentException.class, () -> NativeBridge.shadowBufferStats(recorderHandle(s.recorder())));
             assertFalse(Files.exists(out), "no refused report wrote anything");

@@ -205,7 +205,6 @@ class WorldStateTest {
             rec.flush();
             ShadowBuffer shadow = s.shadow();
             ReportOptions near = ReportOptions.builder().after(Duration.ZERO).radius(48).build();
-            assertEquals(ReportChat.NEAR, near.chat());
             Path nearPath = dir.resolve("near.reel");
             try (Pending<Path> h = shadow.report(steve, nearPath, near)) {
                 assertEquals(nearPath, h.await());
