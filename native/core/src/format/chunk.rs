@@ -332,7 +332,7 @@ impl DecodedChunk {
                         WorldState::decode(body, limits).map_err(at)?,
                     ))
                 } else {
-                    match WorldState::decode_v5(body, limits).map_err(at)? {
+                    match WorldState::decode_section(body, limits, data_version).map_err(at)? {
                         WorldSection::Full(w) => Some(std::sync::Arc::new(w)),
                         WorldSection::Delta(d) => {
                             if d.back > start_tick {

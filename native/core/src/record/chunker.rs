@@ -118,6 +118,18 @@ pub const COMPACTED_BLOCK_CHUNK_BYTES: usize = 256 << 10;
 pub const COMPACTED_SNAPSHOT_SPACING: u64 = 4 * COMPACTED_CHUNK_BYTES as u64;
 
 impl ChunkPolicy {
+    /// The zstd level of the block lists of the world sections (FORMAT.md §7.2, data version
+    /// 9): the policy's level.
+    pub(crate) fn world_level(&self) -> i32 {
+        self.zstd_level
+    }
+
+    /// How far a world section's delta may grow against its keyframe, in quarters of the
+    /// keyframe's blocks: a quarter.
+    pub(crate) fn world_delta_quarters(&self) -> u32 {
+        crate::format::encoder::DELTA_QUARTERS
+    }
+
     /// The zstd level of a chunk of `payload_len` uncompressed bytes spanning `ticks`: the
     /// policy's level, or at least [`SPARSE_ZSTD_LEVEL`] for a sparse chunk of a finished file's
     /// chunking (64 KiB chunks, [`ChunkPolicy::compacted`]) carrying at most
@@ -445,9 +457,12 @@ impl Chunker {
             )?),
             None => None,
         };
+        let mut enc = ChunkEncoder::new();
+        enc.set_world_level(policy.world_level());
+        enc.set_world_delta_quarters(policy.world_delta_quarters());
         Ok(Chunker {
             policy,
-            enc: ChunkEncoder::new(),
+            enc,
             own_compressor,
             own_compression: None,
             last_snapshot: None,
@@ -724,7 +739,7 @@ impl Chunker {
     /// unknown, and said incomplete, as the source's).
     pub(crate) fn carry_world_delta(&mut self, delta: &crate::format::WorldDelta) {
         let mut section = Vec::new();
-        delta.encode_v5(&mut section);
+        delta.encode_section(self.policy.world_level(), &mut section);
         self.enc.carry_world_section(section);
     }
 
