@@ -711,3 +711,61 @@ fn a_resumed_recording_carries_the_world_on_into_its_snapshots() {
         );
     }
 }
+
+/// A finished file's writer (the compacted preset) lets a world delta section grow to its
+/// keyframe's size before writing a keyframe again; a live writer's policy, to a quarter of it.
+/// A world growing by 30 % of the first keyframe between snapshots: the live policy writes
+/// keyframes where the finished file writes deltas (the last, 90 changes on 100, too).
+#[test]
+fn a_finished_file_writes_deltas_up_to_its_keyframes_size() {
+    let dir = tempfile::tempdir().unwrap();
+    let keyframes = |opts: tickreel::record::ReelOptions, name: &str| {
+        let path = dir.path().join(name);
+        let mut w = tickreel::record::ReelWriter::create(&path, opts).unwrap();
+        let mut x = 0;
+        for s in 0..4u32 {
+            w.offer_snapshot(Vec::new()).unwrap();
+            let n = if s == 0 { 100 } else { 30 };
+            let ev: Vec<Event> = (0..n)
+                .map(|_| {
+                    x += 1;
+                    Event::BlockChange {
+                        pos: BlockPos::new(x, 64, 0),
+                        state: 1,
+                        cause: None,
+                        block_entity: None,
+                    }
+                })
+                .collect();
+            w.write_tick(s * 10, &ev).unwrap();
+        }
+        w.offer_snapshot(Vec::new()).unwrap();
+        w.write_tick(40, &[]).unwrap();
+        w.finish().unwrap();
+        let r = tickreel::play::Reader::open_path(&path).unwrap();
+        (0..r.index().len())
+            .filter(|&i| r.index()[i].flags & FLAG_WORLD != 0)
+            .map(|i| {
+                let (fh, payload) = r.read_payload(i).unwrap();
+                let c = DecodedChunk::decode(
+                    &payload,
+                    fh.flags,
+                    fh.start_tick,
+                    fh.tick_count,
+                    r.limits(),
+                )
+                .unwrap();
+                c.world_delta.is_none()
+            })
+            .collect::<Vec<bool>>()
+    };
+    // worlds of 100, 130, 160, 190 blocks at the snapshots of ticks 10, 20, 30, 40
+    assert_eq!(
+        keyframes(tickreel::record::ReelOptions::default(), "live.reel"),
+        [true, true, false, true]
+    );
+    assert_eq!(
+        keyframes(tickreel::record::ReelOptions::compacted(), "finished.reel"),
+        [true, false, false, false]
+    );
+}

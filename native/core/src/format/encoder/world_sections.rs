@@ -88,3 +88,54 @@ impl WorldSections {
         buf
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::format::event::Event;
+    use crate::format::world::BlockPos;
+
+    /// A keyframe of 100 blocks, then snapshots each adding 30 new blocks: with a quarter (a
+    /// live writer's) a keyframe comes as soon as the changes pass a quarter of it; with more
+    /// quarters the deltas go on against the first keyframe until they pass that share, or
+    /// until 64 sections stood on it.
+    #[test]
+    fn deltas_grow_to_the_share_the_writer_allows() {
+        let kinds = |quarters: u32, snapshots: u32| {
+            let mut s = WorldSections::default();
+            s.set_delta_quarters(quarters);
+            let mut w = WorldState::new();
+            let mut x = 0;
+            let mut out = Vec::new();
+            for i in 0..snapshots {
+                let n = if i == 0 { 100 } else { 30 };
+                for _ in 0..n {
+                    w.apply(&Event::BlockChange {
+                        pos: BlockPos::new(x, 0, 0),
+                        state: 1,
+                        cause: None,
+                        block_entity: None,
+                    });
+                    x += 1;
+                }
+                let section = s.section(&mut w, 10 * (i + 1), 3);
+                out.push(section[0] == 0); // back = 0: a keyframe
+            }
+            out
+        };
+        // a quarter: 30 changes on 100 make a keyframe (of 130), 30 on 130 a delta, 60 on 130
+        // a keyframe again
+        assert_eq!(kinds(0, 4), [true, true, false, true]);
+        assert_eq!(kinds(DELTA_QUARTERS, 4), [true, true, false, true]);
+        // four quarters (the keyframe's size): 30, 60, 90 changes stand on 100, 120 do not
+        assert_eq!(kinds(4, 5), [true, false, false, false, true]);
+        // no share: only the count of sections on one keyframe makes a new one
+        let all = kinds(u32::MAX, MAX_SNAPSHOTS_PER_WORLD_KEYFRAME + 1);
+        assert!(all[0] && all[MAX_SNAPSHOTS_PER_WORLD_KEYFRAME as usize]);
+        assert!(
+            all[1..MAX_SNAPSHOTS_PER_WORLD_KEYFRAME as usize]
+                .iter()
+                .all(|k| !k)
+        );
+    }
+}
