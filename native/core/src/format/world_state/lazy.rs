@@ -144,6 +144,9 @@ impl KeyList {
     }
 }
 
+/// Changes on a keyframe's list, sorted by position: a state, or `None` (no longer edited).
+type Changes = Vec<(BlockPos, Option<u32>)>;
+
 /// A delta section's changes on its keyframe's list, sorted by position (a state, or `None`: no
 /// longer edited), with the world's block count they give: decoded and checked against the
 /// keyframe's list when the world is built (a section of data version 5 to 8) or on first use.
@@ -155,7 +158,7 @@ pub(crate) struct DeltaList {
     /// Most edited blocks of the world (`Limits::max_world_blocks` of the reader).
     max_blocks: usize,
     /// The changes and the world's count.
-    list: OnceLock<Result<(Vec<(BlockPos, Option<u32>)>, usize)>>,
+    list: OnceLock<Result<(Changes, usize)>>,
 }
 
 impl DeltaList {
@@ -178,7 +181,7 @@ impl DeltaList {
         }
     }
 
-    fn init(&self, keyframe: &KeyList) -> &Result<(Vec<(BlockPos, Option<u32>)>, usize)> {
+    fn init(&self, keyframe: &KeyList) -> &Result<(Changes, usize)> {
         self.list.get_or_init(|| {
             if keyframe.get().is_empty()
                 && let Some(e) = keyframe.error()
