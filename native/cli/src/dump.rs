@@ -132,7 +132,7 @@ pub fn dump(
                 .read_chunk(chunk)
                 .and_then(|c| {
                     // its world's block lists read, refused as `verify` refuses them
-                    c.world.as_ref().map_or(Ok(()), |w| w.read_lists())?;
+                    c.read_world_lists()?;
                     Ok(c)
                 })
                 .map_err(|e| in_file(file, e))?;

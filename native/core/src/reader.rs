@@ -582,7 +582,7 @@ impl Reader {
                 .read_chunk(i)
                 .and_then(|c| {
                     // its world's block lists, decoded (a seek leaves them to the first read)
-                    c.world.as_ref().map_or(Ok(()), |w| w.read_lists())?;
+                    c.read_world_lists()?;
                     Ok(c)
                 })
                 .map_err(|e| annotate(e, &format!("chunk {i}")))?;
