@@ -545,18 +545,20 @@ pub fn check_terrain(t: &tickreel::format::Terrain, limits: &Limits) {
 
 /// Two world sections as a reader decodes them from snapshot chunks: a big-endian `u16` length
 /// `n`, then `n` bytes of a first section, the rest a second. Each is decoded as a section of data
-/// version 5 (a keyframe or a delta section) and as one of data versions 3 and 4; a delta second
-/// section is put on the first when that is a keyframe, on an empty world otherwise, as a
-/// reader's `resolve_world` does.
+/// version 5 and of data version 9 (a keyframe or a delta section; from 9 the block lists kept
+/// compressed, decoded on first read) and as one of data versions 3 and 4; a delta second
+/// section is put on the first when that is a keyframe of the same version, on an empty world
+/// otherwise, as a reader's `resolve_world` does.
 ///
-/// Properties: no panic, no allocation past the limits; a decoded world encodes to a keyframe
-/// section that decodes to the same world (both versions), its blocks sorted, counted and
-/// answered by position; a delta section encodes again to the same section; a delta put on its
-/// keyframe gives a world whose delta section against that keyframe is the delta itself, and
-/// whose blocks are the keyframe's with the delta's changes.
+/// Properties: no panic, no allocation past the limits; a world whose lists' first read refuses
+/// them says so ([`WorldState::decode_error`]) and reads as the rest of it; a decoded world
+/// encodes to a keyframe section that decodes to the same world (every version), its blocks
+/// sorted, counted and answered by position; a delta section of data version 5 encodes again
+/// to the same section, one of data version 9 to a section giving the same world; a delta put
+/// on its keyframe gives a world whose blocks are the keyframe's with the delta's changes.
 pub fn world_section(data: &[u8]) {
     use tickreel::format::WorldState;
-    use tickreel::format::wire::{WorldSection, decode_world, decode_world_v5};
+    use tickreel::format::wire::{WorldSection, decode_world, decode_world_section};
     if data.len() < 2 {
         return;
     }
@@ -568,32 +570,38 @@ pub fn world_section(data: &[u8]) {
             check_world(&w, &limits);
         }
     }
-    let keyframe = match decode_world_v5(first, &limits) {
-        Ok(WorldSection::Full(w)) => {
-            check_world(&w, &limits);
-            Some(w)
+    for version in [5u16, 9] {
+        let keyframe = match decode_world_section(first, &limits, version) {
+            Ok(WorldSection::Full(w)) => {
+                check_world(&w, &limits);
+                Some(w)
+            }
+            Ok(WorldSection::Delta(d)) => {
+                check_delta(&WorldState::default(), &d, &limits, version);
+                None
+            }
+            Err(_) => None,
+        };
+        match decode_world_section(second, &limits, version) {
+            Ok(WorldSection::Full(w)) => check_world(&w, &limits),
+            Ok(WorldSection::Delta(d)) => {
+                check_delta(&keyframe.unwrap_or_default(), &d, &limits, version)
+            }
+            Err(_) => {}
         }
-        Ok(WorldSection::Delta(d)) => {
-            check_delta(&WorldState::default(), &d, &limits);
-            None
-        }
-        Err(_) => None,
-    };
-    match decode_world_v5(second, &limits) {
-        Ok(WorldSection::Full(w)) => check_world(&w, &limits),
-        Ok(WorldSection::Delta(d)) => check_delta(&keyframe.unwrap_or_default(), &d, &limits),
-        Err(_) => {}
     }
 }
 
 /// A decoded world's properties ([`world_section`]).
 fn check_world(w: &tickreel::format::WorldState, limits: &Limits) {
     use tickreel::format::wire::{
-        WorldSection, decode_world, decode_world_v5, encode_world, encode_world_v5,
+        WorldSection, decode_world, decode_world_section, decode_world_v5, encode_world,
+        encode_world_section, encode_world_v5,
     };
     let sorted = w.sorted_blocks();
     assert_eq!(sorted.len(), w.block_count(), "block count");
     assert_eq!(w.blocks().len(), w.block_count(), "blocks listed");
+    assert_eq!(w.blocks().count(), w.block_count(), "blocks listed");
     assert!(
         sorted.windows(2).all(|p| p[0].0 < p[1].0),
         "blocks not sorted or repeated"
@@ -601,6 +609,11 @@ fn check_world(w: &tickreel::format::WorldState, limits: &Limits) {
     for &(p, s) in sorted.iter().take(64) {
         assert_eq!(w.block(p), Some(s), "the block at {p:?}");
     }
+    assert_eq!(
+        w.read_lists().is_err(),
+        w.decode_error().is_some(),
+        "a refused list is said so"
+    );
     let body = encode_world(w);
     let again = decode_world(&body, limits)
         .unwrap_or_else(|e| panic!("an encoded world section does not decode: {e}"));
@@ -610,24 +623,53 @@ fn check_world(w: &tickreel::format::WorldState, limits: &Limits) {
         Ok(WorldSection::Full(again)) => assert!(again == *w, "keyframe section round trip"),
         other => panic!("an encoded keyframe section decodes to {other:?}"),
     }
+    let v9 = encode_world_section(w, 0, 3);
+    match decode_world_section(&v9, limits, 9) {
+        Ok(WorldSection::Full(again)) => {
+            assert!(again == *w, "keyframe section round trip (data version 9)");
+            assert!(again.decode_error().is_none(), "a written list reads");
+        }
+        other => panic!("an encoded keyframe section decodes to {other:?}"),
+    }
 }
 
-/// A decoded delta's properties on `keyframe` ([`world_section`]).
+/// A decoded delta's properties on `keyframe` ([`world_section`]), read as data version
+/// `version`.
 fn check_delta(
     keyframe: &tickreel::format::WorldState,
     d: &tickreel::format::WorldDelta,
     limits: &Limits,
+    version: u16,
 ) {
     use tickreel::format::wire::{
-        WorldSection, decode_world_v5, encode_world_v5, world_with_delta,
+        WorldSection, decode_world_section, encode_world_section, encode_world_v5, world_with_delta,
     };
     let Ok(w) = world_with_delta(keyframe, d, limits) else {
         return;
     };
     check_world(&w, limits);
-    let section = encode_world_v5(&w, d.back);
-    match decode_world_v5(&section, limits) {
-        Ok(WorldSection::Delta(again)) => assert!(again == *d, "delta section round trip"),
+    if w.decode_error().is_some() {
+        return;
+    }
+    if version < 9 {
+        let section = encode_world_v5(&w, d.back);
+        match decode_world_section(&section, limits, 5) {
+            Ok(WorldSection::Delta(again)) => assert!(again == *d, "delta section round trip"),
+            other => panic!("a delta section encodes again to {other:?}"),
+        }
+    }
+    let section = encode_world_section(&w, d.back, 3);
+    match decode_world_section(&section, limits, 9) {
+        Ok(WorldSection::Delta(again)) => {
+            assert_eq!(
+                again.changed_blocks(),
+                d.changed_blocks(),
+                "delta round trip"
+            );
+            let w2 = world_with_delta(keyframe, &again, limits).expect("a written delta");
+            assert!(w2 == w, "delta section round trip (data version 9)");
+            assert!(w2.decode_error().is_none(), "a written delta reads");
+        }
         other => panic!("a delta section encodes again to {other:?}"),
     }
     // The world's blocks: the keyframe's, but where the delta says otherwise.

@@ -128,7 +128,14 @@ pub fn dump(
             && start <= t.tick
         {
             snapshots.pop_front();
-            let c = r.read_chunk(chunk).map_err(|e| in_file(file, e))?;
+            let c = r
+                .read_chunk(chunk)
+                .and_then(|c| {
+                    // its world's block lists read, refused as `verify` refuses them
+                    c.read_world_lists()?;
+                    Ok(c)
+                })
+                .map_err(|e| in_file(file, e))?;
             if let Some(bytes) = &c.snapshot {
                 let j =
                     serde_json::json!({"snapshot": {"tick": start.max(from), "data": hex(bytes)}});

@@ -580,6 +580,11 @@ impl Reader {
             }
             let c = self
                 .read_chunk(i)
+                .and_then(|c| {
+                    // its world's block lists, decoded (a seek leaves them to the first read)
+                    c.read_world_lists()?;
+                    Ok(c)
+                })
                 .map_err(|e| annotate(e, &format!("chunk {i}")))?;
             report.chunks += 1;
             report.ticks += u64::from(c.tick_count);

@@ -47,7 +47,7 @@ fn message(err: &str) -> String {
 }
 
 #[test]
-fn compact_verify_dump_and_play_refuse_a_bad_world_alike() {
+fn compact_verify_and_dump_refuse_a_bad_world_alike() {
     let dir = tempfile::tempdir().unwrap();
     for (i, (what, frames)) in refused().into_iter().enumerate() {
         let reel = dir.path().join(format!("bad{i}.reel"));
@@ -62,16 +62,13 @@ fn compact_verify_dump_and_play_refuse_a_bad_world_alike() {
         assert!(!compact.status.success(), "{what}: compacted");
         assert_eq!(message(&stderr(&compact)), said, "{what}: compact");
         assert!(!out.exists(), "{what}: nothing written");
-        for cmd in [vec!["dump", p(&live)], vec!["play", p(&live)]] {
-            let o = tickreel(&cmd);
-            assert!(!o.status.success(), "{what}: {}", cmd[0]);
-            assert!(
-                stderr(&o).contains(&said),
-                "{what}: {}: {}",
-                cmd[0],
-                stderr(&o)
-            );
-        }
+        // (`play` and `dump` without the worlds no longer refuse every such file: since data
+        // version 9 a delta is checked against its keyframe when the world's blocks are first
+        // read, which they do not do; a world read then is said incomplete,
+        // `corruption::a_crafted_block_list_makes_the_world_incomplete_not_wrong`)
+        let o = tickreel(&["dump", "--metadata", p(&live)]);
+        assert!(!o.status.success(), "{what}: dump");
+        assert!(stderr(&o).contains(&said), "{what}: dump: {}", stderr(&o));
     }
 }
 

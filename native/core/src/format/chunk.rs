@@ -111,6 +111,23 @@ pub struct DecodedChunk {
 }
 
 impl DecodedChunk {
+    /// Decodes the block lists of this chunk's world (if it has one) now, refusing, naming the
+    /// chunk's tick, what their decode refuses ([`WorldState::read_lists`]): what `verify`,
+    /// compaction and `dump` ask of every snapshot chunk they read, where a seek leaves the
+    /// lists to the world's first read.
+    pub fn read_world_lists(&self) -> Result<()> {
+        let Some(w) = &self.world else {
+            return Ok(());
+        };
+        w.read_lists().map_err(|e| match e {
+            Error::Corrupt(m) => Error::corrupt(format!("chunk at tick {}: {m}", self.start_tick)),
+            Error::LimitExceeded(m) => {
+                Error::limit(format!("chunk at tick {}: {m}", self.start_tick))
+            }
+            other => other,
+        })
+    }
+
     /// Decodes a payload. `flags`, `start_tick`, `tick_count` come from the frame header.
     pub fn decode(
         payload: &[u8],
@@ -332,7 +349,7 @@ impl DecodedChunk {
                         WorldState::decode(body, limits).map_err(at)?,
                     ))
                 } else {
-                    match WorldState::decode_v5(body, limits).map_err(at)? {
+                    match WorldState::decode_section(body, limits, data_version).map_err(at)? {
                         WorldSection::Full(w) => Some(std::sync::Arc::new(w)),
                         WorldSection::Delta(d) => {
                             if d.back > start_tick {

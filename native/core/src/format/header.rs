@@ -19,9 +19,10 @@ pub const FORMAT_VERSION: u8 = 1;
 /// ([`crate::format::block_coding`]), 5 for a chunk with a world section (which says first
 /// whether it is a keyframe or the changes since one), 6 for a chunk with block changes coded
 /// from two cursors per cause, 7 for a chunk with block changes coded with the table of changed
-/// positions and the stream's ticks as gaps, 8 from this build on for a chunk with block changes
-/// whose fields are stored in columns.
-pub const DATA_VERSION: u16 = 8;
+/// positions and the stream's ticks as gaps, 8 for a chunk with block changes whose fields are
+/// stored in columns, 9 from this build on for a chunk with a world section whose block lists are
+/// each compressed on their own (read on first use, not at a seek).
+pub const DATA_VERSION: u16 = 9;
 
 /// Whether the file is a compacted `.reel` or the metadata file of a live (segmented) recording.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -138,6 +138,24 @@ pub mod wire {
         out
     }
 
+    /// Decodes a world section of a chunk of data version `data_version` (5 or later): from
+    /// data version 9 its block lists kept as stored, decoded on first read.
+    pub fn decode_world_section(
+        body: &[u8],
+        limits: &Limits,
+        data_version: u16,
+    ) -> crate::Result<WorldSection> {
+        WorldState::decode_section(body, limits, data_version)
+    }
+
+    /// The world section (data version 9) a writer writes of `world`, as
+    /// [`encode_world_v5`] but its block list compressed at `level`.
+    pub fn encode_world_section(world: &WorldState, back: u32, level: i32) -> Vec<u8> {
+        let mut out = Vec::new();
+        world.encode_section(back, level, &mut out);
+        out
+    }
+
     /// The world of a delta section on the world of its keyframe section, as a reader makes it
     /// (`Reader::resolve_world`); `keyframe` as [`decode_world_v5`] gives a keyframe section's
     /// world (one sorted list: a world changed since is no keyframe's).

@@ -8,8 +8,9 @@
 //! "Not edited" (`None`) is a block no world event touched: the world as the game had it before
 //! the recording, which the library does not know from events.
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use rustc_hash::FxHashMap;
 
@@ -18,9 +19,11 @@ use crate::format::world::BlockPos;
 
 mod changes; // the changes between two worlds (what a jump reports)
 mod delta; // a delta world section's world: the changes since a keyframe, put on it
+mod lazy; // the sorted lists as a section stores them, decoded on first use
 mod section; // the world section of snapshot chunks: the bytes of a world
 use changes::merge_sorted;
 pub use delta::WorldDelta;
+use lazy::{DeltaList, KeyList};
 pub use section::WorldSection;
 
 /// What an entity has in one equipment slot.
@@ -96,26 +99,45 @@ pub enum WorldChange {
 /// The world at one tick. See the [module documentation](self).
 ///
 /// The edited blocks are a sorted list (`base`, shared with the decoded snapshot chunk whose world
-/// section it came from, so that a seek copies nothing) and the changes made since (`overlay`):
-/// a seek's world is its snapshot's list plus the few changes after it, and two worlds compare by
-/// merging their sorted lists instead of hashing every block.
-#[derive(Debug, Clone, Default)]
+/// section it came from, so that a seek copies nothing), the changes a delta section made on it
+/// (`delta`, a second sorted list, shared likewise) and the changes made since (`overlay`): a
+/// seek's world is its snapshot's lists plus the few changes after it, and two worlds compare by
+/// merging their sorted lists instead of hashing every block. The lists of a section of data
+/// version 9 are decoded on first use ([`lazy`]): a seek puts the events after its snapshot into
+/// the overlay as the states they set, without looking at the lists, and the block count is
+/// settled when they are first read.
+#[derive(Debug, Clone)]
 pub struct WorldState {
-    /// Edited blocks, sorted by position, without repeats. A `Vec` behind the `Arc` (not a
-    /// slice): a decoded section's list is handed over as it was built, not copied.
-    base: Arc<Vec<(BlockPos, u32)>>,
-    /// Changes since `base`: a state, or `None` for "not edited" (only where `base` has one).
-    /// A position whose state equals `base`'s has no entry.
+    /// Edited blocks, sorted by position, without repeats.
+    base: Arc<KeyList>,
+    /// Changes on `base` (a delta section's), sorted by position.
+    delta: Option<Arc<DeltaList>>,
+    /// Changes since `base` and `delta`: a state, or `None` for "not edited". A writer's world
+    /// (whose lists are always decoded) has no entry where the state is the lists' own; a
+    /// rebuild onto lists not decoded yet may.
     overlay: FxHashMap<BlockPos, Option<u32>>,
-    /// Edited blocks.
-    count: usize,
+    /// Edited blocks: unset after a rebuild onto lists not decoded yet, until first asked.
+    count: OnceLock<usize>,
     block_entities: FxHashMap<BlockPos, Arc<[u8]>>,
     entities: BTreeMap<u32, EntityWorld>,
 }
 
+impl Default for WorldState {
+    fn default() -> WorldState {
+        WorldState {
+            base: Arc::default(),
+            delta: None,
+            overlay: FxHashMap::default(),
+            count: OnceLock::from(0),
+            block_entities: FxHashMap::default(),
+            entities: BTreeMap::new(),
+        }
+    }
+}
+
 impl PartialEq for WorldState {
     fn eq(&self, o: &WorldState) -> bool {
-        self.count == o.count
+        self.block_count() == o.block_count()
             && self.block_entities == o.block_entities
             && self.entities == o.entities
             && self.sorted_view()[..] == o.sorted_view()[..]
@@ -126,7 +148,8 @@ impl Eq for WorldState {}
 
 /// Every edited block of a [`WorldState`], in no particular order.
 struct Blocks<'a> {
-    base: std::slice::Iter<'a, (BlockPos, u32)>,
+    layers: Cow<'a, [(BlockPos, u32)]>,
+    at: usize,
     overlay: std::collections::hash_map::Iter<'a, BlockPos, Option<u32>>,
     has_overlay: bool,
     left: usize,
@@ -137,15 +160,16 @@ impl Iterator for Blocks<'_> {
     type Item = (BlockPos, u32);
 
     fn next(&mut self) -> Option<(BlockPos, u32)> {
-        for &(p, s) in self.base.by_ref() {
+        while let Some(&(p, s)) = self.layers.get(self.at) {
+            self.at += 1;
             if !self.has_overlay || !self.w.overlay.contains_key(&p) {
-                self.left -= 1;
+                self.left = self.left.saturating_sub(1);
                 return Some((p, s));
             }
         }
         for (&p, s) in self.overlay.by_ref() {
             if let Some(s) = *s {
-                self.left -= 1;
+                self.left = self.left.saturating_sub(1);
                 return Some((p, s));
             }
         }
@@ -215,7 +239,46 @@ impl WorldState {
         {
             return s;
         }
-        lookup(&self.base, pos)
+        self.layer_state(pos)
+    }
+    /// The state at `pos` in the sorted lists (the delta's change, else the keyframe's).
+    #[inline]
+    fn layer_state(&self, pos: BlockPos) -> Option<u32> {
+        if let Some(d) = &self.delta {
+            let list = d.get(&self.base);
+            if let Ok(i) = list.binary_search_by_key(&pos, |b| b.0) {
+                return list[i].1;
+            }
+        }
+        lookup(self.base.get(), pos)
+    }
+    /// Whether the sorted lists are decoded (a seek's world may hold lists not read yet).
+    fn layers_decoded(&self) -> bool {
+        self.base.is_decoded() && self.delta.as_ref().is_none_or(|d| d.is_decoded())
+    }
+    /// Why the decode of this world's stored lists was refused, once a read decoded them (a
+    /// crafted file whose lists pass the chunk's checksum but that no writer writes): the world
+    /// then holds what the rest of its sources say (the refused list reads as empty) and is
+    /// not complete. `None` before the lists are read, and for every world a writer wrote.
+    pub fn decode_error(&self) -> Option<&crate::Error> {
+        self.base
+            .error()
+            .or_else(|| self.delta.as_ref().and_then(|d| d.error()))
+    }
+    /// Decodes this world's stored lists now if they are not yet, and says why their decode was
+    /// refused if it was ([`WorldState::decode_error`]): what `verify` and compaction ask of
+    /// every world they read, so that a file they accept has no list a reader refuses.
+    pub fn read_lists(&self) -> crate::Result<()> {
+        self.base.get();
+        if let Some(d) = &self.delta {
+            d.get(&self.base);
+        }
+        match self.decode_error() {
+            None => Ok(()),
+            Some(crate::Error::LimitExceeded(m)) => Err(crate::Error::limit(m.clone())),
+            Some(crate::Error::Corrupt(m)) => Err(crate::Error::corrupt(m.clone())),
+            Some(e) => Err(crate::Error::corrupt(e.to_string())),
+        }
     }
     /// The block entity NBT of the block at `pos`, if its last change gave one.
     pub fn block_entity(&self, pos: BlockPos) -> Option<&[u8]> {
@@ -223,11 +286,13 @@ impl WorldState {
     }
     /// Every edited block with its state, in no particular order.
     pub fn blocks(&self) -> impl ExactSizeIterator<Item = (BlockPos, u32)> + '_ {
+        let layers = self.layers();
         Blocks {
-            base: self.base.iter(),
+            layers,
+            at: 0,
             overlay: self.overlay.iter(),
             has_overlay: !self.overlay.is_empty(),
-            left: self.count,
+            left: self.block_count(),
             w: self,
         }
     }
@@ -235,17 +300,63 @@ impl WorldState {
     pub fn sorted_blocks(&self) -> Vec<(BlockPos, u32)> {
         self.sorted_view().into_owned()
     }
-    /// The edited blocks sorted by position: `base` itself when nothing changed since.
-    fn sorted_view(&self) -> std::borrow::Cow<'_, [(BlockPos, u32)]> {
+    /// The sorted lists merged: the keyframe's list itself without a delta.
+    fn layers(&self) -> Cow<'_, [(BlockPos, u32)]> {
+        match &self.delta {
+            None => Cow::Borrowed(self.base.get()),
+            Some(d) => Cow::Owned(merge_sorted(self.base.get(), d.get(&self.base)).collect()),
+        }
+    }
+    /// The edited blocks sorted by position: the keyframe's list itself when nothing changed
+    /// since.
+    fn sorted_view(&self) -> Cow<'_, [(BlockPos, u32)]> {
+        let layers = self.layers();
         if self.overlay.is_empty() {
-            return std::borrow::Cow::Borrowed(&self.base[..]);
+            return layers;
         }
         let over = self.sorted_overlay();
-        let mut out = Vec::with_capacity(self.count);
-        out.extend(merge_sorted(&self.base, &over));
-        std::borrow::Cow::Owned(out)
+        Cow::Owned(merge_sorted(&layers, &over).collect())
     }
-    /// The changes since the sorted list, by position.
+    /// The changes since the keyframe's list (what a delta section lists), by position: the
+    /// overlay of a writer's world; for a world read from a file, whatever its delta and the
+    /// events since changed on the list, each block once, none as the list has it.
+    fn changes_since_base(&self) -> Vec<(BlockPos, Option<u32>)> {
+        if self.delta.is_none() && self.layers_decoded() {
+            let base = self.base.get();
+            let mut over = self.sorted_overlay();
+            over.retain(|&(p, s)| lookup(base, p) != s);
+            return over;
+        }
+        let (base, now) = (self.base.get(), self.sorted_view());
+        let mut out = Vec::new();
+        let (mut i, mut j) = (0, 0);
+        loop {
+            match (base.get(i), now.get(j)) {
+                (None, None) => break,
+                (Some(&(p, s)), Some(&(q, t))) if p == q => {
+                    if s != t {
+                        out.push((p, Some(t)));
+                    }
+                    i += 1;
+                    j += 1;
+                }
+                (Some(&(p, _)), Some(&(q, _))) if p < q => {
+                    out.push((p, None));
+                    i += 1;
+                }
+                (Some(&(p, _)), None) => {
+                    out.push((p, None));
+                    i += 1;
+                }
+                (_, Some(&(q, t))) => {
+                    out.push((q, Some(t)));
+                    j += 1;
+                }
+            }
+        }
+        out
+    }
+    /// The changes since the sorted lists, by position.
     fn sorted_overlay(&self) -> Vec<(BlockPos, Option<u32>)> {
         let mut over: Vec<_> = self.overlay.iter().map(|(&p, &s)| (p, s)).collect();
         over.sort_unstable_by_key(|b| b.0);
@@ -260,6 +371,7 @@ impl WorldState {
     }
     /// Blocks changed since the sorted list (what a delta world section holds).
     pub(crate) fn changed_since_compact(&self) -> usize {
+        debug_assert!(self.delta.is_none(), "a writer's world has one sorted list");
         self.overlay.len()
     }
     /// Blocks in the sorted list (the keyframe's, for a writer that compacts at keyframes).
@@ -269,8 +381,11 @@ impl WorldState {
     /// Folds the changes since the sorted list into it (a writer does so before writing each
     /// keyframe world section, so that the deltas after it are the changes since).
     pub(crate) fn compact(&mut self) {
-        if !self.overlay.is_empty() {
-            self.base = Arc::new(self.sorted_view().into_owned());
+        if !self.overlay.is_empty() || self.delta.is_some() {
+            let list = self.sorted_view().into_owned();
+            self.count = OnceLock::from(list.len());
+            self.base = Arc::new(KeyList::decoded(list));
+            self.delta = None;
             self.overlay.clear();
         }
     }
@@ -280,8 +395,9 @@ impl WorldState {
     /// is not what the events before it made (a recording that starts in the middle of a world,
     /// a world section another writer put there).
     pub(crate) fn rebase_to(&mut self, target: &WorldState) {
+        self.compact_delta();
         let want = target.sorted_view();
-        let base = &self.base[..];
+        let base = self.base.get();
         let mut overlay = FxHashMap::default();
         let (mut i, mut j) = (0, 0);
         loop {
@@ -309,17 +425,43 @@ impl WorldState {
             }
         }
         self.overlay = overlay;
-        self.count = want.len();
+        self.count = OnceLock::from(want.len());
         self.block_entities = target.block_entities.clone();
         self.entities = target.entities.clone();
+    }
+    /// Folds a delta list into the keyframe's (a world read from a file made a writer's).
+    fn compact_delta(&mut self) {
+        if self.delta.is_some() {
+            self.compact();
+        }
     }
     /// Every block entity, in no particular order.
     pub fn block_entities(&self) -> impl ExactSizeIterator<Item = (BlockPos, &[u8])> + '_ {
         self.block_entities.iter().map(|(&p, b)| (p, &b[..]))
     }
-    /// Edited blocks.
+    /// Edited blocks (a world rebuilt onto lists not read yet reads them to count).
     pub fn block_count(&self) -> usize {
-        self.count
+        if self.decode_error().is_some() {
+            // a refused list reads as empty: count what the world gives
+            return self.sorted_view().len();
+        }
+        *self.count.get_or_init(|| {
+            let mut n = self.layer_count() as isize;
+            for (&p, s) in &self.overlay {
+                n += isize::from(s.is_some()) - isize::from(self.layer_state(p).is_some());
+            }
+            if self.decode_error().is_some() {
+                return self.sorted_view().len();
+            }
+            n.max(0) as usize
+        })
+    }
+    /// Edited blocks of the sorted lists (as their sections store it, until decoded).
+    fn layer_count(&self) -> usize {
+        match &self.delta {
+            None => self.base.len(),
+            Some(d) => d.world_count(&self.base),
+        }
     }
     /// The world state of entity `id` (health, equipment), if it has any.
     pub fn entity(&self, id: u32) -> Option<&EntityWorld> {
@@ -331,22 +473,18 @@ impl WorldState {
     }
     /// Nothing edited, no entity with health or equipment.
     pub fn is_empty(&self) -> bool {
-        self.count == 0 && self.block_entities.is_empty() && self.entities.is_empty()
+        self.block_entities.is_empty() && self.entities.is_empty() && self.block_count() == 0
     }
     /// The heap it holds, as the allocator hands it out (cache accounting; the sorted list
     /// counted whole even where it is shared with another world, a delta's with its keyframe's).
     pub fn heap_bytes(&self) -> usize {
-        let base = if self.base.capacity() == 0 {
-            0
-        } else {
-            // the `Arc`'s two counts and its `Vec`, then the list
-            16 + std::mem::size_of::<Vec<(BlockPos, u32)>>()
-                + self.base.capacity() * std::mem::size_of::<(BlockPos, u32)>()
-        };
-        base + table_bytes(
-            self.overlay.capacity(),
-            std::mem::size_of::<(BlockPos, Option<u32>)>(),
-        ) + rest_heap_bytes(&self.block_entities, &self.entities)
+        16 + self.base.heap_bytes()
+            + self.delta.as_ref().map_or(0, |d| 16 + d.heap_bytes())
+            + table_bytes(
+                self.overlay.capacity(),
+                std::mem::size_of::<(BlockPos, Option<u32>)>(),
+            )
+            + rest_heap_bytes(&self.block_entities, &self.entities)
     }
 
     /// Whether applying `e` can change a world: a block change, health, equipment, or an
@@ -453,19 +591,49 @@ impl WorldState {
             }
         }
         writes.sort_unstable_by_key(|w| (w.0, w.1));
+        let last = |k: usize| writes.get(k + 1).is_none_or(|next| next.0 != writes[k].0);
+        if !self.layers_decoded() {
+            // Lists not read yet (a seek's snapshot): each block's last state goes into the
+            // overlay as it is, without looking at the lists; the count is settled when the
+            // world is first read.
+            self.overlay.reserve(writes.len());
+            for (k, &(pos, _, state, nbt)) in writes.iter().enumerate() {
+                if !last(k) {
+                    continue;
+                }
+                self.overlay.insert(pos, Some(state));
+                match nbt {
+                    Some(b) => {
+                        self.block_entities.insert(pos, Arc::from(b));
+                    }
+                    None => {
+                        self.block_entities.remove(&pos);
+                    }
+                }
+            }
+            if !writes.is_empty() {
+                self.count = OnceLock::new();
+            }
+            return;
+        }
         let base = self.base.clone();
+        let base = base.get();
         let mut at = 0;
         for (k, &(pos, _, state, nbt)) in writes.iter().enumerate() {
-            if writes.get(k + 1).is_some_and(|next| next.0 == pos) {
+            if !last(k) {
                 continue; // a later change of the same block
             }
-            at = delta::gallop(&base, at, pos);
-            let in_base = base.get(at).filter(|b| b.0 == pos).map(|b| b.1);
+            let in_layers = if self.delta.is_some() {
+                self.layer_state(pos)
+            } else {
+                at = delta::gallop(base, at, pos);
+                base.get(at).filter(|b| b.0 == pos).map(|b| b.1)
+            };
             self.set_block_over(
                 pos,
                 Some(state),
                 nbt.map(Arc::from),
-                in_base,
+                in_layers,
                 &mut |_: WorldChange| {},
             );
         }
@@ -479,9 +647,9 @@ impl WorldState {
         nbt: Option<Arc<[u8]>>,
         changed: &mut impl FnMut(WorldChange),
     ) {
-        // one search of the sorted list: `before` is the overlay's entry, else the list's
-        let in_base = lookup(&self.base, pos);
-        self.set_block_over(pos, state, nbt, in_base, changed);
+        // one search of the sorted lists: `before` is the overlay's entry, else the lists'
+        let in_layers = self.layer_state(pos);
+        self.set_block_over(pos, state, nbt, in_layers, changed);
     }
 
     /// [`WorldState::set_block`] with the sorted list's state at `pos` (`in_base`) known.
@@ -498,16 +666,18 @@ impl WorldState {
             None => in_base,
         };
         if before != state {
+            let count = self.block_count();
             if state == in_base {
                 self.overlay.remove(&pos);
             } else {
                 self.overlay.insert(pos, state);
             }
-            match (before, state) {
-                (None, Some(_)) => self.count += 1,
-                (Some(_), None) => self.count -= 1,
-                _ => {}
-            }
+            let count = match (before, state) {
+                (None, Some(_)) => count + 1,
+                (Some(_), None) => count - 1,
+                _ => count,
+            };
+            self.count = OnceLock::from(count);
         }
         let nbt_before = match nbt {
             Some(b) => self.block_entities.insert(pos, b),

@@ -31,7 +31,9 @@ pub struct WorldAt {
     /// False if the world before the first chunk read is unknown: the recording has no
     /// snapshot within `MAX_CHUNKS_PER_SNAPSHOT` (256) chunks before `tick` (a file not written
     /// by tickreel's writers), or starts in the middle of a world (a shadow-play report) and
-    /// has no snapshot before `tick`. The world then holds only what those chunks changed.
+    /// has no snapshot before `tick`. The world then holds only what those chunks changed. False
+    /// too if the block lists of the snapshot's world section are refused when decoded (a
+    /// crafted file: [`WorldState::decode_error`] says why).
     pub complete: bool,
     /// Index of the snapshot chunk the world was rebuilt from.
     pub snapshot_chunk: Option<usize>,
@@ -327,6 +329,9 @@ impl Reader {
                     .filter(|e| WorldState::changes_with(e)),
             );
         }
+        // The snapshot's block lists, read here (a seek leaves them to the world's first read):
+        // a list a writer never writes makes the world incomplete rather than the call fail.
+        complete &= world.read_lists().is_ok();
         Ok(WorldAt {
             tick,
             world,

@@ -632,3 +632,83 @@ fn movement_payload(runs: &[(u64, u64)], resets: &[u64], samples: usize) -> Vec<
 
 #[path = "corruption/limits.rs"]
 mod limits;
+
+/// A world section's block list that the chunk's checksum cannot tell from a writer's (the file
+/// forged with every checksum recomputed) but that no writer writes (a position repeated): a
+/// seek onto its snapshot holds the list unread and says the world complete; the first read of
+/// the world decodes and refuses it, and from then on the playhead says the world is not
+/// complete and why, rather than answering a wrong world. `Reader::world_at` (which reads the
+/// lists) says it incomplete, and `verify` refuses the file, naming the chunk.
+#[test]
+fn a_crafted_block_list_makes_the_world_incomplete_not_wrong() {
+    use tickreel::format::{BlockPos, FLAG_WORLD};
+    use tickreel::play::{Playhead, Recording};
+    use tickreel::record::{ReelOptions, ReelWriter};
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("w.reel");
+    let mut w = ReelWriter::create(
+        &path,
+        ReelOptions {
+            policy: ChunkPolicy {
+                chunk_ticks: 10,
+                snapshot_interval: 20,
+                ..ChunkPolicy::default()
+            },
+            ..ReelOptions::default()
+        },
+    )
+    .unwrap();
+    for t in 0..40u32 {
+        let ev: Vec<Event> = (0..if t < 5 { 4 } else { 0 })
+            .map(|k| Event::BlockChange {
+                pos: BlockPos::new(t as i32 * 4 + k, 64, 0),
+                state: 1,
+                cause: None,
+                block_entity: None,
+            })
+            .collect();
+        w.write_tick(t, &ev).unwrap();
+    }
+    w.finish().unwrap();
+    let intact = Reader::open_path(&path).unwrap();
+    let mut forge = Forge::parse(&std::fs::read(&path).unwrap());
+    let i = forge
+        .chunks
+        .iter()
+        .position(|c| c.flags & FLAG_WORLD != 0)
+        .expect("a snapshot chunk with a world section");
+    assert_eq!(forge.chunks[i].data_version, 9);
+    let start = forge.chunks[i].start_tick;
+    let pos = BlockPos::new(0, 64, 0);
+    assert_eq!(
+        intact.world_at(start + 2).unwrap().world.block(pos),
+        Some(1)
+    );
+    let crafted = crate::world_state::crafted_list(&forge.payload(i), |list| {
+        // the second block's dx: 0 (was +1), its position the first one's
+        assert_eq!(list[5], 2);
+        list[5] = 0;
+    });
+    forge.set_payload(i, &crafted);
+    let path = dir.path().join("crafted.reel");
+    std::fs::write(&path, forge.assemble()).unwrap();
+
+    let mut p = Playhead::new(Recording::open_path(&path).unwrap()).unwrap();
+    p.seek(start + 2).unwrap();
+    assert!(p.world_complete(), "the lists are not read at the seek");
+    assert_eq!(p.world().block(pos), None, "a refused list reads as empty");
+    assert!(!p.world_complete());
+    let e = p.world().decode_error().expect("the refusal is kept");
+    assert!(e.to_string().contains("not increasing"), "{e}");
+    assert!(!p.world_complete(), "from then on");
+
+    let r = Reader::open_path(&path).unwrap();
+    let at = r.world_at(start + 2).unwrap();
+    assert!(!at.complete);
+    assert!(intact.world_at(start + 2).unwrap().complete);
+    let e = r.verify().unwrap_err();
+    assert!(
+        e.to_string().contains("not increasing") && e.to_string().contains(&format!("chunk {i}")),
+        "{e}"
+    );
+}

@@ -463,7 +463,8 @@ fn write_fuzz_seeds() {
 #[ignore = "writes fuzz/seeds/terrain and fuzz/seeds/world_section; regenerate with: cargo test -p tickreel --test it -- --ignored fuzz_seeds::write_terrain_and_world_seeds"]
 fn write_terrain_and_world_seeds() {
     use tickreel::format::wire::{
-        WorldSection, decode_world_v5, encode_body, encode_piece, encode_world, encode_world_v5,
+        WorldSection, decode_world_v5, encode_body, encode_piece, encode_world,
+        encode_world_section, encode_world_v5,
     };
     use tickreel::format::{BlockPos, Limits, SECTION_BLOCKS, Section, Terrain, WorldState};
 
@@ -574,6 +575,28 @@ fn write_terrain_and_world_seeds() {
         &pair(
             &encode_world_v5(&WorldState::new(), 0),
             &encode_world_v5(&WorldState::new(), 1),
+        ),
+    );
+    // data version 9: the block lists compressed on their own (a delta's after the world's
+    // block count)
+    let keyframe9 = encode_world_section(&w, 0, 3);
+    let delta9 = encode_world_section(&later, 40, 3);
+    put(
+        "world_section",
+        "keyframe-delta-v9",
+        &pair(&keyframe9, &delta9),
+    );
+    put(
+        "world_section",
+        "delta-keyframe-v9",
+        &pair(&delta9, &keyframe9),
+    );
+    put(
+        "world_section",
+        "empty-v9",
+        &pair(
+            &encode_world_section(&WorldState::new(), 0, 3),
+            &encode_world_section(&WorldState::new(), 1, 3),
         ),
     );
 }

@@ -328,13 +328,26 @@ fn golden_v2_path() -> PathBuf {
 /// has no sample at ticks 5 and 13), so chunks 0 and 1 use it; chunk 2 (no gap) stays readable by
 /// data-version-1 readers. Data version 8 (block changes coded with the table of changed
 /// positions, the stream's ticks as gaps, their fields in columns) is needed by chunk 1, the one
-/// with block changes, and data version 5 (world sections that say
-/// what they stand on) by chunk 2, the snapshot chunk with a world section (a keyframe: the
-/// file's first).
+/// with block changes, and data version 9 (world sections whose block lists are compressed on
+/// their own, read on first use) by chunk 2, the snapshot chunk with a world section (a
+/// keyframe: the file's first).
 #[test]
 fn the_committed_golden_file_decodes_to_its_content() {
-    check_golden(&golden_path(), 8, &[2, 8, 5], Written::V3);
+    check_golden(&golden_path(), 9, &[2, 8, 9], Written::V3);
     check_world_section(&golden_path());
+}
+
+/// The golden file as written by builds of data version 8 (world sections' block lists inside
+/// the payload, decoded at a seek): kept as it was committed, to check that later builds still
+/// read it.
+fn golden_v8_path() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/golden-v8.reel")
+}
+
+#[test]
+fn the_golden_file_of_data_version_8_still_decodes_to_its_content() {
+    check_golden(&golden_v8_path(), 8, &[2, 8, 5], Written::V3);
+    check_world_section(&golden_v8_path());
 }
 
 /// The golden file as written by builds of data version 7 (block changes' fields after their kind

@@ -166,10 +166,11 @@ fn world_events_and_their_names_survive_the_live_recording_and_compaction() {
     let finished = within(move || rec.finish().unwrap().wait().unwrap()).expect("finish");
     let r = Reader::open_path(&finished).unwrap();
     assert_eq!(read_world(&r), world_of(&input));
-    assert_eq!(r.header().data_version, 8);
-    // every chunk holds world events (a block change or a hit every few ticks): version 4, 5
-    // where it has a world section, 8 where it holds a block change (two cursors per cause, the
-    // table of changed positions, the stream's ticks as gaps, the block columns)
+    assert_eq!(r.header().data_version, 9);
+    // every chunk holds world events (a block change or a hit every few ticks): version 4, 9
+    // where it has a world section (its block lists compressed on their own), else 8 where it
+    // holds a block change (two cursors per cause, the table of changed positions, the stream's
+    // ticks as gaps, the block columns)
     let mut sevens = 0;
     for (i, e) in r.index().iter().enumerate() {
         let blocks = r
@@ -180,10 +181,10 @@ fn world_events_and_their_names_survive_the_live_recording_and_compaction() {
             .flat_map(|t| &t.events)
             .any(|e| matches!(e, Event::BlockChange { .. }));
         sevens += usize::from(blocks);
-        let want = if blocks {
+        let want = if e.flags & tickreel::format::FLAG_WORLD != 0 {
+            9
+        } else if blocks {
             8
-        } else if e.flags & tickreel::format::FLAG_WORLD != 0 {
-            5
         } else {
             4
         };

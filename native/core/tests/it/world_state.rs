@@ -473,14 +473,19 @@ fn crafted_world_sections_are_refused_with_clear_errors() {
     // the world flag without a snapshot
     let e = DecodedChunk::decode(&ok, FLAG_WORLD, 10, 1, &lim).unwrap_err();
     assert!(e.to_string().contains("world flag"), "{e}");
-    // a block count the section cannot hold
+    // data version 9: back, then the block list: n, its bytes U, its compressed bytes Z
     let section_len = ok[2] as usize;
     assert!(section_len < 0x80);
-    assert_eq!(ok[3], 0, "a keyframe section (data version 5: back = 0)");
+    assert_eq!(ok[3], 0, "a keyframe section (back = 0)");
+    assert_eq!(ok[4], 20, "20 blocks");
+    let u = ok[5] as usize;
+    assert!(u < 0x80 && ok[6] < 0x80);
+    // more blocks than the list's bytes can hold (4 bytes a block at least)
     let mut big = ok.clone();
-    big[4..6].copy_from_slice(&[0xFF, 0x7F]); // 16383 blocks, in the bytes of "20" and dx
+    big[4] = (u / 4 + 1) as u8;
     let e = DecodedChunk::decode(&big, flags, 10, 1, &lim).unwrap_err();
-    assert!(e.to_string().contains("world block count"), "{e}");
+    assert!(matches!(e, tickreel::Error::Corrupt(_)), "{e}");
+    assert!(e.to_string().contains("world block list"), "{e}");
     // more blocks than the limit, whatever the bytes
     let small = Limits {
         max_chunk_bytes: 16 * 64,
@@ -488,16 +493,94 @@ fn crafted_world_sections_are_refused_with_clear_errors() {
     };
     let e = DecodedChunk::decode(&ok, flags, 10, 1, &small).unwrap_err();
     assert!(matches!(e, tickreel::Error::LimitExceeded(_)), "{e}");
-    assert!(e.to_string().contains("edited blocks"), "{e}");
-    // the same position twice
-    let mut dup = ok.clone();
-    dup[4 + 5 + 1] = 0; // the second block's dx: 0 (was +1): position repeated
-    let e = DecodedChunk::decode(&dup, flags, 10, 1, &lim).unwrap_err();
-    assert!(e.to_string().contains("not increasing"), "{e}");
+    assert!(e.to_string().contains("20 blocks; limit 16"), "{e}");
+    // compressed bytes past the section
+    let mut z0 = ok.clone();
+    z0[6] = 0x7F;
+    assert!(DecodedChunk::decode(&z0, flags, 10, 1, &lim).is_err());
     // a section length past the payload
     let mut long = ok.clone();
     long[2] = 0x7F;
     assert!(DecodedChunk::decode(&long, flags, 10, 1, &lim).is_err());
+}
+
+/// A block list its chunk's checksum cannot tell from a writer's, but that no writer writes (the
+/// same position twice): the chunk decodes (the list is kept as stored, not read at the seek),
+/// and the list's first read refuses it: the world then reads as having no edited block, and
+/// says why from then on.
+#[test]
+fn a_crafted_block_list_is_refused_when_first_read() {
+    let blocks: Vec<Event> = (0..20)
+        .map(|i| Event::BlockChange {
+            pos: BlockPos::new(i, 64, 0),
+            state: 1,
+            cause: None,
+            block_entity: None,
+        })
+        .collect();
+    let (ok, flags) = payload_with_world(&blocks);
+    let (ok_world, crafted_world) = {
+        let lim = Limits::default();
+        let crafted = crafted_list(&ok, |list| {
+            // the second block's dx: 0 (was +1), its position the first one's
+            // (the first block: dx 0, dy 64 in two bytes, dz 0, state 1)
+            assert_eq!(list[5], 2);
+            list[5] = 0;
+        });
+        let a = DecodedChunk::decode(&ok, flags, 10, 1, &lim).unwrap();
+        let b = DecodedChunk::decode(&crafted, flags, 10, 1, &lim).unwrap();
+        (a.world.unwrap(), b.world.unwrap())
+    };
+    assert!(ok_world.read_lists().is_ok() && ok_world.decode_error().is_none());
+    // not read yet: nothing refused so far
+    assert!(crafted_world.decode_error().is_none());
+    assert_eq!(crafted_world.block(BlockPos::new(0, 64, 0)), None);
+    let e = crafted_world.decode_error().expect("refused on first read");
+    assert!(e.to_string().contains("not increasing"), "{e}");
+    assert_eq!(crafted_world.block_count(), 0);
+    assert_eq!(crafted_world.blocks().count(), 0);
+    assert!(crafted_world.read_lists().is_err());
+    // a list cut short inside its last block (its bytes still hold 4 a block), or too short
+    // for its count (refused with the chunk)
+    let crafted = crafted_list(&ok, |list| list.truncate(list.len() - 1));
+    let w = DecodedChunk::decode(&crafted, flags, 10, 1, &Limits::default())
+        .unwrap()
+        .world
+        .unwrap();
+    assert!(w.read_lists().is_err());
+    let crafted = crafted_list(&ok, |list| list.truncate(list.len() - 3));
+    assert!(DecodedChunk::decode(&crafted, flags, 10, 1, &Limits::default()).is_err());
+    let crafted = crafted_list(&ok, |list| list.push(0));
+    let w = DecodedChunk::decode(&crafted, flags, 10, 1, &Limits::default())
+        .unwrap()
+        .world
+        .unwrap();
+    let e = w.read_lists().unwrap_err();
+    assert!(e.to_string().contains("left over"), "{e}");
+}
+
+/// `payload` (of [`payload_with_world`], data version 9) with its world section's block list
+/// decompressed, edited by `edit` and compressed again, every length after it recomputed.
+pub(crate) fn crafted_list(payload: &[u8], edit: impl Fn(&mut Vec<u8>)) -> Vec<u8> {
+    use tickreel::format::wire::put_uvarint;
+    let len = payload[2] as usize;
+    let section = &payload[3..3 + len];
+    let (n, u, zl) = (section[1], section[2] as usize, section[3] as usize);
+    assert!(n < 0x80 && u < 0x80 && zl < 0x80);
+    let z = &section[4..4 + zl];
+    let mut list = zstd::bulk::decompress(z, u).unwrap();
+    edit(&mut list);
+    let z = zstd::bulk::compress(&list, 3).unwrap();
+    let mut body = vec![0, n];
+    put_uvarint(&mut body, list.len() as u64);
+    put_uvarint(&mut body, z.len() as u64);
+    body.extend_from_slice(&z);
+    body.extend_from_slice(&section[4 + zl..]);
+    let mut out = payload[..2].to_vec();
+    put_uvarint(&mut out, body.len() as u64);
+    out.extend_from_slice(&body);
+    out.extend_from_slice(&payload[3 + len..]);
+    out
 }
 
 #[test]
@@ -627,4 +710,62 @@ fn a_resumed_recording_carries_the_world_on_into_its_snapshots() {
             "resumed {t}"
         );
     }
+}
+
+/// A finished file's writer (the compacted preset) lets a world delta section grow to its
+/// keyframe's size before writing a keyframe again; a live writer's policy, to a quarter of it.
+/// A world growing by 30 % of the first keyframe between snapshots: the live policy writes
+/// keyframes where the finished file writes deltas (the last, 90 changes on 100, too).
+#[test]
+fn a_finished_file_writes_deltas_up_to_its_keyframes_size() {
+    let dir = tempfile::tempdir().unwrap();
+    let keyframes = |opts: tickreel::record::ReelOptions, name: &str| {
+        let path = dir.path().join(name);
+        let mut w = tickreel::record::ReelWriter::create(&path, opts).unwrap();
+        let mut x = 0;
+        for s in 0..4u32 {
+            w.offer_snapshot(Vec::new()).unwrap();
+            let n = if s == 0 { 100 } else { 30 };
+            let ev: Vec<Event> = (0..n)
+                .map(|_| {
+                    x += 1;
+                    Event::BlockChange {
+                        pos: BlockPos::new(x, 64, 0),
+                        state: 1,
+                        cause: None,
+                        block_entity: None,
+                    }
+                })
+                .collect();
+            w.write_tick(s * 10, &ev).unwrap();
+        }
+        w.offer_snapshot(Vec::new()).unwrap();
+        w.write_tick(40, &[]).unwrap();
+        w.finish().unwrap();
+        let r = tickreel::play::Reader::open_path(&path).unwrap();
+        (0..r.index().len())
+            .filter(|&i| r.index()[i].flags & FLAG_WORLD != 0)
+            .map(|i| {
+                let (fh, payload) = r.read_payload(i).unwrap();
+                let c = DecodedChunk::decode(
+                    &payload,
+                    fh.flags,
+                    fh.start_tick,
+                    fh.tick_count,
+                    r.limits(),
+                )
+                .unwrap();
+                c.world_delta.is_none()
+            })
+            .collect::<Vec<bool>>()
+    };
+    // worlds of 100, 130, 160, 190 blocks at the snapshots of ticks 10, 20, 30, 40
+    assert_eq!(
+        keyframes(tickreel::record::ReelOptions::default(), "live.reel"),
+        [true, true, false, true]
+    );
+    assert_eq!(
+        keyframes(tickreel::record::ReelOptions::compacted(), "finished.reel"),
+        [true, false, false, false]
+    );
 }

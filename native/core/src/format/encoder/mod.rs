@@ -20,6 +20,7 @@ use crate::format::pose::Pose;
 use crate::format::state::{EntityState, EntityTable};
 use crate::format::world::world_kind;
 use crate::format::world_state::WorldState;
+pub(crate) use world_sections::DELTA_QUARTERS;
 use world_sections::WorldSections;
 
 /// Marks a sample-log entry that follows a teleport (high bit of its slot number).
@@ -90,6 +91,8 @@ pub struct ChunkEncoder {
     blocks: BlockCoding,
     /// Whether the next world section is a keyframe or a delta, and against which keyframe.
     world_sections: WorldSections,
+    /// The zstd level of a world section's block list ([`ChunkEncoder::set_world_level`]).
+    world_level: i32,
     /// A world section carried as it is into the next snapshot chunk begun
     /// ([`ChunkEncoder::carry_world_section`]).
     carried_section: Option<Vec<u8>>,
@@ -97,6 +100,10 @@ pub struct ChunkEncoder {
     /// synchronous writer): see [`crate::threads`].
     own_scratch: Option<Box<Scratch>>,
 }
+
+/// The zstd level of a world section's block lists unless the writer sets one
+/// ([`ChunkEncoder::set_world_level`]): a live writer's, on its thread at every snapshot.
+pub(crate) const WORLD_LIST_ZSTD_LEVEL: i32 = 3;
 
 thread_local! {
     /// `encode_payload`'s working buffers, shared by every encoder of a library thread (a writer
@@ -110,6 +117,19 @@ impl ChunkEncoder {
         Self::default()
     }
 
+    /// Sets the zstd level of the block lists of the world sections written from now on
+    /// ([`WORLD_LIST_ZSTD_LEVEL`] unless set): a finished file's writer spends more on them.
+    pub(crate) fn set_world_level(&mut self, level: i32) {
+        self.world_level = level;
+    }
+
+    /// Lets a delta world section grow to `quarters` quarters of its keyframe's blocks before a
+    /// keyframe is written instead (a quarter unless set): a finished file's writer lets them
+    /// grow further.
+    pub(crate) fn set_world_delta_quarters(&mut self, quarters: u32) {
+        self.world_sections.set_delta_quarters(quarters);
+    }
+
     /// The running world after the last tick added.
     pub fn world(&self) -> &WorldState {
         &self.world
@@ -118,6 +138,8 @@ impl ChunkEncoder {
     /// Replaces the running world (to continue a recording written earlier).
     pub(crate) fn set_world(&mut self, world: WorldState) {
         self.world = world;
+        // one sorted list, as a writer's world has it (a world read from a file may have two)
+        self.world.compact();
         self.world_sections.restart();
     }
 
@@ -205,8 +227,16 @@ impl ChunkEncoder {
         self.flags = if snapshot.is_some() { FLAG_SNAPSHOT } else { 0 };
         self.world_section = match self.carried_section.take() {
             Some(carried) if snapshot.is_some() => Some(carried),
-            _ => (snapshot.is_some() && !self.world.is_empty())
-                .then(|| self.world_sections.section(&mut self.world, start_tick)),
+            _ => (snapshot.is_some() && !self.world.is_empty()).then(|| {
+                self.world_sections.section(
+                    &mut self.world,
+                    start_tick,
+                    match self.world_level {
+                        0 => WORLD_LIST_ZSTD_LEVEL,
+                        l => l,
+                    },
+                )
+            }),
         };
         if self.world_section.is_some() {
             self.flags |= FLAG_WORLD;
@@ -533,10 +563,10 @@ impl ChunkEncoder {
             self.own_scratch = Some(sc);
             v2
         };
-        self.payload_version = if self.blocks.is_used() {
+        self.payload_version = if self.world_section.is_some() {
             DATA_VERSION
-        } else if self.world_section.is_some() {
-            5
+        } else if self.blocks.is_used() {
+            8
         } else if world {
             4
         } else if v2 {

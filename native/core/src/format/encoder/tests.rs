@@ -155,7 +155,7 @@ fn the_world_part_of_a_chunk_is_the_whole_decode_without_movement() {
     let (h, payload) = enc
         .finish_frame(&mut comp, &mut Vec::new(), &mut Vec::new())
         .unwrap();
-    assert_eq!(h.data_version, 8);
+    assert_eq!(h.data_version, 9, "a world section (data version 9)");
     let mut dec = zstd::bulk::Decompressor::new().unwrap();
     let bytes = crate::format::chunk::decompress_frame(&h, &payload, &mut dec, &lim).unwrap();
     let whole = DecodedChunk::decode_version(&bytes, &h, &lim, None).unwrap();

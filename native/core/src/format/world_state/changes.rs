@@ -29,10 +29,31 @@ impl WorldState {
             }
         };
         if std::sync::Arc::ptr_eq(&self.base, &new.base) {
+            // on the same keyframe list: only what either changed on it can differ
+            let delta = |w: &'_ WorldState| {
+                w.delta
+                    .as_ref()
+                    .map_or(&[][..], |d| d.get(&w.base))
+                    .iter()
+                    .map(|b| b.0)
+                    .collect::<Vec<_>>()
+            };
+            let same_delta = match (&self.delta, &new.delta) {
+                (None, None) => true,
+                (Some(a), Some(b)) => std::sync::Arc::ptr_eq(a, b),
+                _ => false,
+            };
+            let (da, db) = if same_delta {
+                (Vec::new(), Vec::new())
+            } else {
+                (delta(self), delta(new))
+            };
             let mut ps: Vec<BlockPos> = self
                 .overlay
                 .keys()
                 .chain(new.overlay.keys())
+                .chain(da.iter())
+                .chain(db.iter())
                 .copied()
                 .collect();
             ps.sort_unstable();
@@ -44,12 +65,8 @@ impl WorldState {
                 }
             }
         } else {
-            let (oa, ob) = (self.sorted_overlay(), new.sorted_overlay());
-            block_diff(
-                merge_sorted(&self.base, &oa),
-                merge_sorted(&new.base, &ob),
-                emit,
-            );
+            let (a, b) = (self.sorted_view(), new.sorted_view());
+            block_diff(a.iter().copied(), b.iter().copied(), emit);
         }
         if direct {
             return;

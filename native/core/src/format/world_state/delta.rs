@@ -3,10 +3,11 @@
 //! keyframe's world ([`WorldState::with_delta`]) without copying the keyframe's blocks.
 
 use std::collections::BTreeMap;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use rustc_hash::FxHashMap;
 
+use super::lazy::{DeltaList, Packed, check_on};
 use super::{EntityWorld, WorldState, rest_heap_bytes};
 use crate::error::{Error, Result};
 use crate::format::Limits;
@@ -20,77 +21,90 @@ use crate::format::world::BlockPos;
 pub struct WorldDelta {
     /// Ticks from the start of the keyframe's chunk to the start of this one (at least 1).
     pub back: u32,
-    /// Sorted by position, without repeats.
-    pub(super) blocks: Vec<(BlockPos, Option<u32>)>,
+    pub(super) blocks: DeltaBlocks,
+    /// The world's edited blocks as the section stores them (data version 9; `None`: not
+    /// stored, or a section of data version 5 to 8).
+    pub(super) count: Option<usize>,
     pub(super) block_entities: FxHashMap<BlockPos, Arc<[u8]>>,
     pub(super) entities: BTreeMap<u32, EntityWorld>,
+}
+
+/// A delta section's changed blocks: decoded (data version 5 to 8), or as stored (data version
+/// 9), decoded when the world is first read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) enum DeltaBlocks {
+    /// Sorted by position, without repeats.
+    Decoded(Vec<(BlockPos, Option<u32>)>),
+    Packed(Packed),
 }
 
 impl WorldDelta {
     /// Blocks the delta changes.
     pub fn changed_blocks(&self) -> usize {
-        self.blocks.len()
+        match &self.blocks {
+            DeltaBlocks::Decoded(v) => v.len(),
+            DeltaBlocks::Packed(p) => p.n,
+        }
     }
     /// The heap it holds (cache accounting).
     pub fn heap_bytes(&self) -> usize {
-        self.blocks.capacity() * std::mem::size_of::<(BlockPos, Option<u32>)>()
-            + rest_heap_bytes(&self.block_entities, &self.entities)
+        let blocks = match &self.blocks {
+            DeltaBlocks::Decoded(v) => {
+                v.capacity() * std::mem::size_of::<(BlockPos, Option<u32>)>()
+            }
+            DeltaBlocks::Packed(p) => 16 + p.z.len(),
+        };
+        blocks + rest_heap_bytes(&self.block_entities, &self.entities)
     }
 }
 
 impl WorldState {
     /// The world of a delta section on top of its keyframe's world `keyframe` (a keyframe
     /// section's world, nothing changed since: its blocks are one sorted list, shared, not
-    /// copied). Refuses a delta that lists a block as it already is in the keyframe, or takes
-    /// away a block the keyframe does not have (a writer never writes either: the delta was not
-    /// made against this keyframe), or that makes the world larger than
-    /// [`Limits::max_world_blocks`].
+    /// copied). A delta of data version 5 to 8 is checked against the keyframe's list here,
+    /// one of data version 9 when its list is first read (both lists are decoded then, not
+    /// here: [`super::lazy`]); either refuses a delta that lists a block as it already is in the
+    /// keyframe, or takes away a block the keyframe does not have (a writer never writes either:
+    /// the delta was not made against this keyframe), or that makes the world larger than
+    /// [`Limits::max_world_blocks`] (here, from the count the section stores, if it does).
     pub(crate) fn with_delta(
         keyframe: &WorldState,
         delta: &WorldDelta,
         limits: &Limits,
     ) -> Result<WorldState> {
         debug_assert!(
-            keyframe.overlay.is_empty(),
+            keyframe.overlay.is_empty() && keyframe.delta.is_none(),
             "a keyframe world is one sorted list"
         );
-        let mut overlay = FxHashMap::default();
-        overlay.reserve(delta.blocks.len());
-        let base = &keyframe.base[..];
-        let mut count = base.len();
-        // Both lists are sorted by position: each block is looked for from where the last was
-        // found (a gallop, not a binary search of the whole keyframe per block).
-        let mut i = 0;
-        for &(p, s) in &delta.blocks {
-            i = gallop(base, i, p);
-            let was = base.get(i).filter(|b| b.0 == p).map(|b| b.1);
-            match (was, s) {
-                (a, b) if a == b => {
-                    return Err(Error::corrupt(format!(
-                        "world delta section lists block ({}, {}, {}) as its keyframe has it \
-                         (not the keyframe it was written against)",
-                        p.x, p.y, p.z
+        let max = limits.max_world_blocks();
+        let (layer, count) = match &delta.blocks {
+            DeltaBlocks::Decoded(list) => {
+                let count = check_on(keyframe.base.get(), list, max)?;
+                (DeltaList::decoded(list.clone(), count), Some(count))
+            }
+            DeltaBlocks::Packed(p) => {
+                if let Some(c) = delta.count
+                    && c > max
+                {
+                    return Err(Error::limit(format!(
+                        "a world of {c} edited blocks (keyframe and delta); limit {max}"
                     )));
                 }
-                (None, _) => count += 1,
-                (_, None) => count -= 1,
-                _ => {}
+                (DeltaList::packed(p.clone(), delta.count, max), delta.count)
             }
-            overlay.insert(p, s);
-        }
-        if count > limits.max_world_blocks() {
-            return Err(Error::limit(format!(
-                "a world of {count} edited blocks (keyframe and delta); limit {}",
-                limits.max_world_blocks()
-            )));
-        }
-        Ok(WorldState {
+        };
+        let mut w = WorldState {
             base: keyframe.base.clone(),
-            overlay,
-            count,
+            delta: Some(Arc::new(layer)),
+            overlay: FxHashMap::default(),
+            count: OnceLock::new(),
             block_entities: delta.block_entities.clone(),
             entities: delta.entities.clone(),
-        })
+        };
+        if let Some(c) = count {
+            w.count = OnceLock::from(c);
+        }
+        Ok(w)
     }
 }
 

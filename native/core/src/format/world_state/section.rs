@@ -4,10 +4,14 @@
 
 use std::sync::Arc;
 
+use super::delta::DeltaBlocks;
+use super::lazy::{KeyList, Packed, state_plus_one};
 use super::{EntityWorld, Item, WorldDelta, WorldState};
 use crate::error::{Error, Result};
 use crate::format::Limits;
 use crate::format::bytes::{ByteReader, put_ivarint, put_uvarint, unzigzag};
+use crate::format::frame::pad_payload;
+use crate::format::limits::check_expansion;
 use crate::format::world::{BlockPos, MAX_BLOCK_ENTITY_BYTES};
 
 impl WorldState {
@@ -26,6 +30,7 @@ impl WorldState {
     ///         varint slot count s, s × { u8 slot (increasing), varint item (≥ 1),
     ///                                    varint count (≥ 1) } }
     /// ```
+    #[cfg(any(test, feature = "wire"))]
     pub(crate) fn encode(&self, out: &mut Vec<u8>) {
         let blocks = self.sorted_view();
         put_uvarint(out, blocks.len() as u64);
@@ -52,13 +57,14 @@ impl WorldState {
     /// A delta is the changes since the sorted list the world was last compacted to
     /// ([`WorldState::compact`]): the writer compacts at each keyframe, so the list *is* the
     /// keyframe's blocks.
+    #[cfg(any(test, feature = "wire"))]
     pub(crate) fn encode_v5(&self, back: u32, out: &mut Vec<u8>) {
         put_uvarint(out, u64::from(back));
         if back == 0 {
             self.encode(out);
             return;
         }
-        let over = self.sorted_overlay();
+        let over = self.changes_since_base();
         put_uvarint(out, over.len() as u64);
         let mut prev = BlockPos::default();
         for &(p, s) in &over {
@@ -112,8 +118,8 @@ impl WorldState {
             )));
         }
         let blocks = get_list(&mut r, n, "edited block", |r| r.uvarint32())?;
-        w.base = Arc::new(blocks);
-        w.count = n;
+        w.base = Arc::new(KeyList::decoded(blocks));
+        w.count = std::sync::OnceLock::from(n);
         w.decode_rest(&mut r, limits)?;
         Ok(w)
     }
@@ -140,17 +146,96 @@ impl WorldState {
                 limits.max_world_blocks()
             )));
         }
-        let blocks = get_list(&mut r, n, "changed block", |r| match r.uvarint()? {
-            0 => Ok(None),
-            s => Ok(Some(u32::try_from(s - 1).map_err(|_| {
-                Error::corrupt(format!("world section: block state {} past 32 bits", s - 1))
-            })?)),
-        })?;
+        let blocks = get_list(&mut r, n, "changed block", state_plus_one)?;
         let mut rest = WorldState::default();
         rest.decode_rest(&mut r, limits)?;
         Ok(WorldSection::Delta(WorldDelta {
             back,
-            blocks,
+            blocks: DeltaBlocks::Decoded(blocks),
+            count: None,
+            block_entities: rest.block_entities,
+            entities: rest.entities,
+        }))
+    }
+
+    /// Writes a world section of data version 9 (FORMAT.md: the world section): as
+    /// [`WorldState::encode_v5`] writes one, but each block list in a zstd frame of its own
+    /// (compressed at `level`, [`put_packed`]), a delta's after the world's block count. So a
+    /// seek holds the lists as they are, decoded on first read ([`super::lazy`]).
+    pub(crate) fn encode_section(&self, back: u32, level: i32, out: &mut Vec<u8>) {
+        put_uvarint(out, u64::from(back));
+        let mut body = Vec::new();
+        let n = if back == 0 {
+            let blocks = self.sorted_view();
+            let mut prev = BlockPos::default();
+            for &(p, s) in blocks.iter() {
+                put_delta(&mut body, prev, p);
+                put_uvarint(&mut body, u64::from(s));
+                prev = p;
+            }
+            blocks.len()
+        } else {
+            put_uvarint(out, self.block_count() as u64 + 1);
+            let over = self.changes_since_base();
+            let mut prev = BlockPos::default();
+            for &(p, s) in &over {
+                put_delta(&mut body, prev, p);
+                put_uvarint(&mut body, s.map_or(0, |s| u64::from(s) + 1));
+                prev = p;
+            }
+            over.len()
+        };
+        put_packed(out, n, &body, level);
+        self.encode_rest(out);
+    }
+
+    /// Reads a world section (all of `bytes`) of a chunk of data version `data_version` (5 or
+    /// later): [`WorldState::decode_v5`]'s, or from data version 9 its block lists kept as
+    /// stored ([`get_packed`], checked against the limits here, decoded on first read).
+    pub(crate) fn decode_section(
+        bytes: &[u8],
+        limits: &Limits,
+        data_version: u16,
+    ) -> Result<WorldSection> {
+        if data_version < 9 {
+            return WorldState::decode_v5(bytes, limits);
+        }
+        let mut r = ByteReader::new(bytes);
+        let back = r.uvarint()?;
+        let back = u32::try_from(back).map_err(|_| {
+            Error::corrupt(format!(
+                "world section: keyframe {back} ticks back, past 32 bits"
+            ))
+        })?;
+        if back == 0 {
+            let p = get_packed(&mut r, limits, "world block list")?;
+            let mut w = WorldState {
+                count: std::sync::OnceLock::from(p.n),
+                base: Arc::new(KeyList::packed(p)),
+                ..WorldState::default()
+            };
+            w.decode_rest(&mut r, limits)?;
+            return Ok(WorldSection::Full(w));
+        }
+        let count = match r.uvarint()? {
+            0 => None,
+            c => Some(c - 1),
+        };
+        if let Some(c) = count
+            && c > limits.max_world_blocks() as u64
+        {
+            return Err(Error::limit(format!(
+                "a world delta section giving {c} edited blocks; limit {}",
+                limits.max_world_blocks()
+            )));
+        }
+        let p = get_packed(&mut r, limits, "world delta block list")?;
+        let mut rest = WorldState::default();
+        rest.decode_rest(&mut r, limits)?;
+        Ok(WorldSection::Delta(WorldDelta {
+            back,
+            blocks: DeltaBlocks::Packed(p),
+            count: count.map(|c| c as usize),
             block_entities: rest.block_entities,
             entities: rest.entities,
         }))
@@ -248,19 +333,119 @@ fn put_delta(out: &mut Vec<u8>, prev: BlockPos, p: BlockPos) {
     put_ivarint(out, i64::from(p.z) - i64::from(prev.z));
 }
 
-/// A delta world section as it was read ([`WorldState::decode_v5`]), written back byte for byte
-/// ([`WorldDelta::encode_v5`]): compaction carries a delta whose keyframe the recording does not
-/// hold (it starts in the middle of a world) as it is, so that its world stays unknown there
+/// A block list of a section of data version 9: `varint n` (entries), `varint U` (their bytes,
+/// coded as data version 5 codes them), `varint Z`, then `Z` bytes: the `U` bytes compressed
+/// with zstd at `level` (none when `U` is 0), padded like a chunk payload to the expansion rule.
+fn put_packed(out: &mut Vec<u8>, n: usize, body: &[u8], level: i32) {
+    put_uvarint(out, n as u64);
+    put_uvarint(out, body.len() as u64);
+    if body.is_empty() {
+        put_uvarint(out, 0);
+        return;
+    }
+    let mut z = zstd::bulk::compress(body, level).expect("zstd compresses a buffer in memory");
+    pad_payload(&mut z, body.len());
+    put_uvarint(out, z.len() as u64);
+    out.extend_from_slice(&z);
+}
+
+/// Reads a block list as [`put_packed`] writes it, keeping its bytes as they are: `n` within
+/// [`Limits::max_world_blocks`] and `U` within `max_chunk_bytes` and the expansion rule
+/// (`LimitExceeded`), `n` at most `U / 4` and no bytes for an empty list (`Corrupt`), `Z` bytes
+/// present (`Truncated`), all before anything is allocated from them.
+fn get_packed(r: &mut ByteReader<'_>, limits: &Limits, what: &str) -> Result<Packed> {
+    let n = r.uvarint()?;
+    if n > limits.max_world_blocks() as u64 {
+        return Err(Error::limit(format!(
+            "{what} of {n} blocks; limit {}",
+            limits.max_world_blocks()
+        )));
+    }
+    let u = r.uvarint()?;
+    if u > limits.max_chunk_bytes as u64 {
+        return Err(Error::limit(format!(
+            "{what} of {u} bytes; limit {}",
+            limits.max_chunk_bytes
+        )));
+    }
+    if n * 4 > u {
+        return Err(Error::corrupt(format!(
+            "world section: {what} of {n} blocks in {u} bytes"
+        )));
+    }
+    let z = r.uvarint()?;
+    if u == 0 && z != 0 {
+        return Err(Error::corrupt(format!(
+            "world section: {what} of no bytes stored in {z}"
+        )));
+    }
+    let z = usize::try_from(z).unwrap_or(usize::MAX);
+    if z > r.remaining() {
+        return Err(Error::truncated(format!(
+            "world section: {what} of {z} bytes in {} left",
+            r.remaining()
+        )));
+    }
+    if u > 0 {
+        check_expansion(u32::try_from(z).unwrap_or(u32::MAX), u as u32, 0)
+            .map_err(|e| Error::limit(format!("{what}: {e}")))?;
+    }
+    Ok(Packed {
+        n: n as usize,
+        raw_len: u as usize,
+        z: Arc::from(r.bytes(z)?),
+    })
+}
+
+/// A delta world section as it was read ([`WorldState::decode_section`]), written back
+/// ([`WorldDelta::encode_section`]): compaction carries a delta whose keyframe the recording does
+/// not hold (it starts in the middle of a world) as it is, so that its world stays unknown there
 /// rather than made up.
 impl WorldDelta {
+    /// Writes the section as a section of data version 9: a list read from one byte for byte,
+    /// one read from an earlier data version compressed at `level` (its world's block count
+    /// then not stored: its keyframe is unknown).
+    pub(crate) fn encode_section(&self, level: i32, out: &mut Vec<u8>) {
+        put_uvarint(out, u64::from(self.back));
+        put_uvarint(out, self.count.map_or(0, |c| c as u64 + 1));
+        match &self.blocks {
+            DeltaBlocks::Packed(p) => {
+                put_uvarint(out, p.n as u64);
+                put_uvarint(out, p.raw_len as u64);
+                put_uvarint(out, p.z.len() as u64);
+                out.extend_from_slice(&p.z);
+            }
+            DeltaBlocks::Decoded(list) => {
+                let mut body = Vec::new();
+                let mut prev = BlockPos::default();
+                for &(p, s) in list {
+                    put_delta(&mut body, prev, p);
+                    put_uvarint(&mut body, s.map_or(0, |s| u64::from(s) + 1));
+                    prev = p;
+                }
+                put_packed(out, list.len(), &body, level);
+            }
+        }
+        WorldState {
+            block_entities: self.block_entities.clone(),
+            entities: self.entities.clone(),
+            ..WorldState::default()
+        }
+        .encode_rest(out);
+    }
+
     /// Writes the section as [`WorldState::encode_v5`] wrote it: `varint back`, the changed
     /// blocks (`varint state + 1`, 0 for a block no longer edited), then the block entities and
     /// entities whole.
+    #[cfg(test)]
     pub(crate) fn encode_v5(&self, out: &mut Vec<u8>) {
+        let DeltaBlocks::Decoded(blocks) = &self.blocks else {
+            panic!("a delta of data version 5 to 8");
+        };
         put_uvarint(out, u64::from(self.back));
-        put_uvarint(out, self.blocks.len() as u64);
+        put_uvarint(out, blocks.len() as u64);
         let mut prev = BlockPos::default();
-        for &(p, s) in &self.blocks {
+        for &(p, s) in blocks {
             put_delta(out, prev, p);
             put_uvarint(out, s.map_or(0, |s| u64::from(s) + 1));
             prev = p;
@@ -292,7 +477,7 @@ fn ivarint(r: &mut ByteReader<'_>) -> Result<i64> {
 /// one loop over the list, with the list's capacity known up front (`n` was checked against
 /// the bytes and the limits).
 #[inline(always)]
-fn get_list<T>(
+pub(super) fn get_list<T>(
     r: &mut ByteReader<'_>,
     n: usize,
     what: &str,

@@ -246,8 +246,11 @@ impl Playhead {
     /// False if the world before some chunk is unknown (see [`Rebuild::cut_short`]) or a chunk
     /// on the way could not be read: [`Playhead::world`] then holds what the chunks read changed.
     /// Always false for a playhead without the world ([`PlayheadOptions::world`]).
+    /// A world rebuilt onto a snapshot's stored block lists reads them on first use: if their
+    /// decode is refused then (a crafted file), the world is not complete from then on, and
+    /// [`WorldState::decode_error`] of [`Playhead::world`] says why.
     pub fn world_complete(&self) -> bool {
-        self.world_complete
+        self.world_complete && self.world.decode_error().is_none()
     }
     /// The update returned by the last call.
     pub fn update(&self) -> &Update {

@@ -113,11 +113,37 @@ impl ChunkPolicy {
 /// into it decodes block changes only.
 pub const COMPACTED_BLOCK_CHUNK_BYTES: usize = 256 << 10;
 
+/// How far a finished file's world delta sections may grow against their keyframe, in quarters
+/// of its blocks ([`ChunkPolicy::world_delta_quarters`]): the keyframe's size (a live writer's
+/// a quarter). A seek reads neither list (data version 9), so a finished file writes a keyframe
+/// only once a delta would be as large as one: measured on the server workload's block changes
+/// (`tickreel bench --only world_blocks`), `world_blocks_vs_hollowcube_compacted_ratio` 1.317
+/// with a quarter, 1.387 with this (no gain past it), and level 19 on the lists instead of the
+/// policy's 9 adds 1.2 % more (not taken: a report's writer would pay it).
+pub const FINISHED_DELTA_QUARTERS: u32 = 4;
+
 /// Payload bytes a finished file's interval snapshot waits for ([`Chunker::space_interval_snapshots`]):
 /// four compacted chunks.
 pub const COMPACTED_SNAPSHOT_SPACING: u64 = 4 * COMPACTED_CHUNK_BYTES as u64;
 
 impl ChunkPolicy {
+    /// The zstd level of the block lists of the world sections (FORMAT.md §7.2, data version
+    /// 9): the policy's level.
+    pub(crate) fn world_level(&self) -> i32 {
+        self.zstd_level
+    }
+
+    /// How far a world section's delta may grow against its keyframe, in quarters of the
+    /// keyframe's blocks: a quarter, or in a finished file ([`ChunkPolicy::cuts_as_compacted`])
+    /// the keyframe's size ([`FINISHED_DELTA_QUARTERS`]).
+    pub(crate) fn world_delta_quarters(&self) -> u32 {
+        if self.cuts_as_compacted() {
+            FINISHED_DELTA_QUARTERS
+        } else {
+            crate::format::encoder::DELTA_QUARTERS
+        }
+    }
+
     /// The zstd level of a chunk of `payload_len` uncompressed bytes spanning `ticks`: the
     /// policy's level, or at least [`SPARSE_ZSTD_LEVEL`] for a sparse chunk of a finished file's
     /// chunking (64 KiB chunks, [`ChunkPolicy::compacted`]) carrying at most
@@ -445,9 +471,12 @@ impl Chunker {
             )?),
             None => None,
         };
+        let mut enc = ChunkEncoder::new();
+        enc.set_world_level(policy.world_level());
+        enc.set_world_delta_quarters(policy.world_delta_quarters());
         Ok(Chunker {
             policy,
-            enc: ChunkEncoder::new(),
+            enc,
             own_compressor,
             own_compression: None,
             last_snapshot: None,
@@ -724,7 +753,7 @@ impl Chunker {
     /// unknown, and said incomplete, as the source's).
     pub(crate) fn carry_world_delta(&mut self, delta: &crate::format::WorldDelta) {
         let mut section = Vec::new();
-        delta.encode_v5(&mut section);
+        delta.encode_section(self.policy.world_level(), &mut section);
         self.enc.carry_world_section(section);
     }
 

@@ -269,6 +269,7 @@ pub(crate) fn compact_unpublished(
         let had_delta = chunk.world_delta.is_some();
         source
             .resolve_world(&mut chunk)
+            .and_then(|()| chunk.read_world_lists())
             .map_err(|e| crate::reader::annotate(e, &format!("chunk {i}")))?;
         if i == 0 {
             // The entities alive before the first tick (a file cut out of a longer stream has
