@@ -5,7 +5,7 @@ import java.util.Optional;
 import java.util.OptionalInt;
 
 /**
- * A world rebuild a {@link Update.Motion#JUMP JUMP} asks for ({@link Update#world()}):
+ * A world rebuild a {@link Update.Motion#JUMP JUMP} asks for ({@link Update#rebuild()}):
  * restore {@code snapshot} (the bytes the recorder was given; empty: start from the world as it was
  * when recording started), then re-apply {@code events} in order.
  *
