@@ -47,9 +47,9 @@
  *      tickreel_handle_count, tickreel_last_error, tickreel_last_error_message,
  *      tickreel_last_error_code, tickreel_result_name, tickreel_version, tickreel_features
  *   Results later (TickreelPending): line 715
- *      tickreel_pending_take_rows, tickreel_pending_take_ghost_set, tickreel_pending_take_upload,
- *      tickreel_pending_poll, tickreel_pending_wait, tickreel_pending_take_path,
- *      tickreel_pending_take_ghost, tickreel_pending_free
+ *      tickreel_pending_take_rows, tickreel_pending_take_ghost_set, tickreel_pending_take_ghost,
+ *      tickreel_pending_take_upload, tickreel_pending_poll, tickreel_pending_wait,
+ *      tickreel_pending_take_path, tickreel_pending_free
  *   Tick batches (TickreelBatch): line 883
  *      tickreel_batch_new, tickreel_batch_free, tickreel_batch_clear, tickreel_batch_event_count,
  *      tickreel_batch_bytes, tickreel_batch_entity_add, tickreel_batch_entity_remove,
@@ -774,6 +774,24 @@ TickreelResult tickreel_pending_take_ghost_set(struct TickreelPending *pending,
                                                struct TickreelGhostSet **out_set);
 
 /**
+ * Takes the loaded ghost: stores a new handle to it in `*out_ghost` (free it with
+ * `tickreel_ghost_free`). Never blocks; may be asked again (each call gives a new handle to the
+ * same ghost).
+ *
+ * Returns `TICKREEL_RESULT_NOT_READY` while the load runs, its failure's code if it failed (e.g.
+ * `TICKREEL_RESULT_IO`, `_INVALID_ARGUMENT`), `TICKREEL_RESULT_INVALID_STATE` (naming the kind it
+ * holds) for a pending of another kind. `*out_ghost` is NULL unless the call succeeded (when it
+ * can be written).
+ *
+ * Thread safety: any thread, concurrently with any other call on the handle.
+ *
+ * # Safety
+ * `out_ghost` must be NULL or point to writable storage for one `TickreelGhost` pointer.
+ */
+TickreelResult tickreel_pending_take_ghost(struct TickreelPending *pending,
+                                           struct TickreelGhost **out_ghost);
+
+/**
  * Copies the URL of the object an upload wrote into `url_buf` as a NUL-terminated string,
  * storing its length in bytes, without the NUL, in `*out_len`, and the object's size in bytes in
  * `*out_bytes` (both written even when the URL does not fit). With `capacity` 0 nothing is copied
@@ -850,24 +868,6 @@ TickreelResult tickreel_pending_take_path(struct TickreelPending *pending,
                                           char *path_buf,
                                           size_t capacity,
                                           size_t *out_len);
-
-/**
- * Takes the loaded ghost: stores a new handle to it in `*out_ghost` (free it with
- * `tickreel_ghost_free`). Never blocks; may be asked again (each call gives a new handle to the
- * same ghost).
- *
- * Returns `TICKREEL_RESULT_NOT_READY` while the load runs, its failure's code if it failed (e.g.
- * `TICKREEL_RESULT_IO`, `_INVALID_ARGUMENT`), `TICKREEL_RESULT_INVALID_STATE` (naming the kind it
- * holds) for a pending of another kind. `*out_ghost` is NULL unless the call succeeded (when it
- * can be written).
- *
- * Thread safety: any thread, concurrently with any other call on the handle.
- *
- * # Safety
- * `out_ghost` must be NULL or point to writable storage for one `TickreelGhost` pointer.
- */
-TickreelResult tickreel_pending_take_ghost(struct TickreelPending *pending,
-                                           struct TickreelGhost **out_ghost);
 
 /**
  * Frees a pending's handle. Work still running is not waited for: a ghost load is cancelled (its

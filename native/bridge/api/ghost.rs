@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use tickreel_sync::sync::Mutex;
 
-use crate::api::pending::Pending;
+use crate::api::pending::{Kind, Outcome, Pending};
 use crate::api::reader::Reader;
 use crate::api::{New, Released};
 use crate::shared::handle::HandleType;
@@ -593,4 +593,26 @@ pub fn gold_gold(splits: &GoldSplits, gold: &mut [i64]) -> u32 {
 #[bridge_fn(c = "tickreel_gold_splits_reset", java = "goldSplitsReset")]
 pub fn gold_reset(splits: &GoldSplits) {
     splits.0.lock().reset();
+}
+
+/// Takes the loaded ghost: stores a new handle to it in `*out_ghost` (free it with
+/// `tickreel_ghost_free`). Never blocks; may be asked again (each call gives a new handle to the
+/// same ghost).
+///
+/// Returns `TICKREEL_RESULT_NOT_READY` while the load runs, its failure's code if it failed (e.g.
+/// `TICKREEL_RESULT_IO`, `_INVALID_ARGUMENT`), `TICKREEL_RESULT_INVALID_STATE` (naming the kind it
+/// holds) for a pending of another kind. `*out_ghost` is NULL unless the call succeeded (when it
+/// can be written).
+///
+/// Thread safety: any thread, concurrently with any other call on the handle.
+#[bridge_fn(
+    c = "tickreel_pending_take_ghost",
+    c_out = "out_ghost",
+    java = "pendingTakeGhost"
+)]
+pub fn take_ghost(pending: &Pending) -> tickreel::Result<New<Ghost>> {
+    match pending.take(Kind::Ghost)? {
+        Outcome::Ghost(g) => Ok(New(Ghost(g))),
+        _ => unreachable!("a pending's result is of its kind"),
+    }
 }

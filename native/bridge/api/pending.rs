@@ -15,7 +15,6 @@ use std::time::{Duration, Instant};
 
 use tickreel_sync::sync::Mutex;
 
-use crate::api::ghost::Ghost;
 use crate::api::{New, Released};
 use crate::shared::handle::HandleType;
 use tickreel::SharedPending;
@@ -387,28 +386,6 @@ pub fn wait(pending: &Pending, timeout_ms: i64) -> Ended {
 pub fn take_path(pending: &Pending) -> tickreel::Result<PathBuf> {
     match pending.take(Kind::Path)? {
         Outcome::Path(p) => Ok(p),
-        _ => unreachable!("a pending's result is of its kind"),
-    }
-}
-
-/// Takes the loaded ghost: stores a new handle to it in `*out_ghost` (free it with
-/// `tickreel_ghost_free`). Never blocks; may be asked again (each call gives a new handle to the
-/// same ghost).
-///
-/// Returns `TICKREEL_RESULT_NOT_READY` while the load runs, its failure's code if it failed (e.g.
-/// `TICKREEL_RESULT_IO`, `_INVALID_ARGUMENT`), `TICKREEL_RESULT_INVALID_STATE` (naming the kind it
-/// holds) for a pending of another kind. `*out_ghost` is NULL unless the call succeeded (when it
-/// can be written).
-///
-/// Thread safety: any thread, concurrently with any other call on the handle.
-#[bridge_fn(
-    c = "tickreel_pending_take_ghost",
-    c_out = "out_ghost",
-    java = "pendingTakeGhost"
-)]
-pub fn take_ghost(pending: &Pending) -> tickreel::Result<New<Ghost>> {
-    match pending.take(Kind::Ghost)? {
-        Outcome::Ghost(g) => Ok(New(Ghost(g))),
         _ => unreachable!("a pending's result is of its kind"),
     }
 }

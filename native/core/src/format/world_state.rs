@@ -626,7 +626,7 @@ impl WorldState {
             let in_layers = if self.delta.is_some() {
                 self.layer_state(pos)
             } else {
-                at = delta::gallop(base, at, pos);
+                at = lazy::gallop(base, at, pos);
                 base.get(at).filter(|b| b.0 == pos).map(|b| b.1)
             };
             self.set_block_over(

@@ -108,22 +108,9 @@ impl WorldState {
     }
 }
 
-/// The first index at or after `from` of the sorted list `list` whose position is not below `p`
-/// (`list.len()` if none), for `from` not past it: steps of 1, 2, 4, ... from `from`, then a
-/// binary search in the last step.
-pub(super) fn gallop(list: &[(BlockPos, u32)], from: usize, p: BlockPos) -> usize {
-    let (mut lo, mut hi, mut step) = (from, from, 1);
-    while hi < list.len() && list[hi].0 < p {
-        lo = hi + 1;
-        hi += step;
-        step *= 2;
-    }
-    let hi = hi.min(list.len());
-    lo + list[lo..hi].partition_point(|b| b.0 < p)
-}
-
 #[cfg(test)]
 mod tests {
+    use super::super::lazy::gallop;
     use super::super::lookup;
     use super::*;
 

@@ -9,9 +9,8 @@
 
 use std::sync::{Arc, OnceLock};
 
-use super::section::get_list;
 use crate::error::{Error, Result};
-use crate::format::bytes::ByteReader;
+use crate::format::bytes::{ByteReader, unzigzag};
 use crate::format::world::BlockPos;
 
 /// A list as stored: `n` entries, coded as data version 5 codes them (a position step and a
@@ -272,7 +271,7 @@ pub(super) fn check_on(
     // found (a gallop, not a binary search of the whole keyframe per block).
     let mut i = 0;
     for &(p, s) in delta {
-        i = super::delta::gallop(base, i, p);
+        i = gallop(base, i, p);
         let was = base.get(i).filter(|b| b.0 == p).map(|b| b.1);
         match (was, s) {
             (a, b) if a == b => {
@@ -293,4 +292,71 @@ pub(super) fn check_on(
         )));
     }
     Ok(count)
+}
+
+/// A signed varint, one-byte ones (most steps of a sorted list) on a short path.
+#[inline(always)]
+fn ivarint(r: &mut ByteReader<'_>) -> Result<i64> {
+    match r.rest().first() {
+        Some(&b) if b < 0x80 => {
+            r.advance(1);
+            Ok(unzigzag(u64::from(b)))
+        }
+        _ => r.ivarint(),
+    }
+}
+
+/// The `n` entries of a sorted list of blocks (a world section's blocks or a delta's), each
+/// its position as the step from the previous one (the first from 0, 0, 0) and then what
+/// `value` reads: the checks of `section::get_delta` (each position inside 32 bits, increasing) in
+/// one loop over the list, with the list's capacity known up front (`n` was checked against
+/// the bytes and the limits).
+#[inline(always)]
+pub(super) fn get_list<T>(
+    r: &mut ByteReader<'_>,
+    n: usize,
+    what: &str,
+    mut value: impl FnMut(&mut ByteReader<'_>) -> Result<T>,
+) -> Result<Vec<(BlockPos, T)>> {
+    let mut out = Vec::with_capacity(n);
+    let (mut x, mut y, mut z) = (0i64, 0i64, 0i64);
+    let fits = |v: i64| i64::from(v as i32) == v;
+    for i in 0..n {
+        let (dx, dy, dz) = (ivarint(r)?, ivarint(r)?, ivarint(r)?);
+        let (Some(nx), Some(ny), Some(nz)) =
+            (x.checked_add(dx), y.checked_add(dy), z.checked_add(dz))
+        else {
+            return Err(Error::corrupt(format!(
+                "world section: {what} outside 32 bits"
+            )));
+        };
+        if !(fits(nx) && fits(ny) && fits(nz)) {
+            return Err(Error::corrupt(format!(
+                "world section: {what} outside 32 bits"
+            )));
+        }
+        if i > 0 && (nx, ny, nz) <= (x, y, z) {
+            return Err(Error::corrupt(format!(
+                "world section: {what} positions not increasing"
+            )));
+        }
+        (x, y, z) = (nx, ny, nz);
+        let v = value(r)?;
+        out.push((BlockPos::new(x as i32, y as i32, z as i32), v));
+    }
+    Ok(out)
+}
+
+/// The first index at or after `from` of the sorted list `list` whose position is not below `p`
+/// (`list.len()` if none), for `from` not past it: steps of 1, 2, 4, ... from `from`, then a
+/// binary search in the last step.
+pub(super) fn gallop(list: &[(BlockPos, u32)], from: usize, p: BlockPos) -> usize {
+    let (mut lo, mut hi, mut step) = (from, from, 1);
+    while hi < list.len() && list[hi].0 < p {
+        lo = hi + 1;
+        hi += step;
+        step *= 2;
+    }
+    let hi = hi.min(list.len());
+    lo + list[lo..hi].partition_point(|b| b.0 < p)
 }

@@ -5,11 +5,11 @@
 use std::sync::Arc;
 
 use super::delta::DeltaBlocks;
-use super::lazy::{KeyList, Packed, state_plus_one};
+use super::lazy::{KeyList, Packed, get_list, state_plus_one};
 use super::{EntityWorld, Item, WorldDelta, WorldState};
 use crate::error::{Error, Result};
 use crate::format::Limits;
-use crate::format::bytes::{ByteReader, put_ivarint, put_uvarint, unzigzag};
+use crate::format::bytes::{ByteReader, put_ivarint, put_uvarint};
 use crate::format::frame::pad_payload;
 use crate::format::limits::check_expansion;
 use crate::format::world::{BlockPos, MAX_BLOCK_ENTITY_BYTES};
@@ -457,59 +457,6 @@ impl WorldDelta {
         }
         .encode_rest(out);
     }
-}
-
-/// A signed varint, one-byte ones (most steps of a sorted list) on a short path.
-#[inline(always)]
-fn ivarint(r: &mut ByteReader<'_>) -> Result<i64> {
-    match r.rest().first() {
-        Some(&b) if b < 0x80 => {
-            r.advance(1);
-            Ok(unzigzag(u64::from(b)))
-        }
-        _ => r.ivarint(),
-    }
-}
-
-/// The `n` entries of a sorted list of blocks (a world section's blocks or a delta's), each
-/// its position as the step from the previous one (the first from 0, 0, 0) and then what
-/// `value` reads: the checks of [`get_delta`] (each position inside 32 bits, increasing) in
-/// one loop over the list, with the list's capacity known up front (`n` was checked against
-/// the bytes and the limits).
-#[inline(always)]
-pub(super) fn get_list<T>(
-    r: &mut ByteReader<'_>,
-    n: usize,
-    what: &str,
-    mut value: impl FnMut(&mut ByteReader<'_>) -> Result<T>,
-) -> Result<Vec<(BlockPos, T)>> {
-    let mut out = Vec::with_capacity(n);
-    let (mut x, mut y, mut z) = (0i64, 0i64, 0i64);
-    let fits = |v: i64| i64::from(v as i32) == v;
-    for i in 0..n {
-        let (dx, dy, dz) = (ivarint(r)?, ivarint(r)?, ivarint(r)?);
-        let (Some(nx), Some(ny), Some(nz)) =
-            (x.checked_add(dx), y.checked_add(dy), z.checked_add(dz))
-        else {
-            return Err(Error::corrupt(format!(
-                "world section: {what} outside 32 bits"
-            )));
-        };
-        if !(fits(nx) && fits(ny) && fits(nz)) {
-            return Err(Error::corrupt(format!(
-                "world section: {what} outside 32 bits"
-            )));
-        }
-        if i > 0 && (nx, ny, nz) <= (x, y, z) {
-            return Err(Error::corrupt(format!(
-                "world section: {what} positions not increasing"
-            )));
-        }
-        (x, y, z) = (nx, ny, nz);
-        let v = value(r)?;
-        out.push((BlockPos::new(x as i32, y as i32, z as i32), v));
-    }
-    Ok(out)
 }
 
 /// The next position of a sorted list; `prev` is the previous one (`None` before the first).

@@ -133,6 +133,7 @@ final class NativeBridge {
     static native long goldSplitsSumOfBest(long splits);
     static native long goldSplitsGold(long splits, long[] gold);
     static native void goldSplitsReset(long splits);
+    static native long pendingTakeGhost(long pending);
 
     // --- library (native/bridge/api/library.rs documents each) ---
     static native int abiVersion();
@@ -166,7 +167,6 @@ final class NativeBridge {
     static native boolean pendingPoll(long pending);
     static native boolean pendingWait(long pending, long timeoutMs);
     static native String pendingTakePath(long pending);
-    static native long pendingTakeGhost(long pending);
 
     // --- playhead (native/bridge/api/playhead.rs documents each) ---
     static native long playheadOpen(String path, int startTick);
