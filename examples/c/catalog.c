@@ -20,37 +20,18 @@
 #define EXAMPLE_NAME "catalog"
 #include "example_util.h"
 
-/* Writes a finished recording where entity 1 runs for `ticks` ticks (at `speed` blocks a tick;
- * 0.3, a sprint, in write_run_on), checkpoints 0 and 1 at its
- * start and end, on the map version `world` + `version` (NULL: none named). */
+/* Writes a run (example_write_run) on the map version `world` + `version` (NULL: none named). */
 static void write_run_at(const char *path, uint32_t ticks, const uint8_t *world, const uint8_t *version,
                          double speed) {
     TickreelReelOptions *o = NULL;
     CHECK(tickreel_reel_options_new(&o));
     CHECK(tickreel_reel_options_set_world_id(o, world)); /* NULL: all zero */
     CHECK(tickreel_reel_options_set_world_version(o, version));
-    TickreelReelWriter *w = NULL;
-    CHECK(tickreel_reel_writer_create(path, o, &w));
+    example_write_run(path, ticks, speed, o);
     CHECK(tickreel_reel_options_free(o));
-    TickreelBatch *b = NULL;
-    CHECK(tickreel_batch_new(&b));
-    for (uint32_t t = 0; t <= ticks; t++) {
-        CHECK(tickreel_batch_clear(b));
-        if (t == 0) {
-            CHECK(tickreel_batch_entity_add(b, 1, 0, 0, 64, 0, 0, 0));
-            CHECK(tickreel_batch_checkpoint(b, 1, 0));
-        } else {
-            CHECK(tickreel_batch_pose(b, 1, t * speed, 64, 0, 0, 0));
-        }
-        if (t == ticks) CHECK(tickreel_batch_checkpoint(b, 1, 1));
-        CHECK(tickreel_reel_writer_write_batch(w, t, b));
-    }
-    CHECK(tickreel_batch_free(b));
-    uint64_t size = 0;
-    CHECK(tickreel_reel_writer_finish(w, &size));
-    CHECK(tickreel_reel_writer_free(w));
 }
 
+/* A run at 0.3 blocks a tick (a sprint). */
 static void write_run_on(const char *path, uint32_t ticks, const uint8_t *world, const uint8_t *version) {
     write_run_at(path, ticks, world, version, 0.3);
 }

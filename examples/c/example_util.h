@@ -40,6 +40,31 @@ static inline void example_check(TickreelResult r, const char *what) {
     }
 }
 #define CHECK(call) example_check((call), #call)
+
+/* Writes a finished recording where entity 1 runs along x for `ticks` ticks at `speed` blocks a
+ * tick, checkpoints 0 and 1 at its start and end (a run of a course from checkpoint 0 to 1), with
+ * the writer's options `o` (NULL: the defaults). */
+static inline void example_write_run(const char *path, uint32_t ticks, double speed,
+                                     TickreelReelOptions *o) {
+    TickreelReelWriter *w = NULL;
+    CHECK(tickreel_reel_writer_create(path, o, &w));
+    TickreelBatch *b = NULL;
+    CHECK(tickreel_batch_new(&b));
+    for (uint32_t t = 0; t <= ticks; t++) {
+        CHECK(tickreel_batch_clear(b));
+        if (t == 0) {
+            CHECK(tickreel_batch_entity_add(b, 1, 0, 0, 64, 0, 0, 0));
+            CHECK(tickreel_batch_checkpoint(b, 1, 0));
+        } else {
+            CHECK(tickreel_batch_pose(b, 1, t * speed, 64, 0, 0, 0));
+        }
+        if (t == ticks) CHECK(tickreel_batch_checkpoint(b, 1, 1));
+        CHECK(tickreel_reel_writer_write_batch(w, t, b));
+    }
+    CHECK(tickreel_batch_free(b));
+    CHECK(tickreel_reel_writer_finish(w, NULL));
+    CHECK(tickreel_reel_writer_free(w));
+}
 #endif
 
 /* A failed expectation: a FAIL line, counted; the example goes on. */

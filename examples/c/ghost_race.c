@@ -16,27 +16,9 @@
 #define EXAMPLE_NAME "ghost_race"
 #include "example_util.h"
 
-/* Writes a finished recording where entity 1 runs for `ticks` ticks at `speed` blocks a tick,
- * checkpoints 0 and 1 at its start and end. */
+/* Writes a run of `ticks` ticks at `speed` blocks a tick (example_write_run). */
 static void write_run(const char *path, uint32_t ticks, double speed) {
-    TickreelReelWriter *w = NULL;
-    CHECK(tickreel_reel_writer_create(path, NULL, &w));
-    TickreelBatch *b = NULL;
-    CHECK(tickreel_batch_new(&b));
-    for (uint32_t t = 0; t <= ticks; t++) {
-        CHECK(tickreel_batch_clear(b));
-        if (t == 0) {
-            CHECK(tickreel_batch_entity_add(b, 1, 0, 0, 64, 0, 0, 0));
-            CHECK(tickreel_batch_checkpoint(b, 1, 0));
-        } else {
-            CHECK(tickreel_batch_pose(b, 1, t * speed, 64, 0, 0, 0));
-        }
-        if (t == ticks) CHECK(tickreel_batch_checkpoint(b, 1, 1));
-        CHECK(tickreel_reel_writer_write_batch(w, t, b));
-    }
-    CHECK(tickreel_batch_free(b));
-    CHECK(tickreel_reel_writer_finish(w, NULL));
-    CHECK(tickreel_reel_writer_free(w));
+    example_write_run(path, ticks, speed, NULL);
 }
 
 static void register_run(TickreelCatalog *cat, const char *path, const uint8_t *player, const char *name) {
