@@ -2971,7 +2971,7 @@ typedef struct TickreelRebuild {
  */
 typedef struct TickreelWorldChange {
     /**
-     * `TICKREEL_WORLD_CHANGE_BLOCK`, `_HEALTH` or `_EQUIPMENT`.
+     * `TICKREEL_WORLD_CHANGE_BLOCK` (0), `_HEALTH` (1) or `_EQUIPMENT` (2).
      */
     uint32_t kind;
     /**
@@ -2995,12 +2995,12 @@ typedef struct TickreelWorldChange {
      */
     uint32_t slot;
     /**
-     * `before` is set. False: the block was not edited, the entity had no health, the slot was
-     * empty.
+     * `before` is set.
      */
     bool has_before;
     /**
-     * The block state, health or item before.
+     * The block state, health or item before. Not set: the block was not edited, the entity had
+     * no health, the slot was empty.
      */
     uint32_t before;
     /**
@@ -3008,12 +3008,12 @@ typedef struct TickreelWorldChange {
      */
     uint32_t before_count;
     /**
-     * `after` is set. False: the block is no longer edited (restore the world's own block), the
-     * entity has no health, the slot is empty.
+     * `after` is set.
      */
     bool has_after;
     /**
-     * The block state, health or item now.
+     * The block state, health or item now. Not set: the block is no longer edited (restore the
+     * world's own block), the entity has no health, the slot is empty.
      */
     uint32_t after;
     /**
@@ -3966,11 +3966,11 @@ typedef struct TickreelEntityWorld {
      */
     uint32_t entity;
     /**
-     * A health event gave its health: `health` is set.
+     * `health` is set.
      */
     bool has_health;
     /**
-     * Its health, in hundredths of a health point.
+     * Its health, in hundredths of a health point, if a health event gave one.
      */
     uint32_t health;
     /**

@@ -6,7 +6,8 @@ use std::sync::Arc;
 
 use tickreel_sync::sync::{Mutex, MutexGuard};
 
-use crate::api::{New, Released};
+use crate::api::world_state::WorldChangeRow;
+use crate::api::{New, Released, Rows};
 use crate::shared::handle::HandleType;
 use tickreel::format::EntityState;
 
@@ -474,16 +475,6 @@ pub fn rebuild_events(playhead: &Playhead) -> tickreel::Result<Vec<u8>> {
 
 // ---- The world the library keeps (world-bindings; see `crate::api::world_state`) ----
 
-/// The changes of the world the library keeps (edited blocks, health, equipment) of the last
-/// update, read under the playhead's lock.
-pub struct WorldChanges<'a>(MutexGuard<'a, play::Playhead>);
-
-impl WorldChanges<'_> {
-    pub fn changes(&self) -> &[tickreel::format::WorldChange] {
-        self.0.update().world_changes()
-    }
-}
-
 /// Stores in `*out_world` a copy of the world at the playhead's position as the library keeps
 /// it from world events (edited blocks, block entities, each entity's health and equipment;
 /// `complete` false if the world before some chunk is unknown or a chunk on the way could not be
@@ -535,6 +526,13 @@ pub fn world_state(
     java = "playheadWorldChanges",
     java_fill
 )]
-pub fn world_changes(playhead: &Playhead) -> WorldChanges<'_> {
-    WorldChanges(playhead.inner.lock())
+pub fn world_changes(playhead: &Playhead) -> Rows<'static, WorldChangeRow> {
+    let p = playhead.inner.lock();
+    Rows::from(
+        p.update()
+            .world_changes()
+            .iter()
+            .map(WorldChangeRow::from)
+            .collect::<Vec<_>>(),
+    )
 }

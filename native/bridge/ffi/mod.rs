@@ -35,6 +35,7 @@ pub use catalog::TickreelCatalog;
 pub use engine::recorder::{TickreelRecorder, TickreelRecorderStats};
 pub use engine::shadow::{TickreelShadowBuffer, TickreelShadowStats};
 pub use engine::{TickreelEngine, TickreelEngineOptions, TickreelEngineStats};
+pub use generated::records::*;
 pub use ghost::cursor::{TickreelGhostCursor, TickreelGhostSample};
 pub use ghost::delta::TickreelLiveDelta;
 pub use ghost::gold::{TickreelGoldSplit, TickreelGoldSplits};
@@ -51,8 +52,5 @@ pub use reader::{TickreelEntityState, TickreelReader, TickreelVerifyReport};
 pub use result::TickreelResult;
 pub use terrain::TickreelTerrainSection;
 pub use world::{TickreelBlockState, TickreelEvent, TickreelEvents};
-pub use world_state::{
-    TickreelBlockAt, TickreelBlockEntity, TickreelEntityWorld, TickreelEquipment,
-    TickreelWorldChange, TickreelWorldState, TickreelWorldStateInfo,
-};
+pub use world_state::{TickreelBlockAt, TickreelWorldState};
 pub use writer::TickreelReelWriter;
