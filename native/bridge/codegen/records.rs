@@ -141,7 +141,7 @@ pub fn read(dir: &Path) -> Result<Vec<Record>, String> {
             out.push(Record {
                 source: of.unwrap_or_else(|| format!("crate::api::{module}::{name}{lifetime}")),
                 c: c.ok_or_else(|| format!("{module}::{name}: give c = \"TickreelX\""))?,
-                what: what.ok_or_else(|| format!("{module}::{name}: give what = \"...\""))?,
+                what: what.unwrap_or_else(|| name.clone()),
                 module: module.clone(),
                 docs: docs(&s.attrs),
                 fields,

@@ -32,9 +32,9 @@ pub mod writer;
 pub use batch::TickreelBatch;
 #[cfg(feature = "catalog")]
 pub use catalog::TickreelCatalog;
-pub use engine::recorder::{TickreelRecorder, TickreelRecorderStats};
-pub use engine::shadow::{TickreelShadowBuffer, TickreelShadowStats};
-pub use engine::{TickreelEngine, TickreelEngineOptions, TickreelEngineStats};
+pub use engine::recorder::TickreelRecorder;
+pub use engine::shadow::TickreelShadowBuffer;
+pub use engine::{TickreelEngine, TickreelEngineOptions};
 pub use generated::records::*;
 pub use ghost::cursor::{TickreelGhostCursor, TickreelGhostSample};
 pub use ghost::delta::TickreelLiveDelta;
@@ -42,7 +42,7 @@ pub use ghost::gold::{TickreelGoldSplit, TickreelGoldSplits};
 pub use ghost::set::TickreelGhostSet;
 pub use ghost::{TickreelGhost, TickreelGhostInfo, TickreelGhostRange, TickreelSplit};
 #[cfg(feature = "object")]
-pub use object::{TickreelLiveShipper, TickreelObjectOptions, TickreelShipStats};
+pub use object::{TickreelLiveShipper, TickreelObjectOptions};
 pub use options::{
     TickreelRecorderOptions, TickreelReelOptions, TickreelReportOptions, TickreelShadowOptions,
 };
