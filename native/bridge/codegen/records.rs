@@ -154,7 +154,7 @@ pub fn read(dir: &Path) -> Result<Vec<Record>, String> {
 /// The C side of every record: `pub mod records { ... }`.
 pub fn emit_c(records: &[Record]) -> String {
     let mut s = String::from("\n/// The records of `crate::api` (`codegen/records.rs`).\n");
-    s.push_str("#[allow(unused_imports)]\npub mod records {\n");
+    s.push_str("#[allow(unused_imports, clippy::unnecessary_cast)]\npub mod records {\n");
     s.push_str("    use crate::ffi::convert::{CRecord, CResult};\n");
     s.push_str("    use crate::ffi::result::FfiResult;\n");
     for r in records {
@@ -185,7 +185,8 @@ pub fn emit_c(records: &[Record]) -> String {
         for f in &r.fields {
             let n = &f.name;
             match &f.form {
-                Form::Plain(t) => field(&mut s, &f.docs, n, t, format!("s.{n}")),
+                Form::Plain(t) if t == "bool" => field(&mut s, &f.docs, n, t, format!("s.{n}")),
+                Form::Plain(t) => field(&mut s, &f.docs, n, t, format!("s.{n} as {t}")),
                 Form::Optional(t) => {
                     let set = [format!(" `{n}` is set.")];
                     field(
@@ -235,7 +236,7 @@ pub fn emit_c(records: &[Record]) -> String {
 /// The Java side of every record with a Java form: `pub(crate) mod records { ... }`.
 pub fn emit_jni(records: &[Record]) -> String {
     let mut s = String::from("\n/// The records of `crate::api` (`codegen/records.rs`).\n");
-    s.push_str("#[allow(unused_imports)]\npub(crate) mod records {\n");
+    s.push_str("#[allow(unused_imports, clippy::unnecessary_cast)]\npub(crate) mod records {\n");
     s.push_str(
         "    use crate::jni::convert::{JavaRecord, JniResult, LONG_ARRAY_JAVA, LONG_ARRAY_SIG};\n",
     );

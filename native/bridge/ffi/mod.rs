@@ -40,7 +40,7 @@ pub use ghost::cursor::{TickreelGhostCursor, TickreelGhostSample};
 pub use ghost::delta::TickreelLiveDelta;
 pub use ghost::gold::{TickreelGoldSplit, TickreelGoldSplits};
 pub use ghost::set::TickreelGhostSet;
-pub use ghost::{TickreelGhost, TickreelGhostInfo, TickreelGhostRange, TickreelSplit};
+pub use ghost::{TickreelGhost, TickreelGhostInfo, TickreelGhostRange};
 #[cfg(feature = "object")]
 pub use object::{TickreelLiveShipper, TickreelObjectOptions};
 pub use options::{
@@ -48,7 +48,7 @@ pub use options::{
 };
 pub use pending::TickreelPending;
 pub use playhead::{TickreelPlayhead, TickreelRebuild, TickreelUpdate};
-pub use reader::{TickreelEntityState, TickreelReader, TickreelVerifyReport};
+pub use reader::{TickreelEntityState, TickreelReader};
 pub use result::TickreelResult;
 pub use terrain::TickreelTerrainSection;
 pub use world::{TickreelBlockState, TickreelEvent, TickreelEvents};

@@ -7,7 +7,7 @@ use jni::sys::{jboolean, jdouble, jdoubleArray, jintArray, jobject};
 
 use super::convert::{JniArg, JniFill, JniResult, LONG_ARRAY_JAVA, LONG_ARRAY_SIG, fill_doubles};
 use super::{Res, bad_arg, long_array};
-use crate::api::ghost::{GhostInfo, GoldReading, Splits};
+use crate::api::ghost::{GhostInfo, GoldReading};
 use tickreel::ghost::{DeltaReading, GhostRange, GhostSample, GhostState, RunEnd, RunStart};
 
 /// Doubles a sample fills: `t, x, y, z, yaw, pitch, flags, state` (0 not started, 1 running,
@@ -79,21 +79,6 @@ impl JniResult for GhostInfo {
                 i64::from(g.is_synthetic()),
             ],
         )
-    }
-}
-
-/// `long[] {checkpoint, tick offset, ...}` in recorded order.
-impl JniResult for Splits {
-    type Jni = jobject;
-    const SIG: &'static str = LONG_ARRAY_SIG;
-    const JAVA: &'static str = LONG_ARRAY_JAVA;
-    fn into_jni(self, env: &mut JNIEnv<'_>) -> Res<jobject> {
-        let v: Vec<i64> = self
-            .splits()
-            .iter()
-            .flat_map(|s| [i64::from(s.checkpoint), i64::from(s.tick)])
-            .collect();
-        long_array(env, &v)
     }
 }
 
