@@ -29,9 +29,8 @@ pub fn bridge_fn(_args: TokenStream, item: TokenStream) -> TokenStream {
 /// removed (it is only read by the generator).
 #[proc_macro_attribute]
 pub fn bridge_struct(args: TokenStream, item: TokenStream) -> TokenStream {
-    if args.to_string().contains("of =") {
-        TokenStream::new()
-    } else {
-        item
-    }
+    let names_of = args
+        .into_iter()
+        .any(|t| matches!(t, proc_macro::TokenTree::Ident(i) if i.to_string() == "of"));
+    if names_of { TokenStream::new() } else { item }
 }
