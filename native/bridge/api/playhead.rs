@@ -14,7 +14,7 @@ use tickreel::format::EntityState;
 use tickreel::play::{
     self, Direction, FollowOptions, LiveFollower, PlaybackContext, Reader, Recording, Update,
 };
-use tickreel_bridge_macros::bridge_fn;
+use tickreel_bridge_macros::{bridge_fn, bridge_struct};
 
 /// A viewer's position in a recording (C: `TickreelPlayhead`, Java: `Playhead`). Calls on one
 /// playhead are serialised by its lock. A playhead that follows a recording being written owns
@@ -48,16 +48,21 @@ impl Added<'_> {
     }
 }
 
-/// What a jump does to the world (custom events): rebuild it or keep it.
+/// What a playhead update does to the world, as filled in by `tickreel_playhead_rebuild`.
+#[bridge_struct(c = "TickreelRebuild")]
+#[derive(Debug, Clone, Copy)]
 pub struct Rebuild {
-    /// Rebuild: restore the snapshot (if any), then re-apply the world events.
+    /// Rebuild the world: restore the snapshot (`tickreel_playhead_rebuild_snapshot`, if
+    /// `has_snapshot`), then re-apply the events of `tickreel_playhead_rebuild_events`. False: keep
+    /// the world as it is.
     pub rebuild: bool,
-    /// A snapshot to restore (its bytes from `tickreel_playhead_rebuild_snapshot`); without one,
-    /// start from the world as it was when recording started.
+    /// The recording has a snapshot at or before the position; without one, start from the world
+    /// as it was when recording started.
     pub has_snapshot: bool,
-    /// The tick whose events come after the snapshot.
+    /// The tick whose events come after the snapshot (the snapshot is the world before them).
     pub snapshot_tick: Option<u32>,
-    /// False if a chunk between the snapshot and the position could not be read.
+    /// False if a chunk between the snapshot and the position could not be read: the events are
+    /// incomplete (see `fault_count`).
     pub complete: bool,
 }
 
