@@ -88,7 +88,7 @@
  *      tickreel_recorder_options_set_compaction_verify,
  *      tickreel_recorder_options_set_max_batch_bytes, tickreel_recorder_options_set_overwrite,
  *      tickreel_recorder_options_set_on_existing
- *   Ghosts (TickreelGhost, TickreelGhostCursor, TickreelLiveDelta, TickreelGhostSet, TickreelGoldSplits): line 2215
+ *   Ghosts (TickreelGhost, TickreelGhostCursor, TickreelLiveDelta, TickreelGhostSet, TickreelGoldSplits): line 2214
  *      tickreel_ghost_load, tickreel_ghost_load_from_reader, tickreel_ghost_free,
  *      tickreel_ghost_info, tickreel_ghost_splits, tickreel_ghost_cursor_new,
  *      tickreel_ghost_cursor_free, tickreel_ghost_cursor_sample,
@@ -100,7 +100,7 @@
  *      tickreel_gold_splits_free, tickreel_gold_splits_checkpoint, tickreel_gold_splits_finish,
  *      tickreel_gold_splits_best_possible, tickreel_gold_splits_sum_of_best,
  *      tickreel_gold_splits_gold, tickreel_gold_splits_reset, tickreel_ghost_load_async_url
- *   Playback (TickreelPlayhead): line 2844
+ *   Playback (TickreelPlayhead): line 2843
  *      tickreel_playhead_open_url, tickreel_playhead_follow_url, tickreel_playhead_open,
  *      tickreel_playhead_follow, tickreel_playhead_free, tickreel_playhead_current,
  *      tickreel_playhead_advance, tickreel_playhead_prepare, tickreel_playhead_seek,
@@ -110,20 +110,20 @@
  *      tickreel_playhead_removed, tickreel_playhead_added, tickreel_playhead_rebuild,
  *      tickreel_playhead_rebuild_snapshot, tickreel_playhead_rebuild_events,
  *      tickreel_playhead_world_state, tickreel_playhead_world_changes
- *   Reading recordings (TickreelReader): line 3405
+ *   Reading recordings (TickreelReader): line 3404
  *      tickreel_reader_open_url, tickreel_reader_open, tickreel_reader_free,
  *      tickreel_reader_tick_count, tickreel_reader_first_tick, tickreel_reader_last_tick,
  *      tickreel_reader_chunk_count, tickreel_reader_tick_rate, tickreel_reader_metadata,
  *      tickreel_reader_seek, tickreel_reader_ticks, tickreel_reader_verify,
  *      tickreel_reader_palette_name, tickreel_reader_world_at
- *   Decoded events (TickreelEvents): line 3658
+ *   Decoded events (TickreelEvents): line 3657
  *      tickreel_events_decode, tickreel_events_free, tickreel_events_count, tickreel_events_get
- *   The world at a tick (TickreelWorldState): line 3866
+ *   The world at a tick (TickreelWorldState): line 3865
  *      tickreel_world_state_free, tickreel_world_state_info, tickreel_world_state_blocks,
  *      tickreel_world_state_block, tickreel_world_state_block_entities,
  *      tickreel_world_state_entities, tickreel_world_state_equipment,
  *      tickreel_world_state_terrain_sections
- *   Shadow play (TickreelShadowBuffer): line 4140
+ *   Shadow play (TickreelShadowBuffer): line 4139
  *      tickreel_shadow_buffer_report_upload, tickreel_report_options_new,
  *      tickreel_report_options_free, tickreel_report_options_set_before_ms,
  *      tickreel_report_options_set_after_ms, tickreel_report_options_set_radius,
@@ -136,7 +136,7 @@
  *      tickreel_shadow_options_free, tickreel_shadow_options_set_window_ms,
  *      tickreel_shadow_options_set_grace_ms, tickreel_shadow_options_set_max_bytes,
  *      tickreel_shadow_options_set_block_ticks
- *   Writing recordings (TickreelReelWriter): line 4583
+ *   Writing recordings (TickreelReelWriter): line 4581
  *      tickreel_reel_options_new, tickreel_reel_options_free,
  *      tickreel_reel_options_set_tick_rate_millihz, tickreel_reel_options_set_game_data_version,
  *      tickreel_reel_options_set_timestamp_ms, tickreel_reel_options_set_world_id,
@@ -148,16 +148,16 @@
  *      tickreel_reel_writer_offer_terrain, tickreel_reel_writer_register_entity,
  *      tickreel_reel_writer_register_event_type, tickreel_reel_writer_register_name,
  *      tickreel_reel_writer_set_user_metadata, tickreel_reel_writer_finish
- *   Compression dictionaries: line 4894
+ *   Compression dictionaries: line 4892
  *      tickreel_dictionary_register, tickreel_dictionary_is_registered
- *   Object storage (TickreelObjectOptions, TickreelLiveShipper; Cargo feature "object"): line 4925
+ *   Object storage (TickreelObjectOptions, TickreelLiveShipper; Cargo feature "object"): line 4923
  *      tickreel_object_options_new, tickreel_object_options_free,
  *      tickreel_object_options_set_endpoint, tickreel_object_options_set_region,
  *      tickreel_object_options_set_credentials, tickreel_object_options_set_allow_http,
  *      tickreel_object_options_set_timeouts, tickreel_object_options_set_retries,
  *      tickreel_live_shipper_stats, tickreel_live_shipper_ship_now, tickreel_live_shipper_finish,
  *      tickreel_live_shipper_free
- *   Catalog (TickreelCatalog; Cargo feature "catalog"): line 5119
+ *   Catalog (TickreelCatalog; Cargo feature "catalog"): line 5117
  *      tickreel_catalog_open, tickreel_catalog_free, tickreel_catalog_register,
  *      tickreel_catalog_top, tickreel_catalog_personal_best, tickreel_catalog_around,
  *      tickreel_catalog_recent, tickreel_catalog_sum_of_best, tickreel_catalog_load_ghost,
@@ -1472,14 +1472,13 @@ typedef struct TickreelRecorderStats {
      */
     size_t queue_depth;
     /**
-     * Every tick up to and including this one is durably on disk; meaningful only when
-     * `has_flushed_tick` is true.
-     */
-    uint32_t flushed_tick;
-    /**
-     * Whether any tick is durable yet (`flushed_tick` is valid).
+     * `flushed_tick` is set.
      */
     bool has_flushed_tick;
+    /**
+     * Every tick up to and including this one is durably on disk, if any tick is durable yet.
+     */
+    uint32_t flushed_tick;
 } TickreelRecorderStats;
 
 /**
@@ -2971,7 +2970,7 @@ typedef struct TickreelRebuild {
  */
 typedef struct TickreelWorldChange {
     /**
-     * `TICKREEL_WORLD_CHANGE_BLOCK`, `_HEALTH` or `_EQUIPMENT`.
+     * `TICKREEL_WORLD_CHANGE_BLOCK` (0), `_HEALTH` (1) or `_EQUIPMENT` (2).
      */
     uint32_t kind;
     /**
@@ -2995,12 +2994,12 @@ typedef struct TickreelWorldChange {
      */
     uint32_t slot;
     /**
-     * `before` is set. False: the block was not edited, the entity had no health, the slot was
-     * empty.
+     * `before` is set.
      */
     bool has_before;
     /**
-     * The block state, health or item before.
+     * The block state, health or item before. Not set: the block was not edited, the entity had
+     * no health, the slot was empty.
      */
     uint32_t before;
     /**
@@ -3008,12 +3007,12 @@ typedef struct TickreelWorldChange {
      */
     uint32_t before_count;
     /**
-     * `after` is set. False: the block is no longer edited (restore the world's own block), the
-     * entity has no health, the slot is empty.
+     * `after` is set.
      */
     bool has_after;
     /**
-     * The block state, health or item now.
+     * The block state, health or item now. Not set: the block is no longer edited (restore the
+     * world's own block), the entity has no health, the slot is empty.
      */
     uint32_t after;
     /**
@@ -3966,11 +3965,11 @@ typedef struct TickreelEntityWorld {
      */
     uint32_t entity;
     /**
-     * A health event gave its health: `health` is set.
+     * `health` is set.
      */
     bool has_health;
     /**
-     * Its health, in hundredths of a health point.
+     * Its health, in hundredths of a health point, if a health event gave one.
      */
     uint32_t health;
     /**
@@ -4206,22 +4205,21 @@ typedef struct TickreelShadowStats {
      */
     uint64_t reports_started;
     /**
-     * First tick retained in blocks; meaningful only when `has_first_tick` is true.
-     */
-    uint32_t first_tick;
-    /**
-     * Last tick retained in blocks (later ticks wait in the open block); meaningful only when
-     * `has_last_tick` is true.
-     */
-    uint32_t last_tick;
-    /**
-     * Whether `first_tick` is valid (a block is retained).
+     * `first_tick` is set.
      */
     bool has_first_tick;
     /**
-     * Whether `last_tick` is valid.
+     * First tick retained in blocks, if a block is retained.
+     */
+    uint32_t first_tick;
+    /**
+     * `last_tick` is set.
      */
     bool has_last_tick;
+    /**
+     * Last tick retained in blocks (later ticks wait in the open block), if a block is retained.
+     */
+    uint32_t last_tick;
 } TickreelShadowStats;
 
 /**
@@ -4953,13 +4951,13 @@ typedef struct TickreelShipStats {
      */
     uint64_t errors;
     /**
-     * The last tick in the bucket; meaningful only when `has_last_tick` is true.
-     */
-    uint32_t last_tick;
-    /**
-     * Whether any tick is in the bucket yet (`last_tick` is valid).
+     * `last_tick` is set.
      */
     bool has_last_tick;
+    /**
+     * The last tick in the bucket, if any tick is in it yet.
+     */
+    uint32_t last_tick;
 } TickreelShipStats;
 
 /**

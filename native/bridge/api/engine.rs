@@ -16,7 +16,7 @@ use crate::shared::handle::HandleType;
 use tickreel::format::{EntityInfo, EventType};
 use tickreel::record::{self, EngineStats};
 use tickreel::record::{RecorderStats, Submitted};
-use tickreel_bridge_macros::bridge_fn;
+use tickreel_bridge_macros::{bridge_fn, bridge_struct};
 
 /// An engine (C: `TickreelEngine`, Java: `Engine`). Closing it shuts it down once; calls that
 /// race with the close see it closed rather than a half-stopped engine.
@@ -506,4 +506,58 @@ pub fn recorder_finish(recorder: &Recorder) -> tickreel::Result<New<Pending>> {
 #[bridge_fn(c = "tickreel_recorder_abort", java = "recorderAbort")]
 pub fn recorder_abort(recorder: &Recorder) -> tickreel::Result<()> {
     recorder.0.abort()
+}
+
+/// Engine-wide counters, as filled in by `tickreel_engine_stats`.
+#[bridge_struct(c = "TickreelEngineStats", of = "tickreel::record::EngineStats")]
+pub struct EngineStatsFields {
+    /// Recordings open (started, not yet finished, aborted or freed).
+    pub active_recordings: usize,
+    /// Messages waiting in the writers' queues, and ticks staged in the recordings' rings.
+    pub queue_depth: usize,
+    /// Bytes of submitted ticks not yet processed by a writer.
+    pub inflight_bytes: usize,
+    /// Ticks dropped by backpressure, over all recordings.
+    pub dropped_ticks: u64,
+    /// Compressed bytes written to live directories.
+    pub bytes_written: u64,
+    /// Duration of the last flush, in microseconds.
+    pub last_flush_latency_us: u64,
+    /// Finished recordings waiting for, or in, compaction.
+    pub compactions_pending: u64,
+    /// Compactions completed successfully.
+    pub compactions_done: u64,
+    /// Compactions that failed.
+    pub compactions_failed: u64,
+    /// Heap bytes the engine's shadow buffers hold in all, against
+    /// `tickreel_engine_options_set_shadow_budget_bytes`.
+    pub shadow_bytes: usize,
+    /// Blocks the shadow buffers gave up for that budget.
+    pub shadow_budget_dropped_blocks: u64,
+    /// File-system syncs (`fsync`, `fdatasync`, `syncfs`) the engine's recordings made since it
+    /// started: flushes (one group commit, two syncs, for every recording flushed together),
+    /// compaction, publication, recovery.
+    pub syncs: u64,
+}
+
+/// Counters of one recording, as filled in by `tickreel_recorder_stats`.
+#[bridge_struct(c = "TickreelRecorderStats", of = "tickreel::record::RecorderStats")]
+pub struct RecorderStatsFields {
+    /// Ticks queued by `tickreel_recorder_submit_tick` / `_submit_batch`.
+    pub submitted_ticks: u64,
+    /// Ticks dropped by backpressure (recorded as gaps).
+    pub dropped_ticks: u64,
+    /// Ticks the writer refused (a malformed batch); see `tickreel_recorder_status`.
+    pub rejected_ticks: u64,
+    /// Compressed bytes written to the live directory.
+    pub bytes_written: u64,
+    /// Flushes done.
+    pub flushes: u64,
+    /// Duration of the last flush, in microseconds.
+    pub last_flush_latency_us: u64,
+    /// Messages waiting in this recording's writer queue (shared with other recordings), and the
+    /// ticks it staged that the writer has not taken yet.
+    pub queue_depth: usize,
+    /// Every tick up to and including this one is durably on disk, if any tick is durable yet.
+    pub flushed_tick: Option<u32>,
 }

@@ -10,13 +10,13 @@ use tickreel_sync::sync::Mutex;
 
 use crate::api::pending::{Kind, Outcome, Pending};
 use crate::api::reader::Reader;
-use crate::api::{New, Released};
+use crate::api::{New, Released, Rows};
 use crate::shared::handle::HandleType;
 use tickreel::error::check_finite;
 use tickreel::ghost::{
     self, DeltaReading, GhostRange, GhostSample, GhostState, GhostTrack, GoldSplit, Split,
 };
-use tickreel_bridge_macros::bridge_fn;
+use tickreel_bridge_macros::{bridge_fn, bridge_struct};
 
 /// A ghost track (C: `TickreelGhost`, Java: `Ghost`): read only, shared with the cursors and
 /// deltas made from it.
@@ -46,13 +46,13 @@ impl HandleType for LiveDelta {
 /// What a ghost's run spans (C: `TickreelGhostInfo`).
 pub struct GhostInfo(pub Arc<GhostTrack>);
 
-/// A ghost's splits, in recorded order.
-pub struct Splits(pub Arc<GhostTrack>);
-
-impl Splits {
-    pub fn splits(&self) -> &[Split] {
-        self.0.splits()
-    }
+/// One split of a ghost: a checkpoint marker and its tick offset from the run's start.
+#[bridge_struct(c = "TickreelSplit", what = "splits", of = "tickreel::ghost::Split")]
+pub struct SplitFields {
+    /// The checkpoint index.
+    pub checkpoint: u32,
+    /// Ticks from the run's start.
+    pub tick: u32,
 }
 
 /// Loads `entity`'s run in `range` (NULL: the entity's whole presence) from the finished `.reel`
@@ -128,8 +128,8 @@ pub fn tick_rate(ghost: &Ghost) -> f64 {
     c_out_type = "TickreelSplit",
     java = "ghostSplits"
 )]
-pub fn splits(ghost: &Ghost) -> Splits {
-    Splits(Arc::clone(&ghost.0))
+pub fn splits(ghost: &Ghost) -> Rows<'_, Split> {
+    Rows::from(ghost.0.splits())
 }
 
 /// Creates a cursor over the ghost, at the start of its run with no time shift, and stores its

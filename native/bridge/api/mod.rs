@@ -61,6 +61,23 @@ pub struct AnyHandle {
     pub(crate) _object: Option<std::sync::Arc<dyn std::any::Any + Send + Sync>>,
 }
 
+/// A list of records (`#[bridge_struct]` types, `native/bridge/codegen/records.rs`), borrowed
+/// from a handle's object or built for the call (C: the count/capacity convention; Java: one
+/// flat `long[]`, the fields of each record in turn).
+pub struct Rows<'a, R: Clone>(pub std::borrow::Cow<'a, [R]>);
+
+impl<'a, R: Clone> From<&'a [R]> for Rows<'a, R> {
+    fn from(rows: &'a [R]) -> Self {
+        Rows(std::borrow::Cow::Borrowed(rows))
+    }
+}
+
+impl<R: Clone> From<Vec<R>> for Rows<'_, R> {
+    fn from(rows: Vec<R>) -> Self {
+        Rows(std::borrow::Cow::Owned(rows))
+    }
+}
+
 /// A created object, returned as a new handle (C: through its out-pointer, which is set to NULL
 /// first; Java: a `long`).
 pub struct New<T>(pub T);

@@ -13,7 +13,7 @@ use crate::api::pending::Pending;
 use crate::api::playhead::{self, Playhead};
 use crate::api::{New, Released};
 use crate::shared::handle::HandleType;
-use tickreel_bridge_macros::bridge_fn;
+use tickreel_bridge_macros::{bridge_fn, bridge_struct};
 use tickreel_object::live::{RemoteFollowOptions, ShipOptions, ShipStats};
 use tickreel_object::{ObjectStorage, ObjectUrl, UploadOptions};
 
@@ -207,4 +207,23 @@ pub fn playhead_follow_url(
         &RemoteFollowOptions::default(),
     )?;
     playhead::on_follower(follower, start_tick)
+}
+
+/// What a live shipper has done so far, as filled in by `tickreel_live_shipper_stats`.
+#[bridge_struct(c = "TickreelShipStats", of = "tickreel_object::live::ShipStats")]
+pub struct ShipStatsFields {
+    /// Manifests written (one per shipment).
+    pub shipments: u64,
+    /// Batch objects written (segment bytes flushed since the shipment before).
+    pub batches: u64,
+    /// Requests sent (batches, manifests; failed ones too).
+    pub requests: u64,
+    /// Segment bytes shipped (what the local segments held at the last shipment).
+    pub segment_bytes: u64,
+    /// Bytes sent: batches plus manifests.
+    pub shipped_bytes: u64,
+    /// Shipments that failed (retried at the next interval).
+    pub errors: u64,
+    /// The last tick in the bucket, if any tick is in it yet.
+    pub last_tick: Option<u32>,
 }

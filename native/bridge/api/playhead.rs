@@ -6,14 +6,15 @@ use std::sync::Arc;
 
 use tickreel_sync::sync::{Mutex, MutexGuard};
 
-use crate::api::{New, Released};
+use crate::api::world_state::WorldChangeRow;
+use crate::api::{New, Released, Rows};
 use crate::shared::handle::HandleType;
 use tickreel::format::EntityState;
 
 use tickreel::play::{
     self, Direction, FollowOptions, LiveFollower, PlaybackContext, Reader, Recording, Update,
 };
-use tickreel_bridge_macros::bridge_fn;
+use tickreel_bridge_macros::{bridge_fn, bridge_struct};
 
 /// A viewer's position in a recording (C: `TickreelPlayhead`, Java: `Playhead`). Calls on one
 /// playhead are serialised by its lock. A playhead that follows a recording being written owns
@@ -47,16 +48,21 @@ impl Added<'_> {
     }
 }
 
-/// What a jump does to the world (custom events): rebuild it or keep it.
+/// What a playhead update does to the world, as filled in by `tickreel_playhead_rebuild`.
+#[bridge_struct(c = "TickreelRebuild")]
+#[derive(Debug, Clone, Copy)]
 pub struct Rebuild {
-    /// Rebuild: restore the snapshot (if any), then re-apply the world events.
+    /// Rebuild the world: restore the snapshot (`tickreel_playhead_rebuild_snapshot`, if
+    /// `has_snapshot`), then re-apply the events of `tickreel_playhead_rebuild_events`. False: keep
+    /// the world as it is.
     pub rebuild: bool,
-    /// A snapshot to restore (its bytes from `tickreel_playhead_rebuild_snapshot`); without one,
-    /// start from the world as it was when recording started.
+    /// The recording has a snapshot at or before the position; without one, start from the world
+    /// as it was when recording started.
     pub has_snapshot: bool,
-    /// The tick whose events come after the snapshot.
+    /// The tick whose events come after the snapshot (the snapshot is the world before them).
     pub snapshot_tick: Option<u32>,
-    /// False if a chunk between the snapshot and the position could not be read.
+    /// False if a chunk between the snapshot and the position could not be read: the events are
+    /// incomplete (see `fault_count`).
     pub complete: bool,
 }
 
@@ -474,16 +480,6 @@ pub fn rebuild_events(playhead: &Playhead) -> tickreel::Result<Vec<u8>> {
 
 // ---- The world the library keeps (world-bindings; see `crate::api::world_state`) ----
 
-/// The changes of the world the library keeps (edited blocks, health, equipment) of the last
-/// update, read under the playhead's lock.
-pub struct WorldChanges<'a>(MutexGuard<'a, play::Playhead>);
-
-impl WorldChanges<'_> {
-    pub fn changes(&self) -> &[tickreel::format::WorldChange] {
-        self.0.update().world_changes()
-    }
-}
-
 /// Stores in `*out_world` a copy of the world at the playhead's position as the library keeps
 /// it from world events (edited blocks, block entities, each entity's health and equipment;
 /// `complete` false if the world before some chunk is unknown or a chunk on the way could not be
@@ -535,6 +531,13 @@ pub fn world_state(
     java = "playheadWorldChanges",
     java_fill
 )]
-pub fn world_changes(playhead: &Playhead) -> WorldChanges<'_> {
-    WorldChanges(playhead.inner.lock())
+pub fn world_changes(playhead: &Playhead) -> Rows<'static, WorldChangeRow> {
+    let p = playhead.inner.lock();
+    Rows::from(
+        p.update()
+            .world_changes()
+            .iter()
+            .map(WorldChangeRow::from)
+            .collect::<Vec<_>>(),
+    )
 }

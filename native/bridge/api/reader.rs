@@ -6,7 +6,7 @@ use std::path::Path;
 use crate::api::{Id, New, Released};
 use crate::shared::handle::HandleType;
 use tickreel::play::{self, SeekState, VerifyReport};
-use tickreel_bridge_macros::bridge_fn;
+use tickreel_bridge_macros::{bridge_fn, bridge_struct};
 
 /// An open recording (C: `TickreelReader`, Java: `Reader`); usable from many threads at once.
 pub struct Reader(pub(crate) play::Reader);
@@ -259,4 +259,17 @@ pub fn world_at(
         &at.world,
         terrain,
     ))
+}
+
+/// What `tickreel_reader_verify` checked.
+#[bridge_struct(c = "TickreelVerifyReport", of = "tickreel::play::VerifyReport")]
+pub struct VerifyReportFields {
+    /// Chunks read, checksummed and decoded.
+    pub chunks: u64,
+    /// Ticks spanned by those chunks.
+    pub ticks: u64,
+    /// Pose samples decoded.
+    pub pose_samples: u64,
+    /// Non-pose events decoded.
+    pub events: u64,
 }

@@ -12,7 +12,7 @@ use crate::api::shadow_options::ShadowOptions;
 use crate::api::{Id, New, Released, StringPairs};
 use crate::shared::handle::HandleType;
 use tickreel::shadow::{self, ShadowStats};
-use tickreel_bridge_macros::bridge_fn;
+use tickreel_bridge_macros::{bridge_fn, bridge_struct};
 
 /// A shadow buffer (C: `TickreelShadowBuffer`, Java: `ShadowBuffer`).
 pub struct ShadowBuffer(pub(crate) shadow::ShadowBuffer);
@@ -239,3 +239,32 @@ pub fn attached(shadow: &ShadowBuffer) -> bool {
 /// normally; calls that start after this one get `TICKREEL_RESULT_INVALID_HANDLE`.
 #[bridge_fn(c = "tickreel_shadow_buffer_free")]
 pub fn free(_shadow: Released<ShadowBuffer>) {}
+
+/// Counters of a shadow buffer, as filled in by `tickreel_shadow_buffer_stats`. Bytes are the heap
+/// allocations the buffer holds, measured as they are made.
+#[bridge_struct(c = "TickreelShadowStats", of = "tickreel::shadow::ShadowStats")]
+pub struct ShadowStatsFields {
+    /// Heap bytes of the retained blocks.
+    pub bytes: usize,
+    /// Blocks retained.
+    pub blocks: usize,
+    /// Entities alive now.
+    pub alive_entities: usize,
+    /// Players who left within their grace period.
+    pub departed_players: usize,
+    /// Reports waiting for their capture to end.
+    pub reports_capturing: usize,
+    /// Blocks dropped because the window no longer needed them.
+    pub expired_blocks: u64,
+    /// Blocks given up for a memory budget (the buffer's `max_bytes` or the engine's
+    /// `shadow_budget_bytes`) while still inside the window.
+    pub budget_dropped_blocks: u64,
+    /// Ticks of those blocks.
+    pub budget_dropped_ticks: u64,
+    /// Reports handed to the engine's background worker.
+    pub reports_started: u64,
+    /// First tick retained in blocks, if a block is retained.
+    pub first_tick: Option<u32>,
+    /// Last tick retained in blocks (later ticks wait in the open block), if a block is retained.
+    pub last_tick: Option<u32>,
+}

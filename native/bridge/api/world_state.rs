@@ -8,19 +8,144 @@
 
 use std::sync::Arc;
 
-use crate::api::{New, Released};
+use crate::api::{New, Released, Rows};
 use crate::shared::handle::HandleType;
-use tickreel::format::{BlockPos, Item, Terrain};
-use tickreel_bridge_macros::bridge_fn;
+use tickreel::format::{BlockPos, Terrain, WorldChange};
+use tickreel_bridge_macros::{bridge_fn, bridge_struct};
 
-/// One entity's health and how many of the next entries of [`WorldState::equipment`] are its.
+/// One entity's world state, as filled in by `tickreel_world_state_entities`.
+#[bridge_struct(c = "TickreelEntityWorld", what = "entities with a world state")]
 #[derive(Debug, Clone, Copy)]
 pub struct EntityRow {
+    /// The entity id.
     pub entity: u32,
-    /// Hundredths of a health point, if a health event gave one.
+    /// Its health, in hundredths of a health point, if a health event gave one.
     pub health: Option<u32>,
-    /// Its slots in use.
-    pub count: usize,
+    /// Its equipment slots in use (the next `equipment_count` entries of
+    /// `tickreel_world_state_equipment`, in order of the entities).
+    pub equipment_count: u32,
+}
+
+/// What an entity has in one equipment slot, as filled in by `tickreel_world_state_equipment`.
+#[bridge_struct(c = "TickreelEquipment", what = "equipment slots")]
+#[derive(Debug, Clone, Copy)]
+pub struct EquipmentRow {
+    /// The entity id.
+    pub entity: u32,
+    /// The slot: a `TICKREEL_SLOT_*` value or the game's own.
+    pub slot: u32,
+    /// An id of the item palette (never 0).
+    pub item: u32,
+    /// How many (at least 1).
+    pub count: u32,
+}
+
+/// A block entity, as filled in by `tickreel_world_state_block_entities`.
+#[bridge_struct(c = "TickreelBlockEntity", what = "block entities")]
+#[derive(Debug, Clone, Copy)]
+pub struct BlockEntityRow<'a> {
+    /// Block x.
+    pub x: i32,
+    /// Block y.
+    pub y: i32,
+    /// Block z.
+    pub z: i32,
+    /// Its NBT (big-endian, as the block change gave it), valid until `tickreel_world_state_free`.
+    pub data: &'a [u8],
+}
+
+/// What a world state holds, as filled in by `tickreel_world_state_info`.
+#[bridge_struct(c = "TickreelWorldStateInfo", what = "world state infos")]
+#[derive(Debug, Clone, Copy)]
+pub struct Info {
+    /// The tick it is the world at (after that tick's events; clamped into the recording).
+    pub tick: u32,
+    /// False if the world before some chunk is unknown (a recording without a snapshot near the
+    /// tick, a shadow-play report before its first snapshot, or a chunk that could not be read on
+    /// a playhead's way): it then holds only what the chunks read changed.
+    pub complete: bool,
+    /// Edited blocks (`tickreel_world_state_blocks`).
+    pub block_count: usize,
+    /// Block entities (`tickreel_world_state_block_entities`).
+    pub block_entity_count: usize,
+    /// Entities with a health or equipment (`tickreel_world_state_entities`).
+    pub entity_count: usize,
+    /// Equipment slots in use, over all entities (`tickreel_world_state_equipment`).
+    pub equipment_count: usize,
+    /// Sections of the terrain in effect (`tickreel_world_state_terrain_sections`).
+    pub terrain_section_count: usize,
+}
+
+/// One change of the world the library keeps, as filled in by `tickreel_playhead_world_changes`:
+/// what was before (so that reverse play restores it) and what is now. Fields the kind does not
+/// use are 0 or false.
+#[bridge_struct(c = "TickreelWorldChange", what = "world changes")]
+#[derive(Debug, Clone, Copy, Default)]
+pub struct WorldChangeRow {
+    /// `TICKREEL_WORLD_CHANGE_BLOCK` (0), `_HEALTH` (1) or `_EQUIPMENT` (2).
+    pub kind: u32,
+    /// Block x (a block change).
+    pub x: i32,
+    /// Block y (a block change).
+    pub y: i32,
+    /// Block z (a block change).
+    pub z: i32,
+    /// The entity (a health or equipment change).
+    pub entity: u32,
+    /// The slot (an equipment change).
+    pub slot: u32,
+    /// The block state, health or item before. Not set: the block was not edited, the entity had
+    /// no health, the slot was empty.
+    pub before: Option<u32>,
+    /// The item count before (an equipment change).
+    pub before_count: u32,
+    /// The block state, health or item now. Not set: the block is no longer edited (restore the
+    /// world's own block), the entity has no health, the slot is empty.
+    pub after: Option<u32>,
+    /// The item count now (an equipment change).
+    pub after_count: u32,
+}
+
+impl From<&WorldChange> for WorldChangeRow {
+    fn from(c: &WorldChange) -> Self {
+        match *c {
+            WorldChange::Block { pos, before, after } => WorldChangeRow {
+                kind: 0,
+                x: pos.x,
+                y: pos.y,
+                z: pos.z,
+                before,
+                after,
+                ..Default::default()
+            },
+            WorldChange::Health {
+                entity,
+                before,
+                after,
+            } => WorldChangeRow {
+                kind: 1,
+                entity,
+                before,
+                after,
+                ..Default::default()
+            },
+            WorldChange::Equipment {
+                entity,
+                slot,
+                before,
+                after,
+            } => WorldChangeRow {
+                kind: 2,
+                entity,
+                slot: u32::from(slot),
+                before: before.map(|i| i.item),
+                before_count: before.map_or(0, |i| i.count),
+                after: after.map(|i| i.item),
+                after_count: after.map_or(0, |i| i.count),
+                ..Default::default()
+            },
+        }
+    }
 }
 
 /// The world at one tick, laid out once for reading (sorted lists), never changed afterwards: the
@@ -36,7 +161,7 @@ pub struct WorldState {
     /// Entities with a health or equipment, sorted by id.
     pub entities: Vec<EntityRow>,
     /// Every entity's non-empty slots: by entity id, then by slot.
-    pub equipment: Vec<(u32, u8, Item)>,
+    pub equipment: Vec<EquipmentRow>,
     /// The terrain in effect at `tick` (shared with the reader, never changed: the palettes and
     /// indices C reads through pointers stay valid until the handle is freed).
     pub terrain: Arc<Terrain>,
@@ -67,9 +192,14 @@ impl WorldState {
             entities.push(EntityRow {
                 entity: id,
                 health: e.health,
-                count: e.equipment.len(),
+                equipment_count: u32::try_from(e.equipment.len()).unwrap_or(u32::MAX),
             });
-            equipment.extend(e.equipment.iter().map(|&(slot, item)| (id, slot, item)));
+            equipment.extend(e.equipment.iter().map(|&(slot, item)| EquipmentRow {
+                entity: id,
+                slot: u32::from(slot),
+                item: item.item,
+                count: item.count,
+            }));
         }
         WorldState {
             tick,
@@ -90,20 +220,8 @@ impl WorldState {
     }
 }
 
-/// What one world state holds (C: `TickreelWorldStateInfo`).
-pub struct Info<'a>(pub &'a WorldState);
-
 /// The edited blocks, sorted by position.
 pub struct Blocks<'a>(pub &'a WorldState);
-
-/// The block entities, sorted by position.
-pub struct BlockEntities<'a>(pub &'a WorldState);
-
-/// The entities with a health or equipment, sorted by id.
-pub struct Entities<'a>(pub &'a WorldState);
-
-/// Every equipment slot in use, by entity then slot.
-pub struct Equipment<'a>(pub &'a WorldState);
 
 /// The terrain's sections, sorted by x, then z, then y.
 pub struct TerrainSectionsOf<'a>(pub &'a WorldState);
@@ -140,8 +258,17 @@ pub fn free(_world: Released<WorldState>) {}
     c_out_type = "TickreelWorldStateInfo",
     java = "worldStateInfo"
 )]
-pub fn info(world: &WorldState) -> Info<'_> {
-    Info(world)
+pub fn info(world: &WorldState) -> Info {
+    let w = world;
+    Info {
+        tick: w.tick,
+        complete: w.complete,
+        block_count: w.blocks.len(),
+        block_entity_count: w.block_entities.len(),
+        entity_count: w.entities.len(),
+        equipment_count: w.equipment.len(),
+        terrain_section_count: w.terrain.len(),
+    }
 }
 
 /// Copies every edited block with its state (an id of the block palette,
@@ -205,8 +332,14 @@ pub fn block(world: &WorldState, x: i32, y: i32, z: i32) -> BlockAt<'_> {
     c_out_array = "block_entities",
     c_out_type = "TickreelBlockEntity"
 )]
-pub fn block_entities(world: &WorldState) -> BlockEntities<'_> {
-    BlockEntities(world)
+pub fn block_entities(world: &WorldState) -> Rows<'_, BlockEntityRow<'_>> {
+    let rows = world.block_entities.iter().map(|(p, data)| BlockEntityRow {
+        x: p.x,
+        y: p.y,
+        z: p.z,
+        data: &data[..],
+    });
+    Rows::from(rows.collect::<Vec<_>>())
 }
 
 /// The block entity NBT at a position, or none (Java's `WorldState.blockEntity`).
@@ -235,8 +368,8 @@ pub fn block_entity(world: &WorldState, x: i32, y: i32, z: i32) -> BlockEntityAt
     c_out_type = "TickreelEntityWorld",
     java = "worldStateEntities"
 )]
-pub fn entities(world: &WorldState) -> Entities<'_> {
-    Entities(world)
+pub fn entities(world: &WorldState) -> Rows<'_, EntityRow> {
+    Rows::from(&world.entities[..])
 }
 
 /// Copies every equipment slot in use (entity, slot, item, count) into `equipment`, sorted by
@@ -256,8 +389,8 @@ pub fn entities(world: &WorldState) -> Entities<'_> {
     c_out_type = "TickreelEquipment",
     java = "worldStateEquipment"
 )]
-pub fn equipment(world: &WorldState) -> Equipment<'_> {
-    Equipment(world)
+pub fn equipment(world: &WorldState) -> Rows<'_, EquipmentRow> {
+    Rows::from(&world.equipment[..])
 }
 
 /// Copies the terrain in effect at the world state's tick (the chunk sections the game handed

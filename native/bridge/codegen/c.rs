@@ -155,6 +155,7 @@ pub fn emit(api_dir: &Path, ops: &[Op]) -> Result<String, String> {
         }
         s.push_str("}\n");
     }
+    s.push_str(&super::records::emit_c(&super::records::read(api_dir)?));
     Ok(s)
 }
 
@@ -234,84 +235,31 @@ fn emit_fn(s: &mut String, op: &Op) -> Result<(), String> {
         }
         COut::Str { name, extra } => {
             is_unsafe = true;
-            params.push(format!("{name}: *mut c_char"));
-            params.push("capacity: usize".into());
-            params.push("out_len: *mut usize".into());
-            if let Some((e, ty, optional)) = extra {
-                params.push(format!("{e}: *mut {ty}"));
-                safety.push(format!(
-                    "`{e}` must be NULL or point to writable storage for one `{ty}`."
-                ));
-                let ctor = if *optional { "optional" } else { "new" };
-                let _ = writeln!(
-                    body,
-                    "{i}// SAFETY: the caller contract in this function's `# Safety` section."
-                );
-                let _ = writeln!(
-                    body,
-                    "{i}let {e} = unsafe {{ Out::{ctor}({e}, \"{e}\") }}?;"
-                );
-            }
-            safety.push(format!(
-                "`{name}` must point to `capacity` writable bytes (or `capacity` must be 0); \
-                 `out_len` must be NULL or point to a writable `size_t`."
-            ));
-            let _ = writeln!(
-                body,
-                "{i}// SAFETY: the caller contract in this function's `# Safety` section."
-            );
-            let _ = writeln!(
-                body,
-                "{i}let {name} = unsafe {{ OutArray::new({name}, capacity, \"{name}\") }}?;"
-            );
-            let _ = writeln!(
-                body,
-                "{i}// SAFETY: the caller contract in this function's `# Safety` section."
-            );
-            let _ = writeln!(
-                body,
-                "{i}let out_len = unsafe {{ Out::optional(out_len, \"out_len\") }}?;"
+            let (what, count) = ("bytes", ("out_len", "optional"));
+            buffer_out(
+                &mut params,
+                &mut safety,
+                &mut body,
+                name,
+                "c_char",
+                what,
+                count,
+                extra,
             );
         }
         COut::Array { name, item, extra } => {
-            params.push(format!("{name}: *mut {item}"));
-            params.push("capacity: usize".into());
-            params.push("out_count: *mut usize".into());
-            if let Some((e, ty, optional)) = extra {
-                params.push(format!("{e}: *mut {ty}"));
-                safety.push(format!(
-                    "`{e}` must be NULL or point to writable storage for one `{ty}`."
-                ));
-                let ctor = if *optional { "optional" } else { "new" };
-                let _ = writeln!(
-                    body,
-                    "{i}// SAFETY: the caller contract in this function's `# Safety` section."
-                );
-                let _ = writeln!(
-                    body,
-                    "{i}let {e} = unsafe {{ Out::{ctor}({e}, \"{e}\") }}?;"
-                );
-            }
             is_unsafe = true;
-            safety.push(format!(
-                "`{name}` must point to `capacity` writable `{item}`s (or `capacity` must be 0); \
-                 `out_count` must be NULL or point to a writable `size_t`."
-            ));
-            let _ = writeln!(
-                body,
-                "{i}// SAFETY: the caller contract in this function's `# Safety` section."
-            );
-            let _ = writeln!(
-                body,
-                "{i}let {name} = unsafe {{ OutArray::new({name}, capacity, \"{name}\") }}?;"
-            );
-            let _ = writeln!(
-                body,
-                "{i}// SAFETY: the caller contract in this function's `# Safety` section."
-            );
-            let _ = writeln!(
-                body,
-                "{i}let out_count = unsafe {{ Out::new(out_count, \"out_count\") }}?;"
+            let what = format!("`{item}`s");
+            let count = ("out_count", "new");
+            buffer_out(
+                &mut params,
+                &mut safety,
+                &mut body,
+                name,
+                item,
+                &what,
+                count,
+                extra,
             );
         }
     }
@@ -538,6 +486,56 @@ fn emit_fn(s: &mut String, op: &Op) -> Result<(), String> {
     s.push_str(&body);
     s.push_str("        })\n    }\n");
     Ok(())
+}
+
+/// The out-pointers of a result written into a caller's buffer: `(name: *mut elem, capacity,
+/// count: *mut usize)` and the optional extra out-pointer after them (`COut::Str`,
+/// `COut::Array`), their safety lines and their checks (`count.1` is `Out`'s constructor:
+/// `new` when the count pointer is required, `optional` when it may be NULL).
+#[allow(clippy::too_many_arguments)]
+fn buffer_out(
+    params: &mut Vec<String>,
+    safety: &mut Vec<String>,
+    body: &mut String,
+    name: &str,
+    elem: &str,
+    what: &str,
+    (count, count_ctor): (&str, &str),
+    extra: &Option<(String, String, bool)>,
+) {
+    let i = "            ";
+    let check = |body: &mut String, var: &str, expr: String| {
+        let _ = writeln!(
+            body,
+            "{i}// SAFETY: the caller contract in this function's `# Safety` section."
+        );
+        let _ = writeln!(body, "{i}let {var} = unsafe {{ {expr} }}?;");
+    };
+    params.push(format!("{name}: *mut {elem}"));
+    params.push("capacity: usize".into());
+    params.push(format!("{count}: *mut usize"));
+    if let Some((e, ty, optional)) = extra {
+        params.push(format!("{e}: *mut {ty}"));
+        safety.push(format!(
+            "`{e}` must be NULL or point to writable storage for one `{ty}`."
+        ));
+        let ctor = if *optional { "optional" } else { "new" };
+        check(body, e, format!("Out::{ctor}({e}, \"{e}\")"));
+    }
+    safety.push(format!(
+        "`{name}` must point to `capacity` writable {what} (or `capacity` must be 0); \
+         `{count}` must be NULL or point to a writable `size_t`."
+    ));
+    check(
+        body,
+        name,
+        format!("OutArray::new({name}, capacity, \"{name}\")"),
+    );
+    check(
+        body,
+        count,
+        format!("Out::{count_ctor}({count}, \"{count}\")"),
+    );
 }
 
 /// The documentation for C: without the paragraphs that begin `(Java:`, which describe the Java

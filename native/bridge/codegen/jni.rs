@@ -124,6 +124,7 @@ pub fn emit(api_dir: &Path, ops: &[Op]) -> Result<String, String> {
         }
     }
     s.push_str("];\n");
+    s.push_str(&super::records::emit_jni(&super::records::read(api_dir)?));
     Ok(s)
 }
 

@@ -17,6 +17,7 @@ pub mod areas;
 pub mod c;
 pub mod index;
 pub mod jni;
+pub mod records;
 #[cfg(test)]
 mod tests;
 

@@ -277,3 +277,67 @@ fn header_types_go_to_the_first_area_that_uses_them() {
     assert_eq!(out.matches("typedef struct").count(), 3);
     assert_eq!(out.matches("TickreelResult tickreel_").count(), 3);
 }
+
+const RECORDS: &str = r#"
+/// A thing's counters.
+#[bridge_struct(c = "TickreelThingStats", what = "thing stats")]
+pub struct ThingStats<'a> {
+    /// Shakes so far.
+    pub shakes: u64,
+    /// The last tick, if any.
+    pub last_tick: Option<u32>,
+    /// The label.
+    pub label: &'a [u8],
+}
+
+/// Counters of the core's type, read by name.
+#[bridge_struct(c = "TickreelCoreStats", of = "tickreel::CoreStats")]
+pub struct CoreStatsFields {
+    /// Open.
+    pub open: bool,
+    /// Resident.
+    pub resident: usize,
+}
+"#;
+
+#[test]
+fn a_record_is_declared_once_for_c_and_java() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("demo.rs"), RECORDS).unwrap();
+    let records = super::records::read(dir.path()).unwrap();
+    assert_eq!(records.len(), 2);
+    let c = super::records::emit_c(&records);
+    let squeeze = |s: &str| s.split_whitespace().collect::<Vec<_>>().join(" ");
+    let c = squeeze(&c);
+    // An option is `has_x` then `x`; bytes are a pointer and a length; numbers cast to the
+    // declared C type.
+    assert!(c.contains(
+        "pub struct TickreelThingStats { #[doc = \" Shakes so far.\"] pub shakes: u64, \
+         #[doc = \" `last_tick` is set.\"] pub has_last_tick: bool, \
+         #[doc = \" The last tick, if any.\"] pub last_tick: u32, \
+         #[doc = \" The label.\"] pub label: *const u8, \
+         #[doc = \" Bytes at `label`.\"] pub label_len: usize, }"
+    ));
+    assert!(c.contains("impl CRecord for crate::api::demo::ThingStats<'_>"));
+    assert!(
+        c.contains("has_last_tick: s.last_tick.is_some(), last_tick: s.last_tick.unwrap_or(0),")
+    );
+    assert!(c.contains("label: s.label.as_ptr(), label_len: s.label.len(),"));
+    assert!(c.contains("const WHAT: &'static str = \"thing stats\";"));
+    // `of`: the conversions are for the core's type, read by name.
+    assert!(c.contains("impl CResult for tickreel::CoreStats"));
+    assert!(c.contains("open: s.open, resident: s.resident as usize,"));
+    // Java: only records whose every field is a number; an absent option is -1.
+    let j = squeeze(&super::records::emit_jni(&records));
+    assert!(!j.contains("ThingStats"));
+    assert!(j.contains("impl JavaRecord for tickreel::CoreStats { const LONGS: usize = 2;"));
+    assert!(j.contains("out.extend_from_slice(&[i64::from(s.open), s.resident as i64]);"));
+    // A field without a C form is refused, naming it.
+    std::fs::write(
+        dir.path().join("demo.rs"),
+        "#[bridge_struct(c = \"TickreelX\")]\npub struct X { pub name: String }\n",
+    )
+    .unwrap();
+    let err = super::records::read(dir.path()).err().unwrap();
+    assert!(err.contains("demo::X.name: no C form"), "{err}");
+}

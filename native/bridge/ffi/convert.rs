@@ -444,6 +444,31 @@ pub(crate) trait CArrayResult {
     fn describe(&self) -> String;
 }
 
+/// A record (`#[bridge_struct]`): its C struct, generated with this impl by
+/// `native/bridge/codegen/records.rs`.
+pub(crate) trait CRecord {
+    type C;
+    /// What a list of them holds, for the buffer-too-small message.
+    const WHAT: &'static str;
+    fn to_c(&self) -> Self::C;
+}
+
+/// Records, each as its C struct.
+impl<R: CRecord + Clone> CArrayResult for crate::api::Rows<'_, R> {
+    type Item = R::C;
+    fn len(&self) -> usize {
+        self.0.len()
+    }
+    fn write(self, out: &OutArray<R::C>) {
+        for (i, r) in self.0.iter().enumerate() {
+            out.set(i, r.to_c());
+        }
+    }
+    fn describe(&self) -> String {
+        format!("{} {}", self.0.len(), R::WHAT)
+    }
+}
+
 /// A list result with one more value for C, written even when the list does not fit.
 pub(crate) trait CArrayExtra {
     type C;

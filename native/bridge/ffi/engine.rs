@@ -6,10 +6,7 @@
 //! a file) is in [`shadow`]; its options are builders too (`crate::api::shadow_options`,
 //! `crate::api::report_options`).
 
-use super::convert::CResult;
-use super::result::FfiResult;
 pub use crate::ffi::options::TickreelEngineOptions;
-use tickreel::record::EngineStats;
 
 /// The generated entry points of `crate::api::engine` (engine, recorder, finish), also
 /// reachable here.
@@ -30,60 +27,6 @@ pub struct TickreelEngine {
     _private: [u8; 0],
 }
 
-/// Engine-wide counters, as filled in by `tickreel_engine_stats`.
-#[repr(C)]
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct TickreelEngineStats {
-    /// Recordings open (started, not yet finished, aborted or freed).
-    pub active_recordings: usize,
-    /// Messages waiting in the writers' queues, and ticks staged in the recordings' rings.
-    pub queue_depth: usize,
-    /// Bytes of submitted ticks not yet processed by a writer.
-    pub inflight_bytes: usize,
-    /// Ticks dropped by backpressure, over all recordings.
-    pub dropped_ticks: u64,
-    /// Compressed bytes written to live directories.
-    pub bytes_written: u64,
-    /// Duration of the last flush, in microseconds.
-    pub last_flush_latency_us: u64,
-    /// Finished recordings waiting for, or in, compaction.
-    pub compactions_pending: u64,
-    /// Compactions completed successfully.
-    pub compactions_done: u64,
-    /// Compactions that failed.
-    pub compactions_failed: u64,
-    /// Heap bytes the engine's shadow buffers hold in all, against
-    /// `tickreel_engine_options_set_shadow_budget_bytes`.
-    pub shadow_bytes: usize,
-    /// Blocks the shadow buffers gave up for that budget.
-    pub shadow_budget_dropped_blocks: u64,
-    /// File-system syncs (`fsync`, `fdatasync`, `syncfs`) the engine's recordings made since it
-    /// started: flushes (one group commit, two syncs, for every recording flushed together),
-    /// compaction, publication, recovery.
-    pub syncs: u64,
-}
-
-impl CResult for EngineStats {
-    type C = TickreelEngineStats;
-    fn into_c(self) -> FfiResult<TickreelEngineStats> {
-        let s = self;
-        Ok(TickreelEngineStats {
-            active_recordings: s.active_recordings,
-            queue_depth: s.queue_depth,
-            inflight_bytes: s.inflight_bytes,
-            dropped_ticks: s.dropped_ticks,
-            bytes_written: s.bytes_written,
-            last_flush_latency_us: s.last_flush_latency_us,
-            compactions_pending: s.compactions_pending,
-            compactions_done: s.compactions_done,
-            compactions_failed: s.compactions_failed,
-            shadow_bytes: s.shadow_bytes,
-            shadow_budget_dropped_blocks: s.shadow_budget_dropped_blocks,
-            syncs: s.syncs,
-        })
-    }
-}
-
 #[cfg(test)]
 mod tests {
     //! Also the fixtures of the tests of [`recorder`](super::recorder) and
@@ -93,6 +36,7 @@ mod tests {
     use super::*;
     use crate::ffi::generated::engine_options::*;
     use crate::ffi::generated::recorder_options::*;
+    use crate::ffi::generated::records::*;
     use crate::ffi::options::TickreelRecorderOptions;
     use crate::ffi::result::TickreelResult;
     use std::ffi::CString;

@@ -7,10 +7,9 @@
 //! The operations are `crate::api::ghost` (their entry points are generated); this module holds
 //! their C types and how those cross into C.
 
-use super::args::OutArray;
-use super::convert::{CArg, CArrayResult, CResult};
+use super::convert::{CArg, CResult};
 use super::result::{FfiError, FfiResult};
-use crate::api::ghost::{GhostInfo, Splits};
+use crate::api::ghost::GhostInfo;
 use tickreel::ghost::{GhostRange, RunEnd, RunStart};
 
 // cbindgen emits a module's declarations after its parent's, submodules in `mod` order: these are
@@ -98,16 +97,6 @@ pub struct TickreelGhostInfo {
     pub duration_seconds: f64,
 }
 
-/// One split of a ghost: a checkpoint marker and its tick offset from the run's start.
-#[repr(C)]
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct TickreelSplit {
-    /// The checkpoint index.
-    pub checkpoint: u32,
-    /// Ticks from the run's start.
-    pub tick: u32,
-}
-
 /// A caller's range (NULL: the whole presence).
 impl CArg for GhostRange {
     type C = *const TickreelGhostRange;
@@ -141,27 +130,6 @@ impl CResult for GhostInfo {
     }
 }
 
-impl CArrayResult for Splits {
-    type Item = TickreelSplit;
-    fn len(&self) -> usize {
-        self.splits().len()
-    }
-    fn write(self, out: &OutArray<TickreelSplit>) {
-        for (i, sp) in self.splits().iter().enumerate() {
-            out.set(
-                i,
-                TickreelSplit {
-                    checkpoint: sp.checkpoint,
-                    tick: sp.tick,
-                },
-            );
-        }
-    }
-    fn describe(&self) -> String {
-        format!("{} splits", self.len())
-    }
-}
-
 /// The tests' recording, for the tests of ghost loads (`crate::ffi::pending`).
 #[cfg(test)]
 pub(crate) use tests::record;
@@ -174,6 +142,7 @@ mod tests {
     use super::*;
     use crate::ffi::batch::*;
     use crate::ffi::generated::ghost::*;
+    use crate::ffi::generated::records::TickreelSplit;
     use crate::ffi::result::TickreelResult;
     use crate::ffi::writer::*;
     use std::ffi::CString;

@@ -32,27 +32,25 @@ pub mod writer;
 pub use batch::TickreelBatch;
 #[cfg(feature = "catalog")]
 pub use catalog::TickreelCatalog;
-pub use engine::recorder::{TickreelRecorder, TickreelRecorderStats};
-pub use engine::shadow::{TickreelShadowBuffer, TickreelShadowStats};
-pub use engine::{TickreelEngine, TickreelEngineOptions, TickreelEngineStats};
+pub use engine::recorder::TickreelRecorder;
+pub use engine::shadow::TickreelShadowBuffer;
+pub use engine::{TickreelEngine, TickreelEngineOptions};
+pub use generated::records::*;
 pub use ghost::cursor::{TickreelGhostCursor, TickreelGhostSample};
 pub use ghost::delta::TickreelLiveDelta;
 pub use ghost::gold::{TickreelGoldSplit, TickreelGoldSplits};
 pub use ghost::set::TickreelGhostSet;
-pub use ghost::{TickreelGhost, TickreelGhostInfo, TickreelGhostRange, TickreelSplit};
+pub use ghost::{TickreelGhost, TickreelGhostInfo, TickreelGhostRange};
 #[cfg(feature = "object")]
-pub use object::{TickreelLiveShipper, TickreelObjectOptions, TickreelShipStats};
+pub use object::{TickreelLiveShipper, TickreelObjectOptions};
 pub use options::{
     TickreelRecorderOptions, TickreelReelOptions, TickreelReportOptions, TickreelShadowOptions,
 };
 pub use pending::TickreelPending;
-pub use playhead::{TickreelPlayhead, TickreelRebuild, TickreelUpdate};
-pub use reader::{TickreelEntityState, TickreelReader, TickreelVerifyReport};
+pub use playhead::{TickreelPlayhead, TickreelUpdate};
+pub use reader::{TickreelEntityState, TickreelReader};
 pub use result::TickreelResult;
 pub use terrain::TickreelTerrainSection;
 pub use world::{TickreelBlockState, TickreelEvent, TickreelEvents};
-pub use world_state::{
-    TickreelBlockAt, TickreelBlockEntity, TickreelEntityWorld, TickreelEquipment,
-    TickreelWorldChange, TickreelWorldState, TickreelWorldStateInfo,
-};
+pub use world_state::{TickreelBlockAt, TickreelWorldState};
 pub use writer::TickreelReelWriter;

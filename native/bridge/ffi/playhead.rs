@@ -5,7 +5,7 @@ use super::args::OutArray;
 use super::convert::{CArrayResult, CResult};
 use super::reader::{TickreelEntityState, entity_state};
 use super::result::FfiResult;
-use crate::api::playhead::{Added, EntityList, Rebuild, UpdateRef};
+use crate::api::playhead::{Added, EntityList, UpdateRef};
 use tickreel::play::{Motion, Update};
 
 /// A viewer's position in a recording. Opaque: open with `tickreel_playhead_open`, release with
@@ -63,39 +63,6 @@ fn info(u: &Update) -> TickreelUpdate {
     }
 }
 
-/// What a playhead update does to the world, as filled in by `tickreel_playhead_rebuild`.
-#[repr(C)]
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct TickreelRebuild {
-    /// Rebuild the world: restore the snapshot (`tickreel_playhead_rebuild_snapshot`, if
-    /// `has_snapshot`), then re-apply the events of `tickreel_playhead_rebuild_events`. False: keep
-    /// the world as it is.
-    pub rebuild: bool,
-    /// The recording has a snapshot at or before the position; without one, start from the world
-    /// as it was when recording started.
-    pub has_snapshot: bool,
-    /// `snapshot_tick` is set.
-    pub has_snapshot_tick: bool,
-    /// The tick whose events come after the snapshot (the snapshot is the world before them).
-    pub snapshot_tick: u32,
-    /// False if a chunk between the snapshot and the position could not be read: the events are
-    /// incomplete (see `fault_count`).
-    pub complete: bool,
-}
-
-impl CResult for Rebuild {
-    type C = TickreelRebuild;
-    fn into_c(self) -> FfiResult<TickreelRebuild> {
-        Ok(TickreelRebuild {
-            rebuild: self.rebuild,
-            has_snapshot: self.has_snapshot,
-            has_snapshot_tick: self.snapshot_tick.is_some(),
-            snapshot_tick: self.snapshot_tick.unwrap_or(0),
-            complete: self.complete,
-        })
-    }
-}
-
 impl CArrayResult for Added<'_> {
     type Item = TickreelEntityState;
     fn len(&self) -> usize {
@@ -139,6 +106,7 @@ mod tests {
     use crate::ffi::batch::*;
     use crate::ffi::generated::playhead::*;
     use crate::ffi::generated::reader::*;
+    use crate::ffi::generated::records::TickreelRebuild;
     use crate::ffi::result::TickreelResult;
     use crate::ffi::writer::*;
     use std::ffi::CString;

@@ -5,7 +5,7 @@ use super::args::OutArray;
 use super::convert::{CArrayExtra, CArrayResult, CResult};
 use super::result::FfiResult;
 use tickreel::format::EntityState;
-use tickreel::play::{SeekState, VerifyReport};
+use tickreel::play::SeekState;
 
 /// An open recording. Opaque: open with `tickreel_reader_open`, release with
 /// `tickreel_reader_free`. The pointer is a handle, not an address: never dereference it.
@@ -33,20 +33,6 @@ pub struct TickreelEntityState {
     pub yaw: f64,
     /// Pitch in degrees.
     pub pitch: f64,
-}
-
-/// What `tickreel_reader_verify` checked.
-#[repr(C)]
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct TickreelVerifyReport {
-    /// Chunks read, checksummed and decoded.
-    pub chunks: u64,
-    /// Ticks spanned by those chunks.
-    pub ticks: u64,
-    /// Pose samples decoded.
-    pub pose_samples: u64,
-    /// Non-pose events decoded.
-    pub events: u64,
 }
 
 /// The C form of an entity's state.
@@ -94,23 +80,12 @@ impl CResult for crate::api::reader::PaletteName {
     }
 }
 
-impl CResult for VerifyReport {
-    type C = TickreelVerifyReport;
-    fn into_c(self) -> FfiResult<TickreelVerifyReport> {
-        Ok(TickreelVerifyReport {
-            chunks: self.chunks as u64,
-            ticks: self.ticks,
-            pose_samples: self.pose_samples,
-            events: self.events,
-        })
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::ffi::batch::*;
     use crate::ffi::generated::reader::*;
+    use crate::ffi::generated::records::TickreelVerifyReport;
     use crate::ffi::result::TickreelResult;
     use crate::ffi::writer::*;
     use std::ffi::CString;

@@ -119,7 +119,7 @@ mod tests {
     use crate::ffi::generated::world_state::*;
     use crate::ffi::generated::writer::*;
     use crate::ffi::result::TickreelResult;
-    use crate::ffi::world_state::{TickreelBlockAt, TickreelWorldState, TickreelWorldStateInfo};
+    use crate::ffi::{TickreelBlockAt, TickreelWorldState, TickreelWorldStateInfo};
     use std::ffi::CString;
 
     const OK: TickreelResult = TickreelResult::Ok;

@@ -8,9 +8,7 @@ use super::args::OutArray;
 use super::convert::{CArrayResult, CResult};
 use super::result::FfiResult;
 use super::world::TickreelBlockState;
-use crate::api::playhead::WorldChanges;
-use crate::api::world_state::{BlockAt, BlockEntities, Blocks, Entities, Equipment, Info};
-use tickreel::format::WorldChange;
+use crate::api::world_state::{BlockAt, Blocks};
 
 /// The world at a tick (edited blocks, block entities, each entity's health and equipment).
 /// Opaque: made by `tickreel_reader_world_at` or `tickreel_playhead_world_state`, released with
@@ -18,28 +16,6 @@ use tickreel::format::WorldChange;
 /// dereference it.
 pub struct TickreelWorldState {
     _private: [u8; 0],
-}
-
-/// What a world state holds, as filled in by `tickreel_world_state_info`.
-#[repr(C)]
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct TickreelWorldStateInfo {
-    /// The tick it is the world at (after that tick's events; clamped into the recording).
-    pub tick: u32,
-    /// False if the world before some chunk is unknown (a recording without a snapshot near the
-    /// tick, a shadow-play report before its first snapshot, or a chunk that could not be read on
-    /// a playhead's way): it then holds only what the chunks read changed.
-    pub complete: bool,
-    /// Edited blocks (`tickreel_world_state_blocks`).
-    pub block_count: usize,
-    /// Block entities (`tickreel_world_state_block_entities`).
-    pub block_entity_count: usize,
-    /// Entities with a health or equipment (`tickreel_world_state_entities`).
-    pub entity_count: usize,
-    /// Equipment slots in use, over all entities (`tickreel_world_state_equipment`).
-    pub equipment_count: usize,
-    /// Sections of the terrain in effect (`tickreel_world_state_terrain_sections`).
-    pub terrain_section_count: usize,
 }
 
 /// The block at one position, as filled in by `tickreel_world_state_block`.
@@ -62,51 +38,6 @@ pub struct TickreelBlockAt {
     pub block_entity_len: usize,
 }
 
-/// A block entity, as filled in by `tickreel_world_state_block_entities`.
-#[repr(C)]
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct TickreelBlockEntity {
-    /// Block x.
-    pub x: i32,
-    /// Block y.
-    pub y: i32,
-    /// Block z.
-    pub z: i32,
-    /// Its NBT (big-endian, as the block change gave it), valid until `tickreel_world_state_free`.
-    pub data: *const u8,
-    /// Bytes at `data`.
-    pub data_len: usize,
-}
-
-/// One entity's world state, as filled in by `tickreel_world_state_entities`.
-#[repr(C)]
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct TickreelEntityWorld {
-    /// The entity id.
-    pub entity: u32,
-    /// A health event gave its health: `health` is set.
-    pub has_health: bool,
-    /// Its health, in hundredths of a health point.
-    pub health: u32,
-    /// Its equipment slots in use (the next `equipment_count` entries of
-    /// `tickreel_world_state_equipment`, in order of the entities).
-    pub equipment_count: u32,
-}
-
-/// What an entity has in one equipment slot, as filled in by `tickreel_world_state_equipment`.
-#[repr(C)]
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct TickreelEquipment {
-    /// The entity id.
-    pub entity: u32,
-    /// The slot: a `TICKREEL_SLOT_*` value or the game's own.
-    pub slot: u32,
-    /// An id of the item palette (never 0).
-    pub item: u32,
-    /// How many (at least 1).
-    pub count: u32,
-}
-
 /// `TickreelWorldChange::kind`: a block's state (or its block entity) changed: `x`, `y`, `z`;
 /// `before`/`after` are block states.
 pub const TICKREEL_WORLD_CHANGE_BLOCK: u32 = 0;
@@ -116,104 +47,6 @@ pub const TICKREEL_WORLD_CHANGE_HEALTH: u32 = 1;
 /// `TickreelWorldChange::kind`: what an entity has in a slot changed: `entity`, `slot`;
 /// `before`/`after` are items with `before_count`/`after_count`.
 pub const TICKREEL_WORLD_CHANGE_EQUIPMENT: u32 = 2;
-
-/// One change of the world the library keeps, as filled in by `tickreel_playhead_world_changes`:
-/// what was before (so that reverse play restores it) and what is now. Fields the kind does not
-/// use are 0 or false.
-#[repr(C)]
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct TickreelWorldChange {
-    /// `TICKREEL_WORLD_CHANGE_BLOCK`, `_HEALTH` or `_EQUIPMENT`.
-    pub kind: u32,
-    /// Block x (a block change).
-    pub x: i32,
-    /// Block y (a block change).
-    pub y: i32,
-    /// Block z (a block change).
-    pub z: i32,
-    /// The entity (a health or equipment change).
-    pub entity: u32,
-    /// The slot (an equipment change).
-    pub slot: u32,
-    /// `before` is set. False: the block was not edited, the entity had no health, the slot was
-    /// empty.
-    pub has_before: bool,
-    /// The block state, health or item before.
-    pub before: u32,
-    /// The item count before (an equipment change).
-    pub before_count: u32,
-    /// `after` is set. False: the block is no longer edited (restore the world's own block), the
-    /// entity has no health, the slot is empty.
-    pub has_after: bool,
-    /// The block state, health or item now.
-    pub after: u32,
-    /// The item count now (an equipment change).
-    pub after_count: u32,
-}
-
-/// The C form of one world change.
-pub(crate) fn world_change(c: &WorldChange) -> TickreelWorldChange {
-    let zero = TickreelWorldChange::default();
-    match *c {
-        WorldChange::Block { pos, before, after } => TickreelWorldChange {
-            kind: TICKREEL_WORLD_CHANGE_BLOCK,
-            x: pos.x,
-            y: pos.y,
-            z: pos.z,
-            has_before: before.is_some(),
-            before: before.unwrap_or(0),
-            has_after: after.is_some(),
-            after: after.unwrap_or(0),
-            ..zero
-        },
-        WorldChange::Health {
-            entity,
-            before,
-            after,
-        } => TickreelWorldChange {
-            kind: TICKREEL_WORLD_CHANGE_HEALTH,
-            entity,
-            has_before: before.is_some(),
-            before: before.unwrap_or(0),
-            has_after: after.is_some(),
-            after: after.unwrap_or(0),
-            ..zero
-        },
-        WorldChange::Equipment {
-            entity,
-            slot,
-            before,
-            after,
-        } => TickreelWorldChange {
-            kind: TICKREEL_WORLD_CHANGE_EQUIPMENT,
-            entity,
-            slot: u32::from(slot),
-            has_before: before.is_some(),
-            before: before.map_or(0, |i| i.item),
-            before_count: before.map_or(0, |i| i.count),
-            has_after: after.is_some(),
-            after: after.map_or(0, |i| i.item),
-            after_count: after.map_or(0, |i| i.count),
-            ..zero
-        },
-    }
-}
-
-impl CResult for Info<'_> {
-    type C = TickreelWorldStateInfo;
-    fn into_c(self) -> FfiResult<TickreelWorldStateInfo> {
-        let w = self.0;
-        Ok(TickreelWorldStateInfo {
-            tick: w.tick,
-            complete: w.complete,
-            block_count: w.blocks.len(),
-            block_entity_count: w.block_entities.len(),
-            entity_count: w.entities.len(),
-            equipment_count: w.equipment.len(),
-            terrain_section_count: w.terrain.len(),
-        })
-    }
-}
 
 impl CResult for BlockAt<'_> {
     type C = TickreelBlockAt;
@@ -251,97 +84,13 @@ impl CArrayResult for Blocks<'_> {
     }
 }
 
-impl CArrayResult for BlockEntities<'_> {
-    type Item = TickreelBlockEntity;
-    fn len(&self) -> usize {
-        self.0.block_entities.len()
-    }
-    fn write(self, out: &OutArray<TickreelBlockEntity>) {
-        for (i, (p, data)) in self.0.block_entities.iter().enumerate() {
-            out.set(
-                i,
-                TickreelBlockEntity {
-                    x: p.x,
-                    y: p.y,
-                    z: p.z,
-                    data: data.as_ptr(),
-                    data_len: data.len(),
-                },
-            );
-        }
-    }
-    fn describe(&self) -> String {
-        format!("{} block entities", self.len())
-    }
-}
-
-impl CArrayResult for Entities<'_> {
-    type Item = TickreelEntityWorld;
-    fn len(&self) -> usize {
-        self.0.entities.len()
-    }
-    fn write(self, out: &OutArray<TickreelEntityWorld>) {
-        for (i, e) in self.0.entities.iter().enumerate() {
-            out.set(
-                i,
-                TickreelEntityWorld {
-                    entity: e.entity,
-                    has_health: e.health.is_some(),
-                    health: e.health.unwrap_or(0),
-                    equipment_count: u32::try_from(e.count).unwrap_or(u32::MAX),
-                },
-            );
-        }
-    }
-    fn describe(&self) -> String {
-        format!("{} entities with a world state", self.len())
-    }
-}
-
-impl CArrayResult for Equipment<'_> {
-    type Item = TickreelEquipment;
-    fn len(&self) -> usize {
-        self.0.equipment.len()
-    }
-    fn write(self, out: &OutArray<TickreelEquipment>) {
-        for (i, &(entity, slot, item)) in self.0.equipment.iter().enumerate() {
-            out.set(
-                i,
-                TickreelEquipment {
-                    entity,
-                    slot: u32::from(slot),
-                    item: item.item,
-                    count: item.count,
-                },
-            );
-        }
-    }
-    fn describe(&self) -> String {
-        format!("{} equipment slots", self.len())
-    }
-}
-
-impl CArrayResult for WorldChanges<'_> {
-    type Item = TickreelWorldChange;
-    fn len(&self) -> usize {
-        self.changes().len()
-    }
-    fn write(self, out: &OutArray<TickreelWorldChange>) {
-        for (i, c) in self.changes().iter().enumerate() {
-            out.set(i, world_change(c));
-        }
-    }
-    fn describe(&self) -> String {
-        format!("{} world changes", self.len())
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::ffi::batch::*;
     use crate::ffi::generated::playhead::*;
     use crate::ffi::generated::reader::*;
+    use crate::ffi::generated::records::*;
     use crate::ffi::generated::world_state::*;
     use crate::ffi::playhead::TickreelUpdate;
     use crate::ffi::result::TickreelResult;

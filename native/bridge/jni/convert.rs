@@ -83,6 +83,54 @@ pub(crate) trait JniFill {
     fn fill(self, env: &mut JNIEnv<'_>, out: Self::Array) -> Res<Self::Jni>;
 }
 
+/// A record (`#[bridge_struct]`) as Java reads it: its fields as `long`s, generated with this
+/// impl by `native/bridge/codegen/records.rs`.
+pub(crate) trait JavaRecord {
+    const LONGS: usize;
+    fn longs(&self, out: &mut Vec<i64>);
+}
+
+/// `records` as one `long[]`, [`JavaRecord::LONGS`] per record.
+pub(crate) fn records_array<R: JavaRecord>(env: &mut JNIEnv<'_>, records: &[R]) -> Res<jobject> {
+    let mut out = Vec::with_capacity(R::LONGS * records.len());
+    records.iter().for_each(|r| r.longs(&mut out));
+    super::long_array(env, &out)
+}
+
+/// Records: one `long[]`, [`JavaRecord::LONGS`] per record.
+impl<R: JavaRecord + Clone> JniResult for crate::api::Rows<'_, R> {
+    type Jni = jobject;
+    const SIG: &'static str = LONG_ARRAY_SIG;
+    const JAVA: &'static str = LONG_ARRAY_JAVA;
+    fn into_jni(self, env: &mut JNIEnv<'_>) -> Res<jobject> {
+        records_array(env, &self.0)
+    }
+}
+
+/// Records written into Java's `long[]` if it has room ([`JavaRecord::LONGS`] per record), and
+/// their number either way (Java grows its array and asks again).
+impl<R: JavaRecord + Clone> JniFill for crate::api::Rows<'_, R> {
+    type Array = jlongArray;
+    const ARRAY_SIG: &'static str = LONG_ARRAY_SIG;
+    const ARRAY_JAVA: &'static str = LONG_ARRAY_JAVA;
+    type Jni = jint;
+    const SIG: &'static str = "I";
+    const JAVA: &'static str = "int";
+    fn fill(self, env: &mut JNIEnv<'_>, out: jlongArray) -> Res<jint> {
+        let n = jint::try_from(self.0.len()).unwrap_or(jint::MAX);
+        // SAFETY: a local reference (or null) passed to the running native method; the wrapper
+        // is only used to read the array's length and write into it.
+        let room = unsafe { JLongArray::from_raw(out) };
+        if room.is_null() || (env.get_array_length(&room)? as usize) < R::LONGS * self.0.len() {
+            return Ok(n);
+        }
+        let mut longs = Vec::with_capacity(R::LONGS * self.0.len());
+        self.0.iter().for_each(|r| r.longs(&mut longs));
+        env.set_long_array_region(&room, 0, &longs)?;
+        Ok(n)
+    }
+}
+
 /// Writes `values` at the start of the Java `double[]` `out` (null or shorter: an
 /// `IllegalArgumentException`).
 pub(crate) fn fill_doubles(env: &mut JNIEnv<'_>, out: jdoubleArray, values: &[f64]) -> Res<()> {

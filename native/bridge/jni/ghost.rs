@@ -7,12 +7,11 @@ use jni::sys::{jboolean, jdouble, jdoubleArray, jintArray, jobject};
 
 use super::convert::{JniArg, JniFill, JniResult, LONG_ARRAY_JAVA, LONG_ARRAY_SIG, fill_doubles};
 use super::{Res, bad_arg, long_array};
-use crate::api::ghost::{GhostInfo, GoldReading, Splits};
-use tickreel::ghost::{DeltaReading, GhostRange, GhostSample, GhostState, RunEnd, RunStart};
+use crate::api::ghost::{GhostInfo, GoldReading};
+use tickreel::ghost::{DeltaReading, GhostRange, GhostSample, RunEnd, RunStart};
 
 /// Doubles a sample fills: `t, x, y, z, yaw, pitch, flags, state` (0 not started, 1 running,
 /// 2 finished).
-const SAMPLE_LEN: usize = 8;
 /// Doubles a delta reading fills: `raw ticks, shown ticks, ahead (0/1), ghost ticks, distance,
 /// tick rate`.
 const READING_LEN: usize = 6;
@@ -82,22 +81,8 @@ impl JniResult for GhostInfo {
     }
 }
 
-/// `long[] {checkpoint, tick offset, ...}` in recorded order.
-impl JniResult for Splits {
-    type Jni = jobject;
-    const SIG: &'static str = LONG_ARRAY_SIG;
-    const JAVA: &'static str = LONG_ARRAY_JAVA;
-    fn into_jni(self, env: &mut JNIEnv<'_>) -> Res<jobject> {
-        let v: Vec<i64> = self
-            .splits()
-            .iter()
-            .flat_map(|s| [i64::from(s.checkpoint), i64::from(s.tick)])
-            .collect();
-        long_array(env, &v)
-    }
-}
-
-/// Into `GhostSample.raw` ([`SAMPLE_LEN`] doubles).
+/// Into `GhostSample.raw`: the numbers of [`crate::api::ghost::sample_values`], as a ghost set
+/// writes them.
 impl JniFill for GhostSample {
     type Array = jdoubleArray;
     const ARRAY_SIG: &'static str = "[D";
@@ -106,23 +91,7 @@ impl JniFill for GhostSample {
     const SIG: &'static str = "V";
     const JAVA: &'static str = "void";
     fn fill(self, env: &mut JNIEnv<'_>, out: jdoubleArray) -> Res<()> {
-        let s = self;
-        let state = match s.state {
-            GhostState::NotStarted => 0.0,
-            GhostState::Running => 1.0,
-            GhostState::Finished => 2.0,
-        };
-        let values: [f64; SAMPLE_LEN] = [
-            s.t,
-            s.x,
-            s.y,
-            s.z,
-            s.yaw,
-            s.pitch,
-            f64::from(s.flags),
-            state,
-        ];
-        fill_doubles(env, out, &values)
+        fill_doubles(env, out, &crate::api::ghost::sample_values(&self))
     }
 }
 

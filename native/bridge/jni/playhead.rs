@@ -10,7 +10,7 @@ use super::Res;
 use super::convert::{JniFill, JniResult, LONG_ARRAY_JAVA, LONG_ARRAY_SIG, fill_longs};
 use super::long_array;
 use super::reader::{ENTITY_LONGS, entity_longs};
-use crate::api::playhead::{Added, EntityList, Rebuild, UpdateRef};
+use crate::api::playhead::{Added, EntityList, UpdateRef};
 use tickreel::play::{Direction, Motion, Update};
 
 /// `long`s of an update (`Update.HEADER`).
@@ -96,23 +96,5 @@ impl JniResult for Added<'_> {
             out.extend_from_slice(&entity_longs(e));
         }
         long_array(env, &out)
-    }
-}
-
-/// `long[] {rebuild, has snapshot, snapshot tick or -1, complete}` (0/1 flags).
-impl JniResult for Rebuild {
-    type Jni = jobject;
-    const SIG: &'static str = LONG_ARRAY_SIG;
-    const JAVA: &'static str = LONG_ARRAY_JAVA;
-    fn into_jni(self, env: &mut JNIEnv<'_>) -> Res<jobject> {
-        long_array(
-            env,
-            &[
-                i64::from(self.rebuild),
-                i64::from(self.has_snapshot),
-                self.snapshot_tick.map_or(-1, i64::from),
-                i64::from(self.complete),
-            ],
-        )
     }
 }

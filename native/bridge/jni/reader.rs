@@ -8,7 +8,7 @@ use super::convert::{JniResult, LONG_ARRAY_JAVA, LONG_ARRAY_SIG};
 use super::{Res, long_array};
 use crate::api::reader::ReaderInfo;
 use tickreel::format::EntityState;
-use tickreel::play::{SeekState, VerifyReport};
+use tickreel::play::SeekState;
 
 /// Number of `long`s per entity in a seek result (and in a playhead update).
 pub(crate) const ENTITY_LONGS: usize = 8;
@@ -90,25 +90,6 @@ impl JniResult for SeekState {
             out.extend_from_slice(&entity_longs(e));
         }
         long_array(env, &out)
-    }
-}
-
-/// `long[] {chunks, ticks, pose samples, events}`.
-impl JniResult for VerifyReport {
-    type Jni = jobject;
-    const SIG: &'static str = LONG_ARRAY_SIG;
-    const JAVA: &'static str = LONG_ARRAY_JAVA;
-    fn into_jni(self, env: &mut JNIEnv<'_>) -> Res<jobject> {
-        let v = self;
-        long_array(
-            env,
-            &[
-                v.chunks as i64,
-                v.ticks as i64,
-                v.pose_samples as i64,
-                v.events as i64,
-            ],
-        )
     }
 }
 

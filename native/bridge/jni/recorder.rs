@@ -8,63 +8,10 @@ use std::ffi::c_void;
 use jni::JNIEnv;
 use jni::sys::{JNI_FALSE, JNI_TRUE, jboolean, jlong, jobject};
 
-use super::convert::{JniResult, LONG_ARRAY_JAVA, LONG_ARRAY_SIG};
-use super::{Res, long_array};
+use super::Res;
+use super::convert::JniResult;
 use crate::api::engine::{Submission, WriterStatus};
-use tickreel::record::{EngineStats, RecorderStats, Submitted};
-
-/// `long[] {active recordings, queue depth, in-flight bytes, dropped ticks, bytes written, last
-/// flush latency us, compactions pending, done, failed, shadow bytes, shadow budget-dropped
-/// blocks, syncs}`.
-impl JniResult for EngineStats {
-    type Jni = jobject;
-    const SIG: &'static str = LONG_ARRAY_SIG;
-    const JAVA: &'static str = LONG_ARRAY_JAVA;
-    fn into_jni(self, env: &mut JNIEnv<'_>) -> Res<jobject> {
-        let s = self;
-        long_array(
-            env,
-            &[
-                s.active_recordings as i64,
-                s.queue_depth as i64,
-                s.inflight_bytes as i64,
-                s.dropped_ticks as i64,
-                s.bytes_written as i64,
-                s.last_flush_latency_us as i64,
-                s.compactions_pending as i64,
-                s.compactions_done as i64,
-                s.compactions_failed as i64,
-                s.shadow_bytes as i64,
-                s.shadow_budget_dropped_blocks as i64,
-                s.syncs as i64,
-            ],
-        )
-    }
-}
-
-/// `long[] {submitted, dropped, rejected ticks, bytes written, flushes, last flush latency us,
-/// flushed tick or -1, queue depth}`.
-impl JniResult for RecorderStats {
-    type Jni = jobject;
-    const SIG: &'static str = LONG_ARRAY_SIG;
-    const JAVA: &'static str = LONG_ARRAY_JAVA;
-    fn into_jni(self, env: &mut JNIEnv<'_>) -> Res<jobject> {
-        let s = self;
-        long_array(
-            env,
-            &[
-                s.submitted_ticks as i64,
-                s.dropped_ticks as i64,
-                s.rejected_ticks as i64,
-                s.bytes_written as i64,
-                s.flushes as i64,
-                s.last_flush_latency_us as i64,
-                s.flushed_tick.map_or(-1, i64::from),
-                s.queue_depth as i64,
-            ],
-        )
-    }
-}
+use tickreel::record::Submitted;
 
 /// `true` if queued, `false` if dropped by the drop policy; a refusal is thrown.
 impl JniResult for Submission {

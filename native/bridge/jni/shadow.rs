@@ -14,7 +14,6 @@ use super::{Res, handles, insert, long_array};
 use crate::api::engine::Recorder;
 use crate::api::shadow::{ShadowBuffer, Started};
 use crate::shared::handle::HandleType;
-use tickreel::shadow::ShadowStats;
 
 /// `long[] {recorder, shadow}`, both handles or neither.
 impl JniResult for Started {
@@ -30,33 +29,5 @@ impl JniResult for Started {
             drop(handles::remove(r));
             drop(handles::remove(s));
         })
-    }
-}
-
-/// `long[] {bytes, blocks, first tick or -1, last tick or -1, alive entities, departed players,
-/// expired blocks, budget-dropped blocks, budget-dropped ticks, reports capturing, reports
-/// started}`.
-impl JniResult for ShadowStats {
-    type Jni = jobject;
-    const SIG: &'static str = LONG_ARRAY_SIG;
-    const JAVA: &'static str = LONG_ARRAY_JAVA;
-    fn into_jni(self, env: &mut JNIEnv<'_>) -> Res<jobject> {
-        let s = self;
-        long_array(
-            env,
-            &[
-                s.bytes as i64,
-                s.blocks as i64,
-                s.first_tick.map_or(-1, i64::from),
-                s.last_tick.map_or(-1, i64::from),
-                s.alive_entities as i64,
-                s.departed_players as i64,
-                s.expired_blocks as i64,
-                s.budget_dropped_blocks as i64,
-                s.budget_dropped_ticks as i64,
-                s.reports_capturing as i64,
-                s.reports_started as i64,
-            ],
-        )
     }
 }

@@ -21,3 +21,16 @@ use proc_macro::TokenStream;
 pub fn bridge_fn(_args: TokenStream, item: TokenStream) -> TokenStream {
     item
 }
+
+/// Marks a record of `native/bridge/api/`: a struct a C or Java caller receives, from which the
+/// root `build.rs` generates the C struct and both conversions (`native/bridge/codegen/records.rs`).
+/// Arguments: `c = "TickreelX"` (the C name), `what = "..."` (a list's items, for messages) and
+/// optionally `of = "path::Type"`: the declaration describes that type's fields, and the item is
+/// removed (it is only read by the generator).
+#[proc_macro_attribute]
+pub fn bridge_struct(args: TokenStream, item: TokenStream) -> TokenStream {
+    let names_of = args
+        .into_iter()
+        .any(|t| matches!(t, proc_macro::TokenTree::Ident(i) if i.to_string() == "of"));
+    if names_of { TokenStream::new() } else { item }
+}

@@ -11,6 +11,7 @@ mod tests {
     use crate::ffi::generated::playhead::*;
     use crate::ffi::generated::reader::*;
     use crate::ffi::generated::recorder_options::*;
+    use crate::ffi::generated::records::*;
     use crate::ffi::playhead::TickreelUpdate;
     use crate::ffi::reader::*;
     use crate::ffi::result::TickreelResult;

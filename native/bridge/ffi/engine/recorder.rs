@@ -9,38 +9,12 @@
 use crate::api::engine::Submission;
 use crate::ffi::convert::CResult;
 use crate::ffi::result::FfiResult;
-use tickreel::record::{RecorderStats, Submitted};
+use tickreel::record::Submitted;
 
 /// One recording being written by an engine. Opaque: create with `tickreel_recorder_start`,
 /// release with `tickreel_recorder_free`. The pointer is a handle, not an address.
 pub struct TickreelRecorder {
     _private: [u8; 0],
-}
-
-/// Counters of one recording, as filled in by `tickreel_recorder_stats`.
-#[repr(C)]
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct TickreelRecorderStats {
-    /// Ticks queued by `tickreel_recorder_submit_tick` / `_submit_batch`.
-    pub submitted_ticks: u64,
-    /// Ticks dropped by backpressure (recorded as gaps).
-    pub dropped_ticks: u64,
-    /// Ticks the writer refused (a malformed batch); see `tickreel_recorder_status`.
-    pub rejected_ticks: u64,
-    /// Compressed bytes written to the live directory.
-    pub bytes_written: u64,
-    /// Flushes done.
-    pub flushes: u64,
-    /// Duration of the last flush, in microseconds.
-    pub last_flush_latency_us: u64,
-    /// Messages waiting in this recording's writer queue (shared with other recordings), and the
-    /// ticks it staged that the writer has not taken yet.
-    pub queue_depth: usize,
-    /// Every tick up to and including this one is durably on disk; meaningful only when
-    /// `has_flushed_tick` is true.
-    pub flushed_tick: u32,
-    /// Whether any tick is durable yet (`flushed_tick` is valid).
-    pub has_flushed_tick: bool,
 }
 
 /// C learns whether the tick was dropped (by the drop policy, or refused by backpressure) even
@@ -63,24 +37,6 @@ impl CResult for Submission {
     }
     fn on_failure() -> Option<bool> {
         Some(false)
-    }
-}
-
-impl CResult for RecorderStats {
-    type C = TickreelRecorderStats;
-    fn into_c(self) -> FfiResult<TickreelRecorderStats> {
-        let s = self;
-        Ok(TickreelRecorderStats {
-            submitted_ticks: s.submitted_ticks,
-            dropped_ticks: s.dropped_ticks,
-            rejected_ticks: s.rejected_ticks,
-            bytes_written: s.bytes_written,
-            flushes: s.flushes,
-            last_flush_latency_us: s.last_flush_latency_us,
-            queue_depth: s.queue_depth,
-            flushed_tick: s.flushed_tick.unwrap_or(0),
-            has_flushed_tick: s.flushed_tick.is_some(),
-        })
     }
 }
 

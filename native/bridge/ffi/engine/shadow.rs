@@ -9,7 +9,6 @@ use crate::api::shadow::Started;
 use crate::ffi::convert::CResult;
 use crate::ffi::handle;
 use crate::ffi::result::FfiResult;
-use tickreel::shadow::ShadowStats;
 
 /// A shadow buffer: the last minutes of one stream of ticks (a world), kept in memory and turned
 /// into a `.reel` file around a player by `tickreel_shadow_buffer_report`. Opaque: create with
@@ -17,41 +16,6 @@ use tickreel::shadow::ShadowStats;
 /// address.
 pub struct TickreelShadowBuffer {
     _private: [u8; 0],
-}
-
-/// Counters of a shadow buffer, as filled in by `tickreel_shadow_buffer_stats`. Bytes are the heap
-/// allocations the buffer holds, measured as they are made.
-#[repr(C)]
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct TickreelShadowStats {
-    /// Heap bytes of the retained blocks.
-    pub bytes: usize,
-    /// Blocks retained.
-    pub blocks: usize,
-    /// Entities alive now.
-    pub alive_entities: usize,
-    /// Players who left within their grace period.
-    pub departed_players: usize,
-    /// Reports waiting for their capture to end.
-    pub reports_capturing: usize,
-    /// Blocks dropped because the window no longer needed them.
-    pub expired_blocks: u64,
-    /// Blocks given up for a memory budget (the buffer's `max_bytes` or the engine's
-    /// `shadow_budget_bytes`) while still inside the window.
-    pub budget_dropped_blocks: u64,
-    /// Ticks of those blocks.
-    pub budget_dropped_ticks: u64,
-    /// Reports handed to the engine's background worker.
-    pub reports_started: u64,
-    /// First tick retained in blocks; meaningful only when `has_first_tick` is true.
-    pub first_tick: u32,
-    /// Last tick retained in blocks (later ticks wait in the open block); meaningful only when
-    /// `has_last_tick` is true.
-    pub last_tick: u32,
-    /// Whether `first_tick` is valid (a block is retained).
-    pub has_first_tick: bool,
-    /// Whether `last_tick` is valid.
-    pub has_last_tick: bool,
 }
 
 /// Both handles or neither: the recorder's handle is freed again (ending the stream) if the
@@ -73,28 +37,6 @@ impl CResult for Started {
     }
 }
 
-impl CResult for ShadowStats {
-    type C = TickreelShadowStats;
-    fn into_c(self) -> FfiResult<TickreelShadowStats> {
-        let s = self;
-        Ok(TickreelShadowStats {
-            bytes: s.bytes,
-            blocks: s.blocks,
-            alive_entities: s.alive_entities,
-            departed_players: s.departed_players,
-            reports_capturing: s.reports_capturing,
-            expired_blocks: s.expired_blocks,
-            budget_dropped_blocks: s.budget_dropped_blocks,
-            budget_dropped_ticks: s.budget_dropped_ticks,
-            reports_started: s.reports_started,
-            first_tick: s.first_tick.unwrap_or(0),
-            last_tick: s.last_tick.unwrap_or(0),
-            has_first_tick: s.first_tick.is_some(),
-            has_last_tick: s.last_tick.is_some(),
-        })
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -103,6 +45,7 @@ mod tests {
     use crate::ffi::engine::*;
     use crate::ffi::generated::pending::*;
     use crate::ffi::generated::reader::*;
+    use crate::ffi::generated::records::*;
     use crate::ffi::generated::report_options::*;
     use crate::ffi::generated::shadow::*;
     use crate::ffi::generated::shadow_options::*;

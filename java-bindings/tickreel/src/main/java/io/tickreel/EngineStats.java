@@ -32,6 +32,8 @@ public record EngineStats(
         long shadowBytes,
         long shadowBudgetDroppedBlocks,
         long syncs) {
+    // v: the fields of the C struct TickreelEngineStats in order, an absent value -1 (generated from one
+    // declaration, native/bridge/codegen/records.rs).
     static EngineStats fromNative(long[] v) {
         return new EngineStats(v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8], v[9], v[10], v[11]);
     }

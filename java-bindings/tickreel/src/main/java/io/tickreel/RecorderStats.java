@@ -24,8 +24,10 @@ public record RecorderStats(
         long lastFlushLatencyMicros,
         OptionalInt flushedTick,
         long queueDepth) {
+    // v: the fields of the C struct TickreelRecorderStats in order, an absent value -1 (generated from one
+    // declaration, native/bridge/codegen/records.rs).
     static RecorderStats fromNative(long[] v) {
         return new RecorderStats(v[0], v[1], v[2], v[3], v[4], v[5],
-                v[6] < 0 ? OptionalInt.empty() : OptionalInt.of((int) v[6]), v[7]);
+                v[7] < 0 ? OptionalInt.empty() : OptionalInt.of((int) v[7]), v[6]);
     }
 }

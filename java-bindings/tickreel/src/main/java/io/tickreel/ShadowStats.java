@@ -30,8 +30,10 @@ public record ShadowStats(
         long budgetDroppedTicks,
         long reportsCapturing,
         long reportsStarted) {
+    // v: the fields of the C struct TickreelShadowStats in order, an absent value -1 (generated from one
+    // declaration, native/bridge/codegen/records.rs).
     static ShadowStats fromNative(long[] v) {
-        return new ShadowStats(v[0], v[1], tick(v[2]), tick(v[3]), v[4], v[5], v[6], v[7], v[8], v[9], v[10]);
+        return new ShadowStats(v[0], v[1], tick(v[9]), tick(v[10]), v[2], v[3], v[5], v[6], v[7], v[4], v[8]);
     }
 
     private static OptionalInt tick(long v) {

@@ -21,6 +21,8 @@ public record ShipStats(
         long shippedBytes,
         long errors,
         OptionalInt lastTick) {
+    // v: the fields of the C struct TickreelShipStats in order, an absent value -1 (generated from one
+    // declaration, native/bridge/codegen/records.rs).
     static ShipStats fromNative(long[] v) {
         return new ShipStats(v[0], v[1], v[2], v[3], v[4], v[5],
                 v[6] < 0 ? OptionalInt.empty() : OptionalInt.of((int) v[6]));
