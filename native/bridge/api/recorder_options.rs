@@ -242,14 +242,14 @@ pub fn set_zstd_level(options: &RecorderOptions, zstd_level: i32) -> tickreel::R
 ///
 /// Thread safety: any thread.
 #[bridge_fn(
-    c = "tickreel_recorder_options_set_flush_interval_ms",
-    java = "recorderOptionsSetFlushIntervalMs"
+    c = "tickreel_recorder_options_set_flush_interval",
+    java = "recorderOptionsSetFlushInterval"
 )]
-pub fn set_flush_interval_ms(
+pub fn set_flush_interval(
     options: &RecorderOptions,
-    flush_interval_ms: u64,
+    flush_interval: u64,
 ) -> tickreel::Result<()> {
-    options.set(|o| o.flush.interval = ms(flush_interval_ms))
+    options.set(|o| o.flush.interval = ms(flush_interval))
 }
 
 /// Flush once this many compressed bytes are waiting (default 256 KiB). Must be > 0.
@@ -317,14 +317,14 @@ pub fn set_backpressure(options: &RecorderOptions, backpressure: u32) -> tickree
 ///
 /// Thread safety: any thread.
 #[bridge_fn(
-    c = "tickreel_recorder_options_set_block_deadline_ms",
-    java = "recorderOptionsSetBlockDeadlineMs"
+    c = "tickreel_recorder_options_set_block_deadline",
+    java = "recorderOptionsSetBlockDeadline"
 )]
-pub fn set_block_deadline_ms(
+pub fn set_block_deadline(
     options: &RecorderOptions,
-    block_deadline_ms: u64,
+    block_deadline: u64,
 ) -> tickreel::Result<()> {
-    options.0.lock().block_deadline = ms(block_deadline_ms);
+    options.0.lock().block_deadline = ms(block_deadline);
     Ok(())
 }
 
