@@ -245,10 +245,7 @@ pub fn set_zstd_level(options: &RecorderOptions, zstd_level: i32) -> tickreel::R
     c = "tickreel_recorder_options_set_flush_interval",
     java = "recorderOptionsSetFlushInterval"
 )]
-pub fn set_flush_interval(
-    options: &RecorderOptions,
-    flush_interval: u64,
-) -> tickreel::Result<()> {
+pub fn set_flush_interval(options: &RecorderOptions, flush_interval: u64) -> tickreel::Result<()> {
     options.set(|o| o.flush.interval = ms(flush_interval))
 }
 
@@ -320,10 +317,7 @@ pub fn set_backpressure(options: &RecorderOptions, backpressure: u32) -> tickree
     c = "tickreel_recorder_options_set_block_deadline",
     java = "recorderOptionsSetBlockDeadline"
 )]
-pub fn set_block_deadline(
-    options: &RecorderOptions,
-    block_deadline: u64,
-) -> tickreel::Result<()> {
+pub fn set_block_deadline(options: &RecorderOptions, block_deadline: u64) -> tickreel::Result<()> {
     options.0.lock().block_deadline = ms(block_deadline);
     Ok(())
 }

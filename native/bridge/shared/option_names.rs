@@ -57,7 +57,11 @@ mod tests {
         names.dedup();
         assert_eq!(names.len(), JAVA.len(), "one row per name");
         for (name, java) in JAVA {
-            assert_ne!(lower_camel(name), *java, "{name}: a row the rule already gives");
+            assert_ne!(
+                lower_camel(name),
+                *java,
+                "{name}: a row the rule already gives"
+            );
         }
     }
 

@@ -356,10 +356,7 @@ mod tests {
             TickreelResult::InvalidArgument
         );
         let msg = last_message();
-        assert!(
-            msg.contains("before and after are at most a day"),
-            "{msg}"
-        );
+        assert!(msg.contains("before and after are at most a day"), "{msg}");
         assert_eq!(tickreel_report_options_free(bad), OK);
         // A handle of another type where report options are expected.
         assert_eq!(
