@@ -79,10 +79,10 @@
  *      tickreel_recorder_options_set_world_id, tickreel_recorder_options_set_world_version,
  *      tickreel_recorder_options_set_dictionary_id, tickreel_recorder_options_set_chunk_ticks,
  *      tickreel_recorder_options_set_chunk_bytes, tickreel_recorder_options_set_snapshot_interval,
- *      tickreel_recorder_options_set_zstd_level, tickreel_recorder_options_set_flush_interval_ms,
+ *      tickreel_recorder_options_set_zstd_level, tickreel_recorder_options_set_flush_interval,
  *      tickreel_recorder_options_set_flush_max_pending_bytes,
  *      tickreel_recorder_options_set_flush_on_player_leave,
- *      tickreel_recorder_options_set_backpressure, tickreel_recorder_options_set_block_deadline_ms,
+ *      tickreel_recorder_options_set_backpressure, tickreel_recorder_options_set_block_deadline,
  *      tickreel_recorder_options_set_compaction_zstd_level,
  *      tickreel_recorder_options_set_compaction_chunk_ticks,
  *      tickreel_recorder_options_set_compaction_verify,
@@ -125,16 +125,16 @@
  *      tickreel_world_state_terrain_sections
  *   Shadow play (TickreelShadowBuffer): line 4139
  *      tickreel_shadow_buffer_report_upload, tickreel_report_options_new,
- *      tickreel_report_options_free, tickreel_report_options_set_before_ms,
- *      tickreel_report_options_set_after_ms, tickreel_report_options_set_radius,
+ *      tickreel_report_options_free, tickreel_report_options_set_before,
+ *      tickreel_report_options_set_after, tickreel_report_options_set_radius,
  *      tickreel_report_options_set_every_entity, tickreel_report_options_set_overwrite,
  *      tickreel_report_options_set_zstd_level, tickreel_report_options_set_keep_all_blocks,
  *      tickreel_report_options_set_chat, tickreel_shadow_buffer_start,
  *      tickreel_shadow_buffer_start_on, tickreel_shadow_buffer_report,
  *      tickreel_shadow_buffer_report_uuid, tickreel_shadow_buffer_stats,
  *      tickreel_shadow_buffer_attached, tickreel_shadow_buffer_free, tickreel_shadow_options_new,
- *      tickreel_shadow_options_free, tickreel_shadow_options_set_window_ms,
- *      tickreel_shadow_options_set_grace_ms, tickreel_shadow_options_set_max_bytes,
+ *      tickreel_shadow_options_free, tickreel_shadow_options_set_window,
+ *      tickreel_shadow_options_set_grace, tickreel_shadow_options_set_max_bytes,
  *      tickreel_shadow_options_set_block_ticks
  *   Writing recordings (TickreelReelWriter): line 4581
  *      tickreel_reel_options_new, tickreel_reel_options_free,
@@ -2111,8 +2111,8 @@ TickreelResult tickreel_recorder_options_set_zstd_level(struct TickreelRecorderO
  *
  * Thread safety: any thread.
  */
-TickreelResult tickreel_recorder_options_set_flush_interval_ms(struct TickreelRecorderOptions *options,
-                                                               uint64_t flush_interval_ms);
+TickreelResult tickreel_recorder_options_set_flush_interval(struct TickreelRecorderOptions *options,
+                                                            uint64_t flush_interval);
 
 /**
  * Flush once this many compressed bytes are waiting (default 256 KiB). Must be > 0.
@@ -2151,8 +2151,8 @@ TickreelResult tickreel_recorder_options_set_backpressure(struct TickreelRecorde
  *
  * Thread safety: any thread.
  */
-TickreelResult tickreel_recorder_options_set_block_deadline_ms(struct TickreelRecorderOptions *options,
-                                                               uint64_t block_deadline_ms);
+TickreelResult tickreel_recorder_options_set_block_deadline(struct TickreelRecorderOptions *options,
+                                                            uint64_t block_deadline);
 
 /**
  * Zstd level of the final compacted file, -7 to 22 (default 9).
@@ -4285,8 +4285,8 @@ TickreelResult tickreel_report_options_free(struct TickreelReportOptions *option
  *
  * Thread safety: any thread.
  */
-TickreelResult tickreel_report_options_set_before_ms(struct TickreelReportOptions *options,
-                                                     uint64_t before_ms);
+TickreelResult tickreel_report_options_set_before(struct TickreelReportOptions *options,
+                                                  uint64_t before);
 
 /**
  * Game time to keep capturing after the report, in milliseconds (default 30000; 0 writes the
@@ -4294,8 +4294,8 @@ TickreelResult tickreel_report_options_set_before_ms(struct TickreelReportOption
  *
  * Thread safety: any thread.
  */
-TickreelResult tickreel_report_options_set_after_ms(struct TickreelReportOptions *options,
-                                                    uint64_t after_ms);
+TickreelResult tickreel_report_options_set_after(struct TickreelReportOptions *options,
+                                                 uint64_t after);
 
 /**
  * Entities that came within this many blocks of the reported player at any tick of the report
@@ -4415,7 +4415,7 @@ TickreelResult tickreel_shadow_buffer_start_on(struct TickreelEngine *engine,
                                                struct TickreelShadowBuffer **out_shadow);
 
 /**
- * Reports `player` (an entity id): the buffer keeps capturing for the options' `after_ms` of game
+ * Reports `player` (an entity id): the buffer keeps capturing for the options' `after` of game
  * time, then the engine's background worker writes the window around the player (with the
  * entities that came within the options' `radius`) to `path`, a `.reel` file that appears only
  * complete. Does not wait: stores in `*out_pending` a pending to poll (`tickreel_pending_poll`) or
@@ -4430,7 +4430,7 @@ TickreelResult tickreel_shadow_buffer_start_on(struct TickreelEngine *engine,
  * defaults.
  *
  * Returns `TICKREEL_RESULT_INVALID_ARGUMENT` for an empty path, an invalid option (a negative
- * or non-finite radius, `before_ms` or `after_ms` over a day, a bad zstd level), a key that is
+ * or non-finite radius, `before` or `after` over a day, a bad zstd level), a key that is
  * not UTF-8 or is the library's, or a player the buffer holds nothing of (never seen, or gone
  * longer than the grace period and the window); `TICKREEL_RESULT_INVALID_STATE` before the
  * stream's first tick and once the engine shut down. A report onto an existing file without
@@ -4545,8 +4545,8 @@ TickreelResult tickreel_shadow_options_free(struct TickreelShadowOptions *option
  *
  * Thread safety: any thread.
  */
-TickreelResult tickreel_shadow_options_set_window_ms(struct TickreelShadowOptions *options,
-                                                     uint64_t window_ms);
+TickreelResult tickreel_shadow_options_set_window(struct TickreelShadowOptions *options,
+                                                  uint64_t window);
 
 /**
  * How long a player who left (a `PlayerLeave` event or `tickreel_recorder_player_left`) keeps
@@ -4555,8 +4555,8 @@ TickreelResult tickreel_shadow_options_set_window_ms(struct TickreelShadowOption
  *
  * Thread safety: any thread.
  */
-TickreelResult tickreel_shadow_options_set_grace_ms(struct TickreelShadowOptions *options,
-                                                    uint64_t grace_ms);
+TickreelResult tickreel_shadow_options_set_grace(struct TickreelShadowOptions *options,
+                                                 uint64_t grace);
 
 /**
  * Bytes this buffer may hold (default: no limit of its own, only the engine-wide

@@ -468,9 +468,9 @@ static void bad_recorder(void) {
     EXPECT_TRUE(strstr(tickreel_last_error_message(), "zstd_level") != NULL);
     EXPECT(tickreel_recorder_options_free(ro), OK);
     EXPECT(tickreel_recorder_options_new(&ro), OK);
-    EXPECT(tickreel_recorder_options_set_flush_interval_ms(ro, 0), OK);
+    EXPECT(tickreel_recorder_options_set_flush_interval(ro, 0), OK);
     EXPECT(tickreel_recorder_start(engine, path, ro, &rec), INVALID_ARGUMENT);
-    EXPECT_TRUE(strstr(tickreel_last_error_message(), "flush_interval_ms") != NULL);
+    EXPECT_TRUE(strstr(tickreel_last_error_message(), "flush_interval must be positive") != NULL);
     EXPECT(tickreel_recorder_options_free(ro), OK);
     EXPECT(tickreel_recorder_options_new(&ro), OK);
     EXPECT(tickreel_recorder_options_set_tick_rate_millihz(ro, 0), OK);
@@ -706,8 +706,8 @@ static void bad_shadow(void) {
     TickreelReportOptions *ro = NULL;
     EXPECT(tickreel_shadow_options_new(NULL), NULL_ARGUMENT);
     EXPECT(tickreel_report_options_new(NULL), NULL_ARGUMENT);
-    EXPECT(tickreel_shadow_options_set_window_ms(NULL, 1000), NULL_ARGUMENT);
-    EXPECT(tickreel_report_options_set_after_ms((TickreelReportOptions *)(void *)engine, 0), INVALID_HANDLE);
+    EXPECT(tickreel_shadow_options_set_window(NULL, 1000), NULL_ARGUMENT);
+    EXPECT(tickreel_report_options_set_after((TickreelReportOptions *)(void *)engine, 0), INVALID_HANDLE);
     EXPECT(tickreel_shadow_options_new(&so), OK);
     EXPECT(tickreel_report_options_new(&ro), OK);
     EXPECT(tickreel_report_options_set_chat(ro, 3), INVALID_ARGUMENT); /* not a TICKREEL_REPORT_CHAT_* */
@@ -724,16 +724,16 @@ static void bad_shadow(void) {
                                  &shadow),
            INVALID_HANDLE);
     EXPECT(tickreel_shadow_buffer_start(engine, "", NULL, NULL, &rec, &shadow), INVALID_ARGUMENT);
-    EXPECT(tickreel_shadow_options_set_window_ms(so, 0), OK); /* the start checks */
+    EXPECT(tickreel_shadow_options_set_window(so, 0), OK); /* the start checks */
     EXPECT(tickreel_shadow_buffer_start(engine, NULL, NULL, so, &rec, &shadow), INVALID_ARGUMENT);
-    EXPECT_TRUE(strstr(tickreel_last_error_message(), "window_ms") != NULL);
-    EXPECT(tickreel_shadow_options_set_window_ms(so, 86400001), OK); /* over a day */
+    EXPECT_TRUE(strstr(tickreel_last_error_message(), "the shadow window must be positive") != NULL);
+    EXPECT(tickreel_shadow_options_set_window(so, 86400001), OK); /* over a day */
     EXPECT(tickreel_shadow_buffer_start(engine, NULL, NULL, so, &rec, &shadow), INVALID_ARGUMENT);
-    EXPECT(tickreel_shadow_options_set_window_ms(so, 300000), OK);
-    EXPECT(tickreel_shadow_options_set_grace_ms(so, 86400001), OK);
+    EXPECT(tickreel_shadow_options_set_window(so, 300000), OK);
+    EXPECT(tickreel_shadow_options_set_grace(so, 86400001), OK);
     EXPECT(tickreel_shadow_buffer_start(engine, NULL, NULL, so, &rec, &shadow), INVALID_ARGUMENT);
-    EXPECT_TRUE(strstr(tickreel_last_error_message(), "grace_ms") != NULL);
-    EXPECT(tickreel_shadow_options_set_grace_ms(so, 120000), OK);
+    EXPECT_TRUE(strstr(tickreel_last_error_message(), "window and grace are at most a day") != NULL);
+    EXPECT(tickreel_shadow_options_set_grace(so, 120000), OK);
     EXPECT(tickreel_shadow_options_set_block_ticks(so, 0), OK);
     EXPECT(tickreel_shadow_buffer_start(engine, NULL, NULL, so, &rec, &shadow), INVALID_ARGUMENT);
     EXPECT(tickreel_shadow_options_set_block_ticks(so, 200), OK);
@@ -764,7 +764,7 @@ static void bad_shadow(void) {
     EXPECT(tickreel_shadow_options_free(so), OK); /* the buffer keeps its copy */
     in_dir(path, sizeof path, "shadow_report.reel");
     TickreelPending *finish = (TickreelPending *)(uintptr_t)1u;
-    EXPECT(tickreel_report_options_set_after_ms(ro, 0), OK);
+    EXPECT(tickreel_report_options_set_after(ro, 0), OK);
     /* Before the stream's first tick there is nothing to report. */
     EXPECT(tickreel_shadow_buffer_report(shadow, 1, path, ro, NULL, NULL, 0, &finish), INVALID_STATE);
     EXPECT_TRUE(finish == NULL);
@@ -805,13 +805,13 @@ static void bad_shadow(void) {
     EXPECT(tickreel_shadow_buffer_report(shadow, 1, path, bad, NULL, NULL, 0, &finish), INVALID_ARGUMENT);
     EXPECT(tickreel_report_options_free(bad), OK);
     EXPECT(tickreel_report_options_new(&bad), OK);
-    EXPECT(tickreel_report_options_set_after_ms(bad, 86400001), OK);
+    EXPECT(tickreel_report_options_set_after(bad, 86400001), OK);
     EXPECT(tickreel_shadow_buffer_report(shadow, 1, path, bad, NULL, NULL, 0, &finish), INVALID_ARGUMENT);
-    EXPECT_TRUE(strstr(tickreel_last_error_message(), "after_ms") != NULL);
-    EXPECT(tickreel_report_options_set_after_ms(bad, 0), OK);
-    EXPECT(tickreel_report_options_set_before_ms(bad, 86400001), OK);
+    EXPECT_TRUE(strstr(tickreel_last_error_message(), "before and after are at most a day") != NULL);
+    EXPECT(tickreel_report_options_set_after(bad, 0), OK);
+    EXPECT(tickreel_report_options_set_before(bad, 86400001), OK);
     EXPECT(tickreel_shadow_buffer_report(shadow, 1, path, bad, NULL, NULL, 0, &finish), INVALID_ARGUMENT);
-    EXPECT(tickreel_report_options_set_before_ms(bad, 1000), OK);
+    EXPECT(tickreel_report_options_set_before(bad, 1000), OK);
     EXPECT(tickreel_report_options_set_zstd_level(bad, 1000), OK);
     EXPECT(tickreel_shadow_buffer_report(shadow, 1, path, bad, NULL, NULL, 0, &finish), INVALID_ARGUMENT);
     EXPECT(tickreel_report_options_free(bad), OK);
@@ -829,7 +829,7 @@ static void bad_shadow(void) {
 
     /* A good report (every entity: a NaN radius set before is ignored), then one onto it. */
     EXPECT(tickreel_report_options_new(&bad), OK);
-    EXPECT(tickreel_report_options_set_after_ms(bad, 0), OK);
+    EXPECT(tickreel_report_options_set_after(bad, 0), OK);
     EXPECT(tickreel_report_options_set_radius(bad, NAN), OK);
     EXPECT(tickreel_report_options_set_every_entity(bad, true), OK);
     EXPECT(tickreel_shadow_buffer_report(shadow, 1, path, bad, NULL, NULL, 0, &finish), OK);

@@ -195,7 +195,7 @@ static void shadow_report_to_url(const char *dir, const char *url, TickreelObjec
     CHECK(tickreel_engine_new(NULL, &engine)); /* the defaults */
     TickreelShadowOptions *so = NULL;
     CHECK(tickreel_shadow_options_new(&so));
-    CHECK(tickreel_shadow_options_set_window_ms(so, 10000));
+    CHECK(tickreel_shadow_options_set_window(so, 10000));
     CHECK(tickreel_shadow_options_set_block_ticks(so, 20));
     TickreelRecorder *rec = NULL;
     TickreelShadowBuffer *shadow = NULL;
@@ -219,7 +219,7 @@ static void shadow_report_to_url(const char *dir, const char *url, TickreelObjec
     CHECK(tickreel_recorder_flush(rec));
     TickreelReportOptions *ro = NULL;
     CHECK(tickreel_report_options_new(&ro));
-    CHECK(tickreel_report_options_set_after_ms(ro, 0));
+    CHECK(tickreel_report_options_set_after(ro, 0));
     const char *keys[] = {"reason"};
     const char *values[] = {"fly"};
     char local[1024], again[1024];

@@ -203,7 +203,7 @@ static void record_with_engine(const char *path) {
     CHECK(tickreel_recorder_options_set_timestamp_ms(options, 1700000000000));
     /* never drop here: every tick is checked */
     CHECK(tickreel_recorder_options_set_backpressure(options, TICKREEL_BACKPRESSURE_BLOCK));
-    CHECK(tickreel_recorder_options_set_block_deadline_ms(options, 5000));
+    CHECK(tickreel_recorder_options_set_block_deadline(options, 5000));
     CHECK(tickreel_recorder_options_set_overwrite(options, true));
     TickreelRecorder *rec = NULL;
     CHECK(tickreel_recorder_start(engine, path, options, &rec));
@@ -744,7 +744,7 @@ static void shadow_play(const char *dir) {
 
     TickreelShadowOptions *shadow_options = NULL;
     CHECK(tickreel_shadow_options_new(&shadow_options));
-    CHECK(tickreel_shadow_options_set_window_ms(shadow_options, 10000)); /* 200 ticks at 20 ticks/s */
+    CHECK(tickreel_shadow_options_set_window(shadow_options, 10000)); /* 200 ticks at 20 ticks/s */
     CHECK(tickreel_shadow_options_set_block_ticks(shadow_options, 40));
     TickreelRecorder *rec = NULL;
     TickreelShadowBuffer *shadow = NULL;
@@ -794,10 +794,10 @@ static void shadow_play(const char *dir) {
         failures++;
     }
 
-    /* Report Bob now (after_ms 0: nothing more to capture), with the reporter's reason. */
+    /* Report Bob now (after 0: nothing more to capture), with the reporter's reason. */
     TickreelReportOptions *report_options = NULL;
     CHECK(tickreel_report_options_new(&report_options));
-    CHECK(tickreel_report_options_set_after_ms(report_options, 0));
+    CHECK(tickreel_report_options_set_after(report_options, 0));
     const char *keys[] = {"reporter", "reason"};
     const char *values[] = {"Dave", "speed"};
     char bob_path[4096], alice_path[4096], got[4096];

@@ -143,7 +143,7 @@ static void shadow(void *lib, TickreelEngine *engine, const char *path, const ch
     SYM(tickreel_shadow_buffer_start);
     SYM(tickreel_shadow_buffer_report);
     SYM(tickreel_report_options_new);
-    SYM(tickreel_report_options_set_after_ms);
+    SYM(tickreel_report_options_set_after);
     SYM(tickreel_report_options_free);
     SYM(tickreel_shadow_buffer_free);
     SYM(tickreel_recorder_submit_batch);
@@ -184,7 +184,7 @@ static void shadow(void *lib, TickreelEngine *engine, const char *path, const ch
     TickreelReportOptions *report_options = NULL;
     CHECKED(OK(p_tickreel_report_options_new(&report_options)), "%s: report options", who);
     /* the window as it is now */
-    CHECKED(OK(p_tickreel_report_options_set_after_ms(report_options, 0)), "%s: report after", who);
+    CHECKED(OK(p_tickreel_report_options_set_after(report_options, 0)), "%s: report after", who);
     TickreelPending *finish = NULL;
     CHECKED(OK(p_tickreel_shadow_buffer_report(buffer, PLAYER, path, report_options, NULL, NULL, 0, &finish)),
             "%s: report into %s", who, path);

@@ -231,7 +231,7 @@ static void report_by_uuid(const char *dir) {
 
     TickreelReportOptions *options = NULL;
     CHECK(tickreel_report_options_new(&options)); /* keeps the chat and blocks near the player */
-    CHECK(tickreel_report_options_set_after_ms(options, 0));
+    CHECK(tickreel_report_options_set_after(options, 0));
     char near[4096], all[4096];
     snprintf(near, sizeof near, "%s/near.reel", dir);
     snprintf(all, sizeof all, "%s/all.reel", dir);

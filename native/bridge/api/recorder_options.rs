@@ -198,7 +198,7 @@ pub fn set_dictionary_id(options: &RecorderOptions, dictionary_id: u32) -> tickr
     java = "recorderOptionsSetChunkTicks"
 )]
 pub fn set_chunk_ticks(options: &RecorderOptions, chunk_ticks: u32) -> tickreel::Result<()> {
-    options.set(|o| o.chunk.chunk_ticks = chunk_ticks)
+    options.set(|o| o.chunk_policy.chunk_ticks = chunk_ticks)
 }
 
 /// Cut a live chunk once its uncompressed payload reaches about this many bytes (default 1 MiB).
@@ -210,7 +210,7 @@ pub fn set_chunk_ticks(options: &RecorderOptions, chunk_ticks: u32) -> tickreel:
     java = "recorderOptionsSetChunkBytes"
 )]
 pub fn set_chunk_bytes(options: &RecorderOptions, chunk_bytes: usize) -> tickreel::Result<()> {
-    options.set(|o| o.chunk.chunk_bytes = chunk_bytes)
+    options.set(|o| o.chunk_policy.chunk_bytes = chunk_bytes)
 }
 
 /// Ticks between snapshots (default 600). Must be > 0.
@@ -224,7 +224,7 @@ pub fn set_snapshot_interval(
     options: &RecorderOptions,
     snapshot_interval: u32,
 ) -> tickreel::Result<()> {
-    options.set(|o| o.chunk.snapshot_interval = snapshot_interval)
+    options.set(|o| o.chunk_policy.snapshot_interval = snapshot_interval)
 }
 
 /// Zstd level of the live segments, -7 to 22 (default 3: fast).
@@ -235,21 +235,18 @@ pub fn set_snapshot_interval(
     java = "recorderOptionsSetZstdLevel"
 )]
 pub fn set_zstd_level(options: &RecorderOptions, zstd_level: i32) -> tickreel::Result<()> {
-    options.set(|o| o.chunk.zstd_level = zstd_level)
+    options.set(|o| o.chunk_policy.zstd_level = zstd_level)
 }
 
 /// Flush at least this often while ticks arrive, in milliseconds (default 5000). Must be > 0.
 ///
 /// Thread safety: any thread.
 #[bridge_fn(
-    c = "tickreel_recorder_options_set_flush_interval_ms",
-    java = "recorderOptionsSetFlushIntervalMs"
+    c = "tickreel_recorder_options_set_flush_interval",
+    java = "recorderOptionsSetFlushInterval"
 )]
-pub fn set_flush_interval_ms(
-    options: &RecorderOptions,
-    flush_interval_ms: u64,
-) -> tickreel::Result<()> {
-    options.set(|o| o.flush.interval = ms(flush_interval_ms))
+pub fn set_flush_interval(options: &RecorderOptions, flush_interval: u64) -> tickreel::Result<()> {
+    options.set(|o| o.flush.interval = ms(flush_interval))
 }
 
 /// Flush once this many compressed bytes are waiting (default 256 KiB). Must be > 0.
@@ -317,14 +314,11 @@ pub fn set_backpressure(options: &RecorderOptions, backpressure: u32) -> tickree
 ///
 /// Thread safety: any thread.
 #[bridge_fn(
-    c = "tickreel_recorder_options_set_block_deadline_ms",
-    java = "recorderOptionsSetBlockDeadlineMs"
+    c = "tickreel_recorder_options_set_block_deadline",
+    java = "recorderOptionsSetBlockDeadline"
 )]
-pub fn set_block_deadline_ms(
-    options: &RecorderOptions,
-    block_deadline_ms: u64,
-) -> tickreel::Result<()> {
-    options.0.lock().block_deadline = ms(block_deadline_ms);
+pub fn set_block_deadline(options: &RecorderOptions, block_deadline: u64) -> tickreel::Result<()> {
+    options.0.lock().block_deadline = ms(block_deadline);
     Ok(())
 }
 

@@ -140,7 +140,7 @@ pub fn set_dictionary_id(options: &ReelOptions, dictionary_id: u32) -> tickreel:
     java = "reelOptionsSetChunkTicks"
 )]
 pub fn set_chunk_ticks(options: &ReelOptions, chunk_ticks: u32) -> tickreel::Result<()> {
-    options.set(|o| o.policy.chunk_ticks = chunk_ticks)
+    options.set(|o| o.chunk_policy.chunk_ticks = chunk_ticks)
 }
 
 /// Cut a chunk once its uncompressed payload reaches about this many bytes (default 64 KiB).
@@ -152,7 +152,7 @@ pub fn set_chunk_ticks(options: &ReelOptions, chunk_ticks: u32) -> tickreel::Res
     java = "reelOptionsSetChunkBytes"
 )]
 pub fn set_chunk_bytes(options: &ReelOptions, chunk_bytes: usize) -> tickreel::Result<()> {
-    options.set(|o| o.policy.chunk_bytes = chunk_bytes)
+    options.set(|o| o.chunk_policy.chunk_bytes = chunk_bytes)
 }
 
 /// Ticks between snapshots (default 600). Must be > 0.
@@ -166,7 +166,7 @@ pub fn set_snapshot_interval(
     options: &ReelOptions,
     snapshot_interval: u32,
 ) -> tickreel::Result<()> {
-    options.set(|o| o.policy.snapshot_interval = snapshot_interval)
+    options.set(|o| o.chunk_policy.snapshot_interval = snapshot_interval)
 }
 
 /// Zstd level of the file, -7 to 22 (default 9).
@@ -177,5 +177,5 @@ pub fn set_snapshot_interval(
     java = "reelOptionsSetZstdLevel"
 )]
 pub fn set_zstd_level(options: &ReelOptions, zstd_level: i32) -> tickreel::Result<()> {
-    options.set(|o| o.policy.zstd_level = zstd_level)
+    options.set(|o| o.chunk_policy.zstd_level = zstd_level)
 }

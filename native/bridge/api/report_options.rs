@@ -87,11 +87,11 @@ pub fn report_options_free(_options: Released<ReportOptions>) {}
 ///
 /// Thread safety: any thread.
 #[bridge_fn(
-    c = "tickreel_report_options_set_before_ms",
-    java = "reportOptionsSetBeforeMs"
+    c = "tickreel_report_options_set_before",
+    java = "reportOptionsSetBefore"
 )]
-pub fn set_before_ms(options: &ReportOptions, before_ms: u64) -> tickreel::Result<()> {
-    options.set(|o| o.before = Some(ms(before_ms)))
+pub fn set_before(options: &ReportOptions, before: u64) -> tickreel::Result<()> {
+    options.set(|o| o.before = Some(ms(before)))
 }
 
 /// Game time to keep capturing after the report, in milliseconds (default 30000; 0 writes the
@@ -99,11 +99,11 @@ pub fn set_before_ms(options: &ReportOptions, before_ms: u64) -> tickreel::Resul
 ///
 /// Thread safety: any thread.
 #[bridge_fn(
-    c = "tickreel_report_options_set_after_ms",
-    java = "reportOptionsSetAfterMs"
+    c = "tickreel_report_options_set_after",
+    java = "reportOptionsSetAfter"
 )]
-pub fn set_after_ms(options: &ReportOptions, after_ms: u64) -> tickreel::Result<()> {
-    options.set(|o| o.after = ms(after_ms))
+pub fn set_after(options: &ReportOptions, after: u64) -> tickreel::Result<()> {
+    options.set(|o| o.after = ms(after))
 }
 
 /// Entities that came within this many blocks of the reported player at any tick of the report

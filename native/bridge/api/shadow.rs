@@ -116,7 +116,7 @@ pub fn start_on(
     start_with(engine, path, recorder_options, shadow_options)
 }
 
-/// Reports `player` (an entity id): the buffer keeps capturing for the options' `after_ms` of game
+/// Reports `player` (an entity id): the buffer keeps capturing for the options' `after` of game
 /// time, then the engine's background worker writes the window around the player (with the
 /// entities that came within the options' `radius`) to `path`, a `.reel` file that appears only
 /// complete. Does not wait: stores in `*out_pending` a pending to poll (`tickreel_pending_poll`) or
@@ -131,7 +131,7 @@ pub fn start_on(
 /// defaults.
 ///
 /// Returns `TICKREEL_RESULT_INVALID_ARGUMENT` for an empty path, an invalid option (a negative
-/// or non-finite radius, `before_ms` or `after_ms` over a day, a bad zstd level), a key that is
+/// or non-finite radius, `before` or `after` over a day, a bad zstd level), a key that is
 /// not UTF-8 or is the library's, or a player the buffer holds nothing of (never seen, or gone
 /// longer than the grace period and the window); `TICKREEL_RESULT_INVALID_STATE` before the
 /// stream's first tick and once the engine shut down. A report onto an existing file without

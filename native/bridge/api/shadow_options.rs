@@ -61,11 +61,11 @@ pub fn shadow_options_free(_options: Released<ShadowOptions>) {}
 ///
 /// Thread safety: any thread.
 #[bridge_fn(
-    c = "tickreel_shadow_options_set_window_ms",
-    java = "shadowOptionsSetWindowMs"
+    c = "tickreel_shadow_options_set_window",
+    java = "shadowOptionsSetWindow"
 )]
-pub fn set_window_ms(options: &ShadowOptions, window_ms: u64) -> tickreel::Result<()> {
-    options.set(|o| o.window = ms(window_ms))
+pub fn set_window(options: &ShadowOptions, window: u64) -> tickreel::Result<()> {
+    options.set(|o| o.window = ms(window))
 }
 
 /// How long a player who left (a `PlayerLeave` event or `tickreel_recorder_player_left`) keeps
@@ -74,11 +74,11 @@ pub fn set_window_ms(options: &ShadowOptions, window_ms: u64) -> tickreel::Resul
 ///
 /// Thread safety: any thread.
 #[bridge_fn(
-    c = "tickreel_shadow_options_set_grace_ms",
-    java = "shadowOptionsSetGraceMs"
+    c = "tickreel_shadow_options_set_grace",
+    java = "shadowOptionsSetGrace"
 )]
-pub fn set_grace_ms(options: &ShadowOptions, grace_ms: u64) -> tickreel::Result<()> {
-    options.set(|o| o.grace = ms(grace_ms))
+pub fn set_grace(options: &ShadowOptions, grace: u64) -> tickreel::Result<()> {
+    options.set(|o| o.grace = ms(grace))
 }
 
 /// Bytes this buffer may hold (default: no limit of its own, only the engine-wide

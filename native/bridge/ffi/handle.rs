@@ -3,13 +3,14 @@
 //! A handle given to C (`TickreelReader *` and friends) is a pointer-sized integer disguised as a
 //! pointer to an incomplete type. tickreel never dereferences it: it decodes it into
 //! `(generation, type tag, slot index)` and looks the key up in the bindings' one handle registry
-//! ([`crate::shared::registry`], the same code as Java's handles, with its own table). Layout on 64-bit targets (bit 63 on the left):
+//! ([`crate::shared::registry`], the same code as Java's handles, with its own table). Layout
+//! ([`TokenLayout`]) on 64-bit targets (bit 63 on the left):
 //!
 //! ```text
 //! | generation: 32 bits | type tag: 8 bits | slot index: 24 bits |
 //! ```
 //!
-//! (32-bit targets: 12-bit generation, 4-bit tag, 16-bit index.)
+//! (32-bit targets: 12-bit generation, 6-bit tag, 14-bit index.)
 //!
 //! Guarantees, checked on every call:
 //! - NULL is never a handle (generations start at 1); `*_free(NULL)` is a no-op.
@@ -30,29 +31,15 @@ use std::sync::Arc;
 use super::result::{FfiError, FfiResult};
 use crate::shared::registry::{Key, Lookup, Registry};
 
-#[cfg(target_pointer_width = "64")]
-mod layout {
-    pub(super) const INDEX_BITS: u32 = 24;
-    pub(super) const TAG_BITS: u32 = 8;
-    pub(super) const GEN_BITS: u32 = 32;
-}
-#[cfg(target_pointer_width = "32")]
-mod layout {
-    pub(super) const INDEX_BITS: u32 = 16;
-    pub(super) const TAG_BITS: u32 = 4;
-    pub(super) const GEN_BITS: u32 = 12;
-}
-use layout::{GEN_BITS, INDEX_BITS, TAG_BITS};
+pub(crate) use crate::shared::handle::HandleType;
+use crate::shared::handle::TokenLayout;
 
-const INDEX_MASK: usize = (1 << INDEX_BITS) - 1;
-const TAG_MASK: usize = (1 << TAG_BITS) - 1;
-const GEN_MAX: usize = (1 << GEN_BITS) - 1;
-const _: () = assert!(INDEX_BITS + TAG_BITS + GEN_BITS == usize::BITS);
+const LAYOUT: TokenLayout = TokenLayout::NATIVE;
+const TAG_MASK: usize = LAYOUT.max_tag() as usize;
+const GEN_MAX: usize = LAYOUT.max_generation() as usize;
 
 /// Most live handles at once.
-pub(crate) const MAX_HANDLES: usize = INDEX_MASK + 1;
-
-pub(crate) use crate::shared::handle::HandleType;
+pub(crate) const MAX_HANDLES: usize = LAYOUT.max_slots();
 
 /// A handle type as C sees it: the opaque C type its handles point to. The neutral layer
 /// (`crate::api`) declares the types and their tags; which C type stands for each is said here,
@@ -106,12 +93,12 @@ opaque! {
     crate::api::writer::ReelWriter => super::TickreelReelWriter,
 }
 
-// Every tag fits the token's tag bits (the 32-bit layout has 4: tags 1 to 15), so that a new
-// handle type cannot silently overflow into the generation.
+// Every tag fits the tag bits of the smallest layout (32-bit targets: tags 1 to 63), checked on
+// every target, so that a new handle type cannot overflow into the generation on either width.
 const _: () = {
     let mut i = 0;
     while i < TAG_NAMES.len() {
-        assert!(TAG_NAMES[i].0 != 0 && TAG_NAMES[i].0 as usize <= TAG_MASK);
+        assert!(TAG_NAMES[i].0 != 0 && TAG_NAMES[i].0 <= TokenLayout::BITS_32.max_tag());
         i += 1;
     }
 };
@@ -120,15 +107,13 @@ const _: () = {
 static REGISTRY: Registry = Registry::new(MAX_HANDLES, GEN_MAX as u64);
 
 fn token(generation: usize, tag: u8, index: usize) -> usize {
-    (generation << (INDEX_BITS + TAG_BITS)) | (usize::from(tag) << INDEX_BITS) | index
+    // a token of this target's layout fits its pointer width
+    LAYOUT.pack(generation as u64, tag, index) as usize
 }
 
 fn split(token: usize) -> (usize, u8, usize) {
-    (
-        token >> (INDEX_BITS + TAG_BITS),
-        ((token >> INDEX_BITS) & TAG_MASK) as u8,
-        token & INDEX_MASK,
-    )
+    let (generation, tag, index) = LAYOUT.unpack(token as u64);
+    (generation as usize, tag, index)
 }
 
 fn tag_name(tag: u8) -> Option<&'static str> {
@@ -244,8 +229,8 @@ mod tests {
     fn tokens_round_trip_and_are_never_null() {
         assert_eq!(split(token(1, 3, 0)), (1, 3, 0));
         assert_eq!(
-            split(token(GEN_MAX, 0x0F, INDEX_MASK)),
-            (GEN_MAX, 0x0F, INDEX_MASK)
+            split(token(GEN_MAX, TAG_MASK as u8, MAX_HANDLES - 1)),
+            (GEN_MAX, TAG_MASK as u8, MAX_HANDLES - 1)
         );
         assert_ne!(token(1, 0, 0), 0);
     }
@@ -255,7 +240,7 @@ mod tests {
         let h = insert(Thing(7)).unwrap();
         assert_eq!(get::<Thing>(h).unwrap().0, 7);
         is_invalid(get::<Other>(h), "not a tickreel other handle");
-        let garbage: *mut ThingOpaque = std::ptr::without_provenance_mut(0x0034_5678); // tag 0: none
+        let garbage: *mut ThingOpaque = std::ptr::without_provenance_mut(token(3, 0, 0x1678)); // tag 0: none
         is_invalid(get::<Thing>(garbage), "not a tickreel thing handle");
         // Free while a "call" still holds the object: the object stays alive for that call.
         let held = get::<Thing>(h).unwrap();

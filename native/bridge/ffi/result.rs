@@ -169,10 +169,8 @@ impl FfiError {
 
     fn message(&self) -> String {
         match self {
-            FfiError::Core(e) => tickreel::error::respell_options(
-                &e.to_string(),
-                crate::shared::option_names::c_option,
-            ),
+            // C names an option as the core does (its setter's suffix)
+            FfiError::Core(e) => tickreel::error::respell_options(&e.to_string(), |_| None),
             FfiError::Null(arg) => format!("argument `{arg}` is NULL"),
             FfiError::InvalidHandle(m) => format!("invalid handle: {m}"),
             FfiError::BufferTooSmall(m) => format!("buffer too small: {m}"),

@@ -241,7 +241,7 @@ impl JniArg for usize {
 /// A negative value where none may be, the parameter named as Java's builder method for it (the
 /// options' setters name their value after the option).
 fn negative(name: &str, v: i64) -> super::Failure {
-    let name = crate::shared::option_names::java_option(name).unwrap_or(name);
+    let name = crate::shared::option_names::java_option(name);
     bad_arg(format!("{name} must not be negative (got {v})"))
 }
 

@@ -12,7 +12,7 @@ use tickreel::error::{Error, respell_options};
 
 /// `msg` in Java's words: marked option names spelled as Java's builder methods.
 pub(crate) fn java_text(msg: &str) -> String {
-    respell_options(msg, java_option)
+    respell_options(msg, |name| Some(java_option(name)))
 }
 
 /// The message of a Java exception for `e`: an I/O error as java.nio's ("PATH: reason", or the

@@ -163,9 +163,10 @@ pub fn check_finite(what: &str, v: f64) -> Result<f64> {
 }
 
 /// An option's name as an error message writes it: its Rust name between backticks
-/// (`` `chunk_ticks` ``, `` `flush.interval` ``). The message stays structured for the bindings:
-/// each spells the marked names in its own language ([`respell_options`]: C's field, Java's
-/// builder method), so that a Java message never shows a Rust name.
+/// (`` `chunk_ticks` ``, `` `flush_interval` ``), which is also C's (the suffix of its setter,
+/// `tickreel_recorder_options_set_chunk_ticks`). The message stays structured for the bindings:
+/// each spells the marked names in its own language ([`respell_options`]: C as they are, Java as
+/// its builder methods), so that a Java message never shows a Rust name.
 pub fn option(name: &str) -> String {
     format!("`{name}`")
 }
@@ -200,7 +201,7 @@ pub(crate) fn tick_span(first: Option<u32>, last: Option<u32>) -> String {
 
 /// `msg` with each option name marked by [`option`] spelled as `spell` says (as it is where
 /// `spell` does not know it), without the backticks.
-pub fn respell_options(msg: &str, spell: impl Fn(&str) -> Option<&'static str>) -> String {
+pub fn respell_options(msg: &str, spell: impl Fn(&str) -> Option<String>) -> String {
     let mut out = String::with_capacity(msg.len());
     let mut rest = msg;
     while let Some(start) = rest.find('`') {
@@ -209,7 +210,7 @@ pub fn respell_options(msg: &str, spell: impl Fn(&str) -> Option<&'static str>) 
         };
         let name = &rest[start + 1..start + 1 + len];
         out.push_str(&rest[..start]);
-        out.push_str(spell(name).unwrap_or(name));
+        out.push_str(spell(name).as_deref().unwrap_or(name));
         rest = &rest[start + len + 2..];
     }
     out.push_str(rest);
@@ -426,7 +427,7 @@ mod tests {
             option("other")
         );
         assert_eq!(m, "`chunk_ticks` 0 must be between 1 and 64; see `other`");
-        let java = respell_options(&m, |n| (n == "chunk_ticks").then_some("chunkTicks"));
+        let java = respell_options(&m, |n| (n == "chunk_ticks").then(|| "chunkTicks".into()));
         assert_eq!(java, "chunkTicks 0 must be between 1 and 64; see other");
         assert_eq!(respell_options("a ` b", |_| None), "a ` b");
         assert_eq!(

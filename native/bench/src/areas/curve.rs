@@ -37,7 +37,7 @@ fn write(
     let mut w = ReelWriter::create(
         path,
         ReelOptions {
-            policy,
+            chunk_policy: policy,
             ..ReelOptions::compacted()
         },
     )

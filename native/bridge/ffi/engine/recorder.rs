@@ -167,7 +167,7 @@ mod tests {
             let path = CString::new(dir.path().join(name).to_str().unwrap()).unwrap();
             let o = recorder_options();
             assert_eq!(tickreel_recorder_options_set_backpressure(o, policy), OK);
-            assert_eq!(tickreel_recorder_options_set_block_deadline_ms(o, 1), OK);
+            assert_eq!(tickreel_recorder_options_set_block_deadline(o, 1), OK);
             let r = start(e, &path, o);
             assert_eq!(tickreel_recorder_options_free(o), OK);
             let mut outcomes = Vec::new();
@@ -230,8 +230,8 @@ mod tests {
                 "zstd_level",
             ),
             (
-                |o| tickreel_recorder_options_set_flush_interval_ms(o, 0),
-                "flush_interval_ms",
+                |o| tickreel_recorder_options_set_flush_interval(o, 0),
+                "flush_interval",
             ),
             (
                 |o| tickreel_recorder_options_set_compaction_chunk_ticks(o, 0),

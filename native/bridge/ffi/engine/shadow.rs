@@ -177,7 +177,7 @@ mod tests {
         let e = engine(std::ptr::null_mut());
         let o = shadow_options();
         // 200 ticks at 20 ticks/s.
-        assert_eq!(tickreel_shadow_options_set_window_ms(o, 10_000), OK);
+        assert_eq!(tickreel_shadow_options_set_window(o, 10_000), OK);
         assert_eq!(tickreel_shadow_options_set_block_ticks(o, 20), OK);
         let (r, s) = start(e, None, o);
         assert_eq!(tickreel_shadow_options_free(o), OK);
@@ -194,7 +194,7 @@ mod tests {
         assert_eq!(es.shadow_bytes, st.bytes);
 
         let ro = report_options();
-        assert_eq!(tickreel_report_options_set_after_ms(ro, 0), OK);
+        assert_eq!(tickreel_report_options_set_after(ro, 0), OK);
         let near = CString::new(dir.path().join("near.reel").to_str().unwrap()).unwrap();
         let (res, f) = report(s, 1, &near, ro, &[(c"reason", c"fly")]);
         assert_eq!(res, OK);
@@ -247,7 +247,7 @@ mod tests {
         let path = CString::new(dir.path().join("rec.reel").to_str().unwrap()).unwrap();
         let (mut r, mut s) = (std::ptr::null_mut(), std::ptr::null_mut());
         let o = shadow_options();
-        assert_eq!(tickreel_shadow_options_set_window_ms(o, 0), OK);
+        assert_eq!(tickreel_shadow_options_set_window(o, 0), OK);
         // SAFETY: valid string, options and out-pointers.
         let res = unsafe {
             tickreel_shadow_buffer_start(e, path.as_ptr(), std::ptr::null_mut(), o, &mut r, &mut s)
@@ -272,7 +272,7 @@ mod tests {
         );
         let out = CString::new(dir.path().join("r.reel").to_str().unwrap()).unwrap();
         let rep = report_options();
-        assert_eq!(tickreel_report_options_set_after_ms(rep, 0), OK);
+        assert_eq!(tickreel_report_options_set_after(rep, 0), OK);
         // Before the first tick.
         let (res, f) = report(s, 1, &out, rep, &[]);
         assert_eq!((res, f.is_null()), (TickreelResult::InvalidState, true));
@@ -293,16 +293,13 @@ mod tests {
         }
         // Every entity: the radius set before no longer applies.
         assert_eq!(tickreel_report_options_set_every_entity(bad, true), OK);
-        assert_eq!(tickreel_report_options_set_before_ms(bad, 86_400_001), OK);
+        assert_eq!(tickreel_report_options_set_before(bad, 86_400_001), OK);
         assert_eq!(
             report(s, 1, &out, bad, &[]).0,
             TickreelResult::InvalidArgument
         );
         let msg = last_message();
-        assert!(
-            msg.contains("before_ms and after_ms are at most a day"),
-            "{msg}"
-        );
+        assert!(msg.contains("before and after are at most a day"), "{msg}");
         assert_eq!(tickreel_report_options_free(bad), OK);
         // A handle of another type where report options are expected.
         assert_eq!(
@@ -460,7 +457,7 @@ mod tests {
             (res, f)
         };
         let ro = report_options();
-        assert_eq!(tickreel_report_options_set_after_ms(ro, 0), OK);
+        assert_eq!(tickreel_report_options_set_after(ro, 0), OK);
         let near = CString::new(dir.path().join("near.reel").to_str().unwrap()).unwrap();
         let (res, f) = report_uuid(&near, ro, uuid.as_ptr());
         assert_eq!((res, wait(f)), (OK, OK));

@@ -133,7 +133,7 @@ pub fn run(a: Args, out: &mut Out) -> tickreel::Result<()> {
         on_existing: OnExisting::Resume,
         ..RecorderOptions::default()
     };
-    options.chunk.chunk_ticks = a.chunk_ticks;
+    options.chunk_policy.chunk_ticks = a.chunk_ticks;
     options.overwrite = a.force;
     if let Some(servers) = a.network {
         let network = network::Network {

@@ -396,7 +396,7 @@ mod tests {
             20_000
         );
         assert_eq!(reel_options(0.5).unwrap().identity.tick_rate_millihz, 500);
-        assert_eq!(reel_options(4e6).unwrap().policy.zstd_level, 9);
+        assert_eq!(reel_options(4e6).unwrap().chunk_policy.zstd_level, 9);
         for bad in [0.0, -20.0, 4_000_000.5, f64::NAN, f64::INFINITY] {
             let e = reel_options(bad).unwrap_err().to_string();
             assert!(e.contains("--tick-rate"), "{e}");

@@ -179,7 +179,7 @@ fn info_json_reports_header_metadata_and_index() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("info.reel");
     let mut options = ReelOptions {
-        policy: small_policy(),
+        chunk_policy: small_policy(),
         ..ReelOptions::default()
     };
     options.identity.tick_rate_millihz = 25_000;

@@ -178,7 +178,7 @@ fn a_simulated_recording_with_churn_round_trips() {
 /// chunks and snapshots, written directly.
 fn every_kind(path: &Path) {
     let mut options = ReelOptions::compacted();
-    options.policy = ChunkPolicy {
+    options.chunk_policy = ChunkPolicy {
         chunk_ticks: 7,
         chunk_bytes: 1 << 20,
         snapshot_interval: 600,

@@ -227,7 +227,7 @@ fn engine_options() -> RecorderOptions {
         },
         ..RecorderOptions::default()
     };
-    o.chunk.chunk_ticks = 20;
+    o.chunk_policy.chunk_ticks = 20;
     o
 }
 

@@ -29,7 +29,7 @@ fn crafted(path: &Path, blocks: i32, offers: i32) {
     let mut w = ReelWriter::create(
         path,
         ReelOptions {
-            policy: ChunkPolicy {
+            chunk_policy: ChunkPolicy {
                 chunk_ticks: 20,
                 snapshot_interval: 20,
                 ..ChunkPolicy::default()

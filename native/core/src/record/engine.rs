@@ -311,7 +311,7 @@ impl Engine {
     fn open(&self, path: Option<&Path>, options: RecorderOptions) -> Result<Recorder> {
         let inner = &self.inner;
         options.identity.validate()?;
-        options.chunk.validate()?;
+        options.chunk_policy.validate()?;
         options.validate()?;
         if let Some(p) = path {
             let storage = inner.shared.storage.as_ref();

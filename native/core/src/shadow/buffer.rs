@@ -153,7 +153,7 @@ impl ShadowBuffer {
         let rec = match path {
             Some(p) => engine.start_recording(p, recorder)?,
             None => {
-                recorder.chunk.chunk_ticks = options.block_ticks;
+                recorder.chunk_policy.chunk_ticks = options.block_ticks;
                 engine.start_stream(recorder)?
             }
         };

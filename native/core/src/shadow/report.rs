@@ -152,7 +152,7 @@ fn write_report_by(job: ReportJob, passes: Passes) -> Result<PathBuf> {
                 game_data_version: job.header.game_data_version,
                 dictionary_id: job.header.dictionary_id,
             },
-            policy: ChunkPolicy {
+            chunk_policy: ChunkPolicy {
                 zstd_level: job.options.zstd_level,
                 // Snapshots are carried over where the blocks have them.
                 snapshot_interval: u32::MAX,

@@ -235,7 +235,7 @@ fn analysis_figures_at_compaction_equal_the_hand_computed_ones() {
     let path = dir.path().join("a.reel");
     let engine = Engine::new(EngineOptions::default()).unwrap();
     let mut o = RecorderOptions::default();
-    o.chunk.chunk_ticks = 10;
+    o.chunk_policy.chunk_ticks = 10;
     let rec = engine.start_recording(&path, o).unwrap();
     for (id, n) in names() {
         rec.register_name(PaletteKind::Block, id, n).unwrap();
@@ -252,7 +252,7 @@ fn analysis_figures_of_a_report_equal_the_hand_computed_ones() {
     let dir = tempfile::tempdir().unwrap();
     let engine = Engine::new(EngineOptions::default()).unwrap();
     let mut o = RecorderOptions::default();
-    o.chunk.chunk_ticks = 10;
+    o.chunk_policy.chunk_ticks = 10;
     let (rec, shadow) = ShadowBuffer::start(
         &engine,
         None,

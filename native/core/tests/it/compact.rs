@@ -315,7 +315,7 @@ fn small_chunks() -> RecorderOptions {
         },
         ..RecorderOptions::default()
     };
-    o.chunk.chunk_ticks = 4;
+    o.chunk_policy.chunk_ticks = 4;
     o
 }
 
@@ -660,7 +660,7 @@ fn dictionary_fixtures_register_and_a_missing_one_is_named() {
                 dictionary_id: 4711,
                 ..Default::default()
             },
-            policy: ChunkPolicy::compacted(),
+            chunk_policy: ChunkPolicy::compacted(),
         },
     )
     .unwrap();

@@ -19,7 +19,7 @@ fn source(path: &std::path::Path) -> Vec<(u32, Vec<Event>)> {
     let mut w = ReelWriter::create(
         path,
         ReelOptions {
-            policy: ChunkPolicy::default(),
+            chunk_policy: ChunkPolicy::default(),
             ..ReelOptions::compacted()
         },
     )

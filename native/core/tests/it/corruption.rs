@@ -649,7 +649,7 @@ fn a_crafted_block_list_makes_the_world_incomplete_not_wrong() {
     let mut w = ReelWriter::create(
         &path,
         ReelOptions {
-            policy: ChunkPolicy {
+            chunk_policy: ChunkPolicy {
                 chunk_ticks: 10,
                 snapshot_interval: 20,
                 ..ChunkPolicy::default()

@@ -33,7 +33,7 @@ fn options() -> RecorderOptions {
         on_existing: tickreel::record::OnExisting::Resume,
         ..RecorderOptions::default()
     };
-    o.chunk.chunk_ticks = 10;
+    o.chunk_policy.chunk_ticks = 10;
     o
 }
 

@@ -119,7 +119,7 @@ fn check(r: &Reader) {
 
 fn record_live(engine: &Engine, path: &Path) {
     let options = RecorderOptions {
-        chunk: tickreel::record::ChunkPolicy {
+        chunk_policy: tickreel::record::ChunkPolicy {
             chunk_ticks: 10,
             ..Default::default()
         },
@@ -190,7 +190,7 @@ fn the_synchronous_writer_pads_its_frames() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("sync.reel");
     let mut options = ReelOptions::compacted();
-    options.policy.chunk_ticks = 10;
+    options.chunk_policy.chunk_ticks = 10;
     let mut w = ReelWriter::create(&path, options).unwrap();
     w.offer_snapshot(vec![0; SNAPSHOT]).unwrap();
     for t in 0..TICKS {

@@ -22,7 +22,7 @@ fn options(flush: FlushPolicy) -> RecorderOptions {
         flush,
         ..RecorderOptions::default()
     };
-    o.chunk.chunk_ticks = 5;
+    o.chunk_policy.chunk_ticks = 5;
     o
 }
 
@@ -334,7 +334,7 @@ fn a_finish_waiting_behind_a_full_queue_completes_when_its_recording_is_retired(
     .unwrap();
     let mut o = options(FlushPolicy::default());
     o.backpressure = Backpressure::Drop;
-    o.chunk.snapshot_interval = 4;
+    o.chunk_policy.snapshot_interval = 4;
     o.snapshot_provider = Some(std::sync::Arc::new(|tick| {
         assert!(tick < 4, "plugin bug at tick {tick}");
         None
@@ -414,7 +414,7 @@ fn snapshots_come_from_the_provider_at_each_interval_and_from_an_offered_blob_at
     let dir = tempfile::tempdir().unwrap();
     let engine = Engine::new(EngineOptions::default()).unwrap();
     let mut o = options(FlushPolicy::default());
-    o.chunk.snapshot_interval = 20;
+    o.chunk_policy.snapshot_interval = 20;
     o.snapshot_provider = Some(std::sync::Arc::new(|tick| {
         Some(format!("world at {tick}").into_bytes())
     }));

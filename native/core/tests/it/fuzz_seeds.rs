@@ -50,7 +50,7 @@ fn small_reel(dir: &Path) -> Vec<u8> {
     let mut w = ReelWriter::create(
         &path,
         ReelOptions {
-            policy: policy(10, 20),
+            chunk_policy: policy(10, 20),
             ..ReelOptions::default()
         },
     )
@@ -403,10 +403,10 @@ fn write_fuzz_seeds() {
             interval: Duration::from_millis(10),
             on_player_leave: true,
         },
-        chunk: policy(8, 16),
+        chunk_policy: policy(8, 16),
         ..RecorderOptions::default()
     };
-    options.chunk.zstd_level = 3;
+    options.chunk_policy.zstd_level = 3;
     let rec = engine.start_recording(&path, options).unwrap();
     for (t, e) in common::sim_ticks(2, 30, 9) {
         rec.submit_tick(t, &common::batch(&e)).unwrap();

@@ -43,7 +43,7 @@ fn options() -> ReelOptions {
             game_data_version: GAME_DATA_VERSION,
             dictionary_id: 0,
         },
-        policy: ChunkPolicy {
+        chunk_policy: ChunkPolicy {
             chunk_ticks: 8,
             chunk_bytes: 1 << 20,
             snapshot_interval: 16,

@@ -334,7 +334,7 @@ fn write_mem(ticks: &[InputTick], policy: ChunkPolicy) -> (tempfile::TempDir, Re
     let mut w = ReelWriter::create(
         &path,
         ReelOptions {
-            policy,
+            chunk_policy: policy,
             ..ReelOptions::default()
         },
     )
@@ -459,7 +459,7 @@ proptest! {
         let mut exact: Vec<Vec<[f64; 5]>> = Vec::with_capacity(ticks as usize);
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("drift.reel");
-        let mut w = ReelWriter::create(&path, ReelOptions { policy, ..ReelOptions::default() }).unwrap();
+        let mut w = ReelWriter::create(&path, ReelOptions { chunk_policy: policy, ..ReelOptions::default() }).unwrap();
         // Steps well below a quantum most of the time (1/4096 block, 1/65536 turn), sometimes larger.
         let pos_q = 1.0 / 4096.0;
         let ang_q = 360.0 / 65536.0;

@@ -54,7 +54,7 @@ fn world_file(path: &Path, blocks: i32, every: i32, entities: u32, sections: i32
     let mut w = ReelWriter::create(
         path,
         ReelOptions {
-            policy: ChunkPolicy {
+            chunk_policy: ChunkPolicy {
                 chunk_ticks: 20,
                 snapshot_interval: 20,
                 ..ChunkPolicy::default()

@@ -328,7 +328,7 @@ fn bad_options_and_oversized_events_are_refused_before_anything_is_written() {
         let r = ReelWriter::create(
             &path,
             ReelOptions {
-                policy,
+                chunk_policy: policy,
                 ..ReelOptions::default()
             },
         );

@@ -49,7 +49,7 @@ fn write(ticks: &[(u32, Vec<Event>)], policy: ChunkPolicy) -> (u64, Vec<[usize; 
     let mut w = ReelWriter::create(
         &path,
         ReelOptions {
-            policy,
+            chunk_policy: policy,
             ..ReelOptions::compacted()
         },
     )

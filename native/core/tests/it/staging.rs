@@ -59,7 +59,7 @@ fn staged_ticks_keep_their_order_with_snapshots_flushes_and_large_ticks() {
     let dir = tempfile::tempdir().unwrap();
     let engine = Engine::new(EngineOptions::default()).unwrap();
     let mut o = RecorderOptions::default();
-    o.chunk.chunk_ticks = 16;
+    o.chunk_policy.chunk_ticks = 16;
     let rec = engine
         .start_recording(dir.path().join("order.reel"), o)
         .unwrap();
@@ -348,7 +348,7 @@ fn a_retired_recording_leaves_nothing_waiting() {
     let dir = tempfile::tempdir().unwrap();
     let engine = Engine::new(EngineOptions::default()).unwrap();
     let mut o = RecorderOptions::default();
-    o.chunk.snapshot_interval = 8;
+    o.chunk_policy.snapshot_interval = 8;
     o.snapshot_provider = Some(Arc::new(|tick| {
         assert!(tick < 8, "plugin bug at tick {tick}");
         None

@@ -55,7 +55,7 @@ fn write(path: &std::path::Path, with_terrain: bool) {
     let mut w = ReelWriter::create(
         path,
         ReelOptions {
-            policy: ChunkPolicy {
+            chunk_policy: ChunkPolicy {
                 chunk_ticks: 40,
                 ..ChunkPolicy::default()
             },
@@ -265,7 +265,7 @@ fn a_live_recording_and_its_compacted_file_keep_the_terrain() {
     let path = dir.path().join("live.reel");
     let engine = Engine::new(EngineOptions::default()).unwrap();
     let mut o = crate::common::flushed_when_asked();
-    o.chunk.chunk_ticks = 20;
+    o.chunk_policy.chunk_ticks = 20;
     let rec = engine.start_recording(&path, o).unwrap();
     let terrain: Vec<Section> = (0..4).map(|y| ground(0, y, 0, 5 + y as u32)).collect();
     rec.offer_terrain(terrain.clone()).unwrap();
@@ -406,7 +406,7 @@ fn a_resumed_recording_knows_the_terrain_offered_before_its_restart() {
         .map(|i| Section::single(i, 1, 0, 7))
         .collect();
     let mut o = crate::common::flushed_when_asked();
-    o.chunk.chunk_ticks = 20;
+    o.chunk_policy.chunk_ticks = 20;
 
     let engine = Engine::new(EngineOptions::default()).unwrap();
     let rec = engine.start_recording(&path, o.clone()).unwrap();
@@ -644,7 +644,7 @@ fn verify_refuses_a_merged_terrain_over_the_readers_limit() {
     let mut w = ReelWriter::create(
         &path,
         ReelOptions {
-            policy: ChunkPolicy {
+            chunk_policy: ChunkPolicy {
                 chunk_ticks: 40,
                 ..ChunkPolicy::default()
             },
@@ -856,7 +856,7 @@ fn the_area_of_a_terrain_is_the_whole_terrains_first_sections() {
     let mut w = ReelWriter::create(
         &path,
         ReelOptions {
-            policy: ChunkPolicy {
+            chunk_policy: ChunkPolicy {
                 chunk_ticks: 10,
                 ..ChunkPolicy::default()
             },
@@ -935,7 +935,7 @@ fn many_pieces(n: u32, old: bool) -> (Vec<u8>, Terrain) {
     let mut w = ReelWriter::create(
         &path,
         ReelOptions {
-            policy: ChunkPolicy {
+            chunk_policy: ChunkPolicy {
                 chunk_ticks: 1,
                 ..ChunkPolicy::default()
             },

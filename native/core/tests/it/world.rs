@@ -125,7 +125,7 @@ fn world_events_and_their_names_survive_the_live_recording_and_compaction() {
     let path = dir.path().join("world.reel");
     let engine = Engine::new(EngineOptions::default()).unwrap();
     let mut o = RecorderOptions::default();
-    o.chunk.chunk_ticks = 10;
+    o.chunk_policy.chunk_ticks = 10;
     let rec = engine.start_recording(&path, o).unwrap();
     rec.register_name(PaletteKind::Block, 0, "minecraft:air")
         .unwrap();

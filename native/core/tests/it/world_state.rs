@@ -350,8 +350,8 @@ fn compaction_and_a_live_recording_followed_while_written_keep_the_world() {
     let path = dir.path().join("live.reel");
     let engine = Engine::new(EngineOptions::default()).unwrap();
     let mut o = common::flushed_when_asked();
-    o.chunk.chunk_ticks = 10;
-    o.chunk.snapshot_interval = 30;
+    o.chunk_policy.chunk_ticks = 10;
+    o.chunk_policy.snapshot_interval = 30;
     let rec = engine.start_recording(&path, o).unwrap();
     let ticks = world_ticks(300, 11);
     let expected = straight(&ticks);
@@ -673,8 +673,8 @@ fn a_resumed_recording_carries_the_world_on_into_its_snapshots() {
     let engine = Engine::new(EngineOptions::default()).unwrap();
     let opts = || {
         let mut o = common::flushed_when_asked();
-        o.chunk.chunk_ticks = 10;
-        o.chunk.snapshot_interval = 30;
+        o.chunk_policy.chunk_ticks = 10;
+        o.chunk_policy.snapshot_interval = 30;
         o
     };
     let ticks = world_ticks(200, 23);

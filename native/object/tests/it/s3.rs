@@ -31,7 +31,7 @@ fn write_recording(path: &Path, players: u32, ticks: u32, user_bytes: usize) -> 
     let mut w = ReelWriter::create(
         path,
         ReelOptions {
-            policy: ChunkPolicy {
+            chunk_policy: ChunkPolicy {
                 chunk_ticks: 20,
                 zstd_level: 1,
                 ..ChunkPolicy::default()

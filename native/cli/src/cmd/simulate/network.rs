@@ -417,7 +417,7 @@ pub fn server(a: ServerArgs, out: &mut Out) -> Result<()> {
             server: Some(a.server_id.clone()),
             ..tickreel::RecorderOptions::default()
         };
-        options.chunk.chunk_ticks = 100;
+        options.chunk_policy.chunk_ticks = 100;
         let session = Session {
             out: local.clone(),
             options,

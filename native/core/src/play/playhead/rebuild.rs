@@ -101,7 +101,7 @@ mod tests {
         let mut w = ReelWriter::create(
             path,
             ReelOptions {
-                policy: ChunkPolicy {
+                chunk_policy: ChunkPolicy {
                     chunk_ticks: 1,
                     snapshot_interval: u32::MAX,
                     ..ChunkPolicy::default()
@@ -204,7 +204,7 @@ mod tests {
         let mut w = ReelWriter::create(
             path,
             ReelOptions {
-                policy: ChunkPolicy {
+                chunk_policy: ChunkPolicy {
                     chunk_ticks: 10,
                     snapshot_interval: 100,
                     ..ChunkPolicy::default()
@@ -340,7 +340,7 @@ mod tests {
         let mut w = ReelWriter::create(
             &path,
             ReelOptions {
-                policy: ChunkPolicy {
+                chunk_policy: ChunkPolicy {
                     chunk_ticks: 10,
                     snapshot_interval: 100,
                     ..ChunkPolicy::default()

@@ -207,7 +207,7 @@ pub(crate) fn compact_unpublished(
         out,
         ReelOptions {
             identity,
-            policy: ChunkPolicy {
+            chunk_policy: ChunkPolicy {
                 chunk_ticks: options.chunk_ticks,
                 // Snapshots are carried over exactly where the source has them.
                 snapshot_interval: u32::MAX,

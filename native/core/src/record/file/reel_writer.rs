@@ -21,7 +21,7 @@ use crate::storage::{EntryKind, LocalStorage, Storage};
 #[derive(Debug, Clone, Default)]
 pub struct ReelOptions {
     pub identity: RecordingIdentity,
-    pub policy: ChunkPolicy,
+    pub chunk_policy: ChunkPolicy,
 }
 
 impl ReelOptions {
@@ -30,7 +30,7 @@ impl ReelOptions {
     pub fn compacted() -> ReelOptions {
         ReelOptions {
             identity: RecordingIdentity::default(),
-            policy: ChunkPolicy::compacted(),
+            chunk_policy: ChunkPolicy::compacted(),
         }
     }
 }
@@ -63,7 +63,7 @@ impl ReelWriter {
     ) -> Result<ReelWriter> {
         let path = path.to_path_buf();
         options.identity.validate()?;
-        options.policy.validate()?;
+        options.chunk_policy.validate()?;
         if let Some(dir) = path.parent().filter(|p| !p.as_os_str().is_empty())
             && !storage.stat(dir)?.is_some_and(|s| s.kind == EntryKind::Dir)
         {
@@ -73,8 +73,8 @@ impl ReelWriter {
             )));
         }
         let dict = crate::dictionary::lookup(options.identity.dictionary_id)?;
-        let mut chunker = Chunker::new(options.policy, dict.as_deref().map(|d| d.bytes()))?;
-        if options.policy.cuts_as_compacted() {
+        let mut chunker = Chunker::new(options.chunk_policy, dict.as_deref().map(|d| d.bytes()))?;
+        if options.chunk_policy.cuts_as_compacted() {
             chunker.space_interval_snapshots(COMPACTED_SNAPSHOT_SPACING);
         }
         Ok(ReelWriter {

@@ -96,7 +96,7 @@ pub type SnapshotProvider = Arc<dyn Fn(u32) -> Option<Vec<u8>> + Send + Sync>;
 pub struct RecorderOptions {
     pub identity: RecordingIdentity,
     /// Chunking of the live segments (zstd level 3 by default: fast).
-    pub chunk: ChunkPolicy,
+    pub chunk_policy: ChunkPolicy,
     pub flush: FlushPolicy,
     /// When the writer falls behind (default: wait up to 1 ms, then drop the tick and count it;
     /// see [`Backpressure`]).
@@ -163,7 +163,7 @@ impl Default for RecorderOptions {
     fn default() -> Self {
         RecorderOptions {
             identity: RecordingIdentity::default(),
-            chunk: ChunkPolicy::default(),
+            chunk_policy: ChunkPolicy::default(),
             flush: FlushPolicy::default(),
             backpressure: Backpressure::Block {
                 deadline: DEFAULT_BLOCK_DEADLINE,
@@ -183,7 +183,7 @@ impl std::fmt::Debug for RecorderOptions {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("RecorderOptions")
             .field("identity", &self.identity)
-            .field("chunk", &self.chunk)
+            .field("chunk_policy", &self.chunk_policy)
             .field("flush", &self.flush)
             .field("backpressure", &self.backpressure)
             .field("compaction", &self.compaction)

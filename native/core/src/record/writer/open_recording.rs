@@ -127,7 +127,7 @@ impl OpenRecording {
         opts: RecorderOptions,
     ) -> Result<OpenRecording> {
         let dict = crate::dictionary::lookup(opts.identity.dictionary_id)?;
-        let chunker = Chunker::new(opts.chunk, dict.as_deref().map(|d| d.bytes()))?;
+        let chunker = Chunker::new(opts.chunk_policy, dict.as_deref().map(|d| d.bytes()))?;
         let live = LiveDir::new(engine.storage.clone(), live_dir_for(&shared.path));
         let id = &opts.identity;
         let fresh_header = Header {
@@ -144,7 +144,7 @@ impl OpenRecording {
             shared,
             engine,
             live,
-            chunker: Chunker::new(opts.chunk, None)?,
+            chunker: Chunker::new(opts.chunk_policy, None)?,
             opts,
             pending: Vec::new(),
             pending_bytes: 0,

@@ -372,7 +372,7 @@ fn blocks(dir: &Path) -> (crate::format::header::Header, Vec<Arc<Block>>) {
     let mut w = ReelWriter::create(
         &path,
         ReelOptions {
-            policy: ChunkPolicy {
+            chunk_policy: ChunkPolicy {
                 chunk_ticks: 100,
                 ..ChunkPolicy::compacted()
             },

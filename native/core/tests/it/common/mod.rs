@@ -32,7 +32,7 @@ pub fn write_reel(path: &Path, ticks: &[(u32, Vec<Event>)], policy: ChunkPolicy)
     let mut w = ReelWriter::create(
         path,
         ReelOptions {
-            policy,
+            chunk_policy: policy,
             ..ReelOptions::default()
         },
     )
@@ -117,7 +117,7 @@ pub fn small_flush() -> RecorderOptions {
         on_existing: OnExisting::Resume,
         ..RecorderOptions::default()
     };
-    o.chunk.chunk_ticks = 25;
+    o.chunk_policy.chunk_ticks = 25;
     o
 }
 

@@ -115,7 +115,7 @@ fn a_panicking_snapshot_provider_retires_its_recording_and_spares_the_others() {
         on_player_leave: false,
     };
     let mut bad_opts = options(flush);
-    bad_opts.chunk.snapshot_interval = 20;
+    bad_opts.chunk_policy.snapshot_interval = 20;
     bad_opts.snapshot_provider = Some(std::sync::Arc::new(|tick| {
         if tick >= 20 {
             panic!("plugin bug at tick {tick}");

@@ -213,11 +213,11 @@ final class NativeBridge {
     static native void recorderOptionsSetChunkBytes(long options, long chunkBytes);
     static native void recorderOptionsSetSnapshotInterval(long options, int snapshotInterval);
     static native void recorderOptionsSetZstdLevel(long options, int zstdLevel);
-    static native void recorderOptionsSetFlushIntervalMs(long options, long flushIntervalMs);
+    static native void recorderOptionsSetFlushInterval(long options, long flushInterval);
     static native void recorderOptionsSetFlushMaxPendingBytes(long options, long flushMaxPendingBytes);
     static native void recorderOptionsSetFlushOnPlayerLeave(long options, boolean flushOnPlayerLeave);
     static native void recorderOptionsSetBackpressure(long options, int backpressure);
-    static native void recorderOptionsSetBlockDeadlineMs(long options, long blockDeadlineMs);
+    static native void recorderOptionsSetBlockDeadline(long options, long blockDeadline);
     static native void recorderOptionsSetCompactionZstdLevel(long options, int compactionZstdLevel);
     static native void recorderOptionsSetCompactionChunkTicks(long options, int compactionChunkTicks);
     static native void recorderOptionsSetCompactionVerify(long options, boolean compactionVerify);
@@ -240,8 +240,8 @@ final class NativeBridge {
 
     // --- report_options (native/bridge/api/report_options.rs documents each) ---
     static native long reportOptionsNew();
-    static native void reportOptionsSetBeforeMs(long options, long beforeMs);
-    static native void reportOptionsSetAfterMs(long options, long afterMs);
+    static native void reportOptionsSetBefore(long options, long before);
+    static native void reportOptionsSetAfter(long options, long after);
     static native void reportOptionsSetRadius(long options, double radius);
     static native void reportOptionsSetEveryEntity(long options, boolean everyEntity);
     static native void reportOptionsSetOverwrite(long options, boolean overwrite);
@@ -259,8 +259,8 @@ final class NativeBridge {
 
     // --- shadow_options (native/bridge/api/shadow_options.rs documents each) ---
     static native long shadowOptionsNew();
-    static native void shadowOptionsSetWindowMs(long options, long windowMs);
-    static native void shadowOptionsSetGraceMs(long options, long graceMs);
+    static native void shadowOptionsSetWindow(long options, long window);
+    static native void shadowOptionsSetGrace(long options, long grace);
     static native void shadowOptionsSetMaxBytes(long options, long maxBytes);
     static native void shadowOptionsSetBlockTicks(long options, int blockTicks);
 

@@ -182,7 +182,7 @@ public final class RecorderOptions {
          */
         public Builder flushInterval(Duration interval) {
             long ms = OptionSetters.millis(Objects.requireNonNull(interval, "interval"));
-            return set(h -> NativeBridge.recorderOptionsSetFlushIntervalMs(h, ms));
+            return set(h -> NativeBridge.recorderOptionsSetFlushInterval(h, ms));
         }
 
         /** Flush when a player leaves (a {@code PlayerLeave} event or {@link Recorder#playerLeft}); default true. */
@@ -200,7 +200,7 @@ public final class RecorderOptions {
         public Builder backpressureBlock(Duration deadline) {
             long ms = OptionSetters.millis(Objects.requireNonNull(deadline, "deadline"));
             set(h -> NativeBridge.recorderOptionsSetBackpressure(h, Backpressure.BLOCK.ordinal()));
-            return set(h -> NativeBridge.recorderOptionsSetBlockDeadlineMs(h, ms));
+            return set(h -> NativeBridge.recorderOptionsSetBlockDeadline(h, ms));
         }
 
         /** Under backpressure, drop the tick at once: {@link Recorder#submit} returns {@code false}. */

@@ -76,7 +76,7 @@ public final class ReportOptions {
          */
         public Builder before(Duration before) {
             long ms = OptionSetters.millis(Objects.requireNonNull(before, "before"));
-            return set(h -> NativeBridge.reportOptionsSetBeforeMs(h, ms));
+            return set(h -> NativeBridge.reportOptionsSetBefore(h, ms));
         }
 
         /**
@@ -87,7 +87,7 @@ public final class ReportOptions {
          */
         public Builder after(Duration after) {
             long ms = OptionSetters.millis(Objects.requireNonNull(after, "after"));
-            return set(h -> NativeBridge.reportOptionsSetAfterMs(h, ms));
+            return set(h -> NativeBridge.reportOptionsSetAfter(h, ms));
         }
 
         /**

@@ -64,7 +64,7 @@ public final class ShadowOptions {
          */
         public Builder window(Duration window) {
             long ms = OptionSetters.millis(Objects.requireNonNull(window, "window"));
-            return set(h -> NativeBridge.shadowOptionsSetWindowMs(h, ms));
+            return set(h -> NativeBridge.shadowOptionsSetWindow(h, ms));
         }
 
         /**
@@ -75,7 +75,7 @@ public final class ShadowOptions {
          */
         public Builder grace(Duration grace) {
             long ms = OptionSetters.millis(Objects.requireNonNull(grace, "grace"));
-            return set(h -> NativeBridge.shadowOptionsSetGraceMs(h, ms));
+            return set(h -> NativeBridge.shadowOptionsSetGrace(h, ms));
         }
 
         /**
