@@ -52,6 +52,9 @@ enum Tracks<'a> {
     Nothing,
     /// None, and the world section stepped over too ([`DecodedChunk::decode_events`]).
     Events,
+    /// The world section only: the decode stops after it, neither the event stream nor the
+    /// movement read ([`DecodedChunk::decode_world_section`]).
+    World,
     /// Every track's positions, exact for the tracks that may come within a radius of an entity;
     /// no snapshot, no world ([`DecodedChunk::decode_positions_around`]): the entity and the
     /// squared radius.
@@ -192,6 +195,21 @@ impl DecodedChunk {
         DecodedChunk::decode_framed(payload, header, limits, Tracks::Nothing)
     }
 
+    /// The world section of a payload and nothing after it: the keyframe is stepped over (its
+    /// entries decoded, then dropped), the snapshot's bytes are not kept, and neither the event
+    /// stream nor the movement is read (so their corruption is left to the payload checksum and
+    /// to the decodes that read them). `world` or `world_delta` is set as
+    /// [`DecodedChunk::decode_world_part`] sets it, with the same checks and errors; `keyframe`,
+    /// `snapshot`, `records` and `tracks` are empty. What a world seek needs of its keyframe's
+    /// chunk ([`crate::Reader::resolve_world`]): that chunk's events play no part in it.
+    pub(crate) fn decode_world_section(
+        payload: &[u8],
+        header: &FrameHeader,
+        limits: &Limits,
+    ) -> Result<DecodedChunk> {
+        DecodedChunk::decode_framed(payload, header, limits, Tracks::World)
+    }
+
     /// [`DecodedChunk::decode_world_part`] without the world section either (stepped over:
     /// `world` and `world_delta` are `None`): the keyframe, snapshot and event stream. What
     /// reads the events only need (the viewer's markers, the block changes after a tick): no
@@ -278,12 +296,13 @@ impl DecodedChunk {
             Tracks::All | Tracks::PositionsAround(..) => (None, None),
             Tracks::One(id) => (Some(id), None),
             Tracks::Of(wanted) => (None, Some(wanted)),
-            Tracks::Nothing | Tracks::Events => (None, None),
+            Tracks::Nothing | Tracks::Events | Tracks::World => (None, None),
         };
-        let movement = !matches!(tracks, Tracks::Nothing | Tracks::Events);
+        let movement = !matches!(tracks, Tracks::Nothing | Tracks::Events | Tracks::World);
+        let world_only = matches!(tracks, Tracks::World);
         let positions_only = matches!(tracks, Tracks::PositionsAround(..));
         // The world section is decoded for a full decode and a world rebuild only.
-        let world_wanted = matches!(tracks, Tracks::All | Tracks::Nothing);
+        let world_wanted = matches!(tracks, Tracks::All | Tracks::Nothing | Tracks::World);
         if tick_count as usize > limits.max_chunk_ticks {
             return Err(Error::limit(format!(
                 "chunk spans {tick_count} ticks; limit {}",
@@ -320,7 +339,7 @@ impl DecodedChunk {
         let snapshot = if flags & FLAG_SNAPSHOT != 0 {
             let len = r.len_varint(r.remaining(), "snapshot length")?;
             let bytes = r.bytes(len)?;
-            (!positions_only).then(|| bytes.to_vec())
+            (!positions_only && !world_only).then(|| bytes.to_vec())
         } else {
             None
         };
@@ -370,6 +389,19 @@ impl DecodedChunk {
         } else {
             None
         };
+        if world_only {
+            return Ok(DecodedChunk {
+                start_tick,
+                tick_count,
+                flags,
+                keyframe: Vec::new(),
+                snapshot,
+                world,
+                world_delta,
+                records: Vec::new(),
+                tracks: Vec::new(),
+            });
+        }
         // 3. stream
         let stream_len = r.len_varint(r.remaining(), "event stream length")?;
         let stream = r.bytes(stream_len)?;
@@ -712,14 +744,92 @@ pub fn decode_frame(
     DecodedChunk::decode_version(&payload, header, limits, None)
 }
 
-/// Checks a frame's compressed payload (checksum, data version, lengths against `limits`) and
-/// decompresses it: the payload bytes of section 7, exactly `uncompressed length` of them.
-pub(crate) fn decompress_frame(
+/// Where a decode that reads no movement stops in a payload whose first bytes are `prefix`: after
+/// the world section (`world_only`: [`DecodedChunk::decode_world_section`]) or after the event
+/// stream ([`DecodedChunk::decode_world_part`], [`DecodedChunk::decode_events`]); `None` while
+/// `prefix` is too short to say (or is malformed: the whole payload is then decompressed, and
+/// its decode says what is wrong). `flags` are the frame header's.
+pub(crate) fn prefix_end(prefix: &[u8], flags: u8, world_only: bool) -> Option<usize> {
+    let mut r = ByteReader::new(prefix);
+    // 1. keyframe: entries are stepped over as the decode reads them
+    let n = r.uvarint().ok()?;
+    let mut id = 0u32;
+    for i in 0..usize::try_from(n).ok()? {
+        id = next_id(&mut r, i, id, "keyframe").ok()?;
+        r.uvarint32().ok()?;
+        r.uvarint32().ok()?;
+        crate::format::event::get_pose(&mut r).ok()?;
+    }
+    let mut at = prefix.len() - r.remaining();
+    // 2.-3. snapshot, world section, event stream: each a length and its bytes
+    let sections = [
+        flags & FLAG_SNAPSHOT != 0,
+        flags & FLAG_WORLD != 0,
+        !world_only,
+    ];
+    for present in sections {
+        if !present {
+            continue;
+        }
+        let mut r = ByteReader::new(prefix.get(at..)?);
+        let len = usize::try_from(r.uvarint().ok()?).ok()?;
+        at = (prefix.len() - r.remaining()).checked_add(len)?;
+    }
+    Some(at)
+}
+
+/// The first bytes a decode needs of a frame's payload (see [`prefix_end`]): checked as
+/// [`decompress_frame`] checks the frame (checksum of the whole compressed payload, data version,
+/// lengths against `limits`), then decompressed only until `end` says where the decode stops, or
+/// whole when it cannot say. What a world rebuild reads of the chunks before its position and of
+/// its keyframe's chunk: the movement, compressed last, is not decompressed. The bytes past the
+/// returned prefix are not checked to decompress (the payload checksum covers them; a full
+/// decode checks them).
+pub(crate) fn decompress_frame_prefix(
     header: &FrameHeader,
     compressed: &[u8],
-    decompressor: &mut zstd::bulk::Decompressor<'_>,
+    decoder: &mut zstd::stream::raw::Decoder<'_>,
     limits: &Limits,
+    end: impl Fn(&[u8]) -> Option<usize>,
 ) -> Result<Vec<u8>> {
+    use zstd::stream::raw::{InBuffer, Operation, OutBuffer};
+    /// Bytes decompressed before the first look at where the decode stops (a few in the unit
+    /// tests, whose payloads are small: so that they go through the steps that follow).
+    const FIRST: usize = if cfg!(test) { 64 } else { 16 << 10 };
+    let len = check_frame(header, compressed, limits)?;
+    let corrupt =
+        |e: std::io::Error| Error::corrupt(format!("chunk at tick {}: {e}", header.start_tick));
+    decoder.reinit().map_err(corrupt)?;
+    let mut out = vec![0u8; len];
+    let mut input = InBuffer::around(compressed);
+    let (mut pos, mut target) = (0, len.min(FIRST));
+    loop {
+        while pos < target {
+            let mut o = OutBuffer::around_pos(&mut out[..target], pos);
+            decoder.run(&mut input, &mut o).map_err(corrupt)?;
+            if o.pos() == pos && input.pos() == compressed.len() {
+                return Err(Error::corrupt(format!(
+                    "chunk at tick {} decompressed to {pos} bytes, expected {len}",
+                    header.start_tick
+                )));
+            }
+            pos = o.pos();
+        }
+        match end(&out[..pos]) {
+            Some(e) if e <= pos => {
+                out.truncate(e);
+                return Ok(out);
+            }
+            _ if pos == len => return Ok(out),
+            Some(e) => target = e.min(len),
+            None => target = (pos * 2).min(len),
+        }
+    }
+}
+
+/// Checks a frame's compressed payload (checksum, data version, lengths against `limits`): its
+/// uncompressed length, once checked.
+fn check_frame(header: &FrameHeader, compressed: &[u8], limits: &Limits) -> Result<usize> {
     header.verify_payload(compressed)?;
     if header.data_version > DATA_VERSION {
         return Err(Error::Unsupported(format!(
@@ -740,6 +850,18 @@ pub(crate) fn decompress_frame(
         header.uncompressed_len,
         header.start_tick,
     )?;
+    Ok(len)
+}
+
+/// Checks a frame's compressed payload (checksum, data version, lengths against `limits`) and
+/// decompresses it: the payload bytes of section 7, exactly `uncompressed length` of them.
+pub(crate) fn decompress_frame(
+    header: &FrameHeader,
+    compressed: &[u8],
+    decompressor: &mut zstd::bulk::Decompressor<'_>,
+    limits: &Limits,
+) -> Result<Vec<u8>> {
+    let len = check_frame(header, compressed, limits)?;
     let payload = decompressor
         .decompress(compressed, len)
         .map_err(|e| Error::corrupt(format!("chunk at tick {}: {e}", header.start_tick)))?;
