@@ -126,12 +126,6 @@ impl Dictionary {
     pub(crate) fn decompressor(&self) -> std::io::Result<zstd::bulk::Decompressor<'_>> {
         zstd::bulk::Decompressor::with_prepared_dictionary(&self.decoder)
     }
-
-    /// A streaming decompression context using this dictionary: what a decompression that stops
-    /// early uses ([`crate::Reader`]'s reads without the movement).
-    pub(crate) fn stream_decoder(&self) -> std::io::Result<zstd::stream::raw::Decoder<'_>> {
-        zstd::stream::raw::Decoder::with_prepared_dictionary(&self.decoder)
-    }
 }
 
 fn registry() -> &'static RwLock<HashMap<u16, Arc<Dictionary>>> {

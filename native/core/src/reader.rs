@@ -8,7 +8,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use crate::error::{Error, Result};
-use crate::format::chunk::{DecodedChunk, DecodedTick, decompress_frame, decompress_frame_prefix};
+use crate::format::chunk::{DecodedChunk, DecodedTick, decompress_frame};
 use crate::format::frame::{FRAME_HEADER_LEN, FrameHeader};
 use crate::format::header::{Header, Layout};
 use crate::format::index::{IndexEntry, find_chunk, snapshot_at_or_before};
@@ -28,9 +28,6 @@ thread_local! {
     /// One decompression context per library thread (see [`crate::threads`]; other threads use
     /// the reader's [`Decompressors`]).
     static DECOMPRESSOR: std::cell::RefCell<Option<zstd::bulk::Decompressor<'static>>> =
-        const { std::cell::RefCell::new(None) };
-    /// The same for the decompressions that stop early ([`Reader::read_payload_prefix`]).
-    static STREAM_DECODER: std::cell::RefCell<Option<zstd::stream::raw::Decoder<'static>>> =
         const { std::cell::RefCell::new(None) };
 }
 
@@ -82,31 +79,10 @@ pub struct Reader {
 /// thread seeking), reused: a thread-local one would keep the shared library mapped after it is
 /// unloaded ([`crate::threads`]). At most [`Decompressors::KEEP`] are kept.
 #[derive(Default)]
-struct Decompressors(
-    std::sync::Mutex<Vec<zstd::bulk::Decompressor<'static>>>,
-    std::sync::Mutex<Vec<zstd::stream::raw::Decoder<'static>>>,
-);
+struct Decompressors(std::sync::Mutex<Vec<zstd::bulk::Decompressor<'static>>>);
 
 impl Decompressors {
     const KEEP: usize = 2;
-
-    /// [`Decompressors::with`] for a streaming context (the decompressions that stop early).
-    fn with_stream<R>(
-        &self,
-        f: impl FnOnce(&mut zstd::stream::raw::Decoder<'static>) -> Result<R>,
-    ) -> Result<R> {
-        let taken = self.1.lock().unwrap_or_else(|p| p.into_inner()).pop();
-        let mut dec = match taken {
-            Some(d) => d,
-            None => zstd::stream::raw::Decoder::new()?,
-        };
-        let r = f(&mut dec);
-        let mut kept = self.1.lock().unwrap_or_else(|p| p.into_inner());
-        if kept.len() < Self::KEEP {
-            kept.push(dec);
-        }
-        r
-    }
 
     fn with<R>(
         &self,
@@ -430,7 +406,7 @@ impl Reader {
     /// ([`DecodedChunk::decode_world_part`]): its keyframe, snapshot, world section and events,
     /// and no track. What a world rebuild needs of the chunks before its position.
     pub fn read_chunk_world(&self, i: usize) -> Result<DecodedChunk> {
-        let (fh, payload) = self.read_payload_prefix(i, false)?;
+        let (fh, payload) = self.read_payload(i)?;
         let mut c = DecodedChunk::decode_world_part(&payload, &fh, &self.limits)?;
         self.resolve_world(&mut c)?;
         Ok(c)
@@ -453,7 +429,7 @@ impl Reader {
     /// put on a keyframe, so neither a large world nor a damaged one costs anything here). What
     /// a scan of the events needs.
     pub fn read_chunk_events(&self, i: usize) -> Result<DecodedChunk> {
-        let (fh, payload) = self.read_payload_prefix(i, false)?;
+        let (fh, payload) = self.read_payload(i)?;
         DecodedChunk::decode_events(&payload, &fh, &self.limits)
     }
 
@@ -462,38 +438,6 @@ impl Reader {
     pub fn read_payload(&self, i: usize) -> Result<(FrameHeader, Vec<u8>)> {
         let (fh, bytes) = self.read_frame(i)?;
         let payload = self.decompress(&fh, &bytes[FRAME_HEADER_LEN..])?;
-        Ok((fh, payload))
-    }
-
-    /// Reads chunk `i`'s frame, checks it against the index and its checksum (as
-    /// [`Reader::read_payload`]), and decompresses only the first bytes of its payload that a
-    /// decode without the movement reads: through the event stream, or (`world_only`) through the
-    /// world section ([`crate::format::chunk::decompress_frame_prefix`]). What a world rebuild
-    /// reads of the chunks before its position and of its keyframe's chunk.
-    pub(crate) fn read_payload_prefix(
-        &self,
-        i: usize,
-        world_only: bool,
-    ) -> Result<(FrameHeader, Vec<u8>)> {
-        let (fh, bytes) = self.read_frame(i)?;
-        let compressed = &bytes[FRAME_HEADER_LEN..];
-        let flags = fh.flags;
-        let end = |p: &[u8]| crate::format::chunk::prefix_end(p, flags, world_only);
-        let limits = &self.limits;
-        let run = |dec: &mut zstd::stream::raw::Decoder<'_>| {
-            decompress_frame_prefix(&fh, compressed, dec, limits, end)
-        };
-        let payload = match &self.dictionary {
-            Some(d) => run(&mut d.stream_decoder()?)?,
-            None if !crate::threads::is_library_thread() => self.decompressors.with_stream(run)?,
-            None => STREAM_DECODER.with(|cell| {
-                let mut slot = cell.borrow_mut();
-                if slot.is_none() {
-                    *slot = Some(zstd::stream::raw::Decoder::new()?);
-                }
-                run(slot.as_mut().expect("just set"))
-            })?,
-        };
         Ok((fh, payload))
     }
 

@@ -744,92 +744,14 @@ pub fn decode_frame(
     DecodedChunk::decode_version(&payload, header, limits, None)
 }
 
-/// Where a decode that reads no movement stops in a payload whose first bytes are `prefix`: after
-/// the world section (`world_only`: [`DecodedChunk::decode_world_section`]) or after the event
-/// stream ([`DecodedChunk::decode_world_part`], [`DecodedChunk::decode_events`]); `None` while
-/// `prefix` is too short to say (or is malformed: the whole payload is then decompressed, and
-/// its decode says what is wrong). `flags` are the frame header's.
-pub(crate) fn prefix_end(prefix: &[u8], flags: u8, world_only: bool) -> Option<usize> {
-    let mut r = ByteReader::new(prefix);
-    // 1. keyframe: entries are stepped over as the decode reads them
-    let n = r.uvarint().ok()?;
-    let mut id = 0u32;
-    for i in 0..usize::try_from(n).ok()? {
-        id = next_id(&mut r, i, id, "keyframe").ok()?;
-        r.uvarint32().ok()?;
-        r.uvarint32().ok()?;
-        crate::format::event::get_pose(&mut r).ok()?;
-    }
-    let mut at = prefix.len() - r.remaining();
-    // 2.-3. snapshot, world section, event stream: each a length and its bytes
-    let sections = [
-        flags & FLAG_SNAPSHOT != 0,
-        flags & FLAG_WORLD != 0,
-        !world_only,
-    ];
-    for present in sections {
-        if !present {
-            continue;
-        }
-        let mut r = ByteReader::new(prefix.get(at..)?);
-        let len = usize::try_from(r.uvarint().ok()?).ok()?;
-        at = (prefix.len() - r.remaining()).checked_add(len)?;
-    }
-    Some(at)
-}
-
-/// The first bytes a decode needs of a frame's payload (see [`prefix_end`]): checked as
-/// [`decompress_frame`] checks the frame (checksum of the whole compressed payload, data version,
-/// lengths against `limits`), then decompressed only until `end` says where the decode stops, or
-/// whole when it cannot say. What a world rebuild reads of the chunks before its position and of
-/// its keyframe's chunk: the movement, compressed last, is not decompressed. The bytes past the
-/// returned prefix are not checked to decompress (the payload checksum covers them; a full
-/// decode checks them).
-pub(crate) fn decompress_frame_prefix(
+/// Checks a frame's compressed payload (checksum, data version, lengths against `limits`) and
+/// decompresses it: the payload bytes of section 7, exactly `uncompressed length` of them.
+pub(crate) fn decompress_frame(
     header: &FrameHeader,
     compressed: &[u8],
-    decoder: &mut zstd::stream::raw::Decoder<'_>,
+    decompressor: &mut zstd::bulk::Decompressor<'_>,
     limits: &Limits,
-    end: impl Fn(&[u8]) -> Option<usize>,
 ) -> Result<Vec<u8>> {
-    use zstd::stream::raw::{InBuffer, Operation, OutBuffer};
-    /// Bytes decompressed before the first look at where the decode stops (a few in the unit
-    /// tests, whose payloads are small: so that they go through the steps that follow).
-    const FIRST: usize = if cfg!(test) { 64 } else { 16 << 10 };
-    let len = check_frame(header, compressed, limits)?;
-    let corrupt =
-        |e: std::io::Error| Error::corrupt(format!("chunk at tick {}: {e}", header.start_tick));
-    decoder.reinit().map_err(corrupt)?;
-    let mut out = vec![0u8; len];
-    let mut input = InBuffer::around(compressed);
-    let (mut pos, mut target) = (0, len.min(FIRST));
-    loop {
-        while pos < target {
-            let mut o = OutBuffer::around_pos(&mut out[..target], pos);
-            decoder.run(&mut input, &mut o).map_err(corrupt)?;
-            if o.pos() == pos && input.pos() == compressed.len() {
-                return Err(Error::corrupt(format!(
-                    "chunk at tick {} decompressed to {pos} bytes, expected {len}",
-                    header.start_tick
-                )));
-            }
-            pos = o.pos();
-        }
-        match end(&out[..pos]) {
-            Some(e) if e <= pos => {
-                out.truncate(e);
-                return Ok(out);
-            }
-            _ if pos == len => return Ok(out),
-            Some(e) => target = e.min(len),
-            None => target = (pos * 2).min(len),
-        }
-    }
-}
-
-/// Checks a frame's compressed payload (checksum, data version, lengths against `limits`): its
-/// uncompressed length, once checked.
-fn check_frame(header: &FrameHeader, compressed: &[u8], limits: &Limits) -> Result<usize> {
     header.verify_payload(compressed)?;
     if header.data_version > DATA_VERSION {
         return Err(Error::Unsupported(format!(
@@ -850,18 +772,6 @@ fn check_frame(header: &FrameHeader, compressed: &[u8], limits: &Limits) -> Resu
         header.uncompressed_len,
         header.start_tick,
     )?;
-    Ok(len)
-}
-
-/// Checks a frame's compressed payload (checksum, data version, lengths against `limits`) and
-/// decompresses it: the payload bytes of section 7, exactly `uncompressed length` of them.
-pub(crate) fn decompress_frame(
-    header: &FrameHeader,
-    compressed: &[u8],
-    decompressor: &mut zstd::bulk::Decompressor<'_>,
-    limits: &Limits,
-) -> Result<Vec<u8>> {
-    let len = check_frame(header, compressed, limits)?;
     let payload = decompressor
         .decompress(compressed, len)
         .map_err(|e| Error::corrupt(format!("chunk at tick {}: {e}", header.start_tick)))?;

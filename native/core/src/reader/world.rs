@@ -247,7 +247,7 @@ impl Reader {
             Some(w) => w,
             None => {
                 // only the keyframe's world section: that chunk's events play no part here
-                let read = self.read_payload_prefix(j, true).and_then(|(fh, payload)| {
+                let read = self.read_payload(j).and_then(|(fh, payload)| {
                     DecodedChunk::decode_world_section(&payload, &fh, &self.limits)
                 });
                 let k = match read {
@@ -285,7 +285,7 @@ impl Reader {
             c.world = Some(w);
             return Ok(c);
         }
-        let (fh, payload) = self.read_payload_prefix(s, false)?;
+        let (fh, payload) = self.read_payload(s)?;
         let mut c = DecodedChunk::decode_world_part(&payload, &fh, &self.limits)?;
         match &c.world {
             Some(w) if fh.flags & crate::format::FLAG_WORLD != 0 => {

@@ -375,7 +375,10 @@ fn a_cold_seek_at_every_tick_reads_the_keyframes_world_section_alone_and_equals_
         keyframes += usize::from(c.world.is_some());
         deltas += usize::from(c.world_delta.is_some());
     }
-    assert!(keyframes >= 3 && deltas >= 3, "{keyframes} keyframes, {deltas} deltas");
+    assert!(
+        keyframes >= 3 && deltas >= 3,
+        "{keyframes} keyframes, {deltas} deltas"
+    );
     let rec = Recording::open_path(&path).unwrap();
     let mut p = Playhead::with_options(rec.clone(), 0, no_prefetch()).unwrap();
     for t in (0..400).rev() {
