@@ -52,6 +52,9 @@ enum Tracks<'a> {
     Nothing,
     /// None, and the world section stepped over too ([`DecodedChunk::decode_events`]).
     Events,
+    /// The world section only: the decode stops after it, neither the event stream nor the
+    /// movement read ([`DecodedChunk::decode_world_section`]).
+    World,
     /// Every track's positions, exact for the tracks that may come within a radius of an entity;
     /// no snapshot, no world ([`DecodedChunk::decode_positions_around`]): the entity and the
     /// squared radius.
@@ -192,6 +195,21 @@ impl DecodedChunk {
         DecodedChunk::decode_framed(payload, header, limits, Tracks::Nothing)
     }
 
+    /// The world section of a payload and nothing after it: the keyframe is stepped over (its
+    /// entries decoded, then dropped), the snapshot's bytes are not kept, and neither the event
+    /// stream nor the movement is read (so their corruption is left to the payload checksum and
+    /// to the decodes that read them). `world` or `world_delta` is set as
+    /// [`DecodedChunk::decode_world_part`] sets it, with the same checks and errors; `keyframe`,
+    /// `snapshot`, `records` and `tracks` are empty. What a world seek needs of its keyframe's
+    /// chunk ([`crate::Reader::resolve_world`]): that chunk's events play no part in it.
+    pub(crate) fn decode_world_section(
+        payload: &[u8],
+        header: &FrameHeader,
+        limits: &Limits,
+    ) -> Result<DecodedChunk> {
+        DecodedChunk::decode_framed(payload, header, limits, Tracks::World)
+    }
+
     /// [`DecodedChunk::decode_world_part`] without the world section either (stepped over:
     /// `world` and `world_delta` are `None`): the keyframe, snapshot and event stream. What
     /// reads the events only need (the viewer's markers, the block changes after a tick): no
@@ -278,12 +296,13 @@ impl DecodedChunk {
             Tracks::All | Tracks::PositionsAround(..) => (None, None),
             Tracks::One(id) => (Some(id), None),
             Tracks::Of(wanted) => (None, Some(wanted)),
-            Tracks::Nothing | Tracks::Events => (None, None),
+            Tracks::Nothing | Tracks::Events | Tracks::World => (None, None),
         };
-        let movement = !matches!(tracks, Tracks::Nothing | Tracks::Events);
+        let movement = !matches!(tracks, Tracks::Nothing | Tracks::Events | Tracks::World);
+        let world_only = matches!(tracks, Tracks::World);
         let positions_only = matches!(tracks, Tracks::PositionsAround(..));
         // The world section is decoded for a full decode and a world rebuild only.
-        let world_wanted = matches!(tracks, Tracks::All | Tracks::Nothing);
+        let world_wanted = matches!(tracks, Tracks::All | Tracks::Nothing | Tracks::World);
         if tick_count as usize > limits.max_chunk_ticks {
             return Err(Error::limit(format!(
                 "chunk spans {tick_count} ticks; limit {}",
@@ -320,7 +339,7 @@ impl DecodedChunk {
         let snapshot = if flags & FLAG_SNAPSHOT != 0 {
             let len = r.len_varint(r.remaining(), "snapshot length")?;
             let bytes = r.bytes(len)?;
-            (!positions_only).then(|| bytes.to_vec())
+            (!positions_only && !world_only).then(|| bytes.to_vec())
         } else {
             None
         };
@@ -370,6 +389,19 @@ impl DecodedChunk {
         } else {
             None
         };
+        if world_only {
+            return Ok(DecodedChunk {
+                start_tick,
+                tick_count,
+                flags,
+                keyframe: Vec::new(),
+                snapshot,
+                world,
+                world_delta,
+                records: Vec::new(),
+                tracks: Vec::new(),
+            });
+        }
         // 3. stream
         let stream_len = r.len_varint(r.remaining(), "event stream length")?;
         let stream = r.bytes(stream_len)?;

@@ -246,8 +246,9 @@ impl Reader {
         let keyframe = match self.caches.keyframe(j) {
             Some(w) => w,
             None => {
+                // only the keyframe's world section: that chunk's events play no part here
                 let read = self.read_payload(j).and_then(|(fh, payload)| {
-                    DecodedChunk::decode_world_part(&payload, &fh, &self.limits)
+                    DecodedChunk::decode_world_section(&payload, &fh, &self.limits)
                 });
                 let k = match read {
                     Ok(k) => k,

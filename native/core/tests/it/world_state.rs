@@ -344,6 +344,57 @@ fn the_world_at_every_tick_by_seek_and_step_equals_a_straight_decode() {
     );
 }
 
+/// Cold seeks, as a viewer opening a recording seeks (issue 48): before each, the chunks decoded
+/// and the keyframe worlds the reader kept are given back, so that every seek reads its keyframe's
+/// chunk (its world section alone) and the chunks after its snapshot (without their movement)
+/// afresh. At every tick, both ways (a playhead's seek, `Reader::world_at`): the straight decode.
+#[test]
+fn a_cold_seek_at_every_tick_reads_the_keyframes_world_section_alone_and_equals_a_straight_decode()
+{
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("w.reel");
+    let ticks = world_ticks(400, 11);
+    write_reel(&path, &ticks, policy());
+    let expected = straight(&ticks);
+    let r = Reader::open_path(&path).unwrap();
+    // several keyframes, and deltas on them: the seeks take the keyframe path
+    let (mut keyframes, mut deltas) = (0, 0);
+    for i in 0..r.index().len() {
+        if r.index()[i].flags & FLAG_WORLD == 0 {
+            continue;
+        }
+        let (fh, payload) = r.read_payload(i).unwrap();
+        let c = DecodedChunk::decode(
+            &payload,
+            fh.flags,
+            fh.start_tick,
+            fh.tick_count,
+            &Limits::default(),
+        )
+        .unwrap();
+        keyframes += usize::from(c.world.is_some());
+        deltas += usize::from(c.world_delta.is_some());
+    }
+    assert!(
+        keyframes >= 3 && deltas >= 3,
+        "{keyframes} keyframes, {deltas} deltas"
+    );
+    let rec = Recording::open_path(&path).unwrap();
+    let mut p = Playhead::with_options(rec.clone(), 0, no_prefetch()).unwrap();
+    for t in (0..400).rev() {
+        rec.cache().clear();
+        rec.view().reader().trim_caches(0);
+        assert_eq!(rec.view().reader().cache_bytes(), 0);
+        p.seek(t).unwrap();
+        assert!(p.world_complete(), "seek {t}");
+        assert_eq!(p.world(), at(&expected, t), "seek {t}");
+        r.trim_caches(0);
+        let w = r.world_at(t).unwrap();
+        assert!(w.complete, "world_at {t}");
+        assert_eq!(w.world, *at(&expected, t), "world_at {t}");
+    }
+}
+
 #[test]
 fn compaction_and_a_live_recording_followed_while_written_keep_the_world() {
     let dir = tempfile::tempdir().unwrap();

@@ -7,6 +7,7 @@ use super::*;
 use crate::format::event::Event;
 use crate::format::frame::FrameHeader;
 use crate::format::header::Header;
+use crate::format::limits::Limits;
 use crate::format::metadata::Metadata;
 use crate::record::worker::compaction_worker::memory_reader;
 use crate::record::{ChunkPolicy, Chunker, Frame};
@@ -160,4 +161,65 @@ fn a_delta_without_its_keyframe_keeps_its_movement_and_its_world_is_incomplete()
     let r4 = memory_reader(&frames[k + 1..], Header::default(), mid).unwrap();
     let c = r4.read_chunk(r4.chunk_for_tick(start).unwrap()).unwrap();
     assert!(c.world.is_none() && c.world_delta.is_some());
+}
+
+#[test]
+fn a_keyframes_world_section_is_decoded_alone_as_the_whole_chunk_has_it() {
+    let (frames, worlds) = frames();
+    let r = memory_reader(&frames, Header::default(), Metadata::default()).unwrap();
+    let mut checked = 0;
+    for i in 0..r.index().len() {
+        let (fh, payload) = r.read_payload(i).unwrap();
+        let part = DecodedChunk::decode_world_part(&payload, &fh, r.limits()).unwrap();
+        let alone = DecodedChunk::decode_world_section(&payload, &fh, r.limits()).unwrap();
+        assert_eq!(alone.world, part.world, "chunk {i}");
+        assert_eq!(alone.world_delta, part.world_delta, "chunk {i}");
+        assert!(alone.records.is_empty() && alone.keyframe.is_empty() && alone.tracks.is_empty());
+        assert!(alone.snapshot.is_none());
+        if fh.flags & crate::format::FLAG_WORLD == 0 {
+            continue;
+        }
+        checked += 1;
+        // nothing after the world section is read: the payload cut right after it decodes the
+        // same world alone, while the decode that reads the events refuses it
+        let end = (1..=payload.len())
+            .find(|&n| DecodedChunk::decode_world_section(&payload[..n], &fh, r.limits()).is_ok())
+            .unwrap();
+        assert!(end < payload.len(), "chunk {i}");
+        let cut = DecodedChunk::decode_world_section(&payload[..end], &fh, r.limits()).unwrap();
+        assert_eq!(cut.world, part.world);
+        assert_eq!(cut.world_delta, part.world_delta);
+        assert!(matches!(
+            DecodedChunk::decode_world_part(&payload[..end], &fh, r.limits()),
+            Err(Error::Truncated(_))
+        ));
+        // a world section over the limits is refused alike by both
+        let small = Limits {
+            max_chunk_bytes: 64 * 4,
+            ..Limits::default()
+        };
+        let a = DecodedChunk::decode_world_section(&payload, &fh, &small).map(|_| ());
+        let b = DecodedChunk::decode_world_part(&payload, &fh, &small).map(|_| ());
+        assert!(a.is_err(), "chunk {i}");
+        assert_eq!(
+            a.unwrap_err().to_string(),
+            b.unwrap_err().to_string(),
+            "chunk {i}"
+        );
+    }
+    assert!(checked >= 20, "{checked}");
+    // a seek's world on it, each keyframe decoded for the first time: as a straight decode
+    for t in 0..300u32 {
+        r.trim_caches(0);
+        let k = r.chunk_for_tick(t).unwrap();
+        let (s, _) = crate::format::index::rebuild_start(r.index(), k);
+        let c = r.read_chunk_world(s).unwrap();
+        assert!(c.world_delta.is_none(), "tick {t}");
+        let start = r.index()[s].start_tick;
+        let want = match start {
+            0 => WorldState::new(),
+            _ => worlds[start as usize - 1].clone(),
+        };
+        assert_eq!(*c.world.unwrap(), want, "tick {t}");
+    }
 }

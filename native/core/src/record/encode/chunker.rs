@@ -671,18 +671,7 @@ impl Chunker {
     /// `Limits::max_terrain_bytes`.
     pub fn offer_terrain(&mut self, terrain: Terrain) -> Result<()> {
         let limits = Limits::default();
-        let new: Vec<_> = terrain
-            .sections()
-            .map(|s| (s.cx, s.cy, s.cz))
-            .filter(|p| !self.terrain_positions.contains(p))
-            .collect();
-        if self.terrain_positions.len() + new.len() > limits.max_terrain_sections() {
-            return Err(crate::Error::limit(format!(
-                "the terrain offered would hold {} sections; limit {}",
-                self.terrain_positions.len() + new.len(),
-                limits.max_terrain_sections()
-            )));
-        }
+        let new = self.new_terrain_positions(&terrain, "offered")?;
         let keep = self.pending_terrain.take();
         let mut merged = keep
             .clone()
@@ -704,6 +693,26 @@ impl Chunker {
         Ok(())
     }
 
+    /// The section positions of `terrain` not offered or carried before, refused (nothing
+    /// changed) when they would take the positions ever offered or carried past
+    /// `Limits::max_terrain_sections`, as a reader's merge refuses (`what`: "offered", "carried",
+    /// for the message).
+    fn new_terrain_positions(&self, terrain: &Terrain, what: &str) -> Result<Vec<(i32, i32, i32)>> {
+        let max = Limits::default().max_terrain_sections();
+        let new: Vec<_> = terrain
+            .sections()
+            .map(|s| (s.cx, s.cy, s.cz))
+            .filter(|p| !self.terrain_positions.contains(p))
+            .collect();
+        if self.terrain_positions.len() + new.len() > max {
+            return Err(crate::Error::limit(format!(
+                "the terrain {what} would hold {} sections; limit {max}",
+                self.terrain_positions.len() + new.len()
+            )));
+        }
+        Ok(new)
+    }
+
     /// Carries a terrain piece from a recording that was read back (compaction): `piece` is the
     /// whole skippable frame in front of the source chunk's payload, `terrain` what it holds (as
     /// the source's reader decoded it, within its limits). The next chunk begun carries the piece
@@ -715,19 +724,7 @@ impl Chunker {
         if self.pending_terrain.is_some() {
             return self.offer_terrain(terrain);
         }
-        let limits = Limits::default();
-        let new: Vec<_> = terrain
-            .sections()
-            .map(|s| (s.cx, s.cy, s.cz))
-            .filter(|p| !self.terrain_positions.contains(p))
-            .collect();
-        if self.terrain_positions.len() + new.len() > limits.max_terrain_sections() {
-            return Err(crate::Error::limit(format!(
-                "the terrain carried would hold {} sections; limit {}",
-                self.terrain_positions.len() + new.len(),
-                limits.max_terrain_sections()
-            )));
-        }
+        let new = self.new_terrain_positions(&terrain, "carried")?;
         self.terrain_positions.extend(new);
         self.terrain
             .merge(terrain.clone(), usize::MAX)
