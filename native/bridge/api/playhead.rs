@@ -407,14 +407,14 @@ pub fn added(playhead: &Playhead) -> Added<'_> {
 )]
 pub fn rebuild(playhead: &Playhead) -> Rebuild {
     let p = playhead.inner.lock();
-    match p.update().world() {
-        play::World::Unchanged => Rebuild {
+    match p.update().rebuild() {
+        None => Rebuild {
             rebuild: false,
             has_snapshot: false,
             snapshot_tick: None,
             complete: true,
         },
-        play::World::Rebuild(r) => Rebuild {
+        Some(r) => Rebuild {
             rebuild: true,
             has_snapshot: r.snapshot().is_some(),
             snapshot_tick: r.snapshot_tick(),
@@ -439,9 +439,9 @@ pub fn rebuild(playhead: &Playhead) -> Rebuild {
 )]
 pub fn rebuild_snapshot(playhead: &Playhead) -> Vec<u8> {
     let p = playhead.inner.lock();
-    match p.update().world() {
-        play::World::Rebuild(r) => r.snapshot().map(<[u8]>::to_vec).unwrap_or_default(),
-        play::World::Unchanged => Vec::new(),
+    match p.update().rebuild() {
+        Some(r) => r.snapshot().map(<[u8]>::to_vec).unwrap_or_default(),
+        None => Vec::new(),
     }
 }
 
@@ -462,7 +462,7 @@ pub fn rebuild_snapshot(playhead: &Playhead) -> Vec<u8> {
 )]
 pub fn rebuild_events(playhead: &Playhead) -> tickreel::Result<Vec<u8>> {
     let p = playhead.inner.lock();
-    let play::World::Rebuild(r) = p.update().world() else {
+    let Some(r) = p.update().rebuild() else {
         return Ok(Vec::new());
     };
     // Consecutive events of one tick form that tick's batch.
@@ -503,7 +503,7 @@ pub fn world_state(
     Ok(crate::api::world_state::new(
         p.position(),
         p.world_complete(),
-        p.world(),
+        p.world_state(),
         terrain,
     ))
 }

@@ -177,7 +177,7 @@ fn seeks(path: &PathBuf, ticks: u32, n: usize) -> Result<Seeks> {
         warm.push(t0.elapsed().as_secs_f64() * 1e3);
     }
     ph.seek(ticks - 1)?;
-    let edited = ph.world().block_count();
+    let edited = ph.world_state().block_count();
     drop(ph);
     // Cold as issue 48 defines it: nothing of the recording decoded before each measured seek.
     let rec = open()?;
@@ -200,7 +200,7 @@ fn seeks(path: &PathBuf, ticks: u32, n: usize) -> Result<Seeks> {
         let t0 = Instant::now();
         ph.seek(q)?;
         let read = ph
-            .world()
+            .world_state()
             .blocks()
             .fold(0u64, |a, (p, s)| a ^ (p.x as u64) ^ u64::from(s));
         std::hint::black_box(read);

@@ -18,7 +18,7 @@ use serde_json::{Value, json};
 use tickreel::Error;
 use tickreel::play::{
     Direction, FollowOptions, FollowState, LiveFollower, Motion, PlaybackContext, Playhead,
-    Recording, Update, World,
+    Recording, Update,
 };
 use tickreel::storage::live::live_dir_for;
 use tickreel_cli::json::entity_state_to_json;
@@ -303,7 +303,7 @@ fn line(server_tick: u64, u: &Update) -> Value {
                 json!(u.added().iter().map(|e| e.id).collect::<Vec<_>>()),
             );
             o.insert("removed".into(), json!(u.removed()));
-            if let World::Rebuild(rb) = u.world() {
+            if let Some(rb) = u.rebuild() {
                 o.insert(
                     "rebuild".into(),
                     json!({

@@ -25,7 +25,7 @@ pub use cache::{CacheStats, ChunkCache};
 pub use follow::{FollowOptions, FollowState, FollowStats, LiveFollower};
 pub use playhead::{
     ChunkFault, Direction, MAX_SPEED, MIN_SPEED, Motion, Playhead, PlayheadOptions, PlayheadStats,
-    Rebuild, Update, World,
+    Rebuild, Update,
 };
 pub use prefetch::{PrefetchPool, PrefetchStats};
 pub use recording::{PlaybackContext, Recording};

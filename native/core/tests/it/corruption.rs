@@ -696,9 +696,13 @@ fn a_crafted_block_list_makes_the_world_incomplete_not_wrong() {
     let mut p = Playhead::new(Recording::open_path(&path).unwrap()).unwrap();
     p.seek(start + 2).unwrap();
     assert!(p.world_complete(), "the lists are not read at the seek");
-    assert_eq!(p.world().block(pos), None, "a refused list reads as empty");
+    assert_eq!(
+        p.world_state().block(pos),
+        None,
+        "a refused list reads as empty"
+    );
     assert!(!p.world_complete());
-    let e = p.world().decode_error().expect("the refusal is kept");
+    let e = p.world_state().decode_error().expect("the refusal is kept");
     assert!(e.to_string().contains("not increasing"), "{e}");
     assert!(!p.world_complete(), "from then on");
 

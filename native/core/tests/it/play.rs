@@ -14,7 +14,7 @@ use tickreel::format::EntityTable;
 use tickreel::format::FRAME_HEADER_LEN;
 use tickreel::format::IndexEntry;
 use tickreel::play::{
-    Direction, Motion, PlaybackContext, Playhead, PlayheadOptions, Reader, Recording, Update, World,
+    Direction, Motion, PlaybackContext, Playhead, PlayheadOptions, Reader, Recording, Update,
 };
 use tickreel::storage::frames::FrameSource;
 use tickreel::storage::{FileSource, Source};
@@ -131,12 +131,12 @@ fn check_update(u: &Update, prev: &EntityTable, straight: &Straight, index: &[In
             let want: BTreeMap<u32, u32> = now.iter().map(|e| (e.id, e.kind)).collect();
             assert_eq!(ids, want);
             let (lo, hi) = (u.from.min(u.to), u.from.max(u.to));
-            match u.world() {
-                World::Unchanged => assert!(
+            match u.rebuild() {
+                None => assert!(
                     !straight.world.iter().any(|(t, _)| *t > lo && *t <= hi),
                     "world events between {lo} and {hi} but no rebuild"
                 ),
-                World::Rebuild(rb) => {
+                Some(rb) => {
                     let k = find_chunk(index, u.to).unwrap();
                     let snap = snapshot_at_or_before(index, k);
                     assert_eq!(rb.snapshot_chunk(), snap);
@@ -185,7 +185,7 @@ fn reverse_play_over_a_whole_file_yields_the_forward_states_in_reverse() {
     let first_update = ph.update();
     assert_eq!(first_update.motion, Motion::Jump);
     assert_eq!(first_update.added().len(), first_update.entities().len());
-    assert!(matches!(first_update.world(), World::Rebuild(_)));
+    assert!(first_update.rebuild().is_some());
     let mut forward = vec![(ph.position(), ph.update().table())];
     ph.play();
     loop {
@@ -217,7 +217,7 @@ fn reverse_play_over_a_whole_file_yields_the_forward_states_in_reverse() {
         }
         assert_eq!(u.motion, Motion::Jump);
         assert_eq!(u.to + 1, u.from);
-        rebuilds += matches!(u.world(), World::Rebuild(_)) as u32;
+        rebuilds += u.rebuild().is_some() as u32;
         backward.push((u.to, u.table()));
     }
     backward.reverse();

@@ -204,7 +204,7 @@ fn check(p: &Playhead, copy: &mut ViewerCopy, expected: &BTreeMap<u32, WorldStat
     copy.apply(p.update().world_changes(), &format!("{what} at {t}"));
     let want = at(expected, t);
     assert!(p.world_complete(), "{what} at {t}");
-    assert_eq!(p.world(), want, "{what}: world at {t}");
+    assert_eq!(p.world_state(), want, "{what}: world at {t}");
     assert_eq!(
         *copy,
         ViewerCopy::of(want),
@@ -326,17 +326,17 @@ fn the_world_at_every_tick_by_seek_and_step_equals_a_straight_decode() {
     assert_eq!(p.position(), 399);
     // The playhead's heap counts the world it keeps: a playhead that played less (smaller
     // buffers) and holds an empty world counts less by at least the world's heap.
-    let blocks = p.world().block_count();
+    let blocks = p.world_state().block_count();
     assert!(blocks > 100, "{blocks}");
     let with_world = p.heap_bytes();
     let mut q = Playhead::with_options(rec.clone(), 399, no_prefetch()).unwrap();
     q.seek(0).unwrap();
-    assert!(q.world().is_empty());
+    assert!(q.world_state().is_empty());
     // the jump's update keeps the world before it (for its changes) until the next call
     assert!(q.heap_bytes() >= blocks * 12);
     q.seek(0).unwrap();
     let empty = q.heap_bytes();
-    let world = p.world().heap_bytes();
+    let world = p.world_state().heap_bytes();
     assert!(world >= blocks * 12, "{world} bytes for {blocks} blocks");
     assert!(
         with_world >= empty + world,
@@ -387,7 +387,7 @@ fn a_cold_seek_at_every_tick_reads_the_keyframes_world_section_alone_and_equals_
         assert_eq!(rec.view().reader().cache_bytes(), 0);
         p.seek(t).unwrap();
         assert!(p.world_complete(), "seek {t}");
-        assert_eq!(p.world(), at(&expected, t), "seek {t}");
+        assert_eq!(p.world_state(), at(&expected, t), "seek {t}");
         r.trim_caches(0);
         let w = r.world_at(t).unwrap();
         assert!(w.complete, "world_at {t}");
@@ -481,12 +481,12 @@ fn a_recording_of_data_version_2_still_plays_without_a_world() {
     assert!(w.complete && w.world.is_empty());
     let rec = Recording::open_path(&path).unwrap();
     let mut p = Playhead::new(rec).unwrap();
-    assert!(p.world().is_empty());
+    assert!(p.world_state().is_empty());
     p.seek(last).unwrap();
-    assert!(p.world().is_empty() && p.update().world_changes().is_empty());
+    assert!(p.world_state().is_empty() && p.update().world_changes().is_empty());
     while p.position() > r.first_tick().unwrap() {
         p.step_back();
-        assert!(p.world().is_empty());
+        assert!(p.world_state().is_empty());
     }
 }
 

@@ -22,11 +22,11 @@
 //!   1. despawn every id in [`Update::removed`];
 //!   2. spawn every entity in [`Update::added`] (kind, flags and pose given);
 //!   3. set the pose and flags of every entity in [`Update::entities`] (all live entities at `to`);
-//!   4. if [`Update::world`] is [`World::Rebuild`], restore your world from
+//!   4. if [`Update::rebuild`] is `Some`, restore your world from
 //!      [`Rebuild::snapshot`] (the bytes you passed to `offer_snapshot`, i.e. the world as it was
 //!      before the events of [`Rebuild::snapshot_tick`]) and re-apply the custom events of
 //!      [`Rebuild::events`] in order (every custom event from the snapshot tick through `to`). If
-//!      it is [`World::Unchanged`], no custom event lies between `from` and `to`: keep your world.
+//!      it is `None`, no custom event lies between `from` and `to`: keep your world.
 //!
 //! Also look at [`Update::stalled`] (the data for the next ticks was not decoded yet: nothing
 //! moved, or less than asked; the playhead catches up on later calls), [`Update::at_edge`] (the
@@ -81,7 +81,7 @@ mod world; // the world the library keeps (edited blocks, equipment, health)
 
 pub use options::{PlayheadOptions, PlayheadStats};
 pub use speed::{MAX_SPEED, MIN_SPEED};
-pub use update::{ChunkFault, Direction, Motion, Rebuild, Update, World};
+pub use update::{ChunkFault, Direction, Motion, Rebuild, Update};
 
 use crate::format::index::rebuild_range;
 use backward::{backward_rebuild, path_chunks};
@@ -122,7 +122,7 @@ pub struct Playhead {
     /// The chunks of the last world rebuild (reused by the next one without asking the cache).
     rb_memo: Vec<(usize, Part, Arc<DecodedChunk>)>,
     prefetch_anchor: Option<(u64, usize, Direction, bool)>,
-    /// The world the library keeps at the position (see [`Playhead::world`]); shared with the
+    /// The world the library keeps at the position (see [`Playhead::world_state`]); shared with the
     /// snapshot chunk it came from until an event changes it, and with a jump's update.
     world: Arc<WorldState>,
     /// Whether everything before the position is known (see [`Playhead::world_complete`]).
@@ -215,12 +215,12 @@ impl Playhead {
     /// Kept through forward and reverse play, seeks and live following; each update's
     /// [`Update::world_changes`] say what changed. Empty for a playhead without the world
     /// ([`PlayheadOptions::world`]).
-    pub fn world(&self) -> &WorldState {
+    pub fn world_state(&self) -> &WorldState {
         &self.world
     }
     /// The terrain in effect at the current position ([`crate::Reader::terrain_at`]: the chunk
     /// sections the game handed over, a later offer replacing an earlier section), which the
-    /// edited blocks of [`Playhead::world`] override: [`Playhead::block`]. Empty while waiting
+    /// edited blocks of [`Playhead::world_state`] override: [`Playhead::block`]. Empty while waiting
     /// or when the recording has none. Reads the terrain's frames when the position passed to
     /// another terrain since the last call (the reader keeps the last one).
     pub fn terrain(&self) -> Result<Arc<crate::format::Terrain>> {
@@ -244,11 +244,11 @@ impl Playhead {
         Ok(self.terrain()?.block(pos.x, pos.y, pos.z))
     }
     /// False if the world before some chunk is unknown (see [`Rebuild::cut_short`]) or a chunk
-    /// on the way could not be read: [`Playhead::world`] then holds what the chunks read changed.
+    /// on the way could not be read: [`Playhead::world_state`] then holds what the chunks read changed.
     /// Always false for a playhead without the world ([`PlayheadOptions::world`]).
     /// A world rebuilt onto a snapshot's stored block lists reads them on first use: if their
     /// decode is refused then (a crafted file), the world is not complete from then on, and
-    /// [`WorldState::decode_error`] of [`Playhead::world`] says why.
+    /// [`WorldState::decode_error`] of [`Playhead::world_state`] says why.
     pub fn world_complete(&self) -> bool {
         self.world_complete && self.world.decode_error().is_none()
     }

@@ -10,15 +10,15 @@ pub struct PlayheadOptions {
     pub prefetch: bool,
     /// Keep the world (true, the default): rebuild it on jumps from the nearest snapshot's world
     /// section and the world events after it, carry it through forward play
-    /// ([`super::Playhead::world`], [`super::Update::world`], [`super::Update::world_changes`]).
+    /// ([`super::Playhead::world_state`], [`super::Update::rebuild`], [`super::Update::world_changes`]).
     ///
     /// False: entities only, for a reader of entities that shows no world (the viewer's frames
     /// and seeks). Chunks are read without their world section (stepped over, neither decoded
     /// nor put on a keyframe: [`crate::Reader::read_chunk_entities`]) and without their
     /// snapshot bytes, and no chunk is read for a world rebuild: a damaged or large world
     /// section costs nothing. Entities, events, ticks and faults are as with the world; but
-    /// [`super::Update::world`] is always [`super::World::Unchanged`], no update has
-    /// [`super::Update::world_changes`], [`super::Playhead::world`] stays empty,
+    /// [`super::Update::rebuild`] is always `None`, no update has
+    /// [`super::Update::world_changes`], [`super::Playhead::world_state`] stays empty,
     /// [`super::Playhead::world_complete`] is false and [`super::Playhead::block`] fails.
     pub world: bool,
 }

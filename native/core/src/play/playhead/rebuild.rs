@@ -89,7 +89,7 @@ mod tests {
     use crate::format::event::Event;
     use crate::format::index::MAX_CHUNKS_PER_SNAPSHOT;
     use crate::format::pose::Pose;
-    use crate::play::playhead::{Direction, Playhead, PlayheadOptions, World};
+    use crate::play::playhead::{Direction, Playhead, PlayheadOptions};
     use crate::play::{PlaybackContext, Recording};
     use crate::record::{ChunkPolicy, ReelOptions, ReelWriter};
 
@@ -171,14 +171,14 @@ mod tests {
         let u = p.update();
         assert_eq!(u.to, n - 10);
         assert_eq!(u.entities()[0].pose.x, i64::from(n - 10) * 100);
-        match u.world() {
-            World::Rebuild(rb) => {
+        match u.rebuild() {
+            Some(rb) => {
                 assert!(rb.cut_short());
                 assert!(!rb.complete());
                 assert!(rb.snapshot().is_none());
                 assert_eq!(rb.snapshot_chunk(), None);
             }
-            World::Unchanged => panic!("a new playhead rebuilds the world"),
+            None => panic!("a new playhead rebuilds the world"),
         }
         let decodes = reads(rec.cache().stats()) - before;
         assert!(
@@ -187,13 +187,13 @@ mod tests {
         );
         // Near the start the rebuild reaches the snapshot of the first chunk: complete.
         let p = Playhead::with_options(rec.clone(), 100, opts).unwrap();
-        match p.update().world() {
-            World::Rebuild(rb) => {
+        match p.update().rebuild() {
+            Some(rb) => {
                 assert!(!rb.cut_short());
                 assert!(rb.complete());
                 assert_eq!(rb.snapshot_chunk(), Some(0));
             }
-            World::Unchanged => panic!("a new playhead rebuilds the world"),
+            None => panic!("a new playhead rebuilds the world"),
         }
     }
 
@@ -270,13 +270,13 @@ mod tests {
             assert_eq!(a.update().removed(), b.update().removed(), "{what}");
             assert_eq!(a.update().events(), b.update().events(), "{what}");
             assert!(b.update().faults().is_empty(), "{what}");
-            assert!(matches!(b.update().world(), World::Unchanged), "{what}");
+            assert!(b.update().rebuild().is_none(), "{what}");
             assert!(b.update().world_changes().is_empty(), "{what}");
-            assert_eq!(b.world().block_count(), 0, "{what}");
+            assert_eq!(b.world_state().block_count(), 0, "{what}");
             assert!(!b.world_complete(), "{what}");
         };
         same(&a, &b, "new at 95");
-        assert_eq!(a.world().block_count(), 96);
+        assert_eq!(a.world_state().block_count(), 96);
         for t in [0, 199, 100, 7, 150] {
             a.seek(t).unwrap();
             b.seek(t).unwrap();
@@ -384,7 +384,7 @@ mod tests {
         assert!(ready(19, Part::World).is_none());
         assert!(!ready(19, Part::Decoded).unwrap().tracks.is_empty());
         let straight = view.reader.world_at(195).unwrap().world;
-        assert_eq!(p.world(), &straight);
-        assert_eq!(p.world().block_count(), 196);
+        assert_eq!(p.world_state(), &straight);
+        assert_eq!(p.world_state().block_count(), 196);
     }
 }

@@ -1,4 +1,4 @@
-//! What one call returns to the plugin ([`Update`], with [`Motion`], [`World`] and
+//! What one call returns to the plugin ([`Update`], with [`Motion`], [`Rebuild`] and
 //! [`ChunkFault`]), and how every call starts, reports into and finishes it.
 
 use std::sync::Arc;
@@ -29,7 +29,7 @@ pub enum Motion {
     /// Forward play: apply [`Update::ticks`] in order.
     Forward,
     /// Any other move (reverse play, seek, step back, a jump over an unreadable chunk): apply the
-    /// state ([`Update::removed`], [`Update::added`], [`Update::entities`], [`Update::world`]).
+    /// state ([`Update::removed`], [`Update::added`], [`Update::entities`], [`Update::rebuild`]).
     Jump,
 }
 
@@ -95,16 +95,8 @@ pub struct Update {
     pub(super) jump_changes: std::sync::OnceLock<Vec<WorldChange>>,
 }
 
-/// What to do with the world (custom events) in a [`Motion::Jump`] update.
-#[derive(Debug, Clone, Copy)]
-pub enum World<'a> {
-    /// No custom event lies between the old and the new position: keep the world as it is.
-    Unchanged,
-    /// Rebuild the world: restore the snapshot, then re-apply the custom events.
-    Rebuild(Rebuild<'a>),
-}
-
-/// A world rebuild: see [`World::Rebuild`].
+/// A world rebuild of a [`Motion::Jump`] update ([`Update::rebuild`]): restore the snapshot, then
+/// re-apply the custom events.
 #[derive(Debug, Clone, Copy)]
 pub struct Rebuild<'a> {
     u: &'a Update,
@@ -191,16 +183,13 @@ impl Update {
     pub fn removed(&self) -> &[u32] {
         &self.removed
     }
-    /// Jump updates: what to do with the world.
-    pub fn world(&self) -> World<'_> {
-        if self.rebuild {
-            World::Rebuild(Rebuild { u: self })
-        } else {
-            World::Unchanged
-        }
+    /// Jump updates: the world rebuild to make, or `None` when no custom event lies between the
+    /// old and the new position (keep the world as it is).
+    pub fn rebuild(&self) -> Option<Rebuild<'_>> {
+        self.rebuild.then_some(Rebuild { u: self })
     }
     /// Every update: what changed in the world the library keeps (edited blocks, equipment,
-    /// health; [`Playhead::world`]) from `from` to `to`, each with what was before, whatever the
+    /// health; [`Playhead::world_state`]) from `from` to `to`, each with what was before, whatever the
     /// motion (forward play, reverse play, a seek). Applying them in order takes a world that
     /// was as at `from` to `to`; a block whose `after` is `None` is no longer edited (restore the
     /// world's own block there). Each position, entity and slot appears at most once in a

@@ -4,7 +4,7 @@
 
 use std::time::Duration;
 
-use tickreel::play::{Playhead, Recording, World};
+use tickreel::play::{Playhead, Recording};
 use tickreel::shadow::{ReportOptions, ShadowOptions};
 use tickreel::{Event, Pose};
 
@@ -57,14 +57,14 @@ fn rebuild_at(path: &std::path::Path, tick: u32) -> (Option<Vec<u8>>, bool, bool
     let rec = Recording::open_path(path).unwrap();
     let p = Playhead::new_at(rec, tick).unwrap();
     let u = p.update();
-    match u.world() {
-        World::Rebuild(rb) => (
+    match u.rebuild() {
+        Some(rb) => (
             rb.snapshot().map(<[u8]>::to_vec),
             rb.complete(),
             rb.cut_short(),
             rb.events().count(),
         ),
-        World::Unchanged => panic!("a new playhead rebuilds the world"),
+        None => panic!("a new playhead rebuilds the world"),
     }
 }
 
