@@ -440,12 +440,32 @@ pub fn sample_values(s: &GhostSample) -> [f64; GHOST_SAMPLE_VALUES] {
     ]
 }
 
-/// A reading of gold splits at one moment (C: `TickreelGoldSplit`): the split just counted, if
-/// any, and the best possible time.
+/// A reading of gold splits, as filled in by `tickreel_gold_splits_checkpoint` and `_finish`.
+#[bridge_struct(c = "TickreelGoldSplit", what = "gold split")]
+#[derive(Default)]
 pub struct GoldReading {
-    pub split: Option<GoldSplit>,
+    /// A split was counted (the route's next checkpoint, or the finish after all of them); the
+    /// fields below up to `new_gold` are zero otherwise.
+    pub split: bool,
+    /// The segment a split ended (0: from the start to the route's first checkpoint).
+    pub segment: u32,
+    /// The segment beat its gold (it is now the gold).
+    pub new_gold: bool,
+    /// Ticks from the live run's start to the split.
+    pub live_ticks: f64,
+    /// Ticks the live run took for the segment.
+    pub segment_ticks: f64,
+    /// The segment's gold before this split, in ticks.
+    pub gold_ticks: f64,
+    /// `segment_ticks - gold_ticks`: negative when faster than the gold.
+    pub delta_ticks: f64,
+    /// `delta_ticks` in seconds.
+    pub delta_seconds: f64,
+    /// The best possible time: at a split, the time so far plus the remaining gold; otherwise
+    /// as `tickreel_gold_splits_best_possible`. In ticks.
     pub best_possible_ticks: f64,
-    pub tick_rate: f64,
+    /// `best_possible_ticks` in seconds.
+    pub best_possible_seconds: f64,
 }
 
 /// Creates a live attempt's splits against the player's gold segments and stores its handle in
@@ -528,14 +548,27 @@ pub fn gold_finish(splits: &GoldSplits, live_ticks: f64) -> tickreel::Result<Gol
 }
 
 fn reading(g: &ghost::GoldSplits, split: Option<GoldSplit>, live_ticks: f64) -> GoldReading {
-    GoldReading {
-        best_possible_ticks: split.map_or_else(
-            || g.best_possible_ticks(live_ticks),
-            |s| s.best_possible_ticks,
-        ),
-        split,
-        tick_rate: g.tick_rate(),
+    let rate = g.tick_rate();
+    let best = split.map_or_else(
+        || g.best_possible_ticks(live_ticks),
+        |s| s.best_possible_ticks,
+    );
+    let mut r = GoldReading {
+        best_possible_ticks: best,
+        best_possible_seconds: best / rate,
+        ..GoldReading::default()
+    };
+    if let Some(s) = split {
+        r.split = true;
+        r.segment = u32::try_from(s.segment).unwrap_or(u32::MAX);
+        r.new_gold = s.new_gold;
+        r.live_ticks = s.live_ticks;
+        r.segment_ticks = s.segment_ticks;
+        r.gold_ticks = f64::from(s.gold_ticks);
+        r.delta_ticks = s.delta_ticks;
+        r.delta_seconds = s.delta_ticks / rate;
     }
+    r
 }
 
 /// Stores the best possible time in ticks when the live player is `live_ticks` into the run in

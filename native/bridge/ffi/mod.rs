@@ -38,7 +38,7 @@ pub use engine::{TickreelEngine, TickreelEngineOptions};
 pub use generated::records::*;
 pub use ghost::cursor::{TickreelGhostCursor, TickreelGhostSample};
 pub use ghost::delta::TickreelLiveDelta;
-pub use ghost::gold::{TickreelGoldSplit, TickreelGoldSplits};
+pub use ghost::gold::TickreelGoldSplits;
 pub use ghost::set::TickreelGhostSet;
 pub use ghost::{TickreelGhost, TickreelGhostInfo, TickreelGhostRange};
 #[cfg(feature = "object")]

@@ -3,11 +3,11 @@
 
 use jni::JNIEnv;
 use jni::objects::JIntArray;
-use jni::sys::{jboolean, jdouble, jdoubleArray, jintArray, jobject};
+use jni::sys::{jdouble, jdoubleArray, jintArray, jobject};
 
 use super::convert::{JniArg, JniFill, JniResult, LONG_ARRAY_JAVA, LONG_ARRAY_SIG, fill_doubles};
 use super::{Res, bad_arg, long_array};
-use crate::api::ghost::{GhostInfo, GoldReading};
+use crate::api::ghost::GhostInfo;
 use tickreel::ghost::{DeltaReading, GhostRange, GhostSample, RunEnd, RunStart};
 
 /// Doubles a sample fills: `t, x, y, z, yaw, pitch, flags, state` (0 not started, 1 running,
@@ -15,10 +15,6 @@ use tickreel::ghost::{DeltaReading, GhostRange, GhostSample, RunEnd, RunStart};
 /// Doubles a delta reading fills: `raw ticks, shown ticks, ahead (0/1), ghost ticks, distance,
 /// tick rate`.
 const READING_LEN: usize = 6;
-/// Doubles a gold reading fills: `segment, new gold (0/1), live ticks, segment ticks, gold ticks,
-/// delta ticks, delta seconds, best possible ticks, best possible seconds` (the split's fields
-/// 0 when none was counted).
-const GOLD_LEN: usize = 9;
 
 /// Range kinds: 0 = first / last, 1 = tick, 2 = checkpoint (C's `TICKREEL_GHOST_BOUND_*`).
 fn range(start_kind: i32, start: i32, end_kind: i32, end: i32) -> Res<GhostRange> {
@@ -115,33 +111,6 @@ impl JniFill for DeltaReading {
         ];
         fill_doubles(env, out, &values)?;
         Ok(r.seconds())
-    }
-}
-
-/// Into `GoldSplits`' reading ([`GOLD_LEN`] doubles); returns whether a split was counted.
-impl JniFill for GoldReading {
-    type Array = jdoubleArray;
-    const ARRAY_SIG: &'static str = "[D";
-    const ARRAY_JAVA: &'static str = "double[]";
-    type Jni = jboolean;
-    const SIG: &'static str = "Z";
-    const JAVA: &'static str = "boolean";
-    fn fill(self, env: &mut JNIEnv<'_>, out: jdoubleArray) -> Res<jboolean> {
-        let r = self;
-        let mut values = [0.0; GOLD_LEN];
-        values[7] = r.best_possible_ticks;
-        values[8] = r.best_possible_ticks / r.tick_rate;
-        if let Some(s) = &r.split {
-            values[0] = s.segment as f64;
-            values[1] = if s.new_gold { 1.0 } else { 0.0 };
-            values[2] = s.live_ticks;
-            values[3] = s.segment_ticks;
-            values[4] = f64::from(s.gold_ticks);
-            values[5] = s.delta_ticks;
-            values[6] = s.delta_ticks / r.tick_rate;
-        }
-        fill_doubles(env, out, &values)?;
-        Ok(jboolean::from(r.split.is_some()))
     }
 }
 
