@@ -8,7 +8,7 @@
 //! - for Java (`bridge_jni.rs`, module `records`): its `JavaRecord` conversion (the fields as
 //!   `long`s in declaration order) and its `JniResult` (a `long[]`; `Rows` of them are one
 //!   flat `long[]`, or filled into Java's array for `java_fill`); a record with a float field
-//!   instead fills Java's `double[]` (`JniFill`, for `java_fill`: the fields as `double`s in
+//!   instead is a `double[]` (`JniResult`, or `JniFill` for `java_fill`: the fields as `double`s in
 //!   declaration order).
 //!
 //! Field types and their forms: an integer or `bool` crosses as it is (Java: a `long`, or a
@@ -264,7 +264,7 @@ pub fn emit_jni(records: &[Record]) -> String {
             Java::Doubles => {
                 s.push('\n');
                 s.push_str(&cfg);
-                s.push_str(&doubles(r, i));
+                s.push_str(&doubles(r, i, &cfg));
                 continue;
             }
             Java::None => continue,
@@ -308,8 +308,9 @@ pub fn emit_jni(records: &[Record]) -> String {
     s
 }
 
-/// `impl JniFill` of a record with a float: its fields as `double`s in declaration order.
-fn doubles(r: &Record, i: &str) -> String {
+/// `impl JniFill` (into Java's `double[]`) and `impl JniResult` (a new one) of a record with a
+/// float: its fields as `double`s in declaration order.
+fn doubles(r: &Record, i: &str, cfg: &str) -> String {
     let values: Vec<String> = r
         .fields
         .iter()
@@ -319,7 +320,8 @@ fn doubles(r: &Record, i: &str) -> String {
                 Form::Plain(t) if t == "f64" => format!("s.{n}"),
                 Form::Plain(t) if t == "bool" => format!("f64::from(u8::from(s.{n}))"),
                 Form::Optional(_) => format!("s.{n}.map_or(-1.0, |v| v as f64)"),
-                _ => format!("s.{n} as f64"),
+                Form::Plain(t) => format!("s.{n} as {t} as f64"),
+                Form::Bytes(_) => unreachable!("a record with bytes has no Java form"),
             }
         })
         .collect();
@@ -329,9 +331,13 @@ fn doubles(r: &Record, i: &str) -> String {
          const ARRAY_JAVA: &'static str = \"double[]\";\n{i}    type Jni = ();\n{i}    const SIG: \
          &'static str = \"V\";\n{i}    const JAVA: &'static str = \"void\";\n{i}    fn fill(self, env: \
          &mut ::jni::JNIEnv<'_>, out: ::jni::sys::jdoubleArray) -> crate::jni::Res<()> {{\n{i}        \
-         let s = self;\n{i}        crate::jni::convert::fill_doubles(env, out, &[{}])\n{i}    \
-         }}\n{i}}}\n",
-        values.join(", "),
+         let s = self;\n{i}        crate::jni::convert::fill_doubles(env, out, &[{v}])\n{i}    \
+         }}\n{i}}}\n{cfg}{i}/// A new `double[]`: the fields in declaration order.\n{i}impl JniResult for {src} {{\n{i}    \
+         type Jni = ::jni::sys::jobject;\n{i}    const SIG: &'static str = \"[D\";\n{i}    const \
+         JAVA: &'static str = \"double[]\";\n{i}    fn into_jni(self, env: &mut ::jni::JNIEnv<'_>) \
+         -> crate::jni::Res<::jni::sys::jobject> {{\n{i}        let s = self;\n{i}        \
+         crate::jni::convert::double_array(env, &[{v}])\n{i}    }}\n{i}}}\n",
+        v = values.join(", "),
         src = r.source,
     )
 }

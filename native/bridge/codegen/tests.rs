@@ -352,9 +352,14 @@ fn a_record_is_declared_once_for_c_and_java() {
          const ARRAY_SIG: &'static str = \"[D\";"
     ));
     assert!(j.contains(
-        "fill_doubles(env, out, &[f64::from(u8::from(s.counted)), s.lap as f64, \
+        "fill_doubles(env, out, &[f64::from(u8::from(s.counted)), s.lap as u32 as f64, \
          s.best.map_or(-1.0, |v| v as f64), s.seconds])"
     ));
+    assert!(j.contains(
+        "impl JniResult for crate::api::demo::Lap { type Jni = ::jni::sys::jobject; \
+         const SIG: &'static str = \"[D\";"
+    ));
+    assert!(j.contains("double_array(env, &[f64::from(u8::from(s.counted)), s.lap as u32 as f64,"));
     assert!(c.contains("pub struct TickreelLap {"));
     // A field without a C form is refused, naming it.
     std::fs::write(

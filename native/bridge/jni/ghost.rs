@@ -3,15 +3,12 @@
 
 use jni::JNIEnv;
 use jni::objects::JIntArray;
-use jni::sys::{jdouble, jdoubleArray, jintArray, jobject};
+use jni::sys::{jdouble, jdoubleArray, jintArray};
 
-use super::convert::{JniArg, JniFill, JniResult, LONG_ARRAY_JAVA, LONG_ARRAY_SIG, fill_doubles};
-use super::{Res, bad_arg, long_array};
-use crate::api::ghost::GhostInfo;
-use tickreel::ghost::{DeltaReading, GhostRange, GhostSample, RunEnd, RunStart};
+use super::convert::{JniArg, JniFill, fill_doubles};
+use super::{Res, bad_arg};
+use tickreel::ghost::{DeltaReading, GhostRange, RunEnd, RunStart};
 
-/// Doubles a sample fills: `t, x, y, z, yaw, pitch, flags, state` (0 not started, 1 running,
-/// 2 finished).
 /// Doubles a delta reading fills: `raw ticks, shown ticks, ahead (0/1), ghost ticks, distance,
 /// tick rate`.
 const READING_LEN: usize = 6;
@@ -54,40 +51,6 @@ impl JniArg for GhostRange {
         }
         env.get_int_array_region(&a, 0, &mut v)?;
         range(v[0], v[1], v[2], v[3])
-    }
-}
-
-/// `long[] {entity, origin tick, duration ticks, samples, synthetic (0/1)}`.
-impl JniResult for GhostInfo {
-    type Jni = jobject;
-    const SIG: &'static str = LONG_ARRAY_SIG;
-    const JAVA: &'static str = LONG_ARRAY_JAVA;
-    fn into_jni(self, env: &mut JNIEnv<'_>) -> Res<jobject> {
-        let g = &self.0;
-        long_array(
-            env,
-            &[
-                i64::from(g.entity()),
-                i64::from(g.origin_tick()),
-                i64::from(g.duration_ticks()),
-                g.len() as i64,
-                i64::from(g.is_synthetic()),
-            ],
-        )
-    }
-}
-
-/// Into `GhostSample.raw`: the numbers of [`crate::api::ghost::sample_values`], as a ghost set
-/// writes them.
-impl JniFill for GhostSample {
-    type Array = jdoubleArray;
-    const ARRAY_SIG: &'static str = "[D";
-    const ARRAY_JAVA: &'static str = "double[]";
-    type Jni = ();
-    const SIG: &'static str = "V";
-    const JAVA: &'static str = "void";
-    fn fill(self, env: &mut JNIEnv<'_>, out: jdoubleArray) -> Res<()> {
-        fill_doubles(env, out, &crate::api::ghost::sample_values(&self))
     }
 }
 

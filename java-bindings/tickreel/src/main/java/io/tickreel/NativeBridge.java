@@ -109,8 +109,7 @@ final class NativeBridge {
 
     // --- ghost (native/bridge/api/ghost.rs documents each) ---
     static native long ghostLoad(String path, int entity, int[] range);
-    static native long[] ghostInfo(long ghost);
-    static native double ghostTickRate(long ghost);
+    static native double[] ghostInfo(long ghost);
     static native long[] ghostSplits(long ghost);
     static native long ghostCursorNew(long ghost);
     static native void ghostCursorSample(long cursor, double t, double[] out);
