@@ -43,8 +43,24 @@ impl HandleType for LiveDelta {
     const NAME: &'static str = "live delta";
 }
 
-/// What a ghost's run spans (C: `TickreelGhostInfo`).
-pub struct GhostInfo(pub Arc<GhostTrack>);
+/// What `tickreel_ghost_info` reports about a ghost track.
+#[bridge_struct(c = "TickreelGhostInfo", what = "ghost info")]
+pub struct GhostInfo {
+    /// The entity whose run it is.
+    pub entity: u32,
+    /// Absolute tick of the recording at which the run starts (its `t = 0`).
+    pub origin_tick: u32,
+    /// The run's length in ticks (its last sample's tick offset).
+    pub duration_ticks: u32,
+    /// Number of pose samples.
+    pub sample_count: usize,
+    /// Number of splits (checkpoint markers in the run), for `tickreel_ghost_splits`.
+    pub split_count: usize,
+    /// Ticks per second of the source recording (seconds = ticks / tick_rate).
+    pub tick_rate: f64,
+    /// The run's length in seconds.
+    pub duration_seconds: f64,
+}
 
 /// One split of a ghost: a checkpoint marker and its tick offset from the run's start.
 #[bridge_struct(c = "TickreelSplit", what = "splits", of = "tickreel::ghost::Split")]
@@ -105,13 +121,16 @@ pub fn free(_ghost: Released<Ghost>) {}
     java = "ghostInfo"
 )]
 pub fn info(ghost: &Ghost) -> GhostInfo {
-    GhostInfo(Arc::clone(&ghost.0))
-}
-
-/// The ghost's ticks per second (seconds = ticks / tick rate).
-#[bridge_fn(java = "ghostTickRate")]
-pub fn tick_rate(ghost: &Ghost) -> f64 {
-    ghost.0.tick_rate()
+    let t = &ghost.0;
+    GhostInfo {
+        entity: t.entity(),
+        origin_tick: t.origin_tick(),
+        duration_ticks: t.duration_ticks(),
+        sample_count: t.len(),
+        split_count: t.splits().len(),
+        tick_rate: t.tick_rate(),
+        duration_seconds: t.duration_seconds(),
+    }
 }
 
 /// Copies the ghost's splits (checkpoint markers in recorded order, with their tick offsets from
@@ -421,7 +440,32 @@ pub fn set_sample(set: &GhostSet, t: f64, out: &mut [f64]) -> tickreel::Result<u
     Ok(n as u32)
 }
 
-/// A sample as the [`GHOST_SAMPLE_VALUES`] numbers C and Java read.
+/// The ghost at one moment, as filled in by `tickreel_ghost_cursor_sample`.
+#[bridge_struct(
+    c = "TickreelGhostSample",
+    what = "ghost sample",
+    of = "tickreel::ghost::GhostSample"
+)]
+pub struct GhostSampleFields {
+    /// The time sampled on the ghost's own clock (after its time shift), in ticks.
+    pub t: f64,
+    /// Position in blocks.
+    pub x: f64,
+    /// Height in blocks.
+    pub y: f64,
+    /// Position in blocks.
+    pub z: f64,
+    /// Yaw in degrees, unbounded (continuous with the recorded values).
+    pub yaw: f64,
+    /// Pitch in degrees.
+    pub pitch: f64,
+    /// State flags (`TICKREEL_FLAG_*` bits and the game's own) in effect.
+    pub flags: u32,
+    /// `TICKREEL_GHOST_NOT_STARTED`, `TICKREEL_GHOST_RUNNING` or `TICKREEL_GHOST_FINISHED`.
+    pub state: u32,
+}
+
+/// A sample as the [`GHOST_SAMPLE_VALUES`] numbers a ghost set writes (the record's order).
 pub fn sample_values(s: &GhostSample) -> [f64; GHOST_SAMPLE_VALUES] {
     let state = match s.state {
         GhostState::NotStarted => 0.0,
@@ -440,12 +484,32 @@ pub fn sample_values(s: &GhostSample) -> [f64; GHOST_SAMPLE_VALUES] {
     ]
 }
 
-/// A reading of gold splits at one moment (C: `TickreelGoldSplit`): the split just counted, if
-/// any, and the best possible time.
+/// A reading of gold splits, as filled in by `tickreel_gold_splits_checkpoint` and `_finish`.
+#[bridge_struct(c = "TickreelGoldSplit", what = "gold split")]
+#[derive(Default)]
 pub struct GoldReading {
-    pub split: Option<GoldSplit>,
+    /// A split was counted (the route's next checkpoint, or the finish after all of them); the
+    /// fields below up to `new_gold` are zero otherwise.
+    pub split: bool,
+    /// The segment a split ended (0: from the start to the route's first checkpoint).
+    pub segment: u32,
+    /// The segment beat its gold (it is now the gold).
+    pub new_gold: bool,
+    /// Ticks from the live run's start to the split.
+    pub live_ticks: f64,
+    /// Ticks the live run took for the segment.
+    pub segment_ticks: f64,
+    /// The segment's gold before this split, in ticks.
+    pub gold_ticks: f64,
+    /// `segment_ticks - gold_ticks`: negative when faster than the gold.
+    pub delta_ticks: f64,
+    /// `delta_ticks` in seconds.
+    pub delta_seconds: f64,
+    /// The best possible time: at a split, the time so far plus the remaining gold; otherwise
+    /// as `tickreel_gold_splits_best_possible`. In ticks.
     pub best_possible_ticks: f64,
-    pub tick_rate: f64,
+    /// `best_possible_ticks` in seconds.
+    pub best_possible_seconds: f64,
 }
 
 /// Creates a live attempt's splits against the player's gold segments and stores its handle in
@@ -528,14 +592,27 @@ pub fn gold_finish(splits: &GoldSplits, live_ticks: f64) -> tickreel::Result<Gol
 }
 
 fn reading(g: &ghost::GoldSplits, split: Option<GoldSplit>, live_ticks: f64) -> GoldReading {
-    GoldReading {
-        best_possible_ticks: split.map_or_else(
-            || g.best_possible_ticks(live_ticks),
-            |s| s.best_possible_ticks,
-        ),
-        split,
-        tick_rate: g.tick_rate(),
+    let rate = g.tick_rate();
+    let best = split.map_or_else(
+        || g.best_possible_ticks(live_ticks),
+        |s| s.best_possible_ticks,
+    );
+    let mut r = GoldReading {
+        best_possible_ticks: best,
+        best_possible_seconds: best / rate,
+        ..GoldReading::default()
+    };
+    if let Some(s) = split {
+        r.split = true;
+        r.segment = u32::try_from(s.segment).unwrap_or(u32::MAX);
+        r.new_gold = s.new_gold;
+        r.live_ticks = s.live_ticks;
+        r.segment_ticks = s.segment_ticks;
+        r.gold_ticks = f64::from(s.gold_ticks);
+        r.delta_ticks = s.delta_ticks;
+        r.delta_seconds = s.delta_ticks / rate;
     }
+    r
 }
 
 /// Stores the best possible time in ticks when the live player is `live_ticks` into the run in

@@ -7,12 +7,14 @@
 //!   out-pointer; a list of them is `crate::api::Rows`, filled by one generic `CArrayResult`);
 //! - for Java (`bridge_jni.rs`, module `records`): its `JavaRecord` conversion (the fields as
 //!   `long`s in declaration order) and its `JniResult` (a `long[]`; `Rows` of them are one
-//!   flat `long[]`, or filled into Java's array for `java_fill`).
+//!   flat `long[]`, or filled into Java's array for `java_fill`); a record with a float field
+//!   instead is a `double[]` (`JniResult`, or `JniFill` for `java_fill`: the fields as `double`s in
+//!   declaration order).
 //!
-//! Field types and their forms: an integer or `bool` crosses as it is (Java: a `long`); a `f64`
-//! as it is in C (a record holding one has no Java form); `Option<integer>` is C `has_name` then
-//! `name` (0 when absent), Java the value or -1; `&[u8]` (or `Option<&[u8]>`) is C `name` (a
-//! pointer, NULL when absent) and `name_len` (no Java form). With `of = "path::Type"`, the
+//! Field types and their forms: an integer or `bool` crosses as it is (Java: a `long`, or a
+//! `double` in a record with a float; `bool` 0/1); a `f64` as it is; `Option<integer>` is C
+//! `has_name` then `name` (0 when absent), Java the value or -1; `&[u8]` (or `Option<&[u8]>`) is
+//! C `name` (a pointer, NULL when absent) and `name_len` (no Java form). With `of = "path::Type"`, the
 //! declaration describes the fields of that (core) type, read by name; the macro then removes the
 //! item (it is only a declaration).
 
@@ -72,14 +74,27 @@ fn form(t: &syn::Type) -> Option<Form> {
     }
 }
 
+/// How Java receives a record.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Java {
+    /// Its fields as `long`s: every field is an integer, `bool` or `Option<integer>`.
+    Longs,
+    /// Its fields as `double`s: no bytes, and a float among them.
+    Doubles,
+    /// Not at all: it holds bytes.
+    None,
+}
+
 impl Record {
-    /// Whether Java receives it (every field has a `long` form).
-    pub fn java(&self) -> bool {
-        self.fields.iter().all(|f| match &f.form {
-            Form::Plain(t) => INTEGERS.contains(&t.as_str()),
-            Form::Optional(_) => true,
-            Form::Bytes(_) => false,
-        })
+    pub fn java(&self) -> Java {
+        let float = |f: &Field| matches!(&f.form, Form::Plain(t) if t.starts_with('f'));
+        if self.fields.iter().any(|f| matches!(f.form, Form::Bytes(_))) {
+            Java::None
+        } else if self.fields.iter().any(float) {
+            Java::Doubles
+        } else {
+            Java::Longs
+        }
     }
 }
 
@@ -238,11 +253,22 @@ pub fn emit_jni(records: &[Record]) -> String {
     let mut s = String::from("\n/// The records of `crate::api` (`codegen/records.rs`).\n");
     s.push_str("#[allow(unused_imports, clippy::unnecessary_cast)]\npub(crate) mod records {\n");
     s.push_str(
-        "    use crate::jni::convert::{JavaRecord, JniResult, LONG_ARRAY_JAVA, LONG_ARRAY_SIG};\n",
+        "    use crate::jni::convert::{JavaRecord, JniFill, JniResult, LONG_ARRAY_JAVA, \
+         LONG_ARRAY_SIG};\n",
     );
-    for r in records.iter().filter(|r| r.java()) {
+    for r in records {
         let i = "    ";
         let cfg = cfg_line(&r.module, i);
+        match r.java() {
+            Java::Longs => {}
+            Java::Doubles => {
+                s.push('\n');
+                s.push_str(&cfg);
+                s.push_str(&doubles(r, i, &cfg));
+                continue;
+            }
+            Java::None => continue,
+        }
         let longs: Vec<String> = r
             .fields
             .iter()
@@ -280,4 +306,38 @@ pub fn emit_jni(records: &[Record]) -> String {
     }
     s.push_str("}\n");
     s
+}
+
+/// `impl JniFill` (into Java's `double[]`) and `impl JniResult` (a new one) of a record with a
+/// float: its fields as `double`s in declaration order.
+fn doubles(r: &Record, i: &str, cfg: &str) -> String {
+    let values: Vec<String> = r
+        .fields
+        .iter()
+        .map(|f| {
+            let n = &f.name;
+            match &f.form {
+                Form::Plain(t) if t == "f64" => format!("s.{n}"),
+                Form::Plain(t) if t == "bool" => format!("f64::from(u8::from(s.{n}))"),
+                Form::Optional(_) => format!("s.{n}.map_or(-1.0, |v| v as f64)"),
+                Form::Plain(t) => format!("s.{n} as {t} as f64"),
+                Form::Bytes(_) => unreachable!("a record with bytes has no Java form"),
+            }
+        })
+        .collect();
+    format!(
+        "{i}/// `double[]`: the fields in declaration order.\n{i}impl JniFill for {src} {{\n{i}    \
+         type Array = ::jni::sys::jdoubleArray;\n{i}    const ARRAY_SIG: &'static str = \"[D\";\n{i}    \
+         const ARRAY_JAVA: &'static str = \"double[]\";\n{i}    type Jni = ();\n{i}    const SIG: \
+         &'static str = \"V\";\n{i}    const JAVA: &'static str = \"void\";\n{i}    fn fill(self, env: \
+         &mut ::jni::JNIEnv<'_>, out: ::jni::sys::jdoubleArray) -> crate::jni::Res<()> {{\n{i}        \
+         let s = self;\n{i}        crate::jni::convert::fill_doubles(env, out, &[{v}])\n{i}    \
+         }}\n{i}}}\n{cfg}{i}/// A new `double[]`: the fields in declaration order.\n{i}impl JniResult for {src} {{\n{i}    \
+         type Jni = ::jni::sys::jobject;\n{i}    const SIG: &'static str = \"[D\";\n{i}    const \
+         JAVA: &'static str = \"double[]\";\n{i}    fn into_jni(self, env: &mut ::jni::JNIEnv<'_>) \
+         -> crate::jni::Res<::jni::sys::jobject> {{\n{i}        let s = self;\n{i}        \
+         crate::jni::convert::double_array(env, &[{v}])\n{i}    }}\n{i}}}\n",
+        v = values.join(", "),
+        src = r.source,
+    )
 }

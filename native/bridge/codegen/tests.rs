@@ -298,6 +298,19 @@ pub struct CoreStatsFields {
     /// Resident.
     pub resident: usize,
 }
+
+/// A reading with a float.
+#[bridge_struct(c = "TickreelLap")]
+pub struct Lap {
+    /// Counted.
+    pub counted: bool,
+    /// The lap.
+    pub lap: u32,
+    /// The best lap, if any.
+    pub best: Option<u32>,
+    /// Seconds.
+    pub seconds: f64,
+}
 "#;
 
 #[test]
@@ -305,7 +318,7 @@ fn a_record_is_declared_once_for_c_and_java() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("demo.rs"), RECORDS).unwrap();
     let records = super::records::read(dir.path()).unwrap();
-    assert_eq!(records.len(), 2);
+    assert_eq!(records.len(), 3);
     let c = super::records::emit_c(&records);
     let squeeze = |s: &str| s.split_whitespace().collect::<Vec<_>>().join(" ");
     let c = squeeze(&c);
@@ -332,6 +345,22 @@ fn a_record_is_declared_once_for_c_and_java() {
     assert!(!j.contains("ThingStats"));
     assert!(j.contains("impl JavaRecord for tickreel::CoreStats { const LONGS: usize = 2;"));
     assert!(j.contains("out.extend_from_slice(&[i64::from(s.open), s.resident as i64]);"));
+    // A record with a float fills Java's `double[]`, its fields in declaration order.
+    assert!(!j.contains("impl JavaRecord for crate::api::demo::Lap"));
+    assert!(j.contains(
+        "impl JniFill for crate::api::demo::Lap { type Array = ::jni::sys::jdoubleArray; \
+         const ARRAY_SIG: &'static str = \"[D\";"
+    ));
+    assert!(j.contains(
+        "fill_doubles(env, out, &[f64::from(u8::from(s.counted)), s.lap as u32 as f64, \
+         s.best.map_or(-1.0, |v| v as f64), s.seconds])"
+    ));
+    assert!(j.contains(
+        "impl JniResult for crate::api::demo::Lap { type Jni = ::jni::sys::jobject; \
+         const SIG: &'static str = \"[D\";"
+    ));
+    assert!(j.contains("double_array(env, &[f64::from(u8::from(s.counted)), s.lap as u32 as f64,"));
+    assert!(c.contains("pub struct TickreelLap {"));
     // A field without a C form is refused, naming it.
     std::fs::write(
         dir.path().join("demo.rs"),

@@ -5,11 +5,11 @@
 
 //!
 //! The operations are `crate::api::ghost` (their entry points are generated); this module holds
-//! their C types and how those cross into C.
+//! their C types and how those cross into C (the info, `TickreelGhostInfo`, is the record
+//! `crate::api::ghost::GhostInfo`).
 
-use super::convert::{CArg, CResult};
+use super::convert::CArg;
 use super::result::{FfiError, FfiResult};
-use crate::api::ghost::GhostInfo;
 use tickreel::ghost::{GhostRange, RunEnd, RunStart};
 
 // cbindgen emits a module's declarations after its parent's, submodules in `mod` order: these are
@@ -77,26 +77,6 @@ impl TickreelGhostRange {
     }
 }
 
-/// What `tickreel_ghost_info` reports about a ghost track.
-#[repr(C)]
-#[derive(Debug, Clone, Copy, PartialEq, Default)]
-pub struct TickreelGhostInfo {
-    /// The entity whose run it is.
-    pub entity: u32,
-    /// Absolute tick of the recording at which the run starts (its `t = 0`).
-    pub origin_tick: u32,
-    /// The run's length in ticks (its last sample's tick offset).
-    pub duration_ticks: u32,
-    /// Number of pose samples.
-    pub sample_count: usize,
-    /// Number of splits (checkpoint markers in the run), for `tickreel_ghost_splits`.
-    pub split_count: usize,
-    /// Ticks per second of the source recording (seconds = ticks / tick_rate).
-    pub tick_rate: f64,
-    /// The run's length in seconds.
-    pub duration_seconds: f64,
-}
-
 /// A caller's range (NULL: the whole presence).
 impl CArg for GhostRange {
     type C = *const TickreelGhostRange;
@@ -114,22 +94,6 @@ impl CArg for GhostRange {
     }
 }
 
-impl CResult for GhostInfo {
-    type C = TickreelGhostInfo;
-    fn into_c(self) -> FfiResult<TickreelGhostInfo> {
-        let t = &self.0;
-        Ok(TickreelGhostInfo {
-            entity: t.entity(),
-            origin_tick: t.origin_tick(),
-            duration_ticks: t.duration_ticks(),
-            sample_count: t.len(),
-            split_count: t.splits().len(),
-            tick_rate: t.tick_rate(),
-            duration_seconds: t.duration_seconds(),
-        })
-    }
-}
-
 /// The tests' recording, for the tests of ghost loads (`crate::ffi::pending`).
 #[cfg(test)]
 pub(crate) use tests::record;
@@ -142,7 +106,7 @@ mod tests {
     use super::*;
     use crate::ffi::batch::*;
     use crate::ffi::generated::ghost::*;
-    use crate::ffi::generated::records::TickreelSplit;
+    use crate::ffi::generated::records::{TickreelGhostInfo, TickreelSplit};
     use crate::ffi::result::TickreelResult;
     use crate::ffi::writer::*;
     use std::ffi::CString;

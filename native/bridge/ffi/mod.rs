@@ -36,11 +36,11 @@ pub use engine::recorder::TickreelRecorder;
 pub use engine::shadow::TickreelShadowBuffer;
 pub use engine::{TickreelEngine, TickreelEngineOptions};
 pub use generated::records::*;
-pub use ghost::cursor::{TickreelGhostCursor, TickreelGhostSample};
+pub use ghost::cursor::TickreelGhostCursor;
 pub use ghost::delta::TickreelLiveDelta;
-pub use ghost::gold::{TickreelGoldSplit, TickreelGoldSplits};
+pub use ghost::gold::TickreelGoldSplits;
 pub use ghost::set::TickreelGhostSet;
-pub use ghost::{TickreelGhost, TickreelGhostInfo, TickreelGhostRange};
+pub use ghost::{TickreelGhost, TickreelGhostRange};
 #[cfg(feature = "object")]
 pub use object::{TickreelLiveShipper, TickreelObjectOptions};
 pub use options::{

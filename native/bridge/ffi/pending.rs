@@ -20,10 +20,9 @@ mod tests {
     use crate::api::pending::Pending;
     use crate::ffi::generated::ghost::*;
     use crate::ffi::generated::pending::*;
+    use crate::ffi::generated::records::TickreelGhostInfo;
     use crate::ffi::ghost::record;
-    use crate::ffi::ghost::{
-        TICKREEL_GHOST_BOUND_CHECKPOINT, TickreelGhostInfo, TickreelGhostRange,
-    };
+    use crate::ffi::ghost::{TICKREEL_GHOST_BOUND_CHECKPOINT, TickreelGhostRange};
     use crate::ffi::result::{TickreelResult, tickreel_last_error_message};
     use tickreel::Pose;
     use tickreel::ghost::GhostTrack;

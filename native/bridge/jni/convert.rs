@@ -131,6 +131,14 @@ impl<R: JavaRecord + Clone> JniFill for crate::api::Rows<'_, R> {
     }
 }
 
+/// A new Java `double[]` holding `values` (a record with a float, `codegen/records.rs`).
+pub(crate) fn double_array(env: &mut JNIEnv<'_>, values: &[f64]) -> Res<jobject> {
+    let len = jint::try_from(values.len()).map_err(|_| bad_arg("result too large"))?;
+    let a = env.new_double_array(len)?;
+    env.set_double_array_region(&a, 0, values)?;
+    Ok(a.into_raw())
+}
+
 /// Writes `values` at the start of the Java `double[]` `out` (null or shorter: an
 /// `IllegalArgumentException`).
 pub(crate) fn fill_doubles(env: &mut JNIEnv<'_>, out: jdoubleArray, values: &[f64]) -> Res<()> {

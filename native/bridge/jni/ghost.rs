@@ -3,22 +3,15 @@
 
 use jni::JNIEnv;
 use jni::objects::JIntArray;
-use jni::sys::{jboolean, jdouble, jdoubleArray, jintArray, jobject};
+use jni::sys::{jdouble, jdoubleArray, jintArray};
 
-use super::convert::{JniArg, JniFill, JniResult, LONG_ARRAY_JAVA, LONG_ARRAY_SIG, fill_doubles};
-use super::{Res, bad_arg, long_array};
-use crate::api::ghost::{GhostInfo, GoldReading};
-use tickreel::ghost::{DeltaReading, GhostRange, GhostSample, RunEnd, RunStart};
+use super::convert::{JniArg, JniFill, fill_doubles};
+use super::{Res, bad_arg};
+use tickreel::ghost::{DeltaReading, GhostRange, RunEnd, RunStart};
 
-/// Doubles a sample fills: `t, x, y, z, yaw, pitch, flags, state` (0 not started, 1 running,
-/// 2 finished).
 /// Doubles a delta reading fills: `raw ticks, shown ticks, ahead (0/1), ghost ticks, distance,
 /// tick rate`.
 const READING_LEN: usize = 6;
-/// Doubles a gold reading fills: `segment, new gold (0/1), live ticks, segment ticks, gold ticks,
-/// delta ticks, delta seconds, best possible ticks, best possible seconds` (the split's fields
-/// 0 when none was counted).
-const GOLD_LEN: usize = 9;
 
 /// Range kinds: 0 = first / last, 1 = tick, 2 = checkpoint (C's `TICKREEL_GHOST_BOUND_*`).
 fn range(start_kind: i32, start: i32, end_kind: i32, end: i32) -> Res<GhostRange> {
@@ -61,40 +54,6 @@ impl JniArg for GhostRange {
     }
 }
 
-/// `long[] {entity, origin tick, duration ticks, samples, synthetic (0/1)}`.
-impl JniResult for GhostInfo {
-    type Jni = jobject;
-    const SIG: &'static str = LONG_ARRAY_SIG;
-    const JAVA: &'static str = LONG_ARRAY_JAVA;
-    fn into_jni(self, env: &mut JNIEnv<'_>) -> Res<jobject> {
-        let g = &self.0;
-        long_array(
-            env,
-            &[
-                i64::from(g.entity()),
-                i64::from(g.origin_tick()),
-                i64::from(g.duration_ticks()),
-                g.len() as i64,
-                i64::from(g.is_synthetic()),
-            ],
-        )
-    }
-}
-
-/// Into `GhostSample.raw`: the numbers of [`crate::api::ghost::sample_values`], as a ghost set
-/// writes them.
-impl JniFill for GhostSample {
-    type Array = jdoubleArray;
-    const ARRAY_SIG: &'static str = "[D";
-    const ARRAY_JAVA: &'static str = "double[]";
-    type Jni = ();
-    const SIG: &'static str = "V";
-    const JAVA: &'static str = "void";
-    fn fill(self, env: &mut JNIEnv<'_>, out: jdoubleArray) -> Res<()> {
-        fill_doubles(env, out, &crate::api::ghost::sample_values(&self))
-    }
-}
-
 /// Into `LiveDelta`'s reading ([`READING_LEN`] doubles); returns the shown seconds.
 impl JniFill for DeltaReading {
     type Array = jdoubleArray;
@@ -115,33 +74,6 @@ impl JniFill for DeltaReading {
         ];
         fill_doubles(env, out, &values)?;
         Ok(r.seconds())
-    }
-}
-
-/// Into `GoldSplits`' reading ([`GOLD_LEN`] doubles); returns whether a split was counted.
-impl JniFill for GoldReading {
-    type Array = jdoubleArray;
-    const ARRAY_SIG: &'static str = "[D";
-    const ARRAY_JAVA: &'static str = "double[]";
-    type Jni = jboolean;
-    const SIG: &'static str = "Z";
-    const JAVA: &'static str = "boolean";
-    fn fill(self, env: &mut JNIEnv<'_>, out: jdoubleArray) -> Res<jboolean> {
-        let r = self;
-        let mut values = [0.0; GOLD_LEN];
-        values[7] = r.best_possible_ticks;
-        values[8] = r.best_possible_ticks / r.tick_rate;
-        if let Some(s) = &r.split {
-            values[0] = s.segment as f64;
-            values[1] = if s.new_gold { 1.0 } else { 0.0 };
-            values[2] = s.live_ticks;
-            values[3] = s.segment_ticks;
-            values[4] = f64::from(s.gold_ticks);
-            values[5] = s.delta_ticks;
-            values[6] = s.delta_ticks / r.tick_rate;
-        }
-        fill_doubles(env, out, &values)?;
-        Ok(jboolean::from(r.split.is_some()))
     }
 }
 

@@ -1,11 +1,10 @@
 //! Cursors (`TickreelGhostCursor`): a ghost sampled at any fractional tick of its run (its pose,
 //! interpolated between recorded ticks, and whether it has started or finished), with a time shift.
 
-//! The operations are `crate::api::ghost`; here are their C types.
+//! The operations are `crate::api::ghost`; here are their C handle and constants (the sample,
+//! `TickreelGhostSample`, is a record declared in `crate::api::ghost`).
 
-use crate::ffi::convert::CResult;
-use crate::ffi::result::FfiResult;
-use tickreel::ghost::{GhostSample, GhostState};
+use tickreel::ghost::GhostState;
 
 /// Samples a ghost track at fractional ticks. Opaque: create with `tickreel_ghost_cursor_new`,
 /// release with `tickreel_ghost_cursor_free`.
@@ -20,53 +19,18 @@ pub const TICKREEL_GHOST_RUNNING: u32 = 1;
 /// `TickreelGhostSample.state`: at or after the finish; the ghost stays at its last pose.
 pub const TICKREEL_GHOST_FINISHED: u32 = 2;
 
-/// The ghost at one moment, as filled in by `tickreel_ghost_cursor_sample`.
-#[repr(C)]
-#[derive(Debug, Clone, Copy, PartialEq, Default)]
-pub struct TickreelGhostSample {
-    /// The time sampled on the ghost's own clock (after its time shift), in ticks.
-    pub t: f64,
-    /// Position in blocks.
-    pub x: f64,
-    /// Height in blocks.
-    pub y: f64,
-    /// Position in blocks.
-    pub z: f64,
-    /// Yaw in degrees, unbounded (continuous with the recorded values).
-    pub yaw: f64,
-    /// Pitch in degrees.
-    pub pitch: f64,
-    /// State flags (`TICKREEL_FLAG_*` bits and the game's own) in effect.
-    pub flags: u32,
-    /// `TICKREEL_GHOST_NOT_STARTED`, `TICKREEL_GHOST_RUNNING` or `TICKREEL_GHOST_FINISHED`.
-    pub state: u32,
-}
-
-impl CResult for GhostSample {
-    type C = TickreelGhostSample;
-    fn into_c(self) -> FfiResult<TickreelGhostSample> {
-        let s = self;
-        Ok(TickreelGhostSample {
-            t: s.t,
-            x: s.x,
-            y: s.y,
-            z: s.z,
-            yaw: s.yaw,
-            pitch: s.pitch,
-            flags: s.flags,
-            state: match s.state {
-                GhostState::NotStarted => TICKREEL_GHOST_NOT_STARTED,
-                GhostState::Running => TICKREEL_GHOST_RUNNING,
-                GhostState::Finished => TICKREEL_GHOST_FINISHED,
-            },
-        })
-    }
-}
+/// The state constants are the core's `GhostState` in order (the record reads it `as u32`).
+const _: () = assert!(
+    GhostState::NotStarted as u32 == TICKREEL_GHOST_NOT_STARTED
+        && GhostState::Running as u32 == TICKREEL_GHOST_RUNNING
+        && GhostState::Finished as u32 == TICKREEL_GHOST_FINISHED
+);
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::ffi::generated::ghost::*;
+    use crate::ffi::generated::records::TickreelGhostSample;
     use crate::ffi::ghost::tests::record;
     use crate::ffi::ghost::{TICKREEL_GHOST_BOUND_CHECKPOINT, TickreelGhostRange};
     use crate::ffi::result::TickreelResult;

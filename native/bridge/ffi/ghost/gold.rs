@@ -1,11 +1,8 @@
 //! Gold splits (`TickreelGoldSplits`): a live attempt's splits against the player's best
 //! segments, and the best possible time.
 //!
-//! The operations are `crate::api::ghost`; here are their C types.
-
-use crate::api::ghost::GoldReading;
-use crate::ffi::convert::CResult;
-use crate::ffi::result::FfiResult;
+//! The operations are `crate::api::ghost`; here is their handle's C type (the reading,
+//! `TickreelGoldSplit`, is the record `crate::api::ghost::GoldReading`).
 
 /// A live attempt's splits against the player's gold segments. Opaque: create with
 /// `tickreel_gold_splits_new`, release with `tickreel_gold_splits_free`.
@@ -13,61 +10,11 @@ pub struct TickreelGoldSplits {
     _private: [u8; 0],
 }
 
-/// A reading of gold splits, as filled in by `tickreel_gold_splits_checkpoint` and `_finish`.
-#[repr(C)]
-#[derive(Debug, Clone, Copy, PartialEq, Default)]
-pub struct TickreelGoldSplit {
-    /// A split was counted (the route's next checkpoint, or the finish after all of them); the
-    /// fields below up to `new_gold` are zero otherwise.
-    pub split: bool,
-    /// The segment a split ended (0: from the start to the route's first checkpoint).
-    pub segment: u32,
-    /// The segment beat its gold (it is now the gold).
-    pub new_gold: bool,
-    /// Ticks from the live run's start to the split.
-    pub live_ticks: f64,
-    /// Ticks the live run took for the segment.
-    pub segment_ticks: f64,
-    /// The segment's gold before this split, in ticks.
-    pub gold_ticks: f64,
-    /// `segment_ticks - gold_ticks`: negative when faster than the gold.
-    pub delta_ticks: f64,
-    /// `delta_ticks` in seconds.
-    pub delta_seconds: f64,
-    /// The best possible time: at a split, the time so far plus the remaining gold; otherwise
-    /// as `tickreel_gold_splits_best_possible`. In ticks.
-    pub best_possible_ticks: f64,
-    /// `best_possible_ticks` in seconds.
-    pub best_possible_seconds: f64,
-}
-
-impl CResult for GoldReading {
-    type C = TickreelGoldSplit;
-    fn into_c(self) -> FfiResult<TickreelGoldSplit> {
-        let r = self;
-        let mut c = TickreelGoldSplit {
-            best_possible_ticks: r.best_possible_ticks,
-            best_possible_seconds: r.best_possible_ticks / r.tick_rate,
-            ..TickreelGoldSplit::default()
-        };
-        if let Some(s) = r.split {
-            c.split = true;
-            c.segment = s.segment as u32;
-            c.new_gold = s.new_gold;
-            c.live_ticks = s.live_ticks;
-            c.segment_ticks = s.segment_ticks;
-            c.gold_ticks = f64::from(s.gold_ticks);
-            c.delta_ticks = s.delta_ticks;
-            c.delta_seconds = s.delta_ticks / r.tick_rate;
-        }
-        Ok(c)
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::ffi::generated::ghost::*;
+    use crate::ffi::generated::records::TickreelGoldSplit;
     use crate::ffi::result::TickreelResult;
 
     const OK: TickreelResult = TickreelResult::Ok;

@@ -35,12 +35,15 @@ public final class Ghost implements AutoCloseable {
 
     Ghost(long h) {
         this.handle = new NativeHandle(this, h, "Ghost");
-        long[] info = NativeBridge.ghostInfo(h);
+        // The fields of C's TickreelGhostInfo in its order (the record GhostInfo of
+        // native/bridge/api/ghost.rs): entity, origin tick, duration ticks, samples, splits,
+        // tick rate, duration in seconds.
+        double[] info = NativeBridge.ghostInfo(h);
         entity = (int) info[0];
         originTick = (int) info[1];
         durationTicks = (int) info[2];
         samples = (int) info[3];
-        tickRate = NativeBridge.ghostTickRate(h);
+        tickRate = info[5];
         long[] s = NativeBridge.ghostSplits(h);
         List<Split> list = new ArrayList<>(s.length / 2);
         for (int i = 0; i + 1 < s.length; i += 2) {

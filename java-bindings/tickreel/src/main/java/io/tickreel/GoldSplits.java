@@ -40,8 +40,8 @@ public final class GoldSplits implements AutoCloseable {
      */
     public boolean checkpoint(int checkpoint, double liveTicks, GoldSplit into) {
         Objects.requireNonNull(into, "into");
-        into.split = NativeBridge.goldSplitsCheckpoint(handle.get(), checkpoint, liveTicks, into.raw);
-        return into.split;
+        NativeBridge.goldSplitsCheckpoint(handle.get(), checkpoint, liveTicks, into.raw);
+        return into.split();
     }
 
     /**
@@ -52,8 +52,8 @@ public final class GoldSplits implements AutoCloseable {
      */
     public boolean finish(double liveTicks, GoldSplit into) {
         Objects.requireNonNull(into, "into");
-        into.split = NativeBridge.goldSplitsFinish(handle.get(), liveTicks, into.raw);
-        return into.split;
+        NativeBridge.goldSplitsFinish(handle.get(), liveTicks, into.raw);
+        return into.split();
     }
 
     /**

@@ -109,8 +109,7 @@ final class NativeBridge {
 
     // --- ghost (native/bridge/api/ghost.rs documents each) ---
     static native long ghostLoad(String path, int entity, int[] range);
-    static native long[] ghostInfo(long ghost);
-    static native double ghostTickRate(long ghost);
+    static native double[] ghostInfo(long ghost);
     static native long[] ghostSplits(long ghost);
     static native long ghostCursorNew(long ghost);
     static native void ghostCursorSample(long cursor, double t, double[] out);
@@ -127,8 +126,8 @@ final class NativeBridge {
     static native void ghostSetSetTimeShift(long set, int index, double ticks);
     static native long ghostSetSample(long set, double t, double[] out);
     static native long goldSplitsNew(int[] route, int[] gold, double tickRate);
-    static native boolean goldSplitsCheckpoint(long splits, int checkpoint, double liveTicks, double[] out);
-    static native boolean goldSplitsFinish(long splits, double liveTicks, double[] out);
+    static native void goldSplitsCheckpoint(long splits, int checkpoint, double liveTicks, double[] out);
+    static native void goldSplitsFinish(long splits, double liveTicks, double[] out);
     static native double goldSplitsBestPossible(long splits, double liveTicks);
     static native long goldSplitsSumOfBest(long splits);
     static native long goldSplitsGold(long splits, long[] gold);
