@@ -30,12 +30,17 @@ fn main() {
     println!("cargo:rerun-if-changed=native/bridge/api");
     println!("cargo:rerun-if-changed=native/bridge/codegen");
     println!("cargo:rerun-if-changed=native/bridge/shared/block_state.rs");
+    for f in codegen::constants::sources() {
+        println!("cargo:rerun-if-changed=native/core/src/format/{f}");
+    }
     let root = PathBuf::from(env::var_os("CARGO_MANIFEST_DIR").expect("set by cargo"));
     let out_dir = PathBuf::from(env::var_os("OUT_DIR").expect("set by cargo"));
     // A generator error fails the build: the library cannot be built without its entry points.
     let api = root.join("native/bridge/api");
     let ops = codegen::read_api(&api).unwrap_or_else(|e| panic!("native/bridge/api: {e}"));
-    let ffi = codegen::c::emit(&api, &ops).unwrap_or_else(|e| panic!("bridge C: {e}"));
+    let mut ffi = codegen::c::emit(&api, &ops).unwrap_or_else(|e| panic!("bridge C: {e}"));
+    let format = root.join("native/core/src/format");
+    ffi += &codegen::constants::emit_c(&format).unwrap_or_else(|e| panic!("constants: {e}"));
     let jni = codegen::jni::emit(&api, &ops).unwrap_or_else(|e| panic!("bridge JNI: {e}"));
     write_if_changed(&out_dir.join("bridge_ffi.rs"), &ffi);
     write_if_changed(&out_dir.join("bridge_jni.rs"), &jni);

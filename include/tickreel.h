@@ -43,14 +43,14 @@
  * Index (line numbers in this file).
  *   Constants and result codes first; then each area, the error channel first: its
  *   handles and structs, then its functions:
- *   Errors and the library: line 638
+ *   Errors and the library: line 642
  *      tickreel_handle_count, tickreel_last_error, tickreel_last_error_message,
  *      tickreel_last_error_code, tickreel_result_name, tickreel_version, tickreel_features
- *   Results later (TickreelPending): line 715
+ *   Results later (TickreelPending): line 719
  *      tickreel_pending_take_rows, tickreel_pending_take_ghost_set, tickreel_pending_take_ghost,
  *      tickreel_pending_take_upload, tickreel_pending_poll, tickreel_pending_wait,
  *      tickreel_pending_take_path, tickreel_pending_free
- *   Tick batches (TickreelBatch): line 883
+ *   Tick batches (TickreelBatch): line 887
  *      tickreel_batch_new, tickreel_batch_free, tickreel_batch_clear, tickreel_batch_event_count,
  *      tickreel_batch_bytes, tickreel_batch_entity_add, tickreel_batch_entity_remove,
  *      tickreel_batch_pose, tickreel_batch_position, tickreel_batch_rotation,
@@ -60,7 +60,7 @@
  *      tickreel_batch_attack, tickreel_batch_use, tickreel_batch_use_on_entity,
  *      tickreel_batch_use_on_block, tickreel_batch_damage, tickreel_batch_health,
  *      tickreel_batch_equipment, tickreel_batch_chat, tickreel_batch_custom_at
- *   Live recording (TickreelEngine, TickreelRecorder): line 1295
+ *   Live recording (TickreelEngine, TickreelRecorder): line 1299
  *      tickreel_engine_new, tickreel_engine_free, tickreel_engine_stats, tickreel_recorder_start,
  *      tickreel_recorder_start_on, tickreel_recorder_free, tickreel_recorder_submit_tick,
  *      tickreel_recorder_submit_batch, tickreel_recorder_player_left,
@@ -88,7 +88,7 @@
  *      tickreel_recorder_options_set_compaction_verify,
  *      tickreel_recorder_options_set_max_batch_bytes, tickreel_recorder_options_set_overwrite,
  *      tickreel_recorder_options_set_on_existing
- *   Ghosts (TickreelGhost, TickreelGhostCursor, TickreelLiveDelta, TickreelGhostSet, TickreelGoldSplits): line 2214
+ *   Ghosts (TickreelGhost, TickreelGhostCursor, TickreelLiveDelta, TickreelGhostSet, TickreelGoldSplits): line 2218
  *      tickreel_ghost_load, tickreel_ghost_load_from_reader, tickreel_ghost_free,
  *      tickreel_ghost_info, tickreel_ghost_splits, tickreel_ghost_cursor_new,
  *      tickreel_ghost_cursor_free, tickreel_ghost_cursor_sample,
@@ -100,7 +100,7 @@
  *      tickreel_gold_splits_free, tickreel_gold_splits_checkpoint, tickreel_gold_splits_finish,
  *      tickreel_gold_splits_best_possible, tickreel_gold_splits_sum_of_best,
  *      tickreel_gold_splits_gold, tickreel_gold_splits_reset, tickreel_ghost_load_async_url
- *   Playback (TickreelPlayhead): line 2843
+ *   Playback (TickreelPlayhead): line 2847
  *      tickreel_playhead_open_url, tickreel_playhead_follow_url, tickreel_playhead_open,
  *      tickreel_playhead_follow, tickreel_playhead_free, tickreel_playhead_current,
  *      tickreel_playhead_advance, tickreel_playhead_prepare, tickreel_playhead_seek,
@@ -110,20 +110,20 @@
  *      tickreel_playhead_removed, tickreel_playhead_added, tickreel_playhead_rebuild,
  *      tickreel_playhead_rebuild_snapshot, tickreel_playhead_rebuild_events,
  *      tickreel_playhead_world_state, tickreel_playhead_world_changes
- *   Reading recordings (TickreelReader): line 3404
+ *   Reading recordings (TickreelReader): line 3408
  *      tickreel_reader_open_url, tickreel_reader_open, tickreel_reader_free,
  *      tickreel_reader_tick_count, tickreel_reader_first_tick, tickreel_reader_last_tick,
  *      tickreel_reader_chunk_count, tickreel_reader_tick_rate, tickreel_reader_metadata,
  *      tickreel_reader_seek, tickreel_reader_ticks, tickreel_reader_verify,
  *      tickreel_reader_palette_name, tickreel_reader_world_at
- *   Decoded events (TickreelEvents): line 3657
+ *   Decoded events (TickreelEvents): line 3661
  *      tickreel_events_decode, tickreel_events_free, tickreel_events_count, tickreel_events_get
- *   The world at a tick (TickreelWorldState): line 3865
+ *   The world at a tick (TickreelWorldState): line 3869
  *      tickreel_world_state_free, tickreel_world_state_info, tickreel_world_state_blocks,
  *      tickreel_world_state_block, tickreel_world_state_block_entities,
  *      tickreel_world_state_entities, tickreel_world_state_equipment,
  *      tickreel_world_state_terrain_sections
- *   Shadow play (TickreelShadowBuffer): line 4139
+ *   Shadow play (TickreelShadowBuffer): line 4143
  *      tickreel_shadow_buffer_report_upload, tickreel_report_options_new,
  *      tickreel_report_options_free, tickreel_report_options_set_before,
  *      tickreel_report_options_set_after, tickreel_report_options_set_radius,
@@ -136,7 +136,7 @@
  *      tickreel_shadow_options_free, tickreel_shadow_options_set_window,
  *      tickreel_shadow_options_set_grace, tickreel_shadow_options_set_max_bytes,
  *      tickreel_shadow_options_set_block_ticks
- *   Writing recordings (TickreelReelWriter): line 4581
+ *   Writing recordings (TickreelReelWriter): line 4585
  *      tickreel_reel_options_new, tickreel_reel_options_free,
  *      tickreel_reel_options_set_tick_rate_millihz, tickreel_reel_options_set_game_data_version,
  *      tickreel_reel_options_set_timestamp_ms, tickreel_reel_options_set_world_id,
@@ -148,16 +148,16 @@
  *      tickreel_reel_writer_offer_terrain, tickreel_reel_writer_register_entity,
  *      tickreel_reel_writer_register_event_type, tickreel_reel_writer_register_name,
  *      tickreel_reel_writer_set_user_metadata, tickreel_reel_writer_finish
- *   Compression dictionaries: line 4892
+ *   Compression dictionaries: line 4896
  *      tickreel_dictionary_register, tickreel_dictionary_is_registered
- *   Object storage (TickreelObjectOptions, TickreelLiveShipper; Cargo feature "object"): line 4923
+ *   Object storage (TickreelObjectOptions, TickreelLiveShipper; Cargo feature "object"): line 4927
  *      tickreel_object_options_new, tickreel_object_options_free,
  *      tickreel_object_options_set_endpoint, tickreel_object_options_set_region,
  *      tickreel_object_options_set_credentials, tickreel_object_options_set_allow_http,
  *      tickreel_object_options_set_timeouts, tickreel_object_options_set_retries,
  *      tickreel_live_shipper_stats, tickreel_live_shipper_ship_now, tickreel_live_shipper_finish,
  *      tickreel_live_shipper_free
- *   Catalog (TickreelCatalog; Cargo feature "catalog"): line 5117
+ *   Catalog (TickreelCatalog; Cargo feature "catalog"): line 5121
  *      tickreel_catalog_open, tickreel_catalog_free, tickreel_catalog_register,
  *      tickreel_catalog_top, tickreel_catalog_personal_best, tickreel_catalog_around,
  *      tickreel_catalog_recent, tickreel_catalog_sum_of_best, tickreel_catalog_load_ghost,
@@ -332,7 +332,41 @@
 #define TICKREEL_FEATURE_POSTGRES 4
 
 /**
- * `TickreelEvent.kind`: an entity appeared.
+ * Palette kind (`tickreel_recorder_register_name`, `tickreel_reader_palette_name`): block states.
+ */
+#define TICKREEL_PALETTE_BLOCK 0
+
+/**
+ * Palette kind: items.
+ */
+#define TICKREEL_PALETTE_ITEM 1
+
+/**
+ * Palette kind: damage causes.
+ */
+#define TICKREEL_PALETTE_DAMAGE_CAUSE 2
+
+/**
+ * `TickreelWorldChange::kind`: a block's state (or its block entity) changed: `x`, `y`, `z`;
+ * `before`/`after` are block states.
+ */
+#define TICKREEL_WORLD_CHANGE_BLOCK 0
+
+/**
+ * `TickreelWorldChange::kind`: an entity's health changed: `entity`; `before`/`after` are
+ * hundredths of a health point.
+ */
+#define TICKREEL_WORLD_CHANGE_HEALTH 1
+
+/**
+ * `TickreelWorldChange::kind`: what an entity has in a slot changed: `entity`, `slot`;
+ * `before`/`after` are items with `before_count`/`after_count`.
+ */
+#define TICKREEL_WORLD_CHANGE_EQUIPMENT 2
+
+/**
+ * `TickreelEvent.kind` (the kind byte of the format):
+ * An entity appeared.
  */
 #define TICKREEL_EVENT_ENTITY_ADD 1
 
@@ -382,6 +416,12 @@
 #define TICKREEL_EVENT_PLAYER_LEAVE 10
 
 /**
+ * A custom event.
+ */
+#define TICKREEL_EVENT_CUSTOM 128
+
+/**
+ * `TickreelEvent.kind` of a world event:
  * A block changed.
  */
 #define TICKREEL_EVENT_BLOCK_CHANGE 64
@@ -432,11 +472,7 @@
 #define TICKREEL_EVENT_CUSTOM_AT 73
 
 /**
- * A custom event.
- */
-#define TICKREEL_EVENT_CUSTOM 128
-
-/**
+ * `TickreelEvent.hand`:
  * The main hand.
  */
 #define TICKREEL_HAND_MAIN 0
@@ -447,93 +483,61 @@
 #define TICKREEL_HAND_OFF 1
 
 /**
- * Equipment slot: main hand (values above `TICKREEL_SLOT_BODY` up to 255 are the game's own).
+ * Equipment slot (values above `TICKREEL_SLOT_BODY` up to 255 are the game's own):
+ * Main hand.
  */
 #define TICKREEL_SLOT_MAIN_HAND 0
 
 /**
- * Equipment slot: off hand.
+ * Off hand.
  */
 #define TICKREEL_SLOT_OFF_HAND 1
 
 /**
- * Equipment slot: feet.
+ * Feet.
  */
 #define TICKREEL_SLOT_FEET 2
 
 /**
- * Equipment slot: legs.
+ * Legs.
  */
 #define TICKREEL_SLOT_LEGS 3
 
 /**
- * Equipment slot: chest.
+ * Chest.
  */
 #define TICKREEL_SLOT_CHEST 4
 
 /**
- * Equipment slot: head.
+ * Head.
  */
 #define TICKREEL_SLOT_HEAD 5
 
 /**
- * Equipment slot: body (a horse's armour).
+ * Body (a horse's armour).
  */
 #define TICKREEL_SLOT_BODY 6
 
 /**
- * Chat channel: public chat everyone sees (values above `TICKREEL_CHANNEL_SYSTEM` are the
- * game's own, treated as private).
+ * Chat channel (values above `TICKREEL_CHANNEL_SYSTEM` are the game's own, treated as private):
+ * Public chat everyone on the server sees.
  */
 #define TICKREEL_CHANNEL_PUBLIC 0
 
 /**
- * Chat channel: to one player or a few (whispers, party chat).
+ * A message to one player or a few (whispers, party chat).
  */
 #define TICKREEL_CHANNEL_PRIVATE 1
 
 /**
- * Chat channel: a team's chat.
+ * A team's chat.
  */
 #define TICKREEL_CHANNEL_TEAM 2
 
 /**
- * Chat channel: the server's messages.
+ * A message of the server (deaths, joins, broadcasts).
  */
 #define TICKREEL_CHANNEL_SYSTEM 3
-
-/**
- * Palette kind (`tickreel_recorder_register_name`, `tickreel_reader_palette_name`): block states.
- */
-#define TICKREEL_PALETTE_BLOCK 0
-
-/**
- * Palette kind: items.
- */
-#define TICKREEL_PALETTE_ITEM 1
-
-/**
- * Palette kind: damage causes.
- */
-#define TICKREEL_PALETTE_DAMAGE_CAUSE 2
-
-/**
- * `TickreelWorldChange::kind`: a block's state (or its block entity) changed: `x`, `y`, `z`;
- * `before`/`after` are block states.
- */
-#define TICKREEL_WORLD_CHANGE_BLOCK 0
-
-/**
- * `TickreelWorldChange::kind`: an entity's health changed: `entity`; `before`/`after` are
- * hundredths of a health point.
- */
-#define TICKREEL_WORLD_CHANGE_HEALTH 1
-
-/**
- * `TickreelWorldChange::kind`: what an entity has in a slot changed: `entity`, `slot`;
- * `before`/`after` are items with `before_count`/`after_count`.
- */
-#define TICKREEL_WORLD_CHANGE_EQUIPMENT 2
 
 /**
  * The result of every tickreel C function.

@@ -15,6 +15,7 @@
 
 pub mod areas;
 pub mod c;
+pub mod constants;
 pub mod index;
 pub mod jni;
 pub mod records;

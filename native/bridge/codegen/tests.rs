@@ -370,3 +370,34 @@ fn a_record_is_declared_once_for_c_and_java() {
     let err = super::records::read(dir.path()).err().unwrap();
     assert!(err.contains("demo::X.name: no C form"), "{err}");
 }
+
+/// The C constants are the format modules' literals with their docs, each group's first with
+/// the field it is for; a range's ends are left out, and a constant that is not a literal is
+/// refused.
+#[test]
+fn constants_are_read_from_the_format() {
+    let format = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("native/core/src/format");
+    for f in super::constants::sources() {
+        assert!(format.join(f).is_file(), "{f}");
+    }
+    let s = super::constants::emit_c(&format).unwrap();
+    let first = "#[doc = \" `TickreelEvent.kind` (the kind byte of the format):\"]\n    \
+                 #[doc = \" An entity appeared.\"]\n    \
+                 pub const TICKREEL_EVENT_ENTITY_ADD: u32 = 1;\n";
+    assert!(s.contains(first), "{s}");
+    assert!(s.contains("pub const TICKREEL_EVENT_CUSTOM: u32 = 128;"));
+    assert!(s.contains("pub const TICKREEL_EVENT_CUSTOM_AT: u32 = 73;"));
+    assert!(s.contains("pub const TICKREEL_SLOT_BODY: u32 = 6;"));
+    assert!(s.contains("pub const TICKREEL_CHANNEL_SYSTEM: u32 = 3;"));
+    assert!(s.contains("assert!(TICKREEL_HAND_OFF == tickreel::format::hand::OFF as u32);"));
+    assert!(!s.contains("EXTENSION_FIRST") && !s.contains("TICKREEL_EVENT_LAST"));
+
+    let dir = tempfile::tempdir().unwrap();
+    for f in super::constants::sources() {
+        let text = "pub mod kind { pub const A: u8 = 1; }\npub mod world_kind {}\n\
+                    pub mod hand {} pub mod slot {} pub mod channel { pub const B: u32 = A; }";
+        std::fs::write(dir.path().join(f), text).unwrap();
+    }
+    let e = super::constants::emit_c(dir.path()).unwrap_err();
+    assert!(e.contains("`channel::B` is not an integer literal"), "{e}");
+}

@@ -35,6 +35,7 @@ pub use catalog::TickreelCatalog;
 pub use engine::recorder::TickreelRecorder;
 pub use engine::shadow::TickreelShadowBuffer;
 pub use engine::{TickreelEngine, TickreelEngineOptions};
+pub use generated::constants::*;
 pub use generated::records::*;
 pub use ghost::cursor::TickreelGhostCursor;
 pub use ghost::delta::TickreelLiveDelta;

@@ -87,6 +87,7 @@ impl CArrayResult for Blocks<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ffi::TICKREEL_SLOT_MAIN_HAND;
     use crate::ffi::batch::*;
     use crate::ffi::generated::playhead::*;
     use crate::ffi::generated::reader::*;
@@ -94,7 +95,6 @@ mod tests {
     use crate::ffi::generated::world_state::*;
     use crate::ffi::playhead::TickreelUpdate;
     use crate::ffi::result::TickreelResult;
-    use crate::ffi::world::TICKREEL_SLOT_MAIN_HAND;
     use crate::ffi::writer::*;
     use std::ffi::CString;
 

@@ -52,7 +52,7 @@ mod tests {
     use crate::ffi::options::*;
     use crate::ffi::pending::TickreelPending;
     use crate::ffi::result::TickreelResult;
-    use crate::ffi::world::{TICKREEL_CHANNEL_PRIVATE, TICKREEL_CHANNEL_PUBLIC};
+    use crate::ffi::{TICKREEL_CHANNEL_PRIVATE, TICKREEL_CHANNEL_PUBLIC};
     use std::ffi::{CStr, CString};
 
     const OK: TickreelResult = TickreelResult::Ok;

@@ -19,20 +19,31 @@ use crate::format::world::{
 
 /// Event kind bytes. Values are part of the format and never reused.
 pub mod kind {
+    /// An entity appeared.
     pub const ENTITY_ADD: u8 = 0x01;
+    /// An entity disappeared.
     pub const ENTITY_REMOVE: u8 = 0x02;
+    /// An entity's absolute pose.
     pub const POSE: u8 = 0x03;
+    /// An entity's position (as written; readers see poses).
     pub const POSITION: u8 = 0x04;
+    /// An entity's rotation (as written; readers see poses).
     pub const ROTATION: u8 = 0x05;
+    /// A teleport.
     pub const TELEPORT: u8 = 0x06;
+    /// An entity's flags.
     pub const FLAGS: u8 = 0x07;
+    /// A checkpoint reached.
     pub const CHECKPOINT: u8 = 0x08;
+    /// An entity's velocity.
     pub const VELOCITY: u8 = 0x09;
+    /// A player left.
     pub const PLAYER_LEAVE: u8 = 0x0A;
     /// First reserved extension kind (length-prefixed, skippable).
     pub const EXTENSION_FIRST: u8 = 0x40;
     /// Last reserved extension kind.
     pub const EXTENSION_LAST: u8 = 0x7F;
+    /// A custom event.
     pub const CUSTOM: u8 = 0x80;
 }
 

@@ -19,15 +19,25 @@ use crate::format::bytes::{ByteReader, put_ivarint, put_uvarint};
 
 /// Kind bytes of the world events (inside the extension range, so that earlier readers skip them).
 pub mod world_kind {
+    /// A block changed.
     pub const BLOCK_CHANGE: u8 = 0x40;
+    /// Many blocks changed at once.
     pub const BLOCK_CHANGES: u8 = 0x41;
+    /// An entity swung a hand.
     pub const SWING: u8 = 0x42;
+    /// An entity attacked another.
     pub const ATTACK: u8 = 0x43;
+    /// An entity used an item.
     pub const USE: u8 = 0x44;
+    /// An entity took damage.
     pub const DAMAGE: u8 = 0x45;
+    /// An entity's health.
     pub const HEALTH: u8 = 0x46;
+    /// An entity's equipment in a slot.
     pub const EQUIPMENT: u8 = 0x47;
+    /// A chat line.
     pub const CHAT: u8 = 0x48;
+    /// A custom event placed at an entity and/or a position.
     pub const CUSTOM_AT: u8 = 0x49;
     /// The last kind this build understands; `LAST + 1..=0x7F` stay opaque extensions.
     pub const LAST: u8 = CUSTOM_AT;
@@ -35,19 +45,28 @@ pub mod world_kind {
 
 /// Which hand (swing, use).
 pub mod hand {
+    /// The main hand.
     pub const MAIN: u8 = 0;
+    /// The off hand.
     pub const OFF: u8 = 1;
 }
 
 /// Equipment slots (the order Minecraft's `EquipmentSlot` uses); values above [`slot::BODY`] up
 /// to 255 are the game's own.
 pub mod slot {
+    /// Main hand.
     pub const MAIN_HAND: u8 = 0;
+    /// Off hand.
     pub const OFF_HAND: u8 = 1;
+    /// Feet.
     pub const FEET: u8 = 2;
+    /// Legs.
     pub const LEGS: u8 = 3;
+    /// Chest.
     pub const CHEST: u8 = 4;
+    /// Head.
     pub const HEAD: u8 = 5;
+    /// Body (a horse's armour).
     pub const BODY: u8 = 6;
 }
 
