@@ -137,45 +137,10 @@ impl CArg for &'static [TickreelBlockState] {
     }
 }
 
-const NO_EVENT: TickreelEvent = TickreelEvent {
-    tick: 0,
-    kind: 0,
-    has_entity: false,
-    entity: 0,
-    has_other: false,
-    other: 0,
-    has_position: false,
-    x: 0.0,
-    y: 0.0,
-    z: 0.0,
-    has_rotation: false,
-    yaw: 0.0,
-    pitch: 0.0,
-    has_block: false,
-    block: TickreelBlockState {
-        x: 0,
-        y: 0,
-        z: 0,
-        state: 0,
-    },
-    entity_kind: 0,
-    flags: 0,
-    index: 0,
-    type_id: 0,
-    hand: 0,
-    item: 0,
-    slot: 0,
-    count: 0,
-    amount: 0,
-    cause: 0,
-    health: 0,
-    channel: 0,
-    has_data: false,
-    data: std::ptr::null(),
-    data_len: 0,
-    blocks: std::ptr::null(),
-    block_count: 0,
-};
+// SAFETY: every field of `TickreelEvent` is an integer, a float, a `bool`, a raw pointer or a
+// `TickreelBlockState` of integers, for all of which all-zero bytes are a valid value (0, false,
+// NULL).
+const NO_EVENT: TickreelEvent = unsafe { std::mem::zeroed() };
 
 fn deg(units: i64) -> f64 {
     units as f64 * 360.0 / ANGLE_UNITS_PER_TURN
@@ -194,6 +159,10 @@ pub(crate) fn event(view: &EventView<'_>) -> TickreelEvent {
     if let Some(o) = view.event.other_entity() {
         (c.has_other, c.other) = (true, o);
     }
+    let xyz = |c: &mut TickreelEvent, [x, y, z]: [i64; 3], scale: f64| {
+        (c.has_position, c.x, c.y, c.z) =
+            (true, x as f64 / scale, y as f64 / scale, z as f64 / scale);
+    };
     let pose = |c: &mut TickreelEvent, p: &tickreel::format::Pose| {
         (c.has_position, c.x, c.y, c.z) = (true, p.x_f64(), p.y_f64(), p.z_f64());
         (c.has_rotation, c.yaw, c.pitch) = (true, p.yaw_deg(), p.pitch_deg());
@@ -222,25 +191,11 @@ pub(crate) fn event(view: &EventView<'_>) -> TickreelEvent {
             pose(&mut c, p);
         }
         Event::Pose { pose: p, .. } | Event::Teleport { pose: p, .. } => pose(&mut c, p),
-        Event::Position { x, y, z, .. } => {
-            (c.has_position, c.x, c.y, c.z) = (
-                true,
-                *x as f64 / POS_SCALE,
-                *y as f64 / POS_SCALE,
-                *z as f64 / POS_SCALE,
-            );
-        }
+        Event::Position { x, y, z, .. } => xyz(&mut c, [*x, *y, *z], POS_SCALE),
         Event::Rotation { yaw, pitch, .. } => {
             (c.has_rotation, c.yaw, c.pitch) = (true, deg(*yaw), deg(*pitch));
         }
-        Event::Velocity { x, y, z, .. } => {
-            (c.has_position, c.x, c.y, c.z) = (
-                true,
-                *x as f64 / VEL_SCALE,
-                *y as f64 / VEL_SCALE,
-                *z as f64 / VEL_SCALE,
-            );
-        }
+        Event::Velocity { x, y, z, .. } => xyz(&mut c, [*x, *y, *z], VEL_SCALE),
         Event::Flags { flags, .. } => c.flags = *flags,
         Event::Checkpoint { index, .. } => c.index = *index,
         Event::EntityRemove { .. } | Event::PlayerLeave { .. } => {}
@@ -303,13 +258,8 @@ pub(crate) fn event(view: &EventView<'_>) -> TickreelEvent {
             ..
         } => {
             c.type_id = *type_id;
-            if let Some([x, y, z]) = position.as_deref() {
-                (c.has_position, c.x, c.y, c.z) = (
-                    true,
-                    *x as f64 / POS_SCALE,
-                    *y as f64 / POS_SCALE,
-                    *z as f64 / POS_SCALE,
-                );
+            if let Some(p) = position.as_deref() {
+                xyz(&mut c, *p, POS_SCALE);
             }
             data(&mut c, d);
         }
@@ -526,5 +476,48 @@ mod tests {
         assert_eq!(past, TickreelResult::InvalidArgument);
         assert_eq!(tickreel_events_free(h), OK);
         assert_eq!(tickreel_events_free(h), TickreelResult::InvalidHandle);
+    }
+
+    /// A position, a velocity and a custom event's position cross in blocks (per tick), each
+    /// with its own scale.
+    #[test]
+    fn positions_and_velocities_are_in_blocks() {
+        let events = [
+            Event::Position {
+                entity: 1,
+                x: 3 * POS_SCALE as i64 / 2,
+                y: -(POS_SCALE as i64),
+                z: 0,
+            },
+            Event::Velocity {
+                entity: 1,
+                x: VEL_SCALE as i64 / 4,
+                y: 0,
+                z: -(VEL_SCALE as i64),
+            },
+            Event::CustomAt {
+                type_id: 5,
+                entity: None,
+                position: Some(Box::new([2 * POS_SCALE as i64, 0, 0])),
+                data: vec![],
+            },
+        ];
+        let mut ticks = Vec::new();
+        crate::api::encode_ticks([(1, events.as_slice())], &mut ticks).unwrap();
+        let decoded = crate::api::events::decode_ticks(&ticks).unwrap().0;
+        let got: Vec<_> = (0..3)
+            .map(|i| {
+                let e = event(&crate::api::events::get(&decoded, i).unwrap());
+                (e.has_position, e.x, e.y, e.z, e.has_rotation)
+            })
+            .collect();
+        assert_eq!(
+            got,
+            [
+                (true, 1.5, -1.0, 0.0, false),
+                (true, 0.25, 0.0, -1.0, false),
+                (true, 2.0, 0.0, 0.0, false)
+            ]
+        );
     }
 }
