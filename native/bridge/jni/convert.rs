@@ -23,15 +23,40 @@ use crate::api::pending::Ended;
 use crate::api::{AnyHandle, Id, New, Released, StringPairs};
 use crate::shared::handle::HandleType;
 
+/// The JNI type descriptor and the Java spelling of what the JVM passes or receives: a
+/// primitive's are its own, so a conversion to or from one names neither; every object is a
+/// `jobject`, so a conversion to or from an object names its Java type itself (the default for
+/// `jobject` is a compile-time error where it is used).
+pub(crate) trait JavaType {
+    const SIG: &'static str;
+    const JAVA: &'static str;
+}
+
+macro_rules! java_types {
+    ($($t:ty => $sig:literal $java:literal),*) => {$(
+        impl JavaType for $t {
+            const SIG: &'static str = $sig;
+            const JAVA: &'static str = $java;
+        }
+    )*};
+}
+java_types!(jint => "I" "int", jlong => "J" "long", jdouble => "D" "double",
+    jboolean => "Z" "boolean", () => "V" "void");
+
+impl JavaType for jobject {
+    const SIG: &'static str = panic!("a conversion to or from an object names its Java type");
+    const JAVA: &'static str = panic!("a conversion to or from an object names its Java type");
+}
+
 /// A parameter type of a Java `native` method.
 pub(crate) trait JniArg {
     /// What the JVM passes.
-    type Jni;
+    type Jni: JavaType;
     /// The JNI type descriptor (`I`, `Ljava/lang/String;`, ...).
-    const SIG: &'static str;
+    const SIG: &'static str = <Self::Jni as JavaType>::SIG;
     /// The Java type, as `NativeBridge.java` spells it (read by the test that writes it).
     #[cfg_attr(not(test), allow(dead_code))]
-    const JAVA: &'static str;
+    const JAVA: &'static str = <Self::Jni as JavaType>::JAVA;
     /// What the conversion produces; the operation gets it by value or by reference.
     type Stored;
     /// Checks and converts; `name` is the parameter's name, for messages.
@@ -41,8 +66,6 @@ pub(crate) trait JniArg {
 /// Whether a pending's work has ended: a `boolean` (the take throws the work's failure).
 impl JniResult for Ended {
     type Jni = jboolean;
-    const SIG: &'static str = "Z";
-    const JAVA: &'static str = "boolean";
     fn into_jni(self, _: &mut JNIEnv<'_>) -> Res<jboolean> {
         Ok(u8::from(self.0.is_some()))
     }
@@ -60,10 +83,10 @@ impl JniResult for PathBuf {
 
 /// A result type of a Java `native` method.
 pub(crate) trait JniResult {
-    type Jni: Fallback;
-    const SIG: &'static str;
+    type Jni: Fallback + JavaType;
+    const SIG: &'static str = <Self::Jni as JavaType>::SIG;
     #[cfg_attr(not(test), allow(dead_code))]
-    const JAVA: &'static str;
+    const JAVA: &'static str = <Self::Jni as JavaType>::JAVA;
     fn into_jni(self, env: &mut JNIEnv<'_>) -> Res<Self::Jni>;
 }
 
@@ -76,10 +99,10 @@ pub(crate) trait JniFill {
     #[cfg_attr(not(test), allow(dead_code))]
     const ARRAY_JAVA: &'static str;
     /// What the method returns besides.
-    type Jni: Fallback;
-    const SIG: &'static str;
+    type Jni: Fallback + JavaType;
+    const SIG: &'static str = <Self::Jni as JavaType>::SIG;
     #[cfg_attr(not(test), allow(dead_code))]
-    const JAVA: &'static str;
+    const JAVA: &'static str = <Self::Jni as JavaType>::JAVA;
     fn fill(self, env: &mut JNIEnv<'_>, out: Self::Array) -> Res<Self::Jni>;
 }
 
@@ -114,8 +137,6 @@ impl<R: JavaRecord + Clone> JniFill for crate::api::Rows<'_, R> {
     const ARRAY_SIG: &'static str = LONG_ARRAY_SIG;
     const ARRAY_JAVA: &'static str = LONG_ARRAY_JAVA;
     type Jni = jint;
-    const SIG: &'static str = "I";
-    const JAVA: &'static str = "int";
     fn fill(self, env: &mut JNIEnv<'_>, out: jlongArray) -> Res<jint> {
         let n = jint::try_from(self.0.len()).unwrap_or(jint::MAX);
         // SAFETY: a local reference (or null) passed to the running native method; the wrapper
@@ -194,8 +215,6 @@ pub(crate) fn signature(params: &[&str], ret: &str) -> String {
 /// A tick, count or id: a Java `int` that must not be negative.
 impl JniArg for u32 {
     type Jni = jint;
-    const SIG: &'static str = "I";
-    const JAVA: &'static str = "int";
     type Stored = u32;
     fn store(_: &mut JNIEnv<'_>, v: jint, name: &'static str) -> Res<u32> {
         u32::try_from(v).map_err(|_| negative(name, v.into()))
@@ -205,8 +224,6 @@ impl JniArg for u32 {
 /// An id, kind or version: the `int`'s 32 bits, unsigned.
 impl JniArg for Id {
     type Jni = jint;
-    const SIG: &'static str = "I";
-    const JAVA: &'static str = "int";
     type Stored = Id;
     fn store(_: &mut JNIEnv<'_>, v: jint, _: &'static str) -> Res<Id> {
         Ok(Id(v as u32))
@@ -216,8 +233,6 @@ impl JniArg for Id {
 /// A time in nanoseconds or a count that may be negative: the `long` as it is.
 impl JniArg for i64 {
     type Jni = jlong;
-    const SIG: &'static str = "J";
-    const JAVA: &'static str = "long";
     type Stored = i64;
     fn store(_: &mut JNIEnv<'_>, v: jlong, _: &'static str) -> Res<i64> {
         Ok(v)
@@ -227,8 +242,6 @@ impl JniArg for i64 {
 /// A duration in milliseconds: a Java `long` that must not be negative.
 impl JniArg for u64 {
     type Jni = jlong;
-    const SIG: &'static str = "J";
-    const JAVA: &'static str = "long";
     type Stored = u64;
     fn store(_: &mut JNIEnv<'_>, v: jlong, name: &'static str) -> Res<u64> {
         u64::try_from(v).map_err(|_| negative(name, v))
@@ -238,8 +251,6 @@ impl JniArg for u64 {
 /// A size in bytes: a Java `long` that must not be negative.
 impl JniArg for usize {
     type Jni = jlong;
-    const SIG: &'static str = "J";
-    const JAVA: &'static str = "long";
     type Stored = usize;
     fn store(_: &mut JNIEnv<'_>, v: jlong, name: &'static str) -> Res<usize> {
         usize::try_from(v).map_err(|_| negative(name, v))
@@ -255,8 +266,6 @@ fn negative(name: &str, v: i64) -> super::Failure {
 
 impl JniArg for f64 {
     type Jni = jdouble;
-    const SIG: &'static str = "D";
-    const JAVA: &'static str = "double";
     type Stored = f64;
     fn store(_: &mut JNIEnv<'_>, v: jdouble, _: &'static str) -> Res<f64> {
         Ok(v)
@@ -265,8 +274,6 @@ impl JniArg for f64 {
 
 impl JniArg for bool {
     type Jni = jboolean;
-    const SIG: &'static str = "Z";
-    const JAVA: &'static str = "boolean";
     type Stored = bool;
     fn store(_: &mut JNIEnv<'_>, v: jboolean, _: &'static str) -> Res<bool> {
         Ok(v != 0)
@@ -484,8 +491,6 @@ impl JniArg for Option<&'static str> {
 
 impl JniResult for i64 {
     type Jni = jlong;
-    const SIG: &'static str = "J";
-    const JAVA: &'static str = "long";
     fn into_jni(self, _: &mut JNIEnv<'_>) -> Res<jlong> {
         Ok(self)
     }
@@ -494,8 +499,6 @@ impl JniResult for i64 {
 /// A size (a file's length): a Java `long`.
 impl JniResult for u64 {
     type Jni = jlong;
-    const SIG: &'static str = "J";
-    const JAVA: &'static str = "long";
     fn into_jni(self, _: &mut JNIEnv<'_>) -> Res<jlong> {
         jlong::try_from(self).map_err(|_| bad_arg(format!("{self} does not fit a Java long")))
     }
@@ -505,8 +508,6 @@ impl JniResult for u64 {
 /// `IllegalArgumentException`).
 impl<T: HandleType> JniArg for &'static T {
     type Jni = jlong;
-    const SIG: &'static str = "J";
-    const JAVA: &'static str = "long";
     type Stored = Arc<T>;
     fn store(_: &mut JNIEnv<'_>, h: jlong, _: &'static str) -> Res<Arc<T>> {
         Ok(handles::get::<T>(h, T::NAME)?)
@@ -516,8 +517,6 @@ impl<T: HandleType> JniArg for &'static T {
 /// A handle that may be `0` (options: `0` for the defaults); else as `&T`.
 impl<T: HandleType> JniArg for Option<&'static T> {
     type Jni = jlong;
-    const SIG: &'static str = "J";
-    const JAVA: &'static str = "long";
     type Stored = Option<Arc<T>>;
     fn store(_: &mut JNIEnv<'_>, h: jlong, _: &'static str) -> Res<Option<Arc<T>>> {
         if h == 0 {
@@ -531,8 +530,6 @@ impl<T: HandleType> JniArg for Option<&'static T> {
 /// (closing twice, or a stale handle, is harmless; a handle of another type is refused).
 impl<T: HandleType> JniArg for Released<T> {
     type Jni = jlong;
-    const SIG: &'static str = "J";
-    const JAVA: &'static str = "long";
     type Stored = Released<T>;
     fn store(_: &mut JNIEnv<'_>, h: jlong, _: &'static str) -> Res<Released<T>> {
         match handles::get::<T>(h, T::NAME) {
@@ -551,8 +548,6 @@ impl<T: HandleType> JniArg for Released<T> {
 /// Any handle, closed without a type check.
 impl JniArg for AnyHandle {
     type Jni = jlong;
-    const SIG: &'static str = "J";
-    const JAVA: &'static str = "long";
     type Stored = AnyHandle;
     fn store(_: &mut JNIEnv<'_>, h: jlong, _: &'static str) -> Res<AnyHandle> {
         Ok(AnyHandle {
@@ -563,8 +558,6 @@ impl JniArg for AnyHandle {
 
 impl JniResult for i32 {
     type Jni = jint;
-    const SIG: &'static str = "I";
-    const JAVA: &'static str = "int";
     fn into_jni(self, _: &mut JNIEnv<'_>) -> Res<jint> {
         Ok(self)
     }
@@ -581,8 +574,6 @@ impl JniResult for &'static str {
 
 impl JniResult for () {
     type Jni = ();
-    const SIG: &'static str = "V";
-    const JAVA: &'static str = "void";
     fn into_jni(self, _: &mut JNIEnv<'_>) -> Res<()> {
         Ok(())
     }
@@ -591,8 +582,6 @@ impl JniResult for () {
 /// A tick or count: a Java `long`, so that every `u32` survives.
 impl JniResult for u32 {
     type Jni = jlong;
-    const SIG: &'static str = "J";
-    const JAVA: &'static str = "long";
     fn into_jni(self, _: &mut JNIEnv<'_>) -> Res<jlong> {
         Ok(jlong::from(self))
     }
@@ -600,8 +589,6 @@ impl JniResult for u32 {
 
 impl JniResult for bool {
     type Jni = jboolean;
-    const SIG: &'static str = "Z";
-    const JAVA: &'static str = "boolean";
     fn into_jni(self, _: &mut JNIEnv<'_>) -> Res<jboolean> {
         Ok(jboolean::from(self))
     }
@@ -609,8 +596,6 @@ impl JniResult for bool {
 
 impl JniResult for f64 {
     type Jni = jdouble;
-    const SIG: &'static str = "D";
-    const JAVA: &'static str = "double";
     fn into_jni(self, _: &mut JNIEnv<'_>) -> Res<jdouble> {
         Ok(self)
     }
@@ -619,8 +604,6 @@ impl JniResult for f64 {
 /// A new handle (a positive `long`).
 impl<T: HandleType> JniResult for New<T> {
     type Jni = jlong;
-    const SIG: &'static str = "J";
-    const JAVA: &'static str = "long";
     fn into_jni(self, _: &mut JNIEnv<'_>) -> Res<jlong> {
         super::insert(T::NAME, Arc::new(self.0))
     }
@@ -650,8 +633,6 @@ impl JniResult for Vec<u32> {
 /// A new handle that may not exist yet: `0` until it does.
 impl<T: HandleType> JniResult for Option<New<T>> {
     type Jni = jlong;
-    const SIG: &'static str = "J";
-    const JAVA: &'static str = "long";
     fn into_jni(self, env: &mut JNIEnv<'_>) -> Res<jlong> {
         self.map_or(Ok(0), |new| new.into_jni(env))
     }

@@ -60,8 +60,6 @@ impl JniFill for DeltaReading {
     const ARRAY_SIG: &'static str = "[D";
     const ARRAY_JAVA: &'static str = "double[]";
     type Jni = jdouble;
-    const SIG: &'static str = "D";
-    const JAVA: &'static str = "double";
     fn fill(self, env: &mut JNIEnv<'_>, out: jdoubleArray) -> Res<jdouble> {
         let r = self;
         let values: [f64; READING_LEN] = [

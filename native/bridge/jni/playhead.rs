@@ -45,8 +45,6 @@ impl JniFill for UpdateRef<'_> {
     const ARRAY_SIG: &'static str = "[J";
     const ARRAY_JAVA: &'static str = "long[]";
     type Jni = ();
-    const SIG: &'static str = "V";
-    const JAVA: &'static str = "void";
     fn fill(self, env: &mut JNIEnv<'_>, out: jlongArray) -> Res<()> {
         fill_longs(env, out, &header(self.update()))
     }
@@ -60,8 +58,6 @@ impl JniFill for EntityList<'_> {
     const ARRAY_SIG: &'static str = "[J";
     const ARRAY_JAVA: &'static str = "long[]";
     type Jni = jint;
-    const SIG: &'static str = "I";
-    const JAVA: &'static str = "int";
     fn fill(self, env: &mut JNIEnv<'_>, out: jlongArray) -> Res<jint> {
         let entities = self.entities();
         let n = jint::try_from(entities.len()).unwrap_or(jint::MAX);

@@ -16,8 +16,6 @@ use tickreel::record::Submitted;
 /// `true` if queued, `false` if dropped by the drop policy; a refusal is thrown.
 impl JniResult for Submission {
     type Jni = jboolean;
-    const SIG: &'static str = "Z";
-    const JAVA: &'static str = "boolean";
     fn into_jni(self, _: &mut JNIEnv<'_>) -> Res<jboolean> {
         Ok(match self.0? {
             Submitted::Queued => JNI_TRUE,
@@ -29,8 +27,6 @@ impl JniResult for Submission {
 /// A tick, or `-1` for none.
 impl JniResult for Option<u32> {
     type Jni = jlong;
-    const SIG: &'static str = "J";
-    const JAVA: &'static str = "long";
     fn into_jni(self, _: &mut JNIEnv<'_>) -> Res<jlong> {
         Ok(self.map_or(-1, i64::from))
     }

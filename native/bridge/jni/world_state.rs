@@ -14,8 +14,6 @@ use crate::api::world_state::{BlockAt, BlockEntityAt, Blocks};
 /// A block coordinate: any Java `int`.
 impl JniArg for i32 {
     type Jni = jint;
-    const SIG: &'static str = "I";
-    const JAVA: &'static str = "int";
     type Stored = i32;
     fn store(_: &mut JNIEnv<'_>, v: jint, _: &'static str) -> Res<i32> {
         Ok(v)
@@ -45,8 +43,6 @@ impl JniResult for Blocks<'_> {
 /// if neither gives it (no allocation).
 impl JniResult for BlockAt<'_> {
     type Jni = jlong;
-    const SIG: &'static str = "J";
-    const JAVA: &'static str = "long";
     fn into_jni(self, _: &mut JNIEnv<'_>) -> Res<jlong> {
         Ok(self.edited.or(self.terrain).map_or(-1, i64::from))
     }
