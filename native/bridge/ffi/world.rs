@@ -274,26 +274,6 @@ impl CResult for EventView<'_> {
     }
 }
 
-/// The palette kind codes are the core's (`PaletteKind::from_code`).
-#[cfg(test)]
-#[test]
-fn palette_codes_match_the_core() {
-    use tickreel::format::PaletteKind;
-    assert_eq!(
-        PaletteKind::from_code(TICKREEL_PALETTE_BLOCK).unwrap(),
-        PaletteKind::Block
-    );
-    assert_eq!(
-        PaletteKind::from_code(TICKREEL_PALETTE_ITEM).unwrap(),
-        PaletteKind::Item
-    );
-    assert_eq!(
-        PaletteKind::from_code(TICKREEL_PALETTE_DAMAGE_CAUSE).unwrap(),
-        PaletteKind::DamageCause
-    );
-    assert!(PaletteKind::from_code(3).is_err());
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -304,6 +284,25 @@ mod tests {
     use tickreel::format::{BlockPos, decode_batch};
 
     const OK: TickreelResult = TickreelResult::Ok;
+
+    /// The palette kind codes are the core's (`PaletteKind::from_code`).
+    #[test]
+    fn palette_codes_match_the_core() {
+        use tickreel::format::PaletteKind;
+        assert_eq!(
+            PaletteKind::from_code(TICKREEL_PALETTE_BLOCK).unwrap(),
+            PaletteKind::Block
+        );
+        assert_eq!(
+            PaletteKind::from_code(TICKREEL_PALETTE_ITEM).unwrap(),
+            PaletteKind::Item
+        );
+        assert_eq!(
+            PaletteKind::from_code(TICKREEL_PALETTE_DAMAGE_CAUSE).unwrap(),
+            PaletteKind::DamageCause
+        );
+        assert!(PaletteKind::from_code(3).is_err());
+    }
 
     fn batch_bytes(b: *mut crate::ffi::TickreelBatch) -> Vec<u8> {
         let mut len = 0;
