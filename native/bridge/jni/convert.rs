@@ -18,34 +18,38 @@ use jni::sys::{
     jstring,
 };
 
-use super::{Fallback, Res, bad_arg, handles};
+use super::{Res, bad_arg, handles};
 use crate::api::pending::Ended;
 use crate::api::{AnyHandle, Id, New, Released, StringPairs};
 use crate::shared::handle::HandleType;
 
-/// The JNI type descriptor and the Java spelling of what the JVM passes or receives: a
-/// primitive's are its own, so a conversion to or from one names neither; every object is a
+/// The JNI type descriptor and the Java spelling of what the JVM passes or receives, and what
+/// an entry point returns when it has thrown (Java ignores it). A primitive's descriptor and
+/// spelling are its own, so a conversion to or from one names neither; every object is a
 /// `jobject`, so a conversion to or from an object names its Java type itself (the default for
 /// `jobject` is a compile-time error where it is used).
 pub(crate) trait JavaType {
     const SIG: &'static str;
     const JAVA: &'static str;
+    const FALLBACK: Self;
 }
 
 macro_rules! java_types {
-    ($($t:ty => $sig:literal $java:literal),*) => {$(
+    ($($t:ty => $sig:literal $java:literal $fallback:expr),*) => {$(
         impl JavaType for $t {
             const SIG: &'static str = $sig;
             const JAVA: &'static str = $java;
+            const FALLBACK: Self = $fallback;
         }
     )*};
 }
-java_types!(jint => "I" "int", jlong => "J" "long", jdouble => "D" "double",
-    jboolean => "Z" "boolean", () => "V" "void");
+java_types!(jint => "I" "int" 0, jlong => "J" "long" 0, jdouble => "D" "double" 0.0,
+    jboolean => "Z" "boolean" 0, () => "V" "void" ());
 
 impl JavaType for jobject {
     const SIG: &'static str = panic!("a conversion to or from an object names its Java type");
     const JAVA: &'static str = panic!("a conversion to or from an object names its Java type");
+    const FALLBACK: Self = std::ptr::null_mut();
 }
 
 /// A parameter type of a Java `native` method.
@@ -83,7 +87,7 @@ impl JniResult for PathBuf {
 
 /// A result type of a Java `native` method.
 pub(crate) trait JniResult {
-    type Jni: Fallback + JavaType;
+    type Jni: JavaType;
     const SIG: &'static str = <Self::Jni as JavaType>::SIG;
     #[cfg_attr(not(test), allow(dead_code))]
     const JAVA: &'static str = <Self::Jni as JavaType>::JAVA;
@@ -99,7 +103,7 @@ pub(crate) trait JniFill {
     #[cfg_attr(not(test), allow(dead_code))]
     const ARRAY_JAVA: &'static str;
     /// What the method returns besides.
-    type Jni: Fallback + JavaType;
+    type Jni: JavaType;
     const SIG: &'static str = <Self::Jni as JavaType>::SIG;
     #[cfg_attr(not(test), allow(dead_code))]
     const JAVA: &'static str = <Self::Jni as JavaType>::JAVA;

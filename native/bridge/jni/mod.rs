@@ -51,7 +51,7 @@ use std::ffi::c_void;
 use std::sync::Mutex;
 
 use jni::objects::{JString, JThrowable, JValue};
-use jni::sys::{JNI_ERR, JNI_VERSION_1_8, jboolean, jdouble, jint, jlong, jobject};
+use jni::sys::{JNI_ERR, JNI_VERSION_1_8, jint, jlong, jobject};
 use jni::{JNIEnv, JavaVM, NativeMethod};
 
 use crate::shared::panic::catch;
@@ -119,41 +119,8 @@ pub(crate) fn bad_arg(msg: impl Into<String>) -> Failure {
     Failure::Arg(msg.into())
 }
 
-/// The value an entry point returns when it has thrown (Java ignores it).
-pub(crate) trait Fallback {
-    fn fallback() -> Self;
-}
-impl Fallback for () {
-    fn fallback() {}
-}
-impl Fallback for jlong {
-    fn fallback() -> Self {
-        0
-    }
-}
-impl Fallback for jint {
-    fn fallback() -> Self {
-        0
-    }
-}
-impl Fallback for jboolean {
-    fn fallback() -> Self {
-        0
-    }
-}
-impl Fallback for jdouble {
-    fn fallback() -> Self {
-        0.0
-    }
-}
-impl Fallback for jobject {
-    fn fallback() -> Self {
-        std::ptr::null_mut()
-    }
-}
-
 /// Runs one entry point: catches panics and turns failures into Java exceptions.
-pub(crate) fn entry<'l, T: Fallback>(
+pub(crate) fn entry<'l, T: convert::JavaType>(
     env: &mut JNIEnv<'l>,
     f: impl FnOnce(&mut JNIEnv<'l>) -> Res<T>,
 ) -> T {
@@ -161,7 +128,7 @@ pub(crate) fn entry<'l, T: Fallback>(
         Ok(Ok(v)) => v,
         Ok(Err(failure)) => {
             throw(env, failure);
-            T::fallback()
+            T::FALLBACK
         }
         Err(msg) => {
             throw_tickreel(
@@ -169,7 +136,7 @@ pub(crate) fn entry<'l, T: Fallback>(
                 KIND_INTERNAL,
                 &format!("internal error in tickreel (please report): {msg}"),
             );
-            T::fallback()
+            T::FALLBACK
         }
     }
 }
