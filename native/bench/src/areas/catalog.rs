@@ -17,12 +17,11 @@
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use tickreel::Event;
-use tickreel::Pose;
 use tickreel::record::{ReelOptions, ReelWriter};
 use tickreel_catalog::{Catalog, RunSpec};
 use uuid::Uuid;
 
+use super::shared::{put_percentiles, write_race};
 use super::{Figures, put};
 
 const RUNNERS: u32 = 64;
@@ -33,50 +32,13 @@ fn write_recording(path: &Path, seed: u32) -> Vec<u32> {
     let ticks: Vec<u32> = (1..=RUNNERS)
         .map(|e| 600 + (e * 37 + seed * 11) % 600)
         .collect();
-    let last = *ticks.iter().max().expect("runners");
-    let mut w = ReelWriter::create(path, ReelOptions::compacted()).expect("create bench file");
-    for t in 0..=last + 1 {
-        let mut events = Vec::new();
-        for (i, &d) in ticks.iter().enumerate() {
-            let e = i as u32 + 1;
-            let pose = Pose::from_f64(f64::from(t) * 0.2, 64.0, f64::from(e), 90.0, 0.0);
-            if t == 0 {
-                events.push(Event::EntityAdd {
-                    entity: e,
-                    kind: 0,
-                    pose,
-                });
-            } else if t <= d {
-                events.push(Event::Pose { entity: e, pose });
-            } else if t == d + 1 {
-                events.push(Event::EntityRemove { entity: e });
-            }
-            if t == d / 2 {
-                events.push(Event::Checkpoint {
-                    entity: e,
-                    index: 1,
-                });
-            }
-        }
-        w.write_tick(t, &events).expect("write tick");
-    }
-    w.finish().expect("finish bench file");
+    let w = ReelWriter::create(path, ReelOptions::compacted()).expect("create bench file");
+    write_race(w, &ticks, true);
     ticks
 }
 
 fn player(n: u64) -> Uuid {
     Uuid::from_u128(0xbe00_0000_0000_4000_8000_0000_0000_0000 | u128::from(n))
-}
-
-/// Puts the median and the 99th percentile of `v` (milliseconds) as `KEY_p50_ms`, `KEY_p99_ms`.
-fn percentiles(out: &mut Figures, key: &str, suffix: &str, mut v: Vec<f64>) {
-    v.sort_by(f64::total_cmp);
-    put(out, &format!("{key}_p50_ms{suffix}"), v[v.len() / 2]);
-    put(
-        out,
-        &format!("{key}_p99_ms{suffix}"),
-        v[(v.len() * 99 / 100).min(v.len() - 1)],
-    );
 }
 
 fn measure(
@@ -112,7 +74,7 @@ fn measure(
             t.elapsed().as_secs_f64() * 1e3
         })
         .collect();
-    percentiles(out, "catalog_top10", suffix, top);
+    put_percentiles(out, "catalog_top10", suffix, top);
     let pb: Vec<f64> = (0..1000)
         .map(|_| {
             let p = player(rng.u64(..players));
@@ -121,7 +83,7 @@ fn measure(
             t.elapsed().as_secs_f64() * 1e3
         })
         .collect();
-    percentiles(out, "catalog_pb", suffix, pb);
+    put_percentiles(out, "catalog_pb", suffix, pb);
     let singles = if runs >= 100_000 { 300 } else { 100 };
     let t = Instant::now();
     for i in 0..singles {

@@ -58,24 +58,71 @@ fn write(ticks: &[(u32, Vec<Event>)], dictionary_id: u16) -> (u64, u64, Vec<Vec<
     (size, compressed, payloads)
 }
 
-/// Sizes of the runs of `seeds` without and with dictionary `id`, their reference size, the
-/// compressed chunk payloads without and with it, and the anchor's compacted file of them.
+/// What `measure` sums over its seeds (bytes).
+struct Sizes {
+    /// The files without the dictionary, then with it.
+    plain: u64,
+    with: u64,
+    /// The per-chunk reference encoding of the same ticks.
+    reference: u64,
+    /// The compressed chunk payloads without the dictionary, then with it.
+    plain_payload: u64,
+    with_payload: u64,
+    /// The anchor's compacted files of the same ticks.
+    anchor: u64,
+}
+
+impl Sizes {
+    /// Puts `dictionary_RUN_bytes` and `_dict_bytes` (per seed, over `n` seeds), `_gain_ratio`
+    /// and `_payload_gain_ratio` (without / with).
+    fn put_gains(&self, out: &mut Figures, run: &str, n: f64) {
+        put(
+            out,
+            &format!("dictionary_{run}_bytes"),
+            self.plain as f64 / n,
+        );
+        put(
+            out,
+            &format!("dictionary_{run}_dict_bytes"),
+            self.with as f64 / n,
+        );
+        put(
+            out,
+            &format!("dictionary_{run}_gain_ratio"),
+            self.plain as f64 / self.with as f64,
+        );
+        put(
+            out,
+            &format!("dictionary_{run}_payload_gain_ratio"),
+            self.plain_payload as f64 / self.with_payload as f64,
+        );
+    }
+}
+
+/// Sizes of the runs of `seeds` without and with dictionary `id`.
 fn measure(
     seeds: std::ops::Range<u64>,
     id: u16,
     shape: impl Fn(u64) -> Vec<(u32, Vec<Event>)>,
-) -> [u64; 6] {
-    let mut sums = [0u64; 6];
+) -> Sizes {
+    let mut sums = Sizes {
+        plain: 0,
+        with: 0,
+        reference: 0,
+        plain_payload: 0,
+        with_payload: 0,
+        anchor: 0,
+    };
     for s in seeds {
         let ticks = shape(s);
         let (plain, plain_payload, _) = write(&ticks, 0);
         let (with, with_payload, _) = write(&ticks, id);
-        sums[0] += plain;
-        sums[1] += with;
-        sums[2] += baseline::baseline_size(&ticks);
-        sums[3] += plain_payload;
-        sums[4] += with_payload;
-        sums[5] += hollowcube::compacted_size(&ticks);
+        sums.plain += plain;
+        sums.with += with;
+        sums.reference += baseline::baseline_size(&ticks);
+        sums.plain_payload += plain_payload;
+        sums.with_payload += with_payload;
+        sums.anchor += hollowcube::compacted_size(&ticks);
     }
     sums
 }
@@ -107,114 +154,65 @@ pub fn run(quick: bool, out: &mut Figures) {
     put(out, "dictionary_training_sample_bytes", sample_bytes as f64);
 
     // The 15-second one-player run (players only, as the short-run ratio counts it).
-    let [plain, with, reference, plain_payload, with_payload, anchor] =
-        measure(1..1 + measured, ID, |s| run_of(s, 1, 300, true));
+    let short = measure(1..1 + measured, ID, |s| run_of(s, 1, 300, true));
     let n = measured as f64;
+    short.put_gains(out, "short_run", n);
     put(
         out,
         "dictionary_short_run_payload_bytes",
-        plain_payload as f64 / n,
+        short.plain_payload as f64 / n,
     );
     put(
         out,
         "dictionary_short_run_dict_payload_bytes",
-        with_payload as f64 / n,
-    );
-    put(
-        out,
-        "dictionary_short_run_payload_gain_ratio",
-        plain_payload as f64 / with_payload as f64,
-    );
-    put(out, "dictionary_short_run_bytes", plain as f64 / n);
-    put(out, "dictionary_short_run_dict_bytes", with as f64 / n);
-    put(
-        out,
-        "dictionary_short_run_gain_ratio",
-        plain as f64 / with as f64,
+        short.with_payload as f64 / n,
     );
     put(
         out,
         "short_run_vs_per_chunk_reference_ratio",
-        reference as f64 / plain as f64,
+        short.reference as f64 / short.plain as f64,
     );
     put(
         out,
         "short_run_vs_per_chunk_reference_ratio_with_dictionary",
-        reference as f64 / with as f64,
+        short.reference as f64 / short.with as f64,
     );
     // Against the anchor's compacted files of the same runs (both counted whole), over the
     // seeds: without and with the dictionary.
     put(
         out,
         "dictionary_short_run_hollowcube_compacted_bytes",
-        anchor as f64 / n,
+        short.anchor as f64 / n,
     );
     put(
         out,
         "short_run_seeds_vs_hollowcube_compacted_ratio",
-        anchor as f64 / plain as f64,
+        short.anchor as f64 / short.plain as f64,
     );
     put(
         out,
         "short_run_vs_hollowcube_compacted_ratio_with_dictionary",
-        anchor as f64 / with as f64,
+        short.anchor as f64 / short.with as f64,
     );
     // The same with a 16 KiB dictionary trained on the same samples.
     let small = tickreel::dictionary::train(&samples, 16 << 10, SMALL_ID).expect("train");
     tickreel::dictionary::register(&small).expect("register");
-    let [plain, with, _, plain_payload, with_payload, _] =
-        measure(1..1 + measured, SMALL_ID, |s| run_of(s, 1, 300, true));
-    put(
+    measure(1..1 + measured, SMALL_ID, |s| run_of(s, 1, 300, true)).put_gains(
         out,
-        "dictionary_16k_short_run_gain_ratio",
-        plain as f64 / with as f64,
-    );
-    put(
-        out,
-        "dictionary_16k_short_run_payload_gain_ratio",
-        plain_payload as f64 / with_payload as f64,
+        "16k_short_run",
+        n,
     );
     // A 3-second one-player run.
-    let [plain, with, _, plain_payload, with_payload, _] =
-        measure(1..1 + measured, ID, |s| run_of(s, 1, 60, true));
-    put(
-        out,
-        "dictionary_3s_run_payload_gain_ratio",
-        plain_payload as f64 / with_payload as f64,
-    );
-    put(out, "dictionary_3s_run_bytes", plain as f64 / n);
-    put(out, "dictionary_3s_run_dict_bytes", with as f64 / n);
-    put(
-        out,
-        "dictionary_3s_run_gain_ratio",
-        plain as f64 / with as f64,
-    );
+    measure(1..1 + measured, ID, |s| run_of(s, 1, 60, true)).put_gains(out, "3s_run", n);
     // A sparse world: one player with every entity around it, one minute.
-    let [plain, with, reference, plain_payload, with_payload, _] =
-        measure(1..1 + measured, ID, |s| run_of(s, 1, 1200, false));
-    put(
-        out,
-        "dictionary_sparse_world_payload_gain_ratio",
-        plain_payload as f64 / with_payload as f64,
-    );
-    put(out, "dictionary_sparse_world_bytes", plain as f64 / n);
-    put(out, "dictionary_sparse_world_dict_bytes", with as f64 / n);
-    put(
-        out,
-        "dictionary_sparse_world_gain_ratio",
-        plain as f64 / with as f64,
-    );
+    let sparse = measure(1..1 + measured, ID, |s| run_of(s, 1, 1200, false));
+    sparse.put_gains(out, "sparse_world", n);
     put(
         out,
         "sparse_world_vs_per_chunk_reference_ratio_with_dictionary",
-        reference as f64 / with as f64,
+        sparse.reference as f64 / sparse.with as f64,
     );
     // A long busy world (10 minutes, 2 players and their entities): where it should not matter.
     let minutes = if quick { 2 } else { 10 };
-    let [plain, with, ..] = measure(1..2, ID, |s| run_of(s, 2, minutes * 60 * 20, false));
-    put(
-        out,
-        "dictionary_realistic_gain_ratio",
-        plain as f64 / with as f64,
-    );
+    measure(1..2, ID, |s| run_of(s, 2, minutes * 60 * 20, false)).put_gains(out, "realistic", 1.0);
 }

@@ -16,12 +16,11 @@
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use tickreel::Event;
-use tickreel::Pose;
 use tickreel::record::{ReelOptions, ReelWriter};
 use tickreel_catalog::{Board, Catalog, MapVersion, RunSpec};
 use uuid::Uuid;
 
+use super::shared::{put_percentiles, write_race};
 use super::{Figures, put};
 
 const SERVERS: u32 = 20;
@@ -53,43 +52,12 @@ fn write_recording(path: &Path, s: u32, v: u32) {
     let ticks: Vec<u32> = (1..=RUNNERS)
         .map(|e| 400 + (e * 37 + s * 11 + v * 5) % 800)
         .collect();
-    let last = *ticks.iter().max().expect("runners");
     let mut options = ReelOptions::compacted();
     options.identity.world_id = *WORLD.as_bytes();
     options.identity.world_version = *version(v).as_bytes();
     let mut w = ReelWriter::create(path, options).expect("create bench file");
     w.set_server(&server(s)).expect("server id");
-    for t in 0..=last + 1 {
-        let mut events = Vec::new();
-        for (i, &d) in ticks.iter().enumerate() {
-            let e = i as u32 + 1;
-            let pose = Pose::from_f64(f64::from(t) * 0.2, 64.0, f64::from(e), 90.0, 0.0);
-            if t == 0 {
-                events.push(Event::EntityAdd {
-                    entity: e,
-                    kind: 0,
-                    pose,
-                });
-            } else if t <= d {
-                events.push(Event::Pose { entity: e, pose });
-            } else if t == d + 1 {
-                events.push(Event::EntityRemove { entity: e });
-            }
-        }
-        w.write_tick(t, &events).expect("write tick");
-    }
-    w.finish().expect("finish bench file");
-}
-
-/// Puts the median and the 99th percentile of `v` (milliseconds) as `KEY_p50_ms`, `KEY_p99_ms`.
-fn percentiles(out: &mut Figures, key: &str, suffix: &str, mut v: Vec<f64>) {
-    v.sort_by(f64::total_cmp);
-    put(out, &format!("{key}_p50_ms{suffix}"), v[v.len() / 2]);
-    put(
-        out,
-        &format!("{key}_p99_ms{suffix}"),
-        v[(v.len() * 99 / 100).min(v.len() - 1)],
-    );
+    write_race(w, &ticks, false);
 }
 
 /// 1,000 timed calls of `f` (milliseconds each).
@@ -134,7 +102,7 @@ fn measure(cat: &Catalog, files: &[PathBuf], runs: u64, suffix: &str, out: &mut 
         let rows = cat.top(&course(rng.u32(..COURSES)), 10).expect("top");
         assert_eq!(rows.len(), 10);
     });
-    percentiles(out, "catalog_top10_network", suffix, top);
+    put_percentiles(out, "catalog_top10_network", suffix, top);
     let by_server = timed(|| {
         let s = server(rng.u32(..SERVERS));
         let rows = cat
@@ -143,7 +111,7 @@ fn measure(cat: &Catalog, files: &[PathBuf], runs: u64, suffix: &str, out: &mut 
         // with --quick, 25 runs of a course on a server: maybe fewer than 10 players
         assert!(!rows.is_empty() && rows.len() <= 10);
     });
-    percentiles(out, "catalog_top10_server", suffix, by_server);
+    put_percentiles(out, "catalog_top10_server", suffix, by_server);
     let by_version = timed(|| {
         let v = MapVersion::new(WORLD, version(rng.u32(..VERSIONS)));
         let rows = cat
@@ -151,13 +119,13 @@ fn measure(cat: &Catalog, files: &[PathBuf], runs: u64, suffix: &str, out: &mut 
             .expect("top of a version");
         assert_eq!(rows.len(), 10);
     });
-    percentiles(out, "catalog_top10_version", suffix, by_version);
+    put_percentiles(out, "catalog_top10_version", suffix, by_version);
     let pb = timed(|| {
         let p = player(rng.u64(..PLAYERS));
         let c = course(rng.u32(..COURSES));
         std::hint::black_box(cat.personal_best(&c, p).expect("pb"));
     });
-    percentiles(out, "catalog_pb_network", suffix, pb);
+    put_percentiles(out, "catalog_pb_network", suffix, pb);
 }
 
 pub fn run(quick: bool, out: &mut Figures) {

@@ -27,10 +27,10 @@ use std::time::{Duration, Instant};
 use tickreel::format::encode_batch;
 use tickreel::play::Reader;
 use tickreel::storage::live::live_dir_for;
-use tickreel::{Engine, EngineOptions, Event, RecorderOptions};
+use tickreel::{Engine, EngineOptions, Event, Recorder, RecorderOptions};
 use tickreel_object::live::{
-    MAX_SHIPPED_FLUSH_INTERVAL, RemoteFollowOptions, ShipOptions, flush_for_shipping, follow_url,
-    live_prefix, manifest_key,
+    LiveShipper, MAX_SHIPPED_FLUSH_INTERVAL, RemoteFollowOptions, ShipOptions, flush_for_shipping,
+    follow_url, live_prefix, manifest_key,
 };
 use tickreel_object::testing::{BUCKET, S3Server};
 use tickreel_object::{ObjectStorage, UploadOptions};
@@ -111,18 +111,7 @@ fn live(server: &S3Server, quick: bool, out: &mut Figures) {
     }
     let live_for = start.elapsed();
     let stats = shipper.stats();
-    let before = storage.requests();
-    shipper
-        .finish(
-            rec.finish().expect("finish"),
-            UploadOptions {
-                overwrite: false,
-                remove_local: true,
-            },
-        )
-        .wait()
-        .expect("finished and uploaded");
-    let finish_requests = storage.requests() - before;
+    let finish_requests = finish_and_upload(&storage, shipper, rec);
 
     put(
         out,
@@ -197,18 +186,7 @@ fn hour(server: &S3Server, quick: bool, out: &mut Figures) {
         .head(&manifest_key(HOUR_KEY))
         .expect("head")
         .map_or(0, |o| o.size);
-    let before = storage.requests();
-    shipper
-        .finish(
-            rec.finish().expect("finish"),
-            UploadOptions {
-                overwrite: false,
-                remove_local: true,
-            },
-        )
-        .wait()
-        .expect("finished and uploaded");
-    let finish_requests = storage.requests() - before;
+    let finish_requests = finish_and_upload(&storage, shipper, rec);
     let left = storage.list(&live_prefix(HOUR_KEY)).expect("listing").len();
 
     out.insert("s3live_hour_ticks".into(), u64::from(ticks).into());
@@ -241,6 +219,23 @@ fn hour(server: &S3Server, quick: bool, out: &mut Figures) {
 }
 
 /// Submit times (ns) of one run: 2,000 ticks of 10 players, one a millisecond.
+/// Finishes `rec` and waits for `shipper` to upload it (the local files removed); returns the
+/// requests that took.
+fn finish_and_upload(storage: &ObjectStorage, shipper: LiveShipper, rec: Recorder) -> u64 {
+    let before = storage.requests();
+    shipper
+        .finish(
+            rec.finish().expect("finish"),
+            UploadOptions {
+                overwrite: false,
+                remove_local: true,
+            },
+        )
+        .wait()
+        .expect("finished and uploaded");
+    storage.requests() - before
+}
+
 fn submit_run(server: &S3Server, ticks: &[(u32, Vec<u8>)], shipping: bool, n: usize) -> Vec<f64> {
     let dir = tempfile::tempdir().expect("bench dir");
     let path = dir.path().join("submit.reel");

@@ -5,10 +5,12 @@
 use std::path::Path;
 use std::time::Duration;
 
-use tickreel::RecorderOptions;
 use tickreel::record::{Backpressure, FlushPolicy};
 use tickreel::record::{ReelOptions, ReelWriter};
+use tickreel::{Event, Pose, RecorderOptions};
 use tickreel_sim::{SimConfig, Simulator};
+
+use super::{Figures, put};
 
 /// Writes `ticks` ticks of the simulated server (`players` always-moving players, the default
 /// `SimConfig` otherwise, `seed`) to a `.reel` at `path` with `ReelWriter` and `options`.
@@ -60,4 +62,49 @@ pub fn percentile(v: &mut [f64], p: f64) -> f64 {
 pub fn median(mut v: Vec<f64>) -> f64 {
     v.sort_by(f64::total_cmp);
     v[v.len() / 2]
+}
+
+/// Puts the median and the 99th percentile of `v` (milliseconds) as `KEY_p50_ms` and
+/// `KEY_p99_ms`, each followed by `suffix`.
+pub fn put_percentiles(out: &mut Figures, key: &str, suffix: &str, mut v: Vec<f64>) {
+    v.sort_by(f64::total_cmp);
+    put(out, &format!("{key}_p50_ms{suffix}"), v[v.len() / 2]);
+    put(
+        out,
+        &format!("{key}_p99_ms{suffix}"),
+        v[(v.len() * 99 / 100).min(v.len() - 1)],
+    );
+}
+
+/// Writes a race of runners to `w` and finishes it: runner `e` (1-based) is added at tick 0,
+/// moves along x until `ticks[e - 1]`, and is removed the tick after; with `checkpoint`, each
+/// passes checkpoint 1 halfway.
+pub fn write_race(mut w: ReelWriter, ticks: &[u32], checkpoint: bool) {
+    let last = *ticks.iter().max().expect("runners");
+    for t in 0..=last + 1 {
+        let mut events = Vec::new();
+        for (i, &d) in ticks.iter().enumerate() {
+            let e = i as u32 + 1;
+            let pose = Pose::from_f64(f64::from(t) * 0.2, 64.0, f64::from(e), 90.0, 0.0);
+            if t == 0 {
+                events.push(Event::EntityAdd {
+                    entity: e,
+                    kind: 0,
+                    pose,
+                });
+            } else if t <= d {
+                events.push(Event::Pose { entity: e, pose });
+            } else if t == d + 1 {
+                events.push(Event::EntityRemove { entity: e });
+            }
+            if checkpoint && t == d / 2 {
+                events.push(Event::Checkpoint {
+                    entity: e,
+                    index: 1,
+                });
+            }
+        }
+        w.write_tick(t, &events).expect("write tick");
+    }
+    w.finish().expect("finish bench file");
 }
