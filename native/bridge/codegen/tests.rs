@@ -401,3 +401,37 @@ fn constants_are_read_from_the_format() {
     let e = super::constants::emit_c(dir.path()).unwrap_err();
     assert!(e.contains("`channel::B` is not an integer literal"), "{e}");
 }
+
+/// The result codes' list, C names and kind mapping are generated from `enum TickreelResult`:
+/// every variant is listed and named, only the codes 1 to 99 stand for core error kinds, and a
+/// variant without a literal value is refused.
+#[test]
+fn result_codes_are_generated_from_their_enum() {
+    let text =
+        "pub enum TickreelResult { Ok = 0, Io = 1, LimitExceeded = 4, BufferTooSmall = 103 }";
+    let s = super::constants::emit_results(text).unwrap();
+    assert!(s.contains("pub(crate) const ALL: [Self; 4] = ["), "{s}");
+    assert!(
+        s.contains("Self::LimitExceeded => c\"TICKREEL_RESULT_LIMIT_EXCEEDED\","),
+        "{s}"
+    );
+    assert!(
+        s.contains("Self::BufferTooSmall => c\"TICKREEL_RESULT_BUFFER_TOO_SMALL\","),
+        "{s}"
+    );
+    assert!(
+        s.contains("tickreel::error::ErrorKind::Io => Self::Io,"),
+        "{s}"
+    );
+    assert!(s.contains("tickreel::error::ErrorKind::LimitExceeded => Self::LimitExceeded,"));
+    assert!(
+        !s.contains("ErrorKind::Ok") && !s.contains("ErrorKind::BufferTooSmall"),
+        "{s}"
+    );
+    let e = super::constants::emit_results("pub enum TickreelResult { Ok = 0, Io }").unwrap_err();
+    assert!(
+        e.contains("`TickreelResult::Io` has no integer value"),
+        "{e}"
+    );
+    assert!(super::constants::emit_results("pub enum Other { A = 1 }").is_err());
+}
