@@ -4,7 +4,7 @@
 //! `crate::api::events` and the world functions of `crate::api::batch`, whose entry points are
 //! generated).
 
-use super::convert::{CArg, CResult};
+use super::convert::CResult;
 use super::result::FfiResult;
 use crate::api::events::EventView;
 pub use crate::shared::block_state::TickreelBlockState;
@@ -101,41 +101,6 @@ pub const TICKREEL_PALETTE_BLOCK: u32 = 0;
 pub const TICKREEL_PALETTE_ITEM: u32 = 1;
 /// Palette kind: damage causes.
 pub const TICKREEL_PALETTE_DAMAGE_CAUSE: u32 = 2;
-
-/// Blocks the caller lends for the call (a multi-block change), read in place.
-pub(crate) struct CBlocks {
-    ptr: *const TickreelBlockState,
-    len: usize,
-}
-
-impl std::ops::Deref for CBlocks {
-    type Target = [TickreelBlockState];
-    fn deref(&self) -> &[TickreelBlockState] {
-        if self.len == 0 {
-            return &[];
-        }
-        // SAFETY: checked by `args::array` (non-NULL, aligned, size within `isize`) when built,
-        // and the caller guarantees `len` readable blocks until the entry point returns; a
-        // `CBlocks` never outlives the entry point that built it.
-        unsafe { std::slice::from_raw_parts(self.ptr, self.len) }
-    }
-}
-
-impl CArg for &'static [TickreelBlockState] {
-    type C = (*const TickreelBlockState, usize);
-    type Stored = CBlocks;
-    unsafe fn store(
-        (ptr, len): (*const TickreelBlockState, usize),
-        name: &'static str,
-    ) -> FfiResult<CBlocks> {
-        // SAFETY: forwarded contract: `len` readable blocks at `ptr`, or `len` 0.
-        let checked = unsafe { super::args::array(ptr, len, name) }?;
-        Ok(CBlocks {
-            ptr: checked.as_ptr(),
-            len,
-        })
-    }
-}
 
 // SAFETY: every field of `TickreelEvent` is an integer, a float, a `bool`, a raw pointer or a
 // `TickreelBlockState` of integers, for all of which all-zero bytes are a valid value (0, false,
