@@ -52,6 +52,6 @@ pub use playhead::{TickreelPlayhead, TickreelUpdate};
 pub use reader::{TickreelEntityState, TickreelReader};
 pub use result::TickreelResult;
 pub use terrain::TickreelTerrainSection;
-pub use world::{TickreelBlockState, TickreelEvent, TickreelEvents};
+pub use world::{TickreelBlockState, TickreelEvents};
 pub use world_state::{TickreelBlockAt, TickreelWorldState};
 pub use writer::TickreelReelWriter;
