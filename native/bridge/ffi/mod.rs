@@ -48,7 +48,7 @@ pub use options::{
     TickreelRecorderOptions, TickreelReelOptions, TickreelReportOptions, TickreelShadowOptions,
 };
 pub use pending::TickreelPending;
-pub use playhead::{TickreelPlayhead, TickreelUpdate};
+pub use playhead::TickreelPlayhead;
 pub use reader::{TickreelEntityState, TickreelReader};
 pub use result::TickreelResult;
 pub use terrain::TickreelTerrainSection;
