@@ -78,6 +78,44 @@ pub struct UpdateInfo {
     pub entity_count: u32,
 }
 
+/// Entity states a result lists (a seek, the playhead's live entities, those a jump added), and
+/// what they are (for messages).
+pub trait EntityStates {
+    fn states(&self) -> &[EntityState];
+    fn describe(&self) -> String;
+}
+
+impl EntityStates for tickreel::play::SeekState {
+    fn states(&self) -> &[EntityState] {
+        self.entities.as_slice()
+    }
+    fn describe(&self) -> String {
+        format!("{} entities at tick {}", self.entities.len(), self.tick)
+    }
+}
+
+impl EntityStates for Added<'_> {
+    fn states(&self) -> &[EntityState] {
+        self.entities()
+    }
+    fn describe(&self) -> String {
+        format!("{} added entities", self.entities().len())
+    }
+}
+
+impl EntityStates for EntityList<'_> {
+    fn states(&self) -> &[EntityState] {
+        self.entities()
+    }
+    fn describe(&self) -> String {
+        format!(
+            "{} entities at tick {}",
+            self.entities().len(),
+            self.position()
+        )
+    }
+}
+
 /// The entities the last update spawned (a jump), read under the playhead's lock.
 pub struct Added<'a>(MutexGuard<'a, play::Playhead>);
 

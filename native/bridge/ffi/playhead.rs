@@ -1,12 +1,10 @@
 //! Playing a recording: the C types of the playhead operations (`crate::api::playhead`, whose
 //! entry points are generated) and how their results cross into C.
 
-use super::args::OutArray;
-use super::convert::{CArrayResult, CRecord, CResult};
+use super::convert::{CRecord, CResult};
 use super::generated::records::TickreelUpdate;
-use super::reader::{TickreelEntityState, entity_state};
 use super::result::FfiResult;
-use crate::api::playhead::{Added, EntityList, UpdateRef};
+use crate::api::playhead::UpdateRef;
 use tickreel::play::Motion;
 
 /// A viewer's position in a recording. Opaque: open with `tickreel_playhead_open`, release with
@@ -31,21 +29,6 @@ const _: () = assert!(
         && Motion::Jump as u32 == TICKREEL_MOTION_JUMP
 );
 
-impl CArrayResult for Added<'_> {
-    type Item = TickreelEntityState;
-    fn len(&self) -> usize {
-        self.entities().len()
-    }
-    fn write(self, out: &OutArray<TickreelEntityState>) {
-        for (i, e) in self.entities().iter().enumerate() {
-            out.set(i, entity_state(e));
-        }
-    }
-    fn describe(&self) -> String {
-        format!("{} added entities", self.len())
-    }
-}
-
 impl CResult for UpdateRef<'_> {
     type C = TickreelUpdate;
     fn into_c(self) -> FfiResult<TickreelUpdate> {
@@ -53,28 +36,15 @@ impl CResult for UpdateRef<'_> {
     }
 }
 
-impl CArrayResult for EntityList<'_> {
-    type Item = TickreelEntityState;
-    fn len(&self) -> usize {
-        self.entities().len()
-    }
-    fn write(self, out: &OutArray<TickreelEntityState>) {
-        for (i, e) in self.entities().iter().enumerate() {
-            out.set(i, entity_state(e));
-        }
-    }
-    fn describe(&self) -> String {
-        format!("{} entities at tick {}", self.len(), self.position())
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ffi::TickreelEntityState;
     use crate::ffi::batch::*;
     use crate::ffi::generated::playhead::*;
     use crate::ffi::generated::reader::*;
     use crate::ffi::generated::records::TickreelRebuild;
+    use crate::ffi::reader::entity_state;
     use crate::ffi::result::TickreelResult;
     use crate::ffi::writer::*;
     use std::ffi::CString;
