@@ -41,6 +41,10 @@ fn main() {
     let mut ffi = codegen::c::emit(&api, &ops).unwrap_or_else(|e| panic!("bridge C: {e}"));
     let format = root.join("native/core/src/format");
     ffi += &codegen::constants::emit_c(&format).unwrap_or_else(|e| panic!("constants: {e}"));
+    let result_rs = root.join("native/bridge/ffi/result.rs");
+    let result_rs = fs::read_to_string(&result_rs).unwrap_or_else(|e| panic!("ffi/result.rs: {e}"));
+    ffi += &codegen::constants::emit_results(&result_rs)
+        .unwrap_or_else(|e| panic!("ffi/result.rs: {e}"));
     let jni = codegen::jni::emit(&api, &ops).unwrap_or_else(|e| panic!("bridge JNI: {e}"));
     write_if_changed(&out_dir.join("bridge_ffi.rs"), &ffi);
     write_if_changed(&out_dir.join("bridge_jni.rs"), &jni);

@@ -3796,7 +3796,7 @@ typedef struct TickreelEvent {
      */
     const uint8_t *data;
     /**
-     * Their length.
+     * Bytes at `data`.
      */
     size_t data_len;
     /**

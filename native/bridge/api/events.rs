@@ -5,8 +5,10 @@
 use crate::api::{New, Released};
 use crate::shared::block_state::TickreelBlockState;
 use crate::shared::handle::HandleType;
-use tickreel::format::Event;
-use tickreel_bridge_macros::bridge_fn;
+use tickreel::format::{
+    ANGLE_UNITS_PER_TURN, BlockPos, Event, POS_SCALE, Pose, UseTarget, VEL_SCALE,
+};
+use tickreel_bridge_macros::{bridge_fn, bridge_struct};
 
 /// Most events one decode holds (a caller's buffer is untrusted: 16 ticks at the per-tick limit).
 const MAX_DECODED_EVENTS: usize = 1 << 20;
@@ -24,11 +26,167 @@ impl HandleType for Events {
     const NAME: &'static str = "events";
 }
 
-/// One event of an [`Events`], with the C layout of its blocks.
-pub struct EventView<'a> {
-    pub(crate) tick: u32,
-    pub(crate) event: &'a Event,
-    pub(crate) blocks: &'a [TickreelBlockState],
+/// One event of a recorded tick, typed (`tickreel_events_get`): `kind` says which fields mean
+/// something; the others are 0, false or NULL. Pointers point into the `TickreelEvents` it came
+/// from and stay valid until that handle is freed.
+#[bridge_struct(c = "TickreelEvent", what = "events")]
+#[derive(Debug, Clone, Default)]
+pub struct EventRecord<'a> {
+    /// The tick it happened at.
+    pub tick: u32,
+    /// What it is: a `TICKREEL_EVENT_*` value (the kind byte of the format). A kind this build
+    /// does not understand (`0x4A..=0x7F`) carries its bytes in `data`.
+    pub kind: u32,
+    /// The entity the event belongs to: the moved, added or removed entity; the block change's
+    /// cause; who swung, attacked, used, was damaged; whose health or equipment; the chat's
+    /// sender; the entity a custom event is placed at.
+    pub entity: Option<u32>,
+    /// The other entity: the attack's target, the entity a use aimed at, the damage's source.
+    pub other: Option<u32>,
+    /// `x`, `y`, `z` are set: a position in blocks (entity add, pose, position, teleport, custom
+    /// event placed at a position), or a velocity in blocks per tick (velocity).
+    pub has_position: bool,
+    /// X in blocks (or blocks per tick).
+    pub x: f64,
+    /// Y in blocks (or blocks per tick).
+    pub y: f64,
+    /// Z in blocks (or blocks per tick).
+    pub z: f64,
+    /// `yaw`, `pitch` are set (entity add, pose, rotation, teleport).
+    pub has_rotation: bool,
+    /// Yaw in degrees, unbounded.
+    pub yaw: f64,
+    /// Pitch in degrees.
+    pub pitch: f64,
+    /// `block` is set: the changed block (block change), the block a use aimed at, the first
+    /// block of a multi-block change.
+    pub has_block: bool,
+    /// The block's position and, for a block change, its new state.
+    pub block: TickreelBlockState,
+    /// The entity's game-defined kind (entity add).
+    pub entity_kind: u32,
+    /// The flags value (flags).
+    pub flags: u32,
+    /// The checkpoint index (checkpoint).
+    pub index: u32,
+    /// The registered custom event type (custom, custom at).
+    pub type_id: u32,
+    /// The hand (`TICKREEL_HAND_*`: swing, use).
+    pub hand: u32,
+    /// The item: an id of the item palette, 0 for none (use, equipment).
+    pub item: u32,
+    /// The equipment slot (`TICKREEL_SLOT_*` or the game's own above them).
+    pub slot: u32,
+    /// How many items (equipment).
+    pub count: u32,
+    /// Damage in hundredths of a health point (damage).
+    pub amount: u32,
+    /// The damage's cause: an id of the damage-cause palette, 0 for unknown (damage).
+    pub cause: u32,
+    /// Health in hundredths of a health point (health).
+    pub health: u32,
+    /// The chat channel (`TICKREEL_CHANNEL_*` or the game's own above them).
+    pub channel: u32,
+    /// `data` is set (it may still be empty): the chat text (UTF-8, not NUL-terminated), the
+    /// block entity's NBT (a block change that has one), the custom payload, the bytes of a kind
+    /// this build does not understand.
+    pub has_data: bool,
+    /// The bytes (NULL when `data_len` is 0).
+    pub data: &'a [u8],
+    /// The blocks of a multi-block change (NULL when `block_count` is 0).
+    pub blocks: &'a [TickreelBlockState],
+}
+
+impl<'a> EventRecord<'a> {
+    /// The fields of `event` (recorded at `tick`; `blocks` its blocks, if it changes several),
+    /// positions in blocks and angles in degrees.
+    fn of(tick: u32, event: &'a Event, blocks: &'a [TickreelBlockState]) -> EventRecord<'a> {
+        let mut r = EventRecord {
+            tick,
+            kind: u32::from(event.kind()),
+            entity: event.entity(),
+            other: event.other_entity(),
+            ..EventRecord::default()
+        };
+        let xyz = |r: &mut EventRecord, [x, y, z]: [i64; 3], scale: f64| {
+            (r.has_position, r.x, r.y, r.z) =
+                (true, x as f64 / scale, y as f64 / scale, z as f64 / scale);
+        };
+        let pose = |r: &mut EventRecord, p: &Pose| {
+            (r.has_position, r.x, r.y, r.z) = (true, p.x_f64(), p.y_f64(), p.z_f64());
+            (r.has_rotation, r.yaw, r.pitch) = (true, p.yaw_deg(), p.pitch_deg());
+        };
+        let block = |r: &mut EventRecord, p: BlockPos, state: u32| {
+            let (x, y, z) = (p.x, p.y, p.z);
+            (r.has_block, r.block) = (true, TickreelBlockState { x, y, z, state });
+        };
+        let deg = |units: i64| units as f64 * 360.0 / ANGLE_UNITS_PER_TURN;
+        match event {
+            Event::EntityAdd { kind, pose: p, .. } => {
+                r.entity_kind = *kind;
+                pose(&mut r, p);
+            }
+            Event::Pose { pose: p, .. } | Event::Teleport { pose: p, .. } => pose(&mut r, p),
+            Event::Position { x, y, z, .. } => xyz(&mut r, [*x, *y, *z], POS_SCALE),
+            Event::Rotation { yaw, pitch, .. } => {
+                (r.has_rotation, r.yaw, r.pitch) = (true, deg(*yaw), deg(*pitch));
+            }
+            Event::Velocity { x, y, z, .. } => xyz(&mut r, [*x, *y, *z], VEL_SCALE),
+            Event::Flags { flags, .. } => r.flags = *flags,
+            Event::Checkpoint { index, .. } => r.index = *index,
+            Event::EntityRemove { .. } | Event::PlayerLeave { .. } | Event::Attack { .. } => {}
+            Event::Custom { type_id, data } => {
+                (r.type_id, r.has_data, r.data) = (*type_id, true, data)
+            }
+            Event::Extension { data, .. } => (r.has_data, r.data) = (true, data),
+            Event::BlockChange {
+                pos,
+                state,
+                block_entity,
+                ..
+            } => {
+                block(&mut r, *pos, *state);
+                if let Some(nbt) = block_entity {
+                    (r.has_data, r.data) = (true, nbt);
+                }
+            }
+            Event::BlockChanges { blocks: b, .. } => {
+                if let Some(&(p, s)) = b.first() {
+                    block(&mut r, p, s);
+                }
+                r.blocks = blocks;
+            }
+            Event::Swing { hand, .. } => r.hand = u32::from(*hand),
+            Event::Use {
+                hand, item, target, ..
+            } => {
+                (r.hand, r.item) = (u32::from(*hand), *item);
+                if let UseTarget::Block(p) = target {
+                    block(&mut r, *p, 0);
+                }
+            }
+            Event::Damage { amount, cause, .. } => (r.amount, r.cause) = (*amount, *cause),
+            Event::Health { health, .. } => r.health = *health,
+            Event::Equipment {
+                slot, item, count, ..
+            } => (r.slot, r.item, r.count) = (u32::from(*slot), *item, *count),
+            Event::Chat { channel, text, .. } => {
+                (r.channel, r.has_data, r.data) = (*channel, true, text.as_bytes());
+            }
+            Event::CustomAt {
+                type_id,
+                position,
+                data,
+                ..
+            } => {
+                (r.type_id, r.has_data, r.data) = (*type_id, true, data);
+                if let Some(p) = position.as_deref() {
+                    xyz(&mut r, *p, POS_SCALE);
+                }
+            }
+        }
+        r
+    }
 }
 
 /// Splits the ticks format (per tick: `u32` BE tick, `u32` BE length, that many bytes of its
@@ -128,16 +286,12 @@ pub fn count(events: &Events) -> usize {
     c_out = "out_event",
     c_out_type = "TickreelEvent"
 )]
-pub fn get(events: &Events, index: usize) -> tickreel::Result<EventView<'_>> {
+pub fn get(events: &Events, index: usize) -> tickreel::Result<EventRecord<'_>> {
     let Some((tick, event)) = events.events.get(index) else {
         return Err(tickreel::Error::invalid(format!(
             "event {index} of {}",
             events.events.len()
         )));
     };
-    Ok(EventView {
-        tick: *tick,
-        event,
-        blocks: &events.blocks[index],
-    })
+    Ok(EventRecord::of(*tick, event, &events.blocks[index]))
 }

@@ -37,6 +37,83 @@ impl UpdateRef<'_> {
     pub fn update(&self) -> &Update {
         self.0.update()
     }
+
+    /// What the update did, as C reads it.
+    pub fn info(&self) -> UpdateInfo {
+        let u = self.update();
+        let count = |n: usize| u32::try_from(n).unwrap_or(u32::MAX);
+        UpdateInfo {
+            position: u.to,
+            motion: u.motion as u32,
+            ticks_covered: count(u.ticks().len()),
+            stalled: u.stalled,
+            at_edge: u.at_edge,
+            waiting: u.waiting,
+            fault_count: count(u.faults().len()),
+            entity_count: count(u.entities().len()),
+        }
+    }
+}
+
+/// What one playhead call did, as filled in by `tickreel_playhead_advance` and friends.
+#[bridge_struct(c = "TickreelUpdate", what = "updates")]
+#[derive(Debug, Clone, Copy)]
+pub struct UpdateInfo {
+    /// Position after the call (a tick of the recording).
+    pub position: u32,
+    /// How the position moved: `TICKREEL_MOTION_STILL`, `_FORWARD` or `_JUMP`.
+    pub motion: u32,
+    /// Forward motion: recorded ticks covered by the call (0 for other motions).
+    pub ticks_covered: u32,
+    /// The data for the next ticks was not decoded yet: the position moved less than asked
+    /// (maybe not at all); later calls catch up.
+    pub stalled: bool,
+    /// The position is the first (playing backward) or last (forward) tick of the recording.
+    pub at_edge: bool,
+    /// The recording has no tick yet: no position and no entity.
+    pub waiting: bool,
+    /// Chunks that could not be read during this call (playback continues past them).
+    pub fault_count: u32,
+    /// Live entities at `position` (what `tickreel_playhead_entities` reports).
+    pub entity_count: u32,
+}
+
+/// Entity states a result lists (a seek, the playhead's live entities, those a jump added), and
+/// what they are (for messages).
+pub trait EntityStates {
+    fn states(&self) -> &[EntityState];
+    fn describe(&self) -> String;
+}
+
+impl EntityStates for tickreel::play::SeekState {
+    fn states(&self) -> &[EntityState] {
+        self.entities.as_slice()
+    }
+    fn describe(&self) -> String {
+        format!("{} entities at tick {}", self.entities.len(), self.tick)
+    }
+}
+
+impl EntityStates for Added<'_> {
+    fn states(&self) -> &[EntityState] {
+        self.entities()
+    }
+    fn describe(&self) -> String {
+        format!("{} added entities", self.entities().len())
+    }
+}
+
+impl EntityStates for EntityList<'_> {
+    fn states(&self) -> &[EntityState] {
+        self.entities()
+    }
+    fn describe(&self) -> String {
+        format!(
+            "{} entities at tick {}",
+            self.entities().len(),
+            self.position()
+        )
+    }
 }
 
 /// The entities the last update spawned (a jump), read under the playhead's lock.

@@ -128,3 +128,83 @@ pub fn emit_c(format_dir: &Path) -> Result<String, String> {
     s.push_str("}\n");
     Ok(s)
 }
+
+/// `TICKREEL_RESULT_` and the variant's name in capitals, words cut at capitals
+/// (`LimitExceeded`: `TICKREEL_RESULT_LIMIT_EXCEEDED`).
+fn result_name(variant: &str) -> String {
+    let mut s = String::from("TICKREEL_RESULT_");
+    for (i, ch) in variant.chars().enumerate() {
+        if ch.is_ascii_uppercase() && i > 0 {
+            s.push('_');
+        }
+        s.push(ch.to_ascii_uppercase());
+    }
+    s
+}
+
+/// What is written per result code, generated from the one declaration of `enum TickreelResult`
+/// in `ffi/result.rs` (its text is `result_rs`): the list of every code, each code's C name, and
+/// the code of each core `ErrorKind` (the codes from 1 to 99 are the core's kinds, by name, so a
+/// kind without a code fails the build).
+pub fn emit_results(result_rs: &str) -> Result<String, String> {
+    let file = syn::parse_file(result_rs).map_err(|e| e.to_string())?;
+    let variants = file
+        .items
+        .iter()
+        .find_map(|i| match i {
+            syn::Item::Enum(e) if e.ident == "TickreelResult" => Some(&e.variants),
+            _ => None,
+        })
+        .ok_or("no `enum TickreelResult`")?;
+    let mut codes = Vec::new();
+    for v in variants {
+        let Some((
+            _,
+            syn::Expr::Lit(syn::ExprLit {
+                lit: syn::Lit::Int(n),
+                ..
+            }),
+        )) = &v.discriminant
+        else {
+            return Err(format!(
+                "`TickreelResult::{}` has no integer value",
+                v.ident
+            ));
+        };
+        codes.push((
+            v.ident.to_string(),
+            n.base10_parse::<u32>().map_err(|e| e.to_string())?,
+        ));
+    }
+    let mut s = String::from(
+        "\n/// Every result code, its C name and the code of each core error kind \
+         (`codegen/constants.rs`).\nimpl crate::ffi::result::TickreelResult {\n",
+    );
+    let _ = writeln!(
+        s,
+        "    /// Every code.\n    pub(crate) const ALL: [Self; {}] = [",
+        codes.len()
+    );
+    for (name, _) in &codes {
+        let _ = writeln!(s, "        Self::{name},");
+    }
+    s.push_str("    ];\n\n    /// The code of a library error kind.\n");
+    s.push_str(
+        "    pub const fn of_kind(k: tickreel::error::ErrorKind) -> Self {\n        match k {\n",
+    );
+    for (name, _) in codes.iter().filter(|(_, n)| (1..100).contains(n)) {
+        let _ = writeln!(
+            s,
+            "            tickreel::error::ErrorKind::{name} => Self::{name},"
+        );
+    }
+    s.push_str("        }\n    }\n\n    /// The code's C name.\n");
+    s.push_str(
+        "    pub(crate) fn c_name(self) -> &'static std::ffi::CStr {\n        match self {\n",
+    );
+    for (name, _) in &codes {
+        let _ = writeln!(s, "            Self::{name} => c\"{}\",", result_name(name));
+    }
+    s.push_str("        }\n    }\n}\n");
+    Ok(s)
+}

@@ -14,7 +14,10 @@
 //! Field types and their forms: an integer or `bool` crosses as it is (Java: a `long`, or a
 //! `double` in a record with a float; `bool` 0/1); a `f64` as it is; `Option<integer>` is C
 //! `has_name` then `name` (0 when absent), Java the value or -1; `&[u8]` (or `Option<&[u8]>`) is
-//! C `name` (a pointer, NULL when absent) and `name_len` (no Java form). With `of = "path::Type"`, the
+//! C `name` (a pointer, NULL when absent or empty) and `name_len`; a C struct (`TickreelX`, e.g.
+//! `TickreelBlockState`) is itself; a list of them (`&[TickreelX]`, e.g. `blocks`) is C `name`
+//! (NULL when empty) and its count, `name` without its plural `s` and `_count` (`block_count`).
+//! Bytes, C structs and their lists have no Java form. With `of = "path::Type"`, the
 //! declaration describes the fields of that (core) type, read by name; the macro then removes the
 //! item (it is only a declaration).
 
@@ -50,6 +53,10 @@ pub enum Form {
     Optional(String),
     /// `&[u8]`, or `Option<&[u8]>` when the flag is set.
     Bytes(bool),
+    /// A C struct (`TickreelX`), as it is.
+    CStruct(String),
+    /// `&[TickreelX]`: borrowed C structs.
+    CList(String),
 }
 
 const INTEGERS: &[&str] = &["u8", "u16", "u32", "u64", "i32", "i64", "usize", "bool"];
@@ -62,6 +69,15 @@ fn form(t: &syn::Type) -> Option<Form> {
     }
     if bytes(&text) {
         return Some(Form::Bytes(false));
+    }
+    if text.starts_with("Tickreel") {
+        return Some(Form::CStruct(text));
+    }
+    if let Some(list) = text.strip_prefix('&').and_then(|t| t.strip_suffix(']')) {
+        let elem = &list[list.find('[')? + 1..];
+        return elem
+            .starts_with("Tickreel")
+            .then(|| Form::CList(elem.to_string()));
     }
     let inner = super::option_inner(t)?;
     let inner_text = inner.to_token_stream().to_string().replace(' ', "");
@@ -81,14 +97,16 @@ pub enum Java {
     Longs,
     /// Its fields as `double`s: no bytes, and a float among them.
     Doubles,
-    /// Not at all: it holds bytes.
+    /// Not at all: it holds bytes or C structs.
     None,
 }
 
 impl Record {
     pub fn java(&self) -> Java {
         let float = |f: &Field| matches!(&f.form, Form::Plain(t) if t.starts_with('f'));
-        if self.fields.iter().any(|f| matches!(f.form, Form::Bytes(_))) {
+        let c_only =
+            |f: &Field| matches!(f.form, Form::Bytes(_) | Form::CStruct(_) | Form::CList(_));
+        if self.fields.iter().any(c_only) {
             Java::None
         } else if self.fields.iter().any(float) {
             Java::Doubles
@@ -172,10 +190,11 @@ pub fn emit_c(records: &[Record]) -> String {
     s.push_str("#[allow(unused_imports, clippy::unnecessary_cast)]\npub mod records {\n");
     s.push_str("    use crate::ffi::convert::{CRecord, CResult};\n");
     s.push_str("    use crate::ffi::result::FfiResult;\n");
+    s.push_str("    use crate::shared::block_state::TickreelBlockState;\n");
     for r in records {
         let i = "    ";
         let cfg = cfg_line(&r.module, i);
-        let plain = r.fields.iter().all(|f| !matches!(f.form, Form::Bytes(_)));
+        let plain = r.java() != Java::None;
         let eq = r
             .fields
             .iter()
@@ -214,17 +233,33 @@ pub fn emit_c(records: &[Record]) -> String {
                     field(&mut s, &f.docs, n, t, format!("s.{n}.unwrap_or(0)"));
                 }
                 Form::Bytes(optional) => {
-                    let (ptr, len) = if *optional {
-                        (
-                            format!("s.{n}.map_or(std::ptr::null(), <[u8]>::as_ptr)"),
-                            format!("s.{n}.map_or(0, <[u8]>::len)"),
-                        )
+                    let bytes = if *optional {
+                        format!("s.{n}.unwrap_or_default()")
                     } else {
-                        (format!("s.{n}.as_ptr()"), format!("s.{n}.len()"))
+                        format!("s.{n}")
                     };
+                    let ptr = format!(
+                        "if {bytes}.is_empty() {{ std::ptr::null() }} else {{ {bytes}.as_ptr() }}"
+                    );
                     field(&mut s, &f.docs, n, "*const u8", ptr);
                     let len_doc = [format!(" Bytes at `{n}`.")];
-                    field(&mut s, &len_doc, &format!("{n}_len"), "usize", len);
+                    field(
+                        &mut s,
+                        &len_doc,
+                        &format!("{n}_len"),
+                        "usize",
+                        format!("{bytes}.len()"),
+                    );
+                }
+                Form::CStruct(t) => field(&mut s, &f.docs, n, t, format!("s.{n}")),
+                Form::CList(t) => {
+                    let ptr = format!(
+                        "if s.{n}.is_empty() {{ std::ptr::null() }} else {{ s.{n}.as_ptr() }}"
+                    );
+                    field(&mut s, &f.docs, n, &format!("*const {t}"), ptr);
+                    let count = format!("{}_count", n.strip_suffix('s').unwrap_or(n));
+                    let count_doc = [" Their number.".to_string()];
+                    field(&mut s, &count_doc, &count, "usize", format!("s.{n}.len()"));
                 }
             }
         }
@@ -321,7 +356,7 @@ fn doubles(r: &Record, i: &str, cfg: &str) -> String {
                 Form::Plain(t) if t == "bool" => format!("f64::from(u8::from(s.{n}))"),
                 Form::Optional(_) => format!("s.{n}.map_or(-1.0, |v| v as f64)"),
                 Form::Plain(t) => format!("s.{n} as {t} as f64"),
-                Form::Bytes(_) => unreachable!("a record with bytes has no Java form"),
+                _ => unreachable!("a record with bytes or C structs has no Java form"),
             }
         })
         .collect();

@@ -288,6 +288,10 @@ pub struct ThingStats<'a> {
     pub last_tick: Option<u32>,
     /// The label.
     pub label: &'a [u8],
+    /// Where.
+    pub at: TickreelBlockState,
+    /// Which blocks.
+    pub blocks: &'a [TickreelBlockState],
 }
 
 /// Counters of the core's type, read by name.
@@ -324,18 +328,32 @@ fn a_record_is_declared_once_for_c_and_java() {
     let c = squeeze(&c);
     // An option is `has_x` then `x`; bytes are a pointer and a length; numbers cast to the
     // declared C type.
-    assert!(c.contains(
-        "pub struct TickreelThingStats { #[doc = \" Shakes so far.\"] pub shakes: u64, \
+    assert!(
+        c.contains(
+            "pub struct TickreelThingStats { #[doc = \" Shakes so far.\"] pub shakes: u64, \
          #[doc = \" `last_tick` is set.\"] pub has_last_tick: bool, \
          #[doc = \" The last tick, if any.\"] pub last_tick: u32, \
          #[doc = \" The label.\"] pub label: *const u8, \
-         #[doc = \" Bytes at `label`.\"] pub label_len: usize, }"
-    ));
+         #[doc = \" Bytes at `label`.\"] pub label_len: usize, \
+         #[doc = \" Where.\"] pub at: TickreelBlockState, \
+         #[doc = \" Which blocks.\"] pub blocks: *const TickreelBlockState, \
+         #[doc = \" Their number.\"] pub block_count: usize, }"
+        ),
+        "{c}"
+    );
     assert!(c.contains("impl CRecord for crate::api::demo::ThingStats<'_>"));
     assert!(
         c.contains("has_last_tick: s.last_tick.is_some(), last_tick: s.last_tick.unwrap_or(0),")
     );
-    assert!(c.contains("label: s.label.as_ptr(), label_len: s.label.len(),"));
+    // Bytes and lists are NULL when empty; a C struct is copied as it is.
+    assert!(c.contains(
+        "label: if s.label.is_empty() { std::ptr::null() } else { s.label.as_ptr() }, \
+         label_len: s.label.len(), at: s.at,"
+    ));
+    assert!(c.contains(
+        "blocks: if s.blocks.is_empty() { std::ptr::null() } else { s.blocks.as_ptr() }, \
+         block_count: s.blocks.len(),"
+    ));
     assert!(c.contains("const WHAT: &'static str = \"thing stats\";"));
     // `of`: the conversions are for the core's type, read by name.
     assert!(c.contains("impl CResult for tickreel::CoreStats"));
@@ -400,4 +418,38 @@ fn constants_are_read_from_the_format() {
     }
     let e = super::constants::emit_c(dir.path()).unwrap_err();
     assert!(e.contains("`channel::B` is not an integer literal"), "{e}");
+}
+
+/// The result codes' list, C names and kind mapping are generated from `enum TickreelResult`:
+/// every variant is listed and named, only the codes 1 to 99 stand for core error kinds, and a
+/// variant without a literal value is refused.
+#[test]
+fn result_codes_are_generated_from_their_enum() {
+    let text =
+        "pub enum TickreelResult { Ok = 0, Io = 1, LimitExceeded = 4, BufferTooSmall = 103 }";
+    let s = super::constants::emit_results(text).unwrap();
+    assert!(s.contains("pub(crate) const ALL: [Self; 4] = ["), "{s}");
+    assert!(
+        s.contains("Self::LimitExceeded => c\"TICKREEL_RESULT_LIMIT_EXCEEDED\","),
+        "{s}"
+    );
+    assert!(
+        s.contains("Self::BufferTooSmall => c\"TICKREEL_RESULT_BUFFER_TOO_SMALL\","),
+        "{s}"
+    );
+    assert!(
+        s.contains("tickreel::error::ErrorKind::Io => Self::Io,"),
+        "{s}"
+    );
+    assert!(s.contains("tickreel::error::ErrorKind::LimitExceeded => Self::LimitExceeded,"));
+    assert!(
+        !s.contains("ErrorKind::Ok") && !s.contains("ErrorKind::BufferTooSmall"),
+        "{s}"
+    );
+    let e = super::constants::emit_results("pub enum TickreelResult { Ok = 0, Io }").unwrap_err();
+    assert!(
+        e.contains("`TickreelResult::Io` has no integer value"),
+        "{e}"
+    );
+    assert!(super::constants::emit_results("pub enum Other { A = 1 }").is_err());
 }

@@ -6,32 +6,7 @@ use std::path::PathBuf;
 
 use super::result::{FfiError, FfiResult};
 
-/// A byte range from C. NULL is accepted only for an empty range.
-///
-/// # Safety
-/// If `len > 0`, `ptr` must point to `len` readable bytes that stay valid and unmodified for `'a`.
-pub(crate) unsafe fn bytes<'a>(
-    ptr: *const u8,
-    len: usize,
-    name: &'static str,
-) -> FfiResult<&'a [u8]> {
-    if len == 0 {
-        return Ok(&[]);
-    }
-    if ptr.is_null() {
-        return Err(FfiError::Null(name));
-    }
-    if len > isize::MAX as usize {
-        return Err(FfiError::Invalid(format!(
-            "`{name}` length {len} is impossible"
-        )));
-    }
-    // SAFETY: non-NULL, `u8` needs no alignment, the length fits `isize`, and the caller
-    // guarantees `len` readable bytes valid for `'a`.
-    Ok(unsafe { std::slice::from_raw_parts(ptr, len) })
-}
-
-/// An array of `len` elements from C (e.g. an array of string pointers). NULL is accepted only
+/// An array of `len` elements from C (bytes, numbers, string pointers, ...). NULL is accepted only
 /// for an empty array.
 ///
 /// # Safety

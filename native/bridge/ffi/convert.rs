@@ -15,6 +15,7 @@ use super::handle::{self, COpaque};
 use super::result::{FfiError, FfiResult};
 use crate::api::pending::Ended;
 use crate::api::{Id, New, Released, StringPairs};
+use crate::shared::block_state::TickreelBlockState;
 
 /// A parameter type C passes by value: checked without trusting any pointer (a handle is a
 /// token, never dereferenced).
@@ -122,40 +123,8 @@ impl CArg for &'static Path {
     }
 }
 
-/// Bytes the caller lends for the call, read in place (never copied, never kept).
-pub(crate) struct CBytes {
-    ptr: *const u8,
-    len: usize,
-}
-
-impl std::ops::Deref for CBytes {
-    type Target = [u8];
-    fn deref(&self) -> &[u8] {
-        if self.len == 0 {
-            return &[];
-        }
-        // SAFETY: checked by `args::bytes` (non-NULL, length within `isize`) when built, and the
-        // caller guarantees `len` readable bytes until the entry point returns; a `CBytes` never
-        // outlives the entry point that built it.
-        unsafe { std::slice::from_raw_parts(self.ptr, self.len) }
-    }
-}
-
-impl CArg for &'static [u8] {
-    type C = (*const u8, usize);
-    type Stored = CBytes;
-    unsafe fn store((ptr, len): (*const u8, usize), name: &'static str) -> FfiResult<CBytes> {
-        // SAFETY: forwarded contract: `len` readable bytes at `ptr`, or `len` 0.
-        let checked = unsafe { args::bytes(ptr, len, name) }?;
-        Ok(CBytes {
-            ptr: checked.as_ptr(),
-            len,
-        })
-    }
-}
-
-/// Numbers the caller lends for the call (`&[T]` of a primitive other than `u8`), read in place
-/// (never copied, never kept).
+/// Bytes, numbers or blocks the caller lends for the call (`&[T]`), read in place (never copied,
+/// never kept).
 pub(crate) struct CSlice<T> {
     ptr: *const T,
     len: usize,
@@ -226,16 +195,19 @@ macro_rules! slices {
         }
     )*};
 }
-slices!(u16, u32, u64, i8, i16, i32, i64, f32, f64);
-
-impl CArg for &'static mut [u8] {
-    type C = (*mut u8, usize);
-    type Stored = CSliceMut<u8>;
-    unsafe fn store((ptr, len): Self::C, name: &'static str) -> FfiResult<CSliceMut<u8>> {
-        args::array_mut(ptr, len, name)?;
-        Ok(CSliceMut { ptr, len })
-    }
-}
+slices!(
+    u8,
+    u16,
+    u32,
+    u64,
+    i8,
+    i16,
+    i32,
+    i64,
+    f32,
+    f64,
+    TickreelBlockState
+);
 
 /// A tick batch (a `direct` parameter): as `&[u8]`, but NULL is refused even with length 0.
 ///
@@ -244,7 +216,7 @@ impl CArg for &'static mut [u8] {
 pub(crate) unsafe fn direct_bytes(
     (ptr, len): (*const u8, usize),
     name: &'static str,
-) -> FfiResult<CBytes> {
+) -> FfiResult<CSlice<u8>> {
     if ptr.is_null() {
         return Err(FfiError::Null(name));
     }
@@ -261,7 +233,7 @@ impl CArg for Option<uuid::Uuid> {
             return Ok(None);
         }
         // SAFETY: forwarded contract: 16 readable bytes at `ptr`.
-        let b = unsafe { args::bytes(ptr, 16, name) }?;
+        let b = unsafe { args::array(ptr, 16, name) }?;
         Ok(Some(uuid::Uuid::from_bytes(
             b.try_into().expect("16 bytes"),
         )))

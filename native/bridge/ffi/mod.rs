@@ -48,10 +48,10 @@ pub use options::{
     TickreelRecorderOptions, TickreelReelOptions, TickreelReportOptions, TickreelShadowOptions,
 };
 pub use pending::TickreelPending;
-pub use playhead::{TickreelPlayhead, TickreelUpdate};
+pub use playhead::TickreelPlayhead;
 pub use reader::{TickreelEntityState, TickreelReader};
 pub use result::TickreelResult;
 pub use terrain::TickreelTerrainSection;
-pub use world::{TickreelBlockState, TickreelEvent, TickreelEvents};
+pub use world::{TickreelBlockState, TickreelEvents};
 pub use world_state::{TickreelBlockAt, TickreelWorldState};
 pub use writer::TickreelReelWriter;

@@ -1,12 +1,11 @@
 //! Playing a recording: the C types of the playhead operations (`crate::api::playhead`, whose
 //! entry points are generated) and how their results cross into C.
 
-use super::args::OutArray;
-use super::convert::{CArrayResult, CResult};
-use super::reader::{TickreelEntityState, entity_state};
+use super::convert::{CRecord, CResult};
+use super::generated::records::TickreelUpdate;
 use super::result::FfiResult;
-use crate::api::playhead::{Added, EntityList, UpdateRef};
-use tickreel::play::{Motion, Update};
+use crate::api::playhead::UpdateRef;
+use tickreel::play::Motion;
 
 /// A viewer's position in a recording. Opaque: open with `tickreel_playhead_open`, release with
 /// `tickreel_playhead_free`. The pointer is a handle, not an address: never dereference it.
@@ -23,90 +22,29 @@ pub const TICKREEL_MOTION_FORWARD: u32 = 1;
 /// unreadable chunk): set every entity's state from `tickreel_playhead_entities`.
 pub const TICKREEL_MOTION_JUMP: u32 = 2;
 
-/// What one playhead call did, as filled in by `tickreel_playhead_advance` and friends.
-#[repr(C)]
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct TickreelUpdate {
-    /// Position after the call (a tick of the recording).
-    pub position: u32,
-    /// How the position moved: `TICKREEL_MOTION_STILL`, `_FORWARD` or `_JUMP`.
-    pub motion: u32,
-    /// Forward motion: recorded ticks covered by the call (0 for other motions).
-    pub ticks_covered: u32,
-    /// The data for the next ticks was not decoded yet: the position moved less than asked
-    /// (maybe not at all); later calls catch up.
-    pub stalled: bool,
-    /// The position is the first (playing backward) or last (forward) tick of the recording.
-    pub at_edge: bool,
-    /// The recording has no tick yet: no position and no entity.
-    pub waiting: bool,
-    /// Chunks that could not be read during this call (playback continues past them).
-    pub fault_count: u32,
-    /// Live entities at `position` (what `tickreel_playhead_entities` reports).
-    pub entity_count: u32,
-}
-
-fn info(u: &Update) -> TickreelUpdate {
-    TickreelUpdate {
-        position: u.to,
-        motion: match u.motion {
-            Motion::Still => TICKREEL_MOTION_STILL,
-            Motion::Forward => TICKREEL_MOTION_FORWARD,
-            Motion::Jump => TICKREEL_MOTION_JUMP,
-        },
-        ticks_covered: u32::try_from(u.ticks().len()).unwrap_or(u32::MAX),
-        stalled: u.stalled,
-        at_edge: u.at_edge,
-        waiting: u.waiting,
-        fault_count: u32::try_from(u.faults().len()).unwrap_or(u32::MAX),
-        entity_count: u32::try_from(u.entities().len()).unwrap_or(u32::MAX),
-    }
-}
-
-impl CArrayResult for Added<'_> {
-    type Item = TickreelEntityState;
-    fn len(&self) -> usize {
-        self.entities().len()
-    }
-    fn write(self, out: &OutArray<TickreelEntityState>) {
-        for (i, e) in self.entities().iter().enumerate() {
-            out.set(i, entity_state(e));
-        }
-    }
-    fn describe(&self) -> String {
-        format!("{} added entities", self.len())
-    }
-}
+// The motion codes are the core's `Motion` in order (`UpdateRef::info` casts it).
+const _: () = assert!(
+    Motion::Still as u32 == TICKREEL_MOTION_STILL
+        && Motion::Forward as u32 == TICKREEL_MOTION_FORWARD
+        && Motion::Jump as u32 == TICKREEL_MOTION_JUMP
+);
 
 impl CResult for UpdateRef<'_> {
     type C = TickreelUpdate;
     fn into_c(self) -> FfiResult<TickreelUpdate> {
-        Ok(info(self.update()))
-    }
-}
-
-impl CArrayResult for EntityList<'_> {
-    type Item = TickreelEntityState;
-    fn len(&self) -> usize {
-        self.entities().len()
-    }
-    fn write(self, out: &OutArray<TickreelEntityState>) {
-        for (i, e) in self.entities().iter().enumerate() {
-            out.set(i, entity_state(e));
-        }
-    }
-    fn describe(&self) -> String {
-        format!("{} entities at tick {}", self.len(), self.position())
+        Ok(self.info().to_c())
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ffi::TickreelEntityState;
     use crate::ffi::batch::*;
     use crate::ffi::generated::playhead::*;
     use crate::ffi::generated::reader::*;
     use crate::ffi::generated::records::TickreelRebuild;
+    use crate::ffi::reader::entity_state;
     use crate::ffi::result::TickreelResult;
     use crate::ffi::writer::*;
     use std::ffi::CString;

@@ -4,6 +4,7 @@
 use super::args::OutArray;
 use super::convert::{CArrayExtra, CArrayResult, CResult};
 use super::result::FfiResult;
+use crate::api::playhead::EntityStates;
 use tickreel::format::EntityState;
 use tickreel::play::SeekState;
 
@@ -49,18 +50,19 @@ pub(crate) fn entity_state(e: &EntityState) -> TickreelEntityState {
     }
 }
 
-impl CArrayResult for SeekState {
+/// Entity states (a seek, the playhead's live entities, those a jump added), as C reads them.
+impl<T: EntityStates> CArrayResult for T {
     type Item = TickreelEntityState;
     fn len(&self) -> usize {
-        self.entities.len()
+        self.states().len()
     }
     fn write(self, out: &OutArray<TickreelEntityState>) {
-        for (i, e) in self.entities.iter().enumerate() {
+        for (i, e) in self.states().iter().enumerate() {
             out.set(i, entity_state(e));
         }
     }
     fn describe(&self) -> String {
-        format!("{} entities at tick {}", self.entities.len(), self.tick)
+        EntityStates::describe(self)
     }
 }
 

@@ -15,6 +15,8 @@ use tickreel::error::{Error, ErrorKind};
 /// `TICKREEL_RESULT_LOCKED` is `Kind.LOCKED`, 8). Codes from 100 are raised by the bindings
 /// themselves (`TICKREEL_RESULT_PANIC` is Java's `Kind.INTERNAL`). After any code other than
 /// `TICKREEL_RESULT_OK`, `tickreel_last_error` gives a message for the calling thread.
+// The one declaration of the codes: their list, C names (`tickreel_result_name`) and the code of
+// each core error kind (by its name) are generated from it (`codegen/constants.rs`).
 #[repr(u32)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum TickreelResult {
@@ -59,72 +61,9 @@ pub enum TickreelResult {
 }
 
 impl TickreelResult {
-    /// Every code, in numeric order.
-    pub(crate) const ALL: [TickreelResult; 17] = [
-        TickreelResult::Ok,
-        TickreelResult::Io,
-        TickreelResult::Corrupt,
-        TickreelResult::Truncated,
-        TickreelResult::LimitExceeded,
-        TickreelResult::Unsupported,
-        TickreelResult::InvalidArgument,
-        TickreelResult::InvalidState,
-        TickreelResult::Locked,
-        TickreelResult::Backpressure,
-        TickreelResult::NotReady,
-        TickreelResult::Metadata,
-        TickreelResult::Database,
-        TickreelResult::NullArgument,
-        TickreelResult::InvalidHandle,
-        TickreelResult::Panic,
-        TickreelResult::BufferTooSmall,
-    ];
-
     /// The code for a library error: the one whose value is [`Error::code`].
     pub fn of(e: &Error) -> TickreelResult {
         TickreelResult::of_kind(e.kind())
-    }
-
-    /// The code of an error kind. Exhaustive on purpose: a new kind must get a code, and the
-    /// assertions below make its value the core's [`ErrorKind::code`] at compile time.
-    pub const fn of_kind(k: ErrorKind) -> TickreelResult {
-        match k {
-            ErrorKind::Io => TickreelResult::Io,
-            ErrorKind::Corrupt => TickreelResult::Corrupt,
-            ErrorKind::Truncated => TickreelResult::Truncated,
-            ErrorKind::LimitExceeded => TickreelResult::LimitExceeded,
-            ErrorKind::Unsupported => TickreelResult::Unsupported,
-            ErrorKind::InvalidArgument => TickreelResult::InvalidArgument,
-            ErrorKind::InvalidState => TickreelResult::InvalidState,
-            ErrorKind::Locked => TickreelResult::Locked,
-            ErrorKind::Backpressure => TickreelResult::Backpressure,
-            ErrorKind::NotReady => TickreelResult::NotReady,
-            ErrorKind::Metadata => TickreelResult::Metadata,
-            ErrorKind::Database => TickreelResult::Database,
-        }
-    }
-
-    /// The name as spelled in the C header, NUL-terminated.
-    pub(crate) fn c_name(self) -> &'static CStr {
-        match self {
-            TickreelResult::Ok => c"TICKREEL_RESULT_OK",
-            TickreelResult::Io => c"TICKREEL_RESULT_IO",
-            TickreelResult::Corrupt => c"TICKREEL_RESULT_CORRUPT",
-            TickreelResult::Truncated => c"TICKREEL_RESULT_TRUNCATED",
-            TickreelResult::LimitExceeded => c"TICKREEL_RESULT_LIMIT_EXCEEDED",
-            TickreelResult::Unsupported => c"TICKREEL_RESULT_UNSUPPORTED",
-            TickreelResult::InvalidArgument => c"TICKREEL_RESULT_INVALID_ARGUMENT",
-            TickreelResult::InvalidState => c"TICKREEL_RESULT_INVALID_STATE",
-            TickreelResult::Locked => c"TICKREEL_RESULT_LOCKED",
-            TickreelResult::Backpressure => c"TICKREEL_RESULT_BACKPRESSURE",
-            TickreelResult::NotReady => c"TICKREEL_RESULT_NOT_READY",
-            TickreelResult::Metadata => c"TICKREEL_RESULT_METADATA",
-            TickreelResult::Database => c"TICKREEL_RESULT_DATABASE",
-            TickreelResult::NullArgument => c"TICKREEL_RESULT_NULL_ARGUMENT",
-            TickreelResult::InvalidHandle => c"TICKREEL_RESULT_INVALID_HANDLE",
-            TickreelResult::Panic => c"TICKREEL_RESULT_PANIC",
-            TickreelResult::BufferTooSmall => c"TICKREEL_RESULT_BUFFER_TOO_SMALL",
-        }
     }
 }
 

@@ -88,12 +88,12 @@ impl CArrayResult for Blocks<'_> {
 mod tests {
     use super::*;
     use crate::ffi::TICKREEL_SLOT_MAIN_HAND;
+    use crate::ffi::TickreelUpdate;
     use crate::ffi::batch::*;
     use crate::ffi::generated::playhead::*;
     use crate::ffi::generated::reader::*;
     use crate::ffi::generated::records::*;
     use crate::ffi::generated::world_state::*;
-    use crate::ffi::playhead::TickreelUpdate;
     use crate::ffi::result::TickreelResult;
     use crate::ffi::writer::*;
     use std::ffi::CString;

@@ -216,72 +216,52 @@ pub(crate) fn signature(params: &[&str], ret: &str) -> String {
     format!("({}){ret}", params.concat())
 }
 
-/// A tick, count or id: a Java `int` that must not be negative.
-impl JniArg for u32 {
-    type Jni = jint;
-    type Stored = u32;
-    fn store(_: &mut JNIEnv<'_>, v: jint, name: &'static str) -> Res<u32> {
-        u32::try_from(v).map_err(|_| negative(name, v.into()))
-    }
+/// Numbers and flags: per type, what Java passes and how it is checked. Unsigned values come
+/// in a wider or same-sized Java type and must not be negative: `u32` a tick, count or id in an
+/// `int`, `u64` a duration in milliseconds and `usize` a size in bytes in a `long`. `i64` (a time
+/// in nanoseconds or a count that may be negative) and `f64` cross as they are; an [`Id`] (an id,
+/// kind or version) is the `int`'s 32 bits, unsigned.
+macro_rules! number_args {
+    ($($t:ty => $j:ty, $store:expr);*) => {$(
+        impl JniArg for $t {
+            type Jni = $j;
+            type Stored = $t;
+            fn store(_: &mut JNIEnv<'_>, v: $j, name: &'static str) -> Res<$t> {
+                let store: fn($j, &'static str) -> Res<$t> = $store;
+                store(v, name)
+            }
+        }
+    )*};
 }
+number_args!(
+    i64 => jlong, |v, _| Ok(v);
+    f64 => jdouble, |v, _| Ok(v);
+    u32 => jint, |v, name| u32::try_from(v).map_err(|_| negative(name, v.into()));
+    u64 => jlong, |v, name| u64::try_from(v).map_err(|_| negative(name, v));
+    usize => jlong, |v, name| usize::try_from(v).map_err(|_| negative(name, v));
+    bool => jboolean, |v, _| Ok(v != 0);
+    Id => jint, |v, _| Ok(Id(v as u32))
+);
 
-/// An id, kind or version: the `int`'s 32 bits, unsigned.
-impl JniArg for Id {
-    type Jni = jint;
-    type Stored = Id;
-    fn store(_: &mut JNIEnv<'_>, v: jint, _: &'static str) -> Res<Id> {
-        Ok(Id(v as u32))
-    }
+/// Results Java receives as they are or widened without loss (a `u32` tick or count is a
+/// `long`, so that every value survives; a `bool` a `boolean`).
+macro_rules! plain_results {
+    ($($t:ty => $j:ty),*) => {$(
+        impl JniResult for $t {
+            type Jni = $j;
+            fn into_jni(self, _: &mut JNIEnv<'_>) -> Res<$j> {
+                Ok(<$j>::from(self))
+            }
+        }
+    )*};
 }
-
-/// A time in nanoseconds or a count that may be negative: the `long` as it is.
-impl JniArg for i64 {
-    type Jni = jlong;
-    type Stored = i64;
-    fn store(_: &mut JNIEnv<'_>, v: jlong, _: &'static str) -> Res<i64> {
-        Ok(v)
-    }
-}
-
-/// A duration in milliseconds: a Java `long` that must not be negative.
-impl JniArg for u64 {
-    type Jni = jlong;
-    type Stored = u64;
-    fn store(_: &mut JNIEnv<'_>, v: jlong, name: &'static str) -> Res<u64> {
-        u64::try_from(v).map_err(|_| negative(name, v))
-    }
-}
-
-/// A size in bytes: a Java `long` that must not be negative.
-impl JniArg for usize {
-    type Jni = jlong;
-    type Stored = usize;
-    fn store(_: &mut JNIEnv<'_>, v: jlong, name: &'static str) -> Res<usize> {
-        usize::try_from(v).map_err(|_| negative(name, v))
-    }
-}
+plain_results!(i32 => jint, i64 => jlong, u32 => jlong, bool => jboolean, f64 => jdouble, () => ());
 
 /// A negative value where none may be, the parameter named as Java's builder method for it (the
 /// options' setters name their value after the option).
 fn negative(name: &str, v: i64) -> super::Failure {
     let name = crate::shared::option_names::java_option(name);
     bad_arg(format!("{name} must not be negative (got {v})"))
-}
-
-impl JniArg for f64 {
-    type Jni = jdouble;
-    type Stored = f64;
-    fn store(_: &mut JNIEnv<'_>, v: jdouble, _: &'static str) -> Res<f64> {
-        Ok(v)
-    }
-}
-
-impl JniArg for bool {
-    type Jni = jboolean;
-    type Stored = bool;
-    fn store(_: &mut JNIEnv<'_>, v: jboolean, _: &'static str) -> Res<bool> {
-        Ok(v != 0)
-    }
 }
 
 /// A Java `String` that must not be null.
@@ -493,13 +473,6 @@ impl JniArg for Option<&'static str> {
     }
 }
 
-impl JniResult for i64 {
-    type Jni = jlong;
-    fn into_jni(self, _: &mut JNIEnv<'_>) -> Res<jlong> {
-        Ok(self)
-    }
-}
-
 /// A size (a file's length): a Java `long`.
 impl JniResult for u64 {
     type Jni = jlong;
@@ -560,48 +533,12 @@ impl JniArg for AnyHandle {
     }
 }
 
-impl JniResult for i32 {
-    type Jni = jint;
-    fn into_jni(self, _: &mut JNIEnv<'_>) -> Res<jint> {
-        Ok(self)
-    }
-}
-
 impl JniResult for &'static str {
     type Jni = jobject;
     const SIG: &'static str = "Ljava/lang/String;";
     const JAVA: &'static str = "String";
     fn into_jni(self, env: &mut JNIEnv<'_>) -> Res<jobject> {
         Ok(env.new_string(self)?.into_raw())
-    }
-}
-
-impl JniResult for () {
-    type Jni = ();
-    fn into_jni(self, _: &mut JNIEnv<'_>) -> Res<()> {
-        Ok(())
-    }
-}
-
-/// A tick or count: a Java `long`, so that every `u32` survives.
-impl JniResult for u32 {
-    type Jni = jlong;
-    fn into_jni(self, _: &mut JNIEnv<'_>) -> Res<jlong> {
-        Ok(jlong::from(self))
-    }
-}
-
-impl JniResult for bool {
-    type Jni = jboolean;
-    fn into_jni(self, _: &mut JNIEnv<'_>) -> Res<jboolean> {
-        Ok(jboolean::from(self))
-    }
-}
-
-impl JniResult for f64 {
-    type Jni = jdouble;
-    fn into_jni(self, _: &mut JNIEnv<'_>) -> Res<jdouble> {
-        Ok(self)
     }
 }
 

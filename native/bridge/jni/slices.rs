@@ -110,6 +110,38 @@ fn copy_in<T: TypeArray + Default + Copy>(
     Ok(v)
 }
 
+/// Per primitive, its Java array: `&[T]` copied in for the call, `&mut [T]` lent in place.
+macro_rules! arrays {
+    ($($t:ty => $array:ident, $wrapper:ident, $sig:literal, $java:literal, $get:ident);*) => {$(
+        impl JniArg for &'static [$t] {
+            type Jni = $array;
+            const SIG: &'static str = $sig;
+            const JAVA: &'static str = $java;
+            type Stored = Vec<$t>;
+            fn store(env: &mut JNIEnv<'_>, a: $array, name: &'static str) -> Res<Vec<$t>> {
+                // SAFETY: a local reference (or null) passed to the running native method.
+                let a = unsafe { $wrapper::from_raw(a) };
+                copy_in(env, &a, name, |e, a, b| e.$get(a, 0, b))
+            }
+        }
+
+        impl JniArg for &'static mut [$t] {
+            type Jni = $array;
+            const SIG: &'static str = $sig;
+            const JAVA: &'static str = $java;
+            type Stored = Critical<$t>;
+            fn store(env: &mut JNIEnv<'_>, a: $array, name: &'static str) -> Res<Critical<$t>> {
+                Critical::lend(env, a, name)
+            }
+        }
+    )*};
+}
+arrays!(
+    i32 => jintArray, JIntArray, "[I", "int[]", get_int_array_region;
+    i64 => jlongArray, JLongArray, "[J", "long[]", get_long_array_region;
+    f64 => jdoubleArray, JDoubleArray, "[D", "double[]", get_double_array_region
+);
+
 /// Unsigned numbers (checkpoints, ticks): an `int[]`, each value not negative.
 impl JniArg for &'static [u32] {
     type Jni = jintArray;
@@ -117,9 +149,7 @@ impl JniArg for &'static [u32] {
     const JAVA: &'static str = "int[]";
     type Stored = Vec<u32>;
     fn store(env: &mut JNIEnv<'_>, a: jintArray, name: &'static str) -> Res<Vec<u32>> {
-        // SAFETY: a local reference (or null) passed to the running native method.
-        let a = unsafe { JIntArray::from_raw(a) };
-        let v = copy_in(env, &a, name, |e, a, b| e.get_int_array_region(a, 0, b))?;
+        let v = <&'static [i32] as JniArg>::store(env, a, name)?;
         v.into_iter()
             .enumerate()
             .map(|(i, x)| {
@@ -127,62 +157,5 @@ impl JniArg for &'static [u32] {
                     .map_err(|_| bad_arg(format!("{name}[{i}] must not be negative (got {x})")))
             })
             .collect()
-    }
-}
-
-impl JniArg for &'static [f64] {
-    type Jni = jdoubleArray;
-    const SIG: &'static str = "[D";
-    const JAVA: &'static str = "double[]";
-    type Stored = Vec<f64>;
-    fn store(env: &mut JNIEnv<'_>, a: jdoubleArray, name: &'static str) -> Res<Vec<f64>> {
-        // SAFETY: a local reference (or null) passed to the running native method.
-        let a = unsafe { JDoubleArray::from_raw(a) };
-        copy_in(env, &a, name, |e, a, b| e.get_double_array_region(a, 0, b))
-    }
-}
-
-impl JniArg for &'static [i64] {
-    type Jni = jlongArray;
-    const SIG: &'static str = "[J";
-    const JAVA: &'static str = "long[]";
-    type Stored = Vec<i64>;
-    fn store(env: &mut JNIEnv<'_>, a: jlongArray, name: &'static str) -> Res<Vec<i64>> {
-        // SAFETY: a local reference (or null) passed to the running native method.
-        let a = unsafe { JLongArray::from_raw(a) };
-        copy_in(env, &a, name, |e, a, b| e.get_long_array_region(a, 0, b))
-    }
-}
-
-/// A `double[]` the operation fills in place.
-impl JniArg for &'static mut [f64] {
-    type Jni = jdoubleArray;
-    const SIG: &'static str = "[D";
-    const JAVA: &'static str = "double[]";
-    type Stored = Critical<f64>;
-    fn store(env: &mut JNIEnv<'_>, a: jdoubleArray, name: &'static str) -> Res<Critical<f64>> {
-        Critical::lend(env, a, name)
-    }
-}
-
-/// A `long[]` the operation fills in place.
-impl JniArg for &'static mut [i64] {
-    type Jni = jlongArray;
-    const SIG: &'static str = "[J";
-    const JAVA: &'static str = "long[]";
-    type Stored = Critical<i64>;
-    fn store(env: &mut JNIEnv<'_>, a: jlongArray, name: &'static str) -> Res<Critical<i64>> {
-        Critical::lend(env, a, name)
-    }
-}
-
-/// An `int[]` the operation fills in place.
-impl JniArg for &'static mut [i32] {
-    type Jni = jintArray;
-    const SIG: &'static str = "[I";
-    const JAVA: &'static str = "int[]";
-    type Stored = Critical<i32>;
-    fn store(env: &mut JNIEnv<'_>, a: jintArray, name: &'static str) -> Res<Critical<i32>> {
-        Critical::lend(env, a, name)
     }
 }

@@ -3,6 +3,7 @@
 
 #[cfg(test)]
 mod tests {
+    use crate::ffi::TickreelUpdate;
     use crate::ffi::batch::*;
     use crate::ffi::engine::recorder::*;
     use crate::ffi::engine::tests::{engine, recorder_options, start, stats};
@@ -12,7 +13,6 @@ mod tests {
     use crate::ffi::generated::reader::*;
     use crate::ffi::generated::recorder_options::*;
     use crate::ffi::generated::records::*;
-    use crate::ffi::playhead::TickreelUpdate;
     use crate::ffi::reader::*;
     use crate::ffi::result::TickreelResult;
     use std::ffi::CString;
