@@ -207,8 +207,10 @@ fn column(p: &Pose) -> (i32, i32) {
 /// changed: every entity after the player moved, else the entities that moved (from the first
 /// tick with a change on). Only the chunk's candidates are followed: the entities whose
 /// positions in the chunk (where they stand before its first tick and their pose samples) come
-/// within the radius of the box around the player's, and those an event names (an event may
-/// add an entity at the origin); no other one can be within the radius at any tick of the chunk.
+/// within the radius of the box around the player's, and those an event may move, add or remove
+/// (`touched_entity`: an event may add an entity at the origin); no other one can be within the
+/// radius at any tick of the chunk (an event that names an entity without moving it, a hit or a
+/// chat line, leaves it where it was looked at).
 fn chunk_near(chunk: &DecodedChunk, ask: Ask, s: &mut Scratch) -> ChunkNear {
     let Ask {
         player,
@@ -317,7 +319,10 @@ fn chunk_near(chunk: &DecodedChunk, ask: Ask, s: &mut Scratch) -> ChunkNear {
     }
     for rec in records {
         for e in &rec.events {
-            candidates.extend(e.entity());
+            // An event that does not change where an entity stands (a hit, damage, health,
+            // equipment, a block change's cause, a chat line: what the world adds) makes no
+            // candidate: the entity is where its samples and the table say, already looked at.
+            candidates.extend(touched_entity(e));
             if let Event::Chat {
                 sender: Some(sender),
                 ..
@@ -425,8 +430,9 @@ fn chunk_near(chunk: &DecodedChunk, ask: Ask, s: &mut Scratch) -> ChunkNear {
         }
         if records.get(ri).is_some_and(|r| r.rel == rel) {
             for e in &records[ri].events {
+                // (only an event that may move or add or remove an entity changes a distance)
                 if let Some(id) = touched_entity(e) {
-                    // (every entity an event names is a candidate)
+                    // (every entity such an event names is a candidate)
                     let c = slot(id).expect("an event's entity is a candidate");
                     if alive[c]
                         && let Some(t) = table.get_mut(id)
@@ -441,11 +447,8 @@ fn chunk_near(chunk: &DecodedChunk, ask: Ask, s: &mut Scratch) -> ChunkNear {
                         }
                         None => alive[c] = false,
                     }
-                }
-                if let Some(id) = e.entity() {
-                    let c = slot(id).expect("an event's entity is a candidate") as u32;
-                    moved.push(c);
-                    player_moved |= c == player_slot;
+                    moved.push(c as u32);
+                    player_moved |= c as u32 == player_slot;
                 }
             }
             ri += 1;
