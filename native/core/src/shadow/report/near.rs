@@ -545,3 +545,79 @@ impl BoxOf {
         d2 <= r2
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::format::Limits;
+    use crate::format::chunk::ChunkEncoder;
+
+    /// An entity far from the player that only events without a position name (health lines,
+    /// here) is no candidate of the first pass: it cannot come within the radius, and following
+    /// it was what a world's hits and health cost a report. One that an event moves is, and one
+    /// within reach is found near as before.
+    #[test]
+    fn an_entity_named_only_by_events_that_do_not_move_it_is_no_candidate() {
+        const B: i64 = 4096;
+        let at = |x: i64| Pose {
+            x: x * B,
+            y: 64 * B,
+            z: 0,
+            ..Pose::default()
+        };
+        let mut enc = ChunkEncoder::new();
+        enc.begin(0, None);
+        for t in 0..20u32 {
+            let mut ev = Vec::new();
+            if t == 0 {
+                for (entity, x) in [(1, 0), (2, 1000), (3, 2000), (4, 5)] {
+                    ev.push(Event::EntityAdd {
+                        entity,
+                        kind: 1,
+                        pose: at(x),
+                    });
+                }
+            } else {
+                ev.push(Event::Pose {
+                    entity: 1,
+                    pose: at(i64::from(t) % 3),
+                });
+                ev.push(Event::Health {
+                    entity: 2,
+                    health: 20 - t,
+                });
+                if t == 10 {
+                    ev.push(Event::Teleport {
+                        entity: 3,
+                        pose: at(2001),
+                    });
+                }
+            }
+            enc.push_tick(t, &ev).unwrap();
+        }
+        let mut payload = Vec::new();
+        enc.encode_payload(&mut payload);
+        let chunk = DecodedChunk::decode(&payload, enc.flags(), 0, 20, &Limits::default()).unwrap();
+        let r = 24.0 * B as f64;
+        let mut s = Scratch::default();
+        // From tick 1: the entities stand where tick 0 added them (the adds name them all).
+        let ask = Ask {
+            player: 1,
+            first: 1,
+            last: 19,
+            r2: r * r,
+        };
+        let out = chunk_near(&chunk, ask, &mut s);
+        assert!(
+            !s.candidates.contains(&2),
+            "named only by health: {:?}",
+            s.candidates
+        );
+        assert!(
+            s.candidates.contains(&3),
+            "moved by an event: {:?}",
+            s.candidates
+        );
+        assert_eq!(out.near, vec![1, 4]);
+    }
+}
