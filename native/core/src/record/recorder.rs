@@ -233,10 +233,12 @@ impl Recorder {
         };
         match sent {
             Ok(()) => {
-                sending.queued();
                 // One submitter per recording at a time (documented), so no read-modify-write needed.
                 let n = hot.submitted.load(Ordering::Relaxed);
                 hot.submitted.store(n + 1, Ordering::Relaxed);
+                // Last: an ending that finds nothing sending any more counts this tick in what it
+                // comes after (`RecShared::queued`, read when it takes the control channel).
+                sending.queued();
                 Ok(Submitted::Queued)
             }
             Err(returned) => match returned {

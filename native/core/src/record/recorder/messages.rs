@@ -56,8 +56,10 @@ impl Recorder {
             },
         };
         if sent.is_ok() {
-            sending.queued();
             self.shared.other_sent.fetch_add(1, Ordering::Relaxed);
+            // Last: an ending that finds nothing sending any more counts this message in what it
+            // comes after (`RecShared::queued`, read when it takes the control channel).
+            sending.queued();
         }
         sent
     }
