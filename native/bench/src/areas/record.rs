@@ -368,13 +368,15 @@ pub fn run(quick: bool, out: &mut Figures) {
     put(out, "submit_ns_per_player_tick", submit);
     put(out, "submit_floor_ns_per_player_tick", floor);
     put(out, "submit_vs_floor_ratio", ratio);
-    let (s1, f1, _) = submit_cost(100, 1, ticks / 2);
+    let (s1, f1, ratio1) = submit_cost(100, 1, ticks / 2);
     put(out, "submit_ns_per_player_tick_1_player_recordings", s1);
     put(
         out,
         "submit_floor_ns_per_player_tick_1_player_recordings",
         f1,
     );
+    // As `submit_vs_floor_ratio`: the median of the per-round ratios.
+    put(out, "submit_vs_floor_ratio_1_player_recordings", ratio1);
     let (s100, f100, _) = submit_cost(1, 100, ticks);
     put(out, "submit_ns_per_player_tick_100_player_recording", s100);
     put(

@@ -54,6 +54,8 @@ pub struct RecorderStats {
     pub queue_depth: usize,
 }
 
+#[cfg(feature = "test-hooks")]
+use crate::record::shared::hot_slots::SENDING_ONE;
 use crate::record::shared::hot_slots::{NONE, OPEN, RETIRED};
 use crate::record::shared::rec_shared::{RESUME_DONE, RESUME_FAILED, RESUME_PENDING, RecShared};
 
@@ -183,7 +185,7 @@ impl Recorder {
         // after that: an ending waits for what is counted before it sends its message (see
         // `transition`), so the tick is queued before the ending, or refused; never queued after
         // it and discarded by the writer once `Ok` was returned.
-        let _sending = Sending::raise(hot);
+        let sending = Sending::raise(hot);
         if hot.state.load(Ordering::SeqCst) != OPEN || self.engine.stopping.load(Ordering::SeqCst) {
             return Err(self.not_open());
         }
@@ -231,10 +233,12 @@ impl Recorder {
         };
         match sent {
             Ok(()) => {
-                hot.queued_msgs.fetch_add(1, Ordering::Release);
                 // One submitter per recording at a time (documented), so no read-modify-write needed.
                 let n = hot.submitted.load(Ordering::Relaxed);
                 hot.submitted.store(n + 1, Ordering::Relaxed);
+                // Last: an ending that finds nothing sending any more counts this tick in what it
+                // comes after (`RecShared::queued`, read when it takes the control channel).
+                sending.queued();
                 Ok(Submitted::Queued)
             }
             Err(returned) => match returned {
@@ -381,9 +385,9 @@ impl Recorder {
     #[cfg(feature = "test-hooks")]
     pub fn hold_a_send(&self, on: bool) {
         if on {
-            self.hot.sending.fetch_add(1, Ordering::SeqCst);
+            self.hot.sends.fetch_add(SENDING_ONE, Ordering::SeqCst);
         } else {
-            self.hot.sending.fetch_sub(1, Ordering::SeqCst);
+            self.hot.sends.fetch_sub(SENDING_ONE, Ordering::SeqCst);
         }
     }
 

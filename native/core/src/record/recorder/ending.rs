@@ -9,7 +9,7 @@ use crossbeam_channel::TrySendError;
 use super::Recorder;
 use crate::error::{Error, Result};
 use crate::record::shared::finish::Finishing;
-use crate::record::shared::hot_slots::{ABORTED, CLOSED, FINISHING, OPEN, RETIRED, Sending};
+use crate::record::shared::hot_slots::{ABORTED, CLOSED, FINISHING, Hot, OPEN, RETIRED, Sending};
 use crate::record::writer::writer_thread::{Ending, Msg};
 
 impl Recorder {
@@ -21,11 +21,11 @@ impl Recorder {
         if self.engine.stopping.load(Ordering::Acquire) {
             return Err(gone());
         }
-        // Counted in `sending` until it is counted in `queued_msgs` (see `staging::Claim::commit`).
-        let _sending = Sending::raise(&self.hot);
+        // Counted as sending until it is counted on the queue (see `staging::Claim::commit`).
+        let sending = Sending::raise(&self.hot);
         match self.tx.try_send(msg) {
             Ok(()) => {
-                self.hot.queued_msgs.fetch_add(1, Ordering::Release);
+                sending.queued();
                 Ok(())
             }
             Err(TrySendError::Disconnected(_)) => Err(gone()),
@@ -124,7 +124,8 @@ impl Recorder {
                 _ => Error::InvalidState("the recording was already finished or aborted".into()),
             })?;
         let mut nap = crate::threads::Nap::default();
-        while self.hot.sending.load(Ordering::SeqCst) != 0 || self.stage.busy.load(Ordering::SeqCst)
+        while Hot::sending(self.hot.sends.load(Ordering::SeqCst))
+            || self.stage.busy.load(Ordering::SeqCst)
         {
             nap.nap();
         }

@@ -27,9 +27,9 @@ impl Recorder {
     /// `deadline` if an earlier wait of the same call (for the in-flight budget) fixed one, else
     /// until the policy's deadline from when the queue is found full.
     fn send_within(&self, msg: Msg, at: Option<Instant>) -> Result<()> {
-        // Counted in `sending` until it is counted in `queued_msgs` (see `staging::Claim::commit`),
+        // Counted as sending until it is counted on the queue (see `staging::Claim::commit`),
         // from before the recording is checked open: an ending waits for it (see `transition`).
-        let _sending = Sending::raise(&self.hot);
+        let sending = Sending::raise(&self.hot);
         if self.hot.state.load(Ordering::SeqCst) != OPEN {
             return Err(self.not_open());
         }
@@ -56,8 +56,10 @@ impl Recorder {
             },
         };
         if sent.is_ok() {
-            self.hot.queued_msgs.fetch_add(1, Ordering::Release);
             self.shared.other_sent.fetch_add(1, Ordering::Relaxed);
+            // Last: an ending that finds nothing sending any more counts this message in what it
+            // comes after (`RecShared::queued`, read when it takes the control channel).
+            sending.queued();
         }
         sent
     }

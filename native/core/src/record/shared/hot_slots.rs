@@ -25,9 +25,14 @@ pub(crate) const RETIRED: u8 = 4;
 /// No tick (in [`Hot::last_submitted`], and the recording's flushed and resumed ticks).
 pub(crate) const NONE: u64 = u64::MAX;
 
+/// [`Hot::sends`]: one call sending right now (its low bits).
+pub(crate) const SENDING_ONE: u64 = 1;
+/// [`Hot::sends`]: one message counted on the queue (its high bits).
+pub(crate) const QUEUED_ONE: u64 = 1 << 20;
+
 /// What `submit_tick` touches of its recording: one cache line, shared with the writer through
-/// `state` and the staging ring's tail, and with the recording's other callers through
-/// `queued_msgs` (see [`crate::record::shared::staging`]).
+/// `state` and the staging ring's tail, and with the recording's other callers through `sends`
+/// (see [`crate::record::shared::staging`]).
 #[derive(Debug, Default)]
 #[repr(C, align(64))]
 pub(crate) struct Hot {
@@ -37,17 +42,35 @@ pub(crate) struct Hot {
     pub last_submitted: AtomicU64,
     /// Ticks accepted (queued or staged).
     pub submitted: AtomicU64,
-    /// Messages of the recording put on the writer's queue so far (not counting its opening).
-    pub queued_msgs: AtomicU64,
-    /// Calls sending one of the recording's messages right now, not counted in `queued_msgs` yet:
-    /// another thread's (metadata, flushes, endings), during which a tick staged meanwhile takes
-    /// the queue instead, and the submitter's own tick taking the queue. Raised before the
-    /// recording is checked open; an ending waits for it to drop before sending its message.
-    pub sending: AtomicU64,
+    /// Two counts in one word, so that a call that has sent its message counts it and stops
+    /// counting itself as sending in one atomic step (one locked instruction fewer per tick that
+    /// takes the queue), and a staged tick reads both at once:
+    /// - in the bits from 20 ([`QUEUED_ONE`]; [`Hot::queued_msgs`]), the messages of the
+    ///   recording put on the writer's queue so far (not counting its opening);
+    /// - in the 20 low bits ([`SENDING_ONE`]; [`Hot::sending`]), the calls sending one of the
+    ///   recording's messages right now, not counted on the queue yet: another thread's
+    ///   (metadata, flushes, endings), during which a tick staged meanwhile takes the queue
+    ///   instead, and the submitter's own tick taking the queue. Raised before the recording is
+    ///   checked open; an ending waits for it to drop before sending its message.
+    pub sends: AtomicU64,
     /// Bytes staged so far, as published to the writer.
     pub stage_tail: AtomicU64,
     /// Ticks staged so far (for the queue depth in the stats).
     pub staged: AtomicU64,
+}
+
+impl Hot {
+    /// Whether a [`Hot::sends`] value counts a call sending right now.
+    #[inline]
+    pub(crate) fn sending(sends: u64) -> bool {
+        sends & (QUEUED_ONE - 1) != 0
+    }
+
+    /// The messages on the queue a [`Hot::sends`] value counts.
+    #[inline]
+    pub(crate) fn queued_msgs(sends: u64) -> u64 {
+        sends / QUEUED_ONE
+    }
 }
 
 #[derive(Debug)]
@@ -86,8 +109,7 @@ impl HotSlots {
         slot.state.store(state, Ordering::Release);
         slot.last_submitted.store(last_submitted, Ordering::Release);
         slot.submitted.store(0, Ordering::Release);
-        slot.queued_msgs.store(0, Ordering::Release);
-        slot.sending.store(0, Ordering::Release);
+        slot.sends.store(0, Ordering::Release);
         slot.stage_tail.store(0, Ordering::Release);
         slot.staged.store(0, Ordering::Release);
         HotSlot(slot)
@@ -102,7 +124,7 @@ impl HotSlots {
         let mut nap = crate::threads::Nap::default();
         for page in pages {
             for slot in &page.slots {
-                while slot.sending.load(Ordering::SeqCst) != 0 {
+                while Hot::sending(slot.sends.load(Ordering::SeqCst)) {
                     nap.nap();
                 }
             }
@@ -152,20 +174,31 @@ impl Drop for HotSlot {
     }
 }
 
-/// Another thread's message on its way to the queue, counted in [`Hot::sending`] until it is
-/// counted in `queued_msgs` (or refused); lowered when dropped, also by a panic.
+/// A message on its way to the queue, counted as sending in [`Hot::sends`] until [`Sending::queued`]
+/// counts it on the queue instead (one step), or, refused, it is dropped (also by a panic).
 pub(crate) struct Sending<'a>(&'a Hot);
 
 impl<'a> Sending<'a> {
+    #[inline]
     pub(crate) fn raise(hot: &'a Hot) -> Sending<'a> {
-        hot.sending.fetch_add(1, Ordering::SeqCst);
+        hot.sends.fetch_add(SENDING_ONE, Ordering::SeqCst);
         Sending(hot)
+    }
+
+    /// The message is on the queue: counted there, and no longer as sending, at once.
+    #[inline]
+    pub(crate) fn queued(self) {
+        self.0
+            .sends
+            .fetch_add(QUEUED_ONE - SENDING_ONE, Ordering::SeqCst);
+        std::mem::forget(self);
     }
 }
 
 impl Drop for Sending<'_> {
+    #[inline]
     fn drop(&mut self) {
-        self.0.sending.fetch_sub(1, Ordering::SeqCst);
+        self.0.sends.fetch_sub(SENDING_ONE, Ordering::SeqCst);
     }
 }
 
@@ -194,6 +227,34 @@ mod tests {
         let v = c.view();
         c.submitted.store(9, Ordering::Relaxed);
         assert_eq!(v.submitted.load(Ordering::Relaxed), 9);
+    }
+
+    #[test]
+    fn a_send_counts_as_sending_then_on_the_queue_in_one_word() {
+        let slots = HotSlots::default();
+        let hot = slots.take(OPEN, NONE);
+        let sends = || hot.sends.load(Ordering::SeqCst);
+        assert!(!Hot::sending(sends()));
+        let a = Sending::raise(&hot);
+        let b = Sending::raise(&hot);
+        assert!(Hot::sending(sends()));
+        assert_eq!(Hot::queued_msgs(sends()), 0);
+        // Counted on the queue: one fewer sending, one more queued, in the same step.
+        a.queued();
+        assert!(Hot::sending(sends()));
+        assert_eq!(Hot::queued_msgs(sends()), 1);
+        // Refused (dropped without `queued`): no longer sending, not counted.
+        drop(b);
+        assert!(!Hot::sending(sends()));
+        assert_eq!(Hot::queued_msgs(sends()), 1);
+        // Many sends in flight stay below the queued count's bits.
+        let many: Vec<_> = (0..1000).map(|_| Sending::raise(&hot)).collect();
+        assert_eq!(Hot::queued_msgs(sends()), 1);
+        for s in many {
+            s.queued();
+        }
+        assert!(!Hot::sending(sends()));
+        assert_eq!(Hot::queued_msgs(sends()), 1001);
     }
 
     #[test]

@@ -20,11 +20,11 @@
 //! marking the skipped end.
 //!
 //! Order with the queue: every message a recording puts on the queue adds one to
-//! [`Hot::queued_msgs`] once it is on the queue, and a staged entry carries the count it read. The
+//! [`Hot::queued_msgs`] (in [`Hot::sends`]) once it is on the queue, and a staged entry carries the count it read. The
 //! writer takes an entry only when it has taken that many of the recording's messages off the
 //! queue, and before taking a message off the queue it takes every entry that came before it.
 //! Another thread's message (metadata, a flush, an ending) is on the queue a moment before it is
-//! counted; while one is ([`Hot::sending`]), ticks take the queue, so that a staged tick is never
+//! counted; while one is ([`Hot::sending`], in the same word), ticks take the queue, so that a staged tick is never
 //! taken before a message that came before a tick queued ahead of it.
 //!
 //! A recording being resumed makes no ring: the writer holds its ticks until the recovery is done,
@@ -163,13 +163,15 @@ impl Claim<'_> {
         let p = self.p;
         // Another thread's message on its way to the queue and not counted yet: this tick could
         // be taken before it, and so before a tick this thread queued after it. Taking the queue
-        // keeps the order. (`sending` is raised before such a message is sent and lowered after it
-        // is counted; the queue orders its sends, so a message sent before this thread's last
-        // queued tick is either counted here or still shows in `sending`.)
-        if hot.sending.load(Ordering::SeqCst) != 0 {
+        // keeps the order. (`sending` is raised before such a message is sent and lowered as it
+        // is counted, in one step; the queue orders its sends, so a message sent before this
+        // thread's last queued tick is either counted here or still shows in `sending`: one load
+        // reads both.)
+        let sends = hot.sends.load(Ordering::SeqCst);
+        if Hot::sending(sends) {
             return Commit::Queue;
         }
-        let after = hot.queued_msgs.load(Ordering::Acquire);
+        let after = Hot::queued_msgs(sends);
         // An ending counted in `after` came after this tick's checks: the writer may be done with
         // the recording before it looks at this entry.
         if hot.state.load(Ordering::SeqCst) != OPEN {

@@ -207,8 +207,10 @@ fn column(p: &Pose) -> (i32, i32) {
 /// changed: every entity after the player moved, else the entities that moved (from the first
 /// tick with a change on). Only the chunk's candidates are followed: the entities whose
 /// positions in the chunk (where they stand before its first tick and their pose samples) come
-/// within the radius of the box around the player's, and those an event names (an event may
-/// add an entity at the origin); no other one can be within the radius at any tick of the chunk.
+/// within the radius of the box around the player's, and those an event may move, add or remove
+/// (`touched_entity`: an event may add an entity at the origin); no other one can be within the
+/// radius at any tick of the chunk (an event that names an entity without moving it, a hit or a
+/// chat line, leaves it where it was looked at).
 fn chunk_near(chunk: &DecodedChunk, ask: Ask, s: &mut Scratch) -> ChunkNear {
     let Ask {
         player,
@@ -317,7 +319,10 @@ fn chunk_near(chunk: &DecodedChunk, ask: Ask, s: &mut Scratch) -> ChunkNear {
     }
     for rec in records {
         for e in &rec.events {
-            candidates.extend(e.entity());
+            // An event that does not change where an entity stands (a hit, damage, health,
+            // equipment, a block change's cause, a chat line: what the world adds) makes no
+            // candidate: the entity is where its samples and the table say, already looked at.
+            candidates.extend(touched_entity(e));
             if let Event::Chat {
                 sender: Some(sender),
                 ..
@@ -425,8 +430,9 @@ fn chunk_near(chunk: &DecodedChunk, ask: Ask, s: &mut Scratch) -> ChunkNear {
         }
         if records.get(ri).is_some_and(|r| r.rel == rel) {
             for e in &records[ri].events {
+                // (only an event that may move or add or remove an entity changes a distance)
                 if let Some(id) = touched_entity(e) {
-                    // (every entity an event names is a candidate)
+                    // (every entity such an event names is a candidate)
                     let c = slot(id).expect("an event's entity is a candidate");
                     if alive[c]
                         && let Some(t) = table.get_mut(id)
@@ -441,11 +447,8 @@ fn chunk_near(chunk: &DecodedChunk, ask: Ask, s: &mut Scratch) -> ChunkNear {
                         }
                         None => alive[c] = false,
                     }
-                }
-                if let Some(id) = e.entity() {
-                    let c = slot(id).expect("an event's entity is a candidate") as u32;
-                    moved.push(c);
-                    player_moved |= c == player_slot;
+                    moved.push(c as u32);
+                    player_moved |= c as u32 == player_slot;
                 }
             }
             ri += 1;
@@ -540,5 +543,81 @@ impl BoxOf {
             d2 += gap * gap;
         }
         d2 <= r2
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::format::Limits;
+    use crate::format::chunk::ChunkEncoder;
+
+    /// An entity far from the player that only events without a position name (health lines,
+    /// here) is no candidate of the first pass: it cannot come within the radius, and following
+    /// it was what a world's hits and health cost a report. One that an event moves is, and one
+    /// within reach is found near as before.
+    #[test]
+    fn an_entity_named_only_by_events_that_do_not_move_it_is_no_candidate() {
+        const B: i64 = 4096;
+        let at = |x: i64| Pose {
+            x: x * B,
+            y: 64 * B,
+            z: 0,
+            ..Pose::default()
+        };
+        let mut enc = ChunkEncoder::new();
+        enc.begin(0, None);
+        for t in 0..20u32 {
+            let mut ev = Vec::new();
+            if t == 0 {
+                for (entity, x) in [(1, 0), (2, 1000), (3, 2000), (4, 5)] {
+                    ev.push(Event::EntityAdd {
+                        entity,
+                        kind: 1,
+                        pose: at(x),
+                    });
+                }
+            } else {
+                ev.push(Event::Pose {
+                    entity: 1,
+                    pose: at(i64::from(t) % 3),
+                });
+                ev.push(Event::Health {
+                    entity: 2,
+                    health: 20 - t,
+                });
+                if t == 10 {
+                    ev.push(Event::Teleport {
+                        entity: 3,
+                        pose: at(2001),
+                    });
+                }
+            }
+            enc.push_tick(t, &ev).unwrap();
+        }
+        let mut payload = Vec::new();
+        enc.encode_payload(&mut payload);
+        let chunk = DecodedChunk::decode(&payload, enc.flags(), 0, 20, &Limits::default()).unwrap();
+        let r = 24.0 * B as f64;
+        let mut s = Scratch::default();
+        // From tick 1: the entities stand where tick 0 added them (the adds name them all).
+        let ask = Ask {
+            player: 1,
+            first: 1,
+            last: 19,
+            r2: r * r,
+        };
+        let out = chunk_near(&chunk, ask, &mut s);
+        assert!(
+            !s.candidates.contains(&2),
+            "named only by health: {:?}",
+            s.candidates
+        );
+        assert!(
+            s.candidates.contains(&3),
+            "moved by an event: {:?}",
+            s.candidates
+        );
+        assert_eq!(out.near, vec![1, 4]);
     }
 }
