@@ -39,9 +39,16 @@ impl Playhead {
         };
         let (k, rb) = self.jump_plan(q, force_rebuild);
         let whole = self.whole();
+        if mode == Mode::Blocking
+            && let Some((s, e)) = rb
+        {
+            self.hand_off(s..e, Part::World);
+        }
+        // The rebuild's chunks from the last back: this thread, done with chunk `k`, runs those
+        // still queued from that end while a worker goes from the other.
         let keys = std::iter::once((k, whole)).chain(
             rb.into_iter()
-                .flat_map(|(s, e)| (s..=e).map(|i| (i, Part::World))),
+                .flat_map(|(s, e)| (s..=e).rev().map(|i| (i, Part::World))),
         );
         self.gather(keys, mode);
         match self.gathered.get(k, whole) {
