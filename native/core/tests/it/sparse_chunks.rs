@@ -80,7 +80,9 @@ fn write(ticks: &[(u32, Vec<Event>)], policy: ChunkPolicy) -> (u64, Vec<[usize; 
             while pos < frame.len() {
                 let rest = &frame[pos..];
                 let n = zstd::zstd_safe::find_frame_compressed_size(rest).unwrap();
-                let len = zstd::zstd_safe::get_frame_content_size(rest).unwrap().unwrap();
+                let len = zstd::zstd_safe::get_frame_content_size(rest)
+                    .unwrap()
+                    .unwrap();
                 parts.push(from..from + len as usize);
                 (pos, from) = (pos + n, from + len as usize);
             }
@@ -88,7 +90,11 @@ fn write(ticks: &[(u32, Vec<Event>)], policy: ChunkPolicy) -> (u64, Vec<[usize; 
             let at = |level| {
                 parts
                     .iter()
-                    .map(|p| zstd::bulk::compress(&payload[p.clone()], level).unwrap().len())
+                    .map(|p| {
+                        zstd::bulk::compress(&payload[p.clone()], level)
+                            .unwrap()
+                            .len()
+                    })
                     .sum::<usize>()
             };
             [frame.len(), at(9), at(SPARSE_ZSTD_LEVEL)]

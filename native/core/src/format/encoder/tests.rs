@@ -297,7 +297,9 @@ fn a_chunk_with_block_changes_writes_its_ticks_as_gaps() {
 /// payload still decompresses to the payload. A small chunk stays one frame.
 #[test]
 fn a_large_movement_is_a_zstd_frame_of_its_own_and_reads_without_it_skip_it() {
-    use crate::format::chunk::{DecodedChunk, decompress_frame, decompress_frame_prefix, prefix_end};
+    use crate::format::chunk::{
+        DecodedChunk, decompress_frame, decompress_frame_prefix, prefix_end,
+    };
     use crate::format::world::BlockPos;
     let lim = crate::format::Limits::default();
     let mut comp = zstd::bulk::Compressor::new(3).unwrap();
@@ -329,10 +331,17 @@ fn a_large_movement_is_a_zstd_frame_of_its_own_and_reads_without_it_skip_it() {
     let mut enc = ChunkEncoder::new();
     let ((h, compressed), payload) = chunk(&mut enc, &mut rng, 60);
     let at = enc.movement_at;
-    assert!(payload.len() - at >= SPLIT_MOVEMENT_BYTES, "{} {at}", payload.len());
+    assert!(
+        payload.len() - at >= SPLIT_MOVEMENT_BYTES,
+        "{} {at}",
+        payload.len()
+    );
     let first = zstd::zstd_safe::find_frame_compressed_size(&compressed).unwrap();
     assert!(first < compressed.len());
-    assert_eq!(dec.decompress(&compressed[..first], at).unwrap(), payload[..at]);
+    assert_eq!(
+        dec.decompress(&compressed[..first], at).unwrap(),
+        payload[..at]
+    );
     assert_eq!(
         decompress_frame(&h, &compressed, &mut dec, &lim).unwrap(),
         payload
@@ -346,7 +355,10 @@ fn a_large_movement_is_a_zstd_frame_of_its_own_and_reads_without_it_skip_it() {
         DecodedChunk::decode_world_part(&prefix, &h, &lim).unwrap(),
         DecodedChunk::decode_world_part(&payload, &h, &lim).unwrap(),
     );
-    assert_eq!((a.keyframe, a.snapshot, a.records), (b.keyframe, b.snapshot, b.records));
+    assert_eq!(
+        (a.keyframe, a.snapshot, a.records),
+        (b.keyframe, b.snapshot, b.records)
+    );
     // The movement's frame damaged (and the checksum made to match): the whole payload no
     // longer decompresses, the prefix still does.
     let mut damaged = compressed.clone();
