@@ -786,7 +786,8 @@ fn first_frame(compressed: &[u8], max: usize) -> Option<(usize, usize, usize)> {
     loop {
         let rest = compressed.get(at..)?;
         let magic = u32::from_le_bytes(rest.get(..4)?.try_into().ok()?);
-        if magic & 0xFFFF_FFF0 == 0x184D_2A50 {
+        // any of the 16 skippable magics (padding, a terrain piece)
+        if magic & 0xFFFF_FFF0 == crate::format::frame::SKIPPABLE_MAGIC {
             let n = u32::from_le_bytes(rest.get(4..8)?.try_into().ok()?);
             at = at.checked_add(8)?.checked_add(usize::try_from(n).ok()?)?;
             continue;
