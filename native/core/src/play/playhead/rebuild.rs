@@ -391,5 +391,12 @@ mod tests {
         // or the seek ran each one once), prefetching off or not.
         assert_eq!(rec.prefetch().stats().queued, 9);
         assert_eq!(rec.cache().stats().world_decodes, 9);
+        // A seek into the snapshot chunk itself (with its world section) hands over that
+        // chunk's world part (which puts its world on its keyframe for the seek's own read).
+        let rec =
+            Recording::open_path_with(&path, &PlaybackContext::new(256 << 20, 1, 16)).unwrap();
+        let p = Playhead::with_options(rec.clone(), 105, opts).unwrap();
+        assert_eq!(rec.prefetch().stats().queued, 1);
+        assert_eq!(p.world_state(), &view.reader.world_at(105).unwrap().world);
     }
 }
