@@ -8,7 +8,9 @@ use std::path::Path;
 use std::sync::Arc;
 
 use crate::error::{Error, Result};
-use crate::format::chunk::{DecodedChunk, DecodedTick, decompress_frame};
+use crate::format::chunk::{
+    DecodedChunk, DecodedTick, decompress_frame, decompress_frame_prefix, prefix_end,
+};
 use crate::format::frame::{FRAME_HEADER_LEN, FrameHeader};
 use crate::format::header::{Header, Layout};
 use crate::format::index::{IndexEntry, find_chunk, snapshot_at_or_before};
@@ -406,7 +408,7 @@ impl Reader {
     /// ([`DecodedChunk::decode_world_part`]): its keyframe, snapshot, world section and events,
     /// and no track. What a world rebuild needs of the chunks before its position.
     pub fn read_chunk_world(&self, i: usize) -> Result<DecodedChunk> {
-        let (fh, payload) = self.read_payload(i)?;
+        let (fh, payload) = self.read_payload_prefix(i, false)?;
         let mut c = DecodedChunk::decode_world_part(&payload, &fh, &self.limits)?;
         self.resolve_world(&mut c)?;
         Ok(c)
@@ -429,7 +431,7 @@ impl Reader {
     /// put on a keyframe, so neither a large world nor a damaged one costs anything here). What
     /// a scan of the events needs.
     pub fn read_chunk_events(&self, i: usize) -> Result<DecodedChunk> {
-        let (fh, payload) = self.read_payload(i)?;
+        let (fh, payload) = self.read_payload_prefix(i, false)?;
         DecodedChunk::decode_events(&payload, &fh, &self.limits)
     }
 
@@ -474,24 +476,47 @@ impl Reader {
     /// Checks a compressed payload read by [`Reader::read_compressed`] (checksum, data version,
     /// lengths) and decompresses it, with the recording's dictionary if it has one.
     pub fn decompress(&self, fh: &FrameHeader, compressed: &[u8]) -> Result<Vec<u8>> {
+        self.with_decompressor(|dec| decompress_frame(fh, compressed, dec, &self.limits))
+    }
+
+    /// Runs `f` with a decompression context: the recording's dictionary's, or one per thread,
+    /// reused (creating one costs ~10 us).
+    fn with_decompressor(
+        &self,
+        f: impl FnOnce(&mut zstd::bulk::Decompressor<'_>) -> Result<Vec<u8>>,
+    ) -> Result<Vec<u8>> {
         match &self.dictionary {
-            Some(d) => {
-                let mut dec = d.decompressor()?;
-                decompress_frame(fh, compressed, &mut dec, &self.limits)
-            }
-            // One decompression context per thread, reused (creating one costs ~10 us).
-            None if !crate::threads::is_library_thread() => self
-                .decompressors
-                .with(|dec| decompress_frame(fh, compressed, dec, &self.limits)),
+            Some(d) => f(&mut d.decompressor()?),
+            None if !crate::threads::is_library_thread() => self.decompressors.with(f),
             None => DECOMPRESSOR.with(|cell| {
                 let mut slot = cell.borrow_mut();
                 if slot.is_none() {
                     *slot = Some(zstd::bulk::Decompressor::new()?);
                 }
-                let dec = slot.as_mut().expect("just set");
-                decompress_frame(fh, compressed, dec, &self.limits)
+                f(slot.as_mut().expect("just set"))
             }),
         }
+    }
+
+    /// Reads chunk `i`'s frame, checks it against the index and its checksum (as
+    /// [`Reader::read_payload`]), and decompresses the first bytes of its payload that a decode
+    /// without the movement reads: through the event stream, or (`world_only`) through the world
+    /// section; only the payload's first zstd frame when it holds them (the movement compressed
+    /// as a frame of its own, FORMAT.md section 6), else all of it
+    /// ([`crate::format::chunk::decompress_frame_prefix`]). What a world rebuild reads of the
+    /// chunks before its position and of its keyframe's chunk, and a scan of the events.
+    pub(crate) fn read_payload_prefix(
+        &self,
+        i: usize,
+        world_only: bool,
+    ) -> Result<(FrameHeader, Vec<u8>)> {
+        let (fh, bytes) = self.read_frame(i)?;
+        let compressed = &bytes[FRAME_HEADER_LEN..];
+        let end = |p: &[u8]| prefix_end(p, fh.flags, world_only);
+        let payload = self.with_decompressor(|dec| {
+            decompress_frame_prefix(&fh, compressed, dec, &self.limits, end)
+        })?;
+        Ok((fh, payload))
     }
 
     /// Clamps `tick` into the recording, or fails if it is empty.

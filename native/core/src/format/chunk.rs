@@ -744,6 +744,88 @@ pub fn decode_frame(
     DecodedChunk::decode_version(&payload, header, limits, None)
 }
 
+/// Where a decode that reads no movement stops in a payload whose first bytes are `prefix`: after
+/// the world section (`world_only`: [`DecodedChunk::decode_world_section`]) or after the event
+/// stream ([`DecodedChunk::decode_world_part`], [`DecodedChunk::decode_events`]); `None` while
+/// `prefix` is too short to say (or is malformed: the whole payload is then decompressed, and
+/// its decode says what is wrong). `flags` are the frame header's.
+pub(crate) fn prefix_end(prefix: &[u8], flags: u8, world_only: bool) -> Option<usize> {
+    let mut r = ByteReader::new(prefix);
+    // 1. keyframe: entries are stepped over as the decode reads them
+    let n = r.uvarint().ok()?;
+    let mut id = 0u32;
+    for i in 0..usize::try_from(n).ok()? {
+        id = next_id(&mut r, i, id, "keyframe").ok()?;
+        r.uvarint32().ok()?;
+        r.uvarint32().ok()?;
+        crate::format::event::get_pose(&mut r).ok()?;
+    }
+    let mut at = prefix.len() - r.remaining();
+    // 2.-3. snapshot, world section, event stream: each a length and its bytes
+    let sections = [
+        flags & FLAG_SNAPSHOT != 0,
+        flags & FLAG_WORLD != 0,
+        !world_only,
+    ];
+    for present in sections {
+        if !present {
+            continue;
+        }
+        let mut r = ByteReader::new(prefix.get(at..)?);
+        let len = usize::try_from(r.uvarint().ok()?).ok()?;
+        at = (prefix.len() - r.remaining()).checked_add(len)?;
+    }
+    (at <= prefix.len()).then_some(at)
+}
+
+/// The first zstd frame of a compressed payload (skippable frames before it stepped over), as
+/// `(offset, compressed length, content length)`, if its header gives a content length of at
+/// most `max`; `None` otherwise (then the whole payload is decompressed).
+fn first_frame(compressed: &[u8], max: usize) -> Option<(usize, usize, usize)> {
+    let mut at = 0usize;
+    loop {
+        let rest = compressed.get(at..)?;
+        let magic = u32::from_le_bytes(rest.get(..4)?.try_into().ok()?);
+        // any of the 16 skippable magics (padding, a terrain piece)
+        if magic & 0xFFFF_FFF0 == crate::format::frame::SKIPPABLE_MAGIC {
+            let n = u32::from_le_bytes(rest.get(4..8)?.try_into().ok()?);
+            at = at.checked_add(8)?.checked_add(usize::try_from(n).ok()?)?;
+            continue;
+        }
+        let len = zstd::zstd_safe::find_frame_compressed_size(rest).ok()?;
+        let content = zstd::zstd_safe::get_frame_content_size(rest).ok()??;
+        let content = usize::try_from(content).ok().filter(|&c| c <= max)?;
+        return Some((at, len, content));
+    }
+}
+
+/// The first bytes of a frame's payload that a decode without the movement reads, `end` saying
+/// how many it needs of the bytes decompressed (see [`prefix_end`]): checked as
+/// [`decompress_frame`] checks the frame (checksum of the whole compressed payload, data version,
+/// lengths against `limits`), then only the payload's first zstd frame decompressed when it
+/// holds them (a writer compresses the movement as a frame of its own, FORMAT.md section 6),
+/// else the whole payload. What a world rebuild reads of the chunks before its position and of
+/// its keyframe's chunk, and a scan of the events. The frames after the first are not checked
+/// to decompress (the payload checksum covers them; a full decode checks them).
+pub(crate) fn decompress_frame_prefix(
+    header: &FrameHeader,
+    compressed: &[u8],
+    decompressor: &mut zstd::bulk::Decompressor<'_>,
+    limits: &Limits,
+    end: impl Fn(&[u8]) -> Option<usize>,
+) -> Result<Vec<u8>> {
+    let len = check_frame(header, compressed, limits)?;
+    if let Some((at, n, content)) = first_frame(compressed, len)
+        && content < len
+        && let Ok(prefix) = decompressor.decompress(&compressed[at..at + n], content)
+        && prefix.len() == content
+        && end(&prefix).is_some()
+    {
+        return Ok(prefix);
+    }
+    decompress_checked(header, compressed, decompressor, len)
+}
+
 /// Checks a frame's compressed payload (checksum, data version, lengths against `limits`) and
 /// decompresses it: the payload bytes of section 7, exactly `uncompressed length` of them.
 pub(crate) fn decompress_frame(
@@ -752,6 +834,13 @@ pub(crate) fn decompress_frame(
     decompressor: &mut zstd::bulk::Decompressor<'_>,
     limits: &Limits,
 ) -> Result<Vec<u8>> {
+    let len = check_frame(header, compressed, limits)?;
+    decompress_checked(header, compressed, decompressor, len)
+}
+
+/// Checks a frame's compressed payload (checksum, data version, lengths against `limits`): its
+/// uncompressed length, once checked.
+fn check_frame(header: &FrameHeader, compressed: &[u8], limits: &Limits) -> Result<usize> {
     header.verify_payload(compressed)?;
     if header.data_version > DATA_VERSION {
         return Err(Error::Unsupported(format!(
@@ -772,6 +861,16 @@ pub(crate) fn decompress_frame(
         header.uncompressed_len,
         header.start_tick,
     )?;
+    Ok(len)
+}
+
+/// Decompresses a payload [`check_frame`] checked: exactly `len` bytes.
+fn decompress_checked(
+    header: &FrameHeader,
+    compressed: &[u8],
+    decompressor: &mut zstd::bulk::Decompressor<'_>,
+    len: usize,
+) -> Result<Vec<u8>> {
     let payload = decompressor
         .decompress(compressed, len)
         .map_err(|e| Error::corrupt(format!("chunk at tick {}: {e}", header.start_tick)))?;

@@ -15,8 +15,10 @@
 //! 32..36 low 32 bits of XXH64 (seed 0) of bytes 0..32 (the frame header's own checksum)
 //! ```
 //!
-//! The compressed payload is one zstd frame, followed by one zstd skippable frame when the payload
-//! compresses better than [`crate::format::limits::MAX_EXPANSION`] allows ([`pad_payload`]).
+//! The compressed payload is one zstd frame (two when the movement takes at least
+//! `SPLIT_MOVEMENT_BYTES`: the bytes before it, then the movement; FORMAT.md section 6), followed
+//! by one zstd skippable frame when the payload compresses better than
+//! [`crate::format::limits::MAX_EXPANSION`] allows ([`pad_payload`]).
 
 use crate::error::{Error, Result};
 use xxhash_rust::xxh64::xxh64;

@@ -247,7 +247,7 @@ impl Reader {
             Some(w) => w,
             None => {
                 // only the keyframe's world section: that chunk's events play no part here
-                let read = self.read_payload(j).and_then(|(fh, payload)| {
+                let read = self.read_payload_prefix(j, true).and_then(|(fh, payload)| {
                     DecodedChunk::decode_world_section(&payload, &fh, &self.limits)
                 });
                 let k = match read {

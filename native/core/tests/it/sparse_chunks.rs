@@ -73,7 +73,30 @@ fn write(ticks: &[(u32, Vec<Event>)], policy: ChunkPolicy) -> (u64, Vec<[usize; 
             let at = e.offset as usize + tickreel::format::FRAME_HEADER_LEN;
             let frame = &file[at..at + e.compressed_len as usize];
             let payload = zstd::decode_all(frame).unwrap();
-            let at = |level| zstd::bulk::compress(&payload, level).unwrap().len();
+            // compressed as the writer does: a large movement as a zstd frame of its own
+            // (FORMAT.md, section 6), so each of the stored frames' contents on its own
+            let mut parts = Vec::new();
+            let (mut pos, mut from) = (0, 0);
+            while pos < frame.len() {
+                let rest = &frame[pos..];
+                let n = zstd::zstd_safe::find_frame_compressed_size(rest).unwrap();
+                let len = zstd::zstd_safe::get_frame_content_size(rest)
+                    .unwrap()
+                    .unwrap();
+                parts.push(from..from + len as usize);
+                (pos, from) = (pos + n, from + len as usize);
+            }
+            assert_eq!(from, payload.len());
+            let at = |level| {
+                parts
+                    .iter()
+                    .map(|p| {
+                        zstd::bulk::compress(&payload[p.clone()], level)
+                            .unwrap()
+                            .len()
+                    })
+                    .sum::<usize>()
+            };
             [frame.len(), at(9), at(SPARSE_ZSTD_LEVEL)]
         })
         .collect();

@@ -395,6 +395,81 @@ fn a_cold_seek_at_every_tick_reads_the_keyframes_world_section_alone_and_equals_
     }
 }
 
+/// With a crowd moving, each chunk's movement is a zstd frame of its own (FORMAT.md, section 6),
+/// and reads without the movement decompress only the frame before it: every chunk's events and
+/// world so read are the whole decode's, and cold seeks at every tick (the rebuild's chunks
+/// before the position handed to the prefetch pool while the seek decodes its own) and
+/// `Reader::world_at` give the straight decode.
+#[test]
+fn with_the_movement_in_a_frame_of_its_own_cold_seeks_still_equal_a_straight_decode() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("crowd.reel");
+    let mut ticks = world_ticks(240, 12);
+    let mut rng = fastrand::Rng::with_seed(3);
+    for (t, ev) in &mut ticks {
+        for entity in 100..220u32 {
+            let pose = Pose {
+                x: rng.i64(-(1 << 24)..1 << 24),
+                y: rng.i64(0..1 << 20),
+                z: rng.i64(-(1 << 24)..1 << 24),
+                yaw: 0,
+                pitch: 0,
+            };
+            ev.push(match t {
+                0 => Event::EntityAdd {
+                    entity,
+                    kind: 1,
+                    pose,
+                },
+                _ => Event::Pose { entity, pose },
+            });
+        }
+    }
+    let policy = ChunkPolicy {
+        chunk_ticks: 20,
+        snapshot_interval: 60,
+        ..ChunkPolicy::default()
+    };
+    write_reel(&path, &ticks, policy);
+    let expected = straight(&ticks);
+    let r = Reader::open_path(&path).unwrap();
+    let n = r.index().len();
+    let split = (0..n)
+        .filter(|&i| {
+            let (_, c) = r.read_compressed(i).unwrap();
+            zstd::zstd_safe::find_frame_compressed_size(&c).unwrap() < c.len()
+        })
+        .count();
+    assert!(split + 1 >= n, "{split} of {n} chunks in two frames");
+    for i in 0..n {
+        // read without the movement, an entity's add and teleport have no pose
+        let mut whole = r.read_chunk(i).unwrap();
+        for e in whole.records.iter_mut().flat_map(|r| &mut r.events) {
+            if let Event::EntityAdd { pose, .. } | Event::Teleport { pose, .. } = e {
+                *pose = Pose::default();
+            }
+        }
+        let events = r.read_chunk_events(i).unwrap();
+        assert!(events.records == whole.records, "chunk {i}: events");
+        let w = r.read_chunk_world(i).unwrap();
+        assert!(w.records == whole.records, "chunk {i}: world part");
+        assert!(w.world == whole.world, "chunk {i}: world");
+    }
+    let rec = Recording::open_path(&path).unwrap();
+    let mut p = Playhead::with_options(rec.clone(), 0, no_prefetch()).unwrap();
+    for t in (0..240).rev() {
+        rec.cache().clear();
+        rec.view().reader().trim_caches(0);
+        p.seek(t).unwrap();
+        assert!(p.world_complete(), "seek {t}");
+        assert_eq!(p.world_state(), at(&expected, t), "seek {t}");
+        r.trim_caches(0);
+        let w = r.world_at(t).unwrap();
+        assert!(w.complete, "world_at {t}");
+        assert_eq!(w.world, *at(&expected, t), "world_at {t}");
+    }
+}
+
 #[test]
 fn compaction_and_a_live_recording_followed_while_written_keep_the_world() {
     let dir = tempfile::tempdir().unwrap();

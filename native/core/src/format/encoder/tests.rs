@@ -290,3 +290,103 @@ fn a_chunk_with_block_changes_writes_its_ticks_as_gaps() {
     assert!(crafted(&[0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 0x07, 1, 0, 8, 1, 0x07, 1, 0]).is_err());
     assert!(crafted(&[0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 0x07, 1, 0, 7, 1, 0x07, 1, 0]).is_ok());
 }
+
+/// A payload whose movement takes at least `SPLIT_MOVEMENT_BYTES` is compressed as two zstd
+/// frames: the first holds every byte before the movement, so that a read without the movement
+/// decompresses it alone (the second, damaged here, is not even decompressed then); the whole
+/// payload still decompresses to the payload. A small chunk stays one frame.
+#[test]
+fn a_large_movement_is_a_zstd_frame_of_its_own_and_reads_without_it_skip_it() {
+    use crate::format::chunk::{
+        DecodedChunk, decompress_frame, decompress_frame_prefix, prefix_end,
+    };
+    use crate::format::world::BlockPos;
+    let lim = crate::format::Limits::default();
+    let mut comp = zstd::bulk::Compressor::new(3).unwrap();
+    let mut dec = zstd::bulk::Decompressor::new().unwrap();
+    let mut rng = fastrand::Rng::with_seed(5);
+    let mut chunk = |enc: &mut ChunkEncoder, rng: &mut fastrand::Rng, entities: u32| {
+        enc.begin(0, Some(vec![7; 40]));
+        for t in 0..100u32 {
+            let mut e: Vec<Event> = (1..=entities)
+                .map(|id| Event::Pose {
+                    entity: id,
+                    pose: pose(rng.i64(-100_000..100_000)),
+                })
+                .collect();
+            e.push(Event::BlockChange {
+                pos: BlockPos::new(rng.i32(-50..50), 64, t as i32),
+                state: rng.u32(1..9),
+                cause: None,
+                block_entity: None,
+            });
+            enc.push_tick(t, &e).unwrap();
+        }
+        let mut scratch = Vec::new();
+        let frame = enc
+            .finish_frame(&mut comp, &mut scratch, &mut Vec::new())
+            .unwrap();
+        (frame, scratch)
+    };
+    let mut enc = ChunkEncoder::new();
+    let ((h, compressed), payload) = chunk(&mut enc, &mut rng, 60);
+    let at = enc.movement_at;
+    assert!(
+        payload.len() - at >= SPLIT_MOVEMENT_BYTES,
+        "{} {at}",
+        payload.len()
+    );
+    let first = zstd::zstd_safe::find_frame_compressed_size(&compressed).unwrap();
+    assert!(first < compressed.len());
+    assert_eq!(
+        dec.decompress(&compressed[..first], at).unwrap(),
+        payload[..at]
+    );
+    assert_eq!(
+        decompress_frame(&h, &compressed, &mut dec, &lim).unwrap(),
+        payload
+    );
+    // The prefix read gives the first frame; its decodes without the movement are the whole
+    // payload's.
+    let end = |p: &[u8]| prefix_end(p, h.flags, false);
+    let prefix = decompress_frame_prefix(&h, &compressed, &mut dec, &lim, end).unwrap();
+    assert_eq!(prefix, payload[..at]);
+    let (a, b) = (
+        DecodedChunk::decode_world_part(&prefix, &h, &lim).unwrap(),
+        DecodedChunk::decode_world_part(&payload, &h, &lim).unwrap(),
+    );
+    assert_eq!(
+        (a.keyframe, a.snapshot, a.records),
+        (b.keyframe, b.snapshot, b.records)
+    );
+    // The movement's frame damaged (and the checksum made to match): the whole payload no
+    // longer decompresses, the prefix still does.
+    let mut damaged = compressed.clone();
+    damaged[first] ^= 0xff; // the second frame's magic
+    let dh = FrameHeader::for_payload(
+        h.flags,
+        h.data_version,
+        h.start_tick,
+        h.tick_count,
+        h.uncompressed_len,
+        &damaged,
+    );
+    assert!(decompress_frame(&dh, &damaged, &mut dec, &lim).is_err());
+    assert_eq!(
+        decompress_frame_prefix(&dh, &damaged, &mut dec, &lim, end).unwrap(),
+        payload[..at]
+    );
+    // A small chunk: one frame, and the prefix read decompresses it whole.
+    let ((h, compressed), payload) = chunk(&mut enc, &mut rng, 2);
+    assert!(payload.len() - enc.movement_at < SPLIT_MOVEMENT_BYTES);
+    let n = zstd::zstd_safe::find_frame_compressed_size(&compressed).unwrap();
+    assert_eq!(
+        zstd::zstd_safe::get_frame_content_size(&compressed[..n]).unwrap(),
+        Some(payload.len() as u64)
+    );
+    let end = |p: &[u8]| prefix_end(p, h.flags, false);
+    assert_eq!(
+        decompress_frame_prefix(&h, &compressed, &mut dec, &lim, end).unwrap(),
+        payload
+    );
+}

@@ -111,6 +111,22 @@ impl Playhead {
         }
     }
 
+    /// Hands `part` of `chunks` (those it does not hold) to the prefetch pool before a blocking
+    /// move decodes its own chunk: a cold seek's world rebuild reads the chunks from the
+    /// snapshot up to the position's, and a worker reads them while this thread decodes the
+    /// position's chunk (on two cores the seek costs about the larger of the two instead of
+    /// their sum). The blocking [`Playhead::gather`] after it then runs on this thread those
+    /// still queued (a busy or full pool costs nothing but the queueing) and waits only for
+    /// those a worker is running. Any playhead does it, with or without
+    /// [`super::PlayheadOptions::prefetch`] (which asks for the chunks ahead of the position).
+    pub(super) fn hand_off(&self, chunks: std::ops::Range<usize>, part: Part) {
+        for i in chunks {
+            if self.held(i, part).is_none() {
+                let _ = self.fetch(i, part, Mode::NonBlocking);
+            }
+        }
+    }
+
     /// Fetches every item of `self.gathered` (in the given mode).
     pub(super) fn gather(&mut self, keys: impl Iterator<Item = (usize, Part)>, mode: Mode) {
         let mut g = std::mem::take(&mut self.gathered);

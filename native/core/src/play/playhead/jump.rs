@@ -5,6 +5,7 @@ use super::fetch::{Fetch, Mode, transient};
 use super::rebuild::custom_between;
 use super::update::diff;
 use super::{Ctx, Direction, Motion, Playhead};
+use crate::format::index::FLAG_WORLD;
 use crate::format::index::find_chunk;
 use crate::format::index::rebuild_range;
 use crate::play::cache::{Fault, Part};
@@ -39,9 +40,21 @@ impl Playhead {
         };
         let (k, rb) = self.jump_plan(q, force_rebuild);
         let whole = self.whole();
+        if mode == Mode::Blocking
+            && let Some((s, e)) = rb
+        {
+            // A seek into the snapshot chunk itself hands over that chunk's world part all the
+            // same: a worker reading it puts its world section on its keyframe (kept by the
+            // reader), which this thread's read of the chunk then finds there instead of reading
+            // the keyframe's chunk after its own.
+            let world = view.reader.index()[s].flags & FLAG_WORLD != 0;
+            self.hand_off(s..if s == e && world { e + 1 } else { e }, Part::World);
+        }
+        // The rebuild's chunks from the last back: this thread, done with chunk `k`, runs those
+        // still queued from that end while a worker goes from the other.
         let keys = std::iter::once((k, whole)).chain(
             rb.into_iter()
-                .flat_map(|(s, e)| (s..=e).map(|i| (i, Part::World))),
+                .flat_map(|(s, e)| (s..=e).rev().map(|i| (i, Part::World))),
         );
         self.gather(keys, mode);
         match self.gathered.get(k, whole) {

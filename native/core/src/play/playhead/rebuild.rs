@@ -329,8 +329,9 @@ mod tests {
     }
 
     /// A cold seek's world rebuild reads the chunks from the snapshot up to the position's
-    /// without their movement (cache part `World`, no track) and only the position's chunk
-    /// whole; the world it gives is the reader's straight rebuild.
+    /// without their movement (cache part `World`, no track), handed to the prefetch pool while
+    /// the seek decodes the position's chunk, and only that one whole; the world it gives is
+    /// the reader's straight rebuild.
     #[test]
     fn a_rebuild_decodes_the_chunks_before_the_position_without_movement() {
         use crate::format::BlockPos;
@@ -386,5 +387,16 @@ mod tests {
         let straight = view.reader.world_at(195).unwrap().world;
         assert_eq!(p.world_state(), &straight);
         assert_eq!(p.world_state().block_count(), 196);
+        // The seek handed chunks 10..19 to the pool before decoding chunk 19 itself (a worker
+        // or the seek ran each one once), prefetching off or not.
+        assert_eq!(rec.prefetch().stats().queued, 9);
+        assert_eq!(rec.cache().stats().world_decodes, 9);
+        // A seek into the snapshot chunk itself (with its world section) hands over that
+        // chunk's world part (which puts its world on its keyframe for the seek's own read).
+        let rec =
+            Recording::open_path_with(&path, &PlaybackContext::new(256 << 20, 1, 16)).unwrap();
+        let p = Playhead::with_options(rec.clone(), 105, opts).unwrap();
+        assert_eq!(rec.prefetch().stats().queued, 1);
+        assert_eq!(p.world_state(), &view.reader.world_at(105).unwrap().world);
     }
 }
