@@ -6,6 +6,7 @@
 //! world sections refused.
 
 use std::collections::BTreeMap;
+use std::path::Path;
 
 use crate::common::{self, batch, within, write_reel};
 
@@ -344,6 +345,31 @@ fn the_world_at_every_tick_by_seek_and_step_equals_a_straight_decode() {
     );
 }
 
+/// Seeks a playhead of the recording at `path` to every tick below `ticks`, from the last back,
+/// cold (the chunks decoded and the keyframe worlds kept given back before each), and asks `r`
+/// for the world at each as cold: both are the straight decode's.
+fn cold_seeks_equal_a_straight_decode(
+    path: &Path,
+    r: &Reader,
+    expected: &BTreeMap<u32, WorldState>,
+    ticks: u32,
+) {
+    let rec = Recording::open_path(path).unwrap();
+    let mut p = Playhead::with_options(rec.clone(), 0, no_prefetch()).unwrap();
+    for t in (0..ticks).rev() {
+        rec.cache().clear();
+        rec.view().reader().trim_caches(0);
+        assert_eq!(rec.view().reader().cache_bytes(), 0);
+        p.seek(t).unwrap();
+        assert!(p.world_complete(), "seek {t}");
+        assert_eq!(p.world_state(), at(expected, t), "seek {t}");
+        r.trim_caches(0);
+        let w = r.world_at(t).unwrap();
+        assert!(w.complete, "world_at {t}");
+        assert_eq!(w.world, *at(expected, t), "world_at {t}");
+    }
+}
+
 /// Cold seeks, as a viewer opening a recording seeks (issue 48): before each, the chunks decoded
 /// and the keyframe worlds the reader kept are given back, so that every seek reads its keyframe's
 /// chunk (its world section alone) and the chunks after its snapshot (without their movement)
@@ -379,20 +405,7 @@ fn a_cold_seek_at_every_tick_reads_the_keyframes_world_section_alone_and_equals_
         keyframes >= 3 && deltas >= 3,
         "{keyframes} keyframes, {deltas} deltas"
     );
-    let rec = Recording::open_path(&path).unwrap();
-    let mut p = Playhead::with_options(rec.clone(), 0, no_prefetch()).unwrap();
-    for t in (0..400).rev() {
-        rec.cache().clear();
-        rec.view().reader().trim_caches(0);
-        assert_eq!(rec.view().reader().cache_bytes(), 0);
-        p.seek(t).unwrap();
-        assert!(p.world_complete(), "seek {t}");
-        assert_eq!(p.world_state(), at(&expected, t), "seek {t}");
-        r.trim_caches(0);
-        let w = r.world_at(t).unwrap();
-        assert!(w.complete, "world_at {t}");
-        assert_eq!(w.world, *at(&expected, t), "world_at {t}");
-    }
+    cold_seeks_equal_a_straight_decode(&path, &r, &expected, 400);
 }
 
 /// With a crowd moving, each chunk's movement is a zstd frame of its own (FORMAT.md, section 6),
@@ -455,19 +468,7 @@ fn with_the_movement_in_a_frame_of_its_own_cold_seeks_still_equal_a_straight_dec
         assert!(w.records == whole.records, "chunk {i}: world part");
         assert!(w.world == whole.world, "chunk {i}: world");
     }
-    let rec = Recording::open_path(&path).unwrap();
-    let mut p = Playhead::with_options(rec.clone(), 0, no_prefetch()).unwrap();
-    for t in (0..240).rev() {
-        rec.cache().clear();
-        rec.view().reader().trim_caches(0);
-        p.seek(t).unwrap();
-        assert!(p.world_complete(), "seek {t}");
-        assert_eq!(p.world_state(), at(&expected, t), "seek {t}");
-        r.trim_caches(0);
-        let w = r.world_at(t).unwrap();
-        assert!(w.complete, "world_at {t}");
-        assert_eq!(w.world, *at(&expected, t), "world_at {t}");
-    }
+    cold_seeks_equal_a_straight_decode(&path, &r, &expected, 240);
 }
 
 #[test]
