@@ -183,6 +183,26 @@ impl ViewerCopy {
     }
 }
 
+/// `n` ticks of `world_ticks(n, seed)` written with `policy()` to a file in a new directory
+/// (kept while its handle lives), their straight decode, and a reader of the file.
+fn written_world(
+    n: u32,
+    seed: u64,
+) -> (
+    tempfile::TempDir,
+    std::path::PathBuf,
+    BTreeMap<u32, WorldState>,
+    Reader,
+) {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("w.reel");
+    let ticks = world_ticks(n, seed);
+    write_reel(&path, &ticks, policy());
+    let expected = straight(&ticks);
+    let r = Reader::open_path(&path).unwrap();
+    (dir, path, expected, r)
+}
+
 fn policy() -> ChunkPolicy {
     ChunkPolicy {
         chunk_ticks: 7,
@@ -215,12 +235,7 @@ fn check(p: &Playhead, copy: &mut ViewerCopy, expected: &BTreeMap<u32, WorldStat
 
 #[test]
 fn the_world_at_every_tick_by_seek_and_step_equals_a_straight_decode() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("w.reel");
-    let ticks = world_ticks(400, 7);
-    write_reel(&path, &ticks, policy());
-    let expected = straight(&ticks);
-    let r = Reader::open_path(&path).unwrap();
+    let (_dir, path, expected, r) = written_world(400, 7);
     // Snapshot chunks carry the world (after the first, whose world is empty), and chunks
     // between them do not: the rebuild crosses chunk boundaries.
     let idx = r.index();
@@ -377,12 +392,7 @@ fn cold_seeks_equal_a_straight_decode(
 #[test]
 fn a_cold_seek_at_every_tick_reads_the_keyframes_world_section_alone_and_equals_a_straight_decode()
 {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("w.reel");
-    let ticks = world_ticks(400, 11);
-    write_reel(&path, &ticks, policy());
-    let expected = straight(&ticks);
-    let r = Reader::open_path(&path).unwrap();
+    let (_dir, path, expected, r) = written_world(400, 11);
     // several keyframes, and deltas on them: the seeks take the keyframe path
     let (mut keyframes, mut deltas) = (0, 0);
     for i in 0..r.index().len() {
