@@ -10,6 +10,18 @@ use crate::format::state::EntityState;
 use crate::format::{BlockPos, UseTarget, channel};
 use crate::shadow::options::{ReportChat, ReportKeep};
 
+/// The entity an event puts somewhere and where (fixed point): what [`Keeper::observe`] takes
+/// in.
+pub(crate) fn position_given(e: &Event) -> Option<(u32, [i64; 3])> {
+    match *e {
+        Event::EntityAdd { entity, pose, .. }
+        | Event::Pose { entity, pose }
+        | Event::Teleport { entity, pose } => Some((entity, [pose.x, pose.y, pose.z])),
+        Event::Position { entity, x, y, z } => Some((entity, [x, y, z])),
+        _ => None,
+    }
+}
+
 /// The filter of one report, fed the report's ticks in order.
 pub(crate) struct Keeper {
     player: u32,
@@ -56,14 +68,7 @@ impl Keeper {
     /// Takes in the positions one tick's events carry; call before [`Keeper::filter`] for the
     /// same tick (distances are measured where everyone stands at that tick).
     pub(crate) fn observe(&mut self, events: &[Event]) {
-        for e in events {
-            let (id, p) = match e {
-                Event::EntityAdd { entity, pose, .. }
-                | Event::Pose { entity, pose }
-                | Event::Teleport { entity, pose } => (*entity, [pose.x, pose.y, pose.z]),
-                Event::Position { entity, x, y, z } => (*entity, [*x, *y, *z]),
-                _ => continue,
-            };
+        for (id, p) in events.iter().filter_map(position_given) {
             self.positions.insert(id, p);
         }
     }

@@ -6,7 +6,6 @@
 
 use std::collections::{HashMap, HashSet};
 
-use rustc_hash::FxHashSet;
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -27,7 +26,7 @@ use crate::shadow::options::{REPORT_KEY, ReportOptions};
 use crate::shadow::ring::Block;
 use crate::storage::Storage;
 use near::near_entities;
-use ticks::{Chunks, report_ticks};
+use ticks::{Chunks, Followed, report_ticks};
 
 /// Everything a report needs, taken from the buffer when its capture ended.
 pub(crate) struct ReportJob {
@@ -105,7 +104,7 @@ fn write_report_by(job: ReportJob, passes: Passes) -> Result<PathBuf> {
             let near = near_entities(&reader, job.player, first, last, r)?;
             (
                 near.entities,
-                near.senders,
+                (near.senders, near.senders_everywhere),
                 near.sampled,
                 near.columns,
                 near.payloads,
@@ -114,25 +113,30 @@ fn write_report_by(job: ReportJob, passes: Passes) -> Result<PathBuf> {
         #[cfg(test)]
         (Some(r), Passes::Reference) => (
             tests::near_entities_reference(&reader, job.player, first, last, r)?,
-            FxHashSet::default(),
+            Default::default(),
             Vec::new(),
             tests::player_columns_reference(&reader, job.player, first, last)?,
             Vec::new(),
         ),
         (None, _) => (
             None,
-            FxHashSet::default(),
+            Default::default(),
             Vec::new(),
             HashSet::new(),
             Vec::new(),
         ),
     };
-    // The entities whose poses the report follows: the kept ones, and the chat senders (the
-    // keeper measures where they stand); `None`: all.
-    let followed: Option<Arc<FxHashSet<u32>>> = match passes {
-        Passes::Fast => included
-            .as_ref()
-            .map(|s| Arc::new(s.iter().chain(&senders).copied().collect())),
+    // The entities whose poses the report follows: the kept ones, and the chat senders where
+    // the keeper measures where they stand ([`Followed`]); `None`: all.
+    let followed: Option<Arc<Followed>> = match passes {
+        Passes::Fast => included.as_ref().map(|s| {
+            let (in_chunk, everywhere) = senders;
+            Arc::new(Followed {
+                everywhere: s.iter().chain(&everywhere).copied().collect(),
+                in_chunk,
+                kept: s.clone(),
+            })
+        }),
         #[cfg(test)]
         Passes::Reference => None,
     }
@@ -226,7 +230,10 @@ fn write_report_by(job: ReportJob, passes: Passes) -> Result<PathBuf> {
     let chunks = Chunks::new(reader.clone(), followed.clone(), kept);
     for (i, chunk) in chunks.enumerate() {
         let chunk = chunk?;
-        let part = followed.as_deref().zip(sampled.get(i));
+        let part = followed
+            .as_deref()
+            .zip(sampled.get(i))
+            .map(|(f, s)| (f, i, s));
         if !started {
             world_known |= chunk.start_tick == first && chunk.snapshot.is_some();
             // The state just before the first tick: the file's first keyframe.

@@ -17,16 +17,21 @@ use crate::format::frame::FrameHeader;
 use crate::format::pose::{POS_SCALE, Pose};
 use crate::format::state::{EntityTable, touched_entity};
 use crate::play::Reader;
+use crate::shadow::keep::position_given;
 
 /// What the first pass over a report's chunks finds.
 pub(super) struct Near {
     /// The entities that came within the radius of the player, the player included (`None`
     /// when the player is never alive in the report: everything is kept then).
     pub entities: Option<FxHashSet<u32>>,
-    /// Senders of the report's chat lines: whether a line is kept may depend on where its
-    /// sender stands ([`crate::shadow::keep::Keeper`]), so their poses are followed even when
-    /// they are not kept.
-    pub senders: FxHashSet<u32>,
+    /// Per chunk, the senders of its chat lines in the report (sorted): whether a line is kept
+    /// may depend on where its sender stands ([`crate::shadow::keep::Keeper`]), so their poses
+    /// are followed there even when they are not kept ([`super::ticks::Followed`]).
+    pub senders: Vec<Vec<u32>>,
+    /// The senders of lines that have no position in their chunk before the line (no pose
+    /// sample and no event giving one from the report's first tick on): where they stand then
+    /// is read from an earlier chunk, so their poses are followed in every chunk.
+    pub senders_everywhere: FxHashSet<u32>,
     /// Per chunk, per relative tick: whether any entity has a pose sample there.
     pub sampled: Vec<Vec<bool>>,
     /// The chunk columns (x, z) the player stood in: its keyframe entries and its pose samples
@@ -46,7 +51,9 @@ pub(super) const KEPT_PAYLOAD_BYTES: usize = 64 << 20;
 #[derive(Default)]
 struct ChunkNear {
     near: Vec<u32>,
-    senders: Vec<u32>,
+    /// The senders of the chunk's lines in the report, each with whether it has a position in
+    /// the chunk before the line.
+    senders: Vec<(u32, bool)>,
     seen_player: bool,
     sampled: Vec<bool>,
     columns: Vec<(i32, i32)>,
@@ -128,7 +135,8 @@ pub(super) fn near_entities(
     near.insert(player);
     let mut out = Near {
         entities: None,
-        senders: FxHashSet::default(),
+        senders: Vec::with_capacity(n),
+        senders_everywhere: FxHashSet::default(),
         sampled: Vec::with_capacity(n),
         columns: HashSet::new(),
         payloads: Vec::with_capacity(n),
@@ -137,7 +145,16 @@ pub(super) fn near_entities(
     for (_, c, payload) in parts {
         out.payloads.push(payload);
         near.extend(c.near);
-        out.senders.extend(c.senders);
+        let mut senders = Vec::with_capacity(c.senders.len());
+        for (s, placed) in c.senders {
+            senders.push(s);
+            if !placed {
+                out.senders_everywhere.insert(s);
+            }
+        }
+        senders.sort_unstable();
+        senders.dedup();
+        out.senders.push(senders);
         seen_player |= c.seen_player;
         out.sampled.push(c.sampled);
         out.columns.extend(c.columns);
@@ -317,7 +334,7 @@ fn chunk_near(chunk: &DecodedChunk, ask: Ask, s: &mut Scratch) -> ChunkNear {
             }
         }
     }
-    for rec in records {
+    for (k, rec) in records.iter().enumerate() {
         for e in &rec.events {
             // An event that does not change where an entity stands (a hit, damage, health,
             // equipment, a block change's cause, a chat line: what the world adds) makes no
@@ -326,9 +343,21 @@ fn chunk_near(chunk: &DecodedChunk, ask: Ask, s: &mut Scratch) -> ChunkNear {
             if let Event::Chat {
                 sender: Some(sender),
                 ..
-            } = e
+            } = *e
             {
-                out.senders.push(*sender);
+                // Whether the keeper has a position of the sender from this chunk (a sample or
+                // an event from the report's first tick on, up to the line's tick).
+                let sampled = track_of(sender).is_some_and(|t| {
+                    let from = t.ticks.partition_point(|&r| r < rel_from);
+                    t.ticks.get(from).is_some_and(|&r| r <= rec.rel)
+                });
+                let placed = sampled
+                    || records[..=k].iter().any(|r| {
+                        r.events
+                            .iter()
+                            .any(|e| position_given(e).is_some_and(|(id, _)| id == sender))
+                    });
+                out.senders.push((sender, placed));
             }
         }
     }
@@ -619,5 +648,78 @@ mod tests {
             s.candidates
         );
         assert_eq!(out.near, vec![1, 4]);
+    }
+
+    /// Each line's sender, with whether it has a position in the chunk from the report's first
+    /// tick up to the line: a sample (2), an event giving one (4: a teleport), or neither (3,
+    /// standing where it was added before the report's first tick; its position comes from an
+    /// earlier tick, so it is followed in every chunk). A line before the sender's first sample
+    /// in the report has none either (2 at tick 2).
+    #[test]
+    fn each_line_says_whether_its_sender_has_a_position_in_the_chunk() {
+        const B: i64 = 4096;
+        let at = |x: i64| Pose {
+            x: x * B,
+            y: 64 * B,
+            z: 0,
+            ..Pose::default()
+        };
+        let mut enc = ChunkEncoder::new();
+        enc.begin(0, None);
+        for t in 0..20u32 {
+            let mut ev = Vec::new();
+            if t == 0 {
+                for (entity, x) in [(1, 0), (2, 10), (3, 20), (4, 30)] {
+                    ev.push(Event::EntityAdd {
+                        entity,
+                        kind: 1,
+                        pose: at(x),
+                    });
+                }
+            } else {
+                ev.push(Event::Pose {
+                    entity: 1,
+                    pose: at(i64::from(t) % 3),
+                });
+                if t >= 5 {
+                    ev.push(Event::Pose {
+                        entity: 2,
+                        pose: at(10 + i64::from(t)),
+                    });
+                }
+            }
+            if t == 5 {
+                ev.push(Event::Teleport {
+                    entity: 4,
+                    pose: at(40),
+                });
+            }
+            let mut line = |sender: u32| Event::Chat {
+                sender: Some(sender),
+                channel: 0,
+                text: format!("{sender} at {t}"),
+            };
+            match t {
+                2 => ev.push(line(2)),
+                8 => ev.extend([line(2), line(3), line(4)]),
+                _ => {}
+            }
+            enc.push_tick(t, &ev).unwrap();
+        }
+        let mut payload = Vec::new();
+        enc.encode_payload(&mut payload);
+        let chunk = DecodedChunk::decode(&payload, enc.flags(), 0, 20, &Limits::default()).unwrap();
+        let r = 24.0 * B as f64;
+        let ask = Ask {
+            player: 1,
+            first: 1,
+            last: 19,
+            r2: r * r,
+        };
+        let out = chunk_near(&chunk, ask, &mut Scratch::default());
+        assert_eq!(
+            out.senders,
+            vec![(2, false), (2, true), (3, false), (4, true)]
+        );
     }
 }
