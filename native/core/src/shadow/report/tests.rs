@@ -354,6 +354,28 @@ fn stream() -> Vec<(u32, Vec<Event>)> {
             }),
             _ => {}
         }
+        // Entity 304 is never near the player while it is there: it moves at tick 150 to where
+        // the player will be at tick 450, is removed at tick 160, and sends a public line at
+        // tick 450 (its last known place is the player's then, so the line is kept). Its place
+        // comes from a chunk before the line's.
+        match t {
+            0 => ev.push(Event::EntityAdd {
+                entity: 304,
+                kind: 9,
+                pose: at(500.0, 64.0, 500.0),
+            }),
+            150 => ev.push(Event::Pose {
+                entity: 304,
+                pose: at(-80.0 + 450.0 * 0.2, 64.0, (4.5f64).sin() * 20.0),
+            }),
+            160 => ev.push(Event::EntityRemove { entity: 304 }),
+            450 => ev.push(Event::Chat {
+                sender: Some(304),
+                channel: 0,
+                text: "where I was".into(),
+            }),
+            _ => {}
+        }
         if t % 97 == 5 {
             // flags for an entity never added: it stands at the origin from then on
             ev.push(Event::Flags {
@@ -503,6 +525,20 @@ fn the_fast_passes_make_the_file_the_plain_walk_makes() {
             assert!(
                 events().any(away_line) && events().find(kept_300).is_none(),
                 "the line of a sender never kept, near the player's last place"
+            );
+            let line_304 = |e: &Event| {
+                matches!(
+                    e,
+                    Event::Chat {
+                        sender: Some(304),
+                        ..
+                    }
+                )
+            };
+            assert!(
+                events().any(line_304)
+                    && !events().any(|e| e.entity() == Some(304) && !line_304(e)),
+                "the line of a removed sender never kept, at its place from an earlier chunk"
             );
         }
     }
