@@ -694,7 +694,7 @@ mod tests {
                     pose: at(40),
                 });
             }
-            let mut line = |sender: u32| Event::Chat {
+            let line = |sender: u32| Event::Chat {
                 sender: Some(sender),
                 channel: 0,
                 text: format!("{sender} at {t}"),
