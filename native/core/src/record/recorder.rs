@@ -189,6 +189,9 @@ impl Recorder {
         // checks, and moved field by field into the send as one value with the pooled path's,
         // the message cost a third of a one-player recording's submit that way (perf on the
         // bench's one-player case); so the two paths stay apart.
+        if batch.len() > INLINE {
+            return self.submit_pooled(tick, batch);
+        }
         let mut msg = Msg::Tick {
             id: self.id,
             tick,
