@@ -578,8 +578,7 @@ impl BoxOf {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::format::Limits;
-    use crate::format::chunk::ChunkEncoder;
+    use crate::shadow::report::tests::{B, added, ground, one_chunk};
 
     /// An entity far from the player that only events without a position name (health lines,
     /// here) is no candidate of the first pass: it cannot come within the radius, and following
@@ -587,29 +586,14 @@ mod tests {
     /// within reach is found near as before.
     #[test]
     fn an_entity_named_only_by_events_that_do_not_move_it_is_no_candidate() {
-        const B: i64 = 4096;
-        let at = |x: i64| Pose {
-            x: x * B,
-            y: 64 * B,
-            z: 0,
-            ..Pose::default()
-        };
-        let mut enc = ChunkEncoder::new();
-        enc.begin(0, None);
-        for t in 0..20u32 {
+        let chunk = one_chunk(20, |t| {
             let mut ev = Vec::new();
             if t == 0 {
-                for (entity, x) in [(1, 0), (2, 1000), (3, 2000), (4, 5)] {
-                    ev.push(Event::EntityAdd {
-                        entity,
-                        kind: 1,
-                        pose: at(x),
-                    });
-                }
+                ev = added(&[(1, 0), (2, 1000), (3, 2000), (4, 5)]);
             } else {
                 ev.push(Event::Pose {
                     entity: 1,
-                    pose: at(i64::from(t) % 3),
+                    pose: ground(i64::from(t) % 3),
                 });
                 ev.push(Event::Health {
                     entity: 2,
@@ -618,15 +602,12 @@ mod tests {
                 if t == 10 {
                     ev.push(Event::Teleport {
                         entity: 3,
-                        pose: at(2001),
+                        pose: ground(2001),
                     });
                 }
             }
-            enc.push_tick(t, &ev).unwrap();
-        }
-        let mut payload = Vec::new();
-        enc.encode_payload(&mut payload);
-        let chunk = DecodedChunk::decode(&payload, enc.flags(), 0, 20, &Limits::default()).unwrap();
+            ev
+        });
         let r = 24.0 * B as f64;
         let mut s = Scratch::default();
         // From tick 1: the entities stand where tick 0 added them (the adds name them all).
@@ -657,41 +638,26 @@ mod tests {
     /// in the report has none either (2 at tick 2).
     #[test]
     fn each_line_says_whether_its_sender_has_a_position_in_the_chunk() {
-        const B: i64 = 4096;
-        let at = |x: i64| Pose {
-            x: x * B,
-            y: 64 * B,
-            z: 0,
-            ..Pose::default()
-        };
-        let mut enc = ChunkEncoder::new();
-        enc.begin(0, None);
-        for t in 0..20u32 {
+        let chunk = one_chunk(20, |t| {
             let mut ev = Vec::new();
             if t == 0 {
-                for (entity, x) in [(1, 0), (2, 10), (3, 20), (4, 30)] {
-                    ev.push(Event::EntityAdd {
-                        entity,
-                        kind: 1,
-                        pose: at(x),
-                    });
-                }
+                ev = added(&[(1, 0), (2, 10), (3, 20), (4, 30)]);
             } else {
                 ev.push(Event::Pose {
                     entity: 1,
-                    pose: at(i64::from(t) % 3),
+                    pose: ground(i64::from(t) % 3),
                 });
                 if t >= 5 {
                     ev.push(Event::Pose {
                         entity: 2,
-                        pose: at(10 + i64::from(t)),
+                        pose: ground(10 + i64::from(t)),
                     });
                 }
             }
             if t == 5 {
                 ev.push(Event::Teleport {
                     entity: 4,
-                    pose: at(40),
+                    pose: ground(40),
                 });
             }
             let line = |sender: u32| Event::Chat {
@@ -704,11 +670,8 @@ mod tests {
                 8 => ev.extend([line(2), line(3), line(4)]),
                 _ => {}
             }
-            enc.push_tick(t, &ev).unwrap();
-        }
-        let mut payload = Vec::new();
-        enc.encode_payload(&mut payload);
-        let chunk = DecodedChunk::decode(&payload, enc.flags(), 0, 20, &Limits::default()).unwrap();
+            ev
+        });
         let r = 24.0 * B as f64;
         let ask = Ask {
             player: 1,

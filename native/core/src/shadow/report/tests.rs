@@ -10,6 +10,8 @@ use rustc_hash::FxHashSet;
 
 use super::{Passes, ReportJob, write_report, write_report_by};
 use crate::error::Result;
+use crate::format::Limits;
+use crate::format::chunk::{ChunkEncoder, DecodedChunk};
 use crate::format::event::Event;
 use crate::format::metadata::Metadata;
 use crate::format::pose::{POS_SCALE, Pose};
@@ -21,6 +23,43 @@ use crate::record::{ChunkPolicy, Frame, ReelOptions, ReelWriter};
 use crate::shadow::options::{ReportChat, ReportKeep, ReportOptions};
 use crate::shadow::ring::Block;
 use crate::storage::LocalStorage;
+
+/// A block's length in pose units, for the one-chunk tests of the passes.
+pub(super) const B: i64 = 4096;
+
+/// A pose standing at block `x` on the ground (y 64, z 0).
+pub(super) fn ground(x: i64) -> Pose {
+    Pose {
+        x: x * B,
+        y: 64 * B,
+        ..Pose::default()
+    }
+}
+
+/// Entities added (kind 1), each on the ground at its block `x`.
+pub(super) fn added(entities: &[(u32, i64)]) -> Vec<Event> {
+    entities
+        .iter()
+        .map(|&(entity, x)| Event::EntityAdd {
+            entity,
+            kind: 1,
+            pose: ground(x),
+        })
+        .collect()
+}
+
+/// One chunk of ticks `0..ticks` from 0, `events(t)` at each, encoded and decoded as a report
+/// reads it.
+pub(super) fn one_chunk(ticks: u32, mut events: impl FnMut(u32) -> Vec<Event>) -> DecodedChunk {
+    let mut enc = ChunkEncoder::new();
+    enc.begin(0, None);
+    for t in 0..ticks {
+        enc.push_tick(t, &events(t)).unwrap();
+    }
+    let mut payload = Vec::new();
+    enc.encode_payload(&mut payload);
+    DecodedChunk::decode(&payload, enc.flags(), 0, ticks, &Limits::default()).unwrap()
+}
 
 /// The first pass as it was before the candidates: every entity checked where it moved, on every
 /// pose sample sorted by tick.

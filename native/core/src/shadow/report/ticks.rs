@@ -278,8 +278,7 @@ pub(super) fn report_ticks(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::format::Limits;
-    use crate::format::chunk::ChunkEncoder;
+    use crate::shadow::report::tests::{B, added, ground, one_chunk};
 
     /// A sender that is not kept gets only the poses the keeper reads: its last sample at or
     /// before each of its lines (a line at a tick without a sample reads the one before) and its
@@ -287,35 +286,21 @@ mod tests {
     /// add (no pose beside it).
     #[test]
     fn a_sender_not_kept_gets_only_the_poses_its_lines_read() {
-        const B: i64 = 4096;
-        let at = |x: i64| Pose {
-            x: x * B,
-            y: 64 * B,
-            ..Pose::default()
-        };
-        let mut enc = ChunkEncoder::new();
-        enc.begin(0, None);
-        for t in 0..20u32 {
+        let chunk = one_chunk(20, |t| {
             let x = i64::from(t);
             let mut ev = Vec::new();
             if t == 0 {
-                for entity in [1, 2] {
-                    ev.push(Event::EntityAdd {
-                        entity,
-                        kind: 1,
-                        pose: at(x),
-                    });
-                }
+                ev = added(&[(1, x), (2, x)]);
             } else {
                 ev.push(Event::Pose {
                     entity: 1,
-                    pose: at(x),
+                    pose: ground(x),
                 });
                 // no samples of 2 from tick 10 to 13
                 if !(10..=13).contains(&t) {
                     ev.push(Event::Pose {
                         entity: 2,
-                        pose: at(100 + x),
+                        pose: ground(100 + x),
                     });
                 }
             }
@@ -326,11 +311,8 @@ mod tests {
                     text: format!("line {t}"),
                 });
             }
-            enc.push_tick(t, &ev).unwrap();
-        }
-        let mut payload = Vec::new();
-        enc.encode_payload(&mut payload);
-        let chunk = DecodedChunk::decode(&payload, enc.flags(), 0, 20, &Limits::default()).unwrap();
+            ev
+        });
         let followed = Followed {
             everywhere: [1].into_iter().collect(),
             in_chunk: vec![vec![2]],
