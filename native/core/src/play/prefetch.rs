@@ -5,10 +5,6 @@
 //! whoever gets to it first runs it (a worker, or a blocking caller that needs it now), so each
 //! chunk is decoded once however many playheads ask for it. When the queue is full the request is
 //! dropped and counted; the playhead asks again on a later call.
-//!
-//! The workers also free what a seek lets go of and alone holds ([`PrefetchPool::release`]: the
-//! chunks of its last world rebuild, the world before its last jump), so that a cold seek does
-//! not spend its time giving memory back.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock};
@@ -22,16 +18,12 @@ use crate::play::cache::{Cached, ChunkCache, ChunkKey, Claim, Flight, Lookup, Pa
 use crate::play::cursor::ReverseLog;
 use crate::play::view::View;
 
-/// One prefetch job: a chunk to load, or what a playhead let go of to free
-/// ([`PrefetchPool::release`]).
-enum Job {
-    Load {
-        view: Arc<View>,
-        key: ChunkKey,
-        flight: Arc<Flight>,
-        cache: Arc<ChunkCache>,
-    },
-    Release(Box<dyn std::any::Any + Send>),
+/// One prefetch job.
+struct Job {
+    view: Arc<View>,
+    key: ChunkKey,
+    flight: Arc<Flight>,
+    cache: Arc<ChunkCache>,
 }
 
 /// Counters of a pool.
@@ -45,9 +37,6 @@ pub struct PrefetchStats {
     pub skipped: u64,
     /// Requests dropped because the queue was full.
     pub dropped: u64,
-    /// Values handed over to be freed on a worker ([`PrefetchPool::release`]); not counted in
-    /// `queued`.
-    pub released: u64,
 }
 
 #[derive(Debug, Default)]
@@ -56,7 +45,6 @@ struct Counters {
     run: AtomicU64,
     skipped: AtomicU64,
     dropped: AtomicU64,
-    released: AtomicU64,
 }
 
 /// A small shared pool of prefetch threads with a bounded queue.
@@ -179,7 +167,6 @@ impl PrefetchPool {
             run: c.run.load(Ordering::Relaxed),
             skipped: c.skipped.load(Ordering::Relaxed),
             dropped: c.dropped.load(Ordering::Relaxed),
-            released: c.released.load(Ordering::Relaxed),
         }
     }
 
@@ -196,7 +183,7 @@ impl PrefetchPool {
             Claim::Failed(f) => Lookup::Failed(f),
             Claim::Joined(_) => Lookup::Pending,
             Claim::Claimed(flight) => {
-                let job = Job::Load {
+                let job = Job {
                     view: view.clone(),
                     key,
                     flight: flight.clone(),
@@ -226,29 +213,6 @@ impl PrefetchPool {
     }
 }
 
-impl PrefetchPool {
-    /// Frees `value` on a worker rather than on the calling thread: what a blocking seek lets go
-    /// of (the chunks of the world rebuild before it, the world before it), which the chunk
-    /// cache may no longer hold, so that freeing them (many allocations, pages given back to
-    /// the system) is not part of the seek. Queued behind the jobs already asked for; with a
-    /// full queue or a pool shut down it is freed here, at once.
-    pub(crate) fn release(&self, value: Box<dyn std::any::Any + Send>) {
-        let job = Job::Release(value);
-        // the queue's lock is let go before anything is freed here
-        let unsent = match &*self.tx.lock() {
-            Some(tx) => tx.try_send(job).err().map(TrySendError::into_inner),
-            None => Some(job),
-        };
-        match unsent {
-            None => {
-                self.counters.released.fetch_add(1, Ordering::Relaxed);
-                self.ensure_worker();
-            }
-            Some(job) => drop(job),
-        }
-    }
-}
-
 impl Drop for PrefetchPool {
     fn drop(&mut self) {
         self.shutdown();
@@ -259,20 +223,20 @@ impl Drop for PrefetchPool {
 fn worker(rx: &Receiver<Job>, counters: &Counters, idle: Duration, workers: &Mutex<Workers>) {
     loop {
         match crate::threads::recv_until(rx, Some(std::time::Instant::now() + idle)) {
-            Ok(Job::Load {
-                view,
-                key,
-                flight,
-                cache,
-            }) => {
-                if flight.try_start() {
+            Ok(job) => {
+                if job.flight.try_start() {
+                    let Job {
+                        view,
+                        key,
+                        flight,
+                        cache,
+                    } = job;
                     let _ = cache.run(key, &flight, || load(&view, &cache, key));
                     counters.run.fetch_add(1, Ordering::Relaxed);
                 } else {
                     counters.skipped.fetch_add(1, Ordering::Relaxed);
                 }
             }
-            Ok(Job::Release(v)) => drop(v),
             Err(RecvTimeoutError::Timeout) => {
                 // Leaves only with an empty queue, decided under the lock `ensure_worker` takes
                 // after queueing: a job queued meanwhile either finds this worker still counted

@@ -127,17 +127,6 @@ impl Playhead {
         }
     }
 
-    /// Lets go of `old` (what a move replaces: the chunks of the last world rebuild, the world
-    /// before the last jump). When `alone` (this playhead holds some of it alone: the chunk
-    /// cache let it go, as before a cold seek) the prefetch pool frees it on a worker
-    /// ([`crate::play::PrefetchPool::release`]): freeing a rebuild's chunks is as much as a
-    /// twentieth of a cold world seek. Otherwise letting go only counts references, here.
-    pub(super) fn release<T: Send + 'static>(&self, old: T, alone: bool) {
-        if alone {
-            self.rec.prefetch().release(Box::new(old));
-        }
-    }
-
     /// Fetches every item of `self.gathered` (in the given mode).
     pub(super) fn gather(&mut self, keys: impl Iterator<Item = (usize, Part)>, mode: Mode) {
         let mut g = std::mem::take(&mut self.gathered);

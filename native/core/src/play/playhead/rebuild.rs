@@ -1,8 +1,6 @@
 //! World rebuilds of jump updates: which chunks they need (from the nearest snapshot at or before
 //! the new position through its chunk) and filling [`super::Update`]'s rebuild from them.
 
-use std::sync::Arc;
-
 use super::Playhead;
 use super::fetch::{Fetch, Mode};
 use crate::format::index::{FLAG_CUSTOM_EVENTS, IndexEntry, find_chunk};
@@ -29,12 +27,8 @@ impl Playhead {
         self.u.rb_chunks.clear();
         self.u.rb_cut_short = cut_short;
         self.u.rb_complete = !cut_short;
-        // The last rebuild's chunks: those held only here (a cold seek's, once the cache let
-        // them go) are freed on a pool worker, not as part of this move.
-        let old = std::mem::take(&mut self.rb_memo);
-        let mut memo = Vec::with_capacity(old.capacity().max(e + 1 - s));
-        let alone = old.iter().any(|(_, _, c)| Arc::strong_count(c) == 1);
-        self.release(old, alone);
+        let mut memo = std::mem::take(&mut self.rb_memo);
+        memo.clear();
         for i in s..=e {
             // The whole chunk where the playhead has it already (its own position's), else
             // `part` of it (the world needs only its events and world section).
@@ -92,8 +86,6 @@ pub(super) fn custom_between(idx: &[IndexEntry], lo: u32, hi: u32) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use std::sync::Arc;
-
     use crate::format::event::Event;
     use crate::format::index::MAX_CHUNKS_PER_SNAPSHOT;
     use crate::format::pose::Pose;
@@ -406,81 +398,5 @@ mod tests {
         let p = Playhead::with_options(rec.clone(), 105, opts).unwrap();
         assert_eq!(rec.prefetch().stats().queued, 1);
         assert_eq!(p.world_state(), &view.reader.world_at(105).unwrap().world);
-    }
-
-    /// What a seek lets go of that only its playhead holds (the chunks of the last world
-    /// rebuild once the chunk cache let them go, the world before the last jump) is freed on a
-    /// prefetch worker, not on the seeking thread; with the pool shut down, on that thread at
-    /// once.
-    #[test]
-    fn a_seek_frees_the_last_rebuild_it_alone_holds_on_a_pool_worker() {
-        use std::sync::Weak;
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("world.reel");
-        world_file(&path);
-        let rec =
-            Recording::open_path_with(&path, &PlaybackContext::new(256 << 20, 1, 16)).unwrap();
-        let opts = PlayheadOptions {
-            prefetch: false,
-            ..PlayheadOptions::default()
-        };
-        let mut p = Playhead::with_options(rec.clone(), 195, opts).unwrap();
-        let held = |p: &Playhead| -> Vec<Weak<crate::format::chunk::DecodedChunk>> {
-            p.rb_memo
-                .iter()
-                .map(|(_, _, c)| Arc::downgrade(c))
-                .collect()
-        };
-        let gone = |w: &[Weak<crate::format::chunk::DecodedChunk>]| {
-            w.iter().all(|c| c.strong_count() == 0)
-        };
-        let wait_until = |f: &dyn Fn() -> bool| {
-            let t0 = std::time::Instant::now();
-            while !f() {
-                assert!(t0.elapsed().as_secs() < 20, "not freed");
-                std::thread::sleep(std::time::Duration::from_millis(1));
-            }
-        };
-        let chunks = held(&p);
-        assert_eq!(chunks.len(), 10);
-        let world = Arc::downgrade(&p.world);
-        // A warm seek: the cache holds them too, nothing is handed over for them.
-        let released = rec.prefetch().stats().released;
-        p.seek(185).unwrap();
-        assert!(!gone(&chunks));
-        assert!(
-            rec.prefetch().stats().released <= released + 1,
-            "the world before only"
-        );
-        // A cold one: the cache let them go, the playhead holds them alone.
-        let chunks = held(&p);
-        rec.cache().clear();
-        let released = rec.prefetch().stats().released;
-        p.seek(55).unwrap();
-        assert!(rec.prefetch().stats().released > released);
-        wait_until(&|| gone(&chunks));
-        // The world at 195 went into the update of the seek to 185 as the world before it;
-        // the next seek let it go.
-        wait_until(&|| world.strong_count() == 0);
-        assert_eq!(
-            p.world_state(),
-            &rec.view().reader.world_at(55).unwrap().world
-        );
-        // The pool shut down: freed on the seeking thread before the seek returns.
-        let chunks = held(&p);
-        let world = Arc::downgrade(&p.world);
-        rec.cache().clear();
-        rec.prefetch().shutdown();
-        let released = rec.prefetch().stats().released;
-        p.seek(150).unwrap();
-        assert!(gone(&chunks));
-        assert!(world.strong_count() > 0);
-        p.seek(170).unwrap();
-        assert_eq!(world.strong_count(), 0);
-        assert_eq!(rec.prefetch().stats().released, released);
-        assert_eq!(
-            p.world_state(),
-            &rec.view().reader.world_at(170).unwrap().world
-        );
     }
 }

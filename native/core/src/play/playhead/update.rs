@@ -234,11 +234,6 @@ impl Update {
 
 impl Playhead {
     pub(super) fn begin(&mut self) {
-        // the world before the last jump, freed on a pool worker if only this playhead has it
-        if let Some(w) = self.u.world_before.take() {
-            let alone = Arc::strong_count(&w) == 1;
-            self.release(w, alone);
-        }
         let u = &mut self.u;
         u.from = self.pos;
         u.to = self.pos;
@@ -260,6 +255,7 @@ impl Playhead {
         u.rb_cut_short = false;
         u.faults.clear();
         u.world_changes.clear();
+        u.world_before = None;
         u.world_after = None;
         u.jump_changes = std::sync::OnceLock::new();
     }
