@@ -10,7 +10,7 @@ use tickreel::storage::live::live_dir_for;
 use tickreel::{Engine, EngineOptions, RecorderOptions};
 use tickreel_sim::{SimConfig, Simulator};
 
-use super::shared::{blocking_recorder_options, median};
+use super::shared::{big_engine, blocking_recorder_options, median};
 use super::{Figures, put};
 
 /// Batches of `ticks` ticks for a recording of `players` players (one movement event per player
@@ -35,15 +35,6 @@ pub(super) fn batches(players: u32, ticks: u32, seed: u64) -> Vec<Vec<u8>> {
             b
         })
         .collect()
-}
-
-fn big_engine() -> Engine {
-    Engine::new(EngineOptions {
-        queue_capacity: 1 << 20,
-        max_inflight_bytes: 1 << 30,
-        ..EngineOptions::default()
-    })
-    .expect("engine")
 }
 
 /// Queue slots of the engine (and the floor's channel) in the submit measurements: more than one

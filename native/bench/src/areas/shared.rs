@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use tickreel::record::{Backpressure, FlushPolicy};
 use tickreel::record::{ReelOptions, ReelWriter};
-use tickreel::{Event, Pose, RecorderOptions};
+use tickreel::{Engine, EngineOptions, Event, Pose, RecorderOptions};
 use tickreel_sim::{SimConfig, Simulator};
 
 use super::{Figures, put};
@@ -33,6 +33,18 @@ pub fn simulated_reel(
     }
     w.finish()?;
     Ok(())
+}
+
+/// An engine whose queue and in-flight budget hold a whole benchmark run (a million messages,
+/// 1 GiB): ticks submitted as fast as a loop goes, far faster than 20 a second, never wait for the
+/// writer or meet backpressure, however far behind it falls on a busy machine.
+pub fn big_engine() -> Engine {
+    Engine::new(EngineOptions {
+        queue_capacity: 1 << 20,
+        max_inflight_bytes: 1 << 30,
+        ..EngineOptions::default()
+    })
+    .expect("engine")
 }
 
 /// A recorder that waits (up to 10 s) rather than drops, and flushes only every 4 MiB: what the

@@ -40,7 +40,7 @@ use tickreel_sim::blocks::{BlockStats, ServerBlocks};
 use tickreel_sim::realistic::{RealisticConfig, RealisticSim};
 use tickreel_sim::world::{WorldRates, palette};
 
-use super::shared::median;
+use super::shared::{big_engine, median};
 use super::{Figures, Tool, put, real};
 
 /// 5 minutes at 20 ticks/s.
@@ -202,11 +202,17 @@ fn quiet() -> RecorderOptions {
     }
 }
 
-/// Seconds in `submit_tick` per submitted byte, the batches submitted to a shadow-only stream.
+/// Seconds in `submit_tick` per submitted byte, the batches submitted to a shadow-only stream (on
+/// an engine that holds them all: a submit never waits for the writer).
 fn submit_per_byte(batches: &[Vec<u8>]) -> f64 {
-    let engine = Engine::new(EngineOptions::default()).expect("engine");
-    let (rec, buf) =
-        ShadowBuffer::start(&engine, None, quiet(), ShadowOptions::default()).expect("shadow");
+    let engine = big_engine();
+    let (rec, buf) = ShadowBuffer::start(
+        &engine,
+        None,
+        paced_by_the_writer(),
+        ShadowOptions::default(),
+    )
+    .expect("shadow");
     let mut time = Duration::ZERO;
     let mut bytes = 0usize;
     for (t, b) in batches.iter().enumerate() {
