@@ -107,8 +107,9 @@ impl Recorder {
         // below pass), so that the copy does not wait for the recording's slot to arrive from
         // memory: at a server's pace both are cold (see `staging`).
         // A tick small enough for a queue slot takes the queue: the slots are walked in order, which
-        // costs a one-player recording less than a ring of its own (and makes no ring for it).
-        let staged = (batch.len() > INLINE)
+        // costs a one-player recording less than a ring of its own (and makes no ring for it). So
+        // does a tick the ring has no room for, without claiming it (`Producer::may_fit`).
+        let staged = (batch.len() > INLINE && self.stage.may_fit(batch.len()))
             .then(|| self.stage.claim())
             .flatten()
             .map(|c| {

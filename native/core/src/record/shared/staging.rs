@@ -74,6 +74,51 @@ impl Producer {
         self.capacity.load(Ordering::Relaxed) != 0
     }
 
+    /// Whether a tick of `len` bytes may find room in the ring, judged from the handle and the
+    /// consumer's position without claiming the ring: `false` only when the ring exists and has
+    /// no room for it (or it is too large for the ring), and the tick then takes the queue. While
+    /// the writer is behind, every tick that overflows the ring would otherwise pay the claim's
+    /// locked instruction for nothing. (Another thread holding the claim may stage meanwhile: a
+    /// `true` is checked again under the claim, by [`Claim::copy`].)
+    #[inline]
+    pub(crate) fn may_fit(&self, len: usize) -> bool {
+        self.capacity.load(Ordering::Acquire) == 0 || self.place(len, false).is_some()
+    }
+
+    /// Where a tick of `len` bytes goes in the ring, if it has room (the ring exists). Reads the
+    /// consumer's position when what the handle last saw of it leaves no room; `remember`: keep
+    /// what it read in the handle (only under the claim, whose copy the acquire load orders).
+    #[inline]
+    fn place(&self, len: usize, remember: bool) -> Option<Place> {
+        let capacity = self.capacity.load(Ordering::Acquire) as usize;
+        if capacity == 0 {
+            return None;
+        }
+        let need = padded(HEADER + len);
+        if need > capacity / 2 {
+            return None;
+        }
+        let tail = self.tail.load(Ordering::Relaxed);
+        let at = tail as usize & (capacity - 1);
+        let skip = if at + need > capacity {
+            capacity - at
+        } else {
+            0
+        };
+        let end = tail + (skip + need) as u64;
+        if end - self.seen_head.load(Ordering::Relaxed) > capacity as u64 {
+            let block = self.data.load(Ordering::Relaxed);
+            let head = Staging::head_at(block, self).load(Ordering::Acquire);
+            if remember {
+                self.seen_head.store(head, Ordering::Relaxed);
+            }
+            if end - head > capacity as u64 {
+                return None;
+            }
+        }
+        Some(Place { at, skip, end })
+    }
+
     /// The producer's side, unless another thread holds it right now.
     #[inline]
     pub(crate) fn claim(&self) -> Option<Claim<'_>> {
@@ -96,6 +141,16 @@ impl Drop for Claim<'_> {
     }
 }
 
+/// Where a tick goes in a ring with room for it.
+struct Place {
+    /// Where its entry would start, unless it starts over at the beginning.
+    at: usize,
+    /// Bytes skipped at the end of the ring (0: none).
+    skip: usize,
+    /// The producer's position after it.
+    end: u64,
+}
+
 /// A batch copied into a ring's free space, not published yet.
 pub(crate) struct Written {
     /// Where its header goes, in the ring.
@@ -112,30 +167,8 @@ impl Claim<'_> {
     #[inline]
     pub(crate) fn copy(&self, batch: &[u8]) -> Option<Written> {
         let p = self.p;
-        let capacity = p.capacity.load(Ordering::Acquire) as usize;
-        if capacity == 0 {
-            return None;
-        }
+        let Place { at, skip, end } = p.place(batch.len(), true)?;
         let block = p.data.load(Ordering::Relaxed);
-        let need = padded(HEADER + batch.len());
-        if need > capacity / 2 {
-            return None;
-        }
-        let tail = p.tail.load(Ordering::Relaxed);
-        let at = tail as usize & (capacity - 1);
-        let skip = if at + need > capacity {
-            capacity - at
-        } else {
-            0
-        };
-        let end = tail + (skip + need) as u64;
-        if end - p.seen_head.load(Ordering::Relaxed) > capacity as u64 {
-            let head = Staging::head_at(block, p).load(Ordering::Acquire);
-            p.seen_head.store(head, Ordering::Relaxed);
-            if end - head > capacity as u64 {
-                return None;
-            }
-        }
         let entry = if skip > 0 { 0 } else { at };
         // SAFETY: `block` is the ring `install` put in this handle, `HEAD_LINE + capacity` bytes
         // long; every byte written lies in `[tail, end)` of the ring (below `capacity`, as `at +
@@ -400,5 +433,49 @@ impl Drop for Staging {
             .budget
             .staging_bytes
             .fetch_sub(self.capacity, Ordering::AcqRel);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A producer over a ring of `capacity` bytes whose consumer stands at `head`, the producer
+    /// at `tail` (no writer behind it: only the positions count).
+    fn producer(block: &mut [u64], capacity: usize, tail: u64, head: u64) -> Producer {
+        let p = Producer::default();
+        let data = block.as_mut_ptr().cast::<u8>();
+        Staging::head_at(data, &p).store(head, Ordering::Relaxed);
+        p.data.store(data, Ordering::Relaxed);
+        p.capacity.store(capacity as u32, Ordering::Release);
+        p.tail.store(tail, Ordering::Relaxed);
+        p
+    }
+
+    #[test]
+    fn a_tick_without_room_in_the_ring_is_known_before_the_claim() {
+        const CAP: usize = MIN_CAPACITY;
+        let mut block = vec![0u64; (HEAD_LINE + CAP) / 8];
+        // No ring yet: the claim is where it gets made.
+        assert!(Producer::default().may_fit(100));
+        // An empty ring has room; a tick larger than half the ring never fits.
+        let p = producer(&mut block, CAP, 0, 0);
+        assert!(p.may_fit(100));
+        assert!(!p.may_fit(CAP / 2));
+        // Full: the consumer has taken nothing.
+        let p = producer(&mut block, CAP, CAP as u64, 0);
+        assert!(!p.may_fit(100));
+        assert!(p.claim().expect("free").copy(&[0; 100]).is_none());
+        // Once the consumer has given back enough, there is room again, read from its position
+        // (the handle's last sight of it is older).
+        Staging::head_at(p.data.load(Ordering::Relaxed), &p).store(128, Ordering::Release);
+        assert!(p.may_fit(100));
+        assert!(!p.may_fit(120), "a 16-byte header and 120 bytes need 144");
+        // Judged without the claim, and without remembering what it read there; the copy under the
+        // claim does.
+        assert_eq!(p.seen_head.load(Ordering::Relaxed), 0);
+        let w = p.claim().expect("free").copy(&[7; 100]).expect("room");
+        assert_eq!((w.at, w.end), (0, CAP as u64 + 128));
+        assert_eq!(p.seen_head.load(Ordering::Relaxed), 128);
     }
 }
