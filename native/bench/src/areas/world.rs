@@ -35,7 +35,7 @@ use std::time::{Duration, Instant};
 use tickreel::format::{Event, encode_batch};
 use tickreel::record::{Backpressure, FlushPolicy, ReelOptions, ReelWriter};
 use tickreel::shadow::{ReportOptions, ShadowBuffer, ShadowOptions};
-use tickreel::{Engine, EngineOptions, RecorderOptions};
+use tickreel::{Engine, EngineOptions, Recorder, RecorderOptions};
 use tickreel_sim::blocks::{BlockStats, ServerBlocks};
 use tickreel_sim::realistic::{RealisticConfig, RealisticSim};
 use tickreel_sim::world::{WorldRates, palette};
@@ -202,17 +202,22 @@ fn quiet() -> RecorderOptions {
     }
 }
 
-/// Seconds in `submit_tick` per submitted byte, the batches submitted to a shadow-only stream (on
-/// an engine that holds them all: a submit never waits for the writer).
-fn submit_per_byte(batches: &[Vec<u8>]) -> f64 {
-    let engine = big_engine();
-    let (rec, buf) = ShadowBuffer::start(
-        &engine,
+/// A shadow-only stream on `engine` whose submits wait for the writer (see [`paced_by_the_writer`]).
+fn shadow_stream(engine: &Engine) -> (Recorder, ShadowBuffer) {
+    ShadowBuffer::start(
+        engine,
         None,
         paced_by_the_writer(),
         ShadowOptions::default(),
     )
-    .expect("shadow");
+    .expect("shadow")
+}
+
+/// Seconds in `submit_tick` per submitted byte, the batches submitted to a shadow-only stream (on
+/// an engine that holds them all: a submit never waits for the writer).
+fn submit_per_byte(batches: &[Vec<u8>]) -> f64 {
+    let engine = big_engine();
+    let (rec, buf) = shadow_stream(&engine);
     let mut time = Duration::ZERO;
     let mut bytes = 0usize;
     for (t, b) in batches.iter().enumerate() {
@@ -455,13 +460,7 @@ fn report_pairs(
         let streams: Vec<_> = [with_world, plain]
             .into_iter()
             .map(|batches| {
-                let (rec, buf) = ShadowBuffer::start(
-                    &engine,
-                    None,
-                    paced_by_the_writer(),
-                    ShadowOptions::default(),
-                )
-                .expect("shadow");
+                let (rec, buf) = shadow_stream(&engine);
                 for (kind, id, n) in palette() {
                     rec.register_name(kind, id, n).expect("name");
                 }
